@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// k-subsets of {0..n-1} in lexicographic order: ranking, unranking and stepping.
+// All counts are 64-bit: C(1000, 4) already overflows 32 bits.
+#pragma once
+
+#include <cstdint>
+
+#include "core/hd.hpp"
+
+namespace cudag {
+
+/// C(n, k) in 64-bit arithmetic; 0 when k < 0 or k > n. Saturates at INT64_MAX.
+CUDAG_HD inline std::int64_t binomial(std::int64_t n, std::int64_t k) {
+    if (k < 0 || k > n) return 0;
+    if (k > n - k) k = n - k;
+    std::int64_t r = 1;
+    for (std::int64_t i = 1; i <= k; ++i) {
+        // r * (n - k + i) / i is exact at every step; guard the product.
+        const std::int64_t f = n - k + i;
+        if (r > INT64_MAX / f) return INT64_MAX;
+        r = r * f / i;
+    }
+    return r;
+}
+
+/// Lexicographic rank (0-based) of the sorted k-subset c[0] < ... < c[k-1] of {0..n-1}.
+CUDAG_HD inline std::int64_t combination_rank(const int* c, int k, int n) {
+    std::int64_t rank = 0;
+    int prev = -1;
+    for (int t = 0; t < k; ++t) {
+        for (int v = prev + 1; v < c[t]; ++v) rank += binomial(n - 1 - v, k - 1 - t);
+        prev = c[t];
+    }
+    return rank;
+}
+
+/// Inverse of combination_rank: writes the k-subset of lexicographic rank `rank` into c.
+CUDAG_HD inline void combination_unrank(std::int64_t rank, int k, int n, int* c) {
+    int v = 0;
+    for (int t = 0; t < k; ++t) {
+        for (;; ++v) {
+            const std::int64_t block = binomial(n - 1 - v, k - 1 - t);
+            if (rank < block) break;
+            rank -= block;
+        }
+        c[t] = v++;
+    }
+}
+
+/// Advance c (a sorted k-subset of {0..n-1}) to its lexicographic successor.
+/// Returns false (leaving c unspecified) when c was the last subset.
+CUDAG_HD inline bool next_combination(int* c, int k, int n) {
+    int t = k - 1;
+    while (t >= 0 && c[t] == n - k + t) --t;
+    if (t < 0) return false;
+    ++c[t];
+    for (int u = t + 1; u < k; ++u) c[u] = c[u - 1] + 1;
+    return true;
+}
+
+}  // namespace cudag

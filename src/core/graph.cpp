@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/graph.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace cudag {
+
+Graph::Graph(std::int64_t n, bool complete)
+    : n_(n), words_((n + 63) / 64), bits_(static_cast<std::size_t>(n * ((n + 63) / 64)), 0) {
+    if (!complete) return;
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::uint64_t* r = bits_.data() + i * words_;
+        for (std::int64_t w = 0; w < words_; ++w) r[w] = ~0ull;
+        if (n % 64) r[words_ - 1] = (1ull << (n % 64)) - 1;
+        r[i >> 6] &= ~(1ull << (i & 63));
+    }
+}
+
+std::int64_t Graph::degree(std::int64_t i) const {
+    std::int64_t d = 0;
+    const std::uint64_t* r = row(i);
+    for (std::int64_t w = 0; w < words_; ++w) d += std::popcount(r[w]);
+    return d;
+}
+
+std::int64_t Graph::max_degree() const {
+    std::int64_t m = 0;
+    for (std::int64_t i = 0; i < n_; ++i) m = std::max(m, degree(i));
+    return m;
+}
+
+std::int64_t Graph::n_edges() const {
+    std::int64_t s = 0;
+    for (std::int64_t i = 0; i < n_; ++i) s += degree(i);
+    return s / 2;
+}
+
+std::vector<std::int32_t> Graph::neighbours(std::int64_t i) const {
+    std::vector<std::int32_t> out;
+    const std::uint64_t* r = row(i);
+    for (std::int64_t w = 0; w < words_; ++w) {
+        std::uint64_t x = r[w];
+        while (x) {
+            out.push_back(static_cast<std::int32_t>(w * 64 + std::countr_zero(x)));
+            x &= x - 1;
+        }
+    }
+    return out;
+}
+
+Adjacency Adjacency::from_graph(const Graph& g) {
+    Adjacency a;
+    a.n = g.n();
+    a.offsets.assign(static_cast<std::size_t>(a.n + 1), 0);
+    for (std::int64_t i = 0; i < a.n; ++i) a.offsets[i + 1] = a.offsets[i] + g.degree(i);
+    a.nbrs.resize(static_cast<std::size_t>(a.offsets[a.n]));
+    for (std::int64_t i = 0; i < a.n; ++i) {
+        const std::uint64_t* r = g.row(i);
+        std::int64_t p = a.offsets[i];
+        for (std::int64_t w = 0; w < g.words_per_row(); ++w) {
+            std::uint64_t x = r[w];
+            while (x) {
+                a.nbrs[p++] = static_cast<std::int32_t>(w * 64 + std::countr_zero(x));
+                x &= x - 1;
+            }
+        }
+    }
+    return a;
+}
+
+std::int64_t Adjacency::find(std::int64_t i, std::int32_t j) const {
+    const std::int32_t* b = nbrs.data() + offsets[i];
+    const std::int32_t* e = nbrs.data() + offsets[i + 1];
+    const std::int32_t* p = std::lower_bound(b, e, j);
+    return (p != e && *p == j) ? (p - nbrs.data()) : -1;
+}
+
+}  // namespace cudag

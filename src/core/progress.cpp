@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/progress.hpp"
+
+#include <unistd.h>
+
+namespace cudag {
+
+Progress::Progress(Mode mode, std::string label)
+    : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
+    enabled_ = mode == Mode::Always || (mode == Mode::Auto && isatty(STDERR_FILENO));
+}
+
+void Progress::level(const pc::LevelStats& s) {
+    if (!enabled_) return;
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "%s: level %d: %lld tests, %lld removed, %lld edges left, %.3f s (%.3f s total)\n",
+                 label_.c_str(), s.level, static_cast<long long>(s.tests),
+                 static_cast<long long>(s.removed), static_cast<long long>(s.edges_after), s.seconds, t);
+    std::fflush(stderr);
+}
+
+void Progress::note(const std::string& line) {
+    if (!enabled_) return;
+    std::fprintf(stderr, "%s: %s\n", label_.c_str(), line.c_str());
+    std::fflush(stderr);
+}
+
+}  // namespace cudag

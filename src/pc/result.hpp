@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/pdag.hpp"
+#include "core/sepsets.hpp"
+
+namespace cudag::pc {
+
+/// What happened at one level of the skeleton search.
+struct LevelStats {
+    int level = 0;
+    std::int64_t tests = 0;        ///< CI tests performed (all ranks, both endpoints)
+    std::int64_t removed = 0;      ///< edges removed at this level
+    std::int64_t edges_after = 0;  ///< edges left after the level
+    double seconds = 0.0;          ///< wall time of the level
+};
+
+/// pcalg's pMax for one pair: the largest p-value over the tests the canonical
+/// (pcalg-stable) procedure runs on that pair, over all levels.
+struct PairP {
+    std::int32_t i = 0;  ///< i < j
+    std::int32_t j = 0;
+    double p = 0.0;
+    bool operator==(const PairP& o) const { return i == o.i && j == o.j && p == o.p; }
+};
+
+/// Everything a PC run produces. Written to HDF5 (io/result_file) and the
+/// optional text formats (io/writers).
+struct PcResult {
+    std::vector<std::string> names;  ///< variable names, input order
+    Graph skeleton;
+    SepSets sepsets;
+    Pdag cpdag;
+    /// pMax for every pair tested at level >= 1 and, when n <= dense_pmax_limit,
+    /// for every pair; sorted by (i, j). Pairs missing here were removed at level 0
+    /// and their pMax is their marginal test's p-value.
+    std::vector<PairP> pmax;
+    std::vector<LevelStats> levels;
+    std::int64_t n_samples = 0;
+    /// Run configuration and input provenance as ordered key/value strings
+    /// (alpha, test, compat, threads, input path, dataset, command line, ...).
+    std::vector<std::pair<std::string, std::string>> config;
+    double seconds_total = 0.0;
+
+    static constexpr std::int64_t dense_pmax_limit = 4096;
+};
+
+}  // namespace cudag::pc

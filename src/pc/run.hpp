@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// One PC run from a loaded data set to a PcResult: engine, skeleton, orientation.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/dataset.hpp"
+#include "pc/result.hpp"
+#include "pc/skeleton.hpp"
+
+namespace cudag::pc {
+
+/// Whose semantics the run reproduces.
+enum class Compat { Pcalg, CausalLearn };
+
+/// A PC run's configuration (the CLI's `cudag pc` options).
+struct PcConfig {
+    std::string test = "fisher-z";
+    double alpha = 0.01;
+    int max_level = -1;  ///< -1: no cap
+    int threads = 0;     ///< 0: all hardware threads
+    Compat compat = Compat::Pcalg;
+    /// causal-learn's uc_rule (0 sepset, 1 maxP, 2 definiteMaxP). Unset: pcalg's
+    /// orientation (udag2pdagRelaxed), or 0 under --compat causal-learn.
+    std::optional<int> uc_rule;
+    /// causal-learn's uc_priority (-1 rule default, 0..4). Unset: 2 (causal-learn's pc() default).
+    std::optional<int> uc_priority;
+    LevelCallback on_level;  ///< progress hook, may be empty
+};
+
+/// Validate a configuration against a data set; throws InputError on the first problem.
+void validate(const PcConfig& cfg, const Dataset& data);
+
+/// Run PC-stable on `data`. Fills every PcResult field except `config`
+/// provenance entries the caller adds (input path, command line).
+PcResult run_pc(const Dataset& data, const PcConfig& cfg);
+
+std::string to_string(Compat c);
+
+}  // namespace cudag::pc

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// The interface every skeleton backend implements (CPU threads, CUDA, ...).
+// The level loop (pc/skeleton.cpp) is written once against it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "pc/result.hpp"
+
+namespace cudag::pc {
+
+/// How a CI test's outcome is decided and how much of a level is searched.
+struct TestPolicy {
+    double alpha = 0.01;
+    /// false: independent iff p >= alpha (pcalg); true: iff p > alpha (causal-learn).
+    bool strict = false;
+    /// false: stop an edge's tests at the first separating set (pcalg-stable);
+    /// true: test every set of the level and keep the union of the separating
+    /// sets' nodes (causal-learn's stable PC).
+    bool exhaustive = false;
+
+    bool independent(double p) const { return strict ? p > alpha : p >= alpha; }
+};
+
+/// Outcome of level 0 for a block of rows.
+struct Level0Output {
+    std::int64_t tests = 0;
+    /// When the engine was asked for dense p-values: p of (i, j), i < j, at
+    /// index i*n - i*(i+1)/2 + (j - i - 1) (upper triangle, row by row).
+    std::vector<double> dense_p;
+    /// Otherwise: p-values of the pairs that stay adjacent, any order.
+    std::vector<PairP> kept_p;
+};
+
+/// Per-entry outcome flags of a level l >= 1 (LevelOutput::flags).
+enum EntryFlags : std::uint8_t { kTested = 1, kSeparated = 2 };
+
+/// Outcome of level l >= 1 for the rows [row_begin, row_end) of a snapshot.
+/// Entries are indexed like Adjacency::nbrs: entry e = (row i, neighbour nbrs[e]),
+/// tested from row i's side with S ⊆ adj(i) \ {j}.
+struct LevelOutput {
+    std::vector<std::uint8_t> flags;  ///< EntryFlags
+    /// Max p over the tests run from this side (up to the first separating set
+    /// unless exhaustive).
+    std::vector<double> pmax;
+    /// Separating set (sorted nodes) of separated entries: the lexicographically
+    /// smallest one, or the union of all of them when exhaustive.
+    std::vector<std::vector<std::int32_t>> sets;
+    std::int64_t tests = 0;
+
+    void reset(std::size_t entries) {
+        flags.assign(entries, 0);
+        pmax.assign(entries, -1.0);
+        sets.assign(entries, {});
+        tests = 0;
+    }
+};
+
+/// A skeleton backend. Engines hold the sufficient statistics (e.g. the
+/// correlation matrix) and run one level over a block of rows at a time.
+class SkeletonEngine {
+public:
+    virtual ~SkeletonEngine() = default;
+
+    virtual std::string name() const = 0;
+    virtual std::int64_t n_vars() const = 0;
+
+    /// Level 0 for rows [row_begin, row_end): test every pair (i, j), i < j, i in
+    /// the block, and add the dependent ones to `g` (both directions; `g` arrives
+    /// without edges in those rows).
+    /// `dense` asks for every p-value in Level0Output::dense_p (sized by the caller).
+    virtual void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                        Level0Output& out) = 0;
+
+    /// Level l >= 1 on the snapshot `snap` for rows [row_begin, row_end). `out` has
+    /// been reset to snap.nbrs.size() entries; write only the block's entries.
+    virtual void run_level(int level, const Adjacency& snap, std::int64_t row_begin,
+                           std::int64_t row_end, LevelOutput& out) = 0;
+
+    /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
+    virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;
+};
+
+}  // namespace cudag::pc

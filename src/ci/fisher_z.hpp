@@ -35,7 +35,8 @@ CUDAG_HD inline double fisher_z_pvalue(double r, std::int64_t m, int l) {
 CUDAG_HD inline double partial_from_residual(double h11, double h12, double h22) {
     const double d = h11 * h22;
     if (!(d > 0.0)) return 0.0;
-    return h12 / sqrt(d);
+    const double r = h12 / sqrt(d);
+    return r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r);  // rounding in near-singular blocks
 }
 
 /// In-place Cholesky factorisation of the symmetric l×l block A (row-major,

@@ -1,2 +1,280 @@
 // SPDX-License-Identifier: Apache-2.0
-int main() { return 0; }
+// cudag command line: pc, simulate, compare, info. The only place that catches.
+#include <CLI/CLI.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/progress.hpp"
+#include "cudag/config.hpp"
+#include "io/dataset_io.hpp"
+#include "io/graph_reader.hpp"
+#include "io/output_set.hpp"
+#include "io/result_file.hpp"
+#include "io/writers.hpp"
+#include "pc/metrics.hpp"
+#include "pc/run.hpp"
+#include "sim/gaussian.hpp"
+
+namespace {
+
+using namespace cudag;
+
+std::string join_args(int argc, char** argv) {
+    std::string s;
+    for (int k = 0; k < argc; ++k) {
+        if (k) s += ' ';
+        s += argv[k];
+    }
+    return s;
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string hostname() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+    return buf;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+// ---- cudag pc ----------------------------------------------------------------------
+struct PcArgs {
+    std::string data, dataset, out, formats, compat = "pcalg";
+    pc::PcConfig cfg;
+    int uc_rule = -2, uc_priority = -2;
+    bool quiet = false, verbose = false;
+};
+
+int run_pc_command(const PcArgs& a, const std::string& command_line) {
+    std::vector<std::string> formats = split_commas(a.formats);
+    io::validate_formats(formats);
+    if (!formats.empty() && a.out.empty())
+        throw InputError("--format needs --out (the files are written beside it)");
+    pc::PcConfig cfg = a.cfg;
+    if (a.compat == "causal-learn")
+        cfg.compat = pc::Compat::CausalLearn;
+    else if (a.compat != "pcalg")
+        throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
+    if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
+    if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
+
+    // Check the output location before spending time on the run.
+    io::OutputSet outputs;
+    std::string tmp_h5;
+    if (!a.out.empty()) tmp_h5 = outputs.temp_for(a.out);
+
+    Progress progress(a.quiet ? Progress::Mode::Quiet
+                              : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
+                      "cudag pc");
+    const Dataset data = io::read_dataset(a.data, a.dataset);
+    progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
+                  std::to_string(data.n_vars) + " variables");
+    cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
+    pc::PcResult r = pc::run_pc(data, cfg);
+
+    r.config.emplace_back("input", a.data);
+    r.config.emplace_back("input_dataset", a.dataset);
+    struct stat st {};
+    if (::stat(a.data.c_str(), &st) == 0) {
+        r.config.emplace_back("input_bytes", std::to_string(st.st_size));
+        r.config.emplace_back("input_mtime", std::to_string(st.st_mtime));
+    }
+    r.config.emplace_back("command_line", command_line);
+    r.config.emplace_back("cudag_version", CUDAG_VERSION);
+    r.config.emplace_back("host", hostname());
+    r.config.emplace_back("created", utc_now());
+
+    if (a.out.empty()) {
+        // No output file: the CPDAG goes to stdout as the edge list.
+        std::cout << "source\ttarget\tmark\n";
+        for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
+            std::cout << r.names[e.a] << '\t' << r.names[e.b] << '\t' << io::edge_mark(e.kind) << '\n';
+    } else {
+        io::write_result_hdf5(r, tmp_h5);
+        io::write_formats(r, a.out, formats, outputs, std::cerr);
+        outputs.commit();
+    }
+    std::cout.flush();
+    if (!a.quiet) {
+        std::int64_t directed = 0;
+        const auto edges = io::cpdag_edges(r.cpdag);
+        for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+        std::ostringstream os;
+        os << "cudag pc: " << data.n_vars << " variables, " << data.n_samples << " samples: "
+           << edges.size() << " edges (" << directed << " directed), "
+           << r.levels.size() << " levels, " << r.seconds_total << " s";
+        if (!a.out.empty()) {
+            os << "; wrote";
+            for (const auto& f : outputs.final_paths()) os << ' ' << f;
+        }
+        std::cerr << os.str() << '\n';
+    }
+    return 0;
+}
+
+// ---- cudag simulate gaussian ------------------------------------------------------------
+struct SimArgs {
+    sim::GaussianSimSpec spec{100, 1000, 0.05, 1};
+    std::string out, truth;
+    int threads = 0;
+};
+
+int run_simulate(const SimArgs& a) {
+    sim::GaussianSim s = sim::simulate_gaussian(a.spec, a.threads);
+    io::OutputSet outputs;
+    std::string truth_tmp;
+    if (!a.truth.empty()) truth_tmp = outputs.temp_for(a.truth);
+    io::write_dataset(s.data, a.out);
+    if (!a.truth.empty()) {
+        io::write_truth_tsv(s.data.names, s.dag_edges, truth_tmp);
+        outputs.commit();
+    }
+    std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
+              << " samples, " << s.dag_edges.size() << " true edges; wrote " << a.out
+              << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
+    return 0;
+}
+
+// ---- cudag compare ----------------------------------------------------------------
+int run_compare(const std::string& truth_path, const std::string& est_path, const std::string& json) {
+    std::vector<std::string> names;
+    Pdag truth = io::read_graph(truth_path, names);
+    Pdag est = io::read_graph(est_path, names);
+    if (pc::is_dag(truth)) truth = pc::dag_to_cpdag(truth);
+    const pc::Comparison c = pc::compare_graphs(truth, est);
+    std::cout << pc::comparison_table(c);
+    const std::string js = pc::comparison_json(c);
+    if (json == "-") {
+        std::cout << js << '\n';
+    } else if (!json.empty()) {
+        io::OutputSet outputs;
+        const std::string tmp = outputs.temp_for(json);
+        io::TextFile f(tmp);
+        f.write(js);
+        f.write("\n");
+        f.close();
+        outputs.commit();
+    }
+    return 0;
+}
+
+// ---- cudag info ---------------------------------------------------------------------
+int run_info() {
+    std::cout << "cudag " << CUDAG_VERSION << '\n'
+              << "build: CUDA " << (CUDAG_HAVE_CUDA ? "on" : "off") << ", MPI "
+              << (CUDAG_HAVE_MPI ? "on" : "off") << ", NCCL " << (CUDAG_HAVE_NCCL ? "on" : "off")
+              << ", parallel HDF5 " << (CUDAG_HAVE_PARALLEL_HDF5 ? "on" : "off") << '\n'
+              << "backends: cpu" << '\n'
+              << "GPUs: none used by this build (the CUDA engines are not built yet)" << '\n'
+              << "threads: " << resolve_threads(0) << " hardware threads\n"
+              << "tests: fisher-z\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"cudag: causal structure learning (PC-stable) from a laptop CPU to GPU clusters"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", CUDAG_VERSION);
+
+    PcArgs pa;
+    auto* pc_cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
+    pc_cmd->add_option("--data", pa.data, "input data: CSV/TSV/whitespace text with a header row, or HDF5")
+        ->required();
+    pc_cmd->add_option("--dataset", pa.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    pc_cmd->add_option("--test", pa.cfg.test, "CI test: fisher-z")->capture_default_str();
+    pc_cmd->add_option("--alpha", pa.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
+    pc_cmd->add_option("--max-level", pa.cfg.max_level, "largest conditioning-set size (-1: no cap)")
+        ->capture_default_str();
+    pc_cmd->add_option("--threads", pa.cfg.threads, "CPU threads (0: all)")->capture_default_str();
+    pc_cmd->add_option("--out", pa.out, "result HDF5 file (default: print the edge list to stdout)");
+    pc_cmd->add_option("--format", pa.formats,
+                       "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg");
+    pc_cmd->add_option("--compat", pa.compat,
+                       "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
+        ->capture_default_str();
+    pc_cmd->add_option("--uc-rule", pa.uc_rule,
+                       "causal-learn uc_rule: 0 sepset, 1 maxP, 2 definiteMaxP (default: pcalg's "
+                       "orientation; 0 with --compat causal-learn)");
+    pc_cmd->add_option("--uc-priority", pa.uc_priority,
+                       "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
+                       "3 stronger, 4 stronger* (default 2)");
+    pc_cmd->add_flag("-q,--quiet", pa.quiet, "no progress or summary on stderr");
+    pc_cmd->add_flag("-v,--verbose", pa.verbose, "progress lines on stderr even when it is not a terminal");
+
+    SimArgs sa;
+    auto* sim_cmd = app.add_subcommand("simulate", "simulate data with a known causal graph");
+    sim_cmd->require_subcommand(1);
+    auto* gauss = sim_cmd->add_subcommand("gaussian", "linear Gaussian DAG, cuPC's generator");
+    gauss->add_option("--vars", sa.spec.n_vars, "number of variables")->required();
+    gauss->add_option("--samples", sa.spec.n_samples, "number of samples")->required();
+    gauss->add_option("--density", sa.spec.density, "edge probability d of each pair j < i")
+        ->capture_default_str();
+    gauss->add_option("--seed", sa.spec.seed, "random seed")->capture_default_str();
+    gauss->add_option("--out", sa.out, "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt")->required();
+    gauss->add_option("--truth", sa.truth, "true DAG as a TSV edge list (source target mark weight)");
+    gauss->add_option("--threads", sa.threads, "CPU threads (0: all)");
+
+    std::string truth, estimate, json;
+    auto* cmp = app.add_subcommand("compare", "skeleton precision/recall/F1 and CPDAG SHD of an estimate");
+    cmp->add_option("--truth", truth, "true graph: edge TSV, causal-learn/Tetrad graph text or matrix")
+        ->required();
+    cmp->add_option("--estimate", estimate, "estimated graph, same formats (e.g. cudag's .edges.tsv)")
+        ->required();
+    cmp->add_option("--json", json, "also write the numbers as JSON to this file ('-' for stdout)");
+
+    auto* info = app.add_subcommand("info", "version, build options, devices, threads");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (e.get_exit_code() == 0) return app.exit(e);
+        std::string msg = e.what();
+        for (char& ch : msg)
+            if (ch == '\n') ch = ' ';
+        std::fprintf(stderr, "cudag: error: %s (see --help)\n", msg.c_str());
+        return 2;
+    }
+
+    try {
+        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv));
+        if (gauss->parsed()) {
+            if (sa.out.empty()) throw InputError("--out is required");
+            return run_simulate(sa);
+        }
+        if (cmp->parsed()) return run_compare(truth, estimate, json);
+        if (info->parsed()) return run_info();
+    } catch (const std::exception& e) {
+        std::string msg = e.what();
+        for (char& ch : msg)
+            if (ch == '\n') ch = ' ';
+        std::fprintf(stderr, "cudag: error: %s\n", msg.c_str());
+        return 1;
+    }
+    return 0;
+}

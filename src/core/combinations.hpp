@@ -15,10 +15,11 @@ CUDAG_HD inline std::int64_t binomial(std::int64_t n, std::int64_t k) {
     if (k > n - k) k = n - k;
     std::int64_t r = 1;
     for (std::int64_t i = 1; i <= k; ++i) {
-        // r * (n - k + i) / i is exact at every step; guard the product.
-        const std::int64_t f = n - k + i;
-        if (r > INT64_MAX / f) return INT64_MAX;
-        r = r * f / i;
+        // r * (n - k + i) is divisible by i; form it in 128 bits so results up to
+        // INT64_MAX never overflow in the intermediate product.
+        const unsigned __int128 prod = static_cast<unsigned __int128>(r) * (n - k + i) / i;
+        if (prod > static_cast<unsigned __int128>(INT64_MAX)) return INT64_MAX;
+        r = static_cast<std::int64_t>(prod);
     }
     return r;
 }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Install cudag's build and test dependencies from Debian/Ubuntu packages.
+# CUDA is used when nvcc is already installed; it is never required.
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config libcli11-dev libgtest-dev
+      libopenmpi-dev openmpi-bin hdf5-tools graphviz python3-venv)
+# The openmpi flavour of HDF5 where the distribution has it, else the serial one.
+if apt-cache show libhdf5-openmpi-dev >/dev/null 2>&1; then
+    pkgs+=(libhdf5-openmpi-dev)
+else
+    pkgs+=(libhdf5-dev)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all packages present"
+else
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo=sudo
+    fi
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if command -v nvcc >/dev/null; then
+    echo "setup: nvcc found ($(nvcc --version | tail -1)): the CUDA sources will be compiled"
+else
+    echo "setup: no nvcc: CPU-only build"
+fi

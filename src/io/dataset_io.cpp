@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/dataset_io.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unordered_set>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/output_set.hpp"
+#include "io/table_reader.hpp"
+#include "io/writers.hpp"
+
+namespace cudag::io {
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext;
+}
+
+/// Make sure `path` can be opened for reading; throw the usual one-line error if not.
+void check_readable(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError("cannot open '" + path + "': Is a directory");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+}
+
+struct Candidate {
+    std::string path;
+    int rank = 0;
+    bool numeric = false;
+};
+
+Candidate describe(hid_t file, const std::string& path, const std::string& where) {
+    Candidate c{path, -1, false};
+    h5::Handle ds = h5::check_id(H5Dopen2(file, path.c_str(), H5P_DEFAULT),
+                                 where + ": cannot open dataset '" + path + "'");
+    h5::Handle space = h5::check_id(H5Dget_space(ds.get()), where);
+    h5::Handle type = h5::check_id(H5Dget_type(ds.get()), where);
+    c.rank = H5Sget_simple_extent_ndims(space.get());
+    const H5T_class_t cls = H5Tget_class(type.get());
+    c.numeric = cls == H5T_INTEGER || cls == H5T_FLOAT;
+    return c;
+}
+
+std::string join(const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+std::string find_only_matrix(hid_t file, const std::string& path) {
+    std::vector<std::string> matrices;
+    std::vector<std::string> others;
+    for (const std::string& p : h5::list_datasets(file)) {
+        const Candidate c = describe(file, p, path);
+        if (c.rank == 2 && c.numeric)
+            matrices.push_back(p);
+        else
+            others.push_back(p + (c.numeric ? " (" + std::to_string(c.rank) + "-D)"
+                                            : " (not numeric)"));
+    }
+    if (matrices.size() == 1) return matrices[0];
+    if (matrices.empty())
+        throw InputError("'" + path + "' holds no 2-D numeric dataset" +
+                         (others.empty() ? std::string(" (it holds no dataset at all)")
+                                         : " (datasets: " + join(others) + ")"));
+    throw InputError("'" + path + "' holds several 2-D numeric datasets (" + join(matrices) +
+                     "): name one, e.g. --dataset " + matrices[0]);
+}
+
+std::vector<std::string> variable_names(hid_t ds, std::int64_t n_vars, const std::string& where) {
+    for (const char* attr : {"names", "columns", "variable_names"}) {
+        if (!h5::has_attr(ds, attr)) continue;
+        std::vector<std::string> names = h5::read_string_attr(ds, attr, where);
+        if (static_cast<std::int64_t>(names.size()) != n_vars)
+            throw InputError(where + ": attribute '" + attr + "' has " +
+                             std::to_string(names.size()) + " names but the dataset has " +
+                             std::to_string(n_vars) + " columns");
+        std::unordered_set<std::string> seen;
+        for (std::size_t c = 0; c < names.size(); ++c) {
+            if (names[c].empty())
+                throw InputError(where + ": attribute '" + attr + "' has an empty name for "
+                                 "column " + std::to_string(c + 1));
+            if (!seen.insert(names[c]).second)
+                throw InputError(where + ": attribute '" + attr + "' repeats the name '" +
+                                 names[c] + "' (column " + std::to_string(c + 1) + ")");
+        }
+        return names;
+    }
+    std::vector<std::string> names(static_cast<std::size_t>(n_vars));
+    for (std::int64_t v = 0; v < n_vars; ++v) names[v] = std::string(1, 'X').append(std::to_string(v + 1));
+    return names;
+}
+
+/// Rows per block when moving a samples × variables matrix through a row-major buffer.
+hsize_t block_rows(std::int64_t n_vars) {
+    constexpr std::int64_t block_values = std::int64_t{1} << 22;  // 32 MiB of doubles
+    return static_cast<hsize_t>(std::max<std::int64_t>(1, block_values / std::max<std::int64_t>(1, n_vars)));
+}
+
+void write_hdf5_dataset(const Dataset& d, const std::string& path) {
+    const std::string where = "cannot write '" + path + "'";
+    h5::Handle file = h5::create_file(path);
+    const hsize_t dims[2] = {static_cast<hsize_t>(d.n_samples), static_cast<hsize_t>(d.n_vars)};
+    h5::Handle fspace = h5::check_id(H5Screate_simple(2, dims, nullptr), where);
+    h5::Handle ds = h5::check_id(H5Dcreate2(file.get(), "data", H5T_IEEE_F64LE, fspace.get(),
+                                            H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                 where);
+    const hsize_t rows = block_rows(d.n_vars);
+    std::vector<double> buf;
+    for (hsize_t r0 = 0; r0 < dims[0] && dims[1] > 0; r0 += rows) {
+        const hsize_t nr = std::min(rows, dims[0] - r0);
+        buf.resize(nr * dims[1]);
+        for (hsize_t r = 0; r < nr; ++r)
+            for (hsize_t v = 0; v < dims[1]; ++v)
+                buf[r * dims[1] + v] = d.values[v * dims[0] + r0 + r];
+        const hsize_t start[2] = {r0, 0};
+        const hsize_t count[2] = {nr, dims[1]};
+        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                  where);
+        h5::Handle mspace = h5::check_id(H5Screate_simple(2, count, nullptr), where);
+        h5::check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
+                           buf.data()),
+                  where);
+    }
+    h5::write_string_array_attr(ds.get(), "names", d.names, where);
+    h5::check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), where);
+}
+
+/// Quote a header name when the reader would otherwise split or alter it.
+std::string text_name(const std::string& name, char delim) {
+    bool quote = name.empty() || name.front() == ' ' || name.back() == ' ';
+    for (char c : name)
+        if (c == delim || c == '"' || c == '\n' || c == '\r' || c == '\t' ||
+            (delim != ',' && c == ' '))
+            quote = true;
+    if (!quote) return name;
+    std::string out = "\"";
+    for (char c : name) {
+        out.push_back(c);
+        if (c == '"') out.push_back('"');
+    }
+    return out + "\"";
+}
+
+void write_text_dataset(const Dataset& d, const std::string& path, char delim) {
+    TextFile out(path);
+    std::string line;
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        if (v) line.push_back(delim);
+        line += text_name(d.names[v], delim);
+    }
+    line.push_back('\n');
+    out.write(line);
+    char num[64];
+    for (std::int64_t s = 0; s < d.n_samples; ++s) {
+        line.clear();
+        for (std::int64_t v = 0; v < d.n_vars; ++v) {
+            if (v) line.push_back(delim);
+            const auto r = std::to_chars(num, num + sizeof num, d.values[v * d.n_samples + s]);
+            line.append(num, r.ptr);
+        }
+        line.push_back('\n');
+        out.write(line);
+    }
+    out.close();
+}
+
+}  // namespace
+
+Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
+    check_readable(path);
+    h5::Handle file = h5::open_file(path);
+    std::string dpath = dataset_path;
+    if (dpath.empty())
+        dpath = find_only_matrix(file.get(), path);
+    else if (dpath.front() != '/')
+        dpath = "/" + dpath;
+    const std::string where = path + ":" + dpath;
+
+    {
+        h5::silence_errors();
+        const htri_t exists = H5Lexists(file.get(), dpath.c_str(), H5P_DEFAULT);
+        if (exists <= 0) {
+            h5::take_error();  // an intermediate group may be missing: same answer
+            throw InputError("'" + path + "' has no dataset '" + dpath + "'");
+        }
+        h5::Handle obj = h5::check_id(H5Oopen(file.get(), dpath.c_str(), H5P_DEFAULT),
+                                      "cannot open '" + where + "'");
+        if (H5Iget_type(obj.get()) != H5I_DATASET)
+            throw InputError("'" + where + "' is a group, not a dataset");
+    }
+    h5::Handle ds = h5::check_id(H5Dopen2(file.get(), dpath.c_str(), H5P_DEFAULT),
+                                 "cannot open '" + where + "'");
+    h5::Handle fspace = h5::check_id(H5Dget_space(ds.get()), where);
+    h5::Handle type = h5::check_id(H5Dget_type(ds.get()), where);
+    const int rank = H5Sget_simple_extent_ndims(fspace.get());
+    if (rank != 2)
+        throw InputError(where + ": dataset has " + std::to_string(rank) +
+                         " dimensions; need 2 (samples × variables)");
+    const H5T_class_t cls = H5Tget_class(type.get());
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+        throw InputError(where + ": dataset is not numeric (need an integer or float type)");
+    hsize_t dims[2] = {0, 0};
+    h5::check(H5Sget_simple_extent_dims(fspace.get(), dims, nullptr), where);
+    if (dims[0] == 0) throw InputError(where + ": dataset has no rows (samples)");
+    if (dims[1] == 0) throw InputError(where + ": dataset has no columns (variables)");
+
+    Dataset d;
+    d.n_samples = static_cast<std::int64_t>(dims[0]);
+    d.n_vars = static_cast<std::int64_t>(dims[1]);
+    d.names = variable_names(ds.get(), d.n_vars, where);
+    d.values.resize(dims[0] * dims[1]);
+
+    // Read blocks of rows and transpose them into variable-major order.
+    const hsize_t rows = block_rows(d.n_vars);
+    std::vector<double> buf;
+    for (hsize_t r0 = 0; r0 < dims[0]; r0 += rows) {
+        const hsize_t nr = std::min(rows, dims[0] - r0);
+        buf.resize(nr * dims[1]);
+        const hsize_t start[2] = {r0, 0};
+        const hsize_t count[2] = {nr, dims[1]};
+        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                  where);
+        h5::Handle mspace = h5::check_id(H5Screate_simple(2, count, nullptr), where);
+        h5::check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
+                          buf.data()),
+                  "cannot read '" + where + "'");
+        for (hsize_t r = 0; r < nr; ++r) {
+            for (hsize_t v = 0; v < dims[1]; ++v) {
+                const double x = buf[r * dims[1] + v];
+                if (!std::isfinite(x))
+                    throw InputError(where + ": " +
+                                     (std::isnan(x) ? "missing value (NaN)"
+                                                    : std::string("non-finite value ") +
+                                                          (x > 0 ? "inf" : "-inf")) +
+                                     " at row " + std::to_string(r0 + r + 1) + ", column " +
+                                     std::to_string(v + 1) + " '" + d.names[v] +
+                                     "' (counted from 1)");
+                d.values[v * dims[0] + r0 + r] = x;
+            }
+        }
+    }
+    d.source = where;
+    return d;
+}
+
+Dataset read_dataset(const std::string& path, const std::string& dataset_path) {
+    check_readable(path);
+    if (h5::has_hdf5_signature(path)) return read_hdf5(path, dataset_path);
+    if (!dataset_path.empty())
+        throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" +
+                         dataset_path + "') applies only to HDF5 input");
+    return read_table(path);
+}
+
+void write_dataset(const Dataset& d, const std::string& path) {
+    CUDAG_ASSERT(static_cast<std::int64_t>(d.names.size()) == d.n_vars);
+    CUDAG_ASSERT(static_cast<std::int64_t>(d.values.size()) == d.n_vars * d.n_samples);
+    const std::string ext = lower_extension(path);
+    char delim = 0;
+    bool hdf5 = false;
+    if (ext == ".h5" || ext == ".hdf5")
+        hdf5 = true;
+    else if (ext == ".csv")
+        delim = ',';
+    else if (ext == ".tsv" || ext == ".txt")
+        delim = '\t';
+    else
+        throw InputError("cannot tell the format of '" + path +
+                         "' from its extension: use .csv, .tsv, .txt, .h5 or .hdf5");
+    OutputSet outputs;
+    const std::string temp = outputs.temp_for(path);
+    if (hdf5)
+        write_hdf5_dataset(d, temp);
+    else
+        write_text_dataset(d, temp, delim);
+    outputs.commit();
+}
+
+}  // namespace cudag::io

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading a data set from a text table or HDF5, and writing one back.
+#pragma once
+
+#include <string>
+
+#include "core/dataset.hpp"
+
+namespace cudag::io {
+
+/// Read a data set, choosing the reader by content: HDF5 when the file carries the HDF5
+/// signature (\x89HDF\r\n\x1a\n, at offset 0 or after a user block), else a text table
+/// (read_table). `dataset_path` selects the HDF5 dataset ("" = the only 2-D one); it is
+/// an error to give it for a text file. Throws InputError("cannot open 'path': ...")
+/// when the file is missing or unreadable.
+Dataset read_dataset(const std::string& path, const std::string& dataset_path = "");
+
+/// Read a 2-D numeric HDF5 dataset of shape samples × variables (any integer or float
+/// type; converted to double). With `dataset_path` empty, the only 2-D numeric dataset
+/// in the file (searched recursively) is used; several or none is an InputError listing
+/// the candidates. Variable names come from a string-array attribute of the dataset named
+/// "names", "columns" or "variable_names" (fixed- or variable-length strings), else
+/// X1..Xn. NaN and ±Inf are InputErrors naming the row and column (counted from 1).
+/// Dataset::source is "path:/dataset".
+Dataset read_hdf5(const std::string& path, const std::string& dataset_path);
+
+/// Write `d`, choosing the format by the extension of `path` (case-insensitive):
+/// .h5/.hdf5 → HDF5 dataset "/data" (samples × variables, float64) with a "names"
+/// attribute of variable-length UTF-8 strings; .csv → comma-separated with header;
+/// .tsv/.txt → tab-separated with header. Text numbers use the shortest representation
+/// that round-trips exactly (std::to_chars). The file is written under a temporary name
+/// and renamed into place, so `path` is either the old file or the complete new one.
+void write_dataset(const Dataset& d, const std::string& path);
+
+}  // namespace cudag::io

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+#include "pc/result.hpp"
+
+namespace cudag::io {
+
+/// Name of the layout written by write_result_hdf5 (root attribute "format").
+inline constexpr const char* pc_result_format = "cudag-pc-result-1";
+
+/// Write a PC result to the HDF5 file `path` (created or truncated; callers pass a
+/// temporary from an OutputSet). Layout, all indices 0-based:
+///   /                 attrs cudag_version, format ("cudag-pc-result-1"), n_samples
+///                     (int64), n_vars (int64), seconds_total (float64)
+///   /variables/names  vlen UTF-8 strings, n
+///   /skeleton/edges   int32 E×2, rows (i, j) with i < j, sorted
+///   /cpdag/edges      int32 E×3, rows (a, b, kind): kind 0 a---b (a < b), 1 a-->b,
+///                     2 a<->b (a < b); sorted by (a, b)
+///   /cpdag/amat       int8 n×n, pcalg amat.cpdag coding (amat[a,b] = 0, amat[b,a] = 1
+///                     means a --> b; 1/1 a --- b; 2/2 a <-> b); only n <= dense_pmax_limit
+///   /sepsets/pairs    int32 K×2 (i < j, sorted); /sepsets/offsets int64 K+1;
+///   /sepsets/nodes    int32: the set of pair k is nodes[offsets[k] .. offsets[k+1])
+///   /pmax/pairs       int32 P×2; /pmax/values float64 P (as in PcResult::pmax)
+///   /pmax/matrix      float64 n×n symmetric, -1 on the diagonal, NaN for pairs not in
+///                     pmax; only n <= dense_pmax_limit
+///   /levels/{level (int32), tests, removed, edges_after (int64), seconds (float64)}
+///   /config           one string attribute per PcResult::config entry; keys mapped to
+///                     [A-Za-z0-9_] (others become '_'; a repeated key gets _2, _3, ...)
+/// Zero-size datasets are written for empty parts. Throws InputError on HDF5 failures.
+void write_result_hdf5(const pc::PcResult& r, const std::string& path);
+
+/// The attribute name write_result_hdf5 uses for a config key: every character outside
+/// [A-Za-z0-9_] becomes '_'; an empty key becomes "_".
+std::string sanitize_attr_name(const std::string& key);
+
+}  // namespace cudag::io

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/table_reader.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace cudag::io {
+
+namespace {
+
+constexpr char kWhitespace = ' ';
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+bool is_blank(std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return is_space(c); });
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+    return s;
+}
+
+/// Position just past the quote closing the quoted field that opens at `open`
+/// ("" inside is an escaped quote); line.size() when unterminated.
+std::size_t skip_quoted(std::string_view line, std::size_t open) {
+    std::size_t i = open + 1;
+    while (i < line.size()) {
+        if (line[i] == '"') {
+            if (i + 1 < line.size() && line[i + 1] == '"') {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        ++i;
+    }
+    return line.size();
+}
+
+/// Split `line` into raw fields (quotes kept, not trimmed). With delim == ' ' fields are
+/// separated by runs of spaces/tabs and leading/trailing blanks are ignored; otherwise
+/// every delimiter outside quotes separates two fields (so "a,,b" has an empty field).
+void split(std::string_view line, char delim, std::vector<std::string_view>& out) {
+    out.clear();
+    const std::size_t n = line.size();
+    if (delim == kWhitespace) {
+        std::size_t i = 0;
+        while (true) {
+            while (i < n && is_space(line[i])) ++i;
+            if (i >= n) break;
+            std::size_t e = i;
+            if (line[e] == '"') e = skip_quoted(line, e);
+            while (e < n && !is_space(line[e])) ++e;
+            out.push_back(line.substr(i, e - i));
+            i = e;
+        }
+        return;
+    }
+    std::size_t i = 0;
+    while (true) {
+        std::size_t k = i;
+        while (k < n && line[k] == ' ') ++k;
+        std::size_t from = (k < n && line[k] == '"') ? skip_quoted(line, k) : i;
+        const std::size_t e = std::min(line.find(delim, from), n);
+        out.push_back(line.substr(i, e - i));
+        if (e >= n) break;
+        i = e + 1;
+        if (i == n) {  // delimiter at the very end: one empty last field
+            out.push_back(line.substr(n, 0));
+            break;
+        }
+    }
+}
+
+/// Number of fields after dropping one blank trailing field (a trailing delimiter).
+std::size_t field_count(std::string_view line, char delim) {
+    std::vector<std::string_view> f;
+    split(line, delim, f);
+    if (delim != kWhitespace && f.size() > 1 && trim(f.back()).empty()) f.pop_back();
+    return f.size();
+}
+
+std::size_t count_unquoted(std::string_view line, char c) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '"') {
+            i = skip_quoted(line, i) - 1;
+            continue;
+        }
+        if (line[i] == c) ++count;
+    }
+    return count;
+}
+
+/// The text of a cell: blanks trimmed, surrounding quotes removed.
+std::string_view cell_text(std::string_view raw) {
+    std::string_view s = trim(raw);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = trim(s.substr(1, s.size() - 2));
+    return s;
+}
+
+/// A header name: trimmed, unquoted, "" unescaped.
+std::string header_name(std::string_view raw) {
+    std::string_view s = trim(raw);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') {
+        s = s.substr(1, s.size() - 2);
+        std::string out;
+        out.reserve(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            out.push_back(s[i]);
+            if (s[i] == '"' && i + 1 < s.size() && s[i + 1] == '"') ++i;
+        }
+        return out;
+    }
+    return std::string(s);
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+
+bool is_missing_token(std::string_view s) {
+    for (std::string_view t : {"na", "n/a", "#n/a", "nan", "null", "none", "?"})
+        if (iequals(s, t)) return true;
+    return false;
+}
+
+enum class Cell { Ok, Missing, NonFinite, NonNumeric };
+
+Cell parse_number(std::string_view s, double& out) {
+    if (s.empty()) return Cell::Missing;
+    const char* b = s.data();
+    const char* e = b + s.size();
+    if (*b == '+') {
+        ++b;
+        if (b == e || *b == '+' || *b == '-') return Cell::NonNumeric;
+    }
+    const auto r = std::from_chars(b, e, out);
+    if (r.ptr == e && r.ec == std::errc()) {
+        if (std::isnan(out)) return Cell::Missing;
+        if (std::isinf(out)) return Cell::NonFinite;
+        return Cell::Ok;
+    }
+    if (r.ptr == e && r.ec == std::errc::result_out_of_range) {
+        // Overflow is an error; underflow rounds to a denormal or zero, as strtod does.
+        const std::string copy(b, e);
+        const double x = std::strtod(copy.c_str(), nullptr);
+        if (std::isinf(x)) return Cell::NonFinite;
+        out = x;
+        return Cell::Ok;
+    }
+    return is_missing_token(s) ? Cell::Missing : Cell::NonNumeric;
+}
+
+std::string shown(std::string_view s) {
+    constexpr std::size_t max_len = 40;
+    if (s.size() <= max_len) return std::string(s);
+    return std::string(s.substr(0, max_len)) + "...";
+}
+
+struct Line {
+    std::size_t begin = 0;
+    std::size_t size = 0;
+    std::int64_t row = 0;  ///< physical line number, 1-based
+};
+
+struct FirstError {
+    bool set = false;
+    std::string message;
+    std::exception_ptr exception;
+};
+
+struct Table {
+    std::string_view text;
+    const std::string* path = nullptr;
+    char delim = ',';
+    const std::vector<std::string>* names = nullptr;
+    const std::vector<Line>* lines = nullptr;
+    double* values = nullptr;
+    std::int64_t n_samples = 0;
+};
+
+std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell status,
+                       std::string_view text) {
+    std::string what;
+    switch (status) {
+        case Cell::Missing:
+            what = text.empty() ? "missing value (empty field)"
+                                : "missing value '" + shown(text) + "'";
+            break;
+        case Cell::NonFinite: what = "non-finite value '" + shown(text) + "'"; break;
+        default: {
+            what = "non-numeric value '" + shown(text) + "'";
+            if (t.delim != ',' && text.find(',') != std::string_view::npos) {
+                std::string dotted(text);
+                std::replace(dotted.begin(), dotted.end(), ',', '.');
+                double x = 0;
+                if (parse_number(dotted, x) == Cell::Ok) what += " (decimal comma? use '.')";
+            }
+        }
+    }
+    return *t.path + ":" + std::to_string(row) + ":" + std::to_string(col + 1) + ": " + what +
+           " in column '" + (*t.names)[col] + "'";
+}
+
+/// Parse data lines [lo, hi) into t.values; stop at the first bad line.
+void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err) {
+    try {
+        const std::size_t n_vars = t.names->size();
+        std::vector<std::string_view> fields;
+        fields.reserve(n_vars + 1);
+        for (std::size_t k = lo; k < hi; ++k) {
+            const Line& line = (*t.lines)[k];
+            split(t.text.substr(line.begin, line.size), t.delim, fields);
+            if (t.delim != kWhitespace && fields.size() == n_vars + 1 &&
+                trim(fields.back()).empty())
+                fields.pop_back();
+            if (fields.size() != n_vars) {
+                err.set = true;
+                err.message = *t.path + ":" + std::to_string(line.row) + ": row " +
+                              std::to_string(line.row) + " has " + std::to_string(fields.size()) +
+                              (fields.size() == 1 ? " field" : " fields") + ", header has " +
+                              std::to_string(n_vars);
+                return;
+            }
+            for (std::size_t v = 0; v < n_vars; ++v) {
+                const std::string_view text = cell_text(fields[v]);
+                double x = 0.0;
+                const Cell status = parse_number(text, x);
+                if (status != Cell::Ok) {
+                    err.set = true;
+                    err.message = cell_error(t, line.row, v, status, text);
+                    return;
+                }
+                t.values[static_cast<std::int64_t>(v) * t.n_samples +
+                         static_cast<std::int64_t>(k)] = x;
+            }
+        }
+    } catch (...) {
+        err.set = true;
+        err.exception = std::current_exception();
+    }
+}
+
+}  // namespace
+
+char sniff_delimiter(std::string_view header, std::string_view first_data) {
+    const char candidates[] = {'\t', ',', ';'};
+    if (!first_data.empty()) {
+        char best = 0;
+        std::size_t best_fields = 0;
+        for (char c : candidates) {
+            if (count_unquoted(header, c) == 0) continue;
+            const std::size_t nh = field_count(header, c);
+            if (nh == field_count(first_data, c) && nh > best_fields) {
+                best = c;
+                best_fields = nh;
+            }
+        }
+        if (best) return best;
+        if (field_count(header, kWhitespace) == field_count(first_data, kWhitespace))
+            return kWhitespace;
+    }
+    char best = kWhitespace;
+    std::size_t best_count = 0;
+    for (char c : candidates) {
+        const std::size_t count = count_unquoted(header, c);
+        if (count > best_count) {
+            best = c;
+            best_count = count;
+        }
+    }
+    return best;
+}
+
+Dataset parse_table(std::string_view text, const std::string& path) {
+    if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
+        text.remove_prefix(3);  // UTF-8 byte-order mark
+
+    // Index the lines: the first non-blank one is the header, later non-blank ones data.
+    Line header;
+    bool have_header = false;
+    std::vector<Line> lines;
+    std::int64_t row = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+        const std::size_t end = nl ? static_cast<const char*>(nl) - text.data() : text.size();
+        std::size_t size = end - pos;
+        if (size > 0 && text[pos + size - 1] == '\r') --size;
+        ++row;
+        const std::string_view line = text.substr(pos, size);
+        if (!is_blank(line)) {
+            if (!have_header) {
+                header = {pos, size, row};
+                have_header = true;
+            } else {
+                lines.push_back({pos, size, row});
+            }
+        }
+        pos = end + 1;
+    }
+    if (!have_header) throw InputError(path + ":1: no header row (the file is empty)");
+
+    const std::string_view header_text = text.substr(header.begin, header.size);
+    const std::string_view first_data =
+        lines.empty() ? std::string_view() : text.substr(lines[0].begin, lines[0].size);
+    const char delim = sniff_delimiter(header_text, first_data);
+
+    std::vector<std::string_view> fields;
+    split(header_text, delim, fields);
+    if (delim != kWhitespace && fields.size() > 1 && trim(fields.back()).empty())
+        fields.pop_back();
+    const std::string at_header = path + ":" + std::to_string(header.row) + ":";
+    std::vector<std::string> names;
+    names.reserve(fields.size());
+    std::unordered_map<std::string, std::size_t> seen;
+    for (std::size_t c = 0; c < fields.size(); ++c) {
+        std::string name = header_name(fields[c]);
+        if (name.empty())
+            throw InputError(at_header + std::to_string(c + 1) + ": empty name in header for "
+                             "column " + std::to_string(c + 1) +
+                             " (a row-index column? write the file without it)");
+        const auto [it, fresh] = seen.emplace(name, c);
+        if (!fresh)
+            throw InputError(at_header + std::to_string(c + 1) + ": duplicate column name '" +
+                             name + "' (also column " + std::to_string(it->second + 1) + ")");
+        names.push_back(std::move(name));
+    }
+    if (lines.empty())
+        throw InputError(path + ":" + std::to_string(header.row + 1) +
+                         ": no data rows after the header");
+
+    Dataset d;
+    d.n_samples = static_cast<std::int64_t>(lines.size());
+    d.n_vars = static_cast<std::int64_t>(names.size());
+    d.values.resize(static_cast<std::size_t>(d.n_samples * d.n_vars));
+
+    Table t;
+    t.text = text;
+    t.path = &path;
+    t.delim = delim;
+    t.names = &names;
+    t.lines = &lines;
+    t.values = d.values.data();
+    t.n_samples = d.n_samples;
+
+    // Several threads for big inputs; each takes a contiguous block of rows, so the
+    // first failing block holds the first error in file order.
+    constexpr std::size_t parallel_bytes = std::size_t{4} << 20;
+    std::size_t n_threads = 1;
+    if (text.size() >= parallel_bytes)
+        n_threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+    n_threads = std::min(n_threads, lines.size());
+    std::vector<FirstError> errors(n_threads);
+    if (n_threads == 1) {
+        parse_rows(t, 0, lines.size(), errors[0]);
+    } else {
+        std::vector<std::thread> pool;
+        pool.reserve(n_threads);
+        for (std::size_t w = 0; w < n_threads; ++w) {
+            const std::size_t lo = lines.size() * w / n_threads;
+            const std::size_t hi = lines.size() * (w + 1) / n_threads;
+            pool.emplace_back(parse_rows, std::cref(t), lo, hi, std::ref(errors[w]));
+        }
+        for (std::thread& th : pool) th.join();
+    }
+    for (const FirstError& e : errors) {
+        if (!e.set) continue;
+        if (e.exception) std::rethrow_exception(e.exception);
+        throw InputError(e.message);
+    }
+
+    d.names = std::move(names);
+    d.source = path;
+    return d;
+}
+
+Dataset read_table(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError("cannot open '" + path + "': Is a directory");
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
+    std::string text;
+    char buf[1 << 16];
+    std::size_t got = 0;
+    if (std::fseek(f, 0, SEEK_END) == 0) {
+        const long size = std::ftell(f);
+        if (size > 0) text.reserve(static_cast<std::size_t>(size));
+        std::rewind(f);
+    }
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+    const bool failed = std::ferror(f) != 0;
+    const int saved = errno;
+    std::fclose(f);
+    if (failed) throw InputError("cannot read '" + path + "': " + std::strerror(saved));
+    return parse_table(text, path);
+}
+
+}  // namespace cudag::io

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "io/writers.hpp"
+
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "core/error.hpp"
+#include "io/output_set.hpp"
+
+extern char** environ;
+
+namespace cudag::io {
+
+// ---- TextFile ------------------------------------------------------------------------
+
+TextFile::TextFile(const std::string& path) : path_(path) {
+    file_ = std::fopen(path.c_str(), "wb");
+    if (!file_) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
+    std::setvbuf(file_, nullptr, _IOFBF, std::size_t{1} << 20);
+}
+
+TextFile::~TextFile() {
+    if (file_) std::fclose(file_);
+}
+
+void TextFile::write(std::string_view s) {
+    if (!file_ || s.empty()) return;
+    if (std::fwrite(s.data(), 1, s.size(), file_) != s.size()) failed_ = true;
+}
+
+void TextFile::close() {
+    if (!file_) return;
+    const int saved = (failed_ || std::ferror(file_)) ? (errno ? errno : EIO) : 0;
+    const bool bad = std::fclose(file_) != 0 || saved != 0;
+    const int err = saved ? saved : errno;
+    file_ = nullptr;
+    if (bad) throw InputError("cannot write '" + path_ + "': " + std::strerror(err));
+}
+
+// ---- edges -----------------------------------------------------------------------------
+
+std::vector<CpdagEdge> cpdag_edges(const Pdag& g) {
+    std::vector<CpdagEdge> edges;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(g.n()); ++i) {
+        for (std::int32_t j : g.neighbours(i)) {
+            if (j < i) continue;
+            const Mark at_i = g.end(i, j);
+            const Mark at_j = g.end(j, i);
+            if (at_i == Mark::Tail && at_j == Mark::Tail)
+                edges.push_back({i, j, EdgeKind::Undirected});
+            else if (at_i == Mark::Tail && at_j == Mark::Arrow)
+                edges.push_back({i, j, EdgeKind::Directed});
+            else if (at_i == Mark::Arrow && at_j == Mark::Tail)
+                edges.push_back({j, i, EdgeKind::Directed});
+            else if (at_i == Mark::Arrow && at_j == Mark::Arrow)
+                edges.push_back({i, j, EdgeKind::Bidirected});
+            else
+                throw LogicError("internal error: edge " + std::to_string(i) + "-" +
+                                 std::to_string(j) + " has an end with no mark");
+        }
+    }
+    std::sort(edges.begin(), edges.end(), [](const CpdagEdge& x, const CpdagEdge& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+    });
+    return edges;
+}
+
+const char* edge_mark(EdgeKind kind) {
+    switch (kind) {
+        case EdgeKind::Directed: return "-->";
+        case EdgeKind::Bidirected: return "<->";
+        default: return "---";
+    }
+}
+
+int amat_code(const Pdag& g, std::int32_t a, std::int32_t b) {
+    const Mark at_a = g.end(a, b);
+    if (at_a == Mark::None) return 0;
+    const Mark at_b = g.end(b, a);
+    if (at_a == Mark::Arrow && at_b == Mark::Arrow) return 2;
+    // amat.cpdag: the code at [a,b] is the mark at a's end (1 arrowhead, 0 tail), except
+    // that an undirected edge is 1/1. So a --> b gives amat[a,b] = 0, amat[b,a] = 1.
+    return at_a == Mark::Arrow ? 1 : (at_b == Mark::Tail ? 1 : 0);
+}
+
+namespace {
+
+void check_result(const pc::PcResult& r) {
+    CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.cpdag.n());
+}
+
+std::string dot_quote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(c);
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c != '\r') {
+            out.push_back(c);
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_quote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+                    out += buf;
+                } else {
+                    out.push_back(c);
+                }
+        }
+    }
+    return out + "\"";
+}
+
+std::string csv_quote(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        out.push_back(c);
+        if (c == '"') out.push_back('"');
+    }
+    return out + "\"";
+}
+
+std::string dot_text(const pc::PcResult& r) {
+    std::string out = "digraph cudag {\n";
+    for (const std::string& name : r.names) out += "    " + dot_quote(name) + ";\n";
+    for (const CpdagEdge& e : cpdag_edges(r.cpdag)) {
+        out += "    " + dot_quote(r.names[e.a]) + " -> " + dot_quote(r.names[e.b]);
+        if (e.kind == EdgeKind::Undirected) out += " [dir=none]";
+        if (e.kind == EdgeKind::Bidirected) out += " [dir=both]";
+        out += ";\n";
+    }
+    return out + "}\n";
+}
+
+/// Absolute path of an executable `name` on $PATH, or "".
+std::string find_on_path(const std::string& name) {
+    const char* env = std::getenv("PATH");
+    const std::string path = env ? env : "/usr/local/bin:/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const std::size_t end = std::min(path.find(':', start), path.size());
+        const std::string dir = end > start ? path.substr(start, end - start) : ".";
+        const std::string candidate = dir + "/" + name;
+        struct stat st {};
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            ::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        start = end + 1;
+    }
+    return "";
+}
+
+/// Removes a file when it goes out of scope.
+class RemoveOnExit {
+public:
+    explicit RemoveOnExit(std::string path) : path_(std::move(path)) {}
+    ~RemoveOnExit() {
+        std::error_code ec;
+        std::filesystem::remove(path_, ec);
+    }
+    RemoveOnExit(const RemoveOnExit&) = delete;
+    RemoveOnExit& operator=(const RemoveOnExit&) = delete;
+
+private:
+    std::string path_;
+};
+
+}  // namespace
+
+void write_edges(const pc::PcResult& r, const std::string& path) {
+    check_result(r);
+    std::string out = "source\ttarget\tmark\n";
+    for (const CpdagEdge& e : cpdag_edges(r.cpdag))
+        out += r.names[e.a] + "\t" + r.names[e.b] + "\t" + edge_mark(e.kind) + "\n";
+    TextFile f(path);
+    f.write(out);
+    f.close();
+}
+
+void write_dot(const pc::PcResult& r, const std::string& path) {
+    check_result(r);
+    TextFile f(path);
+    f.write(dot_text(r));
+    f.close();
+}
+
+void write_json(const pc::PcResult& r, const std::string& path) {
+    check_result(r);
+    std::string out = "{\n  \"directed\": true,\n  \"multigraph\": false,\n  \"graph\": {},\n";
+    out += "  \"nodes\": [";
+    for (std::size_t v = 0; v < r.names.size(); ++v)
+        out += std::string(v ? "," : "") + "\n    {\"id\": " + json_quote(r.names[v]) + "}";
+    out += r.names.empty() ? "],\n" : "\n  ],\n";
+    out += "  \"links\": [";
+    bool first = true;
+    auto link = [&](std::int32_t s, std::int32_t t, EdgeKind kind) {
+        out += std::string(first ? "" : ",") + "\n    {\"source\": " + json_quote(r.names[s]) +
+               ", \"target\": " + json_quote(r.names[t]) + ", \"mark\": \"" + edge_mark(kind) +
+               "\"}";
+        first = false;
+    };
+    for (const CpdagEdge& e : cpdag_edges(r.cpdag)) {
+        link(e.a, e.b, e.kind);
+        if (e.kind != EdgeKind::Directed) link(e.b, e.a, e.kind);
+    }
+    out += first ? "]\n}\n" : "\n  ]\n}\n";
+    TextFile f(path);
+    f.write(out);
+    f.close();
+}
+
+void write_amat(const pc::PcResult& r, const std::string& path) {
+    check_result(r);
+    const auto n = static_cast<std::int32_t>(r.names.size());
+    TextFile f(path);
+    std::string line = "\"\"";
+    for (const std::string& name : r.names) {
+        line.push_back(',');
+        line += csv_quote(name);
+    }
+    line.push_back('\n');
+    f.write(line);
+    std::vector<char> codes(static_cast<std::size_t>(n));
+    for (std::int32_t a = 0; a < n; ++a) {
+        std::fill(codes.begin(), codes.end(), '0');
+        for (std::int32_t b : r.cpdag.neighbours(a))
+            codes[b] = static_cast<char>('0' + amat_code(r.cpdag, a, b));
+        line = csv_quote(r.names[a]);
+        line.reserve(line.size() + 2 * static_cast<std::size_t>(n) + 1);
+        for (char c : codes) {
+            line.push_back(',');
+            line.push_back(c);
+        }
+        line.push_back('\n');
+        f.write(line);
+    }
+    f.close();
+}
+
+void write_cl(const pc::PcResult& r, const std::string& path) {
+    check_result(r);
+    const auto n = static_cast<std::int32_t>(r.cpdag.n());
+    TextFile f(path);
+    std::vector<int> row(static_cast<std::size_t>(n));
+    std::string line;
+    for (std::int32_t i = 0; i < n; ++i) {
+        std::fill(row.begin(), row.end(), 0);
+        for (std::int32_t j : r.cpdag.neighbours(i))
+            row[j] = static_cast<int>(r.cpdag.end(i, j));
+        line.clear();
+        for (std::int32_t j = 0; j < n; ++j) {
+            if (j) line.push_back(' ');
+            line += row[j] == 0 ? "0" : (row[j] < 0 ? "-1" : "1");
+        }
+        line.push_back('\n');
+        f.write(line);
+    }
+    f.close();
+}
+
+bool write_graphviz_image(const pc::PcResult& r, const std::string& path,
+                          const std::string& format, std::string& message) {
+    if (format != "png" && format != "svg")
+        throw InputError("unknown image format '" + format + "' (valid: png, svg)");
+    check_result(r);
+    const std::string dot = find_on_path("dot");
+    if (dot.empty()) {
+        message = "graphviz 'dot' not found on PATH: skipped " + path;
+        return false;
+    }
+    const std::string dot_file = path + ".dot.tmp";
+    RemoveOnExit cleanup(dot_file);
+    write_dot(r, dot_file);
+
+    const std::string type_flag = "-T" + format;
+    std::vector<std::string> args = {"dot", type_flag, "-o", path, dot_file};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = ::posix_spawn(&pid, dot.c_str(), nullptr, nullptr, argv.data(), environ);
+    if (rc != 0) {
+        message = "cannot run graphviz '" + dot + "': " + std::strerror(rc) + ": skipped " + path;
+        return false;
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            message = "cannot wait for graphviz 'dot': " + std::string(std::strerror(errno));
+            return false;
+        }
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    message = "graphviz 'dot' failed (" +
+              (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
+                                 : "signal " + std::to_string(WTERMSIG(status))) +
+              "): skipped " + path;
+    return false;
+}
+
+// ---- format sets ---------------------------------------------------------------------
+
+const std::vector<std::string>& format_names() {
+    static const std::vector<std::string> names = {"edges", "dot", "json", "amat",
+                                                   "cl",    "png", "svg"};
+    return names;
+}
+
+std::string format_suffix(const std::string& format) {
+    if (format == "edges") return ".edges.tsv";
+    if (format == "dot") return ".dot";
+    if (format == "json") return ".json";
+    if (format == "amat") return ".amat.csv";
+    if (format == "cl") return ".cl.txt";
+    if (format == "png") return ".png";
+    if (format == "svg") return ".svg";
+    validate_formats({format});
+    return "";
+}
+
+void validate_formats(const std::vector<std::string>& formats) {
+    const auto& valid = format_names();
+    for (const std::string& f : formats) {
+        if (std::find(valid.begin(), valid.end(), f) != valid.end()) continue;
+        std::string list;
+        for (const std::string& v : valid) list += (list.empty() ? "" : ", ") + v;
+        throw InputError("unknown output format '" + f + "' (valid: " + list + ")");
+    }
+}
+
+std::string format_path(const std::string& out_h5, const std::string& format) {
+    std::string stem = out_h5;
+    auto ends_with_ci = [&stem](std::string_view ext) {
+        if (stem.size() < ext.size()) return false;
+        for (std::size_t k = 0; k < ext.size(); ++k)
+            if (std::tolower(static_cast<unsigned char>(stem[stem.size() - ext.size() + k])) !=
+                ext[k])
+                return false;
+        return true;
+    };
+    if (ends_with_ci(".hdf5"))
+        stem.resize(stem.size() - 5);
+    else if (ends_with_ci(".h5"))
+        stem.resize(stem.size() - 3);
+    return stem + format_suffix(format);
+}
+
+void write_formats(const pc::PcResult& r, const std::string& out_h5,
+                   const std::vector<std::string>& formats, OutputSet& outputs,
+                   std::ostream& warnings) {
+    validate_formats(formats);
+    check_result(r);
+    std::set<std::string> done;
+    for (const std::string& f : formats) {
+        if (!done.insert(f).second) continue;
+        const std::string final_path = format_path(out_h5, f);
+        const std::string temp = outputs.temp_for(final_path);
+        if (f == "edges") {
+            write_edges(r, temp);
+        } else if (f == "dot") {
+            write_dot(r, temp);
+        } else if (f == "json") {
+            write_json(r, temp);
+        } else if (f == "amat") {
+            write_amat(r, temp);
+        } else if (f == "cl") {
+            write_cl(r, temp);
+        } else {
+            std::string message;
+            if (!write_graphviz_image(r, temp, f, message)) {
+                outputs.discard(final_path);
+                // Name the final file, not the temporary, in the user's warning.
+                const std::size_t at = message.rfind(temp);
+                if (at != std::string::npos) message.replace(at, temp.size(), final_path);
+                warnings << "warning: " << message << '\n';
+            }
+        }
+    }
+}
+
+}  // namespace cudag::io

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// Text and image formats of a PC result: edge list, Graphviz, node-link JSON, pcalg and
+// causal-learn matrices. Each single-file writer writes exactly the path it is given
+// (callers pass a temporary from an OutputSet and commit at the end).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/pdag.hpp"
+#include "pc/result.hpp"
+
+namespace cudag::io {
+
+class OutputSet;
+
+/// A file opened for writing with a large buffer; write errors (disk full) are reported
+/// by close() as InputError naming the path. The destructor closes without checking.
+class TextFile {
+public:
+    /// Open (truncate) `path`; throws InputError("cannot write 'path': <reason>").
+    explicit TextFile(const std::string& path);
+    ~TextFile();
+    TextFile(const TextFile&) = delete;
+    TextFile& operator=(const TextFile&) = delete;
+
+    void write(std::string_view s);
+    /// Flush and close; throws InputError if anything failed to reach the file.
+    void close();
+
+private:
+    std::string path_;
+    std::FILE* file_ = nullptr;
+    bool failed_ = false;
+};
+
+/// How a CPDAG edge is marked.
+enum class EdgeKind : std::int32_t {
+    Undirected = 0,  ///< a --- b
+    Directed = 1,    ///< a --> b
+    Bidirected = 2,  ///< a <-> b
+};
+
+/// One CPDAG edge as cudag writes it: Directed edges as source a, target b; the others
+/// with a < b.
+struct CpdagEdge {
+    std::int32_t a = 0;
+    std::int32_t b = 0;
+    EdgeKind kind = EdgeKind::Undirected;
+    bool operator==(const CpdagEdge& o) const { return a == o.a && b == o.b && kind == o.kind; }
+};
+
+/// The edges of `g` in the written orientation, sorted by (a, b). Throws LogicError on
+/// an end mark that is neither Tail nor Arrow.
+std::vector<CpdagEdge> cpdag_edges(const Pdag& g);
+
+/// "-->", "---" or "<->".
+const char* edge_mark(EdgeKind kind);
+
+/// pcalg "cpdag" adjacency code of the mark at row `a`, column `b` (amatType
+/// amat.cpdag: amat[a,b] = 0 and amat[b,a] = 1 means a --> b; 1/1 means a --- b).
+/// Bidirected edges are 2/2, as pcalg's pc(solve.confl = TRUE) writes them.
+int amat_code(const Pdag& g, std::int32_t a, std::int32_t b);
+
+/// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in
+/// cpdag_edges order with variable names and mark "-->", "---" or "<->".
+void write_edges(const pc::PcResult& r, const std::string& path);
+
+/// Graphviz digraph: every variable as a quoted node, then the edges; undirected edges
+/// get [dir=none], bidirected [dir=both].
+void write_dot(const pc::PcResult& r, const std::string& path);
+
+/// networkx node-link JSON (nx.node_link_graph(data, edges="links") reads it as a
+/// DiGraph): nodes [{"id": name}], links [{"source", "target", "mark"}]. Undirected and
+/// bidirected edges appear in both directions, with mark "---" / "<->".
+void write_json(const pc::PcResult& r, const std::string& path);
+
+/// pcalg adjacency matrix as R's write.csv writes it: a header row of quoted names after
+/// an empty first cell, then per variable its quoted name and n codes (see amat_code).
+/// read.csv(path, row.names = 1) gives back the amat.
+void write_amat(const pc::PcResult& r, const std::string& path);
+
+/// causal-learn's graph matrix as np.savetxt(path, G, fmt="%d") writes it: n lines of n
+/// space-separated integers; i --> j is G[i,j] = -1, G[j,i] = 1; i --- j is -1/-1;
+/// i <-> j is 1/1. np.loadtxt(path) reads it back.
+void write_cl(const pc::PcResult& r, const std::string& path);
+
+/// Render the graph with Graphviz: writes a temporary DOT file beside `path` and runs
+/// `dot -T<format> -o <path>` (format "png" or "svg", found on PATH). Returns false and
+/// sets `message` when dot is not on PATH ("graphviz 'dot' not found on PATH: skipped
+/// <path>") or fails (its exit status); true on success. An unknown format is an
+/// InputError.
+bool write_graphviz_image(const pc::PcResult& r, const std::string& path,
+                          const std::string& format, std::string& message);
+
+/// The format names write_formats accepts: edges, dot, json, amat, cl, png, svg.
+const std::vector<std::string>& format_names();
+
+/// File name suffix written for a format, e.g. ".edges.tsv" for "edges".
+std::string format_suffix(const std::string& format);
+
+/// Throw InputError naming the first unknown format and listing the valid ones.
+void validate_formats(const std::vector<std::string>& formats);
+
+/// The path write_formats uses for `format`: out_h5 without a trailing .h5/.hdf5
+/// (any case) followed by format_suffix(format).
+std::string format_path(const std::string& out_h5, const std::string& format);
+
+/// Write each requested format beside `out_h5` (see format_path): edges → .edges.tsv,
+/// dot → .dot, json → .json, amat → .amat.csv, cl → .cl.txt, png → .png, svg → .svg.
+/// All names are validated before anything is written; repeated names are written once.
+/// Files go to temporaries from `outputs` (the caller commits). When Graphviz is missing
+/// or fails, png/svg are skipped with one line on `warnings` and discarded from
+/// `outputs`.
+void write_formats(const pc::PcResult& r, const std::string& out_h5,
+                   const std::vector<std::string>& formats, OutputSet& outputs,
+                   std::ostream& warnings);
+
+}  // namespace cudag::io

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: Apache-2.0
+// Orientation phase of PC. Both families are transliterations of their peers'
+// semantics (not of their code): every loop below walks its candidates in the
+// peer's order, because under conflicting v-structures the order decides the
+// output. Comments name the peer function each part reproduces.
+#include "pc/orient.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace cudag::pc {
+namespace {
+
+// =============================================================================
+// pcalg: udag2pdagRelaxed(skel, solve.confl = FALSE, orientCollider = TRUE,
+// rules = c(TRUE, TRUE, TRUE)), as pc() calls it with u2pd = "relaxed".
+// =============================================================================
+
+/// pcalg's pdag matrix restricted to skeleton edges, in CSR form. Slot s of row i
+/// stores pdag[i, nbr] (0 or 1); rev_[s] is the slot of the reverse entry.
+/// pcalg coding: pdag[x,y] = 1, pdag[y,x] = 0 is x --> y; 1/1 is x --- y.
+/// Without solve.confl every write sets one edge's two cells together, so 0/0
+/// (and pcalg's 2 for <->) never occurs.
+class SparsePdag {
+public:
+    explicit SparsePdag(const Graph& skeleton)
+        : adj_(Adjacency::from_graph(skeleton)),
+          val_(adj_.nbrs.size(), 1),
+          rev_(adj_.nbrs.size()) {
+        for (std::int64_t i = 0; i < adj_.n; ++i)
+            for (std::int64_t s = adj_.offsets[i]; s < adj_.offsets[i + 1]; ++s)
+                rev_[s] = adj_.find(adj_.nbrs[s], static_cast<std::int32_t>(i));
+    }
+
+    std::int64_t n() const { return adj_.n; }
+    std::int64_t begin(std::int64_t i) const { return adj_.offsets[i]; }
+    std::int64_t end(std::int64_t i) const { return adj_.offsets[i + 1]; }
+    std::int32_t nbr(std::int64_t s) const { return adj_.nbrs[s]; }
+    /// pdag[i, nbr(s)] for slot s of row i.
+    std::uint8_t out(std::int64_t s) const { return val_[s]; }
+    /// pdag[nbr(s), i] for slot s of row i.
+    std::uint8_t in(std::int64_t s) const { return val_[rev_[s]]; }
+
+    /// pdag[i, j]; 0 when i and j are not adjacent.
+    std::uint8_t at(std::int32_t i, std::int32_t j) const {
+        const std::int64_t s = adj_.find(i, j);
+        return s < 0 ? 0 : val_[s];
+    }
+    bool directed(std::int32_t i, std::int32_t j) const {  ///< i --> j
+        const std::int64_t s = adj_.find(i, j);
+        return s >= 0 && val_[s] == 1 && val_[rev_[s]] == 0;
+    }
+    /// pdag[i, j] <- 1; pdag[j, i] <- 0 on the edge at slot s of row i.
+    void orient_slot(std::int64_t s) {
+        val_[s] = 1;
+        val_[rev_[s]] = 0;
+    }
+    void orient(std::int32_t i, std::int32_t j) {
+        const std::int64_t s = adj_.find(i, j);
+        CUDAG_ASSERT(s >= 0);
+        orient_slot(s);
+    }
+    const std::vector<std::uint8_t>& values() const { return val_; }
+
+private:
+    Adjacency adj_;
+    std::vector<std::uint8_t> val_;
+    std::vector<std::int64_t> rev_;
+};
+
+using Pair = std::pair<std::int32_t, std::int32_t>;
+
+/// R's which(cond(pdag[a, b]), arr.ind = TRUE) over skeleton edges: column-major,
+/// so ordered by b, then a.
+template <typename Cond>
+std::vector<Pair> which_arr_ind(const SparsePdag& p, Cond cond) {
+    std::vector<Pair> ind;
+    for (std::int64_t b = 0; b < p.n(); ++b)
+        for (std::int64_t s = p.begin(b); s < p.end(b); ++s)
+            // Slot s of row b is the entry pdag[b, a]; pdag[a, b] is its reverse.
+            if (cond(p.in(s), p.out(s)))
+                ind.emplace_back(p.nbr(s), static_cast<std::int32_t>(b));
+    return ind;
+}
+
+/// Rule 1: a -> b - c, a and c not adjacent => b -> c. The directed edges are
+/// listed once at the start; the search sees each orientation done before it.
+void pcalg_rule1(SparsePdag& p, const Graph& skel) {
+    const auto ind = which_arr_ind(p, [](auto ab, auto ba) { return ab == 1 && ba == 0; });
+    for (const auto& [a, b] : ind) {
+        for (std::int64_t s = p.begin(b); s < p.end(b); ++s) {
+            const std::int32_t c = p.nbr(s);
+            if (p.out(s) == 1 && p.in(s) == 1 && c != a && !skel.has(a, c)) p.orient_slot(s);
+        }
+    }
+}
+
+/// Rule 2: a -> c -> b with a - b => a -> b. Pairs (a, b) are the undirected
+/// edges at the start, both ways round; the test itself reads the current pdag and
+/// does not re-check that a - b is still undirected (pcalg does not either).
+void pcalg_rule2(SparsePdag& p) {
+    const auto ind = which_arr_ind(p, [](auto ab, auto ba) { return ab == 1 && ba == 1; });
+    for (const auto& [a, b] : ind) {
+        for (std::int64_t s = p.begin(a); s < p.end(a); ++s) {
+            const std::int32_t c = p.nbr(s);
+            if (p.out(s) == 1 && p.in(s) == 0 && p.directed(c, b)) {
+                p.orient(a, b);
+                break;  // every further c writes the same cells
+            }
+        }
+    }
+}
+
+/// Rule 3: a - b, a - c1, a - c2, c1 -> b, c2 -> b, c1 and c2 not adjacent =>
+/// a -> b. Same candidate list and re-check semantics as rule 2.
+void pcalg_rule3(SparsePdag& p, const Graph& skel) {
+    const auto ind = which_arr_ind(p, [](auto ab, auto ba) { return ab == 1 && ba == 1; });
+    std::vector<std::int32_t> cs;
+    for (const auto& [a, b] : ind) {
+        cs.clear();
+        for (std::int64_t s = p.begin(a); s < p.end(a); ++s) {
+            const std::int32_t c = p.nbr(s);
+            if (p.out(s) == 1 && p.in(s) == 1 && p.directed(c, b)) cs.push_back(c);
+        }
+        bool found = false;
+        for (std::size_t u = 0; u < cs.size() && !found; ++u)
+            for (std::size_t v = u + 1; v < cs.size() && !found; ++v)
+                found = !skel.has(cs[u], cs[v]);
+        if (found) p.orient(a, b);
+    }
+}
+
+Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets) {
+    SparsePdag p(skel);
+    // Colliders: for each skeleton entry g[x, y] in column-major order and each
+    // z in adj(y) \ {x} increasing, x - y - z unshielded with y in neither
+    // sepset(x, z) nor sepset(z, x) => x -> y <- z, overwriting earlier writes.
+    for (std::int64_t y = 0; y < p.n(); ++y) {
+        const auto yy = static_cast<std::int32_t>(y);
+        for (std::int64_t sx = p.begin(y); sx < p.end(y); ++sx) {
+            const std::int32_t x = p.nbr(sx);
+            for (std::int64_t sz = p.begin(y); sz < p.end(y); ++sz) {
+                const std::int32_t z = p.nbr(sz);
+                if (z == x || skel.has(x, z) || sepsets.contains(x, z, yy)) continue;
+                p.orient(x, yy);
+                p.orient(z, yy);
+            }
+        }
+    }
+    // Meek rules 1-3 in pcalg's repeat loop: stop after a full pass that leaves
+    // the matrix equal to what it was before the pass.
+    while (true) {
+        const std::vector<std::uint8_t> before = p.values();
+        pcalg_rule1(p, skel);
+        pcalg_rule2(p);
+        pcalg_rule3(p, skel);
+        if (p.values() == before) break;
+    }
+    Pdag out(skel);
+    for (std::int64_t i = 0; i < p.n(); ++i) {
+        const auto ii = static_cast<std::int32_t>(i);
+        for (std::int64_t s = p.begin(i); s < p.end(i); ++s) {
+            const std::int32_t j = p.nbr(s);
+            if (j < ii) continue;
+            if (p.out(s) == 1 && p.in(s) == 0)
+                out.orient(ii, j);
+            else if (p.out(s) == 0 && p.in(s) == 1)
+                out.orient(j, ii);
+        }
+    }
+    return out;
+}
+
+// =============================================================================
+// causal-learn: UCSepset.uc_sepset / maxp / definite_maxp, Meek.meek /
+// definite_meek, on the semantics of GeneralGraph (graph + dpath matrices).
+// =============================================================================
+
+constexpr std::int8_t kTail = -1;
+constexpr std::int8_t kArrow = 1;
+
+/// causal-learn's CausalGraph.G restricted to what PC produces: graph[i, j] is
+/// the endpoint at i of edge i-j (-1 tail, 1 arrow, 0 none); dpath[j, i] = 1
+/// means GeneralGraph believes i is an ancestor of j. dpath is maintained as
+/// causal-learn does it: adjust_dpath on each added directed edge (not a full
+/// transitive closure) and reconstitute_dpath, edges taken in reverse
+/// get_graph_edges order, whenever a directed edge is removed.
+class ClGraph {
+public:
+    explicit ClGraph(const Graph& skel)
+        : n_(skel.n()),
+          g_(static_cast<std::size_t>(n_ * n_), 0),
+          dpath_(static_cast<std::size_t>(n_ * n_), 0) {
+        for (std::int64_t i = 0; i < n_; ++i) {
+            for (std::int32_t j : skel.neighbours(i)) g_[i * n_ + j] = kTail;
+            dpath_[i * n_ + i] = 1;
+        }
+    }
+
+    std::int64_t n() const { return n_; }
+    std::int8_t at(std::int64_t i, std::int64_t j) const { return g_[i * n_ + j]; }
+    bool adjacent(std::int64_t i, std::int64_t j) const { return at(i, j) != 0; }
+    bool is_undirected(std::int64_t i, std::int64_t j) const {
+        return at(i, j) == kTail && at(j, i) == kTail;
+    }
+    bool is_fully_directed(std::int64_t i, std::int64_t j) const {  ///< i --> j
+        return at(i, j) == kTail && at(j, i) == kArrow;
+    }
+    /// GeneralGraph.is_ancestor_of(a, b): dpath[b, a].
+    bool is_ancestor_of(std::int64_t a, std::int64_t b) const { return dpath_[b * n_ + a] != 0; }
+
+    /// GeneralGraph.remove_edge(get_edge(i, j)) on an adjacent pair. Removing a
+    /// directed edge rebuilds dpath from the remaining edges.
+    void remove_edge(std::int64_t i, std::int64_t j) {
+        const bool was_directed = is_fully_directed(i, j) || is_fully_directed(j, i);
+        g_[i * n_ + j] = 0;
+        g_[j * n_ + i] = 0;
+        if (was_directed) reconstitute_dpath();
+    }
+    /// GeneralGraph.add_edge(Edge(i, j, TAIL, ARROW)): a no-op where an edge other
+    /// than <-> already joins i and j, as in causal-learn.
+    void add_directed(std::int64_t i, std::int64_t j) {
+        if (adjacent(i, j) || adjacent(j, i)) {
+            // causal-learn would store TAIL_AND_ARROW / ARROW_AND_ARROW here; PC's
+            // rules never add onto an existing <->.
+            CUDAG_ASSERT(!(at(i, j) == kArrow && at(j, i) == kArrow));
+            return;
+        }
+        g_[i * n_ + j] = kTail;
+        g_[j * n_ + i] = kArrow;
+        adjust_dpath(i, j);
+    }
+    /// GeneralGraph.add_edge(Edge(i, j, ARROW, ARROW)) on a non-adjacent pair.
+    void add_bidirected(std::int64_t i, std::int64_t j) {
+        CUDAG_ASSERT(!adjacent(i, j) && !adjacent(j, i));
+        g_[i * n_ + j] = kArrow;
+        g_[j * n_ + i] = kArrow;
+    }
+    /// get_edge(i, j); remove it if present; add i --> j.
+    void replace_with_directed(std::int64_t i, std::int64_t j) {
+        if (adjacent(i, j)) remove_edge(i, j);
+        add_directed(i, j);
+    }
+
+    /// CausalGraph.neighbors(i): nodes with a non-zero mark in row i, increasing.
+    std::vector<std::int32_t> neighbours(std::int64_t i) const {
+        std::vector<std::int32_t> out;
+        for (std::int64_t j = 0; j < n_; ++j)
+            if (at(i, j) != 0) out.push_back(static_cast<std::int32_t>(j));
+        return out;
+    }
+
+    Pdag to_pdag() const {
+        Pdag p{Graph(n_)};
+        for (std::int64_t i = 0; i < n_; ++i)
+            for (std::int64_t j = i + 1; j < n_; ++j)
+                if (at(i, j) != 0 || at(j, i) != 0)
+                    p.set(static_cast<std::int32_t>(i), static_cast<std::int32_t>(j),
+                          static_cast<Mark>(at(i, j)), static_cast<Mark>(at(j, i)));
+        return p;
+    }
+
+private:
+    /// GeneralGraph.adjust_dpath(i, j) after adding i --> j: j gets i and i's
+    /// recorded ancestors; nodes that record j as an ancestor get i.
+    void adjust_dpath(std::int64_t i, std::int64_t j) {
+        std::uint8_t* d = dpath_.data();
+        d[j * n_ + i] = 1;
+        for (std::int64_t k = 0; k < n_; ++k) {
+            if (d[i * n_ + k]) d[j * n_ + k] = 1;
+            if (d[k * n_ + j]) d[k * n_ + i] = 1;
+        }
+    }
+    /// GeneralGraph.reconstitute_dpath(get_graph_edges()): identity, then the
+    /// directed edges popped from the end of the (i < j, row-major) edge list.
+    void reconstitute_dpath() {
+        std::fill(dpath_.begin(), dpath_.end(), 0);
+        for (std::int64_t i = 0; i < n_; ++i) dpath_[i * n_ + i] = 1;
+        for (std::int64_t i = n_ - 1; i >= 0; --i) {
+            for (std::int64_t j = n_ - 1; j > i; --j) {
+                if (is_fully_directed(i, j))
+                    adjust_dpath(i, j);
+                else if (is_fully_directed(j, i))
+                    adjust_dpath(j, i);
+            }
+        }
+    }
+
+    std::int64_t n_;
+    std::vector<std::int8_t> g_;
+    std::vector<std::uint8_t> dpath_;
+};
+
+using Triple = std::array<std::int32_t, 3>;
+using Quad = std::array<std::int32_t, 4>;
+
+/// CausalGraph.find_adj(): find_tails() + find_arrow_heads(), each np.where over
+/// the matrix in row-major order, an entry graph[r, c] listed as (c, r).
+std::vector<Pair> find_adj(const ClGraph& g) {
+    std::vector<Pair> adj;
+    for (std::int8_t mark : {kTail, kArrow})
+        for (std::int64_t r = 0; r < g.n(); ++r)
+            for (std::int64_t c = 0; c < g.n(); ++c)
+                if (g.at(r, c) == mark)
+                    adj.emplace_back(static_cast<std::int32_t>(c), static_cast<std::int32_t>(r));
+    return adj;
+}
+
+/// The triples (a0, a1, b1) of permutations(find_adj(), 2) with a1 == b0 and
+/// a0 != b1 that `keep` accepts, in permutations() order.
+template <typename Keep>
+std::vector<Triple> adj_paths(const ClGraph& g, Keep keep) {
+    const auto adj = find_adj(g);
+    std::vector<std::vector<std::int32_t>> by_first(static_cast<std::size_t>(g.n()));
+    for (std::size_t k = 0; k < adj.size(); ++k)
+        by_first[adj[k].first].push_back(static_cast<std::int32_t>(k));
+    std::vector<Triple> out;
+    for (const auto& [a0, a1] : adj)
+        for (std::int32_t k : by_first[a1]) {
+            const std::int32_t b1 = adj[k].second;
+            if (b1 != a0 && keep(a0, b1)) out.push_back({a0, a1, b1});
+        }
+    return out;
+}
+
+/// CausalGraph.find_unshielded_triples().
+std::vector<Triple> find_unshielded_triples(const ClGraph& g) {
+    return adj_paths(g, [&g](std::int32_t a, std::int32_t c) { return g.at(a, c) == 0; });
+}
+
+/// CausalGraph.find_triangles(): (a0, b1) must be in find_adj(), i.e.
+/// graph[b1, a0] is a tail or an arrow.
+std::vector<Triple> find_triangles(const ClGraph& g) {
+    return adj_paths(g, [&g](std::int32_t a, std::int32_t c) {
+        return g.at(c, a) == kTail || g.at(c, a) == kArrow;
+    });
+}
+
+/// CausalGraph.find_kites(): pairs (t1, t2) of triangles in permutations() order
+/// with t1[0] == t2[0], t1[2] == t2[2], t1[1] < t2[1] and t1[1], t2[1] not
+/// adjacent, giving (t1[0], t1[1], t2[1], t1[2]).
+std::vector<Quad> find_kites(const ClGraph& g, const std::vector<Triple>& tri) {
+    std::map<Pair, std::vector<std::int32_t>> by_ends;
+    for (std::size_t k = 0; k < tri.size(); ++k)
+        by_ends[{tri[k][0], tri[k][2]}].push_back(static_cast<std::int32_t>(k));
+    std::vector<Quad> out;
+    for (const auto& t1 : tri)
+        for (std::int32_t k : by_ends[{t1[0], t1[2]}]) {
+            const auto& t2 = tri[k];
+            if (t1[1] < t2[1] && g.at(t1[1], t2[1]) == 0)
+                out.push_back({t1[0], t1[1], t2[1], t1[2]});
+        }
+    return out;
+}
+
+/// ci_test(x, z, S) with the p-values of one orient() call cached per (x, z, S).
+class PValueCache {
+public:
+    explicit PValueCache(const PValueFn& fn) : fn_(fn) {}
+    double operator()(std::int32_t x, std::int32_t z, const std::vector<std::int32_t>& s) {
+        if (x > z) std::swap(x, z);
+        auto& per_pair = cache_[{x, z}];
+        auto it = per_pair.find(s);
+        if (it != per_pair.end()) return it->second;
+        const double p = fn_(x, z, s);
+        per_pair.emplace(s, p);
+        return p;
+    }
+
+private:
+    const PValueFn& fn_;
+    std::map<Pair, std::map<std::vector<std::int32_t>, double>> cache_;
+};
+
+/// CausalGraph.find_cond_sets(x, z) = powerset(adj(x)) ∪ powerset(adj(z)), each
+/// set sorted, each once; `visit(S, y in S)` is called per set until it returns
+/// false. causal-learn's order is a Python set's; every caller below only needs
+/// maxima and existence, which do not depend on it.
+template <typename Visit>
+void for_each_cond_set(const ClGraph& g, std::int32_t x, std::int32_t z, std::int32_t y,
+                       Visit visit) {
+    const auto nx = g.neighbours(x);
+    const auto nz = g.neighbours(z);
+    constexpr std::size_t kMaxDegree = 30;
+    CUDAG_EXPECTS(nx.size() <= kMaxDegree && nz.size() <= kMaxDegree,
+                  "maxP-type collider rules enumerate every subset of adj(x) and adj(z); node " +
+                      std::to_string(nx.size() > kMaxDegree ? x : z) + " has degree above " +
+                      std::to_string(kMaxDegree));
+    std::vector<std::int32_t> s;
+    // Subsets of adj(x), then the subsets of adj(z) not already seen (those with
+    // an element outside adj(x)).
+    for (int side = 0; side < 2; ++side) {
+        const auto& base = side == 0 ? nx : nz;
+        const std::uint64_t count = std::uint64_t{1} << base.size();
+        for (std::uint64_t mask = 0; mask < count; ++mask) {
+            s.clear();
+            bool outside_x = false;
+            bool has_y = false;
+            for (std::size_t b = 0; b < base.size(); ++b) {
+                if (!((mask >> b) & 1u)) continue;
+                s.push_back(base[b]);
+                has_y = has_y || base[b] == y;
+                outside_x = outside_x || !std::binary_search(nx.begin(), nx.end(), base[b]);
+            }
+            if (side == 1 && !outside_x) continue;
+            if (!visit(s, has_y)) return;
+        }
+    }
+}
+
+/// max p over the conditioning sets that contain y (with_y) or do not.
+double max_p(const ClGraph& g, PValueCache& pv, const Triple& t, bool with_y) {
+    double best = -std::numeric_limits<double>::infinity();
+    for_each_cond_set(g, t[0], t[2], t[1], [&](const std::vector<std::int32_t>& s, bool has_y) {
+        if (has_y == with_y) best = std::max(best, pv(t[0], t[2], s));
+        return true;
+    });
+    return best;
+}
+
+/// The unshielded triples with x < z (causal-learn skips the mirror triples).
+std::vector<Triple> forward_triples(const ClGraph& g) {
+    auto ut = find_unshielded_triples(g);
+    std::erase_if(ut, [](const Triple& t) { return t[0] >= t[2]; });
+    return ut;
+}
+
+/// Priority 0 ("overwrite") and the collider step of priorities 2-4: x -> y <- z
+/// whatever was there.
+void orient_collider(ClGraph& g, const Triple& t) {
+    g.replace_with_directed(t[0], t[1]);
+    g.replace_with_directed(t[2], t[1]);
+}
+
+/// Priority 1: an undirected edge becomes a -> y, an edge y -> a becomes a <-> y,
+/// anything else stays.
+void orient_collider_bidirected(ClGraph& g, const Triple& t) {
+    for (std::int32_t a : {t[0], t[2]}) {
+        const std::int32_t y = t[1];
+        if (!g.adjacent(a, y)) {
+            g.add_directed(a, y);
+        } else if (g.is_undirected(a, y)) {
+            g.remove_edge(a, y);
+            g.add_directed(a, y);
+        } else if (g.at(a, y) == kArrow && g.at(y, a) == kTail) {
+            g.remove_edge(a, y);
+            g.add_bidirected(a, y);
+        }
+    }
+}
+
+/// Priorities 2-4: orient only if neither edge already points away from y.
+bool orient_collider_if_free(ClGraph& g, const Triple& t) {
+    if (g.is_fully_directed(t[1], t[0]) || g.is_fully_directed(t[1], t[2])) return false;
+    orient_collider(g, t);
+    return true;
+}
+
+/// Apply priority 0-2 to one collider as soon as it is found.
+void orient_now(ClGraph& g, const Triple& t, int priority) {
+    if (priority == 0)
+        orient_collider(g, t);
+    else if (priority == 1)
+        orient_collider_bidirected(g, t);
+    else
+        orient_collider_if_free(g, t);
+}
+
+/// sort_dict_ascending(UC_dict, descending): Python's stable sort by value;
+/// with reverse=True equal values also keep their insertion order.
+std::vector<Triple> sort_by_value(std::vector<std::pair<Triple, double>> dict, bool descending) {
+    std::stable_sort(dict.begin(), dict.end(), [descending](const auto& a, const auto& b) {
+        return descending ? a.second > b.second : a.second < b.second;
+    });
+    std::vector<Triple> out;
+    out.reserve(dict.size());
+    for (const auto& e : dict) out.push_back(e.first);
+    return out;
+}
+
+/// UCSepset.uc_sepset.
+void cl_uc_sepset(ClGraph& g, const SepSets& sepsets, int priority, PValueCache& pv) {
+    std::vector<Triple> r0;
+    for (const Triple& t : forward_triples(g)) {
+        if (sepsets.contains(t[0], t[2], t[1])) continue;
+        if (priority <= 2)
+            orient_now(g, t, priority);
+        else
+            r0.push_back(t);
+    }
+    if (priority <= 2) return;
+    std::vector<std::pair<Triple, double>> dict;
+    for (const Triple& t : r0) dict.emplace_back(t, max_p(g, pv, t, priority == 3));
+    for (const Triple& t : sort_by_value(std::move(dict), priority == 4))
+        orient_collider_if_free(g, t);
+}
+
+/// UCSepset.maxp.
+void cl_maxp(ClGraph& g, int priority, PValueCache& pv) {
+    std::vector<std::pair<Triple, double>> dict;
+    for (const Triple& t : forward_triples(g)) {
+        const double with_y = max_p(g, pv, t, true);
+        const double without_y = max_p(g, pv, t, false);
+        if (!(without_y > with_y)) continue;
+        if (priority <= 2)
+            orient_now(g, t, priority);
+        else
+            dict.emplace_back(t, priority == 3 ? with_y : without_y);
+    }
+    if (priority <= 2) return;
+    for (const Triple& t : sort_by_value(std::move(dict), priority == 4))
+        orient_collider_if_free(g, t);
+}
+
+/// What definite_maxp records for definite_meek.
+struct DefiniteTriples {
+    std::set<Triple> uc;          ///< definite_UC (membership only is used)
+    std::vector<Triple> non_uc;   ///< definite_non_UC, in discovery order
+    std::set<Triple> non_uc_set;  ///< the same, for membership tests
+};
+
+/// UCSepset.definite_maxp.
+DefiniteTriples cl_definite_maxp(ClGraph& g, int priority, PValueCache& pv, double alpha,
+                                 bool strict) {
+    const auto independent = [alpha, strict](double p) { return strict ? p > alpha : p >= alpha; };
+    DefiniteTriples d;
+    std::vector<std::pair<Triple, double>> dict;
+    for (const Triple& t : forward_triples(g)) {
+        // uc: no set containing y separates x and z; nuc: no set without y does.
+        // The maxima start at 0 as in causal-learn; they are used only when the
+        // corresponding loop ran to the end, so the set order does not matter.
+        bool uc = true;
+        double max_with = 0.0;
+        for_each_cond_set(g, t[0], t[2], t[1], [&](const std::vector<std::int32_t>& s, bool has_y) {
+            if (!has_y) return true;
+            const double p = pv(t[0], t[2], s);
+            if (independent(p)) {
+                uc = false;
+                return false;
+            }
+            max_with = std::max(max_with, p);
+            return true;
+        });
+        bool nuc = true;
+        double max_without = 0.0;
+        for_each_cond_set(g, t[0], t[2], t[1], [&](const std::vector<std::int32_t>& s, bool has_y) {
+            if (has_y) return true;
+            const double p = pv(t[0], t[2], s);
+            if (independent(p)) {
+                nuc = false;
+                if (!uc) return false;  // ambiguous triple
+            }
+            max_without = std::max(max_without, p);
+            return true;
+        });
+        const double key = priority == 4 ? max_without : max_with;
+        if (uc && (!nuc || max_without > max_with)) {
+            dict.emplace_back(t, key);
+        } else if (uc || nuc) {
+            d.non_uc.push_back(t);
+        }
+    }
+    std::vector<Triple> order;
+    if (priority == 2) {
+        for (const auto& e : dict) order.push_back(e.first);
+    } else {
+        order = sort_by_value(std::move(dict), priority == 4);
+    }
+    for (const Triple& t : order)
+        if (orient_collider_if_free(g, t)) d.uc.insert(t);
+    d.non_uc_set.insert(d.non_uc.begin(), d.non_uc.end());
+    return d;
+}
+
+/// Meek's step "orient a -> b unless b is recorded as an ancestor of a".
+/// Returns whether it oriented (causal-learn's `continue` otherwise).
+bool meek_orient(ClGraph& g, std::int32_t a, std::int32_t b) {
+    if (g.is_ancestor_of(b, a)) return false;
+    g.remove_edge(a, b);
+    g.add_directed(a, b);
+    return true;
+}
+
+/// Meek.meek: rules 1-3 over the triples, triangles and kites listed once at the
+/// start, repeated until a pass orients nothing.
+void cl_meek(ClGraph& g) {
+    const auto ut = find_unshielded_triples(g);
+    const auto tri = find_triangles(g);
+    const auto kites = find_kites(g, tri);
+    for (bool loop = true; loop;) {
+        loop = false;
+        for (const auto& [i, j, k] : ut)
+            if (g.is_fully_directed(i, j) && g.is_undirected(j, k)) loop |= meek_orient(g, j, k);
+        for (const auto& [i, j, k] : tri)
+            if (g.is_fully_directed(i, j) && g.is_fully_directed(j, k) && g.is_undirected(i, k))
+                loop |= meek_orient(g, i, k);
+        for (const auto& [i, j, k, l] : kites)
+            if (g.is_undirected(i, j) && g.is_undirected(i, k) && g.is_fully_directed(j, l) &&
+                g.is_fully_directed(k, l) && g.is_undirected(i, l))
+                loop |= meek_orient(g, i, l);
+    }
+}
+
+/// Meek.definite_meek: rule 1 over the definite non-colliders (both ways
+/// round), rule 2 over the triangles, rule 3 over kites whose colliders and
+/// non-colliders are definite.
+void cl_definite_meek(ClGraph& g, const DefiniteTriples& d) {
+    const auto tri = find_triangles(g);
+    const auto kites = find_kites(g, tri);
+    const auto in = [](const std::set<Triple>& s, std::int32_t a, std::int32_t b, std::int32_t c) {
+        return s.count({a, b, c}) != 0 || s.count({c, b, a}) != 0;
+    };
+    for (bool loop = true; loop;) {
+        loop = false;
+        for (const auto& [i, j, k] : d.non_uc) {
+            if (g.is_fully_directed(i, j) && g.is_undirected(j, k))
+                loop |= meek_orient(g, j, k);
+            else if (g.is_fully_directed(k, j) && g.is_undirected(j, i))
+                loop |= meek_orient(g, j, i);
+        }
+        for (const auto& [i, j, k] : tri)
+            if (g.is_fully_directed(i, j) && g.is_fully_directed(j, k) && g.is_undirected(i, k))
+                loop |= meek_orient(g, i, k);
+        for (const auto& [i, j, k, l] : kites)
+            if (in(d.uc, j, l, k) && in(d.non_uc_set, j, i, k) && g.is_undirected(i, l))
+                loop |= meek_orient(g, i, l);
+    }
+}
+
+Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const OrientOptions& opt,
+                         const PValueFn& pvalue) {
+    int priority = opt.uc_priority;
+    if (priority == -1) priority = opt.rule == UcRule::DefiniteMaxP ? 4 : 3;
+    const bool needs_p = opt.rule != UcRule::Sepset || priority >= 3;
+    CUDAG_EXPECTS(!needs_p || static_cast<bool>(pvalue),
+                  "orientation rule needs p-values but no p-value function was given");
+    ClGraph g(skel);
+    PValueCache pv(pvalue);
+    switch (opt.rule) {
+        case UcRule::Sepset:
+            cl_uc_sepset(g, sepsets, priority, pv);
+            cl_meek(g);
+            break;
+        case UcRule::MaxP:
+            cl_maxp(g, priority, pv);
+            cl_meek(g);
+            break;
+        case UcRule::DefiniteMaxP: {
+            CUDAG_EXPECTS(priority >= 2, "uc_priority must be -1, 2, 3 or 4 for definiteMaxP, got " +
+                                             std::to_string(opt.uc_priority));
+            CUDAG_EXPECTS(opt.alpha >= 0.0 && opt.alpha < 1.0,
+                          "alpha must lie in [0, 1) for definiteMaxP, got " +
+                              std::to_string(opt.alpha));
+            const auto d = cl_definite_maxp(g, priority, pv, opt.alpha, opt.independence_strict);
+            cl_definite_meek(g, d);
+            cl_meek(g);
+            break;
+        }
+        case UcRule::Pcalg:
+            break;
+    }
+    return g.to_pdag();
+}
+
+}  // namespace
+
+Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& opt,
+            const PValueFn& pvalue) {
+    CUDAG_EXPECTS(skeleton.n() <= std::numeric_limits<std::int32_t>::max(),
+                  "orientation supports at most 2^31 - 1 variables");
+    switch (opt.rule) {
+        case UcRule::Pcalg:
+            return orient_pcalg(skeleton, sepsets);
+        case UcRule::Sepset:
+        case UcRule::MaxP:
+        case UcRule::DefiniteMaxP:
+            CUDAG_EXPECTS(opt.uc_priority >= -1 && opt.uc_priority <= 4,
+                          "uc_priority must be in -1..4, got " + std::to_string(opt.uc_priority));
+            return orient_causal_learn(skeleton, sepsets, opt, pvalue);
+    }
+    throw InputError("unknown collider rule " + std::to_string(static_cast<int>(opt.rule)));
+}
+
+}  // namespace cudag::pc

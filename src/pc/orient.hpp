@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Orientation phase of PC: skeleton + separating sets -> CPDAG. Two families,
+// each reproducing one peer exactly, conflicts and iteration order included:
+// pcalg's udag2pdagRelaxed and causal-learn's uc_sepset / maxp / definite_maxp
+// followed by its Meek rules.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/pdag.hpp"
+#include "core/sepsets.hpp"
+
+namespace cudag::pc {
+
+/// p-value of X ⟂ Y | S (S sorted), used by the maxP-type rules.
+using PValueFn =
+    std::function<double(std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s)>;
+
+/// How unshielded colliders are found and how conflicts between them are settled.
+/// Pcalg: pcalg's pc() orientation (udag2pdagRelaxed, solve.confl = FALSE) then
+/// its Meek rules 1-3. The others are causal-learn's uc_rule 0, 1, 2 followed by
+/// causal-learn's meek() (rule 2: definite_meek() then meek()).
+enum class UcRule { Pcalg = -1, Sepset = 0, MaxP = 1, DefiniteMaxP = 2 };
+
+/// Options of orient().
+struct OrientOptions {
+    UcRule rule = UcRule::Pcalg;
+    /// causal-learn's uc_priority: -1 (the rule's default: 3 for Sepset and MaxP,
+    /// 4 for DefiniteMaxP), 0 overwrite, 1 bi-directed, 2 keep existing colliders,
+    /// 3 stronger colliders first, 4 stronger* colliders first. DefiniteMaxP
+    /// accepts only 2..4. Ignored by UcRule::Pcalg.
+    int uc_priority = 2;  ///< causal-learn numbers: -1 (rule default), 0..4
+    double alpha = 0.01;  ///< used by DefiniteMaxP
+    /// true: independent iff p > alpha (causal-learn); false: p >= alpha (pcalg)
+    bool independence_strict = false;
+};
+
+/// Orient `skeleton` into a CPDAG (or, with uc_priority 1, a PDAG that may hold
+/// bidirected edges) using the separating sets of its removed pairs.
+///
+/// `sepsets` must hold an entry for every non-adjacent pair that forms an
+/// unshielded triple (a missing entry reads as the empty set). `pvalue` is called
+/// only by MaxP, DefiniteMaxP and Sepset with priority 3 or 4, always with x < y
+/// and S sorted, S drawn from the powersets of adj(x) and adj(y); each distinct
+/// (x, y, S) is asked at most once per call. It may be empty otherwise.
+///
+/// UcRule::Pcalg works on sparse adjacency lists (memory O(n + edges) beyond the
+/// skeleton). The causal-learn family keeps dense n×n int8 working matrices
+/// (the graph and causal-learn's partially maintained ancestor matrix `dpath`),
+/// so it is meant for small and medium n.
+///
+/// Throws InputError on an unknown rule, a priority outside the rule's range, an
+/// alpha outside [0, 1), or a missing `pvalue` where one is needed.
+Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& opt,
+            const PValueFn& pvalue);
+
+}  // namespace cudag::pc

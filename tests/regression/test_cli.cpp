@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cudag binary end to end: outputs, and one-line errors with a non-zero exit
+// and nothing left behind for every kind of bad input.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "support/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("cudag_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                "_" + std::to_string(::getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    CliRun run(const std::string& args) {
+        const fs::path o = dir_ / "stdout.txt", e = dir_ / "stderr.txt";
+        const std::string cmd = cudag::test::cudag_binary() + " " + args + " >" + o.string() + " 2>" +
+                                e.string();
+        const int status = std::system(cmd.c_str());
+        CliRun r;
+        r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = slurp(o);
+        r.err = slurp(e);
+        fs::remove(o);
+        fs::remove(e);
+        return r;
+    }
+    fs::path write(const std::string& name, const std::string& text) {
+        const fs::path p = dir_ / name;
+        std::ofstream(p) << text;
+        return p;
+    }
+    // Only the inputs we wrote remain in the directory (no result, no temporaries).
+    void expect_no_outputs(const std::set<std::string>& inputs) {
+        for (const auto& e : fs::directory_iterator(dir_))
+            EXPECT_TRUE(inputs.count(e.path().filename().string()))
+                << "left behind: " << e.path().filename();
+    }
+    // A failing run: non-zero exit, exactly one line on stderr containing `what`.
+    void expect_error(const std::string& args, const std::string& what) {
+        const CliRun r = run(args);
+        EXPECT_NE(r.code, 0) << args;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+        EXPECT_NE(r.err.find(what), std::string::npos) << "stderr: " << r.err << " (wanted '" << what << "')";
+    }
+    fs::path dir_;
+};
+
+// 30 samples of a chain a -> b -> c plus independent d.
+std::string chain_csv() {
+    std::ostringstream os;
+    os << "a,b,c,d\n";
+    unsigned x = 12345;
+    auto u = [&x]() {
+        x = x * 1103515245u + 12345u;
+        return ((x >> 8) & 0xffff) / 65536.0 - 0.5;
+    };
+    for (int s = 0; s < 60; ++s) {
+        const double a = u(), b = 0.9 * a + 0.3 * u(), c = 0.9 * b + 0.3 * u(), d = u();
+        os << a << ',' << b << ',' << c << ',' << d << '\n';
+    }
+    return os.str();
+}
+
+}  // namespace
+
+TEST_F(Cli, PcWritesResultAndRequestedFormats) {
+    const auto data = write("chain.csv", chain_csv());
+    const CliRun r = run("pc --data " + data.string() + " --alpha 0.01 --out " + (dir_ / "res.h5").string() +
+                      " --format edges,json,amat,cl,dot -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    for (const char* f : {"res.h5", "res.edges.tsv", "res.json", "res.amat.csv", "res.cl.txt", "res.dot"})
+        EXPECT_TRUE(fs::exists(dir_ / f)) << f;
+    const std::string edges = slurp(dir_ / "res.edges.tsv");
+    EXPECT_EQ(edges.rfind("source\ttarget\tmark\n", 0), 0u);
+    EXPECT_NE(edges.find("a\tb\t---"), std::string::npos) << edges;
+    EXPECT_NE(edges.find("b\tc\t---"), std::string::npos) << edges;
+    EXPECT_EQ(edges.find("\td\t"), std::string::npos) << "d is independent: " << edges;
+    EXPECT_EQ(edges.find("a\tc"), std::string::npos) << "a-c is separated by b: " << edges;
+}
+
+TEST_F(Cli, PcWithoutOutPrintsTheGraph) {
+    const auto data = write("chain.csv", chain_csv());
+    const CliRun r = run("pc --data " + data.string() + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("source\ttarget\tmark\n", 0), 0u);
+    EXPECT_NE(r.out.find("b\tc\t---"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, SimulatePcCompareRecoversTheGraph) {
+    const auto csv = dir_ / "sim.csv", truth = dir_ / "truth.tsv", res = dir_ / "res.h5";
+    ASSERT_EQ(run("simulate gaussian --vars 20 --samples 3000 --density 0.1 --seed 3 --out " + csv.string() +
+                  " --truth " + truth.string()).code, 0);
+    ASSERT_EQ(run("pc --data " + csv.string() + " --out " + res.string() + " --format edges -q").code, 0);
+    const CliRun c = run("compare --truth " + truth.string() + " --estimate " + (dir_ / "res.edges.tsv").string() +
+                      " --json -");
+    ASSERT_EQ(c.code, 0) << c.err;
+    const auto pos = c.out.find("\"f1\"");
+    ASSERT_NE(pos, std::string::npos) << c.out;
+    const double f1 = std::stod(c.out.substr(c.out.find(':', pos) + 1));
+    EXPECT_GT(f1, 0.8) << c.out;
+}
+
+TEST_F(Cli, InfoNamesVersionAndBuild) {
+    const CliRun r = run("info");
+    ASSERT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("cudag 0."), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("MPI"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("threads"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, MissingFile) {
+    expect_error("pc --data " + (dir_ / "nope.csv").string() + " --out " + (dir_ / "r.h5").string(), "nope.csv");
+    expect_no_outputs({});
+}
+
+TEST_F(Cli, EmptyFile) {
+    const auto p = write("empty.csv", "");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "empty.csv");
+    expect_no_outputs({"empty.csv"});
+}
+
+TEST_F(Cli, NanAndInfAndMissingCells) {
+    for (const std::string cell : {"NaN", "inf", "", "NA"}) {
+        const auto p = write("bad.csv", "a,b,c\n1,2,3\n4," + cell + ",6\n7,8,9\n1,5,2\n");
+        expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "bad.csv:3");
+        expect_no_outputs({"bad.csv"});
+    }
+}
+
+TEST_F(Cli, NonNumericCell) {
+    const auto p = write("text.csv", "a,b,c\n1,2,3\n4,abc,6\n7,8,9\n1,5,2\n");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "abc");
+    expect_no_outputs({"text.csv"});
+}
+
+TEST_F(Cli, RaggedRow) {
+    const auto p = write("ragged.csv", "a,b,c\n1,2,3\n4,5\n7,8,9\n1,5,2\n");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "ragged.csv:3");
+    expect_no_outputs({"ragged.csv"});
+}
+
+TEST_F(Cli, ConstantColumn) {
+    const auto p = write("const.csv", "a,b,c\n1,2,3\n4,2,6\n7,2,9\n1,2,2\n5,2,1\n");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "'b' is constant");
+    expect_no_outputs({"const.csv"});
+}
+
+TEST_F(Cli, TooFewSamples) {
+    const auto p = write("few.csv", "a,b,c\n1,2,3\n4,5,6\n7,8,0\n");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "3 samples");
+    const auto q = write("some.csv", chain_csv());
+    expect_error("pc --data " + q.string() + " --max-level 57 --out " + (dir_ / "r.h5").string(),
+                 "too few for --max-level 57");
+    expect_no_outputs({"few.csv", "some.csv"});
+}
+
+TEST_F(Cli, UnknownOption) {
+    const auto p = write("ok.csv", chain_csv());
+    expect_error("pc --data " + p.string() + " --bogus 3", "--bogus");
+    expect_error("pc --data " + p.string() + " --test kci", "unknown --test 'kci'");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --format edges,xml", "xml");
+    expect_no_outputs({"ok.csv"});
+}
+
+TEST_F(Cli, AlphaOutsideUnitInterval) {
+    const auto p = write("ok.csv", chain_csv());
+    for (const char* a : {"0", "1", "1.5", "-0.1"})
+        expect_error("pc --data " + p.string() + " --alpha " + a + " --out " + (dir_ / "r.h5").string(),
+                     "--alpha must be in (0, 1)");
+    expect_no_outputs({"ok.csv"});
+}
+
+TEST_F(Cli, UnwritableOutput) {
+    const auto p = write("ok.csv", chain_csv());
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "no/such/dir/r.h5").string(), "no/such/dir");
+}

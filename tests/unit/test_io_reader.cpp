@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading data sets: text tables (delimiter sniffing, bad input) and HDF5, and
+// write_dataset -> read_dataset round trips.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "core/error.hpp"
+#include "io/dataset_io.hpp"
+#include "io/table_reader.hpp"
+#include "tests/support/paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh directory per test, removed afterwards.
+class TempDir {
+public:
+    TempDir() {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = fs::temp_directory_path() /
+                ("cudag_io_reader_" + std::to_string(::getpid()) + "_" + info->name());
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+private:
+    fs::path path_;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+}
+
+/// f() throws cudag::InputError whose one-line message contains every part.
+testing::AssertionResult throws_input_error(const std::function<void()>& f,
+                                            const std::vector<std::string>& parts) {
+    try {
+        f();
+    } catch (const cudag::InputError& e) {
+        const std::string msg = e.what();
+        if (msg.find('\n') != std::string::npos)
+            return testing::AssertionFailure() << "message has several lines: " << msg;
+        for (const std::string& p : parts)
+            if (msg.find(p) == std::string::npos)
+                return testing::AssertionFailure() << "message '" << msg << "' lacks '" << p << "'";
+        return testing::AssertionSuccess() << msg;
+    } catch (const std::exception& e) {
+        return testing::AssertionFailure() << "threw another exception: " << e.what();
+    }
+    return testing::AssertionFailure() << "nothing thrown";
+}
+
+testing::AssertionResult bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size())
+        return testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (std::memcmp(&a[k], &b[k], sizeof(double)) != 0)
+            return testing::AssertionFailure()
+                   << "value " << k << ": " << a[k] << " vs " << b[k] << " (bits differ)";
+    return testing::AssertionSuccess();
+}
+
+cudag::Dataset tricky_dataset() {
+    cudag::Dataset d;
+    d.n_samples = 3;
+    d.n_vars = 4;
+    d.names = {"alpha", "b,c", "with space", "q\"uote"};
+    d.values = {0.1,     1.0 / 3.0, -0.0,                              // alpha
+                1e-300,  5e-324,    1.7976931348623157e308,            // b,c
+                -2.5,    123456789012345678.0, 2.2250738585072014e-308,  // with space
+                42.0,    -1e22,     0.30000000000000004};               // q"uote
+    return d;
+}
+
+/// HDF5 helpers for building input files the way h5py would.
+void h5_write_matrix(hid_t loc, const char* name, hid_t mem_type, hid_t file_type,
+                     const void* data, hsize_t rows, hsize_t cols) {
+    const hsize_t dims[2] = {rows, cols};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t ds = H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(ds, 0);
+    ASSERT_GE(H5Dwrite(ds, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), 0);
+    H5Dclose(ds);
+    H5Sclose(space);
+}
+
+void h5_fixed_names_attr(hid_t file, const char* dataset, const char* attr_name,
+                         const std::vector<std::string>& names, std::size_t width) {
+    const hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, width);
+    H5Tset_strpad(type, H5T_STR_NULLPAD);
+    const hsize_t n = names.size();
+    const hid_t space = H5Screate_simple(1, &n, nullptr);
+    std::vector<char> buf(width * names.size(), '\0');
+    for (std::size_t k = 0; k < names.size(); ++k)
+        std::memcpy(buf.data() + k * width, names[k].data(), std::min(width, names[k].size()));
+    const hid_t attr = H5Acreate2(ds, attr_name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, buf.data());
+    H5Aclose(attr);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(ds);
+}
+
+}  // namespace
+
+// ---- delimiter sniffing ---------------------------------------------------------------
+
+TEST(SniffDelimiter, PicksTheCharacterThatSplitsHeaderAndDataAlike) {
+    using cudag::io::sniff_delimiter;
+    EXPECT_EQ(sniff_delimiter("a,b,c", "1,2,3"), ',');
+    EXPECT_EQ(sniff_delimiter("a\tb\tc", "1\t2\t3"), '\t');
+    EXPECT_EQ(sniff_delimiter("a;b", "1,5;2,5"), ';');      // decimal commas in the data
+    EXPECT_EQ(sniff_delimiter("a  b   c", " 1 2 3"), ' ');   // runs of blanks
+    EXPECT_EQ(sniff_delimiter("x", "1.5"), ' ');              // one column
+    EXPECT_EQ(sniff_delimiter("\"a,b\";\"c\"", "1;2"), ';');  // comma inside quotes ignored
+    EXPECT_EQ(sniff_delimiter("a,b,c", ""), ',');             // header only
+    EXPECT_EQ(sniff_delimiter("a,b,", "1,2"), ',');           // trailing delimiter
+    EXPECT_EQ(sniff_delimiter("a\tb c", "1\t2"), '\t');       // spaces inside tab names
+    EXPECT_EQ(sniff_delimiter("a,b\tc", "1,2\t3"), '\t');     // tie: tab first
+}
+
+// ---- text tables ---------------------------------------------------------------------
+
+TEST(TableReader, ReadsCommaSeparatedVariableMajor) {
+    TempDir dir;
+    const std::string path = dir.file("d.csv");
+    write_file(path, "a,b,c\n1,2,3\n4.5,-6e-3,+7\n");
+    const cudag::Dataset d = cudag::io::read_table(path);
+    EXPECT_EQ(d.n_samples, 2);
+    EXPECT_EQ(d.n_vars, 3);
+    EXPECT_EQ(d.names, (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(d.values, (std::vector<double>{1, 4.5, 2, -6e-3, 3, 7}));
+    EXPECT_EQ(d.source, path);
+}
+
+TEST(TableReader, AcceptsCrlfQuotesTrailingDelimiterBomAndBlankLines) {
+    TempDir dir;
+    const std::string path = dir.file("d.csv");
+    write_file(path, "\xEF\xBB\xBF\"a\",\"b \"\"x\"\"\",c,\r\n1,2,3,\r\n\r\n4,\"5\",6,\r\n\r\n  \n");
+    const cudag::Dataset d = cudag::io::read_table(path);
+    EXPECT_EQ(d.names, (std::vector<std::string>{"a", "b \"x\"", "c"}));
+    EXPECT_EQ(d.n_samples, 2);
+    EXPECT_EQ(d.values, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(TableReader, ReadsTabSemicolonAndWhitespaceTables) {
+    TempDir dir;
+    const std::string tab = dir.file("t.txt");
+    const std::string semi = dir.file("s.csv");
+    const std::string ws = dir.file("w.txt");
+    write_file(tab, "x\ty\n1\t2\n3\t4\n");
+    write_file(semi, "x;y\n1;2\n3;4\n");
+    write_file(ws, "  x    y\n1   2  \n\t3 \t 4\n");
+    for (const std::string& p : {tab, semi, ws}) {
+        const cudag::Dataset d = cudag::io::read_table(p);
+        EXPECT_EQ(d.names, (std::vector<std::string>{"x", "y"})) << p;
+        EXPECT_EQ(d.values, (std::vector<double>{1, 3, 2, 4})) << p;
+    }
+}
+
+TEST(TableReader, EmptyFileHasNoHeaderRow) {
+    TempDir dir;
+    const std::string path = dir.file("empty.csv");
+    write_file(path, "");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {path, "no header row"}));
+    write_file(path, "\n  \r\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {path, "no header row"}));
+}
+
+TEST(TableReader, HeaderWithoutDataRowsIsAnError) {
+    TempDir dir;
+    const std::string path = dir.file("h.csv");
+    write_file(path, "a,b,c\n\n");
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":2:", "no data rows"}));
+}
+
+TEST(TableReader, RaggedRowNamesRowAndCounts) {
+    TempDir dir;
+    const std::string path = dir.file("r.csv");
+    write_file(path, "a,b,c,d,e\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {path + ":7:", "row 7 has 4 fields, header has 5"}));
+    write_file(path, "a,b\n1,2\n1,2,3,4\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {path + ":3:", "row 3 has 4 fields, header has 2"}));
+}
+
+TEST(TableReader, MissingValuesNameRowColumnAndName) {
+    TempDir dir;
+    const std::string path = dir.file("m.csv");
+    struct Case {
+        std::string cell;
+        std::string expect;
+    };
+    const std::vector<Case> cases = {{"", "missing value (empty field)"},
+                                     {"NA", "missing value 'NA'"},
+                                     {"NaN", "missing value 'NaN'"},
+                                     {"nan", "missing value 'nan'"},
+                                     {"inf", "non-finite value 'inf'"},
+                                     {"Inf", "non-finite value 'Inf'"},
+                                     {"-inf", "non-finite value '-inf'"},
+                                     {"1e999", "non-finite value '1e999'"}};
+    for (const Case& c : cases) {
+        write_file(path, "X1,X2,X3\n1,2,3\n4," + c.cell + ",6\n");
+        EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                       {path + ":3:2: ", c.expect, "column 'X2'"}))
+            << "cell '" << c.cell << "'";
+    }
+}
+
+TEST(TableReader, MissingValueInTabFileIsAnEmptyField) {
+    TempDir dir;
+    const std::string path = dir.file("m.tsv");
+    write_file(path, "p\tq\tr\n1\t2\t3\n4\t\t6\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {path + ":3:2: ", "missing value", "column 'q'"}));
+}
+
+TEST(TableReader, NonNumericValueNamesTheColumn) {
+    TempDir dir;
+    const std::string path = dir.file("n.csv");
+    write_file(path, "X1,X2,X3\n1,2,3\n4,5,abc\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {path + ":3:3: ", "non-numeric value 'abc' in column 'X3'"}));
+    write_file(path, "X1;X2\n1,5;2\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {path + ":2:1: ", "'1,5'", "decimal comma"}));
+    write_file(path, "X1,X2\n0x10,2\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {"non-numeric value '0x10' in column 'X1'"}));
+}
+
+TEST(TableReader, DuplicateAndEmptyColumnNamesAreErrors) {
+    TempDir dir;
+    const std::string path = dir.file("dup.csv");
+    write_file(path, "a,b,a\n1,2,3\n");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {path + ":1:3: ", "duplicate column name 'a'", "column 1"}));
+    write_file(path, ",a,b\n0,1,2\n");
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":1:1: ", "empty name"}));
+}
+
+TEST(TableReader, MissingFileSaysNoSuchFile) {
+    TempDir dir;
+    const std::string path = dir.file("absent.csv");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
+                                   {"cannot open '" + path + "': No such file or directory"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
+                                   {"cannot open '" + path + "'"}));
+}
+
+TEST(TableReader, ParallelParseReportsTheFirstErrorInFileOrder) {
+    // > 4 MiB so that several threads parse it; two bad cells far apart.
+    const int rows = 3000, cols = 200;
+    std::string text;
+    for (int c = 0; c < cols; ++c) text += (c ? ",v" : "v") + std::to_string(c);
+    text += '\n';
+    std::vector<double> expect(static_cast<std::size_t>(rows) * cols);
+    for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) {
+            const double x = (r * 7919 + c * 104729) % 1000003 / 997.0 - 500.0;
+            expect[static_cast<std::size_t>(c) * rows + r] = x;
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%s%.17g", c ? "," : "", x);
+            text += buf;
+        }
+        text += '\n';
+    }
+    ASSERT_GT(text.size(), std::size_t{4} << 20);
+    const cudag::Dataset d = cudag::io::parse_table(text, "big.csv");
+    EXPECT_EQ(d.n_samples, rows);
+    EXPECT_EQ(d.n_vars, cols);
+    EXPECT_TRUE(bit_equal(d.values, expect));
+
+    // Corrupt data row 2500 (line 2501) and data row 100 (line 101).
+    auto corrupt = [&text](int line, const std::string& cell) {
+        std::size_t pos = 0;
+        for (int k = 1; k < line; ++k) pos = text.find('\n', pos) + 1;
+        const std::size_t end = text.find(',', pos);
+        text.replace(pos, end - pos, cell);
+    };
+    corrupt(2501, "late");
+    corrupt(101, "early");
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::parse_table(text, "big.csv"); },
+                                   {"big.csv:101:1: ", "'early'", "column 'v0'"}));
+}
+
+// ---- causal-learn reference data -----------------------------------------------------
+
+TEST(TableReader, LoadsCausalLearnLinearData) {
+    const std::string dir = cudag::test::shared_data_dir();
+    if (dir.empty()) GTEST_SKIP() << "shared data (causal-learn/) not found: skipped";
+    const std::string path = dir + "/causal-learn/data_linear_10.txt";
+    std::ifstream in(path);
+    std::int64_t lines = 0;
+    for (std::string l; std::getline(in, l);) ++lines;
+    const cudag::Dataset d = cudag::io::read_dataset(path);
+    EXPECT_EQ(d.n_vars, 20);
+    EXPECT_EQ(d.n_samples, lines - 1);
+    EXPECT_EQ(d.names.front(), "X1");
+    EXPECT_EQ(d.names.back(), "X20");
+    EXPECT_EQ(d.values[0], 0.4267);                                 // X1, first sample
+    EXPECT_EQ(d.column(1)[0], -3.8347);                             // X2, first sample
+    EXPECT_EQ(d.column(19)[d.n_samples - 1], -3.5641);              // X20, last sample
+}
+
+TEST(TableReader, LoadsOtherCausalLearnFiles) {
+    const std::string dir = cudag::test::shared_data_dir();
+    if (dir.empty()) GTEST_SKIP() << "shared data (causal-learn/) not found: skipped";
+    const cudag::Dataset disc =
+        cudag::io::read_dataset(dir + "/causal-learn/data_discrete_10.txt");
+    EXPECT_EQ(disc.n_vars, 20);
+    EXPECT_EQ(disc.n_samples, 10000);
+    EXPECT_EQ(disc.values[0], 1.0);
+    const cudag::Dataset sim = cudag::io::read_dataset(
+        dir + "/causal-learn/test_pc_simulated_linear_gaussian_data.txt");
+    EXPECT_EQ(sim.n_vars, 5);
+    EXPECT_EQ(sim.n_samples, 10000);
+    EXPECT_EQ(sim.names, (std::vector<std::string>{"X1", "X2", "X3", "X4", "X5"}));
+    EXPECT_EQ(sim.values[0], -1.349722473793392094e-02);
+}
+
+// ---- round trips -----------------------------------------------------------------------
+
+TEST(DatasetIo, TextRoundTripsAreBitExact) {
+    TempDir dir;
+    const cudag::Dataset d = tricky_dataset();
+    for (const char* name : {"r.csv", "r.tsv", "r.txt", "R.CSV"}) {
+        const std::string path = dir.file(name);
+        cudag::io::write_dataset(d, path);
+        const cudag::Dataset back = cudag::io::read_dataset(path);
+        EXPECT_EQ(back.names, d.names) << name;
+        EXPECT_EQ(back.n_samples, d.n_samples) << name;
+        EXPECT_TRUE(bit_equal(back.values, d.values)) << name;
+    }
+    // The CSV is plain comma-separated text with a header.
+    std::ifstream in(dir.file("r.csv"));
+    std::string header;
+    std::getline(in, header);
+    EXPECT_EQ(header, "alpha,\"b,c\",with space,\"q\"\"uote\"");
+}
+
+TEST(DatasetIo, Hdf5RoundTripIsBitExactAndNamed) {
+    TempDir dir;
+    const cudag::Dataset d = tricky_dataset();
+    const std::string path = dir.file("r.h5");
+    cudag::io::write_dataset(d, path);
+    const cudag::Dataset back = cudag::io::read_dataset(path);
+    EXPECT_EQ(back.names, d.names);
+    EXPECT_EQ(back.n_samples, 3);
+    EXPECT_EQ(back.n_vars, 4);
+    EXPECT_TRUE(bit_equal(back.values, d.values));
+    EXPECT_EQ(back.source, path + ":/data");
+    // No temporary is left beside it.
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(fs::path(path).parent_path()))
+        left.push_back(e.path().filename().string());
+    EXPECT_EQ(left, (std::vector<std::string>{"r.h5"}));
+
+    // Stored samples × variables, row-major: element (1, 0) is sample 1 of "alpha".
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t ds = H5Dopen2(f, "/data", H5P_DEFAULT);
+    std::vector<double> raw(12);
+    ASSERT_GE(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()), 0);
+    EXPECT_EQ(raw[4], 1.0 / 3.0);
+    EXPECT_EQ(raw[1], 1e-300);
+    H5Dclose(ds);
+    H5Fclose(f);
+}
+
+TEST(DatasetIo, Hdf5WithManyVariablesStoresAllNames) {
+    // 20,000 variable-length names exceed the 64 KiB compact-attribute limit.
+    TempDir dir;
+    cudag::Dataset d;
+    d.n_samples = 2;
+    d.n_vars = 20000;
+    for (std::int64_t v = 0; v < d.n_vars; ++v) d.names.push_back("gene_" + std::to_string(v));
+    d.values.resize(static_cast<std::size_t>(d.n_samples * d.n_vars));
+    for (std::size_t k = 0; k < d.values.size(); ++k) d.values[k] = static_cast<double>(k) * 0.5;
+    const std::string path = dir.file("wide.hdf5");
+    cudag::io::write_dataset(d, path);
+    const cudag::Dataset back = cudag::io::read_dataset(path);
+    EXPECT_EQ(back.names, d.names);
+    EXPECT_TRUE(bit_equal(back.values, d.values));
+}
+
+TEST(DatasetIo, DispatchIsByContentNotExtension) {
+    TempDir dir;
+    const cudag::Dataset d = tricky_dataset();
+    cudag::io::write_dataset(d, dir.file("a.h5"));
+    fs::rename(dir.file("a.h5"), dir.file("a.txt"));
+    EXPECT_EQ(cudag::io::read_dataset(dir.file("a.txt")).names, d.names);
+    write_file(dir.file("b.h5"), "u v\n1 2\n");
+    EXPECT_EQ(cudag::io::read_dataset(dir.file("b.h5")).names,
+              (std::vector<std::string>{"u", "v"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(dir.file("b.h5"), "/data"); },
+                                   {"text table", "/data"}));
+}
+
+TEST(DatasetIo, UnknownOutputExtensionWritesNothing) {
+    TempDir dir;
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::write_dataset(tricky_dataset(), dir.file("x.parquet")); },
+                                   {"x.parquet", ".csv"}));
+    EXPECT_TRUE(fs::is_empty(fs::path(dir.file("x.parquet")).parent_path()));
+}
+
+// ---- HDF5 input as other tools write it -------------------------------------------------
+
+TEST(Hdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
+    TempDir dir;
+    const std::string path = dir.file("in.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t g = H5Gcreate2(f, "grp", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const std::int32_t ints[6] = {1, 2, 3, 4, 5, 6};  // 3 samples × 2 variables
+    h5_write_matrix(g, "counts", H5T_NATIVE_INT32, H5T_STD_I32LE, ints, 3, 2);
+    const double vec[3] = {1, 2, 3};
+    const hsize_t n3 = 3;
+    const hid_t s1 = H5Screate_simple(1, &n3, nullptr);
+    const hid_t d1 = H5Dcreate2(f, "labels", H5T_IEEE_F64LE, s1, H5P_DEFAULT, H5P_DEFAULT,
+                                H5P_DEFAULT);
+    H5Dwrite(d1, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vec);
+    H5Dclose(d1);
+    H5Sclose(s1);
+    H5Gclose(g);
+    h5_fixed_names_attr(f, "/grp/counts", "columns", {"left", "right"}, 8);
+    H5Fclose(f);
+
+    const cudag::Dataset d = cudag::io::read_dataset(path);
+    EXPECT_EQ(d.source, path + ":/grp/counts");
+    EXPECT_EQ(d.names, (std::vector<std::string>{"left", "right"}));
+    EXPECT_EQ(d.values, (std::vector<double>{1, 3, 5, 2, 4, 6}));
+    // Explicit path, with or without the leading slash.
+    EXPECT_EQ(cudag::io::read_hdf5(path, "grp/counts").values, d.values);
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/labels"); },
+                                   {path + ":/labels", "1 dimensions"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/nope/x"); },
+                                   {path, "no dataset '/nope/x'"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/grp"); },
+                                   {"/grp", "not a dataset"}));
+}
+
+TEST(Hdf5Reader, GeneratesNamesAndListsCandidatesWhenAmbiguous) {
+    TempDir dir;
+    const std::string path = dir.file("two.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const float a[4] = {1.5f, 2.5f, 3.5f, 4.5f};
+    h5_write_matrix(f, "a", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, a, 2, 2);
+    h5_write_matrix(f, "b", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, a, 1, 4);
+    H5Fclose(f);
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
+                                   {path, "several 2-D", "/a", "/b"}));
+    const cudag::Dataset d = cudag::io::read_dataset(path, "/b");
+    EXPECT_EQ(d.names, (std::vector<std::string>{"X1", "X2", "X3", "X4"}));
+    EXPECT_EQ(d.values, (std::vector<double>{1.5, 2.5, 3.5, 4.5}));
+    EXPECT_EQ(d.n_samples, 1);
+}
+
+TEST(Hdf5Reader, NoMatrixIsAnError) {
+    TempDir dir;
+    const std::string path = dir.file("none.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    H5Fclose(f);
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_dataset(path); }, {path, "no 2-D numeric"}));
+}
+
+TEST(Hdf5Reader, NonFiniteValuesNameRowAndColumn) {
+    TempDir dir;
+    const std::string path = dir.file("nan.h5");
+    cudag::Dataset d;
+    d.n_samples = 3;
+    d.n_vars = 2;
+    d.names = {"p", "q"};
+    d.values = {1, 2, 3, 4, std::numeric_limits<double>::quiet_NaN(), 6};
+    // write_dataset does not check values, so it can build the bad file.
+    cudag::io::write_dataset(d, path);
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
+                                   {path + ":/data", "missing value (NaN)", "row 2",
+                                    "column 2 'q'"}));
+    d.values[4] = 5;
+    d.values[0] = -std::numeric_limits<double>::infinity();
+    cudag::io::write_dataset(d, path);
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
+                                   {"non-finite value -inf", "row 1", "column 1 'p'"}));
+}
+
+TEST(Hdf5Reader, NameCountMustMatchColumns) {
+    TempDir dir;
+    const std::string path = dir.file("names.h5");
+    const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const double v[4] = {1, 2, 3, 4};
+    h5_write_matrix(f, "m", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, v, 2, 2);
+    h5_fixed_names_attr(f, "/m", "names", {"only"}, 4);
+    H5Fclose(f);
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
+                                   {path + ":/m", "1 names", "2 columns"}));
+}

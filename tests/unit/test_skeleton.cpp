@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// The PC-stable level loop + CPU engine against straightforward serial
+// re-implementations of pcalg's skeleton(method = "stable") and causal-learn's
+// stable skeleton_discovery, written here independently of the library loop.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "ci/cpu_fisher_engine.hpp"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "pc/skeleton.hpp"
+
+using namespace cudag;
+
+namespace {
+
+Dataset random_sem(int n, int m, double density, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal;
+    std::uniform_real_distribution<double> unif(0.0, 1.0);
+    std::vector<std::vector<double>> w(n, std::vector<double>(n, 0.0));
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i; ++j)
+            if (unif(rng) < density) w[i][j] = 0.3 + 0.7 * unif(rng);
+    Dataset d;
+    d.n_vars = n;
+    d.n_samples = m;
+    d.values.assign(static_cast<std::size_t>(n) * m, 0.0);
+    for (int s = 0; s < m; ++s)
+        for (int i = 0; i < n; ++i) {
+            double v = normal(rng);
+            for (int j = 0; j < i; ++j) v += w[i][j] * d.values[j * m + s];
+            d.values[i * m + s] = v;
+        }
+    for (int i = 0; i < n; ++i) d.names.push_back("V" + std::to_string(i));
+    d.source = "random_sem";
+    return d;
+}
+
+struct Reference {
+    std::vector<std::vector<char>> adj;
+    std::map<std::pair<int, int>, std::vector<int>> sepsets;
+    std::map<std::pair<int, int>, double> pmax;
+};
+
+// pcalg skeleton(method = "stable"): ordered pairs by x, u-side first, stop at the
+// first separating set, skip (y, x) once removed in this level.
+Reference pcalg_stable(pc::SkeletonEngine& eng, int n, double alpha, int max_level) {
+    Reference r;
+    r.adj.assign(n, std::vector<char>(n, 1));
+    for (int i = 0; i < n; ++i) r.adj[i][i] = 0;
+    std::vector<std::vector<double>> pm(n, std::vector<double>(n, -1.0));
+    for (int l = 0;; ++l) {
+        if (max_level >= 0 && l > max_level) break;
+        int maxdeg = 0;
+        for (int i = 0; i < n; ++i) maxdeg = std::max<int>(maxdeg, std::count(r.adj[i].begin(), r.adj[i].end(), 1));
+        if (l > 0 && maxdeg - 1 < l) break;
+        const auto snap = r.adj;
+        for (int x = 0; x < n; ++x)
+            for (int y = 0; y < n; ++y) {
+                if (!snap[x][y] || !r.adj[y][x]) continue;
+                std::vector<int> nb;
+                for (int k = 0; k < n; ++k)
+                    if (snap[x][k] && k != y) nb.push_back(k);
+                if (static_cast<int>(nb.size()) < l) continue;
+                std::vector<int> c(l);
+                for (int t = 0; t < l; ++t) c[t] = t;
+                do {
+                    std::vector<std::int32_t> s;
+                    for (int t = 0; t < l; ++t) s.push_back(nb[c[t]]);
+                    const double p = eng.p_value(x, y, s);
+                    pm[x][y] = std::max(pm[x][y], p);
+                    if (p >= alpha) {
+                        r.adj[x][y] = r.adj[y][x] = 0;
+                        r.sepsets[{std::min(x, y), std::max(x, y)}] = std::vector<int>(s.begin(), s.end());
+                        break;
+                    }
+                } while (l > 0 && next_combination(c.data(), l, static_cast<int>(nb.size())));
+            }
+    }
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) r.pmax[{i, j}] = std::max(pm[i][j], pm[j][i]);
+    return r;
+}
+
+// causal-learn stable skeleton_discovery: every set of the depth from both
+// endpoints, p > alpha, sepset = union of the separating sets' nodes.
+Reference causal_learn_stable(pc::SkeletonEngine& eng, int n, double alpha) {
+    Reference r;
+    r.adj.assign(n, std::vector<char>(n, 1));
+    for (int i = 0; i < n; ++i) r.adj[i][i] = 0;
+    for (int depth = 0;; ++depth) {
+        int maxdeg = 0;
+        for (int i = 0; i < n; ++i) maxdeg = std::max<int>(maxdeg, std::count(r.adj[i].begin(), r.adj[i].end(), 1));
+        if (!(maxdeg - 1 >= depth)) break;
+        std::set<std::pair<int, int>> removal;
+        for (int x = 0; x < n; ++x)
+            for (int y = 0; y < n; ++y) {
+                if (!r.adj[x][y]) continue;
+                std::vector<int> nb;
+                for (int k = 0; k < n; ++k)
+                    if (r.adj[x][k] && k != y) nb.push_back(k);
+                if (static_cast<int>(nb.size()) < depth) continue;
+                std::set<int> uni;
+                bool sep = false;
+                std::vector<int> c(depth);
+                for (int t = 0; t < depth; ++t) c[t] = t;
+                do {
+                    std::vector<std::int32_t> s;
+                    for (int t = 0; t < depth; ++t) s.push_back(nb[c[t]]);
+                    if (eng.p_value(x, y, s) > alpha) {
+                        sep = true;
+                        uni.insert(s.begin(), s.end());
+                    }
+                } while (depth > 0 && next_combination(c.data(), depth, static_cast<int>(nb.size())));
+                if (sep) {
+                    removal.insert({std::min(x, y), std::max(x, y)});
+                    auto& u = r.sepsets[{std::min(x, y), std::max(x, y)}];
+                    std::set<int> merged(u.begin(), u.end());
+                    merged.insert(uni.begin(), uni.end());
+                    u.assign(merged.begin(), merged.end());
+                }
+            }
+        for (auto [a, b] : removal) r.adj[a][b] = r.adj[b][a] = 0;
+    }
+    return r;
+}
+
+::testing::AssertionResult same(const pc::SkeletonResult& got, const Reference& want, int n,
+                                bool check_pmax) {
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            if (got.skeleton.has(i, j) != static_cast<bool>(want.adj[i][j]))
+                return ::testing::AssertionFailure() << "edge " << i << "-" << j << " differs";
+            auto it = want.sepsets.find({i, j});
+            const bool has = it != want.sepsets.end() && it->first == std::make_pair(i, j);
+            if (!got.skeleton.has(i, j)) {
+                const auto& s = got.sepsets.get(i, j);
+                const std::vector<int> gs(s.begin(), s.end());
+                const std::vector<int> ws = has ? it->second : std::vector<int>{};
+                if (gs != ws) return ::testing::AssertionFailure() << "sepset of " << i << "-" << j << " differs";
+            }
+        }
+    if (check_pmax) {
+        for (const auto& q : got.pmax) {
+            const double w = want.pmax.at({q.i, q.j});
+            if (q.p != w)
+                return ::testing::AssertionFailure()
+                       << "pmax of " << q.i << "-" << q.j << ": " << q.p << " vs " << w;
+        }
+        if (got.pmax.size() != want.pmax.size())
+            return ::testing::AssertionFailure() << "pmax has " << got.pmax.size() << " pairs";
+    }
+    return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+class SkeletonParity : public ::testing::TestWithParam<unsigned> {};
+
+TEST_P(SkeletonParity, MatchesSerialPcalgStable) {
+    const int n = 18;
+    const Dataset d = random_sem(n, 300, 0.25, GetParam());
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    ci::CpuFisherEngine eng(d, opt.policy, 3);
+    const auto got = pc::learn_skeleton(eng, opt);
+    const Reference want = pcalg_stable(eng, n, 0.05, -1);
+    EXPECT_TRUE(same(got, want, n, true));
+    EXPECT_GE(got.levels.size(), 3u) << "the case should reach level 2";
+}
+
+TEST_P(SkeletonParity, MatchesSerialCausalLearnStable) {
+    const int n = 16;
+    const Dataset d = random_sem(n, 250, 0.3, GetParam() + 100);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    opt.policy.strict = true;
+    opt.policy.exhaustive = true;
+    ci::CpuFisherEngine eng(d, opt.policy, 2);
+    const auto got = pc::learn_skeleton(eng, opt);
+    EXPECT_TRUE(same(got, causal_learn_stable(eng, n, 0.05), n, false));
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SkeletonParity, ::testing::Values(1u, 2u, 3u, 4u, 5u));
+
+TEST(Skeleton, ThreadCountDoesNotChangeTheResult) {
+    const Dataset d = random_sem(40, 400, 0.15, 7);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.01;
+    ci::CpuFisherEngine e1(d, opt.policy, 1), e4(d, opt.policy, 4);
+    const auto a = pc::learn_skeleton(e1, opt);
+    const auto b = pc::learn_skeleton(e4, opt);
+    EXPECT_TRUE(a.skeleton == b.skeleton);
+    EXPECT_TRUE(a.sepsets == b.sepsets);
+    EXPECT_EQ(a.pmax, b.pmax);
+    ASSERT_EQ(a.levels.size(), b.levels.size());
+    for (std::size_t k = 0; k < a.levels.size(); ++k) EXPECT_EQ(a.levels[k].tests, b.levels[k].tests);
+}
+
+TEST(Skeleton, MaxLevelCapsTheSearch) {
+    const int n = 18;
+    const Dataset d = random_sem(n, 300, 0.3, 11);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    opt.max_level = 1;
+    ci::CpuFisherEngine eng(d, opt.policy, 2);
+    const auto got = pc::learn_skeleton(eng, opt);
+    EXPECT_EQ(got.levels.back().level, 1);
+    EXPECT_TRUE(same(got, pcalg_stable(eng, n, 0.05, 1), n, true));
+}
+
+TEST(Skeleton, ChainIsSeparatedByItsMiddle) {
+    // Population correlations of X0 -> X1 -> X2: r01 = r12 = 0.5, r02 = 0.25.
+    std::vector<double> c = {1, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 1};
+    pc::SkeletonOptions opt;
+    ci::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
+    const auto got = pc::learn_skeleton(eng, opt);
+    EXPECT_TRUE(got.skeleton.has(0, 1));
+    EXPECT_TRUE(got.skeleton.has(1, 2));
+    EXPECT_FALSE(got.skeleton.has(0, 2));
+    EXPECT_EQ(got.sepsets.get(0, 2), std::vector<std::int32_t>{1});
+    ASSERT_EQ(got.levels.size(), 2u);
+    EXPECT_EQ(got.levels[1].removed, 1);
+}
+
+TEST(Skeleton, TooFewSamplesForALevelIsAnInputError) {
+    const Dataset d = random_sem(10, 300, 0.6, 3);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    opt.max_supported_level = 1;
+    opt.supported_level_reason = "test data has 5 samples";
+    ci::CpuFisherEngine eng(d, opt.policy, 1);
+    EXPECT_THROW(pc::learn_skeleton(eng, opt), InputError);
+}

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -160,10 +162,27 @@ int run_simulate(const SimArgs& a) {
 }
 
 // ---- cudag compare ----------------------------------------------------------------
+// `g` over `from` names re-indexed onto `to` (which contains all of `from`).
+Pdag remap(const Pdag& g, const std::vector<std::string>& from, const std::vector<std::string>& to) {
+    std::map<std::string, std::int32_t> index;
+    for (std::size_t k = 0; k < to.size(); ++k) index[to[k]] = static_cast<std::int32_t>(k);
+    Pdag out{Graph(static_cast<std::int64_t>(to.size()))};
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (std::int32_t j : g.neighbours(i))
+            if (i < j) out.set(index.at(from[i]), index.at(from[j]), g.end(i, j), g.end(j, i));
+    return out;
+}
+
 int run_compare(const std::string& truth_path, const std::string& est_path, const std::string& json) {
-    std::vector<std::string> names;
-    Pdag truth = io::read_graph(truth_path, names);
-    Pdag est = io::read_graph(est_path, names);
+    // Edge lists name only non-isolated nodes: align the two graphs on the union of names.
+    std::vector<std::string> tnames, enames;
+    Pdag truth = io::read_graph(truth_path, tnames);
+    Pdag est = io::read_graph(est_path, enames);
+    std::vector<std::string> names = tnames;
+    for (const auto& nm : enames)
+        if (std::find(names.begin(), names.end(), nm) == names.end()) names.push_back(nm);
+    truth = remap(truth, tnames, names);
+    est = remap(est, enames, names);
     if (pc::is_dag(truth)) truth = pc::dag_to_cpdag(truth);
     const pc::Comparison c = pc::compare_graphs(truth, est);
     std::cout << pc::comparison_table(c);

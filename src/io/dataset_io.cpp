@@ -69,8 +69,8 @@ std::string find_only_matrix(hid_t file, const std::string& path) {
         if (c.rank == 2 && c.numeric)
             matrices.push_back(p);
         else
-            others.push_back(p + (c.numeric ? " (" + std::to_string(c.rank) + "-D)"
-                                            : " (not numeric)"));
+            others.push_back(
+                p + (c.numeric ? " (" + std::to_string(c.rank) + "-D)" : " (not numeric)"));
     }
     if (matrices.size() == 1) return matrices[0];
     if (matrices.empty())
@@ -92,8 +92,10 @@ std::vector<std::string> variable_names(hid_t ds, std::int64_t n_vars, const std
         std::unordered_set<std::string> seen;
         for (std::size_t c = 0; c < names.size(); ++c) {
             if (names[c].empty())
-                throw InputError(where + ": attribute '" + attr + "' has an empty name for "
-                                 "column " + std::to_string(c + 1));
+                throw InputError(where + ": attribute '" + attr +
+                                 "' has an empty name for "
+                                 "column " +
+                                 std::to_string(c + 1));
             if (!seen.insert(names[c]).second)
                 throw InputError(where + ": attribute '" + attr + "' repeats the name '" +
                                  names[c] + "' (column " + std::to_string(c + 1) + ")");
@@ -101,14 +103,16 @@ std::vector<std::string> variable_names(hid_t ds, std::int64_t n_vars, const std
         return names;
     }
     std::vector<std::string> names(static_cast<std::size_t>(n_vars));
-    for (std::int64_t v = 0; v < n_vars; ++v) names[v] = std::string(1, 'X').append(std::to_string(v + 1));
+    for (std::int64_t v = 0; v < n_vars; ++v)
+        names[v] = std::string(1, 'X').append(std::to_string(v + 1));
     return names;
 }
 
 /// Rows per block when moving a samples × variables matrix through a row-major buffer.
 hsize_t block_rows(std::int64_t n_vars) {
     constexpr std::int64_t block_values = std::int64_t{1} << 22;  // 32 MiB of doubles
-    return static_cast<hsize_t>(std::max<std::int64_t>(1, block_values / std::max<std::int64_t>(1, n_vars)));
+    return static_cast<hsize_t>(
+        std::max<std::int64_t>(1, block_values / std::max<std::int64_t>(1, n_vars)));
 }
 
 void write_hdf5_dataset(const Dataset& d, const std::string& path) {
@@ -243,13 +247,13 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
             for (hsize_t v = 0; v < dims[1]; ++v) {
                 const double x = buf[r * dims[1] + v];
                 if (!std::isfinite(x))
-                    throw InputError(where + ": " +
-                                     (std::isnan(x) ? "missing value (NaN)"
-                                                    : std::string("non-finite value ") +
-                                                          (x > 0 ? "inf" : "-inf")) +
-                                     " at row " + std::to_string(r0 + r + 1) + ", column " +
-                                     std::to_string(v + 1) + " '" + d.names[v] +
-                                     "' (counted from 1)");
+                    throw InputError(
+                        where + ": " +
+                        (std::isnan(x)
+                             ? "missing value (NaN)"
+                             : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
+                        " at row " + std::to_string(r0 + r + 1) + ", column " +
+                        std::to_string(v + 1) + " '" + d.names[v] + "' (counted from 1)");
                 d.values[v * dims[0] + r0 + r] = x;
             }
         }

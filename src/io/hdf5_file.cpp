@@ -209,7 +209,7 @@ std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
         std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
         check(H5Aread(attr.get(), mtype.get(), ptrs.data()), what);
         for (char* p : ptrs) out.emplace_back(p ? p : "");
-        // Return the strings HDF5 allocated for us.
+            // Return the strings HDF5 allocated for us.
 #if H5_VERSION_GE(1, 12, 0)
         H5Treclaim(mtype.get(), space.get(), H5P_DEFAULT, ptrs.data());
 #else

@@ -32,7 +32,9 @@ public:
     Handle(const Handle&) = delete;
     Handle& operator=(const Handle&) = delete;
 
+    /// The identifier, still owned by this handle.
     hid_t get() const { return id_; }
+    /// Whether an identifier is held.
     bool valid() const { return id_ >= 0; }
     /// Drop the reference now (no-op when invalid).
     void reset();
@@ -68,20 +70,25 @@ Handle open_file(const std::string& path);
 Handle create_group(hid_t loc, const std::string& name, const std::string& where);
 
 /// HDF5 memory (native) and file (little-endian standard) types for T.
-template <class T> struct TypeOf;
-template <> struct TypeOf<std::int8_t> {
+template <class T>
+struct TypeOf;
+template <>
+struct TypeOf<std::int8_t> {
     static hid_t mem() { return H5T_NATIVE_INT8; }
     static hid_t file() { return H5T_STD_I8LE; }
 };
-template <> struct TypeOf<std::int32_t> {
+template <>
+struct TypeOf<std::int32_t> {
     static hid_t mem() { return H5T_NATIVE_INT32; }
     static hid_t file() { return H5T_STD_I32LE; }
 };
-template <> struct TypeOf<std::int64_t> {
+template <>
+struct TypeOf<std::int64_t> {
     static hid_t mem() { return H5T_NATIVE_INT64; }
     static hid_t file() { return H5T_STD_I64LE; }
 };
-template <> struct TypeOf<double> {
+template <>
+struct TypeOf<double> {
     static hid_t mem() { return H5T_NATIVE_DOUBLE; }
     static hid_t file() { return H5T_IEEE_F64LE; }
 };

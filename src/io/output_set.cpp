@@ -33,8 +33,7 @@ std::string OutputSet::temp_for(const std::string& final_path) {
                          "' does not exist");
     if (fs::is_directory(p, ec))
         throw InputError("cannot write '" + final_path + "': it is a directory");
-    if (!p.has_filename())
-        throw InputError("cannot write '" + final_path + "': not a file name");
+    if (!p.has_filename()) throw InputError("cannot write '" + final_path + "': not a file name");
 
     std::string name(1, '.');
     name.append(p.filename().string())
@@ -65,8 +64,8 @@ void OutputSet::commit() {
                              e.temp_path + "' was never written");
         fs::rename(e.temp_path, e.final_path, ec);
         if (ec)
-            throw InputError("cannot write '" + e.final_path + "': rename from '" +
-                             e.temp_path + "' failed: " + ec.message());
+            throw InputError("cannot write '" + e.final_path + "': rename from '" + e.temp_path +
+                             "' failed: " + ec.message());
         e.done = true;
     }
     committed_ = true;

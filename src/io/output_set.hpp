@@ -38,6 +38,7 @@ public:
     /// Final paths currently registered, in the order they were handed out.
     std::vector<std::string> final_paths() const;
 
+    /// Whether the last commit() succeeded (and nothing was added since).
     bool committed() const { return committed_; }
 
 private:

@@ -15,8 +15,8 @@ namespace cudag::io {
 std::string sanitize_attr_name(const std::string& key) {
     std::string out = key.empty() ? "_" : key;
     for (char& c : out) {
-        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                        (c >= '0' && c <= '9') || c == '_';
+        const bool ok =
+            (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
         if (!ok) c = '_';
     }
     return out;

@@ -209,7 +209,9 @@ std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell s
             what = text.empty() ? "missing value (empty field)"
                                 : "missing value '" + shown(text) + "'";
             break;
-        case Cell::NonFinite: what = "non-finite value '" + shown(text) + "'"; break;
+        case Cell::NonFinite:
+            what = "non-finite value '" + shown(text) + "'";
+            break;
         default: {
             what = "non-numeric value '" + shown(text) + "'";
             if (t.delim != ',' && text.find(',') != std::string_view::npos) {
@@ -329,8 +331,7 @@ Dataset parse_table(std::string_view text, const std::string& path) {
 
     std::vector<std::string_view> fields;
     split(header_text, delim, fields);
-    if (delim != kWhitespace && fields.size() > 1 && trim(fields.back()).empty())
-        fields.pop_back();
+    if (delim != kWhitespace && fields.size() > 1 && trim(fields.back()).empty()) fields.pop_back();
     const std::string at_header = path + ":" + std::to_string(header.row) + ":";
     std::vector<std::string> names;
     names.reserve(fields.size());
@@ -338,8 +339,10 @@ Dataset parse_table(std::string_view text, const std::string& path) {
     for (std::size_t c = 0; c < fields.size(); ++c) {
         std::string name = header_name(fields[c]);
         if (name.empty())
-            throw InputError(at_header + std::to_string(c + 1) + ": empty name in header for "
-                             "column " + std::to_string(c + 1) +
+            throw InputError(at_header + std::to_string(c + 1) +
+                             ": empty name in header for "
+                             "column " +
+                             std::to_string(c + 1) +
                              " (a row-index column? write the file without it)");
         const auto [it, fresh] = seen.emplace(name, c);
         if (!fresh)

@@ -75,9 +75,12 @@ std::vector<CpdagEdge> cpdag_edges(const Pdag& g) {
 
 const char* edge_mark(EdgeKind kind) {
     switch (kind) {
-        case EdgeKind::Directed: return "-->";
-        case EdgeKind::Bidirected: return "<->";
-        default: return "---";
+        case EdgeKind::Directed:
+            return "-->";
+        case EdgeKind::Bidirected:
+            return "<->";
+        default:
+            return "---";
     }
 }
 
@@ -116,13 +119,27 @@ std::string json_quote(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20) {
                     char buf[8];
@@ -270,8 +287,7 @@ void write_cl(const pc::PcResult& r, const std::string& path) {
     std::string line;
     for (std::int32_t i = 0; i < n; ++i) {
         std::fill(row.begin(), row.end(), 0);
-        for (std::int32_t j : r.cpdag.neighbours(i))
-            row[j] = static_cast<int>(r.cpdag.end(i, j));
+        for (std::int32_t j : r.cpdag.neighbours(i)) row[j] = static_cast<int>(r.cpdag.end(i, j));
         line.clear();
         for (std::int32_t j = 0; j < n; ++j) {
             if (j) line.push_back(' ');
@@ -283,8 +299,8 @@ void write_cl(const pc::PcResult& r, const std::string& path) {
     f.close();
 }
 
-bool write_graphviz_image(const pc::PcResult& r, const std::string& path,
-                          const std::string& format, std::string& message) {
+bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
+                          std::string& message) {
     if (format != "png" && format != "svg")
         throw InputError("unknown image format '" + format + "' (valid: png, svg)");
     check_result(r);

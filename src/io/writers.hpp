@@ -28,6 +28,7 @@ public:
     TextFile(const TextFile&) = delete;
     TextFile& operator=(const TextFile&) = delete;
 
+    /// Append `s` (buffered); a failure is remembered and reported by close().
     void write(std::string_view s);
     /// Flush and close; throws InputError if anything failed to reach the file.
     void close();
@@ -48,8 +49,8 @@ enum class EdgeKind : std::int32_t {
 /// One CPDAG edge as cudag writes it: Directed edges as source a, target b; the others
 /// with a < b.
 struct CpdagEdge {
-    std::int32_t a = 0;
-    std::int32_t b = 0;
+    std::int32_t a = 0;  ///< source (Directed) or lower index
+    std::int32_t b = 0;  ///< target (Directed) or higher index
     EdgeKind kind = EdgeKind::Undirected;
     bool operator==(const CpdagEdge& o) const { return a == o.a && b == o.b && kind == o.kind; }
 };
@@ -94,8 +95,8 @@ void write_cl(const pc::PcResult& r, const std::string& path);
 /// sets `message` when dot is not on PATH ("graphviz 'dot' not found on PATH: skipped
 /// <path>") or fails (its exit status); true on success. An unknown format is an
 /// InputError.
-bool write_graphviz_image(const pc::PcResult& r, const std::string& path,
-                          const std::string& format, std::string& message);
+bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
+                          std::string& message);
 
 /// The format names write_formats accepts: edges, dot, json, amat, cl, png, svg.
 const std::vector<std::string>& format_names();

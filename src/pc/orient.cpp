@@ -31,9 +31,7 @@ namespace {
 class SparsePdag {
 public:
     explicit SparsePdag(const Graph& skeleton)
-        : adj_(Adjacency::from_graph(skeleton)),
-          val_(adj_.nbrs.size(), 1),
-          rev_(adj_.nbrs.size()) {
+        : adj_(Adjacency::from_graph(skeleton)), val_(adj_.nbrs.size(), 1), rev_(adj_.nbrs.size()) {
         for (std::int64_t i = 0; i < adj_.n; ++i)
             for (std::int64_t s = adj_.offsets[i]; s < adj_.offsets[i + 1]; ++s)
                 rev_[s] = adj_.find(adj_.nbrs[s], static_cast<std::int32_t>(i));
@@ -85,8 +83,7 @@ std::vector<Pair> which_arr_ind(const SparsePdag& p, Cond cond) {
     for (std::int64_t b = 0; b < p.n(); ++b)
         for (std::int64_t s = p.begin(b); s < p.end(b); ++s)
             // Slot s of row b is the entry pdag[b, a]; pdag[a, b] is its reverse.
-            if (cond(p.in(s), p.out(s)))
-                ind.emplace_back(p.nbr(s), static_cast<std::int32_t>(b));
+            if (cond(p.in(s), p.out(s))) ind.emplace_back(p.nbr(s), static_cast<std::int32_t>(b));
     return ind;
 }
 
@@ -653,11 +650,12 @@ Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const Orient
             cl_meek(g);
             break;
         case UcRule::DefiniteMaxP: {
-            CUDAG_EXPECTS(priority >= 2, "uc_priority must be -1, 2, 3 or 4 for definiteMaxP, got " +
-                                             std::to_string(opt.uc_priority));
-            CUDAG_EXPECTS(opt.alpha >= 0.0 && opt.alpha < 1.0,
-                          "alpha must lie in [0, 1) for definiteMaxP, got " +
-                              std::to_string(opt.alpha));
+            CUDAG_EXPECTS(priority >= 2,
+                          "uc_priority must be -1, 2, 3 or 4 for definiteMaxP, got " +
+                              std::to_string(opt.uc_priority));
+            CUDAG_EXPECTS(
+                opt.alpha >= 0.0 && opt.alpha < 1.0,
+                "alpha must lie in [0, 1) for definiteMaxP, got " + std::to_string(opt.alpha));
             const auto d = cl_definite_maxp(g, priority, pv, opt.alpha, opt.independence_strict);
             cl_definite_meek(g, d);
             cl_meek(g);

@@ -74,7 +74,7 @@ inline ClMatrix to_cl_matrix(const Pdag& p) {
 /// names the first differing cell in row-major order (by `names` when given,
 /// else by 0-based index) with both values.
 inline ::testing::AssertionResult cl_matrices_equal(const ClMatrix& a, const ClMatrix& b,
-                                                     const std::vector<std::string>& names = {}) {
+                                                    const std::vector<std::string>& names = {}) {
     const auto name = [&names](std::size_t i) {
         return i < names.size() ? names[i] : std::to_string(i);
     };
@@ -88,10 +88,11 @@ inline ::testing::AssertionResult cl_matrices_equal(const ClMatrix& a, const ClM
         for (std::size_t j = 0; j < a[i].size(); ++j)
             if (a[i][j] != b[i][j])
                 return ::testing::AssertionFailure()
-                       << "first difference at [" << name(i) << ", " << name(j)
-                       << "]: " << a[i][j] << " vs " << b[i][j] << " (edge " << name(i) << "-"
-                       << name(j) << ": " << a[i][j] << "/" << (j < a.size() && i < a[j].size() ? a[j][i] : 0)
-                       << " vs " << b[i][j] << "/" << (j < b.size() && i < b[j].size() ? b[j][i] : 0) << ")";
+                       << "first difference at [" << name(i) << ", " << name(j) << "]: " << a[i][j]
+                       << " vs " << b[i][j] << " (edge " << name(i) << "-" << name(j) << ": "
+                       << a[i][j] << "/" << (j < a.size() && i < a[j].size() ? a[j][i] : 0)
+                       << " vs " << b[i][j] << "/"
+                       << (j < b.size() && i < b[j].size() ? b[j][i] : 0) << ")";
     }
     return ::testing::AssertionSuccess();
 }

@@ -84,16 +84,24 @@ cudag::Dataset tricky_dataset() {
     d.n_samples = 3;
     d.n_vars = 4;
     d.names = {"alpha", "b,c", "with space", "q\"uote"};
-    d.values = {0.1,     1.0 / 3.0, -0.0,                              // alpha
-                1e-300,  5e-324,    1.7976931348623157e308,            // b,c
-                -2.5,    123456789012345678.0, 2.2250738585072014e-308,  // with space
-                42.0,    -1e22,     0.30000000000000004};               // q"uote
+    d.values = {0.1,
+                1.0 / 3.0,
+                -0.0,  // alpha
+                1e-300,
+                5e-324,
+                1.7976931348623157e308,  // b,c
+                -2.5,
+                123456789012345678.0,
+                2.2250738585072014e-308,  // with space
+                42.0,
+                -1e22,
+                0.30000000000000004};  // q"uote
     return d;
 }
 
 /// HDF5 helpers for building input files the way h5py would.
-void h5_write_matrix(hid_t loc, const char* name, hid_t mem_type, hid_t file_type,
-                     const void* data, hsize_t rows, hsize_t cols) {
+void h5_write_matrix(hid_t loc, const char* name, hid_t mem_type, hid_t file_type, const void* data,
+                     hsize_t rows, hsize_t cols) {
     const hsize_t dims[2] = {rows, cols};
     const hid_t space = H5Screate_simple(2, dims, nullptr);
     const hid_t ds = H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -126,12 +134,12 @@ void h5_fixed_names_attr(hid_t file, const char* dataset, const char* attr_name,
 
 // ---- delimiter sniffing ---------------------------------------------------------------
 
-TEST(SniffDelimiter, PicksTheCharacterThatSplitsHeaderAndDataAlike) {
+TEST(IoSniffDelimiter, PicksTheCharacterThatSplitsHeaderAndDataAlike) {
     using cudag::io::sniff_delimiter;
     EXPECT_EQ(sniff_delimiter("a,b,c", "1,2,3"), ',');
     EXPECT_EQ(sniff_delimiter("a\tb\tc", "1\t2\t3"), '\t');
-    EXPECT_EQ(sniff_delimiter("a;b", "1,5;2,5"), ';');      // decimal commas in the data
-    EXPECT_EQ(sniff_delimiter("a  b   c", " 1 2 3"), ' ');   // runs of blanks
+    EXPECT_EQ(sniff_delimiter("a;b", "1,5;2,5"), ';');        // decimal commas in the data
+    EXPECT_EQ(sniff_delimiter("a  b   c", " 1 2 3"), ' ');    // runs of blanks
     EXPECT_EQ(sniff_delimiter("x", "1.5"), ' ');              // one column
     EXPECT_EQ(sniff_delimiter("\"a,b\";\"c\"", "1;2"), ';');  // comma inside quotes ignored
     EXPECT_EQ(sniff_delimiter("a,b,c", ""), ',');             // header only
@@ -142,7 +150,7 @@ TEST(SniffDelimiter, PicksTheCharacterThatSplitsHeaderAndDataAlike) {
 
 // ---- text tables ---------------------------------------------------------------------
 
-TEST(TableReader, ReadsCommaSeparatedVariableMajor) {
+TEST(IoTableReader, ReadsCommaSeparatedVariableMajor) {
     TempDir dir;
     const std::string path = dir.file("d.csv");
     write_file(path, "a,b,c\n1,2,3\n4.5,-6e-3,+7\n");
@@ -154,17 +162,18 @@ TEST(TableReader, ReadsCommaSeparatedVariableMajor) {
     EXPECT_EQ(d.source, path);
 }
 
-TEST(TableReader, AcceptsCrlfQuotesTrailingDelimiterBomAndBlankLines) {
+TEST(IoTableReader, AcceptsCrlfQuotesTrailingDelimiterBomAndBlankLines) {
     TempDir dir;
     const std::string path = dir.file("d.csv");
-    write_file(path, "\xEF\xBB\xBF\"a\",\"b \"\"x\"\"\",c,\r\n1,2,3,\r\n\r\n4,\"5\",6,\r\n\r\n  \n");
+    write_file(path,
+               "\xEF\xBB\xBF\"a\",\"b \"\"x\"\"\",c,\r\n1,2,3,\r\n\r\n4,\"5\",6,\r\n\r\n  \n");
     const cudag::Dataset d = cudag::io::read_table(path);
     EXPECT_EQ(d.names, (std::vector<std::string>{"a", "b \"x\"", "c"}));
     EXPECT_EQ(d.n_samples, 2);
     EXPECT_EQ(d.values, (std::vector<double>{1, 4, 2, 5, 3, 6}));
 }
 
-TEST(TableReader, ReadsTabSemicolonAndWhitespaceTables) {
+TEST(IoTableReader, ReadsTabSemicolonAndWhitespaceTables) {
     TempDir dir;
     const std::string tab = dir.file("t.txt");
     const std::string semi = dir.file("s.csv");
@@ -179,7 +188,7 @@ TEST(TableReader, ReadsTabSemicolonAndWhitespaceTables) {
     }
 }
 
-TEST(TableReader, EmptyFileHasNoHeaderRow) {
+TEST(IoTableReader, EmptyFileHasNoHeaderRow) {
     TempDir dir;
     const std::string path = dir.file("empty.csv");
     write_file(path, "");
@@ -188,7 +197,7 @@ TEST(TableReader, EmptyFileHasNoHeaderRow) {
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {path, "no header row"}));
 }
 
-TEST(TableReader, HeaderWithoutDataRowsIsAnError) {
+TEST(IoTableReader, HeaderWithoutDataRowsIsAnError) {
     TempDir dir;
     const std::string path = dir.file("h.csv");
     write_file(path, "a,b,c\n\n");
@@ -196,7 +205,7 @@ TEST(TableReader, HeaderWithoutDataRowsIsAnError) {
         throws_input_error([&] { cudag::io::read_table(path); }, {path + ":2:", "no data rows"}));
 }
 
-TEST(TableReader, RaggedRowNamesRowAndCounts) {
+TEST(IoTableReader, RaggedRowNamesRowAndCounts) {
     TempDir dir;
     const std::string path = dir.file("r.csv");
     write_file(path, "a,b,c,d,e\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4\n");
@@ -207,21 +216,18 @@ TEST(TableReader, RaggedRowNamesRowAndCounts) {
                                    {path + ":3:", "row 3 has 4 fields, header has 2"}));
 }
 
-TEST(TableReader, MissingValuesNameRowColumnAndName) {
+TEST(IoTableReader, MissingValuesNameRowColumnAndName) {
     TempDir dir;
     const std::string path = dir.file("m.csv");
     struct Case {
         std::string cell;
         std::string expect;
     };
-    const std::vector<Case> cases = {{"", "missing value (empty field)"},
-                                     {"NA", "missing value 'NA'"},
-                                     {"NaN", "missing value 'NaN'"},
-                                     {"nan", "missing value 'nan'"},
-                                     {"inf", "non-finite value 'inf'"},
-                                     {"Inf", "non-finite value 'Inf'"},
-                                     {"-inf", "non-finite value '-inf'"},
-                                     {"1e999", "non-finite value '1e999'"}};
+    const std::vector<Case> cases = {
+        {"", "missing value (empty field)"}, {"NA", "missing value 'NA'"},
+        {"NaN", "missing value 'NaN'"},      {"nan", "missing value 'nan'"},
+        {"inf", "non-finite value 'inf'"},   {"Inf", "non-finite value 'Inf'"},
+        {"-inf", "non-finite value '-inf'"}, {"1e999", "non-finite value '1e999'"}};
     for (const Case& c : cases) {
         write_file(path, "X1,X2,X3\n1,2,3\n4," + c.cell + ",6\n");
         EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
@@ -230,7 +236,7 @@ TEST(TableReader, MissingValuesNameRowColumnAndName) {
     }
 }
 
-TEST(TableReader, MissingValueInTabFileIsAnEmptyField) {
+TEST(IoTableReader, MissingValueInTabFileIsAnEmptyField) {
     TempDir dir;
     const std::string path = dir.file("m.tsv");
     write_file(path, "p\tq\tr\n1\t2\t3\n4\t\t6\n");
@@ -238,7 +244,7 @@ TEST(TableReader, MissingValueInTabFileIsAnEmptyField) {
                                    {path + ":3:2: ", "missing value", "column 'q'"}));
 }
 
-TEST(TableReader, NonNumericValueNamesTheColumn) {
+TEST(IoTableReader, NonNumericValueNamesTheColumn) {
     TempDir dir;
     const std::string path = dir.file("n.csv");
     write_file(path, "X1,X2,X3\n1,2,3\n4,5,abc\n");
@@ -252,7 +258,7 @@ TEST(TableReader, NonNumericValueNamesTheColumn) {
                                    {"non-numeric value '0x10' in column 'X1'"}));
 }
 
-TEST(TableReader, DuplicateAndEmptyColumnNamesAreErrors) {
+TEST(IoTableReader, DuplicateAndEmptyColumnNamesAreErrors) {
     TempDir dir;
     const std::string path = dir.file("dup.csv");
     write_file(path, "a,b,a\n1,2,3\n");
@@ -263,16 +269,16 @@ TEST(TableReader, DuplicateAndEmptyColumnNamesAreErrors) {
         throws_input_error([&] { cudag::io::read_table(path); }, {path + ":1:1: ", "empty name"}));
 }
 
-TEST(TableReader, MissingFileSaysNoSuchFile) {
+TEST(IoTableReader, MissingFileSaysNoSuchFile) {
     TempDir dir;
     const std::string path = dir.file("absent.csv");
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
                                    {"cannot open '" + path + "': No such file or directory"}));
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                   {"cannot open '" + path + "'"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_table(path); }, {"cannot open '" + path + "'"}));
 }
 
-TEST(TableReader, ParallelParseReportsTheFirstErrorInFileOrder) {
+TEST(IoTableReader, ParallelParseReportsTheFirstErrorInFileOrder) {
     // > 4 MiB so that several threads parse it; two bad cells far apart.
     const int rows = 3000, cols = 200;
     std::string text;
@@ -310,7 +316,7 @@ TEST(TableReader, ParallelParseReportsTheFirstErrorInFileOrder) {
 
 // ---- causal-learn reference data -----------------------------------------------------
 
-TEST(TableReader, LoadsCausalLearnLinearData) {
+TEST(IoTableReader, LoadsCausalLearnLinearData) {
     const std::string dir = cudag::test::shared_data_dir();
     if (dir.empty()) GTEST_SKIP() << "shared data (causal-learn/) not found: skipped";
     const std::string path = dir + "/causal-learn/data_linear_10.txt";
@@ -322,21 +328,20 @@ TEST(TableReader, LoadsCausalLearnLinearData) {
     EXPECT_EQ(d.n_samples, lines - 1);
     EXPECT_EQ(d.names.front(), "X1");
     EXPECT_EQ(d.names.back(), "X20");
-    EXPECT_EQ(d.values[0], 0.4267);                                 // X1, first sample
-    EXPECT_EQ(d.column(1)[0], -3.8347);                             // X2, first sample
-    EXPECT_EQ(d.column(19)[d.n_samples - 1], -3.5641);              // X20, last sample
+    EXPECT_EQ(d.values[0], 0.4267);                     // X1, first sample
+    EXPECT_EQ(d.column(1)[0], -3.8347);                 // X2, first sample
+    EXPECT_EQ(d.column(19)[d.n_samples - 1], -3.5641);  // X20, last sample
 }
 
-TEST(TableReader, LoadsOtherCausalLearnFiles) {
+TEST(IoTableReader, LoadsOtherCausalLearnFiles) {
     const std::string dir = cudag::test::shared_data_dir();
     if (dir.empty()) GTEST_SKIP() << "shared data (causal-learn/) not found: skipped";
-    const cudag::Dataset disc =
-        cudag::io::read_dataset(dir + "/causal-learn/data_discrete_10.txt");
+    const cudag::Dataset disc = cudag::io::read_dataset(dir + "/causal-learn/data_discrete_10.txt");
     EXPECT_EQ(disc.n_vars, 20);
     EXPECT_EQ(disc.n_samples, 10000);
     EXPECT_EQ(disc.values[0], 1.0);
-    const cudag::Dataset sim = cudag::io::read_dataset(
-        dir + "/causal-learn/test_pc_simulated_linear_gaussian_data.txt");
+    const cudag::Dataset sim =
+        cudag::io::read_dataset(dir + "/causal-learn/test_pc_simulated_linear_gaussian_data.txt");
     EXPECT_EQ(sim.n_vars, 5);
     EXPECT_EQ(sim.n_samples, 10000);
     EXPECT_EQ(sim.names, (std::vector<std::string>{"X1", "X2", "X3", "X4", "X5"}));
@@ -345,7 +350,7 @@ TEST(TableReader, LoadsOtherCausalLearnFiles) {
 
 // ---- round trips -----------------------------------------------------------------------
 
-TEST(DatasetIo, TextRoundTripsAreBitExact) {
+TEST(IoDataset, TextRoundTripsAreBitExact) {
     TempDir dir;
     const cudag::Dataset d = tricky_dataset();
     for (const char* name : {"r.csv", "r.tsv", "r.txt", "R.CSV"}) {
@@ -363,7 +368,7 @@ TEST(DatasetIo, TextRoundTripsAreBitExact) {
     EXPECT_EQ(header, "alpha,\"b,c\",with space,\"q\"\"uote\"");
 }
 
-TEST(DatasetIo, Hdf5RoundTripIsBitExactAndNamed) {
+TEST(IoDataset, Hdf5RoundTripIsBitExactAndNamed) {
     TempDir dir;
     const cudag::Dataset d = tricky_dataset();
     const std::string path = dir.file("r.h5");
@@ -392,7 +397,7 @@ TEST(DatasetIo, Hdf5RoundTripIsBitExactAndNamed) {
     H5Fclose(f);
 }
 
-TEST(DatasetIo, Hdf5WithManyVariablesStoresAllNames) {
+TEST(IoDataset, Hdf5WithManyVariablesStoresAllNames) {
     // 20,000 variable-length names exceed the 64 KiB compact-attribute limit.
     TempDir dir;
     cudag::Dataset d;
@@ -408,7 +413,7 @@ TEST(DatasetIo, Hdf5WithManyVariablesStoresAllNames) {
     EXPECT_TRUE(bit_equal(back.values, d.values));
 }
 
-TEST(DatasetIo, DispatchIsByContentNotExtension) {
+TEST(IoDataset, DispatchIsByContentNotExtension) {
     TempDir dir;
     const cudag::Dataset d = tricky_dataset();
     cudag::io::write_dataset(d, dir.file("a.h5"));
@@ -421,16 +426,17 @@ TEST(DatasetIo, DispatchIsByContentNotExtension) {
                                    {"text table", "/data"}));
 }
 
-TEST(DatasetIo, UnknownOutputExtensionWritesNothing) {
+TEST(IoDataset, UnknownOutputExtensionWritesNothing) {
     TempDir dir;
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::write_dataset(tricky_dataset(), dir.file("x.parquet")); },
-                                   {"x.parquet", ".csv"}));
+    EXPECT_TRUE(throws_input_error(
+        [&] { cudag::io::write_dataset(tricky_dataset(), dir.file("x.parquet")); },
+        {"x.parquet", ".csv"}));
     EXPECT_TRUE(fs::is_empty(fs::path(dir.file("x.parquet")).parent_path()));
 }
 
 // ---- HDF5 input as other tools write it -------------------------------------------------
 
-TEST(Hdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
+TEST(IoHdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
     TempDir dir;
     const std::string path = dir.file("in.h5");
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -440,8 +446,8 @@ TEST(Hdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
     const double vec[3] = {1, 2, 3};
     const hsize_t n3 = 3;
     const hid_t s1 = H5Screate_simple(1, &n3, nullptr);
-    const hid_t d1 = H5Dcreate2(f, "labels", H5T_IEEE_F64LE, s1, H5P_DEFAULT, H5P_DEFAULT,
-                                H5P_DEFAULT);
+    const hid_t d1 =
+        H5Dcreate2(f, "labels", H5T_IEEE_F64LE, s1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d1, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vec);
     H5Dclose(d1);
     H5Sclose(s1);
@@ -459,11 +465,11 @@ TEST(Hdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
                                    {path + ":/labels", "1 dimensions"}));
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/nope/x"); },
                                    {path, "no dataset '/nope/x'"}));
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/grp"); },
-                                   {"/grp", "not a dataset"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_hdf5(path, "/grp"); }, {"/grp", "not a dataset"}));
 }
 
-TEST(Hdf5Reader, GeneratesNamesAndListsCandidatesWhenAmbiguous) {
+TEST(IoHdf5Reader, GeneratesNamesAndListsCandidatesWhenAmbiguous) {
     TempDir dir;
     const std::string path = dir.file("two.h5");
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -479,7 +485,7 @@ TEST(Hdf5Reader, GeneratesNamesAndListsCandidatesWhenAmbiguous) {
     EXPECT_EQ(d.n_samples, 1);
 }
 
-TEST(Hdf5Reader, NoMatrixIsAnError) {
+TEST(IoHdf5Reader, NoMatrixIsAnError) {
     TempDir dir;
     const std::string path = dir.file("none.h5");
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -488,7 +494,7 @@ TEST(Hdf5Reader, NoMatrixIsAnError) {
         throws_input_error([&] { cudag::io::read_dataset(path); }, {path, "no 2-D numeric"}));
 }
 
-TEST(Hdf5Reader, NonFiniteValuesNameRowAndColumn) {
+TEST(IoHdf5Reader, NonFiniteValuesNameRowAndColumn) {
     TempDir dir;
     const std::string path = dir.file("nan.h5");
     cudag::Dataset d;
@@ -498,9 +504,9 @@ TEST(Hdf5Reader, NonFiniteValuesNameRowAndColumn) {
     d.values = {1, 2, 3, 4, std::numeric_limits<double>::quiet_NaN(), 6};
     // write_dataset does not check values, so it can build the bad file.
     cudag::io::write_dataset(d, path);
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
-                                   {path + ":/data", "missing value (NaN)", "row 2",
-                                    "column 2 'q'"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_dataset(path); },
+                           {path + ":/data", "missing value (NaN)", "row 2", "column 2 'q'"}));
     d.values[4] = 5;
     d.values[0] = -std::numeric_limits<double>::infinity();
     cudag::io::write_dataset(d, path);
@@ -508,7 +514,7 @@ TEST(Hdf5Reader, NonFiniteValuesNameRowAndColumn) {
                                    {"non-finite value -inf", "row 1", "column 1 'p'"}));
 }
 
-TEST(Hdf5Reader, NameCountMustMatchColumns) {
+TEST(IoHdf5Reader, NameCountMustMatchColumns) {
     TempDir dir;
     const std::string path = dir.file("names.h5");
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);

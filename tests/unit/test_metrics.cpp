@@ -296,13 +296,13 @@ TEST(CompareGraphs, BnlearnTruthsAgainstCausalLearnPc) {
     if (dir.empty()) GTEST_SKIP() << "shared data (../shared/data/causal-learn) not found";
     const std::string base = dir + "/causal-learn/bnlearn_discrete_10000/";
     const BnlearnCase cases[] = {
-        {"alarm", 37, 46, 4, 44, 2, 2, 5},        {"andes", 223, 338, 10, -1, -1, -1, -1},
-        {"asia", 8, 8, 3, 5, 1, 3, 5},            {"barley", 48, 84, 9, 57, 2, 27, 38},
-        {"cancer", 5, 4, 0, 4, 0, 0, 2},          {"child", 20, 25, 12, 25, 0, 0, 9},
-        {"earthquake", 5, 4, 0, 4, 0, 0, 0},      {"hailfinder", 56, 66, 17, 7, 33, 59, 94},
-        {"hepar2", 70, 123, 9, 70, 5, 53, 80},    {"insurance", 27, 52, 18, 42, 0, 10, 25},
-        {"sachs", 11, 17, 17, 17, 0, 0, 14},      {"survey", 6, 6, 0, 6, 0, 0, 2},
-        {"water", 32, 66, 6, 31, 0, 35, 39},      {"win95pts", 76, 112, 12, 76, 3, 36, 52},
+        {"alarm", 37, 46, 4, 44, 2, 2, 5},     {"andes", 223, 338, 10, -1, -1, -1, -1},
+        {"asia", 8, 8, 3, 5, 1, 3, 5},         {"barley", 48, 84, 9, 57, 2, 27, 38},
+        {"cancer", 5, 4, 0, 4, 0, 0, 2},       {"child", 20, 25, 12, 25, 0, 0, 9},
+        {"earthquake", 5, 4, 0, 4, 0, 0, 0},   {"hailfinder", 56, 66, 17, 7, 33, 59, 94},
+        {"hepar2", 70, 123, 9, 70, 5, 53, 80}, {"insurance", 27, 52, 18, 42, 0, 10, 25},
+        {"sachs", 11, 17, 17, 17, 0, 0, 14},   {"survey", 6, 6, 0, 6, 0, 0, 2},
+        {"water", 32, 66, 6, 31, 0, 35, 39},   {"win95pts", 76, 112, 12, 76, 3, 36, 52},
     };
     for (const BnlearnCase& k : cases) {
         SCOPED_TRACE(k.net);
@@ -318,9 +318,8 @@ TEST(CompareGraphs, BnlearnTruthsAgainstCausalLearnPc) {
                 undirected += i < j && truth.is_undirected(i, j);
         EXPECT_EQ(undirected, k.undirected_in_cpdag);
         if (k.tp < 0) continue;
-        const Pdag est = io::read_graph(base + "benchmark_returned_results/" + k.net +
-                                            "_pc_chisq_0.05_stable_0_-1.txt",
-                                        names);
+        const Pdag est = io::read_graph(
+            base + "benchmark_returned_results/" + k.net + "_pc_chisq_0.05_stable_0_-1.txt", names);
         const Comparison c = compare_graphs(truth, est);
         EXPECT_EQ(c.tp, k.tp);
         EXPECT_EQ(c.fp, k.fp);

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -32,8 +32,8 @@ using cudag::SepSets;
 using cudag::pc::OrientOptions;
 using cudag::pc::PValueFn;
 using cudag::pc::UcRule;
-using cudag::test::ClMatrix;
 using cudag::test::cl_matrices_equal;
+using cudag::test::ClMatrix;
 using cudag::test::to_cl_matrix;
 
 using Edge = std::pair<int, int>;
@@ -104,8 +104,8 @@ TEST(Orient, ColliderIsOriented) {
     s.set(0, 1, {});
     FakeTest t{[](auto, auto, const Set& S) { return has(S, 2) ? 0.001 : 0.5; }};
     const ClMatrix want = expect(3, {{0, 2}, {1, 2}});
-    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})),
-                                  want));
+    EXPECT_TRUE(
+        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
         EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
             << describe(o);
@@ -138,8 +138,8 @@ TEST(Orient, MeekRule1Propagates) {
         return has(S, 2) ? 0.5 : 0.001;
     }};
     const ClMatrix want = expect(4, {{0, 2}, {1, 2}, {2, 3}});
-    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})),
-                                  want));
+    EXPECT_TRUE(
+        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
         EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
             << describe(o);
@@ -157,8 +157,8 @@ TEST(Orient, MeekRule2AvoidsCycle) {
         return has(S, 1) ? 0.5 : 0.001;
     }};
     const ClMatrix want = expect(4, {{3, 1}, {0, 1}, {1, 2}, {0, 2}});
-    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})),
-                                  want));
+    EXPECT_TRUE(
+        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
         EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
             << describe(o);
@@ -169,12 +169,10 @@ TEST(Orient, MeekRule3Kite) {
     const Graph g = make_graph(4, {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}});
     SepSets s;
     s.set(2, 3, {0});
-    FakeTest t{[](auto, auto, const Set& S) {
-        return has(S, 0) && !has(S, 1) ? 0.5 : 0.001;
-    }};
+    FakeTest t{[](auto, auto, const Set& S) { return has(S, 0) && !has(S, 1) ? 0.5 : 0.001; }};
     const ClMatrix want = expect(4, {{2, 1}, {3, 1}, {0, 1}}, {{0, 2}, {0, 3}});
-    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})),
-                                  want));
+    EXPECT_TRUE(
+        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
         EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
             << describe(o);
@@ -209,7 +207,9 @@ struct Conflict {
         s.set(1, 3, {});
         s.set(0, 3, {1});
     }
-    ClMatrix run(const OrientOptions& o) { return to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())); }
+    ClMatrix run(const OrientOptions& o) {
+        return to_cl_matrix(cudag::pc::orient(g, s, o, t.fn()));
+    }
 };
 
 TEST(OrientConflict, PcalgLastColliderWins) {
@@ -328,8 +328,8 @@ public:
         }
         for (std::size_t i = 0; i < p; ++i)
             for (std::size_t j = 0; j < p; ++j)
-                corr_[i * p + j] = std::inner_product(cols[i].begin(), cols[i].end(),
-                                                      cols[j].begin(), 0.0);
+                corr_[i * p + j] =
+                    std::inner_product(cols[i].begin(), cols[i].end(), cols[j].begin(), 0.0);
         std::vector<double> d(p);
         for (std::size_t i = 0; i < p; ++i) d[i] = corr_[i * p + i];
         for (std::size_t i = 0; i < p; ++i)
@@ -435,7 +435,8 @@ TEST(OrientFixture, MatchesCausalLearnLinear10) {
     const PValueFn pv = [&fz](std::int32_t x, std::int32_t y, const Set& s) { return fz(x, y, s); };
     const auto [skel, sepsets] = cl_skeleton(20, pv, 0.05);
     int compared = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(dir + "benchmark_returned_results")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(dir + "benchmark_returned_results")) {
         const std::string name = entry.path().filename().string();
         const std::string prefix = "linear_10_pc_fisherz_0.05_stable_";
         if (name.rfind(prefix, 0) != 0) continue;
@@ -443,8 +444,8 @@ TEST(OrientFixture, MatchesCausalLearnLinear10) {
         ASSERT_EQ(std::sscanf(name.c_str() + prefix.size(), "%d_%d.txt", &rule, &priority), 2);
         const auto o = opts(static_cast<UcRule>(rule), priority, 0.05, true);
         const auto got = to_cl_matrix(cudag::pc::orient(skel, sepsets, o, pv));
-        EXPECT_TRUE(cl_matrices_equal(got, cudag::test::read_cl_matrix(entry.path().string()),
-                                      fz.names()))
+        EXPECT_TRUE(
+            cl_matrices_equal(got, cudag::test::read_cl_matrix(entry.path().string()), fz.names()))
             << name;
         ++compared;
     }
@@ -533,7 +534,8 @@ TEST(OrientPeerCases, MatchCellForCell) {
             const auto eq = cl_matrices_equal(got, want);
             if (!eq) {
                 ++by_option[describe(o)];
-                if (++mismatches <= 10) ADD_FAILURE() << f << " " << describe(o) << ": " << eq.message();
+                if (++mismatches <= 10)
+                    ADD_FAILURE() << f << " " << describe(o) << ": " << eq.message();
             }
         }
     }

@@ -17,8 +17,8 @@ testing::AssertionResult block_is(const Philox4x32Block& b, std::uint32_t v0, st
                                   std::uint32_t v2, std::uint32_t v3) {
     if (b.v[0] == v0 && b.v[1] == v1 && b.v[2] == v2 && b.v[3] == v3)
         return testing::AssertionSuccess();
-    return testing::AssertionFailure() << std::hex << "got " << b.v[0] << " " << b.v[1] << " "
-                                       << b.v[2] << " " << b.v[3];
+    return testing::AssertionFailure()
+           << std::hex << "got " << b.v[0] << " " << b.v[1] << " " << b.v[2] << " " << b.v[3];
 }
 
 // Known-answer vectors of Philox4x32-10 (Random123 kat_vectors); checked against an
@@ -36,8 +36,8 @@ TEST(Philox, KnownAnswerAllOnes) {
 
 TEST(Philox, KnownAnswerPiDigits) {
     const Philox4x32Block ctr{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}};
-    EXPECT_TRUE(block_is(philox4x32_10(ctr, 0xa4093822u, 0x299f31d0u), 0xd16cfe09u,
-                         0x94fdccebu, 0x5001e420u, 0x24126ea1u));
+    EXPECT_TRUE(block_is(philox4x32_10(ctr, 0xa4093822u, 0x299f31d0u), 0xd16cfe09u, 0x94fdccebu,
+                         0x5001e420u, 0x24126ea1u));
 }
 
 TEST(Philox, BlockLayoutIsIndexThenStreamUnderSeed) {
@@ -200,6 +200,11 @@ TEST(SimulateGaussian, RejectsBadSpecs) {
     EXPECT_THROW(simulate_gaussian(GaussianSimSpec{10, 10, -0.1, 1}), InputError);
     EXPECT_THROW(simulate_gaussian(GaussianSimSpec{10, 10, 1.5, 1}), InputError);
     EXPECT_THROW(simulate_gaussian(GaussianSimSpec{10, 10, std::nan(""), 1}), InputError);
+}
+
+TEST(SimulateGaussian, OverflowIsAnError) {
+    // The variance grows by about 1 + 0.37 d per variable: (1.185)^3000 overflows.
+    EXPECT_THROW(simulate_gaussian(GaussianSimSpec{3000, 2, 0.5, 1}), InputError);
 }
 
 TEST(SimulateGaussian, EdgesToPdagIsDirected) {

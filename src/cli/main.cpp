@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/progress.hpp"
@@ -65,7 +66,7 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 // ---- cudag pc ----------------------------------------------------------------------
 struct PcArgs {
-    std::string data, dataset, out, formats, compat = "pcalg";
+    std::string data, dataset, out, formats, compat = "pcalg", backend = "auto";
     pc::PcConfig cfg;
     int uc_rule = -2, uc_priority = -2;
     bool quiet = false, verbose = false;
@@ -81,6 +82,9 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
         cfg.compat = pc::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
+    cfg.backend = parse_backend(a.backend);
+    if (cfg.gpu.variant != 's' && cfg.gpu.variant != 'e')
+        throw InputError(std::string("--variant must be s or e, got '") + cfg.gpu.variant + "'");
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
 
@@ -207,8 +211,8 @@ int run_info() {
               << "build: CUDA " << (CUDAG_HAVE_CUDA ? "on" : "off") << ", MPI "
               << (CUDAG_HAVE_MPI ? "on" : "off") << ", NCCL " << (CUDAG_HAVE_NCCL ? "on" : "off")
               << ", parallel HDF5 " << (CUDAG_HAVE_PARALLEL_HDF5 ? "on" : "off") << '\n'
-              << "backends: cpu" << '\n'
-              << "GPUs: none used by this build (the CUDA engines are not built yet)" << '\n'
+              << "backends: cpu" << (cuda_compiled() ? ", cuda" : "") << '\n'
+              << "GPUs: " << gpu_report() << '\n'
               << "threads: " << resolve_threads(0) << " hardware threads\n"
               << "tests: fisher-z\n";
     return 0;
@@ -243,6 +247,13 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--uc-priority", pa.uc_priority,
                        "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
                        "3 stronger, 4 stronger* (default 2)");
+    pc_cmd->add_option("--backend", pa.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
+    pc_cmd->add_option("--variant", pa.cfg.gpu.variant, "GPU kernel: s (cuPC-S) or e (cuPC-E); default by density")
+        ->each([&pa](const std::string&) { pa.cfg.gpu.auto_tune = false; });
+    pc_cmd->add_option("--beta", pa.cfg.gpu.beta, "cuPC-E edges per block")->capture_default_str();
+    pc_cmd->add_option("--gamma", pa.cfg.gpu.gamma, "cuPC-E threads per edge")->capture_default_str();
+    pc_cmd->add_option("--theta", pa.cfg.gpu.theta, "cuPC-S threads per block")->capture_default_str();
+    pc_cmd->add_option("--delta", pa.cfg.gpu.delta, "cuPC-S blocks per row")->capture_default_str();
     pc_cmd->add_flag("-q,--quiet", pa.quiet, "no progress or summary on stderr");
     pc_cmd->add_flag("-v,--verbose", pa.verbose, "progress lines on stderr even when it is not a terminal");
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "ci/cpu_fisher_engine.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "pc/orient.hpp"
@@ -60,7 +59,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
     sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
 
-    ci::CpuFisherEngine engine(data, sk.policy, threads);
+    std::unique_ptr<SkeletonEngine> engine_ptr =
+        make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
+    SkeletonEngine& engine = *engine_ptr;
     SkeletonResult skel = learn_skeleton(engine, sk, cfg.on_level);
 
     OrientOptions oo;

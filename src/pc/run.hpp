@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/backend.hpp"
 #include "core/dataset.hpp"
 #include "pc/result.hpp"
 #include "pc/skeleton.hpp"
@@ -26,6 +27,9 @@ struct PcConfig {
     std::optional<int> uc_rule;
     /// causal-learn's uc_priority (-1 rule default, 0..4). Unset: 2 (causal-learn's pc() default).
     std::optional<int> uc_priority;
+    BackendKind backend = BackendKind::Auto;
+    GpuTunables gpu;
+    int device = 0;
     LevelCallback on_level;  ///< progress hook, may be empty
 };
 

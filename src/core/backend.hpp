@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Backend selection: the only place that knows whether CUDA was compiled in.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/dataset.hpp"
+#include "pc/skeleton_engine.hpp"
+
+namespace cudag {
+
+enum class BackendKind { Auto, Cpu, Cuda };
+
+/// "auto", "cpu" or "cuda"; anything else is an InputError.
+BackendKind parse_backend(const std::string& name);
+std::string to_string(BackendKind k);
+
+/// cuPC kernel choice and launch shape (cuPC-S: θ threads, δ blocks per row;
+/// cuPC-E: β edges per block, γ threads per edge).
+struct GpuTunables {
+    char variant = 's';  ///< 's' (cuPC-S) or 'e' (cuPC-E)
+    int beta = 2;
+    int gamma = 32;
+    int theta = 64;
+    int delta = 2;
+    bool auto_tune = true;  ///< choose variant/shape from graph density when not given
+};
+
+/// Number of CUDA devices this build can use (0 in a CPU-only build or without a GPU).
+int visible_gpus();
+/// One line per visible GPU (id, name, memory), or a sentence saying why there are none.
+std::string gpu_report();
+/// Whether this build has the CUDA engines.
+bool cuda_compiled();
+
+/// The Fisher-z skeleton engine for `kind`. Auto picks CUDA when compiled, a GPU
+/// is visible and the policy runs there (not exhaustive); otherwise the CPU.
+/// Asking for CUDA in a CPU-only build throws NotCompiled.
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
+                                                       const pc::TestPolicy& policy, int threads,
+                                                       const GpuTunables& tunables, int device = 0);
+
+}  // namespace cudag

@@ -32,7 +32,7 @@ void CpuFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
         const double* ci = corr_.data() + i * n;
         const std::int64_t base = i * n - i * (i + 1) / 2 - i - 1;
         for (std::int64_t j = i + 1; j < n; ++j) {
-            const double p = fisher_z_pvalue(ci[j], m_, 0);
+            const double p = fisher_z_pvalue(ci[j], m_, 0, policy_.causal_learn_pvalue);
             if (dense) out.dense_p[base + j] = p;
             if (!policy_.independent(p))
                 kept[w].push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), p});
@@ -85,7 +85,7 @@ void CpuFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t r
                 const std::int32_t j = nb[q];
                 block.project(corr_.data(), n, s.data(), j, yj.data());
                 const double r = partial_correlation(block, corr_[i * n + j], yi.data(), yj.data());
-                const double p = fisher_z_pvalue(r, m_, l);
+                const double p = fisher_z_pvalue(r, m_, l, policy_.causal_learn_pvalue);
                 ++local_tests;
                 out.flags[e] |= pc::kTested;
                 out.pmax[e] = std::max(out.pmax[e], p);
@@ -112,7 +112,7 @@ void CpuFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t r
 
 double CpuFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
     const int l = static_cast<int>(s.size());
-    if (l == 0) return fisher_z_pvalue(corr_[static_cast<std::int64_t>(i) * n_ + j], m_, 0);
+    if (l == 0) return fisher_z_pvalue(corr_[static_cast<std::int64_t>(i) * n_ + j], m_, 0, policy_.causal_learn_pvalue);
     std::vector<int> si(s.begin(), s.end());
     std::vector<double> lmat(static_cast<std::size_t>(l) * l), scratch(2 * static_cast<std::size_t>(l) * l),
         yi(l), yj(l);
@@ -123,7 +123,7 @@ double CpuFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vecto
     block.project(corr_.data(), n_, si.data(), j, yj.data());
     const double r =
         partial_correlation(block, corr_[static_cast<std::int64_t>(i) * n_ + j], yi.data(), yj.data());
-    return fisher_z_pvalue(r, m_, l);
+    return fisher_z_pvalue(r, m_, l, policy_.causal_learn_pvalue);
 }
 
 }  // namespace cudag::ci

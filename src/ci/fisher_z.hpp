@@ -21,8 +21,22 @@ constexpr double kEigenTolerance = 1e-12;
 /// Two-sided p-value of the Fisher z-statistic of partial correlation r, with
 /// m samples and a conditioning set of size l: 2(1 − Φ(√(m−l−3)·|atanh r|)).
 /// Requires m − l − 3 > 0 (the caller checks up front).
-CUDAG_HD inline double fisher_z_pvalue(double r, std::int64_t m, int l) {
+///
+/// causal_learn = true reproduces causal-learn's arithmetic instead: |r| < 1 − ε,
+/// z = ½ log((1+r)/(1−r)) and p = 2(1 − Φ(x)) with Φ(x) = 1 − ½ erfc(x/√2) as
+/// scipy's ndtr forms it, so p underflows to exactly 0 for x ≳ 8.3 as it does there.
+/// Its maxP orientation rules compare such p-values, and ties at 0 decide them.
+CUDAG_HD inline double fisher_z_pvalue(double r, std::int64_t m, int l, bool causal_learn = false) {
     if (!(r == r)) r = 0.0;  // NaN (degenerate residual) counts as r = 0, as in pcalg
+    if (causal_learn) {
+        const double one_minus_eps = 1.0 - 2.220446049250313e-16;
+        if (r >= 1.0) r = one_minus_eps;
+        if (r <= -1.0) r = -one_minus_eps;
+        const double z = 0.5 * log((1.0 + r) / (1.0 - r));
+        const double x = sqrt(static_cast<double>(m - l - 3)) * fabs(z);
+        const double cdf = 1.0 - 0.5 * erfc(x * 0.70710678118654752440);
+        return 2.0 * (1.0 - cdf);
+    }
     if (r > kMaxAbsCorrelation) r = kMaxAbsCorrelation;
     if (r < -kMaxAbsCorrelation) r = -kMaxAbsCorrelation;
     const double z = 0.5 * log1p(2.0 * r / (1.0 - r));

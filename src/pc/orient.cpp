@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <limits>
 #include <map>
 #include <set>
@@ -46,11 +47,6 @@ public:
     /// pdag[nbr(s), i] for slot s of row i.
     std::uint8_t in(std::int64_t s) const { return val_[rev_[s]]; }
 
-    /// pdag[i, j]; 0 when i and j are not adjacent.
-    std::uint8_t at(std::int32_t i, std::int32_t j) const {
-        const std::int64_t s = adj_.find(i, j);
-        return s < 0 ? 0 : val_[s];
-    }
     bool directed(std::int32_t i, std::int32_t j) const {  ///< i --> j
         const std::int64_t s = adj_.find(i, j);
         return s >= 0 && val_[s] == 1 && val_[rev_[s]] == 0;
@@ -188,17 +184,31 @@ constexpr std::int8_t kArrow = 1;
 /// means GeneralGraph believes i is an ancestor of j. dpath is maintained as
 /// causal-learn does it: adjust_dpath on each added directed edge (not a full
 /// transitive closure) and reconstitute_dpath, edges taken in reverse
-/// get_graph_edges order, whenever a directed edge is removed.
+/// get_graph_edges order, whenever a directed edge is removed. dpath is kept as
+/// two bit matrices, by rows and by columns, so that both of adjust_dpath's
+/// updates (a row OR and a column OR) cost n/64 words plus the bits they set.
+///
+/// The rebuild is deferred to the next ancestor query (PC's collider phases
+/// remove many directed edges and query none): after a removal the directed
+/// edges added since are queued, and the rebuild replays causal-learn's
+/// history exactly: reconstitute over the directed edges that existed at the
+/// removal (today's minus the queued ones; any later change to one of them
+/// would have been a removal of a directed edge, starting a new rebuild), then
+/// adjust_dpath for each queued edge in order.
 class ClGraph {
 public:
     explicit ClGraph(const Graph& skel)
         : n_(skel.n()),
+          words_((n_ + 63) / 64),
           g_(static_cast<std::size_t>(n_ * n_), 0),
-          dpath_(static_cast<std::size_t>(n_ * n_), 0) {
+          nbrs_(static_cast<std::size_t>(n_)),
+          rows_(static_cast<std::size_t>(n_ * words_), 0),
+          cols_(static_cast<std::size_t>(n_ * words_), 0) {
         for (std::int64_t i = 0; i < n_; ++i) {
-            for (std::int32_t j : skel.neighbours(i)) g_[i * n_ + j] = kTail;
-            dpath_[i * n_ + i] = 1;
+            nbrs_[i] = skel.neighbours(i);
+            for (std::int32_t j : nbrs_[i]) g_[i * n_ + j] = kTail;
         }
+        reset_dpath();
     }
 
     std::int64_t n() const { return n_; }
@@ -211,7 +221,10 @@ public:
         return at(i, j) == kTail && at(j, i) == kArrow;
     }
     /// GeneralGraph.is_ancestor_of(a, b): dpath[b, a].
-    bool is_ancestor_of(std::int64_t a, std::int64_t b) const { return dpath_[b * n_ + a] != 0; }
+    bool is_ancestor_of(std::int64_t a, std::int64_t b) {
+        refresh_dpath();
+        return (rows_[b * words_ + (a >> 6)] >> (a & 63)) & 1u;
+    }
 
     /// GeneralGraph.remove_edge(get_edge(i, j)) on an adjacent pair. Removing a
     /// directed edge rebuilds dpath from the remaining edges.
@@ -219,7 +232,10 @@ public:
         const bool was_directed = is_fully_directed(i, j) || is_fully_directed(j, i);
         g_[i * n_ + j] = 0;
         g_[j * n_ + i] = 0;
-        if (was_directed) reconstitute_dpath();
+        if (was_directed) {
+            stale_ = true;
+            queued_.clear();
+        }
     }
     /// GeneralGraph.add_edge(Edge(i, j, TAIL, ARROW)): a no-op where an edge other
     /// than <-> already joins i and j, as in causal-learn.
@@ -232,7 +248,10 @@ public:
         }
         g_[i * n_ + j] = kTail;
         g_[j * n_ + i] = kArrow;
-        adjust_dpath(i, j);
+        if (stale_)
+            queued_.emplace_back(i, j);
+        else
+            adjust_dpath(i, j);
     }
     /// GeneralGraph.add_edge(Edge(i, j, ARROW, ARROW)) on a non-adjacent pair.
     void add_bidirected(std::int64_t i, std::int64_t j) {
@@ -247,12 +266,8 @@ public:
     }
 
     /// CausalGraph.neighbors(i): nodes with a non-zero mark in row i, increasing.
-    std::vector<std::int32_t> neighbours(std::int64_t i) const {
-        std::vector<std::int32_t> out;
-        for (std::int64_t j = 0; j < n_; ++j)
-            if (at(i, j) != 0) out.push_back(static_cast<std::int32_t>(j));
-        return out;
-    }
+    /// Every removal above is followed by an add, so these are the skeleton's.
+    const std::vector<std::int32_t>& neighbours(std::int64_t i) const { return nbrs_[i]; }
 
     Pdag to_pdag() const {
         Pdag p{Graph(n_)};
@@ -265,34 +280,73 @@ public:
     }
 
 private:
-    /// GeneralGraph.adjust_dpath(i, j) after adding i --> j: j gets i and i's
-    /// recorded ancestors; nodes that record j as an ancestor get i.
-    void adjust_dpath(std::int64_t i, std::int64_t j) {
-        std::uint8_t* d = dpath_.data();
-        d[j * n_ + i] = 1;
-        for (std::int64_t k = 0; k < n_; ++k) {
-            if (d[i * n_ + k]) d[j * n_ + k] = 1;
-            if (d[k * n_ + j]) d[k * n_ + i] = 1;
-        }
+    /// dpath[a, b] <- 1, keeping both bit matrices in step.
+    void set_dpath(std::int64_t a, std::int64_t b) {
+        rows_[a * words_ + (b >> 6)] |= std::uint64_t{1} << (b & 63);
+        cols_[b * words_ + (a >> 6)] |= std::uint64_t{1} << (a & 63);
     }
-    /// GeneralGraph.reconstitute_dpath(get_graph_edges()): identity, then the
-    /// directed edges popped from the end of the (i < j, row-major) edge list.
-    void reconstitute_dpath() {
-        std::fill(dpath_.begin(), dpath_.end(), 0);
-        for (std::int64_t i = 0; i < n_; ++i) dpath_[i * n_ + i] = 1;
-        for (std::int64_t i = n_ - 1; i >= 0; --i) {
-            for (std::int64_t j = n_ - 1; j > i; --j) {
-                if (is_fully_directed(i, j))
-                    adjust_dpath(i, j);
-                else if (is_fully_directed(j, i))
-                    adjust_dpath(j, i);
+    /// dst |= src over one bit row; calls on_new(k) for each bit k newly set.
+    template <typename OnNew>
+    void or_into(std::uint64_t* dst, const std::uint64_t* src, OnNew on_new) {
+        for (std::int64_t w = 0; w < words_; ++w) {
+            std::uint64_t fresh = src[w] & ~dst[w];
+            dst[w] |= fresh;
+            while (fresh) {
+                on_new(w * 64 + std::countr_zero(fresh));
+                fresh &= fresh - 1;
             }
         }
     }
+    /// GeneralGraph.adjust_dpath(i, j) after adding i --> j: dpath[j, i] = 1;
+    /// dpath[j, k] |= dpath[i, k] (j gets i's recorded ancestors); dpath[k, i] |=
+    /// dpath[k, j] (whatever records j as an ancestor gets i). causal-learn does
+    /// both in one loop over k; with dpath's diagonal set the two never read a
+    /// cell the other wrote, so doing them one after the other is the same.
+    void adjust_dpath(std::int64_t i, std::int64_t j) {
+        set_dpath(j, i);
+        or_into(&rows_[j * words_], &rows_[i * words_], [&](std::int64_t k) {
+            cols_[k * words_ + (j >> 6)] |= std::uint64_t{1} << (j & 63);
+        });
+        or_into(&cols_[i * words_], &cols_[j * words_], [&](std::int64_t k) {
+            rows_[k * words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
+        });
+    }
+    void reset_dpath() {
+        std::fill(rows_.begin(), rows_.end(), 0);
+        std::fill(cols_.begin(), cols_.end(), 0);
+        for (std::int64_t i = 0; i < n_; ++i) set_dpath(i, i);
+    }
+    /// GeneralGraph.reconstitute_dpath(get_graph_edges()) as of the last removal
+    /// of a directed edge: identity, then the directed edges popped from the end
+    /// of the (i < j, row-major) edge list; then the queued additions.
+    void refresh_dpath() {
+        if (!stale_) return;
+        std::set<std::pair<std::int64_t, std::int64_t>> added;
+        for (auto [i, j] : queued_) added.insert(std::minmax(i, j));
+        reset_dpath();
+        for (std::int64_t i = n_ - 1; i >= 0; --i) {
+            const auto& nb = nbrs_[i];
+            for (auto it = nb.rbegin(); it != nb.rend() && *it > i; ++it) {
+                if (added.count({i, *it})) continue;
+                if (is_fully_directed(i, *it))
+                    adjust_dpath(i, *it);
+                else if (is_fully_directed(*it, i))
+                    adjust_dpath(*it, i);
+            }
+        }
+        for (auto [i, j] : queued_) adjust_dpath(i, j);
+        queued_.clear();
+        stale_ = false;
+    }
 
     std::int64_t n_;
+    std::int64_t words_;
     std::vector<std::int8_t> g_;
-    std::vector<std::uint8_t> dpath_;
+    std::vector<std::vector<std::int32_t>> nbrs_;
+    std::vector<std::uint64_t> rows_;  ///< bit b of row a: dpath[a, b]
+    std::vector<std::uint64_t> cols_;  ///< bit a of row b: dpath[a, b]
+    bool stale_ = false;               ///< a directed edge was removed since dpath was last rebuilt
+    std::vector<std::pair<std::int64_t, std::int64_t>> queued_;  ///< i --> j added since
 };
 
 using Triple = std::array<std::int32_t, 3>;
@@ -383,8 +437,8 @@ private:
 template <typename Visit>
 void for_each_cond_set(const ClGraph& g, std::int32_t x, std::int32_t z, std::int32_t y,
                        Visit visit) {
-    const auto nx = g.neighbours(x);
-    const auto nz = g.neighbours(z);
+    const auto& nx = g.neighbours(x);
+    const auto& nz = g.neighbours(z);
     constexpr std::size_t kMaxDegree = 30;
     CUDAG_EXPECTS(nx.size() <= kMaxDegree && nz.size() <= kMaxDegree,
                   "maxP-type collider rules enumerate every subset of adj(x) and adj(z); node " +

@@ -48,9 +48,11 @@ struct OrientOptions {
 /// (x, y, S) is asked at most once per call. It may be empty otherwise.
 ///
 /// UcRule::Pcalg works on sparse adjacency lists (memory O(n + edges) beyond the
-/// skeleton). The causal-learn family keeps dense n×n int8 working matrices
-/// (the graph and causal-learn's partially maintained ancestor matrix `dpath`),
-/// so it is meant for small and medium n.
+/// skeleton). The causal-learn family keeps a dense n×n int8 graph plus two n×n
+/// bit matrices for causal-learn's partially maintained ancestor matrix `dpath`
+/// (n²·1.25 bytes: 500 MB at n = 20,000), so it is meant for small and medium n;
+/// its maxP-type rules also enumerate 2^|adj(x)| + 2^|adj(z)| conditioning sets
+/// per unshielded triple, as causal-learn does (degrees above 30 are refused).
 ///
 /// Throws InputError on an unknown rule, a priority outside the rule's range, an
 /// alpha outside [0, 1), or a missing `pvalue` where one is needed.

@@ -55,6 +55,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     sk.policy.alpha = cfg.alpha;
     sk.policy.strict = cfg.compat == Compat::CausalLearn;
     sk.policy.exhaustive = cfg.compat == Compat::CausalLearn;
+    sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
     sk.max_level = cfg.max_level;
     sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
     sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";

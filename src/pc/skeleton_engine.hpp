@@ -21,6 +21,8 @@ struct TestPolicy {
     /// true: test every set of the level and keep the union of the separating
     /// sets' nodes (causal-learn's stable PC).
     bool exhaustive = false;
+    /// Compute p-values with causal-learn's arithmetic (see ci::fisher_z_pvalue).
+    bool causal_learn_pvalue = false;
 
     bool independent(double p) const { return strict ? p > alpha : p >= alpha; }
 };

@@ -14,7 +14,9 @@ void check_no_constant_columns(const Dataset& data) {
         bool constant = true;
         for (std::int64_t s = 1; s < data.n_samples && constant; ++s) constant = x[s] == x[0];
         if (constant)
-            throw InputError(data.source + ": column '" + data.names[v] +
+            throw InputError(data.source + ": column '" +
+                             (v < static_cast<std::int64_t>(data.names.size()) ? data.names[v]
+                                                                               : std::to_string(v)) +
                              "' is constant (all values " + std::to_string(x[0]) +
                              "): it has no variance to test");
     }

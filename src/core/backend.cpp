@@ -5,6 +5,10 @@
 #include "core/error.hpp"
 #include "cudag/config.hpp"
 
+#if CUDAG_HAVE_CUDA
+#include "kernels/engines.hpp"
+#endif
+
 namespace cudag {
 
 BackendKind parse_backend(const std::string& name) {
@@ -23,14 +27,42 @@ std::string to_string(BackendKind k) {
     return "?";
 }
 
+#if CUDAG_HAVE_CUDA
+bool cuda_compiled() { return true; }
+int visible_gpus() { return cuda::device_count(); }
+std::string gpu_report() { return cuda::device_report(); }
+#else
 bool cuda_compiled() { return false; }
 int visible_gpus() { return 0; }
 std::string gpu_report() { return "none (this build has no CUDA engines)"; }
+#endif
 
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
                                                        const pc::TestPolicy& policy, int threads,
                                                        const GpuTunables& tunables, int device) {
+#if CUDAG_HAVE_CUDA
+    if (kind == BackendKind::Cuda && policy.exhaustive)
+        throw InputError(
+            "--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
+    const bool gpu = kind == BackendKind::Cuda ||
+                     (kind == BackendKind::Auto && !policy.exhaustive && visible_gpus() > 0);
+    if (gpu) {
+        if (visible_gpus() == 0)
+            throw InputError("--backend cuda: no CUDA device is visible (" + gpu_report() + ")");
+        cuda::FisherTunables t;
+        t.variant = tunables.variant;
+        t.beta = tunables.beta;
+        t.gamma = tunables.gamma;
+        t.theta = tunables.theta;
+        t.delta = tunables.delta;
+        t.auto_tune = tunables.auto_tune;
+        return cuda::make_fisher_engine(data, policy, t, device);
+    }
+#else
+    (void)tunables;
+    (void)device;
     if (kind == BackendKind::Cuda) throw NotCompiled("cuda");
+#endif
     return std::make_unique<ci::CpuFisherEngine>(data, policy, threads);
 }
 

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA engines as seen from host C++ (g++-safe: plain types, no CUDA headers).
+// src/core/backend.cpp includes this under `#if CUDAG_HAVE_CUDA`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "pc/skeleton_engine.hpp"
+
+namespace cudag::cuda {
+
+/// cuPC launch shape (Zarebavani et al., TPDS 2020, §4.1 and §5.3).
+struct FisherTunables {
+    /// 's': cuPC-S (threads over conditioning sets, one factorisation of C[S,S] shared by
+    /// every test of the row); 'e': cuPC-E (β edges per block, γ threads split an edge's sets).
+    char variant = 's';
+    int beta = 2;    ///< cuPC-E: edges (compacted entries) per block
+    int gamma = 32;  ///< cuPC-E: threads per edge
+    int theta = 64;  ///< cuPC-S: threads per block
+    int delta = 2;   ///< cuPC-S: blocks per row
+    /// Shrink θ/δ (S) or γ (E) per level when a level has too few sets to fill them.
+    /// The variant itself is never changed here.
+    bool auto_tune = true;
+    /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
+    /// global memory) instead of the template<int L> ones. 0: only above the
+    /// largest compiled L (kMaxTemplateLevel in pc_gaussian.cuh).
+    int generic_from_level = 0;
+};
+
+/// Number of CUDA devices visible to this process; 0 when there is no device or no
+/// driver. Never throws.
+int device_count();
+
+/// One line per visible device: "GPU <id>: <name>, <total> GiB, <free> GiB free,
+/// compute capability <x.y>", or a sentence saying why there is none. Never throws.
+std::string device_report();
+
+/// Gaussian (Fisher-z) skeleton engine on device `device`. The correlation matrix is
+/// computed on the GPU (columns standardised, C = ZᵀZ by cuBLAS DSYRK in double, unit
+/// diagonal, clamped to [-1, 1]) and stays there (n² doubles).
+/// Throws InputError for a constant column or an exhaustive (causal-learn) policy,
+/// OutOfMemory when C does not fit in the free device memory, cuda::CudaError on
+/// other CUDA failures.
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
+                                                       const pc::TestPolicy& policy,
+                                                       const FisherTunables& t, int device = 0);
+
+/// As make_fisher_engine, from a given n×n correlation matrix (host, row-major,
+/// unit diagonal) of a data set with n_samples samples; the matrix is uploaded as is.
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr,
+                                                                 std::int64_t n,
+                                                                 std::int64_t n_samples,
+                                                                 const pc::TestPolicy& policy,
+                                                                 const FisherTunables& t,
+                                                                 int device = 0);
+
+/// The correlation matrix as make_fisher_engine computes it on the GPU, copied back
+/// (n×n, row-major). For checks and tests.
+std::vector<double> gpu_correlation(const Dataset& data, int device = 0);
+
+}  // namespace cudag::cuda

@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUDA Gaussian (Fisher-z) skeleton engine: implements pc::SkeletonEngine with the
+// kernels of correlation.cu, pc_gaussian_level0.cu, compact.cu and pc_gaussian_levels.cu.
+//
+// Results equal the CPU engine's (ci::CpuFisherEngine) for the same correlation matrix:
+// the same kept pairs at level 0, and at every level l >= 1 the same per-entry
+// kSeparated/kTested flags, the same (lexicographically smallest) separating sets and
+// pMax, up to the last bits of p (GPU and glibc differ by ulps in erfc/log1p; the
+// level kernels are built without FMA contraction to stay closest to the host code).
+// LevelOutput::tests / Level0Output::tests count the tests the GPU actually ran: at
+// level 0 exactly the CPU's number, at levels >= 1 usually more than the CPU (threads
+// test sets of higher rank before a lower-rank separating set is published) and not
+// reproducible from run to run.
+//
+// All work goes on the engine's stream. Host synchronisation points: the end of each
+// call, plus one mid-call read of a count (kept pairs at level 0 without dense
+// p-values; separated entries at level l, to size the winner pass).
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "ci/correlation.hpp"
+#include "ci/fisher_z.hpp"
+#include "compact.cuh"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "correlation.cuh"
+#include "cuda_check.cuh"
+#include "device_memory.cuh"
+#include "engines.hpp"
+#include "pc_gaussian.cuh"
+
+namespace cudag::cuda {
+namespace {
+
+using u64 = unsigned long long;
+
+/// Per-thread workspace budget of the runtime-l kernels.
+constexpr std::size_t kGenericScratchBytes = std::size_t(256) << 20;
+/// Rows up to this degree keep their entries in shared memory in cuPC-S (20 bytes
+/// each; 384 keeps a 64-thread block under 8 KiB so that occupancy is not cut).
+constexpr int kMaxSharedEntries = 384;
+/// Auto-tuning shrinks threads per row (S) or per edge (E) while the level would
+/// launch more than this many times the GPU's resident threads.
+constexpr std::int64_t kOversubscribe = 4;
+/// Largest θ and β·γ: the level kernels use up to ~160 registers per thread at L = 6,
+/// so 256 threads per block stay within the 64K registers of an SM.
+constexpr int kMaxBlockThreads = 256;
+
+std::string device_label(int device) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return "GPU " + std::to_string(device);
+    }
+    return "GPU " + std::to_string(device) + " (" + prop.name + ")";
+}
+
+void check_device(int device) {
+    const int count = device_count();
+    if (count == 0)
+        throw CudaError("cuda: no CUDA device is visible (" + device_report() +
+                        "); use --backend cpu");
+    if (device < 0 || device >= count)
+        throw InputError("cuda: device " + std::to_string(device) + " requested but " +
+                         std::to_string(count) + " CUDA device(s) are visible");
+}
+
+void check_policy_and_tunables(const pc::TestPolicy& policy, const FisherTunables& t) {
+    if (policy.exhaustive) throw InputError("--compat causal-learn runs on the CPU backend only");
+    if (t.variant != 's' && t.variant != 'e')
+        throw InputError(std::string("--variant must be s or e, got '") + t.variant + "'");
+    if (t.beta < 1 || t.gamma < 1 || t.theta < 1 || t.delta < 1)
+        throw InputError("--beta, --gamma, --theta and --delta must be >= 1");
+    if (t.theta > kMaxBlockThreads)
+        throw InputError("--theta must be <= " + std::to_string(kMaxBlockThreads) + " (threads per block)");
+    if (static_cast<std::int64_t>(t.beta) * t.gamma > kMaxBlockThreads)
+        throw InputError("--beta x --gamma must be <= " + std::to_string(kMaxBlockThreads) +
+                         " (threads per block)");
+    if (t.delta > 65535) throw InputError("--delta must be <= 65535");
+}
+
+/// Free device memory must hold `need` bytes (plus a margin for the level buffers).
+void check_fits(int device, std::size_t need, const std::string& what) {
+    const auto [free_b, total_b] = device_memory_info();
+    const std::size_t margin = std::size_t(64) << 20;
+    if (need + margin > free_b)
+        throw OutOfMemory("cuda: " + what + " needs " + format_bytes(need) + " of device memory but " +
+                          device_label(device) + " has " + format_bytes(free_b) + " free of " +
+                          format_bytes(total_b) + "; use --backend cpu or a larger GPU");
+}
+
+std::int64_t pair_base(std::int64_t i, std::int64_t n) { return i * n - i * (i + 1) / 2; }
+
+int round_up(int x, int to) { return (x + to - 1) / to * to; }
+
+class CudaFisherEngine final : public pc::SkeletonEngine {
+public:
+    CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const pc::TestPolicy& policy,
+                     const FisherTunables& t)
+        : device_(device), n_(n), m_(m), policy_(policy), tun_(t) {
+        CUDAG_EXPECTS(n >= 1 && n <= INT32_MAX, "cuda: the number of variables must be in [1, 2^31)");
+        DeviceGuard guard(device_);
+        stream_ = std::make_unique<Stream>();
+        int sms = 0, per_sm = 0;
+        CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
+        CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_));
+        resident_threads_ = static_cast<std::int64_t>(sms) * per_sm;
+    }
+
+    ~CudaFisherEngine() override {
+        // Free everything with the engine's device current.
+        try {
+            DeviceGuard guard(device_);
+            cudaStreamSynchronize(stream_->get());
+            corr_.release(); bits_.release(); dense_.release(); counts_.release();
+            koffsets_.release(); kcols_.release(); krows_.release(); kp_.release();
+            offsets_.release(); nbrs_.release(); best_.release(); pmax_.release();
+            tests_.release(); rows_.release(); items_.release(); sel_.release();
+            count_.release(); pwin_.release(); sets_.release(); scratch_.release();
+            iscratch_.release(); nodes_.release(); block_.release();
+            cub_ = CubScratch();
+            stream_.reset();
+        } catch (...) {
+        }
+    }
+
+    /// Upload a host correlation matrix (n×n row-major).
+    void load_correlation(const std::vector<double>& corr) {
+        CUDAG_EXPECTS(static_cast<std::int64_t>(corr.size()) == n_ * n_,
+                      "cuda: the correlation matrix must have n*n entries");
+        DeviceGuard guard(device_);
+        const std::size_t bytes = corr.size() * sizeof(double);
+        check_fits(device_, bytes, "the " + dims() + " correlation matrix");
+        corr_.resize_discard(corr.size());
+        corr_.upload(corr.data(), corr.size(), stream());
+        stream_->synchronize();
+    }
+
+    /// Compute the correlation matrix of `data` on the device.
+    void compute_correlation_of(const Dataset& data) {
+        ci::check_no_constant_columns(data);
+        DeviceGuard guard(device_);
+        const std::size_t nn = static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_);
+        const std::size_t nm = static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_);
+        check_fits(device_, (nn + nm) * sizeof(double),
+                   "the " + dims() + " correlation matrix (with the " + std::to_string(m_) + "x" +
+                       std::to_string(n_) + " data)");
+        corr_.resize_discard(nn);
+        compute_correlation(data.values.data(), n_, m_, corr_.data(), stream());
+        stream_->synchronize();
+    }
+
+    std::vector<double> download_correlation() {
+        DeviceGuard guard(device_);
+        std::vector<double> c(corr_.size());
+        corr_.download(c.data(), c.size(), stream());
+        stream_->synchronize();
+        return c;
+    }
+
+    std::string name() const override { return "cuda"; }
+    std::int64_t n_vars() const override { return n_; }
+
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                pc::Level0Output& out) override;
+    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
+                   pc::LevelOutput& out) override;
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
+
+private:
+    cudaStream_t stream() const { return stream_->get(); }
+    std::string dims() const { return std::to_string(n_) + "x" + std::to_string(n_); }
+    /// Allocate the runtime-l workspace for `threads` threads.
+    void reserve_scratch(int l, std::int64_t threads) {
+        scratch_.resize_discard(static_cast<std::size_t>(threads * workspace_doubles(l)));
+        iscratch_.resize_discard(static_cast<std::size_t>(threads * workspace_ints(l)));
+    }
+    static std::int64_t max_slots(int l) {
+        const std::size_t per = workspace_doubles(l) * sizeof(double) + workspace_ints(l) * sizeof(int);
+        return std::max<std::int64_t>(1024, static_cast<std::int64_t>(kGenericScratchBytes / per));
+    }
+
+    int device_;
+    std::int64_t resident_threads_ = 0;  ///< SMs × max threads per SM
+    std::int64_t n_, m_;
+    pc::TestPolicy policy_;
+    FisherTunables tun_;
+    std::unique_ptr<Stream> stream_;
+    DeviceBuffer<double> corr_;
+    // level 0
+    DeviceBuffer<std::uint64_t> bits_;
+    DeviceBuffer<double> dense_;
+    DeviceBuffer<std::int64_t> counts_, koffsets_;
+    DeviceBuffer<std::int32_t> kcols_, krows_;
+    DeviceBuffer<double> kp_;
+    // levels >= 1
+    DeviceBuffer<std::int64_t> offsets_;
+    DeviceBuffer<std::int32_t> nbrs_;
+    DeviceBuffer<u64> best_, pmax_, tests_;
+    DeviceBuffer<std::int32_t> rows_;
+    DeviceBuffer<int2> items_;
+    DeviceBuffer<std::int64_t> sel_, count_;
+    DeviceBuffer<double> pwin_;
+    DeviceBuffer<std::int32_t> sets_;
+    DeviceBuffer<double> scratch_;
+    DeviceBuffer<int> iscratch_;
+    PinnedBuffer<u64> h_pmax_;
+    PinnedBuffer<std::int64_t> h_sel_;
+    PinnedBuffer<double> h_pwin_;
+    PinnedBuffer<std::int32_t> h_sets_;
+    // p_value
+    DeviceBuffer<std::int32_t> nodes_;
+    DeviceBuffer<double> block_;
+    CubScratch cub_;
+};
+
+void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                              pc::Level0Output& out) {
+    const std::int64_t n = n_;
+    if (row_end <= row_begin) return;
+    CUDAG_EXPECTS(g.n() == n, "cuda level0: graph size differs from the engine's");
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    const std::int64_t words = (n + 63) / 64;
+    bits_.resize_discard(static_cast<std::size_t>(n * words));
+    bits_.fill_bytes(0, s);
+
+    Level0Args a;
+    a.corr = corr_.data();
+    a.n = n;
+    a.m = m_;
+    a.alpha = policy_.alpha;
+    a.strict = policy_.strict;
+    a.row_begin = row_begin;
+    a.row_end = row_end;
+    a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());
+    a.words32 = 2 * words;
+    const std::int64_t dense_count = pair_base(row_end, n) - pair_base(row_begin, n);
+    if (dense) {
+        CUDAG_ASSERT(static_cast<std::int64_t>(out.dense_p.size()) >= pair_base(row_end, n));
+        dense_.resize_discard(static_cast<std::size_t>(dense_count));
+        a.dense_p = dense_.data();
+        a.dense_base = pair_base(row_begin, n);
+    }
+    launch_gaussian_level0(a, s);
+
+    // Kept pairs with their p-values, row by row: compaction of the upper triangle.
+    std::vector<std::int32_t> krows, kcols;
+    std::vector<double> kp;
+    if (!dense) {
+        const std::int64_t rows = row_end - row_begin;
+        counts_.resize_discard(static_cast<std::size_t>(rows + 1));
+        koffsets_.resize_discard(static_cast<std::size_t>(rows + 1));
+        const BitRowsView view{bits_.data(), words};
+        launch_row_degrees(view, row_begin, row_end, true, counts_.data(), s);
+        exclusive_sum(counts_.data(), koffsets_.data(), rows + 1, cub_, s);
+        std::int64_t total = 0;
+        koffsets_.download(&total, 1, s, static_cast<std::size_t>(rows));
+        stream_->synchronize();
+        if (total > 0) {
+            kcols_.resize_discard(static_cast<std::size_t>(total));
+            krows_.resize_discard(static_cast<std::size_t>(total));
+            kp_.resize_discard(static_cast<std::size_t>(total));
+            launch_row_neighbours(view, row_begin, row_end, true, koffsets_.data(), kcols_.data(), s);
+            PairPArgs pa;
+            pa.corr = corr_.data();
+            pa.n = n;
+            pa.m = m_;
+            pa.row_begin = row_begin;
+            pa.n_rows = rows;
+            pa.offsets = koffsets_.data();
+            pa.cols = kcols_.data();
+            pa.count = total;
+            pa.rows_out = krows_.data();
+            pa.p_out = kp_.data();
+            launch_pair_pvalues(pa, s);
+            krows.resize(static_cast<std::size_t>(total));
+            kcols.resize(static_cast<std::size_t>(total));
+            kp.resize(static_cast<std::size_t>(total));
+            krows_.download(krows.data(), krows.size(), s);
+            kcols_.download(kcols.data(), kcols.size(), s);
+            kp_.download(kp.data(), kp.size(), s);
+        }
+    }
+    std::vector<std::uint64_t> bits(static_cast<std::size_t>(n * words));
+    bits_.download(bits.data(), bits.size(), s);
+    if (dense)
+        dense_.download(out.dense_p.data() + pair_base(row_begin, n),
+                        static_cast<std::size_t>(dense_count), s);
+    stream_->synchronize();
+
+    auto& gw = g.words();
+    for (std::size_t k = 0; k < bits.size(); ++k) gw[k] |= bits[k];
+    if (!dense) {
+        out.kept_p.reserve(out.kept_p.size() + kp.size());
+        for (std::size_t k = 0; k < kp.size(); ++k) out.kept_p.push_back({krows[k], kcols[k], kp[k]});
+    }
+    for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
+}
+
+void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t row_begin,
+                                 std::int64_t row_end, pc::LevelOutput& out) {
+    const int l = level;
+    CUDAG_ASSERT(l >= 1);
+    CUDAG_EXPECTS(snap.n == n_, "cuda run_level: snapshot size differs from the engine's");
+    const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
+    const bool edge_parallel = tun_.variant == 'e';
+
+    // Rows with something to test, heaviest first (blocks start in index order, so the
+    // long rows do not end up in the tail of the grid).
+    std::vector<std::int32_t> rows;
+    std::vector<double> work(static_cast<std::size_t>(n_), 0.0);
+    std::int64_t max_sets = 0, max_degree = 0;
+    for (std::int64_t i = row_begin; i < row_end; ++i) {
+        const std::int64_t d = snap.degree(i);
+        if (d - 1 < l) continue;
+        rows.push_back(static_cast<std::int32_t>(i));
+        const std::int64_t sets = edge_parallel ? binomial(d - 1, l) : binomial(d, l);
+        work[i] = static_cast<double>(sets) * static_cast<double>(d);
+        max_sets = std::max(max_sets, sets);
+        max_degree = std::max(max_degree, d);
+    }
+    if (rows.empty()) return;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](std::int32_t x, std::int32_t y) { return work[x] > work[y]; });
+
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    offsets_.resize_discard(snap.offsets.size());
+    offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
+    nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
+    nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
+    best_.resize_discard(static_cast<std::size_t>(n_entries));
+    pmax_.resize_discard(static_cast<std::size_t>(n_entries));
+    tests_.resize_discard(1);
+    best_.fill_bytes(0xff, s);
+    pmax_.fill_bytes(0, s);
+    tests_.fill_bytes(0, s);
+
+    LevelArgs a;
+    a.corr = corr_.data();
+    a.n = n_;
+    a.m = m_;
+    a.l = l;
+    a.alpha = policy_.alpha;
+    a.strict = policy_.strict;
+    a.offsets = offsets_.data();
+    a.nbrs = nbrs_.data();
+    a.best = best_.data();
+    a.pmax = pmax_.data();
+    a.tests = tests_.data();
+    a.generic = (tun_.generic_from_level > 0 && l >= tun_.generic_from_level) || l > kMaxTemplateLevel;
+
+    if (!edge_parallel) {
+        SetParallelLaunch sp;
+        sp.theta = tun_.theta;
+        sp.delta = tun_.delta;
+        if (tun_.auto_tune) {
+            if (max_sets < static_cast<std::int64_t>(sp.theta) * sp.delta) {
+                // Too few sets per row to fill δ blocks of θ threads.
+                sp.delta = 1;
+                sp.theta = std::min(sp.theta, round_up(static_cast<int>(max_sets), 32));
+            }
+            // Many rows fill the GPU on their own: fewer threads per row means a narrower
+            // window of ranks in flight, so fewer tests run after a lower-rank separating
+            // set was found (at n = 20,000 level 1 ran 2.9x the CPU's tests with θδ = 128).
+            const std::int64_t rows_n = static_cast<std::int64_t>(rows.size());
+            while (rows_n * sp.theta * sp.delta > kOversubscribe * resident_threads_ &&
+                   (sp.delta > 1 || sp.theta > 32)) {
+                if (sp.delta > 1) sp.delta = std::max(1, sp.delta / 2);
+                else sp.theta = std::max(32, sp.theta / 2);
+            }
+        }
+        sp.shared_entries = static_cast<int>(std::min<std::int64_t>(max_degree, kMaxSharedEntries));
+        rows_.resize_discard(rows.size());
+        rows_.upload(rows.data(), rows.size(), s);
+        sp.rows = rows_.data();
+        sp.n_rows = static_cast<std::int64_t>(rows.size());
+        if (a.generic) {
+            a.slots = cupc_s_generic_threads(sp, max_slots(l));
+            reserve_scratch(l, a.slots);
+            a.scratch = scratch_.data();
+            a.iscratch = iscratch_.data();
+        }
+        launch_cupc_s(a, sp, s);
+    } else {
+        EdgeParallelLaunch ep;
+        ep.beta = tun_.beta;
+        ep.gamma = tun_.gamma;
+        if (tun_.auto_tune) {
+            // γ threads per edge: no more than the edge's sets, and fewer when the edges
+            // alone fill the GPU (each thread of an edge beyond the first runs tests a
+            // sequential scan would have skipped). β grows to keep blocks of >= 64 threads.
+            std::int64_t entries = 0;
+            for (std::int32_t i : rows) entries += snap.degree(i);
+            int g2 = 1;
+            while (g2 < ep.gamma && g2 < max_sets) g2 *= 2;
+            while (g2 > 1 && entries * g2 > kOversubscribe * resident_threads_) g2 /= 2;
+            if (g2 < ep.gamma) {
+                ep.beta = std::min(kMaxBlockThreads / g2, std::max(ep.beta, 64 / g2));
+                ep.gamma = g2;
+            }
+        }
+        std::vector<int2> items;
+        for (std::int32_t i : rows) {
+            const int d = static_cast<int>(snap.degree(i));
+            for (int q0 = 0; q0 < d; q0 += ep.beta) items.push_back(make_int2(i, q0));
+        }
+        items_.resize_discard(items.size());
+        items_.upload(items.data(), items.size(), s);
+        ep.items = items_.data();
+        ep.n_items = static_cast<std::int64_t>(items.size());
+        if (a.generic) {
+            a.slots = cupc_e_generic_threads(ep, max_slots(l));
+            reserve_scratch(l, a.slots);
+            a.scratch = scratch_.data();
+            a.iscratch = iscratch_.data();
+        }
+        launch_cupc_e(a, ep, s);
+    }
+
+    // Separated entries of the block's rows, then their winning sets and p-values.
+    const std::int64_t eb = snap.offsets[row_begin], ee = snap.offsets[row_end];
+    sel_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(ee - eb, 1)));
+    count_.resize_discard(1);
+    select_separated(best_.data(), eb, ee, sel_.data(), count_.data(), cub_, s);
+    std::int64_t n_sel = 0;
+    u64 tests = 0;
+    count_.download(&n_sel, 1, s);
+    tests_.download(&tests, 1, s);
+    stream_->synchronize();
+
+    if (n_sel > 0) {
+        pwin_.resize_discard(static_cast<std::size_t>(n_sel));
+        sets_.resize_discard(static_cast<std::size_t>(n_sel * l));
+        WinnerArgs w;
+        w.entries = sel_.data();
+        w.count = n_sel;
+        w.ranks_exclude_entry = edge_parallel;
+        w.p_out = pwin_.data();
+        w.set_out = sets_.data();
+        if (a.generic) {
+            a.slots = winners_generic_threads(n_sel, max_slots(l));
+            reserve_scratch(l, a.slots);
+            a.scratch = scratch_.data();
+            a.iscratch = iscratch_.data();
+        }
+        launch_gaussian_winners(a, w, s);
+    }
+    h_pmax_.resize_discard(static_cast<std::size_t>(ee - eb));
+    h_sel_.resize_discard(static_cast<std::size_t>(n_sel));
+    h_pwin_.resize_discard(static_cast<std::size_t>(n_sel));
+    h_sets_.resize_discard(static_cast<std::size_t>(n_sel * l));
+    pmax_.download(h_pmax_.data(), static_cast<std::size_t>(ee - eb), s, static_cast<std::size_t>(eb));
+    sel_.download(h_sel_.data(), static_cast<std::size_t>(n_sel), s);
+    pwin_.download(h_pwin_.data(), static_cast<std::size_t>(n_sel), s);
+    sets_.download(h_sets_.data(), static_cast<std::size_t>(n_sel * l), s);
+    stream_->synchronize();
+
+    // Every entry of a listed row was tested (an unseparated entry ran all its sets).
+    for (std::int32_t i : rows)
+        for (std::int64_t e = snap.offsets[i]; e < snap.offsets[i + 1]; ++e) {
+            out.flags[e] = pc::kTested;
+            out.pmax[e] = std::bit_cast<double>(static_cast<std::uint64_t>(h_pmax_[e - eb]));
+        }
+    for (std::int64_t k = 0; k < n_sel; ++k) {
+        const std::int64_t e = h_sel_[k];
+        out.flags[e] |= pc::kSeparated;
+        out.pmax[e] = h_pwin_[k];
+        out.sets[e].assign(h_sets_.data() + k * l, h_sets_.data() + (k + 1) * l);
+    }
+    out.tests += static_cast<std::int64_t>(tests);
+}
+
+double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
+    const int l = static_cast<int>(s.size());
+    const int k = l + 2;
+    std::vector<std::int32_t> nodes;
+    nodes.reserve(k);
+    nodes.push_back(i);
+    nodes.push_back(j);
+    nodes.insert(nodes.end(), s.begin(), s.end());
+    for (std::int32_t v : nodes) CUDAG_EXPECTS(v >= 0 && v < n_, "cuda p_value: variable out of range");
+    std::vector<double> sub(static_cast<std::size_t>(k) * k);
+    {
+        DeviceGuard guard(device_);
+        nodes_.resize_discard(nodes.size());
+        block_.resize_discard(sub.size());
+        nodes_.upload(nodes.data(), nodes.size(), stream());
+        launch_gather_block(corr_.data(), n_, nodes_.data(), k, block_.data(), stream());
+        block_.download(sub.data(), sub.size(), stream());
+        stream_->synchronize();
+    }
+    // The CPU engine's computation on the gathered block (same values, same order).
+    if (l == 0) return ci::fisher_z_pvalue(sub[1], m_, 0);
+    std::vector<int> si(l);
+    std::iota(si.begin(), si.end(), 2);
+    std::vector<double> lmat(static_cast<std::size_t>(l) * l), scratch(2 * static_cast<std::size_t>(l) * l),
+        yi(l), yj(l);
+    ci::ConditioningBlock block;
+    block.lmat = lmat.data();
+    block.factorise(sub.data(), k, si.data(), l, scratch.data());
+    block.project(sub.data(), k, si.data(), 0, yi.data());
+    block.project(sub.data(), k, si.data(), 1, yj.data());
+    const double r = ci::partial_correlation(block, sub[1], yi.data(), yj.data());
+    return ci::fisher_z_pvalue(r, m_, l);
+}
+
+std::unique_ptr<CudaFisherEngine> make_engine(std::int64_t n, std::int64_t m,
+                                              const pc::TestPolicy& policy, const FisherTunables& t,
+                                              int device) {
+    check_policy_and_tunables(policy, t);
+    check_device(device);
+    return std::make_unique<CudaFisherEngine>(device, n, m, policy, t);
+}
+
+}  // namespace
+
+int device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+std::string device_report() {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+    }
+    if (count == 0) return "no CUDA device visible";
+    std::string report;
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+            cudaGetLastError();
+            report += "GPU " + std::to_string(d) + ": properties unavailable\n";
+            continue;
+        }
+        std::size_t free_b = 0, total_b = prop.totalGlobalMem;
+        int previous = 0;
+        if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
+            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+            cudaSetDevice(previous);
+        } else {
+            cudaGetLastError();
+        }
+        char line[512];
+        std::snprintf(line, sizeof line, "GPU %d: %s, %.1f GiB, %.1f GiB free, compute capability %d.%d\n",
+                      d, prop.name, total_b / 1073741824.0, free_b / 1073741824.0, prop.major,
+                      prop.minor);
+        report += line;
+    }
+    if (!report.empty()) report.pop_back();
+    return report;
+}
+
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
+                                                       const pc::TestPolicy& policy,
+                                                       const FisherTunables& t, int device) {
+    auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+    eng->compute_correlation_of(data);
+    return eng;
+}
+
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr,
+                                                                 std::int64_t n,
+                                                                 std::int64_t n_samples,
+                                                                 const pc::TestPolicy& policy,
+                                                                 const FisherTunables& t,
+                                                                 int device) {
+    auto eng = make_engine(n, n_samples, policy, t, device);
+    eng->load_correlation(corr);
+    return eng;
+}
+
+std::vector<double> gpu_correlation(const Dataset& data, int device) {
+    pc::TestPolicy policy;
+    FisherTunables t;
+    auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+    eng->compute_correlation_of(data);
+    return eng->download_correlation();
+}
+
+}  // namespace cudag::cuda

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Launchers of the Gaussian (Fisher-z) PC kernels: level 0 and levels l >= 1
+// (cuPC-S, cuPC-E) plus the winner pass. Arguments are plain structs of device
+// pointers; every launcher takes the stream last and checks the launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace cudag::cuda {
+
+/// Levels 1..kMaxTemplateLevel run template<int L> kernels (workspace in registers /
+/// local memory); higher levels run the runtime-l kernels (workspace in global memory).
+constexpr int kMaxTemplateLevel = 6;
+
+/// Sentinel of LevelArgs::best: no separating set found.
+constexpr unsigned long long kNoRank = ~0ull;
+
+/// Level 0 over the pairs (i, j), i in [row_begin, row_end), j > i.
+struct Level0Args {
+    const double* corr = nullptr;  ///< device, n×n row-major
+    std::int64_t n = 0;
+    std::int64_t m = 0;  ///< samples
+    double alpha = 0.01;
+    bool strict = false;  ///< independent iff p > alpha (else p >= alpha)
+    std::int64_t row_begin = 0, row_end = 0;
+    /// Optional (nullptr: not wanted): p of (i, j) at upper-triangle index
+    /// i*n - i*(i+1)/2 + (j-i-1) minus dense_base.
+    double* dense_p = nullptr;
+    std::int64_t dense_base = 0;
+    /// Bit adjacency (the layout of cudag::Graph, viewed as 32-bit words), zeroed by the
+    /// caller; kept pairs set bit j of row i and bit i of row j.
+    std::uint32_t* bits = nullptr;
+    std::int64_t words32 = 0;  ///< 32-bit words per row (2 × 64-bit words)
+};
+void launch_gaussian_level0(const Level0Args& a, cudaStream_t stream);
+
+/// p-values of kept pairs listed as compacted rows: pair k is (row_begin + r, cols[k])
+/// for offsets[r] <= k < offsets[r+1]; writes rows_out[k] = row and p_out[k].
+struct PairPArgs {
+    const double* corr = nullptr;
+    std::int64_t n = 0, m = 0;
+    std::int64_t row_begin = 0, n_rows = 0;
+    const std::int64_t* offsets = nullptr;  ///< n_rows + 1
+    const std::int32_t* cols = nullptr;
+    std::int64_t count = 0;
+    std::int32_t* rows_out = nullptr;
+    double* p_out = nullptr;
+};
+void launch_pair_pvalues(const PairPArgs& a, cudaStream_t stream);
+
+/// Shared by the level-l kernels. Entries e index the snapshot's compacted rows:
+/// e = offsets[i] + q is (row i, neighbour nbrs[e]), tested with S ⊆ adj(i) \ {nbrs[e]}.
+struct LevelArgs {
+    const double* corr = nullptr;  ///< device, n×n row-major
+    std::int64_t n = 0, m = 0;
+    int l = 1;
+    double alpha = 0.01;
+    bool strict = false;
+    const std::int64_t* offsets = nullptr;  ///< device, n + 1
+    const std::int32_t* nbrs = nullptr;     ///< device, offsets[n]
+    /// Per entry: the smallest rank of a separating set found (kNoRank: none). Ranks are
+    /// lexicographic: of S's positions among row i's d neighbours in C(d, l) for
+    /// cuPC-S, among the d-1 neighbours other than j in C(d-1, l) for cuPC-E.
+    unsigned long long* best = nullptr;
+    /// Per entry: bit pattern of the largest p of a non-separating test (p >= 0, so the
+    /// integer order is the numeric order); 0 when none.
+    unsigned long long* pmax = nullptr;
+    unsigned long long* tests = nullptr;  ///< one counter: tests run
+    /// Runtime-l kernels only: per-thread workspace, `slots` threads' worth
+    /// (workspace_doubles(l) and workspace_ints(l) each).
+    double* scratch = nullptr;
+    int* iscratch = nullptr;
+    std::int64_t slots = 0;
+    bool generic = false;  ///< use the runtime-l kernels
+};
+
+/// Per-thread workspace of the runtime-l kernels: L (l×l), Jacobi scratch (2 l×l), y_i, y_j.
+__host__ __device__ constexpr std::int64_t workspace_doubles(int l) { return 3ll * l * l + 2ll * l; }
+/// Combination positions and the set's nodes.
+__host__ __device__ constexpr std::int64_t workspace_ints(int l) { return 2ll * l; }
+
+/// cuPC-S launch: `rows` lists the rows to run (degree - 1 >= l), heaviest first.
+struct SetParallelLaunch {
+    const std::int32_t* rows = nullptr;  ///< device
+    std::int64_t n_rows = 0;
+    int theta = 64;  ///< threads per block
+    int delta = 2;   ///< blocks per row
+    /// Rows with at most this many neighbours keep their neighbour list and their
+    /// entries' best/pmax in shared memory (0: never).
+    int shared_entries = 0;
+};
+void launch_cupc_s(const LevelArgs& a, const SetParallelLaunch& s, cudaStream_t stream);
+/// Threads the runtime-l cuPC-S launch uses at most (size LevelArgs::slots from it).
+std::int64_t cupc_s_generic_threads(const SetParallelLaunch& s, std::int64_t max_slots);
+
+/// cuPC-E launch: work item k = (row, first entry position q0) covers entries
+/// q0 .. q0+beta-1 of the row; γ threads split each entry's sets.
+struct EdgeParallelLaunch {
+    const int2* items = nullptr;  ///< device: x = row, y = q0
+    std::int64_t n_items = 0;
+    int beta = 2;
+    int gamma = 32;
+};
+void launch_cupc_e(const LevelArgs& a, const EdgeParallelLaunch& s, cudaStream_t stream);
+std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t max_slots);
+
+/// After a level: for each listed separated entry, the nodes of its winning set
+/// (set_out[k*l ..], increasing) and the p-value of that test (p_out[k]).
+struct WinnerArgs {
+    const std::int64_t* entries = nullptr;  ///< device, `count` entry indices
+    std::int64_t count = 0;
+    bool ranks_exclude_entry = false;  ///< cuPC-E ranks (C(d-1, l)) instead of cuPC-S (C(d, l))
+    double* p_out = nullptr;
+    std::int32_t* set_out = nullptr;
+};
+void launch_gaussian_winners(const LevelArgs& a, const WinnerArgs& w, cudaStream_t stream);
+std::int64_t winners_generic_threads(std::int64_t count, std::int64_t max_slots);
+
+}  // namespace cudag::cuda

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Level 0 of Gaussian PC-stable on the GPU (cuPC §4.1, Algorithm 3): every pair (i, j),
+// i < j, is tested marginally, p = fisher_z_pvalue(C[i,j], m, 0). Kept (dependent) pairs
+// are written into a bit adjacency with the layout of cudag::Graph; p-values go to a
+// dense upper triangle on request. Also the p-values of kept pairs listed by compaction.
+#include "ci/fisher_z.hpp"
+#include "cuda_check.cuh"
+#include "pc_gaussian.cuh"
+
+namespace cudag::cuda {
+namespace {
+
+constexpr int kLevel0Threads = 256;  // a multiple of 32: warps cover aligned 32-column groups
+
+/// Thread mapping: j = blockIdx.x * 256 + threadIdx.x (column), blockIdx.y strides over
+/// the rows i of [row_begin, row_end). One ballot per warp sets row i's 32 bits with one
+/// atomicOr; the mirrored bit (j, i) is set by the thread itself.
+__global__ void level0_kernel(Level0Args a) {
+    const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (std::int64_t i = a.row_begin + blockIdx.y; i < a.row_end; i += gridDim.y) {
+        bool kept = false;
+        if (j > i && j < a.n) {
+            const double p = ci::fisher_z_pvalue(a.corr[i * a.n + j], a.m, 0);
+            if (a.dense_p) a.dense_p[i * a.n - i * (i + 1) / 2 + (j - i - 1) - a.dense_base] = p;
+            kept = a.strict ? !(p > a.alpha) : !(p >= a.alpha);
+            if (kept) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, kept);
+        if ((threadIdx.x & 31) == 0 && mask) atomicOr(a.bits + i * a.words32 + (j >> 5), mask);
+    }
+}
+
+/// One thread per kept pair k (grid-stride): its row by binary search in the compacted
+/// offsets, then the marginal p-value again.
+__global__ void pair_pvalues_kernel(PairPArgs a) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         k < a.count; k += stride) {
+        std::int64_t lo = 0, hi = a.n_rows;  // offsets[lo] <= k < offsets[hi]
+        while (hi - lo > 1) {
+            const std::int64_t mid = (lo + hi) / 2;
+            if (a.offsets[mid] <= k) lo = mid;
+            else hi = mid;
+        }
+        const std::int64_t i = a.row_begin + lo;
+        a.rows_out[k] = static_cast<std::int32_t>(i);
+        a.p_out[k] = ci::fisher_z_pvalue(a.corr[i * a.n + a.cols[k]], a.m, 0);
+    }
+}
+
+}  // namespace
+
+void launch_gaussian_level0(const Level0Args& a, cudaStream_t stream) {
+    if (a.row_end <= a.row_begin) return;
+    const std::int64_t cols = (a.n + kLevel0Threads - 1) / kLevel0Threads;
+    const std::int64_t rows = std::min<std::int64_t>(a.row_end - a.row_begin, 65535);
+    level0_kernel<<<dim3(static_cast<unsigned>(cols), static_cast<unsigned>(rows)), kLevel0Threads, 0,
+                    stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_pair_pvalues(const PairPArgs& a, cudaStream_t stream) {
+    if (a.count <= 0) return;
+    const std::int64_t blocks = std::min<std::int64_t>((a.count + 255) / 256, 1 << 20);
+    pair_pvalues_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
+}  // namespace cudag::cuda

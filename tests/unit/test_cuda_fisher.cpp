@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUDA Gaussian skeleton engine (kernels/) against the CPU reference engine: the same
+// skeleton, the same separating sets (exactly) and pMax (within 1e-9 relative) on
+// random linear-Gaussian data, for cuPC-S and cuPC-E, levels 0..l, row blocks, the
+// template<int L> and the runtime-l kernels. Every test skips when this build has no
+// CUDA or no device is visible.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ci/cpu_fisher_engine.hpp"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "cudag/config.hpp"
+#include "pc/skeleton.hpp"
+#include "sim/gaussian.hpp"
+
+#if CUDAG_HAVE_CUDA
+#include "kernels/combination_walk.hpp"
+#include "kernels/engines.hpp"
+#endif
+
+using namespace cudag;
+
+namespace {
+
+#if CUDAG_HAVE_CUDA
+bool have_gpu() { return cuda::device_count() > 0; }
+#endif
+
+// GTEST_SKIP returns from the test body, so it is a macro here too.
+#if CUDAG_HAVE_CUDA
+#define CUDAG_REQUIRE_GPU()                                                                \
+    do {                                                                                   \
+        if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible: " << cuda::device_report(); \
+    } while (0)
+#else
+#define CUDAG_REQUIRE_GPU() GTEST_SKIP() << "this build has no CUDA (CUDAG_HAVE_CUDA is 0)"
+#endif
+
+#if CUDAG_HAVE_CUDA
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// cuPC's generator with about `degree` neighbours per variable (d = degree / (n-1)).
+Dataset simulate(std::int64_t n, std::int64_t m, double degree, std::uint64_t seed) {
+    sim::GaussianSimSpec spec{n, m, std::min(1.0, degree / static_cast<double>(n - 1)), seed};
+    return sim::simulate_gaussian(spec, 0).data;
+}
+
+/// Relative closeness; p-values below 1e-300 (subnormal range, where erfc keeps few
+/// significant bits) compare absolutely.
+bool close(double a, double b, double rel) {
+    if (a == b) return true;
+    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
+}
+
+/// Skeleton and separating sets exactly, pMax within `rel`, same per-level removals.
+testing::AssertionResult same_result(const pc::SkeletonResult& got, const pc::SkeletonResult& want,
+                                     double rel) {
+    if (!(got.skeleton == want.skeleton)) {
+        for (std::int64_t i = 0; i < want.skeleton.n(); ++i)
+            for (std::int64_t j = i + 1; j < want.skeleton.n(); ++j)
+                if (got.skeleton.has(i, j) != want.skeleton.has(i, j))
+                    return testing::AssertionFailure()
+                           << "edge " << i << "-" << j << ": gpu " << got.skeleton.has(i, j)
+                           << ", cpu " << want.skeleton.has(i, j);
+        return testing::AssertionFailure() << "skeletons differ";
+    }
+    if (!(got.sepsets == want.sepsets)) {
+        for (const auto& [k, s] : want.sepsets.all()) {
+            if (!got.sepsets.has(k.first, k.second))
+                return testing::AssertionFailure() << "gpu has no sepset for " << k.first << "-" << k.second;
+            if (got.sepsets.get(k.first, k.second) != s) {
+                auto out = testing::AssertionFailure();
+                out << "sepset of " << k.first << "-" << k.second << ": gpu {";
+                for (auto v : got.sepsets.get(k.first, k.second)) out << v << ' ';
+                out << "} cpu {";
+                for (auto v : s) out << v << ' ';
+                return out << "}";
+            }
+        }
+        return testing::AssertionFailure() << "gpu has " << got.sepsets.size() << " sepsets, cpu "
+                                           << want.sepsets.size();
+    }
+    if (got.pmax.size() != want.pmax.size())
+        return testing::AssertionFailure() << "pmax: gpu " << got.pmax.size() << " pairs, cpu "
+                                           << want.pmax.size();
+    for (std::size_t k = 0; k < want.pmax.size(); ++k) {
+        const pc::PairP& a = got.pmax[k];
+        const pc::PairP& b = want.pmax[k];
+        if (a.i != b.i || a.j != b.j)
+            return testing::AssertionFailure() << "pmax pair " << k << ": gpu " << a.i << "-" << a.j
+                                               << ", cpu " << b.i << "-" << b.j;
+        if (!close(a.p, b.p, rel))
+            return testing::AssertionFailure() << "pmax of " << a.i << "-" << a.j << ": gpu " << a.p
+                                               << ", cpu " << b.p;
+    }
+    if (got.levels.size() != want.levels.size())
+        return testing::AssertionFailure() << "gpu ran " << got.levels.size() << " levels, cpu "
+                                           << want.levels.size();
+    for (std::size_t l = 0; l < want.levels.size(); ++l)
+        if (got.levels[l].removed != want.levels[l].removed)
+            return testing::AssertionFailure() << "level " << l << ": gpu removed "
+                                               << got.levels[l].removed << ", cpu "
+                                               << want.levels[l].removed;
+    return testing::AssertionSuccess();
+}
+
+/// LevelOutput entries [e0, e1): flags and sets exactly, pmax within `rel`.
+testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelOutput& want,
+                                    std::int64_t e0, std::int64_t e1, double rel) {
+    for (std::int64_t e = e0; e < e1; ++e) {
+        if (got.flags[e] != want.flags[e])
+            return testing::AssertionFailure() << "entry " << e << ": flags gpu " << int(got.flags[e])
+                                               << ", cpu " << int(want.flags[e]);
+        if (got.sets[e] != want.sets[e])
+            return testing::AssertionFailure() << "entry " << e << ": separating sets differ";
+        if (!close(got.pmax[e], want.pmax[e], rel))
+            return testing::AssertionFailure() << "entry " << e << ": pmax gpu " << got.pmax[e]
+                                               << ", cpu " << want.pmax[e];
+    }
+    return testing::AssertionSuccess();
+}
+#endif  // CUDAG_HAVE_CUDA
+
+}  // namespace
+
+// ---- the fast unrank used by the kernels ------------------------------------------------
+
+TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
+#if CUDAG_HAVE_CUDA
+    for (int n = 1; n <= 14; ++n)
+        for (int k = 1; k <= n; ++k) {
+            const std::int64_t total = binomial(n, k);
+            std::vector<int> a(k), b(k);
+            for (std::int64_t r = 0; r < total; ++r) {
+                combination_unrank(r, k, n, a.data());
+                cuda::combination_unrank_fast(r, k, n, b.data());
+                ASSERT_EQ(a, b) << "n=" << n << " k=" << k << " rank=" << r;
+            }
+        }
+    std::mt19937_64 rng(3);
+    for (auto [n, k] : {std::pair{400, 3}, std::pair{60, 8}, std::pair{1000, 5}, std::pair{90, 12}, std::pair{64, 20}}) {
+        const std::int64_t total = binomial(n, k);
+        std::uniform_int_distribution<std::int64_t> pick(0, total - 1);
+        std::vector<int> a(k), b(k);
+        for (int t = 0; t < 2000; ++t) {
+            const std::int64_t r = t == 0 ? total - 1 : pick(rng);
+            combination_unrank(r, k, n, a.data());
+            cuda::combination_unrank_fast(r, k, n, b.data());
+            ASSERT_EQ(a, b) << "n=" << n << " k=" << k << " rank=" << r;
+            ASSERT_EQ(combination_rank(b.data(), k, n), r);
+        }
+    }
+#else
+    GTEST_SKIP() << "this build has no CUDA (CUDAG_HAVE_CUDA is 0)";
+#endif
+}
+
+#if CUDAG_HAVE_CUDA
+
+// ---- whole skeleton: GPU engine on the CPU's correlation matrix ---------------------------
+
+struct ParityCase {
+    std::int64_t n;
+    std::int64_t m;
+    double degree;
+    std::uint64_t seed;
+    char variant;
+    double alpha;
+};
+
+std::string case_name(const testing::TestParamInfo<ParityCase>& info) {
+    const ParityCase& c = info.param;
+    return "n" + std::to_string(c.n) + "_deg" + std::to_string(static_cast<int>(c.degree)) + "_seed" +
+           std::to_string(c.seed) + "_" + std::string(1, c.variant) + "_a" +
+           std::to_string(static_cast<int>(std::lround(c.alpha * 1000)));
+}
+
+class CudaSkeletonParity : public testing::TestWithParam<ParityCase> {};
+
+TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const ParityCase& c = GetParam();
+    const Dataset data = simulate(c.n, c.m, c.degree, c.seed);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = c.alpha;
+    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    auto t0 = std::chrono::steady_clock::now();
+    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    const double cpu_s = seconds_since(t0);
+
+    cuda::FisherTunables t;
+    t.variant = c.variant;
+    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), c.n, c.m, opt.policy, t);
+    t0 = std::chrono::steady_clock::now();
+    const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
+    const double gpu_s = seconds_since(t0);
+    EXPECT_TRUE(same_result(got, want, 1e-9));
+
+    std::int64_t cpu_tests = 0, gpu_tests = 0;
+    for (const auto& s : want.levels) cpu_tests += s.tests;
+    for (const auto& s : got.levels) gpu_tests += s.tests;
+    std::printf("[parity] n=%lld m=%lld deg=%.0f seed=%llu variant=%c alpha=%g: %zu levels, %lld edges, "
+                "%zu sepsets; cpu %.3f s %lld tests, gpu %.3f s %lld tests\n",
+                static_cast<long long>(c.n), static_cast<long long>(c.m), c.degree,
+                static_cast<unsigned long long>(c.seed), c.variant, c.alpha, want.levels.size(),
+                static_cast<long long>(want.skeleton.n_edges()), want.sepsets.size(), cpu_s,
+                static_cast<long long>(cpu_tests), gpu_s, static_cast<long long>(gpu_tests));
+    EXPECT_GE(want.levels.size(), 3u) << "the case should reach level 2";
+}
+
+std::vector<ParityCase> parity_cases() {
+    std::vector<ParityCase> v;
+    for (char var : {'s', 'e'}) {
+        v.push_back({100, 500, 3, 1, var, 0.01});
+        v.push_back({100, 300, 8, 2, var, 0.05});
+        v.push_back({100, 2000, 12, 3, var, 0.01});
+        v.push_back({500, 1000, 4, 4, var, 0.01});
+        v.push_back({500, 500, 10, 5, var, 0.05});
+        v.push_back({2000, 1000, 4, 6, var, 0.01});
+        v.push_back({2000, 800, 8, 7, var, 0.01});
+    }
+    return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Random, CudaSkeletonParity, testing::ValuesIn(parity_cases()), case_name);
+
+// ---- one level at a time, entry by entry, on row blocks --------------------------------------
+
+class CudaLevelParity : public testing::TestWithParam<std::tuple<char, int>> {};
+
+TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const auto [variant, generic_from] = GetParam();
+    const std::int64_t n = 150, m = 400;
+    const Dataset data = simulate(n, m, 9, 21);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    cuda::FisherTunables t;
+    t.variant = variant;
+    t.generic_from_level = generic_from;
+    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
+    int levels_checked = 0;
+    for (int l = 1;; ++l) {
+        pc::SkeletonOptions upto = opt;
+        upto.max_level = l - 1;
+        const Graph g = pc::learn_skeleton(cpu, upto).skeleton;
+        if (g.max_degree() - 1 < l) break;
+        const Adjacency snap = Adjacency::from_graph(g);
+        pc::LevelOutput want, got;
+        want.reset(snap.nbrs.size());
+        got.reset(snap.nbrs.size());
+        cpu.run_level(l, snap, 0, n, want);
+        gpu->run_level(l, snap, 0, n, got);
+        EXPECT_TRUE(same_level(got, want, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9))
+            << "level " << l;
+        // A block of rows: only its entries are written.
+        const std::int64_t rb = n / 3, re = 2 * n / 3;
+        pc::LevelOutput part;
+        part.reset(snap.nbrs.size());
+        gpu->run_level(l, snap, rb, re, part);
+        EXPECT_TRUE(same_level(part, want, snap.offsets[rb], snap.offsets[re], 1e-9))
+            << "level " << l << " rows [" << rb << ", " << re << ")";
+        for (std::int64_t e = 0; e < snap.offsets[rb]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
+        for (std::int64_t e = snap.offsets[re]; e < snap.offsets[n]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
+        ++levels_checked;
+    }
+    EXPECT_GE(levels_checked, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, CudaLevelParity,
+                         testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1},
+                                         std::tuple{'e', 1}),
+                         [](const auto& info) {
+                             return std::string(1, std::get<0>(info.param)) +
+                                    (std::get<1>(info.param) ? "_runtime_l" : "_template_l");
+                         });
+
+// ---- the runtime-l kernels on a whole run, and a level above the templates ---------------
+
+TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 60, m = 3000;
+    const Dataset data = simulate(n, m, 20, 8);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.2;  // keeps many edges, so the search goes deep
+    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    for (char variant : {'s', 'e'}) {
+        cuda::FisherTunables t;
+        t.variant = variant;
+        t.generic_from_level = 1;
+        auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
+        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
+    }
+    std::printf("[deep] n=%lld: %zu levels\n", static_cast<long long>(n), want.levels.size());
+}
+
+// ---- level 0 ---------------------------------------------------------------------------------
+
+TEST(CudaFisher, Level0IsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 700, m = 400;
+    const Dataset data = simulate(n, m, 6, 9);
+    pc::TestPolicy policy;
+    policy.alpha = 0.01;
+    ci::CpuFisherEngine cpu(data, policy, 0);
+    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
+    for (bool dense : {true, false})
+        for (auto [rb, re] : {std::pair<std::int64_t, std::int64_t>{0, n}, {123, 456}}) {
+            Graph gc(n), gg(n);
+            pc::Level0Output oc, og;
+            if (dense) {
+                oc.dense_p.assign(static_cast<std::size_t>(n * (n - 1) / 2), -7.0);
+                og.dense_p = oc.dense_p;
+            }
+            cpu.level0(rb, re, dense, gc, oc);
+            gpu->level0(rb, re, dense, gg, og);
+            EXPECT_TRUE(gc == gg) << "dense " << dense << " rows " << rb << ".." << re;
+            EXPECT_EQ(oc.tests, og.tests);
+            for (std::size_t k = 0; k < oc.dense_p.size(); ++k)
+                ASSERT_TRUE(close(oc.dense_p[k], og.dense_p[k], 1e-12))
+                    << k << ": " << oc.dense_p[k] << " vs " << og.dense_p[k];
+            auto by_pair = [](const pc::PairP& x, const pc::PairP& y) {
+                return x.i != y.i ? x.i < y.i : x.j < y.j;
+            };
+            std::sort(oc.kept_p.begin(), oc.kept_p.end(), by_pair);
+            ASSERT_EQ(oc.kept_p.size(), og.kept_p.size());
+            for (std::size_t k = 0; k < oc.kept_p.size(); ++k) {
+                ASSERT_EQ(oc.kept_p[k].i, og.kept_p[k].i) << k;  // the GPU lists rows in order
+                ASSERT_EQ(oc.kept_p[k].j, og.kept_p[k].j) << k;
+                ASSERT_TRUE(close(oc.kept_p[k].p, og.kept_p[k].p, 1e-12)) << k;
+            }
+        }
+}
+
+// ---- single tests (orientation rules) ----------------------------------------------------------
+
+TEST(CudaFisher, PValueIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 40, m = 200;
+    const Dataset data = simulate(n, m, 5, 10);
+    pc::TestPolicy policy;
+    ci::CpuFisherEngine cpu(data, policy, 1);
+    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
+    std::mt19937_64 rng(11);
+    for (int t = 0; t < 200; ++t) {
+        std::vector<std::int32_t> perm(n);
+        for (int k = 0; k < n; ++k) perm[k] = k;
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const int l = t % 12;
+        std::vector<std::int32_t> s(perm.begin() + 2, perm.begin() + 2 + l);
+        std::sort(s.begin(), s.end());
+        // Same gathered values, same host arithmetic: bit-identical.
+        EXPECT_EQ(cpu.p_value(perm[0], perm[1], s), gpu->p_value(perm[0], perm[1], s)) << t;
+    }
+}
+
+// ---- singular conditioning blocks (pseudo-inverse fallback) --------------------------------------
+
+TEST(CudaFisher, SingularBlocksAreEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 80, m = 600;
+    Dataset data = simulate(n, m, 6, 12);
+    // Exact copies and an exact linear combination make C[S,S] singular for sets that
+    // hold them together, so the Jacobi pseudo-inverse path runs (same code, no FMA).
+    for (std::int64_t s = 0; s < m; ++s) {
+        data.column(7)[s] = data.column(3)[s];
+        data.column(21)[s] = data.column(40)[s];
+        data.column(55)[s] = data.column(3)[s] - 0.5 * data.column(40)[s];
+    }
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    for (char variant : {'s', 'e'}) {
+        cuda::FisherTunables t;
+        t.variant = variant;
+        auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
+        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
+    }
+}
+
+// ---- strict (p > alpha) decisions -------------------------------------------------------------
+
+TEST(CudaFisher, StrictPolicyIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 300, m = 500;
+    const Dataset data = simulate(n, m, 6, 13);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    opt.policy.strict = true;
+    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
+    EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
+}
+
+// ---- the full GPU path: correlation on the device -------------------------------------------------
+
+TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    for (auto [n, m, deg, seed] : {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t>{300, 1000, 5, 14},
+                                   {1500, 700, 6, 15}}) {
+        const Dataset data = simulate(n, m, deg, seed);
+        pc::SkeletonOptions opt;
+        opt.policy.alpha = 0.01;
+        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        // cuBLAS sums in another order than the CPU: entries agree to rounding only.
+        const std::vector<double> c = cuda::gpu_correlation(data);
+        double worst = 0.0;
+        for (std::size_t k = 0; k < c.size(); ++k) worst = std::max(worst, std::fabs(c[k] - cpu.correlation()[k]));
+        EXPECT_LT(worst, 1e-12) << "n=" << n;
+        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        for (char variant : {'s', 'e'}) {
+            cuda::FisherTunables t;
+            t.variant = variant;
+            auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
+            // Decisions flip only for a p within ~1e-12 of alpha; pMax tolerance follows C's.
+            EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-7)) << "n=" << n << " " << variant;
+        }
+        std::printf("[full-gpu] n=%lld m=%lld: max |C_gpu - C_cpu| = %.3g\n", static_cast<long long>(n),
+                    static_cast<long long>(m), worst);
+    }
+}
+
+// ---- errors ----------------------------------------------------------------------------------
+
+TEST(CudaFisher, CausalLearnCompatIsRejected) {
+    CUDAG_REQUIRE_GPU();
+    pc::TestPolicy policy;
+    policy.exhaustive = true;
+    policy.strict = true;
+    const std::vector<double> c = {1.0, 0.5, 0.5, 1.0};
+    try {
+        cuda::make_fisher_engine_from_corr(c, 2, 100, policy, {});
+        FAIL() << "no exception";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("CPU backend only"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CudaFisher, BadTunablesAreInputErrors) {
+    CUDAG_REQUIRE_GPU();
+    const std::vector<double> c = {1.0, 0.5, 0.5, 1.0};
+    cuda::FisherTunables t;
+    t.variant = 'x';
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+    t = {};
+    t.theta = 2048;
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+}
+
+TEST(CudaFisher, ConstantColumnIsAnInputError) {
+    CUDAG_REQUIRE_GPU();
+    Dataset data = simulate(5, 50, 2, 16);
+    for (std::int64_t s = 0; s < 50; ++s) data.column(2)[s] = 3.0;
+    EXPECT_THROW(cuda::make_fisher_engine(data, {}, {}), InputError);
+}
+
+TEST(CudaFisher, OversizedCorrelationThrowsOutOfMemory) {
+    CUDAG_REQUIRE_GPU();
+    // 200,000 variables: C needs 298 GiB, more than any single GPU has.
+    Dataset data;
+    data.n_vars = 200000;
+    data.n_samples = 4;
+    data.values.resize(static_cast<std::size_t>(data.n_vars * data.n_samples));
+    for (std::size_t k = 0; k < data.values.size(); ++k) data.values[k] = static_cast<double>(k % 7) + 0.25 * (k % 4);
+    for (std::int64_t v = 0; v < data.n_vars; ++v) data.names.push_back("V" + std::to_string(v));
+    data.source = "big";
+    try {
+        cuda::make_fisher_engine(data, {}, {});
+        FAIL() << "no exception";
+    } catch (const OutOfMemory& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("needs"), std::string::npos) << what;
+        EXPECT_NE(what.find("free"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        std::printf("[oom] %s\n", what.c_str());
+    }
+}
+
+TEST(CudaFisher, DeviceReportNamesEachDevice) {
+    CUDAG_REQUIRE_GPU();
+    const std::string r = cuda::device_report();
+    EXPECT_NE(r.find("GPU 0:"), std::string::npos) << r;
+    std::printf("[devices] %s\n", r.c_str());
+}
+
+// ---- timings (not run by default: --gtest_also_run_disabled_tests) -------------------------------
+
+namespace {
+
+struct BenchSet {
+    std::int64_t n, m;
+    double density;  ///< per-pair edge probability of the generator
+    bool cpu;        ///< also time the CPU engine
+};
+
+void bench_one(const char* label, pc::SkeletonEngine& eng, const pc::SkeletonOptions& opt,
+               double setup_s, pc::SkeletonResult* keep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pc::SkeletonResult r = pc::learn_skeleton(eng, opt, [&](const pc::LevelStats& s) {
+        std::printf("[bench]   %-6s level %d: %lld tests, %lld removed, %lld edges left, %.3f s\n", label,
+                    s.level, static_cast<long long>(s.tests), static_cast<long long>(s.removed),
+                    static_cast<long long>(s.edges_after), s.seconds);
+        std::fflush(stdout);
+    });
+    const double secs = seconds_since(t0);
+    std::int64_t tests = 0;
+    for (const auto& s : r.levels) tests += s.tests;
+    std::printf("[bench] %-6s setup %.3f s, skeleton %.3f s, %zu levels, %lld edges, %.3g tests/s\n", label,
+                setup_s, secs, r.levels.size(), static_cast<long long>(r.skeleton.n_edges()),
+                static_cast<double>(tests) / secs);
+    std::fflush(stdout);
+    if (keep) *keep = std::move(r);
+}
+
+}  // namespace
+
+TEST(CudaFisherBench, DISABLED_TimingsAgainstCpu) {
+    CUDAG_REQUIRE_GPU();
+    std::vector<BenchSet> sets = {{1643, 850, 10.0 / 1642, true},
+                                  {20000, 1000, 5.0 / 19999, true},
+                                  {1000, 10000, 0.1, false},
+                                  {2000, 10000, 0.1, false}};
+    for (BenchSet b : sets) {
+        Dataset data;
+        for (;;) {
+            try {
+                data = sim::simulate_gaussian({b.n, b.m, b.density, 1}, 0).data;
+                break;
+            } catch (const Error& e) {
+                std::printf("[bench] simulate n=%lld d=%g refused (%s); halving d\n",
+                            static_cast<long long>(b.n), b.density, e.what());
+                b.density /= 2;
+            }
+        }
+        std::printf("[bench] set n=%lld m=%lld d=%g\n", static_cast<long long>(b.n),
+                    static_cast<long long>(b.m), b.density);
+        pc::SkeletonOptions opt;
+        opt.policy.alpha = 0.01;
+        pc::SkeletonResult ref, got;
+        if (b.cpu) {
+            auto t0 = std::chrono::steady_clock::now();
+            ci::CpuFisherEngine cpu(data, opt.policy, 0);
+            bench_one("cpu", cpu, opt, seconds_since(t0), &ref);
+        }
+        for (char variant : {'s', 'e'}) {
+            cuda::FisherTunables t;
+            t.variant = variant;
+            auto t0 = std::chrono::steady_clock::now();
+            auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
+            const double setup = seconds_since(t0);
+            bench_one(variant == 's' ? "gpu-s" : "gpu-e", *gpu, opt, setup, &got);
+            if (b.cpu) {
+                EXPECT_TRUE(got.skeleton == ref.skeleton && got.sepsets == ref.sepsets) << variant;
+            }
+        }
+    }
+}
+
+#else  // !CUDAG_HAVE_CUDA
+
+TEST(CudaFisher, SkippedWithoutCuda) { CUDAG_REQUIRE_GPU(); }
+
+#endif

@@ -35,6 +35,10 @@ struct FisherTunables {
 /// driver. Never throws.
 int device_count();
 
+/// Create the CUDA context of `device` (the slow part of the first CUDA call), so that a
+/// thread can do it while the input is read. Errors are left for the engine to report.
+void warm_up(int device) noexcept;
+
 /// One line per visible device: "GPU <id>: <name>, <total> GiB, <free> GiB free,
 /// compute capability <x.y>", or a sentence saying why there is none. Never throws.
 std::string device_report();

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <numeric>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ci/correlation.hpp"
@@ -42,9 +43,13 @@ using u64 = unsigned long long;
 
 /// Per-thread workspace budget of the runtime-l kernels.
 constexpr std::size_t kGenericScratchBytes = std::size_t(256) << 20;
-/// Rows up to this degree keep their entries in shared memory in cuPC-S (20 bytes
-/// each; 384 keeps a 64-thread block under 8 KiB so that occupancy is not cut).
-constexpr int kMaxSharedEntries = 384;
+/// Rows up to this degree keep their entries in shared memory in cuPC-S (20 bytes each:
+/// 40 KiB, under the 48 KiB default). Above kWideRowEntries the auto-tuner runs one
+/// block of kWideRowThreads per row, so that the large block keeps occupancy up and one
+/// shared copy of the row's best ranks prunes for all its threads.
+constexpr int kMaxSharedEntries = 2048;
+constexpr int kWideRowEntries = 384;
+constexpr int kWideRowThreads = 256;
 /// Auto-tuning shrinks threads per row (S) or per edge (E) while the level would
 /// launch more than this many times the GPU's resident threads.
 constexpr std::int64_t kOversubscribe = 4;
@@ -120,7 +125,7 @@ public:
             cudaStreamSynchronize(stream_->get());
             corr_.release(); bits_.release(); dense_.release(); counts_.release();
             koffsets_.release(); kcols_.release(); krows_.release(); kp_.release();
-            offsets_.release(); nbrs_.release(); best_.release(); pmax_.release();
+            offsets_.release(); nbrs_.release(); best_.release(); pmax_.release(); mirror_.release();
             tests_.release(); rows_.release(); items_.release(); sel_.release();
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
             iscratch_.release(); nodes_.release(); block_.release();
@@ -203,6 +208,7 @@ private:
     DeviceBuffer<std::int64_t> offsets_;
     DeviceBuffer<std::int32_t> nbrs_;
     DeviceBuffer<u64> best_, pmax_, tests_;
+    DeviceBuffer<std::int64_t> mirror_;
     DeviceBuffer<std::int32_t> rows_;
     DeviceBuffer<int2> items_;
     DeviceBuffer<std::int64_t> sel_, count_;
@@ -340,8 +346,10 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     pmax_.resize_discard(static_cast<std::size_t>(n_entries));
     tests_.resize_discard(1);
     best_.fill_bytes(0xff, s);
-    pmax_.fill_bytes(0, s);
+    pmax_.fill_bytes(kNoCorrelationByte, s);
     tests_.fill_bytes(0, s);
+    mirror_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
+    launch_mirror(offsets_.data(), nbrs_.data(), n_, mirror_.data(), s);
 
     LevelArgs a;
     a.corr = corr_.data();
@@ -355,6 +363,8 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     a.best = best_.data();
     a.pmax = pmax_.data();
     a.tests = tests_.data();
+    a.mirror = mirror_.data();
+    std::tie(a.r_lo, a.r_hi) = decision_band(m_, l, policy_.alpha, policy_.strict);
     a.generic = (tun_.generic_from_level > 0 && l >= tun_.generic_from_level) || l > kMaxTemplateLevel;
 
     if (!edge_parallel) {
@@ -378,6 +388,11 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
             }
         }
         sp.shared_entries = static_cast<int>(std::min<std::int64_t>(max_degree, kMaxSharedEntries));
+        if (tun_.auto_tune && sp.shared_entries > kWideRowEntries &&
+            max_sets >= static_cast<std::int64_t>(kWideRowThreads)) {
+            sp.theta = kWideRowThreads;
+            sp.delta = 1;
+        }
         rows_.resize_discard(rows.size());
         rows_.upload(rows.data(), rows.size(), s);
         sp.rows = rows_.data();
@@ -429,6 +444,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const std::int64_t eb = snap.offsets[row_begin], ee = snap.offsets[row_end];
     sel_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(ee - eb, 1)));
     count_.resize_discard(1);
+    launch_finish_level(a, eb, ee, s);
     select_separated(best_.data(), eb, ee, sel_.data(), count_.data(), cub_, s);
     std::int64_t n_sel = 0;
     u64 tests = 0;
@@ -529,6 +545,13 @@ int device_count() {
         return 0;
     }
     return count;
+}
+
+void warm_up(int device) noexcept {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count ||
+        cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
+        cudaGetLastError();  // the engine reports the error when it is built
 }
 
 std::string device_report() {

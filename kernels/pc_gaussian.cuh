@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 namespace cudag::cuda {
 
@@ -16,6 +17,17 @@ constexpr int kMaxTemplateLevel = 6;
 
 /// Sentinel of LevelArgs::best: no separating set found.
 constexpr unsigned long long kNoRank = ~0ull;
+/// LevelArgs::best of an entry (i, j), j < i, skipped because row j separated (j, i);
+/// above every rank, and reset to kNoRank by launch_finish_level.
+constexpr unsigned long long kLowerSideSeparated = ~0ull - 1;
+/// Initial LevelArgs::pmax (every byte 0x7f: a double far above any |r| <= 1).
+constexpr int kNoCorrelationByte = 0x7f;
+constexpr unsigned long long kNoCorrelation = 0x7f7f7f7f7f7f7f7full;
+
+/// |r| thresholds (r_lo, r_hi) around the p = alpha boundary of fisher_z_pvalue at level
+/// l with m samples: outside [r_lo, r_hi] the p-value's side of alpha is certain (the
+/// band is 1e-6 relative, p moves by far more than its rounding across it).
+std::pair<double, double> decision_band(std::int64_t m, int l, double alpha, bool strict);
 
 /// Level 0 over the pairs (i, j), i in [row_begin, row_end), j > i.
 struct Level0Args {
@@ -64,9 +76,19 @@ struct LevelArgs {
     /// lexicographic: of S's positions among row i's d neighbours in C(d, l) for
     /// cuPC-S, among the d-1 neighbours other than j in C(d-1, l) for cuPC-E.
     unsigned long long* best = nullptr;
-    /// Per entry: bit pattern of the largest p of a non-separating test (p >= 0, so the
-    /// integer order is the numeric order); 0 when none.
+    /// Per entry, during the level: bit pattern of the smallest |r| of a non-separating
+    /// test (|r| >= 0, so the integer order is the numeric order); initialised to
+    /// kNoCorrelation. p is decreasing in |r|, so that test has the largest p;
+    /// launch_minr_to_pmax turns it into the bit pattern of that p (0 when none).
     unsigned long long* pmax = nullptr;
+    /// The decision on |r| without a p-value: |r| < r_lo is independent, |r| > r_hi is
+    /// dependent, anything between (or NaN) is decided on the exact p of the CPU engine.
+    /// See decision_band(); r_lo = -1, r_hi = +inf decide every test on p.
+    double r_lo = -1.0, r_hi = 1e300;
+    /// Optional (nullptr: off): per entry e = (i, j), the entry (j, i) when j < i, else -1.
+    /// The lower endpoint's separating set wins (DESIGN.md), so row i skips j once row j
+    /// has found one: the skeleton and the recorded sets do not change.
+    const std::int64_t* mirror = nullptr;
     unsigned long long* tests = nullptr;  ///< one counter: tests run
     /// Runtime-l kernels only: per-thread workspace, `slots` threads' worth
     /// (workspace_doubles(l) and workspace_ints(l) each).
@@ -105,6 +127,17 @@ struct EdgeParallelLaunch {
 };
 void launch_cupc_e(const LevelArgs& a, const EdgeParallelLaunch& s, cudaStream_t stream);
 std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t max_slots);
+
+/// Per-entry mirror indices (LevelArgs::mirror) of the compacted adjacency.
+void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                   std::int64_t* mirror, cudaStream_t stream);
+
+/// After a level, entries [e_begin, e_end): LevelArgs::pmax from smallest |r| to the
+/// bit pattern of its p (0 when the entry ran no non-separating test), and
+/// kLowerSideSeparated back to kNoRank (the entry is reported as not separated from its
+/// side; the lower endpoint's set decides the edge).
+void launch_finish_level(const LevelArgs& a, std::int64_t e_begin, std::int64_t e_end,
+                         cudaStream_t stream);
 
 /// After a level: for each listed separated entry, the nodes of its winning set
 /// (set_out[k*l ..], increasing) and the p-value of that test (p_out[k]).

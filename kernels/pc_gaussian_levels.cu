@@ -13,8 +13,16 @@
 // tests of ranks above best[e] are skipped (best only decreases, so a skipped rank can
 // never win). After the level, the winner's p (the CPU's pMax for a separated entry:
 // every earlier test was dependent) is recomputed by winners_kernel. Non-separating tests
-// raise pmax[e] by atomicMax on the bit pattern; for an entry never separated every test
-// runs, so that is the CPU's max over all its tests.
+// lower minr[e] (the pmax array during the level) by atomicMin on the bit pattern of |r|;
+// p decreases in |r|, so after the level p(min |r|) is the largest p of the entry's
+// dependent tests: for an entry never separated every test runs, so that is the CPU's max
+// over all its tests (equal up to the rounding of p(r) against p(-r)).
+//
+// Speed, without changing the answer: (1) the decision is taken on |r| against thresholds
+// around the p = alpha boundary and only in a narrow band on the exact p, so the inner loop
+// has no log/erfc; (2) row i skips entry (i, j), j < i, once row j has separated (j, i):
+// the lower endpoint's set wins, so i's side could not change the result (cuPC reads the
+// live, symmetric G for the same effect).
 //
 // Test counts are the tests actually run; because skipping depends on timing they vary
 // from run to run and usually exceed the CPU's count (documented in the engine).
@@ -72,25 +80,33 @@ __device__ __forceinline__ bool is_independent(const LevelArgs& a, double p) {
     return a.strict ? p > a.alpha : p >= a.alpha;
 }
 
-/// Fold one test's outcome into the entry's best rank or pMax.
-__device__ __forceinline__ void record(const LevelArgs& a, u64* best, u64* pmax, std::int64_t rank,
-                                       double p) {
-    if (is_independent(a, p)) {
-        atomicMin(best, static_cast<u64>(rank));
-    } else {
-        const u64 bits = static_cast<u64>(__double_as_longlong(p));
-        if (bits > load_relaxed(pmax)) atomicMax(pmax, bits);
-    }
+/// The CPU engine's decision (p of r against alpha), on |r| where it is certain.
+__device__ __forceinline__ bool independent_r(const LevelArgs& a, double r, int l) {
+    const double ar = fabs(r);
+    if (ar < a.r_lo) return true;
+    if (ar > a.r_hi) return false;
+    return is_independent(a, ci::fisher_z_pvalue(r, a.m, l));  // the band, or NaN
 }
 
-/// p of i ⟂ j | S for a block factorised for S and i's projection yi (the CPU
-/// engine's exact sequence of calls).
-__device__ __forceinline__ double test_p(const LevelArgs& a, const ci::ConditioningBlock& blk,
-                                         const Workspace& ws, int l, std::int32_t i, std::int32_t j) {
+/// Fold a non-separating test's |r| into the entry's smallest |r|.
+__device__ __forceinline__ void record_dependent(u64* minr, double r) {
+    const u64 bits = static_cast<u64>(__double_as_longlong(fabs(r)));
+    if (bits < load_relaxed(minr)) atomicMin(minr, bits);
+}
+
+/// Whether entry (i, j) can be skipped: j < i and row j already separated (j, i).
+__device__ __forceinline__ bool lower_side_separated(const LevelArgs& a, std::int32_t i,
+                                                     std::int32_t j, std::int64_t e) {
+    return a.mirror && j < i && load_relaxed(a.best + a.mirror[e]) != kNoRank;
+}
+
+/// Partial correlation of i and j given S for a block factorised for S and i's
+/// projection yi (the CPU engine's exact sequence of calls).
+__device__ __forceinline__ double test_r(const LevelArgs& a, const ci::ConditioningBlock& blk,
+                                         const Workspace& ws, std::int32_t i, std::int32_t j) {
     blk.project(a.corr, a.n, ws.s, j, ws.yj);
-    const double r = ci::partial_correlation(blk, a.corr[static_cast<std::int64_t>(i) * a.n + j],
-                                             ws.yi, ws.yj);
-    return ci::fisher_z_pvalue(r, a.m, l);
+    return ci::partial_correlation(blk, a.corr[static_cast<std::int64_t>(i) * a.n + j], ws.yi,
+                                   ws.yj);
 }
 
 /// Sets per unrank: consecutive ranks are stepped with next_combination, which
@@ -103,8 +119,9 @@ __device__ __forceinline__ std::int64_t chunk_for(std::int64_t total, std::int64
 /// best is not below r is tested with one factorisation of C[S,S]. Returns false when
 /// every entry of the row already has a separating rank below r (nothing this thread
 /// could still do at ranks >= r: cuPC §4.1 early termination, made rank-exact).
-__device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, int d, int l,
-                                           const std::int32_t* nb, u64* best, u64* pmax,
+__device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, std::int64_t e0,
+                                           int d, int l, const std::int32_t* nb, u64* best,
+                                           u64* pmax,
                                            std::int64_t r, const Workspace& ws, u64& tests) {
     ci::ConditioningBlock blk;
     blk.lmat = ws.lmat;
@@ -115,10 +132,15 @@ __device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, i
         const u64 b = load_relaxed(best + q);
         if (in_set < l && ws.c[in_set] == q) {
             ++in_set;
-            alive |= b > ur;
+            alive |= b > ur && b != kLowerSideSeparated;
             continue;
         }
         if (b < ur) continue;  // separated by a smaller rank: this S cannot win
+        if (b == kLowerSideSeparated) continue;
+        if (lower_side_separated(a, i, nb[q], e0 + q)) {
+            atomicMin(best + q, kLowerSideSeparated);  // later sets skip it on one load
+            continue;
+        }
         alive = true;
         if (!factorised) {
             for (int t = 0; t < l; ++t) ws.s[t] = nb[ws.c[t]];
@@ -126,9 +148,10 @@ __device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, i
             blk.project(a.corr, a.n, ws.s, i, ws.yi);
             factorised = true;
         }
-        const double p = test_p(a, blk, ws, l, i, nb[q]);
+        const double rr = test_r(a, blk, ws, i, nb[q]);
         ++tests;
-        record(a, best + q, pmax + q, r, p);
+        if (independent_r(a, rr, l)) atomicMin(best + q, ur);
+        else record_dependent(pmax + q, rr);
     }
     return alive;
 }
@@ -163,7 +186,7 @@ __global__ void cupc_s_kernel(LevelArgs a, SetParallelLaunch s) {
             std::int32_t* sn = reinterpret_cast<std::int32_t*>(smem + 2 * s.shared_entries);
             for (int q = threadIdx.x; q < d; q += blockDim.x) {
                 sb[q] = kNoRank;
-                sp[q] = 0;
+                sp[q] = kNoCorrelation;
                 sn[q] = nb[q];
             }
             __syncthreads();
@@ -178,7 +201,7 @@ __global__ void cupc_s_kernel(LevelArgs a, SetParallelLaunch s) {
             combination_unrank_fast(start, l, d, ws.c);
             const std::int64_t stop = min(start + chunk, total);
             for (std::int64_t r = start;;) {
-                alive = s_test_set(a, i, d, l, nb, best, pmax, r, ws, tests);
+                alive = s_test_set(a, i, e0, d, l, nb, best, pmax, r, ws, tests);
                 if (!alive || ++r >= stop) break;
                 next_combination(ws.c, l, d);
             }
@@ -187,7 +210,7 @@ __global__ void cupc_s_kernel(LevelArgs a, SetParallelLaunch s) {
             __syncthreads();
             for (int q = threadIdx.x; q < d; q += blockDim.x) {
                 if (best[q] != kNoRank) atomicMin(a.best + e0 + q, best[q]);
-                if (pmax[q] != 0) atomicMax(a.pmax + e0 + q, pmax[q]);
+                if (pmax[q] != kNoCorrelation) atomicMin(a.pmax + e0 + q, pmax[q]);
             }
             __syncthreads();
         }
@@ -229,21 +252,22 @@ __global__ void cupc_e_kernel(LevelArgs a, EdgeParallelLaunch s) {
             combination_unrank_fast(start, l, d - 1, ws.c);
             const std::int64_t stop = min(start + chunk, total);
             for (std::int64_t r = start;;) {
-                if (static_cast<u64>(r) > load_relaxed(best)) {
+                if (static_cast<u64>(r) > load_relaxed(best) ||
+                    lower_side_separated(a, i, j, e0 + q)) {
                     done = true;
                     break;
                 }
                 for (int t = 0; t < l; ++t) ws.s[t] = nb[ws.c[t] + (ws.c[t] >= q)];
                 blk.factorise(a.corr, a.n, ws.s, l, ws.work);
                 blk.project(a.corr, a.n, ws.s, i, ws.yi);
-                const double p = test_p(a, blk, ws, l, i, j);
+                const double rr = test_r(a, blk, ws, i, j);
                 ++tests;
-                if (is_independent(a, p)) {
+                if (independent_r(a, rr, l)) {
                     atomicMin(best, static_cast<u64>(r));
                     done = true;
                     break;
                 }
-                record(a, best, pmax, r, p);
+                record_dependent(pmax, rr);
                 if (++r >= stop) break;
                 next_combination(ws.c, l, d - 1);
             }
@@ -289,7 +313,42 @@ __global__ void winners_kernel(LevelArgs a, WinnerArgs w) {
         blk.lmat = ws.lmat;
         blk.factorise(a.corr, a.n, ws.s, l, ws.work);
         blk.project(a.corr, a.n, ws.s, i, ws.yi);
-        w.p_out[k] = test_p(a, blk, ws, l, i, nb[q]);
+        w.p_out[k] = ci::fisher_z_pvalue(test_r(a, blk, ws, i, nb[q]), a.m, l);
+    }
+}
+
+/// One block per row (grid-stride): entry e = (i, j) with j < i gets the index of (j, i)
+/// in row j (binary search of i among j's sorted neighbours), other entries -1.
+__global__ void mirror_kernel(const std::int64_t* offsets, const std::int32_t* nbrs,
+                              std::int64_t n, std::int64_t* mirror) {
+    for (std::int64_t i = blockIdx.x; i < n; i += gridDim.x) {
+        for (std::int64_t e = offsets[i] + threadIdx.x; e < offsets[i + 1]; e += blockDim.x) {
+            const std::int32_t j = nbrs[e];
+            std::int64_t found = -1;
+            if (j < i) {
+                std::int64_t lo = offsets[j], hi = offsets[j + 1];
+                while (lo < hi) {
+                    const std::int64_t mid = (lo + hi) / 2;
+                    if (nbrs[mid] < i) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo < offsets[j + 1] && nbrs[lo] == i) found = lo;
+            }
+            mirror[e] = found;
+        }
+    }
+}
+
+__global__ void finish_level_kernel(LevelArgs a, std::int64_t e_begin, std::int64_t e_end) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t e = e_begin + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         e < e_end; e += stride) {
+        if (a.best[e] == kLowerSideSeparated) a.best[e] = kNoRank;
+        const u64 bits = a.pmax[e];
+        a.pmax[e] = bits == kNoCorrelation
+                        ? 0ull
+                        : static_cast<u64>(__double_as_longlong(
+                              ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, a.l)));
     }
 }
 
@@ -368,6 +427,36 @@ void launch_cupc_e(const LevelArgs& a, const EdgeParallelLaunch& s, cudaStream_t
         constexpr int L = decltype(tag)::value;
         cupc_e_kernel<L><<<static_cast<unsigned>(grid), block, 0, stream>>>(a, s);
     });
+    CUDAG_CHECK_LAUNCH();
+}
+
+std::pair<double, double> decision_band(std::int64_t m, int l, double alpha, bool strict) {
+    const auto independent = [&](double r) {
+        const double p = ci::fisher_z_pvalue(r, m, l);
+        return strict ? p > alpha : p >= alpha;
+    };
+    if (independent(ci::kMaxAbsCorrelation) || !independent(0.0)) return {-1.0, 1e300};
+    double lo = 0.0, hi = ci::kMaxAbsCorrelation;  // independent(lo), !independent(hi)
+    for (int k = 0; k < 200 && hi - lo > 1e-17; ++k) {
+        const double mid = 0.5 * (lo + hi);
+        (independent(mid) ? lo : hi) = mid;
+    }
+    return {lo * (1.0 - 1e-6), hi * (1.0 + 1e-6)};
+}
+
+void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                   std::int64_t* mirror, cudaStream_t stream) {
+    if (n <= 0) return;
+    const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(n, 1 << 16));
+    mirror_kernel<<<grid, 128, 0, stream>>>(offsets, nbrs, n, mirror);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_finish_level(const LevelArgs& a, std::int64_t e_begin, std::int64_t e_end,
+                         cudaStream_t stream) {
+    if (e_end <= e_begin) return;
+    const std::int64_t blocks = std::min<std::int64_t>((e_end - e_begin + 255) / 256, 1 << 16);
+    finish_level_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(a, e_begin, e_end);
     CUDAG_CHECK_LAUNCH();
 }
 

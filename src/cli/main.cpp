@@ -96,10 +96,20 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
     Progress progress(a.quiet ? Progress::Mode::Quiet
                               : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
                       "cudag pc");
+    std::thread gpu_init = warm_up_gpu(
+        cfg.compat == pc::Compat::CausalLearn ? BackendKind::Cpu : cfg.backend, cfg.device);
+    struct Joiner {
+        std::thread& t;
+        ~Joiner() {
+            if (t.joinable()) t.join();
+        }
+    } join_gpu_init{gpu_init};
     const Dataset data = io::read_dataset(a.data, a.dataset);
+    if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
                   std::to_string(data.n_vars) + " variables");
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
+    cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
     pc::PcResult r = pc::run_pc(data, cfg);
 
     r.config.emplace_back("input", a.data);
@@ -123,6 +133,7 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
         io::write_result_hdf5(r, tmp_h5);
         io::write_formats(r, a.out, formats, outputs, std::cerr);
         outputs.commit();
+        progress.note("results written");
     }
     std::cout.flush();
     if (!a.quiet) {

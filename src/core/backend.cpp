@@ -27,6 +27,16 @@ std::string to_string(BackendKind k) {
     return "?";
 }
 
+std::thread warm_up_gpu(BackendKind kind, int device) {
+#if CUDAG_HAVE_CUDA
+    if (kind != BackendKind::Cpu) return std::thread([device] { cuda::warm_up(device); });
+#else
+    (void)kind;
+    (void)device;
+#endif
+    return {};
+}
+
 #if CUDAG_HAVE_CUDA
 bool cuda_compiled() { return true; }
 int visible_gpus() { return cuda::device_count(); }

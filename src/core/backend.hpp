@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
@@ -31,6 +32,10 @@ struct GpuTunables {
 int visible_gpus();
 /// One line per visible GPU (id, name, memory), or a sentence saying why there are none.
 std::string gpu_report();
+/// Start creating the CUDA context of `device` on a background thread when `kind` may
+/// use the GPU (a no-op otherwise); the returned thread must be joined before the engine
+/// is built. Overlaps the context's creation with reading the input.
+std::thread warm_up_gpu(BackendKind kind, int device);
 /// Whether this build has the CUDA engines.
 bool cuda_compiled();
 

@@ -21,7 +21,8 @@ void Progress::level(const pc::LevelStats& s) {
 
 void Progress::note(const std::string& line) {
     if (!enabled_) return;
-    std::fprintf(stderr, "%s: %s\n", label_.c_str(), line.c_str());
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "%s: %s (%.3f s total)\n", label_.c_str(), line.c_str(), t);
     std::fflush(stderr);
 }
 

@@ -2,6 +2,7 @@
 #include "pc/run.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <sstream>
 
@@ -63,6 +64,17 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     std::unique_ptr<SkeletonEngine> engine_ptr =
         make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
     SkeletonEngine& engine = *engine_ptr;
+    const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
+    const auto note = [&cfg](const std::string& what, double seconds) {
+        if (!cfg.on_note) return;
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " %.3f s", seconds);
+        cfg.on_note(what + buf);
+    };
+    note(engine.name() + " engine set up (correlation matrix included):", seconds_since(t0));
+    const auto t_skel = std::chrono::steady_clock::now();
     SkeletonResult skel = learn_skeleton(engine, sk, cfg.on_level);
 
     OrientOptions oo;
@@ -81,7 +93,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     PcResult r;
     r.names = data.names;
     r.n_samples = data.n_samples;
+    note("skeleton:", seconds_since(t_skel));
+    const auto t_orient = std::chrono::steady_clock::now();
     r.cpdag = orient(skel.skeleton, skel.sepsets, oo, pfn);
+    note("orientation:", seconds_since(t_orient));
     r.skeleton = std::move(skel.skeleton);
     r.sepsets = std::move(skel.sepsets);
     r.pmax = std::move(skel.pmax);

@@ -2,6 +2,8 @@
 // One PC run from a loaded data set to a PcResult: engine, skeleton, orientation.
 #pragma once
 
+#include <functional>
+
 #include <optional>
 #include <string>
 
@@ -31,6 +33,7 @@ struct PcConfig {
     GpuTunables gpu;
     int device = 0;
     LevelCallback on_level;  ///< progress hook, may be empty
+    std::function<void(const std::string&)> on_note;  ///< phase timings (verbose), may be empty
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ci/cpu_fisher_engine.hpp"
+#include "ci/fisher_z.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "cudag/config.hpp"
@@ -26,6 +27,7 @@
 #if CUDAG_HAVE_CUDA
 #include "kernels/combination_walk.hpp"
 #include "kernels/engines.hpp"
+#include "kernels/pc_gaussian.cuh"
 #endif
 
 using namespace cudag;
@@ -116,10 +118,24 @@ testing::AssertionResult same_result(const pc::SkeletonResult& got, const pc::Sk
     return testing::AssertionSuccess();
 }
 
-/// LevelOutput entries [e0, e1): flags and sets exactly, pmax within `rel`.
+/// LevelOutput entries [e0, e1): flags and sets exactly, pmax within `rel`. An entry
+/// (i, j) with j < i whose mirror (j, i) is separated in `want` (and lies in [e0, e1)) is
+/// left to the engine: the lower endpoint's set decides the edge, so the GPU may skip it.
 testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelOutput& want,
-                                    std::int64_t e0, std::int64_t e1, double rel) {
+                                    const Adjacency& snap, std::int64_t e0, std::int64_t e1,
+                                    double rel) {
+    std::int64_t row = 0;
     for (std::int64_t e = e0; e < e1; ++e) {
+        while (snap.offsets[row + 1] <= e) ++row;
+        const std::int32_t j = snap.nbrs[e];
+        if (j < row) {
+            const auto* b = snap.nbrs.data() + snap.offsets[j];
+            const auto* f = std::lower_bound(b, snap.nbrs.data() + snap.offsets[j + 1],
+                                             static_cast<std::int32_t>(row));
+            const std::int64_t mirror = f - snap.nbrs.data();
+            // The mirror entry separated the edge: this side's flags and p-value are free.
+            if (mirror >= e0 && mirror < e1 && (want.flags[mirror] & pc::kSeparated)) continue;
+        }
         if (got.flags[e] != want.flags[e])
             return testing::AssertionFailure() << "entry " << e << ": flags gpu " << int(got.flags[e])
                                                << ", cpu " << int(want.flags[e]);
@@ -264,14 +280,14 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         got.reset(snap.nbrs.size());
         cpu.run_level(l, snap, 0, n, want);
         gpu->run_level(l, snap, 0, n, got);
-        EXPECT_TRUE(same_level(got, want, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9))
+        EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9))
             << "level " << l;
         // A block of rows: only its entries are written.
         const std::int64_t rb = n / 3, re = 2 * n / 3;
         pc::LevelOutput part;
         part.reset(snap.nbrs.size());
         gpu->run_level(l, snap, rb, re, part);
-        EXPECT_TRUE(same_level(part, want, snap.offsets[rb], snap.offsets[re], 1e-9))
+        EXPECT_TRUE(same_level(part, want, snap, snap.offsets[rb], snap.offsets[re], 1e-9))
             << "level " << l << " rows [" << rb << ", " << re << ")";
         for (std::int64_t e = 0; e < snap.offsets[rb]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
         for (std::int64_t e = snap.offsets[re]; e < snap.offsets[n]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
@@ -576,4 +592,51 @@ TEST(CudaFisherBench, DISABLED_TimingsAgainstCpu) {
 
 TEST(CudaFisher, SkippedWithoutCuda) { CUDAG_REQUIRE_GPU(); }
 
+#endif
+
+#if CUDAG_HAVE_CUDA
+// Host-only: the kernels decide on |r| outside the band and on p inside it; outside the
+// band the |r| decision must equal the p decision for r of either sign.
+TEST(CudaDecisionBand, AgreesWithThePValueOutsideANarrowBand) {
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    int checked = 0;
+    for (std::int64_t m : {12, 50, 850, 10000, 1000000})
+        for (int l : {0, 1, 3, 7})
+            for (double alpha : {1e-8, 0.01, 0.05, 0.5})
+                for (bool strict : {false, true}) {
+                    const auto [lo, hi] = cuda::decision_band(m, l, alpha, strict);
+                    ASSERT_LT(lo, hi);
+                    ASSERT_GT(lo, 0.0) << "m " << m << " l " << l << " alpha " << alpha;
+                    ASSERT_LT(hi - lo, 1e-5 * hi);
+                    const auto indep = [&](double r) {
+                        const double p = ci::fisher_z_pvalue(r, m, l);
+                        return strict ? p > alpha : p >= alpha;
+                    };
+                    EXPECT_TRUE(indep(lo) && indep(-lo));
+                    EXPECT_FALSE(indep(hi) || indep(-hi));
+                    for (int k = 0; k < 2000; ++k) {
+                        // Half the draws near the boundary, half anywhere.
+                        const double r = k % 2 ? u(rng) : 0.5 * (lo + hi) * (1.0 + 1e-4 * u(rng));
+                        if (std::fabs(r) < lo) {
+                            EXPECT_TRUE(indep(r)) << r;
+                        } else if (std::fabs(r) > hi) {
+                            EXPECT_FALSE(indep(r)) << r;
+                        }
+                        ++checked;
+                    }
+                }
+    EXPECT_EQ(checked, 5 * 4 * 4 * 2 * 2000);
+}
+
+TEST(CudaDecisionBand, DecidesEverythingOnPWhenNoCorrelationIsDependent) {
+    // m = 5, l = 1 (one degree of freedom): with alpha below p at the largest |r| the
+    // test never rejects, so there is no boundary and every test is decided on p.
+    const double p_max_r = ci::fisher_z_pvalue(ci::kMaxAbsCorrelation, 5, 1);
+    ASSERT_GT(p_max_r, 1e-18);
+    ASSERT_LT(p_max_r, 1e-15);
+    const auto [lo, hi] = cuda::decision_band(5, 1, p_max_r / 10, false);
+    EXPECT_LT(lo, 0.0);
+    EXPECT_GT(hi, 1.0);
+}
 #endif

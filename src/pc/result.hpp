@@ -19,6 +19,8 @@ struct LevelStats {
     std::int64_t removed = 0;      ///< edges removed at this level
     std::int64_t edges_after = 0;  ///< edges left after the level
     double seconds = 0.0;          ///< wall time of the level
+    /// Estimated work of the busiest rank over the mean (1: balanced, or one rank).
+    double imbalance = 1.0;
 };
 
 /// pcalg's pMax for one pair: the largest p-value over the tests the canonical

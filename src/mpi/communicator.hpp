@@ -126,6 +126,8 @@ public:
 /// The single-process communicator: size 1, collectives copy `send` to `recv`.
 class SerialCommunicator final : public Communicator {
 public:
+    using Communicator::allreduce;  // the typed front end
+    using Communicator::bcast;
     std::string name() const override { return "serial"; }
     int rank() const override { return 0; }
     int size() const override { return 1; }

@@ -61,7 +61,7 @@ public:
     Search(SkeletonEngine& engine, const SkeletonOptions& opt, Communicator& comm,
            const LevelCallback& on_level, const SkeletonHooks& hooks)
         : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
-          hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= PcResult::dense_pmax_limit),
+          hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit),
           g_(n_), map_(n_) {}
 
     SkeletonResult run() {

@@ -21,6 +21,9 @@ struct SkeletonOptions {
     /// an input error naming supported_level_reason. -1: unlimited.
     int max_supported_level = -1;
     std::string supported_level_reason;
+    /// pMax is kept for every pair when n <= this (PcResult::pmax's rule), else for the
+    /// pairs adjacent after level 0. A knob for tests of the sparse table on small data.
+    std::int64_t dense_pmax_limit = PcResult::dense_pmax_limit;
 };
 
 /// Called after each level (for progress reports), on every rank.

@@ -30,11 +30,7 @@ protected:
         }
     }
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("cudag_mpi_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                "_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+        dir_ = cudag::test::fresh_test_dir("cudag_mpi");
     }
     void TearDown() override { fs::remove_all(dir_); }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -18,6 +19,17 @@
 #include "io/hdf5_file.hpp"
 
 namespace cudag::test {
+
+/// A fresh directory for the running test: <tmp>/<prefix>_<test name>_<pid>.
+inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() /
+                         (prefix + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                          "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
 
 struct CommandResult {
     int code = -1;

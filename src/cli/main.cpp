@@ -104,12 +104,17 @@ std::pair<std::string, double> gpu_name_and_memory(int device) {
 std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
                                                    std::unique_ptr<mpi::Communicator> world,
                                                    bool gpu) {
-    if (a.comm != "auto" && a.comm != "mpi" && a.comm != "nccl")
-        throw InputError("unknown --comm '" + a.comm + "' (available: auto, mpi, nccl)");
+    // The same checks on every rank: agree, so that one line is printed.
+    mpi::run_agreed(*world, [&] {
+        if (a.comm != "auto" && a.comm != "mpi" && a.comm != "nccl")
+            throw InputError("unknown --comm '" + a.comm + "' (available: auto, mpi, nccl)");
+        if (a.comm == "nccl" && !gpu)
+            throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
+        if (a.comm == "nccl" && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
+    });
     const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && world->size() > 1 &&
                                            mpi::nccl_compiled());
     if (!nccl) return world;
-    if (!gpu) throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
     return mpi::make_nccl_communicator(std::move(world), cfg.device, a.comm_timeout);
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -40,6 +41,13 @@ double host_memory_gib() {
 }
 
 Environment::Environment(int& argc, char**& argv) {
+    // srun without an MPI plugin starts independent copies that would each do the whole run.
+    const char* tasks = std::getenv("SLURM_NTASKS");
+    if (!launched_by_mpi() && tasks && std::atoi(tasks) > 1 && std::getenv("SLURM_PROCID"))
+        std::fprintf(stderr,
+                     "cudag: warning: SLURM started %s tasks but no MPI launcher environment was "
+                     "found, so each runs alone; use srun --mpi=pmix (or pmi2)\n",
+                     tasks);
 #if CUDAG_HAVE_MPI
     if (!launched_by_mpi()) return;
     int provided = 0;

@@ -181,6 +181,8 @@ private:
     public:
         Staged(NcclCommunicator& c, void* user, std::size_t bytes, bool upload)
             : c_(c), user_(user), bytes_(bytes), device_(is_device_pointer(user)) {
+            // The engine may have left another device current (DeviceGuard restores, but be sure).
+            c_.cuda(cudaSetDevice(c_.device_), "cudaSetDevice");
             if (device_) return;
             c_.reserve(bytes_);
             if (upload)
@@ -260,7 +262,10 @@ private:
     }
     /// Until the stream's work is done, watching for NCCL errors meanwhile.
     void wait_stream(const char* what) {
-        poll(what, [&](ncclResult_t) {
+        poll(what, [&](ncclResult_t async) {
+            // A non-blocking call that returned ncclInProgress may not have reached the
+            // stream yet: an idle stream means nothing until NCCL reports success.
+            if (async == ncclInProgress) return false;
             const cudaError_t q = cudaStreamQuery(stream_);
             if (q == cudaErrorNotReady) return false;
             cuda(q, what);

@@ -59,12 +59,13 @@ protected:
 }  // namespace
 
 TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
-    mpi::Communicator& w = test::world();
     ASSERT_GE(serial_.levels.size(), 3u) << "the case should reach level 2";
-    const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, w);
-    EXPECT_TRUE(same_search(got, serial_, w.rank() == 0));
-    if (w.rank() != 0) {
-        EXPECT_EQ(got.sepsets.size(), 0u) << "separating sets live on rank 0";
+    for (mpi::Communicator* c : test::communicators()) {
+        const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, *c);
+        EXPECT_TRUE(same_search(got, serial_, c->rank() == 0)) << c->name();
+        if (c->rank() != 0) {
+            EXPECT_EQ(got.sepsets.size(), 0u) << "separating sets live on rank 0";
+        }
     }
 }
 
@@ -94,46 +95,55 @@ INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
                                     (i.param.sparse_pmax ? "SparsePmax" : "DensePmax");
                          });
 
-TEST(MpiCommunicator, AllreduceOfEachTypeAndOp) {
-    mpi::Communicator& w = test::world();
+namespace {
+
+// Collective checks, run on every communicator of test::communicators().
+
+void check_allreduce(mpi::Communicator& w) {
     const int r = w.rank(), k = w.size();
     EXPECT_EQ(w.allreduce(std::int32_t{r + 1}, ReduceOp::Sum), k * (k + 1) / 2);
     EXPECT_EQ(w.allreduce(std::int64_t{r}, ReduceOp::Max), k - 1);
     EXPECT_EQ(w.allreduce(double(r) + 0.5, ReduceOp::Min), 0.5);
-    // Max over bytes written by one rank each is their bitwise OR.
-    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(k), 0);
-    bytes[static_cast<std::size_t>(r)] = static_cast<std::uint8_t>(1u << (r % 8));
+    // Max over bytes written by one rank each is their bitwise OR; large enough to take
+    // NCCL's device path rather than the small-message host path.
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(k) * 8192, 0);
+    for (std::size_t x = static_cast<std::size_t>(r); x < bytes.size(); x += static_cast<std::size_t>(k))
+        bytes[x] = static_cast<std::uint8_t>(1u << (r % 8));
     w.allreduce(std::span<std::uint8_t>(bytes), ReduceOp::Max);
-    for (int q = 0; q < k; ++q) EXPECT_EQ(bytes[static_cast<std::size_t>(q)], 1u << (q % 8));
+    for (std::size_t x = 0; x < bytes.size(); ++x)
+        ASSERT_EQ(bytes[x], 1u << ((x % static_cast<std::size_t>(k)) % 8)) << "byte " << x;
 }
 
-TEST(MpiCommunicator, AllgathervInPlaceWithUnevenAndEmptyBlocks) {
-    mpi::Communicator& w = test::world();
+void check_allgatherv(mpi::Communicator& w) {
     const int k = w.size();
     std::vector<std::size_t> counts(static_cast<std::size_t>(k));
-    for (int q = 0; q < k; ++q) counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(q % 2 ? 0 : q + 2);
+    for (int q = 0; q < k; ++q) counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(q % 2 ? 0 : 1000 * q + 2);
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
     std::vector<std::int64_t> buf(total, -1);
     std::size_t off = 0;
     for (int q = 0; q < w.rank(); ++q) off += counts[static_cast<std::size_t>(q)];
     for (std::size_t x = 0; x < counts[static_cast<std::size_t>(w.rank())]; ++x)
-        buf[off + x] = 100 * w.rank() + static_cast<std::int64_t>(x);
-    w.allgatherv(buf.data() + off, buf.data(), counts, DataType::Int64);
+        buf[off + x] = 100000 * w.rank() + static_cast<std::int64_t>(x);
+    w.allgatherv(buf.data() + off, buf.data(), counts, DataType::Int64);  // in place
+    const std::vector<std::int32_t> gathered = w.allgather(std::int32_t{w.rank()});
+    // Checks after the last collective, so that a failing rank cannot leave others waiting.
+    std::vector<std::int32_t> ranks(static_cast<std::size_t>(k));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    EXPECT_EQ(gathered, ranks);
     std::size_t pos = 0;
     for (int q = 0; q < k; ++q)
         for (std::size_t x = 0; x < counts[static_cast<std::size_t>(q)]; ++x)
-            EXPECT_EQ(buf[pos++], 100 * q + static_cast<std::int64_t>(x));
-    EXPECT_EQ(w.allgather(std::int32_t{w.rank()}), [&] {
-        std::vector<std::int32_t> v(static_cast<std::size_t>(k));
-        std::iota(v.begin(), v.end(), 0);
-        return v;
-    }());
+            ASSERT_EQ(buf[pos++], 100000 * q + static_cast<std::int64_t>(x));
 }
 
-TEST(MpiCommunicator, GathervAndBlobBroadcast) {
-    mpi::Communicator& w = test::world();
+void check_gatherv_and_bcast(mpi::Communicator& w) {
     std::vector<std::byte> mine(static_cast<std::size_t>(w.rank()) * 3, std::byte(w.rank()));
     const auto all = w.gatherv(mine, 0);
+    std::vector<std::byte> blob;
+    if (w.rank() == 0) blob.assign(100000, std::byte{7});
+    w.bcast_blob(blob, 0);
+    // Checks after the last collective, so that a failing rank cannot leave others waiting.
+    EXPECT_EQ(blob, std::vector<std::byte>(100000, std::byte{7}));
     if (w.rank() == 0) {
         ASSERT_EQ(all.size(), static_cast<std::size_t>(w.size()));
         for (int q = 0; q < w.size(); ++q) {
@@ -143,10 +153,29 @@ TEST(MpiCommunicator, GathervAndBlobBroadcast) {
     } else {
         EXPECT_TRUE(all.empty());
     }
-    std::vector<std::byte> blob;
-    if (w.rank() == 0) blob.assign(1000, std::byte{7});
-    w.bcast_blob(blob, 0);
-    EXPECT_EQ(blob, std::vector<std::byte>(1000, std::byte{7}));
+}
+
+}  // namespace
+
+TEST(MpiCommunicator, AllreduceOfEachTypeAndOp) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_allreduce(*c);
+    }
+}
+
+TEST(MpiCommunicator, AllgathervInPlaceWithUnevenAndEmptyBlocks) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_allgatherv(*c);
+    }
+}
+
+TEST(MpiCommunicator, GathervAndBlobBroadcast) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_gatherv_and_bcast(*c);
+    }
 }
 
 TEST(MpiCommunicator, AgreeReportsOnlyTheLowestFailingRank) {

@@ -103,7 +103,7 @@ std::vector<pc::PairP> read_pmax_pairs(hid_t group, std::int64_t n, const std::s
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where) {
     std::vector<std::int32_t> level;
     std::vector<std::int64_t> tests, removed, edges_after;
-    std::vector<double> secs, imbalance;
+    std::vector<double> secs, imbalance, tests_imbalance;
     for (const pc::LevelStats& s : levels) {
         level.push_back(s.level);
         tests.push_back(s.tests);
@@ -111,6 +111,7 @@ void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const s
         edges_after.push_back(s.edges_after);
         secs.push_back(s.seconds);
         imbalance.push_back(s.imbalance);
+        tests_imbalance.push_back(s.tests_imbalance);
     }
     const std::vector<hsize_t> dims = {levels.size()};
     h5::Handle g = h5::create_group(root, "levels", where);
@@ -120,6 +121,7 @@ void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const s
     h5::write_array(g.get(), "edges_after", edges_after, dims, where);
     h5::write_array(g.get(), "seconds", secs, dims, where);
     h5::write_array(g.get(), "imbalance", imbalance, dims, where);
+    h5::write_array(g.get(), "tests_imbalance", tests_imbalance, dims, where);
 }
 
 std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where) {
@@ -129,13 +131,14 @@ std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where) {
     const auto edges_after = h5::read_array<std::int64_t>(root, "levels/edges_after", where);
     const auto secs = h5::read_array<double>(root, "levels/seconds", where);
     const auto imbalance = h5::read_array<double>(root, "levels/imbalance", where);
+    const auto tests_imbalance = h5::read_array<double>(root, "levels/tests_imbalance", where);
     const std::size_t k = level.size();
     if (tests.size() != k || removed.size() != k || edges_after.size() != k || secs.size() != k ||
-        imbalance.size() != k)
+        imbalance.size() != k || tests_imbalance.size() != k)
         throw InputError(where + ": the /levels datasets differ in length");
     std::vector<pc::LevelStats> out(k);
     for (std::size_t r = 0; r < k; ++r)
-        out[r] = {level[r], tests[r], removed[r], edges_after[r], secs[r], imbalance[r]};
+        out[r] = {level[r], tests[r], removed[r], edges_after[r], secs[r], imbalance[r], tests_imbalance[r]};
     return out;
 }
 

@@ -25,7 +25,8 @@ void write_pmax_pairs(hid_t group, const std::vector<pc::PairP>& pmax, std::int6
                       const std::string& where);
 std::vector<pc::PairP> read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where);
 
-/// /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance (float64)}.
+/// /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
+/// tests_imbalance (float64)}.
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where);
 std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where);
 

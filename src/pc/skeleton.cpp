@@ -83,6 +83,24 @@ public:
     }
 
 private:
+    struct TestCount {
+        std::int64_t total = 0;
+        double imbalance = 1.0;  ///< busiest rank over the mean
+    };
+    /// Every rank's test count of the level (one allgather): the sum and the imbalance.
+    TestCount count_tests(std::int64_t mine) {
+        if (comm_.size() == 1) return {mine, 1.0};
+        const std::vector<std::int64_t> all = comm_.allgather(mine);
+        TestCount c;
+        std::int64_t busiest = 0;
+        for (std::int64_t t : all) {
+            c.total += t;
+            busiest = std::max(busiest, t);
+        }
+        if (c.total > 0) c.imbalance = static_cast<double>(busiest) * comm_.size() / static_cast<double>(c.total);
+        return c;
+    }
+
     void maybe_fail(int l, bool guarded) const {
         if (hooks_.fail_rank == comm_.rank() && hooks_.fail_level == l && hooks_.fail_guarded == guarded)
             throw InputError("injected failure on rank " + std::to_string(comm_.rank()) +
@@ -106,7 +124,7 @@ private:
             engine_.level0(rb, re, dense_, g_, out);
         });
         maybe_fail(0, false);
-        const std::int64_t tests = comm_.size() == 1 ? out.tests : comm_.allreduce(out.tests, ReduceOp::Sum);
+        const TestCount tests = count_tests(out.tests);
         if (comm_.size() > 1) {
             // Each rank's rows hold the pairs (i, j > i) it tested: share those upper
             // halves, then mirror them.
@@ -126,7 +144,8 @@ private:
         }
         LevelStats st;
         st.level = 0;
-        st.tests = tests;
+        st.tests = tests.total;
+        st.tests_imbalance = tests.imbalance;
         st.edges_after = g_.n_edges();
         st.removed = n_ * (n_ - 1) / 2 - st.edges_after;
         st.imbalance = part.imbalance;
@@ -146,7 +165,7 @@ private:
             engine_.run_level(l, snap, rb, re, out_);
         });
         maybe_fail(l, false);
-        const std::int64_t tests = comm_.size() == 1 ? out_.tests : comm_.allreduce(out_.tests, ReduceOp::Sum);
+        const TestCount tests = count_tests(out_.tests);
 
         // Removal map: bit (a, b) <=> entry (a, b) separated from a's side. Each rank
         // writes its rows only; one allgatherv gives every rank the whole map.
@@ -183,7 +202,8 @@ private:
         });
         LevelStats st;
         st.level = l;
-        st.tests = tests;
+        st.tests = tests.total;
+        st.tests_imbalance = tests.imbalance;
         st.removed = removed;
         st.edges_after = g_.n_edges();
         st.imbalance = part.imbalance;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ci/correlation.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint.hpp"
@@ -110,9 +111,23 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
 
     std::unique_ptr<SkeletonEngine> engine_ptr;
-    mpi::run_agreed(comm, [&] {
-        engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
-    });
+    bool gpu = false;
+    mpi::run_agreed(comm, [&] { gpu = picks_gpu(cfg.backend, sk.policy); });
+    if (comm.size() > 1 && !gpu) {
+        // CPU ranks compute the correlation matrix together (bit-identical to one rank's).
+        std::vector<double> corr;
+        mpi::run_agreed(comm, [&] { ci::check_no_constant_columns(data); });
+        corr = ci::correlation_matrix(data, threads, comm);
+        mpi::run_agreed(comm, [&] {
+            engine_ptr = make_fisher_engine_from_corr(cfg.backend, std::move(corr), data.n_vars,
+                                                      data.n_samples, sk.policy, threads, cfg.gpu,
+                                                      cfg.device);
+        });
+    } else {
+        mpi::run_agreed(comm, [&] {
+            engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
+        });
+    }
     SkeletonEngine& engine = *engine_ptr;
 
     SkeletonHooks hooks;

@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "ci/correlation.hpp"
 #include "ci/cpu_fisher_engine.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
@@ -175,6 +176,14 @@ TEST(MpiCommunicator, GathervAndBlobBroadcast) {
     for (mpi::Communicator* c : test::communicators()) {
         SCOPED_TRACE(c->name());
         check_gatherv_and_bcast(*c);
+    }
+}
+
+TEST(MpiCorrelation, IsBitIdenticalToOneRank) {
+    for (std::int64_t n : {1, 5, 37, 64}) {
+        const Dataset d = sim::simulate_gaussian({n, 50, 0.2, 3}, 1).data;
+        const std::vector<double> got = ci::correlation_matrix(d, 1, test::world());
+        EXPECT_EQ(got, ci::correlation_matrix(d, 2)) << "n = " << n;
     }
 }
 

@@ -28,6 +28,8 @@ protected:
             setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
             setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
         }
+        // Containers without ptrace rights break shared memory's single-copy path.
+        setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
     }
     void SetUp() override {
         dir_ = cudag::test::fresh_test_dir("cudag_mpi");

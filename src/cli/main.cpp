@@ -438,6 +438,7 @@ int main(int argc, char** argv) {
         // Not agreed with the other ranks (they may be waiting in a collective): end the job.
         print_error(e.what(), world_rank, world_size);
         if (comm && comm->size() > 1) comm->abort(1);
+        if (world_size > 1) env->abort(1);  // e.g. failed while building the communicator
         return 1;
     }
     return 0;

@@ -79,6 +79,15 @@ std::unique_ptr<Communicator> Environment::world() const {
     return std::make_unique<SerialCommunicator>();
 }
 
+void Environment::abort(int code) const {
+    std::fflush(stdout);
+    std::fflush(stderr);
+#if CUDAG_HAVE_MPI
+    if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    std::_Exit(code);
+}
+
 int bind_device(int local_rank, int visible_devices) {
     return visible_devices > 0 ? local_rank % visible_devices : -1;
 }

@@ -39,6 +39,10 @@ public:
     /// MPI_COMM_WORLD when mpi(), else a SerialCommunicator.
     std::unique_ptr<Communicator> world() const;
 
+    /// End every rank now (MPI_Abort on MPI_COMM_WORLD; std::_Exit without MPI), for
+    /// errors raised where no communicator is at hand (e.g. while building one).
+    [[noreturn]] void abort(int code) const;
+
 private:
     bool mpi_ = false;
     int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;

@@ -144,6 +144,8 @@ public:
             total += counts[static_cast<std::size_t>(r)];
         }
         if (total == 0) return;
+        if (!is_device_pointer(recv) && total * es <= kSmallBytes)
+            return host_->allgatherv(send, recv, counts, t);
         char* slot = static_cast<char*>(recv) + mine * es;
         if (send != slot && counts[static_cast<std::size_t>(rank_)] > 0)
             copy(slot, send, counts[static_cast<std::size_t>(rank_)] * es);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ci/correlation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "mpi/partition.hpp"
 
 namespace cudag::ci {
 
@@ -22,10 +24,11 @@ void check_no_constant_columns(const Dataset& data) {
     }
 }
 
-std::vector<double> correlation_matrix(const Dataset& data, int threads) {
+namespace {
+
+/// Columns standardised: z = (x - mean) / ||x - mean||, so that C = Zᵀ Z.
+std::vector<double> standardised(const Dataset& data, int threads) {
     const std::int64_t n = data.n_vars, m = data.n_samples;
-    check_no_constant_columns(data);
-    // Standardise: z = (x - mean) / ||x - mean||, so C = Zᵀ Z.
     std::vector<double> z(static_cast<std::size_t>(n * m));
     parallel_for(0, n, threads, 16, [&](std::int64_t v, int) {
         const double* x = data.column(v);
@@ -41,11 +44,15 @@ std::vector<double> correlation_matrix(const Dataset& data, int threads) {
         const double inv = 1.0 / std::sqrt(ss);
         for (std::int64_t s = 0; s < m; ++s) zv[s] *= inv;
     });
+    return z;
+}
 
-    std::vector<double> c(static_cast<std::size_t>(n * n));
-    // 4×4 register tiles over (i, j >= i) so every z column is streamed n/4 times.
-    const std::int64_t nb = (n + 3) / 4;
-    parallel_for(0, nb, threads, 1, [&](std::int64_t bi, int) {
+/// Entries (i, j >= i) of the rows of tiles [tile_begin, tile_end) (tile t = rows 4t..4t+3)
+/// into c, clamped to [-1, 1]. 4×4 register tiles over (i, j >= i) so every z column is
+/// streamed n/4 times.
+void upper_rows(const std::vector<double>& z, std::int64_t n, std::int64_t m, int threads,
+                std::int64_t tile_begin, std::int64_t tile_end, std::vector<double>& c) {
+    parallel_for(tile_begin, tile_end, threads, 1, [&](std::int64_t bi, int) {
         const std::int64_t i0 = bi * 4;
         for (std::int64_t j0 = i0; j0 < n; j0 += 4) {
             double acc[4][4] = {};
@@ -76,10 +83,48 @@ std::vector<double> correlation_matrix(const Dataset& data, int threads) {
                 }
         }
     });
+}
+
+/// Unit diagonal, lower triangle from the upper.
+void mirror(std::vector<double>& c, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i) {
         c[i * n + i] = 1.0;
         for (std::int64_t j = 0; j < i; ++j) c[i * n + j] = c[j * n + i];
     }
+}
+
+}  // namespace
+
+std::vector<double> correlation_matrix(const Dataset& data, int threads) {
+    const std::int64_t n = data.n_vars, m = data.n_samples;
+    check_no_constant_columns(data);
+    const std::vector<double> z = standardised(data, threads);
+    std::vector<double> c(static_cast<std::size_t>(n * n));
+    upper_rows(z, n, m, threads, 0, (n + 3) / 4, c);
+    mirror(c, n);
+    return c;
+}
+
+std::vector<double> correlation_matrix(const Dataset& data, int threads, mpi::Communicator& comm) {
+    if (comm.size() == 1) return correlation_matrix(data, threads);
+    const std::int64_t n = data.n_vars, m = data.n_samples;
+    check_no_constant_columns(data);
+    const std::vector<double> z = standardised(data, threads);
+    // Cut whole tiles; tile t holds the rows 4t..4t+3, about 4(n - 4t) entries.
+    const std::int64_t tiles = (n + 3) / 4;
+    std::vector<double> work(static_cast<std::size_t>(tiles));
+    for (std::int64_t t = 0; t < tiles; ++t) work[t] = static_cast<double>(n - 4 * t);
+    const mpi::RowPartition part = mpi::partition_rows(work, comm.size());
+    std::vector<double> c(static_cast<std::size_t>(n * n), 0.0);
+    upper_rows(z, n, m, threads, part.begin(comm.rank()), part.end(comm.rank()), c);
+    std::vector<std::size_t> counts(static_cast<std::size_t>(comm.size()));
+    for (int r = 0; r < comm.size(); ++r) {
+        const std::int64_t rows = std::min(4 * part.end(r), n) - std::min(4 * part.begin(r), n);
+        counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(rows * n);
+    }
+    comm.allgatherv(c.data() + std::min(4 * part.begin(comm.rank()), n) * n, c.data(), counts,
+                    mpi::DataType::Float64);
+    mirror(c, n);
     return c;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/dataset.hpp"
+#include "mpi/communicator.hpp"
 
 namespace cudag::ci {
 
@@ -12,6 +13,13 @@ namespace cudag::ci {
 /// double, unit diagonal. Columns are standardised (mean 0, unit norm) first.
 /// Throws InputError naming the first constant column.
 std::vector<double> correlation_matrix(const Dataset& data, int threads);
+
+/// The same matrix computed by the ranks of `comm` together: the rows are cut into blocks
+/// of equal work (the upper triangle of row i has n - i entries), each rank computes its
+/// block's upper triangle, one allgatherv shares the blocks, and every rank mirrors. Each
+/// entry is summed in the same order as correlation_matrix(data, threads), so the result is
+/// bit-identical to it for any number of ranks.
+std::vector<double> correlation_matrix(const Dataset& data, int threads, mpi::Communicator& comm);
 
 /// Throws InputError naming the first variable whose values are all equal.
 void check_no_constant_columns(const Dataset& data);

@@ -25,6 +25,8 @@
 #include "io/output_set.hpp"
 #include "io/result_file.hpp"
 #include "io/writers.hpp"
+#include "mpi/environment.hpp"
+#include "mpi/mpi_communicator.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
 #include "sim/gaussian.hpp"
@@ -49,12 +51,6 @@ std::string utc_now() {
     return buf;
 }
 
-std::string hostname() {
-    char buf[256] = {};
-    if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-    return buf;
-}
-
 std::vector<std::string> split_commas(const std::string& s) {
     std::vector<std::string> out;
     std::stringstream ss(s);
@@ -66,13 +62,92 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 // ---- cudag pc ----------------------------------------------------------------------
 struct PcArgs {
-    std::string data, dataset, out, formats, compat = "pcalg", backend = "auto";
+    std::string data, dataset, out, formats, compat = "pcalg", backend = "auto", comm = "auto";
     pc::PcConfig cfg;
     int uc_rule = -2, uc_priority = -2;
     bool quiet = false, verbose = false;
+    double comm_timeout = 600.0;
 };
 
-int run_pc_command(const PcArgs& a, const std::string& command_line) {
+/// CUDAG_TEST_FAIL="RANK:LEVEL[:unguarded]" injects a failure (tests of the fault path).
+void parse_test_failure(pc::PcConfig& cfg) {
+    const char* spec = std::getenv("CUDAG_TEST_FAIL");
+    if (!spec || !*spec) return;
+    int rank = -1, level = -1;
+    char mode[16] = {};
+    if (std::sscanf(spec, "%d:%d:%15s", &rank, &level, mode) < 2)
+        throw InputError(std::string("CUDAG_TEST_FAIL must be RANK:LEVEL[:unguarded], got '") + spec + "'");
+    cfg.fail_rank = rank;
+    cfg.fail_level = level;
+    cfg.fail_guarded = std::string(mode) != "unguarded";
+}
+
+/// GPU name and memory (GiB) of `device` from gpu_report()'s line
+/// "GPU <id>: <name>, <total> GiB, ...".
+std::pair<std::string, double> gpu_name_and_memory(int device) {
+    std::stringstream ss(gpu_report());
+    std::string line;
+    const std::string prefix = "GPU " + std::to_string(device) + ": ";
+    while (std::getline(ss, line)) {
+        if (line.rfind(prefix, 0) != 0) continue;
+        const std::string rest = line.substr(prefix.size());
+        const std::size_t comma = rest.find(", ");
+        const std::string name = rest.substr(0, comma);
+        double gib = 0.0;
+        if (comma != std::string::npos) gib = std::atof(rest.c_str() + comma + 2);
+        return {name, gib};
+    }
+    return {"?", 0.0};
+}
+
+/// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
+std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
+                                                   std::unique_ptr<mpi::Communicator> world,
+                                                   bool gpu) {
+    // The same checks on every rank: agree, so that one line is printed.
+    mpi::run_agreed(*world, [&] {
+        if (a.comm != "auto" && a.comm != "mpi" && a.comm != "nccl")
+            throw InputError("unknown --comm '" + a.comm + "' (available: auto, mpi, nccl)");
+        if (a.comm == "nccl" && !gpu)
+            throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
+        if (a.comm == "nccl" && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
+    });
+    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && world->size() > 1 &&
+                                           mpi::nccl_compiled());
+    if (!nccl) return world;
+    return mpi::make_nccl_communicator(std::move(world), cfg.device, a.comm_timeout);
+}
+
+/// Provenance, then the result file and --format files (rank 0).
+void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
+                      const std::string& command_line, pc::PcResult& r, io::OutputSet& outputs,
+                      const std::string& tmp_h5) {
+    r.config.emplace_back("input", a.data);
+    r.config.emplace_back("input_dataset", a.dataset);
+    struct stat st {};
+    if (::stat(a.data.c_str(), &st) == 0) {
+        r.config.emplace_back("input_bytes", std::to_string(st.st_size));
+        r.config.emplace_back("input_mtime", std::to_string(st.st_mtime));
+    }
+    r.config.emplace_back("command_line", command_line);
+    r.config.emplace_back("cudag_version", CUDAG_VERSION);
+    r.config.emplace_back("host", mpi::host_name());
+    r.config.emplace_back("created", utc_now());
+
+    if (a.out.empty()) {
+        // No output file: the CPDAG goes to stdout as the edge list.
+        std::cout << "source\ttarget\tmark\n";
+        for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
+            std::cout << r.names[e.a] << '\t' << r.names[e.b] << '\t' << io::edge_mark(e.kind) << '\n';
+    } else {
+        io::write_result_hdf5(r, tmp_h5);
+        io::write_formats(r, a.out, formats, outputs, std::cerr);
+        outputs.commit();
+    }
+}
+
+int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::Environment& env,
+                   std::unique_ptr<mpi::Communicator>& comm) {
     std::vector<std::string> formats = split_commas(a.formats);
     io::validate_formats(formats);
     if (!formats.empty() && a.out.empty())
@@ -88,13 +163,43 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
 
+    if (!cfg.checkpoint.empty() && cfg.checkpoint == a.out)
+        throw InputError("--checkpoint and --out must name different files");
+    parse_test_failure(cfg);
+
+    // Rank -> GPU binding (node-local rank mod visible devices) and threads per rank.
+    const int gpus = visible_gpus();
+    const bool gpu = gpus > 0 && cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn;
+    mpi::RankInfo me;
+    me.local_rank = env.local_rank();
+    if (env.mpi()) {
+        if (gpus > 0) cfg.device = mpi::bind_device(env.local_rank(), gpus);
+        if (cfg.threads == 0) cfg.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
+    }
+    me.threads = resolve_threads(cfg.threads);
+    if (gpu) {
+        me.device = cfg.device;
+        std::tie(me.device_name, me.memory_gib) = gpu_name_and_memory(cfg.device);
+    } else {
+        me.device_name = "cpu";
+        me.memory_gib = mpi::host_memory_gib();
+    }
+    comm = pc_communicator(a, cfg, std::move(comm), gpu);
+    const bool root = comm->rank() == 0;
+    if (env.mpi()) {
+        const std::string table = mpi::startup_report(*comm, me);
+        if (root && !a.quiet) std::cerr << table << std::flush;
+    }
+
     // Check the output location before spending time on the run.
     io::OutputSet outputs;
     std::string tmp_h5;
-    if (!a.out.empty()) tmp_h5 = outputs.temp_for(a.out);
+    mpi::run_agreed(*comm, [&] {
+        if (root && !a.out.empty()) tmp_h5 = outputs.temp_for(a.out);
+    });
 
-    Progress progress(a.quiet ? Progress::Mode::Quiet
-                              : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
+    Progress progress(a.quiet || !root ? Progress::Mode::Quiet
+                                       : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
                       "cudag pc");
     std::thread gpu_init = warm_up_gpu(
         cfg.compat == pc::Compat::CausalLearn ? BackendKind::Cpu : cfg.backend, cfg.device);
@@ -104,37 +209,23 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
             if (t.joinable()) t.join();
         }
     } join_gpu_init{gpu_init};
-    const Dataset data = io::read_dataset(a.data, a.dataset);
+    Dataset data;
+    mpi::run_agreed(*comm, [&] { data = io::read_dataset(a.data, a.dataset); });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
-                  std::to_string(data.n_vars) + " variables");
+                  std::to_string(data.n_vars) + " variables" +
+                  (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")"
+                                    : std::string()));
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
-    pc::PcResult r = pc::run_pc(data, cfg);
+    pc::PcResult r = pc::run_pc(data, cfg, *comm);
+    // Rank 0 writes everything; the others wait to hear whether it succeeded.
+    mpi::run_agreed(*comm, [&] {
+        if (root) write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+    });
+    if (!root) return 0;
+    if (!a.out.empty()) progress.note("results written");
 
-    r.config.emplace_back("input", a.data);
-    r.config.emplace_back("input_dataset", a.dataset);
-    struct stat st {};
-    if (::stat(a.data.c_str(), &st) == 0) {
-        r.config.emplace_back("input_bytes", std::to_string(st.st_size));
-        r.config.emplace_back("input_mtime", std::to_string(st.st_mtime));
-    }
-    r.config.emplace_back("command_line", command_line);
-    r.config.emplace_back("cudag_version", CUDAG_VERSION);
-    r.config.emplace_back("host", hostname());
-    r.config.emplace_back("created", utc_now());
-
-    if (a.out.empty()) {
-        // No output file: the CPDAG goes to stdout as the edge list.
-        std::cout << "source\ttarget\tmark\n";
-        for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
-            std::cout << r.names[e.a] << '\t' << r.names[e.b] << '\t' << io::edge_mark(e.kind) << '\n';
-    } else {
-        io::write_result_hdf5(r, tmp_h5);
-        io::write_formats(r, a.out, formats, outputs, std::cerr);
-        outputs.commit();
-        progress.note("results written");
-    }
     std::cout.flush();
     if (!a.quiet) {
         std::int64_t directed = 0;
@@ -229,9 +320,28 @@ int run_info() {
     return 0;
 }
 
+/// The one line an error gets on stderr: "cudag: error: [rank r (host): ]message".
+void print_error(const std::string& what, int rank, int size) {
+    std::string msg = what;
+    for (char& ch : msg)
+        if (ch == '\n') ch = ' ';
+    const std::string who = size > 1 ? "rank " + std::to_string(rank) + " (" + mpi::host_name() + "): " : "";
+    std::fprintf(stderr, "cudag: error: %s%s\n", who.c_str(), msg.c_str());
+    std::fflush(stderr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::unique_ptr<mpi::Environment> env;
+    try {
+        env = std::make_unique<mpi::Environment>(argc, argv);
+    } catch (const std::exception& e) {
+        print_error(e.what(), 0, 1);
+        return 1;
+    }
+    const int world_rank = env->rank(), world_size = env->size();
+
     CLI::App app{"cudag: causal structure learning (PC-stable) from a laptop CPU to GPU clusters"};
     app.require_subcommand(1);
     app.set_version_flag("--version", CUDAG_VERSION);
@@ -265,6 +375,18 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--gamma", pa.cfg.gpu.gamma, "cuPC-E threads per edge")->capture_default_str();
     pc_cmd->add_option("--theta", pa.cfg.gpu.theta, "cuPC-S threads per block")->capture_default_str();
     pc_cmd->add_option("--delta", pa.cfg.gpu.delta, "cuPC-S blocks per row")->capture_default_str();
+    pc_cmd->add_option("--checkpoint", pa.cfg.checkpoint,
+                       "HDF5 checkpoint rewritten after every level (for --resume)");
+    pc_cmd->add_flag("--resume", pa.cfg.resume,
+                     "continue from --checkpoint (same data and test options required)");
+    pc_cmd->add_option("--comm", pa.comm,
+                       "communicator under MPI: auto (NCCL for GPU runs when built with it), mpi or nccl")
+        ->capture_default_str();
+    pc_cmd->add_option("--comm-timeout", pa.comm_timeout,
+                       "seconds an NCCL collective may wait before the job is ended")
+        ->capture_default_str();
+    // Testing only: simulate a kill after a level (its checkpoint written).
+    pc_cmd->add_option("--stop-after-level", pa.cfg.stop_after_level)->group("");
     pc_cmd->add_flag("-q,--quiet", pa.quiet, "no progress or summary on stderr");
     pc_cmd->add_flag("-v,--verbose", pa.verbose, "progress lines on stderr even when it is not a terminal");
 
@@ -294,6 +416,7 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        if (world_rank != 0) return e.get_exit_code() == 0 ? 0 : 2;
         if (e.get_exit_code() == 0) return app.exit(e);
         std::string msg = e.what();
         for (char& ch : msg)
@@ -302,19 +425,31 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    std::unique_ptr<mpi::Communicator> comm;
     try {
-        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv));
+        comm = env->world();
+        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
+        if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (gauss->parsed()) {
             if (sa.out.empty()) throw InputError("--out is required");
             return run_simulate(sa);
         }
         if (cmp->parsed()) return run_compare(truth, estimate, json);
         if (info->parsed()) return run_info();
+    } catch (const mpi::PeerFailed&) {
+        return 1;  // the failing rank reports
+    } catch (const mpi::AgreedFailure& e) {
+        print_error(e.what(), world_rank, world_size);
+        return 1;
+    } catch (const pc::StoppedAfterLevel& e) {
+        if (world_rank == 0 && !pa.quiet)
+            std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
+        return 3;
     } catch (const std::exception& e) {
-        std::string msg = e.what();
-        for (char& ch : msg)
-            if (ch == '\n') ch = ' ';
-        std::fprintf(stderr, "cudag: error: %s\n", msg.c_str());
+        // Not agreed with the other ranks (they may be waiting in a collective): end the job.
+        print_error(e.what(), world_rank, world_size);
+        if (comm && comm->size() > 1) comm->abort(1);
+        if (world_size > 1) env->abort(1);  // e.g. failed while building the communicator
         return 1;
     }
     return 0;

@@ -47,33 +47,64 @@ int visible_gpus() { return 0; }
 std::string gpu_report() { return "none (this build has no CUDA engines)"; }
 #endif
 
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
-                                                       const pc::TestPolicy& policy, int threads,
-                                                       const GpuTunables& tunables, int device) {
+bool picks_gpu(BackendKind kind, const pc::TestPolicy& policy) {
 #if CUDAG_HAVE_CUDA
     if (kind == BackendKind::Cuda && policy.exhaustive)
         throw InputError(
             "--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
     const bool gpu = kind == BackendKind::Cuda ||
                      (kind == BackendKind::Auto && !policy.exhaustive && visible_gpus() > 0);
-    if (gpu) {
-        if (visible_gpus() == 0)
-            throw InputError("--backend cuda: no CUDA device is visible (" + gpu_report() + ")");
-        cuda::FisherTunables t;
-        t.variant = tunables.variant;
-        t.beta = tunables.beta;
-        t.gamma = tunables.gamma;
-        t.theta = tunables.theta;
-        t.delta = tunables.delta;
-        t.auto_tune = tunables.auto_tune;
-        return cuda::make_fisher_engine(data, policy, t, device);
-    }
+    if (gpu && visible_gpus() == 0)
+        throw InputError("--backend cuda: no CUDA device is visible (" + gpu_report() + ")");
+    return gpu;
+#else
+    (void)policy;
+    if (kind == BackendKind::Cuda) throw NotCompiled("cuda");
+    return false;
+#endif
+}
+
+#if CUDAG_HAVE_CUDA
+namespace {
+cuda::FisherTunables cuda_tunables(const GpuTunables& tunables) {
+    cuda::FisherTunables t;
+    t.variant = tunables.variant;
+    t.beta = tunables.beta;
+    t.gamma = tunables.gamma;
+    t.theta = tunables.theta;
+    t.delta = tunables.delta;
+    t.auto_tune = tunables.auto_tune;
+    return t;
+}
+}  // namespace
+#endif
+
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
+                                                       const pc::TestPolicy& policy, int threads,
+                                                       const GpuTunables& tunables, int device) {
+#if CUDAG_HAVE_CUDA
+    if (picks_gpu(kind, policy)) return cuda::make_fisher_engine(data, policy, cuda_tunables(tunables), device);
 #else
     (void)tunables;
     (void)device;
-    if (kind == BackendKind::Cuda) throw NotCompiled("cuda");
+    picks_gpu(kind, policy);
 #endif
     return std::make_unique<ci::CpuFisherEngine>(data, policy, threads);
+}
+
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(
+    BackendKind kind, std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
+    const pc::TestPolicy& policy, int threads, const GpuTunables& tunables, int device) {
+#if CUDAG_HAVE_CUDA
+    if (picks_gpu(kind, policy))
+        return cuda::make_fisher_engine_from_corr(corr, n, n_samples, policy, cuda_tunables(tunables),
+                                                  device);
+#else
+    (void)tunables;
+    (void)device;
+    picks_gpu(kind, policy);
+#endif
+    return std::make_unique<ci::CpuFisherEngine>(std::move(corr), n, n_samples, policy, threads);
 }
 
 }  // namespace cudag

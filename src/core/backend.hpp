@@ -46,4 +46,15 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const D
                                                        const pc::TestPolicy& policy, int threads,
                                                        const GpuTunables& tunables, int device = 0);
 
+/// Whether make_fisher_engine(kind, ..., policy, ...) picks the CUDA engine. Throws as
+/// make_fisher_engine does for a kind this build or machine cannot run.
+bool picks_gpu(BackendKind kind, const pc::TestPolicy& policy);
+
+/// As make_fisher_engine, from a given n×n correlation matrix (host, row-major, unit
+/// diagonal) of a data set with n_samples samples (e.g. one the MPI ranks computed
+/// together); the engine keeps or uploads it as is.
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(
+    BackendKind kind, std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
+    const pc::TestPolicy& policy, int threads, const GpuTunables& tunables, int device = 0);
+
 }  // namespace cudag

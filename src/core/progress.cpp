@@ -13,9 +13,15 @@ Progress::Progress(Mode mode, std::string label)
 void Progress::level(const pc::LevelStats& s) {
     if (!enabled_) return;
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "%s: level %d: %lld tests, %lld removed, %lld edges left, %.3f s (%.3f s total)\n",
+    // Work imbalance over ranks: only worth a word when there are several ranks.
+    char balance[64] = "";
+    if (s.imbalance != 1.0 || s.tests_imbalance != 1.0)
+        std::snprintf(balance, sizeof balance, ", imbalance %.2f est. %.2f run", s.imbalance,
+                      s.tests_imbalance);
+    std::fprintf(stderr, "%s: level %d: %lld tests, %lld removed, %lld edges left%s, %.3f s (%.3f s total)\n",
                  label_.c_str(), s.level, static_cast<long long>(s.tests),
-                 static_cast<long long>(s.removed), static_cast<long long>(s.edges_after), s.seconds, t);
+                 static_cast<long long>(s.removed), static_cast<long long>(s.edges_after), balance,
+                 s.seconds, t);
     std::fflush(stderr);
 }
 

@@ -21,6 +21,11 @@ public:
         std::sort(s.begin(), s.end());
         sets_[{i, j}] = std::move(s);
     }
+    /// Insert the set of i < j (sorted) when (i, j) sorts after every pair already held:
+    /// O(1), for building from a sorted list.
+    void append_sorted(std::int32_t i, std::int32_t j, std::vector<std::int32_t> s) {
+        sets_.emplace_hint(sets_.end(), Key{i, j}, std::move(s));
+    }
     /// Whether i–j was separated (has an entry).
     bool has(std::int32_t i, std::int32_t j) const {
         if (i > j) std::swap(i, j);

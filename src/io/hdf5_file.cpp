@@ -136,6 +136,24 @@ void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_ty
     check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
 }
 
+std::vector<hsize_t> dataset_shape(hid_t loc, const std::string& name, const std::string& where) {
+    const std::string what = where + ": cannot read dataset '" + name + "'";
+    Handle ds = check_id(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), what);
+    Handle space = check_id(H5Dget_space(ds.get()), what);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank < 0) check(-1, what);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+    if (rank > 0) check(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), what);
+    return dims;
+}
+
+void read_raw(hid_t loc, const std::string& name, hid_t mem_type, void* data,
+              const std::string& where) {
+    const std::string what = where + ": cannot read dataset '" + name + "'";
+    Handle ds = check_id(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), what);
+    check(H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
+}
+
 void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values,
                    const std::string& where) {
     Handle type = vlen_utf8_type(where);

@@ -108,6 +108,24 @@ void write_array(hid_t loc, const std::string& name, const std::vector<T>& value
               values.empty() ? nullptr : values.data(), dims, where);
 }
 
+/// Shape of dataset `name` below `loc` (empty for a scalar).
+std::vector<hsize_t> dataset_shape(hid_t loc, const std::string& name, const std::string& where);
+
+/// Read all of dataset `name` below `loc` into host memory `data` (room for every element)
+/// converted to `mem_type`.
+void read_raw(hid_t loc, const std::string& name, hid_t mem_type, void* data,
+              const std::string& where);
+
+/// Typed front end of read_raw: the dataset's elements in row-major order.
+template <class T>
+std::vector<T> read_array(hid_t loc, const std::string& name, const std::string& where) {
+    hsize_t count = 1;
+    for (hsize_t d : dataset_shape(loc, name, where)) count *= d;
+    std::vector<T> values(static_cast<std::size_t>(count));
+    if (!values.empty()) read_raw(loc, name, TypeOf<T>::mem(), values.data(), where);
+    return values;
+}
+
 /// Write a 1-D dataset of variable-length UTF-8 strings.
 void write_strings(hid_t loc, const std::string& name, const std::vector<std::string>& values,
                    const std::string& where);

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/result_layout.hpp"
 #include "io/writers.hpp"
 
 namespace cudag::io {
@@ -47,17 +48,7 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
         h5::write_strings(g.get(), "names", r.names, where);
     }
 
-    {
-        std::vector<std::int32_t> edges;
-        for (std::int64_t i = 0; i < n; ++i)
-            for (std::int32_t j : r.skeleton.neighbours(i))
-                if (j > i) {
-                    edges.push_back(static_cast<std::int32_t>(i));
-                    edges.push_back(j);
-                }
-        h5::Handle g = h5::create_group(root, "skeleton", where);
-        h5::write_array(g.get(), "edges", edges, {edges.size() / 2, 2}, where);
-    }
+    layout::write_skeleton(root, r.skeleton, where);
 
     {
         std::vector<std::int32_t> rows;
@@ -78,36 +69,11 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
         }
     }
 
-    {
-        std::vector<std::int32_t> pairs;
-        std::vector<std::int64_t> offsets = {0};
-        std::vector<std::int32_t> nodes;
-        for (const auto& [key, set] : r.sepsets.all()) {
-            pairs.push_back(key.first);
-            pairs.push_back(key.second);
-            nodes.insert(nodes.end(), set.begin(), set.end());
-            offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-        }
-        h5::Handle g = h5::create_group(root, "sepsets", where);
-        h5::write_array(g.get(), "pairs", pairs, {pairs.size() / 2, 2}, where);
-        h5::write_array(g.get(), "offsets", offsets, {offsets.size()}, where);
-        h5::write_array(g.get(), "nodes", nodes, {nodes.size()}, where);
-    }
+    layout::write_sepsets(root, r.sepsets, where);
 
     {
-        std::vector<std::int32_t> pairs;
-        std::vector<double> values;
-        pairs.reserve(2 * r.pmax.size());
-        values.reserve(r.pmax.size());
-        for (const pc::PairP& p : r.pmax) {
-            CUDAG_ASSERT(p.i >= 0 && p.j >= 0 && p.i < n && p.j < n);
-            pairs.push_back(p.i);
-            pairs.push_back(p.j);
-            values.push_back(p.p);
-        }
         h5::Handle g = h5::create_group(root, "pmax", where);
-        h5::write_array(g.get(), "pairs", pairs, {r.pmax.size(), 2}, where);
-        h5::write_array(g.get(), "values", values, {values.size()}, where);
+        layout::write_pmax_pairs(g.get(), r.pmax, n, where);
         if (n <= pc::PcResult::dense_pmax_limit) {
             std::vector<double> matrix(un * un, std::numeric_limits<double>::quiet_NaN());
             for (std::int64_t i = 0; i < n; ++i) matrix[i * un + i] = -1.0;
@@ -119,25 +85,7 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
         }
     }
 
-    {
-        std::vector<std::int32_t> level;
-        std::vector<std::int64_t> tests, removed, edges_after;
-        std::vector<double> secs;
-        for (const pc::LevelStats& s : r.levels) {
-            level.push_back(s.level);
-            tests.push_back(s.tests);
-            removed.push_back(s.removed);
-            edges_after.push_back(s.edges_after);
-            secs.push_back(s.seconds);
-        }
-        const std::vector<hsize_t> dims = {r.levels.size()};
-        h5::Handle g = h5::create_group(root, "levels", where);
-        h5::write_array(g.get(), "level", level, dims, where);
-        h5::write_array(g.get(), "tests", tests, dims, where);
-        h5::write_array(g.get(), "removed", removed, dims, where);
-        h5::write_array(g.get(), "edges_after", edges_after, dims, where);
-        h5::write_array(g.get(), "seconds", secs, dims, where);
-    }
+    layout::write_levels(root, r.levels, where);
 
     {
         h5::Handle g = h5::create_group(root, "config", where);

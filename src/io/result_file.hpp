@@ -25,7 +25,9 @@ inline constexpr const char* pc_result_format = "cudag-pc-result-1";
 ///   /pmax/pairs       int32 P×2; /pmax/values float64 P (as in PcResult::pmax)
 ///   /pmax/matrix      float64 n×n symmetric, -1 on the diagonal, NaN for pairs not in
 ///                     pmax; only n <= dense_pmax_limit
-///   /levels/{level (int32), tests, removed, edges_after (int64), seconds (float64)}
+///   /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
+///                     tests_imbalance (float64: the busiest rank's estimated work, and
+///                     the tests it ran, over the mean per rank; 1 on one rank)}
 ///   /config           one string attribute per PcResult::config entry; keys mapped to
 ///                     [A-Za-z0-9_] (others become '_'; a repeated key gets _2, _3, ...)
 /// Zero-size datasets are written for empty parts. Throws InputError on HDF5 failures.

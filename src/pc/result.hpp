@@ -19,6 +19,12 @@ struct LevelStats {
     std::int64_t removed = 0;      ///< edges removed at this level
     std::int64_t edges_after = 0;  ///< edges left after the level
     double seconds = 0.0;          ///< wall time of the level
+    /// Estimated work of the busiest rank over the mean (1: balanced, or one rank): what
+    /// the partition saw before the level.
+    double imbalance = 1.0;
+    /// Tests the busiest rank ran over the mean per rank: what happened (early
+    /// termination makes it differ from the estimate). 1 on one rank.
+    double tests_imbalance = 1.0;
 };
 
 /// pcalg's pMax for one pair: the largest p-value over the tests the canonical

@@ -2,12 +2,14 @@
 #include "pc/run.hpp"
 
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
+#include "ci/correlation.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "io/checkpoint.hpp"
 #include "pc/orient.hpp"
 
 namespace cudag::pc {
@@ -47,8 +49,55 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
 }
 
+namespace {
+
+/// 64-bit FNV-1a over byte ranges.
+class Fnv1a {
+public:
+    void add(const void* data, std::size_t n) {
+        const auto* p = static_cast<const unsigned char*>(data);
+        for (std::size_t k = 0; k < n; ++k) h_ = (h_ ^ p[k]) * 0x100000001b3ull;
+    }
+    template <class T>
+    void add_value(const T& v) {
+        add(&v, sizeof v);
+    }
+    void add_string(const std::string& s) {
+        add_value(s.size());
+        add(s.data(), s.size());
+    }
+    std::string hex() const {
+        char buf[17];
+        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h_));
+        return buf;
+    }
+
+private:
+    std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+}  // namespace
+
+std::string config_hash(const Dataset& data, const PcConfig& cfg) {
+    Fnv1a h;
+    h.add_string("cudag-pc-config-1");
+    h.add_value(data.n_vars);
+    h.add_value(data.n_samples);
+    for (const std::string& nm : data.names) h.add_string(nm);
+    h.add(data.values.data(), data.values.size() * sizeof(double));
+    h.add_string(cfg.test);
+    h.add_value(cfg.alpha);
+    h.add_string(to_string(cfg.compat));
+    return h.hex();
+}
+
 PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
-    validate(cfg, data);
+    mpi::SerialCommunicator serial;
+    return run_pc(data, cfg, serial);
+}
+
+PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
+    mpi::run_agreed(comm, [&] { validate(cfg, data); });
     const auto t0 = std::chrono::steady_clock::now();
     const int threads = resolve_threads(cfg.threads);
 
@@ -61,8 +110,24 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
     sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
 
-    std::unique_ptr<SkeletonEngine> engine_ptr =
-        make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
+    std::unique_ptr<SkeletonEngine> engine_ptr;
+    bool gpu = false;
+    mpi::run_agreed(comm, [&] { gpu = picks_gpu(cfg.backend, sk.policy); });
+    if (comm.size() > 1 && !gpu) {
+        // CPU ranks compute the correlation matrix together (bit-identical to one rank's).
+        std::vector<double> corr;
+        mpi::run_agreed(comm, [&] { ci::check_no_constant_columns(data); });
+        corr = ci::correlation_matrix(data, threads, comm);
+        mpi::run_agreed(comm, [&] {
+            engine_ptr = make_fisher_engine_from_corr(cfg.backend, std::move(corr), data.n_vars,
+                                                      data.n_samples, sk.policy, threads, cfg.gpu,
+                                                      cfg.device);
+        });
+    } else {
+        mpi::run_agreed(comm, [&] {
+            engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
+        });
+    }
     SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -74,8 +139,28 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
         cfg.on_note(what + buf);
     };
     note(engine.name() + " engine set up (correlation matrix included):", seconds_since(t0));
+
+    SkeletonHooks hooks;
+    hooks.stop_after_level = cfg.stop_after_level;
+    hooks.fail_rank = cfg.fail_rank;
+    hooks.fail_level = cfg.fail_level;
+    hooks.fail_guarded = cfg.fail_guarded;
+    if (!cfg.checkpoint.empty()) {
+        const std::string hash = config_hash(data, cfg);
+        mpi::run_agreed(comm, [&] {
+            if (cfg.resume && comm.rank() == 0)
+                hooks.resume = io::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
+        });
+        hooks.on_checkpoint = [&cfg, hash](const SkeletonState& s) {
+            io::write_checkpoint(s, hash, cfg.checkpoint);
+        };
+    } else {
+        mpi::run_agreed(comm, [&] {
+            if (cfg.resume) throw InputError("--resume needs --checkpoint FILE");
+        });
+    }
     const auto t_skel = std::chrono::steady_clock::now();
-    SkeletonResult skel = learn_skeleton(engine, sk, cfg.on_level);
+    SkeletonResult skel = learn_skeleton(engine, sk, comm, cfg.on_level, hooks);
 
     OrientOptions oo;
     oo.alpha = cfg.alpha;
@@ -95,7 +180,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     r.n_samples = data.n_samples;
     note("skeleton:", seconds_since(t_skel));
     const auto t_orient = std::chrono::steady_clock::now();
-    r.cpdag = orient(skel.skeleton, skel.sepsets, oo, pfn);
+    // Orientation needs every separating set: rank 0 only.
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() == 0) r.cpdag = orient(skel.skeleton, skel.sepsets, oo, pfn);
+    });
     note("orientation:", seconds_since(t_orient));
     r.skeleton = std::move(skel.skeleton);
     r.sepsets = std::move(skel.sepsets);
@@ -122,6 +210,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
                                                                  std::to_string(oo.uc_priority));
     c.emplace_back("backend", engine.name());
     c.emplace_back("threads", std::to_string(threads));
+    c.emplace_back("ranks", std::to_string(comm.size()));
+    c.emplace_back("communicator", comm.name());
     c.emplace_back("n_vars", std::to_string(data.n_vars));
     c.emplace_back("n_samples", std::to_string(data.n_samples));
     return r;

@@ -34,6 +34,17 @@ struct PcConfig {
     int device = 0;
     LevelCallback on_level;  ///< progress hook, may be empty
     std::function<void(const std::string&)> on_note;  ///< phase timings (verbose), may be empty
+    /// HDF5 checkpoint written by rank 0 after every level ("" for none).
+    std::string checkpoint;
+    /// Continue from `checkpoint`, which must exist and match the data and the options
+    /// that change results (see config_hash).
+    bool resume = false;
+    /// Testing: stop after this level (and its checkpoint), as a kill would; -1: never.
+    int stop_after_level = -1;
+    /// Testing: injected failure (see SkeletonHooks); -1: none.
+    int fail_rank = -1;
+    int fail_level = -1;
+    bool fail_guarded = true;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.
@@ -42,6 +53,19 @@ void validate(const PcConfig& cfg, const Dataset& data);
 /// Run PC-stable on `data`. Fills every PcResult field except `config`
 /// provenance entries the caller adds (input path, command line).
 PcResult run_pc(const Dataset& data, const PcConfig& cfg);
+
+/// The distributed form: every rank of `comm` calls it with the same data and options.
+/// The skeleton search is split over the ranks (pc::learn_skeleton); separating sets,
+/// pMax and the orientation are complete on rank 0 only (other ranks get the skeleton,
+/// the level statistics and the names). Errors on any rank are agreed on at level
+/// boundaries: the failing rank throws its error (mpi::AgreedFailure when there are
+/// several ranks), the others mpi::PeerFailed.
+PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm);
+
+/// Hex digest (64-bit FNV-1a) of what decides a run's results: the data (shape, names,
+/// values) and the test, alpha and compat semantics. Not threads, backend, ranks or
+/// --max-level. A checkpoint is resumed only by a run with the same digest.
+std::string config_hash(const Dataset& data, const PcConfig& cfg);
 
 std::string to_string(Compat c);
 

@@ -2,137 +2,320 @@
 #include "pc/skeleton.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
-#include <unordered_map>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "mpi/partition.hpp"
+#include "pc/merge.hpp"
 
 namespace cudag::pc {
 namespace {
+
+using mpi::Communicator;
+using mpi::ReduceOp;
+using mpi::RowPartition;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::uint64_t pair_key(std::int32_t i, std::int32_t j) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 32) |
-           static_cast<std::uint32_t>(j);
+/// Call fn(i, j) for every set bit (i, j) of the rows [row_begin, row_end) of `g`.
+template <class Fn>
+void for_each_bit(const Graph& g, std::int64_t row_begin, std::int64_t row_end, Fn&& fn) {
+    const std::int64_t words = g.words_per_row();
+    for (std::int64_t i = row_begin; i < row_end; ++i) {
+        const std::uint64_t* r = g.row(i);
+        for (std::int64_t w = 0; w < words; ++w)
+            for (std::uint64_t x = r[w]; x; x &= x - 1)
+                fn(static_cast<std::int32_t>(i), static_cast<std::int32_t>(w * 64 + std::countr_zero(x)));
+    }
 }
 
-std::vector<std::int32_t> set_union(const std::vector<std::int32_t>& a,
-                                    const std::vector<std::int32_t>& b) {
-    std::vector<std::int32_t> u;
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(u));
-    return u;
+/// Share the row blocks of `map` (rows of part r written by rank r) with every rank: one
+/// allgatherv, in place.
+void share_row_blocks(Communicator& comm, Graph& map, const RowPartition& part) {
+    if (comm.size() == 1) return;
+    const auto words = static_cast<std::size_t>(map.words_per_row());
+    std::vector<std::size_t> counts(static_cast<std::size_t>(part.parts()));
+    for (int r = 0; r < part.parts(); ++r)
+        counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(part.end(r) - part.begin(r)) * words;
+    std::uint64_t* base = map.words().data();
+    comm.allgatherv(base + part.begin(comm.rank()) * words, base, counts, mpi::DataType::Int64);
 }
+
+/// Set bit (a, b) of row a only (the removal map and the level-0 exchange are directed).
+void mark(Graph& g, std::int64_t a, std::int32_t b) {
+    g.words()[static_cast<std::size_t>(a * g.words_per_row() + (b >> 6))] |= 1ull << (b & 63);
+}
+
+void clear_rows(Graph& g, std::int64_t row_begin, std::int64_t row_end) {
+    auto& w = g.words();
+    std::fill(w.begin() + row_begin * g.words_per_row(), w.begin() + row_end * g.words_per_row(), 0);
+}
+
+/// The distributed search: state that lives across levels on every rank.
+class Search {
+public:
+    Search(SkeletonEngine& engine, const SkeletonOptions& opt, Communicator& comm,
+           const LevelCallback& on_level, const SkeletonHooks& hooks)
+        : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
+          hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit),
+          g_(n_), map_(n_) {}
+
+    SkeletonResult run() {
+        int first = 1;
+        if (!resume(first)) level0();
+        for (int l = first;; ++l) {
+            if (opt_.max_level >= 0 && l > opt_.max_level) break;
+            if (g_.max_degree() - 1 < l) break;
+            mpi::run_agreed(comm_, [&] {
+                if (opt_.max_supported_level >= 0 && l > opt_.max_supported_level)
+                    throw InputError("level " + std::to_string(l) + " needs more than " +
+                                     std::to_string(l + 3) + " samples (" +
+                                     opt_.supported_level_reason + "); rerun with --max-level " +
+                                     std::to_string(l - 1));
+            });
+            level(l);
+        }
+        return finish();
+    }
+
+private:
+    struct TestCount {
+        std::int64_t total = 0;
+        double imbalance = 1.0;  ///< busiest rank over the mean
+    };
+    /// Every rank's test count of the level (one allgather): the sum and the imbalance.
+    TestCount count_tests(std::int64_t mine) {
+        if (comm_.size() == 1) return {mine, 1.0};
+        const std::vector<std::int64_t> all = comm_.allgather(mine);
+        TestCount c;
+        std::int64_t busiest = 0;
+        for (std::int64_t t : all) {
+            c.total += t;
+            busiest = std::max(busiest, t);
+        }
+        if (c.total > 0) c.imbalance = static_cast<double>(busiest) * comm_.size() / static_cast<double>(c.total);
+        return c;
+    }
+
+    void maybe_fail(int l, bool guarded) const {
+        if (hooks_.fail_rank == comm_.rank() && hooks_.fail_level == l && hooks_.fail_guarded == guarded)
+            throw InputError("injected failure on rank " + std::to_string(comm_.rank()) +
+                             " at level " + std::to_string(l) + " (testing)");
+    }
+
+    // ---- level 0 -------------------------------------------------------------------
+    void level0() {
+        const auto t0 = std::chrono::steady_clock::now();
+        Adjacency empty;
+        empty.n = n_;
+        const RowPartition part = mpi::partition_rows(mpi::row_work(empty, 0), comm_.size());
+        const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
+        Level0Output out;
+        if (dense_) {
+            pmax_ = PmaxTable::dense(n_);
+            out.dense_p = std::move(pmax_.values());
+        }
+        mpi::run_agreed(comm_, [&] {
+            maybe_fail(0, true);
+            engine_.level0(rb, re, dense_, g_, out);
+        });
+        maybe_fail(0, false);
+        const TestCount tests = count_tests(out.tests);
+        if (comm_.size() > 1) {
+            // Each rank's rows hold the pairs (i, j > i) it tested: share those upper
+            // halves, then mirror them.
+            clear_rows(map_, 0, n_);
+            for_each_bit(g_, rb, re, [&](std::int32_t i, std::int32_t j) {
+                if (j > i) mark(map_, i, j);
+            });
+            share_row_blocks(comm_, map_, part);
+            g_ = Graph(n_);
+            for_each_bit(map_, 0, n_, [&](std::int32_t i, std::int32_t j) { g_.add(i, j); });
+        }
+        if (dense_) {
+            pmax_.values() = std::move(out.dense_p);
+        } else {
+            pmax_ = PmaxTable::sparse(g_);
+            for (const PairP& q : out.kept_p) pmax_.raise(q.i, q.j, q.p);
+        }
+        LevelStats st;
+        st.level = 0;
+        st.tests = tests.total;
+        st.tests_imbalance = tests.imbalance;
+        st.edges_after = g_.n_edges();
+        st.removed = n_ * (n_ - 1) / 2 - st.edges_after;
+        st.imbalance = part.imbalance;
+        st.seconds = seconds_since(t0);
+        end_level(st);
+    }
+
+    // ---- level l >= 1 ---------------------------------------------------------------
+    void level(int l) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const Adjacency snap = Adjacency::from_graph(g_);
+        const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
+        const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
+        mpi::run_agreed(comm_, [&] {
+            maybe_fail(l, true);
+            out_.reset(snap.nbrs.size());
+            engine_.run_level(l, snap, rb, re, out_);
+        });
+        maybe_fail(l, false);
+        const TestCount tests = count_tests(out_.tests);
+
+        // Removal map: bit (a, b) <=> entry (a, b) separated from a's side. Each rank
+        // writes its rows only; one allgatherv gives every rank the whole map.
+        clear_rows(map_, rb, re);
+        for (std::int64_t a = rb; a < re; ++a)
+            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
+                if (out_.flags[e] & kSeparated) mark(map_, a, snap.nbrs[e]);
+        share_row_blocks(comm_, map_, part);
+
+        // This rank's share of pMax and separating sets. For i < j the lower endpoint's
+        // separating set wins (pcalg tests the u-side first and skips the v-side once
+        // removed); the upper side counts only when the lower side did not separate, or
+        // always when exhaustive (its set is then united with the lower side's).
+        for (std::int64_t a = rb; a < re; ++a) {
+            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
+                const std::uint8_t f = out_.flags[e];
+                if (!f) continue;
+                const std::int32_t b = snap.nbrs[e];
+                const auto ia = static_cast<std::int32_t>(a);
+                const bool lower = ia < b;
+                if (!lower && !pol_.exhaustive && map_.has(b, ia)) continue;
+                const std::int32_t i = lower ? ia : b, j = lower ? b : ia;
+                if (f & kTested) pmax_.raise(i, j, out_.pmax[e]);
+                if (f & kSeparated) log_.add(i, j, out_.sets[e]);
+            }
+        }
+
+        // Apply the removals symmetrically (every rank alike).
+        std::int64_t removed = 0;
+        for_each_bit(map_, 0, n_, [&](std::int32_t a, std::int32_t b) {
+            if (!g_.has(a, b)) return;
+            g_.remove(a, b);
+            ++removed;
+        });
+        LevelStats st;
+        st.level = l;
+        st.tests = tests.total;
+        st.tests_imbalance = tests.imbalance;
+        st.removed = removed;
+        st.edges_after = g_.n_edges();
+        st.imbalance = part.imbalance;
+        st.seconds = seconds_since(t0);
+        end_level(st);
+    }
+
+    void end_level(const LevelStats& st) {
+        levels_.push_back(st);
+        if (on_level_) on_level_(st);
+        if (hooks_.on_checkpoint) {
+            gather();
+            mpi::run_agreed(comm_, [&] {
+                if (comm_.rank() != 0) return;
+                SkeletonState s;
+                s.next_level = st.level + 1;
+                s.levels = levels_;
+                s.pmax = pmax_.pairs();
+                s.sepsets = gathered_.to_sepsets();
+                s.skeleton = std::move(g_);
+                struct Restore {  // hand the graph back even when the callback throws
+                    Graph& g;
+                    SkeletonState& s;
+                    ~Restore() { g = std::move(s.skeleton); }
+                } restore{g_, s};
+                hooks_.on_checkpoint(s);
+            });
+        }
+        if (hooks_.stop_after_level == st.level) throw StoppedAfterLevel(st.level);
+    }
+
+    /// pMax by an element-wise max over ranks; separating sets to rank 0.
+    void gather() {
+        if (comm_.size() > 1) {
+            comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
+            const auto blobs = comm_.gatherv(log_.serialize(), 0);
+            for (std::size_t r = 1; r < blobs.size(); ++r) gathered_.append(SepSetLog::deserialize(blobs[r]));
+        }
+        if (comm_.rank() == 0) gathered_.append(log_);
+        log_.clear();
+    }
+
+    // ---- resume -------------------------------------------------------------------
+    /// Continue from hooks.resume (rank 0's state, broadcast): true and the next level
+    /// in `first`; false when starting afresh.
+    bool resume(int& first) {
+        std::int32_t have = hooks_.resume.has_value() ? 1 : 0;
+        if (comm_.size() > 1) have = comm_.allreduce(have, ReduceOp::Max);
+        if (!have) return false;
+        std::vector<std::byte> blob;
+        if (comm_.rank() == 0) {
+            const SkeletonState& s = *hooks_.resume;
+            CUDAG_ASSERT(s.skeleton.n() == n_);
+            ByteWriter w;
+            w.put(std::int32_t{s.next_level});
+            w.put_vector(s.levels);
+            w.put_vector(s.pmax);
+            w.put_vector(s.skeleton.words());
+            blob = w.take();
+            gathered_ = SepSetLog::from_sepsets(s.sepsets);
+        }
+        comm_.bcast_blob(blob, 0);
+        ByteReader r(blob);
+        first = r.get<std::int32_t>();
+        levels_ = r.get_vector<LevelStats>();
+        pmax_ = PmaxTable::from_pairs(n_, dense_, r.get_vector<PairP>());
+        g_.words() = r.get_vector<std::uint64_t>();
+        CUDAG_ASSERT(static_cast<std::int64_t>(g_.words().size()) == n_ * g_.words_per_row());
+        return true;
+    }
+
+    SkeletonResult finish() {
+        gather();
+        SkeletonResult res;
+        res.skeleton = std::move(g_);
+        res.levels = std::move(levels_);
+        if (comm_.rank() == 0) {
+            res.sepsets = gathered_.to_sepsets();
+            res.pmax = pmax_.pairs();
+        }
+        return res;
+    }
+
+    SkeletonEngine& engine_;
+    const SkeletonOptions& opt_;
+    const TestPolicy& pol_;
+    Communicator& comm_;
+    const LevelCallback& on_level_;
+    const SkeletonHooks& hooks_;
+    const std::int64_t n_;
+    const bool dense_;
+    Graph g_;    ///< current adjacency (same on every rank)
+    Graph map_;  ///< removal map / level-0 exchange buffer
+    LevelOutput out_;
+    PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
+    SepSetLog log_;             ///< this rank's separating sets since the last gather()
+    SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()
+    std::vector<LevelStats> levels_;
+};
 
 }  // namespace
 
 SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
+                              mpi::Communicator& comm, const LevelCallback& on_level,
+                              const SkeletonHooks& hooks) {
+    return Search(engine, opt, comm, on_level, hooks).run();
+}
+
+SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
                               const LevelCallback& on_level) {
-    const std::int64_t n = engine.n_vars();
-    const TestPolicy& pol = opt.policy;
-    SkeletonResult res;
-    res.skeleton = Graph(n);
-    Graph& g = res.skeleton;
-
-    // pMax: dense upper triangle for small n, else a map over level-0 survivors.
-    const bool dense = n <= PcResult::dense_pmax_limit;
-    std::unordered_map<std::uint64_t, double> pmax_map;
-
-    // ---- level 0 -------------------------------------------------------------
-    {
-        const auto t0 = std::chrono::steady_clock::now();
-        Level0Output out;
-        if (dense) out.dense_p.assign(static_cast<std::size_t>(n * (n - 1) / 2), 0.0);
-        const std::int64_t before = n * (n - 1) / 2;
-        engine.level0(0, n, dense, g, out);
-        LevelStats st;
-        st.level = 0;
-        st.tests = out.tests;
-        st.edges_after = g.n_edges();
-        st.removed = before - st.edges_after;
-        st.seconds = seconds_since(t0);
-        res.levels.push_back(st);
-        if (on_level) on_level(st);
-        if (dense) {
-            res.pmax.reserve(out.dense_p.size());
-            std::size_t k = 0;
-            for (std::int32_t i = 0; i < n; ++i)
-                for (std::int32_t j = i + 1; j < n; ++j) res.pmax.push_back({i, j, out.dense_p[k++]});
-        } else {
-            for (const PairP& q : out.kept_p) pmax_map[pair_key(q.i, q.j)] = q.p;
-        }
-    }
-    auto raise_pmax = [&](std::int32_t i, std::int32_t j, double p) {
-        if (dense) {
-            const std::int64_t k = static_cast<std::int64_t>(i) * n -
-                                   static_cast<std::int64_t>(i) * (i + 1) / 2 + (j - i - 1);
-            res.pmax[k].p = std::max(res.pmax[k].p, p);
-        } else {
-            double& v = pmax_map[pair_key(i, j)];
-            v = std::max(v, p);
-        }
-    };
-
-    // ---- levels l >= 1 -----------------------------------------------------------
-    LevelOutput out;
-    for (int l = 1;; ++l) {
-        if (opt.max_level >= 0 && l > opt.max_level) break;
-        if (g.max_degree() - 1 < l) break;
-        if (opt.max_supported_level >= 0 && l > opt.max_supported_level)
-            throw InputError("level " + std::to_string(l) + " needs more than " +
-                             std::to_string(l + 3) + " samples (" + opt.supported_level_reason +
-                             "); rerun with --max-level " + std::to_string(l - 1));
-        const auto t0 = std::chrono::steady_clock::now();
-        const Adjacency snap = Adjacency::from_graph(g);
-        out.reset(snap.nbrs.size());
-        engine.run_level(l, snap, 0, n, out);
-
-        // Merge both endpoints' outcomes: the lower-index side's separating set
-        // wins (pcalg tests the u-side first and skips the v-side once removed).
-        std::int64_t removed = 0;
-        for (std::int32_t a = 0; a < n; ++a) {
-            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
-                const std::int32_t b = snap.nbrs[e];
-                if (b < a) continue;
-                const std::int64_t f = snap.find(b, a);
-                CUDAG_ASSERT(f >= 0);
-                const bool sep_a = out.flags[e] & kSeparated;
-                const bool sep_b = out.flags[f] & kSeparated;
-                double p = (out.flags[e] & kTested) ? out.pmax[e] : -1.0;
-                if ((!sep_a || pol.exhaustive) && (out.flags[f] & kTested))
-                    p = std::max(p, out.pmax[f]);
-                if (p >= 0.0) raise_pmax(a, b, p);
-                if (!sep_a && !sep_b) continue;
-                g.remove(a, b);
-                ++removed;
-                if (pol.exhaustive)
-                    res.sepsets.set(a, b, set_union(out.sets[e], out.sets[f]));
-                else
-                    res.sepsets.set(a, b, sep_a ? out.sets[e] : out.sets[f]);
-            }
-        }
-        LevelStats st;
-        st.level = l;
-        st.tests = out.tests;
-        st.removed = removed;
-        st.edges_after = g.n_edges();
-        st.seconds = seconds_since(t0);
-        res.levels.push_back(st);
-        if (on_level) on_level(st);
-    }
-
-    if (!dense) {
-        res.pmax.reserve(pmax_map.size());
-        for (const auto& [k, p] : pmax_map)
-            res.pmax.push_back({static_cast<std::int32_t>(k >> 32),
-                                static_cast<std::int32_t>(k & 0xffffffffu), p});
-        std::sort(res.pmax.begin(), res.pmax.end(), [](const PairP& x, const PairP& y) {
-            return x.i != y.i ? x.i < y.i : x.j < y.j;
-        });
-    }
-    return res;
+    mpi::SerialCommunicator serial;
+    return learn_skeleton(engine, opt, serial, on_level);
 }
 
 }  // namespace cudag::pc

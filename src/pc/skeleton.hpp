@@ -3,9 +3,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
+#include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 #include "pc/skeleton_engine.hpp"
 
@@ -18,22 +21,78 @@ struct SkeletonOptions {
     /// an input error naming supported_level_reason. -1: unlimited.
     int max_supported_level = -1;
     std::string supported_level_reason;
+    /// pMax is kept for every pair when n <= this (PcResult::pmax's rule), else for the
+    /// pairs adjacent after level 0. A knob for tests of the sparse table on small data.
+    std::int64_t dense_pmax_limit = PcResult::dense_pmax_limit;
 };
 
-/// Called after each level (for progress reports).
+/// Called after each level (for progress reports), on every rank.
 using LevelCallback = std::function<void(const LevelStats&)>;
 
 /// Skeleton, separating sets, pMax and per-level statistics of a PC-stable run.
 struct SkeletonResult {
     Graph skeleton;
-    SepSets sepsets;
-    std::vector<PairP> pmax;  ///< see PcResult::pmax
+    SepSets sepsets;          ///< complete on rank 0 only (empty on other ranks)
+    std::vector<PairP> pmax;  ///< see PcResult::pmax; rank 0 only
     std::vector<LevelStats> levels;
+};
+
+/// The search at a level boundary: what a checkpoint holds and a resumed run starts from.
+struct SkeletonState {
+    Graph skeleton;                  ///< adjacency after the last finished level
+    int next_level = 0;              ///< the level to run next
+    std::vector<LevelStats> levels;  ///< statistics of the finished levels
+    std::vector<PairP> pmax;         ///< merged pMax so far (every pair when n is small)
+    SepSets sepsets;                 ///< merged separating sets so far
+};
+
+/// Thrown on every rank after the level named by SkeletonHooks::stop_after_level (and
+/// its checkpoint): a simulated kill, for resume tests.
+class StoppedAfterLevel : public Error {
+public:
+    explicit StoppedAfterLevel(int level)
+        : Error("stopped after level " + std::to_string(level) + " as asked (--stop-after-level)"),
+          level_(level) {}
+    int level() const { return level_; }
+
+private:
+    int level_;
+};
+
+/// Optional behaviour of a distributed run. Must be set alike on every rank (only
+/// `resume` differs: rank 0 holds the state).
+struct SkeletonHooks {
+    /// Rank 0: the state to continue from; other ranks receive it. Empty on rank 0:
+    /// start at level 0.
+    std::optional<SkeletonState> resume;
+    /// When set, called on rank 0 after every level with the merged state (write a
+    /// checkpoint). Separating sets and pMax are gathered for it at every level.
+    std::function<void(const SkeletonState&)> on_checkpoint;
+    /// Throw StoppedAfterLevel after this level (and its checkpoint); -1: never.
+    int stop_after_level = -1;
+    /// Testing: rank `fail_rank` throws at level `fail_level`, inside the guarded part of
+    /// the level (all ranks agree and stop) or, when !fail_guarded, right before the
+    /// level's merge collective (the job must be ended by MPI_Abort). -1: never.
+    int fail_rank = -1;
+    int fail_level = -1;
+    bool fail_guarded = true;
 };
 
 /// PC-stable adjacency search (cuPC Algorithm 1, pcalg skeleton(method="stable")):
 /// per-level snapshot, each edge tested from both endpoints, removals applied at
 /// the level end, canonical separating sets (DESIGN.md determinism rule).
+///
+/// Distributed over `comm` (every rank holds the engine's statistics): at each level
+/// the rows are cut into contiguous blocks of equal estimated work (mpi::partition_rows,
+/// the same cut on every rank); each rank runs its block; the bit-packed removal map of
+/// the row blocks is merged by one allgatherv and applied symmetrically. Separating sets
+/// and pMax stay on the rank that found them and are gathered to rank 0 at the end (and
+/// at checkpoints). The result is identical for any number of ranks.
+SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
+                              mpi::Communicator& comm, const LevelCallback& on_level = {},
+                              const SkeletonHooks& hooks = {});
+
+/// Single-process form.
 SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
                               const LevelCallback& on_level = {});
 

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// PC level checkpoints: the skeleton search's state after a level, in HDF5.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "pc/skeleton.hpp"
+
+namespace cudag::io {
+
+/// Root attribute "format" of a checkpoint.
+inline constexpr const char* pc_checkpoint_format = "cudag-pc-checkpoint-1";
+
+/// Write `s` to `path`: to a temporary in the same directory, renamed over `path` when
+/// complete, so a kill mid-write leaves the previous checkpoint intact. Layout:
+///   /                  attrs format, cudag_version, config_hash (strings)
+///   /state/next_level  int64[1]; /state/n_vars int64[1]
+///   /skeleton, /sepsets, /levels   as in the result file (io/result_file.hpp)
+///   /pmax/{pairs, values}          the merged pMax so far
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
+                      const std::string& path);
+
+/// Read the checkpoint at `path` for a run on `n_vars` variables whose configuration
+/// hashes to `config_hash`. Throws InputError when the file is missing or is not a
+/// checkpoint, or when it was written for other data or options.
+pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,
+                                  std::int64_t n_vars);
+
+}  // namespace cudag::io

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// Factories for the MPI and NCCL communicators (declared without MPI/NCCL headers).
+#pragma once
+
+#include <memory>
+
+#include "mpi/communicator.hpp"
+
+namespace cudag::mpi {
+
+/// An MpiCommunicator over a duplicate of MPI_COMM_WORLD (host buffers; errors are
+/// returned, not fatal, and thrown as CommError). MPI must be initialised (Environment).
+/// Throws NotCompiled("MPI") in a build without MPI.
+std::unique_ptr<Communicator> make_mpi_world_communicator();
+
+/// Whether this build has the NCCL communicator.
+bool nccl_compiled();
+
+/// A NcclCommunicator on CUDA device `device`, bootstrapped through `host` (rank 0's
+/// ncclGetUniqueId broadcast by host->bcast), which it keeps for gatherv and barrier.
+/// Collectives accept device buffers, and host buffers staged through a device buffer.
+/// Every wait polls ncclCommGetAsyncError and gives up (ncclCommAbort, CommError) after
+/// `timeout_s` seconds, so a lost peer ends the job instead of hanging it.
+/// Throws NotCompiled("NCCL") in a build without NCCL.
+std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device,
+                                                     double timeout_s);
+
+}  // namespace cudag::mpi

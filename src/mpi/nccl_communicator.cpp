@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0
+// NcclCommunicator: device buffers through NCCL, bootstrapped through a host communicator
+// (rank 0's ncclGetUniqueId broadcast over MPI, as nccl-tests and raft do). The
+// communicator is non-blocking (ncclConfig_t::blocking = 0): every wait polls
+// ncclCommGetAsyncError and cudaStreamQuery with a deadline, and aborts the NCCL
+// communicator on error or timeout (nccl-tests' testStreamSynchronize), so a lost peer
+// ends the job instead of hanging it. Compiled only when CMake found NCCL.
+#include "mpi/mpi_communicator.hpp"
+
+#include "cudag/config.hpp"
+
+#if CUDAG_HAVE_NCCL
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "mpi/environment.hpp"
+
+namespace cudag::mpi {
+namespace {
+
+std::string where(const char* expr, int rank) {
+    return std::string(" in ") + expr + " on rank " + std::to_string(rank) + " (" + host_name() + ")";
+}
+
+[[noreturn]] void throw_nccl(ncclResult_t r, const char* expr, int rank) {
+    throw CommError(std::string("NCCL error ") + std::to_string(static_cast<int>(r)) + " (" +
+                    ncclGetErrorString(r) + ")" + where(expr, rank));
+}
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char* expr, int rank) {
+    cudaGetLastError();
+    const std::string msg = std::string("CUDA error ") + cudaGetErrorName(e) + " (" +
+                            cudaGetErrorString(e) + ")" + where(expr, rank);
+    if (e == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
+    throw CommError(msg);
+}
+
+ncclDataType_t nccl_type(DataType t) {
+    switch (t) {
+        case DataType::Byte: return ncclUint8;
+        case DataType::Int32: return ncclInt32;
+        case DataType::Int64: return ncclInt64;
+        case DataType::Float64: return ncclFloat64;
+    }
+    return ncclUint8;
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+    switch (op) {
+        case ReduceOp::Sum: return ncclSum;
+        case ReduceOp::Max: return ncclMax;
+        case ReduceOp::Min: return ncclMin;
+    }
+    return ncclSum;
+}
+
+bool is_device_pointer(const void* p) {
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+        cudaGetLastError();  // plain host memory on old runtimes: not an error for us
+        return false;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+// Host buffers up to this size take the MPI path: the level loop's flags and counters
+// are tiny, and those collectives are also where ranks wait for each other's level to
+// finish, which must not count against the NCCL timeout.
+constexpr std::size_t kSmallBytes = 4096;
+
+class NcclCommunicator final : public Communicator {
+public:
+    NcclCommunicator(std::unique_ptr<Communicator> host, int device, double timeout_s)
+        : host_(std::move(host)), device_(device), timeout_s_(timeout_s) {
+        rank_ = host_->rank();
+        size_ = host_->size();
+        cuda(cudaSetDevice(device_), "cudaSetDevice");
+        cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        ncclUniqueId id;
+        std::memset(&id, 0, sizeof id);
+        if (rank_ == 0) nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+        host_->bcast(&id, sizeof id, DataType::Byte, 0);
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;
+        const ncclResult_t r = ncclCommInitRankConfig(&comm_, size_, id, rank_, &config);
+        if (r != ncclSuccess && r != ncclInProgress) throw_nccl(r, "ncclCommInitRankConfig", rank_);
+        wait_comm("ncclCommInitRankConfig");
+    }
+
+    ~NcclCommunicator() override {
+        if (comm_) {
+            // Flush and free; on any trouble abort rather than hang in a destructor.
+            try {
+                nccl(ncclCommFinalize(comm_), "ncclCommFinalize");
+                wait_comm("ncclCommFinalize");
+                ncclCommDestroy(comm_);
+            } catch (...) {
+                if (comm_) ncclCommAbort(comm_);
+            }
+        }
+        if (d_buf_) cudaFree(d_buf_);
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    std::string name() const override { return "nccl"; }
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+    void barrier() override { host_->barrier(); }
+
+    void bcast(void* buf, std::size_t count, DataType t, int root) override {
+        const std::size_t bytes = count * size_of(t);
+        if (bytes == 0) return;
+        if (!is_device_pointer(buf) && bytes <= kSmallBytes) return host_->bcast(buf, count, t, root);
+        Staged s(*this, buf, bytes, rank_ == root);
+        nccl(ncclBroadcast(s.ptr(), s.ptr(), count, nccl_type(t), root, comm_, stream_), "ncclBroadcast");
+        s.finish("ncclBroadcast");
+    }
+
+    void allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override {
+        const std::size_t bytes = count * size_of(t);
+        if (bytes == 0) return;
+        if (!is_device_pointer(recv) && bytes <= kSmallBytes)
+            return host_->allreduce(send, recv, count, t, op);
+        if (send != recv) copy(recv, send, bytes);
+        Staged s(*this, recv, bytes, true);
+        nccl(ncclAllReduce(s.ptr(), s.ptr(), count, nccl_type(t), nccl_op(op), comm_, stream_),
+             "ncclAllReduce");
+        s.finish("ncclAllReduce");
+    }
+
+    void allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
+                    DataType t) override {
+        CUDAG_ASSERT(counts.size() == static_cast<std::size_t>(size_));
+        const std::size_t es = size_of(t);
+        std::size_t total = 0, mine = 0;
+        for (int r = 0; r < size_; ++r) {
+            if (r == rank_) mine = total;
+            total += counts[static_cast<std::size_t>(r)];
+        }
+        if (total == 0) return;
+        if (!is_device_pointer(recv) && total * es <= kSmallBytes)
+            return host_->allgatherv(send, recv, counts, t);
+        char* slot = static_cast<char*>(recv) + mine * es;
+        if (send != slot && counts[static_cast<std::size_t>(rank_)] > 0)
+            copy(slot, send, counts[static_cast<std::size_t>(rank_)] * es);
+        // NCCL has no allgatherv: one broadcast per rank's block, in one group.
+        Staged s(*this, recv, total * es, true);
+        char* base = static_cast<char*>(s.ptr());
+        nccl(ncclGroupStart(), "ncclGroupStart");
+        std::size_t off = 0;
+        for (int r = 0; r < size_; ++r) {
+            const std::size_t c = counts[static_cast<std::size_t>(r)];
+            if (c > 0)
+                nccl(ncclBroadcast(base + off * es, base + off * es, c, nccl_type(t), r, comm_, stream_),
+                     "ncclBroadcast");
+            off += c;
+        }
+        group_end("ncclGroupEnd (allgatherv)");
+        s.finish("allgatherv");
+    }
+
+    std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob, int root) override {
+        return host_->gatherv(blob, root);
+    }
+
+    [[noreturn]] void abort(int code) override {
+        if (comm_) ncclCommAbort(comm_);
+        comm_ = nullptr;
+        host_->abort(code);
+        std::_Exit(code);  // not reached: keeps [[noreturn]] visible to the compiler
+    }
+
+private:
+    /// A buffer as NCCL sees it: `user` itself when it is device memory, else a device
+    /// copy (uploaded when `upload`); finish() brings a staged result back to `user`.
+    class Staged {
+    public:
+        Staged(NcclCommunicator& c, void* user, std::size_t bytes, bool upload)
+            : c_(c), user_(user), bytes_(bytes), device_(is_device_pointer(user)) {
+            // The engine may have left another device current (DeviceGuard restores, but be sure).
+            c_.cuda(cudaSetDevice(c_.device_), "cudaSetDevice");
+            if (device_) return;
+            c_.reserve(bytes_);
+            if (upload)
+                c_.cuda(cudaMemcpyAsync(c_.d_buf_, user_, bytes_, cudaMemcpyHostToDevice, c_.stream_),
+                        "cudaMemcpyAsync (stage in)");
+        }
+        void* ptr() const { return device_ ? user_ : c_.d_buf_; }
+        /// Wait for the collective and, when staged, download its result.
+        void finish(const char* what) {
+            if (!device_)
+                c_.cuda(cudaMemcpyAsync(user_, c_.d_buf_, bytes_, cudaMemcpyDeviceToHost, c_.stream_),
+                        "cudaMemcpyAsync (stage out)");
+            c_.wait_stream(what);
+        }
+
+    private:
+        NcclCommunicator& c_;
+        void* user_;
+        std::size_t bytes_;
+        bool device_;
+    };
+
+    void reserve(std::size_t bytes) {
+        if (bytes <= d_bytes_) return;
+        if (d_buf_) cuda(cudaFree(d_buf_), "cudaFree");
+        d_buf_ = nullptr;
+        d_bytes_ = 0;
+        cuda(cudaMalloc(&d_buf_, bytes), "cudaMalloc (NCCL staging buffer)");
+        d_bytes_ = bytes;
+    }
+
+    void copy(void* dst, const void* src, std::size_t bytes) {
+        cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "cudaMemcpyAsync");
+        wait_stream("cudaMemcpyAsync");
+    }
+
+    void cuda(cudaError_t e, const char* expr) {
+        if (e != cudaSuccess) throw_cuda(e, expr, rank_);
+    }
+    /// A non-blocking NCCL call: ncclInProgress is fine (wait_* polls it to completion).
+    void nccl(ncclResult_t r, const char* expr) {
+        if (r != ncclSuccess && r != ncclInProgress) fail(r, expr);
+    }
+    void group_end(const char* expr) {
+        const ncclResult_t r = ncclGroupEnd();
+        if (r == ncclInProgress) return wait_comm(expr);
+        if (r != ncclSuccess) fail(r, expr);
+    }
+    [[noreturn]] void fail(ncclResult_t r, const char* expr) {
+        if (comm_) ncclCommAbort(comm_);
+        comm_ = nullptr;
+        throw_nccl(r, expr, rank_);
+    }
+
+    template <class Done>
+    void poll(const char* what, Done&& done) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s_);
+        for (;;) {
+            ncclResult_t async = ncclSuccess;
+            const ncclResult_t r = ncclCommGetAsyncError(comm_, &async);
+            if (r != ncclSuccess) fail(r, "ncclCommGetAsyncError");
+            if (async != ncclSuccess && async != ncclInProgress) fail(async, what);
+            if (done(async)) return;
+            if (std::chrono::steady_clock::now() > deadline) {
+                ncclCommAbort(comm_);
+                comm_ = nullptr;
+                throw CommError(std::string("NCCL: ") + what + " did not finish within " +
+                                std::to_string(timeout_s_) + " s on rank " + std::to_string(rank_) +
+                                " (" + host_name() + "); a peer is lost or stalled (see --comm-timeout)");
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+    /// Until the communicator has no operation in progress (init, finalize, group end).
+    void wait_comm(const char* what) {
+        poll(what, [](ncclResult_t async) { return async == ncclSuccess; });
+    }
+    /// Until the stream's work is done, watching for NCCL errors meanwhile.
+    void wait_stream(const char* what) {
+        poll(what, [&](ncclResult_t async) {
+            // A non-blocking call that returned ncclInProgress may not have reached the
+            // stream yet: an idle stream means nothing until NCCL reports success.
+            if (async == ncclInProgress) return false;
+            const cudaError_t q = cudaStreamQuery(stream_);
+            if (q == cudaErrorNotReady) return false;
+            cuda(q, what);
+            return true;
+        });
+    }
+
+    std::unique_ptr<Communicator> host_;
+    int device_ = 0;
+    double timeout_s_ = 600.0;
+    int rank_ = 0, size_ = 1;
+    ncclComm_t comm_ = nullptr;
+    cudaStream_t stream_ = nullptr;
+    void* d_buf_ = nullptr;
+    std::size_t d_bytes_ = 0;
+};
+
+}  // namespace
+
+bool nccl_compiled() { return true; }
+
+std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device,
+                                                     double timeout_s) {
+    CUDAG_EXPECTS(device >= 0, "the NCCL communicator needs a CUDA device");
+    return std::make_unique<NcclCommunicator>(std::move(host), device, timeout_s);
+}
+
+}  // namespace cudag::mpi
+
+#else  // !CUDAG_HAVE_NCCL
+
+namespace cudag::mpi {
+
+bool nccl_compiled() { return false; }
+
+std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator>, int, double) {
+    throw NotCompiled("NCCL");
+}
+
+}  // namespace cudag::mpi
+
+#endif

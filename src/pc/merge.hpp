@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Flat per-rank accumulators of the skeleton search: pMax by pair slot and separating
+// sets as an append-only log. Both are O(1) per update, so the per-level merge costs
+// O(entries of the rank's rows + removals); sorting and uniting happen once, at the end
+// or at a checkpoint.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/sepsets.hpp"
+#include "pc/result.hpp"
+
+namespace cudag::pc {
+
+/// pMax of pairs (i < j) in a fixed slot space: dense (every pair, upper triangle row by
+/// row, slot i*n - i*(i+1)/2 + j - i - 1, the layout of Level0Output::dense_p) or sparse
+/// (the pairs adjacent after level 0, in CSR order). Values start at -1 (no test seen);
+/// raising takes the maximum, so partial tables of several ranks merge exactly by an
+/// element-wise max (allreduce Max on values()).
+class PmaxTable {
+public:
+    PmaxTable() = default;
+    /// Every pair of n nodes, values -1.
+    static PmaxTable dense(std::int64_t n);
+    /// The pairs adjacent in `g`, values -1.
+    static PmaxTable sparse(const Graph& g);
+    /// A dense or sparse table holding exactly `pairs` (sorted by (i, j)) and their values.
+    static PmaxTable from_pairs(std::int64_t n, bool dense, const std::vector<PairP>& pairs);
+
+    bool is_dense() const { return dense_; }
+    /// Slot of pair (i, j), i < j; -1 when the table does not hold it.
+    std::int64_t slot(std::int32_t i, std::int32_t j) const;
+    void raise(std::int32_t i, std::int32_t j, double p) {
+        const std::int64_t s = slot(i, j);
+        if (p > values_[static_cast<std::size_t>(s)]) values_[static_cast<std::size_t>(s)] = p;
+    }
+    /// The values by slot (for the merging allreduce, and as Level0Output::dense_p).
+    std::vector<double>& values() { return values_; }
+    const std::vector<double>& values() const { return values_; }
+    /// The pairs with a value (>= 0), sorted by (i, j).
+    std::vector<PairP> pairs() const;
+
+private:
+    std::int64_t n_ = 0;
+    bool dense_ = false;
+    std::vector<std::int64_t> offsets_;  ///< sparse: n + 1 row starts into cols_
+    std::vector<std::int32_t> cols_;     ///< sparse: j > i of row i, increasing
+    std::vector<double> values_;
+};
+
+/// Separating sets recorded by one rank: (i < j, sorted set) appended in any order.
+class SepSetLog {
+public:
+    SepSetLog() { offsets_.push_back(0); }
+
+    void add(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& set);
+    std::size_t size() const { return pairs_.size() / 2; }
+    void clear();
+    /// Append every record of `other`.
+    void append(const SepSetLog& other);
+
+    /// Flat bytes for Communicator::gatherv; deserialize() reverses it.
+    std::vector<std::byte> serialize() const;
+    static SepSetLog deserialize(std::span<const std::byte> bytes);
+
+    /// The records as SepSets: sorted by pair, the sets of a pair recorded more than once
+    /// (both endpoints, causal-learn's exhaustive mode) united.
+    SepSets to_sepsets() const;
+    static SepSetLog from_sepsets(const SepSets& s);
+
+private:
+    std::vector<std::int32_t> pairs_;    ///< (i, j) per record
+    std::vector<std::int64_t> offsets_;  ///< record k's set is nodes_[offsets_[k] .. offsets_[k+1])
+    std::vector<std::int32_t> nodes_;
+};
+
+}  // namespace cudag::pc

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// `mpiexec -n K cudag pc ...` end to end: results byte-identical for K = 1..4 (and to a
+// run without mpiexec), stop/resume across rank counts, and a failure on one rank ending
+// the whole job quickly with that rank's message.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/paths.hpp"
+#include "support/result_files.hpp"
+
+namespace fs = std::filesystem;
+using cudag::test::run_command;
+using cudag::test::same_results;
+
+namespace {
+
+class MpiCli : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        // Open MPI refuses to start as root unless told (containers, CI).
+        if (geteuid() == 0) {
+            setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+            setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+        }
+        // Containers without ptrace rights break shared memory's single-copy path.
+        setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+    }
+    void SetUp() override {
+        dir_ = cudag::test::fresh_test_dir("cudag_mpi");
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+    /// `cudag args` on `ranks` ranks (0: without mpiexec), bounded by a timeout so that
+    /// a hang fails the test instead of the CI job.
+    cudag::test::CommandResult cudag(int ranks, const std::string& args, const std::string& env = "") {
+        std::string cmd = "timeout 120 ";
+        if (ranks > 0)
+            cmd += std::string(CUDAG_MPIEXEC) + " " + std::to_string(ranks) + " " + CUDAG_MPIEXEC_FLAGS + " ";
+        cmd += cudag::test::cudag_binary() + " " + args;
+        return run_command((env.empty() ? "" : env + " ") + cmd, dir_);
+    }
+
+    void simulate(const std::string& name, int vars) {
+        const auto r = cudag(0, "simulate gaussian --vars " + std::to_string(vars) +
+                                    " --samples 500 --density 0.08 --seed 5 --out " + path(name));
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+
+    /// Results for 1..4 ranks equal the run without mpiexec.
+    void expect_rank_invariant(const std::string& data, const std::string& opts) {
+        const std::string formats = " --format edges,cl -q";
+        auto r = cudag(0, "pc --data " + data + " " + opts + " --out " + path("serial.h5") + formats);
+        ASSERT_EQ(r.code, 0) << r.err;
+        for (int k = 1; k <= 4; ++k) {
+            const std::string out = path("np" + std::to_string(k) + ".h5");
+            r = cudag(k, "pc --data " + data + " " + opts + " --out " + out + formats);
+            ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+            EXPECT_TRUE(same_results(out, path("serial.h5"), {".edges.tsv", ".cl.txt"})) << k << " ranks";
+        }
+    }
+
+    fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(MpiCli, RankCountInvarianceOnSimulatedData) {
+    simulate("sim.csv", 90);
+    expect_rank_invariant(path("sim.csv"), "--alpha 0.05");
+}
+
+TEST_F(MpiCli, RankCountInvarianceInCausalLearnMode) {
+    simulate("sim.csv", 60);
+    expect_rank_invariant(path("sim.csv"), "--compat causal-learn --uc-rule 1");
+}
+
+TEST_F(MpiCli, RankCountInvarianceOnBundledData) {
+    expect_rank_invariant(std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv", "--alpha 0.01");
+}
+
+TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
+    simulate("sim.csv", 80);
+    const std::string base = "pc --data " + path("sim.csv") + " --alpha 0.05 -q ";
+    auto r = cudag(0, base + "--out " + path("full.h5") + " --format edges");
+    ASSERT_EQ(r.code, 0) << r.err;
+
+    r = cudag(2, base + "--out " + path("part.h5") + " --checkpoint " + path("ck.h5") +
+                     " --stop-after-level 1");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_TRUE(fs::exists(path("ck.h5")));
+    EXPECT_FALSE(fs::exists(path("part.h5"))) << "a stopped run writes no result";
+
+    r = cudag(3, base + "--out " + path("part.h5") + " --format edges --checkpoint " + path("ck.h5") +
+                     " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(same_results(path("part.h5"), path("full.h5"), {".edges.tsv"}));
+
+    // Other options that change results: refused, naming the checkpoint.
+    r = cudag(2, "pc --data " + path("sim.csv") + " --alpha 0.01 -q --out " + path("x.h5") +
+                     " --checkpoint " + path("ck.h5") + " --resume");
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("other data or options"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("x.h5")));
+}
+
+TEST_F(MpiCli, FailureOnOneRankEndsTheJob) {
+    simulate("sim.csv", 60);
+    for (const std::string spec : {"1:1", "2:0", "1:2:unguarded"}) {
+        const auto r = cudag(3, "pc --data " + path("sim.csv") + " --alpha 0.05 -q --out " + path("f.h5"),
+                             "CUDAG_TEST_FAIL=" + spec);
+        EXPECT_NE(r.code, 0) << spec;
+        EXPECT_NE(r.code, 124) << spec << ": timed out (hang)";
+        EXPECT_LT(r.seconds, 30.0) << spec;
+        const std::string rank = "rank " + spec.substr(0, 1);
+        EXPECT_NE(r.err.find("cudag: error: " + rank), std::string::npos) << spec << ": " << r.err;
+        EXPECT_NE(r.err.find("injected failure on " + rank), std::string::npos) << spec << ": " << r.err;
+        EXPECT_FALSE(fs::exists(path("f.h5"))) << spec;
+    }
+}
+
+TEST_F(MpiCli, BadInputOnEveryRankIsReportedOnce) {
+    std::ofstream(path("bad.csv")) << "a,b,c\n1,2,3\n4,x,6\n7,8,9\n1,2,2\n3,1,0\n";
+    const auto r = cudag(3, "pc --data " + path("bad.csv") + " -q");
+    EXPECT_NE(r.code, 0);
+    std::size_t lines = 0;
+    for (std::size_t p = r.err.find("cudag: error:"); p != std::string::npos; p = r.err.find("cudag: error:", p + 1))
+        ++lines;
+    EXPECT_EQ(lines, 1u) << r.err;
+}
+
+TEST_F(MpiCli, OnlyRankZeroPrintsTheEdgeList) {
+    const std::string data = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
+    ASSERT_EQ(run_command(std::string(CUDAG_MPIEXEC) + " 3 " + CUDAG_MPIEXEC_FLAGS + " " +
+                              cudag::test::cudag_binary() + " pc -q --data " + data,
+                          dir_, path("out.txt"))
+                  .code,
+              0);
+    ASSERT_EQ(run_command(cudag::test::cudag_binary() + " pc -q --data " + data, dir_, path("ref.txt")).code, 0);
+    EXPECT_EQ(cudag::test::read_text(path("out.txt")), cudag::test::read_text(path("ref.txt")));
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+// Under mpiexec (ctest runs it with 2, 3 and 4 ranks): the communicator's collectives,
+// and the distributed skeleton search against the single-process one on every rank.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "ci/correlation.hpp"
+#include "ci/cpu_fisher_engine.hpp"
+#include "pc/skeleton.hpp"
+#include "sim/gaussian.hpp"
+#include "support/mpi_world.hpp"
+
+using namespace cudag;
+using mpi::DataType;
+using mpi::ReduceOp;
+
+namespace {
+
+testing::AssertionResult same_search(const pc::SkeletonResult& got, const pc::SkeletonResult& want,
+                                     bool root) {
+    if (!(got.skeleton == want.skeleton)) return testing::AssertionFailure() << "skeletons differ";
+    if (got.levels.size() != want.levels.size())
+        return testing::AssertionFailure() << got.levels.size() << " levels, serial " << want.levels.size();
+    for (std::size_t l = 0; l < want.levels.size(); ++l)
+        if (got.levels[l].tests != want.levels[l].tests || got.levels[l].removed != want.levels[l].removed ||
+            got.levels[l].edges_after != want.levels[l].edges_after)
+            return testing::AssertionFailure() << "level " << l << " statistics differ";
+    if (!root) return testing::AssertionSuccess();
+    if (!(got.sepsets == want.sepsets))
+        return testing::AssertionFailure() << got.sepsets.size() << " separating sets, serial "
+                                           << want.sepsets.size() << " (or their contents differ)";
+    if (got.pmax != want.pmax)
+        return testing::AssertionFailure() << got.pmax.size() << " pMax pairs, serial " << want.pmax.size()
+                                           << " (or their values differ)";
+    return testing::AssertionSuccess();
+}
+
+struct Case {
+    bool exhaustive;
+    bool sparse_pmax;
+};
+
+class MpiSkeleton : public testing::TestWithParam<Case> {
+protected:
+    void SetUp() override {
+        data_ = sim::simulate_gaussian({70, 400, 0.08, 11}, 1).data;
+        opt_.policy.alpha = 0.05;
+        opt_.policy.exhaustive = opt_.policy.strict = opt_.policy.causal_learn_pvalue = GetParam().exhaustive;
+        if (GetParam().sparse_pmax) opt_.dense_pmax_limit = 8;
+        engine_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
+        serial_ = pc::learn_skeleton(*engine_, opt_);
+    }
+    Dataset data_;
+    pc::SkeletonOptions opt_;
+    std::unique_ptr<ci::CpuFisherEngine> engine_;
+    pc::SkeletonResult serial_;
+};
+
+}  // namespace
+
+TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
+    ASSERT_GE(serial_.levels.size(), 3u) << "the case should reach level 2";
+    for (mpi::Communicator* c : test::communicators()) {
+        const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, *c);
+        EXPECT_TRUE(same_search(got, serial_, c->rank() == 0)) << c->name();
+        if (c->rank() != 0) {
+            EXPECT_EQ(got.sepsets.size(), 0u) << "separating sets live on rank 0";
+        }
+    }
+}
+
+TEST_P(MpiSkeleton, StopAndResumeIsEquivalentToSerial) {
+    mpi::Communicator& w = test::world();
+    pc::SkeletonHooks first;
+    std::optional<pc::SkeletonState> saved;
+    first.on_checkpoint = [&](const pc::SkeletonState& s) { saved = s; };
+    first.stop_after_level = 1;
+    EXPECT_THROW(pc::learn_skeleton(*engine_, opt_, w, {}, first), pc::StoppedAfterLevel);
+    ASSERT_EQ(saved.has_value(), w.rank() == 0);
+    if (saved) {
+        EXPECT_EQ(saved->next_level, 2);
+    }
+
+    pc::SkeletonHooks second;
+    second.resume = std::move(saved);
+    const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, w, {}, second);
+    EXPECT_TRUE(same_search(got, serial_, w.rank() == 0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
+                         testing::Values(Case{false, false}, Case{false, true}, Case{true, false},
+                                         Case{true, true}),
+                         [](const testing::TestParamInfo<Case>& i) {
+                             return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
+                                    (i.param.sparse_pmax ? "SparsePmax" : "DensePmax");
+                         });
+
+namespace {
+
+// Collective checks, run on every communicator of test::communicators().
+
+void check_allreduce(mpi::Communicator& w) {
+    const int r = w.rank(), k = w.size();
+    EXPECT_EQ(w.allreduce(std::int32_t{r + 1}, ReduceOp::Sum), k * (k + 1) / 2);
+    EXPECT_EQ(w.allreduce(std::int64_t{r}, ReduceOp::Max), k - 1);
+    EXPECT_EQ(w.allreduce(double(r) + 0.5, ReduceOp::Min), 0.5);
+    // Max over bytes written by one rank each is their bitwise OR; large enough to take
+    // NCCL's device path rather than the small-message host path.
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(k) * 8192, 0);
+    for (std::size_t x = static_cast<std::size_t>(r); x < bytes.size(); x += static_cast<std::size_t>(k))
+        bytes[x] = static_cast<std::uint8_t>(1u << (r % 8));
+    w.allreduce(std::span<std::uint8_t>(bytes), ReduceOp::Max);
+    for (std::size_t x = 0; x < bytes.size(); ++x)
+        ASSERT_EQ(bytes[x], 1u << ((x % static_cast<std::size_t>(k)) % 8)) << "byte " << x;
+}
+
+void check_allgatherv(mpi::Communicator& w) {
+    const int k = w.size();
+    std::vector<std::size_t> counts(static_cast<std::size_t>(k));
+    for (int q = 0; q < k; ++q) counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(q % 2 ? 0 : 1000 * q + 2);
+    const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+    std::vector<std::int64_t> buf(total, -1);
+    std::size_t off = 0;
+    for (int q = 0; q < w.rank(); ++q) off += counts[static_cast<std::size_t>(q)];
+    for (std::size_t x = 0; x < counts[static_cast<std::size_t>(w.rank())]; ++x)
+        buf[off + x] = 100000 * w.rank() + static_cast<std::int64_t>(x);
+    w.allgatherv(buf.data() + off, buf.data(), counts, DataType::Int64);  // in place
+    const std::vector<std::int32_t> gathered = w.allgather(std::int32_t{w.rank()});
+    // Checks after the last collective, so that a failing rank cannot leave others waiting.
+    std::vector<std::int32_t> ranks(static_cast<std::size_t>(k));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    EXPECT_EQ(gathered, ranks);
+    std::size_t pos = 0;
+    for (int q = 0; q < k; ++q)
+        for (std::size_t x = 0; x < counts[static_cast<std::size_t>(q)]; ++x)
+            ASSERT_EQ(buf[pos++], 100000 * q + static_cast<std::int64_t>(x));
+}
+
+void check_gatherv_and_bcast(mpi::Communicator& w) {
+    std::vector<std::byte> mine(static_cast<std::size_t>(w.rank()) * 3, std::byte(w.rank()));
+    const auto all = w.gatherv(mine, 0);
+    std::vector<std::byte> blob;
+    if (w.rank() == 0) blob.assign(100000, std::byte{7});
+    w.bcast_blob(blob, 0);
+    // Checks after the last collective, so that a failing rank cannot leave others waiting.
+    EXPECT_EQ(blob, std::vector<std::byte>(100000, std::byte{7}));
+    if (w.rank() == 0) {
+        ASSERT_EQ(all.size(), static_cast<std::size_t>(w.size()));
+        for (int q = 0; q < w.size(); ++q) {
+            EXPECT_EQ(all[static_cast<std::size_t>(q)].size(), static_cast<std::size_t>(q) * 3);
+            for (std::byte b : all[static_cast<std::size_t>(q)]) EXPECT_EQ(b, std::byte(q));
+        }
+    } else {
+        EXPECT_TRUE(all.empty());
+    }
+}
+
+}  // namespace
+
+TEST(MpiCommunicator, AllreduceOfEachTypeAndOp) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_allreduce(*c);
+    }
+}
+
+TEST(MpiCommunicator, AllgathervInPlaceWithUnevenAndEmptyBlocks) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_allgatherv(*c);
+    }
+}
+
+TEST(MpiCommunicator, GathervAndBlobBroadcast) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_gatherv_and_bcast(*c);
+    }
+}
+
+TEST(MpiCorrelation, IsBitIdenticalToOneRank) {
+    for (std::int64_t n : {1, 5, 37, 64}) {
+        const Dataset d = sim::simulate_gaussian({n, 50, 0.2, 3}, 1).data;
+        const std::vector<double> got = ci::correlation_matrix(d, 1, test::world());
+        EXPECT_EQ(got, ci::correlation_matrix(d, 2)) << "n = " << n;
+    }
+}
+
+TEST(MpiCommunicator, AgreeReportsOnlyTheLowestFailingRank) {
+    mpi::Communicator& w = test::world();
+    if (w.size() < 2) GTEST_SKIP() << "needs two ranks";
+    const int bad = w.size() - 1;
+    auto body = [&] {
+        mpi::run_agreed(w, [&] {
+            if (w.rank() >= bad) throw InputError("boom on " + std::to_string(w.rank()));
+        });
+    };
+    if (w.rank() == bad)
+        EXPECT_THROW(body(), mpi::AgreedFailure);
+    else
+        EXPECT_THROW(body(), mpi::PeerFailed);
+    EXPECT_NO_THROW(mpi::run_agreed(w, [] {}));
+}

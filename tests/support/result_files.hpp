@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Running the cudag binary from tests, and the parts of its result files that must be
+// byte-identical between runs (skeleton, CPDAG, separating sets, pMax, text formats).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_file.hpp"
+
+namespace cudag::test {
+
+/// A fresh directory for the running test: <tmp>/<prefix>_<test name>_<pid>.
+inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() /
+                         (prefix + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                          "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+struct CommandResult {
+    int code = -1;
+    std::string err;  ///< stderr
+    double seconds = 0.0;
+};
+
+inline std::string read_text(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// Run a shell command with stdout to `out_file` (or /dev/null) and stderr captured.
+inline CommandResult run_command(const std::string& cmd, const std::filesystem::path& scratch,
+                                 const std::string& out_file = "/dev/null") {
+    const auto err = scratch / "stderr.txt";
+    const auto t0 = std::chrono::steady_clock::now();
+    const int status = std::system((cmd + " >" + out_file + " 2>" + err.string()).c_str());
+    CommandResult r;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = read_text(err);
+    std::filesystem::remove(err);
+    return r;
+}
+
+/// The datasets of a result file that depend only on the data and the semantics, as
+/// raw bytes by name (never timings or provenance).
+inline std::vector<std::pair<std::string, std::vector<char>>> result_payload(const std::string& path) {
+    io::h5::Handle f = io::h5::open_file(path);
+    std::vector<std::pair<std::string, std::vector<char>>> out;
+    for (const char* name : {"skeleton/edges", "cpdag/edges", "sepsets/pairs", "sepsets/offsets",
+                             "sepsets/nodes", "pmax/pairs", "pmax/values", "levels/tests",
+                             "levels/removed", "levels/edges_after"}) {
+        hsize_t count = 1;
+        for (hsize_t d : io::h5::dataset_shape(f.get(), name, path)) count *= d;
+        io::h5::Handle ds(H5Dopen2(f.get(), name, H5P_DEFAULT));
+        io::h5::Handle type(H5Dget_type(ds.get()));
+        std::vector<char> bytes(static_cast<std::size_t>(count) * H5Tget_size(type.get()));
+        if (!bytes.empty()) io::h5::read_raw(f.get(), name, type.get(), bytes.data(), path);
+        out.emplace_back(name, std::move(bytes));
+    }
+    return out;
+}
+
+/// Equal payloads (and text files beside them, when given), naming the first difference.
+inline testing::AssertionResult same_results(const std::string& got, const std::string& want,
+                                             const std::vector<std::string>& suffixes = {}) {
+    const auto a = result_payload(got), b = result_payload(want);
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (a[k].second != b[k].second)
+            return testing::AssertionFailure() << "/" << a[k].first << " differs: " << got << " vs " << want;
+    const auto stem = [](const std::string& p) { return p.substr(0, p.size() - 3); };
+    for (const std::string& s : suffixes)
+        if (read_text(stem(got) + s) != read_text(stem(want) + s))
+            return testing::AssertionFailure() << s << " differs: " << got << " vs " << want;
+    return testing::AssertionSuccess();
+}
+
+}  // namespace cudag::test

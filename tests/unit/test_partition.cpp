@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// The level partition (equal-work contiguous row blocks) and the flat accumulators the
+// distributed merge uses (pMax table, separating-set log), plus the serial communicator.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/partition.hpp"
+#include "pc/merge.hpp"
+
+using namespace cudag;
+using mpi::partition_rows;
+using mpi::RowPartition;
+
+namespace {
+
+double part_work(const std::vector<double>& w, const RowPartition& p, int k) {
+    return std::accumulate(w.begin() + p.begin(k), w.begin() + p.end(k), 0.0);
+}
+
+testing::AssertionResult is_cover(const RowPartition& p, std::int64_t rows, int parts) {
+    if (p.parts() != parts) return testing::AssertionFailure() << p.parts() << " parts, wanted " << parts;
+    if (p.bounds.front() != 0 || p.bounds.back() != rows)
+        return testing::AssertionFailure() << "bounds do not span [0, " << rows << ")";
+    for (int k = 0; k < parts; ++k)
+        if (p.begin(k) > p.end(k)) return testing::AssertionFailure() << "part " << k << " is reversed";
+    return testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(Partition, UniformWorkSplitsEvenly) {
+    const std::vector<double> w(100, 1.0);
+    const RowPartition p = partition_rows(w, 4);
+    ASSERT_TRUE(is_cover(p, 100, 4));
+    EXPECT_EQ(p.bounds, (std::vector<std::int64_t>{0, 25, 50, 75, 100}));
+    EXPECT_DOUBLE_EQ(p.imbalance, 1.0);
+}
+
+TEST(Partition, SkewedWorkIsBalancedByWorkNotRows) {
+    // Level 0: row i has n - 1 - i pairs, so the first block must hold fewer rows.
+    Adjacency a;
+    a.n = 1000;
+    const std::vector<double> w = mpi::row_work(a, 0);
+    const RowPartition p = partition_rows(w, 4);
+    ASSERT_TRUE(is_cover(p, 1000, 4));
+    EXPECT_LT(p.end(0) - p.begin(0), p.end(3) - p.begin(3));
+    const double total = std::accumulate(w.begin(), w.end(), 0.0);
+    for (int k = 0; k < 4; ++k) EXPECT_NEAR(part_work(w, p, k), total / 4, 1000.0) << "part " << k;
+    EXPECT_LT(p.imbalance, 1.01);
+}
+
+TEST(Partition, OneHeavyRowDominates) {
+    std::vector<double> w(10, 1.0);
+    w[3] = 1000.0;
+    const RowPartition p = partition_rows(w, 3);
+    ASSERT_TRUE(is_cover(p, 10, 3));
+    // The heavy row sits alone or nearly so; the imbalance reports it.
+    int holder = -1;
+    for (int k = 0; k < 3; ++k)
+        if (p.begin(k) <= 3 && 3 < p.end(k)) holder = k;
+    ASSERT_GE(holder, 0);
+    EXPECT_GT(p.imbalance, 2.5);
+}
+
+TEST(Partition, MoreRanksThanRows) {
+    const std::vector<double> w = {5.0, 1.0, 2.0};
+    const RowPartition p = partition_rows(w, 8);
+    ASSERT_TRUE(is_cover(p, 3, 8));
+    int non_empty = 0;
+    for (int k = 0; k < 8; ++k) non_empty += p.end(k) > p.begin(k);
+    EXPECT_LE(non_empty, 3);
+    double sum = 0;
+    for (int k = 0; k < 8; ++k) sum += part_work(w, p, k);
+    EXPECT_DOUBLE_EQ(sum, 8.0);
+}
+
+TEST(Partition, ZeroWorkSplitsByRowCount) {
+    const std::vector<double> w(10, 0.0);
+    const RowPartition p = partition_rows(w, 3);
+    ASSERT_TRUE(is_cover(p, 10, 3));
+    EXPECT_EQ(p.bounds, (std::vector<std::int64_t>{0, 3, 6, 10}));
+    EXPECT_DOUBLE_EQ(p.imbalance, 1.0);
+}
+
+TEST(Partition, NoRowsAndOnePart) {
+    EXPECT_TRUE(is_cover(partition_rows(std::vector<double>{}, 4), 0, 4));
+    const RowPartition one = partition_rows(std::vector<double>{1, 2, 3}, 1);
+    EXPECT_EQ(one.bounds, (std::vector<std::int64_t>{0, 3}));
+}
+
+TEST(Partition, DeterministicForSameInput) {
+    std::vector<double> w(5000);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>((i * 7919) % 113) * 0.37;
+    for (int parts : {2, 3, 7, 64}) {
+        const RowPartition a = partition_rows(w, parts), b = partition_rows(w, parts);
+        EXPECT_EQ(a.bounds, b.bounds);
+        EXPECT_TRUE(is_cover(a, 5000, parts));
+    }
+}
+
+TEST(Partition, RowWorkCountsTestsOfALevel) {
+    Graph g(5);
+    for (int j = 1; j < 5; ++j) g.add(0, j);  // a star: row 0 has 4 neighbours
+    g.add(1, 2);
+    const Adjacency a = Adjacency::from_graph(g);
+    const std::vector<double> w1 = mpi::row_work(a, 1);
+    EXPECT_DOUBLE_EQ(w1[0], 4.0 * 3.0);  // 4 neighbours x C(3, 1)
+    EXPECT_DOUBLE_EQ(w1[1], 2.0 * 1.0);  // neighbours {0, 2}
+    EXPECT_DOUBLE_EQ(w1[3], 0.0);        // one neighbour: nothing to condition on
+    const std::vector<double> w3 = mpi::row_work(a, 3);
+    EXPECT_DOUBLE_EQ(w3[0], 4.0);  // 4 x C(3, 3)
+    EXPECT_DOUBLE_EQ(w3[1], 0.0);
+}
+
+TEST(PmaxTable, DenseAndSparseSlotsTakeTheMaximum) {
+    pc::PmaxTable d = pc::PmaxTable::dense(4);
+    d.raise(1, 3, 0.2);
+    d.raise(1, 3, 0.1);
+    d.raise(0, 1, 0.5);
+    EXPECT_EQ(d.pairs(), (std::vector<pc::PairP>{{0, 1, 0.5}, {1, 3, 0.2}}));
+
+    Graph g(4);
+    g.add(0, 2);
+    g.add(3, 1);
+    pc::PmaxTable s = pc::PmaxTable::sparse(g);
+    EXPECT_EQ(s.slot(1, 3), 1);
+    s.raise(1, 3, 0.7);
+    s.raise(0, 2, 0.0);
+    EXPECT_EQ(s.pairs(), (std::vector<pc::PairP>{{0, 2, 0.0}, {1, 3, 0.7}}));
+    const pc::PmaxTable back = pc::PmaxTable::from_pairs(4, false, s.pairs());
+    EXPECT_EQ(back.pairs(), s.pairs());
+}
+
+TEST(SepSetLog, SortsUnitesAndRoundTrips) {
+    pc::SepSetLog a, b;
+    a.add(2, 5, {1, 3});
+    a.add(0, 4, {});
+    b.add(2, 5, {3, 4});  // the other endpoint's sets of the same pair (exhaustive mode)
+    b.add(0, 1, {7});
+    a.append(pc::SepSetLog::deserialize(b.serialize()));
+    const SepSets s = a.to_sepsets();
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_EQ(s.get(2, 5), (std::vector<std::int32_t>{1, 3, 4}));
+    EXPECT_EQ(s.get(0, 1), (std::vector<std::int32_t>{7}));
+    EXPECT_TRUE(s.has(0, 4));
+    EXPECT_EQ(pc::SepSetLog::from_sepsets(s).to_sepsets(), s);
+}
+
+TEST(SerialCommunicator, CollectivesCopyAndAgreeRethrows) {
+    mpi::SerialCommunicator c;
+    EXPECT_EQ(c.size(), 1);
+    EXPECT_EQ(c.allreduce(std::int64_t{42}, mpi::ReduceOp::Sum), 42);
+    std::vector<double> send = {1.5, 2.5}, recv(2);
+    c.allgatherv(send.data(), recv.data(), {2}, mpi::DataType::Float64);
+    EXPECT_EQ(recv, send);
+    const auto blobs = c.gatherv({std::byte{1}, std::byte{2}}, 0);
+    ASSERT_EQ(blobs.size(), 1u);
+    EXPECT_EQ(blobs[0].size(), 2u);
+    EXPECT_NO_THROW(mpi::run_agreed(c, [] {}));
+    // One process keeps the original exception type.
+    EXPECT_THROW(mpi::run_agreed(c, [] { throw InputError("x"); }), InputError);
+}

@@ -69,8 +69,35 @@ struct PcArgs {
     std::string data, dataset, out, formats, compat = "pcalg", backend = "auto";
     pc::PcConfig cfg;
     int uc_rule = -2, uc_priority = -2;
-    bool quiet = false, verbose = false;
+    bool quiet = false, verbose = false, discrete = false;
 };
+
+// Discrete or continuous? --discrete or a discrete --test reads labels. With neither and no
+// --test, a text table is discrete when it has a column of labels (every cell non-numeric);
+// a column mixing numbers and text stays the reader's error (a typo in continuous data).
+// README "Discrete data" documents the rule.
+Dataset read_pc_data(const PcArgs& a, Progress& progress) {
+    if (a.discrete && a.cfg.test == "fisher-z")
+        throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete || pc::is_discrete_test(a.cfg.test))
+        return io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
+    try {
+        return io::read_dataset(a.data, a.dataset);
+    } catch (const io::NonNumericCell&) {
+        if (!a.cfg.test.empty()) throw;
+        Dataset d = io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
+        std::string label_column;
+        for (std::int64_t v = 0; v < d.n_vars; ++v) {
+            const auto& lv = d.levels[v];
+            const auto numeric = std::count_if(lv.begin(), lv.end(), io::is_numeric_cell);
+            if (numeric > 0 && numeric < static_cast<std::ptrdiff_t>(lv.size())) throw;
+            if (numeric == 0 && label_column.empty()) label_column = d.names[v];
+        }
+        progress.note("column '" + label_column + "' holds labels: reading " + a.data +
+                      " as discrete data (--test chi-square)");
+        return d;
+    }
+}
 
 int run_pc_command(const PcArgs& a, const std::string& command_line) {
     std::vector<std::string> formats = split_commas(a.formats);
@@ -96,9 +123,10 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
     Progress progress(a.quiet ? Progress::Mode::Quiet
                               : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
                       "cudag pc");
-    const Dataset data = io::read_dataset(a.data, a.dataset);
+    const Dataset data = read_pc_data(a, progress);
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
-                  std::to_string(data.n_vars) + " variables");
+                  std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") +
+                  " variables");
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
     pc::PcResult r = pc::run_pc(data, cfg);
 
@@ -214,7 +242,7 @@ int run_info() {
               << "backends: cpu" << (cuda_compiled() ? ", cuda" : "") << '\n'
               << "GPUs: " << gpu_report() << '\n'
               << "threads: " << resolve_threads(0) << " hardware threads\n"
-              << "tests: fisher-z\n";
+              << "tests: fisher-z, chi-square, g-square\n";
     return 0;
 }
 
@@ -230,7 +258,15 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--data", pa.data, "input data: CSV/TSV/whitespace text with a header row, or HDF5")
         ->required();
     pc_cmd->add_option("--dataset", pa.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
-    pc_cmd->add_option("--test", pa.cfg.test, "CI test: fisher-z")->capture_default_str();
+    pc_cmd->add_option("--test", pa.cfg.test,
+                       "CI test: fisher-z (continuous), chi-square or g-square (discrete); default: "
+                       "chi-square for discrete data, else fisher-z");
+    pc_cmd->add_flag("--discrete", pa.discrete,
+                     "read the data as discrete (integer codes or labels); implied by a discrete "
+                     "--test or a non-numeric cell");
+    pc_cmd->add_option("--dof", pa.cfg.dof,
+                       "degrees of freedom of chi-square/g-square: gpupc, pcalg or causal-learn "
+                       "(default: pcalg; causal-learn with --compat causal-learn)");
     pc_cmd->add_option("--alpha", pa.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
     pc_cmd->add_option("--max-level", pa.cfg.max_level, "largest conditioning-set size (-1: no cap)")
         ->capture_default_str();

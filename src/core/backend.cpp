@@ -66,4 +66,20 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const D
     return std::make_unique<ci::CpuFisherEngine>(data, policy, threads);
 }
 
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const Dataset& data,
+                                                         const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test,
+                                                         int threads, const GpuTunables& tunables,
+                                                         int device) {
+    (void)tunables;
+    (void)device;
+#if CUDAG_HAVE_CUDA
+    if (kind == BackendKind::Cuda)
+        throw InputError("--backend cuda: the discrete tests run on the CPU engine only so far");
+#else
+    if (kind == BackendKind::Cuda) throw NotCompiled("cuda");
+#endif
+    return std::make_unique<ci::CpuDiscreteEngine>(data, policy, test, threads);
+}
+
 }  // namespace cudag

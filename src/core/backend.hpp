@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
 
@@ -40,5 +41,13 @@ bool cuda_compiled();
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
                                                        const pc::TestPolicy& policy, int threads,
                                                        const GpuTunables& tunables, int device = 0);
+
+/// The discrete (χ²/G²) skeleton engine for `kind` on discrete `data`; Auto picks CUDA as
+/// make_fisher_engine does.
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const Dataset& data,
+                                                         const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test,
+                                                         int threads, const GpuTunables& tunables,
+                                                         int device = 0);
 
 }  // namespace cudag

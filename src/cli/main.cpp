@@ -27,6 +27,7 @@
 #include "io/writers.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
+#include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
 
 namespace {
@@ -158,7 +159,8 @@ int run_pc_command(const PcArgs& a, const std::string& command_line) {
         const auto edges = io::cpdag_edges(r.cpdag);
         for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
         std::ostringstream os;
-        os << "cudag pc: " << data.n_vars << " variables, " << data.n_samples << " samples: "
+        os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
+           << data.n_samples << " samples, " << pc::resolved_test(cfg, data) << ": "
            << edges.size() << " edges (" << directed << " directed), "
            << r.levels.size() << " levels, " << r.seconds_total << " s";
         if (!a.out.empty()) {
@@ -189,6 +191,30 @@ int run_simulate(const SimArgs& a) {
     }
     std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
               << " samples, " << s.dag_edges.size() << " true edges; wrote " << a.out
+              << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
+    return 0;
+}
+
+// ---- cudag simulate discrete | bif ----------------------------------------------------
+struct DiscreteSimArgs {
+    sim::DiscreteSimSpec spec{100, 1000, 0.05, 4, 1};
+    std::string bif, out, truth;
+    int threads = 0;
+};
+
+int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
+    const sim::BayesNet net = from_bif ? sim::read_bif(a.bif) : sim::random_network(a.spec);
+    const Dataset data = sim::forward_sample(net, a.spec.n_samples, a.spec.seed, a.threads);
+    io::OutputSet outputs;
+    std::string truth_tmp;
+    if (!a.truth.empty()) truth_tmp = outputs.temp_for(a.truth);
+    io::write_dataset(data, a.out);
+    if (!a.truth.empty()) {
+        io::write_truth_tsv(data.names, net.arcs(), truth_tmp);
+        outputs.commit();
+    }
+    std::cerr << "cudag simulate: " << data.n_vars << " discrete variables x " << data.n_samples
+              << " samples, " << net.arcs().size() << " true edges; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
     return 0;
 }
@@ -306,6 +332,29 @@ int main(int argc, char** argv) {
     gauss->add_option("--truth", sa.truth, "true DAG as a TSV edge list (source target mark weight)");
     gauss->add_option("--threads", sa.threads, "CPU threads (0: all)");
 
+    DiscreteSimArgs da;
+    auto* disc = sim_cmd->add_subcommand("discrete", "random discrete Bayesian network, Dirichlet CPTs");
+    disc->add_option("--vars", da.spec.n_vars, "number of variables")->required();
+    disc->add_option("--samples", da.spec.n_samples, "number of samples")->required();
+    disc->add_option("--density", da.spec.density, "probability of each arc j -> i, j < i")
+        ->capture_default_str();
+    disc->add_option("--states", da.spec.max_states, "each variable gets 2..K states")
+        ->capture_default_str();
+    disc->add_option("--seed", da.spec.seed, "random seed")->capture_default_str();
+    disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")
+        ->required();
+    disc->add_option("--truth", da.truth, "true DAG as a TSV edge list");
+    disc->add_option("--threads", da.threads, "CPU threads (0: all)");
+    DiscreteSimArgs ba;
+    auto* bif = sim_cmd->add_subcommand("bif", "forward samples of a BIF network (e.g. bnlearn's)");
+    bif->add_option("--bif", ba.bif, "network file in BIF format")->required();
+    bif->add_option("--samples", ba.spec.n_samples, "number of samples")->required();
+    bif->add_option("--seed", ba.spec.seed, "random seed")->capture_default_str();
+    bif->add_option("--out", ba.out, "data file: .csv, .tsv/.txt (state names), .h5 (codes)")
+        ->required();
+    bif->add_option("--truth", ba.truth, "the network's DAG as a TSV edge list");
+    bif->add_option("--threads", ba.threads, "CPU threads (0: all)");
+
     std::string truth, estimate, json;
     auto* cmp = app.add_subcommand("compare", "skeleton precision/recall/F1 and CPDAG SHD of an estimate");
     cmp->add_option("--truth", truth, "true graph: edge TSV, causal-learn/Tetrad graph text or matrix")
@@ -333,6 +382,8 @@ int main(int argc, char** argv) {
             if (sa.out.empty()) throw InputError("--out is required");
             return run_simulate(sa);
         }
+        if (disc->parsed()) return run_simulate_discrete(da, false);
+        if (bif->parsed()) return run_simulate_discrete(ba, true);
         if (cmp->parsed()) return run_compare(truth, estimate, json);
         if (info->parsed()) return run_info();
     } catch (const std::exception& e) {

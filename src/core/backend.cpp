@@ -28,6 +28,24 @@ std::string to_string(BackendKind k) {
 }
 
 #if CUDAG_HAVE_CUDA
+namespace {
+
+/// Whether `kind` runs on the GPU: Cuda always (an error without a device or for the
+/// exhaustive causal-learn search), Auto when a device is visible and the policy is not
+/// exhaustive.
+bool use_gpu(BackendKind kind, const pc::TestPolicy& policy) {
+    if (kind == BackendKind::Cuda && policy.exhaustive)
+        throw InputError(
+            "--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
+    const bool gpu = kind == BackendKind::Cuda ||
+                     (kind == BackendKind::Auto && !policy.exhaustive && visible_gpus() > 0);
+    if (gpu && visible_gpus() == 0)
+        throw InputError("--backend cuda: no CUDA device is visible (" + gpu_report() + ")");
+    return gpu;
+}
+
+}  // namespace
+
 bool cuda_compiled() { return true; }
 int visible_gpus() { return cuda::device_count(); }
 std::string gpu_report() { return cuda::device_report(); }
@@ -41,14 +59,7 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const D
                                                        const pc::TestPolicy& policy, int threads,
                                                        const GpuTunables& tunables, int device) {
 #if CUDAG_HAVE_CUDA
-    if (kind == BackendKind::Cuda && policy.exhaustive)
-        throw InputError(
-            "--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
-    const bool gpu = kind == BackendKind::Cuda ||
-                     (kind == BackendKind::Auto && !policy.exhaustive && visible_gpus() > 0);
-    if (gpu) {
-        if (visible_gpus() == 0)
-            throw InputError("--backend cuda: no CUDA device is visible (" + gpu_report() + ")");
+    if (use_gpu(kind, policy)) {
         cuda::FisherTunables t;
         t.variant = tunables.variant;
         t.beta = tunables.beta;
@@ -72,11 +83,12 @@ std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const
                                                          int threads, const GpuTunables& tunables,
                                                          int device) {
     (void)tunables;
-    (void)device;
 #if CUDAG_HAVE_CUDA
-    if (kind == BackendKind::Cuda)
-        throw InputError("--backend cuda: the discrete tests run on the CPU engine only so far");
+    if (use_gpu(kind, policy)) {
+        return cuda::make_discrete_engine(data, policy, test, cuda::DiscreteTunables{}, device);
+    }
 #else
+    (void)device;
     if (kind == BackendKind::Cuda) throw NotCompiled("cuda");
 #endif
     return std::make_unique<ci::CpuDiscreteEngine>(data, policy, test, threads);

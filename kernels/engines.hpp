@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
 
@@ -65,5 +66,21 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vect
 /// The correlation matrix as make_fisher_engine computes it on the GPU, copied back
 /// (n×n, row-major). For checks and tests.
 std::vector<double> gpu_correlation(const Dataset& data, int device = 0);
+
+/// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,
+/// γ = 2, β = 1).
+struct DiscreteTunables {
+    int delta = 64;  ///< threads building one contingency table
+    int gamma = 2;   ///< tests (tables) of one pair in flight per block
+};
+
+/// Discrete (χ²/G²) skeleton engine on device `device`, gpuPC's scheme (kernels/
+/// pc_discrete.cu). Throws InputError for an exhaustive (causal-learn) policy or a single-
+/// level variable (as ci::encode_discrete), OutOfMemory when one block's tables do not fit.
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data,
+                                                         const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test,
+                                                         const DiscreteTunables& t = {},
+                                                         int device = 0);
 
 }  // namespace cudag::cuda

@@ -29,6 +29,7 @@
 #include "mpi/mpi_communicator.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
+#include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
 
 namespace {
@@ -65,7 +66,7 @@ struct PcArgs {
     std::string data, dataset, out, formats, compat = "pcalg", backend = "auto", comm = "auto";
     pc::PcConfig cfg;
     int uc_rule = -2, uc_priority = -2;
-    bool quiet = false, verbose = false;
+    bool quiet = false, verbose = false, discrete = false;
     double comm_timeout = 600.0;
 };
 
@@ -146,6 +147,33 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
     }
 }
 
+// Discrete or continuous? --discrete or a discrete --test reads labels. With neither and no
+// --test, a text table is discrete when it has a column of labels (every cell non-numeric);
+// a column mixing numbers and text stays the reader's error (a typo in continuous data).
+// README "Discrete data" documents the rule.
+Dataset read_pc_data(const PcArgs& a, Progress& progress) {
+    if (a.discrete && a.cfg.test == "fisher-z")
+        throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete || pc::is_discrete_test(a.cfg.test))
+        return io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
+    try {
+        return io::read_dataset(a.data, a.dataset);
+    } catch (const io::NonNumericCell&) {
+        if (!a.cfg.test.empty()) throw;
+        Dataset d = io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
+        std::string label_column;
+        for (std::int64_t v = 0; v < d.n_vars; ++v) {
+            const auto& lv = d.levels[v];
+            const auto numeric = std::count_if(lv.begin(), lv.end(), io::is_numeric_cell);
+            if (numeric > 0 && numeric < static_cast<std::ptrdiff_t>(lv.size())) throw;
+            if (numeric == 0 && label_column.empty()) label_column = d.names[v];
+        }
+        progress.note("column '" + label_column + "' holds labels: reading " + a.data +
+                      " as discrete data (--test chi-square)");
+        return d;
+    }
+}
+
 int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::Environment& env,
                    std::unique_ptr<mpi::Communicator>& comm) {
     std::vector<std::string> formats = split_commas(a.formats);
@@ -210,10 +238,10 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
         }
     } join_gpu_init{gpu_init};
     Dataset data;
-    mpi::run_agreed(*comm, [&] { data = io::read_dataset(a.data, a.dataset); });
+    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, progress); });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
-                  std::to_string(data.n_vars) + " variables" +
+                  std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
                   (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")"
                                     : std::string()));
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
@@ -232,7 +260,8 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
         const auto edges = io::cpdag_edges(r.cpdag);
         for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
         std::ostringstream os;
-        os << "cudag pc: " << data.n_vars << " variables, " << data.n_samples << " samples: "
+        os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
+           << data.n_samples << " samples, " << pc::resolved_test(cfg, data) << ": "
            << edges.size() << " edges (" << directed << " directed), "
            << r.levels.size() << " levels, " << r.seconds_total << " s";
         if (!a.out.empty()) {
@@ -263,6 +292,30 @@ int run_simulate(const SimArgs& a) {
     }
     std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
               << " samples, " << s.dag_edges.size() << " true edges; wrote " << a.out
+              << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
+    return 0;
+}
+
+// ---- cudag simulate discrete | bif ----------------------------------------------------
+struct DiscreteSimArgs {
+    sim::DiscreteSimSpec spec{100, 1000, 0.05, 4, 1};
+    std::string bif, out, truth;
+    int threads = 0;
+};
+
+int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
+    const sim::BayesNet net = from_bif ? sim::read_bif(a.bif) : sim::random_network(a.spec);
+    const Dataset data = sim::forward_sample(net, a.spec.n_samples, a.spec.seed, a.threads);
+    io::OutputSet outputs;
+    std::string truth_tmp;
+    if (!a.truth.empty()) truth_tmp = outputs.temp_for(a.truth);
+    io::write_dataset(data, a.out);
+    if (!a.truth.empty()) {
+        io::write_truth_tsv(data.names, net.arcs(), truth_tmp);
+        outputs.commit();
+    }
+    std::cerr << "cudag simulate: " << data.n_vars << " discrete variables x " << data.n_samples
+              << " samples, " << net.arcs().size() << " true edges; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
     return 0;
 }
@@ -316,7 +369,7 @@ int run_info() {
               << "backends: cpu" << (cuda_compiled() ? ", cuda" : "") << '\n'
               << "GPUs: " << gpu_report() << '\n'
               << "threads: " << resolve_threads(0) << " hardware threads\n"
-              << "tests: fisher-z\n";
+              << "tests: fisher-z, chi-square, g-square\n";
     return 0;
 }
 
@@ -351,7 +404,15 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--data", pa.data, "input data: CSV/TSV/whitespace text with a header row, or HDF5")
         ->required();
     pc_cmd->add_option("--dataset", pa.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
-    pc_cmd->add_option("--test", pa.cfg.test, "CI test: fisher-z")->capture_default_str();
+    pc_cmd->add_option("--test", pa.cfg.test,
+                       "CI test: fisher-z (continuous), chi-square or g-square (discrete); default: "
+                       "chi-square for discrete data, else fisher-z");
+    pc_cmd->add_flag("--discrete", pa.discrete,
+                     "read the data as discrete (integer codes or labels); implied by a discrete "
+                     "--test or a non-numeric cell");
+    pc_cmd->add_option("--dof", pa.cfg.dof,
+                       "degrees of freedom of chi-square/g-square: gpupc, pcalg or causal-learn "
+                       "(default: pcalg; causal-learn with --compat causal-learn)");
     pc_cmd->add_option("--alpha", pa.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
     pc_cmd->add_option("--max-level", pa.cfg.max_level, "largest conditioning-set size (-1: no cap)")
         ->capture_default_str();
@@ -403,6 +464,29 @@ int main(int argc, char** argv) {
     gauss->add_option("--truth", sa.truth, "true DAG as a TSV edge list (source target mark weight)");
     gauss->add_option("--threads", sa.threads, "CPU threads (0: all)");
 
+    DiscreteSimArgs da;
+    auto* disc = sim_cmd->add_subcommand("discrete", "random discrete Bayesian network, Dirichlet CPTs");
+    disc->add_option("--vars", da.spec.n_vars, "number of variables")->required();
+    disc->add_option("--samples", da.spec.n_samples, "number of samples")->required();
+    disc->add_option("--density", da.spec.density, "probability of each arc j -> i, j < i")
+        ->capture_default_str();
+    disc->add_option("--states", da.spec.max_states, "each variable gets 2..K states")
+        ->capture_default_str();
+    disc->add_option("--seed", da.spec.seed, "random seed")->capture_default_str();
+    disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")
+        ->required();
+    disc->add_option("--truth", da.truth, "true DAG as a TSV edge list");
+    disc->add_option("--threads", da.threads, "CPU threads (0: all)");
+    DiscreteSimArgs ba;
+    auto* bif = sim_cmd->add_subcommand("bif", "forward samples of a BIF network (e.g. bnlearn's)");
+    bif->add_option("--bif", ba.bif, "network file in BIF format")->required();
+    bif->add_option("--samples", ba.spec.n_samples, "number of samples")->required();
+    bif->add_option("--seed", ba.spec.seed, "random seed")->capture_default_str();
+    bif->add_option("--out", ba.out, "data file: .csv, .tsv/.txt (state names), .h5 (codes)")
+        ->required();
+    bif->add_option("--truth", ba.truth, "the network's DAG as a TSV edge list");
+    bif->add_option("--threads", ba.threads, "CPU threads (0: all)");
+
     std::string truth, estimate, json;
     auto* cmp = app.add_subcommand("compare", "skeleton precision/recall/F1 and CPDAG SHD of an estimate");
     cmp->add_option("--truth", truth, "true graph: edge TSV, causal-learn/Tetrad graph text or matrix")
@@ -434,6 +518,8 @@ int main(int argc, char** argv) {
             if (sa.out.empty()) throw InputError("--out is required");
             return run_simulate(sa);
         }
+        if (disc->parsed()) return run_simulate_discrete(da, false);
+        if (bif->parsed()) return run_simulate_discrete(ba, true);
         if (cmp->parsed()) return run_compare(truth, estimate, json);
         if (info->parsed()) return run_info();
     } catch (const mpi::PeerFailed&) {

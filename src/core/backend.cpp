@@ -107,4 +107,21 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(
     return std::make_unique<ci::CpuFisherEngine>(std::move(corr), n, n_samples, policy, threads);
 }
 
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const Dataset& data,
+                                                         const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test,
+                                                         int threads, const GpuTunables& tunables,
+                                                         int device) {
+    (void)tunables;
+#if CUDAG_HAVE_CUDA
+    if (picks_gpu(kind, policy)) {
+        return cuda::make_discrete_engine(data, policy, test, cuda::DiscreteTunables{}, device);
+    }
+#else
+    (void)device;
+    picks_gpu(kind, policy);
+#endif
+    return std::make_unique<ci::CpuDiscreteEngine>(data, policy, test, threads);
+}
+
 }  // namespace cudag

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
 
@@ -56,5 +57,13 @@ bool picks_gpu(BackendKind kind, const pc::TestPolicy& policy);
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(
     BackendKind kind, std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
     const pc::TestPolicy& policy, int threads, const GpuTunables& tunables, int device = 0);
+
+/// The discrete (χ²/G²) skeleton engine for `kind` on discrete `data`; Auto picks CUDA as
+/// make_fisher_engine does.
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const Dataset& data,
+                                                         const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test,
+                                                         int threads, const GpuTunables& tunables,
+                                                         int device = 0);
 
 }  // namespace cudag

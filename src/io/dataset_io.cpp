@@ -174,7 +174,12 @@ void write_text_dataset(const Dataset& d, const std::string& path, char delim) {
         line.clear();
         for (std::int64_t v = 0; v < d.n_vars; ++v) {
             if (v) line.push_back(delim);
-            const auto r = std::to_chars(num, num + sizeof num, d.values[v * d.n_samples + s]);
+            const double x = d.values[v * d.n_samples + s];
+            if (d.discrete()) {
+                line += text_name(d.levels[v][static_cast<std::size_t>(x)], delim);
+                continue;
+            }
+            const auto r = std::to_chars(num, num + sizeof num, x);
             line.append(num, r.ptr);
         }
         line.push_back('\n');
@@ -262,13 +267,17 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
     return d;
 }
 
-Dataset read_dataset(const std::string& path, const std::string& dataset_path) {
+Dataset read_dataset(const std::string& path, const std::string& dataset_path, TableMode mode) {
     check_readable(path);
-    if (h5::has_hdf5_signature(path)) return read_hdf5(path, dataset_path);
+    if (h5::has_hdf5_signature(path)) {
+        Dataset d = read_hdf5(path, dataset_path);
+        if (mode == TableMode::Labels) discretize(d, d.source);
+        return d;
+    }
     if (!dataset_path.empty())
         throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" +
                          dataset_path + "') applies only to HDF5 input");
-    return read_table(path);
+    return read_table(path, mode);
 }
 
 void write_dataset(const Dataset& d, const std::string& path) {

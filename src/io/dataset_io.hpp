@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/dataset.hpp"
+#include "io/table_reader.hpp"
 
 namespace cudag::io {
 
@@ -13,7 +14,10 @@ namespace cudag::io {
 /// (read_table). `dataset_path` selects the HDF5 dataset ("" = the only 2-D one); it is
 /// an error to give it for a text file. Throws InputError("cannot open 'path': ...")
 /// when the file is missing or unreadable.
-Dataset read_dataset(const std::string& path, const std::string& dataset_path = "");
+/// TableMode::Labels reads discrete data (see read_table; HDF5 values are discretised by
+/// value, see discretize).
+Dataset read_dataset(const std::string& path, const std::string& dataset_path = "",
+                     TableMode mode = TableMode::Numeric);
 
 /// Read a 2-D numeric HDF5 dataset of shape samples × variables (any integer or float
 /// type; converted to double). With `dataset_path` empty, the only 2-D numeric dataset
@@ -27,7 +31,8 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path);
 /// Write `d`, choosing the format by the extension of `path` (case-insensitive):
 /// .h5/.hdf5 → HDF5 dataset "/data" (samples × variables, float64) with a "names"
 /// attribute of variable-length UTF-8 strings; .csv → comma-separated with header;
-/// .tsv/.txt → tab-separated with header. Text numbers use the shortest representation
+/// .tsv/.txt → tab-separated with header; discrete data are written as their level labels
+/// in text and as codes in HDF5. Text numbers use the shortest representation
 /// that round-trips exactly (std::to_chars). The file is written under a temporary name
 /// and renamed into place, so `path` is either the old file or the complete new one.
 void write_dataset(const Dataset& d, const std::string& path);

@@ -46,6 +46,21 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
     {
         h5::Handle g = h5::create_group(root, "variables", where);
         h5::write_strings(g.get(), "names", r.names, where);
+        if (!r.level_labels.empty()) {
+            // Discrete data: level labels of variable v are
+            // level_labels[level_offsets[v] .. level_offsets[v+1]), code k at offset + k.
+            std::vector<std::int64_t> offsets{0};
+            std::vector<std::int32_t> cards;
+            std::vector<std::string> labels;
+            for (const auto& lv : r.level_labels) {
+                labels.insert(labels.end(), lv.begin(), lv.end());
+                offsets.push_back(static_cast<std::int64_t>(labels.size()));
+                cards.push_back(static_cast<std::int32_t>(lv.size()));
+            }
+            h5::write_array(g.get(), "cardinality", cards, {cards.size()}, where);
+            h5::write_array(g.get(), "level_offsets", offsets, {offsets.size()}, where);
+            h5::write_strings(g.get(), "level_labels", labels, where);
+        }
     }
 
     layout::write_skeleton(root, r.skeleton, where);

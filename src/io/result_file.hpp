@@ -15,6 +15,8 @@ inline constexpr const char* pc_result_format = "cudag-pc-result-1";
 ///   /                 attrs cudag_version, format ("cudag-pc-result-1"), n_samples
 ///                     (int64), n_vars (int64), seconds_total (float64)
 ///   /variables/names  vlen UTF-8 strings, n
+///   /variables/{cardinality int32 n, level_offsets int64 n+1, level_labels vlen UTF-8}
+///                     discrete data only: variable v's code k is level_labels[level_offsets[v]+k]
 ///   /skeleton/edges   int32 E×2, rows (i, j) with i < j, sorted
 ///   /cpdag/edges      int32 E×3, rows (a, b, kind): kind 0 a---b (a < b), 1 a-->b,
 ///                     2 a<->b (a < b); sorted by (a, b)

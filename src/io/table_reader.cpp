@@ -187,6 +187,7 @@ struct Line {
 
 struct FirstError {
     bool set = false;
+    bool non_numeric = false;
     std::string message;
     std::exception_ptr exception;
 };
@@ -199,6 +200,29 @@ struct Table {
     const std::vector<Line>* lines = nullptr;
     double* values = nullptr;
     std::int64_t n_samples = 0;
+};
+
+/// Hash for looking labels up by string_view without building a std::string.
+struct LabelHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+/// One parser thread's labels (TableMode::Labels): per column, label text → local id,
+/// ids assigned in order of first appearance in the thread's rows.
+struct LabelDicts {
+    std::vector<std::unordered_map<std::string, std::int32_t, LabelHash, std::equal_to<>>> ids;
+    std::vector<std::vector<std::string>> texts;  ///< per column, local id → text
+    std::size_t lo = 0, hi = 0;                   ///< the thread's data lines
+
+    std::int32_t intern(std::size_t col, std::string_view text) {
+        auto& m = ids[col];
+        if (auto it = m.find(text); it != m.end()) return it->second;
+        const auto id = static_cast<std::int32_t>(texts[col].size());
+        texts[col].emplace_back(text);
+        m.emplace(texts[col].back(), id);
+        return id;
+    }
 };
 
 std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell status,
@@ -227,7 +251,8 @@ std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell s
 }
 
 /// Parse data lines [lo, hi) into t.values; stop at the first bad line.
-void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err) {
+void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
+                LabelDicts* labels) {
     try {
         const std::size_t n_vars = t.names->size();
         std::vector<std::string_view> fields;
@@ -249,9 +274,17 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err)
             for (std::size_t v = 0; v < n_vars; ++v) {
                 const std::string_view text = cell_text(fields[v]);
                 double x = 0.0;
-                const Cell status = parse_number(text, x);
+                Cell status = Cell::Ok;
+                if (!labels) {
+                    status = parse_number(text, x);
+                } else if (text.empty() || is_missing_token(text)) {
+                    status = Cell::Missing;
+                } else {
+                    x = labels->intern(v, text);
+                }
                 if (status != Cell::Ok) {
                     err.set = true;
+                    err.non_numeric = status == Cell::NonNumeric;
                     err.message = cell_error(t, line.row, v, status, text);
                     return;
                 }
@@ -262,6 +295,73 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err)
     } catch (...) {
         err.set = true;
         err.exception = std::current_exception();
+    }
+}
+
+/// Shortest text that reads back as x.
+std::string number_label(double x) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, r.ptr);
+}
+
+std::string too_many_levels(const std::string& where, const std::string& name, std::int64_t v,
+                            std::size_t levels) {
+    return where + ": column " + std::to_string(v + 1) + " '" + name + "' has " +
+           std::to_string(levels) + " distinct values; a discrete variable may have at most " +
+           std::to_string(kMaxLevels) + " levels (is it continuous?)";
+}
+
+/// Column `col` (m values) → codes of its distinct values in increasing order.
+void discretize_column(double* col, std::int64_t m, std::vector<std::string>& levels,
+                       const std::string& where, const std::string& name, std::int64_t v) {
+    std::vector<double> distinct(col, col + m);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    if (static_cast<std::int64_t>(distinct.size()) > kMaxLevels)
+        throw InputError(too_many_levels(where, name, v, distinct.size()));
+    for (std::int64_t k = 0; k < m; ++k)
+        col[k] = static_cast<double>(
+            std::lower_bound(distinct.begin(), distinct.end(), col[k]) - distinct.begin());
+    levels.clear();
+    for (double x : distinct) levels.push_back(number_label(x));
+}
+
+/// TableMode::Labels: the parser threads stored local label ids; give each column its
+/// codes (numeric order when every label is a number, else byte order) and rewrite the
+/// values.
+void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
+    d.levels.assign(static_cast<std::size_t>(d.n_vars), {});
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        double* col = d.column(v);
+        bool numeric = true;
+        for (const LabelDicts& t : labels)
+            for (const std::string& text : t.texts[v]) numeric = numeric && is_numeric_cell(text);
+        if (numeric) {
+            // Local id → number, then the numeric discretisation.
+            for (const LabelDicts& t : labels)
+                for (std::size_t k = t.lo; k < t.hi; ++k) {
+                    double x = 0.0;
+                    parse_number(t.texts[v][static_cast<std::size_t>(col[k])], x);
+                    col[k] = x;
+                }
+            discretize_column(col, d.n_samples, d.levels[v], d.source, d.names[v], v);
+            continue;
+        }
+        std::vector<std::string> all;
+        for (const LabelDicts& t : labels) all.insert(all.end(), t.texts[v].begin(), t.texts[v].end());
+        std::sort(all.begin(), all.end());
+        all.erase(std::unique(all.begin(), all.end()), all.end());
+        if (static_cast<std::int64_t>(all.size()) > kMaxLevels)
+            throw InputError(too_many_levels(d.source, d.names[v], v, all.size()));
+        for (const LabelDicts& t : labels) {
+            std::vector<double> code(t.texts[v].size());
+            for (std::size_t id = 0; id < code.size(); ++id)
+                code[id] = static_cast<double>(
+                    std::lower_bound(all.begin(), all.end(), t.texts[v][id]) - all.begin());
+            for (std::size_t k = t.lo; k < t.hi; ++k) col[k] = code[static_cast<std::size_t>(col[k])];
+        }
+        d.levels[v] = std::move(all);
     }
 }
 
@@ -296,7 +396,7 @@ char sniff_delimiter(std::string_view header, std::string_view first_data) {
     return best;
 }
 
-Dataset parse_table(std::string_view text, const std::string& path) {
+Dataset parse_table(std::string_view text, const std::string& path, TableMode mode) {
     if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
         text.remove_prefix(3);  // UTF-8 byte-order mark
 
@@ -376,30 +476,52 @@ Dataset parse_table(std::string_view text, const std::string& path) {
         n_threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
     n_threads = std::min(n_threads, lines.size());
     std::vector<FirstError> errors(n_threads);
+    std::vector<LabelDicts> labels(mode == TableMode::Labels ? n_threads : 0);
+    for (std::size_t w = 0; w < labels.size(); ++w) {
+        labels[w].ids.resize(names.size());
+        labels[w].texts.resize(names.size());
+        labels[w].lo = lines.size() * w / n_threads;
+        labels[w].hi = lines.size() * (w + 1) / n_threads;
+    }
+    auto dicts = [&labels](std::size_t w) { return labels.empty() ? nullptr : &labels[w]; };
     if (n_threads == 1) {
-        parse_rows(t, 0, lines.size(), errors[0]);
+        parse_rows(t, 0, lines.size(), errors[0], dicts(0));
     } else {
         std::vector<std::thread> pool;
         pool.reserve(n_threads);
         for (std::size_t w = 0; w < n_threads; ++w) {
             const std::size_t lo = lines.size() * w / n_threads;
             const std::size_t hi = lines.size() * (w + 1) / n_threads;
-            pool.emplace_back(parse_rows, std::cref(t), lo, hi, std::ref(errors[w]));
+            pool.emplace_back(parse_rows, std::cref(t), lo, hi, std::ref(errors[w]), dicts(w));
         }
         for (std::thread& th : pool) th.join();
     }
     for (const FirstError& e : errors) {
         if (!e.set) continue;
         if (e.exception) std::rethrow_exception(e.exception);
+        if (e.non_numeric) throw NonNumericCell(e.message);
         throw InputError(e.message);
     }
 
     d.names = std::move(names);
     d.source = path;
+    if (mode == TableMode::Labels) apply_labels(d, labels);
     return d;
 }
 
-Dataset read_table(const std::string& path) {
+bool is_numeric_cell(std::string_view text) {
+    double x = 0.0;
+    return parse_number(text, x) == Cell::Ok;
+}
+
+void discretize(Dataset& d, const std::string& where) {
+    if (d.discrete()) return;
+    d.levels.assign(static_cast<std::size_t>(d.n_vars), {});
+    for (std::int64_t v = 0; v < d.n_vars; ++v)
+        discretize_column(d.column(v), d.n_samples, d.levels[v], where, d.names[v], v);
+}
+
+Dataset read_table(const std::string& path, TableMode mode) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError("cannot open '" + path + "': Is a directory");
@@ -418,7 +540,7 @@ Dataset read_table(const std::string& path) {
     const int saved = errno;
     std::fclose(f);
     if (failed) throw InputError("cannot read '" + path + "': " + std::strerror(saved));
-    return parse_table(text, path);
+    return parse_table(text, path, mode);
 }
 
 }  // namespace cudag::io

@@ -3,11 +3,29 @@
 #pragma once
 
 #include <string>
+#include <cstdint>
 #include <string_view>
 
 #include "core/dataset.hpp"
+#include "core/error.hpp"
 
 namespace cudag::io {
+
+/// How a text table's cells are read.
+enum class TableMode {
+    Numeric,  ///< every cell a number (continuous data)
+    Labels,   ///< every cell a level label: integer codes or strings (discrete data)
+};
+
+/// The InputError read_table throws in TableMode::Numeric for a cell that is not a number
+/// (nor a missing-value token): callers auto-detecting discrete data catch it.
+class NonNumericCell : public InputError {
+public:
+    using InputError::InputError;
+};
+
+/// Most levels a discrete variable may have (codes fit one byte).
+inline constexpr std::int64_t kMaxLevels = 256;
 
 /// Read a text table: a header row of variable names, then one row per sample.
 ///
@@ -20,11 +38,27 @@ namespace cudag::io {
 /// (inf), a non-numeric cell, an empty or duplicate column name. Large files are parsed
 /// by several threads; the error reported is always the first one in file order.
 /// Dataset::source is `path`.
-Dataset read_table(const std::string& path);
+///
+/// TableMode::Labels reads discrete data: every cell is a label (missing tokens are still
+/// errors). A column whose labels all parse as numbers gets codes in increasing numeric
+/// order ("2", "10" → 0, 1; "1" and "1.0" are one level, labelled "1"); any other column
+/// gets codes in byte order of its labels. Dataset::levels holds the labels; a column with
+/// more than kMaxLevels levels is an InputError naming it.
+Dataset read_table(const std::string& path, TableMode mode = TableMode::Numeric);
 
 /// read_table on text already in memory; `path` is only used in messages and as
 /// Dataset::source.
-Dataset parse_table(std::string_view text, const std::string& path);
+Dataset parse_table(std::string_view text, const std::string& path,
+                    TableMode mode = TableMode::Numeric);
+
+/// Turn continuous-typed data (e.g. read from HDF5) into discrete data in place: each
+/// column's distinct values, in increasing order, become codes 0..r-1 and their shortest
+/// round-trip text becomes the level label. `where` names the source in errors (more than
+/// kMaxLevels levels). A no-op when `d` is already discrete.
+void discretize(Dataset& d, const std::string& where);
+
+/// Does the text of a table cell parse as a finite number (the Numeric mode's rule)?
+bool is_numeric_cell(std::string_view text);
 
 /// Pick the delimiter of a table from its header line and first data line (either may
 /// be empty). Returns ',', '\t' or ';' when that character splits both lines into the

@@ -40,6 +40,8 @@ struct PairP {
 /// optional text formats (io/writers).
 struct PcResult {
     std::vector<std::string> names;  ///< variable names, input order
+    /// Discrete data: each variable's level labels in code order (empty otherwise).
+    std::vector<std::vector<std::string>> level_labels;
     Graph skeleton;
     SepSets sepsets;
     Pdag cpdag;

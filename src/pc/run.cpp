@@ -16,9 +16,59 @@ namespace cudag::pc {
 
 std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-learn" : "pcalg"; }
 
+bool is_discrete_test(const std::string& test) { return test == "chi-square" || test == "g-square"; }
+
+std::string resolved_test(const PcConfig& cfg, const Dataset& data) {
+    if (!cfg.test.empty()) return cfg.test;
+    return data.discrete() ? "chi-square" : "fisher-z";
+}
+
+namespace {
+
+ci::DiscreteTestSpec discrete_spec(const PcConfig& cfg, const std::string& test) {
+    ci::DiscreteTestSpec spec;
+    spec.stat = test == "g-square" ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
+    const std::string dof =
+        cfg.dof.empty() ? (cfg.compat == Compat::CausalLearn ? "causal-learn" : "pcalg") : cfg.dof;
+    if (dof == "gpupc")
+        spec.dof = ci::DofRule::Gpupc;
+    else if (dof == "pcalg")
+        spec.dof = ci::DofRule::Pcalg;
+    else if (dof == "causal-learn")
+        spec.dof = ci::DofRule::CausalLearn;
+    else
+        throw InputError("unknown --dof '" + dof + "' (available: gpupc, pcalg, causal-learn)");
+    return spec;
+}
+
+const char* dof_name(ci::DofRule r) {
+    switch (r) {
+        case ci::DofRule::Gpupc: return "gpupc: (rx-1)(ry-1)|S|";
+        case ci::DofRule::Pcalg: return "pcalg: (rx-1)(ry-1)|S|, p = 1 when n < 10 df";
+        case ci::DofRule::CausalLearn:
+            return "causal-learn: sum over non-empty strata of (seen rx - 1)(seen ry - 1), p = 1 "
+                   "when df = 0";
+    }
+    return "?";
+}
+
+}  // namespace
+
 void validate(const PcConfig& cfg, const Dataset& data) {
-    if (cfg.test != "fisher-z")
-        throw InputError("unknown --test '" + cfg.test + "' (available: fisher-z)");
+    const std::string test = resolved_test(cfg, data);
+    if (test != "fisher-z" && !is_discrete_test(test))
+        throw InputError("unknown --test '" + test + "' (available: fisher-z, chi-square, g-square)");
+    if (is_discrete_test(test) && !data.discrete())
+        throw InputError(data.source + ": --test " + test +
+                         " needs discrete data (read the file with --discrete)");
+    if (test == "fisher-z" && data.discrete())
+        throw InputError(data.source + ": fisher-z needs continuous data, but the data were read "
+                         "as discrete; use --test chi-square or g-square");
+    if (!cfg.dof.empty()) {
+        if (!is_discrete_test(test))
+            throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
+        discrete_spec(cfg, test);
+    }
     if (!(cfg.alpha > 0.0 && cfg.alpha < 1.0)) {
         std::ostringstream os;
         os << "--alpha must be in (0, 1), got " << cfg.alpha;
@@ -38,6 +88,7 @@ void validate(const PcConfig& cfg, const Dataset& data) {
     if (data.n_vars < 2)
         throw InputError(data.source + ": PC needs at least 2 variables, found " +
                          std::to_string(data.n_vars));
+    if (data.discrete()) return;
     // Fisher-z at level l needs m - l - 3 > 0.
     if (data.n_samples < 4)
         throw InputError(data.source + ": " + std::to_string(data.n_samples) +
@@ -101,19 +152,32 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const auto t0 = std::chrono::steady_clock::now();
     const int threads = resolve_threads(cfg.threads);
 
+    const std::string test = resolved_test(cfg, data);
+    const bool discrete = is_discrete_test(test);
     SkeletonOptions sk;
     sk.policy.alpha = cfg.alpha;
     sk.policy.strict = cfg.compat == Compat::CausalLearn;
     sk.policy.exhaustive = cfg.compat == Compat::CausalLearn;
     sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
     sk.max_level = cfg.max_level;
-    sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
-    sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
+    if (!discrete) {
+        sk.max_supported_level =
+            static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
+        sk.supported_level_reason =
+            data.source + " has " + std::to_string(data.n_samples) + " samples";
+    }
+    ci::DiscreteTestSpec spec;
+    if (discrete) spec = discrete_spec(cfg, test);
 
     std::unique_ptr<SkeletonEngine> engine_ptr;
     bool gpu = false;
     mpi::run_agreed(comm, [&] { gpu = picks_gpu(cfg.backend, sk.policy); });
-    if (comm.size() > 1 && !gpu) {
+    if (discrete) {
+        mpi::run_agreed(comm, [&] {
+            engine_ptr = make_discrete_engine(cfg.backend, data, sk.policy, spec, threads, cfg.gpu,
+                                              cfg.device);
+        });
+    } else if (comm.size() > 1 && !gpu) {
         // CPU ranks compute the correlation matrix together (bit-identical to one rank's).
         std::vector<double> corr;
         mpi::run_agreed(comm, [&] { ci::check_no_constant_columns(data); });
@@ -177,6 +241,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 
     PcResult r;
     r.names = data.names;
+    r.level_labels = data.levels;
     r.n_samples = data.n_samples;
     note("skeleton:", seconds_since(t_skel));
     const auto t_orient = std::chrono::steady_clock::now();
@@ -196,7 +261,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     alpha.precision(17);
     alpha << cfg.alpha;
     c.emplace_back("algorithm", "pc-stable");
-    c.emplace_back("test", cfg.test);
+    c.emplace_back("test", test);
+    if (discrete) c.emplace_back("dof_rule", dof_name(spec.dof));
     c.emplace_back("alpha", alpha.str());
     c.emplace_back("max_level", std::to_string(cfg.max_level));
     c.emplace_back("compat", to_string(cfg.compat));

@@ -19,7 +19,12 @@ enum class Compat { Pcalg, CausalLearn };
 
 /// A PC run's configuration (the CLI's `cudag pc` options).
 struct PcConfig {
-    std::string test = "fisher-z";
+    /// "fisher-z" (continuous data), "chi-square" or "g-square" (discrete data); empty:
+    /// chosen by the data (fisher-z when continuous, chi-square when discrete).
+    std::string test;
+    /// Degrees-of-freedom rule of the discrete tests: "gpupc", "pcalg" or "causal-learn"
+    /// (see ci::DofRule); empty: causal-learn under Compat::CausalLearn, else pcalg.
+    std::string dof;
     double alpha = 0.01;
     int max_level = -1;  ///< -1: no cap
     int threads = 0;     ///< 0: all hardware threads
@@ -50,7 +55,13 @@ struct PcConfig {
 /// Validate a configuration against a data set; throws InputError on the first problem.
 void validate(const PcConfig& cfg, const Dataset& data);
 
-/// Run PC-stable on `data`. Fills every PcResult field except `config`
+/// The test a run of `cfg` on `data` uses (PcConfig::test, or the data's default).
+std::string resolved_test(const PcConfig& cfg, const Dataset& data);
+
+/// Whether `test` is one of the discrete (contingency-table) tests.
+bool is_discrete_test(const std::string& test);
+
+/// Run PC-stable on `data` (continuous data with Fisher-z, discrete data with χ²/G²). Fills every PcResult field except `config`
 /// provenance entries the caller adds (input path, command line).
 PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 

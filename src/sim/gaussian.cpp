@@ -17,12 +17,6 @@ namespace {
 
 using Edge = std::tuple<std::int32_t, std::int32_t, double>;
 
-/// Parents of one variable with their weights, in increasing parent order.
-struct Parents {
-    std::vector<std::int32_t> nodes;
-    std::vector<double> weights;
-};
-
 void validate(const GaussianSimSpec& spec) {
     CUDAG_EXPECTS(spec.n_vars >= 1,
                   "simulate: n_vars must be at least 1, got " + std::to_string(spec.n_vars));
@@ -37,30 +31,6 @@ void validate(const GaussianSimSpec& spec) {
                   "simulate: density must lie in [0, 1], got " + std::to_string(spec.density));
     CUDAG_EXPECTS(spec.n_vars <= std::numeric_limits<std::int64_t>::max() / 8 / spec.n_samples,
                   "simulate: n_vars * n_samples is too large");
-}
-
-/// Row i of A: each j < i is a parent with probability d. Successes of a Bernoulli(d)
-/// sequence are separated by Geometric(d) gaps: P(gap >= k) = (1-d)^k, drawn as
-/// floor(ln(1-u) / ln(1-d)), so a sparse row costs O(parents) instead of O(i).
-Parents draw_parents(std::uint64_t seed, std::int64_t i, double d) {
-    Parents p;
-    if (d <= 0.0 || i == 0) return p;
-    CounterRng rng(seed, graph_stream(i));
-    const double log_q = std::log1p(-d);  // -inf when d == 1: every gap is 0
-    std::int64_t j = -1;
-    for (;;) {
-        if (d >= 1.0) {
-            ++j;
-        } else {
-            const double gap = std::floor(std::log1p(-rng.uniform()) / log_q);
-            if (gap >= static_cast<double>(i - 1 - j)) break;
-            j += 1 + static_cast<std::int64_t>(gap);
-        }
-        if (j >= i) break;
-        p.nodes.push_back(static_cast<std::int32_t>(j));
-        p.weights.push_back(0.1 + 0.9 * rng.uniform());
-    }
-    return p;
 }
 
 /// Fills samples [s0, s1) of every variable, variable by variable so that parent columns are
@@ -104,6 +74,29 @@ void simulate_block(const GaussianSimSpec& spec, const std::vector<Parents>& par
 }
 
 }  // namespace
+
+// Successes of a Bernoulli(d) sequence are separated by Geometric(d) gaps: P(gap >= k) =
+// (1-d)^k, drawn as floor(ln(1-u) / ln(1-d)), so a sparse row costs O(parents), not O(i).
+Parents draw_parents(std::uint64_t seed, std::int64_t i, double d) {
+    Parents p;
+    if (d <= 0.0 || i == 0) return p;
+    CounterRng rng(seed, graph_stream(i));
+    const double log_q = std::log1p(-d);  // -inf when d == 1: every gap is 0
+    std::int64_t j = -1;
+    for (;;) {
+        if (d >= 1.0) {
+            ++j;
+        } else {
+            const double gap = std::floor(std::log1p(-rng.uniform()) / log_q);
+            if (gap >= static_cast<double>(i - 1 - j)) break;
+            j += 1 + static_cast<std::int64_t>(gap);
+        }
+        if (j >= i) break;
+        p.nodes.push_back(static_cast<std::int32_t>(j));
+        p.weights.push_back(0.1 + 0.9 * rng.uniform());
+    }
+    return p;
+}
 
 double gaussian_noise(std::uint64_t seed, std::int64_t sample, std::int64_t var) {
     double z0 = 0.0;

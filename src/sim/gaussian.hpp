@@ -28,6 +28,16 @@ struct GaussianSim {
     std::vector<std::tuple<std::int32_t, std::int32_t, double>> dag_edges;
 };
 
+/// Parents of one variable with their weights, in increasing parent order.
+struct Parents {
+    std::vector<std::int32_t> nodes;
+    std::vector<double> weights;
+};
+
+/// Row i of A: each j < i is a parent with probability d, with a Uniform[0.1, 1] weight,
+/// drawn from the Philox stream (seed, graph_stream(i)).
+Parents draw_parents(std::uint64_t seed, std::int64_t i, double d);
+
 /// Simulates cuPC's generator. A is lower triangular: A[i, j] for j < i is nonzero with
 /// probability d, independently per pair, and then holds a Uniform[0.1, 1] weight (j -> i).
 /// Each sample is V_i = N_i + Σ_{j<i} A[i, j] V_j for i = 0..n-1 (parents added in increasing

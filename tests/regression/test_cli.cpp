@@ -207,3 +207,36 @@ TEST_F(Cli, UnwritableOutput) {
     const auto p = write("ok.csv", chain_csv());
     expect_error("pc --data " + p.string() + " --out " + (dir_ / "no/such/dir/r.h5").string(), "no/such/dir");
 }
+
+// ---- discrete data ---------------------------------------------------------------------
+
+TEST_F(Cli, LabelColumnsAreReadAsDiscrete) {
+    std::string text = "x,y,z\n";
+    for (int k = 0; k < 200; ++k)
+        text += std::string(k % 2 ? "yes" : "no") + "," + (k % 2 ? "hi" : "lo") + "," +
+                std::to_string(k % 3) + "\n";
+    const auto p = write("labels.csv", text);
+    const CliRun r = run("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string());
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("discrete"), std::string::npos) << r.err;
+    // Integer codes need --discrete or a discrete test; --test fisher-z keeps the cell error.
+    expect_error("pc --data " + p.string() + " --test fisher-z", "non-numeric value 'no'");
+}
+
+TEST_F(Cli, DiscreteSingleLevelAndBadDof) {
+    const auto p = write("one.csv", "a,b,c\n0,1,5\n1,1,6\n0,1,5\n1,1,6\n");
+    expect_error("pc --data " + p.string() + " --test g-square", "variable 'b' (column 2) has a single level");
+    expect_error("pc --data " + p.string() + " --discrete --dof nope", "unknown --dof 'nope'");
+    expect_error("pc --data " + p.string() + " --discrete --test fisher-z", "contradicts");
+}
+
+TEST_F(Cli, SimulateDiscreteIsDeterministic) {
+    const std::string a = (dir_ / "a.csv").string(), b = (dir_ / "b.csv").string();
+    const std::string args = " --vars 30 --samples 500 --density 0.1 --states 4 --seed 5 --threads ";
+    EXPECT_EQ(run("simulate discrete" + args + "1 --out " + a).code, 0);
+    EXPECT_EQ(run("simulate discrete" + args + "3 --out " + b + " --truth " + (dir_ / "t.tsv").string()).code, 0);
+    EXPECT_EQ(slurp(a), slurp(b));
+    const CliRun r = run("pc --data " + a + " --test chi-square --dof gpupc --out " +
+                         (dir_ / "r.h5").string() + " --format edges,json,cl");
+    EXPECT_EQ(r.code, 0) << r.err;
+}

@@ -23,6 +23,8 @@
 #include "cudag/config.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
+#include "support/gpu.hpp"
+#include "support/skeleton_compare.hpp"
 
 #if CUDAG_HAVE_CUDA
 #include "kernels/combination_walk.hpp"
@@ -31,91 +33,19 @@
 #endif
 
 using namespace cudag;
+using cudag::test::close;
+using cudag::test::same_result;
 
 namespace {
 
-#if CUDAG_HAVE_CUDA
-bool have_gpu() { return cuda::device_count() > 0; }
-#endif
-
-// GTEST_SKIP returns from the test body, so it is a macro here too.
-#if CUDAG_HAVE_CUDA
-#define CUDAG_REQUIRE_GPU()                                                                \
-    do {                                                                                   \
-        if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible: " << cuda::device_report(); \
-    } while (0)
-#else
-#define CUDAG_REQUIRE_GPU() GTEST_SKIP() << "this build has no CUDA (CUDAG_HAVE_CUDA is 0)"
-#endif
 
 #if CUDAG_HAVE_CUDA
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using test::seconds_since;
 
 /// cuPC's generator with about `degree` neighbours per variable (d = degree / (n-1)).
 Dataset simulate(std::int64_t n, std::int64_t m, double degree, std::uint64_t seed) {
     sim::GaussianSimSpec spec{n, m, std::min(1.0, degree / static_cast<double>(n - 1)), seed};
     return sim::simulate_gaussian(spec, 0).data;
-}
-
-/// Relative closeness; p-values below 1e-300 (subnormal range, where erfc keeps few
-/// significant bits) compare absolutely.
-bool close(double a, double b, double rel) {
-    if (a == b) return true;
-    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) + 1e-300;
-}
-
-/// Skeleton and separating sets exactly, pMax within `rel`, same per-level removals.
-testing::AssertionResult same_result(const pc::SkeletonResult& got, const pc::SkeletonResult& want,
-                                     double rel) {
-    if (!(got.skeleton == want.skeleton)) {
-        for (std::int64_t i = 0; i < want.skeleton.n(); ++i)
-            for (std::int64_t j = i + 1; j < want.skeleton.n(); ++j)
-                if (got.skeleton.has(i, j) != want.skeleton.has(i, j))
-                    return testing::AssertionFailure()
-                           << "edge " << i << "-" << j << ": gpu " << got.skeleton.has(i, j)
-                           << ", cpu " << want.skeleton.has(i, j);
-        return testing::AssertionFailure() << "skeletons differ";
-    }
-    if (!(got.sepsets == want.sepsets)) {
-        for (const auto& [k, s] : want.sepsets.all()) {
-            if (!got.sepsets.has(k.first, k.second))
-                return testing::AssertionFailure() << "gpu has no sepset for " << k.first << "-" << k.second;
-            if (got.sepsets.get(k.first, k.second) != s) {
-                auto out = testing::AssertionFailure();
-                out << "sepset of " << k.first << "-" << k.second << ": gpu {";
-                for (auto v : got.sepsets.get(k.first, k.second)) out << v << ' ';
-                out << "} cpu {";
-                for (auto v : s) out << v << ' ';
-                return out << "}";
-            }
-        }
-        return testing::AssertionFailure() << "gpu has " << got.sepsets.size() << " sepsets, cpu "
-                                           << want.sepsets.size();
-    }
-    if (got.pmax.size() != want.pmax.size())
-        return testing::AssertionFailure() << "pmax: gpu " << got.pmax.size() << " pairs, cpu "
-                                           << want.pmax.size();
-    for (std::size_t k = 0; k < want.pmax.size(); ++k) {
-        const pc::PairP& a = got.pmax[k];
-        const pc::PairP& b = want.pmax[k];
-        if (a.i != b.i || a.j != b.j)
-            return testing::AssertionFailure() << "pmax pair " << k << ": gpu " << a.i << "-" << a.j
-                                               << ", cpu " << b.i << "-" << b.j;
-        if (!close(a.p, b.p, rel))
-            return testing::AssertionFailure() << "pmax of " << a.i << "-" << a.j << ": gpu " << a.p
-                                               << ", cpu " << b.p;
-    }
-    if (got.levels.size() != want.levels.size())
-        return testing::AssertionFailure() << "gpu ran " << got.levels.size() << " levels, cpu "
-                                           << want.levels.size();
-    for (std::size_t l = 0; l < want.levels.size(); ++l)
-        if (got.levels[l].removed != want.levels[l].removed)
-            return testing::AssertionFailure() << "level " << l << ": gpu removed "
-                                               << got.levels[l].removed << ", cpu "
-                                               << want.levels[l].removed;
-    return testing::AssertionSuccess();
 }
 
 /// LevelOutput entries [e0, e1): flags and sets exactly, pmax within `rel`. An entry

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUDA discrete (χ²/G²) skeleton engine: implements pc::SkeletonEngine with the kernel of
+// pc_discrete.cu (gpuPC scheme). The codes (one byte per value) and the cardinalities live
+// on the device; each level uploads its snapshot and work items.
+//
+// Results equal the CPU engine's (ci::CpuDiscreteEngine): the same kept pairs at level 0
+// and, at each level l >= 1, the same separated entries, lexicographically smallest
+// separating sets and pMax, up to the last bits of p (the CPU sums a stratum over its
+// observed cells, the GPU over the dense table; the order of additions differs). Test
+// counts are the tests the GPU ran (at levels >= 1 usually more than the CPU's).
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ci/cpu_discrete_engine.hpp"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "cuda_check.cuh"
+#include "device_memory.cuh"
+#include "engines.hpp"
+#include "pc_discrete.cuh"
+
+namespace cudag::cuda {
+namespace {
+
+using u64 = unsigned long long;
+constexpr u64 kNoRank = ULLONG_MAX;
+constexpr std::size_t kSharedLimit = 48 * 1024;
+constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
+constexpr int kMaxLevel = 64;  // = the kernel's local array size
+
+class CudaDiscreteEngine final : public pc::SkeletonEngine {
+public:
+    CudaDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy,
+                       const ci::DiscreteTestSpec& test, const DiscreteTunables& t, int device)
+        : device_(device), policy_(policy), test_(test), tun_(t), cards_(codes.cards),
+          n_(codes.n_vars), m_(codes.n_samples),
+          cpu_(codes, policy, test, 1) {
+        CUDAG_EXPECTS(tun_.delta >= 1 && tun_.gamma >= 1 && tun_.delta * tun_.gamma <= 1024,
+                      "cuda discrete: need delta, gamma >= 1 and delta * gamma <= 1024");
+        DeviceGuard guard(device_);
+        stream_ = std::make_unique<Stream>();
+        codes_.resize_discard(codes.codes.size());
+        codes_.upload(codes.codes.data(), codes.codes.size(), stream());
+        dcards_.resize_discard(cards_.size());
+        dcards_.upload(cards_.data(), cards_.size(), stream());
+        tests_.resize_discard(1);
+        stream_->synchronize();
+    }
+
+    ~CudaDiscreteEngine() override {
+        try {
+            DeviceGuard guard(device_);
+            cudaStreamSynchronize(stream_->get());
+            codes_.release(); dcards_.release(); offsets_.release(); nbrs_.release();
+            items_.release(); best_.release(); pmax_.release(); p_.release();
+            tests_.release(); scratch_.release();
+            stream_.reset();
+        } catch (...) {
+        }
+    }
+
+    std::string name() const override { return "cuda"; }
+    std::int64_t n_vars() const override { return n_; }
+
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                pc::Level0Output& out) override {
+        DeviceGuard guard(device_);
+        std::vector<int2> items;
+        std::int64_t words = 0;
+        for (std::int64_t i = row_begin; i < row_end; ++i)
+            for (std::int64_t j = i + 1; j < n_; ++j) {
+                items.push_back(make_int2(static_cast<int>(i), static_cast<int>(j)));
+                words = std::max<std::int64_t>(words, std::int64_t(cards_[i]) * cards_[j] + cards_[i] + cards_[j]);
+            }
+        if (items.empty()) return;
+        DiscreteLevelArgs a = args(0, items, words);
+        p_.resize_discard(items.size());
+        a.p_out = p_.data();
+        launch(a);
+        std::vector<double> p(items.size());
+        p_.download(p.data(), p.size(), stream());
+        u64 tests = 0;
+        tests_.download(&tests, 1, stream());
+        stream_->synchronize();
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            const std::int64_t i = items[k].x, j = items[k].y;
+            if (dense) out.dense_p[i * n_ - i * (i + 1) / 2 + (j - i - 1)] = p[k];
+            if (policy_.independent(p[k])) continue;
+            g.add(i, j);
+            if (!dense) out.kept_p.push_back({items[k].x, items[k].y, p[k]});
+        }
+        out.tests += static_cast<std::int64_t>(tests);
+    }
+
+    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
+                   pc::LevelOutput& out) override {
+        CUDAG_EXPECTS(level <= kMaxLevel, "cuda discrete: levels above 64 are not supported");
+        DeviceGuard guard(device_);
+        std::vector<int2> items;
+        std::int64_t words = 0;
+        for (std::int64_t i = row_begin; i < row_end; ++i) {
+            const std::int64_t d = snap.degree(i);
+            if (d - 1 < level) continue;
+            for (std::int64_t q = 0; q < d; ++q) items.push_back(make_int2(static_cast<int>(i), static_cast<int>(q)));
+            words = std::max(words, row_words(snap, i, level));
+        }
+        if (items.empty()) return;
+        const std::size_t entries = snap.nbrs.size();
+        offsets_.resize_discard(snap.offsets.size());
+        offsets_.upload(snap.offsets.data(), snap.offsets.size(), stream());
+        nbrs_.resize_discard(entries);
+        nbrs_.upload(snap.nbrs.data(), entries, stream());
+        best_.resize_discard(entries);
+        best_.fill_bytes(0xff, stream());
+        pmax_.resize_discard(entries);
+        pmax_.fill_bytes(0, stream());
+        p_.resize_discard(entries);
+        DiscreteLevelArgs a = args(level, items, words);
+        a.offsets = offsets_.data();
+        a.nbrs = nbrs_.data();
+        a.best = best_.data();
+        a.pmax = pmax_.data();
+        a.p_out = p_.data();
+        launch(a);
+        a.winner_pass = true;
+        launch(a);
+        std::vector<u64> best(entries), pmax(entries);
+        std::vector<double> pwin(entries);
+        best_.download(best.data(), entries, stream());
+        pmax_.download(pmax.data(), entries, stream());
+        p_.download(pwin.data(), entries, stream());
+        u64 tests = 0;
+        tests_.download(&tests, 1, stream());
+        stream_->synchronize();
+        std::vector<int> c(static_cast<std::size_t>(level));
+        for (const int2& it : items) {
+            const std::int64_t e0 = snap.offsets[it.x], e = e0 + it.y;
+            const int d = static_cast<int>(snap.degree(it.x));
+            out.flags[e] = pc::kTested;
+            if (best[e] == kNoRank) {
+                out.pmax[e] = std::bit_cast<double>(static_cast<std::uint64_t>(pmax[e]));
+                continue;
+            }
+            out.flags[e] |= pc::kSeparated;
+            out.pmax[e] = pwin[e];
+            combination_unrank(static_cast<std::int64_t>(best[e]), level, d - 1, c.data());
+            out.sets[e].resize(static_cast<std::size_t>(level));
+            for (int t = 0; t < level; ++t) out.sets[e][t] = snap.nbrs[e0 + c[t] + (c[t] >= it.y)];
+        }
+        out.tests += static_cast<std::int64_t>(tests);
+    }
+
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
+        return cpu_.p_value(i, j, s);
+    }
+
+private:
+    cudaStream_t stream() const { return stream_->get(); }
+
+    /// Upper bound of one group's table words for row i at level l: r_i · r_max · (product
+    /// of the l largest neighbour cards) cells plus the strata's marginals.
+    std::int64_t row_words(const Adjacency& snap, std::int64_t i, int l) const {
+        std::vector<std::int64_t> nc;
+        for (std::int64_t e = snap.offsets[i]; e < snap.offsets[i + 1]; ++e) nc.push_back(cards_[snap.nbrs[e]]);
+        std::sort(nc.rbegin(), nc.rend());
+        double prod = 1;
+        for (int t = 0; t < l; ++t) prod *= static_cast<double>(nc[t]);
+        const double ri = cards_[i], rmax = static_cast<double>(nc[0]);
+        const double words = prod * ri * rmax + prod * (ri + rmax);
+        if (words > 1e9)
+            throw InputError("cuda discrete: a level-" + std::to_string(l) + " contingency table of variable " +
+                             std::to_string(i + 1) + " would need " + std::to_string(words * 4 / 1e9) +
+                             " GB; use --backend cpu (its tables grow with the samples only)");
+        return static_cast<std::int64_t>(words);
+    }
+
+    DiscreteLevelArgs args(int level, const std::vector<int2>& items, std::int64_t words) {
+        items_.resize_discard(items.size());
+        items_.upload(items.data(), items.size(), stream());
+        tests_.fill_bytes(0, stream());
+        DiscreteLevelArgs a;
+        a.codes = codes_.data();
+        a.cards = dcards_.data();
+        a.m = m_;
+        a.l = level;
+        a.items = items_.data();
+        a.n_items = static_cast<std::int64_t>(items.size());
+        a.stat = static_cast<int>(test_.stat);
+        a.dof = static_cast<int>(test_.dof);
+        a.alpha = policy_.alpha;
+        a.strict = policy_.strict;
+        a.tests = tests_.data();
+        a.group_words = words;
+        return a;
+    }
+
+    void launch(DiscreteLevelArgs& a) {
+        DiscreteLaunch s;
+        s.delta = tun_.delta;
+        s.gamma = tun_.gamma;
+        a.shared_tables = true;
+        if (discrete_shared_bytes(a, s) <= kSharedLimit) {
+            s.blocks = std::min(a.n_items, kMaxBlocks);
+        } else {
+            // Global tables: as many blocks in flight as the scratch budget allows.
+            a.shared_tables = false;
+            std::size_t free_b = 0, total_b = 0;
+            CUDAG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            const std::size_t budget = std::min<std::size_t>(free_b / 2, std::size_t(4) << 30);
+            const std::int64_t per_block = static_cast<std::int64_t>(s.gamma) * a.group_words * 4;
+            s.blocks = std::min({a.n_items, kMaxBlocks, static_cast<std::int64_t>(budget) / per_block});
+            if (s.blocks < 1)
+                throw OutOfMemory("cuda discrete: one block's tables need " + std::to_string(per_block) +
+                                  " bytes, more than half the free device memory; use --backend cpu");
+            const std::size_t need = static_cast<std::size_t>(s.blocks * per_block / 4);
+            if (scratch_.size() < need) scratch_.resize_discard(need);
+            a.scratch = scratch_.data();
+        }
+        launch_discrete_level(a, s, stream());
+    }
+
+    int device_;
+    pc::TestPolicy policy_;
+    ci::DiscreteTestSpec test_;
+    DiscreteTunables tun_;
+    std::vector<std::int32_t> cards_;
+    std::int64_t n_, m_;
+    ci::CpuDiscreteEngine cpu_;  // single tests for the orientation rules
+    std::unique_ptr<Stream> stream_;
+    DeviceBuffer<std::uint8_t> codes_;
+    DeviceBuffer<std::int32_t> dcards_, nbrs_;
+    DeviceBuffer<std::int64_t> offsets_;
+    DeviceBuffer<int2> items_;
+    DeviceBuffer<u64> best_, pmax_, tests_;
+    DeviceBuffer<double> p_;
+    DeviceBuffer<std::uint32_t> scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data,
+                                                         const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test,
+                                                         const DiscreteTunables& t, int device) {
+    if (policy.exhaustive)
+        throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
+    return std::make_unique<CudaDiscreteEngine>(
+        ci::encode_discrete(data, test.dof == ci::DofRule::CausalLearn), policy, test, t, device);
+}
+
+}  // namespace cudag::cuda

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ci/discrete_test.hpp"
+#include "core/dataset.hpp"
+#include "pc/skeleton_engine.hpp"
+
+namespace cudag::ci {
+
+/// Which discrete test a run uses.
+struct DiscreteTestSpec {
+    DiscreteStat stat = DiscreteStat::ChiSquare;
+    DofRule dof = DofRule::Pcalg;
+};
+
+/// Discrete data as the engines hold it: one byte per code, variable-major
+/// (codes[v * n_samples + s]), and each variable's number of levels.
+struct DiscreteCodes {
+    std::int64_t n_vars = 0;
+    std::int64_t n_samples = 0;
+    std::vector<std::uint8_t> codes;
+    std::vector<std::int32_t> cards;  ///< levels per variable, 2..kMaxLevels
+
+    const std::uint8_t* column(std::int64_t v) const { return codes.data() + v * n_samples; }
+};
+
+/// Codes of a discrete Dataset (Dataset::discrete()). Throws InputError naming the
+/// variable when one has a single level (its tests have no degrees of freedom) unless
+/// `allow_single_level` (the causal-learn rule defines them: df = 0 gives p = 1, so such
+/// a variable ends isolated), and LogicError when the data are not discrete.
+DiscreteCodes encode_discrete(const Dataset& data, bool allow_single_level = false);
+
+/// Multithreaded CPU skeleton engine for discrete data (χ² or G² on contingency tables).
+/// Rows are dealt to threads; within a row, the strata of a conditioning set S (the
+/// observed configurations of S, renumbered densely in increasing mixed-radix order and
+/// the samples bucketed by stratum) are built once and serve every neighbour j ∉ S. Each
+/// thread counts into its own scratch tables: no allocation per test.
+class CpuDiscreteEngine final : public pc::SkeletonEngine {
+public:
+    CpuDiscreteEngine(const Dataset& data, const pc::TestPolicy& policy,
+                      const DiscreteTestSpec& test, int threads);
+    CpuDiscreteEngine(DiscreteCodes codes, const pc::TestPolicy& policy,
+                      const DiscreteTestSpec& test, int threads);
+    ~CpuDiscreteEngine() override;
+
+    std::string name() const override { return "cpu"; }
+    std::int64_t n_vars() const override { return data_.n_vars; }
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                pc::Level0Output& out) override;
+    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
+                   pc::LevelOutput& out) override;
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
+
+    /// Statistic, degrees of freedom (of the configured rule) and p-value of one test.
+    struct TestResult {
+        double statistic = 0.0;
+        double dof = 0.0;
+        double p = 1.0;
+    };
+    TestResult test(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s);
+
+    class Scratch;  ///< one thread's strata and counting tables
+
+private:
+    DiscreteCodes data_;
+    pc::TestPolicy policy_;
+    DiscreteTestSpec test_;
+    int threads_ = 1;
+    std::vector<Scratch> scratch_;
+};
+
+}  // namespace cudag::ci

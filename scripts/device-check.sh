@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# One command for a bare GPU machine (Ubuntu 24.04, CUDA 13, OpenMPI, serial HDF5,
+# One command for a bare GPU machine (Ubuntu 24.04, CUDA 13, OpenMPI, NCCL, serial HDF5,
 # CLI11, GoogleTest; no package registry needed): configure and build with CUDA, run
-# the whole test suite (GPU tests included), then the GPU benchmark
-# (scripts/bench/gpu_pc.sh). Reads GPU state only; never changes clocks, power or MIG.
+# the whole test suite (GPU and MPI tests included), then the Gaussian GPU benchmark
+# (scripts/bench/gpu_pc.sh) and the discrete one (scripts/bench/discrete_pc.sh, without
+# causal-learn unless it is importable), and print their tables last.
+# Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
-#   env: OUT=dir (logs go there when set), BUILD=build-device, SKIP_BENCH=1,
-#        and gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT
+#   env: OUT=dir (logs go there when set), BUILD=build-device,
+#        STEPS="build tests gaussian discrete" (any subset, in that order; a later call on
+#        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
+#        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
+#        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT and discrete_pc.sh's ALARM.. MUNIN
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -21,19 +26,54 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
     export PATH=/usr/local/cuda/bin:$PATH
 fi
 
+export NCCL_NVLS_ENABLE=0
+steps=${STEPS:-"build tests gaussian discrete"}
+[[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
+has() { [[ " $steps " == *" $1 "* ]]; }
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
 nvcc --version | tail -1
-echo "== configure + build ($jobs jobs)"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDAG_ENABLE_CUDA=ON
-cmake --build "$build" -j"$jobs"
+if has build; then
+    echo "== configure + build ($jobs jobs)"
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDAG_ENABLE_CUDA=ON \
+        -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}"
+    cmake --build "$build" -j"$jobs"
+fi
 "$build/cudag" info
 
-echo "== tests"
-# GPU tests share the device; a few at a time keeps memory and CPU threads sane.
-ctest --test-dir "$build" --output-on-failure -j"$((jobs < 8 ? jobs : 8))"
-
-if [[ -z ${SKIP_BENCH:-} ]]; then
-    echo "== benchmark"
-    "$root/scripts/bench/gpu_pc.sh" "$build"
+if has tests; then
+    echo "== tests"
+    # GPU tests share the device; a few at a time keeps memory and CPU threads sane.
+    ctest_log=$(mktemp)
+    rc=0
+    ctest --test-dir "$build" --output-on-failure -j"$((jobs < 8 ? jobs : 8))" 2>&1 |
+        tee "$ctest_log" || rc=$?
+    {
+        echo "tests (exit $rc): $(grep -h 'tests passed' "$ctest_log" || echo 'no summary')"
+        grep -h ' - .*(Failed\|Timeout\|Exception)' "$ctest_log" | sed 's/^/  /' || true
+    } >>"$summary"
+    rm -f "$ctest_log"
 fi
+
+if has gaussian; then
+    echo "== Gaussian benchmark"
+    "$root/scripts/bench/gpu_pc.sh" "$build" | tee -a "$summary.g"
+    { echo; echo "Gaussian (scripts/bench/gpu_pc.sh):"; sed -n '/^alpha=/,$p' "$summary.g"; } >>"$summary"
+    rm -f "$summary.g"
+fi
+
+if has discrete; then
+    echo "== discrete benchmark"
+    skip_cl=1
+    python3 -c "import causallearn" 2>/dev/null && skip_cl=
+    SKIP_CL=$skip_cl "$root/scripts/bench/discrete_pc.sh" "$build" | tee "$summary.d"
+    { echo; echo "Discrete (scripts/bench/discrete_pc.sh):"; cat "$summary.d"; } >>"$summary"
+    rm -f "$summary.d"
+fi
+
+echo
+echo "== summary"
+cat "$summary"

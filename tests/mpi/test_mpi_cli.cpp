@@ -86,6 +86,13 @@ TEST_F(MpiCli, RankCountInvarianceOnBundledData) {
     expect_rank_invariant(std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv", "--alpha 0.01");
 }
 
+TEST_F(MpiCli, RankCountInvarianceOnDiscreteData) {
+    const auto r = cudag(0, "simulate discrete --vars 70 --samples 3000 --states 4 --density 0.05 "
+                            "--seed 3 --out " + path("disc.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_rank_invariant(path("disc.csv"), "--test g-square --alpha 0.05");
+}
+
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     simulate("sim.csv", 80);
     const std::string base = "pc --data " + path("sim.csv") + " --alpha 0.05 -q ";

@@ -102,9 +102,11 @@ std::pair<std::string, double> gpu_name_and_memory(int device) {
 }
 
 /// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
+/// NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
 std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
                                                    std::unique_ptr<mpi::Communicator> world,
-                                                   bool gpu) {
+                                                   const mpi::Environment& env, int gpus, bool gpu) {
+    const bool own_gpu = world->size() > 1 && mpi::gpu_per_rank(*world, env, gpus);
     // The same checks on every rank: agree, so that one line is printed.
     mpi::run_agreed(*world, [&] {
         if (a.comm != "auto" && a.comm != "mpi" && a.comm != "nccl")
@@ -112,8 +114,11 @@ std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::Pc
         if (a.comm == "nccl" && !gpu)
             throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
         if (a.comm == "nccl" && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
+        if (a.comm == "nccl" && world->size() > 1 && !own_gpu)
+            throw InputError("--comm nccl needs one GPU per rank (" + std::to_string(env.local_size()) +
+                             " ranks on this node share " + std::to_string(gpus) + " GPUs)");
     });
-    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && world->size() > 1 &&
+    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && own_gpu &&
                                            mpi::nccl_compiled());
     if (!nccl) return world;
     return mpi::make_nccl_communicator(std::move(world), cfg.device, a.comm_timeout);
@@ -212,7 +217,7 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
         me.device_name = "cpu";
         me.memory_gib = mpi::host_memory_gib();
     }
-    comm = pc_communicator(a, cfg, std::move(comm), gpu);
+    comm = pc_communicator(a, cfg, std::move(comm), env, gpus, gpu);
     const bool root = comm->rank() == 0;
     if (env.mpi()) {
         const std::string table = mpi::startup_report(*comm, me);

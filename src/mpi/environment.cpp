@@ -88,6 +88,11 @@ void Environment::abort(int code) const {
     std::_Exit(code);
 }
 
+bool gpu_per_rank(Communicator& world, const Environment& env, int visible_devices) {
+    const std::int32_t ok = visible_devices > 0 && env.local_size() <= visible_devices ? 1 : 0;
+    return world.allreduce(ok, ReduceOp::Min) == 1;
+}
+
 int bind_device(int local_rank, int visible_devices) {
     return visible_devices > 0 ? local_rank % visible_devices : -1;
 }

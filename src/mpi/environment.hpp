@@ -52,6 +52,11 @@ private:
 /// there are none.
 int bind_device(int local_rank, int visible_devices);
 
+/// Collective over `world`: whether every rank has a GPU of its own (on every node, no
+/// more ranks than visible devices). NCCL refuses two ranks on one device, so ranks
+/// that share GPUs exchange through MPI instead.
+bool gpu_per_rank(Communicator& world, const Environment& env, int visible_devices);
+
 /// What one rank runs on, for the startup report.
 struct RankInfo {
     int local_rank = 0;

@@ -27,10 +27,11 @@ int main(int argc, char** argv) {
     {
         std::unique_ptr<cudag::mpi::Communicator> world = env.world();
         g_world = world.get();
-        // NCCL too when every rank has a GPU and the build has NCCL (same decision everywhere).
+        // NCCL too when every rank has a GPU of its own and the build has NCCL (same
+        // decision everywhere).
         std::unique_ptr<cudag::mpi::Communicator> nccl;
         const int gpus = world->allreduce(cudag::visible_gpus(), cudag::mpi::ReduceOp::Min);
-        if (env.mpi() && gpus > 0 && cudag::mpi::nccl_compiled()) {
+        if (env.mpi() && cudag::mpi::gpu_per_rank(*world, env, gpus) && cudag::mpi::nccl_compiled()) {
             nccl = cudag::mpi::make_nccl_communicator(cudag::mpi::make_mpi_world_communicator(),
                                                       cudag::mpi::bind_device(env.local_rank(), gpus), 60.0);
             g_nccl = nccl.get();

@@ -7,7 +7,9 @@
 # Give the BIF files by path (download them from the bnlearn repository yourself):
 #   ALARM=alarm.bif ANDES=andes.bif LINK=link.bif MUNIN=munin.bif scripts/bench/discrete_pc.sh [build]
 # A network without a path is replaced by `cudag simulate discrete` with the same number of
-# variables, maximum state count and about the same arc density.
+# variables, maximum state count, arc density and largest in-degree.
+# Timings are end to end (file read to result written); with VERBOSE=1 the CUDA run's
+# phase and level times go to stderr.
 # env: ALPHA=0.01 SKIP_CL=1 (no causal-learn) CL_TIMEOUT=3600 (seconds per causal-learn run)
 #      SKIP_GPU=1 (no CUDA run) THREADS=0
 set -euo pipefail
@@ -29,41 +31,48 @@ if [ -z "${SKIP_CL:-}" ]; then
     py=$venv/bin/python
 fi
 
+vflag=-q
+[ -n "${VERBOSE:-}" ] && vflag=-v
 now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 
-# name vars samples max_states density bif_path
+# name vars samples max_states density max_parents bif_path (max_parents as the real
+# network's largest in-degree; 0: unbounded)
 cases=(
-    "synthetic 1000 10000 4 0.003 -"
-    "alarm 37 200000 4 0.034 ${ALARM:--}"
-    "andes 223 20000 2 0.015 ${ANDES:--}"
-    "link 724 20000 4 0.0032 ${LINK:--}"
-    "munin 1041 20000 21 0.0019 ${MUNIN:--}"
+    "synthetic 1000 10000 4 0.003 0 -"
+    "alarm 37 200000 4 0.034 4 ${ALARM:--}"
+    "andes 223 20000 2 0.015 6 ${ANDES:--}"
+    "link 724 20000 4 0.0032 3 ${LINK:--}"
+    "munin 1041 20000 21 0.0019 3 ${MUNIN:--}"
 )
 
 printf '%-10s %5s %7s %-9s %9s %9s %9s %8s %8s\n' net vars samples source cpu_s cuda_s cl_s cl/cpu cpu/cuda
 for c in "${cases[@]}"; do
-    read -r name n m k d bif <<<"$c"
+    read -r name n m k d mp bif <<<"$c"
     data=$tmp/$name.csv
     if [ "$bif" != "-" ]; then
         "$cudag" simulate bif --bif "$bif" --samples "$m" --seed 1 --out "$data" 2>/dev/null
         src=bif
     else
         "$cudag" simulate discrete --vars "$n" --samples "$m" --states "$k" --density "$d" \
-            --seed 1 --out "$data" 2>/dev/null
+            --max-parents "$mp" --seed 1 --out "$data" 2>"$tmp/sim.log" ||
+            { echo "$name: simulate failed: $(tail -1 "$tmp/sim.log")"; continue; }
         src=simulated
     fi
     nv=$(head -1 "$data" | tr ',' '\n' | wc -l)
     t0=$(now)
     "$cudag" pc --data "$data" --test chi-square --dof causal-learn --alpha "$alpha" \
-        --backend cpu --threads "$threads" --out "$tmp/cpu.h5" -q
-    cpu=$(echo "$(now) - $t0" | bc)
+        --backend cpu --threads "$threads" --out "$tmp/cpu.h5" --format edges -q
+    cpu=$(since "$t0")
     cuda=NA
     if [ -z "${SKIP_GPU:-}" ] && "$cudag" info | grep -q "backends: cpu, cuda" &&
         ! "$cudag" info | grep -q "GPUs: none"; then
         t0=$(now)
         "$cudag" pc --data "$data" --test chi-square --dof causal-learn --alpha "$alpha" \
-            --backend cuda --out "$tmp/gpu.h5" -q
-        cuda=$(echo "$(now) - $t0" | bc)
+            --backend cuda --out "$tmp/gpu.h5" --format edges "$vflag" 2>&1 >/dev/null |
+            sed "s/^/  [$name] /" >&2
+        cuda=$(since "$t0")
+        cmp -s "$tmp/cpu.edges.tsv" "$tmp/gpu.edges.tsv" || cuda="$cuda(DIFFERS)"
     fi
     cl=NA
     if [ -n "$py" ]; then
@@ -77,12 +86,12 @@ df = pd.read_csv(sys.argv[1], dtype=str)
 data = np.column_stack([pd.factorize(df[c], sort=True)[0] for c in df.columns])
 pc(data, float(sys.argv[2]), "chisq", stable=True, uc_rule=0, uc_priority=-1, show_progress=False)
 PY
-            cl=$(echo "$(now) - $t0" | bc)
+            cl=$(since "$t0")
         else
             cl=">${CL_TIMEOUT:-3600}"
         fi
     fi
-    ratio() { if [[ "$1" =~ ^[0-9.]+$ && "$2" =~ ^[0-9.]+$ ]]; then echo "scale=1; $1 / $2" | bc; else echo NA; fi; }
+    ratio() { if [[ "$1" =~ ^[0-9.]+$ && "$2" =~ ^[0-9.]+$ ]]; then awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; else echo NA; fi; }
     printf '%-10s %5s %7s %-9s %9.2f %9s %9s %8s %8s\n' "$name" "$nv" "$m" "$src" "$cpu" "$cuda" "$cl" \
         "$(ratio "$cl" "$cpu")" "$(ratio "$cpu" "$cuda")"
 done

@@ -477,6 +477,10 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     disc->add_option("--states", da.spec.max_states, "each variable gets 2..K states")
         ->capture_default_str();
+    disc->add_option("--max-parents", da.spec.max_parents,
+                     "keep at most K parents per variable, the nearest ones (0: no bound)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     disc->add_option("--seed", da.spec.seed, "random seed")->capture_default_str();
     disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")
         ->required();

@@ -313,7 +313,12 @@ BayesNet random_network(const DiscreteSimSpec& spec) {
         std::vector<std::string> st;
         for (int k = 0; k < card; ++k) st.push_back(std::to_string(k));
         net.states.push_back(std::move(st));
-        net.parents.push_back(draw_parents(spec.seed, i, spec.density).nodes);
+        std::vector<std::int32_t> parents = draw_parents(spec.seed, i, spec.density).nodes;
+        if (spec.max_parents > 0 && parents.size() > static_cast<std::size_t>(spec.max_parents)) {
+            std::sort(parents.begin(), parents.end());
+            parents.erase(parents.begin(), parents.end() - spec.max_parents);
+        }
+        net.parents.push_back(std::move(parents));
     }
     net.cpt.resize(static_cast<std::size_t>(n));
     parallel_for(0, n, resolve_threads(0), 16, [&](std::int64_t i, int) {
@@ -321,7 +326,7 @@ BayesNet random_network(const DiscreteSimSpec& spec) {
         if (rows < 0)
             throw InputError("simulate: variable " + net.names[i] + " has " +
                              std::to_string(net.parents[i].size()) +
-                             " parents: its CPT exceeds 2^26 entries (lower --density or --states)");
+                             " parents: its CPT exceeds 2^26 entries (lower --density or --states, or set --max-parents)");
         const auto card = static_cast<std::int64_t>(net.states[i].size());
         CounterRng rng(spec.seed, cpt_stream(i));
         std::vector<double>& cpt = net.cpt[i];

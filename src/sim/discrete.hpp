@@ -34,10 +34,12 @@ struct DiscreteSimSpec {
     double density;          ///< probability of each arc j -> i, j < i (as simulate gaussian)
     int max_states;          ///< each variable gets 2..max_states states, uniformly (2..256)
     std::uint64_t seed;
+    int max_parents = 0;     ///< > 0: a variable keeps only its max_parents nearest parents
 };
 
 /// A random network: the arcs of simulate_gaussian's DAG for the same seed and density
-/// (draw_parents), state counts uniform in 2..max_states (Philox stream states_stream(i)),
+/// (draw_parents; with max_parents > 0 each variable keeps only the parents with the
+/// largest indices, as real networks bound in-degree), state counts uniform in 2..max_states (Philox stream states_stream(i)),
 /// and CPT rows drawn from a flat Dirichlet(1, ..., 1) (normalised Exp(1) draws from
 /// stream cpt_stream(i)). Throws InputError for a bad spec or a CPT above 2^26 entries.
 BayesNet random_network(const DiscreteSimSpec& spec);

@@ -2,6 +2,7 @@
 // BIF parsing, random discrete networks and forward sampling.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -107,4 +108,25 @@ TEST(RandomNetwork, SameArcsAsTheGaussianDagAndStatesInRange) {
     EXPECT_EQ(*cards.rbegin(), 5u);
     for (const auto& cpt : a.cpt)
         for (double p : cpt) EXPECT_TRUE(p > 0 && p < 1);
+}
+
+TEST(RandomNetwork, MaxParentsKeepsTheNearestParents) {
+    DiscreteSimSpec spec{40, 10, 0.15, 2, 4};
+    const BayesNet full = random_network(spec);
+    spec.max_parents = 2;
+    const BayesNet capped = random_network(spec);
+    std::size_t trimmed = 0;
+    for (std::size_t v = 0; v < full.parents.size(); ++v) {
+        std::vector<std::int32_t> want = full.parents[v];
+        std::sort(want.begin(), want.end());
+        if (want.size() > 2) {
+            want.erase(want.begin(), want.end() - 2);
+            ++trimmed;
+        }
+        std::vector<std::int32_t> got = capped.parents[v];
+        std::sort(got.begin(), got.end());
+        EXPECT_EQ(got, want) << "variable " << v;
+        EXPECT_EQ(capped.states[v], full.states[v]);
+    }
+    EXPECT_GT(trimmed, 5u);  // density 0.15 over 40 variables: many have more than 2
 }

@@ -14,10 +14,10 @@ void Progress::level(const pc::LevelStats& s) {
     if (!enabled_) return;
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     // Work imbalance over ranks: only worth a word when there are several ranks.
-    char balance[64] = "";
-    if (s.imbalance != 1.0 || s.tests_imbalance != 1.0)
-        std::snprintf(balance, sizeof balance, ", imbalance %.2f est. %.2f run", s.imbalance,
-                      s.tests_imbalance);
+    char balance[96] = "";
+    if (s.imbalance != 1.0 || s.tests_imbalance != 1.0 || s.merge_seconds > 0)
+        std::snprintf(balance, sizeof balance, ", imbalance %.2f est. %.2f run, merge %.3f s",
+                      s.imbalance, s.tests_imbalance, s.merge_seconds);
     std::fprintf(stderr, "%s: level %d: %lld tests, %lld removed, %lld edges left%s, %.3f s (%.3f s total)\n",
                  label_.c_str(), s.level, static_cast<long long>(s.tests),
                  static_cast<long long>(s.removed), static_cast<long long>(s.edges_after), balance,

@@ -103,8 +103,9 @@ std::vector<pc::PairP> read_pmax_pairs(hid_t group, std::int64_t n, const std::s
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where) {
     std::vector<std::int32_t> level;
     std::vector<std::int64_t> tests, removed, edges_after;
-    std::vector<double> secs, imbalance, tests_imbalance;
+    std::vector<double> secs, imbalance, tests_imbalance, merge;
     for (const pc::LevelStats& s : levels) {
+        merge.push_back(s.merge_seconds);
         level.push_back(s.level);
         tests.push_back(s.tests);
         removed.push_back(s.removed);
@@ -122,6 +123,7 @@ void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const s
     h5::write_array(g.get(), "seconds", secs, dims, where);
     h5::write_array(g.get(), "imbalance", imbalance, dims, where);
     h5::write_array(g.get(), "tests_imbalance", tests_imbalance, dims, where);
+    h5::write_array(g.get(), "merge_seconds", merge, dims, where);
 }
 
 std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where) {
@@ -132,13 +134,15 @@ std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where) {
     const auto secs = h5::read_array<double>(root, "levels/seconds", where);
     const auto imbalance = h5::read_array<double>(root, "levels/imbalance", where);
     const auto tests_imbalance = h5::read_array<double>(root, "levels/tests_imbalance", where);
+    const auto merge = h5::read_array<double>(root, "levels/merge_seconds", where);
     const std::size_t k = level.size();
-    if (tests.size() != k || removed.size() != k || edges_after.size() != k || secs.size() != k ||
+    if (merge.size() != k || tests.size() != k || removed.size() != k || edges_after.size() != k || secs.size() != k ||
         imbalance.size() != k || tests_imbalance.size() != k)
         throw InputError(where + ": the /levels datasets differ in length");
     std::vector<pc::LevelStats> out(k);
     for (std::size_t r = 0; r < k; ++r)
-        out[r] = {level[r], tests[r], removed[r], edges_after[r], secs[r], imbalance[r], tests_imbalance[r]};
+        out[r] = {level[r], tests[r], removed[r], edges_after[r], secs[r], imbalance[r], tests_imbalance[r],
+                  merge[r]};
     return out;
 }
 

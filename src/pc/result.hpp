@@ -25,6 +25,9 @@ struct LevelStats {
     /// Tests the busiest rank ran over the mean per rank: what happened (early
     /// termination makes it differ from the estimate). 1 on one rank.
     double tests_imbalance = 1.0;
+    /// Seconds from the end of the level's tests on every rank to the level's end: the
+    /// removal-map exchange and its application (0 on one rank: nothing to exchange).
+    double merge_seconds = 0.0;
 };
 
 /// pcalg's pMax for one pair: the largest p-value over the tests the canonical

@@ -124,6 +124,7 @@ private:
             engine_.level0(rb, re, dense_, g_, out);
         });
         maybe_fail(0, false);
+        const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out.tests);
         if (comm_.size() > 1) {
             // Each rank's rows hold the pairs (i, j > i) it tested: share those upper
@@ -150,6 +151,7 @@ private:
         st.removed = n_ * (n_ - 1) / 2 - st.edges_after;
         st.imbalance = part.imbalance;
         st.seconds = seconds_since(t0);
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
     }
 
@@ -165,6 +167,7 @@ private:
             engine_.run_level(l, snap, rb, re, out_);
         });
         maybe_fail(l, false);
+        const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);
 
         // Removal map: bit (a, b) <=> entry (a, b) separated from a's side. Each rank
@@ -208,6 +211,7 @@ private:
         st.edges_after = g_.n_edges();
         st.imbalance = part.imbalance;
         st.seconds = seconds_since(t0);
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
     }
 

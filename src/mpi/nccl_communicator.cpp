@@ -91,6 +91,16 @@ public:
         const ncclResult_t r = ncclCommInitRankConfig(&comm_, size_, id, rank_, &config);
         if (r != ncclSuccess && r != ncclInProgress) throw_nccl(r, "ncclCommInitRankConfig", rank_);
         wait_comm("ncclCommInitRankConfig");
+        // NCCL connects peers at their first collective (a few hundred ms): do it here, so
+        // that the first level's merge does not pay for it.
+        reserve(256);
+        cuda(cudaMemsetAsync(d_buf_, 0, 256, stream_), "cudaMemsetAsync");
+        nccl(ncclGroupStart(), "ncclGroupStart");
+        nccl(ncclAllReduce(d_buf_, d_buf_, 16, ncclFloat64, ncclMax, comm_, stream_), "ncclAllReduce");
+        char* upper = static_cast<char*>(d_buf_) + 128;  // apart from the allreduce's 128 bytes
+        nccl(ncclBroadcast(upper, upper, 128, ncclUint8, 0, comm_, stream_), "ncclBroadcast");
+        group_end("ncclGroupEnd (connection set-up)");
+        wait_stream("NCCL connection set-up");
     }
 
     ~NcclCommunicator() override {
@@ -224,9 +234,12 @@ private:
     void cuda(cudaError_t e, const char* expr) {
         if (e != cudaSuccess) throw_cuda(e, expr, rank_);
     }
-    /// A non-blocking NCCL call: ncclInProgress is fine (wait_* polls it to completion).
+    /// A non-blocking NCCL call. ncclInProgress means the operation may not be on the
+    /// stream yet: wait until NCCL has enqueued it, so that what the caller puts on the
+    /// stream next (the stage-out copy) runs after it.
     void nccl(ncclResult_t r, const char* expr) {
-        if (r != ncclSuccess && r != ncclInProgress) fail(r, expr);
+        if (r == ncclInProgress) return wait_comm(expr);
+        if (r != ncclSuccess) fail(r, expr);
     }
     void group_end(const char* expr) {
         const ncclResult_t r = ncclGroupEnd();

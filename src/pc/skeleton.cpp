@@ -170,13 +170,39 @@ private:
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);
 
-        // Removal map: bit (a, b) <=> entry (a, b) separated from a's side. Each rank
-        // writes its rows only; one allgatherv gives every rank the whole map.
-        clear_rows(map_, rb, re);
-        for (std::int64_t a = rb; a < re; ++a)
-            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
-                if (out_.flags[e] & kSeparated) mark(map_, a, snap.nbrs[e]);
-        share_row_blocks(comm_, map_, part);
+        // Removal map over the level's adjacency entries: bit e <=> entry e = (a, b)
+        // separated from a's side. Rank r packs the entries of its rows from bit 0 of its
+        // own byte block; one allgatherv gives every rank the whole map. Its size follows
+        // the edges left (entries / 8 bytes), not n² / 8.
+        const int parts = part.parts();
+        std::vector<std::size_t> counts(static_cast<std::size_t>(parts)), first_byte(counts.size());
+        std::size_t total = 0;
+        for (int r = 0; r < parts; ++r) {
+            const std::int64_t entries = snap.offsets[part.end(r)] - snap.offsets[part.begin(r)];
+            first_byte[static_cast<std::size_t>(r)] = total;
+            counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
+            total += counts[static_cast<std::size_t>(r)];
+        }
+        removal_.assign(total, std::byte{0});
+        {
+            const std::int64_t e0 = snap.offsets[rb];
+            std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
+            for (std::int64_t e = e0; e < snap.offsets[re]; ++e)
+                if (out_.flags[e] & kSeparated) mine[(e - e0) >> 3] |= std::byte{1} << ((e - e0) & 7);
+        }
+        if (comm_.size() > 1)
+            comm_.allgatherv(removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())],
+                             removal_.data(), counts, mpi::DataType::Byte);
+        // Entry e of row a, whose rows belong to block `owner`.
+        std::vector<std::int32_t> owner(static_cast<std::size_t>(n_));
+        for (int r = 0; r < parts; ++r)
+            std::fill(owner.begin() + part.begin(r), owner.begin() + part.end(r), r);
+        const auto separated = [&](std::int64_t a, std::int64_t e) {
+            const auto r = static_cast<std::size_t>(owner[static_cast<std::size_t>(a)]);
+            const std::int64_t k = e - snap.offsets[part.begin(static_cast<int>(r))];
+            return (removal_[first_byte[r] + static_cast<std::size_t>(k >> 3)] & (std::byte{1} << (k & 7))) !=
+                   std::byte{0};
+        };
 
         // This rank's share of pMax and separating sets. For i < j the lower endpoint's
         // separating set wins (pcalg tests the u-side first and skips the v-side once
@@ -189,7 +215,7 @@ private:
                 const std::int32_t b = snap.nbrs[e];
                 const auto ia = static_cast<std::int32_t>(a);
                 const bool lower = ia < b;
-                if (!lower && !pol_.exhaustive && map_.has(b, ia)) continue;
+                if (!lower && !pol_.exhaustive && separated(b, snap.find(b, ia))) continue;
                 const std::int32_t i = lower ? ia : b, j = lower ? b : ia;
                 if (f & kTested) pmax_.raise(i, j, out_.pmax[e]);
                 if (f & kSeparated) log_.add(i, j, out_.sets[e]);
@@ -198,11 +224,13 @@ private:
 
         // Apply the removals symmetrically (every rank alike).
         std::int64_t removed = 0;
-        for_each_bit(map_, 0, n_, [&](std::int32_t a, std::int32_t b) {
-            if (!g_.has(a, b)) return;
-            g_.remove(a, b);
-            ++removed;
-        });
+        for (std::int64_t a = 0; a < n_; ++a)
+            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
+                const std::int32_t b = snap.nbrs[e];
+                if (!separated(a, e) || !g_.has(a, b)) continue;
+                g_.remove(a, b);
+                ++removed;
+            }
         LevelStats st;
         st.level = l;
         st.tests = tests.total;
@@ -300,7 +328,8 @@ private:
     const std::int64_t n_;
     const bool dense_;
     Graph g_;    ///< current adjacency (same on every rank)
-    Graph map_;  ///< removal map / level-0 exchange buffer
+    Graph map_;  ///< level-0 exchange buffer (upper halves of the rows)
+    std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
     SepSetLog log_;             ///< this rank's separating sets since the last gather()

@@ -11,7 +11,7 @@
 # Timings are end to end (file read to result written); with VERBOSE=1 the CUDA run's
 # phase and level times go to stderr.
 # env: ALPHA=0.01 SKIP_CL=1 (no causal-learn) CL_TIMEOUT=3600 (seconds per causal-learn run)
-#      SKIP_GPU=1 (no CUDA run) THREADS=0
+#      SKIP_GPU=1 (no CUDA run) THREADS=0 CASES="synthetic alarm ..." (a subset) VERBOSE=1
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -49,6 +49,7 @@ cases=(
 printf '%-10s %5s %7s %-9s %9s %9s %9s %8s %8s\n' net vars samples source cpu_s cuda_s cl_s cl/cpu cpu/cuda
 for c in "${cases[@]}"; do
     read -r name n m k d mp bif <<<"$c"
+    [[ -n ${CASES:-} && " $CASES " != *" $name "* ]] && continue
     data=$tmp/$name.csv
     if [ "$bif" != "-" ]; then
         "$cudag" simulate bif --bif "$bif" --samples "$m" --seed 1 --out "$data" 2>/dev/null

@@ -201,8 +201,12 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
     parse_test_failure(cfg);
 
     // Rank -> GPU binding (node-local rank mod visible devices) and threads per rank.
-    const int gpus = visible_gpus();
-    const bool gpu = gpus > 0 && cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn;
+    // Under MPI the binding needs the device count now. One process does not ask: CUDA's
+    // start-up (driver and context, a few hundred ms) then runs on the warm-up thread
+    // while the data are read.
+    const int gpus = env.mpi() ? visible_gpus() : -1;
+    const bool gpu = (gpus > 0 || (gpus < 0 && cfg.backend != BackendKind::Cpu && cuda_compiled())) &&
+                     cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn;
     mpi::RankInfo me;
     me.local_rank = env.local_rank();
     if (env.mpi()) {
@@ -210,7 +214,7 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
         if (cfg.threads == 0) cfg.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
     }
     me.threads = resolve_threads(cfg.threads);
-    if (gpu) {
+    if (gpu && env.mpi()) {
         me.device = cfg.device;
         std::tie(me.device_name, me.memory_gib) = gpu_name_and_memory(cfg.device);
     } else {

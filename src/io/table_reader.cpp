@@ -141,6 +141,9 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 bool is_missing_token(std::string_view s) {
+    // Every token below starts with n, #, or ? and is at most 4 characters long.
+    if (s.empty() || s.size() > 4) return false;
+    if (const char c = s[0]; c != 'n' && c != 'N' && c != '#' && c != '?') return false;
     for (std::string_view t : {"na", "n/a", "#n/a", "nan", "null", "none", "?"})
         if (iequals(s, t)) return true;
     return false;
@@ -315,14 +318,47 @@ std::string too_many_levels(const std::string& where, const std::string& name, s
 /// Column `col` (m values) → codes of its distinct values in increasing order.
 void discretize_column(double* col, std::int64_t m, std::vector<std::string>& levels,
                        const std::string& where, const std::string& name, std::int64_t v) {
-    std::vector<double> distinct(col, col + m);
+    // At most kMaxLevels distinct values: collect them in a small list rather than sorting
+    // the whole column; small non-negative integers (the usual codes) go through a table.
+    constexpr int kTable = 1024;
+    std::vector<std::uint8_t> seen(kTable, 0);
+    std::vector<double> distinct;
+    double last = 0.0;
+    bool have_last = false;
+    for (std::int64_t k = 0; k < m; ++k) {
+        const double x = col[k];
+        if (have_last && x == last) continue;
+        last = x;
+        have_last = true;
+        if (x >= 0 && x < kTable && x == std::floor(x)) {
+            std::uint8_t& s = seen[static_cast<std::size_t>(x)];
+            if (s) continue;
+            s = 1;
+        } else if (std::find(distinct.begin(), distinct.end(), x) != distinct.end()) {
+            continue;
+        }
+        distinct.push_back(x);
+        if (static_cast<std::int64_t>(distinct.size()) > kMaxLevels) {
+            // Report the full count, as before.
+            std::vector<double> all(col, col + m);
+            std::sort(all.begin(), all.end());
+            all.erase(std::unique(all.begin(), all.end()), all.end());
+            throw InputError(too_many_levels(where, name, v, all.size()));
+        }
+    }
     std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    if (static_cast<std::int64_t>(distinct.size()) > kMaxLevels)
-        throw InputError(too_many_levels(where, name, v, distinct.size()));
-    for (std::int64_t k = 0; k < m; ++k)
-        col[k] = static_cast<double>(
-            std::lower_bound(distinct.begin(), distinct.end(), col[k]) - distinct.begin());
+    std::vector<double> code(kTable, -1.0);
+    for (std::size_t c = 0; c < distinct.size(); ++c) {
+        const double x = distinct[c];
+        if (x >= 0 && x < kTable && x == std::floor(x)) code[static_cast<std::size_t>(x)] = static_cast<double>(c);
+    }
+    for (std::int64_t k = 0; k < m; ++k) {
+        const double x = col[k];
+        col[k] = x >= 0 && x < kTable && x == std::floor(x)
+                     ? code[static_cast<std::size_t>(x)]
+                     : static_cast<double>(std::lower_bound(distinct.begin(), distinct.end(), x) -
+                                           distinct.begin());
+    }
     levels.clear();
     for (double x : distinct) levels.push_back(number_label(x));
 }

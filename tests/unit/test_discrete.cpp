@@ -218,6 +218,15 @@ TEST(DiscreteData, LabelsMapToCodesInNumericOrByteOrder) {
     EXPECT_EQ(d.levels[2], (std::vector<std::string>{"x", "y"}));
 }
 
+TEST(DiscreteData, NumericLabelsMixingSmallIntegersAndOthersKeepNumericOrder) {
+    // Small non-negative integers take the reader's table path, the rest a list search.
+    const Dataset d = io::parse_table("a\n3\n-2\n0.5\n3\n2000\n0\n-2\n", "t.csv",
+                                      io::TableMode::Labels);
+    ASSERT_TRUE(d.discrete());
+    EXPECT_EQ(d.levels[0], (std::vector<std::string>{"-2", "0", "0.5", "3", "2000"}));
+    EXPECT_EQ(d.values, (std::vector<double>{3, 0, 2, 3, 4, 1, 0}));
+}
+
 TEST(DiscreteData, MissingLabelNamesRowAndColumn) {
     try {
         io::parse_table("a,b\nyes,1\nno,NA\n", "t.csv", io::TableMode::Labels);

@@ -2,53 +2,128 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
 namespace cudag {
 
 /// Separating sets of removed pairs, keyed by (i, j) with i < j; each set sorted
-/// increasingly. A pair removed at level 0 has an empty set. A pair never removed
-/// has no entry. Ordered by (i, j) so that iteration and files are deterministic.
+/// ascending. Stored flat and sorted by pair (pairs, offsets, nodes): millions of sets
+/// (a genome-scale run) cost three arrays, not a tree node and a vector each. Built in
+/// pair order (append_sorted, O(1)) by the skeleton search; set() also inserts out of
+/// order, at O(size) a call, for small hand-built tables.
 class SepSets {
 public:
     using Key = std::pair<std::int32_t, std::int32_t>;
+    /// One record as all() yields it.
+    struct Entry {
+        Key key;
+        std::span<const std::int32_t> set;
+    };
 
+    /// Record (or replace) the set of i–j.
     void set(std::int32_t i, std::int32_t j, std::vector<std::int32_t> s) {
         if (i > j) std::swap(i, j);
         std::sort(s.begin(), s.end());
-        sets_[{i, j}] = std::move(s);
+        const Key k{i, j};
+        if (keys_.empty() || keys_.back() < k) return append_sorted(i, j, s);
+        const auto pos = static_cast<std::size_t>(std::lower_bound(keys_.begin(), keys_.end(), k) - keys_.begin());
+        const auto b = static_cast<std::ptrdiff_t>(offsets_[pos]);
+        if (keys_[pos] == k) {  // replace
+            const auto e = static_cast<std::ptrdiff_t>(offsets_[pos + 1]);
+            nodes_.erase(nodes_.begin() + b, nodes_.begin() + e);
+            nodes_.insert(nodes_.begin() + b, s.begin(), s.end());
+            const std::int64_t shift = static_cast<std::int64_t>(s.size()) - (e - b);
+            for (std::size_t r = pos + 1; r < offsets_.size(); ++r) offsets_[r] += shift;
+            return;
+        }
+        keys_.insert(keys_.begin() + static_cast<std::ptrdiff_t>(pos), k);
+        nodes_.insert(nodes_.begin() + b, s.begin(), s.end());
+        offsets_.insert(offsets_.begin() + static_cast<std::ptrdiff_t>(pos) + 1, b);
+        for (std::size_t r = pos + 1; r < offsets_.size(); ++r)
+            offsets_[r] += static_cast<std::int64_t>(s.size());
     }
-    /// Insert the set of i < j (sorted) when (i, j) sorts after every pair already held:
-    /// O(1), for building from a sorted list.
-    void append_sorted(std::int32_t i, std::int32_t j, std::vector<std::int32_t> s) {
-        sets_.emplace_hint(sets_.end(), Key{i, j}, std::move(s));
+    /// Record the set of i < j (sorted) when (i, j) sorts after every pair already held:
+    /// O(1), for building from a sorted list (falls back to set() otherwise).
+    void append_sorted(std::int32_t i, std::int32_t j, std::span<const std::int32_t> s) {
+        const Key k{i, j};
+        if (!keys_.empty() && !(keys_.back() < k)) return set(i, j, {s.begin(), s.end()});
+        keys_.push_back(k);
+        nodes_.insert(nodes_.end(), s.begin(), s.end());
+        offsets_.push_back(static_cast<std::int64_t>(nodes_.size()));
+    }
+    void append_sorted(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
+        append_sorted(i, j, std::span<const std::int32_t>(s));
     }
     /// Whether i–j was separated (has an entry).
-    bool has(std::int32_t i, std::int32_t j) const {
-        if (i > j) std::swap(i, j);
-        return sets_.count({i, j}) != 0;
+    bool has(std::int32_t i, std::int32_t j) const { return find(i, j) >= 0; }
+    /// The set for i–j (a view into this table); empty when none recorded.
+    std::span<const std::int32_t> view(std::int32_t i, std::int32_t j) const {
+        const std::ptrdiff_t r = find(i, j);
+        if (r < 0) return {};
+        return row(static_cast<std::size_t>(r));
     }
-    /// The set for i–j; empty when none recorded.
-    const std::vector<std::int32_t>& get(std::int32_t i, std::int32_t j) const {
-        static const std::vector<std::int32_t> empty;
-        if (i > j) std::swap(i, j);
-        auto it = sets_.find({i, j});
-        return it == sets_.end() ? empty : it->second;
+    /// The set for i–j as a vector; empty when none recorded.
+    std::vector<std::int32_t> get(std::int32_t i, std::int32_t j) const {
+        const auto s = view(i, j);
+        return {s.begin(), s.end()};
     }
     /// Whether k is in the separating set of i–j.
     bool contains(std::int32_t i, std::int32_t j, std::int32_t k) const {
-        const auto& s = get(i, j);
+        const auto s = view(i, j);
         return std::binary_search(s.begin(), s.end(), k);
     }
-    std::size_t size() const { return sets_.size(); }
-    const std::map<Key, std::vector<std::int32_t>>& all() const { return sets_; }
-    bool operator==(const SepSets& o) const { return sets_ == o.sets_; }
+    std::size_t size() const { return keys_.size(); }
+
+    /// Every record in pair order: `for (const auto& [key, set] : s.all())`.
+    class View {
+    public:
+        class Iterator {
+        public:
+            Iterator(const SepSets* s, std::size_t r) : s_(s), r_(r) {}
+            Entry operator*() const { return {s_->keys_[r_], s_->row(r_)}; }
+            Iterator& operator++() {
+                ++r_;
+                return *this;
+            }
+            bool operator!=(const Iterator& o) const { return r_ != o.r_; }
+            bool operator==(const Iterator& o) const { return r_ == o.r_; }
+
+        private:
+            const SepSets* s_;
+            std::size_t r_;
+        };
+        explicit View(const SepSets* s) : s_(s) {}
+        Iterator begin() const { return {s_, 0}; }
+        Iterator end() const { return {s_, s_->size()}; }
+
+    private:
+        const SepSets* s_;
+    };
+    View all() const { return View(this); }
+
+    bool operator==(const SepSets& o) const {
+        return keys_ == o.keys_ && offsets_ == o.offsets_ && nodes_ == o.nodes_;
+    }
 
 private:
-    std::map<Key, std::vector<std::int32_t>> sets_;
+    std::ptrdiff_t find(std::int32_t i, std::int32_t j) const {
+        if (i > j) std::swap(i, j);
+        const Key k{i, j};
+        const auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
+        if (it == keys_.end() || *it != k) return -1;
+        return it - keys_.begin();
+    }
+    std::span<const std::int32_t> row(std::size_t r) const {
+        return {nodes_.data() + offsets_[r], static_cast<std::size_t>(offsets_[r + 1] - offsets_[r])};
+    }
+
+    std::vector<Key> keys_;
+    std::vector<std::int64_t> offsets_{0};
+    std::vector<std::int32_t> nodes_;
 };
 
 }  // namespace cudag

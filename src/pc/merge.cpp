@@ -78,7 +78,7 @@ std::vector<PairP> PmaxTable::pairs() const {
     return out;
 }
 
-void SepSetLog::add(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& set) {
+void SepSetLog::add(std::int32_t i, std::int32_t j, std::span<const std::int32_t> set) {
     pairs_.push_back(i);
     pairs_.push_back(j);
     nodes_.insert(nodes_.end(), set.begin(), set.end());

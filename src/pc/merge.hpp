@@ -57,7 +57,10 @@ class SepSetLog {
 public:
     SepSetLog() { offsets_.push_back(0); }
 
-    void add(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& set);
+    void add(std::int32_t i, std::int32_t j, std::span<const std::int32_t> set);
+    void add(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& set) {
+        add(i, j, std::span<const std::int32_t>(set));
+    }
     std::size_t size() const { return pairs_.size() / 2; }
     void clear();
     /// Append every record of `other`.

@@ -138,7 +138,7 @@ TEST(PmaxTable, DenseAndSparseSlotsTakeTheMaximum) {
 TEST(SepSetLog, SortsUnitesAndRoundTrips) {
     pc::SepSetLog a, b;
     a.add(2, 5, {1, 3});
-    a.add(0, 4, {});
+    a.add(0, 4, std::vector<std::int32_t>{});
     b.add(2, 5, {3, 4});  // the other endpoint's sets of the same pair (exhaustive mode)
     b.add(0, 1, {7});
     a.append(pc::SepSetLog::deserialize(b.serialize()));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <numeric>
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
@@ -33,28 +34,6 @@ void for_each_bit(const Graph& g, std::int64_t row_begin, std::int64_t row_end, 
     }
 }
 
-/// Share the row blocks of `map` (rows of part r written by rank r) with every rank: one
-/// allgatherv, in place.
-void share_row_blocks(Communicator& comm, Graph& map, const RowPartition& part) {
-    if (comm.size() == 1) return;
-    const auto words = static_cast<std::size_t>(map.words_per_row());
-    std::vector<std::size_t> counts(static_cast<std::size_t>(part.parts()));
-    for (int r = 0; r < part.parts(); ++r)
-        counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(part.end(r) - part.begin(r)) * words;
-    std::uint64_t* base = map.words().data();
-    comm.allgatherv(base + part.begin(comm.rank()) * words, base, counts, mpi::DataType::Int64);
-}
-
-/// Set bit (a, b) of row a only (the removal map and the level-0 exchange are directed).
-void mark(Graph& g, std::int64_t a, std::int32_t b) {
-    g.words()[static_cast<std::size_t>(a * g.words_per_row() + (b >> 6))] |= 1ull << (b & 63);
-}
-
-void clear_rows(Graph& g, std::int64_t row_begin, std::int64_t row_end) {
-    auto& w = g.words();
-    std::fill(w.begin() + row_begin * g.words_per_row(), w.begin() + row_end * g.words_per_row(), 0);
-}
-
 /// The distributed search: state that lives across levels on every rank.
 class Search {
 public:
@@ -62,7 +41,7 @@ public:
            const LevelCallback& on_level, const SkeletonHooks& hooks)
         : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
           hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit),
-          g_(n_), map_(n_) {}
+          g_(n_) {}
 
     SkeletonResult run() {
         int first = 1;
@@ -127,15 +106,31 @@ private:
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out.tests);
         if (comm_.size() > 1) {
-            // Each rank's rows hold the pairs (i, j > i) it tested: share those upper
-            // halves, then mirror them.
-            clear_rows(map_, 0, n_);
+            // Each rank's rows hold the pairs (i, j > i) it kept: share those upper halves
+            // as neighbour lists (the graph after level 0 is sparse: this moves 4 bytes
+            // per kept pair, not n²/8 bytes of bit map), then mirror them.
+            const int parts = part.parts();
+            std::vector<std::int64_t> row_len(static_cast<std::size_t>(n_), 0);
+            std::vector<std::int32_t> mine;
             for_each_bit(g_, rb, re, [&](std::int32_t i, std::int32_t j) {
-                if (j > i) mark(map_, i, j);
+                if (j <= i) return;
+                mine.push_back(j);
+                ++row_len[static_cast<std::size_t>(i)];
             });
-            share_row_blocks(comm_, map_, part);
+            std::vector<std::size_t> rows(static_cast<std::size_t>(parts)), kept(rows.size());
+            for (int r = 0; r < parts; ++r)
+                rows[static_cast<std::size_t>(r)] = static_cast<std::size_t>(part.end(r) - part.begin(r));
+            comm_.allgatherv(row_len.data() + rb, row_len.data(), rows, mpi::DataType::Int64);
+            for (int r = 0; r < parts; ++r)
+                for (std::int64_t i = part.begin(r); i < part.end(r); ++i)
+                    kept[static_cast<std::size_t>(r)] += static_cast<std::size_t>(row_len[static_cast<std::size_t>(i)]);
+            std::vector<std::int32_t> all(std::accumulate(kept.begin(), kept.end(), std::size_t{0}));
+            comm_.allgatherv(mine.data(), all.data(), kept, mpi::DataType::Int32);
             g_ = Graph(n_);
-            for_each_bit(map_, 0, n_, [&](std::int32_t i, std::int32_t j) { g_.add(i, j); });
+            std::size_t k = 0;
+            for (std::int64_t i = 0; i < n_; ++i)
+                for (std::int64_t c = 0; c < row_len[static_cast<std::size_t>(i)]; ++c)
+                    g_.add(static_cast<std::int32_t>(i), all[k++]);
         }
         if (dense_) {
             pmax_.values() = std::move(out.dense_p);
@@ -328,7 +323,6 @@ private:
     const std::int64_t n_;
     const bool dense_;
     Graph g_;    ///< current adjacency (same on every rank)
-    Graph map_;  ///< level-0 exchange buffer (upper halves of the rows)
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())

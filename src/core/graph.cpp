@@ -5,6 +5,20 @@
 #include <bit>
 
 namespace cudag {
+namespace {
+
+// Set bits of a row. Without -mpopcnt std::popcount is a libgcc call per word; a clone
+// for CPUs with POPCNT (chosen at load time) makes degree scans several times faster.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+std::int64_t row_popcount(const std::uint64_t* r, std::int64_t words) {
+    std::int64_t d = 0;
+    for (std::int64_t w = 0; w < words; ++w) d += __builtin_popcountll(r[w]);
+    return d;
+}
+
+}  // namespace
 
 Graph::Graph(std::int64_t n, bool complete)
     : n_(n), words_((n + 63) / 64), bits_(static_cast<std::size_t>(n * ((n + 63) / 64)), 0) {
@@ -17,12 +31,7 @@ Graph::Graph(std::int64_t n, bool complete)
     }
 }
 
-std::int64_t Graph::degree(std::int64_t i) const {
-    std::int64_t d = 0;
-    const std::uint64_t* r = row(i);
-    for (std::int64_t w = 0; w < words_; ++w) d += std::popcount(r[w]);
-    return d;
-}
+std::int64_t Graph::degree(std::int64_t i) const { return row_popcount(row(i), words_); }
 
 std::int64_t Graph::max_degree() const {
     std::int64_t m = 0;

@@ -231,7 +231,7 @@ private:
         st.tests = tests.total;
         st.tests_imbalance = tests.imbalance;
         st.removed = removed;
-        st.edges_after = g_.n_edges();
+        st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
         st.imbalance = part.imbalance;
         st.seconds = seconds_since(t0);
         if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);

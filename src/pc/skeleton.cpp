@@ -153,7 +153,10 @@ private:
     // ---- level l >= 1 ---------------------------------------------------------------
     void level(int l) {
         const auto t0 = std::chrono::steady_clock::now();
-        const Adjacency snap = Adjacency::from_graph(g_);
+        // The snapshot: the previous level's, less its removals (built at its end, in
+        // O(entries)), or from the bit set (first level, after a resume).
+        const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_);
+        have_next_ = false;
         const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
         const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
         mpi::run_agreed(comm_, [&] {
@@ -226,6 +229,16 @@ private:
                 g_.remove(a, b);
                 ++removed;
             }
+        next_.n = n_;
+        next_.offsets.assign(static_cast<std::size_t>(n_ + 1), 0);
+        next_.nbrs.clear();
+        next_.nbrs.reserve(snap.nbrs.size() - 2 * static_cast<std::size_t>(removed));
+        for (std::int64_t a = 0; a < n_; ++a) {
+            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
+                if (g_.has(a, snap.nbrs[e])) next_.nbrs.push_back(snap.nbrs[e]);
+            next_.offsets[static_cast<std::size_t>(a + 1)] = static_cast<std::int64_t>(next_.nbrs.size());
+        }
+        have_next_ = true;
         LevelStats st;
         st.level = l;
         st.tests = tests.total;
@@ -323,6 +336,8 @@ private:
     const std::int64_t n_;
     const bool dense_;
     Graph g_;    ///< current adjacency (same on every rank)
+    Adjacency next_;           ///< the next level's snapshot, when have_next_
+    bool have_next_ = false;
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())

@@ -47,40 +47,72 @@ std::vector<double> standardised(const Dataset& data, int threads) {
     return z;
 }
 
+/// acc[a][b] = Σ_s q[s·stride + a] · p[s·4 + b] for one 4×4 tile, s in order. A clone
+/// for CPUs with AVX2 (chosen at load time) runs the b lanes as one vector; without FMA
+/// contraction its sums are the same as the default build's, bit for bit.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void tile_sums(const double* __restrict q, std::int64_t stride, const double* __restrict p,
+               std::int64_t m, double (&acc)[4][4]) {
+    double r0[4] = {}, r1[4] = {}, r2[4] = {}, r3[4] = {};
+    for (std::int64_t s = 0; s < m; ++s, q += stride, p += 4) {
+        const double x0 = q[0], x1 = q[1], x2 = q[2], x3 = q[3];
+        for (int b = 0; b < 4; ++b) {
+            r0[b] += x0 * p[b];
+            r1[b] += x1 * p[b];
+            r2[b] += x2 * p[b];
+            r3[b] += x3 * p[b];
+        }
+    }
+    for (int b = 0; b < 4; ++b) {
+        acc[0][b] = r0[b];
+        acc[1][b] = r1[b];
+        acc[2][b] = r2[b];
+        acc[3][b] = r3[b];
+    }
+}
+
 /// Entries (i, j >= i) of the rows of tiles [tile_begin, tile_end) (tile t = rows 4t..4t+3)
-/// into c, clamped to [-1, 1]. 4×4 register tiles over (i, j >= i) so every z column is
-/// streamed n/4 times.
+/// into c, clamped to [-1, 1], by 4×4 register tiles.
 void upper_rows(const std::vector<double>& z, std::int64_t n, std::int64_t m, int threads,
                 std::int64_t tile_begin, std::int64_t tile_end, std::vector<double>& c) {
-    parallel_for(tile_begin, tile_end, threads, 1, [&](std::int64_t bi, int) {
-        const std::int64_t i0 = bi * 4;
-        for (std::int64_t j0 = i0; j0 < n; j0 += 4) {
-            double acc[4][4] = {};
-            const double* zi[4];
-            const double* zj[4];
-            for (int a = 0; a < 4; ++a) {
-                zi[a] = z.data() + std::min(i0 + a, n - 1) * m;
-                zj[a] = z.data() + std::min(j0 + a, n - 1) * m;
+    // kBlockTiles tiles of 4 rows share one pass over the columns: their rows are packed
+    // sample-major (q[s][a]) and each 4-column strip too (p[s][b]), so the 4×4 update of
+    // one sample is two contiguous loads. Every entry is still summed over s in order,
+    // so the values do not depend on the blocking (or on how ranks split the tiles).
+    constexpr std::int64_t kBlockTiles = 8, kRows = 4 * kBlockTiles;
+    const std::int64_t blocks = (tile_end - tile_begin + kBlockTiles - 1) / kBlockTiles;
+    parallel_for(0, blocks, threads, 1, [&](std::int64_t blk, int) {
+        const std::int64_t t0 = tile_begin + blk * kBlockTiles;
+        const std::int64_t t1 = std::min(tile_end, t0 + kBlockTiles);
+        const std::int64_t r0 = t0 * 4;
+        std::vector<double> q(static_cast<std::size_t>(m * kRows), 0.0), p(static_cast<std::size_t>(m * 4));
+        for (std::int64_t a = 0; a < kRows && r0 + a < n; ++a) {
+            const double* za = z.data() + (r0 + a) * m;
+            for (std::int64_t s = 0; s < m; ++s) q[static_cast<std::size_t>(s * kRows + a)] = za[s];
+        }
+        for (std::int64_t j0 = r0; j0 < n; j0 += 4) {
+            for (int b = 0; b < 4; ++b) {
+                const double* zb = z.data() + std::min(j0 + b, n - 1) * m;
+                for (std::int64_t s = 0; s < m; ++s) p[static_cast<std::size_t>(s * 4 + b)] = zb[s];
             }
-            for (std::int64_t s = 0; s < m; ++s) {
-                const double x0 = zi[0][s], x1 = zi[1][s], x2 = zi[2][s], x3 = zi[3][s];
-                for (int b = 0; b < 4; ++b) {
-                    const double y = zj[b][s];
-                    acc[0][b] += x0 * y;
-                    acc[1][b] += x1 * y;
-                    acc[2][b] += x2 * y;
-                    acc[3][b] += x3 * y;
-                }
+            for (std::int64_t t = t0; t < t1; ++t) {
+                const std::int64_t i0 = t * 4;
+                if (j0 < i0) continue;  // below the diagonal
+                const std::int64_t off = i0 - r0;
+                double acc[4][4] = {};
+                tile_sums(q.data() + off, kRows, p.data(), m, acc);
+                for (int a = 0; a < 4 && i0 + a < n; ++a)
+                    for (int b = 0; b < 4 && j0 + b < n; ++b) {
+                        const std::int64_t i = i0 + a, j = j0 + b;
+                        if (j < i) continue;
+                        double r = acc[a][b];
+                        if (r > 1.0) r = 1.0;
+                        if (r < -1.0) r = -1.0;
+                        c[i * n + j] = r;
+                    }
             }
-            for (int a = 0; a < 4 && i0 + a < n; ++a)
-                for (int b = 0; b < 4 && j0 + b < n; ++b) {
-                    const std::int64_t i = i0 + a, j = j0 + b;
-                    if (j < i) continue;
-                    double r = acc[a][b];
-                    if (r > 1.0) r = 1.0;
-                    if (r < -1.0) r = -1.0;
-                    c[i * n + j] = r;
-                }
         }
     });
 }

@@ -31,7 +31,7 @@ steps=${STEPS:-"build tests gaussian discrete"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
+trap 'rm -f "$summary" "$summary.g" "$summary.d"' EXIT
 
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
@@ -60,7 +60,7 @@ fi
 
 if has gaussian; then
     echo "== Gaussian benchmark"
-    "$root/scripts/bench/gpu_pc.sh" "$build" | tee -a "$summary.g"
+    "$root/scripts/bench/gpu_pc.sh" "$build" | tee "$summary.g"
     { echo; echo "Gaussian (scripts/bench/gpu_pc.sh):"; sed -n '/^alpha=/,$p' "$summary.g"; } >>"$summary"
     rm -f "$summary.g"
 fi

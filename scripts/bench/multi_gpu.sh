@@ -105,8 +105,7 @@ for set in $sets; do
             done
         fi
         speed=$(awk -v a="$base_skel" -v b="$skel" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-        eff=$(awk -v s="$speed" -v r="$r" -v b="$base_out" -v me="$data/$set.np$r" \
-            'BEGIN { if (s != "-" && b != me) printf "%.0f%%", 100 * s / r; else print "-" }')
+        eff=$(awk -v s="$speed" -v r="$r" 'BEGIN { if (s != "-") printf "%.0f%%", 100 * s / r; else print "-" }')
         [[ $ident == base ]] && { speed=1.00; eff=-; }
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$set" "$r" "$comm" "$wall" "$skel" "$speed" "$eff" \
             "$ident" "$peak" "$levels" >>"$table"

@@ -205,8 +205,8 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
     // start-up (driver and context, a few hundred ms) then runs on the warm-up thread
     // while the data are read.
     const int gpus = env.mpi() ? visible_gpus() : -1;
-    const bool gpu = (gpus > 0 || (gpus < 0 && cfg.backend != BackendKind::Cpu && cuda_compiled())) &&
-                     cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn;
+    const bool gpu = cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
+                     (gpus > 0 || (gpus < 0 && cuda_compiled()));
     mpi::RankInfo me;
     me.local_rank = env.local_rank();
     if (env.mpi()) {

@@ -60,16 +60,10 @@ inline CommandResult run_command(const std::string& cmd, const std::filesystem::
 
 /// The string attribute /config/<key> of result file `f` ("" when absent).
 inline std::string config_attr(hid_t f, const char* key) {
-    if (H5Aexists_by_name(f, "config", key, H5P_DEFAULT) <= 0) return "";
-    io::h5::Handle a(H5Aopen_by_name(f, "config", key, H5P_DEFAULT, H5P_DEFAULT));
-    io::h5::Handle t(H5Tcopy(H5T_C_S1));
-    H5Tset_size(t.get(), H5T_VARIABLE);
-    H5Tset_cset(t.get(), H5T_CSET_UTF8);
-    char* v = nullptr;
-    if (H5Aread(a.get(), t.get(), &v) < 0 || !v) return "";
-    std::string out(v);
-    H5free_memory(v);
-    return out;
+    io::h5::Handle config(H5Gopen2(f, "config", H5P_DEFAULT));
+    if (config.get() < 0 || !io::h5::has_attr(config.get(), key)) return "";
+    const auto v = io::h5::read_string_attr(config.get(), key, "/config");
+    return v.empty() ? "" : v.front();
 }
 
 /// The datasets of a result file that depend only on the data and the semantics, as

@@ -148,8 +148,8 @@ public:
             out.flags[e] |= pc::kSeparated;
             out.pmax[e] = pwin[e];
             combination_unrank(static_cast<std::int64_t>(best[e]), level, d - 1, c.data());
-            out.sets[e].resize(static_cast<std::size_t>(level));
-            for (int t = 0; t < level; ++t) out.sets[e][t] = snap.nbrs[e0 + c[t] + (c[t] >= it.y)];
+            std::int32_t* slot = out.set_slot(static_cast<std::size_t>(e));
+            for (int t = 0; t < level; ++t) slot[t] = snap.nbrs[e0 + c[t] + (c[t] >= it.y)];
         }
         out.tests += static_cast<std::int64_t>(tests);
     }

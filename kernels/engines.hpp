@@ -14,6 +14,9 @@
 
 namespace cudag::cuda {
 
+/// Largest level the entry scan covers (FisherTunables::scan_levels).
+constexpr int kScanLevelsMax = 6;
+
 /// cuPC launch shape (Zarebavani et al., TPDS 2020, §4.1 and §5.3).
 struct FisherTunables {
     /// 's': cuPC-S (threads over conditioning sets, one factorisation of C[S,S] shared by
@@ -26,6 +29,10 @@ struct FisherTunables {
     /// Shrink θ/δ (S) or γ (E) per level when a level has too few sets to fill them.
     /// The variant itself is never changed here.
     bool auto_tune = true;
+    /// Levels 1..scan_levels run the entry scan (kernels/pc_gaussian_scan.cu: a lane per
+    /// entry, the lanes of a warp sharing the set walk) instead of the variant; 0: the
+    /// variant at every level. At most kScanLevelsMax.
+    int scan_levels = 4;
     /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
     /// global memory) instead of the template<int L> ones. 0: only above the
     /// largest compiled L (kMaxTemplateLevel in pc_gaussian.cuh).

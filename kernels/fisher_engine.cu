@@ -17,6 +17,8 @@
 // p-values; separated entries at level l, to size the winner pass).
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cstdlib>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -56,6 +58,9 @@ constexpr std::int64_t kOversubscribe = 4;
 /// Largest θ and β·γ: the level kernels use up to ~160 registers per thread at L = 6,
 /// so 256 threads per block stay within the 64K registers of an SM.
 constexpr int kMaxBlockThreads = 256;
+/// Entry scan: a row is cut into rank ranges of at least this many sets.
+constexpr std::int64_t kScanMinSpan = 1024;
+static_assert(kScanLevelsMax == kMaxScanLevel, "engines.hpp and pc_gaussian.cuh agree");
 
 std::string device_label(int device) {
     cudaDeviceProp prop{};
@@ -88,6 +93,8 @@ void check_policy_and_tunables(const pc::TestPolicy& policy, const FisherTunable
         throw InputError("--beta x --gamma must be <= " + std::to_string(kMaxBlockThreads) +
                          " (threads per block)");
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
+    if (t.scan_levels < 0 || t.scan_levels > kScanLevelsMax)
+        throw InputError("--scan-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
 }
 
 /// Free device memory must hold `need` bytes (plus a margin for the level buffers).
@@ -124,7 +131,7 @@ public:
             DeviceGuard guard(device_);
             cudaStreamSynchronize(stream_->get());
             corr_.release(); bits_.release(); dense_.release(); counts_.release();
-            koffsets_.release(); kcols_.release(); krows_.release(); kp_.release();
+            koffsets_.release(); kcols_.release(); scan_items_.release(); krows_.release(); kp_.release();
             offsets_.release(); nbrs_.release(); best_.release(); pmax_.release(); mirror_.release();
             tests_.release(); rows_.release(); items_.release(); sel_.release();
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
@@ -142,6 +149,13 @@ public:
         DeviceGuard guard(device_);
         const std::size_t bytes = corr.size() * sizeof(double);
         check_fits(device_, bytes, "the " + dims() + " correlation matrix");
+        symmetric_ = true;
+        for (std::int64_t i = 0; i < n_ && symmetric_; ++i)
+            for (std::int64_t j = 0; j < i; ++j)
+                if (!(corr[static_cast<std::size_t>(i * n_ + j)] == corr[static_cast<std::size_t>(j * n_ + i)])) {
+                    symmetric_ = false;
+                    break;
+                }
         corr_.resize_discard(corr.size());
         corr_.upload(corr.data(), corr.size(), stream());
         stream_->synchronize();
@@ -181,6 +195,9 @@ public:
 private:
     cudaStream_t stream() const { return stream_->get(); }
     std::string dims() const { return std::to_string(n_) + "x" + std::to_string(n_); }
+    /// The entry scan of level a.l over `rows`: lower entries, then upper ones.
+    void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows,
+                     cudaStream_t s);
     /// Allocate the runtime-l workspace for `threads` threads.
     void reserve_scratch(int l, std::int64_t threads) {
         scratch_.resize_discard(static_cast<std::size_t>(threads * workspace_doubles(l)));
@@ -193,6 +210,9 @@ private:
 
     int device_;
     std::int64_t resident_threads_ = 0;  ///< SMs × max threads per SM
+    /// CUDAG_TRACE set and not empty: per-level host and kernel timings on stderr.
+    bool trace_ = std::getenv("CUDAG_TRACE") != nullptr && *std::getenv("CUDAG_TRACE") != '\0';
+    bool symmetric_ = true;              ///< C is exactly symmetric (the entry scan needs it)
     std::int64_t n_, m_;
     pc::TestPolicy policy_;
     FisherTunables tun_;
@@ -211,6 +231,7 @@ private:
     DeviceBuffer<std::int64_t> mirror_;
     DeviceBuffer<std::int32_t> rows_;
     DeviceBuffer<int2> items_;
+    DeviceBuffer<ScanItem> scan_items_;
     DeviceBuffer<std::int64_t> sel_, count_;
     DeviceBuffer<double> pwin_;
     DeviceBuffer<std::int32_t> sets_;
@@ -315,8 +336,11 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const int l = level;
     CUDAG_ASSERT(l >= 1);
     CUDAG_EXPECTS(snap.n == n_, "cuda run_level: snapshot size differs from the engine's");
+    const auto t_start = std::chrono::steady_clock::now();
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
-    const bool edge_parallel = tun_.variant == 'e';
+    // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
+    const bool scan = symmetric_ && l <= std::min(tun_.scan_levels, kMaxScanLevel);
+    const bool edge_parallel = !scan && tun_.variant == 'e';
 
     // Rows with something to test, heaviest first (blocks start in index order, so the
     // long rows do not end up in the tail of the grid).
@@ -367,7 +391,12 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     std::tie(a.r_lo, a.r_hi) = decision_band(m_, l, policy_.alpha, policy_.strict);
     a.generic = (tun_.generic_from_level > 0 && l >= tun_.generic_from_level) || l > kMaxTemplateLevel;
 
-    if (!edge_parallel) {
+    Event ev_start, ev_end;
+    ev_start.record(s);
+    const auto t_launch = std::chrono::steady_clock::now();
+    if (scan) {
+        launch_scan(a, snap, rows, s);
+    } else if (!edge_parallel) {
         SetParallelLaunch sp;
         sp.theta = tun_.theta;
         sp.delta = tun_.delta;
@@ -440,6 +469,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         launch_cupc_e(a, ep, s);
     }
 
+    ev_end.record(s);
     // Separated entries of the block's rows, then their winning sets and p-values.
     const std::int64_t eb = snap.offsets[row_begin], ee = snap.offsets[row_end];
     sel_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(ee - eb, 1)));
@@ -489,9 +519,69 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         const std::int64_t e = h_sel_[k];
         out.flags[e] |= pc::kSeparated;
         out.pmax[e] = h_pwin_[k];
-        out.sets[e].assign(h_sets_.data() + k * l, h_sets_.data() + (k + 1) * l);
+        std::copy(h_sets_.data() + k * l, h_sets_.data() + (k + 1) * l, out.set_slot(static_cast<std::size_t>(e)));
     }
     out.tests += static_cast<std::int64_t>(tests);
+    if (trace_) {
+        const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
+        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries: host before launch %.1f ms, "
+                     "kernels %.1f ms, after %.1f ms\n", l, scan ? "scan" : (edge_parallel ? "E" : "S"),
+                     rows.size(), static_cast<long long>(n_entries), ms(t_start, t_launch),
+                     static_cast<double>(ev_end.elapsed_ms_since(ev_start)),
+                     ms(t_launch, std::chrono::steady_clock::now()));
+    }
+}
+
+void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
+                                   const std::vector<std::int32_t>& rows, cudaStream_t s) {
+    const int l = a.l;
+    // Warp items: 32 entries of one row; the lower entries (j > i) and the upper ones
+    // (j < i) in separate lists. A row whose C(d, l) sets would keep one warp far longer
+    // than the level's average warp is cut into rank ranges.
+    std::int64_t work = 0;
+    for (std::int32_t i : rows) {
+        const std::int64_t d = snap.degree(i);
+        work += (d + 31) / 32 * binomial(d, l);
+    }
+    const std::int64_t warps = std::max<std::int64_t>(1, resident_threads_ / 32);
+    const std::int64_t span = std::max<std::int64_t>(kScanMinSpan, work / (kOversubscribe * warps));
+    std::vector<ScanItem> items;
+    std::int64_t n_lower = 0;
+    for (int upper = 0; upper < 2; ++upper) {
+        for (std::int32_t i : rows) {
+            const std::int32_t* nb = snap.row(i);
+            const int d = static_cast<int>(snap.degree(i));
+            const int qs = static_cast<int>(std::upper_bound(nb, nb + d, i) - nb);  // first j > i
+            const int qb = upper ? 0 : qs, qe = upper ? qs : d;
+            const std::int64_t sets = binomial(d, l);
+            const std::int64_t parts = (sets + span - 1) / span;
+            for (int q0 = qb; q0 < qe; q0 += 32) {
+                for (std::int64_t k = 0; k < parts; ++k) {
+                    ScanItem it;
+                    it.row = i;
+                    it.q0 = q0;
+                    it.q1 = std::min(q0 + 32, qe);
+                    it.r0 = sets * k / parts;
+                    it.r1 = sets * (k + 1) / parts;
+                    it.split = parts > 1;
+                    items.push_back(it);
+                }
+            }
+        }
+        if (!upper) n_lower = static_cast<std::int64_t>(items.size());
+    }
+    if (items.empty()) return;
+    scan_items_.resize_discard(items.size());
+    scan_items_.upload(items.data(), items.size(), s);
+    EntryScanLaunch lower;
+    lower.items = scan_items_.data();
+    lower.n_items = n_lower;
+    launch_entry_scan(a, lower, s);
+    EntryScanLaunch up;
+    up.items = scan_items_.data() + n_lower;
+    up.n_items = static_cast<std::int64_t>(items.size()) - n_lower;
+    up.upper = true;
+    launch_entry_scan(a, up, s);
 }
 
 double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {

@@ -128,6 +128,27 @@ struct EdgeParallelLaunch {
 void launch_cupc_e(const LevelArgs& a, const EdgeParallelLaunch& s, cudaStream_t stream);
 std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t max_slots);
 
+/// Entry scan (pc_gaussian_scan.cu), levels 1..kMaxScanLevel: a warp per item, a lane
+/// per entry q in [q0, q1) of `row`, each lane walking the ranks [r0, r1) of the C(d, l)
+/// position subsets of the row in lexicographic order and stopping at its first
+/// separating set. best[e] gets the rank in cuPC-S's convention (C(d, l), the winner
+/// pass with ranks_exclude_entry = false); pmax as for the other kernels.
+constexpr int kMaxScanLevel = 6;
+struct ScanItem {
+    std::int32_t row = 0;
+    std::int32_t q0 = 0, q1 = 0;  ///< entry positions in the row, q1 - q0 <= 32
+    std::int32_t split = 0;       ///< 1: [r0, r1) is not all of C(d, l)
+    std::int64_t r0 = 0, r1 = 0;  ///< set ranks
+};
+struct EntryScanLaunch {
+    const ScanItem* items = nullptr;  ///< device
+    std::int64_t n_items = 0;
+    /// Upper entries (j < i): skip an entry whose mirror (j, i) has a separating rank.
+    /// Launched after the lower entries' scan, so that rank is final.
+    bool upper = false;
+};
+void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
+
 /// Per-entry mirror indices (LevelArgs::mirror) of the compacted adjacency.
 void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
                    std::int64_t* mirror, cudaStream_t stream);

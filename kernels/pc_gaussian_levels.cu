@@ -36,6 +36,7 @@
 #include "core/combinations.hpp"
 #include "cuda_check.cuh"
 #include "pc_gaussian.cuh"
+#include "pc_gaussian_device.cuh"
 
 namespace cudag::cuda {
 namespace {
@@ -70,29 +71,9 @@ __device__ __forceinline__ Workspace global_workspace(const LevelArgs& a, int l,
     return {d, d + l * l, d + 3 * l * l, d + 3 * l * l + l, ip, ip + l};
 }
 
-/// A possibly stale read of a value other threads update atomically. Staleness only
-/// costs skipped work, never correctness (values only move towards their final).
-__device__ __forceinline__ u64 load_relaxed(const u64* p) {
-    return *static_cast<const volatile u64*>(p);
-}
-
-__device__ __forceinline__ bool is_independent(const LevelArgs& a, double p) {
-    return a.strict ? p > a.alpha : p >= a.alpha;
-}
-
-/// The CPU engine's decision (p of r against alpha), on |r| where it is certain.
-__device__ __forceinline__ bool independent_r(const LevelArgs& a, double r, int l) {
-    const double ar = fabs(r);
-    if (ar < a.r_lo) return true;
-    if (ar > a.r_hi) return false;
-    return is_independent(a, ci::fisher_z_pvalue(r, a.m, l));  // the band, or NaN
-}
-
-/// Fold a non-separating test's |r| into the entry's smallest |r|.
-__device__ __forceinline__ void record_dependent(u64* minr, double r) {
-    const u64 bits = static_cast<u64>(__double_as_longlong(fabs(r)));
-    if (bits < load_relaxed(minr)) atomicMin(minr, bits);
-}
+using detail::independent_r;
+using detail::load_relaxed;
+using detail::record_dependent;
 
 /// Whether entry (i, j) can be skipped: j < i and row j already separated (j, i).
 __device__ __forceinline__ bool lower_side_separated(const LevelArgs& a, std::int32_t i,
@@ -352,24 +333,7 @@ __global__ void finish_level_kernel(LevelArgs a, std::int64_t e_begin, std::int6
     }
 }
 
-/// Runtime level -> compile-time L (0: the runtime-l kernels).
-template <typename F>
-void dispatch_level(int l, bool generic, F&& f) {
-    if (generic || l > kMaxTemplateLevel) {
-        f(std::integral_constant<int, 0>{});
-        return;
-    }
-    switch (l) {
-        case 1: f(std::integral_constant<int, 1>{}); break;
-        case 2: f(std::integral_constant<int, 2>{}); break;
-        case 3: f(std::integral_constant<int, 3>{}); break;
-        case 4: f(std::integral_constant<int, 4>{}); break;
-        case 5: f(std::integral_constant<int, 5>{}); break;
-        case 6: f(std::integral_constant<int, 6>{}); break;
-        default: f(std::integral_constant<int, 0>{}); break;
-    }
-}
-static_assert(kMaxTemplateLevel == 6, "dispatch_level lists the compiled levels");
+using detail::dispatch_level;
 
 constexpr std::int64_t kMaxGridY = 65535;
 constexpr std::int64_t kMaxGridX = (1ll << 31) - 1;

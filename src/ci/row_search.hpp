@@ -59,13 +59,13 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const pc::
             if (!policy.independent(p)) continue;
             out.flags[e] |= pc::kSeparated;
             if (!exhaustive) {
-                out.sets[e].assign(s.begin(), s.end());
+                std::copy(s.begin(), s.end(), out.set_slot(static_cast<std::size_t>(e)));
                 --open;
             } else {
                 std::vector<std::int32_t> u;
-                std::set_union(out.sets[e].begin(), out.sets[e].end(), s.begin(), s.end(),
-                               std::back_inserter(u));
-                out.sets[e].swap(u);
+                auto& un = out.unions[static_cast<std::size_t>(e)];
+                std::set_union(un.begin(), un.end(), s.begin(), s.end(), std::back_inserter(u));
+                un.swap(u);
             }
         }
         for (int t = 0; t < l; ++t) in_set[c[t]] = 0;

@@ -445,6 +445,11 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--gamma", pa.cfg.gpu.gamma, "cuPC-E threads per edge")->capture_default_str();
     pc_cmd->add_option("--theta", pa.cfg.gpu.theta, "cuPC-S threads per block")->capture_default_str();
     pc_cmd->add_option("--delta", pa.cfg.gpu.delta, "cuPC-S blocks per row")->capture_default_str();
+    pc_cmd->add_option("--scan-levels", pa.cfg.gpu.scan_levels,
+                       "GPU levels 1..N run the entry scan (a thread per edge, sets in lexicographic order) "
+                       "instead of --variant; 0: the variant at every level")
+        ->check(CLI::Range(0, 6))
+        ->capture_default_str();
     pc_cmd->add_option("--checkpoint", pa.cfg.checkpoint,
                        "HDF5 checkpoint rewritten after every level (for --resume)");
     pc_cmd->add_flag("--resume", pa.cfg.resume,

@@ -74,6 +74,7 @@ cuda::FisherTunables cuda_tunables(const GpuTunables& tunables) {
     t.theta = tunables.theta;
     t.delta = tunables.delta;
     t.auto_tune = tunables.auto_tune;
+    t.scan_levels = tunables.scan_levels;
     return t;
 }
 }  // namespace

@@ -27,6 +27,9 @@ struct GpuTunables {
     int theta = 64;
     int delta = 2;
     bool auto_tune = true;  ///< choose variant/shape from graph density when not given
+    /// Levels 1..scan_levels run the entry scan (a lane per edge, lexicographic set walk);
+    /// 0: the variant at every level.
+    int scan_levels = 4;
 };
 
 /// Number of CUDA devices this build can use (0 in a CPU-only build or without a GPU).

@@ -85,6 +85,12 @@ void SepSetLog::add(std::int32_t i, std::int32_t j, std::span<const std::int32_t
     offsets_.push_back(static_cast<std::int64_t>(nodes_.size()));
 }
 
+void SepSetLog::reserve(std::size_t records, std::size_t nodes) {
+    pairs_.reserve(pairs_.size() + 2 * records);
+    offsets_.reserve(offsets_.size() + records);
+    nodes_.reserve(nodes_.size() + nodes);
+}
+
 void SepSetLog::clear() {
     pairs_.clear();
     nodes_.clear();
@@ -118,14 +124,33 @@ SepSetLog SepSetLog::deserialize(std::span<const std::byte> bytes) {
 
 SepSets SepSetLog::to_sepsets() const {
     const std::size_t k = size();
-    std::vector<std::size_t> order(k);
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    // Records by pair: a counting sort on i (records arrive roughly row by row, and a
+    // comparison sort of millions of records through an index was the slow part of a
+    // level-1 heavy run), then each i's records by j.
+    std::int32_t n = 0;
+    for (std::size_t r = 0; r < k; ++r) n = std::max(n, pairs_[2 * r] + 1);
+    std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1, 0);
+    for (std::size_t r = 0; r < k; ++r) ++start[static_cast<std::size_t>(pairs_[2 * r]) + 1];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) start[i + 1] += start[i];
+    std::vector<std::size_t> order(k), fill(start.begin(), start.end() - 1);
+    for (std::size_t r = 0; r < k; ++r) order[fill[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
+        std::sort(order.begin() + static_cast<std::ptrdiff_t>(start[i]),
+                  order.begin() + static_cast<std::ptrdiff_t>(start[i + 1]),
+                  [&](std::size_t a, std::size_t b) { return pairs_[2 * a + 1] < pairs_[2 * b + 1]; });
     auto key = [&](std::size_t r) { return std::pair{pairs_[2 * r], pairs_[2 * r + 1]}; };
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
     SepSets out;
     std::vector<std::int32_t> set, merged;
     for (std::size_t x = 0; x < k;) {
         const auto pair = key(order[x]);
+        const std::size_t r0 = order[x];
+        if (x + 1 == k || key(order[x + 1]) != pair) {  // one record: no union to form
+            out.append_sorted(pair.first, pair.second,
+                              std::span<const std::int32_t>(nodes_.data() + offsets_[r0],
+                                                            static_cast<std::size_t>(offsets_[r0 + 1] - offsets_[r0])));
+            ++x;
+            continue;
+        }
         set.clear();
         for (; x < k && key(order[x]) == pair; ++x) {
             const std::size_t r = order[x];

@@ -62,6 +62,8 @@ public:
         add(i, j, std::span<const std::int32_t>(set));
     }
     std::size_t size() const { return pairs_.size() / 2; }
+    /// Room for `records` more records holding `nodes` more nodes in all.
+    void reserve(std::size_t records, std::size_t nodes);
     void clear();
     /// Append every record of `other`.
     void append(const SepSetLog& other);

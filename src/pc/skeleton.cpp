@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <numeric>
 
 #include "core/bytes.hpp"
@@ -13,6 +16,37 @@
 
 namespace cudag::pc {
 namespace {
+
+/// With CUDAG_TRACE set (not empty): the host time of a level's steps, one line on stderr.
+class HostTrace {
+public:
+    HostTrace() {
+        const char* v = std::getenv("CUDAG_TRACE");
+        on_ = v != nullptr && *v != '\0';
+    }
+    void start() {
+        if (!on_) return;
+        line_.clear();
+        last_ = std::chrono::steady_clock::now();
+    }
+    void mark(const char* step) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " %s %.1f ms,", step,
+                      std::chrono::duration<double, std::milli>(now - last_).count());
+        line_ += buf;
+        last_ = now;
+    }
+    void print(int level) const {
+        if (on_) std::fprintf(stderr, "host level %d:%s\n", level, line_.c_str());
+    }
+
+private:
+    bool on_ = false;
+    std::string line_;
+    std::chrono::steady_clock::time_point last_;
+};
 
 using mpi::Communicator;
 using mpi::ReduceOp;
@@ -153,18 +187,21 @@ private:
     // ---- level l >= 1 ---------------------------------------------------------------
     void level(int l) {
         const auto t0 = std::chrono::steady_clock::now();
+        trace_.start();
         // The snapshot: the previous level's, less its removals (built at its end, in
         // O(entries)), or from the bit set (first level, after a resume).
         const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_);
         have_next_ = false;
         const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
         const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
+        trace_.mark("snapshot+partition");
         mpi::run_agreed(comm_, [&] {
             maybe_fail(l, true);
-            out_.reset(snap.nbrs.size());
+            out_.reset(snap.nbrs.size(), l, pol_.exhaustive);
             engine_.run_level(l, snap, rb, re, out_);
         });
         maybe_fail(l, false);
+        trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);
 
@@ -202,24 +239,45 @@ private:
                    std::byte{0};
         };
 
+        trace_.mark("removal map");
         // This rank's share of pMax and separating sets. For i < j the lower endpoint's
         // separating set wins (pcalg tests the u-side first and skips the v-side once
         // removed); the upper side counts only when the lower side did not separate, or
         // always when exhaustive (its set is then united with the lower side's).
+        // The mirror (b, a) of an entry (a, b), b < a, without a search: for rows a in
+        // increasing order, the a's that meet row b are row b's neighbours above
+        // max(b, rb - 1), in order, so a cursor per row walks them.
+        std::vector<std::int64_t> cursor(static_cast<std::size_t>(n_));
+        for (std::int64_t b = 0; b < std::min<std::int64_t>(re, n_); ++b) {
+            const std::int32_t* row = snap.row(b);
+            const std::int32_t from = static_cast<std::int32_t>(std::max<std::int64_t>(b + 1, rb));
+            cursor[static_cast<std::size_t>(b)] =
+                snap.offsets[b] + (std::lower_bound(row, row + snap.degree(b), from) - row);
+        }
+        log_.reserve(static_cast<std::size_t>(snap.offsets[re] - snap.offsets[rb]) / 2,
+                     static_cast<std::size_t>(snap.offsets[re] - snap.offsets[rb]) / 2 * static_cast<std::size_t>(l));
         for (std::int64_t a = rb; a < re; ++a) {
             for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
-                const std::uint8_t f = out_.flags[e];
-                if (!f) continue;
                 const std::int32_t b = snap.nbrs[e];
                 const auto ia = static_cast<std::int32_t>(a);
                 const bool lower = ia < b;
-                if (!lower && !pol_.exhaustive && separated(b, snap.find(b, ia))) continue;
+                std::int64_t mirror = -1;
+                if (!lower) {
+                    std::int64_t& c = cursor[static_cast<std::size_t>(b)];
+                    while (snap.nbrs[c] < ia) ++c;
+                    CUDAG_ASSERT(snap.nbrs[c] == ia);
+                    mirror = c++;
+                }
+                const std::uint8_t f = out_.flags[e];
+                if (!f) continue;
+                if (!lower && !pol_.exhaustive && separated(b, mirror)) continue;
                 const std::int32_t i = lower ? ia : b, j = lower ? b : ia;
                 if (f & kTested) pmax_.raise(i, j, out_.pmax[e]);
-                if (f & kSeparated) log_.add(i, j, out_.sets[e]);
+                if (f & kSeparated) log_.add(i, j, out_.set(static_cast<std::size_t>(e)));
             }
         }
 
+        trace_.mark("pmax+sepsets");
         // Apply the removals symmetrically (every rank alike).
         std::int64_t removed = 0;
         for (std::int64_t a = 0; a < n_; ++a)
@@ -229,6 +287,7 @@ private:
                 g_.remove(a, b);
                 ++removed;
             }
+        trace_.mark("removals");
         next_.n = n_;
         next_.offsets.assign(static_cast<std::size_t>(n_ + 1), 0);
         next_.nbrs.clear();
@@ -239,6 +298,8 @@ private:
             next_.offsets[static_cast<std::size_t>(a + 1)] = static_cast<std::int64_t>(next_.nbrs.size());
         }
         have_next_ = true;
+        trace_.mark("next snapshot");
+        trace_.print(l);
         LevelStats st;
         st.level = l;
         st.tests = tests.total;
@@ -340,6 +401,7 @@ private:
     bool have_next_ = false;
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
+    HostTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
     SepSetLog log_;             ///< this rank's separating sets since the last gather()
     SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()

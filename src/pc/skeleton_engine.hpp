@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,17 +49,38 @@ struct LevelOutput {
     /// Max p over the tests run from this side (up to the first separating set
     /// unless exhaustive).
     std::vector<double> pmax;
-    /// Separating set (sorted nodes) of separated entries: the lexicographically
-    /// smallest one, or the union of all of them when exhaustive.
-    std::vector<std::vector<std::int32_t>> sets;
+    /// Nodes per separating set: the level l.
+    int set_size = 0;
+    /// Not exhaustive: entry e's separating set (sorted nodes, the lexicographically
+    /// smallest) at [e * set_size, (e + 1) * set_size), meaningful where kSeparated.
+    /// One flat array, so a level with millions of removals allocates nothing per entry.
+    std::vector<std::int32_t> nodes;
+    /// Exhaustive: entry e's union of the nodes of all its separating sets.
+    std::vector<std::vector<std::int32_t>> unions;
+    bool exhaustive = false;
     std::int64_t tests = 0;
 
-    void reset(std::size_t entries) {
+    void reset(std::size_t entries, int level, bool exhaustive_sets) {
         flags.assign(entries, 0);
         pmax.assign(entries, -1.0);
-        sets.assign(entries, {});
+        set_size = level;
+        exhaustive = exhaustive_sets;
+        if (exhaustive) {
+            nodes.clear();
+            unions.assign(entries, {});
+        } else {
+            unions.clear();
+            nodes.resize(entries * static_cast<std::size_t>(level));
+        }
         tests = 0;
     }
+    /// Entry e's separating set (or union, when exhaustive).
+    std::span<const std::int32_t> set(std::size_t e) const {
+        if (exhaustive) return unions[e];
+        return {nodes.data() + e * static_cast<std::size_t>(set_size), static_cast<std::size_t>(set_size)};
+    }
+    /// Where a non-exhaustive engine writes entry e's set_size nodes.
+    std::int32_t* set_slot(std::size_t e) { return nodes.data() + e * static_cast<std::size_t>(set_size); }
 };
 
 /// A skeleton backend. Engines hold the sufficient statistics (e.g. the

@@ -69,7 +69,8 @@ testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelO
         if (got.flags[e] != want.flags[e])
             return testing::AssertionFailure() << "entry " << e << ": flags gpu " << int(got.flags[e])
                                                << ", cpu " << int(want.flags[e]);
-        if (got.sets[e] != want.sets[e])
+        if ((want.flags[e] & pc::kSeparated) &&
+            !std::ranges::equal(got.set(static_cast<std::size_t>(e)), want.set(static_cast<std::size_t>(e))))
             return testing::AssertionFailure() << "entry " << e << ": separating sets differ";
         if (!close(got.pmax[e], want.pmax[e], rel))
             return testing::AssertionFailure() << "entry " << e << ": pmax gpu " << got.pmax[e]
@@ -117,6 +118,16 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 
 // ---- whole skeleton: GPU engine on the CPU's correlation matrix ---------------------------
 
+/// Kernel choice of a parity case: 's' / 'e' the paper's variants at every level, 'x' the
+/// entry scan at every level it covers (cuPC-S above), 'd' the defaults.
+cuda::FisherTunables tunables_for(char kernel) {
+    cuda::FisherTunables t;
+    if (kernel == 'd') return t;
+    t.variant = kernel == 'e' ? 'e' : 's';
+    t.scan_levels = kernel == 'x' ? cuda::kScanLevelsMax : 0;
+    return t;
+}
+
 struct ParityCase {
     std::int64_t n;
     std::int64_t m;
@@ -146,8 +157,7 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     const double cpu_s = seconds_since(t0);
 
-    cuda::FisherTunables t;
-    t.variant = c.variant;
+    const cuda::FisherTunables t = tunables_for(c.variant);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), c.n, c.m, opt.policy, t);
     t0 = std::chrono::steady_clock::now();
     const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
@@ -168,7 +178,7 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
 
 std::vector<ParityCase> parity_cases() {
     std::vector<ParityCase> v;
-    for (char var : {'s', 'e'}) {
+    for (char var : {'s', 'e', 'x'}) {
         v.push_back({100, 500, 3, 1, var, 0.01});
         v.push_back({100, 300, 8, 2, var, 0.05});
         v.push_back({100, 2000, 12, 3, var, 0.01});
@@ -177,6 +187,8 @@ std::vector<ParityCase> parity_cases() {
         v.push_back({2000, 1000, 4, 6, var, 0.01});
         v.push_back({2000, 800, 8, 7, var, 0.01});
     }
+    v.push_back({500, 500, 10, 5, 'd', 0.05});
+    v.push_back({2000, 800, 8, 7, 'd', 0.01});
     return v;
 }
 
@@ -194,8 +206,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     ci::CpuFisherEngine cpu(data, opt.policy, 0);
-    cuda::FisherTunables t;
-    t.variant = variant;
+    cuda::FisherTunables t = tunables_for(variant);
     t.generic_from_level = generic_from;
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
     int levels_checked = 0;
@@ -206,8 +217,8 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         if (g.max_degree() - 1 < l) break;
         const Adjacency snap = Adjacency::from_graph(g);
         pc::LevelOutput want, got;
-        want.reset(snap.nbrs.size());
-        got.reset(snap.nbrs.size());
+        want.reset(snap.nbrs.size(), l, false);
+        got.reset(snap.nbrs.size(), l, false);
         cpu.run_level(l, snap, 0, n, want);
         gpu->run_level(l, snap, 0, n, got);
         EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9))
@@ -215,7 +226,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         // A block of rows: only its entries are written.
         const std::int64_t rb = n / 3, re = 2 * n / 3;
         pc::LevelOutput part;
-        part.reset(snap.nbrs.size());
+        part.reset(snap.nbrs.size(), l, false);
         gpu->run_level(l, snap, rb, re, part);
         EXPECT_TRUE(same_level(part, want, snap, snap.offsets[rb], snap.offsets[re], 1e-9))
             << "level " << l << " rows [" << rb << ", " << re << ")";
@@ -228,7 +239,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, CudaLevelParity,
                          testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1},
-                                         std::tuple{'e', 1}),
+                                         std::tuple{'e', 1}, std::tuple{'x', 0}),
                          [](const auto& info) {
                              return std::string(1, std::get<0>(info.param)) +
                                     (std::get<1>(info.param) ? "_runtime_l" : "_template_l");
@@ -244,10 +255,9 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
     opt.policy.alpha = 0.2;  // keeps many edges, so the search goes deep
     ci::CpuFisherEngine cpu(data, opt.policy, 0);
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
-    for (char variant : {'s', 'e'}) {
-        cuda::FisherTunables t;
-        t.variant = variant;
-        t.generic_from_level = 1;
+    for (char variant : {'s', 'e', 'x'}) {
+        cuda::FisherTunables t = tunables_for(variant);
+        t.generic_from_level = 1;  // 'x': the scan up to its last level, runtime-l kernels after
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
         EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
     }

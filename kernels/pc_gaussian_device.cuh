@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device helpers shared by the Gaussian level kernels (pc_gaussian_levels.cu, cuPC-S/E,
+// and pc_gaussian_scan.cu, the entry scan).
+#pragma once
+
+#include <type_traits>
+
+#include "ci/fisher_z.hpp"
+#include "pc_gaussian.cuh"
+
+namespace cudag::cuda::detail {
+
+/// A possibly stale read of a value other threads update atomically. Staleness only
+/// costs skipped work, never correctness (values only move towards their final).
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+    return *static_cast<const volatile unsigned long long*>(p);
+}
+
+__device__ __forceinline__ bool is_independent(const LevelArgs& a, double p) {
+    return a.strict ? p > a.alpha : p >= a.alpha;
+}
+
+/// The CPU engine's decision (p of r against alpha), on |r| where it is certain.
+__device__ __forceinline__ bool independent_r(const LevelArgs& a, double r, int l) {
+    const double ar = fabs(r);
+    if (ar < a.r_lo) return true;
+    if (ar > a.r_hi) return false;
+    return is_independent(a, ci::fisher_z_pvalue(r, a.m, l));  // the band, or NaN
+}
+
+/// Fold a non-separating test's |r| into the entry's smallest |r|.
+__device__ __forceinline__ void record_dependent(unsigned long long* minr, double r) {
+    const auto bits = static_cast<unsigned long long>(__double_as_longlong(fabs(r)));
+    if (bits < load_relaxed(minr)) atomicMin(minr, bits);
+}
+
+/// Runtime level -> compile-time L (0: the runtime-l kernels).
+template <typename F>
+void dispatch_level(int l, bool generic, F&& f) {
+    if (generic || l > kMaxTemplateLevel) {
+        f(std::integral_constant<int, 0>{});
+        return;
+    }
+    switch (l) {
+        case 1: f(std::integral_constant<int, 1>{}); break;
+        case 2: f(std::integral_constant<int, 2>{}); break;
+        case 3: f(std::integral_constant<int, 3>{}); break;
+        case 4: f(std::integral_constant<int, 4>{}); break;
+        case 5: f(std::integral_constant<int, 5>{}); break;
+        case 6: f(std::integral_constant<int, 6>{}); break;
+        default: f(std::integral_constant<int, 0>{}); break;
+    }
+}
+static_assert(kMaxTemplateLevel == 6, "dispatch_level lists the compiled levels");
+
+}  // namespace cudag::cuda::detail

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Apache-2.0
+// Entry-scan kernel for Gaussian PC levels l >= 1: one thread per adjacency entry (i, j),
+// the 32 lanes of a warp on 32 consecutive entries of one row, every lane walking the
+// l-subsets S of adj(i) in lexicographic order and stopping at its first separating S.
+//
+// Why: cudag's separating-set rule (DESIGN.md: the lexicographically smallest S of the
+// lower endpoint, else of the upper one) makes the lower side of an edge run every set
+// until its first separating one, so a level's work is the CPU engine's sequential scan,
+// not cuPC's "first set either side finds". cuPC-S gives each thread a set and loops over
+// the row's entries; its lanes then read C[j, S] for 32 different sets, i.e. 32 scattered
+// sectors per load. Here the lanes share the set (the walk is the same for the whole
+// warp; a lane skips the sets that contain its own entry) and differ in j, so C[S, j]
+// (C is symmetric) is read along rows of C at the row's sorted neighbours and C[S, S],
+// C[i, S] are broadcasts. The scan is the CPU's order, so the result needs no ranking
+// across threads, and the lower side runs before the upper side (two launches), so an
+// upper entry is only scanned when its lower entry found no set.
+//
+// Level 1 decides without sqrt or division: with a unit diagonal the CPU's r is
+// h12 / sqrt(h11 h22) with h11 = 1 - C[i,k]^2, h22 = 1 - C[k,j]^2, h12 = C[i,j] - C[i,k] C[k,j]
+// (cholesky of the 1x1 block is exactly 1), so |r| < r_lo <=> h12^2 < r_lo^2 h11 h22 up to
+// rounding far inside the 1e-6 band of decision_band; inside the band the exact r and p
+// decide. Levels >= 2 run the CPU's exact sequence (ci::ConditioningBlock) per test.
+//
+// Heavy rows are split into rank ranges (items with r0 > 0): a lane then stops early when
+// an earlier range of the same entry has published a smaller separating rank (best only
+// decreases), and the smallest rank wins by atomicMin, so the answer is the same.
+#include "ci/fisher_z.hpp"
+#include "combination_walk.hpp"
+#include "core/combinations.hpp"
+#include "cuda_check.cuh"
+#include "pc_gaussian.cuh"
+#include "pc_gaussian_device.cuh"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cudag::cuda {
+namespace {
+
+using u64 = unsigned long long;
+
+constexpr int kScanThreads = 128;  // 4 warps, each on its own item
+
+using detail::load_relaxed;
+
+/// The entry's smallest dependent |r| so far, kept as the residuals (h11, h12, h22) of
+/// that test: |r| compares as h12^2 / (h11 h22) without dividing; the exact r of the
+/// winner is formed once at the end (partial_from_residual, the CPU's arithmetic).
+struct MinR {
+    bool have = false;
+    double t = 0.0, dd = 1.0, h11 = 1.0, h12 = 0.0, h22 = 1.0;
+    __device__ __forceinline__ void add(double a11, double a12, double a22, double tt, double d) {
+        if (!have || tt * dd < t * d) {
+            have = true;
+            t = tt;
+            dd = d;
+            h11 = a11;
+            h12 = a12;
+            h22 = a22;
+        }
+    }
+};
+
+/// One level-1 test of (i, j | k) with C[i,j] = cij, C[i,k] = cik, C[k,j] = ckj,
+/// C[k,k] = ckk. Returns whether it separates; a dependent test is folded into `mr`.
+__device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, double rhi2, double cij,
+                                            double cik, double ckj, double ckk, std::int32_t i,
+                                            std::int32_t j, std::int32_t k, MinR& mr) {
+    double h11, h12, h22;
+    if (ckk == 1.0) {
+        // The CPU's cholesky of [1] is [1] and y = x / 1 = x: the same residuals.
+        h11 = 1.0 - cik * cik;
+        h22 = 1.0 - ckj * ckj;
+        h12 = cij - cik * ckj;
+    } else {
+        // Not a unit diagonal (a supplied matrix): the CPU's exact sequence.
+        double lmat[1], work[2], yi[1], yj[1];
+        int s[1] = {k};
+        ci::ConditioningBlock blk;
+        blk.lmat = lmat;
+        blk.factorise(a.corr, a.n, s, 1, work);
+        blk.project(a.corr, a.n, s, i, yi);
+        blk.project(a.corr, a.n, s, j, yj);
+        h11 = 1.0;
+        h12 = ci::partial_correlation(blk, cij, yi, yj);
+        h22 = 1.0;
+    }
+    const double t = h12 * h12, dd = h11 * h22;
+    bool indep;
+    if (dd > 0.0 && t < rlo2 * dd) indep = true;
+    else if (dd > 0.0 && t > rhi2 * dd) indep = false;
+    else indep = detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 1);
+    if (!indep) mr.add(h11, h12, h22, t, dd);  // dependent => dd > 0 (r = 0 has p = 1)
+    return indep;
+}
+
+/// Publish an entry's result: its separating rank (if any) and its smallest dependent |r|.
+__device__ __forceinline__ void publish(const LevelArgs& a, std::int64_t e, u64 found, const MinR& mr) {
+    if (found != kNoRank) atomicMin(a.best + e, found);
+    if (mr.have) detail::record_dependent(a.pmax + e, ci::partial_from_residual(mr.h11, mr.h12, mr.h22));
+}
+
+/// Level 1: positions p in [r0, r1) of the row, p != q.
+__device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
+                            const std::int32_t* nb, int q, std::int64_t e, std::int64_t r0,
+                            std::int64_t r1, bool split, u64& tests) {
+    const double* ci_row = a.corr + static_cast<std::int64_t>(i) * a.n;
+    const std::int32_t j = nb[q];
+    const double cij = ci_row[j];
+    MinR mr;
+    u64 found = kNoRank;
+    constexpr int U = 4;  // loads of U sets in flight before the in-order decisions
+    for (std::int64_t p0 = r0; p0 < r1 && found == kNoRank; p0 += U) {
+        if (split && p0 > r0 && load_relaxed(a.best + e) < static_cast<u64>(p0)) break;
+        std::int32_t k[U];
+        double cik[U], ckj[U], ckk[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const std::int64_t p = p0 + u;
+            k[u] = p < r1 ? nb[p] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
+            cik[u] = ci_row[k[u]];
+            ckj[u] = a.corr[row + j];
+            ckk[u] = a.corr[row + k[u]];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const std::int64_t p = p0 + u;
+            if (p >= r1 || p == q) continue;
+            ++tests;
+            if (level1_test(a, rlo2, rhi2, cij, cik[u], ckj[u], ckk[u], i, j, k[u], mr)) {
+                found = static_cast<u64>(p);
+                break;
+            }
+        }
+    }
+    publish(a, e, found, mr);
+}
+
+/// Levels L >= 2: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
+/// containing q are skipped. The CPU's exact arithmetic per test, with C[S, j] read as
+/// C[j, S] (C is symmetric).
+template <int L>
+__device__ void scan_level(const LevelArgs& a, std::int32_t i, const std::int32_t* nb, int d, int q,
+                           std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
+    const std::int32_t j = nb[q];
+    const double cij = a.corr[static_cast<std::int64_t>(i) * a.n + j];
+    double lmat[L * L], work[2 * L * L], yi[L], yj[L];
+    int c[L], s[L];
+    combination_unrank_fast(r0, L, d, c);
+    MinR mr;
+    u64 found = kNoRank;
+    int since_check = 0;
+    for (std::int64_t r = r0; r < r1; ++r) {
+        bool contains = false;
+#pragma unroll
+        for (int t = 0; t < L; ++t) contains |= c[t] == q;
+        if (!contains) {
+            if (split && ++since_check == 8) {
+                since_check = 0;
+                if (load_relaxed(a.best + e) < static_cast<u64>(r)) break;
+            }
+#pragma unroll
+            for (int t = 0; t < L; ++t) s[t] = nb[c[t]];
+            ci::ConditioningBlock blk;
+            blk.lmat = lmat;
+            blk.factorise(a.corr, a.n, s, L, work);
+            blk.project(a.corr, a.n, s, i, yi);
+#pragma unroll
+            for (int t = 0; t < L; ++t) yj[t] = a.corr[static_cast<std::int64_t>(s[t]) * a.n + j];
+            if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
+            const double h11 = 1.0 - blk.form(yi, yi);
+            const double h22 = 1.0 - blk.form(yj, yj);
+            const double h12 = cij - blk.form(yi, yj);
+            const double rr = ci::partial_from_residual(h11, h12, h22);
+            ++tests;
+            if (detail::independent_r(a, rr, L)) {
+                found = static_cast<u64>(r);
+                break;
+            }
+            const double dd = h11 * h22;
+            mr.add(h11, h12, h22, h12 * h12, dd);
+        }
+        if (r + 1 < r1) next_combination(c, L, d);
+    }
+    publish(a, e, found, mr);
+}
+
+template <int L>
+__global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, EntryScanLaunch s) {
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    const double rlo2 = a.r_lo > 0.0 ? a.r_lo * a.r_lo : -1.0;
+    const double rhi2 = a.r_hi < 1.0 ? a.r_hi * a.r_hi : INFINITY;
+    u64 tests = 0;
+    for (std::int64_t it = warp; it < s.n_items; it += warps) {
+        const ScanItem item = s.items[it];
+        const int q = item.q0 + lane;
+        if (q >= item.q1) continue;
+        const std::int32_t i = item.row;
+        const std::int64_t e0 = a.offsets[i];
+        const int d = static_cast<int>(a.offsets[i + 1] - e0);
+        const std::int64_t e = e0 + q;
+        if (s.upper && a.mirror) {
+            const std::int64_t m = a.mirror[e];
+            if (m >= 0 && load_relaxed(a.best + m) != kNoRank) continue;  // lower side separated
+        }
+        if (item.r0 > 0 && load_relaxed(a.best + e) < static_cast<u64>(item.r0)) continue;
+        const bool split = item.split != 0;
+        if constexpr (L == 1)
+            scan_level1(a, rlo2, rhi2, i, a.nbrs + e0, q, e, item.r0, item.r1, split, tests);
+        else
+            scan_level<L>(a, i, a.nbrs + e0, d, q, e, item.r0, item.r1, split, tests);
+    }
+    // One atomic per warp for the test count.
+    for (int off = 16; off > 0; off >>= 1) tests += __shfl_down_sync(0xffffffffu, tests, off);
+    if (lane == 0 && tests) atomicAdd(a.tests, tests);
+}
+
+static_assert(kMaxScanLevel == kMaxTemplateLevel, "the scan covers the compiled levels");
+
+}  // namespace
+
+void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream) {
+    if (s.n_items <= 0) return;
+    CUDAG_ASSERT(a.l >= 1 && a.l <= kMaxScanLevel);
+    const std::int64_t warps_per_block = kScanThreads / 32;
+    const std::int64_t blocks = std::min<std::int64_t>((s.n_items + warps_per_block - 1) / warps_per_block,
+                                                       std::int64_t(1) << 20);
+    detail::dispatch_level(a.l, false, [&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        if constexpr (L > 0)
+            entry_scan_kernel<L><<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(a, s);
+    });
+    CUDAG_CHECK_LAUNCH();
+}
+
+}  // namespace cudag::cuda

@@ -19,7 +19,9 @@
 // h12 / sqrt(h11 h22) with h11 = 1 - C[i,k]^2, h22 = 1 - C[k,j]^2, h12 = C[i,j] - C[i,k] C[k,j]
 // (cholesky of the 1x1 block is exactly 1), so |r| < r_lo <=> h12^2 < r_lo^2 h11 h22 up to
 // rounding far inside the 1e-6 band of decision_band; inside the band the exact r and p
-// decide. Levels >= 2 run the CPU's exact sequence (ci::ConditioningBlock) per test.
+// decide. Level 2 decides the same way on residuals formed with one rsqrt and no division
+// (level2_fast) where they are well conditioned; every other test, level >= 3, and the
+// p-value reported for an entry use the CPU's exact sequence (ci::ConditioningBlock).
 //
 // Heavy rows are split into rank ranges (items with r0 > 0): a lane then stops early when
 // an earlier range of the same entry has published a smaller separating rank (best only
@@ -140,18 +142,70 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
     publish(a, e, found, mr);
 }
 
-/// Levels L >= 2: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
-/// containing q are skipped. The CPU's exact arithmetic per test, with C[S, j] read as
-/// C[j, S] (C is symmetric).
+/// The CPU's exact test of (i, j | S = nb[c]) for levels L >= 2: residuals into h, with
+/// C[S, j] read as C[j, S] (C is symmetric).
 template <int L>
-__device__ void scan_level(const LevelArgs& a, std::int32_t i, const std::int32_t* nb, int d, int q,
-                           std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
-    const std::int32_t j = nb[q];
-    const double cij = a.corr[static_cast<std::int64_t>(i) * a.n + j];
+__device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t i, std::int32_t j,
+                                                double cij, const std::int32_t* nb, const int* c,
+                                                double& h11, double& h12, double& h22) {
     double lmat[L * L], work[2 * L * L], yi[L], yj[L];
-    int c[L], s[L];
+    int s[L];
+#pragma unroll
+    for (int t = 0; t < L; ++t) s[t] = nb[c[t]];
+    ci::ConditioningBlock blk;
+    blk.lmat = lmat;
+    blk.factorise(a.corr, a.n, s, L, work);
+    blk.project(a.corr, a.n, s, i, yi);
+#pragma unroll
+    for (int t = 0; t < L; ++t) yj[t] = a.corr[static_cast<std::int64_t>(s[t]) * a.n + j];
+    if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
+    h11 = 1.0 - blk.form(yi, yi);
+    h22 = 1.0 - blk.form(yj, yj);
+    h12 = cij - blk.form(yi, yj);
+}
+
+/// Level 2 without division: with a unit diagonal, for S = {k0, k1},
+/// y1 = (C[x,k1] - C[k0,k1] C[x,k0]) / sqrt(1 - C[k0,k1]^2) and h = 1 - C[x,k0]^2 - y1^2
+/// (one rsqrt per test). Decides only where the residuals are well away from 0 (their
+/// rounding then stays ~1e-10 of r, far inside decision_band's 1e-6); returns 0 for
+/// dependent, 1 for independent, -1 for "run the exact test".
+__device__ __forceinline__ int level2_fast(const LevelArgs& a, double rlo2, double rhi2, double cij,
+                                           const double* ci_row, std::int32_t j, std::int32_t k0,
+                                           std::int32_t k1, double& h11, double& h12, double& h22) {
+    const double* row0 = a.corr + static_cast<std::int64_t>(k0) * a.n;
+    const double* row1 = a.corr + static_cast<std::int64_t>(k1) * a.n;
+    const double a10 = row1[k0];
+    const double piv = 1.0 - a10 * a10;
+    if (!(row0[k0] == 1.0 && row1[k1] == 1.0 && piv > 1e-4)) return -1;
+    const double inv = rsqrt(piv);
+    const double cik0 = ci_row[k0], ck0j = row0[j];
+    const double yi1 = (ci_row[k1] - a10 * cik0) * inv;
+    const double yj1 = (row1[j] - a10 * ck0j) * inv;
+    h11 = 1.0 - cik0 * cik0 - yi1 * yi1;
+    h22 = 1.0 - ck0j * ck0j - yj1 * yj1;
+    h12 = cij - cik0 * ck0j - yi1 * yj1;
+    if (!(h11 > 1e-3 && h22 > 1e-3)) return -1;
+    const double t = h12 * h12, dd = h11 * h22;
+    if (t < rlo2 * dd) return 1;
+    if (t > rhi2 * dd) return 0;
+    return -1;
+}
+
+/// Levels L >= 2: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
+/// containing q are skipped. Level 2 decides on level2_fast where it can; every other
+/// test, and the smallest dependent |r| reported, use the CPU's exact arithmetic.
+template <int L>
+__device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
+                           const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
+                           std::int64_t r1, bool split, u64& tests) {
+    const std::int32_t j = nb[q];
+    const double* ci_row = a.corr + static_cast<std::int64_t>(i) * a.n;
+    const double cij = ci_row[j];
+    int c[L];
     combination_unrank_fast(r0, L, d, c);
     MinR mr;
+    std::int64_t min_rank = -1;  // set of the smallest dependent |r|
+    bool min_approx = false;      // its residuals came from level2_fast
     u64 found = kNoRank;
     int since_check = 0;
     for (std::int64_t r = r0; r < r1; ++r) {
@@ -163,28 +217,34 @@ __device__ void scan_level(const LevelArgs& a, std::int32_t i, const std::int32_
                 since_check = 0;
                 if (load_relaxed(a.best + e) < static_cast<u64>(r)) break;
             }
-#pragma unroll
-            for (int t = 0; t < L; ++t) s[t] = nb[c[t]];
-            ci::ConditioningBlock blk;
-            blk.lmat = lmat;
-            blk.factorise(a.corr, a.n, s, L, work);
-            blk.project(a.corr, a.n, s, i, yi);
-#pragma unroll
-            for (int t = 0; t < L; ++t) yj[t] = a.corr[static_cast<std::int64_t>(s[t]) * a.n + j];
-            if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
-            const double h11 = 1.0 - blk.form(yi, yi);
-            const double h22 = 1.0 - blk.form(yj, yj);
-            const double h12 = cij - blk.form(yi, yj);
-            const double rr = ci::partial_from_residual(h11, h12, h22);
             ++tests;
-            if (detail::independent_r(a, rr, L)) {
+            double h11, h12, h22;
+            int fast = -1;
+            if constexpr (L == 2) fast = level2_fast(a, rlo2, rhi2, cij, ci_row, j, nb[c[0]], nb[c[1]], h11, h12, h22);
+            if (fast == 1) {
                 found = static_cast<u64>(r);
                 break;
             }
-            const double dd = h11 * h22;
-            mr.add(h11, h12, h22, h12 * h12, dd);
+            if (fast < 0) {
+                exact_residuals<L>(a, i, j, cij, nb, c, h11, h12, h22);
+                if (detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), L)) {
+                    found = static_cast<u64>(r);
+                    break;
+                }
+            }
+            const bool had = mr.have;
+            const double t0 = mr.t, d0 = mr.dd;
+            mr.add(h11, h12, h22, h12 * h12, h11 * h22);
+            if (!had || mr.t != t0 || mr.dd != d0) {
+                min_rank = r;
+                min_approx = fast == 0;
+            }
         }
         if (r + 1 < r1) next_combination(c, L, d);
+    }
+    if (mr.have && min_approx) {  // the exact residuals of that test, for its p
+        combination_unrank_fast(min_rank, L, d, c);
+        exact_residuals<L>(a, i, j, cij, nb, c, mr.h11, mr.h12, mr.h22);
     }
     publish(a, e, found, mr);
 }
@@ -214,7 +274,7 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
         if constexpr (L == 1)
             scan_level1(a, rlo2, rhi2, i, a.nbrs + e0, q, e, item.r0, item.r1, split, tests);
         else
-            scan_level<L>(a, i, a.nbrs + e0, d, q, e, item.r0, item.r1, split, tests);
+            scan_level<L>(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, item.r0, item.r1, split, tests);
     }
     // One atomic per warp for the test count.
     for (int off = 16; off > 0; off >>= 1) tests += __shfl_down_sync(0xffffffffu, tests, off);

@@ -192,6 +192,8 @@ TEST_F(Cli, UnknownOption) {
     expect_error("pc --data " + p.string() + " --bogus 3", "--bogus");
     expect_error("pc --data " + p.string() + " --test kci", "unknown --test 'kci'");
     expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --format edges,xml", "xml");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --scan-levels 7",
+                 "--scan-levels");
     expect_no_outputs({"ok.csv"});
 }
 

@@ -417,6 +417,9 @@ TEST(CudaFisher, BadTunablesAreInputErrors) {
     t = {};
     t.theta = 2048;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+    t = {};
+    t.scan_levels = cuda::kScanLevelsMax + 1;
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
 }
 
 TEST(CudaFisher, ConstantColumnIsAnInputError) {

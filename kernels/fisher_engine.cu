@@ -8,9 +8,12 @@
 // pMax, up to the last bits of p (GPU and glibc differ by ulps in erfc/log1p; the
 // level kernels are built without FMA contraction to stay closest to the host code).
 // LevelOutput::tests / Level0Output::tests count the tests the GPU actually ran: at
-// level 0 exactly the CPU's number, at levels >= 1 usually more than the CPU (threads
-// test sets of higher rank before a lower-rank separating set is published) and not
-// reproducible from run to run.
+// level 0 exactly the CPU's number; at levels run by the entry scan (--scan-levels) the
+// lower sides' sequential tests plus the upper sides of edges the lower side kept — fewer
+// than the CPU engine, which also runs the upper side of edges already separated, and
+// reproducible unless a row was cut into rank ranges; at levels run by cuPC-S/E usually
+// more than the CPU (threads test sets of higher rank before a lower-rank separating set
+// is published) and not reproducible from run to run.
 //
 // All work goes on the engine's stream. Host synchronisation points: the end of each
 // call, plus one mid-call read of a count (kept pairs at level 0 without dense

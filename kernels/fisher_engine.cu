@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
-#include <cstdlib>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -35,6 +34,7 @@
 #include "compact.cuh"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "correlation.cuh"
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
@@ -63,7 +63,7 @@ constexpr std::int64_t kOversubscribe = 4;
 constexpr int kMaxBlockThreads = 256;
 /// Entry scan: a row is cut into rank ranges of at least this many sets.
 constexpr std::int64_t kScanMinSpan = 1024;
-static_assert(kScanLevelsMax == kMaxScanLevel, "engines.hpp and pc_gaussian.cuh agree");
+static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
 
 std::string device_label(int device) {
     cudaDeviceProp prop{};
@@ -213,8 +213,7 @@ private:
 
     int device_;
     std::int64_t resident_threads_ = 0;  ///< SMs × max threads per SM
-    /// CUDAG_TRACE set and not empty: per-level host and kernel timings on stderr.
-    bool trace_ = std::getenv("CUDAG_TRACE") != nullptr && *std::getenv("CUDAG_TRACE") != '\0';
+    bool trace_ = trace_enabled();  ///< CUDAG_TRACE: per-level kernel and host timings
     bool symmetric_ = true;              ///< C is exactly symmetric (the entry scan needs it)
     std::int64_t n_, m_;
     pc::TestPolicy policy_;
@@ -342,7 +341,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const auto t_start = std::chrono::steady_clock::now();
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
-    const bool scan = symmetric_ && l <= std::min(tun_.scan_levels, kMaxScanLevel);
+    const bool scan = symmetric_ && l <= tun_.scan_levels;
     const bool edge_parallel = !scan && tun_.variant == 'e';
 
     // Rows with something to test, heaviest first (blocks start in index order, so the
@@ -541,13 +540,14 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
     // Warp items: 32 entries of one row; the lower entries (j > i) and the upper ones
     // (j < i) in separate lists. A row whose C(d, l) sets would keep one warp far longer
     // than the level's average warp is cut into rank ranges.
-    std::int64_t work = 0;
+    double work = 0.0;  // warp-sets; in double, as a sum of C(d, l) over rows can pass 2^63
     for (std::int32_t i : rows) {
         const std::int64_t d = snap.degree(i);
-        work += (d + 31) / 32 * binomial(d, l);
+        work += static_cast<double>((d + 31) / 32) * static_cast<double>(binomial(d, l));
     }
-    const std::int64_t warps = std::max<std::int64_t>(1, resident_threads_ / 32);
-    const std::int64_t span = std::max<std::int64_t>(kScanMinSpan, work / (kOversubscribe * warps));
+    const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
+    const std::int64_t span = std::max<std::int64_t>(
+        kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
     std::vector<ScanItem> items;
     std::int64_t n_lower = 0;
     for (int upper = 0; upper < 2; ++upper) {

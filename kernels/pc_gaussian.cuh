@@ -79,7 +79,7 @@ struct LevelArgs {
     /// Per entry, during the level: bit pattern of the smallest |r| of a non-separating
     /// test (|r| >= 0, so the integer order is the numeric order); initialised to
     /// kNoCorrelation. p is decreasing in |r|, so that test has the largest p;
-    /// launch_minr_to_pmax turns it into the bit pattern of that p (0 when none).
+    /// launch_finish_level turns it into the bit pattern of that p (0 when none).
     unsigned long long* pmax = nullptr;
     /// The decision on |r| without a p-value: |r| < r_lo is independent, |r| > r_hi is
     /// dependent, anything between (or NaN) is decided on the exact p of the CPU engine.
@@ -128,12 +128,11 @@ struct EdgeParallelLaunch {
 void launch_cupc_e(const LevelArgs& a, const EdgeParallelLaunch& s, cudaStream_t stream);
 std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t max_slots);
 
-/// Entry scan (pc_gaussian_scan.cu), levels 1..kMaxScanLevel: a warp per item, a lane
+/// Entry scan (pc_gaussian_scan.cu), levels 1..kMaxTemplateLevel: a warp per item, a lane
 /// per entry q in [q0, q1) of `row`, each lane walking the ranks [r0, r1) of the C(d, l)
 /// position subsets of the row in lexicographic order and stopping at its first
 /// separating set. best[e] gets the rank in cuPC-S's convention (C(d, l), the winner
 /// pass with ranks_exclude_entry = false); pmax as for the other kernels.
-constexpr int kMaxScanLevel = 6;
 struct ScanItem {
     std::int32_t row = 0;
     std::int32_t q0 = 0, q1 = 0;  ///< entry positions in the row, q1 - q0 <= 32

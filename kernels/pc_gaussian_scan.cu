@@ -51,17 +51,49 @@ using detail::load_relaxed;
 struct MinR {
     bool have = false;
     double t = 0.0, dd = 1.0, h11 = 1.0, h12 = 0.0, h22 = 1.0;
-    __device__ __forceinline__ void add(double a11, double a12, double a22, double tt, double d) {
-        if (!have || tt * dd < t * d) {
-            have = true;
-            t = tt;
-            dd = d;
-            h11 = a11;
-            h12 = a12;
-            h22 = a22;
-        }
+    /// Keep the test if its |r| is the smallest so far; returns whether it was kept.
+    __device__ __forceinline__ bool add(double a11, double a12, double a22) {
+        const double tt = a12 * a12, d = a11 * a22;
+        if (have && !(tt * dd < t * d)) return false;
+        have = true;
+        t = tt;
+        dd = d;
+        h11 = a11;
+        h12 = a12;
+        h22 = a22;
+        return true;
     }
 };
+
+/// The decision on residuals without sqrt or division: h12^2 against r_lo^2 h11 h22 and
+/// r_hi^2 h11 h22 (r_lo, r_hi from decision_band, squared by the kernel). 1: independent,
+/// 0: dependent, -1: inside the band or degenerate (decide on the exact r and p).
+__device__ __forceinline__ int decide_squared(double h11, double h12, double h22, double rlo2, double rhi2) {
+    const double t = h12 * h12, dd = h11 * h22;
+    if (!(dd > 0.0)) return -1;
+    if (t < rlo2 * dd) return 1;
+    if (t > rhi2 * dd) return 0;
+    return -1;
+}
+
+/// The CPU's exact test of (i, j | S) (nodes s): residuals into h, with C[S, j] read as
+/// C[j, S] (C is symmetric), so that a warp's lanes read along rows of C.
+template <int L>
+__device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t i, std::int32_t j,
+                                                double cij, const int* s, double& h11, double& h12,
+                                                double& h22) {
+    double lmat[L * L], work[2 * L * L], yi[L], yj[L];
+    ci::ConditioningBlock blk;
+    blk.lmat = lmat;
+    blk.factorise(a.corr, a.n, s, L, work);
+    blk.project(a.corr, a.n, s, i, yi);
+#pragma unroll
+    for (int t = 0; t < L; ++t) yj[t] = a.corr[static_cast<std::int64_t>(s[t]) * a.n + j];
+    if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
+    h11 = 1.0 - blk.form(yi, yi);
+    h22 = 1.0 - blk.form(yj, yj);
+    h12 = cij - blk.form(yi, yj);
+}
 
 /// One level-1 test of (i, j | k) with C[i,j] = cij, C[i,k] = cik, C[k,j] = ckj,
 /// C[k,k] = ckk. Returns whether it separates; a dependent test is folded into `mr`.
@@ -75,24 +107,13 @@ __device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, dou
         h22 = 1.0 - ckj * ckj;
         h12 = cij - cik * ckj;
     } else {
-        // Not a unit diagonal (a supplied matrix): the CPU's exact sequence.
-        double lmat[1], work[2], yi[1], yj[1];
-        int s[1] = {k};
-        ci::ConditioningBlock blk;
-        blk.lmat = lmat;
-        blk.factorise(a.corr, a.n, s, 1, work);
-        blk.project(a.corr, a.n, s, i, yi);
-        blk.project(a.corr, a.n, s, j, yj);
-        h11 = 1.0;
-        h12 = ci::partial_correlation(blk, cij, yi, yj);
-        h22 = 1.0;
+        const int s[1] = {k};  // not a unit diagonal (a supplied matrix)
+        exact_residuals<1>(a, i, j, cij, s, h11, h12, h22);
     }
-    const double t = h12 * h12, dd = h11 * h22;
-    bool indep;
-    if (dd > 0.0 && t < rlo2 * dd) indep = true;
-    else if (dd > 0.0 && t > rhi2 * dd) indep = false;
-    else indep = detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 1);
-    if (!indep) mr.add(h11, h12, h22, t, dd);  // dependent => dd > 0 (r = 0 has p = 1)
+    const int quick = decide_squared(h11, h12, h22, rlo2, rhi2);
+    const bool indep =
+        quick >= 0 ? quick == 1 : detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 1);
+    if (!indep) mr.add(h11, h12, h22);  // dependent => h11 h22 > 0 (r = 0 has p = 1)
     return indep;
 }
 
@@ -142,28 +163,6 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
     publish(a, e, found, mr);
 }
 
-/// The CPU's exact test of (i, j | S = nb[c]) for levels L >= 2: residuals into h, with
-/// C[S, j] read as C[j, S] (C is symmetric).
-template <int L>
-__device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t i, std::int32_t j,
-                                                double cij, const std::int32_t* nb, const int* c,
-                                                double& h11, double& h12, double& h22) {
-    double lmat[L * L], work[2 * L * L], yi[L], yj[L];
-    int s[L];
-#pragma unroll
-    for (int t = 0; t < L; ++t) s[t] = nb[c[t]];
-    ci::ConditioningBlock blk;
-    blk.lmat = lmat;
-    blk.factorise(a.corr, a.n, s, L, work);
-    blk.project(a.corr, a.n, s, i, yi);
-#pragma unroll
-    for (int t = 0; t < L; ++t) yj[t] = a.corr[static_cast<std::int64_t>(s[t]) * a.n + j];
-    if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
-    h11 = 1.0 - blk.form(yi, yi);
-    h22 = 1.0 - blk.form(yj, yj);
-    h12 = cij - blk.form(yi, yj);
-}
-
 /// Level 2 without division: with a unit diagonal, for S = {k0, k1},
 /// y1 = (C[x,k1] - C[k0,k1] C[x,k0]) / sqrt(1 - C[k0,k1]^2) and h = 1 - C[x,k0]^2 - y1^2
 /// (one rsqrt per test). Decides only where the residuals are well away from 0 (their
@@ -185,10 +184,7 @@ __device__ __forceinline__ int level2_fast(const LevelArgs& a, double rlo2, doub
     h22 = 1.0 - ck0j * ck0j - yj1 * yj1;
     h12 = cij - cik0 * ck0j - yi1 * yj1;
     if (!(h11 > 1e-3 && h22 > 1e-3)) return -1;
-    const double t = h12 * h12, dd = h11 * h22;
-    if (t < rlo2 * dd) return 1;
-    if (t > rhi2 * dd) return 0;
-    return -1;
+    return decide_squared(h11, h12, h22, rlo2, rhi2);
 }
 
 /// Levels L >= 2: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
@@ -201,7 +197,7 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     const std::int32_t j = nb[q];
     const double* ci_row = a.corr + static_cast<std::int64_t>(i) * a.n;
     const double cij = ci_row[j];
-    int c[L];
+    int c[L], s[L];
     combination_unrank_fast(r0, L, d, c);
     MinR mr;
     std::int64_t min_rank = -1;  // set of the smallest dependent |r|
@@ -226,16 +222,15 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
                 break;
             }
             if (fast < 0) {
-                exact_residuals<L>(a, i, j, cij, nb, c, h11, h12, h22);
+#pragma unroll
+                for (int t = 0; t < L; ++t) s[t] = nb[c[t]];
+                exact_residuals<L>(a, i, j, cij, s, h11, h12, h22);
                 if (detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), L)) {
                     found = static_cast<u64>(r);
                     break;
                 }
             }
-            const bool had = mr.have;
-            const double t0 = mr.t, d0 = mr.dd;
-            mr.add(h11, h12, h22, h12 * h12, h11 * h22);
-            if (!had || mr.t != t0 || mr.dd != d0) {
+            if (mr.add(h11, h12, h22)) {
                 min_rank = r;
                 min_approx = fast == 0;
             }
@@ -244,7 +239,8 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     }
     if (mr.have && min_approx) {  // the exact residuals of that test, for its p
         combination_unrank_fast(min_rank, L, d, c);
-        exact_residuals<L>(a, i, j, cij, nb, c, mr.h11, mr.h12, mr.h22);
+        for (int t = 0; t < L; ++t) s[t] = nb[c[t]];
+        exact_residuals<L>(a, i, j, cij, s, mr.h11, mr.h12, mr.h22);
     }
     publish(a, e, found, mr);
 }
@@ -281,13 +277,11 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
     if (lane == 0 && tests) atomicAdd(a.tests, tests);
 }
 
-static_assert(kMaxScanLevel == kMaxTemplateLevel, "the scan covers the compiled levels");
-
 }  // namespace
 
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream) {
     if (s.n_items <= 0) return;
-    CUDAG_ASSERT(a.l >= 1 && a.l <= kMaxScanLevel);
+    CUDAG_ASSERT(a.l >= 1 && a.l <= kMaxTemplateLevel);
     const std::int64_t warps_per_block = kScanThreads / 32;
     const std::int64_t blocks = std::min<std::int64_t>((s.n_items + warps_per_block - 1) / warps_per_block,
                                                        std::int64_t(1) << 20);

@@ -5,12 +5,12 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <numeric>
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "mpi/partition.hpp"
 #include "pc/merge.hpp"
 
@@ -20,10 +20,6 @@ namespace {
 /// With CUDAG_TRACE set (not empty): the host time of a level's steps, one line on stderr.
 class HostTrace {
 public:
-    HostTrace() {
-        const char* v = std::getenv("CUDAG_TRACE");
-        on_ = v != nullptr && *v != '\0';
-    }
     void start() {
         if (!on_) return;
         line_.clear();
@@ -43,7 +39,7 @@ public:
     }
 
 private:
-    bool on_ = false;
+    bool on_ = trace_enabled();
     std::string line_;
     std::chrono::steady_clock::time_point last_;
 };

@@ -37,6 +37,8 @@ struct FisherTunables {
     /// global memory) instead of the template<int L> ones. 0: only above the
     /// largest compiled L (kMaxTemplateLevel in pc_gaussian.cuh).
     int generic_from_level = 0;
+    /// Host threads for unpacking a level's results (the CPU side of run_level).
+    int host_threads = 1;
 };
 
 /// Number of CUDA devices visible to this process; 0 when there is no device or no

@@ -24,6 +24,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <tuple>
@@ -34,6 +36,7 @@
 #include "compact.cuh"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/trace.hpp"
 #include "correlation.cuh"
 #include "cuda_check.cuh"
@@ -317,15 +320,23 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             kp_.download(kp.data(), kp.size(), s);
         }
     }
-    std::vector<std::uint64_t> bits(static_cast<std::size_t>(n * words));
-    bits_.download(bits.data(), bits.size(), s);
+    // Uninitialised host room for the bits (the copy writes every word).
+    const std::size_t n_words = static_cast<std::size_t>(n * words);
+    std::unique_ptr<std::uint64_t[]> bits(new std::uint64_t[n_words]);
+    bits_.download(bits.get(), n_words, s);
     if (dense)
         dense_.download(out.dense_p.data() + pair_base(row_begin, n),
                         static_cast<std::size_t>(dense_count), s);
     stream_->synchronize();
 
     auto& gw = g.words();
-    for (std::size_t k = 0; k < bits.size(); ++k) gw[k] |= bits[k];
+    constexpr std::int64_t kWords = 1 << 16;
+    parallel_for(0, (static_cast<std::int64_t>(n_words) + kWords - 1) / kWords, std::max(1, tun_.host_threads), 1,
+                 [&](std::int64_t c, int) {
+                     const std::size_t b = static_cast<std::size_t>(c * kWords);
+                     const std::size_t e = std::min(n_words, b + static_cast<std::size_t>(kWords));
+                     for (std::size_t k = b; k < e; ++k) gw[k] |= bits[k];
+                 });
     if (!dense) {
         out.kept_p.reserve(out.kept_p.size() + kp.size());
         for (std::size_t k = 0; k < kp.size(); ++k) out.kept_p.push_back({krows[k], kcols[k], kp[k]});
@@ -483,6 +494,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     count_.download(&n_sel, 1, s);
     tests_.download(&tests, 1, s);
     stream_->synchronize();
+    const auto t_selected = std::chrono::steady_clock::now();
 
     if (n_sel > 0) {
         pwin_.resize_discard(static_cast<std::size_t>(n_sel));
@@ -511,26 +523,30 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     sets_.download(h_sets_.data(), static_cast<std::size_t>(n_sel * l), s);
     stream_->synchronize();
 
+    const auto t_downloaded = std::chrono::steady_clock::now();
     // Every entry of a listed row was tested (an unseparated entry ran all its sets).
-    for (std::int32_t i : rows)
-        for (std::int64_t e = snap.offsets[i]; e < snap.offsets[i + 1]; ++e) {
-            out.flags[e] = pc::kTested;
-            out.pmax[e] = std::bit_cast<double>(static_cast<std::uint64_t>(h_pmax_[e - eb]));
-        }
-    for (std::int64_t k = 0; k < n_sel; ++k) {
+    const int threads = std::max(1, tun_.host_threads);
+    parallel_for(0, static_cast<std::int64_t>(rows.size()), threads, 64, [&](std::int64_t k, int) {
+        const std::int32_t i = rows[static_cast<std::size_t>(k)];
+        const std::int64_t b = snap.offsets[i], e = snap.offsets[i + 1];
+        std::fill(out.flags.begin() + b, out.flags.begin() + e, std::uint8_t{pc::kTested});
+        std::memcpy(out.pmax.data() + b, h_pmax_.data() + (b - eb), static_cast<std::size_t>(e - b) * sizeof(double));
+    });
+    parallel_for(0, n_sel, threads, 1 << 14, [&](std::int64_t k, int) {
         const std::int64_t e = h_sel_[k];
         out.flags[e] |= pc::kSeparated;
         out.pmax[e] = h_pwin_[k];
         std::copy(h_sets_.data() + k * l, h_sets_.data() + (k + 1) * l, out.set_slot(static_cast<std::size_t>(e)));
-    }
+    });
     out.tests += static_cast<std::int64_t>(tests);
     if (trace_) {
         const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
-        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries: host before launch %.1f ms, "
-                     "kernels %.1f ms, after %.1f ms\n", l, scan ? "scan" : (edge_parallel ? "E" : "S"),
-                     rows.size(), static_cast<long long>(n_entries), ms(t_start, t_launch),
-                     static_cast<double>(ev_end.elapsed_ms_since(ev_start)),
-                     ms(t_launch, std::chrono::steady_clock::now()));
+        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
+                     "kernels %.1f ms, until selected %.1f ms, winners+downloads %.1f ms, host copies %.1f ms\n",
+                     l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
+                     static_cast<long long>(n_sel), ms(t_start, t_launch),
+                     static_cast<double>(ev_end.elapsed_ms_since(ev_start)), ms(t_launch, t_selected),
+                     ms(t_selected, t_downloaded), ms(t_downloaded, std::chrono::steady_clock::now()));
     }
 }
 

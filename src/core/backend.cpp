@@ -84,7 +84,11 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const D
                                                        const pc::TestPolicy& policy, int threads,
                                                        const GpuTunables& tunables, int device) {
 #if CUDAG_HAVE_CUDA
-    if (picks_gpu(kind, policy)) return cuda::make_fisher_engine(data, policy, cuda_tunables(tunables), device);
+    if (picks_gpu(kind, policy)) {
+        cuda::FisherTunables t = cuda_tunables(tunables);
+        t.host_threads = threads;
+        return cuda::make_fisher_engine(data, policy, t, device);
+    }
 #else
     (void)tunables;
     (void)device;
@@ -97,9 +101,11 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(
     BackendKind kind, std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
     const pc::TestPolicy& policy, int threads, const GpuTunables& tunables, int device) {
 #if CUDAG_HAVE_CUDA
-    if (picks_gpu(kind, policy))
-        return cuda::make_fisher_engine_from_corr(corr, n, n_samples, policy, cuda_tunables(tunables),
-                                                  device);
+    if (picks_gpu(kind, policy)) {
+        cuda::FisherTunables t = cuda_tunables(tunables);
+        t.host_threads = threads;
+        return cuda::make_fisher_engine_from_corr(corr, n, n_samples, policy, t, device);
+    }
 #else
     (void)tunables;
     (void)device;

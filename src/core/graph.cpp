@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "core/parallel.hpp"
+
 namespace cudag {
 namespace {
 
@@ -58,13 +60,15 @@ std::vector<std::int32_t> Graph::neighbours(std::int64_t i) const {
     return out;
 }
 
-Adjacency Adjacency::from_graph(const Graph& g) {
+Adjacency Adjacency::from_graph(const Graph& g, int threads) {
     Adjacency a;
     a.n = g.n();
     a.offsets.assign(static_cast<std::size_t>(a.n + 1), 0);
-    for (std::int64_t i = 0; i < a.n; ++i) a.offsets[i + 1] = a.offsets[i] + g.degree(i);
+    constexpr std::int64_t kRows = 256;  // rows per work item
+    parallel_for(0, a.n, threads, kRows, [&](std::int64_t i, int) { a.offsets[i + 1] = g.degree(i); });
+    for (std::int64_t i = 0; i < a.n; ++i) a.offsets[i + 1] += a.offsets[i];
     a.nbrs.resize(static_cast<std::size_t>(a.offsets[a.n]));
-    for (std::int64_t i = 0; i < a.n; ++i) {
+    parallel_for(0, a.n, threads, kRows, [&](std::int64_t i, int) {
         const std::uint64_t* r = g.row(i);
         std::int64_t p = a.offsets[i];
         for (std::int64_t w = 0; w < g.words_per_row(); ++w) {
@@ -74,7 +78,7 @@ Adjacency Adjacency::from_graph(const Graph& g) {
                 x &= x - 1;
             }
         }
-    }
+    });
     return a;
 }
 

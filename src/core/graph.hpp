@@ -55,7 +55,8 @@ struct Adjacency {
     std::vector<std::int64_t> offsets;  ///< n + 1 entries
     std::vector<std::int32_t> nbrs;
 
-    static Adjacency from_graph(const Graph& g);
+    /// The CSR of g, rows built on `threads` threads.
+    static Adjacency from_graph(const Graph& g, int threads = 1);
     std::int64_t degree(std::int64_t i) const { return offsets[i + 1] - offsets[i]; }
     const std::int32_t* row(std::int64_t i) const { return nbrs.data() + offsets[i]; }
     /// Position of j in row i (index into nbrs), or -1.

@@ -58,6 +58,16 @@ public:
     void append_sorted(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
         append_sorted(i, j, std::span<const std::int32_t>(s));
     }
+    /// A table from its flat arrays: keys strictly increasing (i < j each), record r's set
+    /// at nodes[offsets[r] .. offsets[r + 1]) sorted, offsets[0] = 0. For bulk builders.
+    static SepSets adopt(std::vector<Key> keys, std::vector<std::int64_t> offsets,
+                         std::vector<std::int32_t> nodes) {
+        SepSets s;
+        s.keys_ = std::move(keys);
+        s.offsets_ = std::move(offsets);
+        s.nodes_ = std::move(nodes);
+        return s;
+    }
     /// Whether i–j was separated (has an entry).
     bool has(std::int32_t i, std::int32_t j) const { return find(i, j) >= 0; }
     /// The set for i–j (a view into this table); empty when none recorded.

@@ -2,10 +2,13 @@
 #include "pc/merge.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <numeric>
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace cudag::pc {
 
@@ -17,17 +20,61 @@ PmaxTable PmaxTable::dense(std::int64_t n) {
     return t;
 }
 
-PmaxTable PmaxTable::sparse(const Graph& g) {
+PmaxTable PmaxTable::sparse(const Graph& g, int threads) {
     PmaxTable t;
     t.n_ = g.n();
     t.offsets_.assign(static_cast<std::size_t>(t.n_ + 1), 0);
-    for (std::int64_t i = 0; i < t.n_; ++i) {
-        for (std::int32_t j : g.neighbours(i))
-            if (j > i) t.cols_.push_back(j);
-        t.offsets_[i + 1] = static_cast<std::int64_t>(t.cols_.size());
-    }
+    const std::int64_t words = g.words_per_row();
+    // Row i's neighbours j > i: its bits from bit i + 1 on.
+    const auto upper_bits = [&](std::int64_t i, auto&& emit) {
+        const std::uint64_t* r = g.row(i);
+        for (std::int64_t w = (i + 1) >> 6; w < words; ++w) {
+            std::uint64_t x = r[w];
+            if (w == (i + 1) >> 6) x &= ~std::uint64_t{0} << ((i + 1) & 63);
+            for (; x; x &= x - 1) emit(static_cast<std::int32_t>(w * 64 + std::countr_zero(x)));
+        }
+    };
+    constexpr std::int64_t kRows = 256;
+    parallel_for(0, t.n_, threads, kRows, [&](std::int64_t i, int) {
+        std::int64_t c = 0;
+        upper_bits(i, [&](std::int32_t) { ++c; });
+        t.offsets_[static_cast<std::size_t>(i) + 1] = c;
+    });
+    std::partial_sum(t.offsets_.begin(), t.offsets_.end(), t.offsets_.begin());
+    t.cols_.resize(static_cast<std::size_t>(t.offsets_.back()));
+    parallel_for(0, t.n_, threads, kRows, [&](std::int64_t i, int) {
+        std::int64_t p = t.offsets_[static_cast<std::size_t>(i)];
+        upper_bits(i, [&](std::int32_t j) { t.cols_[static_cast<std::size_t>(p++)] = j; });
+    });
     t.values_.assign(t.cols_.size(), -1.0);
     return t;
+}
+
+void PmaxTable::raise_all(std::vector<PairP> pairs, int threads) {
+    const auto by_pair = [](const PairP& a, const PairP& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; };
+    if (!dense_ && !std::is_sorted(pairs.begin(), pairs.end(), by_pair)) std::sort(pairs.begin(), pairs.end(), by_pair);
+    constexpr std::int64_t kChunk = 1 << 15;
+    const auto count = static_cast<std::int64_t>(pairs.size());
+    parallel_for(0, (count + kChunk - 1) / kChunk, threads, 1, [&](std::int64_t c, int) {
+        std::int32_t row = -1;
+        std::int64_t at = 0;
+        for (std::int64_t k = c * kChunk; k < std::min(count, (c + 1) * kChunk); ++k) {
+            const PairP& q = pairs[static_cast<std::size_t>(k)];
+            std::int64_t s;
+            if (dense_) {
+                s = slot(q.i, q.j);
+            } else {
+                if (q.i != row) {
+                    row = q.i;
+                    at = slot(q.i, q.j);
+                }
+                while (cols_[static_cast<std::size_t>(at)] < q.j) ++at;
+                CUDAG_ASSERT(at < offsets_[static_cast<std::size_t>(q.i) + 1] && cols_[static_cast<std::size_t>(at)] == q.j);
+                s = at;
+            }
+            raise_slot(s, q.p);
+        }
+    });
 }
 
 PmaxTable PmaxTable::from_pairs(std::int64_t n, bool dense, const std::vector<PairP>& pairs) {
@@ -62,19 +109,34 @@ std::int64_t PmaxTable::slot(std::int32_t i, std::int32_t j) const {
     return p - cols_.data();
 }
 
-std::vector<PairP> PmaxTable::pairs() const {
-    std::vector<PairP> out;
-    out.reserve(values_.size());
-    std::size_t k = 0;
-    for (std::int32_t i = 0; i < n_; ++i) {
-        if (dense_) {
-            for (std::int32_t j = i + 1; j < n_; ++j, ++k)
-                if (values_[k] >= 0.0) out.push_back({i, j, values_[k]});
-        } else {
-            for (; k < static_cast<std::size_t>(offsets_[i + 1]); ++k)
-                if (values_[k] >= 0.0) out.push_back({i, cols_[k], values_[k]});
+std::vector<PairP> PmaxTable::pairs(int threads) const {
+    // Rows in chunks: count each chunk's pairs, then fill each chunk's run of the output.
+    const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(n_, 8 * std::max(1, threads)));
+    const auto row_of_chunk = [&](std::int64_t c) { return static_cast<std::int32_t>(n_ * c / chunks); };
+    const auto first_slot = [&](std::int32_t i) -> std::size_t {
+        if (dense_) return static_cast<std::size_t>(static_cast<std::int64_t>(i) * n_ - static_cast<std::int64_t>(i) * (i + 1) / 2);
+        return static_cast<std::size_t>(offsets_[static_cast<std::size_t>(i)]);
+    };
+    const auto walk = [&](std::int64_t c, auto&& emit) {
+        for (std::int32_t i = row_of_chunk(c); i < row_of_chunk(c + 1); ++i) {
+            const std::size_t b = first_slot(i), e = i + 1 < n_ ? first_slot(i + 1) : values_.size();
+            for (std::size_t k = b; k < e; ++k)
+                if (values_[k] >= 0.0)
+                    emit(i, dense_ ? static_cast<std::int32_t>(i + 1 + static_cast<std::int64_t>(k - b)) : cols_[k], values_[k]);
         }
-    }
+    };
+    std::vector<std::size_t> at(static_cast<std::size_t>(chunks) + 1, 0);
+    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
+        std::size_t count = 0;
+        walk(c, [&](std::int32_t, std::int32_t, double) { ++count; });
+        at[static_cast<std::size_t>(c) + 1] = count;
+    });
+    std::partial_sum(at.begin(), at.end(), at.begin());
+    std::vector<PairP> out(at.back());
+    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
+        std::size_t k = at[static_cast<std::size_t>(c)];
+        walk(c, [&](std::int32_t i, std::int32_t j, double p) { out[k++] = {i, j, p}; });
+    });
     return out;
 }
 
@@ -85,10 +147,20 @@ void SepSetLog::add(std::int32_t i, std::int32_t j, std::span<const std::int32_t
     offsets_.push_back(static_cast<std::int64_t>(nodes_.size()));
 }
 
+namespace {
+/// Room for `more` elements beyond v's size, growing geometrically: reserve(size + more)
+/// alone would copy the whole log at every level that adds a few records.
+template <class T>
+void grow(std::vector<T>& v, std::size_t more) {
+    const std::size_t need = v.size() + more;
+    if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
+}
+}  // namespace
+
 void SepSetLog::reserve(std::size_t records, std::size_t nodes) {
-    pairs_.reserve(pairs_.size() + 2 * records);
-    offsets_.reserve(offsets_.size() + records);
-    nodes_.reserve(nodes_.size() + nodes);
+    grow(pairs_, 2 * records);
+    grow(offsets_, records);
+    grow(nodes_, nodes);
 }
 
 void SepSetLog::clear() {
@@ -102,6 +174,26 @@ void SepSetLog::append(const SepSetLog& o) {
     pairs_.insert(pairs_.end(), o.pairs_.begin(), o.pairs_.end());
     nodes_.insert(nodes_.end(), o.nodes_.begin(), o.nodes_.end());
     for (std::size_t k = 1; k < o.offsets_.size(); ++k) offsets_.push_back(base + o.offsets_[k]);
+}
+
+void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
+    const std::size_t p0 = pairs_.size(), o0 = offsets_.size(), n0 = nodes_.size();
+    std::vector<std::size_t> at_rec(parts.size() + 1, 0), at_node(parts.size() + 1, 0);
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        at_rec[k + 1] = at_rec[k] + parts[k].size();
+        at_node[k + 1] = at_node[k] + parts[k].nodes_.size();
+    }
+    pairs_.resize(p0 + 2 * at_rec.back());
+    offsets_.resize(o0 + at_rec.back());
+    nodes_.resize(n0 + at_node.back());
+    parallel_for(0, static_cast<std::int64_t>(parts.size()), threads, 1, [&](std::int64_t k0, int) {
+        const auto k = static_cast<std::size_t>(k0);
+        const SepSetLog& o = parts[k];
+        std::copy(o.pairs_.begin(), o.pairs_.end(), pairs_.begin() + static_cast<std::ptrdiff_t>(p0 + 2 * at_rec[k]));
+        std::copy(o.nodes_.begin(), o.nodes_.end(), nodes_.begin() + static_cast<std::ptrdiff_t>(n0 + at_node[k]));
+        const auto base = static_cast<std::int64_t>(n0 + at_node[k]);
+        for (std::size_t r = 1; r < o.offsets_.size(); ++r) offsets_[o0 + at_rec[k] + r - 1] = base + o.offsets_[r];
+    });
 }
 
 std::vector<std::byte> SepSetLog::serialize() const {
@@ -122,11 +214,11 @@ SepSetLog SepSetLog::deserialize(std::span<const std::byte> bytes) {
     return s;
 }
 
-SepSets SepSetLog::to_sepsets() const {
+SepSets SepSetLog::to_sepsets(int threads) const {
     const std::size_t k = size();
     // Records by pair: a counting sort on i (records arrive roughly row by row, and a
     // comparison sort of millions of records through an index was the slow part of a
-    // level-1 heavy run), then each i's records by j.
+    // level-1 heavy run), then each i's records by j (most runs are sorted already).
     std::int32_t n = 0;
     for (std::size_t r = 0; r < k; ++r) n = std::max(n, pairs_[2 * r] + 1);
     std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1, 0);
@@ -134,11 +226,33 @@ SepSets SepSetLog::to_sepsets() const {
     for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) start[i + 1] += start[i];
     std::vector<std::size_t> order(k), fill(start.begin(), start.end() - 1);
     for (std::size_t r = 0; r < k; ++r) order[fill[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i)
-        std::sort(order.begin() + static_cast<std::ptrdiff_t>(start[i]),
-                  order.begin() + static_cast<std::ptrdiff_t>(start[i + 1]),
-                  [&](std::size_t a, std::size_t b) { return pairs_[2 * a + 1] < pairs_[2 * b + 1]; });
+    std::atomic<bool> repeated{false};
+    const auto j_of = [&](std::size_t r) { return pairs_[2 * r + 1]; };
+    parallel_for(0, n, threads, 256, [&](std::int64_t i, int) {
+        const auto b = order.begin() + static_cast<std::ptrdiff_t>(start[static_cast<std::size_t>(i)]);
+        const auto e = order.begin() + static_cast<std::ptrdiff_t>(start[static_cast<std::size_t>(i) + 1]);
+        const auto by_j = [&](std::size_t x, std::size_t y) { return j_of(x) < j_of(y); };
+        if (!std::is_sorted(b, e, by_j)) std::sort(b, e, by_j);
+        if (std::adjacent_find(b, e, [&](std::size_t x, std::size_t y) { return j_of(x) == j_of(y); }) != e)
+            repeated.store(true, std::memory_order_relaxed);
+    });
     auto key = [&](std::size_t r) { return std::pair{pairs_[2 * r], pairs_[2 * r + 1]}; };
+    if (!repeated.load()) {
+        // One record per pair (every non-exhaustive run): the table's arrays directly.
+        std::vector<SepSets::Key> keys(k);
+        std::vector<std::int64_t> offs(k + 1, 0);
+        for (std::size_t x = 0; x < k; ++x)
+            offs[x + 1] = offs[x] + (offsets_[order[x] + 1] - offsets_[order[x]]);
+        std::vector<std::int32_t> nodes(static_cast<std::size_t>(offs[k]));
+        parallel_for(0, static_cast<std::int64_t>(k), threads, 1 << 14, [&](std::int64_t x0, int) {
+            const auto x = static_cast<std::size_t>(x0);
+            const std::size_t r = order[x];
+            keys[x] = key(r);
+            std::copy(nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1],
+                      nodes.begin() + offs[x]);
+        });
+        return SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
+    }
     SepSets out;
     std::vector<std::int32_t> set, merged;
     for (std::size_t x = 0; x < k;) {

@@ -26,8 +26,8 @@ public:
     PmaxTable() = default;
     /// Every pair of n nodes, values -1.
     static PmaxTable dense(std::int64_t n);
-    /// The pairs adjacent in `g`, values -1.
-    static PmaxTable sparse(const Graph& g);
+    /// The pairs adjacent in `g`, values -1 (rows on `threads` threads).
+    static PmaxTable sparse(const Graph& g, int threads = 1);
     /// A dense or sparse table holding exactly `pairs` (sorted by (i, j)) and their values.
     static PmaxTable from_pairs(std::int64_t n, bool dense, const std::vector<PairP>& pairs);
 
@@ -38,11 +38,21 @@ public:
         const std::int64_t s = slot(i, j);
         if (p > values_[static_cast<std::size_t>(s)]) values_[static_cast<std::size_t>(s)] = p;
     }
+    /// raise() every pair of `pairs` (each held by the table, no pair twice), walking
+    /// rows instead of searching them when the pairs are sorted.
+    void raise_all(std::vector<PairP> pairs, int threads = 1);
     /// The values by slot (for the merging allreduce, and as Level0Output::dense_p).
     std::vector<double>& values() { return values_; }
     const std::vector<double>& values() const { return values_; }
-    /// The pairs with a value (>= 0), sorted by (i, j).
-    std::vector<PairP> pairs() const;
+    /// The pairs with a value (>= 0), sorted by (i, j); rows split over `threads`.
+    std::vector<PairP> pairs(int threads = 1) const;
+    /// Sparse: row i's pairs are slots [row_offsets()[i], row_offsets()[i + 1]) holding
+    /// j = cols()[slot], increasing (for callers that walk a row instead of searching it).
+    const std::int64_t* row_offsets() const { return offsets_.data(); }
+    const std::int32_t* cols() const { return cols_.data(); }
+    void raise_slot(std::int64_t s, double p) {
+        if (p > values_[static_cast<std::size_t>(s)]) values_[static_cast<std::size_t>(s)] = p;
+    }
 
 private:
     std::int64_t n_ = 0;
@@ -67,14 +77,17 @@ public:
     void clear();
     /// Append every record of `other`.
     void append(const SepSetLog& other);
+    /// Append every record of `parts`, in order, copying on `threads` threads.
+    void append(std::span<const SepSetLog> parts, int threads);
 
     /// Flat bytes for Communicator::gatherv; deserialize() reverses it.
     std::vector<std::byte> serialize() const;
     static SepSetLog deserialize(std::span<const std::byte> bytes);
 
     /// The records as SepSets: sorted by pair, the sets of a pair recorded more than once
-    /// (both endpoints, causal-learn's exhaustive mode) united.
-    SepSets to_sepsets() const;
+    /// (both endpoints, causal-learn's exhaustive mode) united. The same table for any
+    /// record order and any `threads`.
+    SepSets to_sepsets(int threads = 1) const;
     static SepSetLog from_sepsets(const SepSets& s);
 
 private:

@@ -2,6 +2,7 @@
 #include "pc/skeleton.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/trace.hpp"
 #include "mpi/partition.hpp"
 #include "pc/merge.hpp"
@@ -36,6 +38,9 @@ public:
     }
     void print(int level) const {
         if (on_) std::fprintf(stderr, "host level %d:%s\n", level, line_.c_str());
+    }
+    void print_final() const {
+        if (on_) std::fprintf(stderr, "host after the levels:%s\n", line_.c_str());
     }
 
 private:
@@ -64,6 +69,39 @@ void for_each_bit(const Graph& g, std::int64_t row_begin, std::int64_t row_end, 
     }
 }
 
+/// Positions of a in row b of a CSR (rows sorted), for a worker that asks, within one
+/// run of rows a visited in increasing order, for (b, a) pairs with a increasing per b:
+/// a cursor per row b moves forward from one binary search at its first use in the run.
+/// Two independent tables (`t`: 0 and 1) share the run stamps.
+class RowCursors {
+public:
+    void size(std::int64_t n) {
+        if (static_cast<std::int64_t>(seen_[0].size()) == n) return;
+        for (int t = 0; t < 2; ++t) {
+            seen_[t].assign(static_cast<std::size_t>(n), 0);
+            at_[t].assign(static_cast<std::size_t>(n), 0);
+        }
+        run_ = 0;
+    }
+    void new_run() { ++run_; }
+    std::int64_t find(int t, const std::int64_t* offsets, const std::int32_t* cols, std::int32_t b,
+                      std::int32_t a) {
+        std::int64_t& c = at_[t][static_cast<std::size_t>(b)];
+        if (seen_[t][static_cast<std::size_t>(b)] != run_) {
+            seen_[t][static_cast<std::size_t>(b)] = run_;
+            c = std::lower_bound(cols + offsets[b], cols + offsets[b + 1], a) - cols;
+        }
+        while (cols[c] < a) ++c;
+        CUDAG_ASSERT(c < offsets[b + 1] && cols[c] == a);
+        return c;
+    }
+
+private:
+    std::vector<std::uint64_t> seen_[2];
+    std::vector<std::int64_t> at_[2];
+    std::uint64_t run_ = 0;
+};
+
 /// The distributed search: state that lives across levels on every rank.
 class Search {
 public:
@@ -71,14 +109,14 @@ public:
            const LevelCallback& on_level, const SkeletonHooks& hooks)
         : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
           hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit),
-          g_(n_) {}
+          g_(n_), threads_(std::max(1, opt.threads)) {}
 
     SkeletonResult run() {
         int first = 1;
         if (!resume(first)) level0();
         for (int l = first;; ++l) {
             if (opt_.max_level >= 0 && l > opt_.max_level) break;
-            if (g_.max_degree() - 1 < l) break;
+            if ((have_next_ ? next_max_degree_ : g_.max_degree()) - 1 < l) break;
             mpi::run_agreed(comm_, [&] {
                 if (opt_.max_supported_level >= 0 && l > opt_.max_supported_level)
                     throw InputError("level " + std::to_string(l) + " needs more than " +
@@ -156,17 +194,29 @@ private:
                     kept[static_cast<std::size_t>(r)] += static_cast<std::size_t>(row_len[static_cast<std::size_t>(i)]);
             std::vector<std::int32_t> all(std::accumulate(kept.begin(), kept.end(), std::size_t{0}));
             comm_.allgatherv(mine.data(), all.data(), kept, mpi::DataType::Int32);
+            // The graph again from the shared lists: row i's own bits, and the mirror bits
+            // (in other rows) atomically, rows on the worker threads.
             g_ = Graph(n_);
-            std::size_t k = 0;
-            for (std::int64_t i = 0; i < n_; ++i)
-                for (std::int64_t c = 0; c < row_len[static_cast<std::size_t>(i)]; ++c)
-                    g_.add(static_cast<std::int32_t>(i), all[k++]);
+            std::vector<std::int64_t> start(static_cast<std::size_t>(n_) + 1, 0);
+            std::partial_sum(row_len.begin(), row_len.end(), start.begin() + 1);
+            std::uint64_t* words = g_.words().data();
+            const std::int64_t wpr = g_.words_per_row();
+            const auto set = [&](std::int64_t a, std::int64_t b) {
+                std::atomic_ref<std::uint64_t>(words[a * wpr + (b >> 6)])
+                    .fetch_or(std::uint64_t{1} << (b & 63), std::memory_order_relaxed);
+            };
+            parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
+                for (std::int64_t k = start[static_cast<std::size_t>(i)]; k < start[static_cast<std::size_t>(i) + 1]; ++k) {
+                    set(i, all[static_cast<std::size_t>(k)]);
+                    set(all[static_cast<std::size_t>(k)], i);
+                }
+            });
         }
         if (dense_) {
             pmax_.values() = std::move(out.dense_p);
         } else {
-            pmax_ = PmaxTable::sparse(g_);
-            for (const PairP& q : out.kept_p) pmax_.raise(q.i, q.j, q.p);
+            pmax_ = PmaxTable::sparse(g_, threads_);
+            pmax_.raise_all(std::move(out.kept_p), threads_);
         }
         LevelStats st;
         st.level = 0;
@@ -181,19 +231,47 @@ private:
     }
 
     // ---- level l >= 1 ---------------------------------------------------------------
+    // The host work of a level is O(entries) and runs on opt_.threads threads, in passes
+    // over runs of rows with about equal entry counts; every pass writes disjoint data, so
+    // the outcome is the same for any thread count.
+
+    /// Row boundaries cutting [rb, re) of `a` into runs of about equal entry counts.
+    std::vector<std::int64_t> runs_of(const Adjacency& a, std::int64_t rb, std::int64_t re) const {
+        const int pieces = static_cast<int>(std::max<std::int64_t>(
+            1, std::min<std::int64_t>(re - rb, 8 * static_cast<std::int64_t>(threads_))));
+        std::vector<std::int64_t> cut(static_cast<std::size_t>(pieces) + 1, rb);
+        const std::int64_t e0 = a.offsets[rb], e1 = a.offsets[re];
+        for (int k = 1; k < pieces; ++k) {
+            const std::int64_t target = e0 + (e1 - e0) * k / pieces;
+            const std::int64_t r =
+                std::lower_bound(a.offsets.begin() + rb, a.offsets.begin() + re, target) - a.offsets.begin();
+            cut[static_cast<std::size_t>(k)] = std::max(r, cut[static_cast<std::size_t>(k) - 1]);
+        }
+        cut.back() = re;
+        return cut;
+    }
+    /// fn(first row, end row, worker) for every run of `cut`, on the worker threads.
+    template <class Fn>
+    void for_runs(const std::vector<std::int64_t>& cut, Fn&& fn) const {
+        parallel_for(0, static_cast<std::int64_t>(cut.size()) - 1, threads_, 1, [&](std::int64_t k, int w) {
+            fn(cut[static_cast<std::size_t>(k)], cut[static_cast<std::size_t>(k) + 1], w);
+        });
+    }
+
     void level(int l) {
         const auto t0 = std::chrono::steady_clock::now();
         trace_.start();
         // The snapshot: the previous level's, less its removals (built at its end, in
         // O(entries)), or from the bit set (first level, after a resume).
-        const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_);
+        const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_, threads_);
         have_next_ = false;
         const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
         const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
+        const std::int64_t eb = snap.offsets[rb], ee = snap.offsets[re];
         trace_.mark("snapshot+partition");
         mpi::run_agreed(comm_, [&] {
             maybe_fail(l, true);
-            out_.reset(snap.nbrs.size(), l, pol_.exhaustive);
+            out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, threads_);
             engine_.run_level(l, snap, rb, re, out_);
         });
         maybe_fail(l, false);
@@ -214,86 +292,138 @@ private:
             counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
             total += counts[static_cast<std::size_t>(r)];
         }
-        removal_.assign(total, std::byte{0});
+        removal_.resize(total);
         {
-            const std::int64_t e0 = snap.offsets[rb];
             std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
-            for (std::int64_t e = e0; e < snap.offsets[re]; ++e)
-                if (out_.flags[e] & kSeparated) mine[(e - e0) >> 3] |= std::byte{1} << ((e - e0) & 7);
+            const std::int64_t bytes = (ee - eb + 7) / 8;
+            parallel_for(0, bytes, threads_, 1 << 16, [&](std::int64_t k, int) {
+                std::uint8_t bits = 0;
+                for (std::int64_t e = eb + 8 * k, t = 0; t < 8 && e < ee; ++e, ++t)
+                    if (out_.flags[static_cast<std::size_t>(e)] & kSeparated) bits |= static_cast<std::uint8_t>(1u << t);
+                mine[k] = std::byte{bits};
+            });
         }
         if (comm_.size() > 1)
             comm_.allgatherv(removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())],
                              removal_.data(), counts, mpi::DataType::Byte);
-        // Entry e of row a, whose rows belong to block `owner`.
+        // Bit of entry e of row a: the block of a's owner, from the block's first entry.
+        std::vector<std::int64_t> bit0(static_cast<std::size_t>(n_));  // bit index of row a's first entry
         std::vector<std::int32_t> owner(static_cast<std::size_t>(n_));
         for (int r = 0; r < parts; ++r)
-            std::fill(owner.begin() + part.begin(r), owner.begin() + part.end(r), r);
+            for (std::int64_t a = part.begin(r); a < part.end(r); ++a) {
+                owner[static_cast<std::size_t>(a)] = r;
+                bit0[static_cast<std::size_t>(a)] =
+                    static_cast<std::int64_t>(8 * first_byte[static_cast<std::size_t>(r)]) +
+                    snap.offsets[a] - snap.offsets[part.begin(r)];
+            }
         const auto separated = [&](std::int64_t a, std::int64_t e) {
-            const auto r = static_cast<std::size_t>(owner[static_cast<std::size_t>(a)]);
-            const std::int64_t k = e - snap.offsets[part.begin(static_cast<int>(r))];
-            return (removal_[first_byte[r] + static_cast<std::size_t>(k >> 3)] & (std::byte{1} << (k & 7))) !=
-                   std::byte{0};
+            const std::int64_t k = bit0[static_cast<std::size_t>(a)] + (e - snap.offsets[a]);
+            return (removal_[static_cast<std::size_t>(k >> 3)] & (std::byte{1} << (k & 7))) != std::byte{0};
         };
-
         trace_.mark("removal map");
+
         // This rank's share of pMax and separating sets. For i < j the lower endpoint's
         // separating set wins (pcalg tests the u-side first and skips the v-side once
         // removed); the upper side counts only when the lower side did not separate, or
         // always when exhaustive (its set is then united with the lower side's).
-        // The mirror (b, a) of an entry (a, b), b < a, without a search: for rows a in
-        // increasing order, the a's that meet row b are row b's neighbours above
-        // max(b, rb - 1), in order, so a cursor per row walks them.
-        std::vector<std::int64_t> cursor(static_cast<std::size_t>(n_));
-        for (std::int64_t b = 0; b < std::min<std::int64_t>(re, n_); ++b) {
-            const std::int32_t* row = snap.row(b);
-            const std::int32_t from = static_cast<std::int32_t>(std::max<std::int64_t>(b + 1, rb));
-            cursor[static_cast<std::size_t>(b)] =
-                snap.offsets[b] + (std::lower_bound(row, row + snap.degree(b), from) - row);
-        }
-        log_.reserve(static_cast<std::size_t>(snap.offsets[re] - snap.offsets[rb]) / 2,
-                     static_cast<std::size_t>(snap.offsets[re] - snap.offsets[rb]) / 2 * static_cast<std::size_t>(l));
-        for (std::int64_t a = rb; a < re; ++a) {
-            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
-                const std::int32_t b = snap.nbrs[e];
-                const auto ia = static_cast<std::int32_t>(a);
-                const bool lower = ia < b;
-                std::int64_t mirror = -1;
-                if (!lower) {
-                    std::int64_t& c = cursor[static_cast<std::size_t>(b)];
-                    while (snap.nbrs[c] < ia) ++c;
-                    CUDAG_ASSERT(snap.nbrs[c] == ia);
-                    mirror = c++;
+        // Two passes, so that no two threads raise one pair's pMax: the lower entries
+        // (slot (a, b) in row a), then the upper ones (slot (b, a), one entry per pair).
+        // A row b's position of a (the mirror of entry (a, b), or a pMax slot) comes from
+        // a cursor per row b that walks forward, since a run visits rows a in order.
+        const std::vector<std::int64_t> cut = runs_of(snap, rb, re);
+        const std::size_t runs = cut.size() - 1;
+        run_logs_.resize(2 * runs);
+        for (SepSetLog& lg : run_logs_) lg.clear();
+        cursors_.resize(static_cast<std::size_t>(threads_));
+        for (RowCursors& c : cursors_) c.size(n_);
+        const bool sparse = !pmax_.is_dense();
+        const std::int64_t* poff = pmax_.row_offsets();
+        const std::int32_t* pcol = pmax_.cols();
+        const auto slot_of = [&](RowCursors& cur, std::int32_t i, std::int32_t j) {
+            return sparse ? cur.find(1, poff, pcol, i, j) : pmax_.slot(i, j);
+        };
+        for (int upper = 0; upper < 2; ++upper) {
+            parallel_for(0, static_cast<std::int64_t>(runs), threads_, 1, [&](std::int64_t k, int w) {
+                RowCursors& cur = cursors_[static_cast<std::size_t>(w)];
+                cur.new_run();
+                SepSetLog& lg = run_logs_[static_cast<std::size_t>(upper) * runs + static_cast<std::size_t>(k)];
+                for (std::int64_t a = cut[static_cast<std::size_t>(k)]; a < cut[static_cast<std::size_t>(k) + 1]; ++a) {
+                    const std::int32_t* row = snap.row(a);
+                    const std::int64_t d = snap.degree(a);
+                    const auto ia = static_cast<std::int32_t>(a);
+                    const std::int64_t split = std::upper_bound(row, row + d, ia) - row;  // first b > a
+                    const std::int64_t qb = upper ? 0 : split, qe = upper ? split : d;
+                    for (std::int64_t q = qb; q < qe; ++q) {
+                        const std::int64_t e = snap.offsets[a] + q;
+                        const std::uint8_t f = out_.flags[static_cast<std::size_t>(e)];
+                        if (!f) continue;
+                        const std::int32_t b = row[q];
+                        if (upper && !pol_.exhaustive &&
+                            separated(b, cur.find(0, snap.offsets.data(), snap.nbrs.data(), b, ia)))
+                            continue;
+                        const std::int32_t i = upper ? b : ia, j = upper ? ia : b;
+                        if (f & kTested) pmax_.raise_slot(slot_of(cur, i, j), out_.pmax[static_cast<std::size_t>(e)]);
+                        if (f & kSeparated) lg.add(i, j, out_.set(static_cast<std::size_t>(e)));
+                    }
                 }
-                const std::uint8_t f = out_.flags[e];
-                if (!f) continue;
-                if (!lower && !pol_.exhaustive && separated(b, mirror)) continue;
-                const std::int32_t i = lower ? ia : b, j = lower ? b : ia;
-                if (f & kTested) pmax_.raise(i, j, out_.pmax[e]);
-                if (f & kSeparated) log_.add(i, j, out_.set(static_cast<std::size_t>(e)));
-            }
+            });
         }
-
+        log_.append(run_logs_, threads_);
+        if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
         trace_.mark("pmax+sepsets");
-        // Apply the removals symmetrically (every rank alike).
-        std::int64_t removed = 0;
-        for (std::int64_t a = 0; a < n_; ++a)
-            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
-                const std::int32_t b = snap.nbrs[e];
-                if (!separated(a, e) || !g_.has(a, b)) continue;
-                g_.remove(a, b);
-                ++removed;
-            }
+
+        // Apply the removals symmetrically (every rank alike): a separated entry clears
+        // both bits of its pair (atomically: the mirror bit lies in another row), and the
+        // thread that clears the (i < j) bit counts the pair.
+        const std::vector<std::int64_t> all = runs_of(snap, 0, n_);
+        std::vector<std::int64_t> removed_in(all.size() - 1, 0);
+        std::uint64_t* words = g_.words().data();
+        const std::int64_t wpr = g_.words_per_row();
+        const auto clear = [&](std::int64_t a, std::int64_t b) {
+            const std::uint64_t mask = std::uint64_t{1} << (b & 63);
+            std::atomic_ref<std::uint64_t> w(words[a * wpr + (b >> 6)]);
+            return (w.fetch_and(~mask, std::memory_order_relaxed) & mask) != 0;
+        };
+        parallel_for(0, static_cast<std::int64_t>(all.size()) - 1, threads_, 1, [&](std::int64_t k, int) {
+            std::int64_t count = 0;
+            for (std::int64_t a = all[static_cast<std::size_t>(k)]; a < all[static_cast<std::size_t>(k) + 1]; ++a)
+                for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
+                    if (!separated(a, e)) continue;
+                    const std::int64_t b = snap.nbrs[static_cast<std::size_t>(e)];
+                    const bool was_ab = clear(a, b), was_ba = clear(b, a);
+                    if (a < b ? was_ab : was_ba) ++count;
+                }
+            removed_in[static_cast<std::size_t>(k)] = count;
+        });
+        const std::int64_t removed = std::accumulate(removed_in.begin(), removed_in.end(), std::int64_t{0});
         trace_.mark("removals");
+        // The next level's snapshot: this one less the removed entries.
         next_.n = n_;
         next_.offsets.assign(static_cast<std::size_t>(n_ + 1), 0);
-        next_.nbrs.clear();
-        next_.nbrs.reserve(snap.nbrs.size() - 2 * static_cast<std::size_t>(removed));
+        for_runs(all, [&](std::int64_t a0, std::int64_t a1, int) {
+            for (std::int64_t a = a0; a < a1; ++a) {
+                std::int64_t kept = 0;
+                for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
+                    kept += g_.has(a, snap.nbrs[static_cast<std::size_t>(e)]);
+                next_.offsets[static_cast<std::size_t>(a + 1)] = kept;
+            }
+        });
+        std::int64_t max_degree = 0;
         for (std::int64_t a = 0; a < n_; ++a) {
-            for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
-                if (g_.has(a, snap.nbrs[e])) next_.nbrs.push_back(snap.nbrs[e]);
-            next_.offsets[static_cast<std::size_t>(a + 1)] = static_cast<std::int64_t>(next_.nbrs.size());
+            max_degree = std::max(max_degree, next_.offsets[static_cast<std::size_t>(a + 1)]);
+            next_.offsets[static_cast<std::size_t>(a + 1)] += next_.offsets[static_cast<std::size_t>(a)];
         }
+        next_.nbrs.resize(static_cast<std::size_t>(next_.offsets.back()));
+        for_runs(all, [&](std::int64_t a0, std::int64_t a1, int) {
+            for (std::int64_t a = a0; a < a1; ++a) {
+                std::int64_t p = next_.offsets[static_cast<std::size_t>(a)];
+                for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
+                    if (g_.has(a, snap.nbrs[static_cast<std::size_t>(e)]))
+                        next_.nbrs[static_cast<std::size_t>(p++)] = snap.nbrs[static_cast<std::size_t>(e)];
+            }
+        });
         have_next_ = true;
+        next_max_degree_ = max_degree;
         trace_.mark("next snapshot");
         trace_.print(l);
         LevelStats st;
@@ -318,8 +448,8 @@ private:
                 SkeletonState s;
                 s.next_level = st.level + 1;
                 s.levels = levels_;
-                s.pmax = pmax_.pairs();
-                s.sepsets = gathered_.to_sepsets();
+                s.pmax = pmax_.pairs(threads_);
+                s.sepsets = gathered_.to_sepsets(threads_);
                 s.skeleton = std::move(g_);
                 struct Restore {  // hand the graph back even when the callback throws
                     Graph& g;
@@ -373,14 +503,19 @@ private:
     }
 
     SkeletonResult finish() {
+        trace_.start();
         gather();
+        trace_.mark("gather");
         SkeletonResult res;
         res.skeleton = std::move(g_);
         res.levels = std::move(levels_);
         if (comm_.rank() == 0) {
-            res.sepsets = gathered_.to_sepsets();
-            res.pmax = pmax_.pairs();
+            res.sepsets = gathered_.to_sepsets(threads_);
+            trace_.mark("sepsets");
+            res.pmax = pmax_.pairs(threads_);
+            trace_.mark("pmax");
         }
+        trace_.print_final();
         return res;
     }
 
@@ -395,6 +530,10 @@ private:
     Graph g_;    ///< current adjacency (same on every rank)
     Adjacency next_;           ///< the next level's snapshot, when have_next_
     bool have_next_ = false;
+    std::int64_t next_max_degree_ = 0;  ///< next_'s largest degree
+    const int threads_;                 ///< host threads for a level's bookkeeping
+    std::vector<RowCursors> cursors_;   ///< one per worker thread
+    std::vector<SepSetLog> run_logs_;   ///< a level's separating sets, per run of rows
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
     HostTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes

@@ -24,6 +24,9 @@ struct SkeletonOptions {
     /// pMax is kept for every pair when n <= this (PcResult::pmax's rule), else for the
     /// pairs adjacent after level 0. A knob for tests of the sparse table on small data.
     std::int64_t dense_pmax_limit = PcResult::dense_pmax_limit;
+    /// Host threads for each level's bookkeeping (merging an engine's output, removals,
+    /// the next snapshot); results do not depend on it.
+    int threads = 1;
 };
 
 /// Called after each level (for progress reports), on every rank.

@@ -3,12 +3,14 @@
 // The level loop (pc/skeleton.cpp) is written once against it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/parallel.hpp"
 #include "pc/result.hpp"
 
 namespace cudag::pc {
@@ -60,18 +62,30 @@ struct LevelOutput {
     bool exhaustive = false;
     std::int64_t tests = 0;
 
-    void reset(std::size_t entries, int level, bool exhaustive_sets) {
-        flags.assign(entries, 0);
-        pmax.assign(entries, -1.0);
+    /// Size for `entries` entries at `level`, with entries [e0, e1) (all when e1 < 0)
+    /// untested; the others keep whatever they held. Filled on `threads` threads.
+    void reset(std::size_t entries, int level, bool exhaustive_sets, std::int64_t e0 = 0,
+               std::int64_t e1 = -1, int threads = 1) {
+        if (e1 < 0) e1 = static_cast<std::int64_t>(entries);
+        flags.resize(entries);
+        pmax.resize(entries);
         set_size = level;
         exhaustive = exhaustive_sets;
         if (exhaustive) {
             nodes.clear();
-            unions.assign(entries, {});
+            unions.resize(entries);
         } else {
             unions.clear();
             nodes.resize(entries * static_cast<std::size_t>(level));
         }
+        constexpr std::int64_t kChunk = 1 << 16;
+        parallel_for(0, (e1 - e0 + kChunk - 1) / kChunk, threads, 1, [&](std::int64_t c, int) {
+            const std::int64_t b = e0 + c * kChunk, e = std::min(e1, b + kChunk);
+            std::fill(flags.begin() + b, flags.begin() + e, std::uint8_t{0});
+            std::fill(pmax.begin() + b, pmax.begin() + e, -1.0);
+            if (exhaustive)
+                for (std::int64_t k = b; k < e; ++k) unions[static_cast<std::size_t>(k)].clear();
+        });
         tests = 0;
     }
     /// Entry e's separating set (or union, when exhaustive).

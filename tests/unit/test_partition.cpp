@@ -3,6 +3,7 @@
 // distributed merge uses (pMax table, separating-set log), plus the serial communicator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -148,6 +149,61 @@ TEST(SepSetLog, SortsUnitesAndRoundTrips) {
     EXPECT_EQ(s.get(0, 1), (std::vector<std::int32_t>{7}));
     EXPECT_TRUE(s.has(0, 4));
     EXPECT_EQ(pc::SepSetLog::from_sepsets(s).to_sepsets(), s);
+}
+
+TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
+    // Records in no particular order, spread over parts; one pair twice (exhaustive mode).
+    std::vector<pc::SepSetLog> parts(5);
+    pc::SepSetLog serial;
+    std::uint32_t x = 12345;
+    const auto next = [&] { return x = x * 1664525u + 1013904223u; };
+    for (int r = 0; r < 3000; ++r) {
+        const auto i = static_cast<std::int32_t>(next() % 200), j = i + 1 + static_cast<std::int32_t>(next() % 50);
+        std::vector<std::int32_t> set;
+        for (std::uint32_t k = next() % 3; k > 0; --k) set.push_back(static_cast<std::int32_t>(k * 7 + i % 5));
+        std::sort(set.begin(), set.end());
+        parts[static_cast<std::size_t>(r) % parts.size()].add(i, j, set);
+    }
+    for (const auto& p : parts) serial.append(p);
+    pc::SepSetLog bulk;
+    bulk.add(1000, 1001, {3});
+    bulk.append(parts, 3);
+    pc::SepSetLog want;
+    want.add(1000, 1001, {3});
+    want.append(serial);
+    EXPECT_EQ(bulk.size(), want.size());
+    const SepSets s1 = want.to_sepsets(1), s4 = bulk.to_sepsets(4);
+    EXPECT_EQ(s1, s4);
+    EXPECT_EQ(s4.get(1000, 1001), (std::vector<std::int32_t>{3}));
+    // Unique pairs take the bulk path; it must agree with the record-by-record one.
+    pc::SepSetLog unique;
+    for (int i = 40; i >= 0; --i) unique.add(i, 100 - i, {i % 3});
+    const SepSets u = unique.to_sepsets(3);
+    ASSERT_EQ(u.size(), 41u);
+    SepSets by_hand;
+    for (int i = 0; i <= 40; ++i) by_hand.set(i, 100 - i, {i % 3});
+    EXPECT_EQ(u, by_hand);
+}
+
+TEST(PmaxTable, PairsAreTheSameOnAnyThreadCount) {
+    pc::PmaxTable d = pc::PmaxTable::dense(300);
+    Graph g(300);
+    for (std::int32_t i = 0; i < 300; ++i)
+        for (std::int32_t j = i + 1; j < 300; j += 1 + (i % 7)) g.add(i, j);
+    pc::PmaxTable s = pc::PmaxTable::sparse(g);
+    for (std::int32_t i = 0; i < 300; i += 3)
+        for (std::int32_t j = i + 1; j < 300; j += 1 + (i % 7)) {
+            d.raise(i, j, 0.001 * (i + j));
+            s.raise(i, j, 0.002 * (i + j));
+        }
+    for (const pc::PmaxTable* t : {&d, &s}) {
+        const auto one = t->pairs(1);
+        EXPECT_GT(one.size(), 1000u);
+        EXPECT_EQ(t->pairs(7), one);
+        EXPECT_TRUE(std::is_sorted(one.begin(), one.end(), [](const pc::PairP& a, const pc::PairP& b) {
+            return std::pair{a.i, a.j} < std::pair{b.i, b.j};
+        }));
+    }
 }
 
 TEST(SerialCommunicator, CollectivesCopyAndAgreeRethrows) {

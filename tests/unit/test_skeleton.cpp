@@ -168,6 +168,7 @@ TEST_P(SkeletonParity, MatchesSerialPcalgStable) {
     const Dataset d = random_sem(n, 300, 0.25, GetParam());
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
+    opt.threads = 3;  // the level bookkeeping in runs of rows on threads
     ci::CpuFisherEngine eng(d, opt.policy, 3);
     const auto got = pc::learn_skeleton(eng, opt);
     const Reference want = pcalg_stable(eng, n, 0.05, -1);
@@ -182,6 +183,7 @@ TEST_P(SkeletonParity, MatchesSerialCausalLearnStable) {
     opt.policy.alpha = 0.05;
     opt.policy.strict = true;
     opt.policy.exhaustive = true;
+    opt.threads = 2;
     ci::CpuFisherEngine eng(d, opt.policy, 2);
     const auto got = pc::learn_skeleton(eng, opt);
     EXPECT_TRUE(same(got, causal_learn_stable(eng, n, 0.05), n, false));
@@ -191,16 +193,29 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SkeletonParity, ::testing::Values(1u, 2u, 3u, 4u
 
 TEST(Skeleton, ThreadCountDoesNotChangeTheResult) {
     const Dataset d = random_sem(40, 400, 0.15, 7);
-    pc::SkeletonOptions opt;
-    opt.policy.alpha = 0.01;
-    ci::CpuFisherEngine e1(d, opt.policy, 1), e4(d, opt.policy, 4);
-    const auto a = pc::learn_skeleton(e1, opt);
-    const auto b = pc::learn_skeleton(e4, opt);
-    EXPECT_TRUE(a.skeleton == b.skeleton);
-    EXPECT_TRUE(a.sepsets == b.sepsets);
-    EXPECT_EQ(a.pmax, b.pmax);
-    ASSERT_EQ(a.levels.size(), b.levels.size());
-    for (std::size_t k = 0; k < a.levels.size(); ++k) EXPECT_EQ(a.levels[k].tests, b.levels[k].tests);
+    for (const bool exhaustive : {false, true})
+        for (const std::int64_t dense_limit : {std::int64_t{4096}, std::int64_t{0}}) {
+            SCOPED_TRACE(std::string(exhaustive ? "exhaustive" : "first set") +
+                         (dense_limit ? ", dense pMax" : ", sparse pMax"));
+            pc::SkeletonOptions one, many;
+            one.policy.alpha = many.policy.alpha = 0.01;
+            one.policy.exhaustive = many.policy.exhaustive = exhaustive;
+            one.dense_pmax_limit = many.dense_pmax_limit = dense_limit;
+            many.threads = 5;  // engine and bookkeeping threads
+            ci::CpuFisherEngine e1(d, one.policy, 1), e4(d, many.policy, 4);
+            const auto a = pc::learn_skeleton(e1, one);
+            const auto b = pc::learn_skeleton(e4, many);
+            EXPECT_TRUE(a.skeleton == b.skeleton);
+            EXPECT_TRUE(a.sepsets == b.sepsets);
+            EXPECT_EQ(a.pmax, b.pmax);
+            EXPECT_GT(a.sepsets.size(), 100u);
+            ASSERT_EQ(a.levels.size(), b.levels.size());
+            ASSERT_GE(a.levels.size(), 3u);
+            for (std::size_t k = 0; k < a.levels.size(); ++k) {
+                EXPECT_EQ(a.levels[k].tests, b.levels[k].tests);
+                EXPECT_EQ(a.levels[k].removed, b.levels[k].removed);
+            }
+        }
 }
 
 TEST(Skeleton, MaxLevelCapsTheSearch) {

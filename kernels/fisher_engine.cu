@@ -141,7 +141,7 @@ public:
             offsets_.release(); nbrs_.release(); best_.release(); pmax_.release(); mirror_.release();
             tests_.release(); rows_.release(); items_.release(); sel_.release();
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
-            iscratch_.release(); nodes_.release(); block_.release();
+            iscratch_.release(); nodes_.release(); block_.release(); eflags_.release(); enodes_.release();
             cub_ = CubScratch();
             stream_.reset();
         } catch (...) {
@@ -242,10 +242,8 @@ private:
     DeviceBuffer<std::int32_t> sets_;
     DeviceBuffer<double> scratch_;
     DeviceBuffer<int> iscratch_;
-    PinnedBuffer<u64> h_pmax_;
-    PinnedBuffer<std::int64_t> h_sel_;
-    PinnedBuffer<double> h_pwin_;
-    PinnedBuffer<std::int32_t> h_sets_;
+    DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
+    DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
     // p_value
     DeviceBuffer<std::int32_t> nodes_;
     DeviceBuffer<double> block_;
@@ -513,40 +511,47 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         }
         launch_gaussian_winners(a, w, s);
     }
-    h_pmax_.resize_discard(static_cast<std::size_t>(ee - eb));
-    h_sel_.resize_discard(static_cast<std::size_t>(n_sel));
-    h_pwin_.resize_discard(static_cast<std::size_t>(n_sel));
-    h_sets_.resize_discard(static_cast<std::size_t>(n_sel * l));
-    pmax_.download(h_pmax_.data(), static_cast<std::size_t>(ee - eb), s, static_cast<std::size_t>(eb));
-    sel_.download(h_sel_.data(), static_cast<std::size_t>(n_sel), s);
-    pwin_.download(h_pwin_.data(), static_cast<std::size_t>(n_sel), s);
-    sets_.download(h_sets_.data(), static_cast<std::size_t>(n_sel * l), s);
+    // The block's results laid out like `out` on the device, then three straight copies
+    // (no pinned staging buffers to allocate, no host loop over the entries).
+    const auto block = static_cast<std::size_t>(ee - eb);
+    eflags_.resize_discard(std::max<std::size_t>(block, 1));
+    eflags_.fill_bytes(0, s);
+    rows_.resize_discard(rows.size());
+    rows_.upload(rows.data(), rows.size(), s);
+    UnpackArgs u;
+    u.rows = rows_.data();
+    u.n_rows = static_cast<std::int64_t>(rows.size());
+    u.offsets = offsets_.data();
+    u.sel = sel_.data();
+    u.pwin = pwin_.data();
+    u.sets = sets_.data();
+    u.n_sel = n_sel;
+    u.l = l;
+    u.e_begin = eb;
+    u.tested = pc::kTested;
+    u.separated = pc::kSeparated;
+    u.flags = eflags_.data();
+    u.pmax = pmax_.data();
+    if (n_sel > 0) {
+        enodes_.resize_discard(block * static_cast<std::size_t>(l));
+        u.nodes = enodes_.data();
+    }
+    launch_unpack_level(u, s);
+    eflags_.download(out.flags.data() + eb, block, s);
+    static_assert(sizeof(double) == sizeof(u64));
+    pmax_.download(reinterpret_cast<u64*>(out.pmax.data() + eb), block, s, static_cast<std::size_t>(eb));
+    if (n_sel > 0) enodes_.download(out.set_slot(static_cast<std::size_t>(eb)), block * static_cast<std::size_t>(l), s);
     stream_->synchronize();
-
     const auto t_downloaded = std::chrono::steady_clock::now();
-    // Every entry of a listed row was tested (an unseparated entry ran all its sets).
-    const int threads = std::max(1, tun_.host_threads);
-    parallel_for(0, static_cast<std::int64_t>(rows.size()), threads, 64, [&](std::int64_t k, int) {
-        const std::int32_t i = rows[static_cast<std::size_t>(k)];
-        const std::int64_t b = snap.offsets[i], e = snap.offsets[i + 1];
-        std::fill(out.flags.begin() + b, out.flags.begin() + e, std::uint8_t{pc::kTested});
-        std::memcpy(out.pmax.data() + b, h_pmax_.data() + (b - eb), static_cast<std::size_t>(e - b) * sizeof(double));
-    });
-    parallel_for(0, n_sel, threads, 1 << 14, [&](std::int64_t k, int) {
-        const std::int64_t e = h_sel_[k];
-        out.flags[e] |= pc::kSeparated;
-        out.pmax[e] = h_pwin_[k];
-        std::copy(h_sets_.data() + k * l, h_sets_.data() + (k + 1) * l, out.set_slot(static_cast<std::size_t>(e)));
-    });
     out.tests += static_cast<std::int64_t>(tests);
     if (trace_) {
         const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
         std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
-                     "kernels %.1f ms, until selected %.1f ms, winners+downloads %.1f ms, host copies %.1f ms\n",
+                     "kernels %.1f ms, until selected %.1f ms, winners+unpack+downloads %.1f ms\n",
                      l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
                      static_cast<long long>(n_sel), ms(t_start, t_launch),
                      static_cast<double>(ev_end.elapsed_ms_since(ev_start)), ms(t_launch, t_selected),
-                     ms(t_selected, t_downloaded), ms(t_downloaded, std::chrono::steady_clock::now()));
+                     ms(t_selected, t_downloaded));
     }
 }
 

@@ -169,6 +169,28 @@ struct WinnerArgs {
     std::int32_t* set_out = nullptr;
 };
 void launch_gaussian_winners(const LevelArgs& a, const WinnerArgs& w, cudaStream_t stream);
+
+/// A level's per-entry results for entries [e_begin, e_end), laid out like the host's
+/// LevelOutput so that they download straight into it: flags (`tested` on every entry
+/// of the listed rows, `separated` added on the winners), the winner's p over pmax (as
+/// its bits), and the winner's l nodes at nodes[(e - e_begin) * l]. flags must arrive
+/// zeroed.
+struct UnpackArgs {
+    const std::int32_t* rows = nullptr;  ///< device, the level's listed rows
+    std::int64_t n_rows = 0;
+    const std::int64_t* offsets = nullptr;
+    const std::int64_t* sel = nullptr;  ///< device, the winners' entries
+    const double* pwin = nullptr;
+    const std::int32_t* sets = nullptr;
+    std::int64_t n_sel = 0;
+    int l = 0;
+    std::int64_t e_begin = 0;
+    std::uint8_t tested = 0, separated = 0;
+    std::uint8_t* flags = nullptr;          ///< entry e at flags[e - e_begin]
+    unsigned long long* pmax = nullptr;     ///< indexed by entry, like LevelArgs::pmax
+    std::int32_t* nodes = nullptr;
+};
+void launch_unpack_level(const UnpackArgs& u, cudaStream_t stream);
 std::int64_t winners_generic_threads(std::int64_t count, std::int64_t max_slots);
 
 }  // namespace cudag::cuda

@@ -434,4 +434,40 @@ void launch_gaussian_winners(const LevelArgs& a, const WinnerArgs& w, cudaStream
     CUDAG_CHECK_LAUNCH();
 }
 
+namespace {
+
+__global__ void mark_tested_kernel(UnpackArgs u) {
+    for (std::int64_t k = blockIdx.x; k < u.n_rows; k += gridDim.x) {
+        const std::int32_t i = u.rows[k];
+        for (std::int64_t e = u.offsets[i] + threadIdx.x; e < u.offsets[i + 1]; e += blockDim.x)
+            u.flags[e - u.e_begin] = u.tested;
+    }
+}
+
+__global__ void scatter_winners_kernel(UnpackArgs u) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < u.n_sel;
+         k += stride) {
+        const std::int64_t e = u.sel[k];
+        u.flags[e - u.e_begin] |= u.separated;
+        u.pmax[e] = static_cast<unsigned long long>(__double_as_longlong(u.pwin[k]));
+        for (int t = 0; t < u.l; ++t) u.nodes[(e - u.e_begin) * u.l + t] = u.sets[k * u.l + t];
+    }
+}
+
+}  // namespace
+
+void launch_unpack_level(const UnpackArgs& u, cudaStream_t stream) {
+    if (u.n_rows > 0) {
+        const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(u.n_rows, 1 << 16));
+        mark_tested_kernel<<<blocks, 128, 0, stream>>>(u);
+        CUDAG_CHECK_LAUNCH();
+    }
+    if (u.n_sel > 0) {
+        const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((u.n_sel + 255) / 256, 1 << 16));
+        scatter_winners_kernel<<<blocks, 256, 0, stream>>>(u);
+        CUDAG_CHECK_LAUNCH();
+    }
+}
+
 }  // namespace cudag::cuda

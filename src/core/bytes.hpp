@@ -25,8 +25,8 @@ public:
         buf_.insert(buf_.end(), p, p + sizeof(T));
     }
     /// The element count (int64), then the elements.
-    template <class T>
-    void put_vector(const std::vector<T>& v) {
+    template <class T, class A>
+    void put_vector(const std::vector<T, A>& v) {
         static_assert(std::is_trivially_copyable_v<T>);
         put(static_cast<std::int64_t>(v.size()));
         const auto* p = reinterpret_cast<const std::byte*>(v.data());
@@ -51,11 +51,11 @@ public:
         take(&v, sizeof(T));
         return v;
     }
-    template <class T>
-    std::vector<T> get_vector() {
+    template <class T, class V = std::vector<T>>
+    V get_vector() {
         const auto n = get<std::int64_t>();
         CUDAG_ASSERT(n >= 0);
-        std::vector<T> v(static_cast<std::size_t>(n));
+        V v(static_cast<std::size_t>(n));
         take(v.data(), v.size() * sizeof(T));
         return v;
     }

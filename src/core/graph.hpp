@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/bulk_vector.hpp"
+
 namespace cudag {
 
 /// Undirected graph on n nodes as a bit-packed symmetric adjacency matrix
@@ -53,7 +55,7 @@ private:
 struct Adjacency {
     std::int64_t n = 0;
     std::vector<std::int64_t> offsets;  ///< n + 1 entries
-    std::vector<std::int32_t> nbrs;
+    BulkVector<std::int32_t> nbrs;
 
     /// The CSR of g, rows built on `threads` threads.
     static Adjacency from_graph(const Graph& g, int threads = 1);

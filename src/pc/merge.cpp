@@ -150,8 +150,8 @@ void SepSetLog::add(std::int32_t i, std::int32_t j, std::span<const std::int32_t
 namespace {
 /// Room for `more` elements beyond v's size, growing geometrically: reserve(size + more)
 /// alone would copy the whole log at every level that adds a few records.
-template <class T>
-void grow(std::vector<T>& v, std::size_t more) {
+template <class V>
+void grow(V& v, std::size_t more) {
     const std::size_t need = v.size() + more;
     if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
 }
@@ -183,6 +183,9 @@ void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
         at_rec[k + 1] = at_rec[k] + parts[k].size();
         at_node[k + 1] = at_node[k] + parts[k].nodes_.size();
     }
+    grow(pairs_, 2 * at_rec.back());
+    grow(offsets_, at_rec.back());
+    grow(nodes_, at_node.back());
     pairs_.resize(p0 + 2 * at_rec.back());
     offsets_.resize(o0 + at_rec.back());
     nodes_.resize(n0 + at_node.back());
@@ -207,9 +210,9 @@ std::vector<std::byte> SepSetLog::serialize() const {
 SepSetLog SepSetLog::deserialize(std::span<const std::byte> bytes) {
     SepSetLog s;
     ByteReader r(bytes);
-    s.pairs_ = r.get_vector<std::int32_t>();
-    s.offsets_ = r.get_vector<std::int64_t>();
-    s.nodes_ = r.get_vector<std::int32_t>();
+    s.pairs_ = r.get_vector<std::int32_t, BulkVector<std::int32_t>>();
+    s.offsets_ = r.get_vector<std::int64_t, BulkVector<std::int64_t>>();
+    s.nodes_ = r.get_vector<std::int32_t, BulkVector<std::int32_t>>();
     CUDAG_ASSERT(r.done() && s.offsets_.size() == s.size() + 1);
     return s;
 }
@@ -219,13 +222,46 @@ SepSets SepSetLog::to_sepsets(int threads) const {
     // Records by pair: a counting sort on i (records arrive roughly row by row, and a
     // comparison sort of millions of records through an index was the slow part of a
     // level-1 heavy run), then each i's records by j (most runs are sorted already).
-    std::int32_t n = 0;
-    for (std::size_t r = 0; r < k; ++r) n = std::max(n, pairs_[2 * r] + 1);
-    std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1, 0);
-    for (std::size_t r = 0; r < k; ++r) ++start[static_cast<std::size_t>(pairs_[2 * r]) + 1];
-    for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) start[i + 1] += start[i];
-    std::vector<std::size_t> order(k), fill(start.begin(), start.end() - 1);
-    for (std::size_t r = 0; r < k; ++r) order[fill[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+    // The counting sort runs on chunks of records: a histogram per chunk, then each
+    // chunk scatters to its own positions (stable, so the same order on any threads).
+    const std::int64_t chunks = std::max<std::int64_t>(
+        1, std::min<std::int64_t>(static_cast<std::int64_t>(k) >> 16, 4 * static_cast<std::int64_t>(std::max(1, threads))));
+    const auto chunk_begin = [&](std::int64_t c) { return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks)); };
+    std::vector<std::int32_t> chunk_max(static_cast<std::size_t>(chunks), 0);
+    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
+        std::int32_t m = 0;
+        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r) m = std::max(m, pairs_[2 * r] + 1);
+        chunk_max[static_cast<std::size_t>(c)] = m;
+    });
+    const std::int32_t n = *std::max_element(chunk_max.begin(), chunk_max.end());
+    const auto nn = static_cast<std::size_t>(n);
+    // Histograms of at most about k counters in all (n of them per chunk).
+    const std::int64_t hchunks = std::max<std::int64_t>(1, std::min<std::int64_t>(chunks, static_cast<std::int64_t>(k / std::max<std::size_t>(nn, 1))));
+    const auto hchunk_begin = [&](std::int64_t c) { return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(hchunks)); };
+    std::vector<std::size_t> hist(static_cast<std::size_t>(hchunks) * nn, 0);
+    parallel_for(0, hchunks, threads, 1, [&](std::int64_t c, int) {
+        std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
+        for (std::size_t r = hchunk_begin(c); r < hchunk_begin(c + 1); ++r) ++h[static_cast<std::size_t>(pairs_[2 * r])];
+    });
+    std::vector<std::size_t> start(nn + 1, 0);
+    {
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < nn; ++i) {
+            start[i] = at;
+            for (std::int64_t c = 0; c < hchunks; ++c) {
+                std::size_t& h = hist[static_cast<std::size_t>(c) * nn + i];
+                const std::size_t count = h;
+                h = at;  // chunk c's first position for i
+                at += count;
+            }
+        }
+        start[nn] = at;
+    }
+    BulkVector<std::size_t> order(k);
+    parallel_for(0, hchunks, threads, 1, [&](std::int64_t c, int) {
+        std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
+        for (std::size_t r = hchunk_begin(c); r < hchunk_begin(c + 1); ++r) order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+    });
     std::atomic<bool> repeated{false};
     const auto j_of = [&](std::size_t r) { return pairs_[2 * r + 1]; };
     parallel_for(0, n, threads, 256, [&](std::int64_t i, int) {
@@ -241,8 +277,11 @@ SepSets SepSetLog::to_sepsets(int threads) const {
         // One record per pair (every non-exhaustive run): the table's arrays directly.
         std::vector<SepSets::Key> keys(k);
         std::vector<std::int64_t> offs(k + 1, 0);
-        for (std::size_t x = 0; x < k; ++x)
-            offs[x + 1] = offs[x] + (offsets_[order[x] + 1] - offsets_[order[x]]);
+        parallel_for(0, static_cast<std::int64_t>(k), threads, 1 << 14, [&](std::int64_t x, int) {
+            const std::size_t r = order[static_cast<std::size_t>(x)];
+            offs[static_cast<std::size_t>(x) + 1] = offsets_[r + 1] - offsets_[r];
+        });
+        std::partial_sum(offs.begin(), offs.end(), offs.begin());
         std::vector<std::int32_t> nodes(static_cast<std::size_t>(offs[k]));
         parallel_for(0, static_cast<std::int64_t>(k), threads, 1 << 14, [&](std::int64_t x0, int) {
             const auto x = static_cast<std::size_t>(x0);

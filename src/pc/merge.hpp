@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
 #include "core/sepsets.hpp"
 #include "pc/result.hpp"
@@ -91,9 +92,9 @@ public:
     static SepSetLog from_sepsets(const SepSets& s);
 
 private:
-    std::vector<std::int32_t> pairs_;    ///< (i, j) per record
-    std::vector<std::int64_t> offsets_;  ///< record k's set is nodes_[offsets_[k] .. offsets_[k+1])
-    std::vector<std::int32_t> nodes_;
+    BulkVector<std::int32_t> pairs_;    ///< (i, j) per record
+    BulkVector<std::int64_t> offsets_;  ///< record k's set is nodes_[offsets_[k] .. offsets_[k+1])
+    BulkVector<std::int32_t> nodes_;
 };
 
 }  // namespace cudag::pc

@@ -238,7 +238,7 @@ private:
     /// Row boundaries cutting [rb, re) of `a` into runs of about equal entry counts.
     std::vector<std::int64_t> runs_of(const Adjacency& a, std::int64_t rb, std::int64_t re) const {
         const int pieces = static_cast<int>(std::max<std::int64_t>(
-            1, std::min<std::int64_t>(re - rb, 8 * static_cast<std::int64_t>(threads_))));
+            1, std::min<std::int64_t>(re - rb, 8 * static_cast<std::int64_t>(lt_))));
         std::vector<std::int64_t> cut(static_cast<std::size_t>(pieces) + 1, rb);
         const std::int64_t e0 = a.offsets[rb], e1 = a.offsets[re];
         for (int k = 1; k < pieces; ++k) {
@@ -253,7 +253,7 @@ private:
     /// fn(first row, end row, worker) for every run of `cut`, on the worker threads.
     template <class Fn>
     void for_runs(const std::vector<std::int64_t>& cut, Fn&& fn) const {
-        parallel_for(0, static_cast<std::int64_t>(cut.size()) - 1, threads_, 1, [&](std::int64_t k, int w) {
+        parallel_for(0, static_cast<std::int64_t>(cut.size()) - 1, lt_, 1, [&](std::int64_t k, int w) {
             fn(cut[static_cast<std::size_t>(k)], cut[static_cast<std::size_t>(k) + 1], w);
         });
     }
@@ -265,13 +265,15 @@ private:
         // O(entries)), or from the bit set (first level, after a resume).
         const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_, threads_);
         have_next_ = false;
+        // Threads by the level's size: a small level is done before threads would start.
+        lt_ = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
         const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
         const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
         const std::int64_t eb = snap.offsets[rb], ee = snap.offsets[re];
         trace_.mark("snapshot+partition");
         mpi::run_agreed(comm_, [&] {
             maybe_fail(l, true);
-            out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, threads_);
+            out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
             engine_.run_level(l, snap, rb, re, out_);
         });
         maybe_fail(l, false);
@@ -296,7 +298,7 @@ private:
         {
             std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
             const std::int64_t bytes = (ee - eb + 7) / 8;
-            parallel_for(0, bytes, threads_, 1 << 16, [&](std::int64_t k, int) {
+            parallel_for(0, bytes, lt_, 1 << 16, [&](std::int64_t k, int) {
                 std::uint8_t bits = 0;
                 for (std::int64_t e = eb + 8 * k, t = 0; t < 8 && e < ee; ++e, ++t)
                     if (out_.flags[static_cast<std::size_t>(e)] & kSeparated) bits |= static_cast<std::uint8_t>(1u << t);
@@ -334,7 +336,7 @@ private:
         const std::size_t runs = cut.size() - 1;
         run_logs_.resize(2 * runs);
         for (SepSetLog& lg : run_logs_) lg.clear();
-        cursors_.resize(static_cast<std::size_t>(threads_));
+        if (cursors_.size() < static_cast<std::size_t>(lt_)) cursors_.resize(static_cast<std::size_t>(lt_));
         for (RowCursors& c : cursors_) c.size(n_);
         const bool sparse = !pmax_.is_dense();
         const std::int64_t* poff = pmax_.row_offsets();
@@ -343,7 +345,7 @@ private:
             return sparse ? cur.find(1, poff, pcol, i, j) : pmax_.slot(i, j);
         };
         for (int upper = 0; upper < 2; ++upper) {
-            parallel_for(0, static_cast<std::int64_t>(runs), threads_, 1, [&](std::int64_t k, int w) {
+            parallel_for(0, static_cast<std::int64_t>(runs), lt_, 1, [&](std::int64_t k, int w) {
                 RowCursors& cur = cursors_[static_cast<std::size_t>(w)];
                 cur.new_run();
                 SepSetLog& lg = run_logs_[static_cast<std::size_t>(upper) * runs + static_cast<std::size_t>(k)];
@@ -368,7 +370,7 @@ private:
                 }
             });
         }
-        log_.append(run_logs_, threads_);
+        log_.append(run_logs_, lt_);
         if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
         trace_.mark("pmax+sepsets");
 
@@ -384,7 +386,7 @@ private:
             std::atomic_ref<std::uint64_t> w(words[a * wpr + (b >> 6)]);
             return (w.fetch_and(~mask, std::memory_order_relaxed) & mask) != 0;
         };
-        parallel_for(0, static_cast<std::int64_t>(all.size()) - 1, threads_, 1, [&](std::int64_t k, int) {
+        parallel_for(0, static_cast<std::int64_t>(all.size()) - 1, lt_, 1, [&](std::int64_t k, int) {
             std::int64_t count = 0;
             for (std::int64_t a = all[static_cast<std::size_t>(k)]; a < all[static_cast<std::size_t>(k) + 1]; ++a)
                 for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) {
@@ -469,7 +471,10 @@ private:
             const auto blobs = comm_.gatherv(log_.serialize(), 0);
             for (std::size_t r = 1; r < blobs.size(); ++r) gathered_.append(SepSetLog::deserialize(blobs[r]));
         }
-        if (comm_.rank() == 0) gathered_.append(log_);
+        if (comm_.rank() == 0) {
+            if (gathered_.size() == 0) std::swap(gathered_, log_);  // one rank: no copy
+            else gathered_.append(log_);
+        }
         log_.clear();
     }
 
@@ -532,6 +537,8 @@ private:
     bool have_next_ = false;
     std::int64_t next_max_degree_ = 0;  ///< next_'s largest degree
     const int threads_;                 ///< host threads for a level's bookkeeping
+    int lt_ = 1;                        ///< the threads the current level uses
+    static constexpr std::int64_t kEntriesPerThread = 1 << 15;
     std::vector<RowCursors> cursors_;   ///< one per worker thread
     std::vector<SepSetLog> run_logs_;   ///< a level's separating sets, per run of rows
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
 #include "core/parallel.hpp"
 #include "pc/result.hpp"
@@ -47,16 +48,16 @@ enum EntryFlags : std::uint8_t { kTested = 1, kSeparated = 2 };
 /// Entries are indexed like Adjacency::nbrs: entry e = (row i, neighbour nbrs[e]),
 /// tested from row i's side with S ⊆ adj(i) \ {j}.
 struct LevelOutput {
-    std::vector<std::uint8_t> flags;  ///< EntryFlags
+    BulkVector<std::uint8_t> flags;  ///< EntryFlags
     /// Max p over the tests run from this side (up to the first separating set
     /// unless exhaustive).
-    std::vector<double> pmax;
+    BulkVector<double> pmax;
     /// Nodes per separating set: the level l.
     int set_size = 0;
     /// Not exhaustive: entry e's separating set (sorted nodes, the lexicographically
     /// smallest) at [e * set_size, (e + 1) * set_size), meaningful where kSeparated.
     /// One flat array, so a level with millions of removals allocates nothing per entry.
-    std::vector<std::int32_t> nodes;
+    BulkVector<std::int32_t> nodes;
     /// Exhaustive: entry e's union of the nodes of all its separating sets.
     std::vector<std::vector<std::int32_t>> unions;
     bool exhaustive = false;

@@ -536,7 +536,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         enodes_.resize_discard(block * static_cast<std::size_t>(l));
         u.nodes = enodes_.data();
     }
-    launch_unpack_level(u, s);
+    launch_unpack_level(u, static_cast<std::int64_t>(block), s);
     eflags_.download(out.flags.data() + eb, block, s);
     static_assert(sizeof(double) == sizeof(u64));
     pmax_.download(reinterpret_cast<u64*>(out.pmax.data() + eb), block, s, static_cast<std::size_t>(eb));

@@ -173,8 +173,8 @@ void launch_gaussian_winners(const LevelArgs& a, const WinnerArgs& w, cudaStream
 /// A level's per-entry results for entries [e_begin, e_end), laid out like the host's
 /// LevelOutput so that they download straight into it: flags (`tested` on every entry
 /// of the listed rows, `separated` added on the winners), the winner's p over pmax (as
-/// its bits), and the winner's l nodes at nodes[(e - e_begin) * l]. flags must arrive
-/// zeroed.
+/// its bits; -1 where no test ran), and the winner's l nodes at nodes[(e - e_begin) * l].
+/// flags must arrive zeroed; `count` = e_end - e_begin.
 struct UnpackArgs {
     const std::int32_t* rows = nullptr;  ///< device, the level's listed rows
     std::int64_t n_rows = 0;
@@ -190,7 +190,7 @@ struct UnpackArgs {
     unsigned long long* pmax = nullptr;     ///< indexed by entry, like LevelArgs::pmax
     std::int32_t* nodes = nullptr;
 };
-void launch_unpack_level(const UnpackArgs& u, cudaStream_t stream);
+void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream);
 std::int64_t winners_generic_threads(std::int64_t count, std::int64_t max_slots);
 
 }  // namespace cudag::cuda

@@ -455,9 +455,16 @@ __global__ void scatter_winners_kernel(UnpackArgs u) {
     }
 }
 
+/// Entries no test reached (rows below the level's degree) keep p = -1, as on the host.
+__global__ void untested_pmax_kernel(UnpackArgs u, std::int64_t count) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride)
+        if (u.flags[k] == 0) u.pmax[u.e_begin + k] = static_cast<unsigned long long>(__double_as_longlong(-1.0));
+}
+
 }  // namespace
 
-void launch_unpack_level(const UnpackArgs& u, cudaStream_t stream) {
+void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream) {
     if (u.n_rows > 0) {
         const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(u.n_rows, 1 << 16));
         mark_tested_kernel<<<blocks, 128, 0, stream>>>(u);
@@ -466,6 +473,11 @@ void launch_unpack_level(const UnpackArgs& u, cudaStream_t stream) {
     if (u.n_sel > 0) {
         const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((u.n_sel + 255) / 256, 1 << 16));
         scatter_winners_kernel<<<blocks, 256, 0, stream>>>(u);
+        CUDAG_CHECK_LAUNCH();
+    }
+    if (count > 0) {
+        const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((count + 255) / 256, 1 << 16));
+        untested_pmax_kernel<<<blocks, 256, 0, stream>>>(u, count);
         CUDAG_CHECK_LAUNCH();
     }
 }

@@ -32,7 +32,7 @@ if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_R
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 max_ranks=$(for r in $ranks; do echo "$r"; done | sort -n | tail -1)
 table=$logs/table.tsv
-printf 'set\tranks\tcomm\twall_s\tskeleton_s\tspeedup\tefficiency\tidentical\tpeak_gib_per_gpu\tlevels (s, merge s, imbalance est/run)\n' >"$table"
+printf 'set\tranks\tcomm\twall_s\tskeleton_s\tspeedup\tefficiency\tsearch_s\tsearch_eff\tidentical\tpeak_gib_per_gpu\tlevels (s, merge s, imbalance est/run)\n' >"$table"
 
 now() { date +%s.%N; }
 sample_memory() {
@@ -76,7 +76,7 @@ for set in $sets; do
         wait "$smi" 2>/dev/null || true
         smi=""
         if [[ $rc != 0 ]]; then
-            printf '%s\t%s\t-\tfailed(rc=%s)\t-\t-\t-\t-\t-\t%s\n' "$set" "$r" "$rc" "$(tail -1 "$log")" >>"$table"
+            printf '%s\t%s\t-\tfailed(rc=%s)\t-\t-\t-\t-\t-\t-\t-\t%s\n' "$set" "$r" "$rc" "$(tail -1 "$log")" >>"$table"
             echo "  $r ranks: failed (rc $rc): $(tail -1 "$log")"
             continue
         fi
@@ -92,10 +92,13 @@ for set in $sets; do
                     mg = "-"; if (match($0, /merge [0-9.]+ s/)) { mg = substr($0, RSTART + 6, RLENGTH - 8) }
                     im = ""; if (match($0, /imbalance [0-9.]+ est. [0-9.]+ run/)) { im = substr($0, RSTART + 10, RLENGTH - 14); gsub(/ est. /, "/", im) }
                     printf "%sL%s:%s", (n++ ? " " : ""), l, t; if (mg != "-") printf "(m%s,%s)", mg, im }' "$log")
+        # The whole search: the levels plus gathering pMax and separating sets at the end.
+        search=$( (grep -o 'skeleton: [0-9.]* s' "$log" || echo 'x -') | head -1 | awk '{ print $2 }')
         comm=$( (grep -o 'ranks ([a-z]*)' "$log" || true) | head -1 | tr -d '()' | awk '{ print $2 }')
         [[ -z $comm ]] && comm=serial
         if [[ -z $base_skel ]]; then
             base_skel=$skel
+            base_search=$search
             base_out=$data/$set.np$r
             ident=base
         else
@@ -106,13 +109,16 @@ for set in $sets; do
         fi
         speed=$(awk -v a="$base_skel" -v b="$skel" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
         eff=$(awk -v s="$speed" -v r="$r" 'BEGIN { if (s != "-") printf "%.0f%%", 100 * s / r; else print "-" }')
-        [[ $ident == base ]] && { speed=1.00; eff=-; }
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$set" "$r" "$comm" "$wall" "$skel" "$speed" "$eff" \
-            "$ident" "$peak" "$levels" >>"$table"
+        seff=$(awk -v a="$base_search" -v b="$search" -v r="$r" 'BEGIN { if (b + 0 > 0 && a + 0 > 0) printf "%.0f%%", 100 * a / b / r; else print "-" }')
+        [[ $ident == base ]] && { speed=1.00; eff=-; seff=-; }
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$set" "$r" "$comm" "$wall" "$skel" "$speed" "$eff" \
+            "$search" "$seff" "$ident" "$peak" "$levels" >>"$table"
         echo "  $r ranks ($comm): wall $wall s, skeleton $skel s, identical $ident, peak GiB $peak"
     done
 done
 echo
 echo "alpha=$alpha; speedup and efficiency of the skeleton time (sum of level times) against"
-echo "the first rank count; identical: edge list and causal-learn matrix equal to it; logs in $logs"
-awk -F'\t' '{ printf "%-9s %5s %-6s %8s %10s %7s %10s %9s  %-22s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$table"
+echo "the first rank count; search_s: the whole search (levels and the final gather of pMax and"
+echo "separating sets, the 'skeleton:' line) and its efficiency; identical: edge list and"
+echo "causal-learn matrix equal to it; logs in $logs"
+awk -F'\t' '{ printf "%-9s %5s %-6s %8s %10s %7s %10s %8s %10s %9s  %-22s %s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$table"

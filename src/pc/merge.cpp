@@ -149,11 +149,13 @@ void SepSetLog::add(std::int32_t i, std::int32_t j, std::span<const std::int32_t
 
 namespace {
 /// Room for `more` elements beyond v's size, growing geometrically: reserve(size + more)
-/// alone would copy the whole log at every level that adds a few records.
+/// alone would copy the whole log at every level that adds a few records. The headroom
+/// is twice what is needed: a BulkVector's untouched capacity costs address space only,
+/// and the levels after a heavy one then append without moving it.
 template <class V>
 void grow(V& v, std::size_t more) {
     const std::size_t need = v.size() + more;
-    if (need > v.capacity()) v.reserve(std::max(need, 2 * v.capacity()));
+    if (need > v.capacity()) v.reserve(std::max(2 * need, 2 * v.capacity()));
 }
 }  // namespace
 

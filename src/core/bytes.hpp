@@ -18,6 +18,8 @@ namespace cudag {
 /// Appends values to a growing byte buffer.
 class ByteWriter {
 public:
+    /// Room for `bytes` more bytes (one allocation for a blob of known size).
+    void reserve(std::size_t bytes) { buf_.reserve(buf_.size() + bytes); }
     template <class T>
     void put(const T& v) {
         static_assert(std::is_trivially_copyable_v<T>);

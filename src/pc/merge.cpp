@@ -203,6 +203,8 @@ void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
 
 std::vector<std::byte> SepSetLog::serialize() const {
     ByteWriter w;
+    w.reserve(3 * sizeof(std::int64_t) + pairs_.size() * sizeof(std::int32_t) +
+              offsets_.size() * sizeof(std::int64_t) + nodes_.size() * sizeof(std::int32_t));
     w.put_vector(pairs_);
     w.put_vector(offsets_);
     w.put_vector(nodes_);

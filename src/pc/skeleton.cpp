@@ -469,7 +469,11 @@ private:
         if (comm_.size() > 1) {
             comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
             const auto blobs = comm_.gatherv(log_.serialize(), 0);
-            for (std::size_t r = 1; r < blobs.size(); ++r) gathered_.append(SepSetLog::deserialize(blobs[r]));
+            for (std::size_t r = 1; r < blobs.size(); ++r) {
+                SepSetLog theirs = SepSetLog::deserialize(blobs[r]);
+                if (gathered_.size() == 0) std::swap(gathered_, theirs);  // no second copy
+                else gathered_.append(theirs);
+            }
         }
         if (comm_.rank() == 0) {
             if (gathered_.size() == 0) std::swap(gathered_, log_);  // one rank: no copy

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// RAII owners for device memory, pinned host memory, streams and events, and a scoped
+// RAII owners for device memory, streams and events, and a scoped
 // device switch. The only file that calls cudaMalloc/cudaFree.
 #pragma once
 
@@ -49,22 +49,6 @@ struct DeviceMemory {
         return p;
     }
     static void release(void* p) { CUDAG_CUDA_CHECK_NOTHROW(cudaFree(p)); }
-};
-
-/// Page-locked host memory (fast, truly asynchronous copies).
-struct PinnedMemory {
-    static void* allocate(std::size_t bytes) {
-        void* p = nullptr;
-        const cudaError_t e = cudaMallocHost(&p, bytes);
-        if (e == cudaErrorMemoryAllocation) {
-            cudaGetLastError();
-            throw OutOfMemory("cuda: cannot allocate " + format_bytes(bytes) +
-                              " of pinned host memory");
-        }
-        CUDAG_CUDA_CHECK(e);
-        return p;
-    }
-    static void release(void* p) { CUDAG_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 };
 
 /// Move-only array of `size()` elements of T in memory of kind `Memory`. Sizes are
@@ -147,16 +131,6 @@ public:
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
 
-/// Page-locked host array.
-template <typename T>
-class PinnedBuffer : public OwnedArray<T, PinnedMemory> {
-    using Base = OwnedArray<T, PinnedMemory>;
-
-public:
-    using Base::Base;
-    T& operator[](std::size_t k) { return this->ptr_[k]; }
-    const T& operator[](std::size_t k) const { return this->ptr_[k]; }
-};
 
 /// Owned non-blocking stream (never the legacy default stream).
 class Stream {

@@ -383,6 +383,8 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     best_.fill_bytes(0xff, s);
     pmax_.fill_bytes(kNoCorrelationByte, s);
     tests_.fill_bytes(0, s);
+    rows_.resize_discard(rows.size());  // cuPC-S's grid and the result unpacking
+    rows_.upload(rows.data(), rows.size(), s);
     mirror_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
     launch_mirror(offsets_.data(), nbrs_.data(), n_, mirror_.data(), s);
 
@@ -433,8 +435,6 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
             sp.theta = kWideRowThreads;
             sp.delta = 1;
         }
-        rows_.resize_discard(rows.size());
-        rows_.upload(rows.data(), rows.size(), s);
         sp.rows = rows_.data();
         sp.n_rows = static_cast<std::int64_t>(rows.size());
         if (a.generic) {
@@ -516,8 +516,6 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const auto block = static_cast<std::size_t>(ee - eb);
     eflags_.resize_discard(std::max<std::size_t>(block, 1));
     eflags_.fill_bytes(0, s);
-    rows_.resize_discard(rows.size());
-    rows_.upload(rows.data(), rows.size(), s);
     UnpackArgs u;
     u.rows = rows_.data();
     u.n_rows = static_cast<std::int64_t>(rows.size());

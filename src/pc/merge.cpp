@@ -159,24 +159,13 @@ void grow(V& v, std::size_t more) {
 }
 }  // namespace
 
-void SepSetLog::reserve(std::size_t records, std::size_t nodes) {
-    grow(pairs_, 2 * records);
-    grow(offsets_, records);
-    grow(nodes_, nodes);
-}
-
 void SepSetLog::clear() {
     pairs_.clear();
     nodes_.clear();
     offsets_.assign(1, 0);
 }
 
-void SepSetLog::append(const SepSetLog& o) {
-    const std::int64_t base = static_cast<std::int64_t>(nodes_.size());
-    pairs_.insert(pairs_.end(), o.pairs_.begin(), o.pairs_.end());
-    nodes_.insert(nodes_.end(), o.nodes_.begin(), o.nodes_.end());
-    for (std::size_t k = 1; k < o.offsets_.size(); ++k) offsets_.push_back(base + o.offsets_[k]);
-}
+void SepSetLog::append(const SepSetLog& o) { append(std::span<const SepSetLog>(&o, 1), 1); }
 
 void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
     const std::size_t p0 = pairs_.size(), o0 = offsets_.size(), n0 = nodes_.size();
@@ -228,31 +217,25 @@ SepSets SepSetLog::to_sepsets(int threads) const {
     // level-1 heavy run), then each i's records by j (most runs are sorted already).
     // The counting sort runs on chunks of records: a histogram per chunk, then each
     // chunk scatters to its own positions (stable, so the same order on any threads).
-    const std::int64_t chunks = std::max<std::int64_t>(
-        1, std::min<std::int64_t>(static_cast<std::int64_t>(k) >> 16, 4 * static_cast<std::int64_t>(std::max(1, threads))));
-    const auto chunk_begin = [&](std::int64_t c) { return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks)); };
-    std::vector<std::int32_t> chunk_max(static_cast<std::size_t>(chunks), 0);
-    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
-        std::int32_t m = 0;
-        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r) m = std::max(m, pairs_[2 * r] + 1);
-        chunk_max[static_cast<std::size_t>(c)] = m;
-    });
-    const std::int32_t n = *std::max_element(chunk_max.begin(), chunk_max.end());
+    // At most about k counters in all (n per chunk), and chunks of >= 64 K records.
+    std::int32_t n = 0;
+    for (std::size_t r = 0; r < k; ++r) n = std::max(n, pairs_[2 * r] + 1);
     const auto nn = static_cast<std::size_t>(n);
-    // Histograms of at most about k counters in all (n of them per chunk).
-    const std::int64_t hchunks = std::max<std::int64_t>(1, std::min<std::int64_t>(chunks, static_cast<std::int64_t>(k / std::max<std::size_t>(nn, 1))));
-    const auto hchunk_begin = [&](std::int64_t c) { return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(hchunks)); };
-    std::vector<std::size_t> hist(static_cast<std::size_t>(hchunks) * nn, 0);
-    parallel_for(0, hchunks, threads, 1, [&](std::int64_t c, int) {
+    const std::int64_t chunks = std::max<std::int64_t>(
+        1, std::min({static_cast<std::int64_t>(k >> 16), 4 * static_cast<std::int64_t>(std::max(1, threads)),
+                     static_cast<std::int64_t>(k / std::max<std::size_t>(nn, 1))}));
+    const auto chunk_begin = [&](std::int64_t c) { return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks)); };
+    std::vector<std::size_t> hist(static_cast<std::size_t>(chunks) * nn, 0);
+    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
         std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
-        for (std::size_t r = hchunk_begin(c); r < hchunk_begin(c + 1); ++r) ++h[static_cast<std::size_t>(pairs_[2 * r])];
+        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r) ++h[static_cast<std::size_t>(pairs_[2 * r])];
     });
     std::vector<std::size_t> start(nn + 1, 0);
     {
         std::size_t at = 0;
         for (std::size_t i = 0; i < nn; ++i) {
             start[i] = at;
-            for (std::int64_t c = 0; c < hchunks; ++c) {
+            for (std::int64_t c = 0; c < chunks; ++c) {
                 std::size_t& h = hist[static_cast<std::size_t>(c) * nn + i];
                 const std::size_t count = h;
                 h = at;  // chunk c's first position for i
@@ -262,9 +245,9 @@ SepSets SepSetLog::to_sepsets(int threads) const {
         start[nn] = at;
     }
     BulkVector<std::size_t> order(k);
-    parallel_for(0, hchunks, threads, 1, [&](std::int64_t c, int) {
+    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
         std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
-        for (std::size_t r = hchunk_begin(c); r < hchunk_begin(c + 1); ++r) order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r) order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
     });
     std::atomic<bool> repeated{false};
     const auto j_of = [&](std::size_t r) { return pairs_[2 * r + 1]; };

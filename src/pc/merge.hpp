@@ -35,10 +35,7 @@ public:
     bool is_dense() const { return dense_; }
     /// Slot of pair (i, j), i < j; -1 when the table does not hold it.
     std::int64_t slot(std::int32_t i, std::int32_t j) const;
-    void raise(std::int32_t i, std::int32_t j, double p) {
-        const std::int64_t s = slot(i, j);
-        if (p > values_[static_cast<std::size_t>(s)]) values_[static_cast<std::size_t>(s)] = p;
-    }
+    void raise(std::int32_t i, std::int32_t j, double p) { raise_slot(slot(i, j), p); }
     /// raise() every pair of `pairs` (each held by the table, no pair twice), walking
     /// rows instead of searching them when the pairs are sorted.
     void raise_all(std::vector<PairP> pairs, int threads = 1);
@@ -73,8 +70,6 @@ public:
         add(i, j, std::span<const std::int32_t>(set));
     }
     std::size_t size() const { return pairs_.size() / 2; }
-    /// Room for `records` more records holding `nodes` more nodes in all.
-    void reserve(std::size_t records, std::size_t nodes);
     void clear();
     /// Append every record of `other`.
     void append(const SepSetLog& other);

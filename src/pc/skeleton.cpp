@@ -308,12 +308,10 @@ private:
         if (comm_.size() > 1)
             comm_.allgatherv(removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())],
                              removal_.data(), counts, mpi::DataType::Byte);
-        // Bit of entry e of row a: the block of a's owner, from the block's first entry.
+        // Bit of entry e of row a: in the block of a's owner, from the block's first entry.
         std::vector<std::int64_t> bit0(static_cast<std::size_t>(n_));  // bit index of row a's first entry
-        std::vector<std::int32_t> owner(static_cast<std::size_t>(n_));
         for (int r = 0; r < parts; ++r)
             for (std::int64_t a = part.begin(r); a < part.end(r); ++a) {
-                owner[static_cast<std::size_t>(a)] = r;
                 bit0[static_cast<std::size_t>(a)] =
                     static_cast<std::int64_t>(8 * first_byte[static_cast<std::size_t>(r)]) +
                     snap.offsets[a] - snap.offsets[part.begin(r)];

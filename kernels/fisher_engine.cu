@@ -137,7 +137,7 @@ public:
             DeviceGuard guard(device_);
             cudaStreamSynchronize(stream_->get());
             corr_.release(); bits_.release(); dense_.release(); counts_.release();
-            koffsets_.release(); kcols_.release(); scan_items_.release(); krows_.release(); kp_.release();
+            koffsets_.release(); kcols_.release(); scan_items_.release(); kp_.release();
             offsets_.release(); nbrs_.release(); best_.release(); pmax_.release(); mirror_.release();
             tests_.release(); rows_.release(); items_.release(); sel_.release();
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
@@ -194,6 +194,7 @@ public:
 
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
                 pc::Level0Output& out) override;
+    bool level0_on_every_rank() const override { return true; }
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
@@ -227,7 +228,7 @@ private:
     DeviceBuffer<std::uint64_t> bits_;
     DeviceBuffer<double> dense_;
     DeviceBuffer<std::int64_t> counts_, koffsets_;
-    DeviceBuffer<std::int32_t> kcols_, krows_;
+    DeviceBuffer<std::int32_t> kcols_;
     DeviceBuffer<double> kp_;
     // levels >= 1
     DeviceBuffer<std::int64_t> offsets_;
@@ -256,6 +257,8 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     if (row_end <= row_begin) return;
     CUDAG_EXPECTS(g.n() == n, "cuda level0: graph size differs from the engine's");
     DeviceGuard guard(device_);
+    StepTrace tr;
+    tr.start();
     cudaStream_t s = stream();
     const std::int64_t words = (n + 63) / 64;
     bits_.resize_discard(static_cast<std::size_t>(n * words));
@@ -280,10 +283,9 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     }
     launch_gaussian_level0(a, s);
 
-    // Kept pairs with their p-values, row by row: compaction of the upper triangle.
-    std::vector<std::int32_t> krows, kcols;
-    std::vector<double> kp;
     if (!dense) {
+        // The kept pairs with their p-values as an upper-triangle CSR (compaction of the
+        // block's bit rows), copied straight into `out`; `g` is built from it by the caller.
         const std::int64_t rows = row_end - row_begin;
         counts_.resize_discard(static_cast<std::size_t>(rows + 1));
         koffsets_.resize_discard(static_cast<std::size_t>(rows + 1));
@@ -293,9 +295,12 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
         std::int64_t total = 0;
         koffsets_.download(&total, 1, s, static_cast<std::size_t>(rows));
         stream_->synchronize();
+        tr.mark("kernel+count");
+        out.kept_offsets.resize(static_cast<std::size_t>(n + 1));
+        out.kept_cols.resize(static_cast<std::size_t>(total));
+        out.kept_pvals.resize(static_cast<std::size_t>(total));
         if (total > 0) {
             kcols_.resize_discard(static_cast<std::size_t>(total));
-            krows_.resize_discard(static_cast<std::size_t>(total));
             kp_.resize_discard(static_cast<std::size_t>(total));
             launch_row_neighbours(view, row_begin, row_end, true, koffsets_.data(), kcols_.data(), s);
             PairPArgs pa;
@@ -307,39 +312,38 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             pa.offsets = koffsets_.data();
             pa.cols = kcols_.data();
             pa.count = total;
-            pa.rows_out = krows_.data();
             pa.p_out = kp_.data();
             launch_pair_pvalues(pa, s);
-            krows.resize(static_cast<std::size_t>(total));
-            kcols.resize(static_cast<std::size_t>(total));
-            kp.resize(static_cast<std::size_t>(total));
-            krows_.download(krows.data(), krows.size(), s);
-            kcols_.download(kcols.data(), kcols.size(), s);
-            kp_.download(kp.data(), kp.size(), s);
+            kcols_.download(out.kept_cols.data(), out.kept_cols.size(), s);
+            kp_.download(out.kept_pvals.data(), out.kept_pvals.size(), s);
         }
-    }
-    // Uninitialised host room for the bits (the copy writes every word).
-    const std::size_t n_words = static_cast<std::size_t>(n * words);
-    std::unique_ptr<std::uint64_t[]> bits(new std::uint64_t[n_words]);
-    bits_.download(bits.get(), n_words, s);
-    if (dense)
-        dense_.download(out.dense_p.data() + pair_base(row_begin, n),
-                        static_cast<std::size_t>(dense_count), s);
-    stream_->synchronize();
-
-    auto& gw = g.words();
-    constexpr std::int64_t kWords = 1 << 16;
-    parallel_for(0, (static_cast<std::int64_t>(n_words) + kWords - 1) / kWords, std::max(1, tun_.host_threads), 1,
-                 [&](std::int64_t c, int) {
-                     const std::size_t b = static_cast<std::size_t>(c * kWords);
-                     const std::size_t e = std::min(n_words, b + static_cast<std::size_t>(kWords));
-                     for (std::size_t k = b; k < e; ++k) gw[k] |= bits[k];
-                 });
-    if (!dense) {
-        out.kept_p.reserve(out.kept_p.size() + kp.size());
-        for (std::size_t k = 0; k < kp.size(); ++k) out.kept_p.push_back({krows[k], kcols[k], kp[k]});
+        koffsets_.download(out.kept_offsets.data() + row_begin, static_cast<std::size_t>(rows + 1), s);
+        stream_->synchronize();
+        // Block-relative starts to absolute ones over all n rows (empty outside the block).
+        std::int64_t* o = out.kept_offsets.data();
+        std::fill(o, o + row_begin, 0);
+        std::fill(o + row_end + 1, o + n + 1, total);
+        tr.mark("kept pairs");
+    } else {
+        // Every p is wanted: the bits go to `g` and the p-values to out.dense_p.
+        const std::size_t n_words = static_cast<std::size_t>(n * words);
+        std::unique_ptr<std::uint64_t[]> bits(new std::uint64_t[n_words]);
+        bits_.download(bits.get(), n_words, s);
+        dense_.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
+        stream_->synchronize();
+        tr.mark("bits downloaded");
+        auto& gw = g.words();
+        constexpr std::int64_t kWords = 1 << 16;
+        parallel_for(0, (static_cast<std::int64_t>(n_words) + kWords - 1) / kWords, std::max(1, tun_.host_threads), 1,
+                     [&](std::int64_t c, int) {
+                         const std::size_t b = static_cast<std::size_t>(c * kWords);
+                         const std::size_t e = std::min(n_words, b + static_cast<std::size_t>(kWords));
+                         for (std::size_t k = b; k < e; ++k) gw[k] |= bits[k];
+                     });
     }
     for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
+    tr.mark("graph+pairs");
+    tr.print("cuda level 0");
 }
 
 void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t row_begin,

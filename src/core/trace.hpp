@@ -3,7 +3,10 @@
 // where a run's time goes. Off unless the variable is set and not empty.
 #pragma once
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace cudag {
 
@@ -14,5 +17,33 @@ inline bool trace_enabled() {
     }();
     return on;
 }
+
+/// With CUDAG_TRACE set: the host time of a sequence of steps, printed as one line.
+class StepTrace {
+public:
+    void start() {
+        if (!on_) return;
+        line_.clear();
+        last_ = std::chrono::steady_clock::now();
+    }
+    void mark(const char* step) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " %s %.1f ms,", step,
+                      std::chrono::duration<double, std::milli>(now - last_).count());
+        line_ += buf;
+        last_ = now;
+    }
+    /// "<what>:<steps>" on stderr, e.g. print("host level 3").
+    void print(const char* what) const {
+        if (on_) std::fprintf(stderr, "%s:%s\n", what, line_.c_str());
+    }
+
+private:
+    bool on_ = trace_enabled();
+    std::string line_;
+    std::chrono::steady_clock::time_point last_;
+};
 
 }  // namespace cudag

@@ -50,6 +50,18 @@ PmaxTable PmaxTable::sparse(const Graph& g, int threads) {
     return t;
 }
 
+PmaxTable PmaxTable::from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets,
+                                    BulkVector<std::int32_t>&& cols, BulkVector<double>&& values) {
+    CUDAG_ASSERT(static_cast<std::int64_t>(offsets.size()) == n + 1);
+    CUDAG_ASSERT(static_cast<std::int64_t>(cols.size()) == offsets.back() && values.size() == cols.size());
+    PmaxTable t;
+    t.n_ = n;
+    t.offsets_ = std::move(offsets);
+    t.cols_ = std::move(cols);
+    t.values_ = std::move(values);
+    return t;
+}
+
 void PmaxTable::raise_all(std::vector<PairP> pairs, int threads) {
     const auto by_pair = [](const PairP& a, const PairP& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; };
     if (!dense_ && !std::is_sorted(pairs.begin(), pairs.end(), by_pair)) std::sort(pairs.begin(), pairs.end(), by_pair);

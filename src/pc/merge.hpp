@@ -29,6 +29,10 @@ public:
     static PmaxTable dense(std::int64_t n);
     /// The pairs adjacent in `g`, values -1 (rows on `threads` threads).
     static PmaxTable sparse(const Graph& g, int threads = 1);
+    /// A sparse table over the pairs of an upper-triangle CSR (row i's j > i at
+    /// [offsets[i], offsets[i+1]) of cols, increasing) with those values; takes the arrays.
+    static PmaxTable from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets,
+                                    BulkVector<std::int32_t>&& cols, BulkVector<double>&& values);
     /// A dense or sparse table holding exactly `pairs` (sorted by (i, j)) and their values.
     static PmaxTable from_pairs(std::int64_t n, bool dense, const std::vector<PairP>& pairs);
 
@@ -40,8 +44,8 @@ public:
     /// rows instead of searching them when the pairs are sorted.
     void raise_all(std::vector<PairP> pairs, int threads = 1);
     /// The values by slot (for the merging allreduce, and as Level0Output::dense_p).
-    std::vector<double>& values() { return values_; }
-    const std::vector<double>& values() const { return values_; }
+    BulkVector<double>& values() { return values_; }
+    const BulkVector<double>& values() const { return values_; }
     /// The pairs with a value (>= 0), sorted by (i, j); rows split over `threads`.
     std::vector<PairP> pairs(int threads = 1) const;
     /// Sparse: row i's pairs are slots [row_offsets()[i], row_offsets()[i + 1]) holding
@@ -55,9 +59,9 @@ public:
 private:
     std::int64_t n_ = 0;
     bool dense_ = false;
-    std::vector<std::int64_t> offsets_;  ///< sparse: n + 1 row starts into cols_
-    std::vector<std::int32_t> cols_;     ///< sparse: j > i of row i, increasing
-    std::vector<double> values_;
+    BulkVector<std::int64_t> offsets_;  ///< sparse: n + 1 row starts into cols_
+    BulkVector<std::int32_t> cols_;     ///< sparse: j > i of row i, increasing
+    BulkVector<double> values_;
 };
 
 /// Separating sets recorded by one rank: (i < j, sorted set) appended in any order.

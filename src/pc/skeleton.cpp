@@ -19,36 +19,6 @@
 namespace cudag::pc {
 namespace {
 
-/// With CUDAG_TRACE set (not empty): the host time of a level's steps, one line on stderr.
-class HostTrace {
-public:
-    void start() {
-        if (!on_) return;
-        line_.clear();
-        last_ = std::chrono::steady_clock::now();
-    }
-    void mark(const char* step) {
-        if (!on_) return;
-        const auto now = std::chrono::steady_clock::now();
-        char buf[96];
-        std::snprintf(buf, sizeof buf, " %s %.1f ms,", step,
-                      std::chrono::duration<double, std::milli>(now - last_).count());
-        line_ += buf;
-        last_ = now;
-    }
-    void print(int level) const {
-        if (on_) std::fprintf(stderr, "host level %d:%s\n", level, line_.c_str());
-    }
-    void print_final() const {
-        if (on_) std::fprintf(stderr, "host after the levels:%s\n", line_.c_str());
-    }
-
-private:
-    bool on_ = trace_enabled();
-    std::string line_;
-    std::chrono::steady_clock::time_point last_;
-};
-
 using mpi::Communicator;
 using mpi::ReduceOp;
 using mpi::RowPartition;
@@ -155,12 +125,36 @@ private:
     }
 
     // ---- level 0 -------------------------------------------------------------------
+    /// Add the pairs (i, j) listed by an upper-triangle CSR (row i's j at
+    /// [start[i], start[i + 1]) of cols) to g_ in both directions, rows on the threads
+    /// (the mirror bits lie in other rows: atomic ORs).
+    void add_upper_pairs(const std::int64_t* start, const std::int32_t* cols) {
+        std::uint64_t* words = g_.words().data();
+        const std::int64_t wpr = g_.words_per_row();
+        const auto set = [&](std::int64_t a, std::int64_t b) {
+            std::atomic_ref<std::uint64_t>(words[a * wpr + (b >> 6)])
+                .fetch_or(std::uint64_t{1} << (b & 63), std::memory_order_relaxed);
+        };
+        parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
+            for (std::int64_t k = start[i]; k < start[i + 1]; ++k) {
+                set(i, cols[k]);
+                set(cols[k], i);
+            }
+        });
+    }
+
     void level0() {
         const auto t0 = std::chrono::steady_clock::now();
+        trace_.start();
+        // Every rank runs all rows when the engine finds that cheaper than sharing.
+        const bool everywhere =
+            comm_.size() == 1 || (opt_.level0_on_every_rank < 0 ? engine_.level0_on_every_rank()
+                                                                : opt_.level0_on_every_rank != 0);
         Adjacency empty;
         empty.n = n_;
-        const RowPartition part = mpi::partition_rows(mpi::row_work(empty, 0), comm_.size());
-        const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
+        const RowPartition part = mpi::partition_rows(mpi::row_work(empty, 0), everywhere ? 1 : comm_.size());
+        const std::int64_t rb = everywhere ? 0 : part.begin(comm_.rank());
+        const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
         if (dense_) {
             pmax_ = PmaxTable::dense(n_);
@@ -171,9 +165,15 @@ private:
             engine_.level0(rb, re, dense_, g_, out);
         });
         maybe_fail(0, false);
+        trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
-        const TestCount tests = count_tests(out.tests);
-        if (comm_.size() > 1) {
+        const TestCount tests = everywhere ? TestCount{out.tests, 1.0} : count_tests(out.tests);
+        const bool csr = !out.kept_offsets.empty();
+        if (csr) {
+            add_upper_pairs(out.kept_offsets.data(), out.kept_cols.data());
+            trace_.mark("graph");
+        }
+        if (!everywhere) {
             // Each rank's rows hold the pairs (i, j > i) it kept: share those upper halves
             // as neighbour lists (the graph after level 0 is sparse: this moves 4 bytes
             // per kept pair, not n²/8 bytes of bit map), then mirror them.
@@ -194,39 +194,42 @@ private:
                     kept[static_cast<std::size_t>(r)] += static_cast<std::size_t>(row_len[static_cast<std::size_t>(i)]);
             std::vector<std::int32_t> all(std::accumulate(kept.begin(), kept.end(), std::size_t{0}));
             comm_.allgatherv(mine.data(), all.data(), kept, mpi::DataType::Int32);
-            // The graph again from the shared lists: row i's own bits, and the mirror bits
-            // (in other rows) atomically, rows on the worker threads.
+            trace_.mark("lists shared");
+            // The graph again from the shared lists.
             g_ = Graph(n_);
             std::vector<std::int64_t> start(static_cast<std::size_t>(n_) + 1, 0);
             std::partial_sum(row_len.begin(), row_len.end(), start.begin() + 1);
-            std::uint64_t* words = g_.words().data();
-            const std::int64_t wpr = g_.words_per_row();
-            const auto set = [&](std::int64_t a, std::int64_t b) {
-                std::atomic_ref<std::uint64_t>(words[a * wpr + (b >> 6)])
-                    .fetch_or(std::uint64_t{1} << (b & 63), std::memory_order_relaxed);
-            };
-            parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
-                for (std::int64_t k = start[static_cast<std::size_t>(i)]; k < start[static_cast<std::size_t>(i) + 1]; ++k) {
-                    set(i, all[static_cast<std::size_t>(k)]);
-                    set(all[static_cast<std::size_t>(k)], i);
-                }
-            });
+            add_upper_pairs(start.data(), all.data());
+            trace_.mark("graph rebuilt");
         }
+        // The CSR of all rows counts the edges without a scan of the n² bits.
+        const std::int64_t edges = csr && everywhere ? out.kept_offsets.back() : g_.n_edges();
         if (dense_) {
             pmax_.values() = std::move(out.dense_p);
+        } else if (csr && everywhere) {
+            // The kept pairs are exactly the table's pairs, with their p-values.
+            pmax_ = PmaxTable::from_upper_csr(n_, std::move(out.kept_offsets), std::move(out.kept_cols),
+                                              std::move(out.kept_pvals));
         } else {
+            for (std::int64_t i = rb; csr && i < re; ++i)
+                for (std::int64_t k = out.kept_offsets[static_cast<std::size_t>(i)];
+                     k < out.kept_offsets[static_cast<std::size_t>(i) + 1]; ++k)
+                    out.kept_p.push_back({static_cast<std::int32_t>(i), out.kept_cols[static_cast<std::size_t>(k)],
+                                          out.kept_pvals[static_cast<std::size_t>(k)]});
             pmax_ = PmaxTable::sparse(g_, threads_);
             pmax_.raise_all(std::move(out.kept_p), threads_);
         }
+        trace_.mark("pmax");
+        trace_.print("host level 0");
         LevelStats st;
         st.level = 0;
         st.tests = tests.total;
         st.tests_imbalance = tests.imbalance;
-        st.edges_after = g_.n_edges();
+        st.edges_after = edges;
         st.removed = n_ * (n_ - 1) / 2 - st.edges_after;
-        st.imbalance = part.imbalance;
+        st.imbalance = everywhere ? 1.0 : part.imbalance;
         st.seconds = seconds_since(t0);
-        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
+        if (!everywhere) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
     }
 
@@ -425,7 +428,7 @@ private:
         have_next_ = true;
         next_max_degree_ = max_degree;
         trace_.mark("next snapshot");
-        trace_.print(l);
+        trace_.print(("host level " + std::to_string(l)).c_str());
         LevelStats st;
         st.level = l;
         st.tests = tests.total;
@@ -522,7 +525,7 @@ private:
             res.pmax = pmax_.pairs(threads_);
             trace_.mark("pmax");
         }
-        trace_.print_final();
+        trace_.print("host after the levels");
         return res;
     }
 
@@ -545,7 +548,7 @@ private:
     std::vector<SepSetLog> run_logs_;   ///< a level's separating sets, per run of rows
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
-    HostTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
+    StepTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
     SepSetLog log_;             ///< this rank's separating sets since the last gather()
     SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()

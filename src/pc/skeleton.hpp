@@ -27,6 +27,10 @@ struct SkeletonOptions {
     /// Host threads for each level's bookkeeping (merging an engine's output, removals,
     /// the next snapshot); results do not depend on it.
     int threads = 1;
+    /// Several ranks: run level 0 on every rank instead of splitting its rows and
+    /// sharing the kept pairs. -1: as the engine prefers (level0_on_every_rank());
+    /// 0 / 1 force it (tests of both paths with any engine). The result is the same.
+    int level0_on_every_rank = -1;
 };
 
 /// Called after each level (for progress reports), on every rank.

@@ -36,9 +36,16 @@ struct Level0Output {
     std::int64_t tests = 0;
     /// When the engine was asked for dense p-values: p of (i, j), i < j, at
     /// index i*n - i*(i+1)/2 + (j - i - 1) (upper triangle, row by row).
-    std::vector<double> dense_p;
-    /// Otherwise: p-values of the pairs that stay adjacent, any order.
+    BulkVector<double> dense_p;
+    /// Otherwise: p-values of the pairs that stay adjacent, any order...
     std::vector<PairP> kept_p;
+    /// ...or, from engines that list them row by row (kept_offsets not empty; then `g`
+    /// is left as it came): the kept pairs (i, j > i) as a CSR over all n rows, row i's
+    /// at [kept_offsets[i], kept_offsets[i + 1]) of kept_cols (increasing) and
+    /// kept_pvals; rows outside the block are empty.
+    BulkVector<std::int64_t> kept_offsets;
+    BulkVector<std::int32_t> kept_cols;
+    BulkVector<double> kept_pvals;
 };
 
 /// Per-entry outcome flags of a level l >= 1 (LevelOutput::flags).
@@ -109,10 +116,16 @@ public:
 
     /// Level 0 for rows [row_begin, row_end): test every pair (i, j), i < j, i in
     /// the block, and add the dependent ones to `g` (both directions; `g` arrives
-    /// without edges in those rows).
+    /// without edges in those rows) or list them in Level0Output's kept CSR.
     /// `dense` asks for every p-value in Level0Output::dense_p (sized by the caller).
     virtual void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
                         Level0Output& out) = 0;
+
+    /// True when running all of level 0 on every rank costs less than sharing its
+    /// outcome (a GPU tests the n²/2 pairs in milliseconds; the kept pairs would have
+    /// to cross the network and be merged on every rank anyway). The outcome must then
+    /// be the same on every rank, which holds for the deterministic engines here.
+    virtual bool level0_on_every_rank() const { return false; }
 
     /// Level l >= 1 on the snapshot `snap` for rows [row_begin, row_end). `out` has
     /// been reset to snap.nbrs.size() entries; write only the block's entries.

@@ -39,6 +39,7 @@ testing::AssertionResult same_search(const pc::SkeletonResult& got, const pc::Sk
 struct Case {
     bool exhaustive;
     bool sparse_pmax;
+    bool level0_everywhere = false;  ///< every rank runs all of level 0 (the GPU engines' way)
 };
 
 class MpiSkeleton : public testing::TestWithParam<Case> {
@@ -48,6 +49,7 @@ protected:
         opt_.policy.alpha = 0.05;
         opt_.policy.exhaustive = opt_.policy.strict = opt_.policy.causal_learn_pvalue = GetParam().exhaustive;
         if (GetParam().sparse_pmax) opt_.dense_pmax_limit = 8;
+        opt_.level0_on_every_rank = GetParam().level0_everywhere ? 1 : 0;
         engine_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
         serial_ = pc::learn_skeleton(*engine_, opt_);
     }
@@ -90,10 +92,11 @@ TEST_P(MpiSkeleton, StopAndResumeIsEquivalentToSerial) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
                          testing::Values(Case{false, false}, Case{false, true}, Case{true, false},
-                                         Case{true, true}),
+                                         Case{true, true}, Case{false, true, true}, Case{true, false, true}),
                          [](const testing::TestParamInfo<Case>& i) {
                              return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
-                                    (i.param.sparse_pmax ? "SparsePmax" : "DensePmax");
+                                    (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
+                                    (i.param.level0_everywhere ? "Level0Everywhere" : "");
                          });
 
 namespace {

@@ -5,8 +5,11 @@
 // per-word popcounts). Also the selection of separated entries after a level.
 #include "compact.cuh"
 
+#include <algorithm>
+
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 namespace cudag::cuda {
 namespace {
@@ -70,6 +73,57 @@ __global__ void row_neighbours_kernel(BitRowsView g, std::int64_t r0, std::int64
     }
 }
 
+__device__ __forceinline__ bool removal_bit(const std::uint8_t* removal, std::int64_t k) {
+    return (removal[k >> 3] >> (k & 7)) & 1u;
+}
+
+/// A block per row a (grid-stride), threads over its entries: the entry's own bit and,
+/// by binary search of a in row b, its mirror's; one atomic per warp for the count.
+__global__ void next_keep_kernel(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                                 const std::uint8_t* removal, const std::int64_t* bit0, std::uint8_t* keep,
+                                 unsigned long long* removed) {
+    for (std::int64_t a = blockIdx.x; a < n; a += gridDim.x) {
+        const std::int64_t a0 = offsets[a], a1 = offsets[a + 1];
+        for (std::int64_t e0 = a0; e0 < a1; e0 += blockDim.x) {  // whole warps stay in the loop
+            const std::int64_t e = e0 + threadIdx.x;
+            bool gone = false;
+            const bool mine = e < a1;
+            if (mine) {
+                const std::int32_t b = nbrs[e];
+                gone = removal_bit(removal, bit0[a] + (e - a0));
+                if (!gone) {
+                    std::int64_t lo = offsets[b], hi = offsets[b + 1];
+                    while (lo < hi) {
+                        const std::int64_t mid = (lo + hi) / 2;
+                        if (nbrs[mid] < a) lo = mid + 1;
+                        else hi = mid;
+                    }
+                    gone = removal_bit(removal, bit0[b] + (lo - offsets[b]));
+                }
+                keep[e] = gone ? 0 : 1;
+            }
+            const unsigned counted = __ballot_sync(0xffffffffu, mine && gone && a < nbrs[e]);
+            if ((threadIdx.x & 31) == 0 && counted) atomicAdd(removed, static_cast<unsigned long long>(__popc(counted)));
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) keep[offsets[n]] = 0;
+}
+
+struct FlagToInt64 {
+    __host__ __device__ std::int64_t operator()(std::uint8_t f) const { return f; }
+};
+
+__global__ void next_gather_kernel(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                                   const std::uint8_t* keep, const std::int64_t* pos,
+                                   std::int64_t* next_offsets, std::int32_t* next_nbrs) {
+    for (std::int64_t a = blockIdx.x; a <= n; a += gridDim.x) {
+        if (threadIdx.x == 0) next_offsets[a] = pos[offsets[a]];
+        if (a == n) continue;
+        for (std::int64_t e = offsets[a] + threadIdx.x; e < offsets[a + 1]; e += blockDim.x)
+            if (keep[e]) next_nbrs[pos[e]] = nbrs[e];
+    }
+}
+
 struct IsSeparated {
     const unsigned long long* best;
     __device__ bool operator()(std::int64_t e) const { return best[e] != ~0ull; }
@@ -120,6 +174,32 @@ void select_separated(const unsigned long long* d_best, std::int64_t e_begin, st
     void* tmp = scratch.get(bytes);
     CUDAG_CUDA_CHECK(cub::DeviceSelect::If(tmp, bytes, first, d_out, d_count, count,
                                            IsSeparated{d_best}, stream));
+}
+
+void launch_next_keep(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                      const std::uint8_t* removal, const std::int64_t* bit0, std::uint8_t* keep,
+                      unsigned long long* d_removed, cudaStream_t stream) {
+    if (n <= 0) return;
+    const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(n, 1 << 16));
+    next_keep_kernel<<<grid, 128, 0, stream>>>(offsets, nbrs, n, removal, bit0, keep, d_removed);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void exclusive_sum_flags(const std::uint8_t* keep, std::int64_t* d_pos, std::int64_t count,
+                         CubScratch& scratch, cudaStream_t stream) {
+    const auto in = thrust::make_transform_iterator(keep, FlagToInt64{});
+    std::size_t bytes = 0;
+    CUDAG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, d_pos, count + 1, stream));
+    void* tmp = scratch.get(bytes);
+    CUDAG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, d_pos, count + 1, stream));
+}
+
+void launch_next_gather(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                        const std::uint8_t* keep, const std::int64_t* pos, std::int64_t* next_offsets,
+                        std::int32_t* next_nbrs, cudaStream_t stream) {
+    const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(n + 1, 1 << 16));
+    next_gather_kernel<<<grid, 128, 0, stream>>>(offsets, nbrs, n, keep, pos, next_offsets, next_nbrs);
+    CUDAG_CHECK_LAUNCH();
 }
 
 }  // namespace cudag::cuda

@@ -54,4 +54,24 @@ void select_separated(const unsigned long long* d_best, std::int64_t e_begin, st
                       std::int64_t* d_out, std::int64_t* d_count, CubScratch& scratch,
                       cudaStream_t stream);
 
+/// The next level's snapshot from a level's CSR adjacency (offsets: n + 1, nbrs; rows
+/// sorted) and its whole removal map: entry e of row a was separated from a's side when
+/// bit (bit0[a] + e - offsets[a]) of `removal` is set (bit k: byte k / 8, bit k % 8); a
+/// pair goes when either of its two entries was separated. Writes keep[e] (0/1) for the
+/// offsets[n] entries plus keep[offsets[n]] = 0, and adds the removed pairs to *d_removed.
+void launch_next_keep(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                      const std::uint8_t* removal, const std::int64_t* bit0, std::uint8_t* keep,
+                      unsigned long long* d_removed, cudaStream_t stream);
+
+/// d_pos[k] = keep[0] + ... + keep[k - 1] for k <= count (count + 1 outputs from keep's
+/// count + 1 flags, the last 0): the kept entries' new positions, and the total last.
+void exclusive_sum_flags(const std::uint8_t* keep, std::int64_t* d_pos, std::int64_t count,
+                         CubScratch& scratch, cudaStream_t stream);
+
+/// The kept entries in order: next_offsets[a] = pos[offsets[a]] (a <= n) and
+/// next_nbrs[pos[e]] = nbrs[e] where keep[e].
+void launch_next_gather(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                        const std::uint8_t* keep, const std::int64_t* pos, std::int64_t* next_offsets,
+                        std::int32_t* next_nbrs, cudaStream_t stream);
+
 }  // namespace cudag::cuda

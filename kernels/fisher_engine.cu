@@ -142,6 +142,8 @@ public:
             tests_.release(); rows_.release(); items_.release(); sel_.release();
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
             iscratch_.release(); nodes_.release(); block_.release(); eflags_.release(); enodes_.release();
+            removal_.release(); keep_.release(); bit0_.release(); pos_.release(); next_offsets_.release();
+            next_nbrs_.release(); removed_.release();
             cub_ = CubScratch();
             stream_.reset();
         } catch (...) {
@@ -195,6 +197,8 @@ public:
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
                 pc::Level0Output& out) override;
     bool level0_on_every_rank() const override { return true; }
+    std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
+                               std::span<const std::int64_t> bit0, Adjacency& next) override;
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
@@ -243,6 +247,11 @@ private:
     DeviceBuffer<std::int32_t> sets_;
     DeviceBuffer<double> scratch_;
     DeviceBuffer<int> iscratch_;
+    const Adjacency* uploaded_ = nullptr;  ///< the snapshot in offsets_/nbrs_ (this level's)
+    DeviceBuffer<std::uint8_t> removal_, keep_;
+    DeviceBuffer<std::int64_t> bit0_, pos_, next_offsets_;
+    DeviceBuffer<std::int32_t> next_nbrs_;
+    DeviceBuffer<unsigned long long> removed_;
     DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
     DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
     // p_value
@@ -314,6 +323,9 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             pa.count = total;
             pa.p_out = kp_.data();
             launch_pair_pvalues(pa, s);
+            // Fault the host pages in on threads while the GPU lists the pairs.
+            first_touch(out.kept_cols.data(), out.kept_cols.size() * sizeof(std::int32_t), tun_.host_threads);
+            first_touch(out.kept_pvals.data(), out.kept_pvals.size() * sizeof(double), tun_.host_threads);
             kcols_.download(out.kept_cols.data(), out.kept_cols.size(), s);
             kp_.download(out.kept_pvals.data(), out.kept_pvals.size(), s);
         }
@@ -353,6 +365,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     CUDAG_EXPECTS(snap.n == n_, "cuda run_level: snapshot size differs from the engine's");
     const auto t_start = std::chrono::steady_clock::now();
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
+    uploaded_ = nullptr;
     // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
     const bool scan = symmetric_ && l <= tun_.scan_levels;
     const bool edge_parallel = !scan && tun_.variant == 'e';
@@ -381,6 +394,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
     nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
     nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
+    uploaded_ = &snap;
     best_.resize_discard(static_cast<std::size_t>(n_entries));
     pmax_.resize_discard(static_cast<std::size_t>(n_entries));
     tests_.resize_discard(1);
@@ -539,6 +553,9 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         u.nodes = enodes_.data();
     }
     launch_unpack_level(u, static_cast<std::int64_t>(block), s);
+    if (n_sel > 0)  // flags and pmax were touched by LevelOutput::reset; the sets were not
+        first_touch(out.set_slot(static_cast<std::size_t>(eb)), block * static_cast<std::size_t>(l) * sizeof(std::int32_t),
+                    tun_.host_threads);
     eflags_.download(out.flags.data() + eb, block, s);
     static_assert(sizeof(double) == sizeof(u64));
     pmax_.download(reinterpret_cast<u64*>(out.pmax.data() + eb), block, s, static_cast<std::size_t>(eb));
@@ -608,6 +625,49 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
     up.n_items = static_cast<std::int64_t>(items.size()) - n_lower;
     up.upper = true;
     launch_entry_scan(a, up, s);
+}
+
+std::int64_t CudaFisherEngine::next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
+                                             std::span<const std::int64_t> bit0, Adjacency& next) {
+    CUDAG_EXPECTS(snap.n == n_ && static_cast<std::int64_t>(bit0.size()) == n_,
+                  "cuda next_snapshot: sizes differ from the engine's");
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    const std::int64_t entries = static_cast<std::int64_t>(snap.nbrs.size());
+    if (uploaded_ != &snap) {  // run_level had nothing to test on this rank's rows
+        offsets_.resize_discard(snap.offsets.size());
+        offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
+        nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(entries, 1)));
+        nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
+    }
+    uploaded_ = nullptr;
+    removal_.resize_discard(std::max<std::size_t>(removal.size(), 1));
+    removal_.upload(reinterpret_cast<const std::uint8_t*>(removal.data()), removal.size(), s);
+    bit0_.resize_discard(bit0.size());
+    bit0_.upload(bit0.data(), bit0.size(), s);
+    keep_.resize_discard(static_cast<std::size_t>(entries + 1));
+    pos_.resize_discard(static_cast<std::size_t>(entries + 1));
+    removed_.resize_discard(1);
+    removed_.fill_bytes(0, s);
+    launch_next_keep(offsets_.data(), nbrs_.data(), n_, removal_.data(), bit0_.data(), keep_.data(),
+                     removed_.data(), s);
+    exclusive_sum_flags(keep_.data(), pos_.data(), entries, cub_, s);
+    std::int64_t total = 0;
+    unsigned long long removed = 0;
+    pos_.download(&total, 1, s, static_cast<std::size_t>(entries));
+    removed_.download(&removed, 1, s);
+    stream_->synchronize();
+    next_offsets_.resize_discard(static_cast<std::size_t>(n_ + 1));
+    next_nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(total, 1)));
+    launch_next_gather(offsets_.data(), nbrs_.data(), n_, keep_.data(), pos_.data(), next_offsets_.data(),
+                       next_nbrs_.data(), s);
+    next.n = n_;
+    next.offsets.resize(static_cast<std::size_t>(n_ + 1));
+    next.nbrs.resize(static_cast<std::size_t>(total));
+    next_offsets_.download(next.offsets.data(), next.offsets.size(), s);
+    next_nbrs_.download(next.nbrs.data(), next.nbrs.size(), s);
+    stream_->synchronize();
+    return static_cast<std::int64_t>(removed);
 }
 
 double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {

@@ -51,4 +51,20 @@ void parallel_for(std::int64_t begin, std::int64_t end, int threads, std::int64_
     if (error) std::rethrow_exception(error);
 }
 
+/// Write a zero into every 4 KiB page of `bytes` fresh bytes at `p`, on `threads`
+/// threads, so that a single-threaded copy into them (a pageable CUDA download of
+/// hundreds of MB) does not take the page faults one at a time. Small arrays: nothing.
+inline void first_touch(void* p, std::size_t bytes, int threads) {
+    constexpr std::size_t kPage = 4096, kChunkPages = 256;
+    if (bytes < (std::size_t{16} << 20) || threads <= 1) return;
+    auto* b = static_cast<unsigned char*>(p);
+    const auto pages = static_cast<std::int64_t>((bytes + kPage - 1) / kPage);
+    parallel_for(0, (pages + kChunkPages - 1) / static_cast<std::int64_t>(kChunkPages), threads, 1,
+                 [&](std::int64_t c, int) {
+                     const std::size_t first = static_cast<std::size_t>(c) * kChunkPages * kPage;
+                     for (std::size_t k = first; k < std::min(bytes, first + kChunkPages * kPage); k += kPage)
+                         b[k] = 0;
+                 });
+}
+
 }  // namespace cudag

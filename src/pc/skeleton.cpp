@@ -375,6 +375,38 @@ private:
         if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
         trace_.mark("pmax+sepsets");
 
+        // The next level's snapshot: this one less the removed pairs. From the engine when
+        // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
+        // host work); the graph then catches up only when it is needed (sync_graph).
+        std::int64_t removed = -1, max_degree = 0;
+        mpi::run_agreed(comm_, [&] { removed = engine_.next_snapshot(snap, removal_, bit0, next_); });
+        if (removed >= 0) {
+            graph_stale_ = true;
+            for (std::int64_t a = 0; a < n_; ++a) max_degree = std::max(max_degree, next_.degree(a));
+            trace_.mark("next snapshot (engine)");
+        } else {
+            if (graph_stale_) sync_graph(snap);
+            removed = host_next_snapshot(snap, separated, max_degree);
+        }
+        have_next_ = true;
+        next_max_degree_ = max_degree;
+        trace_.print(("host level " + std::to_string(l)).c_str());
+        LevelStats st;
+        st.level = l;
+        st.tests = tests.total;
+        st.tests_imbalance = tests.imbalance;
+        st.removed = removed;
+        st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
+        st.imbalance = part.imbalance;
+        st.seconds = seconds_since(t0);
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
+        end_level(st);
+    }
+
+    /// Apply a level's removals to the graph (both bits of a pair; every rank alike) and
+    /// build the next snapshot from `snap` less them; returns the pairs removed.
+    template <class Separated>
+    std::int64_t host_next_snapshot(const Adjacency& snap, const Separated& separated, std::int64_t& max_degree) {
         // Apply the removals symmetrically (every rank alike): a separated entry clears
         // both bits of its pair (atomically: the mirror bit lies in another row), and the
         // thread that clears the (i < j) bit counts the pair.
@@ -411,7 +443,7 @@ private:
                 next_.offsets[static_cast<std::size_t>(a + 1)] = kept;
             }
         });
-        std::int64_t max_degree = 0;
+        max_degree = 0;
         for (std::int64_t a = 0; a < n_; ++a) {
             max_degree = std::max(max_degree, next_.offsets[static_cast<std::size_t>(a + 1)]);
             next_.offsets[static_cast<std::size_t>(a + 1)] += next_.offsets[static_cast<std::size_t>(a)];
@@ -425,26 +457,30 @@ private:
                         next_.nbrs[static_cast<std::size_t>(p++)] = snap.nbrs[static_cast<std::size_t>(e)];
             }
         });
-        have_next_ = true;
-        next_max_degree_ = max_degree;
         trace_.mark("next snapshot");
-        trace_.print(("host level " + std::to_string(l)).c_str());
-        LevelStats st;
-        st.level = l;
-        st.tests = tests.total;
-        st.tests_imbalance = tests.imbalance;
-        st.removed = removed;
-        st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
-        st.imbalance = part.imbalance;
-        st.seconds = seconds_since(t0);
-        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
-        end_level(st);
+        return removed;
+    }
+
+    /// Bring g_ up to the snapshot `a` (after levels whose next snapshot the engine built).
+    void sync_graph(const Adjacency& a) {
+        std::uint64_t* words = g_.words().data();
+        const std::int64_t wpr = g_.words_per_row();
+        parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
+            std::uint64_t* r = words + i * wpr;
+            std::fill(r, r + wpr, std::uint64_t{0});
+            for (std::int64_t e = a.offsets[static_cast<std::size_t>(i)]; e < a.offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+                const std::int32_t b = a.nbrs[static_cast<std::size_t>(e)];
+                r[b >> 6] |= std::uint64_t{1} << (b & 63);
+            }
+        });
+        graph_stale_ = false;
     }
 
     void end_level(const LevelStats& st) {
         levels_.push_back(st);
         if (on_level_) on_level_(st);
         if (hooks_.on_checkpoint) {
+            if (graph_stale_) sync_graph(next_);
             gather();
             mpi::run_agreed(comm_, [&] {
                 if (comm_.rank() != 0) return;
@@ -517,6 +553,7 @@ private:
         gather();
         trace_.mark("gather");
         SkeletonResult res;
+        if (graph_stale_) sync_graph(next_);
         res.skeleton = std::move(g_);
         res.levels = std::move(levels_);
         if (comm_.rank() == 0) {
@@ -540,6 +577,7 @@ private:
     Graph g_;    ///< current adjacency (same on every rank)
     Adjacency next_;           ///< the next level's snapshot, when have_next_
     bool have_next_ = false;
+    bool graph_stale_ = false;  ///< g_ lags behind next_ (the engine built the snapshots)
     std::int64_t next_max_degree_ = 0;  ///< next_'s largest degree
     const int threads_;                 ///< host threads for a level's bookkeeping
     int lt_ = 1;                        ///< the threads the current level uses

@@ -132,6 +132,18 @@ public:
     virtual void run_level(int level, const Adjacency& snap, std::int64_t row_begin,
                            std::int64_t row_end, LevelOutput& out) = 0;
 
+    /// Optional: the next level's snapshot, built by the engine from the snapshot `snap`
+    /// of the level it just ran and the level's removal map over all ranks: entry e of
+    /// row a was separated from a's side when bit bit0[a] + (e - snap.offsets[a]) of
+    /// `removal` is set (bit k in byte k / 8, bit k % 8), and a pair goes when either of
+    /// its entries was separated. Fills `next` (every row) and returns the pairs
+    /// removed, or -1 when the engine leaves this to the caller.
+    virtual std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
+                                       std::span<const std::int64_t> bit0, Adjacency& next) {
+        (void)snap, (void)removal, (void)bit0, (void)next;
+        return -1;
+    }
+
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;
 };

@@ -293,10 +293,14 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
                 for (std::int64_t i = 0; i < n; ++i) {
                     const std::int64_t b = og.kept_offsets[static_cast<std::size_t>(i)];
                     const std::int64_t e = og.kept_offsets[static_cast<std::size_t>(i) + 1];
-                    if (i < rb || i >= re) EXPECT_EQ(b, e) << "row " << i << " is outside the block";
+                    if (i < rb || i >= re) {
+                        EXPECT_EQ(b, e) << "row " << i << " is outside the block";
+                    }
                     for (std::int64_t k = b; k < e; ++k) {
                         const std::int32_t j = og.kept_cols[static_cast<std::size_t>(k)];
-                        if (k > b) EXPECT_LT(og.kept_cols[static_cast<std::size_t>(k) - 1], j) << "row " << i;
+                        if (k > b) {
+                            EXPECT_LT(og.kept_cols[static_cast<std::size_t>(k) - 1], j) << "row " << i;
+                        }
                         og.kept_p.push_back({static_cast<std::int32_t>(i), j, og.kept_pvals[static_cast<std::size_t>(k)]});
                         gg.add(i, j);
                     }

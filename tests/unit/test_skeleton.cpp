@@ -13,6 +13,7 @@
 #include "ci/cpu_fisher_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "mpi/communicator.hpp"
 #include "pc/skeleton.hpp"
 
 using namespace cudag;
@@ -216,6 +217,95 @@ TEST(Skeleton, ThreadCountDoesNotChangeTheResult) {
                 EXPECT_EQ(a.levels[k].removed, b.levels[k].removed);
             }
         }
+}
+
+namespace {
+
+/// The CPU engine, plus the optional next_snapshot() written out from its contract (an
+/// entry stays unless its own or its mirror's removal bit is set), on every level but
+/// level 2, so that the search also has to catch its graph up in the middle of a run.
+class SnapshotBuildingEngine final : public pc::SkeletonEngine {
+public:
+    explicit SnapshotBuildingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
+    std::string name() const override { return inner_.name(); }
+    std::int64_t n_vars() const override { return inner_.n_vars(); }
+    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
+        inner_.level0(rb, re, dense, g, out);
+    }
+    void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
+        level_ = l;
+        inner_.run_level(l, snap, rb, re, out);
+    }
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
+        return inner_.p_value(i, j, s);
+    }
+    std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
+                               std::span<const std::int64_t> bit0, Adjacency& next) override {
+        if (level_ == 2) return -1;
+        ++built;
+        const auto bit = [&](std::int64_t a, std::int64_t e) {
+            const std::int64_t k = bit0[static_cast<std::size_t>(a)] + e - snap.offsets[static_cast<std::size_t>(a)];
+            return (removal[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0};
+        };
+        next = Adjacency{};
+        next.n = snap.n;
+        next.offsets.push_back(0);
+        std::int64_t removed = 0;
+        for (std::int64_t a = 0; a < snap.n; ++a) {
+            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
+                const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
+                if (bit(a, e) || bit(b, snap.find(b, static_cast<std::int32_t>(a)))) {
+                    if (a < b) ++removed;
+                } else {
+                    next.nbrs.push_back(b);
+                }
+            }
+            next.offsets.push_back(static_cast<std::int64_t>(next.nbrs.size()));
+        }
+        return removed;
+    }
+    int built = 0;
+
+private:
+    pc::SkeletonEngine& inner_;
+    int level_ = 0;
+};
+
+}  // namespace
+
+TEST(Skeleton, SnapshotsBuiltByTheEngineGiveTheSameSearch) {
+    const Dataset d = random_sem(40, 400, 0.15, 7);
+    for (const bool exhaustive : {false, true}) {
+        SCOPED_TRACE(exhaustive ? "exhaustive" : "first set");
+        pc::SkeletonOptions opt;
+        opt.policy.alpha = 0.01;
+        opt.policy.exhaustive = exhaustive;
+        opt.threads = 3;
+        ci::CpuFisherEngine cpu(d, opt.policy, 2);
+        SnapshotBuildingEngine eng(cpu);
+        const auto want = pc::learn_skeleton(cpu, opt);
+        const auto got = pc::learn_skeleton(eng, opt);
+        EXPECT_GE(eng.built, 2);
+        EXPECT_TRUE(want.skeleton == got.skeleton);
+        EXPECT_TRUE(want.sepsets == got.sepsets);
+        EXPECT_EQ(want.pmax, got.pmax);
+        ASSERT_EQ(want.levels.size(), got.levels.size());
+        ASSERT_GE(want.levels.size(), 4u);
+        for (std::size_t k = 0; k < want.levels.size(); ++k) {
+            EXPECT_EQ(want.levels[k].removed, got.levels[k].removed) << "level " << k;
+            EXPECT_EQ(want.levels[k].edges_after, got.levels[k].edges_after) << "level " << k;
+        }
+        // The graph at every checkpoint, too (the search catches it up there).
+        std::vector<Graph> want_g, got_g;
+        pc::SkeletonHooks hw, hg;
+        hw.on_checkpoint = [&](const pc::SkeletonState& s) { want_g.push_back(s.skeleton); };
+        hg.on_checkpoint = [&](const pc::SkeletonState& s) { got_g.push_back(s.skeleton); };
+        mpi::SerialCommunicator serial;
+        pc::learn_skeleton(cpu, opt, serial, {}, hw);
+        pc::learn_skeleton(eng, opt, serial, {}, hg);
+        ASSERT_EQ(want_g.size(), got_g.size());
+        for (std::size_t k = 0; k < want_g.size(); ++k) EXPECT_TRUE(want_g[k] == got_g[k]) << "checkpoint " << k;
+    }
 }
 
 TEST(Skeleton, MaxLevelCapsTheSearch) {

@@ -143,7 +143,7 @@ public:
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
             iscratch_.release(); nodes_.release(); block_.release(); eflags_.release(); enodes_.release();
             removal_.release(); keep_.release(); bit0_.release(); pos_.release(); next_offsets_.release();
-            next_nbrs_.release(); removed_.release();
+            next_nbrs_.release(); removed_.release(); aoffsets_.release(); anbrs_.release();
             cub_ = CubScratch();
             stream_.reset();
         } catch (...) {
@@ -234,6 +234,8 @@ private:
     DeviceBuffer<std::int64_t> counts_, koffsets_;
     DeviceBuffer<std::int32_t> kcols_;
     DeviceBuffer<double> kp_;
+    DeviceBuffer<std::int64_t> aoffsets_;  ///< level 0: the whole adjacency's CSR
+    DeviceBuffer<std::int32_t> anbrs_;
     // levels >= 1
     DeviceBuffer<std::int64_t> offsets_;
     DeviceBuffer<std::int32_t> nbrs_;
@@ -330,6 +332,20 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             kp_.download(out.kept_pvals.data(), out.kept_pvals.size(), s);
         }
         koffsets_.download(out.kept_offsets.data() + row_begin, static_cast<std::size_t>(rows + 1), s);
+        if (row_begin == 0 && row_end == n) {
+            // Every row ran, so the bits are symmetric: their full CSR is level 1's snapshot.
+            aoffsets_.resize_discard(static_cast<std::size_t>(n + 1));
+            anbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(2 * total, 1)));
+            launch_row_degrees(view, 0, n, false, counts_.data(), s);
+            exclusive_sum(counts_.data(), aoffsets_.data(), n + 1, cub_, s);
+            launch_row_neighbours(view, 0, n, false, aoffsets_.data(), anbrs_.data(), s);
+            out.adjacency.n = n;
+            out.adjacency.offsets.resize(static_cast<std::size_t>(n + 1));
+            out.adjacency.nbrs.resize(static_cast<std::size_t>(2 * total));
+            first_touch(out.adjacency.nbrs.data(), out.adjacency.nbrs.size() * sizeof(std::int32_t), tun_.host_threads);
+            aoffsets_.download(out.adjacency.offsets.data(), out.adjacency.offsets.size(), s);
+            anbrs_.download(out.adjacency.nbrs.data(), out.adjacency.nbrs.size(), s);
+        }
         stream_->synchronize();
         // Block-relative starts to absolute ones over all n rows (empty outside the block).
         std::int64_t* o = out.kept_offsets.data();

@@ -169,7 +169,14 @@ private:
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = everywhere ? TestCount{out.tests, 1.0} : count_tests(out.tests);
         const bool csr = !out.kept_offsets.empty();
-        if (csr) {
+        if (everywhere && out.adjacency.n == n_) {
+            // Level 1 starts from the engine's CSR; the graph catches up when needed.
+            next_ = std::move(out.adjacency);
+            next_max_degree_ = 0;
+            for (std::int64_t a = 0; a < n_; ++a) next_max_degree_ = std::max(next_max_degree_, next_.degree(a));
+            have_next_ = true;
+            graph_stale_ = true;
+        } else if (csr) {
             add_upper_pairs(out.kept_offsets.data(), out.kept_cols.data());
             trace_.mark("graph");
         }

@@ -46,6 +46,10 @@ struct Level0Output {
     BulkVector<std::int64_t> kept_offsets;
     BulkVector<std::int32_t> kept_cols;
     BulkVector<double> kept_pvals;
+    /// Optional with the kept CSR of every row: the whole adjacency after level 0 as a
+    /// symmetric CSR, so that the search needs neither the graph nor a scan of it to
+    /// start level 1 (adjacency.n == 0: not given).
+    Adjacency adjacency;
 };
 
 /// Per-entry outcome flags of a level l >= 1 (LevelOutput::flags).

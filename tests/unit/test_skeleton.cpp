@@ -221,16 +221,33 @@ TEST(Skeleton, ThreadCountDoesNotChangeTheResult) {
 
 namespace {
 
-/// The CPU engine, plus the optional next_snapshot() written out from its contract (an
-/// entry stays unless its own or its mirror's removal bit is set), on every level but
+/// The CPU engine, plus the optional parts of the engine interface the GPU engine uses,
+/// written out from their contracts: level 0 handed over as lists, and next_snapshot()
+/// (an entry stays unless its own or its mirror's removal bit is set) on every level but
 /// level 2, so that the search also has to catch its graph up in the middle of a run.
 class SnapshotBuildingEngine final : public pc::SkeletonEngine {
 public:
     explicit SnapshotBuildingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
+    /// All rows without dense p-values: hand the outcome over as the GPU engine does,
+    /// kept pairs as an upper CSR and the adjacency as a symmetric one, `g` untouched.
     void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
-        inner_.level0(rb, re, dense, g, out);
+        if (dense || rb != 0 || re != n_vars()) return inner_.level0(rb, re, dense, g, out);
+        Graph mine(n_vars());
+        inner_.level0(rb, re, dense, mine, out);
+        std::sort(out.kept_p.begin(), out.kept_p.end(),
+                  [](const pc::PairP& x, const pc::PairP& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; });
+        out.kept_offsets.assign(static_cast<std::size_t>(n_vars()) + 1, 0);
+        for (const pc::PairP& q : out.kept_p) {
+            ++out.kept_offsets[static_cast<std::size_t>(q.i) + 1];
+            out.kept_cols.push_back(q.j);
+            out.kept_pvals.push_back(q.p);
+        }
+        for (std::size_t i = 1; i < out.kept_offsets.size(); ++i) out.kept_offsets[i] += out.kept_offsets[i - 1];
+        out.kept_p.clear();
+        out.adjacency = Adjacency::from_graph(mine);
+        ++lists;
     }
     void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
         level_ = l;
@@ -264,7 +281,8 @@ public:
         }
         return removed;
     }
-    int built = 0;
+    int built = 0;  ///< levels whose next snapshot this engine built
+    int lists = 0;  ///< level 0s handed over as lists
 
 private:
     pc::SkeletonEngine& inner_;
@@ -281,11 +299,13 @@ TEST(Skeleton, SnapshotsBuiltByTheEngineGiveTheSameSearch) {
         opt.policy.alpha = 0.01;
         opt.policy.exhaustive = exhaustive;
         opt.threads = 3;
+        opt.dense_pmax_limit = 0;  // level 0's lists: the sparse pMax table is built from them
         ci::CpuFisherEngine cpu(d, opt.policy, 2);
         SnapshotBuildingEngine eng(cpu);
         const auto want = pc::learn_skeleton(cpu, opt);
         const auto got = pc::learn_skeleton(eng, opt);
         EXPECT_GE(eng.built, 2);
+        EXPECT_EQ(eng.lists, 1);
         EXPECT_TRUE(want.skeleton == got.skeleton);
         EXPECT_TRUE(want.sepsets == got.sepsets);
         EXPECT_EQ(want.pmax, got.pmax);

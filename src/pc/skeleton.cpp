@@ -378,9 +378,10 @@ private:
                 }
             });
         }
+        trace_.mark("pmax+sepsets");
         log_.append(run_logs_, lt_);
         if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
-        trace_.mark("pmax+sepsets");
+        trace_.mark("log append");
 
         // The next level's snapshot: this one less the removed pairs. From the engine when
         // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
@@ -512,7 +513,9 @@ private:
     void gather() {
         if (comm_.size() > 1) {
             comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
+            trace_.mark("pmax allreduce");
             const auto blobs = comm_.gatherv(log_.serialize(), 0);
+            trace_.mark("logs gathered");
             for (std::size_t r = 1; r < blobs.size(); ++r) {
                 SepSetLog theirs = SepSetLog::deserialize(blobs[r]);
                 if (gathered_.size() == 0) std::swap(gathered_, theirs);  // no second copy

@@ -144,6 +144,7 @@ public:
             iscratch_.release(); nodes_.release(); block_.release(); eflags_.release(); enodes_.release();
             removal_.release(); keep_.release(); bit0_.release(); pos_.release(); next_offsets_.release();
             next_nbrs_.release(); removed_.release(); aoffsets_.release(); anbrs_.release();
+            pend_offsets_.release(); pend_nbrs_.release();
             cub_ = CubScratch();
             stream_.reset();
         } catch (...) {
@@ -249,7 +250,24 @@ private:
     DeviceBuffer<std::int32_t> sets_;
     DeviceBuffer<double> scratch_;
     DeviceBuffer<int> iscratch_;
+    /// Make offsets_/nbrs_ hold `snap`: the CSR this engine built for it (level 0's
+    /// adjacency or next_snapshot's output, recognised by its offsets) or an upload.
+    void hold_snapshot(const Adjacency& snap, cudaStream_t s);
+    /// Keep a CSR just built on the device (in `off`/`nbrs`, with host offsets
+    /// `host_offsets`) for the next hold_snapshot().
+    void keep_pending(DeviceBuffer<std::int64_t>& off, DeviceBuffer<std::int32_t>& nbrs,
+                      const std::vector<std::int64_t>& host_offsets, std::size_t entries) {
+        std::swap(pend_offsets_, off);
+        std::swap(pend_nbrs_, nbrs);
+        pending_offsets_ = host_offsets;
+        pending_entries_ = entries;
+    }
+
     const Adjacency* uploaded_ = nullptr;  ///< the snapshot in offsets_/nbrs_ (this level's)
+    DeviceBuffer<std::int64_t> pend_offsets_;  ///< the next snapshot, built here (see keep_pending)
+    DeviceBuffer<std::int32_t> pend_nbrs_;
+    std::vector<std::int64_t> pending_offsets_;  ///< its offsets on the host; empty: none
+    std::size_t pending_entries_ = 0;
     DeviceBuffer<std::uint8_t> removal_, keep_;
     DeviceBuffer<std::int64_t> bit0_, pos_, next_offsets_;
     DeviceBuffer<std::int32_t> next_nbrs_;
@@ -347,6 +365,7 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             anbrs_.download(out.adjacency.nbrs.data(), out.adjacency.nbrs.size(), s);
         }
         stream_->synchronize();
+        if (out.adjacency.n == n) keep_pending(aoffsets_, anbrs_, out.adjacency.offsets, out.adjacency.nbrs.size());
         // Block-relative starts to absolute ones over all n rows (empty outside the block).
         std::int64_t* o = out.kept_offsets.data();
         std::fill(o, o + row_begin, 0);
@@ -406,11 +425,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
 
     DeviceGuard guard(device_);
     cudaStream_t s = stream();
-    offsets_.resize_discard(snap.offsets.size());
-    offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
-    nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
-    nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
-    uploaded_ = &snap;
+    hold_snapshot(snap, s);
     best_.resize_discard(static_cast<std::size_t>(n_entries));
     pmax_.resize_discard(static_cast<std::size_t>(n_entries));
     tests_.resize_discard(1);
@@ -650,12 +665,7 @@ std::int64_t CudaFisherEngine::next_snapshot(const Adjacency& snap, std::span<co
     DeviceGuard guard(device_);
     cudaStream_t s = stream();
     const std::int64_t entries = static_cast<std::int64_t>(snap.nbrs.size());
-    if (uploaded_ != &snap) {  // run_level had nothing to test on this rank's rows
-        offsets_.resize_discard(snap.offsets.size());
-        offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
-        nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(entries, 1)));
-        nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
-    }
+    hold_snapshot(snap, s);  // a no-op unless run_level had nothing to test on this rank's rows
     uploaded_ = nullptr;
     removal_.resize_discard(std::max<std::size_t>(removal.size(), 1));
     removal_.upload(reinterpret_cast<const std::uint8_t*>(removal.data()), removal.size(), s);
@@ -683,7 +693,23 @@ std::int64_t CudaFisherEngine::next_snapshot(const Adjacency& snap, std::span<co
     next_offsets_.download(next.offsets.data(), next.offsets.size(), s);
     next_nbrs_.download(next.nbrs.data(), next.nbrs.size(), s);
     stream_->synchronize();
+    keep_pending(next_offsets_, next_nbrs_, next.offsets, next.nbrs.size());
     return static_cast<std::int64_t>(removed);
+}
+
+void CudaFisherEngine::hold_snapshot(const Adjacency& snap, cudaStream_t s) {
+    if (uploaded_ == &snap) return;
+    if (!pending_offsets_.empty() && pending_entries_ == snap.nbrs.size() && pending_offsets_ == snap.offsets) {
+        std::swap(offsets_, pend_offsets_);  // built here: no upload
+        std::swap(nbrs_, pend_nbrs_);
+    } else {
+        offsets_.resize_discard(snap.offsets.size());
+        offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
+        nbrs_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
+        nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
+    }
+    pending_offsets_.clear();
+    uploaded_ = &snap;
 }
 
 double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {

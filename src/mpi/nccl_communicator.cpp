@@ -175,8 +175,49 @@ public:
         s.finish("allgatherv");
     }
 
+    /// Sizes through the host communicator; large blobs as NCCL sends to the root (one
+    /// staged copy each way instead of MPI's host-to-host copies).
     std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob, int root) override {
-        return host_->gatherv(blob, root);
+        const std::vector<std::int64_t> sizes = host_->allgather(static_cast<std::int64_t>(blob.size()));
+        std::size_t others = 0;
+        for (int r = 0; r < size_; ++r)
+            if (r != root) others += static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
+        if (others <= (std::size_t{1} << 20)) return host_->gatherv(blob, root);
+        cuda(cudaSetDevice(device_), "cudaSetDevice");
+        std::vector<std::vector<std::byte>> out;
+        if (rank_ != root) {
+            if (blob.empty()) return out;
+            reserve(blob.size());
+            cuda(cudaMemcpyAsync(d_buf_, blob.data(), blob.size(), cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpyAsync (stage in)");
+            nccl(ncclSend(d_buf_, blob.size(), ncclUint8, root, comm_, stream_), "ncclSend");
+            wait_stream("ncclSend (gatherv)");
+            return out;
+        }
+        reserve(others);
+        out.resize(static_cast<std::size_t>(size_));
+        out[static_cast<std::size_t>(rank_)] = blob;
+        nccl(ncclGroupStart(), "ncclGroupStart");
+        std::size_t off = 0;
+        for (int r = 0; r < size_; ++r) {
+            const auto c = static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
+            if (r == root || c == 0) continue;
+            nccl(ncclRecv(static_cast<char*>(d_buf_) + off, c, ncclUint8, r, comm_, stream_), "ncclRecv");
+            off += c;
+        }
+        group_end("ncclGroupEnd (gatherv)");
+        off = 0;
+        for (int r = 0; r < size_; ++r) {
+            const auto c = static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
+            if (r == root || c == 0) continue;
+            auto& dst = out[static_cast<std::size_t>(r)];
+            dst.resize(c);
+            cuda(cudaMemcpyAsync(dst.data(), static_cast<char*>(d_buf_) + off, c, cudaMemcpyDeviceToHost, stream_),
+                 "cudaMemcpyAsync (stage out)");
+            off += c;
+        }
+        wait_stream("ncclRecv (gatherv)");
+        return out;
     }
 
     [[noreturn]] void abort(int code) override {

@@ -514,7 +514,8 @@ private:
         if (comm_.size() > 1) {
             comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
             trace_.mark("pmax allreduce");
-            const auto blobs = comm_.gatherv(log_.serialize(), 0);
+            // Rank 0 keeps its own log (not sent: no serialised copy of it).
+            const auto blobs = comm_.gatherv(comm_.rank() == 0 ? std::vector<std::byte>{} : log_.serialize(), 0);
             trace_.mark("logs gathered");
             for (std::size_t r = 1; r < blobs.size(); ++r) {
                 SepSetLog theirs = SepSetLog::deserialize(blobs[r]);

@@ -143,6 +143,11 @@ void check_allgatherv(mpi::Communicator& w) {
 void check_gatherv_and_bcast(mpi::Communicator& w) {
     std::vector<std::byte> mine(static_cast<std::size_t>(w.rank()) * 3, std::byte(w.rank()));
     const auto all = w.gatherv(mine, 0);
+    // Megabytes (NCCL sends them over the GPUs): rank q sends q * 1,500,007 patterned bytes.
+    const auto pattern = [](int q, std::size_t k) { return std::byte(static_cast<unsigned char>(k * 31 + q)); };
+    std::vector<std::byte> big(static_cast<std::size_t>(w.rank()) * 1500007);
+    for (std::size_t k = 0; k < big.size(); ++k) big[k] = pattern(w.rank(), k);
+    const auto all_big = w.gatherv(big, 0);
     std::vector<std::byte> blob;
     if (w.rank() == 0) blob.assign(100000, std::byte{7});
     w.bcast_blob(blob, 0);
@@ -154,8 +159,17 @@ void check_gatherv_and_bcast(mpi::Communicator& w) {
             EXPECT_EQ(all[static_cast<std::size_t>(q)].size(), static_cast<std::size_t>(q) * 3);
             for (std::byte b : all[static_cast<std::size_t>(q)]) EXPECT_EQ(b, std::byte(q));
         }
+        ASSERT_EQ(all_big.size(), static_cast<std::size_t>(w.size()));
+        for (int q = 0; q < w.size(); ++q) {
+            const auto& got = all_big[static_cast<std::size_t>(q)];
+            ASSERT_EQ(got.size(), static_cast<std::size_t>(q) * 1500007);
+            std::size_t wrong = 0;
+            for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != pattern(q, k);
+            EXPECT_EQ(wrong, 0u) << "rank " << q << "'s blob";
+        }
     } else {
         EXPECT_TRUE(all.empty());
+        EXPECT_TRUE(all_big.empty());
     }
 }
 

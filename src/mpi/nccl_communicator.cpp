@@ -175,8 +175,10 @@ public:
         s.finish("allgatherv");
     }
 
-    /// Sizes through the host communicator; large blobs as NCCL sends to the root (one
-    /// staged copy each way instead of MPI's host-to-host copies).
+    /// Sizes through the host communicator; large blobs over the GPUs: every other rank's
+    /// blob is broadcast from its owner in one group (the connections the collectives
+    /// already hold; point-to-point sends would set up new ones on first use), and only
+    /// the root copies the result back to the host.
     std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob, int root) override {
         const std::vector<std::int64_t> sizes = host_->allgather(static_cast<std::int64_t>(blob.size()));
         std::size_t others = 0;
@@ -184,39 +186,42 @@ public:
             if (r != root) others += static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
         if (others <= (std::size_t{1} << 20)) return host_->gatherv(blob, root);
         cuda(cudaSetDevice(device_), "cudaSetDevice");
-        std::vector<std::vector<std::byte>> out;
-        if (rank_ != root) {
-            if (blob.empty()) return out;
-            reserve(blob.size());
-            cuda(cudaMemcpyAsync(d_buf_, blob.data(), blob.size(), cudaMemcpyHostToDevice, stream_),
-                 "cudaMemcpyAsync (stage in)");
-            nccl(ncclSend(d_buf_, blob.size(), ncclUint8, root, comm_, stream_), "ncclSend");
-            wait_stream("ncclSend (gatherv)");
-            return out;
-        }
         reserve(others);
-        out.resize(static_cast<std::size_t>(size_));
-        out[static_cast<std::size_t>(rank_)] = blob;
-        nccl(ncclGroupStart(), "ncclGroupStart");
+        std::vector<std::size_t> at(static_cast<std::size_t>(size_), 0);
         std::size_t off = 0;
         for (int r = 0; r < size_; ++r) {
-            const auto c = static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
-            if (r == root || c == 0) continue;
-            nccl(ncclRecv(static_cast<char*>(d_buf_) + off, c, ncclUint8, r, comm_, stream_), "ncclRecv");
-            off += c;
+            if (r == root) continue;
+            at[static_cast<std::size_t>(r)] = off;
+            off += static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
         }
-        group_end("ncclGroupEnd (gatherv)");
-        off = 0;
+        char* base = static_cast<char*>(d_buf_);
+        if (rank_ != root && !blob.empty())
+            cuda(cudaMemcpyAsync(base + at[static_cast<std::size_t>(rank_)], blob.data(), blob.size(),
+                                 cudaMemcpyHostToDevice, stream_),
+                 "cudaMemcpyAsync (stage in)");
+        nccl(ncclGroupStart(), "ncclGroupStart");
         for (int r = 0; r < size_; ++r) {
             const auto c = static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
             if (r == root || c == 0) continue;
-            auto& dst = out[static_cast<std::size_t>(r)];
-            dst.resize(c);
-            cuda(cudaMemcpyAsync(dst.data(), static_cast<char*>(d_buf_) + off, c, cudaMemcpyDeviceToHost, stream_),
-                 "cudaMemcpyAsync (stage out)");
-            off += c;
+            char* p = base + at[static_cast<std::size_t>(r)];
+            nccl(ncclBroadcast(p, p, c, ncclUint8, r, comm_, stream_), "ncclBroadcast");
         }
-        wait_stream("ncclRecv (gatherv)");
+        group_end("ncclGroupEnd (gatherv)");
+        std::vector<std::vector<std::byte>> out;
+        if (rank_ == root) {
+            out.resize(static_cast<std::size_t>(size_));
+            out[static_cast<std::size_t>(rank_)] = blob;
+            for (int r = 0; r < size_; ++r) {
+                const auto c = static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
+                if (r == root || c == 0) continue;
+                auto& dst = out[static_cast<std::size_t>(r)];
+                dst.resize(c);
+                cuda(cudaMemcpyAsync(dst.data(), base + at[static_cast<std::size_t>(r)], c, cudaMemcpyDeviceToHost,
+                                     stream_),
+                     "cudaMemcpyAsync (stage out)");
+            }
+        }
+        wait_stream("gatherv");
         return out;
     }
 

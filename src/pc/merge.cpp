@@ -192,13 +192,23 @@ void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
     pairs_.resize(p0 + 2 * at_rec.back());
     offsets_.resize(o0 + at_rec.back());
     nodes_.resize(n0 + at_node.back());
-    parallel_for(0, static_cast<std::int64_t>(parts.size()), threads, 1, [&](std::int64_t k0, int) {
-        const auto k = static_cast<std::size_t>(k0);
+    // Work items: runs of up to kRecords records of one part (a single large part, such
+    // as another rank's whole log, is copied on all threads too).
+    constexpr std::size_t kRecords = std::size_t{1} << 18;
+    std::vector<std::pair<std::size_t, std::size_t>> items;  // (part, first record)
+    for (std::size_t k = 0; k < parts.size(); ++k)
+        for (std::size_t r = 0; r < parts[k].size(); r += kRecords) items.emplace_back(k, r);
+    parallel_for(0, static_cast<std::int64_t>(items.size()), threads, 1, [&](std::int64_t it, int) {
+        const auto [k, r0] = items[static_cast<std::size_t>(it)];
         const SepSetLog& o = parts[k];
-        std::copy(o.pairs_.begin(), o.pairs_.end(), pairs_.begin() + static_cast<std::ptrdiff_t>(p0 + 2 * at_rec[k]));
-        std::copy(o.nodes_.begin(), o.nodes_.end(), nodes_.begin() + static_cast<std::ptrdiff_t>(n0 + at_node[k]));
+        const std::size_t r1 = std::min(o.size(), r0 + kRecords);
+        std::copy(o.pairs_.begin() + static_cast<std::ptrdiff_t>(2 * r0), o.pairs_.begin() + static_cast<std::ptrdiff_t>(2 * r1),
+                  pairs_.begin() + static_cast<std::ptrdiff_t>(p0 + 2 * (at_rec[k] + r0)));
+        const auto nb = static_cast<std::size_t>(o.offsets_[r0]), ne = static_cast<std::size_t>(o.offsets_[r1]);
+        std::copy(o.nodes_.begin() + static_cast<std::ptrdiff_t>(nb), o.nodes_.begin() + static_cast<std::ptrdiff_t>(ne),
+                  nodes_.begin() + static_cast<std::ptrdiff_t>(n0 + at_node[k] + nb));
         const auto base = static_cast<std::int64_t>(n0 + at_node[k]);
-        for (std::size_t r = 1; r < o.offsets_.size(); ++r) offsets_[o0 + at_rec[k] + r - 1] = base + o.offsets_[r];
+        for (std::size_t r = r0 + 1; r <= r1; ++r) offsets_[o0 + at_rec[k] + r - 1] = base + o.offsets_[r];
     });
 }
 

@@ -511,21 +511,21 @@ private:
 
     /// pMax by an element-wise max over ranks; separating sets to rank 0.
     void gather() {
+        std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
         if (comm_.size() > 1) {
             comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
             trace_.mark("pmax allreduce");
             // Rank 0 keeps its own log (not sent: no serialised copy of it).
             const auto blobs = comm_.gatherv(comm_.rank() == 0 ? std::vector<std::byte>{} : log_.serialize(), 0);
             trace_.mark("logs gathered");
-            for (std::size_t r = 1; r < blobs.size(); ++r) {
-                SepSetLog theirs = SepSetLog::deserialize(blobs[r]);
-                if (gathered_.size() == 0) std::swap(gathered_, theirs);  // no second copy
-                else gathered_.append(theirs);
-            }
+            for (std::size_t r = 1; r < blobs.size(); ++r) parts.push_back(SepSetLog::deserialize(blobs[r]));
         }
         if (comm_.rank() == 0) {
-            if (gathered_.size() == 0) std::swap(gathered_, log_);  // one rank: no copy
-            else gathered_.append(log_);
+            // The record order does not matter (to_sepsets sorts): take rank 0's own log
+            // over when nothing was gathered yet, and copy the rest on the threads.
+            if (gathered_.size() == 0) std::swap(gathered_, log_);
+            else parts.push_back(std::move(log_));
+            gathered_.append(parts, threads_);
         }
         log_.clear();
     }

@@ -3,6 +3,8 @@
 // distributed merge uses (pMax table, separating-set log), plus the serial communicator.
 #include <gtest/gtest.h>
 
+#include <span>
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -175,6 +177,21 @@ TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
     const SepSets s1 = want.to_sepsets(1), s4 = bulk.to_sepsets(4);
     EXPECT_EQ(s1, s4);
     EXPECT_EQ(s4.get(1000, 1001), (std::vector<std::int32_t>{3}));
+    // A part larger than one work item of the append (2^18 records) is copied in runs on
+    // several threads: the same records, in the same order, as adding them one by one.
+    pc::SepSetLog big, one_by_one, runs;
+    one_by_one.add(7, 9, {1, 2});
+    runs.add(7, 9, {1, 2});
+    for (int r = 0; r < 600000; ++r) {
+        const auto i = static_cast<std::int32_t>(next() % 5000), j = i + 1 + static_cast<std::int32_t>(next() % 50);
+        std::vector<std::int32_t> set(next() % 4);
+        for (std::size_t k = 0; k < set.size(); ++k) set[k] = static_cast<std::int32_t>(k * 11 + i % 7);
+        big.add(i, j, set);
+        one_by_one.add(i, j, set);
+    }
+    runs.append(std::span<const pc::SepSetLog>(&big, 1), 4);
+    EXPECT_EQ(runs.size(), one_by_one.size());
+    EXPECT_TRUE(runs.serialize() == one_by_one.serialize());
     // Unique pairs take the bulk path; it must agree with the record-by-record one.
     pc::SepSetLog unique;
     for (int i = 40; i >= 0; --i) unique.add(i, 100 - i, {i % 3});

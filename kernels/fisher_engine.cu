@@ -286,6 +286,7 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     if (row_end <= row_begin) return;
     CUDAG_EXPECTS(g.n() == n, "cuda level0: graph size differs from the engine's");
     DeviceGuard guard(device_);
+    pending_offsets_.clear();  // a new search: nothing built for it yet
     StepTrace tr;
     tr.start();
     cudaStream_t s = stream();

@@ -49,7 +49,7 @@ struct Level0Args {
 void launch_gaussian_level0(const Level0Args& a, cudaStream_t stream);
 
 /// p-values of kept pairs listed as compacted rows: pair k is (row_begin + r, cols[k])
-/// for offsets[r] <= k < offsets[r+1]; writes rows_out[k] = row and p_out[k].
+/// for offsets[r] <= k < offsets[r+1]; writes p_out[k].
 struct PairPArgs {
     const double* corr = nullptr;
     std::int64_t n = 0, m = 0;
@@ -57,7 +57,6 @@ struct PairPArgs {
     const std::int64_t* offsets = nullptr;  ///< n_rows + 1
     const std::int32_t* cols = nullptr;
     std::int64_t count = 0;
-    std::int32_t* rows_out = nullptr;
     double* p_out = nullptr;
 };
 void launch_pair_pvalues(const PairPArgs& a, cudaStream_t stream);

@@ -43,7 +43,6 @@ __global__ void pair_pvalues_kernel(PairPArgs a) {
             else hi = mid;
         }
         const std::int64_t i = a.row_begin + lo;
-        if (a.rows_out) a.rows_out[k] = static_cast<std::int32_t>(i);
         a.p_out[k] = ci::fisher_z_pvalue(a.corr[i * a.n + a.cols[k]], a.m, 0);
     }
 }

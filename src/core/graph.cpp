@@ -82,6 +82,12 @@ Adjacency Adjacency::from_graph(const Graph& g, int threads) {
     return a;
 }
 
+std::int64_t Adjacency::max_degree() const {
+    std::int64_t m = 0;
+    for (std::int64_t i = 0; i < n; ++i) m = std::max(m, degree(i));
+    return m;
+}
+
 std::int64_t Adjacency::find(std::int64_t i, std::int32_t j) const {
     const std::int32_t* b = nbrs.data() + offsets[i];
     const std::int32_t* e = nbrs.data() + offsets[i + 1];

@@ -60,6 +60,7 @@ struct Adjacency {
     /// The CSR of g, rows built on `threads` threads.
     static Adjacency from_graph(const Graph& g, int threads = 1);
     std::int64_t degree(std::int64_t i) const { return offsets[i + 1] - offsets[i]; }
+    std::int64_t max_degree() const;
     const std::int32_t* row(std::int64_t i) const { return nbrs.data() + offsets[i]; }
     /// Position of j in row i (index into nbrs), or -1.
     std::int64_t find(std::int64_t i, std::int32_t j) const;

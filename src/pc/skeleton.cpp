@@ -172,8 +172,7 @@ private:
         if (everywhere && out.adjacency.n == n_) {
             // Level 1 starts from the engine's CSR; the graph catches up when needed.
             next_ = std::move(out.adjacency);
-            next_max_degree_ = 0;
-            for (std::int64_t a = 0; a < n_; ++a) next_max_degree_ = std::max(next_max_degree_, next_.degree(a));
+            next_max_degree_ = next_.max_degree();
             have_next_ = true;
             graph_stale_ = true;
         } else if (csr) {
@@ -272,7 +271,8 @@ private:
         const auto t0 = std::chrono::steady_clock::now();
         trace_.start();
         // The snapshot: the previous level's, less its removals (built at its end, in
-        // O(entries)), or from the bit set (first level, after a resume).
+        // O(entries)), or level 0's from the engine, or from the bit set (level 1 of an
+        // engine that hands no adjacency over, after a resume).
         const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_, threads_);
         have_next_ = false;
         // Threads by the level's size: a small level is done before threads would start.
@@ -386,18 +386,17 @@ private:
         // The next level's snapshot: this one less the removed pairs. From the engine when
         // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
         // host work); the graph then catches up only when it is needed (sync_graph).
-        std::int64_t removed = -1, max_degree = 0;
+        std::int64_t removed = -1;
         mpi::run_agreed(comm_, [&] { removed = engine_.next_snapshot(snap, removal_, bit0, next_); });
         if (removed >= 0) {
             graph_stale_ = true;
-            for (std::int64_t a = 0; a < n_; ++a) max_degree = std::max(max_degree, next_.degree(a));
             trace_.mark("next snapshot (engine)");
         } else {
             if (graph_stale_) sync_graph(snap);
-            removed = host_next_snapshot(snap, separated, max_degree);
+            removed = host_next_snapshot(snap, separated);
         }
         have_next_ = true;
-        next_max_degree_ = max_degree;
+        next_max_degree_ = next_.max_degree();
         trace_.print(("host level " + std::to_string(l)).c_str());
         LevelStats st;
         st.level = l;
@@ -414,7 +413,7 @@ private:
     /// Apply a level's removals to the graph (both bits of a pair; every rank alike) and
     /// build the next snapshot from `snap` less them; returns the pairs removed.
     template <class Separated>
-    std::int64_t host_next_snapshot(const Adjacency& snap, const Separated& separated, std::int64_t& max_degree) {
+    std::int64_t host_next_snapshot(const Adjacency& snap, const Separated& separated) {
         // Apply the removals symmetrically (every rank alike): a separated entry clears
         // both bits of its pair (atomically: the mirror bit lies in another row), and the
         // thread that clears the (i < j) bit counts the pair.
@@ -451,11 +450,8 @@ private:
                 next_.offsets[static_cast<std::size_t>(a + 1)] = kept;
             }
         });
-        max_degree = 0;
-        for (std::int64_t a = 0; a < n_; ++a) {
-            max_degree = std::max(max_degree, next_.offsets[static_cast<std::size_t>(a + 1)]);
+        for (std::int64_t a = 0; a < n_; ++a)
             next_.offsets[static_cast<std::size_t>(a + 1)] += next_.offsets[static_cast<std::size_t>(a)];
-        }
         next_.nbrs.resize(static_cast<std::size_t>(next_.offsets.back()));
         for_runs(all, [&](std::int64_t a0, std::int64_t a1, int) {
             for (std::int64_t a = a0; a < a1; ++a) {

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The correlation matrix on the GPU: standardise the columns, one cuBLAS DSYRK, then
-// symmetrise / clamp. The same recipe as ci::correlation_matrix (CPU); sums are
-// reduced in a different order, so entries agree to a few ulps, not bit for bit.
+// The correlation matrix on the GPU: standardise the columns, then entries by a tiled
+// kernel in ci::correlation_matrix's order (each entry summed over the samples in order,
+// every product and sum rounded on its own), so that C equals the CPU engine's bit for
+// bit, and a row block equals the same rows of the whole matrix whichever rank or GPU
+// computes it (what splitting C over ranks needs). cuBLAS DSYRK would be faster on tensor
+// cores, but its sums depend on its tiling and the matrix shape.
 #include "correlation.cuh"
 
-#include <cub/cub.cuh>
-
+#include <algorithm>
 #include <climits>
 
 #include "cuda_check.cuh"
@@ -14,53 +16,100 @@
 namespace cudag::cuda {
 namespace {
 
-constexpr int kStdThreads = 256;
+constexpr int kStdThreads = 128;
+/// Correlation tiles: kTile × kTile entries per block of kTileThreads threads (a 4×4 patch
+/// each), the samples staged through shared memory kChunk at a time.
+constexpr int kTile = 64;
+constexpr int kChunk = 16;
+constexpr int kTileThreads = 256;
 
-/// One block per column v: z = (x - mean) / ||x - mean|| in place (two block reductions).
-__global__ void standardise_kernel(double* z, std::int64_t n, std::int64_t m) {
-    using BlockReduce = cub::BlockReduce<double, kStdThreads>;
-    __shared__ typename BlockReduce::TempStorage tmp;
-    __shared__ double shared_value;
-    for (std::int64_t v = blockIdx.x; v < n; v += gridDim.x) {
-        double* x = z + v * m;
-        double s = 0.0;
-        for (std::int64_t k = threadIdx.x; k < m; k += kStdThreads) s += x[k];
-        s = BlockReduce(tmp).Sum(s);
-        if (threadIdx.x == 0) shared_value = s / static_cast<double>(m);
-        __syncthreads();
-        const double mean = shared_value;
-        double ss = 0.0;
-        for (std::int64_t k = threadIdx.x; k < m; k += kStdThreads) {
-            const double c = x[k] - mean;
-            x[k] = c;
-            ss += c * c;
+/// One thread per column v, in the order of ci::correlation_matrix's `standardised`:
+/// mean = Σ x / m, z = x - mean, ss = Σ z·z, z *= 1 / sqrt(ss); every sum in sample order
+/// and every operation rounded on its own (no FMA), so z equals the CPU's bit for bit.
+__global__ void standardise_kernel(const double* x, double* z, std::int64_t n, std::int64_t m) {
+    const std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (v >= n) return;
+    const double* xv = x + v * m;
+    double* zv = z + v * m;
+    double mean = 0.0;
+    for (std::int64_t s = 0; s < m; ++s) mean = __dadd_rn(mean, xv[s]);
+    mean = __ddiv_rn(mean, static_cast<double>(m));
+    double ss = 0.0;
+    for (std::int64_t s = 0; s < m; ++s) {
+        const double c = __dsub_rn(xv[s], mean);
+        zv[s] = c;
+        ss = __dadd_rn(ss, __dmul_rn(c, c));
+    }
+    const double inv = __ddiv_rn(1.0, __dsqrt_rn(ss));
+    for (std::int64_t s = 0; s < m; ++s) zv[s] = __dmul_rn(zv[s], inv);
+}
+
+/// Entries (i, j) of the rows i in [row_begin, row_end): j >= i (upper) or every j.
+/// Each entry is Σ_s z_i[s]·z_j[s] in sample order, products and sums rounded on their
+/// own — ci::correlation_matrix's order — then clamped to [-1, 1]; the diagonal is 1.
+/// So the value of an entry does not depend on the tiling, the row range or the GPU.
+/// Block (x, y): columns kTile·x.., rows row_begin + kTile·y..; thread (tx, ty) owns rows
+/// ty + 16a and columns tx + 16b, a, b < 4. Row i lands at c[(i - c_row0) · n].
+__global__ void __launch_bounds__(kTileThreads)
+correlation_rows_kernel(const double* __restrict__ z, std::int64_t n, std::int64_t m,
+                        std::int64_t row_begin, std::int64_t row_end, bool upper, double* c,
+                        std::int64_t c_row0) {
+    const std::int64_t i0 = row_begin + static_cast<std::int64_t>(blockIdx.y) * kTile;
+    const std::int64_t j0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
+    if (upper && j0 + kTile <= i0) return;  // wholly below the diagonal
+    __shared__ double as[kChunk][kTile + 1];
+    __shared__ double bs[kChunk][kTile + 1];
+    const int tx = static_cast<int>(threadIdx.x) % 16, ty = static_cast<int>(threadIdx.x) / 16;
+    double acc[4][4];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = 0; b < 4; ++b) acc[a][b] = 0.0;
+    for (std::int64_t s0 = 0; s0 < m; s0 += kChunk) {
+        const int len = static_cast<int>(m - s0 < kChunk ? m - s0 : kChunk);
+#pragma unroll
+        for (int k = 0; k < kTile * kChunk / kTileThreads; ++k) {
+            const int idx = static_cast<int>(threadIdx.x) + k * kTileThreads;
+            const int r = idx / kChunk, s = idx % kChunk;
+            const std::int64_t ia = i0 + r, jb = j0 + r;
+            as[s][r] = (s < len && ia < row_end) ? z[ia * m + s0 + s] : 0.0;
+            bs[s][r] = (s < len && jb < n) ? z[jb * m + s0 + s] : 0.0;
         }
-        __syncthreads();  // tmp and shared_value are reused
-        ss = BlockReduce(tmp).Sum(ss);
-        if (threadIdx.x == 0) shared_value = 1.0 / sqrt(ss);
         __syncthreads();
-        const double inv = shared_value;
-        for (std::int64_t k = threadIdx.x; k < m; k += kStdThreads) x[k] *= inv;
+        for (int s = 0; s < len; ++s) {
+            double av[4], bv[4];
+#pragma unroll
+            for (int a = 0; a < 4; ++a) av[a] = as[s][ty + 16 * a];
+#pragma unroll
+            for (int b = 0; b < 4; ++b) bv[b] = bs[s][tx + 16 * b];
+#pragma unroll
+            for (int a = 0; a < 4; ++a)
+#pragma unroll
+                for (int b = 0; b < 4; ++b) acc[a][b] = __dadd_rn(acc[a][b], __dmul_rn(av[a], bv[b]));
+        }
         __syncthreads();
+    }
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+        const std::int64_t i = i0 + ty + 16 * a;
+        if (i >= row_end) continue;
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+            const std::int64_t j = j0 + tx + 16 * b;
+            if (j >= n || (upper && j < i)) continue;
+            double r = acc[a][b];
+            r = r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r);
+            c[(i - c_row0) * n + j] = i == j ? 1.0 : r;
+        }
     }
 }
 
-/// Thread (i = blockIdx.y stride, j = column): DSYRK filled the column-major upper
-/// triangle, i.e. row-major entries (i, j) with j <= i. The thread of j > i copies
-/// (j, i) to (i, j), clamping both; i == j gets 1.
-__global__ void finish_correlation_kernel(double* c, std::int64_t n) {
+/// Thread (i = blockIdx.y stride, j = column): the lower triangle from the upper,
+/// (i, j) for j < i gets (j, i).
+__global__ void mirror_kernel(double* c, std::int64_t n) {
     const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (j >= n) return;
-    for (std::int64_t i = blockIdx.y; i < n; i += gridDim.y) {
-        if (j == i) {
-            c[i * n + i] = 1.0;
-        } else if (j > i) {
-            double r = c[j * n + i];
-            r = r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r);
-            c[j * n + i] = r;
-            c[i * n + j] = r;
-        }
-    }
+    for (std::int64_t i = blockIdx.y; i < n; i += gridDim.y)
+        if (j < i) c[i * n + j] = c[j * n + i];
 }
 
 __global__ void gather_block_kernel(const double* corr, std::int64_t n, const std::int32_t* nodes,
@@ -69,45 +118,52 @@ __global__ void gather_block_kernel(const double* corr, std::int64_t n, const st
         out[t] = corr[static_cast<std::int64_t>(nodes[t / k]) * n + nodes[t % k]];
 }
 
-/// cuBLAS handle bound to a stream for one call's lifetime.
-class Cublas {
-public:
-    explicit Cublas(cudaStream_t s) {
-        CUDAG_CUBLAS_CHECK(cublasCreate(&h_));
-        CUDAG_CUBLAS_CHECK(cublasSetStream(h_, s));
-    }
-    ~Cublas() { cublasDestroy(h_); }
-    Cublas(const Cublas&) = delete;
-    Cublas& operator=(const Cublas&) = delete;
-    cublasHandle_t get() const { return h_; }
-
-private:
-    cublasHandle_t h_ = nullptr;
-};
-
 }  // namespace
+
+void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z,
+                         cudaStream_t stream) {
+    if (n <= 0) return;
+    {
+        DeviceBuffer<double> x(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
+        x.upload(h_values, x.size(), stream);
+        standardise_kernel<<<static_cast<unsigned>((n + kStdThreads - 1) / kStdThreads), kStdThreads, 0,
+                             stream>>>(x.data(), d_z, n, m);
+        CUDAG_CHECK_LAUNCH();
+        // x is freed when it goes out of scope; cudaFree waits for the queued work.
+    }
+}
+
+void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
+                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0,
+                             cudaStream_t stream) {
+    if (row_end <= row_begin) return;
+    const std::int64_t ytiles = (row_end - row_begin + kTile - 1) / kTile;
+    const std::int64_t xtiles = (n + kTile - 1) / kTile;
+    CUDAG_EXPECTS(ytiles <= 65535 && xtiles <= INT_MAX, "cuda: too many correlation rows for one launch");
+    const dim3 grid(static_cast<unsigned>(xtiles), static_cast<unsigned>(ytiles));
+    correlation_rows_kernel<<<grid, kTileThreads, 0, stream>>>(d_z, n, m, row_begin, row_end, upper, d_c,
+                                                               c_row0);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream) {
+    if (n <= 1) return;
+    const dim3 grid(static_cast<unsigned>((n + 255) / 256),
+                    static_cast<unsigned>(std::min<std::int64_t>(n, 65535)));
+    mirror_kernel<<<grid, 256, 0, stream>>>(d_c, n);
+    CUDAG_CHECK_LAUNCH();
+}
 
 void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr,
                          cudaStream_t stream) {
     if (n <= 0) return;
-    CUDAG_EXPECTS(n <= INT_MAX && m <= INT_MAX, "cuda: the correlation needs n and m below 2^31");
     DeviceBuffer<double> z(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
-    z.upload(h_values, z.size(), stream);
-    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(n, 1 << 16));
-    standardise_kernel<<<blocks, kStdThreads, 0, stream>>>(z.data(), n, m);
-    CUDAG_CHECK_LAUNCH();
-    {
-        Cublas blas(stream);
-        const double one = 1.0, zero = 0.0;
-        // Z is m×n column-major (lda = m); C = Zᵀ Z into the upper triangle.
-        CUDAG_CUBLAS_CHECK(cublasDsyrk(blas.get(), CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T,
-                                       static_cast<int>(n), static_cast<int>(m), &one, z.data(),
-                                       static_cast<int>(m), &zero, d_corr, static_cast<int>(n)));
-    }
-    const dim3 grid(static_cast<unsigned>((n + 255) / 256),
-                    static_cast<unsigned>(std::min<std::int64_t>(n, 65535)));
-    finish_correlation_kernel<<<grid, 256, 0, stream>>>(d_corr, n);
-    CUDAG_CHECK_LAUNCH();
+    standardise_columns(h_values, n, m, z.data(), stream);
+    // Row tiles of at most 65535 × kTile rows per launch.
+    const std::int64_t step = std::int64_t(65535) * kTile;
+    for (std::int64_t r0 = 0; r0 < n; r0 += step)
+        launch_correlation_rows(z.data(), n, m, r0, std::min(n, r0 + step), true, d_corr, 0, stream);
+    launch_mirror_lower(d_corr, n, stream);
     // z is freed when it goes out of scope; cudaFree waits for the queued work.
 }
 

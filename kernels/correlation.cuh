@@ -7,15 +7,30 @@
 
 namespace cudag::cuda {
 
-/// Pearson correlation matrix on the device. `h_values` is the host data, variable-major
-/// (values[v*m + s], i.e. an m×n column-major matrix); it is uploaded, each column is
-/// standardised (mean 0, unit norm) on the GPU, C = ZᵀZ by cublasDsyrk in double, then
-/// C gets a unit diagonal, both triangles, and entries clamped to [-1, 1].
-/// `d_corr`: device, n×n (row-major = column-major, C is symmetric). Work is queued on
-/// `stream`; a temporary n×m device buffer is allocated and freed inside.
-/// Columns must not be constant (checked by the caller).
+/// Pearson correlation matrix on the device, equal bit for bit to ci::correlation_matrix
+/// of the same data. `h_values` is the host data, variable-major (values[v*m + s], i.e.
+/// an m×n column-major matrix); it is uploaded, each column is standardised
+/// (standardise_columns), the upper triangle is computed (launch_correlation_rows) and
+/// mirrored. `d_corr`: device, n×n. Work is queued on `stream`; temporary n×m device
+/// buffers are allocated and freed inside. Columns must not be constant (checked by the
+/// caller).
 void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr,
                          cudaStream_t stream);
+
+/// Upload the variable-major host data and write the standardised columns to d_z (n×m,
+/// z_v at d_z + v*m): mean 0, unit norm, in the CPU's operation order.
+void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z,
+                         cudaStream_t stream);
+
+/// Rows [row_begin, row_end) of C from the standardised columns: entries j >= i when
+/// `upper`, else every j; row i at d_c + (i - c_row0) * n. Every entry is summed in sample
+/// order, so its value does not depend on the row range (row_end - row_begin <= 65535·64).
+void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
+                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0,
+                             cudaStream_t stream);
+
+/// The lower triangle of the n×n d_c from its upper triangle.
+void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream);
 
 /// d_out[a*k + b] = corr[nodes[a]*n + nodes[b]] for a, b < k (the (l+2)×(l+2) block of
 /// one test); d_nodes and d_out on the device.

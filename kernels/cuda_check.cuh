@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Checked CUDA / cuBLAS calls. Failures throw cudag errors carrying the expression,
+// Checked CUDA runtime calls. Failures throw cudag errors carrying the expression,
 // file:line and the runtime's error name and string; only main() catches.
 #pragma once
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -13,7 +12,7 @@
 
 namespace cudag::cuda {
 
-/// A CUDA runtime or cuBLAS call failed (not a memory shortage: that is OutOfMemory).
+/// A CUDA runtime call failed (not a memory shortage: that is OutOfMemory).
 class CudaError : public Error {
 public:
     using Error::Error;
@@ -30,13 +29,6 @@ inline std::string where(const char* expr, const char* file, int line) {
     const std::string msg = std::string("CUDA error ") + cudaGetErrorName(e) + " (" +
                             cudaGetErrorString(e) + ")" + where(expr, file, line);
     if (e == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
-    throw CudaError(msg);
-}
-
-[[noreturn]] inline void throw_cublas(cublasStatus_t s, const char* expr, const char* file, int line) {
-    const std::string msg = std::string("cuBLAS error ") + cublasGetStatusName(s) + " (" +
-                            cublasGetStatusString(s) + ")" + where(expr, file, line);
-    if (s == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemory(msg);
     throw CudaError(msg);
 }
 
@@ -62,14 +54,6 @@ inline void warn_cuda(cudaError_t e, const char* expr, const char* file, int lin
         const cudaError_t cudag_err_ = (expr);                                    \
         if (cudag_err_ != cudaSuccess)                                            \
             ::cudag::cuda::detail::warn_cuda(cudag_err_, #expr, __FILE__, __LINE__); \
-    } while (0)
-
-/// Throw cuda::CudaError (or OutOfMemory) unless a cuBLAS call succeeds.
-#define CUDAG_CUBLAS_CHECK(expr)                                                       \
-    do {                                                                               \
-        const cublasStatus_t cudag_st_ = (expr);                                       \
-        if (cudag_st_ != CUBLAS_STATUS_SUCCESS)                                        \
-            ::cudag::cuda::detail::throw_cublas(cudag_st_, #expr, __FILE__, __LINE__); \
     } while (0)
 
 /// After a kernel launch: launch errors throw; with -DCUDAG_SYNC_CHECKS=ON the device

@@ -10,6 +10,7 @@
 
 #include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
+#include "mpi/communicator.hpp"
 #include "pc/skeleton_engine.hpp"
 
 namespace cudag::cuda {
@@ -54,14 +55,18 @@ void warm_up(int device) noexcept;
 std::string device_report();
 
 /// Gaussian (Fisher-z) skeleton engine on device `device`. The correlation matrix is
-/// computed on the GPU (columns standardised, C = ZᵀZ by cuBLAS DSYRK in double, unit
-/// diagonal, clamped to [-1, 1]) and stays there (n² doubles).
+/// computed on the GPU (kernels/correlation.cu: equal bit for bit to
+/// ci::correlation_matrix) and stays there (n² doubles). With an NCCL communicator of
+/// more than one rank (every rank calls this together), each rank computes the upper
+/// triangle of its block of rows (blocks of equal work, 64-row tiles) and the blocks are
+/// all-gathered over the GPUs; any other communicator: every rank computes all of C.
 /// Throws InputError for a constant column or an exhaustive (causal-learn) policy,
 /// OutOfMemory when C does not fit in the free device memory, cuda::CudaError on
 /// other CUDA failures.
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
                                                        const pc::TestPolicy& policy,
-                                                       const FisherTunables& t, int device = 0);
+                                                       const FisherTunables& t, int device = 0,
+                                                       mpi::Communicator* comm = nullptr);
 
 /// As make_fisher_engine, from a given n×n correlation matrix (host, row-major,
 /// unit diagonal) of a data set with n_samples samples; the matrix is uploaded as is.
@@ -75,6 +80,12 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vect
 /// The correlation matrix as make_fisher_engine computes it on the GPU, copied back
 /// (n×n, row-major). For checks and tests.
 std::vector<double> gpu_correlation(const Dataset& data, int device = 0);
+
+/// Rows [row_begin, row_end) of the correlation matrix, every column, computed on the GPU
+/// from those rows alone ((row_end - row_begin) × n, row-major). For tests: equal bit for
+/// bit to the same rows of gpu_correlation and of ci::correlation_matrix.
+std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end,
+                                         int device = 0);
 
 /// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,
 /// γ = 2, β = 1).

@@ -42,6 +42,7 @@
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 #include "engines.hpp"
+#include "mpi/partition.hpp"
 #include "pc_gaussian.cuh"
 
 namespace cudag::cuda {
@@ -170,17 +171,59 @@ public:
         stream_->synchronize();
     }
 
-    /// Compute the correlation matrix of `data` on the device.
-    void compute_correlation_of(const Dataset& data) {
+    /// Checks and C's allocation before computing it: constant columns, device memory for
+    /// C, z and the uploaded data (freed before C's entries are computed).
+    void prepare_correlation(const Dataset& data) {
         ci::check_no_constant_columns(data);
         DeviceGuard guard(device_);
         const std::size_t nn = static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_);
         const std::size_t nm = static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_);
-        check_fits(device_, (nn + nm) * sizeof(double),
+        check_fits(device_, (nn + 2 * nm) * sizeof(double),
                    "the " + dims() + " correlation matrix (with the " + std::to_string(m_) + "x" +
                        std::to_string(n_) + " data)");
         corr_.resize_discard(nn);
+    }
+
+    /// Compute the correlation matrix of `data` on the device.
+    void compute_correlation_of(const Dataset& data) {
+        prepare_correlation(data);
+        DeviceGuard guard(device_);
         compute_correlation(data.values.data(), n_, m_, corr_.data(), stream());
+        stream_->synchronize();
+    }
+
+    /// This rank's block of C's rows, upper triangle only (blocks of 64-row tiles of equal
+    /// work, the same cut on every rank); share_correlation_blocks() completes C.
+    void correlation_block_of(const Dataset& data, int rank, int ranks) {
+        prepare_correlation(data);
+        DeviceGuard guard(device_);
+        constexpr std::int64_t kRowsPerTile = 64;
+        const std::int64_t tiles = (n_ + kRowsPerTile - 1) / kRowsPerTile;
+        std::vector<double> work(static_cast<std::size_t>(tiles));
+        for (std::int64_t t = 0; t < tiles; ++t) work[t] = static_cast<double>(n_ - kRowsPerTile * t);
+        const mpi::RowPartition part = mpi::partition_rows(work, ranks);
+        const auto row_of = [&](std::int64_t tile) { return std::min(n_, tile * kRowsPerTile); };
+        block_counts_.assign(static_cast<std::size_t>(ranks), 0);
+        for (int r = 0; r < ranks; ++r)
+            block_counts_[static_cast<std::size_t>(r)] =
+                static_cast<std::size_t>((row_of(part.end(r)) - row_of(part.begin(r))) * n_);
+        block_row0_ = row_of(part.begin(rank));
+        const std::int64_t r1 = row_of(part.end(rank));
+        DeviceBuffer<double> z(static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_));
+        standardise_columns(data.values.data(), n_, m_, z.data(), stream());
+        const std::int64_t step = std::int64_t(65535) * kRowsPerTile;
+        for (std::int64_t a = block_row0_; a < r1; a += step)
+            launch_correlation_rows(z.data(), n_, m_, a, std::min(r1, a + step), true, corr_.data(), 0,
+                                    stream());
+        stream_->synchronize();
+    }
+
+    /// Collective: every rank's block to every rank (over the GPUs with NCCL), then the
+    /// lower triangle from the upper.
+    void share_correlation_blocks(mpi::Communicator& comm) {
+        DeviceGuard guard(device_);
+        comm.allgatherv(corr_.data() + block_row0_ * n_, corr_.data(), block_counts_, mpi::DataType::Float64);
+        launch_mirror_lower(corr_.data(), n_, stream());
         stream_->synchronize();
     }
 
@@ -229,6 +272,9 @@ private:
     FisherTunables tun_;
     std::unique_ptr<Stream> stream_;
     DeviceBuffer<double> corr_;
+    /// correlation_block_of: every rank's block (entries) and this rank's first row.
+    std::vector<std::size_t> block_counts_;
+    std::int64_t block_row0_ = 0;
     // level 0
     DeviceBuffer<std::uint64_t> bits_;
     DeviceBuffer<double> dense_;
@@ -809,9 +855,35 @@ std::string device_report() {
 
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
                                                        const pc::TestPolicy& policy,
-                                                       const FisherTunables& t, int device) {
-    auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
-    eng->compute_correlation_of(data);
+                                                       const FisherTunables& t, int device,
+                                                       mpi::Communicator* comm) {
+    if (comm == nullptr || comm->size() == 1) {
+        auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+        eng->compute_correlation_of(data);
+        return eng;
+    }
+    // Collective: a failure on any rank ends every rank at the same point (mpi::agree).
+    std::unique_ptr<CudaFisherEngine> eng;
+    const bool split = comm->name() == "nccl";
+    std::exception_ptr err;
+    try {
+        eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+        if (split)
+            eng->correlation_block_of(data, comm->rank(), comm->size());
+        else
+            eng->compute_correlation_of(data);  // host communicators: each rank all of C
+    } catch (...) {
+        err = std::current_exception();
+    }
+    mpi::agree(*comm, err);
+    if (split) {
+        try {
+            eng->share_correlation_blocks(*comm);
+        } catch (...) {
+            err = std::current_exception();
+        }
+        mpi::agree(*comm, err);
+    }
     return eng;
 }
 
@@ -824,6 +896,24 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vect
     auto eng = make_engine(n, n_samples, policy, t, device);
     eng->load_correlation(corr);
     return eng;
+}
+
+std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end,
+                                         int device) {
+    const std::int64_t n = data.n_vars, m = data.n_samples;
+    CUDAG_EXPECTS(0 <= row_begin && row_begin <= row_end && row_end <= n, "cuda: rows out of range");
+    check_device(device);
+    DeviceGuard guard(device);
+    Stream stream;
+    DeviceBuffer<double> z(static_cast<std::size_t>(n * m));
+    standardise_columns(data.values.data(), n, m, z.data(), stream.get());
+    const std::size_t count = static_cast<std::size_t>((row_end - row_begin) * n);
+    DeviceBuffer<double> c(std::max<std::size_t>(count, 1));
+    launch_correlation_rows(z.data(), n, m, row_begin, row_end, false, c.data(), row_begin, stream.get());
+    std::vector<double> out(count);
+    c.download(out.data(), count, stream.get());
+    stream.synchronize();
+    return out;
 }
 
 std::vector<double> gpu_correlation(const Dataset& data, int device) {

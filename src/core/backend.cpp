@@ -82,16 +82,18 @@ cuda::FisherTunables cuda_tunables(const GpuTunables& tunables) {
 
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
                                                        const pc::TestPolicy& policy, int threads,
-                                                       const GpuTunables& tunables, int device) {
+                                                       const GpuTunables& tunables, int device,
+                                                       mpi::Communicator* comm) {
 #if CUDAG_HAVE_CUDA
     if (picks_gpu(kind, policy)) {
         cuda::FisherTunables t = cuda_tunables(tunables);
         t.host_threads = threads;
-        return cuda::make_fisher_engine(data, policy, t, device);
+        return cuda::make_fisher_engine(data, policy, t, device, comm);
     }
 #else
     (void)tunables;
     (void)device;
+    (void)comm;
     picks_gpu(kind, policy);
 #endif
     return std::make_unique<ci::CpuFisherEngine>(data, policy, threads);

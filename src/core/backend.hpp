@@ -8,6 +8,7 @@
 
 #include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
+#include "mpi/communicator.hpp"
 #include "pc/skeleton_engine.hpp"
 
 namespace cudag {
@@ -45,10 +46,13 @@ bool cuda_compiled();
 
 /// The Fisher-z skeleton engine for `kind`. Auto picks CUDA when compiled, a GPU
 /// is visible and the policy runs there (not exhaustive); otherwise the CPU.
-/// Asking for CUDA in a CPU-only build throws NotCompiled.
+/// Asking for CUDA in a CPU-only build throws NotCompiled. With `comm` (every rank calls
+/// this together) a CUDA engine on an NCCL communicator computes its block of rows of the
+/// correlation matrix and the blocks are all-gathered over the GPUs (the same matrix).
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
                                                        const pc::TestPolicy& policy, int threads,
-                                                       const GpuTunables& tunables, int device = 0);
+                                                       const GpuTunables& tunables, int device = 0,
+                                                       mpi::Communicator* comm = nullptr);
 
 /// Whether make_fisher_engine(kind, ..., policy, ...) picks the CUDA engine. Throws as
 /// make_fisher_engine does for a kind this build or machine cannot run.

@@ -10,12 +10,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "ci/correlation.hpp"
 #include "ci/cpu_fisher_engine.hpp"
 #include "ci/fisher_z.hpp"
 #include "core/combinations.hpp"
@@ -396,21 +398,38 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
         ci::CpuFisherEngine cpu(data, opt.policy, 0);
-        // cuBLAS sums in another order than the CPU: entries agree to rounding only.
+        // The GPU sums every entry in the CPU's order: C is the same bit for bit.
         const std::vector<double> c = cuda::gpu_correlation(data);
-        double worst = 0.0;
-        for (std::size_t k = 0; k < c.size(); ++k) worst = std::max(worst, std::fabs(c[k] - cpu.correlation()[k]));
-        EXPECT_LT(worst, 1e-12) << "n=" << n;
+        ASSERT_EQ(c.size(), cpu.correlation().size());
+        std::size_t differ = 0;
+        for (std::size_t k = 0; k < c.size(); ++k)
+            differ += std::memcmp(&c[k], &cpu.correlation()[k], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0u) << "n=" << n;
         const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
         for (char variant : {'s', 'e'}) {
             cuda::FisherTunables t;
             t.variant = variant;
             auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
-            // Decisions flip only for a p within ~1e-12 of alpha; pMax tolerance follows C's.
-            EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-7)) << "n=" << n << " " << variant;
+            // Same C: the same decisions and sets; p differs by the ulps of erfc/log1p only.
+            EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << "n=" << n << " " << variant;
         }
-        std::printf("[full-gpu] n=%lld m=%lld: max |C_gpu - C_cpu| = %.3g\n", static_cast<long long>(n),
-                    static_cast<long long>(m), worst);
+    }
+}
+
+TEST(CudaFisher, CorrelationRowBlocksEqualTheWholeMatrix) {
+    CUDAG_REQUIRE_GPU();
+    // m not a multiple of the kernel's 16-sample chunks, n not of its 64-row tiles.
+    const Dataset data = simulate(203, 77, 4, 21);
+    const std::vector<double> whole = ci::correlation_matrix(data, 3);
+    const std::int64_t n = data.n_vars;
+    for (auto [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 203}, {0, 64}, {5, 70}, {130, 203}, {202, 203}}) {
+        const std::vector<double> rows = cuda::gpu_correlation_rows(data, r0, r1);
+        ASSERT_EQ(static_cast<std::int64_t>(rows.size()), (r1 - r0) * n);
+        std::size_t differ = 0;
+        for (std::int64_t k = 0; k < (r1 - r0) * n; ++k)
+            differ += std::memcmp(&rows[k], &whole[r0 * n + k], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0u) << "rows " << r0 << ".." << r1;
+        EXPECT_EQ(rows[0 * n + r0], 1.0);
     }
 }
 

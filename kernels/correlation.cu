@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "correlation_entry.cuh"
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 
@@ -112,10 +113,8 @@ __global__ void mirror_kernel(double* c, std::int64_t n) {
         if (j < i) c[i * n + j] = c[j * n + i];
 }
 
-__global__ void gather_block_kernel(const double* corr, std::int64_t n, const std::int32_t* nodes,
-                                    int k, double* out) {
-    for (int t = threadIdx.x; t < k * k; t += blockDim.x)
-        out[t] = corr[static_cast<std::int64_t>(nodes[t / k]) * n + nodes[t % k]];
+__global__ void gather_block_kernel(CorrSource corr, const std::int32_t* nodes, int k, double* out) {
+    for (int t = threadIdx.x; t < k * k; t += blockDim.x) out[t] = detail::corr_entry(corr, nodes[t / k], nodes[t % k]);
 }
 
 }  // namespace
@@ -167,9 +166,9 @@ void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m,
     // z is freed when it goes out of scope; cudaFree waits for the queued work.
 }
 
-void launch_gather_block(const double* d_corr, std::int64_t n, const std::int32_t* d_nodes, int k,
-                         double* d_out, cudaStream_t stream) {
-    gather_block_kernel<<<1, 128, 0, stream>>>(d_corr, n, d_nodes, k, d_out);
+void launch_gather_block(const CorrSource& corr, const std::int32_t* d_nodes, int k, double* d_out,
+                         cudaStream_t stream) {
+    gather_block_kernel<<<1, 128, 0, stream>>>(corr, d_nodes, k, d_out);
     CUDAG_CHECK_LAUNCH();
 }
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "pc_gaussian.cuh"
+
 namespace cudag::cuda {
 
 /// Pearson correlation matrix on the device, equal bit for bit to ci::correlation_matrix
@@ -32,9 +34,9 @@ void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, 
 /// The lower triangle of the n×n d_c from its upper triangle.
 void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream);
 
-/// d_out[a*k + b] = corr[nodes[a]*n + nodes[b]] for a, b < k (the (l+2)×(l+2) block of
-/// one test); d_nodes and d_out on the device.
-void launch_gather_block(const double* d_corr, std::int64_t n, const std::int32_t* d_nodes, int k,
-                         double* d_out, cudaStream_t stream);
+/// d_out[a*k + b] = C[nodes[a], nodes[b]] for a, b < k (the (l+2)×(l+2) block of one
+/// test); d_nodes and d_out on the device.
+void launch_gather_block(const CorrSource& corr, const std::int32_t* d_nodes, int k, double* d_out,
+                         cudaStream_t stream);
 
 }  // namespace cudag::cuda

@@ -40,6 +40,13 @@ struct FisherTunables {
     int generic_from_level = 0;
     /// Host threads for unpacking a level's results (the CPU side of run_level).
     int host_threads = 1;
+    /// Most device memory (bytes) the correlation matrix may take (0: the free memory).
+    /// When C (n² doubles) does not fit, the engine holds the standardised data instead:
+    /// level 0 computes C in row blocks, levels >= 1 hold the rows of C that the rank's
+    /// first block of rows needs (as many as fit) and sum any other entry again from the
+    /// data, equal bit for bit, so results do not change (SkeletonEngine::setup_note says
+    /// which mode was chosen and why).
+    std::int64_t corr_limit_bytes = 0;
 };
 
 /// Number of CUDA devices visible to this process; 0 when there is no device or no

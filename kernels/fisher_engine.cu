@@ -166,36 +166,107 @@ public:
                     symmetric_ = false;
                     break;
                 }
+        whole_ = true;
         corr_.resize_discard(corr.size());
         corr_.upload(corr.data(), corr.size(), stream());
         stream_->synchronize();
     }
 
-    /// Checks and C's allocation before computing it: constant columns, device memory for
-    /// C, z and the uploaded data (freed before C's entries are computed).
-    void prepare_correlation(const Dataset& data) {
+    /// Whether C can be held whole: n² doubles (with the data and z while it is computed)
+    /// within the free device memory and FisherTunables::corr_limit_bytes. Checks the
+    /// columns; allocates nothing.
+    bool correlation_fits(const Dataset& data) {
         ci::check_no_constant_columns(data);
         DeviceGuard guard(device_);
         const std::size_t nn = static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_);
         const std::size_t nm = static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_);
-        check_fits(device_, (nn + 2 * nm) * sizeof(double),
-                   "the " + dims() + " correlation matrix (with the " + std::to_string(m_) + "x" +
-                       std::to_string(n_) + " data)");
-        corr_.resize_discard(nn);
+        const auto [free_b, total_b] = device_memory_info();
+        const std::size_t margin = std::size_t(64) << 20;
+        const bool fits = (nn + 2 * nm) * sizeof(double) + margin <= free_b &&
+                          (tun_.corr_limit_bytes <= 0 ||
+                           nn * sizeof(double) <= static_cast<std::size_t>(tun_.corr_limit_bytes));
+        if (!fits)
+            corr_note_ = "the " + dims() + " correlation matrix does not fit: it needs " +
+                         format_bytes(nn * sizeof(double)) +
+                         (tun_.corr_limit_bytes > 0 ? " (limit " + format_bytes(tun_.corr_limit_bytes) + ")" : "") +
+                         "; " + device_label(device_) + " has " + format_bytes(free_b) + " free of " +
+                         format_bytes(total_b) + ": C is computed in row blocks at level 0, then each rank " +
+                         "holds the rows its first level's block needs (as many as fit) and sums any " +
+                         "other entry again from the standardised data (the same values)";
+        return fits;
     }
 
-    /// Compute the correlation matrix of `data` on the device.
-    void compute_correlation_of(const Dataset& data) {
-        prepare_correlation(data);
+    /// Hold C whole (`whole`) or, when it does not fit, the standardised data; for
+    /// `whole`, allocate C.
+    void choose_correlation_mode(bool whole) {
         DeviceGuard guard(device_);
-        compute_correlation(data.values.data(), n_, m_, corr_.data(), stream());
+        whole_ = whole;
+        const std::size_t nn = static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_);
+        const std::size_t nm = static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_);
+        if (whole) {
+            check_fits(device_, (nn + 2 * nm) * sizeof(double),
+                       "the " + dims() + " correlation matrix (with the " + std::to_string(m_) + "x" +
+                           std::to_string(n_) + " data)");
+            corr_.resize_discard(nn);
+            return;
+        }
+        // Without C: z, the data while z is computed, level 0's bit adjacency.
+        const std::size_t words = static_cast<std::size_t>((n_ + 63) / 64);
+        check_fits(device_, 2 * nm * sizeof(double) + static_cast<std::size_t>(n_) * words * 8,
+                   "the " + std::to_string(m_) + "x" + std::to_string(n_) +
+                       " standardised data and the bit adjacency (C not held whole)");
+    }
+
+    /// Compute the correlation matrix of `data` on the device (or, when C is not held
+    /// whole, the standardised columns it is computed from).
+    void compute_correlation_of(const Dataset& data) {
+        DeviceGuard guard(device_);
+        if (whole_) {
+            compute_correlation(data.values.data(), n_, m_, corr_.data(), stream());
+        } else {
+            z_.resize_discard(static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_));
+            standardise_columns(data.values.data(), n_, m_, z_.data(), stream());
+        }
         stream_->synchronize();
+    }
+
+    /// Where the kernels read C: whole, or the held rows and z.
+    CorrSource corr_source() const {
+        if (whole_) return whole_correlation(corr_.data(), n_);
+        CorrSource c;
+        c.rows = corr_.data();
+        c.n = n_;
+        c.lo = held_lo_;
+        c.hi = held_hi_;
+        c.z = z_.data();
+        c.m = m_;
+        return c;
+    }
+
+    /// C not whole: hold rows [row_begin, ...) of C, as many as fit beside `reserve` bytes
+    /// (once per search; later levels read their other rows' entries from z).
+    void hold_rows(std::int64_t row_begin, std::int64_t row_end, std::size_t reserve) {
+        const std::size_t row_bytes = static_cast<std::size_t>(n_) * sizeof(double);
+        const auto [free_b, total_b] = device_memory_info();
+        std::size_t budget = free_b > reserve ? free_b - reserve : 0;
+        if (tun_.corr_limit_bytes > 0) budget = std::min(budget, static_cast<std::size_t>(tun_.corr_limit_bytes));
+        const std::int64_t fit = static_cast<std::int64_t>(budget / row_bytes);
+        held_lo_ = row_begin;
+        held_hi_ = row_begin + std::max<std::int64_t>(0, std::min(fit, row_end - row_begin));
+        held_ready_ = true;
+        if (held_hi_ == held_lo_) return;
+        corr_.release();
+        corr_.resize_discard(static_cast<std::size_t>(held_hi_ - held_lo_) * static_cast<std::size_t>(n_));
+        const std::int64_t step = std::int64_t(65535) * 64;
+        for (std::int64_t a = held_lo_; a < held_hi_; a += step)
+            launch_correlation_rows(z_.data(), n_, m_, a, std::min(held_hi_, a + step), false, corr_.data(),
+                                    held_lo_, stream());
     }
 
     /// This rank's block of C's rows, upper triangle only (blocks of 64-row tiles of equal
     /// work, the same cut on every rank); share_correlation_blocks() completes C.
     void correlation_block_of(const Dataset& data, int rank, int ranks) {
-        prepare_correlation(data);
+        CUDAG_ASSERT(whole_);
         DeviceGuard guard(device_);
         constexpr std::int64_t kRowsPerTile = 64;
         const std::int64_t tiles = (n_ + kRowsPerTile - 1) / kRowsPerTile;
@@ -228,6 +299,7 @@ public:
     }
 
     std::vector<double> download_correlation() {
+        CUDAG_EXPECTS(whole_, "cuda: the correlation matrix is not held whole");
         DeviceGuard guard(device_);
         std::vector<double> c(corr_.size());
         corr_.download(c.data(), c.size(), stream());
@@ -236,6 +308,7 @@ public:
     }
 
     std::string name() const override { return "cuda"; }
+    std::string setup_note() const override { return corr_note_; }
     std::int64_t n_vars() const override { return n_; }
 
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
@@ -271,7 +344,12 @@ private:
     pc::TestPolicy policy_;
     FisherTunables tun_;
     std::unique_ptr<Stream> stream_;
-    DeviceBuffer<double> corr_;
+    DeviceBuffer<double> corr_;  ///< C whole, or rows [held_lo_, held_hi_) of it
+    bool whole_ = true;
+    DeviceBuffer<double> z_;  ///< C not whole: the standardised columns (n×m)
+    std::int64_t held_lo_ = 0, held_hi_ = 0;
+    bool held_ready_ = false;  ///< C not whole: hold_rows() ran for this search
+    std::string corr_note_;
     /// correlation_block_of: every rank's block (entries) and this rank's first row.
     std::vector<std::size_t> block_counts_;
     std::int64_t block_row0_ = 0;
@@ -340,8 +418,14 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     bits_.resize_discard(static_cast<std::size_t>(n * words));
     bits_.fill_bytes(0, s);
 
+    if (!whole_) {
+        // A new search holds its rows again at its first level.
+        held_lo_ = held_hi_ = 0;
+        held_ready_ = false;
+        corr_.release();
+    }
     Level0Args a;
-    a.corr = corr_.data();
+    a.corr = corr_source();
     a.n = n;
     a.m = m_;
     a.alpha = policy_.alpha;
@@ -357,7 +441,30 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
         a.dense_p = dense_.data();
         a.dense_base = pair_base(row_begin, n);
     }
-    launch_gaussian_level0(a, s);
+    if (whole_) {
+        launch_gaussian_level0(a, s);
+    } else {
+        // Row blocks of C (upper triangle) in a buffer of about a quarter of free memory.
+        const std::size_t row_bytes = static_cast<std::size_t>(n) * sizeof(double);
+        std::size_t budget = device_memory_info().first / 4;
+        if (tun_.corr_limit_bytes > 0) budget = std::min(budget, static_cast<std::size_t>(tun_.corr_limit_bytes));
+        const std::int64_t fit = static_cast<std::int64_t>(budget / row_bytes);
+        const std::int64_t rows_per_block =
+            std::min(row_end - row_begin, std::max<std::int64_t>(64, fit / 64 * 64));
+        DeviceBuffer<double> blk(static_cast<std::size_t>(rows_per_block) * static_cast<std::size_t>(n));
+        for (std::int64_t b0 = row_begin; b0 < row_end; b0 += rows_per_block) {
+            const std::int64_t b1 = std::min(row_end, b0 + rows_per_block);
+            launch_correlation_rows(z_.data(), n, m_, b0, b1, true, blk.data(), b0, s);
+            a.corr.rows = blk.data();
+            a.corr.lo = b0;
+            a.corr.hi = b1;
+            a.row_begin = b0;
+            a.row_end = b1;
+            launch_gaussian_level0(a, s);
+        }
+        stream_->synchronize();  // before blk is freed
+        tr.mark("C blocks+kernel");
+    }
 
     if (!dense) {
         // The kept pairs with their p-values as an upper-triangle CSR (compaction of the
@@ -380,7 +487,7 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             kp_.resize_discard(static_cast<std::size_t>(total));
             launch_row_neighbours(view, row_begin, row_end, true, koffsets_.data(), kcols_.data(), s);
             PairPArgs pa;
-            pa.corr = corr_.data();
+            pa.corr = corr_source();  // C not whole: entries summed again from z
             pa.n = n;
             pa.m = m_;
             pa.row_begin = row_begin;
@@ -449,7 +556,8 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     uploaded_ = nullptr;
     // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
-    const bool scan = symmetric_ && l <= tun_.scan_levels;
+    // Not on rows of C that are not held: the scan reads rows of C directly.
+    const bool scan = symmetric_ && whole_ && l <= tun_.scan_levels;
     const bool edge_parallel = !scan && tun_.variant == 'e';
 
     // Rows with something to test, heaviest first (blocks start in index order, so the
@@ -484,8 +592,12 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     mirror_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
     launch_mirror(offsets_.data(), nbrs_.data(), n_, mirror_.data(), s);
 
+    if (!whole_ && !held_ready_) {
+        // Level buffers of this size (and the winners' sets) beside a 1 GiB margin.
+        hold_rows(row_begin, row_end, (std::size_t(1) << 30) + static_cast<std::size_t>(n_entries) * 64);
+    }
     LevelArgs a;
-    a.corr = corr_.data();
+    a.corr = corr_source();
     a.n = n_;
     a.m = m_;
     a.l = l;
@@ -774,7 +886,7 @@ double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vect
         nodes_.resize_discard(nodes.size());
         block_.resize_discard(sub.size());
         nodes_.upload(nodes.data(), nodes.size(), stream());
-        launch_gather_block(corr_.data(), n_, nodes_.data(), k, block_.data(), stream());
+        launch_gather_block(corr_source(), nodes_.data(), k, block_.data(), stream());
         block_.download(sub.data(), sub.size(), stream());
         stream_->synchronize();
     }
@@ -859,15 +971,26 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
                                                        mpi::Communicator* comm) {
     if (comm == nullptr || comm->size() == 1) {
         auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+        eng->choose_correlation_mode(eng->correlation_fits(data));
         eng->compute_correlation_of(data);
         return eng;
     }
-    // Collective: a failure on any rank ends every rank at the same point (mpi::agree).
+    // Collective: a failure on any rank ends every rank at the same point (mpi::agree),
+    // and every rank holds C the same way (whole only where it fits on every rank).
     std::unique_ptr<CudaFisherEngine> eng;
-    const bool split = comm->name() == "nccl";
     std::exception_ptr err;
+    int fits = 0;
     try {
         eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+        fits = eng->correlation_fits(data) ? 1 : 0;
+    } catch (...) {
+        err = std::current_exception();
+    }
+    mpi::agree(*comm, err);
+    fits = comm->allreduce(fits, mpi::ReduceOp::Min);
+    const bool split = fits == 1 && comm->name() == "nccl";
+    try {
+        eng->choose_correlation_mode(fits == 1);
         if (split)
             eng->correlation_block_of(data, comm->rank(), comm->size());
         else
@@ -920,6 +1043,7 @@ std::vector<double> gpu_correlation(const Dataset& data, int device) {
     pc::TestPolicy policy;
     FisherTunables t;
     auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+    eng->choose_correlation_mode(true);
     eng->compute_correlation_of(data);
     return eng->download_correlation();
 }

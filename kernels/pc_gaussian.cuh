@@ -24,6 +24,27 @@ constexpr unsigned long long kLowerSideSeparated = ~0ull - 1;
 constexpr int kNoCorrelationByte = 0x7f;
 constexpr unsigned long long kNoCorrelation = 0x7f7f7f7f7f7f7f7full;
 
+/// Where the kernels read the correlation matrix: rows [lo, hi) held (row a at
+/// rows + (a - lo) * n, every column), any other entry summed again from the standardised
+/// columns z (n×m, variable-major) in the order of kernels/correlation.cu, so it equals the
+/// held value bit for bit. lo = 0, hi = n: C held whole (z unused). See corr_entry().
+struct CorrSource {
+    const double* rows = nullptr;
+    std::int64_t n = 0, lo = 0, hi = 0;
+    const double* z = nullptr;
+    std::int64_t m = 0;
+    __host__ __device__ bool whole() const { return lo == 0 && hi == n; }
+};
+
+/// C whole, n×n row-major on the device.
+inline CorrSource whole_correlation(const double* c, std::int64_t n) {
+    CorrSource s;
+    s.rows = c;
+    s.n = n;
+    s.hi = n;
+    return s;
+}
+
 /// |r| thresholds (r_lo, r_hi) around the p = alpha boundary of fisher_z_pvalue at level
 /// l with m samples: outside [r_lo, r_hi] the p-value's side of alpha is certain (the
 /// band is 1e-6 relative, p moves by far more than its rounding across it).
@@ -31,7 +52,7 @@ std::pair<double, double> decision_band(std::int64_t m, int l, double alpha, boo
 
 /// Level 0 over the pairs (i, j), i in [row_begin, row_end), j > i.
 struct Level0Args {
-    const double* corr = nullptr;  ///< device, n×n row-major
+    CorrSource corr;
     std::int64_t n = 0;
     std::int64_t m = 0;  ///< samples
     double alpha = 0.01;
@@ -51,7 +72,7 @@ void launch_gaussian_level0(const Level0Args& a, cudaStream_t stream);
 /// p-values of kept pairs listed as compacted rows: pair k is (row_begin + r, cols[k])
 /// for offsets[r] <= k < offsets[r+1]; writes p_out[k].
 struct PairPArgs {
-    const double* corr = nullptr;
+    CorrSource corr;
     std::int64_t n = 0, m = 0;
     std::int64_t row_begin = 0, n_rows = 0;
     const std::int64_t* offsets = nullptr;  ///< n_rows + 1
@@ -64,7 +85,7 @@ void launch_pair_pvalues(const PairPArgs& a, cudaStream_t stream);
 /// Shared by the level-l kernels. Entries e index the snapshot's compacted rows:
 /// e = offsets[i] + q is (row i, neighbour nbrs[e]), tested with S ⊆ adj(i) \ {nbrs[e]}.
 struct LevelArgs {
-    const double* corr = nullptr;  ///< device, n×n row-major
+    CorrSource corr;  ///< whole for the entry scan
     std::int64_t n = 0, m = 0;
     int l = 1;
     double alpha = 0.01;

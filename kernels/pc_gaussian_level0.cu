@@ -5,6 +5,7 @@
 // dense upper triangle on request. Also the p-values of kept pairs listed by compaction.
 #include "ci/fisher_z.hpp"
 #include "cuda_check.cuh"
+#include "correlation_entry.cuh"
 #include "pc_gaussian.cuh"
 
 namespace cudag::cuda {
@@ -20,7 +21,7 @@ __global__ void level0_kernel(Level0Args a) {
     for (std::int64_t i = a.row_begin + blockIdx.y; i < a.row_end; i += gridDim.y) {
         bool kept = false;
         if (j > i && j < a.n) {
-            const double p = ci::fisher_z_pvalue(a.corr[i * a.n + j], a.m, 0);
+            const double p = ci::fisher_z_pvalue(detail::corr_entry(a.corr, i, j), a.m, 0);
             if (a.dense_p) a.dense_p[i * a.n - i * (i + 1) / 2 + (j - i - 1) - a.dense_base] = p;
             kept = a.strict ? !(p > a.alpha) : !(p >= a.alpha);
             if (kept) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
@@ -43,7 +44,7 @@ __global__ void pair_pvalues_kernel(PairPArgs a) {
             else hi = mid;
         }
         const std::int64_t i = a.row_begin + lo;
-        a.p_out[k] = ci::fisher_z_pvalue(a.corr[i * a.n + a.cols[k]], a.m, 0);
+        a.p_out[k] = ci::fisher_z_pvalue(detail::corr_entry(a.corr, i, a.cols[k]), a.m, 0);
     }
 }
 

@@ -36,6 +36,7 @@
 #include "core/combinations.hpp"
 #include "cuda_check.cuh"
 #include "pc_gaussian.cuh"
+#include "correlation_entry.cuh"
 #include "pc_gaussian_device.cuh"
 
 namespace cudag::cuda {
@@ -85,8 +86,8 @@ __device__ __forceinline__ bool lower_side_separated(const LevelArgs& a, std::in
 /// projection yi (the CPU engine's exact sequence of calls).
 __device__ __forceinline__ double test_r(const LevelArgs& a, const ci::ConditioningBlock& blk,
                                          const Workspace& ws, std::int32_t i, std::int32_t j) {
-    blk.project(a.corr, a.n, ws.s, j, ws.yj);
-    return ci::partial_correlation(blk, a.corr[static_cast<std::int64_t>(i) * a.n + j], ws.yi,
+    blk.project_with(detail::CorrReader{a.corr}, ws.s, j, ws.yj);
+    return ci::partial_correlation(blk, detail::corr_entry(a.corr, i, j), ws.yi,
                                    ws.yj);
 }
 
@@ -125,8 +126,8 @@ __device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, s
         alive = true;
         if (!factorised) {
             for (int t = 0; t < l; ++t) ws.s[t] = nb[ws.c[t]];
-            blk.factorise(a.corr, a.n, ws.s, l, ws.work);
-            blk.project(a.corr, a.n, ws.s, i, ws.yi);
+            blk.factorise_with(detail::CorrReader{a.corr}, ws.s, l, ws.work);
+            blk.project_with(detail::CorrReader{a.corr}, ws.s, i, ws.yi);
             factorised = true;
         }
         const double rr = test_r(a, blk, ws, i, nb[q]);
@@ -239,8 +240,8 @@ __global__ void cupc_e_kernel(LevelArgs a, EdgeParallelLaunch s) {
                     break;
                 }
                 for (int t = 0; t < l; ++t) ws.s[t] = nb[ws.c[t] + (ws.c[t] >= q)];
-                blk.factorise(a.corr, a.n, ws.s, l, ws.work);
-                blk.project(a.corr, a.n, ws.s, i, ws.yi);
+                blk.factorise_with(detail::CorrReader{a.corr}, ws.s, l, ws.work);
+                blk.project_with(detail::CorrReader{a.corr}, ws.s, i, ws.yi);
                 const double rr = test_r(a, blk, ws, i, j);
                 ++tests;
                 if (independent_r(a, rr, l)) {
@@ -292,8 +293,8 @@ __global__ void winners_kernel(LevelArgs a, WinnerArgs w) {
         }
         ci::ConditioningBlock blk;
         blk.lmat = ws.lmat;
-        blk.factorise(a.corr, a.n, ws.s, l, ws.work);
-        blk.project(a.corr, a.n, ws.s, i, ws.yi);
+        blk.factorise_with(detail::CorrReader{a.corr}, ws.s, l, ws.work);
+        blk.project_with(detail::CorrReader{a.corr}, ws.s, i, ws.yi);
         w.p_out[k] = ci::fisher_z_pvalue(test_r(a, blk, ws, i, nb[q]), a.m, l);
     }
 }

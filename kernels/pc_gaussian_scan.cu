@@ -85,10 +85,10 @@ __device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t
     double lmat[L * L], work[2 * L * L], yi[L], yj[L];
     ci::ConditioningBlock blk;
     blk.lmat = lmat;
-    blk.factorise(a.corr, a.n, s, L, work);
-    blk.project(a.corr, a.n, s, i, yi);
+    blk.factorise(a.corr.rows, a.n, s, L, work);
+    blk.project(a.corr.rows, a.n, s, i, yi);
 #pragma unroll
-    for (int t = 0; t < L; ++t) yj[t] = a.corr[static_cast<std::int64_t>(s[t]) * a.n + j];
+    for (int t = 0; t < L; ++t) yj[t] = a.corr.rows[static_cast<std::int64_t>(s[t]) * a.n + j];
     if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
     h11 = 1.0 - blk.form(yi, yi);
     h22 = 1.0 - blk.form(yj, yj);
@@ -127,7 +127,7 @@ __device__ __forceinline__ void publish(const LevelArgs& a, std::int64_t e, u64 
 __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
                             const std::int32_t* nb, int q, std::int64_t e, std::int64_t r0,
                             std::int64_t r1, bool split, u64& tests) {
-    const double* ci_row = a.corr + static_cast<std::int64_t>(i) * a.n;
+    const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
     const std::int32_t j = nb[q];
     const double cij = ci_row[j];
     MinR mr;
@@ -146,8 +146,8 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
         for (int u = 0; u < U; ++u) {
             const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
             cik[u] = ci_row[k[u]];
-            ckj[u] = a.corr[row + j];
-            ckk[u] = a.corr[row + k[u]];
+            ckj[u] = a.corr.rows[row + j];
+            ckk[u] = a.corr.rows[row + k[u]];
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -171,8 +171,8 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
 __device__ __forceinline__ int level2_fast(const LevelArgs& a, double rlo2, double rhi2, double cij,
                                            const double* ci_row, std::int32_t j, std::int32_t k0,
                                            std::int32_t k1, double& h11, double& h12, double& h22) {
-    const double* row0 = a.corr + static_cast<std::int64_t>(k0) * a.n;
-    const double* row1 = a.corr + static_cast<std::int64_t>(k1) * a.n;
+    const double* row0 = a.corr.rows + static_cast<std::int64_t>(k0) * a.n;
+    const double* row1 = a.corr.rows + static_cast<std::int64_t>(k1) * a.n;
     const double a10 = row1[k0];
     const double piv = 1.0 - a10 * a10;
     if (!(row0[k0] == 1.0 && row1[k1] == 1.0 && piv > 1e-4)) return -1;
@@ -195,7 +195,7 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
                            const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
                            std::int64_t r1, bool split, u64& tests) {
     const std::int32_t j = nb[q];
-    const double* ci_row = a.corr + static_cast<std::int64_t>(i) * a.n;
+    const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
     const double cij = ci_row[j];
     int c[L], s[L];
     combination_unrank_fast(r0, L, d, c);

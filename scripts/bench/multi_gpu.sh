@@ -6,6 +6,9 @@
 #   n100000    n = 100,000, m = 500, about 5 neighbours (BIG=1 or in SETS; its 80 GB
 #              correlation matrix fits one H200, not one H100: there the 1-rank run fails
 #              with the memory message and the table says so)
+#   n150000    n = 150,000, m = 500, about 5 neighbours: its 180 GB correlation matrix fits
+#              no single GPU, so the engine holds rows of it and sums other entries again
+#              from the data (the startup line says so; run it with RANKS="2" or more)
 # For every set and rank count: wall time end to end, skeleton time (sum of level times),
 # time per level with its merge time and imbalance (from `-v`), peak GPU memory per GPU
 # (nvidia-smi sampled every 100 ms, minus what was in use before), speedup and parallel
@@ -15,7 +18,9 @@
 # Usage: scripts/bench/multi_gpu.sh [build-dir]
 #   env: OUT=dir (logs and table), RANKS="1 2" (1 first), SETS="n20000 dense4000",
 #        BIG=1 (add n100000), ALPHA=0.01, MPIEXEC=mpiexec, BACKEND=cuda (cpu: a smoke
-#        test of the script on a machine without GPUs, with SETS=small)
+#        test of the script on a machine without GPUs, with SETS=small), PC_ARGS (more
+#        `cudag pc` options, e.g. "--corr-limit 1"), KEEP_EDGES=1 (copy each run's edge
+#        list into the log folder, to compare runs of different options)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -50,6 +55,7 @@ for set in $sets; do
         dense4000) n=4000 m=10000 d=0.1 ;;
         small) n=1500 m=1000 d=$(awk 'BEGIN { printf "%.6g", 5 / 1499 }') ;;  # smoke test
         n100000) n=100000 m=500 d=$(awk 'BEGIN { printf "%.6g", 5 / 99999 }') ;;
+        n150000) n=150000 m=500 d=$(awk 'BEGIN { printf "%.6g", 5 / 149999 }') ;;
         *) echo "unknown set '$set'" >&2; exit 2 ;;
     esac
     f=$data/$set.h5
@@ -61,7 +67,7 @@ for set in $sets; do
     list=$ranks
     formats=edges,cl
     # n = 100,000: no n×n causal-learn text matrix (2e10 bytes).
-    [[ $set == n100000 ]] && formats=edges
+    [[ $set == n100000 || $set == n150000 ]] && formats=edges
     for r in $list; do
         log=$logs/$set.np$r.log
         out=$data/$set.np$r.h5
@@ -71,7 +77,7 @@ for set in $sets; do
         t0=$(now)
         rc=0
         "$mpiexec" -n "$r" --bind-to none "$cudag" pc --data "$f" --alpha "$alpha" --backend "${BACKEND:-cuda}" \
-            -v --out "$out" --format "$formats" >"$log" 2>&1 || rc=$?
+            -v --out "$out" --format "$formats" ${PC_ARGS:-} >"$log" 2>&1 || rc=$?
         wall=$(since "$t0")
         kill "$smi" 2>/dev/null || true
         wait "$smi" 2>/dev/null || true
@@ -81,6 +87,7 @@ for set in $sets; do
             echo "  $r ranks: failed (rc $rc): $(tail -1 "$log")"
             continue
         fi
+        [[ -n ${KEEP_EDGES:-} ]] && cp "$out.edges.tsv" "$logs/$set.np$r.edges.tsv"
         # Peak per GPU above the first sample (what other processes held).
         peak=$(awk -F', *' '!($1 in base) { base[$1] = $2 } { u = $2 - base[$1]; if (u > p[$1]) p[$1] = u }
                 END { s = ""; for (g in p) s = s sprintf("%sgpu%s:%.1f", s == "" ? "" : " ", g, p[g] / 1024); print s }' \

@@ -134,6 +134,13 @@ CUDAG_HD inline void pseudo_inverse_sym(double* a, int l, double* v, double* out
     }
 }
 
+/// C's entries from a row-major matrix with leading dimension ld.
+struct DenseCorrelation {
+    const double* c;
+    std::int64_t ld;
+    CUDAG_HD double operator()(int a, int b) const { return c[static_cast<std::int64_t>(a) * ld + b]; }
+};
+
 /// The conditioning block of one set S, factorised once and shared by every
 /// test (i, j | S) of a row (cuPC-S). Holds either L (Cholesky) or M2⁺.
 /// Storage is caller-provided: `lmat` and `pinv` need l*l doubles, `scratch` 2*l*l.
@@ -144,14 +151,20 @@ struct ConditioningBlock {
 
     /// Factorise M2 = C[S,S] (C row-major n×n with leading dimension ld).
     CUDAG_HD void factorise(const double* c, std::int64_t ld, const int* s, int l_, double* scratch) {
+        factorise_with(DenseCorrelation{c, ld}, s, l_, scratch);
+    }
+
+    /// As factorise, reading C's entries through corr(a, b) (e.g. entries recomputed
+    /// from the data where C is not held whole).
+    template <class Corr>
+    CUDAG_HD void factorise_with(const Corr& corr, const int* s, int l_, double* scratch) {
         l = l_;
         for (int r = 0; r < l; ++r)
-            for (int q = 0; q < l; ++q) lmat[r * l + q] = c[static_cast<std::int64_t>(s[r]) * ld + s[q]];
+            for (int q = 0; q < l; ++q) lmat[r * l + q] = corr(s[r], s[q]);
         chol = cholesky(lmat, l);
         if (chol) return;
         for (int r = 0; r < l; ++r)
-            for (int q = 0; q < l; ++q)
-                scratch[r * l + q] = c[static_cast<std::int64_t>(s[r]) * ld + s[q]];
+            for (int q = 0; q < l; ++q) scratch[r * l + q] = corr(s[r], s[q]);
         pseudo_inverse_sym(scratch, l, scratch + l * l, lmat);
     }
 
@@ -160,6 +173,13 @@ struct ConditioningBlock {
     CUDAG_HD void project(const double* c, std::int64_t ld, const int* s, int x, double* y) const {
         const double* row = c + static_cast<std::int64_t>(x) * ld;
         for (int r = 0; r < l; ++r) y[r] = row[s[r]];
+        if (chol) forward_solve(lmat, l, y);
+    }
+
+    /// As project, reading C[x, s] through corr(x, s).
+    template <class Corr>
+    CUDAG_HD void project_with(const Corr& corr, const int* s, int x, double* y) const {
+        for (int r = 0; r < l; ++r) y[r] = corr(x, s[r]);
         if (chol) forward_solve(lmat, l, y);
     }
 

@@ -68,6 +68,7 @@ struct PcArgs {
     int uc_rule = -2, uc_priority = -2;
     bool quiet = false, verbose = false, discrete = false;
     double comm_timeout = 600.0;
+    double corr_limit_gib = 0.0;
 };
 
 /// CUDAG_TEST_FAIL="RANK:LEVEL[:unguarded]" injects a failure (tests of the fault path).
@@ -191,6 +192,7 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
     cfg.backend = parse_backend(a.backend);
+    cfg.gpu.corr_limit_bytes = static_cast<std::int64_t>(a.corr_limit_gib * 1073741824.0);
     if (cfg.gpu.variant != 's' && cfg.gpu.variant != 'e')
         throw InputError(std::string("--variant must be s or e, got '") + cfg.gpu.variant + "'");
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
@@ -449,6 +451,11 @@ int main(int argc, char** argv) {
                        "GPU levels 1..N run the entry scan (a thread per edge, sets in lexicographic order) "
                        "instead of --variant; 0: the variant at every level")
         ->check(CLI::Range(0, 6))
+        ->capture_default_str();
+    pc_cmd->add_option("--corr-limit", pa.corr_limit_gib,
+                       "GPU: most GiB the correlation matrix may take (0: the free memory); when C does "
+                       "not fit, its entries are computed again from the data as needed (same results)")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     pc_cmd->add_option("--checkpoint", pa.cfg.checkpoint,
                        "HDF5 checkpoint rewritten after every level (for --resume)");

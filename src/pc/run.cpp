@@ -208,6 +208,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         cfg.on_note(what + buf);
     };
     note(engine.name() + " engine set up (correlation matrix included):", seconds_since(t0));
+    if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());
 
     SkeletonHooks hooks;
     hooks.stop_after_level = cfg.stop_after_level;

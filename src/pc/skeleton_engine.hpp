@@ -117,6 +117,9 @@ public:
 
     virtual std::string name() const = 0;
     virtual std::int64_t n_vars() const = 0;
+    /// A line for the start-up report on how the engine holds its statistics (e.g. where
+    /// the correlation matrix lives and why); empty when there is nothing to say.
+    virtual std::string setup_note() const { return {}; }
 
     /// Level 0 for rows [row_begin, row_end): test every pair (i, j), i < j, i in
     /// the block, and add the dependent ones to `g` (both directions; `g` arrives

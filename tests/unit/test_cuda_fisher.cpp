@@ -416,6 +416,35 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
     }
 }
 
+TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
+    CUDAG_REQUIRE_GPU();
+    // A limit far below n² doubles: level 0 runs C in 64-row blocks, levels >= 1 hold a
+    // few rows of C and sum every other entry again from the data (the entry scan is off).
+    for (auto [n, m, deg, seed, rows] : {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t, std::int64_t>{
+                                             300, 1000, 5, 31, 20},
+                                         {500, 400, 8, 32, 300},
+                                         {700, 2000, 4, 33, 0}}) {
+        const Dataset data = simulate(n, m, deg, seed);
+        pc::SkeletonOptions opt;
+        opt.policy.alpha = 0.05;
+        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        for (char variant : {'s', 'e'}) {
+            cuda::FisherTunables t;
+            t.variant = variant;
+            t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
+            auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
+            EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
+            EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9))
+                << "n=" << n << " " << variant << " rows " << rows;
+            // Orientation's p-values read C through the same path.
+            const std::vector<std::int32_t> s{3, 7};
+            EXPECT_NEAR(gpu->p_value(1, static_cast<std::int32_t>(n - 1), s), cpu.p_value(1, static_cast<std::int32_t>(n - 1), s),
+                        1e-12);
+        }
+    }
+}
+
 TEST(CudaFisher, CorrelationRowBlocksEqualTheWholeMatrix) {
     CUDAG_REQUIRE_GPU();
     // m not a multiple of the kernel's 16-sample chunks, n not of its 64-row tiles.
@@ -470,21 +499,39 @@ TEST(CudaFisher, ConstantColumnIsAnInputError) {
     EXPECT_THROW(cuda::make_fisher_engine(data, {}, {}), InputError);
 }
 
-TEST(CudaFisher, OversizedCorrelationThrowsOutOfMemory) {
-    CUDAG_REQUIRE_GPU();
-    // 200,000 variables: C needs 298 GiB, more than any single GPU has.
+namespace {
+Dataset wide_data(std::int64_t n) {
     Dataset data;
-    data.n_vars = 200000;
+    data.n_vars = n;
     data.n_samples = 4;
     data.values.resize(static_cast<std::size_t>(data.n_vars * data.n_samples));
     for (std::size_t k = 0; k < data.values.size(); ++k) data.values[k] = static_cast<double>(k % 7) + 0.25 * (k % 4);
     for (std::int64_t v = 0; v < data.n_vars; ++v) data.names.push_back("V" + std::to_string(v));
     data.source = "big";
+    return data;
+}
+}  // namespace
+
+TEST(CudaFisher, OversizedCorrelationIsNotHeldWhole) {
+    CUDAG_REQUIRE_GPU();
+    // 200,000 variables: C needs 298 GiB, more than any single GPU has; the engine says
+    // so and holds the standardised data instead.
+    auto eng = cuda::make_fisher_engine(wide_data(200000), {}, {});
+    const std::string note = eng->setup_note();
+    EXPECT_NE(note.find("does not fit: it needs 298.02 GiB"), std::string::npos) << note;
+    EXPECT_NE(note.find("free"), std::string::npos) << note;
+    std::printf("[not whole] %s\n", note.c_str());
+}
+
+TEST(CudaFisher, OversizedBitAdjacencyThrowsOutOfMemory) {
+    CUDAG_REQUIRE_GPU();
+    // 1,500,000 variables: not even the n²/8-byte bit adjacency (262 GiB) fits.
     try {
-        cuda::make_fisher_engine(data, {}, {});
+        cuda::make_fisher_engine(wide_data(1500000), {}, {});
         FAIL() << "no exception";
     } catch (const OutOfMemory& e) {
         const std::string what = e.what();
+        EXPECT_NE(what.find("bit adjacency"), std::string::npos) << what;
         EXPECT_NE(what.find("needs"), std::string::npos) << what;
         EXPECT_NE(what.find("free"), std::string::npos) << what;
         EXPECT_EQ(what.find('\n'), std::string::npos) << what;

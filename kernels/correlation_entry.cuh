@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device reads of the correlation matrix through a CorrSource: a held row, or the entry
+// summed again from the standardised columns (C not held whole).
+#pragma once
+
+#include <cstdint>
+
+#include "pc_gaussian.cuh"
+
+namespace cudag::cuda::detail {
+
+/// C[a, b]. Outside the held rows: Σ_s z_a[s]·z_b[s] in sample order, products and sums
+/// rounded on their own, clamped to [-1, 1] (kernels/correlation.cu's entry, equal to the
+/// held value and to ci::correlation_matrix's bit for bit); the diagonal is 1.
+__device__ __forceinline__ double corr_entry(const CorrSource& c, std::int64_t a, std::int64_t b) {
+    if (a >= c.lo && a < c.hi) return c.rows[(a - c.lo) * c.n + b];
+    if (b >= c.lo && b < c.hi) return c.rows[(b - c.lo) * c.n + a];
+    if (a == b) return 1.0;
+    const double* za = c.z + a * c.m;
+    const double* zb = c.z + b * c.m;
+    double acc = 0.0;
+    for (std::int64_t s = 0; s < c.m; ++s) acc = __dadd_rn(acc, __dmul_rn(za[s], zb[s]));
+    return acc > 1.0 ? 1.0 : (acc < -1.0 ? -1.0 : acc);
+}
+
+/// corr(a, b) for ci::ConditioningBlock::factorise_with / project_with.
+struct CorrReader {
+    CorrSource c;
+    __device__ double operator()(int a, int b) const { return corr_entry(c, a, b); }
+};
+
+}  // namespace cudag::cuda::detail

@@ -556,8 +556,8 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     uploaded_ = nullptr;
     // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
-    // Not on rows of C that are not held: the scan reads rows of C directly.
-    const bool scan = symmetric_ && whole_ && l <= tun_.scan_levels;
+    // The scan reads rows of C directly from level 2 on: only on C held whole.
+    const bool scan = symmetric_ && (whole_ || l == 1) && l <= tun_.scan_levels;
     const bool edge_parallel = !scan && tun_.variant == 'e';
 
     // Rows with something to test, heaviest first (blocks start in index order, so the

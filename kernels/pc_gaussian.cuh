@@ -85,7 +85,7 @@ void launch_pair_pvalues(const PairPArgs& a, cudaStream_t stream);
 /// Shared by the level-l kernels. Entries e index the snapshot's compacted rows:
 /// e = offsets[i] + q is (row i, neighbour nbrs[e]), tested with S ⊆ adj(i) \ {nbrs[e]}.
 struct LevelArgs {
-    CorrSource corr;  ///< whole for the entry scan
+    CorrSource corr;  ///< whole for the entry scan at levels >= 2
     std::int64_t n = 0, m = 0;
     int l = 1;
     double alpha = 0.01;

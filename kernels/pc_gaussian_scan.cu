@@ -29,6 +29,7 @@
 #include "ci/fisher_z.hpp"
 #include "combination_walk.hpp"
 #include "core/combinations.hpp"
+#include "correlation_entry.cuh"
 #include "cuda_check.cuh"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
@@ -127,9 +128,12 @@ __device__ __forceinline__ void publish(const LevelArgs& a, std::int64_t e, u64 
 __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
                             const std::int32_t* nb, int q, std::int64_t e, std::int64_t r0,
                             std::int64_t r1, bool split, u64& tests) {
-    const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
+    // C held whole: rows of C read directly. Otherwise (level 1 only) every entry through
+    // corr_entry; its diagonal is 1, so level1_test never needs exact_residuals.
+    const bool whole = a.corr.whole();
+    const double* ci_row = whole ? a.corr.rows + static_cast<std::int64_t>(i) * a.n : nullptr;
     const std::int32_t j = nb[q];
-    const double cij = ci_row[j];
+    const double cij = whole ? ci_row[j] : detail::corr_entry(a.corr, i, j);
     MinR mr;
     u64 found = kNoRank;
     constexpr int U = 4;  // loads of U sets in flight before the in-order decisions
@@ -142,12 +146,22 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
             const std::int64_t p = p0 + u;
             k[u] = p < r1 ? nb[p] : 0;
         }
+        if (whole) {
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
-            cik[u] = ci_row[k[u]];
-            ckj[u] = a.corr.rows[row + j];
-            ckk[u] = a.corr.rows[row + k[u]];
+            for (int u = 0; u < U; ++u) {
+                const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
+                cik[u] = ci_row[k[u]];
+                ckj[u] = a.corr.rows[row + j];
+                ckk[u] = a.corr.rows[row + k[u]];
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const bool live = p0 + u < r1 && p0 + u != q;
+                cik[u] = live ? detail::corr_entry(a.corr, i, k[u]) : 0.0;
+                ckj[u] = live ? detail::corr_entry(a.corr, k[u], j) : 0.0;
+                ckk[u] = 1.0;
+            }
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {

@@ -87,7 +87,7 @@ for set in $sets; do
             echo "  $r ranks: failed (rc $rc): $(tail -1 "$log")"
             continue
         fi
-        [[ -n ${KEEP_EDGES:-} ]] && cp "$out.edges.tsv" "$logs/$set.np$r.edges.tsv"
+        [[ -n ${KEEP_EDGES:-} ]] && cp "$data/$set.np$r.edges.tsv" "$logs/$set.np$r.edges.tsv"
         # Peak per GPU above the first sample (what other processes held).
         peak=$(awk -F', *' '!($1 in base) { base[$1] = $2 } { u = $2 - base[$1]; if (u > p[$1]) p[$1] = u }
                 END { s = ""; for (g in p) s = s sprintf("%sgpu%s:%.1f", s == "" ? "" : " ", g, p[g] / 1024); print s }' \

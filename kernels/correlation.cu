@@ -98,9 +98,7 @@ correlation_rows_kernel(const double* __restrict__ z, std::int64_t n, std::int64
         for (int b = 0; b < 4; ++b) {
             const std::int64_t j = j0 + tx + 16 * b;
             if (j >= n || (upper && j < i)) continue;
-            double r = acc[a][b];
-            r = r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r);
-            c[(i - c_row0) * n + j] = i == j ? 1.0 : r;
+            c[(i - c_row0) * n + j] = i == j ? 1.0 : detail::clamp_unit(acc[a][b]);
         }
     }
 }
@@ -122,27 +120,27 @@ __global__ void gather_block_kernel(CorrSource corr, const std::int32_t* nodes, 
 void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z,
                          cudaStream_t stream) {
     if (n <= 0) return;
-    {
-        DeviceBuffer<double> x(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
-        x.upload(h_values, x.size(), stream);
-        standardise_kernel<<<static_cast<unsigned>((n + kStdThreads - 1) / kStdThreads), kStdThreads, 0,
-                             stream>>>(x.data(), d_z, n, m);
-        CUDAG_CHECK_LAUNCH();
-        // x is freed when it goes out of scope; cudaFree waits for the queued work.
-    }
+    DeviceBuffer<double> x(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
+    x.upload(h_values, x.size(), stream);
+    standardise_kernel<<<static_cast<unsigned>((n + kStdThreads - 1) / kStdThreads), kStdThreads, 0, stream>>>(
+        x.data(), d_z, n, m);
+    CUDAG_CHECK_LAUNCH();
+    // x is freed when it goes out of scope; cudaFree waits for the queued work.
 }
 
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
                              std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0,
                              cudaStream_t stream) {
-    if (row_end <= row_begin) return;
-    const std::int64_t ytiles = (row_end - row_begin + kTile - 1) / kTile;
     const std::int64_t xtiles = (n + kTile - 1) / kTile;
-    CUDAG_EXPECTS(ytiles <= 65535 && xtiles <= INT_MAX, "cuda: too many correlation rows for one launch");
-    const dim3 grid(static_cast<unsigned>(xtiles), static_cast<unsigned>(ytiles));
-    correlation_rows_kernel<<<grid, kTileThreads, 0, stream>>>(d_z, n, m, row_begin, row_end, upper, d_c,
-                                                               c_row0);
-    CUDAG_CHECK_LAUNCH();
+    CUDAG_EXPECTS(xtiles <= INT_MAX, "cuda: too many correlation columns for one launch");
+    // At most 65535 row tiles (the grid's y limit) per launch.
+    const std::int64_t step = std::int64_t(65535) * kTile;
+    for (std::int64_t r0 = row_begin; r0 < row_end; r0 += step) {
+        const std::int64_t r1 = std::min(row_end, r0 + step);
+        const dim3 grid(static_cast<unsigned>(xtiles), static_cast<unsigned>((r1 - r0 + kTile - 1) / kTile));
+        correlation_rows_kernel<<<grid, kTileThreads, 0, stream>>>(d_z, n, m, r0, r1, upper, d_c, c_row0);
+        CUDAG_CHECK_LAUNCH();
+    }
 }
 
 void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream) {
@@ -158,10 +156,7 @@ void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m,
     if (n <= 0) return;
     DeviceBuffer<double> z(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
     standardise_columns(h_values, n, m, z.data(), stream);
-    // Row tiles of at most 65535 × kTile rows per launch.
-    const std::int64_t step = std::int64_t(65535) * kTile;
-    for (std::int64_t r0 = 0; r0 < n; r0 += step)
-        launch_correlation_rows(z.data(), n, m, r0, std::min(n, r0 + step), true, d_corr, 0, stream);
+    launch_correlation_rows(z.data(), n, m, 0, n, true, d_corr, 0, stream);
     launch_mirror_lower(d_corr, n, stream);
     // z is freed when it goes out of scope; cudaFree waits for the queued work.
 }

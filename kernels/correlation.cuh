@@ -26,7 +26,7 @@ void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m,
 
 /// Rows [row_begin, row_end) of C from the standardised columns: entries j >= i when
 /// `upper`, else every j; row i at d_c + (i - c_row0) * n. Every entry is summed in sample
-/// order, so its value does not depend on the row range (row_end - row_begin <= 65535·64).
+/// order, so its value does not depend on the row range (or on how launches split it).
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
                              std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0,
                              cudaStream_t stream);

@@ -9,6 +9,9 @@
 
 namespace cudag::cuda::detail {
 
+/// An entry's sum clamped to [-1, 1] (NaN passes), as ci::correlation_matrix does.
+__device__ __forceinline__ double clamp_unit(double r) { return r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r); }
+
 /// C[a, b]. Outside the held rows: Σ_s z_a[s]·z_b[s] in sample order, products and sums
 /// rounded on their own, clamped to [-1, 1] (kernels/correlation.cu's entry, equal to the
 /// held value and to ci::correlation_matrix's bit for bit); the diagonal is 1.
@@ -20,7 +23,7 @@ __device__ __forceinline__ double corr_entry(const CorrSource& c, std::int64_t a
     const double* zb = c.z + b * c.m;
     double acc = 0.0;
     for (std::int64_t s = 0; s < c.m; ++s) acc = __dadd_rn(acc, __dmul_rn(za[s], zb[s]));
-    return acc > 1.0 ? 1.0 : (acc < -1.0 ? -1.0 : acc);
+    return clamp_unit(acc);
 }
 
 /// corr(a, b) for ci::ConditioningBlock::factorise_with / project_with.

@@ -257,10 +257,7 @@ public:
         if (held_hi_ == held_lo_) return;
         corr_.release();
         corr_.resize_discard(static_cast<std::size_t>(held_hi_ - held_lo_) * static_cast<std::size_t>(n_));
-        const std::int64_t step = std::int64_t(65535) * 64;
-        for (std::int64_t a = held_lo_; a < held_hi_; a += step)
-            launch_correlation_rows(z_.data(), n_, m_, a, std::min(held_hi_, a + step), false, corr_.data(),
-                                    held_lo_, stream());
+        launch_correlation_rows(z_.data(), n_, m_, held_lo_, held_hi_, false, corr_.data(), held_lo_, stream());
     }
 
     /// This rank's block of C's rows, upper triangle only (blocks of 64-row tiles of equal
@@ -282,10 +279,7 @@ public:
         const std::int64_t r1 = row_of(part.end(rank));
         DeviceBuffer<double> z(static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_));
         standardise_columns(data.values.data(), n_, m_, z.data(), stream());
-        const std::int64_t step = std::int64_t(65535) * kRowsPerTile;
-        for (std::int64_t a = block_row0_; a < r1; a += step)
-            launch_correlation_rows(z.data(), n_, m_, a, std::min(r1, a + step), true, corr_.data(), 0,
-                                    stream());
+        launch_correlation_rows(z.data(), n_, m_, block_row0_, r1, true, corr_.data(), 0, stream());
         stream_->synchronize();
     }
 

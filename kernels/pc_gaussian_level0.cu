@@ -4,8 +4,8 @@
 // are written into a bit adjacency with the layout of cudag::Graph; p-values go to a
 // dense upper triangle on request. Also the p-values of kept pairs listed by compaction.
 #include "ci/fisher_z.hpp"
-#include "cuda_check.cuh"
 #include "correlation_entry.cuh"
+#include "cuda_check.cuh"
 #include "pc_gaussian.cuh"
 
 namespace cudag::cuda {

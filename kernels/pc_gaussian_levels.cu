@@ -34,9 +34,9 @@
 #include "ci/fisher_z.hpp"
 #include "combination_walk.hpp"
 #include "core/combinations.hpp"
+#include "correlation_entry.cuh"
 #include "cuda_check.cuh"
 #include "pc_gaussian.cuh"
-#include "correlation_entry.cuh"
 #include "pc_gaussian_device.cuh"
 
 namespace cudag::cuda {

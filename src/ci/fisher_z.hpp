@@ -171,9 +171,7 @@ struct ConditioningBlock {
     /// Project variable x onto S: y = L⁻¹ C[x,S] (Cholesky) or y = C[x,S] (pinv;
     /// the quadratic form then uses M2⁺ directly). Writes l values into y.
     CUDAG_HD void project(const double* c, std::int64_t ld, const int* s, int x, double* y) const {
-        const double* row = c + static_cast<std::int64_t>(x) * ld;
-        for (int r = 0; r < l; ++r) y[r] = row[s[r]];
-        if (chol) forward_solve(lmat, l, y);
+        project_with(DenseCorrelation{c, ld}, s, x, y);
     }
 
     /// As project, reading C[x, s] through corr(x, s).

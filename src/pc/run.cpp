@@ -188,14 +188,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
                                                       data.n_samples, sk.policy, threads, cfg.gpu,
                                                       cfg.device);
         });
-    } else if (comm.size() > 1) {
-        // GPU ranks: each computes its block of C's rows and the blocks are all-gathered
-        // (with NCCL); a failure on any rank is agreed on inside.
-        engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device, &comm);
     } else {
-        mpi::run_agreed(comm, [&] {
-            engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device);
-        });
+        // One rank, or GPU ranks: each computes its block of C's rows and the blocks are
+        // all-gathered (with NCCL); a failure on any rank is agreed on inside.
+        engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device, &comm);
     }
     SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {

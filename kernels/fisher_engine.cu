@@ -102,6 +102,7 @@ void check_policy_and_tunables(const pc::TestPolicy& policy, const FisherTunable
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
     if (t.scan_levels < 0 || t.scan_levels > kScanLevelsMax)
         throw InputError("--scan-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
+    if (t.scan_staged_min_degree < 0) throw InputError("cuda: the staged scan's smallest degree must be >= 0");
 }
 
 /// Free device memory must hold `need` bytes (plus a margin for the level buffers).
@@ -130,6 +131,7 @@ public:
         CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
         CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_));
         resident_threads_ = static_cast<std::int64_t>(sms) * per_sm;
+        staged_max_degree_ = entry_scan_staged_max_degree(device_);
     }
 
     ~CudaFisherEngine() override {
@@ -332,6 +334,7 @@ private:
 
     int device_;
     std::int64_t resident_threads_ = 0;  ///< SMs × max threads per SM
+    std::int64_t staged_max_degree_ = 0;  ///< largest degree the staged scan takes
     bool trace_ = trace_enabled();  ///< CUDAG_TRACE: per-level kernel and host timings
     bool symmetric_ = true;              ///< C is exactly symmetric (the entry scan needs it)
     std::int64_t n_, m_;
@@ -761,19 +764,33 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
 void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
                                    const std::vector<std::int32_t>& rows, cudaStream_t s) {
     const int l = a.l;
-    // Warp items: 32 entries of one row; the lower entries (j > i) and the upper ones
-    // (j < i) in separate lists. A row whose C(d, l) sets would keep one warp far longer
-    // than the level's average warp is cut into rank ranges.
+    // Rows of large degree run the staged scan at levels >= 2 (C held whole): a block per
+    // 32 entries, in classes of degree (each launch sizes its shared memory by the class's
+    // largest degree). The rest run the plain scan: warp items of 32 entries of one row,
+    // a row whose C(d, l) sets would keep one warp far longer than the level's average
+    // warp cut into rank ranges. Lower entries (j > i) are scanned before upper ones.
+    const bool staged = l >= 2 && a.corr.whole() && !a.generic && tun_.scan_staged_min_degree > 0 &&
+                        staged_max_degree_ >= tun_.scan_staged_min_degree;
+    std::vector<std::int64_t> bounds;  // the classes' largest degrees, increasing
+    if (staged) {
+        for (std::int64_t b : {128, 256, 512})
+            if (b >= tun_.scan_staged_min_degree && b < staged_max_degree_) bounds.push_back(b);
+        bounds.push_back(staged_max_degree_);
+    }
+    const auto class_of = [&](std::int64_t d) -> int {  // -1: the plain scan
+        if (!staged || d < tun_.scan_staged_min_degree || d > staged_max_degree_) return -1;
+        return static_cast<int>(std::lower_bound(bounds.begin(), bounds.end(), d) - bounds.begin());
+    };
     double work = 0.0;  // warp-sets; in double, as a sum of C(d, l) over rows can pass 2^63
     for (std::int32_t i : rows) {
         const std::int64_t d = snap.degree(i);
-        work += static_cast<double>((d + 31) / 32) * static_cast<double>(binomial(d, l));
+        if (class_of(d) < 0) work += static_cast<double>((d + 31) / 32) * static_cast<double>(binomial(d, l));
     }
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
     const std::int64_t span = std::max<std::int64_t>(
         kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
-    std::vector<ScanItem> items;
-    std::int64_t n_lower = 0;
+    const int groups = 1 + static_cast<int>(bounds.size());  // plain, then the staged classes
+    std::vector<std::vector<ScanItem>> lists(2 * static_cast<std::size_t>(groups));
     for (int upper = 0; upper < 2; ++upper) {
         for (std::int32_t i : rows) {
             const std::int32_t* nb = snap.row(i);
@@ -781,7 +798,9 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
             const int qs = static_cast<int>(std::upper_bound(nb, nb + d, i) - nb);  // first j > i
             const int qb = upper ? 0 : qs, qe = upper ? qs : d;
             const std::int64_t sets = binomial(d, l);
-            const std::int64_t parts = (sets + span - 1) / span;
+            const int cls = class_of(d);
+            const std::int64_t parts = cls < 0 ? (sets + span - 1) / span : 1;
+            auto& list = lists[static_cast<std::size_t>(upper * groups + cls + 1)];
             for (int q0 = qb; q0 < qe; q0 += 32) {
                 for (std::int64_t k = 0; k < parts; ++k) {
                     ScanItem it;
@@ -791,24 +810,31 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
                     it.r0 = sets * k / parts;
                     it.r1 = sets * (k + 1) / parts;
                     it.split = parts > 1;
-                    items.push_back(it);
+                    list.push_back(it);
                 }
             }
         }
-        if (!upper) n_lower = static_cast<std::int64_t>(items.size());
+    }
+    std::vector<ScanItem> items;
+    std::vector<std::int64_t> at;
+    for (const auto& list : lists) {
+        at.push_back(static_cast<std::int64_t>(items.size()));
+        items.insert(items.end(), list.begin(), list.end());
     }
     if (items.empty()) return;
     scan_items_.resize_discard(items.size());
     scan_items_.upload(items.data(), items.size(), s);
-    EntryScanLaunch lower;
-    lower.items = scan_items_.data();
-    lower.n_items = n_lower;
-    launch_entry_scan(a, lower, s);
-    EntryScanLaunch up;
-    up.items = scan_items_.data() + n_lower;
-    up.n_items = static_cast<std::int64_t>(items.size()) - n_lower;
-    up.upper = true;
-    launch_entry_scan(a, up, s);
+    for (int upper = 0; upper < 2; ++upper) {
+        for (int g = 0; g < groups; ++g) {
+            const std::size_t k = static_cast<std::size_t>(upper * groups + g);
+            EntryScanLaunch launch;
+            launch.items = scan_items_.data() + at[k];
+            launch.n_items = static_cast<std::int64_t>(lists[k].size());
+            launch.upper = upper != 0;
+            if (g == 0) launch_entry_scan(a, launch, s);
+            else launch_entry_scan_staged(a, launch, bounds[static_cast<std::size_t>(g) - 1], s);
+        }
+    }
 }
 
 std::int64_t CudaFisherEngine::next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,

@@ -168,6 +168,16 @@ struct EntryScanLaunch {
 };
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
 
+/// Staged entry scan (levels 2..kMaxTemplateLevel, C held whole): a block of warps per
+/// item, which must cover all C(d, l) ranks (r0 = 0, no split). The block stages the
+/// item's entries C[nb[b], j] for every neighbour position b in shared memory, so the
+/// rows must have degree <= max_degree <= entry_scan_staged_max_degree(). Same results
+/// as launch_entry_scan.
+void launch_entry_scan_staged(const LevelArgs& a, const EntryScanLaunch& s, std::int64_t max_degree,
+                              cudaStream_t stream);
+/// Largest row degree whose staged block fits the device's shared memory.
+std::int64_t entry_scan_staged_max_degree(int device);
+
 /// Per-entry mirror indices (LevelArgs::mirror) of the compacted adjacency.
 void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
                    std::int64_t* mirror, cudaStream_t stream);

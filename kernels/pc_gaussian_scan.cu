@@ -291,7 +291,194 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
     if (lane == 0 && tests) atomicAdd(a.tests, tests);
 }
 
+// ---------------------------------------------------------------------------------------
+// Staged scan (levels >= 2, C held whole): a block of kStagedWarps warps per item of a
+// heavy row (32 entries q0..q1, all of C(d, L)). The warps read the lane-varying entries
+// C[S, j] of every test from shared memory: the block first stages
+// g[b][lane] = C[nb[b], nb[q0 + lane]] for all d positions b, once, instead of every
+// test gathering 32 scattered entries of C from L2 (the plain scan's cost on the rows of
+// large degree that dominate levels 2 and 3 of a sparse network).
+//
+// The block splits the walk by the set's first position: warp w takes c0 = w, w + W, ...,
+// and walks the sets with that first position in lexicographic order (their ranks are
+// contiguous). A lane stops at its first separating set, or once the block has found a
+// separating set of smaller rank than the lane's current one (shared best). So the
+// entry's smallest separating rank is found exactly: the warp owning that rank's c0
+// cannot be stopped before it, since only a smaller separating rank would stop it.
+// Every set is tested once when nothing separates, so the smallest dependent |r| is
+// over all sets, as in the plain scan.
+
+constexpr int kStagedWarps = 8;
+constexpr int kStagedThreads = 32 * kStagedWarps;
+
+/// Shared memory of a staged block for rows of degree <= d.
+constexpr std::size_t staged_shared_bytes(std::int64_t d) {
+    return static_cast<std::size_t>(d) * (32 + 2) * sizeof(double) + 32 * sizeof(u64);
+}
+
+/// The exact test's residuals (exact_residuals) with C[S, j] taken from the staged g.
+template <int L>
+__device__ __forceinline__ void staged_exact_residuals(const LevelArgs& a, std::int32_t i, double cij,
+                                                       const int* s, const int* c, const double* g,
+                                                       int lane, double& h11, double& h12, double& h22) {
+    double lmat[L * L], work[2 * L * L], yi[L], yj[L];
+    ci::ConditioningBlock blk;
+    blk.lmat = lmat;
+    blk.factorise(a.corr.rows, a.n, s, L, work);
+    blk.project(a.corr.rows, a.n, s, i, yi);
+#pragma unroll
+    for (int t = 0; t < L; ++t) yj[t] = g[c[t] * 32 + lane];
+    if (blk.chol) ci::forward_solve(blk.lmat, L, yj);
+    h11 = 1.0 - blk.form(yi, yi);
+    h22 = 1.0 - blk.form(yj, yj);
+    h12 = cij - blk.form(yi, yj);
+}
+
+template <int L>
+__global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(LevelArgs a, EntryScanLaunch s) {
+    extern __shared__ double smem[];
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const int warp = static_cast<int>(threadIdx.x >> 5);
+    const double rlo2 = a.r_lo > 0.0 ? a.r_lo * a.r_lo : -1.0;
+    const double rhi2 = a.r_hi < 1.0 ? a.r_hi * a.r_hi : INFINITY;
+    u64 tests = 0;
+    for (std::int64_t it = blockIdx.x; it < s.n_items; it += gridDim.x) {
+        const ScanItem item = s.items[it];
+        const std::int32_t i = item.row;
+        const std::int64_t e0 = a.offsets[i];
+        const int d = static_cast<int>(a.offsets[i + 1] - e0);
+        const std::int32_t* nb = a.nbrs + e0;
+        double* g = smem;                 // [d][32]
+        double* ci_s = g + d * 32;        // C[i, nb[b]]
+        double* dg = ci_s + d;            // C[nb[b], nb[b]]
+        u64* best_s = reinterpret_cast<u64*>(dg + d);
+        const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
+        const int width = item.q1 - item.q0;
+        __syncthreads();  // the previous item's readers are done
+        for (int k = threadIdx.x; k < d * 32; k += blockDim.x) {
+            const int b = k >> 5, t = k & 31;
+            g[k] = t < width ? a.corr.rows[static_cast<std::int64_t>(nb[b]) * a.n + nb[item.q0 + t]] : 0.0;
+        }
+        for (int b = threadIdx.x; b < d; b += blockDim.x) {
+            const std::int64_t kb = nb[b];
+            ci_s[b] = ci_row[kb];
+            dg[b] = a.corr.rows[kb * a.n + kb];
+        }
+        if (threadIdx.x < 32) best_s[threadIdx.x] = kNoRank;
+        __syncthreads();
+
+        const int q = item.q0 + lane;
+        bool active = q < item.q1;
+        const std::int64_t e = e0 + q;
+        if (active && s.upper && a.mirror) {
+            const std::int64_t m = a.mirror[e];
+            if (m >= 0 && load_relaxed(a.best + m) != kNoRank) active = false;  // lower side separated
+        }
+        const std::int32_t j = active ? nb[q] : 0;
+        const double cij = active ? ci_row[j] : 0.0;
+        MinR mr;
+        std::int64_t min_rank = -1;
+        bool min_approx = false;
+        // Ranks of the first set of each first position c0: base(c0) = sum_{x < c0} C(d-1-x, L-1).
+        std::int64_t base = 0;
+        for (int x = 0; x < warp; ++x) base += binomial(d - 1 - x, L - 1);
+        for (int c0 = warp; c0 <= d - L; c0 += kStagedWarps) {
+            if (active && load_relaxed(best_s + lane) < static_cast<u64>(base)) active = false;
+            if (!__any_sync(0xffffffffu, active)) break;
+            const std::int64_t count = binomial(d - 1 - c0, L - 1);
+            int c[L];
+#pragma unroll
+            for (int t = 0; t < L; ++t) c[t] = c0 + t;
+            for (std::int64_t k = 0; k < count; ++k) {
+                const std::int64_t r = base + k;
+                if ((k & 15) == 15) {
+                    if (active && load_relaxed(best_s + lane) < static_cast<u64>(r)) active = false;
+                    if (!__any_sync(0xffffffffu, active)) break;
+                }
+                bool contains = false;
+#pragma unroll
+                for (int t = 0; t < L; ++t) contains |= c[t] == q;
+                if (active && !contains) {
+                    ++tests;
+                    double h11, h12, h22;
+                    int fast = -1;
+                    int sn[L];
+#pragma unroll
+                    for (int t = 0; t < L; ++t) sn[t] = nb[c[t]];
+                    if constexpr (L == 2) {
+                        // level2_fast on the staged entries (the same values, the same arithmetic).
+                        const double a10 = a.corr.rows[static_cast<std::int64_t>(sn[1]) * a.n + sn[0]];
+                        const double piv = 1.0 - a10 * a10;
+                        if (dg[c[0]] == 1.0 && dg[c[1]] == 1.0 && piv > 1e-4) {
+                            const double inv = rsqrt(piv);
+                            const double cik0 = ci_s[c[0]], ck0j = g[c[0] * 32 + lane];
+                            const double yi1 = (ci_s[c[1]] - a10 * cik0) * inv;
+                            const double yj1 = (g[c[1] * 32 + lane] - a10 * ck0j) * inv;
+                            h11 = 1.0 - cik0 * cik0 - yi1 * yi1;
+                            h22 = 1.0 - ck0j * ck0j - yj1 * yj1;
+                            h12 = cij - cik0 * ck0j - yi1 * yj1;
+                            if (h11 > 1e-3 && h22 > 1e-3) fast = decide_squared(h11, h12, h22, rlo2, rhi2);
+                        }
+                    }
+                    bool indep = fast == 1;
+                    if (fast < 0) {
+                        staged_exact_residuals<L>(a, i, cij, sn, c, g, lane, h11, h12, h22);
+                        indep = detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), L);
+                    }
+                    if (indep) {
+                        atomicMin(best_s + lane, static_cast<u64>(r));
+                        atomicMin(a.best + e, static_cast<u64>(r));
+                        active = false;
+                    } else if (mr.add(h11, h12, h22)) {
+                        min_rank = r;
+                        min_approx = fast == 0;
+                    }
+                }
+                next_combination(c, L, d);
+            }
+            for (int x = c0; x < c0 + kStagedWarps && x < d; ++x) base += binomial(d - 1 - x, L - 1);
+        }
+        if (q < item.q1 && mr.have) {
+            if (min_approx) {  // the exact residuals of that test, for its p
+                int c[L], sn[L];
+                combination_unrank_fast(min_rank, L, d, c);
+                for (int t = 0; t < L; ++t) sn[t] = nb[c[t]];
+                staged_exact_residuals<L>(a, i, cij, sn, c, g, lane, mr.h11, mr.h12, mr.h22);
+            }
+            detail::record_dependent(a.pmax + e, ci::partial_from_residual(mr.h11, mr.h12, mr.h22));
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1) tests += __shfl_down_sync(0xffffffffu, tests, off);
+    if (lane == 0 && tests) atomicAdd(a.tests, tests);
+}
+
 }  // namespace
+
+std::int64_t entry_scan_staged_max_degree(int device) {
+    int optin = 0;
+    CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    std::int64_t d = 0;
+    while (staged_shared_bytes(d + 32) <= static_cast<std::size_t>(optin)) d += 32;
+    return d;
+}
+
+void launch_entry_scan_staged(const LevelArgs& a, const EntryScanLaunch& s, std::int64_t max_degree,
+                              cudaStream_t stream) {
+    if (s.n_items <= 0) return;
+    CUDAG_ASSERT(a.l >= 2 && a.l <= kMaxTemplateLevel && a.corr.whole());
+    const std::size_t bytes = staged_shared_bytes(max_degree);
+    const std::int64_t blocks = std::min<std::int64_t>(s.n_items, std::int64_t(1) << 20);
+    detail::dispatch_level(a.l, false, [&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        if constexpr (L >= 2) {
+            CUDAG_CUDA_CHECK(cudaFuncSetAttribute(entry_scan_staged_kernel<L>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(bytes)));
+            entry_scan_staged_kernel<L><<<static_cast<unsigned>(blocks), kStagedThreads, bytes, stream>>>(a, s);
+        }
+    });
+    CUDAG_CHECK_LAUNCH();
+}
 
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream) {
     if (s.n_items <= 0) return;

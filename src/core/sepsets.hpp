@@ -8,16 +8,27 @@
 #include <utility>
 #include <vector>
 
+#include "core/bulk_vector.hpp"
+
 namespace cudag {
 
 /// Separating sets of removed pairs, keyed by (i, j) with i < j; each set sorted
 /// ascending. Stored flat and sorted by pair (pairs, offsets, nodes): millions of sets
 /// (a genome-scale run) cost three arrays, not a tree node and a vector each. Built in
 /// pair order (append_sorted, O(1)) by the skeleton search; set() also inserts out of
-/// order, at O(size) a call, for small hand-built tables.
+/// order, at O(size) a call, for small hand-built tables. The arrays are BulkVectors and
+/// a pair is stored packed in one 64-bit word (i above j, so the words sort as the pairs):
+/// a bulk builder sizes them without a serial zeroing pass and fills them on threads.
 class SepSets {
 public:
     using Key = std::pair<std::int32_t, std::int32_t>;
+    /// Pair (i, j), 0 <= i < j, as the 64-bit word the table sorts and stores.
+    static std::uint64_t pack(std::int32_t i, std::int32_t j) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 32) | static_cast<std::uint32_t>(j);
+    }
+    static Key unpack(std::uint64_t k) {
+        return {static_cast<std::int32_t>(k >> 32), static_cast<std::int32_t>(k & 0xffffffffu)};
+    }
     /// One record as all() yields it.
     struct Entry {
         Key key;
@@ -28,7 +39,7 @@ public:
     void set(std::int32_t i, std::int32_t j, std::vector<std::int32_t> s) {
         if (i > j) std::swap(i, j);
         std::sort(s.begin(), s.end());
-        const Key k{i, j};
+        const std::uint64_t k = pack(i, j);
         if (keys_.empty() || keys_.back() < k) return append_sorted(i, j, s);
         const auto pos = static_cast<std::size_t>(std::lower_bound(keys_.begin(), keys_.end(), k) - keys_.begin());
         const auto b = static_cast<std::ptrdiff_t>(offsets_[pos]);
@@ -49,7 +60,7 @@ public:
     /// Record the set of i < j (sorted) when (i, j) sorts after every pair already held:
     /// O(1), for building from a sorted list (falls back to set() otherwise).
     void append_sorted(std::int32_t i, std::int32_t j, std::span<const std::int32_t> s) {
-        const Key k{i, j};
+        const std::uint64_t k = pack(i, j);
         if (!keys_.empty() && !(keys_.back() < k)) return set(i, j, {s.begin(), s.end()});
         keys_.push_back(k);
         nodes_.insert(nodes_.end(), s.begin(), s.end());
@@ -58,10 +69,11 @@ public:
     void append_sorted(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
         append_sorted(i, j, std::span<const std::int32_t>(s));
     }
-    /// A table from its flat arrays: keys strictly increasing (i < j each), record r's set
-    /// at nodes[offsets[r] .. offsets[r + 1]) sorted, offsets[0] = 0. For bulk builders.
-    static SepSets adopt(std::vector<Key> keys, std::vector<std::int64_t> offsets,
-                         std::vector<std::int32_t> nodes) {
+    /// A table from its flat arrays: keys (pack()ed pairs, i < j each) strictly
+    /// increasing, record r's set at nodes[offsets[r] .. offsets[r + 1]) sorted,
+    /// offsets[0] = 0. For bulk builders.
+    static SepSets adopt(BulkVector<std::uint64_t> keys, BulkVector<std::int64_t> offsets,
+                         BulkVector<std::int32_t> nodes) {
         SepSets s;
         s.keys_ = std::move(keys);
         s.offsets_ = std::move(offsets);
@@ -94,7 +106,7 @@ public:
         class Iterator {
         public:
             Iterator(const SepSets* s, std::size_t r) : s_(s), r_(r) {}
-            Entry operator*() const { return {s_->keys_[r_], s_->row(r_)}; }
+            Entry operator*() const { return {unpack(s_->keys_[r_]), s_->row(r_)}; }
             Iterator& operator++() {
                 ++r_;
                 return *this;
@@ -122,7 +134,8 @@ public:
 private:
     std::ptrdiff_t find(std::int32_t i, std::int32_t j) const {
         if (i > j) std::swap(i, j);
-        const Key k{i, j};
+        if (i < 0) return -1;
+        const std::uint64_t k = pack(i, j);
         const auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
         if (it == keys_.end() || *it != k) return -1;
         return it - keys_.begin();
@@ -131,9 +144,9 @@ private:
         return {nodes_.data() + offsets_[r], static_cast<std::size_t>(offsets_[r + 1] - offsets_[r])};
     }
 
-    std::vector<Key> keys_;
-    std::vector<std::int64_t> offsets_{0};
-    std::vector<std::int32_t> nodes_;
+    BulkVector<std::uint64_t> keys_;  ///< pack(i, j), increasing
+    BulkVector<std::int64_t> offsets_{0};
+    BulkVector<std::int32_t> nodes_;
 };
 
 }  // namespace cudag

@@ -76,7 +76,7 @@ SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where) {
     return s;
 }
 
-void write_pmax_pairs(hid_t group, const std::vector<pc::PairP>& pmax, std::int64_t n,
+void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n,
                       const std::string& where) {
     std::vector<std::int32_t> pairs;
     std::vector<double> values;
@@ -92,12 +92,12 @@ void write_pmax_pairs(hid_t group, const std::vector<pc::PairP>& pmax, std::int6
     h5::write_array(group, "values", values, {values.size()}, where);
 }
 
-std::vector<pc::PairP> read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where) {
+pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where) {
     const auto pairs = h5::read_array<std::int32_t>(group, "pairs", where);
     const auto values = h5::read_array<double>(group, "values", where);
     if (pairs.size() != 2 * values.size())
         throw InputError(where + ": pmax pairs and values differ in length");
-    std::vector<pc::PairP> out(values.size());
+    pc::PairPList out(values.size());
     for (std::size_t k = 0; k < values.size(); ++k) {
         check_pair(pairs[2 * k], pairs[2 * k + 1], n, where);
         out[k] = {pairs[2 * k], pairs[2 * k + 1], values[k]};

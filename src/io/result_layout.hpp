@@ -3,6 +3,7 @@
 // written and read in one place.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,9 @@ void write_sepsets(hid_t root, const SepSets& s, const std::string& where);
 SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where);
 
 /// {pairs (int32 P×2), values (float64 P)} in `group`.
-void write_pmax_pairs(hid_t group, const std::vector<pc::PairP>& pmax, std::int64_t n,
+void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n,
                       const std::string& where);
-std::vector<pc::PairP> read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where);
+pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where);
 
 /// /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
 /// tests_imbalance (float64)}.

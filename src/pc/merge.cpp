@@ -12,11 +12,19 @@
 
 namespace cudag::pc {
 
-PmaxTable PmaxTable::dense(std::int64_t n) {
+PmaxTable PmaxTable::dense(std::int64_t n, int threads) {
     PmaxTable t;
     t.n_ = n;
     t.dense_ = true;
-    t.values_.assign(static_cast<std::size_t>(n * (n - 1) / 2), -1.0);
+    // Filled on the threads: one pass over fresh memory (its page faults) on one thread
+    // was most of a small network's level-0 host time (64 MB at n = 4096).
+    const auto count = static_cast<std::int64_t>(n * (n - 1) / 2);
+    t.values_.resize(static_cast<std::size_t>(count));
+    constexpr std::int64_t kChunk = 1 << 16;
+    parallel_for(0, (count + kChunk - 1) / kChunk, threads, 1, [&](std::int64_t c, int) {
+        const auto b = t.values_.begin() + c * kChunk;
+        std::fill(b, t.values_.begin() + std::min(count, (c + 1) * kChunk), -1.0);
+    });
     return t;
 }
 
@@ -62,7 +70,7 @@ PmaxTable PmaxTable::from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& o
     return t;
 }
 
-void PmaxTable::raise_all(std::vector<PairP> pairs, int threads) {
+void PmaxTable::raise_all(PairPList pairs, int threads) {
     const auto by_pair = [](const PairP& a, const PairP& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; };
     if (!dense_ && !std::is_sorted(pairs.begin(), pairs.end(), by_pair)) std::sort(pairs.begin(), pairs.end(), by_pair);
     constexpr std::int64_t kChunk = 1 << 15;
@@ -89,10 +97,10 @@ void PmaxTable::raise_all(std::vector<PairP> pairs, int threads) {
     });
 }
 
-PmaxTable PmaxTable::from_pairs(std::int64_t n, bool dense, const std::vector<PairP>& pairs) {
+PmaxTable PmaxTable::from_pairs(std::int64_t n, bool dense, std::span<const PairP> pairs, int threads) {
     PmaxTable t;
     if (dense) {
-        t = PmaxTable::dense(n);
+        t = PmaxTable::dense(n, threads);
     } else {
         t.n_ = n;
         t.offsets_.assign(static_cast<std::size_t>(n + 1), 0);
@@ -121,7 +129,7 @@ std::int64_t PmaxTable::slot(std::int32_t i, std::int32_t j) const {
     return p - cols_.data();
 }
 
-std::vector<PairP> PmaxTable::pairs(int threads) const {
+PairPList PmaxTable::pairs(int threads) const {
     // Rows in chunks: count each chunk's pairs, then fill each chunk's run of the output.
     const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(n_, 8 * std::max(1, threads)));
     const auto row_of_chunk = [&](std::int64_t c) { return static_cast<std::int32_t>(n_ * c / chunks); };
@@ -144,7 +152,7 @@ std::vector<PairP> PmaxTable::pairs(int threads) const {
         at[static_cast<std::size_t>(c) + 1] = count;
     });
     std::partial_sum(at.begin(), at.end(), at.begin());
-    std::vector<PairP> out(at.back());
+    PairPList out(at.back());
     parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
         std::size_t k = at[static_cast<std::size_t>(c)];
         walk(c, [&](std::int32_t i, std::int32_t j, double p) { out[k++] = {i, j, p}; });
@@ -284,18 +292,20 @@ SepSets SepSetLog::to_sepsets(int threads) const {
     auto key = [&](std::size_t r) { return std::pair{pairs_[2 * r], pairs_[2 * r + 1]}; };
     if (!repeated.load()) {
         // One record per pair (every non-exhaustive run): the table's arrays directly.
-        std::vector<SepSets::Key> keys(k);
-        std::vector<std::int64_t> offs(k + 1, 0);
+        // The arrays are sized without zeroing and filled (first touched) on the threads.
+        BulkVector<std::uint64_t> keys(k);
+        BulkVector<std::int64_t> offs(k + 1);
+        offs[0] = 0;
         parallel_for(0, static_cast<std::int64_t>(k), threads, 1 << 14, [&](std::int64_t x, int) {
             const std::size_t r = order[static_cast<std::size_t>(x)];
             offs[static_cast<std::size_t>(x) + 1] = offsets_[r + 1] - offsets_[r];
         });
         std::partial_sum(offs.begin(), offs.end(), offs.begin());
-        std::vector<std::int32_t> nodes(static_cast<std::size_t>(offs[k]));
+        BulkVector<std::int32_t> nodes(static_cast<std::size_t>(offs[k]));
         parallel_for(0, static_cast<std::int64_t>(k), threads, 1 << 14, [&](std::int64_t x0, int) {
             const auto x = static_cast<std::size_t>(x0);
             const std::size_t r = order[x];
-            keys[x] = key(r);
+            keys[x] = SepSets::pack(pairs_[2 * r], pairs_[2 * r + 1]);
             std::copy(nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1],
                       nodes.begin() + offs[x]);
         });

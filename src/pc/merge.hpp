@@ -25,8 +25,8 @@ namespace cudag::pc {
 class PmaxTable {
 public:
     PmaxTable() = default;
-    /// Every pair of n nodes, values -1.
-    static PmaxTable dense(std::int64_t n);
+    /// Every pair of n nodes, values -1 (filled on `threads` threads).
+    static PmaxTable dense(std::int64_t n, int threads = 1);
     /// The pairs adjacent in `g`, values -1 (rows on `threads` threads).
     static PmaxTable sparse(const Graph& g, int threads = 1);
     /// A sparse table over the pairs of an upper-triangle CSR (row i's j > i at
@@ -34,7 +34,7 @@ public:
     static PmaxTable from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets,
                                     BulkVector<std::int32_t>&& cols, BulkVector<double>&& values);
     /// A dense or sparse table holding exactly `pairs` (sorted by (i, j)) and their values.
-    static PmaxTable from_pairs(std::int64_t n, bool dense, const std::vector<PairP>& pairs);
+    static PmaxTable from_pairs(std::int64_t n, bool dense, std::span<const PairP> pairs, int threads = 1);
 
     bool is_dense() const { return dense_; }
     /// Slot of pair (i, j), i < j; -1 when the table does not hold it.
@@ -42,12 +42,12 @@ public:
     void raise(std::int32_t i, std::int32_t j, double p) { raise_slot(slot(i, j), p); }
     /// raise() every pair of `pairs` (each held by the table, no pair twice), walking
     /// rows instead of searching them when the pairs are sorted.
-    void raise_all(std::vector<PairP> pairs, int threads = 1);
+    void raise_all(PairPList pairs, int threads = 1);
     /// The values by slot (for the merging allreduce, and as Level0Output::dense_p).
     BulkVector<double>& values() { return values_; }
     const BulkVector<double>& values() const { return values_; }
     /// The pairs with a value (>= 0), sorted by (i, j); rows split over `threads`.
-    std::vector<PairP> pairs(int threads = 1) const;
+    PairPList pairs(int threads = 1) const;
     /// Sparse: row i's pairs are slots [row_offsets()[i], row_offsets()[i + 1]) holding
     /// j = cols()[slot], increasing (for callers that walk a row instead of searching it).
     const std::int64_t* row_offsets() const { return offsets_.data(); }

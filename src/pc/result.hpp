@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
 #include "core/pdag.hpp"
 #include "core/sepsets.hpp"
@@ -32,12 +33,15 @@ struct LevelStats {
 
 /// pcalg's pMax for one pair: the largest p-value over the tests the canonical
 /// (pcalg-stable) procedure runs on that pair, over all levels.
+/// Trivial (no member initialisers), so that a PairPList of millions of pairs is sized
+/// without a serial zeroing pass and filled on threads; PairP{} is still all zero.
 struct PairP {
-    std::int32_t i = 0;  ///< i < j
-    std::int32_t j = 0;
-    double p = 0.0;
+    std::int32_t i;  ///< i < j
+    std::int32_t j;
+    double p;
     bool operator==(const PairP& o) const { return i == o.i && j == o.j && p == o.p; }
 };
+using PairPList = BulkVector<PairP>;
 
 /// Everything a PC run produces. Written to HDF5 (io/result_file) and the
 /// optional text formats (io/writers).
@@ -51,7 +55,7 @@ struct PcResult {
     /// pMax for every pair tested at level >= 1 and, when n <= dense_pmax_limit,
     /// for every pair; sorted by (i, j). Pairs missing here were removed at level 0
     /// and their pMax is their marginal test's p-value.
-    std::vector<PairP> pmax;
+    PairPList pmax;
     std::vector<LevelStats> levels;
     std::int64_t n_samples = 0;
     /// Run configuration and input provenance as ordered key/value strings

@@ -157,7 +157,7 @@ private:
         const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
         if (dense_) {
-            pmax_ = PmaxTable::dense(n_);
+            pmax_ = PmaxTable::dense(n_, threads_);
             out.dense_p = std::move(pmax_.values());
         }
         mpi::run_agreed(comm_, [&] {
@@ -549,7 +549,7 @@ private:
         ByteReader r(blob);
         first = r.get<std::int32_t>();
         levels_ = r.get_vector<LevelStats>();
-        pmax_ = PmaxTable::from_pairs(n_, dense_, r.get_vector<PairP>());
+        pmax_ = PmaxTable::from_pairs(n_, dense_, r.get_vector<PairP>(), threads_);
         g_.words() = r.get_vector<std::uint64_t>();
         CUDAG_ASSERT(static_cast<std::int64_t>(g_.words().size()) == n_ * g_.words_per_row());
         return true;

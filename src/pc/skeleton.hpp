@@ -40,7 +40,7 @@ using LevelCallback = std::function<void(const LevelStats&)>;
 struct SkeletonResult {
     Graph skeleton;
     SepSets sepsets;          ///< complete on rank 0 only (empty on other ranks)
-    std::vector<PairP> pmax;  ///< see PcResult::pmax; rank 0 only
+    PairPList pmax;  ///< see PcResult::pmax; rank 0 only
     std::vector<LevelStats> levels;
 };
 
@@ -49,7 +49,7 @@ struct SkeletonState {
     Graph skeleton;                  ///< adjacency after the last finished level
     int next_level = 0;              ///< the level to run next
     std::vector<LevelStats> levels;  ///< statistics of the finished levels
-    std::vector<PairP> pmax;         ///< merged pMax so far (every pair when n is small)
+    PairPList pmax;         ///< merged pMax so far (every pair when n is small)
     SepSets sepsets;                 ///< merged separating sets so far
 };
 

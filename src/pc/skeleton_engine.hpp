@@ -38,7 +38,7 @@ struct Level0Output {
     /// index i*n - i*(i+1)/2 + (j - i - 1) (upper triangle, row by row).
     BulkVector<double> dense_p;
     /// Otherwise: p-values of the pairs that stay adjacent, any order...
-    std::vector<PairP> kept_p;
+    PairPList kept_p;
     /// ...or, from engines that list them row by row (kept_offsets not empty; then `g`
     /// is left as it came): the kept pairs (i, j > i) as a CSR over all n rows, row i's
     /// at [kept_offsets[i], kept_offsets[i + 1]) of kept_cols (increasing) and

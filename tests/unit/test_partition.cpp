@@ -124,7 +124,7 @@ TEST(PmaxTable, DenseAndSparseSlotsTakeTheMaximum) {
     d.raise(1, 3, 0.2);
     d.raise(1, 3, 0.1);
     d.raise(0, 1, 0.5);
-    EXPECT_EQ(d.pairs(), (std::vector<pc::PairP>{{0, 1, 0.5}, {1, 3, 0.2}}));
+    EXPECT_EQ(d.pairs(), (pc::PairPList{{0, 1, 0.5}, {1, 3, 0.2}}));
 
     Graph g(4);
     g.add(0, 2);
@@ -133,7 +133,7 @@ TEST(PmaxTable, DenseAndSparseSlotsTakeTheMaximum) {
     EXPECT_EQ(s.slot(1, 3), 1);
     s.raise(1, 3, 0.7);
     s.raise(0, 2, 0.0);
-    EXPECT_EQ(s.pairs(), (std::vector<pc::PairP>{{0, 2, 0.0}, {1, 3, 0.7}}));
+    EXPECT_EQ(s.pairs(), (pc::PairPList{{0, 2, 0.0}, {1, 3, 0.7}}));
     const pc::PmaxTable back = pc::PmaxTable::from_pairs(4, false, s.pairs());
     EXPECT_EQ(back.pairs(), s.pairs());
 }

@@ -67,6 +67,11 @@ constexpr std::int64_t kOversubscribe = 4;
 constexpr int kMaxBlockThreads = 256;
 /// Entry scan: a row is cut into rank ranges of at least this many sets.
 constexpr std::int64_t kScanMinSpan = 1024;
+/// Staged entry scan: rank ranges of at least this many sets per block, and the block
+/// size to count resident blocks by (a staged block is 256 threads; shared memory
+/// keeps about two of them on an SM at large degrees).
+constexpr std::int64_t kStagedMinSpan = 8192;
+constexpr std::int64_t kStagedBlockThreads = 1024;
 static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
 
 std::string device_label(int device) {
@@ -773,22 +778,31 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
                         staged_max_degree_ >= tun_.scan_staged_min_degree;
     std::vector<std::int64_t> bounds;  // the classes' largest degrees, increasing
     if (staged) {
-        for (std::int64_t b : {128, 256, 512})
-            if (b >= tun_.scan_staged_min_degree && b < staged_max_degree_) bounds.push_back(b);
+        // Steps of 64: a block's shared memory (272 bytes per unit of degree) then
+        // wastes little, and as many blocks as fit share an SM.
+        for (std::int64_t b = 128; b < staged_max_degree_; b += 64)
+            if (b >= tun_.scan_staged_min_degree) bounds.push_back(b);
         bounds.push_back(staged_max_degree_);
     }
     const auto class_of = [&](std::int64_t d) -> int {  // -1: the plain scan
         if (!staged || d < tun_.scan_staged_min_degree || d > staged_max_degree_) return -1;
         return static_cast<int>(std::lower_bound(bounds.begin(), bounds.end(), d) - bounds.begin());
     };
-    double work = 0.0;  // warp-sets; in double, as a sum of C(d, l) over rows can pass 2^63
+    // Rank ranges: the plain scan's warps and the staged scan's blocks each get about
+    // 1/kOversubscribe of what the GPU holds at once (in double: sums of C(d, l) over
+    // rows can pass 2^63).
+    double work = 0.0, staged_work = 0.0;  // warp-sets, block-sets
     for (std::int32_t i : rows) {
         const std::int64_t d = snap.degree(i);
-        if (class_of(d) < 0) work += static_cast<double>((d + 31) / 32) * static_cast<double>(binomial(d, l));
+        const double w = static_cast<double>((d + 31) / 32) * static_cast<double>(binomial(d, l));
+        (class_of(d) < 0 ? work : staged_work) += w;
     }
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
+    const double blocks = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / kStagedBlockThreads));
     const std::int64_t span = std::max<std::int64_t>(
         kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
+    const std::int64_t staged_span = std::max<std::int64_t>(
+        kStagedMinSpan, static_cast<std::int64_t>(std::min(staged_work / (kOversubscribe * blocks), 1e18)));
     const int groups = 1 + static_cast<int>(bounds.size());  // plain, then the staged classes
     std::vector<std::vector<ScanItem>> lists(2 * static_cast<std::size_t>(groups));
     for (int upper = 0; upper < 2; ++upper) {
@@ -799,7 +813,7 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
             const int qb = upper ? 0 : qs, qe = upper ? qs : d;
             const std::int64_t sets = binomial(d, l);
             const int cls = class_of(d);
-            const std::int64_t parts = cls < 0 ? (sets + span - 1) / span : 1;
+            const std::int64_t parts = (sets + (cls < 0 ? span : staged_span) - 1) / (cls < 0 ? span : staged_span);
             auto& list = lists[static_cast<std::size_t>(upper * groups + cls + 1)];
             for (int q0 = qb; q0 < qe; q0 += 32) {
                 for (std::int64_t k = 0; k < parts; ++k) {

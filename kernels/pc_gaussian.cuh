@@ -169,7 +169,7 @@ struct EntryScanLaunch {
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
 
 /// Staged entry scan (levels 2..kMaxTemplateLevel, C held whole): a block of warps per
-/// item, which must cover all C(d, l) ranks (r0 = 0, no split). The block stages the
+/// item (its warps share the ranks [r0, r1) in chunks). The block stages the
 /// item's entries C[nb[b], j] for every neighbour position b in shared memory, so the
 /// rows must have degree <= max_degree <= entry_scan_staged_max_degree(). Same results
 /// as launch_entry_scan.

@@ -299,16 +299,19 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
 // test gathering 32 scattered entries of C from L2 (the plain scan's cost on the rows of
 // large degree that dominate levels 2 and 3 of a sparse network).
 //
-// The block splits the walk by the set's first position: warp w takes c0 = w, w + W, ...,
-// and walks the sets with that first position in lexicographic order (their ranks are
-// contiguous). A lane stops at its first separating set, or once the block has found a
-// separating set of smaller rank than the lane's current one (shared best). So the
-// entry's smallest separating rank is found exactly: the warp owning that rank's c0
+// The block cuts its ranks [r0, r1) into chunks of kStagedChunk consecutive ranks; warp w
+// walks chunks w, w + W, ... in lexicographic order. A lane stops at its first separating
+// set, or once a separating set of smaller rank than the lane's current one was found
+// (by the block, in shared memory, or by another block of a split item, in best). So the
+// entry's smallest separating rank is found exactly: the warp owning that rank's chunk
 // cannot be stopped before it, since only a smaller separating rank would stop it.
 // Every set is tested once when nothing separates, so the smallest dependent |r| is
-// over all sets, as in the plain scan.
+// over all sets, as in the plain scan. Heavy rows are cut into rank ranges over several
+// blocks as in the plain scan (one block per row would leave the level's tail to a few
+// blocks).
 
 constexpr int kStagedWarps = 8;
+constexpr std::int64_t kStagedChunk = 256;
 constexpr int kStagedThreads = 32 * kStagedWarps;
 
 /// Shared memory of a staged block for rows of degree <= d.
@@ -379,20 +382,26 @@ __global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(Level
         MinR mr;
         std::int64_t min_rank = -1;
         bool min_approx = false;
-        // Ranks of the first set of each first position c0: base(c0) = sum_{x < c0} C(d-1-x, L-1).
-        std::int64_t base = 0;
-        for (int x = 0; x < warp; ++x) base += binomial(d - 1 - x, L - 1);
-        for (int c0 = warp; c0 <= d - L; c0 += kStagedWarps) {
-            if (active && load_relaxed(best_s + lane) < static_cast<u64>(base)) active = false;
+        // A split item stops on a smaller separating rank that another block of the same
+        // entry published, too (every rank below r0 is another block's).
+        const bool split = item.split != 0;
+        if (active && split && load_relaxed(a.best + e) < static_cast<u64>(item.r0)) active = false;
+        const auto smallest_found = [&]() {
+            u64 b = load_relaxed(best_s + lane);
+            if (split) b = min(b, load_relaxed(a.best + e));
+            return b;
+        };
+        for (std::int64_t base = item.r0 + warp * kStagedChunk; base < item.r1;
+             base += kStagedWarps * kStagedChunk) {
+            if (active && smallest_found() < static_cast<u64>(base)) active = false;
             if (!__any_sync(0xffffffffu, active)) break;
-            const std::int64_t count = binomial(d - 1 - c0, L - 1);
+            const std::int64_t count = min(kStagedChunk, item.r1 - base);
             int c[L];
-#pragma unroll
-            for (int t = 0; t < L; ++t) c[t] = c0 + t;
+            combination_unrank_fast(base, L, d, c);
             for (std::int64_t k = 0; k < count; ++k) {
                 const std::int64_t r = base + k;
                 if ((k & 15) == 15) {
-                    if (active && load_relaxed(best_s + lane) < static_cast<u64>(r)) active = false;
+                    if (active && smallest_found() < static_cast<u64>(r)) active = false;
                     if (!__any_sync(0xffffffffu, active)) break;
                 }
                 bool contains = false;
@@ -436,7 +445,6 @@ __global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(Level
                 }
                 next_combination(c, L, d);
             }
-            for (int x = c0; x < c0 + kStagedWarps && x < d; ++x) base += binomial(d - 1 - x, L - 1);
         }
         if (q < item.q1 && mr.have) {
             if (min_approx) {  // the exact residuals of that test, for its p

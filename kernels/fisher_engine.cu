@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -67,6 +68,10 @@ constexpr std::int64_t kOversubscribe = 4;
 constexpr int kMaxBlockThreads = 256;
 /// Entry scan: a row is cut into rank ranges of at least this many sets.
 constexpr std::int64_t kScanMinSpan = 1024;
+/// Entry scan rounds: the first covers ranks [0, kScanFirstRound), each later one
+/// kScanRoundGrowth times the ranks of the one before.
+constexpr std::int64_t kScanFirstRound = 64;
+constexpr std::int64_t kScanRoundGrowth = 4;
 /// Staged entry scan: rank ranges of at least this many sets per block, and the block
 /// size to count resident blocks by (a staged block is 256 threads; shared memory
 /// keeps about two of them on an SM at large degrees).
@@ -146,6 +151,7 @@ public:
             cudaStreamSynchronize(stream_->get());
             corr_.release(); bits_.release(); dense_.release(); counts_.release();
             koffsets_.release(); kcols_.release(); scan_items_.release(); kp_.release();
+            survivors_.release(); survivor_rows_.release(); survivor_counts_.release();
             offsets_.release(); nbrs_.release(); best_.release(); pmax_.release(); mirror_.release();
             tests_.release(); rows_.release(); items_.release(); sel_.release();
             count_.release(); pwin_.release(); sets_.release(); scratch_.release();
@@ -371,6 +377,7 @@ private:
     DeviceBuffer<std::int32_t> rows_;
     DeviceBuffer<int2> items_;
     DeviceBuffer<ScanItem> scan_items_;
+    DeviceBuffer<std::int32_t> survivors_, survivor_rows_, survivor_counts_;  ///< scan rounds
     DeviceBuffer<std::int64_t> sel_, count_;
     DeviceBuffer<double> pwin_;
     DeviceBuffer<std::int32_t> sets_;
@@ -769,11 +776,15 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
 void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
                                    const std::vector<std::int32_t>& rows, cudaStream_t s) {
     const int l = a.l;
-    // Rows of large degree run the staged scan at levels >= 2 (C held whole): a block per
-    // 32 entries, in classes of degree (each launch sizes its shared memory by the class's
-    // largest degree). The rest run the plain scan: warp items of 32 entries of one row,
-    // a row whose C(d, l) sets would keep one warp far longer than the level's average
-    // warp cut into rank ranges. Lower entries (j > i) are scanned before upper ones.
+    // Lower entries (j > i) are scanned before upper ones. Each side runs in rounds over
+    // growing rank ranges [lo, hi): the first round over every entry, each later one over
+    // the entries no earlier round separated (compacted on the device; the host reads
+    // their counts per row to lay out the round). Most entries stop within the first
+    // ranks, so the later, longer rounds run on full warps instead of warps that wait on
+    // one or two lanes. Within a round, rows of large degree run the staged scan
+    // (levels >= 2, C held whole; classes of degree, each launch sizing its shared memory
+    // by the class's largest degree), the rest the plain scan; a row whose range would
+    // keep one warp (block) far longer than the round's average is cut into rank ranges.
     const bool staged = l >= 2 && a.corr.whole() && !a.generic && tun_.scan_staged_min_degree > 0 &&
                         staged_max_degree_ >= tun_.scan_staged_min_degree;
     std::vector<std::int64_t> bounds;  // the classes' largest degrees, increasing
@@ -788,65 +799,98 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
         if (!staged || d < tun_.scan_staged_min_degree || d > staged_max_degree_) return -1;
         return static_cast<int>(std::lower_bound(bounds.begin(), bounds.end(), d) - bounds.begin());
     };
-    // Rank ranges: the plain scan's warps and the staged scan's blocks each get about
-    // 1/kOversubscribe of what the GPU holds at once (in double: sums of C(d, l) over
-    // rows can pass 2^63).
-    double work = 0.0, staged_work = 0.0;  // warp-sets, block-sets
-    for (std::int32_t i : rows) {
-        const std::int64_t d = snap.degree(i);
-        const double w = static_cast<double>((d + 31) / 32) * static_cast<double>(binomial(d, l));
-        (class_of(d) < 0 ? work : staged_work) += w;
-    }
+    const int groups = 1 + static_cast<int>(bounds.size());  // plain, then the staged classes
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
     const double blocks = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / kStagedBlockThreads));
-    const std::int64_t span = std::max<std::int64_t>(
-        kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
-    const std::int64_t staged_span = std::max<std::int64_t>(
-        kStagedMinSpan, static_cast<std::int64_t>(std::min(staged_work / (kOversubscribe * blocks), 1e18)));
-    const int groups = 1 + static_cast<int>(bounds.size());  // plain, then the staged classes
-    std::vector<std::vector<ScanItem>> lists(2 * static_cast<std::size_t>(groups));
+    survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
+
+    struct Run {
+        std::int32_t row;
+        int d;
+        int first;  ///< the side's first position (round 0), or 0 (survivor lists)
+        int count;  ///< entries of the side still to scan
+        std::int64_t sets;
+    };
     for (int upper = 0; upper < 2; ++upper) {
+        std::vector<Run> live;
         for (std::int32_t i : rows) {
             const std::int32_t* nb = snap.row(i);
             const int d = static_cast<int>(snap.degree(i));
             const int qs = static_cast<int>(std::upper_bound(nb, nb + d, i) - nb);  // first j > i
             const int qb = upper ? 0 : qs, qe = upper ? qs : d;
-            const std::int64_t sets = binomial(d, l);
-            const int cls = class_of(d);
-            const std::int64_t parts = (sets + (cls < 0 ? span : staged_span) - 1) / (cls < 0 ? span : staged_span);
-            auto& list = lists[static_cast<std::size_t>(upper * groups + cls + 1)];
-            for (int q0 = qb; q0 < qe; q0 += 32) {
-                for (std::int64_t k = 0; k < parts; ++k) {
-                    ScanItem it;
-                    it.row = i;
-                    it.q0 = q0;
-                    it.q1 = std::min(q0 + 32, qe);
-                    it.r0 = sets * k / parts;
-                    it.r1 = sets * (k + 1) / parts;
-                    it.split = parts > 1;
-                    list.push_back(it);
+            if (qe > qb) live.push_back({i, d, qb, qe - qb, binomial(d, l)});
+        }
+        std::int64_t lo = 0, hi = kScanFirstRound;
+        bool on_survivors = false;
+        while (!live.empty()) {
+            double work = 0.0, staged_work = 0.0;  // warp-sets, block-sets (in double: no overflow)
+            for (const Run& r : live) {
+                const double w = static_cast<double>((r.count + 31) / 32) *
+                                 static_cast<double>(std::min(hi, r.sets) - lo);
+                (class_of(r.d) < 0 ? work : staged_work) += w;
+            }
+            const std::int64_t span = std::max<std::int64_t>(
+                kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
+            const std::int64_t staged_span = std::max<std::int64_t>(
+                kStagedMinSpan, static_cast<std::int64_t>(std::min(staged_work / (kOversubscribe * blocks), 1e18)));
+            std::vector<std::vector<ScanItem>> lists(static_cast<std::size_t>(groups));
+            for (const Run& r : live) {
+                const int cls = class_of(r.d);
+                const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;
+                const std::int64_t sp = cls < 0 ? span : staged_span;
+                const std::int64_t parts = (range + sp - 1) / sp;
+                auto& list = lists[static_cast<std::size_t>(cls + 1)];
+                for (int c0 = 0; c0 < r.count; c0 += 32) {
+                    for (std::int64_t k = 0; k < parts; ++k) {
+                        ScanItem it;
+                        it.row = r.row;
+                        it.q0 = r.first + c0;
+                        it.q1 = r.first + std::min(c0 + 32, r.count);
+                        it.r0 = lo + range * k / parts;
+                        it.r1 = lo + range * (k + 1) / parts;
+                        it.split = it.r0 > 0 || it.r1 < r.sets;
+                        list.push_back(it);
+                    }
                 }
             }
-        }
-    }
-    std::vector<ScanItem> items;
-    std::vector<std::int64_t> at;
-    for (const auto& list : lists) {
-        at.push_back(static_cast<std::int64_t>(items.size()));
-        items.insert(items.end(), list.begin(), list.end());
-    }
-    if (items.empty()) return;
-    scan_items_.resize_discard(items.size());
-    scan_items_.upload(items.data(), items.size(), s);
-    for (int upper = 0; upper < 2; ++upper) {
-        for (int g = 0; g < groups; ++g) {
-            const std::size_t k = static_cast<std::size_t>(upper * groups + g);
-            EntryScanLaunch launch;
-            launch.items = scan_items_.data() + at[k];
-            launch.n_items = static_cast<std::int64_t>(lists[k].size());
-            launch.upper = upper != 0;
-            if (g == 0) launch_entry_scan(a, launch, s);
-            else launch_entry_scan_staged(a, launch, bounds[static_cast<std::size_t>(g) - 1], s);
+            std::vector<ScanItem> items;
+            std::vector<std::int64_t> at;
+            for (const auto& list : lists) {
+                at.push_back(static_cast<std::int64_t>(items.size()));
+                items.insert(items.end(), list.begin(), list.end());
+            }
+            scan_items_.resize_discard(items.size());
+            scan_items_.upload(items.data(), items.size(), s);
+            for (int g = 0; g < groups; ++g) {
+                EntryScanLaunch launch;
+                launch.items = scan_items_.data() + at[static_cast<std::size_t>(g)];
+                launch.n_items = static_cast<std::int64_t>(lists[static_cast<std::size_t>(g)].size());
+                launch.upper = upper != 0;
+                launch.survivors = on_survivors ? survivors_.data() : nullptr;
+                if (g == 0) launch_entry_scan(a, launch, s);
+                else launch_entry_scan_staged(a, launch, bounds[static_cast<std::size_t>(g) - 1], s);
+            }
+            // The next round: the rows with ranks beyond hi, over their surviving entries.
+            std::vector<Run> next;
+            for (const Run& r : live)
+                if (r.sets > hi) next.push_back(r);
+            if (next.empty()) break;
+            std::vector<std::int32_t> ids(next.size()), counts(next.size());
+            for (std::size_t k = 0; k < next.size(); ++k) ids[k] = next[k].row;
+            survivor_rows_.resize_discard(ids.size());
+            survivor_counts_.resize_discard(ids.size());
+            survivor_rows_.upload(ids.data(), ids.size(), s);
+            launch_scan_survivors(a, survivor_rows_.data(), static_cast<std::int64_t>(ids.size()), upper != 0,
+                                  survivors_.data(), survivor_counts_.data(), s);
+            survivor_counts_.download(counts.data(), counts.size(), s);
+            stream_->synchronize();
+            live.clear();
+            for (std::size_t k = 0; k < next.size(); ++k)
+                if (counts[k] > 0) live.push_back({next[k].row, next[k].d, 0, counts[k], next[k].sets});
+            lo = hi;
+            hi = hi > std::numeric_limits<std::int64_t>::max() / kScanRoundGrowth ? std::numeric_limits<std::int64_t>::max()
+                                                                                  : hi * kScanRoundGrowth;
+            on_survivors = true;
         }
     }
 }

@@ -165,6 +165,9 @@ struct EntryScanLaunch {
     /// Upper entries (j < i): skip an entry whose mirror (j, i) has a separating rank.
     /// Launched after the lower entries' scan, so that rank is final.
     bool upper = false;
+    /// Optional (nullptr: off): item (row, q0, q1) covers the row's surviving entries
+    /// q0..q1-1 listed by launch_scan_survivors, at survivors[offsets[row] + k].
+    const std::int32_t* survivors = nullptr;
 };
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
 
@@ -177,6 +180,15 @@ void launch_entry_scan_staged(const LevelArgs& a, const EntryScanLaunch& s, std:
                               cudaStream_t stream);
 /// Largest row degree whose staged block fits the device's shared memory.
 std::int64_t entry_scan_staged_max_degree(int device);
+
+/// The entries of each listed row that are still to scan: on the lower side (j > i) or
+/// the upper one (j < i, mirror not separated), with no separating rank found so far.
+/// Row rows[k]'s positions go, increasing, to survivors[offsets[row] ..], their number
+/// to counts[k]. Between rounds of the entry scan over rank ranges, so that the next
+/// round's warps hold only entries that still run (most stop early, and a warp whose
+/// 32 lanes wait on one long-running entry is the scan's main loss).
+void launch_scan_survivors(const LevelArgs& a, const std::int32_t* rows, std::int64_t n_rows, bool upper,
+                           std::int32_t* survivors, std::int32_t* counts, cudaStream_t stream);
 
 /// Per-entry mirror indices (LevelArgs::mirror) of the compacted adjacency.
 void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,

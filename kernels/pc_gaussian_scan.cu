@@ -259,6 +259,12 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     publish(a, e, found, mr);
 }
 
+/// Row position of the item's t-th entry (t < q1 - q0): q0 + t, or the (q0 + t)-th of the
+/// row's surviving entries when the launch runs on a survivor list.
+__device__ __forceinline__ int item_position(const EntryScanLaunch& s, std::int64_t e0, const ScanItem& item, int t) {
+    return s.survivors ? s.survivors[e0 + item.q0 + t] : item.q0 + t;
+}
+
 template <int L>
 __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, EntryScanLaunch s) {
     const int lane = static_cast<int>(threadIdx.x & 31);
@@ -269,11 +275,11 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
     u64 tests = 0;
     for (std::int64_t it = warp; it < s.n_items; it += warps) {
         const ScanItem item = s.items[it];
-        const int q = item.q0 + lane;
-        if (q >= item.q1) continue;
+        if (item.q0 + lane >= item.q1) continue;
         const std::int32_t i = item.row;
         const std::int64_t e0 = a.offsets[i];
         const int d = static_cast<int>(a.offsets[i + 1] - e0);
+        const int q = item_position(s, e0, item, lane);
         const std::int64_t e = e0 + q;
         if (s.upper && a.mirror) {
             const std::int64_t m = a.mirror[e];
@@ -360,7 +366,8 @@ __global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(Level
         __syncthreads();  // the previous item's readers are done
         for (int k = threadIdx.x; k < d * 32; k += blockDim.x) {
             const int b = k >> 5, t = k & 31;
-            g[k] = t < width ? a.corr.rows[static_cast<std::int64_t>(nb[b]) * a.n + nb[item.q0 + t]] : 0.0;
+            g[k] = t < width ? a.corr.rows[static_cast<std::int64_t>(nb[b]) * a.n + nb[item_position(s, e0, item, t)]]
+                             : 0.0;
         }
         for (int b = threadIdx.x; b < d; b += blockDim.x) {
             const std::int64_t kb = nb[b];
@@ -370,8 +377,9 @@ __global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(Level
         if (threadIdx.x < 32) best_s[threadIdx.x] = kNoRank;
         __syncthreads();
 
-        const int q = item.q0 + lane;
-        bool active = q < item.q1;
+        const bool in_item = item.q0 + lane < item.q1;
+        const int q = in_item ? item_position(s, e0, item, lane) : -1;
+        bool active = in_item;
         const std::int64_t e = e0 + q;
         if (active && s.upper && a.mirror) {
             const std::int64_t m = a.mirror[e];
@@ -446,7 +454,7 @@ __global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(Level
                 next_combination(c, L, d);
             }
         }
-        if (q < item.q1 && mr.have) {
+        if (in_item && mr.have) {
             if (min_approx) {  // the exact residuals of that test, for its p
                 int c[L], sn[L];
                 combination_unrank_fast(min_rank, L, d, c);
@@ -460,7 +468,46 @@ __global__ void __launch_bounds__(kStagedThreads) entry_scan_staged_kernel(Level
     if (lane == 0 && tests) atomicAdd(a.tests, tests);
 }
 
+/// A warp per listed row: its surviving entries of one side, compacted in order by ballot.
+__global__ void scan_survivors_kernel(LevelArgs a, const std::int32_t* rows, std::int64_t n_rows, bool upper,
+                                      std::int32_t* survivors, std::int32_t* counts) {
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::int64_t k = warp; k < n_rows; k += warps) {
+        const std::int32_t i = rows[k];
+        const std::int64_t e0 = a.offsets[i];
+        const int d = static_cast<int>(a.offsets[i + 1] - e0);
+        int count = 0;
+        for (int q0 = 0; q0 < d; q0 += 32) {
+            const int q = q0 + lane;
+            bool live = false;
+            if (q < d) {
+                const std::int64_t e = e0 + q;
+                const std::int32_t j = a.nbrs[e];
+                live = (upper ? j < i : j > i) && a.best[e] == kNoRank;
+                if (live && upper && a.mirror) {
+                    const std::int64_t m = a.mirror[e];
+                    live = m < 0 || a.best[m] == kNoRank;
+                }
+            }
+            const unsigned mask = __ballot_sync(0xffffffffu, live);
+            if (live) survivors[e0 + count + __popc(mask & ((1u << lane) - 1u))] = q;
+            count += __popc(mask);
+        }
+        if (lane == 0) counts[k] = count;
+    }
+}
+
 }  // namespace
+
+void launch_scan_survivors(const LevelArgs& a, const std::int32_t* rows, std::int64_t n_rows, bool upper,
+                           std::int32_t* survivors, std::int32_t* counts, cudaStream_t stream) {
+    if (n_rows <= 0) return;
+    const std::int64_t blocks = std::min<std::int64_t>((n_rows + 3) / 4, std::int64_t(1) << 16);
+    scan_survivors_kernel<<<static_cast<unsigned>(blocks), 128, 0, stream>>>(a, rows, n_rows, upper, survivors, counts);
+    CUDAG_CHECK_LAUNCH();
+}
 
 std::int64_t entry_scan_staged_max_degree(int device) {
     int optin = 0;

@@ -34,11 +34,6 @@ struct FisherTunables {
     /// entry, the lanes of a warp sharing the set walk) instead of the variant; 0: the
     /// variant at every level. At most kScanLevelsMax.
     int scan_levels = 4;
-    /// Entry scan at levels >= 2 with C held whole: rows of at least this degree run the
-    /// staged scan (a block of warps per 32 entries, their entries of C staged in shared
-    /// memory), up to the largest degree whose block fits the device's shared memory.
-    /// 0: never (testing knob; the results are the same either way).
-    int scan_staged_min_degree = 64;
     /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
     /// global memory) instead of the template<int L> ones. 0: only above the
     /// largest compiled L (kMaxTemplateLevel in pc_gaussian.cuh).

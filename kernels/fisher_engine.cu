@@ -71,12 +71,7 @@ constexpr std::int64_t kScanMinSpan = 1024;
 /// Entry scan rounds: the first covers ranks [0, kScanFirstRound), each later one
 /// kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanFirstRound = 64;
-constexpr std::int64_t kScanRoundGrowth = 4;
-/// Staged entry scan: rank ranges of at least this many sets per block, and the block
-/// size to count resident blocks by (a staged block is 256 threads; shared memory
-/// keeps about two of them on an SM at large degrees).
-constexpr std::int64_t kStagedMinSpan = 8192;
-constexpr std::int64_t kStagedBlockThreads = 1024;
+constexpr std::int64_t kScanRoundGrowth = 16;
 static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
 
 std::string device_label(int device) {
@@ -112,7 +107,6 @@ void check_policy_and_tunables(const pc::TestPolicy& policy, const FisherTunable
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
     if (t.scan_levels < 0 || t.scan_levels > kScanLevelsMax)
         throw InputError("--scan-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
-    if (t.scan_staged_min_degree < 0) throw InputError("cuda: the staged scan's smallest degree must be >= 0");
 }
 
 /// Free device memory must hold `need` bytes (plus a margin for the level buffers).
@@ -141,7 +135,6 @@ public:
         CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device_));
         CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device_));
         resident_threads_ = static_cast<std::int64_t>(sms) * per_sm;
-        staged_max_degree_ = entry_scan_staged_max_degree(device_);
     }
 
     ~CudaFisherEngine() override {
@@ -345,7 +338,6 @@ private:
 
     int device_;
     std::int64_t resident_threads_ = 0;  ///< SMs × max threads per SM
-    std::int64_t staged_max_degree_ = 0;  ///< largest degree the staged scan takes
     bool trace_ = trace_enabled();  ///< CUDAG_TRACE: per-level kernel and host timings
     bool symmetric_ = true;              ///< C is exactly symmetric (the entry scan needs it)
     std::int64_t n_, m_;
@@ -780,37 +772,19 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
     // growing rank ranges [lo, hi): the first round over every entry, each later one over
     // the entries no earlier round separated (compacted on the device; the host reads
     // their counts per row to lay out the round). Most entries stop within the first
-    // ranks, so the later, longer rounds run on full warps instead of warps that wait on
-    // one or two lanes. Within a round, rows of large degree run the staged scan
-    // (levels >= 2, C held whole; classes of degree, each launch sizing its shared memory
-    // by the class's largest degree), the rest the plain scan; a row whose range would
-    // keep one warp (block) far longer than the round's average is cut into rank ranges.
-    const bool staged = l >= 2 && a.corr.whole() && !a.generic && tun_.scan_staged_min_degree > 0 &&
-                        staged_max_degree_ >= tun_.scan_staged_min_degree;
-    std::vector<std::int64_t> bounds;  // the classes' largest degrees, increasing
-    if (staged) {
-        // Steps of 64: a block's shared memory (272 bytes per unit of degree) then
-        // wastes little, and as many blocks as fit share an SM.
-        for (std::int64_t b = 128; b < staged_max_degree_; b += 64)
-            if (b >= tun_.scan_staged_min_degree) bounds.push_back(b);
-        bounds.push_back(staged_max_degree_);
-    }
-    const auto class_of = [&](std::int64_t d) -> int {  // -1: the plain scan
-        if (!staged || d < tun_.scan_staged_min_degree || d > staged_max_degree_) return -1;
-        return static_cast<int>(std::lower_bound(bounds.begin(), bounds.end(), d) - bounds.begin());
-    };
-    const int groups = 1 + static_cast<int>(bounds.size());  // plain, then the staged classes
+    // ranks, so the later, longer rounds run on full warps instead of warps whose lanes
+    // wait on one or two entries that scan every set. Warp items are 32 entries of one
+    // row; a row whose range would keep one warp far longer than the round's average warp
+    // is cut into rank ranges.
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
-    const double blocks = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / kStagedBlockThreads));
     survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
-
     struct Run {
         std::int32_t row;
-        int d;
-        int first;  ///< the side's first position (round 0), or 0 (survivor lists)
+        int first;  ///< the side's first position (first round), or 0 (survivor lists)
         int count;  ///< entries of the side still to scan
         std::int64_t sets;
     };
+    std::vector<ScanItem> items;
     for (int upper = 0; upper < 2; ++upper) {
         std::vector<Run> live;
         for (std::int32_t i : rows) {
@@ -818,28 +792,20 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
             const int d = static_cast<int>(snap.degree(i));
             const int qs = static_cast<int>(std::upper_bound(nb, nb + d, i) - nb);  // first j > i
             const int qb = upper ? 0 : qs, qe = upper ? qs : d;
-            if (qe > qb) live.push_back({i, d, qb, qe - qb, binomial(d, l)});
+            if (qe > qb) live.push_back({i, qb, qe - qb, binomial(d, l)});
         }
         std::int64_t lo = 0, hi = kScanFirstRound;
         bool on_survivors = false;
         while (!live.empty()) {
-            double work = 0.0, staged_work = 0.0;  // warp-sets, block-sets (in double: no overflow)
-            for (const Run& r : live) {
-                const double w = static_cast<double>((r.count + 31) / 32) *
-                                 static_cast<double>(std::min(hi, r.sets) - lo);
-                (class_of(r.d) < 0 ? work : staged_work) += w;
-            }
+            double work = 0.0;  // warp-sets (in double: sums of C(d, l) over rows can pass 2^63)
+            for (const Run& r : live)
+                work += static_cast<double>((r.count + 31) / 32) * static_cast<double>(std::min(hi, r.sets) - lo);
             const std::int64_t span = std::max<std::int64_t>(
                 kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
-            const std::int64_t staged_span = std::max<std::int64_t>(
-                kStagedMinSpan, static_cast<std::int64_t>(std::min(staged_work / (kOversubscribe * blocks), 1e18)));
-            std::vector<std::vector<ScanItem>> lists(static_cast<std::size_t>(groups));
+            items.clear();
             for (const Run& r : live) {
-                const int cls = class_of(r.d);
                 const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;
-                const std::int64_t sp = cls < 0 ? span : staged_span;
-                const std::int64_t parts = (range + sp - 1) / sp;
-                auto& list = lists[static_cast<std::size_t>(cls + 1)];
+                const std::int64_t parts = (range + span - 1) / span;
                 for (int c0 = 0; c0 < r.count; c0 += 32) {
                     for (std::int64_t k = 0; k < parts; ++k) {
                         ScanItem it;
@@ -849,27 +815,18 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
                         it.r0 = lo + range * k / parts;
                         it.r1 = lo + range * (k + 1) / parts;
                         it.split = it.r0 > 0 || it.r1 < r.sets;
-                        list.push_back(it);
+                        items.push_back(it);
                     }
                 }
             }
-            std::vector<ScanItem> items;
-            std::vector<std::int64_t> at;
-            for (const auto& list : lists) {
-                at.push_back(static_cast<std::int64_t>(items.size()));
-                items.insert(items.end(), list.begin(), list.end());
-            }
             scan_items_.resize_discard(items.size());
             scan_items_.upload(items.data(), items.size(), s);
-            for (int g = 0; g < groups; ++g) {
-                EntryScanLaunch launch;
-                launch.items = scan_items_.data() + at[static_cast<std::size_t>(g)];
-                launch.n_items = static_cast<std::int64_t>(lists[static_cast<std::size_t>(g)].size());
-                launch.upper = upper != 0;
-                launch.survivors = on_survivors ? survivors_.data() : nullptr;
-                if (g == 0) launch_entry_scan(a, launch, s);
-                else launch_entry_scan_staged(a, launch, bounds[static_cast<std::size_t>(g) - 1], s);
-            }
+            EntryScanLaunch launch;
+            launch.items = scan_items_.data();
+            launch.n_items = static_cast<std::int64_t>(items.size());
+            launch.upper = upper != 0;
+            launch.survivors = on_survivors ? survivors_.data() : nullptr;
+            launch_entry_scan(a, launch, s);
             // The next round: the rows with ranks beyond hi, over their surviving entries.
             std::vector<Run> next;
             for (const Run& r : live)
@@ -886,7 +843,7 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
             stream_->synchronize();
             live.clear();
             for (std::size_t k = 0; k < next.size(); ++k)
-                if (counts[k] > 0) live.push_back({next[k].row, next[k].d, 0, counts[k], next[k].sets});
+                if (counts[k] > 0) live.push_back({next[k].row, 0, counts[k], next[k].sets});
             lo = hi;
             hi = hi > std::numeric_limits<std::int64_t>::max() / kScanRoundGrowth ? std::numeric_limits<std::int64_t>::max()
                                                                                   : hi * kScanRoundGrowth;

@@ -171,16 +171,6 @@ struct EntryScanLaunch {
 };
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
 
-/// Staged entry scan (levels 2..kMaxTemplateLevel, C held whole): a block of warps per
-/// item (its warps share the ranks [r0, r1) in chunks). The block stages the
-/// item's entries C[nb[b], j] for every neighbour position b in shared memory, so the
-/// rows must have degree <= max_degree <= entry_scan_staged_max_degree(). Same results
-/// as launch_entry_scan.
-void launch_entry_scan_staged(const LevelArgs& a, const EntryScanLaunch& s, std::int64_t max_degree,
-                              cudaStream_t stream);
-/// Largest row degree whose staged block fits the device's shared memory.
-std::int64_t entry_scan_staged_max_degree(int device);
-
 /// The entries of each listed row that are still to scan: on the lower side (j > i) or
 /// the upper one (j < i, mirror not separated), with no separating rank found so far.
 /// Row rows[k]'s positions go, increasing, to survivors[offsets[row] ..], their number

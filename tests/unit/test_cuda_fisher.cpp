@@ -121,15 +121,12 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 // ---- whole skeleton: GPU engine on the CPU's correlation matrix ---------------------------
 
 /// Kernel choice of a parity case: 's' / 'e' the paper's variants at every level, 'x' the
-/// plain entry scan at every level it covers (cuPC-S above), 'y' the same with every row
-/// of levels >= 2 on the staged scan, 'd' the defaults.
+/// entry scan at every level it covers (cuPC-S above), 'd' the defaults.
 cuda::FisherTunables tunables_for(char kernel) {
     cuda::FisherTunables t;
     if (kernel == 'd') return t;
     t.variant = kernel == 'e' ? 'e' : 's';
-    const bool scan = kernel == 'x' || kernel == 'y';
-    t.scan_levels = scan ? cuda::kScanLevelsMax : 0;
-    t.scan_staged_min_degree = kernel == 'y' ? 1 : 0;
+    t.scan_levels = kernel == 'x' ? cuda::kScanLevelsMax : 0;
     return t;
 }
 
@@ -183,7 +180,7 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
 
 std::vector<ParityCase> parity_cases() {
     std::vector<ParityCase> v;
-    for (char var : {'s', 'e', 'x', 'y'}) {
+    for (char var : {'s', 'e', 'x'}) {
         v.push_back({100, 500, 3, 1, var, 0.01});
         v.push_back({100, 300, 8, 2, var, 0.05});
         v.push_back({100, 2000, 12, 3, var, 0.01});
@@ -244,7 +241,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, CudaLevelParity,
                          testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1},
-                                         std::tuple{'e', 1}, std::tuple{'x', 0}, std::tuple{'y', 0}),
+                                         std::tuple{'e', 1}, std::tuple{'x', 0}),
                          [](const auto& info) {
                              return std::string(1, std::get<0>(info.param)) +
                                     (std::get<1>(info.param) ? "_runtime_l" : "_template_l");
@@ -492,9 +489,6 @@ TEST(CudaFisher, BadTunablesAreInputErrors) {
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
     t = {};
     t.scan_levels = cuda::kScanLevelsMax + 1;
-    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
-    t = {};
-    t.scan_staged_min_degree = -1;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
 }
 

@@ -72,6 +72,7 @@ constexpr std::int64_t kScanMinSpan = 1024;
 /// kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanFirstRound = 64;
 constexpr std::int64_t kScanRoundGrowth = 16;
+/// Levels above this run the entry scan in one round (see launch_scan).
 constexpr int kScanRoundsMaxLevel = 2;
 static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
 

@@ -134,8 +134,7 @@ public:
 private:
     std::ptrdiff_t find(std::int32_t i, std::int32_t j) const {
         if (i > j) std::swap(i, j);
-        if (i < 0) return -1;
-        const std::uint64_t k = pack(i, j);
+        const std::uint64_t k = pack(i, j);  // a negative node packs to a word no held pair has
         const auto it = std::lower_bound(keys_.begin(), keys_.end(), k);
         if (it == keys_.end() || *it != k) return -1;
         return it - keys_.begin();

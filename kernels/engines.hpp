@@ -34,6 +34,9 @@ struct FisherTunables {
     /// entry, the lanes of a warp sharing the set walk) instead of the variant; 0: the
     /// variant at every level. At most kScanLevelsMax.
     int scan_levels = 4;
+    /// Levels 1..scan_round_levels run the entry scan in rounds over growing rank ranges
+    /// (survivors compacted between rounds); the levels above run it in one launch.
+    int scan_round_levels = 2;
     /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
     /// global memory) instead of the template<int L> ones. 0: only above the
     /// largest compiled L (kMaxTemplateLevel in pc_gaussian.cuh).

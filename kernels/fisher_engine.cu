@@ -72,8 +72,6 @@ constexpr std::int64_t kScanMinSpan = 1024;
 /// kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanFirstRound = 64;
 constexpr std::int64_t kScanRoundGrowth = 16;
-/// Levels above this run the entry scan in one round (see launch_scan).
-constexpr int kScanRoundsMaxLevel = 2;
 static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
 
 std::string device_label(int device) {
@@ -109,6 +107,8 @@ void check_policy_and_tunables(const pc::TestPolicy& policy, const FisherTunable
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
     if (t.scan_levels < 0 || t.scan_levels > kScanLevelsMax)
         throw InputError("--scan-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
+    if (t.scan_round_levels < 0 || t.scan_round_levels > kScanLevelsMax)
+        throw InputError("--scan-round-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
 }
 
 /// Free device memory must hold `need` bytes (plus a margin for the level buffers).
@@ -796,11 +796,10 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
             const int qb = upper ? 0 : qs, qe = upper ? qs : d;
             if (qe > qb) live.push_back({i, qb, qe - qb, binomial(d, l)});
         }
-        // Levels above kScanRoundsMaxLevel run one round: their tests are the exact ones
-        // (a factorisation each), and a round's shortest chain of them plus its sync cost
-        // more than idle lanes do (n4000 level 4 on an H200: 4.8 ms in one round, 13.5 ms
-        // in rounds).
-        std::int64_t lo = 0, hi = l <= kScanRoundsMaxLevel ? kScanFirstRound : std::numeric_limits<std::int64_t>::max();
+        // Levels above tun_.scan_round_levels run one round: a round's shortest chain of
+        // tests plus its sync can cost more than idle lanes do (n4000 level 4 on an H200,
+        // exact tests: 4.8 ms in one round, 13.5 ms in rounds).
+        std::int64_t lo = 0, hi = l <= tun_.scan_round_levels ? kScanFirstRound : std::numeric_limits<std::int64_t>::max();
         bool on_survivors = false;
         while (!live.empty()) {
             double work = 0.0;  // warp-sets (in double: sums of C(d, l) over rows can pass 2^63)

@@ -20,7 +20,9 @@
 // (cholesky of the 1x1 block is exactly 1), so |r| < r_lo <=> h12^2 < r_lo^2 h11 h22 up to
 // rounding far inside the 1e-6 band of decision_band; inside the band the exact r and p
 // decide. Level 2 decides the same way on residuals formed with one rsqrt and no division
-// (level2_fast) where they are well conditioned; every other test, level >= 3, and the
+// (level2_fast), levels 3..kFastMaxLevel on residuals formed with rsqrt from the walk's
+// prefix factorised once and one column per test (FastWalk), where they are well
+// conditioned; every other test, the levels above, and the
 // p-value reported for an entry use the CPU's exact sequence (ci::ConditioningBlock).
 //
 // Heavy rows are split into rank ranges (items with r0 > 0): a lane then stops early when
@@ -201,8 +203,113 @@ __device__ __forceinline__ int level2_fast(const LevelArgs& a, double rlo2, doub
     return decide_squared(h11, h12, h22, rlo2, rhi2);
 }
 
+/// Levels 3..kFastMaxLevel in the same way, without division: a unit-diagonal C[S, S]
+/// factorised with rsqrt, the walk's prefix S' = S less its last node kept across tests. The lanes of a
+/// warp walk the sets together, and the lexicographic walk changes the prefix only once
+/// every (d - position) sets, so a test costs the last node's column: C[S', k] and
+/// C[i, k] (broadcasts), one C[k, j] per lane (the only scattered load), L - 1 products
+/// and one rsqrt. For S = {k0, .., kL-1} with P = S' and w = chol(C[P,P])^-1 C[P, k]:
+///   y_x(last) = (C[x, k] - w . y_x(P)) / sqrt(1 - |w|^2),  h_xx = 1 - |y_x|^2, h12 = C[i,j] - y_i . y_j
+/// Decides only where every pivot and residual is well away from 0, so that rounding
+/// stays ~1e-10 of r or less, far inside decision_band's 1e-6; otherwise (and for the
+/// p-value reported for an entry) the CPU's exact sequence runs.
+constexpr int kFastMaxLevel = 4;
+
+template <int L>
+struct FastWalk {
+    static constexpr int M = L - 1;  ///< prefix nodes
+    /// Smallest pivot (1 - R^2 of a node on the ones before it) and residual the fast
+    /// path accepts: each pivot's rsqrt scales the rounding of what follows it (at most
+    /// 10x a stage here, so rounding stays ~1e-13 of the residuals).
+    static constexpr double kPivot = 1e-2;
+    static constexpr double kResidual = 1e-2;
+    bool ok = false;
+    std::int32_t node[M];
+    double low[M > 1 ? M * (M - 1) / 2 : 1];  ///< strictly lower factor, row by row
+    double inv[M];                            ///< 1 / pivot's square root
+    double yi[M], yj[M];
+    double si = 0.0, sj = 0.0, sij = 0.0;     ///< |y_i|^2, |y_j|^2, y_i . y_j over P
+
+    static __device__ __forceinline__ int at(int t, int u) { return t * (t - 1) / 2 + u; }
+
+    /// Forward solve of the prefix factor: w = chol(C[P, P])^-1 v.
+    __device__ __forceinline__ void solve(double* w) const {
+#pragma unroll
+        for (int t = 0; t < M; ++t) {
+            double x = w[t];
+#pragma unroll
+            for (int u = 0; u < t; ++u) x -= low[at(t, u)] * w[u];
+            w[t] = x * inv[t];
+        }
+    }
+
+    /// Factorise the prefix nodes p (C rows of nodes p[t]) for the pair (i, j).
+    __device__ __forceinline__ void prefix(const LevelArgs& a, const double* ci_row, std::int32_t j,
+                                           const std::int32_t* p) {
+        ok = false;
+#pragma unroll
+        for (int t = 0; t < M; ++t) {
+            node[t] = p[t];
+            const double* row = a.corr.rows + static_cast<std::int64_t>(p[t]) * a.n;
+            if (!(row[p[t]] == 1.0)) return;
+            double piv = 1.0;
+#pragma unroll
+            for (int u = 0; u < t; ++u) {
+                double x = row[node[u]];
+#pragma unroll
+                for (int v = 0; v < u; ++v) x -= low[at(t, v)] * low[at(u, v)];
+                x *= inv[u];
+                low[at(t, u)] = x;
+                piv -= x * x;
+            }
+            if (!(piv > kPivot)) return;
+            inv[t] = rsqrt(piv);
+            yi[t] = ci_row[p[t]];
+            yj[t] = row[j];
+        }
+        solve(yi);
+        solve(yj);
+        si = sj = sij = 0.0;
+#pragma unroll
+        for (int t = 0; t < M; ++t) {
+            si += yi[t] * yi[t];
+            sj += yj[t] * yj[t];
+            sij += yi[t] * yj[t];
+        }
+        ok = true;
+    }
+
+    /// The test with last node k: 1 independent, 0 dependent (residuals in h), -1 exact.
+    __device__ __forceinline__ int test(const LevelArgs& a, double rlo2, double rhi2, double cij,
+                                        const double* ci_row, std::int32_t j, std::int32_t k,
+                                        double& h11, double& h12, double& h22) const {
+        const double* row = a.corr.rows + static_cast<std::int64_t>(k) * a.n;
+        if (!(row[k] == 1.0)) return -1;
+        double w[M];
+#pragma unroll
+        for (int t = 0; t < M; ++t) w[t] = row[node[t]];
+        solve(w);
+        double piv = 1.0, wi = 0.0, wj = 0.0;
+#pragma unroll
+        for (int t = 0; t < M; ++t) {
+            piv -= w[t] * w[t];
+            wi += w[t] * yi[t];
+            wj += w[t] * yj[t];
+        }
+        if (!(piv > kPivot)) return -1;
+        const double r = rsqrt(piv);
+        const double yil = (ci_row[k] - wi) * r;
+        const double yjl = (row[j] - wj) * r;
+        h11 = 1.0 - si - yil * yil;
+        h22 = 1.0 - sj - yjl * yjl;
+        h12 = cij - sij - yil * yjl;
+        if (!(h11 > kResidual && h22 > kResidual)) return -1;
+        return decide_squared(h11, h12, h22, rlo2, rhi2);
+    }
+};
+
 /// Levels L >= 2: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
-/// containing q are skipped. Level 2 decides on level2_fast where it can; every other
+/// containing q are skipped. Levels 2..kFastMaxLevel decide on level2_fast / FastWalk where they can; every other
 /// test, and the smallest dependent |r| reported, use the CPU's exact arithmetic.
 template <int L>
 __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
@@ -215,7 +322,10 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     combination_unrank_fast(r0, L, d, c);
     MinR mr;
     std::int64_t min_rank = -1;  // set of the smallest dependent |r|
-    bool min_approx = false;      // its residuals came from level2_fast
+    bool min_approx = false;      // its residuals came from the fast path
+    FastWalk<(L >= 3 && L <= kFastMaxLevel) ? L : 3> fw;  // the walk's prefix (levels 3..kFastMaxLevel)
+    int fw_pos[L > 1 ? L - 1 : 1];
+    bool fw_have = false;  // a prefix has been factorised
     u64 found = kNoRank;
     int since_check = 0;
     for (std::int64_t r = r0; r < r1; ++r) {
@@ -230,7 +340,24 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
             ++tests;
             double h11, h12, h22;
             int fast = -1;
-            if constexpr (L == 2) fast = level2_fast(a, rlo2, rhi2, cij, ci_row, j, nb[c[0]], nb[c[1]], h11, h12, h22);
+            if constexpr (L == 2) {
+                fast = level2_fast(a, rlo2, rhi2, cij, ci_row, j, nb[c[0]], nb[c[1]], h11, h12, h22);
+            } else if constexpr (L <= kFastMaxLevel) {
+                bool same = fw_have;
+#pragma unroll
+                for (int t = 0; t + 1 < L; ++t) same &= fw_pos[t] == c[t];
+                if (!same) {
+                    std::int32_t p[L - 1];
+#pragma unroll
+                    for (int t = 0; t + 1 < L; ++t) {
+                        fw_pos[t] = c[t];
+                        p[t] = nb[c[t]];
+                    }
+                    fw.prefix(a, ci_row, j, p);
+                    fw_have = true;
+                }
+                if (fw.ok) fast = fw.test(a, rlo2, rhi2, cij, ci_row, j, nb[c[L - 1]], h11, h12, h22);
+            }
             if (fast == 1) {
                 found = static_cast<u64>(r);
                 break;

@@ -452,6 +452,11 @@ int main(int argc, char** argv) {
                        "instead of --variant; 0: the variant at every level")
         ->check(CLI::Range(0, 6))
         ->capture_default_str();
+    pc_cmd->add_option("--scan-round-levels", pa.cfg.gpu.scan_round_levels,
+                       "GPU levels 1..N run the entry scan in rounds over growing ranges of sets, the "
+                       "edges still unseparated compacted between rounds; higher levels in one launch")
+        ->check(CLI::Range(0, 6))
+        ->capture_default_str();
     pc_cmd->add_option("--corr-limit", pa.corr_limit_gib,
                        "GPU: most GiB the correlation matrix may take (0: the free memory); when C does "
                        "not fit, its entries are computed again from the data as needed (same results)")

@@ -75,6 +75,7 @@ cuda::FisherTunables cuda_tunables(const GpuTunables& tunables) {
     t.delta = tunables.delta;
     t.auto_tune = tunables.auto_tune;
     t.scan_levels = tunables.scan_levels;
+    t.scan_round_levels = tunables.scan_round_levels;
     t.corr_limit_bytes = tunables.corr_limit_bytes;
     return t;
 }

@@ -31,6 +31,8 @@ struct GpuTunables {
     /// Levels 1..scan_levels run the entry scan (a lane per edge, lexicographic set walk);
     /// 0: the variant at every level.
     int scan_levels = 4;
+    /// Levels 1..scan_round_levels run the entry scan in rounds (see cuda::FisherTunables).
+    int scan_round_levels = 2;
     /// Most device memory (bytes) the correlation matrix may take; 0: what the GPU has free.
     /// When n² doubles do not fit, C is not held whole (see cuda::FisherTunables).
     std::int64_t corr_limit_bytes = 0;

@@ -121,12 +121,14 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 // ---- whole skeleton: GPU engine on the CPU's correlation matrix ---------------------------
 
 /// Kernel choice of a parity case: 's' / 'e' the paper's variants at every level, 'x' the
-/// entry scan at every level it covers (cuPC-S above), 'd' the defaults.
+/// entry scan at every level it covers (cuPC-S above), 'r' that scan in rounds at every
+/// level, 'd' the defaults.
 cuda::FisherTunables tunables_for(char kernel) {
     cuda::FisherTunables t;
     if (kernel == 'd') return t;
     t.variant = kernel == 'e' ? 'e' : 's';
-    t.scan_levels = kernel == 'x' ? cuda::kScanLevelsMax : 0;
+    t.scan_levels = kernel == 'x' || kernel == 'r' ? cuda::kScanLevelsMax : 0;
+    if (kernel == 'r') t.scan_round_levels = cuda::kScanLevelsMax;
     return t;
 }
 
@@ -189,6 +191,9 @@ std::vector<ParityCase> parity_cases() {
         v.push_back({2000, 1000, 4, 6, var, 0.01});
         v.push_back({2000, 800, 8, 7, var, 0.01});
     }
+    v.push_back({100, 2000, 12, 3, 'r', 0.01});
+    v.push_back({500, 500, 10, 5, 'r', 0.05});
+    v.push_back({2000, 800, 8, 7, 'r', 0.01});
     v.push_back({500, 500, 10, 5, 'd', 0.05});
     v.push_back({2000, 800, 8, 7, 'd', 0.01});
     return v;
@@ -241,7 +246,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, CudaLevelParity,
                          testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1},
-                                         std::tuple{'e', 1}, std::tuple{'x', 0}),
+                                         std::tuple{'e', 1}, std::tuple{'x', 0}, std::tuple{'r', 0}),
                          [](const auto& info) {
                              return std::string(1, std::get<0>(info.param)) +
                                     (std::get<1>(info.param) ? "_runtime_l" : "_template_l");
@@ -489,6 +494,9 @@ TEST(CudaFisher, BadTunablesAreInputErrors) {
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
     t = {};
     t.scan_levels = cuda::kScanLevelsMax + 1;
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+    t = {};
+    t.scan_round_levels = -1;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
 }
 

@@ -37,6 +37,9 @@ struct FisherTunables {
     /// Levels 1..scan_round_levels run the entry scan in rounds over growing rank ranges
     /// (survivors compacted between rounds); the levels above run it in one launch.
     int scan_round_levels = 2;
+    /// Testing knob: set ranks [0, scan_first_round) form the first round (64: most entries
+    /// that a level separates do so within their first sets).
+    std::int64_t scan_first_round = 64;
     /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
     /// global memory) instead of the template<int L> ones. 0: only above the
     /// largest compiled L (kMaxTemplateLevel in pc_gaussian.cuh).

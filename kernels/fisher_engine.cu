@@ -68,10 +68,12 @@ constexpr std::int64_t kOversubscribe = 4;
 constexpr int kMaxBlockThreads = 256;
 /// Entry scan: a row is cut into rank ranges of at least this many sets.
 constexpr std::int64_t kScanMinSpan = 1024;
-/// Entry scan rounds: the first covers ranks [0, kScanFirstRound), each later one
-/// kScanRoundGrowth times the ranks of the one before.
-constexpr std::int64_t kScanFirstRound = 64;
+/// Entry scan rounds: the first covers ranks [0, FisherTunables::scan_first_round), each
+/// later one kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanRoundGrowth = 16;
+/// Entry scan rounds after the first: a row with at most this many entries left gives each
+/// a warp whose lanes split its ranks (kItemLanes) rather than one warp of mostly idle lanes.
+constexpr int kScanLaneSplitEntries = 16;
 static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
 
 std::string device_label(int device) {
@@ -107,6 +109,7 @@ void check_policy_and_tunables(const pc::TestPolicy& policy, const FisherTunable
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
     if (t.scan_levels < 0 || t.scan_levels > kScanLevelsMax)
         throw InputError("--scan-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
+    if (t.scan_first_round < 1) throw InputError("the entry scan's first round must cover >= 1 set");
     if (t.scan_round_levels < 0 || t.scan_round_levels > kScanLevelsMax)
         throw InputError("--scan-round-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
 }
@@ -777,7 +780,9 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
     // ranks, so the later, longer rounds run on full warps instead of warps whose lanes
     // wait on one or two entries that scan every set. Warp items are 32 entries of one
     // row; a row whose range would keep one warp far longer than the round's average warp
-    // is cut into rank ranges.
+    // is cut into rank ranges. In a later round, a row with few entries left gives each
+    // entry a warp of its own, the lanes splitting the entry's ranks (kItemLanes): its
+    // entries no longer leave most of a warp's lanes idle.
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
     survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
     struct Run {
@@ -799,27 +804,35 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
         // Levels above tun_.scan_round_levels run one round: a round's shortest chain of
         // tests plus its sync can cost more than idle lanes do (n4000 level 4 on an H200,
         // exact tests: 4.8 ms in one round, 13.5 ms in rounds).
-        std::int64_t lo = 0, hi = l <= tun_.scan_round_levels ? kScanFirstRound : std::numeric_limits<std::int64_t>::max();
+        std::int64_t lo = 0, hi = l <= tun_.scan_round_levels ? tun_.scan_first_round : std::numeric_limits<std::int64_t>::max();
         bool on_survivors = false;
         while (!live.empty()) {
+            // A row's items: warps of up to 32 entries sharing the ranks, or (a later round,
+            // few entries left) a warp per entry with the lanes splitting the ranks.
+            const auto lane_split = [&](const Run& r) { return on_survivors && r.count <= kScanLaneSplitEntries; };
             double work = 0.0;  // warp-sets (in double: sums of C(d, l) over rows can pass 2^63)
-            for (const Run& r : live)
-                work += static_cast<double>((r.count + 31) / 32) * static_cast<double>(std::min(hi, r.sets) - lo);
+            for (const Run& r : live) {
+                const double range = static_cast<double>(std::min(hi, r.sets) - lo);
+                work += lane_split(r) ? r.count * range / 32.0 : static_cast<double>((r.count + 31) / 32) * range;
+            }
             const std::int64_t span = std::max<std::int64_t>(
                 kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
             items.clear();
             for (const Run& r : live) {
                 const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;
-                const std::int64_t parts = (range + span - 1) / span;
-                for (int c0 = 0; c0 < r.count; c0 += 32) {
+                const bool lanes = lane_split(r);
+                const std::int64_t per_warp = lanes ? (range + 31) / 32 : range;
+                const std::int64_t parts = (per_warp + span - 1) / span;
+                const int step = lanes ? 1 : 32;
+                for (int c0 = 0; c0 < r.count; c0 += step) {
                     for (std::int64_t k = 0; k < parts; ++k) {
                         ScanItem it;
                         it.row = r.row;
                         it.q0 = r.first + c0;
-                        it.q1 = r.first + std::min(c0 + 32, r.count);
+                        it.q1 = r.first + std::min(c0 + step, r.count);
                         it.r0 = lo + range * k / parts;
                         it.r1 = lo + range * (k + 1) / parts;
-                        it.split = it.r0 > 0 || it.r1 < r.sets;
+                        it.flags = (it.r0 > 0 || it.r1 < r.sets ? kItemSplit : 0) | (lanes ? kItemLanes : 0);
                         items.push_back(it);
                     }
                 }

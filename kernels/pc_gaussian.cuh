@@ -153,10 +153,14 @@ std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t ma
 /// position subsets of the row in lexicographic order and stopping at its first
 /// separating set. best[e] gets the rank in cuPC-S's convention (C(d, l), the winner
 /// pass with ranks_exclude_entry = false); pmax as for the other kernels.
+/// ScanItem::flags: [r0, r1) is not all of C(d, l) (lanes watch for a smaller rank found
+/// elsewhere); the item is one entry (q1 = q0 + 1) whose ranks the 32 lanes split into
+/// consecutive blocks, instead of 32 entries sharing the ranks.
+constexpr std::int32_t kItemSplit = 1, kItemLanes = 2;
 struct ScanItem {
     std::int32_t row = 0;
     std::int32_t q0 = 0, q1 = 0;  ///< entry positions in the row, q1 - q0 <= 32
-    std::int32_t split = 0;       ///< 1: [r0, r1) is not all of C(d, l)
+    std::int32_t flags = 0;       ///< kItemSplit, kItemLanes
     std::int64_t r0 = 0, r1 = 0;  ///< set ranks
 };
 struct EntryScanLaunch {

@@ -27,7 +27,9 @@
 //
 // Heavy rows are split into rank ranges (items with r0 > 0): a lane then stops early when
 // an earlier range of the same entry has published a smaller separating rank (best only
-// decreases), and the smallest rank wins by atomicMin, so the answer is the same.
+// decreases), and the smallest rank wins by atomicMin, so the answer is the same. A row
+// with few entries left in a later round gives each entry a warp of its own whose lanes
+// split the entry's ranks the same way (kItemLanes), instead of a warp with most lanes idle.
 #include "ci/fisher_z.hpp"
 #include "combination_walk.hpp"
 #include "core/combinations.hpp"
@@ -402,22 +404,30 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
     u64 tests = 0;
     for (std::int64_t it = warp; it < s.n_items; it += warps) {
         const ScanItem item = s.items[it];
-        if (item.q0 + lane >= item.q1) continue;
+        const bool lanes = (item.flags & kItemLanes) != 0;
+        if (!lanes && item.q0 + lane >= item.q1) continue;
+        std::int64_t r0 = item.r0, r1 = item.r1;
+        if (lanes) {  // this lane's block of the entry's ranks
+            const std::int64_t len = (item.r1 - item.r0 + 31) / 32;
+            r0 = item.r0 + lane * len;
+            r1 = min(item.r1, r0 + len);
+            if (r0 >= r1) continue;
+        }
         const std::int32_t i = item.row;
         const std::int64_t e0 = a.offsets[i];
         const int d = static_cast<int>(a.offsets[i + 1] - e0);
-        const int q = item_position(s, e0, item, lane);
+        const int q = item_position(s, e0, item, lanes ? 0 : lane);
         const std::int64_t e = e0 + q;
         if (s.upper && a.mirror) {
             const std::int64_t m = a.mirror[e];
             if (m >= 0 && load_relaxed(a.best + m) != kNoRank) continue;  // lower side separated
         }
-        if (item.r0 > 0 && load_relaxed(a.best + e) < static_cast<u64>(item.r0)) continue;
-        const bool split = item.split != 0;
+        if (r0 > 0 && load_relaxed(a.best + e) < static_cast<u64>(r0)) continue;
+        const bool split = lanes || (item.flags & kItemSplit) != 0;
         if constexpr (L == 1)
-            scan_level1(a, rlo2, rhi2, i, a.nbrs + e0, q, e, item.r0, item.r1, split, tests);
+            scan_level1(a, rlo2, rhi2, i, a.nbrs + e0, q, e, r0, r1, split, tests);
         else
-            scan_level<L>(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, item.r0, item.r1, split, tests);
+            scan_level<L>(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, r0, r1, split, tests);
     }
     // One atomic per warp for the test count.
     for (int off = 16; off > 0; off >>= 1) tests += __shfl_down_sync(0xffffffffu, tests, off);

@@ -122,13 +122,17 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 
 /// Kernel choice of a parity case: 's' / 'e' the paper's variants at every level, 'x' the
 /// entry scan at every level it covers (cuPC-S above), 'r' that scan in rounds at every
-/// level, 'd' the defaults.
+/// level from a first round of 2 sets (so that most rows reach the later rounds, where
+/// rows with few entries left split each entry's sets over a warp's lanes), 'd' the defaults.
 cuda::FisherTunables tunables_for(char kernel) {
     cuda::FisherTunables t;
     if (kernel == 'd') return t;
     t.variant = kernel == 'e' ? 'e' : 's';
     t.scan_levels = kernel == 'x' || kernel == 'r' ? cuda::kScanLevelsMax : 0;
-    if (kernel == 'r') t.scan_round_levels = cuda::kScanLevelsMax;
+    if (kernel == 'r') {
+        t.scan_round_levels = cuda::kScanLevelsMax;
+        t.scan_first_round = 2;
+    }
     return t;
 }
 
@@ -497,6 +501,9 @@ TEST(CudaFisher, BadTunablesAreInputErrors) {
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
     t = {};
     t.scan_round_levels = -1;
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+    t = {};
+    t.scan_first_round = 0;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
 }
 

@@ -178,6 +178,7 @@ public:
                     break;
                 }
         whole_ = true;
+        diag_known_ = false;
         corr_.resize_discard(corr.size());
         corr_.upload(corr.data(), corr.size(), stream());
         stream_->synchronize();
@@ -232,6 +233,7 @@ public:
     /// whole, the standardised columns it is computed from).
     void compute_correlation_of(const Dataset& data) {
         DeviceGuard guard(device_);
+        diag_known_ = false;
         if (whole_) {
             compute_correlation(data.values.data(), n_, m_, corr_.data(), stream());
         } else {
@@ -239,6 +241,21 @@ public:
             standardise_columns(data.values.data(), n_, m_, z_.data(), stream());
         }
         stream_->synchronize();
+    }
+
+    /// Whether C is held whole with a diagonal of exactly 1 (read from the device once).
+    bool unit_diagonal() {
+        if (!whole_) return false;
+        if (!diag_known_) {
+            std::vector<double> diag(static_cast<std::size_t>(n_));
+            CUDAG_CUDA_CHECK(cudaMemcpy2DAsync(diag.data(), sizeof(double), corr_.data(),
+                                               static_cast<std::size_t>(n_ + 1) * sizeof(double), sizeof(double),
+                                               static_cast<std::size_t>(n_), cudaMemcpyDeviceToHost, stream()));
+            stream_->synchronize();
+            unit_diag_ = std::all_of(diag.begin(), diag.end(), [](double v) { return v == 1.0; });
+            diag_known_ = true;
+        }
+        return unit_diag_;
     }
 
     /// Where the kernels read C: whole, or the held rows and z.
@@ -345,6 +362,8 @@ private:
     std::int64_t resident_threads_ = 0;  ///< SMs × max threads per SM
     bool trace_ = trace_enabled();  ///< CUDAG_TRACE: per-level kernel and host timings
     bool symmetric_ = true;              ///< C is exactly symmetric (the entry scan needs it)
+    bool diag_known_ = false;            ///< unit_diag_ holds for the current C
+    bool unit_diag_ = false;             ///< C's diagonal is exactly 1 (see unit_diagonal())
     std::int64_t n_, m_;
     pc::TestPolicy policy_;
     FisherTunables tun_;
@@ -617,6 +636,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     a.mirror = mirror_.data();
     std::tie(a.r_lo, a.r_hi) = decision_band(m_, l, policy_.alpha, policy_.strict);
     a.generic = (tun_.generic_from_level > 0 && l >= tun_.generic_from_level) || l > kMaxTemplateLevel;
+    a.unit_diag = scan && unit_diagonal();
 
     Event ev_start, ev_end;
     ev_start.record(s);

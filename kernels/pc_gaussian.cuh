@@ -116,6 +116,9 @@ struct LevelArgs {
     int* iscratch = nullptr;
     std::int64_t slots = 0;
     bool generic = false;  ///< use the runtime-l kernels
+    /// C is held whole and its diagonal is exactly 1 (the entry scan then skips the
+    /// per-test checks of C[k,k] that its fast decisions need).
+    bool unit_diag = false;
 };
 
 /// Per-thread workspace of the runtime-l kernels: L (l×l), Jacobi scratch (2 l×l), y_i, y_j.

@@ -19,8 +19,8 @@
 // h12 / sqrt(h11 h22) with h11 = 1 - C[i,k]^2, h22 = 1 - C[k,j]^2, h12 = C[i,j] - C[i,k] C[k,j]
 // (cholesky of the 1x1 block is exactly 1), so |r| < r_lo <=> h12^2 < r_lo^2 h11 h22 up to
 // rounding far inside the 1e-6 band of decision_band; inside the band the exact r and p
-// decide. Level 2 decides the same way on residuals formed with one rsqrt and no division
-// (level2_fast), levels 3..kFastMaxLevel on residuals formed with rsqrt from the walk's
+// decide. Level 2 decides the same way on residuals scaled to need no sqrt or division
+// (scan_level2), levels 3..kFastMaxLevel on residuals formed with rsqrt from the walk's
 // prefix factorised once and one column per test (FastWalk), where they are well
 // conditioned; every other test, the levels above, and the
 // p-value reported for an entry use the CPU's exact sequence (ci::ConditioningBlock).
@@ -47,6 +47,14 @@ namespace {
 using u64 = unsigned long long;
 
 constexpr int kScanThreads = 128;  // 4 warps, each on its own item
+
+/// Blocks per SM the entry scan's registers must allow (65536 / (blocks * 128) registers
+/// a thread): the scan waits on loads and on chains of dependent FP64 arithmetic, so the
+/// warps resident count for more than the few values kept out of registers, which fall on
+/// the rare exact tests (n4000 on an H200: level 3 at 128 registers instead of 146,
+/// 13.6 -> 11.8 ms; level 1 let to take 166 registers was 5 ms slower). Levels 4-6 keep
+/// what they need.
+constexpr int scan_min_blocks(int l) { return l == 1 ? 4 : l == 2 ? 5 : l == 3 ? 4 : 1; }
 
 using detail::load_relaxed;
 
@@ -181,28 +189,84 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
     publish(a, e, found, mr);
 }
 
-/// Level 2 without division: with a unit diagonal, for S = {k0, k1},
-/// y1 = (C[x,k1] - C[k0,k1] C[x,k0]) / sqrt(1 - C[k0,k1]^2) and h = 1 - C[x,k0]^2 - y1^2
-/// (one rsqrt per test). Decides only where the residuals are well away from 0 (their
-/// rounding then stays ~1e-10 of r, far inside decision_band's 1e-6); returns 0 for
-/// dependent, 1 for independent, -1 for "run the exact test".
-__device__ __forceinline__ int level2_fast(const LevelArgs& a, double rlo2, double rhi2, double cij,
-                                           const double* ci_row, std::int32_t j, std::int32_t k0,
-                                           std::int32_t k1, double& h11, double& h12, double& h22) {
-    const double* row0 = a.corr.rows + static_cast<std::int64_t>(k0) * a.n;
-    const double* row1 = a.corr.rows + static_cast<std::int64_t>(k1) * a.n;
-    const double a10 = row1[k0];
-    const double piv = 1.0 - a10 * a10;
-    if (!(row0[k0] == 1.0 && row1[k1] == 1.0 && piv > 1e-4)) return -1;
-    const double inv = rsqrt(piv);
-    const double cik0 = ci_row[k0], ck0j = row0[j];
-    const double yi1 = (ci_row[k1] - a10 * cik0) * inv;
-    const double yj1 = (row1[j] - a10 * ck0j) * inv;
-    h11 = 1.0 - cik0 * cik0 - yi1 * yi1;
-    h22 = 1.0 - ck0j * ck0j - yj1 * yj1;
-    h12 = cij - cik0 * ck0j - yi1 * yj1;
-    if (!(h11 > 1e-3 && h22 > 1e-3)) return -1;
-    return decide_squared(h11, h12, h22, rlo2, rhi2);
+/// Level 2: ranks [r0, r1) of the C(d, 2) pairs {c0 < c1} of the row's positions, pairs
+/// containing q skipped, as two nested loops so that what depends on k0 = nb[c0] alone is
+/// formed once per c0. Without sqrt or division: with a unit diagonal and S = {k0, k1},
+/// piv = 1 - C[k0,k1]^2, u_x = C[x,k1] - C[k0,k1] C[x,k0], the CPU's residuals times piv are
+///   H11 = piv (1 - C[i,k0]^2) - u_i^2,  H22 = piv (1 - C[k0,j]^2) - u_j^2,
+///   H12 = piv (C[i,j] - C[i,k0] C[k0,j]) - u_i u_j,
+/// and r = H12 / sqrt(H11 H22) whatever the common factor, so decide_squared decides on
+/// them. Only where piv and the residuals are well away from 0 (rounding then stays ~1e-9
+/// of r, far inside decision_band's 1e-6); anything else runs the CPU's exact sequence,
+/// and the smallest dependent |r| is reported with its exact residuals.
+__device__ void scan_level2(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
+                            const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
+                            std::int64_t r1, bool split, u64& tests) {
+    const std::int32_t j = nb[q];
+    const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
+    const double cij = ci_row[j];
+    int c[2];
+    combination_unrank_fast(r0, 2, d, c);
+    MinR mr;
+    std::int64_t min_rank = -1;  // pair of the smallest dependent |r|
+    bool min_approx = false;      // its residuals came from the fast decision
+    u64 found = kNoRank;
+    int since_check = 0;
+    std::int64_t r = r0;
+    for (int c0 = c[0], c1 = c[1]; r < r1 && c0 < d - 1 && found == kNoRank; ++c0, c1 = c0 + 1) {
+        const int c1_end = static_cast<int>(min(static_cast<std::int64_t>(d), c1 + (r1 - r)));
+        if (c0 == q) {  // every pair of this c0 contains q
+            r += c1_end - c1;
+            continue;
+        }
+        const std::int32_t k0 = nb[c0];
+        const double* row0 = a.corr.rows + static_cast<std::int64_t>(k0) * a.n;
+        const double cik0 = ci_row[k0], ck0j = row0[j];
+        const bool unit0 = a.unit_diag || row0[k0] == 1.0;
+        const double g11 = 1.0 - cik0 * cik0, g22 = 1.0 - ck0j * ck0j, g12 = cij - cik0 * ck0j;
+        for (; c1 < c1_end; ++c1, ++r) {
+            if (c1 == q) continue;
+            if (split && ++since_check == 8) {
+                since_check = 0;
+                if (load_relaxed(a.best + e) < static_cast<u64>(r)) {
+                    r = r1;  // ends both loops
+                    break;
+                }
+            }
+            ++tests;
+            const std::int32_t k1 = nb[c1];
+            const double* row1 = a.corr.rows + static_cast<std::int64_t>(k1) * a.n;
+            const double a10 = row1[k0];
+            const double piv = 1.0 - a10 * a10;
+            const double ui = ci_row[k1] - a10 * cik0, uj = row1[j] - a10 * ck0j;
+            double h11 = piv * g11 - ui * ui, h22 = piv * g22 - uj * uj, h12 = piv * g12 - ui * uj;
+            int fast = -1;
+            if (unit0 && (a.unit_diag || row1[k1] == 1.0) && piv > 1e-4 && h11 > 1e-3 * piv && h22 > 1e-3 * piv)
+                fast = decide_squared(h11, h12, h22, rlo2, rhi2);
+            if (fast == 1) {
+                found = static_cast<u64>(r);
+                break;
+            }
+            if (fast < 0) {
+                const int sn[2] = {k0, k1};
+                exact_residuals<2>(a, i, j, cij, sn, h11, h12, h22);
+                if (detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 2)) {
+                    found = static_cast<u64>(r);
+                    break;
+                }
+            }
+            if (mr.add(h11, h12, h22)) {
+                min_rank = r;
+                min_approx = fast == 0;
+            }
+        }
+    }
+    if (mr.have && min_approx) {  // the exact residuals of that test, for its p
+        combination_unrank_fast(min_rank, 2, d, c);
+        const int sn[2] = {nb[c[0]], nb[c[1]]};
+        exact_residuals<2>(a, i, j, cij, sn, mr.h11, mr.h12, mr.h22);
+    }
+    publish(a, e, found, mr);
 }
 
 /// Levels 3..kFastMaxLevel in the same way, without division: a unit-diagonal C[S, S]
@@ -310,13 +374,14 @@ struct FastWalk {
     }
 };
 
-/// Levels L >= 2: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
-/// containing q are skipped. Levels 2..kFastMaxLevel decide on level2_fast / FastWalk where they can; every other
+/// Levels L >= 3: ranks [r0, r1) of the C(d, L) subsets of the row's positions; sets
+/// containing q are skipped. Levels 3..kFastMaxLevel decide on FastWalk where they can; every other
 /// test, and the smallest dependent |r| reported, use the CPU's exact arithmetic.
 template <int L>
 __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
                            const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
                            std::int64_t r1, bool split, u64& tests) {
+    static_assert(L >= 3, "level 2 runs scan_level2");
     const std::int32_t j = nb[q];
     const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
     const double cij = ci_row[j];
@@ -325,7 +390,7 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     MinR mr;
     std::int64_t min_rank = -1;  // set of the smallest dependent |r|
     bool min_approx = false;      // its residuals came from the fast path
-    FastWalk<(L >= 3 && L <= kFastMaxLevel) ? L : 3> fw;  // the walk's prefix (levels 3..kFastMaxLevel)
+    FastWalk<L <= kFastMaxLevel ? L : 3> fw;  // the walk's prefix (levels 3..kFastMaxLevel)
     int fw_pos[L > 1 ? L - 1 : 1];
     bool fw_have = false;  // a prefix has been factorised
     u64 found = kNoRank;
@@ -342,9 +407,7 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
             ++tests;
             double h11, h12, h22;
             int fast = -1;
-            if constexpr (L == 2) {
-                fast = level2_fast(a, rlo2, rhi2, cij, ci_row, j, nb[c[0]], nb[c[1]], h11, h12, h22);
-            } else if constexpr (L <= kFastMaxLevel) {
+            if constexpr (L <= kFastMaxLevel) {
                 bool same = fw_have;
 #pragma unroll
                 for (int t = 0; t + 1 < L; ++t) same &= fw_pos[t] == c[t];
@@ -395,7 +458,7 @@ __device__ __forceinline__ int item_position(const EntryScanLaunch& s, std::int6
 }
 
 template <int L>
-__global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, EntryScanLaunch s) {
+__global__ void __launch_bounds__(kScanThreads, scan_min_blocks(L)) entry_scan_kernel(LevelArgs a, EntryScanLaunch s) {
     const int lane = static_cast<int>(threadIdx.x & 31);
     const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
@@ -426,6 +489,8 @@ __global__ void __launch_bounds__(kScanThreads) entry_scan_kernel(LevelArgs a, E
         const bool split = lanes || (item.flags & kItemSplit) != 0;
         if constexpr (L == 1)
             scan_level1(a, rlo2, rhi2, i, a.nbrs + e0, q, e, r0, r1, split, tests);
+        else if constexpr (L == 2)
+            scan_level2(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, r0, r1, split, tests);
         else
             scan_level<L>(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, r0, r1, split, tests);
     }

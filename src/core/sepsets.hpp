@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "core/bulk_vector.hpp"
+#include "core/parallel.hpp"
 
 namespace cudag {
 
@@ -80,6 +82,53 @@ public:
         s.nodes_ = std::move(nodes);
         return s;
     }
+    /// The records of `a` and `b` in one table when no pair is in both (false otherwise,
+    /// `out` untouched): a merge by pair, in `threads` pieces cut at pairs of `a` (each
+    /// piece's place in the output is known from where it starts in both inputs).
+    static bool merge_disjoint(const SepSets& a, const SepSets& b, SepSets& out, int threads = 1) {
+        const std::size_t na = a.size(), nb = b.size(), k = na + nb;
+        const auto pieces = static_cast<std::int64_t>(std::max<std::size_t>(
+            1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)) * 4, k >> 12)));
+        std::vector<std::size_t> ca(static_cast<std::size_t>(pieces) + 1), cb(ca.size());
+        for (std::int64_t p = 0; p <= pieces; ++p) {
+            const std::size_t x = na * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces);
+            ca[static_cast<std::size_t>(p)] = x;
+            cb[static_cast<std::size_t>(p)] =
+                p == 0 ? 0 : p == pieces ? nb
+                            : static_cast<std::size_t>(std::lower_bound(b.keys_.begin(), b.keys_.end(),
+                                                                        x < na ? a.keys_[x] : ~std::uint64_t{0}) -
+                                                       b.keys_.begin());
+        }
+        BulkVector<std::uint64_t> keys(k);
+        BulkVector<std::int64_t> offs(k + 1);
+        BulkVector<std::int32_t> nodes(a.nodes_.size() + b.nodes_.size());
+        offs[0] = 0;
+        std::atomic<bool> clash{false};
+        parallel_for(0, pieces, threads, 1, [&](std::int64_t p, int) {
+            std::size_t x = ca[static_cast<std::size_t>(p)], y = cb[static_cast<std::size_t>(p)];
+            const std::size_t xe = ca[static_cast<std::size_t>(p) + 1], ye = cb[static_cast<std::size_t>(p) + 1];
+            std::size_t o = x + y;
+            auto at = static_cast<std::int64_t>(a.offsets_[x] + b.offsets_[y]);
+            const auto take = [&](const SepSets& s, std::size_t r) {
+                keys[o] = s.keys_[r];
+                at = std::copy(s.nodes_.begin() + s.offsets_[r], s.nodes_.begin() + s.offsets_[r + 1],
+                               nodes.begin() + at) - nodes.begin();
+                offs[++o] = at;
+            };
+            while (x < xe || y < ye) {
+                if (y == ye || (x < xe && a.keys_[x] < b.keys_[y])) {
+                    take(a, x++);
+                } else {
+                    if (x < xe && a.keys_[x] == b.keys_[y]) clash.store(true, std::memory_order_relaxed);
+                    take(b, y++);
+                }
+            }
+        });
+        if (clash.load()) return false;
+        out = adopt(std::move(keys), std::move(offs), std::move(nodes));
+        return true;
+    }
+
     /// Whether i–j was separated (has an entry).
     bool has(std::int32_t i, std::int32_t j) const { return find(i, j) >= 0; }
     /// The set for i–j (a view into this table); empty when none recorded.

@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <string>
 #include <numeric>
 
@@ -382,6 +383,7 @@ private:
         log_.append(run_logs_, lt_);
         if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
         trace_.mark("log append");
+        sort_early();
 
         // The next level's snapshot: this one less the removed pairs. From the engine when
         // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
@@ -505,6 +507,20 @@ private:
         if (hooks_.stop_after_level == st.level) throw StoppedAfterLevel(st.level);
     }
 
+    /// The records logged so far sorted into a table on a worker thread while the next
+    /// levels run (their kernels leave the host idle), once, when there are many; finish()
+    /// merges that table with the later records. Rank 0 only (the others send their logs),
+    /// and not with checkpoints (they gather every level).
+    void sort_early() {
+        if (early_.valid() || comm_.rank() != 0 || hooks_.on_checkpoint || opt_.early_sort_records == 0 ||
+            log_.size() < opt_.early_sort_records)
+            return;
+        early_ = std::async(std::launch::async, [log = std::move(log_), threads = threads_] {
+            return log.to_sepsets(threads);
+        });
+        log_ = SepSetLog();
+    }
+
     /// pMax by an element-wise max over ranks; separating sets to rank 0.
     void gather() {
         std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
@@ -565,6 +581,18 @@ private:
         res.levels = std::move(levels_);
         if (comm_.rank() == 0) {
             res.sepsets = gathered_.to_sepsets(threads_);
+            if (early_.valid()) {
+                const SepSets early = early_.get();
+                trace_.mark("sepsets (early part waited for)");
+                SepSets all;
+                if (!SepSets::merge_disjoint(early, res.sepsets, all, threads_)) {
+                    // A pair in both (not expected: a pair is removed at one level): unite.
+                    SepSetLog log = SepSetLog::from_sepsets(early);
+                    log.append(SepSetLog::from_sepsets(res.sepsets));
+                    all = log.to_sepsets(threads_);
+                }
+                res.sepsets = std::move(all);
+            }
             trace_.mark("sepsets");
             res.pmax = pmax_.pairs(threads_);
             trace_.mark("pmax");
@@ -597,6 +625,7 @@ private:
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
     SepSetLog log_;             ///< this rank's separating sets since the last gather()
     SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()
+    std::future<SepSets> early_;  ///< rank 0: its records up to a heavy level, sorted (sort_early)
     std::vector<LevelStats> levels_;
 };
 

@@ -219,6 +219,61 @@ TEST(Skeleton, ThreadCountDoesNotChangeTheResult) {
         }
 }
 
+TEST(Skeleton, SeparatingSetsSortedEarlyGiveTheSameTable) {
+    const Dataset d = random_sem(40, 400, 0.15, 7);
+    for (const bool exhaustive : {false, true})
+        for (const std::size_t early : {std::size_t{1}, std::size_t{60}}) {
+            SCOPED_TRACE(std::string(exhaustive ? "exhaustive" : "first set") + ", early at " + std::to_string(early));
+            pc::SkeletonOptions plain, sorted_early;
+            plain.policy.alpha = sorted_early.policy.alpha = 0.01;
+            plain.policy.exhaustive = sorted_early.policy.exhaustive = exhaustive;
+            plain.early_sort_records = 0;
+            sorted_early.early_sort_records = early;
+            sorted_early.threads = 3;
+            ci::CpuFisherEngine e1(d, plain.policy, 1), e2(d, sorted_early.policy, 2);
+            const auto a = pc::learn_skeleton(e1, plain);
+            const auto b = pc::learn_skeleton(e2, sorted_early);
+            EXPECT_TRUE(a.skeleton == b.skeleton);
+            EXPECT_TRUE(a.sepsets == b.sepsets);
+            EXPECT_EQ(a.pmax, b.pmax);
+            EXPECT_GT(a.sepsets.size(), 100u);
+        }
+}
+
+TEST(SepSetsMerge, DisjointTablesMergeByPairAndClashesAreRefused) {
+    // Pairs of a and b interleave; several pieces on several threads.
+    SepSets a, b, want;
+    std::mt19937 rng(5);
+    for (std::int32_t i = 0; i < 300; ++i)
+        for (std::int32_t j = i + 1; j < 300; j += 1 + static_cast<std::int32_t>(rng() % 7)) {
+            std::vector<std::int32_t> set(rng() % 4);
+            for (auto& v : set) v = static_cast<std::int32_t>(rng() % 300);
+            std::sort(set.begin(), set.end());
+            set.erase(std::unique(set.begin(), set.end()), set.end());
+            (rng() % 3 ? a : b).append_sorted(i, j, set);
+            want.append_sorted(i, j, set);
+        }
+    ASSERT_GT(a.size(), 1000u);
+    ASSERT_GT(b.size(), 1000u);
+    for (const int threads : {1, 4}) {
+        SepSets got;
+        ASSERT_TRUE(SepSets::merge_disjoint(a, b, got, threads));
+        EXPECT_TRUE(got == want);
+        SepSets reversed;
+        ASSERT_TRUE(SepSets::merge_disjoint(b, a, reversed, threads));
+        EXPECT_TRUE(reversed == want);
+    }
+    SepSets empty, got;
+    ASSERT_TRUE(SepSets::merge_disjoint(empty, b, got));
+    EXPECT_TRUE(got == b);
+    SepSets clash = b;
+    clash.set(0, 1, {7});
+    if (!a.has(0, 1)) a.set(0, 1, {3});
+    SepSets untouched;
+    EXPECT_FALSE(SepSets::merge_disjoint(a, clash, untouched, 4));
+    EXPECT_EQ(untouched.size(), 0u);
+}
+
 namespace {
 
 /// The CPU engine, plus the optional parts of the engine interface the GPU engine uses,

@@ -52,9 +52,9 @@ constexpr int kScanThreads = 128;  // 4 warps, each on its own item
 /// a thread): the scan waits on loads and on chains of dependent FP64 arithmetic, so the
 /// warps resident count for more than the few values kept out of registers, which fall on
 /// the rare exact tests (n4000 on an H200: level 3 at 128 registers instead of 146,
-/// 13.6 -> 11.8 ms; level 1 let to take 166 registers was 5 ms slower). Levels 4-6 keep
-/// what they need.
-constexpr int scan_min_blocks(int l) { return l == 1 ? 4 : l == 2 ? 5 : l == 3 ? 4 : 1; }
+/// 13.6 -> 11.8 ms; level 1 at 96 instead of 128, 24.9 -> 22.7 ms, and 5 ms slower when let
+/// to take 166). Levels 4-6 keep what they need.
+constexpr int scan_min_blocks(int l) { return l == 1 ? 5 : l == 2 ? 5 : l == 3 ? 4 : 1; }
 
 using detail::load_relaxed;
 

@@ -213,6 +213,7 @@ public:
     void choose_correlation_mode(bool whole) {
         DeviceGuard guard(device_);
         whole_ = whole;
+        diag_known_ = false;  // C is about to be written (whole, or in row blocks by ranks)
         const std::size_t nn = static_cast<std::size_t>(n_) * static_cast<std::size_t>(n_);
         const std::size_t nm = static_cast<std::size_t>(n_) * static_cast<std::size_t>(m_);
         if (whole) {
@@ -233,7 +234,6 @@ public:
     /// whole, the standardised columns it is computed from).
     void compute_correlation_of(const Dataset& data) {
         DeviceGuard guard(device_);
-        diag_known_ = false;
         if (whole_) {
             compute_correlation(data.values.data(), n_, m_, corr_.data(), stream());
         } else {

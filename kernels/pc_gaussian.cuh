@@ -116,8 +116,8 @@ struct LevelArgs {
     int* iscratch = nullptr;
     std::int64_t slots = 0;
     bool generic = false;  ///< use the runtime-l kernels
-    /// C is held whole and its diagonal is exactly 1 (the entry scan then skips the
-    /// per-test checks of C[k,k] that its fast decisions need).
+    /// C is held whole and its diagonal is exactly 1: the entry scan's fast decisions
+    /// (levels 1-4) then read no C[k,k] to check it.
     bool unit_diag = false;
 };
 

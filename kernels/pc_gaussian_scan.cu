@@ -54,7 +54,7 @@ constexpr int kScanThreads = 128;  // 4 warps, each on its own item
 /// the rare exact tests (n4000 on an H200: level 3 at 128 registers instead of 146,
 /// 13.6 -> 11.8 ms; level 1 at 96 instead of 128, 24.9 -> 22.7 ms, and 5 ms slower when let
 /// to take 166). Levels 4-6 keep what they need.
-constexpr int scan_min_blocks(int l) { return l == 1 ? 5 : l == 2 ? 5 : l == 3 ? 4 : 1; }
+constexpr int scan_min_blocks(int l) { return l <= 2 ? 5 : l == 3 ? 4 : 1; }
 
 using detail::load_relaxed;
 
@@ -164,7 +164,7 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
                 const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
                 cik[u] = ci_row[k[u]];
                 ckj[u] = a.corr.rows[row + j];
-                ckk[u] = a.corr.rows[row + k[u]];
+                ckk[u] = a.unit_diag ? 1.0 : a.corr.rows[row + k[u]];
             }
         } else {
 #pragma unroll
@@ -317,7 +317,7 @@ struct FastWalk {
         for (int t = 0; t < M; ++t) {
             node[t] = p[t];
             const double* row = a.corr.rows + static_cast<std::int64_t>(p[t]) * a.n;
-            if (!(row[p[t]] == 1.0)) return;
+            if (!(a.unit_diag || row[p[t]] == 1.0)) return;
             double piv = 1.0;
 #pragma unroll
             for (int u = 0; u < t; ++u) {
@@ -350,7 +350,7 @@ struct FastWalk {
                                         const double* ci_row, std::int32_t j, std::int32_t k,
                                         double& h11, double& h12, double& h22) const {
         const double* row = a.corr.rows + static_cast<std::int64_t>(k) * a.n;
-        if (!(row[k] == 1.0)) return -1;
+        if (!(a.unit_diag || row[k] == 1.0)) return -1;
         double w[M];
 #pragma unroll
         for (int t = 0; t < M; ++t) w[t] = row[node[t]];
@@ -391,7 +391,7 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     std::int64_t min_rank = -1;  // set of the smallest dependent |r|
     bool min_approx = false;      // its residuals came from the fast path
     FastWalk<L <= kFastMaxLevel ? L : 3> fw;  // the walk's prefix (levels 3..kFastMaxLevel)
-    int fw_pos[L > 1 ? L - 1 : 1];
+    int fw_pos[L - 1];
     bool fw_have = false;  // a prefix has been factorised
     u64 found = kNoRank;
     int since_check = 0;

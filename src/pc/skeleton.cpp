@@ -586,7 +586,8 @@ private:
                 trace_.mark("sepsets (early part waited for)");
                 SepSets all;
                 if (!SepSets::merge_disjoint(early, res.sepsets, all, threads_)) {
-                    // A pair in both (not expected: a pair is removed at one level): unite.
+                    // A pair in both: exhaustive runs on several ranks log both endpoints'
+                    // sets of a pair, from different ranks' rows. Unite them as to_sepsets does.
                     SepSetLog log = SepSetLog::from_sepsets(early);
                     log.append(SepSetLog::from_sepsets(res.sepsets));
                     all = log.to_sepsets(threads_);

@@ -340,6 +340,11 @@ public:
                                std::span<const std::int64_t> bit0, Adjacency& next) override;
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
+    bool keeps_level_results() const override { return true; }
+    void adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) override;
+    void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
+                      pc::SepSetLog& log) override;
+    void return_pmax(pc::PmaxTable& pmax, bool overwrite) override;
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
 
 private:
@@ -423,6 +428,22 @@ private:
     DeviceBuffer<unsigned long long> removed_;
     DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
     DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
+    /// Upload the merged removal map (and bit0) unless this level's is already here.
+    void hold_removal(std::span<const std::byte> removal, std::span<const std::int64_t> bit0, cudaStream_t s);
+    const std::byte* removal_held_ = nullptr;  ///< the host map in removal_ (set by settle_level)
+    // Results kept here (keeps_level_results): the pMax table and the level to settle.
+    bool level0_whole_ = false;  ///< the last level0() ran every row: dense_ / kp_ hold the whole table
+    bool dp_held_ = false, dp_dense_ = true;
+    DeviceBuffer<double> dpmax_;          ///< the pMax table's values by slot
+    DeviceBuffer<std::int64_t> dpoff_;    ///< sparse: row starts
+    DeviceBuffer<std::int32_t> dpcol_;    ///< sparse: columns
+    struct PackedLevel {
+        int l = 0;
+        std::int64_t rows = 0, n_sel = 0;  ///< rows tested, entries separated (rows_, sel_, sets_)
+    } packed_;
+    DeviceBuffer<std::uint8_t> rbits_, wkeep_;
+    DeviceBuffer<std::int64_t> wpos_;
+    DeviceBuffer<std::int32_t> wpairs_, wnodes_;
     // p_value
     DeviceBuffer<std::int32_t> nodes_;
     DeviceBuffer<double> block_;
@@ -436,6 +457,8 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     CUDAG_EXPECTS(g.n() == n, "cuda level0: graph size differs from the engine's");
     DeviceGuard guard(device_);
     pending_offsets_.clear();  // a new search: nothing built for it yet
+    level0_whole_ = false;
+    dp_held_ = false;
     StepTrace tr;
     tr.start();
     cudaStream_t s = stream();
@@ -568,6 +591,7 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
                      });
     }
     for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
+    level0_whole_ = row_begin == 0 && row_end == n;
     tr.mark("graph+pairs");
     tr.print("cuda level 0");
 }
@@ -580,6 +604,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const auto t_start = std::chrono::steady_clock::now();
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     uploaded_ = nullptr;
+    packed_ = PackedLevel{};
     // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
     // The scan reads rows of C directly from level 2 on: only on C held whole.
     const bool scan = symmetric_ && (whole_ || l == 1) && l <= tun_.scan_levels;
@@ -745,6 +770,32 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         }
         launch_gaussian_winners(a, w, s);
     }
+    const auto trace_level = [&](std::chrono::steady_clock::time_point t_downloaded) {
+        if (!trace_) return;
+        const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
+        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
+                     "kernels %.1f ms, until selected %.1f ms, winners+%s %.1f ms\n",
+                     l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
+                     static_cast<long long>(n_sel), ms(t_start, t_launch),
+                     static_cast<double>(ev_end.elapsed_ms_since(ev_start)), ms(t_launch, t_selected),
+                     out.packed ? "removal bits" : "unpack+downloads", ms(t_selected, t_downloaded));
+    };
+    if (out.packed) {
+        // Results stay here for settle_level(); the host gets the removal bits.
+        const auto block = static_cast<std::size_t>(ee - eb);
+        rbits_.resize_discard(std::max<std::size_t>((block + 31) / 32 * 4, 4));
+        launch_pack_level(best_.data(), eb, ee, sel_.data(), pwin_.data(), n_sel, pmax_.data(),
+                          reinterpret_cast<std::uint32_t*>(rbits_.data()), s);
+        CUDAG_ASSERT(out.removal_bits.size() == (block + 7) / 8);
+        rbits_.download(reinterpret_cast<std::uint8_t*>(out.removal_bits.data()), out.removal_bits.size(), s);
+        stream_->synchronize();
+        packed_.l = l;
+        packed_.rows = static_cast<std::int64_t>(rows.size());
+        packed_.n_sel = n_sel;
+        out.tests += static_cast<std::int64_t>(tests);
+        trace_level(std::chrono::steady_clock::now());
+        return;
+    }
     // The block's results laid out like `out` on the device, then three straight copies
     // (no pinned staging buffers to allocate, no host loop over the entries).
     const auto block = static_cast<std::size_t>(ee - eb);
@@ -779,15 +830,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     stream_->synchronize();
     const auto t_downloaded = std::chrono::steady_clock::now();
     out.tests += static_cast<std::int64_t>(tests);
-    if (trace_) {
-        const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
-        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
-                     "kernels %.1f ms, until selected %.1f ms, winners+unpack+downloads %.1f ms\n",
-                     l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
-                     static_cast<long long>(n_sel), ms(t_start, t_launch),
-                     static_cast<double>(ev_end.elapsed_ms_since(ev_start)), ms(t_launch, t_selected),
-                     ms(t_selected, t_downloaded));
-    }
+    trace_level(t_downloaded);
 }
 
 void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
@@ -899,10 +942,8 @@ std::int64_t CudaFisherEngine::next_snapshot(const Adjacency& snap, std::span<co
     const std::int64_t entries = static_cast<std::int64_t>(snap.nbrs.size());
     hold_snapshot(snap, s);  // a no-op unless run_level had nothing to test on this rank's rows
     uploaded_ = nullptr;
-    removal_.resize_discard(std::max<std::size_t>(removal.size(), 1));
-    removal_.upload(reinterpret_cast<const std::uint8_t*>(removal.data()), removal.size(), s);
-    bit0_.resize_discard(bit0.size());
-    bit0_.upload(bit0.data(), bit0.size(), s);
+    hold_removal(removal, bit0, s);
+    removal_held_ = nullptr;  // the next level's map is another
     keep_.resize_discard(static_cast<std::size_t>(entries + 1));
     pos_.resize_discard(static_cast<std::size_t>(entries + 1));
     removed_.resize_discard(1);
@@ -927,6 +968,116 @@ std::int64_t CudaFisherEngine::next_snapshot(const Adjacency& snap, std::span<co
     stream_->synchronize();
     keep_pending(next_offsets_, next_nbrs_, next.offsets, next.nbrs.size());
     return static_cast<std::int64_t>(removed);
+}
+
+void CudaFisherEngine::hold_removal(std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
+                                    cudaStream_t s) {
+    if (removal_held_ == removal.data() && removal_.size() == std::max<std::size_t>(removal.size(), 1)) return;
+    removal_.resize_discard(std::max<std::size_t>(removal.size(), 1));
+    removal_.upload(reinterpret_cast<const std::uint8_t*>(removal.data()), removal.size(), s);
+    bit0_.resize_discard(bit0.size());
+    bit0_.upload(bit0.data(), bit0.size(), s);
+}
+
+void CudaFisherEngine::adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) {
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    const std::size_t count = pmax.values().size();
+    dp_dense_ = pmax.is_dense();
+    if (from_level0 && level0_whole_ && dp_dense_ && dense_.size() == count) {
+        std::swap(dpmax_, dense_);  // level 0's p-values are the table: no copy
+    } else if (from_level0 && level0_whole_ && !dp_dense_ && count > 0 && kp_.size() == count &&
+               koffsets_.size() == static_cast<std::size_t>(n_ + 1)) {
+        std::swap(dpmax_, kp_);  // level 0's kept pairs (upper CSR) are the sparse table
+        std::swap(dpoff_, koffsets_);
+        std::swap(dpcol_, kcols_);
+    } else {
+        dpmax_.resize_discard(std::max<std::size_t>(count, 1));
+        dpmax_.upload(pmax.values().data(), count, s);
+        if (!dp_dense_) {
+            dpoff_.resize_discard(static_cast<std::size_t>(n_ + 1));
+            dpoff_.upload(pmax.row_offsets(), static_cast<std::size_t>(n_ + 1), s);
+            dpcol_.resize_discard(std::max<std::size_t>(count, 1));
+            dpcol_.upload(pmax.cols(), count, s);
+        }
+        stream_->synchronize();  // the host table may change once this returns
+    }
+    dp_held_ = true;
+}
+
+void CudaFisherEngine::settle_level(const Adjacency& snap, std::span<const std::byte> removal,
+                                    std::span<const std::int64_t> bit0, pc::SepSetLog& log) {
+    CUDAG_EXPECTS(snap.n == n_ && static_cast<std::int64_t>(bit0.size()) == n_,
+                  "cuda settle_level: sizes differ from the engine's");
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    hold_removal(removal, bit0, s);
+    removal_held_ = removal.data();
+    if (packed_.rows == 0) return;  // nothing tested on this rank's rows
+    CUDAG_ASSERT(dp_held_ && uploaded_ == &snap);
+    SettleArgs a;
+    a.n = n_;
+    a.offsets = offsets_.data();
+    a.nbrs = nbrs_.data();
+    a.mirror = mirror_.data();
+    a.removal = removal_.data();
+    a.bit0 = bit0_.data();
+    a.rows = rows_.data();
+    a.n_rows = packed_.rows;
+    a.p = pmax_.data();
+    a.dense = dp_dense_;
+    a.poff = dpoff_.data();
+    a.pcol = dpcol_.data();
+    a.table = reinterpret_cast<unsigned long long*>(dpmax_.data());
+    a.sel = sel_.data();
+    a.n_sel = packed_.n_sel;
+    a.sets = sets_.data();
+    a.l = packed_.l;
+    launch_settle_pmax(a, s);
+    if (packed_.n_sel == 0) return;
+    wkeep_.resize_discard(static_cast<std::size_t>(packed_.n_sel + 1));
+    wpos_.resize_discard(static_cast<std::size_t>(packed_.n_sel + 1));
+    a.keep = wkeep_.data();
+    a.pos = wpos_.data();
+    launch_settle_keep(a, s);
+    exclusive_sum_flags(wkeep_.data(), wpos_.data(), packed_.n_sel, cub_, s);
+    std::int64_t count = 0;
+    wpos_.download(&count, 1, s, static_cast<std::size_t>(packed_.n_sel));
+    stream_->synchronize();
+    if (count == 0) return;
+    const auto l = static_cast<std::size_t>(packed_.l);
+    wpairs_.resize_discard(static_cast<std::size_t>(2 * count));
+    wnodes_.resize_discard(static_cast<std::size_t>(count) * l);
+    a.pairs_out = wpairs_.data();
+    a.nodes_out = wnodes_.data();
+    launch_settle_records(a, s);
+    // The log's room, faulted in on threads while the records are written.
+    const pc::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(count), packed_.l, tun_.host_threads);
+    first_touch(room.pairs, static_cast<std::size_t>(2 * count) * sizeof(std::int32_t), tun_.host_threads);
+    first_touch(room.nodes, static_cast<std::size_t>(count) * l * sizeof(std::int32_t), tun_.host_threads);
+    wpairs_.download(room.pairs, static_cast<std::size_t>(2 * count), s);
+    wnodes_.download(room.nodes, static_cast<std::size_t>(count) * l, s);
+    stream_->synchronize();
+}
+
+void CudaFisherEngine::return_pmax(pc::PmaxTable& pmax, bool overwrite) {
+    const std::size_t count = pmax.values().size();
+    CUDAG_EXPECTS(dp_held_ && (count == dpmax_.size() || (count == 0 && dpmax_.size() == 1)),
+                  "cuda return_pmax: the table differs from the one adopted");
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    if (overwrite) {
+        dpmax_.download(pmax.values().data(), count, s);
+        stream_->synchronize();
+        return;
+    }
+    BulkVector<double> mine(count);
+    first_touch(mine.data(), count * sizeof(double), tun_.host_threads);
+    dpmax_.download(mine.data(), count, s);
+    stream_->synchronize();
+    double* v = pmax.values().data();
+    parallel_for(0, static_cast<std::int64_t>(count), std::max(1, tun_.host_threads), 1 << 16,
+                 [&](std::int64_t k, int) { v[k] = std::max(v[k], mine[static_cast<std::size_t>(k)]); });
 }
 
 void CudaFisherEngine::hold_snapshot(const Adjacency& snap, cudaStream_t s) {

@@ -230,6 +230,53 @@ struct UnpackArgs {
     std::int32_t* nodes = nullptr;
 };
 void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream);
+
+// ---- Results kept on the device (SkeletonEngine::keeps_level_results) --------------
+// Instead of unpacking per-entry results for the host, the engine hands over the block's
+// removal bits, and after the ranks' maps are merged raises its device pMax table and
+// lists only the winning separating sets (O(removals) to copy, not O(entries)).
+
+/// The winners' p over pmax (pmax[sel[k]] = pwin[k], k < n_sel) and the removal bits of
+/// entries [e_begin, e_end): bit k of 32-bit word k / 32 <=> best[e_begin + k] != kNoRank.
+void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std::int64_t e_end,
+                       const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
+                       unsigned long long* pmax, std::uint32_t* bits, cudaStream_t stream);
+
+/// A level's results against the merged removal map (entry e of row a separated from a's
+/// side <=> bit bit0[a] + e - offsets[a] of `removal`, bit k in byte k / 8).
+struct SettleArgs {
+    std::int64_t n = 0;
+    const std::int64_t* offsets = nullptr;  ///< the level's snapshot (n + 1)
+    const std::int32_t* nbrs = nullptr;
+    const std::int64_t* mirror = nullptr;  ///< launch_mirror's, for this snapshot
+    const std::uint8_t* removal = nullptr;
+    const std::int64_t* bit0 = nullptr;
+    const std::int32_t* rows = nullptr;  ///< the rows tested at the level
+    std::int64_t n_rows = 0;
+    const unsigned long long* p = nullptr;  ///< per entry: the level's pMax (bits of a double)
+    /// The pMax table (double bits, -1 where no test): dense, pair (i < j) at slot
+    /// i*n - i*(i+1)/2 + j - i - 1; or sparse, row i's pairs at [poff[i], poff[i+1]) of pcol.
+    bool dense = true;
+    const std::int64_t* poff = nullptr;
+    const std::int32_t* pcol = nullptr;
+    unsigned long long* table = nullptr;
+    /// The separated entries (sel), their winning sets (sets[k*l ..]).
+    const std::int64_t* sel = nullptr;
+    std::int64_t n_sel = 0;
+    const std::int32_t* sets = nullptr;
+    int l = 0;
+    std::uint8_t* keep = nullptr;       ///< n_sel + 1 flags: record k is written
+    const std::int64_t* pos = nullptr;  ///< exclusive sum of keep
+    std::int32_t* pairs_out = nullptr;  ///< record r: (min, max) at 2r, its set at nodes_out[r*l ..]
+    std::int32_t* nodes_out = nullptr;
+};
+/// Raise the table's pair {a, b} to p[e] for every entry e = (a, b) of the tested rows,
+/// except b < a with (b, a) separated.
+void launch_settle_pmax(const SettleArgs& a, cudaStream_t stream);
+/// keep[k] for the separated entry sel[k] = (a, b): b > a, or (b, a) not separated; keep[n_sel] = 0.
+void launch_settle_keep(const SettleArgs& a, cudaStream_t stream);
+/// The kept records at pos[k]: the pair and the set.
+void launch_settle_records(const SettleArgs& a, cudaStream_t stream);
 std::int64_t winners_generic_threads(std::int64_t count, std::int64_t max_slots);
 
 }  // namespace cudag::cuda

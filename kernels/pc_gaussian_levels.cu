@@ -483,4 +483,132 @@ void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t s
     }
 }
 
+namespace {
+
+__global__ void pack_level_kernel(const unsigned long long* best, std::int64_t e_begin, std::int64_t e_end,
+                                  const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
+                                  unsigned long long* pmax, std::uint32_t* bits) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    const std::int64_t count = e_end - e_begin;
+    const std::int64_t words = (count + 31) / 32;
+    // Whole warps per 32 entries (the grid covers words * 32 threads).
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < words * 32;
+         k += stride) {
+        const bool on = k < count && best[e_begin + k] != kNoRank;
+        const unsigned w = __ballot_sync(0xffffffffu, on);
+        if ((threadIdx.x & 31) == 0) bits[k / 32] = w;
+    }
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < n_sel; k += stride)
+        pmax[sel[k]] = static_cast<unsigned long long>(__double_as_longlong(pwin[k]));
+}
+
+__device__ bool settle_removed(const SettleArgs& a, std::int64_t row, std::int64_t e) {
+    const std::int64_t k = a.bit0[row] + (e - a.offsets[row]);
+    return (a.removal[k >> 3] >> (k & 7)) & 1u;
+}
+
+__device__ std::int64_t settle_row_of(const SettleArgs& a, std::int64_t e) {
+    std::int64_t lo = 0, hi = a.n;  // the last row r with offsets[r] <= e
+    while (hi - lo > 1) {
+        const std::int64_t mid = (lo + hi) / 2;
+        if (a.offsets[mid] <= e) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+__global__ void settle_pmax_kernel(SettleArgs a) {
+    for (std::int64_t k = blockIdx.x; k < a.n_rows; k += gridDim.x) {
+        const std::int64_t r = a.rows[k];
+        for (std::int64_t e = a.offsets[r] + threadIdx.x; e < a.offsets[r + 1]; e += blockDim.x) {
+            const std::int64_t b = a.nbrs[e];
+            std::int64_t i = r, j = b;
+            if (b < r) {
+                if (settle_removed(a, b, a.mirror[e])) continue;
+                i = b;
+                j = r;
+            }
+            const unsigned long long bits = a.p[e];
+            if (isnan(__longlong_as_double(static_cast<long long>(bits)))) continue;  // never raises, as on the host
+            std::int64_t slot;
+            if (a.dense) {
+                slot = i * a.n - i * (i + 1) / 2 + j - i - 1;
+            } else {
+                std::int64_t lo = a.poff[i], hi = a.poff[i + 1];
+                while (lo < hi) {
+                    const std::int64_t mid = (lo + hi) / 2;
+                    if (a.pcol[mid] < j) lo = mid + 1;
+                    else hi = mid;
+                }
+                if (lo >= a.poff[i + 1] || a.pcol[lo] != j) continue;  // not held (cannot happen)
+                slot = lo;
+            }
+            // p >= 0 and the table's -1: the signed order of the bits is the numeric order.
+            atomicMax(reinterpret_cast<long long*>(a.table + slot), static_cast<long long>(bits));
+        }
+    }
+}
+
+__global__ void settle_keep_kernel(SettleArgs a) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k <= a.n_sel;
+         k += stride) {
+        if (k == a.n_sel) {
+            a.keep[k] = 0;
+            continue;
+        }
+        const std::int64_t e = a.sel[k];
+        const std::int64_t r = settle_row_of(a, e);
+        const std::int64_t b = a.nbrs[e];
+        a.keep[k] = b > r || !settle_removed(a, b, a.mirror[e]);
+    }
+}
+
+__global__ void settle_records_kernel(SettleArgs a) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.n_sel;
+         k += stride) {
+        if (!a.keep[k]) continue;
+        const std::int64_t e = a.sel[k];
+        const auto r = static_cast<std::int32_t>(settle_row_of(a, e));
+        const std::int32_t b = a.nbrs[e];
+        const std::int64_t at = a.pos[k];
+        a.pairs_out[2 * at] = min(r, b);
+        a.pairs_out[2 * at + 1] = max(r, b);
+        for (int t = 0; t < a.l; ++t) a.nodes_out[at * a.l + t] = a.sets[k * a.l + t];
+    }
+}
+
+unsigned grid_for(std::int64_t threads, int block) {
+    return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((threads + block - 1) / block, 1 << 16)));
+}
+
+}  // namespace
+
+void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std::int64_t e_end,
+                       const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
+                       unsigned long long* pmax, std::uint32_t* bits, cudaStream_t stream) {
+    const std::int64_t threads = std::max((e_end - e_begin + 31) / 32 * 32, n_sel);
+    if (threads <= 0) return;
+    pack_level_kernel<<<grid_for(threads, 256), 256, 0, stream>>>(best, e_begin, e_end, sel, pwin, n_sel, pmax, bits);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_settle_pmax(const SettleArgs& a, cudaStream_t stream) {
+    if (a.n_rows <= 0) return;
+    settle_pmax_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(a.n_rows, 1 << 16)), 128, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_settle_keep(const SettleArgs& a, cudaStream_t stream) {
+    settle_keep_kernel<<<grid_for(a.n_sel + 1, 256), 256, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_settle_records(const SettleArgs& a, cudaStream_t stream) {
+    if (a.n_sel <= 0) return;
+    settle_records_kernel<<<grid_for(a.n_sel, 256), 256, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
 }  // namespace cudag::cuda

@@ -220,6 +220,25 @@ void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
     });
 }
 
+SepSetLog::Slots SepSetLog::append_uniform(std::size_t count, int set_size, int threads) {
+    const std::size_t p0 = pairs_.size(), o0 = offsets_.size(), n0 = nodes_.size();
+    const std::size_t l = static_cast<std::size_t>(set_size);
+    grow(pairs_, 2 * count);
+    grow(offsets_, count);
+    grow(nodes_, count * l);
+    pairs_.resize(p0 + 2 * count);
+    offsets_.resize(o0 + count);
+    nodes_.resize(n0 + count * l);
+    constexpr std::int64_t kChunk = 1 << 16;
+    const auto base = static_cast<std::int64_t>(n0);
+    parallel_for(0, (static_cast<std::int64_t>(count) + kChunk - 1) / kChunk, threads, 1, [&](std::int64_t c, int) {
+        const std::int64_t k0 = c * kChunk, k1 = std::min<std::int64_t>(static_cast<std::int64_t>(count), k0 + kChunk);
+        for (std::int64_t k = k0; k < k1; ++k)
+            offsets_[o0 + static_cast<std::size_t>(k)] = base + (k + 1) * static_cast<std::int64_t>(l);
+    });
+    return {pairs_.data() + p0, nodes_.data() + n0};
+}
+
 std::vector<std::byte> SepSetLog::serialize() const {
     ByteWriter w;
     w.reserve(3 * sizeof(std::int64_t) + pairs_.size() * sizeof(std::int32_t) +

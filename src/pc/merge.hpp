@@ -79,6 +79,14 @@ public:
     void append(const SepSetLog& other);
     /// Append every record of `parts`, in order, copying on `threads` threads.
     void append(std::span<const SepSetLog> parts, int threads);
+    /// Room for `count` records of `set_size` nodes each, appended at the end: the
+    /// caller fills record k's pair at pairs[2k], pairs[2k + 1] and its set at
+    /// nodes[k * set_size ..] (e.g. by a device download); the offsets are set here.
+    struct Slots {
+        std::int32_t* pairs;
+        std::int32_t* nodes;
+    };
+    Slots append_uniform(std::size_t count, int set_size, int threads = 1);
 
     /// Flat bytes for Communicator::gatherv; deserialize() reverses it.
     std::vector<std::byte> serialize() const;

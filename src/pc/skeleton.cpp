@@ -80,7 +80,8 @@ public:
            const LevelCallback& on_level, const SkeletonHooks& hooks)
         : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
           hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit),
-          g_(n_), threads_(std::max(1, opt.threads)) {}
+          keeps_(!opt.policy.exhaustive && engine.keeps_level_results()), g_(n_),
+          threads_(std::max(1, opt.threads)) {}
 
     SkeletonResult run() {
         int first = 1;
@@ -211,6 +212,7 @@ private:
         }
         // The CSR of all rows counts the edges without a scan of the n² bits.
         const std::int64_t edges = csr && everywhere ? out.kept_offsets.back() : g_.n_edges();
+        pmax_from_level0_ = everywhere && (dense_ || csr);
         if (dense_) {
             pmax_.values() = std::move(out.dense_p);
         } else if (csr && everywhere) {
@@ -284,7 +286,13 @@ private:
         trace_.mark("snapshot+partition");
         mpi::run_agreed(comm_, [&] {
             maybe_fail(l, true);
-            out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
+            if (keeps_ && !pmax_adopted_) {
+                engine_.adopt_pmax(pmax_, pmax_from_level0_);
+                pmax_adopted_ = true;
+                pmax_changed_ = false;
+            }
+            if (keeps_) out_.reset_packed(ee - eb, l);
+            else out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
             engine_.run_level(l, snap, rb, re, out_);
         });
         maybe_fail(l, false);
@@ -309,7 +317,8 @@ private:
         {
             std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
             const std::int64_t bytes = (ee - eb + 7) / 8;
-            parallel_for(0, bytes, lt_, 1 << 16, [&](std::int64_t k, int) {
+            if (keeps_) std::copy_n(out_.removal_bits.data(), bytes, mine);
+            else parallel_for(0, bytes, lt_, 1 << 16, [&](std::int64_t k, int) {
                 std::uint8_t bits = 0;
                 for (std::int64_t e = eb + 8 * k, t = 0; t < 8 && e < ee; ++e, ++t)
                     if (out_.flags[static_cast<std::size_t>(e)] & kSeparated) bits |= static_cast<std::uint8_t>(1u << t);
@@ -333,6 +342,45 @@ private:
         };
         trace_.mark("removal map");
 
+        if (keeps_) {
+            mpi::run_agreed(comm_, [&] { engine_.settle_level(snap, removal_, bit0, log_); });
+            trace_.mark("settled (engine)");
+        } else {
+            log_level(snap, rb, re, separated);
+        }
+        sort_early();
+
+        // The next level's snapshot: this one less the removed pairs. From the engine when
+        // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
+        // host work); the graph then catches up only when it is needed (sync_graph).
+        std::int64_t removed = -1;
+        mpi::run_agreed(comm_, [&] { removed = engine_.next_snapshot(snap, removal_, bit0, next_); });
+        if (removed >= 0) {
+            graph_stale_ = true;
+            trace_.mark("next snapshot (engine)");
+        } else {
+            if (graph_stale_) sync_graph(snap);
+            removed = host_next_snapshot(snap, separated);
+        }
+        have_next_ = true;
+        next_max_degree_ = next_.max_degree();
+        trace_.print(("host level " + std::to_string(l)).c_str());
+        LevelStats st;
+        st.level = l;
+        st.tests = tests.total;
+        st.tests_imbalance = tests.imbalance;
+        st.removed = removed;
+        st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
+        st.imbalance = part.imbalance;
+        st.seconds = seconds_since(t0);
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
+        end_level(st);
+    }
+
+    /// This rank's share of pMax and separating sets from the level's per-entry output
+    /// (engines that do not keep them).
+    template <class Separated>
+    void log_level(const Adjacency& snap, std::int64_t rb, std::int64_t re, const Separated& separated) {
         // This rank's share of pMax and separating sets. For i < j the lower endpoint's
         // separating set wins (pcalg tests the u-side first and skips the v-side once
         // removed); the upper side counts only when the lower side did not separate, or
@@ -383,33 +431,6 @@ private:
         log_.append(run_logs_, lt_);
         if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
         trace_.mark("log append");
-        sort_early();
-
-        // The next level's snapshot: this one less the removed pairs. From the engine when
-        // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
-        // host work); the graph then catches up only when it is needed (sync_graph).
-        std::int64_t removed = -1;
-        mpi::run_agreed(comm_, [&] { removed = engine_.next_snapshot(snap, removal_, bit0, next_); });
-        if (removed >= 0) {
-            graph_stale_ = true;
-            trace_.mark("next snapshot (engine)");
-        } else {
-            if (graph_stale_) sync_graph(snap);
-            removed = host_next_snapshot(snap, separated);
-        }
-        have_next_ = true;
-        next_max_degree_ = next_.max_degree();
-        trace_.print(("host level " + std::to_string(l)).c_str());
-        LevelStats st;
-        st.level = l;
-        st.tests = tests.total;
-        st.tests_imbalance = tests.imbalance;
-        st.removed = removed;
-        st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
-        st.imbalance = part.imbalance;
-        st.seconds = seconds_since(t0);
-        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
-        end_level(st);
     }
 
     /// Apply a level's removals to the graph (both bits of a pair; every rank alike) and
@@ -524,8 +545,13 @@ private:
     /// pMax by an element-wise max over ranks; separating sets to rank 0.
     void gather() {
         std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
+        if (pmax_adopted_) {
+            mpi::run_agreed(comm_, [&] { engine_.return_pmax(pmax_, !pmax_changed_); });
+            trace_.mark("pmax returned (engine)");
+        }
         if (comm_.size() > 1) {
             comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
+            pmax_changed_ = true;
             trace_.mark("pmax allreduce");
             // Rank 0 keeps its own log (not sent: no serialised copy of it).
             const auto blobs = comm_.gatherv(comm_.rank() == 0 ? std::vector<std::byte>{} : log_.serialize(), 0);
@@ -610,6 +636,11 @@ private:
     const SkeletonHooks& hooks_;
     const std::int64_t n_;
     const bool dense_;
+    /// The engine keeps pMax and the separating sets of levels >= 1 (keeps_level_results).
+    const bool keeps_;
+    bool pmax_from_level0_ = false;  ///< pmax_ is exactly the engine's level-0 output
+    bool pmax_adopted_ = false;      ///< keeps_: the engine holds the table (adopt_pmax ran)
+    bool pmax_changed_ = false;      ///< pmax_ changed since the engine adopted or returned it
     Graph g_;    ///< current adjacency (same on every rank)
     Adjacency next_;           ///< the next level's snapshot, when have_next_
     bool have_next_ = false;

@@ -12,6 +12,7 @@
 #include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
 #include "core/parallel.hpp"
+#include "pc/merge.hpp"
 #include "pc/result.hpp"
 
 namespace cudag::pc {
@@ -73,6 +74,13 @@ struct LevelOutput {
     std::vector<std::vector<std::int32_t>> unions;
     bool exhaustive = false;
     std::int64_t tests = 0;
+    /// Set by reset_packed() for an engine that keeps the level's results itself
+    /// (SkeletonEngine::keeps_level_results): then only `removal_bits` and `tests` are
+    /// filled, flags, pmax and the sets are not.
+    bool packed = false;
+    /// packed: bit k (byte k / 8, bit k % 8) <=> the block's entry e_begin + k was
+    /// separated from its row's side; zero on entry.
+    std::vector<std::byte> removal_bits;
 
     /// Size for `entries` entries at `level`, with entries [e0, e1) (all when e1 < 0)
     /// untested; the others keep whatever they held. Filled on `threads` threads.
@@ -99,6 +107,15 @@ struct LevelOutput {
                 for (std::int64_t k = b; k < e; ++k) unions[static_cast<std::size_t>(k)].clear();
         });
         tests = 0;
+        packed = false;
+    }
+    /// For an engine that keeps the results: `block_entries` removal bits, all clear.
+    void reset_packed(std::int64_t block_entries, int level) {
+        packed = true;
+        set_size = level;
+        exhaustive = false;
+        tests = 0;
+        removal_bits.assign(static_cast<std::size_t>((block_entries + 7) / 8), std::byte{0});
     }
     /// Entry e's separating set (or union, when exhaustive).
     std::span<const std::int32_t> set(std::size_t e) const {
@@ -150,6 +167,35 @@ public:
         (void)snap, (void)removal, (void)bit0, (void)next;
         return -1;
     }
+
+    /// Optional, for searches that stop at an edge's first separating set (not
+    /// exhaustive): true when the engine keeps pMax and the levels' separating sets
+    /// itself (a GPU: the host then handles O(removals) per level, not O(entries)).
+    /// The search then, per run:
+    ///  - calls adopt_pmax() once, before the first level >= 1;
+    ///  - hands run_level() a LevelOutput reset with reset_packed(): the engine fills
+    ///    removal_bits and tests only;
+    ///  - after merging the level's removal map over all ranks (the layout of
+    ///    next_snapshot's), calls settle_level(), which must (1) raise the pMax of the
+    ///    pair {a, b} to the level's pMax of every entry (a, b) of the rows the engine
+    ///    tested at this level (the maximum p of the tests run from a's side; the winning
+    ///    set's p when separated), except an entry with b < a whose mirror (b, a) was
+    ///    separated, and (2) append to `log` the separating set of every entry (a, b) of
+    ///    the block that was separated, as pair (min, max), except again when b < a and
+    ///    (b, a) was separated too (the lower endpoint's set wins);
+    ///  - calls return_pmax() to bring its table up to the engine's (at gathers).
+    virtual bool keeps_level_results() const { return false; }
+    /// Take over `pmax` as the engine's table. `from_level0`: the table is exactly the
+    /// one the engine's last level0() call (over every row) produced and nothing has
+    /// changed it since, so an engine may keep its own copy instead of reading it.
+    virtual void adopt_pmax(const PmaxTable& pmax, bool from_level0) { (void)pmax, (void)from_level0; }
+    virtual void settle_level(const Adjacency& snap, std::span<const std::byte> removal,
+                              std::span<const std::int64_t> bit0, SepSetLog& log) {
+        (void)snap, (void)removal, (void)bit0, (void)log;
+    }
+    /// `overwrite`: `pmax` has not changed since adopt_pmax() (nor since the last
+    /// return): its values become the engine's; otherwise each is raised to the engine's.
+    virtual void return_pmax(PmaxTable& pmax, bool overwrite) { (void)pmax, (void)overwrite; }
 
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;

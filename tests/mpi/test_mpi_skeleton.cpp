@@ -9,6 +9,7 @@
 #include "ci/cpu_fisher_engine.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
+#include "support/keeping_engine.hpp"
 #include "support/mpi_world.hpp"
 
 using namespace cudag;
@@ -40,6 +41,7 @@ struct Case {
     bool exhaustive;
     bool sparse_pmax;
     bool level0_everywhere = false;  ///< every rank runs all of level 0 (the GPU engines' way)
+    bool keeping = false;  ///< the engine keeps pMax and separating sets (the CUDA engine's way)
 };
 
 class MpiSkeleton : public testing::TestWithParam<Case> {
@@ -50,12 +52,16 @@ protected:
         opt_.policy.exhaustive = opt_.policy.strict = opt_.policy.causal_learn_pvalue = GetParam().exhaustive;
         if (GetParam().sparse_pmax) opt_.dense_pmax_limit = 8;
         opt_.level0_on_every_rank = GetParam().level0_everywhere ? 1 : 0;
-        engine_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
-        serial_ = pc::learn_skeleton(*engine_, opt_);
+        cpu_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
+        serial_ = pc::learn_skeleton(*cpu_, opt_);
+        if (GetParam().keeping) keeping_ = std::make_unique<test::KeepingEngine>(*cpu_);
+        engine_ = keeping_ ? static_cast<pc::SkeletonEngine*>(keeping_.get()) : cpu_.get();
     }
     Dataset data_;
     pc::SkeletonOptions opt_;
-    std::unique_ptr<ci::CpuFisherEngine> engine_;
+    std::unique_ptr<ci::CpuFisherEngine> cpu_;
+    std::unique_ptr<test::KeepingEngine> keeping_;
+    pc::SkeletonEngine* engine_ = nullptr;  ///< the engine under test
     pc::SkeletonResult serial_;
 };
 
@@ -98,11 +104,14 @@ TEST_P(MpiSkeleton, StopAndResumeIsEquivalentToSerial) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
                          testing::Values(Case{false, false}, Case{false, true}, Case{true, false},
-                                         Case{true, true}, Case{false, true, true}, Case{true, false, true}),
+                                         Case{true, true}, Case{false, true, true}, Case{true, false, true},
+                                         Case{false, false, true, true}, Case{false, true, true, true},
+                                         Case{false, true, false, true}),
                          [](const testing::TestParamInfo<Case>& i) {
                              return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
                                     (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
-                                    (i.param.level0_everywhere ? "Level0Everywhere" : "");
+                                    (i.param.level0_everywhere ? "Level0Everywhere" : "") +
+                                    (i.param.keeping ? "EngineKeeps" : "");
                          });
 
 namespace {

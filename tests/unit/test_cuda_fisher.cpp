@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -22,6 +23,7 @@
 #include "ci/fisher_z.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "mpi/communicator.hpp"
 #include "cudag/config.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
@@ -395,6 +397,51 @@ TEST(CudaFisher, StrictPolicyIsEquivalentToCpu) {
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
     EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
+}
+
+// ---- pMax and separating sets kept on the device (keeps_level_results) ------------------------
+
+TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 400, m = 600;
+    const Dataset data = simulate(n, m, 7, 17);
+    for (const bool sparse : {false, true}) {
+        SCOPED_TRACE(sparse ? "sparse pMax" : "dense pMax");
+        pc::SkeletonOptions opt;
+        opt.policy.alpha = 0.05;
+        if (sparse) opt.dense_pmax_limit = 0;  // the table over level 0's kept pairs
+        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
+        ASSERT_TRUE(gpu->keeps_level_results());
+        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        ASSERT_GE(want.levels.size(), 4u);
+        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
+        // Checkpoints take the table back from the device after every level.
+        std::vector<pc::PairPList> want_p, got_p;
+        pc::SkeletonHooks hw, hg;
+        hw.on_checkpoint = [&](const pc::SkeletonState& st) { want_p.push_back(st.pmax); };
+        hg.on_checkpoint = [&](const pc::SkeletonState& st) { got_p.push_back(st.pmax); };
+        mpi::SerialCommunicator serial;
+        pc::learn_skeleton(cpu, opt, serial, {}, hw);
+        pc::learn_skeleton(*gpu, opt, serial, {}, hg);
+        ASSERT_EQ(want_p.size(), got_p.size());
+        for (std::size_t k = 0; k < want_p.size(); ++k) {
+            ASSERT_EQ(want_p[k].size(), got_p[k].size()) << "checkpoint " << k;
+            for (std::size_t q = 0; q < want_p[k].size(); ++q) {
+                ASSERT_TRUE(want_p[k][q].i == got_p[k][q].i && want_p[k][q].j == got_p[k][q].j) << k << "/" << q;
+                ASSERT_TRUE(close(want_p[k][q].p, got_p[k][q].p, 1e-9)) << k << "/" << q;
+            }
+        }
+        // Stopped after level 1 and resumed: the engine adopts the checkpoint's table.
+        pc::SkeletonHooks stop;
+        std::optional<pc::SkeletonState> saved;
+        stop.on_checkpoint = [&](const pc::SkeletonState& st) { saved = st; };
+        stop.stop_after_level = 1;
+        EXPECT_THROW(pc::learn_skeleton(*gpu, opt, serial, {}, stop), pc::StoppedAfterLevel);
+        pc::SkeletonHooks resume;
+        resume.resume = std::move(saved);
+        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt, serial, {}, resume), want, 1e-9));
+    }
 }
 
 // ---- the full GPU path: correlation on the device -------------------------------------------------

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "core/error.hpp"
 #include "mpi/communicator.hpp"
 #include "pc/skeleton.hpp"
+#include "support/keeping_engine.hpp"
 
 using namespace cudag;
 
@@ -259,6 +261,19 @@ TEST(SepSetsMerge, DisjointTablesMergeByPairAndClashesAreRefused) {
 
 namespace {
 
+/// The same skeleton, separating sets, pMax and per-level statistics.
+void expect_same_search(const pc::SkeletonResult& want, const pc::SkeletonResult& got) {
+    EXPECT_TRUE(want.skeleton == got.skeleton);
+    EXPECT_TRUE(want.sepsets == got.sepsets);
+    EXPECT_EQ(want.pmax, got.pmax);
+    ASSERT_EQ(want.levels.size(), got.levels.size());
+    for (std::size_t k = 0; k < want.levels.size(); ++k) {
+        EXPECT_EQ(want.levels[k].tests, got.levels[k].tests) << "level " << k;
+        EXPECT_EQ(want.levels[k].removed, got.levels[k].removed) << "level " << k;
+        EXPECT_EQ(want.levels[k].edges_after, got.levels[k].edges_after) << "level " << k;
+    }
+}
+
 /// The CPU engine, plus the optional parts of the engine interface the GPU engine uses,
 /// written out from their contracts: level 0 handed over as lists, and next_snapshot()
 /// (an entry stays unless its own or its mirror's removal bit is set) on every level but
@@ -344,15 +359,8 @@ TEST(Skeleton, SnapshotsBuiltByTheEngineGiveTheSameSearch) {
         const auto got = pc::learn_skeleton(eng, opt);
         EXPECT_GE(eng.built, 2);
         EXPECT_EQ(eng.lists, 1);
-        EXPECT_TRUE(want.skeleton == got.skeleton);
-        EXPECT_TRUE(want.sepsets == got.sepsets);
-        EXPECT_EQ(want.pmax, got.pmax);
-        ASSERT_EQ(want.levels.size(), got.levels.size());
         ASSERT_GE(want.levels.size(), 4u);
-        for (std::size_t k = 0; k < want.levels.size(); ++k) {
-            EXPECT_EQ(want.levels[k].removed, got.levels[k].removed) << "level " << k;
-            EXPECT_EQ(want.levels[k].edges_after, got.levels[k].edges_after) << "level " << k;
-        }
+        expect_same_search(want, got);
         // The graph at every checkpoint, too (the search catches it up there).
         std::vector<Graph> want_g, got_g;
         pc::SkeletonHooks hw, hg;
@@ -363,6 +371,55 @@ TEST(Skeleton, SnapshotsBuiltByTheEngineGiveTheSameSearch) {
         pc::learn_skeleton(eng, opt, serial, {}, hg);
         ASSERT_EQ(want_g.size(), got_g.size());
         for (std::size_t k = 0; k < want_g.size(); ++k) EXPECT_TRUE(want_g[k] == got_g[k]) << "checkpoint " << k;
+    }
+}
+
+TEST(Skeleton, AnEngineKeepingPmaxAndSetsGivesTheSameSearch) {
+    const Dataset d = random_sem(40, 400, 0.15, 7);
+    for (const bool sparse : {false, true}) {
+        SCOPED_TRACE(sparse ? "sparse pMax" : "dense pMax");
+        pc::SkeletonOptions opt;
+        opt.policy.alpha = 0.01;
+        opt.threads = 3;
+        if (sparse) opt.dense_pmax_limit = 0;
+        ci::CpuFisherEngine cpu(d, opt.policy, 2);
+        test::KeepingEngine eng(cpu);
+        const auto want = pc::learn_skeleton(cpu, opt);
+        const auto got = pc::learn_skeleton(eng, opt);
+        EXPECT_EQ(eng.adopted, 1);
+        // One rank runs level 0 over every row; the CPU engine lists no CSR of kept pairs.
+        EXPECT_EQ(eng.from_level0_count, sparse ? 0 : 1);
+        EXPECT_EQ(eng.returned, 1);
+        EXPECT_EQ(eng.overwrites, 1);
+        EXPECT_EQ(eng.levels + 1, static_cast<int>(want.levels.size()));
+        ASSERT_GE(want.levels.size(), 4u);
+        expect_same_search(want, got);
+        // Checkpoints gather at every level: the engine's table comes back each time.
+        std::vector<pc::PairPList> want_p, got_p;
+        pc::SkeletonHooks hw, hg;
+        hw.on_checkpoint = [&](const pc::SkeletonState& s) { want_p.push_back(s.pmax); };
+        hg.on_checkpoint = [&](const pc::SkeletonState& s) { got_p.push_back(s.pmax); };
+        mpi::SerialCommunicator serial;
+        pc::learn_skeleton(cpu, opt, serial, {}, hw);
+        test::KeepingEngine eng2(cpu);
+        pc::learn_skeleton(eng2, opt, serial, {}, hg);
+        EXPECT_EQ(want_p, got_p);
+        EXPECT_GE(eng2.returned, 4);
+        // A resumed run adopts the table from the checkpoint, not from level 0.
+        pc::SkeletonHooks stop;
+        std::optional<pc::SkeletonState> saved;
+        stop.on_checkpoint = [&](const pc::SkeletonState& s) { saved = s; };
+        stop.stop_after_level = 1;
+        test::KeepingEngine eng3(cpu);
+        EXPECT_THROW(pc::learn_skeleton(eng3, opt, serial, {}, stop), pc::StoppedAfterLevel);
+        pc::SkeletonHooks resume;
+        resume.resume = std::move(saved);
+        test::KeepingEngine eng4(cpu);
+        const auto resumed = pc::learn_skeleton(eng4, opt, serial, {}, resume);
+        EXPECT_EQ(eng4.adopted, 1);
+        EXPECT_EQ(eng4.from_level0_count, 0);
+        EXPECT_TRUE(want.sepsets == resumed.sepsets);
+        EXPECT_EQ(want.pmax, resumed.pmax);
     }
 }
 

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// A CPU engine behind the optional keeps_level_results() contract of SkeletonEngine
+// (the CUDA engine's way: pMax and the separating sets stay with the engine, the search
+// gets packed removal bits), written out from the contract's text on top of any engine
+// that fills the per-entry LevelOutput. Tests run searches with it against the plain
+// engine: the same skeleton, separating sets, pMax and level statistics must come out.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "pc/skeleton_engine.hpp"
+
+namespace cudag::test {
+
+class KeepingEngine final : public pc::SkeletonEngine {
+public:
+    explicit KeepingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
+    std::string name() const override { return inner_.name(); }
+    std::int64_t n_vars() const override { return inner_.n_vars(); }
+    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
+        inner_.level0(rb, re, dense, g, out);
+    }
+    bool level0_on_every_rank() const override { return inner_.level0_on_every_rank(); }
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
+        return inner_.p_value(i, j, s);
+    }
+
+    bool keeps_level_results() const override { return true; }
+    void adopt_pmax(const pc::PmaxTable& t, bool from_level0) override {
+        if (t.is_dense()) {
+            table_ = pc::PmaxTable::dense(n_vars());
+            std::copy(t.values().begin(), t.values().end(), table_.values().begin());
+        } else {
+            table_ = copy_sparse(t);
+        }
+        ++adopted;
+        from_level0_count += from_level0 ? 1 : 0;
+    }
+    void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
+        EXPECT_TRUE(out.packed) << "a keeping engine gets a packed LevelOutput";
+        const std::int64_t eb = snap.offsets[static_cast<std::size_t>(rb)], ee = snap.offsets[static_cast<std::size_t>(re)];
+        full_.reset(snap.nbrs.size(), l, false, eb, ee);
+        inner_.run_level(l, snap, rb, re, full_);
+        EXPECT_EQ(out.removal_bits.size(), static_cast<std::size_t>((ee - eb + 7) / 8));
+        for (std::int64_t e = eb; e < ee; ++e)
+            if (full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)
+                out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
+        out.tests = full_.tests;
+        rb_ = rb;
+        re_ = re;
+        ++levels;
+    }
+    void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
+                      pc::SepSetLog& log) override {
+        const auto bit = [&](std::int64_t a, std::int64_t e) {
+            const std::int64_t k = bit0[static_cast<std::size_t>(a)] + e - snap.offsets[static_cast<std::size_t>(a)];
+            return (removal[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0};
+        };
+        for (std::int64_t a = rb_; a < re_; ++a)
+            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
+                const std::uint8_t f = full_.flags[static_cast<std::size_t>(e)];
+                if (!f) continue;
+                const auto ia = static_cast<std::int32_t>(a);
+                const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
+                if (b < ia && bit(b, snap.find(b, ia))) continue;
+                const std::int32_t i = std::min(ia, b), j = std::max(ia, b);
+                if (f & pc::kTested) table_.raise(i, j, full_.pmax[static_cast<std::size_t>(e)]);
+                if (f & pc::kSeparated) log.add(i, j, full_.set(static_cast<std::size_t>(e)));
+            }
+    }
+    void return_pmax(pc::PmaxTable& t, bool overwrite) override {
+        ASSERT_EQ(t.values().size(), table_.values().size());
+        for (std::size_t k = 0; k < t.values().size(); ++k)
+            t.values()[k] = overwrite ? table_.values()[k] : std::max(t.values()[k], table_.values()[k]);
+        ++returned;
+        overwrites += overwrite ? 1 : 0;
+    }
+
+    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0;
+
+private:
+    pc::PmaxTable copy_sparse(const pc::PmaxTable& t) const {
+        const std::int64_t n = n_vars();
+        BulkVector<std::int64_t> off(static_cast<std::size_t>(n) + 1);
+        std::copy(t.row_offsets(), t.row_offsets() + n + 1, off.begin());
+        const auto count = static_cast<std::size_t>(off.back());
+        BulkVector<std::int32_t> cols(count);
+        std::copy(t.cols(), t.cols() + count, cols.begin());
+        BulkVector<double> vals(count);
+        std::copy(t.values().begin(), t.values().end(), vals.begin());
+        return pc::PmaxTable::from_upper_csr(n, std::move(off), std::move(cols), std::move(vals));
+    }
+
+    pc::SkeletonEngine& inner_;
+    pc::LevelOutput full_;
+    pc::PmaxTable table_;
+    std::int64_t rb_ = 0, re_ = 0;
+};
+
+}  // namespace cudag::test

@@ -22,6 +22,7 @@
 #include <bit>
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -345,6 +346,7 @@ public:
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override;
     void return_pmax(pc::PmaxTable& pmax, bool overwrite) override;
+    pc::PairPList pmax_pairs() override;
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
 
 private:
@@ -433,7 +435,9 @@ private:
     const std::byte* removal_held_ = nullptr;  ///< the host map in removal_ (set by settle_level)
     // Results kept here (keeps_level_results): the pMax table and the level to settle.
     bool level0_whole_ = false;  ///< the last level0() ran every row: dense_ / kp_ hold the whole table
+    bool p_stayed_ = false;      ///< the last level0() left its p-values here (Level0Output::p_stayed)
     bool dp_held_ = false, dp_dense_ = true;
+    std::size_t dp_count_ = 0;  ///< the table's slots
     DeviceBuffer<double> dpmax_;          ///< the pMax table's values by slot
     DeviceBuffer<std::int64_t> dpoff_;    ///< sparse: row starts
     DeviceBuffer<std::int32_t> dpcol_;    ///< sparse: columns
@@ -444,6 +448,7 @@ private:
     DeviceBuffer<std::uint8_t> rbits_, wkeep_;
     DeviceBuffer<std::int64_t> wpos_;
     DeviceBuffer<std::int32_t> wpairs_, wnodes_;
+    DeviceBuffer<TablePair> table_pairs_;
     // p_value
     DeviceBuffer<std::int32_t> nodes_;
     DeviceBuffer<double> block_;
@@ -459,6 +464,9 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     pending_offsets_.clear();  // a new search: nothing built for it yet
     level0_whole_ = false;
     dp_held_ = false;
+    p_stayed_ = false;
+    // The p-values may stay here (the search hands the table over right after).
+    const bool keep_p = out.p_may_stay && row_begin == 0 && row_end == n;
     StepTrace tr;
     tr.start();
     cudaStream_t s = stream();
@@ -547,9 +555,11 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
             launch_pair_pvalues(pa, s);
             // Fault the host pages in on threads while the GPU lists the pairs.
             first_touch(out.kept_cols.data(), out.kept_cols.size() * sizeof(std::int32_t), tun_.host_threads);
-            first_touch(out.kept_pvals.data(), out.kept_pvals.size() * sizeof(double), tun_.host_threads);
             kcols_.download(out.kept_cols.data(), out.kept_cols.size(), s);
-            kp_.download(out.kept_pvals.data(), out.kept_pvals.size(), s);
+            if (!keep_p) {
+                first_touch(out.kept_pvals.data(), out.kept_pvals.size() * sizeof(double), tun_.host_threads);
+                kp_.download(out.kept_pvals.data(), out.kept_pvals.size(), s);
+            }
         }
         koffsets_.download(out.kept_offsets.data() + row_begin, static_cast<std::size_t>(rows + 1), s);
         if (row_begin == 0 && row_end == n) {
@@ -578,7 +588,7 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
         const std::size_t n_words = static_cast<std::size_t>(n * words);
         std::unique_ptr<std::uint64_t[]> bits(new std::uint64_t[n_words]);
         bits_.download(bits.get(), n_words, s);
-        dense_.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
+        if (!keep_p) dense_.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
         stream_->synchronize();
         tr.mark("bits downloaded");
         auto& gw = g.words();
@@ -592,6 +602,7 @@ void CudaFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool
     }
     for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
     level0_whole_ = row_begin == 0 && row_end == n;
+    p_stayed_ = out.p_stayed = keep_p;
     tr.mark("graph+pairs");
     tr.print("cuda level 0");
 }
@@ -992,6 +1003,7 @@ void CudaFisherEngine::adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) {
         std::swap(dpoff_, koffsets_);
         std::swap(dpcol_, kcols_);
     } else {
+        CUDAG_ASSERT(!p_stayed_);  // the host table has no values to read
         dpmax_.resize_discard(std::max<std::size_t>(count, 1));
         dpmax_.upload(pmax.values().data(), count, s);
         if (!dp_dense_) {
@@ -1003,6 +1015,8 @@ void CudaFisherEngine::adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) {
         stream_->synchronize();  // the host table may change once this returns
     }
     dp_held_ = true;
+    p_stayed_ = false;
+    dp_count_ = count;
 }
 
 void CudaFisherEngine::settle_level(const Adjacency& snap, std::span<const std::byte> removal,
@@ -1014,6 +1028,12 @@ void CudaFisherEngine::settle_level(const Adjacency& snap, std::span<const std::
     hold_removal(removal, bit0, s);
     removal_held_ = removal.data();
     if (packed_.rows == 0) return;  // nothing tested on this rank's rows
+    StepTrace tr;
+    tr.start();
+    struct Print {  // every return path
+        StepTrace& t;
+        ~Print() { t.print("cuda settle"); }
+    } print{tr};
     CUDAG_ASSERT(dp_held_ && uploaded_ == &snap);
     SettleArgs a;
     a.n = n_;
@@ -1044,6 +1064,7 @@ void CudaFisherEngine::settle_level(const Adjacency& snap, std::span<const std::
     std::int64_t count = 0;
     wpos_.download(&count, 1, s, static_cast<std::size_t>(packed_.n_sel));
     stream_->synchronize();
+    tr.mark("pmax raised, winners counted");
     if (count == 0) return;
     const auto l = static_cast<std::size_t>(packed_.l);
     wpairs_.resize_discard(static_cast<std::size_t>(2 * count));
@@ -1055,9 +1076,11 @@ void CudaFisherEngine::settle_level(const Adjacency& snap, std::span<const std::
     const pc::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(count), packed_.l, tun_.host_threads);
     first_touch(room.pairs, static_cast<std::size_t>(2 * count) * sizeof(std::int32_t), tun_.host_threads);
     first_touch(room.nodes, static_cast<std::size_t>(count) * l * sizeof(std::int32_t), tun_.host_threads);
+    tr.mark("log room");
     wpairs_.download(room.pairs, static_cast<std::size_t>(2 * count), s);
     wnodes_.download(room.nodes, static_cast<std::size_t>(count) * l, s);
     stream_->synchronize();
+    tr.mark("records downloaded");
 }
 
 void CudaFisherEngine::return_pmax(pc::PmaxTable& pmax, bool overwrite) {
@@ -1078,6 +1101,45 @@ void CudaFisherEngine::return_pmax(pc::PmaxTable& pmax, bool overwrite) {
     double* v = pmax.values().data();
     parallel_for(0, static_cast<std::int64_t>(count), std::max(1, tun_.host_threads), 1 << 16,
                  [&](std::int64_t k, int) { v[k] = std::max(v[k], mine[static_cast<std::size_t>(k)]); });
+}
+
+pc::PairPList CudaFisherEngine::pmax_pairs() {
+    CUDAG_EXPECTS(dp_held_, "cuda pmax_pairs: no table adopted");
+    static_assert(sizeof(pc::PairP) == sizeof(TablePair) && offsetof(pc::PairP, p) == offsetof(TablePair, p));
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    StepTrace tr;
+    tr.start();
+    const auto count = static_cast<std::int64_t>(dp_count_);
+    wkeep_.resize_discard(static_cast<std::size_t>(count + 1));
+    wpos_.resize_discard(static_cast<std::size_t>(count + 1));
+    TablePairsArgs a;
+    a.n = n_;
+    a.dense = dp_dense_;
+    a.poff = dpoff_.data();
+    a.pcol = dpcol_.data();
+    a.values = dpmax_.data();
+    a.count = count;
+    a.flag = wkeep_.data();
+    a.pos = wpos_.data();
+    launch_table_flags(a, s);
+    exclusive_sum_flags(wkeep_.data(), wpos_.data(), count, cub_, s);
+    std::int64_t total = 0;
+    wpos_.download(&total, 1, s, static_cast<std::size_t>(count));
+    stream_->synchronize();
+    tr.mark("counted");
+    pc::PairPList out(static_cast<std::size_t>(total));
+    if (total == 0) return out;
+    table_pairs_.resize_discard(static_cast<std::size_t>(total));
+    a.out = table_pairs_.data();
+    launch_table_pairs(a, s);
+    first_touch(out.data(), static_cast<std::size_t>(total) * sizeof(pc::PairP), tun_.host_threads);
+    tr.mark("listed+touched");
+    table_pairs_.download(reinterpret_cast<TablePair*>(out.data()), static_cast<std::size_t>(total), s);
+    stream_->synchronize();
+    tr.mark("downloaded");
+    tr.print("cuda pmax pairs");
+    return out;
 }
 
 void CudaFisherEngine::hold_snapshot(const Adjacency& snap, cudaStream_t s) {

@@ -277,6 +277,28 @@ void launch_settle_pmax(const SettleArgs& a, cudaStream_t stream);
 void launch_settle_keep(const SettleArgs& a, cudaStream_t stream);
 /// The kept records at pos[k]: the pair and the set.
 void launch_settle_records(const SettleArgs& a, cudaStream_t stream);
+
+/// A pMax table's pairs with a value (>= 0) in slot order, i.e. sorted by (i, j): the
+/// layout of pc::PairP.
+struct TablePair {
+    std::int32_t i, j;
+    double p;
+};
+struct TablePairsArgs {
+    std::int64_t n = 0;
+    bool dense = true;  ///< else rows' slots at [poff[i], poff[i+1]) with columns pcol
+    const std::int64_t* poff = nullptr;
+    const std::int32_t* pcol = nullptr;
+    const double* values = nullptr;
+    std::int64_t count = 0;        ///< slots
+    std::uint8_t* flag = nullptr;  ///< count + 1
+    const std::int64_t* pos = nullptr;  ///< exclusive sum of flag
+    TablePair* out = nullptr;
+};
+/// flag[s] = values[s] >= 0, flag[count] = 0.
+void launch_table_flags(const TablePairsArgs& a, cudaStream_t stream);
+/// out[pos[s]] = (i, j, values[s]) for the flagged slots.
+void launch_table_pairs(const TablePairsArgs& a, cudaStream_t stream);
 std::int64_t winners_generic_threads(std::int64_t count, std::int64_t max_slots);
 
 }  // namespace cudag::cuda

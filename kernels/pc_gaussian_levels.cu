@@ -579,6 +579,28 @@ __global__ void settle_records_kernel(SettleArgs a) {
     }
 }
 
+__global__ void table_flags_kernel(TablePairsArgs a) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k <= a.count; k += stride)
+        a.flag[k] = k < a.count && a.values[k] >= 0.0;
+}
+
+/// A block per row (grid-stride): the row's slots and their columns.
+__global__ void table_pairs_kernel(TablePairsArgs a) {
+    for (std::int64_t i = blockIdx.x; i < a.n; i += gridDim.x) {
+        const std::int64_t b = a.dense ? i * a.n - i * (i + 1) / 2 : a.poff[i];
+        const std::int64_t e = a.dense ? b + (a.n - 1 - i) : a.poff[i + 1];
+        for (std::int64_t k = b + threadIdx.x; k < e; k += blockDim.x) {
+            if (!a.flag[k]) continue;
+            TablePair q;
+            q.i = static_cast<std::int32_t>(i);
+            q.j = a.dense ? static_cast<std::int32_t>(i + 1 + (k - b)) : a.pcol[k];
+            q.p = a.values[k];
+            a.out[a.pos[k]] = q;
+        }
+    }
+}
+
 unsigned grid_for(std::int64_t threads, int block) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((threads + block - 1) / block, 1 << 16)));
 }
@@ -602,6 +624,17 @@ void launch_settle_pmax(const SettleArgs& a, cudaStream_t stream) {
 
 void launch_settle_keep(const SettleArgs& a, cudaStream_t stream) {
     settle_keep_kernel<<<grid_for(a.n_sel + 1, 256), 256, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_table_flags(const TablePairsArgs& a, cudaStream_t stream) {
+    table_flags_kernel<<<grid_for(a.count + 1, 256), 256, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_table_pairs(const TablePairsArgs& a, cudaStream_t stream) {
+    if (a.n <= 0 || a.count <= 0) return;
+    table_pairs_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(a.n, 1 << 16)), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
 }
 

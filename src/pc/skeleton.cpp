@@ -158,6 +158,7 @@ private:
         const std::int64_t rb = everywhere ? 0 : part.begin(comm_.rank());
         const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
+        out.p_may_stay = keeps_ && everywhere;
         if (dense_) {
             pmax_ = PmaxTable::dense(n_, threads_);
             out.dense_p = std::move(pmax_.values());
@@ -227,6 +228,13 @@ private:
                                           out.kept_pvals[static_cast<std::size_t>(k)]});
             pmax_ = PmaxTable::sparse(g_, threads_);
             pmax_.raise_all(std::move(out.kept_p), threads_);
+        }
+        if (out.p_stayed) {
+            // The values are the engine's: it keeps the table from here on.
+            CUDAG_ASSERT(out.p_may_stay && pmax_from_level0_);
+            mpi::run_agreed(comm_, [&] { engine_.adopt_pmax(pmax_, true); });
+            pmax_adopted_ = true;
+            pmax_changed_ = false;
         }
         trace_.mark("pmax");
         trace_.print("host level 0");
@@ -542,10 +550,11 @@ private:
         log_ = SepSetLog();
     }
 
-    /// pMax by an element-wise max over ranks; separating sets to rank 0.
-    void gather() {
+    /// pMax by an element-wise max over ranks (`take_pmax`: the engine's table first);
+    /// separating sets to rank 0.
+    void gather(bool take_pmax = true) {
         std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
-        if (pmax_adopted_) {
+        if (pmax_adopted_ && take_pmax) {
             mpi::run_agreed(comm_, [&] { engine_.return_pmax(pmax_, !pmax_changed_); });
             trace_.mark("pmax returned (engine)");
         }
@@ -599,13 +608,19 @@ private:
 
     SkeletonResult finish() {
         trace_.start();
-        gather();
+        // One rank whose engine holds an unchanged table: the engine lists the pairs.
+        const bool pairs_from_engine = pmax_adopted_ && comm_.size() == 1 && !pmax_changed_;
+        gather(!pairs_from_engine);
         trace_.mark("gather");
         SkeletonResult res;
         if (graph_stale_) sync_graph(next_);
         res.skeleton = std::move(g_);
         res.levels = std::move(levels_);
         if (comm_.rank() == 0) {
+            // pMax listed beside the separating sets (both mostly copy fresh memory).
+            std::future<PairPList> listed;
+            if (pairs_from_engine)  // one rank: no collective to agree on; get() rethrows
+                listed = std::async(std::launch::async, [this] { return engine_.pmax_pairs(); });
             res.sepsets = gathered_.to_sepsets(threads_);
             if (early_.valid()) {
                 const SepSets early = early_.get();
@@ -621,8 +636,9 @@ private:
                 res.sepsets = std::move(all);
             }
             trace_.mark("sepsets");
-            res.pmax = pmax_.pairs(threads_);
-            trace_.mark("pmax");
+            if (pairs_from_engine) res.pmax = listed.get();
+            else res.pmax = pmax_.pairs(threads_);
+            trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
         }
         trace_.print("host after the levels");
         return res;

@@ -51,6 +51,12 @@ struct Level0Output {
     /// symmetric CSR, so that the search needs neither the graph nor a scan of it to
     /// start level 1 (adjacency.n == 0: not given).
     Adjacency adjacency;
+    /// In, set by the search for an engine that keeps pMax (keeps_level_results) and
+    /// runs every row: the p-values (dense_p, or kept_pvals of the kept CSR) may stay
+    /// with the engine. Out: the engine left them there (dense_p untouched, kept_pvals
+    /// sized but not filled); the search then hands the table over (adopt_pmax) at once.
+    bool p_may_stay = false;
+    bool p_stayed = false;
 };
 
 /// Per-entry outcome flags of a level l >= 1 (LevelOutput::flags).
@@ -196,6 +202,9 @@ public:
     /// `overwrite`: `pmax` has not changed since adopt_pmax() (nor since the last
     /// return): its values become the engine's; otherwise each is raised to the engine's.
     virtual void return_pmax(PmaxTable& pmax, bool overwrite) { (void)pmax, (void)overwrite; }
+    /// The engine's table as PmaxTable::pairs() lists it (the pairs with a value, sorted),
+    /// for a search whose host table has not changed since adopt_pmax() (one rank).
+    virtual PairPList pmax_pairs() { return {}; }
 
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "pc/skeleton_engine.hpp"
 
@@ -21,8 +23,16 @@ public:
     explicit KeepingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
+    /// Dense p-values of every row stay here when the search allows it: the search gets
+    /// NaNs in their place, so that a run which read them would not match.
     void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
         inner_.level0(rb, re, dense, g, out);
+        kept0_.clear();
+        if (out.p_may_stay && dense && rb == 0 && re == n_vars()) {
+            kept0_.assign(out.dense_p.begin(), out.dense_p.end());
+            std::fill(out.dense_p.begin(), out.dense_p.end(), std::numeric_limits<double>::quiet_NaN());
+            out.p_stayed = true;
+        }
     }
     bool level0_on_every_rank() const override { return inner_.level0_on_every_rank(); }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
@@ -33,7 +43,10 @@ public:
     void adopt_pmax(const pc::PmaxTable& t, bool from_level0) override {
         if (t.is_dense()) {
             table_ = pc::PmaxTable::dense(n_vars());
-            std::copy(t.values().begin(), t.values().end(), table_.values().begin());
+            EXPECT_TRUE(kept0_.empty() || from_level0) << "p-values kept at level 0 are adopted from it";
+            if (from_level0 && !kept0_.empty()) std::copy(kept0_.begin(), kept0_.end(), table_.values().begin());
+            else std::copy(t.values().begin(), t.values().end(), table_.values().begin());
+            kept0_.clear();
         } else {
             table_ = copy_sparse(t);
         }
@@ -80,7 +93,12 @@ public:
         overwrites += overwrite ? 1 : 0;
     }
 
-    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0;
+    pc::PairPList pmax_pairs() override {
+        ++listed;
+        return table_.pairs();
+    }
+
+    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0;
 
 private:
     pc::PmaxTable copy_sparse(const pc::PmaxTable& t) const {
@@ -98,6 +116,7 @@ private:
     pc::SkeletonEngine& inner_;
     pc::LevelOutput full_;
     pc::PmaxTable table_;
+    std::vector<double> kept0_;  ///< level 0's dense p-values, kept here
     std::int64_t rb_ = 0, re_ = 0;
 };
 

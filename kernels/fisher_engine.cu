@@ -1090,6 +1090,9 @@ void CudaFisherEngine::return_pmax(pc::PmaxTable& pmax, bool overwrite) {
     DeviceGuard guard(device_);
     cudaStream_t s = stream();
     if (overwrite) {
+        // After level 0's p-values stayed here the host table is fresh memory: fault it
+        // in on threads, not page by page inside the copy (n100000: 383 ms for 414 MB).
+        first_touch(pmax.values().data(), count * sizeof(double), tun_.host_threads);
         dpmax_.download(pmax.values().data(), count, s);
         stream_->synchronize();
         return;

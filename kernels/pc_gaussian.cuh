@@ -248,7 +248,7 @@ struct SettleArgs {
     std::int64_t n = 0;
     const std::int64_t* offsets = nullptr;  ///< the level's snapshot (n + 1)
     const std::int32_t* nbrs = nullptr;
-    const std::int64_t* mirror = nullptr;  ///< launch_mirror's, for this snapshot
+    const std::int64_t* mirror = nullptr;  ///< launch_mirror's, for this snapshot (-1 on lower entries)
     const std::uint8_t* removal = nullptr;
     const std::int64_t* bit0 = nullptr;
     const std::int32_t* rows = nullptr;  ///< the rows tested at the level

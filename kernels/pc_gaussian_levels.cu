@@ -557,10 +557,9 @@ __global__ void settle_keep_kernel(SettleArgs a) {
             a.keep[k] = 0;
             continue;
         }
-        const std::int64_t e = a.sel[k];
-        const std::int64_t r = settle_row_of(a, e);
-        const std::int64_t b = a.nbrs[e];
-        a.keep[k] = b > r || !settle_removed(a, b, a.mirror[e]);
+        // mirror < 0: a lower entry (b > a), whose set always counts.
+        const std::int64_t e = a.sel[k], m = a.mirror[e];
+        a.keep[k] = m < 0 || !settle_removed(a, a.nbrs[e], m);
     }
 }
 

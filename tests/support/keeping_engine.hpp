@@ -41,15 +41,10 @@ public:
 
     bool keeps_level_results() const override { return true; }
     void adopt_pmax(const pc::PmaxTable& t, bool from_level0) override {
-        if (t.is_dense()) {
-            table_ = pc::PmaxTable::dense(n_vars());
-            EXPECT_TRUE(kept0_.empty() || from_level0) << "p-values kept at level 0 are adopted from it";
-            if (from_level0 && !kept0_.empty()) std::copy(kept0_.begin(), kept0_.end(), table_.values().begin());
-            else std::copy(t.values().begin(), t.values().end(), table_.values().begin());
-            kept0_.clear();
-        } else {
-            table_ = copy_sparse(t);
-        }
+        EXPECT_TRUE(kept0_.empty() || from_level0) << "p-values kept at level 0 are adopted from it";
+        table_ = t;
+        if (from_level0 && !kept0_.empty()) std::copy(kept0_.begin(), kept0_.end(), table_.values().begin());
+        kept0_.clear();
         ++adopted;
         from_level0_count += from_level0 ? 1 : 0;
     }
@@ -101,18 +96,6 @@ public:
     int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0;
 
 private:
-    pc::PmaxTable copy_sparse(const pc::PmaxTable& t) const {
-        const std::int64_t n = n_vars();
-        BulkVector<std::int64_t> off(static_cast<std::size_t>(n) + 1);
-        std::copy(t.row_offsets(), t.row_offsets() + n + 1, off.begin());
-        const auto count = static_cast<std::size_t>(off.back());
-        BulkVector<std::int32_t> cols(count);
-        std::copy(t.cols(), t.cols() + count, cols.begin());
-        BulkVector<double> vals(count);
-        std::copy(t.values().begin(), t.values().end(), vals.begin());
-        return pc::PmaxTable::from_upper_csr(n, std::move(off), std::move(cols), std::move(vals));
-    }
-
     pc::SkeletonEngine& inner_;
     pc::LevelOutput full_;
     pc::PmaxTable table_;

@@ -347,6 +347,7 @@ public:
                       pc::SepSetLog& log) override;
     void return_pmax(pc::PmaxTable& pmax, bool overwrite) override;
     pc::PairPList pmax_pairs() override;
+    PmaxBuffer pmax_buffer() override;
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
 
 private:
@@ -1104,6 +1105,13 @@ void CudaFisherEngine::return_pmax(pc::PmaxTable& pmax, bool overwrite) {
     double* v = pmax.values().data();
     parallel_for(0, static_cast<std::int64_t>(count), std::max(1, tun_.host_threads), 1 << 16,
                  [&](std::int64_t k, int) { v[k] = std::max(v[k], mine[static_cast<std::size_t>(k)]); });
+}
+
+CudaFisherEngine::PmaxBuffer CudaFisherEngine::pmax_buffer() {
+    if (!dp_held_ || dp_count_ == 0) return {};
+    DeviceGuard guard(device_);
+    stream_->synchronize();  // the settle kernels that raised it have finished
+    return {std::span<double>(dpmax_.data(), dp_count_), true};
 }
 
 pc::PairPList CudaFisherEngine::pmax_pairs() {

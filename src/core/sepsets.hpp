@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/bulk_vector.hpp"
+#include "core/bytes.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag {
@@ -127,6 +128,26 @@ public:
         if (clash.load()) return false;
         out = adopt(std::move(keys), std::move(offs), std::move(nodes));
         return true;
+    }
+
+    /// Flat bytes for Communicator::gatherv (the three arrays); deserialize() reverses it.
+    std::vector<std::byte> serialize() const {
+        ByteWriter w;
+        w.reserve(3 * sizeof(std::int64_t) + keys_.size() * sizeof(std::uint64_t) +
+                  offsets_.size() * sizeof(std::int64_t) + nodes_.size() * sizeof(std::int32_t));
+        w.put_vector(keys_);
+        w.put_vector(offsets_);
+        w.put_vector(nodes_);
+        return w.take();
+    }
+    static SepSets deserialize(std::span<const std::byte> bytes) {
+        ByteReader r(bytes);
+        auto keys = r.get_vector<std::uint64_t, BulkVector<std::uint64_t>>();
+        auto offsets = r.get_vector<std::int64_t, BulkVector<std::int64_t>>();
+        auto nodes = r.get_vector<std::int32_t, BulkVector<std::int32_t>>();
+        CUDAG_ASSERT(r.done() && offsets.size() == keys.size() + 1 && offsets.front() == 0 &&
+                     offsets.back() == static_cast<std::int64_t>(nodes.size()));
+        return adopt(std::move(keys), std::move(offsets), std::move(nodes));
     }
 
     /// Whether i–j was separated (has an entry).

@@ -63,6 +63,9 @@ public:
     virtual std::string name() const = 0;
     virtual int rank() const = 0;
     virtual int size() const = 0;
+    /// Whether the collectives also take device memory of this rank's GPU (the NCCL
+    /// one: such buffers go to NCCL without a host copy).
+    virtual bool device_buffers() const { return false; }
 
     virtual void barrier() = 0;
     /// Broadcast `count` elements of `buf` from `root` to every rank.

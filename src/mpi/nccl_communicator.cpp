@@ -121,6 +121,7 @@ public:
     std::string name() const override { return "nccl"; }
     int rank() const override { return rank_; }
     int size() const override { return size_; }
+    bool device_buffers() const override { return true; }
     void barrier() override { host_->barrier(); }
 
     void bcast(void* buf, std::size_t count, DataType t, int root) override {

@@ -538,10 +538,10 @@ private:
 
     /// The records logged so far sorted into a table on a worker thread while the next
     /// levels run (their kernels leave the host idle), once, when there are many; finish()
-    /// merges that table with the later records. Rank 0 only (the others send their logs),
-    /// and not with checkpoints (they gather every level).
+    /// merges that table with the later records. Every rank (each sends rank 0 its records
+    /// sorted), but not with checkpoints (they gather every level).
     void sort_early() {
-        if (early_.valid() || comm_.rank() != 0 || hooks_.on_checkpoint || opt_.early_sort_records == 0 ||
+        if (early_.valid() || hooks_.on_checkpoint || opt_.early_sort_records == 0 ||
             log_.size() < opt_.early_sort_records)
             return;
         early_ = std::async(std::launch::async, [log = std::move(log_), threads = threads_] {
@@ -550,18 +550,54 @@ private:
         log_ = SepSetLog();
     }
 
-    /// pMax by an element-wise max over ranks (`take_pmax`: the engine's table first);
-    /// separating sets to rank 0.
-    void gather(bool take_pmax = true) {
-        std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
+    /// Whether several ranks reduce their engines' pMax tables in place
+    /// (SkeletonEngine::pmax_buffer(): every rank's engine offers memory that this
+    /// communicator takes, e.g. GPU memory to NCCL). Decided once, by all ranks alike.
+    bool reduce_in_engines() {
+        if (!pmax_adopted_ || comm_.size() == 1) return false;
+        if (reduce_in_engines_ < 0) {
+            std::int32_t ok = 0;
+            mpi::run_agreed(comm_, [&] {
+                const SkeletonEngine::PmaxBuffer b = engine_.pmax_buffer();
+                ok = !b.values.empty() && b.values.size() == pmax_.values().size() &&
+                     (!b.device || comm_.device_buffers());
+            });
+            reduce_in_engines_ = comm_.allreduce(ok, ReduceOp::Min);
+        }
+        return reduce_in_engines_ == 1;
+    }
+
+    /// pMax by an element-wise max over ranks: in the engines' tables (reduce_in_engines)
+    /// or in the host tables. `take_pmax`: the host table must hold the result (on rank 0
+    /// at least) — the engine's table comes back first.
+    void gather_pmax(bool take_pmax) {
+        const bool in_engines = reduce_in_engines();
+        if (in_engines) {
+            SkeletonEngine::PmaxBuffer b;
+            mpi::run_agreed(comm_, [&] { b = engine_.pmax_buffer(); });
+            comm_.allreduce(b.values, ReduceOp::Max);
+            trace_.mark("pmax allreduce (engines)");
+        }
         if (pmax_adopted_ && take_pmax) {
-            mpi::run_agreed(comm_, [&] { engine_.return_pmax(pmax_, !pmax_changed_); });
+            // After an in-place reduction every engine holds the maximum, which the host
+            // tables never exceed; only rank 0 reads its host table (checkpoints).
+            mpi::run_agreed(comm_, [&] {
+                if (!in_engines || comm_.rank() == 0) engine_.return_pmax(pmax_, in_engines || !pmax_changed_);
+            });
             trace_.mark("pmax returned (engine)");
         }
-        if (comm_.size() > 1) {
+        if (comm_.size() > 1 && !in_engines) {
             comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
             pmax_changed_ = true;
             trace_.mark("pmax allreduce");
+        }
+    }
+
+    /// pMax by an element-wise max over ranks (gather_pmax); separating sets to rank 0.
+    void gather(bool take_pmax = true) {
+        gather_pmax(take_pmax);
+        std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
+        if (comm_.size() > 1) {
             // Rank 0 keeps its own log (not sent: no serialised copy of it).
             const auto blobs = comm_.gatherv(comm_.rank() == 0 ? std::vector<std::byte>{} : log_.serialize(), 0);
             trace_.mark("logs gathered");
@@ -606,40 +642,85 @@ private:
         return true;
     }
 
+    /// This rank's records sorted into a table: its log, merged with the part sorted early.
+    SepSets own_sorted() {
+        SepSets s = log_.to_sepsets(threads_);
+        log_.clear();
+        if (early_.valid()) {
+            std::vector<SepSets> both;
+            both.push_back(early_.get());
+            both.push_back(std::move(s));
+            s = merge_tables(std::move(both));
+        }
+        return s;
+    }
+
+    /// The tables' records in one table: merged by pair while no pair is in two of them;
+    /// otherwise united as to_sepsets does (exhaustive runs on several ranks log both
+    /// endpoints' sets of a pair, from different ranks' rows).
+    SepSets merge_tables(std::vector<SepSets> tables) const {
+        if (tables.empty()) return {};
+        SepSets all = std::move(tables[0]);
+        for (std::size_t t = 1; t < tables.size(); ++t) {
+            SepSets both;
+            if (SepSets::merge_disjoint(all, tables[t], both, threads_)) {
+                all = std::move(both);
+                continue;
+            }
+            SepSetLog log = SepSetLog::from_sepsets(all);
+            for (std::size_t u = t; u < tables.size(); ++u) log.append(SepSetLog::from_sepsets(tables[u]));
+            return log.to_sepsets(threads_);
+        }
+        return all;
+    }
+
+    /// Every rank's separating sets in one table on rank 0 (empty elsewhere). Each rank
+    /// sorts its own records (most of them early, beside the GPU levels) and sends the
+    /// sorted table; rank 0 merges the tables by pair.
+    SepSets collect_sepsets() {
+        SepSets mine;
+        mpi::run_agreed(comm_, [&] { mine = own_sorted(); });
+        trace_.mark("own sepsets sorted");
+        if (comm_.size() == 1 && gathered_.size() == 0) return mine;
+        const auto blobs = comm_.gatherv(comm_.rank() == 0 ? std::vector<std::byte>{} : mine.serialize(), 0);
+        trace_.mark("sepsets gathered");
+        SepSets all;
+        mpi::run_agreed(comm_, [&] {
+            if (comm_.rank() != 0) return;
+            std::vector<SepSets> tables;
+            if (gathered_.size() > 0) tables.push_back(gathered_.to_sepsets(threads_));
+            tables.push_back(std::move(mine));
+            for (std::size_t r = 1; r < blobs.size(); ++r) tables.push_back(SepSets::deserialize(blobs[r]));
+            all = merge_tables(std::move(tables));
+        });
+        gathered_.clear();
+        trace_.mark("sepsets merged");
+        return all;
+    }
+
     SkeletonResult finish() {
         trace_.start();
-        // One rank whose engine holds an unchanged table: the engine lists the pairs.
-        const bool pairs_from_engine = pmax_adopted_ && comm_.size() == 1 && !pmax_changed_;
-        gather(!pairs_from_engine);
-        trace_.mark("gather");
+        // The engine lists the pairs when its table is the answer: one rank's table that
+        // the host has not changed, or the ranks' tables reduced in place.
+        const bool in_engines = reduce_in_engines();
+        const bool pairs_from_engine = pmax_adopted_ && (comm_.size() == 1 ? !pmax_changed_ : in_engines);
+        gather_pmax(!pairs_from_engine);
+        trace_.mark("pmax gathered");
         SkeletonResult res;
         if (graph_stale_) sync_graph(next_);
         res.skeleton = std::move(g_);
         res.levels = std::move(levels_);
-        if (comm_.rank() == 0) {
-            // pMax listed beside the separating sets (both mostly copy fresh memory).
-            std::future<PairPList> listed;
-            if (pairs_from_engine)  // one rank: no collective to agree on; get() rethrows
-                listed = std::async(std::launch::async, [this] { return engine_.pmax_pairs(); });
-            res.sepsets = gathered_.to_sepsets(threads_);
-            if (early_.valid()) {
-                const SepSets early = early_.get();
-                trace_.mark("sepsets (early part waited for)");
-                SepSets all;
-                if (!SepSets::merge_disjoint(early, res.sepsets, all, threads_)) {
-                    // A pair in both: exhaustive runs on several ranks log both endpoints'
-                    // sets of a pair, from different ranks' rows. Unite them as to_sepsets does.
-                    SepSetLog log = SepSetLog::from_sepsets(early);
-                    log.append(SepSetLog::from_sepsets(res.sepsets));
-                    all = log.to_sepsets(threads_);
-                }
-                res.sepsets = std::move(all);
-            }
-            trace_.mark("sepsets");
-            if (pairs_from_engine) res.pmax = listed.get();
+        // Rank 0 lists pMax (mostly a copy of fresh memory) beside the separating sets.
+        std::future<PairPList> listed;
+        if (pairs_from_engine && comm_.rank() == 0)
+            listed = std::async(std::launch::async, [this] { return engine_.pmax_pairs(); });
+        res.sepsets = collect_sepsets();
+        mpi::run_agreed(comm_, [&] {
+            if (comm_.rank() != 0) return;
+            if (pairs_from_engine) res.pmax = listed.get();  // rethrows the engine's error
             else res.pmax = pmax_.pairs(threads_);
-            trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
-        }
+        });
+        trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
         trace_.print("host after the levels");
         return res;
     }
@@ -657,6 +738,7 @@ private:
     bool pmax_from_level0_ = false;  ///< pmax_ is exactly the engine's level-0 output
     bool pmax_adopted_ = false;      ///< keeps_: the engine holds the table (adopt_pmax ran)
     bool pmax_changed_ = false;      ///< pmax_ changed since the engine adopted or returned it
+    int reduce_in_engines_ = -1;     ///< reduce_in_engines(), once decided (0 or 1)
     Graph g_;    ///< current adjacency (same on every rank)
     Adjacency next_;           ///< the next level's snapshot, when have_next_
     bool have_next_ = false;
@@ -673,7 +755,7 @@ private:
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
     SepSetLog log_;             ///< this rank's separating sets since the last gather()
     SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()
-    std::future<SepSets> early_;  ///< rank 0: its records up to a heavy level, sorted (sort_early)
+    std::future<SepSets> early_;  ///< this rank's records up to a heavy level, sorted (sort_early)
     std::vector<LevelStats> levels_;
 };
 

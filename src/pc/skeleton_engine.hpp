@@ -203,8 +203,21 @@ public:
     /// return): its values become the engine's; otherwise each is raised to the engine's.
     virtual void return_pmax(PmaxTable& pmax, bool overwrite) { (void)pmax, (void)overwrite; }
     /// The engine's table as PmaxTable::pairs() lists it (the pairs with a value, sorted),
-    /// for a search whose host table has not changed since adopt_pmax() (one rank).
+    /// for a search whose host table has not changed since adopt_pmax() (one rank), or
+    /// whose ranks reduced the engines' tables in place (pmax_buffer()).
     virtual PairPList pmax_pairs() { return {}; }
+    /// The adopted table's values (slot order, as PmaxTable::values()) where a collective
+    /// can reduce them in place, or an empty span when the engine does not offer them.
+    /// `device`: they live in the memory of the engine's GPU (only a communicator with
+    /// device_buffers() takes them). The engine's work on them has finished when this
+    /// returns. Several ranks then reduce the tables by max over ranks in place, instead
+    /// of return_pmax() and an allreduce of the host tables; afterwards every engine holds
+    /// the maximum over all ranks, which the host tables never exceed.
+    struct PmaxBuffer {
+        std::span<double> values;
+        bool device = false;
+    };
+    virtual PmaxBuffer pmax_buffer() { return {}; }
 
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;

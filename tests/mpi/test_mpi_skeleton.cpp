@@ -42,6 +42,7 @@ struct Case {
     bool sparse_pmax;
     bool level0_everywhere = false;  ///< every rank runs all of level 0 (the GPU engines' way)
     bool keeping = false;  ///< the engine keeps pMax and separating sets (the CUDA engine's way)
+    bool offers_buffer = false;  ///< keeping: the ranks reduce the engines' tables in place
 };
 
 class MpiSkeleton : public testing::TestWithParam<Case> {
@@ -54,7 +55,7 @@ protected:
         opt_.level0_on_every_rank = GetParam().level0_everywhere ? 1 : 0;
         cpu_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
         serial_ = pc::learn_skeleton(*cpu_, opt_);
-        if (GetParam().keeping) keeping_ = std::make_unique<test::KeepingEngine>(*cpu_);
+        if (GetParam().keeping) keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer);
         engine_ = keeping_ ? static_cast<pc::SkeletonEngine*>(keeping_.get()) : cpu_.get();
     }
     Dataset data_;
@@ -81,6 +82,13 @@ TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
         if (c->rank() != 0) {
             EXPECT_EQ(got.sepsets.size(), 0u) << "separating sets live on rank 0";
         }
+        if (keeping_ && GetParam().offers_buffer && c->size() > 1) {
+            // The tables were reduced in place: none came back, rank 0's engine listed the pairs.
+            EXPECT_GT(keeping_->offered, 0) << c->name();
+            EXPECT_EQ(keeping_->returned, 0) << c->name();
+            EXPECT_EQ(keeping_->listed, c->rank() == 0 ? 2 : 0) << c->name();
+        }
+        if (keeping_) keeping_->offered = keeping_->returned = keeping_->listed = 0;
     }
 }
 
@@ -106,12 +114,14 @@ INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
                          testing::Values(Case{false, false}, Case{false, true}, Case{true, false},
                                          Case{true, true}, Case{false, true, true}, Case{true, false, true},
                                          Case{false, false, true, true}, Case{false, true, true, true},
-                                         Case{false, true, false, true}),
+                                         Case{false, true, false, true}, Case{false, false, true, true, true},
+                                         Case{false, true, true, true, true}),
                          [](const testing::TestParamInfo<Case>& i) {
                              return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
                                     (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
                                     (i.param.level0_everywhere ? "Level0Everywhere" : "") +
-                                    (i.param.keeping ? "EngineKeeps" : "");
+                                    (i.param.keeping ? "EngineKeeps" : "") +
+                                    (i.param.offers_buffer ? "ReducedInPlace" : "");
                          });
 
 namespace {

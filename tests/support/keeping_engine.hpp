@@ -20,7 +20,10 @@ namespace cudag::test {
 
 class KeepingEngine final : public pc::SkeletonEngine {
 public:
-    explicit KeepingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
+    /// `offers_buffer`: pmax_buffer() hands the table's host values out, so that several
+    /// ranks reduce them in place (the CUDA engine's way on NCCL, with device memory).
+    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false)
+        : inner_(inner), offers_buffer_(offers_buffer) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
     /// Dense p-values of every row stay here when the search allows it: the search gets
@@ -93,10 +96,17 @@ public:
         return table_.pairs();
     }
 
-    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0;
+    PmaxBuffer pmax_buffer() override {
+        if (!offers_buffer_) return {};
+        ++offered;
+        return {std::span<double>(table_.values().data(), table_.values().size()), false};
+    }
+
+    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0, offered = 0;
 
 private:
     pc::SkeletonEngine& inner_;
+    const bool offers_buffer_;
     pc::LevelOutput full_;
     pc::PmaxTable table_;
     std::vector<double> kept0_;  ///< level 0's dense p-values, kept here

@@ -130,6 +130,11 @@ public:
         return true;
     }
 
+    /// The flat arrays adopt() takes (for moving a table between ranks).
+    std::span<const std::uint64_t> keys() const { return {keys_.data(), keys_.size()}; }
+    std::span<const std::int64_t> offsets() const { return {offsets_.data(), offsets_.size()}; }
+    std::span<const std::int32_t> nodes() const { return {nodes_.data(), nodes_.size()}; }
+
     /// Flat bytes for Communicator::gatherv (the three arrays); deserialize() reverses it.
     std::vector<std::byte> serialize() const {
         ByteWriter w;

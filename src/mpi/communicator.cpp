@@ -40,6 +40,17 @@ std::vector<std::vector<std::byte>> SerialCommunicator::gatherv(const std::vecto
     return {blob};
 }
 
+void Communicator::transfer(void* buf, std::size_t count, DataType t, int from, int to) {
+    if (from == to || count == 0) return;
+    std::vector<std::byte> scratch;
+    void* p = buf;
+    if (rank() != from && rank() != to) {
+        scratch.resize(count * size_of(t));
+        p = scratch.data();
+    }
+    bcast(p, count, t, from);
+}
+
 void SerialCommunicator::abort(int code) {
     std::fflush(stdout);
     std::fflush(stderr);

@@ -86,6 +86,10 @@ public:
     /// elsewhere the result is empty.
     virtual std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob,
                                                         int root) = 0;
+    /// `count` elements of `buf` from rank `from` to rank `to` (every rank calls it; `buf`
+    /// is read on `from`, written on `to` and ignored elsewhere). Default: a broadcast
+    /// from `from`, other ranks receiving into a scratch buffer.
+    virtual void transfer(void* buf, std::size_t count, DataType t, int from, int to);
     /// End every rank of the job now with exit code `code` (MPI_Abort; ncclCommAbort first
     /// for NCCL). Never returns.
     [[noreturn]] virtual void abort(int code) = 0;

@@ -164,6 +164,19 @@ public:
         return out;
     }
 
+    void transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
+        if (from == to || (rank_ != from && rank_ != to)) return;
+        constexpr int kTag = 4712;
+        auto* p = static_cast<char*>(buf);
+        for (std::size_t off = 0; off < count; off += kChunk) {
+            const int c = static_cast<int>(std::min(kChunk, count - off));
+            if (rank_ == from)
+                CUDAG_MPI_CHECK(MPI_Send(p + off * size_of(t), c, mpi_type(t), to, kTag, comm_));
+            else
+                CUDAG_MPI_CHECK(MPI_Recv(p + off * size_of(t), c, mpi_type(t), from, kTag, comm_, MPI_STATUS_IGNORE));
+        }
+    }
+
     [[noreturn]] void abort(int code) override {
         std::fflush(stdout);
         std::fflush(stderr);

@@ -226,6 +226,19 @@ public:
         return out;
     }
 
+    /// Small buffers through the host communicator; large ones over the GPUs: a broadcast
+    /// from `from` (the connections the collectives already hold), uploaded there and
+    /// downloaded on `to` only.
+    void transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
+        const std::size_t bytes = count * size_of(t);
+        if (from == to || bytes == 0) return;
+        if (!is_device_pointer(buf) && bytes <= kSmallBytes) return host_->transfer(buf, count, t, from, to);
+        const bool mine = rank_ == from || rank_ == to;
+        Staged s(*this, mine ? buf : nullptr, bytes, rank_ == from, rank_ == to);
+        nccl(ncclBroadcast(s.ptr(), s.ptr(), bytes, ncclUint8, from, comm_, stream_), "ncclBroadcast");
+        s.finish("ncclBroadcast (transfer)");
+    }
+
     [[noreturn]] void abort(int code) override {
         if (comm_) ncclCommAbort(comm_);
         comm_ = nullptr;
@@ -238,20 +251,22 @@ private:
     /// copy (uploaded when `upload`); finish() brings a staged result back to `user`.
     class Staged {
     public:
-        Staged(NcclCommunicator& c, void* user, std::size_t bytes, bool upload)
-            : c_(c), user_(user), bytes_(bytes), device_(is_device_pointer(user)) {
+        /// `user` null: a scratch buffer only (nothing to upload or download).
+        Staged(NcclCommunicator& c, void* user, std::size_t bytes, bool upload, bool download = true)
+            : c_(c), user_(user), bytes_(bytes), device_(user && is_device_pointer(user)),
+              download_(user && download) {
             // The engine may have left another device current (DeviceGuard restores, but be sure).
             c_.cuda(cudaSetDevice(c_.device_), "cudaSetDevice");
             if (device_) return;
             c_.reserve(bytes_);
-            if (upload)
+            if (upload && user_)
                 c_.cuda(cudaMemcpyAsync(c_.d_buf_, user_, bytes_, cudaMemcpyHostToDevice, c_.stream_),
                         "cudaMemcpyAsync (stage in)");
         }
         void* ptr() const { return device_ ? user_ : c_.d_buf_; }
         /// Wait for the collective and, when staged, download its result.
         void finish(const char* what) {
-            if (!device_)
+            if (!device_ && download_)
                 c_.cuda(cudaMemcpyAsync(user_, c_.d_buf_, bytes_, cudaMemcpyDeviceToHost, c_.stream_),
                         "cudaMemcpyAsync (stage out)");
             c_.wait_stream(what);
@@ -262,6 +277,7 @@ private:
         void* user_;
         std::size_t bytes_;
         bool device_;
+        bool download_;
     };
 
     void reserve(std::size_t bytes) {

@@ -675,25 +675,47 @@ private:
     }
 
     /// Every rank's separating sets in one table on rank 0 (empty elsewhere). Each rank
-    /// sorts its own records (most of them early, beside the GPU levels) and sends the
-    /// sorted table; rank 0 merges the tables by pair.
+    /// sorts its own records (most of them early, beside the GPU levels); rank 0 receives
+    /// the others' sorted arrays straight into the table they become (no serialised copy)
+    /// and merges the tables by pair.
     SepSets collect_sepsets() {
         SepSets mine;
         mpi::run_agreed(comm_, [&] { mine = own_sorted(); });
         trace_.mark("own sepsets sorted");
         if (comm_.size() == 1 && gathered_.size() == 0) return mine;
-        const auto blobs = comm_.gatherv(comm_.rank() == 0 ? std::vector<std::byte>{} : mine.serialize(), 0);
+        const std::vector<std::int64_t> records = comm_.allgather(static_cast<std::int64_t>(mine.size()));
+        const std::vector<std::int64_t> nodes = comm_.allgather(static_cast<std::int64_t>(mine.nodes().size()));
+        std::vector<SepSets> tables;
+        if (comm_.rank() == 0 && gathered_.size() > 0) tables.push_back(gathered_.to_sepsets(threads_));
+        gathered_.clear();
+        for (int r = 1; r < comm_.size(); ++r) {
+            const auto k = static_cast<std::size_t>(records[static_cast<std::size_t>(r)]);
+            const auto v = static_cast<std::size_t>(nodes[static_cast<std::size_t>(r)]);
+            if (comm_.rank() == r) {
+                comm_.transfer(const_cast<std::uint64_t*>(mine.keys().data()), k, mpi::DataType::Int64, r, 0);
+                comm_.transfer(const_cast<std::int64_t*>(mine.offsets().data()), k + 1, mpi::DataType::Int64, r, 0);
+                comm_.transfer(const_cast<std::int32_t*>(mine.nodes().data()), v, mpi::DataType::Int32, r, 0);
+            } else {
+                // Rank 0 receives into fresh arrays, faulted in on threads first.
+                BulkVector<std::uint64_t> keys(comm_.rank() == 0 ? k : 0);
+                BulkVector<std::int64_t> offs(comm_.rank() == 0 ? k + 1 : 0);
+                BulkVector<std::int32_t> nds(comm_.rank() == 0 ? v : 0);
+                first_touch(keys.data(), keys.size() * sizeof(std::uint64_t), threads_);
+                first_touch(offs.data(), offs.size() * sizeof(std::int64_t), threads_);
+                first_touch(nds.data(), nds.size() * sizeof(std::int32_t), threads_);
+                comm_.transfer(keys.data(), k, mpi::DataType::Int64, r, 0);
+                comm_.transfer(offs.data(), k + 1, mpi::DataType::Int64, r, 0);
+                comm_.transfer(nds.data(), v, mpi::DataType::Int32, r, 0);
+                if (comm_.rank() == 0) tables.push_back(SepSets::adopt(std::move(keys), std::move(offs), std::move(nds)));
+            }
+        }
         trace_.mark("sepsets gathered");
         SepSets all;
         mpi::run_agreed(comm_, [&] {
             if (comm_.rank() != 0) return;
-            std::vector<SepSets> tables;
-            if (gathered_.size() > 0) tables.push_back(gathered_.to_sepsets(threads_));
-            tables.push_back(std::move(mine));
-            for (std::size_t r = 1; r < blobs.size(); ++r) tables.push_back(SepSets::deserialize(blobs[r]));
+            tables.insert(tables.begin() + (tables.size() - static_cast<std::size_t>(comm_.size() - 1)), std::move(mine));
             all = merge_tables(std::move(tables));
         });
-        gathered_.clear();
         trace_.mark("sepsets merged");
         return all;
     }

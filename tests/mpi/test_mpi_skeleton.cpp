@@ -198,7 +198,49 @@ void check_gatherv_and_bcast(mpi::Communicator& w) {
     }
 }
 
+/// Every rank q > 0 hands rank 0 a block (small, then megabytes: NCCL moves those over the
+/// GPUs); the last rank also hands rank 1 one. Ranks not in a transfer pass a null buffer.
+void check_transfer(mpi::Communicator& w) {
+    const int k = w.size();
+    const auto value = [](int q, std::size_t x) { return static_cast<std::int64_t>(x) * 7 + q; };
+    std::vector<std::vector<std::int64_t>> got(static_cast<std::size_t>(k));
+    for (std::size_t count : {std::size_t{5}, std::size_t{300007}}) {
+        for (int q = 1; q < k; ++q) {
+            std::vector<std::int64_t> buf;
+            if (w.rank() == q)
+                for (std::size_t x = 0; x < count; ++x) buf.push_back(value(q, x));
+            else if (w.rank() == 0)
+                buf.assign(count, -1);
+            w.transfer(buf.empty() ? nullptr : buf.data(), count, DataType::Int64, q, 0);
+            if (w.rank() == 0) got[static_cast<std::size_t>(q)] = std::move(buf);
+        }
+        std::vector<std::int64_t> last(w.rank() == 1 || w.rank() == k - 1 ? count : 0, -1);
+        if (w.rank() == k - 1)
+            for (std::size_t x = 0; x < count; ++x) last[x] = value(k - 1, x);
+        if (k > 2) w.transfer(last.empty() ? nullptr : last.data(), count, DataType::Int64, k - 1, 1);
+        // Checks after this round's collectives.
+        if (w.rank() == 0)
+            for (int q = 1; q < k; ++q) {
+                std::size_t wrong = 0;
+                for (std::size_t x = 0; x < count; ++x) wrong += got[static_cast<std::size_t>(q)][x] != value(q, x);
+                EXPECT_EQ(wrong, 0u) << "from rank " << q << ", " << count << " elements";
+            }
+        if (k > 2 && w.rank() == 1) {
+            std::size_t wrong = 0;
+            for (std::size_t x = 0; x < count; ++x) wrong += last[x] != value(k - 1, x);
+            EXPECT_EQ(wrong, 0u) << "rank " << k - 1 << " to rank 1, " << count << " elements";
+        }
+    }
+}
+
 }  // namespace
+
+TEST(MpiCommunicator, TransferBetweenTwoRanks) {
+    for (mpi::Communicator* c : test::communicators()) {
+        SCOPED_TRACE(c->name());
+        check_transfer(*c);
+    }
+}
 
 TEST(MpiCommunicator, AllreduceOfEachTypeAndOp) {
     for (mpi::Communicator* c : test::communicators()) {

@@ -342,6 +342,9 @@ public:
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
     bool keeps_level_results() const override { return true; }
+    bool runs_sides_apart(int level) const override { return scan_level(level); }
+    void run_upper(const Adjacency& snap, std::span<const std::byte> lower, std::span<const std::int64_t> bit0,
+                   pc::LevelOutput& out) override;
     void adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) override;
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override;
@@ -353,9 +356,17 @@ public:
 private:
     cudaStream_t stream() const { return stream_->get(); }
     std::string dims() const { return std::to_string(n_) + "x" + std::to_string(n_); }
-    /// The entry scan of level a.l over `rows`: lower entries, then upper ones.
+    /// Whether level l runs the entry scan. It reads C[S, j] for C[j, S]: only on an
+    /// exactly symmetric C; it reads rows of C directly from level 2 on: only on C held whole.
+    bool scan_level(int l) const { return symmetric_ && (whole_ || l == 1) && l <= tun_.scan_levels; }
+    static constexpr int kLowerSide = 1, kUpperSide = 2;
+    /// The entry scan of level a.l over `rows`: lower entries, then upper ones (`sides`:
+    /// kLowerSide, kUpperSide or both).
     void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows,
-                     cudaStream_t s);
+                     cudaStream_t s, int sides = kLowerSide | kUpperSide);
+    /// A level's end once its kernels are queued: separated entries, winners, and the
+    /// results packed for the search or unpacked into `out`.
+    void finish_run(const Adjacency& snap, pc::LevelOutput& out);
     /// Allocate the runtime-l workspace for `threads` threads.
     void reserve_scratch(int l, std::int64_t threads) {
         scratch_.resize_discard(static_cast<std::size_t>(threads * workspace_doubles(l)));
@@ -442,6 +453,17 @@ private:
     DeviceBuffer<double> dpmax_;          ///< the pMax table's values by slot
     DeviceBuffer<std::int64_t> dpoff_;    ///< sparse: row starts
     DeviceBuffer<std::int32_t> dpcol_;    ///< sparse: columns
+    /// The level in flight (run_level to finish_run, across run_upper for two sides).
+    struct LevelRun {
+        LevelArgs a;
+        std::vector<std::int32_t> rows;
+        std::int64_t row_begin = 0, row_end = 0, n_entries = 0;
+        bool scan = false, edge_parallel = false;
+        bool upper_pending = false;  ///< the lower side ran; run_upper() runs the rest
+        bool split = false;          ///< the sides ran apart (kernel time excludes the gap)
+        std::chrono::steady_clock::time_point t_start, t_launch;
+        std::unique_ptr<Event> ev_start, ev_mid, ev_upper, ev_end;
+    } run_;
     struct PackedLevel {
         int l = 0;
         std::int64_t rows = 0, n_sel = 0;  ///< rows tested, entries separated (rows_, sel_, sets_)
@@ -617,10 +639,11 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     uploaded_ = nullptr;
     packed_ = PackedLevel{};
-    // The entry scan reads C[S, j] for C[j, S]: only on an exactly symmetric C.
-    // The scan reads rows of C directly from level 2 on: only on C held whole.
-    const bool scan = symmetric_ && (whole_ || l == 1) && l <= tun_.scan_levels;
+    run_.upper_pending = run_.split = false;
+    const bool scan = scan_level(l);
     const bool edge_parallel = !scan && tun_.variant == 'e';
+    const bool lower_only = out.packed && out.lower_only;
+    CUDAG_EXPECTS(!lower_only || scan, "cuda run_level: a level's sides run apart only on the entry scan");
 
     // Rows with something to test, heaviest first (blocks start in index order, so the
     // long rows do not end up in the tail of the grid).
@@ -675,11 +698,16 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     a.generic = (tun_.generic_from_level > 0 && l >= tun_.generic_from_level) || l > kMaxTemplateLevel;
     a.unit_diag = scan && unit_diagonal();
 
-    Event ev_start, ev_end;
-    ev_start.record(s);
+    if (!run_.ev_start) {
+        run_.ev_start = std::make_unique<Event>();
+        run_.ev_mid = std::make_unique<Event>();
+        run_.ev_upper = std::make_unique<Event>();
+        run_.ev_end = std::make_unique<Event>();
+    }
+    run_.ev_start->record(s);
     const auto t_launch = std::chrono::steady_clock::now();
     if (scan) {
-        launch_scan(a, snap, rows, s);
+        launch_scan(a, snap, rows, s, lower_only ? kLowerSide : kLowerSide | kUpperSide);
     } else if (!edge_parallel) {
         SetParallelLaunch sp;
         sp.theta = tun_.theta;
@@ -750,10 +778,60 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
         }
         launch_cupc_e(a, ep, s);
     }
+    run_.a = a;
+    run_.rows = std::move(rows);
+    run_.row_begin = row_begin;
+    run_.row_end = row_end;
+    run_.n_entries = n_entries;
+    run_.scan = scan;
+    run_.edge_parallel = edge_parallel;
+    run_.t_start = t_start;
+    run_.t_launch = t_launch;
+    if (lower_only) {
+        // The lower side's removal bits, for the search to share before run_upper().
+        run_.ev_mid->record(s);
+        const std::int64_t eb = snap.offsets[row_begin], ee = snap.offsets[row_end];
+        rbits_.resize_discard(std::max<std::size_t>((static_cast<std::size_t>(ee - eb) + 31) / 32 * 4, 4));
+        launch_pack_level(best_.data(), eb, ee, nullptr, nullptr, 0, pmax_.data(),
+                          reinterpret_cast<std::uint32_t*>(rbits_.data()), s);
+        CUDAG_ASSERT(out.removal_bits.size() == static_cast<std::size_t>((ee - eb + 7) / 8));
+        rbits_.download(reinterpret_cast<std::uint8_t*>(out.removal_bits.data()), out.removal_bits.size(), s);
+        stream_->synchronize();
+        run_.upper_pending = run_.split = true;
+        return;
+    }
+    finish_run(snap, out);
+}
 
-    ev_end.record(s);
+void CudaFisherEngine::run_upper(const Adjacency& snap, std::span<const std::byte> lower,
+                                 std::span<const std::int64_t> bit0, pc::LevelOutput& out) {
+    if (!run_.upper_pending) return;  // nothing to test on this rank's rows
+    run_.upper_pending = false;
+    CUDAG_EXPECTS(uploaded_ == &snap && static_cast<std::int64_t>(bit0.size()) == n_,
+                  "cuda run_upper: not the snapshot of the level in flight");
+    DeviceGuard guard(device_);
+    cudaStream_t s = stream();
+    hold_removal(lower, bit0, s);
+    removal_held_ = nullptr;  // settle_level's merged map is another (perhaps in the same host buffer)
+    run_.ev_upper->record(s);
+    launch_mark_remote_lower(offsets_.data(), nbrs_.data(), mirror_.data(), rows_.data(),
+                             static_cast<std::int64_t>(run_.rows.size()), removal_.data(), bit0_.data(),
+                             snap.offsets[run_.row_begin], snap.offsets[run_.row_end], best_.data(), s);
+    launch_scan(run_.a, snap, run_.rows, s, kUpperSide);
+    finish_run(snap, out);
+}
+
+void CudaFisherEngine::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
+    cudaStream_t s = stream();
+    LevelArgs& a = run_.a;
+    const int l = a.l;
+    const std::vector<std::int32_t>& rows = run_.rows;
+    const bool scan = run_.scan, edge_parallel = run_.edge_parallel;
+    const std::int64_t n_entries = run_.n_entries;
+    const auto t_start = run_.t_start, t_launch = run_.t_launch;
+    run_.ev_end->record(s);
     // Separated entries of the block's rows, then their winning sets and p-values.
-    const std::int64_t eb = snap.offsets[row_begin], ee = snap.offsets[row_end];
+    const std::int64_t eb = snap.offsets[run_.row_begin], ee = snap.offsets[run_.row_end];
     sel_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(ee - eb, 1)));
     count_.resize_discard(1);
     launch_finish_level(a, eb, ee, s);
@@ -789,7 +867,10 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
                      "kernels %.1f ms, until selected %.1f ms, winners+%s %.1f ms\n",
                      l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
                      static_cast<long long>(n_sel), ms(t_start, t_launch),
-                     static_cast<double>(ev_end.elapsed_ms_since(ev_start)), ms(t_launch, t_selected),
+                     static_cast<double>(run_.split ? run_.ev_mid->elapsed_ms_since(*run_.ev_start) +
+                                                          run_.ev_end->elapsed_ms_since(*run_.ev_upper)
+                                                    : run_.ev_end->elapsed_ms_since(*run_.ev_start)),
+                     ms(t_launch, t_selected),
                      out.packed ? "removal bits" : "unpack+downloads", ms(t_selected, t_downloaded));
     };
     if (out.packed) {
@@ -846,7 +927,7 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
 }
 
 void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
-                                   const std::vector<std::int32_t>& rows, cudaStream_t s) {
+                                   const std::vector<std::int32_t>& rows, cudaStream_t s, int sides) {
     const int l = a.l;
     // Lower entries (j > i) are scanned before upper ones. Each side runs in rounds over
     // growing rank ranges [lo, hi): the first round over every entry, each later one over
@@ -868,6 +949,7 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
     };
     std::vector<ScanItem> items;
     for (int upper = 0; upper < 2; ++upper) {
+        if (!(sides & (upper ? kUpperSide : kLowerSide))) continue;
         std::vector<Run> live;
         for (std::int32_t i : rows) {
             const std::int32_t* nb = snap.row(i);

@@ -292,21 +292,6 @@ private:
         const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
         const std::int64_t eb = snap.offsets[rb], ee = snap.offsets[re];
         trace_.mark("snapshot+partition");
-        mpi::run_agreed(comm_, [&] {
-            maybe_fail(l, true);
-            if (keeps_ && !pmax_adopted_) {
-                engine_.adopt_pmax(pmax_, pmax_from_level0_);
-                pmax_adopted_ = true;
-                pmax_changed_ = false;
-            }
-            if (keeps_) out_.reset_packed(ee - eb, l);
-            else out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
-            engine_.run_level(l, snap, rb, re, out_);
-        });
-        maybe_fail(l, false);
-        trace_.mark("engine");
-        const auto t_merge = std::chrono::steady_clock::now();
-        const TestCount tests = count_tests(out_.tests);
 
         // Removal map over the level's adjacency entries: bit e <=> entry e = (a, b)
         // separated from a's side. Rank r packs the entries of its rows from bit 0 of its
@@ -321,21 +306,6 @@ private:
             counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
             total += counts[static_cast<std::size_t>(r)];
         }
-        removal_.resize(total);
-        {
-            std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
-            const std::int64_t bytes = (ee - eb + 7) / 8;
-            if (keeps_) std::copy_n(out_.removal_bits.data(), bytes, mine);
-            else parallel_for(0, bytes, lt_, 1 << 16, [&](std::int64_t k, int) {
-                std::uint8_t bits = 0;
-                for (std::int64_t e = eb + 8 * k, t = 0; t < 8 && e < ee; ++e, ++t)
-                    if (out_.flags[static_cast<std::size_t>(e)] & kSeparated) bits |= static_cast<std::uint8_t>(1u << t);
-                mine[k] = std::byte{bits};
-            });
-        }
-        if (comm_.size() > 1)
-            comm_.allgatherv(removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())],
-                             removal_.data(), counts, mpi::DataType::Byte);
         // Bit of entry e of row a: in the block of a's owner, from the block's first entry.
         std::vector<std::int64_t> bit0(static_cast<std::size_t>(n_));  // bit index of row a's first entry
         for (int r = 0; r < parts; ++r)
@@ -344,6 +314,59 @@ private:
                     static_cast<std::int64_t>(8 * first_byte[static_cast<std::size_t>(r)]) +
                     snap.offsets[a] - snap.offsets[part.begin(r)];
             }
+        const auto share = [&](const std::vector<std::byte>& bits, std::vector<std::byte>& map) {
+            map.resize(total);
+            std::copy_n(bits.data(), counts[static_cast<std::size_t>(comm_.rank())],
+                        map.data() + first_byte[static_cast<std::size_t>(comm_.rank())]);
+            if (comm_.size() > 1)
+                comm_.allgatherv(map.data() + first_byte[static_cast<std::size_t>(comm_.rank())], map.data(), counts,
+                                 mpi::DataType::Byte);
+        };
+        // The two sides apart (runs_sides_apart, agreed by all ranks): the lower side's
+        // removals are shared before the upper side runs.
+        bool split = keeps_ && comm_.size() > 1 &&
+                     static_cast<std::int64_t>(snap.nbrs.size()) >= opt_.split_sides_min_entries;
+        if (split) split = comm_.allreduce(std::int32_t{engine_.runs_sides_apart(l) ? 1 : 0}, ReduceOp::Min) == 1;
+        mpi::run_agreed(comm_, [&] {
+            maybe_fail(l, true);
+            if (keeps_ && !pmax_adopted_) {
+                engine_.adopt_pmax(pmax_, pmax_from_level0_);
+                pmax_adopted_ = true;
+                pmax_changed_ = false;
+            }
+            if (keeps_) out_.reset_packed(ee - eb, l, split);
+            else out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
+            engine_.run_level(l, snap, rb, re, out_);
+        });
+        double side_merge = 0.0;
+        if (split) {
+            trace_.mark("engine (lower side)");
+            const auto t_side = std::chrono::steady_clock::now();
+            share(out_.removal_bits, lower_);
+            side_merge = seconds_since(t_side);
+            trace_.mark("lower side shared");
+            mpi::run_agreed(comm_, [&] { engine_.run_upper(snap, lower_, bit0, out_); });
+        }
+        maybe_fail(l, false);
+        trace_.mark(split ? "engine (upper side)" : "engine");
+        const auto t_merge = std::chrono::steady_clock::now();
+        const TestCount tests = count_tests(out_.tests);
+
+        if (keeps_) {
+            share(out_.removal_bits, removal_);
+        } else {
+            removal_.resize(total);
+            std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
+            const std::int64_t bytes = (ee - eb + 7) / 8;
+            parallel_for(0, bytes, lt_, 1 << 16, [&](std::int64_t k, int) {
+                std::uint8_t bits = 0;
+                for (std::int64_t e = eb + 8 * k, t = 0; t < 8 && e < ee; ++e, ++t)
+                    if (out_.flags[static_cast<std::size_t>(e)] & kSeparated) bits |= static_cast<std::uint8_t>(1u << t);
+                mine[k] = std::byte{bits};
+            });
+            if (comm_.size() > 1)
+                comm_.allgatherv(mine, removal_.data(), counts, mpi::DataType::Byte);
+        }
         const auto separated = [&](std::int64_t a, std::int64_t e) {
             const std::int64_t k = bit0[static_cast<std::size_t>(a)] + (e - snap.offsets[a]);
             return (removal_[static_cast<std::size_t>(k >> 3)] & (std::byte{1} << (k & 7))) != std::byte{0};
@@ -381,7 +404,7 @@ private:
         st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
         st.imbalance = part.imbalance;
         st.seconds = seconds_since(t0);
-        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge) + side_merge;
         end_level(st);
     }
 
@@ -772,6 +795,7 @@ private:
     std::vector<RowCursors> cursors_;   ///< one per worker thread
     std::vector<SepSetLog> run_logs_;   ///< a level's separating sets, per run of rows
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
+    std::vector<std::byte> lower_;    ///< a level run in two sides: the lower side's removal map
     LevelOutput out_;
     StepTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())

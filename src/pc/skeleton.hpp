@@ -31,10 +31,16 @@ struct SkeletonOptions {
     /// sharing the kept pairs. -1: as the engine prefers (level0_on_every_rank());
     /// 0 / 1 force it (tests of both paths with any engine). The result is the same.
     int level0_on_every_rank = -1;
-    /// Once rank 0 has logged at least this many separating sets, they are sorted into
-    /// the result's table on a worker thread while the later levels run, and merged with
-    /// the later ones at the end (same result). 0: never. A knob for tests.
+    /// Once a rank has logged at least this many separating sets, they are sorted into
+    /// a table on a worker thread while the later levels run, and merged with the later
+    /// ones at the end (same result). 0: never. A knob for tests.
     std::size_t early_sort_records = std::size_t{1} << 18;
+    /// Several ranks, an engine that runs a level's two sides apart
+    /// (SkeletonEngine::runs_sides_apart): levels of at least this many adjacency entries
+    /// share the lower side's removals between the sides (one more merge), so that no
+    /// rank tests an upper entry whose mirror another rank separated. Same result; a
+    /// knob for tests (0: every such level).
+    std::int64_t split_sides_min_entries = std::int64_t{1} << 20;
 };
 
 /// Called after each level (for progress reports), on every rank.

@@ -84,45 +84,68 @@ public:
         return s;
     }
     /// The records of `a` and `b` in one table when no pair is in both (false otherwise,
-    /// `out` untouched): a merge by pair, in `threads` pieces cut at pairs of `a` (each
-    /// piece's place in the output is known from where it starts in both inputs).
+    /// `out` untouched); see the k-table form.
     static bool merge_disjoint(const SepSets& a, const SepSets& b, SepSets& out, int threads = 1) {
-        const std::size_t na = a.size(), nb = b.size(), k = na + nb;
+        const SepSets* both[2] = {&a, &b};
+        return merge_disjoint(std::span<const SepSets* const>(both), out, threads);
+    }
+    /// The records of all `tables` in one table when no pair is in two of them (false
+    /// otherwise, `out` untouched): one k-way merge by pair, in `threads` pieces cut at
+    /// pairs of the largest table (each piece's place in the output is known from where it
+    /// starts in every input), so every record is copied once.
+    static bool merge_disjoint(std::span<const SepSets* const> tables, SepSets& out, int threads = 1) {
+        const std::size_t nt = tables.size();
+        std::size_t k = 0, nodes_total = 0, big = 0;
+        for (std::size_t t = 0; t < nt; ++t) {
+            k += tables[t]->size();
+            nodes_total += tables[t]->nodes_.size();
+            if (tables[t]->size() > tables[big]->size()) big = t;
+        }
         const auto pieces = static_cast<std::int64_t>(std::max<std::size_t>(
             1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, threads)) * 4, k >> 12)));
-        std::vector<std::size_t> ca(static_cast<std::size_t>(pieces) + 1), cb(ca.size());
-        for (std::int64_t p = 0; p <= pieces; ++p) {
-            const std::size_t x = na * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces);
-            ca[static_cast<std::size_t>(p)] = x;
-            cb[static_cast<std::size_t>(p)] =
-                p == 0 ? 0 : p == pieces ? nb
-                            : static_cast<std::size_t>(std::lower_bound(b.keys_.begin(), b.keys_.end(),
-                                                                        x < na ? a.keys_[x] : ~std::uint64_t{0}) -
-                                                       b.keys_.begin());
-        }
+        // cut[p * nt + t]: where piece p starts in table t.
+        std::vector<std::size_t> cut(static_cast<std::size_t>(pieces + 1) * nt);
+        const std::size_t nb = nt ? tables[big]->size() : 0;
+        for (std::int64_t p = 0; p <= pieces; ++p)
+            for (std::size_t t = 0; t < nt; ++t) {
+                const SepSets& s = *tables[t];
+                std::size_t& c = cut[static_cast<std::size_t>(p) * nt + t];
+                if (p == 0) c = 0;
+                else if (p == pieces) c = s.size();
+                else {
+                    const std::uint64_t key = tables[big]->keys_[nb * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces)];
+                    c = static_cast<std::size_t>(std::lower_bound(s.keys_.begin(), s.keys_.end(), key) - s.keys_.begin());
+                }
+            }
         BulkVector<std::uint64_t> keys(k);
         BulkVector<std::int64_t> offs(k + 1);
-        BulkVector<std::int32_t> nodes(a.nodes_.size() + b.nodes_.size());
+        BulkVector<std::int32_t> nodes(nodes_total);
         offs[0] = 0;
         std::atomic<bool> clash{false};
         parallel_for(0, pieces, threads, 1, [&](std::int64_t p, int) {
-            std::size_t x = ca[static_cast<std::size_t>(p)], y = cb[static_cast<std::size_t>(p)];
-            const std::size_t xe = ca[static_cast<std::size_t>(p) + 1], ye = cb[static_cast<std::size_t>(p) + 1];
-            std::size_t o = x + y;
-            auto at = static_cast<std::int64_t>(a.offsets_[x] + b.offsets_[y]);
-            const auto take = [&](const SepSets& s, std::size_t r) {
+            std::vector<std::size_t> x(nt), xe(nt);
+            std::size_t o = 0;
+            std::int64_t at = 0;
+            for (std::size_t t = 0; t < nt; ++t) {
+                x[t] = cut[static_cast<std::size_t>(p) * nt + t];
+                xe[t] = cut[static_cast<std::size_t>(p + 1) * nt + t];
+                o += x[t];
+                at += tables[t]->offsets_[x[t]];
+            }
+            for (;;) {
+                std::size_t best = nt;
+                for (std::size_t t = 0; t < nt; ++t) {
+                    if (x[t] == xe[t]) continue;
+                    if (best == nt || tables[t]->keys_[x[t]] < tables[best]->keys_[x[best]]) best = t;
+                    else if (tables[t]->keys_[x[t]] == tables[best]->keys_[x[best]]) clash.store(true, std::memory_order_relaxed);
+                }
+                if (best == nt) break;
+                const SepSets& s = *tables[best];
+                const std::size_t r = x[best]++;
                 keys[o] = s.keys_[r];
                 at = std::copy(s.nodes_.begin() + s.offsets_[r], s.nodes_.begin() + s.offsets_[r + 1],
                                nodes.begin() + at) - nodes.begin();
                 offs[++o] = at;
-            };
-            while (x < xe || y < ye) {
-                if (y == ye || (x < xe && a.keys_[x] < b.keys_[y])) {
-                    take(a, x++);
-                } else {
-                    if (x < xe && a.keys_[x] == b.keys_[y]) clash.store(true, std::memory_order_relaxed);
-                    take(b, y++);
-                }
             }
         });
         if (clash.load()) return false;

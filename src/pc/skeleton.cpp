@@ -324,7 +324,7 @@ private:
         };
         // The two sides apart (runs_sides_apart, agreed by all ranks): the lower side's
         // removals are shared before the upper side runs.
-        bool split = keeps_ && comm_.size() > 1 &&
+        bool split = keeps_ && comm_.size() > 1 && opt_.split_sides_min_entries >= 0 &&
                      static_cast<std::int64_t>(snap.nbrs.size()) >= opt_.split_sides_min_entries;
         if (split) split = comm_.allreduce(std::int32_t{engine_.runs_sides_apart(l) ? 1 : 0}, ReduceOp::Min) == 1;
         mpi::run_agreed(comm_, [&] {
@@ -665,79 +665,70 @@ private:
         return true;
     }
 
-    /// This rank's records sorted into a table: its log, merged with the part sorted early.
-    SepSets own_sorted() {
-        SepSets s = log_.to_sepsets(threads_);
+    /// This rank's records sorted into tables: the part sorted early (if any), then the rest.
+    std::vector<SepSets> own_tables() {
+        std::vector<SepSets> t;
+        if (early_.valid()) t.push_back(early_.get());
+        t.push_back(log_.to_sepsets(threads_));
         log_.clear();
-        if (early_.valid()) {
-            std::vector<SepSets> both;
-            both.push_back(early_.get());
-            both.push_back(std::move(s));
-            s = merge_tables(std::move(both));
-        }
-        return s;
+        return t;
     }
 
-    /// The tables' records in one table: merged by pair while no pair is in two of them;
-    /// otherwise united as to_sepsets does (exhaustive runs on several ranks log both
-    /// endpoints' sets of a pair, from different ranks' rows).
+    /// The tables' records in one table: one merge by pair while no pair is in two of
+    /// them; otherwise united as to_sepsets does (exhaustive runs on several ranks log
+    /// both endpoints' sets of a pair, from different ranks' rows).
     SepSets merge_tables(std::vector<SepSets> tables) const {
-        if (tables.empty()) return {};
-        SepSets all = std::move(tables[0]);
-        for (std::size_t t = 1; t < tables.size(); ++t) {
-            SepSets both;
-            if (SepSets::merge_disjoint(all, tables[t], both, threads_)) {
-                all = std::move(both);
-                continue;
-            }
-            SepSetLog log = SepSetLog::from_sepsets(all);
-            for (std::size_t u = t; u < tables.size(); ++u) log.append(SepSetLog::from_sepsets(tables[u]));
-            return log.to_sepsets(threads_);
-        }
-        return all;
+        if (tables.size() == 1) return std::move(tables[0]);
+        std::vector<const SepSets*> views;
+        for (const SepSets& t : tables) views.push_back(&t);
+        SepSets all;
+        if (SepSets::merge_disjoint(std::span<const SepSets* const>(views), all, threads_)) return all;
+        SepSetLog log;
+        for (const SepSets& t : tables) log.append(SepSetLog::from_sepsets(t));
+        return log.to_sepsets(threads_);
     }
 
     /// Every rank's separating sets in one table on rank 0 (empty elsewhere). Each rank
     /// sorts its own records (most of them early, beside the GPU levels); rank 0 receives
-    /// the others' sorted arrays straight into the table they become (no serialised copy)
-    /// and merges the tables by pair.
+    /// the others' sorted arrays straight into the tables they become (no serialised
+    /// copy) and merges all tables by pair in one pass.
     SepSets collect_sepsets() {
-        SepSets mine;
-        mpi::run_agreed(comm_, [&] { mine = own_sorted(); });
-        trace_.mark("own sepsets sorted");
-        if (comm_.size() == 1 && gathered_.size() == 0) return mine;
-        const std::vector<std::int64_t> records = comm_.allgather(static_cast<std::int64_t>(mine.size()));
-        const std::vector<std::int64_t> nodes = comm_.allgather(static_cast<std::int64_t>(mine.nodes().size()));
         std::vector<SepSets> tables;
+        mpi::run_agreed(comm_, [&] { tables = own_tables(); });
+        trace_.mark("own sepsets sorted");
         if (comm_.rank() == 0 && gathered_.size() > 0) tables.push_back(gathered_.to_sepsets(threads_));
         gathered_.clear();
-        for (int r = 1; r < comm_.size(); ++r) {
-            const auto k = static_cast<std::size_t>(records[static_cast<std::size_t>(r)]);
-            const auto v = static_cast<std::size_t>(nodes[static_cast<std::size_t>(r)]);
-            if (comm_.rank() == r) {
-                comm_.transfer(const_cast<std::uint64_t*>(mine.keys().data()), k, mpi::DataType::Int64, r, 0);
-                comm_.transfer(const_cast<std::int64_t*>(mine.offsets().data()), k + 1, mpi::DataType::Int64, r, 0);
-                comm_.transfer(const_cast<std::int32_t*>(mine.nodes().data()), v, mpi::DataType::Int32, r, 0);
-            } else {
+        const std::vector<std::int64_t> counts = comm_.allgather(static_cast<std::int64_t>(tables.size()));
+        for (int r = 1; r < comm_.size(); ++r)
+            for (std::int64_t t = 0; t < counts[static_cast<std::size_t>(r)]; ++t) {
+                const bool from = comm_.rank() == r, to = comm_.rank() == 0;
+                const SepSets* mine = from ? &tables[static_cast<std::size_t>(t)] : nullptr;
+                std::int64_t size[2] = {mine ? static_cast<std::int64_t>(mine->size()) : 0,
+                                        mine ? static_cast<std::int64_t>(mine->nodes().size()) : 0};
+                comm_.transfer(size, 2, mpi::DataType::Int64, r, 0);
+                const auto k = static_cast<std::size_t>(size[0]), v = static_cast<std::size_t>(size[1]);
+                if (from) {
+                    comm_.transfer(const_cast<std::uint64_t*>(mine->keys().data()), k, mpi::DataType::Int64, r, 0);
+                    comm_.transfer(const_cast<std::int64_t*>(mine->offsets().data()), k + 1, mpi::DataType::Int64, r, 0);
+                    comm_.transfer(const_cast<std::int32_t*>(mine->nodes().data()), v, mpi::DataType::Int32, r, 0);
+                    continue;
+                }
                 // Rank 0 receives into fresh arrays, faulted in on threads first.
-                BulkVector<std::uint64_t> keys(comm_.rank() == 0 ? k : 0);
-                BulkVector<std::int64_t> offs(comm_.rank() == 0 ? k + 1 : 0);
-                BulkVector<std::int32_t> nds(comm_.rank() == 0 ? v : 0);
+                BulkVector<std::uint64_t> keys(to ? k : 0);
+                BulkVector<std::int64_t> offs(to ? k + 1 : 0);
+                BulkVector<std::int32_t> nds(to ? v : 0);
                 first_touch(keys.data(), keys.size() * sizeof(std::uint64_t), threads_);
                 first_touch(offs.data(), offs.size() * sizeof(std::int64_t), threads_);
                 first_touch(nds.data(), nds.size() * sizeof(std::int32_t), threads_);
                 comm_.transfer(keys.data(), k, mpi::DataType::Int64, r, 0);
                 comm_.transfer(offs.data(), k + 1, mpi::DataType::Int64, r, 0);
                 comm_.transfer(nds.data(), v, mpi::DataType::Int32, r, 0);
-                if (comm_.rank() == 0) tables.push_back(SepSets::adopt(std::move(keys), std::move(offs), std::move(nds)));
+                if (to) tables.push_back(SepSets::adopt(std::move(keys), std::move(offs), std::move(nds)));
             }
-        }
         trace_.mark("sepsets gathered");
         SepSets all;
         mpi::run_agreed(comm_, [&] {
-            if (comm_.rank() != 0) return;
-            tables.insert(tables.begin() + (tables.size() - static_cast<std::size_t>(comm_.size() - 1)), std::move(mine));
-            all = merge_tables(std::move(tables));
+            if (comm_.rank() == 0) all = merge_tables(std::move(tables));
         });
         trace_.mark("sepsets merged");
         return all;

@@ -38,9 +38,11 @@ struct SkeletonOptions {
     /// Several ranks, an engine that runs a level's two sides apart
     /// (SkeletonEngine::runs_sides_apart): levels of at least this many adjacency entries
     /// share the lower side's removals between the sides (one more merge), so that no
-    /// rank tests an upper entry whose mirror another rank separated. Same result; a
-    /// knob for tests (0: every such level).
-    std::int64_t split_sides_min_entries = std::int64_t{1} << 20;
+    /// rank tests an upper entry whose mirror another rank separated. Same result. 0:
+    /// every such level; -1: never (the default: on 2 H200s it cost more than it saved,
+    /// since the row blocks' work is then uneven and every rank waits for the slowest
+    /// lower side; see docs/performance.md).
+    std::int64_t split_sides_min_entries = -1;
 };
 
 /// Called after each level (for progress reports), on every rank.

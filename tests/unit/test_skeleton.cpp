@@ -248,6 +248,15 @@ TEST(SepSetsMerge, DisjointTablesMergeByPairAndClashesAreRefused) {
         ASSERT_TRUE(SepSets::merge_disjoint(b, a, reversed, threads));
         EXPECT_TRUE(reversed == want);
     }
+    // Four tables in one k-way merge (and the empty one among them).
+    SepSets parts[4], none;
+    for (const auto& [key, set] : want.all()) parts[(key.first * 7 + key.second) % 4].append_sorted(key.first, key.second, set);
+    for (const int threads : {1, 3}) {
+        const SepSets* views[5] = {&parts[2], &none, &parts[0], &parts[3], &parts[1]};
+        SepSets got;
+        ASSERT_TRUE(SepSets::merge_disjoint(std::span<const SepSets* const>(views), got, threads));
+        EXPECT_TRUE(got == want) << threads << " threads";
+    }
     SepSets empty, got;
     ASSERT_TRUE(SepSets::merge_disjoint(empty, b, got));
     EXPECT_TRUE(got == b);
@@ -256,6 +265,9 @@ TEST(SepSetsMerge, DisjointTablesMergeByPairAndClashesAreRefused) {
     if (!a.has(0, 1)) a.set(0, 1, {3});
     SepSets untouched;
     EXPECT_FALSE(SepSets::merge_disjoint(a, clash, untouched, 4));
+    EXPECT_EQ(untouched.size(), 0u);
+    const SepSets* three[3] = {&parts[1], &clash, &a};
+    EXPECT_FALSE(SepSets::merge_disjoint(std::span<const SepSets* const>(three), untouched, 4));
     EXPECT_EQ(untouched.size(), 0u);
 }
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/bulk_vector.hpp"
-#include "core/bytes.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag {
@@ -157,26 +156,6 @@ public:
     std::span<const std::uint64_t> keys() const { return {keys_.data(), keys_.size()}; }
     std::span<const std::int64_t> offsets() const { return {offsets_.data(), offsets_.size()}; }
     std::span<const std::int32_t> nodes() const { return {nodes_.data(), nodes_.size()}; }
-
-    /// Flat bytes for Communicator::gatherv (the three arrays); deserialize() reverses it.
-    std::vector<std::byte> serialize() const {
-        ByteWriter w;
-        w.reserve(3 * sizeof(std::int64_t) + keys_.size() * sizeof(std::uint64_t) +
-                  offsets_.size() * sizeof(std::int64_t) + nodes_.size() * sizeof(std::int32_t));
-        w.put_vector(keys_);
-        w.put_vector(offsets_);
-        w.put_vector(nodes_);
-        return w.take();
-    }
-    static SepSets deserialize(std::span<const std::byte> bytes) {
-        ByteReader r(bytes);
-        auto keys = r.get_vector<std::uint64_t, BulkVector<std::uint64_t>>();
-        auto offsets = r.get_vector<std::int64_t, BulkVector<std::int64_t>>();
-        auto nodes = r.get_vector<std::int32_t, BulkVector<std::int32_t>>();
-        CUDAG_ASSERT(r.done() && offsets.size() == keys.size() + 1 && offsets.front() == 0 &&
-                     offsets.back() == static_cast<std::int64_t>(nodes.size()));
-        return adopt(std::move(keys), std::move(offsets), std::move(nodes));
-    }
 
     /// Whether i–j was separated (has an entry).
     bool has(std::int32_t i, std::int32_t j) const { return find(i, j) >= 0; }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // cudag command line: pc, simulate, compare, info. The only place that catches.
 #include <CLI/CLI.hpp>
+#include <hdf5.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "core/progress.hpp"
 #include "cudag/config.hpp"
@@ -62,12 +65,29 @@ std::vector<std::string> split_commas(const std::string& s) {
     return out;
 }
 
+/// --threads as a command uses it: negative is an error, 0 means every hardware thread,
+/// more than the hardware threads is clamped to them with a note (unless quiet).
+int checked_threads(int requested, bool quiet) {
+    if (requested < 0)
+        throw InputError("--threads must be >= 0 (0: all " + std::to_string(resolve_threads(0)) +
+                         " hardware threads), got " + std::to_string(requested));
+    const int hw = resolve_threads(0);
+    if (requested <= hw) return requested;
+    if (!quiet)
+        std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw
+                  << " hardware threads; using " << hw << '\n';
+    return hw;
+}
+
+/// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
+constexpr std::int64_t kMaxDrawnNodes = 500;
+
 // ---- cudag pc ----------------------------------------------------------------------
 struct PcArgs {
     std::string data, dataset, out, formats, compat = "pcalg", backend = "auto", comm = "auto";
     pc::PcConfig cfg;
     int uc_rule = -2, uc_priority = -2;
-    bool quiet = false, verbose = false, discrete = false;
+    bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     double comm_timeout = 600.0;
     double corr_limit_gib = 0.0;
 };
@@ -148,7 +168,15 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
         for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
             std::cout << r.names[e.a] << '\t' << r.names[e.b] << '\t' << io::edge_mark(e.kind) << '\n';
     } else {
-        io::write_result_hdf5(r, tmp_h5);
+        try {
+            io::write_result_hdf5(r, tmp_h5);
+        } catch (const InputError& e) {
+            // Name the file the user asked for, not its hidden temporary.
+            std::string msg = e.what();
+            const std::size_t at = msg.find(tmp_h5);
+            if (at != std::string::npos) msg.replace(at, tmp_h5.size(), a.out);
+            throw InputError(msg);
+        }
         io::write_formats(r, a.out, formats, outputs, std::cerr);
         outputs.commit();
     }
@@ -181,13 +209,22 @@ Dataset read_pc_data(const PcArgs& a, Progress& progress) {
     }
 }
 
-int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::Environment& env,
+int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
                    std::unique_ptr<mpi::Communicator>& comm) {
+    PcArgs a = args;
+    if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
     std::vector<std::string> formats = split_commas(a.formats);
     io::validate_formats(formats);
     if (!formats.empty() && a.out.empty())
-        throw InputError("--format needs --out (the files are written beside it)");
+        throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
+    if (a.cfg.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
+    // Every output against every input and against each other, before any work.
+    std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}};
+    for (const std::string& f : formats)
+        if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
+    io::check_distinct({{"--data", a.data}}, out_paths);
     pc::PcConfig cfg = a.cfg;
+    cfg.threads = checked_threads(cfg.threads, a.quiet || env.rank() != 0);
     if (a.compat == "causal-learn")
         cfg.compat = pc::Compat::CausalLearn;
     else if (a.compat != "pcalg")
@@ -199,8 +236,6 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
 
-    if (!cfg.checkpoint.empty() && cfg.checkpoint == a.out)
-        throw InputError("--checkpoint and --out must name different files");
     parse_test_failure(cfg);
 
     // Rank -> GPU binding (node-local rank mod visible devices) and threads per rank.
@@ -231,11 +266,19 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
         if (root && !a.quiet) std::cerr << table << std::flush;
     }
 
-    // Check the output location before spending time on the run.
+    // Check every output location (writable, not a FIFO or device) before reading the data.
     io::OutputSet outputs;
     std::string tmp_h5;
     mpi::run_agreed(*comm, [&] {
-        if (root && !a.out.empty()) tmp_h5 = outputs.temp_for(a.out);
+        if (!root) return;
+        if (!a.out.empty()) {
+            tmp_h5 = outputs.temp_for(a.out);
+            for (const std::string& f : formats) outputs.temp_for(io::format_path(a.out, f));
+        }
+        if (!cfg.checkpoint.empty()) {
+            io::OutputSet probe;  // the checkpoint writer has its own set
+            probe.temp_for(cfg.checkpoint);
+        }
     });
 
     Progress progress(a.quiet || !root ? Progress::Mode::Quiet
@@ -256,8 +299,34 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
                   (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")"
                                     : std::string()));
+    mpi::run_agreed(*comm, [&] {
+        const bool draws = std::any_of(formats.begin(), formats.end(),
+                                       [](const std::string& f) { return f == "png" || f == "svg"; });
+        if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
+            throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
+                             " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
+                             "to draw anyway, or write --format dot and draw a part of it");
+        const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
+        pc::PcConfig probe = cfg;
+        probe.backend = gpu_engine ? probe.backend : BackendKind::Cpu;
+        require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
+                            "cudag pc on " + std::to_string(data.n_vars) + " variables",
+                            gpu_engine ? "" : "the CPU engine's " + std::to_string(data.n_vars) +
+                                                  " x " + std::to_string(data.n_vars) +
+                                                  " correlation matrix",
+                            gpu_engine ? "" : "run it on a GPU (--backend cuda) or on fewer variables");
+    });
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
+    cfg.on_checkpoint = [&cfg](int level) {
+        interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" +
+                            cfg.checkpoint + "' (continue with --resume)");
+    };
+    cfg.on_resume = [&cfg, &a](int level) {
+        if (!a.quiet)
+            std::cerr << "cudag pc: resuming from checkpoint '" << cfg.checkpoint << "' at level "
+                      << level << '\n';
+    };
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
     // Rank 0 writes everything; the others wait to hear whether it succeeded.
     mpi::run_agreed(*comm, [&] {
@@ -265,6 +334,12 @@ int run_pc_command(const PcArgs& a, const std::string& command_line, const mpi::
     });
     if (!root) return 0;
     if (!a.out.empty()) progress.note("results written");
+    if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
+        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
+        std::error_code ec;
+        std::filesystem::remove(cfg.checkpoint, ec);
+        interrupt::set_note("");
+    }
 
     std::cout.flush();
     if (!a.quiet) {
@@ -292,16 +367,33 @@ struct SimArgs {
     int threads = 0;
 };
 
+/// The simulate commands' outputs: distinct, at most one on standard output, every
+/// location writable (checked before the work); `inputs` are what the command reads.
+std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const std::string& out,
+                                const std::string& truth, io::OutputSet& outputs) {
+    if (truth == "-")
+        throw InputError("--truth needs a file name ('-' is for --out: the data on stdout)");
+    io::check_distinct(inputs, {{"--out", out}, {"--truth", truth}});
+    if (out != "-") outputs.temp_for(out);
+    return truth.empty() || truth == "-" ? truth : outputs.temp_for(truth);
+}
+
 int run_simulate(const SimArgs& a) {
-    sim::GaussianSim s = sim::simulate_gaussian(a.spec, a.threads);
     io::OutputSet outputs;
-    std::string truth_tmp;
-    if (!a.truth.empty()) truth_tmp = outputs.temp_for(a.truth);
-    io::write_dataset(s.data, a.out);
-    if (!a.truth.empty()) {
-        io::write_truth_tsv(s.data.names, s.dag_edges, truth_tmp);
-        outputs.commit();
+    const std::string truth_tmp = prepare_sim_outputs({}, a.out, a.truth, outputs);
+    const int threads = checked_threads(a.threads, false);
+    if (a.spec.n_vars >= 1 && a.spec.n_samples >= 1 && a.spec.density >= 0.0) {
+        char detail[160];
+        std::snprintf(detail, sizeof detail, "%lld x %lld values, %.3g expected edges",
+                      static_cast<long long>(a.spec.n_vars), static_cast<long long>(a.spec.n_samples),
+                      sim::expected_edges(a.spec));
+        require_host_memory(sim::simulation_bytes(a.spec), "simulate gaussian", detail,
+                            "lower --vars, --samples or --density");
     }
+    sim::GaussianSim s = sim::simulate_gaussian(a.spec, threads);
+    io::write_dataset(s.data, a.out, outputs);
+    if (!a.truth.empty()) io::write_truth_tsv(s.data.names, s.dag_edges, truth_tmp);
+    outputs.commit();
     std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
               << " samples, " << s.dag_edges.size() << " true edges; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
@@ -316,16 +408,32 @@ struct DiscreteSimArgs {
 };
 
 int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
-    const sim::BayesNet net = from_bif ? sim::read_bif(a.bif) : sim::random_network(a.spec);
-    const Dataset data = sim::forward_sample(net, a.spec.n_samples, a.spec.seed, a.threads);
     io::OutputSet outputs;
-    std::string truth_tmp;
-    if (!a.truth.empty()) truth_tmp = outputs.temp_for(a.truth);
-    io::write_dataset(data, a.out);
-    if (!a.truth.empty()) {
-        io::write_truth_tsv(data.names, net.arcs(), truth_tmp);
-        outputs.commit();
+    std::vector<io::NamedPath> inputs;
+    if (from_bif) inputs.push_back({"--bif", a.bif});
+    const std::string truth_tmp = prepare_sim_outputs(inputs, a.out, a.truth, outputs);
+    const int threads = checked_threads(a.threads, false);
+    if (!from_bif && a.spec.n_vars >= 1 && a.spec.density >= 0.0) {
+        // Arcs (bounded by --max-parents) and their CPTs before the network is drawn.
+        const double n = static_cast<double>(a.spec.n_vars);
+        double arcs = a.spec.density * n * (n - 1.0) / 2.0;
+        if (a.spec.max_parents > 0) arcs = std::min(arcs, n * a.spec.max_parents);
+        char detail[96];
+        std::snprintf(detail, sizeof detail, "%.3g expected arcs", arcs);
+        require_host_memory(64.0 * arcs + 64.0 * n, "simulate discrete", detail,
+                            "lower --vars, --density or --max-parents");
     }
+    const sim::BayesNet net = from_bif ? sim::read_bif(a.bif) : sim::random_network(a.spec);
+    if (a.spec.n_samples >= 1)
+        require_host_memory(16.0 * static_cast<double>(net.size()) *
+                                static_cast<double>(a.spec.n_samples),
+                            "simulate", std::to_string(net.size()) + " x " +
+                                            std::to_string(a.spec.n_samples) + " values",
+                            "lower --samples");
+    const Dataset data = sim::forward_sample(net, a.spec.n_samples, a.spec.seed, threads);
+    io::write_dataset(data, a.out, outputs);
+    if (!a.truth.empty()) io::write_truth_tsv(data.names, net.arcs(), truth_tmp);
+    outputs.commit();
     std::cerr << "cudag simulate: " << data.n_vars << " discrete variables x " << data.n_samples
               << " samples, " << net.arcs().size() << " true edges; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
@@ -398,6 +506,12 @@ void print_error(const std::string& what, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Before any thread starts (MPI, CUDA, workers): they inherit the blocked signals.
+    interrupt::install();
+    // HDF5's own exit handler closes what is still open; after a failed write (a full
+    // disk) it crashes in H5D_close on the half-closed dataset. cudag closes every handle
+    // itself (RAII), so the handler has nothing to do: do not register it.
+    H5dont_atexit();
     std::unique_ptr<mpi::Environment> env;
     try {
         env = std::make_unique<mpi::Environment>(argc, argv);
@@ -428,10 +542,15 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--alpha", pa.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
     pc_cmd->add_option("--max-level", pa.cfg.max_level, "largest conditioning-set size (-1: no cap)")
         ->capture_default_str();
-    pc_cmd->add_option("--threads", pa.cfg.threads, "CPU threads (0: all)")->capture_default_str();
-    pc_cmd->add_option("--out", pa.out, "result HDF5 file (default: print the edge list to stdout)");
+    pc_cmd->add_option("--threads", pa.cfg.threads,
+                       "CPU threads (0: all hardware threads; more than those are clamped)")
+        ->capture_default_str();
+    pc_cmd->add_option("--out", pa.out,
+                       "result HDF5 file (default or '-': print the edge list to stdout)");
     pc_cmd->add_option("--format", pa.formats,
                        "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg");
+    pc_cmd->add_flag("--force", pa.force,
+                     "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
     pc_cmd->add_option("--compat", pa.compat,
                        "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
         ->capture_default_str();
@@ -473,6 +592,8 @@ int main(int argc, char** argv) {
                        "HDF5 checkpoint rewritten after every level (for --resume)");
     pc_cmd->add_flag("--resume", pa.cfg.resume,
                      "continue from --checkpoint (same data and test options required)");
+    pc_cmd->add_flag("--keep-checkpoint", pa.keep_checkpoint,
+                     "keep --checkpoint after a successful run (default: removed)");
     pc_cmd->add_option("--comm", pa.comm,
                        "communicator under MPI: auto (NCCL for GPU runs when built with it), mpi or nccl")
         ->capture_default_str();
@@ -481,8 +602,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     // Testing only: simulate a kill after a level (its checkpoint written).
     pc_cmd->add_option("--stop-after-level", pa.cfg.stop_after_level)->group("");
-    pc_cmd->add_flag("-q,--quiet", pa.quiet, "no progress or summary on stderr");
-    pc_cmd->add_flag("-v,--verbose", pa.verbose, "progress lines on stderr even when it is not a terminal");
+    auto* quiet_flag = pc_cmd->add_flag("-q,--quiet", pa.quiet, "no progress or summary on stderr");
+    pc_cmd->add_flag("-v,--verbose", pa.verbose, "progress lines on stderr even when it is not a terminal")
+        ->excludes(quiet_flag);
 
     SimArgs sa;
     auto* sim_cmd = app.add_subcommand("simulate", "simulate data with a known causal graph");
@@ -493,8 +615,11 @@ int main(int argc, char** argv) {
     gauss->add_option("--density", sa.spec.density, "edge probability d of each pair j < i")
         ->capture_default_str();
     gauss->add_option("--seed", sa.spec.seed, "random seed")->capture_default_str();
-    gauss->add_option("--out", sa.out, "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt")->required();
-    gauss->add_option("--truth", sa.truth, "true DAG as a TSV edge list (source target mark weight)");
+    gauss->add_option("--out", sa.out,
+                      "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt; '-': CSV on stdout")
+        ->required();
+    gauss->add_option("--truth", sa.truth,
+                      "true DAG as a TSV edge list (source target mark weight); '-': stdout");
     gauss->add_option("--threads", sa.threads, "CPU threads (0: all)");
 
     DiscreteSimArgs da;
@@ -557,7 +682,10 @@ int main(int argc, char** argv) {
         }
         if (disc->parsed()) return run_simulate_discrete(da, false);
         if (bif->parsed()) return run_simulate_discrete(ba, true);
-        if (cmp->parsed()) return run_compare(truth, estimate, json);
+        if (cmp->parsed()) {
+            io::check_distinct({{"--truth", truth}, {"--estimate", estimate}}, {{"--json", json}});
+            return run_compare(truth, estimate, json);
+        }
         if (info->parsed()) return run_info();
     } catch (const mpi::PeerFailed&) {
         return 1;  // the failing rank reports

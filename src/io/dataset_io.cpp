@@ -280,9 +280,13 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path, T
     return read_table(path, mode);
 }
 
-void write_dataset(const Dataset& d, const std::string& path) {
+void write_dataset(const Dataset& d, const std::string& path, OutputSet& outputs) {
     CUDAG_ASSERT(static_cast<std::int64_t>(d.names.size()) == d.n_vars);
     CUDAG_ASSERT(static_cast<std::int64_t>(d.values.size()) == d.n_vars * d.n_samples);
+    if (path == "-") {
+        write_text_dataset(d, "-", ',');
+        return;
+    }
     const std::string ext = lower_extension(path);
     char delim = 0;
     bool hdf5 = false;
@@ -295,13 +299,17 @@ void write_dataset(const Dataset& d, const std::string& path) {
     else
         throw InputError("cannot tell the format of '" + path +
                          "' from its extension: use .csv, .tsv, .txt, .h5 or .hdf5");
-    OutputSet outputs;
     const std::string temp = outputs.temp_for(path);
     if (hdf5)
         write_hdf5_dataset(d, temp);
     else
         write_text_dataset(d, temp, delim);
-    outputs.commit();
+}
+
+void write_dataset(const Dataset& d, const std::string& path) {
+    OutputSet outputs;
+    write_dataset(d, path, outputs);
+    if (path != "-") outputs.commit();
 }
 
 }  // namespace cudag::io

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/dataset.hpp"
+#include "io/output_set.hpp"
 #include "io/table_reader.hpp"
 
 namespace cudag::io {
@@ -35,6 +36,11 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path);
 /// in text and as codes in HDF5. Text numbers use the shortest representation
 /// that round-trips exactly (std::to_chars). The file is written under a temporary name
 /// and renamed into place, so `path` is either the old file or the complete new one.
+/// "-" writes comma-separated text to standard output.
 void write_dataset(const Dataset& d, const std::string& path);
+
+/// The same, written to `outputs`' temporary for `path` (the caller commits), so that a
+/// command's files appear together; "-" writes to standard output at once.
+void write_dataset(const Dataset& d, const std::string& path, OutputSet& outputs);
 
 }  // namespace cudag::io

@@ -68,6 +68,14 @@ std::string take_error() {
     std::string msg;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_error, &msg);
     H5Eclear2(H5E_DEFAULT);
+    // The POSIX driver's write failure is a long record ("file write failed: time = ...,
+    // errno = 28, error message = 'No space left on device', buf = ..."): keep the reason.
+    const std::string key = "error message = '";
+    const std::size_t at = msg.find(key);
+    if (msg.rfind("file write failed", 0) == 0 && at != std::string::npos) {
+        const std::size_t end = msg.find('\'', at + key.size());
+        if (end != std::string::npos) msg = msg.substr(at + key.size(), end - at - key.size());
+    }
     return msg;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/writers.hpp"
 
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "io/output_set.hpp"
 
 extern char** environ;
@@ -22,7 +24,15 @@ namespace cudag::io {
 // ---- TextFile ------------------------------------------------------------------------
 
 TextFile::TextFile(const std::string& path) : path_(path) {
-    file_ = std::fopen(path.c_str(), "wb");
+    if (path == "-") {
+        // Standard output through a duplicate, so that close() leaves fd 1 open.
+        const int fd = ::dup(STDOUT_FILENO);
+        file_ = fd >= 0 ? ::fdopen(fd, "wb") : nullptr;
+        path_ = "<stdout>";
+        std::fflush(stdout);
+    } else {
+        file_ = std::fopen(path.c_str(), "wb");
+    }
     if (!file_) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
     std::setvbuf(file_, nullptr, _IOFBF, std::size_t{1} << 20);
 }
@@ -199,6 +209,7 @@ public:
     ~RemoveOnExit() {
         std::error_code ec;
         std::filesystem::remove(path_, ec);
+        interrupt::forget_temporary(path_);
     }
     RemoveOnExit(const RemoveOnExit&) = delete;
     RemoveOnExit& operator=(const RemoveOnExit&) = delete;
@@ -311,6 +322,7 @@ bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const 
     }
     const std::string dot_file = path + ".dot.tmp";
     RemoveOnExit cleanup(dot_file);
+    interrupt::add_temporary(dot_file);
     write_dot(r, dot_file);
 
     const std::string type_flag = "-T" + format;
@@ -319,7 +331,21 @@ bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const 
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawn(&pid, dot.c_str(), nullptr, nullptr, argv.data(), environ);
+    // The child starts with SIGINT/SIGTERM unblocked and default (the interrupt watcher
+    // blocks them in this process), so that the watcher's SIGTERM stops it.
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, both;
+    sigemptyset(&none);
+    sigemptyset(&both);
+    sigaddset(&both, SIGINT);
+    sigaddset(&both, SIGTERM);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &both);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    const int rc = ::posix_spawn(&pid, dot.c_str(), nullptr, &attr, argv.data(), environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc == 0) interrupt::add_child(pid);
     if (rc != 0) {
         message = "cannot run graphviz '" + dot + "': " + std::strerror(rc) + ": skipped " + path;
         return false;
@@ -327,10 +353,12 @@ bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const 
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
+            interrupt::forget_child(pid);
             message = "cannot wait for graphviz 'dot': " + std::string(std::strerror(errno));
             return false;
         }
     }
+    interrupt::forget_child(pid);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
     std::error_code ec;
     std::filesystem::remove(path, ec);

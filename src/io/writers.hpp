@@ -22,7 +22,8 @@ class OutputSet;
 /// by close() as InputError naming the path. The destructor closes without checking.
 class TextFile {
 public:
-    /// Open (truncate) `path`; throws InputError("cannot write 'path': <reason>").
+    /// Open (truncate) `path`; "-" writes to standard output. Throws
+    /// InputError("cannot write 'path': <reason>").
     explicit TextFile(const std::string& path);
     ~TextFile();
     TextFile(const TextFile&) = delete;

@@ -131,15 +131,32 @@ private:
 
 std::string config_hash(const Dataset& data, const PcConfig& cfg) {
     Fnv1a h;
-    h.add_string("cudag-pc-config-1");
+    // Version 2: the resolved test (defaults filled in) and, for the discrete tests, the
+    // resolved degrees-of-freedom rule; version 1 hashed --test as typed and no --dof.
+    h.add_string("cudag-pc-config-2");
     h.add_value(data.n_vars);
     h.add_value(data.n_samples);
     for (const std::string& nm : data.names) h.add_string(nm);
     h.add(data.values.data(), data.values.size() * sizeof(double));
-    h.add_string(cfg.test);
+    const std::string test = resolved_test(cfg, data);
+    h.add_string(test);
+    if (is_discrete_test(test)) h.add_string(dof_name(discrete_spec(cfg, test).dof));
     h.add_value(cfg.alpha);
     h.add_string(to_string(cfg.compat));
     return h.hex();
+}
+
+double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
+    const double n = static_cast<double>(data.n_vars);
+    const double m = static_cast<double>(data.n_samples);
+    double bytes = 4.0 * n * n / 8.0;       // adjacency bit graphs (graph, snapshots, CPDAG)
+    if (n <= 4096) bytes += 8.0 * n * n;    // the dense pMax table
+    const bool discrete = is_discrete_test(resolved_test(cfg, data));
+    if (!discrete) {
+        bytes += 8.0 * n * m;                // the standardised data
+        if (!gpu) bytes += 8.0 * n * n;      // the CPU engine's correlation matrix
+    }
+    return bytes;
 }
 
 PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
@@ -218,8 +235,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
             if (cfg.resume && comm.rank() == 0)
                 hooks.resume = io::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
         });
+        if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
         hooks.on_checkpoint = [&cfg, hash](const SkeletonState& s) {
             io::write_checkpoint(s, hash, cfg.checkpoint);
+            if (cfg.on_checkpoint) cfg.on_checkpoint(s.next_level - 1);
         };
     } else {
         mpi::run_agreed(comm, [&] {

@@ -44,6 +44,10 @@ struct PcConfig {
     std::function<void(const std::string&)> on_note;  ///< phase timings (verbose), may be empty
     /// HDF5 checkpoint written by rank 0 after every level ("" for none).
     std::string checkpoint;
+    /// Called on rank 0 after a checkpoint was written, with the last level it holds.
+    std::function<void(int)> on_checkpoint;
+    /// Called on rank 0 when a run resumes, with the first level it runs.
+    std::function<void(int)> on_resume;
     /// Continue from `checkpoint`, which must exist and match the data and the options
     /// that change results (see config_hash).
     bool resume = false;
@@ -77,10 +81,16 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm);
 
 /// Hex digest (64-bit FNV-1a) of what decides a run's results: the data (shape, names,
-/// values) and the test, alpha and compat semantics. Not threads, backend, ranks or
+/// values), the resolved test (PcConfig::test or the data's default) with its resolved
+/// degrees-of-freedom rule, alpha and compat semantics. Not threads, backend, ranks or
 /// --max-level. A checkpoint is resumed only by a run with the same digest.
 std::string config_hash(const Dataset& data, const PcConfig& cfg);
 
 std::string to_string(Compat c);
+
+/// Host memory a run of `cfg` on `data` needs beyond the data set, in bytes (an estimate
+/// from the largest structures: the CPU engine's n x n correlation matrix, the bit
+/// graphs, the dense pMax table). `gpu`: the engine runs on a GPU (C lives there).
+double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu);
 
 }  // namespace cudag::pc

@@ -75,6 +75,16 @@ void simulate_block(const GaussianSimSpec& spec, const std::vector<Parents>& par
 
 }  // namespace
 
+double expected_edges(const GaussianSimSpec& spec) {
+    const double n = static_cast<double>(spec.n_vars);
+    return spec.density * n * (n - 1.0) / 2.0;
+}
+
+double simulation_bytes(const GaussianSimSpec& spec) {
+    const double n = static_cast<double>(spec.n_vars);
+    return 16.0 * n * static_cast<double>(spec.n_samples) + 64.0 * expected_edges(spec) + 64.0 * n;
+}
+
 // Successes of a Bernoulli(d) sequence are separated by Geometric(d) gaps: P(gap >= k) =
 // (1-d)^k, drawn as floor(ln(1-u) / ln(1-d)), so a sparse row costs O(parents), not O(i).
 Parents draw_parents(std::uint64_t seed, std::int64_t i, double d) {

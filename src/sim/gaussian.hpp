@@ -49,6 +49,14 @@ Parents draw_parents(std::uint64_t seed, std::int64_t i, double d);
 /// successes, which is the same Bernoulli(d) process in O(edges) time.
 /// Throws InputError for an invalid spec and OutOfMemory when n_vars * n_samples doubles
 /// cannot be allocated.
+/// Expected number of DAG edges of `spec`: density * n (n - 1) / 2.
+double expected_edges(const GaussianSimSpec& spec);
+
+/// Host memory simulate_gaussian and the writers need for `spec`, in bytes (values twice:
+/// the data and a writer's transposed copy; about 64 bytes per expected edge for the
+/// parent lists, the edge list and the truth file's text).
+double simulation_bytes(const GaussianSimSpec& spec);
+
 GaussianSim simulate_gaussian(const GaussianSimSpec& spec);
 
 /// As simulate_gaussian(spec), on `n_threads` threads (0: all hardware threads). The result

@@ -113,7 +113,7 @@ TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     EXPECT_FALSE(fs::exists(path("part.h5"))) << "a stopped run writes no result";
 
     r = cudag(3, base + "--out " + path("part.h5") + " --format edges --checkpoint " + path("ck.h5") +
-                     " --resume");
+                     " --resume --keep-checkpoint");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(same_results(path("part.h5"), path("full.h5"), {".edges.tsv"}));
 

@@ -71,3 +71,36 @@ TEST_F(Checkpoint, ForeignFilesAndOptionsAreRefused) {
     EXPECT_FALSE(fs::exists(path("r2.h5")));
     EXPECT_FALSE(fs::exists(path("r3.h5")));
 }
+
+// The hash is built from the resolved test specification: --dof changes the discrete
+// tests' results, so a checkpoint of one rule is refused by another; a default spelled
+// out (--test chi-square on discrete data) is the same test and resumes.
+TEST_F(Checkpoint, HashCoversTheResolvedTestAndDofRule) {
+    const std::string disc = path("disc.csv");
+    const auto sim = run_command(cudag::test::cudag_binary() +
+                                     " simulate discrete --vars 12 --samples 400 --density 0.3"
+                                     " --states 3 --seed 5 --out " + disc,
+                                 dir_);
+    ASSERT_EQ(sim.code, 0) << sim.err;
+    auto pcd = [&](const std::string& args) {
+        return run_command(cudag::test::cudag_binary() + " pc -q --discrete --data " + disc +
+                               " --alpha 0.05 " + args,
+                           dir_);
+    };
+    auto r = pcd("--dof gpupc --checkpoint " + path("g.h5") + " --stop-after-level 0");
+    ASSERT_EQ(r.code, 3) << r.err;
+    r = pcd("--dof pcalg --checkpoint " + path("g.h5") + " --resume --out " + path("x.h5"));
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("other data or options"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("x.h5")));
+
+    // Written without --test (chi-square is the discrete default), resumed with it spelled
+    // out, and with the default --dof spelled out: the same test, the same result.
+    ASSERT_EQ(pcd("--out " + path("full.h5") + " --format cl").code, 0);
+    r = pcd("--checkpoint " + path("d.h5") + " --stop-after-level 0");
+    ASSERT_EQ(r.code, 3) << r.err;
+    r = pcd("--test chi-square --dof pcalg --checkpoint " + path("d.h5") +
+            " --resume --out " + path("r.h5") + " --format cl");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_results(path("r.h5"), path("full.h5"), {".cl.txt"}));
+}

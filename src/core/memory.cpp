@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/memory.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace cudag {
+
+namespace {
+
+/// The first integer in file `path`, or -1 ("max" and unreadable files give -1).
+std::int64_t read_number(const char* path) {
+    std::ifstream f(path);
+    std::string word;
+    if (!(f >> word) || word.empty() || word[0] < '0' || word[0] > '9') return -1;
+    return std::stoll(word);
+}
+
+}  // namespace
+
+std::int64_t available_host_bytes() {
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
+    {
+        std::ifstream f("/proc/meminfo");
+        std::string key, unit;
+        std::int64_t kb = 0;
+        while (f >> key >> kb) {
+            std::getline(f, unit);
+            if (key == "MemAvailable:") {
+                best = std::min(best, kb * 1024);
+                break;
+            }
+        }
+    }
+    // Containers and SLURM jobs: the cgroup's limit, less what the group already uses.
+    const std::int64_t v2_max = read_number("/sys/fs/cgroup/memory.max");
+    const std::int64_t v2_cur = read_number("/sys/fs/cgroup/memory.current");
+    if (v2_max > 0 && v2_cur >= 0) best = std::min(best, std::max<std::int64_t>(0, v2_max - v2_cur));
+    const std::int64_t v1_max = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    const std::int64_t v1_cur = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    if (v1_max > 0 && v1_max < (std::int64_t{1} << 60) && v1_cur >= 0)
+        best = std::min(best, std::max<std::int64_t>(0, v1_max - v1_cur));
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        best = std::min(best, static_cast<std::int64_t>(rl.rlim_cur));
+    if (best == std::numeric_limits<std::int64_t>::max()) {
+        const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+        best = pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : best;
+    }
+    return best;
+}
+
+std::string format_bytes(double bytes) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 6) {
+        bytes /= 1024.0;
+        ++u;
+    }
+    char buf[48];
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+    else
+        std::snprintf(buf, sizeof buf, bytes < 10 ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+    return buf;
+}
+
+void require_host_memory(double needed, const std::string& what, const std::string& detail,
+                         const std::string& hint) {
+    const std::int64_t free = available_host_bytes();
+    if (needed <= static_cast<double>(free)) return;
+    std::ostringstream os;
+    os << what << " needs about " << format_bytes(needed) << " of host memory";
+    if (!detail.empty()) os << " (" << detail << ")";
+    os << "; this machine has " << format_bytes(static_cast<double>(free)) << " available";
+    if (!hint.empty()) os << "; " << hint;
+    throw OutOfMemory(os.str());
+}
+
+}  // namespace cudag

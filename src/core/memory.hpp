@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host memory: what is available, and a one-line refusal when a run will not fit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cudag {
+
+/// Bytes of host memory available to a new allocation now: the smallest of Linux's
+/// MemAvailable (/proc/meminfo), a cgroup memory limit minus its usage (v2 or v1) and
+/// RLIMIT_AS; the physical memory when none can be read.
+std::int64_t available_host_bytes();
+
+/// "1.5 GiB", "820 MiB", "12 KiB" or "512 B".
+std::string format_bytes(double bytes);
+
+/// Throw OutOfMemory in one line when `needed` bytes exceed available_host_bytes():
+/// "<what> needs about <needed> of host memory (<detail>); this machine has <free>
+/// available[; <hint>]". `detail` and `hint` may be empty.
+void require_host_memory(double needed, const std::string& what, const std::string& detail,
+                         const std::string& hint);
+
+}  // namespace cudag

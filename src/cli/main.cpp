@@ -182,31 +182,40 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
     }
 }
 
-// Discrete or continuous? --discrete or a discrete --test reads labels. With neither and no
-// --test, a text table is discrete when it has a column of labels (every cell non-numeric);
-// a column mixing numbers and text stays the reader's error (a typo in continuous data).
-// README "Discrete data" documents the rule.
-Dataset read_pc_data(const PcArgs& a, Progress& progress) {
+// Discrete or continuous? --discrete or a discrete --test reads labels, --test fisher-z
+// numbers. With neither, each column must be numbers throughout or labels throughout
+// (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
+// mixing both is an error at its stray cell (a typo in continuous data); integer codes
+// with few levels run fisher-z with a note. README "Discrete data" documents the rule.
+Dataset read_pc_data(const PcArgs& a, Progress& progress, const mpi::Communicator& comm) {
+    if (a.data == "-" && comm.size() > 1)
+        throw InputError("--data - (standard input) needs a single process: give a file name");
     if (a.discrete && a.cfg.test == "fisher-z")
         throw InputError("--discrete contradicts --test fisher-z");
     if (a.discrete || pc::is_discrete_test(a.cfg.test))
         return io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
+    if (!a.cfg.test.empty()) return io::read_dataset(a.data, a.dataset);
+    Dataset d;
     try {
-        return io::read_dataset(a.data, a.dataset);
-    } catch (const io::NonNumericCell&) {
-        if (!a.cfg.test.empty()) throw;
-        Dataset d = io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
-        std::string label_column;
-        for (std::int64_t v = 0; v < d.n_vars; ++v) {
-            const auto& lv = d.levels[v];
-            const auto numeric = std::count_if(lv.begin(), lv.end(), io::is_numeric_cell);
-            if (numeric > 0 && numeric < static_cast<std::ptrdiff_t>(lv.size())) throw;
-            if (numeric == 0 && label_column.empty()) label_column = d.names[v];
-        }
-        progress.note("column '" + label_column + "' holds labels: reading " + a.data +
-                      " as discrete data (--test chi-square)");
-        return d;
+        d = io::read_dataset(a.data, a.dataset, io::TableMode::Auto);
+    } catch (const io::MixedColumn& e) {
+        throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
     }
+    if (d.discrete()) {
+        std::string label_column;
+        for (std::int64_t v = 0; v < d.n_vars && label_column.empty(); ++v)
+            if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell))
+                label_column = d.names[v];
+        progress.note("column '" + label_column + "' holds labels: reading " + d.source +
+                      " as discrete data (--test chi-square)");
+    } else if (comm.rank() == 0 && !a.quiet) {
+        if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0)
+            std::cerr << "cudag pc: note: every column of " << d.source << " holds integer codes "
+                      << "(at most " << levels << " distinct values): the data look discrete; "
+                      << "running fisher-z anyway: give --discrete for chi-square, or "
+                      << "--test fisher-z to silence this note\n";
+    }
+    return d;
 }
 
 int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
@@ -293,7 +302,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
     } join_gpu_init{gpu_init};
     Dataset data;
-    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, progress); });
+    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, progress, *comm); });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
@@ -527,7 +536,9 @@ int main(int argc, char** argv) {
 
     PcArgs pa;
     auto* pc_cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
-    pc_cmd->add_option("--data", pa.data, "input data: CSV/TSV/whitespace text with a header row, or HDF5")
+    pc_cmd->add_option("--data", pa.data,
+                       "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
+                       "text from standard input")
         ->required();
     pc_cmd->add_option("--dataset", pa.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     pc_cmd->add_option("--test", pa.cfg.test,
@@ -535,7 +546,7 @@ int main(int argc, char** argv) {
                        "chi-square for discrete data, else fisher-z");
     pc_cmd->add_flag("--discrete", pa.discrete,
                      "read the data as discrete (integer codes or labels); implied by a discrete "
-                     "--test or a non-numeric cell");
+                     "--test or a column of labels");
     pc_cmd->add_option("--dof", pa.cfg.dof,
                        "degrees of freedom of chi-square/g-square: gpupc, pcalg or causal-learn "
                        "(default: pcalg; causal-learn with --compat causal-learn)");

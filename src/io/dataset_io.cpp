@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -188,6 +189,27 @@ void write_text_dataset(const Dataset& d, const std::string& path, char delim) {
     out.close();
 }
 
+/// read_dataset("-"): a text table from standard input.
+Dataset read_stdin(const std::string& dataset_path, TableMode mode) {
+    std::string text;
+    char buf[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, got);
+    if (std::ferror(stdin))
+        throw InputError(std::string("cannot read ") + kStdinName + ": " + std::strerror(errno));
+    // The HDF5 superblock sits at 0 or, after a user block, at 512, 1024, 2048, ...
+    static const char sig[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+    for (std::size_t off = 0; off + 8 <= text.size(); off = off == 0 ? 512 : off * 2)
+        if (std::memcmp(text.data() + off, sig, 8) == 0)
+            throw InputError(std::string(kStdinName) +
+                             ": HDF5 input cannot be read from standard input (give the file's "
+                             "name to --data)");
+    if (!dataset_path.empty())
+        throw InputError(std::string(kStdinName) + " is a text table, not HDF5: a dataset path ('" +
+                         dataset_path + "') applies only to HDF5 input");
+    return parse_table(text, kStdinName, mode);
+}
+
 }  // namespace
 
 Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
@@ -268,6 +290,7 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
 }
 
 Dataset read_dataset(const std::string& path, const std::string& dataset_path, TableMode mode) {
+    if (path == "-") return read_stdin(dataset_path, mode);
     check_readable(path);
     if (h5::has_hdf5_signature(path)) {
         Dataset d = read_hdf5(path, dataset_path);

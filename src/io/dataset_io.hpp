@@ -10,11 +10,16 @@
 
 namespace cudag::io {
 
+/// The file name that messages give for standard input.
+inline constexpr const char* kStdinName = "<stdin>";
+
 /// Read a data set, choosing the reader by content: HDF5 when the file carries the HDF5
 /// signature (\x89HDF\r\n\x1a\n, at offset 0 or after a user block), else a text table
 /// (read_table). `dataset_path` selects the HDF5 dataset ("" = the only 2-D one); it is
 /// an error to give it for a text file. Throws InputError("cannot open 'path': ...")
 /// when the file is missing or unreadable.
+/// `path` "-" reads a text table from standard input, named kStdinName in messages and
+/// Dataset::source; HDF5 there is an InputError (HDF5 needs a file it can seek in).
 /// TableMode::Labels reads discrete data (see read_table; HDF5 values are discretised by
 /// value, see discretize).
 Dataset read_dataset(const std::string& path, const std::string& dataset_path = "",

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -191,6 +192,7 @@ struct Line {
 struct FirstError {
     bool set = false;
     bool non_numeric = false;
+    bool saw_label = false;  ///< TableMode::Auto: a non-numeric cell was stored as NaN
     std::string message;
     std::exception_ptr exception;
 };
@@ -203,6 +205,7 @@ struct Table {
     const std::vector<Line>* lines = nullptr;
     double* values = nullptr;
     std::int64_t n_samples = 0;
+    bool auto_mode = false;  ///< TableMode::Auto: a non-numeric cell is stored as NaN
 };
 
 /// Hash for looking labels up by string_view without building a std::string.
@@ -280,6 +283,11 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                 Cell status = Cell::Ok;
                 if (!labels) {
                     status = parse_number(text, x);
+                    if (status == Cell::NonNumeric && t.auto_mode) {
+                        x = std::numeric_limits<double>::quiet_NaN();  // a label, for now
+                        status = Cell::Ok;
+                        err.saw_label = true;
+                    }
                 } else if (text.empty() || is_missing_token(text)) {
                     status = Cell::Missing;
                 } else {
@@ -401,6 +409,50 @@ void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
     }
 }
 
+/// TableMode::Auto after parsing (labels stored as NaN): throw MixedColumn for a column
+/// holding both numbers and labels; return whether some column holds labels only.
+bool has_label_column(const Table& t) {
+    const std::size_t n_vars = t.names->size();
+    const std::int64_t m = t.n_samples;
+    bool label_column = false;
+    std::int64_t best_k = -1;  // the data line and column of the cell to report
+    std::size_t best_v = 0;
+    std::int64_t best_labels = 0;
+    for (std::size_t v = 0; v < n_vars; ++v) {
+        const double* col = t.values + static_cast<std::int64_t>(v) * m;
+        const std::int64_t labels =
+            std::count_if(col, col + m, [](double x) { return std::isnan(x); });
+        if (labels == 0) continue;
+        if (labels == m) {
+            label_column = true;
+            continue;
+        }
+        // Mixed: the rarer kind is the stray one (labels on a tie).
+        const bool stray_label = labels <= m - labels;
+        std::int64_t k = 0;
+        while (k < m && std::isnan(col[k]) != stray_label) ++k;
+        if (best_k < 0 || k < best_k) {
+            best_k = k;
+            best_v = v;
+            best_labels = labels;
+        }
+    }
+    if (best_k < 0) return label_column;
+    const Line& line = (*t.lines)[static_cast<std::size_t>(best_k)];
+    std::vector<std::string_view> fields;
+    split(t.text.substr(line.begin, line.size), t.delim, fields);
+    const std::string_view text = cell_text(fields[best_v]);
+    const bool stray_label = best_labels <= m - best_labels;
+    const std::string counts = " (" + std::to_string(stray_label ? m - best_labels : best_labels) +
+                               " of its " + std::to_string(m) + " cells are " +
+                               (stray_label ? "numbers)" : "labels)");
+    if (stray_label)
+        throw MixedColumn(cell_error(t, line.row, best_v, Cell::NonNumeric, text) + counts);
+    throw MixedColumn(*t.path + ":" + std::to_string(line.row) + ":" + std::to_string(best_v + 1) +
+                      ": numeric value '" + shown(text) + "' in column '" + (*t.names)[best_v] +
+                      "'" + counts);
+}
+
 }  // namespace
 
 char sniff_delimiter(std::string_view header, std::string_view first_data) {
@@ -503,6 +555,7 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     t.lines = &lines;
     t.values = d.values.data();
     t.n_samples = d.n_samples;
+    t.auto_mode = mode == TableMode::Auto;
 
     // Several threads for big inputs; each takes a contiguous block of rows, so the
     // first failing block holds the first error in file order.
@@ -538,6 +591,10 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
         if (e.non_numeric) throw NonNumericCell(e.message);
         throw InputError(e.message);
     }
+    if (t.auto_mode && std::any_of(errors.begin(), errors.end(),
+                                   [](const FirstError& e) { return e.saw_label; })) {
+        if (has_label_column(t)) return parse_table(text, path, TableMode::Labels);
+    }
 
     d.names = std::move(names);
     d.source = path;
@@ -548,6 +605,39 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
 bool is_numeric_cell(std::string_view text) {
     double x = 0.0;
     return parse_number(text, x) == Cell::Ok;
+}
+
+std::int64_t integer_coded_levels(const Dataset& d) {
+    if (d.discrete() || d.n_vars == 0) return 0;
+    const std::int64_t most = std::min(kFewLevels, d.n_samples / 10);
+    if (most < 2) return 0;
+    // Small integers are looked up in a table, others in the (short) list of values seen.
+    constexpr std::int64_t kSpan = 1024;
+    std::vector<std::uint8_t> seen(2 * kSpan);
+    std::vector<double> others;
+    std::int64_t levels = 0;
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        const double* col = d.column(v);
+        std::fill(seen.begin(), seen.end(), 0);
+        others.clear();
+        std::int64_t distinct = 0;
+        for (std::int64_t k = 0; k < d.n_samples; ++k) {
+            const double x = col[k];
+            if (x != std::floor(x)) return 0;
+            if (x >= -kSpan && x < kSpan) {
+                std::uint8_t& s = seen[static_cast<std::size_t>(x + kSpan)];
+                if (s) continue;
+                s = 1;
+            } else if (std::find(others.begin(), others.end(), x) != others.end()) {
+                continue;
+            } else {
+                others.push_back(x);
+            }
+            if (++distinct > most) return 0;
+        }
+        levels = std::max(levels, distinct);
+    }
+    return levels;
 }
 
 void discretize(Dataset& d, const std::string& where) {

@@ -15,11 +15,19 @@ namespace cudag::io {
 enum class TableMode {
     Numeric,  ///< every cell a number (continuous data)
     Labels,   ///< every cell a level label: integer codes or strings (discrete data)
+    Auto,     ///< each column numbers throughout or labels throughout (see read_table)
 };
 
 /// The InputError read_table throws in TableMode::Numeric for a cell that is not a number
-/// (nor a missing-value token): callers auto-detecting discrete data catch it.
+/// (nor a missing-value token).
 class NonNumericCell : public InputError {
+public:
+    using InputError::InputError;
+};
+
+/// The InputError read_table throws in TableMode::Auto for a column holding both numbers
+/// and labels; the message points at the first cell of the rarer kind.
+class MixedColumn : public InputError {
 public:
     using InputError::InputError;
 };
@@ -44,6 +52,16 @@ inline constexpr std::int64_t kMaxLevels = 256;
 /// order ("2", "10" → 0, 1; "1" and "1.0" are one level, labelled "1"); any other column
 /// gets codes in byte order of its labels. Dataset::levels holds the labels; a column with
 /// more than kMaxLevels levels is an InputError naming it.
+///
+/// TableMode::Auto tells the two apart by column: a column is labels when none of its
+/// cells is a number, numbers when all are. No label column: the table is read as in
+/// TableMode::Numeric; one or more: the whole table is read as in TableMode::Labels. A
+/// column with both is a MixedColumn error at the first cell of the kind it has fewer of
+/// (labels on a tie): "path:12:4: non-numeric value 'abc' in column 'd' (299 of its 300
+/// cells are numbers)" for a typo in continuous data, "numeric value '7' in column 'x'
+/// (49 of its 50 cells are labels)" for a stray number among labels; several such columns
+/// report the cell that comes first in the file. Missing, non-finite (inf) cells and ragged
+/// rows are errors as in TableMode::Numeric, and are reported first.
 Dataset read_table(const std::string& path, TableMode mode = TableMode::Numeric);
 
 /// read_table on text already in memory; `path` is only used in messages and as
@@ -56,6 +74,15 @@ Dataset parse_table(std::string_view text, const std::string& path,
 /// round-trip text becomes the level label. `where` names the source in errors (more than
 /// kMaxLevels levels). A no-op when `d` is already discrete.
 void discretize(Dataset& d, const std::string& where);
+
+/// Most distinct values per column for integer_coded_levels.
+inline constexpr std::int64_t kFewLevels = 32;
+
+/// Do continuous data look like integer-coded discrete data? They do when every column holds
+/// only integers, with at most kFewLevels distinct values and at most one distinct value per
+/// 10 samples (so never below 20 samples). Returns the most distinct values of a column
+/// then, else 0 (also for discrete data).
+std::int64_t integer_coded_levels(const Dataset& d);
 
 /// Does the text of a table cell parse as a finite number (the Numeric mode's rule)?
 bool is_numeric_cell(std::string_view text);

@@ -16,23 +16,12 @@
 #include <sstream>
 #include <string>
 
+#include "support/cli_run.hpp"
 #include "support/paths.hpp"
 
 namespace cudag::test {
 
 namespace fs = std::filesystem;
-
-struct CliRun {
-    int code = -1;
-    std::string out, err;
-};
-
-inline std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 class Cli : public ::testing::Test {
 protected:
@@ -45,19 +34,7 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
 
-    CliRun run(const std::string& args) {
-        const fs::path o = dir_ / "stdout.txt", e = dir_ / "stderr.txt";
-        const std::string cmd = cudag::test::cudag_binary() + " " + args + " >" + o.string() + " 2>" +
-                                e.string();
-        const int status = std::system(cmd.c_str());
-        CliRun r;
-        r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.out = slurp(o);
-        r.err = slurp(e);
-        fs::remove(o);
-        fs::remove(e);
-        return r;
-    }
+    CliRun run(const std::string& args) { return run_cudag(args, dir_); }
     fs::path write(const std::string& name, const std::string& text) {
         const fs::path p = dir_ / name;
         std::ofstream(p) << text;

@@ -3,6 +3,7 @@
 // write_dataset -> read_dataset round trips.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -50,12 +51,14 @@ void write_file(const std::string& path, const std::string& text) {
     out << text;
 }
 
-/// f() throws cudag::InputError whose one-line message contains every part.
+/// f() throws `Error` (cudag::InputError or a subclass) whose one-line message contains
+/// every part.
+template <class Error = cudag::InputError>
 testing::AssertionResult throws_input_error(const std::function<void()>& f,
                                             const std::vector<std::string>& parts) {
     try {
         f();
-    } catch (const cudag::InputError& e) {
+    } catch (const Error& e) {
         const std::string msg = e.what();
         if (msg.find('\n') != std::string::npos)
             return testing::AssertionFailure() << "message has several lines: " << msg;
@@ -524,4 +527,179 @@ TEST(IoHdf5Reader, NameCountMustMatchColumns) {
     H5Fclose(f);
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
                                    {path + ":/m", "1 names", "2 columns"}));
+}
+
+// ---- TableMode::Auto: each column numbers throughout or labels throughout --------------
+
+namespace {
+
+/// Header a,b,c,d and `rows` rows of distinct numbers; cell (row, col) (1-based file
+/// coordinates, header = row 1) replaced by `cell` when row > 1.
+std::string numeric_table(int rows, int row = 0, int col = 0, const std::string& cell = "") {
+    std::string text = "a,b,c,d\n";
+    for (int r = 2; r < rows + 2; ++r)
+        for (int c = 1; c <= 4; ++c) {
+            text += (r == row && c == col) ? cell : std::to_string(r * 0.25 + c * 1000.5);
+            text += c == 4 ? "\n" : ",";
+        }
+    return text;
+}
+
+}  // namespace
+
+TEST(IoTableAuto, StrayLabelInNumericColumnNamesTheCellNotTheLevelCount) {
+    using cudag::io::TableMode;
+    // 300 distinct values per column: read as labels, they would exceed kMaxLevels.
+    for (const std::string cell : {"abc", "0x10", "\"1,5\""}) {
+        const std::string text = numeric_table(300, 12, 4, cell);
+        const std::string shown = cell[0] == '"' ? cell.substr(1, cell.size() - 2) : cell;
+        EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
+            [&] { cudag::io::parse_table(text, "typo.csv", TableMode::Auto); },
+            {"typo.csv:12:4: non-numeric value '" + shown + "' in column 'd'",
+             "299 of its 300 cells are numbers"}));
+        // TableMode::Numeric reports the same cell, without the counts.
+        EXPECT_TRUE(throws_input_error([&] { cudag::io::parse_table(text, "typo.csv"); },
+                                       {"typo.csv:12:4: non-numeric value '" + shown + "'"}));
+    }
+}
+
+TEST(IoTableAuto, StrayNumberInLabelColumnNamesThatCell) {
+    std::string text = "x,y\n";
+    for (int k = 0; k < 50; ++k)
+        text += std::string(k == 20 ? "7" : (k % 2 ? "hi" : "lo")) + "," + (k % 3 ? "u" : "v") + "\n";
+    EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
+        [&] { cudag::io::parse_table(text, "lab.csv", cudag::io::TableMode::Auto); },
+        {"lab.csv:22:1: numeric value '7' in column 'x'", "49 of its 50 cells are labels"}));
+}
+
+TEST(IoTableAuto, TieReportsTheLabelAndSeveralMixedColumnsTheFirstCellInTheFile) {
+    using cudag::io::TableMode;
+    EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
+        [] { cudag::io::parse_table("a\n1\nx\n2\ny\n", "t.csv", TableMode::Auto); },
+        {"t.csv:3:1: non-numeric value 'x'"}));
+    // Column b's stray label (row 4) comes before column a's (row 5).
+    EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
+        [] {
+            cudag::io::parse_table("a,b\n1,1\n2,2\n3,oops\nbad,4\n5,5\n", "t.csv",
+                                   TableMode::Auto);
+        },
+        {"t.csv:4:2: non-numeric value 'oops' in column 'b'"}));
+}
+
+TEST(IoTableAuto, NumbersGiveContinuousDataAndLabelColumnsDiscreteData) {
+    using cudag::io::TableMode;
+    const std::string numbers = "a,b\n1,2.5\n3,4\n";
+    const cudag::Dataset n = cudag::io::parse_table(numbers, "t.csv", TableMode::Auto);
+    EXPECT_FALSE(n.discrete());
+    EXPECT_EQ(n.values, cudag::io::parse_table(numbers, "t.csv").values);
+    // A label column makes the whole table discrete; numeric columns get numeric codes.
+    const std::string labels = "a,b\nyes,10\nno,2\nyes,2\n";
+    const cudag::Dataset d = cudag::io::parse_table(labels, "t.csv", TableMode::Auto);
+    const cudag::Dataset l = cudag::io::parse_table(labels, "t.csv", TableMode::Labels);
+    ASSERT_TRUE(d.discrete());
+    EXPECT_EQ(d.values, l.values);
+    EXPECT_EQ(d.levels, l.levels);
+    EXPECT_EQ(d.levels[1], (std::vector<std::string>{"2", "10"}));
+}
+
+TEST(IoTableAuto, MissingAndNonFiniteCellsStayErrors) {
+    using cudag::io::TableMode;
+    EXPECT_TRUE(throws_input_error(
+        [] { cudag::io::parse_table("a,b\nx,1\ny,NA\n", "t.csv", TableMode::Auto); },
+        {"t.csv:3:2: missing value 'NA'"}));
+    EXPECT_TRUE(throws_input_error(
+        [] { cudag::io::parse_table("a,b\nx,1\ny,inf\n", "t.csv", TableMode::Auto); },
+        {"t.csv:3:2: non-finite value 'inf'"}));
+}
+
+TEST(IoTableAuto, ParallelParseFindsTheStrayCellInAnyBlock) {
+    // Over 4 MiB: several parser threads, each its own block of rows.
+    const int rows = 120000;
+    const std::string text = numeric_table(rows, rows - 5, 2, "typo");
+    ASSERT_GT(text.size(), std::size_t{4} << 20);
+    EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
+        [&] { cudag::io::parse_table(text, "big.csv", cudag::io::TableMode::Auto); },
+        {"big.csv:" + std::to_string(rows - 5) + ":2: non-numeric value 'typo' in column 'b'"}));
+    const cudag::Dataset d =
+        cudag::io::parse_table(numeric_table(rows), "big.csv", cudag::io::TableMode::Auto);
+    EXPECT_FALSE(d.discrete());
+    EXPECT_EQ(d.n_samples, rows);
+}
+
+TEST(IoIntegerCodes, FewIntegerLevelsPerColumnLookDiscrete) {
+    cudag::Dataset d;
+    d.n_samples = 100;
+    d.n_vars = 2;
+    d.names = {"a", "b"};
+    for (int k = 0; k < 100; ++k) d.values.push_back(k % 3);
+    for (int k = 0; k < 100; ++k) d.values.push_back(k % 5 - 2);
+    EXPECT_EQ(cudag::io::integer_coded_levels(d), 5);
+    d.values[150] = 0.5;  // one non-integer
+    EXPECT_EQ(cudag::io::integer_coded_levels(d), 0);
+    d.values[150] = 1e6;  // large integers count as levels too
+    EXPECT_EQ(cudag::io::integer_coded_levels(d), 6);
+    for (int k = 0; k < 100; ++k) d.values[100 + k] = k % 11;  // more than one level per 10 samples
+    EXPECT_EQ(cudag::io::integer_coded_levels(d), 0);
+    cudag::Dataset many;
+    many.n_samples = 10000;
+    many.n_vars = 1;
+    many.names = {"age"};
+    for (int k = 0; k < 10000; ++k) many.values.push_back(k % 40);  // over kFewLevels
+    EXPECT_EQ(cudag::io::integer_coded_levels(many), 0);
+    cudag::Dataset labels = cudag::io::parse_table("a\n0\n1\n", "t.csv",
+                                                   cudag::io::TableMode::Labels);
+    EXPECT_EQ(cudag::io::integer_coded_levels(labels), 0);  // already discrete
+}
+
+// ---- standard input -------------------------------------------------------------------
+
+namespace {
+
+/// Run f() with standard input reading `path`.
+template <class F>
+void with_stdin(const std::string& path, F f) {
+    std::fflush(stdin);
+    const int saved = ::dup(STDIN_FILENO);
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ::dup2(fd, STDIN_FILENO);
+    ::close(fd);
+    std::clearerr(stdin);
+    struct Restore {
+        int saved;
+        ~Restore() {
+            ::dup2(saved, STDIN_FILENO);
+            ::close(saved);
+            std::clearerr(stdin);
+        }
+    } restore{saved};
+    f();
+}
+
+}  // namespace
+
+TEST(IoDataset, DashReadsATextTableFromStandardInput) {
+    TempDir dir;
+    const std::string path = dir.file("in.csv");
+    write_file(path, "a,b\n1,2\n3,4\n");
+    with_stdin(path, [] {
+        const cudag::Dataset d = cudag::io::read_dataset("-");
+        EXPECT_EQ(d.source, "<stdin>");
+        EXPECT_EQ(d.values, (std::vector<double>{1, 3, 2, 4}));
+    });
+    write_file(path, "a,b\n1,2\n3,x\n");
+    with_stdin(path, [] {
+        EXPECT_TRUE(throws_input_error([] { cudag::io::read_dataset("-"); },
+                                       {"<stdin>:3:2: non-numeric value 'x'"}));
+    });
+    with_stdin(path, [] {
+        EXPECT_TRUE(throws_input_error([] { cudag::io::read_dataset("-", "/data"); },
+                                       {"<stdin>", "text table", "/data"}));
+    });
+    const std::string h5 = dir.file("in.h5");
+    cudag::io::write_dataset(tricky_dataset(), h5);
+    with_stdin(h5, [] {
+        EXPECT_TRUE(throws_input_error([] { cudag::io::read_dataset("-"); },
+                                       {"<stdin>: HDF5 input cannot be read from standard input"}));
+    });
 }

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// The cudag binary on bad or ambiguous input (issue 18): a stray cell in a column, data
+// that look discrete, and --data - (standard input).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "support/cli_run.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using cudag::test::CliRun;
+
+class CliInput : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("cudag_cli_input_" +
+                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                "_" + std::to_string(::getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// Run cudag with `args`; `input` (if not empty) becomes its standard input.
+    CliRun run(const std::string& args, const fs::path& input = {}) {
+        return cudag::test::run_cudag(args, dir_, input);
+    }
+    fs::path write(const std::string& name, const std::string& text) {
+        const fs::path p = dir_ / name;
+        std::ofstream(p) << text;
+        return p;
+    }
+    /// A failing run: exit code 1 and exactly one line on stderr containing `what`.
+    void expect_error(const std::string& args, const std::string& what,
+                      const fs::path& input = {}) {
+        const CliRun r = run(args, input);
+        EXPECT_EQ(r.code, 1) << args;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
+        EXPECT_NE(r.err.find(what), std::string::npos)
+            << "stderr: " << r.err << " (wanted '" << what << "')";
+    }
+    fs::path dir_;
+};
+
+/// Header a,b,c,d and 300 rows of distinct numbers (a chain a -> b -> c, d apart); the
+/// cell of data row `row` (file row row + 1) in column `col` (from 1) replaced by `cell`.
+std::string continuous_csv(int row = 0, int col = 0, const std::string& cell = "") {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> noise;
+    std::ostringstream os;
+    os << std::setprecision(17) << "a,b,c,d\n";
+    for (int s = 1; s <= 300; ++s) {
+        double v[4];
+        v[0] = noise(rng);
+        v[1] = 0.8 * v[0] + 0.5 * noise(rng);
+        v[2] = 0.8 * v[1] + 0.5 * noise(rng);
+        v[3] = noise(rng);
+        for (int k = 1; k <= 4; ++k) {
+            if (s == row && k == col)
+                os << cell;
+            else
+                os << v[k - 1];
+            os << (k == 4 ? '\n' : ',');
+        }
+    }
+    return os.str();
+}
+
+}  // namespace
+
+// Item 6: a typo cell in continuous data is reported as that cell, not as a discrete
+// column with too many levels.
+TEST_F(CliInput, TypoCellInContinuousDataNamesTheCell) {
+    for (const std::string cell : {"abc", "0x10", "\"1,5\""}) {
+        const std::string shown = cell[0] == '"' ? cell.substr(1, cell.size() - 2) : cell;
+        const auto p = write("typo.csv", continuous_csv(11, 4, cell));
+        const std::string want = "typo.csv:12:4: non-numeric value '" + shown + "' in column 'd'";
+        expect_error("pc --data " + p.string(), want);
+        expect_error("pc --data " + p.string(), "--discrete");
+        // --test fisher-z says the same.
+        expect_error("pc --data " + p.string() + " --test fisher-z", want);
+    }
+}
+
+TEST_F(CliInput, StrayNumberInLabelColumnNamesTheCell) {
+    std::string text = "x,y\n";
+    for (int k = 0; k < 50; ++k)
+        text += std::string(k == 20 ? "7" : (k % 2 ? "hi" : "lo")) + "," + (k % 3 ? "u" : "v") + "\n";
+    const auto p = write("lab.csv", text);
+    expect_error("pc --data " + p.string(), "lab.csv:22:1: numeric value '7' in column 'x'");
+    // --discrete reads every cell as a label, "7" included.
+    const CliRun r = run("pc --data " + p.string() + " --discrete -q");
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// Item 12: integer codes run fisher-z, with a note saying how to choose.
+TEST_F(CliInput, IntegerCodedDataGetANoteAndStillRunFisherZ) {
+    const std::string data = (dir_ / "d.csv").string();
+    ASSERT_EQ(run("simulate discrete --vars 8 --samples 400 --density 0.2 --states 3 --seed 2 "
+                  "--out " + data).code,
+              0);
+    const CliRun r = run("pc --data " + data);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("look discrete"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--discrete"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--test fisher-z"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("fisher-z:"), std::string::npos) << "still Fisher-z: " << r.err;
+    EXPECT_EQ(r.err.find("discrete variables"), std::string::npos) << r.err;
+    // Silenced by -q, by --test fisher-z, and absent with --discrete.
+    for (const char* extra : {" -q", " --test fisher-z", " --discrete"}) {
+        const CliRun s = run("pc --data " + data + extra);
+        EXPECT_EQ(s.code, 0) << extra << ": " << s.err;
+        EXPECT_EQ(s.err.find("look discrete"), std::string::npos) << extra << ": " << s.err;
+    }
+    // Continuous data get no note.
+    const auto c = write("c.csv", continuous_csv());
+    const CliRun s = run("pc --data " + c.string());
+    EXPECT_EQ(s.code, 0) << s.err;
+    EXPECT_EQ(s.err.find("look discrete"), std::string::npos) << s.err;
+}
+
+// Item 13: --data - reads a text table from standard input.
+TEST_F(CliInput, DashReadsStandardInput) {
+    const auto p = write("ok.csv", continuous_csv());
+    const CliRun from_file = run("pc --data " + p.string() + " -q");
+    const CliRun from_stdin = run("pc --data - -q", p);
+    ASSERT_EQ(from_stdin.code, 0) << from_stdin.err;
+    EXPECT_EQ(from_stdin.out, from_file.out);
+    EXPECT_NE(from_stdin.out.find("a\tb\t---"), std::string::npos) << from_stdin.out;
+
+    const auto t = write("typo.csv", continuous_csv(11, 4, "abc"));
+    expect_error("pc --data -", "<stdin>:12:4: non-numeric value 'abc' in column 'd'", t);
+    expect_error("pc --data -", "<stdin>:1: no header row", "/dev/null");
+
+    const std::string h5 = (dir_ / "g.h5").string();
+    ASSERT_EQ(run("simulate gaussian --vars 4 --samples 50 --density 0.3 --seed 1 --out " + h5)
+                  .code,
+              0);
+    expect_error("pc --data -", "<stdin>: HDF5 input cannot be read from standard input", h5);
+}

@@ -70,7 +70,10 @@ Dataset make_dataset(const std::vector<std::vector<double>>& cols) {
     d.n_vars = static_cast<std::int64_t>(cols.size());
     d.n_samples = static_cast<std::int64_t>(cols[0].size());
     for (std::size_t v = 0; v < cols.size(); ++v) {
-        d.names.push_back("V" + std::to_string(v));
+        // Appended, not "V" + to_string(v): GCC 12 warns (-Wrestrict) on that concatenation.
+        std::string name = "V";
+        name += std::to_string(v);
+        d.names.push_back(name);
         d.values.insert(d.values.end(), cols[v].begin(), cols[v].end());
     }
     d.source = "test";

@@ -166,7 +166,8 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
         // No output file: the CPDAG goes to stdout as the edge list.
         std::cout << "source\ttarget\tmark\n";
         for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
-            std::cout << r.names[e.a] << '\t' << r.names[e.b] << '\t' << io::edge_mark(e.kind) << '\n';
+            std::cout << io::tsv_escape(r.names[e.a]) << '\t' << io::tsv_escape(r.names[e.b])
+                      << '\t' << io::edge_mark(e.kind) << '\n';
     } else {
         try {
             io::write_result_hdf5(r, tmp_h5);
@@ -380,8 +381,8 @@ struct SimArgs {
 /// location writable (checked before the work); `inputs` are what the command reads.
 std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const std::string& out,
                                 const std::string& truth, io::OutputSet& outputs) {
-    if (truth == "-")
-        throw InputError("--truth needs a file name ('-' is for --out: the data on stdout)");
+    if (out == "-" && truth == "-")
+        throw InputError("--out and --truth cannot both be '-' (standard output)");
     io::check_distinct(inputs, {{"--out", out}, {"--truth", truth}});
     if (out != "-") outputs.temp_for(out);
     return truth.empty() || truth == "-" ? truth : outputs.temp_for(truth);
@@ -450,34 +451,23 @@ int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
 }
 
 // ---- cudag compare ----------------------------------------------------------------
-// `g` over `from` names re-indexed onto `to` (which contains all of `from`).
-Pdag remap(const Pdag& g, const std::vector<std::string>& from, const std::vector<std::string>& to) {
-    std::map<std::string, std::int32_t> index;
-    for (std::size_t k = 0; k < to.size(); ++k) index[to[k]] = static_cast<std::int32_t>(k);
-    Pdag out{Graph(static_cast<std::int64_t>(to.size()))};
-    for (std::int32_t i = 0; i < g.n(); ++i)
-        for (std::int32_t j : g.neighbours(i))
-            if (i < j) out.set(index.at(from[i]), index.at(from[j]), g.end(i, j), g.end(j, i));
-    return out;
-}
-
+// Reads both graphs (any format read_graph_file knows), puts them on one variable list
+// (align_graphs refuses different variable sets), converts a DAG truth to its CPDAG and
+// prints the metrics. With --json -, stdout holds only the JSON and the table goes to
+// stderr, so that `cudag compare ... --json - | jq` works.
 int run_compare(const std::string& truth_path, const std::string& est_path, const std::string& json) {
-    // Edge lists name only non-isolated nodes: align the two graphs on the union of names.
-    std::vector<std::string> tnames, enames;
-    Pdag truth = io::read_graph(truth_path, tnames);
-    Pdag est = io::read_graph(est_path, enames);
-    std::vector<std::string> names = tnames;
-    for (const auto& nm : enames)
-        if (std::find(names.begin(), names.end(), nm) == names.end()) names.push_back(nm);
-    truth = remap(truth, tnames, names);
-    est = remap(est, enames, names);
-    if (pc::is_dag(truth)) truth = pc::dag_to_cpdag(truth);
-    const pc::Comparison c = pc::compare_graphs(truth, est);
-    std::cout << pc::comparison_table(c);
+    const io::GraphFile truth_file = io::read_graph_file(truth_path);
+    const io::GraphFile est_file = io::read_graph_file(est_path);
+    io::AlignedGraphs g = io::align_graphs(truth_file, est_file);
+    if (pc::is_dag(g.truth)) g.truth = pc::dag_to_cpdag(g.truth);
+    const pc::Comparison c = pc::compare_graphs(g.truth, g.estimate);
     const std::string js = pc::comparison_json(c);
     if (json == "-") {
+        std::cerr << pc::comparison_table(c);
         std::cout << js << '\n';
-    } else if (!json.empty()) {
+        return 0;
+    }
+    if (!json.empty()) {
         io::OutputSet outputs;
         const std::string tmp = outputs.temp_for(json);
         io::TextFile f(tmp);
@@ -486,6 +476,7 @@ int run_compare(const std::string& truth_path, const std::string& est_path, cons
         f.close();
         outputs.commit();
     }
+    std::cout << pc::comparison_table(c);
     return 0;
 }
 
@@ -662,11 +653,15 @@ int main(int argc, char** argv) {
 
     std::string truth, estimate, json;
     auto* cmp = app.add_subcommand("compare", "skeleton precision/recall/F1 and CPDAG SHD of an estimate");
-    cmp->add_option("--truth", truth, "true graph: edge TSV, causal-learn/Tetrad graph text or matrix")
+    cmp->add_option("--truth", truth,
+                    "true graph: edge TSV, Tetrad/causal-learn graph text or matrix, pcalg "
+                    ".amat.csv, node-link .json, .dot or cudag's .h5 result")
         ->required();
-    cmp->add_option("--estimate", estimate, "estimated graph, same formats (e.g. cudag's .edges.tsv)")
+    cmp->add_option("--estimate", estimate, "estimated graph, same formats (any cudag pc output)")
         ->required();
-    cmp->add_option("--json", json, "also write the numbers as JSON to this file ('-' for stdout)");
+    cmp->add_option("--json", json,
+                    "also write the numbers as JSON to this file; '-': only the JSON on stdout "
+                    "(the table goes to stderr)");
 
     auto* info = app.add_subcommand("info", "version, build options, devices, threads");
 

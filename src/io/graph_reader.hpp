@@ -12,29 +12,84 @@
 
 namespace cudag::io {
 
-/// Reads a graph with marks from `path`. The format is recognised from the first non-blank
-/// line:
+/// A graph read from a file, with what the file says about its variables.
+struct GraphFile {
+    std::string path;                ///< the file, for messages
+    std::string format;              ///< "edge list", "Tetrad graph", "causal-learn matrix",
+                                     ///< "pcalg amat", "node-link JSON", "DOT", "cudag result"
+    Pdag graph;                      ///< marks in Pdag's causal-learn encoding
+    std::vector<std::string> names;  ///< name of node i, in the file's order
+    /// Whether the file lists every variable, isolated ones included (Tetrad node list,
+    /// matrices, node-link JSON, cudag's HDF5 result, DOT with node statements). False for
+    /// edge lists (TSV, DOT with edge statements only), which name only variables with edges.
+    bool lists_every_variable = false;
+    /// The file has no names (causal-learn matrix): names are X1..Xn for rows 1..n.
+    bool names_by_position = false;
+};
+
+/// Reads a graph with marks from `path`. The format is recognised from the content (the
+/// first non-blank line not starting with '#'), never from the file name:
+///  - cudag's HDF5 result (`cudag pc --out r.h5`, format "cudag-pc-result-1"):
+///    /variables/names and /cpdag/edges.
 ///  - TSV edge list: header with columns `source`, `target`, `mark` (tab separated, other
 ///    columns such as `weight` ignored), one edge per row; marks `-->`, `<--`, `---`, `<->`.
+///    Names are tsv_unescape'd (`\t`, `\n`, `\r`, `\\`) and trimmed of blanks; '#' lines
+///    are comments only before the header (after it a name may start with '#').
 ///  - Tetrad / causal-learn text graph: `Graph Nodes:`, a line of names separated by `;` (or
 ///    `,`), `Graph Edges:`, then lines `1. X1 --> X2`; any later section (`Graph
 ///    Attributes:` ...) ends the edge list.
+///  - pcalg adjacency matrix as CSV (cudag's .amat.csv, R's write.csv, pandas' to_csv): a
+///    header with an empty first cell then the n names, then per variable its name and n
+///    codes in the "cpdag" coding (amat[a,b] = 0 and amat[b,a] = 1: a --> b; 1/1 a --- b;
+///    2/2 a <-> b). RFC 4180 quoting: a quoted name may hold commas, "" and line breaks.
+///  - networkx node-link JSON (cudag's .json, nx.node_link_data): "nodes" [{"id": ...}] and
+///    "links" (or "edges") [{"source", "target", optional "mark"}]. A link without a mark is
+///    source --> target (every link is undirected when "directed" is false).
+///  - Graphviz DOT (cudag's .dot): `[strict] digraph|graph [id] { ... }` with node and edge
+///    statements (chains a -> b -> c), `dir` = forward/back/both/none and, for causal-learn's
+///    to_pydot output, `arrowhead`/`arrowtail` = none (a tail); nodes are named by their DOT
+///    IDs (labels are ignored); quoted IDs with `\"`, `\\`, `\n`, `\r`; comments; attribute
+///    statements are ignored. Subgraphs are refused.
 ///  - causal-learn integer matrix: n rows of n whitespace-separated values in {-1, 0, 1} with
 ///    G[i,j] = the mark at i's end (-1 tail, 1 arrow); nodes are X1..Xn, or names by position.
-/// Circle marks (`o`, matrix value 2) and HDF5 files are refused.
-///
-/// If `names` is non-empty on entry, the returned Pdag has names.size() nodes in that order
-/// and every node in the file must be one of them (InputError naming the unknown node).
-/// Otherwise `names` is filled from the file: the node list (Tetrad), the order of first
-/// appearance (TSV; nodes without edges cannot be recovered) or X1..Xn (matrix).
-/// The marks follow Pdag's causal-learn encoding. Errors name the file and line.
+/// In JSON and DOT an edge given as two opposite directed arcs (a -> b and b -> a) is
+/// undirected, as a networkx DiGraph stores a CPDAG. Circle marks (`o`, matrix value 2,
+/// DOT arrowheads `odot`) are refused. Errors name the file and line (and column where it
+/// applies).
+GraphFile read_graph_file(const std::string& path);
+
+/// read_graph_file onto a given variable list: if `names` is non-empty on entry, the
+/// returned Pdag has names.size() nodes in that order and every node in the file must be
+/// one of them (InputError naming the unknown node); a causal-learn matrix must have
+/// names.size() rows and takes the names by position. Otherwise `names` is filled from
+/// the file (GraphFile::names).
 Pdag read_graph(const std::string& path, std::vector<std::string>& names);
+
+/// Two graphs on one variable list, node k of both being names[k].
+struct AlignedGraphs {
+    Pdag truth;
+    Pdag estimate;
+    std::vector<std::string> names;  ///< the truth's names, then any the estimate adds
+};
+
+/// Puts `estimate` onto the variables of `truth` for `cudag compare`, refusing graphs over
+/// different variable sets with an InputError naming the estimate's file, the first
+/// offending variable and how many there are:
+///  - a variable of the estimate that the truth lacks is refused, unless the truth cannot
+///    list variables without edges (edge list) and the estimate lists every variable: then
+///    it is a variable isolated in the truth;
+///  - a variable of the truth that the estimate lacks is refused when the estimate lists
+///    every variable; an edge-list estimate just has no edge on it.
+/// A causal-learn matrix (names_by_position) is matched by its X1..Xn names when the other
+/// graph has all of them, else by position when the other graph lists every variable and
+/// has as many. Metrics do not depend on isolated variables, so the union is harmless.
+AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate);
 
 /// Writes a DAG as a TSV edge list with header `source\ttarget\tmark\tweight`, one row
 /// `names[parent]\tnames[child]\t-->\tweight` per (parent, child, weight) edge, in the given
-/// order; weights in shortest round-trip decimal form. Writes `path.tmp` and renames it to
-/// `path` at the end. Throws InputError for an edge endpoint outside names or an unwritable
-/// path.
+/// order, names tsv_escape'd; weights in shortest round-trip decimal form. Writes `path`
+/// itself (callers pass a temporary from an OutputSet; "-" is standard output). Throws
+/// InputError for an edge endpoint outside names or an unwritable path.
 void write_truth_tsv(const std::vector<std::string>& names,
                      const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& dag_edges,
                      const std::string& path);

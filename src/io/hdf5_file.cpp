@@ -211,46 +211,49 @@ bool has_attr(hid_t obj, const std::string& name) {
     return r > 0;
 }
 
-std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
-                                          const std::string& where) {
-    const std::string what = where + ": cannot read attribute '" + name + "'";
-    Handle attr = check_id(H5Aopen(obj, name.c_str(), H5P_DEFAULT), what);
-    Handle ftype = check_id(H5Aget_type(attr.get()), what);
-    if (H5Tget_class(ftype.get()) != H5T_STRING)
-        throw InputError(where + ": attribute '" + name + "' does not hold strings");
-    Handle space = check_id(H5Aget_space(attr.get()), what);
-    const int rank = H5Sget_simple_extent_ndims(space.get());
+namespace {
+
+/// The strings of an attribute or dataset with file type `ftype` and dataspace `space`;
+/// `read(mem_type, buffer)` reads all elements converted to mem_type. `object` names it
+/// ("attribute 'x'", "dataset 'y'") in errors.
+std::vector<std::string> read_strings_of(hid_t ftype, hid_t space, const std::string& object,
+                                         const std::function<herr_t(hid_t, void*)>& read,
+                                         const std::string& where) {
+    const std::string what = where + ": cannot read " + object;
+    if (H5Tget_class(ftype) != H5T_STRING)
+        throw InputError(where + ": " + object + " does not hold strings");
+    const int rank = H5Sget_simple_extent_ndims(space);
     if (rank < 0 || rank > 1)
-        throw InputError(where + ": attribute '" + name + "' must be a 1-D list of strings");
-    const hssize_t n = H5Sget_simple_extent_npoints(space.get());
+        throw InputError(where + ": " + object + " must be a 1-D list of strings");
+    const hssize_t n = H5Sget_simple_extent_npoints(space);
     if (n < 0) check(-1, what);
     std::vector<std::string> out;
     out.reserve(static_cast<std::size_t>(n));
     if (n == 0) return out;
 
-    const H5T_cset_t cset = H5Tget_cset(ftype.get());
-    if (H5Tis_variable_str(ftype.get()) > 0) {
+    const H5T_cset_t cset = H5Tget_cset(ftype);
+    if (H5Tis_variable_str(ftype) > 0) {
         Handle mtype = vlen_utf8_type(what);
         check(H5Tset_cset(mtype.get(), cset), what);
         std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
-        check(H5Aread(attr.get(), mtype.get(), ptrs.data()), what);
+        check(read(mtype.get(), ptrs.data()), what);
         for (char* p : ptrs) out.emplace_back(p ? p : "");
             // Return the strings HDF5 allocated for us.
 #if H5_VERSION_GE(1, 12, 0)
-        H5Treclaim(mtype.get(), space.get(), H5P_DEFAULT, ptrs.data());
+        H5Treclaim(mtype.get(), space, H5P_DEFAULT, ptrs.data());
 #else
-        H5Dvlen_reclaim(mtype.get(), space.get(), H5P_DEFAULT, ptrs.data());
+        H5Dvlen_reclaim(mtype.get(), space, H5P_DEFAULT, ptrs.data());
 #endif
     } else {
-        const std::size_t size = H5Tget_size(ftype.get());
+        const std::size_t size = H5Tget_size(ftype);
         if (size == 0) check(-1, what);
         Handle mtype = check_id(H5Tcopy(H5T_C_S1), what);
         check(H5Tset_size(mtype.get(), size), what);
         check(H5Tset_cset(mtype.get(), cset), what);
         check(H5Tset_strpad(mtype.get(), H5T_STR_NULLPAD), what);
         std::vector<char> buf(size * static_cast<std::size_t>(n), '\0');
-        check(H5Aread(attr.get(), mtype.get(), buf.data()), what);
-        const bool space_pad = H5Tget_strpad(ftype.get()) == H5T_STR_SPACEPAD;
+        check(read(mtype.get(), buf.data()), what);
+        const bool space_pad = H5Tget_strpad(ftype) == H5T_STR_SPACEPAD;
         for (hssize_t k = 0; k < n; ++k) {
             const char* p = buf.data() + static_cast<std::size_t>(k) * size;
             std::size_t len = strnlen(p, size);
@@ -260,6 +263,35 @@ std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
         }
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
+                                          const std::string& where) {
+    const std::string object = "attribute '" + name + "'";
+    const std::string what = where + ": cannot read " + object;
+    Handle attr = check_id(H5Aopen(obj, name.c_str(), H5P_DEFAULT), what);
+    Handle ftype = check_id(H5Aget_type(attr.get()), what);
+    Handle space = check_id(H5Aget_space(attr.get()), what);
+    return read_strings_of(
+        ftype.get(), space.get(), object,
+        [&](hid_t mtype, void* buf) { return H5Aread(attr.get(), mtype, buf); }, where);
+}
+
+std::vector<std::string> read_strings(hid_t loc, const std::string& name,
+                                      const std::string& where) {
+    const std::string object = "dataset '" + name + "'";
+    const std::string what = where + ": cannot read " + object;
+    Handle ds = check_id(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), what);
+    Handle ftype = check_id(H5Dget_type(ds.get()), what);
+    Handle space = check_id(H5Dget_space(ds.get()), what);
+    return read_strings_of(
+        ftype.get(), space.get(), object,
+        [&](hid_t mtype, void* buf) {
+            return H5Dread(ds.get(), mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+        },
+        where);
 }
 
 namespace {

@@ -150,6 +150,12 @@ bool has_attr(hid_t obj, const std::string& name);
 std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
                                           const std::string& where);
 
+/// Read a 1-D dataset of strings (fixed- or variable-length, ASCII or UTF-8; padding
+/// removed as in read_string_attr), e.g. what write_strings wrote. Throws InputError naming
+/// `where` when the dataset is missing or does not hold strings.
+std::vector<std::string> read_strings(hid_t loc, const std::string& name,
+                                      const std::string& where);
+
 /// Full paths ("/a/b") of the datasets reachable from the root of `file` through hard
 /// links, in HDF5's name order.
 std::vector<std::string> list_datasets(hid_t file);

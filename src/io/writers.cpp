@@ -118,31 +118,34 @@ std::string dot_quote(const std::string& s) {
             out.push_back(c);
         } else if (c == '\n') {
             out += "\\n";
-        } else if (c != '\r') {
+        } else if (c == '\r') {
+            out += "\\r";
+        } else {
             out.push_back(c);
         }
     }
     return out + "\"";
 }
 
+/// Appends the C-style escape of a backslash, tab, newline or carriage return (`\\`, `\t`,
+/// `\n`, `\r`) to `out`; false, appending nothing, for any other character.
+bool append_c_escape(std::string& out, char c) {
+    const char* e = c == '\\'   ? "\\\\"
+                    : c == '\t' ? "\\t"
+                    : c == '\n' ? "\\n"
+                    : c == '\r' ? "\\r"
+                                : nullptr;
+    if (e) out += e;
+    return e != nullptr;
+}
+
 std::string json_quote(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
+        if (append_c_escape(out, c)) continue;
         switch (c) {
             case '"':
                 out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
                 break;
             case '\b':
                 out += "\\b";
@@ -220,11 +223,35 @@ private:
 
 }  // namespace
 
+std::string tsv_escape(std::string_view name) {
+    std::string out;
+    out.reserve(name.size());
+    for (char c : name)
+        if (!append_c_escape(out, c)) out.push_back(c);
+    return out;
+}
+
+std::string tsv_unescape(std::string_view field) {
+    std::string out;
+    out.reserve(field.size());
+    for (std::size_t k = 0; k < field.size(); ++k) {
+        const char next = k + 1 < field.size() ? field[k + 1] : '\0';
+        if (field[k] != '\\' || std::string_view("\\tnr").find(next) == std::string_view::npos) {
+            out.push_back(field[k]);
+            continue;
+        }
+        out.push_back(next == 't' ? '\t' : next == 'n' ? '\n' : next == 'r' ? '\r' : '\\');
+        ++k;
+    }
+    return out;
+}
+
 void write_edges(const pc::PcResult& r, const std::string& path) {
     check_result(r);
     std::string out = "source\ttarget\tmark\n";
     for (const CpdagEdge& e : cpdag_edges(r.cpdag))
-        out += r.names[e.a] + "\t" + r.names[e.b] + "\t" + edge_mark(e.kind) + "\n";
+        out += tsv_escape(r.names[e.a]) + "\t" + tsv_escape(r.names[e.b]) + "\t" +
+               edge_mark(e.kind) + "\n";
     TextFile f(path);
     f.write(out);
     f.close();

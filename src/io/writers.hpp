@@ -68,12 +68,23 @@ const char* edge_mark(EdgeKind kind);
 /// Bidirected edges are 2/2, as pcalg's pc(solve.confl = TRUE) writes them.
 int amat_code(const Pdag& g, std::int32_t a, std::int32_t b);
 
+/// A name as one field of a tab-separated edge list: backslash, tab, newline and carriage
+/// return become `\\`, `\t`, `\n` and `\r`; every other byte is kept. tsv_unescape undoes it.
+std::string tsv_escape(std::string_view name);
+
+/// The inverse of tsv_escape: `\\`, `\t`, `\n`, `\r` become backslash, tab, newline, carriage
+/// return; a backslash before any other character (or at the end) is kept as it is, so
+/// hand-written names such as `C:\data` read unchanged.
+std::string tsv_unescape(std::string_view field);
+
 /// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in
-/// cpdag_edges order with variable names and mark "-->", "---" or "<->".
+/// cpdag_edges order with variable names (tsv_escape'd) and mark "-->", "---" or "<->".
 void write_edges(const pc::PcResult& r, const std::string& path);
 
-/// Graphviz digraph: every variable as a quoted node, then the edges; undirected edges
-/// get [dir=none], bidirected [dir=both].
+/// Graphviz digraph: every variable as a quoted node (a node statement each, so isolated
+/// variables are kept), then the edges; undirected edges get [dir=none], bidirected
+/// [dir=both]. In names, `"` and `\` are escaped with a backslash and newline and carriage
+/// return written as `\n` and `\r` (Graphviz shows them as line breaks in labels).
 void write_dot(const pc::PcResult& r, const std::string& path);
 
 /// networkx node-link JSON (nx.node_link_graph(data, edges="links") reads it as a
@@ -83,6 +94,8 @@ void write_json(const pc::PcResult& r, const std::string& path);
 
 /// pcalg adjacency matrix as R's write.csv writes it: a header row of quoted names after
 /// an empty first cell, then per variable its quoted name and n codes (see amat_code).
+/// Names are always quoted, a `"` doubled (RFC 4180), so commas and line breaks in names
+/// stay inside their field.
 /// read.csv(path, row.names = 1) gives back the amat.
 void write_amat(const pc::PcResult& r, const std::string& path);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/graph_reader.hpp"
 #include "io/output_set.hpp"
 #include "io/result_file.hpp"
 #include "io/writers.hpp"
@@ -354,6 +355,108 @@ TEST(IoWriters, EmptyGraphWritesHeadersOnly) {
     const std::string json = read_file(dir.file("g.json"));
     EXPECT_TRUE(JsonChecker(json).valid()) << json;
     EXPECT_NE(json.find("\"links\": []"), std::string::npos) << json;
+}
+
+/// Eight variables whose names hold every delimiter of the text formats (tab, line breaks,
+/// backslashes, quotes, commas, '#', '->', blanks), with edges of all three kinds and an
+/// isolated variable.
+cudag::pc::PcResult awkward_names_result() {
+    cudag::pc::PcResult r;
+    r.names = {"tab\there", "two\nlines", "back\\slash\\", "say \"hi\", ok",
+               "cr\rlf",    "#hash",      "a -> b; c",     " spaced "};
+    r.skeleton = cudag::Graph(8);
+    for (auto [i, j] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {0, 6}})
+        r.skeleton.add(i, j);
+    r.cpdag = cudag::Pdag(r.skeleton);
+    r.cpdag.orient(0, 1);                         // tab --> two lines
+    r.cpdag.orient(3, 2);                         // say --> back slash
+    r.cpdag.set(3, 4, Mark::Arrow, Mark::Arrow);  // say <-> cr
+    r.cpdag.orient(5, 4);                         // #hash --> cr   (0-6 and 1-2 undirected)
+    return r;
+}
+
+/// Whether `g` over `names` has exactly the edges and marks of `want` over `want_names`
+/// (names of `g` must be among `want_names`; variables `g` lacks must be isolated in want).
+testing::AssertionResult same_graph_by_name(const cudag::Pdag& g,
+                                            const std::vector<std::string>& names,
+                                            const cudag::Pdag& want,
+                                            const std::vector<std::string>& want_names) {
+    std::vector<std::int32_t> to(names.size(), -1);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        const auto it = std::find(want_names.begin(), want_names.end(), names[k]);
+        if (it == want_names.end())
+            return testing::AssertionFailure() << "unexpected name '" << names[k] << "'";
+        to[k] = static_cast<std::int32_t>(it - want_names.begin());
+    }
+    if (g.n_edges() != want.n_edges())
+        return testing::AssertionFailure()
+               << g.n_edges() << " edges read, " << want.n_edges() << " written";
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (std::int32_t j : g.neighbours(i))
+            if (g.end(i, j) != want.end(to[i], to[j]))
+                return testing::AssertionFailure()
+                       << "mark at '" << names[i] << "' of edge to '" << names[j] << "' differs";
+    return testing::AssertionSuccess();
+}
+
+// ---- reading the written formats back ---------------------------------------------------
+
+TEST(IoWritersReadBack, EveryFormatListingAllVariablesGivesTheWrittenGraph) {
+    TempDir dir;
+    for (const auto& r : {four_node_result(), awkward_names_result()}) {
+        const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> writers =
+            {{"g.dot", [&](const std::string& p) { cudag::io::write_dot(r, p); }},
+             {"g.json", [&](const std::string& p) { cudag::io::write_json(r, p); }},
+             {"g.amat.csv", [&](const std::string& p) { cudag::io::write_amat(r, p); }},
+             {"g.h5", [&](const std::string& p) { cudag::io::write_result_hdf5(r, p); }}};
+        for (const auto& [name, write] : writers) {
+            write(dir.file(name));
+            const cudag::io::GraphFile f = cudag::io::read_graph_file(dir.file(name));
+            EXPECT_EQ(f.names, r.names) << name;
+            EXPECT_TRUE(f.graph == r.cpdag) << name;
+            EXPECT_TRUE(f.lists_every_variable) << name;
+            EXPECT_FALSE(f.names_by_position) << name;
+        }
+    }
+}
+
+TEST(IoWritersReadBack, CausalLearnMatrixGivesTheGraphOnX1ToXn) {
+    TempDir dir;
+    const auto r = awkward_names_result();
+    cudag::io::write_cl(r, dir.file("g.cl.txt"));
+    const cudag::io::GraphFile f = cudag::io::read_graph_file(dir.file("g.cl.txt"));
+    EXPECT_TRUE(f.graph == r.cpdag);
+    EXPECT_TRUE(f.names_by_position);
+    EXPECT_EQ(f.names.front(), "X1");
+    EXPECT_EQ(f.names.back(), "X8");
+}
+
+TEST(IoWritersReadBack, EdgeListGivesTheGraphWithEscapedNames) {
+    TempDir dir;
+    const auto r = awkward_names_result();
+    cudag::io::write_edges(r, dir.file("g.edges.tsv"));
+    const std::string text = read_file(dir.file("g.edges.tsv"));
+    // One line per edge: no raw tab or line break inside a name.
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + r.cpdag.n_edges()) << text;
+    EXPECT_NE(text.find("tab\\there\ttwo\\nlines\t-->\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("say \"hi\", ok\tback\\\\slash\\\\\t-->\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("#hash\tcr\\rlf\t-->\n"), std::string::npos) << text;
+    const cudag::io::GraphFile f = cudag::io::read_graph_file(dir.file("g.edges.tsv"));
+    EXPECT_FALSE(f.lists_every_variable);
+    // The isolated " spaced " cannot appear; every other name comes back exactly.
+    EXPECT_EQ(f.names.size(), 7u);
+    EXPECT_TRUE(same_graph_by_name(f.graph, f.names, r.cpdag, r.names));
+}
+
+TEST(IoWritersReadBack, EscapeAndUnescapeAreInverse) {
+    using cudag::io::tsv_escape;
+    using cudag::io::tsv_unescape;
+    EXPECT_EQ(tsv_escape("a\tb\nc\rd\\e"), "a\\tb\\nc\\rd\\\\e");
+    for (const std::string s : {"", "plain", "\\", "\\t", "x\\\\n", "\t\n\r", "end\\"})
+        EXPECT_EQ(tsv_unescape(tsv_escape(s)), s) << s;
+    // Hand-written names keep a backslash before any other character.
+    EXPECT_EQ(tsv_unescape("C:\\data\\x"), "C:\\data\\x");
+    EXPECT_EQ(tsv_unescape("trailing\\"), "trailing\\");
 }
 
 // ---- HDF5 result --------------------------------------------------------------------

@@ -21,7 +21,7 @@ with open("wide.csv", "w") as f:
         f.write(",".join(f"{random.random():.6f}" for _ in range(501)) + "\n")
 PY
 mkdir -p store; ln -sf store/r.h5 link.h5; mkfifo fifo.h5
-snapshot() { find . -path ./store -prune -o -type f -newer .stamp -print -o -type l -newer .stamp -print | sort | tr '\n' ' '; }
+snapshot() { find . -type f -newer .stamp -print -o -type l -newer .stamp -print | sort | tr "\n" " "; }
 row() {
     local name=$1; shift
     touch .stamp; sleep 0.01

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "device_memory.cuh"
+#include "device_memory.hpp"
 
 namespace cudag::cuda {
 

@@ -11,8 +11,8 @@
 #include <climits>
 
 #include "correlation_entry.cuh"
-#include "cuda_check.cuh"
-#include "device_memory.cuh"
+#include "cuda_check.hpp"
+#include "device_memory.hpp"
 
 namespace cudag::cuda {
 namespace {

@@ -18,8 +18,8 @@
 #include "ci/cpu_discrete_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
-#include "cuda_check.cuh"
-#include "device_memory.cuh"
+#include "cuda_check.hpp"
+#include "device_memory.hpp"
 #include "engines.hpp"
 #include "pc_discrete.cuh"
 

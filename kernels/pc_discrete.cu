@@ -17,7 +17,7 @@
 
 #include "ci/discrete_test.hpp"
 #include "core/combinations.hpp"
-#include "cuda_check.cuh"
+#include "cuda_check.hpp"
 #include "pc_discrete.cuh"
 
 namespace cudag::cuda {

@@ -5,7 +5,7 @@
 // dense upper triangle on request. Also the p-values of kept pairs listed by compaction.
 #include "ci/fisher_z.hpp"
 #include "correlation_entry.cuh"
-#include "cuda_check.cuh"
+#include "cuda_check.hpp"
 #include "pc_gaussian.cuh"
 
 namespace cudag::cuda {

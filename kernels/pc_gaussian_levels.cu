@@ -35,7 +35,7 @@
 #include "combination_walk.hpp"
 #include "core/combinations.hpp"
 #include "correlation_entry.cuh"
-#include "cuda_check.cuh"
+#include "cuda_check.hpp"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 

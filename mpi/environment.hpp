@@ -44,6 +44,13 @@ public:
     [[noreturn]] void abort(int code) const;
 
 private:
+    // The MPI steps, from environment_mpi.cpp, or no-ops from mpi_none.cpp in a build
+    // without MPI (CMake picks the file; there is no #if). init_mpi sets mpi_, the
+    // ranks and the node-local ranks; the others are called only when mpi_.
+    void init_mpi(int& argc, char**& argv);
+    void finalize_mpi();
+    void abort_mpi(int code) const;
+
     bool mpi_ = false;
     int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
 };

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // RAII owners for device memory, streams and events, and a scoped
 // device switch. The only file that calls cudaMalloc/cudaFree.
+// Host code only (g++-safe, no kernel syntax), so that the CUDA engines and
+// mpi/nccl_communicator.cpp share one implementation; it includes
+// <cuda_runtime.h>, so src/ never includes it (STYLE 2).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "cuda_check.cuh"
+#include "cuda_check.hpp"
 
 namespace cudag::cuda {
 

@@ -4,12 +4,10 @@
 // communicator is non-blocking (ncclConfig_t::blocking = 0): every wait polls
 // ncclCommGetAsyncError and cudaStreamQuery with a deadline, and aborts the NCCL
 // communicator on error or timeout (nccl-tests' testStreamSynchronize), so a lost peer
-// ends the job instead of hanging it. Compiled only when CMake found NCCL.
+// ends the job instead of hanging it. Built only with CUDAG_ENABLE_NCCL (nccl_none.cpp
+// otherwise). The stream and the staging buffer are the CUDA engines' RAII owners
+// (kernels/device_memory.hpp, header-only host code).
 #include "mpi/mpi_communicator.hpp"
-
-#include "cudag/config.hpp"
-
-#if CUDAG_HAVE_NCCL
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -17,8 +15,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
+#include "kernels/device_memory.hpp"
 #include "mpi/environment.hpp"
 
 namespace cudag::mpi {
@@ -81,7 +81,7 @@ public:
         rank_ = host_->rank();
         size_ = host_->size();
         cuda(cudaSetDevice(device_), "cudaSetDevice");
-        cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+        stream_.emplace();  // non-blocking, on device_ (current now)
         ncclUniqueId id;
         std::memset(&id, 0, sizeof id);
         if (rank_ == 0) nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -94,11 +94,12 @@ public:
         // NCCL connects peers at their first collective (a few hundred ms): do it here, so
         // that the first level's merge does not pay for it.
         reserve(256);
-        cuda(cudaMemsetAsync(d_buf_, 0, 256, stream_), "cudaMemsetAsync");
+        cuda(cudaMemsetAsync(buf_.data(), 0, 256, stream()), "cudaMemsetAsync");
         nccl(ncclGroupStart(), "ncclGroupStart");
-        nccl(ncclAllReduce(d_buf_, d_buf_, 16, ncclFloat64, ncclMax, comm_, stream_), "ncclAllReduce");
-        char* upper = static_cast<char*>(d_buf_) + 128;  // apart from the allreduce's 128 bytes
-        nccl(ncclBroadcast(upper, upper, 128, ncclUint8, 0, comm_, stream_), "ncclBroadcast");
+        nccl(ncclAllReduce(buf_.data(), buf_.data(), 16, ncclFloat64, ncclMax, comm_, stream()),
+             "ncclAllReduce");
+        char* upper = buf_.data() + 128;  // apart from the allreduce's 128 bytes
+        nccl(ncclBroadcast(upper, upper, 128, ncclUint8, 0, comm_, stream()), "ncclBroadcast");
         group_end("ncclGroupEnd (connection set-up)");
         wait_stream("NCCL connection set-up");
     }
@@ -114,8 +115,7 @@ public:
                 if (comm_) ncclCommAbort(comm_);
             }
         }
-        if (d_buf_) cudaFree(d_buf_);
-        if (stream_) cudaStreamDestroy(stream_);
+        // buf_ and then stream_ are released by their owners (reverse declaration order).
     }
 
     std::string name() const override { return "nccl"; }
@@ -129,7 +129,7 @@ public:
         if (bytes == 0) return;
         if (!is_device_pointer(buf) && bytes <= kSmallBytes) return host_->bcast(buf, count, t, root);
         Staged s(*this, buf, bytes, rank_ == root);
-        nccl(ncclBroadcast(s.ptr(), s.ptr(), count, nccl_type(t), root, comm_, stream_), "ncclBroadcast");
+        nccl(ncclBroadcast(s.ptr(), s.ptr(), count, nccl_type(t), root, comm_, stream()), "ncclBroadcast");
         s.finish("ncclBroadcast");
     }
 
@@ -140,7 +140,7 @@ public:
             return host_->allreduce(send, recv, count, t, op);
         if (send != recv) copy(recv, send, bytes);
         Staged s(*this, recv, bytes, true);
-        nccl(ncclAllReduce(s.ptr(), s.ptr(), count, nccl_type(t), nccl_op(op), comm_, stream_),
+        nccl(ncclAllReduce(s.ptr(), s.ptr(), count, nccl_type(t), nccl_op(op), comm_, stream()),
              "ncclAllReduce");
         s.finish("ncclAllReduce");
     }
@@ -168,7 +168,7 @@ public:
         for (int r = 0; r < size_; ++r) {
             const std::size_t c = counts[static_cast<std::size_t>(r)];
             if (c > 0)
-                nccl(ncclBroadcast(base + off * es, base + off * es, c, nccl_type(t), r, comm_, stream_),
+                nccl(ncclBroadcast(base + off * es, base + off * es, c, nccl_type(t), r, comm_, stream()),
                      "ncclBroadcast");
             off += c;
         }
@@ -195,17 +195,17 @@ public:
             at[static_cast<std::size_t>(r)] = off;
             off += static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
         }
-        char* base = static_cast<char*>(d_buf_);
+        char* base = buf_.data();
         if (rank_ != root && !blob.empty())
             cuda(cudaMemcpyAsync(base + at[static_cast<std::size_t>(rank_)], blob.data(), blob.size(),
-                                 cudaMemcpyHostToDevice, stream_),
+                                 cudaMemcpyHostToDevice, stream()),
                  "cudaMemcpyAsync (stage in)");
         nccl(ncclGroupStart(), "ncclGroupStart");
         for (int r = 0; r < size_; ++r) {
             const auto c = static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
             if (r == root || c == 0) continue;
             char* p = base + at[static_cast<std::size_t>(r)];
-            nccl(ncclBroadcast(p, p, c, ncclUint8, r, comm_, stream_), "ncclBroadcast");
+            nccl(ncclBroadcast(p, p, c, ncclUint8, r, comm_, stream()), "ncclBroadcast");
         }
         group_end("ncclGroupEnd (gatherv)");
         std::vector<std::vector<std::byte>> out;
@@ -218,7 +218,7 @@ public:
                 auto& dst = out[static_cast<std::size_t>(r)];
                 dst.resize(c);
                 cuda(cudaMemcpyAsync(dst.data(), base + at[static_cast<std::size_t>(r)], c, cudaMemcpyDeviceToHost,
-                                     stream_),
+                                     stream()),
                      "cudaMemcpyAsync (stage out)");
             }
         }
@@ -235,7 +235,7 @@ public:
         if (!is_device_pointer(buf) && bytes <= kSmallBytes) return host_->transfer(buf, count, t, from, to);
         const bool mine = rank_ == from || rank_ == to;
         Staged s(*this, mine ? buf : nullptr, bytes, rank_ == from, rank_ == to);
-        nccl(ncclBroadcast(s.ptr(), s.ptr(), bytes, ncclUint8, from, comm_, stream_), "ncclBroadcast");
+        nccl(ncclBroadcast(s.ptr(), s.ptr(), bytes, ncclUint8, from, comm_, stream()), "ncclBroadcast");
         s.finish("ncclBroadcast (transfer)");
     }
 
@@ -260,14 +260,14 @@ private:
             if (device_) return;
             c_.reserve(bytes_);
             if (upload && user_)
-                c_.cuda(cudaMemcpyAsync(c_.d_buf_, user_, bytes_, cudaMemcpyHostToDevice, c_.stream_),
+                c_.cuda(cudaMemcpyAsync(c_.buf_.data(), user_, bytes_, cudaMemcpyHostToDevice, c_.stream()),
                         "cudaMemcpyAsync (stage in)");
         }
-        void* ptr() const { return device_ ? user_ : c_.d_buf_; }
+        void* ptr() const { return device_ ? user_ : c_.buf_.data(); }
         /// Wait for the collective and, when staged, download its result.
         void finish(const char* what) {
             if (!device_ && download_)
-                c_.cuda(cudaMemcpyAsync(user_, c_.d_buf_, bytes_, cudaMemcpyDeviceToHost, c_.stream_),
+                c_.cuda(cudaMemcpyAsync(user_, c_.buf_.data(), bytes_, cudaMemcpyDeviceToHost, c_.stream()),
                         "cudaMemcpyAsync (stage out)");
             c_.wait_stream(what);
         }
@@ -280,17 +280,13 @@ private:
         bool download_;
     };
 
-    void reserve(std::size_t bytes) {
-        if (bytes <= d_bytes_) return;
-        if (d_buf_) cuda(cudaFree(d_buf_), "cudaFree");
-        d_buf_ = nullptr;
-        d_bytes_ = 0;
-        cuda(cudaMalloc(&d_buf_, bytes), "cudaMalloc (NCCL staging buffer)");
-        d_bytes_ = bytes;
-    }
+    /// At least `bytes` of staging buffer on device_ (current); grows only, contents lost.
+    void reserve(std::size_t bytes) { buf_.resize_discard(bytes); }
+
+    cudaStream_t stream() const { return stream_->get(); }
 
     void copy(void* dst, const void* src, std::size_t bytes) {
-        cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_), "cudaMemcpyAsync");
+        cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream()), "cudaMemcpyAsync");
         wait_stream("cudaMemcpyAsync");
     }
 
@@ -344,7 +340,7 @@ private:
             // A non-blocking call that returned ncclInProgress may not have reached the
             // stream yet: an idle stream means nothing until NCCL reports success.
             if (async == ncclInProgress) return false;
-            const cudaError_t q = cudaStreamQuery(stream_);
+            const cudaError_t q = cudaStreamQuery(stream());
             if (q == cudaErrorNotReady) return false;
             cuda(q, what);
             return true;
@@ -356,9 +352,8 @@ private:
     double timeout_s_ = 600.0;
     int rank_ = 0, size_ = 1;
     ncclComm_t comm_ = nullptr;
-    cudaStream_t stream_ = nullptr;
-    void* d_buf_ = nullptr;
-    std::size_t d_bytes_ = 0;
+    std::optional<cuda::Stream> stream_;  ///< created once device_ is current
+    cuda::DeviceBuffer<char> buf_;        ///< staging buffer for host buffers (grows only)
 };
 
 }  // namespace
@@ -372,17 +367,3 @@ std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicato
 }
 
 }  // namespace cudag::mpi
-
-#else  // !CUDAG_HAVE_NCCL
-
-namespace cudag::mpi {
-
-bool nccl_compiled() { return false; }
-
-std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator>, int, double) {
-    throw NotCompiled("NCCL");
-}
-
-}  // namespace cudag::mpi
-
-#endif

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// The parts of the environment that need no MPI; Environment's MPI steps are in
+// environment_mpi.cpp (or mpi_none.cpp in a build without MPI).
 #include "mpi/environment.hpp"
 
 #include <unistd.h>
@@ -10,12 +12,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "cudag/config.hpp"
 #include "mpi/mpi_communicator.hpp"
-
-#if CUDAG_HAVE_MPI
-#include <mpi.h>
-#endif
 
 namespace cudag::mpi {
 
@@ -48,30 +45,11 @@ Environment::Environment(int& argc, char**& argv) {
                      "cudag: warning: SLURM started %s tasks but no MPI launcher environment was "
                      "found, so each runs alone; use srun --mpi=pmix (or pmi2)\n",
                      tasks);
-#if CUDAG_HAVE_MPI
-    if (!launched_by_mpi()) return;
-    int provided = 0;
-    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        throw CommError("MPI_Init_thread failed on " + host_name());
-    mpi_ = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    MPI_Comm node = MPI_COMM_NULL;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &local_rank_);
-    MPI_Comm_size(node, &local_size_);
-    MPI_Comm_free(&node);
-#else
-    (void)argc;
-    (void)argv;
-#endif
+    if (launched_by_mpi()) init_mpi(argc, argv);
 }
 
 Environment::~Environment() {
-#if CUDAG_HAVE_MPI
-    int finalized = 0;
-    if (mpi_ && MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized) MPI_Finalize();
-#endif
+    if (mpi_) finalize_mpi();
 }
 
 std::unique_ptr<Communicator> Environment::world() const {
@@ -82,9 +60,7 @@ std::unique_ptr<Communicator> Environment::world() const {
 void Environment::abort(int code) const {
     std::fflush(stdout);
     std::fflush(stderr);
-#if CUDAG_HAVE_MPI
-    if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
-#endif
+    if (mpi_) abort_mpi(code);
     std::_Exit(code);
 }
 

@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // MpiCommunicator: host buffers over an MPI_Comm_dup of MPI_COMM_WORLD (ArborX style).
+// Built only with CUDAG_ENABLE_MPI (mpi_none.cpp otherwise).
 #include "mpi/mpi_communicator.hpp"
-
-#include "cudag/config.hpp"
-
-#if CUDAG_HAVE_MPI
 
 #include <mpi.h>
 
@@ -196,13 +193,3 @@ std::unique_ptr<Communicator> make_mpi_world_communicator() {
 }
 
 }  // namespace cudag::mpi
-
-#else  // !CUDAG_HAVE_MPI
-
-namespace cudag::mpi {
-
-std::unique_ptr<Communicator> make_mpi_world_communicator() { throw NotCompiled("MPI"); }
-
-}  // namespace cudag::mpi
-
-#endif

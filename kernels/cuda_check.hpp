@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Checked CUDA runtime calls. Failures throw cudag errors carrying the expression,
 // file:line and the runtime's error name and string; only main() catches.
+// Host code only (g++-safe), shared by the CUDA engines and mpi/ through device_memory.hpp.
 #pragma once
 
 #include <cuda_runtime.h>

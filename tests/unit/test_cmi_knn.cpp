@@ -20,6 +20,7 @@
 #include "ci/kd_tree.hpp"
 #include "core/error.hpp"
 #include "io/dataset_io.hpp"
+#include "support/names.hpp"
 
 using namespace cudag;
 using ci::CmiKnn;
@@ -70,10 +71,7 @@ Dataset make_dataset(const std::vector<std::vector<double>>& cols) {
     d.n_vars = static_cast<std::int64_t>(cols.size());
     d.n_samples = static_cast<std::int64_t>(cols[0].size());
     for (std::size_t v = 0; v < cols.size(); ++v) {
-        // Appended, not "V" + to_string(v): GCC 12 warns (-Wrestrict) on that concatenation.
-        std::string name = "V";
-        name += std::to_string(v);
-        d.names.push_back(name);
+        d.names.push_back(cudag::test::indexed_name("V", static_cast<long long>(v)));
         d.values.insert(d.values.end(), cols[v].begin(), cols[v].end());
     }
     d.source = "test";

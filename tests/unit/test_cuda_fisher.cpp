@@ -28,6 +28,7 @@
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
 #include "support/gpu.hpp"
+#include "support/names.hpp"
 #include "support/skeleton_compare.hpp"
 
 #if CUDAG_HAVE_CUDA
@@ -568,7 +569,7 @@ Dataset wide_data(std::int64_t n) {
     data.n_samples = 4;
     data.values.resize(static_cast<std::size_t>(data.n_vars * data.n_samples));
     for (std::size_t k = 0; k < data.values.size(); ++k) data.values[k] = static_cast<double>(k % 7) + 0.25 * (k % 4);
-    for (std::int64_t v = 0; v < data.n_vars; ++v) data.names.push_back("V" + std::to_string(v));
+    for (std::int64_t v = 0; v < data.n_vars; ++v) data.names.push_back(cudag::test::indexed_name("V", v));
     data.source = "big";
     return data;
 }

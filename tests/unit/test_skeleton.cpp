@@ -17,6 +17,7 @@
 #include "mpi/communicator.hpp"
 #include "pc/skeleton.hpp"
 #include "support/keeping_engine.hpp"
+#include "support/names.hpp"
 
 using namespace cudag;
 
@@ -40,7 +41,7 @@ Dataset random_sem(int n, int m, double density, unsigned seed) {
             for (int j = 0; j < i; ++j) v += w[i][j] * d.values[j * m + s];
             d.values[i * m + s] = v;
         }
-    for (int i = 0; i < n; ++i) d.names.push_back("V" + std::to_string(i));
+    for (int i = 0; i < n; ++i) d.names.push_back(cudag::test::indexed_name("V", i));
     d.source = "random_sem";
     return d;
 }

@@ -3,11 +3,23 @@
 
 #include <algorithm>
 
+#include "core/parallel.hpp"
+
 namespace cudag {
 
 Pdag::Pdag(const Graph& skeleton) : adj_(static_cast<std::size_t>(skeleton.n())) {
     for (std::int64_t i = 0; i < skeleton.n(); ++i)
         for (std::int32_t j : skeleton.neighbours(i)) adj_[i].push_back({j, Mark::Tail});
+}
+
+Pdag::Pdag(const Adjacency& adj, std::span<const Mark> marks, int threads)
+    : adj_(static_cast<std::size_t>(adj.n)) {
+    parallel_for(0, adj.n, threads, 256, [&](std::int64_t i, int) {
+        auto& r = adj_[i];
+        r.reserve(static_cast<std::size_t>(adj.degree(i)));
+        for (std::int64_t s = adj.offsets[i]; s < adj.offsets[i + 1]; ++s)
+            r.push_back({adj.nbrs[s], marks[s]});
+    });
 }
 
 std::int64_t Pdag::find(std::int32_t i, std::int32_t j) const {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/graph.hpp"
@@ -20,6 +21,10 @@ public:
     Pdag() = default;
     /// Every skeleton edge becomes undirected (Tail/Tail).
     explicit Pdag(const Graph& skeleton);
+    /// The graph with an edge i–j for each entry j of row i of `adj` (which must be
+    /// symmetric), marked at i's end with the entry's mark in `marks` (one per entry of
+    /// adj.nbrs, never Mark::None). Rows filled on `threads` threads.
+    Pdag(const Adjacency& adj, std::span<const Mark> marks, int threads = 1);
 
     std::int64_t n() const { return static_cast<std::int64_t>(adj_.size()); }
     bool adjacent(std::int32_t i, std::int32_t j) const { return find(i, j) >= 0; }

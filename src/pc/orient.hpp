@@ -36,6 +36,9 @@ struct OrientOptions {
     double alpha = 0.01;  ///< used by DefiniteMaxP
     /// true: independent iff p > alpha (causal-learn); false: p >= alpha (pcalg)
     bool independence_strict = false;
+    /// Worker threads of UcRule::Pcalg (0: all hardware threads). The result does
+    /// not depend on it.
+    int threads = 1;
 };
 
 /// Orient `skeleton` into a CPDAG (or, with uc_priority 1, a PDAG that may hold
@@ -48,11 +51,15 @@ struct OrientOptions {
 /// (x, y, S) is asked at most once per call. It may be empty otherwise.
 ///
 /// UcRule::Pcalg works on sparse adjacency lists (memory O(n + edges) beyond the
-/// skeleton). The causal-learn family keeps a dense n×n int8 graph plus two n×n
-/// bit matrices for causal-learn's partially maintained ancestor matrix `dpath`
-/// (n²·1.25 bytes: 500 MB at n = 20,000), so it is meant for small and medium n;
-/// its maxP-type rules also enumerate 2^|adj(x)| + 2^|adj(z)| conditioning sets
-/// per unshielded triple, as causal-learn does (degrees above 30 are refused).
+/// skeleton: some 40 to 60 bytes per edge) on `opt.threads` threads; its work is driven
+/// by adjacency lists and bit rows, never by a scan over all pairs of nodes. The
+/// causal-learn family keeps a dense n×n int8 graph plus two n×n bit matrices for
+/// causal-learn's partially maintained ancestor matrix `dpath` (n²·1.25 bytes:
+/// 500 MB at n = 20,000), so it is meant for small and medium n; it walks
+/// causal-learn's triple, triangle and kite lists in their order without storing
+/// them (time grows with the number of triangles). Its maxP-type rules also
+/// enumerate 2^|adj(x)| + 2^|adj(z)| conditioning sets per unshielded triple, as
+/// causal-learn does (degrees above 30 are refused).
 ///
 /// Throws InputError on an unknown rule, a priority outside the rule's range, an
 /// alpha outside [0, 1), or a missing `pvalue` where one is needed.

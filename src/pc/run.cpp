@@ -251,6 +251,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     OrientOptions oo;
     oo.alpha = cfg.alpha;
     oo.independence_strict = sk.policy.strict;
+    oo.threads = threads;
     if (cfg.uc_rule || cfg.compat == Compat::CausalLearn) {
         oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
         oo.uc_priority = cfg.uc_priority.value_or(2);

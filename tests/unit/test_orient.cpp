@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "core/error.hpp"
 #include "pc/orient.hpp"
 #include "tests/support/cl_matrix.hpp"
+#include "tests/support/orient_reference.hpp"
 #include "tests/support/paths.hpp"
 
 namespace {
@@ -293,6 +296,17 @@ TEST(OrientDefiniteMaxP, AlphaBoundaryFollowsStrictness) {
     EXPECT_TRUE(cl_matrices_equal(run(false), expect(3, {}, {{0, 1}, {1, 2}})));
 }
 
+TEST(OrientDefiniteMaxP, DefiniteKiteOrientsTheDiagonal) {
+    // Kite 0 - 1, 0 - 2, 1 - 3, 2 - 3, diagonal 0 - 3. {0} separates 1 and 2,
+    // nothing else does: 1 -> 3 <- 2 is a definite collider and 1 - 0 - 2 a
+    // definite non-collider, so definite_meek's rule 3 orients 0 -> 3.
+    const Graph g = make_graph(4, {{0, 1}, {0, 2}, {0, 3}, {1, 3}, {2, 3}});
+    FakeTest t{[](auto, auto, const Set& S) { return S == Set{0} ? 0.5 : 0.01; }};
+    const auto got =
+        to_cl_matrix(cudag::pc::orient(g, SepSets(), opts(UcRule::DefiniteMaxP, 2), t.fn()));
+    EXPECT_TRUE(cl_matrices_equal(got, expect(4, {{1, 3}, {2, 3}, {0, 3}}, {{0, 1}, {0, 2}})));
+}
+
 TEST(OrientOptions, InvalidInputsThrow) {
     Conflict c;
     EXPECT_THROW(c.run(opts(UcRule::Sepset, 5)), cudag::InputError);
@@ -303,6 +317,176 @@ TEST(OrientOptions, InvalidInputsThrow) {
     EXPECT_THROW(cudag::pc::orient(c.g, c.s, opts(UcRule::MaxP, 2), {}), cudag::InputError);
     EXPECT_THROW(cudag::pc::orient(c.g, c.s, opts(UcRule::Sepset, 3), {}), cudag::InputError);
     EXPECT_NO_THROW(cudag::pc::orient(c.g, c.s, opts(UcRule::Sepset, 2), {}));
+}
+
+// ---- random graphs against the plain reference (tests/support) --------------
+
+/// The skeleton of a random DAG with the separating sets an oracle PC could find: pa(j) for i < j
+/// not adjacent, which holds every common neighbour that is not a collider.
+/// With probability `noise` a common neighbour's membership is flipped (wrong
+/// and conflicting colliders), and with probability noise / 4 a pair has no
+/// record (read as empty).
+struct RandomCase {
+    Graph skel;
+    SepSets sepsets;
+};
+
+/// The DAG's arcs are i -> j for i < j: with probability `near` when i is one
+/// of the `window` nodes before j (with `near` = 1 the parents of a node are
+/// adjacent: no v-structures, long undirected runs), with probability `remote`
+/// otherwise.
+struct Shape {
+    int window;
+    double near;
+    double remote;
+};
+
+RandomCase random_case(int n, const Shape& shape, double noise, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    RandomCase c{Graph(n), SepSets()};
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j)
+            if (u(rng) < (j - i <= shape.window ? shape.near : shape.remote)) c.skel.add(i, j);
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+            if (c.skel.has(i, j) || u(rng) < noise / 4) continue;
+            Set s;
+            for (int k = 0; k < j; ++k) {
+                const bool parent = c.skel.has(k, j);  // k < j: k -> j
+                const bool common = c.skel.has(i, k) && c.skel.has(j, k);
+                if (parent != (common && u(rng) < noise)) s.push_back(k);
+            }
+            for (int k = j + 1; k < n; ++k)  // children of both: colliders
+                if (c.skel.has(i, k) && c.skel.has(j, k) && u(rng) < noise) s.push_back(k);
+            c.sepsets.append_sorted(i, j, s);
+        }
+    return c;
+}
+
+std::uint64_t mix(std::uint64_t h) {  // splitmix64's finaliser
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
+/// Deterministic p-values with structure: each pair (x, z) has a separator r,
+/// half the time one of its common neighbours; p is large when S holds r, small
+/// otherwise, and one set in ten gets the other kind.
+PValueFn random_p_values(const Graph& skel, std::uint64_t seed) {
+    return [&skel, seed](std::int32_t x, std::int32_t z, const Set& s) {
+        const std::uint64_t pair = mix(seed ^ mix(static_cast<std::uint64_t>(x) * 1000003u + z));
+        Set common;
+        for (std::int32_t k = 0; k < skel.n(); ++k)
+            if (skel.has(x, k) && skel.has(z, k)) common.push_back(k);
+        std::int32_t r = -1;
+        if (!common.empty() && (pair & 1u)) r = common[(pair >> 1) % common.size()];
+        std::uint64_t h = pair;
+        for (std::int32_t v : s) h = mix(h ^ static_cast<std::uint64_t>(v));
+        const double unit = static_cast<double>(h >> 11) * 0x1.0p-53;
+        const bool separated = has(s, r) != (unit < 0.1);
+        return separated ? 0.05 + 0.95 * unit : 0.049 * unit;
+    };
+}
+
+/// Edge counts of an orientation: directed, undirected, bidirected.
+std::array<int, 3> kinds(const Pdag& p) {
+    std::array<int, 3> k{0, 0, 0};
+    for (std::int32_t i = 0; i < p.n(); ++i)
+        for (std::int32_t j : p.neighbours(i)) {
+            if (j < i) continue;
+            k[0] += p.is_directed(i, j) || p.is_directed(j, i);
+            k[1] += p.is_undirected(i, j);
+            k[2] += p.is_bidirected(i, j);
+        }
+    return k;
+}
+
+TEST(OrientReference, PcalgMatchesOnRandomGraphs) {
+    std::array<int, 3> total{0, 0, 0};
+    int cases = 0;
+    const Shape shapes[] = {{3, 1.0, 0.0}, {8, 1.0, 0.01}, {8, 0.7, 0.0}, {30, 0.9, 0.02}};
+    for (int n : {30, 90, 200})
+        for (const Shape& shape : shapes)
+            for (double noise : {0.0, 0.02, 0.2}) {
+                const auto seed =
+                    static_cast<std::uint64_t>(n * 1000 + shape.window * 10 + noise * 10);
+                const RandomCase c = random_case(n, shape, noise, seed);
+                const Pdag want = cudag::test::reference::orient_pcalg(c.skel, c.sepsets);
+                for (int threads : {1, 3}) {
+                    auto o = opts(UcRule::Pcalg);
+                    o.threads = threads;
+                    const Pdag got = cudag::pc::orient(c.skel, c.sepsets, o, {});
+                    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(got), to_cl_matrix(want)))
+                        << "n " << n << " window " << shape.window << " near " << shape.near
+                        << " noise " << noise << " threads " << threads;
+                }
+                const auto k = kinds(want);
+                for (int q = 0; q < 3; ++q) total[q] += k[q];
+                ++cases;
+            }
+    EXPECT_EQ(cases, 36);
+    // The cases orient edges and leave some undirected (no <-> in pcalg mode).
+    EXPECT_GT(total[0], 1000);
+    EXPECT_GT(total[1], 100);
+    EXPECT_EQ(total[2], 0);
+}
+
+/// Every causal-learn option set on random graphs small enough for the
+/// reference (its kites come from all pairs of triangles) and for maxP's
+/// subsets; strict and non-strict independence for definiteMaxP.
+TEST(OrientReference, CausalLearnMatchesOnRandomGraphs) {
+    std::array<int, 3> total{0, 0, 0};
+    int compared = 0;
+    const Shape shapes[] = {{3, 1.0, 0.05}, {4, 0.8, 0.02}};
+    for (int n : {12, 25, 40})
+        for (const Shape& shape : shapes)
+            for (double noise : {0.0, 0.05, 0.3}) {
+                const auto seed =
+                    static_cast<std::uint64_t>(7 + n * 1000 + shape.window * 10 + noise * 10);
+                const RandomCase c = random_case(n, shape, noise, seed);
+                if (c.skel.max_degree() > 8) continue;  // 2^degree conditioning sets per side
+                const PValueFn pv = random_p_values(c.skel, seed);
+                auto options = all_causal_learn_options();
+                for (int p : {-1, 2, 3, 4})
+                    options.push_back(opts(UcRule::DefiniteMaxP, p, 0.05, false));
+                for (const auto& o : options) {
+                    const Pdag want =
+                        cudag::test::reference::orient_causal_learn(c.skel, c.sepsets, o, pv);
+                    const Pdag got = cudag::pc::orient(c.skel, c.sepsets, o, pv);
+                    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(got), to_cl_matrix(want)))
+                        << "n " << n << " window " << shape.window << " noise " << noise << " "
+                        << describe(o) << " strict " << o.independence_strict;
+                    const auto k = kinds(want);
+                    for (int q = 0; q < 3; ++q) total[q] += k[q];
+                    ++compared;
+                }
+            }
+    EXPECT_GE(compared, 200);
+    EXPECT_GT(total[0], 1000);
+    EXPECT_GT(total[1], 100);
+    EXPECT_GT(total[2], 0);  // uc_priority 1 makes some <->
+}
+
+/// A denser graph for the rules that need no p-values (Sepset with priorities
+/// 0-2): many triangles and kites, so Meek's rules 2 and 3 have work.
+TEST(OrientReference, CausalLearnSepsetMatchesOnDenseGraphs) {
+    int compared = 0;
+    for (double noise : {0.0, 0.2})
+        for (int p : {0, 1, 2}) {
+            const RandomCase c = random_case(36, {12, 0.9, 0.05}, noise,
+                                             11 + static_cast<std::uint64_t>(noise * 10));
+            const auto o = opts(UcRule::Sepset, p);
+            const Pdag want = cudag::test::reference::orient_causal_learn(c.skel, c.sepsets, o, {});
+            const Pdag got = cudag::pc::orient(c.skel, c.sepsets, o, {});
+            EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(got), to_cl_matrix(want)))
+                << "noise " << noise << " priority " << p;
+            EXPECT_GT(kinds(want)[0], 0);
+            ++compared;
+        }
+    EXPECT_EQ(compared, 6);
 }
 
 // ---- causal-learn's fixture -------------------------------------------------

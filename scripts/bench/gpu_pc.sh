@@ -47,7 +47,7 @@ run_pc() {
     local log=$logs/$set.$backend.log rc=0 t0 t1
     local cmd=("$cudag" pc --data "$file" --alpha "$alpha" --backend "$backend" -v
                --out "$data/$set.$backend.h5")
-    [[ $backend == cuda ]] && cmd+=(--variant "$variant")
+    [[ $backend == cuda ]] && cmd+=(--tune "variant=$variant")
     # shellcheck disable=SC2206
     cmd+=(${EXTRA:-})
     echo "+ ${cmd[*]}" >"$log"

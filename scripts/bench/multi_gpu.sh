@@ -19,7 +19,7 @@
 #   env: OUT=dir (logs and table), RANKS="1 2" (1 first), SETS="n20000 dense4000",
 #        BIG=1 (add n100000), ALPHA=0.01, MPIEXEC=mpiexec, BACKEND=cuda (cpu: a smoke
 #        test of the script on a machine without GPUs, with SETS=small), PC_ARGS (more
-#        `cudag pc` options, e.g. "--corr-limit 1"), KEEP_EDGES=1 (copy each run's edge
+#        `cudag pc` options, e.g. "--tune corr-limit=1"), KEEP_EDGES=1 (copy each run's edge
 #        list into the log folder, to compare runs of different options)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -79,6 +79,64 @@ int checked_threads(int requested, bool quiet) {
     return hw;
 }
 
+/// The hidden --tune key=value items applied to `t` (kernel tuning; the automatic choice
+/// is the default). Unknown keys and bad values are one-line InputErrors.
+void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
+    static const char* keys =
+        "variant, beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit";
+    for (const std::string& list : items) {
+        for (const std::string& item : split_commas(list)) {
+            const std::size_t eq = item.find('=');
+            const std::string key = item.substr(0, eq);
+            const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+            if (eq == std::string::npos || value.empty())
+                throw InputError("--tune takes key=value, got '" + item + "' (keys: " + keys + ")");
+            auto integer = [&](int lo, int hi) {
+                std::size_t used = 0;
+                long v = 0;
+                try {
+                    v = std::stol(value, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used != value.size() || v < lo || v > hi)
+                    throw InputError("--tune " + key + " must be an integer in [" +
+                                     std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+                                     value + "'");
+                return static_cast<int>(v);
+            };
+            if (key == "variant") {
+                if (value != "s" && value != "e")
+                    throw InputError("--tune variant must be s (cuPC-S) or e (cuPC-E), got '" +
+                                     value + "'");
+                t.variant = value[0];
+                t.auto_tune = false;
+            } else if (key == "beta") {
+                t.beta = integer(1, 1024);
+            } else if (key == "gamma") {
+                t.gamma = integer(1, 1024);
+            } else if (key == "theta") {
+                t.theta = integer(1, 1024);
+            } else if (key == "delta") {
+                t.delta = integer(1, 1 << 16);
+            } else if (key == "scan-levels") {
+                t.scan_levels = integer(0, 6);
+            } else if (key == "scan-round-levels") {
+                t.scan_round_levels = integer(0, 6);
+            } else if (key == "corr-limit") {
+                char* end = nullptr;
+                const double gib = std::strtod(value.c_str(), &end);
+                if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
+                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" +
+                                     value + "'");
+                t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
+            } else {
+                throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");
+            }
+        }
+    }
+}
+
 /// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
 constexpr std::int64_t kMaxDrawnNodes = 500;
 
@@ -89,7 +147,7 @@ struct PcArgs {
     int uc_rule = -2, uc_priority = -2;
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     double comm_timeout = 600.0;
-    double corr_limit_gib = 0.0;
+    std::vector<std::string> tunes;  ///< --tune key=value items
 };
 
 /// CUDAG_TEST_FAIL="RANK:LEVEL[:unguarded]" injects a failure (tests of the fault path).
@@ -240,9 +298,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
     cfg.backend = parse_backend(a.backend);
-    cfg.gpu.corr_limit_bytes = static_cast<std::int64_t>(a.corr_limit_gib * 1073741824.0);
-    if (cfg.gpu.variant != 's' && cfg.gpu.variant != 'e')
-        throw InputError(std::string("--variant must be s or e, got '") + cfg.gpu.variant + "'");
+    apply_tunes(a.tunes, cfg.gpu);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
 
@@ -563,32 +619,16 @@ int main(int argc, char** argv) {
                        "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
                        "3 stronger, 4 stronger* (default 2)");
     pc_cmd->add_option("--backend", pa.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
-    pc_cmd->add_option("--variant", pa.cfg.gpu.variant, "GPU kernel: s (cuPC-S) or e (cuPC-E); default by density")
-        ->each([&pa](const std::string&) { pa.cfg.gpu.auto_tune = false; });
-    pc_cmd->add_option("--beta", pa.cfg.gpu.beta, "cuPC-E edges per block")->capture_default_str();
-    pc_cmd->add_option("--gamma", pa.cfg.gpu.gamma, "cuPC-E threads per edge")->capture_default_str();
-    pc_cmd->add_option("--theta", pa.cfg.gpu.theta, "cuPC-S threads per block")->capture_default_str();
-    pc_cmd->add_option("--delta", pa.cfg.gpu.delta, "cuPC-S blocks per row")->capture_default_str();
-    pc_cmd->add_option("--scan-levels", pa.cfg.gpu.scan_levels,
-                       "GPU levels 1..N run the entry scan (a thread per edge, sets in lexicographic order) "
-                       "instead of --variant; 0: the variant at every level")
-        ->check(CLI::Range(0, 6))
-        ->capture_default_str();
-    pc_cmd->add_option("--scan-round-levels", pa.cfg.gpu.scan_round_levels,
-                       "GPU levels 1..N run the entry scan in rounds over growing ranges of sets, the "
-                       "edges still unseparated compacted between rounds; higher levels in one launch")
-        ->check(CLI::Range(0, 6))
-        ->capture_default_str();
+    pc_cmd->add_option("--tune", pa.tunes,
+                       "GPU kernel tuning, key=value (repeatable or comma-separated): variant=s|e, "
+                       "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
+                       "(GiB); see docs/performance.md")
+        ->group("");  // hidden: the automatic choice is the product's
     pc_cmd->add_option("--sides-apart-from", pa.cfg.sides_apart_from,
                        "several GPU ranks: levels with at least this many adjacency entries share the "
                        "lower side's removals before the upper side runs, so that no rank tests an edge "
                        "another rank separated (one more merge; same results; 0: every level, -1: never)")
         ->check(CLI::Range(std::int64_t{-1}, std::numeric_limits<std::int64_t>::max()))
-        ->capture_default_str();
-    pc_cmd->add_option("--corr-limit", pa.corr_limit_gib,
-                       "GPU: most GiB the correlation matrix may take (0: the free memory); when C does "
-                       "not fit, its entries are computed again from the data as needed (same results)")
-        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     pc_cmd->add_option("--checkpoint", pa.cfg.checkpoint,
                        "HDF5 checkpoint rewritten after every level (for --resume)");

@@ -135,13 +135,34 @@ TEST_F(Cli, TooFewSamples) {
     expect_no_outputs({"few.csv", "some.csv"});
 }
 
+// Kernel tuning sits behind one hidden --tune key=value: not in --help, checked, and
+// without effect on the answer.
+TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
+    const auto p = write("ok.csv", chain_csv());
+    const CliRun help = run("pc --help");
+    EXPECT_EQ(help.code, 0);
+    for (const char* flag : {"--tune", "--variant", "--beta", "--gamma", "--theta", "--delta",
+                             "--scan-levels", "--scan-round-levels", "--corr-limit"})
+        EXPECT_EQ(help.out.find(flag), std::string::npos) << flag << " is in pc --help";
+    expect_error("pc --data " + p.string() + " --tune warp=3", "unknown --tune key 'warp'");
+    expect_error("pc --data " + p.string() + " --tune variant=x", "--tune variant must be s");
+    expect_error("pc --data " + p.string() + " --tune corr-limit", "--tune takes key=value");
+    expect_error("pc --data " + p.string() + " --variant e", "--variant");
+    const CliRun plain = run("pc -q --data " + p.string());
+    const CliRun tuned = run("pc -q --data " + p.string() +
+                             " --tune variant=e,beta=4 --tune scan-levels=0 --tune corr-limit=0.5");
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    ASSERT_EQ(tuned.code, 0) << tuned.err;
+    EXPECT_EQ(plain.out, tuned.out);
+}
+
 TEST_F(Cli, UnknownOption) {
     const auto p = write("ok.csv", chain_csv());
     expect_error("pc --data " + p.string() + " --bogus 3", "--bogus");
     expect_error("pc --data " + p.string() + " --test kci", "unknown --test 'kci'");
     expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --format edges,xml", "xml");
-    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --scan-levels 7",
-                 "--scan-levels");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --tune scan-levels=7",
+                 "--tune scan-levels must be an integer in [0, 6]");
     expect_no_outputs({"ok.csv"});
 }
 

@@ -342,9 +342,6 @@ public:
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
     bool keeps_level_results() const override { return true; }
-    bool runs_sides_apart(int level) const override { return scan_level(level); }
-    void run_upper(const Adjacency& snap, std::span<const std::byte> lower, std::span<const std::int64_t> bit0,
-                   pc::LevelOutput& out) override;
     void adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) override;
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override;
@@ -359,11 +356,9 @@ private:
     /// Whether level l runs the entry scan. It reads C[S, j] for C[j, S]: only on an
     /// exactly symmetric C; it reads rows of C directly from level 2 on: only on C held whole.
     bool scan_level(int l) const { return symmetric_ && (whole_ || l == 1) && l <= tun_.scan_levels; }
-    static constexpr int kLowerSide = 1, kUpperSide = 2;
-    /// The entry scan of level a.l over `rows`: lower entries, then upper ones (`sides`:
-    /// kLowerSide, kUpperSide or both).
+    /// The entry scan of level a.l over `rows`: lower entries, then upper ones.
     void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows,
-                     cudaStream_t s, int sides = kLowerSide | kUpperSide);
+                     cudaStream_t s);
     /// A level's end once its kernels are queued: separated entries, winners, and the
     /// results packed for the search or unpacked into `out`.
     void finish_run(const Adjacency& snap, pc::LevelOutput& out);
@@ -453,16 +448,14 @@ private:
     DeviceBuffer<double> dpmax_;          ///< the pMax table's values by slot
     DeviceBuffer<std::int64_t> dpoff_;    ///< sparse: row starts
     DeviceBuffer<std::int32_t> dpcol_;    ///< sparse: columns
-    /// The level in flight (run_level to finish_run, across run_upper for two sides).
+    /// The level in flight (run_level to finish_run).
     struct LevelRun {
         LevelArgs a;
         std::vector<std::int32_t> rows;
         std::int64_t row_begin = 0, row_end = 0, n_entries = 0;
         bool scan = false, edge_parallel = false;
-        bool upper_pending = false;  ///< the lower side ran; run_upper() runs the rest
-        bool split = false;          ///< the sides ran apart (kernel time excludes the gap)
         std::chrono::steady_clock::time_point t_start, t_launch;
-        std::unique_ptr<Event> ev_start, ev_mid, ev_upper, ev_end;
+        std::unique_ptr<Event> ev_start, ev_end;
     } run_;
     struct PackedLevel {
         int l = 0;
@@ -639,11 +632,8 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     uploaded_ = nullptr;
     packed_ = PackedLevel{};
-    run_.upper_pending = run_.split = false;
     const bool scan = scan_level(l);
     const bool edge_parallel = !scan && tun_.variant == 'e';
-    const bool lower_only = out.packed && out.lower_only;
-    CUDAG_EXPECTS(!lower_only || scan, "cuda run_level: a level's sides run apart only on the entry scan");
 
     // Rows with something to test, heaviest first (blocks start in index order, so the
     // long rows do not end up in the tail of the grid).
@@ -700,14 +690,12 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
 
     if (!run_.ev_start) {
         run_.ev_start = std::make_unique<Event>();
-        run_.ev_mid = std::make_unique<Event>();
-        run_.ev_upper = std::make_unique<Event>();
         run_.ev_end = std::make_unique<Event>();
     }
     run_.ev_start->record(s);
     const auto t_launch = std::chrono::steady_clock::now();
     if (scan) {
-        launch_scan(a, snap, rows, s, lower_only ? kLowerSide : kLowerSide | kUpperSide);
+        launch_scan(a, snap, rows, s);
     } else if (!edge_parallel) {
         SetParallelLaunch sp;
         sp.theta = tun_.theta;
@@ -787,37 +775,6 @@ void CudaFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t 
     run_.edge_parallel = edge_parallel;
     run_.t_start = t_start;
     run_.t_launch = t_launch;
-    if (lower_only) {
-        // The lower side's removal bits, for the search to share before run_upper().
-        run_.ev_mid->record(s);
-        const std::int64_t eb = snap.offsets[row_begin], ee = snap.offsets[row_end];
-        rbits_.resize_discard(std::max<std::size_t>((static_cast<std::size_t>(ee - eb) + 31) / 32 * 4, 4));
-        launch_pack_level(best_.data(), eb, ee, nullptr, nullptr, 0, pmax_.data(),
-                          reinterpret_cast<std::uint32_t*>(rbits_.data()), s);
-        CUDAG_ASSERT(out.removal_bits.size() == static_cast<std::size_t>((ee - eb + 7) / 8));
-        rbits_.download(reinterpret_cast<std::uint8_t*>(out.removal_bits.data()), out.removal_bits.size(), s);
-        stream_->synchronize();
-        run_.upper_pending = run_.split = true;
-        return;
-    }
-    finish_run(snap, out);
-}
-
-void CudaFisherEngine::run_upper(const Adjacency& snap, std::span<const std::byte> lower,
-                                 std::span<const std::int64_t> bit0, pc::LevelOutput& out) {
-    if (!run_.upper_pending) return;  // nothing to test on this rank's rows
-    run_.upper_pending = false;
-    CUDAG_EXPECTS(uploaded_ == &snap && static_cast<std::int64_t>(bit0.size()) == n_,
-                  "cuda run_upper: not the snapshot of the level in flight");
-    DeviceGuard guard(device_);
-    cudaStream_t s = stream();
-    hold_removal(lower, bit0, s);
-    removal_held_ = nullptr;  // settle_level's merged map is another (perhaps in the same host buffer)
-    run_.ev_upper->record(s);
-    launch_mark_remote_lower(offsets_.data(), nbrs_.data(), mirror_.data(), rows_.data(),
-                             static_cast<std::int64_t>(run_.rows.size()), removal_.data(), bit0_.data(),
-                             snap.offsets[run_.row_begin], snap.offsets[run_.row_end], best_.data(), s);
-    launch_scan(run_.a, snap, run_.rows, s, kUpperSide);
     finish_run(snap, out);
 }
 
@@ -867,9 +824,7 @@ void CudaFisherEngine::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
                      "kernels %.1f ms, until selected %.1f ms, winners+%s %.1f ms\n",
                      l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
                      static_cast<long long>(n_sel), ms(t_start, t_launch),
-                     static_cast<double>(run_.split ? run_.ev_mid->elapsed_ms_since(*run_.ev_start) +
-                                                          run_.ev_end->elapsed_ms_since(*run_.ev_upper)
-                                                    : run_.ev_end->elapsed_ms_since(*run_.ev_start)),
+                     static_cast<double>(run_.ev_end->elapsed_ms_since(*run_.ev_start)),
                      ms(t_launch, t_selected),
                      out.packed ? "removal bits" : "unpack+downloads", ms(t_selected, t_downloaded));
     };
@@ -927,7 +882,7 @@ void CudaFisherEngine::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
 }
 
 void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
-                                   const std::vector<std::int32_t>& rows, cudaStream_t s, int sides) {
+                                   const std::vector<std::int32_t>& rows, cudaStream_t s) {
     const int l = a.l;
     // Lower entries (j > i) are scanned before upper ones. Each side runs in rounds over
     // growing rank ranges [lo, hi): the first round over every entry, each later one over
@@ -949,7 +904,6 @@ void CudaFisherEngine::launch_scan(const LevelArgs& a, const Adjacency& snap,
     };
     std::vector<ScanItem> items;
     for (int upper = 0; upper < 2; ++upper) {
-        if (!(sides & (upper ? kUpperSide : kLowerSide))) continue;
         std::vector<Run> live;
         for (std::int32_t i : rows) {
             const std::int32_t* nb = snap.row(i);

@@ -242,16 +242,6 @@ void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std
                        const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
                        unsigned long long* pmax, std::uint32_t* bits, cudaStream_t stream);
 
-/// A level run in two sides on several ranks: every upper entry e = (i, j < i) of `rows`
-/// whose mirror m = mirror[e] (entry (j, i)) lies outside this rank's entries
-/// [e_begin, e_end) and was separated there (bit bit0[j] + m - offsets[j] of the merged
-/// lower-side map `removal`) marks best[m], so that the upper scan skips e as it skips an
-/// entry whose mirror this rank separated.
-void launch_mark_remote_lower(const std::int64_t* offsets, const std::int32_t* nbrs, const std::int64_t* mirror,
-                              const std::int32_t* rows, std::int64_t n_rows, const std::uint8_t* removal,
-                              const std::int64_t* bit0, std::int64_t e_begin, std::int64_t e_end,
-                              unsigned long long* best, cudaStream_t stream);
-
 /// A level's results against the merged removal map (entry e of row a separated from a's
 /// side <=> bit bit0[a] + e - offsets[a] of `removal`, bit k in byte k / 8).
 struct SettleArgs {

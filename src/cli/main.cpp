@@ -588,12 +588,6 @@ int main(int argc, char** argv) {
                        "edges still unseparated compacted between rounds; higher levels in one launch")
         ->check(CLI::Range(0, 6))
         ->capture_default_str();
-    pc_cmd->add_option("--sides-apart-from", pa.cfg.sides_apart_from,
-                       "several GPU ranks: levels with at least this many adjacency entries share the "
-                       "lower side's removals before the upper side runs, so that no rank tests an edge "
-                       "another rank separated (one more merge; same results; 0: every level, -1: never)")
-        ->check(CLI::Range(std::int64_t{-1}, std::numeric_limits<std::int64_t>::max()))
-        ->capture_default_str();
     pc_cmd->add_option("--corr-limit", pa.corr_limit_gib,
                        "GPU: most GiB the correlation matrix may take (0: the free memory); when C does "
                        "not fit, its entries are computed again from the data as needed (same results)")

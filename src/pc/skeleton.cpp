@@ -322,11 +322,6 @@ private:
                 comm_.allgatherv(map.data() + first_byte[static_cast<std::size_t>(comm_.rank())], map.data(), counts,
                                  mpi::DataType::Byte);
         };
-        // The two sides apart (runs_sides_apart, agreed by all ranks): the lower side's
-        // removals are shared before the upper side runs.
-        bool split = keeps_ && comm_.size() > 1 && opt_.split_sides_min_entries >= 0 &&
-                     static_cast<std::int64_t>(snap.nbrs.size()) >= opt_.split_sides_min_entries;
-        if (split) split = comm_.allreduce(std::int32_t{engine_.runs_sides_apart(l) ? 1 : 0}, ReduceOp::Min) == 1;
         mpi::run_agreed(comm_, [&] {
             maybe_fail(l, true);
             if (keeps_ && !pmax_adopted_) {
@@ -334,21 +329,12 @@ private:
                 pmax_adopted_ = true;
                 pmax_changed_ = false;
             }
-            if (keeps_) out_.reset_packed(ee - eb, l, split);
+            if (keeps_) out_.reset_packed(ee - eb, l);
             else out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
             engine_.run_level(l, snap, rb, re, out_);
         });
-        double side_merge = 0.0;
-        if (split) {
-            trace_.mark("engine (lower side)");
-            const auto t_side = std::chrono::steady_clock::now();
-            share(out_.removal_bits, lower_);
-            side_merge = seconds_since(t_side);
-            trace_.mark("lower side shared");
-            mpi::run_agreed(comm_, [&] { engine_.run_upper(snap, lower_, bit0, out_); });
-        }
         maybe_fail(l, false);
-        trace_.mark(split ? "engine (upper side)" : "engine");
+        trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);
 
@@ -404,7 +390,7 @@ private:
         st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
         st.imbalance = part.imbalance;
         st.seconds = seconds_since(t0);
-        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge) + side_merge;
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
     }
 
@@ -786,7 +772,6 @@ private:
     std::vector<RowCursors> cursors_;   ///< one per worker thread
     std::vector<SepSetLog> run_logs_;   ///< a level's separating sets, per run of rows
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
-    std::vector<std::byte> lower_;    ///< a level run in two sides: the lower side's removal map
     LevelOutput out_;
     StepTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())

@@ -87,9 +87,6 @@ struct LevelOutput {
     /// packed: bit k (byte k / 8, bit k % 8) <=> the block's entry e_begin + k was
     /// separated from its row's side; zero on entry.
     std::vector<std::byte> removal_bits;
-    /// packed, set by the search (SkeletonEngine::runs_sides_apart): run_level() stops
-    /// after the block's lower entries and run_upper() finishes the level.
-    bool lower_only = false;
 
     /// Size for `entries` entries at `level`, with entries [e0, e1) (all when e1 < 0)
     /// untested; the others keep whatever they held. Filled on `threads` threads.
@@ -119,9 +116,8 @@ struct LevelOutput {
         packed = false;
     }
     /// For an engine that keeps the results: `block_entries` removal bits, all clear.
-    void reset_packed(std::int64_t block_entries, int level, bool lower_side_only = false) {
+    void reset_packed(std::int64_t block_entries, int level) {
         packed = true;
-        lower_only = lower_side_only;
         set_size = level;
         exhaustive = false;
         tests = 0;
@@ -206,21 +202,6 @@ public:
     /// `overwrite`: `pmax` has not changed since adopt_pmax() (nor since the last
     /// return): its values become the engine's; otherwise each is raised to the engine's.
     virtual void return_pmax(PmaxTable& pmax, bool overwrite) { (void)pmax, (void)overwrite; }
-    /// Optional, for keeps_level_results engines that run a level's lower entries
-    /// (a, b > a) before its upper ones and skip an upper entry once its mirror was
-    /// separated (the CUDA entry scan): whether `level` runs that way (the same answer on
-    /// every rank). The search on several ranks may then reset the LevelOutput with
-    /// lower_only: run_level() stops after the block's lower entries, leaving their
-    /// removal bits in `out`; the search merges those over all ranks (next_snapshot's
-    /// layout) and calls run_upper(), which runs the block's upper entries, skipping those
-    /// whose mirror was separated on any rank, and leaves the removal bits of both sides
-    /// in `out` (tests added). A rank thus skips what another rank's lower side separated,
-    /// as one rank skips what its own did; the results are the same either way.
-    virtual bool runs_sides_apart(int level) const { (void)level; return false; }
-    virtual void run_upper(const Adjacency& snap, std::span<const std::byte> lower,
-                           std::span<const std::int64_t> bit0, LevelOutput& out) {
-        (void)snap, (void)lower, (void)bit0, (void)out;
-    }
     /// The engine's table as PmaxTable::pairs() lists it (the pairs with a value, sorted),
     /// for a search whose host table has not changed since adopt_pmax() (one rank), or
     /// whose ranks reduced the engines' tables in place (pmax_buffer()).

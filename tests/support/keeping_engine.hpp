@@ -22,11 +22,8 @@ class KeepingEngine final : public pc::SkeletonEngine {
 public:
     /// `offers_buffer`: pmax_buffer() hands the table's host values out, so that several
     /// ranks reduce them in place (the CUDA engine's way on NCCL, with device memory).
-    /// `sides_apart`: runs_sides_apart() for every level; a lower-only run_level() reports
-    /// the lower entries' removals, run_upper() the upper ones whose mirror no rank
-    /// separated (the inner engine ran both sides at once: the contract's outcome).
-    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false, bool sides_apart = false)
-        : inner_(inner), offers_buffer_(offers_buffer), sides_apart_(sides_apart) {}
+    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false)
+        : inner_(inner), offers_buffer_(offers_buffer) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
     /// Dense p-values of every row stay here when the search allows it: the search gets
@@ -60,34 +57,14 @@ public:
         full_.reset(snap.nbrs.size(), l, false, eb, ee);
         inner_.run_level(l, snap, rb, re, full_);
         EXPECT_EQ(out.removal_bits.size(), static_cast<std::size_t>((ee - eb + 7) / 8));
-        EXPECT_TRUE(!out.lower_only || sides_apart_) << "lower_only only where runs_sides_apart()";
         for (std::int64_t a = rb; a < re; ++a)
             for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e)
-                if ((full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated) &&
-                    (!out.lower_only || snap.nbrs[static_cast<std::size_t>(e)] > a))
+                if (full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)
                     out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
         out.tests = full_.tests;
         rb_ = rb;
         re_ = re;
-        upper_pending_ = out.lower_only;
         ++levels;
-    }
-    bool runs_sides_apart(int) const override { return sides_apart_; }
-    void run_upper(const Adjacency& snap, std::span<const std::byte> lower, std::span<const std::int64_t> bit0,
-                   pc::LevelOutput& out) override {
-        EXPECT_TRUE(upper_pending_) << "run_upper after a lower-only run_level";
-        upper_pending_ = false;
-        ++uppers;
-        const std::int64_t eb = snap.offsets[static_cast<std::size_t>(rb_)];
-        for (std::int64_t a = rb_; a < re_; ++a)
-            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
-                const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
-                if (b > a || !(full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)) continue;
-                const std::int64_t k = bit0[static_cast<std::size_t>(b)] + snap.find(b, static_cast<std::int32_t>(a)) -
-                                       snap.offsets[static_cast<std::size_t>(b)];
-                if ((lower[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0}) continue;
-                out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
-            }
     }
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override {
@@ -126,14 +103,11 @@ public:
         return {std::span<double>(table_.values().data(), table_.values().size()), false};
     }
 
-    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0, offered = 0,
-        uppers = 0;
+    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0, offered = 0;
 
 private:
     pc::SkeletonEngine& inner_;
     const bool offers_buffer_;
-    const bool sides_apart_;
-    bool upper_pending_ = false;
     pc::LevelOutput full_;
     pc::PmaxTable table_;
     std::vector<double> kept0_;  ///< level 0's dense p-values, kept here

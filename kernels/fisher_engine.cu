@@ -129,7 +129,7 @@ std::int64_t pair_base(std::int64_t i, std::int64_t n) { return i * n - i * (i +
 
 int round_up(int x, int to) { return (x + to - 1) / to * to; }
 
-class CudaFisherEngine final : public pc::SkeletonEngine {
+class CudaFisherEngine final : public pc::SkeletonEngine, public pc::DeviceResults {
 public:
     CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const pc::TestPolicy& policy,
                      const FisherTunables& t)
@@ -341,7 +341,7 @@ public:
                                std::span<const std::int64_t> bit0, Adjacency& next) override;
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
-    bool keeps_level_results() const override { return true; }
+    DeviceResults* device_results() override { return this; }
     void adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) override;
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override;
@@ -440,7 +440,7 @@ private:
     /// Upload the merged removal map (and bit0) unless this level's is already here.
     void hold_removal(std::span<const std::byte> removal, std::span<const std::int64_t> bit0, cudaStream_t s);
     const std::byte* removal_held_ = nullptr;  ///< the host map in removal_ (set by settle_level)
-    // Results kept here (keeps_level_results): the pMax table and the level to settle.
+    // Results kept here (pc::DeviceResults): the pMax table and the level to settle.
     bool level0_whole_ = false;  ///< the last level0() ran every row: dense_ / kp_ hold the whole table
     bool p_stayed_ = false;      ///< the last level0() left its p-values here (Level0Output::p_stayed)
     bool dp_held_ = false, dp_dense_ = true;

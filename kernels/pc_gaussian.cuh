@@ -231,7 +231,7 @@ struct UnpackArgs {
 };
 void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream);
 
-// ---- Results kept on the device (SkeletonEngine::keeps_level_results) --------------
+// ---- Results kept on the device (pc::DeviceResults) --------------------------------
 // Instead of unpacking per-entry results for the host, the engine hands over the block's
 // removal bits, and after the ranks' maps are merged raises its device pMax table and
 // lists only the winning separating sets (O(removals) to copy, not O(entries)).

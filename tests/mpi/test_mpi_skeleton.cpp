@@ -43,6 +43,7 @@ struct Case {
     bool level0_everywhere = false;  ///< every rank runs all of level 0 (the GPU engines' way)
     bool keeping = false;  ///< the engine keeps pMax and separating sets (the CUDA engine's way)
     bool offers_buffer = false;  ///< keeping: the ranks reduce the engines' tables in place
+    bool builds_snapshots = false;  ///< keeping: the engines build the next snapshots
 };
 
 class MpiSkeleton : public testing::TestWithParam<Case> {
@@ -56,7 +57,8 @@ protected:
         cpu_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
         serial_ = pc::learn_skeleton(*cpu_, opt_);
         if (GetParam().keeping)
-            keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer);
+            keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer,
+                                                             GetParam().builds_snapshots);
         engine_ = keeping_ ? static_cast<pc::SkeletonEngine*>(keeping_.get()) : cpu_.get();
     }
     Dataset data_;
@@ -89,7 +91,10 @@ TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
             EXPECT_EQ(keeping_->returned, 0) << c->name();
             EXPECT_EQ(keeping_->listed, c->rank() == 0 ? 2 : 0) << c->name();
         }
-        if (keeping_) keeping_->offered = keeping_->returned = keeping_->listed = keeping_->levels = 0;
+        if (keeping_ && GetParam().builds_snapshots) {
+            EXPECT_GE(keeping_->built, 2) << c->name();
+        }
+        if (keeping_) keeping_->offered = keeping_->returned = keeping_->listed = keeping_->levels = keeping_->built = 0;
     }
 }
 
@@ -116,13 +121,16 @@ INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
                                          Case{true, true}, Case{false, true, true}, Case{true, false, true},
                                          Case{false, false, true, true}, Case{false, true, true, true},
                                          Case{false, true, false, true}, Case{false, false, true, true, true},
-                                         Case{false, true, true, true, true}),
+                                         Case{false, true, true, true, true},
+                                         Case{false, true, true, true, true, true},
+                                         Case{false, false, false, true, false, true}),
                          [](const testing::TestParamInfo<Case>& i) {
                              return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
                                     (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
                                     (i.param.level0_everywhere ? "Level0Everywhere" : "") +
                                     (i.param.keeping ? "EngineKeeps" : "") +
-                                    (i.param.offers_buffer ? "ReducedInPlace" : "");
+                                    (i.param.offers_buffer ? "ReducedInPlace" : "") +
+                                    (i.param.builds_snapshots ? "BuildsSnapshots" : "");
                          });
 
 namespace {

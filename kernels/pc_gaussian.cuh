@@ -9,11 +9,9 @@
 #include <cstdint>
 #include <utility>
 
-namespace cudag::cuda {
+#include "pc_gaussian_types.hpp"
 
-/// Levels 1..kMaxTemplateLevel run template<int L> kernels (workspace in registers /
-/// local memory); higher levels run the runtime-l kernels (workspace in global memory).
-constexpr int kMaxTemplateLevel = 6;
+namespace cudag::cuda {
 
 /// Sentinel of LevelArgs::best: no separating set found.
 constexpr unsigned long long kNoRank = ~0ull;
@@ -121,11 +119,6 @@ struct LevelArgs {
     bool unit_diag = false;
 };
 
-/// Per-thread workspace of the runtime-l kernels: L (l×l), Jacobi scratch (2 l×l), y_i, y_j.
-__host__ __device__ constexpr std::int64_t workspace_doubles(int l) { return 3ll * l * l + 2ll * l; }
-/// Combination positions and the set's nodes.
-__host__ __device__ constexpr std::int64_t workspace_ints(int l) { return 2ll * l; }
-
 /// cuPC-S launch: `rows` lists the rows to run (degree - 1 >= l), heaviest first.
 struct SetParallelLaunch {
     const std::int32_t* rows = nullptr;  ///< device
@@ -155,17 +148,8 @@ std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t ma
 /// per entry q in [q0, q1) of `row`, each lane walking the ranks [r0, r1) of the C(d, l)
 /// position subsets of the row in lexicographic order and stopping at its first
 /// separating set. best[e] gets the rank in cuPC-S's convention (C(d, l), the winner
-/// pass with ranks_exclude_entry = false); pmax as for the other kernels.
-/// ScanItem::flags: [r0, r1) is not all of C(d, l) (lanes watch for a smaller rank found
-/// elsewhere); the item is one entry (q1 = q0 + 1) whose ranks the 32 lanes split into
-/// consecutive blocks, instead of 32 entries sharing the ranks.
-constexpr std::int32_t kItemSplit = 1, kItemLanes = 2;
-struct ScanItem {
-    std::int32_t row = 0;
-    std::int32_t q0 = 0, q1 = 0;  ///< entry positions in the row, q1 - q0 <= 32
-    std::int32_t flags = 0;       ///< kItemSplit, kItemLanes
-    std::int64_t r0 = 0, r1 = 0;  ///< set ranks
-};
+/// pass with ranks_exclude_entry = false); pmax as for the other kernels. Items and their
+/// flags: ScanItem (pc_gaussian_types.hpp).
 struct EntryScanLaunch {
     const ScanItem* items = nullptr;  ///< device
     std::int64_t n_items = 0;

@@ -197,4 +197,36 @@ private:
     int previous_ = 0;
 };
 
+/// For a class whose members own memory, streams or events of one device: declared as
+/// its first member, and bound by the class's destructor, it keeps that device current
+/// while the other members are destroyed (after the destructor's body, in reverse order of
+/// declaration) and restores the previous device after them. The members stay the owners:
+/// no destructor lists the buffers it frees.
+class DeviceBinding {
+public:
+    explicit DeviceBinding(int device) : device_(device) {}
+    ~DeviceBinding() {
+        if (switched_) CUDAG_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+    }
+    DeviceBinding(const DeviceBinding&) = delete;
+    DeviceBinding& operator=(const DeviceBinding&) = delete;
+
+    int device() const { return device_; }
+    /// Make the device current until this object is destroyed. Never throws.
+    void bind() noexcept {
+        if (cudaGetDevice(&previous_) != cudaSuccess) {
+            cudaGetLastError();
+            return;
+        }
+        if (previous_ == device_) return;
+        if (cudaSetDevice(device_) == cudaSuccess) switched_ = true;
+        else cudaGetLastError();
+    }
+
+private:
+    int device_;
+    int previous_ = 0;
+    bool switched_ = false;
+};
+
 }  // namespace cudag::cuda

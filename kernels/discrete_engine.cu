@@ -36,7 +36,7 @@ class CudaDiscreteEngine final : public pc::SkeletonEngine {
 public:
     CudaDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy,
                        const ci::DiscreteTestSpec& test, const DiscreteTunables& t, int device)
-        : device_(device), policy_(policy), test_(test), tun_(t), cards_(codes.cards),
+        : binding_(device), device_(device), policy_(policy), test_(test), tun_(t), cards_(codes.cards),
           n_(codes.n_vars), m_(codes.n_samples),
           cpu_(codes, policy, test, 1) {
         CUDAG_EXPECTS(tun_.delta >= 1 && tun_.gamma >= 1 && tun_.delta * tun_.gamma <= 1024,
@@ -52,15 +52,10 @@ public:
     }
 
     ~CudaDiscreteEngine() override {
-        try {
-            DeviceGuard guard(device_);
-            cudaStreamSynchronize(stream_->get());
-            codes_.release(); dcards_.release(); offsets_.release(); nbrs_.release();
-            items_.release(); best_.release(); pmax_.release(); p_.release();
-            tests_.release(); scratch_.release();
-            stream_.reset();
-        } catch (...) {
-        }
+        // The members free their buffers and the stream after this body, with the engine's
+        // device current (binding_ is the first member: it is destroyed last).
+        binding_.bind();
+        cudaStreamSynchronize(stream_->get());
     }
 
     std::string name() const override { return "cuda"; }
@@ -223,6 +218,7 @@ private:
         launch_discrete_level(a, s, stream());
     }
 
+    DeviceBinding binding_;  // first: see the destructor
     int device_;
     pc::TestPolicy policy_;
     ci::DiscreteTestSpec test_;

@@ -9,11 +9,9 @@
 #include <cstdint>
 #include <utility>
 
-namespace cudag::cuda {
+#include "pc_gaussian_types.hpp"
 
-/// Levels 1..kMaxTemplateLevel run template<int L> kernels (workspace in registers /
-/// local memory); higher levels run the runtime-l kernels (workspace in global memory).
-constexpr int kMaxTemplateLevel = 6;
+namespace cudag::cuda {
 
 /// Sentinel of LevelArgs::best: no separating set found.
 constexpr unsigned long long kNoRank = ~0ull;
@@ -121,11 +119,6 @@ struct LevelArgs {
     bool unit_diag = false;
 };
 
-/// Per-thread workspace of the runtime-l kernels: L (l×l), Jacobi scratch (2 l×l), y_i, y_j.
-__host__ __device__ constexpr std::int64_t workspace_doubles(int l) { return 3ll * l * l + 2ll * l; }
-/// Combination positions and the set's nodes.
-__host__ __device__ constexpr std::int64_t workspace_ints(int l) { return 2ll * l; }
-
 /// cuPC-S launch: `rows` lists the rows to run (degree - 1 >= l), heaviest first.
 struct SetParallelLaunch {
     const std::int32_t* rows = nullptr;  ///< device
@@ -155,17 +148,8 @@ std::int64_t cupc_e_generic_threads(const EdgeParallelLaunch& s, std::int64_t ma
 /// per entry q in [q0, q1) of `row`, each lane walking the ranks [r0, r1) of the C(d, l)
 /// position subsets of the row in lexicographic order and stopping at its first
 /// separating set. best[e] gets the rank in cuPC-S's convention (C(d, l), the winner
-/// pass with ranks_exclude_entry = false); pmax as for the other kernels.
-/// ScanItem::flags: [r0, r1) is not all of C(d, l) (lanes watch for a smaller rank found
-/// elsewhere); the item is one entry (q1 = q0 + 1) whose ranks the 32 lanes split into
-/// consecutive blocks, instead of 32 entries sharing the ranks.
-constexpr std::int32_t kItemSplit = 1, kItemLanes = 2;
-struct ScanItem {
-    std::int32_t row = 0;
-    std::int32_t q0 = 0, q1 = 0;  ///< entry positions in the row, q1 - q0 <= 32
-    std::int32_t flags = 0;       ///< kItemSplit, kItemLanes
-    std::int64_t r0 = 0, r1 = 0;  ///< set ranks
-};
+/// pass with ranks_exclude_entry = false); pmax as for the other kernels. Items and their
+/// flags: ScanItem (pc_gaussian_types.hpp).
 struct EntryScanLaunch {
     const ScanItem* items = nullptr;  ///< device
     std::int64_t n_items = 0;
@@ -231,7 +215,7 @@ struct UnpackArgs {
 };
 void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream);
 
-// ---- Results kept on the device (SkeletonEngine::keeps_level_results) --------------
+// ---- Results kept on the device (pc::DeviceResults) --------------------------------
 // Instead of unpacking per-entry results for the host, the engine hands over the block's
 // removal bits, and after the ranks' maps are merged raises its device pMax table and
 // lists only the winning separating sets (O(removals) to copy, not O(entries)).
@@ -241,16 +225,6 @@ void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t s
 void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std::int64_t e_end,
                        const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
                        unsigned long long* pmax, std::uint32_t* bits, cudaStream_t stream);
-
-/// A level run in two sides on several ranks: every upper entry e = (i, j < i) of `rows`
-/// whose mirror m = mirror[e] (entry (j, i)) lies outside this rank's entries
-/// [e_begin, e_end) and was separated there (bit bit0[j] + m - offsets[j] of the merged
-/// lower-side map `removal`) marks best[m], so that the upper scan skips e as it skips an
-/// entry whose mirror this rank separated.
-void launch_mark_remote_lower(const std::int64_t* offsets, const std::int32_t* nbrs, const std::int64_t* mirror,
-                              const std::int32_t* rows, std::int64_t n_rows, const std::uint8_t* removal,
-                              const std::int64_t* bit0, std::int64_t e_begin, std::int64_t e_end,
-                              unsigned long long* best, cudaStream_t stream);
 
 /// A level's results against the merged removal map (entry e of row a separated from a's
 /// side <=> bit bit0[a] + e - offsets[a] of `removal`, bit k in byte k / 8).

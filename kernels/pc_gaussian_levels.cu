@@ -502,23 +502,6 @@ __global__ void pack_level_kernel(const unsigned long long* best, std::int64_t e
         pmax[sel[k]] = static_cast<unsigned long long>(__double_as_longlong(pwin[k]));
 }
 
-__global__ void mark_remote_lower_kernel(const std::int64_t* offsets, const std::int32_t* nbrs,
-                                         const std::int64_t* mirror, const std::int32_t* rows, std::int64_t n_rows,
-                                         const std::uint8_t* removal, const std::int64_t* bit0, std::int64_t e_begin,
-                                         std::int64_t e_end, unsigned long long* best) {
-    for (std::int64_t k = blockIdx.x; k < n_rows; k += gridDim.x) {
-        const std::int32_t i = rows[k];
-        for (std::int64_t e = offsets[i] + threadIdx.x; e < offsets[i + 1]; e += blockDim.x) {
-            const std::int32_t j = nbrs[e];
-            if (j >= i) break;  // sorted: the upper entries come first
-            const std::int64_t m = mirror[e];
-            if (m < 0 || (m >= e_begin && m < e_end)) continue;
-            const std::int64_t bit = bit0[j] + (m - offsets[j]);
-            if ((removal[bit >> 3] >> (bit & 7)) & 1u) best[m] = 0;
-        }
-    }
-}
-
 __device__ bool settle_removed(const SettleArgs& a, std::int64_t row, std::int64_t e) {
     const std::int64_t k = a.bit0[row] + (e - a.offsets[row]);
     return (a.removal[k >> 3] >> (k & 7)) & 1u;
@@ -629,16 +612,6 @@ void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std
     const std::int64_t threads = std::max((e_end - e_begin + 31) / 32 * 32, n_sel);
     if (threads <= 0) return;
     pack_level_kernel<<<grid_for(threads, 256), 256, 0, stream>>>(best, e_begin, e_end, sel, pwin, n_sel, pmax, bits);
-    CUDAG_CHECK_LAUNCH();
-}
-
-void launch_mark_remote_lower(const std::int64_t* offsets, const std::int32_t* nbrs, const std::int64_t* mirror,
-                              const std::int32_t* rows, std::int64_t n_rows, const std::uint8_t* removal,
-                              const std::int64_t* bit0, std::int64_t e_begin, std::int64_t e_end,
-                              unsigned long long* best, cudaStream_t stream) {
-    if (n_rows <= 0) return;
-    mark_remote_lower_kernel<<<static_cast<unsigned>(std::min<std::int64_t>(n_rows, 1 << 16)), 128, 0, stream>>>(
-        offsets, nbrs, mirror, rows, n_rows, removal, bit0, e_begin, e_end, best);
     CUDAG_CHECK_LAUNCH();
 }
 

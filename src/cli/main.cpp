@@ -624,12 +624,6 @@ int main(int argc, char** argv) {
                        "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
                        "(GiB); see docs/performance.md")
         ->group("");  // hidden: the automatic choice is the product's
-    pc_cmd->add_option("--sides-apart-from", pa.cfg.sides_apart_from,
-                       "several GPU ranks: levels with at least this many adjacency entries share the "
-                       "lower side's removals before the upper side runs, so that no rank tests an edge "
-                       "another rank separated (one more merge; same results; 0: every level, -1: never)")
-        ->check(CLI::Range(std::int64_t{-1}, std::numeric_limits<std::int64_t>::max()))
-        ->capture_default_str();
     pc_cmd->add_option("--checkpoint", pa.cfg.checkpoint,
                        "HDF5 checkpoint rewritten after every level (for --resume)");
     pc_cmd->add_flag("--resume", pa.cfg.resume,

@@ -178,7 +178,6 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
-    sk.split_sides_min_entries = cfg.sides_apart_from;
     if (!discrete) {
         sk.max_supported_level =
             static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));

@@ -28,9 +28,6 @@ struct PcConfig {
     double alpha = 0.01;
     int max_level = -1;  ///< -1: no cap
     int threads = 0;     ///< 0: all hardware threads
-    /// Several ranks: levels of at least this many adjacency entries run their two sides
-    /// apart where the engine can (SkeletonOptions::split_sides_min_entries).
-    std::int64_t sides_apart_from = -1;
     Compat compat = Compat::Pcalg;
     /// causal-learn's uc_rule (0 sepset, 1 maxP, 2 definiteMaxP). Unset: pcalg's
     /// orientation (udag2pdagRelaxed), or 0 under --compat causal-learn.

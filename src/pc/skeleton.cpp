@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <future>
+#include <memory>
 #include <string>
 #include <numeric>
 
@@ -15,6 +16,7 @@
 #include "core/parallel.hpp"
 #include "core/trace.hpp"
 #include "mpi/partition.hpp"
+#include "pc/level_results.hpp"
 #include "pc/merge.hpp"
 
 namespace cudag::pc {
@@ -40,48 +42,20 @@ void for_each_bit(const Graph& g, std::int64_t row_begin, std::int64_t row_end, 
     }
 }
 
-/// Positions of a in row b of a CSR (rows sorted), for a worker that asks, within one
-/// run of rows a visited in increasing order, for (b, a) pairs with a increasing per b:
-/// a cursor per row b moves forward from one binary search at its first use in the run.
-/// Two independent tables (`t`: 0 and 1) share the run stamps.
-class RowCursors {
-public:
-    void size(std::int64_t n) {
-        if (static_cast<std::int64_t>(seen_[0].size()) == n) return;
-        for (int t = 0; t < 2; ++t) {
-            seen_[t].assign(static_cast<std::size_t>(n), 0);
-            at_[t].assign(static_cast<std::size_t>(n), 0);
-        }
-        run_ = 0;
-    }
-    void new_run() { ++run_; }
-    std::int64_t find(int t, const std::int64_t* offsets, const std::int32_t* cols, std::int32_t b,
-                      std::int32_t a) {
-        std::int64_t& c = at_[t][static_cast<std::size_t>(b)];
-        if (seen_[t][static_cast<std::size_t>(b)] != run_) {
-            seen_[t][static_cast<std::size_t>(b)] = run_;
-            c = std::lower_bound(cols + offsets[b], cols + offsets[b + 1], a) - cols;
-        }
-        while (cols[c] < a) ++c;
-        CUDAG_ASSERT(c < offsets[b + 1] && cols[c] == a);
-        return c;
-    }
-
-private:
-    std::vector<std::uint64_t> seen_[2];
-    std::vector<std::int64_t> at_[2];
-    std::uint64_t run_ = 0;
-};
-
 /// The distributed search: state that lives across levels on every rank.
 class Search {
 public:
     Search(SkeletonEngine& engine, const SkeletonOptions& opt, Communicator& comm,
            const LevelCallback& on_level, const SkeletonHooks& hooks)
         : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
-          hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit),
-          keeps_(!opt.policy.exhaustive && engine.keeps_level_results()), g_(n_),
-          threads_(std::max(1, opt.threads)) {}
+          hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit), g_(n_),
+          threads_(std::max(1, opt.threads)) {
+        // Device-resident results for an engine that offers them, unless every set of a
+        // level is tested (exhaustive: the host unites the sets).
+        DeviceResults* dev = opt.policy.exhaustive ? nullptr : engine.device_results();
+        if (dev) results_ = std::make_unique<detail::DeviceResidentResults>(*dev, comm_, pmax_, log_, trace_);
+        else results_ = std::make_unique<detail::HostResults>(pol_, n_, comm_, pmax_, log_, trace_);
+    }
 
     SkeletonResult run() {
         int first = 1;
@@ -158,7 +132,7 @@ private:
         const std::int64_t rb = everywhere ? 0 : part.begin(comm_.rank());
         const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
-        out.p_may_stay = keeps_ && everywhere;
+        out.p_may_stay = results_->p_may_stay(everywhere);
         if (dense_) {
             pmax_ = PmaxTable::dense(n_, threads_);
             out.dense_p = std::move(pmax_.values());
@@ -213,7 +187,7 @@ private:
         }
         // The CSR of all rows counts the edges without a scan of the n² bits.
         const std::int64_t edges = csr && everywhere ? out.kept_offsets.back() : g_.n_edges();
-        pmax_from_level0_ = everywhere && (dense_ || csr);
+        const bool from_level0 = everywhere && (dense_ || csr);
         if (dense_) {
             pmax_.values() = std::move(out.dense_p);
         } else if (csr && everywhere) {
@@ -229,13 +203,8 @@ private:
             pmax_ = PmaxTable::sparse(g_, threads_);
             pmax_.raise_all(std::move(out.kept_p), threads_);
         }
-        if (out.p_stayed) {
-            // The values are the engine's: it keeps the table from here on.
-            CUDAG_ASSERT(out.p_may_stay && pmax_from_level0_);
-            mpi::run_agreed(comm_, [&] { engine_.adopt_pmax(pmax_, true); });
-            pmax_adopted_ = true;
-            pmax_changed_ = false;
-        }
+        CUDAG_ASSERT(!out.p_stayed || out.p_may_stay);
+        results_->level0_done(from_level0, out.p_stayed);
         trace_.mark("pmax");
         trace_.print("host level 0");
         LevelStats st;
@@ -257,18 +226,7 @@ private:
 
     /// Row boundaries cutting [rb, re) of `a` into runs of about equal entry counts.
     std::vector<std::int64_t> runs_of(const Adjacency& a, std::int64_t rb, std::int64_t re) const {
-        const int pieces = static_cast<int>(std::max<std::int64_t>(
-            1, std::min<std::int64_t>(re - rb, 8 * static_cast<std::int64_t>(lt_))));
-        std::vector<std::int64_t> cut(static_cast<std::size_t>(pieces) + 1, rb);
-        const std::int64_t e0 = a.offsets[rb], e1 = a.offsets[re];
-        for (int k = 1; k < pieces; ++k) {
-            const std::int64_t target = e0 + (e1 - e0) * k / pieces;
-            const std::int64_t r =
-                std::lower_bound(a.offsets.begin() + rb, a.offsets.begin() + re, target) - a.offsets.begin();
-            cut[static_cast<std::size_t>(k)] = std::max(r, cut[static_cast<std::size_t>(k) - 1]);
-        }
-        cut.back() = re;
-        return cut;
+        return detail::row_runs(a, rb, re, lt_);
     }
     /// fn(first row, end row, worker) for every run of `cut`, on the worker threads.
     template <class Fn>
@@ -289,8 +247,14 @@ private:
         // Threads by the level's size: a small level is done before threads would start.
         lt_ = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
         const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
-        const std::int64_t rb = part.begin(comm_.rank()), re = part.end(comm_.rank());
-        const std::int64_t eb = snap.offsets[rb], ee = snap.offsets[re];
+        detail::LevelFrame f;
+        f.level = l;
+        f.snap = &snap;
+        f.rb = part.begin(comm_.rank());
+        f.re = part.end(comm_.rank());
+        f.eb = snap.offsets[f.rb];
+        f.ee = snap.offsets[f.re];
+        f.threads = lt_;
         trace_.mark("snapshot+partition");
 
         // Removal map over the level's adjacency entries: bit e <=> entry e = (a, b)
@@ -298,94 +262,42 @@ private:
         // own byte block; one allgatherv gives every rank the whole map. Its size follows
         // the edges left (entries / 8 bytes), not n² / 8.
         const int parts = part.parts();
-        std::vector<std::size_t> counts(static_cast<std::size_t>(parts)), first_byte(counts.size());
-        std::size_t total = 0;
+        f.counts.resize(static_cast<std::size_t>(parts));
+        f.first_byte.resize(f.counts.size());
         for (int r = 0; r < parts; ++r) {
             const std::int64_t entries = snap.offsets[part.end(r)] - snap.offsets[part.begin(r)];
-            first_byte[static_cast<std::size_t>(r)] = total;
-            counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
-            total += counts[static_cast<std::size_t>(r)];
+            f.first_byte[static_cast<std::size_t>(r)] = f.total;
+            f.counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
+            f.total += f.counts[static_cast<std::size_t>(r)];
         }
         // Bit of entry e of row a: in the block of a's owner, from the block's first entry.
-        std::vector<std::int64_t> bit0(static_cast<std::size_t>(n_));  // bit index of row a's first entry
+        f.bit0.resize(static_cast<std::size_t>(n_));  // bit index of row a's first entry
         for (int r = 0; r < parts; ++r)
             for (std::int64_t a = part.begin(r); a < part.end(r); ++a) {
-                bit0[static_cast<std::size_t>(a)] =
-                    static_cast<std::int64_t>(8 * first_byte[static_cast<std::size_t>(r)]) +
+                f.bit0[static_cast<std::size_t>(a)] =
+                    static_cast<std::int64_t>(8 * f.first_byte[static_cast<std::size_t>(r)]) +
                     snap.offsets[a] - snap.offsets[part.begin(r)];
             }
-        const auto share = [&](const std::vector<std::byte>& bits, std::vector<std::byte>& map) {
-            map.resize(total);
-            std::copy_n(bits.data(), counts[static_cast<std::size_t>(comm_.rank())],
-                        map.data() + first_byte[static_cast<std::size_t>(comm_.rank())]);
-            if (comm_.size() > 1)
-                comm_.allgatherv(map.data() + first_byte[static_cast<std::size_t>(comm_.rank())], map.data(), counts,
-                                 mpi::DataType::Byte);
-        };
-        // The two sides apart (runs_sides_apart, agreed by all ranks): the lower side's
-        // removals are shared before the upper side runs.
-        bool split = keeps_ && comm_.size() > 1 && opt_.split_sides_min_entries >= 0 &&
-                     static_cast<std::int64_t>(snap.nbrs.size()) >= opt_.split_sides_min_entries;
-        if (split) split = comm_.allreduce(std::int32_t{engine_.runs_sides_apart(l) ? 1 : 0}, ReduceOp::Min) == 1;
         mpi::run_agreed(comm_, [&] {
             maybe_fail(l, true);
-            if (keeps_ && !pmax_adopted_) {
-                engine_.adopt_pmax(pmax_, pmax_from_level0_);
-                pmax_adopted_ = true;
-                pmax_changed_ = false;
-            }
-            if (keeps_) out_.reset_packed(ee - eb, l, split);
-            else out_.reset(snap.nbrs.size(), l, pol_.exhaustive, eb, ee, lt_);
-            engine_.run_level(l, snap, rb, re, out_);
+            results_->prepare(f, out_);
+            engine_.run_level(l, snap, f.rb, f.re, out_);
         });
-        double side_merge = 0.0;
-        if (split) {
-            trace_.mark("engine (lower side)");
-            const auto t_side = std::chrono::steady_clock::now();
-            share(out_.removal_bits, lower_);
-            side_merge = seconds_since(t_side);
-            trace_.mark("lower side shared");
-            mpi::run_agreed(comm_, [&] { engine_.run_upper(snap, lower_, bit0, out_); });
-        }
         maybe_fail(l, false);
-        trace_.mark(split ? "engine (upper side)" : "engine");
+        trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);
 
-        if (keeps_) {
-            share(out_.removal_bits, removal_);
-        } else {
-            removal_.resize(total);
-            std::byte* mine = removal_.data() + first_byte[static_cast<std::size_t>(comm_.rank())];
-            const std::int64_t bytes = (ee - eb + 7) / 8;
-            parallel_for(0, bytes, lt_, 1 << 16, [&](std::int64_t k, int) {
-                std::uint8_t bits = 0;
-                for (std::int64_t e = eb + 8 * k, t = 0; t < 8 && e < ee; ++e, ++t)
-                    if (out_.flags[static_cast<std::size_t>(e)] & kSeparated) bits |= static_cast<std::uint8_t>(1u << t);
-                mine[k] = std::byte{bits};
-            });
-            if (comm_.size() > 1)
-                comm_.allgatherv(mine, removal_.data(), counts, mpi::DataType::Byte);
-        }
-        const auto separated = [&](std::int64_t a, std::int64_t e) {
-            const std::int64_t k = bit0[static_cast<std::size_t>(a)] + (e - snap.offsets[a]);
-            return (removal_[static_cast<std::size_t>(k >> 3)] & (std::byte{1} << (k & 7))) != std::byte{0};
-        };
+        results_->merge_removals(f, out_, removal_);
+        const auto separated = [&](std::int64_t a, std::int64_t e) { return f.separated(removal_, a, e); };
         trace_.mark("removal map");
-
-        if (keeps_) {
-            mpi::run_agreed(comm_, [&] { engine_.settle_level(snap, removal_, bit0, log_); });
-            trace_.mark("settled (engine)");
-        } else {
-            log_level(snap, rb, re, separated);
-        }
+        results_->settle(f, out_, removal_);
         sort_early();
 
         // The next level's snapshot: this one less the removed pairs. From the engine when
         // it builds it (a GPU, on its own copy of the snapshot: every rank alike without
         // host work); the graph then catches up only when it is needed (sync_graph).
-        std::int64_t removed = -1;
-        mpi::run_agreed(comm_, [&] { removed = engine_.next_snapshot(snap, removal_, bit0, next_); });
+        std::int64_t removed = results_->next_snapshot(f, removal_, next_);
         if (removed >= 0) {
             graph_stale_ = true;
             trace_.mark("next snapshot (engine)");
@@ -404,64 +316,8 @@ private:
         st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
         st.imbalance = part.imbalance;
         st.seconds = seconds_since(t0);
-        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge) + side_merge;
+        if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
-    }
-
-    /// This rank's share of pMax and separating sets from the level's per-entry output
-    /// (engines that do not keep them).
-    template <class Separated>
-    void log_level(const Adjacency& snap, std::int64_t rb, std::int64_t re, const Separated& separated) {
-        // This rank's share of pMax and separating sets. For i < j the lower endpoint's
-        // separating set wins (pcalg tests the u-side first and skips the v-side once
-        // removed); the upper side counts only when the lower side did not separate, or
-        // always when exhaustive (its set is then united with the lower side's).
-        // Two passes, so that no two threads raise one pair's pMax: the lower entries
-        // (slot (a, b) in row a), then the upper ones (slot (b, a), one entry per pair).
-        // A row b's position of a (the mirror of entry (a, b), or a pMax slot) comes from
-        // a cursor per row b that walks forward, since a run visits rows a in order.
-        const std::vector<std::int64_t> cut = runs_of(snap, rb, re);
-        const std::size_t runs = cut.size() - 1;
-        run_logs_.resize(2 * runs);
-        for (SepSetLog& lg : run_logs_) lg.clear();
-        if (cursors_.size() < static_cast<std::size_t>(lt_)) cursors_.resize(static_cast<std::size_t>(lt_));
-        for (RowCursors& c : cursors_) c.size(n_);
-        const bool sparse = !pmax_.is_dense();
-        const std::int64_t* poff = pmax_.row_offsets();
-        const std::int32_t* pcol = pmax_.cols();
-        const auto slot_of = [&](RowCursors& cur, std::int32_t i, std::int32_t j) {
-            return sparse ? cur.find(1, poff, pcol, i, j) : pmax_.slot(i, j);
-        };
-        for (int upper = 0; upper < 2; ++upper) {
-            parallel_for(0, static_cast<std::int64_t>(runs), lt_, 1, [&](std::int64_t k, int w) {
-                RowCursors& cur = cursors_[static_cast<std::size_t>(w)];
-                cur.new_run();
-                SepSetLog& lg = run_logs_[static_cast<std::size_t>(upper) * runs + static_cast<std::size_t>(k)];
-                for (std::int64_t a = cut[static_cast<std::size_t>(k)]; a < cut[static_cast<std::size_t>(k) + 1]; ++a) {
-                    const std::int32_t* row = snap.row(a);
-                    const std::int64_t d = snap.degree(a);
-                    const auto ia = static_cast<std::int32_t>(a);
-                    const std::int64_t split = std::upper_bound(row, row + d, ia) - row;  // first b > a
-                    const std::int64_t qb = upper ? 0 : split, qe = upper ? split : d;
-                    for (std::int64_t q = qb; q < qe; ++q) {
-                        const std::int64_t e = snap.offsets[a] + q;
-                        const std::uint8_t f = out_.flags[static_cast<std::size_t>(e)];
-                        if (!f) continue;
-                        const std::int32_t b = row[q];
-                        if (upper && !pol_.exhaustive &&
-                            separated(b, cur.find(0, snap.offsets.data(), snap.nbrs.data(), b, ia)))
-                            continue;
-                        const std::int32_t i = upper ? b : ia, j = upper ? ia : b;
-                        if (f & kTested) pmax_.raise_slot(slot_of(cur, i, j), out_.pmax[static_cast<std::size_t>(e)]);
-                        if (f & kSeparated) lg.add(i, j, out_.set(static_cast<std::size_t>(e)));
-                    }
-                }
-            });
-        }
-        trace_.mark("pmax+sepsets");
-        log_.append(run_logs_, lt_);
-        if (log_.size() > (1u << 20)) run_logs_ = {};  // a heavy level: give the copies back
-        trace_.mark("log append");
     }
 
     /// Apply a level's removals to the graph (both bits of a pair; every rank alike) and
@@ -573,52 +429,10 @@ private:
         log_ = SepSetLog();
     }
 
-    /// Whether several ranks reduce their engines' pMax tables in place
-    /// (SkeletonEngine::pmax_buffer(): every rank's engine offers memory that this
-    /// communicator takes, e.g. GPU memory to NCCL). Decided once, by all ranks alike.
-    bool reduce_in_engines() {
-        if (!pmax_adopted_ || comm_.size() == 1) return false;
-        if (reduce_in_engines_ < 0) {
-            std::int32_t ok = 0;
-            mpi::run_agreed(comm_, [&] {
-                const SkeletonEngine::PmaxBuffer b = engine_.pmax_buffer();
-                ok = !b.values.empty() && b.values.size() == pmax_.values().size() &&
-                     (!b.device || comm_.device_buffers());
-            });
-            reduce_in_engines_ = comm_.allreduce(ok, ReduceOp::Min);
-        }
-        return reduce_in_engines_ == 1;
-    }
-
-    /// pMax by an element-wise max over ranks: in the engines' tables (reduce_in_engines)
-    /// or in the host tables. `take_pmax`: the host table must hold the result (on rank 0
-    /// at least) — the engine's table comes back first.
-    void gather_pmax(bool take_pmax) {
-        const bool in_engines = reduce_in_engines();
-        if (in_engines) {
-            SkeletonEngine::PmaxBuffer b;
-            mpi::run_agreed(comm_, [&] { b = engine_.pmax_buffer(); });
-            comm_.allreduce(b.values, ReduceOp::Max);
-            trace_.mark("pmax allreduce (engines)");
-        }
-        if (pmax_adopted_ && take_pmax) {
-            // After an in-place reduction every engine holds the maximum, which the host
-            // tables never exceed; only rank 0 reads its host table (checkpoints).
-            mpi::run_agreed(comm_, [&] {
-                if (!in_engines || comm_.rank() == 0) engine_.return_pmax(pmax_, in_engines || !pmax_changed_);
-            });
-            trace_.mark("pmax returned (engine)");
-        }
-        if (comm_.size() > 1 && !in_engines) {
-            comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
-            pmax_changed_ = true;
-            trace_.mark("pmax allreduce");
-        }
-    }
-
-    /// pMax by an element-wise max over ranks (gather_pmax); separating sets to rank 0.
+    /// pMax by an element-wise max over ranks (LevelResults::gather_pmax, the host table
+    /// holding it when `take_pmax`); separating sets to rank 0.
     void gather(bool take_pmax = true) {
-        gather_pmax(take_pmax);
+        results_->gather_pmax(take_pmax);
         std::vector<SepSetLog> parts;  // rank 0: the logs to add to gathered_
         if (comm_.size() > 1) {
             // Rank 0 keeps its own log (not sent: no serialised copy of it).
@@ -736,11 +550,9 @@ private:
 
     SkeletonResult finish() {
         trace_.start();
-        // The engine lists the pairs when its table is the answer: one rank's table that
-        // the host has not changed, or the ranks' tables reduced in place.
-        const bool in_engines = reduce_in_engines();
-        const bool pairs_from_engine = pmax_adopted_ && (comm_.size() == 1 ? !pmax_changed_ : in_engines);
-        gather_pmax(!pairs_from_engine);
+        // The engine lists the pairs when its table is the answer.
+        const bool pairs_from_engine = results_->engine_lists_pairs();
+        results_->gather_pmax(!pairs_from_engine);
         trace_.mark("pmax gathered");
         SkeletonResult res;
         if (graph_stale_) sync_graph(next_);
@@ -749,7 +561,7 @@ private:
         // Rank 0 lists pMax (mostly a copy of fresh memory) beside the separating sets.
         std::future<PairPList> listed;
         if (pairs_from_engine && comm_.rank() == 0)
-            listed = std::async(std::launch::async, [this] { return engine_.pmax_pairs(); });
+            listed = std::async(std::launch::async, [this] { return results_->engine_pairs(); });
         res.sepsets = collect_sepsets();
         mpi::run_agreed(comm_, [&] {
             if (comm_.rank() != 0) return;
@@ -769,12 +581,6 @@ private:
     const SkeletonHooks& hooks_;
     const std::int64_t n_;
     const bool dense_;
-    /// The engine keeps pMax and the separating sets of levels >= 1 (keeps_level_results).
-    const bool keeps_;
-    bool pmax_from_level0_ = false;  ///< pmax_ is exactly the engine's level-0 output
-    bool pmax_adopted_ = false;      ///< keeps_: the engine holds the table (adopt_pmax ran)
-    bool pmax_changed_ = false;      ///< pmax_ changed since the engine adopted or returned it
-    int reduce_in_engines_ = -1;     ///< reduce_in_engines(), once decided (0 or 1)
     Graph g_;    ///< current adjacency (same on every rank)
     Adjacency next_;           ///< the next level's snapshot, when have_next_
     bool have_next_ = false;
@@ -783,10 +589,7 @@ private:
     const int threads_;                 ///< host threads for a level's bookkeeping
     int lt_ = 1;                        ///< the threads the current level uses
     static constexpr std::int64_t kEntriesPerThread = 1 << 15;
-    std::vector<RowCursors> cursors_;   ///< one per worker thread
-    std::vector<SepSetLog> run_logs_;   ///< a level's separating sets, per run of rows
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
-    std::vector<std::byte> lower_;    ///< a level run in two sides: the lower side's removal map
     LevelOutput out_;
     StepTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
     PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
@@ -794,6 +597,9 @@ private:
     SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()
     std::future<SepSets> early_;  ///< this rank's records up to a heavy level, sorted (sort_early)
     std::vector<LevelStats> levels_;
+    /// How level results reach pMax and the separating sets: host results, or device-
+    /// resident results for an engine with DeviceResults (not exhaustive). Set once.
+    std::unique_ptr<detail::LevelResults> results_;
 };
 
 }  // namespace

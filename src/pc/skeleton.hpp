@@ -35,14 +35,6 @@ struct SkeletonOptions {
     /// a table on a worker thread while the later levels run, and merged with the later
     /// ones at the end (same result). 0: never. A knob for tests.
     std::size_t early_sort_records = std::size_t{1} << 18;
-    /// Several ranks, an engine that runs a level's two sides apart
-    /// (SkeletonEngine::runs_sides_apart): levels of at least this many adjacency entries
-    /// share the lower side's removals between the sides (one more merge), so that no
-    /// rank tests an upper entry whose mirror another rank separated. Same result. 0:
-    /// every such level; -1: never (the default: on 2 H200s it cost more than it saved,
-    /// since the row blocks' work is then uneven and every rank waits for the slowest
-    /// lower side; see docs/performance.md).
-    std::int64_t split_sides_min_entries = -1;
 };
 
 /// Called after each level (for progress reports), on every rank.

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The interface every skeleton backend implements (CPU threads, CUDA, ...).
-// The level loop (pc/skeleton.cpp) is written once against it.
+// The interface every skeleton backend implements (CPU threads, CUDA, ...): a few
+// required calls (level0, run_level, p_value), plus DeviceResults, an optional extension
+// for engines that keep the search's results in their own memory. The level loop
+// (pc/skeleton.cpp) is written once against it and picks one of two result strategies
+// (pc/level_results.hpp).
 #pragma once
 
 #include <algorithm>
@@ -51,8 +54,8 @@ struct Level0Output {
     /// symmetric CSR, so that the search needs neither the graph nor a scan of it to
     /// start level 1 (adjacency.n == 0: not given).
     Adjacency adjacency;
-    /// In, set by the search for an engine that keeps pMax (keeps_level_results) and
-    /// runs every row: the p-values (dense_p, or kept_pvals of the kept CSR) may stay
+    /// In, set by a search running the device-results strategy (DeviceResults) when the
+    /// engine runs every row: the p-values (dense_p, or kept_pvals of the kept CSR) may stay
     /// with the engine. Out: the engine left them there (dense_p untouched, kept_pvals
     /// sized but not filled); the search then hands the table over (adopt_pmax) at once.
     bool p_may_stay = false;
@@ -81,15 +84,12 @@ struct LevelOutput {
     bool exhaustive = false;
     std::int64_t tests = 0;
     /// Set by reset_packed() for an engine that keeps the level's results itself
-    /// (SkeletonEngine::keeps_level_results): then only `removal_bits` and `tests` are
-    /// filled, flags, pmax and the sets are not.
+    /// (DeviceResults): then only `removal_bits` and `tests` are filled, flags, pmax and
+    /// the sets are not.
     bool packed = false;
     /// packed: bit k (byte k / 8, bit k % 8) <=> the block's entry e_begin + k was
     /// separated from its row's side; zero on entry.
     std::vector<std::byte> removal_bits;
-    /// packed, set by the search (SkeletonEngine::runs_sides_apart): run_level() stops
-    /// after the block's lower entries and run_upper() finishes the level.
-    bool lower_only = false;
 
     /// Size for `entries` entries at `level`, with entries [e0, e1) (all when e1 < 0)
     /// untested; the others keep whatever they held. Filled on `threads` threads.
@@ -119,9 +119,8 @@ struct LevelOutput {
         packed = false;
     }
     /// For an engine that keeps the results: `block_entries` removal bits, all clear.
-    void reset_packed(std::int64_t block_entries, int level, bool lower_side_only = false) {
+    void reset_packed(std::int64_t block_entries, int level) {
         packed = true;
-        lower_only = lower_side_only;
         set_size = level;
         exhaustive = false;
         tests = 0;
@@ -134,6 +133,69 @@ struct LevelOutput {
     }
     /// Where a non-exhaustive engine writes entry e's set_size nodes.
     std::int32_t* set_slot(std::size_t e) { return nodes.data() + e * static_cast<std::size_t>(set_size); }
+};
+
+/// Optional extension of a SkeletonEngine that keeps the search's results where it runs
+/// (a GPU: pMax, the levels' separating sets and the adjacency snapshots stay in device
+/// memory, and the host handles O(removals) per level, not O(entries)). The level loop asks
+/// for it through SkeletonEngine::device_results() and, for searches that stop at an
+/// edge's first separating set (not exhaustive), runs the device-results strategy; without
+/// it (or when exhaustive) the host-results strategy. Per search, the loop:
+///  - level 0: may let the p-values stay with the engine (Level0Output::p_may_stay) and
+///    then calls adopt_pmax() at once;
+///  - calls adopt_pmax() once before the first level >= 1 otherwise;
+///  - hands run_level() a LevelOutput reset with reset_packed(): the engine fills
+///    removal_bits and tests only;
+///  - after merging the level's removal map over all ranks (entry e of row a was separated
+///    from a's side when bit bit0[a] + (e - snap.offsets[a]) of `removal` is set, bit k in
+///    byte k / 8, bit k % 8), calls settle_level(), then next_snapshot();
+///  - at gathers (checkpoints, the end) reduces the tables over ranks in place
+///    (pmax_buffer()) or calls return_pmax(), and at the end takes the pairs from
+///    pmax_pairs() when the engine's table is the answer.
+class DeviceResults {
+public:
+    virtual ~DeviceResults() = default;
+
+    /// Take over `pmax` as the engine's table. `from_level0`: the table is exactly the
+    /// one the engine's last level0() call (over every row) produced and nothing has
+    /// changed it since, so an engine may keep its own copy instead of reading it.
+    virtual void adopt_pmax(const PmaxTable& pmax, bool from_level0) = 0;
+    /// After a level run with a packed LevelOutput, given the merged removal map: (1) raise
+    /// the pMax of the pair {a, b} to the level's pMax of every entry (a, b) of the rows the
+    /// engine tested at this level (the maximum p of the tests run from a's side; the
+    /// winning set's p when separated), except an entry with b < a whose mirror (b, a) was
+    /// separated, and (2) append to `log` the separating set of every entry (a, b) of the
+    /// block that was separated, as pair (min, max), except again when b < a and (b, a) was
+    /// separated too (the lower endpoint's set wins).
+    virtual void settle_level(const Adjacency& snap, std::span<const std::byte> removal,
+                              std::span<const std::int64_t> bit0, SepSetLog& log) = 0;
+    /// The next level's snapshot, built by the engine from the snapshot `snap` of the level
+    /// it just ran and that level's merged removal map (settle_level's layout): a pair goes
+    /// when either of its entries was separated. Fills `next` (every row) and returns the
+    /// pairs removed, or -1 when the engine leaves this level's snapshot to the host.
+    virtual std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
+                                       std::span<const std::int64_t> bit0, Adjacency& next) = 0;
+    /// Bring `pmax` up to the engine's table. `overwrite`: `pmax` has not changed since
+    /// adopt_pmax() (nor since the last return): its values become the engine's; otherwise
+    /// each is raised to the engine's.
+    virtual void return_pmax(PmaxTable& pmax, bool overwrite) = 0;
+    /// The engine's table as PmaxTable::pairs() lists it (the pairs with a value, sorted),
+    /// for a search whose host table has not changed since adopt_pmax() (one rank), or
+    /// whose ranks reduced the engines' tables in place (pmax_buffer()).
+    virtual PairPList pmax_pairs() = 0;
+
+    /// The adopted table's values (slot order, as PmaxTable::values()) where a collective
+    /// can reduce them in place, or an empty span when the engine does not offer them.
+    /// `device`: they live in the memory of the engine's GPU (only a communicator with
+    /// device_buffers() takes them). The engine's work on them has finished when this
+    /// returns. Several ranks then reduce the tables by max over ranks in place, instead
+    /// of return_pmax() and an allreduce of the host tables; afterwards every engine holds
+    /// the maximum over all ranks, which the host tables never exceed.
+    struct PmaxBuffer {
+        std::span<double> values;
+        bool device = false;
+    };
+    virtual PmaxBuffer pmax_buffer() { return {}; }
 };
 
 /// A skeleton backend. Engines hold the sufficient statistics (e.g. the
@@ -161,85 +223,18 @@ public:
     /// be the same on every rank, which holds for the deterministic engines here.
     virtual bool level0_on_every_rank() const { return false; }
 
-    /// Level l >= 1 on the snapshot `snap` for rows [row_begin, row_end). `out` has
-    /// been reset to snap.nbrs.size() entries; write only the block's entries.
+    /// Level l >= 1 on the snapshot `snap` for rows [row_begin, row_end). `out` has been
+    /// reset to snap.nbrs.size() entries (write only the block's entries), or, by a search
+    /// running the device-results strategy, with reset_packed() (see DeviceResults).
     virtual void run_level(int level, const Adjacency& snap, std::int64_t row_begin,
                            std::int64_t row_end, LevelOutput& out) = 0;
 
-    /// Optional: the next level's snapshot, built by the engine from the snapshot `snap`
-    /// of the level it just ran and the level's removal map over all ranks: entry e of
-    /// row a was separated from a's side when bit bit0[a] + (e - snap.offsets[a]) of
-    /// `removal` is set (bit k in byte k / 8, bit k % 8), and a pair goes when either of
-    /// its entries was separated. Fills `next` (every row) and returns the pairs
-    /// removed, or -1 when the engine leaves this to the caller.
-    virtual std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
-                                       std::span<const std::int64_t> bit0, Adjacency& next) {
-        (void)snap, (void)removal, (void)bit0, (void)next;
-        return -1;
-    }
-
-    /// Optional, for searches that stop at an edge's first separating set (not
-    /// exhaustive): true when the engine keeps pMax and the levels' separating sets
-    /// itself (a GPU: the host then handles O(removals) per level, not O(entries)).
-    /// The search then, per run:
-    ///  - calls adopt_pmax() once, before the first level >= 1;
-    ///  - hands run_level() a LevelOutput reset with reset_packed(): the engine fills
-    ///    removal_bits and tests only;
-    ///  - after merging the level's removal map over all ranks (the layout of
-    ///    next_snapshot's), calls settle_level(), which must (1) raise the pMax of the
-    ///    pair {a, b} to the level's pMax of every entry (a, b) of the rows the engine
-    ///    tested at this level (the maximum p of the tests run from a's side; the winning
-    ///    set's p when separated), except an entry with b < a whose mirror (b, a) was
-    ///    separated, and (2) append to `log` the separating set of every entry (a, b) of
-    ///    the block that was separated, as pair (min, max), except again when b < a and
-    ///    (b, a) was separated too (the lower endpoint's set wins);
-    ///  - calls return_pmax() to bring its table up to the engine's (at gathers).
-    virtual bool keeps_level_results() const { return false; }
-    /// Take over `pmax` as the engine's table. `from_level0`: the table is exactly the
-    /// one the engine's last level0() call (over every row) produced and nothing has
-    /// changed it since, so an engine may keep its own copy instead of reading it.
-    virtual void adopt_pmax(const PmaxTable& pmax, bool from_level0) { (void)pmax, (void)from_level0; }
-    virtual void settle_level(const Adjacency& snap, std::span<const std::byte> removal,
-                              std::span<const std::int64_t> bit0, SepSetLog& log) {
-        (void)snap, (void)removal, (void)bit0, (void)log;
-    }
-    /// `overwrite`: `pmax` has not changed since adopt_pmax() (nor since the last
-    /// return): its values become the engine's; otherwise each is raised to the engine's.
-    virtual void return_pmax(PmaxTable& pmax, bool overwrite) { (void)pmax, (void)overwrite; }
-    /// Optional, for keeps_level_results engines that run a level's lower entries
-    /// (a, b > a) before its upper ones and skip an upper entry once its mirror was
-    /// separated (the CUDA entry scan): whether `level` runs that way (the same answer on
-    /// every rank). The search on several ranks may then reset the LevelOutput with
-    /// lower_only: run_level() stops after the block's lower entries, leaving their
-    /// removal bits in `out`; the search merges those over all ranks (next_snapshot's
-    /// layout) and calls run_upper(), which runs the block's upper entries, skipping those
-    /// whose mirror was separated on any rank, and leaves the removal bits of both sides
-    /// in `out` (tests added). A rank thus skips what another rank's lower side separated,
-    /// as one rank skips what its own did; the results are the same either way.
-    virtual bool runs_sides_apart(int level) const { (void)level; return false; }
-    virtual void run_upper(const Adjacency& snap, std::span<const std::byte> lower,
-                           std::span<const std::int64_t> bit0, LevelOutput& out) {
-        (void)snap, (void)lower, (void)bit0, (void)out;
-    }
-    /// The engine's table as PmaxTable::pairs() lists it (the pairs with a value, sorted),
-    /// for a search whose host table has not changed since adopt_pmax() (one rank), or
-    /// whose ranks reduced the engines' tables in place (pmax_buffer()).
-    virtual PairPList pmax_pairs() { return {}; }
-    /// The adopted table's values (slot order, as PmaxTable::values()) where a collective
-    /// can reduce them in place, or an empty span when the engine does not offer them.
-    /// `device`: they live in the memory of the engine's GPU (only a communicator with
-    /// device_buffers() takes them). The engine's work on them has finished when this
-    /// returns. Several ranks then reduce the tables by max over ranks in place, instead
-    /// of return_pmax() and an allreduce of the host tables; afterwards every engine holds
-    /// the maximum over all ranks, which the host tables never exceed.
-    struct PmaxBuffer {
-        std::span<double> values;
-        bool device = false;
-    };
-    virtual PmaxBuffer pmax_buffer() { return {}; }
-
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;
+
+    /// The optional extension that keeps results with the engine; nullptr: the search
+    /// keeps them on the host.
+    virtual DeviceResults* device_results() { return nullptr; }
 };
 
 }  // namespace cudag::pc

@@ -77,13 +77,6 @@ TEST_F(MpiCli, RankCountInvarianceOnSimulatedData) {
     expect_rank_invariant(path("sim.csv"), "--alpha 0.05");
 }
 
-TEST_F(MpiCli, RankCountInvarianceWithSidesApartOnEveryLevel) {
-    // On GPUs every entry-scan level runs its two sides apart (the lower side's removals
-    // shared between them); CPU engines run as usual.
-    simulate("sim.csv", 90);
-    expect_rank_invariant(path("sim.csv"), "--alpha 0.05 --sides-apart-from 0");
-}
-
 TEST_F(MpiCli, RankCountInvarianceInCausalLearnMode) {
     simulate("sim.csv", 60);
     expect_rank_invariant(path("sim.csv"), "--compat causal-learn --uc-rule 1");

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// A CPU engine behind the optional keeps_level_results() contract of SkeletonEngine
-// (the CUDA engine's way: pMax and the separating sets stay with the engine, the search
-// gets packed removal bits), written out from the contract's text on top of any engine
-// that fills the per-entry LevelOutput. Tests run searches with it against the plain
-// engine: the same skeleton, separating sets, pMax and level statistics must come out.
+// A CPU engine behind the optional DeviceResults extension of SkeletonEngine (the CUDA
+// engine's way: pMax and the separating sets stay with the engine, the search gets packed
+// removal bits, and the engine may build the next snapshots), written out from the
+// contract's text on top of any engine that fills the per-entry LevelOutput. Tests run
+// searches with it against the plain engine: the same skeleton, separating sets, pMax and
+// level statistics must come out.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -18,15 +19,15 @@
 
 namespace cudag::test {
 
-class KeepingEngine final : public pc::SkeletonEngine {
+class KeepingEngine final : public pc::SkeletonEngine, public pc::DeviceResults {
 public:
     /// `offers_buffer`: pmax_buffer() hands the table's host values out, so that several
     /// ranks reduce them in place (the CUDA engine's way on NCCL, with device memory).
-    /// `sides_apart`: runs_sides_apart() for every level; a lower-only run_level() reports
-    /// the lower entries' removals, run_upper() the upper ones whose mirror no rank
-    /// separated (the inner engine ran both sides at once: the contract's outcome).
-    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false, bool sides_apart = false)
-        : inner_(inner), offers_buffer_(offers_buffer), sides_apart_(sides_apart) {}
+    /// `builds_snapshots`: next_snapshot() builds the next level's snapshot (an entry stays
+    /// unless its own or its mirror's removal bit is set) after every level but level 2,
+    /// so that the search also has to catch its graph up in the middle of a run.
+    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false, bool builds_snapshots = false)
+        : inner_(inner), offers_buffer_(offers_buffer), builds_snapshots_(builds_snapshots) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
     /// Dense p-values of every row stay here when the search allows it: the search gets
@@ -45,7 +46,7 @@ public:
         return inner_.p_value(i, j, s);
     }
 
-    bool keeps_level_results() const override { return true; }
+    DeviceResults* device_results() override { return this; }
     void adopt_pmax(const pc::PmaxTable& t, bool from_level0) override {
         EXPECT_TRUE(kept0_.empty() || from_level0) << "p-values kept at level 0 are adopted from it";
         table_ = t;
@@ -54,40 +55,26 @@ public:
         ++adopted;
         from_level0_count += from_level0 ? 1 : 0;
     }
+    /// A packed LevelOutput (the device-results strategy) gets the removal bits; any other
+    /// is the inner engine's (the host-results strategy, as for an exhaustive search).
     void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
-        EXPECT_TRUE(out.packed) << "a keeping engine gets a packed LevelOutput";
+        if (!out.packed) {
+            ++unpacked;
+            return inner_.run_level(l, snap, rb, re, out);
+        }
         const std::int64_t eb = snap.offsets[static_cast<std::size_t>(rb)], ee = snap.offsets[static_cast<std::size_t>(re)];
         full_.reset(snap.nbrs.size(), l, false, eb, ee);
         inner_.run_level(l, snap, rb, re, full_);
         EXPECT_EQ(out.removal_bits.size(), static_cast<std::size_t>((ee - eb + 7) / 8));
-        EXPECT_TRUE(!out.lower_only || sides_apart_) << "lower_only only where runs_sides_apart()";
         for (std::int64_t a = rb; a < re; ++a)
             for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e)
-                if ((full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated) &&
-                    (!out.lower_only || snap.nbrs[static_cast<std::size_t>(e)] > a))
+                if (full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)
                     out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
         out.tests = full_.tests;
         rb_ = rb;
         re_ = re;
-        upper_pending_ = out.lower_only;
+        level_ = l;
         ++levels;
-    }
-    bool runs_sides_apart(int) const override { return sides_apart_; }
-    void run_upper(const Adjacency& snap, std::span<const std::byte> lower, std::span<const std::int64_t> bit0,
-                   pc::LevelOutput& out) override {
-        EXPECT_TRUE(upper_pending_) << "run_upper after a lower-only run_level";
-        upper_pending_ = false;
-        ++uppers;
-        const std::int64_t eb = snap.offsets[static_cast<std::size_t>(rb_)];
-        for (std::int64_t a = rb_; a < re_; ++a)
-            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
-                const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
-                if (b > a || !(full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)) continue;
-                const std::int64_t k = bit0[static_cast<std::size_t>(b)] + snap.find(b, static_cast<std::int32_t>(a)) -
-                                       snap.offsets[static_cast<std::size_t>(b)];
-                if ((lower[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0}) continue;
-                out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
-            }
     }
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override {
@@ -115,6 +102,32 @@ public:
         overwrites += overwrite ? 1 : 0;
     }
 
+    std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
+                               std::span<const std::int64_t> bit0, Adjacency& next) override {
+        if (!builds_snapshots_ || level_ == 2) return -1;
+        ++built;
+        const auto bit = [&](std::int64_t a, std::int64_t e) {
+            const std::int64_t k = bit0[static_cast<std::size_t>(a)] + e - snap.offsets[static_cast<std::size_t>(a)];
+            return (removal[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0};
+        };
+        next = Adjacency{};
+        next.n = snap.n;
+        next.offsets.push_back(0);
+        std::int64_t removed = 0;
+        for (std::int64_t a = 0; a < snap.n; ++a) {
+            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
+                const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
+                if (bit(a, e) || bit(b, snap.find(b, static_cast<std::int32_t>(a)))) {
+                    if (a < b) ++removed;
+                } else {
+                    next.nbrs.push_back(b);
+                }
+            }
+            next.offsets.push_back(static_cast<std::int64_t>(next.nbrs.size()));
+        }
+        return removed;
+    }
+
     pc::PairPList pmax_pairs() override {
         ++listed;
         return table_.pairs();
@@ -126,14 +139,15 @@ public:
         return {std::span<double>(table_.values().data(), table_.values().size()), false};
     }
 
-    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0, offered = 0,
-        uppers = 0;
+    int adopted = 0, from_level0_count = 0, levels = 0, returned = 0, overwrites = 0, listed = 0, offered = 0;
+    int built = 0;     ///< levels whose next snapshot this engine built
+    int unpacked = 0;  ///< levels run for the host-results strategy
 
 private:
     pc::SkeletonEngine& inner_;
     const bool offers_buffer_;
-    const bool sides_apart_;
-    bool upper_pending_ = false;
+    const bool builds_snapshots_;
+    int level_ = 0;  ///< the level of the last run_level()
     pc::LevelOutput full_;
     pc::PmaxTable table_;
     std::vector<double> kept0_;  ///< level 0's dense p-values, kept here

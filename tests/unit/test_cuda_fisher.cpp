@@ -400,7 +400,7 @@ TEST(CudaFisher, StrictPolicyIsEquivalentToCpu) {
     EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
 }
 
-// ---- pMax and separating sets kept on the device (keeps_level_results) ------------------------
+// ---- pMax and separating sets kept on the device (DeviceResults) ------------------------------
 
 TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
     CUDAG_REQUIRE_GPU();
@@ -413,7 +413,7 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
         if (sparse) opt.dense_pmax_limit = 0;  // the table over level 0's kept pairs
         ci::CpuFisherEngine cpu(data, opt.policy, 0);
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
-        ASSERT_TRUE(gpu->keeps_level_results());
+        ASSERT_NE(gpu->device_results(), nullptr);
         const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
         ASSERT_GE(want.levels.size(), 4u);
         EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));

@@ -287,17 +287,13 @@ void expect_same_search(const pc::SkeletonResult& want, const pc::SkeletonResult
     }
 }
 
-/// The CPU engine, plus the optional parts of the engine interface the GPU engine uses,
-/// written out from their contracts: level 0 handed over as lists, and next_snapshot()
-/// (an entry stays unless its own or its mirror's removal bit is set) on every level but
-/// level 2, so that the search also has to catch its graph up in the middle of a run.
-class SnapshotBuildingEngine final : public pc::SkeletonEngine {
+/// The CPU engine handing level 0 over as the GPU engine does: kept pairs as an upper CSR
+/// and the adjacency as a symmetric one (all rows, no dense p-values), `g` untouched.
+class ListingEngine final : public pc::SkeletonEngine {
 public:
-    explicit SnapshotBuildingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
+    explicit ListingEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
-    /// All rows without dense p-values: hand the outcome over as the GPU engine does,
-    /// kept pairs as an upper CSR and the adjacency as a symmetric one, `g` untouched.
     void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
         if (dense || rb != 0 || re != n_vars()) return inner_.level0(rb, re, dense, g, out);
         Graph mine(n_vars());
@@ -316,44 +312,17 @@ public:
         ++lists;
     }
     void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
-        level_ = l;
         inner_.run_level(l, snap, rb, re, out);
     }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
         return inner_.p_value(i, j, s);
     }
-    std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
-                               std::span<const std::int64_t> bit0, Adjacency& next) override {
-        if (level_ == 2) return -1;
-        ++built;
-        const auto bit = [&](std::int64_t a, std::int64_t e) {
-            const std::int64_t k = bit0[static_cast<std::size_t>(a)] + e - snap.offsets[static_cast<std::size_t>(a)];
-            return (removal[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0};
-        };
-        next = Adjacency{};
-        next.n = snap.n;
-        next.offsets.push_back(0);
-        std::int64_t removed = 0;
-        for (std::int64_t a = 0; a < snap.n; ++a) {
-            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
-                const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
-                if (bit(a, e) || bit(b, snap.find(b, static_cast<std::int32_t>(a)))) {
-                    if (a < b) ++removed;
-                } else {
-                    next.nbrs.push_back(b);
-                }
-            }
-            next.offsets.push_back(static_cast<std::int64_t>(next.nbrs.size()));
-        }
-        return removed;
-    }
-    int built = 0;  ///< levels whose next snapshot this engine built
     int lists = 0;  ///< level 0s handed over as lists
 
 private:
     pc::SkeletonEngine& inner_;
-    int level_ = 0;
 };
+
 
 }  // namespace
 
@@ -367,11 +336,20 @@ TEST(Skeleton, SnapshotsBuiltByTheEngineGiveTheSameSearch) {
         opt.threads = 3;
         opt.dense_pmax_limit = 0;  // level 0's lists: the sparse pMax table is built from them
         ci::CpuFisherEngine cpu(d, opt.policy, 2);
-        SnapshotBuildingEngine eng(cpu);
+        ListingEngine lister(cpu);
+        test::KeepingEngine eng(lister, false, true);  // builds every snapshot but level 2's
         const auto want = pc::learn_skeleton(cpu, opt);
         const auto got = pc::learn_skeleton(eng, opt);
-        EXPECT_GE(eng.built, 2);
-        EXPECT_EQ(eng.lists, 1);
+        EXPECT_EQ(lister.lists, 1);
+        if (exhaustive) {
+            // Every set is tested and the host unites them: results stay on the host.
+            EXPECT_EQ(eng.adopted, 0);
+            EXPECT_EQ(eng.built, 0);
+            EXPECT_EQ(eng.unpacked + 1, static_cast<int>(want.levels.size()));
+        } else {
+            EXPECT_GE(eng.built, 2);
+            EXPECT_EQ(eng.unpacked, 0);
+        }
         ASSERT_GE(want.levels.size(), 4u);
         expect_same_search(want, got);
         // The graph at every checkpoint, too (the search catches it up there).

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the parts of the CUDA Fisher-z engine share (fisher_engine.cu owns it): the
+// device, the problem's size, the one stream all their work goes on, and the CUB scratch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdint>
+#include <memory>
+
+#include "compact.cuh"
+#include "core/error.hpp"
+#include "device_memory.hpp"
+
+namespace cudag::cuda {
+
+class FisherContext {
+public:
+    /// Creates the stream on `device`. `host_threads`: threads for host-side copies.
+    FisherContext(int device, std::int64_t n, std::int64_t m, int host_threads)
+        : device(device), n(n), m(m), host_threads(host_threads) {
+        CUDAG_EXPECTS(n >= 1 && n <= INT32_MAX, "cuda: the number of variables must be in [1, 2^31)");
+        DeviceGuard guard(device);
+        stream_ = std::make_unique<Stream>();
+    }
+    FisherContext(const FisherContext&) = delete;
+    FisherContext& operator=(const FisherContext&) = delete;
+
+    const int device;
+    const std::int64_t n;  ///< variables
+    const std::int64_t m;  ///< samples
+    const int host_threads;
+    /// Temporary storage of CUB's device-wide calls, shared by the parts.
+    CubScratch cub;
+
+    cudaStream_t stream() const { return stream_->get(); }
+    void synchronize() const { stream_->synchronize(); }
+
+private:
+    std::unique_ptr<Stream> stream_;
+};
+
+}  // namespace cudag::cuda

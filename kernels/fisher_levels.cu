@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fisher_levels.cuh"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <tuple>
+
+#include "compact.cuh"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+
+namespace cudag::cuda {
+namespace {
+
+using u64 = unsigned long long;
+
+std::int64_t pair_base(std::int64_t i, std::int64_t n) { return i * n - i * (i + 1) / 2; }
+
+// The planner's cuPC-E items go to the kernels as int2 (x = row, y = q0).
+static_assert(sizeof(EdgeItem) == sizeof(int2) && alignof(EdgeItem) == alignof(int2) &&
+              offsetof(EdgeItem, row) == offsetof(int2, x) && offsetof(EdgeItem, q0) == offsetof(int2, y));
+
+}  // namespace
+
+void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) {
+    const std::int64_t n = ctx_.n;
+    if (row_end <= row_begin) return;
+    CUDAG_EXPECTS(g.n() == n, "cuda level0: graph size differs from the engine's");
+    DeviceGuard guard(ctx_.device);
+    results_.begin_search();
+    Level0Buffers& l0 = results_.level0_buffers();
+    // The p-values may stay here (the search hands the table over right after).
+    const bool keep_p = out.p_may_stay && row_begin == 0 && row_end == n;
+    StepTrace tr;
+    tr.start();
+    cudaStream_t s = ctx_.stream();
+    const std::int64_t words = (n + 63) / 64;
+    bits_.resize_discard(static_cast<std::size_t>(n * words));
+    bits_.fill_bytes(0, s);
+
+    corr_.new_search();
+    Level0Args a;
+    a.corr = corr_.source();
+    a.n = n;
+    a.m = ctx_.m;
+    a.alpha = policy_.alpha;
+    a.strict = policy_.strict;
+    a.row_begin = row_begin;
+    a.row_end = row_end;
+    a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());
+    a.words32 = 2 * words;
+    const std::int64_t dense_count = pair_base(row_end, n) - pair_base(row_begin, n);
+    if (dense) {
+        CUDAG_ASSERT(static_cast<std::int64_t>(out.dense_p.size()) >= pair_base(row_end, n));
+        l0.dense.resize_discard(static_cast<std::size_t>(dense_count));
+        a.dense_p = l0.dense.data();
+        a.dense_base = pair_base(row_begin, n);
+    }
+    if (corr_.whole()) {
+        launch_gaussian_level0(a, s);
+    } else {
+        corr_.in_row_blocks(row_begin, row_end, [&](const CorrSource& c, std::int64_t b0, std::int64_t b1) {
+            a.corr = c;
+            a.row_begin = b0;
+            a.row_end = b1;
+            launch_gaussian_level0(a, s);
+        });
+        tr.mark("C blocks+kernel");
+    }
+
+    if (!dense) {
+        // The kept pairs with their p-values as an upper-triangle CSR (compaction of the
+        // block's bit rows), copied straight into `out`; `g` is built from it by the caller.
+        const std::int64_t rows = row_end - row_begin;
+        counts_.resize_discard(static_cast<std::size_t>(rows + 1));
+        l0.koffsets.resize_discard(static_cast<std::size_t>(rows + 1));
+        const BitRowsView view{bits_.data(), words};
+        launch_row_degrees(view, row_begin, row_end, true, counts_.data(), s);
+        exclusive_sum(counts_.data(), l0.koffsets.data(), rows + 1, ctx_.cub, s);
+        std::int64_t total = 0;
+        l0.koffsets.download(&total, 1, s, static_cast<std::size_t>(rows));
+        ctx_.synchronize();
+        tr.mark("kernel+count");
+        out.kept_offsets.resize(static_cast<std::size_t>(n + 1));
+        out.kept_cols.resize(static_cast<std::size_t>(total));
+        out.kept_pvals.resize(static_cast<std::size_t>(total));
+        if (total > 0) {
+            l0.kcols.resize_discard(static_cast<std::size_t>(total));
+            l0.kp.resize_discard(static_cast<std::size_t>(total));
+            launch_row_neighbours(view, row_begin, row_end, true, l0.koffsets.data(), l0.kcols.data(), s);
+            PairPArgs pa;
+            pa.corr = corr_.source();  // C not whole: entries summed again from z
+            pa.n = n;
+            pa.m = ctx_.m;
+            pa.row_begin = row_begin;
+            pa.n_rows = rows;
+            pa.offsets = l0.koffsets.data();
+            pa.cols = l0.kcols.data();
+            pa.count = total;
+            pa.p_out = l0.kp.data();
+            launch_pair_pvalues(pa, s);
+            // Fault the host pages in on threads while the GPU lists the pairs.
+            first_touch(out.kept_cols.data(), out.kept_cols.size() * sizeof(std::int32_t), ctx_.host_threads);
+            l0.kcols.download(out.kept_cols.data(), out.kept_cols.size(), s);
+            if (!keep_p) {
+                first_touch(out.kept_pvals.data(), out.kept_pvals.size() * sizeof(double), ctx_.host_threads);
+                l0.kp.download(out.kept_pvals.data(), out.kept_pvals.size(), s);
+            }
+        }
+        l0.koffsets.download(out.kept_offsets.data() + row_begin, static_cast<std::size_t>(rows + 1), s);
+        if (row_begin == 0 && row_end == n) {
+            // Every row ran, so the bits are symmetric: their full CSR is level 1's snapshot.
+            l0.aoffsets.resize_discard(static_cast<std::size_t>(n + 1));
+            l0.anbrs.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(2 * total, 1)));
+            launch_row_degrees(view, 0, n, false, counts_.data(), s);
+            exclusive_sum(counts_.data(), l0.aoffsets.data(), n + 1, ctx_.cub, s);
+            launch_row_neighbours(view, 0, n, false, l0.aoffsets.data(), l0.anbrs.data(), s);
+            out.adjacency.n = n;
+            out.adjacency.offsets.resize(static_cast<std::size_t>(n + 1));
+            out.adjacency.nbrs.resize(static_cast<std::size_t>(2 * total));
+            first_touch(out.adjacency.nbrs.data(), out.adjacency.nbrs.size() * sizeof(std::int32_t), ctx_.host_threads);
+            l0.aoffsets.download(out.adjacency.offsets.data(), out.adjacency.offsets.size(), s);
+            l0.anbrs.download(out.adjacency.nbrs.data(), out.adjacency.nbrs.size(), s);
+        }
+        ctx_.synchronize();
+        if (out.adjacency.n == n) results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
+        // Block-relative starts to absolute ones over all n rows (empty outside the block).
+        std::int64_t* o = out.kept_offsets.data();
+        std::fill(o, o + row_begin, 0);
+        std::fill(o + row_end + 1, o + n + 1, total);
+        tr.mark("kept pairs");
+    } else {
+        // Every p is wanted: the bits go to `g` and the p-values to out.dense_p.
+        const std::size_t n_words = static_cast<std::size_t>(n * words);
+        std::unique_ptr<std::uint64_t[]> bits(new std::uint64_t[n_words]);
+        bits_.download(bits.get(), n_words, s);
+        if (!keep_p) l0.dense.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
+        ctx_.synchronize();
+        tr.mark("bits downloaded");
+        auto& gw = g.words();
+        constexpr std::int64_t kWords = 1 << 16;
+        parallel_for(0, (static_cast<std::int64_t>(n_words) + kWords - 1) / kWords, std::max(1, ctx_.host_threads), 1,
+                     [&](std::int64_t c, int) {
+                         const std::size_t b = static_cast<std::size_t>(c * kWords);
+                         const std::size_t e = std::min(n_words, b + static_cast<std::size_t>(kWords));
+                         for (std::size_t k = b; k < e; ++k) gw[k] |= bits[k];
+                     });
+    }
+    for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
+    results_.level0_done(row_begin == 0 && row_end == n, keep_p);
+    out.p_stayed = keep_p;
+    tr.mark("graph+pairs");
+    tr.print("cuda level 0");
+}
+
+void FisherLevels::run_level(int l, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
+                             pc::LevelOutput& out) {
+    const std::int64_t n = ctx_.n;
+    CUDAG_ASSERT(l >= 1);
+    CUDAG_EXPECTS(snap.n == n, "cuda run_level: snapshot size differs from the engine's");
+    const auto t_start = std::chrono::steady_clock::now();
+    const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
+    results_.forget_snapshot();
+    results_.set_level({});
+    const LevelPath path = plan_.path(l, corr_.symmetric(), corr_.whole());
+    const bool scan = path == LevelPath::Scan;
+
+    LevelRows lr = FisherLevelPlanner::rows(snap, row_begin, row_end, l, path);
+    if (lr.rows.empty()) return;
+    std::vector<std::int32_t>& rows = lr.rows;
+
+    DeviceGuard guard(ctx_.device);
+    cudaStream_t s = ctx_.stream();
+    results_.hold_snapshot(snap);
+    best_.resize_discard(static_cast<std::size_t>(n_entries));
+    pmax_.resize_discard(static_cast<std::size_t>(n_entries));
+    tests_.resize_discard(1);
+    best_.fill_bytes(0xff, s);
+    pmax_.fill_bytes(kNoCorrelationByte, s);
+    tests_.fill_bytes(0, s);
+    rows_.resize_discard(rows.size());  // cuPC-S's grid and the result unpacking
+    rows_.upload(rows.data(), rows.size(), s);
+    mirror_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
+    launch_mirror(results_.offsets(), results_.nbrs(), n, mirror_.data(), s);
+
+    corr_.hold_rows_once(row_begin, row_end, FisherLevelPlanner::held_rows_reserve(n_entries));
+    LevelArgs a;
+    a.corr = corr_.source();
+    a.n = n;
+    a.m = ctx_.m;
+    a.l = l;
+    a.alpha = policy_.alpha;
+    a.strict = policy_.strict;
+    a.offsets = results_.offsets();
+    a.nbrs = results_.nbrs();
+    a.best = best_.data();
+    a.pmax = pmax_.data();
+    a.tests = tests_.data();
+    a.mirror = mirror_.data();
+    std::tie(a.r_lo, a.r_hi) = decision_band(ctx_.m, l, policy_.alpha, policy_.strict);
+    a.generic = plan_.generic(l);
+    a.unit_diag = scan && corr_.unit_diagonal();
+
+    if (!run_.ev_start) {
+        run_.ev_start = std::make_unique<Event>();
+        run_.ev_end = std::make_unique<Event>();
+    }
+    run_.ev_start->record(s);
+    const auto t_launch = std::chrono::steady_clock::now();
+    if (scan) {
+        launch_scan(a, snap, rows, s);
+    } else if (path == LevelPath::SetParallel) {
+        const SetParallelShape shape = plan_.set_parallel(lr);
+        SetParallelLaunch sp;
+        sp.theta = shape.theta;
+        sp.delta = shape.delta;
+        sp.shared_entries = shape.shared_entries;
+        sp.rows = rows_.data();
+        sp.n_rows = static_cast<std::int64_t>(rows.size());
+        if (a.generic) {
+            use_scratch(a, cupc_s_generic_threads(sp, FisherLevelPlanner::max_slots(l)));
+        }
+        launch_cupc_s(a, sp, s);
+    } else {
+        const EdgeParallelShape shape = plan_.edge_parallel(lr, snap);
+        EdgeParallelLaunch ep;
+        ep.beta = shape.beta;
+        ep.gamma = shape.gamma;
+        items_.resize_discard(shape.items.size());
+        items_.upload(reinterpret_cast<const int2*>(shape.items.data()), shape.items.size(), s);
+        ep.items = items_.data();
+        ep.n_items = static_cast<std::int64_t>(shape.items.size());
+        if (a.generic) {
+            use_scratch(a, cupc_e_generic_threads(ep, FisherLevelPlanner::max_slots(l)));
+        }
+        launch_cupc_e(a, ep, s);
+    }
+    run_.a = a;
+    run_.rows = std::move(rows);
+    run_.row_begin = row_begin;
+    run_.row_end = row_end;
+    run_.n_entries = n_entries;
+    run_.path = path;
+    run_.t_start = t_start;
+    run_.t_launch = t_launch;
+    finish_run(snap, out);
+}
+
+void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
+    cudaStream_t s = ctx_.stream();
+    LevelArgs& a = run_.a;
+    const int l = a.l;
+    const std::vector<std::int32_t>& rows = run_.rows;
+    const bool scan = run_.path == LevelPath::Scan, edge_parallel = run_.path == LevelPath::EdgeParallel;
+    const std::int64_t n_entries = run_.n_entries;
+    const auto t_start = run_.t_start, t_launch = run_.t_launch;
+    run_.ev_end->record(s);
+    // Separated entries of the block's rows, then their winning sets and p-values.
+    const std::int64_t eb = snap.offsets[run_.row_begin], ee = snap.offsets[run_.row_end];
+    sel_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(ee - eb, 1)));
+    count_.resize_discard(1);
+    launch_finish_level(a, eb, ee, s);
+    select_separated(best_.data(), eb, ee, sel_.data(), count_.data(), ctx_.cub, s);
+    std::int64_t n_sel = 0;
+    u64 tests = 0;
+    count_.download(&n_sel, 1, s);
+    tests_.download(&tests, 1, s);
+    ctx_.synchronize();
+    const auto t_selected = std::chrono::steady_clock::now();
+
+    if (n_sel > 0) {
+        pwin_.resize_discard(static_cast<std::size_t>(n_sel));
+        sets_.resize_discard(static_cast<std::size_t>(n_sel * l));
+        WinnerArgs w;
+        w.entries = sel_.data();
+        w.count = n_sel;
+        w.ranks_exclude_entry = edge_parallel;
+        w.p_out = pwin_.data();
+        w.set_out = sets_.data();
+        if (a.generic) {
+            use_scratch(a, winners_generic_threads(n_sel, FisherLevelPlanner::max_slots(l)));
+        }
+        launch_gaussian_winners(a, w, s);
+    }
+    const auto trace_level = [&](std::chrono::steady_clock::time_point t_downloaded) {
+        if (!trace_) return;
+        const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
+        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
+                     "kernels %.1f ms, until selected %.1f ms, winners+%s %.1f ms\n",
+                     l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
+                     static_cast<long long>(n_sel), ms(t_start, t_launch),
+                     static_cast<double>(run_.ev_end->elapsed_ms_since(*run_.ev_start)),
+                     ms(t_launch, t_selected),
+                     out.packed ? "removal bits" : "unpack+downloads", ms(t_selected, t_downloaded));
+    };
+    if (out.packed) {
+        // Results stay on the device for settle_level(); the host gets the removal bits.
+        const auto block = static_cast<std::size_t>(ee - eb);
+        rbits_.resize_discard(std::max<std::size_t>((block + 31) / 32 * 4, 4));
+        launch_pack_level(best_.data(), eb, ee, sel_.data(), pwin_.data(), n_sel, pmax_.data(),
+                          reinterpret_cast<std::uint32_t*>(rbits_.data()), s);
+        CUDAG_ASSERT(out.removal_bits.size() == (block + 7) / 8);
+        rbits_.download(reinterpret_cast<std::uint8_t*>(out.removal_bits.data()), out.removal_bits.size(), s);
+        ctx_.synchronize();
+        LevelOnDevice level;
+        level.l = l;
+        level.rows = static_cast<std::int64_t>(rows.size());
+        level.n_sel = n_sel;
+        level.row_ids = rows_.data();
+        level.p = pmax_.data();
+        level.sel = sel_.data();
+        level.sets = sets_.data();
+        level.mirror = mirror_.data();
+        results_.set_level(level);
+        out.tests += static_cast<std::int64_t>(tests);
+        trace_level(std::chrono::steady_clock::now());
+        return;
+    }
+    // The block's results laid out like `out` on the device, then three straight copies
+    // (no pinned staging buffers to allocate, no host loop over the entries).
+    const auto block = static_cast<std::size_t>(ee - eb);
+    eflags_.resize_discard(std::max<std::size_t>(block, 1));
+    eflags_.fill_bytes(0, s);
+    UnpackArgs u;
+    u.rows = rows_.data();
+    u.n_rows = static_cast<std::int64_t>(rows.size());
+    u.offsets = results_.offsets();
+    u.sel = sel_.data();
+    u.pwin = pwin_.data();
+    u.sets = sets_.data();
+    u.n_sel = n_sel;
+    u.l = l;
+    u.e_begin = eb;
+    u.tested = pc::kTested;
+    u.separated = pc::kSeparated;
+    u.flags = eflags_.data();
+    u.pmax = pmax_.data();
+    if (n_sel > 0) {
+        enodes_.resize_discard(block * static_cast<std::size_t>(l));
+        u.nodes = enodes_.data();
+    }
+    launch_unpack_level(u, static_cast<std::int64_t>(block), s);
+    if (n_sel > 0)  // flags and pmax were touched by LevelOutput::reset; the sets were not
+        first_touch(out.set_slot(static_cast<std::size_t>(eb)), block * static_cast<std::size_t>(l) * sizeof(std::int32_t),
+                    ctx_.host_threads);
+    eflags_.download(out.flags.data() + eb, block, s);
+    static_assert(sizeof(double) == sizeof(u64));
+    pmax_.download(reinterpret_cast<u64*>(out.pmax.data() + eb), block, s, static_cast<std::size_t>(eb));
+    if (n_sel > 0) enodes_.download(out.set_slot(static_cast<std::size_t>(eb)), block * static_cast<std::size_t>(l), s);
+    ctx_.synchronize();
+    const auto t_downloaded = std::chrono::steady_clock::now();
+    out.tests += static_cast<std::int64_t>(tests);
+    trace_level(t_downloaded);
+}
+
+void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows,
+                               cudaStream_t s) {
+    const int l = a.l;
+    survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
+    for (int upper = 0; upper < 2; ++upper) {
+        std::vector<ScanRun> live = FisherLevelPlanner::scan_runs(snap, rows, l, upper != 0);
+        ScanRange range = plan_.first_scan_range(l);
+        bool on_survivors = false;
+        while (!live.empty()) {
+            const std::vector<ScanItem> items = plan_.scan_items(live, range, on_survivors);
+            scan_items_.resize_discard(items.size());
+            scan_items_.upload(items.data(), items.size(), s);
+            EntryScanLaunch launch;
+            launch.items = scan_items_.data();
+            launch.n_items = static_cast<std::int64_t>(items.size());
+            launch.upper = upper != 0;
+            launch.survivors = on_survivors ? survivors_.data() : nullptr;
+            launch_entry_scan(a, launch, s);
+            // The next round: the rows with ranks beyond this one, over their surviving entries.
+            const std::vector<ScanRun> next = FisherLevelPlanner::runs_beyond(live, range);
+            if (next.empty()) break;
+            std::vector<std::int32_t> ids(next.size()), counts(next.size());
+            for (std::size_t k = 0; k < next.size(); ++k) ids[k] = next[k].row;
+            survivor_rows_.resize_discard(ids.size());
+            survivor_counts_.resize_discard(ids.size());
+            survivor_rows_.upload(ids.data(), ids.size(), s);
+            launch_scan_survivors(a, survivor_rows_.data(), static_cast<std::int64_t>(ids.size()), upper != 0,
+                                  survivors_.data(), survivor_counts_.data(), s);
+            survivor_counts_.download(counts.data(), counts.size(), s);
+            ctx_.synchronize();
+            live = FisherLevelPlanner::surviving_runs(next, counts);
+            range = FisherLevelPlanner::next_scan_range(range);
+            on_survivors = true;
+        }
+    }
+}
+
+}  // namespace cudag::cuda

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// The level runner of the CUDA Fisher-z engine: level 0 and each level l >= 1 carried out
+// on the device as FisherLevelPlanner decides (kernels, launch shapes, items), reading C
+// from the CorrelationStore and leaving what stays on the device with FisherResults. Owns
+// the per-level work buffers (RAII); work goes on the context's stream.
+//
+// Results equal the CPU engine's (ci::CpuFisherEngine) for the same correlation matrix:
+// the same kept pairs at level 0, and at every level l >= 1 the same per-entry
+// kSeparated/kTested flags, the same (lexicographically smallest) separating sets and
+// pMax, up to the last bits of p (GPU and glibc differ by ulps in erfc/log1p; the
+// level kernels are built without FMA contraction to stay closest to the host code).
+// LevelOutput::tests / Level0Output::tests count the tests the GPU actually ran: at
+// level 0 exactly the CPU's number; at levels run by the entry scan (--scan-levels) the
+// lower sides' sequential tests plus the upper sides of edges the lower side kept — fewer
+// than the CPU engine, which also runs the upper side of edges already separated, and
+// reproducible unless a row was cut into rank ranges; at levels run by cuPC-S/E usually
+// more than the CPU (threads test sets of higher rank before a lower-rank separating set
+// is published) and not reproducible from run to run.
+//
+// Host synchronisation points: the end of each call, plus one mid-call read of a count
+// (kept pairs at level 0 without dense p-values; separated entries at level l, to size
+// the winner pass; each later round's survivors of the entry scan).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/trace.hpp"
+#include "device_memory.hpp"
+#include "fisher_context.cuh"
+#include "fisher_correlation.cuh"
+#include "fisher_results.cuh"
+#include "fisher_level_planner.hpp"
+#include "pc/skeleton_engine.hpp"
+#include "pc_gaussian.cuh"
+
+namespace cudag::cuda {
+
+class FisherLevels {
+public:
+    FisherLevels(FisherContext& ctx, const FisherLevelPlanner& plan, const pc::TestPolicy& policy,
+                 CorrelationStore& corr, FisherResults& results)
+        : ctx_(ctx), plan_(plan), policy_(policy), corr_(corr), results_(results) {}
+
+    /// pc::SkeletonEngine::level0: the kept pairs as an upper CSR (and, over every row, the
+    /// adjacency) or, with `dense`, the bits into `g` and every p into out.dense_p; the
+    /// p-values stay on the device when out.p_may_stay and every row runs.
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out);
+    /// pc::SkeletonEngine::run_level: a packed `out` gets the removal bits (the rest stays
+    /// with FisherResults for settle_level), any other the per-entry results.
+    void run_level(int l, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end, pc::LevelOutput& out);
+
+private:
+    /// The entry scan of level a.l over `rows`: lower entries, then upper ones, each side
+    /// in rounds over growing rank ranges (FisherLevelPlanner's items).
+    void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows, cudaStream_t s);
+    /// A level's end once its kernels are queued: separated entries, winners, and the
+    /// results packed for the search or unpacked into `out`.
+    void finish_run(const Adjacency& snap, pc::LevelOutput& out);
+    /// The runtime-l kernels' workspace for `threads` threads, allocated and handed to `a`.
+    void use_scratch(LevelArgs& a, std::int64_t threads) {
+        a.slots = threads;
+        scratch_.resize_discard(static_cast<std::size_t>(threads * workspace_doubles(a.l)));
+        iscratch_.resize_discard(static_cast<std::size_t>(threads * workspace_ints(a.l)));
+        a.scratch = scratch_.data();
+        a.iscratch = iscratch_.data();
+    }
+
+    FisherContext& ctx_;
+    const FisherLevelPlanner& plan_;
+    const pc::TestPolicy policy_;
+    CorrelationStore& corr_;
+    FisherResults& results_;
+    bool trace_ = trace_enabled();  ///< CUDAG_TRACE: per-level kernel and host timings
+    // level 0
+    DeviceBuffer<std::uint64_t> bits_;
+    DeviceBuffer<std::int64_t> counts_;
+    // levels >= 1
+    DeviceBuffer<unsigned long long> best_, pmax_, tests_;
+    DeviceBuffer<std::int64_t> mirror_;
+    DeviceBuffer<std::int32_t> rows_;
+    DeviceBuffer<int2> items_;
+    DeviceBuffer<ScanItem> scan_items_;
+    DeviceBuffer<std::int32_t> survivors_, survivor_rows_, survivor_counts_;  ///< scan rounds
+    DeviceBuffer<std::int64_t> sel_, count_;
+    DeviceBuffer<double> pwin_;
+    DeviceBuffer<std::int32_t> sets_;
+    DeviceBuffer<double> scratch_;
+    DeviceBuffer<int> iscratch_;
+    DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
+    DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
+    DeviceBuffer<std::uint8_t> rbits_;   ///< a level's removal bits (packed)
+    /// The level in flight (run_level to finish_run).
+    struct LevelRun {
+        LevelArgs a;
+        std::vector<std::int32_t> rows;
+        std::int64_t row_begin = 0, row_end = 0, n_entries = 0;
+        LevelPath path = LevelPath::SetParallel;
+        std::chrono::steady_clock::time_point t_start, t_launch;
+        std::unique_ptr<Event> ev_start, ev_end;
+    } run_;
+};
+
+}  // namespace cudag::cuda

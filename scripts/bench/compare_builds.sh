@@ -62,9 +62,9 @@ for f in "$data"/*; do
             printf '%s\t%s\t%s\t-\t-\tnew failed\n' "$name" "$be" "$to" >>"$table"; continue
         fi
         verdict=$(python3 scripts/dev/h5_same.py "$data/$name.$be.old.h5" "$data/$name.$be.new.h5" |
-                  sed 's/^DIFFER [^ ]* [^:]*: /DIFFER: /; s/^same .*/same/' | cut -c1-90)
+                  sed 's/^DIFFER [^ ]* [^:]*: /DIFFER: /; s/^same .*/same/' | cut -c1-90 || true)
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$be" "$to" "$tn" \
             "$(awk "BEGIN { printf \"%.3f\", $tn / $to }")" "$verdict" >>"$table"
     done
 done
-column -t -s $'\t' "$table"
+sed 's/\t/  /g' "$table"

@@ -70,7 +70,7 @@ Dataset make_dataset(const std::vector<std::vector<double>>& cols) {
     d.n_vars = static_cast<std::int64_t>(cols.size());
     d.n_samples = static_cast<std::int64_t>(cols[0].size());
     for (std::size_t v = 0; v < cols.size(); ++v) {
-        d.names.push_back("V" + std::to_string(v));
+        d.names.push_back(std::string("V").append(std::to_string(v)));
         d.values.insert(d.values.end(), cols[v].begin(), cols[v].end());
     }
     d.source = "test";
@@ -387,13 +387,13 @@ TEST(CmiKnn, ValidationMessages) {
     auto make = [&](CmiKnnSpec s) { return [&data, s] { CmiKnn c(data, s); }; };
     CmiKnnSpec s;
     s.knn = 50;
-    EXPECT_TRUE(throws_one_line_input_error(make(s), "knn = 50"));
+    EXPECT_TRUE(throws_one_line_input_error(make(s), "k = 50 neighbours"));
     s = {};
     s.knn = -1;
     EXPECT_TRUE(throws_one_line_input_error(make(s), "knn must be positive"));
     s = {};
     s.shuffle_neighbors = 50;
-    EXPECT_TRUE(throws_one_line_input_error(make(s), "shuffle_neighbors = 50"));
+    EXPECT_TRUE(throws_one_line_input_error(make(s), "--shuffle-neighbors 50"));
     s = {};
     s.permutations = 0;
     EXPECT_TRUE(throws_one_line_input_error(make(s), "permutations"));

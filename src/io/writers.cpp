@@ -125,6 +125,8 @@ std::string dot_quote(const std::string& s) {
     return out + "\"";
 }
 
+}  // namespace
+
 std::string json_quote(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -162,6 +164,8 @@ std::string json_quote(const std::string& s) {
     }
     return out + "\"";
 }
+
+namespace {
 
 std::string csv_quote(const std::string& s) {
     std::string out = "\"";

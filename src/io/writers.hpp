@@ -68,6 +68,9 @@ const char* edge_mark(EdgeKind kind);
 /// Bidirected edges are 2/2, as pcalg's pc(solve.confl = TRUE) writes them.
 int amat_code(const Pdag& g, std::int32_t a, std::int32_t b);
 
+/// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_quote(const std::string& s);
+
 /// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in
 /// cpdag_edges order with variable names and mark "-->", "---" or "<->".
 void write_edges(const pc::PcResult& r, const std::string& path);

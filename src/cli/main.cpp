@@ -304,14 +304,15 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");
         const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
+        const bool corr = !gpu_engine && pc::resolved_test(cfg, data) == "fisher-z";
         pc::PcConfig probe = cfg;
         probe.backend = gpu_engine ? probe.backend : BackendKind::Cpu;
         require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
                             "cudag pc on " + std::to_string(data.n_vars) + " variables",
-                            gpu_engine ? "" : "the CPU engine's " + std::to_string(data.n_vars) +
-                                                  " x " + std::to_string(data.n_vars) +
-                                                  " correlation matrix",
-                            gpu_engine ? "" : "run it on a GPU (--backend cuda) or on fewer variables");
+                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
+                                       std::to_string(data.n_vars) + " correlation matrix"
+                                 : "",
+                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
     });
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };

@@ -393,12 +393,16 @@ int run_simulate(const SimArgs& a, bool nonlinear) {
     }
     Dataset data;
     std::vector<std::tuple<std::int32_t, std::int32_t, double>> edges;
-    std::string kinds;  // nonlinear: how many edges of each function
+    std::vector<std::string> functions;  // nonlinear: each edge's function
+    std::string kinds;                   // nonlinear: how many edges of each function
     if (nonlinear) {
         sim::NonlinearSim s = sim::simulate_nonlinear(a.spec, threads);
         edges = s.dag_edges();
         std::map<std::string, int> count;
-        for (const sim::NonlinearEdge& e : s.edges) ++count[sim::to_string(e.function)];
+        for (const sim::NonlinearEdge& e : s.edges) {
+            functions.push_back(sim::to_string(e.function));
+            ++count[functions.back()];
+        }
         for (const auto& [name, c] : count) kinds += (kinds.empty() ? " (" : ", ") + std::to_string(c) + " " + name;
         if (!kinds.empty()) kinds += ")";
         data = std::move(s.data);
@@ -408,7 +412,7 @@ int run_simulate(const SimArgs& a, bool nonlinear) {
         data = std::move(s.data);
     }
     io::write_dataset(data, a.out, outputs);
-    if (!a.truth.empty()) io::write_truth_tsv(data.names, edges, truth_tmp);
+    if (!a.truth.empty()) io::write_truth_tsv(data.names, edges, truth_tmp, functions);
     outputs.commit();
     std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
               << " samples, " << edges.size() << " true edges" << kinds << "; wrote " << a.out
@@ -649,7 +653,7 @@ int main(int argc, char** argv) {
     auto* nonlin = add_dag_sim("nonlinear",
                                "nonlinear additive-noise DAG (MANM-CS): each edge linear, quadratic, "
                                "tanh or sine of the standardised parent; the DAG of simulate gaussian",
-                               na, "beta, the edge function's factor");
+                               na, "beta, the edge function's factor; a fifth column names the function");
 
     DiscreteSimArgs da;
     auto* disc = sim_cmd->add_subcommand("discrete", "random discrete Bayesian network, Dirichlet CPTs");

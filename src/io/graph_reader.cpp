@@ -360,9 +360,12 @@ Pdag read_graph(const std::string& path, std::vector<std::string>& names) {
 
 void write_truth_tsv(const std::vector<std::string>& names,
                      const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& dag_edges,
-                     const std::string& path) {
+                     const std::string& path, const std::vector<std::string>& functions) {
     const auto n = static_cast<std::int64_t>(names.size());
-    std::string out = "source\ttarget\tmark\tweight\n";
+    CUDAG_ASSERT(functions.empty() || functions.size() == dag_edges.size());
+    std::string out = functions.empty() ? "source\ttarget\tmark\tweight\n"
+                                        : "source\ttarget\tmark\tweight\tfunction\n";
+    std::size_t row = 0;
     for (const auto& [from, to, w] : dag_edges) {
         CUDAG_EXPECTS(from >= 0 && from < n && to >= 0 && to < n,
                       path + ": edge " + std::to_string(from) + " -> " + std::to_string(to) +
@@ -374,6 +377,8 @@ void write_truth_tsv(const std::vector<std::string>& names,
         out += names[to];
         out += "\t-->\t";
         out.append(buf, res.ptr);
+        if (!functions.empty()) out += '\t' + functions[row];
+        ++row;
         out += '\n';
     }
     const std::string tmp = path + ".tmp";

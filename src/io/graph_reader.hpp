@@ -32,11 +32,12 @@ Pdag read_graph(const std::string& path, std::vector<std::string>& names);
 
 /// Writes a DAG as a TSV edge list with header `source\ttarget\tmark\tweight`, one row
 /// `names[parent]\tnames[child]\t-->\tweight` per (parent, child, weight) edge, in the given
-/// order; weights in shortest round-trip decimal form. Writes `path.tmp` and renames it to
-/// `path` at the end. Throws InputError for an edge endpoint outside names or an unwritable
-/// path.
+/// order; weights in shortest round-trip decimal form. With `functions` (one per edge, e.g.
+/// simulate nonlinear's), a fifth column `function` holds them (read_graph ignores it).
+/// Writes `path.tmp` and renames it to `path` at the end. Throws InputError for an edge
+/// endpoint outside names or an unwritable path.
 void write_truth_tsv(const std::vector<std::string>& names,
                      const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& dag_edges,
-                     const std::string& path);
+                     const std::string& path, const std::vector<std::string>& functions = {});
 
 }  // namespace cudag::io

@@ -46,6 +46,12 @@ TEST_F(CmiknnCli, SimulateNonlinearSameSeedSameBytes) {
     EXPECT_EQ(cudag::test::slurp(dir_ / "a.csv"), cudag::test::slurp(dir_ / "b.csv"));
     EXPECT_EQ(cudag::test::slurp(dir_ / "a.csv.truth.tsv"), cudag::test::slurp(dir_ / "b.csv.truth.tsv"));
     EXPECT_NE(cudag::test::slurp(dir_ / "a.csv"), cudag::test::slurp(dir_ / "c.csv"));
+    const std::string truth = cudag::test::slurp(dir_ / "a.csv.truth.tsv");
+    EXPECT_EQ(truth.rfind("source\ttarget\tmark\tweight\tfunction\n", 0), 0u) << truth;
+    // compare reads the truth with its function column.
+    const CliRun c = run("compare --truth " + path("a.csv.truth.tsv") + " --estimate " +
+                         path("a.csv.truth.tsv"));
+    EXPECT_EQ(c.code, 0) << c.err;
     const CliRun r = run("simulate nonlinear --vars 3 --samples 10 --out " + path("a.csv"));
     EXPECT_EQ(r.code, 0) << r.err;  // overwriting its own earlier output is fine
     expect_error("simulate nonlinear --vars 3 --samples 10 --density 2 --out " + path("d.csv"),

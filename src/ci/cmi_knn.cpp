@@ -80,7 +80,7 @@ CmiTransform parse_cmi_transform(const std::string& name) {
     if (s == "standardize") return CmiTransform::Standardize;
     if (s == "uniform") return CmiTransform::Uniform;
     if (s == "none") return CmiTransform::None;
-    throw InputError("cmi-knn: unknown transform '" + name +
+    throw InputError("cmiknn: unknown transform '" + name +
                      "' (expected ranks, standardize, uniform or none)");
 }
 
@@ -98,34 +98,35 @@ CmiPermute parse_cmi_permute(const std::string& name) {
     const std::string s = lower(name);
     if (s == "y") return CmiPermute::Y;
     if (s == "x") return CmiPermute::X;
-    throw InputError("cmi-knn: unknown permuted variable '" + name + "' (expected x or y)");
+    throw InputError("cmiknn: unknown permuted variable '" + name + "' (expected x or y)");
 }
 
 void validate(const CmiKnnSpec& spec, std::int64_t n_samples, int max_cond) {
     const std::string t = std::to_string(n_samples);
-    CUDAG_EXPECTS(n_samples >= 3, "cmi-knn: too few samples (" + t + "; at least 3 are needed)");
+    CUDAG_EXPECTS(n_samples >= 3, "cmiknn: too few samples (" + t + "; at least 3 are needed)");
     CUDAG_EXPECTS(n_samples < (std::int64_t{1} << 31),
-                  "cmi-knn: too many samples (" + t + "; at most 2^31 - 1)");
+                  "cmiknn: too many samples (" + t + "; at most 2^31 - 1)");
     CUDAG_EXPECTS(std::isfinite(spec.knn) && spec.knn > 0.0,
-                  "cmi-knn: knn must be positive (a fraction of the samples below 1, else a count)");
+                  "cmiknn: --knn must be positive (a fraction of the samples below 1, else a count)");
     const std::int64_t k = cmi_k(spec.knn, n_samples);
-    CUDAG_EXPECTS(k < n_samples, "cmi-knn: knn = " + std::to_string(k) + " neighbours needs more than " +
-                                     std::to_string(k) + " samples (the data have " + t + ")");
+    CUDAG_EXPECTS(k < n_samples, "cmiknn: --knn gives k = " + std::to_string(k) +
+                                     " neighbours, which needs more than " + std::to_string(k) +
+                                     " samples (the data have " + t + ")");
     CUDAG_EXPECTS(spec.permutations >= 1 && spec.permutations <= kMaxPermutations,
-                  "cmi-knn: permutations must be in 1.." + std::to_string(kMaxPermutations) +
+                  "cmiknn: --permutations must be in 1.." + std::to_string(kMaxPermutations) +
                       " (got " + std::to_string(spec.permutations) + ")");
     if (max_cond > 0) {
         CUDAG_EXPECTS(spec.shuffle_neighbors >= 1 && spec.shuffle_neighbors <= kMaxShuffleNeighbors,
-                      "cmi-knn: shuffle_neighbors must be in 1.." +
+                      "cmiknn: --shuffle-neighbors must be in 1.." +
                           std::to_string(kMaxShuffleNeighbors) + " (got " +
                           std::to_string(spec.shuffle_neighbors) + ")");
         CUDAG_EXPECTS(spec.shuffle_neighbors < n_samples,
-                      "cmi-knn: shuffle_neighbors = " + std::to_string(spec.shuffle_neighbors) +
+                      "cmiknn: --shuffle-neighbors " + std::to_string(spec.shuffle_neighbors) +
                           " needs more samples than that (the data have " + t + ")");
     }
     if (spec.early_stop) {
         const double a = spec.early_stop->alpha;
-        CUDAG_EXPECTS(a > 0.0 && a < 1.0, "cmi-knn: early-stop alpha must be in (0, 1)");
+        CUDAG_EXPECTS(a > 0.0 && a < 1.0, "cmiknn: early-stop alpha must be in (0, 1)");
     }
 }
 
@@ -148,17 +149,21 @@ void cmi_transform(const double* in, std::int64_t n, CmiTransform t, CmiTieBreak
 CmiKnn::CmiKnn(const Dataset& data, const CmiKnnSpec& spec, int max_cond)
     : spec_(spec), n_(data.n_samples), n_vars_(data.n_vars), raw_(data.values.data()) {
     validate(spec, n_, max_cond);
-    CUDAG_EXPECTS(!data.discrete(), "cmi-knn: the data are discrete (CMIknn needs continuous values)");
+    CUDAG_EXPECTS(!data.discrete(), "cmiknn: the data are discrete (CMIknn needs continuous values)");
     k_ = cmi_k(spec.knn, n_);
     work_.resize(static_cast<std::size_t>(n_ * n_vars_));
     raw_std_.resize(static_cast<std::size_t>(n_vars_));
     // Uniform is computed on the ranks (the counts are the same; see the header).
     const CmiTransform wt = spec.transform == CmiTransform::Uniform ? CmiTransform::Ranks
                                                                     : spec.transform;
+    constant_.resize(static_cast<std::size_t>(n_vars_));
     std::vector<std::int32_t> order;
     for (std::int64_t v = 0; v < n_vars_; ++v) {
         double mean = 0.0;
         mean_std(data.column(v), n_, mean, raw_std_[v]);
+        const double* col = data.column(v);
+        constant_[static_cast<std::size_t>(v)] =
+            std::all_of(col, col + n_, [first = col[0]](double x) { return x == first; });
         cmi_transform(data.column(v), n_, wt, spec.tie_break, spec.seed, v, work_.data() + v * n_,
                       order);
     }
@@ -169,18 +174,18 @@ CmiKnn::CmiKnn(const Dataset& data, const CmiKnnSpec& spec, int max_cond)
 
 void CmiKnn::check_vars(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z) const {
     auto in_range = [this](std::int32_t v) { return v >= 0 && v < n_vars_; };
-    CUDAG_EXPECTS(in_range(x) && in_range(y), "cmi-knn: variable index out of range");
-    CUDAG_EXPECTS(x != y, "cmi-knn: x and y must differ");
+    CUDAG_EXPECTS(in_range(x) && in_range(y), "cmiknn: variable index out of range");
+    CUDAG_EXPECTS(x != y, "cmiknn: x and y must differ");
     for (std::size_t a = 0; a < z.size(); ++a) {
-        CUDAG_EXPECTS(in_range(z[a]), "cmi-knn: conditioning variable index out of range");
-        CUDAG_EXPECTS(z[a] != x && z[a] != y, "cmi-knn: a conditioning variable equals x or y");
+        CUDAG_EXPECTS(in_range(z[a]), "cmiknn: conditioning variable index out of range");
+        CUDAG_EXPECTS(z[a] != x && z[a] != y, "cmiknn: a conditioning variable equals x or y");
         for (std::size_t b = 0; b < a; ++b)
-            CUDAG_EXPECTS(z[a] != z[b], "cmi-knn: a conditioning variable appears twice");
+            CUDAG_EXPECTS(z[a] != z[b], "cmiknn: a conditioning variable appears twice");
     }
     if (!z.empty()) {
         CUDAG_EXPECTS(spec_.shuffle_neighbors >= 1 && spec_.shuffle_neighbors < n_ &&
                           spec_.shuffle_neighbors <= kMaxShuffleNeighbors,
-                      "cmi-knn: shuffle_neighbors must be below the number of samples");
+                      "cmiknn: --shuffle-neighbors must be below the number of samples");
     }
 }
 
@@ -248,9 +253,19 @@ double CmiKnn::statistic_with(const double* pcol, std::int32_t f, std::span<cons
     return psi_[k_] - term_sum / static_cast<double>(n_);
 }
 
-double CmiKnn::statistic(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
+std::span<const std::int32_t> CmiKnn::drop_constant(std::span<const std::int32_t> z,
+                                                    CmiKnnWorkspace& ws) const {
+    ws.z_kept.clear();
+    for (const std::int32_t v : z)
+        if (!constant(v)) ws.z_kept.push_back(v);
+    return ws.z_kept;
+}
+
+double CmiKnn::statistic(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z_in,
                          CmiKnnWorkspace& ws) const {
-    check_vars(x, y, z);
+    check_vars(x, y, z_in);
+    if (constant(x) || constant(y)) return 0.0;
+    const std::span<const std::int32_t> z = drop_constant(z_in, ws);
     // The statistic is symmetric in x and y; prepare() builds (y, Z) and Z, x is "permuted".
     build_fixed(y, z, ws);
     return statistic_with(working_column(x), y, z, ws, ws);
@@ -315,8 +330,16 @@ double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
 
 CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
                           std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces) const {
+    return test(x, y, z, test_id, workspaces, spec_.early_stop);
+}
+
+CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z_in,
+                          std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces,
+                          const std::optional<CmiEarlyStop>& early_stop) const {
     CUDAG_ASSERT(!workspaces.empty());
-    check_vars(x, y, z);
+    check_vars(x, y, z_in);
+    if (constant(x) || constant(y)) return CmiKnnResult{};  // tigramite: statistic 0, p 1
+    const std::span<const std::int32_t> z = drop_constant(z_in, workspaces[0]);
     const std::int32_t p = spec_.permute == CmiPermute::Y ? y : x;
     const std::int32_t f = spec_.permute == CmiPermute::Y ? x : y;
     CmiKnnWorkspace& main = workspaces[0];
@@ -328,7 +351,7 @@ CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::i
     const int threads = static_cast<int>(workspaces.size());
     // Batches of surrogates in index order; the early stop is decided on the prefix, so
     // the result is the same whatever the batch (and thread) count.
-    const std::int64_t batch = spec_.early_stop ? std::max<std::int64_t>(threads, 1) * 4 : b_total;
+    const std::int64_t batch = early_stop ? std::max<std::int64_t>(threads, 1) * 4 : b_total;
     for (std::int64_t b0 = 0; b0 < b_total; b0 += batch) {
         const std::int64_t b1 = std::min(b_total, b0 + batch);
         parallel_for(b0, b1, threads, 1, [&](std::int64_t s, int w) {
@@ -338,9 +361,8 @@ CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::i
         for (std::int64_t s = b0; s < b1; ++s) {
             r.exceedances += main.null[static_cast<std::size_t>(s)] >= r.statistic;
             r.surrogates = s + 1;
-            if (spec_.early_stop && r.surrogates < b_total &&
-                cmi_can_stop(r.exceedances, b_total, spec_.early_stop->alpha,
-                             spec_.early_stop->strict)) {
+            if (early_stop && r.surrogates < b_total &&
+                cmi_can_stop(r.exceedances, b_total, early_stop->alpha, early_stop->strict)) {
                 r.early_stopped = true;
                 main.null.resize(static_cast<std::size_t>(r.surrogates));
                 r.p = cmi_pvalue(r.exceedances, b_total);

@@ -48,8 +48,13 @@
 // With Z empty the column is fully permuted (tigramite's block shuffle with block length 1).
 // p = (1 + #{surrogates ≥ observed}) / (1 + B).
 //
+// Constant columns (as tigramite's run_test): a test whose X or Y is constant gives
+// statistic 0 and p = 1 without surrogates; constant conditioning columns are dropped from
+// Z. "Constant" means every value equal (tigramite tests std == 0, which rounding can miss).
+//
 // Random numbers: every draw of surrogate s of a test is a Philox block of stream test_id
-// (cmi_test_id: the pair and the conditioning set's rank) under the spec's seed, at block
+// (cmi_test_id: the ordered pair and cmi_set_key of the conditioning set; docs/cmiknn.md
+// "Test ids") under the spec's seed, at block
 // index cmi_rng_block(s, i) for sample i: words 0–1 the sample's visiting-order key, words
 // 2–3 its tie-break noise, then one word per Fisher–Yates draw. The visiting order is the
 // samples sorted by (key, index). Results are therefore identical on any number of threads.
@@ -212,12 +217,23 @@ CUDAG_HD inline std::uint64_t cmi_mix64(std::uint64_t z) {
     return z ^ (z >> 31);
 }
 
+/// Key of the conditioning set s[0] < ... < s[l−1] (variable indices, sorted): a SplitMix64
+/// chain over (l, s_0, ..., s_{l−1}). It depends on the set only, not on the adjacency it
+/// was drawn from nor on the number of variables, and never overflows (a combination
+/// rank exceeds 64 bits at genome scale: C(20000, 5) > 2^64). Z = ∅ has key cmi_mix64(0).
+CUDAG_HD inline std::uint64_t cmi_set_key(const std::int32_t* s, int l) {
+    std::uint64_t h = cmi_mix64(static_cast<std::uint64_t>(l));
+    for (int t = 0; t < l; ++t) h = cmi_mix64(h ^ (static_cast<std::uint64_t>(s[t]) + 1));
+    return h;
+}
+
 /// The Philox stream of test X ⟂ Y | S: a mix of x, y (ordered: the test permutes one of
-/// them) and the rank of S among the level's conditioning sets.
-CUDAG_HD inline std::uint64_t cmi_test_id(std::int64_t x, std::int64_t y, std::uint64_t set_rank) {
+/// them) and the conditioning set's key (cmi_set_key). The PC engines test the pair as
+/// (min, max) of its indices, so a test has one id whichever endpoint's row runs it.
+CUDAG_HD inline std::uint64_t cmi_test_id(std::int64_t x, std::int64_t y, std::uint64_t set_key) {
     return cmi_mix64(cmi_mix64(cmi_mix64(static_cast<std::uint64_t>(x)) ^
                                static_cast<std::uint64_t>(y)) ^
-                     set_rank);
+                     set_key);
 }
 
 /// Salt of sample i's shuffle-neighbour query: neighbours at equal Z distance (common on
@@ -272,6 +288,7 @@ struct CmiKnnWorkspace {
     std::vector<std::uint8_t> used;
     std::vector<double> perm_raw, perm_col; ///< permuted column before/after transform
     std::vector<double> null;               ///< surrogate statistics, by surrogate index
+    std::vector<std::int32_t> z_kept;       ///< the conditioning set without constant columns
 };
 
 /// CMIknn on one data set. The constructor validates the spec for tests with up to
@@ -292,7 +309,10 @@ public:
     /// Uniform (see the file comment), standardized or raw values (plus tie-break noise).
     const double* working_column(std::int64_t v) const { return work_.data() + v * n_; }
 
-    /// The statistic I(x; y | z).
+    /// Whether every value of variable v is the same (see the file comment).
+    bool constant(std::int64_t v) const { return constant_[static_cast<std::size_t>(v)] != 0; }
+
+    /// The statistic I(x; y | z) (0 when x or y is constant; constant z columns dropped).
     double statistic(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
                      CmiKnnWorkspace& ws) const;
 
@@ -305,6 +325,11 @@ public:
     /// The same with `threads` workspaces made for this call.
     CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
                       std::uint64_t test_id, int threads = 1) const;
+    /// As test(x, y, z, test_id, workspaces) with `early_stop` in place of the spec's (e.g.
+    /// std::nullopt for the exact p-value of a test the spec would stop early).
+    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
+                      std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces,
+                      const std::optional<CmiEarlyStop>& early_stop) const;
 
 private:
     void check_vars(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z) const;
@@ -317,6 +342,9 @@ private:
     /// (rebuilds ws.joint and ws.perm_z from it; fixed trees read from `fixed`).
     double statistic_with(const double* pcol, std::int32_t f, std::span<const std::int32_t> z,
                           const CmiKnnWorkspace& fixed, CmiKnnWorkspace& ws) const;
+    /// z without its constant columns, in ws.z_kept.
+    std::span<const std::int32_t> drop_constant(std::span<const std::int32_t> z,
+                                                CmiKnnWorkspace& ws) const;
     /// Statistic of surrogate s.
     double surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
                      std::span<const std::int32_t> z, std::uint64_t test_id,
@@ -329,6 +357,7 @@ private:
     const double* raw_ = nullptr;    ///< data.values (variable-major)
     std::vector<double> work_;       ///< transformed columns, variable-major
     std::vector<double> raw_std_;    ///< population std of each raw column
+    std::vector<std::uint8_t> constant_;  ///< 1 where every value of the column is equal
     std::vector<double> psi_;        ///< ψ(0..T) (ψ(0) unused)
 };
 

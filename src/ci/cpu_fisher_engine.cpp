@@ -80,8 +80,14 @@ void CpuFisherEngine::run_level(int level, const Adjacency& snap, std::int64_t r
 }
 
 double CpuFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
+    return fisher_z_pvalue(partial_correlation(i, j, s), m_, static_cast<int>(s.size()),
+                           policy_.causal_learn_pvalue);
+}
+
+double CpuFisherEngine::partial_correlation(std::int32_t i, std::int32_t j,
+                                            const std::vector<std::int32_t>& s) const {
     const int l = static_cast<int>(s.size());
-    if (l == 0) return fisher_z_pvalue(corr_[static_cast<std::int64_t>(i) * n_ + j], m_, 0, policy_.causal_learn_pvalue);
+    if (l == 0) return corr_[static_cast<std::int64_t>(i) * n_ + j];
     std::vector<int> si(s.begin(), s.end());
     std::vector<double> lmat(static_cast<std::size_t>(l) * l), scratch(2 * static_cast<std::size_t>(l) * l),
         yi(l), yj(l);
@@ -90,9 +96,8 @@ double CpuFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vecto
     block.factorise(corr_.data(), n_, si.data(), l, scratch.data());
     block.project(corr_.data(), n_, si.data(), i, yi.data());
     block.project(corr_.data(), n_, si.data(), j, yj.data());
-    const double r =
-        partial_correlation(block, corr_[static_cast<std::int64_t>(i) * n_ + j], yi.data(), yj.data());
-    return fisher_z_pvalue(r, m_, l, policy_.causal_learn_pvalue);
+    return ci::partial_correlation(block, corr_[static_cast<std::int64_t>(i) * n_ + j], yi.data(),
+                                   yj.data());
 }
 
 }  // namespace cudag::ci

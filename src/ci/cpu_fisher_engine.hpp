@@ -27,6 +27,8 @@ public:
     void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
                    pc::LevelOutput& out) override;
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
+    /// Partial correlation of i and j given s (the r whose Fisher z p_value() tests).
+    double partial_correlation(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;
 
     const std::vector<double>& correlation() const { return corr_; }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// cudag command line: pc, simulate, compare, info. The only place that catches.
+// cudag command line: pc, citest, simulate, compare, info. The only place that catches.
 #include <CLI/CLI.hpp>
 #include <hdf5.h>
 
@@ -17,6 +17,9 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/citest.hpp"
+#include "cli/cmi_options.hpp"
+#include "cli/common.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -35,10 +38,13 @@
 #include "pc/run.hpp"
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
+#include "sim/nonlinear.hpp"
 
 namespace {
 
 using namespace cudag;
+using cli::checked_threads;
+using cli::split_commas;
 
 std::string join_args(int argc, char** argv) {
     std::string s;
@@ -54,29 +60,6 @@ std::string utc_now() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
     return buf;
-}
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
-/// --threads as a command uses it: negative is an error, 0 means every hardware thread,
-/// more than the hardware threads is clamped to them with a note (unless quiet).
-int checked_threads(int requested, bool quiet) {
-    if (requested < 0)
-        throw InputError("--threads must be >= 0 (0: all " + std::to_string(resolve_threads(0)) +
-                         " hardware threads), got " + std::to_string(requested));
-    const int hw = resolve_threads(0);
-    if (requested <= hw) return requested;
-    if (!quiet)
-        std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw
-                  << " hardware threads; using " << hw << '\n';
-    return hw;
 }
 
 /// The hidden --tune key=value items applied to `t` (kernel tuning; the automatic choice
@@ -144,6 +127,7 @@ constexpr std::int64_t kMaxDrawnNodes = 500;
 struct PcArgs {
     std::string data, dataset, out, formats, compat = "pcalg", backend = "auto", comm = "auto";
     pc::PcConfig cfg;
+    cli::CmiKnnOptions cmi;
     int uc_rule = -2, uc_priority = -2;
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     double comm_timeout = 600.0;
@@ -298,6 +282,10 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
     cfg.backend = parse_backend(a.backend);
+    cfg.cmi = cli::cmi_knn_spec(a.cmi, cfg.test);
+    cfg.cmi_early_stop = !a.cmi.no_early_stop;
+    const bool cmiknn = cfg.test == "cmiknn";
+    if (cmiknn) cmiknn_picks_gpu(cfg.backend);  // --backend cuda: not built yet, say so now
     apply_tunes(a.tunes, cfg.gpu);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
@@ -310,7 +298,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     // while the data are read.
     const int gpus = env.mpi() ? visible_gpus() : -1;
     const bool gpu = cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
-                     (gpus > 0 || (gpus < 0 && cuda_compiled()));
+                     !cmiknn && (gpus > 0 || (gpus < 0 && cuda_compiled()));
     mpi::RankInfo me;
     me.local_rank = env.local_rank();
     if (env.mpi()) {
@@ -351,7 +339,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                                        : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
                       "cudag pc");
     std::thread gpu_init = warm_up_gpu(
-        cfg.compat == pc::Compat::CausalLearn ? BackendKind::Cpu : cfg.backend, cfg.device);
+        cfg.compat == pc::Compat::CausalLearn || cmiknn ? BackendKind::Cpu : cfg.backend, cfg.device);
     struct Joiner {
         std::thread& t;
         ~Joiner() {
@@ -373,14 +361,15 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");
         const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
+        const bool corr = !gpu_engine && pc::resolved_test(cfg, data) == "fisher-z";
         pc::PcConfig probe = cfg;
         probe.backend = gpu_engine ? probe.backend : BackendKind::Cpu;
         require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
                             "cudag pc on " + std::to_string(data.n_vars) + " variables",
-                            gpu_engine ? "" : "the CPU engine's " + std::to_string(data.n_vars) +
-                                                  " x " + std::to_string(data.n_vars) +
-                                                  " correlation matrix",
-                            gpu_engine ? "" : "run it on a GPU (--backend cuda) or on fewer variables");
+                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
+                                       std::to_string(data.n_vars) + " correlation matrix"
+                                 : "",
+                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
     });
     cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
@@ -444,7 +433,9 @@ std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const 
     return truth.empty() || truth == "-" ? truth : outputs.temp_for(truth);
 }
 
-int run_simulate(const SimArgs& a) {
+/// simulate gaussian, or nonlinear (the same DAG, nonlinear edge functions).
+int run_simulate(const SimArgs& a, bool nonlinear) {
+    if (a.out.empty()) throw InputError("--out is required");
     io::OutputSet outputs;
     const std::string truth_tmp = prepare_sim_outputs({}, a.out, a.truth, outputs);
     const int threads = checked_threads(a.threads, false);
@@ -453,15 +444,35 @@ int run_simulate(const SimArgs& a) {
         std::snprintf(detail, sizeof detail, "%lld x %lld values, %.3g expected edges",
                       static_cast<long long>(a.spec.n_vars), static_cast<long long>(a.spec.n_samples),
                       sim::expected_edges(a.spec));
-        require_host_memory(sim::simulation_bytes(a.spec), "simulate gaussian", detail,
+        require_host_memory(sim::simulation_bytes(a.spec),
+                            nonlinear ? "simulate nonlinear" : "simulate gaussian", detail,
                             "lower --vars, --samples or --density");
     }
-    sim::GaussianSim s = sim::simulate_gaussian(a.spec, threads);
-    io::write_dataset(s.data, a.out, outputs);
-    if (!a.truth.empty()) io::write_truth_tsv(s.data.names, s.dag_edges, truth_tmp);
+    Dataset data;
+    std::vector<std::tuple<std::int32_t, std::int32_t, double>> edges;
+    std::vector<std::string> functions;  // nonlinear: each edge's function
+    std::string kinds;                   // nonlinear: how many edges of each function
+    if (nonlinear) {
+        sim::NonlinearSim s = sim::simulate_nonlinear(a.spec, threads);
+        edges = s.dag_edges();
+        std::map<std::string, int> count;
+        for (const sim::NonlinearEdge& e : s.edges) {
+            functions.push_back(sim::to_string(e.function));
+            ++count[functions.back()];
+        }
+        for (const auto& [name, c] : count) kinds += (kinds.empty() ? " (" : ", ") + std::to_string(c) + " " + name;
+        if (!kinds.empty()) kinds += ")";
+        data = std::move(s.data);
+    } else {
+        sim::GaussianSim s = sim::simulate_gaussian(a.spec, threads);
+        edges = std::move(s.dag_edges);
+        data = std::move(s.data);
+    }
+    io::write_dataset(data, a.out, outputs);
+    if (!a.truth.empty()) io::write_truth_tsv(data.names, edges, truth_tmp, functions);
     outputs.commit();
     std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
-              << " samples, " << s.dag_edges.size() << " true edges; wrote " << a.out
+              << " samples, " << edges.size() << " true edges" << kinds << "; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
     return 0;
 }
@@ -545,7 +556,7 @@ int run_info() {
               << "backends: cpu" << (cuda_compiled() ? ", cuda" : "") << '\n'
               << "GPUs: " << gpu_report() << '\n'
               << "threads: " << resolve_threads(0) << " hardware threads\n"
-              << "tests: fisher-z, chi-square, g-square\n";
+              << "tests: fisher-z, chi-square, g-square, cmiknn\n";
     return 0;
 }
 
@@ -589,8 +600,8 @@ int main(int argc, char** argv) {
         ->required();
     pc_cmd->add_option("--dataset", pa.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     pc_cmd->add_option("--test", pa.cfg.test,
-                       "CI test: fisher-z (continuous), chi-square or g-square (discrete); default: "
-                       "chi-square for discrete data, else fisher-z");
+                       "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
+                       "default: chi-square for discrete data, else fisher-z");
     pc_cmd->add_flag("--discrete", pa.discrete,
                      "read the data as discrete (integer codes or labels); implied by a discrete "
                      "--test or a column of labels");
@@ -636,27 +647,38 @@ int main(int argc, char** argv) {
     pc_cmd->add_option("--comm-timeout", pa.comm_timeout,
                        "seconds an NCCL collective may wait before the job is ended")
         ->capture_default_str();
+    cli::add_cmi_knn_options(*pc_cmd, pa.cmi, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
     pc_cmd->add_option("--stop-after-level", pa.cfg.stop_after_level)->group("");
     auto* quiet_flag = pc_cmd->add_flag("-q,--quiet", pa.quiet, "no progress or summary on stderr");
     pc_cmd->add_flag("-v,--verbose", pa.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet_flag);
 
-    SimArgs sa;
+    SimArgs sa, na;
     auto* sim_cmd = app.add_subcommand("simulate", "simulate data with a known causal graph");
     sim_cmd->require_subcommand(1);
-    auto* gauss = sim_cmd->add_subcommand("gaussian", "linear Gaussian DAG, cuPC's generator");
-    gauss->add_option("--vars", sa.spec.n_vars, "number of variables")->required();
-    gauss->add_option("--samples", sa.spec.n_samples, "number of samples")->required();
-    gauss->add_option("--density", sa.spec.density, "edge probability d of each pair j < i")
-        ->capture_default_str();
-    gauss->add_option("--seed", sa.spec.seed, "random seed")->capture_default_str();
-    gauss->add_option("--out", sa.out,
+    const auto add_dag_sim = [&sim_cmd](const char* name, const char* about, SimArgs& a,
+                                        const char* weight) {
+        auto* c = sim_cmd->add_subcommand(name, about);
+        c->add_option("--vars", a.spec.n_vars, "number of variables")->required();
+        c->add_option("--samples", a.spec.n_samples, "number of samples")->required();
+        c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")
+            ->capture_default_str();
+        c->add_option("--seed", a.spec.seed, "random seed")->capture_default_str();
+        c->add_option("--out", a.out,
                       "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt; '-': CSV on stdout")
-        ->required();
-    gauss->add_option("--truth", sa.truth,
-                      "true DAG as a TSV edge list (source target mark weight); '-': stdout");
-    gauss->add_option("--threads", sa.threads, "CPU threads (0: all)");
+            ->required();
+        c->add_option("--truth", a.truth,
+                      std::string("true DAG as a TSV edge list (source target mark weight: ") +
+                          weight + ")");
+        c->add_option("--threads", a.threads, "CPU threads (0: all)");
+        return c;
+    };
+    auto* gauss = add_dag_sim("gaussian", "linear Gaussian DAG, cuPC's generator", sa, "the coefficient");
+    auto* nonlin = add_dag_sim("nonlinear",
+                               "nonlinear additive-noise DAG (MANM-CS): each edge linear, quadratic, "
+                               "tanh or sine of the standardised parent; the DAG of simulate gaussian",
+                               na, "beta, the edge function's factor; a fifth column names the function");
 
     DiscreteSimArgs da;
     auto* disc = sim_cmd->add_subcommand("discrete", "random discrete Bayesian network, Dirichlet CPTs");
@@ -697,6 +719,9 @@ int main(int argc, char** argv) {
                     "also write the numbers as JSON to this file; '-': only the JSON on stdout "
                     "(the table goes to stderr)");
 
+    cli::CitestArgs ca;
+    auto* citest = cli::add_citest_command(app, ca);
+
     auto* info = app.add_subcommand("info", "version, build options, devices, threads");
 
     try {
@@ -716,10 +741,9 @@ int main(int argc, char** argv) {
         comm = env->world();
         if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
-        if (gauss->parsed()) {
-            if (sa.out.empty()) throw InputError("--out is required");
-            return run_simulate(sa);
-        }
+        if (gauss->parsed()) return run_simulate(sa, false);
+        if (nonlin->parsed()) return run_simulate(na, true);
+        if (citest->parsed()) return cli::run_citest(ca);
         if (disc->parsed()) return run_simulate_discrete(da, false);
         if (bif->parsed()) return run_simulate_discrete(ba, true);
         if (cmp->parsed()) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/backend.hpp"
 
+#include "ci/cpu_cmi_knn_engine.hpp"
 #include "ci/cpu_fisher_engine.hpp"
 #include "core/error.hpp"
 #include "cudag/config.hpp"
@@ -133,6 +134,24 @@ std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const
     picks_gpu(kind, policy);
 #endif
     return std::make_unique<ci::CpuDiscreteEngine>(data, policy, test, threads);
+}
+
+bool cmiknn_picks_gpu(BackendKind kind) {
+    // The CUDA engine (kernels/cmi_knn.cu, GPU-CMIknn) will be chosen here as
+    // make_fisher_engine chooses its own: Cuda always, Auto when a GPU is visible.
+    if (kind == BackendKind::Cuda)
+        throw NotCompiled("the CUDA CMIknn engine",
+                          "--test cmiknn runs on the CPU: use --backend cpu or auto");
+    return false;
+}
+
+std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(BackendKind kind, const Dataset& data,
+                                                       const pc::TestPolicy& policy,
+                                                       const ci::CmiKnnSpec& spec, int max_level,
+                                                       int threads, int device) {
+    (void)device;
+    cmiknn_picks_gpu(kind);
+    return std::make_unique<ci::CpuCmiKnnEngine>(data, policy, spec, max_level, threads);
 }
 
 }  // namespace cudag

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "ci/cmi_knn.hpp"
 #include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
@@ -77,5 +78,17 @@ std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const
                                                          const ci::DiscreteTestSpec& test,
                                                          int threads, const GpuTunables& tunables,
                                                          int device = 0);
+
+/// Whether the CMIknn engine for `kind` runs on a GPU: not yet in any build. Cuda throws
+/// NotCompiled (the CUDA CMIknn engine is not built yet); Auto and Cpu pick the CPU.
+bool cmiknn_picks_gpu(BackendKind kind);
+
+/// The CMIknn skeleton engine for `kind` on continuous `data` (which must outlive it), with
+/// `spec` as given (its early_stop included); max_level (-1: none) decides whether the spec
+/// is validated for conditioning sets. Only the CPU engine exists (cmiknn_picks_gpu).
+std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(BackendKind kind, const Dataset& data,
+                                                       const pc::TestPolicy& policy,
+                                                       const ci::CmiKnnSpec& spec, int max_level,
+                                                       int threads, int device = 0);
 
 }  // namespace cudag

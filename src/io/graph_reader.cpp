@@ -1299,9 +1299,12 @@ AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate) {
 
 void write_truth_tsv(const std::vector<std::string>& names,
                      const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& dag_edges,
-                     const std::string& path) {
+                     const std::string& path, const std::vector<std::string>& functions) {
     const auto n = static_cast<std::int64_t>(names.size());
-    std::string out = "source\ttarget\tmark\tweight\n";
+    CUDAG_ASSERT(functions.empty() || functions.size() == dag_edges.size());
+    std::string out = functions.empty() ? "source\ttarget\tmark\tweight\n"
+                                        : "source\ttarget\tmark\tweight\tfunction\n";
+    std::size_t row = 0;
     for (const auto& [from, to, w] : dag_edges) {
         CUDAG_EXPECTS(from >= 0 && from < n && to >= 0 && to < n,
                       path + ": edge " + std::to_string(from) + " -> " + std::to_string(to) +
@@ -1313,6 +1316,8 @@ void write_truth_tsv(const std::vector<std::string>& names,
         out += tsv_escape(names[to]);
         out += "\t-->\t";
         out.append(buf, res.ptr);
+        if (!functions.empty()) out += '\t' + functions[row];
+        ++row;
         out += '\n';
     }
     // `path` is a temporary from the caller's OutputSet (or "-", standard output).

@@ -87,11 +87,13 @@ AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate);
 
 /// Writes a DAG as a TSV edge list with header `source\ttarget\tmark\tweight`, one row
 /// `names[parent]\tnames[child]\t-->\tweight` per (parent, child, weight) edge, in the given
-/// order, names tsv_escape'd; weights in shortest round-trip decimal form. Writes `path`
-/// itself (callers pass a temporary from an OutputSet; "-" is standard output). Throws
-/// InputError for an edge endpoint outside names or an unwritable path.
+/// order, names tsv_escape'd; weights in shortest round-trip decimal form. With `functions`
+/// (one per edge, e.g. simulate nonlinear's), a fifth column `function` holds them
+/// (read_graph ignores it). Writes `path` itself (callers pass a temporary from an
+/// OutputSet; "-" is standard output). Throws InputError for an edge endpoint outside names
+/// or an unwritable path.
 void write_truth_tsv(const std::vector<std::string>& names,
                      const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& dag_edges,
-                     const std::string& path);
+                     const std::string& path, const std::vector<std::string>& functions = {});
 
 }  // namespace cudag::io

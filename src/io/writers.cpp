@@ -138,6 +138,7 @@ bool append_c_escape(std::string& out, char c) {
     if (e) out += e;
     return e != nullptr;
 }
+}  // namespace
 
 std::string json_quote(const std::string& s) {
     std::string out = "\"";
@@ -165,6 +166,8 @@ std::string json_quote(const std::string& s) {
     }
     return out + "\"";
 }
+
+namespace {
 
 std::string csv_quote(const std::string& s) {
     std::string out = "\"";

@@ -77,6 +77,9 @@ std::string tsv_escape(std::string_view name);
 /// hand-written names such as `C:\data` read unchanged.
 std::string tsv_unescape(std::string_view field);
 
+/// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
+std::string json_quote(const std::string& s);
+
 /// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in
 /// cpdag_edges order with variable names (tsv_escape'd) and mark "-->", "---" or "<->".
 void write_edges(const pc::PcResult& r, const std::string& path);

@@ -18,6 +18,13 @@ std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-lear
 
 bool is_discrete_test(const std::string& test) { return test == "chi-square" || test == "g-square"; }
 
+ci::CmiKnnSpec resolved_cmi_spec(const PcConfig& cfg) {
+    ci::CmiKnnSpec spec = cfg.cmi;
+    spec.early_stop.reset();
+    if (cfg.cmi_early_stop) spec.early_stop = ci::CmiEarlyStop{cfg.alpha, cfg.compat == Compat::CausalLearn};
+    return spec;
+}
+
 std::string resolved_test(const PcConfig& cfg, const Dataset& data) {
     if (!cfg.test.empty()) return cfg.test;
     return data.discrete() ? "chi-square" : "fisher-z";
@@ -52,12 +59,42 @@ const char* dof_name(ci::DofRule r) {
     return "?";
 }
 
+/// The result-file entries of a CMIknn run (also what the checkpoint hash covers).
+std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec& spec,
+                                                            std::int64_t n_samples) {
+    std::ostringstream knn;
+    knn.precision(17);
+    knn << spec.knn;
+    return {
+        {"cmiknn_knn", knn.str()},
+        {"cmiknn_k", std::to_string(ci::cmi_k(spec.knn, n_samples))},
+        {"cmiknn_shuffle_neighbors", std::to_string(spec.shuffle_neighbors)},
+        {"cmiknn_permutations", std::to_string(spec.permutations)},
+        {"cmiknn_transform", ci::to_string(spec.transform)},
+        {"cmiknn_permute", spec.permute == ci::CmiPermute::Y ? "y" : "x"},
+        {"cmiknn_tie_break", spec.tie_break == ci::CmiTieBreak::Noise ? "noise" : "index"},
+        {"cmiknn_seed", std::to_string(spec.seed)},
+        {"cmiknn_early_stop",
+         spec.early_stop ? "on: a test stops drawing surrogates once independence is certain; "
+                           "p-values of early-stopped tests are lower bounds"
+                         : "off: every p-value uses all permutations"},
+    };
+}
+
 }  // namespace
+
+ci::DiscreteTestSpec resolved_discrete_spec(const PcConfig& cfg, const std::string& test) {
+    return discrete_spec(cfg, test);
+}
 
 void validate(const PcConfig& cfg, const Dataset& data) {
     const std::string test = resolved_test(cfg, data);
-    if (test != "fisher-z" && !is_discrete_test(test))
-        throw InputError("unknown --test '" + test + "' (available: fisher-z, chi-square, g-square)");
+    if (test != "fisher-z" && test != "cmiknn" && !is_discrete_test(test))
+        throw InputError("unknown --test '" + test +
+                         "' (available: fisher-z, chi-square, g-square, cmiknn)");
+    if (test == "cmiknn" && data.discrete())
+        throw InputError(data.source + ": cmiknn needs continuous data, but the data were read "
+                         "as discrete; use --test chi-square or g-square");
     if (is_discrete_test(test) && !data.discrete())
         throw InputError(data.source + ": --test " + test +
                          " needs discrete data (read the file with --discrete)");
@@ -89,6 +126,10 @@ void validate(const PcConfig& cfg, const Dataset& data) {
         throw InputError(data.source + ": PC needs at least 2 variables, found " +
                          std::to_string(data.n_vars));
     if (data.discrete()) return;
+    if (test == "cmiknn") {
+        ci::validate(resolved_cmi_spec(cfg), data.n_samples, cfg.max_level == 0 ? 0 : 1);
+        return;
+    }
     // Fisher-z at level l needs m - l - 3 > 0.
     if (data.n_samples < 4)
         throw InputError(data.source + ": " + std::to_string(data.n_samples) +
@@ -141,6 +182,12 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
     const std::string test = resolved_test(cfg, data);
     h.add_string(test);
     if (is_discrete_test(test)) h.add_string(dof_name(discrete_spec(cfg, test).dof));
+    if (test == "cmiknn")
+        for (const auto& [key, value] : cmi_config(resolved_cmi_spec(cfg), data.n_samples)) {
+            if (key == "cmiknn_knn") continue;  // k (resolved) decides, not how it was given
+            h.add_string(key);
+            h.add_string(value);
+        }
     h.add_value(cfg.alpha);
     h.add_string(to_string(cfg.compat));
     return h.hex();
@@ -151,10 +198,10 @@ double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
     const double m = static_cast<double>(data.n_samples);
     double bytes = 4.0 * n * n / 8.0;       // adjacency bit graphs (graph, snapshots, CPDAG)
     if (n <= 4096) bytes += 8.0 * n * n;    // the dense pMax table
-    const bool discrete = is_discrete_test(resolved_test(cfg, data));
-    if (!discrete) {
-        bytes += 8.0 * n * m;                // the standardised data
-        if (!gpu) bytes += 8.0 * n * n;      // the CPU engine's correlation matrix
+    const std::string test = resolved_test(cfg, data);
+    if (!is_discrete_test(test)) {
+        bytes += 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
+        if (!gpu && test == "fisher-z") bytes += 8.0 * n * n;  // the CPU engine's correlation matrix
     }
     return bytes;
 }
@@ -171,6 +218,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 
     const std::string test = resolved_test(cfg, data);
     const bool discrete = is_discrete_test(test);
+    const bool cmiknn = test == "cmiknn";
     SkeletonOptions sk;
     sk.policy.alpha = cfg.alpha;
     sk.policy.strict = cfg.compat == Compat::CausalLearn;
@@ -178,7 +226,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
-    if (!discrete) {
+    if (test == "fisher-z") {
         sk.max_supported_level =
             static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
         sk.supported_level_reason =
@@ -189,8 +237,16 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 
     std::unique_ptr<SkeletonEngine> engine_ptr;
     bool gpu = false;
-    mpi::run_agreed(comm, [&] { gpu = picks_gpu(cfg.backend, sk.policy); });
-    if (discrete) {
+    mpi::run_agreed(comm, [&] {
+        gpu = cmiknn ? cmiknn_picks_gpu(cfg.backend) : picks_gpu(cfg.backend, sk.policy);
+    });
+    const ci::CmiKnnSpec cmi_spec = resolved_cmi_spec(cfg);
+    if (cmiknn) {
+        mpi::run_agreed(comm, [&] {
+            engine_ptr = make_cmiknn_engine(cfg.backend, data, sk.policy, cmi_spec, cfg.max_level,
+                                            threads, cfg.device);
+        });
+    } else if (discrete) {
         mpi::run_agreed(comm, [&] {
             engine_ptr = make_discrete_engine(cfg.backend, data, sk.policy, spec, threads, cfg.gpu,
                                               cfg.device);
@@ -220,7 +276,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         std::snprintf(buf, sizeof buf, " %.3f s", seconds);
         cfg.on_note(what + buf);
     };
-    note(engine.name() + " engine set up (correlation matrix included):", seconds_since(t0));
+    note(engine.name() + " engine set up (" +
+             (cmiknn ? "columns transformed" : discrete ? "codes" : "correlation matrix") +
+             " included):",
+         seconds_since(t0));
     if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());
 
     SkeletonHooks hooks;
@@ -285,6 +344,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     c.emplace_back("algorithm", "pc-stable");
     c.emplace_back("test", test);
     if (discrete) c.emplace_back("dof_rule", dof_name(spec.dof));
+    if (cmiknn)
+        for (auto& kv : cmi_config(cmi_spec, data.n_samples)) c.push_back(std::move(kv));
     c.emplace_back("alpha", alpha.str());
     c.emplace_back("max_level", std::to_string(cfg.max_level));
     c.emplace_back("compat", to_string(cfg.compat));

@@ -19,9 +19,15 @@ enum class Compat { Pcalg, CausalLearn };
 
 /// A PC run's configuration (the CLI's `cudag pc` options).
 struct PcConfig {
-    /// "fisher-z" (continuous data), "chi-square" or "g-square" (discrete data); empty:
+    /// "fisher-z" or "cmiknn" (continuous data), "chi-square" or "g-square" (discrete data); empty:
     /// chosen by the data (fisher-z when continuous, chi-square when discrete).
     std::string test;
+    /// --test cmiknn: the test's parameters (ci::CmiKnnSpec; its early_stop is set by the
+    /// run from alpha and cmi_early_stop).
+    ci::CmiKnnSpec cmi;
+    /// --test cmiknn: a test stops drawing surrogates once independence at alpha is
+    /// certain; its stored p-value is then a lower bound (the graph is the same).
+    bool cmi_early_stop = true;
     /// Degrees-of-freedom rule of the discrete tests: "gpupc", "pcalg" or "causal-learn"
     /// (see ci::DofRule); empty: causal-learn under Compat::CausalLearn, else pcalg.
     std::string dof;
@@ -65,6 +71,14 @@ std::string resolved_test(const PcConfig& cfg, const Dataset& data);
 /// Whether `test` is one of the discrete (contingency-table) tests.
 bool is_discrete_test(const std::string& test);
 
+/// The discrete test (statistic and degrees-of-freedom rule) a run of `cfg` with the
+/// discrete `test` uses; throws InputError for an unknown PcConfig::dof.
+ci::DiscreteTestSpec resolved_discrete_spec(const PcConfig& cfg, const std::string& test);
+
+/// The CMIknn spec a run of `cfg` uses: cfg.cmi with the early stop at cfg.alpha (strict
+/// under Compat::CausalLearn) when cfg.cmi_early_stop, else none.
+ci::CmiKnnSpec resolved_cmi_spec(const PcConfig& cfg);
+
 /// Run PC-stable on `data` (continuous data with Fisher-z, discrete data with χ²/G²). Fills every PcResult field except `config`
 /// provenance entries the caller adds (input path, command line).
 PcResult run_pc(const Dataset& data, const PcConfig& cfg);
@@ -79,7 +93,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 
 /// Hex digest (64-bit FNV-1a) of what decides a run's results: the data (shape, names,
 /// values), the resolved test (PcConfig::test or the data's default) with its resolved
-/// degrees-of-freedom rule, alpha and compat semantics. Not threads, backend, ranks or
+/// degrees-of-freedom rule or CMIknn parameters (k resolved from --knn, shuffle neighbours,
+/// permutations, transform, permuted variable, tie rule, seed, early stop), alpha and
+/// compat semantics. Not threads, backend, ranks or
 /// --max-level. A checkpoint is resumed only by a run with the same digest.
 std::string config_hash(const Dataset& data, const PcConfig& cfg);
 

@@ -14,8 +14,8 @@
 namespace cudag::sim {
 
 namespace {
-
 using Edge = std::tuple<std::int32_t, std::int32_t, double>;
+}  // namespace
 
 void validate(const GaussianSimSpec& spec) {
     CUDAG_EXPECTS(spec.n_vars >= 1,
@@ -32,6 +32,8 @@ void validate(const GaussianSimSpec& spec) {
     CUDAG_EXPECTS(spec.n_vars <= std::numeric_limits<std::int64_t>::max() / 8 / spec.n_samples,
                   "simulate: n_vars * n_samples is too large");
 }
+
+namespace {
 
 /// Fills samples [s0, s1) of every variable, variable by variable so that parent columns are
 /// read as contiguous runs of the block.
@@ -83,6 +85,28 @@ double expected_edges(const GaussianSimSpec& spec) {
 double simulation_bytes(const GaussianSimSpec& spec) {
     const double n = static_cast<double>(spec.n_vars);
     return 16.0 * n * static_cast<double>(spec.n_samples) + 64.0 * expected_edges(spec) + 64.0 * n;
+}
+
+Dataset simulated_dataset(const GaussianSimSpec& spec, const std::string& kind) {
+    const std::int64_t n = spec.n_vars;
+    const std::int64_t m = spec.n_samples;
+    Dataset data;
+    data.n_vars = n;
+    data.n_samples = m;
+    try {
+        data.values.resize(static_cast<std::size_t>(n * m));
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory("simulate: cannot allocate " + std::to_string(n * m * 8 / (1 << 20)) +
+                          " MiB for " + std::to_string(n) + " x " + std::to_string(m) + " values");
+    }
+    data.names.reserve(static_cast<std::size_t>(n));
+    // append() rather than "X" + ...: GCC 12 raises a false -Wrestrict on the latter.
+    for (std::int64_t i = 0; i < n; ++i)
+        data.names.push_back(std::string("X").append(std::to_string(i + 1)));
+    data.source = "simulated " + kind + " (n_vars=" + std::to_string(n) +
+                  ", n_samples=" + std::to_string(m) + ", density=" + std::to_string(spec.density) +
+                  ", seed=" + std::to_string(spec.seed) + ")";
+    return data;
 }
 
 // Successes of a Bernoulli(d) sequence are separated by Geometric(d) gaps: P(gap >= k) =
@@ -138,21 +162,7 @@ GaussianSim simulate_gaussian(const GaussianSimSpec& spec, int n_threads) {
     std::sort(sim.dag_edges.begin(), sim.dag_edges.end());
 
     Dataset& data = sim.data;
-    data.n_vars = n;
-    data.n_samples = m;
-    try {
-        data.values.resize(static_cast<std::size_t>(n * m));
-    } catch (const std::bad_alloc&) {
-        throw OutOfMemory("simulate: cannot allocate " + std::to_string(n * m * 8 / (1 << 20)) +
-                          " MiB for " + std::to_string(n) + " x " + std::to_string(m) + " values");
-    }
-    data.names.reserve(static_cast<std::size_t>(n));
-    // append() rather than "X" + ...: GCC 12 raises a false -Wrestrict on the latter.
-    for (std::int64_t i = 0; i < n; ++i)
-        data.names.push_back(std::string("X").append(std::to_string(i + 1)));
-    data.source = "simulated gaussian (n_vars=" + std::to_string(n) +
-                  ", n_samples=" + std::to_string(m) + ", density=" + std::to_string(spec.density) +
-                  ", seed=" + std::to_string(spec.seed) + ")";
+    data = simulated_dataset(spec, "gaussian");
 
     // Long blocks make each parent's run long enough for the hardware prefetcher (the random
     // parent reads dominate otherwise); short blocks feed more threads. Each sample is computed

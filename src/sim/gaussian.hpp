@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -19,6 +20,15 @@ struct GaussianSimSpec {
     double density;          ///< d: probability of each edge j -> i, j < i (0 <= d <= 1)
     std::uint64_t seed;      ///< key of every random draw
 };
+
+/// Throws InputError naming the first field of `spec` out of range (n_vars, n_samples,
+/// density, n_vars * n_samples).
+void validate(const GaussianSimSpec& spec);
+
+/// A validated spec's data set before its values are drawn: n_vars × n_samples zeros
+/// (OutOfMemory when they cannot be allocated), variables named X1..Xn, and the source
+/// "simulated <kind> (n_vars=..., n_samples=..., density=..., seed=...)".
+Dataset simulated_dataset(const GaussianSimSpec& spec, const std::string& kind);
 
 /// A simulated data set and the DAG that generated it.
 struct GaussianSim {

@@ -54,12 +54,12 @@ protected:
         ASSERT_EQ(r.code, 0) << r.err;
     }
 
-    /// Results for 1..4 ranks equal the run without mpiexec.
-    void expect_rank_invariant(const std::string& data, const std::string& opts) {
+    /// Results for 1..max_ranks ranks equal the run without mpiexec.
+    void expect_rank_invariant(const std::string& data, const std::string& opts, int max_ranks = 4) {
         const std::string formats = " --format edges,cl -q";
         auto r = cudag(0, "pc --data " + data + " " + opts + " --out " + path("serial.h5") + formats);
         ASSERT_EQ(r.code, 0) << r.err;
-        for (int k = 1; k <= 4; ++k) {
+        for (int k = 1; k <= max_ranks; ++k) {
             const std::string out = path("np" + std::to_string(k) + ".h5");
             r = cudag(k, "pc --data " + data + " " + opts + " --out " + out + formats);
             ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
@@ -91,6 +91,15 @@ TEST_F(MpiCli, RankCountInvarianceOnDiscreteData) {
                             "--seed 3 --out " + path("disc.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     expect_rank_invariant(path("disc.csv"), "--test g-square --alpha 0.05");
+}
+
+TEST_F(MpiCli, RankCountInvarianceWithCmiKnn) {
+    // Every permutation is keyed by (seed, test, surrogate): any rank count, the same
+    // p-values (early-stopped ones included), graph and separating sets.
+    const auto r = cudag(0, "simulate nonlinear --vars 8 --samples 150 --density 0.35 --seed 2 --out " +
+                                path("nl.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_rank_invariant(path("nl.csv"), "--test cmiknn --permutations 39 --knn 0.1 --alpha 0.05", 3);
 }
 
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {

@@ -388,13 +388,13 @@ TEST(CmiKnn, ValidationMessages) {
     auto make = [&](CmiKnnSpec s) { return [&data, s] { CmiKnn c(data, s); }; };
     CmiKnnSpec s;
     s.knn = 50;
-    EXPECT_TRUE(throws_one_line_input_error(make(s), "knn = 50"));
+    EXPECT_TRUE(throws_one_line_input_error(make(s), "k = 50 neighbours"));
     s = {};
     s.knn = -1;
     EXPECT_TRUE(throws_one_line_input_error(make(s), "knn must be positive"));
     s = {};
     s.shuffle_neighbors = 50;
-    EXPECT_TRUE(throws_one_line_input_error(make(s), "shuffle_neighbors = 50"));
+    EXPECT_TRUE(throws_one_line_input_error(make(s), "--shuffle-neighbors 50"));
     s = {};
     s.permutations = 0;
     EXPECT_TRUE(throws_one_line_input_error(make(s), "permutations"));

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Nonlinear PC accuracy: skeleton F1 and CPDAG SHD of --test cmiknn and of the Gaussian PC
+# (fisher-z) on the same `cudag simulate nonlinear` data (MANM-CS-style: linear, quadratic,
+# tanh and sine edges), per variable count and seed, with each run's wall time.
+# Usage: scripts/bench/cmiknn_accuracy.sh [build-dir]
+#   env: VARS="20 50" SAMPLES=1000 SEEDS="1 2 3 4 5" ALPHA=0.01 THREADS=2
+#        DENSITY_<N>: edge probability for N variables (default 3/(N-1): expected degree 3)
+#        CMI="--knn 7 --shuffle-neighbors 15 --permutations 100" (the GPU paper's settings;
+#        cudag's defaults are tigramite's: knn 0.2, 5 shuffle neighbours, 500 permutations)
+#        MAX_LEVEL_50=2 caps the level of the N = 50 runs (MAX_LEVEL_<N>; default none)
+#        KEEP=dir keeps the data, truths and results there
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+cudag=$build/cudag
+m=${SAMPLES:-1000}; alpha=${ALPHA:-0.01}; threads=${THREADS:-2}
+seeds=${SEEDS:-"1 2 3 4 5"}
+cmi=${CMI:-"--knn 7 --shuffle-neighbors 15 --permutations 100"}
+if [[ -n "${KEEP:-}" ]]; then tmp=$KEEP; mkdir -p "$tmp"; else tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; fi
+printf '%-4s %-5s %-9s %5s %5s %7s %7s %7s %5s %9s\n' N seed test true est prec recall F1 SHD seconds
+for n in ${VARS:-20 50}; do
+    dvar=DENSITY_$n; d=${!dvar:-$(python3 -c "print(round(3 / ($n - 1), 3))")}
+    lvar=MAX_LEVEL_$n; level=${!lvar:--1}
+    for s in $seeds; do
+        base=$tmp/n${n}_s$s
+        "$cudag" simulate nonlinear --vars "$n" --samples "$m" --density "$d" --seed "$s" \
+            --out "$base.csv" --truth "$base.truth.tsv" 2>/dev/null
+        for test in fisher-z cmiknn; do
+            opts="--test $test --alpha $alpha --threads $threads --max-level $level"
+            [[ $test == cmiknn ]] && opts="$opts $cmi"
+            t0=$(date +%s.%N)
+            "$cudag" pc --data "$base.csv" $opts --out "$base.$test.h5" --format edges -q
+            t1=$(date +%s.%N)
+            "$cudag" compare --truth "$base.truth.tsv" --estimate "$base.$test.edges.tsv" \
+                --json "$base.$test.json" >/dev/null
+            python3 - "$base.$test.json" "$n" "$s" "$test" "$t0" "$t1" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+n, s, test, t0, t1 = sys.argv[2:7]
+print(f"{n:<4} {s:<5} {test:<9} {c['n_true_edges']:>5} {c['n_est_edges']:>5} {c['precision']:>7.3f} "
+      f"{c['recall']:>7.3f} {c['f1']:>7.3f} {c['shd']:>5} {float(t1) - float(t0):>9.1f}", flush=True)
+PY
+        done
+    done
+done | tee "$tmp/rows.txt"
+echo "mean per N and test:"
+awk '{k=$1" "$3; f[k]+=$8; h[k]+=$9; t[k]+=$10; c[k]++}
+     END {for (k in c) printf "  %-14s F1 %.3f  SHD %.1f  seconds %.1f  (%d seeds)\n", k, f[k]/c[k], h[k]/c[k], t[k]/c[k], c[k]}' \
+    "$tmp/rows.txt" | sort
+echo "T=$m alpha=$alpha threads=$threads cmiknn: $cmi; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

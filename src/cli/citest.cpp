@@ -122,7 +122,7 @@ int run_citest(const CitestArgs& a) {
                          " samples are too few for fisher-z given " + std::to_string(l) +
                          " variables (it needs more than " + std::to_string(l + 3) + ")");
     cfg.max_level = l;
-    pc::validate(cfg, data);
+    pc::validate_test(cfg, data);
 
     // name, value (JSON number or quoted string) pairs, in print order.
     std::vector<std::pair<std::string, std::string>> out;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pc/run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -87,7 +88,7 @@ ci::DiscreteTestSpec resolved_discrete_spec(const PcConfig& cfg, const std::stri
     return discrete_spec(cfg, test);
 }
 
-void validate(const PcConfig& cfg, const Dataset& data) {
+void validate_test(const PcConfig& cfg, const Dataset& data) {
     const std::string test = resolved_test(cfg, data);
     if (test != "fisher-z" && test != "cmiknn" && !is_discrete_test(test))
         throw InputError("unknown --test '" + test +
@@ -106,6 +107,16 @@ void validate(const PcConfig& cfg, const Dataset& data) {
             throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
         discrete_spec(cfg, test);
     }
+    if (test == "cmiknn") {
+        ci::CmiKnnSpec spec = cfg.cmi;
+        spec.early_stop.reset();  // its alpha is --alpha, checked by validate()
+        ci::validate(spec, data.n_samples, cfg.max_level == 0 ? 0 : 1);
+    }
+}
+
+void validate(const PcConfig& cfg, const Dataset& data) {
+    validate_test(cfg, data);
+    const std::string test = resolved_test(cfg, data);
     if (!(cfg.alpha > 0.0 && cfg.alpha < 1.0)) {
         std::ostringstream os;
         os << "--alpha must be in (0, 1), got " << cfg.alpha;
@@ -127,7 +138,21 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          std::to_string(data.n_vars));
     if (data.discrete()) return;
     if (test == "cmiknn") {
-        ci::validate(resolved_cmi_spec(cfg), data.n_samples, cfg.max_level == 0 ? 0 : 1);
+        const ci::CmiKnnSpec spec = resolved_cmi_spec(cfg);
+        // The smallest permutation p-value is 1/(1 + B): when that is independent at alpha,
+        // every test is, and the graph would come out empty.
+        TestPolicy policy;
+        policy.alpha = cfg.alpha;
+        policy.strict = cfg.compat == Compat::CausalLearn;
+        if (policy.independent(ci::cmi_pvalue(0, spec.permutations))) {
+            std::int64_t need = std::max<std::int64_t>(1, static_cast<std::int64_t>(1.0 / cfg.alpha) - 2);
+            while (policy.independent(ci::cmi_pvalue(0, need))) ++need;
+            std::ostringstream os;
+            os << "cmiknn: --permutations " << spec.permutations << " gives p-values of at least 1/"
+               << spec.permutations + 1 << ", never dependent at --alpha " << cfg.alpha
+               << ": every edge would be removed; use --permutations " << need << " or more";
+            throw InputError(os.str());
+        }
         return;
     }
     // Fisher-z at level l needs m - l - 3 > 0.

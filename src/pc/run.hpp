@@ -65,6 +65,11 @@ struct PcConfig {
 /// Validate a configuration against a data set; throws InputError on the first problem.
 void validate(const PcConfig& cfg, const Dataset& data);
 
+/// The checks of validate() that concern the CI test alone (`cudag citest`): a known test
+/// for the data's kind, --dof only with a discrete test, the CMIknn parameters for the
+/// samples and for conditioning sets when max_level != 0. Not alpha, levels or orientation.
+void validate_test(const PcConfig& cfg, const Dataset& data);
+
 /// The test a run of `cfg` on `data` uses (PcConfig::test, or the data's default).
 std::string resolved_test(const PcConfig& cfg, const Dataset& data);
 

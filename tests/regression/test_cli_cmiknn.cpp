@@ -61,7 +61,7 @@ TEST_F(CmiknnCli, SimulateNonlinearSameSeedSameBytes) {
 TEST_F(CmiknnCli, CitestPrintsStatisticAndPValue) {
     simulate("d.csv", 5, 150, 1);
     const std::string base = "citest --data " + path("d.csv") + " --x X1 --y X2 --given X3 ";
-    CliRun r = run(base + "--test cmiknn --permutations 49");
+    CliRun r = run(base + "--test cmiknn --permutations 49");  // citest: any B (no alpha)
     ASSERT_EQ(r.code, 0) << r.err;
     const double p = field(r.out, "p_value");
     EXPECT_GE(p, 1.0 / 50);
@@ -92,7 +92,7 @@ TEST_F(CmiknnCli, CitestPrintsStatisticAndPValue) {
 TEST_F(CmiknnCli, CitestRepeatsPcsTestExactly) {
     simulate("d.csv", 4, 120, 2);
     ASSERT_EQ(run("pc -q --data " + path("d.csv") + " --test cmiknn --permutations 29 --no-early-stop "
-                  "--max-level 0 --out " + path("r.h5")).code, 0);
+                  "--alpha 0.05 --max-level 0 --out " + path("r.h5")).code, 0);
     cudag::io::h5::Handle f = cudag::io::h5::open_file(path("r.h5"));
     const auto pmax = cudag::io::h5::read_array<double>(f.get(), "pmax/matrix", "r.h5");
     ASSERT_EQ(pmax.size(), 16u);
@@ -187,6 +187,11 @@ TEST_F(CmiknnCli, PcOptionErrors) {
     expect_error(d + "--test cmiknn --knn 30", "needs more than 30 samples");
     expect_error(d + "--test cmiknn --shuffle-neighbors 30", "--shuffle-neighbors 30 needs more samples");
     expect_error(d + "--test cmiknn --permutations 0", "--permutations must be in 1..");
+    expect_error(d + "--test cmiknn --permutations 99", "use --permutations 100 or more");
+    expect_error(d + "--test cmiknn --permutations 19 --alpha 0.05", "use --permutations 20 or more");
+    // causal-learn's rule is independent iff p > alpha: B = 19 can reach p = 0.05, dependent.
+    expect_error(d + "--test cmiknn --permutations 18 --alpha 0.05 --compat causal-learn",
+                 "use --permutations 19 or more");
     expect_error(d + "--test cmiknn --discrete", "cmiknn needs continuous data");
 }
 

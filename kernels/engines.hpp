@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ci/cmi_knn.hpp"
 #include "ci/cpu_discrete_engine.hpp"
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
@@ -76,5 +78,42 @@ std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data,
                                                          const ci::DiscreteTestSpec& test,
                                                          const DiscreteTunables& t = {},
                                                          int device = 0);
+
+/// One CMIknn test for CmiKnnGpu::run: x ⟂ y | z with the random-number stream test_id
+/// (ci::cmi_test_id), exactly as ci::CmiKnn::test(x, y, z, test_id, ...) takes them.
+struct CmiKnnQuery {
+    std::int32_t x = 0, y = 0;
+    std::vector<std::int32_t> z;
+    std::uint64_t test_id = 0;
+};
+
+/// CMIknn tests on one GPU (GPU-CMIknn, DIGEST.md §2.4, with cudag's keyed random numbers):
+/// the transformed columns live on the device; run() tests a batch, every surrogate of
+/// every test in a few launches, and returns for each query what ci::CmiKnn::test returns
+/// on the CPU for the same data, spec and query: the same statistic, p-value, surrogate
+/// and exceedance counts, bit for bit.
+class CmiKnnGpu {
+public:
+    virtual ~CmiKnnGpu() = default;
+    /// Results in query order. `early_stop` replaces the spec's (as ci::CmiKnn::test's
+    /// last argument does).
+    virtual std::vector<ci::CmiKnnResult> run(const std::vector<CmiKnnQuery>& queries,
+                                              const std::optional<ci::CmiEarlyStop>& early_stop) = 0;
+    virtual std::vector<ci::CmiKnnResult> run(const std::vector<CmiKnnQuery>& queries) = 0;
+    /// The host reference with the same transformed columns (ci::CmiKnn of the same data).
+    virtual const ci::CmiKnn& reference() const = 0;
+};
+
+/// CMIknn on device `device` for `data` (continuous; must outlive the object), tests with
+/// up to max_cond conditioning variables. Throws as ci::CmiKnn's constructor, OutOfMemory
+/// when the data do not fit on the device.
+std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec,
+                                           int max_cond, int device = 0);
+
+/// The CMIknn skeleton engine on device `device` (results equal ci::CpuCmiKnnEngine's).
+std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data,
+                                                       const pc::TestPolicy& policy,
+                                                       const ci::CmiKnnSpec& spec, int max_level,
+                                                       int threads, int device = 0);
 
 }  // namespace cudag::cuda

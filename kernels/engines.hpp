@@ -114,6 +114,6 @@ std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnn
 std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data,
                                                        const pc::TestPolicy& policy,
                                                        const ci::CmiKnnSpec& spec, int max_level,
-                                                       int threads, int device = 0);
+                                                       int device = 0);
 
 }  // namespace cudag::cuda

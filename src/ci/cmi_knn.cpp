@@ -170,6 +170,9 @@ CmiKnn::CmiKnn(const Dataset& data, const CmiKnnSpec& spec, int max_cond)
     psi_.resize(static_cast<std::size_t>(n_ + 1));
     psi_[0] = -INFINITY;
     for (std::int64_t c = 1; c <= n_; ++c) psi_[c] = cmi_digamma(static_cast<double>(c));
+    fixed_bits_ = cmi_fixed_bits(n_);
+    psi_fixed_.assign(static_cast<std::size_t>(n_ + 1), 0);
+    for (std::int64_t c = 1; c <= n_; ++c) psi_fixed_[c] = std::llrint(std::ldexp(psi_[c], fixed_bits_));
 }
 
 void CmiKnn::check_vars(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z) const {
@@ -239,7 +242,10 @@ double CmiKnn::statistic_with(const double* pcol, std::int32_t f, std::span<cons
     ws.query.resize(2 * static_cast<std::size_t>(nz) + 3);
     double* q = ws.query.data();     // p, f, z...
     double* qp = q + nz + 2;         // p, z...
-    double term_sum = 0.0;
+    // Fixed-point sum (cmi_fixed_bits): unsigned, so that it wraps instead of overflowing
+    // on the way; the total fits in 62 bits.
+    std::uint64_t term_sum = 0;
+    const std::int64_t* pf = psi_fixed_.data();
     for (std::int64_t i = 0; i < n_; ++i) {
         q[0] = qp[0] = pcol[i];
         q[1] = fcol[i];
@@ -248,9 +254,9 @@ double CmiKnn::statistic_with(const double* pcol, std::int32_t f, std::span<cons
         const std::int64_t kp = ws.perm_z.count_closer(qp, eps);
         const std::int64_t kf = fixed.fixed_z.count_closer(q + 1, eps);
         const std::int64_t kz = nz > 0 ? fixed.z.count_closer(q + 2, eps) : n_;
-        term_sum += psi_[kp] + psi_[kf] - psi_[kz];
+        term_sum += static_cast<std::uint64_t>(pf[kp] + pf[kf] - pf[kz]);
     }
-    return psi_[k_] - term_sum / static_cast<double>(n_);
+    return statistic_from_sum(static_cast<std::int64_t>(term_sum));
 }
 
 std::span<const std::int32_t> CmiKnn::drop_constant(std::span<const std::int32_t> z,

@@ -156,15 +156,31 @@ CUDAG_HD inline std::int64_t cmi_k(double knn, std::int64_t n_samples) {
 /// of i's ball of radius eps when d < eps (strictly closer), or d == 0.
 CUDAG_HD inline bool cmi_counts_point(double d, double eps) { return d < eps || d == 0.0; }
 
-/// One sample's term ψ(k_xz) + ψ(k_yz) − ψ(k_z) of the estimator's mean.
-CUDAG_HD inline double cmi_sample_term(std::int64_t k_xz, std::int64_t k_yz, std::int64_t k_z) {
-    return cmi_digamma(static_cast<double>(k_xz)) + cmi_digamma(static_cast<double>(k_yz)) -
-           cmi_digamma(static_cast<double>(k_z));
+/// Fixed-point sum of the estimator (how every engine adds up the T sample terms): each
+/// ψ(c), c = 1..T, is rounded once to a multiple of 2^-b, b = cmi_fixed_bits(T), and the
+/// T terms ψ(k_xz) + ψ(k_yz) − ψ(k_z) are added as 64-bit integers. An integer sum is exact
+/// in any order, so a thread, a GPU block or an atomic may add in any order and the
+/// statistic is the same bit for bit on every engine; the rounding moves it by less than
+/// 3·2^-(b+1) (b ≥ 36 up to T = 2^20: below 5e-11). b is the largest (at most 44) for
+/// which |sum| < T·(2·ψ(T) + 2)·2^b < 2^62, in integer arithmetic (ψ(T) < bit_width(T)).
+CUDAG_HD inline int cmi_fixed_bits(std::int64_t n_samples) {
+    auto width = [](std::uint64_t v) {
+        int w = 0;
+        while (v != 0) {
+            ++w;
+            v >>= 1;
+        }
+        return w;
+    };
+    const int wt = width(static_cast<std::uint64_t>(n_samples));
+    const int b = 62 - wt - width(static_cast<std::uint64_t>(2 * wt + 2));
+    return b < 44 ? b : 44;
 }
 
-/// The statistic from the sum of the T sample terms: ψ(k) − sum / T.
-CUDAG_HD inline double cmi_from_sum(std::int64_t k, double term_sum, std::int64_t n_samples) {
-    return cmi_digamma(static_cast<double>(k)) - term_sum / static_cast<double>(n_samples);
+/// The statistic ψ(k) − sum·2^-b / T from the fixed-point sum (host and device alike).
+CUDAG_HD inline double cmi_from_fixed_sum(double psi_k, std::int64_t sum, int bits,
+                                          std::int64_t n_samples) {
+    return psi_k - ldexp(static_cast<double>(sum), -bits) / static_cast<double>(n_samples);
 }
 
 /// Brute-force counts of sample i for ball radius eps: k_xz, k_yz, k_z over all T samples
@@ -309,6 +325,17 @@ public:
     /// Uniform (see the file comment), standardized or raw values (plus tie-break noise).
     const double* working_column(std::int64_t v) const { return work_.data() + v * n_; }
 
+    /// Raw values of variable v (the data's column) and their population std.
+    const double* raw_column(std::int64_t v) const { return raw_ + v * n_; }
+    double raw_std(std::int64_t v) const { return raw_std_[static_cast<std::size_t>(v)]; }
+    /// ψ(c) in fixed point (cmi_fixed_bits), c = 0..T (entry 0 unused), and its bits.
+    const std::vector<std::int64_t>& psi_fixed() const { return psi_fixed_; }
+    int fixed_bits() const { return fixed_bits_; }
+    /// The statistic of a fixed-point term sum (cmi_from_fixed_sum with this k and T).
+    double statistic_from_sum(std::int64_t sum) const {
+        return cmi_from_fixed_sum(psi_[static_cast<std::size_t>(k_)], sum, fixed_bits_, n_);
+    }
+
     /// Whether every value of variable v is the same (see the file comment).
     bool constant(std::int64_t v) const { return constant_[static_cast<std::size_t>(v)] != 0; }
 
@@ -331,8 +358,11 @@ public:
                       std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces,
                       const std::optional<CmiEarlyStop>& early_stop) const;
 
-private:
+    /// Throws a one-line InputError unless x, y, z name distinct variables of the data
+    /// (and, with z, the spec's shuffle neighbours fit the samples).
     void check_vars(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z) const;
+
+private:
     /// Build the trees of the fixed column f: (F, Z) and Z (ws.cols keeps f, z...).
     void build_fixed(std::int32_t f, std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const;
     /// build_fixed plus the shuffle neighbours; the permuted column is p, the fixed one f.
@@ -359,6 +389,8 @@ private:
     std::vector<double> raw_std_;    ///< population std of each raw column
     std::vector<std::uint8_t> constant_;  ///< 1 where every value of the column is equal
     std::vector<double> psi_;        ///< ψ(0..T) (ψ(0) unused)
+    std::vector<std::int64_t> psi_fixed_;  ///< ψ(0..T) in fixed point (cmi_fixed_bits)
+    int fixed_bits_ = 44;
 };
 
 }  // namespace cudag::ci

@@ -15,22 +15,25 @@ std::uint64_t cmi_pc_test_id(std::int32_t& x, std::int32_t& y, std::span<const s
     return cmi_test_id(x, y, cmi_set_key(s.data(), static_cast<int>(s.size())));
 }
 
-CpuCmiKnnEngine::CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy,
-                                 const CmiKnnSpec& spec, int max_level, int threads)
-    : cmi_(data, spec, max_level == 0 ? 0 : 1), policy_(policy),
-      threads_(resolve_threads(threads)), ws_(static_cast<std::size_t>(threads_)) {
+std::string cmi_constant_note(const Dataset& data, const CmiKnn& cmi) {
     std::string constant;
     std::int64_t count = 0;
     for (std::int64_t v = 0; v < data.n_vars; ++v) {
-        if (!cmi_.constant(v)) continue;
+        if (!cmi.constant(v)) continue;
         if (++count <= 5) constant += (count > 1 ? ", '" : "'") + data.names[v] + "'";
     }
     if (count > 5) constant += " and " + std::to_string(count - 5) + " more";
-    if (count > 0)
-        note_ = "cmiknn: constant column" + std::string(count > 1 ? "s " : " ") + constant +
-                ": their tests give statistic 0, p = 1 (as tigramite's), and they are dropped "
-                "from conditioning sets";
+    if (count == 0) return {};
+    return "cmiknn: constant column" + std::string(count > 1 ? "s " : " ") + constant +
+           ": their tests give statistic 0, p = 1 (as tigramite's), and they are dropped "
+           "from conditioning sets";
 }
+
+CpuCmiKnnEngine::CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy,
+                                 const CmiKnnSpec& spec, int max_level, int threads)
+    : cmi_(data, spec, max_level == 0 ? 0 : 1), policy_(policy),
+      threads_(resolve_threads(threads)), ws_(static_cast<std::size_t>(threads_)),
+      note_(cmi_constant_note(data, cmi_)) {}
 
 void CpuCmiKnnEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
                              pc::Level0Output& out) {

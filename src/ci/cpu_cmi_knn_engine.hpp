@@ -20,6 +20,10 @@ namespace cudag::ci {
 /// device. `s` must be sorted; the pair is returned ordered in (x, y).
 std::uint64_t cmi_pc_test_id(std::int32_t& x, std::int32_t& y, std::span<const std::int32_t> s);
 
+/// The setup note of every CMIknn engine: names the constant columns of `data` (their tests
+/// give statistic 0, p = 1, as tigramite's); empty when there are none.
+std::string cmi_constant_note(const Dataset& data, const CmiKnn& cmi);
+
 /// Multithreaded CPU engine for CMIknn. Level 0 deals the pairs to threads one at a time and
 /// levels ≥ 1 the rows (a row's tests run in the canonical order of ci::search_row); each
 /// thread owns one CmiKnnWorkspace, so no test allocates once the buffers have grown. Every

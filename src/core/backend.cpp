@@ -136,21 +136,19 @@ std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const
     return std::make_unique<ci::CpuDiscreteEngine>(data, policy, test, threads);
 }
 
-bool cmiknn_picks_gpu(BackendKind kind) {
-    // The CUDA engine (kernels/cmi_knn.cu, GPU-CMIknn) will be chosen here as
-    // make_fisher_engine chooses its own: Cuda always, Auto when a GPU is visible.
-    if (kind == BackendKind::Cuda)
-        throw NotCompiled("the CUDA CMIknn engine",
-                          "--test cmiknn runs on the CPU: use --backend cpu or auto");
-    return false;
-}
+bool cmiknn_picks_gpu(BackendKind kind) { return picks_gpu(kind, pc::TestPolicy{}); }
 
 std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(BackendKind kind, const Dataset& data,
                                                        const pc::TestPolicy& policy,
                                                        const ci::CmiKnnSpec& spec, int max_level,
                                                        int threads, int device) {
+#if CUDAG_HAVE_CUDA
+    if (picks_gpu(kind, policy))
+        return cuda::make_cmiknn_engine(data, policy, spec, max_level, device);
+#else
     (void)device;
-    cmiknn_picks_gpu(kind);
+    picks_gpu(kind, policy);
+#endif
     return std::make_unique<ci::CpuCmiKnnEngine>(data, policy, spec, max_level, threads);
 }
 

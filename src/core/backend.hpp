@@ -79,13 +79,14 @@ std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const
                                                          int threads, const GpuTunables& tunables,
                                                          int device = 0);
 
-/// Whether the CMIknn engine for `kind` runs on a GPU: not yet in any build. Cuda throws
-/// NotCompiled (the CUDA CMIknn engine is not built yet); Auto and Cpu pick the CPU.
+/// Whether the CMIknn engine for `kind` runs on a GPU, as picks_gpu decides for a
+/// non-exhaustive policy (Cuda: always, or throws; Auto: when a GPU is visible).
 bool cmiknn_picks_gpu(BackendKind kind);
 
 /// The CMIknn skeleton engine for `kind` on continuous `data` (which must outlive it), with
 /// `spec` as given (its early_stop included); max_level (-1: none) decides whether the spec
-/// is validated for conditioning sets. Only the CPU engine exists (cmiknn_picks_gpu).
+/// is validated for conditioning sets. The CUDA engine (kernels/cmi_knn_engine.cu) where
+/// picks_gpu(kind, policy) says so, with the CPU engine's results.
 std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(BackendKind kind, const Dataset& data,
                                                        const pc::TestPolicy& policy,
                                                        const ci::CmiKnnSpec& spec, int max_level,

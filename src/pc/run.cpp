@@ -263,7 +263,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     std::unique_ptr<SkeletonEngine> engine_ptr;
     bool gpu = false;
     mpi::run_agreed(comm, [&] {
-        gpu = cmiknn ? cmiknn_picks_gpu(cfg.backend) : picks_gpu(cfg.backend, sk.policy);
+        gpu = picks_gpu(cfg.backend, sk.policy);
     });
     const ci::CmiKnnSpec cmi_spec = resolved_cmi_spec(cfg);
     if (cmiknn) {

@@ -152,19 +152,29 @@ TEST(CmiKnnEngine, FindsAQuadraticEdgeTheGaussianTestMisses) {
     EXPECT_GT(fisher.p_value(0, 1, {}), 0.05);
 }
 
-TEST(CmiKnnEngine, CudaBackendIsNotBuiltYet) {
+TEST(CmiKnnEngine, BackendFollowsTheVisibleGpus) {
     const Dataset data = small_data(3, 1);
-    EXPECT_FALSE(cmiknn_picks_gpu(BackendKind::Auto));
+    const bool gpu = visible_gpus() > 0;
     EXPECT_FALSE(cmiknn_picks_gpu(BackendKind::Cpu));
-    try {
-        make_cmiknn_engine(BackendKind::Cuda, data, pc::TestPolicy{}, fast_spec(), -1, 1);
-        FAIL() << "no error";
-    } catch (const NotCompiled& e) {
-        EXPECT_NE(std::string(e.what()).find("CUDA CMIknn engine is not built yet"), std::string::npos)
-            << e.what();
-    }
+    EXPECT_EQ(cmiknn_picks_gpu(BackendKind::Auto), gpu);
     EXPECT_EQ(make_cmiknn_engine(BackendKind::Auto, data, pc::TestPolicy{}, fast_spec(), -1, 1)->name(),
-              "cpu");
+              gpu ? "cuda" : "cpu");
+    EXPECT_EQ(make_cmiknn_engine(BackendKind::Cpu, data, pc::TestPolicy{}, fast_spec(), -1, 1)->name(), "cpu");
+    if (!gpu) {
+        // Not compiled, or compiled without a visible device: a one-line error either way.
+        try {
+            make_cmiknn_engine(BackendKind::Cuda, data, pc::TestPolicy{}, fast_spec(), -1, 1);
+            FAIL() << "no error";
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+            EXPECT_NE(what.find("cuda"), std::string::npos) << what;
+        }
+    }
+    // An exhaustive (causal-learn) search runs on the CPU engine only.
+    pc::TestPolicy exhaustive;
+    exhaustive.exhaustive = true;
+    EXPECT_EQ(make_cmiknn_engine(BackendKind::Auto, data, exhaustive, fast_spec(), -1, 1)->name(), "cpu");
 }
 
 TEST(CmiKnnEngine, ConfigHashCoversResolvedOptions) {

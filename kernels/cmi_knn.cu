@@ -45,6 +45,7 @@ using u64 = unsigned long long;
 constexpr int kMaxShuffleGpu = 64;  // per-thread neighbour list (local memory)
 constexpr int kStatThreads = 128;   // threads (samples) per block of the statistic kernel
 constexpr int kRadixBits = 5;
+constexpr std::size_t kWindowShared = 160 * 1024;  // at most, where the device allows it
 
 /// One test as the kernels see it.
 struct QueryDev {
@@ -154,50 +155,55 @@ __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* 
     }
 }
 
-/// One thread per slot: walk the samples in visiting order (order = samples sorted by
-/// key) and give each its first unused shuffled neighbour, else its last (Z empty: sample
-/// i takes the i-th of the order), then the permuted raw value plus fresh tie-break noise.
-/// Ranks: the value's order key for the next sort; otherwise the value itself.
-__global__ void permute_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
-                               const int* __restrict__ g_nz, const double* __restrict__ raw, int n,
-                               int m, long long slots, int first_surrogate_unit,
-                               const int* __restrict__ order, const int* __restrict__ shuffled,
-                               const double* __restrict__ uni, unsigned* __restrict__ used,
-                               int* __restrict__ source, bool ranks, u64* __restrict__ value_keys,
-                               double* __restrict__ values) {
+/// One thread per slot with a conditioning set: walk the samples in visiting order (order =
+/// samples sorted by key) and give each its first unused shuffled neighbour, else its last
+/// (ci::CmiKnn::surrogate). Slots without Z are left to values_kernel.
+__global__ void restrict_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
+                                const int* __restrict__ g_nz, int n, int m, long long slots,
+                                int first_surrogate_unit, const int* __restrict__ order,
+                                const int* __restrict__ shuffled, unsigned* __restrict__ used,
+                                int* __restrict__ source) {
     const long long slot = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (slot >= slots) return;
-    const QueryDev q = queries[units[first_surrogate_unit + slot].q];
+    if (g_nz[queries[units[first_surrogate_unit + slot].q].group] == 0) return;
     const long long base = slot * n;
     const int* ord = order + base;
     int* src = source + base;
-    if (g_nz[q.group] == 0) {
-        for (int i = 0; i < n; ++i) src[i] = ord[i];
-    } else {
-        const int words = (n + 31) / 32;
-        unsigned* bits = used + slot * words;
-        for (int t = 0; t < words; ++t) bits[t] = 0;
-        for (int r = 0; r < n; ++r) {
-            const int a = ord[r];
-            const int* row = shuffled + (base + a) * m;
-            int t = 0;
-            while (t < m - 1 && ((bits[row[t] >> 5] >> (row[t] & 31)) & 1u)) ++t;
-            src[a] = row[t];
-            bits[row[t] >> 5] |= 1u << (row[t] & 31);
-        }
+    const int words = (n + 31) / 32;
+    unsigned* bits = used + slot * words;
+    for (int t = 0; t < words; ++t) bits[t] = 0;
+    for (int r = 0; r < n; ++r) {
+        const int a = ord[r];
+        const int* row = shuffled + (base + a) * m;
+        int t = 0;
+        while (t < m - 1 && ((bits[row[t] >> 5] >> (row[t] & 31)) & 1u)) ++t;
+        src[a] = row[t];
+        bits[row[t] >> 5] |= 1u << (row[t] & 31);
     }
-    const double* col = raw + static_cast<long long>(q.p) * n;
-    for (int i = 0; i < n; ++i) {
-        // Host: raw[source] + (noise ? scale * U : 0.0), two roundings.
-        const double v = __dadd_rn(col[src[i]], __dmul_rn(q.noise_scale, uni[base + i]));
-        if (ranks) {
-            // Order key of a double (−0 as +0: the host compares values, not bits).
-            u64 b = v == 0.0 ? 0ull : static_cast<u64>(__double_as_longlong(v));
-            b = (b >> 63) ? ~b : (b | (1ull << 63));
-            value_keys[base + i] = b;
-        } else {
-            values[base + i] = v;
-        }
+}
+
+/// Per (slot, sample i): the permuted raw value (sample source[i], or the i-th of the
+/// visiting order without Z: a plain permutation) plus fresh tie-break noise. Ranks: the
+/// value's order key for the next sort (and iota reset); otherwise the value itself.
+__global__ void values_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
+                              const int* __restrict__ g_nz, const double* __restrict__ raw, int n,
+                              long long slots, int first_surrogate_unit, const int* __restrict__ order,
+                              const int* __restrict__ source, const double* __restrict__ uni,
+                              bool ranks, u64* __restrict__ value_keys, double* __restrict__ values) {
+    const long long tid = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (tid >= slots * n) return;
+    const long long slot = tid / n;
+    const QueryDev q = queries[units[first_surrogate_unit + slot].q];
+    const int src = g_nz[q.group] == 0 ? order[tid] : source[tid];
+    // Host: raw[source] + (noise ? scale * U : 0.0), two roundings.
+    const double v = __dadd_rn(raw[static_cast<long long>(q.p) * n + src], __dmul_rn(q.noise_scale, uni[tid]));
+    if (ranks) {
+        // Order key of a double (−0 as +0: the host compares values, not bits).
+        u64 b = v == 0.0 ? 0ull : static_cast<u64>(__double_as_longlong(v));
+        b = (b >> 63) ? ~b : (b | (1ull << 63));
+        value_keys[tid] = b;
+    } else {
+        values[tid] = v;
     }
 }
 
@@ -390,6 +396,151 @@ statistic_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__
     if ((tid & 31) == 0) atomicAdd(sums + unit, term);
 }
 
+/// The statistic on ranks for small k (k < KK), by windows instead of all pairs. Every
+/// working and permuted column on ranks is a permutation of 0..T−1, so the samples within
+/// max-norm distance r of sample i have a P rank within r of i's: ε is found by walking
+/// outwards in P order (stopping once the P offset reaches the (k + 1)-th smallest joint
+/// distance so far), and each count is a walk of the window |offset| < ε in the order of
+/// one of its columns, or a closed form where the subspace is one column (a window of a
+/// permutation holds exactly its width). One block per unit; the unit's columns, gathered
+/// in P, F and Z₁ order, sit in shared memory. Exactly the brute-force kernel's counts.
+template <int NZ, int KK>
+__global__ void __launch_bounds__(256)
+window_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
+              const int* __restrict__ g_off, const int* __restrict__ zvars,
+              const int* __restrict__ w, const int* __restrict__ winv,
+              const int* __restrict__ pcols, const int* __restrict__ porder, long long slot_base,
+              int n, int k, const long long* __restrict__ psi_fixed, u64* __restrict__ sums) {
+    extern __shared__ int wsm[];
+    const int unit = blockIdx.x;
+    const UnitDev u = units[unit];
+    const QueryDev q = queries[u.q];
+    const int* zv = zvars + g_off[q.group];
+    const long long pslot = (u.slot - slot_base) * n;
+    const int* pc = u.slot < 0 ? w + static_cast<long long>(q.p) * n : pcols + pslot;
+    const int* pinv = u.slot < 0 ? winv + static_cast<long long>(q.p) * n : porder + pslot;
+    const int* fc = w + static_cast<long long>(q.f) * n;
+    const int* finv = winv + static_cast<long long>(q.f) * n;
+    auto zcol = [&](int c) { return w + static_cast<long long>(zv[c]) * n; };
+    // Shared: F by P rank, Z by P rank, Z by F rank, Z₂.. by Z₁ rank.
+    int* f_p = wsm;
+    int* z_p = f_p + n;
+    int* z_f = z_p + NZ * n;
+    int* z_z = z_f + NZ * n;
+    for (int r = threadIdx.x; r < n; r += blockDim.x) {
+        const int j = pinv[r];
+        f_p[r] = fc[j];
+#pragma unroll
+        for (int c = 0; c < NZ; ++c) z_p[c * n + r] = zcol(c)[j];
+        if (NZ > 0) {
+            const int jf = finv[r];
+#pragma unroll
+            for (int c = 0; c < NZ; ++c) z_f[c * n + r] = zcol(c)[jf];
+        }
+        if (NZ > 1) {
+            const int jz = winv[static_cast<long long>(zv[0]) * n + r];
+#pragma unroll
+            for (int c = 1; c < NZ; ++c) z_z[(c - 1) * n + r] = zcol(c)[jz];
+        }
+    }
+    __syncthreads();
+    // Samples at offset 1..e−1 either side of rank r: a window of a permutation.
+    auto window = [n](int r, int e) { return min(r + e - 1, n - 1) - max(r - e + 1, 0) + 1; };
+    u64 acc = 0;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        const int ri = pc[i], fi = fc[i];
+        int zi[NZ > 0 ? NZ : 1];
+#pragma unroll
+        for (int c = 0; c < NZ; ++c) zi[c] = zcol(c)[i];
+        auto zdist = [&](const int* col, int stride, int r) {
+            int d = 0;
+#pragma unroll
+            for (int c = 0; c < NZ; ++c) d = max(d, abs(zi[c] - col[c * stride + r]));
+            return d;
+        };
+        int best[KK];
+        best[0] = 0;  // i itself
+#pragma unroll
+        for (int t = 1; t < KK; ++t) best[t] = INT_MAX;
+        for (int d = 1; d < n; ++d) {
+            int bk = INT_MAX;
+#pragma unroll
+            for (int t = 0; t < KK; ++t)
+                if (t == k) bk = best[t];
+            if (bk <= d || (ri - d < 0 && ri + d >= n)) break;
+#pragma unroll
+            for (int side = -1; side <= 1; side += 2) {
+                const int r = ri + side * d;
+                if (r < 0 || r >= n) continue;
+                const int dd = max(d, max(abs(fi - f_p[r]), zdist(z_p, n, r)));
+                if (dd < best[KK - 1]) {
+#pragma unroll
+                    for (int t = KK - 1; t > 0; --t)
+                        best[t] = best[t - 1] > dd ? best[t - 1] : (best[t] > dd ? dd : best[t]);
+                    best[0] = min(best[0], dd);
+                }
+            }
+        }
+        int eps = 0;
+#pragma unroll
+        for (int t = 0; t < KK; ++t)
+            if (t == k) eps = best[t];
+        // ε ≥ 1 (ranks differ), so "closer than ε or at 0" is "closer than ε" here.
+        long long kp, kf, kz;
+        if (NZ == 0) {
+            kp = window(ri, eps);
+            kf = window(fi, eps);
+            kz = n;
+        } else {
+            kp = kf = 1;
+            for (int d = 1; d < eps; ++d)
+#pragma unroll
+                for (int side = -1; side <= 1; side += 2) {
+                    const int rp = ri + side * d, rf = fi + side * d;
+                    if (rp >= 0 && rp < n) kp += zdist(z_p, n, rp) < eps;
+                    if (rf >= 0 && rf < n) kf += zdist(z_f, n, rf) < eps;
+                }
+            if (NZ == 1) {
+                kz = window(zi[0], eps);
+            } else {
+                kz = 1;
+                for (int d = 1; d < eps; ++d)
+#pragma unroll
+                    for (int side = -1; side <= 1; side += 2) {
+                        const int r = zi[0] + side * d;
+                        if (r < 0 || r >= n) continue;
+                        int dz = 0;
+#pragma unroll
+                        for (int c = 1; c < NZ; ++c) dz = max(dz, abs(zi[c] - z_z[(c - 1) * n + r]));
+                        kz += dz < eps;
+                    }
+            }
+        }
+        acc += static_cast<u64>(psi_fixed[kp] + psi_fixed[kf] - psi_fixed[kz]);
+    }
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
+    if ((threadIdx.x & 31) == 0) atomicAdd(sums + unit, acc);
+}
+
+/// Shared bytes of window_kernel for nz conditioning columns.
+std::size_t window_shared(int nz, int n) {
+    return static_cast<std::size_t>(1 + 2 * nz + (nz > 1 ? nz - 1 : 0)) * n * sizeof(int);
+}
+
+template <int NZ>
+void launch_window(int kk, int blocks, std::size_t shared, cudaStream_t stream, const UnitDev* units,
+                   const QueryDev* queries, const int* g_off, const int* zvars, const int* w,
+                   const int* winv, const int* pcols, const int* porder, long long slot_base, int n,
+                   int k, const long long* psi, u64* sums) {
+    auto kernel = kk == 8 ? window_kernel<NZ, 8> : window_kernel<NZ, 32>;
+    if (shared > 48 * 1024)
+        CUDAG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(shared)));
+    kernel<<<blocks, 256, shared, stream>>>(units, queries, g_off, zvars, w, winv, pcols, porder,
+                                            slot_base, n, k, psi, sums);
+    CUDAG_CHECK_LAUNCH();
+}
+
 /// Bits of the largest possible joint distance key (ranks: T − 1; doubles: 63).
 template <class V>
 int key_bits_for(int n) {
@@ -454,6 +605,9 @@ public:
         CUDAG_EXPECTS(n_ < (1ll << 24), "cuda cmiknn: at most 2^24 samples (use --backend cpu)");
         ranks_ = spec.transform == ci::CmiTransform::Ranks || spec.transform == ci::CmiTransform::Uniform;
         DeviceGuard guard(device_);
+        int optin = 0;
+        CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
+        window_limit_ = std::min<std::size_t>(kWindowShared, static_cast<std::size_t>(optin));
         stream_ = std::make_unique<Stream>();
         const std::size_t cells = static_cast<std::size_t>(n_ * vars_);
         if (ranks_) {
@@ -462,6 +616,11 @@ public:
                 for (std::int64_t t = 0; t < n_; ++t) w[v * n_ + t] = static_cast<int>(cpu_.working_column(v)[t]);
             wi_.resize_discard(cells);
             wi_.upload(w.data(), cells, stream());
+            std::vector<int> inv(cells);  // sample at each rank, per variable
+            for (std::int64_t v = 0; v < vars_; ++v)
+                for (std::int64_t t = 0; t < n_; ++t) inv[v * n_ + w[v * n_ + t]] = static_cast<int>(t);
+            winv_.resize_discard(cells);
+            winv_.upload(inv.data(), cells, stream());
         } else {
             std::vector<double> w(cells);
             for (std::int64_t v = 0; v < vars_; ++v)
@@ -562,8 +721,8 @@ private:
         g_nz_.upload(g_nz.data(), g_nz.size(), stream());
         zvars_.resize_discard(zvars.size());
         zvars_.upload(zvars.data(), zvars.size(), stream());
-        const bool any_z = std::any_of(g_nz.begin(), g_nz.end(), [](int c) { return c > 0; });
-        if (any_z) {
+        any_z_ = std::any_of(g_nz.begin(), g_nz.end(), [](int c) { return c > 0; });
+        if (any_z_) {
             nbr_.resize_discard(static_cast<std::size_t>(ng) * n * m);
             const long long threads = static_cast<long long>(ng) * n;
             if (ranks_)
@@ -635,7 +794,7 @@ private:
         const long long n_slots = static_cast<long long>(surrogate_of.size());
         const std::size_t vsize = ranks_ ? sizeof(int) : sizeof(double);
         const std::size_t per_slot =
-            static_cast<std::size_t>(n) * (8 + 8 + 4 + 4 + 8 + 4 + 4 * static_cast<std::size_t>(m) + 8 + vsize) +
+            static_cast<std::size_t>(n) * (8 + 8 + 4 + 4 + 8 + 4 + (any_z_ ? 4 * static_cast<std::size_t>(m) : 0) + 8 + vsize) +
             static_cast<std::size_t>((n + 31) / 32) * 4 + 64;
         std::size_t free_b = 0, total_b = 0;
         CUDAG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
@@ -671,7 +830,7 @@ private:
         order_.resize_discard(cells);
         uni_.resize_discard(cells);
         source_.resize_discard(cells);
-        shuffled_.resize_discard(cells * static_cast<std::size_t>(m));
+        shuffled_.resize_discard(any_z_ ? cells * static_cast<std::size_t>(m) : 1);
         used_.resize_discard(static_cast<std::size_t>(slots) * ((n + 31) / 32));
         if (ranks_) pcol_i_.resize_discard(cells);
         else {
@@ -688,10 +847,14 @@ private:
             first_unit, surr_.data(), keys_.data(), iota_.data(), uni_.data(), shuffled_.data());
         CUDAG_CHECK_LAUNCH();
         sort_pairs(keys_.data(), keys_out_.data(), iota_.data(), order_.data(), cells, slots);
-        permute_kernel<<<blocks_for(slots, 64), 64, 0, stream()>>>(
-            units_.data(), queries_.data(), g_nz_.data(), raw_.data(), n, m, slots, first_unit,
-            order_.data(), shuffled_.data(), uni_.data(), used_.data(), source_.data(), ranks_,
-            keys_.data(), ranks_ ? nullptr : values_.data());
+        if (any_z_)
+            restrict_kernel<<<blocks_for(slots, 64), 64, 0, stream()>>>(
+                units_.data(), queries_.data(), g_nz_.data(), n, m, slots, first_unit,
+                order_.data(), shuffled_.data(), used_.data(), source_.data());
+        values_kernel<<<blocks_for(static_cast<long long>(cells), 256), 256, 0, stream()>>>(
+            units_.data(), queries_.data(), g_nz_.data(), raw_.data(), n, slots, first_unit,
+            order_.data(), source_.data(), uni_.data(), ranks_, keys_.data(),
+            ranks_ ? nullptr : values_.data());
         CUDAG_CHECK_LAUNCH();
         if (ranks_) {
             // iota_ still holds 0..n−1 per slot (the sort wrote order_).
@@ -734,6 +897,15 @@ private:
         if (kk == 0) shared += 32 * kStatThreads * sizeof(unsigned);
         const long long blocks = static_cast<long long>(count) * tiles;
         CUDAG_EXPECTS(blocks < INT_MAX, "cuda cmiknn: too many statistics in one launch");
+        // Ranks with a small k: the window kernel where the unit's columns fit in shared memory.
+        if (ranks_ && kk > 0 && nz_uniform_ && nz_max_ <= 2 && window_shared(nz_max_, n) <= window_limit_) {
+            const std::size_t ws = window_shared(nz_max_, n);
+            auto launch = nz_max_ == 0 ? launch_window<0> : (nz_max_ == 1 ? launch_window<1> : launch_window<2>);
+            launch(kk, count, ws, stream(), units_.data() + u0, queries_.data(), g_off_.data(), zvars_.data(),
+                   wi_.data(), winv_.data(), pcol_i_.data(), order_.data(), slot_base, n, k, psi_.data(),
+                   sums_.data() + u0);
+            return;
+        }
         auto go = [&](const auto* w, const auto* pc) {
             using V = std::remove_cv_t<std::remove_pointer_t<decltype(w)>>;
             const StatArgs<V> a{units_.data() + u0, queries_.data(), g_off_.data(), g_nz_.data(),
@@ -758,8 +930,10 @@ private:
     bool ranks_ = true;
     int nz_max_ = 0;          ///< of the batch being run
     bool nz_uniform_ = true;  ///< every group of the batch has nz_max_ columns
+    bool any_z_ = false;      ///< some group of the batch has a conditioning column
+    std::size_t window_limit_ = 48 * 1024;  ///< shared bytes window_kernel may take here
     std::unique_ptr<Stream> stream_;
-    DeviceBuffer<int> wi_, pcol_i_;
+    DeviceBuffer<int> wi_, winv_, pcol_i_;
     DeviceBuffer<double> wd_, raw_, pcol_d_, uni_, values_;
     DeviceBuffer<long long> psi_;
     DeviceBuffer<QueryDev> queries_;

@@ -53,7 +53,17 @@ void expect_same(const Dataset& data, const ci::CmiKnnSpec& spec, int max_z, con
     auto gpu = cuda::make_cmiknn_gpu(data, spec, max_z);
     const ci::CmiKnn& cpu = gpu->reference();
     const std::vector<cuda::CmiKnnQuery> qs = queries(data.n_vars, max_z);
-    const std::vector<ci::CmiKnnResult> got = gpu->run(qs, early);
+    // One batch of mixed |Z| (the all-pairs kernel) and one batch per |Z| (a PC level's
+    // shape: on ranks with small k the window kernel up to |Z| = 2).
+    const std::vector<ci::CmiKnnResult> mixed = gpu->run(qs, early);
+    ASSERT_EQ(mixed.size(), qs.size());
+    std::vector<ci::CmiKnnResult> got;
+    for (int l = 0; l <= max_z; ++l) {
+        std::vector<cuda::CmiKnnQuery> level;
+        for (const auto& q : qs)
+            if (static_cast<int>(q.z.size()) == l) level.push_back(q);
+        for (const auto& r : gpu->run(level, early)) got.push_back(r);
+    }
     ASSERT_EQ(got.size(), qs.size());
     std::vector<ci::CmiKnnWorkspace> ws(2);
     for (std::size_t a = 0; a < qs.size(); ++a) {
@@ -65,6 +75,8 @@ void expect_same(const Dataset& data, const ci::CmiKnnSpec& spec, int max_z, con
         EXPECT_EQ(got[a].surrogates, want.surrogates) << where;
         EXPECT_EQ(got[a].exceedances, want.exceedances) << where;
         EXPECT_EQ(got[a].early_stopped, want.early_stopped) << where;
+        EXPECT_EQ(mixed[a].statistic, want.statistic) << where << " (mixed batch)";
+        EXPECT_EQ(mixed[a].p, want.p) << where << " (mixed batch)";
     }
 }
 #endif

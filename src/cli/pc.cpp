@@ -18,13 +18,13 @@
 #include "core/interrupt.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
-#include "core/progress.hpp"
 #include "cudag/config.hpp"
 #include "io/dataset_io.hpp"
 #include "io/output_set.hpp"
 #include "io/result_file.hpp"
 #include "io/writers.hpp"
 #include "mpi/mpi_communicator.hpp"
+#include "pc/progress.hpp"
 
 namespace cudag::cli {
 
@@ -258,7 +258,7 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
 // (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
 // mixing both is an error at its stray cell (a typo in continuous data); integer codes
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
-Dataset read_pc_data(const PcArgs& a, Progress& progress, const mpi::Communicator& comm) {
+Dataset read_pc_data(const PcArgs& a, pc::Progress& progress, const mpi::Communicator& comm) {
     if (a.data == "-" && comm.size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
     if (a.discrete && a.cfg.test == "fisher-z")
@@ -365,9 +365,10 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
     });
 
-    Progress progress(a.quiet || !root ? Progress::Mode::Quiet
-                                       : (a.verbose ? Progress::Mode::Always : Progress::Mode::Auto),
-                      "cudag pc");
+    pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
+                                           : (a.verbose ? pc::Progress::Mode::Always
+                                                        : pc::Progress::Mode::Auto),
+                          "cudag pc");
     std::thread gpu_init = warm_up_gpu(
         cfg.compat == pc::Compat::CausalLearn || cmiknn ? BackendKind::Cpu : cfg.backend, cfg.device);
     struct Joiner {

@@ -18,6 +18,7 @@
 #include "mpi/partition.hpp"
 #include "pc/level_results.hpp"
 #include "pc/merge.hpp"
+#include "pc/row_work.hpp"
 
 namespace cudag::pc {
 namespace {
@@ -128,7 +129,7 @@ private:
                                                                 : opt_.level0_on_every_rank != 0);
         Adjacency empty;
         empty.n = n_;
-        const RowPartition part = mpi::partition_rows(mpi::row_work(empty, 0), everywhere ? 1 : comm_.size());
+        const RowPartition part = mpi::partition_rows(row_work(empty, 0), everywhere ? 1 : comm_.size());
         const std::int64_t rb = everywhere ? 0 : part.begin(comm_.rank());
         const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
@@ -246,7 +247,7 @@ private:
         have_next_ = false;
         // Threads by the level's size: a small level is done before threads would start.
         lt_ = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
-        const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
+        const RowPartition part = mpi::partition_rows(row_work(snap, l), comm_.size());
         detail::LevelFrame f;
         f.level = l;
         f.snap = &snap;

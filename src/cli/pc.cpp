@@ -162,19 +162,6 @@ void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
 /// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
 constexpr std::int64_t kMaxDrawnNodes = 500;
 
-/// CUDAG_TEST_FAIL="RANK:LEVEL[:unguarded]" injects a failure (tests of the fault path).
-void parse_test_failure(pc::PcConfig& cfg) {
-    const char* spec = std::getenv("CUDAG_TEST_FAIL");
-    if (!spec || !*spec) return;
-    int rank = -1, level = -1;
-    char mode[16] = {};
-    if (std::sscanf(spec, "%d:%d:%15s", &rank, &level, mode) < 2)
-        throw InputError(std::string("CUDAG_TEST_FAIL must be RANK:LEVEL[:unguarded], got '") + spec + "'");
-    cfg.fail_rank = rank;
-    cfg.fail_level = level;
-    cfg.fail_guarded = std::string(mode) != "unguarded";
-}
-
 /// GPU name and memory (GiB) of `device` from gpu_report()'s line
 /// "GPU <id>: <name>, <total> GiB, ...".
 std::pair<std::string, double> gpu_name_and_memory(int device) {
@@ -319,8 +306,6 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     apply_tunes(a.tunes, cfg.gpu);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
-
-    parse_test_failure(cfg);
 
     // Rank -> GPU binding (node-local rank mod visible devices) and threads per rank.
     // Under MPI the binding needs the device count now. One process does not ask: CUDA's

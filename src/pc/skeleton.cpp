@@ -95,12 +95,6 @@ private:
         return c;
     }
 
-    void maybe_fail(int l, bool guarded) const {
-        if (hooks_.fail_rank == comm_.rank() && hooks_.fail_level == l && hooks_.fail_guarded == guarded)
-            throw InputError("injected failure on rank " + std::to_string(comm_.rank()) +
-                             " at level " + std::to_string(l) + " (testing)");
-    }
-
     // ---- level 0 -------------------------------------------------------------------
     /// Add the pairs (i, j) listed by an upper-triangle CSR (row i's j at
     /// [start[i], start[i + 1]) of cols) to g_ in both directions, rows on the threads
@@ -138,11 +132,7 @@ private:
             pmax_ = PmaxTable::dense(n_, threads_);
             out.dense_p = std::move(pmax_.values());
         }
-        mpi::run_agreed(comm_, [&] {
-            maybe_fail(0, true);
-            engine_.level0(rb, re, dense_, g_, out);
-        });
-        maybe_fail(0, false);
+        mpi::run_agreed(comm_, [&] { engine_.level0(rb, re, dense_, g_, out); });
         trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = everywhere ? TestCount{out.tests, 1.0} : count_tests(out.tests);
@@ -280,11 +270,9 @@ private:
                     snap.offsets[a] - snap.offsets[part.begin(r)];
             }
         mpi::run_agreed(comm_, [&] {
-            maybe_fail(l, true);
             results_->prepare(f, out_);
             engine_.run_level(l, snap, f.rb, f.re, out_);
         });
-        maybe_fail(l, false);
         trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);

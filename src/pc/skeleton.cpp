@@ -13,6 +13,7 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 #include "core/trace.hpp"
 #include "mpi/partition.hpp"
@@ -203,7 +204,7 @@ private:
         st.tests = tests.total;
         st.tests_imbalance = tests.imbalance;
         st.edges_after = edges;
-        st.removed = n_ * (n_ - 1) / 2 - st.edges_after;
+        st.removed = pair_count(n_) - st.edges_after;
         st.imbalance = everywhere ? 1.0 : part.imbalance;
         st.seconds = seconds_since(t0);
         if (!everywhere) st.merge_seconds = seconds_since(t_merge);

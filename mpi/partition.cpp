@@ -3,25 +3,9 @@
 
 #include <algorithm>
 
-#include "core/combinations.hpp"
 #include "core/error.hpp"
 
 namespace cudag::mpi {
-
-std::vector<double> row_work(const Adjacency& snap, int level) {
-    const std::int64_t n = snap.n;
-    std::vector<double> w(static_cast<std::size_t>(n), 0.0);
-    for (std::int64_t i = 0; i < n; ++i) {
-        if (level == 0) {
-            w[i] = static_cast<double>(n - 1 - i);
-            continue;
-        }
-        const std::int64_t a = snap.degree(i);
-        if (a - 1 < level) continue;
-        w[i] = static_cast<double>(a) * static_cast<double>(binomial(a - 1, level));
-    }
-    return w;
-}
 
 RowPartition partition_rows(std::span<const double> work, int parts) {
     CUDAG_ASSERT(parts >= 1);

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Work partition of a level: contiguous row blocks of equal estimated work. A pure
-// function of the adjacency, so every rank computes the same cut without communicating.
+// Work partition of a level: contiguous row blocks of equal estimated work (the learner
+// estimates the work of each row, e.g. pc::row_work). A pure function of the estimate, so
+// every rank computes the same cut without communicating.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
-
-#include "core/graph.hpp"
 
 namespace cudag::mpi {
 
@@ -23,12 +22,6 @@ struct RowPartition {
     std::int64_t begin(int part) const { return bounds[static_cast<std::size_t>(part)]; }
     std::int64_t end(int part) const { return bounds[static_cast<std::size_t>(part) + 1]; }
 };
-
-/// Estimated CI tests of each row at level `level` on the snapshot `snap`: level 0,
-/// n - 1 - i (pairs (i, j > i)); level l >= 1, a_i * C(a_i - 1, l) for a row with a_i
-/// neighbours (every neighbour against every l-subset of the others; 0 when a_i - 1 < l).
-/// `snap` is unused at level 0 except for its size.
-std::vector<double> row_work(const Adjacency& snap, int level);
 
 /// Cut `work.size()` rows into `parts` (>= 1) contiguous blocks whose work sums are as
 /// equal as contiguous blocks allow: bound k is the prefix position nearest to

@@ -10,6 +10,7 @@
 #include "core/combinations.hpp"
 #include "core/parallel.hpp"
 #include "core/graph.hpp"
+#include "core/pair_index.hpp"
 #include "pc/skeleton_engine.hpp"
 
 namespace cudag::ci {
@@ -89,7 +90,7 @@ void level0_rows(std::int64_t n, std::int64_t row_begin, std::int64_t row_end, b
     std::vector<std::vector<pc::PairP>> kept(static_cast<std::size_t>(threads));
     // Rows near the top have the most pairs: small chunks keep threads balanced.
     parallel_for(row_begin, row_end, threads, 8, [&](std::int64_t i, int w) {
-        const std::int64_t base = i * n - i * (i + 1) / 2 - i - 1;
+        const std::int64_t base = pair_row_begin(i, n) - i - 1;  // + j: pair_index(i, j, n)
         for (std::int64_t j = i + 1; j < n; ++j) {
             const double p = pfn(i, j, w);
             if (dense) out.dense_p[base + j] = p;

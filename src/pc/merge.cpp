@@ -8,6 +8,7 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag::pc {
@@ -18,7 +19,7 @@ PmaxTable PmaxTable::dense(std::int64_t n, int threads) {
     t.dense_ = true;
     // Filled on the threads: one pass over fresh memory (its page faults) on one thread
     // was most of a small network's level-0 host time (64 MB at n = 4096).
-    const auto count = static_cast<std::int64_t>(n * (n - 1) / 2);
+    const std::int64_t count = pair_count(n);
     t.values_.resize(static_cast<std::size_t>(count));
     constexpr std::int64_t kChunk = 1 << 16;
     parallel_for(0, (count + kChunk - 1) / kChunk, threads, 1, [&](std::int64_t c, int) {
@@ -121,7 +122,7 @@ PmaxTable PmaxTable::from_pairs(std::int64_t n, bool dense, std::span<const Pair
 }
 
 std::int64_t PmaxTable::slot(std::int32_t i, std::int32_t j) const {
-    if (dense_) return static_cast<std::int64_t>(i) * n_ - static_cast<std::int64_t>(i) * (i + 1) / 2 + (j - i - 1);
+    if (dense_) return pair_index(i, j, n_);
     const std::int32_t* b = cols_.data() + offsets_[i];
     const std::int32_t* e = cols_.data() + offsets_[i + 1];
     const std::int32_t* p = std::lower_bound(b, e, j);
@@ -134,7 +135,7 @@ PairPList PmaxTable::pairs(int threads) const {
     const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(n_, 8 * std::max(1, threads)));
     const auto row_of_chunk = [&](std::int64_t c) { return static_cast<std::int32_t>(n_ * c / chunks); };
     const auto first_slot = [&](std::int32_t i) -> std::size_t {
-        if (dense_) return static_cast<std::size_t>(static_cast<std::int64_t>(i) * n_ - static_cast<std::int64_t>(i) * (i + 1) / 2);
+        if (dense_) return static_cast<std::size_t>(pair_row_begin(i, n_));
         return static_cast<std::size_t>(offsets_[static_cast<std::size_t>(i)]);
     };
     const auto walk = [&](std::int64_t c, auto&& emit) {

@@ -18,7 +18,7 @@
 namespace cudag::pc {
 
 /// pMax of pairs (i < j) in a fixed slot space: dense (every pair, upper triangle row by
-/// row, slot i*n - i*(i+1)/2 + j - i - 1, the layout of Level0Output::dense_p) or sparse
+/// row, slot pair_index(i, j, n), the layout of Level0Output::dense_p) or sparse
 /// (the pairs adjacent after level 0, in CSR order). Values start at -1 (no test seen);
 /// raising takes the maximum, so partial tables of several ranks merge exactly by an
 /// element-wise max (allreduce Max on values()).

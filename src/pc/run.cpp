@@ -309,9 +309,6 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 
     SkeletonHooks hooks;
     hooks.stop_after_level = cfg.stop_after_level;
-    hooks.fail_rank = cfg.fail_rank;
-    hooks.fail_level = cfg.fail_level;
-    hooks.fail_guarded = cfg.fail_guarded;
     if (!cfg.checkpoint.empty()) {
         const std::string hash = config_hash(data, cfg);
         mpi::run_agreed(comm, [&] {

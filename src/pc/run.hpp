@@ -56,10 +56,6 @@ struct PcConfig {
     bool resume = false;
     /// Testing: stop after this level (and its checkpoint), as a kill would; -1: never.
     int stop_after_level = -1;
-    /// Testing: injected failure (see SkeletonHooks); -1: none.
-    int fail_rank = -1;
-    int fail_level = -1;
-    bool fail_guarded = true;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

@@ -13,11 +13,13 @@
 
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 #include "core/trace.hpp"
 #include "mpi/partition.hpp"
 #include "pc/level_results.hpp"
 #include "pc/merge.hpp"
+#include "pc/row_work.hpp"
 
 namespace cudag::pc {
 namespace {
@@ -94,12 +96,6 @@ private:
         return c;
     }
 
-    void maybe_fail(int l, bool guarded) const {
-        if (hooks_.fail_rank == comm_.rank() && hooks_.fail_level == l && hooks_.fail_guarded == guarded)
-            throw InputError("injected failure on rank " + std::to_string(comm_.rank()) +
-                             " at level " + std::to_string(l) + " (testing)");
-    }
-
     // ---- level 0 -------------------------------------------------------------------
     /// Add the pairs (i, j) listed by an upper-triangle CSR (row i's j at
     /// [start[i], start[i + 1]) of cols) to g_ in both directions, rows on the threads
@@ -128,7 +124,7 @@ private:
                                                                 : opt_.level0_on_every_rank != 0);
         Adjacency empty;
         empty.n = n_;
-        const RowPartition part = mpi::partition_rows(mpi::row_work(empty, 0), everywhere ? 1 : comm_.size());
+        const RowPartition part = mpi::partition_rows(row_work(empty, 0), everywhere ? 1 : comm_.size());
         const std::int64_t rb = everywhere ? 0 : part.begin(comm_.rank());
         const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
@@ -137,11 +133,7 @@ private:
             pmax_ = PmaxTable::dense(n_, threads_);
             out.dense_p = std::move(pmax_.values());
         }
-        mpi::run_agreed(comm_, [&] {
-            maybe_fail(0, true);
-            engine_.level0(rb, re, dense_, g_, out);
-        });
-        maybe_fail(0, false);
+        mpi::run_agreed(comm_, [&] { engine_.level0(rb, re, dense_, g_, out); });
         trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = everywhere ? TestCount{out.tests, 1.0} : count_tests(out.tests);
@@ -212,7 +204,7 @@ private:
         st.tests = tests.total;
         st.tests_imbalance = tests.imbalance;
         st.edges_after = edges;
-        st.removed = n_ * (n_ - 1) / 2 - st.edges_after;
+        st.removed = pair_count(n_) - st.edges_after;
         st.imbalance = everywhere ? 1.0 : part.imbalance;
         st.seconds = seconds_since(t0);
         if (!everywhere) st.merge_seconds = seconds_since(t_merge);
@@ -246,7 +238,7 @@ private:
         have_next_ = false;
         // Threads by the level's size: a small level is done before threads would start.
         lt_ = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
-        const RowPartition part = mpi::partition_rows(mpi::row_work(snap, l), comm_.size());
+        const RowPartition part = mpi::partition_rows(row_work(snap, l), comm_.size());
         detail::LevelFrame f;
         f.level = l;
         f.snap = &snap;
@@ -279,11 +271,9 @@ private:
                     snap.offsets[a] - snap.offsets[part.begin(r)];
             }
         mpi::run_agreed(comm_, [&] {
-            maybe_fail(l, true);
             results_->prepare(f, out_);
             engine_.run_level(l, snap, f.rb, f.re, out_);
         });
-        maybe_fail(l, false);
         trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);

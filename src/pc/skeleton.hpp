@@ -81,12 +81,6 @@ struct SkeletonHooks {
     std::function<void(const SkeletonState&)> on_checkpoint;
     /// Throw StoppedAfterLevel after this level (and its checkpoint); -1: never.
     int stop_after_level = -1;
-    /// Testing: rank `fail_rank` throws at level `fail_level`, inside the guarded part of
-    /// the level (all ranks agree and stop) or, when !fail_guarded, right before the
-    /// level's merge collective (the job must be ended by MPI_Abort). -1: never.
-    int fail_rank = -1;
-    int fail_level = -1;
-    bool fail_guarded = true;
 };
 
 /// PC-stable adjacency search (cuPC Algorithm 1, pcalg skeleton(method="stable")):

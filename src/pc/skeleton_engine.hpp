@@ -39,7 +39,7 @@ struct TestPolicy {
 struct Level0Output {
     std::int64_t tests = 0;
     /// When the engine was asked for dense p-values: p of (i, j), i < j, at
-    /// index i*n - i*(i+1)/2 + (j - i - 1) (upper triangle, row by row).
+    /// index pair_index(i, j, n) = i*n - i*(i+1)/2 + (j - i - 1) (core/pair_index.hpp).
     BulkVector<double> dense_p;
     /// Otherwise: p-values of the pairs that stay adjacent, any order...
     PairPList kept_p;

@@ -11,8 +11,8 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/rng.hpp"
 #include "sim/gaussian.hpp"
-#include "sim/rng.hpp"
 
 namespace cudag::sim {
 

@@ -84,7 +84,7 @@ constexpr std::uint64_t noise_stream(std::int64_t s) {
 }
 
 /// The noise N_i of sample s: Box–Muller value (i mod 2) of block i / 2 of stream
-/// noise_stream(s) under `seed` (see normal_pair in sim/rng.hpp).
+/// noise_stream(s) under `seed` (see normal_pair in core/rng.hpp).
 double gaussian_noise(std::uint64_t seed, std::int64_t sample, std::int64_t var);
 
 /// The DAG on n nodes with the given (parent, child, weight) edges as a Pdag (all directed).

@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "sim/rng.hpp"
+#include "core/rng.hpp"
 
 namespace cudag::sim {
 

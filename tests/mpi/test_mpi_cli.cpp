@@ -39,12 +39,14 @@ protected:
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
     /// `cudag args` on `ranks` ranks (0: without mpiexec), bounded by a timeout so that
-    /// a hang fails the test instead of the CI job.
-    cudag::test::CommandResult cudag(int ranks, const std::string& args, const std::string& env = "") {
+    /// a hang fails the test instead of the CI job. `binary`: another build of the command
+    /// line (cudag_failing).
+    cudag::test::CommandResult cudag(int ranks, const std::string& args, const std::string& env = "",
+                                     const std::string& binary = cudag::test::cudag_binary()) {
         std::string cmd = "timeout 120 ";
         if (ranks > 0)
             cmd += std::string(CUDAG_MPIEXEC) + " " + std::to_string(ranks) + " " + CUDAG_MPIEXEC_FLAGS + " ";
-        cmd += cudag::test::cudag_binary() + " " + args;
+        cmd += binary + " " + args;
         return run_command((env.empty() ? "" : env + " ") + cmd, dir_);
     }
 
@@ -129,9 +131,14 @@ TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
 
 TEST_F(MpiCli, FailureOnOneRankEndsTheJob) {
     simulate("sim.csv", 60);
-    for (const std::string spec : {"1:1", "2:0", "1:2:unguarded"}) {
+    // cudag_failing fails rank RANK at its CHECK-th collective error check (support/
+    // failing_communicator.hpp). On this run, check 11 is level 0's engine check, 13 level
+    // 1's, 15 level 2's: rank 1 fails inside level 1 (agreed), rank 2 inside level 0
+    // (agreed), and rank 1 right after level 2's check, alone, while the other ranks wait
+    // in the level's merge (the job must be ended by MPI_Abort).
+    for (const std::string spec : {"1:13", "2:11", "1:15:unguarded"}) {
         const auto r = cudag(3, "pc --data " + path("sim.csv") + " --alpha 0.05 -q --out " + path("f.h5"),
-                             "CUDAG_TEST_FAIL=" + spec);
+                             "CUDAG_TEST_FAIL=" + spec, CUDAG_FAILING_BINARY);
         EXPECT_NE(r.code, 0) << spec;
         EXPECT_NE(r.code, 124) << spec << ": timed out (hang)";
         EXPECT_LT(r.seconds, 30.0) << spec;

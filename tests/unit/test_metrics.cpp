@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "io/graph_reader.hpp"
 #include "pc/metrics.hpp"
 #include "sim/gaussian.hpp"
-#include "sim/rng.hpp"
 #include "support/paths.hpp"
 
 namespace cudag::pc {
@@ -143,7 +143,7 @@ Pdag brute_force_cpdag(const Pdag& g) {
 }
 
 TEST(DagToCpdag, MatchesBruteForceOnRandomDags) {
-    sim::CounterRng rng(314, 0);
+    CounterRng rng(314, 0);
     int checked = 0;
     for (std::uint64_t t = 0; t < 150; ++t) {
         const std::int32_t n = 4 + static_cast<std::int32_t>(t % 4);

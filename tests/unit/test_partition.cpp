@@ -13,6 +13,7 @@
 #include "mpi/communicator.hpp"
 #include "mpi/partition.hpp"
 #include "pc/merge.hpp"
+#include "pc/row_work.hpp"
 
 using namespace cudag;
 using mpi::partition_rows;
@@ -47,7 +48,7 @@ TEST(Partition, SkewedWorkIsBalancedByWorkNotRows) {
     // Level 0: row i has n - 1 - i pairs, so the first block must hold fewer rows.
     Adjacency a;
     a.n = 1000;
-    const std::vector<double> w = mpi::row_work(a, 0);
+    const std::vector<double> w = pc::row_work(a, 0);
     const RowPartition p = partition_rows(w, 4);
     ASSERT_TRUE(is_cover(p, 1000, 4));
     EXPECT_LT(p.end(0) - p.begin(0), p.end(3) - p.begin(3));
@@ -110,11 +111,11 @@ TEST(Partition, RowWorkCountsTestsOfALevel) {
     for (int j = 1; j < 5; ++j) g.add(0, j);  // a star: row 0 has 4 neighbours
     g.add(1, 2);
     const Adjacency a = Adjacency::from_graph(g);
-    const std::vector<double> w1 = mpi::row_work(a, 1);
+    const std::vector<double> w1 = pc::row_work(a, 1);
     EXPECT_DOUBLE_EQ(w1[0], 4.0 * 3.0);  // 4 neighbours x C(3, 1)
     EXPECT_DOUBLE_EQ(w1[1], 2.0 * 1.0);  // neighbours {0, 2}
     EXPECT_DOUBLE_EQ(w1[3], 0.0);        // one neighbour: nothing to condition on
-    const std::vector<double> w3 = mpi::row_work(a, 3);
+    const std::vector<double> w3 = pc::row_work(a, 3);
     EXPECT_DOUBLE_EQ(w3[0], 4.0);  // 4 x C(3, 3)
     EXPECT_DOUBLE_EQ(w3[1], 0.0);
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/progress.hpp"
+#include "pc/progress.hpp"
 
 #include <unistd.h>
 
-namespace cudag {
+namespace cudag::pc {
 
 Progress::Progress(Mode mode, std::string label)
     : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
     enabled_ = mode == Mode::Always || (mode == Mode::Auto && isatty(STDERR_FILENO));
 }
 
-void Progress::level(const pc::LevelStats& s) {
+void Progress::level(const LevelStats& s) {
     if (!enabled_) return;
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     // Work imbalance over ranks: only worth a word when there are several ranks.
@@ -32,4 +32,4 @@ void Progress::note(const std::string& line) {
     std::fflush(stderr);
 }
 
-}  // namespace cudag
+}  // namespace cudag::pc

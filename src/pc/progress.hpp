@@ -7,7 +7,7 @@
 
 #include "pc/result.hpp"
 
-namespace cudag {
+namespace cudag::pc {
 
 /// Progress lines on stderr: one per finished level with tests done, edges left
 /// and time. Auto mode prints only when stderr is a terminal; Quiet never; Always
@@ -18,7 +18,7 @@ public:
     Progress(Mode mode, std::string label);
 
     bool enabled() const { return enabled_; }
-    void level(const pc::LevelStats& s);
+    void level(const LevelStats& s);
     void note(const std::string& line);
 
 private:
@@ -27,4 +27,4 @@ private:
     std::chrono::steady_clock::time_point start_;
 };
 
-}  // namespace cudag
+}  // namespace cudag::pc

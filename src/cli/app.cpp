@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <hdf5.h>
+
+#include <cstdio>
+#include <string>
+
+#include "cli/citest.hpp"
+#include "cli/compare.hpp"
+#include "cli/info.hpp"
+#include "cli/pc.hpp"
+#include "cli/simulate.hpp"
+#include "core/interrupt.hpp"
+#include "cudag/config.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "pc/skeleton.hpp"
+
+namespace cudag::cli {
+namespace {
+
+std::string join_args(int argc, char** argv) {
+    std::string s;
+    for (int k = 0; k < argc; ++k) {
+        if (k) s += ' ';
+        s += argv[k];
+    }
+    return s;
+}
+
+/// The one line an error gets on stderr: "cudag: error: [rank r (host): ]message".
+void print_error(const std::string& what, int rank, int size) {
+    std::string msg = what;
+    for (char& ch : msg)
+        if (ch == '\n') ch = ' ';
+    const std::string who = size > 1 ? "rank " + std::to_string(rank) + " (" + mpi::host_name() + "): " : "";
+    std::fprintf(stderr, "cudag: error: %s%s\n", who.c_str(), msg.c_str());
+    std::fflush(stderr);
+}
+
+}  // namespace
+
+int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
+    // Before any thread starts (MPI, CUDA, workers): they inherit the blocked signals.
+    interrupt::install();
+    // HDF5's own exit handler closes what is still open; after a failed write (a full
+    // disk) it crashes in H5D_close on the half-closed dataset. cudag closes every handle
+    // itself (RAII), so the handler has nothing to do: do not register it.
+    H5dont_atexit();
+    std::unique_ptr<mpi::Environment> env;
+    try {
+        env = std::make_unique<mpi::Environment>(argc, argv);
+    } catch (const std::exception& e) {
+        print_error(e.what(), 0, 1);
+        return 1;
+    }
+    const int world_rank = env->rank(), world_size = env->size();
+
+    CLI::App app{"cudag: causal structure learning (PC-stable) from a laptop CPU to GPU clusters"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", CUDAG_VERSION);
+
+    PcArgs pa;
+    auto* pc_cmd = add_pc_command(app, pa);
+    SimulateArgs sa;
+    auto* sim_cmd = add_simulate_command(app, sa);
+    CompareArgs ma;
+    auto* cmp = add_compare_command(app, ma);
+    CitestArgs ca;
+    auto* citest = add_citest_command(app, ca);
+    auto* info = add_info_command(app);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (world_rank != 0) return e.get_exit_code() == 0 ? 0 : 2;
+        if (e.get_exit_code() == 0) return app.exit(e);
+        std::string msg = e.what();
+        for (char& ch : msg)
+            if (ch == '\n') ch = ' ';
+        std::fprintf(stderr, "cudag: error: %s (see --help)\n", msg.c_str());
+        return 2;
+    }
+
+    std::unique_ptr<mpi::Communicator> comm;
+    try {
+        comm = env->world();
+        if (decorate) comm = decorate(std::move(comm));
+        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
+        if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
+        if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);
+        if (citest->parsed()) return run_citest(ca);
+        if (cmp->parsed()) return run_compare(ma);
+        if (info->parsed()) return run_info();
+    } catch (const mpi::PeerFailed&) {
+        return 1;  // the failing rank reports
+    } catch (const mpi::AgreedFailure& e) {
+        print_error(e.what(), world_rank, world_size);
+        return 1;
+    } catch (const pc::StoppedAfterLevel& e) {
+        if (world_rank == 0 && !pa.quiet)
+            std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
+        return 3;
+    } catch (const std::exception& e) {
+        // Not agreed with the other ranks (they may be waiting in a collective): end the job.
+        print_error(e.what(), world_rank, world_size);
+        if (comm && comm->size() > 1) comm->abort(1);
+        if (world_size > 1) env->abort(1);  // e.g. failed while building the communicator
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace cudag::cli

@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/pc.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/common.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/memory.hpp"
+#include "core/parallel.hpp"
+#include "cudag/config.hpp"
+#include "io/dataset_io.hpp"
+#include "io/output_set.hpp"
+#include "io/result_file.hpp"
+#include "io/writers.hpp"
+#include "mpi/mpi_communicator.hpp"
+#include "pc/progress.hpp"
+
+namespace cudag::cli {
+
+CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
+    auto* cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
+    cmd->add_option("--data", a.data,
+                    "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
+                    "text from standard input")
+        ->required();
+    cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    cmd->add_option("--test", a.cfg.test,
+                    "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
+                    "default: chi-square for discrete data, else fisher-z");
+    cmd->add_flag("--discrete", a.discrete,
+                  "read the data as discrete (integer codes or labels); implied by a discrete "
+                  "--test or a column of labels");
+    cmd->add_option("--dof", a.cfg.dof,
+                    "degrees of freedom of chi-square/g-square: gpupc, pcalg or causal-learn "
+                    "(default: pcalg; causal-learn with --compat causal-learn)");
+    cmd->add_option("--alpha", a.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
+    cmd->add_option("--max-level", a.cfg.max_level, "largest conditioning-set size (-1: no cap)")
+        ->capture_default_str();
+    cmd->add_option("--threads", a.cfg.threads,
+                    "CPU threads (0: all hardware threads; more than those are clamped)")
+        ->capture_default_str();
+    cmd->add_option("--out", a.out,
+                    "result HDF5 file (default or '-': print the edge list to stdout)");
+    cmd->add_option("--format", a.formats,
+                    "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg");
+    cmd->add_flag("--force", a.force,
+                  "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
+    cmd->add_option("--compat", a.compat,
+                    "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
+        ->capture_default_str();
+    cmd->add_option("--uc-rule", a.uc_rule,
+                    "causal-learn uc_rule: 0 sepset, 1 maxP, 2 definiteMaxP (default: pcalg's "
+                    "orientation; 0 with --compat causal-learn)");
+    cmd->add_option("--uc-priority", a.uc_priority,
+                    "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
+                    "3 stronger, 4 stronger* (default 2)");
+    cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
+    cmd->add_option("--tune", a.tunes,
+                    "GPU kernel tuning, key=value (repeatable or comma-separated): variant=s|e, "
+                    "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
+                    "(GiB); see docs/performance.md")
+        ->group("");  // hidden: the automatic choice is the product's
+    cmd->add_option("--checkpoint", a.cfg.checkpoint,
+                    "HDF5 checkpoint rewritten after every level (for --resume)");
+    cmd->add_flag("--resume", a.cfg.resume,
+                  "continue from --checkpoint (same data and test options required)");
+    cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
+                  "keep --checkpoint after a successful run (default: removed)");
+    cmd->add_option("--comm", a.comm,
+                    "communicator under MPI: auto (NCCL for GPU runs when built with it), mpi or nccl")
+        ->capture_default_str();
+    cmd->add_option("--comm-timeout", a.comm_timeout,
+                    "seconds an NCCL collective may wait before the job is ended")
+        ->capture_default_str();
+    add_cmi_knn_options(*cmd, a.cmi, true);
+    // Testing only: simulate a kill after a level (its checkpoint written).
+    cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
+    auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
+    cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
+        ->excludes(quiet_flag);
+    return cmd;
+}
+
+namespace {
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+/// The hidden --tune key=value items applied to `t` (kernel tuning; the automatic choice
+/// is the default). Unknown keys and bad values are one-line InputErrors.
+void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
+    static const char* keys =
+        "variant, beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit";
+    for (const std::string& list : items) {
+        for (const std::string& item : split_commas(list)) {
+            const std::size_t eq = item.find('=');
+            const std::string key = item.substr(0, eq);
+            const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+            if (eq == std::string::npos || value.empty())
+                throw InputError("--tune takes key=value, got '" + item + "' (keys: " + keys + ")");
+            auto integer = [&](int lo, int hi) {
+                std::size_t used = 0;
+                long v = 0;
+                try {
+                    v = std::stol(value, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used != value.size() || v < lo || v > hi)
+                    throw InputError("--tune " + key + " must be an integer in [" +
+                                     std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+                                     value + "'");
+                return static_cast<int>(v);
+            };
+            if (key == "variant") {
+                if (value != "s" && value != "e")
+                    throw InputError("--tune variant must be s (cuPC-S) or e (cuPC-E), got '" +
+                                     value + "'");
+                t.variant = value[0];
+                t.auto_tune = false;
+            } else if (key == "beta") {
+                t.beta = integer(1, 1024);
+            } else if (key == "gamma") {
+                t.gamma = integer(1, 1024);
+            } else if (key == "theta") {
+                t.theta = integer(1, 1024);
+            } else if (key == "delta") {
+                t.delta = integer(1, 1 << 16);
+            } else if (key == "scan-levels") {
+                t.scan_levels = integer(0, 6);
+            } else if (key == "scan-round-levels") {
+                t.scan_round_levels = integer(0, 6);
+            } else if (key == "corr-limit") {
+                char* end = nullptr;
+                const double gib = std::strtod(value.c_str(), &end);
+                if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
+                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" +
+                                     value + "'");
+                t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
+            } else {
+                throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");
+            }
+        }
+    }
+}
+
+/// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
+constexpr std::int64_t kMaxDrawnNodes = 500;
+
+/// GPU name and memory (GiB) of `device` from gpu_report()'s line
+/// "GPU <id>: <name>, <total> GiB, ...".
+std::pair<std::string, double> gpu_name_and_memory(int device) {
+    std::stringstream ss(gpu_report());
+    std::string line;
+    const std::string prefix = "GPU " + std::to_string(device) + ": ";
+    while (std::getline(ss, line)) {
+        if (line.rfind(prefix, 0) != 0) continue;
+        const std::string rest = line.substr(prefix.size());
+        const std::size_t comma = rest.find(", ");
+        const std::string name = rest.substr(0, comma);
+        double gib = 0.0;
+        if (comma != std::string::npos) gib = std::atof(rest.c_str() + comma + 2);
+        return {name, gib};
+    }
+    return {"?", 0.0};
+}
+
+/// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
+/// NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
+std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
+                                                   std::unique_ptr<mpi::Communicator> world,
+                                                   const mpi::Environment& env, int gpus, bool gpu) {
+    const bool own_gpu = world->size() > 1 && mpi::gpu_per_rank(*world, env, gpus);
+    // The same checks on every rank: agree, so that one line is printed.
+    mpi::run_agreed(*world, [&] {
+        if (a.comm != "auto" && a.comm != "mpi" && a.comm != "nccl")
+            throw InputError("unknown --comm '" + a.comm + "' (available: auto, mpi, nccl)");
+        if (a.comm == "nccl" && !gpu)
+            throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
+        if (a.comm == "nccl" && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
+        if (a.comm == "nccl" && world->size() > 1 && !own_gpu)
+            throw InputError("--comm nccl needs one GPU per rank (" + std::to_string(env.local_size()) +
+                             " ranks on this node share " + std::to_string(gpus) + " GPUs)");
+    });
+    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && own_gpu &&
+                                           mpi::nccl_compiled());
+    if (!nccl) return world;
+    return mpi::make_nccl_communicator(std::move(world), cfg.device, a.comm_timeout);
+}
+
+/// Provenance, then the result file and --format files (rank 0).
+void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
+                      const std::string& command_line, pc::PcResult& r, io::OutputSet& outputs,
+                      const std::string& tmp_h5) {
+    r.config.emplace_back("input", a.data);
+    r.config.emplace_back("input_dataset", a.dataset);
+    struct stat st {};
+    if (::stat(a.data.c_str(), &st) == 0) {
+        r.config.emplace_back("input_bytes", std::to_string(st.st_size));
+        r.config.emplace_back("input_mtime", std::to_string(st.st_mtime));
+    }
+    r.config.emplace_back("command_line", command_line);
+    r.config.emplace_back("cudag_version", CUDAG_VERSION);
+    r.config.emplace_back("host", mpi::host_name());
+    r.config.emplace_back("created", utc_now());
+
+    if (a.out.empty()) {
+        // No output file: the CPDAG goes to stdout as the edge list.
+        std::cout << "source\ttarget\tmark\n";
+        for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
+            std::cout << io::tsv_escape(r.names[e.a]) << '\t' << io::tsv_escape(r.names[e.b])
+                      << '\t' << io::edge_mark(e.kind) << '\n';
+    } else {
+        try {
+            io::write_result_hdf5(r, tmp_h5);
+        } catch (const InputError& e) {
+            // Name the file the user asked for, not its hidden temporary.
+            std::string msg = e.what();
+            const std::size_t at = msg.find(tmp_h5);
+            if (at != std::string::npos) msg.replace(at, tmp_h5.size(), a.out);
+            throw InputError(msg);
+        }
+        io::write_formats(r, a.out, formats, outputs, std::cerr);
+        outputs.commit();
+    }
+}
+
+// Discrete or continuous? --discrete or a discrete --test reads labels, --test fisher-z
+// numbers. With neither, each column must be numbers throughout or labels throughout
+// (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
+// mixing both is an error at its stray cell (a typo in continuous data); integer codes
+// with few levels run fisher-z with a note. README "Discrete data" documents the rule.
+Dataset read_pc_data(const PcArgs& a, pc::Progress& progress, const mpi::Communicator& comm) {
+    if (a.data == "-" && comm.size() > 1)
+        throw InputError("--data - (standard input) needs a single process: give a file name");
+    if (a.discrete && a.cfg.test == "fisher-z")
+        throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete || pc::is_discrete_test(a.cfg.test))
+        return io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
+    if (!a.cfg.test.empty()) return io::read_dataset(a.data, a.dataset);
+    Dataset d;
+    try {
+        d = io::read_dataset(a.data, a.dataset, io::TableMode::Auto);
+    } catch (const io::MixedColumn& e) {
+        throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
+    }
+    if (d.discrete()) {
+        std::string label_column;
+        for (std::int64_t v = 0; v < d.n_vars && label_column.empty(); ++v)
+            if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell))
+                label_column = d.names[v];
+        progress.note("column '" + label_column + "' holds labels: reading " + d.source +
+                      " as discrete data (--test chi-square)");
+    } else if (comm.rank() == 0 && !a.quiet) {
+        if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0)
+            std::cerr << "cudag pc: note: every column of " << d.source << " holds integer codes "
+                      << "(at most " << levels << " distinct values): the data look discrete; "
+                      << "running fisher-z anyway: give --discrete for chi-square, or "
+                      << "--test fisher-z to silence this note\n";
+    }
+    return d;
+}
+
+}  // namespace
+
+int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
+                   std::unique_ptr<mpi::Communicator>& comm) {
+    PcArgs a = args;
+    if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
+    std::vector<std::string> formats = split_commas(a.formats);
+    io::validate_formats(formats);
+    if (!formats.empty() && a.out.empty())
+        throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
+    if (a.cfg.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
+    // Every output against every input and against each other, before any work.
+    std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}};
+    for (const std::string& f : formats)
+        if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
+    io::check_distinct({{"--data", a.data}}, out_paths);
+    pc::PcConfig cfg = a.cfg;
+    cfg.threads = checked_threads(cfg.threads, a.quiet || env.rank() != 0);
+    if (a.compat == "causal-learn")
+        cfg.compat = pc::Compat::CausalLearn;
+    else if (a.compat != "pcalg")
+        throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
+    cfg.backend = parse_backend(a.backend);
+    cfg.cmi = cli::cmi_knn_spec(a.cmi, cfg.test);
+    cfg.cmi_early_stop = !a.cmi.no_early_stop;
+    const bool cmiknn = cfg.test == "cmiknn";
+    if (cmiknn) cmiknn_picks_gpu(cfg.backend);  // --backend cuda: not built yet, say so now
+    apply_tunes(a.tunes, cfg.gpu);
+    if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
+    if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
+
+    // Rank -> GPU binding (node-local rank mod visible devices) and threads per rank.
+    // Under MPI the binding needs the device count now. One process does not ask: CUDA's
+    // start-up (driver and context, a few hundred ms) then runs on the warm-up thread
+    // while the data are read.
+    const int gpus = env.mpi() ? visible_gpus() : -1;
+    const bool gpu = cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
+                     !cmiknn && (gpus > 0 || (gpus < 0 && cuda_compiled()));
+    mpi::RankInfo me;
+    me.local_rank = env.local_rank();
+    if (env.mpi()) {
+        if (gpus > 0) cfg.device = mpi::bind_device(env.local_rank(), gpus);
+        if (cfg.threads == 0) cfg.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
+    }
+    me.threads = resolve_threads(cfg.threads);
+    if (gpu && env.mpi()) {
+        me.device = cfg.device;
+        std::tie(me.device_name, me.memory_gib) = gpu_name_and_memory(cfg.device);
+    } else {
+        me.device_name = "cpu";
+        me.memory_gib = mpi::host_memory_gib();
+    }
+    comm = pc_communicator(a, cfg, std::move(comm), env, gpus, gpu);
+    const bool root = comm->rank() == 0;
+    if (env.mpi()) {
+        const std::string table = mpi::startup_report(*comm, me);
+        if (root && !a.quiet) std::cerr << table << std::flush;
+    }
+
+    // Check every output location (writable, not a FIFO or device) before reading the data.
+    io::OutputSet outputs;
+    std::string tmp_h5;
+    mpi::run_agreed(*comm, [&] {
+        if (!root) return;
+        if (!a.out.empty()) {
+            tmp_h5 = outputs.temp_for(a.out);
+            for (const std::string& f : formats) outputs.temp_for(io::format_path(a.out, f));
+        }
+        if (!cfg.checkpoint.empty()) {
+            io::OutputSet probe;  // the checkpoint writer has its own set
+            probe.temp_for(cfg.checkpoint);
+        }
+    });
+
+    pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
+                                           : (a.verbose ? pc::Progress::Mode::Always
+                                                        : pc::Progress::Mode::Auto),
+                          "cudag pc");
+    std::thread gpu_init = warm_up_gpu(
+        cfg.compat == pc::Compat::CausalLearn || cmiknn ? BackendKind::Cpu : cfg.backend, cfg.device);
+    struct Joiner {
+        std::thread& t;
+        ~Joiner() {
+            if (t.joinable()) t.join();
+        }
+    } join_gpu_init{gpu_init};
+    Dataset data;
+    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, progress, *comm); });
+    if (gpu_init.joinable()) gpu_init.join();
+    progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
+                  std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
+                  (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")"
+                                    : std::string()));
+    mpi::run_agreed(*comm, [&] {
+        const bool draws = std::any_of(formats.begin(), formats.end(),
+                                       [](const std::string& f) { return f == "png" || f == "svg"; });
+        if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
+            throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
+                             " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
+                             "to draw anyway, or write --format dot and draw a part of it");
+        const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
+        const bool corr = !gpu_engine && pc::resolved_test(cfg, data) == "fisher-z";
+        pc::PcConfig probe = cfg;
+        probe.backend = gpu_engine ? probe.backend : BackendKind::Cpu;
+        require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
+                            "cudag pc on " + std::to_string(data.n_vars) + " variables",
+                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
+                                       std::to_string(data.n_vars) + " correlation matrix"
+                                 : "",
+                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
+    });
+    cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
+    cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
+    cfg.on_checkpoint = [&cfg](int level) {
+        interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" +
+                            cfg.checkpoint + "' (continue with --resume)");
+    };
+    cfg.on_resume = [&cfg, &a](int level) {
+        if (!a.quiet)
+            std::cerr << "cudag pc: resuming from checkpoint '" << cfg.checkpoint << "' at level "
+                      << level << '\n';
+    };
+    pc::PcResult r = pc::run_pc(data, cfg, *comm);
+    // Rank 0 writes everything; the others wait to hear whether it succeeded.
+    mpi::run_agreed(*comm, [&] {
+        if (root) write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+    });
+    if (!root) return 0;
+    if (!a.out.empty()) progress.note("results written");
+    if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
+        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
+        std::error_code ec;
+        std::filesystem::remove(cfg.checkpoint, ec);
+        interrupt::set_note("");
+    }
+
+    std::cout.flush();
+    if (!a.quiet) {
+        std::int64_t directed = 0;
+        const auto edges = io::cpdag_edges(r.cpdag);
+        for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+        std::ostringstream os;
+        os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
+           << data.n_samples << " samples, " << pc::resolved_test(cfg, data) << ": "
+           << edges.size() << " edges (" << directed << " directed), "
+           << r.levels.size() << " levels, " << r.seconds_total << " s";
+        if (!a.out.empty()) {
+            os << "; wrote";
+            for (const auto& f : outputs.final_paths()) os << ' ' << f;
+        }
+        std::cerr << os.str() << '\n';
+    }
+    return 0;
+}
+
+}  // namespace cudag::cli

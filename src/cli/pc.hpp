@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag pc`: PC-stable on a data file, on one process or on MPI ranks.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/cmi_options.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "pc/run.hpp"
+
+namespace cudag::cli {
+
+struct PcArgs {
+    std::string data, dataset, out, formats, compat = "pcalg", backend = "auto", comm = "auto";
+    pc::PcConfig cfg;
+    CmiKnnOptions cmi;
+    int uc_rule = -2, uc_priority = -2;
+    bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
+    double comm_timeout = 600.0;
+    std::vector<std::string> tunes;  ///< --tune key=value items
+};
+
+/// Registers the `pc` subcommand on `app`, filling `a` when parsed.
+CLI::App* add_pc_command(CLI::App& app, PcArgs& a);
+
+/// Runs PC-stable on every rank of `comm` (replaced by the communicator the run uses);
+/// rank 0 writes the outputs. `command_line` is recorded in the result's provenance.
+int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
+                   std::unique_ptr<mpi::Communicator>& comm);
+
+}  // namespace cudag::cli

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag simulate gaussian|nonlinear|discrete|bif`: data with a known causal graph.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "sim/discrete.hpp"
+#include "sim/gaussian.hpp"
+
+namespace cudag::cli {
+
+/// simulate gaussian or nonlinear (the same DAG).
+struct SimArgs {
+    sim::GaussianSimSpec spec{100, 1000, 0.05, 1};
+    std::string out, truth;
+    int threads = 0;
+};
+
+/// simulate discrete or bif.
+struct DiscreteSimArgs {
+    sim::DiscreteSimSpec spec{100, 1000, 0.05, 4, 1};
+    std::string bif, out, truth;
+    int threads = 0;
+};
+
+/// What each simulate subcommand was given.
+struct SimulateArgs {
+    SimArgs gaussian, nonlinear;
+    DiscreteSimArgs discrete, bif;
+};
+
+/// Registers `simulate` and its subcommands on `app`, filling `a` when parsed.
+CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& a);
+
+/// Runs the subcommand of `cmd` (what add_simulate_command returned) that was parsed.
+int run_simulate(const CLI::App& cmd, const SimulateArgs& a);
+
+}  // namespace cudag::cli

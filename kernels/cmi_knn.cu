@@ -137,7 +137,7 @@ __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* 
     const int i = static_cast<int>(tid % n);
     const UnitDev u = units[first_surrogate_unit + slot];
     const QueryDev q = queries[u.q];
-    sim::CounterRng rng(seed, q.test_id,
+    CounterRng rng(seed, q.test_id,
                         ci::cmi_rng_block(static_cast<u64>(surrogate_of[slot]), static_cast<u64>(i)));
     const u64 hi = rng.next_u32();
     keys[tid] = (hi << 32) | rng.next_u32();

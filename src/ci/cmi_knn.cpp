@@ -292,7 +292,7 @@ double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
     if (local) ws.shuffled.resize(n * static_cast<std::size_t>(ks));
     // Per sample: order key, tie-break uniform, shuffled neighbour row (cmi_rng_block).
     for (std::int64_t i = 0; i < n_; ++i) {
-        sim::CounterRng rng(spec_.seed, test_id,
+        CounterRng rng(spec_.seed, test_id,
                             cmi_rng_block(static_cast<std::uint64_t>(s), static_cast<std::uint64_t>(i)));
         const std::uint64_t hi = rng.next_u32();
         ws.keys[i] = (hi << 32) | rng.next_u32();

@@ -70,7 +70,7 @@
 #include "ci/kd_tree.hpp"
 #include "core/dataset.hpp"
 #include "core/hd.hpp"
-#include "sim/rng.hpp"
+#include "core/rng.hpp"
 
 namespace cudag::ci {
 
@@ -264,9 +264,9 @@ CUDAG_HD inline std::uint64_t cmi_neighbor_salt(std::uint64_t seed, std::int64_t
 /// (the top bit keeps these blocks apart from every test's), words (0,1) for even t and
 /// (2,3) for odd t.
 CUDAG_HD inline double cmi_noise_uniform(std::uint64_t seed, std::uint64_t v, std::uint64_t t) {
-    const sim::Philox4x32Block b = sim::philox_block(seed, v, (1ull << 63) | (t >> 1));
-    return (t & 1) ? sim::uniform_from_bits(b.v[2], b.v[3])
-                   : sim::uniform_from_bits(b.v[0], b.v[1]);
+    const Philox4x32Block b = philox_block(seed, v, (1ull << 63) | (t >> 1));
+    return (t & 1) ? uniform_from_bits(b.v[2], b.v[3])
+                   : uniform_from_bits(b.v[0], b.v[1]);
 }
 
 // ---- host engine ---------------------------------------------------------------------------

@@ -14,7 +14,7 @@
 #include "pc/run.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/nonlinear.hpp"
-#include "sim/rng.hpp"
+#include "core/rng.hpp"
 #include "support/skeleton_compare.hpp"
 
 namespace cudag {
@@ -139,7 +139,7 @@ TEST(CmiKnnEngine, FindsAQuadraticEdgeTheGaussianTestMisses) {
     data.names = {"x", "y"};
     data.values.resize(2 * m);
     for (std::int64_t s = 0; s < m; ++s) {
-        sim::CounterRng rng(11, static_cast<std::uint64_t>(s));
+        CounterRng rng(11, static_cast<std::uint64_t>(s));
         const double x = rng.normal();
         data.values[s] = x;
         data.values[m + s] = x * x + 0.3 * rng.normal();

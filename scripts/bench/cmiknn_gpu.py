@@ -66,11 +66,14 @@ CPU_TABLES = env("CPU_TABLES", "1 2 3 4").split()
 TIG_MAX_T = int(env("TIG_MAX_T", "2500"))
 TIG_LIMIT = int(env("TIG_LIMIT", "120"))
 TIG_ALL = env("TIG_ALL", "") not in ("", "0")
+TIG_TESTS = int(env("TIG_TESTS", "3"))
+TIG_MAX_B = int(env("TIG_MAX_B", "250"))
+GPU_SINGLE = env("GPU_SINGLE", "1") not in ("", "0")
 TIG_PYTHON = env("TIG_PYTHON", "python3")
 PC_VARS = [int(n) for n in env("PC_VARS", " ".join(map(str, T10_N))).split()]
 PC_LIMIT = int(env("PC_LIMIT", "240"))
 PC_CPU_MAX_N = int(env("PC_CPU_MAX_N", "100"))
-PC_CPU_LIMIT = int(env("PC_CPU_LIMIT", "240"))
+PC_CPU_LIMIT = int(env("PC_CPU_LIMIT", "150"))
 HAVE_GPU = os.environ.get("CMI_HAVE_GPU") == "1"
 HAVE_TIG = os.environ.get("CMI_HAVE_TIG") == "1"
 LOG = open(os.path.join(WORK, "runs.log"), "a")
@@ -112,75 +115,75 @@ def data_file(t):
     return path
 
 
-def tests_file(s):
-    """NTESTS random tests x, y | S with |S| = s among VARS variables; the same for every T."""
-    path = os.path.join(WORK, f"tests_S{s}.tsv")
+def tests_file(s, n=None):
+    """The first n (default NTESTS) of NTESTS random tests x, y | S with |S| = s among VARS
+    variables; the same for every T."""
+    n = NTESTS if n is None else min(n, NTESTS)
+    path = os.path.join(WORK, f"tests_S{s}_n{n}.tsv")
     if not os.path.exists(path):
         rng = random.Random(1000 * SEED + s)
         with open(path, "w") as f:
-            for _ in range(NTESTS):
+            for i in range(NTESTS):
                 cols = rng.sample(range(VARS), s + 2)
-                f.write(f"{cols[0]}\t{cols[1]}\t{','.join(map(str, sorted(cols[2:])))}\n")
+                if i < n:
+                    f.write(f"{cols[0]}\t{cols[1]}\t{','.join(map(str, sorted(cols[2:])))}\n")
     return path
 
 
 # ---- one cell: GPU, CPU and tigramite timings of NTESTS tests ----------------------------
 class Cell:
+    """One setting (T, |S|, k, B). Runs: gpu (all tests in one CmiKnnGpu::run), gpu1 (one
+    run() per test), cpu (ci::CmiKnn, one test after another), tig (tigramite, the first
+    TIG_TESTS tests); each a parsed JSON, or a string saying why there is none."""
     def __init__(self, t, s, k, b):
         self.t, self.s, self.k, self.b = t, s, str(k), b
         self.key = f"T{t}_S{s}_k{self.k}_B{b}"
-        self.gpu = self.cpu = self.tig = None   # parsed JSON, or a string saying why not
-        self.done = set()
+        self.r = {}
 
-    def path(self, what):
-        return os.path.join(WORK, f"{self.key}.{what}.json")
+    def get(self, what):
+        return self.r.get(what)
 
-    def args(self):
-        return ["--data", data_file(self.t), "--tests", tests_file(self.s), "--knn", self.k,
+    def args(self, n=None):
+        return ["--data", data_file(self.t), "--tests", tests_file(self.s, n), "--knn", self.k,
                 "--shuffle-neighbors", str(PAPER_SHUFFLE), "--permutations", str(self.b),
                 "--seed", str(SEED)]
 
-    def _one(self, what, cmd, limit):
-        rc, out, wall, err = run(cmd, limit, self.path(what))
+    def _run(self, what, cmd, limit):
+        rc, out, _, err = run(cmd, limit, os.path.join(WORK, f"{self.key}.{what}.json"))
         if rc == 0:
             r = json.loads(out)
-            say(f"  {self.key} {what}: {r['seconds']:.4g} s (setup {r['setup_seconds']:.3g} s)")
-            return r
-        why = "timeout" if rc == 124 else f"failed rc={rc}"
-        say(f"  {self.key} {what}: {why}: {err}")
-        return "timeout" if rc == 124 else "failed"
+            say(f"  {self.key} {what}: {r['seconds_per_test']:.4g} s/test, {r['seconds']:.4g} s "
+                f"in all (setup {r['setup_seconds']:.3g} s)")
+            self.r[what] = r
+        else:
+            self.r[what] = "timeout" if rc == 124 else "failed"
+            say(f"  {self.key} {what}: {self.r[what]} (rc {rc}): {err}")
 
-    def run_gpu(self):
-        if "gpu" in self.done:
+    def run(self, what):
+        if what in self.r:
             return
-        self.done.add("gpu")
-        if not HAVE_GPU:
-            self.gpu = "no GPU"
-            return
-        self.gpu = self._one("gpu", [BENCH, *self.args(), "--backend", "cuda", "--repeat",
-                                     str(REPEAT)], GPU_LIMIT)
-
-    def run_cpu(self):
-        if "cpu" in self.done:
-            return
-        self.done.add("cpu")
-        if CPU_SKIP or self.t > CPU_MAX_T:
-            self.cpu = "skipped"
-            return
-        self.cpu = self._one("cpu", [BENCH, *self.args(), "--backend", "cpu", "--threads",
-                                     str(CPU_THREADS), "--repeat", "1"], CPU_LIMIT)
-
-    def run_tig(self):
-        if "tig" in self.done:
-            return
-        self.done.add("tig")
-        if not HAVE_TIG:
-            self.tig = "no tigramite"
-            return
-        if self.t > TIG_MAX_T:
-            self.tig = "skipped"
-            return
-        self.tig = self._one("tig", [TIG_PYTHON, TIG, *self.args(), "--repeat", "1"], TIG_LIMIT)
+        if what.startswith("gpu"):
+            if not HAVE_GPU:
+                self.r[what] = "n/a"
+            elif what == "gpu1" and not GPU_SINGLE:
+                self.r[what] = "skip"
+            else:
+                self._run(what, [BENCH, *self.args(), "--backend", "cuda", "--repeat", str(REPEAT)]
+                          + (["--single"] if what == "gpu1" else []), GPU_LIMIT)
+        elif what == "cpu":
+            if CPU_SKIP or self.t > CPU_MAX_T:
+                self.r[what] = "skip"
+            else:
+                self._run(what, [BENCH, *self.args(), "--backend", "cpu", "--threads",
+                                 str(CPU_THREADS), "--repeat", "1"], CPU_LIMIT)
+        elif what == "tig":
+            if not HAVE_TIG:
+                self.r[what] = "n/a"
+            elif self.t > TIG_MAX_T or self.b > TIG_MAX_B:
+                self.r[what] = "skip"
+            else:
+                self._run(what, [TIG_PYTHON, TIG, *self.args(TIG_TESTS), "--repeat", "1"],
+                          TIG_LIMIT)
 
 
 CELLS = {}
@@ -195,6 +198,10 @@ def ok(r):
     return isinstance(r, dict)
 
 
+def per_test(r):
+    return r["seconds_per_test"] if ok(r) else None
+
+
 def same_results(a, b):
     """'same' when two runs' statistics and p-values are identical (the JSON text is %.17g)."""
     if not (ok(a) and ok(b)):
@@ -202,6 +209,13 @@ def same_results(a, b):
     pairs = zip(a["results"], b["results"])
     return "same" if all(x["statistic"] == y["statistic"] and x["p"] == y["p"]
                          for x, y in pairs) else "DIFFER"
+
+
+def cuda_vs_cpu(c):
+    """same / DIFFER over both GPU runs that exist, against the CPU run."""
+    v = [same_results(c.get(g), c.get("cpu")) for g in ("gpu", "gpu1")]
+    v = [x for x in v if x != "-"]
+    return "-" if not v else ("DIFFER" if "DIFFER" in v else "same")
 
 
 def max_stat_diff(a, b):
@@ -218,49 +232,52 @@ def goal(paper, ours):
 
 def fmt_s(r):
     if ok(r):
-        v = r["seconds"]
+        v = r["seconds_per_test"]
         return f"{v:.3g}" if v >= 0.001 else f"{v:.2e}"
-    return {"no GPU": "n/a", "no tigramite": "n/a", "skipped": "skip"}.get(r, r or "-")
+    return r or "-"
 
 
 def fmt_x(a, b):
     return f"{a / b:.3g}x" if a and b and b > 0 else "-"
 
 
+def ratio(a, b):
+    """a / b of two runs' seconds per test, formatted, or '-'."""
+    return fmt_x(per_test(a), per_test(b)) if ok(a) and ok(b) else "-"
+
+
 # ---- tables ------------------------------------------------------------------------------
 SUMMARY = []
 
 
-def block(title, head, cols, cells, paper_gpu, paper_cpu, tig_cells):
+def block(title, head, cols, cells, paper_gpu, paper_cpu, tig_row):
     """Prints one block: a row of settings (head, cols), one column per cell."""
     def line(label, vals):
-        print(f"  {label:<16}" + "".join(f"{v:>10}" for v in vals))
+        print(f"  {label:<18}" + "".join(f"{v:>10}" for v in vals))
     print(f" {title}")
     line(head, [str(c) for c in cols])
-    line("cudag GPU s", [fmt_s(c.gpu) for c in cells])
-    line("paper A40 s", [f"{p:g}" for p in paper_gpu])
-    line("paper/cudag", [fmt_x(p, c.gpu["seconds"]) if ok(c.gpu) else "-"
-                         for p, c in zip(paper_gpu, cells)])
+    line("GPU s/test single", [fmt_s(c.get("gpu1")) for c in cells])
+    line("GPU s/test batch", [fmt_s(c.get("gpu")) for c in cells])
+    line("paper A40 s/test", [f"{p:g}" for p in paper_gpu])
+    line("paper/GPU single", [fmt_x(p, per_test(c.get("gpu1"))) if ok(c.get("gpu1")) else "-"
+                              for p, c in zip(paper_gpu, cells)])
+    line("paper/GPU batch", [fmt_x(p, per_test(c.get("gpu"))) if ok(c.get("gpu")) else "-"
+                             for p, c in zip(paper_gpu, cells)])
     gl = []
     for p, c in zip(paper_gpu, cells):
-        if ok(c.gpu):
-            met, need = goal(p, c.gpu["seconds"])
-            gl.append(f"{'yes' if met else 'NO'}({need:g}x)")
-        else:
-            gl.append("-")
-    line("goal", gl)
-    line("cudag CPU s", [fmt_s(c.cpu) for c in cells])
-    line("CPU/GPU", [fmt_x(c.cpu["seconds"], c.gpu["seconds"]) if ok(c.cpu) and ok(c.gpu) else "-"
-                     for c in cells])
-    line("CUDA==CPU", [same_results(c.gpu, c.cpu) for c in cells])
-    if tig_cells:
-        line("tigramite s", [fmt_s(c.tig) if c in tig_cells else "" for c in cells])
-        line("tigramite/GPU", [fmt_x(c.tig["seconds"], c.gpu["seconds"])
-                               if ok(c.tig) and ok(c.gpu) else "-" for c in cells])
-        line("tigramite/CPU", [fmt_x(c.tig["seconds"], c.cpu["seconds"])
-                               if ok(c.tig) and ok(c.cpu) else "-" for c in cells])
+        v = [("yes" if goal(p, per_test(c.get(g)))[0] else "NO") if ok(c.get(g)) else "-"
+             for g in ("gpu1", "gpu")]
+        gl.append("/".join(v) if v != ["-", "-"] else "-")
+    line("goal single/batch", gl)
+    line("CPU s/test", [fmt_s(c.get("cpu")) for c in cells])
+    line("CPU/GPU single", [ratio(c.get("cpu"), c.get("gpu1")) for c in cells])
+    line("CUDA==CPU", [cuda_vs_cpu(c) for c in cells])
+    if tig_row:
+        line("tigramite s/test", [fmt_s(c.get("tig")) for c in cells])
+        line("tigramite/GPU sgl", [ratio(c.get("tig"), c.get("gpu1")) for c in cells])
+        line("tigramite/CPU", [ratio(c.get("tig"), c.get("cpu")) for c in cells])
         if paper_cpu:
-            line("paper CPU s", [f"{p:g}" for p in paper_cpu])
+            line("paper CPU s/test", [f"{p:g}" for p in paper_cpu])
     for c, p in zip(cells, paper_gpu):
         SUMMARY.append((title.split(":")[0], c, p))
 
@@ -316,21 +333,21 @@ def micro_tables():
         say(f"== {TITLES[tno]}")
         for (_, _, _, cells, _, _, tig_row) in rows:
             for c in cells:
-                c.run_gpu()
+                c.run("gpu")
+                c.run("gpu1")
                 if tno in CPU_TABLES:
-                    c.run_cpu()
+                    c.run("cpu")
                 if tig_row:
-                    c.run_tig()
+                    c.run("tig")
     return plan
 
 
 def print_micro(plan):
     for tno, rows in plan.items():
         print()
-        print(TITLES[tno] + f"; seconds (GPU: median of {REPEAT} runs after a warm-up)")
+        print(TITLES[tno] + "; seconds per test (the paper: median of single tests)")
         for (title, head, cols, cells, pg, pc, tig_row) in rows:
-            block(f"Table {tno}: {title}", head, cols, cells, pg, pc,
-                  set(cells) if tig_row else set())
+            block(f"Table {tno}: {title}", head, cols, cells, pg, pc, tig_row)
 
 
 def table10():
@@ -371,6 +388,7 @@ def table10():
             b = open(os.path.join(WORK, f"pc_N{n}.cpu.edges.tsv"), "rb").read()
             edges = "same" if a == b else "DIFFER"
         rows.append((n, res, edges))
+        os.remove(path)  # N = 1000 is 20 MB of text; the edge lists stay
         for f in os.listdir(WORK):
             if f.startswith(f"pc_N{n}.") and f.endswith(".h5"):
                 os.remove(os.path.join(WORK, f))
@@ -407,29 +425,36 @@ def geomean(xs):
 def print_summary(t10):
     print()
     print("== cmiknn summary")
-    print(f"{'table':<9}{'cells':>6}{'GPU':>5}{'goal met':>9}{'CUDA==CPU':>10}"
-          f"{'paper/cudag':>12}{'CPU/GPU':>9}{'tig/GPU':>9}{'tig/CPU':>9}{'max|dstat|':>11}")
+    print(f"{'table':<6}{'cells':>6}{'GPU':>5}{'goal single':>12}{'goal batch':>11}"
+          f"{'CUDA==CPU':>10}{'paper/GPU1':>11}{'paper/GPUb':>11}{'CPU/GPU1':>9}{'tig/GPU1':>9}"
+          f"{'tig/CPU':>9}{'max|dstat|':>11}")
     by = {}
     for name, c, p in SUMMARY:
-        tno = name.split()[1]
-        by.setdefault(tno, {})[c.key] = (c, p)
+        by.setdefault(name.split()[1], {})[c.key] = (c, p)
+    f = lambda v: f"{v:.3g}x" if v else "-"  # noqa: E731
     for tno, items in by.items():
         cs = list(items.values())
-        gpu = [(c, p) for c, p in cs if ok(c.gpu)]
-        met = sum(goal(p, c.gpu["seconds"])[0] for c, p in gpu)
-        same = [same_results(c.gpu, c.cpu) for c, _ in cs]
-        n_cmp = sum(s != "-" for s in same)
+
+        def met(g):
+            runs = [(c, p) for c, p in cs if ok(c.get(g))]
+            return f"{sum(goal(p, per_test(c.get(g)))[0] for c, p in runs)}/{len(runs)}"
+
+        def gm(a, b):
+            return f(geomean([per_test(c.get(a)) / per_test(c.get(b)) for c, _ in cs
+                              if ok(c.get(a)) and ok(c.get(b))]))
+
+        n_gpu = sum(ok(c.get("gpu")) or ok(c.get("gpu1")) for c, _ in cs)
+        same = [cuda_vs_cpu(c) for c, _ in cs]
+        n_cmp = sum(x != "-" for x in same)
         n_same = same.count("same")
-        g_paper = geomean([p / c.gpu["seconds"] for c, p in gpu])
-        g_cpu = geomean([c.cpu["seconds"] / c.gpu["seconds"] for c, _ in gpu if ok(c.cpu)])
-        g_tig = geomean([c.tig["seconds"] / c.gpu["seconds"] for c, _ in gpu if ok(c.tig)])
-        g_tc = geomean([c.tig["seconds"] / c.cpu["seconds"] for c, _ in cs
-                        if ok(c.tig) and ok(c.cpu)])
-        diffs = [d for d in (max_stat_diff(c.cpu, c.tig) for c, _ in cs) if d is not None]
-        f = lambda v: f"{v:.3g}x" if v else "-"  # noqa: E731
-        print(f"{'T' + tno:<9}{len(cs):>6}{len(gpu):>5}{f'{met}/{len(gpu)}':>9}"
-              f"{f'{n_same}/{n_cmp}':>10}{f(g_paper):>12}{f(g_cpu):>9}"
-              f"{f(g_tig):>9}{f(g_tc):>9}{(f'{max(diffs):.2g}' if diffs else '-'):>11}")
+        pg = {g: f(geomean([p / per_test(c.get(g)) for c, p in cs if ok(c.get(g))]))
+              for g in ("gpu1", "gpu")}
+        diffs = [d for d in (max_stat_diff(c.get("cpu"), c.get("tig")) for c, _ in cs)
+                 if d is not None]
+        print(f"{'T' + tno:<6}{len(cs):>6}{n_gpu:>5}{met('gpu1'):>12}{met('gpu'):>11}"
+              f"{f'{n_same}/{n_cmp}':>10}{pg['gpu1']:>11}{pg['gpu']:>11}{gm('cpu', 'gpu1'):>9}"
+              f"{gm('tig', 'gpu1'):>9}{gm('tig', 'cpu'):>9}"
+              f"{(f'{max(diffs):.2g}' if diffs else '-'):>11}")
     if t10 is not None:
         for n, res, edges in t10:
             g, c = res.get("cuda"), res.get("cpu")
@@ -442,12 +467,14 @@ def print_summary(t10):
                       f"CPU {cs}  edges {edges}" + ("  goal <60 s: " + (
                           ("yes" if g < 60 else "NO") if isinstance(g, float) else "-")
                           if n == 1000 else ""))
-    print("(ratios: geometric means over the table's cells; goal: >=10x the paper where it "
-          "took >=0.1 s, else >=3x; max|dstat|: largest statistic difference cudag CPU vs "
-          "tigramite, same parameters)")
+    print("(seconds per test; GPU1: one test per CmiKnnGpu::run call, GPUb: the NTESTS tests "
+          "as one batch; ratios: geometric means over the table's cells; goal: >=10x the "
+          "paper where it took >=0.1 s per test, else >=3x; max|dstat|: largest statistic "
+          "difference cudag CPU vs tigramite, same parameters)")
     print(f"GPU: {'yes' if HAVE_GPU else 'no (GPU columns skipped)'}; tigramite: "
           f"{'yes' if HAVE_TIG else 'no'}; CPU threads: {CPU_THREADS or os.cpu_count()}; "
-          f"VARS={VARS} DENSITY={DENSITY} SEED={SEED} NTESTS={NTESTS} REPEAT={REPEAT}")
+          f"VARS={VARS} DENSITY={DENSITY} SEED={SEED} NTESTS={NTESTS} TIG_TESTS={TIG_TESTS} "
+          f"REPEAT={REPEAT}")
 
 
 def main():

@@ -23,9 +23,10 @@ Usage: cmiknn_tigramite.py --data FILE --tests FILE [--knn K] [--shuffle-neighbo
   --tigramite-defaults: knn, shuffle_neighbors and sig_samples left at tigramite's own
   defaults (0.2, 5, 500) whatever the other options say.
 Output: {backend: "tigramite", setup_seconds (CMIknn object and numba's first compile: one
-untimed test), seconds (median of the R runs over all tests), runs, run_seconds, k, samples,
-variables, permutations, shuffle_neighbors, threads, version, results [{x, y, z, statistic,
-p}]} on stdout.
+untimed test), seconds (median of the R runs over all tests), runs, run_seconds, batch
+(false), seconds_per_test (median over tests of each test's median time), test_seconds, k,
+samples, variables, permutations, shuffle_neighbors, threads, version, results [{x, y, z,
+statistic, p}]} on stdout.
 """
 import argparse
 import json
@@ -96,21 +97,25 @@ def main():
     ci.run_test_raw(*cols[0])  # numba compiles get_restricted_permutation on first use
     setup = time.perf_counter() - t0
 
-    runs, results = [], []
+    runs, results, per_test = [], [], [[] for _ in cols]
     for _ in range(max(1, a.repeat)):
         out = []
         t0 = time.perf_counter()
-        for c in cols:
+        for i, c in enumerate(cols):
+            ti = time.perf_counter()
             out.append(ci.run_test_raw(*c))
+            per_test[i].append(time.perf_counter() - ti)
         runs.append(time.perf_counter() - t0)
         results = out
+    test_seconds = [statistics.median(t) for t in per_test]
 
     knn = ci.knn
     k = max(1, int(knn * n_samples)) if knn < 1 else max(1, int(knn))
     g = lambda v: float("%.17g" % v)  # noqa: E731
     print(json.dumps({
         "backend": "tigramite", "setup_seconds": setup, "seconds": statistics.median(runs),
-        "runs": len(runs), "run_seconds": runs, "k": k, "samples": n_samples,
+        "runs": len(runs), "run_seconds": runs, "batch": False,
+        "seconds_per_test": statistics.median(test_seconds), "test_seconds": test_seconds, "k": k, "samples": n_samples,
         "variables": n_vars, "permutations": ci.sig_samples,
         "shuffle_neighbors": ci.shuffle_neighbors, "threads": -1, "version": tg_version,
         "results": [{"x": x, "y": y, "z": z, "statistic": g(val), "p": g(p)}

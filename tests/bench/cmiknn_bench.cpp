@@ -6,7 +6,7 @@
 //
 // Usage: cmiknn_bench --data FILE --tests FILE [--knn K] [--shuffle-neighbors S]
 //                     [--permutations B] [--transform T] [--seed N]
-//                     [--backend cpu|cuda] [--threads N] [--repeat R] [--device D]
+//                     [--backend cpu|cuda] [--threads N] [--repeat R] [--device D] [--single]
 //   --tests: a TSV file, one test per line: x, y and a comma-separated list of conditioning
 //   columns (possibly empty or absent); 0-based column indices of --data; '#' starts a
 //   comment line. Each conditioning set is sorted, and the test's random-number stream is
@@ -14,13 +14,17 @@
 //
 // Timing: setup (reading excluded; ci::CmiKnn's transforms, or make_cmiknn_gpu's upload)
 // is timed apart. CPU: each run is the tests one after another, each with the exact p
-// (no early stop) and its surrogates on --threads threads (0: all). CUDA: one untimed
-// warm-up run, then each run is one CmiKnnGpu::run(all tests, no early stop). "seconds" is
-// the median of the R runs.
+// (no early stop) and its surrogates on --threads threads (0: all), each test timed. CUDA:
+// one untimed warm-up run, then each run is one CmiKnnGpu::run(all tests, no early stop),
+// or with --single one run() call per test, each timed. "seconds" is the median of the R
+// runs' times over all tests; "seconds_per_test" the median over tests of each test's
+// median time (the paper's measure: the median of single tests), or for a batch the
+// batch's median time divided by the number of tests.
 //
 // Output: one JSON object on stdout: backend, setup_seconds, seconds, runs (R),
-// run_seconds (each run), k, samples, variables, permutations, shuffle_neighbors, threads,
-// and results [{x, y, z, statistic, p}] (numbers printed with %.17g, so two outputs are
+// run_seconds (each run), batch, seconds_per_test, test_seconds (each test's median; empty
+// for a batch), k, samples, variables, permutations, shuffle_neighbors, threads, and
+// results [{x, y, z, statistic, p}] (numbers printed with %.17g, so two outputs are
 // equal exactly when their text is). Errors: one line on stderr, exit 1; exit 3 when
 // --backend cuda is asked of a build or machine without CUDA.
 #include <CLI/CLI.hpp>
@@ -144,7 +148,8 @@ std::string number(double v) {
 
 struct Timings {
     double setup = 0.0;
-    std::vector<double> runs;
+    std::vector<double> runs;                   ///< seconds of each run over all tests
+    std::vector<std::vector<double>> per_test;  ///< [test][run] seconds; empty for a batch
     std::vector<cudag::ci::CmiKnnResult> results;
 };
 
@@ -155,12 +160,17 @@ Timings run_cpu(const cudag::Dataset& data, const cudag::ci::CmiKnnSpec& spec, i
     const cudag::ci::CmiKnn cmi(data, spec, max_cond);
     std::vector<cudag::ci::CmiKnnWorkspace> ws(static_cast<std::size_t>(threads));
     t.setup = seconds_since(t0);
+    t.per_test.resize(tests.size());
     for (int r = 0; r < repeat; ++r) {
         std::vector<cudag::ci::CmiKnnResult> results;
         results.reserve(tests.size());
         t0 = std::chrono::steady_clock::now();
-        for (const Test& q : tests)
+        for (std::size_t i = 0; i < tests.size(); ++i) {
+            const Test& q = tests[i];
+            const auto ti = std::chrono::steady_clock::now();
             results.push_back(cmi.test(q.x, q.y, q.z, q.id, ws, std::nullopt));
+            t.per_test[i].push_back(seconds_since(ti));
+        }
         t.runs.push_back(seconds_since(t0));
         t.results = std::move(results);
     }
@@ -169,7 +179,7 @@ Timings run_cpu(const cudag::Dataset& data, const cudag::ci::CmiKnnSpec& spec, i
 
 #if CUDAG_HAVE_CUDA
 Timings run_cuda(const cudag::Dataset& data, const cudag::ci::CmiKnnSpec& spec, int max_cond,
-                 const std::vector<Test>& tests, int repeat, int device) {
+                 const std::vector<Test>& tests, int repeat, int device, bool single) {
     Timings t;
     std::vector<cudag::cuda::CmiKnnQuery> queries;
     for (const Test& q : tests) queries.push_back({q.x, q.y, q.z, q.id});
@@ -177,11 +187,20 @@ Timings run_cuda(const cudag::Dataset& data, const cudag::ci::CmiKnnSpec& spec, 
     const auto gpu = cudag::cuda::make_cmiknn_gpu(data, spec, max_cond, device);
     t.setup = seconds_since(t0);
     (void)gpu->run(queries, std::nullopt);  // warm-up: first launches, allocations
+    if (single) t.per_test.resize(tests.size());
     for (int r = 0; r < repeat; ++r) {
         t0 = std::chrono::steady_clock::now();
-        auto results = gpu->run(queries, std::nullopt);
+        if (single) {  // one query per run() call, as GPU-CMIknn-Single launches one test
+            t.results.clear();
+            for (std::size_t i = 0; i < queries.size(); ++i) {
+                const auto ti = std::chrono::steady_clock::now();
+                t.results.push_back(gpu->run({queries[i]}, std::nullopt).at(0));
+                t.per_test[i].push_back(seconds_since(ti));
+            }
+        } else {
+            t.results = gpu->run(queries, std::nullopt);
+        }
         t.runs.push_back(seconds_since(t0));
-        t.results = std::move(results);
     }
     return t;
 }
@@ -194,6 +213,7 @@ int main(int argc, char** argv) {
     std::string data_path, tests_path, backend = "cpu", transform = "ranks";
     cudag::ci::CmiKnnSpec spec;
     int threads = 0, repeat = 1, device = 0;
+    bool single = false;
     app.add_option("--data", data_path, "data: CSV/TSV with a header row, or HDF5")->required();
     app.add_option("--tests", tests_path, "TSV: x, y, comma-separated conditioning columns (0-based)")
         ->required();
@@ -209,6 +229,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--repeat", repeat, "timed runs (the median is reported)")->capture_default_str();
     app.add_option("--device", device, "CUDA device")->capture_default_str();
+    app.add_flag("--single", single, "CUDA: run the tests one per CmiKnnGpu::run call, each timed");
     CLI11_PARSE(app, argc, argv);
 
     try {
@@ -240,7 +261,7 @@ int main(int argc, char** argv) {
                           << cudag::cuda::device_report() << ")\n";
                 return 3;
             }
-            t = run_cuda(data, spec, max_cond, tests, repeat, device);
+            t = run_cuda(data, spec, max_cond, tests, repeat, device, single);
 #else
             std::cerr << "cmiknn_bench: this build has no CUDA (configured with "
                          "-DCUDAG_ENABLE_CUDA=OFF)\n";
@@ -254,6 +275,17 @@ int main(int argc, char** argv) {
             << ", \"seconds\": " << number(median(t.runs)) << ", \"runs\": " << t.runs.size()
             << ", \"run_seconds\": [";
         for (std::size_t r = 0; r < t.runs.size(); ++r) out << (r ? ", " : "") << number(t.runs[r]);
+        // Seconds per test: the median over tests of each test's median over runs, or for a
+        // batch, the run's time over the number of tests (a mean: the batch hides the rest).
+        std::vector<double> test_seconds;
+        for (const auto& runs : t.per_test) test_seconds.push_back(median(runs));
+        const bool batch = test_seconds.empty();
+        const double per_test = batch ? median(t.runs) / static_cast<double>(tests.size())
+                                      : median(test_seconds);
+        out << "], \"batch\": " << (batch ? "true" : "false")
+            << ", \"seconds_per_test\": " << number(per_test) << ", \"test_seconds\": [";
+        for (std::size_t i = 0; i < test_seconds.size(); ++i)
+            out << (i ? ", " : "") << number(test_seconds[i]);
         out << "], \"k\": " << k << ", \"samples\": " << data.n_samples
             << ", \"variables\": " << data.n_vars << ", \"permutations\": " << spec.permutations
             << ", \"shuffle_neighbors\": " << spec.shuffle_neighbors

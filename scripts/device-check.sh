@@ -3,16 +3,23 @@
 # One command for a bare GPU machine (Ubuntu 24.04, CUDA 13, OpenMPI, NCCL, serial HDF5,
 # CLI11, GoogleTest; no package registry needed): configure and build with CUDA, run
 # the whole test suite (GPU and MPI tests included), then the Gaussian GPU benchmark
-# (scripts/bench/gpu_pc.sh) and the discrete one (scripts/bench/discrete_pc.sh, without
-# causal-learn unless it is importable), and print their tables last.
+# (scripts/bench/gpu_pc.sh), the discrete one (scripts/bench/discrete_pc.sh, without
+# causal-learn unless it is importable) and the CMIknn one against the GPU-CMIknn paper
+# (scripts/bench/cmiknn_gpu.sh, with tigramite when importable), and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian discrete" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian discrete cmiknn" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
-#        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT and discrete_pc.sh's ALARM.. MUNIN
+#        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
+#        cmiknn_gpu.sh's TABLES, MAX_T, REPEAT, CPU_SKIP, CPU_MAX_T, ... (its header),
+#        PYTHONPATH=dir holding tigramite 5.2.10.1 for the cmiknn step's tigramite columns:
+#        never committed; on a machine with pip, `pip download tigramite==5.2.10.1 --no-deps
+#        -d .peers/wheels` and `python3 -m zipfile -e .peers/wheels/tigramite-5.2.10.1-py3-
+#        none-any.whl .peers/tigramite-5.2.10.1` (.peers/ is ignored), then run with
+#        PYTHONPATH=$PWD/.peers/tigramite-5.2.10.1 (numpy, scipy, numba and six must be there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -27,11 +34,11 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian discrete"}
+steps=${STEPS:-"build tests gaussian discrete cmiknn"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 summary=$(mktemp)
-trap 'rm -f "$summary" "$summary.g" "$summary.d"' EXIT
+trap 'rm -f "$summary" "$summary.g" "$summary.d" "$summary.c"' EXIT
 
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
@@ -72,6 +79,17 @@ if has discrete; then
     SKIP_CL=$skip_cl "$root/scripts/bench/discrete_pc.sh" "$build" | tee "$summary.d"
     { echo; echo "Discrete (scripts/bench/discrete_pc.sh):"; cat "$summary.d"; } >>"$summary"
     rm -f "$summary.d"
+fi
+
+if has cmiknn; then
+    echo "== CMIknn benchmark (PYTHONPATH=${PYTHONPATH:-})"
+    rc=0
+    "$root/scripts/bench/cmiknn_gpu.sh" "$build" | tee "$summary.c" || rc=$?
+    {
+        echo; echo "CMIknn (scripts/bench/cmiknn_gpu.sh, exit $rc):"
+        sed -n '/^== cmiknn tables/,$p' "$summary.c" | tail -n +2
+    } >>"$summary"
+    rm -f "$summary.c"
 fi
 
 echo

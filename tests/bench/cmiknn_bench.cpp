@@ -47,15 +47,6 @@
 #include "io/dataset_io.hpp"
 #if CUDAG_HAVE_CUDA
 #include "kernels/engines.hpp"
-
-// The CUDA CMIknn (kernels/) is being written while this benchmark lands: a weak reference
-// keeps a CUDA build linking without it, and run_cuda reports its absence (exit 3). Remove
-// once kernels/ defines make_cmiknn_gpu in every CUDA build.
-namespace cudag::cuda {
-__attribute__((weak)) std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data,
-                                                                 const ci::CmiKnnSpec& spec,
-                                                                 int max_cond, int device);
-}  // namespace cudag::cuda
 #endif
 
 namespace {
@@ -252,10 +243,6 @@ int main(int argc, char** argv) {
             t = run_cpu(data, spec, max_cond, tests, threads, repeat);
         } else {
 #if CUDAG_HAVE_CUDA
-            if (&cudag::cuda::make_cmiknn_gpu == nullptr) {
-                std::cerr << "cmiknn_bench: this CUDA build has no make_cmiknn_gpu yet\n";
-                return 3;
-            }
             if (cudag::cuda::device_count() <= device) {
                 std::cerr << "cmiknn_bench: no CUDA device " << device << " ("
                           << cudag::cuda::device_report() << ")\n";

@@ -2,7 +2,7 @@
 // CUDA CMIknn (kernels/cmi_knn.cu, cmi_knn_engine.cu) against the CPU reference ci::CmiKnn:
 // the same statistic, p-value, surrogate and exceedance counts, bit for bit, for every
 // transform, both permuted sides, both tie rules, |Z| = 0..4, k on each of the kernel's
-// paths (register lists of 8 and 32, radix select) and with and without the early stop;
+// paths (a register list of 8 for k < 8, radix select; window and all-pairs kernels) and with and without the early stop;
 // then whole skeletons (graph, separating sets, pMax) equal to the CPU engine's. Every test
 // skips when this build has no CUDA or no device is visible.
 #include <gtest/gtest.h>
@@ -96,7 +96,7 @@ TEST(CudaCmiKnn, TestsEqualTheCpuReference) {
     };
     const Case cases[] = {
         {7, ci::CmiTransform::Ranks, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},       // list of 8
-        {20, ci::CmiTransform::Ranks, ci::CmiPermute::X, ci::CmiTieBreak::Noise, 15},     // list of 32
+        {20, ci::CmiTransform::Ranks, ci::CmiPermute::X, ci::CmiTieBreak::Noise, 15},     // radix
         {0.2, ci::CmiTransform::Ranks, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},     // radix
         {0.1, ci::CmiTransform::Uniform, ci::CmiPermute::Y, ci::CmiTieBreak::Index, 3},
         {10, ci::CmiTransform::Standardize, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},

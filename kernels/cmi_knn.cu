@@ -155,30 +155,53 @@ __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* 
     }
 }
 
-/// One thread per slot with a conditioning set: walk the samples in visiting order (order =
+/// One warp per slot with a conditioning set: walk the samples in visiting order (order =
 /// samples sorted by key) and give each its first unused shuffled neighbour, else its last
-/// (ci::CmiKnn::surrogate). Slots without Z are left to values_kernel.
+/// (ci::CmiKnn::surrogate). The walk is sequential; the warp turns its memory latency into
+/// throughput: 32 samples of the order and the first kStage entries of their rows are loaded
+/// at once into shared memory, then the lanes take their turns on the used bits (in shared
+/// memory when `shared_bits`, else in `used`). Slots without Z are left to values_kernel.
+constexpr int kStage = 4;
 __global__ void restrict_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
                                 const int* __restrict__ g_nz, int n, int m, long long slots,
                                 int first_surrogate_unit, const int* __restrict__ order,
-                                const int* __restrict__ shuffled, unsigned* __restrict__ used,
-                                int* __restrict__ source) {
-    const long long slot = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (slot >= slots) return;
+                                const int* __restrict__ shuffled, bool shared_bits,
+                                unsigned* __restrict__ used, int* __restrict__ source) {
+    extern __shared__ unsigned rsm[];
+    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const long long slot = blockIdx.x * static_cast<long long>(warps) + warp;
+    if (slot >= slots) return;  // the whole warp
     if (g_nz[queries[units[first_surrogate_unit + slot].q].group] == 0) return;
     const long long base = slot * n;
-    const int* ord = order + base;
-    int* src = source + base;
     const int words = (n + 31) / 32;
-    unsigned* bits = used + slot * words;
-    for (int t = 0; t < words; ++t) bits[t] = 0;
-    for (int r = 0; r < n; ++r) {
-        const int a = ord[r];
-        const int* row = shuffled + (base + a) * m;
-        int t = 0;
-        while (t < m - 1 && ((bits[row[t] >> 5] >> (row[t] & 31)) & 1u)) ++t;
-        src[a] = row[t];
-        bits[row[t] >> 5] |= 1u << (row[t] & 31);
+    int* stage = reinterpret_cast<int*>(rsm) + warp * 32 * kStage;
+    unsigned* bits = shared_bits ? rsm + warps * 32 * kStage + warp * words : used + slot * words;
+    for (int t = lane; t < words; t += 32) bits[t] = 0;
+    const int pre = min(m, kStage);
+    for (int r0 = 0; r0 < n; r0 += 32) {
+        const int r = r0 + lane;
+        int a = -1;
+        if (r < n) {
+            a = order[base + r];
+            const int* row = shuffled + (base + a) * m;
+            for (int t = 0; t < pre; ++t) stage[lane * kStage + t] = row[t];
+        }
+        __syncwarp();
+        const int count = min(32, n - r0);
+        for (int j = 0; j < count; ++j) {
+            if (lane == j) {
+                const int* row = shuffled + (base + a) * m;
+                int t = 0;
+                int c = stage[j * kStage];
+                while (t < m - 1 && ((bits[c >> 5] >> (c & 31)) & 1u)) {
+                    ++t;
+                    c = t < pre ? stage[j * kStage + t] : row[t];
+                }
+                source[base + a] = c;
+                bits[c >> 5] |= 1u << (c & 31);
+            }
+            __syncwarp();
+        }
     }
 }
 
@@ -847,10 +870,21 @@ private:
             first_unit, surr_.data(), keys_.data(), iota_.data(), uni_.data(), shuffled_.data());
         CUDAG_CHECK_LAUNCH();
         sort_pairs(keys_.data(), keys_out_.data(), iota_.data(), order_.data(), cells, slots);
-        if (any_z_)
-            restrict_kernel<<<blocks_for(slots, 64), 64, 0, stream()>>>(
+        if (any_z_) {
+            // Four slots (warps) a block with their used bits in shared memory where they fit.
+            const std::size_t words = static_cast<std::size_t>((n + 31) / 32);
+            int warps = 4;
+            bool shared_bits = true;
+            auto bytes = [&] { return warps * (32 * kStage + (shared_bits ? words : 0)) * sizeof(unsigned); };
+            while (bytes() > 48 * 1024 && warps > 1) warps /= 2;
+            if (bytes() > window_limit_) shared_bits = false;
+            if (bytes() > 48 * 1024)
+                CUDAG_CUDA_CHECK(cudaFuncSetAttribute(restrict_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                      static_cast<int>(bytes())));
+            restrict_kernel<<<blocks_for(slots, warps), 32 * warps, bytes(), stream()>>>(
                 units_.data(), queries_.data(), g_nz_.data(), n, m, slots, first_unit,
-                order_.data(), shuffled_.data(), used_.data(), source_.data());
+                order_.data(), shuffled_.data(), shared_bits, used_.data(), source_.data());
+        }
         values_kernel<<<blocks_for(static_cast<long long>(cells), 256), 256, 0, stream()>>>(
             units_.data(), queries_.data(), g_nz_.data(), raw_.data(), n, slots, first_unit,
             order_.data(), source_.data(), uni_.data(), ranks_, keys_.data(),

@@ -40,7 +40,7 @@ for n in ${VARS:-20 50}; do
             # wall, user and system seconds of the pc run (bash's time keyword)
             { time "$cudag" pc --data "$base.csv" $opts --out "$base.$test.h5" --format edges -q; } \
                 2> "$base.$test.time"
-            "$cudag" compare --truth "$base.truth.tsv" --estimate "$base.$test.edges.tsv" \
+            "$cudag" compare --truth "$base.truth.tsv" --estimate "$base.$test.h5" \
                 --json "$base.$test.json" >/dev/null
             python3 - "$base.$test.json" "$n" "$s" "$test" "$base.$test.time" <<'PY'
 import json, sys

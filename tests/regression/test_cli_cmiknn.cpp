@@ -180,6 +180,27 @@ TEST_F(CmiknnCli, PcRecordsTheTestAndResumesIdentically) {
     EXPECT_FALSE(fs::exists(path("x.h5")));
 }
 
+TEST_F(CmiknnCli, CudaAndCpuBackendsGiveTheSameResults) {
+    if (cudag::visible_gpus() == 0) GTEST_SKIP() << "no GPU visible (or no CUDA in this build)";
+    simulate("d.csv", 8, 200, 3);
+    const std::string base = "pc -q --data " + path("d.csv") +
+                             " --test cmiknn --permutations 99 --knn 7 --shuffle-neighbors 15 --alpha 0.05 ";
+    for (const std::string backend : {"cpu", "cuda"}) {
+        const CliRun r = run(base + "--backend " + backend + " --out " + path(backend + ".h5") +
+                             " --format edges,cl");
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+    EXPECT_TRUE(cudag::test::same_results(path("cuda.h5"), path("cpu.h5"), {".edges.tsv", ".cl.txt"}));
+    // A checkpoint written by one backend resumes on the other with the same result.
+    CliRun r = run(base + "--backend cpu --out " + path("x.h5") + " --checkpoint " + path("ck.h5") +
+                   " --stop-after-level 1");
+    ASSERT_EQ(r.code, 3) << r.err;
+    r = run(base + "--backend cuda --out " + path("x.h5") + " --format edges,cl --checkpoint " +
+            path("ck.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_results(path("x.h5"), path("cpu.h5"), {".edges.tsv", ".cl.txt"}));
+}
+
 TEST_F(CmiknnCli, PcOptionErrors) {
     simulate("d.csv", 3, 30, 1);
     const std::string d = "pc --data " + path("d.csv") + " ";

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA engines as seen from host C++ (g++-safe: plain types, no CUDA headers).
-// src/core/backend.cpp includes this under `#if CUDAG_HAVE_CUDA`.
+// Included only by the sources of a CUDA build: src/core/gpu_cuda.cpp, src/pc/engines_cuda.cpp.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include "ci/cmi_knn.hpp"
 #include "ci/cpu_discrete_engine.hpp"
+#include "core/backend.hpp"  // DeviceInfo
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
 #include "pc/skeleton_engine.hpp"
@@ -29,6 +30,10 @@ void warm_up(int device) noexcept;
 /// One line per visible device: "GPU <id>: <name>, <total> GiB, <free> GiB free,
 /// compute capability <x.y>", or a sentence saying why there is none. Never throws.
 std::string device_report();
+
+/// Every visible device as device_report() describes it (memory from cudaMemGetInfo),
+/// skipping those whose properties cannot be read (kernels/device_info.cu). Never throws.
+std::vector<DeviceInfo> device_infos();
 
 /// Gaussian (Fisher-z) skeleton engine on device `device`. The correlation matrix is
 /// computed on the GPU (kernels/correlation.cu: equal bit for bit to

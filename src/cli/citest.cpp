@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -98,31 +99,34 @@ std::string number(double v) {
 
 int run_citest(const CitestArgs& a) {
     const std::string& test = a.test;
-    if (test != "cmiknn" && test != "fisher-z" && !pc::is_discrete_test(test))
+    const std::optional<pc::TestKind> kind = pc::parse_test_kind(test);
+    if (!kind)
         throw InputError("unknown --test '" + test +
                          "' (available: cmiknn, fisher-z, chi-square, g-square)");
-    pc::PcConfig cfg;
-    cfg.test = test;
-    cfg.dof = a.dof;
-    cfg.cmi = cmi_knn_spec(a.cmi, test);
-    cfg.cmi_early_stop = false;  // citest reports the exact permutation p-value
+    pc::TestOptions options;
+    options.kind = kind;
+    options.cmi = cmi_knn_spec(a.cmi, test);
+    options.cmi_early_stop = false;  // citest reports the exact permutation p-value
+    pc::Compat compat = pc::Compat::Pcalg;
     if (a.compat == "causal-learn")
-        cfg.compat = pc::Compat::CausalLearn;
+        compat = pc::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
+    if (!a.dof.empty()) options.dof = pc::parse_dof(a.dof);
     const int threads = checked_threads(a.threads, a.quiet);
     const std::vector<std::string> given = split_commas(a.given);
 
     const Dataset data = io::read_dataset(
-        a.data, a.dataset, pc::is_discrete_test(test) ? io::TableMode::Labels : io::TableMode::Numeric);
+        a.data, a.dataset, pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
     const std::vector<std::int32_t> vars = resolve_names(data, a.x, a.y, given);
     const int l = static_cast<int>(given.size());
-    if (test == "fisher-z" && data.n_samples <= l + 3)
+    if (kind == pc::TestKind::FisherZ && data.n_samples <= l + 3)
         throw InputError(data.source + ": " + std::to_string(data.n_samples) +
                          " samples are too few for fisher-z given " + std::to_string(l) +
                          " variables (it needs more than " + std::to_string(l + 3) + ")");
-    cfg.max_level = l;
-    pc::validate_test(cfg, data);
+    pc::validate_test(options, data, l);
+    // alpha decides only the CMIknn early stop, which citest turns off.
+    const pc::TestSpec spec = pc::resolve_test(options, data, pc::PcConfig{}.alpha, compat);
 
     // name, value (JSON number or quoted string) pairs, in print order.
     std::vector<std::pair<std::string, std::string>> out;
@@ -132,10 +136,10 @@ int run_citest(const CitestArgs& a) {
         for (int t = 0; t < l; ++t) z[t] = t + 2;
         return z;
     }();
-    if (test == "cmiknn") {
+    if (spec.kind == pc::TestKind::CmiKnn) {
         // On the whole data set: tie-break noise is keyed by the variable's column, as in
         // `cudag pc`, so `citest --x A --y B` with A before B repeats pc's test exactly.
-        const ci::CmiKnn cmi(data, pc::resolved_cmi_spec(cfg), l);
+        const ci::CmiKnn cmi(data, spec.cmi, l);
         std::vector<std::int32_t> z(vars.begin() + 2, vars.end());
         std::sort(z.begin(), z.end());
         for (const std::int32_t v : vars)
@@ -154,16 +158,15 @@ int run_citest(const CitestArgs& a) {
         out.emplace_back("surrogates", std::to_string(r.surrogates));
         out.emplace_back("exceedances", std::to_string(r.exceedances));
         out.emplace_back("seed", std::to_string(cmi.spec().seed));
-    } else if (test == "fisher-z") {
+    } else if (spec.kind == pc::TestKind::FisherZ) {
         const ci::CpuFisherEngine engine(columns(data, vars), pc::TestPolicy{}, 1);
         statistic = engine.partial_correlation(0, 1, sub_z);
-        p = ci::fisher_z_pvalue(statistic, data.n_samples, l, cfg.compat == pc::Compat::CausalLearn);
+        p = ci::fisher_z_pvalue(statistic, data.n_samples, l, compat == pc::Compat::CausalLearn);
         const double r = std::clamp(statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
         out.emplace_back("z", number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) *
                                      std::fabs(std::atanh(r))));
     } else {
-        const ci::DiscreteTestSpec spec = pc::resolved_discrete_spec(cfg, test);
-        ci::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec, 1);
+        ci::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec.discrete, 1);
         const ci::CpuDiscreteEngine::TestResult r = engine.test(0, 1, sub_z);
         statistic = r.statistic;
         p = r.p;

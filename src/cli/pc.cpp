@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <optional>
 #include <thread>
 
 #include "cli/common.hpp"
@@ -35,19 +36,19 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
                     "text from standard input")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
-    cmd->add_option("--test", a.cfg.test,
+    cmd->add_option("--test", a.test,
                     "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
                     "default: chi-square for discrete data, else fisher-z");
     cmd->add_flag("--discrete", a.discrete,
                   "read the data as discrete (integer codes or labels); implied by a discrete "
                   "--test or a column of labels");
-    cmd->add_option("--dof", a.cfg.dof,
+    cmd->add_option("--dof", a.dof,
                     "degrees of freedom of chi-square/g-square: gpupc, pcalg or causal-learn "
                     "(default: pcalg; causal-learn with --compat causal-learn)");
     cmd->add_option("--alpha", a.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
     cmd->add_option("--max-level", a.cfg.max_level, "largest conditioning-set size (-1: no cap)")
         ->capture_default_str();
-    cmd->add_option("--threads", a.cfg.threads,
+    cmd->add_option("--threads", a.cfg.backend.threads,
                     "CPU threads (0: all hardware threads; more than those are clamped)")
         ->capture_default_str();
     cmd->add_option("--out", a.out,
@@ -162,24 +163,6 @@ void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
 /// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
 constexpr std::int64_t kMaxDrawnNodes = 500;
 
-/// GPU name and memory (GiB) of `device` from gpu_report()'s line
-/// "GPU <id>: <name>, <total> GiB, ...".
-std::pair<std::string, double> gpu_name_and_memory(int device) {
-    std::stringstream ss(gpu_report());
-    std::string line;
-    const std::string prefix = "GPU " + std::to_string(device) + ": ";
-    while (std::getline(ss, line)) {
-        if (line.rfind(prefix, 0) != 0) continue;
-        const std::string rest = line.substr(prefix.size());
-        const std::size_t comma = rest.find(", ");
-        const std::string name = rest.substr(0, comma);
-        double gib = 0.0;
-        if (comma != std::string::npos) gib = std::atof(rest.c_str() + comma + 2);
-        return {name, gib};
-    }
-    return {"?", 0.0};
-}
-
 /// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
 /// NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
 std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
@@ -200,7 +183,7 @@ std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::Pc
     const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && own_gpu &&
                                            mpi::nccl_compiled());
     if (!nccl) return world;
-    return mpi::make_nccl_communicator(std::move(world), cfg.device, a.comm_timeout);
+    return mpi::make_nccl_communicator(std::move(world), cfg.backend.device, a.comm_timeout);
 }
 
 /// Provenance, then the result file and --format files (rank 0).
@@ -245,14 +228,15 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
 // (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
 // mixing both is an error at its stray cell (a typo in continuous data); integer codes
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
-Dataset read_pc_data(const PcArgs& a, pc::Progress& progress, const mpi::Communicator& comm) {
+Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Progress& progress,
+                     const mpi::Communicator& comm) {
     if (a.data == "-" && comm.size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
-    if (a.discrete && a.cfg.test == "fisher-z")
+    if (a.discrete && test == pc::TestKind::FisherZ)
         throw InputError("--discrete contradicts --test fisher-z");
-    if (a.discrete || pc::is_discrete_test(a.cfg.test))
+    if (a.discrete || (test && pc::is_discrete(*test)))
         return io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
-    if (!a.cfg.test.empty()) return io::read_dataset(a.data, a.dataset);
+    if (test) return io::read_dataset(a.data, a.dataset);
     Dataset d;
     try {
         d = io::read_dataset(a.data, a.dataset, io::TableMode::Auto);
@@ -293,17 +277,20 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
     io::check_distinct({{"--data", a.data}}, out_paths);
     pc::PcConfig cfg = a.cfg;
-    cfg.threads = checked_threads(cfg.threads, a.quiet || env.rank() != 0);
+    BackendContext& backend = cfg.backend;  // the run's backend context, built here once
+    backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
     if (a.compat == "causal-learn")
         cfg.compat = pc::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
-    cfg.backend = parse_backend(a.backend);
-    cfg.cmi = cli::cmi_knn_spec(a.cmi, cfg.test);
-    cfg.cmi_early_stop = !a.cmi.no_early_stop;
-    const bool cmiknn = cfg.test == "cmiknn";
-    if (cmiknn) cmiknn_picks_gpu(cfg.backend);  // --backend cuda: not built yet, say so now
-    apply_tunes(a.tunes, cfg.gpu);
+    backend.kind = parse_backend(a.backend);
+    cfg.test.cmi = cli::cmi_knn_spec(a.cmi, a.test);
+    cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
+    if (!a.test.empty()) cfg.test.kind = pc::parse_test(a.test);
+    if (!a.dof.empty()) cfg.test.dof = pc::parse_dof(a.dof);
+    const bool cmiknn = cfg.test.kind == pc::TestKind::CmiKnn;
+    if (cmiknn) picks_gpu(backend.kind);  // --backend cuda: not built yet, say so now
+    apply_tunes(a.tunes, backend.tunables);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
 
@@ -312,18 +299,22 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     // start-up (driver and context, a few hundred ms) then runs on the warm-up thread
     // while the data are read.
     const int gpus = env.mpi() ? visible_gpus() : -1;
-    const bool gpu = cfg.backend != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
+    const bool gpu = backend.kind != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
                      !cmiknn && (gpus > 0 || (gpus < 0 && cuda_compiled()));
     mpi::RankInfo me;
     me.local_rank = env.local_rank();
     if (env.mpi()) {
-        if (gpus > 0) cfg.device = mpi::bind_device(env.local_rank(), gpus);
-        if (cfg.threads == 0) cfg.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
+        if (gpus > 0) backend.device = mpi::bind_device(env.local_rank(), gpus);
+        if (backend.threads == 0)
+            backend.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
     }
-    me.threads = resolve_threads(cfg.threads);
+    me.threads = resolve_threads(backend.threads);
     if (gpu && env.mpi()) {
-        me.device = cfg.device;
-        std::tie(me.device_name, me.memory_gib) = gpu_name_and_memory(cfg.device);
+        for (const DeviceInfo& d : gpu_devices())
+            if (d.id == backend.device) backend.device_info = d;
+        me.device = backend.device;
+        me.device_name = backend.device_info ? backend.device_info->name : "?";
+        me.memory_gib = backend.device_info ? backend.device_info->total_bytes / 1073741824.0 : 0.0;
     } else {
         me.device_name = "cpu";
         me.memory_gib = mpi::host_memory_gib();
@@ -355,7 +346,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                                                         : pc::Progress::Mode::Auto),
                           "cudag pc");
     std::thread gpu_init = warm_up_gpu(
-        cfg.compat == pc::Compat::CausalLearn || cmiknn ? BackendKind::Cpu : cfg.backend, cfg.device);
+        cfg.compat == pc::Compat::CausalLearn || cmiknn ? BackendKind::Cpu : backend.kind, backend.device);
     struct Joiner {
         std::thread& t;
         ~Joiner() {
@@ -363,7 +354,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
     } join_gpu_init{gpu_init};
     Dataset data;
-    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, progress, *comm); });
+    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm); });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
@@ -377,9 +368,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");
         const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
-        const bool corr = !gpu_engine && pc::resolved_test(cfg, data) == "fisher-z";
+        const bool corr = !gpu_engine && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
         pc::PcConfig probe = cfg;
-        probe.backend = gpu_engine ? probe.backend : BackendKind::Cpu;
+        probe.backend.kind = gpu_engine ? probe.backend.kind : BackendKind::Cpu;
         require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
                             "cudag pc on " + std::to_string(data.n_vars) + " variables",
                             corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
@@ -419,7 +410,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
         std::ostringstream os;
         os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
-           << data.n_samples << " samples, " << pc::resolved_test(cfg, data) << ": "
+           << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": "
            << edges.size() << " edges (" << directed << " directed), "
            << r.levels.size() << " levels, " << r.seconds_total << " s";
         if (!a.out.empty()) {

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Backend selection: the only place that knows whether CUDA was compiled in.
+// Backends: the kind a run asks for, the GPUs this build and machine can use, and the
+// backend context an engine factory is given. Knows no learner: which engine runs which
+// test is the registry's (pc/engines.hpp).
 #pragma once
 
-#include <memory>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <thread>
-
-#include "ci/cmi_knn.hpp"
-#include "ci/cpu_discrete_engine.hpp"
-#include "core/dataset.hpp"
-#include "mpi/communicator.hpp"
-#include "pc/skeleton_engine.hpp"
+#include <vector>
 
 namespace cudag {
 
@@ -39,8 +37,34 @@ struct GpuTunables {
     std::int64_t corr_limit_bytes = 0;
 };
 
+/// One visible CUDA device as the runtime describes it.
+struct DeviceInfo {
+    int id = 0;
+    std::string name;
+    std::int64_t total_bytes = 0;  ///< device memory (cudaMemGetInfo's total)
+    std::int64_t free_bytes = 0;   ///< free device memory when asked
+    int cc_major = 0, cc_minor = 0;  ///< compute capability
+};
+
+/// What an engine factory is given besides the data and the test: built once by the
+/// command's run context (cli/pc.cpp), passed as `const BackendContext&`.
+struct BackendContext {
+    BackendKind kind = BackendKind::Auto;
+    int device = 0;   ///< CUDA device id (this rank's, under MPI)
+    int threads = 0;  ///< host threads; 0: all hardware threads (the run resolves it)
+    /// Device memory budget of the largest structure an engine keeps on the GPU (bytes;
+    /// 0: what is free) and the kernel launch shape: GpuTunables, from hidden --tune.
+    GpuTunables tunables;
+    /// `device` as the runtime describes it, when the context was built for a GPU run
+    /// that needed it (the MPI start-up table); unset otherwise.
+    std::optional<DeviceInfo> device_info;
+};
+
 /// Number of CUDA devices this build can use (0 in a CPU-only build or without a GPU).
 int visible_gpus();
+/// Every visible CUDA device (empty in a CPU-only build, without a GPU, or when a device's
+/// properties cannot be read). Never throws.
+std::vector<DeviceInfo> gpu_devices();
 /// One line per visible GPU (id, name, memory), or a sentence saying why there are none.
 std::string gpu_report();
 /// Start creating the CUDA context of `device` on a background thread when `kind` may
@@ -50,46 +74,8 @@ std::thread warm_up_gpu(BackendKind kind, int device);
 /// Whether this build has the CUDA engines.
 bool cuda_compiled();
 
-/// The Fisher-z skeleton engine for `kind`. Auto picks CUDA when compiled, a GPU
-/// is visible and the policy runs there (not exhaustive); otherwise the CPU.
-/// Asking for CUDA in a CPU-only build throws NotCompiled. With `comm` (every rank calls
-/// this together) a CUDA engine on an NCCL communicator computes its block of rows of the
-/// correlation matrix and the blocks are all-gathered over the GPUs (the same matrix).
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(BackendKind kind, const Dataset& data,
-                                                       const pc::TestPolicy& policy, int threads,
-                                                       const GpuTunables& tunables, int device = 0,
-                                                       mpi::Communicator* comm = nullptr);
-
-/// Whether make_fisher_engine(kind, ..., policy, ...) picks the CUDA engine. Throws as
-/// make_fisher_engine does for a kind this build or machine cannot run.
-bool picks_gpu(BackendKind kind, const pc::TestPolicy& policy);
-
-/// As make_fisher_engine, from a given n×n correlation matrix (host, row-major, unit
-/// diagonal) of a data set with n_samples samples (e.g. one the MPI ranks computed
-/// together); the engine keeps or uploads it as is.
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(
-    BackendKind kind, std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
-    const pc::TestPolicy& policy, int threads, const GpuTunables& tunables, int device = 0);
-
-/// The discrete (χ²/G²) skeleton engine for `kind` on discrete `data`; Auto picks CUDA as
-/// make_fisher_engine does.
-std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(BackendKind kind, const Dataset& data,
-                                                         const pc::TestPolicy& policy,
-                                                         const ci::DiscreteTestSpec& test,
-                                                         int threads, const GpuTunables& tunables,
-                                                         int device = 0);
-
-/// Whether the CMIknn engine for `kind` runs on a GPU, as picks_gpu decides for a
-/// non-exhaustive policy (Cuda: always, or throws; Auto: when a GPU is visible).
-bool cmiknn_picks_gpu(BackendKind kind);
-
-/// The CMIknn skeleton engine for `kind` on continuous `data` (which must outlive it), with
-/// `spec` as given (its early_stop included); max_level (-1: none) decides whether the spec
-/// is validated for conditioning sets. The CUDA engine (kernels/cmi_knn_engine.cu) where
-/// picks_gpu(kind, policy) says so, with the CPU engine's results.
-std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(BackendKind kind, const Dataset& data,
-                                                       const pc::TestPolicy& policy,
-                                                       const ci::CmiKnnSpec& spec, int max_level,
-                                                       int threads, int device = 0);
+/// Whether `kind` runs on a GPU: Cuda always (NotCompiled in a CPU-only build, an
+/// InputError when no device is visible), Auto when a GPU is visible, Cpu never.
+bool picks_gpu(BackendKind kind);
 
 }  // namespace cudag

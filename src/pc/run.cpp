@@ -7,116 +7,21 @@
 #include <cstdio>
 #include <sstream>
 
-#include "ci/correlation.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint.hpp"
+#include "pc/engines.hpp"
 #include "pc/orient.hpp"
 
 namespace cudag::pc {
 
-std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-learn" : "pcalg"; }
-
-bool is_discrete_test(const std::string& test) { return test == "chi-square" || test == "g-square"; }
-
-ci::CmiKnnSpec resolved_cmi_spec(const PcConfig& cfg) {
-    ci::CmiKnnSpec spec = cfg.cmi;
-    spec.early_stop.reset();
-    if (cfg.cmi_early_stop) spec.early_stop = ci::CmiEarlyStop{cfg.alpha, cfg.compat == Compat::CausalLearn};
-    return spec;
-}
-
-std::string resolved_test(const PcConfig& cfg, const Dataset& data) {
-    if (!cfg.test.empty()) return cfg.test;
-    return data.discrete() ? "chi-square" : "fisher-z";
-}
-
-namespace {
-
-ci::DiscreteTestSpec discrete_spec(const PcConfig& cfg, const std::string& test) {
-    ci::DiscreteTestSpec spec;
-    spec.stat = test == "g-square" ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
-    const std::string dof =
-        cfg.dof.empty() ? (cfg.compat == Compat::CausalLearn ? "causal-learn" : "pcalg") : cfg.dof;
-    if (dof == "gpupc")
-        spec.dof = ci::DofRule::Gpupc;
-    else if (dof == "pcalg")
-        spec.dof = ci::DofRule::Pcalg;
-    else if (dof == "causal-learn")
-        spec.dof = ci::DofRule::CausalLearn;
-    else
-        throw InputError("unknown --dof '" + dof + "' (available: gpupc, pcalg, causal-learn)");
-    return spec;
-}
-
-const char* dof_name(ci::DofRule r) {
-    switch (r) {
-        case ci::DofRule::Gpupc: return "gpupc: (rx-1)(ry-1)|S|";
-        case ci::DofRule::Pcalg: return "pcalg: (rx-1)(ry-1)|S|, p = 1 when n < 10 df";
-        case ci::DofRule::CausalLearn:
-            return "causal-learn: sum over non-empty strata of (seen rx - 1)(seen ry - 1), p = 1 "
-                   "when df = 0";
-    }
-    return "?";
-}
-
-/// The result-file entries of a CMIknn run (also what the checkpoint hash covers).
-std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec& spec,
-                                                            std::int64_t n_samples) {
-    std::ostringstream knn;
-    knn.precision(17);
-    knn << spec.knn;
-    return {
-        {"cmiknn_knn", knn.str()},
-        {"cmiknn_k", std::to_string(ci::cmi_k(spec.knn, n_samples))},
-        {"cmiknn_shuffle_neighbors", std::to_string(spec.shuffle_neighbors)},
-        {"cmiknn_permutations", std::to_string(spec.permutations)},
-        {"cmiknn_transform", ci::to_string(spec.transform)},
-        {"cmiknn_permute", spec.permute == ci::CmiPermute::Y ? "y" : "x"},
-        {"cmiknn_tie_break", spec.tie_break == ci::CmiTieBreak::Noise ? "noise" : "index"},
-        {"cmiknn_seed", std::to_string(spec.seed)},
-        {"cmiknn_early_stop",
-         spec.early_stop ? "on: a test stops drawing surrogates once independence is certain; "
-                           "p-values of early-stopped tests are lower bounds"
-                         : "off: every p-value uses all permutations"},
-    };
-}
-
-}  // namespace
-
-ci::DiscreteTestSpec resolved_discrete_spec(const PcConfig& cfg, const std::string& test) {
-    return discrete_spec(cfg, test);
-}
-
-void validate_test(const PcConfig& cfg, const Dataset& data) {
-    const std::string test = resolved_test(cfg, data);
-    if (test != "fisher-z" && test != "cmiknn" && !is_discrete_test(test))
-        throw InputError("unknown --test '" + test +
-                         "' (available: fisher-z, chi-square, g-square, cmiknn)");
-    if (test == "cmiknn" && data.discrete())
-        throw InputError(data.source + ": cmiknn needs continuous data, but the data were read "
-                         "as discrete; use --test chi-square or g-square");
-    if (is_discrete_test(test) && !data.discrete())
-        throw InputError(data.source + ": --test " + test +
-                         " needs discrete data (read the file with --discrete)");
-    if (test == "fisher-z" && data.discrete())
-        throw InputError(data.source + ": fisher-z needs continuous data, but the data were read "
-                         "as discrete; use --test chi-square or g-square");
-    if (!cfg.dof.empty()) {
-        if (!is_discrete_test(test))
-            throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
-        discrete_spec(cfg, test);
-    }
-    if (test == "cmiknn") {
-        ci::CmiKnnSpec spec = cfg.cmi;
-        spec.early_stop.reset();  // its alpha is --alpha, checked by validate()
-        ci::validate(spec, data.n_samples, cfg.max_level == 0 ? 0 : 1);
-    }
+TestSpec resolve_test(const PcConfig& cfg, const Dataset& data) {
+    return resolve_test(cfg.test, data, cfg.alpha, cfg.compat);
 }
 
 void validate(const PcConfig& cfg, const Dataset& data) {
-    validate_test(cfg, data);
-    const std::string test = resolved_test(cfg, data);
+    validate_test(cfg.test, data, cfg.max_level);
+    const TestSpec test = resolve_test(cfg, data);
     if (!(cfg.alpha > 0.0 && cfg.alpha < 1.0)) {
         std::ostringstream os;
         os << "--alpha must be in (0, 1), got " << cfg.alpha;
@@ -137,8 +42,8 @@ void validate(const PcConfig& cfg, const Dataset& data) {
         throw InputError(data.source + ": PC needs at least 2 variables, found " +
                          std::to_string(data.n_vars));
     if (data.discrete()) return;
-    if (test == "cmiknn") {
-        const ci::CmiKnnSpec spec = resolved_cmi_spec(cfg);
+    if (test.kind == TestKind::CmiKnn) {
+        const ci::CmiKnnSpec& spec = test.cmi;
         // The smallest permutation p-value is 1/(1 + B): when that is independent at alpha,
         // every test is, and the graph would come out empty.
         TestPolicy policy;
@@ -204,15 +109,8 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
     h.add_value(data.n_samples);
     for (const std::string& nm : data.names) h.add_string(nm);
     h.add(data.values.data(), data.values.size() * sizeof(double));
-    const std::string test = resolved_test(cfg, data);
-    h.add_string(test);
-    if (is_discrete_test(test)) h.add_string(dof_name(discrete_spec(cfg, test).dof));
-    if (test == "cmiknn")
-        for (const auto& [key, value] : cmi_config(resolved_cmi_spec(cfg), data.n_samples)) {
-            if (key == "cmiknn_knn") continue;  // k (resolved) decides, not how it was given
-            h.add_string(key);
-            h.add_string(value);
-        }
+    for (const std::string& entry : resolve_test(cfg, data).digest_entries(data.n_samples))
+        h.add_string(entry);
     h.add_value(cfg.alpha);
     h.add_string(to_string(cfg.compat));
     return h.hex();
@@ -223,10 +121,10 @@ double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
     const double m = static_cast<double>(data.n_samples);
     double bytes = 4.0 * n * n / 8.0;       // adjacency bit graphs (graph, snapshots, CPDAG)
     if (n <= 4096) bytes += 8.0 * n * n;    // the dense pMax table
-    const std::string test = resolved_test(cfg, data);
-    if (!is_discrete_test(test)) {
+    const TestKind test = resolve_test(cfg, data).kind;
+    if (!is_discrete(test)) {
         bytes += 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
-        if (!gpu && test == "fisher-z") bytes += 8.0 * n * n;  // the CPU engine's correlation matrix
+        if (!gpu && test == TestKind::FisherZ) bytes += 8.0 * n * n;  // the CPU engine's correlation matrix
     }
     return bytes;
 }
@@ -239,11 +137,11 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
 PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
     mpi::run_agreed(comm, [&] { validate(cfg, data); });
     const auto t0 = std::chrono::steady_clock::now();
-    const int threads = resolve_threads(cfg.threads);
+    const int threads = resolve_threads(cfg.backend.threads);
 
-    const std::string test = resolved_test(cfg, data);
-    const bool discrete = is_discrete_test(test);
-    const bool cmiknn = test == "cmiknn";
+    const TestSpec test = resolve_test(cfg, data);
+    const bool discrete = test.is_discrete();
+    const bool cmiknn = test.kind == TestKind::CmiKnn;
     SkeletonOptions sk;
     sk.policy.alpha = cfg.alpha;
     sk.policy.strict = cfg.compat == Compat::CausalLearn;
@@ -251,46 +149,16 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
-    if (test == "fisher-z") {
+    if (test.kind == TestKind::FisherZ) {
         sk.max_supported_level =
             static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
         sk.supported_level_reason =
             data.source + " has " + std::to_string(data.n_samples) + " samples";
     }
-    ci::DiscreteTestSpec spec;
-    if (discrete) spec = discrete_spec(cfg, test);
-
-    std::unique_ptr<SkeletonEngine> engine_ptr;
-    bool gpu = false;
-    mpi::run_agreed(comm, [&] {
-        gpu = picks_gpu(cfg.backend, sk.policy);
-    });
-    const ci::CmiKnnSpec cmi_spec = resolved_cmi_spec(cfg);
-    if (cmiknn) {
-        mpi::run_agreed(comm, [&] {
-            engine_ptr = make_cmiknn_engine(cfg.backend, data, sk.policy, cmi_spec, cfg.max_level,
-                                            threads, cfg.device);
-        });
-    } else if (discrete) {
-        mpi::run_agreed(comm, [&] {
-            engine_ptr = make_discrete_engine(cfg.backend, data, sk.policy, spec, threads, cfg.gpu,
-                                              cfg.device);
-        });
-    } else if (comm.size() > 1 && !gpu) {
-        // CPU ranks compute the correlation matrix together (bit-identical to one rank's).
-        std::vector<double> corr;
-        mpi::run_agreed(comm, [&] { ci::check_no_constant_columns(data); });
-        corr = ci::correlation_matrix(data, threads, comm);
-        mpi::run_agreed(comm, [&] {
-            engine_ptr = make_fisher_engine_from_corr(cfg.backend, std::move(corr), data.n_vars,
-                                                      data.n_samples, sk.policy, threads, cfg.gpu,
-                                                      cfg.device);
-        });
-    } else {
-        // One rank, or GPU ranks: each computes its block of C's rows and the blocks are
-        // all-gathered (with NCCL); a failure on any rank is agreed on inside.
-        engine_ptr = make_fisher_engine(cfg.backend, data, sk.policy, threads, cfg.gpu, cfg.device, &comm);
-    }
+    BackendContext backend = cfg.backend;
+    backend.threads = threads;
+    const std::unique_ptr<SkeletonEngine> engine_ptr =
+        make_engine(EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm});
     SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -364,10 +232,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     alpha.precision(17);
     alpha << cfg.alpha;
     c.emplace_back("algorithm", "pc-stable");
-    c.emplace_back("test", test);
-    if (discrete) c.emplace_back("dof_rule", dof_name(spec.dof));
-    if (cmiknn)
-        for (auto& kv : cmi_config(cmi_spec, data.n_samples)) c.push_back(std::move(kv));
+    c.emplace_back("test", test.name());
+    for (auto& kv : test.config_entries(data.n_samples)) c.push_back(std::move(kv));
     c.emplace_back("alpha", alpha.str());
     c.emplace_back("max_level", std::to_string(cfg.max_level));
     c.emplace_back("compat", to_string(cfg.compat));

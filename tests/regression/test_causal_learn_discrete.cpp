@@ -27,12 +27,12 @@ void check(const std::string& data_file, const std::string& ref) {
     ASSERT_TRUE(std::regex_match(name, m, re)) << name;
     const Dataset data = io::read_dataset(data_file, "", io::TableMode::Labels);
     pc::PcConfig cfg;
-    cfg.test = m[1] == "chisq" ? "chi-square" : "g-square";
+    cfg.test.kind = m[1] == "chisq" ? pc::TestKind::ChiSquare : pc::TestKind::GSquare;
     cfg.alpha = std::stod(m[2]);
     cfg.compat = pc::Compat::CausalLearn;
     cfg.uc_rule = std::stoi(m[3]);
     cfg.uc_priority = std::stoi(m[4]);
-    cfg.threads = 2;
+    cfg.backend.threads = 2;
     const auto t0 = std::chrono::steady_clock::now();
     const pc::PcResult r = pc::run_pc(data, cfg);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

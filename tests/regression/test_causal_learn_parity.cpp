@@ -50,7 +50,7 @@ TEST(CausalLearnParity, LinearTenFisherZEveryOrientationOption) {
         cfg.compat = pc::Compat::CausalLearn;
         cfg.uc_rule = c.uc_rule;
         cfg.uc_priority = c.uc_priority;
-        cfg.threads = 2;
+        cfg.backend.threads = 2;
         const pc::PcResult r = pc::run_pc(data, cfg);
         EXPECT_TRUE(test::cl_matrices_equal(test::to_cl_matrix(r.cpdag), test::read_cl_matrix(c.file),
                                             r.names))

@@ -11,6 +11,7 @@
 #include "ci/cpu_fisher_engine.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "pc/engines.hpp"
 #include "pc/run.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/nonlinear.hpp"
@@ -152,18 +153,30 @@ TEST(CmiKnnEngine, FindsAQuadraticEdgeTheGaussianTestMisses) {
     EXPECT_GT(fisher.p_value(0, 1, {}), 0.05);
 }
 
+/// The CMIknn engine the registry builds for `kind` (pc::make_engine, one rank).
+std::unique_ptr<pc::SkeletonEngine> cmiknn_engine(BackendKind kind, const Dataset& data,
+                                                  const pc::TestPolicy& policy) {
+    pc::TestSpec test;
+    test.kind = pc::TestKind::CmiKnn;
+    test.cmi = fast_spec();
+    BackendContext backend;
+    backend.kind = kind;
+    backend.threads = 1;
+    mpi::SerialCommunicator serial;
+    return pc::make_engine(pc::EngineArgs{data, test, policy, -1, backend, serial});
+}
+
 TEST(CmiKnnEngine, BackendFollowsTheVisibleGpus) {
     const Dataset data = small_data(3, 1);
     const bool gpu = visible_gpus() > 0;
-    EXPECT_FALSE(cmiknn_picks_gpu(BackendKind::Cpu));
-    EXPECT_EQ(cmiknn_picks_gpu(BackendKind::Auto), gpu);
-    EXPECT_EQ(make_cmiknn_engine(BackendKind::Auto, data, pc::TestPolicy{}, fast_spec(), -1, 1)->name(),
-              gpu ? "cuda" : "cpu");
-    EXPECT_EQ(make_cmiknn_engine(BackendKind::Cpu, data, pc::TestPolicy{}, fast_spec(), -1, 1)->name(), "cpu");
+    EXPECT_FALSE(picks_gpu(BackendKind::Cpu));
+    EXPECT_EQ(picks_gpu(BackendKind::Auto), gpu);
+    EXPECT_EQ(cmiknn_engine(BackendKind::Auto, data, pc::TestPolicy{})->name(), gpu ? "cuda" : "cpu");
+    EXPECT_EQ(cmiknn_engine(BackendKind::Cpu, data, pc::TestPolicy{})->name(), "cpu");
     if (!gpu) {
         // Not compiled, or compiled without a visible device: a one-line error either way.
         try {
-            make_cmiknn_engine(BackendKind::Cuda, data, pc::TestPolicy{}, fast_spec(), -1, 1);
+            cmiknn_engine(BackendKind::Cuda, data, pc::TestPolicy{});
             FAIL() << "no error";
         } catch (const Error& e) {
             const std::string what = e.what();
@@ -174,33 +187,33 @@ TEST(CmiKnnEngine, BackendFollowsTheVisibleGpus) {
     // An exhaustive (causal-learn) search runs on the CPU engine only.
     pc::TestPolicy exhaustive;
     exhaustive.exhaustive = true;
-    EXPECT_EQ(make_cmiknn_engine(BackendKind::Auto, data, exhaustive, fast_spec(), -1, 1)->name(), "cpu");
+    EXPECT_EQ(cmiknn_engine(BackendKind::Auto, data, exhaustive)->name(), "cpu");
 }
 
 TEST(CmiKnnEngine, ConfigHashCoversResolvedOptions) {
     const Dataset data = small_data(3, 2);
     pc::PcConfig a;
-    a.test = "cmiknn";
+    a.test.kind = pc::TestKind::CmiKnn;
     pc::PcConfig b = a;
-    b.cmi.knn = 24;  // 0.2 * 120: the same k
+    b.test.cmi.knn = 24;  // 0.2 * 120: the same k
     EXPECT_EQ(pc::config_hash(data, a), pc::config_hash(data, b));
     for (auto change : std::vector<void (*)(pc::PcConfig&)>{
-             [](pc::PcConfig& c) { c.cmi.knn = 0.1; },
-             [](pc::PcConfig& c) { c.cmi.shuffle_neighbors = 7; },
-             [](pc::PcConfig& c) { c.cmi.permutations = 100; },
-             [](pc::PcConfig& c) { c.cmi.transform = ci::CmiTransform::Standardize; },
-             [](pc::PcConfig& c) { c.cmi.permute = ci::CmiPermute::X; },
-             [](pc::PcConfig& c) { c.cmi.seed = 1; },
-             [](pc::PcConfig& c) { c.cmi_early_stop = false; }}) {
+             [](pc::PcConfig& c) { c.test.cmi.knn = 0.1; },
+             [](pc::PcConfig& c) { c.test.cmi.shuffle_neighbors = 7; },
+             [](pc::PcConfig& c) { c.test.cmi.permutations = 100; },
+             [](pc::PcConfig& c) { c.test.cmi.transform = ci::CmiTransform::Standardize; },
+             [](pc::PcConfig& c) { c.test.cmi.permute = ci::CmiPermute::X; },
+             [](pc::PcConfig& c) { c.test.cmi.seed = 1; },
+             [](pc::PcConfig& c) { c.test.cmi_early_stop = false; }}) {
         pc::PcConfig c = a;
         change(c);
         EXPECT_NE(pc::config_hash(data, c), pc::config_hash(data, a));
     }
     pc::PcConfig f;
-    f.test = "fisher-z";
-    f.cmi.permutations = 100;  // not the test's option: no change
+    f.test.kind = pc::TestKind::FisherZ;
+    f.test.cmi.permutations = 100;  // not the test's option: no change
     pc::PcConfig g = f;
-    g.cmi.permutations = 7;
+    g.test.cmi.permutations = 7;
     EXPECT_EQ(pc::config_hash(data, f), pc::config_hash(data, g));
 }
 

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// The GPU queries of core/backend.hpp in a CUDA build (gpu_nocuda.cpp otherwise; the build
+// picks one by CUDAG_ENABLE_CUDA).
+#include "core/backend.hpp"
+#include "kernels/engines.hpp"
+
+namespace cudag {
+
+bool cuda_compiled() { return true; }
+int visible_gpus() { return cuda::device_count(); }
+std::vector<DeviceInfo> gpu_devices() { return cuda::device_infos(); }
+std::string gpu_report() { return cuda::device_report(); }
+
+std::thread warm_up_gpu(BackendKind kind, int device) {
+    if (kind != BackendKind::Cpu) return std::thread([device] { cuda::warm_up(device); });
+    return {};
+}
+
+}  // namespace cudag

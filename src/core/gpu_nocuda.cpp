@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+// The GPU queries of core/backend.hpp in a CPU-only build (gpu_cuda.cpp otherwise).
+#include "core/backend.hpp"
+
+namespace cudag {
+
+bool cuda_compiled() { return false; }
+int visible_gpus() { return 0; }
+std::vector<DeviceInfo> gpu_devices() { return {}; }
+std::string gpu_report() { return "none (this build has no CUDA engines)"; }
+std::thread warm_up_gpu(BackendKind, int) { return {}; }
+
+}  // namespace cudag

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// The registry's CUDA entries (kernels/), compiled only in a CUDA build
+// (engines_nocuda.cpp otherwise).
+#include "kernels/engines.hpp"
+#include "pc/engines.hpp"
+
+namespace cudag::pc {
+
+namespace {
+
+cuda::FisherTunables fisher_tunables(const BackendContext& b) {
+    const GpuTunables& g = b.tunables;
+    cuda::FisherTunables t;
+    t.variant = g.variant;
+    t.beta = g.beta;
+    t.gamma = g.gamma;
+    t.theta = g.theta;
+    t.delta = g.delta;
+    t.auto_tune = g.auto_tune;
+    t.scan_levels = g.scan_levels;
+    t.scan_round_levels = g.scan_round_levels;
+    t.corr_limit_bytes = g.corr_limit_bytes;
+    t.host_threads = b.threads;
+    return t;
+}
+
+// One rank, or GPU ranks: each computes its block of C's rows and the blocks are
+// all-gathered (with NCCL); a failure on any rank is agreed on inside.
+std::unique_ptr<SkeletonEngine> cuda_fisher(const EngineArgs& a) {
+    return cuda::make_fisher_engine(a.data, a.policy, fisher_tunables(a.backend), a.backend.device,
+                                    &a.comm);
+}
+
+std::unique_ptr<SkeletonEngine> cuda_discrete(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        return cuda::make_discrete_engine(a.data, a.policy, a.test.discrete,
+                                        cuda::DiscreteTunables{}, a.backend.device);
+    });
+}
+
+std::unique_ptr<SkeletonEngine> cuda_cmiknn(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        return cuda::make_cmiknn_engine(a.data, a.policy, a.test.cmi, a.max_level, a.backend.device);
+    });
+}
+
+}  // namespace
+
+std::vector<EngineEntry> cuda_engines() {
+    return {
+        {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},
+        {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::GSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
+    };
+}
+
+}  // namespace cudag::pc

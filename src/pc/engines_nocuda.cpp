@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
+// The registry's CUDA entries in a CPU-only build: none (engines_cuda.cpp otherwise).
+#include "pc/engines.hpp"
+
+namespace cudag::pc {
+
+std::vector<EngineEntry> cuda_engines() { return {}; }
+
+}  // namespace cudag::pc

@@ -81,6 +81,7 @@ __global__ void neighbors_kernel(const V* __restrict__ w, int n, const int* __re
     u64 bk[kMaxShuffleGpu];
     int bi[kMaxShuffleGpu];
     int count = 0;
+    double wd = 0.0, wl = 0.0;  // entry m − 1's distances once the list is full
     for (int j = 0; j < n; ++j) {
         double d = 0.0, l1 = 0.0;
         for (int c = 0; c < nz; ++c) {
@@ -89,6 +90,8 @@ __global__ void neighbors_kernel(const V* __restrict__ w, int n, const int* __re
             d = fmax(d, a);
             l1 = __dadd_rn(l1, a);
         }
+        // The kept worst (entry m − 1) sits in registers: most candidates stop here.
+        if (count == m && (d > wd || (d == wd && l1 > wl))) continue;
         const u64 key = ci::kd_tie_key(salt, j);
         auto less = [&](int t) {  // candidate < entry t
             if (d != bd[t]) return d < bd[t];
@@ -108,6 +111,10 @@ __global__ void neighbors_kernel(const V* __restrict__ w, int n, const int* __re
         bl[at] = l1;
         bk[at] = key;
         bi[at] = j;
+        if (count == m) {
+            wd = bd[m - 1];
+            wl = bl[m - 1];
+        }
     }
     int self = m - 1;  // ci::CmiKnn::prepare: itself first, else the last dropped
     for (int t = 0; t < m; ++t)
@@ -159,8 +166,8 @@ __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* 
 /// samples sorted by key) and give each its first unused shuffled neighbour, else its last
 /// (ci::CmiKnn::surrogate). The walk is sequential; the warp turns its memory latency into
 /// throughput: 32 samples of the order and the first kStage entries of their rows are loaded
-/// at once into shared memory, then the lanes take their turns on the used bits (in shared
-/// memory when `shared_bits`, else in `used`). Slots without Z are left to values_kernel.
+/// at once into shared memory, then lane 0 walks them on the used bits (in shared memory
+/// when `shared_bits`, else in `used`). Slots without Z are left to values_kernel.
 constexpr int kStage = 4;
 __global__ void restrict_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
                                 const int* __restrict__ g_nz, int n, int m, long long slots,
@@ -174,34 +181,35 @@ __global__ void restrict_kernel(const UnitDev* __restrict__ units, const QueryDe
     if (g_nz[queries[units[first_surrogate_unit + slot].q].group] == 0) return;
     const long long base = slot * n;
     const int words = (n + 31) / 32;
-    int* stage = reinterpret_cast<int*>(rsm) + warp * 32 * kStage;
-    unsigned* bits = shared_bits ? rsm + warps * 32 * kStage + warp * words : used + slot * words;
+    int* stage = reinterpret_cast<int*>(rsm) + warp * 32 * (kStage + 1);
+    int* stage_a = stage + 32 * kStage;
+    unsigned* bits = shared_bits ? rsm + warps * 32 * (kStage + 1) + warp * words : used + slot * words;
     for (int t = lane; t < words; t += 32) bits[t] = 0;
     const int pre = min(m, kStage);
     for (int r0 = 0; r0 < n; r0 += 32) {
         const int r = r0 + lane;
-        int a = -1;
         if (r < n) {
-            a = order[base + r];
+            const int a = order[base + r];
+            stage_a[lane] = a;
             const int* row = shuffled + (base + a) * m;
             for (int t = 0; t < pre; ++t) stage[lane * kStage + t] = row[t];
         }
         __syncwarp();
-        const int count = min(32, n - r0);
-        for (int j = 0; j < count; ++j) {
-            if (lane == j) {
-                const int* row = shuffled + (base + a) * m;
+        if (lane == 0) {
+            const int count = min(32, n - r0);
+            for (int j = 0; j < count; ++j) {
+                const int a = stage_a[j];
                 int t = 0;
                 int c = stage[j * kStage];
                 while (t < m - 1 && ((bits[c >> 5] >> (c & 31)) & 1u)) {
                     ++t;
-                    c = t < pre ? stage[j * kStage + t] : row[t];
+                    c = t < pre ? stage[j * kStage + t] : shuffled[(base + a) * m + t];
                 }
                 source[base + a] = c;
                 bits[c >> 5] |= 1u << (c & 31);
             }
-            __syncwarp();
         }
+        __syncwarp();
     }
 }
 
@@ -433,9 +441,9 @@ window_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ qu
               const int* __restrict__ g_off, const int* __restrict__ zvars,
               const int* __restrict__ w, const int* __restrict__ winv,
               const int* __restrict__ pcols, const int* __restrict__ porder, long long slot_base,
-              int n, int k, const long long* __restrict__ psi_fixed, u64* __restrict__ sums) {
+              int n, int k, int parts, const long long* __restrict__ psi_fixed, u64* __restrict__ sums) {
     extern __shared__ int wsm[];
-    const int unit = blockIdx.x;
+    const int unit = blockIdx.x / parts, part = blockIdx.x % parts;
     const UnitDev u = units[unit];
     const QueryDev q = queries[u.q];
     const int* zv = zvars + g_off[q.group];
@@ -470,7 +478,7 @@ window_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ qu
     // Samples at offset 1..e−1 either side of rank r: a window of a permutation.
     auto window = [n](int r, int e) { return min(r + e - 1, n - 1) - max(r - e + 1, 0) + 1; };
     u64 acc = 0;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    for (int i = part * blockDim.x + threadIdx.x; i < n; i += parts * blockDim.x) {
         const int ri = pc[i], fi = fc[i];
         int zi[NZ > 0 ? NZ : 1];
 #pragma unroll
@@ -554,14 +562,14 @@ template <int NZ>
 void launch_window(int kk, int blocks, std::size_t shared, cudaStream_t stream, const UnitDev* units,
                    const QueryDev* queries, const int* g_off, const int* zvars, const int* w,
                    const int* winv, const int* pcols, const int* porder, long long slot_base, int n,
-                   int k, const long long* psi, u64* sums) {
+                   int k, int parts, const long long* psi, u64* sums) {
     (void)kk;  // k < 8: the only list size (see CmiKnnGpuImpl::statistic)
     auto kernel = window_kernel<NZ, 8>;
     if (shared > 48 * 1024)
         CUDAG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared)));
-    kernel<<<blocks, 256, shared, stream>>>(units, queries, g_off, zvars, w, winv, pcols, porder,
-                                            slot_base, n, k, psi, sums);
+    kernel<<<blocks * parts, 256, shared, stream>>>(units, queries, g_off, zvars, w, winv, pcols, porder,
+                                                    slot_base, n, k, parts, psi, sums);
     CUDAG_CHECK_LAUNCH();
 }
 
@@ -631,6 +639,7 @@ public:
         int optin = 0;
         CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_));
         window_limit_ = std::min<std::size_t>(kWindowShared, static_cast<std::size_t>(optin));
+        CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device_));
         stream_ = std::make_unique<Stream>();
         const std::size_t cells = static_cast<std::size_t>(n_ * vars_);
         if (ranks_) {
@@ -749,10 +758,10 @@ private:
             nbr_.resize_discard(static_cast<std::size_t>(ng) * n * m);
             const long long threads = static_cast<long long>(ng) * n;
             if (ranks_)
-                neighbors_kernel<int><<<blocks_for(threads, 128), 128, 0, stream()>>>(
+                neighbors_kernel<int><<<blocks_for(threads, 32), 32, 0, stream()>>>(
                     wi_.data(), n, g_off_.data(), g_nz_.data(), zvars_.data(), ng, m, spec.seed, nbr_.data());
             else
-                neighbors_kernel<double><<<blocks_for(threads, 128), 128, 0, stream()>>>(
+                neighbors_kernel<double><<<blocks_for(threads, 32), 32, 0, stream()>>>(
                     wd_.data(), n, g_off_.data(), g_nz_.data(), zvars_.data(), ng, m, spec.seed, nbr_.data());
             CUDAG_CHECK_LAUNCH();
         } else {
@@ -875,7 +884,7 @@ private:
             const std::size_t words = static_cast<std::size_t>((n + 31) / 32);
             int warps = 4;
             bool shared_bits = true;
-            auto bytes = [&] { return warps * (32 * kStage + (shared_bits ? words : 0)) * sizeof(unsigned); };
+            auto bytes = [&] { return warps * (32 * (kStage + 1) + (shared_bits ? words : 0)) * sizeof(unsigned); };
             while (bytes() > 48 * 1024 && warps > 1) warps /= 2;
             if (bytes() > window_limit_) shared_bits = false;
             if (bytes() > 48 * 1024)
@@ -938,9 +947,12 @@ private:
         if (ranks_ && kk > 0 && nz_uniform_ && nz_max_ <= 2 && window_shared(nz_max_, n) <= window_limit_) {
             const std::size_t ws = window_shared(nz_max_, n);
             auto launch = nz_max_ == 0 ? launch_window<0> : (nz_max_ == 1 ? launch_window<1> : launch_window<2>);
+            // Few statistics (a single test): split each one's samples over several blocks
+            // (each gathers the columns again) so that every SM has work.
+            const int parts = std::clamp((4 * sms_ + count - 1) / count, 1, (n + 255) / 256);
             launch(kk, count, ws, stream(), units_.data() + u0, queries_.data(), g_off_.data(), zvars_.data(),
-                   wi_.data(), winv_.data(), pcol_i_.data(), order_.data(), slot_base, n, k, psi_.data(),
-                   sums_.data() + u0);
+                   wi_.data(), winv_.data(), pcol_i_.data(), order_.data(), slot_base, n, k, parts,
+                   psi_.data(), sums_.data() + u0);
             return;
         }
         auto go = [&](const auto* w, const auto* pc) {
@@ -969,6 +981,7 @@ private:
     bool nz_uniform_ = true;  ///< every group of the batch has nz_max_ columns
     bool any_z_ = false;      ///< some group of the batch has a conditioning column
     std::size_t window_limit_ = 48 * 1024;  ///< shared bytes window_kernel may take here
+    int sms_ = 1;                           ///< multiprocessors of the device
     std::unique_ptr<Stream> stream_;
     DeviceBuffer<int> wi_, winv_, pcol_i_;
     DeviceBuffer<double> wd_, raw_, pcol_d_, uni_, values_;

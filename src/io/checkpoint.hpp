@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// PC level checkpoints: the skeleton search's state after a level, in HDF5.
+// PC level checkpoints: the skeleton search's state after a level, in HDF5, written and
+// checked through io::CheckpointFile (io/checkpoint_file.hpp).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@ inline constexpr const char* pc_checkpoint_format = "cudag-pc-checkpoint-1";
 
 /// Write `s` to `path`: to a temporary in the same directory, renamed over `path` when
 /// complete, so a kill mid-write leaves the previous checkpoint intact. Layout:
-///   /                  attrs format, cudag_version, config_hash (strings)
+///   /                  attrs format, cudag_version, config_hash (CheckpointFile's)
 ///   /state/next_level  int64[1]; /state/n_vars int64[1]
 ///   /skeleton, /sepsets, /levels   as in the result file (io/result_file.hpp)
 ///   /pmax/{pairs, values}          the merged pMax so far

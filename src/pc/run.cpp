@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint.hpp"
@@ -71,44 +72,15 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
 }
 
-namespace {
-
-/// 64-bit FNV-1a over byte ranges.
-class Fnv1a {
-public:
-    void add(const void* data, std::size_t n) {
-        const auto* p = static_cast<const unsigned char*>(data);
-        for (std::size_t k = 0; k < n; ++k) h_ = (h_ ^ p[k]) * 0x100000001b3ull;
-    }
-    template <class T>
-    void add_value(const T& v) {
-        add(&v, sizeof v);
-    }
-    void add_string(const std::string& s) {
-        add_value(s.size());
-        add(s.data(), s.size());
-    }
-    std::string hex() const {
-        char buf[17];
-        std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h_));
-        return buf;
-    }
-
-private:
-    std::uint64_t h_ = 0xcbf29ce484222325ull;
-};
-
-}  // namespace
-
 std::string config_hash(const Dataset& data, const PcConfig& cfg) {
-    Fnv1a h;
+    Digest h;
     // Version 2: the resolved test (defaults filled in) and, for the discrete tests, the
     // resolved degrees-of-freedom rule; version 1 hashed --test as typed and no --dof.
     h.add_string("cudag-pc-config-2");
     h.add_value(data.n_vars);
     h.add_value(data.n_samples);
     for (const std::string& nm : data.names) h.add_string(nm);
-    h.add(data.values.data(), data.values.size() * sizeof(double));
+    h.add_bytes(data.values.data(), data.values.size() * sizeof(double));
     for (const std::string& entry : resolve_test(cfg, data).digest_entries(data.n_samples))
         h.add_string(entry);
     h.add_value(cfg.alpha);

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// A learner's checkpoint file in HDF5, independent of the learner: root attributes that
+// name the format and the configuration it was written for, an atomic replace on write,
+// and the checks on read. The learner writes and reads its own groups below the root.
+#pragma once
+
+#include <hdf5.h>
+
+#include <memory>
+#include <string>
+
+#include "io/hdf5_file.hpp"
+
+namespace cudag::io {
+
+class OutputSet;
+
+/// What a learner's checkpoints are called: the root attribute "format" (e.g.
+/// "cudag-pc-checkpoint-1") and the learner's name in messages (e.g. "PC").
+struct CheckpointFormat {
+    const char* name;
+    const char* learner;
+};
+
+/// One checkpoint file, being written or opened for reading. Layout of the root group:
+///   attrs format (the learner's format name), cudag_version, config_hash (strings),
+/// then whatever groups the learner adds. Move-only.
+///
+/// Writing goes to a temporary beside the target (OutputSet::temp_for: registered with the
+/// interrupt watcher, so SIGINT/SIGTERM remove it) that commit() renames over the target;
+/// a kill or an exception before commit() leaves the previous checkpoint intact and
+/// removes the temporary.
+class CheckpointFile {
+public:
+    /// Start writing a checkpoint for `path` with the root attributes of `format` and
+    /// `config_hash`. Throws InputError when the directory is not writable.
+    static CheckpointFile create(const std::string& path, const CheckpointFormat& format,
+                                 const std::string& config_hash);
+
+    /// Open the checkpoint at `path` for reading and check it. Throws InputError in one
+    /// line when the file does not exist, when its "format" attribute is not `format`'s
+    /// name ("... is not a cudag <learner> checkpoint (<name>)"), or when it was written
+    /// for another configuration hash ("... was written for other data or options ...").
+    static CheckpointFile open(const std::string& path, const CheckpointFormat& format,
+                               const std::string& config_hash);
+
+    CheckpointFile(CheckpointFile&&) noexcept;
+    CheckpointFile& operator=(CheckpointFile&&) noexcept;
+    /// Closes the file; a checkpoint being written and not committed is removed.
+    ~CheckpointFile();
+
+    /// The root group (the file) for the learner's own groups and datasets.
+    hid_t root() const { return file_.get(); }
+    /// Context for the learner's error messages: "cannot write checkpoint '<path>'" when
+    /// writing, "checkpoint '<path>'" when reading.
+    const std::string& where() const { return where_; }
+
+    /// Flush and close the file being written and rename it over the target. Every handle
+    /// the learner opened below root() must be closed by then.
+    void commit();
+
+private:
+    CheckpointFile() = default;
+
+    std::unique_ptr<OutputSet> out_;  ///< set when writing
+    h5::Handle file_;                 ///< declared after out_: closed before the temporary goes
+    std::string where_;
+};
+
+}  // namespace cudag::io

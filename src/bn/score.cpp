@@ -16,10 +16,18 @@ namespace cudag::bn {
 std::optional<ScoreKind> parse_score_kind(const std::string& name) {
     if (name == "bdeu") return ScoreKind::BDeu;
     if (name == "k2") return ScoreKind::K2;
+    if (name == "bge") return ScoreKind::BGe;
     return std::nullopt;
 }
 
-const char* score_name(ScoreKind kind) { return kind == ScoreKind::BDeu ? "bdeu" : "k2"; }
+const char* score_name(ScoreKind kind) {
+    switch (kind) {
+        case ScoreKind::BDeu: return "bdeu";
+        case ScoreKind::K2: return "k2";
+        case ScoreKind::BGe: return "bge";
+    }
+    return "?";
+}
 
 std::vector<std::int32_t> find_cycle(const Dag& dag) {
     const std::int64_t n = dag.n();
@@ -156,6 +164,7 @@ std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::in
 
 DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec)
     : codes_(std::move(codes)), spec_(spec) {
+    CUDAG_EXPECTS(spec_.kind != ScoreKind::BGe, "BGe scores continuous data (BgeScorer)");
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || spec_.iss > 0.0,
                   "the BDeu imaginary sample size must be positive");
     CUDAG_EXPECTS(codes_.n_samples < (std::int64_t{1} << 32), "at most 2^32 - 1 samples are supported");
@@ -171,14 +180,14 @@ double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> pa
     return bdeu_local_score(counts.data(), rows, r, q, spec_.iss);
 }
 
-std::vector<double> DiscreteScorer::local_scores(const Dag& dag) const {
-    CUDAG_EXPECTS(dag.n() == codes_.n_vars, "the DAG and the data have different numbers of variables");
+std::vector<double> LocalScorer::local_scores(const Dag& dag) const {
+    CUDAG_EXPECTS(dag.n() == n_vars(), "the DAG and the data have different numbers of variables");
     std::vector<double> out(static_cast<std::size_t>(dag.n()));
     for (std::int32_t v = 0; v < dag.n(); ++v) out[v] = local(v, dag.parents[v]);
     return out;
 }
 
-double DiscreteScorer::dag_score(const Dag& dag) const {
+double LocalScorer::dag_score(const Dag& dag) const {
     double total = 0.0;
     for (const double s : local_scores(dag)) total += s;
     return total;

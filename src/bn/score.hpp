@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Scores of Bayesian networks (DAGs) on discrete data: local scores of a node given a
-// parent set, counted from the data, and the decomposable DAG score (their sum).
+// Scores of Bayesian networks (DAGs): local scores of a node given a parent set (BDeu and
+// K2 on discrete data, counted from it; BGe on continuous data, bn/bge.hpp) and the
+// decomposable DAG score (their sum).
 #pragma once
 
 #include <cstdint>
@@ -14,15 +15,15 @@
 
 namespace cudag::bn {
 
-enum class ScoreKind : int { BDeu, K2 };
+enum class ScoreKind : int { BDeu, K2, BGe };
 
-/// A score and its hyper-parameter.
+/// A discrete score and its hyper-parameter.
 struct ScoreSpec {
     ScoreKind kind = ScoreKind::BDeu;
     double iss = 1.0;  ///< BDeu's imaginary (equivalent) sample size, > 0; K2 ignores it
 };
 
-/// "bdeu" or "k2" (as `--score` spells them); nullopt for anything else.
+/// "bdeu", "k2" or "bge" (as `--score` spells them); nullopt for anything else.
 std::optional<ScoreKind> parse_score_kind(const std::string& name);
 /// The name parse_score_kind reads.
 const char* score_name(ScoreKind kind);
@@ -37,19 +38,29 @@ struct Dag {
 /// or empty when `dag` is acyclic.
 std::vector<std::int32_t> find_cycle(const Dag& dag);
 
-/// Local and DAG scores of discrete data (codes from ci::encode_discrete). Every variable
-/// has at least 2 levels (the caller checks; scores are defined for one, but the
-/// command refuses such a column).
-class DiscreteScorer {
+/// A decomposable score over a fixed data set: the local score of a node given a parent
+/// set, and from it the scores of DAGs.
+class LocalScorer {
+public:
+    virtual ~LocalScorer() = default;
+    virtual std::int64_t n_vars() const = 0;
+    /// Local score of `node` given `parents` (distinct, not `node`; any order).
+    virtual double local(std::int32_t node, std::span<const std::int32_t> parents) const = 0;
+    /// Local score of every node of `dag` (which must have n_vars() nodes); the DAG score
+    /// is their sum (dag_score). Acyclicity is the caller's to check (find_cycle).
+    std::vector<double> local_scores(const Dag& dag) const;
+    double dag_score(const Dag& dag) const;
+};
+
+/// BDeu or K2 of discrete data (codes from ci::encode_discrete). Every variable has at
+/// least 2 levels (the caller checks; the scores are defined for one, but the command
+/// refuses such a column).
+class DiscreteScorer final : public LocalScorer {
 public:
     DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec);
 
-    /// Local score of `node` given `parents` (distinct, not `node`; any order).
-    double local(std::int32_t node, std::span<const std::int32_t> parents) const;
-    /// Local score of every node of `dag` (which must have n_vars nodes); the DAG score is
-    /// their sum (dag_score). Acyclicity is the caller's to check (find_cycle).
-    std::vector<double> local_scores(const Dag& dag) const;
-    double dag_score(const Dag& dag) const;
+    std::int64_t n_vars() const override { return codes_.n_vars; }
+    double local(std::int32_t node, std::span<const std::int32_t> parents) const override;
 
     const ci::DiscreteCodes& codes() const { return codes_; }
     const ScoreSpec& spec() const { return spec_; }

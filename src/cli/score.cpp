@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <vector>
 
+#include "bn/bge.hpp"
 #include "bn/score.hpp"
 #include "core/error.hpp"
 #include "io/dataset_io.hpp"
@@ -17,18 +19,21 @@
 namespace cudag::cli {
 
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
-    auto* cmd = app.add_subcommand("score", "score of a given DAG on data: BDeu or K2, total and per node");
+    auto* cmd = app.add_subcommand("score", "score of a given DAG on data: BDeu, K2 or BGe, total and per node");
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
-                    "text from standard input; integer codes or labels")
+                    "text from standard input; integer codes or labels (bdeu, k2), numbers (bge)")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     cmd->add_option("--dag", a.dag,
                     "the DAG: cudag's edge TSV (source, target, mark; every mark -->) or any "
                     "graph format `cudag compare` reads, with directed edges only")
         ->required();
-    cmd->add_option("--score", a.score, "bdeu or k2 (as bnlearn defines them)")->required();
+    cmd->add_option("--score", a.score, "bdeu or k2 (discrete data, as bnlearn) or bge (continuous, as BiDAG)")
+        ->required();
     a.iss_option = cmd->add_option("--iss", a.iss, "BDeu imaginary sample size (> 0)")->capture_default_str();
+    a.am_option = cmd->add_option("--am", a.am, "BGe prior precision scale (> 0)")->capture_default_str();
+    a.aw_option = cmd->add_option("--aw", a.aw, "BGe prior degrees of freedom (> n + 1; default n + am + 1)");
     cmd->add_flag("--json", a.json, "print one JSON object {\"total\": x, \"nodes\": {...}}");
     return cmd;
 }
@@ -74,17 +79,34 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
 int run_score(const ScoreArgs& a) {
     const std::optional<bn::ScoreKind> kind = bn::parse_score_kind(a.score);
     if (!kind)
-        throw InputError("unknown --score '" + a.score + "' (available: bdeu, k2)");
-    if (*kind == bn::ScoreKind::K2 && a.iss_option && a.iss_option->count() > 0)
-        throw InputError("--iss applies to --score bdeu only (K2 has no imaginary sample size)");
+        throw InputError("unknown --score '" + a.score + "' (available: bdeu, k2, bge)");
+    auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
+    if (*kind != bn::ScoreKind::BDeu && given(a.iss_option))
+        throw InputError("--iss applies to --score bdeu only");
+    if (*kind != bn::ScoreKind::BGe && (given(a.am_option) || given(a.aw_option)))
+        throw InputError("--am and --aw apply to --score bge only");
     if (!(a.iss > 0.0) || !std::isfinite(a.iss))
         throw InputError("--iss must be a positive number (got " + number(a.iss) + ")");
-    Dataset data = io::read_dataset(a.data, a.dataset, io::TableMode::Auto);
+    const bool bge = *kind == bn::ScoreKind::BGe;
+    Dataset data;
+    try {
+        data = io::read_dataset(a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Auto);
+    } catch (const io::NonNumericCell& e) {
+        throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
+    }
     const std::vector<std::string> names = data.names;
+    const std::int64_t n_samples = data.n_samples;
     const bn::Dag dag = read_dag(a.dag, names);
-    const bn::DiscreteScorer scorer(bn::discrete_codes_for_scoring(std::move(data)),
-                                    bn::ScoreSpec{*kind, a.iss});
-    const std::vector<double> local = scorer.local_scores(dag);
+    std::unique_ptr<bn::LocalScorer> scorer;
+    if (bge) {
+        bn::BgeSpec spec{a.am, std::nullopt};
+        if (given(a.aw_option)) spec.aw = a.aw;
+        scorer = std::make_unique<bn::BgeScorer>(data, spec);
+    } else {
+        scorer = std::make_unique<bn::DiscreteScorer>(bn::discrete_codes_for_scoring(std::move(data)),
+                                                      bn::ScoreSpec{*kind, a.iss});
+    }
+    const std::vector<double> local = scorer->local_scores(dag);
     double total = 0.0;
     for (const double s : local) total += s;
 
@@ -97,7 +119,9 @@ int run_score(const ScoreArgs& a) {
     } else {
         os << "score\t" << bn::score_name(*kind) << '\n';
         if (*kind == bn::ScoreKind::BDeu) os << "iss\t" << number(a.iss) << '\n';
-        os << "samples\t" << scorer.codes().n_samples << '\n'
+        if (const auto* b = dynamic_cast<const bn::BgeScorer*>(scorer.get()))
+            os << "am\t" << number(b->am()) << "\naw\t" << number(b->aw()) << '\n';
+        os << "samples\t" << n_samples << '\n'
            << "total\t" << number(total) << '\n'
            << "node\tlocal_score\tparents\n";
         for (std::size_t v = 0; v < local.size(); ++v) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cudag score`: the score of a given DAG on a data set (BDeu or K2, as bnlearn defines
-// them), in total and per node.
+// `cudag score`: the score of a given DAG on a data set (BDeu or K2 as bnlearn defines
+// them, BGe as BiDAG does), in total and per node.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -11,9 +11,11 @@ namespace cudag::cli {
 
 struct ScoreArgs {
     std::string data, dataset, dag, score;
-    double iss = 1.0;
+    double iss = 1.0, am = 1.0, aw = 0.0;
     bool json = false;
     const CLI::Option* iss_option = nullptr;  ///< whether --iss was given
+    const CLI::Option* am_option = nullptr;   ///< whether --am was given
+    const CLI::Option* aw_option = nullptr;   ///< whether --aw was given
 };
 
 /// Registers the `score` subcommand on `app`, filling `a` when parsed.

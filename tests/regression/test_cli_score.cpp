@@ -94,4 +94,27 @@ TEST_F(Score, BadInputGetsOneLine) {
     expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score k2 --iss 2", "--iss applies to --score bdeu only");
 }
 
+TEST_F(Score, BgeOnContinuousData) {
+    write("g.csv", "A,B,C\n0.5,1.0,-0.3\n1.2,0.7,0.9\n-0.8,-1.1,0.1\n0.3,0.2,-1.4\n2.0,1.7,0.6\n-0.4,0.1,0.2\n");
+    write("g.tsv", "source\ttarget\tmark\nA\tB\t-->\nA\tC\t-->\nB\tC\t-->\n");
+    CliRun r = run("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bge --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto v = json_numbers(r.out);
+    // BiDAG's parameterisation (am = 1, aw = n + am + 1), values from the family formula.
+    EXPECT_NEAR(v.at("A"), -10.905163859285748, 1e-10);
+    EXPECT_NEAR(v.at("B"), -6.278801801903915, 1e-10);
+    EXPECT_NEAR(v.at("C"), -10.953295120290573, 1e-10);
+    EXPECT_NEAR(v.at("total"), v.at("A") + v.at("B") + v.at("C"), 1e-10);
+    r = run("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bge");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("am\t1\naw\t5\n"), std::string::npos) << r.out;
+    write("lab.csv", "A,B,C\nx,1,2\ny,2,3\n");
+    expect_error("score --data " + f("lab.csv") + " --dag " + f("g.tsv") + " --score bge",
+                 "--score bge scores continuous data");
+    expect_error("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bge --aw 3",
+                 "aw must exceed");
+    expect_error("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bdeu --am 2",
+                 "--am and --aw apply to --score bge only");
+}
+
 }  // namespace

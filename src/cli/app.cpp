@@ -11,6 +11,7 @@
 #include "cli/compare.hpp"
 #include "cli/info.hpp"
 #include "cli/pc.hpp"
+#include "cli/score.hpp"
 #include "cli/simulate.hpp"
 #include "core/interrupt.hpp"
 #include "cudag/config.hpp"
@@ -70,6 +71,8 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     auto* cmp = add_compare_command(app, ma);
     CitestArgs ca;
     auto* citest = add_citest_command(app, ca);
+    ScoreArgs sc;
+    auto* score = add_score_command(app, sc);
     auto* info = add_info_command(app);
 
     try {
@@ -93,6 +96,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);
         if (citest->parsed()) return run_citest(ca);
         if (cmp->parsed()) return run_compare(ma);
+        if (score->parsed()) return run_score(sc);
         if (info->parsed()) return run_info();
     } catch (const mpi::PeerFailed&) {
         return 1;  // the failing rank reports

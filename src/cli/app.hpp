@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cudag command line: builds the CLI11 app from the commands (pc, simulate, compare,
-// citest, info; one file each), installs the interrupt handler and dispatches. The only
+// citest, score, info; one file each), installs the interrupt handler and dispatches. The only
 // place that catches.
 #pragma once
 

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bn/score.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+
+#include "bn/local_score.hpp"
+#include "core/error.hpp"
+#include "io/table_reader.hpp"
+
+namespace cudag::bn {
+
+std::optional<ScoreKind> parse_score_kind(const std::string& name) {
+    if (name == "bdeu") return ScoreKind::BDeu;
+    if (name == "k2") return ScoreKind::K2;
+    if (name == "bge") return ScoreKind::BGe;
+    return std::nullopt;
+}
+
+const char* score_name(ScoreKind kind) {
+    switch (kind) {
+        case ScoreKind::BDeu: return "bdeu";
+        case ScoreKind::K2: return "k2";
+        case ScoreKind::BGe: return "bge";
+    }
+    return "?";
+}
+
+std::vector<std::int32_t> find_cycle(const Dag& dag) {
+    const std::int64_t n = dag.n();
+    // Kahn's algorithm on the parent lists: what it cannot remove has a parent left.
+    std::vector<std::int64_t> missing(static_cast<std::size_t>(n));  // parents not yet removed
+    std::vector<std::vector<std::int32_t>> children(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v) {
+        missing[v] = static_cast<std::int64_t>(dag.parents[v].size());
+        for (const std::int32_t p : dag.parents[v]) children[p].push_back(v);
+    }
+    std::vector<std::int32_t> ready;
+    for (std::int32_t v = 0; v < n; ++v)
+        if (missing[v] == 0) ready.push_back(v);
+    std::int64_t removed = 0;
+    while (!ready.empty()) {
+        const std::int32_t v = ready.back();
+        ready.pop_back();
+        ++removed;
+        for (const std::int32_t c : children[v])
+            if (--missing[c] == 0) ready.push_back(c);
+    }
+    if (removed == n) return {};
+    // Every node left has a parent left: walking up n steps from one lands on a cycle.
+    auto parent_left = [&](std::int32_t v) {
+        for (const std::int32_t p : dag.parents[v])
+            if (missing[p] > 0) return p;
+        CUDAG_ASSERT(false);
+        return std::int32_t{-1};
+    };
+    std::int32_t v = 0;
+    while (missing[v] == 0) ++v;
+    for (std::int64_t s = 0; s < n; ++s) v = parent_left(v);
+    std::vector<std::int32_t> cycle{v};
+    for (std::int32_t u = parent_left(v); u != v; u = parent_left(u)) cycle.push_back(u);
+    std::reverse(cycle.begin(), cycle.end());  // parents were followed: reverse to edge order
+    // Start at the smallest id, for a stable message.
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+    return cycle;
+}
+
+namespace {
+
+std::string shortest(double x) {
+    char buf[32];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    return std::string(buf, r.ptr);
+}
+
+[[noreturn]] void not_integer(const Dataset& data, std::int64_t v, std::int64_t sample,
+                              const std::string& value) {
+    throw InputError(data.source + ": column '" + data.names[v] + "' holds the non-integer value " +
+                     value + " (row " + std::to_string(sample + 1) +
+                     "): BDeu and K2 score discrete data (integer codes or labels)");
+}
+
+/// The label as a number when the whole label is one.
+std::optional<double> as_number(const std::string& label) {
+    if (label.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double x = std::strtod(label.c_str(), &end);
+    if (end != label.c_str() + label.size() || !std::isfinite(x)) return std::nullopt;
+    return x;
+}
+
+}  // namespace
+
+ci::DiscreteCodes discrete_codes_for_scoring(Dataset data) {
+    if (!data.discrete()) {
+        for (std::int64_t v = 0; v < data.n_vars; ++v) {
+            const double* col = data.column(v);
+            for (std::int64_t s = 0; s < data.n_samples; ++s)
+                if (col[s] != std::floor(col[s])) not_integer(data, v, s, shortest(col[s]));
+        }
+        io::discretize(data, data.source);
+    } else {
+        for (std::int64_t v = 0; v < data.n_vars; ++v) {
+            const auto& levels = data.levels[static_cast<std::size_t>(v)];
+            std::optional<std::size_t> fraction;
+            bool numbers = true;
+            for (std::size_t l = 0; l < levels.size() && numbers; ++l) {
+                const std::optional<double> x = as_number(levels[l]);
+                numbers = x.has_value();
+                if (numbers && *x != std::floor(*x) && !fraction) fraction = l;
+            }
+            if (!numbers || !fraction) continue;
+            const double* col = data.column(v);
+            std::int64_t s = 0;
+            while (s < data.n_samples && col[s] != static_cast<double>(*fraction)) ++s;
+            not_integer(data, v, s, levels[*fraction]);
+        }
+    }
+    for (std::int64_t v = 0; v < data.n_vars; ++v)
+        if (data.levels[static_cast<std::size_t>(v)].size() < 2)
+            throw InputError(data.source + ": variable '" + data.names[v] + "' (column " +
+                             std::to_string(v + 1) + ") has a single level" +
+                             (data.levels[v].empty() ? std::string() : " '" + data.levels[v][0] + "'") +
+                             "; BDeu and K2 need at least 2 levels per variable (drop the column)");
+    return ci::encode_discrete(data);
+}
+
+std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::int32_t node,
+                                         std::span<const std::int32_t> parents, std::int64_t& rows) {
+    const std::int64_t m = codes.n_samples;
+    // Configuration of each sample as a mixed-radix key, renumbered densely (in key order)
+    // whenever the key range outgrows the sample count, so keys never overflow.
+    std::vector<std::uint64_t> key(static_cast<std::size_t>(m), 0);
+    std::uint64_t k = 1;
+    std::vector<std::uint64_t> seen;
+    for (std::size_t t = 0; t < parents.size(); ++t) {
+        const std::int32_t p = parents[t];
+        CUDAG_ASSERT(p >= 0 && p < codes.n_vars && p != node);
+        const auto r = static_cast<std::uint64_t>(codes.cards[p]);
+        const std::uint8_t* col = codes.column(p);
+        for (std::int64_t s = 0; s < m; ++s) key[s] = key[s] * r + col[s];
+        k *= r;
+        if (k > static_cast<std::uint64_t>(m) || t + 1 == parents.size()) {
+            seen.assign(key.begin(), key.end());
+            std::sort(seen.begin(), seen.end());
+            seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+            for (std::int64_t s = 0; s < m; ++s)
+                key[s] = static_cast<std::uint64_t>(std::lower_bound(seen.begin(), seen.end(), key[s]) -
+                                                    seen.begin());
+            k = seen.size();
+        }
+    }
+    if (m == 0) k = 0;
+    rows = static_cast<std::int64_t>(k);
+    const std::int32_t r = codes.cards[node];
+    std::vector<std::uint32_t> counts(static_cast<std::size_t>(k) * static_cast<std::size_t>(r), 0);
+    const std::uint8_t* x = codes.column(node);
+    for (std::int64_t s = 0; s < m; ++s) ++counts[key[s] * static_cast<std::uint64_t>(r) + x[s]];
+    return counts;
+}
+
+DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec)
+    : codes_(std::move(codes)), spec_(spec) {
+    CUDAG_EXPECTS(spec_.kind != ScoreKind::BGe, "BGe scores continuous data (BgeScorer)");
+    CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || spec_.iss > 0.0,
+                  "the BDeu imaginary sample size must be positive");
+    CUDAG_EXPECTS(codes_.n_samples < (std::int64_t{1} << 32), "at most 2^32 - 1 samples are supported");
+}
+
+double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> parents) const {
+    std::int64_t rows = 0;
+    const std::vector<std::uint32_t> counts = parent_counts(codes_, node, parents, rows);
+    const std::int32_t r = codes_.cards[node];
+    if (spec_.kind == ScoreKind::K2) return k2_local_score(counts.data(), rows, r);
+    double q = 1.0;  // all parent configurations, observed or not
+    for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
+    return bdeu_local_score(counts.data(), rows, r, q, spec_.iss);
+}
+
+std::vector<double> LocalScorer::local_scores(const Dag& dag) const {
+    CUDAG_EXPECTS(dag.n() == n_vars(), "the DAG and the data have different numbers of variables");
+    std::vector<double> out(static_cast<std::size_t>(dag.n()));
+    for (std::int32_t v = 0; v < dag.n(); ++v) out[v] = local(v, dag.parents[v]);
+    return out;
+}
+
+double LocalScorer::dag_score(const Dag& dag) const {
+    double total = 0.0;
+    for (const double s : local_scores(dag)) total += s;
+    return total;
+}
+
+}  // namespace cudag::bn

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scores of Bayesian networks (DAGs): local scores of a node given a parent set (BDeu and
+// K2 on discrete data, counted from it; BGe on continuous data, bn/bge.hpp) and the
+// decomposable DAG score (their sum).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ci/cpu_discrete_engine.hpp"
+#include "core/dataset.hpp"
+
+namespace cudag::bn {
+
+enum class ScoreKind : int { BDeu, K2, BGe };
+
+/// A discrete score and its hyper-parameter.
+struct ScoreSpec {
+    ScoreKind kind = ScoreKind::BDeu;
+    double iss = 1.0;  ///< BDeu's imaginary (equivalent) sample size, > 0; K2 ignores it
+};
+
+/// "bdeu", "k2" or "bge" (as `--score` spells them); nullopt for anything else.
+std::optional<ScoreKind> parse_score_kind(const std::string& name);
+/// The name parse_score_kind reads.
+const char* score_name(ScoreKind kind);
+
+/// A DAG as each node's parent list (node ids 0..n-1).
+struct Dag {
+    std::vector<std::vector<std::int32_t>> parents;
+    std::int64_t n() const { return static_cast<std::int64_t>(parents.size()); }
+};
+
+/// A directed cycle of `dag` as its nodes in edge order (c[0] --> c[1] --> ... --> c[0]),
+/// or empty when `dag` is acyclic.
+std::vector<std::int32_t> find_cycle(const Dag& dag);
+
+/// A decomposable score over a fixed data set: the local score of a node given a parent
+/// set, and from it the scores of DAGs.
+class LocalScorer {
+public:
+    virtual ~LocalScorer() = default;
+    virtual std::int64_t n_vars() const = 0;
+    /// Local score of `node` given `parents` (distinct, not `node`; any order).
+    virtual double local(std::int32_t node, std::span<const std::int32_t> parents) const = 0;
+    /// Local score of every node of `dag` (which must have n_vars() nodes); the DAG score
+    /// is their sum (dag_score). Acyclicity is the caller's to check (find_cycle).
+    std::vector<double> local_scores(const Dag& dag) const;
+    double dag_score(const Dag& dag) const;
+};
+
+/// BDeu or K2 of discrete data (codes from ci::encode_discrete). Every variable has at
+/// least 2 levels (the caller checks; the scores are defined for one, but the command
+/// refuses such a column).
+class DiscreteScorer final : public LocalScorer {
+public:
+    DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec);
+
+    std::int64_t n_vars() const override { return codes_.n_vars; }
+    double local(std::int32_t node, std::span<const std::int32_t> parents) const override;
+
+    const ci::DiscreteCodes& codes() const { return codes_; }
+    const ScoreSpec& spec() const { return spec_; }
+
+private:
+    ci::DiscreteCodes codes_;
+    ScoreSpec spec_;
+};
+
+/// The codes that BDeu/K2 score, from data read with io::TableMode::Auto (or Labels):
+/// numeric columns must hold integers only (InputError naming the column, the row counted
+/// from 1 and the value otherwise: BDeu/K2 score discrete data), and so must a label
+/// column whose labels are all numbers; then each column's distinct values are its levels
+/// (io::discretize). A variable with a single level is an InputError naming it.
+ci::DiscreteCodes discrete_codes_for_scoring(Dataset data);
+
+/// The counts of `node` against its parents' observed configurations: one row of
+/// cards[node] counts per configuration that occurs (rows in increasing mixed-radix order
+/// of the configuration, first parent most significant), as bdeu_local_score takes them.
+std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::int32_t node,
+                                         std::span<const std::int32_t> parents, std::int64_t& rows);
+
+}  // namespace cudag::bn

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag score`: the score of a given DAG on a data set (BDeu or K2 as bnlearn defines
+// them, BGe as BiDAG does), in total and per node.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace cudag::cli {
+
+struct ScoreArgs {
+    std::string data, dataset, dag, score;
+    double iss = 1.0, am = 1.0, aw = 0.0;
+    bool json = false;
+    const CLI::Option* iss_option = nullptr;  ///< whether --iss was given
+    const CLI::Option* am_option = nullptr;   ///< whether --am was given
+    const CLI::Option* aw_option = nullptr;   ///< whether --aw was given
+};
+
+/// Registers the `score` subcommand on `app`, filling `a` when parsed.
+CLI::App* add_score_command(CLI::App& app, ScoreArgs& a);
+
+/// Scores the DAG and prints the total and each node's local score (with --json, one
+/// JSON object {"total": x, "nodes": {"name": x, ...}}).
+int run_score(const ScoreArgs& a);
+
+}  // namespace cudag::cli

@@ -289,7 +289,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if (!a.test.empty()) cfg.test.kind = pc::parse_test(a.test);
     if (!a.dof.empty()) cfg.test.dof = pc::parse_dof(a.dof);
     const bool cmiknn = cfg.test.kind == pc::TestKind::CmiKnn;
-    if (cmiknn) picks_gpu(backend.kind);  // --backend cuda: not built yet, say so now
+    if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
     apply_tunes(a.tunes, backend.tunables);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;

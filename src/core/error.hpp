@@ -25,9 +25,6 @@ public:
     explicit NotCompiled(const std::string& what)
         : Error(what + " support was not compiled into this cudag build "
                        "(reconfigure with the toolkit installed)") {}
-    /// `what` is in no cudag build yet; `instead` says what to use meanwhile.
-    NotCompiled(const std::string& what, const std::string& instead)
-        : Error(what + " is not built yet (" + instead + ")") {}
 };
 
 /// Host or device memory exhausted; the message says how much was needed.

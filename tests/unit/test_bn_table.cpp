@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bn/bge.hpp"
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
 #include "ci/cpu_discrete_engine.hpp"
@@ -136,6 +137,31 @@ TEST(ScoreTable, EntriesEqualDirectLocalScores) {
             }
         }
         EXPECT_EQ(t.total_entries(), total);
+    }
+}
+
+TEST(ScoreTable, K2AndBgeEntriesEqualDirectLocalScores) {
+    const DiscreteScorer bdeu = simulated_scorer(5, 150, 17);
+    const DiscreteScorer k2(bdeu.codes(), cudag::bn::ScoreSpec{cudag::bn::ScoreKind::K2, 1.0});
+    // Continuous data: c depends on a and b, the rest noise.
+    cudag::Dataset data;
+    data.n_vars = 5;
+    data.n_samples = 80;
+    data.values.assign(5 * 80, 0.0);
+    std::mt19937 gen(4);
+    std::normal_distribution<double> noise(0.0, 1.0);
+    for (int v = 0; v < 5; ++v) {
+        data.names.push_back(std::string(1, static_cast<char>('a' + v)));
+        for (int i = 0; i < 80; ++i) data.column(v)[i] = noise(gen);
+    }
+    for (int i = 0; i < 80; ++i) data.column(2)[i] += data.column(0)[i] - 0.5 * data.column(1)[i];
+    const cudag::bn::BgeScorer bge(data, cudag::bn::BgeSpec{});
+    for (const LocalScorer* scorer : {static_cast<const LocalScorer*>(&k2), static_cast<const LocalScorer*>(&bge)}) {
+        const ScoreTable t = ScoreTable::build(*scorer, 3, 2);
+        for (std::int32_t v = 0; v < 5; ++v)
+            for (int k = 0; k <= 3; ++k)
+                for (std::int64_t r = 0; r < t.count(v, k); ++r)
+                    EXPECT_EQ(t.score(v, k, r), scorer->local(v, t.parent_set(v, k, r)));
     }
 }
 

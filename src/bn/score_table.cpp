@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bn/score_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/parallel.hpp"
+
+namespace cudag::bn {
+
+namespace {
+
+/// Sum over k = 0..s of C(m, k) as a double (no overflow).
+double sets_up_to(std::int64_t m, int s) {
+    double total = 0.0;
+    for (int k = 0; k <= s && k <= m; ++k) {
+        double c = 1.0;  // C(m, k) by the product formula, in floating point
+        for (int i = 1; i <= k; ++i) c = c * static_cast<double>(m - k + i) / i;
+        total += std::round(c);
+    }
+    return total;
+}
+
+/// Call fn(k, rank, positions) for every allowed parent set of a node whose candidate
+/// positions allowed by the order are `pred` (increasing), among m candidates, size <= s:
+/// sizes increasing, then subsets in lexicographic order.
+template <class Fn>
+void for_each_consistent(const std::vector<int>& pred, std::int64_t m, int s, Fn&& fn) {
+    const int np = static_cast<int>(pred.size());
+    std::vector<int> c(static_cast<std::size_t>(std::max(s, 0))), pos(c.size());
+    for (int k = 0; k <= s && k <= np; ++k) {
+        for (int t = 0; t < k; ++t) c[t] = t;
+        do {
+            for (int t = 0; t < k; ++t) pos[t] = pred[c[t]];
+            fn(k, combination_rank(pos.data(), k, static_cast<int>(m)), pos.data());
+        } while (k > 0 && next_combination(c.data(), k, np));
+    }
+}
+
+/// The positions of v's candidates that precede v in the order (pos_of[node] = its place).
+std::vector<int> predecessors(const ScoreTable& table, std::int32_t v, const std::vector<std::int64_t>& pos_of) {
+    std::vector<int> pred;
+    const auto cands = table.candidates(v);
+    for (std::size_t i = 0; i < cands.size(); ++i)
+        if (pos_of[cands[i]] < pos_of[v]) pred.push_back(static_cast<int>(i));
+    return pred;
+}
+
+/// Place of each node in `order`, checking that it is a permutation of n nodes.
+std::vector<std::int64_t> places(std::span<const std::int32_t> order, std::int64_t n) {
+    CUDAG_EXPECTS(static_cast<std::int64_t>(order.size()) == n,
+                  "an order must list all " + std::to_string(n) + " nodes, not " +
+                      std::to_string(order.size()));
+    std::vector<std::int64_t> pos_of(static_cast<std::size_t>(n), -1);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const std::int32_t v = order[i];
+        CUDAG_EXPECTS(v >= 0 && v < n && pos_of[v] < 0,
+                      "an order must be a permutation of the nodes (node " + std::to_string(v) +
+                          " is out of range or repeated)");
+        pos_of[v] = static_cast<std::int64_t>(i);
+    }
+    return pos_of;
+}
+
+/// OutOfMemory in one line, before anything is allocated, when the table will not fit.
+void require_table_memory(const std::vector<std::int64_t>& counts, int max_parents) {
+    double entries = 0.0;
+    for (const std::int64_t m : counts) entries += sets_up_to(m, max_parents);
+    char sets[32];
+    std::snprintf(sets, sizeof sets, "%.3g", entries);
+    require_host_memory(ScoreTable::estimate_bytes(counts, max_parents), "the local-score table",
+                        std::to_string(counts.size()) + " nodes, " + sets + " parent sets of size <= " +
+                            std::to_string(max_parents),
+                        "lower the parent limit or restrict the parent space");
+    CUDAG_EXPECTS(entries < 9.0e18, "the local-score table has too many entries to index");
+}
+
+}  // namespace
+
+double ScoreTable::estimate_bytes(std::span<const std::int64_t> candidate_counts, int max_parents) {
+    double bytes = 0.0;
+    for (const std::int64_t m : candidate_counts)
+        bytes += 8.0 * sets_up_to(m, max_parents) + 8.0 * (max_parents + 3) + 4.0 * static_cast<double>(m);
+    return bytes;
+}
+
+ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int threads) {
+    const std::int64_t n = scorer.n_vars();
+    CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
+    // Check the size before building the candidate lists, which are large themselves.
+    const std::vector<std::int64_t> counts(static_cast<std::size_t>(n), std::max<std::int64_t>(n - 1, 0));
+    require_table_memory(counts, max_parents);
+    std::vector<std::vector<std::int32_t>> candidates(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v)
+        for (std::int32_t u = 0; u < n; ++u)
+            if (u != v) candidates[v].push_back(u);
+    return build(scorer, std::move(candidates), max_parents, threads);
+}
+
+ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
+                             int max_parents, int threads) {
+    const std::int64_t n = scorer.n_vars();
+    CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
+    CUDAG_EXPECTS(static_cast<std::int64_t>(candidates.size()) == n,
+                  "the parent space needs one candidate list per node (" + std::to_string(n) + "), not " +
+                      std::to_string(candidates.size()));
+    std::vector<std::int64_t> counts;
+    for (std::int32_t v = 0; v < n; ++v) {
+        auto& c = candidates[v];
+        std::sort(c.begin(), c.end());
+        for (std::size_t i = 0; i < c.size(); ++i)
+            CUDAG_EXPECTS(c[i] >= 0 && c[i] < n && c[i] != v && (i == 0 || c[i] != c[i - 1]),
+                          "candidate parents of node " + std::to_string(v) +
+                              " must be distinct other nodes (bad entry " + std::to_string(c[i]) + ")");
+        counts.push_back(static_cast<std::int64_t>(c.size()));
+    }
+    require_table_memory(counts, max_parents);
+
+    ScoreTable t;
+    t.max_parents_ = max_parents;
+    t.candidates_ = std::move(candidates);
+    t.node_offset_.assign(static_cast<std::size_t>(n) + 1, 0);
+    t.size_offset_.resize(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v) {
+        auto& so = t.size_offset_[v];
+        so.assign(static_cast<std::size_t>(max_parents) + 2, 0);
+        for (int k = 0; k <= max_parents; ++k) so[k + 1] = so[k] + t.count(v, k);
+        t.node_offset_[v + 1] = t.node_offset_[v] + so.back();
+    }
+    t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), 0.0);
+    t.fill(scorer, threads);
+    return t;
+}
+
+std::int64_t ScoreTable::count(std::int32_t v, int k) const {
+    if (k < 0 || k > max_parents_) return 0;
+    return binomial(static_cast<std::int64_t>(candidates_[v].size()), k);
+}
+
+void ScoreTable::fill(const LocalScorer& scorer, int threads) {
+    // One node per work item: each writes only its own slice, so the entries do not depend
+    // on the schedule.
+    parallel_for(0, n_nodes(), resolve_threads(threads), 1, [&](std::int64_t node, int) {
+        const auto v = static_cast<std::int32_t>(node);
+        const auto& cands = candidates_[v];
+        const int m = static_cast<int>(cands.size());
+        double* out = scores_.data() + node_offset_[v];
+        std::vector<int> c(static_cast<std::size_t>(max_parents_));
+        std::vector<std::int32_t> parents;
+        for (int k = 0; k <= std::min(max_parents_, m); ++k) {
+            for (int t = 0; t < k; ++t) c[t] = t;
+            std::int64_t rank = 0;
+            do {
+                parents.assign(static_cast<std::size_t>(k), 0);
+                for (int t = 0; t < k; ++t) parents[t] = cands[c[t]];
+                out[size_offset_[v][k] + rank] = scorer.local(v, parents);
+                ++rank;
+            } while (k > 0 && next_combination(c.data(), k, m));
+            CUDAG_ASSERT(rank == count(v, k));
+        }
+    });
+}
+
+double ScoreTable::lookup(std::int32_t v, std::span<const std::int32_t> parents) const {
+    CUDAG_EXPECTS(v >= 0 && v < n_nodes(), "node " + std::to_string(v) + " is not in the score table");
+    const int k = static_cast<int>(parents.size());
+    CUDAG_EXPECTS(k <= max_parents_, "node " + std::to_string(v) + " has " + std::to_string(k) +
+                                         " parents, above the table's limit of " + std::to_string(max_parents_));
+    const auto& cands = candidates_[v];
+    std::vector<int> pos;
+    for (const std::int32_t p : parents) {
+        const auto it = std::lower_bound(cands.begin(), cands.end(), p);
+        CUDAG_EXPECTS(it != cands.end() && *it == p,
+                      std::to_string(p) + " is not a candidate parent of node " + std::to_string(v));
+        pos.push_back(static_cast<int>(it - cands.begin()));
+    }
+    std::sort(pos.begin(), pos.end());
+    CUDAG_EXPECTS(std::adjacent_find(pos.begin(), pos.end()) == pos.end(),
+                  "a parent set of node " + std::to_string(v) + " repeats a parent");
+    return score(v, k, combination_rank(pos.data(), k, static_cast<int>(cands.size())));
+}
+
+std::vector<std::int32_t> ScoreTable::parent_set(std::int32_t v, int k, std::int64_t rank) const {
+    const auto& cands = candidates_[v];
+    std::vector<int> pos(static_cast<std::size_t>(k));
+    combination_unrank(rank, k, static_cast<int>(cands.size()), pos.data());
+    std::vector<std::int32_t> parents;
+    for (const int i : pos) parents.push_back(cands[i]);
+    return parents;
+}
+
+OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int32_t> order) {
+    const std::int64_t n = table.n_nodes();
+    const std::vector<std::int64_t> pos_of = places(order, n);
+    OrderMaxResult r;
+    r.node_score.assign(static_cast<std::size_t>(n), 0.0);
+    r.parents.resize(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v) {
+        double best = -std::numeric_limits<double>::infinity();
+        int best_k = 0;
+        std::int64_t best_rank = 0;
+        for_each_consistent(predecessors(table, v, pos_of), static_cast<std::int64_t>(table.candidates(v).size()),
+                            table.max_parents(), [&](int k, std::int64_t rank, const int*) {
+                                const double s = table.score(v, k, rank);
+                                if (s > best) best = s, best_k = k, best_rank = rank;
+                            });
+        r.node_score[v] = best;
+        r.parents[v] = table.parent_set(v, best_k, best_rank);
+        r.total += best;
+    }
+    return r;
+}
+
+OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int32_t> order, bool edge_probs) {
+    const std::int64_t n = table.n_nodes();
+    const std::vector<std::int64_t> pos_of = places(order, n);
+    OrderSumResult r;
+    r.node_score.assign(static_cast<std::size_t>(n), 0.0);
+    if (edge_probs) r.edge_prob.assign(static_cast<std::size_t>(n * n), 0.0);
+    std::vector<double> weight_with;  // per candidate position: sum of weights of sets holding it
+    for (std::int32_t v = 0; v < n; ++v) {
+        const std::vector<int> pred = predecessors(table, v, pos_of);
+        const auto m = static_cast<std::int64_t>(table.candidates(v).size());
+        const int s = table.max_parents();
+        // log sum exp = top + log sum exp(score - top), top the largest score.
+        double top = -std::numeric_limits<double>::infinity();
+        for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int*) {
+            top = std::max(top, table.score(v, k, rank));
+        });
+        if (std::isinf(top)) {  // nothing but -inf (or +inf) scores: no proportions to form
+            r.node_score[v] = top;
+            r.total += top;
+            continue;
+        }
+        double sum = 0.0;
+        weight_with.assign(static_cast<std::size_t>(m), 0.0);
+        for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int* pos) {
+            const double w = std::exp(table.score(v, k, rank) - top);
+            sum += w;
+            if (edge_probs)
+                for (int t = 0; t < k; ++t) weight_with[pos[t]] += w;
+        });
+        r.node_score[v] = top + std::log(sum);
+        r.total += r.node_score[v];
+        if (edge_probs) {
+            const auto cands = table.candidates(v);
+            for (const int i : pred) r.edge_prob[static_cast<std::size_t>(cands[i] * n + v)] = weight_with[i] / sum;
+        }
+    }
+    return r;
+}
+
+ExactPosterior exact_edge_posteriors(const ScoreTable& table) {
+    const std::int64_t n = table.n_nodes();
+    CUDAG_EXPECTS(n <= kMaxExactNodes, "exact edge posteriors enumerate every order: at most " +
+                                           std::to_string(kMaxExactNodes) + " nodes, not " + std::to_string(n));
+    std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v) order[v] = v;
+    // Running weighted sums relative to the largest order score seen so far.
+    double top = -std::numeric_limits<double>::infinity(), weight = 0.0;
+    std::vector<double> acc(static_cast<std::size_t>(n * n), 0.0);
+    do {
+        const OrderSumResult o = order_score_sum(table, order, true);
+        if (o.total == -std::numeric_limits<double>::infinity()) continue;
+        CUDAG_EXPECTS(std::isfinite(o.total), "an order score is not finite");
+        if (o.total > top) {
+            const double shrink = std::exp(top - o.total);  // 0 on the first order
+            weight *= shrink;
+            for (double& a : acc) a *= shrink;
+            top = o.total;
+        }
+        const double w = std::exp(o.total - top);
+        weight += w;
+        for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += w * o.edge_prob[i];
+    } while (std::next_permutation(order.begin(), order.end()));
+    ExactPosterior r;
+    r.edge_prob.assign(acc.size(), 0.0);
+    if (weight > 0.0)
+        for (std::size_t i = 0; i < acc.size(); ++i) r.edge_prob[i] = acc[i] / weight;
+    r.log_evidence = weight > 0.0 ? top + std::log(weight) : top;
+    return r;
+}
+
+}  // namespace cudag::bn

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// The local-score table of order MCMC (issue 21; digest §4): the local score of every node
+// given every allowed parent set of size <= max_parents, and the scores of topological
+// orders computed from it.
+//
+// Each node v has a sorted list of candidate parents (every other node, or a restricted
+// space). A parent set of size k is a k-subset of those candidates, written as positions
+// i_0 < ... < i_{k-1} in the list; its entry is found by (v, k, combination_rank of the
+// positions among the m_v candidates) (core/combinations.hpp). A node's entries are stored
+// by size, then by rank: offset(v, k) + rank.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bn/score.hpp"
+
+namespace cudag::bn {
+
+class ScoreTable {
+public:
+    /// The table over every parent set drawn from the other nodes. Throws OutOfMemory (one
+    /// line: what it needs, what is free) before allocating when it will not fit, InputError
+    /// when max_parents < 0. `threads` <= 0: all hardware threads. The entries do not
+    /// depend on `threads`.
+    static ScoreTable build(const LocalScorer& scorer, int max_parents, int threads);
+    /// The table over a restricted space: candidates[v] lists the allowed parents of v
+    /// (distinct node ids, not v, any order; stored sorted). InputError when a list is
+    /// malformed or there is not one list per node.
+    static ScoreTable build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
+                            int max_parents, int threads);
+
+    /// Bytes the table takes for nodes with `candidate_counts[v]` candidates each
+    /// (entries, offsets and candidate lists); a double, as it may exceed 64 bits.
+    static double estimate_bytes(std::span<const std::int64_t> candidate_counts, int max_parents);
+
+    std::int64_t n_nodes() const { return static_cast<std::int64_t>(candidates_.size()); }
+    int max_parents() const { return max_parents_; }
+    /// v's candidate parents, increasing.
+    std::span<const std::int32_t> candidates(std::int32_t v) const { return candidates_[v]; }
+    /// Number of parent sets of v of size k: C(m_v, k) for k <= max_parents, else 0.
+    std::int64_t count(std::int32_t v, int k) const;
+    /// Entries of v (all sizes).
+    std::int64_t node_entries(std::int32_t v) const { return node_offset_[v + 1] - node_offset_[v]; }
+    std::int64_t total_entries() const { return node_offset_.back(); }
+
+    /// The local score of v given the k-set of candidate positions of lexicographic rank `rank`.
+    double score(std::int32_t v, int k, std::int64_t rank) const {
+        return scores_[static_cast<std::size_t>(node_offset_[v] + size_offset_[v][k] + rank)];
+    }
+    /// The local score of v given `parents` (node ids, any order); InputError when a parent
+    /// is not a candidate of v or there are more than max_parents.
+    double lookup(std::int32_t v, std::span<const std::int32_t> parents) const;
+    /// The parents (node ids, increasing) of the k-set of rank `rank` of v.
+    std::vector<std::int32_t> parent_set(std::int32_t v, int k, std::int64_t rank) const;
+
+private:
+    ScoreTable() = default;
+    void fill(const LocalScorer& scorer, int threads);
+
+    int max_parents_ = 0;
+    std::vector<std::vector<std::int32_t>> candidates_;
+    std::vector<std::vector<std::int64_t>> size_offset_;  ///< per node, max_parents + 2 entries
+    std::vector<std::int64_t> node_offset_;               ///< n + 1 entries
+    std::vector<double> scores_;
+};
+
+/// The max-based order score (Eq. 6 of the paper): for each node, the best local score over
+/// the allowed parent sets within its predecessors in `order`, and that set.
+struct OrderMaxResult {
+    double total = 0.0;                              ///< sum of node_score
+    std::vector<double> node_score;                  ///< by node id
+    std::vector<std::vector<std::int32_t>> parents;  ///< best set by node id (increasing); the MAP DAG
+};
+
+/// The sum-based order score (Friedman & Koller): for each node, log sum over the allowed
+/// parent sets within its predecessors of exp(local score), and the posterior probability
+/// of each edge given the order.
+struct OrderSumResult {
+    double total = 0.0;              ///< sum of node_score
+    std::vector<double> node_score;  ///< by node id
+    /// edge_prob[p * n + v] = P(p --> v | order): the share of v's consistent sets holding
+    /// p, weighted by exp(score). Empty when not asked for.
+    std::vector<double> edge_prob;
+};
+
+/// `order` is a permutation of the table's nodes (first = no predecessors); InputError
+/// otherwise. Ties among the best sets go to the smallest size, then the smallest rank.
+OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int32_t> order);
+OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int32_t> order,
+                               bool edge_probs = true);
+
+/// The exact order-modular edge posteriors: uniform prior over the n! orders, uniform over
+/// the allowed parent sets within an order, so that P(order | D) is proportional to
+/// exp(order_score_sum) and P(p --> v | D) = sum over orders of P(order | D) P(p --> v | order).
+struct ExactPosterior {
+    std::vector<double> edge_prob;  ///< n × n, edge_prob[p * n + v] = P(p --> v | D)
+    double log_evidence = 0.0;      ///< log sum over orders of exp(order_score_sum)
+};
+
+/// Enumerates every order: n <= kMaxExactNodes, InputError otherwise.
+constexpr int kMaxExactNodes = 8;
+ExactPosterior exact_edge_posteriors(const ScoreTable& table);
+
+}  // namespace cudag::bn

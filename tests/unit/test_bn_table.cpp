@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: Apache-2.0
+// The local-score table (bn/score_table.hpp) against direct local-score calls, its
+// rank/unrank indexing, the max- and sum-based order scores and the exact order-modular edge
+// posteriors against brute force written out here (every parent set as a bit mask, every
+// order by std::next_permutation, sums of exp taken plainly), and the one-line refusal of a
+// table that cannot fit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "bn/bge.hpp"
+#include "bn/score.hpp"
+#include "bn/score_table.hpp"
+#include "ci/cpu_discrete_engine.hpp"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "sim/discrete.hpp"
+
+namespace {
+
+using cudag::bn::DiscreteScorer;
+using cudag::bn::LocalScorer;
+using cudag::bn::ScoreTable;
+
+/// BDeu over a simulated discrete network of n nodes.
+DiscreteScorer simulated_scorer(int n, int samples, std::uint64_t seed) {
+    cudag::sim::DiscreteSimSpec spec{};
+    spec.n_vars = n;
+    spec.n_samples = samples;
+    spec.density = 0.5;
+    spec.max_states = 3;
+    spec.seed = seed;
+    const cudag::sim::BayesNet net = cudag::sim::random_network(spec);
+    const cudag::Dataset data = cudag::sim::forward_sample(net, samples, seed + 1, 1);
+    return DiscreteScorer(cudag::ci::encode_discrete(data, true), cudag::bn::ScoreSpec{});
+}
+
+/// Every local score 0: a check with answers known in closed form.
+class FlatScorer final : public LocalScorer {
+public:
+    explicit FlatScorer(std::int64_t n) : n_(n) {}
+    std::int64_t n_vars() const override { return n_; }
+    double local(std::int32_t, std::span<const std::int32_t>) const override { return 0.0; }
+
+private:
+    std::int64_t n_;
+};
+
+/// The node ids of bit mask `mask`, increasing.
+std::vector<std::int32_t> members(unsigned mask) {
+    std::vector<std::int32_t> out;
+    for (std::int32_t i = 0; i < 32; ++i)
+        if (mask & (1u << i)) out.push_back(i);
+    return out;
+}
+
+/// The masks of v's allowed parent sets within `allowed` (a mask), size <= s.
+std::vector<unsigned> allowed_sets(unsigned allowed, int s) {
+    std::vector<unsigned> out;
+    for (unsigned mask = 0; mask < (1u << 16); ++mask)
+        if ((mask & ~allowed) == 0 && std::popcount(mask) <= s) out.push_back(mask);
+    return out;
+}
+
+unsigned mask_of(std::span<const std::int32_t> nodes) {
+    unsigned m = 0;
+    for (const std::int32_t v : nodes) m |= 1u << v;
+    return m;
+}
+
+/// Brute force for one node given an order: the allowed sets (within the predecessors and
+/// the node's candidates), their direct scores, and from them max, log-sum, edge and
+/// parent-count expectations.
+struct Brute {
+    double max = -std::numeric_limits<double>::infinity();
+    unsigned best = 0;
+    double log_sum = 0.0;
+    std::vector<double> edge;  // by parent id
+    double expected_parents = 0.0;
+};
+
+Brute brute_node(const LocalScorer& scorer, int v, const std::vector<std::int32_t>& order, unsigned candidates,
+                 int s) {
+    const int n = static_cast<int>(order.size());
+    unsigned before = 0;
+    for (const std::int32_t u : order) {
+        if (u == v) break;
+        before |= 1u << u;
+    }
+    Brute b;
+    b.edge.assign(static_cast<std::size_t>(n), 0.0);
+    double sum = 0.0;
+    for (const unsigned mask : allowed_sets(before & candidates, s)) {
+        const double score = scorer.local(v, members(mask));
+        if (score > b.max) b.max = score, b.best = mask;
+        const double w = std::exp(score);  // scores here are far above exp's underflow
+        sum += w;
+        for (const std::int32_t p : members(mask)) b.edge[p] += w;
+        b.expected_parents += w * std::popcount(mask);
+    }
+    b.log_sum = std::log(sum);
+    for (double& e : b.edge) e /= sum;
+    b.expected_parents /= sum;
+    return b;
+}
+
+TEST(ScoreTable, EntriesEqualDirectLocalScores) {
+    const DiscreteScorer scorer = simulated_scorer(6, 200, 11);
+    for (const int s : {0, 2, 4}) {
+        const ScoreTable t = ScoreTable::build(scorer, s, 3);
+        ASSERT_EQ(t.n_nodes(), 6);
+        std::int64_t total = 0;
+        for (std::int32_t v = 0; v < 6; ++v) {
+            for (int k = 0; k <= s; ++k) {
+                ASSERT_EQ(t.count(v, k), cudag::binomial(5, k));
+                for (std::int64_t r = 0; r < t.count(v, k); ++r) {
+                    const std::vector<std::int32_t> ps = t.parent_set(v, k, r);
+                    ASSERT_EQ(static_cast<int>(ps.size()), k);
+                    EXPECT_EQ(t.score(v, k, r), scorer.local(v, ps)) << "node " << v << " k " << k << " rank " << r;
+                }
+                total += t.count(v, k);
+            }
+            // Every set of the other nodes of size <= s, found by lookup with its parents reversed.
+            for (const unsigned mask : allowed_sets(0x3fu & ~(1u << v), s)) {
+                std::vector<std::int32_t> ps = members(mask);
+                const double direct = scorer.local(v, ps);  // parents increasing, as the table has them
+                std::reverse(ps.begin(), ps.end());
+                EXPECT_EQ(t.lookup(v, ps), direct);
+            }
+        }
+        EXPECT_EQ(t.total_entries(), total);
+    }
+}
+
+TEST(ScoreTable, K2AndBgeEntriesEqualDirectLocalScores) {
+    const DiscreteScorer bdeu = simulated_scorer(5, 150, 17);
+    const DiscreteScorer k2(bdeu.codes(), cudag::bn::ScoreSpec{cudag::bn::ScoreKind::K2, 1.0});
+    // Continuous data: c depends on a and b, the rest noise.
+    cudag::Dataset data;
+    data.n_vars = 5;
+    data.n_samples = 80;
+    data.values.assign(5 * 80, 0.0);
+    std::mt19937 gen(4);
+    std::normal_distribution<double> noise(0.0, 1.0);
+    for (int v = 0; v < 5; ++v) {
+        data.names.push_back(std::string(1, static_cast<char>('a' + v)));
+        for (int i = 0; i < 80; ++i) data.column(v)[i] = noise(gen);
+    }
+    for (int i = 0; i < 80; ++i) data.column(2)[i] += data.column(0)[i] - 0.5 * data.column(1)[i];
+    const cudag::bn::BgeScorer bge(data, cudag::bn::BgeSpec{});
+    for (const LocalScorer* scorer : {static_cast<const LocalScorer*>(&k2), static_cast<const LocalScorer*>(&bge)}) {
+        const ScoreTable t = ScoreTable::build(*scorer, 3, 2);
+        for (std::int32_t v = 0; v < 5; ++v)
+            for (int k = 0; k <= 3; ++k)
+                for (std::int64_t r = 0; r < t.count(v, k); ++r)
+                    EXPECT_EQ(t.score(v, k, r), scorer->local(v, t.parent_set(v, k, r)));
+    }
+}
+
+TEST(ScoreTable, SameEntriesOnAnyNumberOfThreads) {
+    const DiscreteScorer scorer = simulated_scorer(7, 150, 5);
+    const ScoreTable one = ScoreTable::build(scorer, 3, 1), many = ScoreTable::build(scorer, 3, 4);
+    for (std::int32_t v = 0; v < 7; ++v)
+        for (int k = 0; k <= 3; ++k)
+            for (std::int64_t r = 0; r < one.count(v, k); ++r) EXPECT_EQ(one.score(v, k, r), many.score(v, k, r));
+}
+
+TEST(ScoreTable, RestrictedSpaceEntriesAndLookups) {
+    const DiscreteScorer scorer = simulated_scorer(5, 200, 3);
+    const std::vector<std::vector<std::int32_t>> cands = {{3, 1}, {}, {0, 1, 3, 4}, {2}, {0, 3, 2}};
+    const ScoreTable t = ScoreTable::build(scorer, cands, 2, 2);
+    EXPECT_EQ(std::vector<std::int32_t>(t.candidates(0).begin(), t.candidates(0).end()),
+              (std::vector<std::int32_t>{1, 3}));
+    for (std::int32_t v = 0; v < 5; ++v) {
+        const int m = static_cast<int>(cands[v].size());
+        for (int k = 0; k <= 2; ++k) {
+            ASSERT_EQ(t.count(v, k), cudag::binomial(m, k));
+            for (std::int64_t r = 0; r < t.count(v, k); ++r)
+                EXPECT_EQ(t.score(v, k, r), scorer.local(v, t.parent_set(v, k, r)));
+        }
+        for (const unsigned mask : allowed_sets(mask_of(cands[v]), 2))
+            EXPECT_EQ(t.lookup(v, members(mask)), scorer.local(v, members(mask)));
+    }
+    EXPECT_THROW(t.lookup(0, std::vector<std::int32_t>{2}), cudag::InputError);        // not a candidate
+    EXPECT_THROW(t.lookup(2, std::vector<std::int32_t>{0, 1, 3}), cudag::InputError);  // above the limit
+    EXPECT_THROW(ScoreTable::build(scorer, {{0}, {}, {}, {}, {}}, 2, 1), cudag::InputError);  // self
+    EXPECT_THROW(ScoreTable::build(scorer, {{1, 1}, {}, {}, {}, {}}, 2, 1), cudag::InputError);
+    EXPECT_THROW(ScoreTable::build(scorer, {{1}, {}}, 2, 1), cudag::InputError);  // one list per node
+}
+
+TEST(ScoreTable, RankUnrankRoundTrip) {
+    const FlatScorer flat(9);
+    const ScoreTable t = ScoreTable::build(flat, 4, 2);
+    for (std::int32_t v = 0; v < 9; ++v) {
+        const auto cands = t.candidates(v);
+        for (int k = 0; k <= 4; ++k) {
+            std::vector<int> prev;
+            for (std::int64_t r = 0; r < t.count(v, k); ++r) {
+                const std::vector<std::int32_t> ps = t.parent_set(v, k, r);
+                std::vector<int> pos;
+                for (const std::int32_t p : ps)
+                    pos.push_back(static_cast<int>(std::find(cands.begin(), cands.end(), p) - cands.begin()));
+                ASSERT_TRUE(std::is_sorted(pos.begin(), pos.end()));
+                EXPECT_EQ(cudag::combination_rank(pos.data(), k, 8), r);
+                if (r > 0) {
+                    EXPECT_TRUE(std::lexicographical_compare(prev.begin(), prev.end(), pos.begin(), pos.end()));
+                }
+                prev = pos;
+                EXPECT_TRUE(std::find(ps.begin(), ps.end(), v) == ps.end());
+            }
+        }
+    }
+}
+
+/// Random orders of n nodes, the identity first.
+std::vector<std::vector<std::int32_t>> some_orders(int n, int count, unsigned seed) {
+    std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) order[i] = i;
+    std::vector<std::vector<std::int32_t>> out{order};
+    std::mt19937 gen(seed);
+    for (int c = 1; c < count; ++c) {
+        std::shuffle(order.begin(), order.end(), gen);
+        out.push_back(order);
+    }
+    return out;
+}
+
+void check_orders(const LocalScorer& scorer, const ScoreTable& t, const std::vector<unsigned>& candidate_masks) {
+    const int n = static_cast<int>(t.n_nodes());
+    for (const auto& order : some_orders(n, 12, 7)) {
+        const auto mx = cudag::bn::order_score_max(t, order);
+        const auto sm = cudag::bn::order_score_sum(t, order);
+        double max_total = 0.0, sum_total = 0.0;
+        for (int v = 0; v < n; ++v) {
+            const Brute b = brute_node(scorer, v, order, candidate_masks[v], t.max_parents());
+            EXPECT_EQ(mx.node_score[v], b.max);
+            EXPECT_EQ(mask_of(mx.parents[v]), b.best);
+            EXPECT_EQ(scorer.local(v, mx.parents[v]), mx.node_score[v]);
+            EXPECT_NEAR(sm.node_score[v], b.log_sum, 1e-9 * std::abs(b.log_sum));
+            double edge_total = 0.0;
+            for (int p = 0; p < n; ++p) {
+                EXPECT_NEAR(sm.edge_prob[p * n + v], b.edge[p], 1e-9);
+                edge_total += sm.edge_prob[p * n + v];
+            }
+            EXPECT_NEAR(edge_total, b.expected_parents, 1e-9);
+            // The sum over sets is at least its largest term and at most count times it.
+            EXPECT_GE(sm.node_score[v], mx.node_score[v] - 1e-9);
+            max_total += b.max;
+            sum_total += b.log_sum;
+        }
+        EXPECT_NEAR(mx.total, max_total, 1e-9 * std::abs(max_total));
+        EXPECT_NEAR(sm.total, sum_total, 1e-9 * std::abs(sum_total));
+        EXPECT_TRUE(cudag::bn::find_cycle(cudag::bn::Dag{mx.parents}).empty());
+    }
+}
+
+TEST(OrderScore, MaxAndSumEqualBruteForce) {
+    const DiscreteScorer scorer = simulated_scorer(5, 120, 21);
+    const std::vector<unsigned> all(5, 0x1fu);
+    for (const int s : {1, 2, 4}) {
+        SCOPED_TRACE("max_parents " + std::to_string(s));
+        check_orders(scorer, ScoreTable::build(scorer, s, 2), all);
+    }
+}
+
+TEST(OrderScore, RestrictedSpaceEqualsBruteForce) {
+    const DiscreteScorer scorer = simulated_scorer(5, 120, 8);
+    const std::vector<std::vector<std::int32_t>> cands = {{1, 2, 4}, {0}, {0, 1, 3, 4}, {}, {2, 3}};
+    std::vector<unsigned> masks;
+    for (const auto& c : cands) masks.push_back(mask_of(c));
+    check_orders(scorer, ScoreTable::build(scorer, cands, 2, 2), masks);
+}
+
+TEST(OrderScore, RejectsNonPermutations) {
+    const FlatScorer flat(4);
+    const ScoreTable t = ScoreTable::build(flat, 2, 1);
+    EXPECT_THROW(cudag::bn::order_score_max(t, std::vector<std::int32_t>{0, 1, 2}), cudag::InputError);
+    EXPECT_THROW(cudag::bn::order_score_sum(t, std::vector<std::int32_t>{0, 1, 1, 3}), cudag::InputError);
+    EXPECT_THROW(cudag::bn::order_score_sum(t, std::vector<std::int32_t>{0, 1, 2, 4}), cudag::InputError);
+}
+
+/// The order-modular posterior by brute force: every order, every allowed set, exp of the
+/// direct local scores.
+std::vector<double> brute_posterior(const LocalScorer& scorer, int n, int s) {
+    std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) order[i] = i;
+    std::vector<double> acc(static_cast<std::size_t>(n * n), 0.0);
+    double total = 0.0;
+    do {
+        double weight = 1.0;  // prod over nodes of sum over sets of exp(score)
+        std::vector<double> edge(static_cast<std::size_t>(n * n), 0.0);
+        for (int v = 0; v < n; ++v) {
+            unsigned before = 0;
+            for (const std::int32_t u : order) {
+                if (u == v) break;
+                before |= 1u << u;
+            }
+            double sum = 0.0;
+            for (const unsigned mask : allowed_sets(before, s)) {
+                const double w = std::exp(scorer.local(v, members(mask)));
+                sum += w;
+                for (const std::int32_t p : members(mask)) edge[p * n + v] += w;
+            }
+            for (int p = 0; p < n; ++p) edge[p * n + v] /= sum;
+            weight *= sum;
+        }
+        total += weight;
+        for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += weight * edge[i];
+    } while (std::next_permutation(order.begin(), order.end()));
+    for (double& a : acc) a /= total;
+    return acc;
+}
+
+TEST(ExactPosterior, EqualsBruteForceEnumeration) {
+    for (const int n : {3, 4}) {
+        for (const int s : {1, 2, 3}) {
+            const DiscreteScorer scorer = simulated_scorer(n, 60, 100 + n);
+            const auto exact = cudag::bn::exact_edge_posteriors(ScoreTable::build(scorer, s, 2));
+            const std::vector<double> brute = brute_posterior(scorer, n, s);
+            ASSERT_EQ(exact.edge_prob.size(), brute.size());
+            for (std::size_t i = 0; i < brute.size(); ++i) {
+                EXPECT_NEAR(exact.edge_prob[i], brute[i], 1e-9) << "n " << n << " s " << s << " entry " << i;
+                EXPECT_GE(exact.edge_prob[i], 0.0);
+                EXPECT_LE(exact.edge_prob[i], 1.0);
+            }
+            for (int v = 0; v < n; ++v) EXPECT_EQ(exact.edge_prob[v * n + v], 0.0);
+        }
+    }
+}
+
+TEST(ExactPosterior, FlatScoresInClosedForm) {
+    // Three nodes, every set allowed, all scores 0: each order weighs 1 * 2 * 4, and a node
+    // takes each predecessor in half of its sets; p precedes v in half the orders.
+    const FlatScorer flat(3);
+    const auto exact = cudag::bn::exact_edge_posteriors(ScoreTable::build(flat, 2, 1));
+    for (int p = 0; p < 3; ++p)
+        for (int v = 0; v < 3; ++v) EXPECT_NEAR(exact.edge_prob[p * 3 + v], p == v ? 0.0 : 0.25, 1e-12);
+    EXPECT_NEAR(exact.log_evidence, std::log(6.0 * 8.0), 1e-12);
+    EXPECT_THROW(cudag::bn::exact_edge_posteriors(ScoreTable::build(FlatScorer(9), 1, 1)), cudag::InputError);
+}
+
+TEST(ScoreTable, TooLargeIsOneLineOutOfMemory) {
+    // 3000 nodes with up to 4 parents: about 1e16 entries, far beyond any machine.
+    const FlatScorer big(3000);
+    try {
+        (void)ScoreTable::build(big, 4, 1);
+        FAIL() << "expected OutOfMemory";
+    } catch (const cudag::OutOfMemory& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        EXPECT_NE(what.find("the local-score table needs about"), std::string::npos) << what;
+        EXPECT_NE(what.find("3000 nodes"), std::string::npos) << what;
+        EXPECT_NE(what.find("available"), std::string::npos) << what;
+    }
+    std::vector<std::vector<std::int32_t>> cands(3000);
+    for (std::int32_t v = 0; v < 3000; ++v)
+        for (std::int32_t u = 0; u < 3000; u += 2)
+            if (u != v) cands[v].push_back(u);
+    EXPECT_THROW((void)ScoreTable::build(big, cands, 4, 1), cudag::OutOfMemory);
+}
+
+}  // namespace

@@ -45,7 +45,7 @@ void for_each_consistent(const std::vector<int>& pred, std::int64_t m, int s, Fn
 }
 
 /// The positions of v's candidates that precede v in the order (pos_of[node] = its place).
-std::vector<int> predecessors(const ScoreTable& table, std::int32_t v, const std::vector<std::int64_t>& pos_of) {
+std::vector<int> predecessors(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of) {
     std::vector<int> pred;
     const auto cands = table.candidates(v);
     for (std::size_t i = 0; i < cands.size(); ++i)
@@ -196,6 +196,49 @@ std::vector<std::int32_t> ScoreTable::parent_set(std::int32_t v, int k, std::int
     return parents;
 }
 
+double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
+                      std::vector<std::int32_t>* parents) {
+    double best = -std::numeric_limits<double>::infinity();
+    int best_k = 0;
+    std::int64_t best_rank = 0;
+    for_each_consistent(predecessors(table, v, pos_of), static_cast<std::int64_t>(table.candidates(v).size()),
+                        table.max_parents(), [&](int k, std::int64_t rank, const int*) {
+                            const double s = table.score(v, k, rank);
+                            if (s > best) best = s, best_k = k, best_rank = rank;
+                        });
+    if (parents) *parents = table.parent_set(v, best_k, best_rank);
+    return best;
+}
+
+double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
+                      std::span<double> edge_prob) {
+    const bool edge_probs = !edge_prob.empty();
+    if (edge_probs) std::fill(edge_prob.begin(), edge_prob.end(), 0.0);
+    const std::vector<int> pred = predecessors(table, v, pos_of);
+    const auto m = static_cast<std::int64_t>(table.candidates(v).size());
+    const int s = table.max_parents();
+    // log sum exp = top + log sum exp(score - top), top the largest score.
+    double top = -std::numeric_limits<double>::infinity();
+    for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int*) {
+        top = std::max(top, table.score(v, k, rank));
+    });
+    if (std::isinf(top)) return top;  // nothing but -inf (or +inf) scores: no proportions to form
+    double sum = 0.0;
+    std::vector<double> weight_with;  // per candidate position: sum of weights of sets holding it
+    if (edge_probs) weight_with.assign(static_cast<std::size_t>(m), 0.0);
+    for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int* pos) {
+        const double w = std::exp(table.score(v, k, rank) - top);
+        sum += w;
+        if (edge_probs)
+            for (int t = 0; t < k; ++t) weight_with[pos[t]] += w;
+    });
+    if (edge_probs) {
+        const auto cands = table.candidates(v);
+        for (const int i : pred) edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i] / sum;
+    }
+    return top + std::log(sum);
+}
+
 OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int32_t> order) {
     const std::int64_t n = table.n_nodes();
     const std::vector<std::int64_t> pos_of = places(order, n);
@@ -203,17 +246,8 @@ OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int
     r.node_score.assign(static_cast<std::size_t>(n), 0.0);
     r.parents.resize(static_cast<std::size_t>(n));
     for (std::int32_t v = 0; v < n; ++v) {
-        double best = -std::numeric_limits<double>::infinity();
-        int best_k = 0;
-        std::int64_t best_rank = 0;
-        for_each_consistent(predecessors(table, v, pos_of), static_cast<std::int64_t>(table.candidates(v).size()),
-                            table.max_parents(), [&](int k, std::int64_t rank, const int*) {
-                                const double s = table.score(v, k, rank);
-                                if (s > best) best = s, best_k = k, best_rank = rank;
-                            });
-        r.node_score[v] = best;
-        r.parents[v] = table.parent_set(v, best_k, best_rank);
-        r.total += best;
+        r.node_score[v] = node_score_max(table, v, pos_of, &r.parents[v]);
+        r.total += r.node_score[v];
     }
     return r;
 }
@@ -224,35 +258,12 @@ OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int
     OrderSumResult r;
     r.node_score.assign(static_cast<std::size_t>(n), 0.0);
     if (edge_probs) r.edge_prob.assign(static_cast<std::size_t>(n * n), 0.0);
-    std::vector<double> weight_with;  // per candidate position: sum of weights of sets holding it
+    std::vector<double> column(edge_probs ? static_cast<std::size_t>(n) : 0);  // P(p --> v | order) by p
     for (std::int32_t v = 0; v < n; ++v) {
-        const std::vector<int> pred = predecessors(table, v, pos_of);
-        const auto m = static_cast<std::int64_t>(table.candidates(v).size());
-        const int s = table.max_parents();
-        // log sum exp = top + log sum exp(score - top), top the largest score.
-        double top = -std::numeric_limits<double>::infinity();
-        for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int*) {
-            top = std::max(top, table.score(v, k, rank));
-        });
-        if (std::isinf(top)) {  // nothing but -inf (or +inf) scores: no proportions to form
-            r.node_score[v] = top;
-            r.total += top;
-            continue;
-        }
-        double sum = 0.0;
-        weight_with.assign(static_cast<std::size_t>(m), 0.0);
-        for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int* pos) {
-            const double w = std::exp(table.score(v, k, rank) - top);
-            sum += w;
-            if (edge_probs)
-                for (int t = 0; t < k; ++t) weight_with[pos[t]] += w;
-        });
-        r.node_score[v] = top + std::log(sum);
+        r.node_score[v] = node_score_sum(table, v, pos_of, column);
         r.total += r.node_score[v];
-        if (edge_probs) {
-            const auto cands = table.candidates(v);
-            for (const int i : pred) r.edge_prob[static_cast<std::size_t>(cands[i] * n + v)] = weight_with[i] / sum;
-        }
+        if (edge_probs)
+            for (std::int64_t p = 0; p < n; ++p) r.edge_prob[static_cast<std::size_t>(p * n + v)] = column[p];
     }
     return r;
 }

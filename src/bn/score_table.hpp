@@ -91,6 +91,19 @@ OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int
 OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int32_t> order,
                                bool edge_probs = true);
 
+/// One node's share of the order scores above, for samplers that rescore only the nodes
+/// whose predecessors changed (bn/order_mcmc.hpp). pos_of[u] is the place of node u in the
+/// order (a permutation's inverse; not checked here). order_score_max and order_score_sum
+/// are the sums of these over v = 0, 1, ..., n - 1, so equal inputs give equal values.
+/// node_score_max: v's best local score within its predecessors; its set in *parents when
+/// given. node_score_sum: log sum of exp(local score) over v's consistent sets; when
+/// edge_prob is not empty (n entries) it receives P(p --> v | order) for every node p
+/// (0 for nodes that are not allowed predecessors).
+double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
+                      std::vector<std::int32_t>* parents = nullptr);
+double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
+                      std::span<double> edge_prob = {});
+
 /// The exact order-modular edge posteriors: uniform prior over the n! orders, uniform over
 /// the allowed parent sets within an order, so that P(order | D) is proportional to
 /// exp(order_score_sum) and P(p --> v | D) = sum over orders of P(order | D) P(p --> v | order).

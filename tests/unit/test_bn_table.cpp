@@ -19,10 +19,9 @@
 #include "bn/bge.hpp"
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
-#include "ci/cpu_discrete_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
-#include "sim/discrete.hpp"
+#include "support/bn_sim.hpp"
 
 namespace {
 
@@ -30,18 +29,7 @@ using cudag::bn::DiscreteScorer;
 using cudag::bn::LocalScorer;
 using cudag::bn::ScoreTable;
 
-/// BDeu over a simulated discrete network of n nodes.
-DiscreteScorer simulated_scorer(int n, int samples, std::uint64_t seed) {
-    cudag::sim::DiscreteSimSpec spec{};
-    spec.n_vars = n;
-    spec.n_samples = samples;
-    spec.density = 0.5;
-    spec.max_states = 3;
-    spec.seed = seed;
-    const cudag::sim::BayesNet net = cudag::sim::random_network(spec);
-    const cudag::Dataset data = cudag::sim::forward_sample(net, samples, seed + 1, 1);
-    return DiscreteScorer(cudag::ci::encode_discrete(data, true), cudag::bn::ScoreSpec{});
-}
+using cudag::test::simulated_scorer;
 
 /// Every local score 0: a check with answers known in closed form.
 class FlatScorer final : public LocalScorer {

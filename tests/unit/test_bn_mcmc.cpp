@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// Order MCMC (bn/order_mcmc.hpp): sum-mode edge posteriors against the exact enumeration,
+// chains that do not depend on the thread count, incremental rescoring against a full one,
+// and max mode reaching the best of all orders.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "bn/order_mcmc.hpp"
+#include "bn/score.hpp"
+#include "bn/score_table.hpp"
+#include "core/error.hpp"
+#include "support/bn_sim.hpp"
+
+namespace {
+
+using cudag::bn::DiscreteScorer;
+using cudag::bn::OrderMcmcOptions;
+using cudag::bn::OrderScoreMode;
+using cudag::bn::ScoreTable;
+
+using cudag::test::simulated_scorer;
+
+/// Options for one thread; thin 1 unless changed by the caller.
+OrderMcmcOptions options(int chains, std::int64_t iterations, std::int64_t burn_in, std::uint64_t seed,
+                         OrderScoreMode mode) {
+    OrderMcmcOptions o;
+    o.chains = chains;
+    o.iterations = iterations;
+    o.burn_in = burn_in;
+    o.seed = seed;
+    o.mode = mode;
+    o.threads = 1;
+    return o;
+}
+
+TEST(OrderMcmc, SumModeEdgePosteriorsMatchExactEnumeration) {
+    const DiscreteScorer scorer = simulated_scorer(5, 100, 21);
+    const ScoreTable table = ScoreTable::build(scorer, 2, 1);
+    const std::vector<double> exact = cudag::bn::exact_edge_posteriors(table).edge_prob;
+    const auto r = cudag::bn::run_order_mcmc(table, options(4, 20000, 2000, 7, OrderScoreMode::Sum));
+    ASSERT_EQ(r.edge_prob.size(), exact.size());
+    double worst = 0.0;
+    int uncertain = 0;  // edges whose exact posterior is far from 0 and 1: the check has teeth
+    for (std::size_t e = 0; e < exact.size(); ++e) {
+        worst = std::max(worst, std::abs(r.edge_prob[e] - exact[e]));
+        if (exact[e] > 0.1 && exact[e] < 0.9) ++uncertain;
+    }
+    EXPECT_LT(worst, 0.05);
+    EXPECT_GE(uncertain, 1);
+    std::printf("[ info ] max |MCMC - exact| edge posterior = %.4f over %zu entries (%d with 0.1 < exact < 0.9)\n",
+                worst, exact.size(), uncertain);
+    for (const auto& c : r.chains) {
+        EXPECT_EQ(c.trace.size(), 18000u);
+        EXPECT_GT(c.acceptance_rate, 0.0);
+        EXPECT_LE(c.acceptance_rate, 1.0);
+        EXPECT_TRUE(c.best_parents.empty());
+    }
+}
+
+TEST(OrderMcmc, SameSeedSameChainsOnAnyThreadCount) {
+    const DiscreteScorer scorer = simulated_scorer(6, 150, 5);
+    const ScoreTable table = ScoreTable::build(scorer, 2, 1);
+    for (const OrderScoreMode mode : {OrderScoreMode::Sum, OrderScoreMode::Max}) {
+        OrderMcmcOptions o = options(5, 3000, 500, 99, mode);
+        o.thin = 7;
+        const auto one = cudag::bn::run_order_mcmc(table, o);
+        o.threads = 3;
+        const auto three = cudag::bn::run_order_mcmc(table, o);
+        EXPECT_EQ(one.edge_prob, three.edge_prob);
+        EXPECT_EQ(one.edge_prob.empty(), mode == OrderScoreMode::Max);
+        ASSERT_EQ(one.chains.size(), 5u);
+        for (std::size_t c = 0; c < 5; ++c) {
+            EXPECT_EQ(one.chains[c].trace.size(), static_cast<std::size_t>((3000 - 500) / 7));
+            EXPECT_EQ(one.chains[c].trace, three.chains[c].trace);
+            EXPECT_EQ(one.chains[c].acceptance_rate, three.chains[c].acceptance_rate);
+            EXPECT_EQ(one.chains[c].best_order, three.chains[c].best_order);
+            EXPECT_EQ(one.chains[c].best_score, three.chains[c].best_score);
+            EXPECT_EQ(one.chains[c].final_order, three.chains[c].final_order);
+        }
+        // Chains of one run start apart and walk apart.
+        EXPECT_NE(one.chains[0].trace, one.chains[1].trace);
+        o.seed = 100;
+        const auto other = cudag::bn::run_order_mcmc(table, o);
+        for (std::size_t c = 0; c < 5; ++c) EXPECT_NE(one.chains[c].trace, other.chains[c].trace) << "chain " << c;
+    }
+}
+
+TEST(OrderMcmc, IncrementalScoresEqualFullRescoring) {
+    const DiscreteScorer scorer = simulated_scorer(7, 200, 3);
+    const ScoreTable table = ScoreTable::build(scorer, 3, 1);
+    for (const OrderScoreMode mode : {OrderScoreMode::Sum, OrderScoreMode::Max}) {
+        const auto r = cudag::bn::run_order_mcmc(table, options(3, 2000, 0, 4, mode));
+        for (const auto& c : r.chains) {
+            const double full = mode == OrderScoreMode::Sum ? cudag::bn::order_score_sum(table, c.final_order).total
+                                                            : cudag::bn::order_score_max(table, c.final_order).total;
+            EXPECT_EQ(c.final_score, full);
+            EXPECT_EQ(c.trace.back(), full);
+            const double best = mode == OrderScoreMode::Sum ? cudag::bn::order_score_sum(table, c.best_order).total
+                                                            : cudag::bn::order_score_max(table, c.best_order).total;
+            EXPECT_EQ(c.best_score, best);
+            EXPECT_EQ(c.best_score, *std::max_element(c.trace.begin(), c.trace.end()));
+        }
+    }
+}
+
+TEST(OrderMcmc, MaxModeFindsTheBestOrder) {
+    const DiscreteScorer scorer = simulated_scorer(5, 300, 13);
+    const ScoreTable table = ScoreTable::build(scorer, 4, 1);
+    std::vector<std::int32_t> order(5);
+    std::iota(order.begin(), order.end(), 0);
+    double best = -std::numeric_limits<double>::infinity();
+    do {
+        best = std::max(best, cudag::bn::order_score_max(table, order).total);
+    } while (std::next_permutation(order.begin(), order.end()));
+    const auto r = cudag::bn::run_order_mcmc(table, options(2, 2000, 0, 1, OrderScoreMode::Max));
+    for (const auto& c : r.chains) {
+        EXPECT_EQ(c.best_score, best);
+        // The MAP DAG of the best order scores the same, node by node.
+        ASSERT_EQ(c.best_parents.size(), 5u);
+        double dag = 0.0;
+        for (std::int32_t v = 0; v < 5; ++v) dag += table.lookup(v, c.best_parents[v]);
+        EXPECT_NEAR(dag, best, 1e-9);
+    }
+}
+
+TEST(OrderMcmc, RejectsBadOptions) {
+    const DiscreteScorer scorer = simulated_scorer(3, 50, 2);
+    const ScoreTable table = ScoreTable::build(scorer, 2, 1);
+    OrderMcmcOptions o = options(4, 10, 11, 1, OrderScoreMode::Sum);
+    EXPECT_THROW(cudag::bn::run_order_mcmc(table, o), cudag::InputError);
+    o.burn_in = 0;
+    o.thin = 0;
+    EXPECT_THROW(cudag::bn::run_order_mcmc(table, o), cudag::InputError);
+    o.thin = 1;
+    o.chains = 0;
+    EXPECT_THROW(cudag::bn::run_order_mcmc(table, o), cudag::InputError);
+}
+
+}  // namespace

@@ -559,12 +559,11 @@ std::size_t window_shared(int nz, int n) {
 }
 
 template <int NZ>
-void launch_window(int kk, int blocks, std::size_t shared, cudaStream_t stream, const UnitDev* units,
+void launch_window(int blocks, std::size_t shared, cudaStream_t stream, const UnitDev* units,
                    const QueryDev* queries, const int* g_off, const int* zvars, const int* w,
                    const int* winv, const int* pcols, const int* porder, long long slot_base, int n,
                    int k, int parts, const long long* psi, u64* sums) {
-    (void)kk;  // k < 8: the only list size (see CmiKnnGpuImpl::statistic)
-    auto kernel = window_kernel<NZ, 8>;
+    auto kernel = window_kernel<NZ, 8>;  // k < 8: the only list size (CmiKnnGpuImpl::statistic)
     if (shared > 48 * 1024)
         CUDAG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(shared)));
@@ -950,7 +949,7 @@ private:
             // Few statistics (a single test): split each one's samples over several blocks
             // (each gathers the columns again) so that every SM has work.
             const int parts = std::clamp((4 * sms_ + count - 1) / count, 1, (n + 255) / 256);
-            launch(kk, count, ws, stream(), units_.data() + u0, queries_.data(), g_off_.data(), zvars_.data(),
+            launch(count, ws, stream(), units_.data() + u0, queries_.data(), g_off_.data(), zvars_.data(),
                    wi_.data(), winv_.data(), pcol_i_.data(), order_.data(), slot_base, n, k, parts,
                    psi_.data(), sums_.data() + u0);
             return;

@@ -21,6 +21,7 @@
 #include "ci/cpu_cmi_knn_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "core/pair_index.hpp"
 #include "engines.hpp"
 
 namespace cudag::cuda {
@@ -53,7 +54,7 @@ public:
             for (std::size_t a = 0; a < queries.size(); ++a) {
                 const std::int64_t i = queries[a].x, j = queries[a].y;
                 const double p = r[a].p;
-                if (dense) out.dense_p[i * n - i * (i + 1) / 2 + (j - i - 1)] = p;
+                if (dense) out.dense_p[pair_index(i, j, n)] = p;
                 if (policy_.independent(p)) continue;
                 g.add(i, j);
                 if (!dense) out.kept_p.push_back({queries[a].x, queries[a].y, p});

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// cuda::device_infos(): the visible devices as data (the same queries as device_report()).
+// cuda::device_infos(): the visible devices as data; device_report() prints them.
 #include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
 
 #include "kernels/engines.hpp"
 
@@ -37,6 +40,33 @@ std::vector<DeviceInfo> device_infos() {
         out.push_back(std::move(info));
     }
     return out;
+}
+
+std::string device_report() {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
+    }
+    if (count == 0) return "no CUDA device visible";
+    const std::vector<DeviceInfo> infos = device_infos();
+    std::string report;
+    std::size_t at = 0;
+    for (int d = 0; d < count; ++d) {
+        if (at == infos.size() || infos[at].id != d) {
+            report += "GPU " + std::to_string(d) + ": properties unavailable\n";
+            continue;
+        }
+        const DeviceInfo& g = infos[at++];
+        char line[512];
+        std::snprintf(line, sizeof line, "GPU %d: %s, %.1f GiB, %.1f GiB free, compute capability %d.%d\n",
+                      d, g.name.c_str(), g.total_bytes / 1073741824.0, g.free_bytes / 1073741824.0,
+                      g.cc_major, g.cc_minor);
+        report += line;
+    }
+    report.pop_back();
+    return report;
 }
 
 }  // namespace cudag::cuda

@@ -13,7 +13,6 @@
 // current while they are destroyed.
 #include <algorithm>
 #include <climits>
-#include <cstdio>
 #include <exception>
 #include <memory>
 #include <numeric>
@@ -143,40 +142,6 @@ void warm_up(int device) noexcept {
     if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count ||
         cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess)
         cudaGetLastError();  // the engine reports the error when it is built
-}
-
-std::string device_report() {
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return std::string("no usable CUDA device: ") + cudaGetErrorString(e);
-    }
-    if (count == 0) return "no CUDA device visible";
-    std::string report;
-    for (int d = 0; d < count; ++d) {
-        cudaDeviceProp prop{};
-        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
-            cudaGetLastError();
-            report += "GPU " + std::to_string(d) + ": properties unavailable\n";
-            continue;
-        }
-        std::size_t free_b = 0, total_b = prop.totalGlobalMem;
-        int previous = 0;
-        if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
-            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
-            cudaSetDevice(previous);
-        } else {
-            cudaGetLastError();
-        }
-        char line[512];
-        std::snprintf(line, sizeof line, "GPU %d: %s, %.1f GiB, %.1f GiB free, compute capability %d.%d\n",
-                      d, prop.name, total_b / 1073741824.0, free_b / 1073741824.0, prop.major,
-                      prop.minor);
-        report += line;
-    }
-    if (!report.empty()) report.pop_back();
-    return report;
 }
 
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,

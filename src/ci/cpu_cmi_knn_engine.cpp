@@ -6,6 +6,7 @@
 
 #include "ci/row_search.hpp"
 #include "core/error.hpp"
+#include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag::ci {
@@ -55,10 +56,9 @@ void CpuCmiKnnEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
     });
     std::int64_t k = 0;
     for (std::int64_t i = row_begin; i < row_end; ++i) {
-        const std::int64_t base = i * n - i * (i + 1) / 2 - i - 1;
         for (std::int64_t j = i + 1; j < n; ++j, ++k) {
             const double pij = p[static_cast<std::size_t>(k)];
-            if (dense) out.dense_p[base + j] = pij;
+            if (dense) out.dense_p[pair_index(i, j, n)] = pij;
             if (policy_.independent(pij)) continue;
             g.add(i, j);
             if (!dense)

@@ -28,11 +28,11 @@ double sets_up_to(std::int64_t m, int s) {
     return total;
 }
 
-/// Call fn(k, rank, positions) for every allowed parent set of a node whose candidate
-/// positions allowed by the order are `pred` (increasing), among m candidates, size <= s:
-/// sizes increasing, then subsets in lexicographic order.
+/// Call fn(k, rank, positions) for every k-subset (k <= s) of the candidate positions
+/// `pred` (increasing) among m candidates: sizes increasing, then subsets in lexicographic
+/// order; rank is the subset's combination rank among the m candidates.
 template <class Fn>
-void for_each_consistent(const std::vector<int>& pred, std::int64_t m, int s, Fn&& fn) {
+void for_each_subset(const std::vector<int>& pred, std::int64_t m, int s, Fn&& fn) {
     const int np = static_cast<int>(pred.size());
     std::vector<int> c(static_cast<std::size_t>(std::max(s, 0))), pos(c.size());
     for (int k = 0; k <= s && k <= np; ++k) {
@@ -44,13 +44,37 @@ void for_each_consistent(const std::vector<int>& pred, std::int64_t m, int s, Fn
     }
 }
 
-/// The positions of v's candidates that precede v in the order (pos_of[node] = its place).
-std::vector<int> predecessors(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of) {
-    std::vector<int> pred;
+/// v's allowed parents that precede it in the order (pos_of[node] = its place): candidate
+/// positions and extra indices, both increasing.
+struct Predecessors {
+    std::vector<int> candidates;
+    std::vector<std::int64_t> extras;
+};
+
+Predecessors predecessors(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of) {
+    Predecessors pred;
     const auto cands = table.candidates(v);
     for (std::size_t i = 0; i < cands.size(); ++i)
-        if (pos_of[cands[i]] < pos_of[v]) pred.push_back(static_cast<int>(i));
+        if (pos_of[cands[i]] < pos_of[v]) pred.candidates.push_back(static_cast<int>(i));
+    const auto extras = table.extras(v);
+    for (std::size_t e = 0; e < extras.size(); ++e)
+        if (pos_of[extras[e]] < pos_of[v]) pred.extras.push_back(static_cast<std::int64_t>(e));
     return pred;
+}
+
+/// Call fn(e, k, rank, positions, score) for every parent set of v consistent with `pred`:
+/// the candidates' sets (e = -1) first, then each preceding extra's (e its index).
+template <class Fn>
+void for_each_consistent(const ScoreTable& table, std::int32_t v, const Predecessors& pred, Fn&& fn) {
+    const auto m = static_cast<std::int64_t>(table.candidates(v).size());
+    const int s = table.max_parents();
+    for_each_subset(pred.candidates, m, s, [&](int k, std::int64_t rank, const int* pos) {
+        fn(std::int64_t{-1}, k, rank, pos, table.score(v, k, rank));
+    });
+    for (const std::int64_t e : pred.extras)
+        for_each_subset(pred.candidates, m, s - 1, [&](int k, std::int64_t rank, const int* pos) {
+            fn(e, k, rank, pos, table.extra_score(v, e, k, rank));
+        });
 }
 
 /// Place of each node in `order`, checking that it is a permutation of n nodes.
@@ -70,12 +94,17 @@ std::vector<std::int64_t> places(std::span<const std::int32_t> order, std::int64
 }
 
 /// OutOfMemory in one line, before anything is allocated, when the table will not fit.
-void require_table_memory(const std::vector<std::int64_t>& counts, int max_parents) {
+void require_table_memory(const std::vector<std::int64_t>& counts, int max_parents,
+                          const std::vector<std::int64_t>& extra_counts = {}) {
     double entries = 0.0;
-    for (const std::int64_t m : counts) entries += sets_up_to(m, max_parents);
+    for (std::size_t v = 0; v < counts.size(); ++v)
+        entries += sets_up_to(counts[v], max_parents) +
+                   (extra_counts.empty() || max_parents < 1
+                        ? 0.0
+                        : static_cast<double>(extra_counts[v]) * sets_up_to(counts[v], max_parents - 1));
     char sets[32];
     std::snprintf(sets, sizeof sets, "%.3g", entries);
-    require_host_memory(ScoreTable::estimate_bytes(counts, max_parents), "the local-score table",
+    require_host_memory(ScoreTable::estimate_bytes(counts, max_parents, extra_counts), "the local-score table",
                         std::to_string(counts.size()) + " nodes, " + sets + " parent sets of size <= " +
                             std::to_string(max_parents),
                         "lower the parent limit or restrict the parent space");
@@ -84,10 +113,15 @@ void require_table_memory(const std::vector<std::int64_t>& counts, int max_paren
 
 }  // namespace
 
-double ScoreTable::estimate_bytes(std::span<const std::int64_t> candidate_counts, int max_parents) {
+double ScoreTable::estimate_bytes(std::span<const std::int64_t> candidate_counts, int max_parents,
+                                  std::span<const std::int64_t> extra_counts) {
     double bytes = 0.0;
-    for (const std::int64_t m : candidate_counts)
-        bytes += 8.0 * sets_up_to(m, max_parents) + 8.0 * (max_parents + 3) + 4.0 * static_cast<double>(m);
+    for (std::size_t v = 0; v < candidate_counts.size(); ++v) {
+        const std::int64_t m = candidate_counts[v];
+        const double x = extra_counts.empty() ? 0.0 : static_cast<double>(extra_counts[v]);
+        bytes += 8.0 * sets_up_to(m, max_parents) + 8.0 * (2 * max_parents + 4) + 4.0 * (static_cast<double>(m) + x);
+        if (max_parents >= 1) bytes += 8.0 * x * sets_up_to(m, max_parents - 1);
+    }
     return bytes;
 }
 
@@ -105,7 +139,7 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int thr
 }
 
 ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
-                             int max_parents, int threads) {
+                             int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras) {
     const std::int64_t n = scorer.n_vars();
     CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
     CUDAG_EXPECTS(static_cast<std::int64_t>(candidates.size()) == n,
@@ -121,18 +155,43 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<
                               " must be distinct other nodes (bad entry " + std::to_string(c[i]) + ")");
         counts.push_back(static_cast<std::int64_t>(c.size()));
     }
-    require_table_memory(counts, max_parents);
+    std::vector<std::int64_t> extra_counts;
+    if (!extras.empty()) {
+        CUDAG_EXPECTS(static_cast<std::int64_t>(extras.size()) == n,
+                      "the extra parents need one list per node (" + std::to_string(n) + "), not " +
+                          std::to_string(extras.size()));
+        for (std::int32_t v = 0; v < n; ++v) {
+            auto& x = extras[v];
+            std::sort(x.begin(), x.end());
+            const auto& c = candidates[v];
+            for (std::size_t i = 0; i < x.size(); ++i)
+                CUDAG_EXPECTS(x[i] >= 0 && x[i] < n && x[i] != v && (i == 0 || x[i] != x[i - 1]) &&
+                                  !std::binary_search(c.begin(), c.end(), x[i]),
+                              "extra parents of node " + std::to_string(v) +
+                                  " must be distinct other nodes that are not candidates (bad entry " +
+                                  std::to_string(x[i]) + ")");
+            extra_counts.push_back(max_parents >= 1 ? static_cast<std::int64_t>(x.size()) : 0);
+            if (max_parents < 1) x.clear();  // no room for an extra parent
+        }
+    }
+    require_table_memory(counts, max_parents, extra_counts);
 
     ScoreTable t;
     t.max_parents_ = max_parents;
     t.candidates_ = std::move(candidates);
+    t.extras_ = std::move(extras);
     t.node_offset_.assign(static_cast<std::size_t>(n) + 1, 0);
     t.size_offset_.resize(static_cast<std::size_t>(n));
+    t.extra_offset_.resize(static_cast<std::size_t>(n));
     for (std::int32_t v = 0; v < n; ++v) {
         auto& so = t.size_offset_[v];
         so.assign(static_cast<std::size_t>(max_parents) + 2, 0);
         for (int k = 0; k <= max_parents; ++k) so[k + 1] = so[k] + t.count(v, k);
-        t.node_offset_[v + 1] = t.node_offset_[v] + so.back();
+        auto& xo = t.extra_offset_[v];
+        xo.assign(static_cast<std::size_t>(max_parents) + 1, 0);
+        for (int k = 0; k < max_parents; ++k) xo[k + 1] = xo[k] + t.extra_count(v, k);
+        t.node_offset_[v + 1] = t.node_offset_[v] + so.back() +
+                                static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
     }
     t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), 0.0);
     t.fill(scorer, threads);
@@ -144,26 +203,39 @@ std::int64_t ScoreTable::count(std::int32_t v, int k) const {
     return binomial(static_cast<std::int64_t>(candidates_[v].size()), k);
 }
 
+std::int64_t ScoreTable::extra_count(std::int32_t v, int k) const {
+    if (k < 0 || k > max_parents_ - 1) return 0;
+    return binomial(static_cast<std::int64_t>(candidates_[v].size()), k);
+}
+
 void ScoreTable::fill(const LocalScorer& scorer, int threads) {
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
     parallel_for(0, n_nodes(), resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
         const auto& cands = candidates_[v];
+        const auto extras = this->extras(v);
         const int m = static_cast<int>(cands.size());
         double* out = scores_.data() + node_offset_[v];
         std::vector<int> c(static_cast<std::size_t>(max_parents_));
         std::vector<std::int32_t> parents;
-        for (int k = 0; k <= std::min(max_parents_, m); ++k) {
-            for (int t = 0; t < k; ++t) c[t] = t;
-            std::int64_t rank = 0;
-            do {
-                parents.assign(static_cast<std::size_t>(k), 0);
-                for (int t = 0; t < k; ++t) parents[t] = cands[c[t]];
-                out[size_offset_[v][k] + rank] = scorer.local(v, parents);
-                ++rank;
-            } while (k > 0 && next_combination(c.data(), k, m));
-            CUDAG_ASSERT(rank == count(v, k));
+        // Block -1: the candidates' sets; block e: extras[e] joining up to s - 1 candidates.
+        for (std::int64_t e = -1; e < static_cast<std::int64_t>(extras.size()); ++e) {
+            const int limit = e < 0 ? max_parents_ : max_parents_ - 1;
+            double* block = e < 0 ? out : out + size_offset_[v].back() + e * extra_offset_[v].back();
+            const auto& offsets = e < 0 ? size_offset_[v] : extra_offset_[v];
+            for (int k = 0; k <= std::min(limit, m); ++k) {
+                for (int t = 0; t < k; ++t) c[t] = t;
+                std::int64_t rank = 0;
+                do {
+                    parents.assign(static_cast<std::size_t>(k), 0);
+                    for (int t = 0; t < k; ++t) parents[t] = cands[c[t]];
+                    if (e >= 0) parents.insert(std::upper_bound(parents.begin(), parents.end(), extras[e]), extras[e]);
+                    block[offsets[k] + rank] = scorer.local(v, parents);
+                    ++rank;
+                } while (k > 0 && next_combination(c.data(), k, m));
+                CUDAG_ASSERT(rank == binomial(m, k));
+            }
         }
     });
 }
@@ -174,17 +246,29 @@ double ScoreTable::lookup(std::int32_t v, std::span<const std::int32_t> parents)
     CUDAG_EXPECTS(k <= max_parents_, "node " + std::to_string(v) + " has " + std::to_string(k) +
                                          " parents, above the table's limit of " + std::to_string(max_parents_));
     const auto& cands = candidates_[v];
+    const auto extras = this->extras(v);
     std::vector<int> pos;
+    std::int64_t extra = -1;
     for (const std::int32_t p : parents) {
         const auto it = std::lower_bound(cands.begin(), cands.end(), p);
-        CUDAG_EXPECTS(it != cands.end() && *it == p,
+        if (it != cands.end() && *it == p) {
+            pos.push_back(static_cast<int>(it - cands.begin()));
+            continue;
+        }
+        const auto xt = std::lower_bound(extras.begin(), extras.end(), p);
+        CUDAG_EXPECTS(xt != extras.end() && *xt == p,
                       std::to_string(p) + " is not a candidate parent of node " + std::to_string(v));
-        pos.push_back(static_cast<int>(it - cands.begin()));
+        CUDAG_EXPECTS(extra < 0, "node " + std::to_string(v) + " may take one extra parent, not both " +
+                                     std::to_string(extras[static_cast<std::size_t>(extra)]) + " and " +
+                                     std::to_string(p));
+        extra = xt - extras.begin();
     }
     std::sort(pos.begin(), pos.end());
     CUDAG_EXPECTS(std::adjacent_find(pos.begin(), pos.end()) == pos.end(),
                   "a parent set of node " + std::to_string(v) + " repeats a parent");
-    return score(v, k, combination_rank(pos.data(), k, static_cast<int>(cands.size())));
+    const int kc = static_cast<int>(pos.size());
+    const std::int64_t rank = combination_rank(pos.data(), kc, static_cast<int>(cands.size()));
+    return extra < 0 ? score(v, kc, rank) : extra_score(v, extra, kc, rank);
 }
 
 std::vector<std::int32_t> ScoreTable::parent_set(std::int32_t v, int k, std::int64_t rank) const {
@@ -196,17 +280,26 @@ std::vector<std::int32_t> ScoreTable::parent_set(std::int32_t v, int k, std::int
     return parents;
 }
 
+std::vector<std::int32_t> ScoreTable::extra_parent_set(std::int32_t v, std::int64_t e, int k,
+                                                       std::int64_t rank) const {
+    std::vector<std::int32_t> parents = parent_set(v, k, rank);
+    const std::int32_t x = extras(v)[static_cast<std::size_t>(e)];
+    parents.insert(std::upper_bound(parents.begin(), parents.end(), x), x);
+    return parents;
+}
+
 double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
                       std::vector<std::int32_t>* parents) {
     double best = -std::numeric_limits<double>::infinity();
+    std::int64_t best_e = -1, best_rank = 0;
     int best_k = 0;
-    std::int64_t best_rank = 0;
-    for_each_consistent(predecessors(table, v, pos_of), static_cast<std::int64_t>(table.candidates(v).size()),
-                        table.max_parents(), [&](int k, std::int64_t rank, const int*) {
-                            const double s = table.score(v, k, rank);
-                            if (s > best) best = s, best_k = k, best_rank = rank;
+    for_each_consistent(table, v, predecessors(table, v, pos_of),
+                        [&](std::int64_t e, int k, std::int64_t rank, const int*, double s) {
+                            if (s > best) best = s, best_e = e, best_k = k, best_rank = rank;
                         });
-    if (parents) *parents = table.parent_set(v, best_k, best_rank);
+    if (parents)
+        *parents = best_e < 0 ? table.parent_set(v, best_k, best_rank)
+                              : table.extra_parent_set(v, best_e, best_k, best_rank);
     return best;
 }
 
@@ -214,27 +307,33 @@ double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const s
                       std::span<double> edge_prob) {
     const bool edge_probs = !edge_prob.empty();
     if (edge_probs) std::fill(edge_prob.begin(), edge_prob.end(), 0.0);
-    const std::vector<int> pred = predecessors(table, v, pos_of);
-    const auto m = static_cast<std::int64_t>(table.candidates(v).size());
-    const int s = table.max_parents();
+    const Predecessors pred = predecessors(table, v, pos_of);
     // log sum exp = top + log sum exp(score - top), top the largest score.
     double top = -std::numeric_limits<double>::infinity();
-    for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int*) {
-        top = std::max(top, table.score(v, k, rank));
+    for_each_consistent(table, v, pred, [&](std::int64_t, int, std::int64_t, const int*, double s) {
+        top = std::max(top, s);
     });
     if (std::isinf(top)) return top;  // nothing but -inf (or +inf) scores: no proportions to form
     double sum = 0.0;
-    std::vector<double> weight_with;  // per candidate position: sum of weights of sets holding it
-    if (edge_probs) weight_with.assign(static_cast<std::size_t>(m), 0.0);
-    for_each_consistent(pred, m, s, [&](int k, std::int64_t rank, const int* pos) {
-        const double w = std::exp(table.score(v, k, rank) - top);
+    // Sums of the weights of the sets holding each candidate position / each extra.
+    std::vector<double> weight_with, extra_with;
+    if (edge_probs) {
+        weight_with.assign(table.candidates(v).size(), 0.0);
+        extra_with.assign(table.extras(v).size(), 0.0);
+    }
+    for_each_consistent(table, v, pred, [&](std::int64_t e, int k, std::int64_t, const int* pos, double s) {
+        const double w = std::exp(s - top);
         sum += w;
-        if (edge_probs)
+        if (edge_probs) {
             for (int t = 0; t < k; ++t) weight_with[pos[t]] += w;
+            if (e >= 0) extra_with[e] += w;
+        }
     });
     if (edge_probs) {
         const auto cands = table.candidates(v);
-        for (const int i : pred) edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i] / sum;
+        for (const int i : pred.candidates) edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i] / sum;
+        const auto extras = table.extras(v);
+        for (const std::int64_t e : pred.extras) edge_prob[static_cast<std::size_t>(extras[e])] = extra_with[e] / sum;
     }
     return top + std::log(sum);
 }

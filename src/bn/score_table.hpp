@@ -8,6 +8,11 @@
 // i_0 < ... < i_{k-1} in the list; its entry is found by (v, k, combination_rank of the
 // positions among the m_v candidates) (core/combinations.hpp). A node's entries are stored
 // by size, then by rank: offset(v, k) + rank.
+//
+// A node may also have "extra" parents (BiDAG's plus1 space): nodes outside its candidates
+// that may join a set of at most max_parents - 1 candidates, one extra at a time. Their
+// entries follow the candidates' ones, one block per extra (in increasing node id), each
+// laid out like the candidates' block with the limit max_parents - 1.
 #pragma once
 
 #include <cstdint>
@@ -28,19 +33,32 @@ public:
     /// The table over a restricted space: candidates[v] lists the allowed parents of v
     /// (distinct node ids, not v, any order; stored sorted). InputError when a list is
     /// malformed or there is not one list per node.
+    /// extras[v] (empty, or one list per node) lists nodes, outside v's candidates, each of
+    /// which may be added as the one extra parent to a set of at most max_parents - 1
+    /// candidates (BiDAG's plus1 space).
     static ScoreTable build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
-                            int max_parents, int threads);
+                            int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras = {});
 
     /// Bytes the table takes for nodes with `candidate_counts[v]` candidates each
     /// (entries, offsets and candidate lists); a double, as it may exceed 64 bits.
-    static double estimate_bytes(std::span<const std::int64_t> candidate_counts, int max_parents);
+    /// extra_counts (empty or one per node): the number of extra parents of each node.
+    static double estimate_bytes(std::span<const std::int64_t> candidate_counts, int max_parents,
+                                 std::span<const std::int64_t> extra_counts = {});
 
     std::int64_t n_nodes() const { return static_cast<std::int64_t>(candidates_.size()); }
     int max_parents() const { return max_parents_; }
     /// v's candidate parents, increasing.
     std::span<const std::int32_t> candidates(std::int32_t v) const { return candidates_[v]; }
-    /// Number of parent sets of v of size k: C(m_v, k) for k <= max_parents, else 0.
+    /// v's extra parents (plus1), increasing; empty without them.
+    std::span<const std::int32_t> extras(std::int32_t v) const {
+        return extras_.empty() ? std::span<const std::int32_t>() : std::span<const std::int32_t>(extras_[v]);
+    }
+    /// Number of parent sets of v of size k drawn from its candidates: C(m_v, k) for
+    /// k <= max_parents, else 0.
     std::int64_t count(std::int32_t v, int k) const;
+    /// Number of sets of k candidates that one extra parent may join: C(m_v, k) for
+    /// k <= max_parents - 1, else 0.
+    std::int64_t extra_count(std::int32_t v, int k) const;
     /// Entries of v (all sizes).
     std::int64_t node_entries(std::int32_t v) const { return node_offset_[v + 1] - node_offset_[v]; }
     std::int64_t total_entries() const { return node_offset_.back(); }
@@ -49,11 +67,25 @@ public:
     double score(std::int32_t v, int k, std::int64_t rank) const {
         return scores_[static_cast<std::size_t>(node_offset_[v] + size_offset_[v][k] + rank)];
     }
+    /// The local score of v given extra parent extras(v)[e] and the k-set of candidate
+    /// positions of rank `rank` (k <= max_parents - 1).
+    double extra_score(std::int32_t v, std::int64_t e, int k, std::int64_t rank) const {
+        return scores_[static_cast<std::size_t>(node_offset_[v] + size_offset_[v].back() +
+                                                e * extra_offset_[v].back() + extra_offset_[v][k] + rank)];
+    }
     /// The local score of v given `parents` (node ids, any order); InputError when a parent
-    /// is not a candidate of v or there are more than max_parents.
+    /// is neither a candidate of v nor (one of them at most) an extra, or there are more
+    /// than max_parents.
     double lookup(std::int32_t v, std::span<const std::int32_t> parents) const;
     /// The parents (node ids, increasing) of the k-set of rank `rank` of v.
     std::vector<std::int32_t> parent_set(std::int32_t v, int k, std::int64_t rank) const;
+    /// The parents (node ids, increasing) of extra e's entry (k, rank) of v.
+    std::vector<std::int32_t> extra_parent_set(std::int32_t v, std::int64_t e, int k, std::int64_t rank) const;
+    /// All entries of v, candidates' block first then each extra's: the flat layout a GPU
+    /// copy takes.
+    std::span<const double> node_scores(std::int32_t v) const {
+        return {scores_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
+    }
 
 private:
     ScoreTable() = default;
@@ -61,7 +93,9 @@ private:
 
     int max_parents_ = 0;
     std::vector<std::vector<std::int32_t>> candidates_;
+    std::vector<std::vector<std::int32_t>> extras_;       ///< empty, or one list per node
     std::vector<std::vector<std::int64_t>> size_offset_;  ///< per node, max_parents + 2 entries
+    std::vector<std::vector<std::int64_t>> extra_offset_; ///< per node, max_parents + 1 entries (limit s - 1)
     std::vector<std::int64_t> node_offset_;               ///< n + 1 entries
     std::vector<double> scores_;
 };
@@ -86,7 +120,8 @@ struct OrderSumResult {
 };
 
 /// `order` is a permutation of the table's nodes (first = no predecessors); InputError
-/// otherwise. Ties among the best sets go to the smallest size, then the smallest rank.
+/// otherwise. Ties among the best sets go to the candidates' block before the extras'
+/// (in increasing extra), then the smallest size, then the smallest rank.
 OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int32_t> order);
 OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int32_t> order,
                                bool edge_probs = true);

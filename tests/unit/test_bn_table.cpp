@@ -76,7 +76,7 @@ struct Brute {
 };
 
 Brute brute_node(const LocalScorer& scorer, int v, const std::vector<std::int32_t>& order, unsigned candidates,
-                 int s) {
+                 int s, unsigned extras = 0) {
     const int n = static_cast<int>(order.size());
     unsigned before = 0;
     for (const std::int32_t u : order) {
@@ -86,7 +86,8 @@ Brute brute_node(const LocalScorer& scorer, int v, const std::vector<std::int32_
     Brute b;
     b.edge.assign(static_cast<std::size_t>(n), 0.0);
     double sum = 0.0;
-    for (const unsigned mask : allowed_sets(before & candidates, s)) {
+    for (const unsigned mask : allowed_sets(before & (candidates | extras), s)) {
+        if (std::popcount(mask & extras) > 1) continue;  // plus1: one extra parent at most
         const double score = scorer.local(v, members(mask));
         if (score > b.max) b.max = score, b.best = mask;
         const double w = std::exp(score);  // scores here are far above exp's underflow
@@ -221,14 +222,16 @@ std::vector<std::vector<std::int32_t>> some_orders(int n, int count, unsigned se
     return out;
 }
 
-void check_orders(const LocalScorer& scorer, const ScoreTable& t, const std::vector<unsigned>& candidate_masks) {
+void check_orders(const LocalScorer& scorer, const ScoreTable& t, const std::vector<unsigned>& candidate_masks,
+                  const std::vector<unsigned>& extra_masks = {}) {
     const int n = static_cast<int>(t.n_nodes());
     for (const auto& order : some_orders(n, 12, 7)) {
         const auto mx = cudag::bn::order_score_max(t, order);
         const auto sm = cudag::bn::order_score_sum(t, order);
         double max_total = 0.0, sum_total = 0.0;
         for (int v = 0; v < n; ++v) {
-            const Brute b = brute_node(scorer, v, order, candidate_masks[v], t.max_parents());
+            const Brute b = brute_node(scorer, v, order, candidate_masks[v], t.max_parents(),
+                                       extra_masks.empty() ? 0u : extra_masks[v]);
             EXPECT_EQ(mx.node_score[v], b.max);
             EXPECT_EQ(mask_of(mx.parents[v]), b.best);
             EXPECT_EQ(scorer.local(v, mx.parents[v]), mx.node_score[v]);
@@ -265,6 +268,65 @@ TEST(OrderScore, RestrictedSpaceEqualsBruteForce) {
     std::vector<unsigned> masks;
     for (const auto& c : cands) masks.push_back(mask_of(c));
     check_orders(scorer, ScoreTable::build(scorer, cands, 2, 2), masks);
+}
+
+TEST(ScoreTable, Plus1EntriesAndLookups) {
+    const DiscreteScorer scorer = simulated_scorer(6, 200, 13);
+    const std::vector<std::vector<std::int32_t>> cands = {{1, 2}, {0}, {}, {0, 4, 5}, {3}, {1, 2, 3}};
+    std::vector<std::vector<std::int32_t>> extras(6);
+    for (std::int32_t v = 0; v < 6; ++v)
+        for (std::int32_t u = 0; u < 6; ++u)
+            if (u != v && std::find(cands[v].begin(), cands[v].end(), u) == cands[v].end()) extras[v].push_back(u);
+    const ScoreTable t = ScoreTable::build(scorer, cands, 3, 2, extras);
+    std::int64_t total = 0;
+    for (std::int32_t v = 0; v < 6; ++v) {
+        const int m = static_cast<int>(cands[v].size());
+        ASSERT_EQ(t.extras(v).size(), extras[v].size());
+        std::int64_t entries = 0;
+        for (int k = 0; k <= 3; ++k) entries += cudag::binomial(m, k);
+        for (std::size_t e = 0; e < extras[v].size(); ++e)
+            for (int k = 0; k <= 2; ++k) {
+                ASSERT_EQ(t.extra_count(v, k), cudag::binomial(m, k));
+                entries += t.extra_count(v, k);
+                for (std::int64_t r = 0; r < t.extra_count(v, k); ++r) {
+                    const std::vector<std::int32_t> ps = t.extra_parent_set(v, static_cast<std::int64_t>(e), k, r);
+                    ASSERT_EQ(static_cast<int>(ps.size()), k + 1);
+                    ASSERT_TRUE(std::is_sorted(ps.begin(), ps.end()));
+                    EXPECT_EQ(t.extra_score(v, static_cast<std::int64_t>(e), k, r), scorer.local(v, ps));
+                    std::vector<std::int32_t> reversed(ps.rbegin(), ps.rend());
+                    EXPECT_EQ(t.lookup(v, reversed), scorer.local(v, ps));
+                }
+            }
+        EXPECT_EQ(t.node_entries(v), entries);
+        total += entries;
+    }
+    EXPECT_EQ(t.total_entries(), total);
+    EXPECT_THROW(t.lookup(2, std::vector<std::int32_t>{0, 1}), cudag::InputError);  // two extras
+    EXPECT_THROW(t.lookup(0, std::vector<std::int32_t>{1, 2, 3, 4}), cudag::InputError);
+    // An extra that is also a candidate, or the node itself, is refused.
+    EXPECT_THROW(ScoreTable::build(scorer, cands, 3, 1, {{1}, {}, {}, {}, {}, {}}), cudag::InputError);
+    EXPECT_THROW(ScoreTable::build(scorer, cands, 3, 1, {{0}, {}, {}, {}, {}, {}}), cudag::InputError);
+    EXPECT_THROW(ScoreTable::build(scorer, cands, 3, 1, {{3}}), cudag::InputError);
+}
+
+TEST(OrderScore, Plus1SpaceEqualsBruteForce) {
+    const DiscreteScorer scorer = simulated_scorer(6, 150, 31);
+    const std::vector<std::vector<std::int32_t>> cands = {{1, 2}, {0}, {}, {0, 4, 5}, {3}, {1, 2, 3}};
+    std::vector<std::vector<std::int32_t>> extras(6);
+    std::vector<unsigned> cmask, xmask;
+    for (std::int32_t v = 0; v < 6; ++v) {
+        for (std::int32_t u = 0; u < 6; ++u)
+            if (u != v && std::find(cands[v].begin(), cands[v].end(), u) == cands[v].end() && (u + v) % 3 != 0)
+                extras[v].push_back(u);
+        cmask.push_back(mask_of(cands[v]));
+        xmask.push_back(mask_of(extras[v]));
+    }
+    for (const int s : {1, 2, 3}) {
+        SCOPED_TRACE("max_parents " + std::to_string(s));
+        check_orders(scorer, ScoreTable::build(scorer, cands, s, 2, extras), cmask, xmask);
+    }
+    // s = 0 leaves no room for an extra: the empty set only.
+    check_orders(scorer, ScoreTable::build(scorer, cands, 0, 1, extras), cmask, std::vector<unsigned>(6, 0u));
 }
 
 TEST(OrderScore, RejectsNonPermutations) {

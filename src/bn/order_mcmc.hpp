@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "bn/score_table.hpp"
@@ -36,28 +37,71 @@ struct OrderMcmcOptions {
     int threads = 0;                  ///< <= 0: all hardware threads; results do not depend on it
 };
 
+/// One chain between iterations: everything its continuation depends on, so that a chain
+/// stopped after any iteration and continued (here or from a checkpoint) ends bit for bit
+/// as one that never stopped. The per-node scores and edge values of the current order are
+/// not kept: they are recomputed from `order`, deterministically.
+struct ChainState {
+    std::int64_t chain = 0;     ///< its id: the random stream it draws from
+    std::int64_t done = 0;      ///< iterations done
+    std::int64_t accepted = 0;  ///< accepted proposals so far
+    std::vector<std::int32_t> order;       ///< current order
+    double score = 0.0;                    ///< its score, as kept incrementally
+    std::vector<std::int32_t> best_order;  ///< highest-scoring order visited (the first on ties)
+    double best_score = 0.0;
+    std::vector<double> trace;  ///< the score after each kept iteration so far
+    /// Edge values summed over the kept iterations, by child: the value of p --> v at an
+    /// iteration is P(p --> v | current order) in sum mode and whether p is a parent of v in
+    /// the current order's best DAG in max mode. Both n × n at [p * n + v]. A node's column
+    /// is added lazily, when it changes or at the end: since[v] is the number of kept
+    /// iterations already added for v.
+    std::vector<double> edge_sum, edge_sumsq;
+    std::vector<std::int64_t> since;
+    std::int64_t kept = 0;  ///< kept iterations so far (trace.size())
+};
+
 struct OrderChainResult {
     /// Score of the current order after each kept iteration: (iterations - burn_in) / thin values.
     std::vector<double> trace;
     double acceptance_rate = 0.0;  ///< accepted / iterations (0 when n < 2: there is nothing to swap)
     std::vector<std::int32_t> best_order;  ///< highest-scoring order visited (the first one on ties)
     double best_score = 0.0;
-    /// Max mode: the MAP DAG of best_order, parents by node id (order_score_max). Empty in sum mode.
+    /// The best DAG of best_order (order_score_max), parents by node id: the MAP DAG in max
+    /// mode, the best DAG within the best order in sum mode.
     std::vector<std::vector<std::int32_t>> best_parents;
+    double best_dag_score = 0.0;            ///< its score (= best_score in max mode)
     std::vector<std::int32_t> final_order;  ///< the order after the last iteration
     double final_score = 0.0;               ///< its score as kept incrementally by the chain
+    /// This chain's kept edge values (see ChainState), summed, n × n; divided by the kept
+    /// count they are the chain's own edge probabilities.
+    std::vector<double> edge_sum, edge_sumsq;
 };
 
 struct OrderMcmcResult {
     std::vector<OrderChainResult> chains;  ///< by chain id
-    /// Sum mode: n × n, edge_prob[p * n + v] estimates P(p --> v | D) as the average over the
-    /// kept iterations of all chains of P(p --> v | current order) (Rao–Blackwellised). Empty
-    /// in max mode or when no iteration is kept.
+    /// n × n, edge_prob[p * n + v]: the average over the kept iterations of all chains of the
+    /// edge value (see ChainState). In sum mode this is the Rao–Blackwellised estimate of
+    /// P(p --> v | D); in max mode the frequency of p --> v in the chains' best DAGs.
+    /// Empty when no iteration is kept.
     std::vector<double> edge_prob;
+    std::int64_t kept_per_chain = 0;
 };
 
-/// Runs opts.chains chains over the table's nodes. InputError when chains < 1, iterations < 0,
-/// burn_in is outside [0, iterations] or thin < 1.
+/// InputError when chains < 1, iterations < 0, burn_in is outside [0, iterations] or thin < 1.
+void check_options(const OrderMcmcOptions& opts);
+
+/// Chain `chain` before its first iteration (its starting order drawn).
+ChainState start_chain(const ScoreTable& table, const OrderMcmcOptions& opts, std::int64_t chain);
+/// Run the chains of `states` on to iteration `until` (no-op for those already there), in
+/// parallel over chains with opts.threads threads. The result does not depend on the
+/// thread count or on how a run is cut into calls.
+void advance_chains(const ScoreTable& table, const OrderMcmcOptions& opts, std::span<ChainState> states,
+                    std::int64_t until);
+/// The result of chains that ran opts.iterations: states in chain order (all of them),
+/// combined in that order.
+OrderMcmcResult finish_chains(const ScoreTable& table, const OrderMcmcOptions& opts, std::vector<ChainState> states);
+
+/// start_chain for chains 0..opts.chains-1, advance_chains to opts.iterations, finish_chains.
 OrderMcmcResult run_order_mcmc(const ScoreTable& table, const OrderMcmcOptions& opts);
 
 }  // namespace cudag::bn

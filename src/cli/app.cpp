@@ -10,6 +10,7 @@
 #include "cli/citest.hpp"
 #include "cli/compare.hpp"
 #include "cli/info.hpp"
+#include "cli/mcmc.hpp"
 #include "cli/pc.hpp"
 #include "cli/score.hpp"
 #include "cli/simulate.hpp"
@@ -59,7 +60,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     }
     const int world_rank = env->rank(), world_size = env->size();
 
-    CLI::App app{"cudag: causal structure learning (PC-stable) from a laptop CPU to GPU clusters"};
+    CLI::App app{"cudag: causal structure learning (PC-stable, order MCMC) from a laptop CPU to GPU clusters"};
     app.require_subcommand(1);
     app.set_version_flag("--version", CUDAG_VERSION);
 
@@ -73,6 +74,8 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     auto* citest = add_citest_command(app, ca);
     ScoreArgs sc;
     auto* score = add_score_command(app, sc);
+    McmcArgs mc;
+    auto* mcmc = add_mcmc_command(app, mc);
     auto* info = add_info_command(app);
 
     try {
@@ -92,6 +95,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         comm = env->world();
         if (decorate) comm = decorate(std::move(comm));
         if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
+        if (mcmc->parsed()) return run_mcmc_command(mc, join_args(argc, argv), *env, comm);
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);
         if (citest->parsed()) return run_citest(ca);

@@ -9,6 +9,9 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "io/output_set.hpp"
+#include "io/writers.hpp"
+#include "mpi/communicator.hpp"
 
 namespace cudag::cli {
 
@@ -21,6 +24,29 @@ inline std::vector<std::string> split_commas(const std::string& s) {
         if (!item.empty()) out.push_back(item);
     return out;
 }
+
+/// Before any work, rank 0 takes temporaries for --out and the files of `formats` beside it
+/// in `outputs`, and proves --checkpoint's folder writable (writable, not a FIFO or device);
+/// agreed over the ranks. Returns the temporary of --out ("" when there is none).
+inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs, const std::string& out,
+                                 const std::vector<std::string>& formats, const std::string& checkpoint) {
+    std::string tmp;
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() != 0) return;
+        if (!out.empty()) {
+            tmp = outputs.temp_for(out);
+            for (const std::string& f : formats) outputs.temp_for(io::format_path(out, f));
+        }
+        if (!checkpoint.empty()) {
+            io::OutputSet probe;  // the checkpoint writer has its own set
+            probe.temp_for(checkpoint);
+        }
+    });
+    return tmp;
+}
+
+/// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
+constexpr std::int64_t kMaxDrawnNodes = 500;
 
 /// --threads as a command uses it: negative is an error, 0 means every hardware thread,
 /// more than the hardware threads is clamped to them with a note (unless quiet).

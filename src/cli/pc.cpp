@@ -160,9 +160,6 @@ void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
     }
 }
 
-/// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
-constexpr std::int64_t kMaxDrawnNodes = 500;
-
 /// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
 /// NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
 std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
@@ -328,18 +325,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
 
     // Check every output location (writable, not a FIFO or device) before reading the data.
     io::OutputSet outputs;
-    std::string tmp_h5;
-    mpi::run_agreed(*comm, [&] {
-        if (!root) return;
-        if (!a.out.empty()) {
-            tmp_h5 = outputs.temp_for(a.out);
-            for (const std::string& f : formats) outputs.temp_for(io::format_path(a.out, f));
-        }
-        if (!cfg.checkpoint.empty()) {
-            io::OutputSet probe;  // the checkpoint writer has its own set
-            probe.temp_for(cfg.checkpoint);
-        }
-    });
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, cfg.checkpoint);
 
     pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
                                            : (a.verbose ? pc::Progress::Mode::Always

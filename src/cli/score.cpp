@@ -29,22 +29,12 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
                     "the DAG: cudag's edge TSV (source, target, mark; every mark -->) or any "
                     "graph format `cudag compare` reads, with directed edges only")
         ->required();
-    cmd->add_option("--score", a.score, "bdeu or k2 (discrete data, as bnlearn) or bge (continuous, as BiDAG)")
-        ->required();
-    a.iss_option = cmd->add_option("--iss", a.iss, "BDeu imaginary sample size (> 0)")->capture_default_str();
-    a.am_option = cmd->add_option("--am", a.am, "BGe prior precision scale (> 0)")->capture_default_str();
-    a.aw_option = cmd->add_option("--aw", a.aw, "BGe prior degrees of freedom (> n + 1; default n + am + 1)");
+    add_score_options(*cmd, a.score);
     cmd->add_flag("--json", a.json, "print one JSON object {\"total\": x, \"nodes\": {...}}");
     return cmd;
 }
 
 namespace {
-
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
 
 /// The DAG of `path` on the data's variables: each node's parents. Undirected and
 /// bidirected edges and cycles are InputErrors.
@@ -77,55 +67,31 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
 }  // namespace
 
 int run_score(const ScoreArgs& a) {
-    const std::optional<bn::ScoreKind> kind = bn::parse_score_kind(a.score);
-    if (!kind)
-        throw InputError("unknown --score '" + a.score + "' (available: bdeu, k2, bge)");
-    auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
-    if (*kind != bn::ScoreKind::BDeu && given(a.iss_option))
-        throw InputError("--iss applies to --score bdeu only");
-    if (*kind != bn::ScoreKind::BGe && (given(a.am_option) || given(a.aw_option)))
-        throw InputError("--am and --aw apply to --score bge only");
-    if (!(a.iss > 0.0) || !std::isfinite(a.iss))
-        throw InputError("--iss must be a positive number (got " + number(a.iss) + ")");
-    const bool bge = *kind == bn::ScoreKind::BGe;
-    Dataset data;
-    try {
-        data = io::read_dataset(a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Auto);
-    } catch (const io::NonNumericCell& e) {
-        throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
-    }
-    const std::vector<std::string> names = data.names;
-    const std::int64_t n_samples = data.n_samples;
+    const bn::ScoreKind kind = check_score_options(a.score);
+    ScoreInputs in = read_score_inputs(a.data, a.dataset, kind, a.score);
+    const std::vector<std::string>& names = in.names;
     const bn::Dag dag = read_dag(a.dag, names);
-    std::unique_ptr<bn::LocalScorer> scorer;
-    if (bge) {
-        bn::BgeSpec spec{a.am, std::nullopt};
-        if (given(a.aw_option)) spec.aw = a.aw;
-        scorer = std::make_unique<bn::BgeScorer>(data, spec);
-    } else {
-        scorer = std::make_unique<bn::DiscreteScorer>(bn::discrete_codes_for_scoring(std::move(data)),
-                                                      bn::ScoreSpec{*kind, a.iss});
-    }
+    const std::unique_ptr<bn::LocalScorer>& scorer = in.scorer;
     const std::vector<double> local = scorer->local_scores(dag);
     double total = 0.0;
     for (const double s : local) total += s;
 
     std::ostringstream os;
     if (a.json) {
-        os << "{\"total\": " << number(total) << ", \"nodes\": {";
+        os << "{\"total\": " << exact_number(total) << ", \"nodes\": {";
         for (std::size_t v = 0; v < local.size(); ++v)
-            os << (v ? ", " : "") << io::json_quote(names[v]) << ": " << number(local[v]);
+            os << (v ? ", " : "") << io::json_quote(names[v]) << ": " << exact_number(local[v]);
         os << "}}\n";
     } else {
-        os << "score\t" << bn::score_name(*kind) << '\n';
-        if (*kind == bn::ScoreKind::BDeu) os << "iss\t" << number(a.iss) << '\n';
+        os << "score\t" << bn::score_name(kind) << '\n';
+        if (kind == bn::ScoreKind::BDeu) os << "iss\t" << exact_number(a.score.iss) << '\n';
         if (const auto* b = dynamic_cast<const bn::BgeScorer*>(scorer.get()))
-            os << "am\t" << number(b->am()) << "\naw\t" << number(b->aw()) << '\n';
-        os << "samples\t" << n_samples << '\n'
-           << "total\t" << number(total) << '\n'
+            os << "am\t" << exact_number(b->am()) << "\naw\t" << exact_number(b->aw()) << '\n';
+        os << "samples\t" << in.n_samples << '\n'
+           << "total\t" << exact_number(total) << '\n'
            << "node\tlocal_score\tparents\n";
         for (std::size_t v = 0; v < local.size(); ++v) {
-            os << io::tsv_escape(names[v]) << '\t' << number(local[v]) << '\t';
+            os << io::tsv_escape(names[v]) << '\t' << exact_number(local[v]) << '\t';
             for (std::size_t t = 0; t < dag.parents[v].size(); ++t)
                 os << (t ? "," : "") << io::tsv_escape(names[dag.parents[v][t]]);
             os << '\n';

@@ -7,15 +7,14 @@
 
 #include <string>
 
+#include "cli/bn_inputs.hpp"
+
 namespace cudag::cli {
 
 struct ScoreArgs {
-    std::string data, dataset, dag, score;
-    double iss = 1.0, am = 1.0, aw = 0.0;
+    std::string data, dataset, dag;
+    ScoreOptions score;
     bool json = false;
-    const CLI::Option* iss_option = nullptr;  ///< whether --iss was given
-    const CLI::Option* am_option = nullptr;   ///< whether --am was given
-    const CLI::Option* aw_option = nullptr;   ///< whether --aw was given
 };
 
 /// Registers the `score` subcommand on `app`, filling `a` when parsed.

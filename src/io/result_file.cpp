@@ -102,16 +102,7 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
 
     layout::write_levels(root, r.levels, where);
 
-    {
-        h5::Handle g = h5::create_group(root, "config", where);
-        std::set<std::string> used;
-        for (const auto& [key, value] : r.config) {
-            const std::string base = sanitize_attr_name(key);
-            std::string name = base;
-            for (int k = 2; !used.insert(name).second; ++k) name = base + "_" + std::to_string(k);
-            h5::write_string_attr(g.get(), name, value, where);
-        }
-    }
+    layout::write_config(root, r.config, where);
 
     h5::check(H5Fflush(root, H5F_SCOPE_LOCAL), where);
 }

@@ -5,6 +5,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/hdf5_file.hpp"
@@ -30,5 +31,10 @@ pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& wh
 /// tests_imbalance (float64)}.
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where);
 std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where);
+
+/// /config: one string attribute per (key, value), keys mapped by sanitize_attr_name
+/// (io/result_file.hpp; a repeated key gets _2, _3, ...).
+void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config,
+                  const std::string& where);
 
 }  // namespace cudag::io::layout

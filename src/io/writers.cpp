@@ -415,6 +415,8 @@ std::string format_suffix(const std::string& format) {
     if (format == "cl") return ".cl.txt";
     if (format == "png") return ".png";
     if (format == "svg") return ".svg";
+    if (format == "edgeprob") return ".edgeprob.tsv";  // cudag mcmc's
+    if (format == "traces") return ".traces.tsv";      // cudag mcmc's
     validate_formats({format});
     return "";
 }

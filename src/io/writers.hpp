@@ -118,7 +118,8 @@ bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const 
 /// The format names write_formats accepts: edges, dot, json, amat, cl, png, svg.
 const std::vector<std::string>& format_names();
 
-/// File name suffix written for a format, e.g. ".edges.tsv" for "edges".
+/// File name suffix written for a format, e.g. ".edges.tsv" for "edges" (and for cudag
+/// mcmc's own: ".edgeprob.tsv" for "edgeprob", ".traces.tsv" for "traces").
 std::string format_suffix(const std::string& format);
 
 /// Throw InputError naming the first unknown format and listing the valid ones.

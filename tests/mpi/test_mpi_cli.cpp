@@ -169,3 +169,29 @@ TEST_F(MpiCli, OnlyRankZeroPrintsTheEdgeList) {
     ASSERT_EQ(run_command(cudag::test::cudag_binary() + " pc -q --data " + data, dir_, path("ref.txt")).code, 0);
     EXPECT_EQ(cudag::test::read_text(path("out.txt")), cudag::test::read_text(path("ref.txt")));
 }
+
+TEST_F(MpiCli, McmcChainsAreRankCountInvariantAndResumeAcrossRankCounts) {
+    auto r = cudag(0, "simulate discrete --vars 12 --samples 400 --density 0.2 --states 3 --max-parents 2 --seed 4 --out " +
+                          path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string opts = "mcmc --data " + path("d.csv") +
+                             " --score bdeu --max-parents 2 --chains 5 --iterations 900 --thin 2 --order-score sum -q";
+    r = cudag(0, opts + " --out " + path("serial.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (int k = 1; k <= 3; ++k) {
+        const std::string out = path("np" + std::to_string(k) + ".h5");
+        r = cudag(k, opts + " --out " + out);
+        ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+        EXPECT_TRUE(cudag::test::same_mcmc_results(out, path("serial.h5"))) << k << " ranks";
+    }
+    // Stopped on 2 ranks after a checkpoint, resumed on 3: the same chains.
+    const std::string ck = " --checkpoint " + path("ck.h5") + " --checkpoint-every 300";
+    r = cudag(2, opts + ck + " --stop-after 600 --out " + path("resumed.h5"));
+    ASSERT_EQ(r.code, 3) << r.err;
+    ASSERT_TRUE(fs::exists(path("ck.h5")));
+    EXPECT_FALSE(fs::exists(path("resumed.h5")));
+    r = cudag(3, opts + ck + " --resume --out " + path("resumed.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(path("resumed.h5"), path("serial.h5")));
+    EXPECT_FALSE(fs::exists(path("ck.h5")));  // served, removed
+}

@@ -66,27 +66,54 @@ inline std::string config_attr(hid_t f, const char* key) {
     return v.empty() ? "" : v.front();
 }
 
-/// The datasets of a result file that depend only on the data and the semantics, as
-/// raw bytes by name (never timings or provenance). The number of tests run per level is
-/// included for the CPU engine only: GPU engines stop an edge's tests as soon as a
-/// separating set is known, so how many tests ran depends on the schedule.
-inline std::vector<std::pair<std::string, std::vector<char>>> result_payload(const std::string& path) {
+/// The raw bytes of datasets `names` of the HDF5 file `path`, by name.
+inline std::vector<std::pair<std::string, std::vector<char>>> dataset_bytes(const std::string& path,
+                                                                            const std::vector<std::string>& names) {
     io::h5::Handle f = io::h5::open_file(path);
-    const bool cpu = config_attr(f.get(), "backend") == "cpu";
     std::vector<std::pair<std::string, std::vector<char>>> out;
-    for (const char* name : {"skeleton/edges", "cpdag/edges", "sepsets/pairs", "sepsets/offsets",
-                             "sepsets/nodes", "pmax/pairs", "pmax/values", "levels/tests",
-                             "levels/removed", "levels/edges_after"}) {
-        if (!cpu && std::string(name) == "levels/tests") continue;
+    for (const std::string& name : names) {
         hsize_t count = 1;
         for (hsize_t d : io::h5::dataset_shape(f.get(), name, path)) count *= d;
-        io::h5::Handle ds(H5Dopen2(f.get(), name, H5P_DEFAULT));
+        io::h5::Handle ds(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT));
         io::h5::Handle type(H5Dget_type(ds.get()));
         std::vector<char> bytes(static_cast<std::size_t>(count) * H5Tget_size(type.get()));
         if (!bytes.empty()) io::h5::read_raw(f.get(), name, type.get(), bytes.data(), path);
         out.emplace_back(name, std::move(bytes));
     }
     return out;
+}
+
+/// The datasets of a result file that depend only on the data and the semantics, as
+/// raw bytes by name (never timings or provenance). The number of tests run per level is
+/// included for the CPU engine only: GPU engines stop an edge's tests as soon as a
+/// separating set is known, so how many tests ran depends on the schedule.
+inline std::vector<std::pair<std::string, std::vector<char>>> result_payload(const std::string& path) {
+    bool cpu = false;
+    {
+        io::h5::Handle f = io::h5::open_file(path);
+        cpu = config_attr(f.get(), "backend") == "cpu";
+    }
+    std::vector<std::string> names = {"skeleton/edges", "cpdag/edges", "sepsets/pairs", "sepsets/offsets",
+                                      "sepsets/nodes",  "pmax/pairs",  "pmax/values",   "levels/removed",
+                                      "levels/edges_after"};
+    if (cpu) names.push_back("levels/tests");
+    return dataset_bytes(path, names);
+}
+
+/// The datasets of a `cudag mcmc` result that the chains decide (no timings or provenance).
+inline std::vector<std::pair<std::string, std::vector<char>>> mcmc_payload(const std::string& path) {
+    return dataset_bytes(path, {"edge_prob", "chains/trace", "chains/acceptance", "chains/best_score",
+                                "chains/best_order", "chains/final_order", "best_dag/edges",
+                                "best_dag/local_scores", "cpdag/edges"});
+}
+
+/// Equal `cudag mcmc` results, naming the first dataset that differs.
+inline testing::AssertionResult same_mcmc_results(const std::string& got, const std::string& want) {
+    const auto a = mcmc_payload(got), b = mcmc_payload(want);
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (a[k].second != b[k].second)
+            return testing::AssertionFailure() << "/" << a[k].first << " differs: " << got << " vs " << want;
+    return testing::AssertionSuccess();
 }
 
 /// Equal payloads (and text files beside them, when given), naming the first difference.

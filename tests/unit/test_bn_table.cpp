@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bn/bge.hpp"
+#include "bn/prior.hpp"
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
 #include "core/combinations.hpp"
@@ -415,6 +416,35 @@ TEST(ScoreTable, TooLargeIsOneLineOutOfMemory) {
         for (std::int32_t u = 0; u < 3000; u += 2)
             if (u != v) cands[v].push_back(u);
     EXPECT_THROW((void)ScoreTable::build(big, cands, 4, 1), cudag::OutOfMemory);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(PriorScorer, AddsEdgePenaltyAndPairwiseTermsPerParent) {
+    const DiscreteScorer base = simulated_scorer(4, 100, 6);
+    cudag::bn::StructurePrior prior;
+    prior.edge_penalty = 2.0;
+    prior.belief.assign(16, 0.5);
+    prior.belief[1 * 4 + 2] = 1.0;  // 1 --> 2 believed: +12.5
+    prior.belief[3 * 4 + 2] = 0.2;  // 3 --> 2 doubted: 100 * (-0.3)^3 = -2.7
+    const cudag::bn::PriorScorer scorer(base, prior);
+    const std::vector<std::int32_t> none, both = {1, 3}, other = {0};
+    EXPECT_EQ(scorer.local(2, none), base.local(2, none));
+    EXPECT_NEAR(scorer.local(2, both), base.local(2, both) - 2.0 * std::log(2.0) + 12.5 - 2.7, 1e-12);
+    EXPECT_NEAR(scorer.local(2, other), base.local(2, other) - std::log(2.0), 1e-12);
+    EXPECT_DOUBLE_EQ(cudag::bn::pairwise_prior_term(0.0), -12.5);
+    // The table takes the prior like any scorer.
+    const ScoreTable t = ScoreTable::build(scorer, 2, 1);
+    EXPECT_EQ(t.lookup(2, both), scorer.local(2, both));
+    prior.belief[5] = 1.5;
+    EXPECT_THROW(cudag::bn::PriorScorer(base, prior), cudag::InputError);
+    prior.belief.assign(9, 0.5);
+    EXPECT_THROW(cudag::bn::PriorScorer(base, prior), cudag::InputError);
+    prior.belief.clear();
+    prior.edge_penalty = 0.0;
+    EXPECT_THROW(cudag::bn::PriorScorer(base, prior), cudag::InputError);
 }
 
 }  // namespace

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bn/mcmc_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "io/checkpoint_file.hpp"
+#include "core/parallel.hpp"
+#include "io/hdf5_file.hpp"
+
+namespace cudag::bn {
+
+namespace {
+
+constexpr io::CheckpointFormat mcmc_format{"cudag-mcmc-checkpoint-1", "MCMC"};
+
+/// Chain states as bytes, for the gather to rank 0.
+class Packer {
+public:
+    template <class T>
+    void put(const T& v) {
+        const auto* p = reinterpret_cast<const std::byte*>(&v);
+        bytes.insert(bytes.end(), p, p + sizeof v);
+    }
+    template <class T>
+    void put_vector(const std::vector<T>& v) {
+        put(static_cast<std::uint64_t>(v.size()));
+        const auto* p = reinterpret_cast<const std::byte*>(v.data());
+        bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+    }
+    std::vector<std::byte> bytes;
+};
+
+class Unpacker {
+public:
+    explicit Unpacker(const std::vector<std::byte>& b) : b_(b) {}
+    template <class T>
+    T get() {
+        T v;
+        CUDAG_ASSERT(at_ + sizeof v <= b_.size());
+        std::memcpy(&v, b_.data() + at_, sizeof v);
+        at_ += sizeof v;
+        return v;
+    }
+    template <class T>
+    std::vector<T> get_vector() {
+        const auto n = static_cast<std::size_t>(get<std::uint64_t>());
+        CUDAG_ASSERT(at_ + n * sizeof(T) <= b_.size());
+        std::vector<T> v(n);
+        if (n) std::memcpy(v.data(), b_.data() + at_, n * sizeof(T));
+        at_ += n * sizeof(T);
+        return v;
+    }
+    bool done() const { return at_ == b_.size(); }
+
+private:
+    const std::vector<std::byte>& b_;
+    std::size_t at_ = 0;
+};
+
+std::vector<std::byte> pack(const std::vector<ChainState>& states) {
+    Packer p;
+    p.put(static_cast<std::uint64_t>(states.size()));
+    for (const ChainState& s : states) {
+        p.put(s.chain);
+        p.put(s.done);
+        p.put(s.accepted);
+        p.put(s.score);
+        p.put(s.best_score);
+        p.put(s.kept);
+        p.put_vector(s.order);
+        p.put_vector(s.best_order);
+        p.put_vector(s.trace);
+        p.put_vector(s.edge_sum);
+        p.put_vector(s.edge_sumsq);
+        p.put_vector(s.since);
+    }
+    return std::move(p.bytes);
+}
+
+void unpack(const std::vector<std::byte>& bytes, std::vector<ChainState>& out) {
+    Unpacker u(bytes);
+    const auto count = u.get<std::uint64_t>();
+    for (std::uint64_t k = 0; k < count; ++k) {
+        ChainState s;
+        s.chain = u.get<std::int64_t>();
+        s.done = u.get<std::int64_t>();
+        s.accepted = u.get<std::int64_t>();
+        s.score = u.get<double>();
+        s.best_score = u.get<double>();
+        s.kept = u.get<std::int64_t>();
+        s.order = u.get_vector<std::int32_t>();
+        s.best_order = u.get_vector<std::int32_t>();
+        s.trace = u.get_vector<double>();
+        s.edge_sum = u.get_vector<double>();
+        s.edge_sumsq = u.get_vector<double>();
+        s.since = u.get_vector<std::int64_t>();
+        out.push_back(std::move(s));
+    }
+    CUDAG_ASSERT(u.done());
+}
+
+/// Every chain's state on rank 0, in chain order (rank blocks are contiguous).
+std::vector<ChainState> gather_states(const std::vector<ChainState>& mine, mpi::Communicator& comm) {
+    if (comm.size() == 1) return mine;
+    const auto blobs = comm.gatherv(pack(mine), 0);
+    std::vector<ChainState> all;
+    for (const auto& b : blobs) unpack(b, all);
+    return all;
+}
+
+template <class T>
+std::vector<T> stacked(const std::vector<ChainState>& s, const std::vector<T> ChainState::*field) {
+    std::vector<T> out;
+    for (const ChainState& c : s) out.insert(out.end(), (c.*field).begin(), (c.*field).end());
+    return out;
+}
+
+void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig& cfg, std::int64_t n) {
+    io::CheckpointFile file = io::CheckpointFile::create(cfg.checkpoint, mcmc_format, cfg.config_hash);
+    const std::string& where = file.where();
+    const auto c = static_cast<hsize_t>(states.size()), un = static_cast<hsize_t>(n);
+    const auto kept = static_cast<hsize_t>(states.empty() ? 0 : states[0].kept);
+    io::h5::Handle g = io::h5::create_group(file.root(), "chains", where);
+    const hid_t id = g.get();
+    std::vector<std::int64_t> chain, done, accepted, kept_v;
+    std::vector<double> score, best;
+    for (const ChainState& s : states) {
+        chain.push_back(s.chain);
+        done.push_back(s.done);
+        accepted.push_back(s.accepted);
+        kept_v.push_back(s.kept);
+        score.push_back(s.score);
+        best.push_back(s.best_score);
+    }
+    io::h5::write_array(id, "chain", chain, {c}, where);
+    io::h5::write_array(id, "done", done, {c}, where);
+    io::h5::write_array(id, "accepted", accepted, {c}, where);
+    io::h5::write_array(id, "kept", kept_v, {c}, where);
+    io::h5::write_array(id, "score", score, {c}, where);
+    io::h5::write_array(id, "best_score", best, {c}, where);
+    io::h5::write_array(id, "order", stacked(states, &ChainState::order), {c, un}, where);
+    io::h5::write_array(id, "best_order", stacked(states, &ChainState::best_order), {c, un}, where);
+    io::h5::write_array(id, "trace", stacked(states, &ChainState::trace), {c, kept}, where);
+    io::h5::write_array(id, "edge_sum", stacked(states, &ChainState::edge_sum), {c, un, un}, where);
+    io::h5::write_array(id, "edge_sumsq", stacked(states, &ChainState::edge_sumsq), {c, un, un}, where);
+    io::h5::write_array(id, "since", stacked(states, &ChainState::since), {c, un}, where);
+    g.reset();
+    file.commit();
+}
+
+/// Chains [first, last) from the checkpoint.
+std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first,
+                                        std::int64_t last) {
+    const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash);
+    const std::string& where = file.where();
+    const hid_t root = file.root();
+    const auto chain = io::h5::read_array<std::int64_t>(root, "chains/chain", where);
+    const auto c = static_cast<std::int64_t>(chain.size());
+    const auto done = io::h5::read_array<std::int64_t>(root, "chains/done", where);
+    const auto accepted = io::h5::read_array<std::int64_t>(root, "chains/accepted", where);
+    const auto kept = io::h5::read_array<std::int64_t>(root, "chains/kept", where);
+    const auto score = io::h5::read_array<double>(root, "chains/score", where);
+    const auto best = io::h5::read_array<double>(root, "chains/best_score", where);
+    const auto order = io::h5::read_array<std::int32_t>(root, "chains/order", where);
+    const auto best_order = io::h5::read_array<std::int32_t>(root, "chains/best_order", where);
+    const auto trace = io::h5::read_array<double>(root, "chains/trace", where);
+    const auto edge_sum = io::h5::read_array<double>(root, "chains/edge_sum", where);
+    const auto edge_sumsq = io::h5::read_array<double>(root, "chains/edge_sumsq", where);
+    const auto since = io::h5::read_array<std::int64_t>(root, "chains/since", where);
+    const std::int64_t k = c > 0 ? kept[0] : 0;
+    const auto nn = n * n;
+    if (c != cfg.opts.chains || static_cast<std::int64_t>(order.size()) != c * n ||
+        static_cast<std::int64_t>(best_order.size()) != c * n || static_cast<std::int64_t>(since.size()) != c * n ||
+        static_cast<std::int64_t>(edge_sum.size()) != c * nn || static_cast<std::int64_t>(edge_sumsq.size()) != c * nn ||
+        static_cast<std::int64_t>(trace.size()) != c * k || static_cast<std::int64_t>(done.size()) != c)
+        throw InputError(where + ": /chains does not describe this run");
+    std::vector<ChainState> out;
+    for (std::int64_t i = first; i < last; ++i) {
+        if (chain[i] != i || done[i] != done[0] || kept[i] != k)
+            throw InputError(where + ": /chains does not describe this run");
+        ChainState s;
+        s.chain = i;
+        s.done = done[i];
+        s.accepted = accepted[i];
+        s.kept = kept[i];
+        s.score = score[i];
+        s.best_score = best[i];
+        s.order.assign(order.begin() + i * n, order.begin() + (i + 1) * n);
+        s.best_order.assign(best_order.begin() + i * n, best_order.begin() + (i + 1) * n);
+        s.trace.assign(trace.begin() + i * k, trace.begin() + (i + 1) * k);
+        s.edge_sum.assign(edge_sum.begin() + i * nn, edge_sum.begin() + (i + 1) * nn);
+        s.edge_sumsq.assign(edge_sumsq.begin() + i * nn, edge_sumsq.begin() + (i + 1) * nn);
+        s.since.assign(since.begin() + i * n, since.begin() + (i + 1) * n);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> chain_block(std::int64_t chains, int rank, int size) {
+    return {chains * rank / size, chains * (rank + 1) / size};
+}
+
+OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi::Communicator& comm) {
+    const OrderMcmcOptions& opts = cfg.opts;
+    check_options(opts);
+    const std::int64_t n = table.n_nodes();
+    const auto [first, last] = chain_block(opts.chains, comm.rank(), comm.size());
+    std::vector<ChainState> states;
+    mpi::run_agreed(comm, [&] {
+        if (cfg.resume) {
+            states = read_checkpoint(cfg, n, first, last);
+        } else {
+            states.resize(static_cast<std::size_t>(last - first));
+            parallel_for(0, last - first, resolve_threads(opts.threads), 1,
+                         [&](std::int64_t c, int) { states[c] = start_chain(table, opts, first + c); });
+        }
+    });
+    // Every rank's chains are at the same iteration (a checkpoint holds one).
+    std::int64_t done = states.empty() ? 0 : states[0].done;
+    done = comm.allreduce(done, mpi::ReduceOp::Max);
+    if (cfg.resume && cfg.on_resume) cfg.on_resume(done);
+
+    // Segments: about 64 per run for progress, cut at the checkpoint grid too.
+    const std::int64_t segment = std::max<std::int64_t>(1, (opts.iterations + 63) / 64);
+    using clock = std::chrono::steady_clock;
+    auto last_checkpoint = clock::now();
+    while (done < opts.iterations) {
+        std::int64_t until = std::min(opts.iterations, done + segment);
+        if (cfg.checkpoint_every > 0) until = std::min(until, (done / cfg.checkpoint_every + 1) * cfg.checkpoint_every);
+        if (cfg.stop_after > done) until = std::min(until, cfg.stop_after);
+        advance_chains(table, opts, states, until);
+        done = until;
+        if (cfg.on_progress) {
+            std::int64_t accepted = 0;
+            double best = -std::numeric_limits<double>::infinity();
+            for (const ChainState& s : states) accepted += s.accepted, best = std::max(best, s.best_score);
+            McmcProgress p;
+            p.done = done;
+            p.total = opts.iterations;
+            p.chains = opts.chains;
+            p.accepted = comm.allreduce(accepted, mpi::ReduceOp::Sum);
+            p.best_score = comm.allreduce(best, mpi::ReduceOp::Max);
+            cfg.on_progress(p);
+        }
+        if (cfg.checkpoint.empty() || done == opts.iterations) continue;
+        bool due = (cfg.checkpoint_every > 0 && done % cfg.checkpoint_every == 0) || done == cfg.stop_after;
+        if (cfg.checkpoint_seconds > 0.0) {
+            // Rank 0's clock decides, so every rank takes the same branch.
+            std::int64_t by_time =
+                std::chrono::duration<double>(clock::now() - last_checkpoint).count() >= cfg.checkpoint_seconds;
+            comm.bcast(std::span<std::int64_t>(&by_time, 1), 0);
+            due = due || by_time;
+        }
+        if (!due) continue;
+        const std::vector<ChainState> all = gather_states(states, comm);
+        mpi::run_agreed(comm, [&] {
+            if (comm.rank() == 0) write_checkpoint(all, cfg, n);
+        });
+        last_checkpoint = clock::now();
+        if (comm.rank() == 0 && cfg.on_checkpoint) cfg.on_checkpoint(done);
+        if (done == cfg.stop_after) throw StoppedAtIteration(done);
+    }
+    std::vector<ChainState> all = gather_states(states, comm);
+    if (comm.rank() != 0) return {};
+    return finish_chains(table, opts, std::move(all));
+}
+
+}  // namespace cudag::bn

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// Order MCMC over ranks and time (issue 21): the chains split into contiguous blocks over
+// the communicator's ranks, run in segments, checkpointed (every rank's chain states
+// gathered to rank 0, which writes one HDF5 file) and resumed exactly.
+//
+// Every chain's trajectory depends on (seed, chain) alone (bn/order_mcmc.hpp), and a chain
+// cut into segments ends bit for bit as an uncut one, so the result is the same on any
+// number of ranks and threads, with or without checkpoints, and after a resume.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "bn/order_mcmc.hpp"
+#include "core/error.hpp"
+#include "mpi/communicator.hpp"
+
+namespace cudag::bn {
+
+/// Where the chains are: reported on every rank after each segment.
+struct McmcProgress {
+    std::int64_t done = 0;   ///< iterations done by every chain
+    std::int64_t total = 0;  ///< iterations asked for
+    std::int64_t accepted = 0;  ///< summed over all chains
+    std::int64_t chains = 0;
+    double best_score = 0.0;    ///< the best order score any chain has visited
+};
+
+struct McmcRunConfig {
+    OrderMcmcOptions opts;
+    std::string checkpoint;               ///< HDF5 file rewritten at checkpoints; empty: none
+    bool resume = false;                  ///< start from `checkpoint`
+    std::int64_t checkpoint_every = 0;    ///< iterations between checkpoints (0: by time only)
+    double checkpoint_seconds = 0.0;      ///< seconds between checkpoints (0: by count only)
+    std::string config_hash;              ///< what a checkpoint must have been written for
+    std::int64_t stop_after = -1;         ///< testing: stop after the checkpoint at this iteration
+    std::function<void(const McmcProgress&)> on_progress;
+    std::function<void(std::int64_t done)> on_checkpoint;  ///< after one is written (rank 0)
+    std::function<void(std::int64_t done)> on_resume;      ///< after a checkpoint is read
+};
+
+/// Thrown on every rank after the checkpoint at McmcRunConfig::stop_after: a simulated kill.
+class StoppedAtIteration : public Error {
+public:
+    explicit StoppedAtIteration(std::int64_t it)
+        : Error("stopped at iteration " + std::to_string(it) + " as asked (--stop-after)") {}
+};
+
+/// Runs cfg.opts.chains chains to cfg.opts.iterations. Rank 0 returns the combined result
+/// (finish_chains); the other ranks an empty one. InputError (agreed across ranks) on a
+/// checkpoint that cannot be read or was written for another configuration.
+OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi::Communicator& comm);
+
+/// The contiguous block of chains rank `rank` of `size` runs: [first, last).
+std::pair<std::int64_t, std::int64_t> chain_block(std::int64_t chains, int rank, int size);
+
+}  // namespace cudag::bn

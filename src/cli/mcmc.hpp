@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag mcmc`: order MCMC for Bayesian networks (issue 21) — a local-score table (BDeu,
+// K2 or BGe, with an optional structure prior), chains over topological orders, their best
+// DAG, edge posterior probabilities and convergence diagnostics.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/bn_inputs.hpp"
+
+namespace cudag::mpi {
+class Communicator;
+class Environment;
+}  // namespace cudag::mpi
+
+namespace cudag::cli {
+
+struct McmcArgs {
+    std::string data, dataset, space = "all", prior, order_score = "max", out, formats, backend = "auto";
+    std::string checkpoint, checkpoint_every;
+    ScoreOptions score;
+    double edge_penalty = 1.0, alpha = 0.05;
+    int max_parents = 4, chains = 4, threads = 0, hard_limit = 14;
+    std::int64_t iterations = 10000, burn_in = -1, thin = 1, stop_after = -1;
+    std::uint64_t seed = 1;
+    bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
+    const CLI::Option* alpha_option = nullptr;
+    const CLI::Option* hard_limit_option = nullptr;
+};
+
+/// Registers the `mcmc` subcommand on `app`, filling `a` when parsed.
+CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a);
+
+/// Runs the learner (chains split over the ranks of `comm`); rank 0 writes the outputs.
+/// Returns the exit code (3 after a simulated stop).
+int run_mcmc_command(const McmcArgs& a, const std::string& command_line, const mpi::Environment& env,
+                     std::unique_ptr<mpi::Communicator>& comm);
+
+}  // namespace cudag::cli

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag mcmc` end to end: the files it writes and their agreement with each other and with
+// `cudag score`, chains that do not depend on threads or on a stop and resume, the search
+// spaces and the prior, and one-line errors (with nothing written) for bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_file.hpp"
+#include "support/cli_fixture.hpp"
+#include "support/result_files.hpp"
+
+namespace {
+
+using cudag::test::Cli;
+using cudag::test::CliRun;
+namespace h5 = cudag::io::h5;
+
+class Mcmc : public Cli {
+protected:
+    std::string f(const std::string& name) const {
+        std::string quoted = "'";
+        quoted += (dir_ / name).string();
+        quoted += '\'';
+        return quoted;
+    }
+    std::string p(const std::string& name) const { return (dir_ / name).string(); }
+    void SetUp() override {
+        Cli::SetUp();
+        const CliRun r = run("simulate discrete --vars 8 --samples 600 --density 0.3 --states 3 --max-parents 2 "
+                             "--seed 7 --out " + f("d.csv") + " --truth " + f("truth.tsv"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        base = "mcmc --data " + f("d.csv") + " --score bdeu --max-parents 2 ";
+    }
+    /// Lines of a text file.
+    std::vector<std::string> lines(const std::string& name) const {
+        std::ifstream in(dir_ / name);
+        std::vector<std::string> out;
+        for (std::string l; std::getline(in, l);) out.push_back(l);
+        return out;
+    }
+    double root_double(const std::string& file, const char* attr) const {
+        h5::Handle h = h5::open_file(p(file));
+        double v = 0.0;
+        h5::Handle a(H5Aopen(h.get(), attr, H5P_DEFAULT));
+        H5Aread(a.get(), H5T_NATIVE_DOUBLE, &v);
+        return v;
+    }
+    std::string base;  ///< the command on d.csv, set in SetUp
+};
+
+TEST_F(Mcmc, WritesConsistentOutputsForBothOrderScores) {
+    for (const std::string mode : {"max", "sum"}) {
+        SCOPED_TRACE(mode);
+        const CliRun r = run(base + "--chains 3 --iterations 1200 --burn-in 200 --thin 4 --order-score " + mode +
+                             " --out " + f(mode + ".h5") + " --format edgeprob,traces,edges,dot");
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.err.find("best DAG score"), std::string::npos) << r.err;
+        // Traces: a header and (1200 - 200) / 4 rows, iterations 204, 208, ...
+        const auto tr = lines(mode + ".traces.tsv");
+        ASSERT_EQ(tr.size(), 251u);
+        EXPECT_EQ(tr[0], "iteration\tchain_0\tchain_1\tchain_2");
+        EXPECT_EQ(tr[1].rfind("204\t", 0), 0u) << tr[1];
+        EXPECT_EQ(tr.back().rfind("1200\t", 0), 0u) << tr.back();
+        // Edge probabilities in (0, 1], no self loops, both directions at most 1 together.
+        const auto ep = lines(mode + ".edgeprob.tsv");
+        ASSERT_GT(ep.size(), 3u);
+        EXPECT_EQ(ep[0], "source\ttarget\tprobability");
+        for (std::size_t k = 1; k < ep.size(); ++k) {
+            std::istringstream ls(ep[k]);
+            std::string a, b;
+            double x = 0.0;
+            ls >> a >> b >> x;
+            EXPECT_NE(a, b);
+            EXPECT_GT(x, 0.0);
+            EXPECT_LE(x, 1.0 + 1e-12);
+        }
+        // The best DAG's score equals what `cudag score` gives for its edge list.
+        const CliRun s = run("score --data " + f("d.csv") + " --dag " + f(mode + ".edges.tsv") + " --score bdeu --json");
+        ASSERT_EQ(s.code, 0) << s.err;
+        const std::regex total("\"total\": (-?[0-9.eE+-]+)");
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(s.out, m, total)) << s.out;
+        const double by_score = std::strtod(m[1].str().c_str(), nullptr);
+        EXPECT_NEAR(root_double(mode + ".h5", "best_score"), by_score, 1e-9 * std::abs(by_score));
+        // It learns the truth well on this easy network.
+        const CliRun c = run("compare --truth " + f("truth.tsv") + " --estimate " + f(mode + ".edges.tsv"));
+        ASSERT_EQ(c.code, 0) << c.err;
+        std::smatch fm;
+        ASSERT_TRUE(std::regex_search(c.out, fm, std::regex("F1\\s+([0-9.]+)"))) << c.out;
+        EXPECT_GE(std::strtod(fm[1].str().c_str(), nullptr), 0.7) << c.out;
+    }
+}
+
+TEST_F(Mcmc, SameChainsOnAnyThreadCountAndAfterAStopAndResume) {
+    const std::string opts = base + "--chains 4 --iterations 800 --order-score sum -q ";
+    CliRun r = run(opts + "--threads 1 --out " + f("one.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(opts + "--threads 2 --out " + f("two.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("two.h5"), p("one.h5")));
+    r = run(opts + "--checkpoint " + f("ck.h5") + " --checkpoint-every 250 --stop-after 500 --out " + f("res.h5"));
+    ASSERT_EQ(r.code, 3) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir_ / "ck.h5"));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "res.h5"));
+    // Another seed is another configuration: refused, checkpoint kept.
+    expect_error(opts + "--seed 2 --checkpoint " + f("ck.h5") + " --resume --out " + f("res.h5"),
+                 "was written for other data or options");
+    r = run(opts + "--checkpoint " + f("ck.h5") + " --checkpoint-every 250 --resume --keep-checkpoint --out " +
+            f("res.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("res.h5"), p("one.h5")));
+    EXPECT_TRUE(std::filesystem::exists(dir_ / "ck.h5"));
+    // Other seeds give other chains.
+    r = run(opts + "--seed 9 --out " + f("other.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(cudag::test::same_mcmc_results(p("other.h5"), p("one.h5")));
+}
+
+TEST_F(Mcmc, SpaceFileAndPcSpaceRestrictParents) {
+    // Only X1 --> X2 and X3 --- X4 allowed: the best DAG can use nothing else.
+    write("space.tsv", "source\ttarget\tmark\nX1\tX2\t-->\nX3\tX4\t---\n");
+    CliRun r = run(base + "--space " + f("space.tsv") + " --chains 2 --iterations 300 --out " + f("s.h5") +
+                   " --format edges -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto e = lines("s.edges.tsv");
+    for (std::size_t k = 1; k < e.size(); ++k)
+        EXPECT_TRUE(e[k] == "X1\tX2\t-->" || e[k] == "X3\tX4\t-->" || e[k] == "X4\tX3\t-->") << e[k];
+    r = run(base + "--space pc --alpha 0.01 --chains 2 --iterations 500 --out " + f("pc.h5") + " --format edges -v");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("search space: pc (alpha 0.01"), std::string::npos) << r.err;
+    EXPECT_GE(lines("pc.edges.tsv").size(), 4u);
+}
+
+TEST_F(Mcmc, PriorAndEdgePenaltyMoveTheBestDag) {
+    // A strong belief against every edge and an edge penalty of 690 per parent: the empty graph wins.
+    std::string prior = "X1,X2,X3,X4,X5,X6,X7,X8\n";
+    for (int i = 0; i < 8; ++i) prior += "0,0,0,0,0,0,0,0\n";
+    write("no.csv", prior);
+    CliRun r = run(base + "--prior " + f("no.csv") + " --edge-penalty 1e300 --chains 2 --iterations 300 --out " +
+                   f("empty.h5") + " --format edges -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(lines("empty.edges.tsv").size(), 1u);  // the header only
+}
+
+TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
+    write("g.csv", "A,B\n0.5,1.25\n-1,2\n0.25,0.5\n");
+    write("lab.csv", "A,B\nx,y\nz,y\nx,w\n");
+    write("one.csv", "A,B\n1,0\n1,1\n1,0\n");
+    write("small.csv", "X1,X2\n0.5,0.5\n0.5,0.5\n");
+    std::string wide = "X1,X2,X3,X4,X5,X6,X7,X8\n";
+    for (int i = 0; i < 8; ++i) wide += i == 3 ? "0.5,0.5,0.5,0.5,1.5,0.5,0.5,0.5\n" : "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5\n";
+    write("range.csv", wide);
+    write("unknown.tsv", "source\ttarget\tmark\nX1\tQ\t-->\n");
+    const std::set<std::string> inputs = {"d.csv", "truth.tsv", "g.csv", "lab.csv", "one.csv", "small.csv",
+                                          "range.csv", "unknown.tsv"};
+    const std::string out = " --out " + f("r.h5") + " --format edgeprob";
+    expect_error("mcmc --data " + f("g.csv") + " --score bdeu" + out, "BDeu and K2 score discrete data");
+    expect_error("mcmc --data " + f("lab.csv") + " --score bge" + out, "--score bge scores continuous data");
+    expect_error("mcmc --data " + f("one.csv") + " --score k2" + out, "'A'");
+    expect_error(base + "--prior " + f("small.csv") + out, "8 x 8 matrix is needed");
+    expect_error(base + "--prior " + f("range.csv") + out, "outside [0, 1]");
+    expect_error(base + "--space " + f("unknown.tsv") + out, "Q");
+    expect_error(base + "--format edgeprob,bogus --out " + f("r.h5"), "unknown output format 'bogus'");
+    expect_error(base + "--order-score mean" + out, "unknown --order-score 'mean'");
+    expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in 50 is more than --iterations 10");
+    expect_error(base + "--resume" + out, "--resume needs --checkpoint");
+    expect_error(base + "--alpha 0.1" + out, "apply to --space pc only");
+    expect_error(base + "--checkpoint " + f("c.h5") + " --checkpoint-every 5x" + out, "--checkpoint-every takes");
+    expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
+    expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");
+    expect_error(base + "--chains 0" + out, "--chains must be at least 1");
+    expect_no_outputs(inputs);
+}
+
+}  // namespace

@@ -20,6 +20,7 @@
 
 #include "bn/score.hpp"
 #include "core/dataset.hpp"
+#include "core/exact_math.hpp"
 #include "core/hd.hpp"
 
 namespace cudag::bn {
@@ -34,7 +35,7 @@ struct BgeSpec {
 /// n × n posterior scale matrix (row-major, leading dimension `ld`), `parents` its l
 /// parent indices, `c_l` the constant for l parents and `awpn_n` = aw + N - n. `scratch`
 /// holds l * (l + 1) doubles (the Cholesky factor of TN_PP, then the solve). Host memory, or device memory in a
-/// kernel.
+/// kernel. sqrt is correctly rounded on both sides and log is xm::log, so the bits agree.
 CUDAG_HD inline double bge_local_score(const double* tn, std::int64_t ld, std::int32_t node,
                                        const std::int32_t* parents, std::int32_t l, double c_l,
                                        double awpn_n, double* scratch) {
@@ -48,7 +49,7 @@ CUDAG_HD inline double bge_local_score(const double* tn, std::int64_t ld, std::i
             if (a == b) {
                 const double d = sqrt(v);
                 scratch[a * l + a] = d;
-                log_det += 2.0 * log(d);
+                log_det += 2.0 * xm::log(d);
             } else {
                 scratch[a * l + b] = v / scratch[b * l + b];
             }
@@ -62,7 +63,7 @@ CUDAG_HD inline double bge_local_score(const double* tn, std::int64_t ld, std::i
         y[a] = v / scratch[a * l + a];
         rest -= y[a] * y[a];
     }
-    return c_l - 0.5 * (awpn_n + l + 1) * log(rest) - 0.5 * log_det;
+    return c_l - 0.5 * (awpn_n + l + 1) * xm::log(rest) - 0.5 * log_det;
 }
 
 /// BGe local and DAG scores of continuous data (Dataset with no levels).

@@ -13,17 +13,20 @@
 #include <cmath>
 #include <cstdint>
 
+#include "core/exact_math.hpp"
 #include "core/hd.hpp"
 
 namespace cudag::bn {
 
+/// lgamma is xm::lgamma (core/exact_math.hpp), so a kernel's scores equal the CPU's bit for bit.
+///
 /// The Bayesian-Dirichlet local score with every a_jk = `a_jk` (so a_j = r a_jk):
 ///   sum_j [lgamma(a_j) - lgamma(a_j + N_j)] + sum_jk [lgamma(a_jk + N_jk) - lgamma(a_jk)]
 /// over the observed configurations j (an unobserved one adds lgamma(a_j) - lgamma(a_j) = 0).
 CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t rows, std::int32_t r,
                                       double a_jk) {
     const double a_j = a_jk * static_cast<double>(r);
-    const double lg_a_j = lgamma(a_j), lg_a_jk = lgamma(a_jk);
+    const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
     double score = 0.0;
     for (std::int64_t j = 0; j < rows; ++j) {
         const std::uint32_t* row = counts + j * r;
@@ -32,9 +35,9 @@ CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t 
             if (row[k] == 0) continue;
             const double n = static_cast<double>(row[k]);
             n_j += n;
-            score += lgamma(a_jk + n) - lg_a_jk;
+            score += xm::lgamma(a_jk + n) - lg_a_jk;
         }
-        score += lg_a_j - lgamma(a_j + n_j);
+        score += lg_a_j - xm::lgamma(a_j + n_j);
     }
     return score;
 }

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/exact_math.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 
@@ -61,7 +62,7 @@ public:
                 }
                 const double proposed = total_of(prop_node);
                 // Accept with probability min(1, exp(proposed - current)); u < 1 always.
-                if (std::log(u) < proposed - st_.score) {
+                if (xm::log(u) < proposed - st_.score) {
                     std::swap(st_.order[i], st_.order[j]);
                     pos_of_.swap(prop_pos);
                     node_.swap(prop_node);

@@ -8,7 +8,9 @@
 #include <string>
 #include <utility>
 
+#include "bn/fixed_sum.hpp"
 #include "core/combinations.hpp"
+#include "core/exact_math.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
@@ -314,28 +316,32 @@ double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const s
         top = std::max(top, s);
     });
     if (std::isinf(top)) return top;  // nothing but -inf (or +inf) scores: no proportions to form
-    double sum = 0.0;
+    // The weights exp(score - top) in (0, 1] summed in fixed point (bn/fixed_sum.hpp), with
+    // xm::exp and xm::log (core/exact_math.hpp): a kernel gets the same bits in any order.
+    FixedSum sum;
     // Sums of the weights of the sets holding each candidate position / each extra.
-    std::vector<double> weight_with, extra_with;
+    std::vector<FixedSum> weight_with, extra_with;
     if (edge_probs) {
-        weight_with.assign(table.candidates(v).size(), 0.0);
-        extra_with.assign(table.extras(v).size(), 0.0);
+        weight_with.resize(table.candidates(v).size());
+        extra_with.resize(table.extras(v).size());
     }
     for_each_consistent(table, v, pred, [&](std::int64_t e, int k, std::int64_t, const int* pos, double s) {
-        const double w = std::exp(s - top);
-        sum += w;
+        const std::uint64_t w = to_fixed(xm::exp(s - top));
+        sum.add(w);
         if (edge_probs) {
-            for (int t = 0; t < k; ++t) weight_with[pos[t]] += w;
-            if (e >= 0) extra_with[e] += w;
+            for (int t = 0; t < k; ++t) weight_with[pos[t]].add(w);
+            if (e >= 0) extra_with[e].add(w);
         }
     });
+    const double total = sum.value();
     if (edge_probs) {
         const auto cands = table.candidates(v);
-        for (const int i : pred.candidates) edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i] / sum;
+        for (const int i : pred.candidates) edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i].value() / total;
         const auto extras = table.extras(v);
-        for (const std::int64_t e : pred.extras) edge_prob[static_cast<std::size_t>(extras[e])] = extra_with[e] / sum;
+        for (const std::int64_t e : pred.extras)
+            edge_prob[static_cast<std::size_t>(extras[e])] = extra_with[e].value() / total;
     }
-    return top + std::log(sum);
+    return top + xm::log(total);
 }
 
 OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int32_t> order) {

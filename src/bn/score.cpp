@@ -171,13 +171,32 @@ DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec)
 }
 
 double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> parents) const {
-    std::int64_t rows = 0;
-    const std::vector<std::uint32_t> counts = parent_counts(codes_, node, parents, rows);
     const std::int32_t r = codes_.cards[node];
-    if (spec_.kind == ScoreKind::K2) return k2_local_score(counts.data(), rows, r);
     double q = 1.0;  // all parent configurations, observed or not
     for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
-    return bdeu_local_score(counts.data(), rows, r, q, spec_.iss);
+    std::int64_t rows = 0;
+    std::vector<std::uint32_t> sparse;
+    const std::uint32_t* counts = nullptr;
+    thread_local std::vector<std::uint32_t> dense;
+    if (q * r <= static_cast<double>(kDenseCells)) {
+        // Every configuration's row, unobserved ones all zero: they add exactly 0 to the
+        // score (bd_local_score), so this equals the observed rows' sum bit for bit.
+        rows = static_cast<std::int64_t>(q);
+        dense.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(r), 0);
+        const std::uint8_t* x = codes_.column(node);
+        for (std::int64_t s = 0; s < codes_.n_samples; ++s) {
+            std::uint32_t key = 0;
+            for (const std::int32_t p : parents)
+                key = key * static_cast<std::uint32_t>(codes_.cards[p]) + codes_.column(p)[s];
+            ++dense[static_cast<std::size_t>(key) * static_cast<std::size_t>(r) + x[s]];
+        }
+        counts = dense.data();
+    } else {
+        sparse = parent_counts(codes_, node, parents, rows);
+        counts = sparse.data();
+    }
+    if (spec_.kind == ScoreKind::K2) return k2_local_score(counts, rows, r);
+    return bdeu_local_score(counts, rows, r, q, spec_.iss);
 }
 
 std::vector<double> LocalScorer::local_scores(const Dag& dag) const {

@@ -64,6 +64,9 @@ public:
 
     const ci::DiscreteCodes& codes() const { return codes_; }
     const ScoreSpec& spec() const { return spec_; }
+    /// Parent sets with at most this many cells (configurations x levels) are counted in a
+    /// dense table, the others through parent_counts; both give the same bits.
+    static constexpr std::int64_t kDenseCells = 1 << 16;
 
 private:
     ci::DiscreteCodes codes_;

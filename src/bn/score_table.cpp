@@ -290,15 +290,83 @@ std::vector<std::int32_t> ScoreTable::extra_parent_set(std::int32_t v, std::int6
     return parents;
 }
 
+std::vector<std::int32_t> ScoreTable::entry_parents(std::int32_t v, std::int64_t offset) const {
+    const std::int64_t core = size_offset_[v].back();
+    if (offset < core) {
+        const auto& so = size_offset_[v];
+        const int k = static_cast<int>(std::upper_bound(so.begin(), so.end(), offset) - so.begin()) - 1;
+        return parent_set(v, k, offset - so[k]);
+    }
+    const std::int64_t block = extra_offset_[v].back();
+    const std::int64_t e = (offset - core) / block, within = (offset - core) % block;
+    const auto& xo = extra_offset_[v];
+    const int k = static_cast<int>(std::upper_bound(xo.begin(), xo.end(), within) - xo.begin()) - 1;
+    return extra_parent_set(v, e, k, within - xo[k]);
+}
+
+bool ScoreTable::build_sorted(int threads, double budget_bytes) {
+    const std::int64_t n = n_nodes();
+    if (n > 65535) return false;
+    for (std::int32_t v = 0; v < n; ++v)
+        if (node_entries(v) >= (std::int64_t{1} << 32)) return false;
+    if (budget_bytes >= 0.0 && sorted_bytes() > budget_bytes) return false;
+    require_host_memory(sorted_bytes(), "the score-sorted parent sets of max mode",
+                        std::to_string(total_entries()) + " entries", "lower the parent limit");
+    const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
+    sorted_offset_.resize(static_cast<std::size_t>(total_entries()));
+    sorted_parents_.assign(static_cast<std::size_t>(total_entries()) * w, kNoParent);
+    parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t node, int) {
+        const auto v = static_cast<std::int32_t>(node);
+        const std::span<const double> sc = node_scores(v);
+        std::uint32_t* order = sorted_offset_.data() + node_offset_[v];
+        for (std::size_t i = 0; i < sc.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+        std::sort(order, order + sc.size(), [&](std::uint32_t a, std::uint32_t b) {
+            return sc[a] > sc[b] || (sc[a] == sc[b] && a < b);
+        });
+        std::uint16_t* out = sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w;
+        for (std::size_t i = 0; i < sc.size(); ++i) {
+            const std::vector<std::int32_t> ps = entry_parents(v, order[i]);
+            for (std::size_t t = 0; t < ps.size(); ++t) out[i * w + t] = static_cast<std::uint16_t>(ps[t]);
+        }
+    });
+    return true;
+}
+
 double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
                       std::vector<std::int32_t>* parents) {
+    const Predecessors pred = predecessors(table, v, pos_of);
+    if (table.has_sorted()) {
+        // Walk the sorted entries for at most as many as the enumeration would visit.
+        const int s = table.max_parents();
+        const auto np = static_cast<std::int64_t>(pred.candidates.size());
+        std::int64_t budget = 0;
+        for (int k = 0; k <= s && k <= np; ++k) budget += binomial(np, k);
+        for (int k = 0; k + 1 <= s && k <= np; ++k)
+            budget += static_cast<std::int64_t>(pred.extras.size()) * binomial(np, k);
+        const auto offsets = table.sorted_offsets(v);
+        const auto ps = table.sorted_parents(v);
+        const auto w = static_cast<std::size_t>(std::max(s, 1));
+        const std::int64_t here = pos_of[v];
+        const auto limit = std::min<std::size_t>(offsets.size(), static_cast<std::size_t>(budget));
+        for (std::size_t i = 0; i < limit; ++i) {
+            const std::uint16_t* set = ps.data() + i * w;
+            bool ok = true;
+            for (std::size_t t = 0; t < w && set[t] != ScoreTable::kNoParent; ++t)
+                if (pos_of[set[t]] >= here) {
+                    ok = false;
+                    break;
+                }
+            if (!ok) continue;
+            if (parents) *parents = table.entry_parents(v, offsets[i]);
+            return table.node_scores(v)[offsets[i]];
+        }
+    }
     double best = -std::numeric_limits<double>::infinity();
     std::int64_t best_e = -1, best_rank = 0;
     int best_k = 0;
-    for_each_consistent(table, v, predecessors(table, v, pos_of),
-                        [&](std::int64_t e, int k, std::int64_t rank, const int*, double s) {
-                            if (s > best) best = s, best_e = e, best_k = k, best_rank = rank;
-                        });
+    for_each_consistent(table, v, pred, [&](std::int64_t e, int k, std::int64_t rank, const int*, double s) {
+        if (s > best) best = s, best_e = e, best_k = k, best_rank = rank;
+    });
     if (parents)
         *parents = best_e < 0 ? table.parent_set(v, best_k, best_rank)
                               : table.extra_parent_set(v, best_e, best_k, best_rank);

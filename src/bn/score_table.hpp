@@ -15,6 +15,7 @@
 // laid out like the candidates' block with the limit max_parents - 1.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -87,6 +88,31 @@ public:
         return {scores_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
     }
 
+    /// Max mode's shortcut (issue 21: "parent sets kept sorted by score so the best
+    /// consistent one is found early"): each node's entries sorted by score, highest first,
+    /// ties by the smaller offset in node_scores(v) (the enumeration order), each with its
+    /// parents' node ids (increasing, max_parents per entry, kNoParent after the last).
+    /// node_score_max walks it for at most as many entries as it would enumerate, then
+    /// enumerates: the same answer, usually after a few entries. Returns false and builds
+    /// nothing when n > 65535, a node has 2^32 entries or more, or `budget_bytes` (>= 0)
+    /// is below sorted_bytes(). Throws OutOfMemory (one line) when the host cannot hold it.
+    bool build_sorted(int threads, double budget_bytes = -1.0);
+    bool has_sorted() const { return !sorted_offset_.empty(); }
+    static constexpr std::uint16_t kNoParent = 0xffff;
+    double sorted_bytes() const {
+        return static_cast<double>(total_entries()) * (4.0 + 2.0 * std::max(max_parents_, 1));
+    }
+    std::span<const std::uint32_t> sorted_offsets(std::int32_t v) const {
+        return {sorted_offset_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
+    }
+    std::span<const std::uint16_t> sorted_parents(std::int32_t v) const {
+        const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
+        return {sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w,
+                static_cast<std::size_t>(node_entries(v)) * w};
+    }
+    /// The parents of v's entry at `offset` in node_scores(v), node ids increasing.
+    std::vector<std::int32_t> entry_parents(std::int32_t v, std::int64_t offset) const;
+
 private:
     ScoreTable() = default;
     void fill(const LocalScorer& scorer, int threads);
@@ -98,6 +124,8 @@ private:
     std::vector<std::vector<std::int64_t>> extra_offset_; ///< per node, max_parents + 1 entries (limit s - 1)
     std::vector<std::int64_t> node_offset_;               ///< n + 1 entries
     std::vector<double> scores_;
+    std::vector<std::uint32_t> sorted_offset_;   ///< by node (node_offset_), see build_sorted
+    std::vector<std::uint16_t> sorted_parents_;  ///< max(max_parents, 1) per entry
 };
 
 /// The max-based order score (Eq. 6 of the paper): for each node, the best local score over

@@ -205,6 +205,15 @@ TEST(OrderMcmc, LazyEdgeSumsEqualPlainSums) {
     }
 }
 
+TEST(OrderMcmc, MaxModeChainsEqualWithAndWithoutTheSortedWalk) {
+    const DiscreteScorer scorer = simulated_scorer(9, 200, 23);
+    const ScoreTable plain = ScoreTable::build(scorer, 3, 1);
+    ScoreTable sorted = ScoreTable::build(scorer, 3, 1);
+    ASSERT_TRUE(sorted.build_sorted(1));
+    OrderMcmcOptions o = options(3, 1500, 100, 12, OrderScoreMode::Max);
+    expect_same(cudag::bn::run_order_mcmc(plain, o), cudag::bn::run_order_mcmc(sorted, o));
+}
+
 TEST(OrderMcmc, RejectsBadOptions) {
     const DiscreteScorer scorer = simulated_scorer(3, 50, 2);
     const ScoreTable table = ScoreTable::build(scorer, 2, 1);

@@ -448,3 +448,40 @@ TEST(PriorScorer, AddsEdgePenaltyAndPairwiseTermsPerParent) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ScoreTable, SortedWalkGivesTheEnumerationsBestSets) {
+    // Every set and the plus1 space; ties (a flat scorer) go to the same set both ways.
+    const DiscreteScorer scorer = simulated_scorer(7, 120, 19);
+    std::vector<std::vector<std::int32_t>> cands = {{1, 2}, {0, 3}, {}, {4, 5, 6}, {0}, {1, 2}, {3}}, extras(7);
+    for (std::int32_t v = 0; v < 7; ++v)
+        for (std::int32_t u = 0; u < 7; ++u)
+            if (u != v && std::find(cands[v].begin(), cands[v].end(), u) == cands[v].end()) extras[v].push_back(u);
+    const FlatScorer flat(7);
+    for (int variant = 0; variant < 3; ++variant) {
+        const LocalScorer& sc = variant == 2 ? static_cast<const LocalScorer&>(flat) : scorer;
+        ScoreTable plain = variant == 1 ? ScoreTable::build(sc, cands, 3, 1, extras) : ScoreTable::build(sc, 3, 1);
+        ScoreTable sorted = variant == 1 ? ScoreTable::build(sc, cands, 3, 2, extras) : ScoreTable::build(sc, 3, 2);
+        ASSERT_TRUE(sorted.build_sorted(2));
+        ASSERT_TRUE(sorted.has_sorted());
+        ASSERT_FALSE(plain.has_sorted());
+        // Sorted by score, each entry's parents those of its offset.
+        for (std::int32_t v = 0; v < 7; ++v) {
+            const auto off = sorted.sorted_offsets(v);
+            const auto sc_v = sorted.node_scores(v);
+            for (std::size_t i = 1; i < off.size(); ++i)
+                ASSERT_TRUE(sc_v[off[i - 1]] > sc_v[off[i]] || (sc_v[off[i - 1]] == sc_v[off[i]] && off[i - 1] < off[i]));
+            for (std::size_t i = 0; i < off.size(); ++i)
+                ASSERT_EQ(sorted.lookup(v, sorted.entry_parents(v, off[i])), sc_v[off[i]]);
+        }
+        for (const auto& order : some_orders(7, 40, 3 + variant)) {
+            const auto a = cudag::bn::order_score_max(plain, order), b = cudag::bn::order_score_max(sorted, order);
+            EXPECT_EQ(a.node_score, b.node_score);
+            EXPECT_EQ(a.parents, b.parents);
+        }
+    }
+    EXPECT_FALSE(ScoreTable::build(scorer, 2, 1).build_sorted(1, 10.0));  // over the budget
+}
+
+}  // namespace

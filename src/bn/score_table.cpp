@@ -127,7 +127,7 @@ double ScoreTable::estimate_bytes(std::span<const std::int64_t> candidate_counts
     return bytes;
 }
 
-ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int threads) {
+ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int threads, const Filler& filler) {
     const std::int64_t n = scorer.n_vars();
     CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
     // Check the size before building the candidate lists, which are large themselves.
@@ -137,11 +137,12 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int thr
     for (std::int32_t v = 0; v < n; ++v)
         for (std::int32_t u = 0; u < n; ++u)
             if (u != v) candidates[v].push_back(u);
-    return build(scorer, std::move(candidates), max_parents, threads);
+    return build(scorer, std::move(candidates), max_parents, threads, {}, filler);
 }
 
 ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
-                             int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras) {
+                             int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras,
+                             const Filler& filler) {
     const std::int64_t n = scorer.n_vars();
     CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
     CUDAG_EXPECTS(static_cast<std::int64_t>(candidates.size()) == n,
@@ -195,8 +196,14 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<
         t.node_offset_[v + 1] = t.node_offset_[v] + so.back() +
                                 static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
     }
-    t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), 0.0);
-    t.fill(scorer, threads);
+    if (filler) {
+        t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), std::numeric_limits<double>::quiet_NaN());
+        filler(t);
+        t.fill(scorer, threads, true);
+    } else {
+        t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), 0.0);
+        t.fill(scorer, threads);
+    }
     return t;
 }
 
@@ -210,7 +217,7 @@ std::int64_t ScoreTable::extra_count(std::int32_t v, int k) const {
     return binomial(static_cast<std::int64_t>(candidates_[v].size()), k);
 }
 
-void ScoreTable::fill(const LocalScorer& scorer, int threads) {
+void ScoreTable::fill(const LocalScorer& scorer, int threads, bool only_missing) {
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
     parallel_for(0, n_nodes(), resolve_threads(threads), 1, [&](std::int64_t node, int) {
@@ -230,11 +237,13 @@ void ScoreTable::fill(const LocalScorer& scorer, int threads) {
                 for (int t = 0; t < k; ++t) c[t] = t;
                 std::int64_t rank = 0;
                 do {
+                    double& entry = block[offsets[k] + rank];
+                    ++rank;
+                    if (only_missing && !std::isnan(entry)) continue;
                     parents.assign(static_cast<std::size_t>(k), 0);
                     for (int t = 0; t < k; ++t) parents[t] = cands[c[t]];
                     if (e >= 0) parents.insert(std::upper_bound(parents.begin(), parents.end(), extras[e]), extras[e]);
-                    block[offsets[k] + rank] = scorer.local(v, parents);
-                    ++rank;
+                    entry = scorer.local(v, parents);
                 } while (k > 0 && next_combination(c.data(), k, m));
                 CUDAG_ASSERT(rank == binomial(m, k));
             }
@@ -323,11 +332,35 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes) {
         std::sort(order, order + sc.size(), [&](std::uint32_t a, std::uint32_t b) {
             return sc[a] > sc[b] || (sc[a] == sc[b] && a < b);
         });
-        std::uint16_t* out = sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w;
-        for (std::size_t i = 0; i < sc.size(); ++i) {
-            const std::vector<std::int32_t> ps = entry_parents(v, order[i]);
-            for (std::size_t t = 0; t < ps.size(); ++t) out[i * w + t] = static_cast<std::uint16_t>(ps[t]);
+        // Parents of every entry in flat order (as fill enumerates them), then permuted.
+        std::vector<std::uint16_t> flat(sc.size() * w, kNoParent);
+        const auto& cands = candidates_[v];
+        const auto extras = this->extras(v);
+        const int m = static_cast<int>(cands.size());
+        std::vector<int> c(static_cast<std::size_t>(std::max(max_parents_, 1)));
+        for (std::int64_t e = -1; e < static_cast<std::int64_t>(extras.size()); ++e) {
+            const int limit = e < 0 ? max_parents_ : max_parents_ - 1;
+            const std::int64_t base = e < 0 ? 0 : size_offset_[v].back() + e * extra_offset_[v].back();
+            const auto& offsets = e < 0 ? size_offset_[v] : extra_offset_[v];
+            for (int k = 0; k <= std::min(limit, m); ++k) {
+                for (int t = 0; t < k; ++t) c[t] = t;
+                std::int64_t rank = 0;
+                do {
+                    std::uint16_t* set = flat.data() + static_cast<std::size_t>(base + offsets[k] + rank) * w;
+                    int at = 0;
+                    bool placed = e < 0;
+                    for (int t = 0; t < k; ++t) {
+                        const std::int32_t p = cands[c[t]];
+                        if (!placed && extras[e] < p) set[at++] = static_cast<std::uint16_t>(extras[e]), placed = true;
+                        set[at++] = static_cast<std::uint16_t>(p);
+                    }
+                    if (!placed) set[at++] = static_cast<std::uint16_t>(extras[e]);
+                    ++rank;
+                } while (k > 0 && next_combination(c.data(), k, m));
+            }
         }
+        std::uint16_t* out = sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w;
+        for (std::size_t i = 0; i < sc.size(); ++i) std::copy_n(flat.data() + order[i] * w, w, out + i * w);
     });
     return true;
 }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -30,7 +31,12 @@ public:
     /// line: what it needs, what is free) before allocating when it will not fit, InputError
     /// when max_parents < 0. `threads` <= 0: all hardware threads. The entries do not
     /// depend on `threads`.
-    static ScoreTable build(const LocalScorer& scorer, int max_parents, int threads);
+    /// Fills some of the table's entries another way (a GPU): called after allocation with
+    /// every entry NaN; the entries it leaves NaN are then computed with the scorer. It
+    /// must give the scorer's values bit for bit.
+    using Filler = std::function<void(ScoreTable&)>;
+
+    static ScoreTable build(const LocalScorer& scorer, int max_parents, int threads, const Filler& filler = {});
     /// The table over a restricted space: candidates[v] lists the allowed parents of v
     /// (distinct node ids, not v, any order; stored sorted). InputError when a list is
     /// malformed or there is not one list per node.
@@ -38,7 +44,8 @@ public:
     /// which may be added as the one extra parent to a set of at most max_parents - 1
     /// candidates (BiDAG's plus1 space).
     static ScoreTable build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
-                            int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras = {});
+                            int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras = {},
+                            const Filler& filler = {});
 
     /// Bytes the table takes for nodes with `candidate_counts[v]` candidates each
     /// (entries, offsets and candidate lists); a double, as it may exceed 64 bits.
@@ -82,6 +89,16 @@ public:
     std::vector<std::int32_t> parent_set(std::int32_t v, int k, std::int64_t rank) const;
     /// The parents (node ids, increasing) of extra e's entry (k, rank) of v.
     std::vector<std::int32_t> extra_parent_set(std::int32_t v, std::int64_t e, int k, std::int64_t rank) const;
+    /// Where v's entries start in the flat table, and where size k starts within v's
+    /// candidates' block (k = 0..max_parents + 1) and within each extra's block
+    /// (k = 0..max_parents).
+    std::int64_t node_offset(std::int32_t v) const { return node_offset_[v]; }
+    std::int64_t size_offset(std::int32_t v, int k) const { return size_offset_[v][k]; }
+    std::int64_t extra_offset(std::int32_t v, int k) const { return extra_offset_[v][k]; }
+    /// v's entries for a Filler to write.
+    std::span<double> mutable_node_scores(std::int32_t v) {
+        return {scores_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
+    }
     /// All entries of v, candidates' block first then each extra's: the flat layout a GPU
     /// copy takes.
     std::span<const double> node_scores(std::int32_t v) const {
@@ -115,7 +132,8 @@ public:
 
 private:
     ScoreTable() = default;
-    void fill(const LocalScorer& scorer, int threads);
+    /// Every entry from the scorer; with only_missing, the NaN ones only.
+    void fill(const LocalScorer& scorer, int threads, bool only_missing = false);
 
     int max_parents_ = 0;
     std::vector<std::vector<std::int32_t>> candidates_;

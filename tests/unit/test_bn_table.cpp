@@ -472,8 +472,13 @@ TEST(ScoreTable, SortedWalkGivesTheEnumerationsBestSets) {
             const auto sc_v = sorted.node_scores(v);
             for (std::size_t i = 1; i < off.size(); ++i)
                 ASSERT_TRUE(sc_v[off[i - 1]] > sc_v[off[i]] || (sc_v[off[i - 1]] == sc_v[off[i]] && off[i - 1] < off[i]));
-            for (std::size_t i = 0; i < off.size(); ++i)
-                ASSERT_EQ(sorted.lookup(v, sorted.entry_parents(v, off[i])), sc_v[off[i]]);
+            const auto packed = sorted.sorted_parents(v);
+            for (std::size_t i = 0; i < off.size(); ++i) {
+                const std::vector<std::int32_t> ps = sorted.entry_parents(v, off[i]);
+                ASSERT_EQ(sorted.lookup(v, ps), sc_v[off[i]]);
+                for (std::size_t t = 0; t < 3; ++t)
+                    ASSERT_EQ(packed[i * 3 + t], t < ps.size() ? ps[t] : ScoreTable::kNoParent) << "entry " << i;
+            }
         }
         for (const auto& order : some_orders(7, 40, 3 + variant)) {
             const auto a = cudag::bn::order_score_max(plain, order), b = cudag::bn::order_score_max(sorted, order);

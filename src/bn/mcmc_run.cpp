@@ -236,7 +236,10 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
         std::int64_t until = std::min(opts.iterations, done + segment);
         if (cfg.checkpoint_every > 0) until = std::min(until, (done / cfg.checkpoint_every + 1) * cfg.checkpoint_every);
         if (cfg.stop_after > done) until = std::min(until, cfg.stop_after);
-        advance_chains(table, opts, states, until);
+        if (cfg.advance)
+            cfg.advance(states, until);
+        else
+            advance_chains(table, opts, states, until);
         done = until;
         if (cfg.on_progress) {
             std::int64_t accepted = 0;

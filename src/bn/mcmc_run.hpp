@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "bn/order_mcmc.hpp"
@@ -38,6 +39,8 @@ struct McmcRunConfig {
     std::function<void(const McmcProgress&)> on_progress;
     std::function<void(std::int64_t done)> on_checkpoint;  ///< after one is written (rank 0)
     std::function<void(std::int64_t done)> on_resume;      ///< after a checkpoint is read
+    /// Runs this rank's chains on (a GPU engine, bn/engines.hpp); empty: advance_chains.
+    std::function<void(std::span<ChainState>, std::int64_t until)> advance;
 };
 
 /// Thrown on every rank after the checkpoint at McmcRunConfig::stop_after: a simulated kill.

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "bn/proposal.hpp"
 #include "core/error.hpp"
 #include "core/exact_math.hpp"
 #include "core/parallel.hpp"
@@ -14,18 +15,6 @@
 namespace cudag::bn {
 
 namespace {
-
-/// floor(u * k) for u in [0, 1), kept below k against rounding up.
-std::int64_t scaled_index(double u, std::int64_t k) {
-    return std::min(k - 1, static_cast<std::int64_t>(u * static_cast<double>(k)));
-}
-
-/// The pair i < j of index `k` among the n(n-1)/2 pairs listed by i, then j.
-std::pair<std::int64_t, std::int64_t> unrank_pair(std::int64_t k, std::int64_t n) {
-    std::int64_t i = 0;
-    while (k >= n - 1 - i) k -= n - 1 - i, ++i;
-    return {i, i + 1 + k};
-}
 
 /// A chain's working set: its state plus the per-node scores and edge columns of its
 /// current order (col[v * n + p] = the value of p --> v), rebuilt from the order.
@@ -42,14 +31,13 @@ public:
 
     void run(std::int64_t until) {
         const std::int64_t pairs = n_ * (n_ - 1) / 2;
-        const auto stream = static_cast<std::uint64_t>(st_.chain) * 2 + 1;
         std::vector<double> prop_node, prop_col(un_ * un_);
         std::vector<std::int64_t> prop_pos;
         for (std::int64_t t = st_.done + 1; t <= until; ++t) {
             if (pairs > 0) {
-                CounterRng rng(opts_.seed, stream, static_cast<std::uint64_t>(t));
-                const auto [i, j] = unrank_pair(scaled_index(rng.uniform(), pairs), n_);
-                const double u = rng.uniform();
+                const SwapProposal prop = swap_proposal(opts_.seed, st_.chain, t, n_);
+                const std::int64_t i = prop.i, j = prop.j;
+                const double u = prop.u;
                 const std::int32_t a = st_.order[i], b = st_.order[j];
                 prop_pos = pos_of_;
                 prop_pos[a] = j;

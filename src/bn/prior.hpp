@@ -36,6 +36,11 @@ public:
     std::int64_t n_vars() const override { return base_.n_vars(); }
     double local(std::int32_t node, std::span<const std::int32_t> parents) const override;
 
+    /// What each parent adds: -log(edge_penalty), then terms()[p * n + v] when not empty.
+    double per_parent() const { return per_parent_; }
+    std::span<const double> terms() const { return term_; }
+    const LocalScorer& base() const { return base_; }
+
 private:
     const LocalScorer& base_;
     double per_parent_;           ///< -log(edge_penalty)

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "bn/diagnostics.hpp"
+#include "bn/engines.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/prior.hpp"
 #include "bn/score_table.hpp"
@@ -89,7 +90,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
     cmd->add_flag("--resume", a.resume, "continue from --checkpoint (same data and options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint, "keep --checkpoint after a successful run");
-    cmd->add_option("--backend", a.backend, "auto, cpu or cuda")->capture_default_str();
+    cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")->capture_default_str();
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
     cmd->add_option("--format", a.formats,
@@ -312,8 +313,6 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         throw InputError("--checkpoint-every needs --checkpoint FILE");
     parse_checkpoint_every(a.checkpoint_every, run);
     const BackendKind backend = parse_backend(a.backend);
-    if (backend == BackendKind::Cuda)
-        throw InputError("cudag mcmc has no CUDA engine in this build yet: use --backend cpu (or auto)");
     a.threads = checked_threads(a.threads, a.quiet || env.rank() != 0);
     opts.chains = a.chains;
     opts.iterations = a.iterations;
@@ -333,6 +332,9 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     if (a.data == "-" && comm->size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
 
+    // GPUs: one per rank (node-local rank mod the visible devices).
+    const bool gpu = picks_gpu(backend);
+    const int device = gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
     const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, a.checkpoint);
@@ -366,11 +368,17 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
     }
     const auto t_table = clock::now();
+    // BDeu/K2 entries on the GPU (the same bits); BGe's on the CPU.
+    const auto* discrete = dynamic_cast<const bn::DiscreteScorer*>(in.scorer.get());
+    const bn::ScoreTable::Filler filler = gpu && discrete ? bn::cuda_table_filler(*discrete, scorer, device)
+                                                          : bn::ScoreTable::Filler{};
+    std::string engines = gpu && discrete ? "table cuda" : "table cpu";
     bn::ScoreTable table = [&] {
         std::optional<bn::ScoreTable> t;
         mpi::run_agreed(*comm, [&] {
-            t = space_all ? bn::ScoreTable::build(scorer, a.max_parents, a.threads)
-                          : bn::ScoreTable::build(scorer, space.candidates, a.max_parents, a.threads, space.extras);
+            t = space_all ? bn::ScoreTable::build(scorer, a.max_parents, a.threads, filler)
+                          : bn::ScoreTable::build(scorer, space.candidates, a.max_parents, a.threads, space.extras,
+                                                  filler);
         });
         return std::move(*t);
     }();
@@ -384,6 +392,16 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         if (!built) progress.note("score-sorted parent sets do not fit: max mode enumerates each node's sets");
     }
     const double seconds_table = seconds_since(t_table);
+    // Max-mode chains on the GPU; sum mode's run on the CPU threads.
+    if (gpu && opts.mode == bn::OrderScoreMode::Max && table.has_sorted()) {
+        mpi::run_agreed(*comm, [&] { run.advance = bn::cuda_chain_advancer(table, opts, device); });
+        engines += ", chains cuda";
+    } else {
+        if (gpu) progress.note(opts.mode == bn::OrderScoreMode::Sum ? "sum-mode chains run on the CPU threads"
+                                                                    : "the chains run on the CPU threads");
+        engines += ", chains cpu";
+    }
+    progress.note("engines: " + engines);
     progress.note("local-score table: " + std::to_string(table.total_entries()) + " entries (" +
                   std::to_string(n) + " nodes, parent sets of size <= " + std::to_string(a.max_parents) + ") in " +
                   fixed(seconds_table, 3) + " s");
@@ -480,7 +498,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                     {"command_line", command_line},
                     {"cudag_version", CUDAG_VERSION},
                     {"host", mpi::host_name()},
-                    {"ranks", std::to_string(comm->size())}};
+                    {"ranks", std::to_string(comm->size())},
+                    {"backend", engines}};
         o.seconds_table = seconds_table;
         o.seconds_chains = seconds_chains;
         o.seconds_total = seconds_since(t0);

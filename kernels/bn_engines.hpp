@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// The order-MCMC learner's CUDA engines (issue 21): the BDeu/K2 local-score table and the
+// max-mode chains. Plain host types only; the kernels are in bn_mcmc.cu.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "bn/order_mcmc.hpp"
+#include "bn/score.hpp"
+#include "bn/score_table.hpp"
+
+namespace cudag::cuda {
+
+/// Parent tables with more cells (configurations x levels) than this are left to the CPU.
+inline constexpr std::int64_t kBnTableCells = 1024;
+
+/// The BDeu/K2 entries of `table` computed on device `device`, as bn::PriorScorer over
+/// bn::DiscreteScorer(codes, spec) gives them bit for bit: each parent adds `per_parent`
+/// and, when `prior_terms` is not empty (n × n, [p * n + v]), its term. Entries whose
+/// parent table has more than kBnTableCells cells are left as they are (NaN from
+/// ScoreTable's Filler) for the CPU. Throws OutOfMemory when the device cannot hold a node's
+/// entries and the data.
+void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
+                         std::span<const double> prior_terms, bn::ScoreTable& table, int device);
+
+/// Max-mode chains on a GPU: advance() does what bn::advance_chains does, bit for bit.
+class OrderChainsGpu {
+public:
+    virtual ~OrderChainsGpu() = default;
+    virtual void advance(std::span<bn::ChainState> states, std::int64_t until) = 0;
+};
+
+/// Chains over `table` (which must have its sorted lists, build_sorted, and outlive the
+/// object) on device `device`; opts.mode must be Max. Copies the table to the device
+/// (OutOfMemory when it does not fit).
+std::unique_ptr<OrderChainsGpu> make_order_chains_gpu(const bn::ScoreTable& table, const bn::OrderMcmcOptions& opts,
+                                                      int device);
+
+}  // namespace cudag::cuda

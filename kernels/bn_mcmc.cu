@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: Apache-2.0
+// Order MCMC on a GPU (issue 21): the BDeu/K2 local-score table (a warp per entry: dense
+// counts in shared memory, lgamma terms over the lanes, the CPU's sum order on lane 0) and
+// max-mode chains (a warp per rescored node: the score-sorted walk, then the enumeration;
+// one warp per chain accepts, keeps and settles as bn::advance_chains does).
+//
+// Compiled with --fmad=false (kernels/CMakeLists.txt) and built on core/exact_math, so every
+// score and decision equals the CPU's bit for bit.
+#include "bn_engines.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "bn/proposal.hpp"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "core/exact_math.hpp"
+#include "cuda_check.hpp"
+#include "device_memory.hpp"
+
+namespace cudag::cuda {
+
+namespace {
+
+constexpr int kWarps = 4;         ///< warps per block
+constexpr int kMaxParentsGpu = 12;  ///< larger parent limits stay on the CPU
+constexpr int kCells = static_cast<int>(kBnTableCells);
+
+/// One node's part of the table layout, by value in the kernel arguments.
+struct NodeLayout {
+    std::int32_t v = 0, m = 0, s = 0, r = 0;
+    std::int64_t entries = 0, core = 0, block = 0;
+    std::int64_t so[kMaxParentsGpu + 2] = {};  ///< size offsets of the candidates' block
+    std::int64_t xo[kMaxParentsGpu + 1] = {};  ///< size offsets of an extra's block
+};
+
+NodeLayout layout_of(const bn::ScoreTable& t, std::int32_t v) {
+    NodeLayout L;
+    L.v = v;
+    L.m = static_cast<std::int32_t>(t.candidates(v).size());
+    L.s = t.max_parents();
+    L.entries = t.node_entries(v);
+    for (int k = 0; k <= L.s + 1; ++k) L.so[k] = t.size_offset(v, k);
+    for (int k = 0; k <= L.s; ++k) L.xo[k] = t.extra_offset(v, k);
+    L.core = L.so[L.s + 1];
+    L.block = L.xo[L.s];
+    return L;
+}
+
+/// The largest k with off[k] <= x (off increasing from off[0] = 0).
+__device__ int size_of(const std::int64_t* off, int kmax, std::int64_t x) {
+    int k = 0;
+    while (k < kmax && off[k + 1] <= x) ++k;
+    return k;
+}
+
+/// The parents (node ids, increasing) of entry `e` of the node; returns their number.
+__device__ int entry_parents(const NodeLayout& L, const std::int32_t* cands, const std::int32_t* extras,
+                             std::int64_t e, std::int32_t* out) {
+    int c[kMaxParentsGpu];
+    std::int32_t extra = -1;
+    int k = 0;
+    std::int64_t rank = 0;
+    if (e < L.core) {
+        k = size_of(L.so, L.s, e);
+        rank = e - L.so[k];
+    } else {
+        const std::int64_t b = (e - L.core) / L.block, within = (e - L.core) % L.block;
+        extra = extras[b];
+        k = size_of(L.xo, L.s - 1, within);
+        rank = within - L.xo[k];
+    }
+    combination_unrank(rank, k, L.m, c);
+    int at = 0;
+    bool placed = extra < 0;
+    for (int t = 0; t < k; ++t) {
+        const std::int32_t p = cands[c[t]];
+        if (!placed && extra < p) out[at++] = extra, placed = true;
+        out[at++] = p;
+    }
+    if (!placed) out[at++] = extra;
+    return at;
+}
+
+// ---- the table ----------------------------------------------------------------------------
+
+struct TableArgs {
+    const std::uint8_t* codes;  ///< n_vars × N, variable-major
+    const std::int32_t* cards;
+    const double* prior;        ///< n × n or null
+    std::int64_t n_vars, samples;
+    int k2;                     ///< 1: K2, 0: BDeu
+    double iss, per_parent;
+};
+
+__global__ void __launch_bounds__(kWarps * 32) table_kernel(NodeLayout L, const std::int32_t* cands,
+                                                            const std::int32_t* extras, TableArgs a, double* out) {
+    extern __shared__ unsigned char smem[];
+    const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    auto* cnt = reinterpret_cast<std::uint32_t*>(smem) + w * kCells;
+    auto* term = reinterpret_cast<double*>(smem + kWarps * kCells * sizeof(std::uint32_t)) + w * kCells;
+    auto* rterm = reinterpret_cast<double*>(smem + kWarps * kCells * (sizeof(std::uint32_t) + sizeof(double))) +
+                  w * (kCells / 2);
+    const std::int32_t r = a.cards[L.v];
+    const std::uint8_t* x = a.codes + static_cast<std::int64_t>(L.v) * a.samples;
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * kWarps + w; e < L.entries;
+         e += static_cast<std::int64_t>(gridDim.x) * kWarps) {
+        std::int32_t ps[kMaxParentsGpu];
+        const int kk = entry_parents(L, cands, extras, e, ps);
+        double q = 1.0;  // as DiscreteScorer::local: the product in parents' order
+        std::int64_t qi = 1;
+        for (int t = 0; t < kk && qi * r <= kCells; ++t) q *= static_cast<double>(a.cards[ps[t]]), qi *= a.cards[ps[t]];
+        if (qi * r > kCells) continue;  // the CPU's
+        const auto cells = static_cast<int>(qi * r);
+        for (int c = lane; c < cells; c += 32) cnt[c] = 0;
+        __syncwarp();
+        for (std::int64_t s = lane; s < a.samples; s += 32) {
+            std::uint32_t key = 0;
+            for (int t = 0; t < kk; ++t)
+                key = key * static_cast<std::uint32_t>(a.cards[ps[t]]) + a.codes[ps[t] * a.samples + s];
+            atomicAdd(&cnt[key * static_cast<std::uint32_t>(r) + x[s]], 1u);
+        }
+        __syncwarp();
+        // bd_local_score's terms (bn/local_score.hpp), in parallel.
+        const double a_jk = a.k2 ? 1.0 : a.iss / (q * static_cast<double>(r));
+        const double a_j = a_jk * static_cast<double>(r);
+        const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
+        for (int c = lane; c < cells; c += 32)
+            if (cnt[c] != 0) term[c] = xm::lgamma(a_jk + static_cast<double>(cnt[c])) - lg_a_jk;
+        for (int j = lane; j < static_cast<int>(qi); j += 32) {
+            double n_j = 0.0;
+            for (int k = 0; k < r; ++k)
+                if (cnt[j * r + k] != 0) n_j += static_cast<double>(cnt[j * r + k]);
+            rterm[j] = lg_a_j - xm::lgamma(a_j + n_j);
+        }
+        __syncwarp();
+        if (lane == 0) {
+            double score = 0.0;  // the CPU's order: a row's cells, then the row
+            for (int j = 0; j < static_cast<int>(qi); ++j) {
+                for (int k = 0; k < r; ++k)
+                    if (cnt[j * r + k] != 0) score += term[j * r + k];
+                score += rterm[j];
+            }
+            for (int t = 0; t < kk; ++t) {  // bn::PriorScorer's terms, parents increasing
+                score += a.per_parent;
+                if (a.prior) score += a.prior[ps[t] * a.n_vars + L.v];
+            }
+            out[e] = score;
+        }
+        __syncwarp();
+    }
+}
+
+// ---- the chains ---------------------------------------------------------------------------
+
+struct TableView {
+    std::int64_t n = 0;
+    int s = 0, w = 1;
+    const double* scores;
+    const std::int64_t* node_off;
+    const std::uint32_t* sorted_off;
+    const std::uint16_t* sorted_par;
+    const std::int32_t* cand;  ///< flattened
+    const std::int64_t* cand_start;
+    const std::int32_t* extra;
+    const std::int64_t* extra_start;
+    const std::int64_t* so;  ///< n × (s + 2)
+    const std::int64_t* xo;  ///< n × (s + 1)
+};
+
+struct ChainsView {
+    std::int64_t chains = 0, trace_cap = 0;
+    std::uint64_t seed = 0;
+    std::int64_t burn_in = 0, thin = 1;
+    std::int64_t* id;  ///< chain ids
+    std::int32_t* order;
+    std::int32_t* pos;
+    double* node;
+    std::uint32_t* best_off;
+    std::int64_t* since;
+    double* edge_sum;
+    double* edge_sumsq;
+    double* trace;
+    std::int32_t* best_order;
+    double* score;
+    double* best_score;
+    std::int64_t* accepted;
+    std::int64_t* kept;
+    std::int64_t* done;
+    double* prop_node;          ///< by (chain, slot)
+    std::uint32_t* prop_off;
+    std::int32_t* scratch;      ///< 2n per (chain, slot)
+};
+
+struct BestSet {
+    double score;
+    std::uint32_t off;
+};
+
+/// Node v's best consistent set given positions pos_at(u) (a warp; every lane returns it).
+template <class Pos>
+__device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_at, std::int32_t* scratch) {
+    const int lane = threadIdx.x % 32;
+    const std::int64_t here = pos_at(v);
+    const std::int32_t* cands = T.cand + T.cand_start[v];
+    const auto m = static_cast<int>(T.cand_start[v + 1] - T.cand_start[v]);
+    const std::int32_t* extras = T.extra + T.extra_start[v];
+    const auto nx = static_cast<int>(T.extra_start[v + 1] - T.extra_start[v]);
+    // The preceding candidates' positions and extras' indices, increasing, in scratch.
+    std::int32_t* pc = scratch;
+    std::int32_t* px = scratch + T.n;
+    int np = 0, npx = 0;
+    for (int base = 0; base < m; base += 32) {
+        const int i = base + lane;
+        const bool in = i < m && pos_at(cands[i]) < here;
+        const unsigned mask = __ballot_sync(0xffffffffu, in);
+        if (in) pc[np + __popc(mask & ((1u << lane) - 1u))] = i;
+        np += __popc(mask);
+    }
+    for (int base = 0; base < nx; base += 32) {
+        const int i = base + lane;
+        const bool in = i < nx && pos_at(extras[i]) < here;
+        const unsigned mask = __ballot_sync(0xffffffffu, in);
+        if (in) px[npx + __popc(mask & ((1u << lane) - 1u))] = i;
+        npx += __popc(mask);
+    }
+    __syncwarp();
+    std::int64_t cum[kMaxParentsGpu + 2], cumx[kMaxParentsGpu + 1];
+    cum[0] = 0;
+    for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + (k <= np ? binomial(np, k) : 0);
+    cumx[0] = 0;
+    for (int k = 0; k < T.s; ++k) cumx[k + 1] = cumx[k] + (k <= np ? binomial(np, k) : 0);
+    const std::int64_t core_sets = cum[T.s + 1], extra_sets = T.s >= 1 ? cumx[T.s] : 0;
+    const std::int64_t budget = core_sets + static_cast<std::int64_t>(npx) * extra_sets;
+    const std::int64_t node_off = T.node_off[v];
+    const std::int64_t entries = T.node_off[v + 1] - node_off;
+    // The walk: the first consistent entry in score order (bn::node_score_max's).
+    const std::int64_t limit = budget < entries ? budget : entries;
+    for (std::int64_t base = 0; base < limit; base += 32) {
+        const std::int64_t i = base + lane;
+        bool ok = i < limit;
+        if (ok) {
+            const std::uint16_t* set = T.sorted_par + (node_off + i) * T.w;
+            for (int t = 0; t < T.w && set[t] != 0xffffu; ++t)
+                if (pos_at(set[t]) >= here) {
+                    ok = false;
+                    break;
+                }
+        }
+        const unsigned mask = __ballot_sync(0xffffffffu, ok);
+        if (mask) {
+            const std::uint32_t off = T.sorted_off[node_off + base + __ffs(mask) - 1];
+            return {T.scores[node_off + off], off};
+        }
+    }
+    // The enumeration: the highest score, the smallest offset on ties.
+    const std::int64_t* so = T.so + static_cast<std::int64_t>(v) * (T.s + 2);
+    const std::int64_t* xo = T.xo + static_cast<std::int64_t>(v) * (T.s + 1);
+    const std::int64_t core_total = so[T.s + 1], block = xo[T.s];
+    BestSet best{-xm::detail::inf(), 0xffffffffu};
+    for (std::int64_t idx = lane; idx < budget; idx += 32) {
+        int k = 0;
+        std::int64_t rank = 0, off = 0;  // off: where size k starts in the entry's block
+        int c[kMaxParentsGpu], p[kMaxParentsGpu];
+        if (idx < core_sets) {
+            k = size_of(cum, T.s, idx);
+            rank = idx - cum[k];
+            off = so[k];
+        } else {
+            const std::int64_t e = (idx - core_sets) / extra_sets, within = (idx - core_sets) % extra_sets;
+            k = size_of(cumx, T.s - 1, within);
+            rank = within - cumx[k];
+            off = core_total + static_cast<std::int64_t>(px[e]) * block + xo[k];
+        }
+        combination_unrank(rank, k, np, c);
+        for (int t = 0; t < k; ++t) p[t] = pc[c[t]];
+        off += combination_rank(p, k, m);
+        const double sc = T.scores[node_off + off];
+        const auto uoff = static_cast<std::uint32_t>(off);
+        if (sc > best.score || (sc == best.score && uoff < best.off)) best = {sc, uoff};
+    }
+    for (int d = 16; d > 0; d /= 2) {
+        const double os = __shfl_down_sync(0xffffffffu, best.score, d);
+        const std::uint32_t oo = __shfl_down_sync(0xffffffffu, best.off, d);
+        if (os > best.score || (os == best.score && oo < best.off)) best = {os, oo};
+    }
+    best.score = __shfl_sync(0xffffffffu, best.score, 0);
+    best.off = __shfl_sync(0xffffffffu, best.off, 0);
+    if (best.off == 0xffffffffu) best = {T.scores[node_off], 0};  // every score NaN: the empty set
+    return best;
+}
+
+/// Every node of every chain scored from the chain's order (a chain's working set).
+__global__ void init_kernel(TableView T, ChainsView C) {
+    const std::int64_t g = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const std::int64_t c = g / T.n, v = g % T.n;
+    if (c >= C.chains) return;
+    const std::int32_t* pos = C.pos + c * T.n;
+    const BestSet b = best_consistent(T, static_cast<std::int32_t>(v), [&](std::int32_t u) { return pos[u]; },
+                                      C.scratch + g * 2 * T.n);
+    if (threadIdx.x % 32 == 0) {
+        C.node[c * T.n + v] = b.score;
+        C.best_off[c * T.n + v] = b.off;
+    }
+}
+
+/// Iteration t's proposal: the nodes between the swapped positions rescored, by slot.
+__global__ void rescore_kernel(TableView T, ChainsView C, std::int64_t t) {
+    const std::int64_t g = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const std::int64_t c = g / T.n, q = g % T.n;
+    if (c >= C.chains || C.done[c] + 1 != t) return;
+    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n);
+    if (q > prop.j - prop.i) return;
+    const std::int32_t* order = C.order + c * T.n;
+    const std::int32_t* pos = C.pos + c * T.n;
+    const std::int32_t a = order[prop.i], b = order[prop.j];
+    const std::int32_t v = q == 0 ? b : q == prop.j - prop.i ? a : order[prop.i + q];
+    const auto i = static_cast<std::int32_t>(prop.i), j = static_cast<std::int32_t>(prop.j);
+    const BestSet best = best_consistent(
+        T, v, [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; }, C.scratch + g * 2 * T.n);
+    if (threadIdx.x % 32 == 0) {
+        C.prop_node[c * T.n + q] = best.score;
+        C.prop_off[c * T.n + q] = best.off;
+    }
+}
+
+/// Add node v's column (the parents of its best set) for the kept iterations since it was
+/// last added, as Walker::settle does.
+__device__ void settle(const TableView& T, const ChainsView& C, std::int64_t c, std::int32_t v) {
+    const std::int64_t count = C.kept[c] - C.since[c * T.n + v];
+    if (count == 0) return;
+    const double cd = static_cast<double>(count);
+    NodeLayout L;
+    L.v = v;
+    L.m = static_cast<std::int32_t>(T.cand_start[v + 1] - T.cand_start[v]);
+    L.s = T.s;
+    for (int k = 0; k <= T.s + 1; ++k) L.so[k] = T.so[static_cast<std::int64_t>(v) * (T.s + 2) + k];
+    for (int k = 0; k <= T.s; ++k) L.xo[k] = T.xo[static_cast<std::int64_t>(v) * (T.s + 1) + k];
+    L.core = L.so[T.s + 1];
+    L.block = L.xo[T.s];
+    std::int32_t ps[kMaxParentsGpu];
+    const int kk = entry_parents(L, T.cand + T.cand_start[v], T.extra + T.extra_start[v], C.best_off[c * T.n + v], ps);
+    for (int t = 0; t < kk; ++t) {
+        const std::int64_t at = c * T.n * T.n + static_cast<std::int64_t>(ps[t]) * T.n + v;
+        const double x = 1.0;
+        C.edge_sum[at] += x * cd;
+        C.edge_sumsq[at] += x * x * cd;
+    }
+    C.since[c * T.n + v] = C.kept[c];
+}
+
+__global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
+    const std::int64_t c = blockIdx.x;
+    if (threadIdx.x != 0 || c >= C.chains || C.done[c] + 1 != t) return;
+    const std::int64_t n = T.n;
+    std::int32_t* order = C.order + c * n;
+    std::int32_t* pos = C.pos + c * n;
+    double* node = C.node + c * n;
+    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, n);
+    const std::int64_t i = prop.i, j = prop.j;
+    const std::int32_t a = order[i], b = order[j];
+    double total = 0.0;  // summed over v = 0..n-1, as the CPU's total_of
+    for (std::int32_t v = 0; v < n; ++v) {
+        const std::int64_t pp = v == a ? j : v == b ? i : pos[v];
+        total += pp >= i && pp <= j ? C.prop_node[c * n + (pp - i)] : node[v];
+    }
+    if (xm::log(prop.u) < total - C.score[c]) {
+        order[i] = b;
+        order[j] = a;
+        pos[a] = static_cast<std::int32_t>(j);
+        pos[b] = static_cast<std::int32_t>(i);
+        for (std::int64_t q = 0; q <= j - i; ++q) {
+            const std::int32_t v = order[i + q];
+            const std::uint32_t off = C.prop_off[c * n + q];
+            if (off != C.best_off[c * n + v]) {
+                settle(T, C, c, v);
+                C.best_off[c * n + v] = off;
+            }
+            node[v] = C.prop_node[c * n + q];
+        }
+        C.score[c] = total;
+        ++C.accepted[c];
+        if (total > C.best_score[c]) {
+            C.best_score[c] = total;
+            for (std::int64_t k = 0; k < n; ++k) C.best_order[c * n + k] = order[k];
+        }
+    }
+    C.done[c] = t;
+    if (t > C.burn_in && (t - C.burn_in) % C.thin == 0) C.trace[c * C.trace_cap + C.kept[c]++] = C.score[c];
+}
+
+/// Blocks of kWarps warps for `warps` warps.
+unsigned blocks_for(std::int64_t warps) { return static_cast<unsigned>((warps + kWarps - 1) / kWarps); }
+
+class ChainsImpl final : public OrderChainsGpu {
+public:
+    ChainsImpl(const bn::ScoreTable& table, const bn::OrderMcmcOptions& opts, int device)
+        : binding_(device), device_(device), table_(table), opts_(opts) {
+        CUDAG_EXPECTS(opts.mode == bn::OrderScoreMode::Max, "the CUDA chains run max mode");
+        DeviceGuard guard(device_);
+        stream_ = std::make_unique<Stream>();
+        CUDAG_EXPECTS(table.has_sorted(), "the CUDA chains need the table's score-sorted lists");
+        CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu,
+                      "the CUDA chains take at most " + std::to_string(kMaxParentsGpu) + " parents");
+        const std::int64_t n = table.n_nodes();
+        const int s = table.max_parents(), w = std::max(s, 1);
+        const auto total = static_cast<std::size_t>(table.total_entries());
+        scores_.resize_discard(total);
+        sorted_off_.resize_discard(total);
+        sorted_par_.resize_discard(total * w);
+        std::vector<std::int64_t> node_off(n + 1), cand_start(n + 1), extra_start(n + 1), so, xo;
+        std::vector<std::int32_t> cand, extra;
+        for (std::int32_t v = 0; v < n; ++v) {
+            node_off[v] = table.node_offset(v);
+            const auto sc = table.node_scores(v);
+            scores_.upload(sc.data(), sc.size(), stream_->get(), node_off[v]);
+            const auto off = table.sorted_offsets(v);
+            sorted_off_.upload(off.data(), off.size(), stream_->get(), node_off[v]);
+            const auto par = table.sorted_parents(v);
+            sorted_par_.upload(par.data(), par.size(), stream_->get(), node_off[v] * w);
+            cand_start[v] = static_cast<std::int64_t>(cand.size());
+            for (const std::int32_t u : table.candidates(v)) cand.push_back(u);
+            extra_start[v] = static_cast<std::int64_t>(extra.size());
+            for (const std::int32_t u : table.extras(v)) extra.push_back(u);
+            for (int k = 0; k <= s + 1; ++k) so.push_back(table.size_offset(v, k));
+            for (int k = 0; k <= s; ++k) xo.push_back(table.extra_offset(v, k));
+            CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));  // the host spans are pageable
+        }
+        node_off[n] = table.total_entries();
+        cand_start[n] = static_cast<std::int64_t>(cand.size());
+        extra_start[n] = static_cast<std::int64_t>(extra.size());
+        put(node_off_, node_off);
+        put(cand_start_, cand_start);
+        put(extra_start_, extra_start);
+        put(cand_, cand);
+        put(extra_, extra);
+        put(so_, so);
+        put(xo_, xo);
+        T_.n = n;
+        T_.s = s;
+        T_.w = w;
+        T_.scores = scores_.data();
+        T_.node_off = node_off_.data();
+        T_.sorted_off = sorted_off_.data();
+        T_.sorted_par = sorted_par_.data();
+        T_.cand = cand_.data();
+        T_.cand_start = cand_start_.data();
+        T_.extra = extra_.data();
+        T_.extra_start = extra_start_.data();
+        T_.so = so_.data();
+        T_.xo = xo_.data();
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+    }
+
+    ~ChainsImpl() override { binding_.bind(); }
+
+    void advance(std::span<bn::ChainState> states, std::int64_t until) override {
+        DeviceGuard guard(device_);
+        if (states.empty() || table_.n_nodes() < 2) {
+            // Nothing to swap: the CPU's walker only counts iterations.
+            bn::advance_chains(table_, opts_, states, until);
+            return;
+        }
+        const std::int64_t n = table_.n_nodes(), nc = static_cast<std::int64_t>(states.size());
+        const std::int64_t cap = opts_.iterations > opts_.burn_in ? (opts_.iterations - opts_.burn_in) / opts_.thin : 0;
+        // Host staging of the states.
+        std::vector<std::int64_t> id(nc), since(nc * n), accepted(nc), kept(nc), done(nc);
+        std::vector<std::int32_t> order(nc * n), pos(nc * n), best_order(nc * n);
+        std::vector<double> score(nc), best(nc), trace(std::max<std::int64_t>(nc * cap, 1), 0.0);
+        std::int64_t first = until;
+        for (std::int64_t c = 0; c < nc; ++c) {
+            const bn::ChainState& st = states[c];
+            id[c] = st.chain;
+            std::copy(st.order.begin(), st.order.end(), order.begin() + c * n);
+            for (std::int64_t k = 0; k < n; ++k) pos[c * n + st.order[k]] = static_cast<std::int32_t>(k);
+            std::copy(st.best_order.begin(), st.best_order.end(), best_order.begin() + c * n);
+            std::copy(st.since.begin(), st.since.end(), since.begin() + c * n);
+            std::copy(st.trace.begin(), st.trace.end(), trace.begin() + c * cap);
+            accepted[c] = st.accepted;
+            kept[c] = st.kept;
+            done[c] = st.done;
+            score[c] = st.score;
+            best[c] = st.best_score;
+            first = std::min(first, st.done);
+        }
+        put(id_, id);
+        put(order_, order);
+        put(pos_, pos);
+        put(best_order_, best_order);
+        put(since_, since);
+        put(trace_, trace);
+        put(accepted_, accepted);
+        put(kept_, kept);
+        put(done_, done);
+        put(score_, score);
+        put(best_, best);
+        edge_sum_.resize_discard(nc * n * n);
+        edge_sumsq_.resize_discard(nc * n * n);
+        for (std::int64_t c = 0; c < nc; ++c) {
+            edge_sum_.upload(states[c].edge_sum.data(), n * n, stream_->get(), c * n * n);
+            edge_sumsq_.upload(states[c].edge_sumsq.data(), n * n, stream_->get(), c * n * n);
+        }
+        node_.resize_discard(nc * n);
+        best_off_.resize_discard(nc * n);
+        prop_node_.resize_discard(nc * n);
+        prop_off_.resize_discard(nc * n);
+        scratch_.resize_discard(nc * n * 2 * n);
+        ChainsView C;
+        C.chains = nc;
+        C.trace_cap = cap;
+        C.seed = opts_.seed;
+        C.burn_in = opts_.burn_in;
+        C.thin = opts_.thin;
+        C.id = id_.data();
+        C.order = order_.data();
+        C.pos = pos_.data();
+        C.node = node_.data();
+        C.best_off = best_off_.data();
+        C.since = since_.data();
+        C.edge_sum = edge_sum_.data();
+        C.edge_sumsq = edge_sumsq_.data();
+        C.trace = trace_.data();
+        C.best_order = best_order_.data();
+        C.score = score_.data();
+        C.best_score = best_.data();
+        C.accepted = accepted_.data();
+        C.kept = kept_.data();
+        C.done = done_.data();
+        C.prop_node = prop_node_.data();
+        C.prop_off = prop_off_.data();
+        C.scratch = scratch_.data();
+        const unsigned grid = blocks_for(nc * n);
+        init_kernel<<<grid, kWarps * 32, 0, stream_->get()>>>(T_, C);
+        CUDAG_CHECK_LAUNCH();
+        for (std::int64_t t = first + 1; t <= until; ++t) {
+            rescore_kernel<<<grid, kWarps * 32, 0, stream_->get()>>>(T_, C, t);
+            CUDAG_CHECK_LAUNCH();
+            accept_kernel<<<static_cast<unsigned>(nc), 32, 0, stream_->get()>>>(T_, C, t);
+            CUDAG_CHECK_LAUNCH();
+        }
+        // Back to the states.
+        get(order_, order);
+        get(best_order_, best_order);
+        get(since_, since);
+        get(trace_, trace);
+        get(accepted_, accepted);
+        get(kept_, kept);
+        get(done_, done);
+        get(score_, score);
+        get(best_, best);
+        for (std::int64_t c = 0; c < nc; ++c) {
+            bn::ChainState& st = states[c];
+            edge_sum_.download(st.edge_sum.data(), n * n, stream_->get(), c * n * n);
+            edge_sumsq_.download(st.edge_sumsq.data(), n * n, stream_->get(), c * n * n);
+        }
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+        for (std::int64_t c = 0; c < nc; ++c) {
+            bn::ChainState& st = states[c];
+            std::copy_n(order.begin() + c * n, n, st.order.begin());
+            std::copy_n(best_order.begin() + c * n, n, st.best_order.begin());
+            std::copy_n(since.begin() + c * n, n, st.since.begin());
+            st.trace.assign(trace.begin() + c * cap, trace.begin() + c * cap + kept[c]);
+            st.accepted = accepted[c];
+            st.kept = kept[c];
+            st.done = done[c];
+            st.score = score[c];
+            st.best_score = best[c];
+        }
+    }
+
+private:
+    template <class T>
+    void put(DeviceBuffer<T>& d, const std::vector<T>& h) {
+        d.resize_discard(std::max<std::size_t>(h.size(), 1));
+        d.upload(h.data(), h.size(), stream_->get());
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+    }
+    template <class T>
+    void get(const DeviceBuffer<T>& d, std::vector<T>& h) {
+        d.download(h.data(), h.size(), stream_->get());
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
+    }
+
+    DeviceBinding binding_;  // first: see the destructor
+    int device_;
+    const bn::ScoreTable& table_;
+    bn::OrderMcmcOptions opts_;
+    std::unique_ptr<Stream> stream_;
+    TableView T_;
+    DeviceBuffer<double> scores_;
+    DeviceBuffer<std::uint32_t> sorted_off_;
+    DeviceBuffer<std::uint16_t> sorted_par_;
+    DeviceBuffer<std::int64_t> node_off_, cand_start_, extra_start_, so_, xo_;
+    DeviceBuffer<std::int32_t> cand_, extra_;
+    DeviceBuffer<std::int64_t> id_, since_, accepted_, kept_, done_;
+    DeviceBuffer<std::int32_t> order_, pos_, best_order_, scratch_;
+    DeviceBuffer<double> node_, edge_sum_, edge_sumsq_, trace_, score_, best_, prop_node_;
+    DeviceBuffer<std::uint32_t> best_off_, prop_off_;
+};
+
+}  // namespace
+
+void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
+                         std::span<const double> prior_terms, bn::ScoreTable& table, int device) {
+    if (table.max_parents() > kMaxParentsGpu) return;  // all on the CPU
+    DeviceGuard guard(device);
+    Stream stream;
+    const std::int64_t n = table.n_nodes();
+    DeviceBuffer<std::uint8_t> d_codes(std::max<std::size_t>(codes.codes.size(), 1));
+    d_codes.upload(codes.codes.data(), codes.codes.size(), stream.get());
+    DeviceBuffer<std::int32_t> d_cards(codes.cards.size());
+    d_cards.upload(codes.cards.data(), codes.cards.size(), stream.get());
+    DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
+    d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
+    std::int64_t most = 1, lists = 1;
+    for (std::int32_t v = 0; v < n; ++v) {
+        most = std::max(most, table.node_entries(v));
+        lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
+    }
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(most));
+    DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
+    TableArgs a{d_codes.data(), d_cards.data(), prior_terms.empty() ? nullptr : d_prior.data(), codes.n_vars,
+                codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent};
+    const std::size_t smem = kWarps * kCells * (sizeof(std::uint32_t) + sizeof(double)) + kWarps * (kCells / 2) * sizeof(double);
+    CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int sms = 0;
+    CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    for (std::int32_t v = 0; v < n; ++v) {
+        const NodeLayout L = layout_of(table, v);
+        if (L.entries == 0) continue;
+        const auto c = table.candidates(v);
+        const auto x = table.extras(v);
+        d_cands.upload(c.data(), c.size(), stream.get());
+        d_extras.upload(x.data(), x.size(), stream.get());
+        d_out.fill_bytes(0xff, stream.get(), static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + kWarps - 1) / kWarps, sms * 16));
+        table_kernel<<<grid, kWarps * 32, smem, stream.get()>>>(L, d_cands.data(), d_extras.data(), a, d_out.data());
+        CUDAG_CHECK_LAUNCH();
+        const std::span<double> dst = table.mutable_node_scores(v);
+        d_out.download(dst.data(), dst.size(), stream.get());
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }
+}
+
+std::unique_ptr<OrderChainsGpu> make_order_chains_gpu(const bn::ScoreTable& table, const bn::OrderMcmcOptions& opts,
+                                                      int device) {
+    return std::make_unique<ChainsImpl>(table, opts, device);
+}
+
+}  // namespace cudag::cuda

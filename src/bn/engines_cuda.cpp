@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MCMC learner's CUDA engines (kernels/bn_mcmc.cu); engines_nocuda.cpp in a CPU build.
+#include <memory>
+
+#include "bn/engines.hpp"
+#include "kernels/bn_engines.hpp"
+
+namespace cudag::bn {
+
+ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorScorer& prior, int device) {
+    return [&scorer, &prior, device](ScoreTable& table) {
+        cuda::fill_discrete_table(scorer.codes(), scorer.spec(), prior.per_parent(), prior.terms(), table, device);
+    };
+}
+
+ChainAdvancer cuda_chain_advancer(const ScoreTable& table, const OrderMcmcOptions& opts, int device) {
+    std::shared_ptr<cuda::OrderChainsGpu> gpu = cuda::make_order_chains_gpu(table, opts, device);
+    return [gpu](std::span<ChainState> states, std::int64_t until) { gpu->advance(states, until); };
+}
+
+}  // namespace cudag::bn

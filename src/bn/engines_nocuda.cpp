@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MCMC learner's CUDA engines in a CPU-only build: none (engines_cuda.cpp otherwise).
+#include "bn/engines.hpp"
+#include "core/error.hpp"
+
+namespace cudag::bn {
+
+ScoreTable::Filler cuda_table_filler(const DiscreteScorer&, const PriorScorer&, int) { throw NotCompiled("cuda"); }
+
+ChainAdvancer cuda_chain_advancer(const ScoreTable&, const OrderMcmcOptions&, int) { throw NotCompiled("cuda"); }
+
+}  // namespace cudag::bn

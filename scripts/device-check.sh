@@ -5,12 +5,13 @@
 # the whole test suite (GPU and MPI tests included), then the Gaussian GPU benchmark
 # (scripts/bench/gpu_pc.sh), the discrete one (scripts/bench/discrete_pc.sh, without
 # causal-learn unless it is importable) and the CMIknn one against the GPU-CMIknn paper
-# (scripts/bench/cmiknn_gpu.sh, with tigramite when importable), and print their tables last.
+# (scripts/bench/cmiknn_gpu.sh, with tigramite when importable) and the order-MCMC one
+# (scripts/bench/mcmc_gpu.sh), and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian discrete cmiknn" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian discrete cmiknn mcmc" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
@@ -34,11 +35,11 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian discrete cmiknn"}
+steps=${STEPS:-"build tests gaussian discrete cmiknn mcmc"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 summary=$(mktemp)
-trap 'rm -f "$summary" "$summary.g" "$summary.d" "$summary.c"' EXIT
+trap 'rm -f "$summary" "$summary.g" "$summary.d" "$summary.c" "$summary.m"' EXIT
 
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
@@ -90,6 +91,14 @@ if has cmiknn; then
         sed -n '/^== cmiknn tables/,$p' "$summary.c" | tail -n +2
     } >>"$summary"
     rm -f "$summary.c"
+fi
+
+if has mcmc; then
+    echo "== order MCMC benchmark"
+    rc=0
+    "$root/scripts/bench/mcmc_gpu.sh" "$build" | tee "$summary.m" || rc=$?
+    { echo; echo "Order MCMC (scripts/bench/mcmc_gpu.sh, exit $rc):"; cat "$summary.m"; } >>"$summary"
+    rm -f "$summary.m"
 fi
 
 echo

@@ -382,6 +382,11 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         });
         return std::move(*t);
     }();
+    const double seconds_table = seconds_since(t_table);
+    progress.note("local-score table: " + std::to_string(table.total_entries()) + " entries (" +
+                  std::to_string(n) + " nodes, parent sets of size <= " + std::to_string(a.max_parents) + ") in " +
+                  fixed(seconds_table, 3) + " s");
+    const auto t_sort = clock::now();
     // Max mode walks each node's sets sorted by score (the same answers, found early) when
     // they fit in half of the free memory.
     if (opts.mode == bn::OrderScoreMode::Max && !a.no_sorted) {
@@ -389,9 +394,10 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         mpi::run_agreed(*comm, [&] {
             built = table.build_sorted(a.threads, 0.5 * static_cast<double>(available_host_bytes()));
         });
-        if (!built) progress.note("score-sorted parent sets do not fit: max mode enumerates each node's sets");
+        if (built) progress.note("score-sorted parent sets in " + fixed(seconds_since(t_sort), 3) + " s");
+        else progress.note("score-sorted parent sets do not fit: max mode enumerates each node's sets");
     }
-    const double seconds_table = seconds_since(t_table);
+    const double seconds_sort = seconds_since(t_sort);
     // Max-mode chains on the GPU; sum mode's run on the CPU threads.
     if (gpu && opts.mode == bn::OrderScoreMode::Max && table.has_sorted()) {
         mpi::run_agreed(*comm, [&] { run.advance = bn::cuda_chain_advancer(table, opts, device); });
@@ -402,9 +408,6 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         engines += ", chains cpu";
     }
     progress.note("engines: " + engines);
-    progress.note("local-score table: " + std::to_string(table.total_entries()) + " entries (" +
-                  std::to_string(n) + " nodes, parent sets of size <= " + std::to_string(a.max_parents) + ") in " +
-                  fixed(seconds_table, 3) + " s");
 
     // What a checkpoint must have been written for: the data as scored and every option
     // that changes a chain.
@@ -501,6 +504,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                     {"ranks", std::to_string(comm->size())},
                     {"backend", engines}};
         o.seconds_table = seconds_table;
+        o.seconds_sort = seconds_sort;
         o.seconds_chains = seconds_chains;
         o.seconds_total = seconds_since(t0);
         o.result = std::move(result);
@@ -538,7 +542,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
             if (opts.chains > 1)
                 os << ", score PSRF " << fixed(d.score_psrf, 3) << ", edges with PSRF > 1.1: "
                    << fixed(100.0 * d.edges.fraction_above, 1) << "% of " << d.edges.edges_counted;
-            os << "; table " << fixed(seconds_table, 3) << " s, chains " << fixed(seconds_chains, 3) << " s";
+            os << "; table " << fixed(seconds_table, 3) << " s, sort " << fixed(seconds_sort, 3) << " s, chains "
+               << fixed(seconds_chains, 3) << " s";
             if (!a.out.empty()) {
                 os << "; wrote";
                 for (const auto& f : outputs.final_paths()) os << ' ' << f;

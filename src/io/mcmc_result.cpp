@@ -42,6 +42,7 @@ void write_mcmc_result_hdf5(const McmcOutput& o, const std::vector<double>& loca
     scalar(root, "best_order_score", o.result.chains[o.best_chain].best_score, where);
     scalar(root, "best_chain", o.best_chain, where);
     scalar(root, "seconds_table", o.seconds_table, where);
+    scalar(root, "seconds_sort", o.seconds_sort, where);
     scalar(root, "seconds_chains", o.seconds_chains, where);
     scalar(root, "seconds_total", o.seconds_total, where);
     {

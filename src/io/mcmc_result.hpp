@@ -34,7 +34,7 @@ struct McmcOutput {
     McmcDiagnostics diagnostics;
     std::int64_t burn_in = 0, thin = 1;
     std::vector<std::pair<std::string, std::string>> config;  ///< options and provenance
-    double seconds_table = 0.0, seconds_chains = 0.0, seconds_total = 0.0;
+    double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0, seconds_total = 0.0;
 };
 
 /// Layout (0-based indices):

@@ -15,7 +15,7 @@
 namespace cudag::cuda {
 
 /// Parent tables with more cells (configurations x levels) than this are left to the CPU.
-inline constexpr std::int64_t kBnTableCells = 1024;
+inline constexpr std::int64_t kBnTableCells = 512;
 
 /// The BDeu/K2 entries of `table` computed on device `device`, as bn::PriorScorer over
 /// bn::DiscreteScorer(codes, spec) gives them bit for bit: each parent adds `per_parent`

@@ -13,6 +13,9 @@
 #include <limits>
 #include <string>
 
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
 #include "bn/proposal.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
@@ -24,7 +27,7 @@ namespace cudag::cuda {
 
 namespace {
 
-constexpr int kWarps = 4;         ///< warps per block
+constexpr int kWarps = 8;           ///< warps per block of the table kernel
 constexpr int kMaxParentsGpu = 12;  ///< larger parent limits stay on the CPU
 constexpr int kCells = static_cast<int>(kBnTableCells);
 
@@ -56,9 +59,49 @@ __device__ int size_of(const std::int64_t* off, int kmax, std::int64_t x) {
     return k;
 }
 
+/// Binomial coefficients C(a, b) for a <= rows - 1, b <= cols - 1 (host-computed,
+/// saturating), so that the kernels rank and unrank without 128-bit divisions.
+struct Binomials {
+    const std::int64_t* t = nullptr;
+    int cols = 0;
+    __device__ std::int64_t operator()(int a, int b) const { return b < 0 || a < b ? 0 : t[a * cols + b]; }
+};
+
+/// combination_unrank (core/combinations.hpp) with the table.
+__device__ void unrank(const Binomials& C, std::int64_t rank, int k, int n, int* c) {
+    int v = 0;
+    for (int t = 0; t < k; ++t) {
+        for (;; ++v) {
+            const std::int64_t block = C(n - 1 - v, k - 1 - t);
+            if (rank < block) break;
+            rank -= block;
+        }
+        c[t] = v++;
+    }
+}
+
+/// combination_rank with the table.
+__device__ std::int64_t rank_of(const Binomials& C, const int* c, int k, int n) {
+    std::int64_t rank = 0;
+    int prev = -1;
+    for (int t = 0; t < k; ++t) {
+        for (int v = prev + 1; v < c[t]; ++v) rank += C(n - 1 - v, k - 1 - t);
+        prev = c[t];
+    }
+    return rank;
+}
+
+/// The host table for n elements and sizes up to s.
+std::vector<std::int64_t> binomial_table(std::int64_t n, int s) {
+    std::vector<std::int64_t> t(static_cast<std::size_t>((n + 1) * (s + 2)));
+    for (std::int64_t a = 0; a <= n; ++a)
+        for (int b = 0; b <= s + 1; ++b) t[a * (s + 2) + b] = binomial(a, b);
+    return t;
+}
+
 /// The parents (node ids, increasing) of entry `e` of the node; returns their number.
-__device__ int entry_parents(const NodeLayout& L, const std::int32_t* cands, const std::int32_t* extras,
-                             std::int64_t e, std::int32_t* out) {
+__device__ int entry_parents(const NodeLayout& L, const Binomials& B, const std::int32_t* cands,
+                             const std::int32_t* extras, std::int64_t e, std::int32_t* out) {
     int c[kMaxParentsGpu];
     std::int32_t extra = -1;
     int k = 0;
@@ -72,7 +115,7 @@ __device__ int entry_parents(const NodeLayout& L, const std::int32_t* cands, con
         k = size_of(L.xo, L.s - 1, within);
         rank = within - L.xo[k];
     }
-    combination_unrank(rank, k, L.m, c);
+    unrank(B, rank, k, L.m, c);
     int at = 0;
     bool placed = extra < 0;
     for (int t = 0; t < k; ++t) {
@@ -93,26 +136,34 @@ struct TableArgs {
     std::int64_t n_vars, samples;
     int k2;                     ///< 1: K2, 0: BDeu
     double iss, per_parent;
+    Binomials binom;
+    int cap;  ///< cells per warp (<= kBnTableCells): larger parent tables are the CPU's
 };
+
+/// Shared bytes of one warp of table_kernel for `cap` cells: counts, cell terms, row terms.
+CUDAG_HD constexpr std::size_t table_warp_bytes(int cap) {
+    return static_cast<std::size_t>(cap) * (sizeof(double) + sizeof(std::uint32_t)) +
+           static_cast<std::size_t>(cap / 2 + 1) * sizeof(double);
+}
 
 __global__ void __launch_bounds__(kWarps * 32) table_kernel(NodeLayout L, const std::int32_t* cands,
                                                             const std::int32_t* extras, TableArgs a, double* out) {
-    extern __shared__ unsigned char smem[];
+    extern __shared__ double smem_d[];
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
-    auto* cnt = reinterpret_cast<std::uint32_t*>(smem) + w * kCells;
-    auto* term = reinterpret_cast<double*>(smem + kWarps * kCells * sizeof(std::uint32_t)) + w * kCells;
-    auto* rterm = reinterpret_cast<double*>(smem + kWarps * kCells * (sizeof(std::uint32_t) + sizeof(double))) +
-                  w * (kCells / 2);
+    const int cap = a.cap;
+    double* term = smem_d + static_cast<std::size_t>(w) * table_warp_bytes(cap) / sizeof(double);
+    double* rterm = term + cap;
+    auto* cnt = reinterpret_cast<std::uint32_t*>(rterm + cap / 2 + 1);
     const std::int32_t r = a.cards[L.v];
     const std::uint8_t* x = a.codes + static_cast<std::int64_t>(L.v) * a.samples;
     for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * kWarps + w; e < L.entries;
          e += static_cast<std::int64_t>(gridDim.x) * kWarps) {
         std::int32_t ps[kMaxParentsGpu];
-        const int kk = entry_parents(L, cands, extras, e, ps);
+        const int kk = entry_parents(L, a.binom, cands, extras, e, ps);
         double q = 1.0;  // as DiscreteScorer::local: the product in parents' order
         std::int64_t qi = 1;
-        for (int t = 0; t < kk && qi * r <= kCells; ++t) q *= static_cast<double>(a.cards[ps[t]]), qi *= a.cards[ps[t]];
-        if (qi * r > kCells) continue;  // the CPU's
+        for (int t = 0; t < kk && qi * r <= cap; ++t) q *= static_cast<double>(a.cards[ps[t]]), qi *= a.cards[ps[t]];
+        if (qi * r > cap) continue;  // the CPU's
         const auto cells = static_cast<int>(qi * r);
         for (int c = lane; c < cells; c += 32) cnt[c] = 0;
         __syncwarp();
@@ -168,6 +219,7 @@ struct TableView {
     const std::int64_t* extra_start;
     const std::int64_t* so;  ///< n × (s + 2)
     const std::int64_t* xo;  ///< n × (s + 1)
+    Binomials binom;
 };
 
 struct ChainsView {
@@ -199,10 +251,36 @@ struct BestSet {
     std::uint32_t off;
 };
 
-/// Node v's best consistent set given positions pos_at(u) (a warp; every lane returns it).
+constexpr int kRescoreThreads = 256;  ///< a block per rescored node
+constexpr int kWalkUnroll = 4;        ///< sorted entries each thread checks per step
+
+struct BestReduce {
+    __device__ BestSet operator()(const BestSet& x, const BestSet& y) const {
+        return y.score > x.score || (y.score == x.score && y.off < x.off) ? y : x;
+    }
+};
+
+struct Min64 {
+    __device__ std::int64_t operator()(std::int64_t x, std::int64_t y) const { return y < x ? y : x; }
+};
+
+/// Node v's best consistent set given positions pos_at(u), by a block of kRescoreThreads
+/// (every thread returns it): the score-sorted walk for at most as many entries as the
+/// enumeration visits, then the enumeration (the highest score, the smallest offset on
+/// ties), as bn::node_score_max.
 template <class Pos>
 __device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_at, std::int32_t* scratch) {
-    const int lane = threadIdx.x % 32;
+    using Scan = cub::BlockScan<int, kRescoreThreads>;
+    using ReduceI = cub::BlockReduce<std::int64_t, kRescoreThreads>;
+    using ReduceB = cub::BlockReduce<BestSet, kRescoreThreads>;
+    __shared__ union {
+        typename Scan::TempStorage scan;
+        typename ReduceI::TempStorage ri;
+        typename ReduceB::TempStorage rb;
+    } tmp;
+    __shared__ std::int64_t shared_i;
+    __shared__ BestSet shared_b;
+    const int tid = threadIdx.x;
     const std::int64_t here = pos_at(v);
     const std::int32_t* cands = T.cand + T.cand_start[v];
     const auto m = static_cast<int>(T.cand_start[v + 1] - T.cand_start[v]);
@@ -212,55 +290,67 @@ __device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_a
     std::int32_t* pc = scratch;
     std::int32_t* px = scratch + T.n;
     int np = 0, npx = 0;
-    for (int base = 0; base < m; base += 32) {
-        const int i = base + lane;
-        const bool in = i < m && pos_at(cands[i]) < here;
-        const unsigned mask = __ballot_sync(0xffffffffu, in);
-        if (in) pc[np + __popc(mask & ((1u << lane) - 1u))] = i;
-        np += __popc(mask);
+    for (int list = 0; list < 2; ++list) {
+        const int len = list == 0 ? m : nx;
+        const std::int32_t* nodes = list == 0 ? cands : extras;
+        std::int32_t* out = list == 0 ? pc : px;
+        int count = 0;
+        for (int base = 0; base < len; base += kRescoreThreads) {
+            const int i = base + tid;
+            const int in = i < len && pos_at(nodes[i]) < here ? 1 : 0;
+            int at = 0, total = 0;
+            Scan(tmp.scan).ExclusiveSum(in, at, total);
+            __syncthreads();
+            if (in) out[count + at] = i;
+            count += total;
+        }
+        (list == 0 ? np : npx) = count;
     }
-    for (int base = 0; base < nx; base += 32) {
-        const int i = base + lane;
-        const bool in = i < nx && pos_at(extras[i]) < here;
-        const unsigned mask = __ballot_sync(0xffffffffu, in);
-        if (in) px[npx + __popc(mask & ((1u << lane) - 1u))] = i;
-        npx += __popc(mask);
-    }
-    __syncwarp();
+    __syncthreads();
     std::int64_t cum[kMaxParentsGpu + 2], cumx[kMaxParentsGpu + 1];
     cum[0] = 0;
-    for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + (k <= np ? binomial(np, k) : 0);
+    for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + T.binom(np, k);
     cumx[0] = 0;
-    for (int k = 0; k < T.s; ++k) cumx[k + 1] = cumx[k] + (k <= np ? binomial(np, k) : 0);
+    for (int k = 0; k < T.s; ++k) cumx[k + 1] = cumx[k] + T.binom(np, k);
     const std::int64_t core_sets = cum[T.s + 1], extra_sets = T.s >= 1 ? cumx[T.s] : 0;
     const std::int64_t budget = core_sets + static_cast<std::int64_t>(npx) * extra_sets;
     const std::int64_t node_off = T.node_off[v];
     const std::int64_t entries = T.node_off[v + 1] - node_off;
-    // The walk: the first consistent entry in score order (bn::node_score_max's).
+    // The walk: the first consistent entry in score order.
     const std::int64_t limit = budget < entries ? budget : entries;
-    for (std::int64_t base = 0; base < limit; base += 32) {
-        const std::int64_t i = base + lane;
-        bool ok = i < limit;
-        if (ok) {
+    constexpr std::int64_t step = static_cast<std::int64_t>(kRescoreThreads) * kWalkUnroll;
+    constexpr std::int64_t none = 0x7fffffffffffffffLL;
+    for (std::int64_t base = 0; base < limit; base += step) {
+        std::int64_t first = none;
+#pragma unroll
+        for (int u = 0; u < kWalkUnroll; ++u) {
+            const std::int64_t i = base + u * kRescoreThreads + tid;
+            if (i >= limit || i >= first) continue;
             const std::uint16_t* set = T.sorted_par + (node_off + i) * T.w;
+            bool ok = true;
             for (int t = 0; t < T.w && set[t] != 0xffffu; ++t)
                 if (pos_at(set[t]) >= here) {
                     ok = false;
                     break;
                 }
+            if (ok) first = i;
         }
-        const unsigned mask = __ballot_sync(0xffffffffu, ok);
-        if (mask) {
-            const std::uint32_t off = T.sorted_off[node_off + base + __ffs(mask) - 1];
+        const std::int64_t found = ReduceI(tmp.ri).Reduce(first, Min64());
+        if (tid == 0) shared_i = found;
+        __syncthreads();
+        const std::int64_t hit = shared_i;
+        __syncthreads();
+        if (hit != none) {
+            const std::uint32_t off = T.sorted_off[node_off + hit];
             return {T.scores[node_off + off], off};
         }
     }
-    // The enumeration: the highest score, the smallest offset on ties.
+    // The enumeration.
     const std::int64_t* so = T.so + static_cast<std::int64_t>(v) * (T.s + 2);
     const std::int64_t* xo = T.xo + static_cast<std::int64_t>(v) * (T.s + 1);
     const std::int64_t core_total = so[T.s + 1], block = xo[T.s];
     BestSet best{-xm::detail::inf(), 0xffffffffu};
-    for (std::int64_t idx = lane; idx < budget; idx += 32) {
+    for (std::int64_t idx = tid; idx < budget; idx += kRescoreThreads) {
         int k = 0;
         std::int64_t rank = 0, off = 0;  // off: where size k starts in the entry's block
         int c[kMaxParentsGpu], p[kMaxParentsGpu];
@@ -274,41 +364,36 @@ __device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_a
             rank = within - cumx[k];
             off = core_total + static_cast<std::int64_t>(px[e]) * block + xo[k];
         }
-        combination_unrank(rank, k, np, c);
+        unrank(T.binom, rank, k, np, c);
         for (int t = 0; t < k; ++t) p[t] = pc[c[t]];
-        off += combination_rank(p, k, m);
+        off += rank_of(T.binom, p, k, m);
         const double sc = T.scores[node_off + off];
         const auto uoff = static_cast<std::uint32_t>(off);
         if (sc > best.score || (sc == best.score && uoff < best.off)) best = {sc, uoff};
     }
-    for (int d = 16; d > 0; d /= 2) {
-        const double os = __shfl_down_sync(0xffffffffu, best.score, d);
-        const std::uint32_t oo = __shfl_down_sync(0xffffffffu, best.off, d);
-        if (os > best.score || (os == best.score && oo < best.off)) best = {os, oo};
-    }
-    best.score = __shfl_sync(0xffffffffu, best.score, 0);
-    best.off = __shfl_sync(0xffffffffu, best.off, 0);
-    if (best.off == 0xffffffffu) best = {T.scores[node_off], 0};  // every score NaN: the empty set
-    return best;
+    const BestSet all = ReduceB(tmp.rb).Reduce(best, BestReduce());
+    if (tid == 0) shared_b = all.off == 0xffffffffu ? BestSet{T.scores[node_off], 0} : all;  // all NaN: the empty set
+    __syncthreads();
+    return shared_b;
 }
 
 /// Every node of every chain scored from the chain's order (a chain's working set).
-__global__ void init_kernel(TableView T, ChainsView C) {
-    const std::int64_t g = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+__global__ void __launch_bounds__(kRescoreThreads) init_kernel(TableView T, ChainsView C) {
+    const std::int64_t g = blockIdx.x;
     const std::int64_t c = g / T.n, v = g % T.n;
     if (c >= C.chains) return;
     const std::int32_t* pos = C.pos + c * T.n;
     const BestSet b = best_consistent(T, static_cast<std::int32_t>(v), [&](std::int32_t u) { return pos[u]; },
                                       C.scratch + g * 2 * T.n);
-    if (threadIdx.x % 32 == 0) {
+    if (threadIdx.x == 0) {
         C.node[c * T.n + v] = b.score;
         C.best_off[c * T.n + v] = b.off;
     }
 }
 
 /// Iteration t's proposal: the nodes between the swapped positions rescored, by slot.
-__global__ void rescore_kernel(TableView T, ChainsView C, std::int64_t t) {
-    const std::int64_t g = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+__global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, ChainsView C, std::int64_t t) {
+    const std::int64_t g = blockIdx.x;
     const std::int64_t c = g / T.n, q = g % T.n;
     if (c >= C.chains || C.done[c] + 1 != t) return;
     const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n);
@@ -320,7 +405,7 @@ __global__ void rescore_kernel(TableView T, ChainsView C, std::int64_t t) {
     const auto i = static_cast<std::int32_t>(prop.i), j = static_cast<std::int32_t>(prop.j);
     const BestSet best = best_consistent(
         T, v, [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; }, C.scratch + g * 2 * T.n);
-    if (threadIdx.x % 32 == 0) {
+    if (threadIdx.x == 0) {
         C.prop_node[c * T.n + q] = best.score;
         C.prop_off[c * T.n + q] = best.off;
     }
@@ -341,7 +426,8 @@ __device__ void settle(const TableView& T, const ChainsView& C, std::int64_t c, 
     L.core = L.so[T.s + 1];
     L.block = L.xo[T.s];
     std::int32_t ps[kMaxParentsGpu];
-    const int kk = entry_parents(L, T.cand + T.cand_start[v], T.extra + T.extra_start[v], C.best_off[c * T.n + v], ps);
+    const int kk = entry_parents(L, T.binom, T.cand + T.cand_start[v], T.extra + T.extra_start[v],
+                                 C.best_off[c * T.n + v], ps);
     for (int t = 0; t < kk; ++t) {
         const std::int64_t at = c * T.n * T.n + static_cast<std::int64_t>(ps[t]) * T.n + v;
         const double x = 1.0;
@@ -391,8 +477,6 @@ __global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
     if (t > C.burn_in && (t - C.burn_in) % C.thin == 0) C.trace[c * C.trace_cap + C.kept[c]++] = C.score[c];
 }
 
-/// Blocks of kWarps warps for `warps` warps.
-unsigned blocks_for(std::int64_t warps) { return static_cast<unsigned>((warps + kWarps - 1) / kWarps); }
 
 class ChainsImpl final : public OrderChainsGpu {
 public:
@@ -438,6 +522,8 @@ public:
         put(extra_, extra);
         put(so_, so);
         put(xo_, xo);
+        put(binom_, binomial_table(n, s));
+        T_.binom = {binom_.data(), s + 2};
         T_.n = n;
         T_.s = s;
         T_.w = w;
@@ -531,11 +617,11 @@ public:
         C.prop_node = prop_node_.data();
         C.prop_off = prop_off_.data();
         C.scratch = scratch_.data();
-        const unsigned grid = blocks_for(nc * n);
-        init_kernel<<<grid, kWarps * 32, 0, stream_->get()>>>(T_, C);
+        const auto grid = static_cast<unsigned>(nc * n);  // a block per (chain, node or slot)
+        init_kernel<<<grid, kRescoreThreads, 0, stream_->get()>>>(T_, C);
         CUDAG_CHECK_LAUNCH();
         for (std::int64_t t = first + 1; t <= until; ++t) {
-            rescore_kernel<<<grid, kWarps * 32, 0, stream_->get()>>>(T_, C, t);
+            rescore_kernel<<<grid, kRescoreThreads, 0, stream_->get()>>>(T_, C, t);
             CUDAG_CHECK_LAUNCH();
             accept_kernel<<<static_cast<unsigned>(nc), 32, 0, stream_->get()>>>(T_, C, t);
             CUDAG_CHECK_LAUNCH();
@@ -592,7 +678,7 @@ private:
     DeviceBuffer<double> scores_;
     DeviceBuffer<std::uint32_t> sorted_off_;
     DeviceBuffer<std::uint16_t> sorted_par_;
-    DeviceBuffer<std::int64_t> node_off_, cand_start_, extra_start_, so_, xo_;
+    DeviceBuffer<std::int64_t> node_off_, cand_start_, extra_start_, so_, xo_, binom_;
     DeviceBuffer<std::int32_t> cand_, extra_;
     DeviceBuffer<std::int64_t> id_, since_, accepted_, kept_, done_;
     DeviceBuffer<std::int32_t> order_, pos_, best_order_, scratch_;
@@ -621,10 +707,14 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     }
     DeviceBuffer<double> d_out(static_cast<std::size_t>(most));
     DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
+    const std::vector<std::int64_t> binom = binomial_table(n, table.max_parents());
+    DeviceBuffer<std::int64_t> d_binom(binom.size());
+    d_binom.upload(binom.data(), binom.size(), stream.get());
     TableArgs a{d_codes.data(), d_cards.data(), prior_terms.empty() ? nullptr : d_prior.data(), codes.n_vars,
-                codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent};
-    const std::size_t smem = kWarps * kCells * (sizeof(std::uint32_t) + sizeof(double)) + kWarps * (kCells / 2) * sizeof(double);
-    CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+                codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent,
+                Binomials{d_binom.data(), table.max_parents() + 2}, kCells};
+    CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(kWarps * table_warp_bytes(kCells))));
     int sms = 0;
     CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     for (std::int32_t v = 0; v < n; ++v) {
@@ -635,6 +725,16 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
         d_cands.upload(c.data(), c.size(), stream.get());
         d_extras.upload(x.data(), x.size(), stream.get());
         d_out.fill_bytes(0xff, stream.get(), static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        // Cells for the largest parent table of the node (levels of its s most-levelled parents).
+        std::vector<std::int64_t> levels;
+        for (const std::int32_t u : c) levels.push_back(codes.cards[u]);
+        for (const std::int32_t u : x) levels.push_back(codes.cards[u]);
+        std::sort(levels.begin(), levels.end(), std::greater<>());
+        std::int64_t cells = codes.cards[v];
+        for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= kCells; ++k)
+            cells *= levels[k];
+        a.cap = static_cast<int>(std::min<std::int64_t>(cells, kCells));
+        const std::size_t smem = kWarps * table_warp_bytes(a.cap);
         const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + kWarps - 1) / kWarps, sms * 16));
         table_kernel<<<grid, kWarps * 32, smem, stream.get()>>>(L, d_cands.data(), d_extras.data(), a, d_out.data());
         CUDAG_CHECK_LAUNCH();

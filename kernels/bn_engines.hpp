@@ -26,6 +26,10 @@ inline constexpr std::int64_t kBnTableCells = 512;
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
                          std::span<const double> prior_terms, bn::ScoreTable& table, int device);
 
+/// bn::ScoreTable::build_sorted's lists computed on device `device` (a stable radix sort of
+/// each node's scores, then each entry's parents), the same as the CPU's.
+void sort_table(bn::ScoreTable& table, int device);
+
 /// Max-mode chains on a GPU: advance() does what bn::advance_chains does, bit for bit.
 class OrderChainsGpu {
 public:

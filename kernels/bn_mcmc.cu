@@ -15,6 +15,7 @@
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
 
 #include "bn/proposal.hpp"
 #include "core/combinations.hpp"
@@ -686,6 +687,27 @@ private:
     DeviceBuffer<std::uint32_t> best_off_, prop_off_;
 };
 
+/// Sort keys: the scores with -0.0 as +0.0 (the CPU compares them equal); values: offsets.
+__global__ void sort_prepare_kernel(const double* scores, std::int64_t count, double* keys, std::uint32_t* offs) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const double x = scores[i];
+        keys[i] = x == 0.0 ? 0.0 : x;
+        offs[i] = static_cast<std::uint32_t>(i);
+    }
+}
+
+/// The parents of each sorted entry, w per entry (0xffff after the last).
+__global__ void sort_parents_kernel(NodeLayout L, Binomials B, const std::int32_t* cands, const std::int32_t* extras,
+                                    const std::uint32_t* offs, int w, std::uint16_t* out) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.entries;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        std::int32_t ps[kMaxParentsGpu];
+        const int kk = entry_parents(L, B, cands, extras, offs[i], ps);
+        for (int t = 0; t < w; ++t) out[i * w + t] = t < kk ? static_cast<std::uint16_t>(ps[t]) : std::uint16_t{0xffff};
+    }
+}
+
 }  // namespace
 
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
@@ -740,6 +762,61 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
         CUDAG_CHECK_LAUNCH();
         const std::span<double> dst = table.mutable_node_scores(v);
         d_out.download(dst.data(), dst.size(), stream.get());
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }
+}
+
+void sort_table(bn::ScoreTable& table, int device) {
+    CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu, "the CUDA sort takes at most " +
+                                                              std::to_string(kMaxParentsGpu) + " parents");
+    DeviceGuard guard(device);
+    Stream stream;
+    const std::int64_t n = table.n_nodes();
+    const int s = table.max_parents(), w = std::max(s, 1);
+    std::int64_t most = 1, lists = 1;
+    for (std::int32_t v = 0; v < n; ++v) {
+        most = std::max(most, table.node_entries(v));
+        lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
+    }
+    const auto cap = static_cast<std::size_t>(most);
+    DeviceBuffer<double> scores(cap), keys(cap), keys_out(cap);
+    DeviceBuffer<std::uint32_t> offs(cap), offs_out(cap);
+    DeviceBuffer<std::uint16_t> parents(cap * w);
+    DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
+    const std::vector<std::int64_t> binom = binomial_table(n, s);
+    DeviceBuffer<std::int64_t> d_binom(binom.size());
+    d_binom.upload(binom.data(), binom.size(), stream.get());
+    std::size_t temp_bytes = 0;
+    CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, keys.data(), keys_out.data(),
+                                                               offs.data(), offs_out.data(), static_cast<int>(most)));
+    DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+    int sms = 0;
+    CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    for (std::int32_t v = 0; v < n; ++v) {
+        const NodeLayout L = layout_of(table, v);
+        const auto count = static_cast<int>(L.entries);
+        if (count == 0) continue;
+        const auto sc = table.node_scores(v);
+        scores.upload(sc.data(), sc.size(), stream.get());
+        const auto c = table.candidates(v);
+        const auto x = table.extras(v);
+        d_cands.upload(c.data(), c.size(), stream.get());
+        d_extras.upload(x.data(), x.size(), stream.get());
+        const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 255) / 256, sms * 8));
+        sort_prepare_kernel<<<grid, 256, 0, stream.get()>>>(scores.data(), L.entries, keys.data(), offs.data());
+        CUDAG_CHECK_LAUNCH();
+        std::size_t bytes = temp_bytes;
+        // Stable: equal scores keep increasing offsets, as the CPU's comparator orders them.
+        CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.data(), bytes, keys.data(), keys_out.data(),
+                                                                   offs.data(), offs_out.data(), count, 0, 64,
+                                                                   stream.get()));
+        sort_parents_kernel<<<grid, 256, 0, stream.get()>>>(L, Binomials{d_binom.data(), s + 2}, d_cands.data(),
+                                                            d_extras.data(), offs_out.data(), w, parents.data());
+        CUDAG_CHECK_LAUNCH();
+        const auto so = table.mutable_sorted_offsets(v);
+        offs_out.download(so.data(), so.size(), stream.get());
+        const auto sp = table.mutable_sorted_parents(v);
+        parents.download(sp.data(), sp.size(), stream.get());
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     }
 }

@@ -20,6 +20,9 @@ namespace cudag::bn {
 /// must outlive the filler's call.
 ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorScorer& prior, int device);
 
+/// A sorter for ScoreTable::build_sorted on device `device` (the same lists).
+ScoreTable::Filler cuda_table_sorter(int device);
+
 /// Runs chains on to an iteration, as advance_chains does.
 using ChainAdvancer = std::function<void(std::span<ChainState>, std::int64_t until)>;
 

@@ -13,6 +13,10 @@ ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorSc
     };
 }
 
+ScoreTable::Filler cuda_table_sorter(int device) {
+    return [device](ScoreTable& table) { cuda::sort_table(table, device); };
+}
+
 ChainAdvancer cuda_chain_advancer(const ScoreTable& table, const OrderMcmcOptions& opts, int device) {
     std::shared_ptr<cuda::OrderChainsGpu> gpu = cuda::make_order_chains_gpu(table, opts, device);
     return [gpu](std::span<ChainState> states, std::int64_t until) { gpu->advance(states, until); };

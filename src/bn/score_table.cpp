@@ -197,11 +197,15 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<
                                 static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
     }
     if (filler) {
-        t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), std::numeric_limits<double>::quiet_NaN());
+        t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));
+        parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t v, int) {
+            std::fill_n(t.scores_.data() + t.node_offset_[v], t.node_entries(static_cast<std::int32_t>(v)),
+                        std::numeric_limits<double>::quiet_NaN());
+        });
         filler(t);
         t.fill(scorer, threads, true);
     } else {
-        t.scores_.assign(static_cast<std::size_t>(t.node_offset_.back()), 0.0);
+        t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill writes every entry
         t.fill(scorer, threads);
     }
     return t;
@@ -313,7 +317,7 @@ std::vector<std::int32_t> ScoreTable::entry_parents(std::int32_t v, std::int64_t
     return extra_parent_set(v, e, k, within - xo[k]);
 }
 
-bool ScoreTable::build_sorted(int threads, double budget_bytes) {
+bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter) {
     const std::int64_t n = n_nodes();
     if (n > 65535) return false;
     for (std::int32_t v = 0; v < n; ++v)
@@ -323,7 +327,11 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes) {
                         std::to_string(total_entries()) + " entries", "lower the parent limit");
     const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
     sorted_offset_.resize(static_cast<std::size_t>(total_entries()));
-    sorted_parents_.assign(static_cast<std::size_t>(total_entries()) * w, kNoParent);
+    sorted_parents_.resize(static_cast<std::size_t>(total_entries()) * w);
+    if (sorter) {
+        sorter(*this);
+        return true;
+    }
     parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
         const std::span<const double> sc = node_scores(v);
@@ -333,6 +341,7 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes) {
             return sc[a] > sc[b] || (sc[a] == sc[b] && a < b);
         });
         // Parents of every entry in flat order (as fill enumerates them), then permuted.
+        std::fill_n(sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w, sc.size() * w, kNoParent);
         std::vector<std::uint16_t> flat(sc.size() * w, kNoParent);
         const auto& cands = candidates_[v];
         const auto extras = this->extras(v);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bn/score.hpp"
+#include "core/bulk_vector.hpp"
 
 namespace cudag::bn {
 
@@ -113,7 +114,9 @@ public:
     /// enumerates: the same answer, usually after a few entries. Returns false and builds
     /// nothing when n > 65535, a node has 2^32 entries or more, or `budget_bytes` (>= 0)
     /// is below sorted_bytes(). Throws OutOfMemory (one line) when the host cannot hold it.
-    bool build_sorted(int threads, double budget_bytes = -1.0);
+    /// `sorter`, when given, fills the lists instead (a GPU), through the mutable spans below,
+    /// with the same result.
+    bool build_sorted(int threads, double budget_bytes = -1.0, const Filler& sorter = {});
     bool has_sorted() const { return !sorted_offset_.empty(); }
     static constexpr std::uint16_t kNoParent = 0xffff;
     double sorted_bytes() const {
@@ -123,6 +126,14 @@ public:
         return {sorted_offset_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
     }
     std::span<const std::uint16_t> sorted_parents(std::int32_t v) const {
+        const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
+        return {sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w,
+                static_cast<std::size_t>(node_entries(v)) * w};
+    }
+    std::span<std::uint32_t> mutable_sorted_offsets(std::int32_t v) {
+        return {sorted_offset_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
+    }
+    std::span<std::uint16_t> mutable_sorted_parents(std::int32_t v) {
         const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
         return {sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w,
                 static_cast<std::size_t>(node_entries(v)) * w};
@@ -141,9 +152,9 @@ private:
     std::vector<std::vector<std::int64_t>> size_offset_;  ///< per node, max_parents + 2 entries
     std::vector<std::vector<std::int64_t>> extra_offset_; ///< per node, max_parents + 1 entries (limit s - 1)
     std::vector<std::int64_t> node_offset_;               ///< n + 1 entries
-    std::vector<double> scores_;
-    std::vector<std::uint32_t> sorted_offset_;   ///< by node (node_offset_), see build_sorted
-    std::vector<std::uint16_t> sorted_parents_;  ///< max(max_parents, 1) per entry
+    BulkVector<double> scores_;
+    BulkVector<std::uint32_t> sorted_offset_;   ///< by node (node_offset_), see build_sorted
+    BulkVector<std::uint16_t> sorted_parents_;  ///< max(max_parents, 1) per entry
 };
 
 /// The max-based order score (Eq. 6 of the paper): for each node, the best local score over

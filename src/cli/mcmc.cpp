@@ -392,7 +392,9 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     if (opts.mode == bn::OrderScoreMode::Max && !a.no_sorted) {
         bool built = false;
         mpi::run_agreed(*comm, [&] {
-            built = table.build_sorted(a.threads, 0.5 * static_cast<double>(available_host_bytes()));
+            built = table.build_sorted(a.threads, 0.5 * static_cast<double>(available_host_bytes()),
+                                       gpu && a.max_parents <= 12 ? bn::cuda_table_sorter(device)
+                                                                  : bn::ScoreTable::Filler{});
         });
         if (built) progress.note("score-sorted parent sets in " + fixed(seconds_since(t_sort), 3) + " s");
         else progress.note("score-sorted parent sets do not fit: max mode enumerates each node's sets");

@@ -4,6 +4,7 @@
 // for the GPU, left to the CPU) and max-mode chains run in segments. Skipped without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -65,6 +66,27 @@ TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
         const ScoreTable cpu1 = ScoreTable::build(scorer, cands, 3, 2, extras);
         const ScoreTable gpu1 = ScoreTable::build(scorer, cands, 3, 2, extras, cudag::bn::cuda_table_filler(base, scorer, 0));
         expect_same_entries(cpu1, gpu1);
+    }
+}
+
+TEST(CudaBn, SortedListsEqualTheCpuLists) {
+    CUDAG_REQUIRE_GPU();
+    const cudag::bn::DiscreteScorer scorer = cudag::test::simulated_scorer(11, 300, 5);
+    std::vector<std::vector<std::int32_t>> cands(11), extras(11);
+    for (std::int32_t v = 0; v < 11; ++v)
+        for (std::int32_t u = 0; u < 11; ++u)
+            if (u != v) ((u + v) % 3 == 0 ? cands[v] : extras[v]).push_back(u);
+    for (const bool plus1 : {false, true}) {
+        ScoreTable cpu = plus1 ? ScoreTable::build(scorer, cands, 3, 2, extras) : ScoreTable::build(scorer, 4, 2);
+        ScoreTable gpu = plus1 ? ScoreTable::build(scorer, cands, 3, 2, extras) : ScoreTable::build(scorer, 4, 2);
+        ASSERT_TRUE(cpu.build_sorted(2));
+        ASSERT_TRUE(gpu.build_sorted(2, -1.0, cudag::bn::cuda_table_sorter(0)));
+        for (std::int32_t v = 0; v < 11; ++v) {
+            const auto a = cpu.sorted_offsets(v), b = gpu.sorted_offsets(v);
+            EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "node " << v;
+            const auto pa = cpu.sorted_parents(v), pb = gpu.sorted_parents(v);
+            EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "node " << v;
+        }
     }
 }
 

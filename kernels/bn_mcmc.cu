@@ -16,6 +16,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include "bn/proposal.hpp"
 #include "core/combinations.hpp"
@@ -81,15 +83,11 @@ __device__ void unrank(const Binomials& C, std::int64_t rank, int k, int n, int*
     }
 }
 
-/// combination_rank with the table.
+/// combination_rank with the table, in closed form: C(n, k) - 1 - sum_t C(n - 1 - c_t, k - t).
 __device__ std::int64_t rank_of(const Binomials& C, const int* c, int k, int n) {
-    std::int64_t rank = 0;
-    int prev = -1;
-    for (int t = 0; t < k; ++t) {
-        for (int v = prev + 1; v < c[t]; ++v) rank += C(n - 1 - v, k - 1 - t);
-        prev = c[t];
-    }
-    return rank;
+    std::int64_t r = C(n, k) - 1;
+    for (int t = 0; t < k; ++t) r -= C(n - 1 - c[t], k - t);
+    return r;
 }
 
 /// The host table for n elements and sizes up to s.
@@ -212,6 +210,7 @@ struct TableView {
     int s = 0, w = 1;
     const double* scores;
     const std::int64_t* node_off;
+    const std::int64_t* list_start;  ///< n + 1: node v's sorted list is [list_start[v], list_start[v + 1])
     const std::uint32_t* sorted_off;
     const std::uint16_t* sorted_par;
     const std::int32_t* cand;  ///< flattened
@@ -244,7 +243,6 @@ struct ChainsView {
     std::int64_t* done;
     double* prop_node;          ///< by (chain, slot)
     std::uint32_t* prop_off;
-    std::int32_t* scratch;      ///< 2n per (chain, slot)
 };
 
 struct BestSet {
@@ -255,79 +253,30 @@ struct BestSet {
 constexpr int kRescoreThreads = 256;  ///< a block per rescored node
 constexpr int kWalkUnroll = 4;        ///< sorted entries each thread checks per step
 
-struct BestReduce {
-    __device__ BestSet operator()(const BestSet& x, const BestSet& y) const {
-        return y.score > x.score || (y.score == x.score && y.off < x.off) ? y : x;
-    }
-};
-
 struct Min64 {
     __device__ std::int64_t operator()(std::int64_t x, std::int64_t y) const { return y < x ? y : x; }
 };
 
 /// Node v's best consistent set given positions pos_at(u), by a block of kRescoreThreads
-/// (every thread returns it): the score-sorted walk for at most as many entries as the
-/// enumeration visits, then the enumeration (the highest score, the smallest offset on
-/// ties), as bn::node_score_max.
+/// (every thread returns it): the first consistent entry of its score-sorted undominated
+/// sets, as bn::node_score_max. The empty set ends every list, so a walk always ends.
 template <class Pos>
-__device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_at, std::int32_t* scratch) {
-    using Scan = cub::BlockScan<int, kRescoreThreads>;
+__device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_at) {
     using ReduceI = cub::BlockReduce<std::int64_t, kRescoreThreads>;
-    using ReduceB = cub::BlockReduce<BestSet, kRescoreThreads>;
-    __shared__ union {
-        typename Scan::TempStorage scan;
-        typename ReduceI::TempStorage ri;
-        typename ReduceB::TempStorage rb;
-    } tmp;
+    __shared__ typename ReduceI::TempStorage tmp;
     __shared__ std::int64_t shared_i;
-    __shared__ BestSet shared_b;
     const int tid = threadIdx.x;
     const std::int64_t here = pos_at(v);
-    const std::int32_t* cands = T.cand + T.cand_start[v];
-    const auto m = static_cast<int>(T.cand_start[v + 1] - T.cand_start[v]);
-    const std::int32_t* extras = T.extra + T.extra_start[v];
-    const auto nx = static_cast<int>(T.extra_start[v + 1] - T.extra_start[v]);
-    // The preceding candidates' positions and extras' indices, increasing, in scratch.
-    std::int32_t* pc = scratch;
-    std::int32_t* px = scratch + T.n;
-    int np = 0, npx = 0;
-    for (int list = 0; list < 2; ++list) {
-        const int len = list == 0 ? m : nx;
-        const std::int32_t* nodes = list == 0 ? cands : extras;
-        std::int32_t* out = list == 0 ? pc : px;
-        int count = 0;
-        for (int base = 0; base < len; base += kRescoreThreads) {
-            const int i = base + tid;
-            const int in = i < len && pos_at(nodes[i]) < here ? 1 : 0;
-            int at = 0, total = 0;
-            Scan(tmp.scan).ExclusiveSum(in, at, total);
-            __syncthreads();
-            if (in) out[count + at] = i;
-            count += total;
-        }
-        (list == 0 ? np : npx) = count;
-    }
-    __syncthreads();
-    std::int64_t cum[kMaxParentsGpu + 2], cumx[kMaxParentsGpu + 1];
-    cum[0] = 0;
-    for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + T.binom(np, k);
-    cumx[0] = 0;
-    for (int k = 0; k < T.s; ++k) cumx[k + 1] = cumx[k] + T.binom(np, k);
-    const std::int64_t core_sets = cum[T.s + 1], extra_sets = T.s >= 1 ? cumx[T.s] : 0;
-    const std::int64_t budget = core_sets + static_cast<std::int64_t>(npx) * extra_sets;
-    const std::int64_t node_off = T.node_off[v];
-    const std::int64_t entries = T.node_off[v + 1] - node_off;
-    // The walk: the first consistent entry in score order.
-    const std::int64_t limit = budget < entries ? budget : entries;
+    const std::int64_t start = T.list_start[v], len = T.list_start[v + 1] - start;
     constexpr std::int64_t step = static_cast<std::int64_t>(kRescoreThreads) * kWalkUnroll;
     constexpr std::int64_t none = 0x7fffffffffffffffLL;
-    for (std::int64_t base = 0; base < limit; base += step) {
+    for (std::int64_t base = 0; base < len; base += step) {
         std::int64_t first = none;
 #pragma unroll
         for (int u = 0; u < kWalkUnroll; ++u) {
             const std::int64_t i = base + u * kRescoreThreads + tid;
-            if (i >= limit || i >= first) continue;
-            const std::uint16_t* set = T.sorted_par + (node_off + i) * T.w;
+            if (i >= len || i >= first) continue;
+            const std::uint16_t* set = T.sorted_par + (start + i) * T.w;
             bool ok = true;
             for (int t = 0; t < T.w && set[t] != 0xffffu; ++t)
                 if (pos_at(set[t]) >= here) {
@@ -336,46 +285,17 @@ __device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_a
                 }
             if (ok) first = i;
         }
-        const std::int64_t found = ReduceI(tmp.ri).Reduce(first, Min64());
+        const std::int64_t found = ReduceI(tmp).Reduce(first, Min64());
         if (tid == 0) shared_i = found;
         __syncthreads();
         const std::int64_t hit = shared_i;
         __syncthreads();
         if (hit != none) {
-            const std::uint32_t off = T.sorted_off[node_off + hit];
-            return {T.scores[node_off + off], off};
+            const std::uint32_t off = T.sorted_off[start + hit];
+            return {T.scores[T.node_off[v] + off], off};
         }
     }
-    // The enumeration.
-    const std::int64_t* so = T.so + static_cast<std::int64_t>(v) * (T.s + 2);
-    const std::int64_t* xo = T.xo + static_cast<std::int64_t>(v) * (T.s + 1);
-    const std::int64_t core_total = so[T.s + 1], block = xo[T.s];
-    BestSet best{-xm::detail::inf(), 0xffffffffu};
-    for (std::int64_t idx = tid; idx < budget; idx += kRescoreThreads) {
-        int k = 0;
-        std::int64_t rank = 0, off = 0;  // off: where size k starts in the entry's block
-        int c[kMaxParentsGpu], p[kMaxParentsGpu];
-        if (idx < core_sets) {
-            k = size_of(cum, T.s, idx);
-            rank = idx - cum[k];
-            off = so[k];
-        } else {
-            const std::int64_t e = (idx - core_sets) / extra_sets, within = (idx - core_sets) % extra_sets;
-            k = size_of(cumx, T.s - 1, within);
-            rank = within - cumx[k];
-            off = core_total + static_cast<std::int64_t>(px[e]) * block + xo[k];
-        }
-        unrank(T.binom, rank, k, np, c);
-        for (int t = 0; t < k; ++t) p[t] = pc[c[t]];
-        off += rank_of(T.binom, p, k, m);
-        const double sc = T.scores[node_off + off];
-        const auto uoff = static_cast<std::uint32_t>(off);
-        if (sc > best.score || (sc == best.score && uoff < best.off)) best = {sc, uoff};
-    }
-    const BestSet all = ReduceB(tmp.rb).Reduce(best, BestReduce());
-    if (tid == 0) shared_b = all.off == 0xffffffffu ? BestSet{T.scores[node_off], 0} : all;  // all NaN: the empty set
-    __syncthreads();
-    return shared_b;
+    return {T.scores[T.node_off[v]], 0};  // unreachable: the empty set is in every list
 }
 
 /// Every node of every chain scored from the chain's order (a chain's working set).
@@ -384,8 +304,7 @@ __global__ void __launch_bounds__(kRescoreThreads) init_kernel(TableView T, Chai
     const std::int64_t c = g / T.n, v = g % T.n;
     if (c >= C.chains) return;
     const std::int32_t* pos = C.pos + c * T.n;
-    const BestSet b = best_consistent(T, static_cast<std::int32_t>(v), [&](std::int32_t u) { return pos[u]; },
-                                      C.scratch + g * 2 * T.n);
+    const BestSet b = best_consistent(T, static_cast<std::int32_t>(v), [&](std::int32_t u) { return pos[u]; });
     if (threadIdx.x == 0) {
         C.node[c * T.n + v] = b.score;
         C.best_off[c * T.n + v] = b.off;
@@ -405,7 +324,7 @@ __global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, C
     const std::int32_t v = q == 0 ? b : q == prop.j - prop.i ? a : order[prop.i + q];
     const auto i = static_cast<std::int32_t>(prop.i), j = static_cast<std::int32_t>(prop.j);
     const BestSet best = best_consistent(
-        T, v, [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; }, C.scratch + g * 2 * T.n);
+        T, v, [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; });
     if (threadIdx.x == 0) {
         C.prop_node[c * T.n + q] = best.score;
         C.prop_off[c * T.n + q] = best.off;
@@ -492,31 +411,34 @@ public:
         const std::int64_t n = table.n_nodes();
         const int s = table.max_parents(), w = std::max(s, 1);
         const auto total = static_cast<std::size_t>(table.total_entries());
+        const auto listed = static_cast<std::size_t>(table.sorted_entries());
         scores_.resize_discard(total);
-        sorted_off_.resize_discard(total);
-        sorted_par_.resize_discard(total * w);
-        std::vector<std::int64_t> node_off(n + 1), cand_start(n + 1), extra_start(n + 1), so, xo;
+        sorted_off_.resize_discard(std::max<std::size_t>(listed, 1));
+        sorted_par_.resize_discard(std::max<std::size_t>(listed * w, 1));
+        std::vector<std::int64_t> node_off(n + 1), list_start(n + 1), cand_start(n + 1), extra_start(n + 1), so, xo;
         std::vector<std::int32_t> cand, extra;
         for (std::int32_t v = 0; v < n; ++v) {
             node_off[v] = table.node_offset(v);
             const auto sc = table.node_scores(v);
             scores_.upload(sc.data(), sc.size(), stream_->get(), node_off[v]);
             const auto off = table.sorted_offsets(v);
-            sorted_off_.upload(off.data(), off.size(), stream_->get(), node_off[v]);
+            sorted_off_.upload(off.data(), off.size(), stream_->get(), list_start[v]);
             const auto par = table.sorted_parents(v);
-            sorted_par_.upload(par.data(), par.size(), stream_->get(), node_off[v] * w);
+            sorted_par_.upload(par.data(), par.size(), stream_->get(), list_start[v] * w);
+            list_start[v + 1] = list_start[v] + static_cast<std::int64_t>(off.size());
             cand_start[v] = static_cast<std::int64_t>(cand.size());
             for (const std::int32_t u : table.candidates(v)) cand.push_back(u);
             extra_start[v] = static_cast<std::int64_t>(extra.size());
             for (const std::int32_t u : table.extras(v)) extra.push_back(u);
             for (int k = 0; k <= s + 1; ++k) so.push_back(table.size_offset(v, k));
             for (int k = 0; k <= s; ++k) xo.push_back(table.extra_offset(v, k));
-            CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));  // the host spans are pageable
         }
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_->get()));
         node_off[n] = table.total_entries();
         cand_start[n] = static_cast<std::int64_t>(cand.size());
         extra_start[n] = static_cast<std::int64_t>(extra.size());
         put(node_off_, node_off);
+        put(list_start_, list_start);
         put(cand_start_, cand_start);
         put(extra_start_, extra_start);
         put(cand_, cand);
@@ -530,6 +452,7 @@ public:
         T_.w = w;
         T_.scores = scores_.data();
         T_.node_off = node_off_.data();
+        T_.list_start = list_start_.data();
         T_.sorted_off = sorted_off_.data();
         T_.sorted_par = sorted_par_.data();
         T_.cand = cand_.data();
@@ -593,7 +516,6 @@ public:
         best_off_.resize_discard(nc * n);
         prop_node_.resize_discard(nc * n);
         prop_off_.resize_discard(nc * n);
-        scratch_.resize_discard(nc * n * 2 * n);
         ChainsView C;
         C.chains = nc;
         C.trace_cap = cap;
@@ -617,7 +539,6 @@ public:
         C.done = done_.data();
         C.prop_node = prop_node_.data();
         C.prop_off = prop_off_.data();
-        C.scratch = scratch_.data();
         const auto grid = static_cast<unsigned>(nc * n);  // a block per (chain, node or slot)
         init_kernel<<<grid, kRescoreThreads, 0, stream_->get()>>>(T_, C);
         CUDAG_CHECK_LAUNCH();
@@ -679,28 +600,68 @@ private:
     DeviceBuffer<double> scores_;
     DeviceBuffer<std::uint32_t> sorted_off_;
     DeviceBuffer<std::uint16_t> sorted_par_;
-    DeviceBuffer<std::int64_t> node_off_, cand_start_, extra_start_, so_, xo_, binom_;
+    DeviceBuffer<std::int64_t> node_off_, list_start_, cand_start_, extra_start_, so_, xo_, binom_;
     DeviceBuffer<std::int32_t> cand_, extra_;
     DeviceBuffer<std::int64_t> id_, since_, accepted_, kept_, done_;
-    DeviceBuffer<std::int32_t> order_, pos_, best_order_, scratch_;
+    DeviceBuffer<std::int32_t> order_, pos_, best_order_;
     DeviceBuffer<double> node_, edge_sum_, edge_sumsq_, trace_, score_, best_, prop_node_;
     DeviceBuffer<std::uint32_t> best_off_, prop_off_;
 };
 
-/// Sort keys: the scores with -0.0 as +0.0 (the CPU compares them equal); values: offsets.
-__global__ void sort_prepare_kernel(const double* scores, std::int64_t count, double* keys, std::uint32_t* offs) {
+/// bn::dominated_sets for the k-sets of one block of a node: block -1 the candidates'
+/// (best of the immediate subsets), block e >= 0 extra e's (the set without the extra, and
+/// with one candidate fewer). `best` holds each settled set's best proper-subset score.
+__global__ void dominate_kernel(NodeLayout L, Binomials B, const double* sc, double* best, std::uint8_t* dom, int k,
+                                std::int64_t extras) {
+    const std::int64_t per = B(L.m, k);
+    const std::int64_t count = extras < 0 ? per : extras * per;
     for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-        const double x = scores[i];
+        const std::int64_t e = extras < 0 ? -1 : i / per, r = extras < 0 ? i : i % per;
+        int c[kMaxParentsGpu], sub[kMaxParentsGpu];
+        unrank(B, r, k, L.m, c);
+        const std::int64_t self = L.so[k] + r;
+        const std::int64_t base = e < 0 ? 0 : L.core + e * L.block;
+        const std::int64_t* off = e < 0 ? L.so : L.xo;
+        double b = -xm::detail::inf();
+        auto take = [&](std::int64_t j) {
+            const double x = sc[j] > best[j] ? sc[j] : best[j];
+            if (x > b) b = x;
+        };
+        if (e >= 0) take(self);
+        for (int drop = 0; drop < k; ++drop) {
+            int at = 0;
+            for (int t = 0; t < k; ++t)
+                if (t != drop) sub[at++] = c[t];
+            take(base + off[k - 1] + rank_of(B, sub, k - 1, L.m));
+        }
+        const std::int64_t me = base + off[k] + r;
+        best[me] = b;
+        dom[me] = (e >= 0 || k > 0) && b >= sc[me] ? 1 : 0;
+    }
+}
+
+/// dom[i] = 1 - dom[i]: the flags of the sets to keep.
+__global__ void flip_kernel(std::uint8_t* dom, std::int64_t count) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        dom[i] = dom[i] ? 0 : 1;
+}
+
+/// Sort keys of the undominated sets: their scores with -0.0 as +0.0 (the CPU compares
+/// them equal); values: their offsets.
+__global__ void sort_keys_kernel(const double* scores, const std::uint32_t* offs, std::int64_t count, double* keys) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        const double x = scores[offs[i]];
         keys[i] = x == 0.0 ? 0.0 : x;
-        offs[i] = static_cast<std::uint32_t>(i);
     }
 }
 
 /// The parents of each sorted entry, w per entry (0xffff after the last).
 __global__ void sort_parents_kernel(NodeLayout L, Binomials B, const std::int32_t* cands, const std::int32_t* extras,
-                                    const std::uint32_t* offs, int w, std::uint16_t* out) {
-    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.entries;
+                                    const std::uint32_t* offs, std::int64_t count, int w, std::uint16_t* out) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
         std::int32_t ps[kMaxParentsGpu];
         const int kk = entry_parents(L, B, cands, extras, offs[i], ps);
@@ -779,45 +740,74 @@ void sort_table(bn::ScoreTable& table, int device) {
         lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
     }
     const auto cap = static_cast<std::size_t>(most);
-    DeviceBuffer<double> scores(cap), keys(cap), keys_out(cap);
+    DeviceBuffer<double> scores(cap), best(cap), keys(cap), keys_out(cap);
+    DeviceBuffer<std::uint8_t> dom(cap);
     DeviceBuffer<std::uint32_t> offs(cap), offs_out(cap);
+    DeviceBuffer<std::int64_t> kept(1);
     DeviceBuffer<std::uint16_t> parents(cap * w);
     DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
     const std::vector<std::int64_t> binom = binomial_table(n, s);
     DeviceBuffer<std::int64_t> d_binom(binom.size());
     d_binom.upload(binom.data(), binom.size(), stream.get());
-    std::size_t temp_bytes = 0;
-    CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, keys.data(), keys_out.data(),
+    const Binomials B{d_binom.data(), s + 2};
+    // Temporary storage for the compaction and the sort at the largest size.
+    std::size_t select_bytes = 0, sort_bytes = 0;
+    CUDAG_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_bytes, thrust::counting_iterator<std::uint32_t>(0),
+                                                dom.data(), offs.data(), kept.data(), static_cast<int>(most)));
+    CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sort_bytes, keys.data(), keys_out.data(),
                                                                offs.data(), offs_out.data(), static_cast<int>(most)));
-    DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+    DeviceBuffer<unsigned char> temp(std::max<std::size_t>({select_bytes, sort_bytes, 1}));
     int sms = 0;
     CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    auto grid_for = [&](std::int64_t count) {
+        return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((count + 255) / 256, sms * 8)));
+    };
     for (std::int32_t v = 0; v < n; ++v) {
         const NodeLayout L = layout_of(table, v);
-        const auto count = static_cast<int>(L.entries);
-        if (count == 0) continue;
+        if (L.entries == 0) continue;
         const auto sc = table.node_scores(v);
         scores.upload(sc.data(), sc.size(), stream.get());
         const auto c = table.candidates(v);
         const auto x = table.extras(v);
         d_cands.upload(c.data(), c.size(), stream.get());
         d_extras.upload(x.data(), x.size(), stream.get());
-        const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 255) / 256, sms * 8));
-        sort_prepare_kernel<<<grid, 256, 0, stream.get()>>>(scores.data(), L.entries, keys.data(), offs.data());
+        // Dominated sets, by size: a set's immediate subsets are settled before it.
+        const auto nx = static_cast<std::int64_t>(x.size());
+        for (int k = 0; k <= s && k <= L.m; ++k) {
+            dominate_kernel<<<grid_for(binomial(L.m, k)), 256, 0, stream.get()>>>(L, B, scores.data(), best.data(),
+                                                                                  dom.data(), k, -1);
+            CUDAG_CHECK_LAUNCH();
+            if (k <= s - 1 && nx > 0) {
+                dominate_kernel<<<grid_for(nx * binomial(L.m, k)), 256, 0, stream.get()>>>(L, B, scores.data(), best.data(),
+                                                                                           dom.data(), k, nx);
+                CUDAG_CHECK_LAUNCH();
+            }
+        }
+        // The undominated offsets (dom = 0), increasing, then sorted by score, stably.
+        flip_kernel<<<grid_for(L.entries), 256, 0, stream.get()>>>(dom.data(), L.entries);
         CUDAG_CHECK_LAUNCH();
-        std::size_t bytes = temp_bytes;
-        // Stable: equal scores keep increasing offsets, as the CPU's comparator orders them.
+        std::size_t bytes = temp.size();
+        CUDAG_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), bytes, thrust::counting_iterator<std::uint32_t>(0),
+                                                    dom.data(), offs.data(), kept.data(), static_cast<int>(L.entries),
+                                                    stream.get()));
+        std::int64_t count = 0;
+        kept.download(&count, 1, stream.get());
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        sort_keys_kernel<<<grid_for(count), 256, 0, stream.get()>>>(scores.data(), offs.data(), count, keys.data());
+        CUDAG_CHECK_LAUNCH();
+        bytes = temp.size();
         CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.data(), bytes, keys.data(), keys_out.data(),
-                                                                   offs.data(), offs_out.data(), count, 0, 64,
-                                                                   stream.get()));
-        sort_parents_kernel<<<grid, 256, 0, stream.get()>>>(L, Binomials{d_binom.data(), s + 2}, d_cands.data(),
-                                                            d_extras.data(), offs_out.data(), w, parents.data());
+                                                                   offs.data(), offs_out.data(), static_cast<int>(count),
+                                                                   0, 64, stream.get()));
+        sort_parents_kernel<<<grid_for(count), 256, 0, stream.get()>>>(L, B, d_cands.data(), d_extras.data(),
+                                                                       offs_out.data(), count, w, parents.data());
         CUDAG_CHECK_LAUNCH();
-        const auto so = table.mutable_sorted_offsets(v);
+        std::vector<std::uint32_t> so(static_cast<std::size_t>(count));
+        std::vector<std::uint16_t> sp(static_cast<std::size_t>(count) * w);
         offs_out.download(so.data(), so.size(), stream.get());
-        const auto sp = table.mutable_sorted_parents(v);
         parents.download(sp.data(), sp.size(), stream.get());
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+        table.set_sorted(v, std::move(so), std::move(sp));
     }
 }
 

@@ -317,80 +317,136 @@ std::vector<std::int32_t> ScoreTable::entry_parents(std::int32_t v, std::int64_t
     return extra_parent_set(v, e, k, within - xo[k]);
 }
 
+namespace {
+
+/// C(a, b) for a <= rows - 1 and b <= cols - 1, so that the pruning ranks sets quickly.
+class BinomialTable {
+public:
+    BinomialTable(std::int64_t rows, int cols) : cols_(cols), t_(static_cast<std::size_t>(rows * cols)) {
+        for (std::int64_t a = 0; a < rows; ++a)
+            for (int b = 0; b < cols; ++b) t_[static_cast<std::size_t>(a * cols + b)] = binomial(a, b);
+    }
+    std::int64_t operator()(std::int64_t a, int b) const {
+        return b < 0 || a < b ? 0 : t_[static_cast<std::size_t>(a * cols_ + b)];
+    }
+    /// The lexicographic rank of the sorted k-subset c of {0..m-1}:
+    /// C(m, k) - 1 - sum_t C(m - 1 - c_t, k - t).
+    std::int64_t rank(const int* c, int k, int m) const {
+        std::int64_t r = (*this)(m, k) - 1;
+        for (int t = 0; t < k; ++t) r -= (*this)(m - 1 - c[t], k - t);
+        return r;
+    }
+
+private:
+    int cols_;
+    std::vector<std::int64_t> t_;
+};
+
+}  // namespace
+
+std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
+    const std::span<const double> sc = t.node_scores(v);
+    const int s = t.max_parents();
+    const auto m = static_cast<int>(t.candidates(v).size());
+    const auto nx = static_cast<std::int64_t>(t.extras(v).size());
+    const BinomialTable C(m + 1, s + 2);
+    std::vector<double> best(sc.size(), -std::numeric_limits<double>::infinity());
+    std::vector<char> out(sc.size(), 0);
+    std::vector<int> c(static_cast<std::size_t>(std::max(s, 1))), sub(c.size());
+    const std::int64_t core = t.size_offset(v, s + 1), block = t.extra_offset(v, s);
+    auto take = [&](double& b, std::int64_t i) { b = std::max(b, std::max(sc[i], best[i])); };
+    // Sizes increasing, so every immediate subset is settled first; in each block the k-sets
+    // in rank order (next_combination's order).
+    for (int k = 0; k <= s && k <= m; ++k) {
+        for (int i = 0; i < k; ++i) c[i] = i;
+        std::int64_t rank = 0;
+        do {
+            // S = c (core) and, for each extra e, S + e.
+            auto subset_rank = [&](int drop) {
+                int at = 0;
+                for (int i = 0; i < k; ++i)
+                    if (i != drop) sub[at++] = c[i];
+                return C.rank(sub.data(), k - 1, m);
+            };
+            const std::int64_t self = t.size_offset(v, k) + rank;
+            double b = -std::numeric_limits<double>::infinity();
+            for (int drop = 0; drop < k; ++drop) take(b, t.size_offset(v, k - 1) + subset_rank(drop));
+            best[self] = b;
+            out[self] = k > 0 && b >= sc[self];
+            if (k <= s - 1)
+                for (std::int64_t e = 0; e < nx; ++e) {
+                    const std::int64_t base = core + e * block;
+                    const std::int64_t me = base + t.extra_offset(v, k) + rank;
+                    double bx = -std::numeric_limits<double>::infinity();
+                    take(bx, self);  // without the extra
+                    for (int drop = 0; drop < k; ++drop) take(bx, base + t.extra_offset(v, k - 1) + subset_rank(drop));
+                    best[me] = bx;
+                    out[me] = bx >= sc[me];
+                }
+            ++rank;
+        } while (k > 0 && next_combination(c.data(), k, m));
+    }
+    return out;
+}
+
 bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter) {
     const std::int64_t n = n_nodes();
     if (n > 65535) return false;
     for (std::int32_t v = 0; v < n; ++v)
         if (node_entries(v) >= (std::int64_t{1} << 32)) return false;
+    // The lists are at most this large; most sets are dominated and dropped.
     if (budget_bytes >= 0.0 && sorted_bytes() > budget_bytes) return false;
-    require_host_memory(sorted_bytes(), "the score-sorted parent sets of max mode",
-                        std::to_string(total_entries()) + " entries", "lower the parent limit");
-    const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
-    sorted_offset_.resize(static_cast<std::size_t>(total_entries()));
-    sorted_parents_.resize(static_cast<std::size_t>(total_entries()) * w);
+    sorted_off_.assign(static_cast<std::size_t>(n), {});
+    sorted_par_.assign(static_cast<std::size_t>(n), {});
+    has_sorted_ = true;
     if (sorter) {
         sorter(*this);
         return true;
     }
+    const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
     parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
         const std::span<const double> sc = node_scores(v);
-        std::uint32_t* order = sorted_offset_.data() + node_offset_[v];
-        for (std::size_t i = 0; i < sc.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-        std::sort(order, order + sc.size(), [&](std::uint32_t a, std::uint32_t b) {
+        const std::vector<char> dominated = dominated_sets(*this, v);
+        std::vector<std::uint32_t> order;
+        for (std::size_t i = 0; i < sc.size(); ++i)
+            if (!dominated[i]) order.push_back(static_cast<std::uint32_t>(i));
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
             return sc[a] > sc[b] || (sc[a] == sc[b] && a < b);
         });
-        // Parents of every entry in flat order (as fill enumerates them), then permuted.
-        std::fill_n(sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w, sc.size() * w, kNoParent);
-        std::vector<std::uint16_t> flat(sc.size() * w, kNoParent);
-        const auto& cands = candidates_[v];
-        const auto extras = this->extras(v);
-        const int m = static_cast<int>(cands.size());
-        std::vector<int> c(static_cast<std::size_t>(std::max(max_parents_, 1)));
-        for (std::int64_t e = -1; e < static_cast<std::int64_t>(extras.size()); ++e) {
-            const int limit = e < 0 ? max_parents_ : max_parents_ - 1;
-            const std::int64_t base = e < 0 ? 0 : size_offset_[v].back() + e * extra_offset_[v].back();
-            const auto& offsets = e < 0 ? size_offset_[v] : extra_offset_[v];
-            for (int k = 0; k <= std::min(limit, m); ++k) {
-                for (int t = 0; t < k; ++t) c[t] = t;
-                std::int64_t rank = 0;
-                do {
-                    std::uint16_t* set = flat.data() + static_cast<std::size_t>(base + offsets[k] + rank) * w;
-                    int at = 0;
-                    bool placed = e < 0;
-                    for (int t = 0; t < k; ++t) {
-                        const std::int32_t p = cands[c[t]];
-                        if (!placed && extras[e] < p) set[at++] = static_cast<std::uint16_t>(extras[e]), placed = true;
-                        set[at++] = static_cast<std::uint16_t>(p);
-                    }
-                    if (!placed) set[at++] = static_cast<std::uint16_t>(extras[e]);
-                    ++rank;
-                } while (k > 0 && next_combination(c.data(), k, m));
-            }
+        std::vector<std::uint16_t> par(order.size() * w, kNoParent);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const std::vector<std::int32_t> ps = entry_parents(v, order[i]);
+            for (std::size_t t = 0; t < ps.size(); ++t) par[i * w + t] = static_cast<std::uint16_t>(ps[t]);
         }
-        std::uint16_t* out = sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w;
-        for (std::size_t i = 0; i < sc.size(); ++i) std::copy_n(flat.data() + order[i] * w, w, out + i * w);
+        set_sorted(v, std::move(order), std::move(par));
     });
     return true;
 }
 
+void ScoreTable::set_sorted(std::int32_t v, std::vector<std::uint32_t> offsets, std::vector<std::uint16_t> parents) {
+    CUDAG_ASSERT(parents.size() == offsets.size() * static_cast<std::size_t>(std::max(max_parents_, 1)));
+    sorted_off_[v] = std::move(offsets);
+    sorted_par_[v] = std::move(parents);
+}
+
+std::int64_t ScoreTable::sorted_entries() const {
+    std::int64_t total = 0;
+    for (const auto& o : sorted_off_) total += static_cast<std::int64_t>(o.size());
+    return total;
+}
+
 double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
                       std::vector<std::int32_t>* parents) {
-    const Predecessors pred = predecessors(table, v, pos_of);
     if (table.has_sorted()) {
-        // Walk the sorted entries for at most as many as the enumeration would visit.
-        const int s = table.max_parents();
-        const auto np = static_cast<std::int64_t>(pred.candidates.size());
-        std::int64_t budget = 0;
-        for (int k = 0; k <= s && k <= np; ++k) budget += binomial(np, k);
-        for (int k = 0; k + 1 <= s && k <= np; ++k)
-            budget += static_cast<std::int64_t>(pred.extras.size()) * binomial(np, k);
+        // The first consistent set of the score-sorted undominated sets is the best one
+        // (a dominated set's better subset is consistent whenever it is); the empty set is
+        // never dominated, so the walk always ends.
         const auto offsets = table.sorted_offsets(v);
         const auto ps = table.sorted_parents(v);
-        const auto w = static_cast<std::size_t>(std::max(s, 1));
+        const auto w = static_cast<std::size_t>(std::max(table.max_parents(), 1));
         const std::int64_t here = pos_of[v];
-        const auto limit = std::min<std::size_t>(offsets.size(), static_cast<std::size_t>(budget));
-        for (std::size_t i = 0; i < limit; ++i) {
+        for (std::size_t i = 0; i < offsets.size(); ++i) {
             const std::uint16_t* set = ps.data() + i * w;
             bool ok = true;
             for (std::size_t t = 0; t < w && set[t] != ScoreTable::kNoParent; ++t)
@@ -402,7 +458,9 @@ double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const s
             if (parents) *parents = table.entry_parents(v, offsets[i]);
             return table.node_scores(v)[offsets[i]];
         }
+        CUDAG_ASSERT(false);  // unreachable: the empty set is in every list
     }
+    const Predecessors pred = predecessors(table, v, pos_of);
     double best = -std::numeric_limits<double>::infinity();
     std::int64_t best_e = -1, best_rank = 0;
     int best_k = 0;

@@ -107,37 +107,26 @@ public:
     }
 
     /// Max mode's shortcut (issue 21: "parent sets kept sorted by score so the best
-    /// consistent one is found early"): each node's entries sorted by score, highest first,
-    /// ties by the smaller offset in node_scores(v) (the enumeration order), each with its
-    /// parents' node ids (increasing, max_parents per entry, kNoParent after the last).
-    /// node_score_max walks it for at most as many entries as it would enumerate, then
-    /// enumerates: the same answer, usually after a few entries. Returns false and builds
-    /// nothing when n > 65535, a node has 2^32 entries or more, or `budget_bytes` (>= 0)
-    /// is below sorted_bytes(). Throws OutOfMemory (one line) when the host cannot hold it.
-    /// `sorter`, when given, fills the lists instead (a GPU), through the mutable spans below,
-    /// with the same result.
+    /// consistent one is found early"): each node's undominated entries (no subset scores as
+    /// high: dominated_sets) sorted by score, highest first, ties by the smaller offset in
+    /// node_scores(v) (the enumeration order), each with its parents' node ids (increasing,
+    /// max_parents per entry, kNoParent after the last). node_score_max then takes the first
+    /// consistent entry: the enumeration's answer. Returns false and builds nothing when
+    /// n > 65535, a node has 2^32 entries or more, or `budget_bytes` (>= 0) is below
+    /// sorted_bytes(). `sorter`, when given, builds the lists instead (a GPU) through
+    /// set_sorted, with the same result.
     bool build_sorted(int threads, double budget_bytes = -1.0, const Filler& sorter = {});
-    bool has_sorted() const { return !sorted_offset_.empty(); }
+    bool has_sorted() const { return has_sorted_; }
     static constexpr std::uint16_t kNoParent = 0xffff;
+    /// The most the lists can take (every set undominated).
     double sorted_bytes() const {
         return static_cast<double>(total_entries()) * (4.0 + 2.0 * std::max(max_parents_, 1));
     }
-    std::span<const std::uint32_t> sorted_offsets(std::int32_t v) const {
-        return {sorted_offset_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
-    }
-    std::span<const std::uint16_t> sorted_parents(std::int32_t v) const {
-        const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
-        return {sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w,
-                static_cast<std::size_t>(node_entries(v)) * w};
-    }
-    std::span<std::uint32_t> mutable_sorted_offsets(std::int32_t v) {
-        return {sorted_offset_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
-    }
-    std::span<std::uint16_t> mutable_sorted_parents(std::int32_t v) {
-        const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
-        return {sorted_parents_.data() + static_cast<std::size_t>(node_offset_[v]) * w,
-                static_cast<std::size_t>(node_entries(v)) * w};
-    }
+    /// Entries kept in the lists, all nodes.
+    std::int64_t sorted_entries() const;
+    std::span<const std::uint32_t> sorted_offsets(std::int32_t v) const { return sorted_off_[v]; }
+    std::span<const std::uint16_t> sorted_parents(std::int32_t v) const { return sorted_par_[v]; }
+    void set_sorted(std::int32_t v, std::vector<std::uint32_t> offsets, std::vector<std::uint16_t> parents);
     /// The parents of v's entry at `offset` in node_scores(v), node ids increasing.
     std::vector<std::int32_t> entry_parents(std::int32_t v, std::int64_t offset) const;
 
@@ -153,8 +142,9 @@ private:
     std::vector<std::vector<std::int64_t>> extra_offset_; ///< per node, max_parents + 1 entries (limit s - 1)
     std::vector<std::int64_t> node_offset_;               ///< n + 1 entries
     BulkVector<double> scores_;
-    BulkVector<std::uint32_t> sorted_offset_;   ///< by node (node_offset_), see build_sorted
-    BulkVector<std::uint16_t> sorted_parents_;  ///< max(max_parents, 1) per entry
+    bool has_sorted_ = false;
+    std::vector<std::vector<std::uint32_t>> sorted_off_;  ///< by node, see build_sorted
+    std::vector<std::vector<std::uint16_t>> sorted_par_;  ///< max(max_parents, 1) per entry
 };
 
 /// The max-based order score (Eq. 6 of the paper): for each node, the best local score over
@@ -175,6 +165,11 @@ struct OrderSumResult {
     /// p, weighted by exp(score). Empty when not asked for.
     std::vector<double> edge_prob;
 };
+
+/// Which of v's entries (by offset in node_scores(v)) are dominated: some proper subset of
+/// the set, also an entry of v, scores at least as high. Such a set is never a node's best
+/// consistent set (the subset is consistent whenever it is, and comes first on ties).
+std::vector<char> dominated_sets(const ScoreTable& table, std::int32_t v);
 
 /// `order` is a permutation of the table's nodes (first = no predecessors); InputError
 /// otherwise. Ties among the best sets go to the candidates' block before the extras'

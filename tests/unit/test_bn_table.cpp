@@ -489,4 +489,36 @@ TEST(ScoreTable, SortedWalkGivesTheEnumerationsBestSets) {
     EXPECT_FALSE(ScoreTable::build(scorer, 2, 1).build_sorted(1, 10.0));  // over the budget
 }
 
+TEST(ScoreTable, DominatedSetsEqualBruteForce) {
+    const DiscreteScorer scorer = simulated_scorer(7, 150, 29);
+    std::vector<std::vector<std::int32_t>> cands = {{1, 2, 3}, {0, 3}, {}, {4, 5, 6}, {0}, {1, 2}, {3, 0}}, extras(7);
+    for (std::int32_t v = 0; v < 7; ++v)
+        for (std::int32_t u = 0; u < 7; ++u)
+            if (u != v && std::find(cands[v].begin(), cands[v].end(), u) == cands[v].end()) extras[v].push_back(u);
+    for (const bool plus1 : {false, true}) {
+        const ScoreTable t = plus1 ? ScoreTable::build(scorer, cands, 3, 1, extras) : ScoreTable::build(scorer, 3, 1);
+        std::int64_t dominated = 0, total = 0;
+        for (std::int32_t v = 0; v < 7; ++v) {
+            const std::vector<char> got = cudag::bn::dominated_sets(t, v);
+            for (std::int64_t off = 0; off < t.node_entries(v); ++off) {
+                const std::vector<std::int32_t> ps = t.entry_parents(v, off);
+                const double own = t.node_scores(v)[off];
+                bool want = false;
+                const unsigned full = (1u << ps.size()) - 1;
+                for (unsigned mask = 0; mask < full; ++mask) {  // every proper subset
+                    std::vector<std::int32_t> sub;
+                    for (std::size_t i = 0; i < ps.size(); ++i)
+                        if (mask & (1u << i)) sub.push_back(ps[i]);
+                    if (t.lookup(v, sub) >= own) want = true;
+                }
+                EXPECT_EQ(got[off] != 0, want) << "node " << v << " offset " << off;
+                dominated += want;
+                ++total;
+            }
+        }
+        EXPECT_GT(dominated, 0);
+        EXPECT_LT(dominated, total);
+    }
+}
+
 }  // namespace

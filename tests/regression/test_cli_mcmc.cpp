@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sys/wait.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -122,6 +125,29 @@ TEST_F(Mcmc, SameChainsOnAnyThreadCountAndAfterAStopAndResume) {
     r = run(opts + "--seed 9 --out " + f("other.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(cudag::test::same_mcmc_results(p("other.h5"), p("one.h5")));
+}
+
+TEST_F(Mcmc, SlurmTemplateRequeuesAndResumesToTheSameChains) {
+    // slurm/mcmc_resume.sbatch run by bash with a stand-in srun (runs its command here):
+    // the first attempt stops after a checkpoint, the second resumes from it.
+    write("srun", "#!/bin/sh\nwhile [ \"${1#--}\" != \"$1\" ]; do shift; done\nexec \"$@\"\n");
+    std::filesystem::permissions(dir_ / "srun", std::filesystem::perms::owner_all);
+    const std::string opts = "--score bdeu --max-parents 2 --chains 3 --iterations 600";
+    CliRun r = run(base + "--chains 3 --iterations 600 -q --out " + f("plain.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string env = "PATH=" + dir_.string() + ":$PATH CUDAG=" + cudag::test::cudag_binary() + " CKPT_EVERY=200 ";
+    const std::string job = "bash " + std::string(CUDAG_SOURCE_DIR) + "/slurm/mcmc_resume.sbatch " + f("d.csv") + " " +
+                            f("job.h5") + " " + opts;
+    auto shell = [&](const std::string& extra) {
+        return std::system(("cd " + f("") + " && " + env + job + extra + " >/dev/null 2>&1").c_str());
+    };
+    const int first = shell(" --stop-after 400");
+    EXPECT_EQ(WEXITSTATUS(first), 3);
+    EXPECT_TRUE(std::filesystem::exists(dir_ / "job.h5.ckpt.h5"));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "job.h5"));
+    EXPECT_EQ(WEXITSTATUS(shell("")), 0);
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("job.h5"), p("plain.h5")));
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "job.h5.ckpt.h5"));
 }
 
 TEST_F(Mcmc, SpaceFileAndPcSpaceRestrictParents) {

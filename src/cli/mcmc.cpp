@@ -41,8 +41,8 @@ namespace {
 
 /// The formats `cudag mcmc --format` writes beside --out.
 const std::vector<std::string>& mcmc_formats() {
-    static const std::vector<std::string> names = {"edgeprob", "traces", "edges", "dot", "json",
-                                                   "amat",     "cl",     "png",   "svg"};
+    static const std::vector<std::string> names = {"edgeprob", "traces", "cpdag", "edges", "dot",
+                                                   "json",     "amat",   "cl",    "png",   "svg"};
     return names;
 }
 
@@ -94,7 +94,8 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
     cmd->add_option("--format", a.formats,
-                    "extra outputs beside --out, comma-separated: edgeprob,traces,edges,dot,json,amat,cl,png,svg");
+                    "extra outputs beside --out, comma-separated: edgeprob,traces,cpdag (the best DAG's class), "
+                    "and edges,dot,json,amat,cl,png,svg (the best DAG)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
     cmd->add_option("--stop-after", a.stop_after)->group("");  // testing: a kill after a checkpoint
     cmd->add_flag("--no-sorted", a.no_sorted)->group("");      // benchmarks: max mode without the sorted walk
@@ -528,6 +529,12 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                     io::write_edgeprob_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
                 else if (f == "traces")
                     io::write_traces_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
+                else if (f == "cpdag") {
+                    pc::PcResult cls;
+                    cls.names = o.names;
+                    cls.cpdag = o.cpdag;
+                    io::write_edges(cls, outputs.temp_for(io::format_path(a.out, f)));
+                }
                 else
                     graph_formats.push_back(f);
             }

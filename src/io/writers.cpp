@@ -417,6 +417,7 @@ std::string format_suffix(const std::string& format) {
     if (format == "svg") return ".svg";
     if (format == "edgeprob") return ".edgeprob.tsv";  // cudag mcmc's
     if (format == "traces") return ".traces.tsv";      // cudag mcmc's
+    if (format == "cpdag") return ".cpdag.tsv";        // cudag mcmc's
     validate_formats({format});
     return "";
 }

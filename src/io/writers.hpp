@@ -119,7 +119,8 @@ bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const 
 const std::vector<std::string>& format_names();
 
 /// File name suffix written for a format, e.g. ".edges.tsv" for "edges" (and for cudag
-/// mcmc's own: ".edgeprob.tsv" for "edgeprob", ".traces.tsv" for "traces").
+/// mcmc's own: ".edgeprob.tsv" for "edgeprob", ".traces.tsv" for "traces", ".cpdag.tsv"
+/// for "cpdag").
 std::string format_suffix(const std::string& format);
 
 /// Throw InputError naming the first unknown format and listing the valid ones.

@@ -150,6 +150,25 @@ TEST_F(Mcmc, SlurmTemplateRequeuesAndResumesToTheSameChains) {
     EXPECT_FALSE(std::filesystem::exists(dir_ / "job.h5.ckpt.h5"));
 }
 
+TEST_F(Mcmc, RecoversBnlearnsSachsAndChildNetworks) {
+    // bnlearn's networks as causal-learn's test data sample them (10,000 samples); read from
+    // the shared folder, never copied into the project.
+    const std::string base_dir = std::string(CUDAG_SHARED_DATA) + "/causal-learn/bnlearn_discrete_10000/";
+    if (!std::filesystem::exists(base_dir + "data/sachs.txt"))
+        GTEST_SKIP() << "reference data not found under " << base_dir;
+    for (const std::string net : {"sachs", "child"}) {
+        const CliRun r = run("mcmc --data '" + base_dir + "data/" + net + ".txt' --score bdeu --chains 2 --iterations 3000 " +
+                             "--out " + f(net + ".h5") + " --format cpdag -q");
+        ASSERT_EQ(r.code, 0) << r.err;
+        const CliRun c = run("compare --truth '" + base_dir + "truth_dag_graph/" + net + ".graph.txt' --estimate " +
+                             f(net + ".cpdag.tsv"));
+        ASSERT_EQ(c.code, 0) << c.err;
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(c.out, m, std::regex("SHD\\s+(\\d+)"))) << c.out;
+        EXPECT_EQ(m[1].str(), "0") << net << ": " << c.out;  // the true CPDAG exactly
+    }
+}
+
 TEST_F(Mcmc, SpaceFileAndPcSpaceRestrictParents) {
     // Only X1 --> X2 and X3 --- X4 allowed: the best DAG can use nothing else.
     write("space.tsv", "source\ttarget\tmark\nX1\tX2\t-->\nX3\tX4\t---\n");

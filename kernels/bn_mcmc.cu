@@ -140,9 +140,11 @@ struct TableArgs {
 };
 
 /// Shared bytes of one warp of table_kernel for `cap` cells: counts, cell terms, row terms.
+/// Rounded up to 16 bytes, so that every warp's doubles stay aligned and apart.
 CUDAG_HD constexpr std::size_t table_warp_bytes(int cap) {
-    return static_cast<std::size_t>(cap) * (sizeof(double) + sizeof(std::uint32_t)) +
-           static_cast<std::size_t>(cap / 2 + 1) * sizeof(double);
+    const std::size_t bytes = static_cast<std::size_t>(cap) * (sizeof(double) + sizeof(std::uint32_t)) +
+                              static_cast<std::size_t>(cap / 2 + 1) * sizeof(double);
+    return (bytes + 15) / 16 * 16;
 }
 
 __global__ void __launch_bounds__(kWarps * 32) table_kernel(NodeLayout L, const std::int32_t* cands,

@@ -21,12 +21,12 @@ run() {
     t0=$(date +%s.%N)
     if ! "$build/cudag" mcmc --data "$1" --score bdeu --max-parents 4 --space "$2" --order-score max \
         --chains "${CHAINS:-4}" --iterations "${ITER:-20000}" --seed "$4" --backend "${BACKEND:-auto}" \
-        --out "$work/r.h5" --format cpdag,edgeprob -q 2>"$work/err"; then
+        --out "$work/r.h5" --format edgeprob -q 2>"$work/err"; then
         printf '%-5s %-7s %-6s %-10s %s\n' "$6" "$7" "$2" "$3" "failed: $(head -c 120 "$work/err")"
         return
     fi
     t1=$(date +%s.%N)
-    cmp=$("$build/cudag" compare --truth "$5" --estimate "$work/r.cpdag.tsv")
+    cmp=$("$build/cudag" compare --truth "$5" --estimate "$work/r.h5")  # every variable, isolated ones too
     python3 - "$6" "$7" "$2" "$3" "$5" "$work/r.edgeprob.tsv" "$cmp" "$t0" "$t1" <<'PY'
 import re, sys
 n, m, space, label, truth_path, prob_path, cmp, t0, t1 = sys.argv[1:]

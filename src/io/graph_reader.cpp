@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/mcmc_result.hpp"
 #include "io/result_file.hpp"
 #include "io/writers.hpp"
 
@@ -1064,10 +1065,11 @@ Pdag read_result_h5(const std::string& path, GraphBuilder& b) {
     const std::vector<std::string> format = h5::has_attr(root, "format")
                                                 ? h5::read_string_attr(root, "format", where)
                                                 : std::vector<std::string>{};
-    if (format != std::vector<std::string>{pc_result_format})
-        b.fail(0, "is an HDF5 file but not a cudag PC result (root attribute format = " +
-                      (format.empty() ? std::string("none") : "'" + format[0] + "'") +
-                      ", expected '" + pc_result_format + "')");
+    // A PC result's CPDAG, or an order-MCMC result's (its best DAG's class): the same layout.
+    if (format != std::vector<std::string>{pc_result_format} && format != std::vector<std::string>{mcmc_result_format})
+        b.fail(0, "is an HDF5 file but not a cudag PC or MCMC result (root attribute format = " +
+                      (format.empty() ? std::string("none") : "'" + format[0] + "'") + ", expected '" +
+                      pc_result_format + "' or '" + mcmc_result_format + "')");
     std::vector<std::int32_t> id;
     for (const std::string& name : h5::read_strings(root, "variables/names", where))
         id.push_back(b.list_node(name, 0));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "bn/engines.hpp"
@@ -47,25 +48,30 @@ void expect_same_entries(const ScoreTable& a, const ScoreTable& b) {
 
 TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     CUDAG_REQUIRE_GPU();
+    for (const int states : {6, 3}) {
     for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
+        SCOPED_TRACE("up to " + std::to_string(states) + " levels");
         // Up to 6 levels: with 3 parents some tables exceed the GPU's cells (CPU entries).
-        const cudag::bn::DiscreteScorer base = scorer_with(9, 700, 6, 41, {kind, 3.5});
+        // Up to 3 levels with 4 parents: odd cell counts per warp (3^5 = 243).
+        const int s = states == 6 ? 3 : 4;
+        const cudag::bn::DiscreteScorer base = scorer_with(9, 700, states, 41, {kind, 3.5});
         cudag::bn::StructurePrior prior;
         prior.edge_penalty = 1.7;
         prior.belief.assign(81, 0.5);
         for (int i = 0; i < 81; i += 7) prior.belief[i] = (i % 3) / 2.0;
         const cudag::bn::PriorScorer scorer(base, prior);
-        const ScoreTable cpu = ScoreTable::build(scorer, 3, 2);
-        const ScoreTable gpu = ScoreTable::build(scorer, 3, 2, cudag::bn::cuda_table_filler(base, scorer, 0));
+        const ScoreTable cpu = ScoreTable::build(scorer, s, 2);
+        const ScoreTable gpu = ScoreTable::build(scorer, s, 2, cudag::bn::cuda_table_filler(base, scorer, 0));
         expect_same_entries(cpu, gpu);
         // The plus1 space.
         std::vector<std::vector<std::int32_t>> cands(9), extras(9);
         for (std::int32_t v = 0; v < 9; ++v)
             for (std::int32_t u = 0; u < 9; ++u)
                 if (u != v) ((u + 2 * v) % 3 == 0 ? cands[v] : extras[v]).push_back(u);
-        const ScoreTable cpu1 = ScoreTable::build(scorer, cands, 3, 2, extras);
-        const ScoreTable gpu1 = ScoreTable::build(scorer, cands, 3, 2, extras, cudag::bn::cuda_table_filler(base, scorer, 0));
+        const ScoreTable cpu1 = ScoreTable::build(scorer, cands, s, 2, extras);
+        const ScoreTable gpu1 = ScoreTable::build(scorer, cands, s, 2, extras, cudag::bn::cuda_table_filler(base, scorer, 0));
         expect_same_entries(cpu1, gpu1);
+    }
     }
 }
 

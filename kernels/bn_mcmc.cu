@@ -227,6 +227,7 @@ struct TableView {
 struct ChainsView {
     std::int64_t chains = 0, trace_cap = 0;
     std::uint64_t seed = 0;
+    bn::MoveSet moves = bn::MoveSet::Swap;
     std::int64_t burn_in = 0, thin = 1;
     std::int64_t* id;  ///< chain ids
     std::int32_t* order;
@@ -318,7 +319,7 @@ __global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, C
     const std::int64_t g = blockIdx.x;
     const std::int64_t c = g / T.n, q = g % T.n;
     if (c >= C.chains || C.done[c] + 1 != t) return;
-    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n);
+    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n, C.moves);
     if (q > prop.j - prop.i) return;
     const std::int32_t* order = C.order + c * T.n;
     const std::int32_t* pos = C.pos + c * T.n;
@@ -366,7 +367,7 @@ __global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
     std::int32_t* order = C.order + c * n;
     std::int32_t* pos = C.pos + c * n;
     double* node = C.node + c * n;
-    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, n);
+    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, n, C.moves);
     const std::int64_t i = prop.i, j = prop.j;
     const std::int32_t a = order[i], b = order[j];
     double total = 0.0;  // summed over v = 0..n-1, as the CPU's total_of
@@ -522,6 +523,7 @@ public:
         C.chains = nc;
         C.trace_cap = cap;
         C.seed = opts_.seed;
+        C.moves = opts_.moves;
         C.burn_in = opts_.burn_in;
         C.thin = opts_.thin;
         C.id = id_.data();

@@ -35,7 +35,7 @@ public:
         std::vector<std::int64_t> prop_pos;
         for (std::int64_t t = st_.done + 1; t <= until; ++t) {
             if (pairs > 0) {
-                const SwapProposal prop = swap_proposal(opts_.seed, st_.chain, t, n_);
+                const SwapProposal prop = swap_proposal(opts_.seed, st_.chain, t, n_, opts_.moves);
                 const std::int64_t i = prop.i, j = prop.j;
                 const double u = prop.u;
                 const std::int32_t a = st_.order[i], b = st_.order[j];

@@ -21,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "bn/proposal.hpp"
 #include "bn/score_table.hpp"
 
 namespace cudag::bn {
@@ -34,6 +35,7 @@ struct OrderMcmcOptions {
     std::int64_t thin = 1;            ///< keep iteration t when t > burn_in and (t - burn_in) % thin == 0
     std::uint64_t seed = 1;
     OrderScoreMode mode = OrderScoreMode::Sum;
+    MoveSet moves = MoveSet::Swap;   ///< bn/proposal.hpp
     int threads = 0;                  ///< <= 0: all hardware threads; results do not depend on it
 };
 

@@ -73,6 +73,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "max (an order scores its best DAG, as the paper and BiDAG's MAP) or sum (all its "
                     "DAGs, Friedman-Koller: exact edge posteriors)")
         ->capture_default_str();
+    cmd->add_option("--moves", a.moves,
+                    "swap (two positions, the paper's) or bidag (any two, adjacent or stay, BiDAG's mixture)")
+        ->capture_default_str();
     cmd->add_option("--chains", a.chains, "independent chains (split over threads and ranks)")->capture_default_str();
     cmd->add_option("--iterations", a.iterations, "proposals per chain")->capture_default_str();
     cmd->add_option("--burn-in", a.burn_in, "first iterations not kept (default: a fifth of --iterations)");
@@ -290,6 +293,12 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         opts.mode = bn::OrderScoreMode::Max;
     else
         throw InputError("unknown --order-score '" + a.order_score + "' (available: max, sum)");
+    if (a.moves == "swap")
+        opts.moves = bn::MoveSet::Swap;
+    else if (a.moves == "bidag")
+        opts.moves = bn::MoveSet::Bidag;
+    else
+        throw InputError("unknown --moves '" + a.moves + "' (available: swap, bidag)");
     if (a.chains < 1) throw InputError("--chains must be at least 1, got " + std::to_string(a.chains));
     if (a.iterations < 0) throw InputError("--iterations must be >= 0, got " + std::to_string(a.iterations));
     if (a.burn_in < 0) a.burn_in = a.iterations / 5;
@@ -427,7 +436,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         digest.add_value(static_cast<std::uint64_t>(c.size())).add_bytes(c.data(), c.size() * sizeof(std::int32_t));
         digest.add_value(static_cast<std::uint64_t>(x.size())).add_bytes(x.data(), x.size() * sizeof(std::int32_t));
     }
-    digest.add_value(static_cast<int>(opts.mode)).add_value(opts.chains).add_value(opts.iterations);
+    digest.add_value(static_cast<int>(opts.mode)).add_value(static_cast<int>(opts.moves)).add_value(opts.chains);
+    digest.add_value(opts.iterations);
     digest.add_value(opts.burn_in).add_value(opts.thin).add_value(opts.seed);
     run.config_hash = digest.hex();
     run.checkpoint = a.checkpoint;
@@ -495,6 +505,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                     {"max_parents", std::to_string(a.max_parents)},
                     {"space", space_all ? "all" : space.description},
                     {"order_score", a.order_score},
+                    {"moves", a.moves},
                     {"chains", std::to_string(opts.chains)},
                     {"iterations", std::to_string(opts.iterations)},
                     {"burn_in", std::to_string(opts.burn_in)},

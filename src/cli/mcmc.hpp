@@ -21,7 +21,7 @@ class Environment;
 namespace cudag::cli {
 
 struct McmcArgs {
-    std::string data, dataset, space = "all", prior, order_score = "max", out, formats, backend = "auto";
+    std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats, backend = "auto";
     std::string checkpoint, checkpoint_every;
     ScoreOptions score;
     double edge_penalty = 1.0, alpha = 0.05;

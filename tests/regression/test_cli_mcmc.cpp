@@ -215,6 +215,7 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--space " + f("unknown.tsv") + out, "Q");
     expect_error(base + "--format edgeprob,bogus --out " + f("r.h5"), "unknown output format 'bogus'");
     expect_error(base + "--order-score mean" + out, "unknown --order-score 'mean'");
+    expect_error(base + "--moves jump" + out, "unknown --moves 'jump'");
     expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in 50 is more than --iterations 10");
     expect_error(base + "--resume" + out, "--resume needs --checkpoint");
     expect_error(base + "--alpha 0.1" + out, "apply to --space pc only");

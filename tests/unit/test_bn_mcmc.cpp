@@ -68,6 +68,32 @@ TEST(OrderMcmc, SumModeEdgePosteriorsMatchExactEnumeration) {
     }
 }
 
+TEST(OrderMcmc, BidagMovesAlsoMatchExactEnumeration) {
+    const DiscreteScorer scorer = simulated_scorer(5, 100, 21);
+    const ScoreTable table = ScoreTable::build(scorer, 2, 1);
+    const std::vector<double> exact = cudag::bn::exact_edge_posteriors(table).edge_prob;
+    OrderMcmcOptions o = options(4, 20000, 2000, 9, OrderScoreMode::Sum);
+    o.moves = cudag::bn::MoveSet::Bidag;
+    const auto r = cudag::bn::run_order_mcmc(table, o);
+    double worst = 0.0;
+    for (std::size_t e = 0; e < exact.size(); ++e) worst = std::max(worst, std::abs(r.edge_prob[e] - exact[e]));
+    EXPECT_LT(worst, 0.05);
+    // The mixture differs from plain swaps, with the same seed.
+    o.moves = cudag::bn::MoveSet::Swap;
+    EXPECT_NE(cudag::bn::run_order_mcmc(table, o).chains[0].trace, r.chains[0].trace);
+    // Adjacent swaps and stays occur: proposals with j = i + 1 and i = j.
+    int adjacent = 0, stay = 0;
+    for (std::int64_t t = 1; t <= 2000; ++t) {
+        const auto p = cudag::bn::swap_proposal(9, 0, t, 5, cudag::bn::MoveSet::Bidag);
+        ASSERT_TRUE(p.i <= p.j && p.j < 5);
+        adjacent += p.j == p.i + 1;
+        stay += p.i == p.j;
+    }
+    EXPECT_GT(adjacent, 600);  // p1 = 0.73 at n = 5: 26% adjacent moves plus swaps of neighbours
+    EXPECT_GT(stay, 5);
+    EXPECT_LT(stay, 50);
+}
+
 TEST(OrderMcmc, SameSeedSameChainsOnAnyThreadCount) {
     const DiscreteScorer scorer = simulated_scorer(6, 150, 5);
     const ScoreTable table = ScoreTable::build(scorer, 2, 1);

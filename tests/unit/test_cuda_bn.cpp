@@ -117,7 +117,7 @@ TEST(CudaBn, MaxModeChainsEqualTheCpuChainsBitForBit) {
     CUDAG_REQUIRE_GPU();
     const cudag::bn::DiscreteScorer scorer = cudag::test::simulated_scorer(14, 400, 77);
     for (const bool plus1 : {false, true}) {
-        SCOPED_TRACE(plus1 ? "plus1 space" : "every set");
+        SCOPED_TRACE(plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps");
         ScoreTable table = [&] {
             if (!plus1) return ScoreTable::build(scorer, 3, 2);
             std::vector<std::vector<std::int32_t>> cands(14), extras(14);
@@ -134,6 +134,7 @@ TEST(CudaBn, MaxModeChainsEqualTheCpuChainsBitForBit) {
         o.thin = 3;
         o.seed = 8;
         o.mode = cudag::bn::OrderScoreMode::Max;
+        o.moves = plus1 ? cudag::bn::MoveSet::Bidag : cudag::bn::MoveSet::Swap;
         o.threads = 2;
         std::vector<cudag::bn::ChainState> cpu, gpu;
         for (int c = 0; c < o.chains; ++c) cpu.push_back(cudag::bn::start_chain(table, o, c));

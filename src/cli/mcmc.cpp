@@ -41,8 +41,8 @@ namespace {
 
 /// The formats `cudag mcmc --format` writes beside --out.
 const std::vector<std::string>& mcmc_formats() {
-    static const std::vector<std::string> names = {"edgeprob", "traces", "cpdag", "edges", "dot",
-                                                   "json",     "amat",   "cl",    "png",   "svg"};
+    static const std::vector<std::string> names = {"edgeprob", "traces", "trace-png", "cpdag", "edges",
+                                                   "dot",      "json",   "amat",      "cl",    "png",  "svg"};
     return names;
 }
 
@@ -97,7 +97,8 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
     cmd->add_option("--format", a.formats,
-                    "extra outputs beside --out, comma-separated: edgeprob,traces,cpdag (the best DAG's class), "
+                    "extra outputs beside --out, comma-separated: edgeprob,traces,trace-png (gnuplot), cpdag (the "
+                    "best DAG's class), "
                     "and edges,dot,json,amat,cl,png,svg (the best DAG)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
     cmd->add_option("--stop-after", a.stop_after)->group("");  // testing: a kill after a checkpoint
@@ -540,7 +541,17 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                     io::write_edgeprob_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
                 else if (f == "traces")
                     io::write_traces_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
-                else if (f == "cpdag") {
+                else if (f == "trace-png") {
+                    const std::string final_path = io::format_path(a.out, f);
+                    const std::string temp = outputs.temp_for(final_path);
+                    std::string message;
+                    if (!io::write_traces_png(o, temp, message)) {  // gnuplot is optional: warn
+                        outputs.discard(final_path);
+                        const std::size_t at = message.rfind(temp);
+                        if (at != std::string::npos) message.replace(at, temp.size(), final_path);
+                        std::cerr << "warning: " << message << '\n';
+                    }
+                } else if (f == "cpdag") {
                     pc::PcResult cls;
                     cls.names = o.names;
                     cls.cpdag = o.cpdag;

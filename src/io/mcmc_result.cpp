@@ -2,8 +2,10 @@
 #include "io/mcmc_result.hpp"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/result_layout.hpp"
@@ -127,6 +129,37 @@ void write_traces_tsv(const McmcOutput& o, const std::string& path) {
         f.write(line + '\n');
     }
     f.close();
+}
+
+bool write_traces_png(const McmcOutput& o, const std::string& path, std::string& message) {
+    const std::string tsv = path + ".tsv.tmp", script = path + ".gp.tmp";
+    interrupt::add_temporary(tsv);
+    interrupt::add_temporary(script);
+    struct Remove {
+        std::vector<std::string> files;
+        ~Remove() {
+            for (const std::string& f : files) {
+                std::error_code ec;
+                std::filesystem::remove(f, ec);
+                interrupt::forget_temporary(f);
+            }
+        }
+    } cleanup{{tsv, script}};
+    write_traces_tsv(o, tsv);
+    // gnuplot strings in single quotes: a quote is doubled.
+    auto quoted = [](const std::string& s) {
+        std::string q = "'";
+        for (const char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+        return q + "'";
+    };
+    TextFile f(script);
+    f.write("set terminal png size 1200,600\nset output " + quoted(path) +
+            "\nset datafile separator '\\t'\nset key outside autotitle columnheader\n"
+            "set xlabel 'iteration'\nset ylabel 'order score'\nset title 'cudag mcmc: score traces'\n"
+            "plot for [i=2:" + std::to_string(o.result.chains.size() + 1) + "] " + quoted(tsv) +
+            " using 1:i with lines\n");
+    f.close();
+    return run_helper("gnuplot", {script}, path, message);
 }
 
 }  // namespace cudag::io

@@ -62,4 +62,9 @@ void write_edgeprob_tsv(const McmcOutput& o, const std::string& path);
 /// start = x$iteration[1], thin = thin)).
 void write_traces_tsv(const McmcOutput& o, const std::string& path);
 
+/// The score traces drawn by gnuplot (found on PATH; optional) into the PNG `path`: one
+/// line per chain against the iteration. Returns false with a one-line `message` when
+/// gnuplot is missing or fails (nothing is left at `path` then).
+bool write_traces_png(const McmcOutput& o, const std::string& path, std::string& message);
+
 }  // namespace cudag::io

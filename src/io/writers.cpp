@@ -340,23 +340,14 @@ void write_cl(const pc::PcResult& r, const std::string& path) {
     f.close();
 }
 
-bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
-                          std::string& message) {
-    if (format != "png" && format != "svg")
-        throw InputError("unknown image format '" + format + "' (valid: png, svg)");
-    check_result(r);
-    const std::string dot = find_on_path("dot");
-    if (dot.empty()) {
-        message = "graphviz 'dot' not found on PATH: skipped " + path;
+bool run_helper(const std::string& program, std::vector<std::string> args, const std::string& output,
+                std::string& message) {
+    const std::string exe = find_on_path(program);
+    if (exe.empty()) {
+        message = program + " not found on PATH: skipped " + output;
         return false;
     }
-    const std::string dot_file = path + ".dot.tmp";
-    RemoveOnExit cleanup(dot_file);
-    interrupt::add_temporary(dot_file);
-    write_dot(r, dot_file);
-
-    const std::string type_flag = "-T" + format;
-    std::vector<std::string> args = {"dot", type_flag, "-o", path, dot_file};
+    args.insert(args.begin(), program);
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -373,29 +364,48 @@ bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const 
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &both);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    const int rc = ::posix_spawn(&pid, dot.c_str(), nullptr, &attr, argv.data(), environ);
+    const int rc = ::posix_spawn(&pid, exe.c_str(), nullptr, &attr, argv.data(), environ);
     posix_spawnattr_destroy(&attr);
     if (rc == 0) interrupt::add_child(pid);
     if (rc != 0) {
-        message = "cannot run graphviz '" + dot + "': " + std::strerror(rc) + ": skipped " + path;
+        message = "cannot run " + program + " '" + exe + "': " + std::strerror(rc) + ": skipped " + output;
         return false;
     }
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             interrupt::forget_child(pid);
-            message = "cannot wait for graphviz 'dot': " + std::string(std::strerror(errno));
+            message = "cannot wait for " + program + ": " + std::string(std::strerror(errno));
             return false;
         }
     }
     interrupt::forget_child(pid);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
     std::error_code ec;
-    std::filesystem::remove(path, ec);
-    message = "graphviz 'dot' failed (" +
+    std::filesystem::remove(output, ec);
+    message = program + " failed (" +
               (WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status))
                                  : "signal " + std::to_string(WTERMSIG(status))) +
-              "): skipped " + path;
+              "): skipped " + output;
+    return false;
+}
+
+bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
+                          std::string& message) {
+    if (format != "png" && format != "svg")
+        throw InputError("unknown image format '" + format + "' (valid: png, svg)");
+    check_result(r);
+    if (find_on_path("dot").empty()) {
+        message = "graphviz 'dot' not found on PATH: skipped " + path;
+        return false;
+    }
+    const std::string dot_file = path + ".dot.tmp";
+    RemoveOnExit cleanup(dot_file);
+    interrupt::add_temporary(dot_file);
+    write_dot(r, dot_file);
+    if (run_helper("dot", {"-T" + format, "-o", path, dot_file}, path, message)) return true;
+    // Keep the messages the users know: "graphviz 'dot' ...".
+    if (message.rfind("dot ", 0) == 0) message = "graphviz 'dot'" + message.substr(3);
     return false;
 }
 
@@ -418,6 +428,7 @@ std::string format_suffix(const std::string& format) {
     if (format == "edgeprob") return ".edgeprob.tsv";  // cudag mcmc's
     if (format == "traces") return ".traces.tsv";      // cudag mcmc's
     if (format == "cpdag") return ".cpdag.tsv";        // cudag mcmc's
+    if (format == "trace-png") return ".traces.png";   // cudag mcmc's
     validate_formats({format});
     return "";
 }

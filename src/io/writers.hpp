@@ -115,6 +115,13 @@ void write_cl(const pc::PcResult& r, const std::string& path);
 bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
                           std::string& message);
 
+/// Run `program` (found on PATH) with `args` and wait for it; it is to write `output`.
+/// Returns false with a one-line `message` ("<program> not found on PATH: skipped
+/// <output>", or its failure, after which `output` is removed); true on exit status 0.
+/// The child is stopped by SIGINT/SIGTERM as cudag is.
+bool run_helper(const std::string& program, std::vector<std::string> args, const std::string& output,
+                std::string& message);
+
 /// The format names write_formats accepts: edges, dot, json, amat, cl, png, svg.
 const std::vector<std::string>& format_names();
 

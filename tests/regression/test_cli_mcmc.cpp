@@ -102,6 +102,20 @@ TEST_F(Mcmc, WritesConsistentOutputsForBothOrderScores) {
     }
 }
 
+TEST_F(Mcmc, TracePngThroughGnuplotOrAOneLineWarning) {
+    const CliRun r = run(base + "--chains 2 --iterations 200 -q --out " + f("t.h5") + " --format trace-png");
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (r.err.find("gnuplot not found on PATH") != std::string::npos) {
+        EXPECT_EQ(r.err, "warning: gnuplot not found on PATH: skipped " + p("t.png").substr(0, p("t.png").size() - 4) +
+                             ".traces.png\n");
+        EXPECT_FALSE(std::filesystem::exists(dir_ / "t.traces.png"));
+        GTEST_SKIP() << "gnuplot is not installed (optional): " << r.err;
+    }
+    const std::string png = cudag::test::slurp(dir_ / "t.traces.png");
+    ASSERT_GE(png.size(), 8u) << r.err;
+    EXPECT_EQ(png.substr(1, 3), "PNG");
+}
+
 TEST_F(Mcmc, SameChainsOnAnyThreadCountAndAfterAStopAndResume) {
     const std::string opts = base + "--chains 4 --iterations 800 --order-score sum -q ";
     CliRun r = run(opts + "--threads 1 --out " + f("one.h5"));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC learner's CUDA engines (issue 21): the BDeu/K2 local-score table and the
-// max-mode chains. Plain host types only; the kernels are in bn_mcmc.cu.
+// chains (max and sum mode). Plain host types only; the kernels are in bn_mcmc.cu.
 #pragma once
 
 #include <cstdint>
@@ -30,16 +30,17 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
 /// each node's scores, then each entry's parents), the same as the CPU's.
 void sort_table(bn::ScoreTable& table, int device);
 
-/// Max-mode chains on a GPU: advance() does what bn::advance_chains does, bit for bit.
+/// Chains on a GPU, max or sum mode: advance() does what bn::advance_chains does, bit for bit.
 class OrderChainsGpu {
 public:
     virtual ~OrderChainsGpu() = default;
     virtual void advance(std::span<bn::ChainState> states, std::int64_t until) = 0;
 };
 
-/// Chains over `table` (which must have its sorted lists, build_sorted, and outlive the
-/// object) on device `device`; opts.mode must be Max. Copies the table to the device
-/// (OutOfMemory when it does not fit).
+/// Chains over `table` (which must outlive the object, and in max mode have its sorted
+/// lists, build_sorted) on device `device`. Copies the table to the device (OutOfMemory
+/// when it does not fit). Sum mode enumerates each rescored node's consistent sets, a block
+/// per node, with the fixed-point sums of bn/fixed_sum.hpp.
 std::unique_ptr<OrderChainsGpu> make_order_chains_gpu(const bn::ScoreTable& table, const bn::OrderMcmcOptions& opts,
                                                       int device);
 

@@ -19,6 +19,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include "bn/fixed_sum.hpp"
 #include "bn/proposal.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
@@ -246,6 +247,13 @@ struct ChainsView {
     std::int64_t* done;
     double* prop_node;          ///< by (chain, slot)
     std::uint32_t* prop_off;
+    // Sum mode: each node's edge column P(p --> v | order) by p, current and proposed, and
+    // the per-(chain, slot) scratch of the enumeration.
+    int sum_mode = 0;
+    double* col;                    ///< [chain][v][p]
+    double* prop_col;               ///< [chain][slot][p]
+    std::int32_t* scratch;          ///< 2n per (chain, slot): preceding candidates and extras
+    unsigned long long* acc;        ///< 2 (n + 1) per (chain, slot): 128-bit fixed-point sums
 };
 
 struct BestSet {
@@ -301,13 +309,138 @@ __device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_a
     return {T.scores[T.node_off[v]], 0};  // unreachable: the empty set is in every list
 }
 
+/// a += q in 128 bits (lo, hi) by atomics: exact, so any order of additions gives the same sum.
+__device__ void add128(unsigned long long* lo, unsigned long long* hi, std::uint64_t q) {
+    const unsigned long long old = atomicAdd(lo, static_cast<unsigned long long>(q));
+    if (old + q < old) atomicAdd(hi, 1ull);
+}
+
+/// bn::FixedSum::value of (hi, lo).
+__device__ double fixed_value(unsigned long long hi, unsigned long long lo) {
+    return static_cast<double>(hi) * 4.0 + static_cast<double>(lo) * 0x1p-62;
+}
+
+/// Node v's sum-based score given positions pos_at(u), by a block (thread 0's return value
+/// counts), as bn::node_score_sum: log of the sum of exp(score) over its consistent sets,
+/// and its edge column (P(p --> v | order) by p) in `column`. The weights exp(score - top)
+/// are summed as 62-bit fixed-point integers in 128 bits, exactly, in any order.
+template <class Pos>
+__device__ double node_sum(const TableView& T, std::int32_t v, Pos pos_at, std::int32_t* scratch,
+                           unsigned long long* acc, double* column) {
+    using Scan = cub::BlockScan<int, kRescoreThreads>;
+    using ReduceD = cub::BlockReduce<double, kRescoreThreads>;
+    __shared__ union {
+        typename Scan::TempStorage scan;
+        typename ReduceD::TempStorage rd;
+    } tmp;
+    __shared__ double shared_top;
+    const int tid = threadIdx.x;
+    const std::int64_t here = pos_at(v);
+    const std::int32_t* cands = T.cand + T.cand_start[v];
+    const auto m = static_cast<int>(T.cand_start[v + 1] - T.cand_start[v]);
+    const std::int32_t* extras = T.extra + T.extra_start[v];
+    const auto nx = static_cast<int>(T.extra_start[v + 1] - T.extra_start[v]);
+    std::int32_t* pc = scratch;
+    std::int32_t* px = scratch + T.n;
+    int np = 0, npx = 0;
+    for (int list = 0; list < 2; ++list) {
+        const int len = list == 0 ? m : nx;
+        const std::int32_t* nodes = list == 0 ? cands : extras;
+        std::int32_t* out = list == 0 ? pc : px;
+        int count = 0;
+        for (int base = 0; base < len; base += kRescoreThreads) {
+            const int i = base + tid;
+            const int in = i < len && pos_at(nodes[i]) < here ? 1 : 0;
+            int at = 0, total = 0;
+            Scan(tmp.scan).ExclusiveSum(in, at, total);
+            __syncthreads();
+            if (in) out[count + at] = i;
+            count += total;
+        }
+        (list == 0 ? np : npx) = count;
+    }
+    // Accumulators: [0, np) candidates, [np, np + npx) extras, then the total; lo and hi.
+    const int slots = np + npx + 1;
+    unsigned long long* lo = acc;
+    unsigned long long* hi = acc + T.n + 1;
+    for (int k = tid; k < slots; k += kRescoreThreads) lo[k] = hi[k] = 0;
+    for (std::int64_t p = tid; p < T.n; p += kRescoreThreads) column[p] = 0.0;
+    __syncthreads();
+    std::int64_t cum[kMaxParentsGpu + 2], cumx[kMaxParentsGpu + 1];
+    cum[0] = 0;
+    for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + T.binom(np, k);
+    cumx[0] = 0;
+    for (int k = 0; k < T.s; ++k) cumx[k + 1] = cumx[k] + T.binom(np, k);
+    const std::int64_t core_sets = cum[T.s + 1], extra_sets = T.s >= 1 ? cumx[T.s] : 0;
+    const std::int64_t budget = core_sets + static_cast<std::int64_t>(npx) * extra_sets;
+    const std::int64_t node_off = T.node_off[v];
+    const std::int64_t* so = T.so + static_cast<std::int64_t>(v) * (T.s + 2);
+    const std::int64_t* xo = T.xo + static_cast<std::int64_t>(v) * (T.s + 1);
+    const std::int64_t core_total = so[T.s + 1], block = xo[T.s];
+    // Set idx of the enumeration: its size, its members (indices into pc), its extra (-1:
+    // none) and its score.
+    auto visit = [&](std::int64_t idx, int* c, int& k, std::int64_t& e) {
+        std::int64_t rank = 0, off = 0;
+        int p[kMaxParentsGpu];
+        e = -1;
+        if (idx < core_sets) {
+            k = size_of(cum, T.s, idx);
+            rank = idx - cum[k];
+            off = so[k];
+        } else {
+            e = (idx - core_sets) / extra_sets;
+            const std::int64_t within = (idx - core_sets) % extra_sets;
+            k = size_of(cumx, T.s - 1, within);
+            rank = within - cumx[k];
+            off = core_total + static_cast<std::int64_t>(px[e]) * block + xo[k];
+        }
+        unrank(T.binom, rank, k, np, c);
+        for (int t = 0; t < k; ++t) p[t] = pc[c[t]];
+        return T.scores[node_off + off + rank_of(T.binom, p, k, m)];
+    };
+    double top = -xm::detail::inf();
+    for (std::int64_t idx = tid; idx < budget; idx += kRescoreThreads) {
+        int c[kMaxParentsGpu], k = 0;
+        std::int64_t e = -1;
+        const double sc = visit(idx, c, k, e);
+        if (sc > top) top = sc;
+    }
+    const double all_top = ReduceD(tmp.rd).Reduce(top, [](double x, double y) { return y > x ? y : x; });
+    if (tid == 0) shared_top = all_top;
+    __syncthreads();
+    top = shared_top;
+    if (top == xm::detail::inf() || top == -xm::detail::inf()) return top;  // no proportions to form
+    for (std::int64_t idx = tid; idx < budget; idx += kRescoreThreads) {
+        int c[kMaxParentsGpu], k = 0;
+        std::int64_t e = -1;
+        const double sc = visit(idx, c, k, e);
+        const std::uint64_t w = bn::to_fixed(xm::exp(sc - top));
+        add128(&lo[slots - 1], &hi[slots - 1], w);
+        for (int t = 0; t < k; ++t) add128(&lo[c[t]], &hi[c[t]], w);
+        if (e >= 0) add128(&lo[np + e], &hi[np + e], w);
+    }
+    __syncthreads();
+    const double total = fixed_value(hi[slots - 1], lo[slots - 1]);
+    for (int k = tid; k < np; k += kRescoreThreads) column[cands[pc[k]]] = fixed_value(hi[k], lo[k]) / total;
+    for (int k = tid; k < npx; k += kRescoreThreads) column[extras[px[k]]] = fixed_value(hi[np + k], lo[np + k]) / total;
+    __syncthreads();
+    return top + xm::log(total);
+}
+
 /// Every node of every chain scored from the chain's order (a chain's working set).
 __global__ void __launch_bounds__(kRescoreThreads) init_kernel(TableView T, ChainsView C) {
     const std::int64_t g = blockIdx.x;
     const std::int64_t c = g / T.n, v = g % T.n;
     if (c >= C.chains) return;
     const std::int32_t* pos = C.pos + c * T.n;
-    const BestSet b = best_consistent(T, static_cast<std::int32_t>(v), [&](std::int32_t u) { return pos[u]; });
+    auto at = [&](std::int32_t u) { return pos[u]; };
+    if (C.sum_mode) {
+        const double score = node_sum(T, static_cast<std::int32_t>(v), at, C.scratch + g * 2 * T.n,
+                                      C.acc + g * 2 * (T.n + 1), C.col + (c * T.n + v) * T.n);
+        if (threadIdx.x == 0) C.node[c * T.n + v] = score;
+        return;
+    }
+    const BestSet b = best_consistent(T, static_cast<std::int32_t>(v), at);
     if (threadIdx.x == 0) {
         C.node[c * T.n + v] = b.score;
         C.best_off[c * T.n + v] = b.off;
@@ -326,8 +459,14 @@ __global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, C
     const std::int32_t a = order[prop.i], b = order[prop.j];
     const std::int32_t v = q == 0 ? b : q == prop.j - prop.i ? a : order[prop.i + q];
     const auto i = static_cast<std::int32_t>(prop.i), j = static_cast<std::int32_t>(prop.j);
-    const BestSet best = best_consistent(
-        T, v, [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; });
+    auto at = [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; };
+    if (C.sum_mode) {
+        const double score = node_sum(T, v, at, C.scratch + g * 2 * T.n, C.acc + g * 2 * (T.n + 1),
+                                      C.prop_col + (c * T.n + q) * T.n);
+        if (threadIdx.x == 0) C.prop_node[c * T.n + q] = score;
+        return;
+    }
+    const BestSet best = best_consistent(T, v, at);
     if (threadIdx.x == 0) {
         C.prop_node[c * T.n + q] = best.score;
         C.prop_off[c * T.n + q] = best.off;
@@ -340,6 +479,18 @@ __device__ void settle(const TableView& T, const ChainsView& C, std::int64_t c, 
     const std::int64_t count = C.kept[c] - C.since[c * T.n + v];
     if (count == 0) return;
     const double cd = static_cast<double>(count);
+    if (C.sum_mode) {
+        const double* column = C.col + (c * T.n + v) * T.n;
+        for (std::int64_t p = 0; p < T.n; ++p) {
+            const double x = column[p];
+            if (x == 0.0) continue;
+            const std::int64_t at = c * T.n * T.n + p * T.n + v;
+            C.edge_sum[at] += x * cd;
+            C.edge_sumsq[at] += x * x * cd;
+        }
+        C.since[c * T.n + v] = C.kept[c];
+        return;
+    }
     NodeLayout L;
     L.v = v;
     L.m = static_cast<std::int32_t>(T.cand_start[v + 1] - T.cand_start[v]);
@@ -382,10 +533,21 @@ __global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
         pos[b] = static_cast<std::int32_t>(i);
         for (std::int64_t q = 0; q <= j - i; ++q) {
             const std::int32_t v = order[i + q];
-            const std::uint32_t off = C.prop_off[c * n + q];
-            if (off != C.best_off[c * n + v]) {
-                settle(T, C, c, v);
-                C.best_off[c * n + v] = off;
+            if (C.sum_mode) {  // the column as the CPU compares it, entry by entry
+                double* now = C.col + (c * n + v) * n;
+                const double* next = C.prop_col + (c * n + q) * n;
+                bool same = true;
+                for (std::int64_t p = 0; p < n && same; ++p) same = now[p] == next[p];
+                if (!same) {
+                    settle(T, C, c, v);
+                    for (std::int64_t p = 0; p < n; ++p) now[p] = next[p];
+                }
+            } else {
+                const std::uint32_t off = C.prop_off[c * n + q];
+                if (off != C.best_off[c * n + v]) {
+                    settle(T, C, c, v);
+                    C.best_off[c * n + v] = off;
+                }
             }
             node[v] = C.prop_node[c * n + q];
         }
@@ -405,16 +567,16 @@ class ChainsImpl final : public OrderChainsGpu {
 public:
     ChainsImpl(const bn::ScoreTable& table, const bn::OrderMcmcOptions& opts, int device)
         : binding_(device), device_(device), table_(table), opts_(opts) {
-        CUDAG_EXPECTS(opts.mode == bn::OrderScoreMode::Max, "the CUDA chains run max mode");
         DeviceGuard guard(device_);
         stream_ = std::make_unique<Stream>();
-        CUDAG_EXPECTS(table.has_sorted(), "the CUDA chains need the table's score-sorted lists");
+        CUDAG_EXPECTS(opts.mode == bn::OrderScoreMode::Sum || table.has_sorted(),
+                      "the CUDA max-mode chains need the table's score-sorted lists");
         CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu,
                       "the CUDA chains take at most " + std::to_string(kMaxParentsGpu) + " parents");
         const std::int64_t n = table.n_nodes();
         const int s = table.max_parents(), w = std::max(s, 1);
         const auto total = static_cast<std::size_t>(table.total_entries());
-        const auto listed = static_cast<std::size_t>(table.sorted_entries());
+        const auto listed = static_cast<std::size_t>(table.has_sorted() ? table.sorted_entries() : 0);
         scores_.resize_discard(total);
         sorted_off_.resize_discard(std::max<std::size_t>(listed, 1));
         sorted_par_.resize_discard(std::max<std::size_t>(listed * w, 1));
@@ -424,11 +586,13 @@ public:
             node_off[v] = table.node_offset(v);
             const auto sc = table.node_scores(v);
             scores_.upload(sc.data(), sc.size(), stream_->get(), node_off[v]);
-            const auto off = table.sorted_offsets(v);
-            sorted_off_.upload(off.data(), off.size(), stream_->get(), list_start[v]);
-            const auto par = table.sorted_parents(v);
-            sorted_par_.upload(par.data(), par.size(), stream_->get(), list_start[v] * w);
-            list_start[v + 1] = list_start[v] + static_cast<std::int64_t>(off.size());
+            if (table.has_sorted()) {
+                const auto off = table.sorted_offsets(v);
+                sorted_off_.upload(off.data(), off.size(), stream_->get(), list_start[v]);
+                const auto par = table.sorted_parents(v);
+                sorted_par_.upload(par.data(), par.size(), stream_->get(), list_start[v] * w);
+                list_start[v + 1] = list_start[v] + static_cast<std::int64_t>(off.size());
+            }
             cand_start[v] = static_cast<std::int64_t>(cand.size());
             for (const std::int32_t u : table.candidates(v)) cand.push_back(u);
             extra_start[v] = static_cast<std::int64_t>(extra.size());
@@ -519,6 +683,13 @@ public:
         best_off_.resize_discard(nc * n);
         prop_node_.resize_discard(nc * n);
         prop_off_.resize_discard(nc * n);
+        const bool sum = opts_.mode == bn::OrderScoreMode::Sum;
+        if (sum) {
+            col_.resize_discard(nc * n * n);
+            prop_col_.resize_discard(nc * n * n);
+            scratch_.resize_discard(nc * n * 2 * n);
+            acc_.resize_discard(nc * n * 2 * (n + 1));
+        }
         ChainsView C;
         C.chains = nc;
         C.trace_cap = cap;
@@ -543,6 +714,11 @@ public:
         C.done = done_.data();
         C.prop_node = prop_node_.data();
         C.prop_off = prop_off_.data();
+        C.sum_mode = sum ? 1 : 0;
+        C.col = col_.data();
+        C.prop_col = prop_col_.data();
+        C.scratch = scratch_.data();
+        C.acc = acc_.data();
         const auto grid = static_cast<unsigned>(nc * n);  // a block per (chain, node or slot)
         init_kernel<<<grid, kRescoreThreads, 0, stream_->get()>>>(T_, C);
         CUDAG_CHECK_LAUNCH();
@@ -607,8 +783,9 @@ private:
     DeviceBuffer<std::int64_t> node_off_, list_start_, cand_start_, extra_start_, so_, xo_, binom_;
     DeviceBuffer<std::int32_t> cand_, extra_;
     DeviceBuffer<std::int64_t> id_, since_, accepted_, kept_, done_;
-    DeviceBuffer<std::int32_t> order_, pos_, best_order_;
-    DeviceBuffer<double> node_, edge_sum_, edge_sumsq_, trace_, score_, best_, prop_node_;
+    DeviceBuffer<std::int32_t> order_, pos_, best_order_, scratch_;
+    DeviceBuffer<unsigned long long> acc_;
+    DeviceBuffer<double> node_, edge_sum_, edge_sumsq_, trace_, score_, best_, prop_node_, col_, prop_col_;
     DeviceBuffer<std::uint32_t> best_off_, prop_off_;
 };
 

@@ -65,7 +65,7 @@ PY
 }
 
 printf '%-5s %-7s %-6s %-10s %6s %6s %8s %8s\n' n samples space data shd f1 auc seconds
-for n in ${SIZES:-20 50 100}; do
+for n in ${SIZES-20 50 100}; do
     for m in ${SAMPLES:-600 5000}; do
         for seed in ${SEEDS:-1 2}; do
             "$build/cudag" simulate discrete --vars "$n" --samples "$m" --states 3 \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC learner's engines besides the CPU's (issue 21): a GPU filler for the
-// BDeu/K2 table and GPU max-mode chains, from kernels/bn_mcmc.cu in a CUDA build
+// BDeu/K2 table and GPU chains (max and sum mode), from kernels/bn_mcmc.cu in a CUDA build
 // (engines_cuda.cpp) and NotCompiled otherwise (engines_nocuda.cpp). Both give the CPU's
 // results bit for bit.
 #pragma once
@@ -26,8 +26,8 @@ ScoreTable::Filler cuda_table_sorter(int device);
 /// Runs chains on to an iteration, as advance_chains does.
 using ChainAdvancer = std::function<void(std::span<ChainState>, std::int64_t until)>;
 
-/// Max-mode chains over `table` (with its sorted lists; it must outlive the advancer) on
-/// device `device`.
+/// Chains over `table` (it must outlive the advancer; in max mode with its sorted lists)
+/// on device `device`, max or sum mode.
 ChainAdvancer cuda_chain_advancer(const ScoreTable& table, const OrderMcmcOptions& opts, int device);
 
 }  // namespace cudag::bn

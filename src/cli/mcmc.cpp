@@ -414,13 +414,12 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         else progress.note("score-sorted parent sets do not fit: max mode enumerates each node's sets");
     }
     const double seconds_sort = seconds_since(t_sort);
-    // Max-mode chains on the GPU; sum mode's run on the CPU threads.
-    if (gpu && opts.mode == bn::OrderScoreMode::Max && table.has_sorted()) {
+    // The chains on the GPU (max mode walks the sorted lists; without them, the CPU's).
+    if (gpu && a.max_parents <= 12 && (opts.mode == bn::OrderScoreMode::Sum || table.has_sorted())) {
         mpi::run_agreed(*comm, [&] { run.advance = bn::cuda_chain_advancer(table, opts, device); });
         engines += ", chains cuda";
     } else {
-        if (gpu) progress.note(opts.mode == bn::OrderScoreMode::Sum ? "sum-mode chains run on the CPU threads"
-                                                                    : "the chains run on the CPU threads");
+        if (gpu) progress.note("the chains run on the CPU threads");
         engines += ", chains cpu";
     }
     progress.note("engines: " + engines);

@@ -113,11 +113,13 @@ void expect_same_states(const std::vector<cudag::bn::ChainState>& a, const std::
     }
 }
 
-TEST(CudaBn, MaxModeChainsEqualTheCpuChainsBitForBit) {
+TEST(CudaBn, ChainsEqualTheCpuChainsBitForBit) {
     CUDAG_REQUIRE_GPU();
     const cudag::bn::DiscreteScorer scorer = cudag::test::simulated_scorer(14, 400, 77);
+    for (const auto mode : {cudag::bn::OrderScoreMode::Max, cudag::bn::OrderScoreMode::Sum})
     for (const bool plus1 : {false, true}) {
-        SCOPED_TRACE(plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps");
+        SCOPED_TRACE(std::string(mode == cudag::bn::OrderScoreMode::Max ? "max mode, " : "sum mode, ") +
+                     (plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps"));
         ScoreTable table = [&] {
             if (!plus1) return ScoreTable::build(scorer, 3, 2);
             std::vector<std::vector<std::int32_t>> cands(14), extras(14);
@@ -133,7 +135,7 @@ TEST(CudaBn, MaxModeChainsEqualTheCpuChainsBitForBit) {
         o.burn_in = 300;
         o.thin = 3;
         o.seed = 8;
-        o.mode = cudag::bn::OrderScoreMode::Max;
+        o.mode = mode;
         o.moves = plus1 ? cudag::bn::MoveSet::Bidag : cudag::bn::MoveSet::Swap;
         o.threads = 2;
         std::vector<cudag::bn::ChainState> cpu, gpu;

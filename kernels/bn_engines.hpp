@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "bn/bge.hpp"
 #include "bn/order_mcmc.hpp"
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
@@ -25,6 +26,11 @@ inline constexpr std::int64_t kBnTableCells = 512;
 /// entries and the data.
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
                          std::span<const double> prior_terms, bn::ScoreTable& table, int device);
+
+/// The BGe entries of `table` on device `device`, as bn::PriorScorer over `scorer` gives
+/// them bit for bit (bge_local_score with xm::log; sqrt is correctly rounded on both).
+void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
+                    bn::ScoreTable& table, int device);
 
 /// bn::ScoreTable::build_sorted's lists computed on device `device` (a stable radix sort of
 /// each node's scores, then each entry's parents), the same as the CPU's.

@@ -789,6 +789,25 @@ private:
     DeviceBuffer<std::uint32_t> best_off_, prop_off_;
 };
 
+/// BGe entries of one node, a thread each: bn::BgeScorer::local (bge_local_score on TN with
+/// the host's constants), then bn::PriorScorer's per-parent terms.
+__global__ void bge_table_kernel(NodeLayout L, Binomials B, const std::int32_t* cands, const std::int32_t* extras,
+                                 const double* tn, std::int64_t n, const double* consts, double awpn_n,
+                                 double per_parent, const double* prior, double* out) {
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < L.entries;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        std::int32_t ps[kMaxParentsGpu];
+        const int kk = entry_parents(L, B, cands, extras, e, ps);
+        double scratch[kMaxParentsGpu * (kMaxParentsGpu + 1)];
+        double score = bn::bge_local_score(tn, n, L.v, ps, kk, consts[kk], awpn_n, scratch);
+        for (int t = 0; t < kk; ++t) {
+            score += per_parent;
+            if (prior) score += prior[ps[t] * n + L.v];
+        }
+        out[e] = score;
+    }
+}
+
 /// bn::dominated_sets for the k-sets of one block of a node: block -1 the candidates'
 /// (best of the immediate subsets), block e >= 0 extra e's (the set without the extra, and
 /// with one candidate fewer). `best` holds each settled set's best proper-subset score.
@@ -901,6 +920,48 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
         const std::size_t smem = kWarps * table_warp_bytes(a.cap);
         const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + kWarps - 1) / kWarps, sms * 16));
         table_kernel<<<grid, kWarps * 32, smem, stream.get()>>>(L, d_cands.data(), d_extras.data(), a, d_out.data());
+        CUDAG_CHECK_LAUNCH();
+        const std::span<double> dst = table.mutable_node_scores(v);
+        d_out.download(dst.data(), dst.size(), stream.get());
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    }
+}
+
+void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
+                    bn::ScoreTable& table, int device) {
+    if (table.max_parents() > kMaxParentsGpu) return;  // all on the CPU
+    DeviceGuard guard(device);
+    Stream stream;
+    const std::int64_t n = table.n_nodes();
+    DeviceBuffer<double> d_tn(scorer.tn().size()), d_consts(scorer.consts().size());
+    d_tn.upload(scorer.tn().data(), scorer.tn().size(), stream.get());
+    d_consts.upload(scorer.consts().data(), scorer.consts().size(), stream.get());
+    DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
+    d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
+    std::int64_t most = 1, lists = 1;
+    for (std::int32_t v = 0; v < n; ++v) {
+        most = std::max(most, table.node_entries(v));
+        lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
+    }
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(most));
+    DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
+    const std::vector<std::int64_t> binom = binomial_table(n, table.max_parents());
+    DeviceBuffer<std::int64_t> d_binom(binom.size());
+    d_binom.upload(binom.data(), binom.size(), stream.get());
+    int sms = 0;
+    CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    for (std::int32_t v = 0; v < n; ++v) {
+        const NodeLayout L = layout_of(table, v);
+        if (L.entries == 0) continue;
+        const auto c = table.candidates(v);
+        const auto x = table.extras(v);
+        d_cands.upload(c.data(), c.size(), stream.get());
+        d_extras.upload(x.data(), x.size(), stream.get());
+        const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 127) / 128, sms * 16));
+        bge_table_kernel<<<grid, 128, 0, stream.get()>>>(L, Binomials{d_binom.data(), table.max_parents() + 2},
+                                                         d_cands.data(), d_extras.data(), d_tn.data(), n,
+                                                         d_consts.data(), scorer.awpn_n(), per_parent,
+                                                         prior_terms.empty() ? nullptr : d_prior.data(), d_out.data());
         CUDAG_CHECK_LAUNCH();
         const std::span<double> dst = table.mutable_node_scores(v);
         d_out.download(dst.data(), dst.size(), stream.get());

@@ -79,6 +79,9 @@ public:
     double aw() const { return aw_; }
     /// The posterior scale matrix TN, n × n row-major.
     const std::vector<double>& tn() const { return tn_; }
+    /// c_l for l = 0 .. n-1 and aw + N - n: bge_local_score's other arguments (a GPU copy).
+    const std::vector<double>& consts() const { return consts_; }
+    double awpn_n() const { return awpn_n_; }
 
 private:
     std::int64_t n_ = 0;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <span>
 
+#include "bn/bge.hpp"
 #include "bn/order_mcmc.hpp"
 #include "bn/prior.hpp"
 #include "bn/score.hpp"
@@ -19,6 +20,8 @@ namespace cudag::bn {
 /// device `device` (the entries it cannot take are left to the CPU). `scorer` and `prior`
 /// must outlive the filler's call.
 ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorScorer& prior, int device);
+/// The same for BGe (every entry on the GPU).
+ScoreTable::Filler cuda_table_filler(const BgeScorer& scorer, const PriorScorer& prior, int device);
 
 /// A sorter for ScoreTable::build_sorted on device `device` (the same lists).
 ScoreTable::Filler cuda_table_sorter(int device);

@@ -13,6 +13,12 @@ ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorSc
     };
 }
 
+ScoreTable::Filler cuda_table_filler(const BgeScorer& scorer, const PriorScorer& prior, int device) {
+    return [&scorer, &prior, device](ScoreTable& table) {
+        cuda::fill_bge_table(scorer, prior.per_parent(), prior.terms(), table, device);
+    };
+}
+
 ScoreTable::Filler cuda_table_sorter(int device) {
     return [device](ScoreTable& table) { cuda::sort_table(table, device); };
 }

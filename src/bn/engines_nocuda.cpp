@@ -7,6 +7,8 @@ namespace cudag::bn {
 
 ScoreTable::Filler cuda_table_filler(const DiscreteScorer&, const PriorScorer&, int) { throw NotCompiled("cuda"); }
 
+ScoreTable::Filler cuda_table_filler(const BgeScorer&, const PriorScorer&, int) { throw NotCompiled("cuda"); }
+
 ScoreTable::Filler cuda_table_sorter(int) { throw NotCompiled("cuda"); }
 
 ChainAdvancer cuda_chain_advancer(const ScoreTable&, const OrderMcmcOptions&, int) { throw NotCompiled("cuda"); }

@@ -379,11 +379,15 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
     }
     const auto t_table = clock::now();
-    // BDeu/K2 entries on the GPU (the same bits); BGe's on the CPU.
-    const auto* discrete = dynamic_cast<const bn::DiscreteScorer*>(in.scorer.get());
-    const bn::ScoreTable::Filler filler = gpu && discrete ? bn::cuda_table_filler(*discrete, scorer, device)
-                                                          : bn::ScoreTable::Filler{};
-    std::string engines = gpu && discrete ? "table cuda" : "table cpu";
+    // The entries on the GPU (the same bits).
+    bn::ScoreTable::Filler filler;
+    if (gpu) {
+        if (const auto* d = dynamic_cast<const bn::DiscreteScorer*>(in.scorer.get()))
+            filler = bn::cuda_table_filler(*d, scorer, device);
+        else if (const auto* b = dynamic_cast<const bn::BgeScorer*>(in.scorer.get()))
+            filler = bn::cuda_table_filler(*b, scorer, device);
+    }
+    std::string engines = filler ? "table cuda" : "table cpu";
     bn::ScoreTable table = [&] {
         std::optional<bn::ScoreTable> t;
         mpi::run_agreed(*comm, [&] {

@@ -96,6 +96,35 @@ TEST(CudaBn, SortedListsEqualTheCpuLists) {
     }
 }
 
+TEST(CudaBn, BgeTableEqualsTheCpuTableBitForBit) {
+    CUDAG_REQUIRE_GPU();
+    cudag::Dataset data;
+    data.n_vars = 8;
+    data.n_samples = 300;
+    data.values.resize(8 * 300);
+    std::uint64_t state = 12345;
+    auto next = [&] {  // a splitmix64 stream: uniform in [-1, 1)
+        state += 0x9e3779b97f4a7c15ull;
+        std::uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-52 - 1.0;
+    };
+    for (int v = 0; v < 8; ++v) {
+        data.names.push_back("v" + std::to_string(v));
+        for (int i = 0; i < 300; ++i) data.column(v)[i] = next() + (v > 0 ? 0.7 * data.column(v - 1)[i] : 0.0);
+    }
+    const cudag::bn::BgeScorer base(data, cudag::bn::BgeSpec{});
+    cudag::bn::StructurePrior prior;
+    prior.edge_penalty = 2.0;
+    prior.belief.assign(64, 0.5);
+    prior.belief[1 * 8 + 2] = 0.9;
+    const cudag::bn::PriorScorer scorer(base, prior);
+    const ScoreTable cpu = ScoreTable::build(scorer, 4, 2);
+    const ScoreTable gpu = ScoreTable::build(scorer, 4, 2, cudag::bn::cuda_table_filler(base, scorer, 0));
+    expect_same_entries(cpu, gpu);
+}
+
 void expect_same_states(const std::vector<cudag::bn::ChainState>& a, const std::vector<cudag::bn::ChainState>& b) {
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t c = 0; c < a.size(); ++c) {

@@ -869,6 +869,45 @@ __global__ void sort_parents_kernel(NodeLayout L, Binomials B, const std::int32_
     }
 }
 
+/// What the per-node table kernels share: each node's candidates and extras on the device
+/// (uploaded by node()), the binomial table, and the largest node's entry count.
+class NodeLists {
+public:
+    NodeLists(const bn::ScoreTable& table, cudaStream_t stream) : table_(table), stream_(stream) {
+        std::int64_t lists = 1;
+        for (std::int32_t v = 0; v < table.n_nodes(); ++v) {
+            most_ = std::max(most_, table.node_entries(v));
+            lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() +
+                                                                             table.extras(v).size()));
+        }
+        cands_.resize_discard(static_cast<std::size_t>(lists));
+        extras_.resize_discard(static_cast<std::size_t>(lists));
+        const std::vector<std::int64_t> binom = binomial_table(table.n_nodes(), table.max_parents());
+        binom_.resize_discard(binom.size());
+        binom_.upload(binom.data(), binom.size(), stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    /// Node v's layout, its lists uploaded.
+    NodeLayout node(std::int32_t v) {
+        const auto c = table_.candidates(v);
+        const auto x = table_.extras(v);
+        cands_.upload(c.data(), c.size(), stream_);
+        extras_.upload(x.data(), x.size(), stream_);
+        return layout_of(table_, v);
+    }
+    std::int64_t most() const { return most_; }
+    const std::int32_t* cands() { return cands_.data(); }
+    const std::int32_t* extras() { return extras_.data(); }
+    Binomials binomials() { return {binom_.data(), table_.max_parents() + 2}; }
+
+private:
+    const bn::ScoreTable& table_;
+    cudaStream_t stream_;
+    std::int64_t most_ = 1;
+    DeviceBuffer<std::int32_t> cands_, extras_;
+    DeviceBuffer<std::int64_t> binom_;
+};
+
 }  // namespace
 
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
@@ -883,30 +922,20 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     d_cards.upload(codes.cards.data(), codes.cards.size(), stream.get());
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
-    std::int64_t most = 1, lists = 1;
-    for (std::int32_t v = 0; v < n; ++v) {
-        most = std::max(most, table.node_entries(v));
-        lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
-    }
-    DeviceBuffer<double> d_out(static_cast<std::size_t>(most));
-    DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
-    const std::vector<std::int64_t> binom = binomial_table(n, table.max_parents());
-    DeviceBuffer<std::int64_t> d_binom(binom.size());
-    d_binom.upload(binom.data(), binom.size(), stream.get());
+    NodeLists lists(table, stream.get());
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     TableArgs a{d_codes.data(), d_cards.data(), prior_terms.empty() ? nullptr : d_prior.data(), codes.n_vars,
-                codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent,
-                Binomials{d_binom.data(), table.max_parents() + 2}, kCells};
+                codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent, lists.binomials(),
+                kCells};
     CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(kWarps * table_warp_bytes(kCells))));
     int sms = 0;
     CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     for (std::int32_t v = 0; v < n; ++v) {
-        const NodeLayout L = layout_of(table, v);
-        if (L.entries == 0) continue;
+        if (table.node_entries(v) == 0) continue;
+        const NodeLayout L = lists.node(v);
         const auto c = table.candidates(v);
         const auto x = table.extras(v);
-        d_cands.upload(c.data(), c.size(), stream.get());
-        d_extras.upload(x.data(), x.size(), stream.get());
         d_out.fill_bytes(0xff, stream.get(), static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
         // Cells for the largest parent table of the node (levels of its s most-levelled parents).
         std::vector<std::int64_t> levels;
@@ -919,7 +948,7 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
         a.cap = static_cast<int>(std::min<std::int64_t>(cells, kCells));
         const std::size_t smem = kWarps * table_warp_bytes(a.cap);
         const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + kWarps - 1) / kWarps, sms * 16));
-        table_kernel<<<grid, kWarps * 32, smem, stream.get()>>>(L, d_cands.data(), d_extras.data(), a, d_out.data());
+        table_kernel<<<grid, kWarps * 32, smem, stream.get()>>>(L, lists.cands(), lists.extras(), a, d_out.data());
         CUDAG_CHECK_LAUNCH();
         const std::span<double> dst = table.mutable_node_scores(v);
         d_out.download(dst.data(), dst.size(), stream.get());
@@ -938,28 +967,16 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
     d_consts.upload(scorer.consts().data(), scorer.consts().size(), stream.get());
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
-    std::int64_t most = 1, lists = 1;
-    for (std::int32_t v = 0; v < n; ++v) {
-        most = std::max(most, table.node_entries(v));
-        lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
-    }
-    DeviceBuffer<double> d_out(static_cast<std::size_t>(most));
-    DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
-    const std::vector<std::int64_t> binom = binomial_table(n, table.max_parents());
-    DeviceBuffer<std::int64_t> d_binom(binom.size());
-    d_binom.upload(binom.data(), binom.size(), stream.get());
+    NodeLists lists(table, stream.get());
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     int sms = 0;
     CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     for (std::int32_t v = 0; v < n; ++v) {
-        const NodeLayout L = layout_of(table, v);
-        if (L.entries == 0) continue;
-        const auto c = table.candidates(v);
-        const auto x = table.extras(v);
-        d_cands.upload(c.data(), c.size(), stream.get());
-        d_extras.upload(x.data(), x.size(), stream.get());
+        if (table.node_entries(v) == 0) continue;
+        const NodeLayout L = lists.node(v);
         const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 127) / 128, sms * 16));
-        bge_table_kernel<<<grid, 128, 0, stream.get()>>>(L, Binomials{d_binom.data(), table.max_parents() + 2},
-                                                         d_cands.data(), d_extras.data(), d_tn.data(), n,
+        bge_table_kernel<<<grid, 128, 0, stream.get()>>>(L, lists.binomials(), lists.cands(), lists.extras(),
+                                                         d_tn.data(), n,
                                                          d_consts.data(), scorer.awpn_n(), per_parent,
                                                          prior_terms.empty() ? nullptr : d_prior.data(), d_out.data());
         CUDAG_CHECK_LAUNCH();
@@ -976,22 +993,15 @@ void sort_table(bn::ScoreTable& table, int device) {
     Stream stream;
     const std::int64_t n = table.n_nodes();
     const int s = table.max_parents(), w = std::max(s, 1);
-    std::int64_t most = 1, lists = 1;
-    for (std::int32_t v = 0; v < n; ++v) {
-        most = std::max(most, table.node_entries(v));
-        lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
-    }
+    NodeLists lists(table, stream.get());
+    const std::int64_t most = lists.most();
     const auto cap = static_cast<std::size_t>(most);
     DeviceBuffer<double> scores(cap), best(cap), keys(cap), keys_out(cap);
     DeviceBuffer<std::uint8_t> dom(cap);
     DeviceBuffer<std::uint32_t> offs(cap), offs_out(cap);
     DeviceBuffer<std::int64_t> kept(1);
     DeviceBuffer<std::uint16_t> parents(cap * w);
-    DeviceBuffer<std::int32_t> d_cands(static_cast<std::size_t>(lists)), d_extras(static_cast<std::size_t>(lists));
-    const std::vector<std::int64_t> binom = binomial_table(n, s);
-    DeviceBuffer<std::int64_t> d_binom(binom.size());
-    d_binom.upload(binom.data(), binom.size(), stream.get());
-    const Binomials B{d_binom.data(), s + 2};
+    const Binomials B = lists.binomials();
     // Temporary storage for the compaction and the sort at the largest size.
     std::size_t select_bytes = 0, sort_bytes = 0;
     CUDAG_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, select_bytes, thrust::counting_iterator<std::uint32_t>(0),
@@ -1005,14 +1015,11 @@ void sort_table(bn::ScoreTable& table, int device) {
         return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((count + 255) / 256, sms * 8)));
     };
     for (std::int32_t v = 0; v < n; ++v) {
-        const NodeLayout L = layout_of(table, v);
-        if (L.entries == 0) continue;
+        if (table.node_entries(v) == 0) continue;
+        const NodeLayout L = lists.node(v);
         const auto sc = table.node_scores(v);
         scores.upload(sc.data(), sc.size(), stream.get());
-        const auto c = table.candidates(v);
         const auto x = table.extras(v);
-        d_cands.upload(c.data(), c.size(), stream.get());
-        d_extras.upload(x.data(), x.size(), stream.get());
         // Dominated sets, by size: a set's immediate subsets are settled before it.
         const auto nx = static_cast<std::int64_t>(x.size());
         for (int k = 0; k <= s && k <= L.m; ++k) {
@@ -1041,7 +1048,7 @@ void sort_table(bn::ScoreTable& table, int device) {
         CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.data(), bytes, keys.data(), keys_out.data(),
                                                                    offs.data(), offs_out.data(), static_cast<int>(count),
                                                                    0, 64, stream.get()));
-        sort_parents_kernel<<<grid_for(count), 256, 0, stream.get()>>>(L, B, d_cands.data(), d_extras.data(),
+        sort_parents_kernel<<<grid_for(count), 256, 0, stream.get()>>>(L, B, lists.cands(), lists.extras(),
                                                                        offs_out.data(), count, w, parents.data());
         CUDAG_CHECK_LAUNCH();
         std::vector<std::uint32_t> so(static_cast<std::size_t>(count));

@@ -50,7 +50,10 @@ TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     CUDAG_REQUIRE_GPU();
     for (const int states : {6, 3}) {
     for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
-        SCOPED_TRACE("up to " + std::to_string(states) + " levels");
+        std::string trace = "up to ";
+        trace += std::to_string(states);
+        trace += " levels";
+        SCOPED_TRACE(trace);
         // Up to 6 levels: with 3 parents some tables exceed the GPU's cells (CPU entries).
         // Up to 3 levels with 4 parents: odd cell counts per warp (3^5 = 243).
         const int s = states == 6 ? 3 : 4;
@@ -111,7 +114,9 @@ TEST(CudaBn, BgeTableEqualsTheCpuTableBitForBit) {
         return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-52 - 1.0;
     };
     for (int v = 0; v < 8; ++v) {
-        data.names.push_back("v" + std::to_string(v));
+        std::string name = "v";
+        name += std::to_string(v);
+        data.names.push_back(name);
         for (int i = 0; i < 300; ++i) data.column(v)[i] = next() + (v > 0 ? 0.7 * data.column(v - 1)[i] : 0.0);
     }
     const cudag::bn::BgeScorer base(data, cudag::bn::BgeSpec{});

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+// The two orientation families behind pc::orient (orient.cpp), one file each.
+#pragma once
+
+#include "pc/orient.hpp"
+
+namespace cudag::pc::detail {
+
+/// pcalg's udag2pdagRelaxed on the skeleton and separating sets, with `threads` threads.
+Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads);
+
+/// causal-learn's collider rule (opt.rule, opt.uc_priority) and Meek's rules.
+Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const OrientOptions& opt, const PValueFn& pvalue);
+
+}  // namespace cudag::pc::detail

@@ -329,13 +329,6 @@ public:
     std::int64_t operator()(std::int64_t a, int b) const {
         return b < 0 || a < b ? 0 : t_[static_cast<std::size_t>(a * cols_ + b)];
     }
-    /// The lexicographic rank of the sorted k-subset c of {0..m-1}:
-    /// C(m, k) - 1 - sum_t C(m - 1 - c_t, k - t).
-    std::int64_t rank(const int* c, int k, int m) const {
-        std::int64_t r = (*this)(m, k) - 1;
-        for (int t = 0; t < k; ++t) r -= (*this)(m - 1 - c[t], k - t);
-        return r;
-    }
 
 private:
     int cols_;
@@ -366,7 +359,7 @@ std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
                 int at = 0;
                 for (int i = 0; i < k; ++i)
                     if (i != drop) sub[at++] = c[i];
-                return C.rank(sub.data(), k - 1, m);
+                return combination_rank_by(C, sub.data(), k - 1, m);
             };
             const std::int64_t self = t.size_offset(v, k) + rank;
             double b = -std::numeric_limits<double>::infinity();
@@ -455,7 +448,10 @@ double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const s
                     break;
                 }
             if (!ok) continue;
-            if (parents) *parents = table.entry_parents(v, offsets[i]);
+            if (parents) {  // the entry's parents are right here, increasing
+                parents->clear();
+                for (std::size_t t = 0; t < w && set[t] != ScoreTable::kNoParent; ++t) parents->push_back(set[t]);
+            }
             return table.node_scores(v)[offsets[i]];
         }
         CUDAG_ASSERT(false);  // unreachable: the empty set is in every list

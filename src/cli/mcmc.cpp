@@ -102,7 +102,6 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "and edges,dot,json,amat,cl,png,svg (the best DAG)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
     cmd->add_option("--stop-after", a.stop_after)->group("");  // testing: a kill after a checkpoint
-    cmd->add_flag("--no-sorted", a.no_sorted)->group("");      // benchmarks: max mode without the sorted walk
     auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet_flag);
@@ -402,9 +401,10 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                   std::to_string(n) + " nodes, parent sets of size <= " + std::to_string(a.max_parents) + ") in " +
                   fixed(seconds_table, 3) + " s");
     const auto t_sort = clock::now();
-    // Max mode walks each node's sets sorted by score (the same answers, found early) when
-    // they fit in half of the free memory.
-    if (opts.mode == bn::OrderScoreMode::Max && !a.no_sorted) {
+    // Each node's undominated sets sorted by score (the same answers, found early), when
+    // they fit in half of the free memory: max mode's chains walk them, and both modes take
+    // each chain's best DAG from them.
+    {
         bool built = false;
         mpi::run_agreed(*comm, [&] {
             built = table.build_sorted(a.threads, 0.5 * static_cast<double>(available_host_bytes()),
@@ -415,7 +415,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
             progress.note("score-sorted parent sets: " + std::to_string(table.sorted_entries()) + " of " +
                           std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +
                           fixed(seconds_since(t_sort), 3) + " s");
-        else progress.note("score-sorted parent sets do not fit: max mode enumerates each node's sets");
+        else progress.note("score-sorted parent sets do not fit: each node's sets are enumerated");
     }
     const double seconds_sort = seconds_since(t_sort);
     // The chains on the GPU (max mode walks the sorted lists; without them, the CPU's).

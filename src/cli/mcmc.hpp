@@ -28,7 +28,7 @@ struct McmcArgs {
     int max_parents = 4, chains = 4, threads = 0, hard_limit = 14;
     std::int64_t iterations = 10000, burn_in = -1, thin = 1, stop_after = -1;
     std::uint64_t seed = 1;
-    bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false, no_sorted = false;
+    bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
 };

@@ -237,6 +237,16 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
     expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");
     expect_error(base + "--chains 0" + out, "--chains must be at least 1");
+    expect_error(base + "--iterations -5" + out, "--iterations must be >= 0");
+    expect_error(base + "--thin 0" + out, "--thin must be at least 1");
+    expect_error("mcmc --data " + f("d.csv") + " --score bdeu --max-parents=-1" + out, "--max-parents must be >= 0");
+    expect_error(base + "--space pc --alpha 1.5" + out, "--alpha must lie in (0, 1)");
+    expect_error(base + "--space pc --hard-limit 0" + out, "--hard-limit must be at least 1");
+    expect_error(base + "--checkpoint -" + out, "--checkpoint needs a file name");
+    expect_error(base + "--checkpoint-every 100" + out, "--checkpoint-every needs --checkpoint");
+    expect_error(base + "--iss 0" + out, "--iss must be a positive number");
+    expect_error(base + "--am 2" + out, "--am and --aw apply to --score bge only");
+    expect_error(base + "--backend gpu" + out, "gpu");
     expect_no_outputs(inputs);
 }
 

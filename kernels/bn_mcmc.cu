@@ -68,10 +68,28 @@ __device__ int size_of(const std::int64_t* off, int kmax, std::int64_t x) {
 struct Binomials {
     const std::int64_t* t = nullptr;
     int cols = 0;
-    __device__ std::int64_t operator()(std::int64_t a, std::int64_t b) const {
-        return b < 0 || a < b ? 0 : t[a * cols + b];
-    }
+    __device__ std::int64_t operator()(int a, int b) const { return b < 0 || a < b ? 0 : t[a * cols + b]; }
 };
+
+/// combination_unrank (core/combinations.hpp) with the table.
+__device__ void unrank(const Binomials& C, std::int64_t rank, int k, int n, int* c) {
+    int v = 0;
+    for (int t = 0; t < k; ++t) {
+        for (;; ++v) {
+            const std::int64_t block = C(n - 1 - v, k - 1 - t);
+            if (rank < block) break;
+            rank -= block;
+        }
+        c[t] = v++;
+    }
+}
+
+/// combination_rank with the table, in closed form: C(n, k) - 1 - sum_t C(n - 1 - c_t, k - t).
+__device__ std::int64_t rank_of(const Binomials& C, const int* c, int k, int n) {
+    std::int64_t r = C(n, k) - 1;
+    for (int t = 0; t < k; ++t) r -= C(n - 1 - c[t], k - t);
+    return r;
+}
 
 /// The host table for n elements and sizes up to s.
 std::vector<std::int64_t> binomial_table(std::int64_t n, int s) {
@@ -97,7 +115,7 @@ __device__ int entry_parents(const NodeLayout& L, const Binomials& B, const std:
         k = size_of(L.xo, L.s - 1, within);
         rank = within - L.xo[k];
     }
-    combination_unrank_by(B, rank, k, L.m, c);
+    unrank(B, rank, k, L.m, c);
     int at = 0;
     bool placed = extra < 0;
     for (int t = 0; t < k; ++t) {
@@ -376,9 +394,9 @@ __device__ double node_sum(const TableView& T, std::int32_t v, Pos pos_at, std::
             rank = within - cumx[k];
             off = core_total + static_cast<std::int64_t>(px[e]) * block + xo[k];
         }
-        combination_unrank_by(T.binom, rank, k, np, c);
+        unrank(T.binom, rank, k, np, c);
         for (int t = 0; t < k; ++t) p[t] = pc[c[t]];
-        return T.scores[node_off + off + combination_rank_by(T.binom, p, k, m)];
+        return T.scores[node_off + off + rank_of(T.binom, p, k, m)];
     };
     double top = -xm::detail::inf();
     for (std::int64_t idx = tid; idx < budget; idx += kRescoreThreads) {
@@ -801,7 +819,7 @@ __global__ void dominate_kernel(NodeLayout L, Binomials B, const double* sc, dou
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
         const std::int64_t e = extras < 0 ? -1 : i / per, r = extras < 0 ? i : i % per;
         int c[kMaxParentsGpu], sub[kMaxParentsGpu];
-        combination_unrank_by(B, r, k, L.m, c);
+        unrank(B, r, k, L.m, c);
         const std::int64_t self = L.so[k] + r;
         const std::int64_t base = e < 0 ? 0 : L.core + e * L.block;
         const std::int64_t* off = e < 0 ? L.so : L.xo;
@@ -815,7 +833,7 @@ __global__ void dominate_kernel(NodeLayout L, Binomials B, const double* sc, dou
             int at = 0;
             for (int t = 0; t < k; ++t)
                 if (t != drop) sub[at++] = c[t];
-            take(base + off[k - 1] + combination_rank_by(B, sub, k - 1, L.m));
+            take(base + off[k - 1] + rank_of(B, sub, k - 1, L.m));
         }
         const std::int64_t me = base + off[k] + r;
         best[me] = b;

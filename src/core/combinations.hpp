@@ -35,23 +35,8 @@ CUDAG_HD inline std::int64_t combination_rank(const int* c, int k, int n) {
     return rank;
 }
 
-/// combination_unrank with the binomial coefficients from `C(a, b)` (for instance a lookup
-/// table, where a kernel cannot afford binomial()'s 128-bit divisions).
-template <class Binom>
-CUDAG_HD inline void combination_unrank_by(const Binom& C, std::int64_t rank, int k, int n, int* c) {
-    int v = 0;
-    for (int t = 0; t < k; ++t) {
-        for (;; ++v) {
-            const std::int64_t block = C(n - 1 - v, k - 1 - t);
-            if (rank < block) break;
-            rank -= block;
-        }
-        c[t] = v++;
-    }
-}
-
 /// combination_rank in closed form, C(n, k) - 1 - sum_t C(n - 1 - c_t, k - t), with the
-/// coefficients from `C(a, b)`: k lookups. C(n, k) must fit in 64 bits.
+/// coefficients from `C(a, b)` (a lookup table: k lookups). C(n, k) must fit in 64 bits.
 template <class Binom>
 CUDAG_HD inline std::int64_t combination_rank_by(const Binom& C, const int* c, int k, int n) {
     std::int64_t r = C(n, k) - 1;
@@ -59,14 +44,17 @@ CUDAG_HD inline std::int64_t combination_rank_by(const Binom& C, const int* c, i
     return r;
 }
 
-/// binomial() as a functor for the *_by forms.
-struct ExactBinomial {
-    CUDAG_HD std::int64_t operator()(std::int64_t n, std::int64_t k) const { return binomial(n, k); }
-};
-
 /// Inverse of combination_rank: writes the k-subset of lexicographic rank `rank` into c.
 CUDAG_HD inline void combination_unrank(std::int64_t rank, int k, int n, int* c) {
-    combination_unrank_by(ExactBinomial{}, rank, k, n, c);
+    int v = 0;
+    for (int t = 0; t < k; ++t) {
+        for (;; ++v) {
+            const std::int64_t block = binomial(n - 1 - v, k - 1 - t);
+            if (rank < block) break;
+            rank -= block;
+        }
+        c[t] = v++;
+    }
 }
 
 /// Advance c (a sorted k-subset of {0..n-1}) to its lexicographic successor.

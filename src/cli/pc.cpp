@@ -102,64 +102,6 @@ std::string utc_now() {
     return buf;
 }
 
-/// The hidden --tune key=value items applied to `t` (kernel tuning; the automatic choice
-/// is the default). Unknown keys and bad values are one-line InputErrors.
-void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
-    static const char* keys =
-        "variant, beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit";
-    for (const std::string& list : items) {
-        for (const std::string& item : split_commas(list)) {
-            const std::size_t eq = item.find('=');
-            const std::string key = item.substr(0, eq);
-            const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-            if (eq == std::string::npos || value.empty())
-                throw InputError("--tune takes key=value, got '" + item + "' (keys: " + keys + ")");
-            auto integer = [&](int lo, int hi) {
-                std::size_t used = 0;
-                long v = 0;
-                try {
-                    v = std::stol(value, &used);
-                } catch (const std::exception&) {
-                    used = 0;
-                }
-                if (used != value.size() || v < lo || v > hi)
-                    throw InputError("--tune " + key + " must be an integer in [" +
-                                     std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                                     value + "'");
-                return static_cast<int>(v);
-            };
-            if (key == "variant") {
-                if (value != "s" && value != "e")
-                    throw InputError("--tune variant must be s (cuPC-S) or e (cuPC-E), got '" +
-                                     value + "'");
-                t.variant = value[0];
-                t.auto_tune = false;
-            } else if (key == "beta") {
-                t.beta = integer(1, 1024);
-            } else if (key == "gamma") {
-                t.gamma = integer(1, 1024);
-            } else if (key == "theta") {
-                t.theta = integer(1, 1024);
-            } else if (key == "delta") {
-                t.delta = integer(1, 1 << 16);
-            } else if (key == "scan-levels") {
-                t.scan_levels = integer(0, 6);
-            } else if (key == "scan-round-levels") {
-                t.scan_round_levels = integer(0, 6);
-            } else if (key == "corr-limit") {
-                char* end = nullptr;
-                const double gib = std::strtod(value.c_str(), &end);
-                if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
-                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" +
-                                     value + "'");
-                t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
-            } else {
-                throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");
-            }
-        }
-    }
-}
-
 /// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
 /// NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
 std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,

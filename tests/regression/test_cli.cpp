@@ -147,6 +147,8 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     expect_error("pc --data " + p.string() + " --tune warp=3", "unknown --tune key 'warp'");
     expect_error("pc --data " + p.string() + " --tune variant=x", "--tune variant must be s");
     expect_error("pc --data " + p.string() + " --tune corr-limit", "--tune takes key=value");
+    expect_error("pc --data " + p.string() + " --tune discrete-gamma=0",
+                 "--tune discrete-gamma must be an integer in [1, 64]");
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +

@@ -14,9 +14,9 @@ namespace cudag::cuda {
 /// local memory); higher levels run the runtime-l kernels (workspace in global memory).
 constexpr int kMaxTemplateLevel = 6;
 
-/// Largest level the entry scan covers (FisherTunables::scan_levels).
-constexpr int kScanLevelsMax = kTuneScanLevelsMax;
-static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
+/// Largest level the deep entry scan runs (its shared memory per warp, ~180 KiB at l = 100,
+/// must fit a block); above it the variant runs.
+constexpr int kDeepMaxLevel = 100;
 
 /// The launch shape and kernel choices (core/tunables.hpp), as the kernels name them.
 using cudag::FisherTunables;

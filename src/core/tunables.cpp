@@ -28,7 +28,7 @@ std::vector<std::string> comma_items(const std::string& list) {
 void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
     static const char* keys =
-        "variant, beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit, "
+        "variant, beta, gamma, theta, delta, scan-levels, deep-from, scan-round-levels, corr-limit, "
         "discrete-delta, discrete-gamma";
     for (const std::string& list : items) {
         for (const std::string& item : comma_items(list)) {
@@ -66,9 +66,11 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
             } else if (key == "delta") {
                 t.delta = integer(1, 1 << 16);
             } else if (key == "scan-levels") {
-                t.scan_levels = integer(0, kTuneScanLevelsMax);
+                t.scan_levels = value == "all" ? kScanAllLevels : integer(0, 1000000);
+            } else if (key == "deep-from") {
+                t.scan_deep_from = integer(2, 1000000);
             } else if (key == "scan-round-levels") {
-                t.scan_round_levels = integer(0, kTuneScanLevelsMax);
+                t.scan_round_levels = integer(0, 1000000);
             } else if (key == "discrete-delta") {
                 tunables.discrete.delta = integer(1, 1024);
             } else if (key == "discrete-gamma") {

@@ -11,8 +11,8 @@
 
 namespace cudag {
 
-/// Largest level the Fisher engine's entry scan covers (FisherTunables::scan_levels).
-constexpr int kTuneScanLevelsMax = 6;
+/// FisherTunables::scan_levels: the entry scan at every level.
+constexpr int kScanAllLevels = 1 << 30;
 
 /// cuPC launch shape (Zarebavani et al., TPDS 2020, §4.1 and §5.3).
 struct FisherTunables {
@@ -26,10 +26,15 @@ struct FisherTunables {
     /// Shrink θ/δ (S) or γ (E) per level when a level has too few sets to fill them.
     /// The variant itself is never changed here.
     bool auto_tune = true;
-    /// Levels 1..scan_levels run the entry scan (kernels/pc_gaussian_scan.cu: a lane per
-    /// entry, the lanes of a warp sharing the set walk) instead of the variant; 0: the
-    /// variant at every level. At most kScanLevelsMax.
-    int scan_levels = 4;
+    /// Levels 1..scan_levels run the entry scan (kernels/pc_gaussian_scan.cu and, from
+    /// scan_deep_from on, pc_gaussian_deep.cu: a lane per entry, the lanes of a warp sharing
+    /// the set walk) instead of the variant; 0: the variant at every level. Default: every
+    /// level (the variant then runs only where the scan cannot: C not held whole above
+    /// level 1, or levels beyond the deep scan's shared memory).
+    int scan_levels = kScanAllLevels;
+    /// Levels >= scan_deep_from run the deep scan (exact arithmetic shared by the lanes and
+    /// along the walk) instead of the template scan kernels; >= 2.
+    int scan_deep_from = 5;
     /// Levels 1..scan_round_levels run the entry scan in rounds over growing rank ranges
     /// (survivors compacted between rounds); the levels above run it in one launch.
     int scan_round_levels = 2;

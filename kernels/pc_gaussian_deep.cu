@@ -41,9 +41,9 @@ constexpr int kDeepMaxWarps = 8;  // warps per block at most
 /// Doubles of one warp's shared region at level l (ints packed after them).
 __host__ __device__ constexpr std::int64_t deep_doubles(int l) {
     const std::int64_t p = l - 1;
-    return p * p + 2 * p + 4 * 32 * p + 3 * 32;
+    return p * p + 3 * p + 4 * 32 * p + 3 * 32;
 }
-__host__ __device__ constexpr std::int64_t deep_ints(int l) { return l + 32 + 2; }
+__host__ __device__ constexpr std::int64_t deep_ints(int l) { return 2 * l + 32 + 2; }
 /// One warp's region in doubles (ints rounded up to whole doubles).
 __host__ __device__ constexpr std::int64_t deep_stride(int l) { return deep_doubles(l) + (deep_ints(l) + 1) / 2; }
 
@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
     double* L = smem + wib * deep_stride(l);
     double* yi = L + P * P;
     double* si = yi + P;
-    double* YJ = si + P;       // [t * 32 + lane]
+    double* X = si + P;        // the prefix row being formed
+    double* YJ = X + P;        // [t * 32 + lane]
     double* SJ = YJ + 32 * P;
     double* SIJ = SJ + 32 * P;
     double* W = SIJ + 32 * P;  // [t * 32 + slot]
@@ -83,7 +84,8 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
     double* YIL = LK + 32;
     double* H11 = YIL + 32;
     int* c = reinterpret_cast<int*>(H11 + 32);  // the walk's positions (l)
-    int* KB = c + l;                             // per slot: the last node
+    int* nodes = c + l;                          // nb[c[t]]
+    int* KB = nodes + l;                         // per slot: the last node
     int* M = KB + 32;                            // first position the walk changed
     const double* C = a.corr.rows;
     const std::int64_t n = a.n;
@@ -119,6 +121,8 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
         const double cij = ci_row[j];
         if (lane == 0) combination_unrank_fast(item.r0, l, d, c);
         __syncwarp();
+        for (int t = lane; t < l; t += 32) nodes[t] = nb[c[t]];
+        __syncwarp();
         int valid = 0;  // rows of the prefix factor that hold the current prefix's values
         int pfail = P;  // the prefix row whose pivot failed (P: none)
         detail::MinR mr;
@@ -126,17 +130,24 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
         int since_check = 0;
         std::int64_t r = item.r0;
         while (r < item.r1) {
-            // Prefix rows valid .. P - 1: lane 0 the factor and y_i, every lane its y_j.
+            // Prefix rows valid .. P - 1. Row t: C[s_t, s_u] loaded by all lanes at once, then
+            // column u by column u (right-looking: each x_v loses its terms in the CPU's order
+            // u = 0, 1, ..., the same products), the pivot and y_i(t) on lane 0, and every
+            // lane its y_j(t).
             for (int t = valid; t < P; ++t) {
-                const std::int32_t st = nb[c[t]];
+                const std::int32_t st = nodes[t];
                 const double* rt = C + static_cast<std::int64_t>(st) * n;
+                double* lt = L + t * P;
+                for (int u = lane; u < t; u += 32) X[u] = rt[nodes[u]];
+                __syncwarp();
+                for (int u = 0; u < t; ++u) {
+                    if (lane == 0) lt[u] = X[u] / L[u * P + u];
+                    __syncwarp();
+                    const double f = lt[u];
+                    for (int v = u + 1 + lane; v < t; v += 32) X[v] -= f * L[v * P + u];
+                    __syncwarp();
+                }
                 if (lane == 0) {
-                    double* lt = L + t * P;
-                    for (int u = 0; u < t; ++u) {
-                        double x = rt[nb[c[u]]];
-                        for (int v = 0; v < u; ++v) x -= lt[v] * L[u * P + v];
-                        lt[u] = x / L[u * P + u];
-                    }
                     double dd = rt[st];
                     for (int v = 0; v < t; ++v) dd -= lt[v] * lt[v];
                     if (!(dd > ci::kPivotTolerance)) {
@@ -158,7 +169,6 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
                     break;
                 }
                 if (active) {
-                    const double* lt = L + t * P;
                     double y = rt[j];
                     for (int u = 0; u < t; ++u) y -= lt[u] * YJ[u * 32 + lane];
                     y = y / diag;
@@ -178,9 +188,10 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
                 if (pfail == P && lane < cnt) {
                     const std::int32_t k = nb[first + b0 + lane];
                     KB[lane] = k;
+                    for (int t = 0; t < P; ++t) W[t * 32 + lane] = C[static_cast<std::int64_t>(nodes[t]) * n + k];
                     for (int t = 0; t < P; ++t) {
                         const double* lt = L + t * P;
-                        double x = C[static_cast<std::int64_t>(nb[c[t]]) * n + k];
+                        double x = W[t * 32 + lane];
                         for (int u = 0; u < t; ++u) x -= W[u * 32 + lane] * lt[u];
                         W[t * 32 + lane] = x / lt[t];
                     }
@@ -222,7 +233,7 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
                         h22 = 1.0 - (SJ[(P - 1) * 32 + lane] + y * y);
                         h12 = cij - (SIJ[(P - 1) * 32 + lane] + YIL[b] * y);
                     } else {
-                        for (int t = 0; t < P; ++t) sn[t] = nb[c[t]];
+                        for (int t = 0; t < P; ++t) sn[t] = nodes[t];
                         sn[P] = nb[pos];
                         exact_residuals_l(a, l, i, j, cij, sn, ws, h11, h12, h22);
                     }
@@ -245,6 +256,7 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
                 if (t >= 0) {
                     ++c[t];
                     for (int u = t + 1; u < l; ++u) c[u] = c[u - 1] + 1;
+                    for (int u = t; u < l; ++u) nodes[u] = nb[c[u]];
                 }
                 *M = t;
             }

@@ -75,14 +75,17 @@ for set in $sets; do
         for mode in $modes; do run "$set" "$ml" "$mode"; done
     done
 done
-# Per level (the new paths): tests, seconds, tests per second.
+# Per level (the new paths): tests, seconds, tests per second, from the -v lines
+# "cudag pc: level L: T tests, ..., S s (... s total)".
 {
-    printf '\nper level (mode new): set max_level level tests seconds tests_per_s\n'
+    printf '\nper level (mode new): run level tests seconds tests_per_s\n'
     for f in "$logs"/*_new.log; do
-        tag=$(basename "$f" .log)
-        grep -oP 'level \K[0-9]+: [0-9]+ tests.*?, [0-9.]+ s' "$f" |
-            sed -E 's/: ([0-9]+) tests.*, ([0-9.]+) s/ \1 \2/' |
-            awk -v t="$tag" '{ r = ($3 > 0) ? sprintf("%.3g", $2 / $3) : "-"; print t, $1, $2, $3, r }'
+        awk -v t="$(basename "$f" .log)" '/: level [0-9]+: / {
+            l = $4; sub(":", "", l); tests = $5
+            for (k = 1; k <= NF; ++k) if ($k == "s" && $(k + 1) ~ /^\(/) secs = $(k - 1)
+            rate = secs > 0 ? sprintf("%.3g", tests / secs) : "-"
+            print t, l, tests, secs, rate
+        }' "$f"
     done
 } >"$logs/levels.txt"
 cat "$table"

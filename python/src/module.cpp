@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: Apache-2.0
+// cudag._cudag: the commands `pc`, `citest` and `mcmc` run in-process on data held in
+// memory. Options arrive as the command line's own arguments (the Python layer turns
+// keyword arguments into them) and are parsed by the very CLI11 definitions of src/cli/,
+// so every option, default and error message is the command line's. The search runs with
+// the GIL released; the results come back as numpy arrays.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <CLI/CLI.hpp>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "bn/mcmc_run.hpp"
+#include "cli/citest.hpp"
+#include "cli/mcmc.hpp"
+#include "cli/pc.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "cudag/config.hpp"
+#include "io/mcmc_result.hpp"
+#include "io/table_reader.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+
+namespace nb = nanobind;
+
+namespace cudag::python {
+namespace {
+
+/// The process's MPI environment (a single process unless Python was started by an MPI
+/// launcher), made on first use and kept until exit, as main() keeps it.
+mpi::Environment& environment() {
+    static std::unique_ptr<mpi::Environment> env = [] {
+        H5dont_atexit();  // as cli::run: cudag closes every HDF5 handle itself
+        int argc = 0;
+        char* none[] = {nullptr};
+        char** argv = none;
+        return std::make_unique<mpi::Environment>(argc, argv);
+    }();
+    return *env;
+}
+
+/// The data a command reads: numbers (samples x variables, row-major float64) with their
+/// names, or a text table (CSV) for columns of labels.
+struct DataInput {
+    const double* values = nullptr;  ///< row-major, n_samples x n_vars; null: text
+    std::int64_t n_samples = 0, n_vars = 0;
+    std::vector<std::string> names;
+    std::string text;    ///< CSV text with a header row when values is null
+    std::string source;  ///< the name messages give ("<array>", "<DataFrame>")
+};
+
+/// The data set for `mode`, as the command line's reader would give it for such a file:
+/// numbers checked (finite, distinct names), discretised by value for a discrete test
+/// (as HDF5 input is); text parsed by the table reader itself.
+Dataset read_input(const DataInput& in, io::TableMode mode) {
+    if (!in.values) return io::parse_table(in.text, in.source, mode);
+    if (in.n_samples == 0) throw InputError(in.source + ": the data have no rows (samples)");
+    if (in.n_vars == 0) throw InputError(in.source + ": the data have no columns (variables)");
+    Dataset d;
+    d.n_samples = in.n_samples;
+    d.n_vars = in.n_vars;
+    d.names = in.names;
+    d.source = in.source;
+    std::unordered_map<std::string, std::int64_t> seen;
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        const auto [it, fresh] = seen.emplace(d.names[v], v);
+        if (!fresh)
+            throw InputError(in.source + ": duplicate column name '" + d.names[v] + "' (columns " +
+                             std::to_string(it->second + 1) + " and " + std::to_string(v + 1) + ")");
+    }
+    d.values.resize(static_cast<std::size_t>(d.n_samples * d.n_vars));
+    for (std::int64_t r = 0; r < d.n_samples; ++r) {
+        const double* row = in.values + r * d.n_vars;
+        for (std::int64_t v = 0; v < d.n_vars; ++v) {
+            const double x = row[v];
+            if (!std::isfinite(x))
+                throw InputError(in.source + ": " +
+                                 (std::isnan(x) ? "missing value (NaN)"
+                                                : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
+                                 " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) +
+                                 " '" + d.names[v] + "' (counted from 1)");
+            d.values[static_cast<std::size_t>(v * d.n_samples + r)] = x;
+        }
+    }
+    if (mode == io::TableMode::Labels) io::discretize(d, in.source);
+    return d;
+}
+
+DataInput make_input(nb::object values, std::vector<std::string> names, std::string text, std::string source) {
+    DataInput in;
+    in.names = std::move(names);
+    in.text = std::move(text);
+    in.source = std::move(source);
+    if (!values.is_none()) {
+        const auto a = nb::cast<nb::ndarray<const double, nb::ndim<2>, nb::c_contig>>(values);
+        in.values = a.data();
+        in.n_samples = static_cast<std::int64_t>(a.shape(0));
+        in.n_vars = static_cast<std::int64_t>(a.shape(1));
+        if (static_cast<std::int64_t>(in.names.size()) != in.n_vars)
+            throw InputError(in.source + ": " + std::to_string(in.names.size()) + " names for " +
+                             std::to_string(in.n_vars) + " columns");
+    }
+    return in;
+}
+
+/// Parse `cudag <command> args...` with the command's own CLI11 definitions (added to
+/// `app` by the caller); a parse error is the command line's one line.
+void parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args) {
+    app.require_subcommand(1);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    reversed.push_back(command);
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        throw InputError(std::string(e.what()) + " (see --help)");
+    }
+}
+
+std::string command_line(const std::string& command, const std::vector<std::string>& args) {
+    std::string s = "cudag." + command + "(";
+    for (std::size_t k = 0; k < args.size(); ++k) s += (k ? " " : "") + args[k];
+    return s + ")";
+}
+
+/// A numpy array owning `v` (no copy).
+template <class T>
+nb::object to_numpy(std::vector<T>&& v, std::vector<std::size_t> shape) {
+    auto* heap = new std::vector<T>(std::move(v));
+    nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+    return nb::cast(nb::ndarray<nb::numpy, T>(heap->data(), shape.size(), shape.data(), owner));
+}
+
+/// Marks as causal-learn's matrix holds them: [i, j] is the mark at i's end of the edge
+/// i-j (-1 tail, 1 arrowhead, 0 no edge).
+nb::object marks_matrix(const Pdag& g) {
+    const auto n = static_cast<std::size_t>(g.n());
+    std::vector<std::int8_t> m(n * n, 0);
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (const std::int32_t j : g.neighbours(i))
+            m[static_cast<std::size_t>(i) * n + j] = static_cast<std::int8_t>(g.end(i, j));
+    return to_numpy(std::move(m), {n, n});
+}
+
+/// Between levels: the Python callback (GIL held), then Ctrl-C as KeyboardInterrupt.
+void call_back(const nb::object& fn, nb::dict info) {
+    nb::gil_scoped_acquire gil;
+    if (!fn.is_none()) fn(info);
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+}
+
+nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
+                std::string source, nb::object on_level) {
+    const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+    CLI::App app{"cudag"};
+    cli::PcArgs pa;
+    cli::add_pc_command(app, pa);
+    parse(app, "pc", args);
+    std::optional<pc::PcResult> result;
+    cli::PcHooks hooks;
+    hooks.read = [&in](io::TableMode mode) { return read_input(in, mode); };
+    hooks.result = [&result](pc::PcResult& r) { result = std::move(r); };
+    hooks.level = [&on_level](const pc::LevelStats& s) {
+        nb::gil_scoped_acquire gil;
+        nb::dict d;
+        d["level"] = s.level;
+        d["tests"] = s.tests;
+        d["removed"] = s.removed;
+        d["edges_after"] = s.edges_after;
+        d["seconds"] = s.seconds;
+        call_back(on_level, d);
+    };
+    mpi::Environment& env = environment();
+    {
+        nb::gil_scoped_release release;
+        std::unique_ptr<mpi::Communicator> comm = env.world();
+        cli::run_pc_command(pa, command_line("pc", args), env, comm, hooks);
+    }
+    nb::dict out;
+    if (!result) return out;  // a rank other than 0 under MPI
+    pc::PcResult& r = *result;
+    const auto n = static_cast<std::size_t>(r.cpdag.n());
+    out["names"] = r.names;
+    out["n_samples"] = r.n_samples;
+    std::vector<std::uint8_t> skeleton(n * n, 0);
+    for (std::int32_t i = 0; i < r.skeleton.n(); ++i)
+        for (const std::int32_t j : r.skeleton.neighbours(i)) skeleton[static_cast<std::size_t>(i) * n + j] = 1;
+    out["skeleton"] = to_numpy(std::move(skeleton), {n, n});
+    out["marks"] = marks_matrix(r.cpdag);
+    std::vector<std::int32_t> pi(r.pmax.size()), pj(r.pmax.size());
+    std::vector<double> pv(r.pmax.size());
+    for (std::size_t k = 0; k < r.pmax.size(); ++k) {
+        pi[k] = r.pmax[k].i;
+        pj[k] = r.pmax[k].j;
+        pv[k] = r.pmax[k].p;
+    }
+    const std::size_t np = pv.size();
+    out["pmax_i"] = to_numpy(std::move(pi), {np});
+    out["pmax_j"] = to_numpy(std::move(pj), {np});
+    out["pmax_p"] = to_numpy(std::move(pv), {np});
+    const auto keys = r.sepsets.keys();
+    const auto offsets = r.sepsets.offsets();
+    const auto nodes = r.sepsets.nodes();
+    out["sepset_keys"] = to_numpy(std::vector<std::uint64_t>(keys.begin(), keys.end()), {keys.size()});
+    out["sepset_offsets"] = to_numpy(std::vector<std::int64_t>(offsets.begin(), offsets.end()), {offsets.size()});
+    out["sepset_nodes"] = to_numpy(std::vector<std::int32_t>(nodes.begin(), nodes.end()), {nodes.size()});
+    nb::list levels;
+    for (const pc::LevelStats& s : r.levels) {
+        nb::dict d;
+        d["level"] = s.level;
+        d["tests"] = s.tests;
+        d["removed"] = s.removed;
+        d["edges_after"] = s.edges_after;
+        d["seconds"] = s.seconds;
+        levels.append(d);
+    }
+    out["levels"] = levels;
+    nb::dict config;
+    for (const auto& [k, v] : r.config) config[nb::str(k.c_str())] = v;
+    out["config"] = config;
+    nb::list labels;
+    for (const auto& l : r.level_labels) labels.append(nb::cast(l));
+    out["level_labels"] = labels;
+    out["seconds"] = r.seconds_total;
+    return out;
+}
+
+nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vector<std::string> names,
+                    std::string text, std::string source) {
+    const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+    CLI::App app{"cudag"};
+    cli::CitestArgs ca;
+    cli::add_citest_command(app, ca);
+    parse(app, "citest", args);
+    cli::CitestOutput result;
+    cli::CitestHooks hooks;
+    hooks.read = [&in](io::TableMode mode) { return read_input(in, mode); };
+    hooks.result = [&result](const cli::CitestOutput& o) { result = o; };
+    {
+        nb::gil_scoped_release release;
+        cli::run_citest(ca, hooks);
+    }
+    nb::dict out;
+    out["statistic"] = result.statistic;
+    out["p_value"] = result.p;
+    out["n_samples"] = result.n_samples;
+    for (const auto& [k, v] : result.extra) out[nb::str(k.c_str())] = std::stod(v);
+    return out;
+}
+
+nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
+                  std::string source, nb::object on_progress) {
+    const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+    CLI::App app{"cudag"};
+    cli::McmcArgs ma;
+    cli::add_mcmc_command(app, ma);
+    parse(app, "mcmc", args);
+    std::optional<io::McmcOutput> result;
+    cli::McmcHooks hooks;
+    hooks.read = [&in](io::TableMode mode) { return read_input(in, mode); };
+    hooks.result = [&result](io::McmcOutput& o) { result = o; };
+    hooks.progress = [&on_progress](const bn::McmcProgress& p) {
+        nb::gil_scoped_acquire gil;
+        nb::dict d;
+        d["done"] = p.done;
+        d["total"] = p.total;
+        d["accepted"] = p.accepted;
+        d["chains"] = p.chains;
+        d["best_score"] = p.best_score;
+        call_back(on_progress, d);
+    };
+    mpi::Environment& env = environment();
+    int code = 0;
+    {
+        nb::gil_scoped_release release;
+        std::unique_ptr<mpi::Communicator> comm = env.world();
+        code = cli::run_mcmc_command(ma, command_line("mcmc", args), env, comm, hooks);
+    }
+    if (code == 3) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
+    nb::dict out;
+    if (!result) return out;
+    io::McmcOutput& o = *result;
+    const auto n = static_cast<std::size_t>(o.names.size());
+    out["names"] = o.names;
+    out["n_samples"] = o.n_samples;
+    std::vector<double> prob = o.result.edge_prob;
+    if (prob.empty()) prob.assign(n * n, std::nan(""));
+    out["edge_prob"] = to_numpy(std::move(prob), {n, n});
+    std::vector<std::uint8_t> dag(n * n, 0);
+    for (std::int32_t v = 0; v < o.best_dag.n(); ++v)
+        for (const std::int32_t u : o.best_dag.neighbours(v))
+            if (o.best_dag.is_directed(u, v)) dag[static_cast<std::size_t>(u) * n + v] = 1;
+    out["best_dag"] = to_numpy(std::move(dag), {n, n});
+    out["cpdag_marks"] = marks_matrix(o.cpdag);
+    out["best_dag_score"] = o.best_dag_score;
+    out["best_chain"] = o.best_chain;
+    const std::size_t chains = o.result.chains.size();
+    const std::size_t kept = chains ? o.result.chains[0].trace.size() : 0;
+    std::vector<double> traces;
+    std::vector<double> acceptance;
+    for (const auto& c : o.result.chains) {
+        traces.insert(traces.end(), c.trace.begin(), c.trace.end());
+        acceptance.push_back(c.acceptance_rate);
+    }
+    out["traces"] = to_numpy(std::move(traces), {chains, kept});
+    out["acceptance"] = to_numpy(std::move(acceptance), {chains});
+    out["score_psrf"] = o.diagnostics.score_psrf;
+    out["score_ess"] = o.diagnostics.score_ess;
+    out["edge_max_psrf"] = o.diagnostics.edges.max_psrf;
+    out["seconds"] = o.seconds_total;
+    return out;
+}
+
+}  // namespace
+}  // namespace cudag::python
+
+NB_MODULE(_cudag, m) {
+    using namespace cudag::python;
+    m.doc() = "cudag's learners in-process (use the cudag package, not this module)";
+    m.attr("__version__") = CUDAG_VERSION;
+    // Error (a RuntimeError) for every cudag error; InputError is also a ValueError.
+    static PyObject* error = PyErr_NewException("cudag.Error", PyExc_RuntimeError, nullptr);
+    nb::object bases = nb::make_tuple(nb::handle(error), nb::handle(PyExc_ValueError));
+    static PyObject* input_error = PyErr_NewException("cudag.InputError", bases.ptr(), nullptr);
+    m.attr("Error") = nb::handle(error);
+    m.attr("InputError") = nb::handle(input_error);
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        auto one_line = [](std::string s) {
+            std::replace(s.begin(), s.end(), '\n', ' ');
+            return s;
+        };
+        try {
+            std::rethrow_exception(p);
+        } catch (const cudag::InputError& e) {
+            PyErr_SetString(input_error, one_line(e.what()).c_str());
+        } catch (const cudag::Error& e) {
+            PyErr_SetString(error, one_line(e.what()).c_str());
+        }
+    });
+    m.def("pc", &run_pc, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
+          nb::arg("source"), nb::arg("on_level").none());
+    m.def("citest", &run_citest, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
+          nb::arg("source"));
+    m.def("mcmc", &run_mcmc, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
+          nb::arg("source"), nb::arg("on_progress").none());
+    m.def("cuda_compiled", &cudag::cuda_compiled, "whether this build has the CUDA engines");
+    m.def("visible_gpus", &cudag::visible_gpus, "number of CUDA devices this build can use");
+    m.def(
+        "warm_up",
+        [](int device) {
+            nb::gil_scoped_release release;
+            std::thread t = cudag::warm_up_gpu(cudag::BackendKind::Auto, device);
+            if (t.joinable()) t.join();
+        },
+        nb::arg("device") = 0, "create the CUDA context of `device` now (a no-op without CUDA)");
+}

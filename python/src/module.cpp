@@ -116,17 +116,29 @@ DataInput make_input(nb::object values, std::vector<std::string> names, std::str
     return in;
 }
 
-/// Parse `cudag <command> args...` with the command's own CLI11 definitions (added to
-/// `app` by the caller); a parse error is the command line's one line.
-void parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args) {
-    app.require_subcommand(1);
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    reversed.push_back(command);
-    try {
-        app.parse(reversed);
-    } catch (const CLI::ParseError& e) {
-        throw InputError(std::string(e.what()) + " (see --help)");
+/// `cudag <command> args...` parsed by the command's own CLI11 definitions (`add`, from
+/// src/cli/); a parse error is the command line's one line. The app lives as long as the
+/// arguments (they may point into it).
+template <class Args>
+struct Parsed {
+    CLI::App app{"cudag"};
+    Args args;
+    Parsed(CLI::App* (*add)(CLI::App&, Args&), const std::string& command, const std::vector<std::string>& argv) {
+        add(app, args);
+        app.require_subcommand(1);
+        std::vector<std::string> reversed(argv.rbegin(), argv.rend());
+        reversed.push_back(command);
+        try {
+            app.parse(reversed);
+        } catch (const CLI::ParseError& e) {
+            throw InputError(std::string(e.what()) + " (see --help)");
+        }
     }
+};
+
+/// The command's data reader: `in` as read_input gives it.
+cli::DataReader reader(const DataInput& in) {
+    return [&in](io::TableMode mode) { return read_input(in, mode); };
 }
 
 std::string command_line(const std::string& command, const std::vector<std::string>& args) {
@@ -154,40 +166,47 @@ nb::object marks_matrix(const Pdag& g) {
     return to_numpy(std::move(m), {n, n});
 }
 
-/// Between levels: the Python callback (GIL held), then Ctrl-C as KeyboardInterrupt.
-void call_back(const nb::object& fn, nb::dict info) {
+/// Between levels (updates): the Python callback given `make()`'s dict, with the GIL held,
+/// then Ctrl-C as KeyboardInterrupt. What either raises ends the command.
+template <class Make>
+void call_back(const nb::object& fn, Make&& make) {
     nb::gil_scoped_acquire gil;
-    if (!fn.is_none()) fn(info);
+    if (!fn.is_none()) fn(make());
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
+}
+
+nb::dict level_dict(const pc::LevelStats& s) {
+    nb::dict d;
+    d["level"] = s.level;
+    d["tests"] = s.tests;
+    d["removed"] = s.removed;
+    d["edges_after"] = s.edges_after;
+    d["seconds"] = s.seconds;
+    return d;
+}
+
+/// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
+/// communicator (the command may replace it).
+template <class Run>
+int run_released(Run&& run) {
+    mpi::Environment& env = environment();
+    nb::gil_scoped_release release;
+    std::unique_ptr<mpi::Communicator> comm = env.world();
+    return run(env, comm);
 }
 
 nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
                 std::string source, nb::object on_level) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
-    CLI::App app{"cudag"};
-    cli::PcArgs pa;
-    cli::add_pc_command(app, pa);
-    parse(app, "pc", args);
+    const Parsed<cli::PcArgs> cmd(cli::add_pc_command, "pc", args);
     std::optional<pc::PcResult> result;
     cli::PcHooks hooks;
-    hooks.read = [&in](io::TableMode mode) { return read_input(in, mode); };
+    hooks.read = reader(in);
     hooks.result = [&result](pc::PcResult& r) { result = std::move(r); };
-    hooks.level = [&on_level](const pc::LevelStats& s) {
-        nb::gil_scoped_acquire gil;
-        nb::dict d;
-        d["level"] = s.level;
-        d["tests"] = s.tests;
-        d["removed"] = s.removed;
-        d["edges_after"] = s.edges_after;
-        d["seconds"] = s.seconds;
-        call_back(on_level, d);
-    };
-    mpi::Environment& env = environment();
-    {
-        nb::gil_scoped_release release;
-        std::unique_ptr<mpi::Communicator> comm = env.world();
-        cli::run_pc_command(pa, command_line("pc", args), env, comm, hooks);
-    }
+    hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
+    run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
+        return cli::run_pc_command(cmd.args, command_line("pc", args), env, comm, hooks);
+    });
     nb::dict out;
     if (!result) return out;  // a rank other than 0 under MPI
     pc::PcResult& r = *result;
@@ -217,15 +236,7 @@ nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<st
     out["sepset_offsets"] = to_numpy(std::vector<std::int64_t>(offsets.begin(), offsets.end()), {offsets.size()});
     out["sepset_nodes"] = to_numpy(std::vector<std::int32_t>(nodes.begin(), nodes.end()), {nodes.size()});
     nb::list levels;
-    for (const pc::LevelStats& s : r.levels) {
-        nb::dict d;
-        d["level"] = s.level;
-        d["tests"] = s.tests;
-        d["removed"] = s.removed;
-        d["edges_after"] = s.edges_after;
-        d["seconds"] = s.seconds;
-        levels.append(d);
-    }
+    for (const pc::LevelStats& s : r.levels) levels.append(level_dict(s));
     out["levels"] = levels;
     nb::dict config;
     for (const auto& [k, v] : r.config) config[nb::str(k.c_str())] = v;
@@ -240,17 +251,14 @@ nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<st
 nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vector<std::string> names,
                     std::string text, std::string source) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
-    CLI::App app{"cudag"};
-    cli::CitestArgs ca;
-    cli::add_citest_command(app, ca);
-    parse(app, "citest", args);
+    const Parsed<cli::CitestArgs> cmd(cli::add_citest_command, "citest", args);
     cli::CitestOutput result;
     cli::CitestHooks hooks;
-    hooks.read = [&in](io::TableMode mode) { return read_input(in, mode); };
+    hooks.read = reader(in);
     hooks.result = [&result](const cli::CitestOutput& o) { result = o; };
     {
         nb::gil_scoped_release release;
-        cli::run_citest(ca, hooks);
+        cli::run_citest(cmd.args, hooks);
     }
     nb::dict out;
     out["statistic"] = result.statistic;
@@ -263,31 +271,25 @@ nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vecto
 nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
                   std::string source, nb::object on_progress) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
-    CLI::App app{"cudag"};
-    cli::McmcArgs ma;
-    cli::add_mcmc_command(app, ma);
-    parse(app, "mcmc", args);
+    const Parsed<cli::McmcArgs> cmd(cli::add_mcmc_command, "mcmc", args);
     std::optional<io::McmcOutput> result;
     cli::McmcHooks hooks;
-    hooks.read = [&in](io::TableMode mode) { return read_input(in, mode); };
+    hooks.read = reader(in);
     hooks.result = [&result](io::McmcOutput& o) { result = o; };
     hooks.progress = [&on_progress](const bn::McmcProgress& p) {
-        nb::gil_scoped_acquire gil;
-        nb::dict d;
-        d["done"] = p.done;
-        d["total"] = p.total;
-        d["accepted"] = p.accepted;
-        d["chains"] = p.chains;
-        d["best_score"] = p.best_score;
-        call_back(on_progress, d);
+        call_back(on_progress, [&] {
+            nb::dict d;
+            d["done"] = p.done;
+            d["total"] = p.total;
+            d["accepted"] = p.accepted;
+            d["chains"] = p.chains;
+            d["best_score"] = p.best_score;
+            return d;
+        });
     };
-    mpi::Environment& env = environment();
-    int code = 0;
-    {
-        nb::gil_scoped_release release;
-        std::unique_ptr<mpi::Communicator> comm = env.world();
-        code = cli::run_mcmc_command(ma, command_line("mcmc", args), env, comm, hooks);
-    }
+    const int code = run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
+        return cli::run_mcmc_command(cmd.args, command_line("mcmc", args), env, comm, hooks);
+    });
     if (code == 3) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
     nb::dict out;
     if (!result) return out;

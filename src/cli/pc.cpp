@@ -384,7 +384,6 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         if (root && (!hooks.result || !a.out.empty()))
             write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
     });
-    if (root && hooks.result) hooks.result(r);
     if (!root) return 0;
     if (!a.out.empty()) progress.note("results written");
     if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
@@ -410,6 +409,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
         std::cerr << os.str() << '\n';
     }
+    if (hooks.result) hooks.result(r);
     return 0;
 }
 

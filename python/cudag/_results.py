@@ -17,15 +17,17 @@ def _cpdag_from_marks(marks: np.ndarray) -> np.ndarray:
 
 
 def _edges(marks: np.ndarray, names: list[str]):
+    """(source, target, mark) sorted by (source, target) index, as the edge list file."""
     rows, cols = np.nonzero(np.triu(marks != 0, 1))
     edges = []
     for i, j in zip(rows.tolist(), cols.tolist()):
         a, b = int(marks[i, j]), int(marks[j, i])
         if (a, b) == (1, -1):  # j --> i
-            edges.append((names[j], names[i], "-->"))
+            edges.append((j, i, "-->"))
         else:
-            edges.append((names[i], names[j], _MARKS.get((a, b), "?")))
-    return edges
+            edges.append((i, j, _MARKS.get((a, b), "?")))
+    edges.sort()
+    return [(names[i], names[j], mark) for i, j, mark in edges]
 
 
 def _to_networkx(marks: np.ndarray, names: list[str], weights=None):

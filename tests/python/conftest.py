@@ -68,7 +68,7 @@ def h5(path, dataset: str) -> np.ndarray:
                        capture_output=True, text=True, check=True)
     text = r.stdout
     dims = text.split("DATASPACE", 1)[1].split("\n", 1)[0]
-    body = text.split("DATA {", 1)[1].rsplit("}", 2)[0]
+    body = text.split("DATA {", 1)[1].split("}", 1)[0]
     values = [float(v) for v in body.replace(",", " ").split()]
     if "NULL" in dims or "( 0" in dims:
         return np.zeros(0)

@@ -4,6 +4,8 @@ the first build folder holding one), the peer reference data (CUDAG_SHARED_DATA,
 ../shared/data beside the checkout, as tests/support/paths.hpp finds it), and readers
 for what the command line writes."""
 
+from __future__ import annotations
+
 import os
 import shutil
 import subprocess

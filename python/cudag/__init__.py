@@ -9,6 +9,7 @@ Options are the command line's, named with underscores: ``max_level=3`` is
 ``cudag pc`` / ``citest`` / ``mcmc``, so defaults, checks and error messages are the same;
 errors raise :class:`cudag.InputError` (bad input, also a ``ValueError``) or
 :class:`cudag.Error` with the line the command line prints after ``cudag: error:``.
+Under an MPI launcher every rank calls the learner; rank 0 gets the result, the others None.
 """
 
 from __future__ import annotations
@@ -210,7 +211,7 @@ def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto"
         raw = _cudag.pc(args, values, names, text, source, bar.callback())
     finally:
         bar.close()
-    return PcResult(raw)
+    return PcResult(raw) if raw else None  # None: an MPI rank other than 0
 
 
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
@@ -245,4 +246,4 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
         raw = _cudag.mcmc(args, values, names, text, source, bar.callback())
     finally:
         bar.close()
-    return McmcResult(raw)
+    return McmcResult(raw) if raw else None  # None: an MPI rank other than 0

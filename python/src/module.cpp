@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -186,11 +187,14 @@ nb::dict level_dict(const pc::LevelStats& s) {
 }
 
 /// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
-/// communicator (the command may replace it).
+/// communicator (the command may replace it). One command at a time: calls from several
+/// Python threads queue (the ranks of an MPI job must meet in the same collectives).
 template <class Run>
 int run_released(Run&& run) {
+    static std::mutex one_at_a_time;
     mpi::Environment& env = environment();
     nb::gil_scoped_release release;
+    const std::lock_guard<std::mutex> lock(one_at_a_time);
     std::unique_ptr<mpi::Communicator> comm = env.world();
     return run(env, comm);
 }

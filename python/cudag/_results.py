@@ -8,14 +8,6 @@ import numpy as np
 _MARKS = {(-1, 1): "-->", (-1, -1): "---", (1, 1): "<->"}
 
 
-def _cpdag_from_marks(marks: np.ndarray) -> np.ndarray:
-    """Adjacency of a CPDAG from the end marks (causal-learn's matrix): [i, j] = 1 for
-    i --> j and for i --- j (both ways), 2 both ways for i <-> j, 0 otherwise."""
-    out = ((marks == -1) & (marks.T != 0)).astype(np.int8)
-    out[(marks == 1) & (marks.T == 1)] = 2
-    return out
-
-
 def _edges(marks: np.ndarray, names: list[str]):
     """(source, target, mark) sorted by (source, target) index, as the edge list file."""
     rows, cols = np.nonzero(np.triu(marks != 0, 1))
@@ -78,8 +70,8 @@ class _Graph:
 class PcResult(_Graph):
     """The result of :func:`cudag.pc`.
 
-    names: the variables; skeleton: n x n bool; cpdag: n x n int8 (see ``_cpdag_from_marks``:
-    [i, j] = 1 for i --> j, 1/1 for i --- j, 2/2 for i <-> j); cl_matrix / amat:
+    names: the variables; skeleton: n x n bool; cpdag: n x n int8 ([i, j] = 1 for i --> j,
+    1/1 for i --- j, 2/2 for i <-> j); cl_matrix / amat:
     causal-learn's and pcalg's encodings; pmax: n x n pcalg pMax (-1 on the diagonal and for
     pairs not stored); sepsets: {(i, j): (k, ...)} for i < j, the pairs removed at level >= 1
     (a non-adjacent pair missing there was separated by the empty set: see ``sepset``);
@@ -90,9 +82,9 @@ class PcResult(_Graph):
     def __init__(self, raw: dict):
         self.names: list[str] = list(raw["names"])
         self.n_samples: int = raw["n_samples"]
-        self.skeleton: np.ndarray = raw["skeleton"].astype(bool)
+        self.skeleton: np.ndarray = raw["skeleton"]
         self._marks: np.ndarray = raw["marks"]
-        self.cpdag: np.ndarray = _cpdag_from_marks(self._marks)
+        self.cpdag: np.ndarray = raw["cpdag"]
         self._pmax_pairs = (raw["pmax_i"], raw["pmax_j"], raw["pmax_p"])
         self._sep = (raw["sepset_keys"], raw["sepset_offsets"], raw["sepset_nodes"])
         self._pmax = None
@@ -186,8 +178,8 @@ class McmcResult(_Graph):
         self.edge_prob: np.ndarray = raw["edge_prob"]
         self.best_dag: np.ndarray = raw["best_dag"]
         self.best_dag_score: float = raw["best_dag_score"]
-        self._marks: np.ndarray = raw["cpdag_marks"]
-        self.cpdag: np.ndarray = _cpdag_from_marks(self._marks)
+        self._marks: np.ndarray = raw["marks"]
+        self.cpdag: np.ndarray = raw["cpdag"]
         self.traces: np.ndarray = raw["traces"]
         self.acceptance: np.ndarray = raw["acceptance"]
         self.score_psrf: float = raw["score_psrf"]

@@ -83,18 +83,30 @@ Dataset read_input(const DataInput& in, io::TableMode mode) {
                              std::to_string(it->second + 1) + " and " + std::to_string(v + 1) + ")");
     }
     d.values.resize(static_cast<std::size_t>(d.n_samples * d.n_vars));
-    for (std::int64_t r = 0; r < d.n_samples; ++r) {
-        const double* row = in.values + r * d.n_vars;
+    // Transposed in blocks of rows (each row's cache lines serve several variables);
+    // a non-finite value is then looked for again in file order, to name the first.
+    constexpr std::int64_t kRows = 64;
+    bool finite = true;
+    for (std::int64_t r0 = 0; r0 < d.n_samples; r0 += kRows) {
+        const std::int64_t r1 = std::min(d.n_samples, r0 + kRows);
         for (std::int64_t v = 0; v < d.n_vars; ++v) {
-            const double x = row[v];
-            if (!std::isfinite(x))
-                throw InputError(in.source + ": " +
-                                 (std::isnan(x) ? "missing value (NaN)"
-                                                : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
-                                 " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) +
-                                 " '" + d.names[v] + "' (counted from 1)");
-            d.values[static_cast<std::size_t>(v * d.n_samples + r)] = x;
+            double* out = d.values.data() + v * d.n_samples;
+            for (std::int64_t r = r0; r < r1; ++r) {
+                const double x = in.values[r * d.n_vars + v];
+                finite &= std::isfinite(x);
+                out[r] = x;
+            }
         }
+    }
+    for (std::int64_t k = 0; !finite && k < d.n_samples * d.n_vars; ++k) {
+        const double x = in.values[k];
+        if (std::isfinite(x)) continue;
+        const std::int64_t r = k / d.n_vars, v = k % d.n_vars;
+        throw InputError(in.source + ": " +
+                         (std::isnan(x) ? "missing value (NaN)"
+                                        : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
+                         " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" +
+                         d.names[v] + "' (counted from 1)");
     }
     if (mode == io::TableMode::Labels) io::discretize(d, in.source);
     return d;
@@ -148,23 +160,30 @@ std::string command_line(const std::string& command, const std::vector<std::stri
     return s + ")";
 }
 
-/// A numpy array owning `v` (no copy).
+/// A numpy array owning `v` (no copy), of type `dt` (bytes as bool, say).
 template <class T>
-nb::object to_numpy(std::vector<T>&& v, std::vector<std::size_t> shape) {
+nb::object to_numpy(std::vector<T>&& v, std::vector<std::size_t> shape, nb::dlpack::dtype dt = nb::dtype<T>()) {
     auto* heap = new std::vector<T>(std::move(v));
     nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-    return nb::cast(nb::ndarray<nb::numpy, T>(heap->data(), shape.size(), shape.data(), owner));
+    return nb::cast(nb::ndarray<nb::numpy>(heap->data(), shape.size(), shape.data(), owner, nullptr, dt));
 }
 
-/// Marks as causal-learn's matrix holds them: [i, j] is the mark at i's end of the edge
-/// i-j (-1 tail, 1 arrowhead, 0 no edge).
-nb::object marks_matrix(const Pdag& g) {
+/// A CPDAG as two n x n int8 matrices in `out`: "<prefix>marks", causal-learn's encoding
+/// ([i, j] is the mark at i's end of the edge i-j: -1 tail, 1 arrowhead, 0 no edge), and
+/// "<prefix>cpdag", the adjacency ([i, j] = 1 for i --> j and both ways for i --- j, 2 both
+/// ways for i <-> j).
+void put_graph(nb::dict& out, const std::string& prefix, const Pdag& g) {
     const auto n = static_cast<std::size_t>(g.n());
-    std::vector<std::int8_t> m(n * n, 0);
+    std::vector<std::int8_t> marks(n * n, 0), adj(n * n, 0);
     for (std::int32_t i = 0; i < g.n(); ++i)
-        for (const std::int32_t j : g.neighbours(i))
-            m[static_cast<std::size_t>(i) * n + j] = static_cast<std::int8_t>(g.end(i, j));
-    return to_numpy(std::move(m), {n, n});
+        for (const std::int32_t j : g.neighbours(i)) {
+            const Mark at_i = g.end(i, j), at_j = g.end(j, i);
+            const std::size_t k = static_cast<std::size_t>(i) * n + j;
+            marks[k] = static_cast<std::int8_t>(at_i);
+            adj[k] = at_i == Mark::Tail ? 1 : (at_i == Mark::Arrow && at_j == Mark::Arrow ? 2 : 0);
+        }
+    out[nb::str((prefix + "marks").c_str())] = to_numpy(std::move(marks), {n, n});
+    out[nb::str((prefix + "cpdag").c_str())] = to_numpy(std::move(adj), {n, n});
 }
 
 /// Between levels (updates): the Python callback given `make()`'s dict, with the GIL held,
@@ -220,8 +239,8 @@ nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<st
     std::vector<std::uint8_t> skeleton(n * n, 0);
     for (std::int32_t i = 0; i < r.skeleton.n(); ++i)
         for (const std::int32_t j : r.skeleton.neighbours(i)) skeleton[static_cast<std::size_t>(i) * n + j] = 1;
-    out["skeleton"] = to_numpy(std::move(skeleton), {n, n});
-    out["marks"] = marks_matrix(r.cpdag);
+    out["skeleton"] = to_numpy(std::move(skeleton), {n, n}, nb::dtype<bool>());
+    put_graph(out, "", r.cpdag);
     std::vector<std::int32_t> pi(r.pmax.size()), pj(r.pmax.size());
     std::vector<double> pv(r.pmax.size());
     for (std::size_t k = 0; k < r.pmax.size(); ++k) {
@@ -309,7 +328,7 @@ nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<
         for (const std::int32_t u : o.best_dag.neighbours(v))
             if (o.best_dag.is_directed(u, v)) dag[static_cast<std::size_t>(u) * n + v] = 1;
     out["best_dag"] = to_numpy(std::move(dag), {n, n});
-    out["cpdag_marks"] = marks_matrix(o.cpdag);
+    put_graph(out, "", o.cpdag);
     out["best_dag_score"] = o.best_dag_score;
     out["best_chain"] = o.best_chain;
     const std::size_t chains = o.result.chains.size();

@@ -33,8 +33,14 @@ Error = _cudag.Error
 InputError = _cudag.InputError
 __version__ = _cudag.__version__
 
-__all__ = ["pc", "citest", "mcmc", "warm_up", "cuda_compiled", "visible_gpus", "Error", "InputError",
+__all__ = ["pc", "citest", "mcmc", "options", "warm_up", "cuda_compiled", "visible_gpus", "Error", "InputError",
            "PcResult", "CitestResult", "McmcResult"]
+
+
+def options(command: str = "pc") -> str:
+    """The options of ``cudag.pc``/``citest``/``mcmc`` as the command line's ``--help`` lists
+    them (``--max-level`` is ``max_level=``); ``print(cudag.options("pc"))``."""
+    return _cudag.help(command)
 
 
 def cuda_compiled() -> bool:

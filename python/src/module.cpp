@@ -380,6 +380,21 @@ NB_MODULE(_cudag, m) {
           nb::arg("source"));
     m.def("mcmc", &run_mcmc, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
           nb::arg("source"), nb::arg("on_progress").none());
+    m.def(
+        "help",
+        [](const std::string& command) {
+            CLI::App app{"cudag"};
+            cudag::cli::PcArgs pa;
+            cudag::cli::CitestArgs ca;
+            cudag::cli::McmcArgs ma;
+            cudag::cli::add_pc_command(app, pa);
+            cudag::cli::add_citest_command(app, ca);
+            cudag::cli::add_mcmc_command(app, ma);
+            if (command != "pc" && command != "citest" && command != "mcmc")
+                throw cudag::InputError("no command '" + command + "' (available: pc, citest, mcmc)");
+            return app.get_subcommand(command)->help();
+        },
+        nb::arg("command"), "the command line's help of `command`: its options and defaults");
     m.def("cuda_compiled", &cudag::cuda_compiled, "whether this build has the CUDA engines");
     m.def("visible_gpus", &cudag::visible_gpus, "number of CUDA devices this build can use");
     m.def(

@@ -87,3 +87,17 @@ def test_mcmc_bge_dataframe(gaussian_csv):
     assert r.names == list(df.columns)
     same = cudag.mcmc(x[:, :8], "bge", iterations=200, seed=3)
     np.testing.assert_array_equal(r.edge_prob, same.edge_prob)
+
+
+def test_mcmc_pc_space_bge_as_cli(tmp_path, gaussian_csv):
+    """--space pc reads the data a second time (for its PC skeleton): through the same array."""
+    x, names = read_csv(gaussian_csv)
+    r = cudag.mcmc(x, "bge", names=names, space="pc", alpha=0.01, iterations=300, chains=2, seed=4,
+                   order_score="sum", threads=2)
+    out = tmp_path / "b.h5"
+    run_cli("mcmc", "--data", gaussian_csv, "--score", "bge", "--space", "pc", "--alpha", 0.01, "--iterations", 300,
+            "--chains", 2, "--seed", 4, "--order-score", "sum", "--threads", 2, "--out", out, "--format", "edgeprob",
+            "-q")
+    prob = read_edgeprob(tmp_path / "b.edgeprob.tsv", names)
+    np.testing.assert_array_equal(np.where(np.eye(len(names), dtype=bool), 0.0, r.edge_prob), prob)
+    assert r.edge_prob.max() > 0.5

@@ -73,3 +73,12 @@ def test_mcmc_option_error(discrete_csv):
         cudag.mcmc(x, "bdeu", names=names, order_score="median")
     assert str(e.value) == cli_error("mcmc", "--data", discrete_csv, "--score", "bdeu", "--order-score", "median",
                                      "-q")
+
+
+def test_options_lists_the_cli_options():
+    text = cudag.options("pc")
+    for option in ("--max-level", "--alpha", "--compat", "--uc-rule", "--knn"):
+        assert option in text
+    assert "--score" in cudag.options("mcmc") and "--given" in cudag.options("citest")
+    with pytest.raises(cudag.InputError, match="no command 'score'"):
+        cudag.options("score")

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -195,14 +196,18 @@ void call_back(const nb::object& fn, Make&& make) {
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
 }
 
-nb::dict level_dict(const pc::LevelStats& s) {
+nb::dict fields(std::initializer_list<std::pair<const char*, nb::object>> items) {
     nb::dict d;
-    d["level"] = s.level;
-    d["tests"] = s.tests;
-    d["removed"] = s.removed;
-    d["edges_after"] = s.edges_after;
-    d["seconds"] = s.seconds;
+    for (const auto& [key, value] : items) d[key] = value;
     return d;
+}
+
+nb::dict level_dict(const pc::LevelStats& s) {
+    return fields({{"level", nb::cast(s.level)},
+                   {"tests", nb::cast(s.tests)},
+                   {"removed", nb::cast(s.removed)},
+                   {"edges_after", nb::cast(s.edges_after)},
+                   {"seconds", nb::cast(s.seconds)}});
 }
 
 /// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
@@ -301,13 +306,11 @@ nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<
     hooks.result = [&result](io::McmcOutput& o) { result = o; };
     hooks.progress = [&on_progress](const bn::McmcProgress& p) {
         call_back(on_progress, [&] {
-            nb::dict d;
-            d["done"] = p.done;
-            d["total"] = p.total;
-            d["accepted"] = p.accepted;
-            d["chains"] = p.chains;
-            d["best_score"] = p.best_score;
-            return d;
+            return fields({{"done", nb::cast(p.done)},
+                           {"total", nb::cast(p.total)},
+                           {"accepted", nb::cast(p.accepted)},
+                           {"chains", nb::cast(p.chains)},
+                           {"best_score", nb::cast(p.best_score)}});
         });
     };
     const int code = run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {

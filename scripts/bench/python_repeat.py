@@ -8,6 +8,13 @@ variable; simulated with `cudag simulate gaussian` unless --data is given).
 
 Needs numpy and a built module: either installed (pip install .) or in the build folder
 (cmake -DCUDAG_BUILD_PYTHON=ON ...; the script puts python/ and <build>/python on sys.path).
+On a machine without a package index (the GPU machine), carry nanobind's wheel (pip
+download nanobind --no-deps -d .whl here) and build there:
+    python3 -m zipfile -e .whl/nanobind-*.whl /tmp/nb && export PYTHONPATH=/tmp/nb
+    cmake -S . -B build-device -DCUDAG_ENABLE_CUDA=ON -DCUDAG_BUILD_PYTHON=ON -DCUDAG_BUILD_TESTS=OFF
+    cmake --build build-device -j --target cudag _cudag
+    python3 scripts/bench/python_repeat.py --build build-device
+(Python's headers, python3-dev, are needed for the module.)
 Prints, per call, the end-to-end wall time (numpy array in, result object out) and the
 search's own time, then the command line's wall time (`cudag pc --data F --out r.h5`,
 process start to exit, CUDA start-up included), and checks that all give the same graph.

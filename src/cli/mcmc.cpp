@@ -195,8 +195,8 @@ Space read_space(const std::string& path, const std::vector<std::string>& data_n
 /// neighbours (at most hard_limit, the smallest pMax first) are its candidates, every other
 /// node an extra (plus1).
 Space pc_space(const McmcArgs& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
-               pc::Progress& progress) {
-    Dataset data = io::read_dataset(a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
+               pc::Progress& progress, const DataReader& reader) {
+    Dataset data = read_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
     cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
@@ -269,7 +269,7 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 int run_mcmc_command(const McmcArgs& args, const std::string& command_line, const mpi::Environment& env,
-                     std::unique_ptr<mpi::Communicator>& comm) {
+                     std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks) {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     McmcArgs a = args;
@@ -354,7 +354,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
 
     // Data, prior, space, table: on every rank (each runs its chains over the whole table).
     ScoreInputs in;
-    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score); });
+    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, hooks.read); });
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
                   (bge ? " continuous" : " discrete") + " variables");
@@ -373,7 +373,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const bn::PriorScorer scorer(*in.scorer, prior);
     Space space;
     if (space_pc) {
-        space = pc_space(a, bge, in.names, *comm, progress);
+        space = pc_space(a, bge, in.names, *comm, progress, hooks.read);
     } else if (!space_all) {
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
     }
@@ -452,6 +452,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     std::int64_t first_done = -1;
     run.on_progress = [&](const bn::McmcProgress& p) {
         if (first_done < 0) first_done = 0;
+        if (hooks.progress) hooks.progress(p);
         const bool last = p.done == p.total;
         if (!progress.enabled() || (!last && seconds_since(last_line) < 2.0)) return;
         last_line = clock::now();
@@ -529,11 +530,12 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         o.seconds_chains = seconds_chains;
         o.seconds_total = seconds_since(t0);
         o.result = std::move(result);
-        if (a.out.empty()) {
+        if (hooks.result) hooks.result(o);
+        if (a.out.empty() && !hooks.result) {
             std::cout << "source\ttarget\tmark\n";
             for (const io::CpdagEdge& e : io::cpdag_edges(o.best_dag))
                 std::cout << io::tsv_escape(in.names[e.a]) << '\t' << io::tsv_escape(in.names[e.b]) << "\t-->\n";
-        } else {
+        } else if (!a.out.empty()) {
             io::write_mcmc_result_hdf5(o, local, tmp_h5);
             pc::PcResult view;  // the graph formats draw the best DAG
             view.names = o.names;

@@ -168,17 +168,17 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
 // mixing both is an error at its stray cell (a typo in continuous data); integer codes
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
 Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Progress& progress,
-                     const mpi::Communicator& comm) {
+                     const mpi::Communicator& comm, const DataReader& reader) {
     if (a.data == "-" && comm.size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
     if (a.discrete && test == pc::TestKind::FisherZ)
         throw InputError("--discrete contradicts --test fisher-z");
     if (a.discrete || (test && pc::is_discrete(*test)))
-        return io::read_dataset(a.data, a.dataset, io::TableMode::Labels);
-    if (test) return io::read_dataset(a.data, a.dataset);
+        return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
+    if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
     Dataset d;
     try {
-        d = io::read_dataset(a.data, a.dataset, io::TableMode::Auto);
+        d = read_data(reader, a.data, a.dataset, io::TableMode::Auto);
     } catch (const io::MixedColumn& e) {
         throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
     }
@@ -202,7 +202,7 @@ Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Prog
 }  // namespace
 
 int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
-                   std::unique_ptr<mpi::Communicator>& comm) {
+                   std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
     PcArgs a = args;
     if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
     std::vector<std::string> formats = split_commas(a.formats);
@@ -282,7 +282,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
     } join_gpu_init{gpu_init};
     Dataset data;
-    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm); });
+    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
@@ -306,7 +306,10 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                                  : "",
                             corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
     });
-    cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
+    cfg.on_level = [&progress, &hooks](const pc::LevelStats& s) {
+        progress.level(s);
+        if (hooks.level) hooks.level(s);
+    };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
     cfg.on_checkpoint = [&cfg](int level) {
         interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" +
@@ -320,7 +323,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
     // Rank 0 writes everything; the others wait to hear whether it succeeded.
     mpi::run_agreed(*comm, [&] {
-        if (root) write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+        if (root && (!hooks.result || !a.out.empty()))
+            write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
     });
     if (!root) return 0;
     if (!a.out.empty()) progress.note("results written");
@@ -347,6 +351,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
         std::cerr << os.str() << '\n';
     }
+    if (hooks.result) hooks.result(r);
     return 0;
 }
 

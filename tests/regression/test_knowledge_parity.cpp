@@ -129,10 +129,19 @@ TEST(KnowledgeParity, CausalLearnBackgroundKnowledge) {
         for (std::int32_t a = 0; a < data.n_vars; ++a)
             for (std::int32_t b = 0; b < data.n_vars; ++b) {
                 if (a == b) continue;
-                if (cfg.knowledge.adjacency_forbidden(a, b)) EXPECT_FALSE(r.cpdag.adjacent(a, b));
-                if (cfg.knowledge.required(a, b)) EXPECT_TRUE(r.cpdag.is_directed(a, b));
-                if (cfg.knowledge.forbidden(a, b)) EXPECT_FALSE(r.cpdag.is_directed(a, b) || r.cpdag.is_undirected(a, b))
-                    << r.names[a] << " -> " << r.names[b];
+                if (cfg.knowledge.adjacency_forbidden(a, b)) {
+                    EXPECT_FALSE(r.cpdag.adjacent(a, b));
+                }
+                if (cfg.knowledge.adjacency_required(a, b)) {
+                    EXPECT_TRUE(r.cpdag.adjacent(a, b));
+                }
+                if (cfg.knowledge.required(a, b)) {
+                    EXPECT_TRUE(r.cpdag.is_directed(a, b));
+                }
+                if (cfg.knowledge.forbidden(a, b)) {
+                    EXPECT_FALSE(r.cpdag.is_directed(a, b) || r.cpdag.is_undirected(a, b))
+                        << r.names[a] << " -> " << r.names[b];
+                }
             }
     }
     fs::remove_all(dir);

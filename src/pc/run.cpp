@@ -222,7 +222,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     c.emplace_back("independence_rule", sk.policy.strict ? "p > alpha" : "p >= alpha");
     c.emplace_back("sepset_rule", sk.policy.exhaustive ? "union of all separating sets (causal-learn)"
                                                        : "lexicographically smallest, lower endpoint first");
-    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? "pcalg udag2pdagRelaxed"
+    const bool knowledge_orients = oo.knowledge && oo.knowledge->has_directions();
+    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? (knowledge_orients
+                                                                  ? "background knowledge, pcalg colliders, Meek rules 1-4"
+                                                                  : "pcalg udag2pdagRelaxed")
                                                            : "causal-learn uc_rule " +
                                                                  std::to_string(static_cast<int>(oo.rule)) +
                                                                  " uc_priority " +

@@ -199,20 +199,16 @@ void read_pairs(const std::string& path, const Resolver& resolve, Fn fn) {
 Knowledge read_knowledge(const KnowledgeFiles& files, const std::vector<std::string>& names) {
     Knowledge k(static_cast<std::int64_t>(names.size()));
     const Resolver resolve(names);
-    if (!files.forbid.empty())
-        read_pairs(files.forbid, resolve, [&](std::int32_t a, std::int32_t b, bool directed) {
-            if (directed)
-                k.forbid_direction(a, b);
-            else
-                k.forbid_pair(a, b);
+    for (const bool forbid : {true, false}) {
+        const std::string& path = forbid ? files.forbid : files.require;
+        if (path.empty()) continue;
+        read_pairs(path, resolve, [&](std::int32_t a, std::int32_t b, bool directed) {
+            if (forbid && directed) k.forbid_direction(a, b);
+            if (forbid && !directed) k.forbid_pair(a, b);
+            if (!forbid && directed) k.require_direction(a, b);
+            if (!forbid && !directed) k.require_pair(a, b);
         });
-    if (!files.require.empty())
-        read_pairs(files.require, resolve, [&](std::int32_t a, std::int32_t b, bool directed) {
-            if (directed)
-                k.require_direction(a, b);
-            else
-                k.require_pair(a, b);
-        });
+    }
     if (!files.tiers.empty()) {
         std::vector<int> seen(names.size(), -1);
         std::vector<int> line_of(names.size(), 0);

@@ -23,7 +23,7 @@
 #include "pc/orient.hpp"
 #include "pc/skeleton.hpp"
 #include "support/keeping_engine.hpp"
-#include "support/names.hpp"
+#include "support/pcalg_reference.hpp"
 
 using namespace cudag;
 
@@ -158,80 +158,8 @@ TEST(Knowledge, DigestChangesWithTheKnowledgeAndNotWithoutIt) {
 
 // ---- skeleton --------------------------------------------------------------------------
 
-Dataset random_sem(int n, int m, double density, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal;
-    std::uniform_real_distribution<double> unif(0.0, 1.0);
-    std::vector<std::vector<double>> w(n, std::vector<double>(n, 0.0));
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < i; ++j)
-            if (unif(rng) < density) w[i][j] = 0.3 + 0.7 * unif(rng);
-    Dataset d;
-    d.n_vars = n;
-    d.n_samples = m;
-    d.values.assign(static_cast<std::size_t>(n) * m, 0.0);
-    for (int s = 0; s < m; ++s)
-        for (int i = 0; i < n; ++i) {
-            double v = normal(rng);
-            for (int j = 0; j < i; ++j) v += w[i][j] * d.values[j * m + s];
-            d.values[i * m + s] = v;
-        }
-    for (int i = 0; i < n; ++i) d.names.push_back(cudag::test::indexed_name("V", i));
-    d.source = "random_sem";
-    return d;
-}
-
-struct Reference {
-    std::vector<std::vector<char>> adj;
-    std::map<std::pair<int, int>, std::vector<int>> sepsets;
-    std::map<std::pair<int, int>, double> pmax;
-};
-
-/// pcalg's skeleton(method = "stable", fixedGaps, fixedEdges), serially: G starts as
-/// !fixedGaps, an edge in fixedEdges is never tested; pMax stays unset (-Inf in pcalg) for
-/// pairs never tested.
-Reference pcalg_fixed(pc::SkeletonEngine& eng, int n, double alpha, const std::set<std::pair<int, int>>& gaps,
-                      const std::set<std::pair<int, int>>& fixed) {
-    Reference r;
-    r.adj.assign(n, std::vector<char>(n, 1));
-    for (int i = 0; i < n; ++i) r.adj[i][i] = 0;
-    for (auto [i, j] : gaps) r.adj[i][j] = r.adj[j][i] = 0;
-    const auto is_fixed = [&](int x, int y) { return fixed.count({std::min(x, y), std::max(x, y)}) != 0; };
-    std::vector<std::vector<double>> pm(n, std::vector<double>(n, -1.0));
-    for (int l = 0;; ++l) {
-        int maxdeg = 0;
-        for (int i = 0; i < n; ++i) maxdeg = std::max<int>(maxdeg, std::count(r.adj[i].begin(), r.adj[i].end(), 1));
-        if (l > 0 && maxdeg - 1 < l) break;
-        const auto snap = r.adj;
-        for (int x = 0; x < n; ++x)
-            for (int y = 0; y < n; ++y) {
-                if (!snap[x][y] || !r.adj[y][x] || is_fixed(x, y)) continue;
-                std::vector<int> nb;
-                for (int k = 0; k < n; ++k)
-                    if (snap[x][k] && k != y) nb.push_back(k);
-                if (static_cast<int>(nb.size()) < l) continue;
-                std::vector<int> c(l);
-                for (int t = 0; t < l; ++t) c[t] = t;
-                do {
-                    std::vector<std::int32_t> s;
-                    for (int t = 0; t < l; ++t) s.push_back(nb[c[t]]);
-                    const double p = eng.p_value(x, y, s);
-                    pm[x][y] = std::max(pm[x][y], p);
-                    if (p >= alpha) {
-                        r.adj[x][y] = r.adj[y][x] = 0;
-                        r.sepsets[{std::min(x, y), std::max(x, y)}] = std::vector<int>(s.begin(), s.end());
-                        break;
-                    }
-                } while (l > 0 && next_combination(c.data(), l, static_cast<int>(nb.size())));
-            }
-    }
-    for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j) {
-            const double p = std::max(pm[i][j], pm[j][i]);
-            if (p >= 0) r.pmax[{i, j}] = p;
-        }
-    return r;
-}
+using test::Reference;
+using test::random_sem;
 
 /// `all_pmax`: the result lists every pair's pMax (dense table), else those of the pairs
 /// still adjacent after level 0 (each must match).
@@ -299,14 +227,14 @@ TEST(SkeletonKnowledge, MatchesPcalgFixedGapsAndFixedEdges) {
             ASSERT_FALSE(p.required.empty());
             const pc::SkeletonOptions ko = with_pairs(opt, p);
             const auto got = pc::learn_skeleton(eng, ko);
-            EXPECT_TRUE(same(got, pcalg_fixed(eng, n, 0.01, p.forbidden, p.required), n, !sparse));
+            EXPECT_TRUE(same(got, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n, !sparse));
             for (auto [i, j] : p.forbidden) EXPECT_FALSE(got.skeleton.has(i, j));
             for (auto [i, j] : p.required) EXPECT_TRUE(got.skeleton.has(i, j));
             // The device-results strategy (an engine keeping pMax and the sets, building
             // the snapshots) and other thread counts give the same search.
             test::KeepingEngine keeping(eng, false, true);
             const auto kept = pc::learn_skeleton(keeping, ko);
-            EXPECT_TRUE(same(kept, pcalg_fixed(eng, n, 0.01, p.forbidden, p.required), n, !sparse));
+            EXPECT_TRUE(same(kept, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n, !sparse));
             pc::SkeletonOptions one = ko;
             one.threads = 1;
             ci::CpuFisherEngine eng1(d, one.policy, 1);

@@ -5,8 +5,9 @@
 // test data (read from ../shared/data, never copied in).
 //
 // The expected edges were produced by causal-learn 0.1.4.8 through
-// scripts/peers/knowledge_causal_learn.py (pc(data, 0.05, "fisherz" or "gsq", stable=True,
-// uc_rule=0, uc_priority=2, background_knowledge=bk)); rerun it to refresh them. The
+// scripts/peers/knowledge_causal_learn.py: pc(data, 0.05, "fisherz" or "gsq", stable=True,
+// uc_rule, uc_priority, background_knowledge=bk) with uc_rule 0 and uc_priority 2 (pc()'s
+// defaults) except two cases with maxP and definiteMaxP; rerun it to refresh them. The
 // required edges are ones causal-learn's skeleton keeps: its skeleton search does not
 // protect required edges (cudag's does), so a required edge the data separate differs.
 #include <gtest/gtest.h>
@@ -39,6 +40,8 @@ struct Case {
     const char* require;
     const char* tiers;
     std::vector<std::string> edges;  ///< causal-learn's CPDAG
+    int uc_rule = 0;
+    int uc_priority = 2;
 };
 
 std::vector<Case> cases() {
@@ -67,6 +70,18 @@ std::vector<Case> cases() {
           "X12-->X15", "X14-->X4", "X15-->X19", "X16-->X20", "X2-->X13", "X2-->X3", "X20-->X5",
           "X3-->X10", "X3-->X6", "X4-->X5", "X4-->X6", "X7-->X14", "X7-->X5", "X8---X18",
           "X8-->X14", "X8-->X19", "X8-->X9", "X9-->X1", "X9-->X3"}},
+        {"linear_all_maxp", "data_linear_10.txt", false, "X5 -> X4\nX6 X7\n", "X8 -> X9\n", "X3 X10\nX12 X16\n",
+         {
+          "X1---X4", "X1-->X13", "X1-->X20", "X1-->X9", "X10-->X12", "X10-->X16", "X11-->X14",
+          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3", "X2-->X13", "X3---X10",
+          "X3-->X6", "X3-->X9", "X4-->X14", "X4-->X5", "X4-->X6", "X5-->X20", "X5-->X7",
+          "X7-->X14", "X8---X18", "X8-->X14", "X8-->X19", "X8-->X9"}, 1, 3},
+        {"linear_all_definite_maxp", "data_linear_10.txt", false, "X5 -> X4\nX6 X7\n", "X8 -> X9\n",
+         "X3 X10\nX12 X16\n", {
+          "X1---X4", "X1-->X13", "X1-->X20", "X1-->X9", "X10-->X12", "X10-->X16", "X11-->X14",
+          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3", "X2-->X13", "X3---X10",
+          "X3-->X6", "X3-->X9", "X4-->X14", "X4-->X5", "X4-->X6", "X5-->X20", "X5-->X7",
+          "X7-->X14", "X8---X18", "X8-->X14", "X8-->X19", "X8-->X9"}, 2, 4},
         {"discrete_tiers", "data_discrete_10.txt", true, "X2 -> X1\n", "",
          "X1 X2 X3 X4 X5 X6 X7 X8 X9 X10\nX11 X12 X13 X14 X15 X16 X17 X18 X19 X20\n", {
           "X1---X8", "X1-->X13", "X1-->X3", "X10-->X12", "X10-->X16", "X10-->X3", "X11-->X14",
@@ -111,8 +126,8 @@ TEST(KnowledgeParity, CausalLearnBackgroundKnowledge) {
         pc::PcConfig cfg;
         cfg.alpha = 0.05;
         cfg.compat = pc::Compat::CausalLearn;
-        cfg.uc_rule = 0;
-        cfg.uc_priority = 2;
+        cfg.uc_rule = c.uc_rule;
+        cfg.uc_priority = c.uc_priority;
         cfg.backend.threads = 2;
         if (c.discrete) cfg.test.kind = pc::TestKind::GSquare;
         KnowledgeFiles f;

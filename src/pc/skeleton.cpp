@@ -219,8 +219,10 @@ private:
 
     // ---- background knowledge ---------------------------------------------------------
     bool has_knowledge() const { return !opt_.forbidden_pairs.empty() || !opt_.required_pairs.empty(); }
-    static bool listed(const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs, std::int32_t i, std::int32_t j) {
-        return std::binary_search(pairs.begin(), pairs.end(), std::pair<std::int32_t, std::int32_t>(std::min(i, j), std::max(i, j)));
+    static bool listed(const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs, std::int32_t i,
+                       std::int32_t j) {
+        const std::pair<std::int32_t, std::int32_t> key(std::min(i, j), std::max(i, j));
+        return std::binary_search(pairs.begin(), pairs.end(), key);
     }
     bool knowledge_pair(std::int32_t i, std::int32_t j) const {
         return listed(opt_.forbidden_pairs, i, j) || listed(opt_.required_pairs, i, j);
@@ -349,9 +351,9 @@ private:
         mpi::run_agreed(comm_, [&] {
             results_->prepare(f, out_);
             engine_.run_level(l, snap, f.rb, f.re, out_);
+            keep_required(f);
         });
         trace_.mark("engine");
-        keep_required(f);
         const auto t_merge = std::chrono::steady_clock::now();
         const TestCount tests = count_tests(out_.tests);
 

@@ -124,7 +124,7 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
             l0.anbrs.download(out.adjacency.nbrs.data(), out.adjacency.nbrs.size(), s);
         }
         ctx_.synchronize();
-        if (out.adjacency.n == n) results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
+        if (out.adjacency.n == n && out.adjacency_is_next) results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
         // Block-relative starts to absolute ones over all n rows (empty outside the block).
         std::int64_t* o = out.kept_offsets.data();
         std::fill(o, o + row_begin, 0);

@@ -88,6 +88,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "(0.5: none), adding 100 (belief - 0.5)^3 per parent");
     cmd->add_option("--edge-penalty", a.edge_penalty, "BiDAG's edgepf: each parent adds -log(P) (1: none)")
         ->capture_default_str();
+    add_knowledge_options(cmd, a.knowledge);
     cmd->add_option("--checkpoint", a.checkpoint, "HDF5 checkpoint of every chain, rewritten as it runs");
     cmd->add_option("--checkpoint-every", a.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
@@ -188,6 +189,34 @@ Space read_space(const std::string& path, const std::vector<std::string>& data_n
         for (const std::int32_t u : g.neighbours(v))
             if (!g.is_directed(v, u)) s.candidates[v].push_back(u);  // u --> v or u --- v
     s.description = "file " + path;
+    return s;
+}
+
+/// The space less the parents background knowledge forbids (a forbidden direction, a
+/// forbidden pair, or a parent from a later tier); `all`: the space of every other node.
+/// Required edges cannot be constraints on one node's parent sets here (the table holds
+/// every subset of the candidates): refused in one line.
+Space restrict_space(Space s, bool all, const Knowledge& k, std::int64_t n) {
+    if (!k.required_directions().empty() || !k.undirected_required_pairs().empty())
+        throw InputError("cudag mcmc: --require is not supported (order MCMC's score table holds every subset of "
+                         "a node's allowed parents, so a parent cannot be made mandatory); use --forbid and --tiers");
+    if (all) {
+        s.candidates.assign(static_cast<std::size_t>(n), {});
+        for (std::int32_t v = 0; v < n; ++v)
+            for (std::int32_t u = 0; u < n; ++u)
+                if (u != v) s.candidates[static_cast<std::size_t>(v)].push_back(u);
+        s.extras.clear();
+        s.description = "all";
+    }
+    std::int64_t dropped = 0;
+    const auto drop = [&](std::vector<std::int32_t>& list, std::int32_t v) {
+        const auto before = list.size();
+        std::erase_if(list, [&](std::int32_t u) { return k.forbidden(u, v); });
+        dropped += static_cast<std::int64_t>(before - list.size());
+    };
+    for (std::int32_t v = 0; v < static_cast<std::int32_t>(s.candidates.size()); ++v) drop(s.candidates[static_cast<std::size_t>(v)], v);
+    for (std::int32_t v = 0; v < static_cast<std::int32_t>(s.extras.size()); ++v) drop(s.extras[static_cast<std::size_t>(v)], v);
+    s.description += " less " + std::to_string(dropped) + " parents forbidden by background knowledge";
     return s;
 }
 
@@ -309,7 +338,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
-    const bool space_pc = a.space == "pc", space_all = a.space == "all";
+    const bool space_pc = a.space == "pc";
+    bool space_all = a.space == "all";
     auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
     if (!space_pc && (given(a.alpha_option) || given(a.hard_limit_option)))
         throw InputError("--alpha and --hard-limit apply to --space pc only");
@@ -338,7 +368,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.checkpoint}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct(inputs, out_paths);
+    io::check_distinct(with_knowledge_inputs(inputs, a.knowledge), out_paths);
     if (a.data == "-" && comm->size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
 
@@ -376,6 +406,16 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         space = pc_space(a, bge, in.names, *comm, progress, hooks.read);
     } else if (!space_all) {
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
+    }
+    if (a.knowledge.any()) {
+        mpi::run_agreed(*comm, [&] {
+            const Knowledge knowledge = read_knowledge(a.knowledge, in.names);
+            if (!knowledge.empty()) {
+                space = restrict_space(std::move(space), space_all, knowledge, n);
+                space_all = false;
+            }
+        });
+        if (!space_all) progress.note("search space: " + space.description);
     }
     const auto t_table = clock::now();
     // The entries on the GPU (the same bits).

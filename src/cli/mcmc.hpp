@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/bn_inputs.hpp"
+#include "cli/knowledge_options.hpp"
 
 namespace cudag::mpi {
 class Communicator;
@@ -38,6 +39,7 @@ struct McmcArgs {
     bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
+    KnowledgeFiles knowledge;  ///< --forbid, --require, --tiers
 };
 
 /// Registers the `mcmc` subcommand on `app`, filling `a` when parsed.

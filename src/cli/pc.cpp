@@ -66,6 +66,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
     cmd->add_option("--uc-priority", a.uc_priority,
                     "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
                     "3 stronger, 4 stronger* (default 2)");
+    add_knowledge_options(cmd, a.knowledge);
     cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
     cmd->add_option("--tune", a.tunes,
                     "GPU kernel tuning, key=value (repeatable or comma-separated): variant=s|e, "
@@ -214,7 +215,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct({{"--data", a.data}}, out_paths);
+    io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge), out_paths);
     pc::PcConfig cfg = a.cfg;
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
@@ -282,7 +283,10 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
     } join_gpu_init{gpu_init};
     Dataset data;
-    mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
+    mpi::run_agreed(*comm, [&] {
+        data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read);
+        if (a.knowledge.any()) cfg.knowledge = read_knowledge(a.knowledge, data.names);
+    });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +

@@ -11,6 +11,7 @@
 
 #include "cli/cmi_options.hpp"
 #include "cli/data_reader.hpp"
+#include "cli/knowledge_options.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/run.hpp"
@@ -26,6 +27,7 @@ struct PcArgs {
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     double comm_timeout = 600.0;
     std::vector<std::string> tunes;  ///< --tune key=value items
+    KnowledgeFiles knowledge;        ///< --forbid, --require, --tiers
 };
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.

@@ -315,6 +315,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         if (hooks.level) hooks.level(s);
     };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
+    cfg.on_level_start = [&progress](const pc::LevelPlan& plan) { progress.level_start(plan); };
     cfg.on_checkpoint = [&cfg](int level) {
         interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" +
                             cfg.checkpoint + "' (continue with --resume)");

@@ -5,12 +5,23 @@
 
 namespace cudag::pc {
 
+namespace {
+
+std::string format_count(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+    return buf;
+}
+
+}  // namespace
+
 Progress::Progress(Mode mode, std::string label)
     : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
     enabled_ = mode == Mode::Always || (mode == Mode::Auto && isatty(STDERR_FILENO));
 }
 
 void Progress::level(const LevelStats& s) {
+    if (s.seconds > 0.0 && s.tests > 0) last_rate_ = static_cast<double>(s.tests) / s.seconds;
     if (!enabled_) return;
     const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     // Work imbalance over ranks: only worth a word when there are several ranks.
@@ -23,6 +34,21 @@ void Progress::level(const LevelStats& s) {
                  static_cast<long long>(s.removed), static_cast<long long>(s.edges_after), balance,
                  s.seconds, t);
     std::fflush(stderr);
+}
+
+void Progress::level_start(const LevelPlan& plan) {
+    if (!enabled_ || plan.planned_tests < kLongLevelTests) return;
+    char eta[96] = "";
+    if (last_rate_ > 0.0) {
+        const double s = plan.planned_tests / last_rate_;
+        if (s < 120.0) std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.0f s", plan.level - 1, s);
+        else if (s < 7200.0) std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.0f min", plan.level - 1, s / 60.0);
+        else if (s < 3.0 * 86400.0) std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.1f h", plan.level - 1, s / 3600.0);
+        else std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.3g days", plan.level - 1, s / 86400.0);
+    }
+    note("starting level " + std::to_string(plan.level) + " with up to " + format_count(plan.planned_tests) +
+         " tests over " + std::to_string(plan.rows) + " rows (largest " + std::to_string(plan.max_degree) +
+         " neighbours)" + eta + "; --max-level caps the depth");
 }
 
 void Progress::note(const std::string& line) {

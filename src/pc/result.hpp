@@ -13,6 +13,16 @@
 
 namespace cudag::pc {
 
+/// What a level l >= 1 is about to run (SkeletonHooks::on_level_start), from its snapshot:
+/// at most sum over rows of a_i * C(a_i - 1, l) tests (each entry against every l-subset
+/// of its row's other neighbours; fewer when entries separate early).
+struct LevelPlan {
+    int level = 0;
+    double planned_tests = 0.0;    ///< the upper bound above (saturates near 9.2e18 per row)
+    std::int64_t rows = 0;         ///< rows with something to test (a_i - 1 >= l)
+    std::int64_t max_degree = 0;   ///< the largest a_i
+};
+
 /// What happened at one level of the skeleton search.
 struct LevelStats {
     int level = 0;

@@ -175,6 +175,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         });
     }
     const auto t_skel = std::chrono::steady_clock::now();
+    hooks.on_level_start = cfg.on_level_start;
     SkeletonResult skel = learn_skeleton(engine, sk, comm, cfg.on_level, hooks);
 
     OrientOptions oo;

@@ -36,6 +36,8 @@ struct PcConfig {
     /// command's run context and given to the engine factory (pc/engines.hpp).
     BackendContext backend;
     LevelCallback on_level;  ///< progress hook, may be empty
+    /// Called on rank 0 before each level l >= 1 with its planned tests; may be empty.
+    std::function<void(const LevelPlan&)> on_level_start;
     std::function<void(const std::string&)> on_note;  ///< phase timings (verbose), may be empty
     /// HDF5 checkpoint written by rank 0 after every level ("" for none).
     std::string checkpoint;

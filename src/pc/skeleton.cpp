@@ -316,7 +316,18 @@ private:
         have_next_ = false;
         // Threads by the level's size: a small level is done before threads would start.
         lt_ = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
-        const RowPartition part = mpi::partition_rows(row_work(snap, l), comm_.size());
+        const std::vector<double> work = row_work(snap, l);
+        if (hooks_.on_level_start && comm_.rank() == 0) {
+            LevelPlan plan;
+            plan.level = l;
+            for (std::int64_t i = 0; i < n_; ++i) {
+                plan.planned_tests += work[static_cast<std::size_t>(i)];
+                plan.rows += work[static_cast<std::size_t>(i)] > 0.0;
+                plan.max_degree = std::max(plan.max_degree, snap.degree(i));
+            }
+            hooks_.on_level_start(plan);
+        }
+        const RowPartition part = mpi::partition_rows(work, comm_.size());
         detail::LevelFrame f;
         f.level = l;
         f.snap = &snap;

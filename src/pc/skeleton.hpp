@@ -89,6 +89,8 @@ struct SkeletonHooks {
     std::function<void(const SkeletonState&)> on_checkpoint;
     /// Throw StoppedAfterLevel after this level (and its checkpoint); -1: never.
     int stop_after_level = -1;
+    /// When set, called on rank 0 before each level l >= 1 runs.
+    std::function<void(const LevelPlan&)> on_level_start;
 };
 
 /// PC-stable adjacency search (cuPC Algorithm 1, pcalg skeleton(method="stable")):

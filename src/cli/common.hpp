@@ -8,12 +8,24 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::cli {
+
+/// Verbose: every rank's peak resident memory, printed by rank 0 as one line
+/// ("<label>: peak memory per rank: 0 1.2 GiB, 1 ..."). Collective.
+inline void report_peak_memory(mpi::Communicator& comm, const std::string& label) {
+    const std::vector<std::int64_t> peaks = comm.allgather(peak_resident_bytes());
+    if (comm.rank() != 0) return;
+    std::string line = label + ": peak memory per rank:";
+    for (std::size_t r = 0; r < peaks.size(); ++r)
+        line += (r ? ", " : " ") + std::to_string(r) + " " + format_bytes(static_cast<double>(peaks[r]));
+    std::cerr << line << '\n';
+}
 
 /// The non-empty items of a comma-separated list.
 inline std::vector<std::string> split_commas(const std::string& s) {

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/checkpoint.hpp"
 
+#include <memory>
 #include <vector>
 
 #include "core/error.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/hdf5_mpio.hpp"
 #include "io/result_layout.hpp"
 
 namespace cudag::io {
@@ -34,6 +36,48 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
     }
     layout::write_levels(root, s.levels, where);
     file.commit();
+}
+
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
+                      const std::string& path, mpi::Communicator& comm) {
+    const layout::RecordParts parts = layout::record_parts(s.sepsets, s.pmax.size(), comm);
+    std::unique_ptr<CheckpointFile> file;
+    std::vector<std::byte> temp;  // the temporary's name, from rank 0
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() != 0) return;
+        file = std::make_unique<CheckpointFile>(CheckpointFile::create(path, pc_format, config_hash));
+        const hid_t root = file->root();
+        const std::string& where = file->where();
+        {
+            h5::Handle g = h5::create_group(root, "state", where);
+            h5::write_array(g.get(), "next_level", std::vector<std::int64_t>{s.next_level}, {1}, where);
+            h5::write_array(g.get(), "n_vars", std::vector<std::int64_t>{s.skeleton.n()}, {1}, where);
+        }
+        layout::write_skeleton(root, s.skeleton, where);
+        layout::create_sepsets(root, parts, where);
+        {
+            h5::Handle g = h5::create_group(root, "pmax", where);
+            layout::create_pmax_pairs(g.get(), parts, where);
+        }
+        layout::write_levels(root, s.levels, where);
+        const std::string name = file->close_for_parts();
+        temp.assign(reinterpret_cast<const std::byte*>(name.data()),
+                    reinterpret_cast<const std::byte*>(name.data() + name.size()));
+    });
+    comm.bcast_blob(temp, 0);
+    const std::string tmp(reinterpret_cast<const char*>(temp.data()), temp.size());
+    const std::string where = "cannot write checkpoint '" + path + "'";
+    mpi::run_agreed(comm, [&] {
+        h5::Handle f = h5::open_file_mpio(tmp, true);
+        h5::Handle xfer = h5::collective_transfer();
+        layout::write_sepsets_part(f.get(), s.sepsets, parts, xfer.get(), where);
+        h5::Handle g = h5::check_id(H5Gopen2(f.get(), "pmax", H5P_DEFAULT), where);
+        layout::write_pmax_pairs_part(g.get(), s.pmax, parts, xfer.get(), where);
+    });
+    // Every rank has written and closed: rank 0 renames.
+    mpi::run_agreed(comm, [&] {
+        if (file) file->commit();
+    });
 }
 
 pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,

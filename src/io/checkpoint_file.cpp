@@ -19,6 +19,7 @@ CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointF
     CheckpointFile f;
     f.out_ = std::make_unique<OutputSet>();
     const std::string tmp = f.out_->temp_for(path);
+    f.temp_ = tmp;
     f.where_ = "cannot write checkpoint '" + path + "'";
     f.file_ = h5::create_file(tmp);
     const hid_t root = f.file_.get();
@@ -50,10 +51,19 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
     return f;
 }
 
-void CheckpointFile::commit() {
+std::string CheckpointFile::close_for_parts() {
     CUDAG_ASSERT(out_ != nullptr && file_.valid());
     h5::check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), where_);
     file_.reset();
+    return temp_;
+}
+
+void CheckpointFile::commit() {
+    CUDAG_ASSERT(out_ != nullptr);
+    if (file_.valid()) {
+        h5::check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), where_);
+        file_.reset();
+    }
     out_->commit();
 }
 

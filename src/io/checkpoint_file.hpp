@@ -55,8 +55,12 @@ public:
     /// writing, "checkpoint '<path>'" when reading.
     const std::string& where() const { return where_; }
 
-    /// Flush and close the file being written and rename it over the target. Every handle
-    /// the learner opened below root() must be closed by then.
+    /// Flush and close the file being written, not yet renamed, and return the temporary's
+    /// path: other ranks then add their parts to it (through MPI-IO) before commit().
+    std::string close_for_parts();
+
+    /// Flush and close the file being written (unless close_for_parts() did) and rename it
+    /// over the target. Every handle the learner opened below root() must be closed by then.
     void commit();
 
 private:
@@ -65,6 +69,7 @@ private:
     std::unique_ptr<OutputSet> out_;  ///< set when writing
     h5::Handle file_;                 ///< declared after out_: closed before the temporary goes
     std::string where_;
+    std::string temp_;  ///< the temporary being written
 };
 
 }  // namespace cudag::io

@@ -70,9 +70,7 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
     mpi::run_agreed(comm, [&] {
         h5::Handle f = h5::open_file_mpio(tmp, true);
         h5::Handle xfer = h5::collective_transfer();
-        layout::write_sepsets_part(f.get(), s.sepsets, parts, xfer.get(), where);
-        h5::Handle g = h5::check_id(H5Gopen2(f.get(), "pmax", H5P_DEFAULT), where);
-        layout::write_pmax_pairs_part(g.get(), s.pmax, parts, xfer.get(), where);
+        layout::write_records_part(f.get(), s.sepsets, s.pmax, parts, xfer.get(), where);
     });
     // Every rank has written and closed: rank 0 renames.
     mpi::run_agreed(comm, [&] {

@@ -159,6 +159,8 @@ Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
 void transfer_block(hid_t ds, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
                     const std::vector<hsize_t>& count, hid_t xfer, bool write, const std::string& what) {
     Handle fspace = check_id(H5Dget_space(ds), what);
+    // An empty dataset has no storage to address: every rank sees its extent, so all skip.
+    if (H5Sget_simple_extent_npoints(fspace.get()) == 0) return;
     Handle mspace;
     if (element_count(count) == 0) {
         // Nothing to move on this rank: empty selections, same call.

@@ -180,11 +180,9 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Comm
     mpi::run_agreed(comm, [&] {
         h5::Handle file = h5::open_file_mpio(path, true);
         h5::Handle xfer = h5::collective_transfer();
-        layout::write_sepsets_part(file.get(), r.sepsets, parts, xfer.get(), where);
-        h5::Handle g = h5::check_id(H5Gopen2(file.get(), "pmax", H5P_DEFAULT), where);
-        layout::write_pmax_pairs_part(g.get(), r.pmax, parts, xfer.get(), where);
+        layout::write_records_part(file.get(), r.sepsets, r.pmax, parts, xfer.get(), where);
         if (n <= pc::PcResult::dense_pmax_limit) {
-            h5::Handle ds = h5::check_id(H5Dopen2(g.get(), "matrix", H5P_DEFAULT), where);
+            h5::Handle ds = h5::check_id(H5Dopen2(file.get(), "pmax/matrix", H5P_DEFAULT), where);
             write_pmax_matrix_part(ds.get(), r.pmax, n, lo, hi, xfer.get(), where);
         }
     });

@@ -191,6 +191,13 @@ void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const R
                        true, what);
 }
 
+void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax,
+                        const RecordParts& parts, hid_t xfer, const std::string& where) {
+    write_sepsets_part(root, s, parts, xfer, where);
+    h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": no /pmax");
+    write_pmax_pairs_part(g.get(), pmax, parts, xfer, where);
+}
+
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where) {
     std::vector<std::int32_t> level;
     std::vector<std::int64_t> tests, removed, edges_after;

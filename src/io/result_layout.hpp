@@ -50,6 +50,9 @@ void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, 
 void create_pmax_pairs(hid_t group, const RecordParts& parts, const std::string& where);
 void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts,
                            hid_t xfer, const std::string& where);
+/// write_sepsets_part, then write_pmax_pairs_part into /pmax.
+void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax,
+                        const RecordParts& parts, hid_t xfer, const std::string& where);
 
 /// /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
 /// tests_imbalance (float64)}.

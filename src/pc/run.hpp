@@ -64,7 +64,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 /// The distributed form: every rank of `comm` calls it with the same data and options.
 /// The skeleton search is split over the ranks (pc::learn_skeleton); separating sets,
 /// pMax and the orientation are complete on rank 0 only (other ranks get the skeleton,
-/// the level statistics and the names). Errors on any rank are agreed on at level
+/// the level statistics and the names) or, with cfg.distributed_records, every rank
+/// holds the separating sets and pMax of its PcResult::record_rows and rank 0 the
+/// orientation. Errors on any rank are agreed on at level
 /// boundaries: the failing rank throws its error (mpi::AgreedFailure when there are
 /// several ranks), the others mpi::PeerFailed.
 PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm);

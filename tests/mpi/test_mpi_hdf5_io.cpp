@@ -7,8 +7,6 @@
 // the one-line errors; what -v and `cudag info` say.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -39,13 +37,7 @@ const std::set<std::string> kRunSpecific = {
 
 class MpiHdf5Io : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
-        if (geteuid() == 0) {
-            setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-            setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-        }
-        setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-    }
+    static void SetUpTestSuite() { cudag::test::prepare_mpiexec_environment(); }
     void SetUp() override { dir_ = cudag::test::fresh_test_dir("cudag_h5io"); }
     void TearDown() override { fs::remove_all(dir_); }
 

@@ -118,6 +118,17 @@ inline testing::AssertionResult same_mcmc_results(const std::string& got, const 
     return testing::AssertionSuccess();
 }
 
+/// Environment for running `mpiexec` from a test: Open MPI refuses to start as root unless
+/// told (containers, CI), and in containers without ptrace rights shared memory's
+/// single-copy path breaks. Values already set are kept.
+inline void prepare_mpiexec_environment() {
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+}
+
 /// Every dataset and attribute of the HDF5 file `path`, by name: "/a/b" for a dataset,
 /// "/a/b@name" for an attribute of object /a/b ("/@name" on the root); strings as their
 /// text (joined by NUL), numbers as their native bytes. Datasets and attribute names in

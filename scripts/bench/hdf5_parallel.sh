@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Parallel HDF5 (issue 25): collective (MPI-IO) against gathered (rank 0) HDF5 I/O of
+# `cudag pc` on CPU ranks under mpiexec. Two sets:
+#   read   an HDF5 input of 100,000 samples x 500 variables (381 MiB of float64), PC at
+#          --max-level 1: the input read dominates I/O (its result is small)
+#   write  5,000 variables x 100 samples, sparse truth (density 0.0005), PC at --max-level
+#          1: some 12.5 million separating sets (most pairs fall at level 0), about 200 MB
+#          of records in the result; the result write and rank 0's memory dominate
+# For every set, rank count and path: the input read time and the result write time
+# (`-v` phase timings: "input read (...)", "results written (...)"), the wall time, and
+# the peak resident memory of every rank ("peak memory per rank", getrusage). Each
+# collective result is compared with the gathered one of the same rank count
+# (scripts/dev/h5_same.py: every dataset and attribute but timings and provenance).
+#
+# Usage: scripts/bench/hdf5_parallel.sh [build-dir]
+#   env: OUT=dir (logs and table), RANKS="1 2 4", SETS="read write", MPIEXEC=mpiexec,
+#        DATA=dir (where the inputs are made; a local disk: the write times are its)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+cudag=$(realpath "$build/cudag")
+ranks=${RANKS:-"1 2 4"}
+sets=${SETS:-"read write"}
+mpiexec=${MPIEXEC:-mpiexec}
+logs=${OUT:-$(mktemp -d)}/hdf5_parallel
+mkdir -p "$logs"
+data=${DATA:-$(mktemp -d)}
+trap '[[ -z ${DATA:-} ]] && rm -rf "$data"' EXIT
+if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
+table=$logs/table.tsv
+
+make_set() {
+    case $1 in
+        read) "$cudag" simulate gaussian --vars 500 --samples 100000 --density 0.01 --seed 7 --out "$data/read.h5" ;;
+        write) "$cudag" simulate gaussian --vars 5000 --samples 100 --density 0.0005 --seed 7 --out "$data/write.h5" ;;
+    esac >/dev/null
+}
+
+# "... <label> (...): 1.234 s (...)" -> 1.234
+phase() { sed -n "s/.*$1 ([^)]*): \([0-9.]*\) s.*/\1/p" "$2" | head -1; }
+
+printf 'set\tranks\tpath\tread_s\twrite_s\twall_s\tpeak_rank0\tpeak_others_max\tsame_as_gathered\n' >"$table"
+for set in $sets; do
+    [[ -f $data/$set.h5 ]] || make_set "$set"
+    for k in $ranks; do
+        for path in gathered collective; do
+            log=$logs/$set.np$k.$path.log
+            out=$data/$set.np$k.$path.h5
+            t0=$(date +%s.%N)
+            CUDAG_HDF5_IO=$path "$mpiexec" --oversubscribe -n "$k" "$cudag" pc --data "$data/$set.h5" \
+                --max-level 1 --backend cpu --threads 1 -v --out "$out" 2>"$log"
+            wall=$(echo "$(date +%s.%N) - $t0" | bc)
+            read_s=$(phase "input read" "$log")
+            write_s=$(phase "results written" "$log")
+            peaks=$(sed -n 's/.*peak memory per rank: //p' "$log")
+            peak0=$(echo "$peaks" | sed 's/^0 \([^,]*\).*/\1/')
+            others=$(echo "$peaks" | tr ',' '\n' | tail -n +2 | sed 's/^ *[0-9]* //' |
+                     sort -h | tail -1)
+            same=-
+            if [[ $path == collective ]]; then
+                if python3 scripts/dev/h5_same.py "$out" "$data/$set.np$k.gathered.h5" >/dev/null; then
+                    same=yes
+                else
+                    same=NO
+                fi
+            fi
+            printf '%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n' "$set" "$k" "$path" "$read_s" "$write_s" \
+                "$wall" "$peak0" "${others:--}" "$same" | tee -a "$table"
+        done
+        rm -f "$data/$set.np$k."*.h5
+    done
+done
+echo "table: $table"

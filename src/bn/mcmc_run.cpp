@@ -154,6 +154,69 @@ void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig
     file.commit();
 }
 
+/// The collective form (parallel HDF5): rank 0 creates /chains at its final shapes, then
+/// every rank writes its chains [first, first + mine.size()) as rows of each dataset. The
+/// same file as write_checkpoint of every chain's state, without gathering them.
+void write_checkpoint_parts(const std::vector<ChainState>& mine, std::int64_t first, const McmcRunConfig& cfg,
+                            std::int64_t n, mpi::Communicator& comm) {
+    const auto c = static_cast<hsize_t>(cfg.opts.chains), un = static_cast<hsize_t>(n);
+    const auto kept = static_cast<hsize_t>(
+        comm.allreduce(mine.empty() ? std::int64_t{0} : mine[0].kept, mpi::ReduceOp::Max));
+    // Each dataset: name, file and memory type, the shape of one chain's row.
+    struct Field {
+        const char* name;
+        hid_t file_type, mem_type;
+        std::vector<hsize_t> row;
+    };
+    using I64 = io::h5::TypeOf<std::int64_t>;
+    using I32 = io::h5::TypeOf<std::int32_t>;
+    using F64 = io::h5::TypeOf<double>;
+    const std::vector<Field> fields = {
+        {"chain", I64::file(), I64::mem(), {}},           {"done", I64::file(), I64::mem(), {}},
+        {"accepted", I64::file(), I64::mem(), {}},        {"kept", I64::file(), I64::mem(), {}},
+        {"score", F64::file(), F64::mem(), {}},           {"best_score", F64::file(), F64::mem(), {}},
+        {"order", I32::file(), I32::mem(), {un}},         {"best_order", I32::file(), I32::mem(), {un}},
+        {"trace", F64::file(), F64::mem(), {kept}},       {"edge_sum", F64::file(), F64::mem(), {un, un}},
+        {"edge_sumsq", F64::file(), F64::mem(), {un, un}}, {"since", I64::file(), I64::mem(), {un}}};
+    const auto head = [&](hid_t root, const std::string& where) {
+        io::h5::Handle g = io::h5::create_group(root, "chains", where);
+        for (const Field& f : fields) {
+            std::vector<hsize_t> dims{c};
+            dims.insert(dims.end(), f.row.begin(), f.row.end());
+            io::h5::create_dataset(g.get(), f.name, f.file_type, dims, where);
+        }
+    };
+    const auto part = [&](hid_t file, hid_t xfer, const std::string& where) {
+        std::vector<std::int64_t> chain, done, accepted, kept_v;
+        std::vector<double> score, best;
+        for (const ChainState& s : mine) {
+            chain.push_back(s.chain);
+            done.push_back(s.done);
+            accepted.push_back(s.accepted);
+            kept_v.push_back(s.kept);
+            score.push_back(s.score);
+            best.push_back(s.best_score);
+        }
+        const auto order = stacked(mine, &ChainState::order), best_order = stacked(mine, &ChainState::best_order);
+        const auto trace = stacked(mine, &ChainState::trace), edge_sum = stacked(mine, &ChainState::edge_sum);
+        const auto edge_sumsq = stacked(mine, &ChainState::edge_sumsq);
+        const auto since = stacked(mine, &ChainState::since);
+        const void* data[] = {chain.data(), done.data(),  accepted.data(),   kept_v.data(),
+                              score.data(), best.data(),  order.data(),      best_order.data(),
+                              trace.data(), edge_sum.data(), edge_sumsq.data(), since.data()};
+        io::h5::Handle g = io::h5::check_id(H5Gopen2(file, "chains", H5P_DEFAULT), where);
+        for (std::size_t k = 0; k < fields.size(); ++k) {
+            const Field& f = fields[k];
+            std::vector<hsize_t> start{static_cast<hsize_t>(first)}, count{mine.size()};
+            for (hsize_t d : f.row) start.push_back(0), count.push_back(d);
+            io::h5::Handle ds = io::h5::check_id(H5Dopen2(g.get(), f.name, H5P_DEFAULT), where);
+            io::h5::transfer_block(ds.get(), f.mem_type, const_cast<void*>(data[k]), start, count, xfer, true,
+                                   where + ": cannot write /chains/" + f.name);
+        }
+    };
+    io::write_checkpoint_in_parts(cfg.checkpoint, mcmc_format, cfg.config_hash, comm, head, part);
+}
+
 /// Chains [first, last) from the checkpoint.
 std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first,
                                         std::int64_t last) {
@@ -263,10 +326,14 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
             due = due || by_time;
         }
         if (!due) continue;
-        const std::vector<ChainState> all = gather_states(states, comm);
-        mpi::run_agreed(comm, [&] {
-            if (comm.rank() == 0) write_checkpoint(all, cfg, n);
-        });
+        if (cfg.collective_checkpoints && comm.size() > 1) {
+            write_checkpoint_parts(states, first, cfg, n, comm);
+        } else {
+            const std::vector<ChainState> all = gather_states(states, comm);
+            mpi::run_agreed(comm, [&] {
+                if (comm.rank() == 0) write_checkpoint(all, cfg, n);
+            });
+        }
         last_checkpoint = clock::now();
         if (comm.rank() == 0 && cfg.on_checkpoint) cfg.on_checkpoint(done);
         if (done == cfg.stop_after) throw StoppedAtIteration(done);

@@ -226,3 +226,25 @@ TEST_F(MpiHdf5Io, VerboseStartUpAndInfoSayWhichPathRuns) {
               std::string::npos)
         << info;
 }
+
+TEST_F(MpiHdf5Io, McmcCheckpointWrittenByEveryRankResumes) {
+    auto r = cudag(0, "simulate discrete --vars 10 --samples 300 --density 0.2 --states 3 --max-parents 2 --seed 6 --out " +
+                          path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    // 5 chains on 4 ranks: one rank runs two, the others one each.
+    const std::string opts = "mcmc --data " + path("d.csv") +
+                             " --score bdeu --max-parents 2 --chains 5 --iterations 600 --thin 2 -q";
+    r = cudag(0, opts + " --out " + path("serial.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const bool gathered : {false, true}) {
+        const std::string ck = path(gathered ? "ckg.h5" : "ckc.h5");
+        r = cudag(4, opts + " --checkpoint " + ck + " --checkpoint-every 200 --stop-after 400 --out " + path("x.h5"),
+                  gathered);
+        ASSERT_EQ(r.code, 3) << r.err;
+        ASSERT_TRUE(fs::exists(ck)) << r.err;
+    }
+    EXPECT_TRUE(same_file_contents(path("ckc.h5"), path("ckg.h5"), kRunSpecific));
+    r = cudag(2, opts + " --checkpoint " + path("ckc.h5") + " --resume --out " + path("resumed.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(path("resumed.h5"), path("serial.h5")));
+}

@@ -13,7 +13,8 @@
 # takes minutes per configuration on 2 cores).
 # For every set, rank count and path: the input read time and the result write time
 # (`-v` phase timings: "input read (...)", "results written (...)"), the wall time, and
-# the peak resident memory of every rank ("peak memory per rank", getrusage). Each
+# the peak resident memory of every rank over the run and after the levels (the records'
+# collection, orientation and output: "peak memory per rank [after the levels]"). Each
 # collective result is compared with the gathered one of the same rank count
 # (scripts/dev/h5_same.py: every dataset and attribute but timings and provenance).
 #
@@ -56,7 +57,7 @@ PY
 # "... <label> (...): 1.234 s (...)" -> 1.234
 phase() { sed -n "s/.*$1 ([^)]*): \([0-9.]*\) s.*/\1/p" "$2" | head -1; }
 
-printf 'set\tranks\tpath\tread_s\twrite_s\twall_s\tpeak_rank0\tpeak_others_max\tsame_as_gathered\n' >"$table"
+printf 'set\tranks\tpath\tread_s\twrite_s\twall_s\tpeak_rank0\tpeak_others_max\toutput_peak_rank0\toutput_peak_others_max\tsame_as_gathered\n' >"$table"
 for set in $sets; do
     [[ -f $data/$set.h5 ]] || make_set "$set"
     for k in $ranks; do
@@ -69,10 +70,15 @@ for set in $sets; do
             wall=$(echo "$(date +%s.%N) - $t0" | bc)
             read_s=$(phase "input read" "$log")
             write_s=$(phase "results written" "$log")
+            # "0 1.2 GiB, 1 900 MiB, ..." -> rank 0's, and the largest of the others
+            first() { sed 's/^0 \([^,]*\).*/\1/'; }
+            rest() { tr ',' '\n' | tail -n +2 | sed 's/^ *[0-9]* //' | sort -h | tail -1; }
             peaks=$(sed -n 's/.*peak memory per rank: //p' "$log")
-            peak0=$(echo "$peaks" | sed 's/^0 \([^,]*\).*/\1/')
-            others=$(echo "$peaks" | tr ',' '\n' | tail -n +2 | sed 's/^ *[0-9]* //' |
-                     sort -h | tail -1)
+            after=$(sed -n 's/.*peak memory per rank after the levels[^:]*: //p' "$log")
+            peak0=$(echo "$peaks" | first)
+            others=$(echo "$peaks" | rest)
+            after0=$(echo "$after" | first)
+            after_others=$(echo "$after" | rest)
             same=-
             if [[ $path == collective ]]; then
                 if python3 scripts/dev/h5_same.py "$out" "$data/$set.np$k.gathered.h5" >/dev/null; then
@@ -81,8 +87,8 @@ for set in $sets; do
                     same=NO
                 fi
             fi
-            printf '%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\n' "$set" "$k" "$path" "$read_s" "$write_s" \
-                "$wall" "$peak0" "${others:--}" "$same" | tee -a "$table"
+            printf '%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\t%s\t%s\t%s\n' "$set" "$k" "$path" "$read_s" "$write_s" \
+                "$wall" "$peak0" "${others:--}" "$after0" "${after_others:--}" "$same" | tee -a "$table"
         done
         rm -f "$data/$set.np$k."*.h5
     done

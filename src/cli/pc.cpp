@@ -413,7 +413,14 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                                  : "",
                             corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
     });
-    cfg.on_level = [&progress](const pc::LevelStats& s) { progress.level(s); };
+    // Verbose: the peak so far is kept and a new one started after every level, so that the
+    // end reports the whole run's peak and the peak after the levels (the records' collection,
+    // orientation and output) apart.
+    std::int64_t levels_peak = 0;
+    cfg.on_level = [&progress, &levels_peak, verbose = a.verbose](const pc::LevelStats& s) {
+        progress.level(s);
+        if (verbose) levels_peak = std::max(levels_peak, restart_peak_resident());
+    };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
     cfg.on_checkpoint = [&cfg](int level) {
         interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" +
@@ -459,7 +466,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if (!a.out.empty())
         progress.note(std::string("results written (") + (io_plan.collective ? "collective" : "rank 0") +
                       "):" + seconds_text(t_write));
-    if (a.verbose) report_peak_memory(*comm, "cudag pc");
+    if (a.verbose)
+        report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");
     if (!root) return 0;
     if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
         // The run finished: its checkpoint has served (--keep-checkpoint keeps it).

@@ -91,4 +91,10 @@ std::int64_t peak_resident_bytes() {
     return static_cast<std::int64_t>(u.ru_maxrss) * 1024;  // Linux: KiB
 }
 
+std::int64_t restart_peak_resident() {
+    const std::int64_t before = peak_resident_bytes();
+    std::ofstream("/proc/self/clear_refs") << "5";
+    return before;
+}
+
 }  // namespace cudag

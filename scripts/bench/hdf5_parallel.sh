@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Parallel HDF5 (issue 25): collective (MPI-IO) against gathered (rank 0) HDF5 I/O of
-# `cudag pc` on CPU ranks under mpiexec. Two sets:
+# `cudag pc` on CPU ranks under mpiexec. Three sets:
 #   read   an HDF5 input of 100,000 samples x 500 variables (381 MiB of float64), PC at
 #          --max-level 1: the input read dominates I/O (its result is small)
 #   write  a star: X1 ~ N(0,1) and X2..X2000 = X1 + noise, 200 samples (made with numpy
@@ -9,7 +9,12 @@
 #          about 2 million separating sets and 2 million pMax pairs plus the dense 2000 x
 #          2000 pMax matrix, some 100 MB of records; the result write and rank 0's memory
 #          dominate. (Level-0 removals have no record: their set is empty by definition.)
-# PC runs at --max-level 1 on both (a CPU-rank run of the full search on the read set
+#   chain  a Markov chain X1 -> X2 -> ... -> X12000, X(k+1) = 0.97 X(k) + noise (unit
+#          variances), 200 samples (numpy and h5py): level 0 keeps the pairs up to some 50
+#          apart, level 1 separates all but neighbours by a node between them: about 0.6
+#          million separating sets, of which only the pairs two apart (12,000) form
+#          unshielded triples, the records orientation needs on rank 0
+# PC runs at --max-level 1 on all three (a CPU-rank run of the full search on the read set
 # takes minutes per configuration on 2 cores).
 # For every set, rank count and path: the input read time and the result write time
 # (`-v` phase timings: "input read (...)", "results written (...)"), the wall time, and
@@ -19,14 +24,14 @@
 # (scripts/dev/h5_same.py: every dataset and attribute but timings and provenance).
 #
 # Usage: scripts/bench/hdf5_parallel.sh [build-dir]
-#   env: OUT=dir (logs and table), RANKS="1 2 4", SETS="read write", MPIEXEC=mpiexec,
+#   env: OUT=dir (logs and table), RANKS="1 2 4", SETS="read write chain", MPIEXEC=mpiexec,
 #        DATA=dir (where the inputs are made; a local disk: the write times are its)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 cudag=$(realpath "$build/cudag")
 ranks=${RANKS:-"1 2 4"}
-sets=${SETS:-"read write"}
+sets=${SETS:-"read write chain"}
 mpiexec=${MPIEXEC:-mpiexec}
 logs=${OUT:-$(mktemp -d)}/hdf5_parallel
 mkdir -p "$logs"
@@ -50,6 +55,19 @@ x = hub[:, None] + rng.standard_normal((m, n))
 x[:, 0] = hub
 with h5py.File(sys.argv[1], "w") as f:
     f.create_dataset("data", data=x).attrs["names"] = [f"X{k + 1}" for k in range(n)]
+PY
+        chain) python3 - "$data/chain.h5" <<'PY' ;;
+import sys
+import h5py
+import numpy as np
+n, m, rho = 12000, 200, 0.97
+rng = np.random.default_rng(7)
+x = np.empty((m, n))
+x[:, 0] = rng.standard_normal(m)
+for k in range(1, n):
+    x[:, k] = rho * x[:, k - 1] + np.sqrt(1 - rho * rho) * rng.standard_normal(m)
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("data", data=x)  # no names: cudag calls them X1..X12000
 PY
     esac >/dev/null
 }

@@ -18,7 +18,7 @@
 namespace cudag::cli {
 
 /// Verbose: every rank's peak resident memory, printed by rank 0 as one line
-/// ("<label>: peak memory per rank: 0 1.2 GiB, 1 ..."): over the whole run, the larger of
+/// ("<label>: peak memory per rank: 0 1234 MiB, 1 ...", MiB so that runs compare): over the whole run, the larger of
 /// `earlier` (a peak taken before restart_peak_resident, 0 for none) and the peak since;
 /// with `earlier`, a second line gives the peak since the restart ("<since>: ..."). Collective.
 inline void report_peak_memory(mpi::Communicator& comm, const std::string& label, std::int64_t earlier = 0,
@@ -30,7 +30,7 @@ inline void report_peak_memory(mpi::Communicator& comm, const std::string& label
     const auto line = [&](const std::string& what, const std::vector<std::int64_t>& peaks) {
         std::string out = label + ": " + what + ":";
         for (std::size_t r = 0; r < peaks.size(); ++r)
-            out += (r ? ", " : " ") + std::to_string(r) + " " + format_bytes(static_cast<double>(peaks[r]));
+            out += (r ? ", " : " ") + std::to_string(r) + " " + std::to_string(peaks[r] >> 20) + " MiB";
         std::cerr << out << '\n';
     };
     line("peak memory per rank", whole);

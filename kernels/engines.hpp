@@ -68,12 +68,8 @@ std::vector<double> gpu_correlation(const Dataset& data, int device = 0);
 std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end,
                                          int device = 0);
 
-/// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,
-/// γ = 2, β = 1).
-struct DiscreteTunables {
-    int delta = 64;  ///< threads building one contingency table
-    int gamma = 2;   ///< tests (tables) of one pair in flight per block
-};
+using cudag::DiscreteTunables;
+
 
 /// Discrete (χ²/G²) skeleton engine on device `device`, gpuPC's scheme (kernels/
 /// pc_discrete.cu). Throws InputError for an exhaustive (causal-learn) policy or a single-

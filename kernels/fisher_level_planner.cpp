@@ -28,6 +28,9 @@ constexpr std::int64_t kOversubscribe = 4;
 constexpr int kMaxBlockThreads = 256;
 /// Entry scan: a row is cut into rank ranges of at least this many sets.
 constexpr std::int64_t kScanMinSpan = 1024;
+/// The deep scan's smallest item (ranks): it pays a prefix factorisation per item, a few
+/// walk steps' worth.
+constexpr std::int64_t kDeepMinSpan = 64;
 /// Entry scan rounds: the first covers ranks [0, FisherTunables::scan_first_round), each
 /// later one kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanRoundGrowth = 16;
@@ -56,11 +59,10 @@ void FisherLevelPlanner::check(const pc::TestPolicy& policy, const FisherTunable
         throw InputError("--beta x --gamma must be <= " + std::to_string(kMaxBlockThreads) +
                          " (threads per block)");
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
-    if (t.scan_levels < 0 || t.scan_levels > kScanLevelsMax)
-        throw InputError("--scan-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
+    if (t.scan_levels < 0) throw InputError("--tune scan-levels must be >= 0");
+    if (t.scan_deep_from < 2) throw InputError("--tune deep-from must be >= 2");
     if (t.scan_first_round < 1) throw InputError("the entry scan's first round must cover >= 1 set");
-    if (t.scan_round_levels < 0 || t.scan_round_levels > kScanLevelsMax)
-        throw InputError("--scan-round-levels must be in [0, " + std::to_string(kScanLevelsMax) + "]");
+    if (t.scan_round_levels < 0) throw InputError("--tune scan-round-levels must be >= 0");
 }
 
 // ---- how C is held ----------------------------------------------------------------------
@@ -115,9 +117,12 @@ CorrelationBlocks FisherLevelPlanner::correlation_blocks(std::int64_t n, int ran
 // ---- a level l >= 1 -----------------------------------------------------------------------
 
 LevelPath FisherLevelPlanner::path(int l, bool symmetric, bool whole) const {
-    if (symmetric && (whole || l == 1) && l <= t_.scan_levels) return LevelPath::Scan;
+    if (symmetric && (whole || l == 1) && l <= t_.scan_levels && (!deep(l) || (whole && l <= kDeepMaxLevel)))
+        return LevelPath::Scan;
     return t_.variant == 'e' ? LevelPath::EdgeParallel : LevelPath::SetParallel;
 }
+
+bool FisherLevelPlanner::deep(int l) const { return l >= 2 && (l >= t_.scan_deep_from || l > kMaxTemplateLevel); }
 
 bool FisherLevelPlanner::generic(int l) const {
     return (t_.generic_from_level > 0 && l >= t_.generic_from_level) || l > kMaxTemplateLevel;
@@ -232,7 +237,9 @@ ScanRange FisherLevelPlanner::first_scan_range(int l) const {
     // Levels above scan_round_levels run one round: a round's shortest chain of tests
     // plus its sync can cost more than idle lanes do (n4000 level 4 on an H200, exact
     // tests: 4.8 ms in one round, 13.5 ms in rounds).
-    return {0, l <= t_.scan_round_levels ? t_.scan_first_round : std::numeric_limits<std::int64_t>::max()};
+    // The deep scan's lanes share each test's arithmetic, so it never splits an entry's
+    // ranks over lanes (kItemLanes, the later rounds' items): one round.
+    return {0, l <= t_.scan_round_levels && !deep(l) ? t_.scan_first_round : std::numeric_limits<std::int64_t>::max()};
 }
 
 ScanRange FisherLevelPlanner::next_scan_range(ScanRange r) {
@@ -241,7 +248,7 @@ ScanRange FisherLevelPlanner::next_scan_range(ScanRange r) {
 }
 
 std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>& live, ScanRange rg,
-                                                     bool on_survivors) const {
+                                                     bool on_survivors, bool deep) const {
     const std::int64_t lo = rg.lo, hi = rg.hi;
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
     // A row's items: warps of up to 32 entries sharing the ranks, or (a later round,
@@ -253,7 +260,7 @@ std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>&
         work += lane_split(r) ? r.count * range / 32.0 : static_cast<double>((r.count + 31) / 32) * range;
     }
     const std::int64_t span = std::max<std::int64_t>(
-        kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
+        deep ? kDeepMinSpan : kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
     std::vector<ScanItem> items;
     for (const ScanRun& r : live) {
         const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;

@@ -105,6 +105,9 @@ public:
     /// `symmetric` C, and rows of C directly from level 2 on, so only on C held `whole`.
     /// Otherwise the variant.
     LevelPath path(int l, bool symmetric, bool whole) const;
+    /// Whether a scan level runs the deep scan (kernels/pc_gaussian_deep.cu) rather than
+    /// the template scan kernels.
+    bool deep(int l) const;
     /// The runtime-l kernels (scratch in global memory) instead of the template<int L> ones.
     bool generic(int l) const;
     /// Most threads the runtime-l kernels' scratch is sized for at level l.
@@ -136,7 +139,10 @@ public:
     /// warp sharing the ranks, or (`on_survivors`: a later round) a warp per entry of a
     /// row with few entries left, its lanes splitting the entry's ranks; a row whose
     /// range would keep a warp far longer than the round's average is cut into rank ranges.
-    std::vector<ScanItem> scan_items(const std::vector<ScanRun>& live, ScanRange r, bool on_survivors) const;
+    /// `deep`: the deep scan's items, cut down to kDeepMinSpan ranks where the level has few
+    /// (its per-set cost is a walk step, so short ranges spread a small level over the GPU).
+    std::vector<ScanItem> scan_items(const std::vector<ScanRun>& live, ScanRange r, bool on_survivors,
+                                     bool deep = false) const;
     /// The runs that have ranks beyond the round `r` (the next round's rows).
     static std::vector<ScanRun> runs_beyond(const std::vector<ScanRun>& live, ScanRange r);
     /// The next round's runs: `next`'s rows over their surviving entries (`counts[k]` of

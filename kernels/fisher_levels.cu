@@ -124,7 +124,7 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
             l0.anbrs.download(out.adjacency.nbrs.data(), out.adjacency.nbrs.size(), s);
         }
         ctx_.synchronize();
-        if (out.adjacency.n == n) results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
+        if (out.adjacency.n == n && out.adjacency_is_next) results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
         // Block-relative starts to absolute ones over all n rows (empty outside the block).
         std::int64_t* o = out.kept_offsets.data();
         std::fill(o, o + row_begin, 0);
@@ -357,13 +357,16 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
 void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows,
                                cudaStream_t s) {
     const int l = a.l;
+    const bool deep = plan_.deep(l);
+    LevelArgs da = a;  // the deep scan's scratch (sets whose factorisation fails), once for both sides
+    if (deep) use_scratch(da, deep_scan_threads(std::int64_t(1) << 40, FisherLevelPlanner::max_slots(l)));
     survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
     for (int upper = 0; upper < 2; ++upper) {
         std::vector<ScanRun> live = FisherLevelPlanner::scan_runs(snap, rows, l, upper != 0);
         ScanRange range = plan_.first_scan_range(l);
         bool on_survivors = false;
         while (!live.empty()) {
-            const std::vector<ScanItem> items = plan_.scan_items(live, range, on_survivors);
+            const std::vector<ScanItem> items = plan_.scan_items(live, range, on_survivors, deep);
             scan_items_.resize_discard(items.size());
             scan_items_.upload(items.data(), items.size(), s);
             EntryScanLaunch launch;
@@ -371,7 +374,11 @@ void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const 
             launch.n_items = static_cast<std::int64_t>(items.size());
             launch.upper = upper != 0;
             launch.survivors = on_survivors ? survivors_.data() : nullptr;
-            launch_entry_scan(a, launch, s);
+            if (deep) {
+                launch_deep_scan(da, launch, s);
+            } else {
+                launch_entry_scan(a, launch, s);
+            }
             // The next round: the rows with ranks beyond this one, over their surviving entries.
             const std::vector<ScanRun> next = FisherLevelPlanner::runs_beyond(live, range);
             if (next.empty()) break;

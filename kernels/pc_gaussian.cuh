@@ -162,6 +162,14 @@ struct EntryScanLaunch {
 };
 void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
 
+/// The deep entry scan (pc_gaussian_deep.cu), any level l >= 2 up to kDeepMaxLevel: the same
+/// contract as launch_entry_scan (items without kItemLanes), with the tests' arithmetic
+/// shared by a warp's lanes and along the walk. Needs LevelArgs::scratch for
+/// deep_scan_threads() threads (the sets whose factorisation fails run there).
+void launch_deep_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t stream);
+/// Threads (scratch slots) the deep scan uses for `n_items` items, at most `max_slots`.
+std::int64_t deep_scan_threads(std::int64_t n_items, std::int64_t max_slots);
+
 /// The entries of each listed row that are still to scan: on the lower side (j > i) or
 /// the upper one (j < i, mirror not separated), with no separating rank found so far.
 /// Row rows[k]'s positions go, increasing, to survivors[offsets[row] ..], their number

@@ -34,6 +34,32 @@ __device__ __forceinline__ void record_dependent(unsigned long long* minr, doubl
     if (bits < load_relaxed(minr)) atomicMin(minr, bits);
 }
 
+/// The entry's smallest dependent |r| so far, kept as the residuals (h11, h12, h22) of
+/// that test: |r| compares as h12^2 / (h11 h22) without dividing; the exact r of the
+/// winner is formed once at the end (partial_from_residual, the CPU's arithmetic).
+struct MinR {
+    bool have = false;
+    double t = 0.0, dd = 1.0, h11 = 1.0, h12 = 0.0, h22 = 1.0;
+    /// Keep the test if its |r| is the smallest so far; returns whether it was kept.
+    __device__ __forceinline__ bool add(double a11, double a12, double a22) {
+        const double tt = a12 * a12, d = a11 * a22;
+        if (have && !(tt * dd < t * d)) return false;
+        have = true;
+        t = tt;
+        dd = d;
+        h11 = a11;
+        h12 = a12;
+        h22 = a22;
+        return true;
+    }
+};
+
+/// Publish an entry's result: its separating rank (if any) and its smallest dependent |r|.
+__device__ __forceinline__ void publish(const LevelArgs& a, std::int64_t e, unsigned long long found, const MinR& mr) {
+    if (found != kNoRank) atomicMin(a.best + e, found);
+    if (mr.have) detail::record_dependent(a.pmax + e, ci::partial_from_residual(mr.h11, mr.h12, mr.h22));
+}
+
 /// Runtime level -> compile-time L (0: the runtime-l kernels).
 template <typename F>
 void dispatch_level(int l, bool generic, F&& f) {

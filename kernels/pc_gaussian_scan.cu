@@ -57,26 +57,8 @@ constexpr int kScanThreads = 128;  // 4 warps, each on its own item
 constexpr int scan_min_blocks(int l) { return l <= 2 ? 5 : l == 3 ? 4 : 1; }
 
 using detail::load_relaxed;
-
-/// The entry's smallest dependent |r| so far, kept as the residuals (h11, h12, h22) of
-/// that test: |r| compares as h12^2 / (h11 h22) without dividing; the exact r of the
-/// winner is formed once at the end (partial_from_residual, the CPU's arithmetic).
-struct MinR {
-    bool have = false;
-    double t = 0.0, dd = 1.0, h11 = 1.0, h12 = 0.0, h22 = 1.0;
-    /// Keep the test if its |r| is the smallest so far; returns whether it was kept.
-    __device__ __forceinline__ bool add(double a11, double a12, double a22) {
-        const double tt = a12 * a12, d = a11 * a22;
-        if (have && !(tt * dd < t * d)) return false;
-        have = true;
-        t = tt;
-        dd = d;
-        h11 = a11;
-        h12 = a12;
-        h22 = a22;
-        return true;
-    }
-};
+using detail::MinR;
+using detail::publish;
 
 /// The decision on residuals without sqrt or division: h12^2 against r_lo^2 h11 h22 and
 /// r_hi^2 h11 h22 (r_lo, r_hi from decision_band, squared by the kernel). 1: independent,
@@ -128,12 +110,6 @@ __device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, dou
         quick >= 0 ? quick == 1 : detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 1);
     if (!indep) mr.add(h11, h12, h22);  // dependent => h11 h22 > 0 (r = 0 has p = 1)
     return indep;
-}
-
-/// Publish an entry's result: its separating rank (if any) and its smallest dependent |r|.
-__device__ __forceinline__ void publish(const LevelArgs& a, std::int64_t e, u64 found, const MinR& mr) {
-    if (found != kNoRank) atomicMin(a.best + e, found);
-    if (mr.have) detail::record_dependent(a.pmax + e, ci::partial_from_residual(mr.h11, mr.h12, mr.h22));
 }
 
 /// Level 1: positions p in [r0, r1) of the row, p != q.

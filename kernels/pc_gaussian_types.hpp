@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/hd.hpp"
+#include "core/tunables.hpp"
 
 namespace cudag::cuda {
 
@@ -13,46 +14,13 @@ namespace cudag::cuda {
 /// local memory); higher levels run the runtime-l kernels (workspace in global memory).
 constexpr int kMaxTemplateLevel = 6;
 
-/// Largest level the entry scan covers (FisherTunables::scan_levels).
-constexpr int kScanLevelsMax = 6;
-static_assert(kScanLevelsMax == kMaxTemplateLevel, "the entry scan covers the compiled levels");
+/// Largest level the deep entry scan runs (its shared memory per warp, ~180 KiB at l = 100,
+/// must fit a block); above it the variant runs.
+constexpr int kDeepMaxLevel = 100;
 
-/// cuPC launch shape (Zarebavani et al., TPDS 2020, §4.1 and §5.3).
-struct FisherTunables {
-    /// 's': cuPC-S (threads over conditioning sets, one factorisation of C[S,S] shared by
-    /// every test of the row); 'e': cuPC-E (β edges per block, γ threads split an edge's sets).
-    char variant = 's';
-    int beta = 2;    ///< cuPC-E: edges (compacted entries) per block
-    int gamma = 32;  ///< cuPC-E: threads per edge
-    int theta = 64;  ///< cuPC-S: threads per block
-    int delta = 2;   ///< cuPC-S: blocks per row
-    /// Shrink θ/δ (S) or γ (E) per level when a level has too few sets to fill them.
-    /// The variant itself is never changed here.
-    bool auto_tune = true;
-    /// Levels 1..scan_levels run the entry scan (kernels/pc_gaussian_scan.cu: a lane per
-    /// entry, the lanes of a warp sharing the set walk) instead of the variant; 0: the
-    /// variant at every level. At most kScanLevelsMax.
-    int scan_levels = 4;
-    /// Levels 1..scan_round_levels run the entry scan in rounds over growing rank ranges
-    /// (survivors compacted between rounds); the levels above run it in one launch.
-    int scan_round_levels = 2;
-    /// Testing knob: set ranks [0, scan_first_round) form the first round (64: most entries
-    /// that a level separates do so within their first sets).
-    std::int64_t scan_first_round = 64;
-    /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
-    /// global memory) instead of the template<int L> ones. 0: only above the
-    /// largest compiled L (kMaxTemplateLevel).
-    int generic_from_level = 0;
-    /// Host threads for unpacking a level's results (the CPU side of run_level).
-    int host_threads = 1;
-    /// Most device memory (bytes) the correlation matrix may take (0: the free memory).
-    /// When C (n² doubles) does not fit, the engine holds the standardised data instead:
-    /// level 0 computes C in row blocks, levels >= 1 hold the rows of C that the rank's
-    /// first block of rows needs (as many as fit) and sum any other entry again from the
-    /// data, equal bit for bit, so results do not change (SkeletonEngine::setup_note says
-    /// which mode was chosen and why).
-    std::int64_t corr_limit_bytes = 0;
-};
+/// The launch shape and kernel choices (core/tunables.hpp), as the kernels name them.
+using cudag::FisherTunables;
+
 
 /// Entry scan work item (launch_entry_scan): a warp over the entries q in [q0, q1) of
 /// `row`, walking the set ranks [r0, r1). flags: kItemSplit, [r0, r1) is not all of

@@ -11,7 +11,7 @@
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian discrete cmiknn mcmc" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
@@ -35,11 +35,11 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian discrete cmiknn mcmc"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 summary=$(mktemp)
-trap 'rm -f "$summary" "$summary.g" "$summary.d" "$summary.c" "$summary.m"' EXIT
+trap 'rm -f "$summary" "$summary.g" "$summary.e" "$summary.d" "$summary.c" "$summary.m"' EXIT
 
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
@@ -91,6 +91,14 @@ if has cmiknn; then
         sed -n '/^== cmiknn tables/,$p' "$summary.c" | tail -n +2
     } >>"$summary"
     rm -f "$summary.c"
+fi
+
+if has deep; then
+    echo "== Gaussian deep levels and hubs (scripts/bench/deep_levels.sh)"
+    rc=0
+    "$root/scripts/bench/deep_levels.sh" "$build" | tee "$summary.e" || rc=$?
+    { echo; echo "Deep levels (scripts/bench/deep_levels.sh, exit $rc):"; cat "$summary.e"; } >>"$summary"
+    rm -f "$summary.e"
 fi
 
 if has mcmc; then

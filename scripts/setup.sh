@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libcli11-dev libgtest-dev
-      libopenmpi-dev openmpi-bin hdf5-tools graphviz python3-venv)
+      libopenmpi-dev openmpi-bin hdf5-tools graphviz python3-venv python3-dev)
 # The openmpi flavour of HDF5 where the distribution has it, else the serial one.
 if apt-cache show libhdf5-openmpi-dev >/dev/null 2>&1; then
     pkgs+=(libhdf5-openmpi-dev)
@@ -28,6 +28,23 @@ else
     echo "setup: installing ${missing[*]}"
     $sudo apt-get update -q
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# The Python package's build tools and test runner, in the project's .venv (git-ignored):
+# scripts/test.sh then builds the extension module and runs tests/python. Not fatal
+# offline: the Python tests are left out.
+venv=.venv
+cd "$(dirname "$0")/.."
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv" || echo "setup: cannot create $venv: the Python package will not be built" >&2
+fi
+if [ -x "$venv/bin/python" ]; then
+    if "$venv/bin/python" -c "import nanobind, scikit_build_core, numpy, pytest" 2>/dev/null; then
+        echo "setup: $venv has nanobind, scikit-build-core, numpy, pytest"
+    elif "$venv/bin/python" -m pip install -q nanobind scikit-build-core numpy pytest; then
+        echo "setup: installed nanobind, scikit-build-core, numpy, pytest into $venv"
+    else
+        echo "setup: pip could not install the Python build tools: the Python package will not be built" >&2
+    fi
 fi
 if command -v nvcc >/dev/null; then
     echo "setup: nvcc found ($(nvcc --version | tail -1)): the CUDA sources will be compiled"

@@ -5,8 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# The Python module and tests/python when scripts/setup.sh's .venv has what they need (one
+# build: the extension links the same libraries as the command line).
+python_args=(-DCUDAG_BUILD_PYTHON=OFF)
+if [ -x .venv/bin/python ] && .venv/bin/python -c "
+import nanobind, numpy, pytest, sysconfig, os
+assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" 2>/dev/null; then
+    python_args=(-DCUDAG_BUILD_PYTHON=ON "-DPython_EXECUTABLE=$PWD/.venv/bin/python")
+else
+    echo "test.sh: no .venv with nanobind, numpy, pytest and Python's headers (scripts/setup.sh makes it): the Python package is not built or tested" >&2
+fi
 # Tests ON explicitly: the README's run command may have configured this build folder.
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUDAG_BUILD_TESTS=ON
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCUDAG_BUILD_TESTS=ON "${python_args[@]}"
 cmake --build build -j"$jobs" 2>&1 | tee build/build.log
 if grep -n -i -E "warning[: #]" build/build.log; then
     echo "test.sh: the build printed compiler warnings (above); fix them" >&2

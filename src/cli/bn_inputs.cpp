@@ -33,11 +33,11 @@ bn::ScoreKind check_score_options(const ScoreOptions& o) {
 }
 
 ScoreInputs read_score_inputs(const std::string& path, const std::string& dataset, bn::ScoreKind kind,
-                              const ScoreOptions& o) {
+                              const ScoreOptions& o, const DataReader& reader) {
     const bool bge = kind == bn::ScoreKind::BGe;
     Dataset data;
     try {
-        data = io::read_dataset(path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Auto);
+        data = read_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Auto);
     } catch (const io::NonNumericCell& e) {
         throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
     }

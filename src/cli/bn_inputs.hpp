@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bn/score.hpp"
+#include "cli/data_reader.hpp"
 
 namespace cudag::cli {
 
@@ -40,9 +41,9 @@ struct ScoreInputs {
 
 /// Reads `data` (HDF5 dataset `dataset`) as the score needs it and builds its scorer.
 /// One-line InputErrors for labels under BGe, non-integer numbers or a single level under
-/// BDeu/K2.
+/// BDeu/K2. `reader`, when given, hands over the data instead of the file.
 ScoreInputs read_score_inputs(const std::string& data, const std::string& dataset, bn::ScoreKind kind,
-                              const ScoreOptions& o);
+                              const ScoreOptions& o, const DataReader& reader = {});
 
 /// "%.17g": a double that reads back to the same bits.
 std::string exact_number(double v);

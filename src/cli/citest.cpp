@@ -97,7 +97,7 @@ std::string number(double v) {
 
 }  // namespace
 
-int run_citest(const CitestArgs& a) {
+int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
     const std::string& test = a.test;
     const std::optional<pc::TestKind> kind = pc::parse_test_kind(test);
     if (!kind)
@@ -116,8 +116,8 @@ int run_citest(const CitestArgs& a) {
     const int threads = checked_threads(a.threads, a.quiet);
     const std::vector<std::string> given = split_commas(a.given);
 
-    const Dataset data = io::read_dataset(
-        a.data, a.dataset, pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
+    const Dataset data = read_data(hooks.read, a.data, a.dataset,
+                                   pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
     const std::vector<std::int32_t> vars = resolve_names(data, a.x, a.y, given);
     const int l = static_cast<int>(given.size());
     if (kind == pc::TestKind::FisherZ && data.n_samples <= l + 3)
@@ -173,7 +173,9 @@ int run_citest(const CitestArgs& a) {
         out.emplace_back("dof", number(r.dof));
     }
 
-    if (a.json) {
+    if (hooks.result) {
+        hooks.result(CitestOutput{statistic, p, data.n_samples, out});
+    } else if (a.json) {
         std::string given_json = "[";
         for (int t = 0; t < l; ++t) given_json += (t ? ", " : "") + io::json_quote(given[t]);
         given_json += "]";

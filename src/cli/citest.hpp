@@ -5,9 +5,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli/cmi_options.hpp"
+#include "cli/data_reader.hpp"
 
 namespace cudag::cli {
 
@@ -21,7 +25,21 @@ struct CitestArgs {
 /// Registers the `citest` subcommand on `app`, filling `a` when parsed.
 CLI::App* add_citest_command(CLI::App& app, CitestArgs& a);
 
+/// What `cudag citest` prints: the statistic, the p-value and the test's other numbers
+/// (name, JSON value: "k", "dof", "z", ...) in print order.
+struct CitestOutput {
+    double statistic = 0.0, p = 1.0;
+    std::int64_t n_samples = 0;
+    std::vector<std::pair<std::string, std::string>> extra;
+};
+
+/// What an in-process caller (the Python module) puts in place of the file and stdout.
+struct CitestHooks {
+    DataReader read;                                  ///< the data instead of --data
+    std::function<void(const CitestOutput&)> result;  ///< instead of printing
+};
+
 /// Runs the test and prints the statistic and p-value (with --json, one JSON object).
-int run_citest(const CitestArgs& a);
+int run_citest(const CitestArgs& a, const CitestHooks& hooks = {});
 
 }  // namespace cudag::cli

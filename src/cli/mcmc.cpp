@@ -89,6 +89,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "(0.5: none), adding 100 (belief - 0.5)^3 per parent");
     cmd->add_option("--edge-penalty", a.edge_penalty, "BiDAG's edgepf: each parent adds -log(P) (1: none)")
         ->capture_default_str();
+    add_knowledge_options(cmd, a.knowledge);
     cmd->add_option("--checkpoint", a.checkpoint, "HDF5 checkpoint of every chain, rewritten as it runs");
     cmd->add_option("--checkpoint-every", a.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
@@ -192,12 +193,40 @@ Space read_space(const std::string& path, const std::vector<std::string>& data_n
     return s;
 }
 
+/// The space less the parents background knowledge forbids (a forbidden direction, a
+/// forbidden pair, or a parent from a later tier); `all`: the space of every other node.
+/// Required edges cannot be constraints on one node's parent sets here (the table holds
+/// every subset of the candidates): refused in one line.
+Space restrict_space(Space s, bool all, const Knowledge& k, std::int64_t n) {
+    if (!k.required_directions().empty() || !k.undirected_required_pairs().empty())
+        throw InputError("cudag mcmc: --require is not supported (order MCMC's score table holds every subset of "
+                         "a node's allowed parents, so a parent cannot be made mandatory); use --forbid and --tiers");
+    if (all) {
+        s.candidates.assign(static_cast<std::size_t>(n), {});
+        for (std::int32_t v = 0; v < n; ++v)
+            for (std::int32_t u = 0; u < n; ++u)
+                if (u != v) s.candidates[static_cast<std::size_t>(v)].push_back(u);
+        s.extras.clear();
+        s.description = "all";
+    }
+    std::int64_t dropped = 0;
+    const auto drop = [&](std::vector<std::int32_t>& list, std::int32_t v) {
+        const auto before = list.size();
+        std::erase_if(list, [&](std::int32_t u) { return k.forbidden(u, v); });
+        dropped += static_cast<std::int64_t>(before - list.size());
+    };
+    for (std::int32_t v = 0; v < static_cast<std::int32_t>(s.candidates.size()); ++v) drop(s.candidates[static_cast<std::size_t>(v)], v);
+    for (std::int32_t v = 0; v < static_cast<std::int32_t>(s.extras.size()); ++v) drop(s.extras[static_cast<std::size_t>(v)], v);
+    s.description += " less " + std::to_string(dropped) + " parents forbidden by background knowledge";
+    return s;
+}
+
 /// --space pc: the PC skeleton (chi-square for discrete data, Fisher-z for BGe); each node's
 /// neighbours (at most hard_limit, the smallest pMax first) are its candidates, every other
 /// node an extra (plus1).
 Space pc_space(const McmcArgs& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
-               pc::Progress& progress) {
-    Dataset data = io::read_dataset(a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
+               pc::Progress& progress, const DataReader& reader) {
+    Dataset data = read_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
     cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
@@ -270,7 +299,7 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 int run_mcmc_command(const McmcArgs& args, const std::string& command_line, const mpi::Environment& env,
-                     std::unique_ptr<mpi::Communicator>& comm) {
+                     std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks) {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
     McmcArgs a = args;
@@ -310,7 +339,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
-    const bool space_pc = a.space == "pc", space_all = a.space == "all";
+    const bool space_pc = a.space == "pc";
+    bool space_all = a.space == "all";
     auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
     if (!space_pc && (given(a.alpha_option) || given(a.hard_limit_option)))
         throw InputError("--alpha and --hard-limit apply to --space pc only");
@@ -339,7 +369,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.checkpoint}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct(inputs, out_paths);
+    io::check_distinct(with_knowledge_inputs(inputs, a.knowledge), out_paths);
     if (a.data == "-" && comm->size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
 
@@ -362,7 +392,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
 
     // Data, prior, space, table: on every rank (each runs its chains over the whole table).
     ScoreInputs in;
-    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score); });
+    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, hooks.read); });
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
                   (bge ? " continuous" : " discrete") + " variables");
@@ -381,9 +411,19 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const bn::PriorScorer scorer(*in.scorer, prior);
     Space space;
     if (space_pc) {
-        space = pc_space(a, bge, in.names, *comm, progress);
+        space = pc_space(a, bge, in.names, *comm, progress, hooks.read);
     } else if (!space_all) {
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
+    }
+    if (a.knowledge.any()) {
+        mpi::run_agreed(*comm, [&] {
+            const Knowledge knowledge = read_knowledge(a.knowledge, in.names);
+            if (!knowledge.empty()) {
+                space = restrict_space(std::move(space), space_all, knowledge, n);
+                space_all = false;
+            }
+        });
+        if (!space_all) progress.note("search space: " + space.description);
     }
     const auto t_table = clock::now();
     // The entries on the GPU (the same bits).
@@ -461,6 +501,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     std::int64_t first_done = -1;
     run.on_progress = [&](const bn::McmcProgress& p) {
         if (first_done < 0) first_done = 0;
+        if (hooks.progress) hooks.progress(p);
         const bool last = p.done == p.total;
         if (!progress.enabled() || (!last && seconds_since(last_line) < 2.0)) return;
         last_line = clock::now();
@@ -538,11 +579,12 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         o.seconds_chains = seconds_chains;
         o.seconds_total = seconds_since(t0);
         o.result = std::move(result);
-        if (a.out.empty()) {
+        if (hooks.result) hooks.result(o);
+        if (a.out.empty() && !hooks.result) {
             std::cout << "source\ttarget\tmark\n";
             for (const io::CpdagEdge& e : io::cpdag_edges(o.best_dag))
                 std::cout << io::tsv_escape(in.names[e.a]) << '\t' << io::tsv_escape(in.names[e.b]) << "\t-->\n";
-        } else {
+        } else if (!a.out.empty()) {
             io::write_mcmc_result_hdf5(o, local, tmp_h5);
             pc::PcResult view;  // the graph formats draw the best DAG
             view.names = o.names;

@@ -7,16 +7,24 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/bn_inputs.hpp"
+#include "cli/knowledge_options.hpp"
 
 namespace cudag::mpi {
 class Communicator;
 class Environment;
 }  // namespace cudag::mpi
+namespace cudag::io {
+struct McmcOutput;
+}  // namespace cudag::io
+namespace cudag::bn {
+struct McmcProgress;
+}  // namespace cudag::bn
 
 namespace cudag::cli {
 
@@ -31,14 +39,27 @@ struct McmcArgs {
     bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
+    KnowledgeFiles knowledge;  ///< --forbid, --require, --tiers
 };
 
 /// Registers the `mcmc` subcommand on `app`, filling `a` when parsed.
 CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a);
 
+/// What an in-process caller (the Python module) puts in place of the files; every member
+/// may be empty (the command line's behaviour).
+struct McmcHooks {
+    DataReader read;  ///< the data instead of reading --data
+    /// Rank 0's result, instead of the best DAG on stdout (--out and --format files are still
+    /// written when given).
+    std::function<void(io::McmcOutput&)> result;
+    /// The chains' progress as it comes (as often as the command's own lines could be
+    /// printed); may throw to stop.
+    std::function<void(const bn::McmcProgress&)> progress;
+};
+
 /// Runs the learner (chains split over the ranks of `comm`); rank 0 writes the outputs.
 /// Returns the exit code (3 after a simulated stop).
 int run_mcmc_command(const McmcArgs& a, const std::string& command_line, const mpi::Environment& env,
-                     std::unique_ptr<mpi::Communicator>& comm);
+                     std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks = {});
 
 }  // namespace cudag::cli

@@ -70,6 +70,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
     cmd->add_option("--uc-priority", a.uc_priority,
                     "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
                     "3 stronger, 4 stronger* (default 2)");
+    add_knowledge_options(cmd, a.knowledge);
     cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
     cmd->add_option("--tune", a.tunes,
                     "GPU kernel tuning, key=value (repeatable or comma-separated): variant=s|e, "
@@ -112,64 +113,6 @@ std::string utc_now() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
     return buf;
-}
-
-/// The hidden --tune key=value items applied to `t` (kernel tuning; the automatic choice
-/// is the default). Unknown keys and bad values are one-line InputErrors.
-void apply_tunes(const std::vector<std::string>& items, GpuTunables& t) {
-    static const char* keys =
-        "variant, beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit";
-    for (const std::string& list : items) {
-        for (const std::string& item : split_commas(list)) {
-            const std::size_t eq = item.find('=');
-            const std::string key = item.substr(0, eq);
-            const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-            if (eq == std::string::npos || value.empty())
-                throw InputError("--tune takes key=value, got '" + item + "' (keys: " + keys + ")");
-            auto integer = [&](int lo, int hi) {
-                std::size_t used = 0;
-                long v = 0;
-                try {
-                    v = std::stol(value, &used);
-                } catch (const std::exception&) {
-                    used = 0;
-                }
-                if (used != value.size() || v < lo || v > hi)
-                    throw InputError("--tune " + key + " must be an integer in [" +
-                                     std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                                     value + "'");
-                return static_cast<int>(v);
-            };
-            if (key == "variant") {
-                if (value != "s" && value != "e")
-                    throw InputError("--tune variant must be s (cuPC-S) or e (cuPC-E), got '" +
-                                     value + "'");
-                t.variant = value[0];
-                t.auto_tune = false;
-            } else if (key == "beta") {
-                t.beta = integer(1, 1024);
-            } else if (key == "gamma") {
-                t.gamma = integer(1, 1024);
-            } else if (key == "theta") {
-                t.theta = integer(1, 1024);
-            } else if (key == "delta") {
-                t.delta = integer(1, 1 << 16);
-            } else if (key == "scan-levels") {
-                t.scan_levels = integer(0, 6);
-            } else if (key == "scan-round-levels") {
-                t.scan_round_levels = integer(0, 6);
-            } else if (key == "corr-limit") {
-                char* end = nullptr;
-                const double gib = std::strtod(value.c_str(), &end);
-                if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
-                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" +
-                                     value + "'");
-                t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
-            } else {
-                throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");
-            }
-        }
-    }
 }
 
 /// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
@@ -245,18 +188,16 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
 // (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
 // mixing both is an error at its stray cell (a typo in continuous data); integer codes
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
-using DataReader = std::function<Dataset(const std::string&, const std::string&, io::TableMode)>;
-
 Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Progress& progress,
-                     const mpi::Communicator& comm, const DataReader& read_dataset) {
+                     const mpi::Communicator& comm, const DataReader& reader) {
     if (a.discrete && test == pc::TestKind::FisherZ)
         throw InputError("--discrete contradicts --test fisher-z");
     if (a.discrete || (test && pc::is_discrete(*test)))
-        return read_dataset(a.data, a.dataset, io::TableMode::Labels);
-    if (test) return read_dataset(a.data, a.dataset, io::TableMode::Numeric);
+        return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
+    if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
     Dataset d;
     try {
-        d = read_dataset(a.data, a.dataset, io::TableMode::Auto);
+        d = read_data(reader, a.data, a.dataset, io::TableMode::Auto);
     } catch (const io::MixedColumn& e) {
         throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
     }
@@ -280,7 +221,7 @@ Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Prog
 }  // namespace
 
 int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
-                   std::unique_ptr<mpi::Communicator>& comm) {
+                   std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
     PcArgs a = args;
     if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
     std::vector<std::string> formats = split_commas(a.formats);
@@ -292,7 +233,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct({{"--data", a.data}}, out_paths);
+    io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge), out_paths);
     pc::PcConfig cfg = a.cfg;
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
@@ -370,26 +311,26 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     progress.note("HDF5 I/O: " + io_plan.describe());
     const auto t_read = std::chrono::steady_clock::now();
     Dataset data;
-    const bool hdf5_in = a.data != "-" && io::h5::has_hdf5_signature(a.data);
-    if (io_plan.collective && hdf5_in) {
+    const bool hdf5_in = !hooks.read && a.data != "-" && io::h5::has_hdf5_signature(a.data);
+    if (hooks.read) {
+        // Data handed over in memory (an in-process caller): every rank takes them.
+        mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
+    } else if (io_plan.collective && hdf5_in) {
         // Every rank reads its columns through MPI-IO; one allgather shares them.
         mpi::run_agreed(*comm, [&] {
-            data = read_pc_data(a, cfg.test.kind, progress, *comm,
-                                [&](const std::string& p, const std::string& ds, io::TableMode m) {
-                                    return io::read_dataset_collective(p, ds, m, *comm);
-                                });
+            data = read_pc_data(a, cfg.test.kind, progress, *comm, [&](io::TableMode m) {
+                return io::read_dataset_collective(a.data, a.dataset, m, *comm);
+            });
         });
     } else {
         // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
-        data = io::share_dataset(*comm, [&] {
-            return read_pc_data(a, cfg.test.kind, progress, *comm,
-                                [](const std::string& p, const std::string& ds, io::TableMode m) {
-                                    return io::read_dataset(p, ds, m);
-                                });
-        });
+        data = io::share_dataset(*comm, [&] { return read_pc_data(a, cfg.test.kind, progress, *comm, {}); });
     }
     progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
                   "):" + seconds_text(t_read));
+    mpi::run_agreed(*comm, [&] {
+        if (a.knowledge.any()) cfg.knowledge = read_knowledge(a.knowledge, data.names);
+    });
     if (gpu_init.joinable()) gpu_init.join();
     progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
@@ -417,8 +358,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     // end reports the whole run's peak and the peak after the levels (the records' collection,
     // orientation and output) apart.
     std::int64_t levels_peak = 0;
-    cfg.on_level = [&progress, &levels_peak, verbose = a.verbose](const pc::LevelStats& s) {
+    cfg.on_level = [&progress, &hooks, &levels_peak, verbose = a.verbose](const pc::LevelStats& s) {
         progress.level(s);
+        if (hooks.level) hooks.level(s);
         if (verbose) levels_peak = std::max(levels_peak, restart_peak_resident());
     };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
@@ -433,7 +375,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     };
     // Collective: the ranks keep their rows' records and write them to the result (and
     // the checkpoints) themselves.
-    cfg.distributed_records = io_plan.collective;
+    // (Not for an in-process caller that takes the result: it gets every record on rank 0.)
+    cfg.distributed_records = io_plan.collective && !hooks.result;
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
     const auto t_write = std::chrono::steady_clock::now();
     if (io_plan.collective && !a.out.empty()) {
@@ -460,7 +403,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     } else {
         // Rank 0 writes everything; the others wait to hear whether it succeeded.
         mpi::run_agreed(*comm, [&] {
-            if (root) write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+            if (root && (!hooks.result || !a.out.empty()))
+                write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
         });
     }
     if (!a.out.empty())
@@ -492,6 +436,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         }
         std::cerr << os.str() << '\n';
     }
+    if (hooks.result) hooks.result(r);
     return 0;
 }
 

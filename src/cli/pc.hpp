@@ -4,11 +4,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "cli/cmi_options.hpp"
+#include "cli/data_reader.hpp"
+#include "cli/knowledge_options.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/run.hpp"
@@ -24,14 +27,26 @@ struct PcArgs {
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     double comm_timeout = 600.0;
     std::vector<std::string> tunes;  ///< --tune key=value items
+    KnowledgeFiles knowledge;        ///< --forbid, --require, --tiers
 };
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.
 CLI::App* add_pc_command(CLI::App& app, PcArgs& a);
 
+/// What an in-process caller (the Python module) puts in place of the files; every member
+/// may be empty (the command line's behaviour).
+struct PcHooks {
+    DataReader read;  ///< the data instead of reading --data
+    /// Rank 0's result, instead of the edge list on stdout (--out and --format files are
+    /// still written when given).
+    std::function<void(pc::PcResult&)> result;
+    /// Each level's statistics as it ends (after the progress line); may throw to stop.
+    std::function<void(const pc::LevelStats&)> level;
+};
+
 /// Runs PC-stable on every rank of `comm` (replaced by the communicator the run uses);
 /// rank 0 writes the outputs. `command_line` is recorded in the result's provenance.
 int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
-                   std::unique_ptr<mpi::Communicator>& comm);
+                   std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks = {});
 
 }  // namespace cudag::cli

@@ -15,6 +15,7 @@
 #include "io/graph_reader.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
+#include "sim/network.hpp"
 #include "sim/nonlinear.hpp"
 
 namespace cudag::cli {
@@ -37,6 +38,19 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
                       std::string("true DAG as a TSV edge list (source target mark weight: ") +
                           weight + ")");
         c->add_option("--threads", a.threads, "CPU threads (0: all)");
+        if (std::string(name) == "gaussian") {
+            c->add_option("--graph", a.graph,
+                          "cupc (cuPC's generator, --density per pair), er (Erdős–Rényi) or scale-free "
+                          "(preferential attachment, hubs); er and scale-free: weights of both signs, "
+                          "each node's signal-to-noise ratio in [0.5, 2], columns in random order")
+                ->capture_default_str();
+            c->add_option("--degree", a.degree,
+                          "expected neighbours per variable (instead of --density; default 4 for er "
+                          "and scale-free)");
+            c->add_option("--hub-exponent", a.hub_exponent,
+                          "scale-free: attach to earlier nodes with probability ~ (degree + 1)^A "
+                          "(default 1; larger: bigger hubs)");
+        }
         return c;
     };
     add_dag_sim("gaussian", "linear Gaussian DAG, cuPC's generator", args.gaussian, "the coefficient");
@@ -93,12 +107,24 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear) {
     io::OutputSet outputs;
     const std::string truth_tmp = prepare_sim_outputs({}, a.out, a.truth, outputs);
     const int threads = checked_threads(a.threads, false);
-    if (a.spec.n_vars >= 1 && a.spec.n_samples >= 1 && a.spec.density >= 0.0) {
+    const sim::GraphKind graph = sim::parse_graph_kind(a.graph);
+    sim::GaussianSimSpec spec = a.spec;
+    sim::NetworkSimSpec net;
+    net.graph = graph;
+    net.degree = a.degree >= 0.0 ? a.degree : 4.0;
+    if (a.degree < 0.0 && a.degree != -1.0) throw InputError("--degree must be >= 0");
+    if (a.hub_exponent != -1.0 && graph != sim::GraphKind::ScaleFree)
+        throw InputError("--hub-exponent applies to --graph scale-free only");
+    if (a.hub_exponent != -1.0) net.hub_exponent = a.hub_exponent;
+    if (graph != sim::GraphKind::Cupc) sim::validate(spec, net);
+    if ((graph != sim::GraphKind::Cupc || a.degree >= 0.0) && spec.n_vars > 1)
+        spec.density = std::min(1.0, net.degree / static_cast<double>(spec.n_vars - 1));
+    if (spec.n_vars >= 1 && spec.n_samples >= 1 && spec.density >= 0.0) {
         char detail[160];
         std::snprintf(detail, sizeof detail, "%lld x %lld values, %.3g expected edges",
-                      static_cast<long long>(a.spec.n_vars), static_cast<long long>(a.spec.n_samples),
-                      sim::expected_edges(a.spec));
-        require_host_memory(sim::simulation_bytes(a.spec),
+                      static_cast<long long>(spec.n_vars), static_cast<long long>(spec.n_samples),
+                      sim::expected_edges(spec));
+        require_host_memory(sim::simulation_bytes(spec),
                             nonlinear ? "simulate nonlinear" : "simulate gaussian", detail,
                             "lower --vars, --samples or --density");
     }
@@ -107,7 +133,7 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear) {
     std::vector<std::string> functions;  // nonlinear: each edge's function
     std::string kinds;                   // nonlinear: how many edges of each function
     if (nonlinear) {
-        sim::NonlinearSim s = sim::simulate_nonlinear(a.spec, threads);
+        sim::NonlinearSim s = sim::simulate_nonlinear(spec, threads);
         edges = s.dag_edges();
         std::map<std::string, int> count;
         for (const sim::NonlinearEdge& e : s.edges) {
@@ -118,14 +144,15 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear) {
         if (!kinds.empty()) kinds += ")";
         data = std::move(s.data);
     } else {
-        sim::GaussianSim s = sim::simulate_gaussian(a.spec, threads);
+        sim::GaussianSim s = graph == sim::GraphKind::Cupc ? sim::simulate_gaussian(spec, threads)
+                                                           : sim::simulate_network(spec, net);
         edges = std::move(s.dag_edges);
         data = std::move(s.data);
     }
     io::write_dataset(data, a.out, outputs);
     if (!a.truth.empty()) io::write_truth_tsv(data.names, edges, truth_tmp, functions);
     outputs.commit();
-    std::cerr << "cudag simulate: " << a.spec.n_vars << " variables x " << a.spec.n_samples
+    std::cerr << "cudag simulate: " << spec.n_vars << " variables x " << spec.n_samples
               << " samples, " << edges.size() << " true edges" << kinds << "; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
     return 0;

@@ -14,6 +14,10 @@ namespace cudag::cli {
 /// simulate gaussian or nonlinear (the same DAG).
 struct SimArgs {
     sim::GaussianSimSpec spec{100, 1000, 0.05, 1};
+    /// simulate gaussian only: --graph cupc|er|scale-free, --degree, --hub-exponent.
+    std::string graph = "cupc";
+    double degree = -1.0;  ///< expected neighbours (-1: not given)
+    double hub_exponent = -1.0;  ///< -1: not given (1 for scale-free)
     std::string out, truth;
     int threads = 0;
 };

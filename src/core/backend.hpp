@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/tunables.hpp"
+
 namespace cudag {
 
 enum class BackendKind { Auto, Cpu, Cuda };
@@ -17,25 +19,6 @@ enum class BackendKind { Auto, Cpu, Cuda };
 /// "auto", "cpu" or "cuda"; anything else is an InputError.
 BackendKind parse_backend(const std::string& name);
 std::string to_string(BackendKind k);
-
-/// cuPC kernel choice and launch shape (cuPC-S: θ threads, δ blocks per row;
-/// cuPC-E: β edges per block, γ threads per edge).
-struct GpuTunables {
-    char variant = 's';  ///< 's' (cuPC-S) or 'e' (cuPC-E)
-    int beta = 2;
-    int gamma = 32;
-    int theta = 64;
-    int delta = 2;
-    bool auto_tune = true;  ///< choose variant/shape from graph density when not given
-    /// Levels 1..scan_levels run the entry scan (a lane per edge, lexicographic set walk);
-    /// 0: the variant at every level.
-    int scan_levels = 4;
-    /// Levels 1..scan_round_levels run the entry scan in rounds (see cuda::FisherTunables).
-    int scan_round_levels = 2;
-    /// Most device memory (bytes) the correlation matrix may take; 0: what the GPU has free.
-    /// When n² doubles do not fit, C is not held whole (see cuda::FisherTunables).
-    std::int64_t corr_limit_bytes = 0;
-};
 
 /// One visible CUDA device as the runtime describes it.
 struct DeviceInfo {
@@ -53,8 +36,8 @@ struct BackendContext {
     int device = 0;   ///< CUDA device id (this rank's, under MPI)
     int threads = 0;  ///< host threads; 0: all hardware threads (the run resolves it)
     /// Device memory budget of the largest structure an engine keeps on the GPU (bytes;
-    /// 0: what is free) and the kernel launch shape: GpuTunables, from hidden --tune.
-    GpuTunables tunables;
+    /// 0: what is free) and the kernel knobs (core/tunables.hpp), from hidden --tune.
+    Tunables tunables;
     /// `device` as the runtime describes it, when the context was built for a GPU run
     /// that needed it (the MPI start-up table); unset otherwise.
     std::optional<DeviceInfo> device_info;

@@ -9,17 +9,7 @@ namespace cudag::pc {
 namespace {
 
 cuda::FisherTunables fisher_tunables(const BackendContext& b) {
-    const GpuTunables& g = b.tunables;
-    cuda::FisherTunables t;
-    t.variant = g.variant;
-    t.beta = g.beta;
-    t.gamma = g.gamma;
-    t.theta = g.theta;
-    t.delta = g.delta;
-    t.auto_tune = g.auto_tune;
-    t.scan_levels = g.scan_levels;
-    t.scan_round_levels = g.scan_round_levels;
-    t.corr_limit_bytes = g.corr_limit_bytes;
+    cuda::FisherTunables t = b.tunables.fisher;
     t.host_threads = b.threads;
     return t;
 }
@@ -34,7 +24,7 @@ std::unique_ptr<SkeletonEngine> cuda_fisher(const EngineArgs& a) {
 std::unique_ptr<SkeletonEngine> cuda_discrete(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
         return cuda::make_discrete_engine(a.data, a.policy, a.test.discrete,
-                                        cuda::DiscreteTunables{}, a.backend.device);
+                                        a.backend.tunables.discrete, a.backend.device);
     });
 }
 

@@ -24,6 +24,8 @@ Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& 
                   "orientation supports at most 2^31 - 1 variables");
     switch (opt.rule) {
         case UcRule::Pcalg:
+            if (opt.knowledge && opt.knowledge->has_directions())
+                return detail::orient_with_knowledge(skeleton, sepsets, *opt.knowledge);
             return detail::orient_pcalg(skeleton, sepsets, resolve_threads(opt.threads));
         case UcRule::Sepset:
         case UcRule::MaxP:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/knowledge.hpp"
 #include "core/pdag.hpp"
 #include "core/sepsets.hpp"
 
@@ -39,6 +40,14 @@ struct OrientOptions {
     /// Worker threads of UcRule::Pcalg (0: all hardware threads). The result does
     /// not depend on it.
     int threads = 1;
+    /// Background knowledge over the skeleton's nodes, or nullptr for none (not owned).
+    /// UcRule::Pcalg: knowledge that fixes no direction (only forbidden and required
+    /// pairs) leaves pcalg's orientation as it is; otherwise edges with a required or
+    /// forbidden direction (or tiers) are oriented first, colliders that would point
+    /// against the knowledge are skipped, the others are applied as pcalg applies them, and
+    /// Meek's rules 1-4 close the graph (see orient_knowledge.cpp). The causal-learn rules
+    /// use it as causal-learn's pc(background_knowledge=...) does.
+    const Knowledge* knowledge = nullptr;
 };
 
 /// Orient `skeleton` into a CPDAG (or, with uc_priority 1, a PDAG that may hold

@@ -202,6 +202,42 @@ private:
 using Pair = std::pair<std::int32_t, std::int32_t>;
 using Triple = std::array<std::int32_t, 3>;
 
+/// causal-learn's background-knowledge tests (BackgroundKnowledge.is_forbidden takes the
+/// tiers into account; a required pair without a direction is never is_required).
+/// Meek's rules skip a -> b when it is forbidden or b -> a is required.
+bool meek_blocked(const Knowledge* k, std::int32_t a, std::int32_t b) {
+    return k && (k->forbidden(a, b) || k->required(b, a));
+}
+/// The collider rules skip x -> y <- z when x -> y or z -> y is forbidden, or y -> x or
+/// y -> z is required.
+bool collider_blocked(const Knowledge* k, const Triple& t) {
+    return meek_blocked(k, t[0], t[1]) || meek_blocked(k, t[2], t[1]);
+}
+
+/// BackgroundKnowledgeOrientUtils.orient_by_background_knowledge: each undirected edge
+/// node1 - node2 of get_graph_edges() (node1 < node2, row-major) becomes node1 -> node2
+/// when node2 -> node1 is forbidden, else node2 -> node1 when node1 -> node2 is forbidden,
+/// else the required direction (node2 -> node1 checked first).
+void cl_orient_by_background_knowledge(ClGraph& g, const Knowledge& k) {
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (std::int32_t j : g.neighbours(i)) {
+            if (j < i || !g.is_undirected(i, j)) continue;
+            std::int32_t from = -1, to = -1;
+            if (k.forbidden(j, i)) {
+                from = i, to = j;
+            } else if (k.forbidden(i, j)) {
+                from = j, to = i;
+            } else if (k.required(j, i)) {
+                from = j, to = i;
+            } else if (k.required(i, j)) {
+                from = i, to = j;
+            }
+            if (from < 0) continue;
+            g.remove_edge(i, j);
+            g.add_directed(from, to);
+        }
+}
+
 /// CausalGraph.find_adj(): find_tails() + find_arrow_heads(), each np.where over
 /// the matrix in row-major order, an entry graph[r, c] listed as (c, r); with,
 /// per node x, the nodes y of the entries (x, y) in list order. causal-learn's
@@ -383,9 +419,10 @@ std::vector<Triple> sort_by_value(std::vector<std::pair<Triple, double>> dict, b
 }
 
 /// UCSepset.uc_sepset.
-void cl_uc_sepset(ClGraph& g, const SepSets& sepsets, int priority, PValueCache& pv) {
+void cl_uc_sepset(ClGraph& g, const SepSets& sepsets, int priority, PValueCache& pv, const Knowledge* bk) {
     std::vector<Triple> r0;
     for_each_forward_triple(g, [&](const Triple& t) {
+        if (collider_blocked(bk, t)) return;
         if (sepsets.contains(t[0], t[2], t[1])) return;
         if (priority <= 2)
             orient_now(g, t, priority);
@@ -396,13 +433,14 @@ void cl_uc_sepset(ClGraph& g, const SepSets& sepsets, int priority, PValueCache&
     std::vector<std::pair<Triple, double>> dict;
     for (const Triple& t : r0) dict.emplace_back(t, max_p(g, pv, t, priority == 3));
     for (const Triple& t : sort_by_value(std::move(dict), priority == 4))
-        orient_collider_if_free(g, t);
+        if (!collider_blocked(bk, t)) orient_collider_if_free(g, t);
 }
 
 /// UCSepset.maxp.
-void cl_maxp(ClGraph& g, int priority, PValueCache& pv) {
+void cl_maxp(ClGraph& g, int priority, PValueCache& pv, const Knowledge* bk) {
     std::vector<std::pair<Triple, double>> dict;
     for_each_forward_triple(g, [&](const Triple& t) {
+        if (collider_blocked(bk, t)) return;
         const double with_y = max_p(g, pv, t, true);
         const double without_y = max_p(g, pv, t, false);
         if (!(without_y > with_y)) return;
@@ -413,7 +451,7 @@ void cl_maxp(ClGraph& g, int priority, PValueCache& pv) {
     });
     if (priority <= 2) return;
     for (const Triple& t : sort_by_value(std::move(dict), priority == 4))
-        orient_collider_if_free(g, t);
+        if (!collider_blocked(bk, t)) orient_collider_if_free(g, t);
 }
 
 /// What definite_maxp records for definite_meek.
@@ -425,7 +463,7 @@ struct DefiniteTriples {
 
 /// UCSepset.definite_maxp.
 DefiniteTriples cl_definite_maxp(ClGraph& g, int priority, PValueCache& pv, double alpha,
-                                 bool strict) {
+                                 bool strict, const Knowledge* bk) {
     const auto independent = [alpha, strict](double p) { return strict ? p > alpha : p >= alpha; };
     DefiniteTriples d;
     std::vector<std::pair<Triple, double>> dict;
@@ -471,14 +509,15 @@ DefiniteTriples cl_definite_maxp(ClGraph& g, int priority, PValueCache& pv, doub
         order = sort_by_value(std::move(dict), priority == 4);
     }
     for (const Triple& t : order)
-        if (orient_collider_if_free(g, t)) d.uc.insert(t);
+        if (!collider_blocked(bk, t) && orient_collider_if_free(g, t)) d.uc.insert(t);
     d.non_uc_set.insert(d.non_uc.begin(), d.non_uc.end());
     return d;
 }
 
 /// Meek's step "orient a -> b unless b is recorded as an ancestor of a".
 /// Returns whether it oriented (causal-learn's `continue` otherwise).
-bool meek_orient(ClGraph& g, std::int32_t a, std::int32_t b) {
+bool meek_orient(ClGraph& g, std::int32_t a, std::int32_t b, const Knowledge* bk) {
+    if (meek_blocked(bk, a, b)) return false;
     if (g.is_ancestor_of(b, a)) return false;
     g.remove_edge(a, b);
     g.add_directed(a, b);
@@ -492,16 +531,16 @@ bool meek_orient(ClGraph& g, std::int32_t a, std::int32_t b) {
 /// that does (or, l being recorded as an ancestor of i, would) the others change
 /// nothing: the walk looks for that one only, among the triangle's kites whose
 /// other edges qualify.
-void cl_meek(ClGraph& g) {
+void cl_meek(ClGraph& g, const Knowledge* bk) {
     const AdjList adj(g);
     for (bool loop = true; loop;) {
         loop = false;
         adj.for_each_unshielded(g, [&](std::int32_t i, std::int32_t j, std::int32_t k) {
-            if (g.is_fully_directed(i, j) && g.is_undirected(j, k)) loop |= meek_orient(g, j, k);
+            if (g.is_fully_directed(i, j) && g.is_undirected(j, k)) loop |= meek_orient(g, j, k, bk);
         });
         adj.for_each_triangle(g, [&](std::int32_t i, std::int32_t j, std::int32_t k) {
             if (g.is_fully_directed(i, j) && g.is_fully_directed(j, k) && g.is_undirected(i, k))
-                loop |= meek_orient(g, i, k);
+                loop |= meek_orient(g, i, k, bk);
         });
         adj.for_each_triangle(g, [&](std::int32_t i, std::int32_t j, std::int32_t l) {
             if (!(g.is_undirected(i, j) && g.is_fully_directed(j, l) && g.is_undirected(i, l)))
@@ -509,7 +548,7 @@ void cl_meek(ClGraph& g) {
             for (std::int32_t k : adj.seconds(i))
                 if (k > j && g.is_undirected(i, k) && g.is_fully_directed(k, l) &&
                     !g.adjacent(j, k)) {
-                    loop |= meek_orient(g, i, l);
+                    loop |= meek_orient(g, i, l, bk);
                     return;
                 }
         });
@@ -519,7 +558,7 @@ void cl_meek(ClGraph& g) {
 /// Meek.definite_meek: rule 1 over the definite non-colliders (both ways
 /// round), rule 2 over the triangles, rule 3 over kites whose colliders and
 /// non-colliders are definite (one kite per triangle, as in cl_meek()).
-void cl_definite_meek(ClGraph& g, const DefiniteTriples& d) {
+void cl_definite_meek(ClGraph& g, const DefiniteTriples& d, const Knowledge* bk) {
     const AdjList adj(g);
     // The definite colliders (j, l, k) both ways round, sorted: those of (j, l)
     // are one range.
@@ -536,13 +575,13 @@ void cl_definite_meek(ClGraph& g, const DefiniteTriples& d) {
         loop = false;
         for (const auto& [i, j, k] : d.non_uc) {
             if (g.is_fully_directed(i, j) && g.is_undirected(j, k))
-                loop |= meek_orient(g, j, k);
+                loop |= meek_orient(g, j, k, bk);
             else if (g.is_fully_directed(k, j) && g.is_undirected(j, i))
-                loop |= meek_orient(g, j, i);
+                loop |= meek_orient(g, j, i, bk);
         }
         adj.for_each_triangle(g, [&](std::int32_t i, std::int32_t j, std::int32_t k) {
             if (g.is_fully_directed(i, j) && g.is_fully_directed(j, k) && g.is_undirected(i, k))
-                loop |= meek_orient(g, i, k);
+                loop |= meek_orient(g, i, k, bk);
         });
         if (uc.empty()) continue;
         adj.for_each_triangle(g, [&](std::int32_t i, std::int32_t j, std::int32_t l) {
@@ -553,7 +592,7 @@ void cl_definite_meek(ClGraph& g, const DefiniteTriples& d) {
                 const std::int32_t k = (*it)[2];
                 if (k > j && g.adjacent(i, k) && g.adjacent(k, l) && !g.adjacent(j, k) &&
                     non_uc(j, i, k)) {
-                    loop |= meek_orient(g, i, l);
+                    loop |= meek_orient(g, i, l, bk);
                     return;
                 }
             }
@@ -574,14 +613,16 @@ Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const Orient
                   "orientation rule needs p-values but no p-value function was given");
     ClGraph g(skel);
     PValueCache pv(pvalue);
+    const Knowledge* bk = opt.knowledge && !opt.knowledge->empty() ? opt.knowledge : nullptr;
+    if (bk) cl_orient_by_background_knowledge(g, *bk);
     switch (opt.rule) {
         case UcRule::Sepset:
-            cl_uc_sepset(g, sepsets, priority, pv);
-            cl_meek(g);
+            cl_uc_sepset(g, sepsets, priority, pv, bk);
+            cl_meek(g, bk);
             break;
         case UcRule::MaxP:
-            cl_maxp(g, priority, pv);
-            cl_meek(g);
+            cl_maxp(g, priority, pv, bk);
+            cl_meek(g, bk);
             break;
         case UcRule::DefiniteMaxP: {
             CUDAG_EXPECTS(priority >= 2,
@@ -590,9 +631,9 @@ Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const Orient
             CUDAG_EXPECTS(
                 opt.alpha >= 0.0 && opt.alpha < 1.0,
                 "alpha must lie in [0, 1) for definiteMaxP, got " + std::to_string(opt.alpha));
-            const auto d = cl_definite_maxp(g, priority, pv, opt.alpha, opt.independence_strict);
-            cl_definite_meek(g, d);
-            cl_meek(g);
+            const auto d = cl_definite_maxp(g, priority, pv, opt.alpha, opt.independence_strict, bk);
+            cl_definite_meek(g, d, bk);
+            cl_meek(g, bk);
             break;
         }
         case UcRule::Pcalg:

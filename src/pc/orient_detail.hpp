@@ -9,6 +9,9 @@ namespace cudag::pc::detail {
 /// pcalg's udag2pdagRelaxed on the skeleton and separating sets, with `threads` threads.
 Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads);
 
+/// pcalg's colliders and Meek's rules 1-4 under background knowledge with directions.
+Pdag orient_with_knowledge(const Graph& skel, const SepSets& sepsets, const Knowledge& knowledge);
+
 /// causal-learn's collider rule (opt.rule, opt.uc_priority) and Meek's rules.
 Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const OrientOptions& opt, const PValueFn& pvalue);
 

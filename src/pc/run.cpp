@@ -43,6 +43,12 @@ void validate(const PcConfig& cfg, const Dataset& data) {
     if (data.n_vars < 2)
         throw InputError(data.source + ": PC needs at least 2 variables, found " +
                          std::to_string(data.n_vars));
+    if (!cfg.knowledge.empty()) {
+        if (cfg.knowledge.n() != data.n_vars)
+            throw InputError("background knowledge is over " + std::to_string(cfg.knowledge.n()) +
+                             " variables, the data have " + std::to_string(data.n_vars));
+        cfg.knowledge.check(data.names);
+    }
     if (data.discrete()) return;
     if (test.kind == TestKind::CmiKnn) {
         const ci::CmiKnnSpec& spec = test.cmi;
@@ -86,6 +92,7 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
         h.add_string(entry);
     h.add_value(cfg.alpha);
     h.add_string(to_string(cfg.compat));
+    cfg.knowledge.add_to(h);
     return h.hex();
 }
 
@@ -165,6 +172,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     sk.max_level = cfg.max_level;
     sk.threads = threads;
     sk.distributed_records = cfg.distributed_records && comm.size() > 1;
+    sk.forbidden_pairs = cfg.knowledge.forbidden_pairs();
+    sk.required_pairs = cfg.knowledge.required_pairs();
     if (test.kind == TestKind::FisherZ) {
         sk.max_supported_level =
             static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
@@ -219,6 +228,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     oo.alpha = cfg.alpha;
     oo.independence_strict = sk.policy.strict;
     oo.threads = threads;
+    if (!cfg.knowledge.empty()) oo.knowledge = &cfg.knowledge;
     if (cfg.uc_rule || cfg.compat == Compat::CausalLearn) {
         oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
         oo.uc_priority = cfg.uc_priority.value_or(2);
@@ -265,11 +275,15 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     c.emplace_back("independence_rule", sk.policy.strict ? "p > alpha" : "p >= alpha");
     c.emplace_back("sepset_rule", sk.policy.exhaustive ? "union of all separating sets (causal-learn)"
                                                        : "lexicographically smallest, lower endpoint first");
-    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? "pcalg udag2pdagRelaxed"
+    const bool knowledge_orients = oo.knowledge && oo.knowledge->has_directions();
+    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? (knowledge_orients
+                                                                  ? "background knowledge, pcalg colliders, Meek rules 1-4"
+                                                                  : "pcalg udag2pdagRelaxed")
                                                            : "causal-learn uc_rule " +
                                                                  std::to_string(static_cast<int>(oo.rule)) +
                                                                  " uc_priority " +
                                                                  std::to_string(oo.uc_priority));
+    if (!cfg.knowledge.empty()) c.emplace_back("knowledge", cfg.knowledge.summary());
     c.emplace_back("backend", engine.name());
     c.emplace_back("threads", std::to_string(threads));
     c.emplace_back("ranks", std::to_string(comm.size()));

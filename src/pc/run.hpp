@@ -9,6 +9,7 @@
 
 #include "core/backend.hpp"
 #include "core/dataset.hpp"
+#include "core/knowledge.hpp"
 #include "pc/result.hpp"
 #include "pc/skeleton.hpp"
 #include "pc/test_spec.hpp"
@@ -27,6 +28,10 @@ struct PcConfig {
     std::optional<int> uc_rule;
     /// causal-learn's uc_priority (-1 rule default, 0..4). Unset: 2 (causal-learn's pc() default).
     std::optional<int> uc_priority;
+    /// Background knowledge (core/knowledge.hpp) over the data's variables; empty for none.
+    /// Forbidden pairs are never adjacent, required pairs always, and orientation follows
+    /// the directions (see pc::OrientOptions::knowledge).
+    Knowledge knowledge;
     /// Backend kind, device, threads (0: all hardware threads), tunables; built once by the
     /// command's run context and given to the engine factory (pc/engines.hpp).
     BackendContext backend;
@@ -74,7 +79,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 /// Hex digest (64-bit FNV-1a) of what decides a run's results: the data (shape, names,
 /// values), the resolved test (TestSpec::digest_entries: its name with its resolved
 /// degrees-of-freedom rule or CMIknn parameters, k resolved from --knn), alpha and
-/// compat semantics. Not threads, backend, ranks or
+/// compat semantics, and the background knowledge when there is some. Not threads, backend, ranks or
 /// --max-level. A checkpoint is resumed only by a run with the same digest.
 std::string config_hash(const Dataset& data, const PcConfig& cfg);
 

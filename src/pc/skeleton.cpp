@@ -138,7 +138,9 @@ private:
         const std::int64_t rb = everywhere ? 0 : part.begin(comm_.rank());
         const std::int64_t re = everywhere ? n_ : part.end(comm_.rank());
         Level0Output out;
-        out.p_may_stay = results_->p_may_stay(everywhere);
+        // Knowledge changes level 0's outcome on the host: the p-values come back.
+        out.p_may_stay = results_->p_may_stay(everywhere) && !has_knowledge();
+        out.adjacency_is_next = !has_knowledge();
         if (dense_) {
             pmax_ = PmaxTable::dense(n_, threads_);
             out.dense_p = std::move(pmax_.values());
@@ -188,8 +190,8 @@ private:
             trace_.mark("graph rebuilt");
         }
         // The CSR of all rows counts the edges without a scan of the n² bits.
-        const std::int64_t edges = csr && everywhere ? out.kept_offsets.back() : g_.n_edges();
-        const bool from_level0 = everywhere && (dense_ || csr);
+        std::int64_t edges = csr && everywhere ? out.kept_offsets.back() : g_.n_edges();
+        bool from_level0 = everywhere && (dense_ || csr);
         if (dense_) {
             pmax_.values() = std::move(out.dense_p);
         } else if (csr && everywhere) {
@@ -205,6 +207,10 @@ private:
             pmax_ = PmaxTable::sparse(g_, threads_);
             pmax_.raise_all(std::move(out.kept_p), threads_);
         }
+        if (has_knowledge()) {
+            edges = apply_knowledge_level0();
+            from_level0 = false;
+        }
         CUDAG_ASSERT(!out.p_stayed || out.p_may_stay);
         results_->level0_done(from_level0, out.p_stayed);
         trace_.mark("pmax");
@@ -219,6 +225,78 @@ private:
         st.seconds = seconds_since(t0);
         if (!everywhere) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
+    }
+
+    // ---- background knowledge ---------------------------------------------------------
+    bool has_knowledge() const { return !opt_.forbidden_pairs.empty() || !opt_.required_pairs.empty(); }
+    static bool listed(const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs, std::int32_t i,
+                       std::int32_t j) {
+        const std::pair<std::int32_t, std::int32_t> key(std::min(i, j), std::max(i, j));
+        return std::binary_search(pairs.begin(), pairs.end(), key);
+    }
+    bool knowledge_pair(std::int32_t i, std::int32_t j) const {
+        return listed(opt_.forbidden_pairs, i, j) || listed(opt_.required_pairs, i, j);
+    }
+
+    /// After level 0 (every rank alike): forbidden pairs out of the graph, required pairs
+    /// in, the next level's snapshot from the graph, and a sparse pMax table over the
+    /// pairs now adjacent (the knowledge pairs' values are dropped at the end). Returns
+    /// the edges left.
+    std::int64_t apply_knowledge_level0() {
+        if (graph_stale_) sync_graph(next_);
+        have_next_ = false;
+        for (const auto& [i, j] : opt_.forbidden_pairs) g_.remove(i, j);
+        for (const auto& [i, j] : opt_.required_pairs) g_.add(i, j);
+        if (!dense_) {
+            PairPList kept = pmax_.pairs(threads_);
+            std::erase_if(kept, [this](const PairP& q) { return !g_.has(q.i, q.j); });
+            pmax_ = PmaxTable::sparse(g_, threads_);
+            pmax_.raise_all(std::move(kept), threads_);
+        }
+        trace_.mark("knowledge");
+        return g_.n_edges();
+    }
+
+    /// A level's outcome on this rank's rows, before the merge: no entry of a required
+    /// pair counts as separated (nor, with host results, as tested).
+    void keep_required(const detail::LevelFrame& f) {
+        const Adjacency& snap = *f.snap;
+        for (const auto& [i, j] : opt_.required_pairs)
+            for (const auto& [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
+                if (a < f.rb || a >= f.re) continue;
+                const std::int64_t e = snap.find(a, b);
+                CUDAG_ASSERT(e >= 0);
+                if (out_.packed) {
+                    const std::int64_t k = e - f.eb;
+                    out_.removal_bits[static_cast<std::size_t>(k >> 3)] &= ~(std::byte{1} << (k & 7));
+                } else {
+                    out_.flags[static_cast<std::size_t>(e)] = 0;
+                }
+            }
+    }
+
+    /// The final tables without the knowledge pairs (an engine that keeps its own results
+    /// may have logged or raised them).
+    void drop_knowledge_pairs(SkeletonResult& res) const {
+        if (!has_knowledge()) return;
+        std::erase_if(res.pmax, [this](const PairP& q) { return knowledge_pair(q.i, q.j); });
+        bool any = false;
+        for (const std::uint64_t k : res.sepsets.keys()) {
+            const auto [i, j] = SepSets::unpack(k);
+            any = any || knowledge_pair(i, j);
+        }
+        if (!any) return;
+        SepSets kept;
+        const auto keys = res.sepsets.keys();
+        const auto offs = res.sepsets.offsets();
+        const auto nodes = res.sepsets.nodes();
+        for (std::size_t r = 0; r < keys.size(); ++r) {
+            const auto [i, j] = SepSets::unpack(keys[r]);
+            if (knowledge_pair(i, j)) continue;
+            kept.append_sorted(i, j, nodes.subspan(static_cast<std::size_t>(offs[r]),
+                                                   static_cast<std::size_t>(offs[r + 1] - offs[r])));
+        }
+        res.sepsets = std::move(kept);
     }
 
     // ---- level l >= 1 ---------------------------------------------------------------
@@ -283,6 +361,7 @@ private:
         mpi::run_agreed(comm_, [&] {
             results_->prepare(f, out_);
             engine_.run_level(l, snap, f.rb, f.re, out_);
+            keep_required(f);
         });
         trace_.mark("engine");
         const auto t_merge = std::chrono::steady_clock::now();
@@ -648,6 +727,7 @@ private:
             else res.pmax = pmax_.pairs(threads_);
         });
         trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
+        if (comm_.rank() == 0) drop_knowledge_pairs(res);
         trace_.print("host after the levels");
         return res;
     }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -42,6 +43,13 @@ struct SkeletonOptions {
     /// are then called on every rank. The records laid end to end are the same as a
     /// gathered run's.
     bool distributed_records = false;
+    /// Background knowledge (pcalg's fixedGaps / fixedEdges), pairs (i < j) sorted and
+    /// unique. Forbidden pairs are absent from level 1 on (whatever level 0 found: never
+    /// separated, no pMax); required pairs stay adjacent at every level (added after level 0
+    /// when it removed them; a separation an engine finds at a later level is dropped) and
+    /// get no separating set and no pMax, as pcalg gives pairs it never tests.
+    std::vector<std::pair<std::int32_t, std::int32_t>> forbidden_pairs;
+    std::vector<std::pair<std::int32_t, std::int32_t>> required_pairs;
 };
 
 /// Called after each level (for progress reports), on every rank.

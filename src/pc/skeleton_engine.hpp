@@ -60,6 +60,10 @@ struct Level0Output {
     /// sized but not filled); the search then hands the table over (adopt_pmax) at once.
     bool p_may_stay = false;
     bool p_stayed = false;
+    /// In: level 1 starts from level 0's adjacency as the engine found it. False when the
+    /// search changes it first (background knowledge): an engine must then not keep its own
+    /// copy of `adjacency` to stand for level 1's snapshot.
+    bool adjacency_is_next = true;
 };
 
 /// Per-entry outcome flags of a level l >= 1 (LevelOutput::flags).

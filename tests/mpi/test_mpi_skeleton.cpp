@@ -44,7 +44,25 @@ struct Case {
     bool keeping = false;  ///< the engine keeps pMax and separating sets (the CUDA engine's way)
     bool offers_buffer = false;  ///< keeping: the ranks reduce the engines' tables in place
     bool builds_snapshots = false;  ///< keeping: the engines build the next snapshots
+    bool knowledge = false;  ///< forbidden and required pairs (background knowledge)
 };
+
+/// Background knowledge for a search: every third pair adjacent in a free run forbidden,
+/// one in 300 pairs it removed at level 0 and one in 25 it removed later required (a few:
+/// each raises two degrees, and the levels grow with them).
+void add_knowledge(pc::SkeletonOptions& opt, pc::SkeletonEngine& engine) {
+    const pc::SkeletonResult free_run = pc::learn_skeleton(engine, opt);
+    const std::int64_t n = engine.n_vars();
+    int adjacent = 0, removed = 0, later = 0;
+    for (std::int32_t i = 0; i < n; ++i)
+        for (std::int32_t j = i + 1; j < n; ++j) {
+            if (free_run.skeleton.has(i, j)) {
+                if (adjacent++ % 3 == 0) opt.forbidden_pairs.push_back({i, j});
+            } else if (free_run.sepsets.get(i, j).empty() ? removed++ % 300 == 0 : later++ % 25 == 0) {
+                opt.required_pairs.push_back({i, j});
+            }
+        }
+}
 
 class MpiSkeleton : public testing::TestWithParam<Case> {
 protected:
@@ -55,6 +73,11 @@ protected:
         if (GetParam().sparse_pmax) opt_.dense_pmax_limit = 8;
         opt_.level0_on_every_rank = GetParam().level0_everywhere ? 1 : 0;
         cpu_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
+        if (GetParam().knowledge) {
+            add_knowledge(opt_, *cpu_);
+            ASSERT_GE(opt_.required_pairs.size(), 2u);
+            ASSERT_FALSE(opt_.forbidden_pairs.empty());
+        }
         serial_ = pc::learn_skeleton(*cpu_, opt_);
         if (GetParam().keeping)
             keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer,
@@ -123,14 +146,18 @@ INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
                                          Case{false, true, false, true}, Case{false, false, true, true, true},
                                          Case{false, true, true, true, true},
                                          Case{false, true, true, true, true, true},
-                                         Case{false, false, false, true, false, true}),
+                                         Case{false, false, false, true, false, true},
+                                         Case{false, false, false, false, false, false, true},
+                                         Case{true, true, false, false, false, false, true},
+                                         Case{false, true, true, true, true, true, true}),
                          [](const testing::TestParamInfo<Case>& i) {
                              return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
                                     (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
                                     (i.param.level0_everywhere ? "Level0Everywhere" : "") +
                                     (i.param.keeping ? "EngineKeeps" : "") +
                                     (i.param.offers_buffer ? "ReducedInPlace" : "") +
-                                    (i.param.builds_snapshots ? "BuildsSnapshots" : "");
+                                    (i.param.builds_snapshots ? "BuildsSnapshots" : "") +
+                                    (i.param.knowledge ? "Knowledge" : "");
                          });
 
 namespace {

@@ -147,6 +147,8 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     expect_error("pc --data " + p.string() + " --tune warp=3", "unknown --tune key 'warp'");
     expect_error("pc --data " + p.string() + " --tune variant=x", "--tune variant must be s");
     expect_error("pc --data " + p.string() + " --tune corr-limit", "--tune takes key=value");
+    expect_error("pc --data " + p.string() + " --tune discrete-gamma=0",
+                 "--tune discrete-gamma must be an integer in [1, 64]");
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +
@@ -161,8 +163,8 @@ TEST_F(Cli, UnknownOption) {
     expect_error("pc --data " + p.string() + " --bogus 3", "--bogus");
     expect_error("pc --data " + p.string() + " --test kci", "unknown --test 'kci'");
     expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --format edges,xml", "xml");
-    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --tune scan-levels=7",
-                 "--tune scan-levels must be an integer in [0, 6]");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string() + " --tune scan-levels=-1",
+                 "--tune scan-levels must be an integer in [0, 1000000]");
     expect_no_outputs({"ok.csv"});
 }
 
@@ -210,4 +212,21 @@ TEST_F(Cli, SimulateDiscreteIsDeterministic) {
     const CliRun r = run("pc --data " + a + " --test chi-square --dof gpupc --out " +
                          (dir_ / "r.h5").string() + " --format edges,json,cl");
     EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// simulate gaussian --graph er|scale-free: a truth file with the asked number of edges,
+// and one-line errors for a bad graph kind or an option of another kind.
+TEST_F(Cli, SimulateScaleFreeNetwork) {
+    const auto csv = dir_ / "sf.csv";
+    const auto truth = dir_ / "sf.tsv";
+    const CliRun ok = run("simulate gaussian --graph scale-free --vars 50 --samples 40 --degree 4 --seed 2 --out " +
+                          csv.string() + " --truth " + truth.string());
+    ASSERT_EQ(ok.code, 0) << ok.err;
+    EXPECT_NE(ok.err.find("97 true edges"), std::string::npos) << ok.err;  // 2 per node, 1 for the second
+    expect_error("simulate gaussian --graph small-world --vars 5 --samples 5 --out " + (dir_ / "x.csv").string(),
+                 "unknown --graph 'small-world'");
+    expect_error("simulate gaussian --graph er --hub-exponent 2 --vars 5 --samples 5 --out " +
+                     (dir_ / "x.csv").string(),
+                 "--hub-exponent applies to --graph scale-free only");
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "x.csv"));
 }

@@ -124,16 +124,18 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 // ---- whole skeleton: GPU engine on the CPU's correlation matrix ---------------------------
 
 /// Kernel choice of a parity case: 's' / 'e' the paper's variants at every level, 'x' the
-/// entry scan at every level it covers (cuPC-S above), 'r' that scan in rounds at every
-/// level from a first round of 2 sets (so that most rows reach the later rounds, where
-/// rows with few entries left split each entry's sets over a warp's lanes), 'd' the defaults.
+/// template entry scan at every level it covers (the deep scan above), 'r' that scan in
+/// rounds at every template level from a first round of 2 sets (so that most rows reach
+/// the later rounds, where rows with few entries left split each entry's sets over a
+/// warp's lanes), 'D' the deep scan at every level from 2, 'd' the defaults.
 cuda::FisherTunables tunables_for(char kernel) {
     cuda::FisherTunables t;
     if (kernel == 'd') return t;
     t.variant = kernel == 'e' ? 'e' : 's';
-    t.scan_levels = kernel == 'x' || kernel == 'r' ? cuda::kScanLevelsMax : 0;
+    t.scan_levels = kernel == 'x' || kernel == 'r' || kernel == 'D' ? kScanAllLevels : 0;
+    t.scan_deep_from = kernel == 'D' ? 2 : cuda::kMaxTemplateLevel + 1;
     if (kernel == 'r') {
-        t.scan_round_levels = cuda::kScanLevelsMax;
+        t.scan_round_levels = cuda::kMaxTemplateLevel;
         t.scan_first_round = 2;
     }
     return t;
@@ -189,7 +191,7 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
 
 std::vector<ParityCase> parity_cases() {
     std::vector<ParityCase> v;
-    for (char var : {'s', 'e', 'x'}) {
+    for (char var : {'s', 'e', 'x', 'D'}) {
         v.push_back({100, 500, 3, 1, var, 0.01});
         v.push_back({100, 300, 8, 2, var, 0.05});
         v.push_back({100, 2000, 12, 3, var, 0.01});
@@ -253,7 +255,8 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, CudaLevelParity,
                          testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1},
-                                         std::tuple{'e', 1}, std::tuple{'x', 0}, std::tuple{'r', 0}),
+                                         std::tuple{'e', 1}, std::tuple{'x', 0}, std::tuple{'r', 0},
+                                         std::tuple{'D', 0}, std::tuple{'d', 0}),
                          [](const auto& info) {
                              return std::string(1, std::get<0>(info.param)) +
                                     (std::get<1>(info.param) ? "_runtime_l" : "_template_l");
@@ -269,7 +272,7 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
     opt.policy.alpha = 0.2;  // keeps many edges, so the search goes deep
     ci::CpuFisherEngine cpu(data, opt.policy, 0);
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
-    for (char variant : {'s', 'e', 'x'}) {
+    for (char variant : {'s', 'e', 'x', 'D', 'd'}) {
         cuda::FisherTunables t = tunables_for(variant);
         t.generic_from_level = 1;  // 'x': the scan up to its last level, runtime-l kernels after
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
@@ -545,7 +548,10 @@ TEST(CudaFisher, BadTunablesAreInputErrors) {
     t.theta = 2048;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
     t = {};
-    t.scan_levels = cuda::kScanLevelsMax + 1;
+    t.scan_levels = -1;
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+    t = {};
+    t.scan_deep_from = 1;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
     t = {};
     t.scan_round_levels = -1;

@@ -40,10 +40,23 @@ LevelRows rows_of(std::vector<std::int32_t> rows, std::int64_t max_sets, std::in
 
 // ---- which kernels ----------------------------------------------------------------------
 
-TEST(LevelPlanner, ScanRunsOnASymmetricCUpToScanLevels) {
-    const FisherLevelPlanner plan({}, kBigGpu);  // scan_levels 4, variant s
-    for (int l = 1; l <= 4; ++l) EXPECT_EQ(plan.path(l, true, true), LevelPath::Scan) << l;
-    EXPECT_EQ(plan.path(5, true, true), LevelPath::SetParallel);
+TEST(LevelPlanner, ScanRunsOnASymmetricCAtEveryLevelByDefault) {
+    const FisherLevelPlanner plan({}, kBigGpu);  // every level scans, deep from level 5
+    for (int l = 1; l <= kDeepMaxLevel; ++l) EXPECT_EQ(plan.path(l, true, true), LevelPath::Scan) << l;
+    for (int l = 1; l <= 4; ++l) EXPECT_FALSE(plan.deep(l)) << l;
+    for (int l = 5; l <= kDeepMaxLevel; ++l) EXPECT_TRUE(plan.deep(l)) << l;
+    // Beyond the deep scan's shared memory: the variant.
+    EXPECT_EQ(plan.path(kDeepMaxLevel + 1, true, true), LevelPath::SetParallel);
+    FisherTunables t;
+    t.scan_levels = 4;
+    EXPECT_EQ(FisherLevelPlanner(t, kBigGpu).path(5, true, true), LevelPath::SetParallel);
+    t = {};
+    t.scan_deep_from = 2;
+    EXPECT_FALSE(FisherLevelPlanner(t, kBigGpu).deep(1));
+    EXPECT_TRUE(FisherLevelPlanner(t, kBigGpu).deep(2));
+    t.scan_deep_from = 50;  // the templates stop at kMaxTemplateLevel
+    EXPECT_FALSE(FisherLevelPlanner(t, kBigGpu).deep(kMaxTemplateLevel));
+    EXPECT_TRUE(FisherLevelPlanner(t, kBigGpu).deep(kMaxTemplateLevel + 1));
     // Not exactly symmetric: never the scan.
     EXPECT_EQ(plan.path(1, false, true), LevelPath::SetParallel);
     // C not held whole: the scan reads rows of C directly from level 2 on.
@@ -185,6 +198,11 @@ TEST(LevelPlanner, ScanRoundsGrowFromTheFirstRound) {
     EXPECT_EQ(plan.first_scan_range(1).lo, 0);
     EXPECT_EQ(plan.first_scan_range(1).hi, 64);
     EXPECT_EQ(plan.first_scan_range(3).hi, std::numeric_limits<std::int64_t>::max());  // one round
+    FisherTunables t;
+    t.scan_round_levels = 8;  // rounds at template levels only: the deep scan takes no lane items
+    const FisherLevelPlanner rounds(t, kBigGpu);
+    EXPECT_EQ(rounds.first_scan_range(4).hi, 64);
+    EXPECT_EQ(rounds.first_scan_range(5).hi, std::numeric_limits<std::int64_t>::max());
     const ScanRange second = FisherLevelPlanner::next_scan_range({0, 64});
     EXPECT_EQ(second.lo, 64);
     EXPECT_EQ(second.hi, 1024);
@@ -323,8 +341,26 @@ TEST(LevelPlanner, BadPolicyOrTunablesAreInputErrors) {
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.beta = 0; })), InputError);
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.beta = 16, t.gamma = 32; })), InputError);
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.delta = 70000; })), InputError);
-    EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_levels = kScanLevelsMax + 1; })),
-                 InputError);
+    EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_levels = -1; })), InputError);
+    EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_deep_from = 1; })), InputError);
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_round_levels = -1; })), InputError);
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_first_round = 0; })), InputError);
+}
+
+TEST(LevelPlanner, DeepScanCutsSmallLevelsIntoShortRanges) {
+    const FisherLevelPlanner plan({}, kBigGpu);
+    const std::vector<ScanRun> live = {{3, 0, 10, 10000}};  // one warp of entries, 10,000 sets
+    const ScanRange all{0, std::numeric_limits<std::int64_t>::max()};
+    const std::vector<ScanItem> scan = plan.scan_items(live, all, false);
+    const std::vector<ScanItem> deep = plan.scan_items(live, all, false, true);
+    EXPECT_EQ(scan.size(), 10u);   // ranges of at least 1,024 sets
+    EXPECT_EQ(deep.size(), 157u);  // ranges of at least 64
+    std::int64_t covered = 0;
+    for (const ScanItem& it : deep) {
+        EXPECT_EQ(it.row, 3);
+        EXPECT_EQ(it.flags, kItemSplit);
+        EXPECT_EQ(it.r0, covered);
+        covered = it.r1;
+    }
+    EXPECT_EQ(covered, 10000);
 }

@@ -18,79 +18,15 @@
 #include "pc/skeleton.hpp"
 #include "support/keeping_engine.hpp"
 #include "support/names.hpp"
+#include "support/pcalg_reference.hpp"
 
 using namespace cudag;
 
 namespace {
 
-Dataset random_sem(int n, int m, double density, unsigned seed) {
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal;
-    std::uniform_real_distribution<double> unif(0.0, 1.0);
-    std::vector<std::vector<double>> w(n, std::vector<double>(n, 0.0));
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < i; ++j)
-            if (unif(rng) < density) w[i][j] = 0.3 + 0.7 * unif(rng);
-    Dataset d;
-    d.n_vars = n;
-    d.n_samples = m;
-    d.values.assign(static_cast<std::size_t>(n) * m, 0.0);
-    for (int s = 0; s < m; ++s)
-        for (int i = 0; i < n; ++i) {
-            double v = normal(rng);
-            for (int j = 0; j < i; ++j) v += w[i][j] * d.values[j * m + s];
-            d.values[i * m + s] = v;
-        }
-    for (int i = 0; i < n; ++i) d.names.push_back(cudag::test::indexed_name("V", i));
-    d.source = "random_sem";
-    return d;
-}
-
-struct Reference {
-    std::vector<std::vector<char>> adj;
-    std::map<std::pair<int, int>, std::vector<int>> sepsets;
-    std::map<std::pair<int, int>, double> pmax;
-};
-
-// pcalg skeleton(method = "stable"): ordered pairs by x, u-side first, stop at the
-// first separating set, skip (y, x) once removed in this level.
-Reference pcalg_stable(pc::SkeletonEngine& eng, int n, double alpha, int max_level) {
-    Reference r;
-    r.adj.assign(n, std::vector<char>(n, 1));
-    for (int i = 0; i < n; ++i) r.adj[i][i] = 0;
-    std::vector<std::vector<double>> pm(n, std::vector<double>(n, -1.0));
-    for (int l = 0;; ++l) {
-        if (max_level >= 0 && l > max_level) break;
-        int maxdeg = 0;
-        for (int i = 0; i < n; ++i) maxdeg = std::max<int>(maxdeg, std::count(r.adj[i].begin(), r.adj[i].end(), 1));
-        if (l > 0 && maxdeg - 1 < l) break;
-        const auto snap = r.adj;
-        for (int x = 0; x < n; ++x)
-            for (int y = 0; y < n; ++y) {
-                if (!snap[x][y] || !r.adj[y][x]) continue;
-                std::vector<int> nb;
-                for (int k = 0; k < n; ++k)
-                    if (snap[x][k] && k != y) nb.push_back(k);
-                if (static_cast<int>(nb.size()) < l) continue;
-                std::vector<int> c(l);
-                for (int t = 0; t < l; ++t) c[t] = t;
-                do {
-                    std::vector<std::int32_t> s;
-                    for (int t = 0; t < l; ++t) s.push_back(nb[c[t]]);
-                    const double p = eng.p_value(x, y, s);
-                    pm[x][y] = std::max(pm[x][y], p);
-                    if (p >= alpha) {
-                        r.adj[x][y] = r.adj[y][x] = 0;
-                        r.sepsets[{std::min(x, y), std::max(x, y)}] = std::vector<int>(s.begin(), s.end());
-                        break;
-                    }
-                } while (l > 0 && next_combination(c.data(), l, static_cast<int>(nb.size())));
-            }
-    }
-    for (int i = 0; i < n; ++i)
-        for (int j = i + 1; j < n; ++j) r.pmax[{i, j}] = std::max(pm[i][j], pm[j][i]);
-    return r;
-}
+using test::Reference;
+using test::pcalg_stable;
+using test::random_sem;
 
 // causal-learn stable skeleton_discovery: every set of the depth from both
 // endpoints, p > alpha, sepset = union of the separating sets' nodes.

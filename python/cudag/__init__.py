@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cudag from Python: PC-stable, single CI tests and order MCMC on numpy arrays and
+pandas DataFrames, in-process (the CUDA context and the process's MPI environment are
+made once and reused by every later call).
+
+Options are the command line's, named with underscores: ``max_level=3`` is
+``--max-level 3``, ``True`` gives a flag, a list gives a comma-separated list, ``None`` or
+``False`` leaves the option out. They are parsed by the very option definitions of
+``cudag pc`` / ``citest`` / ``mcmc``, so defaults, checks and error messages are the same;
+errors raise :class:`cudag.InputError` (bad input, also a ``ValueError``) or
+:class:`cudag.Error` with the line the command line prints after ``cudag: error:``.
+Under an MPI launcher every rank calls the learner; rank 0 gets the result, the others None.
+"""
+
+from __future__ import annotations
+
+import csv
+import io as _io
+import math
+import os
+import sys
+
+import numpy as np
+
+try:
+    from . import _cudag
+except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
+    import _cudag
+
+from ._results import CitestResult, McmcResult, PcResult
+
+Error = _cudag.Error
+InputError = _cudag.InputError
+__version__ = _cudag.__version__
+
+__all__ = ["pc", "citest", "mcmc", "options", "warm_up", "cuda_compiled", "visible_gpus", "Error", "InputError",
+           "PcResult", "CitestResult", "McmcResult"]
+
+
+def options(command: str = "pc") -> str:
+    """The options of ``cudag.pc``/``citest``/``mcmc`` as the command line's ``--help`` lists
+    them (``--max-level`` is ``max_level=``); ``print(cudag.options("pc"))``."""
+    return _cudag.help(command)
+
+
+def cuda_compiled() -> bool:
+    """Whether this build has the CUDA engines."""
+    return _cudag.cuda_compiled()
+
+
+def visible_gpus() -> int:
+    """Number of CUDA devices this build can use (0 without CUDA or a GPU)."""
+    return _cudag.visible_gpus()
+
+
+def warm_up(device: int = 0) -> None:
+    """Create the CUDA context of ``device`` now, so that the first learner call does not
+    pay for it (a no-op without CUDA or a GPU). Later calls reuse it in any case."""
+    _cudag.warm_up(device)
+
+
+# ---- options -------------------------------------------------------------------------
+
+_RESERVED = {"data", "dataset"}
+
+
+def _value_text(key: str, value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{key}={value!r}: only flags take True/False")
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))  # the shortest text that reads back to the same double
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return str(value)
+
+
+def _cli_args(options: dict) -> list[str]:
+    """Keyword arguments as the command line's arguments (see the module's doc)."""
+    args: list[str] = []
+    for key, value in options.items():
+        if key in _RESERVED:
+            raise TypeError(f"{key}= is not an option here: pass the data as the first argument")
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            args += [flag, ",".join(_value_text(key, v) for v in value)]
+        else:
+            args += [flag, _value_text(key, value)]
+    return args
+
+
+def _quiet(options: dict) -> dict:
+    """The command line's progress lines and notes are off unless verbose=True or
+    quiet=False (a notebook shows no stderr of C++ code anyway)."""
+    options = dict(options)
+    if "quiet" not in options and not options.get("verbose"):
+        options["quiet"] = True
+    return options
+
+
+# ---- data ----------------------------------------------------------------------------
+
+def _is_frame(data) -> bool:
+    return hasattr(data, "columns") and hasattr(data, "dtypes") and hasattr(data, "to_csv")
+
+
+def _numeric_dtype(dtype) -> bool:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:  # pandas extension types (category, string)
+        return False
+    return dt.kind in "biuf"
+
+
+def _table_text(names: list[str], rows) -> str:
+    out = _io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(names)
+    for row in rows:
+        w.writerow(["" if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in row])
+    return out.getvalue()
+
+
+def _prepare(data, names=None):
+    """(values or None, names, text, source): numbers go as a float64 array, anything
+    holding labels as CSV text read by the command line's table reader."""
+    if _is_frame(data):
+        cols = [str(c) for c in data.columns]
+        if names is not None:
+            raise TypeError("names= is for numpy arrays: a DataFrame's column names are used")
+        if all(_numeric_dtype(t) for t in data.dtypes):
+            values = np.ascontiguousarray(data.to_numpy(dtype=np.float64))
+            return values, cols, "", "<DataFrame>"
+        return None, cols, _table_text(cols, data.itertuples(index=False, name=None)), "<DataFrame>"
+    arr = np.asarray(data)
+    if arr.ndim != 2:
+        raise InputError(f"<array>: the data must be 2-D (samples x variables), not {arr.ndim}-D")
+    n_vars = arr.shape[1]
+    if names is None:
+        names = [f"X{v + 1}" for v in range(n_vars)]  # as an HDF5 file without names
+    names = [str(s) for s in names]
+    if len(names) != n_vars:
+        raise InputError(f"<array>: {len(names)} names for {n_vars} columns")
+    if arr.dtype.kind in "biuf":
+        return np.ascontiguousarray(arr, dtype=np.float64), names, "", "<array>"
+    return None, names, _table_text(names, arr.tolist()), "<array>"
+
+
+def _name_of(key, names: list[str]) -> str:
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        if not 0 <= key < len(names):
+            raise InputError(f"variable index {key} is out of range (0..{len(names) - 1})")
+        return names[int(key)]
+    return str(key)
+
+
+# ---- progress ------------------------------------------------------------------------
+
+class _Progress:
+    """progress=True: a tqdm bar when tqdm is installed, else a line per update on stderr;
+    a callable gets each update's dict; False/None: nothing."""
+
+    def __init__(self, progress, what: str, total=None):
+        self.fn = progress if callable(progress) else None
+        self.bar = None
+        self.lines = False
+        if progress is True:
+            try:
+                from tqdm.auto import tqdm
+                self.bar = tqdm(total=total, desc=what, unit="it" if total else " levels")
+            except ImportError:
+                self.lines = True
+        self.what = what
+
+    def __call__(self, info: dict):
+        if self.fn is not None:
+            self.fn(info)
+        if self.bar is not None:
+            if "done" in info:
+                self.bar.update(info["done"] - self.bar.n)
+            else:
+                self.bar.update(1)
+                self.bar.set_postfix(edges=info["edges_after"])
+        elif self.lines:
+            print(f"{self.what}: " + ", ".join(f"{k} {v}" for k, v in info.items()), file=sys.stderr)
+
+    def callback(self):
+        return self if (self.fn or self.bar is not None or self.lines) else None
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---- learners ------------------------------------------------------------------------
+
+def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto", *, names=None,
+       progress=None, **options) -> PcResult:
+    """PC-stable (``cudag pc``) on ``data``: a numpy array (samples x variables; names X1..Xn
+    unless ``names=``) or a pandas DataFrame (its column names kept; columns of labels make it
+    discrete data as in a CSV file). ``test`` None chooses as the command line does
+    (chi-square for labels, else fisher-z). Other options as ``cudag pc``'s: ``max_level``,
+    ``compat="causal-learn"``, ``uc_rule``, ``threads``, ``discrete=True``, ``out="r.h5"``
+    with ``format=["edges", "dot"]`` (files written as the command line writes them), ...
+    ``progress``: a callable given a dict per level, or True for a tqdm bar."""
+    values, names, text, source = _prepare(data, names)
+    opts = {"test": test, "alpha": alpha, "backend": backend}
+    opts.update(_quiet(options))
+    args = ["--data", source] + _cli_args(opts)
+    bar = _Progress(progress, "cudag.pc")
+    try:
+        raw = _cudag.pc(args, values, names, text, source, bar.callback())
+    finally:
+        bar.close()
+    return PcResult(raw) if raw else None  # None: an MPI rank other than 0
+
+
+def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
+    """One conditional-independence test x _||_ y | given (``cudag citest``): variables by
+    name or column index. Options as ``cudag citest``'s (``knn``, ``permutations``, ``seed``,
+    ``dof``, ``compat``, ...)."""
+    values, names, text, source = _prepare(data, names)
+    if isinstance(given, (str, int, np.integer)):
+        given = (given,)
+    opts = {"test": test, "x": _name_of(x, names), "y": _name_of(y, names)}
+    given_names = [_name_of(g, names) for g in given]
+    if given_names:
+        opts["given"] = given_names
+    opts.update(_quiet(options))
+    args = ["--data", source] + _cli_args(opts)
+    return CitestResult(_cudag.citest(args, values, names, text, source), opts["x"], opts["y"], given_names,
+                        test)
+
+
+def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResult:
+    """Order MCMC (``cudag mcmc``): ``score`` bdeu or k2 (discrete data: integer codes or
+    labels) or bge (continuous). Options as ``cudag mcmc``'s: ``chains``, ``iterations``,
+    ``seed``, ``max_parents``, ``order_score="sum"``, ``space="pc"``, ``backend``, ...
+    ``progress``: a callable given a dict per update, or True for a tqdm bar."""
+    values, names, text, source = _prepare(data, names)
+    opts = {"score": score}
+    opts.update(_quiet(options))
+    args = ["--data", source] + _cli_args(opts)
+    total = options.get("iterations", 10000)
+    bar = _Progress(progress, "cudag.mcmc", total=total)
+    try:
+        raw = _cudag.mcmc(args, values, names, text, source, bar.callback())
+    finally:
+        bar.close()
+    return McmcResult(raw) if raw else None  # None: an MPI rank other than 0

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one set of kernel tuning knobs: launch shapes and path choices of the GPU engines.
+// Users never need them (the automatic choice is the default); the hidden `--tune
+// key=value` option sets them for measurements (docs/performance.md). Plain types only,
+// so kernels, host code and tests share them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudag {
+
+/// FisherTunables::scan_levels: the entry scan at every level.
+constexpr int kScanAllLevels = 1 << 30;
+
+/// cuPC launch shape (Zarebavani et al., TPDS 2020, §4.1 and §5.3).
+struct FisherTunables {
+    /// 's': cuPC-S (threads over conditioning sets, one factorisation of C[S,S] shared by
+    /// every test of the row); 'e': cuPC-E (β edges per block, γ threads split an edge's sets).
+    char variant = 's';
+    int beta = 2;    ///< cuPC-E: edges (compacted entries) per block
+    int gamma = 32;  ///< cuPC-E: threads per edge
+    int theta = 64;  ///< cuPC-S: threads per block
+    int delta = 2;   ///< cuPC-S: blocks per row
+    /// Shrink θ/δ (S) or γ (E) per level when a level has too few sets to fill them.
+    /// The variant itself is never changed here.
+    bool auto_tune = true;
+    /// Levels 1..scan_levels run the entry scan (kernels/pc_gaussian_scan.cu and, from
+    /// scan_deep_from on, pc_gaussian_deep.cu: a lane per entry, the lanes of a warp sharing
+    /// the set walk) instead of the variant; 0: the variant at every level. Default: every
+    /// level (the variant then runs only where the scan cannot: C not held whole above
+    /// level 1, or levels beyond the deep scan's shared memory).
+    int scan_levels = kScanAllLevels;
+    /// Levels >= scan_deep_from run the deep scan (exact arithmetic shared by the lanes and
+    /// along the walk) instead of the template scan kernels; >= 2.
+    int scan_deep_from = 5;
+    /// Levels 1..scan_round_levels run the entry scan in rounds over growing rank ranges
+    /// (survivors compacted between rounds); the levels above run it in one launch.
+    int scan_round_levels = 2;
+    /// Testing knob: set ranks [0, scan_first_round) form the first round (64: most entries
+    /// that a level separates do so within their first sets).
+    std::int64_t scan_first_round = 64;
+    /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
+    /// global memory) instead of the template<int L> ones. 0: only above the
+    /// largest compiled L (kMaxTemplateLevel).
+    int generic_from_level = 0;
+    /// Host threads for unpacking a level's results (the CPU side of run_level).
+    int host_threads = 1;
+    /// Most device memory (bytes) the correlation matrix may take (0: the free memory).
+    /// When C (n² doubles) does not fit, the engine holds the standardised data instead:
+    /// level 0 computes C in row blocks, levels >= 1 hold the rows of C that the rank's
+    /// first block of rows needs (as many as fit) and sum any other entry again from the
+    /// data, equal bit for bit, so results do not change (SkeletonEngine::setup_note says
+    /// which mode was chosen and why).
+    std::int64_t corr_limit_bytes = 0;
+};
+
+/// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,
+/// γ = 2, β = 1).
+struct DiscreteTunables {
+    int delta = 64;  ///< threads building one contingency table
+    int gamma = 2;   ///< tests (tables) of one pair in flight per block
+};
+
+/// Every engine's knobs, carried by BackendContext (core/backend.hpp).
+struct Tunables {
+    FisherTunables fisher;
+    DiscreteTunables discrete;
+};
+
+/// Applies hidden `--tune` items ("key=value", several per item separated by commas) to
+/// `t`. Unknown keys and bad values are one-line InputErrors naming the key.
+void apply_tunes(const std::vector<std::string>& items, Tunables& t);
+
+}  // namespace cudag

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cudag.citest's statistics and p-values equal `cudag citest --json`'s; cudag.mcmc's edge
+posteriors and best DAG equal `cudag mcmc`'s for the same seed."""
+
+import json
+
+import numpy as np
+import pytest
+
+import cudag
+from conftest import read_csv, run_cli
+
+
+def cli_citest(csv, *args):
+    return json.loads(run_cli("citest", "--data", csv, "--json", "-q", *args).stdout)
+
+
+@pytest.mark.parametrize("test, given, extra", [
+    ("fisher-z", [], []),
+    ("fisher-z", [2, 5], []),
+    ("cmiknn", [3], ["--knn", "5", "--permutations", "50", "--seed", "9"]),
+])
+def test_citest_continuous_as_cli(gaussian_csv, test, given, extra):
+    x, names = read_csv(gaussian_csv)
+    opts = {}
+    if extra:
+        opts = {"knn": 5, "permutations": 50, "seed": 9}
+    r = cudag.citest(x, 0, names[1], given=given, test=test, names=names, **opts)
+    args = ["--test", test, "--x", names[0], "--y", names[1]] + extra
+    if given:
+        args += ["--given", ",".join(names[g] for g in given)]
+    c = cli_citest(gaussian_csv, *args)
+    assert r.statistic == c["statistic"] and r.p_value == c["p_value"]
+    assert r.n_samples == c["n_samples"] == 500
+    for k, v in r.details.items():
+        assert v == c[k], k
+    statistic, p = r
+    assert (statistic, p) == (r.statistic, r.p_value)
+
+
+@pytest.mark.parametrize("test", ["chi-square", "g-square"])
+def test_citest_discrete_as_cli(discrete_csv, test):
+    x, names = read_csv(discrete_csv)
+    r = cudag.citest(x, "X1", "X2", given=["X3"], test=test, names=names, dof="causal-learn")
+    c = cli_citest(discrete_csv, "--test", test, "--x", "X1", "--y", "X2", "--given", "X3", "--dof", "causal-learn")
+    assert (r.statistic, r.p_value, r.details["dof"]) == (c["statistic"], c["p_value"], c["dof"])
+
+
+def read_edgeprob(path, names):
+    n = len(names)
+    m = np.zeros((n, n))
+    lines = open(path).read().splitlines()
+    assert lines[0] == "source\ttarget\tprobability"
+    for line in lines[1:]:
+        a, b, p = line.split("\t")
+        m[names.index(a), names.index(b)] = float(p)
+    return m
+
+
+@pytest.mark.parametrize("order_score", ["max", "sum"])
+def test_mcmc_as_cli(tmp_path, discrete_csv, order_score):
+    x, names = read_csv(discrete_csv)
+    opts = dict(chains=3, iterations=600, seed=11, max_parents=2, order_score=order_score, threads=2)
+    seen = []
+    r = cudag.mcmc(x, "bdeu", names=names, progress=seen.append, **opts)
+    out = tmp_path / "m.h5"
+    run_cli("mcmc", "--data", discrete_csv, "--score", "bdeu", "--chains", 3, "--iterations", 600, "--seed", 11,
+            "--max-parents", 2, "--order-score", order_score, "--threads", 2, "--out", out,
+            "--format", "edgeprob,edges", "-q")
+    prob = read_edgeprob(tmp_path / "m.edgeprob.tsv", names)
+    np.testing.assert_array_equal(np.where(np.eye(len(names), dtype=bool), 0.0, r.edge_prob), prob)
+    assert r.edge_prob.shape == (12, 12) and r.edge_prob.max() > 0.5
+    edges = [tuple(line.split("\t")[:2]) for line in open(tmp_path / "m.edges.tsv").read().splitlines()[1:]]
+    dag = np.zeros_like(r.best_dag)
+    for a, b in edges:
+        dag[names.index(a), names.index(b)] = 1
+    np.testing.assert_array_equal(r.best_dag, dag)
+    assert r.traces.shape == (3, 600 - 600 // 5) and r.acceptance.shape == (3,)
+    assert seen and seen[-1]["done"] == 600 and seen[-1]["total"] == 600
+
+
+def test_mcmc_bge_dataframe(gaussian_csv):
+    pd = pytest.importorskip("pandas", reason="pandas is optional: DataFrame input not tested")
+    x, names = read_csv(gaussian_csv)
+    df = pd.DataFrame(x[:, :8], columns=[f"v{k}" for k in range(8)])
+    r = cudag.mcmc(df, "bge", iterations=200, seed=3)
+    assert r.names == list(df.columns)
+    same = cudag.mcmc(x[:, :8], "bge", iterations=200, seed=3)
+    np.testing.assert_array_equal(r.edge_prob, same.edge_prob)
+
+
+def test_mcmc_pc_space_bge_as_cli(tmp_path, gaussian_csv):
+    """--space pc reads the data a second time (for its PC skeleton): through the same array."""
+    x, names = read_csv(gaussian_csv)
+    r = cudag.mcmc(x, "bge", names=names, space="pc", alpha=0.01, iterations=300, chains=2, seed=4,
+                   order_score="sum", threads=2)
+    out = tmp_path / "b.h5"
+    run_cli("mcmc", "--data", gaussian_csv, "--score", "bge", "--space", "pc", "--alpha", 0.01, "--iterations", 300,
+            "--chains", 2, "--seed", 4, "--order-score", "sum", "--threads", 2, "--out", out, "--format", "edgeprob",
+            "-q")
+    prob = read_edgeprob(tmp_path / "b.edgeprob.tsv", names)
+    np.testing.assert_array_equal(np.where(np.eye(len(names), dtype=bool), 0.0, r.edge_prob), prob)
+    assert r.edge_prob.max() > 0.5

@@ -10,8 +10,8 @@
 #          2000 pMax matrix, some 100 MB of records; the result write and rank 0's memory
 #          dominate. (Level-0 removals have no record: their set is empty by definition.)
 #   chain  a Markov chain X1 -> X2 -> ... -> X12000, X(k+1) = 0.97 X(k) + noise (unit
-#          variances), 200 samples (numpy and h5py): level 0 keeps the pairs up to some 50
-#          apart, level 1 separates all but neighbours by a node between them: about 0.6
+#          variances), 200 samples (numpy and h5py): level 0 keeps the pairs up to some 100
+#          apart, level 1 separates all but neighbours by a node between them: about 1.4
 #          million separating sets, of which only the pairs two apart (12,000) form
 #          unshielded triples, the records orientation needs on rank 0
 # PC runs at --max-level 1 on all three (a CPU-rank run of the full search on the read set

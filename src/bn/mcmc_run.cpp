@@ -121,37 +121,96 @@ std::vector<T> stacked(const std::vector<ChainState>& s, const std::vector<T> Ch
     return out;
 }
 
+/// /chains of a checkpoint: one dataset per ChainState field, a row per chain. Created at
+/// its final shapes first, then filled by blocks of chains (all of them on rank 0, or
+/// each rank its own through MPI-IO).
+class ChainsLayout {
+public:
+    /// `chains` chains of `n` nodes with `kept` kept iterations each.
+    ChainsLayout(std::int64_t chains, std::int64_t n, std::int64_t kept) : chains_(static_cast<hsize_t>(chains)) {
+        const auto un = static_cast<hsize_t>(n), uk = static_cast<hsize_t>(kept);
+        using I64 = io::h5::TypeOf<std::int64_t>;
+        using I32 = io::h5::TypeOf<std::int32_t>;
+        using F64 = io::h5::TypeOf<double>;
+        fields_ = {{"chain", I64::file(), I64::mem(), {}},           {"done", I64::file(), I64::mem(), {}},
+                   {"accepted", I64::file(), I64::mem(), {}},        {"kept", I64::file(), I64::mem(), {}},
+                   {"score", F64::file(), F64::mem(), {}},           {"best_score", F64::file(), F64::mem(), {}},
+                   {"order", I32::file(), I32::mem(), {un}},         {"best_order", I32::file(), I32::mem(), {un}},
+                   {"trace", F64::file(), F64::mem(), {uk}},         {"edge_sum", F64::file(), F64::mem(), {un, un}},
+                   {"edge_sumsq", F64::file(), F64::mem(), {un, un}}, {"since", I64::file(), I64::mem(), {un}}};
+    }
+
+    /// The group and its datasets, unwritten.
+    void create(hid_t root, const std::string& where) const {
+        io::h5::Handle g = io::h5::create_group(root, "chains", where);
+        for (const Field& f : fields_) {
+            std::vector<hsize_t> dims{chains_};
+            dims.insert(dims.end(), f.row.begin(), f.row.end());
+            io::h5::create_dataset(g.get(), f.name, f.file_type, dims, where);
+        }
+    }
+
+    /// The rows [first, first + states.size()) of every dataset, from `states`.
+    void write(hid_t root, const std::vector<ChainState>& states, std::int64_t first, hid_t xfer,
+               const std::string& where) const {
+        std::vector<std::int64_t> chain, done, accepted, kept;
+        std::vector<double> score, best;
+        for (const ChainState& s : states) {
+            chain.push_back(s.chain);
+            done.push_back(s.done);
+            accepted.push_back(s.accepted);
+            kept.push_back(s.kept);
+            score.push_back(s.score);
+            best.push_back(s.best_score);
+        }
+        const auto order = stacked(states, &ChainState::order), best_order = stacked(states, &ChainState::best_order);
+        const auto trace = stacked(states, &ChainState::trace), edge_sum = stacked(states, &ChainState::edge_sum);
+        const auto edge_sumsq = stacked(states, &ChainState::edge_sumsq);
+        const auto since = stacked(states, &ChainState::since);
+        const void* data[] = {chain.data(), done.data(), accepted.data(), kept.data(),
+                              score.data(), best.data(), order.data(),    best_order.data(),
+                              trace.data(), edge_sum.data(), edge_sumsq.data(), since.data()};
+        io::h5::Handle g = io::h5::check_id(H5Gopen2(root, "chains", H5P_DEFAULT), where);
+        for (std::size_t k = 0; k < fields_.size(); ++k) {
+            const Field& f = fields_[k];
+            std::vector<hsize_t> start{static_cast<hsize_t>(first)}, count{states.size()};
+            for (hsize_t d : f.row) start.push_back(0), count.push_back(d);
+            io::h5::Handle ds = io::h5::check_id(H5Dopen2(g.get(), f.name, H5P_DEFAULT), where);
+            io::h5::transfer_block(ds.get(), f.mem_type, const_cast<void*>(data[k]), start, count, xfer, true,
+                                   where + ": cannot write /chains/" + f.name);
+        }
+    }
+
+private:
+    /// A dataset: name, file and memory type, the shape of one chain's row.
+    struct Field {
+        const char* name;
+        hid_t file_type, mem_type;
+        std::vector<hsize_t> row;
+    };
+    hsize_t chains_;
+    std::vector<Field> fields_;
+};
+
 void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig& cfg, std::int64_t n) {
     io::CheckpointFile file = io::CheckpointFile::create(cfg.checkpoint, mcmc_format, cfg.config_hash);
-    const std::string& where = file.where();
-    const auto c = static_cast<hsize_t>(states.size()), un = static_cast<hsize_t>(n);
-    const auto kept = static_cast<hsize_t>(states.empty() ? 0 : states[0].kept);
-    io::h5::Handle g = io::h5::create_group(file.root(), "chains", where);
-    const hid_t id = g.get();
-    std::vector<std::int64_t> chain, done, accepted, kept_v;
-    std::vector<double> score, best;
-    for (const ChainState& s : states) {
-        chain.push_back(s.chain);
-        done.push_back(s.done);
-        accepted.push_back(s.accepted);
-        kept_v.push_back(s.kept);
-        score.push_back(s.score);
-        best.push_back(s.best_score);
-    }
-    io::h5::write_array(id, "chain", chain, {c}, where);
-    io::h5::write_array(id, "done", done, {c}, where);
-    io::h5::write_array(id, "accepted", accepted, {c}, where);
-    io::h5::write_array(id, "kept", kept_v, {c}, where);
-    io::h5::write_array(id, "score", score, {c}, where);
-    io::h5::write_array(id, "best_score", best, {c}, where);
-    io::h5::write_array(id, "order", stacked(states, &ChainState::order), {c, un}, where);
-    io::h5::write_array(id, "best_order", stacked(states, &ChainState::best_order), {c, un}, where);
-    io::h5::write_array(id, "trace", stacked(states, &ChainState::trace), {c, kept}, where);
-    io::h5::write_array(id, "edge_sum", stacked(states, &ChainState::edge_sum), {c, un, un}, where);
-    io::h5::write_array(id, "edge_sumsq", stacked(states, &ChainState::edge_sumsq), {c, un, un}, where);
-    io::h5::write_array(id, "since", stacked(states, &ChainState::since), {c, un}, where);
-    g.reset();
+    const ChainsLayout layout(static_cast<std::int64_t>(states.size()), n, states.empty() ? 0 : states[0].kept);
+    layout.create(file.root(), file.where());
+    layout.write(file.root(), states, 0, H5P_DEFAULT, file.where());
     file.commit();
+}
+
+/// The collective form (parallel HDF5): rank 0 creates /chains at its final shapes, then
+/// every rank writes its chains [first, first + mine.size()) as rows of each dataset. The
+/// same file as write_checkpoint of every chain's state, without gathering them.
+void write_checkpoint_parts(const std::vector<ChainState>& mine, std::int64_t first, const McmcRunConfig& cfg,
+                            std::int64_t n, mpi::Communicator& comm) {
+    const std::int64_t kept = comm.allreduce(mine.empty() ? std::int64_t{0} : mine[0].kept, mpi::ReduceOp::Max);
+    const ChainsLayout layout(cfg.opts.chains, n, kept);
+    io::write_checkpoint_in_parts(
+        cfg.checkpoint, mcmc_format, cfg.config_hash, comm,
+        [&](hid_t root, const std::string& where) { layout.create(root, where); },
+        [&](hid_t file, hid_t xfer, const std::string& where) { layout.write(file, mine, first, xfer, where); });
 }
 
 /// Chains [first, last) from the checkpoint.
@@ -263,10 +322,14 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
             due = due || by_time;
         }
         if (!due) continue;
-        const std::vector<ChainState> all = gather_states(states, comm);
-        mpi::run_agreed(comm, [&] {
-            if (comm.rank() == 0) write_checkpoint(all, cfg, n);
-        });
+        if (cfg.collective_checkpoints && comm.size() > 1) {
+            write_checkpoint_parts(states, first, cfg, n, comm);
+        } else {
+            const std::vector<ChainState> all = gather_states(states, comm);
+            mpi::run_agreed(comm, [&] {
+                if (comm.rank() == 0) write_checkpoint(all, cfg, n);
+            });
+        }
         last_checkpoint = clock::now();
         if (comm.rank() == 0 && cfg.on_checkpoint) cfg.on_checkpoint(done);
         if (done == cfg.stop_after) throw StoppedAtIteration(done);

@@ -36,6 +36,10 @@ struct McmcRunConfig {
     double checkpoint_seconds = 0.0;      ///< seconds between checkpoints (0: by count only)
     std::string config_hash;              ///< what a checkpoint must have been written for
     std::int64_t stop_after = -1;         ///< testing: stop after the checkpoint at this iteration
+    /// Several ranks: every rank writes its own chains' states into the checkpoint
+    /// (parallel HDF5, io::write_checkpoint_in_parts) instead of gathering them on rank 0.
+    /// The same file either way.
+    bool collective_checkpoints = false;
     std::function<void(const McmcProgress&)> on_progress;
     std::function<void(std::int64_t done)> on_checkpoint;  ///< after one is written (rank 0)
     std::function<void(std::int64_t done)> on_resume;      ///< after a checkpoint is read

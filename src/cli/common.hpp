@@ -2,18 +2,40 @@
 // Small helpers shared by the cudag commands (src/cli/*.cpp).
 #pragma once
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::cli {
+
+/// Verbose: every rank's peak resident memory, printed by rank 0 as one line
+/// ("<label>: peak memory per rank: 0 1234 MiB, 1 ...", MiB so that runs compare): over the whole run, the larger of
+/// `earlier` (a peak taken before restart_peak_resident, 0 for none) and the peak since;
+/// with `earlier`, a second line gives the peak since the restart ("<since>: ..."). Collective.
+inline void report_peak_memory(mpi::Communicator& comm, const std::string& label, std::int64_t earlier = 0,
+                               const std::string& since = "") {
+    const std::int64_t now = peak_resident_bytes();
+    const std::vector<std::int64_t> whole = comm.allgather(std::max(now, earlier));
+    const std::vector<std::int64_t> recent = comm.allgather(now);
+    if (comm.rank() != 0) return;
+    const auto line = [&](const std::string& what, const std::vector<std::int64_t>& peaks) {
+        std::string out = label + ": " + what + ":";
+        for (std::size_t r = 0; r < peaks.size(); ++r)
+            out += (r ? ", " : " ") + std::to_string(r) + " " + std::to_string(peaks[r] >> 20) + " MiB";
+        std::cerr << out << '\n';
+    };
+    line("peak memory per rank", whole);
+    if (earlier > 0) line(since, recent);
+}
 
 /// The non-empty items of a comma-separated list.
 inline std::vector<std::string> split_commas(const std::string& s) {

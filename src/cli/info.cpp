@@ -6,6 +6,7 @@
 #include "core/backend.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
+#include "io/hdf5_plan.hpp"
 
 namespace cudag::cli {
 
@@ -20,6 +21,7 @@ int run_info() {
               << ", parallel HDF5 " << (CUDAG_HAVE_PARALLEL_HDF5 ? "on" : "off") << '\n'
               << "backends: cpu" << (cuda_compiled() ? ", cuda" : "") << '\n'
               << "GPUs: " << gpu_report() << '\n'
+              << "HDF5 I/O: " << io::hdf5_io_summary() << '\n'
               << "threads: " << resolve_threads(0) << " hardware threads\n"
               << "tests: fisher-z, chi-square, g-square, cmiknn\n";
     return 0;

@@ -25,6 +25,7 @@
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
 #include "io/dataset_io.hpp"
+#include "io/hdf5_plan.hpp"
 #include "io/graph_reader.hpp"
 #include "io/mcmc_result.hpp"
 #include "io/output_set.hpp"
@@ -382,6 +383,13 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                                            : (a.verbose ? pc::Progress::Mode::Always : pc::Progress::Mode::Auto),
                           "cudag mcmc");
 
+    // Checkpoints: every rank writes its chains' states (parallel HDF5 on several ranks),
+    // else rank 0 gathers and writes them. The result is combined on rank 0 either way.
+    io::Hdf5IoPlan io_plan;
+    mpi::run_agreed(*comm, [&] { io_plan = io::plan_hdf5_io(comm->size()); });
+    progress.note("HDF5 I/O: " + io_plan.describe() +
+                  (io_plan.collective ? " for the checkpoints; the result is written by rank 0" : ""));
+
     // Data, prior, space, table: on every rank (each runs its chains over the whole table).
     ScoreInputs in;
     mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, hooks.read); });
@@ -487,6 +495,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     run.checkpoint = a.checkpoint;
     run.resume = a.resume;
     run.stop_after = a.stop_after;
+    run.collective_checkpoints = io_plan.collective;
     auto last_line = clock::now();
     const auto t_chains = clock::now();
     std::int64_t first_done = -1;

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <optional>
@@ -21,6 +23,8 @@
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
 #include "io/dataset_io.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
 #include "io/result_file.hpp"
 #include "io/writers.hpp"
@@ -96,6 +100,14 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
 
 namespace {
 
+/// " 1.234 s": the seconds since t, for the verbose phase timings.
+std::string seconds_text(std::chrono::steady_clock::time_point t) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " %.3f s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    return buf;
+}
+
 std::string utc_now() {
     const std::time_t t = std::time(nullptr);
     char buf[32];
@@ -126,10 +138,8 @@ std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::Pc
     return mpi::make_nccl_communicator(std::move(world), cfg.backend.device, a.comm_timeout);
 }
 
-/// Provenance, then the result file and --format files (rank 0).
-void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
-                      const std::string& command_line, pc::PcResult& r, io::OutputSet& outputs,
-                      const std::string& tmp_h5) {
+/// The run's provenance entries, added to r.config (rank 0).
+void add_provenance(const PcArgs& a, const std::string& command_line, pc::PcResult& r) {
     r.config.emplace_back("input", a.data);
     r.config.emplace_back("input_dataset", a.dataset);
     struct stat st {};
@@ -141,7 +151,20 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
     r.config.emplace_back("cudag_version", CUDAG_VERSION);
     r.config.emplace_back("host", mpi::host_name());
     r.config.emplace_back("created", utc_now());
+}
 
+/// `what` with the hidden temporary `tmp_h5` replaced by the file the user asked for.
+std::string name_out(std::string what, const std::string& tmp_h5, const std::string& out) {
+    const std::size_t at = what.find(tmp_h5);
+    if (!tmp_h5.empty() && at != std::string::npos) what.replace(at, tmp_h5.size(), out);
+    return what;
+}
+
+/// Provenance, then the result file and --format files (rank 0).
+void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
+                      const std::string& command_line, pc::PcResult& r, io::OutputSet& outputs,
+                      const std::string& tmp_h5) {
+    add_provenance(a, command_line, r);
     if (a.out.empty()) {
         // No output file: the CPDAG goes to stdout as the edge list.
         std::cout << "source\ttarget\tmark\n";
@@ -153,10 +176,7 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
             io::write_result_hdf5(r, tmp_h5);
         } catch (const InputError& e) {
             // Name the file the user asked for, not its hidden temporary.
-            std::string msg = e.what();
-            const std::size_t at = msg.find(tmp_h5);
-            if (at != std::string::npos) msg.replace(at, tmp_h5.size(), a.out);
-            throw InputError(msg);
+            throw InputError(name_out(e.what(), tmp_h5, a.out));
         }
         io::write_formats(r, a.out, formats, outputs, std::cerr);
         outputs.commit();
@@ -170,8 +190,6 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
 Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Progress& progress,
                      const mpi::Communicator& comm, const DataReader& reader) {
-    if (a.data == "-" && comm.size() > 1)
-        throw InputError("--data - (standard input) needs a single process: give a file name");
     if (a.discrete && test == pc::TestKind::FisherZ)
         throw InputError("--discrete contradicts --test fisher-z");
     if (a.discrete || (test && pc::is_discrete(*test)))
@@ -282,9 +300,35 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
             if (t.joinable()) t.join();
         }
     } join_gpu_init{gpu_init};
-    Dataset data;
+    // HDF5 I/O: collective (MPI-IO) with parallel HDF5 on several ranks, else gathered on
+    // rank 0; the input read once either way.
+    io::Hdf5IoPlan io_plan;
     mpi::run_agreed(*comm, [&] {
-        data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read);
+        if (a.data == "-" && comm->size() > 1)
+            throw InputError("--data - (standard input) needs a single process: give a file name");
+        io_plan = io::plan_hdf5_io(comm->size());
+    });
+    progress.note("HDF5 I/O: " + io_plan.describe());
+    const auto t_read = std::chrono::steady_clock::now();
+    Dataset data;
+    const bool hdf5_in = !hooks.read && a.data != "-" && io::h5::has_hdf5_signature(a.data);
+    if (hooks.read) {
+        // Data handed over in memory (an in-process caller): every rank takes them.
+        mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
+    } else if (io_plan.collective && hdf5_in) {
+        // Every rank reads its columns through MPI-IO; one allgather shares them.
+        mpi::run_agreed(*comm, [&] {
+            data = read_pc_data(a, cfg.test.kind, progress, *comm, [&](io::TableMode m) {
+                return io::read_dataset_collective(a.data, a.dataset, m, *comm);
+            });
+        });
+    } else {
+        // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
+        data = io::share_dataset(*comm, [&] { return read_pc_data(a, cfg.test.kind, progress, *comm, {}); });
+    }
+    progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
+                  "):" + seconds_text(t_read));
+    mpi::run_agreed(*comm, [&] {
         if (a.knowledge.any()) cfg.knowledge = read_knowledge(a.knowledge, data.names);
     });
     if (gpu_init.joinable()) gpu_init.join();
@@ -310,9 +354,14 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                                  : "",
                             corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
     });
-    cfg.on_level = [&progress, &hooks](const pc::LevelStats& s) {
+    // Verbose: the peak so far is kept and a new one started after every level, so that the
+    // end reports the whole run's peak and the peak after the levels (the records' collection,
+    // orientation and output) apart.
+    std::int64_t levels_peak = 0;
+    cfg.on_level = [&progress, &hooks, &levels_peak, verbose = a.verbose](const pc::LevelStats& s) {
         progress.level(s);
         if (hooks.level) hooks.level(s);
+        if (verbose) levels_peak = std::max(levels_peak, restart_peak_resident());
     };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
     cfg.on_level_start = [&progress](const pc::LevelPlan& plan) { progress.level_start(plan); };
@@ -325,14 +374,46 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
             std::cerr << "cudag pc: resuming from checkpoint '" << cfg.checkpoint << "' at level "
                       << level << '\n';
     };
+    // Collective: the ranks keep their rows' records and write them to the result (and
+    // the checkpoints) themselves.
+    // (Not for an in-process caller that takes the result: it gets every record on rank 0.)
+    cfg.distributed_records = io_plan.collective && !hooks.result;
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
-    // Rank 0 writes everything; the others wait to hear whether it succeeded.
-    mpi::run_agreed(*comm, [&] {
-        if (root && (!hooks.result || !a.out.empty()))
-            write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
-    });
+    const auto t_write = std::chrono::steady_clock::now();
+    if (io_plan.collective && !a.out.empty()) {
+        mpi::run_agreed(*comm, [&] {
+            if (root) add_provenance(a, command_line, r);
+        });
+        std::vector<std::byte> name(reinterpret_cast<const std::byte*>(tmp_h5.data()),
+                                    reinterpret_cast<const std::byte*>(tmp_h5.data() + tmp_h5.size()));
+        comm->bcast_blob(name, 0);
+        const std::string tmp(reinterpret_cast<const char*>(name.data()), name.size());
+        try {
+            io::write_result_hdf5(r, tmp, *comm);
+        } catch (const mpi::AgreedFailure& e) {
+            throw mpi::AgreedFailure(name_out(e.what(), tmp, a.out));
+        } catch (const InputError& e) {
+            throw InputError(name_out(e.what(), tmp, a.out));
+        }
+        // Every rank has written its part: rank 0 adds the --format files and renames.
+        mpi::run_agreed(*comm, [&] {
+            if (!root) return;
+            io::write_formats(r, a.out, formats, outputs, std::cerr);
+            outputs.commit();
+        });
+    } else {
+        // Rank 0 writes everything; the others wait to hear whether it succeeded.
+        mpi::run_agreed(*comm, [&] {
+            if (root && (!hooks.result || !a.out.empty()))
+                write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+        });
+    }
+    if (!a.out.empty())
+        progress.note(std::string("results written (") + (io_plan.collective ? "collective" : "rank 0") +
+                      "):" + seconds_text(t_write));
+    if (a.verbose)
+        report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");
     if (!root) return 0;
-    if (!a.out.empty()) progress.note("results written");
     if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
         // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
         std::error_code ec;

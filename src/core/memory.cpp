@@ -85,4 +85,16 @@ void require_host_memory(double needed, const std::string& what, const std::stri
     throw OutOfMemory(os.str());
 }
 
+std::int64_t peak_resident_bytes() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+    return static_cast<std::int64_t>(u.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+std::int64_t restart_peak_resident() {
+    const std::int64_t before = peak_resident_bytes();
+    std::ofstream("/proc/self/clear_refs") << "5";
+    return before;
+}
+
 }  // namespace cudag

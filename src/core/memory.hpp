@@ -15,6 +15,14 @@ std::int64_t available_host_bytes();
 /// "1.5 GiB", "820 MiB", "12 KiB" or "512 B".
 std::string format_bytes(double bytes);
 
+/// This process's peak resident memory so far (getrusage's ru_maxrss), in bytes.
+std::int64_t peak_resident_bytes();
+
+/// Start a new peak: peak_resident_bytes() then reports the peak since this call (Linux
+/// /proc/self/clear_refs "5"). Returns the peak before the reset; where the reset is not
+/// allowed, nothing changes.
+std::int64_t restart_peak_resident();
+
 /// Throw OutOfMemory in one line when `needed` bytes exceed available_host_bytes():
 /// "<what> needs about <needed> of host memory (<detail>); this machine has <free>
 /// available[; <hint>]". `detail` and `hint` may be empty.

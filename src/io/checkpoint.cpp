@@ -14,6 +14,16 @@ namespace {
 
 constexpr CheckpointFormat pc_format{pc_checkpoint_format, "PC"};
 
+/// /state/{next_level, n_vars} and /skeleton.
+void write_state(hid_t root, const pc::SkeletonState& s, const std::string& where) {
+    {
+        h5::Handle g = h5::create_group(root, "state", where);
+        h5::write_array(g.get(), "next_level", std::vector<std::int64_t>{s.next_level}, {1}, where);
+        h5::write_array(g.get(), "n_vars", std::vector<std::int64_t>{s.skeleton.n()}, {1}, where);
+    }
+    layout::write_skeleton(root, s.skeleton, where);
+}
+
 }  // namespace
 
 void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
@@ -21,12 +31,7 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
     CheckpointFile file = CheckpointFile::create(path, pc_format, config_hash);
     const hid_t root = file.root();
     const std::string& where = file.where();
-    {
-        h5::Handle g = h5::create_group(root, "state", where);
-        h5::write_array(g.get(), "next_level", std::vector<std::int64_t>{s.next_level}, {1}, where);
-        h5::write_array(g.get(), "n_vars", std::vector<std::int64_t>{s.skeleton.n()}, {1}, where);
-    }
-    layout::write_skeleton(root, s.skeleton, where);
+    write_state(root, s, where);
     layout::write_sepsets(root, s.sepsets, where);
     {
         h5::Handle g = h5::create_group(root, "pmax", where);
@@ -34,6 +39,24 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
     }
     layout::write_levels(root, s.levels, where);
     file.commit();
+}
+
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
+                      const std::string& path, mpi::Communicator& comm) {
+    const layout::RecordParts parts = layout::record_parts(s.sepsets, s.pmax.size(), comm);
+    const auto head = [&](hid_t root, const std::string& where) {
+        write_state(root, s, where);
+        layout::create_sepsets(root, parts, where);
+        {
+            h5::Handle g = h5::create_group(root, "pmax", where);
+            layout::create_pmax_pairs(g.get(), parts, where);
+        }
+        layout::write_levels(root, s.levels, where);
+    };
+    write_checkpoint_in_parts(path, pc_format, config_hash, comm, head,
+                              [&](hid_t file, hid_t xfer, const std::string& where) {
+                                  layout::write_records_part(file, s.sepsets, s.pmax, parts, xfer, where);
+                              });
 }
 
 pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,

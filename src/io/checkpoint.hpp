@@ -22,6 +22,15 @@ inline constexpr const char* pc_checkpoint_format = "cudag-pc-checkpoint-1";
 void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
                       const std::string& path);
 
+/// The collective form, for a run that keeps its records distributed (s.record_rows):
+/// every rank of `comm` calls it with its state. Rank 0 writes the temporary with
+/// everything but the records, every rank then writes its separating sets and pMax into
+/// it through MPI-IO (collectively), and rank 0 renames it over `path` once all have
+/// written. The same file as write_checkpoint of the gathered state. Failures are agreed
+/// on (every rank throws).
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
+                      const std::string& path, mpi::Communicator& comm);
+
 /// Read the checkpoint at `path` for a run on `n_vars` variables whose configuration
 /// hashes to `config_hash`. Throws InputError when the file is missing or is not a
 /// checkpoint, or when it was written for other data or options.

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "cudag/config.hpp"
+#include "io/hdf5_mpio.hpp"
 #include "io/output_set.hpp"
 
 namespace cudag::io {
@@ -19,6 +20,7 @@ CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointF
     CheckpointFile f;
     f.out_ = std::make_unique<OutputSet>();
     const std::string tmp = f.out_->temp_for(path);
+    f.temp_ = tmp;
     f.where_ = "cannot write checkpoint '" + path + "'";
     f.file_ = h5::create_file(tmp);
     const hid_t root = f.file_.get();
@@ -50,11 +52,48 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
     return f;
 }
 
-void CheckpointFile::commit() {
+std::string CheckpointFile::close_for_parts() {
     CUDAG_ASSERT(out_ != nullptr && file_.valid());
     h5::check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), where_);
     file_.reset();
+    return temp_;
+}
+
+void CheckpointFile::commit() {
+    CUDAG_ASSERT(out_ != nullptr);
+    if (file_.valid()) {
+        h5::check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), where_);
+        file_.reset();
+    }
     out_->commit();
+}
+
+void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format,
+                               const std::string& config_hash, mpi::Communicator& comm,
+                               const std::function<void(hid_t, const std::string&)>& head,
+                               const std::function<void(hid_t, hid_t, const std::string&)>& part) {
+    std::unique_ptr<CheckpointFile> file;
+    std::vector<std::byte> temp;  // the temporary's name, from rank 0
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() != 0) return;
+        file = std::make_unique<CheckpointFile>(CheckpointFile::create(path, format, config_hash));
+        head(file->root(), file->where());
+        const std::string name = file->close_for_parts();
+        temp.assign(reinterpret_cast<const std::byte*>(name.data()),
+                    reinterpret_cast<const std::byte*>(name.data() + name.size()));
+    });
+    comm.bcast_blob(temp, 0);
+    const std::string tmp(reinterpret_cast<const char*>(temp.data()), temp.size());
+    const std::string where = "cannot write checkpoint '" + path + "'";
+    mpi::run_agreed(comm, [&] {
+        h5::Handle f = h5::open_file_mpio(tmp, true);
+        h5::Handle xfer = h5::collective_transfer();
+        part(f.get(), xfer.get(), where);
+    });
+    // Every rank has written and closed its handles: rank 0 renames.
+    mpi::run_agreed(comm, [&] {
+        if (file) file->commit();
+    });
 }
 
 }  // namespace cudag::io

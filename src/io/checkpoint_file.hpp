@@ -6,10 +6,12 @@
 
 #include <hdf5.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "io/hdf5_file.hpp"
+#include "mpi/communicator.hpp"
 
 namespace cudag::io {
 
@@ -55,8 +57,12 @@ public:
     /// writing, "checkpoint '<path>'" when reading.
     const std::string& where() const { return where_; }
 
-    /// Flush and close the file being written and rename it over the target. Every handle
-    /// the learner opened below root() must be closed by then.
+    /// Flush and close the file being written, not yet renamed, and return the temporary's
+    /// path: other ranks then add their parts to it (through MPI-IO) before commit().
+    std::string close_for_parts();
+
+    /// Flush and close the file being written (unless close_for_parts() did) and rename it
+    /// over the target. Every handle the learner opened below root() must be closed by then.
     void commit();
 
 private:
@@ -65,6 +71,19 @@ private:
     std::unique_ptr<OutputSet> out_;  ///< set when writing
     h5::Handle file_;                 ///< declared after out_: closed before the temporary goes
     std::string where_;
+    std::string temp_;  ///< the temporary being written
 };
+
+/// A checkpoint written by every rank of `comm` (parallel HDF5): rank 0 creates the
+/// temporary with the root attributes and calls `head(root, where)` for the learner's
+/// groups (datasets that the ranks fill are created there at their final sizes, see
+/// h5::create_dataset); then every rank opens it through MPI-IO and calls
+/// `part(file, xfer, where)` to write its own part with the collective transfer list
+/// `xfer`; once all have, rank 0 renames it over `path`. Failures are agreed on (every
+/// rank throws); the temporary is removed then.
+void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format,
+                               const std::string& config_hash, mpi::Communicator& comm,
+                               const std::function<void(hid_t, const std::string&)>& head,
+                               const std::function<void(hid_t, hid_t, const std::string&)>& part);
 
 }  // namespace cudag::io

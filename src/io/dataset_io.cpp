@@ -9,11 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <unordered_set>
 #include <vector>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/hdf5_mpio.hpp"
 #include "io/output_set.hpp"
 #include "io/table_reader.hpp"
 #include "io/writers.hpp"
@@ -212,32 +215,40 @@ Dataset read_stdin(const std::string& dataset_path, TableMode mode) {
 
 }  // namespace
 
-Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
-    check_readable(path);
-    h5::Handle file = h5::open_file(path);
+namespace {
+
+/// The 2-D numeric dataset a read takes, opened and checked (shape, type, names).
+struct Matrix {
+    h5::Handle ds;
+    hsize_t dims[2] = {0, 0};
+    std::vector<std::string> names;
+    std::string where;  ///< "path:/dataset"
+};
+
+Matrix open_matrix(hid_t file, const std::string& path, const std::string& dataset_path) {
     std::string dpath = dataset_path;
     if (dpath.empty())
-        dpath = find_only_matrix(file.get(), path);
+        dpath = find_only_matrix(file, path);
     else if (dpath.front() != '/')
         dpath = "/" + dpath;
-    const std::string where = path + ":" + dpath;
-
+    Matrix m;
+    m.where = path + ":" + dpath;
+    const std::string& where = m.where;
     {
         h5::silence_errors();
-        const htri_t exists = H5Lexists(file.get(), dpath.c_str(), H5P_DEFAULT);
+        const htri_t exists = H5Lexists(file, dpath.c_str(), H5P_DEFAULT);
         if (exists <= 0) {
             h5::take_error();  // an intermediate group may be missing: same answer
             throw InputError("'" + path + "' has no dataset '" + dpath + "'");
         }
-        h5::Handle obj = h5::check_id(H5Oopen(file.get(), dpath.c_str(), H5P_DEFAULT),
+        h5::Handle obj = h5::check_id(H5Oopen(file, dpath.c_str(), H5P_DEFAULT),
                                       "cannot open '" + where + "'");
         if (H5Iget_type(obj.get()) != H5I_DATASET)
             throw InputError("'" + where + "' is a group, not a dataset");
     }
-    h5::Handle ds = h5::check_id(H5Dopen2(file.get(), dpath.c_str(), H5P_DEFAULT),
-                                 "cannot open '" + where + "'");
-    h5::Handle fspace = h5::check_id(H5Dget_space(ds.get()), where);
-    h5::Handle type = h5::check_id(H5Dget_type(ds.get()), where);
+    m.ds = h5::check_id(H5Dopen2(file, dpath.c_str(), H5P_DEFAULT), "cannot open '" + where + "'");
+    h5::Handle fspace = h5::check_id(H5Dget_space(m.ds.get()), where);
+    h5::Handle type = h5::check_id(H5Dget_type(m.ds.get()), where);
     const int rank = H5Sget_simple_extent_ndims(fspace.get());
     if (rank != 2)
         throw InputError(where + ": dataset has " + std::to_string(rank) +
@@ -245,15 +256,36 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
     const H5T_class_t cls = H5Tget_class(type.get());
     if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         throw InputError(where + ": dataset is not numeric (need an integer or float type)");
-    hsize_t dims[2] = {0, 0};
-    h5::check(H5Sget_simple_extent_dims(fspace.get(), dims, nullptr), where);
-    if (dims[0] == 0) throw InputError(where + ": dataset has no rows (samples)");
-    if (dims[1] == 0) throw InputError(where + ": dataset has no columns (variables)");
+    h5::check(H5Sget_simple_extent_dims(fspace.get(), m.dims, nullptr), where);
+    if (m.dims[0] == 0) throw InputError(where + ": dataset has no rows (samples)");
+    if (m.dims[1] == 0) throw InputError(where + ": dataset has no columns (variables)");
+    m.names = variable_names(m.ds.get(), static_cast<std::int64_t>(m.dims[1]), where);
+    return m;
+}
+
+/// The one-line error for the non-finite value x at (row r, column v), counted from 0.
+InputError non_finite(const Matrix& m, double x, hsize_t r, hsize_t v) {
+    return InputError(m.where + ": " +
+                      (std::isnan(x) ? "missing value (NaN)"
+                                     : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
+                      " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" +
+                      m.names[v] + "' (counted from 1)");
+}
+
+}  // namespace
+
+Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
+    check_readable(path);
+    h5::Handle file = h5::open_file(path);
+    const Matrix m = open_matrix(file.get(), path, dataset_path);
+    const std::string& where = m.where;
+    const hsize_t* dims = m.dims;
+    h5::Handle fspace = h5::check_id(H5Dget_space(m.ds.get()), where);
 
     Dataset d;
     d.n_samples = static_cast<std::int64_t>(dims[0]);
     d.n_vars = static_cast<std::int64_t>(dims[1]);
-    d.names = variable_names(ds.get(), d.n_vars, where);
+    d.names = m.names;
     d.values.resize(dims[0] * dims[1]);
 
     // Read blocks of rows and transpose them into variable-major order.
@@ -267,25 +299,90 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
         h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
                   where);
         h5::Handle mspace = h5::check_id(H5Screate_simple(2, count, nullptr), where);
-        h5::check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
+        h5::check(H5Dread(m.ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
                           buf.data()),
                   "cannot read '" + where + "'");
         for (hsize_t r = 0; r < nr; ++r) {
             for (hsize_t v = 0; v < dims[1]; ++v) {
                 const double x = buf[r * dims[1] + v];
-                if (!std::isfinite(x))
-                    throw InputError(
-                        where + ": " +
-                        (std::isnan(x)
-                             ? "missing value (NaN)"
-                             : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
-                        " at row " + std::to_string(r0 + r + 1) + ", column " +
-                        std::to_string(v + 1) + " '" + d.names[v] + "' (counted from 1)");
+                if (!std::isfinite(x)) throw non_finite(m, x, r0 + r, v);
                 d.values[v * dims[0] + r0 + r] = x;
             }
         }
     }
     d.source = where;
+    return d;
+}
+
+Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path,
+                             mpi::Communicator& comm) {
+    check_readable(path);
+    h5::Handle file = h5::open_file_mpio(path, false);
+    const Matrix m = open_matrix(file.get(), path, dataset_path);
+    const hsize_t n_samples = m.dims[0], n_vars = m.dims[1];
+    Dataset d;
+    d.n_samples = static_cast<std::int64_t>(n_samples);
+    d.n_vars = static_cast<std::int64_t>(n_vars);
+    d.names = m.names;
+    d.values.resize(n_samples * n_vars);
+
+    // Rank r reads the columns [c0, c1) (its share of the file), in blocks of rows so that
+    // the row-major buffer stays bounded, and transposes them into its part of the
+    // variable-major values; one allgatherv then gives every rank every column.
+    const auto size = static_cast<hsize_t>(comm.size()), rank = static_cast<hsize_t>(comm.rank());
+    const hsize_t c0 = n_vars * rank / size, c1 = n_vars * (rank + 1) / size, nc = c1 - c0;
+    // Every rank makes the same number of (collective) reads: blocks of rows sized for the
+    // widest rank's columns.
+    const hsize_t widest = n_vars / size + (n_vars % size ? 1 : 0);
+    const hsize_t rows = block_rows(static_cast<std::int64_t>(widest));
+    const hsize_t steps = (n_samples + rows - 1) / rows;
+    h5::Handle xfer = h5::collective_transfer();
+    std::vector<double> buf;
+    std::int64_t first_bad = -1;  // row * n_vars + column of this rank's first non-finite value
+    for (hsize_t step = 0; step < steps; ++step) {
+        const hsize_t r0 = step * rows, nr = std::min(rows, n_samples - r0);
+        buf.resize(nr * nc);
+        h5::transfer_block(m.ds.get(), H5T_NATIVE_DOUBLE, buf.data(), {r0, c0}, {nr, nc}, xfer.get(),
+                           false, "cannot read '" + m.where + "'");
+        for (hsize_t r = 0; r < nr; ++r)
+            for (hsize_t v = 0; v < nc; ++v) {
+                const double x = buf[r * nc + v];
+                if (!std::isfinite(x) && first_bad < 0)  // rows ascend: the first is the least
+                    first_bad = static_cast<std::int64_t>((r0 + r) * n_vars + c0 + v);
+                d.values[(c0 + v) * n_samples + r0 + r] = x;
+            }
+    }
+    buf = {};
+    xfer.reset();
+    file.reset();
+    // The first non-finite value in row-major order over every rank's columns, as the
+    // serial reader reports it; its owner tells the others what it is (NaN, inf, -inf).
+    const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t bad = comm.allreduce(first_bad < 0 ? none : first_bad, mpi::ReduceOp::Min);
+    if (bad != none) {
+        const auto r = static_cast<hsize_t>(bad) / n_vars, v = static_cast<hsize_t>(bad) % n_vars;
+        std::int32_t kind = -1;  // 0 NaN, 1 inf, 2 -inf
+        if (v >= c0 && v < c1) {
+            const double x = d.values[v * n_samples + r];
+            kind = std::isnan(x) ? 0 : x > 0 ? 1 : 2;
+        }
+        kind = comm.allreduce(kind, mpi::ReduceOp::Max);
+        const double x = kind == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                   : (kind == 1 ? 1.0 : -1.0) * std::numeric_limits<double>::infinity();
+        throw non_finite(m, x, r, v);
+    }
+    std::vector<std::size_t> counts(size);
+    for (hsize_t q = 0; q < size; ++q)
+        counts[q] = static_cast<std::size_t>((n_vars * (q + 1) / size - n_vars * q / size) * n_samples);
+    comm.allgatherv(d.values.data() + c0 * n_samples, d.values.data(), counts, mpi::DataType::Float64);
+    d.source = m.where;
+    return d;
+}
+
+Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path,
+                                TableMode mode, mpi::Communicator& comm) {
+    Dataset d = read_hdf5_collective(path, dataset_path, comm);
+    if (mode == TableMode::Labels) discretize(d, d.source);
     return d;
 }
 
@@ -301,6 +398,54 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path, T
         throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" +
                          dataset_path + "') applies only to HDF5 input");
     return read_table(path, mode);
+}
+
+Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& read) {
+    Dataset d;
+    if (comm.size() == 1) return read();
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() == 0) d = read();
+    });
+    // Header: shape, source, names, level labels, as (length, bytes) strings.
+    std::vector<std::byte> blob;
+    if (comm.rank() == 0) {
+        ByteWriter w;
+        const auto put_string = [&w](const std::string& s) {
+            w.put_vector(std::vector<char>(s.begin(), s.end()));
+        };
+        w.put(d.n_samples);
+        w.put(d.n_vars);
+        put_string(d.source);
+        for (const std::string& nm : d.names) put_string(nm);
+        w.put(static_cast<std::int64_t>(d.levels.size()));
+        for (const auto& lv : d.levels) {
+            w.put(static_cast<std::int64_t>(lv.size()));
+            for (const std::string& l : lv) put_string(l);
+        }
+        blob = w.take();
+    }
+    comm.bcast_blob(blob, 0);
+    if (comm.rank() != 0) {
+        ByteReader r(blob);
+        const auto get_string = [&r] {
+            const auto c = r.get_vector<char>();
+            return std::string(c.begin(), c.end());
+        };
+        d.n_samples = r.get<std::int64_t>();
+        d.n_vars = r.get<std::int64_t>();
+        d.source = get_string();
+        d.names.resize(static_cast<std::size_t>(d.n_vars));
+        for (std::string& nm : d.names) nm = get_string();
+        d.levels.resize(static_cast<std::size_t>(r.get<std::int64_t>()));
+        for (auto& lv : d.levels) {
+            lv.resize(static_cast<std::size_t>(r.get<std::int64_t>()));
+            for (std::string& l : lv) l = get_string();
+        }
+        d.values.resize(static_cast<std::size_t>(d.n_samples * d.n_vars));
+    }
+    blob = {};
+    comm.bcast(std::span<double>(d.values), 0);
+    return d;
 }
 
 void write_dataset(const Dataset& d, const std::string& path, OutputSet& outputs) {

@@ -2,9 +2,11 @@
 // Reading a data set from a text table or HDF5, and writing one back.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/dataset.hpp"
+#include "mpi/communicator.hpp"
 #include "io/output_set.hpp"
 #include "io/table_reader.hpp"
 
@@ -33,6 +35,24 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path = 
 /// X1..Xn. NaN and ±Inf are InputErrors naming the row and column (counted from 1).
 /// Dataset::source is "path:/dataset".
 Dataset read_hdf5(const std::string& path, const std::string& dataset_path);
+
+/// The collective form of read_hdf5 (parallel HDF5 only; NotCompiled otherwise): every
+/// rank of `comm` (spanning the job) opens `path` through the MPI-IO driver and reads its
+/// block of columns by collective hyperslab reads (contiguous and chunked layouts alike);
+/// one allgatherv then gives every rank the whole data set. The same Dataset and the same
+/// errors (every rank throws them) as read_hdf5.
+Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path,
+                             mpi::Communicator& comm);
+
+/// read_dataset for an HDF5 file, read collectively (read_hdf5_collective).
+Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path,
+                                TableMode mode, mpi::Communicator& comm);
+
+/// Every rank of `comm` gets the data set that `read` returns on rank 0: the file is read
+/// once, then sent by one broadcast of its header (names, labels, source) and one of its
+/// values. A failure of `read` is agreed on (rank 0 reports it, every rank stops). One
+/// rank: read().
+Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& read);
 
 /// Write `d`, choosing the format by the extension of `path` (case-insensitive):
 /// .h5/.hdf5 → HDF5 dataset "/data" (samples × variables, float64) with a "names"

@@ -144,6 +144,41 @@ void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_ty
     check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
 }
 
+Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
+                      const std::vector<hsize_t>& dims, const std::string& where) {
+    const std::string what = where + ": cannot create dataset '" + name + "'";
+    Handle space = simple_space(dims, what);
+    Handle dcpl = check_id(H5Pcreate(H5P_DATASET_CREATE), what);
+    check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
+    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
+    return check_id(
+        H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+        what);
+}
+
+void transfer_block(hid_t ds, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
+                    const std::vector<hsize_t>& count, hid_t xfer, bool write, const std::string& what) {
+    Handle fspace = check_id(H5Dget_space(ds), what);
+    // An empty dataset has no storage to address: every rank sees its extent, so all skip.
+    if (H5Sget_simple_extent_npoints(fspace.get()) == 0) return;
+    Handle mspace;
+    if (element_count(count) == 0) {
+        // Nothing to move on this rank: empty selections, same call.
+        check(H5Sselect_none(fspace.get()), what);
+        mspace = check_id(H5Scopy(fspace.get()), what);
+        check(H5Sselect_none(mspace.get()), what);
+    } else {
+        check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                  nullptr),
+              what);
+        mspace = simple_space(count, what);
+    }
+    if (write)
+        check(H5Dwrite(ds, mem_type, mspace.get(), fspace.get(), xfer, data), what);
+    else
+        check(H5Dread(ds, mem_type, mspace.get(), fspace.get(), xfer, data), what);
+}
+
 std::vector<hsize_t> dataset_shape(hid_t loc, const std::string& name, const std::string& where) {
     const std::string what = where + ": cannot read dataset '" + name + "'";
     Handle ds = check_id(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), what);

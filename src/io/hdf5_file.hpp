@@ -108,6 +108,20 @@ void write_array(hid_t loc, const std::string& name, const std::vector<T>& value
               values.empty() ? nullptr : values.data(), dims, where);
 }
 
+/// Create dataset `name` below `loc` with shape `dims` and no data yet: its storage is
+/// allocated now (contiguous, unfilled), so that ranks can then write parts of it through
+/// the MPI-IO driver (write_block). `where` names the file in error messages.
+Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
+                      const std::vector<hsize_t>& dims, const std::string& where);
+
+/// Move the block start × count (row-major, same rank as the dataset) of dataset `ds`
+/// to or from host memory `data` (prod(count) elements of `mem_type`, row-major): a write
+/// when `write`, else a read. A zero-size block selects nothing (a rank's part of a
+/// collective transfer may be empty); an empty dataset is left alone (no call). `xfer`: a transfer list (collective_transfer() in
+/// io/hdf5_mpio.hpp) or H5P_DEFAULT.
+void transfer_block(hid_t ds, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
+                    const std::vector<hsize_t>& count, hid_t xfer, bool write, const std::string& what);
+
 /// Shape of dataset `name` below `loc` (empty for a scalar).
 std::vector<hsize_t> dataset_shape(hid_t loc, const std::string& name, const std::string& where);
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "io/result_file.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 #include <limits>
 #include <set>
 
 #include "core/error.hpp"
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/hdf5_mpio.hpp"
 #include "io/result_layout.hpp"
 #include "io/writers.hpp"
 
@@ -23,15 +26,16 @@ std::string sanitize_attr_name(const std::string& key) {
     return out;
 }
 
-void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
+namespace {
+
+/// Everything write_result_hdf5 writes; with `parts`, the record datasets (separating
+/// sets, pMax pairs and matrix) are created at their final sizes but left to the ranks.
+void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
+                const layout::RecordParts* parts) {
     const auto n = static_cast<std::int64_t>(r.names.size());
     CUDAG_ASSERT(r.skeleton.n() == n);
     CUDAG_ASSERT(r.cpdag.n() == n);
-    const std::string where = "cannot write '" + path + "'";
     const auto un = static_cast<hsize_t>(n);
-
-    h5::Handle file = h5::create_file(path);
-    const hid_t root = file.get();
 
     // Root attributes: provenance and sizes.
     h5::write_string_attr(root, "cudag_version", CUDAG_VERSION, where);
@@ -84,12 +88,21 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
         }
     }
 
-    layout::write_sepsets(root, r.sepsets, where);
+    if (parts)
+        layout::create_sepsets(root, *parts, where);
+    else
+        layout::write_sepsets(root, r.sepsets, where);
 
     {
         h5::Handle g = h5::create_group(root, "pmax", where);
-        layout::write_pmax_pairs(g.get(), r.pmax, n, where);
-        if (n <= pc::PcResult::dense_pmax_limit) {
+        if (parts) {
+            layout::create_pmax_pairs(g.get(), *parts, where);
+            if (n <= pc::PcResult::dense_pmax_limit)
+                h5::create_dataset(g.get(), "matrix", h5::TypeOf<double>::file(), {un, un}, where);
+        } else {
+            layout::write_pmax_pairs(g.get(), r.pmax, n, where);
+        }
+        if (!parts && n <= pc::PcResult::dense_pmax_limit) {
             std::vector<double> matrix(un * un, std::numeric_limits<double>::quiet_NaN());
             for (std::int64_t i = 0; i < n; ++i) matrix[i * un + i] = -1.0;
             for (const pc::PairP& p : r.pmax) {
@@ -103,8 +116,76 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
     layout::write_levels(root, r.levels, where);
 
     layout::write_config(root, r.config, where);
+}
 
-    h5::check(H5Fflush(root, H5F_SCOPE_LOCAL), where);
+/// The dense pMax matrix's entries that this rank's rows [lo, hi) decide, written into
+/// the n x n dataset `ds` (collective). Entry (a, b) belongs to the rank holding row
+/// min(a, b): rows [lo, hi) from column lo on, and columns [lo, hi) below row hi (the
+/// union of two hyperslabs, which HDF5 walks row by row).
+void write_pmax_matrix_part(hid_t ds, std::span<const pc::PairP> pmax, std::int64_t n, std::int64_t lo,
+                            std::int64_t hi, hid_t xfer, const std::string& where) {
+    const std::string what = where + ": cannot write /pmax/matrix";
+    h5::Handle fspace = h5::check_id(H5Dget_space(ds), what);
+    const auto un = static_cast<hsize_t>(n), ulo = static_cast<hsize_t>(lo), uhi = static_cast<hsize_t>(hi);
+    const hsize_t w = uhi - ulo;
+    const hsize_t count = w * (un - ulo) + (un - uhi) * w;
+    std::vector<double> buf(count, std::numeric_limits<double>::quiet_NaN());
+    // Where entry (a, b) of the union lies in buf.
+    const auto at = [&](hsize_t a, hsize_t b) -> double& {
+        if (a < uhi) return buf[(a - ulo) * (un - ulo) + (b - ulo)];
+        return buf[w * (un - ulo) + (a - uhi) * w + (b - ulo)];
+    };
+    for (std::int64_t i = lo; i < hi; ++i) at(static_cast<hsize_t>(i), static_cast<hsize_t>(i)) = -1.0;
+    for (const pc::PairP& p : pmax) {
+        at(static_cast<hsize_t>(p.i), static_cast<hsize_t>(p.j)) = p.p;
+        at(static_cast<hsize_t>(p.j), static_cast<hsize_t>(p.i)) = p.p;
+    }
+    if (count == 0) {
+        h5::check(H5Sselect_none(fspace.get()), what);
+    } else {
+        const hsize_t s1[2] = {ulo, ulo}, c1[2] = {w, un - ulo};
+        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, s1, nullptr, c1, nullptr), what);
+        if (uhi < un) {
+            const hsize_t s2[2] = {uhi, ulo}, c2[2] = {un - uhi, w};
+            h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_OR, s2, nullptr, c2, nullptr), what);
+        }
+    }
+    const hsize_t mdim = std::max<hsize_t>(count, 1);
+    h5::Handle mspace = h5::check_id(H5Screate_simple(1, &mdim, nullptr), what);
+    if (count == 0) h5::check(H5Sselect_none(mspace.get()), what);
+    h5::check(H5Dwrite(ds, H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), xfer, buf.data()), what);
+}
+
+}  // namespace
+
+void write_result_hdf5(const pc::PcResult& r, const std::string& path) {
+    const std::string where = "cannot write '" + path + "'";
+    h5::Handle file = h5::create_file(path);
+    write_head(r, file.get(), where, nullptr);
+    h5::check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), where);
+}
+
+void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Communicator& comm) {
+    const std::string where = "cannot write '" + path + "'";
+    const auto n = static_cast<std::int64_t>(r.names.size());
+    const std::int64_t lo = r.record_rows.all() ? 0 : r.record_rows.begin;
+    const std::int64_t hi = r.record_rows.all() ? n : r.record_rows.end;
+    const layout::RecordParts parts = layout::record_parts(r.sepsets, r.pmax.size(), comm);
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() != 0) return;
+        h5::Handle file = h5::create_file(path);
+        write_head(r, file.get(), where, &parts);
+        h5::check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), where);
+    });
+    mpi::run_agreed(comm, [&] {
+        h5::Handle file = h5::open_file_mpio(path, true);
+        h5::Handle xfer = h5::collective_transfer();
+        layout::write_records_part(file.get(), r.sepsets, r.pmax, parts, xfer.get(), where);
+        if (n <= pc::PcResult::dense_pmax_limit) {
+            h5::Handle ds = h5::check_id(H5Dopen2(file.get(), "pmax/matrix", H5P_DEFAULT), where);
+            write_pmax_matrix_part(ds.get(), r.pmax, n, lo, hi, xfer.get(), where);
+        }
+    });
 }
 
 }  // namespace cudag::io

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 
 namespace cudag::io {
@@ -34,6 +35,14 @@ inline constexpr const char* pc_result_format = "cudag-pc-result-1";
 ///                     [A-Za-z0-9_] (others become '_'; a repeated key gets _2, _3, ...)
 /// Zero-size datasets are written for empty parts. Throws InputError on HDF5 failures.
 void write_result_hdf5(const pc::PcResult& r, const std::string& path);
+
+/// The collective form, for a run that kept its records distributed (r.record_rows):
+/// every rank of `comm` calls it with the same `path` and its PcResult. Rank 0 creates
+/// the file with everything but the records (the separating sets, the pMax pairs and
+/// matrix sized but unwritten); then every rank opens it through MPI-IO and writes its
+/// rows' records collectively. The file holds what write_result_hdf5 writes for the
+/// gathered result. Failures are agreed on (every rank throws). Needs parallel HDF5.
+void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Communicator& comm);
 
 /// The attribute name write_result_hdf5 uses for a config key: every character outside
 /// [A-Za-z0-9_] becomes '_'; an empty key becomes "_".

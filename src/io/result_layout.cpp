@@ -108,6 +108,96 @@ pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& wh
     return out;
 }
 
+RecordParts record_parts(const SepSets& s, std::size_t pmax_count, mpi::Communicator& comm) {
+    const std::int64_t mine[3] = {static_cast<std::int64_t>(s.size()),
+                                  static_cast<std::int64_t>(s.nodes().size()),
+                                  static_cast<std::int64_t>(pmax_count)};
+    std::vector<std::int64_t> all(3 * static_cast<std::size_t>(comm.size()));
+    comm.allgather(mine, all.data(), 3, mpi::DataType::Int64);
+    RecordParts p;
+    p.lead = comm.rank() == 0;
+    for (int r = 0; r < comm.size(); ++r) {
+        const std::int64_t* c = all.data() + 3 * r;
+        if (r < comm.rank()) {
+            p.pairs_first += static_cast<hsize_t>(c[0]);
+            p.nodes_first += static_cast<hsize_t>(c[1]);
+            p.pmax_first += static_cast<hsize_t>(c[2]);
+        }
+        p.pairs_total += static_cast<hsize_t>(c[0]);
+        p.nodes_total += static_cast<hsize_t>(c[1]);
+        p.pmax_total += static_cast<hsize_t>(c[2]);
+    }
+    return p;
+}
+
+void create_sepsets(hid_t root, const RecordParts& parts, const std::string& where) {
+    h5::Handle grp = h5::create_group(root, "sepsets", where);
+    h5::create_dataset(grp.get(), "pairs", h5::TypeOf<std::int32_t>::file(), {parts.pairs_total, 2}, where);
+    h5::create_dataset(grp.get(), "offsets", h5::TypeOf<std::int64_t>::file(), {parts.pairs_total + 1}, where);
+    h5::create_dataset(grp.get(), "nodes", h5::TypeOf<std::int32_t>::file(), {parts.nodes_total}, where);
+}
+
+void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, hid_t xfer,
+                        const std::string& where) {
+    const std::string what = where + ": cannot write /sepsets";
+    const hsize_t k = s.size();
+    std::vector<std::int32_t> pairs(2 * k);
+    for (hsize_t r = 0; r < k; ++r) {
+        const auto [i, j] = SepSets::unpack(s.keys()[r]);
+        pairs[2 * r] = i;
+        pairs[2 * r + 1] = j;
+    }
+    // Offsets: the first rank also writes the leading 0, the others start after it.
+    const bool lead = parts.lead;
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(k + 1);
+    for (hsize_t r = lead ? 0 : 1; r <= k; ++r)
+        offsets.push_back(s.offsets()[r] + static_cast<std::int64_t>(parts.nodes_first));
+    const hsize_t off_first = lead ? 0 : parts.pairs_first + 1;
+    h5::Handle grp = h5::check_id(H5Gopen2(root, "sepsets", H5P_DEFAULT), what);
+    const auto write = [&](const char* name, hid_t type, const void* data, std::vector<hsize_t> start,
+                           std::vector<hsize_t> count) {
+        h5::Handle ds = h5::check_id(H5Dopen2(grp.get(), name, H5P_DEFAULT), what);
+        h5::transfer_block(ds.get(), type, const_cast<void*>(data), start, count, xfer, true, what);
+    };
+    write("pairs", H5T_NATIVE_INT32, pairs.data(), {parts.pairs_first, 0}, {k, 2});
+    // A rank with no records writes no offsets (it would only repeat its predecessor's end)
+    // unless it is the lead, which writes offsets[0].
+    const hsize_t n_off = (k == 0 && !lead) ? 0 : static_cast<hsize_t>(offsets.size());
+    write("offsets", H5T_NATIVE_INT64, offsets.data(), {off_first}, {n_off});
+    write("nodes", H5T_NATIVE_INT32, s.nodes().data(), {parts.nodes_first}, {s.nodes().size()});
+}
+
+void create_pmax_pairs(hid_t group, const RecordParts& parts, const std::string& where) {
+    h5::create_dataset(group, "pairs", h5::TypeOf<std::int32_t>::file(), {parts.pmax_total, 2}, where);
+    h5::create_dataset(group, "values", h5::TypeOf<double>::file(), {parts.pmax_total}, where);
+}
+
+void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts,
+                           hid_t xfer, const std::string& where) {
+    const std::string what = where + ": cannot write pMax";
+    std::vector<std::int32_t> pairs(2 * pmax.size());
+    std::vector<double> values(pmax.size());
+    for (std::size_t k = 0; k < pmax.size(); ++k) {
+        pairs[2 * k] = pmax[k].i;
+        pairs[2 * k + 1] = pmax[k].j;
+        values[k] = pmax[k].p;
+    }
+    h5::Handle ds = h5::check_id(H5Dopen2(group, "pairs", H5P_DEFAULT), what);
+    h5::transfer_block(ds.get(), H5T_NATIVE_INT32, pairs.data(), {parts.pmax_first, 0}, {pmax.size(), 2}, xfer,
+                       true, what);
+    ds = h5::check_id(H5Dopen2(group, "values", H5P_DEFAULT), what);
+    h5::transfer_block(ds.get(), H5T_NATIVE_DOUBLE, values.data(), {parts.pmax_first}, {pmax.size()}, xfer,
+                       true, what);
+}
+
+void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax,
+                        const RecordParts& parts, hid_t xfer, const std::string& where) {
+    write_sepsets_part(root, s, parts, xfer, where);
+    h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": no /pmax");
+    write_pmax_pairs_part(g.get(), pmax, parts, xfer, where);
+}
+
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where) {
     std::vector<std::int32_t> level;
     std::vector<std::int64_t> tests, removed, edges_after;

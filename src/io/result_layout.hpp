@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/hdf5_file.hpp"
+#include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 
 namespace cudag::io::layout {
@@ -26,6 +27,32 @@ SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where);
 void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n,
                       const std::string& where);
 pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where);
+
+/// Where a rank's part of the distributed records (PcResult::record_rows) lies in the
+/// record datasets, and their sizes: from every rank's counts (one allgather).
+struct RecordParts {
+    hsize_t pairs_first = 0, pairs_total = 0;  ///< separating sets (pairs) before this rank, in all
+    hsize_t nodes_first = 0, nodes_total = 0;  ///< their nodes
+    hsize_t pmax_first = 0, pmax_total = 0;    ///< pMax pairs
+    bool lead = true;                          ///< rank 0 (writes the leading offset 0)
+};
+/// Collective: every rank of `comm` calls it with its records.
+RecordParts record_parts(const SepSets& s, std::size_t pmax_count, mpi::Communicator& comm);
+
+/// The written-in-parts form of write_sepsets / write_pmax_pairs: create_* (one rank,
+/// any driver) makes the datasets at their final sizes, unwritten; write_*_part (every
+/// rank, the file opened through MPI-IO, `xfer` collective) writes this rank's records
+/// into them. The file then holds what write_sepsets / write_pmax_pairs write for the
+/// records of all ranks laid end to end.
+void create_sepsets(hid_t root, const RecordParts& parts, const std::string& where);
+void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, hid_t xfer,
+                        const std::string& where);
+void create_pmax_pairs(hid_t group, const RecordParts& parts, const std::string& where);
+void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts,
+                           hid_t xfer, const std::string& where);
+/// write_sepsets_part, then write_pmax_pairs_part into /pmax.
+void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax,
+                        const RecordParts& parts, hid_t xfer, const std::string& where);
 
 /// /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
 /// tests_imbalance (float64)}.

@@ -142,7 +142,7 @@ void HostResults::settle(const LevelFrame& f, const LevelOutput& out, std::span<
     trace_.mark("log append");
 }
 
-void HostResults::gather_pmax(bool) {
+void HostResults::gather_pmax(bool, bool) {
     if (comm_.size() > 1) {
         comm_.allreduce(std::span<double>(pmax_.values()), ReduceOp::Max);
         trace_.mark("pmax allreduce");
@@ -209,7 +209,7 @@ bool DeviceResidentResults::reduce_in_engines() {
     return reduce_in_engines_ == 1;
 }
 
-void DeviceResidentResults::gather_pmax(bool take) {
+void DeviceResidentResults::gather_pmax(bool take, bool every_rank) {
     const bool in_engines = reduce_in_engines();
     if (in_engines) {
         DeviceResults::PmaxBuffer b;
@@ -219,9 +219,11 @@ void DeviceResidentResults::gather_pmax(bool take) {
     }
     if (adopted_ && take) {
         // After an in-place reduction every engine holds the maximum, which the host
-        // tables never exceed; only rank 0 reads its host table (checkpoints).
+        // tables never exceed; only rank 0 reads its host table (checkpoints), unless
+        // every rank lists its own rows (distributed records).
         mpi::run_agreed(comm_, [&] {
-            if (!in_engines || comm_.rank() == 0) dev_.return_pmax(pmax_, in_engines || !changed_);
+            if (!in_engines || comm_.rank() == 0 || every_rank)
+                dev_.return_pmax(pmax_, in_engines || !changed_);
         });
         trace_.mark("pmax returned (engine)");
     }

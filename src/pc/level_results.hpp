@@ -65,8 +65,8 @@ public:
     /// loop builds it.
     virtual std::int64_t next_snapshot(const LevelFrame& f, std::span<const std::byte> removal, Adjacency& next) = 0;
     /// pMax by an element-wise max over ranks; `take`: the host table must hold the result
-    /// (on rank 0 at least).
-    virtual void gather_pmax(bool take) = 0;
+    /// (on rank 0 at least; on every rank with `every_rank`, for records kept distributed).
+    virtual void gather_pmax(bool take, bool every_rank = false) = 0;
     /// At the end: whether the engine's table is the answer (then the loop gathers with
     /// take = false and rank 0 lists it with engine_pairs(), on a worker thread).
     virtual bool engine_lists_pairs() = 0;
@@ -87,7 +87,7 @@ public:
     void merge_removals(const LevelFrame& f, const LevelOutput& out, std::vector<std::byte>& removal) override;
     void settle(const LevelFrame& f, const LevelOutput& out, std::span<const std::byte> removal) override;
     std::int64_t next_snapshot(const LevelFrame&, std::span<const std::byte>, Adjacency&) override { return -1; }
-    void gather_pmax(bool take) override;
+    void gather_pmax(bool take, bool every_rank = false) override;
     bool engine_lists_pairs() override { return false; }
     PairPList engine_pairs() override { return {}; }
 
@@ -118,7 +118,7 @@ public:
     void merge_removals(const LevelFrame& f, const LevelOutput& out, std::vector<std::byte>& removal) override;
     void settle(const LevelFrame& f, const LevelOutput& out, std::span<const std::byte> removal) override;
     std::int64_t next_snapshot(const LevelFrame& f, std::span<const std::byte> removal, Adjacency& next) override;
-    void gather_pmax(bool take) override;
+    void gather_pmax(bool take, bool every_rank = false) override;
     bool engine_lists_pairs() override;
     PairPList engine_pairs() override { return dev_.pmax_pairs(); }
 

@@ -130,10 +130,15 @@ std::int64_t PmaxTable::slot(std::int32_t i, std::int32_t j) const {
     return p - cols_.data();
 }
 
-PairPList PmaxTable::pairs(int threads) const {
+PairPList PmaxTable::pairs(int threads, std::int64_t row_begin, std::int64_t row_end) const {
+    if (row_end < 0 || row_end > n_) row_end = n_;
+    row_begin = std::min(row_begin, row_end);
+    const std::int64_t rows = row_end - row_begin;
     // Rows in chunks: count each chunk's pairs, then fill each chunk's run of the output.
-    const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(n_, 8 * std::max(1, threads)));
-    const auto row_of_chunk = [&](std::int64_t c) { return static_cast<std::int32_t>(n_ * c / chunks); };
+    const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, 8 * std::max(1, threads)));
+    const auto row_of_chunk = [&](std::int64_t c) {
+        return static_cast<std::int32_t>(row_begin + rows * c / chunks);
+    };
     const auto first_slot = [&](std::int32_t i) -> std::size_t {
         if (dense_) return static_cast<std::size_t>(pair_row_begin(i, n_));
         return static_cast<std::size_t>(offsets_[static_cast<std::size_t>(i)]);
@@ -360,6 +365,49 @@ SepSetLog SepSetLog::from_sepsets(const SepSets& s) {
     SepSetLog log;
     for (const auto& [key, set] : s.all()) log.add(key.first, key.second, set);
     return log;
+}
+
+SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first,
+                         std::size_t last, int from, int to, int threads) {
+    const int me = comm.rank();
+    std::int64_t size[2] = {0, 0};
+    std::int64_t base = 0;
+    if (me == from) {
+        base = from_table->offsets()[first];
+        size[0] = static_cast<std::int64_t>(last - first);
+        size[1] = from_table->offsets()[last] - base;
+    }
+    // Every rank learns the sizes (a transfer may be a broadcast every rank joins).
+    if (from != to) comm.bcast(size, 2, mpi::DataType::Int64, from);
+    const auto k = static_cast<std::size_t>(size[0]), v = static_cast<std::size_t>(size[1]);
+    BulkVector<std::int64_t> offs(me == from || me == to ? k + 1 : 0);
+    if (me == from)  // the part's offsets start at 0
+        parallel_for(0, static_cast<std::int64_t>(k) + 1, threads, 1 << 16, [&](std::int64_t r, int) {
+            offs[static_cast<std::size_t>(r)] = from_table->offsets()[first + static_cast<std::size_t>(r)] - base;
+        });
+    if (from == to) {
+        if (me != to) return {};
+        BulkVector<std::uint64_t> keys(k);
+        BulkVector<std::int32_t> nodes(v);
+        std::copy_n(from_table->keys().data() + first, k, keys.data());
+        std::copy_n(from_table->nodes().data() + base, v, nodes.data());
+        return SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
+    }
+    if (me == from) {
+        comm.transfer(const_cast<std::uint64_t*>(from_table->keys().data() + first), k, mpi::DataType::Int64, from, to);
+        comm.transfer(offs.data(), k + 1, mpi::DataType::Int64, from, to);
+        comm.transfer(const_cast<std::int32_t*>(from_table->nodes().data() + base), v, mpi::DataType::Int32, from,
+                      to);
+        return {};
+    }
+    // `to` receives; a rank outside the pair joins with no buffer of its own.
+    BulkVector<std::uint64_t> keys(me == to ? k : 0);
+    BulkVector<std::int32_t> nodes(me == to ? v : 0);
+    comm.transfer(keys.data(), k, mpi::DataType::Int64, from, to);
+    comm.transfer(offs.data(), k + 1, mpi::DataType::Int64, from, to);
+    comm.transfer(nodes.data(), v, mpi::DataType::Int32, from, to);
+    if (me != to) return {};
+    return SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
 }
 
 }  // namespace cudag::pc

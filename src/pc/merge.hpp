@@ -13,6 +13,7 @@
 #include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
 #include "core/sepsets.hpp"
+#include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 
 namespace cudag::pc {
@@ -46,8 +47,9 @@ public:
     /// The values by slot (for the merging allreduce, and as Level0Output::dense_p).
     BulkVector<double>& values() { return values_; }
     const BulkVector<double>& values() const { return values_; }
-    /// The pairs with a value (>= 0), sorted by (i, j); rows split over `threads`.
-    PairPList pairs(int threads = 1) const;
+    /// The pairs with a value (>= 0), sorted by (i, j); rows split over `threads`. Only
+    /// those of the rows i in [row_begin, row_end) when given (row_end < 0: to the last).
+    PairPList pairs(int threads = 1, std::int64_t row_begin = 0, std::int64_t row_end = -1) const;
     /// Sparse: row i's pairs are slots [row_offsets()[i], row_offsets()[i + 1]) holding
     /// j = cols()[slot], increasing (for callers that walk a row instead of searching it).
     const std::int64_t* row_offsets() const { return offsets_.data(); }
@@ -63,6 +65,12 @@ private:
     BulkVector<std::int32_t> cols_;     ///< sparse: j > i of row i, increasing
     BulkVector<double> values_;
 };
+
+/// Records [first, last) of `from_table` (read on rank `from` only) as a table on rank
+/// `to`: sizes, then the pairs, offsets and nodes, by Communicator::transfer. Every rank of
+/// `comm` calls it; the result is empty except on `to` (and when from == to, a copy).
+SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first,
+                         std::size_t last, int from, int to, int threads = 1);
 
 /// Separating sets recorded by one rank: (i < j, sorted set) appended in any order.
 class SepSetLog {

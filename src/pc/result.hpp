@@ -53,6 +53,16 @@ struct PairP {
 };
 using PairPList = BulkVector<PairP>;
 
+/// The rows (lower endpoints i of pairs i < j) whose separating sets and pMax a rank
+/// holds. A run that keeps its records distributed (SkeletonOptions::distributed_records)
+/// gives each rank one contiguous block, in rank order, so that the ranks' parts laid
+/// end to end are the sorted whole; otherwise a rank holds every row (end < 0).
+struct RecordRows {
+    std::int64_t begin = 0;
+    std::int64_t end = -1;
+    bool all() const { return end < 0; }
+};
+
 /// Everything a PC run produces. Written to HDF5 (io/result_file) and the
 /// optional text formats (io/writers).
 struct PcResult {
@@ -60,12 +70,15 @@ struct PcResult {
     /// Discrete data: each variable's level labels in code order (empty otherwise).
     std::vector<std::vector<std::string>> level_labels;
     Graph skeleton;
+    /// The separating sets of the rows `record_rows` (every row unless distributed).
     SepSets sepsets;
     Pdag cpdag;
     /// pMax for every pair tested at level >= 1 and, when n <= dense_pmax_limit,
     /// for every pair; sorted by (i, j). Pairs missing here were removed at level 0
     /// and their pMax is their marginal test's p-value.
     PairPList pmax;
+    /// Which rows `sepsets` and `pmax` hold on this rank.
+    RecordRows record_rows;
     std::vector<LevelStats> levels;
     std::int64_t n_samples = 0;
     /// Run configuration and input provenance as ordered key/value strings

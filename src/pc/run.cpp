@@ -12,6 +12,7 @@
 #include "core/parallel.hpp"
 #include "io/checkpoint.hpp"
 #include "pc/engines.hpp"
+#include "pc/merge.hpp"
 #include "pc/orient.hpp"
 
 namespace cudag::pc {
@@ -108,6 +109,48 @@ double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
     return bytes;
 }
 
+namespace {
+
+/// Distributed records: the separating sets orientation reads (orient()'s contract: the
+/// non-adjacent pairs with a common neighbour, i.e. of unshielded triples), sent from
+/// every rank's rows to rank 0; empty on the other ranks.
+SepSets triple_sepsets(const Graph& skeleton, const SepSets& mine, mpi::Communicator& comm, int threads) {
+    const Adjacency adj = Adjacency::from_graph(skeleton, threads);
+    const auto keys = mine.keys();
+    std::vector<std::uint8_t> keep(keys.size(), 0);
+    parallel_for(0, static_cast<std::int64_t>(keys.size()), threads, 4096, [&](std::int64_t r, int) {
+        auto [a, b] = SepSets::unpack(keys[static_cast<std::size_t>(r)]);
+        if (adj.degree(a) > adj.degree(b)) std::swap(a, b);
+        for (std::int64_t e = 0; e < adj.degree(a); ++e)
+            if (skeleton.has(b, adj.row(a)[e])) {
+                keep[static_cast<std::size_t>(r)] = 1;
+                return;
+            }
+    });
+    SepSets needed;
+    for (std::size_t r = 0; r < keys.size(); ++r) {
+        if (!keep[r]) continue;
+        const auto [a, b] = SepSets::unpack(keys[r]);
+        needed.append_sorted(a, b, mine.view(a, b));
+    }
+    std::vector<SepSets> parts;
+    for (int from = 0; from < comm.size(); ++from) {
+        SepSets part = transfer_sepsets(comm, comm.rank() == from ? &needed : nullptr, 0,
+                                        comm.rank() == from ? needed.size() : 0, from, 0, threads);
+        if (comm.rank() == 0) parts.push_back(std::move(part));
+    }
+    SepSets all;
+    if (comm.rank() != 0) return all;
+    std::vector<const SepSets*> views;
+    for (const SepSets& p : parts) views.push_back(&p);
+    // The ranks' rows are disjoint, so are their pairs.
+    const bool disjoint = SepSets::merge_disjoint(std::span<const SepSets* const>(views), all, threads);
+    CUDAG_ASSERT(disjoint);
+    return all;
+}
+
+}  // namespace
+
 PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     mpi::SerialCommunicator serial;
     return run_pc(data, cfg, serial);
@@ -128,6 +171,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
+    sk.distributed_records = cfg.distributed_records && comm.size() > 1;
     sk.forbidden_pairs = cfg.knowledge.forbidden_pairs();
     sk.required_pairs = cfg.knowledge.required_pairs();
     if (test.kind == TestKind::FisherZ) {
@@ -165,8 +209,11 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
                 hooks.resume = io::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
         });
         if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
-        hooks.on_checkpoint = [&cfg, hash](const SkeletonState& s) {
-            io::write_checkpoint(s, hash, cfg.checkpoint);
+        hooks.on_checkpoint = [&cfg, &comm, hash, parts = sk.distributed_records](const SkeletonState& s) {
+            if (parts)
+                io::write_checkpoint(s, hash, cfg.checkpoint, comm);
+            else
+                io::write_checkpoint(s, hash, cfg.checkpoint);
             if (cfg.on_checkpoint) cfg.on_checkpoint(s.next_level - 1);
         };
     } else {
@@ -199,14 +246,20 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     r.n_samples = data.n_samples;
     note("skeleton:", seconds_since(t_skel));
     const auto t_orient = std::chrono::steady_clock::now();
-    // Orientation needs every separating set: rank 0 only.
+    // Orientation needs the separating sets of unshielded triples: rank 0 only, from its
+    // gathered table or, with distributed records, from those sent to it.
+    SepSets for_orientation;
+    if (sk.distributed_records) for_orientation = triple_sepsets(skel.skeleton, skel.sepsets, comm, threads);
     mpi::run_agreed(comm, [&] {
-        if (comm.rank() == 0) r.cpdag = orient(skel.skeleton, skel.sepsets, oo, pfn);
+        if (comm.rank() == 0)
+            r.cpdag = orient(skel.skeleton, sk.distributed_records ? for_orientation : skel.sepsets, oo, pfn);
     });
+    for_orientation = SepSets();
     note("orientation:", seconds_since(t_orient));
     r.skeleton = std::move(skel.skeleton);
     r.sepsets = std::move(skel.sepsets);
     r.pmax = std::move(skel.pmax);
+    r.record_rows = skel.record_rows;
     r.levels = std::move(skel.levels);
     r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

@@ -50,6 +50,12 @@ struct PcConfig {
     bool resume = false;
     /// Testing: stop after this level (and its checkpoint), as a kill would; -1: never.
     int stop_after_level = -1;
+    /// Several ranks: keep the separating sets and pMax distributed (each rank its
+    /// PcResult::record_rows, for a collective result write) and write checkpoints
+    /// collectively (io::write_checkpoint's collective form, every rank calling
+    /// on_checkpoint). Rank 0 orients from the separating sets of unshielded triples, sent
+    /// to it by their rows' owners. The file contents are the same either way.
+    bool distributed_records = false;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.
@@ -65,7 +71,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 /// The distributed form: every rank of `comm` calls it with the same data and options.
 /// The skeleton search is split over the ranks (pc::learn_skeleton); separating sets,
 /// pMax and the orientation are complete on rank 0 only (other ranks get the skeleton,
-/// the level statistics and the names). Errors on any rank are agreed on at level
+/// the level statistics and the names) or, with cfg.distributed_records, every rank
+/// holds the separating sets and pMax of its PcResult::record_rows and rank 0 the
+/// orientation. Errors on any rank are agreed on at level
 /// boundaries: the failing rank throws its error (mpi::AgreedFailure when there are
 /// several ranks), the others mpi::PeerFailed.
 PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm);

@@ -57,6 +57,16 @@ public:
         DeviceResults* dev = opt.policy.exhaustive ? nullptr : engine.device_results();
         if (dev) results_ = std::make_unique<detail::DeviceResidentResults>(*dev, comm_, pmax_, log_, trace_);
         else results_ = std::make_unique<detail::HostResults>(pol_, n_, comm_, pmax_, log_, trace_);
+        distributed_ = opt.distributed_records && comm_.size() > 1;
+        if (distributed_) {
+            // Record rows: blocks of equal pair counts (row i has the n - 1 - i pairs i < j),
+            // the same cut on every rank and at every checkpoint.
+            std::vector<double> pairs(static_cast<std::size_t>(n_));
+            for (std::int64_t i = 0; i < n_; ++i) pairs[static_cast<std::size_t>(i)] = static_cast<double>(n_ - 1 - i);
+            record_cut_ = mpi::partition_rows(pairs, comm_.size()).bounds;
+            rows_ = {record_cut_[static_cast<std::size_t>(comm_.rank())],
+                     record_cut_[static_cast<std::size_t>(comm_.rank()) + 1]};
+        }
     }
 
     SkeletonResult run() {
@@ -473,7 +483,30 @@ private:
     void end_level(const LevelStats& st) {
         levels_.push_back(st);
         if (on_level_) on_level_(st);
-        if (hooks_.on_checkpoint) {
+        if (hooks_.on_checkpoint && distributed_) {
+            if (graph_stale_) sync_graph(next_);
+            results_->gather_pmax(true, true);
+            exchange();
+            SkeletonState s;
+            mpi::run_agreed(comm_, [&] {
+                s.next_level = st.level + 1;
+                s.levels = levels_;
+                s.pmax = pmax_.pairs(threads_, rows_.begin, rows_.end);
+                s.record_rows = rows_;
+            });
+            s.sepsets = std::move(owned_);
+            s.skeleton = std::move(g_);
+            struct Restore {  // hand the graph and the records back even when the write throws
+                Graph& g;
+                SepSets& owned;
+                SkeletonState& s;
+                ~Restore() {
+                    g = std::move(s.skeleton);
+                    owned = std::move(s.sepsets);
+                }
+            } restore{g_, owned_, s};
+            hooks_.on_checkpoint(s);  // every rank: a collective write that agrees itself
+        } else if (hooks_.on_checkpoint) {
             if (graph_stale_) sync_graph(next_);
             gather();
             mpi::run_agreed(comm_, [&] {
@@ -530,6 +563,41 @@ private:
         log_.clear();
     }
 
+    /// Distributed records: this rank's records since the last exchange (its log and
+    /// early table) sent to the ranks owning their rows, and merged with the records this
+    /// rank owns (owned_). Each rank then holds every record of its rows_, in one table.
+    void exchange() {
+        std::vector<SepSets> tables;
+        SepSets mine;
+        mpi::run_agreed(comm_, [&] { mine = merge_tables(own_tables()); });
+        std::vector<std::size_t> cut(static_cast<std::size_t>(comm_.size()) + 1);
+        const auto keys = mine.keys();
+        for (int q = 0; q <= comm_.size(); ++q) {
+            const std::int64_t row = record_cut_[static_cast<std::size_t>(q)];
+            cut[static_cast<std::size_t>(q)] =
+                q == comm_.size() ? keys.size()
+                                  : static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(),
+                                                                              SepSets::pack(static_cast<std::int32_t>(row), 0)) -
+                                                             keys.begin());
+        }
+        if (owned_.size() > 0) tables.push_back(std::move(owned_));
+        owned_ = SepSets();
+        for (int from = 0; from < comm_.size(); ++from)
+            for (int to = 0; to < comm_.size(); ++to) {
+                const auto t = static_cast<std::size_t>(to);
+                SepSets part = transfer_sepsets(comm_, comm_.rank() == from ? &mine : nullptr,
+                                                comm_.rank() == from ? cut[t] : 0, comm_.rank() == from ? cut[t + 1] : 0,
+                                                from, to, threads_);
+                if (comm_.rank() == to && part.size() > 0) tables.push_back(std::move(part));
+            }
+        mine = SepSets();
+        trace_.mark("records exchanged");
+        mpi::run_agreed(comm_, [&] {
+            if (!tables.empty()) owned_ = merge_tables(std::move(tables));
+        });
+        trace_.mark("records merged");
+    }
+
     // ---- resume -------------------------------------------------------------------
     /// Continue from hooks.resume (rank 0's state, broadcast): true and the next level
     /// in `first`; false when starting afresh.
@@ -547,7 +615,9 @@ private:
             w.put_vector(s.pmax);
             w.put_vector(s.skeleton.words());
             blob = w.take();
-            gathered_ = SepSetLog::from_sepsets(s.sepsets);
+            // Distributed records: rank 0's to hand to their rows' owners at the next exchange.
+            if (distributed_) log_ = SepSetLog::from_sepsets(s.sepsets);
+            else gathered_ = SepSetLog::from_sepsets(s.sepsets);
         }
         comm_.bcast_blob(blob, 0);
         ByteReader r(blob);
@@ -628,7 +698,26 @@ private:
         return all;
     }
 
+    /// Distributed records: each rank keeps its rows' separating sets and pMax.
+    SkeletonResult finish_distributed() {
+        trace_.start();
+        results_->gather_pmax(true, true);
+        trace_.mark("pmax gathered");
+        SkeletonResult res;
+        if (graph_stale_) sync_graph(next_);
+        res.skeleton = std::move(g_);
+        res.levels = std::move(levels_);
+        exchange();
+        res.sepsets = std::move(owned_);
+        mpi::run_agreed(comm_, [&] { res.pmax = pmax_.pairs(threads_, rows_.begin, rows_.end); });
+        res.record_rows = rows_;
+        trace_.mark("pmax");
+        trace_.print("host after the levels");
+        return res;
+    }
+
     SkeletonResult finish() {
+        if (distributed_) return finish_distributed();
         trace_.start();
         // The engine lists the pairs when its table is the answer.
         const bool pairs_from_engine = results_->engine_lists_pairs();
@@ -681,6 +770,10 @@ private:
     /// How level results reach pMax and the separating sets: host results, or device-
     /// resident results for an engine with DeviceResults (not exhaustive). Set once.
     std::unique_ptr<detail::LevelResults> results_;
+    bool distributed_ = false;  ///< SkeletonOptions::distributed_records on several ranks
+    std::vector<std::int64_t> record_cut_;  ///< distributed: rank r's rows [cut[r], cut[r + 1])
+    RecordRows rows_;           ///< distributed: this rank's record rows
+    SepSets owned_;             ///< distributed: every record of rows_ up to the last exchange()
 };
 
 }  // namespace

@@ -36,6 +36,13 @@ struct SkeletonOptions {
     /// a table on a worker thread while the later levels run, and merged with the later
     /// ones at the end (same result). 0: never. A knob for tests.
     std::size_t early_sort_records = std::size_t{1} << 18;
+    /// Several ranks: keep the separating sets and pMax distributed instead of gathering
+    /// them on rank 0. Each rank ends (and checkpoints) with the records of one contiguous
+    /// block of rows (RecordRows; the blocks balance the pairs i < j per rank), which it
+    /// writes to the result or checkpoint file itself (collective HDF5). Checkpoint hooks
+    /// are then called on every rank. The records laid end to end are the same as a
+    /// gathered run's.
+    bool distributed_records = false;
     /// Background knowledge (pcalg's fixedGaps / fixedEdges), pairs (i < j) sorted and
     /// unique. Forbidden pairs are absent from level 1 on (whatever level 0 found: never
     /// separated, no pMax); required pairs stay adjacent at every level (added after level 0
@@ -51,8 +58,9 @@ using LevelCallback = std::function<void(const LevelStats&)>;
 /// Skeleton, separating sets, pMax and per-level statistics of a PC-stable run.
 struct SkeletonResult {
     Graph skeleton;
-    SepSets sepsets;          ///< complete on rank 0 only (empty on other ranks)
-    PairPList pmax;  ///< see PcResult::pmax; rank 0 only
+    SepSets sepsets;          ///< complete on rank 0 only (empty on other ranks), or record_rows'
+    PairPList pmax;  ///< see PcResult::pmax; rank 0 only, or record_rows'
+    RecordRows record_rows;   ///< distributed_records: this rank's rows; else every row
     std::vector<LevelStats> levels;
 };
 
@@ -63,6 +71,9 @@ struct SkeletonState {
     std::vector<LevelStats> levels;  ///< statistics of the finished levels
     PairPList pmax;         ///< merged pMax so far (every pair when n is small)
     SepSets sepsets;                 ///< merged separating sets so far
+    /// Distributed records: the rows whose pMax and separating sets this rank's state
+    /// holds (written collectively); else every row. A resumed state holds every row.
+    RecordRows record_rows;
 };
 
 /// Thrown on every rank after the level named by SkeletonHooks::stop_after_level (and
@@ -85,7 +96,9 @@ struct SkeletonHooks {
     /// start at level 0.
     std::optional<SkeletonState> resume;
     /// When set, called on rank 0 after every level with the merged state (write a
-    /// checkpoint). Separating sets and pMax are gathered for it at every level.
+    /// checkpoint). Separating sets and pMax are gathered for it at every level. With
+    /// distributed records: called on every rank with its rows' records (collective write;
+    /// the callback agrees on failures itself).
     std::function<void(const SkeletonState&)> on_checkpoint;
     /// Throw StoppedAfterLevel after this level (and its checkpoint); -1: never.
     int stop_after_level = -1;

@@ -22,15 +22,7 @@ namespace {
 
 class MpiCli : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
-        // Open MPI refuses to start as root unless told (containers, CI).
-        if (geteuid() == 0) {
-            setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-            setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-        }
-        // Containers without ptrace rights break shared memory's single-copy path.
-        setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-    }
+    static void SetUpTestSuite() { cudag::test::prepare_mpiexec_environment(); }
     void SetUp() override {
         dir_ = cudag::test::fresh_test_dir("cudag_mpi");
     }

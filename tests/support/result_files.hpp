@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -113,6 +115,96 @@ inline testing::AssertionResult same_mcmc_results(const std::string& got, const 
     for (std::size_t k = 0; k < a.size(); ++k)
         if (a[k].second != b[k].second)
             return testing::AssertionFailure() << "/" << a[k].first << " differs: " << got << " vs " << want;
+    return testing::AssertionSuccess();
+}
+
+/// Environment for running `mpiexec` from a test: Open MPI refuses to start as root unless
+/// told (containers, CI), and in containers without ptrace rights shared memory's
+/// single-copy path breaks. Values already set are kept.
+inline void prepare_mpiexec_environment() {
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
+    setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+}
+
+/// Every dataset and attribute of the HDF5 file `path`, by name: "/a/b" for a dataset,
+/// "/a/b@name" for an attribute of object /a/b ("/@name" on the root); strings as their
+/// text (joined by NUL), numbers as their native bytes. Datasets and attribute names in
+/// `skip` ("levels/seconds", "seconds_total") are left out.
+inline std::map<std::string, std::string> file_contents(const std::string& path,
+                                                        const std::set<std::string>& skip) {
+    io::h5::Handle f = io::h5::open_file(path);
+    std::vector<std::string> objects = {"/"};
+    H5Lvisit(f.get(), H5_INDEX_NAME, H5_ITER_INC,
+             [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+                 static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
+                 return 0;
+             },
+             &objects);
+    const auto joined = [](const std::vector<std::string>& v) {
+        std::string s;
+        for (const std::string& x : v) s += x + '\0';
+        return s;
+    };
+    std::map<std::string, std::string> out;
+    for (const std::string& obj : objects) {
+        io::h5::Handle o(H5Oopen(f.get(), obj.c_str(), H5P_DEFAULT));
+        if (H5Iget_type(o.get()) == H5I_DATASET && !skip.count(obj.substr(1))) {
+            io::h5::Handle ds(H5Dopen2(f.get(), obj.c_str(), H5P_DEFAULT));
+            io::h5::Handle type(H5Dget_type(ds.get()));
+            if (H5Tget_class(type.get()) == H5T_STRING) {
+                out[obj] = joined(io::h5::read_strings(f.get(), obj, path));
+            } else {
+                io::h5::Handle native(H5Tget_native_type(type.get(), H5T_DIR_ASCEND));
+                hsize_t count = 1;
+                for (hsize_t d : io::h5::dataset_shape(f.get(), obj, path)) count *= d;
+                std::string bytes(static_cast<std::size_t>(count) * H5Tget_size(native.get()), '\0');
+                if (!bytes.empty()) io::h5::read_raw(f.get(), obj, native.get(), bytes.data(), path);
+                out[obj] = std::move(bytes);
+            }
+        }
+        std::vector<std::string> names;
+        H5Aiterate2(o.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+                    [](hid_t, const char* name, const H5A_info_t*, void* v) -> herr_t {
+                        static_cast<std::vector<std::string>*>(v)->push_back(name);
+                        return 0;
+                    },
+                    &names);
+        for (const std::string& name : names) {
+            if (skip.count(name)) continue;
+            io::h5::Handle a(H5Aopen(o.get(), name.c_str(), H5P_DEFAULT));
+            io::h5::Handle type(H5Aget_type(a.get()));
+            const std::string key = (obj == "/" ? "" : obj) + "/@" + name;
+            if (H5Tget_class(type.get()) == H5T_STRING) {
+                out[key] = joined(io::h5::read_string_attr(o.get(), name, path));
+            } else {
+                io::h5::Handle native(H5Tget_native_type(type.get(), H5T_DIR_ASCEND));
+                io::h5::Handle space(H5Aget_space(a.get()));
+                std::string bytes(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())) *
+                                      H5Tget_size(native.get()),
+                                  '\0');
+                H5Aread(a.get(), native.get(), bytes.data());
+                out[key] = std::move(bytes);
+            }
+        }
+    }
+    return out;
+}
+
+/// Equal file_contents, naming the first dataset or attribute that differs or is missing.
+inline testing::AssertionResult same_file_contents(const std::string& got, const std::string& want,
+                                                   const std::set<std::string>& skip) {
+    const auto a = file_contents(got, skip), b = file_contents(want, skip);
+    for (const auto& [name, bytes] : b) {
+        const auto it = a.find(name);
+        if (it == a.end()) return testing::AssertionFailure() << name << " is missing from " << got;
+        if (it->second != bytes)
+            return testing::AssertionFailure() << name << " differs: " << got << " vs " << want;
+    }
+    for (const auto& [name, bytes] : a)
+        if (!b.count(name)) return testing::AssertionFailure() << name << " is missing from " << want;
     return testing::AssertionSuccess();
 }
 

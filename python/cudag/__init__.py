@@ -19,6 +19,7 @@ import io as _io
 import math
 import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -197,6 +198,53 @@ class _Progress:
             self.bar.close()
 
 
+# ---- background knowledge --------------------------------------------------------------
+
+_KNOWLEDGE = ("forbid", "require", "tiers")
+
+
+def _knowledge_token(v, names: list[str]) -> str:
+    """A variable as a knowledge file names it: its name, or its 0-based index where the
+    name holds a blank or '#' (the file splits at blanks; '#' starts a comment)."""
+    name = _name_of(v, names)
+    if name not in names:
+        raise InputError(f"background knowledge: unknown variable {v!r}")
+    if not any(c in name for c in " \t#"):
+        return name
+    index = str(names.index(name))
+    if index in names:
+        raise InputError(f"background knowledge: variable {name!r} can be given only by a file")
+    return index
+
+
+def _knowledge_files(opts: dict, names: list[str], folder: str) -> dict:
+    """forbid=/require= as pairs and tiers= as lists of variables, written as the command
+    line's knowledge files in `folder` (a str or path is a file already). A pair (a, b) is
+    the directed edge a -> b, as causal-learn's BackgroundKnowledge takes it; a string
+    "a -- b" (either direction) or "a -> b" is a line of the file as it stands."""
+    opts = dict(opts)
+    for key in _KNOWLEDGE:
+        value = opts.get(key)
+        if value is None or isinstance(value, (str, os.PathLike)):
+            continue
+        lines = []
+        for item in value:
+            if key == "tiers":
+                if isinstance(item, (str, int, np.integer)):
+                    item = [item]
+                lines.append(" ".join(_knowledge_token(v, names) for v in item))
+            elif isinstance(item, str):
+                lines.append(item)
+            else:
+                a, b = item
+                lines.append(f"{_knowledge_token(a, names)} -> {_knowledge_token(b, names)}")
+        path = os.path.join(folder, key + ".txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        opts[key] = path
+    return opts
+
+
 # ---- learners ------------------------------------------------------------------------
 
 def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto", *, names=None,
@@ -211,10 +259,11 @@ def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto"
     values, names, text, source = _prepare(data, names)
     opts = {"test": test, "alpha": alpha, "backend": backend}
     opts.update(_quiet(options))
-    args = ["--data", source] + _cli_args(opts)
     bar = _Progress(progress, "cudag.pc")
     try:
-        raw = _cudag.pc(args, values, names, text, source, bar.callback())
+        with tempfile.TemporaryDirectory(prefix="cudag-knowledge-") as folder:
+            args = ["--data", source] + _cli_args(_knowledge_files(opts, names, folder))
+            raw = _cudag.pc(args, values, names, text, source, bar.callback())
     finally:
         bar.close()
     return PcResult(raw) if raw else None  # None: an MPI rank other than 0
@@ -245,11 +294,12 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
     values, names, text, source = _prepare(data, names)
     opts = {"score": score}
     opts.update(_quiet(options))
-    args = ["--data", source] + _cli_args(opts)
     total = options.get("iterations", 10000)
     bar = _Progress(progress, "cudag.mcmc", total=total)
     try:
-        raw = _cudag.mcmc(args, values, names, text, source, bar.callback())
+        with tempfile.TemporaryDirectory(prefix="cudag-knowledge-") as folder:
+            args = ["--data", source] + _cli_args(_knowledge_files(opts, names, folder))
+            raw = _cudag.mcmc(args, values, names, text, source, bar.callback())
     finally:
         bar.close()
     return McmcResult(raw) if raw else None  # None: an MPI rank other than 0

@@ -245,6 +245,17 @@ def _knowledge_files(opts: dict, names: list[str], folder: str) -> dict:
     return opts
 
 
+def _run_learner(fn, opts: dict, values, names, text, source, bar):
+    """`fn` (_cudag.pc or _cudag.mcmc) on the options, knowledge given as Python values
+    written to files for the call, with `bar`'s callback; the bar is closed either way."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="cudag-knowledge-") as folder:
+            args = ["--data", source] + _cli_args(_knowledge_files(opts, names, folder))
+            return fn(args, values, names, text, source, bar.callback())
+    finally:
+        bar.close()
+
+
 # ---- learners ------------------------------------------------------------------------
 
 def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto", *, names=None,
@@ -259,13 +270,7 @@ def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto"
     values, names, text, source = _prepare(data, names)
     opts = {"test": test, "alpha": alpha, "backend": backend}
     opts.update(_quiet(options))
-    bar = _Progress(progress, "cudag.pc")
-    try:
-        with tempfile.TemporaryDirectory(prefix="cudag-knowledge-") as folder:
-            args = ["--data", source] + _cli_args(_knowledge_files(opts, names, folder))
-            raw = _cudag.pc(args, values, names, text, source, bar.callback())
-    finally:
-        bar.close()
+    raw = _run_learner(_cudag.pc, opts, values, names, text, source, _Progress(progress, "cudag.pc"))
     return PcResult(raw) if raw else None  # None: an MPI rank other than 0
 
 
@@ -295,11 +300,6 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
     opts = {"score": score}
     opts.update(_quiet(options))
     total = options.get("iterations", 10000)
-    bar = _Progress(progress, "cudag.mcmc", total=total)
-    try:
-        with tempfile.TemporaryDirectory(prefix="cudag-knowledge-") as folder:
-            args = ["--data", source] + _cli_args(_knowledge_files(opts, names, folder))
-            raw = _cudag.mcmc(args, values, names, text, source, bar.callback())
-    finally:
-        bar.close()
+    raw = _run_learner(_cudag.mcmc, opts, values, names, text, source,
+                       _Progress(progress, "cudag.mcmc", total=total))
     return McmcResult(raw) if raw else None  # None: an MPI rank other than 0

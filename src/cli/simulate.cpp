@@ -28,8 +28,9 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
         auto* c = sim_cmd->add_subcommand(name, about);
         c->add_option("--vars", a.spec.n_vars, "number of variables")->required();
         c->add_option("--samples", a.spec.n_samples, "number of samples")->required();
-        c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")
-            ->capture_default_str();
+        auto* density = c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")
+                            ->capture_default_str();
+        density->each([&a](const std::string&) { a.density_given = true; });
         c->add_option("--seed", a.spec.seed, "random seed")->capture_default_str();
         c->add_option("--out", a.out,
                       "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt; '-': CSV on stdout")
@@ -46,7 +47,8 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
                 ->capture_default_str();
             c->add_option("--degree", a.degree,
                           "expected neighbours per variable (instead of --density; default 4 for er "
-                          "and scale-free)");
+                          "and scale-free)")
+                ->excludes(density);
             c->add_option("--hub-exponent", a.hub_exponent,
                           "scale-free: attach to earlier nodes with probability ~ (degree + 1)^A "
                           "(default 1; larger: bigger hubs)");
@@ -111,14 +113,16 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear) {
     sim::GaussianSimSpec spec = a.spec;
     sim::NetworkSimSpec net;
     net.graph = graph;
-    net.degree = a.degree >= 0.0 ? a.degree : 4.0;
-    if (a.degree < 0.0 && a.degree != -1.0) throw InputError("--degree must be >= 0");
-    if (a.hub_exponent != -1.0 && graph != sim::GraphKind::ScaleFree)
+    net.degree = a.degree.value_or(4.0);
+    if (a.hub_exponent && graph != sim::GraphKind::ScaleFree)
         throw InputError("--hub-exponent applies to --graph scale-free only");
-    if (a.hub_exponent != -1.0) net.hub_exponent = a.hub_exponent;
-    if (graph != sim::GraphKind::Cupc) sim::validate(spec, net);
-    if ((graph != sim::GraphKind::Cupc || a.degree >= 0.0) && spec.n_vars > 1)
-        spec.density = std::min(1.0, net.degree / static_cast<double>(spec.n_vars - 1));
+    if (a.density_given && graph != sim::GraphKind::Cupc)
+        throw InputError("--density applies to --graph cupc; give --degree (expected neighbours) for " +
+                         a.graph);
+    if (a.hub_exponent) net.hub_exponent = *a.hub_exponent;
+    if (graph != sim::GraphKind::Cupc || a.degree) sim::validate(spec, net);
+    if ((graph != sim::GraphKind::Cupc || a.degree) && spec.n_vars > 1)
+        spec.density = net.degree / static_cast<double>(spec.n_vars - 1);
     if (spec.n_vars >= 1 && spec.n_samples >= 1 && spec.density >= 0.0) {
         char detail[160];
         std::snprintf(detail, sizeof detail, "%lld x %lld values, %.3g expected edges",

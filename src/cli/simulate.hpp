@@ -2,6 +2,8 @@
 // `cudag simulate gaussian|nonlinear|discrete|bif`: data with a known causal graph.
 #pragma once
 
+#include <optional>
+
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -16,8 +18,9 @@ struct SimArgs {
     sim::GaussianSimSpec spec{100, 1000, 0.05, 1};
     /// simulate gaussian only: --graph cupc|er|scale-free, --degree, --hub-exponent.
     std::string graph = "cupc";
-    double degree = -1.0;  ///< expected neighbours (-1: not given)
-    double hub_exponent = -1.0;  ///< -1: not given (1 for scale-free)
+    std::optional<double> degree;        ///< expected neighbours (default 4 for er, scale-free)
+    std::optional<double> hub_exponent;  ///< scale-free only (default 1)
+    bool density_given = false;          ///< --density was given (cupc only)
     std::string out, truth;
     int threads = 0;
 };

@@ -114,8 +114,9 @@ void validate(const GaussianSimSpec& base, const NetworkSimSpec& net) {
     GaussianSimSpec b = base;
     b.density = 0.0;
     validate(b);
-    CUDAG_EXPECTS(net.degree >= 0.0 && net.degree < static_cast<double>(std::max<std::int64_t>(base.n_vars, 2)),
-                  "simulate: --degree must lie in [0, n_vars), got " + std::to_string(net.degree));
+    CUDAG_EXPECTS(net.degree >= 0.0 && net.degree <= static_cast<double>(base.n_vars - 1),
+                  "simulate: --degree must lie in [0, n_vars - 1 = " + std::to_string(base.n_vars - 1) +
+                      "], got " + std::to_string(net.degree));
     CUDAG_EXPECTS(net.hub_exponent >= 0.0 && net.hub_exponent <= 4.0,
                   "simulate: --hub-exponent must lie in [0, 4], got " + std::to_string(net.hub_exponent));
 }

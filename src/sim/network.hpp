@@ -34,7 +34,7 @@ struct NetworkSimSpec {
 };
 
 /// Throws InputError naming the first field out of range (base: as validate(GaussianSimSpec);
-/// degree >= 0 and below n; hub_exponent in [0, 4]).
+/// degree in [0, n - 1]; hub_exponent in [0, 4]).
 void validate(const GaussianSimSpec& base, const NetworkSimSpec& net);
 
 /// Data on an Er or ScaleFree network (base.density is not used). In the causal order t

@@ -228,5 +228,12 @@ TEST_F(Cli, SimulateScaleFreeNetwork) {
     expect_error("simulate gaussian --graph er --hub-exponent 2 --vars 5 --samples 5 --out " +
                      (dir_ / "x.csv").string(),
                  "--hub-exponent applies to --graph scale-free only");
+    const std::string five = " --vars 5 --samples 5 --out " + (dir_ / "x.csv").string();
+    expect_error("simulate gaussian --graph scale-free --hub-exponent 9" + five, "--hub-exponent must lie in [0, 4]");
+    expect_error("simulate gaussian --graph er --degree -2" + five, "--degree must lie in [0, n_vars - 1 = 4]");
+    expect_error("simulate gaussian --graph er --degree 5" + five, "--degree must lie in [0, n_vars - 1 = 4]");
+    expect_error("simulate gaussian --degree 5" + five, "--degree must lie in [0, n_vars - 1 = 4]");  // cupc too
+    expect_error("simulate gaussian --graph er --density 0.2" + five, "--density applies to --graph cupc");
+    expect_error("simulate gaussian --degree 2 --density 0.2" + five, "--density excludes --degree");
     EXPECT_FALSE(std::filesystem::exists(dir_ / "x.csv"));
 }

@@ -6,12 +6,13 @@
 # (scripts/bench/gpu_pc.sh), the discrete one (scripts/bench/discrete_pc.sh, without
 # causal-learn unless it is importable) and the CMIknn one against the GPU-CMIknn paper
 # (scripts/bench/cmiknn_gpu.sh, with tigramite when importable) and the order-MCMC one
-# (scripts/bench/mcmc_gpu.sh), and print their tables last.
+# (scripts/bench/mcmc_gpu.sh) and the Python module's repeated calls
+# (scripts/bench/python_repeat.py), and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
@@ -35,19 +36,34 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 summary=$(mktemp)
-trap 'rm -f "$summary" "$summary.g" "$summary.e" "$summary.d" "$summary.c" "$summary.m"' EXIT
+trap 'rm -f "$summary" "$summary.g" "$summary.e" "$summary.d" "$summary.c" "$summary.m" "$summary.p"; rm -rf "${unpacked:-}"' EXIT
 
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
 nvcc --version | tail -1
+# The Python module (and its pytest suite in ctest) when nanobind is importable; on a
+# machine without a package index, wheels carried in .peers/wheels (nanobind, and pytest
+# with iniconfig, pluggy and packaging when pytest is missing) are unpacked for the run.
+wheels=$root/.peers/wheels
+if [[ -d $wheels ]]; then
+    unpacked=$(mktemp -d)
+    for w in nanobind pytest iniconfig pluggy packaging; do
+        python3 -c "import $w" 2>/dev/null && continue
+        for f in "$wheels/$w"-*.whl; do [[ -f $f ]] && python3 -m zipfile -e "$f" "$unpacked"; done
+    done
+    export PYTHONPATH=$unpacked${PYTHONPATH:+:$PYTHONPATH}
+fi
+python_module=OFF
+python3 -c "import nanobind" 2>/dev/null && python_module=ON
 if has build; then
-    echo "== configure + build ($jobs jobs)"
+    echo "== configure + build ($jobs jobs; Python module $python_module)"
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDAG_ENABLE_CUDA=ON \
-        -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}"
+        -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" -DCUDAG_BUILD_PYTHON=$python_module \
+        -DPython_EXECUTABLE="$(command -v python3)"
     cmake --build "$build" -j"$jobs"
 fi
 "$build/cudag" info
@@ -107,6 +123,18 @@ if has mcmc; then
     "$root/scripts/bench/mcmc_gpu.sh" "$build" | tee "$summary.m" || rc=$?
     { echo; echo "Order MCMC (scripts/bench/mcmc_gpu.sh, exit $rc):"; cat "$summary.m"; } >>"$summary"
     rm -f "$summary.m"
+fi
+
+if has python; then
+    echo "== Python: repeated cudag.pc calls in one process (scripts/bench/python_repeat.py)"
+    rc=0
+    if [[ -n $(ls "$build"/python/_cudag*.so 2>/dev/null) ]]; then
+        python3 "$root/scripts/bench/python_repeat.py" --build "$build" | tee "$summary.p" || rc=$?
+    else
+        echo "no Python module in $build (nanobind not importable at configure time)" | tee "$summary.p"
+    fi
+    { echo; echo "Python (scripts/bench/python_repeat.py, exit $rc):"; sed -n '/^ *call /,$p' "$summary.p"; } >>"$summary"
+    rm -f "$summary.p"
 fi
 
 echo

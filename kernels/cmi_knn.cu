@@ -827,8 +827,7 @@ private:
         const std::size_t per_slot =
             static_cast<std::size_t>(n) * (8 + 8 + 4 + 4 + 8 + 4 + (any_z_ ? 4 * static_cast<std::size_t>(m) : 0) + 8 + vsize) +
             static_cast<std::size_t>((n + 31) / 32) * 4 + 64;
-        std::size_t free_b = 0, total_b = 0;
-        CUDAG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        const std::size_t free_b = device_memory_info().first;  // the block cache's memory included
         const std::size_t budget = std::min<std::size_t>(free_b / 3, std::size_t(6) << 30);
         long long group = std::max<long long>(1, static_cast<long long>(budget / per_slot));
         group = std::min<long long>({group, n_slots > 0 ? n_slots : 1, (INT_MAX - 1) / n});

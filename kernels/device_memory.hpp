@@ -10,7 +10,10 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "cuda_check.hpp"
@@ -28,18 +31,123 @@ inline std::string format_bytes(std::size_t bytes) {
     return buf;
 }
 
-/// Free and total memory of the current device.
+/// Device memory that OwnedArray releases is kept for the next allocation of about its
+/// size on its device instead of being handed back to the driver, so that a process that
+/// runs one search after another (the Python module) or level after level does not pay
+/// cudaMalloc and cudaFree each time. A release synchronises the device first, as cudaFree
+/// would; an allocation that finds no room hands the kept blocks back and tries again; and
+/// the memory kept counts as free (device_memory_info), so plans do not shrink. At most a
+/// quarter of the device is kept; what is kept at exit goes with the context.
+class BlockCache {
+public:
+    static BlockCache& instance() {
+        static BlockCache* cache = new BlockCache();  // never destroyed: outlives every owner
+        return *cache;
+    }
+
+    /// A kept block of at least `bytes` (and at most twice that) on `device`, or null.
+    void* take(int device, std::size_t bytes) {
+        const std::lock_guard<std::mutex> lock(m_);
+        auto& kept = kept_[device];
+        const auto it = kept.lower_bound(bytes);
+        if (it == kept.end() || it->first > 2 * bytes + (std::size_t(1) << 20)) return nullptr;
+        void* p = it->second;
+        kept_bytes_[device] -= it->first;
+        kept.erase(it);
+        return p;
+    }
+    /// Record a block fresh from cudaMalloc.
+    void track(void* p, int device, std::size_t bytes) {
+        const std::lock_guard<std::mutex> lock(m_);
+        live_[p] = {device, bytes};
+    }
+    /// Keep `p` (the caller has synchronised its device) unless that would exceed the cap;
+    /// false: the caller frees it.
+    bool keep(void* p, int& device) {
+        const std::lock_guard<std::mutex> lock(m_);
+        const auto it = live_.find(p);
+        if (it == live_.end()) return false;
+        device = it->second.device;
+        const std::size_t bytes = it->second.bytes;
+        if (kept_bytes_[device] + bytes > cap(device)) {
+            live_.erase(it);
+            return false;
+        }
+        kept_[device].emplace(bytes, p);
+        kept_bytes_[device] += bytes;
+        return true;
+    }
+    /// Where a block is not kept: forget it.
+    void forget(void* p) {
+        const std::lock_guard<std::mutex> lock(m_);
+        live_.erase(p);
+    }
+    /// The device `p` was allocated on (-1: unknown).
+    int device_of(void* p) {
+        const std::lock_guard<std::mutex> lock(m_);
+        const auto it = live_.find(p);
+        return it == live_.end() ? -1 : it->second.device;
+    }
+    /// Hand every kept block of `device` back to the driver (the current device).
+    void release(int device) {
+        std::multimap<std::size_t, void*> kept;
+        {
+            const std::lock_guard<std::mutex> lock(m_);
+            kept.swap(kept_[device]);
+            kept_bytes_[device] = 0;
+            for (const auto& [bytes, p] : kept) live_.erase(p);
+        }
+        for (const auto& [bytes, p] : kept) CUDAG_CUDA_CHECK_NOTHROW(cudaFree(p));
+    }
+    std::size_t kept_bytes(int device) {
+        const std::lock_guard<std::mutex> lock(m_);
+        return kept_bytes_[device];
+    }
+
+private:
+    struct Block {
+        int device;
+        std::size_t bytes;
+    };
+    std::size_t cap(int device) {
+        auto& c = cap_[device];
+        if (c == 0) {
+            std::size_t free_b = 0, total_b = 0;
+            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+            c = total_b / 4 + 1;
+        }
+        return c;
+    }
+    std::mutex m_;
+    std::unordered_map<void*, Block> live_;
+    std::unordered_map<int, std::multimap<std::size_t, void*>> kept_;
+    std::unordered_map<int, std::size_t> kept_bytes_;
+    std::unordered_map<int, std::size_t> cap_;
+};
+
+/// Free and total memory of the current device; memory the block cache keeps counts as free.
 inline std::pair<std::size_t, std::size_t> device_memory_info() {
     std::size_t free_b = 0, total_b = 0;
     CUDAG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    return {free_b, total_b};
+    int device = 0;
+    CUDAG_CUDA_CHECK(cudaGetDevice(&device));
+    return {free_b + BlockCache::instance().kept_bytes(device), total_b};
 }
 
 /// Where an OwnedArray's memory lives: device memory of the current device.
 struct DeviceMemory {
     static void* allocate(std::size_t bytes) {
+        int device = 0;
+        CUDAG_CUDA_CHECK(cudaGetDevice(&device));
+        BlockCache& cache = BlockCache::instance();
+        if (void* p = cache.take(device, bytes)) return p;
         void* p = nullptr;
-        const cudaError_t e = cudaMalloc(&p, bytes);
+        cudaError_t e = cudaMalloc(&p, bytes);
+        if (e == cudaErrorMemoryAllocation && cache.kept_bytes(device) > 0) {
+            cudaGetLastError();
+            cache.release(device);
+            e = cudaMalloc(&p, bytes);
+        }
         if (e == cudaErrorMemoryAllocation) {
             cudaGetLastError();
             std::size_t free_b = 0, total_b = 0;
@@ -49,9 +157,30 @@ struct DeviceMemory {
                               format_bytes(total_b) + ")");
         }
         CUDAG_CUDA_CHECK(e);
+        cache.track(p, device, bytes);
         return p;
     }
-    static void release(void* p) { CUDAG_CUDA_CHECK_NOTHROW(cudaFree(p)); }
+    static void release(void* p) {
+        BlockCache& cache = BlockCache::instance();
+        const int device = cache.device_of(p);
+        int current = 0;
+        if (device < 0 || cudaGetDevice(&current) != cudaSuccess) {
+            cudaGetLastError();
+            cache.forget(p);
+            CUDAG_CUDA_CHECK_NOTHROW(cudaFree(p));
+            return;
+        }
+        // As cudaFree: nothing still running may use the block when it is handed on.
+        if (current != device && cudaSetDevice(device) != cudaSuccess) cudaGetLastError();
+        const bool synced = cudaDeviceSynchronize() == cudaSuccess;
+        if (!synced) cudaGetLastError();
+        int kept_on = device;
+        if (!synced || !cache.keep(p, kept_on)) {
+            cache.forget(p);
+            CUDAG_CUDA_CHECK_NOTHROW(cudaFree(p));
+        }
+        if (current != device && cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
+    }
 };
 
 /// Move-only array of `size()` elements of T in memory of kind `Memory`. Sizes are

@@ -203,8 +203,7 @@ private:
         } else {
             // Global tables: as many blocks in flight as the scratch budget allows.
             a.shared_tables = false;
-            std::size_t free_b = 0, total_b = 0;
-            CUDAG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            const std::size_t free_b = device_memory_info().first;  // the block cache's memory included
             const std::size_t budget = std::min<std::size_t>(free_b / 2, std::size_t(4) << 30);
             const std::int64_t per_block = static_cast<std::int64_t>(s.gamma) * a.group_words * 4;
             s.blocks = std::min({a.n_items, kMaxBlocks, static_cast<std::int64_t>(budget) / per_block});

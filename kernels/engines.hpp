@@ -27,6 +27,10 @@ int device_count();
 /// thread can do it while the input is read. Errors are left for the engine to report.
 void warm_up(int device) noexcept;
 
+/// Hand the device memory the block cache keeps (device_memory.hpp) back to the driver,
+/// on every visible device. Never throws.
+void release_kept_memory() noexcept;
+
 /// One line per visible device: "GPU <id>: <name>, <total> GiB, <free> GiB free,
 /// compute capability <x.y>", or a sentence saying why there is none. Never throws.
 std::string device_report();

@@ -34,8 +34,8 @@ Error = _cudag.Error
 InputError = _cudag.InputError
 __version__ = _cudag.__version__
 
-__all__ = ["pc", "citest", "mcmc", "options", "warm_up", "cuda_compiled", "visible_gpus", "Error", "InputError",
-           "PcResult", "CitestResult", "McmcResult"]
+__all__ = ["pc", "citest", "mcmc", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus",
+           "Error", "InputError", "PcResult", "CitestResult", "McmcResult"]
 
 
 def options(command: str = "pc") -> str:
@@ -58,6 +58,13 @@ def warm_up(device: int = 0) -> None:
     """Create the CUDA context of ``device`` now, so that the first learner call does not
     pay for it (a no-op without CUDA or a GPU). Later calls reuse it in any case."""
     _cudag.warm_up(device)
+
+
+def release_gpu_memory() -> None:
+    """Hand back to the driver the GPU memory kept after a call for the next one (calls
+    reuse the CUDA context and the device buffers of earlier calls; at most a quarter of a
+    GPU is kept). For another program that needs the GPU; a no-op without CUDA."""
+    _cudag.release_gpu_memory()
 
 
 # ---- options -------------------------------------------------------------------------

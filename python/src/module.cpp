@@ -13,6 +13,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -30,6 +31,7 @@
 #include "cli/pc.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "cudag/config.hpp"
 #include "io/mcmc_result.hpp"
 #include "io/table_reader.hpp"
@@ -84,22 +86,25 @@ Dataset read_input(const DataInput& in, io::TableMode mode) {
                              std::to_string(it->second + 1) + " and " + std::to_string(v + 1) + ")");
     }
     d.values.resize(static_cast<std::size_t>(d.n_samples * d.n_vars));
-    // Transposed in blocks of rows (each row's cache lines serve several variables);
-    // a non-finite value is then looked for again in file order, to name the first.
-    constexpr std::int64_t kRows = 64;
-    bool finite = true;
-    for (std::int64_t r0 = 0; r0 < d.n_samples; r0 += kRows) {
-        const std::int64_t r1 = std::min(d.n_samples, r0 + kRows);
-        for (std::int64_t v = 0; v < d.n_vars; ++v) {
-            double* out = d.values.data() + v * d.n_samples;
-            for (std::int64_t r = r0; r < r1; ++r) {
-                const double x = in.values[r * d.n_vars + v];
-                finite &= std::isfinite(x);
-                out[r] = x;
+    // Transposed on threads, a block of columns each (every row's stretch of the block is
+    // one read; the block's output columns fill in step); a non-finite value is then
+    // looked for again in file order, to name the first.
+    constexpr std::int64_t kColumns = 32;
+    std::atomic<bool> finite{true};
+    parallel_for(0, (d.n_vars + kColumns - 1) / kColumns, resolve_threads(0), 1, [&](std::int64_t b, int) {
+        const std::int64_t v0 = b * kColumns, v1 = std::min(d.n_vars, v0 + kColumns);
+        bool ok = true;
+        for (std::int64_t r = 0; r < d.n_samples; ++r) {
+            const double* row = in.values + r * d.n_vars;
+            for (std::int64_t v = v0; v < v1; ++v) {
+                const double x = row[v];
+                ok &= std::isfinite(x);
+                d.values[static_cast<std::size_t>(v * d.n_samples + r)] = x;
             }
         }
-    }
-    for (std::int64_t k = 0; !finite && k < d.n_samples * d.n_vars; ++k) {
+        if (!ok) finite.store(false, std::memory_order_relaxed);
+    });
+    for (std::int64_t k = 0; !finite.load() && k < d.n_samples * d.n_vars; ++k) {
         const double x = in.values[k];
         if (std::isfinite(x)) continue;
         const std::int64_t r = k / d.n_vars, v = k % d.n_vars;
@@ -399,6 +404,13 @@ NB_MODULE(_cudag, m) {
         },
         nb::arg("command"), "the command line's help of `command`: its options and defaults");
     m.def("cuda_compiled", &cudag::cuda_compiled, "whether this build has the CUDA engines");
+    m.def(
+        "release_gpu_memory",
+        [] {
+            nb::gil_scoped_release release;
+            cudag::release_gpu_memory();
+        },
+        "hand back the GPU memory kept for the next call (a no-op without CUDA)");
     m.def("visible_gpus", &cudag::visible_gpus, "number of CUDA devices this build can use");
     m.def(
         "warm_up",

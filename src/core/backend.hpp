@@ -56,6 +56,9 @@ std::string gpu_report();
 std::thread warm_up_gpu(BackendKind kind, int device);
 /// Whether this build has the CUDA engines.
 bool cuda_compiled();
+/// Hand back to the driver the device memory kept for reuse after earlier searches of this
+/// process (see kernels/device_memory.hpp); a no-op without CUDA.
+void release_gpu_memory();
 
 /// Whether `kind` runs on a GPU: Cuda always (NotCompiled in a CPU-only build, an
 /// InputError when no device is visible), Auto when a GPU is visible, Cpu never.

@@ -10,6 +10,7 @@ bool cuda_compiled() { return true; }
 int visible_gpus() { return cuda::device_count(); }
 std::vector<DeviceInfo> gpu_devices() { return cuda::device_infos(); }
 std::string gpu_report() { return cuda::device_report(); }
+void release_gpu_memory() { cuda::release_kept_memory(); }
 
 std::thread warm_up_gpu(BackendKind kind, int device) {
     if (kind != BackendKind::Cpu) return std::thread([device] { cuda::warm_up(device); });

@@ -9,5 +9,6 @@ int visible_gpus() { return 0; }
 std::vector<DeviceInfo> gpu_devices() { return {}; }
 std::string gpu_report() { return "none (this build has no CUDA engines)"; }
 std::thread warm_up_gpu(BackendKind, int) { return {}; }
+void release_gpu_memory() {}
 
 }  // namespace cudag

@@ -17,9 +17,22 @@ inline int resolve_threads(int requested) {
     return hw ? static_cast<int>(hw) : 1;
 }
 
+namespace detail {
+
+/// `work(worker)` for worker 0 (the caller) .. threads - 1, the others on the process's
+/// pool of parked threads (made on first use, grown to the largest team asked for).
+/// False, having run nothing, where the pool cannot serve: it is running another team,
+/// or the caller is itself one of its workers (a nested parallel_for).
+bool run_team(int threads, void (*work)(void*, int), void* context);
+
+}  // namespace detail
+
 /// Run fn(item, worker) for item in [begin, end) on `threads` workers, handing out
 /// `chunk` consecutive items at a time (dynamic schedule). Results must not
 /// depend on which worker ran an item. The first exception is rethrown.
+/// The workers are the caller and threads parked in a pool between calls (a call costs
+/// a wake-up, not a thread start: many short loops, as orientation's, stay cheap on a
+/// machine of many cores); fresh threads only for a nested or concurrent call.
 template <class Fn>
 void parallel_for(std::int64_t begin, std::int64_t end, int threads, std::int64_t chunk, Fn&& fn) {
     if (end <= begin) return;
@@ -44,10 +57,15 @@ void parallel_for(std::int64_t begin, std::int64_t end, int threads, std::int64_
             if (!failed.exchange(true)) error = std::current_exception();
         }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work, t);
-    work(0);
-    for (auto& th : pool) th.join();
+    using Work = decltype(work);
+    const bool pooled = detail::run_team(
+        threads, [](void* w, int worker) { (*static_cast<Work*>(w))(worker); }, &work);
+    if (!pooled) {
+        std::vector<std::thread> team;
+        for (int t = 1; t < threads; ++t) team.emplace_back(work, t);
+        work(0);
+        for (auto& th : team) th.join();
+    }
     if (error) std::rethrow_exception(error);
 }
 

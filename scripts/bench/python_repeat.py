@@ -69,23 +69,32 @@ def main() -> int:
 
         print(f"\n{'call':>6} {'end-to-end s':>13} {'search s':>9} {'edges':>6}")
         results = []
+        walls = []
         for k in range(a.repeats):
             t0 = time.perf_counter()
             r = cudag.pc(x, names=names, alpha=a.alpha, backend=a.backend)
             wall = time.perf_counter() - t0
+            walls.append(wall)
             results.append(r)
             print(f"{k + 1:>6} {wall:>13.4f} {r.seconds:>9.4f} {int(r.skeleton.sum()) // 2:>6}")
 
         print(f"\n{'cli run':>7} {'wall s':>9}   ({binary} pc --data {csv.name} --out r.h5 --format cl -q)")
         out = Path(tmp) / "r.h5"
+        cli_walls = []
         for k in range(a.cli_repeats):
             t0 = time.perf_counter()
             subprocess.run([binary, "pc", "--data", str(csv), "--out", str(out), "--format", "cl", "-q",
                             "--alpha", repr(a.alpha), "--backend", a.backend], check=True)
-            print(f"{k + 1:>7} {time.perf_counter() - t0:>9.4f}")
+            cli_walls.append(time.perf_counter() - t0)
+            print(f"{k + 1:>7} {cli_walls[-1]:>9.4f}")
         cli = np.loadtxt(Path(tmp) / "r.cl.txt", dtype=int)
         same = all(np.array_equal(r.cl_matrix, cli) for r in results)
         print(f"\nsame CPDAG in every call and the command line: {'yes' if same else 'NO'}")
+        if len(walls) > 1 and cli_walls:
+            later = float(np.median(walls[1:]))
+            print(f"calls 2..{len(walls)}: median {later:.4f} s end to end (best {min(walls[1:]):.4f} s); "
+                  f"command line median {float(np.median(cli_walls)):.4f} s: "
+                  f"{float(np.median(cli_walls)) / later:.1f}x")
         return 0 if same else 1
 
 

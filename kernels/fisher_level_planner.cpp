@@ -28,9 +28,6 @@ constexpr std::int64_t kOversubscribe = 4;
 constexpr int kMaxBlockThreads = 256;
 /// Entry scan: a row is cut into rank ranges of at least this many sets.
 constexpr std::int64_t kScanMinSpan = 1024;
-/// The deep scan's smallest item (ranks): it pays a prefix factorisation per item, a few
-/// walk steps' worth.
-constexpr std::int64_t kDeepMinSpan = 64;
 /// Entry scan rounds: the first covers ranks [0, FisherTunables::scan_first_round), each
 /// later one kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanRoundGrowth = 16;
@@ -61,6 +58,7 @@ void FisherLevelPlanner::check(const pc::TestPolicy& policy, const FisherTunable
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
     if (t.scan_levels < 0) throw InputError("--tune scan-levels must be >= 0");
     if (t.scan_deep_from < 2) throw InputError("--tune deep-from must be >= 2");
+    if (t.deep_min_span < 1) throw InputError("--tune deep-span must be >= 1");
     if (t.scan_first_round < 1) throw InputError("the entry scan's first round must cover >= 1 set");
     if (t.scan_round_levels < 0) throw InputError("--tune scan-round-levels must be >= 0");
 }
@@ -260,7 +258,7 @@ std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>&
         work += lane_split(r) ? r.count * range / 32.0 : static_cast<double>((r.count + 31) / 32) * range;
     }
     const std::int64_t span = std::max<std::int64_t>(
-        deep ? kDeepMinSpan : kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
+        deep ? t_.deep_min_span : kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
     std::vector<ScanItem> items;
     for (const ScanRun& r : live) {
         const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;

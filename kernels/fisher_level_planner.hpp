@@ -139,7 +139,7 @@ public:
     /// warp sharing the ranks, or (`on_survivors`: a later round) a warp per entry of a
     /// row with few entries left, its lanes splitting the entry's ranks; a row whose
     /// range would keep a warp far longer than the round's average is cut into rank ranges.
-    /// `deep`: the deep scan's items, cut down to kDeepMinSpan ranks where the level has few
+    /// `deep`: the deep scan's items, cut down to FisherTunables::deep_min_span ranks where the level has few
     /// (its per-set cost is a walk step, so short ranges spread a small level over the GPU).
     std::vector<ScanItem> scan_items(const std::vector<ScanRun>& live, ScanRange r, bool on_survivors,
                                      bool deep = false) const;

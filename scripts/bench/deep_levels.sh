@@ -12,7 +12,9 @@
 # A run is killed at LIMIT seconds (reported as such).
 # Usage: scripts/bench/deep_levels.sh [build-dir]
 #   env: OUT=dir, ALPHA=0.01, SEED=1, LIMIT=100, SETS="er2000 er1000 sf5000 sf20000",
-#        MODES="new old", LEVELS="4 5 6 -1" (sf5000's --max-level values; -1 uncapped)
+#        MODES="new old", LEVELS="4 5 6 -1" (sf5000's --max-level values; -1 uncapped);
+#        modes: new (defaults), old (--tune scan-levels=4), template (--tune deep-from=7),
+#        spanN (--tune deep-span=N: the deep scan's smallest item)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -39,6 +41,7 @@ run() {  # set max_level mode
     local set=$1 ml=$2 mode=$3 extra=""
     [ "$mode" = old ] && extra="--tune scan-levels=4"
     [ "$mode" = template ] && extra="--tune deep-from=7"
+    [[ $mode == span* ]] && extra="--tune deep-span=${mode#span}"
     local tag=${set}_L${ml}_$mode
     local t0 t1 rc=0
     t0=$(date +%s.%N)

@@ -28,7 +28,7 @@ std::vector<std::string> comma_items(const std::string& list) {
 void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
     static const char* keys =
-        "variant, beta, gamma, theta, delta, scan-levels, deep-from, scan-round-levels, corr-limit, "
+        "variant, beta, gamma, theta, delta, scan-levels, deep-from, deep-span, scan-round-levels, corr-limit, "
         "discrete-delta, discrete-gamma";
     for (const std::string& list : items) {
         for (const std::string& item : comma_items(list)) {
@@ -69,6 +69,8 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
                 t.scan_levels = value == "all" ? kScanAllLevels : integer(0, 1000000);
             } else if (key == "deep-from") {
                 t.scan_deep_from = integer(2, 1000000);
+            } else if (key == "deep-span") {
+                t.deep_min_span = integer(1, 1 << 30);
             } else if (key == "scan-round-levels") {
                 t.scan_round_levels = integer(0, 1000000);
             } else if (key == "discrete-delta") {

@@ -35,6 +35,10 @@ struct FisherTunables {
     /// Levels >= scan_deep_from run the deep scan (exact arithmetic shared by the lanes and
     /// along the walk) instead of the template scan kernels; >= 2.
     int scan_deep_from = 5;
+    /// The deep scan's smallest item (set ranks per warp) where a level has too little work
+    /// to fill the GPU: each item pays a prefix factorisation, a few walk steps' worth, but
+    /// a warp walking a row's sets alone waits on one dependent load after another.
+    std::int64_t deep_min_span = 4;
     /// Levels 1..scan_round_levels run the entry scan in rounds over growing rank ranges
     /// (survivors compacted between rounds); the levels above run it in one launch.
     int scan_round_levels = 2;

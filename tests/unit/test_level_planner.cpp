@@ -345,6 +345,7 @@ TEST(LevelPlanner, BadPolicyOrTunablesAreInputErrors) {
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_deep_from = 1; })), InputError);
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_round_levels = -1; })), InputError);
     EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.scan_first_round = 0; })), InputError);
+    EXPECT_THROW(FisherLevelPlanner::check({}, bad([](FisherTunables& t) { t.deep_min_span = 0; })), InputError);
 }
 
 TEST(LevelPlanner, DeepScanCutsSmallLevelsIntoShortRanges) {
@@ -353,8 +354,12 @@ TEST(LevelPlanner, DeepScanCutsSmallLevelsIntoShortRanges) {
     const ScanRange all{0, std::numeric_limits<std::int64_t>::max()};
     const std::vector<ScanItem> scan = plan.scan_items(live, all, false);
     const std::vector<ScanItem> deep = plan.scan_items(live, all, false, true);
-    EXPECT_EQ(scan.size(), 10u);   // ranges of at least 1,024 sets
-    EXPECT_EQ(deep.size(), 157u);  // ranges of at least 64
+    EXPECT_EQ(scan.size(), 10u);  // ranges of at least 1,024 sets
+    const std::int64_t span = FisherTunables{}.deep_min_span;
+    EXPECT_EQ(static_cast<std::int64_t>(deep.size()), (10000 + span - 1) / span);  // of at least deep_min_span
+    FisherTunables t;
+    t.deep_min_span = 64;
+    EXPECT_EQ(FisherLevelPlanner(t, kBigGpu).scan_items(live, all, false, true).size(), 157u);
     std::int64_t covered = 0;
     for (const ScanItem& it : deep) {
         EXPECT_EQ(it.row, 3);

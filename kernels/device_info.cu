@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// cuda::device_infos(): the visible devices as data; device_report() prints them.
+// cuda::device_infos(): the visible devices as data; device_report() prints them;
+// release_kept_memory() empties the block cache on each of them.
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <string>
 
+#include "kernels/device_memory.hpp"
 #include "kernels/engines.hpp"
 
 namespace cudag::cuda {
@@ -67,6 +69,24 @@ std::string device_report() {
     }
     report.pop_back();
     return report;
+}
+
+void release_kept_memory() noexcept {
+    const int count = device_count();
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    for (int d = 0; d < count; ++d) {
+        if (BlockCache::instance().kept_bytes(d) == 0) continue;
+        if (cudaSetDevice(d) != cudaSuccess) {
+            cudaGetLastError();
+            continue;
+        }
+        BlockCache::instance().release(d);
+    }
+    if (cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
 }
 
 }  // namespace cudag::cuda

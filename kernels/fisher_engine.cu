@@ -144,24 +144,6 @@ void warm_up(int device) noexcept {
         cudaGetLastError();  // the engine reports the error when it is built
 }
 
-void release_kept_memory() noexcept {
-    const int count = device_count();
-    int current = 0;
-    if (cudaGetDevice(&current) != cudaSuccess) {
-        cudaGetLastError();
-        return;
-    }
-    for (int d = 0; d < count; ++d) {
-        if (BlockCache::instance().kept_bytes(d) == 0) continue;
-        if (cudaSetDevice(d) != cudaSuccess) {
-            cudaGetLastError();
-            continue;
-        }
-        BlockCache::instance().release(d);
-    }
-    if (cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
-}
-
 std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
                                                        const pc::TestPolicy& policy,
                                                        const FisherTunables& t, int device,

@@ -11,7 +11,7 @@
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
-#   env: OUT=dir (logs go there when set), BUILD=build-device,
+#   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
 #        STEPS="build tests gaussian deep discrete cmiknn mcmc python" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
@@ -39,8 +39,26 @@ export NCCL_NVLS_ENABLE=0
 steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
-summary=$(mktemp)
-trap 'rm -f "$summary" "$summary.g" "$summary.e" "$summary.d" "$summary.c" "$summary.m" "$summary.p"; rm -rf "${unpacked:-}"' EXIT
+# The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
+# a time limit keeps the tables of the steps it finished.
+if [[ -n ${OUT:-} ]]; then
+    summary=$OUT/summary.txt
+    : >"$summary"
+    trap 'rm -rf "${unpacked:-}"' EXIT
+else
+    summary=$(mktemp)
+    trap 'rm -f "$summary"; rm -rf "${unpacked:-}"' EXIT
+fi
+# bench TITLE FILTER command...: a benchmark step; its output is shown, and the lines the
+# sed script FILTER prints go into the summary under TITLE with the step's exit status.
+bench() {
+    local title=$1 filter=$2 log rc=0
+    shift 2
+    log=$(mktemp)
+    "$@" | tee "$log" || rc=$?
+    { echo; echo "$title (exit $rc):"; sed -n "$filter" "$log"; } >>"$summary"
+    rm -f "$log"
+}
 
 echo "== device"
 nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv || true
@@ -84,57 +102,40 @@ fi
 
 if has gaussian; then
     echo "== Gaussian benchmark"
-    "$root/scripts/bench/gpu_pc.sh" "$build" | tee "$summary.g"
-    { echo; echo "Gaussian (scripts/bench/gpu_pc.sh):"; sed -n '/^alpha=/,$p' "$summary.g"; } >>"$summary"
-    rm -f "$summary.g"
+    bench "Gaussian (scripts/bench/gpu_pc.sh)" '/^alpha=/,$p' "$root/scripts/bench/gpu_pc.sh" "$build"
 fi
 
 if has discrete; then
     echo "== discrete benchmark"
     skip_cl=1
     python3 -c "import causallearn" 2>/dev/null && skip_cl=
-    SKIP_CL=$skip_cl "$root/scripts/bench/discrete_pc.sh" "$build" | tee "$summary.d"
-    { echo; echo "Discrete (scripts/bench/discrete_pc.sh):"; cat "$summary.d"; } >>"$summary"
-    rm -f "$summary.d"
+    bench "Discrete (scripts/bench/discrete_pc.sh)" p env SKIP_CL=$skip_cl "$root/scripts/bench/discrete_pc.sh" "$build"
 fi
 
 if has cmiknn; then
     echo "== CMIknn benchmark (PYTHONPATH=${PYTHONPATH:-})"
-    rc=0
-    "$root/scripts/bench/cmiknn_gpu.sh" "$build" | tee "$summary.c" || rc=$?
-    {
-        echo; echo "CMIknn (scripts/bench/cmiknn_gpu.sh, exit $rc):"
-        sed -n '/^== cmiknn tables/,$p' "$summary.c" | tail -n +2
-    } >>"$summary"
-    rm -f "$summary.c"
+    bench "CMIknn (scripts/bench/cmiknn_gpu.sh)" '/^== cmiknn tables/,${/^== cmiknn tables/!p}' \
+        "$root/scripts/bench/cmiknn_gpu.sh" "$build"
 fi
 
 if has deep; then
     echo "== Gaussian deep levels and hubs (scripts/bench/deep_levels.sh)"
-    rc=0
-    "$root/scripts/bench/deep_levels.sh" "$build" | tee "$summary.e" || rc=$?
-    { echo; echo "Deep levels (scripts/bench/deep_levels.sh, exit $rc):"; cat "$summary.e"; } >>"$summary"
-    rm -f "$summary.e"
+    bench "Deep levels (scripts/bench/deep_levels.sh)" p "$root/scripts/bench/deep_levels.sh" "$build"
 fi
 
 if has mcmc; then
     echo "== order MCMC benchmark"
-    rc=0
-    "$root/scripts/bench/mcmc_gpu.sh" "$build" | tee "$summary.m" || rc=$?
-    { echo; echo "Order MCMC (scripts/bench/mcmc_gpu.sh, exit $rc):"; cat "$summary.m"; } >>"$summary"
-    rm -f "$summary.m"
+    bench "Order MCMC (scripts/bench/mcmc_gpu.sh)" p "$root/scripts/bench/mcmc_gpu.sh" "$build"
 fi
 
 if has python; then
     echo "== Python: repeated cudag.pc calls in one process (scripts/bench/python_repeat.py)"
-    rc=0
     if [[ -n $(ls "$build"/python/_cudag*.so 2>/dev/null) ]]; then
-        python3 "$root/scripts/bench/python_repeat.py" --build "$build" | tee "$summary.p" || rc=$?
+        bench "Python (scripts/bench/python_repeat.py)" '/^ *call /,$p' \
+            python3 "$root/scripts/bench/python_repeat.py" --build "$build"
     else
-        echo "no Python module in $build (nanobind not importable at configure time)" | tee "$summary.p"
+        echo "no Python module in $build (nanobind not importable at configure time)" | tee -a "$summary"
     fi
-    { echo; echo "Python (scripts/bench/python_repeat.py, exit $rc):"; sed -n '/^ *call /,$p' "$summary.p"; } >>"$summary"
-    rm -f "$summary.p"
 fi
 
 echo

@@ -68,8 +68,9 @@ struct DataInput {
 
 /// The data set for `mode`, as the command line's reader would give it for such a file:
 /// numbers checked (finite, distinct names), discretised by value for a discrete test
-/// (as HDF5 input is); text parsed by the table reader itself.
-Dataset read_input(const DataInput& in, io::TableMode mode) {
+/// (as HDF5 input is); text parsed by the table reader itself. `threads` as the command's
+/// --threads (0: every hardware thread).
+Dataset read_input(const DataInput& in, io::TableMode mode, int threads) {
     if (!in.values) return io::parse_table(in.text, in.source, mode);
     if (in.n_samples == 0) throw InputError(in.source + ": the data have no rows (samples)");
     if (in.n_vars == 0) throw InputError(in.source + ": the data have no columns (variables)");
@@ -91,7 +92,7 @@ Dataset read_input(const DataInput& in, io::TableMode mode) {
     // looked for again in file order, to name the first.
     constexpr std::int64_t kColumns = 32;
     std::atomic<bool> finite{true};
-    parallel_for(0, (d.n_vars + kColumns - 1) / kColumns, resolve_threads(0), 1, [&](std::int64_t b, int) {
+    parallel_for(0, (d.n_vars + kColumns - 1) / kColumns, resolve_threads(threads), 1, [&](std::int64_t b, int) {
         const std::int64_t v0 = b * kColumns, v1 = std::min(d.n_vars, v0 + kColumns);
         bool ok = true;
         for (std::int64_t r = 0; r < d.n_samples; ++r) {
@@ -155,9 +156,9 @@ struct Parsed {
     }
 };
 
-/// The command's data reader: `in` as read_input gives it.
-cli::DataReader reader(const DataInput& in) {
-    return [&in](io::TableMode mode) { return read_input(in, mode); };
+/// The command's data reader: `in` as read_input gives it, on the command's threads.
+cli::DataReader reader(const DataInput& in, int threads) {
+    return [&in, threads](io::TableMode mode) { return read_input(in, mode, threads); };
 }
 
 std::string command_line(const std::string& command, const std::vector<std::string>& args) {
@@ -234,7 +235,7 @@ nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<st
     const Parsed<cli::PcArgs> cmd(cli::add_pc_command, "pc", args);
     std::optional<pc::PcResult> result;
     cli::PcHooks hooks;
-    hooks.read = reader(in);
+    hooks.read = reader(in, cmd.args.cfg.backend.threads);
     hooks.result = [&result](pc::PcResult& r) { result = std::move(r); };
     hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
@@ -287,7 +288,7 @@ nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vecto
     const Parsed<cli::CitestArgs> cmd(cli::add_citest_command, "citest", args);
     cli::CitestOutput result;
     cli::CitestHooks hooks;
-    hooks.read = reader(in);
+    hooks.read = reader(in, cmd.args.threads);
     hooks.result = [&result](const cli::CitestOutput& o) { result = o; };
     {
         nb::gil_scoped_release release;
@@ -307,7 +308,7 @@ nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<
     const Parsed<cli::McmcArgs> cmd(cli::add_mcmc_command, "mcmc", args);
     std::optional<io::McmcOutput> result;
     cli::McmcHooks hooks;
-    hooks.read = reader(in);
+    hooks.read = reader(in, cmd.args.threads);
     hooks.result = [&result](io::McmcOutput& o) { result = o; };
     hooks.progress = [&on_progress](const bn::McmcProgress& p) {
         call_back(on_progress, [&] {

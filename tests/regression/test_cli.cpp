@@ -149,10 +149,13 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     expect_error("pc --data " + p.string() + " --tune corr-limit", "--tune takes key=value");
     expect_error("pc --data " + p.string() + " --tune discrete-gamma=0",
                  "--tune discrete-gamma must be an integer in [1, 64]");
+    expect_error("pc --data " + p.string() + " --tune deep-span=0",
+                 "--tune deep-span must be an integer in [1, 1073741824]");
+    expect_error("pc --data " + p.string() + " --tune deep-span=x", "--tune deep-span must be an integer");
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +
-                             " --tune variant=e,beta=4 --tune scan-levels=0 --tune corr-limit=0.5");
+                             " --tune variant=e,beta=4 --tune scan-levels=0 --tune corr-limit=0.5 --tune deep-span=1");
     ASSERT_EQ(plain.code, 0) << plain.err;
     ASSERT_EQ(tuned.code, 0) << tuned.err;
     EXPECT_EQ(plain.out, tuned.out);

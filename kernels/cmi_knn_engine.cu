@@ -74,18 +74,22 @@ public:
         flush();
     }
 
-    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
-                   pc::LevelOutput& out) override {
+    bool splits_rows() const override { return true; }  // queries per entry
+
+    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
         struct Row {
             std::int64_t i, d, open;
             std::vector<int> c;  // the next set's positions in row i
             bool more = true;
+            std::int64_t qb = 0, qe = 0;  // the block's positions in the row
         };
         std::vector<Row> rows;
-        for (std::int64_t i = row_begin; i < row_end; ++i) {
+        for (std::int64_t i = block.row_begin; i < block.row_end; ++i) {
             const std::int64_t d = snap.degree(i);
             if (d - 1 < level) continue;
-            Row r{i, d, d, std::vector<int>(static_cast<std::size_t>(level)), true};
+            const auto [qb, qe] = block.positions(snap, i);
+            if (qe <= qb) continue;
+            Row r{i, d, qe - qb, std::vector<int>(static_cast<std::size_t>(level)), true, qb, qe};
             for (int t = 0; t < level; ++t) r.c[static_cast<std::size_t>(t)] = t;
             rows.push_back(std::move(r));
         }
@@ -118,7 +122,7 @@ public:
                     }
                     const std::uint64_t key = ci::cmi_set_key(s.data(), level);
                     const std::size_t set_index = sets.size();
-                    for (std::int64_t q = 0; q < r.d; ++q) {
+                    for (std::int64_t q = r.qb; q < r.qe; ++q) {
                         if (in_set[static_cast<std::size_t>(q)] || (out.flags[e0 + q] & pc::kSeparated)) continue;
                         CmiKnnQuery cq;
                         cq.x = std::min(static_cast<std::int32_t>(r.i), nb[q]);

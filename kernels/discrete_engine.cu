@@ -91,16 +91,19 @@ public:
         out.tests += static_cast<std::int64_t>(tests);
     }
 
-    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
-                   pc::LevelOutput& out) override {
+    bool splits_rows() const override { return true; }  // an item per entry
+
+    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
         CUDAG_EXPECTS(level <= kMaxLevel, "cuda discrete: levels above 64 are not supported");
         DeviceGuard guard(device_);
         std::vector<int2> items;
         std::int64_t words = 0;
-        for (std::int64_t i = row_begin; i < row_end; ++i) {
+        for (std::int64_t i = block.row_begin; i < block.row_end; ++i) {
             const std::int64_t d = snap.degree(i);
             if (d - 1 < level) continue;
-            for (std::int64_t q = 0; q < d; ++q) items.push_back(make_int2(static_cast<int>(i), static_cast<int>(q)));
+            const auto [qb, qe] = block.positions(snap, i);
+            if (qe <= qb) continue;
+            for (std::int64_t q = qb; q < qe; ++q) items.push_back(make_int2(static_cast<int>(i), static_cast<int>(q)));
             words = std::max(words, row_words(snap, i, level));
         }
         if (items.empty()) return;

@@ -76,10 +76,10 @@ public:
         levels_.level0(row_begin, row_end, dense, g, out);
     }
     bool level0_on_every_rank() const override { return true; }
-    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
-                   pc::LevelOutput& out) override {
-        levels_.run_level(level, snap, row_begin, row_end, out);
+    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+        levels_.run_level(level, snap, block, out);
     }
+    bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
     pc::DeviceResults* device_results() override { return &results_; }
 

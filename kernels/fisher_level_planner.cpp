@@ -219,13 +219,16 @@ EdgeParallelShape FisherLevelPlanner::edge_parallel(const LevelRows& r, const Ad
 // entries no longer leave most of a warp's lanes idle.
 
 std::vector<ScanRun> FisherLevelPlanner::scan_runs(const Adjacency& snap, const std::vector<std::int32_t>& rows,
-                                                   int l, bool upper) {
+                                                   int l, bool upper, std::int64_t e_begin, std::int64_t e_end) {
     std::vector<ScanRun> live;
     for (std::int32_t i : rows) {
         const std::int32_t* nb = snap.row(i);
         const int d = static_cast<int>(snap.degree(i));
         const int qs = static_cast<int>(std::upper_bound(nb, nb + d, i) - nb);  // first j > i
-        const int qb = upper ? 0 : qs, qe = upper ? qs : d;
+        const std::int64_t o = snap.offsets[static_cast<std::size_t>(i)];
+        const int in_b = static_cast<int>(std::clamp<std::int64_t>(e_begin - o, 0, d));
+        const int in_e = static_cast<int>(std::clamp<std::int64_t>(e_end - o, 0, d));
+        const int qb = std::max(in_b, upper ? 0 : qs), qe = std::min(in_e, upper ? qs : d);
         if (qe > qb) live.push_back({i, qb, qe - qb, binomial(d, l)});
     }
     return live;

@@ -127,9 +127,11 @@ public:
     EdgeParallelShape edge_parallel(const LevelRows& r, const Adjacency& snap) const;
 
     // ---- the entry scan, side by side and round by round -----------------------------------
-    /// Level l's runs of one side (`upper`: entries (i, j < i), else (i, j > i)) of `rows`.
+    /// Level l's runs of one side (`upper`: entries (i, j < i), else (i, j > i)) of `rows`,
+    /// of their entries within [e_begin, e_end) (a row cut between ranks: only this rank's).
     static std::vector<ScanRun> scan_runs(const Adjacency& snap, const std::vector<std::int32_t>& rows, int l,
-                                          bool upper);
+                                          bool upper, std::int64_t e_begin = 0,
+                                          std::int64_t e_end = std::numeric_limits<std::int64_t>::max());
     /// The first round's ranks: [0, scan_first_round) at levels <= scan_round_levels, all
     /// ranks above (one round).
     ScanRange first_scan_range(int l) const;

@@ -154,8 +154,8 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
     tr.print("cuda level 0");
 }
 
-void FisherLevels::run_level(int l, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
-                             pc::LevelOutput& out) {
+void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) {
+    const std::int64_t row_begin = block.row_begin, row_end = block.row_end;
     const std::int64_t n = ctx_.n;
     CUDAG_ASSERT(l >= 1);
     CUDAG_EXPECTS(snap.n == n, "cuda run_level: snapshot size differs from the engine's");
@@ -201,6 +201,8 @@ void FisherLevels::run_level(int l, const Adjacency& snap, std::int64_t row_begi
     std::tie(a.r_lo, a.r_hi) = decision_band(ctx_.m, l, policy_.alpha, policy_.strict);
     a.generic = plan_.generic(l);
     a.unit_diag = scan && corr_.unit_diagonal();
+    a.e_begin = block.entry_begin;
+    a.e_end = block.entry_end;
 
     if (!run_.ev_start) {
         run_.ev_start = std::make_unique<Event>();
@@ -238,8 +240,7 @@ void FisherLevels::run_level(int l, const Adjacency& snap, std::int64_t row_begi
     }
     run_.a = a;
     run_.rows = std::move(rows);
-    run_.row_begin = row_begin;
-    run_.row_end = row_end;
+    run_.block = block;
     run_.n_entries = n_entries;
     run_.path = path;
     run_.t_start = t_start;
@@ -257,7 +258,9 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
     const auto t_start = run_.t_start, t_launch = run_.t_launch;
     run_.ev_end->record(s);
     // Separated entries of the block's rows, then their winning sets and p-values.
-    const std::int64_t eb = snap.offsets[run_.row_begin], ee = snap.offsets[run_.row_end];
+    // cuPC-S/E run the cut rows whole (their kernels share a row's work); only the block's
+    // entries are read out.
+    const std::int64_t eb = run_.block.entry_begin, ee = run_.block.entry_end;
     sel_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(ee - eb, 1)));
     count_.resize_discard(1);
     launch_finish_level(a, eb, ee, s);
@@ -308,6 +311,8 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
         level.rows = static_cast<std::int64_t>(rows.size());
         level.n_sel = n_sel;
         level.row_ids = rows_.data();
+        level.e_begin = eb;
+        level.e_end = ee;
         level.p = pmax_.data();
         level.sel = sel_.data();
         level.sets = sets_.data();
@@ -332,6 +337,7 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
     u.n_sel = n_sel;
     u.l = l;
     u.e_begin = eb;
+    u.e_end = ee;
     u.tested = pc::kTested;
     u.separated = pc::kSeparated;
     u.flags = eflags_.data();
@@ -362,7 +368,7 @@ void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const 
     if (deep) use_scratch(da, deep_scan_threads(std::int64_t(1) << 40, FisherLevelPlanner::max_slots(l)));
     survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
     for (int upper = 0; upper < 2; ++upper) {
-        std::vector<ScanRun> live = FisherLevelPlanner::scan_runs(snap, rows, l, upper != 0);
+        std::vector<ScanRun> live = FisherLevelPlanner::scan_runs(snap, rows, l, upper != 0, a.e_begin, a.e_end);
         ScanRange range = plan_.first_scan_range(l);
         bool on_survivors = false;
         while (!live.empty()) {

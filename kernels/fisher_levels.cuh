@@ -51,7 +51,7 @@ public:
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out);
     /// pc::SkeletonEngine::run_level: a packed `out` gets the removal bits (the rest stays
     /// with FisherResults for settle_level), any other the per-entry results.
-    void run_level(int l, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end, pc::LevelOutput& out);
+    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out);
 
 private:
     /// The entry scan of level a.l over `rows`: lower entries, then upper ones, each side
@@ -97,7 +97,8 @@ private:
     struct LevelRun {
         LevelArgs a;
         std::vector<std::int32_t> rows;
-        std::int64_t row_begin = 0, row_end = 0, n_entries = 0;
+        pc::LevelBlock block;
+        std::int64_t n_entries = 0;
         LevelPath path = LevelPath::SetParallel;
         std::chrono::steady_clock::time_point t_start, t_launch;
         std::unique_ptr<Event> ev_start, ev_end;

@@ -137,6 +137,8 @@ void FisherResults::settle_level(const Adjacency& snap, std::span<const std::byt
     a.bit0 = bit0_.data();
     a.rows = level_.row_ids;
     a.n_rows = level_.rows;
+    a.e_begin = level_.e_begin;
+    a.e_end = level_.e_end;
     a.p = level_.p;
     a.dense = dp_dense_;
     a.poff = dpoff_.data();

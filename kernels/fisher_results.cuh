@@ -36,6 +36,7 @@ struct LevelOnDevice {
     std::int64_t rows = 0;   ///< rows tested (0: nothing to settle)
     std::int64_t n_sel = 0;  ///< entries separated
     const std::int32_t* row_ids = nullptr;  ///< the tested rows
+    std::int64_t e_begin = 0, e_end = 0;    ///< of their entries, the ones tested here
     const unsigned long long* p = nullptr;  ///< per entry: the level's pMax (bits of a double)
     const std::int64_t* sel = nullptr;      ///< the separated entries
     const std::int32_t* sets = nullptr;     ///< their winning sets (l nodes each)

@@ -117,6 +117,9 @@ struct LevelArgs {
     /// C is held whole and its diagonal is exactly 1: the entry scan's fast decisions
     /// (levels 1-4) then read no C[k,k] to check it.
     bool unit_diag = false;
+    /// The entries this rank tests (pc::LevelBlock): a row cut between ranks has only
+    /// these of its entries scanned (the entry scan's survivor lists keep to them).
+    std::int64_t e_begin = 0, e_end = 0;
 };
 
 /// cuPC-S launch: `rows` lists the rows to run (degree - 1 >= l), heaviest first.
@@ -215,7 +218,7 @@ struct UnpackArgs {
     const std::int32_t* sets = nullptr;
     std::int64_t n_sel = 0;
     int l = 0;
-    std::int64_t e_begin = 0;
+    std::int64_t e_begin = 0, e_end = 0;  ///< the block's entries (rows cut between ranks)
     std::uint8_t tested = 0, separated = 0;
     std::uint8_t* flags = nullptr;          ///< entry e at flags[e - e_begin]
     unsigned long long* pmax = nullptr;     ///< indexed by entry, like LevelArgs::pmax
@@ -245,6 +248,7 @@ struct SettleArgs {
     const std::int64_t* bit0 = nullptr;
     const std::int32_t* rows = nullptr;  ///< the rows tested at the level
     std::int64_t n_rows = 0;
+    std::int64_t e_begin = 0, e_end = 0;    ///< of which the entries this rank tested
     const unsigned long long* p = nullptr;  ///< per entry: the level's pMax (bits of a double)
     /// The pMax table (double bits, -1 where no test): dense, pair (i < j) at slot
     /// i*n - i*(i+1)/2 + j - i - 1; or sparse, row i's pairs at [poff[i], poff[i+1]) of pcol.
@@ -262,8 +266,8 @@ struct SettleArgs {
     std::int32_t* pairs_out = nullptr;  ///< record r: (min, max) at 2r, its set at nodes_out[r*l ..]
     std::int32_t* nodes_out = nullptr;
 };
-/// Raise the table's pair {a, b} to p[e] for every entry e = (a, b) of the tested rows,
-/// except b < a with (b, a) separated.
+/// Raise the table's pair {a, b} to p[e] for every entry e = (a, b) of the tested rows
+/// within [e_begin, e_end), except b < a with (b, a) separated.
 void launch_settle_pmax(const SettleArgs& a, cudaStream_t stream);
 /// keep[k] for the separated entry sel[k] = (a, b): b > a, or (b, a) not separated; keep[n_sel] = 0.
 void launch_settle_keep(const SettleArgs& a, cudaStream_t stream);

@@ -440,8 +440,8 @@ namespace {
 __global__ void mark_tested_kernel(UnpackArgs u) {
     for (std::int64_t k = blockIdx.x; k < u.n_rows; k += gridDim.x) {
         const std::int32_t i = u.rows[k];
-        for (std::int64_t e = u.offsets[i] + threadIdx.x; e < u.offsets[i + 1]; e += blockDim.x)
-            u.flags[e - u.e_begin] = u.tested;
+        const std::int64_t e0 = max(u.offsets[i], u.e_begin), e1 = min(u.offsets[i + 1], u.e_end);
+        for (std::int64_t e = e0 + threadIdx.x; e < e1; e += blockDim.x) u.flags[e - u.e_begin] = u.tested;
     }
 }
 
@@ -520,7 +520,8 @@ __device__ std::int64_t settle_row_of(const SettleArgs& a, std::int64_t e) {
 __global__ void settle_pmax_kernel(SettleArgs a) {
     for (std::int64_t k = blockIdx.x; k < a.n_rows; k += gridDim.x) {
         const std::int64_t r = a.rows[k];
-        for (std::int64_t e = a.offsets[r] + threadIdx.x; e < a.offsets[r + 1]; e += blockDim.x) {
+        const std::int64_t e0 = max(a.offsets[r], a.e_begin), e1 = min(a.offsets[r + 1], a.e_end);
+        for (std::int64_t e = e0 + threadIdx.x; e < e1; e += blockDim.x) {
             const std::int64_t b = a.nbrs[e];
             std::int64_t i = r, j = b;
             if (b < r) {

@@ -492,7 +492,7 @@ __global__ void scan_survivors_kernel(LevelArgs a, const std::int32_t* rows, std
             if (q < d) {
                 const std::int64_t e = e0 + q;
                 const std::int32_t j = a.nbrs[e];
-                live = (upper ? j < i : j > i) && a.best[e] == kNoRank;
+                live = (upper ? j < i : j > i) && e >= a.e_begin && e < a.e_end && a.best[e] == kNoRank;
                 if (live && upper && a.mirror) {
                     const std::int64_t m = a.mirror[e];
                     live = m < 0 || a.best[m] == kNoRank;

@@ -17,38 +17,26 @@ std::size_t size_of(DataType t) {
     return 1;
 }
 
-void Communicator::bcast_blob(std::vector<std::byte>& blob, int root) {
+void Communicator::bcast_blob(std::vector<std::byte>& blob, int root, CallSite at) {
     std::int64_t n = static_cast<std::int64_t>(blob.size());
-    bcast(&n, 1, DataType::Int64, root);
+    bcast(&n, 1, DataType::Int64, root, at);
     blob.resize(static_cast<std::size_t>(n));
-    if (n > 0) bcast(blob.data(), blob.size(), DataType::Byte, root);
+    if (n > 0) bcast(blob.data(), blob.size(), DataType::Byte, root, at);
 }
 
-void SerialCommunicator::allreduce(const void* send, void* recv, std::size_t count, DataType t,
+void SerialCommunicator::do_allreduce(const void* send, void* recv, std::size_t count, DataType t,
                                    ReduceOp) {
     if (send != recv && count > 0) std::memcpy(recv, send, count * size_of(t));
 }
 
-void SerialCommunicator::allgatherv(const void* send, void* recv,
+void SerialCommunicator::do_allgatherv(const void* send, void* recv,
                                     const std::vector<std::size_t>& counts, DataType t) {
     CUDAG_ASSERT(counts.size() == 1);
     if (send != recv && counts[0] > 0) std::memcpy(recv, send, counts[0] * size_of(t));
 }
 
-std::vector<std::vector<std::byte>> SerialCommunicator::gatherv(const std::vector<std::byte>& blob,
-                                                                int) {
+std::vector<std::vector<std::byte>> SerialCommunicator::do_gatherv(const std::vector<std::byte>& blob, int) {
     return {blob};
-}
-
-void Communicator::transfer(void* buf, std::size_t count, DataType t, int from, int to) {
-    if (from == to || count == 0) return;
-    std::vector<std::byte> scratch;
-    void* p = buf;
-    if (rank() != from && rank() != to) {
-        scratch.resize(count * size_of(t));
-        p = scratch.data();
-    }
-    bcast(p, count, t, from);
 }
 
 void SerialCommunicator::abort(int code) {
@@ -57,11 +45,11 @@ void SerialCommunicator::abort(int code) {
     std::_Exit(code);
 }
 
-void agree(Communicator& comm, const std::exception_ptr& local_error) {
+void agree(Communicator& comm, const std::exception_ptr& local_error, CallSite at) {
     // Lowest failing rank, or size() when none failed: one small allreduce.
     const std::int32_t none = comm.size();
     const std::int32_t mine = local_error ? comm.rank() : none;
-    const std::int32_t first = comm.size() == 1 ? mine : comm.allreduce(mine, ReduceOp::Min);
+    const std::int32_t first = comm.size() == 1 ? mine : comm.allreduce(mine, ReduceOp::Min, at);
     if (first == none) return;
     if (first != comm.rank()) throw PeerFailed(first);
     // One process: keep the original exception type (tests and callers rely on it).

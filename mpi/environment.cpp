@@ -52,8 +52,21 @@ Environment::~Environment() {
     if (mpi_) finalize_mpi();
 }
 
+std::unique_ptr<Communicator> strict_if_asked(std::unique_ptr<Communicator> inner) {
+    const char* on = std::getenv("CUDAG_STRICT_COMM");
+    if (on == nullptr || *on == '\0' || std::strcmp(on, "0") == 0) return inner;
+    double timeout_s = 300.0;
+    if (const char* t = std::getenv("CUDAG_STRICT_COMM_TIMEOUT"); t != nullptr && *t != '\0') {
+        char* end = nullptr;
+        timeout_s = std::strtod(t, &end);
+        if (end == t || *end != '\0' || !(timeout_s > 0.0))
+            throw InputError("CUDAG_STRICT_COMM_TIMEOUT must be a number of seconds > 0, got '" + std::string(t) + "'");
+    }
+    return make_strict_communicator(std::move(inner), timeout_s);
+}
+
 std::unique_ptr<Communicator> Environment::world() const {
-    if (mpi_) return make_mpi_world_communicator();
+    if (mpi_) return strict_if_asked(make_mpi_world_communicator());
     return std::make_unique<SerialCommunicator>();
 }
 

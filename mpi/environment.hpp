@@ -36,7 +36,8 @@ public:
     int local_size() const { return local_size_; }
 
     /// A communicator over every rank: an MpiCommunicator on a duplicate of
-    /// MPI_COMM_WORLD when mpi(), else a SerialCommunicator.
+    /// MPI_COMM_WORLD when mpi() (checked at every call when CUDAG_STRICT_COMM asks for
+    /// it: strict_if_asked), else a SerialCommunicator.
     std::unique_ptr<Communicator> world() const;
 
     /// End every rank now (MPI_Abort on MPI_COMM_WORLD; std::_Exit without MPI), for

@@ -77,9 +77,10 @@ public:
     int rank() const override { return rank_; }
     int size() const override { return size_; }
 
-    void barrier() override { CUDAG_MPI_CHECK(MPI_Barrier(comm_)); }
+protected:
+    void do_barrier() override { CUDAG_MPI_CHECK(MPI_Barrier(comm_)); }
 
-    void bcast(void* buf, std::size_t count, DataType t, int root) override {
+    void do_bcast(void* buf, std::size_t count, DataType t, int root) override {
         auto* p = static_cast<char*>(buf);
         for (std::size_t off = 0; off < count; off += kChunk) {
             const int c = static_cast<int>(std::min(kChunk, count - off));
@@ -87,8 +88,7 @@ public:
         }
     }
 
-    void allreduce(const void* send, void* recv, std::size_t count, DataType t,
-                   ReduceOp op) override {
+    void do_allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override {
         const std::size_t es = size_of(t);
         for (std::size_t off = 0; off < count; off += kChunk) {
             const int c = static_cast<int>(std::min(kChunk, count - off));
@@ -98,8 +98,8 @@ public:
         }
     }
 
-    void allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                    DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
+                       DataType t) override {
         CUDAG_ASSERT(counts.size() == static_cast<std::size_t>(size_));
         const std::size_t es = size_of(t);
         std::vector<int> c(counts.size()), d(counts.size());
@@ -124,13 +124,12 @@ public:
             char* dst = static_cast<char*>(recv) + off * es;
             if (r == rank_ && counts[r] > 0 && send != dst)
                 std::copy_n(static_cast<const char*>(send), counts[r] * es, dst);
-            bcast(dst, counts[r], t, r);
+            do_bcast(dst, counts[r], t, r);
             off += counts[r];
         }
     }
 
-    std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob,
-                                                int root) override {
+    std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
         const std::int64_t mine = static_cast<std::int64_t>(blob.size());
         std::vector<std::int64_t> sizes(static_cast<std::size_t>(size_));
         CUDAG_MPI_CHECK(
@@ -161,8 +160,7 @@ public:
         return out;
     }
 
-    void transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
-        if (from == to || (rank_ != from && rank_ != to)) return;
+    void do_transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
         constexpr int kTag = 4712;
         auto* p = static_cast<char*>(buf);
         for (std::size_t off = 0; off < count; off += kChunk) {
@@ -174,6 +172,7 @@ public:
         }
     }
 
+public:
     [[noreturn]] void abort(int code) override {
         std::fflush(stdout);
         std::fflush(stderr);

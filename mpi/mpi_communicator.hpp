@@ -25,4 +25,17 @@ bool nccl_compiled();
 std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device,
                                                      double timeout_s);
 
+/// `inner` checked at every call (mpi/strict_communicator.cpp): before each collective all
+/// ranks compare their calls (kind, root, element type, count or counts, reduction) over a
+/// separate MPI communicator, and a transfer's two ranks compare theirs; a disagreement
+/// throws CommError on those ranks naming each rank's call site, and a rank that does not
+/// arrive within `timeout_s` seconds makes the waiting ones print their call site and
+/// end the job (MPI_Abort). `inner` itself when it has one rank, or in a build without MPI.
+std::unique_ptr<Communicator> make_strict_communicator(std::unique_ptr<Communicator> inner, double timeout_s);
+
+/// make_strict_communicator(inner, T) when the environment variable CUDAG_STRICT_COMM is
+/// set to anything but "" or "0" (T: CUDAG_STRICT_COMM_TIMEOUT seconds, default 300);
+/// otherwise `inner`. The test suite runs every MPI test so.
+std::unique_ptr<Communicator> strict_if_asked(std::unique_ptr<Communicator> inner);
+
 }  // namespace cudag::mpi

@@ -122,31 +122,50 @@ public:
     int rank() const override { return rank_; }
     int size() const override { return size_; }
     bool device_buffers() const override { return true; }
-    void barrier() override { host_->barrier(); }
+    [[noreturn]] void abort(int code) override {
+        if (comm_) ncclCommAbort(comm_);
+        comm_ = nullptr;
+        host_->abort(code);
+        std::_Exit(code);  // not reached: keeps [[noreturn]] visible to the compiler
+    }
 
-    void bcast(void* buf, std::size_t count, DataType t, int root) override {
+protected:
+    void do_barrier() override { host_->barrier(site()); }
+
+    // Every path below is chosen by agreed values only (counts, roots), never by whether
+    // this rank's buffer is device memory: a small call goes through the host
+    // communicator on every rank (a device buffer is copied to the host and back).
+
+    void do_bcast(void* buf, std::size_t count, DataType t, int root) override {
         const std::size_t bytes = count * size_of(t);
         if (bytes == 0) return;
-        if (!is_device_pointer(buf) && bytes <= kSmallBytes) return host_->bcast(buf, count, t, root);
+        if (bytes <= kSmallBytes) {
+            OnHost h(*this, buf, bytes, true);
+            host_->bcast(h.ptr(), count, t, root, site());
+            return h.finish();
+        }
         Staged s(*this, buf, bytes, rank_ == root);
         nccl(ncclBroadcast(s.ptr(), s.ptr(), count, nccl_type(t), root, comm_, stream()), "ncclBroadcast");
         s.finish("ncclBroadcast");
     }
 
-    void allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override {
+    void do_allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override {
         const std::size_t bytes = count * size_of(t);
         if (bytes == 0) return;
-        if (!is_device_pointer(recv) && bytes <= kSmallBytes)
-            return host_->allreduce(send, recv, count, t, op);
         if (send != recv) copy(recv, send, bytes);
+        if (bytes <= kSmallBytes) {
+            OnHost h(*this, recv, bytes, true);
+            host_->allreduce(h.ptr(), h.ptr(), count, t, op, site());
+            return h.finish();
+        }
         Staged s(*this, recv, bytes, true);
         nccl(ncclAllReduce(s.ptr(), s.ptr(), count, nccl_type(t), nccl_op(op), comm_, stream()),
              "ncclAllReduce");
         s.finish("ncclAllReduce");
     }
 
-    void allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                    DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
+                       DataType t) override {
         CUDAG_ASSERT(counts.size() == static_cast<std::size_t>(size_));
         const std::size_t es = size_of(t);
         std::size_t total = 0, mine = 0;
@@ -155,11 +174,15 @@ public:
             total += counts[static_cast<std::size_t>(r)];
         }
         if (total == 0) return;
-        if (!is_device_pointer(recv) && total * es <= kSmallBytes)
-            return host_->allgatherv(send, recv, counts, t);
         char* slot = static_cast<char*>(recv) + mine * es;
         if (send != slot && counts[static_cast<std::size_t>(rank_)] > 0)
             copy(slot, send, counts[static_cast<std::size_t>(rank_)] * es);
+        if (total * es <= kSmallBytes) {
+            OnHost h(*this, recv, total * es, true);
+            char* base = static_cast<char*>(h.ptr());
+            host_->allgatherv(base + mine * es, base, counts, t, site());
+            return h.finish();
+        }
         // NCCL has no allgatherv: one broadcast per rank's block, in one group.
         Staged s(*this, recv, total * es, true);
         char* base = static_cast<char*>(s.ptr());
@@ -176,16 +199,16 @@ public:
         s.finish("allgatherv");
     }
 
-    /// Sizes through the host communicator; large blobs over the GPUs: every other rank's
-    /// blob is broadcast from its owner in one group (the connections the collectives
-    /// already hold; point-to-point sends would set up new ones on first use), and only
-    /// the root copies the result back to the host.
-    std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob, int root) override {
-        const std::vector<std::int64_t> sizes = host_->allgather(static_cast<std::int64_t>(blob.size()));
+    /// Sizes through the host communicator (every rank learns all of them, so every rank
+    /// takes the same path); large blobs over the GPUs: every other rank's blob is
+    /// broadcast from its owner in one group (the connections the collectives already
+    /// hold), and only the root copies the result back to the host.
+    std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
+        const std::vector<std::int64_t> sizes = host_->allgather(static_cast<std::int64_t>(blob.size()), site());
         std::size_t others = 0;
         for (int r = 0; r < size_; ++r)
             if (r != root) others += static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]);
-        if (others <= (std::size_t{1} << 20)) return host_->gatherv(blob, root);
+        if (others <= (std::size_t{1} << 20)) return host_->gatherv(blob, root, site());
         cuda(cudaSetDevice(device_), "cudaSetDevice");
         reserve(others);
         std::vector<std::size_t> at(static_cast<std::size_t>(size_), 0);
@@ -226,27 +249,52 @@ public:
         return out;
     }
 
-    /// Small buffers through the host communicator; large ones over the GPUs: a broadcast
-    /// from `from` (the connections the collectives already hold), uploaded there and
-    /// downloaded on `to` only.
-    void transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
+    /// Point to point between `from` and `to` only: small buffers through the host
+    /// communicator, large ones by ncclSend/ncclRecv (staged through the device when they
+    /// are host memory). No other rank takes part.
+    void do_transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
         const std::size_t bytes = count * size_of(t);
-        if (from == to || bytes == 0) return;
-        if (!is_device_pointer(buf) && bytes <= kSmallBytes) return host_->transfer(buf, count, t, from, to);
-        const bool mine = rank_ == from || rank_ == to;
-        Staged s(*this, mine ? buf : nullptr, bytes, rank_ == from, rank_ == to);
-        nccl(ncclBroadcast(s.ptr(), s.ptr(), bytes, ncclUint8, from, comm_, stream()), "ncclBroadcast");
-        s.finish("ncclBroadcast (transfer)");
-    }
-
-    [[noreturn]] void abort(int code) override {
-        if (comm_) ncclCommAbort(comm_);
-        comm_ = nullptr;
-        host_->abort(code);
-        std::_Exit(code);  // not reached: keeps [[noreturn]] visible to the compiler
+        if (bytes == 0) return;
+        if (bytes <= kSmallBytes) {
+            OnHost h(*this, buf, bytes, rank_ == from);
+            host_->transfer(h.ptr(), count, t, from, to, site());
+            return h.finish();
+        }
+        const bool sending = rank_ == from;
+        Staged s(*this, buf, bytes, sending, !sending);
+        if (sending)
+            nccl(ncclSend(s.ptr(), bytes, ncclUint8, to, comm_, stream()), "ncclSend");
+        else
+            nccl(ncclRecv(s.ptr(), bytes, ncclUint8, from, comm_, stream()), "ncclRecv");
+        s.finish(sending ? "ncclSend (transfer)" : "ncclRecv (transfer)");
     }
 
 private:
+    /// A small buffer as the host communicator sees it: `user` itself when it is host
+    /// memory, else a host copy (filled from the device when `upload`); finish() copies a
+    /// host copy back to the device.
+    class OnHost {
+    public:
+        OnHost(NcclCommunicator& c, void* user, std::size_t bytes, bool upload)
+            : c_(c), user_(user), bytes_(bytes), device_(is_device_pointer(user)) {
+            if (!device_) return;
+            copy_.resize(bytes_);
+            c_.cuda(cudaSetDevice(c_.device_), "cudaSetDevice");
+            if (upload) c_.copy(copy_.data(), user_, bytes_);
+        }
+        void* ptr() { return device_ ? static_cast<void*>(copy_.data()) : user_; }
+        void finish() {
+            if (device_) c_.copy(user_, copy_.data(), bytes_);
+        }
+
+    private:
+        NcclCommunicator& c_;
+        void* user_;
+        std::size_t bytes_;
+        bool device_;
+        std::vector<std::byte> copy_;
+    };
+
     /// A buffer as NCCL sees it: `user` itself when it is device memory, else a device
     /// copy (uploaded when `upload`); finish() brings a staged result back to `user`.
     class Staged {

@@ -29,4 +29,24 @@ struct RowPartition {
 /// split by count. Deterministic: the same input gives the same cut on every rank.
 RowPartition partition_rows(std::span<const double> work, int parts);
 
+/// Entries [bounds[r], bounds[r+1]) of a CSR (row i's entries at [offsets[i],
+/// offsets[i + 1])) belong to part r; bounds has parts + 1 entries, from 0 to offsets.back().
+struct EntryPartition {
+    std::vector<std::int64_t> bounds;
+    /// As RowPartition::imbalance, over the estimated work of the entries.
+    double imbalance = 1.0;
+
+    int parts() const { return static_cast<int>(bounds.size()) - 1; }
+    std::int64_t begin(int part) const { return bounds[static_cast<std::size_t>(part)]; }
+    std::int64_t end(int part) const { return bounds[static_cast<std::size_t>(part) + 1]; }
+};
+
+/// Cut the entries of a CSR into `parts` (>= 1) contiguous blocks of about equal work,
+/// where each entry of row i costs `entry_work[i]` (>= 0): bound k is the entry nearest to
+/// k/parts of the total work, rounded to a multiple of `align` (>= 1), so that a block may
+/// start or end inside a row (a hub row is shared by several parts). With no work at all the
+/// entries are split by count. Deterministic: the same input gives the same cut everywhere.
+EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::span<const double> entry_work,
+                                 int parts, std::int64_t align);
+
 }  // namespace cudag::mpi

@@ -203,12 +203,12 @@ struct DiscreteRowTester {
 
 }  // namespace
 
-void CpuDiscreteEngine::run_level(int level, const Adjacency& snap, std::int64_t row_begin,
-                                  std::int64_t row_end, pc::LevelOutput& out) {
+void CpuDiscreteEngine::run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) {
     std::vector<std::int64_t> tests(static_cast<std::size_t>(threads_), 0);
-    parallel_for(row_begin, row_end, threads_, 1, [&](std::int64_t i, int w) {
+    parallel_for(block.row_begin, block.row_end, threads_, 1, [&](std::int64_t i, int w) {
+        const auto [qb, qe] = block.positions(snap, i);
         DiscreteRowTester tester{data_, test_, scratch_[w], static_cast<std::int32_t>(i)};
-        tests[w] += search_row(level, snap, i, policy_, out, tester);
+        tests[w] += search_row(level, snap, i, policy_, out, tester, qb, qe);
     });
     for (std::int64_t t : tests) out.tests += t;
 }

@@ -50,8 +50,8 @@ public:
     std::int64_t n_vars() const override { return data_.n_vars; }
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
                 pc::Level0Output& out) override;
-    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
-                   pc::LevelOutput& out) override;
+    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override;
+    bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
 
     /// Statistic, degrees of freedom (of the configured rule) and p-value of one test.

@@ -24,8 +24,8 @@ public:
     std::int64_t n_vars() const override { return n_; }
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
                 pc::Level0Output& out) override;
-    void run_level(int level, const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end,
-                   pc::LevelOutput& out) override;
+    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override;
+    bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
     /// Partial correlation of i and j given s (the r whose Fisher z p_value() tests).
     double partial_correlation(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;

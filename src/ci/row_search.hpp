@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <vector>
 
 #include "core/combinations.hpp"
@@ -24,19 +25,24 @@ namespace cudag::ci {
 ///   double test(std::int32_t j)                 — p-value of i ⟂ j | S.
 /// Without policy.exhaustive an entry stops at its first separating set and the row
 /// stops once every entry is separated (cuPC §4.1 early termination); with it every S is
-/// tested and the union of the separating sets is kept. Returns the number of tests.
+/// tested and the union of the separating sets is kept. Only the entries at positions
+/// [q_begin, q_end) of the row are tested (a row cut between ranks, pc::LevelBlock): each
+/// still walks every set of the row, so its outcome is the one of a whole-row search.
+/// Returns the number of tests.
 template <class Tester>
 std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const pc::TestPolicy& policy,
-                        pc::LevelOutput& out, Tester& tester) {
+                        pc::LevelOutput& out, Tester& tester, std::int64_t q_begin = 0,
+                        std::int64_t q_end = std::numeric_limits<std::int64_t>::max()) {
     const std::int64_t d = snap.degree(i);
-    if (d - 1 < l) return 0;
+    q_end = std::min(q_end, d);
+    if (d - 1 < l || q_end <= q_begin) return 0;
     const std::int32_t* nb = snap.row(i);
     const std::int64_t e0 = snap.offsets[i];
     const bool exhaustive = policy.exhaustive;
     std::vector<int> c(static_cast<std::size_t>(l));
     std::vector<std::int32_t> s(static_cast<std::size_t>(l));
     std::vector<char> in_set(static_cast<std::size_t>(d), 0);
-    std::int64_t open = d;  // entries not yet separated from this side
+    std::int64_t open = q_end - q_begin;  // entries not yet separated from this side
     std::int64_t tests = 0;
     for (int t = 0; t < l; ++t) c[t] = t;
     do {
@@ -45,7 +51,7 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const pc::
             in_set[c[t]] = 1;
         }
         bool prepared = false;
-        for (std::int64_t q = 0; q < d; ++q) {
+        for (std::int64_t q = q_begin; q < q_end; ++q) {
             if (in_set[q]) continue;
             const std::int64_t e = e0 + q;
             if (!exhaustive && (out.flags[e] & pc::kSeparated)) continue;

@@ -135,7 +135,7 @@ std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::Pc
     const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && own_gpu &&
                                            mpi::nccl_compiled());
     if (!nccl) return world;
-    return mpi::make_nccl_communicator(std::move(world), cfg.backend.device, a.comm_timeout);
+    return mpi::strict_if_asked(mpi::make_nccl_communicator(std::move(world), cfg.backend.device, a.comm_timeout));
 }
 
 /// The run's provenance entries, added to r.config (rank 0).

@@ -25,6 +25,32 @@ std::vector<std::int64_t> row_runs(const Adjacency& a, std::int64_t rb, std::int
     return cut;
 }
 
+void to_entry_layout(const LevelFrame& f, std::vector<std::byte>& removal) {
+    if (!f.by_entry) return;
+    const std::int64_t entries = f.entry_cut.back();
+    bool aligned = true;  // every block starts on a byte: the layouts are the same
+    for (std::int64_t e : f.entry_cut) aligned = aligned && (e % 8 == 0 || e == entries);
+    if (aligned) {
+        removal.resize(static_cast<std::size_t>((entries + 7) / 8));
+        return;
+    }
+    std::vector<std::byte> out(static_cast<std::size_t>((entries + 7) / 8), std::byte{0});
+    for (std::size_t r = 0; r + 1 < f.entry_cut.size(); ++r) {
+        const std::int64_t e0 = f.entry_cut[r], count = f.entry_cut[r + 1] - e0;
+        const int shift = static_cast<int>(e0 % 8);
+        const std::byte* src = removal.data() + f.first_byte[r];
+        std::byte* dst = out.data() + e0 / 8;
+        // Bits past the block's end are zero in its last byte: OR in whole bytes.
+        for (std::int64_t k = 0; k < (count + 7) / 8; ++k) {
+            const auto v = static_cast<unsigned>(src[k]);
+            if (v == 0) continue;
+            dst[k] |= static_cast<std::byte>((v << shift) & 0xffu);
+            if (shift > 0 && (v >> (8 - shift)) != 0) dst[k + 1] |= static_cast<std::byte>(v >> (8 - shift));
+        }
+    }
+    removal.swap(out);
+}
+
 // ---- host results ---------------------------------------------------------------------
 
 /// Positions of a in row b of a CSR (rows sorted), for a worker that asks, within one
@@ -85,6 +111,7 @@ void HostResults::merge_removals(const LevelFrame& f, const LevelOutput& out, st
         mine[k] = std::byte{bits};
     });
     if (comm_.size() > 1) comm_.allgatherv(mine, removal.data(), f.counts, mpi::DataType::Byte);
+    to_entry_layout(f, removal);
 }
 
 void HostResults::settle(const LevelFrame& f, const LevelOutput& out, std::span<const std::byte> removal) {
@@ -120,7 +147,9 @@ void HostResults::settle(const LevelFrame& f, const LevelOutput& out, std::span<
                 const std::int64_t d = snap.degree(a);
                 const auto ia = static_cast<std::int32_t>(a);
                 const std::int64_t split = std::upper_bound(row, row + d, ia) - row;  // first b > a
-                const std::int64_t qb = upper ? 0 : split, qe = upper ? split : d;
+                // Only this rank's entries of a row cut between ranks.
+                const auto [pb, pe] = f.block().positions(snap, a);
+                const std::int64_t qb = std::max(pb, upper ? 0 : split), qe = std::min(pe, upper ? split : d);
                 for (std::int64_t q = qb; q < qe; ++q) {
                     const std::int64_t e = snap.offsets[a] + q;
                     const std::uint8_t fl = out.flags[static_cast<std::size_t>(e)];
@@ -181,6 +210,7 @@ void DeviceResidentResults::merge_removals(const LevelFrame& f, const LevelOutpu
     std::copy_n(out.removal_bits.data(), f.counts[rank], removal.data() + f.first_byte[rank]);
     if (comm_.size() > 1)
         comm_.allgatherv(removal.data() + f.first_byte[rank], removal.data(), f.counts, mpi::DataType::Byte);
+    to_entry_layout(f, removal);
 }
 
 void DeviceResidentResults::settle(const LevelFrame& f, const LevelOutput&, std::span<const std::byte> removal) {

@@ -22,26 +22,37 @@ namespace cudag::pc::detail {
 /// `threads` workers (8 runs per worker at most, one run per row at least).
 std::vector<std::int64_t> row_runs(const Adjacency& a, std::int64_t rb, std::int64_t re, int threads);
 
-/// One level as every rank sees it: the snapshot, this rank's rows and entries, and the
-/// layout of the level's removal map. Bit e of the map <=> entry e = (a, b) separated from
-/// a's side; rank r packs the entries of its rows from bit 0 of its own byte block
-/// [first_byte[r], first_byte[r] + counts[r]) of `total` bytes, so entry e of row a is
-/// bit bit0[a] + (e - snap.offsets[a]).
+/// One level as every rank sees it: the snapshot, this rank's entries and the rows holding
+/// them, and the layout of the level's removal map. A bit of the map <=> entry e = (a, b)
+/// separated from a's side; rank r packs the entries of its block from bit 0 of its own
+/// byte block [first_byte[r], first_byte[r] + counts[r]) of `total` bytes. The block is
+/// whole rows, and entry e of row a is bit bit0[a] + (e - snap.offsets[a]) of the gathered
+/// map; or, for an engine that splits rows (by_entry), entries whose first and last rows
+/// may be shared with the neighbouring ranks, and the gathered blocks are laid out again by
+/// entry (to_entry_layout: bit e <=> entry e, bit0[a] = offsets[a]).
 struct LevelFrame {
     int level = 0;
     const Adjacency* snap = nullptr;
-    std::int64_t rb = 0, re = 0;  ///< this rank's rows
-    std::int64_t eb = 0, ee = 0;  ///< their entries
+    std::int64_t rb = 0, re = 0;  ///< the rows holding this rank's entries
+    std::int64_t eb = 0, ee = 0;  ///< this rank's entries
     int threads = 1;              ///< host threads of this level
     std::vector<std::size_t> counts, first_byte;
     std::size_t total = 0;
     std::vector<std::int64_t> bit0;
+    bool by_entry = false;
+    std::vector<std::int64_t> entry_cut;  ///< rank r's entries [entry_cut[r], entry_cut[r + 1])
+
+    LevelBlock block() const { return {rb, re, eb, ee}; }
 
     bool separated(std::span<const std::byte> removal, std::int64_t a, std::int64_t e) const {
         const std::int64_t k = bit0[static_cast<std::size_t>(a)] + (e - snap->offsets[static_cast<std::size_t>(a)]);
         return (removal[static_cast<std::size_t>(k >> 3)] & (std::byte{1} << (k & 7))) != std::byte{0};
     }
 };
+
+/// by_entry: the gathered map (rank r's bits from byte first_byte[r]) laid out by entry,
+/// bit e <=> entry e, in place (a no-op otherwise).
+void to_entry_layout(const LevelFrame& f, std::vector<std::byte>& removal);
 
 /// Where this rank's pMax and separating sets come from, level by level. Every rank of a
 /// search runs the same strategy; calls that touch `comm` are collective.

@@ -377,10 +377,10 @@ SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std
         size[0] = static_cast<std::int64_t>(last - first);
         size[1] = from_table->offsets()[last] - base;
     }
-    // Every rank learns the sizes (a transfer may be a broadcast every rank joins).
-    if (from != to) comm.bcast(size, 2, mpi::DataType::Int64, from);
+    if (from != to && me != from && me != to) return {};  // point to point: not this rank's
+    if (from != to) comm.transfer(size, 2, mpi::DataType::Int64, from, to);
     const auto k = static_cast<std::size_t>(size[0]), v = static_cast<std::size_t>(size[1]);
-    BulkVector<std::int64_t> offs(me == from || me == to ? k + 1 : 0);
+    BulkVector<std::int64_t> offs(k + 1);
     if (me == from)  // the part's offsets start at 0
         parallel_for(0, static_cast<std::int64_t>(k) + 1, threads, 1 << 16, [&](std::int64_t r, int) {
             offs[static_cast<std::size_t>(r)] = from_table->offsets()[first + static_cast<std::size_t>(r)] - base;
@@ -400,13 +400,11 @@ SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std
                       to);
         return {};
     }
-    // `to` receives; a rank outside the pair joins with no buffer of its own.
-    BulkVector<std::uint64_t> keys(me == to ? k : 0);
-    BulkVector<std::int32_t> nodes(me == to ? v : 0);
+    BulkVector<std::uint64_t> keys(k);
+    BulkVector<std::int32_t> nodes(v);
     comm.transfer(keys.data(), k, mpi::DataType::Int64, from, to);
     comm.transfer(offs.data(), k + 1, mpi::DataType::Int64, from, to);
     comm.transfer(nodes.data(), v, mpi::DataType::Int32, from, to);
-    if (me != to) return {};
     return SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
 }
 

@@ -67,8 +67,9 @@ private:
 };
 
 /// Records [first, last) of `from_table` (read on rank `from` only) as a table on rank
-/// `to`: sizes, then the pairs, offsets and nodes, by Communicator::transfer. Every rank of
-/// `comm` calls it; the result is empty except on `to` (and when from == to, a copy).
+/// `to`: sizes, then the pairs, offsets and nodes, by Communicator::transfer (point to
+/// point: only `from` and `to` communicate; any other rank returns at once). The result is
+/// empty except on `to` (and when from == to, a copy).
 SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first,
                          std::size_t last, int from, int to, int threads = 1);
 

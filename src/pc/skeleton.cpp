@@ -263,9 +263,9 @@ private:
         const Adjacency& snap = *f.snap;
         for (const auto& [i, j] : opt_.required_pairs)
             for (const auto& [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
-                if (a < f.rb || a >= f.re) continue;
                 const std::int64_t e = snap.find(a, b);
                 CUDAG_ASSERT(e >= 0);
+                if (e < f.eb || e >= f.ee) continue;  // another rank's entry
                 if (out_.packed) {
                     const std::int64_t k = e - f.eb;
                     out_.removal_bits[static_cast<std::size_t>(k >> 3)] &= ~(std::byte{1} << (k & 7));
@@ -316,6 +316,74 @@ private:
         });
     }
 
+    /// This rank's part of level `f.level` and the layout of the level's removal map (see
+    /// detail::LevelFrame); returns the estimated imbalance. An engine that splits rows gets
+    /// entries of equal estimated work (a hub row's entries spread over the ranks; the
+    /// merged map is then laid out by entry: bit e <=> entry e), any other contiguous whole
+    /// rows of equal work (row a's entries from bit bit0[a] of its owner's block).
+    double cut_level(const Adjacency& snap, const std::vector<double>& work, detail::LevelFrame& f) const {
+        const int parts = comm_.size(), me = comm_.rank();
+        std::vector<std::int64_t> entry_cut(static_cast<std::size_t>(parts) + 1);
+        double imbalance = 1.0;
+        const bool split = parts > 1 && engine_.splits_rows();
+        if (split) {
+            std::vector<double> per_entry(static_cast<std::size_t>(n_), 0.0);
+            for (std::int64_t i = 0; i < n_; ++i)
+                if (const std::int64_t d = snap.degree(i); d > 0)
+                    per_entry[static_cast<std::size_t>(i)] = work[static_cast<std::size_t>(i)] / static_cast<double>(d);
+            const mpi::EntryPartition part = mpi::partition_entries(snap.offsets, per_entry, parts, 1);
+            entry_cut = part.bounds;
+            imbalance = part.imbalance;
+            f.eb = part.begin(me);
+            f.ee = part.end(me);
+            // The rows holding the block's entries (none when it is empty).
+            const auto row_of = [&](std::int64_t e) {
+                return static_cast<std::int64_t>(std::upper_bound(snap.offsets.begin(), snap.offsets.end(), e) -
+                                                 snap.offsets.begin()) - 1;
+            };
+            f.rb = f.ee > f.eb ? row_of(f.eb) : 0;
+            f.re = f.ee > f.eb ? row_of(f.ee - 1) + 1 : 0;
+        } else {
+            const RowPartition part = mpi::partition_rows(work, parts);
+            for (int r = 0; r <= parts; ++r)
+                entry_cut[static_cast<std::size_t>(r)] = snap.offsets[static_cast<std::size_t>(part.bounds[static_cast<std::size_t>(r)])];
+            imbalance = part.imbalance;
+            f.rb = part.begin(me);
+            f.re = part.end(me);
+            f.eb = snap.offsets[f.rb];
+            f.ee = snap.offsets[f.re];
+        }
+        // Removal map: rank r packs the entries of its block from bit 0 of its own byte
+        // block; one allgatherv gives every rank the whole map. Its size follows the edges
+        // left (entries / 8 bytes), not n² / 8.
+        f.by_entry = split;
+        f.entry_cut = entry_cut;
+        f.counts.resize(static_cast<std::size_t>(parts));
+        f.first_byte.resize(f.counts.size());
+        f.total = 0;
+        for (int r = 0; r < parts; ++r) {
+            const std::int64_t entries = entry_cut[static_cast<std::size_t>(r) + 1] - entry_cut[static_cast<std::size_t>(r)];
+            f.first_byte[static_cast<std::size_t>(r)] = f.total;
+            f.counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
+            f.total += f.counts[static_cast<std::size_t>(r)];
+        }
+        // Bit of entry e of row a: bit0[a] + (e - offsets[a]): by entry, offsets[a]; else
+        // from the start of the block of the part holding row a.
+        f.bit0.resize(static_cast<std::size_t>(n_));
+        if (split) {
+            std::copy(snap.offsets.begin(), snap.offsets.begin() + n_, f.bit0.begin());
+            return imbalance;
+        }
+        int r = 0;
+        for (std::int64_t a = 0; a < n_; ++a) {
+            const std::int64_t e = snap.offsets[static_cast<std::size_t>(a)];
+            while (r + 1 < parts && e >= entry_cut[static_cast<std::size_t>(r) + 1]) ++r;
+            f.bit0[static_cast<std::size_t>(a)] =
+                static_cast<std::int64_t>(8 * f.first_byte[static_cast<std::size_t>(r)]) + e - entry_cut[static_cast<std::size_t>(r)];
+        }
+        return imbalance;
+    }
+
     void level(int l) {
         const auto t0 = std::chrono::steady_clock::now();
         trace_.start();
@@ -337,41 +405,15 @@ private:
             }
             hooks_.on_level_start(plan);
         }
-        const RowPartition part = mpi::partition_rows(work, comm_.size());
         detail::LevelFrame f;
         f.level = l;
         f.snap = &snap;
-        f.rb = part.begin(comm_.rank());
-        f.re = part.end(comm_.rank());
-        f.eb = snap.offsets[f.rb];
-        f.ee = snap.offsets[f.re];
         f.threads = lt_;
+        const double imbalance = cut_level(snap, work, f);
         trace_.mark("snapshot+partition");
-
-        // Removal map over the level's adjacency entries: bit e <=> entry e = (a, b)
-        // separated from a's side. Rank r packs the entries of its rows from bit 0 of its
-        // own byte block; one allgatherv gives every rank the whole map. Its size follows
-        // the edges left (entries / 8 bytes), not n² / 8.
-        const int parts = part.parts();
-        f.counts.resize(static_cast<std::size_t>(parts));
-        f.first_byte.resize(f.counts.size());
-        for (int r = 0; r < parts; ++r) {
-            const std::int64_t entries = snap.offsets[part.end(r)] - snap.offsets[part.begin(r)];
-            f.first_byte[static_cast<std::size_t>(r)] = f.total;
-            f.counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
-            f.total += f.counts[static_cast<std::size_t>(r)];
-        }
-        // Bit of entry e of row a: in the block of a's owner, from the block's first entry.
-        f.bit0.resize(static_cast<std::size_t>(n_));  // bit index of row a's first entry
-        for (int r = 0; r < parts; ++r)
-            for (std::int64_t a = part.begin(r); a < part.end(r); ++a) {
-                f.bit0[static_cast<std::size_t>(a)] =
-                    static_cast<std::int64_t>(8 * f.first_byte[static_cast<std::size_t>(r)]) +
-                    snap.offsets[a] - snap.offsets[part.begin(r)];
-            }
         mpi::run_agreed(comm_, [&] {
             results_->prepare(f, out_);
-            engine_.run_level(l, snap, f.rb, f.re, out_);
+            engine_.run_level(l, snap, f.block(), out_);
             keep_required(f);
         });
         trace_.mark("engine");
@@ -404,7 +446,7 @@ private:
         st.tests_imbalance = tests.imbalance;
         st.removed = removed;
         st.edges_after = static_cast<std::int64_t>(snap.nbrs.size()) / 2 - removed;
-        st.imbalance = part.imbalance;
+        st.imbalance = imbalance;
         st.seconds = seconds_since(t0);
         if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
         end_level(st);
@@ -663,9 +705,12 @@ private:
         if (comm_.rank() == 0 && gathered_.size() > 0) tables.push_back(gathered_.to_sepsets(threads_));
         gathered_.clear();
         const std::vector<std::int64_t> counts = comm_.allgather(static_cast<std::int64_t>(tables.size()));
-        for (int r = 1; r < comm_.size(); ++r)
+        // Point to point: only rank r and rank 0 take part in rank r's tables (sizes first,
+        // so that both make the same calls).
+        for (int r = 1; r < comm_.size(); ++r) {
+            const bool from = comm_.rank() == r, to = comm_.rank() == 0;
+            if (!from && !to) continue;
             for (std::int64_t t = 0; t < counts[static_cast<std::size_t>(r)]; ++t) {
-                const bool from = comm_.rank() == r, to = comm_.rank() == 0;
                 const SepSets* mine = from ? &tables[static_cast<std::size_t>(t)] : nullptr;
                 std::int64_t size[2] = {mine ? static_cast<std::int64_t>(mine->size()) : 0,
                                         mine ? static_cast<std::int64_t>(mine->nodes().size()) : 0};
@@ -678,17 +723,18 @@ private:
                     continue;
                 }
                 // Rank 0 receives into fresh arrays, faulted in on threads first.
-                BulkVector<std::uint64_t> keys(to ? k : 0);
-                BulkVector<std::int64_t> offs(to ? k + 1 : 0);
-                BulkVector<std::int32_t> nds(to ? v : 0);
+                BulkVector<std::uint64_t> keys(k);
+                BulkVector<std::int64_t> offs(k + 1);
+                BulkVector<std::int32_t> nds(v);
                 first_touch(keys.data(), keys.size() * sizeof(std::uint64_t), threads_);
                 first_touch(offs.data(), offs.size() * sizeof(std::int64_t), threads_);
                 first_touch(nds.data(), nds.size() * sizeof(std::int32_t), threads_);
                 comm_.transfer(keys.data(), k, mpi::DataType::Int64, r, 0);
                 comm_.transfer(offs.data(), k + 1, mpi::DataType::Int64, r, 0);
                 comm_.transfer(nds.data(), v, mpi::DataType::Int32, r, 0);
-                if (to) tables.push_back(SepSets::adopt(std::move(keys), std::move(offs), std::move(nds)));
+                tables.push_back(SepSets::adopt(std::move(keys), std::move(offs), std::move(nds)));
             }
+        }
         trace_.mark("sepsets gathered");
         SepSets all;
         mpi::run_agreed(comm_, [&] {

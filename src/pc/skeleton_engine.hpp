@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/bulk_vector.hpp"
@@ -139,6 +140,34 @@ struct LevelOutput {
     std::int32_t* set_slot(std::size_t e) { return nodes.data() + e * static_cast<std::size_t>(set_size); }
 };
 
+/// The part of a level's work one rank runs: the entries [entry_begin, entry_end) of a
+/// snapshot (entry e = (row i, nbrs[e]), rows in order), lying in the rows [row_begin,
+/// row_end). Whole rows unless the engine splits rows (SkeletonEngine::splits_rows()): then
+/// the first and the last row may be cut, and each of their entries is tested on exactly
+/// one rank. An entry's outcome does not depend on which other entries of its row a rank
+/// tests (every entry walks the same sets of its row), so the cut changes nothing.
+struct LevelBlock {
+    std::int64_t row_begin = 0, row_end = 0;
+    std::int64_t entry_begin = 0, entry_end = 0;
+
+    /// The whole rows [rb, re) of `snap`.
+    static LevelBlock rows(const Adjacency& snap, std::int64_t rb, std::int64_t re) {
+        return {rb, re, snap.offsets[static_cast<std::size_t>(rb)], snap.offsets[static_cast<std::size_t>(re)]};
+    }
+    /// The block's positions [first, second) in row i (0 .. degree(i)); empty when the row
+    /// has none of its entries.
+    std::pair<std::int64_t, std::int64_t> positions(const Adjacency& snap, std::int64_t i) const {
+        const std::int64_t o = snap.offsets[static_cast<std::size_t>(i)];
+        const std::int64_t b = std::max(entry_begin, o) - o;
+        const std::int64_t e = std::min(entry_end, snap.offsets[static_cast<std::size_t>(i) + 1]) - o;
+        return {b, std::max(b, e)};
+    }
+    bool whole_rows(const Adjacency& snap) const {
+        return entry_begin == snap.offsets[static_cast<std::size_t>(row_begin)] &&
+               entry_end == snap.offsets[static_cast<std::size_t>(row_end)];
+    }
+};
+
 /// Optional extension of a SkeletonEngine that keeps the search's results where it runs
 /// (a GPU: pMax, the levels' separating sets and the adjacency snapshots stay in device
 /// memory, and the host handles O(removals) per level, not O(entries)). The level loop asks
@@ -152,7 +181,8 @@ struct LevelOutput {
 ///    removal_bits and tests only;
 ///  - after merging the level's removal map over all ranks (entry e of row a was separated
 ///    from a's side when bit bit0[a] + (e - snap.offsets[a]) of `removal` is set, bit k in
-///    byte k / 8, bit k % 8), calls settle_level(), then next_snapshot();
+///    byte k / 8, bit k % 8; a row cut between ranks has its entries' bits in a row, since
+///    such cuts lie on multiples of 8 entries), calls settle_level(), then next_snapshot();
 ///  - at gathers (checkpoints, the end) reduces the tables over ranks in place
 ///    (pmax_buffer()) or calls return_pmax(), and at the end takes the pairs from
 ///    pmax_pairs() when the engine's table is the answer.
@@ -165,7 +195,7 @@ public:
     /// changed it since, so an engine may keep its own copy instead of reading it.
     virtual void adopt_pmax(const PmaxTable& pmax, bool from_level0) = 0;
     /// After a level run with a packed LevelOutput, given the merged removal map: (1) raise
-    /// the pMax of the pair {a, b} to the level's pMax of every entry (a, b) of the rows the
+    /// the pMax of the pair {a, b} to the level's pMax of every entry (a, b) of the block the
     /// engine tested at this level (the maximum p of the tests run from a's side; the
     /// winning set's p when separated), except an entry with b < a whose mirror (b, a) was
     /// separated, and (2) append to `log` the separating set of every entry (a, b) of the
@@ -227,11 +257,15 @@ public:
     /// be the same on every rank, which holds for the deterministic engines here.
     virtual bool level0_on_every_rank() const { return false; }
 
-    /// Level l >= 1 on the snapshot `snap` for rows [row_begin, row_end). `out` has been
-    /// reset to snap.nbrs.size() entries (write only the block's entries), or, by a search
-    /// running the device-results strategy, with reset_packed() (see DeviceResults).
-    virtual void run_level(int level, const Adjacency& snap, std::int64_t row_begin,
-                           std::int64_t row_end, LevelOutput& out) = 0;
+    /// Level l >= 1 on the snapshot `snap` for the entries of `block` (whole rows unless
+    /// splits_rows()). `out` has been reset to snap.nbrs.size() entries (write only the
+    /// block's entries), or, by a search running the device-results strategy, with
+    /// reset_packed() (see DeviceResults; bit k <=> entry block.entry_begin + k).
+    virtual void run_level(int level, const Adjacency& snap, const LevelBlock& block, LevelOutput& out) = 0;
+
+    /// Whether run_level() takes blocks that cut rows (LevelBlock): then the ranks of a
+    /// distributed search share a hub row's entries instead of one rank running it alone.
+    virtual bool splits_rows() const { return false; }
 
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;

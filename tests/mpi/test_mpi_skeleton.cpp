@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-// Under mpiexec (ctest runs it with 2, 3 and 4 ranks): the communicator's collectives,
+// Under mpiexec (ctest runs it with 2, 3 and 4 ranks): the communicator's collectives and
+// the strict communicator's checks,
 // and the distributed skeleton search against the single-process one on every rank.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <memory>
 #include <numeric>
 
 #include "ci/correlation.hpp"
 #include "ci/cpu_fisher_engine.hpp"
+#include "mpi/mpi_communicator.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
+#include "sim/network.hpp"
 #include "support/keeping_engine.hpp"
 #include "support/mpi_world.hpp"
 
@@ -137,6 +142,64 @@ TEST_P(MpiSkeleton, StopAndResumeIsEquivalentToSerial) {
     second.resume = std::move(saved);
     const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, w, {}, second);
     EXPECT_TRUE(same_search(got, serial_, w.rank() == 0));
+}
+
+namespace {
+
+/// The engine, telling the search it takes whole rows only (the row cut of old).
+class WholeRowsEngine final : public pc::SkeletonEngine {
+public:
+    explicit WholeRowsEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
+    std::string name() const override { return inner_.name(); }
+    std::int64_t n_vars() const override { return inner_.n_vars(); }
+    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
+        inner_.level0(rb, re, dense, g, out);
+    }
+    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+        EXPECT_TRUE(block.whole_rows(snap)) << "a row cut for an engine that takes whole rows";
+        inner_.run_level(l, snap, block, out);
+    }
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
+        return inner_.p_value(i, j, s);
+    }
+
+private:
+    pc::SkeletonEngine& inner_;
+};
+
+}  // namespace
+
+TEST(MpiSkeletonHubs, HubRowsSplitAcrossRanksGiveTheSerialSearch) {
+    // Scale-free data with big hubs: a hub row holds most of a level's tests, so a row cut
+    // leaves one rank with it while an entry cut shares it.
+    sim::GaussianSimSpec base{150, 400, 0.0, 29};
+    sim::NetworkSimSpec net;
+    net.graph = sim::GraphKind::ScaleFree;
+    net.degree = 2;
+    net.hub_exponent = 4.0;
+    const Dataset data = sim::simulate_network(base, net).data;
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    opt.max_level = 2;
+    ci::CpuFisherEngine cpu(data, opt.policy, 2);
+    const pc::SkeletonResult serial = pc::learn_skeleton(cpu, opt);
+    ASSERT_GE(serial.levels.size(), 3u);
+    WholeRowsEngine whole(cpu);
+    for (mpi::Communicator* c : test::communicators()) {
+        const pc::SkeletonResult split = pc::learn_skeleton(cpu, opt, *c);
+        const pc::SkeletonResult rows = pc::learn_skeleton(whole, opt, *c);
+        EXPECT_TRUE(same_search(split, serial, c->rank() == 0)) << c->name() << ", rows cut";
+        EXPECT_TRUE(same_search(rows, serial, c->rank() == 0)) << c->name() << ", whole rows";
+        if (c->size() == 1) continue;
+        // The estimated imbalance of every level l >= 1: the entry cut within 2 % of even,
+        // far below the row cut at the hub's levels.
+        double worst_rows = 1.0;
+        for (std::size_t l = 1; l < split.levels.size(); ++l) {
+            EXPECT_LE(split.levels[l].imbalance, 1.02) << c->name() << ", level " << l;
+            worst_rows = std::max(worst_rows, rows.levels[l].imbalance);
+        }
+        EXPECT_GT(worst_rows, 1.5) << c->name() << ": the data should have a hub that a row cut cannot share";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
@@ -321,4 +384,82 @@ TEST(MpiCommunicator, AgreeReportsOnlyTheLowestFailingRank) {
     else
         EXPECT_THROW(body(), mpi::PeerFailed);
     EXPECT_NO_THROW(mpi::run_agreed(w, [] {}));
+}
+
+// ---- the strict communicator (mpi/strict_communicator.cpp) ---------------------------
+
+namespace {
+
+/// `fn` throws CommError on this rank, its message naming this file and `what`.
+template <class Fn>
+void expect_disagreement(Fn&& fn, const std::string& what) {
+    try {
+        fn();
+        ADD_FAILURE() << "no error for " << what;
+    } catch (const mpi::CommError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("strict communicator"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("test_mpi_skeleton.cpp:"), std::string::npos) << msg;
+        EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+}
+
+std::unique_ptr<mpi::Communicator> strict_world() {
+    return mpi::make_strict_communicator(mpi::make_mpi_world_communicator(), 60.0);
+}
+
+}  // namespace
+
+TEST(MpiStrictCommunicator, EveryMpiTestRunsUnderIt) {
+    // ctest sets CUDAG_STRICT_COMM for every MPI test; the world communicator is then
+    // checked (a disagreement on it would fail the test with its call site).
+    if (test::world().size() < 2) GTEST_SKIP() << "needs two ranks";
+    const char* on = std::getenv("CUDAG_STRICT_COMM");
+    ASSERT_NE(on, nullptr);
+    EXPECT_STREQ(on, "1");
+}
+
+TEST(MpiStrictCommunicator, PassesCallsTheRanksMakeAlike) {
+    if (test::world().size() < 2) GTEST_SKIP() << "needs two ranks";
+    auto w = strict_world();
+    check_allreduce(*w);
+    check_allgatherv(*w);
+    check_gatherv_and_bcast(*w);
+    check_transfer(*w);
+}
+
+TEST(MpiStrictCommunicator, NamesTheCallSiteWhenCountsDiffer) {
+    if (test::world().size() < 2) GTEST_SKIP() << "needs two ranks";
+    auto w = strict_world();
+    const int r = w->rank(), last = w->size() - 1;
+    std::vector<std::int64_t> v(3, r);
+    expect_disagreement([&] { w->allreduce(v.data(), v.data(), r == last ? 3 : 2, DataType::Int64, ReduceOp::Max); },
+                        "allreduce(int64 x 2");
+    expect_disagreement([&] { w->bcast(v.data(), 2, DataType::Int64, r == last ? 1 : 0); }, "bcast(root 1");
+    std::vector<std::size_t> counts(static_cast<std::size_t>(w->size()), 1);
+    if (r == last) counts[0] = 2;
+    std::vector<std::int64_t> all(static_cast<std::size_t>(w->size()) + 1, 0);
+    expect_disagreement([&] { w->allgatherv(v.data(), all.data(), counts, DataType::Int64); }, "allgatherv(int64");
+    // A rank in another collective (the hang of issue 32: some ranks broadcast, one not).
+    expect_disagreement([&] {
+        if (r == last) w->barrier();
+        else w->bcast(v.data(), 1, DataType::Int64, 0);
+    }, "barrier");
+    // The communicator is still usable after a detected disagreement.
+    EXPECT_EQ(w->allreduce(std::int32_t{1}, ReduceOp::Sum), w->size());
+}
+
+TEST(MpiStrictCommunicator, NamesBothSidesOfATransferThatDisagree) {
+    if (test::world().size() < 2) GTEST_SKIP() << "needs two ranks";
+    auto w = strict_world();
+    const int r = w->rank(), last = w->size() - 1;
+    std::vector<std::int64_t> buf(8, r);
+    if (r == 0 || r == last) {
+        expect_disagreement([&] { w->transfer(buf.data(), r == 0 ? 4 : 8, DataType::Int64, last, 0); },
+                            "transfer(" + std::to_string(last) + " -> 0, int64 x 8");
+    } else {
+        // Not one of the two ranks: returns at once, without communicating.
+        EXPECT_NO_THROW(w->transfer(buf.data(), 8, DataType::Int64, last, 0));
+    }
+    EXPECT_EQ(w->allreduce(std::int32_t{1}, ReduceOp::Sum), w->size());
 }

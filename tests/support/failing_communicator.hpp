@@ -46,60 +46,57 @@ public:
     FailingCommunicator(std::unique_ptr<mpi::Communicator> inner, InjectedFailure f)
         : inner_(std::move(inner)), f_(f) {}
 
-    using mpi::Communicator::allgather;  // the typed front end
-    using mpi::Communicator::allreduce;
-    using mpi::Communicator::bcast;
-
     std::string name() const override { return inner_->name(); }
     int rank() const override { return inner_->rank(); }
     int size() const override { return inner_->size(); }
     bool device_buffers() const override { return inner_->device_buffers(); }
+    [[noreturn]] void abort(int code) override {
+        inner_->abort(code);
+        std::_Exit(code);  // not reached: inner_->abort does not return
+    }
 
-    void barrier() override {
+protected:
+    void do_barrier() override {
         before_collective();
-        inner_->barrier();
+        inner_->barrier(site());
     }
-    void bcast(void* buf, std::size_t count, mpi::DataType t, int root) override {
+    void do_bcast(void* buf, std::size_t count, mpi::DataType t, int root) override {
         before_collective();
-        inner_->bcast(buf, count, t, root);
+        inner_->bcast(buf, count, t, root, site());
     }
-    void allreduce(const void* send, void* recv, std::size_t count, mpi::DataType t,
-                   mpi::ReduceOp op) override {
+    void do_allreduce(const void* send, void* recv, std::size_t count, mpi::DataType t,
+                      mpi::ReduceOp op) override {
         before_collective();
         const bool check = count == 1 && t == mpi::DataType::Int32 && op == mpi::ReduceOp::Min;
         if (!check || rank() != f_.rank || ++checks_ != f_.check) {
-            inner_->allreduce(send, recv, count, t, op);
+            inner_->allreduce(send, recv, count, t, op, site());
             return;
         }
         if (!f_.guarded) {
-            inner_->allreduce(send, recv, count, t, op);
+            inner_->allreduce(send, recv, count, t, op, site());
             failing_ = true;  // at the next collective
             return;
         }
         const std::int32_t failed = rank();
-        inner_->allreduce(&failed, recv, count, t, op);
+        inner_->allreduce(&failed, recv, count, t, op, site());
         throw mpi::AgreedFailure(message());
     }
-    void allgather(const void* send, void* recv, std::size_t count, mpi::DataType t) override {
+    void do_allgather(const void* send, void* recv, std::size_t count, mpi::DataType t) override {
         before_collective();
-        inner_->allgather(send, recv, count, t);
+        inner_->allgather(send, recv, count, t, site());
     }
-    void allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                    mpi::DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
+                       mpi::DataType t) override {
         before_collective();
-        inner_->allgatherv(send, recv, counts, t);
+        inner_->allgatherv(send, recv, counts, t, site());
     }
-    std::vector<std::vector<std::byte>> gatherv(const std::vector<std::byte>& blob, int root) override {
+    std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
         before_collective();
-        return inner_->gatherv(blob, root);
+        return inner_->gatherv(blob, root, site());
     }
-    void transfer(void* buf, std::size_t count, mpi::DataType t, int from, int to) override {
+    void do_transfer(void* buf, std::size_t count, mpi::DataType t, int from, int to) override {
         before_collective();
-        inner_->transfer(buf, count, t, from, to);
-    }
-    [[noreturn]] void abort(int code) override {
-        inner_->abort(code);
-        std::_Exit(code);  // not reached: inner_->abort does not return
+        inner_->transfer(buf, count, t, from, to, site());
     }
 
 private:

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
         std::unique_ptr<cudag::mpi::Communicator> nccl;
         const int gpus = world->allreduce(cudag::visible_gpus(), cudag::mpi::ReduceOp::Min);
         if (env.mpi() && cudag::mpi::gpu_per_rank(*world, env, gpus) && cudag::mpi::nccl_compiled()) {
-            nccl = cudag::mpi::make_nccl_communicator(cudag::mpi::make_mpi_world_communicator(),
-                                                      cudag::mpi::bind_device(env.local_rank(), gpus), 60.0);
+            nccl = cudag::mpi::strict_if_asked(cudag::mpi::make_nccl_communicator(
+                cudag::mpi::make_mpi_world_communicator(), cudag::mpi::bind_device(env.local_rank(), gpus), 60.0));
             g_nccl = nccl.get();
         }
         ::testing::InitGoogleTest(&argc, argv);

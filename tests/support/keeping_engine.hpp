@@ -57,33 +57,33 @@ public:
     }
     /// A packed LevelOutput (the device-results strategy) gets the removal bits; any other
     /// is the inner engine's (the host-results strategy, as for an exhaustive search).
-    void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
+    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
         if (!out.packed) {
             ++unpacked;
-            return inner_.run_level(l, snap, rb, re, out);
+            return inner_.run_level(l, snap, block, out);
         }
-        const std::int64_t eb = snap.offsets[static_cast<std::size_t>(rb)], ee = snap.offsets[static_cast<std::size_t>(re)];
+        const std::int64_t eb = block.entry_begin, ee = block.entry_end;
         full_.reset(snap.nbrs.size(), l, false, eb, ee);
-        inner_.run_level(l, snap, rb, re, full_);
+        inner_.run_level(l, snap, block, full_);
         EXPECT_EQ(out.removal_bits.size(), static_cast<std::size_t>((ee - eb + 7) / 8));
-        for (std::int64_t a = rb; a < re; ++a)
-            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e)
-                if (full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)
-                    out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
+        for (std::int64_t e = eb; e < ee; ++e)
+            if (full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)
+                out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
         out.tests = full_.tests;
-        rb_ = rb;
-        re_ = re;
+        block_ = block;
         level_ = l;
         ++levels;
     }
+    bool splits_rows() const override { return inner_.splits_rows(); }
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
                       pc::SepSetLog& log) override {
         const auto bit = [&](std::int64_t a, std::int64_t e) {
             const std::int64_t k = bit0[static_cast<std::size_t>(a)] + e - snap.offsets[static_cast<std::size_t>(a)];
             return (removal[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0};
         };
-        for (std::int64_t a = rb_; a < re_; ++a)
-            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
+        for (std::int64_t a = block_.row_begin; a < block_.row_end; ++a)
+            for (std::int64_t e = std::max(block_.entry_begin, snap.offsets[static_cast<std::size_t>(a)]);
+                 e < std::min(block_.entry_end, snap.offsets[static_cast<std::size_t>(a) + 1]); ++e) {
                 const std::uint8_t f = full_.flags[static_cast<std::size_t>(e)];
                 if (!f) continue;
                 const auto ia = static_cast<std::int32_t>(a);
@@ -151,7 +151,7 @@ private:
     pc::LevelOutput full_;
     pc::PmaxTable table_;
     std::vector<double> kept0_;  ///< level 0's dense p-values, kept here
-    std::int64_t rb_ = 0, re_ = 0;
+    pc::LevelBlock block_;
 };
 
 }  // namespace cudag::test

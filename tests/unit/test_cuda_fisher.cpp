@@ -235,19 +235,36 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         pc::LevelOutput want, got;
         want.reset(snap.nbrs.size(), l, false);
         got.reset(snap.nbrs.size(), l, false);
-        cpu.run_level(l, snap, 0, n, want);
-        gpu->run_level(l, snap, 0, n, got);
+        cpu.run_level(l, snap, pc::LevelBlock::rows(snap, 0, n), want);
+        gpu->run_level(l, snap, pc::LevelBlock::rows(snap, 0, n), got);
         EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9))
             << "level " << l;
         // A block of rows: only its entries are written.
         const std::int64_t rb = n / 3, re = 2 * n / 3;
         pc::LevelOutput part;
         part.reset(snap.nbrs.size(), l, false);
-        gpu->run_level(l, snap, rb, re, part);
+        gpu->run_level(l, snap, pc::LevelBlock::rows(snap, rb, re), part);
         EXPECT_TRUE(same_level(part, want, snap, snap.offsets[rb], snap.offsets[re], 1e-9))
             << "level " << l << " rows [" << rb << ", " << re << ")";
         for (std::int64_t e = 0; e < snap.offsets[rb]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
         for (std::int64_t e = snap.offsets[re]; e < snap.offsets[n]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
+        // A block that cuts the heaviest row (and the rows around) in the middle, as a rank
+        // of a multi-GPU search gets it: its entries as the whole run, nothing else written.
+        std::int64_t hub = 0;
+        for (std::int64_t i = 0; i < n; ++i)
+            if (snap.degree(i) > snap.degree(hub)) hub = i;
+        pc::LevelBlock cut;
+        cut.entry_begin = snap.offsets[hub] + snap.degree(hub) / 2;
+        cut.entry_end = std::min(snap.offsets[n], snap.offsets[std::min(n, hub + 3)] + 1);
+        cut.row_begin = hub;
+        cut.row_end = std::upper_bound(snap.offsets.begin(), snap.offsets.end(), cut.entry_end - 1) - snap.offsets.begin();
+        pc::LevelOutput piece;
+        piece.reset(snap.nbrs.size(), l, false);
+        gpu->run_level(l, snap, cut, piece);
+        EXPECT_TRUE(same_level(piece, want, snap, cut.entry_begin, cut.entry_end, 1e-9))
+            << "level " << l << " entries [" << cut.entry_begin << ", " << cut.entry_end << ") cutting row " << hub;
+        for (std::int64_t e = 0; e < cut.entry_begin; ++e) ASSERT_EQ(piece.flags[e], 0) << e;
+        for (std::int64_t e = cut.entry_end; e < snap.offsets[n]; ++e) ASSERT_EQ(piece.flags[e], 0) << e;
         ++levels_checked;
     }
     EXPECT_GE(levels_checked, 2);

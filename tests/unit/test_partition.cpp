@@ -120,6 +120,73 @@ TEST(Partition, RowWorkCountsTestsOfALevel) {
     EXPECT_DOUBLE_EQ(w3[1], 0.0);
 }
 
+// ---- entries cut inside rows (the hub rows of scale-free graphs) ----------------------
+
+namespace {
+
+/// The work of entries [b, e) of a CSR whose row i's entries cost w[i] each.
+double entry_work(const std::vector<std::int64_t>& off, const std::vector<double>& w, std::int64_t b, std::int64_t e) {
+    double sum = 0;
+    for (std::size_t i = 0; i + 1 < off.size(); ++i) {
+        const std::int64_t lo = std::max(b, off[i]), hi = std::min(e, off[i + 1]);
+        if (hi > lo) sum += w[i] * static_cast<double>(hi - lo);
+    }
+    return sum;
+}
+
+}  // namespace
+
+TEST(EntryPartition, OneHubRowIsSharedByEveryPart) {
+    // A star: row 0 has 4,000 entries of cost 100, the 4,000 leaves one entry of cost 1.
+    std::vector<std::int64_t> off{0, 4000};
+    std::vector<double> w{100.0};
+    for (int k = 0; k < 4000; ++k) {
+        off.push_back(off.back() + 1);
+        w.push_back(1.0);
+    }
+    for (int parts : {2, 3, 4, 7}) {
+        const mpi::EntryPartition p = mpi::partition_entries(off, w, parts, 8);
+        ASSERT_EQ(p.parts(), parts);
+        EXPECT_EQ(p.begin(0), 0);
+        EXPECT_EQ(p.end(parts - 1), off.back());
+        const double total = entry_work(off, w, 0, off.back());
+        double heaviest = 0;
+        for (int k = 0; k < parts; ++k) {
+            EXPECT_LE(p.begin(k), p.end(k));
+            if (k > 0) {
+                EXPECT_EQ(p.begin(k) % 8, 0) << "cuts lie on multiples of 8 entries";
+            }
+            heaviest = std::max(heaviest, entry_work(off, w, p.begin(k), p.end(k)));
+        }
+        // Every part but possibly the last starts inside the hub row.
+        EXPECT_LT(p.begin(parts - 1), 4000) << parts << " parts";
+        EXPECT_NEAR(p.imbalance, heaviest / (total / parts), 1e-12);
+        EXPECT_LE(p.imbalance, 1.02) << parts << " parts";  // cuts within 4 entries (400) of the target
+        // A row cut could do no better than the hub alone.
+        EXPECT_GT(mpi::partition_rows([&] {
+                      std::vector<double> rw(w.size());
+                      for (std::size_t i = 0; i < w.size(); ++i) rw[i] = w[i] * static_cast<double>(off[i + 1] - off[i]);
+                      return rw;
+                  }(), parts).imbalance, 1.5);
+    }
+}
+
+TEST(EntryPartition, EmptyRowsZeroWorkAndMorePartsThanEntries) {
+    const std::vector<std::int64_t> off{0, 0, 3, 3, 5};
+    const std::vector<double> w{0.0, 2.0, 0.0, 1.0};
+    const mpi::EntryPartition p = mpi::partition_entries(off, w, 6, 1);
+    ASSERT_EQ(p.parts(), 6);
+    for (int k = 0; k < 6; ++k) EXPECT_LE(p.begin(k), p.end(k));
+    EXPECT_EQ(p.end(5), 5);
+    const mpi::EntryPartition none = mpi::partition_entries(off, std::vector<double>(4, 0.0), 2, 1);
+    EXPECT_EQ(none.bounds, (std::vector<std::int64_t>{0, 3, 5}));  // by count: 2.5 rounds to 3
+    EXPECT_EQ(none.imbalance, 1.0);
+    const mpi::EntryPartition empty = mpi::partition_entries(std::vector<std::int64_t>{0}, std::vector<double>{}, 3, 8);
+    EXPECT_EQ(empty.bounds, (std::vector<std::int64_t>{0, 0, 0, 0}));
+    const mpi::EntryPartition a = mpi::partition_entries(off, w, 3, 2), b = mpi::partition_entries(off, w, 3, 2);
+    EXPECT_EQ(a.bounds, b.bounds);
+}
+
 TEST(PmaxTable, DenseAndSparseSlotsTakeTheMaximum) {
     pc::PmaxTable d = pc::PmaxTable::dense(4);
     d.raise(1, 3, 0.2);

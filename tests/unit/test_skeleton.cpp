@@ -247,9 +247,10 @@ public:
         out.adjacency = Adjacency::from_graph(mine);
         ++lists;
     }
-    void run_level(int l, const Adjacency& snap, std::int64_t rb, std::int64_t re, pc::LevelOutput& out) override {
-        inner_.run_level(l, snap, rb, re, out);
+    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+        inner_.run_level(l, snap, block, out);
     }
+    bool splits_rows() const override { return inner_.splits_rows(); }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
         return inner_.p_value(i, j, s);
     }

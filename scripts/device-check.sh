@@ -7,21 +7,24 @@
 # causal-learn unless it is importable) and the CMIknn one against the GPU-CMIknn paper
 # (scripts/bench/cmiknn_gpu.sh, with tigramite when importable) and the order-MCMC one
 # (scripts/bench/mcmc_gpu.sh) and the Python module's repeated calls
-# (scripts/bench/python_repeat.py), and print their tables last.
+# (scripts/bench/python_repeat.py), then, with 2 or more GPUs visible, every learner's scaling
+# over 1 .. G ranks (scripts/bench/multi_scaling.sh), and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
 #        cmiknn_gpu.sh's TABLES, MAX_T, REPEAT, CPU_SKIP, CPU_MAX_T, ... (its header),
+#        MULTI_WORKLOADS (multi_scaling.sh's WORKLOADS; its RANKS, RUN_TIMEOUT, SCALE, ... too),
 #        PYTHONPATH=dir holding tigramite 5.2.10.1 for the cmiknn step's tigramite columns:
 #        never committed; on a machine with pip, `pip download tigramite==5.2.10.1 --no-deps
 #        -d .peers/wheels` and `python3 -m zipfile -e .peers/wheels/tigramite-5.2.10.1-py3-
 #        none-any.whl .peers/tigramite-5.2.10.1` (.peers/ is ignored), then run with
 #        PYTHONPATH=$PWD/.peers/tigramite-5.2.10.1 (numpy, scipy, numba and six must be there)
+# shellcheck disable=SC2016  # bench's sed filters are single-quoted on purpose
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,7 +39,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -135,6 +138,19 @@ if has python; then
             python3 "$root/scripts/bench/python_repeat.py" --build "$build"
     else
         echo "no Python module in $build (nanobind not importable at configure time)" | tee -a "$summary"
+    fi
+fi
+
+if has multi; then
+    echo "== multi-GPU scaling (scripts/bench/multi_scaling.sh)"
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    if ((gpus >= 2)); then
+        multi_env=()
+        [[ -n ${MULTI_WORKLOADS:-} ]] && multi_env=(WORKLOADS="$MULTI_WORKLOADS")
+        bench "Multi-GPU scaling (scripts/bench/multi_scaling.sh)" '/^== multi-GPU scaling table/,${/^== multi-GPU scaling table/!p}' \
+            env "${multi_env[@]}" "$root/scripts/bench/multi_scaling.sh" "$build"
+    else
+        echo "Multi-GPU scaling: skipped ($gpus GPU visible; it needs 2 or more)" | tee -a "$summary"
     fi
 fi
 

@@ -18,23 +18,27 @@ namespace cudag::cuda {
 /// Parent tables with more cells (configurations x levels) than this are left to the CPU.
 inline constexpr std::int64_t kBnTableCells = 512;
 
-/// The BDeu/K2 entries of `table` computed on device `device`, as bn::PriorScorer over
+/// The BDeu/K2 entries of the nodes `nodes` of `table` computed on device `device` (no other
+/// node's entries are written), as bn::PriorScorer over
 /// bn::DiscreteScorer(codes, spec) gives them bit for bit: each parent adds `per_parent`
 /// and, when `prior_terms` is not empty (n × n, [p * n + v]), its term. Entries whose
 /// parent table has more than kBnTableCells cells are left as they are (NaN from
 /// ScoreTable's Filler) for the CPU. Throws OutOfMemory when the device cannot hold a node's
 /// entries and the data.
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
-                         std::span<const double> prior_terms, bn::ScoreTable& table, int device);
+                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes,
+                         int device);
 
-/// The BGe entries of `table` on device `device`, as bn::PriorScorer over `scorer` gives
-/// them bit for bit (bge_local_score with xm::log; sqrt is correctly rounded on both).
+/// The BGe entries of the nodes `nodes` of `table` on device `device`, as bn::PriorScorer
+/// over `scorer` gives them bit for bit (bge_local_score with xm::log; sqrt is correctly
+/// rounded on both).
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
-                    bn::ScoreTable& table, int device);
+                    bn::ScoreTable& table, bn::NodeRange nodes, int device);
 
-/// bn::ScoreTable::build_sorted's lists computed on device `device` (a stable radix sort of
-/// each node's scores, then each entry's parents), the same as the CPU's.
-void sort_table(bn::ScoreTable& table, int device);
+/// bn::ScoreTable::build_sorted's lists of the nodes `nodes` computed on device `device` (a
+/// stable radix sort of each node's scores, then each entry's parents), the same as the
+/// CPU's; the table's sorted lists must have been set up (build_sorted calls it).
+void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device);
 
 /// Chains on a GPU, max or sum mode: advance() does what bn::advance_chains does, bit for bit.
 class OrderChainsGpu {

@@ -870,12 +870,13 @@ __global__ void sort_parents_kernel(NodeLayout L, Binomials B, const std::int32_
 }
 
 /// What the per-node table kernels share: each node's candidates and extras on the device
-/// (uploaded by node()), the binomial table, and the largest node's entry count.
+/// (uploaded by node()), the binomial table, and the largest entry count of the nodes
+/// `nodes` (those the caller computes).
 class NodeLists {
 public:
-    NodeLists(const bn::ScoreTable& table, cudaStream_t stream) : table_(table), stream_(stream) {
+    NodeLists(const bn::ScoreTable& table, bn::NodeRange nodes, cudaStream_t stream) : table_(table), stream_(stream) {
         std::int64_t lists = 1;
-        for (std::int32_t v = 0; v < table.n_nodes(); ++v) {
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
             most_ = std::max(most_, table.node_entries(v));
             lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() +
                                                                              table.extras(v).size()));
@@ -911,18 +912,18 @@ private:
 }  // namespace
 
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
-                         std::span<const double> prior_terms, bn::ScoreTable& table, int device) {
-    if (table.max_parents() > kMaxParentsGpu) return;  // all on the CPU
+                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes,
+                         int device) {
+    if (table.max_parents() > kMaxParentsGpu || nodes.empty()) return;  // all on the CPU, or nothing to do
     DeviceGuard guard(device);
     Stream stream;
-    const std::int64_t n = table.n_nodes();
     DeviceBuffer<std::uint8_t> d_codes(std::max<std::size_t>(codes.codes.size(), 1));
     d_codes.upload(codes.codes.data(), codes.codes.size(), stream.get());
     DeviceBuffer<std::int32_t> d_cards(codes.cards.size());
     d_cards.upload(codes.cards.data(), codes.cards.size(), stream.get());
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
-    NodeLists lists(table, stream.get());
+    NodeLists lists(table, nodes, stream.get());
     DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     TableArgs a{d_codes.data(), d_cards.data(), prior_terms.empty() ? nullptr : d_prior.data(), codes.n_vars,
                 codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent, lists.binomials(),
@@ -931,7 +932,7 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                                           static_cast<int>(kWarps * table_warp_bytes(kCells))));
     int sms = 0;
     CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    for (std::int32_t v = 0; v < n; ++v) {
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         if (table.node_entries(v) == 0) continue;
         const NodeLayout L = lists.node(v);
         const auto c = table.candidates(v);
@@ -957,8 +958,8 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
 }
 
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
-                    bn::ScoreTable& table, int device) {
-    if (table.max_parents() > kMaxParentsGpu) return;  // all on the CPU
+                    bn::ScoreTable& table, bn::NodeRange nodes, int device) {
+    if (table.max_parents() > kMaxParentsGpu || nodes.empty()) return;  // all on the CPU, or nothing to do
     DeviceGuard guard(device);
     Stream stream;
     const std::int64_t n = table.n_nodes();
@@ -967,11 +968,11 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
     d_consts.upload(scorer.consts().data(), scorer.consts().size(), stream.get());
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
-    NodeLists lists(table, stream.get());
+    NodeLists lists(table, nodes, stream.get());
     DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     int sms = 0;
     CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    for (std::int32_t v = 0; v < n; ++v) {
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         if (table.node_entries(v) == 0) continue;
         const NodeLayout L = lists.node(v);
         const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 127) / 128, sms * 16));
@@ -986,14 +987,14 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
     }
 }
 
-void sort_table(bn::ScoreTable& table, int device) {
+void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
     CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu, "the CUDA sort takes at most " +
                                                               std::to_string(kMaxParentsGpu) + " parents");
+    if (nodes.empty()) return;
     DeviceGuard guard(device);
     Stream stream;
-    const std::int64_t n = table.n_nodes();
     const int s = table.max_parents(), w = std::max(s, 1);
-    NodeLists lists(table, stream.get());
+    NodeLists lists(table, nodes, stream.get());
     const std::int64_t most = lists.most();
     const auto cap = static_cast<std::size_t>(most);
     DeviceBuffer<double> scores(cap), best(cap), keys(cap), keys_out(cap);
@@ -1014,7 +1015,7 @@ void sort_table(bn::ScoreTable& table, int device) {
     auto grid_for = [&](std::int64_t count) {
         return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((count + 255) / 256, sms * 8)));
     };
-    for (std::int32_t v = 0; v < n; ++v) {
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         if (table.node_entries(v) == 0) continue;
         const NodeLayout L = lists.node(v);
         const auto sc = table.node_scores(v);

@@ -117,7 +117,8 @@ public:
     }
     /// Point to point: `count` elements of `buf` from rank `from` to rank `to`, called by
     /// those two ranks with the same count and type (`buf` is read on `from`, written on
-    /// `to`); a call on any other rank, or with from == to, returns at once.
+    /// `to`); a call on any other rank, or with from == to, returns at once. Host data: the
+    /// NCCL communicator sends it through its host communicator.
     void transfer(void* buf, std::size_t count, DataType t, int from, int to, CallSite at = CallSite::current()) {
         site_ = at;
         if (from == to || (rank() != from && rank() != to)) return;

@@ -249,28 +249,20 @@ protected:
         return out;
     }
 
-    /// Point to point between `from` and `to` only: small buffers through the host
-    /// communicator, large ones by ncclSend/ncclRecv (staged through the device when they
-    /// are host memory). No other rank takes part.
+    /// Point to point between `from` and `to` only, through the host communicator (MPI:
+    /// shared memory on a node, the fabric across nodes), a device buffer staged through
+    /// the host. The callers move host data (separating-set records); NCCL's point-to-point
+    /// path would stage them through the GPUs and open a connection per pair on first use.
     void do_transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
         const std::size_t bytes = count * size_of(t);
         if (bytes == 0) return;
-        if (bytes <= kSmallBytes) {
-            OnHost h(*this, buf, bytes, rank_ == from);
-            host_->transfer(h.ptr(), count, t, from, to, site());
-            return h.finish();
-        }
-        const bool sending = rank_ == from;
-        Staged s(*this, buf, bytes, sending, !sending);
-        if (sending)
-            nccl(ncclSend(s.ptr(), bytes, ncclUint8, to, comm_, stream()), "ncclSend");
-        else
-            nccl(ncclRecv(s.ptr(), bytes, ncclUint8, from, comm_, stream()), "ncclRecv");
-        s.finish(sending ? "ncclSend (transfer)" : "ncclRecv (transfer)");
+        OnHost h(*this, buf, bytes, rank_ == from);
+        host_->transfer(h.ptr(), count, t, from, to, site());
+        h.finish();
     }
 
 private:
-    /// A small buffer as the host communicator sees it: `user` itself when it is host
+    /// A buffer as the host communicator sees it: `user` itself when it is host
     /// memory, else a host copy (filled from the device when `upload`); finish() copies a
     /// host copy back to the device.
     class OnHost {

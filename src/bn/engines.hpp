@@ -16,14 +16,15 @@
 
 namespace cudag::bn {
 
-/// A ScoreTable::Filler that computes the BDeu/K2 entries of PriorScorer(scorer, prior) on
-/// device `device` (the entries it cannot take are left to the CPU). `scorer` and `prior`
-/// must outlive the filler's call.
+/// A ScoreTable::Filler that computes the BDeu/K2 entries of PriorScorer(scorer, prior) of
+/// the nodes it is given on device `device` (the entries it cannot take are left to the
+/// CPU). `scorer` and `prior` must outlive the filler's call.
 ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorScorer& prior, int device);
 /// The same for BGe (every entry on the GPU).
 ScoreTable::Filler cuda_table_filler(const BgeScorer& scorer, const PriorScorer& prior, int device);
 
-/// A sorter for ScoreTable::build_sorted on device `device` (the same lists).
+/// A sorter for ScoreTable::build_sorted on device `device`: the lists of the nodes it is
+/// given, the same as the CPU's.
 ScoreTable::Filler cuda_table_sorter(int device);
 
 /// Runs chains on to an iteration, as advance_chains does.

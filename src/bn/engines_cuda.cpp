@@ -8,19 +8,20 @@
 namespace cudag::bn {
 
 ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorScorer& prior, int device) {
-    return [&scorer, &prior, device](ScoreTable& table) {
-        cuda::fill_discrete_table(scorer.codes(), scorer.spec(), prior.per_parent(), prior.terms(), table, device);
+    return [&scorer, &prior, device](ScoreTable& table, NodeRange nodes) {
+        cuda::fill_discrete_table(scorer.codes(), scorer.spec(), prior.per_parent(), prior.terms(), table, nodes,
+                                  device);
     };
 }
 
 ScoreTable::Filler cuda_table_filler(const BgeScorer& scorer, const PriorScorer& prior, int device) {
-    return [&scorer, &prior, device](ScoreTable& table) {
-        cuda::fill_bge_table(scorer, prior.per_parent(), prior.terms(), table, device);
+    return [&scorer, &prior, device](ScoreTable& table, NodeRange nodes) {
+        cuda::fill_bge_table(scorer, prior.per_parent(), prior.terms(), table, nodes, device);
     };
 }
 
 ScoreTable::Filler cuda_table_sorter(int device) {
-    return [device](ScoreTable& table) { cuda::sort_table(table, device); };
+    return [device](ScoreTable& table, NodeRange nodes) { cuda::sort_table(table, nodes, device); };
 }
 
 ChainAdvancer cuda_chain_advancer(const ScoreTable& table, const OrderMcmcOptions& opts, int device) {

@@ -128,7 +128,20 @@ double ScoreTable::estimate_bytes(std::span<const std::int64_t> candidate_counts
 }
 
 ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int threads, const Filler& filler) {
-    const std::int64_t n = scorer.n_vars();
+    ScoreTable t = layout(scorer.n_vars(), max_parents);
+    t.fill_nodes(scorer, t.all_nodes(), threads, filler);
+    return t;
+}
+
+ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
+                             int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras,
+                             const Filler& filler) {
+    ScoreTable t = layout(scorer.n_vars(), std::move(candidates), max_parents, std::move(extras));
+    t.fill_nodes(scorer, t.all_nodes(), threads, filler);
+    return t;
+}
+
+ScoreTable ScoreTable::layout(std::int64_t n, int max_parents) {
     CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
     // Check the size before building the candidate lists, which are large themselves.
     const std::vector<std::int64_t> counts(static_cast<std::size_t>(n), std::max<std::int64_t>(n - 1, 0));
@@ -137,13 +150,11 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, int max_parents, int thr
     for (std::int32_t v = 0; v < n; ++v)
         for (std::int32_t u = 0; u < n; ++u)
             if (u != v) candidates[v].push_back(u);
-    return build(scorer, std::move(candidates), max_parents, threads, {}, filler);
+    return layout(n, std::move(candidates), max_parents);
 }
 
-ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
-                             int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras,
-                             const Filler& filler) {
-    const std::int64_t n = scorer.n_vars();
+ScoreTable ScoreTable::layout(std::int64_t n, std::vector<std::vector<std::int32_t>> candidates, int max_parents,
+                              std::vector<std::vector<std::int32_t>> extras) {
     CUDAG_EXPECTS(max_parents >= 0, "the parent limit must be >= 0, not " + std::to_string(max_parents));
     CUDAG_EXPECTS(static_cast<std::int64_t>(candidates.size()) == n,
                   "the parent space needs one candidate list per node (" + std::to_string(n) + "), not " +
@@ -196,19 +207,25 @@ ScoreTable ScoreTable::build(const LocalScorer& scorer, std::vector<std::vector<
         t.node_offset_[v + 1] = t.node_offset_[v] + so.back() +
                                 static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
     }
-    if (filler) {
-        t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));
-        parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t v, int) {
-            std::fill_n(t.scores_.data() + t.node_offset_[v], t.node_entries(static_cast<std::int32_t>(v)),
-                        std::numeric_limits<double>::quiet_NaN());
-        });
-        filler(t);
-        t.fill(scorer, threads, true);
-    } else {
-        t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill writes every entry
-        t.fill(scorer, threads);
-    }
+    t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill_nodes writes them
     return t;
+}
+
+void ScoreTable::fill_nodes(const LocalScorer& scorer, NodeRange nodes, int threads, const Filler& filler) {
+    CUDAG_EXPECTS(scorer.n_vars() == n_nodes(), "the scorer has " + std::to_string(scorer.n_vars()) +
+                                                    " variables, the table " + std::to_string(n_nodes()) + " nodes");
+    CUDAG_ASSERT(nodes.begin >= 0 && nodes.begin <= nodes.end && nodes.end <= n_nodes());
+    if (nodes.empty()) return;
+    if (!filler) {
+        fill(scorer, nodes, threads, false);
+        return;
+    }
+    parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t v, int) {
+        std::fill_n(scores_.data() + node_offset_[v], node_entries(static_cast<std::int32_t>(v)),
+                    std::numeric_limits<double>::quiet_NaN());
+    });
+    filler(*this, nodes);
+    fill(scorer, nodes, threads, true);
 }
 
 std::int64_t ScoreTable::count(std::int32_t v, int k) const {
@@ -221,10 +238,10 @@ std::int64_t ScoreTable::extra_count(std::int32_t v, int k) const {
     return binomial(static_cast<std::int64_t>(candidates_[v].size()), k);
 }
 
-void ScoreTable::fill(const LocalScorer& scorer, int threads, bool only_missing) {
+void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool only_missing) {
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
-    parallel_for(0, n_nodes(), resolve_threads(threads), 1, [&](std::int64_t node, int) {
+    parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
         const auto& cands = candidates_[v];
         const auto extras = this->extras(v);
@@ -382,22 +399,28 @@ std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
     return out;
 }
 
-bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter) {
+bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter,
+                              std::optional<NodeRange> nodes) {
     const std::int64_t n = n_nodes();
+    // Whether the lists are built depends on the whole table alone, never on `nodes`, so
+    // that every rank of a split build answers alike.
     if (n > 65535) return false;
     for (std::int32_t v = 0; v < n; ++v)
         if (node_entries(v) >= (std::int64_t{1} << 32)) return false;
     // The lists are at most this large; most sets are dominated and dropped.
     if (budget_bytes >= 0.0 && sorted_bytes() > budget_bytes) return false;
+    const NodeRange mine = nodes.value_or(all_nodes());
+    CUDAG_ASSERT(mine.begin >= 0 && mine.begin <= mine.end && mine.end <= n);
     sorted_off_.assign(static_cast<std::size_t>(n), {});
     sorted_par_.assign(static_cast<std::size_t>(n), {});
     has_sorted_ = true;
+    if (mine.empty()) return true;
     if (sorter) {
-        sorter(*this);
+        sorter(*this, mine);
         return true;
     }
     const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
-    parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t node, int) {
+    parallel_for(mine.begin, mine.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
         const std::span<const double> sc = node_scores(v);
         const std::vector<char> dominated = dominated_sets(*this, v);

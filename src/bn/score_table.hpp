@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -26,17 +27,28 @@
 
 namespace cudag::bn {
 
+/// Nodes [begin, end) of a table: the share of its entries one rank computes
+/// (bn/table_split.hpp). Empty when begin == end.
+struct NodeRange {
+    std::int32_t begin = 0;
+    std::int32_t end = 0;
+    bool empty() const { return end <= begin; }
+    bool contains(std::int32_t v) const { return v >= begin && v < end; }
+};
+
 class ScoreTable {
 public:
+    /// Computes some of the table's entries of the nodes `nodes` another way (a GPU):
+    /// called with those nodes' entries NaN; the entries it leaves NaN are then computed
+    /// with the scorer. It must give the scorer's values bit for bit and write no other
+    /// node's entries. build_sorted's `sorter` has the same type: it builds the lists of
+    /// the nodes `nodes` through set_sorted.
+    using Filler = std::function<void(ScoreTable&, NodeRange nodes)>;
+
     /// The table over every parent set drawn from the other nodes. Throws OutOfMemory (one
     /// line: what it needs, what is free) before allocating when it will not fit, InputError
     /// when max_parents < 0. `threads` <= 0: all hardware threads. The entries do not
-    /// depend on `threads`.
-    /// Fills some of the table's entries another way (a GPU): called after allocation with
-    /// every entry NaN; the entries it leaves NaN are then computed with the scorer. It
-    /// must give the scorer's values bit for bit.
-    using Filler = std::function<void(ScoreTable&)>;
-
+    /// depend on `threads`. layout() and fill_nodes() in one call.
     static ScoreTable build(const LocalScorer& scorer, int max_parents, int threads, const Filler& filler = {});
     /// The table over a restricted space: candidates[v] lists the allowed parents of v
     /// (distinct node ids, not v, any order; stored sorted). InputError when a list is
@@ -47,6 +59,20 @@ public:
     static ScoreTable build(const LocalScorer& scorer, std::vector<std::vector<std::int32_t>> candidates,
                             int max_parents, int threads, std::vector<std::vector<std::int32_t>> extras = {},
                             const Filler& filler = {});
+
+    /// The table of n nodes laid out (candidates, extras, offsets; the same checks and
+    /// OutOfMemory as build) with every entry still to compute: fill_nodes computes them, a
+    /// block of nodes at a time (bn/table_split.hpp splits them over ranks). The first form
+    /// is the space of every other node.
+    static ScoreTable layout(std::int64_t n, int max_parents);
+    static ScoreTable layout(std::int64_t n, std::vector<std::vector<std::int32_t>> candidates, int max_parents,
+                             std::vector<std::vector<std::int32_t>> extras = {});
+    /// Computes the entries of the nodes `nodes` with `scorer` (over the table's n nodes;
+    /// InputError otherwise), `filler` first when given; no other node's entries are
+    /// written. The entries equal build's bit for bit, whatever the blocks and `threads`.
+    void fill_nodes(const LocalScorer& scorer, NodeRange nodes, int threads, const Filler& filler = {});
+    /// Every node.
+    NodeRange all_nodes() const { return {0, static_cast<std::int32_t>(n_nodes())}; }
 
     /// Bytes the table takes for nodes with `candidate_counts[v]` candidates each
     /// (entries, offsets and candidate lists); a double, as it may exceed 64 bits.
@@ -70,6 +96,8 @@ public:
     std::int64_t extra_count(std::int32_t v, int k) const;
     /// Entries of v (all sizes).
     std::int64_t node_entries(std::int32_t v) const { return node_offset_[v + 1] - node_offset_[v]; }
+    /// Entries of the nodes `nodes` (all sizes).
+    std::int64_t block_entries(NodeRange nodes) const { return node_offset_[nodes.end] - node_offset_[nodes.begin]; }
     std::int64_t total_entries() const { return node_offset_.back(); }
 
     /// The local score of v given the k-set of candidate positions of lexicographic rank `rank`.
@@ -100,6 +128,11 @@ public:
     std::span<double> mutable_node_scores(std::int32_t v) {
         return {scores_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
     }
+    /// The entries of the nodes `nodes`, contiguous (node_scores of each in turn): what a
+    /// rank shares of a table split over ranks.
+    std::span<double> mutable_block_scores(NodeRange nodes) {
+        return {scores_.data() + node_offset_[nodes.begin], static_cast<std::size_t>(block_entries(nodes))};
+    }
     /// All entries of v, candidates' block first then each extra's: the flat layout a GPU
     /// copy takes.
     std::span<const double> node_scores(std::int32_t v) const {
@@ -114,8 +147,11 @@ public:
     /// consistent entry: the enumeration's answer. Returns false and builds nothing when
     /// n > 65535, a node has 2^32 entries or more, or `budget_bytes` (>= 0) is below
     /// sorted_bytes(). `sorter`, when given, builds the lists instead (a GPU) through
-    /// set_sorted, with the same result.
-    bool build_sorted(int threads, double budget_bytes = -1.0, const Filler& sorter = {});
+    /// set_sorted, with the same result. `nodes`: only those nodes' lists are built, the
+    /// others left empty for set_sorted (bn/table_split.hpp gathers them from the ranks
+    /// that built them); the answer does not depend on `nodes`.
+    bool build_sorted(int threads, double budget_bytes = -1.0, const Filler& sorter = {},
+                      std::optional<NodeRange> nodes = std::nullopt);
     bool has_sorted() const { return has_sorted_; }
     static constexpr std::uint16_t kNoParent = 0xffff;
     /// The most the lists can take (every set undominated).
@@ -132,8 +168,8 @@ public:
 
 private:
     ScoreTable() = default;
-    /// Every entry from the scorer; with only_missing, the NaN ones only.
-    void fill(const LocalScorer& scorer, int threads, bool only_missing = false);
+    /// The entries of `nodes` from the scorer; with only_missing, the NaN ones only.
+    void fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool only_missing);
 
     int max_parents_ = 0;
     std::vector<std::vector<std::int32_t>> candidates_;

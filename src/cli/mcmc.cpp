@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -16,6 +17,7 @@
 #include "bn/mcmc_run.hpp"
 #include "bn/prior.hpp"
 #include "bn/score_table.hpp"
+#include "bn/table_split.hpp"
 #include "cli/common.hpp"
 #include "core/backend.hpp"
 #include "core/digest.hpp"
@@ -435,30 +437,37 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
             filler = bn::cuda_table_filler(*b, scorer, device);
     }
     std::string engines = filler ? "table cuda" : "table cpu";
+    // Laid out alike on every rank; each rank computes the entries of its block of nodes
+    // (balanced by entries) and an allgatherv makes the table whole everywhere. The ranks
+    // on a node share its threads (opts.threads).
     bn::ScoreTable table = [&] {
         std::optional<bn::ScoreTable> t;
         mpi::run_agreed(*comm, [&] {
-            t = space_all ? bn::ScoreTable::build(scorer, a.max_parents, a.threads, filler)
-                          : bn::ScoreTable::build(scorer, space.candidates, a.max_parents, a.threads, space.extras,
-                                                  filler);
+            t = space_all ? bn::ScoreTable::layout(n, a.max_parents)
+                          : bn::ScoreTable::layout(n, space.candidates, a.max_parents, space.extras);
         });
         return std::move(*t);
     }();
+    const bn::TableShare share = bn::fill_table_split(table, scorer, opts.threads, filler, *comm);
     const double seconds_table = seconds_since(t_table);
     progress.note("local-score table: " + std::to_string(table.total_entries()) + " entries (" +
                   std::to_string(n) + " nodes, parent sets of size <= " + std::to_string(a.max_parents) + ") in " +
                   fixed(seconds_table, 3) + " s");
+    if (share.ranks > 1)
+        progress.note("local-score table split over " + std::to_string(share.ranks) + " ranks by node: this rank scored " +
+                      std::to_string(share.entries) + " of " + std::to_string(table.total_entries()) +
+                      " entries (nodes " + std::to_string(share.nodes.begin) + " to " +
+                      std::to_string(share.nodes.end - 1) + ") in " + fixed(share.seconds_own, 3) +
+                      " s, the most any rank scored " + std::to_string(share.heaviest) + "; whole on every rank after " +
+                      fixed(share.seconds_total, 3) + " s");
     const auto t_sort = clock::now();
     // Each node's undominated sets sorted by score (the same answers, found early), when
-    // they fit in half of the free memory: max mode's chains walk them, and both modes take
-    // each chain's best DAG from them.
+    // they fit in half of the free memory (the least of any rank): max mode's chains walk
+    // them, and both modes take each chain's best DAG from them. Each rank sorts its block.
     {
-        bool built = false;
-        mpi::run_agreed(*comm, [&] {
-            built = table.build_sorted(a.threads, 0.5 * static_cast<double>(available_host_bytes()),
-                                       gpu && a.max_parents <= 12 ? bn::cuda_table_sorter(device)
-                                                                  : bn::ScoreTable::Filler{});
-        });
+        const bool built = bn::build_sorted_split(
+            table, opts.threads, 0.5 * static_cast<double>(available_host_bytes()),
+            gpu && a.max_parents <= 12 ? bn::cuda_table_sorter(device) : bn::ScoreTable::Filler{}, *comm);
         if (built)
             progress.note("score-sorted parent sets: " + std::to_string(table.sorted_entries()) + " of " +
                           std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +
@@ -630,8 +639,11 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
             if (opts.chains > 1)
                 os << ", score PSRF " << fixed(d.score_psrf, 3) << ", edges with PSRF > 1.1: "
                    << fixed(100.0 * d.edges.fraction_above, 1) << "% of " << d.edges.edges_counted;
-            os << "; table " << fixed(seconds_table, 3) << " s, sort " << fixed(seconds_sort, 3) << " s, chains "
-               << fixed(seconds_chains, 3) << " s";
+            os << "; table " << fixed(seconds_table, 3) << " s";
+            if (share.ranks > 1)
+                os << " (split over " << share.ranks << " ranks, rank 0's share " << fixed(share.seconds_own, 3)
+                   << " s)";
+            os << ", sort " << fixed(seconds_sort, 3) << " s, chains " << fixed(seconds_chains, 3) << " s";
             if (!a.out.empty()) {
                 os << "; wrote";
                 for (const auto& f : outputs.final_paths()) os << ' ' << f;

@@ -6,9 +6,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "support/paths.hpp"
@@ -119,6 +121,58 @@ TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("other data or options"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(path("x.h5")));
+}
+
+TEST_F(MpiCli, McmcTableSplitOverRanksGivesByteIdenticalResults) {
+    // The local-score table is scored a block of nodes per rank and gathered: on 1..4 ranks
+    // the same edge probabilities, traces and result datasets as one process, in both order
+    // scores, over every parent set and over the PC space (uneven parent-set counts).
+    auto r = cudag(0, "simulate discrete --vars 13 --samples 500 --density 0.2 --states 3 --max-parents 2 --seed 8 "
+                      "--out " + path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto text = [&](const std::string& stem, const char* suffix) {
+        return cudag::test::read_text(path(stem + suffix));
+    };
+    for (const std::string space : {"all", "pc"}) {
+        for (const std::string mode : {"sum", "max"}) {
+            SCOPED_TRACE(space + " space, " + mode);
+            const std::string opts = "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 3 --space " + space +
+                                     " --chains 5 --iterations 600 --thin 3 --order-score " + mode +
+                                     " --format edgeprob,traces -q --out ";
+            r = cudag(0, opts + path("serial.h5"));
+            ASSERT_EQ(r.code, 0) << r.err;
+            const std::string edgeprob = text("serial", ".edgeprob.tsv"), traces = text("serial", ".traces.tsv");
+            ASSERT_GT(std::count(edgeprob.begin(), edgeprob.end(), '\n'), 5) << edgeprob;
+            ASSERT_GT(std::count(traces.begin(), traces.end(), '\n'), 150) << traces;
+            for (int k = 1; k <= 4; ++k) {
+                const std::string stem = "np" + std::to_string(k);
+                r = cudag(k, opts + path(stem + ".h5"));
+                ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+                EXPECT_TRUE(cudag::test::same_mcmc_results(path(stem + ".h5"), path("serial.h5"))) << k << " ranks";
+                EXPECT_EQ(text(stem, ".edgeprob.tsv"), edgeprob) << k << " ranks";
+                EXPECT_EQ(text(stem, ".traces.tsv"), traces) << k << " ranks";
+            }
+        }
+    }
+    // -v names rank 0's share of the entries and the split in the summary's timings.
+    r = cudag(3, "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 3 --chains 3 --iterations 200 -v --out " +
+                     path("v.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("local-score table: (\\d+) entries"))) << r.err;
+    const long long total = std::stoll(m[1]);
+    EXPECT_EQ(total, 13LL * (1 + 12 + 66 + 220));  // every set of <= 3 of the 12 others, per node
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("split over 3 ranks by node: this rank scored (\\d+) of (\\d+) "
+                                                       "entries \\(nodes 0 to (\\d+)\\)")))
+        << r.err;
+    EXPECT_EQ(std::stoll(m[2]), total);
+    // Equal nodes: rank 0 takes 4 or 5 of the 13 (a third of the entries, to the nearest node).
+    EXPECT_EQ(std::stoll(m[1]), (std::stoll(m[3]) + 1) * (1 + 12 + 66 + 220));
+    EXPECT_GE(std::stoll(m[3]) + 1, 4);
+    EXPECT_LE(std::stoll(m[3]) + 1, 5);
+    EXPECT_TRUE(std::regex_search(r.err, std::regex("; table [0-9.]+ s \\(split over 3 ranks, rank 0's share [0-9.]+ s\\), "
+                                                    "sort [0-9.]+ s, chains [0-9.]+ s")))
+        << r.err;
 }
 
 TEST_F(MpiCli, FailureOnOneRankEndsTheJob) {

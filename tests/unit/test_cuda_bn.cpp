@@ -15,6 +15,7 @@
 #include "bn/prior.hpp"
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
+#include "bn/table_split.hpp"
 #include "sim/discrete.hpp"
 #include "support/bn_sim.hpp"
 #include "support/gpu.hpp"
@@ -95,6 +96,43 @@ TEST(CudaBn, SortedListsEqualTheCpuLists) {
             EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "node " << v;
             const auto pa = cpu.sorted_parents(v), pb = gpu.sorted_parents(v);
             EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "node " << v;
+        }
+    }
+}
+
+TEST(CudaBn, TableAndSortedListsPerNodeBlockEqualTheCpus) {
+    // What a rank of a split table does (bn/table_split.hpp): the GPU fills and sorts only
+    // its block of nodes; block by block, the whole CPU table and lists.
+    CUDAG_REQUIRE_GPU();
+    const cudag::bn::DiscreteScorer base = scorer_with(10, 500, 4, 17, {});
+    const cudag::bn::PriorScorer scorer(base, cudag::bn::StructurePrior{});
+    std::vector<std::vector<std::int32_t>> cands(10), extras(10);
+    for (std::int32_t v = 0; v < 10; ++v)
+        for (std::int32_t u = 0; u < 10; ++u)
+            if (u != v) (u < v % 5 + 1 ? cands[v] : extras[v]).push_back(u);
+    for (const bool plus1 : {false, true}) {
+        SCOPED_TRACE(plus1 ? "plus1" : "all");
+        ScoreTable cpu = plus1 ? ScoreTable::build(scorer, cands, 3, 2, extras) : ScoreTable::build(scorer, 3, 2);
+        ASSERT_TRUE(cpu.build_sorted(2));
+        ScoreTable gpu = plus1 ? ScoreTable::layout(10, cands, 3, extras) : ScoreTable::layout(10, 3);
+        const auto blocks = cudag::bn::table_node_blocks(gpu, 3);
+        for (int r = 0; r < 3; ++r)
+            gpu.fill_nodes(scorer, cudag::bn::node_block(blocks, r), 2, cudag::bn::cuda_table_filler(base, scorer, 0));
+        expect_same_entries(cpu, gpu);
+        for (int r = 0; r < 3; ++r) {
+            const cudag::bn::NodeRange b = cudag::bn::node_block(blocks, r);
+            ScoreTable part = plus1 ? ScoreTable::build(scorer, cands, 3, 2, extras) : ScoreTable::build(scorer, 3, 2);
+            ASSERT_TRUE(part.build_sorted(2, -1.0, cudag::bn::cuda_table_sorter(0), b));
+            for (std::int32_t v = 0; v < 10; ++v) {
+                const auto a = cpu.sorted_offsets(v), g = part.sorted_offsets(v);
+                if (!b.contains(v)) {
+                    EXPECT_TRUE(g.empty()) << "node " << v << " outside the block";
+                    continue;
+                }
+                EXPECT_TRUE(std::equal(a.begin(), a.end(), g.begin(), g.end())) << "node " << v;
+                const auto pa = cpu.sorted_parents(v), pg = part.sorted_parents(v);
+                EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pg.begin(), pg.end())) << "node " << v;
+            }
         }
     }
 }

@@ -36,7 +36,8 @@
 #   phase seconds and the chains' own speedup (MCMC). A run past RUN_TIMEOUT reads "timeout".
 #
 # Usage: scripts/bench/multi_scaling.sh [build-dir]
-#   env: OUT=dir (logs and table under OUT/multi; default a temporary folder)
+#   env: OUT=dir (table.tsv and runs.log under OUT/multi; default a temporary folder),
+#        LOGS=dir (each run's own log; default a temporary folder)
 #        WORKLOADS="sf10000 sf20000 er2000 munin cmiknn1000 cmiknn2000 mcmc125 mcmc150 mcmc1000pc"
 #        RANKS="1 2 ..." (default 1 .. G; 1 first: it is the reference), RUN_TIMEOUT=300 (s per run)
 #        SCALE=small (every size shrunk, chains / 16: a smoke test of the script), BACKEND=cuda (cpu: CPU ranks,
@@ -74,14 +75,18 @@ elif [[ $backend == cpu ]]; then
 else
     ranks=$(seq -s ' ' 1 $((gpus > 0 ? gpus : 1)))
 fi
-logs=${OUT:-$(mktemp -d)}/multi
-mkdir -p "$logs"
+# Two files under OUT/multi (the device tool brings back a few files only): the table and
+# every run's log one after another (runs.log); the logs themselves in LOGS (a temporary
+# folder unless given).
+outdir=${OUT:-$(mktemp -d)}/multi
+logs=${LOGS:-$(mktemp -d)}
+mkdir -p "$outdir" "$logs"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export NCCL_NVLS_ENABLE=0
 if [[ $(id -u) == 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-table=$logs/table.tsv
+table=$outdir/table.tsv
 cols='workload\tranks\tcomm\twall_s\tsearch_s\tmerge_s\timbalance\tspeedup\tefficiency\twall_speedup\twall_eff\tidentical\tdetail'
 printf '%b\n' "$cols" >"$table"
 
@@ -307,6 +312,7 @@ for wl in $expanded; do
         rc=0
         timeout -k 20 "$run_timeout" "$mpiexec" -n "$r" --bind-to none "${over[@]}" "${cmd[@]}" >>"$log" 2>&1 || rc=$?
         wall=$(since "$t0")
+        { echo "==== $wl_label, $r ranks (exit $rc, $wall s)"; cat "$log"; } >>"$outdir/runs.log"
         if ((rc == 124 || rc == 137)); then
             row "$wl_label" "$r" - "timeout(${run_timeout}s)" - - - - - - - - "killed after $wall s"
             continue

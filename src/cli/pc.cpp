@@ -100,12 +100,15 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
 
 namespace {
 
-/// " 1.234 s": the seconds since t, for the verbose phase timings.
-std::string seconds_text(std::chrono::steady_clock::time_point t) {
+/// " 1.234 s", for the verbose phase timings.
+std::string seconds_text(double s) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, " %.3f s",
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+    std::snprintf(buf, sizeof buf, " %.3f s", s);
     return buf;
+}
+/// The seconds since t, as seconds_text.
+std::string seconds_text(std::chrono::steady_clock::time_point t) {
+    return seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
 }
 
 std::string utc_now() {
@@ -308,6 +311,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
             throw InputError("--data - (standard input) needs a single process: give a file name");
         io_plan = io::plan_hdf5_io(comm->size());
     });
+    if (const double age = process_age_seconds(); age >= 0.0)
+        progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
+                      std::string(comm->name() == "nccl" ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
     progress.note("HDF5 I/O: " + io_plan.describe());
     const auto t_read = std::chrono::steady_clock::now();
     Dataset data;

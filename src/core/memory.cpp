@@ -97,4 +97,21 @@ std::int64_t restart_peak_resident() {
     return before;
 }
 
+double process_age_seconds() {
+    std::ifstream stat("/proc/self/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return -1.0;
+    const std::size_t close = line.rfind(')');  // the command name may hold spaces
+    if (close == std::string::npos || close + 2 >= line.size()) return -1.0;
+    std::istringstream fields(line.substr(close + 2));
+    std::string skip;
+    for (int field = 3; field < 22; ++field) fields >> skip;  // state .. itrealvalue
+    unsigned long long start_ticks = 0;
+    double uptime = 0.0;
+    std::ifstream("/proc/uptime") >> uptime;
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (!(fields >> start_ticks) || uptime <= 0.0 || hz <= 0) return -1.0;
+    return std::max(0.0, uptime - static_cast<double>(start_ticks) / static_cast<double>(hz));
+}
+
 }  // namespace cudag

@@ -29,4 +29,8 @@ std::int64_t restart_peak_resident();
 void require_host_memory(double needed, const std::string& what, const std::string& detail,
                          const std::string& hint);
 
+/// Seconds since this process started (exec, library loading, MPI, GPU set-up included),
+/// from /proc (clock-tick resolution); -1 where it cannot be read.
+double process_age_seconds();
+
 }  // namespace cudag

@@ -112,7 +112,7 @@ TEST_F(Score, BgeOnContinuousData) {
     expect_error("score --data " + f("lab.csv") + " --dag " + f("g.tsv") + " --score bge",
                  "--score bge scores continuous data");
     expect_error("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bge --aw 3",
-                 "aw must exceed");
+                 "--aw must lie in (n + 1, n + 1 + 1e6] = (4, 1000004]");
     expect_error("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bdeu --am 2",
                  "--am and --aw apply to --score bge only");
 }

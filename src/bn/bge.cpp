@@ -12,11 +12,11 @@ BgeScorer::BgeScorer(const Dataset& data, const BgeSpec& spec) : n_(data.n_vars)
     CUDAG_EXPECTS(!data.discrete(), "BGe scores continuous data");
     const auto n = static_cast<double>(n_);
     aw_ = spec.aw ? *spec.aw : n + am_ + 1.0;
-    if (!(am_ > 0.0) || !std::isfinite(am_))
-        throw InputError("BGe: am must be positive (got " + std::to_string(am_) + ")");
-    if (!(aw_ > n + 1.0) || !std::isfinite(aw_))
-        throw InputError("BGe: aw must exceed the number of variables + 1 = " + std::to_string(n_ + 1) +
-                         " (got " + std::to_string(aw_) + ")");
+    if (!(am_ >= kAmMin && am_ <= kAmMax))
+        throw InputError("BGe: am must lie in [1e-6, 1e6] (got " + std::to_string(am_) + ")");
+    if (!(aw_ > n + 1.0 && aw_ - n - 1.0 <= kAwExcessMax))
+        throw InputError("BGe: aw must lie in (n + 1, n + 1 + 1e6] with n + 1 = " + std::to_string(n_ + 1) +
+                         " the number of variables + 1 (got " + std::to_string(aw_) + ")");
     const std::int64_t m = data.n_samples;
     const auto big_n = static_cast<double>(m);
     const double t = am_ * (aw_ - n - 1.0) / (am_ + 1.0);

@@ -25,6 +25,14 @@
 
 namespace cudag::bn {
 
+/// BGe's am must lie in [kAmMin, kAmMax] and aw in (n + 1, n + 1 + kAwExcessMax]: beyond
+/// them t = am (aw - n - 1) / (am + 1), log(am / (am + N)) or lgamma(aw / 2) overflow or
+/// underflow and the local score is NaN or infinite (issue 33 item 7). The default aw,
+/// n + 1 + am, lies inside whenever am does.
+inline constexpr double kAmMin = 1e-6;
+inline constexpr double kAmMax = 1e6;
+inline constexpr double kAwExcessMax = 1e6;
+
 /// BGe's hyper-parameters; aw unset means n + am + 1 (BiDAG's default).
 struct BgeSpec {
     double am = 1.0;
@@ -69,7 +77,8 @@ CUDAG_HD inline double bge_local_score(const double* tn, std::int64_t ld, std::i
 /// BGe local and DAG scores of continuous data (Dataset with no levels).
 class BgeScorer final : public LocalScorer {
 public:
-    /// Throws InputError when am <= 0 or aw <= n + 1 (T0 would not be positive definite).
+    /// Throws InputError when am or aw lies outside the ranges above (aw <= n + 1: T0 would
+    /// not be positive definite).
     BgeScorer(const Dataset& data, const BgeSpec& spec);
 
     std::int64_t n_vars() const override { return n_; }

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
+#include <numbers>
 #include <string>
 
 #include "core/error.hpp"
@@ -70,6 +72,73 @@ double psrf_core(std::span<const ChainMoments> chains) {
     return std::sqrt(v / w);
 }
 
+/// exp(-2πik/N) for k < N/2, each from its own cos and sin (no accumulated rounding).
+std::vector<std::complex<double>> fft_twiddles(std::size_t n) {
+    std::vector<std::complex<double>> w(n / 2);
+    for (std::size_t k = 0; k < n / 2; ++k) {
+        const double angle = -2.0 * std::numbers::pi * static_cast<double>(k) / static_cast<double>(n);
+        w[k] = {std::cos(angle), std::sin(angle)};
+    }
+    return w;
+}
+
+/// In-place iterative radix-2 Cooley–Tukey FFT of `a` (size N, a power of two) with the
+/// twiddles of fft_twiddles(N); `inverse` conjugates them and does not divide by N. The
+/// products are written out: std::complex's operator* checks for NaN and infinity (Annex G)
+/// on every multiplication.
+void fft_in_place(std::vector<std::complex<double>>& a, const std::vector<std::complex<double>>& twiddle,
+                  bool inverse) {
+    const std::size_t n = a.size();
+    for (std::size_t i = 1, j = 0; i < n; ++i) {  // bit-reversal permutation
+        std::size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(a[i], a[j]);
+    }
+    const double sign = inverse ? -1.0 : 1.0;
+    for (std::size_t span = 2; span <= n; span <<= 1) {
+        const std::size_t half = span / 2, step = n / span;
+        for (std::size_t start = 0; start < n; start += span)
+            for (std::size_t k = 0; k < half; ++k) {
+                const double wr = twiddle[k * step].real(), wi = sign * twiddle[k * step].imag();
+                const std::complex<double> u = a[start + k];
+                const std::complex<double> x = a[start + k + half];
+                const std::complex<double> v{x.real() * wr - x.imag() * wi, x.real() * wi + x.imag() * wr};
+                a[start + k] = u + v;
+                a[start + k + half] = u - v;
+            }
+    }
+}
+
+/// γ̄(t) = (1/m) Σ_j (1/L) Σ_{i < L-t} (x_ij - x̄_j)(x_{i+t,j} - x̄_j) for t = 0 .. L-1, by the
+/// Wiener–Khinchin route: each centred chain zero-padded to N >= 2L (a power of two, so the
+/// circular correlation has no wrap-around), |FFT|² summed over chains, one inverse FFT.
+/// Two real chains share one complex transform (chain a in the real part, b in the
+/// imaginary): |A_k|² + |B_k|² = (|Z_k|² + |Z_{N-k}|²) / 2. Equal to the direct sums up to
+/// rounding of order ε log2 N · γ̄(0).
+std::vector<double> mean_autocovariance(const std::vector<std::vector<double>>& chains,
+                                        std::span<const ChainMoments> moments) {
+    const std::size_t len = chains.front().size(), m = chains.size();
+    std::size_t n = 1;
+    while (n < 2 * len) n <<= 1;
+    const std::vector<std::complex<double>> twiddle = fft_twiddles(n);
+    std::vector<std::complex<double>> z(n), power(n);
+    for (std::size_t j = 0; j < m; j += 2) {
+        const bool pair = j + 1 < m;
+        std::fill(z.begin(), z.end(), std::complex<double>{});
+        for (std::size_t i = 0; i < len; ++i)
+            z[i] = {chains[j][i] - moments[j].mean, pair ? chains[j + 1][i] - moments[j + 1].mean : 0.0};
+        fft_in_place(z, twiddle, false);
+        for (std::size_t k = 0; k < n; ++k)
+            power[k] += 0.5 * (std::norm(z[k]) + std::norm(z[(n - k) % n]));
+    }
+    fft_in_place(power, twiddle, true);
+    std::vector<double> gamma(len);
+    const double scale = 1.0 / (static_cast<double>(n) * static_cast<double>(len) * static_cast<double>(m));
+    for (std::size_t t = 0; t < len; ++t) gamma[t] = power[t].real() * scale;
+    return gamma;
+}
+
 }  // namespace
 
 void ChainMoments::push(double x) {
@@ -118,28 +187,15 @@ double effective_sample_size(const std::vector<std::vector<double>>& chains) {
     const std::size_t m = chains.size();
 
     std::vector<ChainMoments> moments;
-    std::vector<std::vector<double>> centered(m);
     moments.reserve(m);
-    for (std::size_t j = 0; j < m; ++j) {
-        moments.push_back(two_pass_moments(chains[j]));
-        centered[j].resize(len);
-        for (std::size_t i = 0; i < len; ++i) centered[j][i] = chains[j][i] - moments[j].mean;
-    }
-    // γ̄(t): chain autocovariances (divisor L), averaged over chains in index order.
-    const auto dl = static_cast<double>(len);
-    auto mean_autocov = [&](std::size_t t) {
-        double all = 0.0;
-        for (const auto& c : centered) {
-            double s = 0.0;
-            for (std::size_t i = 0; i + t < len; ++i) s += c[i] * c[i + t];
-            all += s / dl;
-        }
-        return all / static_cast<double>(m);
-    };
-    const double gamma0 = mean_autocov(0);
+    for (const auto& x : chains) moments.push_back(two_pass_moments(x));
+    // γ̄(t) for every lag at once by FFT (O(m N log N)); the direct sums cost O(m L) per lag
+    // and the truncation below can reach lag L, quadratic in L (issue 33 item 1).
+    const std::vector<double> gamma = mean_autocovariance(chains, moments);
+    const double gamma0 = gamma[0];
     const double var_plus = gamma0 + between_over_length(moments);
     if (!(var_plus > 0.0)) return kNaN;
-    auto rho = [&](std::size_t t) { return t == 0 ? 1.0 : 1.0 - (gamma0 - mean_autocov(t)) / var_plus; };
+    auto rho = [&](std::size_t t) { return t == 0 ? 1.0 : 1.0 - (gamma0 - gamma[t]) / var_plus; };
 
     // Geyer's initial positive sequence over the pairs (2k, 2k + 1).
     double pairs = 0.0;
@@ -148,7 +204,7 @@ double effective_sample_size(const std::vector<std::vector<double>>& chains) {
         if (!(g > 0.0)) break;
         pairs += g;
     }
-    const double total = static_cast<double>(m) * dl;
+    const double total = static_cast<double>(m) * static_cast<double>(len);
     const double tau = std::max(-1.0 + 2.0 * pairs, 1.0 / std::log10(total));
     return total / tau;
 }

@@ -312,8 +312,12 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
             p.best_score = comm.allreduce(best, mpi::ReduceOp::Max);
             cfg.on_progress(p);
         }
-        if (cfg.checkpoint.empty() || done == opts.iterations) continue;
-        bool due = (cfg.checkpoint_every > 0 && done % cfg.checkpoint_every == 0) || done == cfg.stop_after;
+        if (cfg.checkpoint.empty()) continue;
+        // The finished chains are checkpointed too: what follows (gathering, diagnostics,
+        // writing the result) can take a while, and a stop there must not lose the chains
+        // (issue 33 item 1); --keep-checkpoint then keeps the final state.
+        bool due = (cfg.checkpoint_every > 0 && done % cfg.checkpoint_every == 0) || done == cfg.stop_after ||
+                   done == opts.iterations;
         if (cfg.checkpoint_seconds > 0.0) {
             // Rank 0's clock decides, so every rank takes the same branch.
             std::int64_t by_time =
@@ -332,7 +336,7 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
         }
         last_checkpoint = clock::now();
         if (comm.rank() == 0 && cfg.on_checkpoint) cfg.on_checkpoint(done);
-        if (done == cfg.stop_after) throw StoppedAtIteration(done);
+        if (done == cfg.stop_after && done < opts.iterations) throw StoppedAtIteration(done);
     }
     std::vector<ChainState> all = gather_states(states, comm);
     if (comm.rank() != 0) return {};

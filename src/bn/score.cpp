@@ -165,8 +165,8 @@ std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::in
 DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec)
     : codes_(std::move(codes)), spec_(spec) {
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BGe, "BGe scores continuous data (BgeScorer)");
-    CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || spec_.iss > 0.0,
-                  "the BDeu imaginary sample size must be positive");
+    CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || (spec_.iss >= kIssMin && spec_.iss <= kIssMax),
+                  "the BDeu imaginary sample size must lie in [1e-6, 1e6]");
     CUDAG_EXPECTS(codes_.n_samples < (std::int64_t{1} << 32), "at most 2^32 - 1 samples are supported");
 }
 

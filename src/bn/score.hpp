@@ -17,10 +17,17 @@ namespace cudag::bn {
 
 enum class ScoreKind : int { BDeu, K2, BGe };
 
+/// BDeu's imaginary sample size must lie in [kIssMin, kIssMax]. Beyond them lgamma of the
+/// pseudo-counts overflows (iss ≳ 1e305) or their ratio to the cardinalities underflows to 0,
+/// and the local score is NaN or infinite (issue 33 item 7); inside them every lgamma
+/// argument is finite and positive and the score keeps about 1e-6 absolute precision.
+inline constexpr double kIssMin = 1e-6;
+inline constexpr double kIssMax = 1e6;
+
 /// A discrete score and its hyper-parameter.
 struct ScoreSpec {
     ScoreKind kind = ScoreKind::BDeu;
-    double iss = 1.0;  ///< BDeu's imaginary (equivalent) sample size, > 0; K2 ignores it
+    double iss = 1.0;  ///< BDeu's imaginary (equivalent) sample size in [kIssMin, kIssMax]; K2 ignores it
 };
 
 /// "bdeu", "k2" or "bge" (as `--score` spells them); nullopt for anything else.

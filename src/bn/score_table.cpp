@@ -238,6 +238,22 @@ std::int64_t ScoreTable::extra_count(std::int32_t v, int k) const {
     return binomial(static_cast<std::int64_t>(candidates_[v].size()), k);
 }
 
+namespace {
+
+/// The one-line InputError for a local score that is NaN or infinite.
+[[noreturn]] void throw_non_finite_score(std::int32_t v, std::span<const std::int32_t> parents, double value) {
+    std::string set = "{";
+    for (std::size_t i = 0; i < parents.size(); ++i)
+        set += (i ? ", " : "") + std::to_string(parents[i] + 1);
+    set += "}";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", value);
+    throw InputError("the local score of variable " + std::to_string(v + 1) + " (data column, from 1) with parents " +
+                     set + " is " + buf + ", not finite: the data or the score's prior is out of range");
+}
+
+}  // namespace
+
 void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool only_missing) {
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
@@ -260,11 +276,18 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                 do {
                     double& entry = block[offsets[k] + rank];
                     ++rank;
-                    if (only_missing && !std::isnan(entry)) continue;
-                    parents.assign(static_cast<std::size_t>(k), 0);
-                    for (int t = 0; t < k; ++t) parents[t] = cands[c[t]];
-                    if (e >= 0) parents.insert(std::upper_bound(parents.begin(), parents.end(), extras[e]), extras[e]);
-                    entry = scorer.local(v, parents);
+                    const bool compute = !only_missing || std::isnan(entry);
+                    if (compute || !std::isfinite(entry)) {
+                        parents.assign(static_cast<std::size_t>(k), 0);
+                        for (int t = 0; t < k; ++t) parents[t] = cands[c[t]];
+                        if (e >= 0)
+                            parents.insert(std::upper_bound(parents.begin(), parents.end(), extras[e]), extras[e]);
+                    }
+                    if (compute) entry = scorer.local(v, parents);
+                    // A NaN or infinite entry would make every order through it NaN or -inf
+                    // and the run report it as its best score (issue 33 item 7); entries a
+                    // filler (a GPU) wrote are checked here too.
+                    if (!std::isfinite(entry)) throw_non_finite_score(v, parents, entry);
                 } while (k > 0 && next_combination(c.data(), k, m));
                 CUDAG_ASSERT(rank == binomial(m, k));
             }

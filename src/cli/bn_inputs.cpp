@@ -15,9 +15,13 @@ namespace cudag::cli {
 void add_score_options(CLI::App& cmd, ScoreOptions& o) {
     cmd.add_option("--score", o.score, "bdeu or k2 (discrete data, as bnlearn) or bge (continuous, as BiDAG)")
         ->required();
-    o.iss_option = cmd.add_option("--iss", o.iss, "BDeu imaginary sample size (> 0)")->capture_default_str();
-    o.am_option = cmd.add_option("--am", o.am, "BGe prior precision scale (> 0)")->capture_default_str();
-    o.aw_option = cmd.add_option("--aw", o.aw, "BGe prior degrees of freedom (> n + 1; default n + am + 1)");
+    // The ranges keep every local score finite (bn/score.hpp, bn/bge.hpp).
+    o.iss_option =
+        cmd.add_option("--iss", o.iss, "BDeu imaginary sample size, in [1e-6, 1e6]")->capture_default_str();
+    o.am_option = cmd.add_option("--am", o.am, "BGe prior precision scale, in [1e-6, 1e6]")->capture_default_str();
+    o.aw_option = cmd.add_option("--aw", o.aw,
+                                 "BGe prior degrees of freedom, in (n + 1, n + 1 + 1e6] for n variables "
+                                 "(default n + am + 1)");
 }
 
 bn::ScoreKind check_score_options(const ScoreOptions& o) {
@@ -27,8 +31,10 @@ bn::ScoreKind check_score_options(const ScoreOptions& o) {
     if (*kind != bn::ScoreKind::BDeu && given(o.iss_option)) throw InputError("--iss applies to --score bdeu only");
     if (*kind != bn::ScoreKind::BGe && (given(o.am_option) || given(o.aw_option)))
         throw InputError("--am and --aw apply to --score bge only");
-    if (!(o.iss > 0.0) || !std::isfinite(o.iss))
-        throw InputError("--iss must be a positive number (got " + exact_number(o.iss) + ")");
+    if (!(o.iss >= bn::kIssMin && o.iss <= bn::kIssMax))
+        throw InputError("--iss must lie in [1e-6, 1e6] (got " + exact_number(o.iss) + ")");
+    if (!(o.am >= bn::kAmMin && o.am <= bn::kAmMax))
+        throw InputError("--am must lie in [1e-6, 1e6] (got " + exact_number(o.am) + ")");
     return *kind;
 }
 
@@ -49,7 +55,14 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
     for (const std::string& name : data.names) digest.add_string(name);
     if (bge) {
         bn::BgeSpec spec{o.am, std::nullopt};
-        if (o.aw_option && o.aw_option->count() > 0) spec.aw = o.aw;
+        if (o.aw_option && o.aw_option->count() > 0) {
+            const double floor = static_cast<double>(data.n_vars) + 1.0;
+            if (!(o.aw > floor && o.aw - floor <= bn::kAwExcessMax))
+                throw InputError("--aw must lie in (n + 1, n + 1 + 1e6] = (" + exact_number(floor) + ", " +
+                                 exact_number(floor + bn::kAwExcessMax) + "] for these " +
+                                 std::to_string(data.n_vars) + " variables (got " + exact_number(o.aw) + ")");
+            spec.aw = o.aw;
+        }
         digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));
         in.scorer = std::make_unique<bn::BgeScorer>(data, spec);
     } else {

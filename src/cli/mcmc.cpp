@@ -80,9 +80,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "swap (two positions, the paper's) or bidag (any two, adjacent or stay, BiDAG's mixture)")
         ->capture_default_str();
     cmd->add_option("--chains", a.chains, "independent chains (split over threads and ranks)")->capture_default_str();
-    cmd->add_option("--iterations", a.iterations, "proposals per chain")->capture_default_str();
-    cmd->add_option("--burn-in", a.burn_in, "first iterations not kept (default: a fifth of --iterations)");
-    cmd->add_option("--thin", a.thin, "keep every T-th iteration after the burn-in")->capture_default_str();
+    cmd->add_option("--iterations", a.iterations, "proposals per chain (>= 1)")->capture_default_str();
+    cmd->add_option("--burn-in", a.burn_in, "first iterations not kept, in [0, --iterations - 1] (default: a fifth of --iterations)");
+    cmd->add_option("--thin", a.thin, "keep every T-th iteration after the burn-in, in [1, --iterations - --burn-in]")->capture_default_str();
     cmd->add_option("--seed", a.seed, "random seed: the same seed gives the same chains anywhere")
         ->capture_default_str();
     cmd->add_option("--prior", a.prior,
@@ -332,12 +332,19 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     else
         throw InputError("unknown --moves '" + a.moves + "' (available: swap, bidag)");
     if (a.chains < 1) throw InputError("--chains must be at least 1, got " + std::to_string(a.chains));
-    if (a.iterations < 0) throw InputError("--iterations must be >= 0, got " + std::to_string(a.iterations));
-    if (a.burn_in < 0) a.burn_in = a.iterations / 5;
-    if (a.burn_in > a.iterations)
-        throw InputError("--burn-in " + std::to_string(a.burn_in) + " is more than --iterations " +
+    // A run must keep at least one iteration: the outputs and diagnostics are over the kept
+    // ones (iterations t with burn_in < t <= iterations and (t - burn_in) % thin == 0).
+    if (a.iterations < 1)
+        throw InputError("--iterations must be at least 1 (a run keeps iterations after --burn-in), got " +
                          std::to_string(a.iterations));
-    if (a.thin < 1) throw InputError("--thin must be at least 1, got " + std::to_string(a.thin));
+    if (!a.burn_in) a.burn_in = a.iterations / 5;
+    if (*a.burn_in < 0 || *a.burn_in >= a.iterations)
+        throw InputError("--burn-in must lie in [0, --iterations - 1 = " + std::to_string(a.iterations - 1) +
+                         "] so that an iteration is kept, got " + std::to_string(*a.burn_in));
+    if (a.thin < 1 || a.thin > a.iterations - *a.burn_in)
+        throw InputError("--thin must lie in [1, --iterations - --burn-in = " +
+                         std::to_string(a.iterations - *a.burn_in) + "] so that an iteration is kept, got " +
+                         std::to_string(a.thin));
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
@@ -359,7 +366,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     a.threads = checked_threads(a.threads, a.quiet || env.rank() != 0);
     opts.chains = a.chains;
     opts.iterations = a.iterations;
-    opts.burn_in = a.burn_in;
+    opts.burn_in = *a.burn_in;
     opts.thin = a.thin;
     opts.seed = a.seed;
     opts.threads = a.threads;

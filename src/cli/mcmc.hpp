@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ struct McmcArgs {
     ScoreOptions score;
     double edge_penalty = 1.0, alpha = 0.05;
     int max_parents = 4, chains = 4, threads = 0, hard_limit = 14;
-    std::int64_t iterations = 10000, burn_in = -1, thin = 1, stop_after = -1;
+    std::int64_t iterations = 10000, thin = 1, stop_after = -1;
+    std::optional<std::int64_t> burn_in;  ///< unset: a fifth of iterations
     std::uint64_t seed = 1;
     bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
     const CLI::Option* alpha_option = nullptr;

@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/hdf5_file.hpp"
@@ -230,24 +231,94 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--format edgeprob,bogus --out " + f("r.h5"), "unknown output format 'bogus'");
     expect_error(base + "--order-score mean" + out, "unknown --order-score 'mean'");
     expect_error(base + "--moves jump" + out, "unknown --moves 'jump'");
-    expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in 50 is more than --iterations 10");
+    expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in must lie in [0, --iterations - 1 = 9]");
     expect_error(base + "--resume" + out, "--resume needs --checkpoint");
     expect_error(base + "--alpha 0.1" + out, "apply to --space pc only");
     expect_error(base + "--checkpoint " + f("c.h5") + " --checkpoint-every 5x" + out, "--checkpoint-every takes");
     expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
     expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");
     expect_error(base + "--chains 0" + out, "--chains must be at least 1");
-    expect_error(base + "--iterations -5" + out, "--iterations must be >= 0");
-    expect_error(base + "--thin 0" + out, "--thin must be at least 1");
+    expect_error(base + "--iterations -5" + out, "--iterations must be at least 1");
+    expect_error(base + "--thin 0" + out, "--thin must lie in [1, --iterations - --burn-in = 8000]");
     expect_error("mcmc --data " + f("d.csv") + " --score bdeu --max-parents=-1" + out, "--max-parents must be >= 0");
     expect_error(base + "--space pc --alpha 1.5" + out, "--alpha must lie in (0, 1)");
     expect_error(base + "--space pc --hard-limit 0" + out, "--hard-limit must be at least 1");
     expect_error(base + "--checkpoint -" + out, "--checkpoint needs a file name");
     expect_error(base + "--checkpoint-every 100" + out, "--checkpoint-every needs --checkpoint");
-    expect_error(base + "--iss 0" + out, "--iss must be a positive number");
+    expect_error(base + "--iss 0" + out, "--iss must lie in [1e-6, 1e6]");
     expect_error(base + "--am 2" + out, "--am and --aw apply to --score bge only");
     expect_error(base + "--backend gpu" + out, "gpu");
     expect_no_outputs(inputs);
+}
+
+TEST_F(Mcmc, RunsThatKeepNoIterationIsRefusedInOneLine) {
+    // Issue 33 item 9: each of these kept nothing yet exited 0 with empty outputs, and a
+    // negative --burn-in was silently the default.
+    const std::string out = " --out " + f("r.h5") + " --format edgeprob,traces";
+    const std::set<std::string> inputs = {"d.csv", "truth.tsv"};
+    const std::string burn_in_range = "--burn-in must lie in [0, --iterations - 1 = 99]";
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"--iterations 0", "--iterations must be at least 1"},
+        {"--iterations 100 --burn-in 100", burn_in_range},
+        {"--iterations 100 --burn-in=-1", burn_in_range},
+        {"--iterations 100 --burn-in=-30", burn_in_range + " so that an iteration is kept, got -30"},
+        {"--iterations 100 --burn-in 40 --thin 61",
+         "--thin must lie in [1, --iterations - --burn-in = 60] so that an iteration is kept, got 61"},
+    };
+    for (const auto& [args, message] : refused) expect_error(base + args + out, message);
+    expect_no_outputs(inputs);
+    // The edges of the ranges still run and keep what they say.
+    CliRun r = run(base + "--chains 2 --iterations 100 --burn-in 40 --thin 60 -q --out " + f("edge.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(base + "--chains 1 --iterations 1 --burn-in 0 -q --out " + f("one.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(Mcmc, PriorsThatMakeTheScoreNotFiniteAreRefused) {
+    // Issue 33 item 7: these printed "best DAG score -nan" and exited 0.
+    CliRun r = run("simulate gaussian --vars 4 --samples 200 --density 0.5 --seed 3 --out " + f("g.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::set<std::string> inputs = {"d.csv", "truth.tsv", "g.csv"};
+    const std::string out = " --iterations 200 --chains 1 --out " + f("r.h5");
+    const std::string bge = "mcmc --data " + f("g.csv") + " --score bge --max-parents 2";
+    const std::string aw_range = "--aw must lie in (n + 1, n + 1 + 1e6] = (5, 1000005]";
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {base + "--iss 1e308", "--iss must lie in [1e-6, 1e6] (got 1e+308)"},
+        {base + "--iss 1e-300", "--iss must lie in [1e-6, 1e6]"},
+        {bge + " --am 1e308", "--am must lie in [1e-6, 1e6]"},
+        {bge + " --aw 1e308", aw_range},
+        {bge + " --aw 5", aw_range},
+    };
+    for (const auto& [args, message] : refused) expect_error(args + out, message);
+    expect_no_outputs(inputs);
+    // The bounds themselves give finite scores.
+    for (const std::string& opts : {base + "--iss 1e6", base + "--iss 1e-6", bge + " --am 1e6", bge + " --am 1e-6",
+                                    bge + " --aw 1000005", bge + " --am 1e6 --aw 1000005"}) {
+        r = run(opts + " --iterations 200 --chains 1");
+        ASSERT_EQ(r.code, 0) << opts << ": " << r.err;
+        EXPECT_NE(r.err.find("best DAG score"), std::string::npos) << opts << ": " << r.err;
+        EXPECT_EQ(r.err.find("nan"), std::string::npos) << opts << ": " << r.err;
+        EXPECT_EQ(r.err.find("inf"), std::string::npos) << opts << ": " << r.err;
+    }
+}
+
+TEST_F(Mcmc, FinishedChainsAreCheckpointedBeforeTheDiagnostics) {
+    // Issue 33 item 1: the last checkpoint was the last periodic one (none in a short run),
+    // so a stop during the diagnostics lost the finished chains.
+    const std::string opts = base + "--chains 2 --iterations 300 --order-score sum -q ";
+    CliRun r = run(opts + "--out " + f("plain.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(opts + "--checkpoint " + f("ck.h5") + " --keep-checkpoint --out " + f("first.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(dir_ / "ck.h5"));
+    // The checkpoint holds the finished chains: resuming it runs no iteration and gives
+    // the same result.
+    r = run(base + "--chains 2 --iterations 300 --order-score sum -v --checkpoint " + f("ck.h5") +
+            " --resume --out " + f("again.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("at iteration 300"), std::string::npos) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("first.h5"), p("plain.h5")));
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("again.h5"), p("plain.h5")));
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ TEST_F(Score, BadInputGetsOneLine) {
     expect_error("score --data " + f("missing.csv") + " --dag " + f("dag.tsv") + " --score bdeu", "missing.csv");
     expect_error("score --data " + f("d.csv") + " --dag " + f("missing.tsv") + " --score bdeu", "missing.tsv");
     expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bic", "unknown --score 'bic'");
-    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bdeu --iss 0", "--iss must be a positive");
+    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bdeu --iss 0", "--iss must lie in [1e-6, 1e6] (got 0)");
     expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score k2 --iss 2", "--iss applies to --score bdeu only");
 }
 
@@ -112,7 +112,7 @@ TEST_F(Score, BgeOnContinuousData) {
     expect_error("score --data " + f("lab.csv") + " --dag " + f("g.tsv") + " --score bge",
                  "--score bge scores continuous data");
     expect_error("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bge --aw 3",
-                 "aw must exceed");
+                 "--aw must lie in (n + 1, n + 1 + 1e6] = (4, 1000004]");
     expect_error("score --data " + f("g.csv") + " --dag " + f("g.tsv") + " --score bdeu --am 2",
                  "--am and --aw apply to --score bge only");
 }

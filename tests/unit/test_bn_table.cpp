@@ -14,6 +14,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bn/bge.hpp"
@@ -519,6 +520,49 @@ TEST(ScoreTable, DominatedSetsEqualBruteForce) {
         EXPECT_GT(dominated, 0);
         EXPECT_LT(dominated, total);
     }
+}
+
+/// Every local score 0 except one parent set of one node, which scores `bad`.
+class OneBadScorer final : public LocalScorer {
+public:
+    OneBadScorer(std::int64_t n, std::int32_t node, std::vector<std::int32_t> parents, double bad)
+        : n_(n), node_(node), parents_(std::move(parents)), bad_(bad) {}
+    std::int64_t n_vars() const override { return n_; }
+    double local(std::int32_t v, std::span<const std::int32_t> parents) const override {
+        return v == node_ && std::ranges::equal(parents, parents_) ? bad_ : 0.0;
+    }
+
+private:
+    std::int64_t n_;
+    std::int32_t node_;
+    std::vector<std::int32_t> parents_;
+    double bad_;
+};
+
+TEST(ScoreTable, NonFiniteLocalScoreIsAOneLineErrorNamingNodeAndParents) {
+    // Issue 33 item 7: a NaN entry made every order through it NaN and the run "succeeded".
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    for (const double bad : {nan, inf, -inf}) {
+        const OneBadScorer scorer(5, 3, {0, 4}, bad);
+        try {
+            (void)ScoreTable::build(scorer, 2, 2);
+            ADD_FAILURE() << "no error for a local score of " << bad;
+        } catch (const cudag::InputError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("variable 4 (data column, from 1) with parents {1, 5}"), std::string::npos) << what;
+            EXPECT_NE(what.find("not finite"), std::string::npos) << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+    }
+    // Entries a filler (a GPU engine) writes are checked too: an infinite one is refused.
+    const FlatScorer flat(4);
+    const ScoreTable::Filler filler = [&](ScoreTable& t, cudag::bn::NodeRange nodes) {
+        for (std::int64_t v = nodes.begin; v < nodes.end; ++v)
+            for (double& x : t.mutable_node_scores(static_cast<std::int32_t>(v))) x = v == 2 ? inf : 0.0;
+    };
+    EXPECT_THROW((void)ScoreTable::build(flat, 2, 1, filler), cudag::InputError);
+    // Finite scores build as before.
+    EXPECT_NO_THROW((void)ScoreTable::build(OneBadScorer(5, 3, {0, 4}, -1e300), 2, 2));
 }
 
 }  // namespace

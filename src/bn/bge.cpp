@@ -10,6 +10,12 @@ namespace cudag::bn {
 
 BgeScorer::BgeScorer(const Dataset& data, const BgeSpec& spec) : n_(data.n_vars), am_(spec.am) {
     CUDAG_EXPECTS(!data.discrete(), "BGe scores continuous data");
+    // As PC's Fisher-z refuses too few samples: one or two give a sample covariance of at
+    // most one degree of freedom, and every DAG's score then comes from the prior alone.
+    if (data.n_samples < kBgeMinSamples)
+        throw InputError((data.source.empty() ? std::string("the data") : data.source) + ": " +
+                         std::to_string(data.n_samples) + " sample" + (data.n_samples == 1 ? "" : "s") +
+                         "; BGe needs at least " + std::to_string(kBgeMinSamples));
     const auto n = static_cast<double>(n_);
     aw_ = spec.aw ? *spec.aw : n + am_ + 1.0;
     if (!(am_ >= kAmMin && am_ <= kAmMax))

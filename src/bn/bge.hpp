@@ -32,6 +32,8 @@ namespace cudag::bn {
 inline constexpr double kAmMin = 1e-6;
 inline constexpr double kAmMax = 1e6;
 inline constexpr double kAwExcessMax = 1e6;
+/// Fewest samples BGe scores (InputError below, as PC's Fisher-z refuses too few).
+inline constexpr std::int64_t kBgeMinSamples = 3;
 
 /// BGe's hyper-parameters; aw unset means n + am + 1 (BiDAG's default).
 struct BgeSpec {

@@ -116,10 +116,13 @@ void validate(const CmiKnnSpec& spec, std::int64_t n_samples, int max_cond) {
                   "cmiknn: --permutations must be in 1.." + std::to_string(kMaxPermutations) +
                       " (got " + std::to_string(spec.permutations) + ")");
     if (max_cond > 0) {
-        CUDAG_EXPECTS(spec.shuffle_neighbors >= 1 && spec.shuffle_neighbors <= kMaxShuffleNeighbors,
-                      "cmiknn: --shuffle-neighbors must be in 1.." +
+        // 1 is the sample itself alone: every surrogate equals the data, every conditional
+        // test gives p = 1 and PC would remove every edge.
+        CUDAG_EXPECTS(spec.shuffle_neighbors >= 2 && spec.shuffle_neighbors <= kMaxShuffleNeighbors,
+                      "cmiknn: --shuffle-neighbors must be in 2.." +
                           std::to_string(kMaxShuffleNeighbors) + " (got " +
-                          std::to_string(spec.shuffle_neighbors) + ")");
+                          std::to_string(spec.shuffle_neighbors) +
+                          (spec.shuffle_neighbors == 1 ? ": the sample itself alone, so no surrogate differs from the data)" : ")"));
         CUDAG_EXPECTS(spec.shuffle_neighbors < n_samples,
                       "cmiknn: --shuffle-neighbors " + std::to_string(spec.shuffle_neighbors) +
                           " needs more samples than that (the data have " + t + ")");
@@ -186,9 +189,9 @@ void CmiKnn::check_vars(std::int32_t x, std::int32_t y, std::span<const std::int
             CUDAG_EXPECTS(z[a] != z[b], "cmiknn: a conditioning variable appears twice");
     }
     if (!z.empty()) {
-        CUDAG_EXPECTS(spec_.shuffle_neighbors >= 1 && spec_.shuffle_neighbors < n_ &&
+        CUDAG_EXPECTS(spec_.shuffle_neighbors >= 2 && spec_.shuffle_neighbors < n_ &&
                           spec_.shuffle_neighbors <= kMaxShuffleNeighbors,
-                      "cmiknn: --shuffle-neighbors must be below the number of samples");
+                      "cmiknn: --shuffle-neighbors must be at least 2 and below the number of samples");
     }
 }
 

@@ -14,7 +14,7 @@ void add_cmi_knn_options(CLI::App& cmd, CmiKnnOptions& o, bool early_stop_flag) 
                           ->group(g));
     o.given.push_back(cmd.add_option("--shuffle-neighbors", o.spec.shuffle_neighbors,
                                      "neighbours in Z among which the local permutation shuffles "
-                                     "(the sample itself included)")
+                                     "(the sample itself included; 2 or more)")
                           ->capture_default_str()
                           ->group(g));
     o.given.push_back(cmd.add_option("--permutations", o.spec.permutations,

@@ -114,6 +114,8 @@ TEST_F(CmiknnCli, CitestErrorsAreOneLine) {
     expect_error(d + "--test cmiknn --x X1 --y X2 --knn 40", "needs more than 40 samples");
     expect_error(d + "--test cmiknn --x X1 --y X2 --given X3 --shuffle-neighbors 40",
                  "--shuffle-neighbors 40 needs more samples");
+    expect_error(d + "--test cmiknn --x X1 --y X2 --given X3 --shuffle-neighbors 1",
+                 "--shuffle-neighbors must be in 2..");
     expect_error(d + "--test cmiknn --x X1 --y X2 --transform rank", "unknown transform 'rank'");
     expect_error(d + "--test cmiknn --x X1 --y X2 --permute z", "expected x or y");
     expect_error(d + "--test fisher-z --x X1 --y X2 --knn 5", "--knn applies to --test cmiknn only");
@@ -209,6 +211,9 @@ TEST_F(CmiknnCli, PcOptionErrors) {
     expect_error(d + "--permutations 10", "--permutations applies to --test cmiknn only");
     expect_error(d + "--test cmiknn --knn 30", "needs more than 30 samples");
     expect_error(d + "--test cmiknn --shuffle-neighbors 30", "--shuffle-neighbors 30 needs more samples");
+    // The sample alone: no surrogate could differ from the data (issue 33: every edge removed).
+    expect_error(d + "--test cmiknn --shuffle-neighbors 1", "--shuffle-neighbors must be in 2..");
+    expect_error(d + "--test cmiknn --shuffle-neighbors 0", "--shuffle-neighbors must be in 2..");
     expect_error(d + "--test cmiknn --permutations 0", "--permutations must be in 1..");
     expect_error(d + "--test cmiknn --permutations 99", "use --permutations 100 or more");
     expect_error(d + "--test cmiknn --permutations 19 --alpha 0.05", "use --permutations 20 or more");

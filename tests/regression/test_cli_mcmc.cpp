@@ -302,6 +302,21 @@ TEST_F(Mcmc, PriorsThatMakeTheScoreNotFiniteAreRefused) {
     }
 }
 
+TEST_F(Mcmc, BgeOnTooFewSamplesIsRefusedAsPcRefusesThem) {
+    // Issue 33 item 10: BGe on 1-2 samples returned a DAG (its score the prior's alone).
+    for (const int m : {1, 2}) {
+        std::string csv = "a,b,c\n";
+        for (int s = 0; s < m; ++s) csv += std::to_string(s + 1) + ".5,2.25," + std::to_string(3 * s) + ".75\n";
+        std::ofstream(p("few.csv")) << csv;
+        expect_error("mcmc --data " + f("few.csv") + " --score bge --iterations 100 --out " + f("r.h5"),
+                     std::to_string(m) + (m == 1 ? " sample;" : " samples;") + " BGe needs at least 3");
+        expect_no_outputs({"d.csv", "truth.tsv", "few.csv"});
+    }
+    std::ofstream(p("few.csv")) << "a,b,c\n1.5,2.25,0.75\n2.5,1.25,3.75\n0.5,4.25,1.75\n";
+    const CliRun r = run("mcmc --data " + f("few.csv") + " --score bge --iterations 100 --chains 1");
+    EXPECT_EQ(r.code, 0) << "3 samples are scored: " << r.err;
+}
+
 TEST_F(Mcmc, FinishedChainsAreCheckpointedBeforeTheDiagnostics) {
     // Issue 33 item 1: the last checkpoint was the last periodic one (none in a short run),
     // so a stop during the diagnostics lost the finished chains.

@@ -283,12 +283,17 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                 Cell status = Cell::Ok;
                 if (!labels) {
                     status = parse_number(text, x);
-                    if (status == Cell::NonNumeric && t.auto_mode) {
-                        x = std::numeric_limits<double>::quiet_NaN();  // a label, for now
+                    // Auto: a label, for now; so is a missing-value token (NA, None, ?,
+                    // ...), which is a level in a label column and a missing value in a
+                    // numeric one (has_label_column tells them apart).
+                    if (t.auto_mode && (status == Cell::NonNumeric || (status == Cell::Missing && !text.empty()))) {
+                        x = std::numeric_limits<double>::quiet_NaN();
                         status = Cell::Ok;
                         err.saw_label = true;
                     }
-                } else if (text.empty() || is_missing_token(text)) {
+                } else if (text.empty()) {
+                    // Labels: only an empty cell is missing; NA, None, ? ... are levels
+                    // (bnlearn's CHILD and INSURANCE have a state "None").
                     status = Cell::Missing;
                 } else {
                     x = labels->intern(v, text);
@@ -438,10 +443,33 @@ bool has_label_column(const Table& t) {
         }
     }
     if (best_k < 0) return label_column;
-    const Line& line = (*t.lines)[static_cast<std::size_t>(best_k)];
     std::vector<std::string_view> fields;
-    split(t.text.substr(line.begin, line.size), t.delim, fields);
-    const std::string_view text = cell_text(fields[best_v]);
+    const auto cell = [&](std::int64_t k, std::size_t v) {
+        const Line& at = (*t.lines)[static_cast<std::size_t>(k)];
+        split(t.text.substr(at.begin, at.size), t.delim, fields);
+        return cell_text(fields[v]);
+    };
+    // A numeric column whose only non-numbers are missing-value tokens: a missing value
+    // (its first), as in Numeric mode.
+    for (std::size_t v = 0; v < n_vars; ++v) {
+        const double* col = t.values + static_cast<std::int64_t>(v) * m;
+        std::int64_t first_token = -1;
+        bool only_tokens = true, any_number = false;
+        for (std::int64_t k = 0; k < m && only_tokens; ++k) {
+            if (!std::isnan(col[k])) {
+                any_number = true;
+                continue;
+            }
+            only_tokens = is_missing_token(cell(k, v));
+            if (only_tokens && first_token < 0) first_token = k;
+        }
+        if (only_tokens && any_number && first_token >= 0) {
+            const Line& at = (*t.lines)[static_cast<std::size_t>(first_token)];
+            throw InputError(cell_error(t, at.row, v, Cell::Missing, cell(first_token, v)));
+        }
+    }
+    const Line& line = (*t.lines)[static_cast<std::size_t>(best_k)];
+    const std::string_view text = cell(best_k, best_v);
     const bool stray_label = best_labels <= m - best_labels;
     const std::string counts = " (" + std::to_string(stray_label ? m - best_labels : best_labels) +
                                " of its " + std::to_string(m) + " cells are " +

@@ -2,6 +2,8 @@
 // Reading data sets: text tables (delimiter sniffing, bad input) and HDF5, and
 // write_dataset -> read_dataset round trips.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <hdf5.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -610,6 +612,30 @@ TEST(IoTableAuto, MissingAndNonFiniteCellsStayErrors) {
     EXPECT_TRUE(throws_input_error(
         [] { cudag::io::parse_table("a,b\nx,1\ny,inf\n", "t.csv", TableMode::Auto); },
         {"t.csv:3:2: non-finite value 'inf'"}));
+}
+
+TEST(IoTableAuto, MissingValueTokensAreLevelsInLabelColumns) {
+    // Issue 33 item 11: bnlearn's CHILD (DuctFlow) and INSURANCE (ThisCarDam) have a state
+    // "None"; tokens that read as missing in numbers are levels among labels.
+    using cudag::io::TableMode;
+    const std::string text = "DuctFlow,b\nLt_Rt,1\nNone,2\nEqual,1\nNA,2\n?,1\n";
+    for (const TableMode mode : {TableMode::Labels, TableMode::Auto}) {
+        const cudag::Dataset d = cudag::io::parse_table(text, "t.csv", mode);
+        ASSERT_TRUE(d.discrete());
+        std::vector<std::string> levels = d.levels[0];
+        std::sort(levels.begin(), levels.end());
+        EXPECT_EQ(levels, (std::vector<std::string>{"?", "Equal", "Lt_Rt", "NA", "None"}));
+        EXPECT_EQ(d.n_samples, 5);
+    }
+    // An empty cell stays missing among labels.
+    EXPECT_TRUE(throws_input_error(
+        [] { cudag::io::parse_table("a,b\nx,1\n,2\n", "t.csv", TableMode::Labels); },
+        {"t.csv:3:1: missing value (empty field)"}));
+    // A numeric column whose non-numbers are all tokens: its first token is a missing value,
+    // however many there are.
+    EXPECT_TRUE(throws_input_error(
+        [] { cudag::io::parse_table("a,b\nx,NA\ny,None\nz,3\n", "t.csv", TableMode::Auto); },
+        {"t.csv:2:2: missing value 'NA'"}));
 }
 
 TEST(IoTableAuto, ParallelParseFindsTheStrayCellInAnyBlock) {

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <hdf5.h>
 
+#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -47,6 +48,10 @@ void print_error(const std::string& what, int rank, int size) {
 int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     // Before any thread starts (MPI, CUDA, workers): they inherit the blocked signals.
     interrupt::install();
+    // A file-size limit (ulimit -f) would kill the process with SIGXFSZ, silently and with
+    // its temporaries left; ignored, the write fails with EFBIG and is reported and cleaned
+    // up as a full disk is (Python ignores it too).
+    std::signal(SIGXFSZ, SIG_IGN);
     // HDF5's own exit handler closes what is still open; after a failed write (a full
     // disk) it crashes in H5D_close on the half-closed dataset. cudag closes every handle
     // itself (RAII), so the handler has nothing to do: do not register it.

@@ -165,6 +165,23 @@ TEST_F(Safety, FullDiskWhileWritingTheResultKeepsTheOldFile) {
     expect_no_outputs({"d.csv", "r.h5"});
 }
 
+TEST_F(Safety, FileSizeLimitIsAOneLineErrorNotASignal) {
+    // Issue 33 item 15: under `ulimit -f` (SIGXFSZ at its default, as a shell leaves it)
+    // cudag died of the signal (exit 153), silently, its temporaries left behind.
+    const std::string cmd = "sh -c \"ulimit -f 8; exec " + cudag::test::cudag_binary() +
+                            " simulate gaussian --vars 100 --samples 1000 --out " + path("x.csv") + "\"";
+    const fs::path e = dir_ / "err.txt";
+    const int status = std::system((cmd + " 2>" + e.string()).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal: " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    const std::string err = slurp(e);
+    fs::remove(e);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+    EXPECT_TRUE(temporaries().empty());
+    expect_no_outputs({});
+}
+
 // ---- 4. memory estimated before it is spent ---------------------------------------------
 
 TEST_F(Safety, SimulationThatCannotFitIsRefusedAtOnce) {

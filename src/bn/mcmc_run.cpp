@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <span>
@@ -213,51 +214,97 @@ void write_checkpoint_parts(const std::vector<ChainState>& mine, std::int64_t fi
         [&](hid_t file, hid_t xfer, const std::string& where) { layout.write(file, mine, first, xfer, where); });
 }
 
-/// Chains [first, last) from the checkpoint.
+/// Whether `v` is a permutation of 0..v.size()-1.
+bool is_permutation(std::span<const std::int32_t> v) {
+    std::vector<char> seen(v.size(), 0);
+    for (const std::int32_t x : v) {
+        if (x < 0 || static_cast<std::size_t>(x) >= v.size() || seen[static_cast<std::size_t>(x)]) return false;
+        seen[static_cast<std::size_t>(x)] = 1;
+    }
+    return true;
+}
+
+/// Throws file.corrupt(...) unless `s` (chain s.chain of a run on n nodes) is a state that
+/// the chains of `opts` can have reached.
+void check_state(const ChainState& s, const OrderMcmcOptions& opts, std::int64_t n, const io::CheckpointFile& file) {
+    const std::string chain = "chain " + std::to_string(s.chain) + ": ";
+    const auto fail = [&](const std::string& what) { throw file.corrupt(chain + what); };
+    if (s.done < 0 || s.done > opts.iterations)
+        fail("done = " + std::to_string(s.done) + " is not within [0, " + std::to_string(opts.iterations) + "]");
+    if (s.accepted < 0 || s.accepted > s.done)
+        fail("accepted = " + std::to_string(s.accepted) + " is not within [0, done = " + std::to_string(s.done) + "]");
+    const std::int64_t kept = s.done > opts.burn_in ? (s.done - opts.burn_in) / opts.thin : 0;
+    if (s.kept != kept)
+        fail("kept = " + std::to_string(s.kept) + ", but " + std::to_string(s.done) + " iterations keep " +
+             std::to_string(kept));
+    if (!is_permutation(s.order)) fail("/chains/order is not a permutation of the variables");
+    if (!is_permutation(s.best_order)) fail("/chains/best_order is not a permutation of the variables");
+    if (!std::isfinite(s.score) || !std::isfinite(s.best_score)) fail("a score is not finite");
+    for (const double t : s.trace)
+        if (!std::isfinite(t)) fail("/chains/trace holds a value that is not finite");
+    const auto un = static_cast<std::size_t>(n);
+    for (std::size_t v = 0; v < un; ++v) {
+        const std::int64_t since = s.since[v];
+        if (since < 0 || since > s.kept)
+            fail("since = " + std::to_string(since) + " is not within [0, kept = " + std::to_string(s.kept) + "]");
+        // Each of `since` kept iterations added a value in [0, 1] to p --> v.
+        for (std::size_t p = 0; p < un; ++p)
+            for (const double x : {s.edge_sum[p * un + v], s.edge_sumsq[p * un + v]})
+                if (!(x >= 0.0 && x <= static_cast<double>(since)))
+                    fail("an edge sum is not within [0, " + std::to_string(since) + "]");
+    }
+}
+
+/// Chains [first, last) from the checkpoint, each checked (check_state).
 std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first,
                                         std::int64_t last) {
     const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash);
-    const std::string& where = file.where();
-    const hid_t root = file.root();
-    const auto chain = io::h5::read_array<std::int64_t>(root, "chains/chain", where);
-    const auto c = static_cast<std::int64_t>(chain.size());
-    const auto done = io::h5::read_array<std::int64_t>(root, "chains/done", where);
-    const auto accepted = io::h5::read_array<std::int64_t>(root, "chains/accepted", where);
-    const auto kept = io::h5::read_array<std::int64_t>(root, "chains/kept", where);
-    const auto score = io::h5::read_array<double>(root, "chains/score", where);
-    const auto best = io::h5::read_array<double>(root, "chains/best_score", where);
-    const auto order = io::h5::read_array<std::int32_t>(root, "chains/order", where);
-    const auto best_order = io::h5::read_array<std::int32_t>(root, "chains/best_order", where);
-    const auto trace = io::h5::read_array<double>(root, "chains/trace", where);
-    const auto edge_sum = io::h5::read_array<double>(root, "chains/edge_sum", where);
-    const auto edge_sumsq = io::h5::read_array<double>(root, "chains/edge_sumsq", where);
-    const auto since = io::h5::read_array<std::int64_t>(root, "chains/since", where);
-    const std::int64_t k = c > 0 ? kept[0] : 0;
-    const auto nn = n * n;
-    if (c != cfg.opts.chains || static_cast<std::int64_t>(order.size()) != c * n ||
-        static_cast<std::int64_t>(best_order.size()) != c * n || static_cast<std::int64_t>(since.size()) != c * n ||
-        static_cast<std::int64_t>(edge_sum.size()) != c * nn || static_cast<std::int64_t>(edge_sumsq.size()) != c * nn ||
-        static_cast<std::int64_t>(trace.size()) != c * k || static_cast<std::int64_t>(done.size()) != c)
-        throw InputError(where + ": /chains does not describe this run");
     std::vector<ChainState> out;
-    for (std::int64_t i = first; i < last; ++i) {
-        if (chain[i] != i || done[i] != done[0] || kept[i] != k)
-            throw InputError(where + ": /chains does not describe this run");
-        ChainState s;
-        s.chain = i;
-        s.done = done[i];
-        s.accepted = accepted[i];
-        s.kept = kept[i];
-        s.score = score[i];
-        s.best_score = best[i];
-        s.order.assign(order.begin() + i * n, order.begin() + (i + 1) * n);
-        s.best_order.assign(best_order.begin() + i * n, best_order.begin() + (i + 1) * n);
-        s.trace.assign(trace.begin() + i * k, trace.begin() + (i + 1) * k);
-        s.edge_sum.assign(edge_sum.begin() + i * nn, edge_sum.begin() + (i + 1) * nn);
-        s.edge_sumsq.assign(edge_sumsq.begin() + i * nn, edge_sumsq.begin() + (i + 1) * nn);
-        s.since.assign(since.begin() + i * n, since.begin() + (i + 1) * n);
-        out.push_back(std::move(s));
-    }
+    file.read([&](hid_t root) {
+        const std::string& where = file.where();
+        const auto chain = io::h5::read_array<std::int64_t>(root, "chains/chain", where);
+        const auto c = static_cast<std::int64_t>(chain.size());
+        const auto done = io::h5::read_array<std::int64_t>(root, "chains/done", where);
+        const auto accepted = io::h5::read_array<std::int64_t>(root, "chains/accepted", where);
+        const auto kept = io::h5::read_array<std::int64_t>(root, "chains/kept", where);
+        const auto score = io::h5::read_array<double>(root, "chains/score", where);
+        const auto best = io::h5::read_array<double>(root, "chains/best_score", where);
+        const auto order = io::h5::read_array<std::int32_t>(root, "chains/order", where);
+        const auto best_order = io::h5::read_array<std::int32_t>(root, "chains/best_order", where);
+        const auto trace = io::h5::read_array<double>(root, "chains/trace", where);
+        const auto edge_sum = io::h5::read_array<double>(root, "chains/edge_sum", where);
+        const auto edge_sumsq = io::h5::read_array<double>(root, "chains/edge_sumsq", where);
+        const auto since = io::h5::read_array<std::int64_t>(root, "chains/since", where);
+        const std::int64_t k = c > 0 ? kept[0] : 0;
+        const auto nn = n * n;
+        const auto sized = [](const auto& v, std::int64_t want) { return static_cast<std::int64_t>(v.size()) == want; };
+        if (c != cfg.opts.chains || !sized(done, c) || !sized(accepted, c) || !sized(kept, c) || !sized(score, c) ||
+            !sized(best, c) || !sized(order, c * n) || !sized(best_order, c * n) || !sized(since, c * n) ||
+            !sized(edge_sum, c * nn) || !sized(edge_sumsq, c * nn) || k < 0 || !sized(trace, c * k))
+            throw file.corrupt("the /chains datasets do not have the sizes of " + std::to_string(cfg.opts.chains) +
+                               " chains of " + std::to_string(n) + " variables");
+        for (std::int64_t i = 0; i < c; ++i)
+            if (chain[i] != i || done[i] != done[0] || kept[i] != k)
+                throw file.corrupt("the chains are not numbered 0.." + std::to_string(c - 1) +
+                                   " or not at one iteration");
+        for (std::int64_t i = first; i < last; ++i) {
+            ChainState s;
+            s.chain = i;
+            s.done = done[i];
+            s.accepted = accepted[i];
+            s.kept = kept[i];
+            s.score = score[i];
+            s.best_score = best[i];
+            s.order.assign(order.begin() + i * n, order.begin() + (i + 1) * n);
+            s.best_order.assign(best_order.begin() + i * n, best_order.begin() + (i + 1) * n);
+            s.trace.assign(trace.begin() + i * k, trace.begin() + (i + 1) * k);
+            s.edge_sum.assign(edge_sum.begin() + i * nn, edge_sum.begin() + (i + 1) * nn);
+            s.edge_sumsq.assign(edge_sumsq.begin() + i * nn, edge_sumsq.begin() + (i + 1) * nn);
+            s.since.assign(since.begin() + i * n, since.begin() + (i + 1) * n);
+            check_state(s, cfg.opts, n, file);
+            out.push_back(std::move(s));
+        }
+    });
     return out;
 }
 

@@ -56,7 +56,10 @@ public:
 
 /// Runs cfg.opts.chains chains to cfg.opts.iterations. Rank 0 returns the combined result
 /// (finish_chains); the other ranks an empty one. InputError (agreed across ranks) on a
-/// checkpoint that cannot be read or was written for another configuration.
+/// checkpoint that cannot be read or was written for another configuration, and
+/// io::CorruptCheckpoint on one whose values no run of `cfg` can have written (orders
+/// that are not permutations, counters out of range, sizes that disagree, a failed
+/// checksum).
 OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi::Communicator& comm);
 
 /// The contiguous block of chains rank `rank` of `size` runs: [first, last).

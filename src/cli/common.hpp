@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
+#include "io/checkpoint_file.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
@@ -47,14 +48,25 @@ inline std::vector<std::string> split_commas(const std::string& s) {
     return out;
 }
 
-/// Before any work, rank 0 takes temporaries for --out and the files of `formats` beside it
-/// in `outputs`, and proves --checkpoint's folder writable (writable, not a FIFO or device);
-/// agreed over the ranks. Returns the temporary of --out ("" when there is none).
+/// How a command treats --checkpoint FILE: --resume continues it; --overwrite-checkpoint
+/// replaces it; neither refuses a FILE that exists (io::check_checkpoint_start).
+struct CheckpointUse {
+    const std::string& path;
+    bool resume = false, overwrite = false;
+};
+
+/// Before any work, rank 0 checks --checkpoint (io::check_checkpoint_start), takes
+/// temporaries for --out and the files of `formats` beside it in `outputs`, and proves
+/// --checkpoint's folder writable (writable, not a FIFO or device); agreed over the ranks.
+/// Returns the temporary of --out ("" when there is none).
 inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs, const std::string& out,
-                                 const std::vector<std::string>& formats, const std::string& checkpoint) {
+                                 const std::vector<std::string>& formats, const CheckpointUse& use) {
+    const std::string& checkpoint = use.path;
     std::string tmp;
     mpi::run_agreed(comm, [&] {
         if (comm.rank() != 0) return;
+        if (use.overwrite && checkpoint.empty()) throw InputError("--overwrite-checkpoint needs --checkpoint FILE");
+        if (!checkpoint.empty()) io::check_checkpoint_start(checkpoint, use.resume, use.overwrite);
         if (!out.empty()) {
             tmp = outputs.temp_for(out);
             for (const std::string& f : formats) outputs.temp_for(io::format_path(out, f));

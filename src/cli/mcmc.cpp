@@ -96,7 +96,10 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
     cmd->add_option("--checkpoint-every", a.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
     cmd->add_flag("--resume", a.resume, "continue from --checkpoint (same data and options required)");
-    cmd->add_flag("--keep-checkpoint", a.keep_checkpoint, "keep --checkpoint after a successful run");
+    cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
+                  "keep --checkpoint after a successful run, holding the finished chains");
+    cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
+                  "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
     cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")->capture_default_str();
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
@@ -387,7 +390,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const int device = gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
-    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, a.checkpoint);
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint, a.resume, a.overwrite_checkpoint});
     pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
                                            : (a.verbose ? pc::Progress::Mode::Always : pc::Progress::Mode::Auto),
                           "cudag mcmc");

@@ -39,6 +39,7 @@ struct McmcArgs {
     std::optional<std::int64_t> burn_in;  ///< unset: a fifth of iterations
     std::uint64_t seed = 1;
     bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
+    bool overwrite_checkpoint = false;  ///< --overwrite-checkpoint: replace an existing --checkpoint
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
     KnowledgeFiles knowledge;  ///< --forbid, --require, --tiers

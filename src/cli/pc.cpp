@@ -83,6 +83,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
                   "continue from --checkpoint (same data and test options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
                   "keep --checkpoint after a successful run (default: removed)");
+    cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
+                  "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
     cmd->add_option("--comm", a.comm,
                     "communicator under MPI: auto (NCCL for GPU runs when built with it), mpi or nccl")
         ->capture_default_str();
@@ -289,7 +291,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
 
     // Check every output location (writable, not a FIFO or device) before reading the data.
     io::OutputSet outputs;
-    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, cfg.checkpoint);
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint});
 
     pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
                                            : (a.verbose ? pc::Progress::Mode::Always

@@ -25,6 +25,7 @@ struct PcArgs {
     CmiKnnOptions cmi;
     int uc_rule = -2, uc_priority = -2;
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
+    bool overwrite_checkpoint = false;  ///< --overwrite-checkpoint: replace an existing --checkpoint
     double comm_timeout = 600.0;
     std::vector<std::string> tunes;  ///< --tune key=value items
     KnowledgeFiles knowledge;        ///< --forbid, --require, --tiers

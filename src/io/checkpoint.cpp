@@ -59,24 +59,59 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
                               });
 }
 
+namespace {
+
+/// Throws file.corrupt(...) unless `s` (next_level already within [1, n]) is a state after
+/// level next_level - 1 of a search on n variables: levels 0..next_level-1 with counts in
+/// range, the last level's edge count the skeleton's, separating sets and pMax in range.
+void check_state(const pc::SkeletonState& s, std::int64_t n, const CheckpointFile& file) {
+    if (static_cast<std::int64_t>(s.levels.size()) != s.next_level)
+        throw file.corrupt("/levels holds " + std::to_string(s.levels.size()) + " levels, /state/next_level says " +
+                           std::to_string(s.next_level));
+    const std::int64_t pairs = n * (n - 1) / 2;
+    for (std::size_t l = 0; l < s.levels.size(); ++l) {
+        const pc::LevelStats& st = s.levels[l];
+        if (st.level != static_cast<int>(l) || st.tests < 0 || st.removed < 0 || st.edges_after < 0 ||
+            st.edges_after > pairs)
+            throw file.corrupt("/levels row " + std::to_string(l) + " is out of range");
+    }
+    if (s.levels.back().edges_after != s.skeleton.n_edges())
+        throw file.corrupt("/skeleton has " + std::to_string(s.skeleton.n_edges()) + " edges, /levels says " +
+                           std::to_string(s.levels.back().edges_after));
+    for (const auto& [key, set] : s.sepsets.all())
+        for (const std::int32_t z : set)
+            if (z < 0 || z >= n || z == key.first || z == key.second)
+                throw file.corrupt("/sepsets/nodes holds " + std::to_string(z) + ", not a separating variable of (" +
+                                   std::to_string(key.first) + ", " + std::to_string(key.second) + ")");
+    for (const pc::PairP& p : s.pmax)
+        if (!(p.p >= 0.0 && p.p <= 1.0)) throw file.corrupt("/pmax/values holds a p-value outside [0, 1]");
+}
+
+}  // namespace
+
 pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,
                                   std::int64_t n_vars) {
     const CheckpointFile file = CheckpointFile::open(path, pc_format, config_hash);
-    const hid_t root = file.root();
-    const std::string& where = file.where();
-    const auto n = h5::read_array<std::int64_t>(root, "state/n_vars", where);
-    const auto next = h5::read_array<std::int64_t>(root, "state/next_level", where);
-    if (n.size() != 1 || n[0] != n_vars || next.size() != 1 || next[0] < 1)
-        throw InputError(where + ": /state does not describe this run");
     pc::SkeletonState s;
-    s.next_level = static_cast<int>(next[0]);
-    s.skeleton = layout::read_skeleton(root, n_vars, where);
-    s.sepsets = layout::read_sepsets(root, n_vars, where);
-    {
-        h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": no /pmax");
-        s.pmax = layout::read_pmax_pairs(g.get(), n_vars, where);
-    }
-    s.levels = layout::read_levels(root, where);
+    file.read([&](hid_t root) {
+        const std::string& where = file.where();
+        const auto n = h5::read_array<std::int64_t>(root, "state/n_vars", where);
+        const auto next = h5::read_array<std::int64_t>(root, "state/next_level", where);
+        if (n.size() != 1 || n[0] != n_vars || next.size() != 1)
+            throw file.corrupt("/state does not describe a search on " + std::to_string(n_vars) + " variables");
+        if (next[0] < 1 || next[0] > n_vars)
+            throw file.corrupt("/state/next_level = " + std::to_string(next[0]) + " is not within [1, " +
+                               std::to_string(n_vars) + "]");
+        s.next_level = static_cast<int>(next[0]);
+        s.skeleton = layout::read_skeleton(root, n_vars, where);
+        s.sepsets = layout::read_sepsets(root, n_vars, where);
+        {
+            h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": no /pmax");
+            s.pmax = layout::read_pmax_pairs(g.get(), n_vars, where);
+        }
+        s.levels = layout::read_levels(root, where);
+        check_state(s, n_vars, file);
+    });
     return s;
 }
 

@@ -33,7 +33,10 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
 
 /// Read the checkpoint at `path` for a run on `n_vars` variables whose configuration
 /// hashes to `config_hash`. Throws InputError when the file is missing or is not a
-/// checkpoint, or when it was written for other data or options.
+/// checkpoint, or when it was written for other data or options; CorruptCheckpoint
+/// (io/checkpoint_file.hpp) when a dataset is missing, fails its checksum or holds values
+/// that no search can have reached (next_level outside [1, n], levels, sepsets or pMax
+/// that disagree with the skeleton or are out of range).
 pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,
                                   std::int64_t n_vars);
 

@@ -15,12 +15,23 @@ CheckpointFile::CheckpointFile(CheckpointFile&&) noexcept = default;
 CheckpointFile& CheckpointFile::operator=(CheckpointFile&&) noexcept = default;
 CheckpointFile::~CheckpointFile() = default;
 
+void check_checkpoint_start(const std::string& path, bool resume, bool overwrite) {
+    if (resume && overwrite)
+        throw InputError("--resume continues --checkpoint and --overwrite-checkpoint replaces it: give one");
+    std::error_code ec;
+    if (!resume && !overwrite && std::filesystem::exists(path, ec))
+        throw InputError("checkpoint '" + path +
+                         "' exists: add --resume to continue it, or remove it (or --overwrite-checkpoint)");
+}
+
 CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointFormat& format,
                                       const std::string& config_hash) {
     CheckpointFile f;
     f.out_ = std::make_unique<OutputSet>();
+    f.checksums_ = std::make_unique<h5::ChecksummedWrites>();
     const std::string tmp = f.out_->temp_for(path);
     f.temp_ = tmp;
+    f.path_ = path;
     f.where_ = "cannot write checkpoint '" + path + "'";
     f.file_ = h5::create_file(tmp);
     const hid_t root = f.file_.get();
@@ -37,6 +48,7 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
         throw InputError("--resume: checkpoint '" + path + "' does not exist");
     CheckpointFile f;
     f.where_ = "checkpoint '" + path + "'";
+    f.path_ = path;
     const std::string& where = f.where_;
     f.file_ = h5::open_file(path);
     const hid_t root = f.file_.get();
@@ -50,6 +62,19 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
                          (hash.empty() ? std::string("?") : hash[0]) + ", this run " + config_hash +
                          "); drop --resume to start afresh");
     return f;
+}
+
+void CheckpointFile::read(const std::function<void(hid_t)>& read) const {
+    try {
+        read(root());
+    } catch (const CorruptCheckpoint&) {
+        throw;
+    } catch (const InputError& e) {
+        // "checkpoint 'X': cannot read dataset ...: <HDF5's reason>" -> "... is corrupt: cannot read ..."
+        std::string what = e.what();
+        if (what.rfind(where_ + ": ", 0) == 0) what.erase(0, where_.size() + 2);
+        throw corrupt(what);
+    }
 }
 
 std::string CheckpointFile::close_for_parts() {

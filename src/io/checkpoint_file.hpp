@@ -24,9 +24,25 @@ struct CheckpointFormat {
     const char* learner;
 };
 
+/// A checkpoint that cannot be trusted: "checkpoint '<path>' is corrupt: <what>".
+class CorruptCheckpoint : public InputError {
+public:
+    CorruptCheckpoint(const std::string& path, const std::string& what)
+        : InputError("checkpoint '" + path + "' is corrupt: " + what) {}
+};
+
+/// Before a run with `--checkpoint path`: throws InputError when `resume` and `overwrite`
+/// are both given, or when neither is and `path` exists ("checkpoint '<path>' exists: add
+/// --resume to continue it, or remove it"), so that a finished or long run's state is
+/// never replaced by accident. `overwrite` (--overwrite-checkpoint) starts afresh.
+void check_checkpoint_start(const std::string& path, bool resume, bool overwrite);
+
 /// One checkpoint file, being written or opened for reading. Layout of the root group:
 ///   attrs format (the learner's format name), cudag_version, config_hash (strings),
 /// then whatever groups the learner adds. Move-only.
+///
+/// Its datasets are written with HDF5's Fletcher32 checksum (h5::ChecksummedWrites), so a
+/// flipped bit is caught on read; older checkpoints without it are still read.
 ///
 /// Writing goes to a temporary beside the target (OutputSet::temp_for: registered with the
 /// interrupt watcher, so SIGINT/SIGTERM remove it) that commit() renames over the target;
@@ -53,6 +69,13 @@ public:
 
     /// The root group (the file) for the learner's own groups and datasets.
     hid_t root() const { return file_.get(); }
+    /// Run `read(root())`, the learner's reading and checks of its groups: any InputError
+    /// it throws (a missing or unreadable dataset, a Fletcher32 checksum that does not
+    /// match, a value out of range) becomes CorruptCheckpoint.
+    void read(const std::function<void(hid_t)>& read) const;
+    /// A CorruptCheckpoint for this file (opened for reading).
+    CorruptCheckpoint corrupt(const std::string& what) const { return CorruptCheckpoint(path_, what); }
+
     /// Context for the learner's error messages: "cannot write checkpoint '<path>'" when
     /// writing, "checkpoint '<path>'" when reading.
     const std::string& where() const { return where_; }
@@ -69,9 +92,12 @@ private:
     CheckpointFile() = default;
 
     std::unique_ptr<OutputSet> out_;  ///< set when writing
+    /// Set when writing: the datasets the learner creates carry checksums.
+    std::unique_ptr<h5::ChecksummedWrites> checksums_;
     h5::Handle file_;                 ///< declared after out_: closed before the temporary goes
     std::string where_;
     std::string temp_;  ///< the temporary being written
+    std::string path_;  ///< the checkpoint's path
 };
 
 /// A checkpoint written by every rank of `comm` (parallel HDF5): rank 0 creates the

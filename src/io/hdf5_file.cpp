@@ -42,6 +42,36 @@ std::vector<const char*> c_strings(const std::vector<std::string>& values) {
     return ptrs;
 }
 
+/// ChecksummedWrites alive on this thread.
+thread_local int checksummed_writes = 0;
+
+/// A chunk of about this many bytes at most (whole rows) for a checksummed dataset.
+constexpr hsize_t kChecksumChunkBytes = hsize_t{1} << 20;
+
+/// The creation list of a dataset of `file_type` and shape `dims`: chunked with Fletcher32
+/// while a ChecksummedWrites lives and the dataset holds fixed-size elements (chunks of
+/// whole rows, about kChecksumChunkBytes; a row over HDF5's 4 GiB chunk limit stays
+/// unchecked), else HDF5's default. `early`: storage allocated at creation, not filled
+/// unless checksummed (the checksum of unwritten chunks must be valid).
+Handle dataset_plist(hid_t file_type, const std::vector<hsize_t>& dims, bool early, const std::string& what) {
+    Handle dcpl = check_id(H5Pcreate(H5P_DATASET_CREATE), what);
+    hsize_t row_bytes = H5Tget_size(file_type);
+    for (std::size_t d = 1; d < dims.size(); ++d) row_bytes *= dims[d];
+    const bool checksum = checksummed_writes > 0 && !dims.empty() && element_count(dims) > 0 &&
+                          H5Tis_variable_str(file_type) <= 0 && row_bytes < (hsize_t{1} << 32) - 1;
+    if (checksum) {
+        std::vector<hsize_t> chunk = dims;
+        chunk[0] = std::clamp<hsize_t>(kChecksumChunkBytes / row_bytes, 1, dims[0]);
+        check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), what);
+        check(H5Pset_fletcher32(dcpl.get()), what);
+    }
+    if (early) {
+        check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
+        if (!checksum) check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
+    }
+    return dcpl;
+}
+
 herr_t innermost_error(unsigned n, const H5E_error2_t* err, void* client) {
     auto* out = static_cast<std::string*>(client);
     if (n == 0 && err && err->desc) *out = err->desc;
@@ -58,6 +88,9 @@ void Handle::reset() {
         id_ = H5I_INVALID_HID;
     }
 }
+
+ChecksummedWrites::ChecksummedWrites() { ++checksummed_writes; }
+ChecksummedWrites::~ChecksummedWrites() { --checksummed_writes; }
 
 void silence_errors() {
     static std::once_flag once;
@@ -137,8 +170,9 @@ void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_ty
                const void* data, const std::vector<hsize_t>& dims, const std::string& where) {
     const std::string what = where + ": cannot write dataset '" + name + "'";
     Handle space = simple_space(dims, what);
+    Handle dcpl = dataset_plist(file_type, dims, false, what);
     Handle ds = check_id(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
+                                    dcpl.get(), H5P_DEFAULT),
                          what);
     if (element_count(dims) == 0) return;
     check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
@@ -148,9 +182,7 @@ Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
                       const std::vector<hsize_t>& dims, const std::string& where) {
     const std::string what = where + ": cannot create dataset '" + name + "'";
     Handle space = simple_space(dims, what);
-    Handle dcpl = check_id(H5Pcreate(H5P_DATASET_CREATE), what);
-    check(H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY), what);
-    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), what);
+    Handle dcpl = dataset_plist(file_type, dims, true, what);
     return check_id(
         H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
         what);

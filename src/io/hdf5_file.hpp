@@ -60,6 +60,18 @@ void check(herr_t status, const std::string& what);
 /// offset (512, 1024, ...). False when unreadable.
 bool has_hdf5_signature(const std::string& path);
 
+/// While one lives on a thread, the datasets write_raw and create_dataset create there
+/// (with at least one element, of a fixed-size type) are chunked and carry HDF5's
+/// Fletcher32 checksum, checked by HDF5 on every read: a flipped bit fails the read.
+/// Checkpoints use it (io/checkpoint_file.hpp). Nests; not copyable.
+class ChecksummedWrites {
+public:
+    ChecksummedWrites();
+    ~ChecksummedWrites();
+    ChecksummedWrites(const ChecksummedWrites&) = delete;
+    ChecksummedWrites& operator=(const ChecksummedWrites&) = delete;
+};
+
 /// Create (truncate) `path` for writing. Uses the 1.8 object formats as the lower
 /// bound so that attributes over 64 KiB (e.g. 20,000 variable names) are allowed.
 Handle create_file(const std::string& path);
@@ -109,8 +121,8 @@ void write_array(hid_t loc, const std::string& name, const std::vector<T>& value
 }
 
 /// Create dataset `name` below `loc` with shape `dims` and no data yet: its storage is
-/// allocated now (contiguous, unfilled), so that ranks can then write parts of it through
-/// the MPI-IO driver (write_block). `where` names the file in error messages.
+/// allocated now (contiguous and unfilled; chunked and filled under ChecksummedWrites),
+/// so that ranks can then write parts of it through the MPI-IO driver (write_block). `where` names the file in error messages.
 Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
                       const std::vector<hsize_t>& dims, const std::string& where);
 

@@ -13,6 +13,7 @@
 #include <regex>
 #include <string>
 
+#include "io/hdf5_file.hpp"
 #include "support/paths.hpp"
 #include "support/result_files.hpp"
 
@@ -242,4 +243,50 @@ TEST_F(MpiCli, McmcChainsAreRankCountInvariantAndResumeAcrossRankCounts) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(cudag::test::same_mcmc_results(path("resumed.h5"), path("serial.h5")));
     EXPECT_FALSE(fs::exists(path("ck.h5")));  // served, removed
+}
+
+// Issue 33: an existing checkpoint without --resume, and a corrupt one with it, end every
+// rank with one line, the checkpoint untouched and no result written (pc and mcmc).
+TEST_F(MpiCli, ExistingOrCorruptCheckpointsAreRefusedOnEveryRankInOneLine) {
+    auto r = cudag(0, "simulate discrete --vars 6 --samples 300 --density 0.3 --states 3 --max-parents 2 --seed 4 --out " +
+                          path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mcmc = "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 2 --chains 3 --iterations 300 -q";
+    const std::string pc = "pc --data " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv --alpha 0.05 -q";
+    r = cudag(2, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --stop-after 200");
+    ASSERT_EQ(r.code, 3) << r.err;
+    r = cudag(2, pc + " --checkpoint " + path("p.h5") + " --stop-after-level 1");
+    ASSERT_EQ(r.code, 3) << r.err;
+    const auto errors = [](const std::string& err) {
+        std::size_t lines = 0;
+        for (std::size_t p = err.find("error:"); p != std::string::npos; p = err.find("error:", p + 1)) ++lines;
+        return lines;
+    };
+    for (const auto& [cmd, ck] : {std::pair{mcmc, std::string("m.h5")}, std::pair{pc, std::string("p.h5")}}) {
+        const std::string before = cudag::test::read_text(path(ck));
+        r = cudag(3, cmd + " --checkpoint " + path(ck) + " --out " + path("r.h5"));
+        EXPECT_NE(r.code, 0) << ck;
+        EXPECT_NE(r.err.find("checkpoint '" + path(ck) + "' exists: add --resume"), std::string::npos) << r.err;
+        EXPECT_EQ(errors(r.err), 1u) << r.err;
+        EXPECT_FALSE(fs::exists(path("r.h5")));
+        EXPECT_EQ(cudag::test::read_text(path(ck)), before) << ck;
+    }
+    // An order entry of -1 (through HDF5, checksum and all): refused on every rank in one line.
+    {
+        namespace h5 = cudag::io::h5;
+        h5::Handle f = h5::check_id(H5Fopen(path("m.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "edit");
+        std::vector<std::int32_t> order = h5::read_array<std::int32_t>(f.get(), "chains/order", "edit");
+        order.back() = -1;  // the last chain's: rank 1 or 2 reads it
+        h5::Handle ds = h5::check_id(H5Dopen2(f.get(), "chains/order", H5P_DEFAULT), "edit");
+        h5::check(H5Dwrite(ds.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, order.data()), "edit");
+    }
+    const std::string before = cudag::test::read_text(path("m.h5"));
+    r = cudag(3, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --resume --out " + path("r.h5"));
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("checkpoint '" + path("m.h5") + "' is corrupt: chain 2: /chains/order is not a permutation"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(errors(r.err), 1u) << r.err;
+    EXPECT_FALSE(fs::exists(path("r.h5")));
+    EXPECT_EQ(cudag::test::read_text(path("m.h5")), before);
 }

@@ -240,6 +240,7 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
     fs::permissions(fake, fs::perms::owner_all);
     for (int sig : {SIGTERM, SIGINT}) {
         fs::remove(marker);
+        fs::remove(dir_ / "ck.h5");  // the first signal's (an existing checkpoint needs --resume)
         const pid_t pid =
             spawn("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
                       path("ck.h5") + " --format edges,png -q",

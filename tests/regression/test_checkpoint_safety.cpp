@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checkpoints that must not lose or mislead (issue 33 items 2-4), for `cudag pc` and
+// `cudag mcmc`: an existing checkpoint is refused without --resume (or replaced with
+// --overwrite-checkpoint), a corrupt one (values edited, a byte flipped) is refused in one
+// line and left as it was, and --keep-checkpoint keeps the finished run's state.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_file.hpp"
+#include "support/cli_fixture.hpp"
+#include "support/result_files.hpp"
+
+namespace {
+
+using cudag::test::Cli;
+using cudag::test::CliRun;
+namespace fs = std::filesystem;
+namespace h5 = cudag::io::h5;
+
+/// Set element `index` of dataset `name` of the HDF5 file at `path` to `value`, through HDF5
+/// (any checksum is rewritten with it: the file stays well-formed, the value is wrong).
+template <class T>
+void poke(const fs::path& path, const std::string& name, std::size_t index, T value) {
+    h5::Handle f = h5::check_id(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "poke");
+    std::vector<T> v = h5::read_array<T>(f.get(), name, "poke");
+    ASSERT_LT(index, v.size()) << name;
+    v[index] = value;
+    h5::Handle ds = h5::check_id(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), "poke");
+    h5::check(H5Dwrite(ds.get(), h5::TypeOf<T>::mem(), H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), "poke");
+}
+
+/// Where the (first chunk of the) data of dataset `name` starts in the file at `path`.
+haddr_t data_offset(const fs::path& path, const std::string& name) {
+    h5::Handle f = h5::open_file(path.string());
+    h5::Handle ds = h5::check_id(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), "offset");
+    h5::Handle dcpl = h5::check_id(H5Dget_create_plist(ds.get()), "offset");
+    if (H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return H5Dget_offset(ds.get());
+    h5::Handle space = h5::check_id(H5Dget_space(ds.get()), "offset");
+    haddr_t addr = HADDR_UNDEF;
+    hsize_t size = 0;
+    h5::check(H5Dget_chunk_info(ds.get(), space.get(), 0, nullptr, nullptr, &addr, &size), "offset");
+    return addr;
+}
+
+/// Flip every bit of one byte of dataset `name`'s stored data, behind HDF5's back (bit rot).
+void flip_byte(const fs::path& path, const std::string& name) {
+    const haddr_t at = data_offset(path, name);
+    ASSERT_NE(at, HADDR_UNDEF) << name;
+    std::fstream io(path, std::ios::in | std::ios::out | std::ios::binary);
+    io.seekg(static_cast<std::streamoff>(at));
+    char c = 0;
+    io.read(&c, 1);
+    c = static_cast<char>(~c);
+    io.seekp(static_cast<std::streamoff>(at));
+    io.write(&c, 1);
+}
+
+/// Whether dataset `name` carries the Fletcher32 filter.
+bool has_checksum(const fs::path& path, const std::string& name) {
+    h5::Handle f = h5::open_file(path.string());
+    h5::Handle ds = h5::check_id(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), "filter");
+    h5::Handle dcpl = h5::check_id(H5Dget_create_plist(ds.get()), "filter");
+    return H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, nullptr, nullptr, nullptr, 0, nullptr,
+                                nullptr) >= 0;
+}
+
+template <class T>
+std::vector<T> read(const fs::path& path, const std::string& name) {
+    h5::Handle f = h5::open_file(path.string());
+    return h5::read_array<T>(f.get(), name, "read");
+}
+
+/// An edit that corrupts a checkpoint, and what the refusal must say.
+struct Corruption {
+    const char* what;
+    std::function<void(const fs::path&)> edit;
+};
+
+class CheckpointSafety : public Cli {
+protected:
+    void SetUp() override {
+        Cli::SetUp();
+        const CliRun r = run("simulate discrete --vars 6 --samples 400 --density 0.4 --states 3 --max-parents 2 "
+                             "--seed 3 --out " + p("d.csv"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        mcmc = "mcmc -q --data " + p("d.csv") + " --score bdeu --max-parents 2 --chains 2 --iterations 400 ";
+        pc = "pc -q --data " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv --alpha 0.05 ";
+    }
+    std::string p(const std::string& name) const { return (dir_ / name).string(); }
+    /// The command fails in one line holding `what`, leaves `ck` byte for byte as it was and
+    /// writes no `out`.
+    void expect_refused(const std::string& args, const std::string& what, const std::string& ck,
+                        const std::string& out) {
+        const std::string before = cudag::test::slurp(dir_ / ck);
+        expect_error(args, what);
+        EXPECT_EQ(cudag::test::slurp(dir_ / ck), before) << args;
+        EXPECT_FALSE(fs::exists(dir_ / out)) << args;
+    }
+    /// An MCMC checkpoint stopped at iteration 200 of 400, in `name`.
+    void mcmc_checkpoint(const std::string& name) {
+        const CliRun r = run(mcmc + "--checkpoint " + p(name) + " --checkpoint-every 100 --stop-after 200");
+        ASSERT_EQ(r.code, 3) << r.err;
+    }
+    /// A PC checkpoint stopped after level 1, in `name`.
+    void pc_checkpoint(const std::string& name) {
+        const CliRun r = run(pc + "--checkpoint " + p(name) + " --stop-after-level 1");
+        ASSERT_EQ(r.code, 3) << r.err;
+    }
+    /// Each edit applied to a copy of `good`: `resume` + the copy fails in one line
+    /// ("checkpoint '<copy>' is corrupt: " and the edit's `what`), the copy unchanged.
+    void expect_corrupt(const std::string& resume, const std::string& good, const std::vector<Corruption>& edits) {
+        for (const Corruption& c : edits) {
+            fs::copy_file(dir_ / good, dir_ / "bad.h5", fs::copy_options::overwrite_existing);
+            c.edit(dir_ / "bad.h5");
+            expect_refused(resume + p("bad.h5"), "checkpoint '" + p("bad.h5") + "' is corrupt: ", "bad.h5", "r.h5");
+            expect_error(resume + p("bad.h5"), c.what);
+        }
+    }
+    std::string mcmc, pc;
+};
+
+}  // namespace
+
+TEST_F(CheckpointSafety, AnExistingCheckpointNeedsResumeOrOverwrite) {
+    for (const bool is_pc : {false, true}) {
+        const std::string cmd = is_pc ? pc : mcmc;
+        const std::string ck = is_pc ? "pc.ck.h5" : "mcmc.ck.h5";
+        if (is_pc) pc_checkpoint(ck);
+        else mcmc_checkpoint(ck);
+        expect_refused(cmd + "--checkpoint " + p(ck) + " --out " + p("r.h5"),
+                       "checkpoint '" + p(ck) + "' exists: add --resume to continue it, or remove it", ck, "r.h5");
+        expect_refused(cmd + "--checkpoint " + p(ck) + " --resume --overwrite-checkpoint --out " + p("r.h5"),
+                       "give one", ck, "r.h5");
+        expect_error(cmd + "--overwrite-checkpoint --out " + p("r.h5"), "--overwrite-checkpoint needs --checkpoint");
+        // Replaced: the run starts afresh, and removes the checkpoint when it is done.
+        const CliRun r = run(cmd + "--checkpoint " + p(ck) + " --overwrite-checkpoint --out " + p("r.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(fs::exists(dir_ / "r.h5"));
+        EXPECT_FALSE(fs::exists(dir_ / ck));
+        fs::remove(dir_ / "r.h5");
+    }
+}
+
+TEST_F(CheckpointSafety, CheckpointsCarryChecksums) {
+    mcmc_checkpoint("m.h5");
+    pc_checkpoint("p.h5");
+    for (const char* name : {"/chains/order", "/chains/edge_sum", "/chains/trace"})
+        EXPECT_TRUE(has_checksum(dir_ / "m.h5", name)) << name;
+    for (const char* name : {"/state/next_level", "/skeleton/edges", "/sepsets/nodes", "/pmax/values"})
+        EXPECT_TRUE(has_checksum(dir_ / "p.h5", name)) << name;
+}
+
+TEST_F(CheckpointSafety, CorruptMcmcCheckpointsAreRefused) {
+    mcmc_checkpoint("good.h5");
+    const std::string resume = mcmc + "--checkpoint-every 100 --resume --out " + p("r.h5") + " --checkpoint ";
+    expect_corrupt(resume, "good.h5", {
+        {"/chains/order is not a permutation", [](const fs::path& f) { poke<std::int32_t>(f, "chains/order", 0, -1); }},
+        {"/chains/order is not a permutation", [](const fs::path& f) { poke<std::int32_t>(f, "chains/order", 3, 999); }},
+        {"/chains/best_order is not a permutation",
+         [](const fs::path& f) { poke<std::int32_t>(f, "chains/best_order", 1, 0); }},
+        {"since = 4000000000 is not within [0, kept = ",
+         [](const fs::path& f) { poke<std::int64_t>(f, "chains/since", 2, 4000000000); }},
+        {"done = 5000 is not within [0, 400]", [](const fs::path& f) {
+             poke<std::int64_t>(f, "chains/done", 0, 5000);
+             poke<std::int64_t>(f, "chains/done", 1, 5000);
+         }},
+        {"accepted = -3", [](const fs::path& f) { poke<std::int64_t>(f, "chains/accepted", 1, -3); }},
+        {"the /chains datasets do not have the sizes of 2 chains of 6 variables", [](const fs::path& f) {
+             poke<std::int64_t>(f, "chains/kept", 0, 7);
+             poke<std::int64_t>(f, "chains/kept", 1, 7);
+         }},
+        {"an edge sum is not within", [](const fs::path& f) { poke<double>(f, "chains/edge_sum", 1, -22368.6); }},
+        {"a score is not finite", [](const fs::path& f) { poke<double>(f, "chains/score", 0, std::nan("")); }},
+        {"not at one iteration", [](const fs::path& f) { poke<std::int64_t>(f, "chains/done", 1, 100); }},
+        {"cannot read dataset 'chains/order': data error detected by Fletcher32 checksum", [](const fs::path& f) { flip_byte(f, "/chains/order"); }},
+        {"cannot read dataset 'chains/edge_sum'", [](const fs::path& f) { flip_byte(f, "/chains/edge_sum"); }},
+    });
+    // The unedited checkpoint resumes.
+    const CliRun r = run(resume + p("good.h5"));
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(CheckpointSafety, CorruptPcCheckpointsAreRefused) {
+    pc_checkpoint("good.h5");
+    const std::string resume = pc + "--resume --out " + p("r.h5") + " --checkpoint ";
+    expect_corrupt(resume, "good.h5", {
+        {"/state/next_level = 17592186044416 is not within [1, 20]",
+         [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, std::int64_t{1} << 44); }},
+        {"/state/next_level = 0 is not within [1, 20]",
+         [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, 0); }},
+        {"/levels holds 2 levels, /state/next_level says 3",
+         [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, 3); }},
+        {"/levels row 1 is out of range", [](const fs::path& f) { poke<std::int64_t>(f, "levels/tests", 1, -5); }},
+        {"/levels says", [](const fs::path& f) { poke<std::int64_t>(f, "levels/edges_after", 1, 3); }},
+        {"/pmax/values holds a p-value outside [0, 1]",
+         [](const fs::path& f) { poke<double>(f, "pmax/values", 0, 7.5); }},
+        {"cannot read dataset 'skeleton/edges'", [](const fs::path& f) { flip_byte(f, "/skeleton/edges"); }},
+        {"cannot read dataset 'values': data error detected by Fletcher32 checksum", [](const fs::path& f) { flip_byte(f, "/pmax/values"); }},
+    });
+    // A separating variable out of range (when the checkpoint holds a separating set).
+    if (!read<std::int32_t>(dir_ / "good.h5", "/sepsets/nodes").empty()) {
+        fs::copy_file(dir_ / "good.h5", dir_ / "bad.h5", fs::copy_options::overwrite_existing);
+        poke<std::int32_t>(dir_ / "bad.h5", "sepsets/nodes", 0, 20);
+        expect_refused(resume + p("bad.h5"), "/sepsets/nodes holds 20", "bad.h5", "r.h5");
+    }
+    const CliRun r = run(resume + p("good.h5"));
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(CheckpointSafety, UnfilteredCheckpointsOfEarlierVersionsStillResume) {
+    mcmc_checkpoint("ck.h5");
+    // The checkpoint as versions before the checksums wrote it: contiguous, no filters.
+    const auto rp = cudag::test::run_command("h5repack -f NONE -l CONTI " + p("ck.h5") + " " + p("old.h5"), dir_);
+    if (rp.code != 0) GTEST_SKIP() << "h5repack is not available: " << rp.err;
+    ASSERT_FALSE(has_checksum(dir_ / "old.h5", "/chains/order"));
+    CliRun r = run(mcmc + "--out " + p("plain.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(mcmc + "--checkpoint " + p("old.h5") + " --resume --out " + p("r.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("r.h5"), p("plain.h5")));
+}
+
+TEST_F(CheckpointSafety, KeptCheckpointHoldsTheFinishedRun) {
+    CliRun r = run(mcmc + "--out " + p("plain.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    // Short (no periodic checkpoint before the end) and long (periodic ones): either way the
+    // kept checkpoint is at the last iteration, and resuming it gives the same result.
+    for (const std::string every : {"", " --checkpoint-every 150"}) {
+        fs::remove(dir_ / "ck.h5");
+        r = run(mcmc + "--checkpoint " + p("ck.h5") + every + " --keep-checkpoint --out " + p("r.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        ASSERT_TRUE(fs::exists(dir_ / "ck.h5")) << every;
+        EXPECT_EQ(read<std::int64_t>(dir_ / "ck.h5", "/chains/done"), (std::vector<std::int64_t>{400, 400})) << every;
+        r = run(mcmc + "--checkpoint " + p("ck.h5") + every + " --resume --keep-checkpoint --out " + p("again.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(cudag::test::same_mcmc_results(p("again.h5"), p("plain.h5"))) << every;
+        fs::remove(dir_ / "r.h5");
+        fs::remove(dir_ / "again.h5");
+    }
+    // PC checkpoints after every level: the kept one holds every level the run made.
+    r = run(pc + "--out " + p("pc.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(pc + "--checkpoint " + p("pc.ck.h5") + " --keep-checkpoint --out " + p("pc2.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(dir_ / "pc.ck.h5"));
+    const auto levels = read<std::int32_t>(dir_ / "pc.h5", "/levels/level");
+    EXPECT_EQ(read<std::int64_t>(dir_ / "pc.ck.h5", "/state/next_level"),
+              (std::vector<std::int64_t>{static_cast<std::int64_t>(levels.size())}));
+    EXPECT_EQ(read<std::int32_t>(dir_ / "pc.ck.h5", "/skeleton/edges"), read<std::int32_t>(dir_ / "pc.h5", "/skeleton/edges"));
+}

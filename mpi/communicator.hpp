@@ -202,6 +202,44 @@ protected:
     void do_transfer(void*, std::size_t, DataType, int, int) override {}  // never called: one rank
 };
 
+/// A decorator's base: every call forwarded to `inner` (with this call's site); a decorator
+/// (a checking or a failing communicator) overrides the do_* calls it watches.
+class ForwardingCommunicator : public Communicator {
+public:
+    explicit ForwardingCommunicator(std::unique_ptr<Communicator> inner) : inner_(std::move(inner)) {}
+    std::string name() const override { return inner_->name(); }
+    int rank() const override { return inner_->rank(); }
+    int size() const override { return inner_->size(); }
+    bool device_buffers() const override { return inner_->device_buffers(); }
+    [[noreturn]] void abort(int code) override;
+
+protected:
+    Communicator& inner() { return *inner_; }
+    void do_barrier() override { inner_->barrier(site()); }
+    void do_bcast(void* buf, std::size_t count, DataType t, int root) override {
+        inner_->bcast(buf, count, t, root, site());
+    }
+    void do_allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override {
+        inner_->allreduce(send, recv, count, t, op, site());
+    }
+    void do_allgather(const void* send, void* recv, std::size_t count, DataType t) override {
+        inner_->allgather(send, recv, count, t, site());
+    }
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
+                       DataType t) override {
+        inner_->allgatherv(send, recv, counts, t, site());
+    }
+    std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
+        return inner_->gatherv(blob, root, site());
+    }
+    void do_transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
+        inner_->transfer(buf, count, t, from, to, site());
+    }
+
+private:
+    std::unique_ptr<Communicator> inner_;
+};
+
 /// Collective error check at a point every rank reaches: pass this rank's failure (or
 /// null). If no rank failed, returns. Otherwise the lowest failing rank gets an
 /// AgreedFailure carrying its own message and every other rank a PeerFailed, so that

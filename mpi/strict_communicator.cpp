@@ -129,16 +129,16 @@ std::uint64_t hash_counts(const std::vector<std::size_t>& counts) {
     return h;
 }
 
-class StrictCommunicator final : public Communicator {
+class StrictCommunicator final : public ForwardingCommunicator {
 public:
     StrictCommunicator(std::unique_ptr<Communicator> inner, double timeout_s)
-        : inner_(std::move(inner)), timeout_s_(timeout_s) {
+        : ForwardingCommunicator(std::move(inner)), timeout_s_(timeout_s) {
         if (MPI_Comm_dup(MPI_COMM_WORLD, &check_) != MPI_SUCCESS)
             throw CommError("strict communicator: MPI_Comm_dup failed");
         int size = 0;
         MPI_Comm_size(check_, &size);
-        if (size != inner_->size())
-            throw CommError("strict communicator: the checked communicator has " + std::to_string(inner_->size()) +
+        if (size != this->size())
+            throw CommError("strict communicator: the checked communicator has " + std::to_string(this->size()) +
                             " ranks, MPI_COMM_WORLD " + std::to_string(size));
     }
     ~StrictCommunicator() override {
@@ -147,35 +147,26 @@ public:
         if (!finalized && check_ != MPI_COMM_NULL) MPI_Comm_free(&check_);
     }
 
-    std::string name() const override { return inner_->name(); }
-    int rank() const override { return inner_->rank(); }
-    int size() const override { return inner_->size(); }
-    bool device_buffers() const override { return inner_->device_buffers(); }
-    [[noreturn]] void abort(int code) override {
-        inner_->abort(code);
-        std::_Exit(code);  // not reached
-    }
-
 protected:
     void do_barrier() override {
         check(signature(Call::Barrier));
-        inner_->barrier(site());
+        inner().barrier(site());
     }
     void do_bcast(void* buf, std::size_t count, DataType t, int root) override {
         Signature s = signature(Call::Bcast, t, count);
         s.root = root;
         check(s);
-        inner_->bcast(buf, count, t, root, site());
+        inner().bcast(buf, count, t, root, site());
     }
     void do_allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override {
         Signature s = signature(Call::Allreduce, t, count);
         s.op = static_cast<std::int32_t>(op);
         check(s);
-        inner_->allreduce(send, recv, count, t, op, site());
+        inner().allreduce(send, recv, count, t, op, site());
     }
     void do_allgather(const void* send, void* recv, std::size_t count, DataType t) override {
         check(signature(Call::Allgather, t, count));
-        inner_->allgather(send, recv, count, t, site());
+        inner().allgather(send, recv, count, t, site());
     }
     void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) override {
         std::size_t total = 0;
@@ -184,20 +175,20 @@ protected:
         s.counts = hash_counts(counts);
         if (counts.size() != static_cast<std::size_t>(size())) s.counts = ~s.counts;  // a wrong length disagrees too
         check(s);
-        inner_->allgatherv(send, recv, counts, t, site());
+        inner().allgatherv(send, recv, counts, t, site());
     }
     std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
         Signature s = signature(Call::Gatherv);
         s.root = root;
         check(s);
-        return inner_->gatherv(blob, root, site());
+        return inner().gatherv(blob, root, site());
     }
     void do_transfer(void* buf, std::size_t count, DataType t, int from, int to) override {
         Signature s = signature(Call::Transfer, t, count);
         s.root = from;
         s.peer = to;
         check_pair(s, from, to);
-        inner_->transfer(buf, count, t, from, to, site());
+        inner().transfer(buf, count, t, from, to, site());
     }
 
 private:
@@ -288,7 +279,6 @@ private:
                         " " + s.describe() + "; rank " + std::to_string(to) + " " + r.describe());
     }
 
-    std::unique_ptr<Communicator> inner_;
     double timeout_s_;
     MPI_Comm check_ = MPI_COMM_NULL;
 };

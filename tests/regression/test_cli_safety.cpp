@@ -144,22 +144,28 @@ TEST_F(Safety, FifoDeviceAndDirectoryOutputsAreRefused) {
 
 // ---- 3. a full disk: one line, exit 1, the old file kept --------------------------------
 
+/// `script` run by sh with cudag's stderr captured: the one-line error of a cudag that
+/// exits 1 (not killed by a signal), containing `what`.
+void expect_one_line_exit_1(const fs::path& dir, const std::string& script, const std::string& what) {
+    const fs::path e = dir / "err.txt";
+    const int status = std::system(("sh -c \"" + script + "\" 2>" + e.string()).c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal: " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    std::ifstream in(e);
+    const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    fs::remove(e);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_NE(err.find(what), std::string::npos) << err;
+}
+
 TEST_F(Safety, FullDiskWhileWritingTheResultKeepsTheOldFile) {
     const fs::path in = write("d.csv", table(60, 200));
     write("r.h5", "old result");
     // The file-size limit makes every write past 16 KiB fail with EFBIG, as a full disk
     // fails with ENOSPC (SIGXFSZ ignored, so the write returns the error).
-    const std::string cmd = "sh -c \"trap '' XFSZ; ulimit -f 16; exec " +
-                            cudag::test::cudag_binary() + " pc --data " + in.string() +
-                            " --out " + path("r.h5") + " --format edges,json -q\"";
-    const fs::path e = dir_ / "err.txt";
-    const int status = std::system((cmd + " 2>" + e.string()).c_str());
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal: " << WTERMSIG(status);
-    EXPECT_EQ(WEXITSTATUS(status), 1);
-    const std::string err = slurp(e);
-    fs::remove(e);
-    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-    EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
+    expect_one_line_exit_1(dir_, "trap '' XFSZ; ulimit -f 16; exec " + cudag::test::cudag_binary() + " pc --data " +
+                                     in.string() + " --out " + path("r.h5") + " --format edges,json -q",
+                           "cannot write");
     EXPECT_EQ(slurp(dir_ / "r.h5"), "old result");
     EXPECT_TRUE(temporaries().empty());
     expect_no_outputs({"d.csv", "r.h5"});
@@ -168,16 +174,9 @@ TEST_F(Safety, FullDiskWhileWritingTheResultKeepsTheOldFile) {
 TEST_F(Safety, FileSizeLimitIsAOneLineErrorNotASignal) {
     // Issue 33 item 15: under `ulimit -f` (SIGXFSZ at its default, as a shell leaves it)
     // cudag died of the signal (exit 153), silently, its temporaries left behind.
-    const std::string cmd = "sh -c \"ulimit -f 8; exec " + cudag::test::cudag_binary() +
-                            " simulate gaussian --vars 100 --samples 1000 --out " + path("x.csv") + "\"";
-    const fs::path e = dir_ / "err.txt";
-    const int status = std::system((cmd + " 2>" + e.string()).c_str());
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal: " << WTERMSIG(status);
-    EXPECT_EQ(WEXITSTATUS(status), 1);
-    const std::string err = slurp(e);
-    fs::remove(e);
-    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-    EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+    expect_one_line_exit_1(dir_, "ulimit -f 8; exec " + cudag::test::cudag_binary() +
+                                     " simulate gaussian --vars 100 --samples 1000 --out " + path("x.csv"),
+                           "File too large");
     EXPECT_TRUE(temporaries().empty());
     expect_no_outputs({});
 }

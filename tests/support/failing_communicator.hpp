@@ -41,62 +41,53 @@ struct InjectedFailure {
 ///    throws AgreedFailure("injected failure on rank R at check N (testing)");
 ///  - unguarded: lets the check pass, then throws InputError with that message at the
 ///    next collective instead of entering it.
-class FailingCommunicator final : public mpi::Communicator {
+class FailingCommunicator final : public mpi::ForwardingCommunicator {
 public:
     FailingCommunicator(std::unique_ptr<mpi::Communicator> inner, InjectedFailure f)
-        : inner_(std::move(inner)), f_(f) {}
-
-    std::string name() const override { return inner_->name(); }
-    int rank() const override { return inner_->rank(); }
-    int size() const override { return inner_->size(); }
-    bool device_buffers() const override { return inner_->device_buffers(); }
-    [[noreturn]] void abort(int code) override {
-        inner_->abort(code);
-        std::_Exit(code);  // not reached: inner_->abort does not return
-    }
+        : mpi::ForwardingCommunicator(std::move(inner)), f_(f) {}
 
 protected:
     void do_barrier() override {
         before_collective();
-        inner_->barrier(site());
+        ForwardingCommunicator::do_barrier();
     }
     void do_bcast(void* buf, std::size_t count, mpi::DataType t, int root) override {
         before_collective();
-        inner_->bcast(buf, count, t, root, site());
+        ForwardingCommunicator::do_bcast(buf, count, t, root);
     }
     void do_allreduce(const void* send, void* recv, std::size_t count, mpi::DataType t,
                       mpi::ReduceOp op) override {
         before_collective();
         const bool check = count == 1 && t == mpi::DataType::Int32 && op == mpi::ReduceOp::Min;
         if (!check || rank() != f_.rank || ++checks_ != f_.check) {
-            inner_->allreduce(send, recv, count, t, op, site());
+            ForwardingCommunicator::do_allreduce(send, recv, count, t, op);
             return;
         }
         if (!f_.guarded) {
-            inner_->allreduce(send, recv, count, t, op, site());
+            ForwardingCommunicator::do_allreduce(send, recv, count, t, op);
             failing_ = true;  // at the next collective
             return;
         }
         const std::int32_t failed = rank();
-        inner_->allreduce(&failed, recv, count, t, op, site());
+        ForwardingCommunicator::do_allreduce(&failed, recv, count, t, op);
         throw mpi::AgreedFailure(message());
     }
     void do_allgather(const void* send, void* recv, std::size_t count, mpi::DataType t) override {
         before_collective();
-        inner_->allgather(send, recv, count, t, site());
+        ForwardingCommunicator::do_allgather(send, recv, count, t);
     }
     void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
                        mpi::DataType t) override {
         before_collective();
-        inner_->allgatherv(send, recv, counts, t, site());
+        ForwardingCommunicator::do_allgatherv(send, recv, counts, t);
     }
     std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
         before_collective();
-        return inner_->gatherv(blob, root, site());
+        return ForwardingCommunicator::do_gatherv(blob, root);
     }
     void do_transfer(void* buf, std::size_t count, mpi::DataType t, int from, int to) override {
         before_collective();
-        inner_->transfer(buf, count, t, from, to, site());
+        ForwardingCommunicator::do_transfer(buf, count, t, from, to);
     }
 
 private:
@@ -108,7 +99,6 @@ private:
         if (failing_) throw InputError(message());
     }
 
-    std::unique_ptr<mpi::Communicator> inner_;
     InjectedFailure f_;
     int checks_ = 0;
     bool failing_ = false;

@@ -10,8 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "io/checkpoint_file.hpp"
+#include "core/memory.hpp"
 #include "core/parallel.hpp"
+#include "io/checkpoint_file.hpp"
 #include "io/hdf5_file.hpp"
 
 namespace cudag::bn {
@@ -388,6 +389,25 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
     std::vector<ChainState> all = gather_states(states, comm);
     if (comm.rank() != 0) return {};
     return finish_chains(table, opts, std::move(all));
+}
+
+double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
+    const double kept =
+        opts.thin > 0 ? static_cast<double>(std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin) : 0.0;
+    const double nn = static_cast<double>(n);
+    // trace, edge_sum + edge_sumsq, since, order + best_order
+    const double per_chain = 8.0 * kept + 16.0 * nn * nn + 8.0 * nn + 8.0 * nn;
+    double bytes = static_cast<double>(local_chains) * per_chain;
+    if (combines) bytes += 2.0 * 8.0 * kept * static_cast<double>(opts.chains) + 16.0 * nn * nn;
+    return bytes;
+}
+
+void require_chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
+    const std::int64_t kept = opts.thin > 0 ? std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin : 0;
+    require_host_memory(chain_memory_bytes(opts, n, local_chains, combines), "the chains' states and traces",
+                        std::to_string(local_chains) + " chains here x " + std::to_string(kept) +
+                            " kept iterations, " + std::to_string(n) + " variables",
+                        "lower --iterations or --chains, or raise --thin or --burn-in");
 }
 
 }  // namespace cudag::bn

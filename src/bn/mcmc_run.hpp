@@ -62,6 +62,15 @@ public:
 /// checksum).
 OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi::Communicator& comm);
 
+/// Host memory of `local_chains` chains' states and kept traces over `n` variables (an
+/// n x n pair of edge sums each), and, on the rank that combines the result (`combines`),
+/// every chain's trace twice more (gathered, then the result's): an estimate made before
+/// the score table is built.
+double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines);
+
+/// OutOfMemory, in one line, when chain_memory_bytes() exceeds the host's available memory.
+void require_chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines);
+
 /// The contiguous block of chains rank `rank` of `size` runs: [first, last).
 std::pair<std::int64_t, std::int64_t> chain_block(std::int64_t chains, int rank, int size);
 

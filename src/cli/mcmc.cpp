@@ -408,6 +408,11 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
                   (bge ? " continuous" : " discrete") + " variables");
+    // The chains' memory before the table's (minutes of work) is spent.
+    mpi::run_agreed(*comm, [&] {
+        const auto [c0, c1] = bn::chain_block(opts.chains, comm->rank(), comm->size());
+        bn::require_chain_memory(opts, n, c1 - c0, comm->rank() == 0);
+    });
     mpi::run_agreed(*comm, [&] {
         const bool draws = std::any_of(formats.begin(), formats.end(),
                                        [](const std::string& f) { return f == "png" || f == "svg"; });

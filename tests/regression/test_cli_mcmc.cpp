@@ -302,6 +302,19 @@ TEST_F(Mcmc, PriorsThatMakeTheScoreNotFiniteAreRefused) {
     }
 }
 
+TEST_F(Mcmc, ChainsThatCannotFitAreRefusedBeforeTheTable) {
+    // Issue 33 item 13: huge --iterations or --chains ended in std::bad_alloc after the
+    // table, or started and would have filled the memory in minutes.
+    expect_error(base + "--iterations 1000000000000 --chains 64 --out " + f("r.h5"),
+                 "the chains' states and traces needs about");
+    expect_error(base + "--iterations 100000 --chains 100000000 --out " + f("r.h5"),
+                 "100000000 chains here x 80000 kept iterations");
+    expect_no_outputs({"d.csv", "truth.tsv"});
+    // Thinning keeps fewer: a thinned run fits.
+    const CliRun r = run(base + "--iterations 2000 --chains 2 --thin 100 -q");
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
 TEST_F(Mcmc, BgeOnTooFewSamplesIsRefusedAsPcRefusesThem) {
     // Issue 33 item 10: BGe on 1-2 samples returned a DAG (its score the prior's alone).
     for (const int m : {1, 2}) {

@@ -344,6 +344,13 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                   std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
                   (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")"
                                     : std::string()));
+    // Values of huge or tiny magnitude (1e±150 and beyond) scaled exactly (powers of two)
+    // for the scale-invariant tests; every rank alike.
+    std::int64_t rescaled = 0;
+    mpi::run_agreed(*comm, [&] { rescaled = pc::rescale_extreme_columns(data, cfg); });
+    if (rescaled > 0)
+        progress.note(std::to_string(rescaled) + " column" + (rescaled == 1 ? "" : "s") +
+                      " of magnitude beyond 1e+-150 scaled by powers of two (exact; the test is scale-invariant)");
     mpi::run_agreed(*comm, [&] {
         const bool draws = std::any_of(formats.begin(), formats.end(),
                                        [](const std::string& f) { return f == "png" || f == "svg"; });

@@ -3,6 +3,8 @@
 // that look discrete, and --data - (standard input).
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -78,7 +80,43 @@ std::string continuous_csv(int row = 0, int col = 0, const std::string& cell = "
     return os.str();
 }
 
+/// continuous_csv's values times 2^exponent (exact: printed to 17 digits).
+std::string scaled_csv(int exponent) {
+    std::istringstream in(continuous_csv());
+    std::ostringstream os;
+    os << std::setprecision(17);
+    std::string line;
+    std::getline(in, line);
+    os << line << '\n';
+    while (std::getline(in, line)) {
+        std::istringstream cells(line);
+        std::string cell;
+        for (int k = 0; std::getline(cells, cell, ','); ++k)
+            os << (k ? "," : "") << std::ldexp(std::stod(cell), exponent);
+        os << '\n';
+    }
+    return os.str();
+}
+
 }  // namespace
+
+// Issue 33 item 6: values near 1e+-154 and beyond overflowed (or underflowed) the sums of
+// squares: an empty graph, exit 0. Fisher-z and CMIknn on ranks are scale-invariant: the
+// same graph at any magnitude.
+TEST_F(CliInput, HugeAndTinyMagnitudesGiveTheGraphOfOrdinaryOnes) {
+    write("d.csv", continuous_csv());
+    for (const std::string test : {"fisher-z", "cmiknn --permutations 99 --knn 10"}) {
+        const CliRun want = run("pc -q --alpha 0.05 --test " + test + " --data " + (dir_ / "d.csv").string());
+        ASSERT_EQ(want.code, 0) << want.err;
+        ASSERT_NE(want.out.find("a\tb"), std::string::npos) << "the chain's edges: " << want.out;
+        for (const int exponent : {600, 520, -600, -1000}) {
+            write("s.csv", scaled_csv(exponent));
+            const CliRun got = run("pc -q --alpha 0.05 --test " + test + " --data " + (dir_ / "s.csv").string());
+            ASSERT_EQ(got.code, 0) << got.err;
+            EXPECT_EQ(got.out, want.out) << test << ", values times 2^" << exponent;
+        }
+    }
+}
 
 // Item 6: a typo cell in continuous data is reported as that cell, not as a discrete
 // column with too many levels.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cmi_options.hpp"
 
+#include "cli/common.hpp"
 #include "core/error.hpp"
 
 namespace cudag::cli {
@@ -31,6 +32,7 @@ void add_cmi_knn_options(CLI::App& cmd, CmiKnnOptions& o, bool early_stop_flag) 
                           ->group(g));
     o.given.push_back(cmd.add_option("--seed", o.spec.seed,
                                      "key of every random number (permutations, tie-break noise)")
+                          ->check(not_negative, "SEED")
                           ->capture_default_str()
                           ->group(g));
     if (early_stop_flag)

@@ -48,6 +48,26 @@ inline std::vector<std::string> split_commas(const std::string& s) {
     return out;
 }
 
+/// `items` without repeats, in the order of their first appearance (--format edges,edges
+/// writes the edge list once).
+inline std::vector<std::string> unique_items(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const std::string& s : items)
+        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    return out;
+}
+
+/// A CLI11 check for a file-name option: an empty string (`--checkpoint ""`) is refused
+/// instead of silently turning the option off.
+inline std::string not_empty_file_name(const std::string& s) {
+    return s.empty() ? "needs a file name, got an empty string" : std::string();
+}
+
+/// A CLI11 check for --seed: a negative value would wrap to a huge unsigned seed.
+inline std::string not_negative(const std::string& s) {
+    return !s.empty() && s.front() == '-' ? "must be 0 or more (an unsigned 64-bit key), got " + s : std::string();
+}
+
 /// How a command treats --checkpoint FILE: --resume continues it; --overwrite-checkpoint
 /// replaces it; neither refuses a FILE that exists (io::check_checkpoint_start).
 struct CheckpointUse {

@@ -84,7 +84,8 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
     cmd->add_option("--burn-in", a.burn_in, "first iterations not kept, in [0, --iterations - 1] (default: a fifth of --iterations)");
     cmd->add_option("--thin", a.thin, "keep every T-th iteration after the burn-in, in [1, --iterations - --burn-in]")->capture_default_str();
     cmd->add_option("--seed", a.seed, "random seed: the same seed gives the same chains anywhere")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(not_negative, "SEED");
     cmd->add_option("--prior", a.prior,
                     "pairwise prior: a table with a header of the variable names and one row per "
                     "variable in that order; row a, column b in [0, 1] is the belief in a --> b "
@@ -92,7 +93,8 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
     cmd->add_option("--edge-penalty", a.edge_penalty, "BiDAG's edgepf: each parent adds -log(P) (1: none)")
         ->capture_default_str();
     add_knowledge_options(cmd, a.knowledge);
-    cmd->add_option("--checkpoint", a.checkpoint, "HDF5 checkpoint of every chain, rewritten as it runs");
+    cmd->add_option("--checkpoint", a.checkpoint, "HDF5 checkpoint of every chain, rewritten as it runs")
+        ->check(not_empty_file_name, "FILE");
     cmd->add_option("--checkpoint-every", a.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
     cmd->add_flag("--resume", a.resume, "continue from --checkpoint (same data and options required)");
@@ -311,7 +313,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     if (a.out == "-") a.out.clear();
     const bn::ScoreKind kind = check_score_options(a.score);
     const bool bge = kind == bn::ScoreKind::BGe;
-    std::vector<std::string> formats = split_commas(a.formats);
+    std::vector<std::string> formats = unique_items(split_commas(a.formats));
     for (const std::string& f : formats)
         if (std::find(mcmc_formats().begin(), mcmc_formats().end(), f) == mcmc_formats().end()) {
             std::string list;

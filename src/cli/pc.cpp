@@ -78,7 +78,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
                     "(GiB); see docs/performance.md")
         ->group("");  // hidden: the automatic choice is the product's
     cmd->add_option("--checkpoint", a.cfg.checkpoint,
-                    "HDF5 checkpoint rewritten after every level (for --resume)");
+                    "HDF5 checkpoint rewritten after every level (for --resume)")
+        ->check(not_empty_file_name, "FILE");
     cmd->add_flag("--resume", a.cfg.resume,
                   "continue from --checkpoint (same data and test options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
@@ -229,7 +230,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                    std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
     PcArgs a = args;
     if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
-    std::vector<std::string> formats = split_commas(a.formats);
+    std::vector<std::string> formats = unique_items(split_commas(a.formats));
     io::validate_formats(formats);
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");

@@ -342,6 +342,7 @@ BayesNet random_network(const DiscreteSimSpec& spec) {
 
 BayesNet parse_bif(std::string_view text, const std::string& path) {
     BayesNet net = BifParser(tokenize(text, path), path).parse();
+    if (net.size() == 0) throw InputError(path + ": no variable in the BIF file (is it empty?)");
     topological_order(net, path);
     return net;
 }

@@ -181,6 +181,26 @@ TEST_F(Safety, FileSizeLimitIsAOneLineErrorNotASignal) {
     expect_no_outputs({});
 }
 
+TEST_F(Safety, SmallerInputMistakesOfIssue33) {
+    // Issue 33 item 16: a negative --seed wrapped to a huge one, `--checkpoint ""` was
+    // silently no checkpoint, an empty BIF file simulated 0 variables with exit 0, and
+    // `--format edges,edges` was refused instead of written once.
+    const fs::path in = write("d.csv", table(6, 50));
+    expect_error("simulate gaussian --vars 5 --samples 10 --seed -1 --out " + path("s.csv"),
+                 "--seed: must be 0 or more (an unsigned 64-bit key), got -1");
+    expect_error("pc --data " + in.string() + " --test cmiknn --seed -2", "--seed: must be 0 or more");
+    expect_error("pc --data " + in.string() + " --checkpoint \"\" --out " + path("r.h5"),
+                 "--checkpoint: needs a file name, got an empty string");
+    write("empty.bif", "");
+    expect_error("simulate bif --bif " + path("empty.bif") + " --samples 10 --out " + path("e.csv"),
+                 "no variable in the BIF file");
+    expect_no_outputs({"d.csv", "empty.bif"});
+    const CliRun r = run("pc -q --data " + in.string() + " --format edges,edges --out " + path("r.h5"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(dir_ / "r.edges.tsv"));
+    expect_no_outputs({"d.csv", "empty.bif", "r.h5", "r.edges.tsv"});
+}
+
 // ---- 4. memory estimated before it is spent ---------------------------------------------
 
 TEST_F(Safety, SimulationThatCannotFitIsRefusedAtOnce) {

@@ -291,22 +291,20 @@ private:
     /// copy (uploaded when `upload`); finish() brings a staged result back to `user`.
     class Staged {
     public:
-        /// `user` null: a scratch buffer only (nothing to upload or download).
-        Staged(NcclCommunicator& c, void* user, std::size_t bytes, bool upload, bool download = true)
-            : c_(c), user_(user), bytes_(bytes), device_(user && is_device_pointer(user)),
-              download_(user && download) {
+        Staged(NcclCommunicator& c, void* user, std::size_t bytes, bool upload)
+            : c_(c), user_(user), bytes_(bytes), device_(is_device_pointer(user)) {
             // The engine may have left another device current (DeviceGuard restores, but be sure).
             c_.cuda(cudaSetDevice(c_.device_), "cudaSetDevice");
             if (device_) return;
             c_.reserve(bytes_);
-            if (upload && user_)
+            if (upload)
                 c_.cuda(cudaMemcpyAsync(c_.buf_.data(), user_, bytes_, cudaMemcpyHostToDevice, c_.stream()),
                         "cudaMemcpyAsync (stage in)");
         }
         void* ptr() const { return device_ ? user_ : c_.buf_.data(); }
         /// Wait for the collective and, when staged, download its result.
         void finish(const char* what) {
-            if (!device_ && download_)
+            if (!device_)
                 c_.cuda(cudaMemcpyAsync(user_, c_.buf_.data(), bytes_, cudaMemcpyDeviceToHost, c_.stream()),
                         "cudaMemcpyAsync (stage out)");
             c_.wait_stream(what);
@@ -317,7 +315,6 @@ private:
         void* user_;
         std::size_t bytes_;
         bool device_;
-        bool download_;
     };
 
     /// At least `bytes` of staging buffer on device_ (current); grows only, contents lost.

@@ -6,11 +6,15 @@
 #include <span>
 
 #include <algorithm>
+#include <string>
+#include <memory>
+#include <cstdlib>
 #include <numeric>
 #include <vector>
 
 #include "core/graph.hpp"
 #include "mpi/communicator.hpp"
+#include "mpi/mpi_communicator.hpp"
 #include "mpi/partition.hpp"
 #include "pc/merge.hpp"
 #include "pc/row_work.hpp"
@@ -304,4 +308,26 @@ TEST(SerialCommunicator, CollectivesCopyAndAgreeRethrows) {
     EXPECT_NO_THROW(mpi::run_agreed(c, [] {}));
     // One process keeps the original exception type.
     EXPECT_THROW(mpi::run_agreed(c, [] { throw InputError("x"); }), InputError);
+}
+
+TEST(StrictCommunicatorEnv, BadTimeoutIsAOneLineInputError) {
+    // CUDAG_STRICT_COMM_TIMEOUT must be a positive number of seconds; one process gets its
+    // communicator back unchecked (nothing to compare).
+    ::setenv("CUDAG_STRICT_COMM", "1", 1);
+    for (const char* bad : {"abc", "0", "-5", "3s"}) {
+        ::setenv("CUDAG_STRICT_COMM_TIMEOUT", bad, 1);
+        try {
+            (void)mpi::strict_if_asked(std::make_unique<mpi::SerialCommunicator>());
+            ADD_FAILURE() << "no error for '" << bad << "'";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("CUDAG_STRICT_COMM_TIMEOUT must be a number of seconds > 0, got '" +
+                                                 std::string(bad) + "'"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    ::setenv("CUDAG_STRICT_COMM_TIMEOUT", "30", 1);
+    EXPECT_EQ(mpi::strict_if_asked(std::make_unique<mpi::SerialCommunicator>())->name(), "serial");
+    ::unsetenv("CUDAG_STRICT_COMM_TIMEOUT");
+    ::unsetenv("CUDAG_STRICT_COMM");
 }

@@ -216,6 +216,7 @@ struct TableView {
     const std::int64_t* list_start;  ///< n + 1: node v's sorted list is [list_start[v], list_start[v + 1])
     const std::uint32_t* sorted_off;
     const std::uint16_t* sorted_par;
+    const double* sorted_score;      ///< by sorted entry, as sorted_off
     const std::int32_t* cand;  ///< flattened
     const std::int64_t* cand_start;
     const std::int32_t* extra;
@@ -302,11 +303,10 @@ __device__ BestSet best_consistent(const TableView& T, std::int32_t v, Pos pos_a
         const std::int64_t hit = shared_i;
         __syncthreads();
         if (hit != none) {
-            const std::uint32_t off = T.sorted_off[start + hit];
-            return {T.scores[T.node_off[v] + off], off};
+            return {T.sorted_score[start + hit], T.sorted_off[start + hit]};
         }
     }
-    return {T.scores[T.node_off[v]], 0};  // unreachable: the empty set is in every list
+    return {-xm::detail::inf(), 0};  // unreachable: the empty set is in every list
 }
 
 /// a += q in 128 bits (lo, hi) by atomics: exact, so any order of additions gives the same sum.
@@ -577,18 +577,27 @@ public:
         const int s = table.max_parents(), w = std::max(s, 1);
         const auto total = static_cast<std::size_t>(table.total_entries());
         const auto listed = static_cast<std::size_t>(table.has_sorted() ? table.sorted_entries() : 0);
-        scores_.resize_discard(total);
+        // Max mode reads the sorted lists alone (they carry their scores): the table stays
+        // on the host, and a table split over ranks need not be whole (bn/table_split.hpp).
+        const bool sum = opts.mode == bn::OrderScoreMode::Sum;
+        CUDAG_EXPECTS(!sum || table.holds_all(), "the sum-mode chains need the whole score table");
+        scores_.resize_discard(sum ? total : 1);
         sorted_off_.resize_discard(std::max<std::size_t>(listed, 1));
         sorted_par_.resize_discard(std::max<std::size_t>(listed * w, 1));
+        sorted_score_.resize_discard(std::max<std::size_t>(listed, 1));
         std::vector<std::int64_t> node_off(n + 1), list_start(n + 1), cand_start(n + 1), extra_start(n + 1), so, xo;
         std::vector<std::int32_t> cand, extra;
         for (std::int32_t v = 0; v < n; ++v) {
             node_off[v] = table.node_offset(v);
-            const auto sc = table.node_scores(v);
-            scores_.upload(sc.data(), sc.size(), stream_->get(), node_off[v]);
+            if (sum) {
+                const auto sc = table.node_scores(v);
+                scores_.upload(sc.data(), sc.size(), stream_->get(), node_off[v]);
+            }
             if (table.has_sorted()) {
                 const auto off = table.sorted_offsets(v);
                 sorted_off_.upload(off.data(), off.size(), stream_->get(), list_start[v]);
+                const auto ss = table.sorted_scores(v);
+                sorted_score_.upload(ss.data(), ss.size(), stream_->get(), list_start[v]);
                 const auto par = table.sorted_parents(v);
                 sorted_par_.upload(par.data(), par.size(), stream_->get(), list_start[v] * w);
                 list_start[v + 1] = list_start[v] + static_cast<std::int64_t>(off.size());
@@ -622,6 +631,7 @@ public:
         T_.list_start = list_start_.data();
         T_.sorted_off = sorted_off_.data();
         T_.sorted_par = sorted_par_.data();
+        T_.sorted_score = sorted_score_.data();
         T_.cand = cand_.data();
         T_.cand_start = cand_start_.data();
         T_.extra = extra_.data();
@@ -780,6 +790,7 @@ private:
     DeviceBuffer<double> scores_;
     DeviceBuffer<std::uint32_t> sorted_off_;
     DeviceBuffer<std::uint16_t> sorted_par_;
+    DeviceBuffer<double> sorted_score_;
     DeviceBuffer<std::int64_t> node_off_, list_start_, cand_start_, extra_start_, so_, xo_, binom_;
     DeviceBuffer<std::int32_t> cand_, extra_;
     DeviceBuffer<std::int64_t> id_, since_, accepted_, kept_, done_;
@@ -1057,7 +1068,9 @@ void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
         offs_out.download(so.data(), so.size(), stream.get());
         parents.download(sp.data(), sp.size(), stream.get());
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-        table.set_sorted(v, std::move(so), std::move(sp));
+        std::vector<double> ss(so.size());  // the entries' scores, bit for bit the table's
+        for (std::size_t i = 0; i < so.size(); ++i) ss[i] = sc[so[i]];
+        table.set_sorted(v, std::move(so), std::move(sp), std::move(ss));
     }
 }
 

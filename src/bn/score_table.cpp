@@ -297,6 +297,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
 
 double ScoreTable::lookup(std::int32_t v, std::span<const std::int32_t> parents) const {
     CUDAG_EXPECTS(v >= 0 && v < n_nodes(), "node " + std::to_string(v) + " is not in the score table");
+    CUDAG_ASSERT(holds(v));
     const int k = static_cast<int>(parents.size());
     CUDAG_EXPECTS(k <= max_parents_, "node " + std::to_string(v) + " has " + std::to_string(k) +
                                          " parents, above the table's limit of " + std::to_string(max_parents_));
@@ -436,6 +437,7 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& so
     CUDAG_ASSERT(mine.begin >= 0 && mine.begin <= mine.end && mine.end <= n);
     sorted_off_.assign(static_cast<std::size_t>(n), {});
     sorted_par_.assign(static_cast<std::size_t>(n), {});
+    sorted_score_.assign(static_cast<std::size_t>(n), {});
     has_sorted_ = true;
     if (mine.empty()) return true;
     if (sorter) {
@@ -454,19 +456,24 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& so
             return sc[a] > sc[b] || (sc[a] == sc[b] && a < b);
         });
         std::vector<std::uint16_t> par(order.size() * w, kNoParent);
+        std::vector<double> score(order.size());
         for (std::size_t i = 0; i < order.size(); ++i) {
             const std::vector<std::int32_t> ps = entry_parents(v, order[i]);
             for (std::size_t t = 0; t < ps.size(); ++t) par[i * w + t] = static_cast<std::uint16_t>(ps[t]);
+            score[i] = sc[order[i]];
         }
-        set_sorted(v, std::move(order), std::move(par));
+        set_sorted(v, std::move(order), std::move(par), std::move(score));
     });
     return true;
 }
 
-void ScoreTable::set_sorted(std::int32_t v, std::vector<std::uint32_t> offsets, std::vector<std::uint16_t> parents) {
+void ScoreTable::set_sorted(std::int32_t v, std::vector<std::uint32_t> offsets, std::vector<std::uint16_t> parents,
+                            std::vector<double> scores) {
     CUDAG_ASSERT(parents.size() == offsets.size() * static_cast<std::size_t>(std::max(max_parents_, 1)));
+    CUDAG_ASSERT(scores.size() == offsets.size());
     sorted_off_[v] = std::move(offsets);
     sorted_par_[v] = std::move(parents);
+    sorted_score_[v] = std::move(scores);
 }
 
 std::int64_t ScoreTable::sorted_entries() const {
@@ -498,7 +505,7 @@ double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const s
                 parents->clear();
                 for (std::size_t t = 0; t < w && set[t] != ScoreTable::kNoParent; ++t) parents->push_back(set[t]);
             }
-            return table.node_scores(v)[offsets[i]];
+            return table.sorted_scores(v)[i];
         }
         CUDAG_ASSERT(false);  // unreachable: the empty set is in every list
     }

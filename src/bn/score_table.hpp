@@ -24,6 +24,7 @@
 
 #include "bn/score.hpp"
 #include "core/bulk_vector.hpp"
+#include "core/error.hpp"
 
 namespace cudag::bn {
 
@@ -124,6 +125,16 @@ public:
     std::int64_t node_offset(std::int32_t v) const { return node_offset_[v]; }
     std::int64_t size_offset(std::int32_t v, int k) const { return size_offset_[v][k]; }
     std::int64_t extra_offset(std::int32_t v, int k) const { return extra_offset_[v][k]; }
+    /// Whether v's entries are held here: every node's, unless the table was filled split
+    /// over ranks and not gathered (bn/table_split.hpp: max mode keeps only the sorted
+    /// lists of the other ranks' nodes). node_scores, score, extra_score and lookup of a
+    /// node not held are programming errors.
+    bool holds(std::int32_t v) const { return held_all_ || held_.contains(v); }
+    bool holds_all() const { return held_all_; }
+    /// Marks only the entries of `nodes` as held (the others were never computed here).
+    void hold_only(NodeRange nodes) { held_all_ = false, held_ = nodes; }
+    /// Marks every entry as held (a split table gathered).
+    void hold_all() { held_all_ = true; }
     /// v's entries for a Filler to write.
     std::span<double> mutable_node_scores(std::int32_t v) {
         return {scores_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
@@ -136,6 +147,7 @@ public:
     /// All entries of v, candidates' block first then each extra's: the flat layout a GPU
     /// copy takes.
     std::span<const double> node_scores(std::int32_t v) const {
+        CUDAG_ASSERT(holds(v));
         return {scores_.data() + node_offset_[v], static_cast<std::size_t>(node_entries(v))};
     }
 
@@ -144,7 +156,9 @@ public:
     /// high: dominated_sets) sorted by score, highest first, ties by the smaller offset in
     /// node_scores(v) (the enumeration order), each with its parents' node ids (increasing,
     /// max_parents per entry, kNoParent after the last). node_score_max then takes the first
-    /// consistent entry: the enumeration's answer. Returns false and builds nothing when
+    /// consistent entry: the enumeration's answer. Each entry carries its score
+    /// (sorted_scores), so that the lists alone answer max mode: a table split over ranks
+    /// shares only them (bn/table_split.hpp). Returns false and builds nothing when
     /// n > 65535, a node has 2^32 entries or more, or `budget_bytes` (>= 0) is below
     /// sorted_bytes(). `sorter`, when given, builds the lists instead (a GPU) through
     /// set_sorted, with the same result. `nodes`: only those nodes' lists are built, the
@@ -156,13 +170,16 @@ public:
     static constexpr std::uint16_t kNoParent = 0xffff;
     /// The most the lists can take (every set undominated).
     double sorted_bytes() const {
-        return static_cast<double>(total_entries()) * (4.0 + 2.0 * std::max(max_parents_, 1));
+        return static_cast<double>(total_entries()) * (4.0 + 8.0 + 2.0 * std::max(max_parents_, 1));
     }
     /// Entries kept in the lists, all nodes.
     std::int64_t sorted_entries() const;
     std::span<const std::uint32_t> sorted_offsets(std::int32_t v) const { return sorted_off_[v]; }
     std::span<const std::uint16_t> sorted_parents(std::int32_t v) const { return sorted_par_[v]; }
-    void set_sorted(std::int32_t v, std::vector<std::uint32_t> offsets, std::vector<std::uint16_t> parents);
+    /// The score of each of v's sorted entries: node_scores(v)[sorted_offsets(v)[i]].
+    std::span<const double> sorted_scores(std::int32_t v) const { return sorted_score_[v]; }
+    void set_sorted(std::int32_t v, std::vector<std::uint32_t> offsets, std::vector<std::uint16_t> parents,
+                    std::vector<double> scores);
     /// The parents of v's entry at `offset` in node_scores(v), node ids increasing.
     std::vector<std::int32_t> entry_parents(std::int32_t v, std::int64_t offset) const;
 
@@ -181,6 +198,9 @@ private:
     bool has_sorted_ = false;
     std::vector<std::vector<std::uint32_t>> sorted_off_;  ///< by node, see build_sorted
     std::vector<std::vector<std::uint16_t>> sorted_par_;  ///< max(max_parents, 1) per entry
+    std::vector<std::vector<double>> sorted_score_;       ///< by node, one per entry
+    bool held_all_ = true;                                 ///< see holds()
+    NodeRange held_;
 };
 
 /// The max-based order score (Eq. 6 of the paper): for each node, the best local score over

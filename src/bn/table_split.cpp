@@ -56,7 +56,7 @@ NodeRange node_block(const mpi::RowPartition& blocks, int part) {
 }
 
 TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int threads,
-                            const ScoreTable::Filler& filler, mpi::Communicator& comm) {
+                            const ScoreTable::Filler& filler, mpi::Communicator& comm, TableGather gather) {
     const auto t0 = std::chrono::steady_clock::now();
     const int ranks = comm.size();
     const mpi::RowPartition blocks = table_node_blocks(table, ranks);
@@ -64,23 +64,33 @@ TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int th
     share.ranks = ranks;
     share.nodes = node_block(blocks, comm.rank());
     share.entries = table.block_entries(share.nodes);
-    std::vector<std::size_t> counts(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) {
-        const std::int64_t e = table.block_entries(node_block(blocks, r));
-        counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(e);
-        share.heaviest = std::max(share.heaviest, e);
-    }
+    for (int r = 0; r < ranks; ++r) share.heaviest = std::max(share.heaviest, table.block_entries(node_block(blocks, r)));
     mpi::run_agreed(comm, [&] {
         table.fill_nodes(scorer, share.nodes, threads, filler);
         share.seconds_own = seconds_since(t0);
     });
     if (ranks > 1) {
-        // In place: this rank's block already sits at its slot of the whole table.
-        double* all = table.mutable_block_scores(table.all_nodes()).data();
-        comm.allgatherv(all + table.node_offset(share.nodes.begin), all, counts, mpi::DataType::Float64);
+        table.hold_only(share.nodes);
+        if (gather == TableGather::Whole) gather_table_split(table, comm);
     }
     share.seconds_total = seconds_since(t0);
     return share;
+}
+
+double gather_table_split(ScoreTable& table, mpi::Communicator& comm) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (table.holds_all()) return 0.0;  // alike on every rank: fill_table_split decided it
+    const int ranks = comm.size();
+    const mpi::RowPartition blocks = table_node_blocks(table, ranks);
+    std::vector<std::size_t> counts(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r)
+        counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(table.block_entries(node_block(blocks, r)));
+    // In place: this rank's block already sits at its slot of the whole table.
+    const NodeRange mine = node_block(blocks, comm.rank());
+    double* all = table.mutable_block_scores(table.all_nodes()).data();
+    comm.allgatherv(all + table.node_offset(mine.begin), all, counts, mpi::DataType::Float64);
+    table.hold_all();
+    return seconds_since(t0);
 }
 
 bool build_sorted_split(ScoreTable& table, int threads, double budget_bytes, const ScoreTable::Filler& sorter,
@@ -116,15 +126,19 @@ bool build_sorted_split(ScoreTable& table, int threads, double budget_bytes, con
     const std::size_t at = displacement(entry_counts, comm.rank());
     std::vector<std::uint32_t> offsets;
     std::vector<std::uint16_t> parents;
+    std::vector<double> scores;
     mpi::run_agreed(comm, [&] {
         offsets.resize(displacement(entry_counts, ranks));
         parents.resize(offsets.size() * w);
+        scores.resize(offsets.size());
         std::size_t i = at;
         for (std::int32_t v = mine.begin; v < mine.end; ++v) {
             const auto o = table.sorted_offsets(v);
             const auto p = table.sorted_parents(v);
+            const auto sc = table.sorted_scores(v);
             std::copy(o.begin(), o.end(), offsets.begin() + static_cast<std::ptrdiff_t>(i));
             std::copy(p.begin(), p.end(), parents.begin() + static_cast<std::ptrdiff_t>(i * w));
+            std::copy(sc.begin(), sc.end(), scores.begin() + static_cast<std::ptrdiff_t>(i));
             i += o.size();
         }
     });
@@ -132,15 +146,17 @@ bool build_sorted_split(ScoreTable& table, int threads, double budget_bytes, con
     comm.allgatherv(offsets.data() + at, offsets.data(), entry_counts, mpi::DataType::Int32);
     comm.allgatherv(reinterpret_cast<const std::byte*>(parents.data() + at * w), parents.data(), parent_bytes,
                     mpi::DataType::Byte);
+    comm.allgatherv(scores.data() + at, scores.data(), entry_counts, mpi::DataType::Float64);
     mpi::run_agreed(comm, [&] {
         std::size_t i = 0;
         for (std::int32_t v = 0; v < n; ++v) {
             const auto len = static_cast<std::size_t>(lengths[static_cast<std::size_t>(v)]);
+            const auto b = static_cast<std::ptrdiff_t>(i), e = static_cast<std::ptrdiff_t>(i + len);
+            const auto bw = static_cast<std::ptrdiff_t>(i * w), ew = static_cast<std::ptrdiff_t>((i + len) * w);
             if (!mine.contains(v))
-                table.set_sorted(v, std::vector<std::uint32_t>(offsets.begin() + static_cast<std::ptrdiff_t>(i),
-                                                               offsets.begin() + static_cast<std::ptrdiff_t>(i + len)),
-                                 std::vector<std::uint16_t>(parents.begin() + static_cast<std::ptrdiff_t>(i * w),
-                                                            parents.begin() + static_cast<std::ptrdiff_t>((i + len) * w)));
+                table.set_sorted(v, std::vector<std::uint32_t>(offsets.begin() + b, offsets.begin() + e),
+                                 std::vector<std::uint16_t>(parents.begin() + bw, parents.begin() + ew),
+                                 std::vector<double>(scores.begin() + b, scores.begin() + e));
             i += len;
         }
     });

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The local-score table split over ranks (issue 32): every rank computes the entries (and,
 // for max mode, the score-sorted lists) of one contiguous block of nodes, the blocks
-// balanced by entries, and collectives make the table whole on every rank, bit for bit the
-// table one process builds. The chains then run over the whole table (bn/mcmc_run.hpp).
+// balanced by entries. Sum mode then makes the table whole on every rank (one allgatherv),
+// bit for bit the table one process builds; max mode shares only the dominance-pruned
+// sorted lists, which carry their scores (a few thousand entries where the table has
+// billions), and each rank keeps the entries of its own block alone. The chains then run
+// over the table (bn/mcmc_run.hpp).
 #pragma once
 
 #include <cstdint>
@@ -35,15 +38,25 @@ struct TableShare {
     double seconds_total = 0.0;    ///< until the table was whole here (waits and the gather included)
 };
 
+/// Whether fill_table_split makes the table whole on every rank.
+enum class TableGather { Whole, OwnBlock };
+
 /// Collective over `comm`: `table` (laid out alike on every rank, ScoreTable::layout)
 /// gets every entry, each rank computing those of its block (table_node_blocks; with
-/// `scorer`, after `filler` when given, ScoreTable::fill_nodes), then one allgatherv of
-/// the blocks' entries. A failure on one rank (agreed, mpi::run_agreed) ends every rank.
+/// `scorer`, after `filler` when given, ScoreTable::fill_nodes), then, with
+/// TableGather::Whole, one allgatherv of the blocks' entries. With OwnBlock (and more than
+/// one rank) the table holds this rank's block only (ScoreTable::hold_only) until
+/// gather_table_split. A failure on one rank (agreed, mpi::run_agreed) ends every rank.
 TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int threads,
-                            const ScoreTable::Filler& filler, mpi::Communicator& comm);
+                            const ScoreTable::Filler& filler, mpi::Communicator& comm,
+                            TableGather gather = TableGather::Whole);
+/// Collective: a table filled with TableGather::OwnBlock made whole on every rank (one
+/// allgatherv); nothing when it is whole already (on every rank alike). Returns seconds.
+double gather_table_split(ScoreTable& table, mpi::Communicator& comm);
 
 /// Collective ScoreTable::build_sorted over `comm`: each rank sorts the nodes of its block
-/// (with `sorter` when given), then allgathervs share the lists. `budget_bytes` (< 0: no
+/// (with `sorter` when given), then allgathervs share the lists (offsets, parents and
+/// scores; the table need hold only this rank's block). `budget_bytes` (< 0: no
 /// limit) is taken as its smallest over the ranks, so the answer (built or not) and the
 /// lists are the same on every rank and equal to one process's.
 bool build_sorted_split(ScoreTable& table, int threads, double budget_bytes, const ScoreTable::Filler& sorter,

@@ -455,8 +455,9 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     }
     std::string engines = filler ? "table cuda" : "table cpu";
     // Laid out alike on every rank; each rank computes the entries of its block of nodes
-    // (balanced by entries) and an allgatherv makes the table whole everywhere. The ranks
-    // on a node share its threads (opts.threads).
+    // (balanced by entries). Sum mode makes the table whole everywhere (an allgatherv); max
+    // mode shares only the sorted lists below, unless they do not fit. The ranks on a node
+    // share its threads (opts.threads).
     bn::ScoreTable table = [&] {
         std::optional<bn::ScoreTable> t;
         mpi::run_agreed(*comm, [&] {
@@ -465,7 +466,9 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         });
         return std::move(*t);
     }();
-    const bn::TableShare share = bn::fill_table_split(table, scorer, opts.threads, filler, *comm);
+    const bool max_mode = opts.mode == bn::OrderScoreMode::Max;
+    const bn::TableShare share = bn::fill_table_split(table, scorer, opts.threads, filler, *comm,
+                                                      max_mode ? bn::TableGather::OwnBlock : bn::TableGather::Whole);
     const double seconds_table = seconds_since(t_table);
     progress.note("local-score table: " + std::to_string(table.total_entries()) + " entries (" +
                   std::to_string(n) + " nodes, parent sets of size <= " + std::to_string(a.max_parents) + ") in " +
@@ -475,8 +478,9 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                       std::to_string(share.entries) + " of " + std::to_string(table.total_entries()) +
                       " entries (nodes " + std::to_string(share.nodes.begin) + " to " +
                       std::to_string(share.nodes.end - 1) + ") in " + fixed(share.seconds_own, 3) +
-                      " s, the most any rank scored " + std::to_string(share.heaviest) + "; whole on every rank after " +
-                      fixed(share.seconds_total, 3) + " s");
+                      " s, the most any rank scored " + std::to_string(share.heaviest) +
+                      (table.holds_all() ? "; whole on every rank after " + fixed(share.seconds_total, 3) + " s"
+                                         : std::string("; each rank keeps its block")));
     const auto t_sort = clock::now();
     // Each node's undominated sets sorted by score (the same answers, found early), when
     // they fit in half of the free memory (the least of any rank): max mode's chains walk
@@ -490,6 +494,10 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
                           std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +
                           fixed(seconds_since(t_sort), 3) + " s");
         else progress.note("score-sorted parent sets do not fit: each node's sets are enumerated");
+        // Without the lists, max mode's chains enumerate every node's sets: the whole table.
+        if (!built && !table.holds_all())
+            progress.note("local-score table made whole on every rank in " + fixed(bn::gather_table_split(table, *comm), 3) +
+                          " s");
     }
     const double seconds_sort = seconds_since(t_sort);
     // The chains on the GPU (max mode walks the sorted lists; without them, the CPU's).
@@ -569,11 +577,11 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         for (std::int32_t v = 0; v < n; ++v)
             for (const std::int32_t p : best.best_parents[v]) skeleton.add(p, v);
         o.best_dag = Pdag(skeleton);
-        std::vector<double> local(static_cast<std::size_t>(n));
-        for (std::int32_t v = 0; v < n; ++v) {
+        // The best DAG's local scores, as finish_chains found its parents (from the sorted
+        // lists where they exist: a split table holds only this rank's entries).
+        const std::vector<double> local = bn::order_score_max(table, best.best_order).node_score;
+        for (std::int32_t v = 0; v < n; ++v)
             for (const std::int32_t p : best.best_parents[v]) o.best_dag.orient(p, v);
-            local[v] = table.lookup(v, best.best_parents[v]);
-        }
         o.best_dag_score = best.best_dag_score;
         o.cpdag = pc::dag_to_cpdag(o.best_dag);
         o.diagnostics = diagnose(result, n);

@@ -2,8 +2,9 @@
 // Under mpiexec (ctest runs it with 2, 3 and 4 ranks): the order-MCMC local-score table
 // split over the ranks by node (bn/table_split.hpp) equals the table one process builds,
 // entry by entry and in its sorted lists, on every rank; the ranks agree on the budget of
-// the lists; a failure on one rank ends every rank; and the chains over the split table
-// give one process's result.
+// the lists; max mode shares the lists alone (each rank keeps its block of entries); a
+// failure on one rank ends every rank; and the chains over the split table give one
+// process's result.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -41,6 +42,25 @@ testing::AssertionResult same_table(const ScoreTable& got, const ScoreTable& wan
                                                << ob.size() << ")";
         if (!std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()))
             return testing::AssertionFailure() << "node " << v << ": sorted parents differ";
+        const auto sa = got.sorted_scores(v), sb = want.sorted_scores(v);
+        if (sa.size() != sb.size() || std::memcmp(sa.data(), sb.data(), sb.size_bytes()) != 0)
+            return testing::AssertionFailure() << "node " << v << ": sorted scores differ";
+    }
+    return testing::AssertionSuccess();
+}
+
+/// The same sorted lists (offsets, parents, score bits) on every node; the entries are not
+/// compared (a table split in max mode holds only its own block).
+testing::AssertionResult same_lists(const ScoreTable& got, const ScoreTable& want) {
+    if (!got.has_sorted() || !want.has_sorted()) return testing::AssertionFailure() << "no sorted lists";
+    for (std::int32_t v = 0; v < want.n_nodes(); ++v) {
+        const auto oa = got.sorted_offsets(v), ob = want.sorted_offsets(v);
+        const auto pa = got.sorted_parents(v), pb = want.sorted_parents(v);
+        const auto sa = got.sorted_scores(v), sb = want.sorted_scores(v);
+        if (!std::equal(oa.begin(), oa.end(), ob.begin(), ob.end()) ||
+            !std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()) || sa.size() != sb.size() ||
+            std::memcmp(sa.data(), sb.data(), sb.size_bytes()) != 0)
+            return testing::AssertionFailure() << "node " << v << "'s sorted list differs";
     }
     return testing::AssertionSuccess();
 }
@@ -85,6 +105,32 @@ INSTANTIATE_TEST_SUITE_P(Spaces, MpiMcmcTable,
                                          Case{3, 2, false},  // fewer nodes than ranks at 4
                                          Case{2, 1, true}));
 
+TEST_P(MpiMcmcTable, MaxModeSharesTheListsAloneThenGathersOnRequest) {
+    // Max mode: each rank keeps the entries of its block and the sorted lists of every node
+    // (offsets, parents and scores: what the chains read); the table is made whole only
+    // when asked (the lists did not fit), equal to one process's.
+    const Case c = GetParam();
+    const test::UnevenSpace space(c.n, 250, 40 + static_cast<std::uint64_t>(c.n));
+    ScoreTable want = space.build(c.plus1, c.max_parents, 1);
+    ASSERT_TRUE(want.build_sorted(1));
+    for (mpi::Communicator* comm : test::communicators()) {
+        SCOPED_TRACE(comm->name());
+        ScoreTable got = space.layout(c.plus1, c.max_parents);
+        const bn::TableShare share = bn::fill_table_split(got, space.scorer, 1, {}, *comm, bn::TableGather::OwnBlock);
+        EXPECT_EQ(got.holds_all(), comm->size() == 1);
+        for (std::int32_t v = 0; v < c.n; ++v) EXPECT_EQ(got.holds(v), comm->size() == 1 || share.nodes.contains(v));
+        ASSERT_TRUE(bn::build_sorted_split(got, 1, -1.0, {}, *comm));
+        EXPECT_TRUE(same_lists(got, want));
+        for (std::int32_t v = share.nodes.begin; v < share.nodes.end; ++v) {
+            const auto a = got.node_scores(v), b = want.node_scores(v);
+            EXPECT_EQ(std::memcmp(a.data(), b.data(), b.size_bytes()), 0) << "node " << v;
+        }
+        (void)bn::gather_table_split(got, *comm);
+        EXPECT_TRUE(got.holds_all());
+        EXPECT_TRUE(same_table(got, want));
+    }
+}
+
 TEST(MpiMcmcTableSplit, RanksAgreeOnTheSortedListsBudget) {
     mpi::Communicator& comm = test::world();
     const bn::DiscreteScorer scorer = test::simulated_scorer(8, 200, 3);
@@ -121,8 +167,11 @@ TEST(MpiMcmcTableSplit, ChainsOverTheSplitTableGiveOneProcessResult) {
         ScoreTable whole = space.build(true, 3, 1);
         ASSERT_TRUE(whole.build_sorted(1));
         ScoreTable split = space.layout(true, 3);
-        (void)bn::fill_table_split(split, space.scorer, 1, {}, comm);
+        // As `cudag mcmc` does: max mode keeps the own block and shares the lists only.
+        (void)bn::fill_table_split(split, space.scorer, 1, {}, comm,
+                                   mode == bn::OrderScoreMode::Max ? bn::TableGather::OwnBlock : bn::TableGather::Whole);
         ASSERT_TRUE(bn::build_sorted_split(split, 1, -1.0, {}, comm));
+        EXPECT_EQ(split.holds_all(), mode == bn::OrderScoreMode::Sum || comm.size() == 1);
         bn::McmcRunConfig cfg;
         cfg.opts.mode = mode;
         cfg.opts.chains = 5;

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <span>
@@ -474,9 +475,12 @@ TEST(ScoreTable, SortedWalkGivesTheEnumerationsBestSets) {
             for (std::size_t i = 1; i < off.size(); ++i)
                 ASSERT_TRUE(sc_v[off[i - 1]] > sc_v[off[i]] || (sc_v[off[i - 1]] == sc_v[off[i]] && off[i - 1] < off[i]));
             const auto packed = sorted.sorted_parents(v);
+            const auto scores = sorted.sorted_scores(v);  // carried with the list, the entries' bits
+            ASSERT_EQ(scores.size(), off.size());
             for (std::size_t i = 0; i < off.size(); ++i) {
                 const std::vector<std::int32_t> ps = sorted.entry_parents(v, off[i]);
                 ASSERT_EQ(sorted.lookup(v, ps), sc_v[off[i]]);
+                ASSERT_EQ(std::memcmp(&scores[i], &sc_v[off[i]], sizeof(double)), 0) << "entry " << i;
                 for (std::size_t t = 0; t < 3; ++t)
                     ASSERT_EQ(packed[i * 3 + t], t < ps.size() ? ps[t] : ScoreTable::kNoParent) << "entry " << i;
             }

@@ -40,8 +40,10 @@ testing::AssertionResult same_sorted(const ScoreTable& a, const ScoreTable& b, N
     for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         const auto oa = a.sorted_offsets(v), ob = b.sorted_offsets(v);
         const auto pa = a.sorted_parents(v), pb = b.sorted_parents(v);
+        const auto sa = a.sorted_scores(v), sb = b.sorted_scores(v);
         if (!std::equal(oa.begin(), oa.end(), ob.begin(), ob.end()) ||
-            !std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()))
+            !std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()) || sa.size() != sb.size() ||
+            std::memcmp(sa.data(), sb.data(), sb.size_bytes()) != 0)
             return testing::AssertionFailure() << "node " << v << "'s sorted list differs";
     }
     return testing::AssertionSuccess();

@@ -11,36 +11,41 @@
 
 namespace cudag::cuda {
 
-std::vector<DeviceInfo> device_infos() {
-    std::vector<DeviceInfo> out;
+std::optional<DeviceInfo> device_info(int d) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         cudaGetLastError();
-        return out;
+        return std::nullopt;
     }
-    for (int d = 0; d < count; ++d) {
-        cudaDeviceProp prop{};
-        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
-            cudaGetLastError();
-            continue;
-        }
-        std::size_t free_b = 0, total_b = prop.totalGlobalMem;
-        int previous = 0;
-        if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
-            if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
-            cudaSetDevice(previous);
-        } else {
-            cudaGetLastError();
-        }
-        DeviceInfo info;
-        info.id = d;
-        info.name = prop.name;
-        info.total_bytes = static_cast<std::int64_t>(total_b);
-        info.free_bytes = static_cast<std::int64_t>(free_b);
-        info.cc_major = prop.major;
-        info.cc_minor = prop.minor;
-        out.push_back(std::move(info));
+    if (d < 0 || d >= count) return std::nullopt;
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+        cudaGetLastError();
+        return std::nullopt;
     }
+    // cudaMemGetInfo needs d's context: made current for the call only.
+    std::size_t free_b = 0, total_b = prop.totalGlobalMem;
+    int previous = 0;
+    if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
+        if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
+        cudaSetDevice(previous);
+    } else {
+        cudaGetLastError();
+    }
+    DeviceInfo info;
+    info.id = d;
+    info.name = prop.name;
+    info.total_bytes = static_cast<std::int64_t>(total_b);
+    info.free_bytes = static_cast<std::int64_t>(free_b);
+    info.cc_major = prop.major;
+    info.cc_minor = prop.minor;
+    return info;
+}
+
+std::vector<DeviceInfo> device_infos() {
+    std::vector<DeviceInfo> out;
+    for (int d = 0; d < device_count(); ++d)
+        if (std::optional<DeviceInfo> info = device_info(d)) out.push_back(std::move(*info));
     return out;
 }
 

@@ -38,6 +38,9 @@ std::string device_report();
 /// Every visible device as device_report() describes it (memory from cudaMemGetInfo),
 /// skipping those whose properties cannot be read (kernels/device_info.cu). Never throws.
 std::vector<DeviceInfo> device_infos();
+/// Device `device` as device_infos() describes it; nothing when it cannot be read. Sets
+/// up that device's context only. Never throws.
+std::optional<DeviceInfo> device_info(int device);
 
 /// Gaussian (Fisher-z) skeleton engine on device `device`. The correlation matrix is
 /// computed on the GPU (kernels/correlation.cu: equal bit for bit to

@@ -274,8 +274,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     }
     me.threads = resolve_threads(backend.threads);
     if (gpu && env.mpi()) {
-        for (const DeviceInfo& d : gpu_devices())
-            if (d.id == backend.device) backend.device_info = d;
+        backend.device_info = gpu_device(backend.device);  // this rank's GPU only: no context on the others
         me.device = backend.device;
         me.device_name = backend.device_info ? backend.device_info->name : "?";
         me.memory_gib = backend.device_info ? backend.device_info->total_bytes / 1073741824.0 : 0.0;

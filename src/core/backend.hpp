@@ -48,6 +48,10 @@ int visible_gpus();
 /// Every visible CUDA device (empty in a CPU-only build, without a GPU, or when a device's
 /// properties cannot be read). Never throws.
 std::vector<DeviceInfo> gpu_devices();
+/// Device `device` alone (nothing when it cannot be read, or in a CPU-only build): unlike
+/// gpu_devices(), creates no context on the other devices, so that each of several ranks
+/// sharing a host touches only the GPU it is bound to. Never throws.
+std::optional<DeviceInfo> gpu_device(int device);
 /// One line per visible GPU (id, name, memory), or a sentence saying why there are none.
 std::string gpu_report();
 /// Start creating the CUDA context of `device` on a background thread when `kind` may

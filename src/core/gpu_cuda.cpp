@@ -9,6 +9,7 @@ namespace cudag {
 bool cuda_compiled() { return true; }
 int visible_gpus() { return cuda::device_count(); }
 std::vector<DeviceInfo> gpu_devices() { return cuda::device_infos(); }
+std::optional<DeviceInfo> gpu_device(int device) { return cuda::device_info(device); }
 std::string gpu_report() { return cuda::device_report(); }
 void release_gpu_memory() { cuda::release_kept_memory(); }
 

@@ -7,6 +7,7 @@ namespace cudag {
 bool cuda_compiled() { return false; }
 int visible_gpus() { return 0; }
 std::vector<DeviceInfo> gpu_devices() { return {}; }
+std::optional<DeviceInfo> gpu_device(int) { return std::nullopt; }
 std::string gpu_report() { return "none (this build has no CUDA engines)"; }
 std::thread warm_up_gpu(BackendKind, int) { return {}; }
 void release_gpu_memory() {}

@@ -2,7 +2,7 @@
 // RAII owners for device memory, streams and events, and a scoped
 // device switch. The only file that calls cudaMalloc/cudaFree.
 // Host code only (g++-safe, no kernel syntax), so that the CUDA engines and
-// mpi/nccl_communicator.cpp share one implementation; it includes
+// kernels/nccl_communicator.cpp share one implementation; it includes
 // <cuda_runtime.h>, so src/ never includes it (STYLE 2).
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA engines as seen from host C++ (g++-safe: plain types, no CUDA headers).
-// Included only by the sources of a CUDA build: src/core/gpu_cuda.cpp, src/pc/engines_cuda.cpp.
+// Included only by the sources of a CUDA build: the glue files kernels/gpu_queries.cpp, kernels/pc_registry.cpp.
 #pragma once
 
 #include <cstdint>

@@ -168,7 +168,7 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
     }
     mpi::agree(*comm, err);
     fits = comm->allreduce(fits, mpi::ReduceOp::Min);
-    const bool split = fits == 1 && comm->name() == "nccl";
+    const bool split = fits == 1 && comm->device_buffers();
     try {
         eng->correlation().choose_mode(fits == 1);
         if (split)

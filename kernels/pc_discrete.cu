@@ -19,6 +19,7 @@
 #include "core/combinations.hpp"
 #include "cuda_check.hpp"
 #include "pc_discrete.cuh"
+#include "ci/decision.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -166,7 +167,7 @@ __global__ void discrete_level_kernel(DiscreteLevelArgs a) {
             ++tests;
             if (a.winner_pass) {
                 a.p_out[e0 + q] = p;
-            } else if (a.strict ? p > a.alpha : p >= a.alpha) {
+            } else if (ci::Decision{a.alpha, a.strict}.independent(p)) {
                 atomicMin(best, static_cast<u64>(r));
             } else {
                 const u64 bits = static_cast<u64>(__double_as_longlong(p));

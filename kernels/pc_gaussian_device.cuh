@@ -7,6 +7,7 @@
 
 #include "ci/fisher_z.hpp"
 #include "pc_gaussian.cuh"
+#include "ci/decision.hpp"
 
 namespace cudag::cuda::detail {
 
@@ -17,7 +18,7 @@ __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long l
 }
 
 __device__ __forceinline__ bool is_independent(const LevelArgs& a, double p) {
-    return a.strict ? p > a.alpha : p >= a.alpha;
+    return ci::Decision{a.alpha, a.strict}.independent(p);
 }
 
 /// The CPU engine's decision (p of r against alpha), on |r| where it is certain.

@@ -7,6 +7,7 @@
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
 #include "pc_gaussian.cuh"
+#include "ci/decision.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -23,7 +24,7 @@ __global__ void level0_kernel(Level0Args a) {
         if (j > i && j < a.n) {
             const double p = ci::fisher_z_pvalue(detail::corr_entry(a.corr, i, j), a.m, 0);
             if (a.dense_p) a.dense_p[i * a.n - i * (i + 1) / 2 + (j - i - 1) - a.dense_base] = p;
-            kept = a.strict ? !(p > a.alpha) : !(p >= a.alpha);
+            kept = !ci::Decision{a.alpha, a.strict}.independent(p);
             if (kept) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
         }
         const unsigned mask = __ballot_sync(0xffffffffu, kept);

@@ -38,6 +38,7 @@
 #include "cuda_check.hpp"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
+#include "ci/decision.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -397,8 +398,7 @@ void launch_cupc_e(const LevelArgs& a, const EdgeParallelLaunch& s, cudaStream_t
 
 std::pair<double, double> decision_band(std::int64_t m, int l, double alpha, bool strict) {
     const auto independent = [&](double r) {
-        const double p = ci::fisher_z_pvalue(r, m, l);
-        return strict ? p > alpha : p >= alpha;
+        return ci::Decision{alpha, strict}.independent(ci::fisher_z_pvalue(r, m, l));
     };
     if (independent(ci::kMaxAbsCorrelation) || !independent(0.0)) return {-1.0, 1e300};
     double lo = 0.0, hi = ci::kMaxAbsCorrelation;  // independent(lo), !independent(hi)

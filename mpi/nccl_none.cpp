@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A build without NCCL (CUDAG_ENABLE_NCCL off): what stands in for nccl_communicator.cpp.
+// A build without NCCL (CUDAG_ENABLE_NCCL off): what stands in for kernels/nccl_communicator.cpp.
 #include "mpi/mpi_communicator.hpp"
 
 namespace cudag::mpi {

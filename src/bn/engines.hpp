@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC learner's engines besides the CPU's (issue 21): a GPU filler for the
 // BDeu/K2 table and GPU chains (max and sum mode), from kernels/bn_mcmc.cu in a CUDA build
-// (engines_cuda.cpp) and NotCompiled otherwise (engines_nocuda.cpp). Both give the CPU's
+// (kernels/bn_registry.cpp) and NotCompiled otherwise (engines_nocuda.cpp). Both give the CPU's
 // results bit for bit.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The MCMC learner's CUDA engines in a CPU-only build: none (engines_cuda.cpp otherwise).
+// The MCMC learner's CUDA engines in a CPU-only build: none (kernels/bn_registry.cpp otherwise).
 #include "bn/engines.hpp"
 #include "core/error.hpp"
 

@@ -71,6 +71,7 @@
 #include "core/dataset.hpp"
 #include "core/hd.hpp"
 #include "core/rng.hpp"
+#include "ci/decision.hpp"
 
 namespace cudag::ci {
 
@@ -211,8 +212,7 @@ CUDAG_HD inline double cmi_pvalue(std::int64_t exceedances, std::int64_t permuta
 /// CmiEarlyStop).
 CUDAG_HD inline bool cmi_can_stop(std::int64_t exceedances, std::int64_t permutations,
                                   double alpha, bool strict) {
-    const double lower = cmi_pvalue(exceedances, permutations);
-    return strict ? lower > alpha : lower >= alpha;
+    return Decision{alpha, strict}.independent(cmi_pvalue(exceedances, permutations));
 }
 
 /// A uniform index in [0, n) from 32 random bits (multiply-shift; bias below n / 2^32).

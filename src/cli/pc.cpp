@@ -121,11 +121,13 @@ std::string utc_now() {
     return buf;
 }
 
-/// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs.
-/// NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
+/// The communicator for `cudag pc`: MPI (or serial), or NCCL over it for GPU runs
+/// (`--comm auto` picks it when nccl_by_default: the engine keeps its level results on the
+/// GPU). NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI.
 std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::PcConfig& cfg,
                                                    std::unique_ptr<mpi::Communicator> world,
-                                                   const mpi::Environment& env, int gpus, bool gpu) {
+                                                   const mpi::Environment& env, int gpus, bool gpu,
+                                                   bool nccl_by_default) {
     const bool own_gpu = world->size() > 1 && mpi::gpu_per_rank(*world, env, gpus);
     // The same checks on every rank: agree, so that one line is printed.
     mpi::run_agreed(*world, [&] {
@@ -138,7 +140,7 @@ std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::Pc
             throw InputError("--comm nccl needs one GPU per rank (" + std::to_string(env.local_size()) +
                              " ranks on this node share " + std::to_string(gpus) + " GPUs)");
     });
-    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && own_gpu &&
+    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && nccl_by_default && own_gpu &&
                                            mpi::nccl_compiled());
     if (!nccl) return world;
     return mpi::strict_if_asked(mpi::make_nccl_communicator(std::move(world), cfg.backend.device, a.comm_timeout));
@@ -264,7 +266,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     // while the data are read.
     const int gpus = env.mpi() ? visible_gpus() : -1;
     const bool gpu = backend.kind != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
-                     !cmiknn && (gpus > 0 || (gpus < 0 && cuda_compiled()));
+                     (gpus > 0 || (gpus < 0 && cuda_compiled()));
     mpi::RankInfo me;
     me.local_rank = env.local_rank();
     if (env.mpi()) {
@@ -282,7 +284,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         me.device_name = "cpu";
         me.memory_gib = mpi::host_memory_gib();
     }
-    comm = pc_communicator(a, cfg, std::move(comm), env, gpus, gpu);
+    // NCCL where level results stay on the GPUs (Fisher-z, discrete); the CMIknn engine
+    // hands its results to the host, where MPI merges them without a staging copy.
+    comm = pc_communicator(a, cfg, std::move(comm), env, gpus, gpu, !cmiknn);
     const bool root = comm->rank() == 0;
     if (env.mpi()) {
         const std::string table = mpi::startup_report(*comm, me);
@@ -297,8 +301,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                                            : (a.verbose ? pc::Progress::Mode::Always
                                                         : pc::Progress::Mode::Auto),
                           "cudag pc");
-    std::thread gpu_init = warm_up_gpu(
-        cfg.compat == pc::Compat::CausalLearn || cmiknn ? BackendKind::Cpu : backend.kind, backend.device);
+    std::thread gpu_init = warm_up_gpu(gpu ? backend.kind : BackendKind::Cpu, backend.device);
     struct Joiner {
         std::thread& t;
         ~Joiner() {
@@ -315,7 +318,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     });
     if (const double age = process_age_seconds(); age >= 0.0)
         progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
-                      std::string(comm->name() == "nccl" ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
+                      std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
     progress.note("HDF5 I/O: " + io_plan.describe());
     const auto t_read = std::chrono::steady_clock::now();
     Dataset data;

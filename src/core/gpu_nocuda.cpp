@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GPU queries of core/backend.hpp in a CPU-only build (gpu_cuda.cpp otherwise).
+// The GPU queries of core/backend.hpp in a CPU-only build (kernels/gpu_queries.cpp otherwise).
 #include "core/backend.hpp"
 
 namespace cudag {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The engine registry: which skeleton engine runs which CI test on which backend. A new
 // test or learner adds its entries (a CPU one in engines.cpp, a CUDA one in
-// engines_cuda.cpp); the run (pc/run.cpp) only looks them up.
+// kernels/pc_registry.cpp); the run (pc/run.cpp) only looks them up.
 #pragma once
 
 #include <memory>
@@ -47,7 +47,7 @@ struct EngineEntry {
 
 /// The CPU entries (engines.cpp).
 std::vector<EngineEntry> cpu_engines();
-/// The CUDA entries (engines_cuda.cpp; none in a CPU-only build, engines_nocuda.cpp).
+/// The CUDA entries (kernels/pc_registry.cpp; none in a CPU-only build, engines_nocuda.cpp).
 std::vector<EngineEntry> cuda_engines();
 /// Every entry: cpu_engines() then cuda_engines().
 const std::vector<EngineEntry>& engine_registry();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The registry's CUDA entries in a CPU-only build: none (engines_cuda.cpp otherwise).
+// The registry's CUDA entries in a CPU-only build: none (kernels/pc_registry.cpp otherwise).
 #include "pc/engines.hpp"
 
 namespace cudag::pc {

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "ci/decision.hpp"
 
 namespace cudag::pc {
 namespace {
@@ -464,7 +465,7 @@ struct DefiniteTriples {
 /// UCSepset.definite_maxp.
 DefiniteTriples cl_definite_maxp(ClGraph& g, int priority, PValueCache& pv, double alpha,
                                  bool strict, const Knowledge* bk) {
-    const auto independent = [alpha, strict](double p) { return strict ? p > alpha : p >= alpha; };
+    const auto independent = [rule = ci::Decision{alpha, strict}](double p) { return rule.independent(p); };
     DefiniteTriples d;
     std::vector<std::pair<Triple, double>> dict;
     for_each_forward_triple(g, [&](const Triple& t) {

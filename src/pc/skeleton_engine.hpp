@@ -18,6 +18,7 @@
 #include "core/parallel.hpp"
 #include "pc/merge.hpp"
 #include "pc/result.hpp"
+#include "ci/decision.hpp"
 
 namespace cudag::pc {
 
@@ -33,7 +34,8 @@ struct TestPolicy {
     /// Compute p-values with causal-learn's arithmetic (see ci::fisher_z_pvalue).
     bool causal_learn_pvalue = false;
 
-    bool independent(double p) const { return strict ? p > alpha : p >= alpha; }
+    bool independent(double p) const { return decision().independent(p); }
+    ci::Decision decision() const { return {alpha, strict}; }
 };
 
 /// Outcome of level 0 for a block of rows.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The GPU queries of core/backend.hpp in a CUDA build (gpu_nocuda.cpp otherwise; the build
+// The GPU queries of core/backend.hpp in a CUDA build (src/core/gpu_nocuda.cpp otherwise; the build
 // picks one by CUDAG_ENABLE_CUDA).
 #include "core/backend.hpp"
 #include "kernels/engines.hpp"

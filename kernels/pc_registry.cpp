@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The registry's CUDA entries (kernels/), compiled only in a CUDA build
-// (engines_nocuda.cpp otherwise).
+// (src/pc/engines_nocuda.cpp otherwise).
 #include "kernels/engines.hpp"
 #include "pc/engines.hpp"
 

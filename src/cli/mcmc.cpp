@@ -669,8 +669,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         }
     });
     if (root && !a.checkpoint.empty() && !a.keep_checkpoint) {
-        std::error_code ec;
-        std::filesystem::remove(a.checkpoint, ec);
+        bn::remove_checkpoint(a.checkpoint);
         interrupt::set_note("");
     }
     return 0;

@@ -228,7 +228,7 @@ private:
 
 void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig& cfg, std::int64_t n,
                       const io::TraceLog& log) {
-    io::CheckpointFile file = io::CheckpointFile::create(cfg.checkpoint, mcmc_format, cfg.config_hash);
+    io::CheckpointFile file = io::CheckpointFile::create(cfg.checkpoint, mcmc_format, cfg.config_hash, cfg.settings);
     const ChainsLayout layout(static_cast<std::int64_t>(states.size()), n);
     layout.create(file.root(), log, file.where());
     layout.write(file.root(), states, 0, H5P_DEFAULT, file.where());
@@ -244,7 +244,8 @@ void write_checkpoint_parts(const std::vector<ChainState>& mine, std::int64_t fi
     io::write_checkpoint_in_parts(
         cfg.checkpoint, mcmc_format, cfg.config_hash, comm,
         [&](hid_t root, const std::string& where) { layout.create(root, *log, where); },
-        [&](hid_t file, hid_t xfer, const std::string& where) { layout.write(file, mine, first, xfer, where); });
+        [&](hid_t file, hid_t xfer, const std::string& where) { layout.write(file, mine, first, xfer, where); },
+        cfg.settings);
 }
 
 /// Whether `v` is a permutation of 0..v.size()-1.
@@ -298,7 +299,7 @@ struct Resumed {
 /// Chains [first, last) from the checkpoint, each checked (check_state); their traces from
 /// its trace log (or /chains/trace of a checkpoint from before the logs).
 Resumed read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first, std::int64_t last) {
-    const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash);
+    const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash, cfg.settings);
     Resumed r;
     std::vector<ChainState>& out = r.states;
     file.read([&](hid_t root) {

@@ -15,6 +15,7 @@
 
 #include "bn/order_mcmc.hpp"
 #include "core/error.hpp"
+#include "io/checkpoint_file.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::bn {
@@ -37,6 +38,9 @@ struct McmcRunConfig {
     std::int64_t checkpoint_every = 0;    ///< iterations between checkpoints (0: by time only)
     double checkpoint_seconds = 0.0;      ///< seconds between checkpoints (0: by count only)
     std::string config_hash;              ///< what a checkpoint must have been written for
+    /// The values config_hash covers, by option, so that a refused resume names the one
+    /// that differs (io::CheckpointFile::open).
+    io::CheckpointSettings settings;
     std::int64_t stop_after = -1;         ///< testing: stop after the checkpoint at this iteration
     /// Several ranks: every rank writes its own chains' states into the checkpoint
     /// (parallel HDF5, io::write_checkpoint_in_parts) instead of gathering them on rank 0.

@@ -243,6 +243,26 @@ TEST_F(CheckpointSafety, CorruptPcCheckpointsAreRefused) {
     EXPECT_EQ(r.code, 0) << r.err;
 }
 
+TEST_F(CheckpointSafety, RefusedResumeNamesTheOptionThatDiffers) {
+    mcmc_checkpoint("ck.h5");
+    const std::string resume = " --checkpoint " + p("ck.h5") + " --checkpoint-every 100 --resume --out " + p("r.h5");
+    std::string longer = mcmc;
+    longer.replace(longer.find("--iterations 400"), 16, "--iterations 500");
+    expect_refused(longer + resume,
+                   "checkpoint '" + p("ck.h5") + "' was written for other options: --iterations was 400 in the "
+                   "checkpoint, 500 now; give the checkpoint's, or drop --resume to start afresh",
+                   "ck.h5", "r.h5");
+    expect_refused(mcmc + "--seed 9" + resume, "--seed was 1 in the checkpoint, 9 now", "ck.h5", "r.h5");
+    expect_refused(mcmc + "--iss 2" + resume, "--iss was 1 in the checkpoint, 2 now", "ck.h5", "r.h5");
+    CliRun r = run("simulate discrete --vars 6 --samples 400 --density 0.4 --states 3 --max-parents 2 --seed 4 --out " +
+                   p("e.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::string other = mcmc;
+    other.replace(other.find(p("d.csv")), p("d.csv").size(), p("e.csv"));
+    expect_refused(other + resume, "was written for other data or options: the data (--data) differ from the checkpoint's",
+                   "ck.h5", "r.h5");
+}
+
 TEST_F(CheckpointSafety, TracesAreAppendedNotRewritten) {
     CliRun r = run(mcmc + "--out " + p("plain.h5"));
     ASSERT_EQ(r.code, 0) << r.err;

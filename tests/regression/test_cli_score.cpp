@@ -118,3 +118,26 @@ TEST_F(Score, BgeOnContinuousData) {
 }
 
 }  // namespace
+
+// Issue 33 item 12: one graph per file. An MCMC result's r.h5 is its best DAG (/best_dag),
+// the graph of its edge list: `score --dag r.h5` scores it; a PC result's CPDAG with an
+// undirected edge is refused in one line.
+TEST_F(Score, DagOfAResultFile) {
+    CliRun r = run("simulate discrete --vars 7 --samples 400 --density 0.4 --states 3 --max-parents 2 --seed 5 --out " +
+                   f("s.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run("mcmc -q --data " + f("s.csv") + " --score bdeu --max-parents 2 --iterations 300 --out " + f("m.h5") +
+            " --format edges");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const CliRun from_h5 = run("score --data " + f("s.csv") + " --score bdeu --dag " + f("m.h5") + " --json");
+    ASSERT_EQ(from_h5.code, 0) << from_h5.err;
+    const CliRun from_tsv = run("score --data " + f("s.csv") + " --score bdeu --dag " + f("m.edges.tsv") + " --json");
+    ASSERT_EQ(from_tsv.code, 0) << from_tsv.err;
+    EXPECT_EQ(from_h5.out, from_tsv.out);
+    EXPECT_EQ(json_numbers(from_h5.out).size(), 8u) << from_h5.out;  // 7 nodes and the total
+    // A PC result holds a CPDAG: its undirected edges are not a DAG to score.
+    const std::string g = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
+    r = run("pc -q --data " + g + " --out " + f("p.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_error("score --data " + g + " --score bge --dag " + f("p.h5"), "is not directed; a DAG to score has only --> edges");
+}

@@ -59,6 +59,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "text from standard input; integer codes or labels (bdeu, k2), numbers (bge)")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    add_na_values_option(*cmd, a.na_values);
     add_score_options(*cmd, a.score);
     cmd->add_option("--max-parents", a.max_parents, "largest parent set (the paper's s)")->capture_default_str();
     cmd->add_option("--space", a.space,
@@ -406,7 +407,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
 
     // Data, prior, space, table: on every rank (each runs its chains over the whole table).
     ScoreInputs in;
-    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, hooks.read); });
+    const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
+    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, reader); });
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
                   (bge ? " continuous" : " discrete") + " variables");
@@ -430,7 +432,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const bn::PriorScorer scorer(*in.scorer, prior);
     Space space;
     if (space_pc) {
-        space = pc_space(a, bge, in.names, *comm, progress, hooks.read);
+        space = pc_space(a, bge, in.names, *comm, progress, reader);
     } else if (!space_all) {
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
     }

@@ -40,6 +40,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
                     "text from standard input")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    add_na_values_option(*cmd, a.na_values);
     cmd->add_option("--test", a.test,
                     "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
                     "default: chi-square for discrete data, else fisher-z");
@@ -325,6 +326,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         // Data handed over in memory (an in-process caller): every rank takes them.
         mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
     } else if (io_plan.collective && hdf5_in) {
+        if (!a.na_values.empty())
+            throw InputError("--na-values applies to text tables; '" + a.data + "' is HDF5 (its values are numbers)");
         // Every rank reads its columns through MPI-IO; one allgather shares them.
         mpi::run_agreed(*comm, [&] {
             data = read_pc_data(a, cfg.test.kind, progress, *comm, [&](io::TableMode m) {
@@ -333,7 +336,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         });
     } else {
         // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
-        data = io::share_dataset(*comm, [&] { return read_pc_data(a, cfg.test.kind, progress, *comm, {}); });
+        data = io::share_dataset(*comm, [&] {
+            return read_pc_data(a, cfg.test.kind, progress, *comm, with_na_values({}, a.data, a.dataset, a.na_values));
+        });
     }
     progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
                   "):" + seconds_text(t_read));

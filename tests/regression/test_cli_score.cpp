@@ -141,3 +141,21 @@ TEST_F(Score, DagOfAResultFile) {
     ASSERT_EQ(r.code, 0) << r.err;
     expect_error("score --data " + g + " --score bge --dag " + f("p.h5"), "is not directed; a DAG to score has only --> edges");
 }
+
+// Issue 33 item 16: bdeu and k2 read every cell as a label, as pc does for a discrete test:
+// a column of integer codes holding one label is a column of labels, not refused;
+// --discrete says so explicitly and contradicts bge.
+TEST_F(Score, LabelAmongIntegerCodesIsALevel) {
+    write("m.csv", "A,B,C\n0,0,0\n0,0,1\n0,1,2\n0,1,1\n1,0,0\n1,0,0\n0,0,x\n1,0,1\n");
+    for (const std::string extra : {"", " --discrete"}) {
+        const CliRun r = run("score --data " + f("m.csv") + " --dag " + f("dag.tsv") + " --score bdeu --json" + extra);
+        ASSERT_EQ(r.code, 0) << r.err;
+        // C has levels 0, 1, 2, x: four states, so its local score differs from d.csv's.
+        EXPECT_NEAR(json_numbers(r.out).at("A"), -6.59054521862886, 1e-12) << extra;
+        EXPECT_NE(json_numbers(r.out).at("C"), -15.446711843858077) << extra;
+    }
+    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bge --discrete",
+                 "--discrete contradicts --score bge");
+    const CliRun r = run("mcmc -q --data " + f("m.csv") + " --score bdeu --iterations 50 --discrete");
+    EXPECT_EQ(r.code, 0) << r.err;
+}

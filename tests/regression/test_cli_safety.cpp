@@ -181,6 +181,21 @@ TEST_F(Safety, FileSizeLimitIsAOneLineErrorNotASignal) {
     expect_no_outputs({});
 }
 
+TEST_F(Safety, FileSizeLimitNamesTheOutputNotItsTemporary) {
+    // Issue 33 item 15: the error named the temporary being written ('.x.csv.tmp.PID').
+    const std::string limit = "trap '' XFSZ; ulimit -f 8; exec " + cudag::test::cudag_binary();
+    for (const char* out : {"x.csv", "x.h5"})
+        expect_one_line_exit_1(dir_, limit + " simulate gaussian --vars 100 --samples 1000 --out " + path(out),
+                               "cannot write '" + path(out) + "': ");
+    ASSERT_EQ(run("simulate discrete --vars 8 --samples 300 --seed 2 --out " + path("m.csv")).code, 0);
+    // A result whose first dataset fits and a later one (the traces) does not.
+    expect_one_line_exit_1(dir_, limit + " mcmc -q --data " + path("m.csv") +
+                                     " --score bdeu --iterations 20000 --out " + path("r.h5"),
+                           "cannot write '" + path("r.h5") + "': ");
+    EXPECT_TRUE(temporaries().empty());
+    expect_no_outputs({"m.csv"});
+}
+
 TEST_F(Safety, SmallerInputMistakesOfIssue33) {
     // Issue 33 item 16: a negative --seed wrapped to a huge one, `--checkpoint ""` was
     // silently no checkpoint, an empty BIF file simulated 0 variables with exit 0, and

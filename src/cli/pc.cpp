@@ -15,6 +15,8 @@
 #include <optional>
 #include <thread>
 
+#include "ci/cmi_knn.hpp"
+#include "ci/cpu_cmi_knn_engine.hpp"
 #include "cli/common.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -110,6 +112,34 @@ std::string seconds_text(double s) {
     std::snprintf(buf, sizeof buf, " %.3f s", s);
     return buf;
 }
+/// CMIknn, whose every test draws its permutations (a level of a thousand tests can take an
+/// hour where Fisher-z takes a second): before level 0, how many tests it may run and,
+/// from the first few timed on one thread, about how long on `workers` threads.
+void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int workers, pc::Progress& progress) {
+    const std::int64_t n = data.n_vars;
+    const double tests = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+    if (n < 2) return;
+    const ci::CmiKnn cmi(data, spec, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    std::vector<ci::CmiKnnWorkspace> ws(1);
+    std::int64_t timed = 0;
+    // Every permutation drawn (no early stop): the estimate is an upper bound.
+    for (std::int32_t j = 1; j < n && timed < 4 && (timed == 0 || elapsed() < 2.0); ++j, ++timed) {
+        std::int32_t x = 0, y = j;
+        const std::uint64_t id = ci::cmi_pc_test_id(x, y, {});
+        cmi.test(x, y, {}, id, std::span<ci::CmiKnnWorkspace>(ws), std::nullopt);
+    }
+    const double each = elapsed() / static_cast<double>(timed);
+    char line[160];
+    std::snprintf(line, sizeof line, "; the first %lld took %.3g s each on one thread", static_cast<long long>(timed),
+                  each);
+    progress.note("level 0: up to " + pc::Progress::count(tests) + " CMIknn tests (" +
+                  std::to_string(spec.permutations) + " permutations each)" + line + ": up to about " +
+                  pc::Progress::duration(tests * each / std::max(1, workers)) + " on " + std::to_string(workers) +
+                  " threads; Ctrl-C stops the run at once");
+}
+
 /// The seconds since t, as seconds_text.
 std::string seconds_text(std::chrono::steady_clock::time_point t) {
     return seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
@@ -399,6 +429,17 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     // the checkpoints) themselves.
     // (Not for an in-process caller that takes the result: it gets every record on rank 0.)
     cfg.distributed_records = io_plan.collective && !hooks.result;
+    if (cfg.test.kind == pc::TestKind::CmiKnn) {
+        progress.announce_every_level();
+        bool valid = true;  // else run_pc refuses the run (on every rank), not timed first
+        try {
+            pc::validate(cfg, data);
+        } catch (const InputError&) {
+            valid = false;
+        }
+        if (root && progress.enabled() && !cfg.resume && valid)
+            announce_cmi_level0(data, pc::resolve_test(cfg, data).cmi, me.threads * comm->size(), progress);
+    }
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
     const auto t_write = std::chrono::steady_clock::now();
     if (io_plan.collective && !a.out.empty()) {

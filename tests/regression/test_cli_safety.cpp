@@ -307,6 +307,31 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
     }
 }
 
+TEST_F(Safety, InterruptInsideACmiknnLevelStopsWithinASecond) {
+    // Issue 33 item 14: a CMIknn level runs minutes to hours; Ctrl-C must not wait for it.
+    ASSERT_EQ(run("simulate nonlinear --vars 12 --samples 600 --density 0.3 --seed 1 --out " + path("n.csv")).code, 0);
+    const pid_t pid = spawn("pc -v --test cmiknn --permutations 200 --data " + path("n.csv") + " --out " + path("r.h5"), dir_ / "o.txt",
+                            dir_ / "e.txt", "/nonexistent");
+    // Inside level 0: its announcement is printed, then its tests run.
+    for (int k = 0; k < 600 && slurp(dir_ / "e.txt").find("level 0: up to") == std::string::npos; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_NE(slurp(dir_ / "e.txt").find("level 0: up to"), std::string::npos) << slurp(dir_ / "e.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(slurp(dir_ / "e.txt").find("level 0: 66 tests"), std::string::npos) << "level 0 ended too soon";
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(seconds, 1.0);
+    ASSERT_TRUE(WIFEXITED(status)) << "signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const std::string err = slurp(dir_ / "e.txt");
+    EXPECT_NE(err.find("cudag: interrupted\n"), std::string::npos) << err;
+    EXPECT_TRUE(temporaries().empty());
+    EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
+}
+
 TEST_F(Safety, StaleTemporariesOfAKilledRunAreRemoved) {
     const fs::path in = write("d.csv", table(4, 60));
     // pid_max is at most 2^22: this pid cannot be alive.

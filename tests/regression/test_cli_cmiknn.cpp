@@ -236,8 +236,9 @@ TEST_F(CmiknnCli, EveryLevelIsAnnouncedWithAnEstimate) {
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find(" s each on one thread: up to about "), std::string::npos) << r.err;
-    if (r.err.find("level 0: 15 tests, 15 removed") == std::string::npos)  // edges left for level 1
+    if (r.err.find("level 0: 15 tests, 15 removed") == std::string::npos) {  // edges left for level 1
         EXPECT_NE(r.err.find("cudag pc: starting level 1 with up to "), std::string::npos) << r.err;
+    }
     // Before level 0 starts, and not under -q.
     EXPECT_LT(r.err.find("level 0: up to"), r.err.find("level 0: 15 tests"));
     const CliRun q = run("pc -q --test cmiknn --permutations 100 --max-level 1 --data " + path("d.csv"));

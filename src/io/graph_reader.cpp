@@ -137,6 +137,13 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
     out.path = path;
     std::vector<std::string> names = given;
     GraphBuilder builder(path, names);
+    // The format is told from the content, then the file read again: a pipe (bash's
+    // <(...), a FIFO) would be empty the second time (and a FIFO without a writer blocks
+    // the first open).
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw InputError(path + ": a graph file must be a regular file (it is read more than once), not a pipe, "
+                                "device or directory; save it to a file first");
     {
         std::ifstream probe(path, std::ios::binary);
         if (!probe) throw InputError(path + ": cannot open graph file");

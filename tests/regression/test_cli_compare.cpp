@@ -2,6 +2,7 @@
 // `cudag compare` end to end: it reads every graph format `cudag pc` writes, keeps stdout
 // pure JSON under --json -, and refuses graphs over different variable sets in one line.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -270,4 +271,13 @@ TEST_F(CliCompare, McmcResultFilesGiveOneAnswer) {
     ASSERT_EQ(t.code, 0) << t.err;
     EXPECT_EQ(t.out.rfind("truth:    " + truth, 0), 0u) << t.out;
     EXPECT_TRUE(t.err.empty()) << t.err;
+}
+
+// A graph from a pipe (bash's <(...)): it is read twice (format, then graph), so it is
+// refused in one line; it crashed (the second read found no lines).
+TEST_F(CliCompare, GraphFromAPipeIsOneLine) {
+    const std::string truth = write("t.tsv", "source\ttarget\tmark\nA\tB\t-->\n");
+    const std::string fifo = (dir_ / "g.fifo").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_error(compare(truth, fifo), {fifo + ": a graph file must be a regular file"});
 }

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "core/parallel.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/hdf5_file.hpp"
+#include "io/trace_log.hpp"
 
 namespace cudag::bn {
 
@@ -65,7 +68,9 @@ private:
     std::size_t at_ = 0;
 };
 
-std::vector<std::byte> pack(const std::vector<ChainState>& states) {
+/// `with_trace`: the kept traces too (the final gather); a checkpoint's gather leaves them
+/// out (gather_tails sends only what the trace log lacks).
+std::vector<std::byte> pack(const std::vector<ChainState>& states, bool with_trace) {
     Packer p;
     p.put(static_cast<std::uint64_t>(states.size()));
     for (const ChainState& s : states) {
@@ -77,7 +82,7 @@ std::vector<std::byte> pack(const std::vector<ChainState>& states) {
         p.put(s.kept);
         p.put_vector(s.order);
         p.put_vector(s.best_order);
-        p.put_vector(s.trace);
+        p.put_vector(with_trace ? s.trace : std::vector<double>{});
         p.put_vector(s.edge_sum);
         p.put_vector(s.edge_sumsq);
         p.put_vector(s.since);
@@ -107,12 +112,33 @@ void unpack(const std::vector<std::byte>& bytes, std::vector<ChainState>& out) {
     CUDAG_ASSERT(u.done());
 }
 
-/// Every chain's state on rank 0, in chain order (rank blocks are contiguous).
-std::vector<ChainState> gather_states(const std::vector<ChainState>& mine, mpi::Communicator& comm) {
+/// Every chain's state on rank 0, in chain order (rank blocks are contiguous); without
+/// their traces unless `with_trace` (one rank: the states as they are).
+std::vector<ChainState> gather_states(const std::vector<ChainState>& mine, mpi::Communicator& comm, bool with_trace) {
     if (comm.size() == 1) return mine;
-    const auto blobs = comm.gatherv(pack(mine), 0);
+    const auto blobs = comm.gatherv(pack(mine, with_trace), 0);
     std::vector<ChainState> all;
     for (const auto& b : blobs) unpack(b, all);
+    return all;
+}
+
+/// Every chain's kept iterations from `from` on, on rank 0 in chain order: what a
+/// checkpoint appends to the trace log (the other ranks get nothing).
+std::vector<std::vector<double>> gather_tails(const std::vector<ChainState>& mine, std::int64_t from,
+                                              mpi::Communicator& comm) {
+    std::vector<std::vector<double>> tails;
+    for (const ChainState& s : mine) tails.emplace_back(s.trace.begin() + from, s.trace.end());
+    if (comm.size() == 1) return tails;
+    Packer p;
+    p.put(static_cast<std::uint64_t>(tails.size()));
+    for (const auto& t : tails) p.put_vector(t);
+    const auto blobs = comm.gatherv(p.bytes, 0);
+    std::vector<std::vector<double>> all;
+    for (const auto& b : blobs) {
+        Unpacker u(b);
+        const auto count = u.get<std::uint64_t>();
+        for (std::uint64_t k = 0; k < count; ++k) all.push_back(u.get_vector<double>());
+    }
     return all;
 }
 
@@ -128,9 +154,9 @@ std::vector<T> stacked(const std::vector<ChainState>& s, const std::vector<T> Ch
 /// each rank its own through MPI-IO).
 class ChainsLayout {
 public:
-    /// `chains` chains of `n` nodes with `kept` kept iterations each.
-    ChainsLayout(std::int64_t chains, std::int64_t n, std::int64_t kept) : chains_(static_cast<hsize_t>(chains)) {
-        const auto un = static_cast<hsize_t>(n), uk = static_cast<hsize_t>(kept);
+    /// `chains` chains of `n` nodes. Their traces are in the trace log (io/trace_log.hpp).
+    ChainsLayout(std::int64_t chains, std::int64_t n) : chains_(static_cast<hsize_t>(chains)) {
+        const auto un = static_cast<hsize_t>(n);
         using I64 = io::h5::TypeOf<std::int64_t>;
         using I32 = io::h5::TypeOf<std::int32_t>;
         using F64 = io::h5::TypeOf<double>;
@@ -138,13 +164,19 @@ public:
                    {"accepted", I64::file(), I64::mem(), {}},        {"kept", I64::file(), I64::mem(), {}},
                    {"score", F64::file(), F64::mem(), {}},           {"best_score", F64::file(), F64::mem(), {}},
                    {"order", I32::file(), I32::mem(), {un}},         {"best_order", I32::file(), I32::mem(), {un}},
-                   {"trace", F64::file(), F64::mem(), {uk}},         {"edge_sum", F64::file(), F64::mem(), {un, un}},
+                   {"edge_sum", F64::file(), F64::mem(), {un, un}},
                    {"edge_sumsq", F64::file(), F64::mem(), {un, un}}, {"since", I64::file(), I64::mem(), {un}}};
     }
 
-    /// The group and its datasets, unwritten.
-    void create(hid_t root, const std::string& where) const {
+    /// The group and its datasets, unwritten, and /chains/trace_log: the trace log's run id
+    /// and valid length (`log`).
+    void create(hid_t root, const io::TraceLog& log, const std::string& where) const {
         io::h5::Handle g = io::h5::create_group(root, "chains", where);
+        std::int64_t id = 0;
+        const std::uint64_t run_id = log.run_id();
+        std::memcpy(&id, &run_id, sizeof id);
+        io::h5::write_array(g.get(), "trace_log", std::vector<std::int64_t>{id, static_cast<std::int64_t>(log.bytes())},
+                            {2}, where);
         for (const Field& f : fields_) {
             std::vector<hsize_t> dims{chains_};
             dims.insert(dims.end(), f.row.begin(), f.row.end());
@@ -166,12 +198,12 @@ public:
             best.push_back(s.best_score);
         }
         const auto order = stacked(states, &ChainState::order), best_order = stacked(states, &ChainState::best_order);
-        const auto trace = stacked(states, &ChainState::trace), edge_sum = stacked(states, &ChainState::edge_sum);
+        const auto edge_sum = stacked(states, &ChainState::edge_sum);
         const auto edge_sumsq = stacked(states, &ChainState::edge_sumsq);
         const auto since = stacked(states, &ChainState::since);
         const void* data[] = {chain.data(), done.data(), accepted.data(), kept.data(),
                               score.data(), best.data(), order.data(),    best_order.data(),
-                              trace.data(), edge_sum.data(), edge_sumsq.data(), since.data()};
+                              edge_sum.data(), edge_sumsq.data(), since.data()};
         io::h5::Handle g = io::h5::check_id(H5Gopen2(root, "chains", H5P_DEFAULT), where);
         for (std::size_t k = 0; k < fields_.size(); ++k) {
             const Field& f = fields_[k];
@@ -194,10 +226,11 @@ private:
     std::vector<Field> fields_;
 };
 
-void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig& cfg, std::int64_t n) {
-    io::CheckpointFile file = io::CheckpointFile::create(cfg.checkpoint, mcmc_format, cfg.config_hash);
-    const ChainsLayout layout(static_cast<std::int64_t>(states.size()), n, states.empty() ? 0 : states[0].kept);
-    layout.create(file.root(), file.where());
+void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig& cfg, std::int64_t n,
+                      const io::TraceLog& log) {
+    io::CheckpointFile file = io::CheckpointFile::create(cfg.checkpoint, mcmc_format, cfg.config_hash, cfg.settings);
+    const ChainsLayout layout(static_cast<std::int64_t>(states.size()), n);
+    layout.create(file.root(), log, file.where());
     layout.write(file.root(), states, 0, H5P_DEFAULT, file.where());
     file.commit();
 }
@@ -206,13 +239,13 @@ void write_checkpoint(const std::vector<ChainState>& states, const McmcRunConfig
 /// every rank writes its chains [first, first + mine.size()) as rows of each dataset. The
 /// same file as write_checkpoint of every chain's state, without gathering them.
 void write_checkpoint_parts(const std::vector<ChainState>& mine, std::int64_t first, const McmcRunConfig& cfg,
-                            std::int64_t n, mpi::Communicator& comm) {
-    const std::int64_t kept = comm.allreduce(mine.empty() ? std::int64_t{0} : mine[0].kept, mpi::ReduceOp::Max);
-    const ChainsLayout layout(cfg.opts.chains, n, kept);
+                            std::int64_t n, const io::TraceLog* log, mpi::Communicator& comm) {
+    const ChainsLayout layout(cfg.opts.chains, n);
     io::write_checkpoint_in_parts(
         cfg.checkpoint, mcmc_format, cfg.config_hash, comm,
-        [&](hid_t root, const std::string& where) { layout.create(root, where); },
-        [&](hid_t file, hid_t xfer, const std::string& where) { layout.write(file, mine, first, xfer, where); });
+        [&](hid_t root, const std::string& where) { layout.create(root, *log, where); },
+        [&](hid_t file, hid_t xfer, const std::string& where) { layout.write(file, mine, first, xfer, where); },
+        cfg.settings);
 }
 
 /// Whether `v` is a permutation of 0..v.size()-1.
@@ -256,11 +289,19 @@ void check_state(const ChainState& s, const OrderMcmcOptions& opts, std::int64_t
     }
 }
 
-/// Chains [first, last) from the checkpoint, each checked (check_state).
-std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first,
-                                        std::int64_t last) {
-    const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash);
-    std::vector<ChainState> out;
+/// What a resumed run starts from: its chains, and the trace log the checkpoint records.
+struct Resumed {
+    std::vector<ChainState> states;
+    bool has_log = false;  ///< false: a checkpoint of a version before the logs (/chains/trace)
+    std::uint64_t run_id = 0, log_bytes = 0;
+};
+
+/// Chains [first, last) from the checkpoint, each checked (check_state); their traces from
+/// its trace log (or /chains/trace of a checkpoint from before the logs).
+Resumed read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first, std::int64_t last) {
+    const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash, cfg.settings);
+    Resumed r;
+    std::vector<ChainState>& out = r.states;
     file.read([&](hid_t root) {
         const std::string& where = file.where();
         const auto chain = io::h5::read_array<std::int64_t>(root, "chains/chain", where);
@@ -272,7 +313,6 @@ std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n
         const auto best = io::h5::read_array<double>(root, "chains/best_score", where);
         const auto order = io::h5::read_array<std::int32_t>(root, "chains/order", where);
         const auto best_order = io::h5::read_array<std::int32_t>(root, "chains/best_order", where);
-        const auto trace = io::h5::read_array<double>(root, "chains/trace", where);
         const auto edge_sum = io::h5::read_array<double>(root, "chains/edge_sum", where);
         const auto edge_sumsq = io::h5::read_array<double>(root, "chains/edge_sumsq", where);
         const auto since = io::h5::read_array<std::int64_t>(root, "chains/since", where);
@@ -281,13 +321,28 @@ std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n
         const auto sized = [](const auto& v, std::int64_t want) { return static_cast<std::int64_t>(v.size()) == want; };
         if (c != cfg.opts.chains || !sized(done, c) || !sized(accepted, c) || !sized(kept, c) || !sized(score, c) ||
             !sized(best, c) || !sized(order, c * n) || !sized(best_order, c * n) || !sized(since, c * n) ||
-            !sized(edge_sum, c * nn) || !sized(edge_sumsq, c * nn) || k < 0 || !sized(trace, c * k))
+            !sized(edge_sum, c * nn) || !sized(edge_sumsq, c * nn) || k < 0)
             throw file.corrupt("the /chains datasets do not have the sizes of " + std::to_string(cfg.opts.chains) +
                                " chains of " + std::to_string(n) + " variables");
         for (std::int64_t i = 0; i < c; ++i)
             if (chain[i] != i || done[i] != done[0] || kept[i] != k)
                 throw file.corrupt("the chains are not numbered 0.." + std::to_string(c - 1) +
                                    " or not at one iteration");
+        std::vector<std::vector<double>> traces;
+        r.has_log = !H5Lexists(root, "chains/trace", H5P_DEFAULT);
+        if (r.has_log) {
+            const auto log = io::h5::read_array<std::int64_t>(root, "chains/trace_log", where);
+            if (log.size() != 2 || log[1] < 0) throw file.corrupt("/chains/trace_log is not (run id, length)");
+            std::memcpy(&r.run_id, &log[0], sizeof r.run_id);
+            r.log_bytes = static_cast<std::uint64_t>(log[1]);
+            traces = io::read_trace_log(cfg.checkpoint, r.run_id, r.log_bytes, c, k, first, last);
+        } else {
+            const auto trace = io::h5::read_array<double>(root, "chains/trace", where);
+            if (!sized(trace, c * k)) throw file.corrupt("/chains/trace does not hold " + std::to_string(k) +
+                                                         " kept iterations of each chain");
+            for (std::int64_t i = first; i < last; ++i)
+                traces.emplace_back(trace.begin() + i * k, trace.begin() + (i + 1) * k);
+        }
         for (std::int64_t i = first; i < last; ++i) {
             ChainState s;
             s.chain = i;
@@ -298,7 +353,7 @@ std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n
             s.best_score = best[i];
             s.order.assign(order.begin() + i * n, order.begin() + (i + 1) * n);
             s.best_order.assign(best_order.begin() + i * n, best_order.begin() + (i + 1) * n);
-            s.trace.assign(trace.begin() + i * k, trace.begin() + (i + 1) * k);
+            s.trace = std::move(traces[static_cast<std::size_t>(i - first)]);
             s.edge_sum.assign(edge_sum.begin() + i * nn, edge_sum.begin() + (i + 1) * nn);
             s.edge_sumsq.assign(edge_sumsq.begin() + i * nn, edge_sumsq.begin() + (i + 1) * nn);
             s.since.assign(since.begin() + i * n, since.begin() + (i + 1) * n);
@@ -306,7 +361,7 @@ std::vector<ChainState> read_checkpoint(const McmcRunConfig& cfg, std::int64_t n
             out.push_back(std::move(s));
         }
     });
-    return out;
+    return r;
 }
 
 }  // namespace
@@ -321,9 +376,17 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
     const std::int64_t n = table.n_nodes();
     const auto [first, last] = chain_block(opts.chains, comm.rank(), comm.size());
     std::vector<ChainState> states;
+    // The trace log (rank 0 appends to it), and how many kept iterations of every chain it
+    // holds (every rank): a checkpoint appends only the iterations kept since.
+    std::optional<io::TraceLog> log;
+    std::int64_t logged = 0;
     mpi::run_agreed(comm, [&] {
         if (cfg.resume) {
-            states = read_checkpoint(cfg, n, first, last);
+            Resumed r = read_checkpoint(cfg, n, first, last);
+            states = std::move(r.states);
+            if (r.has_log && !states.empty()) logged = states[0].kept;
+            if (r.has_log && comm.rank() == 0)
+                log = io::TraceLog::reopen(cfg.checkpoint, r.run_id, r.log_bytes, opts.chains, logged);
         } else {
             states.resize(static_cast<std::size_t>(last - first));
             parallel_for(0, last - first, resolve_threads(opts.threads), 1,
@@ -374,21 +437,39 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
             due = due || by_time;
         }
         if (!due) continue;
+        // The kept iterations since the last checkpoint go to the trace log first, then the
+        // state that records the log's new length replaces the checkpoint (a kill between
+        // the two leaves the previous state, which ignores the appended bytes).
+        const std::vector<std::vector<double>> tails = gather_tails(states, logged, comm);
+        mpi::run_agreed(comm, [&] {
+            if (comm.rank() != 0) return;
+            if (!log) log = io::TraceLog::create(cfg.checkpoint, opts.chains);
+            log->append(tails);
+            log->publish();
+        });
         if (cfg.collective_checkpoints && comm.size() > 1) {
-            write_checkpoint_parts(states, first, cfg, n, comm);
+            write_checkpoint_parts(states, first, cfg, n, log ? &*log : nullptr, comm);
         } else {
-            const std::vector<ChainState> all = gather_states(states, comm);
+            const std::vector<ChainState> all = gather_states(states, comm, false);
             mpi::run_agreed(comm, [&] {
-                if (comm.rank() == 0) write_checkpoint(all, cfg, n);
+                if (comm.rank() == 0) write_checkpoint(all, cfg, n, *log);
             });
         }
+        if (log) log->state_committed();
+        logged = comm.allreduce(states.empty() ? std::int64_t{0} : states[0].kept, mpi::ReduceOp::Max);
         last_checkpoint = clock::now();
         if (comm.rank() == 0 && cfg.on_checkpoint) cfg.on_checkpoint(done);
         if (done == cfg.stop_after && done < opts.iterations) throw StoppedAtIteration(done);
     }
-    std::vector<ChainState> all = gather_states(states, comm);
+    std::vector<ChainState> all = gather_states(states, comm, true);
     if (comm.rank() != 0) return {};
     return finish_chains(table, opts, std::move(all));
+}
+
+void remove_checkpoint(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    std::filesystem::remove(io::trace_log_path(path), ec);
 }
 
 double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {

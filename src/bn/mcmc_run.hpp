@@ -15,6 +15,7 @@
 
 #include "bn/order_mcmc.hpp"
 #include "core/error.hpp"
+#include "io/checkpoint_file.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::bn {
@@ -30,11 +31,16 @@ struct McmcProgress {
 
 struct McmcRunConfig {
     OrderMcmcOptions opts;
-    std::string checkpoint;               ///< HDF5 file rewritten at checkpoints; empty: none
+    /// HDF5 file replaced at checkpoints, with the kept traces appended to its trace log
+    /// beside it (io/trace_log.hpp); empty: none.
+    std::string checkpoint;
     bool resume = false;                  ///< start from `checkpoint`
     std::int64_t checkpoint_every = 0;    ///< iterations between checkpoints (0: by time only)
     double checkpoint_seconds = 0.0;      ///< seconds between checkpoints (0: by count only)
     std::string config_hash;              ///< what a checkpoint must have been written for
+    /// The values config_hash covers, by option, so that a refused resume names the one
+    /// that differs (io::CheckpointFile::open).
+    io::CheckpointSettings settings;
     std::int64_t stop_after = -1;         ///< testing: stop after the checkpoint at this iteration
     /// Several ranks: every rank writes its own chains' states into the checkpoint
     /// (parallel HDF5, io::write_checkpoint_in_parts) instead of gathering them on rank 0.
@@ -61,6 +67,9 @@ public:
 /// that are not permutations, counters out of range, sizes that disagree, a failed
 /// checksum).
 OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi::Communicator& comm);
+
+/// Remove the checkpoint at `path` and its trace log (io/trace_log.hpp), if they exist.
+void remove_checkpoint(const std::string& path);
 
 /// Host memory of `local_chains` chains' states and kept traces over `n` variables (an
 /// n x n pair of edge sums each), and, on the rank that combines the result (`combines`),

@@ -17,6 +17,7 @@
 #include "cli/simulate.hpp"
 #include "core/interrupt.hpp"
 #include "cudag/config.hpp"
+#include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/skeleton.hpp"
@@ -35,7 +36,7 @@ std::string join_args(int argc, char** argv) {
 
 /// The one line an error gets on stderr: "cudag: error: [rank r (host): ]message".
 void print_error(const std::string& what, int rank, int size) {
-    std::string msg = what;
+    std::string msg = io::with_final_names(what);
     for (char& ch : msg)
         if (ch == '\n') ch = ' ';
     const std::string who = size > 1 ? "rank " + std::to_string(rank) + " (" + mpi::host_name() + "): " : "";

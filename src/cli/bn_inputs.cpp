@@ -22,6 +22,9 @@ void add_score_options(CLI::App& cmd, ScoreOptions& o) {
     o.aw_option = cmd.add_option("--aw", o.aw,
                                  "BGe prior degrees of freedom, in (n + 1, n + 1 + 1e6] for n variables "
                                  "(default n + am + 1)");
+    cmd.add_flag("--discrete", o.discrete,
+                 "the data are discrete: every cell a level label (integer codes or strings), as pc "
+                 "--discrete; implied by --score bdeu and k2, refused with bge");
 }
 
 bn::ScoreKind check_score_options(const ScoreOptions& o) {
@@ -42,8 +45,12 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
                               const ScoreOptions& o, const DataReader& reader) {
     const bool bge = kind == bn::ScoreKind::BGe;
     Dataset data;
+    if (bge && o.discrete) throw InputError("--discrete contradicts --score bge (continuous data)");
+    // BDeu and K2 score discrete data: every cell is a label, as pc reads the data for a
+    // discrete test (a column of integer codes with one label in it is a column of labels;
+    // labels that are all numbers, one with a fraction, are refused below).
     try {
-        data = read_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Auto);
+        data = read_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
     } catch (const io::NonNumericCell& e) {
         throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
     }

@@ -19,12 +19,13 @@ namespace cudag::cli {
 struct ScoreOptions {
     std::string score;
     double iss = 1.0, am = 1.0, aw = 0.0;
+    bool discrete = false;  ///< --discrete: every cell a label (bdeu, k2)
     const CLI::Option* iss_option = nullptr;
     const CLI::Option* am_option = nullptr;
     const CLI::Option* aw_option = nullptr;
 };
 
-/// Adds --score, --iss, --am, --aw to `cmd`, filling `o`.
+/// Adds --score, --iss, --am, --aw, --discrete to `cmd`, filling `o`.
 void add_score_options(CLI::App& cmd, ScoreOptions& o);
 
 /// The score kind, after refusing options that do not apply to it and a bad --iss.

@@ -30,6 +30,7 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& a) {
                     "text from standard input")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    add_na_values_option(*cmd, a.na_values);
     cmd->add_option("--test", a.test, "cmiknn, fisher-z (continuous), chi-square or g-square (discrete)")
         ->required();
     cmd->add_option("--x", a.x, "name of X (a column of --data)")->required();
@@ -116,7 +117,7 @@ int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
     const int threads = checked_threads(a.threads, a.quiet);
     const std::vector<std::string> given = split_commas(a.given);
 
-    const Dataset data = read_data(hooks.read, a.data, a.dataset,
+    const Dataset data = read_data(with_na_values(hooks.read, a.data, a.dataset, a.na_values), a.data, a.dataset,
                                    pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
     const std::vector<std::int32_t> vars = resolve_names(data, a.x, a.y, given);
     const int l = static_cast<int>(given.size());

@@ -17,6 +17,7 @@ namespace cudag::cli {
 
 struct CitestArgs {
     std::string data, dataset, test, x, y, given, dof, compat = "pcalg";
+    std::vector<std::string> na_values;  ///< --na-values
     CmiKnnOptions cmi;
     int threads = 0;
     bool json = false, verbose = false, quiet = false;

@@ -59,6 +59,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "text from standard input; integer codes or labels (bdeu, k2), numbers (bge)")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    add_na_values_option(*cmd, a.na_values);
     add_score_options(*cmd, a.score);
     cmd->add_option("--max-parents", a.max_parents, "largest parent set (the paper's s)")->capture_default_str();
     cmd->add_option("--space", a.space,
@@ -406,7 +407,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
 
     // Data, prior, space, table: on every rank (each runs its chains over the whole table).
     ScoreInputs in;
-    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, hooks.read); });
+    const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
+    mpi::run_agreed(*comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, reader); });
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
                   (bge ? " continuous" : " discrete") + " variables");
@@ -430,7 +432,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const bn::PriorScorer scorer(*in.scorer, prior);
     Space space;
     if (space_pc) {
-        space = pc_space(a, bge, in.names, *comm, progress, hooks.read);
+        space = pc_space(a, bge, in.names, *comm, progress, reader);
     } else if (!space_all) {
         mpi::run_agreed(*comm, [&] { space = read_space(a.space, in.names); });
     }
@@ -512,20 +514,47 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
 
     // What a checkpoint must have been written for: the data as scored and every option
     // that changes a chain.
+    // Each node's candidate parents and extras (the search space).
+    const auto add_space = [&](Digest& d) {
+        for (std::int32_t v = 0; v < n; ++v) {
+            const auto c = table.candidates(v), x = table.extras(v);
+            d.add_value(static_cast<std::uint64_t>(c.size())).add_bytes(c.data(), c.size() * sizeof(std::int32_t));
+            d.add_value(static_cast<std::uint64_t>(x.size())).add_bytes(x.data(), x.size() * sizeof(std::int32_t));
+        }
+    };
     Digest digest;
     digest.add_value(in.data_digest).add_string(a.score.score).add_value(a.score.iss).add_value(a.score.am);
     digest.add_value(given(a.score.aw_option) ? a.score.aw : -1.0).add_value(a.max_parents);
     digest.add_value(a.edge_penalty).add_value(static_cast<std::uint64_t>(prior.belief.size()));
     if (!prior.belief.empty()) digest.add_bytes(prior.belief.data(), prior.belief.size() * sizeof(double));
-    for (std::int32_t v = 0; v < n; ++v) {
-        const auto c = table.candidates(v), x = table.extras(v);
-        digest.add_value(static_cast<std::uint64_t>(c.size())).add_bytes(c.data(), c.size() * sizeof(std::int32_t));
-        digest.add_value(static_cast<std::uint64_t>(x.size())).add_bytes(x.data(), x.size() * sizeof(std::int32_t));
-    }
+    add_space(digest);
     digest.add_value(static_cast<int>(opts.mode)).add_value(static_cast<int>(opts.moves)).add_value(opts.chains);
     digest.add_value(opts.iterations);
     digest.add_value(opts.burn_in).add_value(opts.thin).add_value(opts.seed);
     run.config_hash = digest.hex();
+    // The same values by name, so that a refused --resume says which differs.
+    {
+        Digest data, prior_digest, space_digest;
+        data.add_value(in.data_digest);
+        if (!prior.belief.empty()) prior_digest.add_bytes(prior.belief.data(), prior.belief.size() * sizeof(double));
+        add_space(space_digest);
+        run.settings = {{"the data (--data)", data.hex()},
+                        {"--score", a.score.score},
+                        {"--iss", exact_number(a.score.iss)},
+                        {"--am", exact_number(a.score.am)},
+                        {"--aw", given(a.score.aw_option) ? exact_number(a.score.aw) : "default"},
+                        {"--max-parents", std::to_string(a.max_parents)},
+                        {"--edge-penalty", exact_number(a.edge_penalty)},
+                        {"the prior (--prior)", prior_digest.hex()},
+                        {"the search space (--space, --knowledge)", space_digest.hex()},
+                        {"--order-score", a.order_score},
+                        {"--moves", a.moves},
+                        {"--chains", std::to_string(opts.chains)},
+                        {"--iterations", std::to_string(opts.iterations)},
+                        {"--burn-in", std::to_string(opts.burn_in)},
+                        {"--thin", std::to_string(opts.thin)},
+                        {"--seed", std::to_string(opts.seed)}};
+    }
     run.checkpoint = a.checkpoint;
     run.resume = a.resume;
     run.stop_after = a.stop_after;
@@ -677,8 +706,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         }
     });
     if (root && !a.checkpoint.empty() && !a.keep_checkpoint) {
-        std::error_code ec;
-        std::filesystem::remove(a.checkpoint, ec);
+        bn::remove_checkpoint(a.checkpoint);
         interrupt::set_note("");
     }
     return 0;

@@ -31,6 +31,7 @@ namespace cudag::cli {
 
 struct McmcArgs {
     std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats, backend = "auto";
+    std::vector<std::string> na_values;  ///< --na-values
     std::string checkpoint, checkpoint_every;
     ScoreOptions score;
     double edge_penalty = 1.0, alpha = 0.05;

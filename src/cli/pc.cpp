@@ -15,6 +15,8 @@
 #include <optional>
 #include <thread>
 
+#include "ci/cmi_knn.hpp"
+#include "ci/cpu_cmi_knn_engine.hpp"
 #include "cli/common.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -40,6 +42,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
                     "text from standard input")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    add_na_values_option(*cmd, a.na_values);
     cmd->add_option("--test", a.test,
                     "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
                     "default: chi-square for discrete data, else fisher-z");
@@ -109,6 +112,34 @@ std::string seconds_text(double s) {
     std::snprintf(buf, sizeof buf, " %.3f s", s);
     return buf;
 }
+/// CMIknn, whose every test draws its permutations (a level of a thousand tests can take an
+/// hour where Fisher-z takes a second): before level 0, how many tests it may run and,
+/// from the first few timed on one thread, about how long on `workers` threads.
+void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int workers, pc::Progress& progress) {
+    const std::int64_t n = data.n_vars;
+    const double tests = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+    if (n < 2) return;
+    const ci::CmiKnn cmi(data, spec, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    std::vector<ci::CmiKnnWorkspace> ws(1);
+    std::int64_t timed = 0;
+    // Every permutation drawn (no early stop): the estimate is an upper bound.
+    for (std::int32_t j = 1; j < n && timed < 4 && (timed == 0 || elapsed() < 2.0); ++j, ++timed) {
+        std::int32_t x = 0, y = j;
+        const std::uint64_t id = ci::cmi_pc_test_id(x, y, {});
+        cmi.test(x, y, {}, id, std::span<ci::CmiKnnWorkspace>(ws), std::nullopt);
+    }
+    const double each = elapsed() / static_cast<double>(timed);
+    char line[160];
+    std::snprintf(line, sizeof line, "; the first %lld took %.3g s each on one thread", static_cast<long long>(timed),
+                  each);
+    progress.note("level 0: up to " + pc::Progress::count(tests) + " CMIknn tests (" +
+                  std::to_string(spec.permutations) + " permutations each)" + line + ": up to about " +
+                  pc::Progress::duration(tests * each / std::max(1, workers)) + " on " + std::to_string(workers) +
+                  " threads; Ctrl-C stops the run at once");
+}
+
 /// The seconds since t, as seconds_text.
 std::string seconds_text(std::chrono::steady_clock::time_point t) {
     return seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
@@ -327,6 +358,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         // Data handed over in memory (an in-process caller): every rank takes them.
         mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
     } else if (io_plan.collective && hdf5_in) {
+        if (!a.na_values.empty())
+            throw InputError("--na-values applies to text tables; '" + a.data + "' is HDF5 (its values are numbers)");
         // Every rank reads its columns through MPI-IO; one allgather shares them.
         mpi::run_agreed(*comm, [&] {
             data = read_pc_data(a, cfg.test.kind, progress, *comm, [&](io::TableMode m) {
@@ -335,7 +368,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         });
     } else {
         // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
-        data = io::share_dataset(*comm, [&] { return read_pc_data(a, cfg.test.kind, progress, *comm, {}); });
+        data = io::share_dataset(*comm, [&] {
+            return read_pc_data(a, cfg.test.kind, progress, *comm, with_na_values({}, a.data, a.dataset, a.na_values));
+        });
     }
     progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
                   "):" + seconds_text(t_read));
@@ -396,6 +431,17 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     // the checkpoints) themselves.
     // (Not for an in-process caller that takes the result: it gets every record on rank 0.)
     cfg.distributed_records = io_plan.collective && !hooks.result;
+    if (cfg.test.kind == pc::TestKind::CmiKnn) {
+        progress.announce_every_level();
+        bool valid = true;  // else run_pc refuses the run (on every rank), not timed first
+        try {
+            pc::validate(cfg, data);
+        } catch (const InputError&) {
+            valid = false;
+        }
+        if (root && progress.enabled() && !cfg.resume && valid)
+            announce_cmi_level0(data, pc::resolve_test(cfg, data).cmi, me.threads * comm->size(), progress);
+    }
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
     const auto t_write = std::chrono::steady_clock::now();
     if (io_plan.collective && !a.out.empty()) {

@@ -25,6 +25,7 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
                     "text from standard input; integer codes or labels (bdeu, k2), numbers (bge)")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    add_na_values_option(*cmd, a.na_values);
     cmd->add_option("--dag", a.dag,
                     "the DAG: cudag's edge TSV (source, target, mark; every mark -->) or any "
                     "graph format `cudag compare` reads, with directed edges only")
@@ -68,7 +69,7 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
 
 int run_score(const ScoreArgs& a) {
     const bn::ScoreKind kind = check_score_options(a.score);
-    ScoreInputs in = read_score_inputs(a.data, a.dataset, kind, a.score);
+    ScoreInputs in = read_score_inputs(a.data, a.dataset, kind, a.score, with_na_values({}, a.data, a.dataset, a.na_values));
     const std::vector<std::string>& names = in.names;
     const bn::Dag dag = read_dag(a.dag, names);
     const std::unique_ptr<bn::LocalScorer>& scorer = in.scorer;

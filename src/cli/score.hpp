@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "cli/bn_inputs.hpp"
 
@@ -13,6 +14,7 @@ namespace cudag::cli {
 
 struct ScoreArgs {
     std::string data, dataset, dag;
+    std::vector<std::string> na_values;  ///< --na-values
     ScoreOptions score;
     bool json = false;
 };

@@ -23,9 +23,14 @@ namespace cudag::cli {
 CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     auto* sim_cmd = app.add_subcommand("simulate", "simulate data with a known causal graph");
     sim_cmd->require_subcommand(1);
-    const auto add_dag_sim = [&sim_cmd](const char* name, const char* about, SimArgs& a,
-                                        const char* weight) {
+    const auto add_quiet = [&args](CLI::App* c) {
+        c->add_flag("-q,--quiet", args.quiet, "no summary on stderr");
+    };
+    add_quiet(sim_cmd);  // `cudag simulate -q discrete ...`
+    const auto add_dag_sim = [&sim_cmd, &add_quiet](const char* name, const char* about, SimArgs& a,
+                                                    const char* weight) {
         auto* c = sim_cmd->add_subcommand(name, about);
+        add_quiet(c);
         c->add_option("--vars", a.spec.n_vars, "number of variables")->required();
         c->add_option("--samples", a.spec.n_samples, "number of samples")->required();
         auto* density = c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")
@@ -63,6 +68,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
 
     DiscreteSimArgs& da = args.discrete;
     auto* disc = sim_cmd->add_subcommand("discrete", "random discrete Bayesian network, Dirichlet CPTs");
+    add_quiet(disc);
     disc->add_option("--vars", da.spec.n_vars, "number of variables")->required();
     disc->add_option("--samples", da.spec.n_samples, "number of samples")->required();
     disc->add_option("--density", da.spec.density, "probability of each arc j -> i, j < i")
@@ -80,6 +86,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     disc->add_option("--threads", da.threads, "CPU threads (0: all)");
     DiscreteSimArgs& ba = args.bif;
     auto* bif = sim_cmd->add_subcommand("bif", "forward samples of a BIF network (e.g. bnlearn's)");
+    add_quiet(bif);
     bif->add_option("--bif", ba.bif, "network file in BIF format")->required();
     bif->add_option("--samples", ba.spec.n_samples, "number of samples")->required();
     bif->add_option("--seed", ba.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
@@ -104,7 +111,7 @@ std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const 
 }
 
 /// simulate gaussian, or nonlinear (the same DAG, nonlinear edge functions).
-int run_dag_simulate(const SimArgs& a, bool nonlinear) {
+int run_dag_simulate(const SimArgs& a, bool nonlinear, bool quiet) {
     if (a.out.empty()) throw InputError("--out is required");
     io::OutputSet outputs;
     const std::string truth_tmp = prepare_sim_outputs({}, a.out, a.truth, outputs);
@@ -156,13 +163,14 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear) {
     io::write_dataset(data, a.out, outputs);
     if (!a.truth.empty()) io::write_truth_tsv(data.names, edges, truth_tmp, functions);
     outputs.commit();
+    if (quiet) return 0;
     std::cerr << "cudag simulate: " << spec.n_vars << " variables x " << spec.n_samples
               << " samples, " << edges.size() << " true edges" << kinds << "; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
     return 0;
 }
 
-int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
+int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif, bool quiet) {
     io::OutputSet outputs;
     std::vector<io::NamedPath> inputs;
     if (from_bif) inputs.push_back({"--bif", a.bif});
@@ -189,6 +197,7 @@ int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
     io::write_dataset(data, a.out, outputs);
     if (!a.truth.empty()) io::write_truth_tsv(data.names, net.arcs(), truth_tmp);
     outputs.commit();
+    if (quiet) return 0;
     std::cerr << "cudag simulate: " << data.n_vars << " discrete variables x " << data.n_samples
               << " samples, " << net.arcs().size() << " true edges; wrote " << a.out
               << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
@@ -198,10 +207,10 @@ int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif) {
 }  // namespace
 
 int run_simulate(const CLI::App& cmd, const SimulateArgs& a) {
-    if (cmd.got_subcommand("gaussian")) return run_dag_simulate(a.gaussian, false);
-    if (cmd.got_subcommand("nonlinear")) return run_dag_simulate(a.nonlinear, true);
-    if (cmd.got_subcommand("discrete")) return run_simulate_discrete(a.discrete, false);
-    if (cmd.got_subcommand("bif")) return run_simulate_discrete(a.bif, true);
+    if (cmd.got_subcommand("gaussian")) return run_dag_simulate(a.gaussian, false, a.quiet);
+    if (cmd.got_subcommand("nonlinear")) return run_dag_simulate(a.nonlinear, true, a.quiet);
+    if (cmd.got_subcommand("discrete")) return run_simulate_discrete(a.discrete, false, a.quiet);
+    if (cmd.got_subcommand("bif")) return run_simulate_discrete(a.bif, true, a.quiet);
     return 0;
 }
 

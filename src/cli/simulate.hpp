@@ -36,6 +36,7 @@ struct DiscreteSimArgs {
 struct SimulateArgs {
     SimArgs gaussian, nonlinear;
     DiscreteSimArgs discrete, bif;
+    bool quiet = false;  ///< -q, --quiet (any subcommand): no summary on stderr
 };
 
 /// Registers `simulate` and its subcommands on `app`, filling `a` when parsed.

@@ -128,6 +128,8 @@ std::vector<Line> read_lines(const std::string& path) {
     std::string text;
     for (int number = 1; std::getline(in, text); ++number) {
         if (!text.empty() && text.back() == '\r') text.pop_back();
+        // A UTF-8 byte-order mark (Windows editors write one) is no part of the first name.
+        if (number == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
         Line l;
         l.number = number;
         std::string tok;

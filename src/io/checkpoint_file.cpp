@@ -25,7 +25,7 @@ void check_checkpoint_start(const std::string& path, bool resume, bool overwrite
 }
 
 CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointFormat& format,
-                                      const std::string& config_hash) {
+                                      const std::string& config_hash, const CheckpointSettings& settings) {
     CheckpointFile f;
     f.out_ = std::make_unique<OutputSet>();
     f.checksums_ = std::make_unique<h5::ChecksummedWrites>();
@@ -38,11 +38,17 @@ CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointF
     h5::write_string_attr(root, "format", format.name, f.where_);
     h5::write_string_attr(root, "cudag_version", CUDAG_VERSION, f.where_);
     h5::write_string_attr(root, "config_hash", config_hash, f.where_);
+    if (!settings.empty()) {
+        std::vector<std::string> names, values;
+        for (const CheckpointSetting& x : settings) names.push_back(x.name), values.push_back(x.value);
+        h5::write_string_array_attr(root, "setting_names", names, f.where_);
+        h5::write_string_array_attr(root, "setting_values", values, f.where_);
+    }
     return f;
 }
 
 CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFormat& format,
-                                    const std::string& config_hash) {
+                                    const std::string& config_hash, const CheckpointSettings& settings) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw InputError("--resume: checkpoint '" + path + "' does not exist");
@@ -57,6 +63,20 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
         throw InputError(where + " is not a cudag " + format.learner + " checkpoint (" +
                          format.name + ")");
     const auto hash = h5::read_string_attr(root, "config_hash", where);
+    if ((hash.size() != 1 || hash[0] != config_hash) && h5::has_attr(root, "setting_names") &&
+        h5::has_attr(root, "setting_values")) {
+        const auto names = h5::read_string_attr(root, "setting_names", where);
+        const auto values = h5::read_string_attr(root, "setting_values", where);
+        for (const CheckpointSetting& now : settings)
+            for (std::size_t k = 0; k < names.size() && k < values.size(); ++k) {
+                if (names[k] != now.name || values[k] == now.value) continue;
+                const bool option = now.name.rfind("-", 0) == 0;
+                throw InputError(where + " was written for other " + (option ? "options: " : "data or options: ") +
+                                 now.name + (option ? " was " + values[k] + " in the checkpoint, " + now.value + " now"
+                                                    : " differ from the checkpoint's") +
+                                 "; give the checkpoint's, or drop --resume to start afresh");
+            }
+    }
     if (hash.size() != 1 || hash[0] != config_hash)
         throw InputError(where + " was written for other data or options (config hash " +
                          (hash.empty() ? std::string("?") : hash[0]) + ", this run " + config_hash +
@@ -96,12 +116,13 @@ void CheckpointFile::commit() {
 void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format,
                                const std::string& config_hash, mpi::Communicator& comm,
                                const std::function<void(hid_t, const std::string&)>& head,
-                               const std::function<void(hid_t, hid_t, const std::string&)>& part) {
+                               const std::function<void(hid_t, hid_t, const std::string&)>& part,
+                               const CheckpointSettings& settings) {
     std::unique_ptr<CheckpointFile> file;
     std::vector<std::byte> temp;  // the temporary's name, from rank 0
     mpi::run_agreed(comm, [&] {
         if (comm.rank() != 0) return;
-        file = std::make_unique<CheckpointFile>(CheckpointFile::create(path, format, config_hash));
+        file = std::make_unique<CheckpointFile>(CheckpointFile::create(path, format, config_hash, settings));
         head(file->root(), file->where());
         const std::string name = file->close_for_parts();
         temp.assign(reinterpret_cast<const std::byte*>(name.data()),

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/hdf5_file.hpp"
 #include "mpi/communicator.hpp"
@@ -23,6 +24,14 @@ struct CheckpointFormat {
     const char* name;
     const char* learner;
 };
+
+/// One value a checkpoint's configuration hash covers, kept readable in the file so that a
+/// refused resume says which differs: `name` an option ("--iterations") or a phrase ("the
+/// data"), `value` its text (a digest for data).
+struct CheckpointSetting {
+    std::string name, value;
+};
+using CheckpointSettings = std::vector<CheckpointSetting>;
 
 /// A checkpoint that cannot be trusted: "checkpoint '<path>' is corrupt: <what>".
 class CorruptCheckpoint : public InputError {
@@ -39,6 +48,7 @@ void check_checkpoint_start(const std::string& path, bool resume, bool overwrite
 
 /// One checkpoint file, being written or opened for reading. Layout of the root group:
 ///   attrs format (the learner's format name), cudag_version, config_hash (strings),
+///   setting_names, setting_values (strings, one per CheckpointSetting; absent when none),
 /// then whatever groups the learner adds. Move-only.
 ///
 /// Its datasets are written with HDF5's Fletcher32 checksum (h5::ChecksummedWrites), so a
@@ -53,14 +63,17 @@ public:
     /// Start writing a checkpoint for `path` with the root attributes of `format` and
     /// `config_hash`. Throws InputError when the directory is not writable.
     static CheckpointFile create(const std::string& path, const CheckpointFormat& format,
-                                 const std::string& config_hash);
+                                 const std::string& config_hash, const CheckpointSettings& settings = {});
 
     /// Open the checkpoint at `path` for reading and check it. Throws InputError in one
     /// line when the file does not exist, when its "format" attribute is not `format`'s
     /// name ("... is not a cudag <learner> checkpoint (<name>)"), or when it was written
-    /// for another configuration hash ("... was written for other data or options ...").
+    /// for another configuration hash: the first of `settings` whose value differs from the
+    /// file's is named ("... was written for other options: --iterations was 1000 in the
+    /// checkpoint, 2000 now ..."); a checkpoint without settings (earlier versions) or
+    /// whose settings all agree gives the two hashes.
     static CheckpointFile open(const std::string& path, const CheckpointFormat& format,
-                               const std::string& config_hash);
+                               const std::string& config_hash, const CheckpointSettings& settings = {});
 
     CheckpointFile(CheckpointFile&&) noexcept;
     CheckpointFile& operator=(CheckpointFile&&) noexcept;
@@ -110,6 +123,7 @@ private:
 void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format,
                                const std::string& config_hash, mpi::Communicator& comm,
                                const std::function<void(hid_t, const std::string&)>& head,
-                               const std::function<void(hid_t, hid_t, const std::string&)>& part);
+                               const std::function<void(hid_t, hid_t, const std::string&)>& part,
+                               const CheckpointSettings& settings = {});
 
 }  // namespace cudag::io

@@ -193,7 +193,7 @@ void write_text_dataset(const Dataset& d, const std::string& path, char delim) {
 }
 
 /// read_dataset("-"): a text table from standard input.
-Dataset read_stdin(const std::string& dataset_path, TableMode mode) {
+Dataset read_stdin(const std::string& dataset_path, TableMode mode, const std::vector<std::string>& na_values) {
     std::string text;
     char buf[1 << 16];
     std::size_t got = 0;
@@ -210,7 +210,7 @@ Dataset read_stdin(const std::string& dataset_path, TableMode mode) {
     if (!dataset_path.empty())
         throw InputError(std::string(kStdinName) + " is a text table, not HDF5: a dataset path ('" +
                          dataset_path + "') applies only to HDF5 input");
-    return parse_table(text, kStdinName, mode);
+    return parse_table(text, kStdinName, mode, na_values);
 }
 
 }  // namespace
@@ -386,10 +386,13 @@ Dataset read_dataset_collective(const std::string& path, const std::string& data
     return d;
 }
 
-Dataset read_dataset(const std::string& path, const std::string& dataset_path, TableMode mode) {
-    if (path == "-") return read_stdin(dataset_path, mode);
+Dataset read_dataset(const std::string& path, const std::string& dataset_path, TableMode mode,
+                     const std::vector<std::string>& na_values) {
+    if (path == "-") return read_stdin(dataset_path, mode, na_values);
     check_readable(path);
     if (h5::has_hdf5_signature(path)) {
+        if (!na_values.empty())
+            throw InputError("--na-values applies to text tables; '" + path + "' is HDF5 (its values are numbers)");
         Dataset d = read_hdf5(path, dataset_path);
         if (mode == TableMode::Labels) discretize(d, d.source);
         return d;
@@ -397,7 +400,7 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path, T
     if (!dataset_path.empty())
         throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" +
                          dataset_path + "') applies only to HDF5 input");
-    return read_table(path, mode);
+    return read_table(path, mode, na_values);
 }
 
 Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& read) {

@@ -24,8 +24,10 @@ inline constexpr const char* kStdinName = "<stdin>";
 /// Dataset::source; HDF5 there is an InputError (HDF5 needs a file it can seek in).
 /// TableMode::Labels reads discrete data (see read_table; HDF5 values are discretised by
 /// value, see discretize).
+/// `na_values` (--na-values): tokens that are missing values in a text table (read_table);
+/// an InputError for HDF5 input.
 Dataset read_dataset(const std::string& path, const std::string& dataset_path = "",
-                     TableMode mode = TableMode::Numeric);
+                     TableMode mode = TableMode::Numeric, const std::vector<std::string>& na_values = {});
 
 /// Read a 2-D numeric HDF5 dataset of shape samples × variables (any integer or float
 /// type; converted to double). With `dataset_path` empty, the only 2-D numeric dataset

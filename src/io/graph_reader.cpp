@@ -30,34 +30,42 @@ using namespace graph_detail;
 
 // ---- cudag's HDF5 result ----------------------------------------------------------------
 
-Pdag read_result_h5(const std::string& path, GraphBuilder& b) {
+/// The graph of a cudag result: a PC result's /cpdag, an order-MCMC result's /best_dag (the
+/// graph its edge list, DOT, JSON, amat and matrix files hold; its CPDAG is in
+/// .cpdag.tsv). `graph` says which.
+Pdag read_result_h5(const std::string& path, GraphBuilder& b, std::string& graph) {
     const std::string where = path;
     h5::Handle file = h5::open_file(path);
     const hid_t root = file.get();
     const std::vector<std::string> format = h5::has_attr(root, "format")
                                                 ? h5::read_string_attr(root, "format", where)
                                                 : std::vector<std::string>{};
-    // A PC result's CPDAG, or an order-MCMC result's (its best DAG's class): the same layout.
-    if (format != std::vector<std::string>{pc_result_format} && format != std::vector<std::string>{mcmc_result_format})
+    const bool mcmc = format == std::vector<std::string>{mcmc_result_format};
+    if (format != std::vector<std::string>{pc_result_format} && !mcmc)
         b.fail(0, "is an HDF5 file but not a cudag PC or MCMC result (root attribute format = " +
                       (format.empty() ? std::string("none") : "'" + format[0] + "'") + ", expected '" +
                       pc_result_format + "' or '" + mcmc_result_format + "')");
     std::vector<std::int32_t> id;
     for (const std::string& name : h5::read_strings(root, "variables/names", where))
         id.push_back(b.list_node(name, 0));
-    const std::vector<hsize_t> shape = h5::dataset_shape(root, "cpdag/edges", where);
-    if (shape.size() != 2 || shape[1] != 3) b.fail(0, "/cpdag/edges is not an E x 3 array");
-    const auto rows = h5::read_array<std::int32_t>(root, "cpdag/edges", where);
     const auto n = static_cast<std::int32_t>(id.size());
-    for (std::size_t k = 0; k + 2 < rows.size(); k += 3) {
+    // /best_dag/edges: (source, target) rows; /cpdag/edges: (a, b, kind) rows.
+    const std::string name = mcmc ? "best_dag/edges" : "cpdag/edges";
+    const hsize_t width = mcmc ? 2 : 3;
+    graph = mcmc ? "/best_dag, the MCMC run's best DAG" : "/cpdag, the PC run's CPDAG";
+    const std::vector<hsize_t> shape = h5::dataset_shape(root, name, where);
+    if (shape.size() != 2 || shape[1] != width)
+        b.fail(0, "/" + name + " is not an E x " + std::to_string(width) + " array");
+    const auto rows = h5::read_array<std::int32_t>(root, name, where);
+    for (std::size_t k = 0; k + width - 1 < rows.size(); k += width) {
         const std::int32_t x = rows[k];
         const std::int32_t y = rows[k + 1];
-        const std::int32_t kind = rows[k + 2];
+        const std::int32_t kind = mcmc ? 1 : rows[k + 2];
         if (x < 0 || x >= n || y < 0 || y >= n || kind < 0 || kind > 2)
-            b.fail(0, "/cpdag/edges row " + std::to_string(k / 3) + " (" + std::to_string(x) +
-                          ", " + std::to_string(y) + ", " + std::to_string(kind) +
-                          ") is not (a, b, kind) with a, b < " + std::to_string(n) +
-                          " and kind 0, 1 or 2");
+            b.fail(0, "/" + name + " row " + std::to_string(k / width) + " (" + std::to_string(x) + ", " +
+                          std::to_string(y) + (mcmc ? "" : ", " + std::to_string(kind)) + ") is not (a, b" +
+                          (mcmc ? "" : ", kind") + ") with a, b < " + std::to_string(n) +
+                          (mcmc ? "" : " and kind 0, 1 or 2"));
         const Mark at_x = kind == 2 ? Mark::Arrow : Mark::Tail;
         const Mark at_y = kind == 0 ? Mark::Tail : Mark::Arrow;
         b.add_edge(id[x], id[y], at_x, at_y, 0);
@@ -129,13 +137,20 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
     out.path = path;
     std::vector<std::string> names = given;
     GraphBuilder builder(path, names);
+    // The format is told from the content, then the file read again: a pipe (bash's
+    // <(...), a FIFO) would be empty the second time (and a FIFO without a writer blocks
+    // the first open).
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw InputError(path + ": a graph file must be a regular file (it is read more than once), not a pipe, "
+                                "device or directory; save it to a file first");
     {
         std::ifstream probe(path, std::ios::binary);
         if (!probe) throw InputError(path + ": cannot open graph file");
     }
     if (h5::has_hdf5_signature(path)) {
         out.format = "cudag result";
-        out.graph = read_result_h5(path, builder);
+        out.graph = read_result_h5(path, builder, out.graph_name);
         out.lists_every_variable = true;
     } else {
         std::int64_t head_line = 0;

@@ -18,6 +18,9 @@ struct GraphFile {
     std::string format;              ///< "edge list", "Tetrad graph", "causal-learn matrix",
                                      ///< "pcalg amat", "node-link JSON", "DOT", "cudag result"
     Pdag graph;                      ///< marks in Pdag's causal-learn encoding
+    /// Which of the file's graphs `graph` is, when it holds several (a cudag result:
+    /// "/cpdag, ..." or "/best_dag, ..."); empty: the file's only graph.
+    std::string graph_name;
     std::vector<std::string> names;  ///< name of node i, in the file's order
     /// Whether the file lists every variable, isolated ones included (Tetrad node list,
     /// matrices, node-link JSON, cudag's HDF5 result, DOT with node statements). False for
@@ -29,8 +32,10 @@ struct GraphFile {
 
 /// Reads a graph with marks from `path`. The format is recognised from the content (the
 /// first non-blank line not starting with '#'), never from the file name:
-///  - cudag's HDF5 result (`cudag pc --out r.h5`, format "cudag-pc-result-1"):
-///    /variables/names and /cpdag/edges.
+///  - cudag's HDF5 result: /variables/names and, of a PC result (format
+///    "cudag-pc-result-1"), its CPDAG /cpdag/edges; of an order-MCMC result
+///    ("cudag-mcmc-result-1"), its best DAG /best_dag/edges, the graph the run's other
+///    graph files hold (one graph per file: the CPDAG is its .cpdag.tsv).
 ///  - TSV edge list: header with columns `source`, `target`, `mark` (tab separated, other
 ///    columns such as `weight` ignored), one edge per row; marks `-->`, `<--`, `---`, `<->`.
 ///    Names are tsv_unescape'd (`\t`, `\n`, `\r`, `\\`) and trimmed of blanks; '#' lines

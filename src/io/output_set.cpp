@@ -9,7 +9,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
+#include <mutex>
+#include <utility>
 #include <system_error>
 
 #include "core/error.hpp"
@@ -53,7 +56,38 @@ void remove_stale_temporaries(const std::string& dir, const std::string& name) {
     for (const std::string& s : stale) ::unlink(s.c_str());
 }
 
+/// Every temporary handed out in this process and the output it stands for, kept after
+/// the temporary is gone: an error about it reaches main() after the OutputSet removed it.
+std::mutex final_names_mutex;
+std::vector<std::pair<std::string, std::string>>& final_names() {
+    static std::vector<std::pair<std::string, std::string>> names;
+    return names;
+}
+
+void remember_final_name(const std::string& temp, const std::string& final_path) {
+    const std::lock_guard<std::mutex> lock(final_names_mutex);
+    auto& names = final_names();
+    for (auto& [t, f] : names)
+        if (t == temp) {
+            f = final_path;
+            return;
+        }
+    names.emplace_back(temp, final_path);
+}
+
 }  // namespace
+
+std::string with_final_names(std::string message) {
+    const std::lock_guard<std::mutex> lock(final_names_mutex);
+    auto names = final_names();
+    // Longest first, so that no temporary is replaced inside a longer one.
+    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    for (const auto& [temp, final_path] : names)
+        for (std::size_t at = message.find(temp); at != std::string::npos;
+             at = message.find(temp, at + final_path.size()))
+            message.replace(at, temp.size(), final_path);
+    return message;
+}
 
 std::string output_target(const std::string& path) {
     if (path.empty()) throw InputError("empty output file name");
@@ -158,6 +192,7 @@ std::string OutputSet::temp_for(const std::string& final_path) {
     ::unlink(temp.c_str());
 
     interrupt::add_temporary(temp);
+    remember_final_name(temp, final_path);
     entries_.push_back({final_path, target, temp, false});
     committed_ = false;
     return temp;

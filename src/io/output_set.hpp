@@ -29,6 +29,12 @@ struct NamedPath {
 /// paths are skipped. Call before any work.
 void check_distinct(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
+/// `message` with every temporary OutputSet::temp_for handed out in this process (even one
+/// removed since) replaced by the output it stood for, so that an error such as a full
+/// disk or a file-size limit names the file the user asked for ('r.h5'), not the
+/// temporary ('.r.h5.tmp.PID'). main() passes every error line through it.
+std::string with_final_names(std::string message);
+
 /// A set of output files written under temporary names and moved into place together.
 ///
 /// temp_for(final) hands out a temporary path beside the file `final` leads to (a link is

@@ -206,7 +206,16 @@ struct Table {
     double* values = nullptr;
     std::int64_t n_samples = 0;
     bool auto_mode = false;  ///< TableMode::Auto: a non-numeric cell is stored as NaN
+    const std::vector<std::string>* na_values = nullptr;  ///< --na-values: cells that are missing
 };
+
+/// Whether `text` is one of the user's --na-values tokens (compared exactly).
+bool is_na_value(const Table& t, std::string_view text) {
+    if (!t.na_values) return false;
+    for (const std::string& na : *t.na_values)
+        if (text == na) return true;
+    return false;
+}
 
 /// Hash for looking labels up by string_view without building a std::string.
 struct LabelHash {
@@ -281,7 +290,9 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                 const std::string_view text = cell_text(fields[v]);
                 double x = 0.0;
                 Cell status = Cell::Ok;
-                if (!labels) {
+                if (!text.empty() && is_na_value(t, text)) {
+                    status = Cell::Missing;  // --na-values: missing in every mode
+                } else if (!labels) {
                     status = parse_number(text, x);
                     // Auto: a label, for now; so is a missing-value token (NA, None, ?,
                     // ...), which is a level in a label column and a missing value in a
@@ -512,7 +523,8 @@ char sniff_delimiter(std::string_view header, std::string_view first_data) {
     return best;
 }
 
-Dataset parse_table(std::string_view text, const std::string& path, TableMode mode) {
+Dataset parse_table(std::string_view text, const std::string& path, TableMode mode,
+                    const std::vector<std::string>& na_values) {
     if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
         text.remove_prefix(3);  // UTF-8 byte-order mark
 
@@ -584,6 +596,7 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     t.values = d.values.data();
     t.n_samples = d.n_samples;
     t.auto_mode = mode == TableMode::Auto;
+    t.na_values = na_values.empty() ? nullptr : &na_values;
 
     // Several threads for big inputs; each takes a contiguous block of rows, so the
     // first failing block holds the first error in file order.
@@ -675,7 +688,7 @@ void discretize(Dataset& d, const std::string& where) {
         discretize_column(d.column(v), d.n_samples, d.levels[v], where, d.names[v], v);
 }
 
-Dataset read_table(const std::string& path, TableMode mode) {
+Dataset read_table(const std::string& path, TableMode mode, const std::vector<std::string>& na_values) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError("cannot open '" + path + "': Is a directory");
@@ -694,7 +707,7 @@ Dataset read_table(const std::string& path, TableMode mode) {
     const int saved = errno;
     std::fclose(f);
     if (failed) throw InputError("cannot read '" + path + "': " + std::strerror(saved));
-    return parse_table(text, path, mode);
+    return parse_table(text, path, mode, na_values);
 }
 
 }  // namespace cudag::io

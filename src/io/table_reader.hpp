@@ -5,6 +5,7 @@
 #include <string>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "core/dataset.hpp"
 #include "core/error.hpp"
@@ -62,12 +63,17 @@ inline constexpr std::int64_t kMaxLevels = 256;
 /// (49 of its 50 cells are labels)" for a stray number among labels; several such columns
 /// report the cell that comes first in the file. Missing, non-finite (inf) cells and ragged
 /// rows are errors as in TableMode::Numeric, and are reported first.
-Dataset read_table(const std::string& path, TableMode mode = TableMode::Numeric);
+///
+/// `na_values` (--na-values, as pandas' na_values): cells equal to one of these tokens are
+/// missing values in every mode (an error as above, naming the row and column), labels
+/// or not.
+Dataset read_table(const std::string& path, TableMode mode = TableMode::Numeric,
+                   const std::vector<std::string>& na_values = {});
 
 /// read_table on text already in memory; `path` is only used in messages and as
 /// Dataset::source.
 Dataset parse_table(std::string_view text, const std::string& path,
-                    TableMode mode = TableMode::Numeric);
+                    TableMode mode = TableMode::Numeric, const std::vector<std::string>& na_values = {});
 
 /// Turn continuous-typed data (e.g. read from HDF5) into discrete data in place: each
 /// column's distinct values, in increasing order, become codes 0..r-1 and their shortest

@@ -36,16 +36,22 @@ void Progress::level(const LevelStats& s) {
     std::fflush(stderr);
 }
 
+std::string Progress::duration(double s) {
+    char buf[48];
+    if (s < 120.0) std::snprintf(buf, sizeof buf, "%.0f s", s);
+    else if (s < 7200.0) std::snprintf(buf, sizeof buf, "%.0f min", s / 60.0);
+    else if (s < 3.0 * 86400.0) std::snprintf(buf, sizeof buf, "%.1f h", s / 3600.0);
+    else std::snprintf(buf, sizeof buf, "%.3g days", s / 86400.0);
+    return buf;
+}
+
+std::string Progress::count(double x) { return format_count(x); }
+
 void Progress::level_start(const LevelPlan& plan) {
-    if (!enabled_ || plan.planned_tests < kLongLevelTests) return;
-    char eta[96] = "";
-    if (last_rate_ > 0.0) {
-        const double s = plan.planned_tests / last_rate_;
-        if (s < 120.0) std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.0f s", plan.level - 1, s);
-        else if (s < 7200.0) std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.0f min", plan.level - 1, s / 60.0);
-        else if (s < 3.0 * 86400.0) std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.1f h", plan.level - 1, s / 3600.0);
-        else std::snprintf(eta, sizeof eta, "; at level %d's rate up to %.3g days", plan.level - 1, s / 86400.0);
-    }
+    if (!enabled_ || (plan.planned_tests < kLongLevelTests && !every_level_)) return;
+    const std::string eta = last_rate_ > 0.0 ? "; at level " + std::to_string(plan.level - 1) + "'s rate up to " +
+                                                   duration(plan.planned_tests / last_rate_)
+                                             : "";
     note("starting level " + std::to_string(plan.level) + " with up to " + format_count(plan.planned_tests) +
          " tests over " + std::to_string(plan.rows) + " rows (largest " + std::to_string(plan.max_degree) +
          " neighbours)" + eta + "; --max-level caps the depth");

@@ -24,6 +24,13 @@ public:
     /// that a hopeless run shows early (cap it with --max-level).
     void level_start(const LevelPlan& plan);
     static constexpr double kLongLevelTests = 1e10;
+    /// Announce every level (level_start), however few its tests: for tests that each take
+    /// long (CMIknn's permutations), where a level of a thousand tests can take an hour.
+    void announce_every_level() { every_level_ = true; }
+    /// "12 s", "5 min", "2.5 h", "3.1 days".
+    static std::string duration(double seconds);
+    /// A count in three significant digits ("1.23e+06").
+    static std::string count(double x);
     void note(const std::string& line);
 
 private:
@@ -31,6 +38,7 @@ private:
     std::string label_;
     std::chrono::steady_clock::time_point start_;
     double last_rate_ = 0.0;  ///< tests per second of the last level (0: none yet)
+    bool every_level_ = false;
 };
 
 }  // namespace cudag::pc

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -59,6 +60,18 @@ void flip_byte(const fs::path& path, const std::string& name) {
     io.read(&c, 1);
     c = static_cast<char>(~c);
     io.seekp(static_cast<std::streamoff>(at));
+    io.write(&c, 1);
+}
+
+/// Flip every bit of byte `at` of the trace log beside checkpoint `path`.
+void flip_log_byte(const fs::path& path, std::streamoff at) {
+    std::fstream io(path.string() + ".traces", std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(io.good()) << path;
+    io.seekg(at);
+    char c = 0;
+    io.read(&c, 1);
+    c = static_cast<char>(~c);
+    io.seekp(at);
     io.write(&c, 1);
 }
 
@@ -117,11 +130,18 @@ protected:
     /// ("checkpoint '<copy>' is corrupt: " and the edit's `what`), the copy unchanged.
     void expect_corrupt(const std::string& resume, const std::string& good, const std::vector<Corruption>& edits) {
         for (const Corruption& c : edits) {
-            fs::copy_file(dir_ / good, dir_ / "bad.h5", fs::copy_options::overwrite_existing);
+            copy_checkpoint(good, "bad.h5");
             c.edit(dir_ / "bad.h5");
             expect_refused(resume + p("bad.h5"), "checkpoint '" + p("bad.h5") + "' is corrupt: ", "bad.h5", "r.h5");
             expect_error(resume + p("bad.h5"), c.what);
         }
+    }
+    /// Copy checkpoint `from` to `to`, with its MCMC trace log when it has one.
+    void copy_checkpoint(const std::string& from, const std::string& to) {
+        fs::copy_file(dir_ / from, dir_ / to, fs::copy_options::overwrite_existing);
+        fs::remove(dir_ / (to + ".traces"));
+        if (fs::exists(dir_ / (from + ".traces")))
+            fs::copy_file(dir_ / (from + ".traces"), dir_ / (to + ".traces"));
     }
     std::string mcmc, pc;
 };
@@ -151,7 +171,7 @@ TEST_F(CheckpointSafety, AnExistingCheckpointNeedsResumeOrOverwrite) {
 TEST_F(CheckpointSafety, CheckpointsCarryChecksums) {
     mcmc_checkpoint("m.h5");
     pc_checkpoint("p.h5");
-    for (const char* name : {"/chains/order", "/chains/edge_sum", "/chains/trace"})
+    for (const char* name : {"/chains/order", "/chains/edge_sum", "/chains/trace_log"})
         EXPECT_TRUE(has_checksum(dir_ / "m.h5", name)) << name;
     for (const char* name : {"/state/next_level", "/skeleton/edges", "/sepsets/nodes", "/pmax/values"})
         EXPECT_TRUE(has_checksum(dir_ / "p.h5", name)) << name;
@@ -172,7 +192,7 @@ TEST_F(CheckpointSafety, CorruptMcmcCheckpointsAreRefused) {
              poke<std::int64_t>(f, "chains/done", 1, 5000);
          }},
         {"accepted = -3", [](const fs::path& f) { poke<std::int64_t>(f, "chains/accepted", 1, -3); }},
-        {"the /chains datasets do not have the sizes of 2 chains of 6 variables", [](const fs::path& f) {
+        {"holds iterations beyond the 7 kept ones the checkpoint records", [](const fs::path& f) {
              poke<std::int64_t>(f, "chains/kept", 0, 7);
              poke<std::int64_t>(f, "chains/kept", 1, 7);
          }},
@@ -181,6 +201,15 @@ TEST_F(CheckpointSafety, CorruptMcmcCheckpointsAreRefused) {
         {"not at one iteration", [](const fs::path& f) { poke<std::int64_t>(f, "chains/done", 1, 100); }},
         {"cannot read dataset 'chains/order': data error detected by Fletcher32 checksum", [](const fs::path& f) { flip_byte(f, "/chains/order"); }},
         {"cannot read dataset 'chains/edge_sum'", [](const fs::path& f) { flip_byte(f, "/chains/edge_sum"); }},
+        {"cannot read dataset 'chains/trace_log'", [](const fs::path& f) { flip_byte(f, "/chains/trace_log"); }},
+        // The trace log beside it (io/trace_log.hpp): a flipped bit, a cut, another run's, none.
+        {"its trace log '", [](const fs::path& f) { flip_log_byte(f, 32 + 24 + 8); }},
+        {"the block at byte 32 fails its checksum", [](const fs::path& f) { flip_log_byte(f, 32 + 24 + 8); }},
+        {"is shorter than the", [](const fs::path& f) {
+             fs::resize_file(f.string() + ".traces", fs::file_size(f.string() + ".traces") - 8);
+         }},
+        {"belongs to another run", [](const fs::path& f) { flip_log_byte(f, 16); }},
+        {"cannot be read", [](const fs::path& f) { fs::remove(f.string() + ".traces"); }},
     });
     // The unedited checkpoint resumes.
     const CliRun r = run(resume + p("good.h5"));
@@ -206,7 +235,7 @@ TEST_F(CheckpointSafety, CorruptPcCheckpointsAreRefused) {
     });
     // A separating variable out of range (when the checkpoint holds a separating set).
     if (!read<std::int32_t>(dir_ / "good.h5", "/sepsets/nodes").empty()) {
-        fs::copy_file(dir_ / "good.h5", dir_ / "bad.h5", fs::copy_options::overwrite_existing);
+        copy_checkpoint("good.h5", "bad.h5");
         poke<std::int32_t>(dir_ / "bad.h5", "sepsets/nodes", 0, 20);
         expect_refused(resume + p("bad.h5"), "/sepsets/nodes holds 20", "bad.h5", "r.h5");
     }
@@ -214,11 +243,85 @@ TEST_F(CheckpointSafety, CorruptPcCheckpointsAreRefused) {
     EXPECT_EQ(r.code, 0) << r.err;
 }
 
+TEST_F(CheckpointSafety, RefusedResumeNamesTheOptionThatDiffers) {
+    mcmc_checkpoint("ck.h5");
+    const std::string resume = " --checkpoint " + p("ck.h5") + " --checkpoint-every 100 --resume --out " + p("r.h5");
+    std::string longer = mcmc;
+    longer.replace(longer.find("--iterations 400"), 16, "--iterations 500");
+    expect_refused(longer + resume,
+                   "checkpoint '" + p("ck.h5") + "' was written for other options: --iterations was 400 in the "
+                   "checkpoint, 500 now; give the checkpoint's, or drop --resume to start afresh",
+                   "ck.h5", "r.h5");
+    expect_refused(mcmc + "--seed 9" + resume, "--seed was 1 in the checkpoint, 9 now", "ck.h5", "r.h5");
+    expect_refused(mcmc + "--iss 2" + resume, "--iss was 1 in the checkpoint, 2 now", "ck.h5", "r.h5");
+    CliRun r = run("simulate discrete --vars 6 --samples 400 --density 0.4 --states 3 --max-parents 2 --seed 4 --out " +
+                   p("e.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::string other = mcmc;
+    other.replace(other.find(p("d.csv")), p("d.csv").size(), p("e.csv"));
+    expect_refused(other + resume, "was written for other data or options: the data (--data) differ from the checkpoint's",
+                   "ck.h5", "r.h5");
+}
+
+TEST_F(CheckpointSafety, TracesAreAppendedNotRewritten) {
+    CliRun r = run(mcmc + "--out " + p("plain.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    // Stopped at 200 of 400 (checkpoints at 100 and 200): kept iterations 1..120 of each of
+    // the 2 chains (burn-in 80), in blocks [0, 20) and [20, 120).
+    mcmc_checkpoint("ck.h5");
+    const std::string log200 = cudag::test::slurp(dir_ / "ck.h5.traces");
+    EXPECT_EQ(log200.size(), 32u + (24 + 2 * 20 * 8) + (24 + 2 * 100 * 8));
+    const auto recorded = read<std::int64_t>(dir_ / "ck.h5", "/chains/trace_log");
+    ASSERT_EQ(recorded.size(), 2u);
+    EXPECT_EQ(recorded[1], static_cast<std::int64_t>(log200.size()));
+    // An append that a kill kept the state from recording: ignored on resume, cut off
+    // before the next append.
+    std::ofstream(dir_ / "ck.h5.traces", std::ios::binary | std::ios::app) << "half a block";
+    r = run(mcmc + "--checkpoint " + p("ck.h5") + " --checkpoint-every 100 --resume --stop-after 300");
+    ASSERT_EQ(r.code, 3) << r.err;
+    const std::string log300 = cudag::test::slurp(dir_ / "ck.h5.traces");
+    EXPECT_EQ(log300.size(), log200.size() + 24 + 2 * 100 * 8);
+    EXPECT_EQ(log300.substr(0, log200.size()), log200) << "the log was rewritten, not appended to";
+    r = run(mcmc + "--checkpoint " + p("ck.h5") + " --checkpoint-every 100 --resume --out " + p("r.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("r.h5"), p("plain.h5")));
+    // Served: the checkpoint and its log are removed.
+    EXPECT_FALSE(fs::exists(dir_ / "ck.h5"));
+    EXPECT_FALSE(fs::exists(dir_ / "ck.h5.traces"));
+}
+
+TEST_F(CheckpointSafety, CheckpointsWithTheTracesInsideStillResume) {
+    // A checkpoint as versions before the trace log wrote it: /chains/trace (chains x kept)
+    // in the HDF5 file, no /chains/trace_log and no log beside it.
+    CliRun r = run(mcmc + "--out " + p("plain.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    mcmc_checkpoint("ck.h5");
+    const std::string log = cudag::test::slurp(dir_ / "ck.h5.traces");
+    std::vector<double> trace(2 * 120);
+    for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < 120; ++k) {
+            const std::size_t block = k < 20 ? 32 + 24 : 32 + 24 + 2 * 20 * 8 + 24;
+            const std::size_t at = block + 8 * (k < 20 ? c * 20 + k : c * 100 + (k - 20));
+            std::memcpy(&trace[c * 120 + k], log.data() + at, 8);
+        }
+    {
+        h5::Handle f = h5::check_id(H5Fopen((dir_ / "ck.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "edit");
+        h5::check(H5Ldelete(f.get(), "chains/trace_log", H5P_DEFAULT), "edit");
+        h5::Handle g = h5::check_id(H5Gopen2(f.get(), "chains", H5P_DEFAULT), "edit");
+        h5::write_array(g.get(), "trace", trace, {2, 120}, "edit");
+    }
+    fs::remove(dir_ / "ck.h5.traces");
+    r = run(mcmc + "--checkpoint " + p("ck.h5") + " --checkpoint-every 100 --resume --out " + p("r.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("r.h5"), p("plain.h5")));
+}
+
 TEST_F(CheckpointSafety, UnfilteredCheckpointsOfEarlierVersionsStillResume) {
     mcmc_checkpoint("ck.h5");
     // The checkpoint as versions before the checksums wrote it: contiguous, no filters.
     const auto rp = cudag::test::run_command("h5repack -f NONE -l CONTI " + p("ck.h5") + " " + p("old.h5"), dir_);
     if (rp.code != 0) GTEST_SKIP() << "h5repack is not available: " << rp.err;
+    fs::copy_file(dir_ / "ck.h5.traces", dir_ / "old.h5.traces");
     ASSERT_FALSE(has_checksum(dir_ / "old.h5", "/chains/order"));
     CliRun r = run(mcmc + "--out " + p("plain.h5"));
     ASSERT_EQ(r.code, 0) << r.err;

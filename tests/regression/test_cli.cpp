@@ -217,6 +217,23 @@ TEST_F(Cli, SimulateDiscreteIsDeterministic) {
     EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// Issue 33 item 16: simulate takes -q (--quiet) as the other commands do, before or after
+// its subcommand: the same file, nothing on stderr.
+TEST_F(Cli, SimulateQuiet) {
+    const std::string a = (dir_ / "a.csv").string(), b = (dir_ / "b.csv").string(), c = (dir_ / "c.csv").string();
+    const std::string args = " --vars 6 --samples 50 --seed 5 --out ";
+    const CliRun loud = run("simulate discrete" + args + a);
+    ASSERT_EQ(loud.code, 0) << loud.err;
+    EXPECT_NE(loud.err.find("cudag simulate: 6 discrete variables x 50 samples"), std::string::npos) << loud.err;
+    for (const std::string& cmd : {"simulate discrete -q" + args + b, "simulate -q discrete" + args + c,
+                                   "simulate gaussian --quiet" + args + c, "simulate nonlinear -q" + args + c}) {
+        const CliRun r = run(cmd);
+        EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
+        EXPECT_TRUE(r.err.empty()) << cmd << ": " << r.err;
+    }
+    EXPECT_EQ(slurp(a), slurp(b));
+}
+
 // simulate gaussian --graph er|scale-free: a truth file with the asked number of edges,
 // and one-line errors for a bad graph kind or an option of another kind.
 TEST_F(Cli, SimulateScaleFreeNetwork) {

@@ -224,3 +224,25 @@ TEST_F(CmiknnCli, PcOptionErrors) {
 }
 
 }  // namespace
+
+// Issue 33 item 14: every CMIknn test draws its permutations, so a level of a few thousand
+// tests can take an hour: -v announces level 0 (its tests, and a time from the first few
+// timed) and every later level (however few its tests), not only levels of 1e10 tests.
+TEST_F(CmiknnCli, EveryLevelIsAnnouncedWithAnEstimate) {
+    simulate("d.csv", 6, 150, 2);
+    const CliRun r = run("pc -v --test cmiknn --permutations 100 --max-level 1 --data " + path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("cudag pc: level 0: up to 15 CMIknn tests (100 permutations each); the first 4 took "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(" s each on one thread: up to about "), std::string::npos) << r.err;
+    if (r.err.find("level 0: 15 tests, 15 removed") == std::string::npos) {  // edges left for level 1
+        EXPECT_NE(r.err.find("cudag pc: starting level 1 with up to "), std::string::npos) << r.err;
+    }
+    // Before level 0 starts, and not under -q.
+    EXPECT_LT(r.err.find("level 0: up to"), r.err.find("level 0: 15 tests"));
+    const CliRun q = run("pc -q --test cmiknn --permutations 100 --max-level 1 --data " + path("d.csv"));
+    ASSERT_EQ(q.code, 0) << q.err;
+    EXPECT_TRUE(q.err.empty()) << q.err;
+    EXPECT_EQ(q.out, r.out);
+}

@@ -2,6 +2,7 @@
 // `cudag compare` end to end: it reads every graph format `cudag pc` writes, keeps stdout
 // pure JSON under --json -, and refuses graphs over different variable sets in one line.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -237,4 +238,46 @@ TEST_F(CliCompare, UnreadableGraphIsOneLineNamingTheFile) {
     expect_error(compare(truth, write("bad.dot", "digraph { A -> ; }")), {"bad.dot:1"});
     expect_error(compare(truth, write("bad.amat.csv", "\"\",\"A\",\"B\"\n\"A\",0,3\n\"B\",1,0\n")),
                  {"bad.amat.csv:2", "column 3"});
+}
+
+// Issue 33 item 12: an MCMC run's files give one answer. r.h5 is read as its best DAG
+// (/best_dag), the graph of r.edges.tsv, .dot, .json, .amat.csv and .cl.txt; a DAG is
+// compared as its CPDAG (truth and estimate alike), so that r.cpdag.tsv agrees too; the
+// table names the graph each file gave.
+TEST_F(CliCompare, McmcResultFilesGiveOneAnswer) {
+    const std::string d = (dir_ / "d.csv").string(), truth = (dir_ / "t.tsv").string();
+    CliRun r = run("simulate discrete --vars 9 --samples 500 --density 0.35 --states 3 --max-parents 2 --seed 8 --out '" +
+                   d + "' --truth '" + truth + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run("mcmc -q --data '" + d + "' --score bdeu --max-parents 2 --iterations 400 --out '" +
+            (dir_ / "r.h5").string() + "' --format edges,dot,json,amat,cl,cpdag");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const CliRun base = run(compare(truth, (dir_ / "r.h5").string()) + " --json -");
+    ASSERT_EQ(base.code, 0) << base.err;
+    ASSERT_TRUE(is_flat_json_object(base.out)) << base.out;
+    EXPECT_NE(base.err.find("estimate: " + (dir_ / "r.h5").string() +
+                            " (cudag result: /best_dag, the MCMC run's best DAG), a DAG: compared as its CPDAG"),
+              std::string::npos)
+        << base.err;
+    EXPECT_NE(base.err.find("truth:    " + truth + " (edge list), a DAG: compared as its CPDAG"), std::string::npos)
+        << base.err;
+    for (const char* f : {"r.edges.tsv", "r.dot", "r.json", "r.amat.csv", "r.cl.txt", "r.cpdag.tsv"}) {
+        const CliRun c = run(compare(truth, (dir_ / f).string()) + " --json -");
+        EXPECT_EQ(c.code, 0) << f << ": " << c.err;
+        EXPECT_EQ(c.out, base.out) << f;
+    }
+    // Without --json the names head the table on stdout.
+    const CliRun t = run(compare(truth, (dir_ / "r.h5").string()));
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_EQ(t.out.rfind("truth:    " + truth, 0), 0u) << t.out;
+    EXPECT_TRUE(t.err.empty()) << t.err;
+}
+
+// A graph from a pipe (bash's <(...)): it is read twice (format, then graph), so it is
+// refused in one line; it crashed (the second read found no lines).
+TEST_F(CliCompare, GraphFromAPipeIsOneLine) {
+    const std::string truth = write("t.tsv", "source\ttarget\tmark\nA\tB\t-->\n");
+    const std::string fifo = (dir_ / "g.fifo").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_error(compare(truth, fifo), {fifo + ": a graph file must be a regular file"});
 }

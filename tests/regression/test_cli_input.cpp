@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "support/cli_run.hpp"
 
@@ -187,4 +188,37 @@ TEST_F(CliInput, DashReadsStandardInput) {
                   .code,
               0);
     expect_error("pc --data -", "<stdin>: HDF5 input cannot be read from standard input", h5);
+}
+
+// Issue 33 item 11: --na-values TOKEN[,TOKEN...] (pandas' na_values) on every command that
+// reads a data table: a cell equal to a token is a missing value, refused in one line
+// naming its row and column; without the option the same cell is a number or a level.
+TEST_F(CliInput, NaValuesAreMissingValuesInEveryCommand) {
+    // Integer codes 0..2 (discrete for bdeu, numbers for fisher-z); data row 4 of column
+    // 'b' (file row 5, column 2) holds -999.
+    std::string text = "a,b,c\n";
+    for (int k = 0; k < 60; ++k)
+        text += std::to_string(k % 3) + "," + (k == 3 ? std::string("-999") : std::to_string((k / 3) % 3)) + "," +
+                std::to_string((k * 7) % 3) + "\n";
+    const std::string d = write("d.csv", text).string();
+    const std::string want = d + ":5:2: missing value '-999' in column 'b'";
+    const std::vector<std::string> commands = {
+        "pc -q --data " + d,
+        "pc -q --discrete --data " + d,
+        "mcmc -q --score bdeu --iterations 20 --data " + d,
+        "score --score bdeu --dag " + write("dag.tsv", "source\ttarget\tmark\na\tb\t-->\n").string() + " --data " + d,
+        "citest --test fisher-z --x a --y b --data " + d,
+        "citest --test g-square --x a --y b --data " + d,
+    };
+    for (const std::string& cmd : commands) {
+        const CliRun plain = run(cmd);
+        EXPECT_EQ(plain.code, 0) << cmd << ": " << plain.err;
+        expect_error(cmd + " --na-values=NA,-999", want);
+        expect_error(cmd + " --na-values=-999", want);
+    }
+    // Standard input too; an HDF5 file has no text cells: refused.
+    expect_error("pc -q --data - --na-values=-999", "<stdin>:5:2: missing value '-999' in column 'b'", d);
+    const CliRun sim = run("simulate gaussian --vars 3 --samples 20 --out " + (dir_ / "g.h5").string());
+    ASSERT_EQ(sim.code, 0) << sim.err;
+    expect_error("pc -q --data " + (dir_ / "g.h5").string() + " --na-values=-999", "--na-values applies to text tables");
 }

@@ -190,3 +190,21 @@ TEST_F(Knowledge, McmcTakesForbiddenAndTiersAsParentConstraints) {
 }
 
 }  // namespace
+
+// Issue 33 item 16: a UTF-8 byte-order mark at the start of a knowledge file (as Windows
+// editors write) is skipped: the file means what it says without one, and an error names
+// the first variable as typed, with no invisible character.
+TEST_F(Knowledge, ByteOrderMarkIsSkipped) {
+    write("forbid.txt", "X3 -- X13\n");
+    write("forbid_bom.txt", "\xEF\xBB\xBFX3 -- X13\n");
+    const CliRun plain = run("pc --data " + data() + " --alpha 0.01 --forbid " + f("forbid.txt") + " -q");
+    const CliRun bom = run("pc --data " + data() + " --alpha 0.01 --forbid " + f("forbid_bom.txt") + " -q");
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    ASSERT_EQ(bom.code, 0) << bom.err;
+    EXPECT_EQ(bom.out, plain.out);
+    write("bad_bom.txt", "\xEF\xBB\xBFNOPE -- X13\n");
+    const CliRun bad = run("pc --data " + data() + " --alpha 0.01 --forbid " + f("bad_bom.txt") + " -q");
+    EXPECT_NE(bad.code, 0);
+    EXPECT_NE(bad.err.find("'NOPE'"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.err.find("\xEF\xBB\xBF"), std::string::npos) << bad.err;
+}

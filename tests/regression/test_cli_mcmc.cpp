@@ -130,7 +130,7 @@ TEST_F(Mcmc, SameChainsOnAnyThreadCountAndAfterAStopAndResume) {
     EXPECT_FALSE(std::filesystem::exists(dir_ / "res.h5"));
     // Another seed is another configuration: refused, checkpoint kept.
     expect_error(opts + "--seed 2 --checkpoint " + f("ck.h5") + " --resume --out " + f("res.h5"),
-                 "was written for other data or options");
+                 "was written for other options: --seed was 1 in the checkpoint, 2 now");
     r = run(opts + "--checkpoint " + f("ck.h5") + " --checkpoint-every 250 --resume --keep-checkpoint --out " +
             f("res.h5"));
     ASSERT_EQ(r.code, 0) << r.err;

@@ -181,6 +181,21 @@ TEST_F(Safety, FileSizeLimitIsAOneLineErrorNotASignal) {
     expect_no_outputs({});
 }
 
+TEST_F(Safety, FileSizeLimitNamesTheOutputNotItsTemporary) {
+    // Issue 33 item 15: the error named the temporary being written ('.x.csv.tmp.PID').
+    const std::string limit = "trap '' XFSZ; ulimit -f 8; exec " + cudag::test::cudag_binary();
+    for (const char* out : {"x.csv", "x.h5"})
+        expect_one_line_exit_1(dir_, limit + " simulate gaussian --vars 100 --samples 1000 --out " + path(out),
+                               "cannot write '" + path(out) + "': ");
+    ASSERT_EQ(run("simulate discrete --vars 8 --samples 300 --seed 2 --out " + path("m.csv")).code, 0);
+    // A result whose first dataset fits and a later one (the traces) does not.
+    expect_one_line_exit_1(dir_, limit + " mcmc -q --data " + path("m.csv") +
+                                     " --score bdeu --iterations 20000 --out " + path("r.h5"),
+                           "cannot write '" + path("r.h5") + "': ");
+    EXPECT_TRUE(temporaries().empty());
+    expect_no_outputs({"m.csv"});
+}
+
 TEST_F(Safety, SmallerInputMistakesOfIssue33) {
     // Issue 33 item 16: a negative --seed wrapped to a huge one, `--checkpoint ""` was
     // silently no checkpoint, an empty BIF file simulated 0 variables with exit 0, and
@@ -290,6 +305,31 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
         }
         EXPECT_TRUE(gone) << "dot (pid " << dot_pid << ") still runs";
     }
+}
+
+TEST_F(Safety, InterruptInsideACmiknnLevelStopsWithinASecond) {
+    // Issue 33 item 14: a CMIknn level runs minutes to hours; Ctrl-C must not wait for it.
+    ASSERT_EQ(run("simulate nonlinear --vars 12 --samples 600 --density 0.3 --seed 1 --out " + path("n.csv")).code, 0);
+    const pid_t pid = spawn("pc -v --test cmiknn --permutations 200 --data " + path("n.csv") + " --out " + path("r.h5"), dir_ / "o.txt",
+                            dir_ / "e.txt", "/nonexistent");
+    // Inside level 0: its announcement is printed, then its tests run.
+    for (int k = 0; k < 600 && slurp(dir_ / "e.txt").find("level 0: up to") == std::string::npos; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_NE(slurp(dir_ / "e.txt").find("level 0: up to"), std::string::npos) << slurp(dir_ / "e.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ASSERT_EQ(slurp(dir_ / "e.txt").find("level 0: 66 tests"), std::string::npos) << "level 0 ended too soon";
+    const auto t0 = std::chrono::steady_clock::now();
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(seconds, 1.0);
+    ASSERT_TRUE(WIFEXITED(status)) << "signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    const std::string err = slurp(dir_ / "e.txt");
+    EXPECT_NE(err.find("cudag: interrupted\n"), std::string::npos) << err;
+    EXPECT_TRUE(temporaries().empty());
+    EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
 }
 
 TEST_F(Safety, StaleTemporariesOfAKilledRunAreRemoved) {

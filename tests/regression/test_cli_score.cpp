@@ -118,3 +118,44 @@ TEST_F(Score, BgeOnContinuousData) {
 }
 
 }  // namespace
+
+// Issue 33 item 12: one graph per file. An MCMC result's r.h5 is its best DAG (/best_dag),
+// the graph of its edge list: `score --dag r.h5` scores it; a PC result's CPDAG with an
+// undirected edge is refused in one line.
+TEST_F(Score, DagOfAResultFile) {
+    CliRun r = run("simulate discrete --vars 7 --samples 400 --density 0.4 --states 3 --max-parents 2 --seed 5 --out " +
+                   f("s.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run("mcmc -q --data " + f("s.csv") + " --score bdeu --max-parents 2 --iterations 300 --out " + f("m.h5") +
+            " --format edges");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const CliRun from_h5 = run("score --data " + f("s.csv") + " --score bdeu --dag " + f("m.h5") + " --json");
+    ASSERT_EQ(from_h5.code, 0) << from_h5.err;
+    const CliRun from_tsv = run("score --data " + f("s.csv") + " --score bdeu --dag " + f("m.edges.tsv") + " --json");
+    ASSERT_EQ(from_tsv.code, 0) << from_tsv.err;
+    EXPECT_EQ(from_h5.out, from_tsv.out);
+    EXPECT_EQ(json_numbers(from_h5.out).size(), 8u) << from_h5.out;  // 7 nodes and the total
+    // A PC result holds a CPDAG: its undirected edges are not a DAG to score.
+    const std::string g = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
+    r = run("pc -q --data " + g + " --out " + f("p.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_error("score --data " + g + " --score bge --dag " + f("p.h5"), "is not directed; a DAG to score has only --> edges");
+}
+
+// Issue 33 item 16: bdeu and k2 read every cell as a label, as pc does for a discrete test:
+// a column of integer codes holding one label is a column of labels, not refused;
+// --discrete says so explicitly and contradicts bge.
+TEST_F(Score, LabelAmongIntegerCodesIsALevel) {
+    write("m.csv", "A,B,C\n0,0,0\n0,0,1\n0,1,2\n0,1,1\n1,0,0\n1,0,0\n0,0,x\n1,0,1\n");
+    for (const std::string extra : {"", " --discrete"}) {
+        const CliRun r = run("score --data " + f("m.csv") + " --dag " + f("dag.tsv") + " --score bdeu --json" + extra);
+        ASSERT_EQ(r.code, 0) << r.err;
+        // C has levels 0, 1, 2, x: four states, so its local score differs from d.csv's.
+        EXPECT_NEAR(json_numbers(r.out).at("A"), -6.59054521862886, 1e-12) << extra;
+        EXPECT_NE(json_numbers(r.out).at("C"), -15.446711843858077) << extra;
+    }
+    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bge --discrete",
+                 "--discrete contradicts --score bge");
+    const CliRun r = run("mcmc -q --data " + f("m.csv") + " --score bdeu --iterations 50 --discrete");
+    EXPECT_EQ(r.code, 0) << r.err;
+}

@@ -7,6 +7,7 @@
 // Compiled with --fmad=false (kernels/CMakeLists.txt) and built on core/exact_math, so every
 // score and decision equals the CPU's bit for bit.
 #include "bn_engines.hpp"
+#include "bn/engines.hpp"  // kMaxGpuParents
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +33,7 @@ namespace cudag::cuda {
 namespace {
 
 constexpr int kWarps = 8;           ///< warps per block of the table kernel
-constexpr int kMaxParentsGpu = 12;  ///< larger parent limits stay on the CPU
+constexpr int kMaxParentsGpu = bn::kMaxGpuParents;  ///< larger parent limits stay on the CPU
 constexpr int kCells = static_cast<int>(kBnTableCells);
 
 /// One node's part of the table layout, by value in the kernel arguments.

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA skeleton engine of the nonlinear PC: pc::SkeletonEngine over CmiKnnGpu
-// (kernels/cmi_knn.cu). Results equal ci::CpuCmiKnnEngine's: the same kept pairs and
+// (kernels/cmi_knn.cu). Results equal pc::CpuCmiKnnEngine's: the same kept pairs and
 // p-values at level 0 and, at each level l >= 1, the same separated entries,
 // lexicographically smallest separating sets and pMax, because every test's p-value is a
 // function of the test alone (its random numbers are keyed by the test id) and the results
 // are applied in the CPU's order.
 //
 // Level l >= 1 (the paper's -Parallel scheme, generalised): each row walks its l-subsets S
-// of adj(i) in lexicographic order as ci::search_row does, but a batch takes the next set
+// of adj(i) in lexicographic order as pc::search_row does, but a batch takes the next set
 // of every open row in turn (round robin) until it holds enough tests to fill the GPU, and
 // runs them all at once. Applying a batch in the order the sets were taken (per row: the
 // lexicographic order), a test of an entry already separated by an earlier set is ignored,
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "ci/cpu_cmi_knn_engine.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/pair_index.hpp"
@@ -32,7 +32,7 @@ public:
     CudaCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec,
                      int max_level, int device)
         : gpu_(make_cmiknn_gpu(data, spec, max_level == 0 ? 0 : 1, device)), policy_(policy),
-          note_(ci::cmi_constant_note(data, gpu_->reference())) {
+          note_(pc::cmi_constant_note(data, gpu_->reference())) {
         // Tests per batch: about 2^28 samples' statistics ((B + 1)·T per test), from 64 to
         // 16384 tests.
         const double t = static_cast<double>(data.n_samples);
@@ -67,7 +67,7 @@ public:
                 CmiKnnQuery q;
                 q.x = static_cast<std::int32_t>(i);
                 q.y = static_cast<std::int32_t>(j);
-                q.test_id = ci::cmi_pc_test_id(q.x, q.y, {});
+                q.test_id = pc::cmi_pc_test_id(q.x, q.y, {});
                 queries.push_back(std::move(q));
                 if (queries.size() >= batch_) flush();
             }
@@ -161,7 +161,7 @@ public:
         q.y = j;
         q.z = s;
         std::sort(q.z.begin(), q.z.end());
-        q.test_id = ci::cmi_pc_test_id(q.x, q.y, q.z);
+        q.test_id = pc::cmi_pc_test_id(q.x, q.y, q.z);
         return gpu_->run({q}, std::nullopt).front().p;
     }
 

@@ -3,7 +3,7 @@
 // pc_discrete.cu (gpuPC scheme). The codes (one byte per value) and the cardinalities live
 // on the device; each level uploads its snapshot and work items.
 //
-// Results equal the CPU engine's (ci::CpuDiscreteEngine): the same kept pairs at level 0
+// Results equal the CPU engine's (pc::CpuDiscreteEngine): the same kept pairs at level 0
 // and, at each level l >= 1, the same separated entries, lexicographically smallest
 // separating sets and pMax, up to the last bits of p (the CPU sums a stratum over its
 // observed cells, the GPU over the dense table; the order of additions differs). Test
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ci/cpu_discrete_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "cuda_check.hpp"
@@ -227,7 +227,7 @@ private:
     DiscreteTunables tun_;
     std::vector<std::int32_t> cards_;
     std::int64_t n_, m_;
-    ci::CpuDiscreteEngine cpu_;  // single tests for the orientation rules
+    pc::CpuDiscreteEngine cpu_;  // single tests for the orientation rules
     std::unique_ptr<Stream> stream_;
     DeviceBuffer<std::uint8_t> codes_;
     DeviceBuffer<std::int32_t> dcards_, nbrs_;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
-#include "ci/cpu_discrete_engine.hpp"
+#include "ci/discrete_codes.hpp"
 #include "core/backend.hpp"  // DeviceInfo
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
@@ -118,7 +118,7 @@ public:
 std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec,
                                            int max_cond, int device = 0);
 
-/// The CMIknn skeleton engine on device `device` (results equal ci::CpuCmiKnnEngine's).
+/// The CMIknn skeleton engine on device `device` (results equal pc::CpuCmiKnnEngine's).
 std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data,
                                                        const pc::TestPolicy& policy,
                                                        const ci::CmiKnnSpec& spec, int max_level,

@@ -4,7 +4,7 @@
 // from the CorrelationStore and leaving what stays on the device with FisherResults. Owns
 // the per-level work buffers (RAII); work goes on the context's stream.
 //
-// Results equal the CPU engine's (ci::CpuFisherEngine) for the same correlation matrix:
+// Results equal the CPU engine's (pc::CpuFisherEngine) for the same correlation matrix:
 // the same kept pairs at level 0, and at every level l >= 1 the same per-entry
 // kSeparated/kTested flags, the same (lexicographically smallest) separating sets and
 // pMax, up to the last bits of p (GPU and glibc differ by ulps in erfc/log1p; the

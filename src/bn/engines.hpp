@@ -34,4 +34,28 @@ using ChainAdvancer = std::function<void(std::span<ChainState>, std::int64_t unt
 /// on device `device`, max or sum mode.
 ChainAdvancer cuda_chain_advancer(const ScoreTable& table, const OrderMcmcOptions& opts, int device);
 
+/// The largest parent limit the GPU sorter and chains take (kernels/bn_mcmc.cu sizes its
+/// per-thread arrays by it); the GPU table fillers take any.
+constexpr int kMaxGpuParents = 12;
+
+/// Which engine runs each phase: decided once, here (the registry of the MCMC learner).
+struct McmcEngines {
+    ScoreTable::Filler filler;  ///< the table's entries; empty: the CPU's
+    ScoreTable::Filler sorter;  ///< the score-sorted lists; empty: the CPU's
+    /// Whether the chains may run on the GPU (chains_on_gpu then decides with the table).
+    bool gpu_chains = false;
+    int device = 0;
+
+    /// Whether the chains run on the GPU over `table`: max mode needs its sorted lists.
+    bool chains_on_gpu(const ScoreTable& table, OrderScoreMode mode) const {
+        return gpu_chains && (mode == OrderScoreMode::Sum || table.has_sorted());
+    }
+};
+
+/// The engines for `scorer` (a DiscreteScorer or BgeScorer has a GPU table filler) with
+/// `prior`, `max_parents`, on device `device` when `gpu`; the CPU's otherwise. `scorer`
+/// and `prior` must outlive the fillers.
+McmcEngines pick_mcmc_engines(const LocalScorer& scorer, const PriorScorer& prior, int max_parents, bool gpu,
+                              int device);
+
 }  // namespace cudag::bn

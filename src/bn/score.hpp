@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ci/cpu_discrete_engine.hpp"
+#include "ci/discrete_codes.hpp"
 #include "core/dataset.hpp"
 
 namespace cudag::bn {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
-#include "ci/cpu_discrete_engine.hpp"
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "ci/fisher_z.hpp"
 #include "cli/common.hpp"
 #include "core/error.hpp"
@@ -160,15 +160,15 @@ int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
         out.emplace_back("exceedances", std::to_string(r.exceedances));
         out.emplace_back("seed", std::to_string(cmi.spec().seed));
     } else if (spec.kind == pc::TestKind::FisherZ) {
-        const ci::CpuFisherEngine engine(columns(data, vars), pc::TestPolicy{}, 1);
+        const pc::CpuFisherEngine engine(columns(data, vars), pc::TestPolicy{}, 1);
         statistic = engine.partial_correlation(0, 1, sub_z);
         p = ci::fisher_z_pvalue(statistic, data.n_samples, l, compat == pc::Compat::CausalLearn);
         const double r = std::clamp(statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
         out.emplace_back("z", number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) *
                                      std::fabs(std::atanh(r))));
     } else {
-        ci::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec.discrete, 1);
-        const ci::CpuDiscreteEngine::TestResult r = engine.test(0, 1, sub_z);
+        pc::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec.discrete, 1);
+        const pc::CpuDiscreteEngine::TestResult r = engine.test(0, 1, sub_z);
         statistic = r.statistic;
         p = r.p;
         out.emplace_back("dof", number(r.dof));

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "ci/cmi_knn.hpp"
-#include "ci/cpu_cmi_knn_engine.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
 #include "cli/common.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -127,7 +127,7 @@ void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int wo
     // Every permutation drawn (no early stop): the estimate is an upper bound.
     for (std::int32_t j = 1; j < n && timed < 4 && (timed == 0 || elapsed() < 2.0); ++j, ++timed) {
         std::int32_t x = 0, y = j;
-        const std::uint64_t id = ci::cmi_pc_test_id(x, y, {});
+        const std::uint64_t id = pc::cmi_pc_test_id(x, y, {});
         cmi.test(x, y, {}, id, std::span<ci::CmiKnnWorkspace>(ws), std::nullopt);
     }
     const double each = elapsed() / static_cast<double>(timed);

@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "ci/correlation.hpp"
-#include "ci/cpu_cmi_knn_engine.hpp"
-#include "ci/cpu_discrete_engine.hpp"
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "core/error.hpp"
 
 namespace cudag::pc {
@@ -15,26 +15,26 @@ namespace {
 
 std::unique_ptr<SkeletonEngine> cpu_fisher(const EngineArgs& a) {
     const int threads = a.backend.threads;
-    if (a.comm.size() == 1) return std::make_unique<ci::CpuFisherEngine>(a.data, a.policy, threads);
+    if (a.comm.size() == 1) return std::make_unique<pc::CpuFisherEngine>(a.data, a.policy, threads);
     // CPU ranks compute the correlation matrix together (bit-identical to one rank's).
     mpi::run_agreed(a.comm, [&] { ci::check_no_constant_columns(a.data); });
     std::vector<double> corr = ci::correlation_matrix(a.data, threads, a.comm);
     return make_agreed(a.comm, [&] {
-        return std::make_unique<ci::CpuFisherEngine>(std::move(corr), a.data.n_vars,
+        return std::make_unique<pc::CpuFisherEngine>(std::move(corr), a.data.n_vars,
                                                    a.data.n_samples, a.policy, threads);
     });
 }
 
 std::unique_ptr<SkeletonEngine> cpu_discrete(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
-        return std::make_unique<ci::CpuDiscreteEngine>(a.data, a.policy, a.test.discrete,
+        return std::make_unique<pc::CpuDiscreteEngine>(a.data, a.policy, a.test.discrete,
                                                      a.backend.threads);
     });
 }
 
 std::unique_ptr<SkeletonEngine> cpu_cmiknn(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
-        return std::make_unique<ci::CpuCmiKnnEngine>(a.data, a.policy, a.test.cmi, a.max_level,
+        return std::make_unique<pc::CpuCmiKnnEngine>(a.data, a.policy, a.test.cmi, a.max_level,
                                                    a.backend.threads);
     });
 }

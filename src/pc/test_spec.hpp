@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
-#include "ci/cpu_discrete_engine.hpp"
+#include "ci/discrete_codes.hpp"
 #include "core/dataset.hpp"
 
 namespace cudag::pc {

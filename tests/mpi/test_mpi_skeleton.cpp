@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "ci/correlation.hpp"
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "mpi/mpi_communicator.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
@@ -77,7 +77,7 @@ protected:
         opt_.policy.exhaustive = opt_.policy.strict = opt_.policy.causal_learn_pvalue = GetParam().exhaustive;
         if (GetParam().sparse_pmax) opt_.dense_pmax_limit = 8;
         opt_.level0_on_every_rank = GetParam().level0_everywhere ? 1 : 0;
-        cpu_ = std::make_unique<ci::CpuFisherEngine>(data_, opt_.policy, 1);
+        cpu_ = std::make_unique<pc::CpuFisherEngine>(data_, opt_.policy, 1);
         if (GetParam().knowledge) {
             add_knowledge(opt_, *cpu_);
             ASSERT_GE(opt_.required_pairs.size(), 2u);
@@ -91,7 +91,7 @@ protected:
     }
     Dataset data_;
     pc::SkeletonOptions opt_;
-    std::unique_ptr<ci::CpuFisherEngine> cpu_;
+    std::unique_ptr<pc::CpuFisherEngine> cpu_;
     std::unique_ptr<test::KeepingEngine> keeping_;
     pc::SkeletonEngine* engine_ = nullptr;  ///< the engine under test
     pc::SkeletonResult serial_;
@@ -181,7 +181,7 @@ TEST(MpiSkeletonHubs, HubRowsSplitAcrossRanksGiveTheSerialSearch) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     opt.max_level = 2;
-    ci::CpuFisherEngine cpu(data, opt.policy, 2);
+    pc::CpuFisherEngine cpu(data, opt.policy, 2);
     const pc::SkeletonResult serial = pc::learn_skeleton(cpu, opt);
     ASSERT_GE(serial.levels.size(), 3u);
     WholeRowsEngine whole(cpu);

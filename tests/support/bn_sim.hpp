@@ -7,7 +7,7 @@
 
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
-#include "ci/cpu_discrete_engine.hpp"
+#include "ci/discrete_codes.hpp"
 #include "sim/discrete.hpp"
 
 namespace cudag::test {

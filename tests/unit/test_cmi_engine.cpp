@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "ci/cpu_cmi_knn_engine.hpp"
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "pc/engines.hpp"
@@ -22,7 +22,7 @@ namespace cudag {
 namespace {
 
 using ci::CmiKnnSpec;
-using ci::CpuCmiKnnEngine;
+using pc::CpuCmiKnnEngine;
 
 /// Small nonlinear data: fast tests (T = 120 by default, B = 39).
 Dataset small_data(std::int64_t vars, std::uint64_t seed, std::int64_t samples = 120) {
@@ -49,14 +49,14 @@ pc::SkeletonResult skeleton(const Dataset& data, const CmiKnnSpec& spec, int thr
 TEST(CmiKnnEngine, TestIdDependsOnThePairAndTheSetOnly) {
     const std::vector<std::int32_t> s{2, 5};
     std::int32_t x = 7, y = 3;
-    const std::uint64_t id = ci::cmi_pc_test_id(x, y, s);
+    const std::uint64_t id = pc::cmi_pc_test_id(x, y, s);
     EXPECT_EQ(x, 3);
     EXPECT_EQ(y, 7);
     std::int32_t a = 3, b = 7;
-    EXPECT_EQ(ci::cmi_pc_test_id(a, b, s), id);
+    EXPECT_EQ(pc::cmi_pc_test_id(a, b, s), id);
     const std::vector<std::int32_t> other{2, 6}, longer{2, 5, 9}, none{};
-    EXPECT_NE(ci::cmi_pc_test_id(a, b, other), id);
-    EXPECT_NE(ci::cmi_pc_test_id(a, b, longer), id);
+    EXPECT_NE(pc::cmi_pc_test_id(a, b, other), id);
+    EXPECT_NE(pc::cmi_pc_test_id(a, b, longer), id);
     EXPECT_NE(ci::cmi_set_key(none.data(), 0), ci::cmi_set_key(s.data(), 1));
     const std::vector<std::int32_t> zero{0};
     EXPECT_NE(ci::cmi_set_key(none.data(), 0), ci::cmi_set_key(zero.data(), 1));
@@ -148,7 +148,7 @@ TEST(CmiKnnEngine, FindsAQuadraticEdgeTheGaussianTestMisses) {
     data.source = "quadratic";
     pc::TestPolicy policy;
     CpuCmiKnnEngine cmi(data, policy, fast_spec(), -1, 1);
-    ci::CpuFisherEngine fisher(data, policy, 1);
+    pc::CpuFisherEngine fisher(data, policy, 1);
     EXPECT_EQ(cmi.p_value(0, 1, {}), 1.0 / 40);  // no surrogate reaches the statistic
     EXPECT_GT(fisher.p_value(0, 1, {}), 0.05);
 }

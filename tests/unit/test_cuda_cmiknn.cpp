@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ci/cpu_cmi_knn_engine.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/nonlinear.hpp"
 #include "support/gpu.hpp"
@@ -148,7 +148,7 @@ TEST(CudaCmiKnn, SkeletonEqualsTheCpuEngine) {
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
         spec.early_stop = ci::CmiEarlyStop{opt.policy.alpha, opt.policy.strict};
-        ci::CpuCmiKnnEngine cpu(data, opt.policy, spec, -1, 0);
+        pc::CpuCmiKnnEngine cpu(data, opt.policy, spec, -1, 0);
         auto t0 = std::chrono::steady_clock::now();
         const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
         const double cpu_s = seconds_since(t0);

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <string>
 
-#include "ci/cpu_discrete_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
 #include "io/dataset_io.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/discrete.hpp"
@@ -30,7 +30,7 @@ void expect_parity(const Dataset& data, const ci::DiscreteTestSpec& spec, double
                    const std::string& what, const cuda::DiscreteTunables& t = {}) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = alpha;
-    ci::CpuDiscreteEngine cpu(data, opt.policy, spec, 0);
+    pc::CpuDiscreteEngine cpu(data, opt.policy, spec, 0);
     auto t0 = std::chrono::steady_clock::now();
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     const double cpu_s = seconds_since(t0);

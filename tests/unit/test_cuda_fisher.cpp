@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "ci/correlation.hpp"
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "ci/fisher_z.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
@@ -165,7 +165,7 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
     const Dataset data = simulate(c.n, c.m, c.degree, c.seed);
     pc::SkeletonOptions opt;
     opt.policy.alpha = c.alpha;
-    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
     auto t0 = std::chrono::steady_clock::now();
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     const double cpu_s = seconds_since(t0);
@@ -221,7 +221,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
     const Dataset data = simulate(n, m, 9, 21);
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
     cuda::FisherTunables t = tunables_for(variant);
     t.generic_from_level = generic_from;
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
@@ -287,7 +287,7 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
     const Dataset data = simulate(n, m, 20, 8);
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.2;  // keeps many edges, so the search goes deep
-    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     for (char variant : {'s', 'e', 'x', 'D', 'd'}) {
         cuda::FisherTunables t = tunables_for(variant);
@@ -306,7 +306,7 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
     const Dataset data = simulate(n, m, 6, 9);
     pc::TestPolicy policy;
     policy.alpha = 0.01;
-    ci::CpuFisherEngine cpu(data, policy, 0);
+    pc::CpuFisherEngine cpu(data, policy, 0);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
     for (bool dense : {true, false})
         for (auto [rb, re] : {std::pair<std::int64_t, std::int64_t>{0, n}, {123, 456}}) {
@@ -365,7 +365,7 @@ TEST(CudaFisher, PValueIsEquivalentToCpu) {
     const std::int64_t n = 40, m = 200;
     const Dataset data = simulate(n, m, 5, 10);
     pc::TestPolicy policy;
-    ci::CpuFisherEngine cpu(data, policy, 1);
+    pc::CpuFisherEngine cpu(data, policy, 1);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
     std::mt19937_64 rng(11);
     for (int t = 0; t < 200; ++t) {
@@ -395,7 +395,7 @@ TEST(CudaFisher, SingularBlocksAreEquivalentToCpu) {
     }
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     for (char variant : {'s', 'e'}) {
         cuda::FisherTunables t;
@@ -414,7 +414,7 @@ TEST(CudaFisher, StrictPolicyIsEquivalentToCpu) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     opt.policy.strict = true;
-    ci::CpuFisherEngine cpu(data, opt.policy, 0);
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
     const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
     EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
@@ -431,7 +431,7 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
         if (sparse) opt.dense_pmax_limit = 0;  // the table over level 0's kept pairs
-        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        pc::CpuFisherEngine cpu(data, opt.policy, 0);
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
         ASSERT_NE(gpu->device_results(), nullptr);
         const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
@@ -474,7 +474,7 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
         const Dataset data = simulate(n, m, deg, seed);
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
-        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        pc::CpuFisherEngine cpu(data, opt.policy, 0);
         // The GPU sums every entry in the CPU's order: C is the same bit for bit.
         const std::vector<double> c = cuda::gpu_correlation(data);
         ASSERT_EQ(c.size(), cpu.correlation().size());
@@ -504,7 +504,7 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
         const Dataset data = simulate(n, m, deg, seed);
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
-        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        pc::CpuFisherEngine cpu(data, opt.policy, 0);
         const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
         for (char variant : {'s', 'e'}) {
             cuda::FisherTunables t;
@@ -688,7 +688,7 @@ TEST(CudaFisherBench, DISABLED_TimingsAgainstCpu) {
         pc::SkeletonResult ref, got;
         if (b.cpu) {
             auto t0 = std::chrono::steady_clock::now();
-            ci::CpuFisherEngine cpu(data, opt.policy, 0);
+            pc::CpuFisherEngine cpu(data, opt.policy, 0);
             bench_one("cpu", cpu, opt, seconds_since(t0), &ref);
         }
         for (char variant : {'s', 'e'}) {

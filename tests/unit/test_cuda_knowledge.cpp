@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "ci/cpu_discrete_engine.hpp"
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "cudag/config.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/discrete.hpp"
@@ -90,7 +90,7 @@ TEST(CudaKnowledge, FisherWithKnowledgeIsEquivalentToCpu) {
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
         if (sparse) opt.dense_pmax_limit = 0;
-        ci::CpuFisherEngine cpu(data, opt.policy, 0);
+        pc::CpuFisherEngine cpu(data, opt.policy, 0);
         pc::SkeletonOptions level0 = opt;
         level0.max_level = 0;
         const Graph g0 = pc::learn_skeleton(cpu, level0).skeleton;
@@ -133,7 +133,7 @@ TEST(CudaKnowledge, DiscreteWithKnowledgeIsEquivalentToCpu) {
     const ci::DiscreteTestSpec test{ci::DiscreteStat::GSquare, ci::DofRule::Pcalg};
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    ci::CpuDiscreteEngine cpu(data, opt.policy, test, 0);
+    pc::CpuDiscreteEngine cpu(data, opt.policy, test, 0);
     pc::SkeletonOptions level0 = opt;
     level0.max_level = 0;
     const Graph g0 = pc::learn_skeleton(cpu, level0).skeleton;

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <vector>
 
-#include "ci/cpu_discrete_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
 #include "ci/discrete_test.hpp"
 #include "core/error.hpp"
 #include "io/table_reader.hpp"
 
 using namespace cudag;
-using ci::CpuDiscreteEngine;
+using pc::CpuDiscreteEngine;
 using ci::DiscreteStat;
 using ci::DofRule;
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/knowledge.hpp"
@@ -230,7 +230,7 @@ TEST(SkeletonKnowledge, MatchesPcalgFixedGapsAndFixedEdges) {
             opt.policy.alpha = 0.01;
             opt.threads = 2;
             if (sparse) opt.dense_pmax_limit = 0;
-            ci::CpuFisherEngine eng(d, opt.policy, 2);
+            pc::CpuFisherEngine eng(d, opt.policy, 2);
             const Pairs p = pick_pairs(pc::learn_skeleton(eng, opt), n);
             ASSERT_FALSE(p.forbidden.empty());
             ASSERT_FALSE(p.required.empty());
@@ -248,7 +248,7 @@ TEST(SkeletonKnowledge, MatchesPcalgFixedGapsAndFixedEdges) {
                              !sparse));
             pc::SkeletonOptions one = ko;
             one.threads = 1;
-            ci::CpuFisherEngine eng1(d, one.policy, 1);
+            pc::CpuFisherEngine eng1(d, one.policy, 1);
             EXPECT_TRUE(pc::learn_skeleton(eng1, one).sepsets == got.sepsets);
         }
     }
@@ -260,7 +260,7 @@ TEST(SkeletonKnowledge, ExhaustiveSearchKeepsTheKnowledgeToo) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.01;
     opt.policy.strict = opt.policy.exhaustive = true;
-    ci::CpuFisherEngine eng(d, opt.policy, 2);
+    pc::CpuFisherEngine eng(d, opt.policy, 2);
     const Pairs p = pick_pairs(pc::learn_skeleton(eng, opt), n);
     const auto got = pc::learn_skeleton(eng, with_pairs(opt, p));
     for (auto [i, j] : p.forbidden) EXPECT_FALSE(got.skeleton.has(i, j));
@@ -277,7 +277,7 @@ TEST(SkeletonKnowledge, ChainWithRequiredEndsAndForbiddenLink) {
     std::vector<double> c = {1, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 1};
     pc::SkeletonOptions opt;
     opt.required_pairs = {{0, 2}};
-    ci::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
+    pc::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
     auto got = pc::learn_skeleton(eng, opt);
     EXPECT_TRUE(got.skeleton.has(0, 2));  // kept although X1 separates it
     EXPECT_TRUE(got.skeleton.has(0, 1));

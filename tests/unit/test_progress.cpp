@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "mpi/communicator.hpp"
 #include "pc/progress.hpp"
 #include "pc/row_work.hpp"
@@ -48,7 +48,7 @@ TEST(Progress, TheSearchHandsEachLevelItsPlanFromTheSnapshot) {
     const sim::GaussianSim s = sim::simulate_gaussian({60, 400, 0.15, 5}, 1);
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.2;
-    ci::CpuFisherEngine engine(s.data, opt.policy, 1);
+    pc::CpuFisherEngine engine(s.data, opt.policy, 1);
     // The plan of level l is the row work of level l - 1's result.
     std::vector<pc::LevelPlan> plans;
     pc::SkeletonHooks hooks;
@@ -61,7 +61,7 @@ TEST(Progress, TheSearchHandsEachLevelItsPlanFromTheSnapshot) {
         EXPECT_EQ(l, static_cast<int>(k) + 1);
         pc::SkeletonOptions upto = opt;
         upto.max_level = l - 1;
-        ci::CpuFisherEngine e2(s.data, opt.policy, 1);
+        pc::CpuFisherEngine e2(s.data, opt.policy, 1);
         const Graph g = pc::learn_skeleton(e2, upto).skeleton;
         const Adjacency snap = Adjacency::from_graph(g, 1);
         double sum = 0.0;

@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "mpi/communicator.hpp"
@@ -109,7 +109,7 @@ TEST_P(SkeletonParity, MatchesSerialPcalgStable) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     opt.threads = 3;  // the level bookkeeping in runs of rows on threads
-    ci::CpuFisherEngine eng(d, opt.policy, 3);
+    pc::CpuFisherEngine eng(d, opt.policy, 3);
     const auto got = pc::learn_skeleton(eng, opt);
     const Reference want = pcalg_stable(eng, n, 0.05, -1);
     EXPECT_TRUE(same(got, want, n, true));
@@ -124,7 +124,7 @@ TEST_P(SkeletonParity, MatchesSerialCausalLearnStable) {
     opt.policy.strict = true;
     opt.policy.exhaustive = true;
     opt.threads = 2;
-    ci::CpuFisherEngine eng(d, opt.policy, 2);
+    pc::CpuFisherEngine eng(d, opt.policy, 2);
     const auto got = pc::learn_skeleton(eng, opt);
     EXPECT_TRUE(same(got, causal_learn_stable(eng, n, 0.05), n, false));
 }
@@ -146,7 +146,7 @@ TEST(Skeleton, ThreadCountDoesNotChangeTheResult) {
             // levels run, the later ones merged in at the end
             one.early_sort_records = 0;
             many.early_sort_records = 1;
-            ci::CpuFisherEngine e1(d, one.policy, 1), e4(d, many.policy, 4);
+            pc::CpuFisherEngine e1(d, one.policy, 1), e4(d, many.policy, 4);
             const auto a = pc::learn_skeleton(e1, one);
             const auto b = pc::learn_skeleton(e4, many);
             EXPECT_TRUE(a.skeleton == b.skeleton);
@@ -272,7 +272,7 @@ TEST(Skeleton, SnapshotsBuiltByTheEngineGiveTheSameSearch) {
         opt.policy.exhaustive = exhaustive;
         opt.threads = 3;
         opt.dense_pmax_limit = 0;  // level 0's lists: the sparse pMax table is built from them
-        ci::CpuFisherEngine cpu(d, opt.policy, 2);
+        pc::CpuFisherEngine cpu(d, opt.policy, 2);
         ListingEngine lister(cpu);
         test::KeepingEngine eng(lister, false, true);  // builds every snapshot but level 2's
         const auto want = pc::learn_skeleton(cpu, opt);
@@ -310,7 +310,7 @@ TEST(Skeleton, AnEngineKeepingPmaxAndSetsGivesTheSameSearch) {
         opt.policy.alpha = 0.01;
         opt.threads = 3;
         if (sparse) opt.dense_pmax_limit = 0;
-        ci::CpuFisherEngine cpu(d, opt.policy, 2);
+        pc::CpuFisherEngine cpu(d, opt.policy, 2);
         test::KeepingEngine eng(cpu);
         const auto want = pc::learn_skeleton(cpu, opt);
         const auto got = pc::learn_skeleton(eng, opt);
@@ -357,7 +357,7 @@ TEST(Skeleton, MaxLevelCapsTheSearch) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     opt.max_level = 1;
-    ci::CpuFisherEngine eng(d, opt.policy, 2);
+    pc::CpuFisherEngine eng(d, opt.policy, 2);
     const auto got = pc::learn_skeleton(eng, opt);
     EXPECT_EQ(got.levels.back().level, 1);
     EXPECT_TRUE(same(got, pcalg_stable(eng, n, 0.05, 1), n, true));
@@ -367,7 +367,7 @@ TEST(Skeleton, ChainIsSeparatedByItsMiddle) {
     // Population correlations of X0 -> X1 -> X2: r01 = r12 = 0.5, r02 = 0.25.
     std::vector<double> c = {1, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 1};
     pc::SkeletonOptions opt;
-    ci::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
+    pc::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
     const auto got = pc::learn_skeleton(eng, opt);
     EXPECT_TRUE(got.skeleton.has(0, 1));
     EXPECT_TRUE(got.skeleton.has(1, 2));
@@ -383,6 +383,6 @@ TEST(Skeleton, TooFewSamplesForALevelIsAnInputError) {
     opt.policy.alpha = 0.05;
     opt.max_supported_level = 1;
     opt.supported_level_reason = "test data has 5 samples";
-    ci::CpuFisherEngine eng(d, opt.policy, 1);
+    pc::CpuFisherEngine eng(d, opt.policy, 1);
     EXPECT_THROW(pc::learn_skeleton(eng, opt), InputError);
 }

@@ -7,7 +7,7 @@
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
 
-namespace cudag::ci {
+namespace cudag::pc {
 
 /// Multithreaded CPU skeleton engine for Gaussian data (Fisher-z). Rows are dealt
 /// to threads; within a row, one factorisation of C[S,S] per conditioning set S
@@ -40,4 +40,4 @@ private:
     int threads_ = 1;
 };
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

@@ -14,7 +14,7 @@
 #include "core/pair_index.hpp"
 #include "pc/skeleton_engine.hpp"
 
-namespace cudag::ci {
+namespace cudag::pc {
 
 /// Tests every entry (i, j) of row i of `snap` at level l from row i's side, walking
 /// the l-subsets S of adj(i) in lexicographic order (so the first separating set found
@@ -81,9 +81,9 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const pc::
     return tests;
 }
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc
 
-namespace cudag::ci {
+namespace cudag::pc {
 
 /// Level 0 for rows [row_begin, row_end) on `threads` workers: p = pfn(i, j, worker) for
 /// every pair i < j with i in the block; dependent pairs are added to `g` and, unless
@@ -111,4 +111,4 @@ void level0_rows(std::int64_t n, std::int64_t row_begin, std::int64_t row_end, b
     for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
 }
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

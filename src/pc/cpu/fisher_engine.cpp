@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ci/cpu_fisher_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 
 #include <algorithm>
 #include <utility>
 
 #include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
-#include "ci/row_search.hpp"
+#include "pc/cpu/row_search.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 
-namespace cudag::ci {
+namespace cudag::pc {
+
+using ci::ConditioningBlock;
+using ci::correlation_matrix;
+using ci::fisher_z_pvalue;
+using ci::partial_correlation;
 
 CpuFisherEngine::CpuFisherEngine(const Dataset& data, const pc::TestPolicy& policy, int threads)
     : CpuFisherEngine(correlation_matrix(data, resolve_threads(threads)), data.n_vars,
@@ -100,4 +105,4 @@ double CpuFisherEngine::partial_correlation(std::int32_t i, std::int32_t j,
                                    yj.data());
 }
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

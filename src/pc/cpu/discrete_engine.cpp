@@ -1,37 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ci/cpu_discrete_engine.hpp"
+#include "pc/cpu/discrete_engine.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "ci/row_search.hpp"
+#include "pc/cpu/row_search.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 
-namespace cudag::ci {
+namespace cudag::pc {
 
-DiscreteCodes encode_discrete(const Dataset& data, bool allow_single_level) {
-    CUDAG_ASSERT(data.discrete());
-    DiscreteCodes d;
-    d.n_vars = data.n_vars;
-    d.n_samples = data.n_samples;
-    d.cards.resize(static_cast<std::size_t>(data.n_vars));
-    d.codes.resize(data.values.size());
-    for (std::int64_t v = 0; v < data.n_vars; ++v) {
-        const auto& levels = data.levels[static_cast<std::size_t>(v)];
-        if (levels.size() < 2 && !(allow_single_level && levels.size() == 1))
-            throw InputError(data.source + ": variable '" + data.names[v] + "' (column " +
-                             std::to_string(v + 1) + ") has a single level" +
-                             (levels.empty() ? std::string() : " '" + levels[0] + "'") +
-                             "; a discrete CI test needs at least 2 levels (drop the column, or "
-                             "use --dof causal-learn, which tests it with df = 0, p = 1)");
-        CUDAG_ASSERT(levels.size() <= 256);
-        d.cards[v] = static_cast<std::int32_t>(levels.size());
-    }
-    std::transform(data.values.begin(), data.values.end(), d.codes.begin(),
-                   [](double x) { return static_cast<std::uint8_t>(x); });
-    return d;
-}
+using ci::DiscreteCodes;
+using ci::DiscreteTestSpec;
+using ci::DiscreteStat;
+using ci::DofRule;
+using ci::expected_count;
+using ci::cell_term;
+using ci::discrete_pvalue;
+using ci::encode_discrete;
 
 /// One thread's working memory: the strata of the current conditioning set and the
 /// tables of the current test. Sized once; reused by every test the thread runs.
@@ -225,4 +211,4 @@ double CpuDiscreteEngine::p_value(std::int32_t i, std::int32_t j,
     return test(i, j, s).p;
 }
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

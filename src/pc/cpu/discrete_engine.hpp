@@ -4,34 +4,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "ci/discrete_test.hpp"
+#include "ci/discrete_codes.hpp"
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
 
-namespace cudag::ci {
-
-/// Which discrete test a run uses.
-struct DiscreteTestSpec {
-    DiscreteStat stat = DiscreteStat::ChiSquare;
-    DofRule dof = DofRule::Pcalg;
-};
-
-/// Discrete data as the engines hold it: one byte per code, variable-major
-/// (codes[v * n_samples + s]), and each variable's number of levels.
-struct DiscreteCodes {
-    std::int64_t n_vars = 0;
-    std::int64_t n_samples = 0;
-    std::vector<std::uint8_t> codes;
-    std::vector<std::int32_t> cards;  ///< levels per variable, 2..kMaxLevels
-
-    const std::uint8_t* column(std::int64_t v) const { return codes.data() + v * n_samples; }
-};
-
-/// Codes of a discrete Dataset (Dataset::discrete()). Throws InputError naming the
-/// variable when one has a single level (its tests have no degrees of freedom) unless
-/// `allow_single_level` (the causal-learn rule defines them: df = 0 gives p = 1, so such
-/// a variable ends isolated), and LogicError when the data are not discrete.
-DiscreteCodes encode_discrete(const Dataset& data, bool allow_single_level = false);
+namespace cudag::pc {
 
 /// Multithreaded CPU skeleton engine for discrete data (χ² or G² on contingency tables).
 /// Rows are dealt to threads; within a row, the strata of a conditioning set S (the
@@ -41,9 +18,9 @@ DiscreteCodes encode_discrete(const Dataset& data, bool allow_single_level = fal
 class CpuDiscreteEngine final : public pc::SkeletonEngine {
 public:
     CpuDiscreteEngine(const Dataset& data, const pc::TestPolicy& policy,
-                      const DiscreteTestSpec& test, int threads);
-    CpuDiscreteEngine(DiscreteCodes codes, const pc::TestPolicy& policy,
-                      const DiscreteTestSpec& test, int threads);
+                      const ci::DiscreteTestSpec& test, int threads);
+    CpuDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy,
+                      const ci::DiscreteTestSpec& test, int threads);
     ~CpuDiscreteEngine() override;
 
     std::string name() const override { return "cpu"; }
@@ -65,11 +42,11 @@ public:
     class Scratch;  ///< one thread's strata and counting tables
 
 private:
-    DiscreteCodes data_;
+    ci::DiscreteCodes data_;
     pc::TestPolicy policy_;
-    DiscreteTestSpec test_;
+    ci::DiscreteTestSpec test_;
     int threads_ = 1;
     std::vector<Scratch> scratch_;
 };
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

@@ -12,7 +12,7 @@
 #include "core/dataset.hpp"
 #include "pc/skeleton_engine.hpp"
 
-namespace cudag::ci {
+namespace cudag::pc {
 
 /// The id of test x ⟂ y | s as every CMIknn engine forms it (docs/cmiknn.md "Test ids"):
 /// the pair ordered (min, max) and the key of the sorted conditioning set, so that a test
@@ -22,11 +22,11 @@ std::uint64_t cmi_pc_test_id(std::int32_t& x, std::int32_t& y, std::span<const s
 
 /// The setup note of every CMIknn engine: names the constant columns of `data` (their tests
 /// give statistic 0, p = 1, as tigramite's); empty when there are none.
-std::string cmi_constant_note(const Dataset& data, const CmiKnn& cmi);
+std::string cmi_constant_note(const Dataset& data, const ci::CmiKnn& cmi);
 
 /// Multithreaded CPU engine for CMIknn. Level 0 deals the pairs to threads one at a time and
-/// levels ≥ 1 the rows (a row's tests run in the canonical order of ci::search_row); each
-/// thread owns one CmiKnnWorkspace, so no test allocates once the buffers have grown. Every
+/// levels ≥ 1 the rows (a row's tests run in the canonical order of pc::search_row); each
+/// thread owns one ci::CmiKnnWorkspace, so no test allocates once the buffers have grown. Every
 /// random number is keyed by (spec.seed, cmi_pc_test_id, surrogate), so results do not
 /// depend on the thread or rank count.
 ///
@@ -37,7 +37,7 @@ class CpuCmiKnnEngine final : public pc::SkeletonEngine {
 public:
     /// `data` (continuous) must outlive the engine. max_level (-1: none) only decides
     /// whether the spec is validated for conditioning sets.
-    CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const CmiKnnSpec& spec,
+    CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec,
                     int max_level, int threads);
 
     std::string name() const override { return "cpu"; }
@@ -50,14 +50,14 @@ public:
     bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
 
-    const CmiKnn& test() const { return cmi_; }
+    const ci::CmiKnn& test() const { return cmi_; }
 
 private:
-    CmiKnn cmi_;
+    ci::CmiKnn cmi_;
     pc::TestPolicy policy_;
     int threads_ = 1;
-    std::vector<CmiKnnWorkspace> ws_;  ///< one per thread
+    std::vector<ci::CmiKnnWorkspace> ws_;  ///< one per thread
     std::string note_;
 };
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ci/cpu_cmi_knn_engine.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "ci/row_search.hpp"
+#include "pc/cpu/row_search.hpp"
 #include "core/error.hpp"
 #include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 
-namespace cudag::ci {
+namespace cudag::pc {
+
+using ci::CmiKnn;
+using ci::CmiKnnSpec;
+using ci::CmiKnnWorkspace;
+using ci::cmi_set_key;
+using ci::cmi_test_id;
 
 std::uint64_t cmi_pc_test_id(std::int32_t& x, std::int32_t& y, std::span<const std::int32_t> s) {
     if (y < x) std::swap(x, y);
@@ -111,4 +117,4 @@ double CpuCmiKnnEngine::p_value(std::int32_t i, std::int32_t j, const std::vecto
         .p;
 }
 
-}  // namespace cudag::ci
+}  // namespace cudag::pc

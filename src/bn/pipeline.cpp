@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bn/pipeline.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <utility>
+
+#include "bn/engines.hpp"
+#include "bn/score_table.hpp"
+#include "core/error.hpp"
+#include "core/memory.hpp"
+
+namespace cudag::bn {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string fixed3(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3f", v);
+    return buf;
+}
+
+/// Every digit of a double (as the command line prints option values).
+std::string exact(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+/// Each node's candidate parents and extras: the search space as the table holds it.
+void add_space(Digest& d, const ScoreTable& table) {
+    for (std::int32_t v = 0; v < table.n_nodes(); ++v) {
+        const auto c = table.candidates(v), x = table.extras(v);
+        d.add_value(static_cast<std::uint64_t>(c.size())).add_bytes(c.data(), c.size() * sizeof(std::int32_t));
+        d.add_value(static_cast<std::uint64_t>(x.size())).add_bytes(x.data(), x.size() * sizeof(std::int32_t));
+    }
+}
+
+void add_prior(Digest& d, const StructurePrior& prior) {
+    if (!prior.belief.empty()) d.add_bytes(prior.belief.data(), prior.belief.size() * sizeof(double));
+}
+
+}  // namespace
+
+std::string McmcConfig::digest(const ScoreTable& table, const StructurePrior& prior) const {
+    Digest d = scored;
+    d.add_value(max_parents);
+    d.add_value(prior.edge_penalty).add_value(static_cast<std::uint64_t>(prior.belief.size()));
+    add_prior(d, prior);
+    add_space(d, table);
+    d.add_value(static_cast<int>(opts.mode)).add_value(static_cast<int>(opts.moves)).add_value(opts.chains);
+    d.add_value(opts.iterations);
+    d.add_value(opts.burn_in).add_value(opts.thin).add_value(opts.seed);
+    return d.hex();
+}
+
+io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const StructurePrior& prior) const {
+    Digest prior_digest, space_digest;
+    add_prior(prior_digest, prior);
+    add_space(space_digest, table);
+    io::CheckpointSettings s = scored_settings;
+    s.push_back({"--max-parents", std::to_string(max_parents)});
+    s.push_back({"--edge-penalty", exact(prior.edge_penalty)});
+    s.push_back({"the prior (--prior)", prior_digest.hex()});
+    s.push_back({"the search space (--space, --knowledge)", space_digest.hex()});
+    s.push_back({"--order-score", opts.mode == OrderScoreMode::Sum ? "sum" : "max"});
+    s.push_back({"--moves", opts.moves == MoveSet::Bidag ? "bidag" : "swap"});
+    s.push_back({"--chains", std::to_string(opts.chains)});
+    s.push_back({"--iterations", std::to_string(opts.iterations)});
+    s.push_back({"--burn-in", std::to_string(opts.burn_in)});
+    s.push_back({"--thin", std::to_string(opts.thin)});
+    s.push_back({"--seed", std::to_string(opts.seed)});
+    return s;
+}
+
+McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior, const McmcConfig& cfg,
+                           mpi::Communicator& comm, const McmcObserver& observer) {
+    const auto note = [&](const std::string& line) {
+        if (observer.note) observer.note(line);
+    };
+    const OrderMcmcOptions& opts = cfg.opts;
+    const PriorScorer scorer(base, prior);
+    const std::int64_t n = base.n_vars();
+    McmcOutcome out;
+
+    // The table, laid out alike on every rank; each rank computes the entries of its
+    // block of nodes (balanced by entries). Sum mode makes it whole everywhere (an
+    // allgatherv); max mode shares only the sorted lists below, unless they do not fit.
+    const auto t_table = std::chrono::steady_clock::now();
+    const McmcEngines engines = pick_mcmc_engines(base, scorer, cfg.max_parents, cfg.gpu, cfg.device);
+    out.engines = engines.filler ? "table cuda" : "table cpu";
+    ScoreTable table = [&] {
+        std::optional<ScoreTable> t;
+        mpi::run_agreed(comm, [&] {
+            t = cfg.space.all ? ScoreTable::layout(n, cfg.max_parents)
+                              : ScoreTable::layout(n, cfg.space.candidates, cfg.max_parents, cfg.space.extras);
+        });
+        return std::move(*t);
+    }();
+    out.table_entries = table.total_entries();
+    const bool max_mode = opts.mode == OrderScoreMode::Max;
+    out.share = fill_table_split(table, scorer, opts.threads, engines.filler, comm,
+                                 max_mode ? TableGather::OwnBlock : TableGather::Whole);
+    out.seconds_table = seconds_since(t_table);
+    note("local-score table: " + std::to_string(table.total_entries()) + " entries (" + std::to_string(n) +
+         " nodes, parent sets of size <= " + std::to_string(cfg.max_parents) + ") in " + fixed3(out.seconds_table) +
+         " s");
+    const TableShare& share = out.share;
+    if (share.ranks > 1)
+        note("local-score table split over " + std::to_string(share.ranks) + " ranks by node: this rank scored " +
+             std::to_string(share.entries) + " of " + std::to_string(table.total_entries()) + " entries (nodes " +
+             std::to_string(share.nodes.begin) + " to " + std::to_string(share.nodes.end - 1) + ") in " +
+             fixed3(share.seconds_own) + " s, the most any rank scored " + std::to_string(share.heaviest) +
+             (table.holds_all() ? "; whole on every rank after " + fixed3(share.seconds_total) + " s"
+                                : std::string("; each rank keeps its block")));
+
+    // Each node's undominated sets sorted by score (the same answers, found early), when
+    // they fit in half of the free memory (the least of any rank): max mode's chains walk
+    // them, and both modes take each chain's best DAG from them. Each rank sorts its block.
+    const auto t_sort = std::chrono::steady_clock::now();
+    const bool built = build_sorted_split(table, opts.threads, 0.5 * static_cast<double>(available_host_bytes()),
+                                          engines.sorter, comm);
+    if (built)
+        note("score-sorted parent sets: " + std::to_string(table.sorted_entries()) + " of " +
+             std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +
+             fixed3(seconds_since(t_sort)) + " s");
+    else
+        note("score-sorted parent sets do not fit: each node's sets are enumerated");
+    // Without the lists, max mode's chains enumerate every node's sets: the whole table.
+    if (!built && !table.holds_all())
+        note("local-score table made whole on every rank in " + fixed3(gather_table_split(table, comm)) + " s");
+    out.seconds_sort = seconds_since(t_sort);
+
+    McmcRunConfig run;
+    run.opts = opts;
+    if (engines.chains_on_gpu(table, opts.mode)) {
+        mpi::run_agreed(comm, [&] { run.advance = cuda_chain_advancer(table, opts, engines.device); });
+        out.engines += ", chains cuda";
+    } else {
+        if (cfg.gpu) note("the chains run on the CPU threads");
+        out.engines += ", chains cpu";
+    }
+    note("engines: " + out.engines);
+
+    run.config_hash = cfg.digest(table, prior);
+    run.settings = cfg.settings(table, prior);
+    run.checkpoint = cfg.checkpoint;
+    run.resume = cfg.resume;
+    run.checkpoint_every = cfg.checkpoint_every;
+    run.checkpoint_seconds = cfg.checkpoint_seconds;
+    run.stop_after = cfg.stop_after;
+    run.collective_checkpoints = cfg.collective_checkpoints;
+    run.on_progress = observer.on_progress;
+    run.on_checkpoint = observer.on_checkpoint;
+    run.on_resume = observer.on_resume;
+    const auto t_chains = std::chrono::steady_clock::now();
+    if (observer.on_chains_start) observer.on_chains_start();
+    out.result = run_mcmc(table, run, comm);
+    out.seconds_chains = seconds_since(t_chains);
+    if (comm.rank() == 0 && !out.result.chains.empty()) {
+        // The best DAG's local scores, as finish_chains found its parents (from the sorted
+        // lists where they exist: a split table holds only this rank's entries).
+        const auto& chains = out.result.chains;
+        for (std::size_t c = 1; c < chains.size(); ++c)
+            if (chains[c].best_dag_score > chains[static_cast<std::size_t>(out.best_chain)].best_dag_score)
+                out.best_chain = static_cast<std::int64_t>(c);
+        out.best_local = order_score_max(table, chains[static_cast<std::size_t>(out.best_chain)].best_order).node_score;
+    }
+    return out;
+}
+
+}  // namespace cudag::bn

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+// The order-MCMC learner as one library call (issue 34), shaped as PC's pc::run_pc: the
+// parent space, the local-score table split over the ranks (bn/table_split.hpp), the
+// score-sorted lists, the chains run in checkpointed segments (bn/mcmc_run.hpp) and the
+// combined result, with the engines (CPU or GPU, bn/engines.hpp) picked once. The command
+// line (cli/mcmc.cpp) and Python read options and write outputs around it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bn/mcmc_run.hpp"
+#include "bn/order_mcmc.hpp"
+#include "bn/prior.hpp"
+#include "bn/score.hpp"
+#include "bn/space.hpp"
+#include "bn/table_split.hpp"
+#include "core/digest.hpp"
+#include "io/checkpoint_file.hpp"
+#include "mpi/communicator.hpp"
+
+namespace cudag::bn {
+
+/// Everything that decides a run (with the scorer and the prior).
+struct McmcConfig {
+    OrderMcmcOptions opts;  ///< chains, iterations, burn-in, thin, seed, mode, moves, threads
+    int max_parents = 4;
+    ParentSpace space;      ///< every other node by default
+    bool gpu = false;       ///< GPU engines where they apply (pick_mcmc_engines), on `device`
+    int device = 0;
+    // Checkpoints (McmcRunConfig's fields of the same names).
+    std::string checkpoint;
+    bool resume = false;
+    std::int64_t checkpoint_every = 0;
+    double checkpoint_seconds = 0.0;
+    std::int64_t stop_after = -1;
+    bool collective_checkpoints = false;
+    /// What the scores were computed from (the data as scored, the score and its
+    /// parameters), by digest and by name: a checkpoint holds them with the rest of this
+    /// config (digest()), and a resume under another one is refused naming what differs.
+    Digest scored;
+    io::CheckpointSettings scored_settings;
+
+    /// The checkpoint digest of this config over `table` (its space) and `prior`, and
+    /// the same values by name.
+    std::string digest(const ScoreTable& table, const StructurePrior& prior) const;
+    io::CheckpointSettings settings(const ScoreTable& table, const StructurePrior& prior) const;
+};
+
+/// What a caller hears while it runs (every call optional; on every rank, the caller
+/// decides who prints).
+struct McmcObserver {
+    std::function<void(const std::string&)> note;          ///< a phase's one-line report
+    std::function<void()> on_chains_start;                 ///< the table and lists are ready
+    std::function<void(const McmcProgress&)> on_progress;  ///< after each segment of the chains
+    std::function<void(std::int64_t done)> on_checkpoint;
+    std::function<void(std::int64_t done)> on_resume;
+};
+
+/// A finished run (the result on rank 0; the other ranks' is empty).
+struct McmcOutcome {
+    OrderMcmcResult result;
+    std::int64_t best_chain = 0;     ///< rank 0: the chain whose best DAG scored highest (the first on ties)
+    std::vector<double> best_local;  ///< rank 0: that DAG's local score of each node
+    TableShare share;                ///< what this rank computed of the table
+    std::int64_t table_entries = 0;
+    double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0;
+    std::string engines;             ///< e.g. "table cuda, chains cuda"
+};
+
+/// Collective over `comm`: the run of `cfg` over PriorScorer(scorer, prior). Failures
+/// agreed across ranks; StoppedAtIteration after cfg.stop_after's checkpoint.
+McmcOutcome run_order_mcmc(const LocalScorer& scorer, const StructurePrior& prior, const McmcConfig& cfg,
+                           mpi::Communicator& comm, const McmcObserver& observer = {});
+
+}  // namespace cudag::bn

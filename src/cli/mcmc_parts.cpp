@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/mcmc_parts.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "bn/diagnostics.hpp"
+#include "cli/common.hpp"
+#include "core/digest.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/parallel.hpp"
+#include "cudag/config.hpp"
+#include "io/dataset_io.hpp"
+#include "io/graph_reader.hpp"
+#include "io/writers.hpp"
+#include "pc/metrics.hpp"
+#include "pc/run.hpp"
+
+namespace cudag::cli {
+
+namespace {
+
+/// The formats `cudag mcmc --format` writes beside --out.
+const std::vector<std::string>& mcmc_formats() {
+    static const std::vector<std::string> names = {"edgeprob", "traces", "trace-png", "cpdag", "edges",
+                                                   "dot",      "json",   "amat",      "cl",    "png",  "svg"};
+    return names;
+}
+
+std::string fixed(double v, int digits) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+io::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
+    io::McmcDiagnostics d;
+    std::vector<std::vector<double>> traces;
+    std::vector<double> sums, sumsq;
+    for (const auto& c : r.chains) {
+        traces.push_back(c.trace);
+        sums.insert(sums.end(), c.edge_sum.begin(), c.edge_sum.end());
+        sumsq.insert(sumsq.end(), c.edge_sumsq.begin(), c.edge_sumsq.end());
+    }
+    d.score_psrf = bn::psrf(traces);
+    d.score_ess = bn::effective_sample_size(traces);
+    d.edges = bn::edge_convergence(sums, sumsq, static_cast<int>(r.chains.size()), r.kept_per_chain, n);
+    return d;
+}
+
+
+}  // namespace
+
+McmcPlan plan_mcmc(McmcArgs& a, const mpi::Environment& env) {
+    McmcPlan plan;
+    if (a.out == "-") a.out.clear();
+    std::vector<std::string>& formats = plan.formats;
+    formats = unique_items(split_commas(a.formats));
+    for (const std::string& f : formats)
+        if (std::find(mcmc_formats().begin(), mcmc_formats().end(), f) == mcmc_formats().end()) {
+            std::string list;
+            for (const std::string& v : mcmc_formats()) list += (list.empty() ? "" : ", ") + v;
+            throw InputError("unknown output format '" + f + "' (valid: " + list + ")");
+        }
+    if (!formats.empty() && a.out.empty())
+        throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
+    bn::OrderMcmcOptions& opts = plan.cfg.opts;
+    if (a.order_score == "sum")
+        opts.mode = bn::OrderScoreMode::Sum;
+    else if (a.order_score == "max")
+        opts.mode = bn::OrderScoreMode::Max;
+    else
+        throw InputError("unknown --order-score '" + a.order_score + "' (available: max, sum)");
+    if (a.moves == "swap")
+        opts.moves = bn::MoveSet::Swap;
+    else if (a.moves == "bidag")
+        opts.moves = bn::MoveSet::Bidag;
+    else
+        throw InputError("unknown --moves '" + a.moves + "' (available: swap, bidag)");
+    if (a.chains < 1) throw InputError("--chains must be at least 1, got " + std::to_string(a.chains));
+    // A run must keep at least one iteration: the outputs and diagnostics are over the kept
+    // ones (iterations t with burn_in < t <= iterations and (t - burn_in) % thin == 0).
+    if (a.iterations < 1)
+        throw InputError("--iterations must be at least 1 (a run keeps iterations after --burn-in), got " +
+                         std::to_string(a.iterations));
+    if (!a.burn_in) a.burn_in = a.iterations / 5;
+    if (*a.burn_in < 0 || *a.burn_in >= a.iterations)
+        throw InputError("--burn-in must lie in [0, --iterations - 1 = " + std::to_string(a.iterations - 1) +
+                         "] so that an iteration is kept, got " + std::to_string(*a.burn_in));
+    if (a.thin < 1 || a.thin > a.iterations - *a.burn_in)
+        throw InputError("--thin must lie in [1, --iterations - --burn-in = " +
+                         std::to_string(a.iterations - *a.burn_in) + "] so that an iteration is kept, got " +
+                         std::to_string(a.thin));
+    if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
+    if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
+        throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
+    const bool space_pc = plan.space_pc = a.space == "pc";
+    plan.space_all = a.space == "all";
+    auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
+    if (!space_pc && (given(a.alpha_option) || given(a.hard_limit_option)))
+        throw InputError("--alpha and --hard-limit apply to --space pc only");
+    if (space_pc && !(a.alpha > 0.0 && a.alpha < 1.0))
+        throw InputError("--alpha must lie in (0, 1), got " + exact_number(a.alpha));
+    if (space_pc && a.hard_limit < 1)
+        throw InputError("--hard-limit must be at least 1, got " + std::to_string(a.hard_limit));
+    if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
+    if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
+    if (!a.checkpoint_every.empty() && a.checkpoint.empty())
+        throw InputError("--checkpoint-every needs --checkpoint FILE");
+    parse_checkpoint_every(a.checkpoint_every, plan.cfg);
+    plan.backend = parse_backend(a.backend);
+    a.threads = checked_threads(a.threads, a.quiet || env.rank() != 0);
+    opts.chains = a.chains;
+    opts.iterations = a.iterations;
+    opts.burn_in = *a.burn_in;
+    opts.thin = a.thin;
+    opts.seed = a.seed;
+    opts.threads = a.threads;
+    if (env.mpi() && opts.threads == 0) opts.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
+    plan.cfg.max_parents = a.max_parents;
+    plan.cfg.checkpoint = a.checkpoint;
+    plan.cfg.resume = a.resume;
+    plan.cfg.stop_after = a.stop_after;
+    return plan;
+}
+
+void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {
+    if (text.empty()) {
+        cfg.checkpoint_seconds = 300.0;
+        return;
+    }
+    std::size_t used = 0;
+    double v = 0.0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    const double scale = unit.empty() ? 0.0 : unit == "s" ? 1.0 : unit == "m" ? 60.0 : unit == "h" ? 3600.0 : -1.0;
+    if (used == 0 || scale < 0.0 || !(v > 0.0) || !std::isfinite(v) || (unit.empty() && v != std::floor(v)))
+        throw InputError("--checkpoint-every takes N iterations or a time such as 90s, 10m, 1h; got '" + text + "'");
+    if (unit.empty())
+        cfg.checkpoint_every = static_cast<std::int64_t>(v);
+    else
+        cfg.checkpoint_seconds = v * scale;
+}
+
+std::vector<double> read_prior(const std::string& path, const std::vector<std::string>& names) {
+    Dataset m;
+    try {
+        m = io::read_dataset(path, "", io::TableMode::Numeric);
+    } catch (const io::NonNumericCell& e) {
+        throw InputError(std::string(e.what()) + "; --prior holds beliefs in [0, 1]");
+    }
+    const auto n = static_cast<std::int64_t>(names.size());
+    if (m.n_vars != n || m.n_samples != n)
+        throw InputError("--prior " + path + ": a " + std::to_string(n) + " x " + std::to_string(n) +
+                         " matrix is needed (one row and column per variable), not " + std::to_string(m.n_samples) +
+                         " x " + std::to_string(m.n_vars));
+    std::vector<std::int64_t> index(static_cast<std::size_t>(n), -1);  // file column -> data variable
+    for (std::int64_t c = 0; c < n; ++c) {
+        const auto it = std::find(names.begin(), names.end(), m.names[c]);
+        if (it == names.end())
+            throw InputError("--prior " + path + ": column '" + m.names[c] + "' is not a variable of the data");
+        index[c] = it - names.begin();
+    }
+    std::vector<double> belief(static_cast<std::size_t>(n * n));
+    for (std::int64_t row = 0; row < n; ++row)
+        for (std::int64_t col = 0; col < n; ++col) {
+            const double r = m.column(col)[row];
+            if (!(r >= 0.0 && r <= 1.0))
+                throw InputError("--prior " + path + ": row " + std::to_string(row + 1) + " ('" + m.names[row] +
+                                 "'), column '" + m.names[col] + "' is " + exact_number(r) +
+                                 ", outside [0, 1]");
+            belief[static_cast<std::size_t>(index[row] * n + index[col])] = r;
+        }
+    return belief;
+}
+
+bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& data_names) {
+    std::vector<std::string> names = data_names;
+    return bn::space_from_graph(io::read_graph(path, names), "file " + path);
+}
+
+bn::ParentSpace pc_space(const McmcArgs& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
+                         pc::Progress& progress, const DataReader& reader) {
+    Dataset data = read_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
+    pc::PcConfig cfg;
+    cfg.alpha = a.alpha;
+    cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
+    cfg.backend.kind = parse_backend(a.backend);
+    cfg.backend.threads = a.threads;
+    const pc::PcResult r = pc::run_pc(data, cfg, comm);
+    // Each skeleton edge once, with its pMax (0 when it has none).
+    std::vector<bn::SkeletonEdge> edges;
+    for (std::int32_t v = 0; v < static_cast<std::int32_t>(names.size()); ++v)
+        for (const std::int32_t u : r.skeleton.neighbours(v))
+            if (u > v) edges.push_back({v, u, 0.0});
+    for (const pc::PairP& p : r.pmax)
+        for (bn::SkeletonEdge& e : edges)
+            if ((e.a == p.i && e.b == p.j) || (e.a == p.j && e.b == p.i)) e.p = p.p;
+    bn::ParentSpace s = bn::space_from_skeleton(static_cast<std::int64_t>(names.size()), edges, a.hard_limit,
+                                                "pc (alpha " + exact_number(a.alpha));
+    progress.note("search space: " + s.description);
+    return s;
+}
+
+void set_scored(bn::McmcConfig& cfg, const McmcArgs& a, const ScoreInputs& in) {
+    // Then the prior, the space and every option that changes a chain (McmcConfig::digest).
+    const auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
+    cfg.scored.add_value(in.data_digest).add_string(a.score.score).add_value(a.score.iss).add_value(a.score.am);
+    cfg.scored.add_value(given(a.score.aw_option) ? a.score.aw : -1.0);
+    Digest data;
+    data.add_value(in.data_digest);
+    cfg.scored_settings = {{"the data (--data)", data.hex()},
+                           {"--score", a.score.score},
+                           {"--iss", exact_number(a.score.iss)},
+                           {"--am", exact_number(a.score.am)},
+                           {"--aw", given(a.score.aw_option) ? exact_number(a.score.aw) : "default"}};
+}
+
+bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const McmcHooks& hooks, bool root) {
+    using clock = std::chrono::steady_clock;
+    struct Clock {
+        clock::time_point last_line = clock::now(), chains = clock::now();
+        std::int64_t first_done = -1;  ///< the iteration the chains (re)started from
+    };
+    const auto at = std::make_shared<Clock>();
+    bn::McmcObserver observer;
+    observer.note = [&progress](const std::string& line) { progress.note(line); };
+    observer.on_chains_start = [at] { at->chains = clock::now(); };
+    observer.on_progress = [at, &progress, &hooks](const bn::McmcProgress& p) {
+        if (at->first_done < 0) at->first_done = 0;
+        if (hooks.progress) hooks.progress(p);
+        const bool last = p.done == p.total;
+        const auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+        if (!progress.enabled() || (!last && since(at->last_line) < 2.0)) return;
+        at->last_line = clock::now();
+        const double t = since(at->chains);
+        const double rate = t > 0.0 ? static_cast<double>(p.done - at->first_done) / t : 0.0;
+        const double eta = rate > 0.0 ? static_cast<double>(p.total - p.done) / rate : 0.0;
+        progress.note("iteration " + std::to_string(p.done) + " of " + std::to_string(p.total) + " (" +
+                      std::to_string(p.chains) + " chains), acceptance " +
+                      fixed(p.done > 0 ? static_cast<double>(p.accepted) / static_cast<double>(p.done * p.chains) : 0.0, 3) +
+                      ", best order score " + fixed(p.best_score, 3) + ", " + fixed(rate, 1) + " it/s, " +
+                      fixed(eta, 0) + " s left");
+    };
+    const std::string checkpoint = a.checkpoint;
+    observer.on_checkpoint = [checkpoint](std::int64_t done) {
+        interrupt::set_note("the last checkpoint is iteration " + std::to_string(done) + " in '" + checkpoint +
+                            "' (continue with --resume)");
+    };
+    const bool say = root && !a.quiet;
+    observer.on_resume = [at, checkpoint, say](std::int64_t done) {
+        at->first_done = done;
+        if (say) std::cerr << "cudag mcmc: resuming from checkpoint '" << checkpoint << "' at iteration " << done << '\n';
+    };
+    return observer;
+}
+
+io::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
+                           const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks) {
+    const auto n = static_cast<std::int64_t>(in.names.size());
+    const bn::OrderMcmcOptions& opts = cfg.opts;
+    io::McmcOutput o;
+    o.names = in.names;
+    o.n_samples = in.n_samples;
+    o.best_chain = run.best_chain;
+    const auto& best = run.result.chains[static_cast<std::size_t>(o.best_chain)];
+    Graph skeleton(n);
+    for (std::int32_t v = 0; v < n; ++v)
+        for (const std::int32_t p : best.best_parents[v]) skeleton.add(p, v);
+    o.best_dag = Pdag(skeleton);
+    for (std::int32_t v = 0; v < n; ++v)
+        for (const std::int32_t p : best.best_parents[v]) o.best_dag.orient(p, v);
+    o.best_dag_score = best.best_dag_score;
+    o.cpdag = pc::dag_to_cpdag(o.best_dag);
+    o.diagnostics = diagnose(run.result, n);
+    o.burn_in = opts.burn_in;
+    o.thin = opts.thin;
+    o.config = {{"learner", "order-mcmc"},
+                {"score", a.score.score},
+                {"iss", exact_number(a.score.iss)},
+                {"max_parents", std::to_string(a.max_parents)},
+                {"space", cfg.space.description},
+                {"order_score", a.order_score},
+                {"moves", a.moves},
+                {"chains", std::to_string(opts.chains)},
+                {"iterations", std::to_string(opts.iterations)},
+                {"burn_in", std::to_string(opts.burn_in)},
+                {"thin", std::to_string(opts.thin)},
+                {"seed", std::to_string(opts.seed)},
+                {"edge_penalty", exact_number(a.edge_penalty)},
+                {"prior", a.prior},
+                {"input", a.data},
+                {"input_dataset", a.dataset},
+                {"command_line", command_line},
+                {"cudag_version", CUDAG_VERSION},
+                {"host", mpi::host_name()},
+                {"ranks", std::to_string(ranks)},
+                {"backend", run.engines}};
+    o.seconds_table = run.seconds_table;
+    o.seconds_sort = run.seconds_sort;
+    o.seconds_chains = run.seconds_chains;
+    o.result = std::move(run.result);
+    return o;
+}
+
+void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const io::McmcOutput& o,
+                        const std::vector<double>& best_local, io::OutputSet& outputs, const std::string& tmp_h5) {
+        io::write_mcmc_result_hdf5(o, best_local, tmp_h5);
+        pc::PcResult view;  // the graph formats draw the best DAG
+        view.names = o.names;
+        view.cpdag = o.best_dag;
+        std::vector<std::string> graph_formats;
+        for (const std::string& f : formats) {
+            if (f == "edgeprob")
+                io::write_edgeprob_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
+            else if (f == "traces")
+                io::write_traces_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
+            else if (f == "trace-png") {
+                const std::string final_path = io::format_path(a.out, f);
+                const std::string temp = outputs.temp_for(final_path);
+                std::string message;
+                if (!io::write_traces_png(o, temp, message)) {  // gnuplot is optional: warn
+                    outputs.discard(final_path);
+                    const std::size_t at = message.rfind(temp);
+                    if (at != std::string::npos) message.replace(at, temp.size(), final_path);
+                    std::cerr << "warning: " << message << '\n';
+                }
+            } else if (f == "cpdag") {
+                pc::PcResult cls;
+                cls.names = o.names;
+                cls.cpdag = o.cpdag;
+                io::write_edges(cls, outputs.temp_for(io::format_path(a.out, f)));
+            }
+            else
+                graph_formats.push_back(f);
+        }
+        io::write_formats(view, a.out, graph_formats, outputs, std::cerr);
+        outputs.commit();
+}
+
+std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const io::McmcOutput& o,
+                         const bn::McmcOutcome& run, std::int64_t n_samples, const io::OutputSet& outputs) {
+    const auto& d = o.diagnostics;
+    double acceptance = 0.0;
+    for (const auto& c : o.result.chains) acceptance += c.acceptance_rate;
+    acceptance /= static_cast<double>(o.result.chains.size());
+    std::ostringstream os;
+    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, " << a.score.score << ", "
+       << cfg.opts.chains << " chains x " << cfg.opts.iterations << " iterations (" << a.order_score
+       << "): best DAG score " << fixed(o.best_dag_score, 4) << " with " << io::cpdag_edges(o.best_dag).size()
+       << " edges, acceptance " << fixed(acceptance, 3);
+    if (cfg.opts.chains > 1)
+        os << ", score PSRF " << fixed(d.score_psrf, 3) << ", edges with PSRF > 1.1: "
+           << fixed(100.0 * d.edges.fraction_above, 1) << "% of " << d.edges.edges_counted;
+    os << "; table " << fixed(run.seconds_table, 3) << " s";
+    if (run.share.ranks > 1)
+        os << " (split over " << run.share.ranks << " ranks, rank 0's share " << fixed(run.share.seconds_own, 3)
+           << " s)";
+    os << ", sort " << fixed(run.seconds_sort, 3) << " s, chains " << fixed(run.seconds_chains, 3) << " s";
+    if (!a.out.empty()) {
+        os << "; wrote";
+        for (const auto& f : outputs.final_paths()) os << ' ' << f;
+    }
+    return os.str();
+}
+
+}  // namespace cudag::cli

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pieces of `cudag mcmc` around the library call bn::run_order_mcmc (bn/pipeline.hpp):
+// its options checked into a bn::McmcConfig, the inputs besides the data (--prior,
+// --space), and the outputs (the result HDF5, the formats beside it, the summary line).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bn/pipeline.hpp"
+#include "cli/mcmc.hpp"
+#include "core/backend.hpp"
+#include "io/mcmc_result.hpp"
+#include "io/output_set.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "pc/progress.hpp"
+
+namespace cudag::cli {
+
+/// The checked options: the run's config (chains, checkpoints; the space and the scored
+/// digest are filled once the data are read) and its outputs. `a` is normalised (--out
+/// "-", the default --burn-in, --threads).
+struct McmcPlan {
+    bn::McmcConfig cfg;
+    std::vector<std::string> formats;  ///< --format, each once
+    bool space_pc = false;             ///< --space pc
+    bool space_all = true;             ///< --space all
+    BackendKind backend = BackendKind::Auto;
+};
+McmcPlan plan_mcmc(McmcArgs& a, const mpi::Environment& env);
+
+/// --checkpoint-every: "N" iterations or "N" followed by s, m or h (default 5 minutes).
+void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg);
+
+/// The --prior table by data index, belief[p * n + v] (header = the variable names in any
+/// order, one row per variable in header order).
+std::vector<double> read_prior(const std::string& path, const std::vector<std::string>& names);
+
+/// --space FILE: a --> b lets a be a parent of b, a --- b (or <->) either way.
+bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& names);
+
+/// --space pc: the PC skeleton (chi-square for discrete data, Fisher-z for BGe) of the data
+/// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)
+/// its candidates, every other node an extra (plus1).
+bn::ParentSpace pc_space(const McmcArgs& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
+                         pc::Progress& progress, const DataReader& reader);
+
+/// What a checkpoint must have been written for, as far as the scores go: the data as
+/// scored and the score's parameters (bn::McmcConfig::scored and scored_settings).
+void set_scored(bn::McmcConfig& cfg, const McmcArgs& a, const ScoreInputs& in);
+
+/// The progress lines of a run on stderr (iterations, acceptance, rate, time left), the
+/// hooks' progress calls, and the interrupt note naming the last checkpoint. `progress`
+/// and `hooks` must outlive the observer.
+bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const McmcHooks& hooks, bool root);
+
+/// Rank 0: the result of a finished run as the writers take it.
+io::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
+                           const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks);
+
+/// Rank 0: the result HDF5 (a temporary `tmp_h5` of `outputs`), the formats beside it, then
+/// every output committed; without --out the best DAG's edges on standard output.
+void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const io::McmcOutput& o,
+                        const std::vector<double>& best_local, io::OutputSet& outputs, const std::string& tmp_h5);
+
+/// The summary line on stderr.
+std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const io::McmcOutput& o,
+                         const bn::McmcOutcome& run, std::int64_t n_samples, const io::OutputSet& outputs);
+
+}  // namespace cudag::cli

@@ -183,145 +183,165 @@ struct DotEdgeStyle {
     std::string arrowtail;
 };
 
-Pdag read_dot(const std::string& text, GraphBuilder& b, bool& has_node_statements) {
-    DotLexer lex(text, b);
-    using Type = DotLexer::Token::Type;
-    auto is_keyword = [](const DotLexer::Token& t, const char* word) {
-        return t.type == Type::Id && !t.quoted && lower(t.text) == word;
-    };
-    auto is_punct = [](const DotLexer::Token& t, const char* p) {
-        return t.type == Type::Punct && t.text == p;
-    };
-    auto describe = [](const DotLexer::Token& t) {
-        return t.type == Type::End ? std::string("the end of the file") : "'" + t.text + "'";
-    };
-    auto expect_punct = [&](const char* p) {
-        if (!is_punct(lex.peek(), p))
-            b.fail(lex.peek().line,
-                   std::string("expected '") + p + "' but found " + describe(lex.peek()));
-        lex.take();
-    };
-    auto expect_id = [&](const char* what) {
-        if (lex.peek().type != Type::Id)
-            b.fail(lex.peek().line,
-                   std::string("expected ") + what + " but found " + describe(lex.peek()));
-        return lex.take();
-    };
+namespace {
 
-    if (is_keyword(lex.peek(), "strict")) lex.take();
-    bool directed = false;
-    if (is_keyword(lex.peek(), "digraph")) {
-        directed = true;
-    } else if (!is_keyword(lex.peek(), "graph")) {
-        b.fail(lex.peek().line, "expected 'digraph' or 'graph' but found " + describe(lex.peek()));
+/// The DOT grammar cudag reads (graph or digraph, node and edge statements with their
+/// attribute lists, default edge attributes; no subgraphs), over a DotLexer.
+class DotParser {
+public:
+    using Token = DotLexer::Token;
+    using Type = Token::Type;
+
+    DotParser(const std::string& text, GraphBuilder& b) : lex_(text, b), b_(b) {}
+
+    Pdag parse(bool& has_node_statements) {
+        header();
+        has_node_statements = false;
+        b_.merge_opposite_arcs();
+        for (;;) {
+            const Token& t = lex_.peek();
+            if (t.type == Type::End) b_.fail(t.line, "the graph is not closed by '}'");
+            if (is_punct(t, "}")) break;
+            if (is_punct(t, ";")) {
+                lex_.take();
+                continue;
+            }
+            if (is_punct(t, "{") || is_keyword(t, "subgraph")) b_.fail(t.line, "subgraphs are not supported");
+            if (is_keyword(t, "graph") || is_keyword(t, "node") || is_keyword(t, "edge")) {
+                const bool edge = is_keyword(t, "edge");
+                lex_.take();
+                DotEdgeStyle ignored;
+                attr_lists(edge ? defaults_ : ignored);
+                continue;
+            }
+            if (statement()) has_node_statements = true;
+        }
+        lex_.take();
+        if (lex_.peek().type != Type::End)
+            b_.fail(lex_.peek().line, "unexpected " + describe(lex_.peek()) + " after the graph");
+        return b_.finish();
     }
-    lex.take();
-    if (lex.peek().type == Type::Id) lex.take();  // the graph's name
-    expect_punct("{");
 
-    // [a=b, c=d][...]: calls `set` for each attribute.
-    auto attr_lists = [&](auto&& set) {
-        while (is_punct(lex.peek(), "[")) {
-            lex.take();
-            while (!is_punct(lex.peek(), "]")) {
-                const DotLexer::Token key = expect_id("an attribute name");
+private:
+    static bool is_keyword(const Token& t, const char* word) {
+        return t.type == Type::Id && !t.quoted && lower(t.text) == word;
+    }
+    static bool is_punct(const Token& t, const char* p) { return t.type == Type::Punct && t.text == p; }
+    static std::string describe(const Token& t) {
+        return t.type == Type::End ? std::string("the end of the file") : "'" + t.text + "'";
+    }
+    void expect_punct(const char* p) {
+        if (!is_punct(lex_.peek(), p))
+            b_.fail(lex_.peek().line, std::string("expected '") + p + "' but found " + describe(lex_.peek()));
+        lex_.take();
+    }
+    Token expect_id(const char* what) {
+        if (lex_.peek().type != Type::Id)
+            b_.fail(lex_.peek().line, std::string("expected ") + what + " but found " + describe(lex_.peek()));
+        return lex_.take();
+    }
+
+    /// [strict] (digraph | graph) [name] {
+    void header() {
+        if (is_keyword(lex_.peek(), "strict")) lex_.take();
+        if (is_keyword(lex_.peek(), "digraph"))
+            directed_ = true;
+        else if (!is_keyword(lex_.peek(), "graph"))
+            b_.fail(lex_.peek().line, "expected 'digraph' or 'graph' but found " + describe(lex_.peek()));
+        lex_.take();
+        if (lex_.peek().type == Type::Id) lex_.take();  // the graph's name
+        expect_punct("{");
+    }
+
+    /// [a=b, c=d][...]: the edge-style attributes into `style`, the others read and dropped.
+    void attr_lists(DotEdgeStyle& style) {
+        while (is_punct(lex_.peek(), "[")) {
+            lex_.take();
+            while (!is_punct(lex_.peek(), "]")) {
+                const Token key = expect_id("an attribute name");
                 std::string value = "true";
-                if (is_punct(lex.peek(), "=")) {
-                    lex.take();
+                if (is_punct(lex_.peek(), "=")) {
+                    lex_.take();
                     value = expect_id("an attribute value").text;
                 }
-                set(key.text, value, key.line);
-                if (is_punct(lex.peek(), ";") || is_punct(lex.peek(), ",")) lex.take();
+                if (key.text == "dir") style.dir = value;
+                if (key.text == "arrowhead") style.arrowhead = value;
+                if (key.text == "arrowtail") style.arrowtail = value;
+                if (is_punct(lex_.peek(), ";") || is_punct(lex_.peek(), ",")) lex_.take();
             }
-            lex.take();
+            lex_.take();
         }
-    };
-    auto style_setter = [](DotEdgeStyle& style) {
-        return [&style](const std::string& key, const std::string& value, std::int64_t) {
-            if (key == "dir") style.dir = value;
-            if (key == "arrowhead") style.arrowhead = value;
-            if (key == "arrowtail") style.arrowtail = value;
-        };
-    };
-    auto node_id = [&]() {
-        const DotLexer::Token t = expect_id("a node name");
-        if (!t.quoted && (lower(t.text) == "subgraph" || lower(t.text) == "node" ||
-                          lower(t.text) == "edge" || lower(t.text) == "graph"))
-            b.fail(t.line, "expected a node name but found keyword '" + t.text + "'");
-        for (int k = 0; k < 2 && is_punct(lex.peek(), ":"); ++k) {  // port[:compass]
-            lex.take();
+    }
+
+    Token node_id() {
+        const Token t = expect_id("a node name");
+        if (!t.quoted && (lower(t.text) == "subgraph" || lower(t.text) == "node" || lower(t.text) == "edge" ||
+                          lower(t.text) == "graph"))
+            b_.fail(t.line, "expected a node name but found keyword '" + t.text + "'");
+        for (int k = 0; k < 2 && is_punct(lex_.peek(), ":"); ++k) {  // port[:compass]
+            lex_.take();
             expect_id("a port");
         }
         return t;
-    };
-    // The mark a drawn arrow shape stands for.
-    auto arrow_mark = [&](const std::string& shape, std::int64_t line) {
-        if (shape == "none") return Mark::Tail;
-        if (shape == "odot" || shape == "dot")
-            b.fail(line, "circle marks (arrow shape '" + shape + "') are not supported");
-        return Mark::Arrow;
-    };
+    }
 
-    DotEdgeStyle defaults;
-    has_node_statements = false;
-    b.merge_opposite_arcs();
-    for (;;) {
-        const DotLexer::Token& t = lex.peek();
-        if (t.type == Type::End) b.fail(t.line, "the graph is not closed by '}'");
-        if (is_punct(t, "}")) break;
-        if (is_punct(t, ";")) {
-            lex.take();
-            continue;
-        }
-        if (is_punct(t, "{") || is_keyword(t, "subgraph"))
-            b.fail(t.line, "subgraphs are not supported");
-        if (is_keyword(t, "graph") || is_keyword(t, "node") || is_keyword(t, "edge")) {
-            const bool edge = is_keyword(t, "edge");
-            lex.take();
-            DotEdgeStyle ignored;
-            attr_lists(style_setter(edge ? defaults : ignored));
-            continue;
-        }
-        const DotLexer::Token first = node_id();
-        if (is_punct(lex.peek(), "=")) {  // graph attribute a = b
-            lex.take();
+    /// The mark a drawn arrow shape stands for.
+    Mark arrow_mark(const std::string& shape, std::int64_t line) {
+        if (shape == "none") return Mark::Tail;
+        if (shape == "odot" || shape == "dot") b_.fail(line, "circle marks (arrow shape '" + shape + "') are not supported");
+        return Mark::Arrow;
+    }
+
+    /// A graph attribute (a = b), a node statement or an edge chain a -> b -> c [attrs].
+    /// Returns whether it was a node statement.
+    bool statement() {
+        const Token first = node_id();
+        if (is_punct(lex_.peek(), "=")) {  // graph attribute a = b
+            lex_.take();
             expect_id("an attribute value");
-            continue;
+            return false;
         }
-        std::vector<DotLexer::Token> chain{first};
-        while (is_punct(lex.peek(), "->") || is_punct(lex.peek(), "--")) {
-            const DotLexer::Token op = lex.take();
-            if ((op.text == "->") != directed)
-                b.fail(op.line, "'" + op.text + "' in a " + (directed ? "digraph" : "graph") +
-                                    " (use '" + (directed ? "->" : "--") + "')");
-            if (is_punct(lex.peek(), "{") || is_keyword(lex.peek(), "subgraph"))
-                b.fail(lex.peek().line, "subgraphs are not supported");
+        std::vector<Token> chain{first};
+        while (is_punct(lex_.peek(), "->") || is_punct(lex_.peek(), "--")) {
+            const Token op = lex_.take();
+            if ((op.text == "->") != directed_)
+                b_.fail(op.line, "'" + op.text + "' in a " + (directed_ ? "digraph" : "graph") + " (use '" +
+                                     (directed_ ? "->" : "--") + "')");
+            if (is_punct(lex_.peek(), "{") || is_keyword(lex_.peek(), "subgraph"))
+                b_.fail(lex_.peek().line, "subgraphs are not supported");
             chain.push_back(node_id());
         }
-        DotEdgeStyle style = defaults;
-        attr_lists(style_setter(style));
+        DotEdgeStyle style = defaults_;
+        attr_lists(style);
         if (chain.size() == 1) {
-            b.node(first.text, first.line);
-            has_node_statements = true;
-            continue;
+            b_.node(first.text, first.line);
+            return true;
         }
-        const std::string dir = style.dir.empty() ? (directed ? "forward" : "none") : style.dir;
+        const std::string dir = style.dir.empty() ? (directed_ ? "forward" : "none") : style.dir;
         if (dir != "forward" && dir != "back" && dir != "both" && dir != "none")
-            b.fail(first.line, "unknown dir '" + dir + "' (expected forward, back, both, none)");
+            b_.fail(first.line, "unknown dir '" + dir + "' (expected forward, back, both, none)");
         const bool head = dir == "forward" || dir == "both";
         const bool tail = dir == "back" || dir == "both";
         const Mark at_target = head ? arrow_mark(style.arrowhead, first.line) : Mark::Tail;
         const Mark at_source = tail ? arrow_mark(style.arrowtail, first.line) : Mark::Tail;
         for (std::size_t k = 0; k + 1 < chain.size(); ++k) {
-            const std::int32_t s = b.node(chain[k].text, chain[k].line);
-            const std::int32_t d = b.node(chain[k + 1].text, chain[k + 1].line);
-            b.add_edge(s, d, at_source, at_target, chain[k].line);
+            const std::int32_t s = b_.node(chain[k].text, chain[k].line);
+            const std::int32_t d = b_.node(chain[k + 1].text, chain[k + 1].line);
+            b_.add_edge(s, d, at_source, at_target, chain[k].line);
         }
+        return false;
     }
-    lex.take();
-    if (lex.peek().type != Type::End)
-        b.fail(lex.peek().line, "unexpected " + describe(lex.peek()) + " after the graph");
-    return b.finish();
+
+    DotLexer lex_;
+    GraphBuilder& b_;
+    bool directed_ = false;
+    DotEdgeStyle defaults_;  ///< from `edge [...]` statements
+};
+
+}  // namespace
+
+Pdag read_dot(const std::string& text, GraphBuilder& b, bool& has_node_statements) {
+    return DotParser(text, b).parse(has_node_statements);
 }
 
 }  // namespace cudag::io::graph_detail

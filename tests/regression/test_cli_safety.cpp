@@ -310,7 +310,11 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
 TEST_F(Safety, InterruptInsideACmiknnLevelStopsWithinASecond) {
     // Issue 33 item 14: a CMIknn level runs minutes to hours; Ctrl-C must not wait for it.
     ASSERT_EQ(run("simulate nonlinear --vars 12 --samples 600 --density 0.3 --seed 1 --out " + path("n.csv")).code, 0);
-    const pid_t pid = spawn("pc -v --test cmiknn --permutations 200 --data " + path("n.csv") + " --out " + path("r.h5"), dir_ / "o.txt",
+    // One CPU thread, so that level 0 lasts seconds on any machine (a GPU or many cores
+    // finish it before the signal).
+    const pid_t pid = spawn("pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data " + path("n.csv") +
+                                " --out " + path("r.h5"),
+                            dir_ / "o.txt",
                             dir_ / "e.txt", "/nonexistent");
     // Inside level 0: its announcement is printed, then its tests run.
     for (int k = 0; k < 600 && slurp(dir_ / "e.txt").find("level 0: up to") == std::string::npos; ++k)

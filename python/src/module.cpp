@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bn/mcmc_result.hpp"
 #include "bn/mcmc_run.hpp"
 #include "cli/citest.hpp"
 #include "cli/mcmc.hpp"
@@ -33,7 +34,6 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
-#include "io/mcmc_result.hpp"
 #include "io/table_reader.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
@@ -306,10 +306,10 @@ nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<
                   std::string source, nb::object on_progress) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
     const Parsed<cli::McmcArgs> cmd(cli::add_mcmc_command, "mcmc", args);
-    std::optional<io::McmcOutput> result;
+    std::optional<bn::McmcOutput> result;
     cli::McmcHooks hooks;
     hooks.read = reader(in, cmd.args.threads);
-    hooks.result = [&result](io::McmcOutput& o) { result = o; };
+    hooks.result = [&result](bn::McmcOutput& o) { result = o; };
     hooks.progress = [&on_progress](const bn::McmcProgress& p) {
         call_back(on_progress, [&] {
             return fields({{"done", nb::cast(p.done)},
@@ -325,7 +325,7 @@ nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<
     if (code == 3) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
     nb::dict out;
     if (!result) return out;
-    io::McmcOutput& o = *result;
+    bn::McmcOutput& o = *result;
     const auto n = static_cast<std::size_t>(o.names.size());
     out["names"] = o.names;
     out["n_samples"] = o.n_samples;

@@ -187,7 +187,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
 
     mpi::run_agreed(*comm, [&] {
         if (!root) return;
-        io::McmcOutput o = mcmc_output(a, command_line, in, cfg, run, comm->size());
+        bn::McmcOutput o = mcmc_output(a, command_line, in, cfg, run, comm->size());
         o.seconds_total = seconds_since(t0);
         if (hooks.result) hooks.result(o);
         if (a.out.empty() && !hooks.result) {

@@ -20,10 +20,8 @@ namespace cudag::mpi {
 class Communicator;
 class Environment;
 }  // namespace cudag::mpi
-namespace cudag::io {
-struct McmcOutput;
-}  // namespace cudag::io
 namespace cudag::bn {
+struct McmcOutput;
 struct McmcProgress;
 }  // namespace cudag::bn
 
@@ -55,7 +53,7 @@ struct McmcHooks {
     DataReader read;  ///< the data instead of reading --data
     /// Rank 0's result, instead of the best DAG on stdout (--out and --format files are still
     /// written when given).
-    std::function<void(io::McmcOutput&)> result;
+    std::function<void(bn::McmcOutput&)> result;
     /// The chains' progress as it comes (as often as the command's own lines could be
     /// printed); may throw to stop.
     std::function<void(const bn::McmcProgress&)> progress;

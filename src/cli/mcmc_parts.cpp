@@ -39,8 +39,8 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-io::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
-    io::McmcDiagnostics d;
+bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
+    bn::McmcDiagnostics d;
     std::vector<std::vector<double>> traces;
     std::vector<double> sums, sumsq;
     for (const auto& c : r.chains) {
@@ -265,11 +265,11 @@ bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const 
     return observer;
 }
 
-io::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
+bn::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
                            const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks) {
     const auto n = static_cast<std::int64_t>(in.names.size());
     const bn::OrderMcmcOptions& opts = cfg.opts;
-    io::McmcOutput o;
+    bn::McmcOutput o;
     o.names = in.names;
     o.n_samples = in.n_samples;
     o.best_chain = run.best_chain;
@@ -313,42 +313,37 @@ io::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, c
     return o;
 }
 
-void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const io::McmcOutput& o,
+void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const bn::McmcOutput& o,
                         const std::vector<double>& best_local, io::OutputSet& outputs, const std::string& tmp_h5) {
-        io::write_mcmc_result_hdf5(o, best_local, tmp_h5);
-        pc::PcResult view;  // the graph formats draw the best DAG
-        view.names = o.names;
-        view.cpdag = o.best_dag;
-        std::vector<std::string> graph_formats;
-        for (const std::string& f : formats) {
-            if (f == "edgeprob")
-                io::write_edgeprob_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
-            else if (f == "traces")
-                io::write_traces_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
-            else if (f == "trace-png") {
-                const std::string final_path = io::format_path(a.out, f);
-                const std::string temp = outputs.temp_for(final_path);
-                std::string message;
-                if (!io::write_traces_png(o, temp, message)) {  // gnuplot is optional: warn
-                    outputs.discard(final_path);
-                    const std::size_t at = message.rfind(temp);
-                    if (at != std::string::npos) message.replace(at, temp.size(), final_path);
-                    std::cerr << "warning: " << message << '\n';
-                }
-            } else if (f == "cpdag") {
-                pc::PcResult cls;
-                cls.names = o.names;
-                cls.cpdag = o.cpdag;
-                io::write_edges(cls, outputs.temp_for(io::format_path(a.out, f)));
+    bn::write_mcmc_result_hdf5(o, best_local, tmp_h5);
+    const io::GraphView view{o.names, o.best_dag};  // the graph formats draw the best DAG
+    std::vector<std::string> graph_formats;
+    for (const std::string& f : formats) {
+        if (f == "edgeprob")
+            bn::write_edgeprob_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
+        else if (f == "traces")
+            bn::write_traces_tsv(o, outputs.temp_for(io::format_path(a.out, f)));
+        else if (f == "trace-png") {
+            const std::string final_path = io::format_path(a.out, f);
+            const std::string temp = outputs.temp_for(final_path);
+            std::string message;
+            if (!bn::write_traces_png(o, temp, message)) {  // gnuplot is optional: warn
+                outputs.discard(final_path);
+                const std::size_t at = message.rfind(temp);
+                if (at != std::string::npos) message.replace(at, temp.size(), final_path);
+                std::cerr << "warning: " << message << '\n';
             }
-            else
-                graph_formats.push_back(f);
+        } else if (f == "cpdag") {
+            io::write_edges(io::GraphView{o.names, o.cpdag}, outputs.temp_for(io::format_path(a.out, f)));
         }
-        io::write_formats(view, a.out, graph_formats, outputs, std::cerr);
-        outputs.commit();
+        else
+            graph_formats.push_back(f);
+    }
+    io::write_formats(view, a.out, graph_formats, outputs, std::cerr);
+    outputs.commit();
 }
 
-std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const io::McmcOutput& o,
+std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const bn::McmcOutput& o,
                          const bn::McmcOutcome& run, std::int64_t n_samples, const io::OutputSet& outputs) {
     const auto& d = o.diagnostics;
     double acceptance = 0.0;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "bn/mcmc_result.hpp"
 #include "bn/pipeline.hpp"
 #include "cli/mcmc.hpp"
 #include "core/backend.hpp"
-#include "io/mcmc_result.hpp"
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
@@ -56,16 +56,16 @@ void set_scored(bn::McmcConfig& cfg, const McmcArgs& a, const ScoreInputs& in);
 bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const McmcHooks& hooks, bool root);
 
 /// Rank 0: the result of a finished run as the writers take it.
-io::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
+bn::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
                            const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks);
 
 /// Rank 0: the result HDF5 (a temporary `tmp_h5` of `outputs`), the formats beside it, then
 /// every output committed; without --out the best DAG's edges on standard output.
-void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const io::McmcOutput& o,
+void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const bn::McmcOutput& o,
                         const std::vector<double>& best_local, io::OutputSet& outputs, const std::string& tmp_h5);
 
 /// The summary line on stderr.
-std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const io::McmcOutput& o,
+std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const bn::McmcOutput& o,
                          const bn::McmcOutcome& run, std::int64_t n_samples, const io::OutputSet& outputs);
 
 }  // namespace cudag::cli

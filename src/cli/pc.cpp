@@ -16,7 +16,6 @@
 #include <thread>
 
 #include "ci/cmi_knn.hpp"
-#include "pc/cpu/cmi_knn_engine.hpp"
 #include "cli/common.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
@@ -28,10 +27,11 @@
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
-#include "io/result_file.hpp"
 #include "io/writers.hpp"
 #include "mpi/mpi_communicator.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
 #include "pc/progress.hpp"
+#include "pc/result_file.hpp"
 
 namespace cudag::cli {
 
@@ -212,7 +212,7 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
                       << '\t' << io::edge_mark(e.kind) << '\n';
     } else {
         try {
-            io::write_result_hdf5(r, tmp_h5);
+            pc::write_result_hdf5(r, tmp_h5);
         } catch (const InputError& e) {
             // Name the file the user asked for, not its hidden temporary.
             throw InputError(name_out(e.what(), tmp_h5, a.out));
@@ -453,7 +453,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         comm->bcast_blob(name, 0);
         const std::string tmp(reinterpret_cast<const char*>(name.data()), name.size());
         try {
-            io::write_result_hdf5(r, tmp, *comm);
+            pc::write_result_hdf5(r, tmp, *comm);
         } catch (const mpi::AgreedFailure& e) {
             throw mpi::AgreedFailure(name_out(e.what(), tmp, a.out));
         } catch (const InputError& e) {

@@ -18,8 +18,7 @@
 
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
-#include "io/mcmc_result.hpp"
-#include "io/result_file.hpp"
+#include "io/result_formats.hpp"
 #include "io/writers.hpp"
 
 namespace cudag::io {

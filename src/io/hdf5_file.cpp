@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <set>
 
 #include "core/error.hpp"
 
@@ -388,6 +389,27 @@ std::vector<std::string> list_datasets(hid_t file) {
     check(H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &state),
           "cannot list the objects of an HDF5 file");
     return state.paths;
+}
+
+std::string sanitize_attr_name(const std::string& key) {
+    std::string out = key.empty() ? "_" : key;
+    for (char& c : out) {
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        if (!ok) c = '_';
+    }
+    return out;
+}
+
+void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config,
+                  const std::string& where) {
+    Handle g = create_group(root, "config", where);
+    std::set<std::string> used;
+    for (const auto& [key, value] : config) {
+        const std::string base = sanitize_attr_name(key);
+        std::string name = base;
+        for (int k = 2; !used.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+        write_string_attr(g.get(), name, value, where);
+    }
 }
 
 }  // namespace cudag::io::h5

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudag::io::h5 {
@@ -185,5 +186,14 @@ std::vector<std::string> read_strings(hid_t loc, const std::string& name,
 /// Full paths ("/a/b") of the datasets reachable from the root of `file` through hard
 /// links, in HDF5's name order.
 std::vector<std::string> list_datasets(hid_t file);
+
+/// The attribute name write_config uses for a key: every character outside [A-Za-z0-9_]
+/// becomes '_'; an empty key becomes "_".
+std::string sanitize_attr_name(const std::string& key);
+
+/// A result's /config group: one string attribute per (key, value), keys mapped by
+/// sanitize_attr_name (a repeated key gets _2, _3, ...).
+void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config,
+                  const std::string& where);
 
 }  // namespace cudag::io::h5

@@ -106,8 +106,8 @@ int amat_code(const Pdag& g, std::int32_t a, std::int32_t b) {
 
 namespace {
 
-void check_result(const pc::PcResult& r) {
-    CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.cpdag.n());
+void check_result(const GraphView& r) {
+    CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.graph.n());
 }
 
 std::string dot_quote(const std::string& s) {
@@ -178,10 +178,10 @@ std::string csv_quote(const std::string& s) {
     return out + "\"";
 }
 
-std::string dot_text(const pc::PcResult& r) {
+std::string dot_text(const GraphView& r) {
     std::string out = "digraph cudag {\n";
     for (const std::string& name : r.names) out += "    " + dot_quote(name) + ";\n";
-    for (const CpdagEdge& e : cpdag_edges(r.cpdag)) {
+    for (const CpdagEdge& e : cpdag_edges(r.graph)) {
         out += "    " + dot_quote(r.names[e.a]) + " -> " + dot_quote(r.names[e.b]);
         if (e.kind == EdgeKind::Undirected) out += " [dir=none]";
         if (e.kind == EdgeKind::Bidirected) out += " [dir=both]";
@@ -249,10 +249,10 @@ std::string tsv_unescape(std::string_view field) {
     return out;
 }
 
-void write_edges(const pc::PcResult& r, const std::string& path) {
+void write_edges(const GraphView& r, const std::string& path) {
     check_result(r);
     std::string out = "source\ttarget\tmark\n";
-    for (const CpdagEdge& e : cpdag_edges(r.cpdag))
+    for (const CpdagEdge& e : cpdag_edges(r.graph))
         out += tsv_escape(r.names[e.a]) + "\t" + tsv_escape(r.names[e.b]) + "\t" +
                edge_mark(e.kind) + "\n";
     TextFile f(path);
@@ -260,14 +260,14 @@ void write_edges(const pc::PcResult& r, const std::string& path) {
     f.close();
 }
 
-void write_dot(const pc::PcResult& r, const std::string& path) {
+void write_dot(const GraphView& r, const std::string& path) {
     check_result(r);
     TextFile f(path);
     f.write(dot_text(r));
     f.close();
 }
 
-void write_json(const pc::PcResult& r, const std::string& path) {
+void write_json(const GraphView& r, const std::string& path) {
     check_result(r);
     std::string out = "{\n  \"directed\": true,\n  \"multigraph\": false,\n  \"graph\": {},\n";
     out += "  \"nodes\": [";
@@ -282,7 +282,7 @@ void write_json(const pc::PcResult& r, const std::string& path) {
                "\"}";
         first = false;
     };
-    for (const CpdagEdge& e : cpdag_edges(r.cpdag)) {
+    for (const CpdagEdge& e : cpdag_edges(r.graph)) {
         link(e.a, e.b, e.kind);
         if (e.kind != EdgeKind::Directed) link(e.b, e.a, e.kind);
     }
@@ -292,7 +292,7 @@ void write_json(const pc::PcResult& r, const std::string& path) {
     f.close();
 }
 
-void write_amat(const pc::PcResult& r, const std::string& path) {
+void write_amat(const GraphView& r, const std::string& path) {
     check_result(r);
     const auto n = static_cast<std::int32_t>(r.names.size());
     TextFile f(path);
@@ -306,8 +306,8 @@ void write_amat(const pc::PcResult& r, const std::string& path) {
     std::vector<char> codes(static_cast<std::size_t>(n));
     for (std::int32_t a = 0; a < n; ++a) {
         std::fill(codes.begin(), codes.end(), '0');
-        for (std::int32_t b : r.cpdag.neighbours(a))
-            codes[b] = static_cast<char>('0' + amat_code(r.cpdag, a, b));
+        for (std::int32_t b : r.graph.neighbours(a))
+            codes[b] = static_cast<char>('0' + amat_code(r.graph, a, b));
         line = csv_quote(r.names[a]);
         line.reserve(line.size() + 2 * static_cast<std::size_t>(n) + 1);
         for (char c : codes) {
@@ -320,15 +320,15 @@ void write_amat(const pc::PcResult& r, const std::string& path) {
     f.close();
 }
 
-void write_cl(const pc::PcResult& r, const std::string& path) {
+void write_cl(const GraphView& r, const std::string& path) {
     check_result(r);
-    const auto n = static_cast<std::int32_t>(r.cpdag.n());
+    const auto n = static_cast<std::int32_t>(r.graph.n());
     TextFile f(path);
     std::vector<int> row(static_cast<std::size_t>(n));
     std::string line;
     for (std::int32_t i = 0; i < n; ++i) {
         std::fill(row.begin(), row.end(), 0);
-        for (std::int32_t j : r.cpdag.neighbours(i)) row[j] = static_cast<int>(r.cpdag.end(i, j));
+        for (std::int32_t j : r.graph.neighbours(i)) row[j] = static_cast<int>(r.graph.end(i, j));
         line.clear();
         for (std::int32_t j = 0; j < n; ++j) {
             if (j) line.push_back(' ');
@@ -390,7 +390,7 @@ bool run_helper(const std::string& program, std::vector<std::string> args, const
     return false;
 }
 
-bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
+bool write_graphviz_image(const GraphView& r, const std::string& path, const std::string& format,
                           std::string& message) {
     if (format != "png" && format != "svg")
         throw InputError("unknown image format '" + format + "' (valid: png, svg)");
@@ -460,7 +460,7 @@ std::string format_path(const std::string& out_h5, const std::string& format) {
     return stem + format_suffix(format);
 }
 
-void write_formats(const pc::PcResult& r, const std::string& out_h5,
+void write_formats(const GraphView& r, const std::string& out_h5,
                    const std::vector<std::string>& formats, OutputSet& outputs,
                    std::ostream& warnings) {
     validate_formats(formats);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/pdag.hpp"
-#include "pc/result.hpp"
+#include "io/graph_view.hpp"
 
 namespace cudag::io {
 
@@ -82,37 +82,37 @@ std::string json_quote(const std::string& s);
 
 /// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in
 /// cpdag_edges order with variable names (tsv_escape'd) and mark "-->", "---" or "<->".
-void write_edges(const pc::PcResult& r, const std::string& path);
+void write_edges(const GraphView& r, const std::string& path);
 
 /// Graphviz digraph: every variable as a quoted node (a node statement each, so isolated
 /// variables are kept), then the edges; undirected edges get [dir=none], bidirected
 /// [dir=both]. In names, `"` and `\` are escaped with a backslash and newline and carriage
 /// return written as `\n` and `\r` (Graphviz shows them as line breaks in labels).
-void write_dot(const pc::PcResult& r, const std::string& path);
+void write_dot(const GraphView& r, const std::string& path);
 
 /// networkx node-link JSON (nx.node_link_graph(data, edges="links") reads it as a
 /// DiGraph): nodes [{"id": name}], links [{"source", "target", "mark"}]. Undirected and
 /// bidirected edges appear in both directions, with mark "---" / "<->".
-void write_json(const pc::PcResult& r, const std::string& path);
+void write_json(const GraphView& r, const std::string& path);
 
 /// pcalg adjacency matrix as R's write.csv writes it: a header row of quoted names after
 /// an empty first cell, then per variable its quoted name and n codes (see amat_code).
 /// Names are always quoted, a `"` doubled (RFC 4180), so commas and line breaks in names
 /// stay inside their field.
 /// read.csv(path, row.names = 1) gives back the amat.
-void write_amat(const pc::PcResult& r, const std::string& path);
+void write_amat(const GraphView& r, const std::string& path);
 
 /// causal-learn's graph matrix as np.savetxt(path, G, fmt="%d") writes it: n lines of n
 /// space-separated integers; i --> j is G[i,j] = -1, G[j,i] = 1; i --- j is -1/-1;
 /// i <-> j is 1/1. np.loadtxt(path) reads it back.
-void write_cl(const pc::PcResult& r, const std::string& path);
+void write_cl(const GraphView& r, const std::string& path);
 
 /// Render the graph with Graphviz: writes a temporary DOT file beside `path` and runs
 /// `dot -T<format> -o <path>` (format "png" or "svg", found on PATH). Returns false and
 /// sets `message` when dot is not on PATH ("graphviz 'dot' not found on PATH: skipped
 /// <path>") or fails (its exit status); true on success. An unknown format is an
 /// InputError.
-bool write_graphviz_image(const pc::PcResult& r, const std::string& path, const std::string& format,
+bool write_graphviz_image(const GraphView& r, const std::string& path, const std::string& format,
                           std::string& message);
 
 /// Run `program` (found on PATH) with `args` and wait for it; it is to write `output`.
@@ -143,7 +143,7 @@ std::string format_path(const std::string& out_h5, const std::string& format);
 /// Files go to temporaries from `outputs` (the caller commits). When Graphviz is missing
 /// or fails, png/svg are skipped with one line on `warnings` and discarded from
 /// `outputs`.
-void write_formats(const pc::PcResult& r, const std::string& out_h5,
+void write_formats(const GraphView& r, const std::string& out_h5,
                    const std::vector<std::string>& formats, OutputSet& outputs,
                    std::ostream& warnings);
 

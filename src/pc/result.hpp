@@ -10,6 +10,7 @@
 #include "core/graph.hpp"
 #include "core/pdag.hpp"
 #include "core/sepsets.hpp"
+#include "io/graph_view.hpp"
 
 namespace cudag::pc {
 
@@ -87,6 +88,9 @@ struct PcResult {
     double seconds_total = 0.0;
 
     static constexpr std::int64_t dense_pmax_limit = 4096;
+
+    /// The CPDAG as the graph writers take it (io/writers.hpp).
+    operator io::GraphView() const { return {names, cpdag}; }
 };
 
 }  // namespace cudag::pc

@@ -52,7 +52,7 @@ struct PcConfig {
     int stop_after_level = -1;
     /// Several ranks: keep the separating sets and pMax distributed (each rank its
     /// PcResult::record_rows, for a collective result write) and write checkpoints
-    /// collectively (io::write_checkpoint's collective form, every rank calling
+    /// collectively (pc::write_checkpoint's collective form, every rank calling
     /// on_checkpoint). Rank 0 orients from the separating sets of unshielded triples, sent
     /// to it by their rows' owners. The file contents are the same either way.
     bool distributed_records = false;

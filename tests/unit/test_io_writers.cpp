@@ -16,10 +16,12 @@
 
 #include "core/error.hpp"
 #include "io/graph_reader.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/output_set.hpp"
-#include "io/result_file.hpp"
+#include "io/result_formats.hpp"
 #include "io/writers.hpp"
 #include "pc/result.hpp"
+#include "pc/result_file.hpp"
 
 namespace fs = std::filesystem;
 using cudag::Mark;
@@ -408,7 +410,7 @@ TEST(IoWritersReadBack, EveryFormatListingAllVariablesGivesTheWrittenGraph) {
             {{"g.dot", [&](const std::string& p) { cudag::io::write_dot(r, p); }},
              {"g.json", [&](const std::string& p) { cudag::io::write_json(r, p); }},
              {"g.amat.csv", [&](const std::string& p) { cudag::io::write_amat(r, p); }},
-             {"g.h5", [&](const std::string& p) { cudag::io::write_result_hdf5(r, p); }}};
+             {"g.h5", [&](const std::string& p) { cudag::pc::write_result_hdf5(r, p); }}};
         for (const auto& [name, write] : writers) {
             write(dir.file(name));
             const cudag::io::GraphFile f = cudag::io::read_graph_file(dir.file(name));
@@ -464,7 +466,7 @@ TEST(IoWritersReadBack, EscapeAndUnescapeAreInverse) {
 TEST(IoResultFile, LayoutReadsBackWithTheCApi) {
     TempDir dir;
     const std::string path = dir.file("res.h5");
-    cudag::io::write_result_hdf5(four_node_result(), path);
+    cudag::pc::write_result_hdf5(four_node_result(), path);
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     ASSERT_GE(f, 0);
     EXPECT_EQ(h5_string_attr(f, "format"), "cudag-pc-result-1");
@@ -533,7 +535,7 @@ TEST(IoResultFile, EmptyPartsAreZeroSizeDatasets) {
     r.cpdag = cudag::Pdag(r.skeleton);
     TempDir dir;
     const std::string path = dir.file("empty.h5");
-    cudag::io::write_result_hdf5(r, path);
+    cudag::pc::write_result_hdf5(r, path);
     const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     ASSERT_GE(f, 0);
     std::vector<hsize_t> dims;
@@ -553,9 +555,9 @@ TEST(IoResultFile, EmptyPartsAreZeroSizeDatasets) {
 }
 
 TEST(IoResultFile, SanitizesConfigKeys) {
-    EXPECT_EQ(cudag::io::sanitize_attr_name("input path/x-y"), "input_path_x_y");
-    EXPECT_EQ(cudag::io::sanitize_attr_name(""), "_");
-    EXPECT_EQ(cudag::io::sanitize_attr_name("alpha_2"), "alpha_2");
+    EXPECT_EQ(cudag::io::h5::sanitize_attr_name("input path/x-y"), "input_path_x_y");
+    EXPECT_EQ(cudag::io::h5::sanitize_attr_name(""), "_");
+    EXPECT_EQ(cudag::io::h5::sanitize_attr_name("alpha_2"), "alpha_2");
 }
 
 // ---- format sets --------------------------------------------------------------------
@@ -706,7 +708,7 @@ TEST(IoOutputSet, ResultWrittenThroughTemporaryIsReadable) {
     const std::string final_path = dir.file("res.h5");
     {
         cudag::io::OutputSet outputs;
-        cudag::io::write_result_hdf5(four_node_result(), outputs.temp_for(final_path));
+        cudag::pc::write_result_hdf5(four_node_result(), outputs.temp_for(final_path));
         outputs.commit();
     }
     const hid_t f = H5Fopen(final_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

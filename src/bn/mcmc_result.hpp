@@ -12,9 +12,8 @@
 #include "bn/order_mcmc.hpp"
 #include "core/pdag.hpp"
 
-namespace cudag::io {
+namespace cudag::bn {
 
-inline constexpr const char* mcmc_result_format = "cudag-mcmc-result-1";
 
 /// Convergence across chains (bn/diagnostics.hpp), NaN where undefined (one chain, ...).
 struct McmcDiagnostics {
@@ -67,4 +66,4 @@ void write_traces_tsv(const McmcOutput& o, const std::string& path);
 /// gnuplot is missing or fails (nothing is left at `path` then).
 bool write_traces_png(const McmcOutput& o, const std::string& path, std::string& message);
 
-}  // namespace cudag::io
+}  // namespace cudag::bn

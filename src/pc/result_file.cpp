@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/result_file.hpp"
+#include "pc/result_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,20 +11,17 @@
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_mpio.hpp"
-#include "io/result_layout.hpp"
+#include "io/result_formats.hpp"
 #include "io/writers.hpp"
+#include "pc/result_layout.hpp"
 
-namespace cudag::io {
+namespace cudag::pc {
 
-std::string sanitize_attr_name(const std::string& key) {
-    std::string out = key.empty() ? "_" : key;
-    for (char& c : out) {
-        const bool ok =
-            (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-        if (!ok) c = '_';
-    }
-    return out;
-}
+namespace h5 = io::h5;
+using io::CpdagEdge;
+using io::amat_code;
+using io::cpdag_edges;
+using io::pc_result_format;
 
 namespace {
 
@@ -115,7 +112,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
 
     layout::write_levels(root, r.levels, where);
 
-    layout::write_config(root, r.config, where);
+    io::h5::write_config(root, r.config, where);
 }
 
 /// The dense pMax matrix's entries that this rank's rows [lo, hi) decide, written into
@@ -188,4 +185,4 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Comm
     });
 }
 
-}  // namespace cudag::io
+}  // namespace cudag::pc

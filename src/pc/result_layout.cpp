@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/result_layout.hpp"
+#include "pc/result_layout.hpp"
 
 #include <set>
 
 #include "core/error.hpp"
-#include "io/result_file.hpp"
+#include "pc/result_file.hpp"
 
-namespace cudag::io::layout {
+namespace cudag::pc::layout {
+
+namespace h5 = io::h5;
 namespace {
 
 /// A pair (i, j) read from a file, checked: 0 <= i < j < n.
@@ -244,16 +246,4 @@ std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where) {
     return out;
 }
 
-void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config,
-                  const std::string& where) {
-    h5::Handle g = h5::create_group(root, "config", where);
-    std::set<std::string> used;
-    for (const auto& [key, value] : config) {
-        const std::string base = sanitize_attr_name(key);
-        std::string name = base;
-        for (int k = 2; !used.insert(name).second; ++k) name = base + "_" + std::to_string(k);
-        h5::write_string_attr(g.get(), name, value, where);
-    }
-}
-
-}  // namespace cudag::io::layout
+}  // namespace cudag::pc::layout

@@ -6,10 +6,9 @@
 #include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 
-namespace cudag::io {
+namespace cudag::pc {
 
 /// Name of the layout written by write_result_hdf5 (root attribute "format").
-inline constexpr const char* pc_result_format = "cudag-pc-result-1";
 
 /// Write a PC result to the HDF5 file `path` (created or truncated; callers pass a
 /// temporary from an OutputSet). Layout, all indices 0-based:
@@ -44,8 +43,4 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path);
 /// gathered result. Failures are agreed on (every rank throws). Needs parallel HDF5.
 void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Communicator& comm);
 
-/// The attribute name write_result_hdf5 uses for a config key: every character outside
-/// [A-Za-z0-9_] becomes '_'; an empty key becomes "_".
-std::string sanitize_attr_name(const std::string& key);
-
-}  // namespace cudag::io
+}  // namespace cudag::pc

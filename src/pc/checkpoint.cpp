@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/checkpoint.hpp"
+#include "pc/checkpoint.hpp"
 
 #include <vector>
 
 #include "core/error.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/hdf5_file.hpp"
-#include "io/result_layout.hpp"
+#include "pc/result_layout.hpp"
 
-namespace cudag::io {
+namespace cudag::pc {
+
+namespace h5 = io::h5;
+using io::CheckpointFile;
+using io::CheckpointFormat;
+using io::write_checkpoint_in_parts;
 
 namespace {
 
@@ -115,4 +120,4 @@ pc::SkeletonState read_checkpoint(const std::string& path, const std::string& co
     return s;
 }
 
-}  // namespace cudag::io
+}  // namespace cudag::pc

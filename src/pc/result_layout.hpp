@@ -12,7 +12,7 @@
 #include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 
-namespace cudag::io::layout {
+namespace cudag::pc::layout {
 
 /// /skeleton/edges: int32 E×2, rows (i, j), i < j, sorted.
 void write_skeleton(hid_t root, const Graph& g, const std::string& where);
@@ -59,9 +59,4 @@ void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP>
 void write_levels(hid_t root, const std::vector<pc::LevelStats>& levels, const std::string& where);
 std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where);
 
-/// /config: one string attribute per (key, value), keys mapped by sanitize_attr_name
-/// (io/result_file.hpp; a repeated key gets _2, _3, ...).
-void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config,
-                  const std::string& where);
-
-}  // namespace cudag::io::layout
+}  // namespace cudag::pc::layout

@@ -8,7 +8,7 @@
 
 #include "pc/skeleton.hpp"
 
-namespace cudag::io {
+namespace cudag::pc {
 
 /// Root attribute "format" of a checkpoint.
 inline constexpr const char* pc_checkpoint_format = "cudag-pc-checkpoint-1";
@@ -40,4 +40,4 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
 pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,
                                   std::int64_t n_vars);
 
-}  // namespace cudag::io
+}  // namespace cudag::pc

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/mcmc_result.hpp"
+#include "bn/mcmc_result.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -8,10 +8,18 @@
 #include "core/interrupt.hpp"
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
-#include "io/result_layout.hpp"
+#include "io/result_formats.hpp"
 #include "io/writers.hpp"
 
-namespace cudag::io {
+namespace cudag::bn {
+
+namespace h5 = io::h5;
+using io::CpdagEdge;
+using io::cpdag_edges;
+using io::TextFile;
+using io::mcmc_result_format;
+using io::run_helper;
+using io::tsv_escape;
 
 namespace {
 
@@ -99,7 +107,7 @@ void write_mcmc_result_hdf5(const McmcOutput& o, const std::vector<double>& loca
         scalar(g.get(), "edges_counted", d.edges.edges_counted, where);
         scalar(g.get(), "max_chain_difference", d.edges.max_chain_difference, where);
     }
-    layout::write_config(root, o.config, where);
+    io::h5::write_config(root, o.config, where);
     h5::check(H5Fflush(root, H5F_SCOPE_LOCAL), where);
 }
 
@@ -162,4 +170,4 @@ bool write_traces_png(const McmcOutput& o, const std::string& path, std::string&
     return run_helper("gnuplot", {script}, path, message);
 }
 
-}  // namespace cudag::io
+}  // namespace cudag::bn

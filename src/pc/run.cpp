@@ -10,7 +10,7 @@
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "io/checkpoint.hpp"
+#include "pc/checkpoint.hpp"
 #include "pc/engines.hpp"
 #include "pc/merge.hpp"
 #include "pc/orient.hpp"
@@ -178,14 +178,11 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     return run_pc(data, cfg, serial);
 }
 
-PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
-    mpi::run_agreed(comm, [&] { validate(cfg, data); });
-    const auto t0 = std::chrono::steady_clock::now();
-    const int threads = resolve_threads(cfg.backend.threads);
+namespace {
 
-    const TestSpec test = resolve_test(cfg, data);
-    const bool discrete = test.is_discrete();
-    const bool cmiknn = test.kind == TestKind::CmiKnn;
+/// The skeleton search's options for `cfg` on `data` with `test`.
+SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& data, const TestSpec& test, int threads,
+                                 const mpi::Communicator& comm) {
     SkeletonOptions sk;
     sk.policy.alpha = cfg.alpha;
     sk.policy.strict = cfg.compat == Compat::CausalLearn;
@@ -202,6 +199,98 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         sk.supported_level_reason =
             data.source + " has " + std::to_string(data.n_samples) + " samples";
     }
+    return sk;
+}
+
+/// The checkpoint hooks of `cfg` (read on rank 0 when resuming, written at every level's
+/// end), agreed over `comm`.
+SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& data, const SkeletonOptions& sk,
+                               mpi::Communicator& comm) {
+    SkeletonHooks hooks;
+    hooks.stop_after_level = cfg.stop_after_level;
+    if (!cfg.checkpoint.empty()) {
+        const std::string hash = config_hash(data, cfg);
+        mpi::run_agreed(comm, [&] {
+            if (cfg.resume && comm.rank() == 0)
+                hooks.resume = pc::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
+        });
+        if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
+        hooks.on_checkpoint = [&cfg, &comm, hash, parts = sk.distributed_records](const SkeletonState& s) {
+            if (parts)
+                pc::write_checkpoint(s, hash, cfg.checkpoint, comm);
+            else
+                pc::write_checkpoint(s, hash, cfg.checkpoint);
+            if (cfg.on_checkpoint) cfg.on_checkpoint(s.next_level - 1);
+        };
+    } else {
+        mpi::run_agreed(comm, [&] {
+            if (cfg.resume) throw InputError("--resume needs --checkpoint FILE");
+        });
+    }
+    return hooks;
+}
+
+/// How the skeleton is oriented: pcalg's rules, or causal-learn's uc_rule / uc_priority.
+OrientOptions orient_options(const PcConfig& cfg, const SkeletonOptions& sk, int threads) {
+    OrientOptions oo;
+    oo.alpha = cfg.alpha;
+    oo.independence_strict = sk.policy.strict;
+    oo.threads = threads;
+    if (!cfg.knowledge.empty()) oo.knowledge = &cfg.knowledge;
+    if (cfg.uc_rule || cfg.compat == Compat::CausalLearn) {
+        oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
+        oo.uc_priority = cfg.uc_priority.value_or(2);
+    } else {
+        oo.rule = UcRule::Pcalg;
+    }
+    return oo;
+}
+
+/// The result's provenance: what ran, with which rules, where.
+void add_run_config(PcResult& r, const PcConfig& cfg, const Dataset& data, const TestSpec& test,
+                    const SkeletonOptions& sk, const OrientOptions& oo, const std::string& engine, int threads,
+                    const mpi::Communicator& comm) {
+    auto& c = r.config;
+    std::ostringstream alpha;
+    alpha.precision(17);
+    alpha << cfg.alpha;
+    c.emplace_back("algorithm", "pc-stable");
+    c.emplace_back("test", test.name());
+    for (auto& kv : test.config_entries(data.n_samples)) c.push_back(std::move(kv));
+    c.emplace_back("alpha", alpha.str());
+    c.emplace_back("max_level", std::to_string(cfg.max_level));
+    c.emplace_back("compat", to_string(cfg.compat));
+    c.emplace_back("independence_rule", sk.policy.strict ? "p > alpha" : "p >= alpha");
+    c.emplace_back("sepset_rule", sk.policy.exhaustive ? "union of all separating sets (causal-learn)"
+                                                       : "lexicographically smallest, lower endpoint first");
+    const bool knowledge_orients = oo.knowledge && oo.knowledge->has_directions();
+    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? (knowledge_orients
+                                                                  ? "background knowledge, pcalg colliders, Meek rules 1-4"
+                                                                  : "pcalg udag2pdagRelaxed")
+                                                           : "causal-learn uc_rule " +
+                                                                 std::to_string(static_cast<int>(oo.rule)) +
+                                                                 " uc_priority " +
+                                                                 std::to_string(oo.uc_priority));
+    if (!cfg.knowledge.empty()) c.emplace_back("knowledge", cfg.knowledge.summary());
+    c.emplace_back("backend", engine);
+    c.emplace_back("threads", std::to_string(threads));
+    c.emplace_back("ranks", std::to_string(comm.size()));
+    c.emplace_back("communicator", comm.name());
+    c.emplace_back("n_vars", std::to_string(data.n_vars));
+    c.emplace_back("n_samples", std::to_string(data.n_samples));
+}
+
+}  // namespace
+
+PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
+    mpi::run_agreed(comm, [&] { validate(cfg, data); });
+    const auto t0 = std::chrono::steady_clock::now();
+    const int threads = resolve_threads(cfg.backend.threads);
+
+    const TestSpec test = resolve_test(cfg, data);
+    const bool discrete = test.is_discrete();
+    const bool cmiknn = test.kind == TestKind::CmiKnn;
+    const SkeletonOptions sk = skeleton_options(cfg, data, test, threads, comm);
     BackendContext backend = cfg.backend;
     backend.threads = threads;
     const std::unique_ptr<SkeletonEngine> engine_ptr =
@@ -222,42 +311,12 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
          seconds_since(t0));
     if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());
 
-    SkeletonHooks hooks;
-    hooks.stop_after_level = cfg.stop_after_level;
-    if (!cfg.checkpoint.empty()) {
-        const std::string hash = config_hash(data, cfg);
-        mpi::run_agreed(comm, [&] {
-            if (cfg.resume && comm.rank() == 0)
-                hooks.resume = io::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
-        });
-        if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
-        hooks.on_checkpoint = [&cfg, &comm, hash, parts = sk.distributed_records](const SkeletonState& s) {
-            if (parts)
-                io::write_checkpoint(s, hash, cfg.checkpoint, comm);
-            else
-                io::write_checkpoint(s, hash, cfg.checkpoint);
-            if (cfg.on_checkpoint) cfg.on_checkpoint(s.next_level - 1);
-        };
-    } else {
-        mpi::run_agreed(comm, [&] {
-            if (cfg.resume) throw InputError("--resume needs --checkpoint FILE");
-        });
-    }
+    SkeletonHooks hooks = checkpoint_hooks(cfg, data, sk, comm);
     const auto t_skel = std::chrono::steady_clock::now();
     hooks.on_level_start = cfg.on_level_start;
     SkeletonResult skel = learn_skeleton(engine, sk, comm, cfg.on_level, hooks);
 
-    OrientOptions oo;
-    oo.alpha = cfg.alpha;
-    oo.independence_strict = sk.policy.strict;
-    oo.threads = threads;
-    if (!cfg.knowledge.empty()) oo.knowledge = &cfg.knowledge;
-    if (cfg.uc_rule || cfg.compat == Compat::CausalLearn) {
-        oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
-        oo.uc_priority = cfg.uc_priority.value_or(2);
-    } else {
-        oo.rule = UcRule::Pcalg;
-    }
+    const OrientOptions oo = orient_options(cfg, sk, threads);
     PValueFn pfn = [&engine](std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s) {
         return engine.p_value(x, y, s);
     };
@@ -285,34 +344,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     r.levels = std::move(skel.levels);
     r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    auto& c = r.config;
-    std::ostringstream alpha;
-    alpha.precision(17);
-    alpha << cfg.alpha;
-    c.emplace_back("algorithm", "pc-stable");
-    c.emplace_back("test", test.name());
-    for (auto& kv : test.config_entries(data.n_samples)) c.push_back(std::move(kv));
-    c.emplace_back("alpha", alpha.str());
-    c.emplace_back("max_level", std::to_string(cfg.max_level));
-    c.emplace_back("compat", to_string(cfg.compat));
-    c.emplace_back("independence_rule", sk.policy.strict ? "p > alpha" : "p >= alpha");
-    c.emplace_back("sepset_rule", sk.policy.exhaustive ? "union of all separating sets (causal-learn)"
-                                                       : "lexicographically smallest, lower endpoint first");
-    const bool knowledge_orients = oo.knowledge && oo.knowledge->has_directions();
-    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? (knowledge_orients
-                                                                  ? "background knowledge, pcalg colliders, Meek rules 1-4"
-                                                                  : "pcalg udag2pdagRelaxed")
-                                                           : "causal-learn uc_rule " +
-                                                                 std::to_string(static_cast<int>(oo.rule)) +
-                                                                 " uc_priority " +
-                                                                 std::to_string(oo.uc_priority));
-    if (!cfg.knowledge.empty()) c.emplace_back("knowledge", cfg.knowledge.summary());
-    c.emplace_back("backend", engine.name());
-    c.emplace_back("threads", std::to_string(threads));
-    c.emplace_back("ranks", std::to_string(comm.size()));
-    c.emplace_back("communicator", comm.name());
-    c.emplace_back("n_vars", std::to_string(data.n_vars));
-    c.emplace_back("n_samples", std::to_string(data.n_samples));
+    add_run_config(r, cfg, data, test, sk, oo, engine.name(), threads, comm);
     return r;
 }
 

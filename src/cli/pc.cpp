@@ -257,13 +257,11 @@ Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Prog
     return d;
 }
 
-}  // namespace
-
-int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
-                   std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
-    PcArgs a = args;
+/// The checked options of `cudag pc` (`a` normalised: --out "-"), every output checked
+/// against every input before any work; the config and the formats.
+pc::PcConfig plan_pc(PcArgs& a, const mpi::Environment& env, std::vector<std::string>& formats) {
     if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
-    std::vector<std::string> formats = unique_items(split_commas(a.formats));
+    formats = unique_items(split_commas(a.formats));
     io::validate_formats(formats);
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
@@ -290,15 +288,27 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     apply_tunes(a.tunes, backend.tunables);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
     if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
+    return cfg;
+}
 
-    // Rank -> GPU binding (node-local rank mod visible devices) and threads per rank.
-    // Under MPI the binding needs the device count now. One process does not ask: CUDA's
-    // start-up (driver and context, a few hundred ms) then runs on the warm-up thread
-    // while the data are read.
-    const int gpus = env.mpi() ? visible_gpus() : -1;
-    const bool gpu = backend.kind != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
-                     (gpus > 0 || (gpus < 0 && cuda_compiled()));
+/// A rank's place: its GPU (node-local rank mod the visible devices) and threads, and
+/// what the start-up table prints of it.
+struct RankPlace {
+    int gpus = -1;     ///< visible GPUs under MPI (-1: one process, not asked)
+    bool gpu = false;  ///< a GPU engine may run
     mpi::RankInfo me;
+};
+
+/// Binds this rank to its GPU and sets its threads (in `backend`). Under MPI the binding
+/// needs the device count now; one process does not ask: CUDA's start-up (driver and
+/// context, a few hundred ms) then runs on the warm-up thread while the data are read.
+RankPlace place_rank(pc::PcConfig& cfg, const mpi::Environment& env) {
+    BackendContext& backend = cfg.backend;
+    RankPlace place;
+    const int gpus = place.gpus = env.mpi() ? visible_gpus() : -1;
+    const bool gpu = place.gpu = backend.kind != BackendKind::Cpu && cfg.compat != pc::Compat::CausalLearn &&
+                                 (gpus > 0 || (gpus < 0 && cuda_compiled()));
+    mpi::RankInfo& me = place.me;
     me.local_rank = env.local_rank();
     if (env.mpi()) {
         if (gpus > 0) backend.device = mpi::bind_device(env.local_rank(), gpus);
@@ -315,6 +325,137 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         me.device_name = "cpu";
         me.memory_gib = mpi::host_memory_gib();
     }
+    return place;
+}
+
+/// The data, read once: handed over in memory, read collectively (HDF5 through MPI-IO), or
+/// read by rank 0 and broadcast.
+Dataset read_pc_input(const PcArgs& a, const pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm,
+                      const io::Hdf5IoPlan& io_plan, const PcHooks& hooks) {
+    const auto t_read = std::chrono::steady_clock::now();
+    Dataset data;
+    const bool hdf5_in = !hooks.read && a.data != "-" && io::h5::has_hdf5_signature(a.data);
+    if (hooks.read) {
+        // Data handed over in memory (an in-process caller): every rank takes them.
+        mpi::run_agreed(comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, comm, hooks.read); });
+    } else if (io_plan.collective && hdf5_in) {
+        if (!a.na_values.empty())
+            throw InputError("--na-values applies to text tables; '" + a.data + "' is HDF5 (its values are numbers)");
+        // Every rank reads its columns through MPI-IO; one allgather shares them.
+        mpi::run_agreed(comm, [&] {
+            data = read_pc_data(a, cfg.test.kind, progress, comm, [&](io::TableMode m) {
+                return io::read_dataset_collective(a.data, a.dataset, m, comm);
+            });
+        });
+    } else {
+        // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
+        data = io::share_dataset(comm, [&] {
+            return read_pc_data(a, cfg.test.kind, progress, comm, with_na_values({}, a.data, a.dataset, a.na_values));
+        });
+    }
+    progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
+                  "):" + seconds_text(t_read));
+    return data;
+}
+
+/// Refusals that depend on the data: drawing too many nodes, a run that cannot fit in the
+/// host's memory (agreed over the ranks).
+void check_pc_fits(const PcArgs& a, const pc::PcConfig& cfg, const Dataset& data,
+                   const std::vector<std::string>& formats, const RankPlace& place, const mpi::Environment& env,
+                   mpi::Communicator& comm) {
+    const bool gpu = place.gpu;
+    const int gpus = place.gpus;
+    mpi::run_agreed(comm, [&] {
+        const bool draws = std::any_of(formats.begin(), formats.end(),
+                                       [](const std::string& f) { return f == "png" || f == "svg"; });
+        if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
+            throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
+                             " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
+                             "to draw anyway, or write --format dot and draw a part of it");
+        const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
+        const bool corr = !gpu_engine && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
+        pc::PcConfig probe = cfg;
+        probe.backend.kind = gpu_engine ? probe.backend.kind : BackendKind::Cpu;
+        require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
+                            "cudag pc on " + std::to_string(data.n_vars) + " variables",
+                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
+                                       std::to_string(data.n_vars) + " correlation matrix"
+                                 : "",
+                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
+    });
+}
+
+/// The result HDF5 (collectively, or by rank 0) and the formats beside it.
+void write_pc_result(const PcArgs& a, const std::vector<std::string>& formats, const std::string& command_line,
+                     pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
+                     pc::Progress& progress, mpi::Communicator& comm, const PcHooks& hooks) {
+    const bool root = comm.rank() == 0;
+    const auto t_write = std::chrono::steady_clock::now();
+    if (io_plan.collective && !a.out.empty()) {
+        mpi::run_agreed(comm, [&] {
+            if (root) add_provenance(a, command_line, r);
+        });
+        std::vector<std::byte> name(reinterpret_cast<const std::byte*>(tmp_h5.data()),
+                                    reinterpret_cast<const std::byte*>(tmp_h5.data() + tmp_h5.size()));
+        comm.bcast_blob(name, 0);
+        const std::string tmp(reinterpret_cast<const char*>(name.data()), name.size());
+        try {
+            pc::write_result_hdf5(r, tmp, comm);
+        } catch (const mpi::AgreedFailure& e) {
+            throw mpi::AgreedFailure(name_out(e.what(), tmp, a.out));
+        } catch (const InputError& e) {
+            throw InputError(name_out(e.what(), tmp, a.out));
+        }
+        // Every rank has written its part: rank 0 adds the --format files and renames.
+        mpi::run_agreed(comm, [&] {
+            if (!root) return;
+            io::write_formats(r, a.out, formats, outputs, std::cerr);
+            outputs.commit();
+        });
+    } else {
+        // Rank 0 writes everything; the others wait to hear whether it succeeded.
+        mpi::run_agreed(comm, [&] {
+            if (root && (!hooks.result || !a.out.empty()))
+                write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+        });
+    }
+    if (!a.out.empty())
+        progress.note(std::string("results written (") + (io_plan.collective ? "collective" : "rank 0") +
+                      "):" + seconds_text(t_write));
+}
+
+/// The summary line on stderr.
+std::string pc_summary(const PcArgs& a, const pc::PcConfig& cfg, const Dataset& data, const pc::PcResult& r,
+                       const io::OutputSet& outputs) {
+    std::int64_t directed = 0;
+    const auto edges = io::cpdag_edges(r.cpdag);
+    for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+    std::ostringstream os;
+    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
+       << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": "
+       << edges.size() << " edges (" << directed << " directed), "
+       << r.levels.size() << " levels, " << r.seconds_total << " s";
+    if (!a.out.empty()) {
+        os << "; wrote";
+        for (const auto& f : outputs.final_paths()) os << ' ' << f;
+    }
+    return os.str();
+}
+
+}  // namespace
+
+int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
+                   std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
+    PcArgs a = args;
+    std::vector<std::string> formats;
+    pc::PcConfig cfg = plan_pc(a, env, formats);
+    BackendContext& backend = cfg.backend;  // the run's backend context, built here once
+    const bool cmiknn = cfg.test.kind == pc::TestKind::CmiKnn;
+
+    const RankPlace place = place_rank(cfg, env);
+    const int gpus = place.gpus;
+    const bool gpu = place.gpu;
+    const mpi::RankInfo& me = place.me;
     // NCCL where level results stay on the GPUs (Fisher-z, discrete); the CMIknn engine
     // hands its results to the host, where MPI merges them without a staging copy.
     comm = pc_communicator(a, cfg, std::move(comm), env, gpus, gpu, !cmiknn);
@@ -351,29 +492,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
                       std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
     progress.note("HDF5 I/O: " + io_plan.describe());
-    const auto t_read = std::chrono::steady_clock::now();
-    Dataset data;
-    const bool hdf5_in = !hooks.read && a.data != "-" && io::h5::has_hdf5_signature(a.data);
-    if (hooks.read) {
-        // Data handed over in memory (an in-process caller): every rank takes them.
-        mpi::run_agreed(*comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, *comm, hooks.read); });
-    } else if (io_plan.collective && hdf5_in) {
-        if (!a.na_values.empty())
-            throw InputError("--na-values applies to text tables; '" + a.data + "' is HDF5 (its values are numbers)");
-        // Every rank reads its columns through MPI-IO; one allgather shares them.
-        mpi::run_agreed(*comm, [&] {
-            data = read_pc_data(a, cfg.test.kind, progress, *comm, [&](io::TableMode m) {
-                return io::read_dataset_collective(a.data, a.dataset, m, *comm);
-            });
-        });
-    } else {
-        // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
-        data = io::share_dataset(*comm, [&] {
-            return read_pc_data(a, cfg.test.kind, progress, *comm, with_na_values({}, a.data, a.dataset, a.na_values));
-        });
-    }
-    progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
-                  "):" + seconds_text(t_read));
+    Dataset data = read_pc_input(a, cfg, progress, *comm, io_plan, hooks);
     mpi::run_agreed(*comm, [&] {
         if (a.knowledge.any()) cfg.knowledge = read_knowledge(a.knowledge, data.names);
     });
@@ -389,24 +508,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if (rescaled > 0)
         progress.note(std::to_string(rescaled) + " column" + (rescaled == 1 ? "" : "s") +
                       " of magnitude beyond 1e+-150 scaled by powers of two (exact; the test is scale-invariant)");
-    mpi::run_agreed(*comm, [&] {
-        const bool draws = std::any_of(formats.begin(), formats.end(),
-                                       [](const std::string& f) { return f == "png" || f == "svg"; });
-        if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
-            throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
-                             " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
-                             "to draw anyway, or write --format dot and draw a part of it");
-        const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
-        const bool corr = !gpu_engine && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
-        pc::PcConfig probe = cfg;
-        probe.backend.kind = gpu_engine ? probe.backend.kind : BackendKind::Cpu;
-        require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
-                            "cudag pc on " + std::to_string(data.n_vars) + " variables",
-                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
-                                       std::to_string(data.n_vars) + " correlation matrix"
-                                 : "",
-                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
-    });
+    check_pc_fits(a, cfg, data, formats, place, env, *comm);
     // Verbose: the peak so far is kept and a new one started after every level, so that the
     // end reports the whole run's peak and the peak after the levels (the records' collection,
     // orientation and output) apart.
@@ -443,38 +545,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
             announce_cmi_level0(data, pc::resolve_test(cfg, data).cmi, me.threads * comm->size(), progress);
     }
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
-    const auto t_write = std::chrono::steady_clock::now();
-    if (io_plan.collective && !a.out.empty()) {
-        mpi::run_agreed(*comm, [&] {
-            if (root) add_provenance(a, command_line, r);
-        });
-        std::vector<std::byte> name(reinterpret_cast<const std::byte*>(tmp_h5.data()),
-                                    reinterpret_cast<const std::byte*>(tmp_h5.data() + tmp_h5.size()));
-        comm->bcast_blob(name, 0);
-        const std::string tmp(reinterpret_cast<const char*>(name.data()), name.size());
-        try {
-            pc::write_result_hdf5(r, tmp, *comm);
-        } catch (const mpi::AgreedFailure& e) {
-            throw mpi::AgreedFailure(name_out(e.what(), tmp, a.out));
-        } catch (const InputError& e) {
-            throw InputError(name_out(e.what(), tmp, a.out));
-        }
-        // Every rank has written its part: rank 0 adds the --format files and renames.
-        mpi::run_agreed(*comm, [&] {
-            if (!root) return;
-            io::write_formats(r, a.out, formats, outputs, std::cerr);
-            outputs.commit();
-        });
-    } else {
-        // Rank 0 writes everything; the others wait to hear whether it succeeded.
-        mpi::run_agreed(*comm, [&] {
-            if (root && (!hooks.result || !a.out.empty()))
-                write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
-        });
-    }
-    if (!a.out.empty())
-        progress.note(std::string("results written (") + (io_plan.collective ? "collective" : "rank 0") +
-                      "):" + seconds_text(t_write));
+    write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm, hooks);
     if (a.verbose)
         report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");
     if (!root) return 0;
@@ -486,21 +557,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     }
 
     std::cout.flush();
-    if (!a.quiet) {
-        std::int64_t directed = 0;
-        const auto edges = io::cpdag_edges(r.cpdag);
-        for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
-        std::ostringstream os;
-        os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
-           << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": "
-           << edges.size() << " edges (" << directed << " directed), "
-           << r.levels.size() << " levels, " << r.seconds_total << " s";
-        if (!a.out.empty()) {
-            os << "; wrote";
-            for (const auto& f : outputs.final_paths()) os << ' ' << f;
-        }
-        std::cerr << os.str() << '\n';
-    }
+    if (!a.quiet) std::cerr << pc_summary(a, cfg, data, r, outputs) << '\n';
     if (hooks.result) hooks.result(r);
     return 0;
 }

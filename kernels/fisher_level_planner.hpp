@@ -3,7 +3,7 @@
 // run a level, their launch shapes and work items, how the correlation matrix is held
 // and cut into row blocks, and the device-memory budgets behind those choices. Plain
 // host C++ (g++; compiled into every build), so that CI tests the decisions on the CPU
-// (tests/unit/test_level_planner.cpp); kernels/fisher_*.cu carry them out.
+// (tests/unit/pc/test_level_planner.cpp); kernels/fisher_*.cu carry them out.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Reference values of tigramite's CMIknn for cudag's unit test (tests/unit/test_cmi_knn.cpp).
+"""Reference values of tigramite's CMIknn for cudag's unit test (tests/unit/ci/test_cmi_knn.cpp).
 
 Writes, under tests/data/cmiknn/ (or the folder given as the first argument):
   data.csv        a small continuous data set (T = 200 samples, 6 variables, header v0..v5)

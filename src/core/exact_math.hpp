@@ -28,7 +28,7 @@
 ///    product of exact factors. Near the zeros at 1 and 2 the result keeps absolute
 ///    accuracy because lgamma(2 + t) = t (c1 + t (...)) and t = x - 2 or x - 1 is exact.
 ///
-/// Measured accuracy (tests/unit/test_exact_math.cpp, x86-64 glibc; lgamma against
+/// Measured accuracy (tests/unit/core/test_exact_math.cpp, x86-64 glibc; lgamma against
 /// long double lgammal):
 ///  - log: max 1 ulp from std::log over 2.8e6 arguments (1e-310..1e308, near 1, powers
 ///    of two and neighbours), 99.0% bit-equal (99.9% on the geometric sweep alone).

@@ -43,7 +43,7 @@ TEST_F(Score, BdeuJsonGivesTotalAndNodes) {
     EXPECT_EQ(r.out.rfind("{\"total\": ", 0), 0u) << r.out;
     EXPECT_NE(r.out.find("\"nodes\": {\"A\": "), std::string::npos) << r.out;
     const auto v = json_numbers(r.out);
-    // The formula by hand (see tests/unit/test_bn_score.cpp).
+    // The formula by hand (see tests/unit/bn/test_bn_score.cpp).
     EXPECT_NEAR(v.at("A"), -6.59054521862886, 1e-12);
     EXPECT_NEAR(v.at("B"), -5.802087858264591, 1e-12);
     EXPECT_NEAR(v.at("C"), -15.446711843858077, 1e-12);

@@ -37,7 +37,7 @@ inline std::vector<EngineCase> available_engines() {
 
 /// Relative pMax tolerance between engines of `kind`. Skeleton and separating sets are
 /// always compared exactly. Fisher-z: the CUDA kernels evaluate the host expressions
-/// without FMA contraction, p within a few ulps (tests/unit/test_cuda_fisher.cpp);
+/// without FMA contraction, p within a few ulps (tests/gpu/test_cuda_fisher.cpp);
 /// chi-square/g-square: the same tables, sums in another order (test_cuda_discrete.cpp);
 /// CMIknn: p is a ratio of integer surrogate counts, bit for bit (test_cuda_cmiknn.cpp).
 inline double pmax_tolerance(pc::TestKind kind) {

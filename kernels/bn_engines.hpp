@@ -26,8 +26,7 @@ inline constexpr std::int64_t kBnTableCells = 512;
 /// ScoreTable's Filler) for the CPU. Throws OutOfMemory when the device cannot hold a node's
 /// entries and the data.
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
-                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes,
-                         int device);
+                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes, int device);
 
 /// The BGe entries of the nodes `nodes` of `table` on device `device`, as bn::PriorScorer
 /// over `scorer` gives them bit for bit (bge_local_score with xm::log; sqrt is correctly

@@ -32,7 +32,7 @@ namespace cudag::cuda {
 
 namespace {
 
-constexpr int kWarps = 8;           ///< warps per block of the table kernel
+constexpr int kWarps = 8;                           ///< warps per block of the table kernel
 constexpr int kMaxParentsGpu = bn::kMaxGpuParents;  ///< larger parent limits stay on the CPU
 constexpr int kCells = static_cast<int>(kBnTableCells);
 
@@ -133,9 +133,9 @@ __device__ int entry_parents(const NodeLayout& L, const Binomials& B, const std:
 struct TableArgs {
     const std::uint8_t* codes;  ///< n_vars × N, variable-major
     const std::int32_t* cards;
-    const double* prior;        ///< n × n or null
+    const double* prior;  ///< n × n or null
     std::int64_t n_vars, samples;
-    int k2;                     ///< 1: K2, 0: BDeu
+    int k2;  ///< 1: K2, 0: BDeu
     double iss, per_parent;
     Binomials binom;
     int cap;  ///< cells per warp (<= kBnTableCells): larger parent tables are the CPU's
@@ -149,8 +149,8 @@ CUDAG_HD constexpr std::size_t table_warp_bytes(int cap) {
     return (bytes + 15) / 16 * 16;
 }
 
-__global__ void __launch_bounds__(kWarps * 32) table_kernel(NodeLayout L, const std::int32_t* cands,
-                                                            const std::int32_t* extras, TableArgs a, double* out) {
+__global__ void __launch_bounds__(kWarps * 32)
+    table_kernel(NodeLayout L, const std::int32_t* cands, const std::int32_t* extras, TableArgs a, double* out) {
     extern __shared__ double smem_d[];
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int cap = a.cap;
@@ -217,8 +217,8 @@ struct TableView {
     const std::int64_t* list_start;  ///< n + 1: node v's sorted list is [list_start[v], list_start[v + 1])
     const std::uint32_t* sorted_off;
     const std::uint16_t* sorted_par;
-    const double* sorted_score;      ///< by sorted entry, as sorted_off
-    const std::int32_t* cand;  ///< flattened
+    const double* sorted_score;  ///< by sorted entry, as sorted_off
+    const std::int32_t* cand;    ///< flattened
     const std::int64_t* cand_start;
     const std::int32_t* extra;
     const std::int64_t* extra_start;
@@ -247,15 +247,15 @@ struct ChainsView {
     std::int64_t* accepted;
     std::int64_t* kept;
     std::int64_t* done;
-    double* prop_node;          ///< by (chain, slot)
+    double* prop_node;  ///< by (chain, slot)
     std::uint32_t* prop_off;
     // Sum mode: each node's edge column P(p --> v | order) by p, current and proposed, and
     // the per-(chain, slot) scratch of the enumeration.
     int sum_mode = 0;
-    double* col;                    ///< [chain][v][p]
-    double* prop_col;               ///< [chain][slot][p]
-    std::int32_t* scratch;          ///< 2n per (chain, slot): preceding candidates and extras
-    unsigned long long* acc;        ///< 2 (n + 1) per (chain, slot): 128-bit fixed-point sums
+    double* col;              ///< [chain][v][p]
+    double* prop_col;         ///< [chain][slot][p]
+    std::int32_t* scratch;    ///< 2n per (chain, slot): preceding candidates and extras
+    unsigned long long* acc;  ///< 2 (n + 1) per (chain, slot): 128-bit fixed-point sums
 };
 
 struct BestSet {
@@ -423,7 +423,8 @@ __device__ double node_sum(const TableView& T, std::int32_t v, Pos pos_at, std::
     __syncthreads();
     const double total = fixed_value(hi[slots - 1], lo[slots - 1]);
     for (int k = tid; k < np; k += kRescoreThreads) column[cands[pc[k]]] = fixed_value(hi[k], lo[k]) / total;
-    for (int k = tid; k < npx; k += kRescoreThreads) column[extras[px[k]]] = fixed_value(hi[np + k], lo[np + k]) / total;
+    for (int k = tid; k < npx; k += kRescoreThreads)
+        column[extras[px[k]]] = fixed_value(hi[np + k], lo[np + k]) / total;
     __syncthreads();
     return top + xm::log(total);
 }
@@ -462,8 +463,8 @@ __global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, C
     const auto i = static_cast<std::int32_t>(prop.i), j = static_cast<std::int32_t>(prop.j);
     auto at = [&](std::int32_t u) { return u == a ? j : u == b ? i : pos[u]; };
     if (C.sum_mode) {
-        const double score = node_sum(T, v, at, C.scratch + g * 2 * T.n, C.acc + g * 2 * (T.n + 1),
-                                      C.prop_col + (c * T.n + q) * T.n);
+        const double score =
+            node_sum(T, v, at, C.scratch + g * 2 * T.n, C.acc + g * 2 * (T.n + 1), C.prop_col + (c * T.n + q) * T.n);
         if (threadIdx.x == 0) C.prop_node[c * T.n + q] = score;
         return;
     }
@@ -501,8 +502,8 @@ __device__ void settle(const TableView& T, const ChainsView& C, std::int64_t c, 
     L.core = L.so[T.s + 1];
     L.block = L.xo[T.s];
     std::int32_t ps[kMaxParentsGpu];
-    const int kk = entry_parents(L, T.binom, T.cand + T.cand_start[v], T.extra + T.extra_start[v],
-                                 C.best_off[c * T.n + v], ps);
+    const int kk =
+        entry_parents(L, T.binom, T.cand + T.cand_start[v], T.extra + T.extra_start[v], C.best_off[c * T.n + v], ps);
     for (int t = 0; t < kk; ++t) {
         const std::int64_t at = c * T.n * T.n + static_cast<std::int64_t>(ps[t]) * T.n + v;
         const double x = 1.0;
@@ -562,7 +563,6 @@ __global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
     C.done[c] = t;
     if (t > C.burn_in && (t - C.burn_in) % C.thin == 0) C.trace[c * C.trace_cap + C.kept[c]++] = C.score[c];
 }
-
 
 class ChainsImpl final : public OrderChainsGpu {
 public:
@@ -890,8 +890,8 @@ public:
         std::int64_t lists = 1;
         for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
             most_ = std::max(most_, table.node_entries(v));
-            lists = std::max<std::int64_t>(lists, static_cast<std::int64_t>(table.candidates(v).size() +
-                                                                             table.extras(v).size()));
+            lists = std::max<std::int64_t>(
+                lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
         }
         cands_.resize_discard(static_cast<std::size_t>(lists));
         extras_.resize_discard(static_cast<std::size_t>(lists));
@@ -924,8 +924,7 @@ private:
 }  // namespace
 
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
-                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes,
-                         int device) {
+                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes, int device) {
     if (table.max_parents() > kMaxParentsGpu || nodes.empty()) return;  // all on the CPU, or nothing to do
     DeviceGuard guard(device);
     Stream stream;
@@ -937,8 +936,9 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream.get());
     NodeLists lists(table, nodes, stream.get());
     DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
-    TableArgs a{d_codes.data(), d_cards.data(), prior_terms.empty() ? nullptr : d_prior.data(), codes.n_vars,
-                codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0, spec.iss, per_parent, lists.binomials(),
+    TableArgs a{d_codes.data(), d_cards.data(),  prior_terms.empty() ? nullptr : d_prior.data(),
+                codes.n_vars,   codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0,
+                spec.iss,       per_parent,      lists.binomials(),
                 kCells};
     CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(kWarps * table_warp_bytes(kCells))));
@@ -989,8 +989,7 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
         const NodeLayout L = lists.node(v);
         const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 127) / 128, sms * 16));
         bge_table_kernel<<<grid, 128, 0, stream.get()>>>(L, lists.binomials(), lists.cands(), lists.extras(),
-                                                         d_tn.data(), n,
-                                                         d_consts.data(), scorer.awpn_n(), per_parent,
+                                                         d_tn.data(), n, d_consts.data(), scorer.awpn_n(), per_parent,
                                                          prior_terms.empty() ? nullptr : d_prior.data(), d_out.data());
         CUDAG_CHECK_LAUNCH();
         const std::span<double> dst = table.mutable_node_scores(v);
@@ -1000,8 +999,8 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
 }
 
 void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
-    CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu, "the CUDA sort takes at most " +
-                                                              std::to_string(kMaxParentsGpu) + " parents");
+    CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu,
+                  "the CUDA sort takes at most " + std::to_string(kMaxParentsGpu) + " parents");
     if (nodes.empty()) return;
     DeviceGuard guard(device);
     Stream stream;
@@ -1040,8 +1039,8 @@ void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
                                                                                   dom.data(), k, -1);
             CUDAG_CHECK_LAUNCH();
             if (k <= s - 1 && nx > 0) {
-                dominate_kernel<<<grid_for(nx * binomial(L.m, k)), 256, 0, stream.get()>>>(L, B, scores.data(), best.data(),
-                                                                                           dom.data(), k, nx);
+                dominate_kernel<<<grid_for(nx * binomial(L.m, k)), 256, 0, stream.get()>>>(
+                    L, B, scores.data(), best.data(), dom.data(), k, nx);
                 CUDAG_CHECK_LAUNCH();
             }
         }
@@ -1059,8 +1058,8 @@ void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
         CUDAG_CHECK_LAUNCH();
         bytes = temp.size();
         CUDAG_CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp.data(), bytes, keys.data(), keys_out.data(),
-                                                                   offs.data(), offs_out.data(), static_cast<int>(count),
-                                                                   0, 64, stream.get()));
+                                                                   offs.data(), offs_out.data(),
+                                                                   static_cast<int>(count), 0, 64, stream.get()));
         sort_parents_kernel<<<grid_for(count), 256, 0, stream.get()>>>(L, B, lists.cands(), lists.extras(),
                                                                        offs_out.data(), count, w, parents.data());
         CUDAG_CHECK_LAUNCH();

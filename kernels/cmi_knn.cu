@@ -68,8 +68,8 @@ struct UnitDev {
 /// distance, L1 distance, kd_tie_key(salt, j), j), then itself moved first as the host does.
 template <class V>
 __global__ void neighbors_kernel(const V* __restrict__ w, int n, const int* __restrict__ g_off,
-                                 const int* __restrict__ g_nz, const int* __restrict__ zvars,
-                                 int groups, int m, u64 seed, int* __restrict__ nbr) {
+                                 const int* __restrict__ g_nz, const int* __restrict__ zvars, int groups, int m,
+                                 u64 seed, int* __restrict__ nbr) {
     const long long tid = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (tid >= static_cast<long long>(groups) * n) return;
     const int g = static_cast<int>(tid / n), i = static_cast<int>(tid % n);
@@ -133,10 +133,9 @@ __global__ void neighbors_kernel(const V* __restrict__ w, int n, const int* __re
 /// Per (slot, sample): the visiting-order key, the tie-break uniform and (Z not empty) the
 /// shuffled neighbour row, from Philox block ci::cmi_rng_block(s, i) of the test's stream.
 __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
-                             const int* __restrict__ g_nz, const int* __restrict__ nbr, int n, int m,
-                             long long slots, u64 seed, int first_surrogate_unit,
-                             const int* __restrict__ surrogate_of, u64* __restrict__ keys,
-                             int* __restrict__ iota, double* __restrict__ uni,
+                             const int* __restrict__ g_nz, const int* __restrict__ nbr, int n, int m, long long slots,
+                             u64 seed, int first_surrogate_unit, const int* __restrict__ surrogate_of,
+                             u64* __restrict__ keys, int* __restrict__ iota, double* __restrict__ uni,
                              int* __restrict__ shuffled) {
     const long long tid = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (tid >= slots * n) return;
@@ -144,8 +143,7 @@ __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* 
     const int i = static_cast<int>(tid % n);
     const UnitDev u = units[first_surrogate_unit + slot];
     const QueryDev q = queries[u.q];
-    CounterRng rng(seed, q.test_id,
-                        ci::cmi_rng_block(static_cast<u64>(surrogate_of[slot]), static_cast<u64>(i)));
+    CounterRng rng(seed, q.test_id, ci::cmi_rng_block(static_cast<u64>(surrogate_of[slot]), static_cast<u64>(i)));
     const u64 hi = rng.next_u32();
     keys[tid] = (hi << 32) | rng.next_u32();
     uni[tid] = rng.uniform();
@@ -170,9 +168,8 @@ __global__ void draws_kernel(const UnitDev* __restrict__ units, const QueryDev* 
 /// when `shared_bits`, else in `used`). Slots without Z are left to values_kernel.
 constexpr int kStage = 4;
 __global__ void restrict_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
-                                const int* __restrict__ g_nz, int n, int m, long long slots,
-                                int first_surrogate_unit, const int* __restrict__ order,
-                                const int* __restrict__ shuffled, bool shared_bits,
+                                const int* __restrict__ g_nz, int n, int m, long long slots, int first_surrogate_unit,
+                                const int* __restrict__ order, const int* __restrict__ shuffled, bool shared_bits,
                                 unsigned* __restrict__ used, int* __restrict__ source) {
     extern __shared__ unsigned rsm[];
     const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -217,10 +214,10 @@ __global__ void restrict_kernel(const UnitDev* __restrict__ units, const QueryDe
 /// visiting order without Z: a plain permutation) plus fresh tie-break noise. Ranks: the
 /// value's order key for the next sort (and iota reset); otherwise the value itself.
 __global__ void values_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
-                              const int* __restrict__ g_nz, const double* __restrict__ raw, int n,
-                              long long slots, int first_surrogate_unit, const int* __restrict__ order,
-                              const int* __restrict__ source, const double* __restrict__ uni,
-                              bool ranks, u64* __restrict__ value_keys, double* __restrict__ values) {
+                              const int* __restrict__ g_nz, const double* __restrict__ raw, int n, long long slots,
+                              int first_surrogate_unit, const int* __restrict__ order, const int* __restrict__ source,
+                              const double* __restrict__ uni, bool ranks, u64* __restrict__ value_keys,
+                              double* __restrict__ values) {
     const long long tid = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (tid >= slots * n) return;
     const long long slot = tid / n;
@@ -247,8 +244,8 @@ __global__ void ranks_kernel(const int* __restrict__ order, int n, long long slo
 }
 
 /// Standardise (population std, two sequential passes as on the host) or copy.
-__global__ void standardize_kernel(const double* __restrict__ values, int n, long long slots,
-                                   bool standardize, double* __restrict__ pcol) {
+__global__ void standardize_kernel(const double* __restrict__ values, int n, long long slots, bool standardize,
+                                   double* __restrict__ pcol) {
     const long long slot = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (slot >= slots) return;
     const double* v = values + slot * n;
@@ -297,11 +294,10 @@ struct DistTraits<double> {
 /// KK == 0: radix select. Adds the unit's fixed-point terms to sums[unit].
 template <class V, int NZ, int KK>
 __global__ void __launch_bounds__(kStatThreads)
-statistic_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
-                 const int* __restrict__ g_off, const int* __restrict__ g_nz,
-                 const int* __restrict__ zvars, const V* __restrict__ w,
-                 const V* __restrict__ pcols, long long slot_base, int n, int k, int key_bits,
-                 const long long* __restrict__ psi_fixed, int tiles, u64* __restrict__ sums) {
+    statistic_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
+                     const int* __restrict__ g_off, const int* __restrict__ g_nz, const int* __restrict__ zvars,
+                     const V* __restrict__ w, const V* __restrict__ pcols, long long slot_base, int n, int k,
+                     int key_bits, const long long* __restrict__ psi_fixed, int tiles, u64* __restrict__ sums) {
     extern __shared__ unsigned char smem_raw[];
     using DT = DistTraits<V>;
     const int unit = static_cast<int>(blockIdx.x / tiles);
@@ -360,8 +356,7 @@ statistic_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__
 #pragma unroll
             for (int c = 0; c < kRegZ; ++c) dz = max(dz, DT::dist(zi[c], sz[c * kStatThreads + jj]));
         } else if (NZ < 0) {
-            for (int c = 0; c < nz; ++c)
-                dz = max(dz, DT::dist(own[c * kStatThreads + tid], sz[c * kStatThreads + jj]));
+            for (int c = 0; c < nz; ++c) dz = max(dz, DT::dist(own[c * kStatThreads + tid], sz[c * kStatThreads + jj]));
         }
         return dz;
     };
@@ -376,8 +371,7 @@ statistic_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__
             const V d = max(zdist(jj), max(DT::dist(pi, sp[jj]), DT::dist(fi, sf[jj])));
             if (d < best[KK - 1]) {
 #pragma unroll
-                for (int t = KK - 1; t > 0; --t)
-                    best[t] = best[t - 1] > d ? best[t - 1] : (best[t] > d ? d : best[t]);
+                for (int t = KK - 1; t > 0; --t) best[t] = best[t - 1] > d ? best[t - 1] : (best[t] > d ? d : best[t]);
                 best[0] = min(best[0], d);
             }
         });
@@ -437,11 +431,11 @@ statistic_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__
 /// in P, F and Z₁ order, sit in shared memory. Exactly the brute-force kernel's counts.
 template <int NZ, int KK>
 __global__ void __launch_bounds__(256)
-window_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
-              const int* __restrict__ g_off, const int* __restrict__ zvars,
-              const int* __restrict__ w, const int* __restrict__ winv,
-              const int* __restrict__ pcols, const int* __restrict__ porder, long long slot_base,
-              int n, int k, int parts, const long long* __restrict__ psi_fixed, u64* __restrict__ sums) {
+    window_kernel(const UnitDev* __restrict__ units, const QueryDev* __restrict__ queries,
+                  const int* __restrict__ g_off, const int* __restrict__ zvars, const int* __restrict__ w,
+                  const int* __restrict__ winv, const int* __restrict__ pcols, const int* __restrict__ porder,
+                  long long slot_base, int n, int k, int parts, const long long* __restrict__ psi_fixed,
+                  u64* __restrict__ sums) {
     extern __shared__ int wsm[];
     const int unit = blockIdx.x / parts, part = blockIdx.x % parts;
     const UnitDev u = units[unit];
@@ -559,16 +553,15 @@ std::size_t window_shared(int nz, int n) {
 }
 
 template <int NZ>
-void launch_window(int blocks, std::size_t shared, cudaStream_t stream, const UnitDev* units,
-                   const QueryDev* queries, const int* g_off, const int* zvars, const int* w,
-                   const int* winv, const int* pcols, const int* porder, long long slot_base, int n,
-                   int k, int parts, const long long* psi, u64* sums) {
+void launch_window(int blocks, std::size_t shared, cudaStream_t stream, const UnitDev* units, const QueryDev* queries,
+                   const int* g_off, const int* zvars, const int* w, const int* winv, const int* pcols,
+                   const int* porder, long long slot_base, int n, int k, int parts, const long long* psi, u64* sums) {
     auto kernel = window_kernel<NZ, 8>;  // k < 8: the only list size (CmiKnnGpuImpl::statistic)
     if (shared > 48 * 1024)
-        CUDAG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(shared)));
-    kernel<<<blocks * parts, 256, shared, stream>>>(units, queries, g_off, zvars, w, winv, pcols, porder,
-                                                    slot_base, n, k, parts, psi, sums);
+        CUDAG_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    kernel<<<blocks * parts, 256, shared, stream>>>(units, queries, g_off, zvars, w, winv, pcols, porder, slot_base, n,
+                                                    k, parts, psi, sums);
     CUDAG_CHECK_LAUNCH();
 }
 
@@ -603,32 +596,30 @@ template <class V, int NZ, int KK>
 void launch_statistic(const StatArgs<V>& a, int blocks, std::size_t shared, cudaStream_t stream) {
     auto kernel = statistic_kernel<V, NZ, KK>;
     if (shared > 48 * 1024)
-        CUDAG_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(shared)));
-    kernel<<<blocks, kStatThreads, shared, stream>>>(a.units, a.queries, a.g_off, a.g_nz, a.zvars,
-                                                     a.w, a.pcols, a.slot_base, a.n, a.k,
-                                                     key_bits_for<V>(a.n), a.psi, a.tiles, a.sums);
+        CUDAG_CUDA_CHECK(
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    kernel<<<blocks, kStatThreads, shared, stream>>>(a.units, a.queries, a.g_off, a.g_nz, a.zvars, a.w, a.pcols,
+                                                     a.slot_base, a.n, a.k, key_bits_for<V>(a.n), a.psi, a.tiles,
+                                                     a.sums);
     CUDAG_CHECK_LAUNCH();
 }
 
 template <class V, int NZ>
-void launch_statistic_nz(int kk, const StatArgs<V>& a, int blocks, std::size_t shared,
-                         cudaStream_t stream) {
-    if (kk == 8) launch_statistic<V, NZ, 8>(a, blocks, shared, stream);
-    else launch_statistic<V, NZ, 0>(a, blocks, shared, stream);
+void launch_statistic_nz(int kk, const StatArgs<V>& a, int blocks, std::size_t shared, cudaStream_t stream) {
+    if (kk == 8)
+        launch_statistic<V, NZ, 8>(a, blocks, shared, stream);
+    else
+        launch_statistic<V, NZ, 0>(a, blocks, shared, stream);
 }
 
 // ---- host side ---------------------------------------------------------------------------------
 
-int blocks_for(long long threads, int per_block) {
-    return static_cast<int>((threads + per_block - 1) / per_block);
-}
+int blocks_for(long long threads, int per_block) { return static_cast<int>((threads + per_block - 1) / per_block); }
 
 class CmiKnnGpuImpl final : public CmiKnnGpu {
 public:
     CmiKnnGpuImpl(const Dataset& data, const ci::CmiKnnSpec& spec, int max_cond, int device)
-        : binding_(device), device_(device), cpu_(data, spec, max_cond), n_(data.n_samples),
-          vars_(data.n_vars) {
+        : binding_(device), device_(device), cpu_(data, spec, max_cond), n_(data.n_samples), vars_(data.n_vars) {
         CUDAG_EXPECTS(max_cond == 0 || spec.shuffle_neighbors <= kMaxShuffleGpu,
                       "cuda cmiknn: --shuffle-neighbors above " + std::to_string(kMaxShuffleGpu) +
                           " runs on the CPU engine only (use --backend cpu)");
@@ -654,8 +645,7 @@ public:
             winv_.upload(inv.data(), cells, stream());
         } else {
             std::vector<double> w(cells);
-            for (std::int64_t v = 0; v < vars_; ++v)
-                std::copy_n(cpu_.working_column(v), n_, w.data() + v * n_);
+            for (std::int64_t v = 0; v < vars_; ++v) std::copy_n(cpu_.working_column(v), n_, w.data() + v * n_);
             wd_.resize_discard(cells);
             wd_.upload(w.data(), cells, stream());
         }
@@ -704,8 +694,7 @@ private:
     cudaStream_t stream() const { return stream_->get(); }
 
     void run_batch(const std::vector<CmiKnnQuery>& all, std::size_t begin, std::size_t end,
-                   const std::optional<ci::CmiEarlyStop>& early_stop,
-                   std::vector<ci::CmiKnnResult>& results) {
+                   const std::optional<ci::CmiEarlyStop>& early_stop, std::vector<ci::CmiKnnResult>& results) {
         DeviceGuard guard(device_);
         const ci::CmiKnnSpec& spec = cpu_.spec();
         const int n = static_cast<int>(n_);
@@ -798,7 +787,9 @@ private:
             std::vector<u64> sums = compute_units(units, first_surrogate, surrogate_of, n, m);
             std::size_t at = 0;
             if (c == 0)
-                for (int q : active) observed[static_cast<std::size_t>(q)] = cpu_.statistic_from_sum(static_cast<std::int64_t>(sums[at++]));
+                for (int q : active)
+                    observed[static_cast<std::size_t>(q)] =
+                        cpu_.statistic_from_sum(static_cast<std::int64_t>(sums[at++]));
             for (int q : active) {
                 ci::CmiKnnResult& r = results[qidx[static_cast<std::size_t>(q)]];
                 r.statistic = observed[static_cast<std::size_t>(q)];
@@ -825,7 +816,8 @@ private:
         const long long n_slots = static_cast<long long>(surrogate_of.size());
         const std::size_t vsize = ranks_ ? sizeof(int) : sizeof(double);
         const std::size_t per_slot =
-            static_cast<std::size_t>(n) * (8 + 8 + 4 + 4 + 8 + 4 + (any_z_ ? 4 * static_cast<std::size_t>(m) : 0) + 8 + vsize) +
+            static_cast<std::size_t>(n) *
+                (8 + 8 + 4 + 4 + 8 + 4 + (any_z_ ? 4 * static_cast<std::size_t>(m) : 0) + 8 + vsize) +
             static_cast<std::size_t>((n + 31) / 32) * 4 + 64;
         const std::size_t free_b = device_memory_info().first;  // the block cache's memory included
         const std::size_t budget = std::min<std::size_t>(free_b / 3, std::size_t(6) << 30);
@@ -849,8 +841,7 @@ private:
     }
 
     /// The permuted columns of `slots` slots starting at unit first_unit (slot g0..).
-    void run_slots(int first_unit, long long slots, const std::vector<int>& surrogate_of,
-                   long long g0, int n, int m) {
+    void run_slots(int first_unit, long long slots, const std::vector<int>& surrogate_of, long long g0, int n, int m) {
         const std::size_t cells = static_cast<std::size_t>(slots) * n;
         surr_.resize_discard(static_cast<std::size_t>(slots));
         surr_.upload(surrogate_of.data() + g0, static_cast<std::size_t>(slots), stream());
@@ -862,7 +853,8 @@ private:
         source_.resize_discard(cells);
         shuffled_.resize_discard(any_z_ ? cells * static_cast<std::size_t>(m) : 1);
         used_.resize_discard(static_cast<std::size_t>(slots) * ((n + 31) / 32));
-        if (ranks_) pcol_i_.resize_discard(cells);
+        if (ranks_)
+            pcol_i_.resize_discard(cells);
         else {
             values_.resize_discard(cells);
             pcol_d_.resize_discard(cells);
@@ -873,8 +865,8 @@ private:
         offsets_.upload(offsets.data(), offsets.size(), stream());
         // Base the unit array at first_unit: slot s is unit first_unit + s.
         draws_kernel<<<blocks_for(static_cast<long long>(cells), 256), 256, 0, stream()>>>(
-            units_.data(), queries_.data(), g_nz_.data(), nbr_.data(), n, m, slots, cpu_.spec().seed,
-            first_unit, surr_.data(), keys_.data(), iota_.data(), uni_.data(), shuffled_.data());
+            units_.data(), queries_.data(), g_nz_.data(), nbr_.data(), n, m, slots, cpu_.spec().seed, first_unit,
+            surr_.data(), keys_.data(), iota_.data(), uni_.data(), shuffled_.data());
         CUDAG_CHECK_LAUNCH();
         sort_pairs(keys_.data(), keys_out_.data(), iota_.data(), order_.data(), cells, slots);
         if (any_z_) {
@@ -889,37 +881,35 @@ private:
                 CUDAG_CUDA_CHECK(cudaFuncSetAttribute(restrict_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                       static_cast<int>(bytes())));
             restrict_kernel<<<blocks_for(slots, warps), 32 * warps, bytes(), stream()>>>(
-                units_.data(), queries_.data(), g_nz_.data(), n, m, slots, first_unit,
-                order_.data(), shuffled_.data(), shared_bits, used_.data(), source_.data());
+                units_.data(), queries_.data(), g_nz_.data(), n, m, slots, first_unit, order_.data(), shuffled_.data(),
+                shared_bits, used_.data(), source_.data());
         }
         values_kernel<<<blocks_for(static_cast<long long>(cells), 256), 256, 0, stream()>>>(
-            units_.data(), queries_.data(), g_nz_.data(), raw_.data(), n, slots, first_unit,
-            order_.data(), source_.data(), uni_.data(), ranks_, keys_.data(),
-            ranks_ ? nullptr : values_.data());
+            units_.data(), queries_.data(), g_nz_.data(), raw_.data(), n, slots, first_unit, order_.data(),
+            source_.data(), uni_.data(), ranks_, keys_.data(), ranks_ ? nullptr : values_.data());
         CUDAG_CHECK_LAUNCH();
         if (ranks_) {
             // iota_ still holds 0..n−1 per slot (the sort wrote order_).
             sort_pairs(keys_.data(), keys_out_.data(), iota_.data(), order_.data(), cells, slots);
-            ranks_kernel<<<blocks_for(static_cast<long long>(cells), 256), 256, 0, stream()>>>(
-                order_.data(), n, slots, pcol_i_.data());
+            ranks_kernel<<<blocks_for(static_cast<long long>(cells), 256), 256, 0, stream()>>>(order_.data(), n, slots,
+                                                                                               pcol_i_.data());
         } else {
             standardize_kernel<<<blocks_for(slots, 64), 64, 0, stream()>>>(
-                values_.data(), n, slots, cpu_.spec().transform == ci::CmiTransform::Standardize,
-                pcol_d_.data());
+                values_.data(), n, slots, cpu_.spec().transform == ci::CmiTransform::Standardize, pcol_d_.data());
         }
         CUDAG_CHECK_LAUNCH();
     }
 
-    void sort_pairs(const u64* keys_in, u64* keys_out, const int* vals_in, int* vals_out,
-                    std::size_t cells, long long slots) {
+    void sort_pairs(const u64* keys_in, u64* keys_out, const int* vals_in, int* vals_out, std::size_t cells,
+                    long long slots) {
         std::size_t bytes = 0;
-        CUDAG_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(
-            nullptr, bytes, keys_in, keys_out, vals_in, vals_out, static_cast<int>(cells),
-            static_cast<int>(slots), offsets_.data(), offsets_.data() + 1, stream()));
+        CUDAG_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(nullptr, bytes, keys_in, keys_out, vals_in, vals_out,
+                                                                   static_cast<int>(cells), static_cast<int>(slots),
+                                                                   offsets_.data(), offsets_.data() + 1, stream()));
         temp_.resize_discard(std::max<std::size_t>(bytes, 1));
         CUDAG_CUDA_CHECK(cub::DeviceSegmentedSort::StableSortPairs(
-            temp_.data(), bytes, keys_in, keys_out, vals_in, vals_out, static_cast<int>(cells),
-            static_cast<int>(slots), offsets_.data(), offsets_.data() + 1, stream()));
+            temp_.data(), bytes, keys_in, keys_out, vals_in, vals_out, static_cast<int>(cells), static_cast<int>(slots),
+            offsets_.data(), offsets_.data() + 1, stream()));
     }
 
     /// Launch the statistic kernel for units [u0, u0 + count), whose surrogate slots
@@ -948,26 +938,45 @@ private:
             // Few statistics (a single test): split each one's samples over several blocks
             // (each gathers the columns again) so that every SM has work.
             const int parts = std::clamp((4 * sms_ + count - 1) / count, 1, (n + 255) / 256);
-            launch(count, ws, stream(), units_.data() + u0, queries_.data(), g_off_.data(), zvars_.data(),
-                   wi_.data(), winv_.data(), pcol_i_.data(), order_.data(), slot_base, n, k, parts,
-                   psi_.data(), sums_.data() + u0);
+            launch(count, ws, stream(), units_.data() + u0, queries_.data(), g_off_.data(), zvars_.data(), wi_.data(),
+                   winv_.data(), pcol_i_.data(), order_.data(), slot_base, n, k, parts, psi_.data(), sums_.data() + u0);
             return;
         }
         auto go = [&](const auto* w, const auto* pc) {
             using V = std::remove_cv_t<std::remove_pointer_t<decltype(w)>>;
-            const StatArgs<V> a{units_.data() + u0, queries_.data(), g_off_.data(), g_nz_.data(),
-                                zvars_.data(), w, pc, slot_base, n, k, psi_.data(), tiles,
+            const StatArgs<V> a{units_.data() + u0,
+                                queries_.data(),
+                                g_off_.data(),
+                                g_nz_.data(),
+                                zvars_.data(),
+                                w,
+                                pc,
+                                slot_base,
+                                n,
+                                k,
+                                psi_.data(),
+                                tiles,
                                 sums_.data() + u0};
             const int nb = static_cast<int>(blocks);
             switch (nz_class) {
-                case 0: launch_statistic_nz<V, 0>(kk, a, nb, shared, stream()); break;
-                case 1: launch_statistic_nz<V, 1>(kk, a, nb, shared, stream()); break;
-                case 2: launch_statistic_nz<V, 2>(kk, a, nb, shared, stream()); break;
-                default: launch_statistic_nz<V, -1>(kk, a, nb, shared, stream()); break;
+                case 0:
+                    launch_statistic_nz<V, 0>(kk, a, nb, shared, stream());
+                    break;
+                case 1:
+                    launch_statistic_nz<V, 1>(kk, a, nb, shared, stream());
+                    break;
+                case 2:
+                    launch_statistic_nz<V, 2>(kk, a, nb, shared, stream());
+                    break;
+                default:
+                    launch_statistic_nz<V, -1>(kk, a, nb, shared, stream());
+                    break;
             }
         };
-        if (ranks_) go(wi_.data(), pcol_i_.data());
-        else go(wd_.data(), pcol_d_.data());
+        if (ranks_)
+            go(wi_.data(), pcol_i_.data());
+        else
+            go(wd_.data(), pcol_d_.data());
     }
 
     DeviceBinding binding_;  // first: see the destructor
@@ -975,9 +984,9 @@ private:
     ci::CmiKnn cpu_;
     std::int64_t n_, vars_;
     bool ranks_ = true;
-    int nz_max_ = 0;          ///< of the batch being run
-    bool nz_uniform_ = true;  ///< every group of the batch has nz_max_ columns
-    bool any_z_ = false;      ///< some group of the batch has a conditioning column
+    int nz_max_ = 0;                        ///< of the batch being run
+    bool nz_uniform_ = true;                ///< every group of the batch has nz_max_ columns
+    bool any_z_ = false;                    ///< some group of the batch has a conditioning column
     std::size_t window_limit_ = 48 * 1024;  ///< shared bytes window_kernel may take here
     int sms_ = 1;                           ///< multiprocessors of the device
     std::unique_ptr<Stream> stream_;
@@ -994,8 +1003,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec,
-                                           int max_cond, int device) {
+std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec, int max_cond, int device) {
     return std::make_unique<CmiKnnGpuImpl>(data, spec, max_cond, device);
 }
 

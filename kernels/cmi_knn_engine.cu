@@ -29,9 +29,10 @@ namespace {
 
 class CudaCmiKnnEngine final : public pc::SkeletonEngine {
 public:
-    CudaCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec,
-                     int max_level, int device)
-        : gpu_(make_cmiknn_gpu(data, spec, max_level == 0 ? 0 : 1, device)), policy_(policy),
+    CudaCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec, int max_level,
+                     int device)
+        : gpu_(make_cmiknn_gpu(data, spec, max_level == 0 ? 0 : 1, device)),
+          policy_(policy),
           note_(pc::cmi_constant_note(data, gpu_->reference())) {
         // Tests per batch: about 2^28 samples' statistics ((B + 1)·T per test), from 64 to
         // 16384 tests.
@@ -44,8 +45,7 @@ public:
     std::int64_t n_vars() const override { return gpu_->reference().n_vars(); }
     std::string setup_note() const override { return note_; }
 
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                pc::Level0Output& out) override {
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
         const std::int64_t n = n_vars();
         std::vector<CmiKnnQuery> queries;
         auto flush = [&] {
@@ -148,8 +148,7 @@ public:
                 out.pmax[mt.e] = std::max(out.pmax[mt.e], p);
                 if (!policy_.independent(p)) continue;
                 out.flags[mt.e] |= pc::kSeparated;
-                std::copy(sets[mt.set].begin(), sets[mt.set].end(),
-                          out.set_slot(static_cast<std::size_t>(mt.e)));
+                std::copy(sets[mt.set].begin(), sets[mt.set].end(), out.set_slot(static_cast<std::size_t>(mt.e)));
                 --rows[mt.row].open;
             }
         }
@@ -174,10 +173,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data,
-                                                       const pc::TestPolicy& policy,
-                                                       const ci::CmiKnnSpec& spec, int max_level,
-                                                       int device) {
+std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const pc::TestPolicy& policy,
+                                                       const ci::CmiKnnSpec& spec, int max_level, int device) {
     if (policy.exhaustive)
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
     return std::make_unique<CudaCmiKnnEngine>(data, policy, spec, max_level, device);

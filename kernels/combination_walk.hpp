@@ -14,8 +14,7 @@ namespace cudag::cuda {
 /// quotient is only formed when the product does not fit in 64 bits.
 CUDAG_HD inline std::int64_t mul_div_exact(std::int64_t a, std::int64_t b, std::int64_t c) {
     const unsigned __int128 p = static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
-    if ((p >> 64) == 0)
-        return static_cast<std::int64_t>(static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(c));
+    if ((p >> 64) == 0) return static_cast<std::int64_t>(static_cast<std::uint64_t>(p) / static_cast<std::uint64_t>(c));
     return static_cast<std::int64_t>(p / static_cast<unsigned __int128>(c));
 }
 

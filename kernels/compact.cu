@@ -17,8 +17,7 @@ namespace {
 constexpr int kWarpsPerBlock = 8;
 
 /// Bits of word w of row r that count: all, or only columns > r.
-__device__ __forceinline__ std::uint64_t masked_word(BitRowsView g, std::int64_t r, std::int64_t w,
-                                                     bool upper_only) {
+__device__ __forceinline__ std::uint64_t masked_word(BitRowsView g, std::int64_t r, std::int64_t w, bool upper_only) {
     std::uint64_t x = g.bits[r * g.words + w];
     if (upper_only) {
         const std::int64_t rw = r >> 6;
@@ -49,9 +48,8 @@ __global__ void row_degrees_kernel(BitRowsView g, std::int64_t r0, std::int64_t 
 
 /// One warp per row: 32 words at a time, each lane counts its word's bits, an exclusive
 /// warp scan gives each lane its output position, and the lane writes its columns.
-__global__ void row_neighbours_kernel(BitRowsView g, std::int64_t r0, std::int64_t r1,
-                                      bool upper_only, const std::int64_t* offsets,
-                                      std::int32_t* cols) {
+__global__ void row_neighbours_kernel(BitRowsView g, std::int64_t r0, std::int64_t r1, bool upper_only,
+                                      const std::int64_t* offsets, std::int32_t* cols) {
     using WarpScan = cub::WarpScan<int>;
     __shared__ typename WarpScan::TempStorage tmp[kWarpsPerBlock];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -95,15 +93,18 @@ __global__ void next_keep_kernel(const std::int64_t* offsets, const std::int32_t
                     std::int64_t lo = offsets[b], hi = offsets[b + 1];
                     while (lo < hi) {
                         const std::int64_t mid = (lo + hi) / 2;
-                        if (nbrs[mid] < a) lo = mid + 1;
-                        else hi = mid;
+                        if (nbrs[mid] < a)
+                            lo = mid + 1;
+                        else
+                            hi = mid;
                     }
                     gone = removal_bit(removal, bit0[b] + (lo - offsets[b]));
                 }
                 keep[e] = gone ? 0 : 1;
             }
             const unsigned counted = __ballot_sync(0xffffffffu, mine && gone && a < nbrs[e]);
-            if ((threadIdx.x & 31) == 0 && counted) atomicAdd(removed, static_cast<unsigned long long>(__popc(counted)));
+            if ((threadIdx.x & 31) == 0 && counted)
+                atomicAdd(removed, static_cast<unsigned long long>(__popc(counted)));
         }
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) keep[offsets[n]] = 0;
@@ -114,8 +115,8 @@ struct FlagToInt64 {
 };
 
 __global__ void next_gather_kernel(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
-                                   const std::uint8_t* keep, const std::int64_t* pos,
-                                   std::int64_t* next_offsets, std::int32_t* next_nbrs) {
+                                   const std::uint8_t* keep, const std::int64_t* pos, std::int64_t* next_offsets,
+                                   std::int32_t* next_nbrs) {
     for (std::int64_t a = blockIdx.x; a <= n; a += gridDim.x) {
         if (threadIdx.x == 0) next_offsets[a] = pos[offsets[a]];
         if (a == n) continue;
@@ -131,17 +132,17 @@ struct IsSeparated {
 
 }  // namespace
 
-void launch_row_degrees(BitRowsView g, std::int64_t r0, std::int64_t r1, bool upper_only,
-                        std::int64_t* d_counts, cudaStream_t stream) {
+void launch_row_degrees(BitRowsView g, std::int64_t r0, std::int64_t r1, bool upper_only, std::int64_t* d_counts,
+                        cudaStream_t stream) {
     if (r1 <= r0) return;
     const std::int64_t blocks = (r1 - r0 + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    row_degrees_kernel<<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
-        g, r0, r1, upper_only, d_counts);
+    row_degrees_kernel<<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(g, r0, r1, upper_only,
+                                                                                          d_counts);
     CUDAG_CHECK_LAUNCH();
 }
 
-void exclusive_sum(const std::int64_t* d_in, std::int64_t* d_out, std::int64_t count,
-                   CubScratch& scratch, cudaStream_t stream) {
+void exclusive_sum(const std::int64_t* d_in, std::int64_t* d_out, std::int64_t count, CubScratch& scratch,
+                   cudaStream_t stream) {
     if (count <= 0) return;
     std::size_t bytes = 0;
     CUDAG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, d_in, d_out, count, stream));
@@ -150,18 +151,16 @@ void exclusive_sum(const std::int64_t* d_in, std::int64_t* d_out, std::int64_t c
 }
 
 void launch_row_neighbours(BitRowsView g, std::int64_t r0, std::int64_t r1, bool upper_only,
-                           const std::int64_t* d_offsets, std::int32_t* d_cols,
-                           cudaStream_t stream) {
+                           const std::int64_t* d_offsets, std::int32_t* d_cols, cudaStream_t stream) {
     if (r1 <= r0) return;
     const std::int64_t blocks = (r1 - r0 + kWarpsPerBlock - 1) / kWarpsPerBlock;
-    row_neighbours_kernel<<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(
-        g, r0, r1, upper_only, d_offsets, d_cols);
+    row_neighbours_kernel<<<static_cast<unsigned>(blocks), kWarpsPerBlock * 32, 0, stream>>>(g, r0, r1, upper_only,
+                                                                                             d_offsets, d_cols);
     CUDAG_CHECK_LAUNCH();
 }
 
-void select_separated(const unsigned long long* d_best, std::int64_t e_begin, std::int64_t e_end,
-                      std::int64_t* d_out, std::int64_t* d_count, CubScratch& scratch,
-                      cudaStream_t stream) {
+void select_separated(const unsigned long long* d_best, std::int64_t e_begin, std::int64_t e_end, std::int64_t* d_out,
+                      std::int64_t* d_count, CubScratch& scratch, cudaStream_t stream) {
     const std::int64_t count = e_end - e_begin;
     if (count <= 0) {
         CUDAG_CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(std::int64_t), stream));
@@ -169,11 +168,9 @@ void select_separated(const unsigned long long* d_best, std::int64_t e_begin, st
     }
     thrust::counting_iterator<std::int64_t> first(e_begin);
     std::size_t bytes = 0;
-    CUDAG_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, d_out, d_count, count,
-                                           IsSeparated{d_best}, stream));
+    CUDAG_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, first, d_out, d_count, count, IsSeparated{d_best}, stream));
     void* tmp = scratch.get(bytes);
-    CUDAG_CUDA_CHECK(cub::DeviceSelect::If(tmp, bytes, first, d_out, d_count, count,
-                                           IsSeparated{d_best}, stream));
+    CUDAG_CUDA_CHECK(cub::DeviceSelect::If(tmp, bytes, first, d_out, d_count, count, IsSeparated{d_best}, stream));
 }
 
 void launch_next_keep(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
@@ -185,8 +182,8 @@ void launch_next_keep(const std::int64_t* offsets, const std::int32_t* nbrs, std
     CUDAG_CHECK_LAUNCH();
 }
 
-void exclusive_sum_flags(const std::uint8_t* keep, std::int64_t* d_pos, std::int64_t count,
-                         CubScratch& scratch, cudaStream_t stream) {
+void exclusive_sum_flags(const std::uint8_t* keep, std::int64_t* d_pos, std::int64_t count, CubScratch& scratch,
+                         cudaStream_t stream) {
     const auto in = thrust::make_transform_iterator(keep, FlagToInt64{});
     std::size_t bytes = 0;
     CUDAG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, d_pos, count + 1, stream));
@@ -194,9 +191,9 @@ void exclusive_sum_flags(const std::uint8_t* keep, std::int64_t* d_pos, std::int
     CUDAG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(tmp, bytes, in, d_pos, count + 1, stream));
 }
 
-void launch_next_gather(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
-                        const std::uint8_t* keep, const std::int64_t* pos, std::int64_t* next_offsets,
-                        std::int32_t* next_nbrs, cudaStream_t stream) {
+void launch_next_gather(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n, const std::uint8_t* keep,
+                        const std::int64_t* pos, std::int64_t* next_offsets, std::int32_t* next_nbrs,
+                        cudaStream_t stream) {
     const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(n + 1, 1 << 16));
     next_gather_kernel<<<grid, 128, 0, stream>>>(offsets, nbrs, n, keep, pos, next_offsets, next_nbrs);
     CUDAG_CHECK_LAUNCH();

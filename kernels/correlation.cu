@@ -52,9 +52,8 @@ __global__ void standardise_kernel(const double* x, double* z, std::int64_t n, s
 /// Block (x, y): columns kTile·x.., rows row_begin + kTile·y..; thread (tx, ty) owns rows
 /// ty + 16a and columns tx + 16b, a, b < 4. Row i lands at c[(i - c_row0) · n].
 __global__ void __launch_bounds__(kTileThreads)
-correlation_rows_kernel(const double* __restrict__ z, std::int64_t n, std::int64_t m,
-                        std::int64_t row_begin, std::int64_t row_end, bool upper, double* c,
-                        std::int64_t c_row0) {
+    correlation_rows_kernel(const double* __restrict__ z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
+                            std::int64_t row_end, bool upper, double* c, std::int64_t c_row0) {
     const std::int64_t i0 = row_begin + static_cast<std::int64_t>(blockIdx.y) * kTile;
     const std::int64_t j0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
     if (upper && j0 + kTile <= i0) return;  // wholly below the diagonal
@@ -117,8 +116,7 @@ __global__ void gather_block_kernel(CorrSource corr, const std::int32_t* nodes, 
 
 }  // namespace
 
-void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z,
-                         cudaStream_t stream) {
+void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z, cudaStream_t stream) {
     if (n <= 0) return;
     DeviceBuffer<double> x(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
     x.upload(h_values, x.size(), stream);
@@ -129,8 +127,7 @@ void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m,
 }
 
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
-                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0,
-                             cudaStream_t stream) {
+                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream) {
     const std::int64_t xtiles = (n + kTile - 1) / kTile;
     CUDAG_EXPECTS(xtiles <= INT_MAX, "cuda: too many correlation columns for one launch");
     // At most 65535 row tiles (the grid's y limit) per launch.
@@ -145,14 +142,12 @@ void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, 
 
 void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream) {
     if (n <= 1) return;
-    const dim3 grid(static_cast<unsigned>((n + 255) / 256),
-                    static_cast<unsigned>(std::min<std::int64_t>(n, 65535)));
+    const dim3 grid(static_cast<unsigned>((n + 255) / 256), static_cast<unsigned>(std::min<std::int64_t>(n, 65535)));
     mirror_kernel<<<grid, 256, 0, stream>>>(d_c, n);
     CUDAG_CHECK_LAUNCH();
 }
 
-void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr,
-                         cudaStream_t stream) {
+void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream) {
     if (n <= 0) return;
     DeviceBuffer<double> z(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
     standardise_columns(h_values, n, m, z.data(), stream);

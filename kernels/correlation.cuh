@@ -16,20 +16,17 @@ namespace cudag::cuda {
 /// mirrored. `d_corr`: device, n×n. Work is queued on `stream`; temporary n×m device
 /// buffers are allocated and freed inside. Columns must not be constant (checked by the
 /// caller).
-void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr,
-                         cudaStream_t stream);
+void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream);
 
 /// Upload the variable-major host data and write the standardised columns to d_z (n×m,
 /// z_v at d_z + v*m): mean 0, unit norm, in the CPU's operation order.
-void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z,
-                         cudaStream_t stream);
+void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z, cudaStream_t stream);
 
 /// Rows [row_begin, row_end) of C from the standardised columns: entries j >= i when
 /// `upper`, else every j; row i at d_c + (i - c_row0) * n. Every entry is summed in sample
 /// order, so its value does not depend on the row range (or on how launches split it).
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
-                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0,
-                             cudaStream_t stream);
+                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream);
 
 /// The lower triangle of the n×n d_c from its upper triangle.
 void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream);

@@ -67,9 +67,9 @@ std::string device_report() {
         }
         const DeviceInfo& g = infos[at++];
         char line[512];
-        std::snprintf(line, sizeof line, "GPU %d: %s, %.1f GiB, %.1f GiB free, compute capability %d.%d\n",
-                      d, g.name.c_str(), g.total_bytes / 1073741824.0, g.free_bytes / 1073741824.0,
-                      g.cc_major, g.cc_minor);
+        std::snprintf(line, sizeof line, "GPU %d: %s, %.1f GiB, %.1f GiB free, compute capability %d.%d\n", d,
+                      g.name.c_str(), g.total_bytes / 1073741824.0, g.free_bytes / 1073741824.0, g.cc_major,
+                      g.cc_minor);
         report += line;
     }
     report.pop_back();

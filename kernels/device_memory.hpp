@@ -152,9 +152,8 @@ struct DeviceMemory {
             cudaGetLastError();
             std::size_t free_b = 0, total_b = 0;
             cudaMemGetInfo(&free_b, &total_b);
-            throw OutOfMemory("cuda: cannot allocate " + format_bytes(bytes) +
-                              " of device memory (" + format_bytes(free_b) + " free of " +
-                              format_bytes(total_b) + ")");
+            throw OutOfMemory("cuda: cannot allocate " + format_bytes(bytes) + " of device memory (" +
+                              format_bytes(free_b) + " free of " + format_bytes(total_b) + ")");
         }
         CUDAG_CUDA_CHECK(e);
         cache.track(p, device, bytes);
@@ -194,7 +193,8 @@ public:
     OwnedArray(const OwnedArray&) = delete;
     OwnedArray& operator=(const OwnedArray&) = delete;
     OwnedArray(OwnedArray&& o) noexcept
-        : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)),
+        : ptr_(std::exchange(o.ptr_, nullptr)),
+          size_(std::exchange(o.size_, 0)),
           capacity_(std::exchange(o.capacity_, 0)) {}
     OwnedArray& operator=(OwnedArray&& o) noexcept {
         if (this != &o) {
@@ -250,19 +250,18 @@ public:
     /// Copy `count` elements from host `src` to elements [offset, offset + count).
     void upload(const T* src, std::size_t count, cudaStream_t stream, std::size_t offset = 0) {
         if (count)
-            CUDAG_CUDA_CHECK(cudaMemcpyAsync(this->ptr_ + offset, src, count * sizeof(T),
-                                             cudaMemcpyHostToDevice, stream));
+            CUDAG_CUDA_CHECK(
+                cudaMemcpyAsync(this->ptr_ + offset, src, count * sizeof(T), cudaMemcpyHostToDevice, stream));
     }
     /// Copy elements [offset, offset + count) to host `dst`.
     void download(T* dst, std::size_t count, cudaStream_t stream, std::size_t offset = 0) const {
         if (count)
-            CUDAG_CUDA_CHECK(cudaMemcpyAsync(dst, this->ptr_ + offset, count * sizeof(T),
-                                             cudaMemcpyDeviceToHost, stream));
+            CUDAG_CUDA_CHECK(
+                cudaMemcpyAsync(dst, this->ptr_ + offset, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
     }
 
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
-
 
 /// Owned non-blocking stream (never the legacy default stream).
 class Stream {
@@ -316,8 +315,7 @@ public:
     }
     ~DeviceGuard() {
         int now = previous_;
-        if (cudaGetDevice(&now) == cudaSuccess && now != previous_)
-            CUDAG_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+        if (cudaGetDevice(&now) == cudaSuccess && now != previous_) CUDAG_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
     }
     DeviceGuard(const DeviceGuard&) = delete;
     DeviceGuard& operator=(const DeviceGuard&) = delete;
@@ -348,8 +346,10 @@ public:
             return;
         }
         if (previous_ == device_) return;
-        if (cudaSetDevice(device_) == cudaSuccess) switched_ = true;
-        else cudaGetLastError();
+        if (cudaSetDevice(device_) == cudaSuccess)
+            switched_ = true;
+        else
+            cudaGetLastError();
     }
 
 private:

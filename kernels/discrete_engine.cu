@@ -34,10 +34,16 @@ constexpr int kMaxLevel = 64;  // = the kernel's local array size
 
 class CudaDiscreteEngine final : public pc::SkeletonEngine {
 public:
-    CudaDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy,
-                       const ci::DiscreteTestSpec& test, const DiscreteTunables& t, int device)
-        : binding_(device), device_(device), policy_(policy), test_(test), tun_(t), cards_(codes.cards),
-          n_(codes.n_vars), m_(codes.n_samples),
+    CudaDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy, const ci::DiscreteTestSpec& test,
+                       const DiscreteTunables& t, int device)
+        : binding_(device),
+          device_(device),
+          policy_(policy),
+          test_(test),
+          tun_(t),
+          cards_(codes.cards),
+          n_(codes.n_vars),
+          m_(codes.n_samples),
           cpu_(codes, policy, test, 1) {
         CUDAG_EXPECTS(tun_.delta >= 1 && tun_.gamma >= 1 && tun_.delta * tun_.gamma <= 1024,
                       "cuda discrete: need delta, gamma >= 1 and delta * gamma <= 1024");
@@ -61,8 +67,7 @@ public:
     std::string name() const override { return "cuda"; }
     std::int64_t n_vars() const override { return n_; }
 
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                pc::Level0Output& out) override {
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
         DeviceGuard guard(device_);
         std::vector<int2> items;
         std::int64_t words = 0;
@@ -240,14 +245,13 @@ private:
 
 }  // namespace
 
-std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data,
-                                                         const pc::TestPolicy& policy,
-                                                         const ci::DiscreteTestSpec& test,
-                                                         const DiscreteTunables& t, int device) {
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data, const pc::TestPolicy& policy,
+                                                         const ci::DiscreteTestSpec& test, const DiscreteTunables& t,
+                                                         int device) {
     if (policy.exhaustive)
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
-    return std::make_unique<CudaDiscreteEngine>(
-        ci::encode_discrete(data, test.dof == ci::DofRule::CausalLearn), policy, test, t, device);
+    return std::make_unique<CudaDiscreteEngine>(ci::encode_discrete(data, test.dof == ci::DofRule::CausalLearn), policy,
+                                                test, t, device);
 }
 
 }  // namespace cudag::cuda

@@ -51,19 +51,15 @@ std::optional<DeviceInfo> device_info(int device);
 /// Throws InputError for a constant column or an exhaustive (causal-learn) policy,
 /// OutOfMemory when C does not fit in the free device memory, cuda::CudaError on
 /// other CUDA failures.
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
-                                                       const pc::TestPolicy& policy,
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data, const pc::TestPolicy& policy,
                                                        const FisherTunables& t, int device = 0,
                                                        mpi::Communicator* comm = nullptr);
 
 /// As make_fisher_engine, from a given n×n correlation matrix (host, row-major,
 /// unit diagonal) of a data set with n_samples samples; the matrix is uploaded as is.
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr,
-                                                                 std::int64_t n,
-                                                                 std::int64_t n_samples,
-                                                                 const pc::TestPolicy& policy,
-                                                                 const FisherTunables& t,
-                                                                 int device = 0);
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr, std::int64_t n,
+                                                                 std::int64_t n_samples, const pc::TestPolicy& policy,
+                                                                 const FisherTunables& t, int device = 0);
 
 /// The correlation matrix as make_fisher_engine computes it on the GPU, copied back
 /// (n×n, row-major). For checks and tests.
@@ -77,15 +73,12 @@ std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_b
 
 using cudag::DiscreteTunables;
 
-
 /// Discrete (χ²/G²) skeleton engine on device `device`, gpuPC's scheme (kernels/
 /// pc_discrete.cu). Throws InputError for an exhaustive (causal-learn) policy or a single-
 /// level variable (as ci::encode_discrete), OutOfMemory when one block's tables do not fit.
-std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data,
-                                                         const pc::TestPolicy& policy,
+std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data, const pc::TestPolicy& policy,
                                                          const ci::DiscreteTestSpec& test,
-                                                         const DiscreteTunables& t = {},
-                                                         int device = 0);
+                                                         const DiscreteTunables& t = {}, int device = 0);
 
 /// One CMIknn test for CmiKnnGpu::run: x ⟂ y | z with the random-number stream test_id
 /// (ci::cmi_test_id), exactly as ci::CmiKnn::test(x, y, z, test_id, ...) takes them.
@@ -115,13 +108,11 @@ public:
 /// CMIknn on device `device` for `data` (continuous; must outlive the object), tests with
 /// up to max_cond conditioning variables. Throws as ci::CmiKnn's constructor, OutOfMemory
 /// when the data do not fit on the device.
-std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec,
-                                           int max_cond, int device = 0);
+std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec, int max_cond,
+                                           int device = 0);
 
 /// The CMIknn skeleton engine on device `device` (results equal pc::CpuCmiKnnEngine's).
-std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data,
-                                                       const pc::TestPolicy& policy,
-                                                       const ci::CmiKnnSpec& spec, int max_level,
-                                                       int device = 0);
+std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const pc::TestPolicy& policy,
+                                                       const ci::CmiKnnSpec& spec, int max_level, int device = 0);
 
 }  // namespace cudag::cuda

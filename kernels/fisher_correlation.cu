@@ -26,15 +26,16 @@ void check_fits(int device, std::size_t need, const std::string& what) {
     const std::size_t margin = std::size_t(64) << 20;
     if (need + margin > free_b)
         throw OutOfMemory("cuda: " + what + " needs " + format_bytes(need) + " of device memory but " +
-                          device_label(device) + " has " + format_bytes(free_b) + " free of " +
-                          format_bytes(total_b) + "; use --backend cpu or a larger GPU");
+                          device_label(device) + " has " + format_bytes(free_b) + " free of " + format_bytes(total_b) +
+                          "; use --backend cpu or a larger GPU");
 }
 
 }  // namespace
 
 void CorrelationStore::load(const std::vector<double>& corr) {
     const std::int64_t n = ctx_.n;
-    CUDAG_EXPECTS(static_cast<std::int64_t>(corr.size()) == n * n, "cuda: the correlation matrix must have n*n entries");
+    CUDAG_EXPECTS(static_cast<std::int64_t>(corr.size()) == n * n,
+                  "cuda: the correlation matrix must have n*n entries");
     DeviceGuard guard(ctx_.device);
     const std::size_t bytes = corr.size() * sizeof(double);
     check_fits(ctx_.device, bytes, "the " + dims() + " correlation matrix");
@@ -61,8 +62,8 @@ bool CorrelationStore::fits(const Dataset& data) {
     const std::int64_t limit = plan_.tunables().corr_limit_bytes;
     if (!fits)
         note_ = "the " + dims() + " correlation matrix does not fit: it needs " + format_bytes(nn * sizeof(double)) +
-                (limit > 0 ? " (limit " + format_bytes(limit) + ")" : "") + "; " + device_label(ctx_.device) +
-                " has " + format_bytes(free_b) + " free of " + format_bytes(total_b) +
+                (limit > 0 ? " (limit " + format_bytes(limit) + ")" : "") + "; " + device_label(ctx_.device) + " has " +
+                format_bytes(free_b) + " free of " + format_bytes(total_b) +
                 ": C is computed in row blocks at level 0, then each rank " +
                 "holds the rows its first level's block needs (as many as fit) and sums any " +
                 "other entry again from the standardised data (the same values)";
@@ -170,8 +171,7 @@ void CorrelationStore::in_row_blocks(std::int64_t row_begin, std::int64_t row_en
                                      const std::function<void(const CorrSource&, std::int64_t, std::int64_t)>& fn) {
     // Row blocks of C (upper triangle) in a buffer of about a quarter of free memory.
     const std::int64_t n = ctx_.n;
-    const std::int64_t rows_per_block =
-        plan_.level0_rows_per_block(n, row_begin, row_end, device_memory_info().first);
+    const std::int64_t rows_per_block = plan_.level0_rows_per_block(n, row_begin, row_end, device_memory_info().first);
     DeviceBuffer<double> blk(static_cast<std::size_t>(rows_per_block) * static_cast<std::size_t>(n));
     CorrSource c = source();
     for (std::int64_t b0 = row_begin; b0 < row_end; b0 += rows_per_block) {

@@ -36,12 +36,10 @@ namespace {
 
 void check_device(int device) {
     const int count = device_count();
-    if (count == 0)
-        throw CudaError("cuda: no CUDA device is visible (" + device_report() +
-                        "); use --backend cpu");
+    if (count == 0) throw CudaError("cuda: no CUDA device is visible (" + device_report() + "); use --backend cpu");
     if (device < 0 || device >= count)
-        throw InputError("cuda: device " + std::to_string(device) + " requested but " +
-                         std::to_string(count) + " CUDA device(s) are visible");
+        throw InputError("cuda: device " + std::to_string(device) + " requested but " + std::to_string(count) +
+                         " CUDA device(s) are visible");
 }
 
 /// SMs × max resident threads per SM of `device`.
@@ -54,10 +52,13 @@ std::int64_t resident_threads(int device) {
 
 class CudaFisherEngine final : public pc::SkeletonEngine {
 public:
-    CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const pc::TestPolicy& policy,
-                     const FisherTunables& t)
-        : binding_(device), ctx_(device, n, m, t.host_threads), plan_(t, resident_threads(device)),
-          corr_(ctx_, plan_), results_(ctx_), levels_(ctx_, plan_, policy, corr_, results_) {}
+    CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const pc::TestPolicy& policy, const FisherTunables& t)
+        : binding_(device),
+          ctx_(device, n, m, t.host_threads),
+          plan_(t, resident_threads(device)),
+          corr_(ctx_, plan_),
+          results_(ctx_),
+          levels_(ctx_, plan_, policy, corr_, results_) {}
 
     ~CudaFisherEngine() override {
         // The parts free their buffers, events and the stream after this body, with the
@@ -71,8 +72,7 @@ public:
     std::string name() const override { return "cuda"; }
     std::string setup_note() const override { return corr_.note(); }
     std::int64_t n_vars() const override { return ctx_.n; }
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                pc::Level0Output& out) override {
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
         levels_.level0(row_begin, row_end, dense, g, out);
     }
     bool level0_on_every_rank() const override { return true; }
@@ -107,8 +107,8 @@ double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vect
     if (l == 0) return ci::fisher_z_pvalue(sub[1], m, 0);
     std::vector<int> si(l);
     std::iota(si.begin(), si.end(), 2);
-    std::vector<double> lmat(static_cast<std::size_t>(l) * l), scratch(2 * static_cast<std::size_t>(l) * l),
-        yi(l), yj(l);
+    std::vector<double> lmat(static_cast<std::size_t>(l) * l), scratch(2 * static_cast<std::size_t>(l) * l), yi(l),
+        yj(l);
     ci::ConditioningBlock block;
     block.lmat = lmat.data();
     block.factorise(sub.data(), k, si.data(), l, scratch.data());
@@ -118,9 +118,8 @@ double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vect
     return ci::fisher_z_pvalue(r, m, l);
 }
 
-std::unique_ptr<CudaFisherEngine> make_engine(std::int64_t n, std::int64_t m,
-                                              const pc::TestPolicy& policy, const FisherTunables& t,
-                                              int device) {
+std::unique_ptr<CudaFisherEngine> make_engine(std::int64_t n, std::int64_t m, const pc::TestPolicy& policy,
+                                              const FisherTunables& t, int device) {
     FisherLevelPlanner::check(policy, t);
     check_device(device);
     return std::make_unique<CudaFisherEngine>(device, n, m, policy, t);
@@ -144,10 +143,8 @@ void warm_up(int device) noexcept {
         cudaGetLastError();  // the engine reports the error when it is built
 }
 
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
-                                                       const pc::TestPolicy& policy,
-                                                       const FisherTunables& t, int device,
-                                                       mpi::Communicator* comm) {
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data, const pc::TestPolicy& policy,
+                                                       const FisherTunables& t, int device, mpi::Communicator* comm) {
     if (comm == nullptr || comm->size() == 1) {
         auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
         CorrelationStore& c = eng->correlation();
@@ -190,12 +187,9 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data,
     return eng;
 }
 
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr,
-                                                                 std::int64_t n,
-                                                                 std::int64_t n_samples,
-                                                                 const pc::TestPolicy& policy,
-                                                                 const FisherTunables& t,
-                                                                 int device) {
+std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr, std::int64_t n,
+                                                                 std::int64_t n_samples, const pc::TestPolicy& policy,
+                                                                 const FisherTunables& t, int device) {
     auto eng = make_engine(n, n_samples, policy, t, device);
     eng->correlation().load(corr);
     return eng;

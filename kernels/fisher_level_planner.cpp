@@ -53,8 +53,7 @@ void FisherLevelPlanner::check(const pc::TestPolicy& policy, const FisherTunable
     if (t.theta > kMaxBlockThreads)
         throw InputError("--theta must be <= " + std::to_string(kMaxBlockThreads) + " (threads per block)");
     if (static_cast<std::int64_t>(t.beta) * t.gamma > kMaxBlockThreads)
-        throw InputError("--beta x --gamma must be <= " + std::to_string(kMaxBlockThreads) +
-                         " (threads per block)");
+        throw InputError("--beta x --gamma must be <= " + std::to_string(kMaxBlockThreads) + " (threads per block)");
     if (t.delta > 65535) throw InputError("--delta must be <= 65535");
     if (t.scan_levels < 0) throw InputError("--tune scan-levels must be >= 0");
     if (t.scan_deep_from < 2) throw InputError("--tune deep-from must be >= 2");
@@ -100,13 +99,15 @@ CorrelationBlocks FisherLevelPlanner::correlation_blocks(std::int64_t n, int ran
     constexpr std::int64_t kRowsPerTile = 64;
     const std::int64_t tiles = (n + kRowsPerTile - 1) / kRowsPerTile;
     std::vector<double> work(static_cast<std::size_t>(tiles));
-    for (std::int64_t t = 0; t < tiles; ++t) work[static_cast<std::size_t>(t)] = static_cast<double>(n - kRowsPerTile * t);
+    for (std::int64_t t = 0; t < tiles; ++t)
+        work[static_cast<std::size_t>(t)] = static_cast<double>(n - kRowsPerTile * t);
     const mpi::RowPartition part = mpi::partition_rows(work, ranks);
     const auto row_of = [&](std::int64_t tile) { return std::min(n, tile * kRowsPerTile); };
     CorrelationBlocks b;
     b.counts.assign(static_cast<std::size_t>(ranks), 0);
     for (int r = 0; r < ranks; ++r)
-        b.counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((row_of(part.end(r)) - row_of(part.begin(r))) * n);
+        b.counts[static_cast<std::size_t>(r)] =
+            static_cast<std::size_t>((row_of(part.end(r)) - row_of(part.begin(r))) * n);
     b.row0 = row_of(part.begin(rank));
     b.row1 = row_of(part.end(rank));
     return b;
@@ -169,8 +170,10 @@ SetParallelShape FisherLevelPlanner::set_parallel(const LevelRows& r) const {
         // set was found (at n = 20,000 level 1 ran 2.9x the CPU's tests with θδ = 128).
         const std::int64_t rows_n = static_cast<std::int64_t>(r.rows.size());
         while (rows_n * sp.theta * sp.delta > kOversubscribe * resident_threads_ && (sp.delta > 1 || sp.theta > 32)) {
-            if (sp.delta > 1) sp.delta = std::max(1, sp.delta / 2);
-            else sp.theta = std::max(32, sp.theta / 2);
+            if (sp.delta > 1)
+                sp.delta = std::max(1, sp.delta / 2);
+            else
+                sp.theta = std::max(32, sp.theta / 2);
         }
     }
     sp.shared_entries = static_cast<int>(std::min<std::int64_t>(r.max_degree, kMaxSharedEntries));
@@ -218,8 +221,8 @@ EdgeParallelShape FisherLevelPlanner::edge_parallel(const LevelRows& r, const Ad
 // entry a warp of its own, the lanes splitting the entry's ranks (kItemLanes): its
 // entries no longer leave most of a warp's lanes idle.
 
-std::vector<ScanRun> FisherLevelPlanner::scan_runs(const Adjacency& snap, const std::vector<std::int32_t>& rows,
-                                                   int l, bool upper, std::int64_t e_begin, std::int64_t e_end) {
+std::vector<ScanRun> FisherLevelPlanner::scan_runs(const Adjacency& snap, const std::vector<std::int32_t>& rows, int l,
+                                                   bool upper, std::int64_t e_begin, std::int64_t e_end) {
     std::vector<ScanRun> live;
     for (std::int32_t i : rows) {
         const std::int32_t* nb = snap.row(i);
@@ -248,8 +251,8 @@ ScanRange FisherLevelPlanner::next_scan_range(ScanRange r) {
     return {r.hi, r.hi > kMax / kScanRoundGrowth ? kMax : r.hi * kScanRoundGrowth};
 }
 
-std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>& live, ScanRange rg,
-                                                     bool on_survivors, bool deep) const {
+std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>& live, ScanRange rg, bool on_survivors,
+                                                     bool deep) const {
     const std::int64_t lo = rg.lo, hi = rg.hi;
     const double warps = static_cast<double>(std::max<std::int64_t>(1, resident_threads_ / 32));
     // A row's items: warps of up to 32 entries sharing the ranks, or (a later round,
@@ -260,8 +263,9 @@ std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>&
         const double range = static_cast<double>(std::min(hi, r.sets) - lo);
         work += lane_split(r) ? r.count * range / 32.0 : static_cast<double>((r.count + 31) / 32) * range;
     }
-    const std::int64_t span = std::max<std::int64_t>(
-        deep ? t_.deep_min_span : kScanMinSpan, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
+    const std::int64_t span =
+        std::max<std::int64_t>(deep ? t_.deep_min_span : kScanMinSpan,
+                               static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
     std::vector<ScanItem> items;
     for (const ScanRun& r : live) {
         const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;

@@ -51,8 +51,8 @@ struct EdgeParallelShape {
 /// The entry scan: the entries of one row still to scan on one side.
 struct ScanRun {
     std::int32_t row = 0;
-    int first = 0;  ///< the side's first position (first round), or 0 (survivor lists)
-    int count = 0;  ///< entries of the side still to scan
+    int first = 0;          ///< the side's first position (first round), or 0 (survivor lists)
+    int count = 0;          ///< entries of the side still to scan
     std::int64_t sets = 0;  ///< C(d, l) of the row
 };
 
@@ -115,8 +115,7 @@ public:
     /// The rows of [row_begin, row_end) with something to test at level l (degree - 1 >= l),
     /// heaviest first (work: sets × degree; sets C(d - 1, l) for cuPC-E, else C(d, l)),
     /// ties in row order.
-    static LevelRows rows(const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end, int l,
-                          LevelPath path);
+    static LevelRows rows(const Adjacency& snap, std::int64_t row_begin, std::int64_t row_end, int l, LevelPath path);
     /// cuPC-S shape: θ/δ from the tunables, shrunk (auto_tune) when the rows have too few
     /// sets to fill them or would oversubscribe the GPU; one wide block per row for rows
     /// held in shared memory with many entries.
@@ -149,7 +148,8 @@ public:
     static std::vector<ScanRun> runs_beyond(const std::vector<ScanRun>& live, ScanRange r);
     /// The next round's runs: `next`'s rows over their surviving entries (`counts[k]` of
     /// next[k], listed from position 0), rows without survivors dropped.
-    static std::vector<ScanRun> surviving_runs(const std::vector<ScanRun>& next, const std::vector<std::int32_t>& counts);
+    static std::vector<ScanRun> surviving_runs(const std::vector<ScanRun>& next,
+                                               const std::vector<std::int32_t>& counts);
 
 private:
     FisherTunables t_;

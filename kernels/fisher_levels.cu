@@ -124,7 +124,8 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
             l0.anbrs.download(out.adjacency.nbrs.data(), out.adjacency.nbrs.size(), s);
         }
         ctx_.synchronize();
-        if (out.adjacency.n == n && out.adjacency_is_next) results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
+        if (out.adjacency.n == n && out.adjacency_is_next)
+            results_.keep_level0_adjacency(out.adjacency.offsets, out.adjacency.nbrs.size());
         // Block-relative starts to absolute ones over all n rows (empty outside the block).
         std::int64_t* o = out.kept_offsets.data();
         std::fill(o, o + row_begin, 0);
@@ -135,7 +136,8 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
         const std::size_t n_words = static_cast<std::size_t>(n * words);
         std::unique_ptr<std::uint64_t[]> bits(new std::uint64_t[n_words]);
         bits_.download(bits.get(), n_words, s);
-        if (!keep_p) l0.dense.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
+        if (!keep_p)
+            l0.dense.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
         ctx_.synchronize();
         tr.mark("bits downloaded");
         auto& gw = g.words();
@@ -289,12 +291,12 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
     const auto trace_level = [&](std::chrono::steady_clock::time_point t_downloaded) {
         if (!trace_) return;
         const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
-        std::fprintf(stderr, "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
+        std::fprintf(stderr,
+                     "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
                      "kernels %.1f ms, until selected %.1f ms, winners+%s %.1f ms\n",
                      l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
                      static_cast<long long>(n_sel), ms(t_start, t_launch),
-                     static_cast<double>(run_.ev_end->elapsed_ms_since(*run_.ev_start)),
-                     ms(t_launch, t_selected),
+                     static_cast<double>(run_.ev_end->elapsed_ms_since(*run_.ev_start)), ms(t_launch, t_selected),
                      out.packed ? "removal bits" : "unpack+downloads", ms(t_selected, t_downloaded));
     };
     if (out.packed) {
@@ -348,8 +350,8 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
     }
     launch_unpack_level(u, static_cast<std::int64_t>(block), s);
     if (n_sel > 0)  // flags and pmax were touched by LevelOutput::reset; the sets were not
-        first_touch(out.set_slot(static_cast<std::size_t>(eb)), block * static_cast<std::size_t>(l) * sizeof(std::int32_t),
-                    ctx_.host_threads);
+        first_touch(out.set_slot(static_cast<std::size_t>(eb)),
+                    block * static_cast<std::size_t>(l) * sizeof(std::int32_t), ctx_.host_threads);
     eflags_.download(out.flags.data() + eb, block, s);
     static_assert(sizeof(double) == sizeof(u64));
     pmax_.download(reinterpret_cast<u64*>(out.pmax.data() + eb), block, s, static_cast<std::size_t>(eb));

@@ -21,11 +21,11 @@ namespace cudag::cuda {
 
 /// Level 0's device outputs (filled by FisherLevels::level0).
 struct Level0Buffers {
-    DeviceBuffer<double> dense;             ///< every pair's p (upper triangle, row by row)
-    DeviceBuffer<std::int64_t> koffsets;    ///< kept pairs: rows' starts (block-relative)
-    DeviceBuffer<std::int32_t> kcols;       ///< kept pairs: columns j > i
-    DeviceBuffer<double> kp;                ///< kept pairs: p-values
-    DeviceBuffer<std::int64_t> aoffsets;    ///< every row ran: the whole adjacency's CSR
+    DeviceBuffer<double> dense;           ///< every pair's p (upper triangle, row by row)
+    DeviceBuffer<std::int64_t> koffsets;  ///< kept pairs: rows' starts (block-relative)
+    DeviceBuffer<std::int32_t> kcols;     ///< kept pairs: columns j > i
+    DeviceBuffer<double> kp;              ///< kept pairs: p-values
+    DeviceBuffer<std::int64_t> aoffsets;  ///< every row ran: the whole adjacency's CSR
     DeviceBuffer<std::int32_t> anbrs;
 };
 
@@ -33,8 +33,8 @@ struct Level0Buffers {
 /// pointers into the level's buffers (FisherLevels), valid until the next run_level().
 struct LevelOnDevice {
     int l = 0;
-    std::int64_t rows = 0;   ///< rows tested (0: nothing to settle)
-    std::int64_t n_sel = 0;  ///< entries separated
+    std::int64_t rows = 0;                  ///< rows tested (0: nothing to settle)
+    std::int64_t n_sel = 0;                 ///< entries separated
     const std::int32_t* row_ids = nullptr;  ///< the tested rows
     std::int64_t e_begin = 0, e_end = 0;    ///< of their entries, the ones tested here
     const unsigned long long* p = nullptr;  ///< per entry: the level's pMax (bits of a double)

@@ -29,33 +29,40 @@ std::string where(const char* expr, int rank) {
 }
 
 [[noreturn]] void throw_nccl(ncclResult_t r, const char* expr, int rank) {
-    throw CommError(std::string("NCCL error ") + std::to_string(static_cast<int>(r)) + " (" +
-                    ncclGetErrorString(r) + ")" + where(expr, rank));
+    throw CommError(std::string("NCCL error ") + std::to_string(static_cast<int>(r)) + " (" + ncclGetErrorString(r) +
+                    ")" + where(expr, rank));
 }
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* expr, int rank) {
     cudaGetLastError();
-    const std::string msg = std::string("CUDA error ") + cudaGetErrorName(e) + " (" +
-                            cudaGetErrorString(e) + ")" + where(expr, rank);
+    const std::string msg =
+        std::string("CUDA error ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")" + where(expr, rank);
     if (e == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
     throw CommError(msg);
 }
 
 ncclDataType_t nccl_type(DataType t) {
     switch (t) {
-        case DataType::Byte: return ncclUint8;
-        case DataType::Int32: return ncclInt32;
-        case DataType::Int64: return ncclInt64;
-        case DataType::Float64: return ncclFloat64;
+        case DataType::Byte:
+            return ncclUint8;
+        case DataType::Int32:
+            return ncclInt32;
+        case DataType::Int64:
+            return ncclInt64;
+        case DataType::Float64:
+            return ncclFloat64;
     }
     return ncclUint8;
 }
 
 ncclRedOp_t nccl_op(ReduceOp op) {
     switch (op) {
-        case ReduceOp::Sum: return ncclSum;
-        case ReduceOp::Max: return ncclMax;
-        case ReduceOp::Min: return ncclMin;
+        case ReduceOp::Sum:
+            return ncclSum;
+        case ReduceOp::Max:
+            return ncclMax;
+        case ReduceOp::Min:
+            return ncclMin;
     }
     return ncclSum;
 }
@@ -96,8 +103,7 @@ public:
         reserve(256);
         cuda(cudaMemsetAsync(buf_.data(), 0, 256, stream()), "cudaMemsetAsync");
         nccl(ncclGroupStart(), "ncclGroupStart");
-        nccl(ncclAllReduce(buf_.data(), buf_.data(), 16, ncclFloat64, ncclMax, comm_, stream()),
-             "ncclAllReduce");
+        nccl(ncclAllReduce(buf_.data(), buf_.data(), 16, ncclFloat64, ncclMax, comm_, stream()), "ncclAllReduce");
         char* upper = buf_.data() + 128;  // apart from the allreduce's 128 bytes
         nccl(ncclBroadcast(upper, upper, 128, ncclUint8, 0, comm_, stream()), "ncclBroadcast");
         group_end("ncclGroupEnd (connection set-up)");
@@ -159,13 +165,11 @@ protected:
             return h.finish();
         }
         Staged s(*this, recv, bytes, true);
-        nccl(ncclAllReduce(s.ptr(), s.ptr(), count, nccl_type(t), nccl_op(op), comm_, stream()),
-             "ncclAllReduce");
+        nccl(ncclAllReduce(s.ptr(), s.ptr(), count, nccl_type(t), nccl_op(op), comm_, stream()), "ncclAllReduce");
         s.finish("ncclAllReduce");
     }
 
-    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                       DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) override {
         CUDAG_ASSERT(counts.size() == static_cast<std::size_t>(size_));
         const std::size_t es = size_of(t);
         std::size_t total = 0, mine = 0;
@@ -360,9 +364,9 @@ private:
             if (std::chrono::steady_clock::now() > deadline) {
                 ncclCommAbort(comm_);
                 comm_ = nullptr;
-                throw CommError(std::string("NCCL: ") + what + " did not finish within " +
-                                std::to_string(timeout_s_) + " s on rank " + std::to_string(rank_) +
-                                " (" + host_name() + "); a peer is lost or stalled (see --comm-timeout)");
+                throw CommError(std::string("NCCL: ") + what + " did not finish within " + std::to_string(timeout_s_) +
+                                " s on rank " + std::to_string(rank_) + " (" + host_name() +
+                                "); a peer is lost or stalled (see --comm-timeout)");
             }
             std::this_thread::sleep_for(std::chrono::microseconds(50));
         }
@@ -397,8 +401,7 @@ private:
 
 bool nccl_compiled() { return true; }
 
-std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device,
-                                                     double timeout_s) {
+std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device, double timeout_s) {
     CUDAG_EXPECTS(device >= 0, "the NCCL communicator needs a CUDA device");
     return std::make_unique<NcclCommunicator>(std::move(host), device, timeout_s);
 }

@@ -34,9 +34,8 @@ __device__ __forceinline__ u64 load_relaxed(const u64* p) { return *static_cast<
 /// thread 0 only. `table` has a.group_words words; `partial` 2δ doubles. Every thread of
 /// the block calls it together (it synchronises the block); groups with `active` false
 /// only take part in the barriers.
-__device__ double group_test(const DiscreteLevelArgs& a, bool active, std::int32_t i,
-                             std::int32_t j, const std::int32_t* s, int l, std::uint32_t* table,
-                             double* partial) {
+__device__ double group_test(const DiscreteLevelArgs& a, bool active, std::int32_t i, std::int32_t j,
+                             const std::int32_t* s, int l, std::uint32_t* table, double* partial) {
     if (!active) {
         __syncthreads();
         __syncthreads();
@@ -112,8 +111,7 @@ __global__ void discrete_level_kernel(DiscreteLevelArgs a) {
     double* partial = reinterpret_cast<double*>(smem) + 2 * delta * g;
     std::uint32_t* table =
         a.shared_tables
-            ? reinterpret_cast<std::uint32_t*>(reinterpret_cast<double*>(smem) + 2 * delta * gamma) +
-                  g * a.group_words
+            ? reinterpret_cast<std::uint32_t*>(reinterpret_cast<double*>(smem) + 2 * delta * gamma) + g * a.group_words
             : a.scratch + (static_cast<std::int64_t>(blockIdx.x) * gamma + g) * a.group_words;
     __shared__ int flag[32];
     std::int32_t s[kMaxLevel];
@@ -150,8 +148,7 @@ __global__ void discrete_level_kernel(DiscreteLevelArgs a) {
         // leaves when no group has a rank left at or below the entry's best.
         for (std::int64_t base = first; base < last; base += step) {
             const std::int64_t r = base + (a.winner_pass ? 0 : g);
-            if (lead)
-                flag[g] = r < last && (a.winner_pass ? g == 0 : static_cast<u64>(r) <= load_relaxed(best));
+            if (lead) flag[g] = r < last && (a.winner_pass ? g == 0 : static_cast<u64>(r) <= load_relaxed(best));
             __syncthreads();
             bool any = false;
             for (int t = 0; t < gamma; ++t) any = any || flag[t];

@@ -49,7 +49,6 @@ struct DiscreteLaunch {
 /// Bytes of dynamic shared memory one block needs for its γ tables and partial sums.
 std::size_t discrete_shared_bytes(const DiscreteLevelArgs& a, const DiscreteLaunch& s);
 
-void launch_discrete_level(const DiscreteLevelArgs& a, const DiscreteLaunch& s,
-                           cudaStream_t stream);
+void launch_discrete_level(const DiscreteLevelArgs& a, const DiscreteLaunch& s, cudaStream_t stream);
 
 }  // namespace cudag::cuda

@@ -183,15 +183,14 @@ void launch_scan_survivors(const LevelArgs& a, const std::int32_t* rows, std::in
                            std::int32_t* survivors, std::int32_t* counts, cudaStream_t stream);
 
 /// Per-entry mirror indices (LevelArgs::mirror) of the compacted adjacency.
-void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
-                   std::int64_t* mirror, cudaStream_t stream);
+void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n, std::int64_t* mirror,
+                   cudaStream_t stream);
 
 /// After a level, entries [e_begin, e_end): LevelArgs::pmax from smallest |r| to the
 /// bit pattern of its p (0 when the entry ran no non-separating test), and
 /// kLowerSideSeparated back to kNoRank (the entry is reported as not separated from its
 /// side; the lower endpoint's set decides the edge).
-void launch_finish_level(const LevelArgs& a, std::int64_t e_begin, std::int64_t e_end,
-                         cudaStream_t stream);
+void launch_finish_level(const LevelArgs& a, std::int64_t e_begin, std::int64_t e_end, cudaStream_t stream);
 
 /// After a level: for each listed separated entry, the nodes of its winning set
 /// (set_out[k*l ..], increasing) and the p-value of that test (p_out[k]).
@@ -220,8 +219,8 @@ struct UnpackArgs {
     int l = 0;
     std::int64_t e_begin = 0, e_end = 0;  ///< the block's entries (rows cut between ranks)
     std::uint8_t tested = 0, separated = 0;
-    std::uint8_t* flags = nullptr;          ///< entry e at flags[e - e_begin]
-    unsigned long long* pmax = nullptr;     ///< indexed by entry, like LevelArgs::pmax
+    std::uint8_t* flags = nullptr;       ///< entry e at flags[e - e_begin]
+    unsigned long long* pmax = nullptr;  ///< indexed by entry, like LevelArgs::pmax
     std::int32_t* nodes = nullptr;
 };
 void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream);
@@ -234,8 +233,8 @@ void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t s
 /// The winners' p over pmax (pmax[sel[k]] = pwin[k], k < n_sel) and the removal bits of
 /// entries [e_begin, e_end): bit k of 32-bit word k / 32 <=> best[e_begin + k] != kNoRank.
 void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std::int64_t e_end,
-                       const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
-                       unsigned long long* pmax, std::uint32_t* bits, cudaStream_t stream);
+                       const std::int64_t* sel, const double* pwin, std::int64_t n_sel, unsigned long long* pmax,
+                       std::uint32_t* bits, cudaStream_t stream);
 
 /// A level's results against the merged removal map (entry e of row a separated from a's
 /// side <=> bit bit0[a] + e - offsets[a] of `removal`, bit k in byte k / 8).
@@ -286,8 +285,8 @@ struct TablePairsArgs {
     const std::int64_t* poff = nullptr;
     const std::int32_t* pcol = nullptr;
     const double* values = nullptr;
-    std::int64_t count = 0;        ///< slots
-    std::uint8_t* flag = nullptr;  ///< count + 1
+    std::int64_t count = 0;             ///< slots
+    std::uint8_t* flag = nullptr;       ///< count + 1
     const std::int64_t* pos = nullptr;  ///< exclusive sum of flag
     TablePair* out = nullptr;
 };

@@ -49,8 +49,8 @@ __host__ __device__ constexpr std::int64_t deep_stride(int l) { return deep_doub
 
 /// The CPU's full sequence for (i, j | s) at runtime level l (scratch: workspace_doubles(l)
 /// doubles, l ints at `sn` already holding the nodes).
-__device__ void exact_residuals_l(const LevelArgs& a, int l, std::int32_t i, std::int32_t j, double cij,
-                                  const int* sn, double* ws, double& h11, double& h12, double& h22) {
+__device__ void exact_residuals_l(const LevelArgs& a, int l, std::int32_t i, std::int32_t j, double cij, const int* sn,
+                                  double* ws, double& h11, double& h12, double& h22) {
     double* lmat = ws;
     double* work = ws + l * l;
     double* yi = ws + 3 * l * l;
@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
     double* L = smem + wib * deep_stride(l);
     double* yi = L + P * P;
     double* si = yi + P;
-    double* X = si + P;        // the prefix row being formed
-    double* YJ = X + P;        // [t * 32 + lane]
+    double* X = si + P;  // the prefix row being formed
+    double* YJ = X + P;  // [t * 32 + lane]
     double* SJ = YJ + 32 * P;
     double* SIJ = SJ + 32 * P;
     double* W = SIJ + 32 * P;  // [t * 32 + slot]
@@ -84,9 +84,9 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
     double* YIL = LK + 32;
     double* H11 = YIL + 32;
     int* c = reinterpret_cast<int*>(H11 + 32);  // the walk's positions (l)
-    int* nodes = c + l;                          // nb[c[t]]
-    int* KB = nodes + l;                         // per slot: the last node
-    int* M = KB + 32;                            // first position the walk changed
+    int* nodes = c + l;                         // nb[c[t]]
+    int* KB = nodes + l;                        // per slot: the last node
+    int* M = KB + 32;                           // first position the walk changed
     const double* C = a.corr.rows;
     const std::int64_t n = a.n;
     const std::int64_t warp = static_cast<std::int64_t>(blockIdx.x) * wpb + wib;
@@ -298,10 +298,11 @@ void launch_deep_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t
     // Warps per block: as many as fit in a third of the opt-in limit (at least one), so
     // that a few blocks share an SM.
     const std::int64_t fit = static_cast<std::int64_t>(static_cast<std::size_t>(smem_max) / 3 / per_warp);
-    const int wpb = static_cast<int>(std::clamp<std::int64_t>(std::min<std::int64_t>(fit, a.slots / 32), 1, kDeepMaxWarps));
+    const int wpb =
+        static_cast<int>(std::clamp<std::int64_t>(std::min<std::int64_t>(fit, a.slots / 32), 1, kDeepMaxWarps));
     const std::size_t bytes = per_warp * static_cast<std::size_t>(wpb);
-    CUDAG_CUDA_CHECK(cudaFuncSetAttribute(deep_scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(bytes)));
+    CUDAG_CUDA_CHECK(
+        cudaFuncSetAttribute(deep_scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
     const std::int64_t warps = std::min<std::int64_t>(s.n_items, a.slots / 32);
     const std::int64_t blocks = std::min<std::int64_t>((warps + wpb - 1) / wpb, std::int64_t(1) << 20);
     // Every warp of the grid has its scratch slots: blocks * wpb warps <= slots / 32.

@@ -69,13 +69,27 @@ void dispatch_level(int l, bool generic, F&& f) {
         return;
     }
     switch (l) {
-        case 1: f(std::integral_constant<int, 1>{}); break;
-        case 2: f(std::integral_constant<int, 2>{}); break;
-        case 3: f(std::integral_constant<int, 3>{}); break;
-        case 4: f(std::integral_constant<int, 4>{}); break;
-        case 5: f(std::integral_constant<int, 5>{}); break;
-        case 6: f(std::integral_constant<int, 6>{}); break;
-        default: f(std::integral_constant<int, 0>{}); break;
+        case 1:
+            f(std::integral_constant<int, 1>{});
+            break;
+        case 2:
+            f(std::integral_constant<int, 2>{});
+            break;
+        case 3:
+            f(std::integral_constant<int, 3>{});
+            break;
+        case 4:
+            f(std::integral_constant<int, 4>{});
+            break;
+        case 5:
+            f(std::integral_constant<int, 5>{});
+            break;
+        case 6:
+            f(std::integral_constant<int, 6>{});
+            break;
+        default:
+            f(std::integral_constant<int, 0>{});
+            break;
     }
 }
 static_assert(kMaxTemplateLevel == 6, "dispatch_level lists the compiled levels");

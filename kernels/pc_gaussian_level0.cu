@@ -36,13 +36,14 @@ __global__ void level0_kernel(Level0Args a) {
 /// offsets, then the marginal p-value again.
 __global__ void pair_pvalues_kernel(PairPArgs a) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         k < a.count; k += stride) {
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.count; k += stride) {
         std::int64_t lo = 0, hi = a.n_rows;  // offsets[lo] <= k < offsets[hi]
         while (hi - lo > 1) {
             const std::int64_t mid = (lo + hi) / 2;
-            if (a.offsets[mid] <= k) lo = mid;
-            else hi = mid;
+            if (a.offsets[mid] <= k)
+                lo = mid;
+            else
+                hi = mid;
         }
         const std::int64_t i = a.row_begin + lo;
         a.p_out[k] = ci::fisher_z_pvalue(detail::corr_entry(a.corr, i, a.cols[k]), a.m, 0);
@@ -55,8 +56,7 @@ void launch_gaussian_level0(const Level0Args& a, cudaStream_t stream) {
     if (a.row_end <= a.row_begin) return;
     const std::int64_t cols = (a.n + kLevel0Threads - 1) / kLevel0Threads;
     const std::int64_t rows = std::min<std::int64_t>(a.row_end - a.row_begin, 65535);
-    level0_kernel<<<dim3(static_cast<unsigned>(cols), static_cast<unsigned>(rows)), kLevel0Threads, 0,
-                    stream>>>(a);
+    level0_kernel<<<dim3(static_cast<unsigned>(cols), static_cast<unsigned>(rows)), kLevel0Threads, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
 }
 

@@ -78,18 +78,17 @@ using detail::load_relaxed;
 using detail::record_dependent;
 
 /// Whether entry (i, j) can be skipped: j < i and row j already separated (j, i).
-__device__ __forceinline__ bool lower_side_separated(const LevelArgs& a, std::int32_t i,
-                                                     std::int32_t j, std::int64_t e) {
+__device__ __forceinline__ bool lower_side_separated(const LevelArgs& a, std::int32_t i, std::int32_t j,
+                                                     std::int64_t e) {
     return a.mirror && j < i && load_relaxed(a.best + a.mirror[e]) != kNoRank;
 }
 
 /// Partial correlation of i and j given S for a block factorised for S and i's
 /// projection yi (the CPU engine's exact sequence of calls).
-__device__ __forceinline__ double test_r(const LevelArgs& a, const ci::ConditioningBlock& blk,
-                                         const Workspace& ws, std::int32_t i, std::int32_t j) {
+__device__ __forceinline__ double test_r(const LevelArgs& a, const ci::ConditioningBlock& blk, const Workspace& ws,
+                                         std::int32_t i, std::int32_t j) {
     blk.project_with(detail::CorrReader{a.corr}, ws.s, j, ws.yj);
-    return ci::partial_correlation(blk, detail::corr_entry(a.corr, i, j), ws.yi,
-                                   ws.yj);
+    return ci::partial_correlation(blk, detail::corr_entry(a.corr, i, j), ws.yi, ws.yj);
 }
 
 /// Sets per unrank: consecutive ranks are stepped with next_combination, which
@@ -102,10 +101,9 @@ __device__ __forceinline__ std::int64_t chunk_for(std::int64_t total, std::int64
 /// best is not below r is tested with one factorisation of C[S,S]. Returns false when
 /// every entry of the row already has a separating rank below r (nothing this thread
 /// could still do at ranks >= r: cuPC §4.1 early termination, made rank-exact).
-__device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, std::int64_t e0,
-                                           int d, int l, const std::int32_t* nb, u64* best,
-                                           u64* pmax,
-                                           std::int64_t r, const Workspace& ws, u64& tests) {
+__device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, std::int64_t e0, int d, int l,
+                                           const std::int32_t* nb, u64* best, u64* pmax, std::int64_t r,
+                                           const Workspace& ws, u64& tests) {
     ci::ConditioningBlock blk;
     blk.lmat = ws.lmat;
     bool factorised = false, alive = false;
@@ -133,8 +131,10 @@ __device__ __forceinline__ bool s_test_set(const LevelArgs& a, std::int32_t i, s
         }
         const double rr = test_r(a, blk, ws, i, nb[q]);
         ++tests;
-        if (independent_r(a, rr, l)) atomicMin(best + q, ur);
-        else record_dependent(pmax + q, rr);
+        if (independent_r(a, rr, l))
+            atomicMin(best + q, ur);
+        else
+            record_dependent(pmax + q, rr);
     }
     return alive;
 }
@@ -235,8 +235,7 @@ __global__ void cupc_e_kernel(LevelArgs a, EdgeParallelLaunch s) {
             combination_unrank_fast(start, l, d - 1, ws.c);
             const std::int64_t stop = min(start + chunk, total);
             for (std::int64_t r = start;;) {
-                if (static_cast<u64>(r) > load_relaxed(best) ||
-                    lower_side_separated(a, i, j, e0 + q)) {
+                if (static_cast<u64>(r) > load_relaxed(best) || lower_side_separated(a, i, j, e0 + q)) {
                     done = true;
                     break;
                 }
@@ -273,8 +272,10 @@ __global__ void winners_kernel(LevelArgs a, WinnerArgs w) {
         std::int64_t lo = 0, hi = a.n;  // offsets[lo] <= e < offsets[hi]
         while (hi - lo > 1) {
             const std::int64_t mid = (lo + hi) / 2;
-            if (a.offsets[mid] <= e) lo = mid;
-            else hi = mid;
+            if (a.offsets[mid] <= e)
+                lo = mid;
+            else
+                hi = mid;
         }
         const std::int32_t i = static_cast<std::int32_t>(lo);
         const std::int64_t e0 = a.offsets[i];
@@ -302,8 +303,8 @@ __global__ void winners_kernel(LevelArgs a, WinnerArgs w) {
 
 /// One block per row (grid-stride): entry e = (i, j) with j < i gets the index of (j, i)
 /// in row j (binary search of i among j's sorted neighbours), other entries -1.
-__global__ void mirror_kernel(const std::int64_t* offsets, const std::int32_t* nbrs,
-                              std::int64_t n, std::int64_t* mirror) {
+__global__ void mirror_kernel(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
+                              std::int64_t* mirror) {
     for (std::int64_t i = blockIdx.x; i < n; i += gridDim.x) {
         for (std::int64_t e = offsets[i] + threadIdx.x; e < offsets[i + 1]; e += blockDim.x) {
             const std::int32_t j = nbrs[e];
@@ -312,8 +313,10 @@ __global__ void mirror_kernel(const std::int64_t* offsets, const std::int32_t* n
                 std::int64_t lo = offsets[j], hi = offsets[j + 1];
                 while (lo < hi) {
                     const std::int64_t mid = (lo + hi) / 2;
-                    if (nbrs[mid] < i) lo = mid + 1;
-                    else hi = mid;
+                    if (nbrs[mid] < i)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
                 }
                 if (lo < offsets[j + 1] && nbrs[lo] == i) found = lo;
             }
@@ -324,14 +327,13 @@ __global__ void mirror_kernel(const std::int64_t* offsets, const std::int32_t* n
 
 __global__ void finish_level_kernel(LevelArgs a, std::int64_t e_begin, std::int64_t e_end) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    for (std::int64_t e = e_begin + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         e < e_end; e += stride) {
+    for (std::int64_t e = e_begin + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < e_end;
+         e += stride) {
         if (a.best[e] == kLowerSideSeparated) a.best[e] = kNoRank;
         const u64 bits = a.pmax[e];
-        a.pmax[e] = bits == kNoCorrelation
-                        ? 0ull
-                        : static_cast<u64>(__double_as_longlong(
-                              ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, a.l)));
+        a.pmax[e] = bits == kNoCorrelation ? 0ull
+                                           : static_cast<u64>(__double_as_longlong(ci::fisher_z_pvalue(
+                                                 __longlong_as_double(static_cast<long long>(bits)), a.m, a.l)));
     }
 }
 
@@ -409,16 +411,15 @@ std::pair<double, double> decision_band(std::int64_t m, int l, double alpha, boo
     return {lo * (1.0 - 1e-6), hi * (1.0 + 1e-6)};
 }
 
-void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n,
-                   std::int64_t* mirror, cudaStream_t stream) {
+void launch_mirror(const std::int64_t* offsets, const std::int32_t* nbrs, std::int64_t n, std::int64_t* mirror,
+                   cudaStream_t stream) {
     if (n <= 0) return;
     const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(n, 1 << 16));
     mirror_kernel<<<grid, 128, 0, stream>>>(offsets, nbrs, n, mirror);
     CUDAG_CHECK_LAUNCH();
 }
 
-void launch_finish_level(const LevelArgs& a, std::int64_t e_begin, std::int64_t e_end,
-                         cudaStream_t stream) {
+void launch_finish_level(const LevelArgs& a, std::int64_t e_begin, std::int64_t e_end, cudaStream_t stream) {
     if (e_end <= e_begin) return;
     const std::int64_t blocks = std::min<std::int64_t>((e_end - e_begin + 255) / 256, 1 << 16);
     finish_level_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(a, e_begin, e_end);
@@ -447,8 +448,7 @@ __global__ void mark_tested_kernel(UnpackArgs u) {
 
 __global__ void scatter_winners_kernel(UnpackArgs u) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < u.n_sel;
-         k += stride) {
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < u.n_sel; k += stride) {
         const std::int64_t e = u.sel[k];
         u.flags[e - u.e_begin] |= u.separated;
         u.pmax[e] = static_cast<unsigned long long>(__double_as_longlong(u.pwin[k]));
@@ -511,8 +511,10 @@ __device__ std::int64_t settle_row_of(const SettleArgs& a, std::int64_t e) {
     std::int64_t lo = 0, hi = a.n;  // the last row r with offsets[r] <= e
     while (hi - lo > 1) {
         const std::int64_t mid = (lo + hi) / 2;
-        if (a.offsets[mid] <= e) lo = mid;
-        else hi = mid;
+        if (a.offsets[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -538,8 +540,10 @@ __global__ void settle_pmax_kernel(SettleArgs a) {
                 std::int64_t lo = a.poff[i], hi = a.poff[i + 1];
                 while (lo < hi) {
                     const std::int64_t mid = (lo + hi) / 2;
-                    if (a.pcol[mid] < j) lo = mid + 1;
-                    else hi = mid;
+                    if (a.pcol[mid] < j)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
                 }
                 if (lo >= a.poff[i + 1] || a.pcol[lo] != j) continue;  // not held (cannot happen)
                 slot = lo;
@@ -552,8 +556,7 @@ __global__ void settle_pmax_kernel(SettleArgs a) {
 
 __global__ void settle_keep_kernel(SettleArgs a) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k <= a.n_sel;
-         k += stride) {
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k <= a.n_sel; k += stride) {
         if (k == a.n_sel) {
             a.keep[k] = 0;
             continue;
@@ -566,8 +569,7 @@ __global__ void settle_keep_kernel(SettleArgs a) {
 
 __global__ void settle_records_kernel(SettleArgs a) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.n_sel;
-         k += stride) {
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.n_sel; k += stride) {
         if (!a.keep[k]) continue;
         const std::int64_t e = a.sel[k];
         const auto r = static_cast<std::int32_t>(settle_row_of(a, e));
@@ -602,14 +604,15 @@ __global__ void table_pairs_kernel(TablePairsArgs a) {
 }
 
 unsigned grid_for(std::int64_t threads, int block) {
-    return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((threads + block - 1) / block, 1 << 16)));
+    return static_cast<unsigned>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>((threads + block - 1) / block, 1 << 16)));
 }
 
 }  // namespace
 
 void launch_pack_level(const unsigned long long* best, std::int64_t e_begin, std::int64_t e_end,
-                       const std::int64_t* sel, const double* pwin, std::int64_t n_sel,
-                       unsigned long long* pmax, std::uint32_t* bits, cudaStream_t stream) {
+                       const std::int64_t* sel, const double* pwin, std::int64_t n_sel, unsigned long long* pmax,
+                       std::uint32_t* bits, cudaStream_t stream) {
     const std::int64_t threads = std::max((e_end - e_begin + 31) / 32 * 32, n_sel);
     if (threads <= 0) return;
     pack_level_kernel<<<grid_for(threads, 256), 256, 0, stream>>>(best, e_begin, e_end, sel, pwin, n_sel, pmax, bits);

@@ -74,9 +74,8 @@ __device__ __forceinline__ int decide_squared(double h11, double h12, double h22
 /// The CPU's exact test of (i, j | S) (nodes s): residuals into h, with C[S, j] read as
 /// C[j, S] (C is symmetric), so that a warp's lanes read along rows of C.
 template <int L>
-__device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t i, std::int32_t j,
-                                                double cij, const int* s, double& h11, double& h12,
-                                                double& h22) {
+__device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t i, std::int32_t j, double cij,
+                                                const int* s, double& h11, double& h12, double& h22) {
     double lmat[L * L], work[2 * L * L], yi[L], yj[L];
     ci::ConditioningBlock blk;
     blk.lmat = lmat;
@@ -92,9 +91,9 @@ __device__ __forceinline__ void exact_residuals(const LevelArgs& a, std::int32_t
 
 /// One level-1 test of (i, j | k) with C[i,j] = cij, C[i,k] = cik, C[k,j] = ckj,
 /// C[k,k] = ckk. Returns whether it separates; a dependent test is folded into `mr`.
-__device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, double rhi2, double cij,
-                                            double cik, double ckj, double ckk, std::int32_t i,
-                                            std::int32_t j, std::int32_t k, MinR& mr) {
+__device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, double rhi2, double cij, double cik,
+                                            double ckj, double ckk, std::int32_t i, std::int32_t j, std::int32_t k,
+                                            MinR& mr) {
     double h11, h12, h22;
     if (ckk == 1.0) {
         // The CPU's cholesky of [1] is [1] and y = x / 1 = x: the same residuals.
@@ -106,16 +105,14 @@ __device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, dou
         exact_residuals<1>(a, i, j, cij, s, h11, h12, h22);
     }
     const int quick = decide_squared(h11, h12, h22, rlo2, rhi2);
-    const bool indep =
-        quick >= 0 ? quick == 1 : detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 1);
+    const bool indep = quick >= 0 ? quick == 1 : detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), 1);
     if (!indep) mr.add(h11, h12, h22);  // dependent => h11 h22 > 0 (r = 0 has p = 1)
     return indep;
 }
 
 /// Level 1: positions p in [r0, r1) of the row, p != q.
-__device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
-                            const std::int32_t* nb, int q, std::int64_t e, std::int64_t r0,
-                            std::int64_t r1, bool split, u64& tests) {
+__device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i, const std::int32_t* nb, int q,
+                            std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
     // C held whole: rows of C read directly. Otherwise (level 1 only) every entry through
     // corr_entry; its diagonal is 1, so level1_test never needs exact_residuals.
     const bool whole = a.corr.whole();
@@ -175,9 +172,8 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
 /// them. Only where piv and the residuals are well away from 0 (rounding then stays ~1e-9
 /// of r, far inside decision_band's 1e-6); anything else runs the CPU's exact sequence,
 /// and the smallest dependent |r| is reported with its exact residuals.
-__device__ void scan_level2(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
-                            const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
-                            std::int64_t r1, bool split, u64& tests) {
+__device__ void scan_level2(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i, const std::int32_t* nb, int d,
+                            int q, std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
     const std::int32_t j = nb[q];
     const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
     const double cij = ci_row[j];
@@ -185,7 +181,7 @@ __device__ void scan_level2(const LevelArgs& a, double rlo2, double rhi2, std::i
     combination_unrank_fast(r0, 2, d, c);
     MinR mr;
     std::int64_t min_rank = -1;  // pair of the smallest dependent |r|
-    bool min_approx = false;      // its residuals came from the fast decision
+    bool min_approx = false;     // its residuals came from the fast decision
     u64 found = kNoRank;
     int since_check = 0;
     std::int64_t r = r0;
@@ -267,10 +263,10 @@ struct FastWalk {
     static constexpr double kResidual = 1e-2;
     bool ok = false;
     std::int32_t node[M];
-    double low[M > 1 ? M * (M - 1) / 2 : 1];  ///< strictly lower factor, row by row
-    double inv[M];                            ///< 1 / pivot's square root
+    double low[M > 1 ? M*(M - 1) / 2 : 1];  ///< strictly lower factor, row by row
+    double inv[M];                          ///< 1 / pivot's square root
     double yi[M], yj[M];
-    double si = 0.0, sj = 0.0, sij = 0.0;     ///< |y_i|^2, |y_j|^2, y_i . y_j over P
+    double si = 0.0, sj = 0.0, sij = 0.0;  ///< |y_i|^2, |y_j|^2, y_i . y_j over P
 
     static __device__ __forceinline__ int at(int t, int u) { return t * (t - 1) / 2 + u; }
 
@@ -322,9 +318,8 @@ struct FastWalk {
     }
 
     /// The test with last node k: 1 independent, 0 dependent (residuals in h), -1 exact.
-    __device__ __forceinline__ int test(const LevelArgs& a, double rlo2, double rhi2, double cij,
-                                        const double* ci_row, std::int32_t j, std::int32_t k,
-                                        double& h11, double& h12, double& h22) const {
+    __device__ __forceinline__ int test(const LevelArgs& a, double rlo2, double rhi2, double cij, const double* ci_row,
+                                        std::int32_t j, std::int32_t k, double& h11, double& h12, double& h22) const {
         const double* row = a.corr.rows + static_cast<std::int64_t>(k) * a.n;
         if (!(a.unit_diag || row[k] == 1.0)) return -1;
         double w[M];
@@ -354,9 +349,8 @@ struct FastWalk {
 /// containing q are skipped. Levels 3..kFastMaxLevel decide on FastWalk where they can; every other
 /// test, and the smallest dependent |r| reported, use the CPU's exact arithmetic.
 template <int L>
-__device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
-                           const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
-                           std::int64_t r1, bool split, u64& tests) {
+__device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i, const std::int32_t* nb, int d,
+                           int q, std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
     static_assert(L >= 3, "level 2 runs scan_level2");
     const std::int32_t j = nb[q];
     const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
@@ -364,8 +358,8 @@ __device__ void scan_level(const LevelArgs& a, double rlo2, double rhi2, std::in
     int c[L], s[L];
     combination_unrank_fast(r0, L, d, c);
     MinR mr;
-    std::int64_t min_rank = -1;  // set of the smallest dependent |r|
-    bool min_approx = false;      // its residuals came from the fast path
+    std::int64_t min_rank = -1;               // set of the smallest dependent |r|
+    bool min_approx = false;                  // its residuals came from the fast path
     FastWalk<L <= kFastMaxLevel ? L : 3> fw;  // the walk's prefix (levels 3..kFastMaxLevel)
     int fw_pos[L - 1];
     bool fw_have = false;  // a prefix has been factorised
@@ -520,12 +514,11 @@ void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_
     if (s.n_items <= 0) return;
     CUDAG_ASSERT(a.l >= 1 && a.l <= kMaxTemplateLevel);
     const std::int64_t warps_per_block = kScanThreads / 32;
-    const std::int64_t blocks = std::min<std::int64_t>((s.n_items + warps_per_block - 1) / warps_per_block,
-                                                       std::int64_t(1) << 20);
+    const std::int64_t blocks =
+        std::min<std::int64_t>((s.n_items + warps_per_block - 1) / warps_per_block, std::int64_t(1) << 20);
     detail::dispatch_level(a.l, false, [&](auto tag) {
         constexpr int L = decltype(tag)::value;
-        if constexpr (L > 0)
-            entry_scan_kernel<L><<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(a, s);
+        if constexpr (L > 0) entry_scan_kernel<L><<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(a, s);
     });
     CUDAG_CHECK_LAUNCH();
 }

@@ -21,7 +21,6 @@ constexpr int kDeepMaxLevel = 100;
 /// The launch shape and kernel choices (core/tunables.hpp), as the kernels name them.
 using cudag::FisherTunables;
 
-
 /// Entry scan work item (launch_entry_scan): a warp over the entries q in [q0, q1) of
 /// `row`, walking the set ranks [r0, r1). flags: kItemSplit, [r0, r1) is not all of
 /// C(d, l) (lanes watch for a smaller rank found elsewhere); kItemLanes, the item is one

@@ -17,21 +17,19 @@ cuda::FisherTunables fisher_tunables(const BackendContext& b) {
 // One rank, or GPU ranks: each computes its block of C's rows and the blocks are
 // all-gathered (with NCCL); a failure on any rank is agreed on inside.
 std::unique_ptr<SkeletonEngine> cuda_fisher(const EngineArgs& a) {
-    return cuda::make_fisher_engine(a.data, a.policy, fisher_tunables(a.backend), a.backend.device,
-                                    &a.comm);
+    return cuda::make_fisher_engine(a.data, a.policy, fisher_tunables(a.backend), a.backend.device, &a.comm);
 }
 
 std::unique_ptr<SkeletonEngine> cuda_discrete(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
-        return cuda::make_discrete_engine(a.data, a.policy, a.test.discrete,
-                                        a.backend.tunables.discrete, a.backend.device);
+        return cuda::make_discrete_engine(a.data, a.policy, a.test.discrete, a.backend.tunables.discrete,
+                                          a.backend.device);
     });
 }
 
 std::unique_ptr<SkeletonEngine> cuda_cmiknn(const EngineArgs& a) {
-    return make_agreed(a.comm, [&] {
-        return cuda::make_cmiknn_engine(a.data, a.policy, a.test.cmi, a.max_level, a.backend.device);
-    });
+    return make_agreed(
+        a.comm, [&] { return cuda::make_cmiknn_engine(a.data, a.policy, a.test.cmi, a.max_level, a.backend.device); });
 }
 
 }  // namespace

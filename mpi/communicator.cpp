@@ -9,10 +9,14 @@ namespace cudag::mpi {
 
 std::size_t size_of(DataType t) {
     switch (t) {
-        case DataType::Byte: return 1;
-        case DataType::Int32: return 4;
-        case DataType::Int64: return 8;
-        case DataType::Float64: return 8;
+        case DataType::Byte:
+            return 1;
+        case DataType::Int32:
+            return 4;
+        case DataType::Int64:
+            return 8;
+        case DataType::Float64:
+            return 8;
     }
     return 1;
 }
@@ -24,13 +28,12 @@ void Communicator::bcast_blob(std::vector<std::byte>& blob, int root, CallSite a
     if (n > 0) bcast(blob.data(), blob.size(), DataType::Byte, root, at);
 }
 
-void SerialCommunicator::do_allreduce(const void* send, void* recv, std::size_t count, DataType t,
-                                   ReduceOp) {
+void SerialCommunicator::do_allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp) {
     if (send != recv && count > 0) std::memcpy(recv, send, count * size_of(t));
 }
 
-void SerialCommunicator::do_allgatherv(const void* send, void* recv,
-                                    const std::vector<std::size_t>& counts, DataType t) {
+void SerialCommunicator::do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
+                                       DataType t) {
     CUDAG_ASSERT(counts.size() == 1);
     if (send != recv && counts[0] > 0) std::memcpy(recv, send, counts[0] * size_of(t));
 }

@@ -157,9 +157,12 @@ public:
 
     template <class T>
     static constexpr DataType type_of() {
-        if constexpr (std::is_same_v<T, std::int32_t>) return DataType::Int32;
-        else if constexpr (std::is_same_v<T, std::int64_t>) return DataType::Int64;
-        else if constexpr (std::is_same_v<T, double>) return DataType::Float64;
+        if constexpr (std::is_same_v<T, std::int32_t>)
+            return DataType::Int32;
+        else if constexpr (std::is_same_v<T, std::int64_t>)
+            return DataType::Int64;
+        else if constexpr (std::is_same_v<T, double>)
+            return DataType::Float64;
         else {
             static_assert(sizeof(T) == 1, "collectives carry bytes, int32, int64 or double");
             return DataType::Byte;
@@ -174,8 +177,7 @@ protected:
     virtual void do_allgather(const void* send, void* recv, std::size_t count, DataType t) {
         do_allgatherv(send, recv, std::vector<std::size_t>(static_cast<std::size_t>(size()), count), t);
     }
-    virtual void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                               DataType t) = 0;
+    virtual void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) = 0;
     virtual std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) = 0;
     /// Called on `from` and `to` only (from != to).
     virtual void do_transfer(void* buf, std::size_t count, DataType t, int from, int to) = 0;
@@ -196,8 +198,7 @@ protected:
     void do_barrier() override {}
     void do_bcast(void*, std::size_t, DataType, int) override {}
     void do_allreduce(const void* send, void* recv, std::size_t count, DataType t, ReduceOp op) override;
-    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                       DataType t) override;
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) override;
     std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override;
     void do_transfer(void*, std::size_t, DataType, int, int) override {}  // never called: one rank
 };
@@ -225,8 +226,7 @@ protected:
     void do_allgather(const void* send, void* recv, std::size_t count, DataType t) override {
         inner_->allgather(send, recv, count, t, site());
     }
-    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                       DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) override {
         inner_->allgatherv(send, recv, counts, t, site());
     }
     std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {

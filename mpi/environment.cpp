@@ -17,10 +17,9 @@
 namespace cudag::mpi {
 
 bool launched_by_mpi() {
-    if (const char* force = std::getenv("CUDAG_MPI"); force && *force)
-        return std::strcmp(force, "0") != 0;
-    for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK",
-                            "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* force = std::getenv("CUDAG_MPI"); force && *force) return std::strcmp(force, "0") != 0;
+    for (const char* var :
+         {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
         if (std::getenv(var)) return true;
     return false;
 }
@@ -82,26 +81,21 @@ bool gpu_per_rank(Communicator& world, const Environment& env, int visible_devic
     return world.allreduce(ok, ReduceOp::Min) == 1;
 }
 
-int bind_device(int local_rank, int visible_devices) {
-    return visible_devices > 0 ? local_rank % visible_devices : -1;
-}
+int bind_device(int local_rank, int visible_devices) { return visible_devices > 0 ? local_rank % visible_devices : -1; }
 
 std::string startup_report(Communicator& comm, const RankInfo& mine) {
     // One tab-separated line per rank, gathered as a blob.
     std::ostringstream line;
     line << comm.rank() << '\t' << host_name() << '\t' << mine.local_rank << '\t'
-         << (mine.device < 0 ? std::string("cpu")
-                             : "GPU " + std::to_string(mine.device) + " " + mine.device_name)
-         << '\t' << std::fixed << std::setprecision(1) << mine.memory_gib << " GiB" << '\t'
-         << mine.threads;
+         << (mine.device < 0 ? std::string("cpu") : "GPU " + std::to_string(mine.device) + " " + mine.device_name)
+         << '\t' << std::fixed << std::setprecision(1) << mine.memory_gib << " GiB" << '\t' << mine.threads;
     const std::string s = line.str();
     std::vector<std::byte> blob(s.size());
     std::memcpy(blob.data(), s.data(), s.size());
     const auto all = comm.gatherv(blob, 0);
     if (comm.rank() != 0) return "";
 
-    std::vector<std::vector<std::string>> rows = {
-        {"rank", "host", "local", "device", "memory", "threads"}};
+    std::vector<std::vector<std::string>> rows = {{"rank", "host", "local", "device", "memory", "threads"}};
     for (const auto& b : all) {
         std::string text(reinterpret_cast<const char*>(b.data()), b.size());
         std::vector<std::string> cells;
@@ -112,8 +106,7 @@ std::string startup_report(Communicator& comm, const RankInfo& mine) {
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
     for (const auto& r : rows)
-        for (std::size_t c = 0; c < r.size() && c < width.size(); ++c)
-            width[c] = std::max(width[c], r[c].size());
+        for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
     std::ostringstream os;
     for (const auto& r : rows) {
         os << "cudag:";

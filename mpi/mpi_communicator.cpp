@@ -12,11 +12,10 @@
 #include "mpi/environment.hpp"
 
 /// Throw cudag::mpi::CommError naming the call, MPI's error string, rank and host.
-#define CUDAG_MPI_CHECK(expr)                                                          \
-    do {                                                                               \
-        const int cudag_mpi_rc_ = (expr);                                              \
-        if (cudag_mpi_rc_ != MPI_SUCCESS)                                              \
-            ::cudag::mpi::detail::throw_mpi(cudag_mpi_rc_, #expr, __FILE__, __LINE__); \
+#define CUDAG_MPI_CHECK(expr)                                                                                        \
+    do {                                                                                                             \
+        const int cudag_mpi_rc_ = (expr);                                                                            \
+        if (cudag_mpi_rc_ != MPI_SUCCESS) ::cudag::mpi::detail::throw_mpi(cudag_mpi_rc_, #expr, __FILE__, __LINE__); \
     } while (0)
 
 namespace cudag::mpi {
@@ -28,9 +27,8 @@ namespace detail {
     MPI_Error_string(rc, text, &len);
     int rank = -1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    throw CommError("MPI error (" + std::string(text, static_cast<std::size_t>(len)) + ") in " +
-                    expr + " at " + file + ":" + std::to_string(line) + " on rank " +
-                    std::to_string(rank) + " (" + host_name() + ")");
+    throw CommError("MPI error (" + std::string(text, static_cast<std::size_t>(len)) + ") in " + expr + " at " + file +
+                    ":" + std::to_string(line) + " on rank " + std::to_string(rank) + " (" + host_name() + ")");
 }
 
 }  // namespace detail
@@ -39,19 +37,26 @@ namespace {
 
 MPI_Datatype mpi_type(DataType t) {
     switch (t) {
-        case DataType::Byte: return MPI_BYTE;
-        case DataType::Int32: return MPI_INT32_T;
-        case DataType::Int64: return MPI_INT64_T;
-        case DataType::Float64: return MPI_DOUBLE;
+        case DataType::Byte:
+            return MPI_BYTE;
+        case DataType::Int32:
+            return MPI_INT32_T;
+        case DataType::Int64:
+            return MPI_INT64_T;
+        case DataType::Float64:
+            return MPI_DOUBLE;
     }
     return MPI_BYTE;
 }
 
 MPI_Op mpi_op(ReduceOp op) {
     switch (op) {
-        case ReduceOp::Sum: return MPI_SUM;
-        case ReduceOp::Max: return MPI_MAX;
-        case ReduceOp::Min: return MPI_MIN;
+        case ReduceOp::Sum:
+            return MPI_SUM;
+        case ReduceOp::Max:
+            return MPI_MAX;
+        case ReduceOp::Min:
+            return MPI_MIN;
     }
     return MPI_SUM;
 }
@@ -98,8 +103,7 @@ protected:
         }
     }
 
-    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                       DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, DataType t) override {
         CUDAG_ASSERT(counts.size() == static_cast<std::size_t>(size_));
         const std::size_t es = size_of(t);
         std::vector<int> c(counts.size()), d(counts.size());
@@ -114,8 +118,8 @@ protected:
         if (fits && total <= INT_MAX) {
             // The level loop shares row blocks in place: send is this rank's slot of recv.
             const bool in_place = send == static_cast<const char*>(recv) + d[rank_] * es;
-            CUDAG_MPI_CHECK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : send, c[rank_], mpi_type(t),
-                                           recv, c.data(), d.data(), mpi_type(t), comm_));
+            CUDAG_MPI_CHECK(MPI_Allgatherv(in_place ? MPI_IN_PLACE : send, c[rank_], mpi_type(t), recv, c.data(),
+                                           d.data(), mpi_type(t), comm_));
             return;
         }
         // Beyond int counts: each rank's block is broadcast in chunks.
@@ -132,8 +136,7 @@ protected:
     std::vector<std::vector<std::byte>> do_gatherv(const std::vector<std::byte>& blob, int root) override {
         const std::int64_t mine = static_cast<std::int64_t>(blob.size());
         std::vector<std::int64_t> sizes(static_cast<std::size_t>(size_));
-        CUDAG_MPI_CHECK(
-            MPI_Gather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, root, comm_));
+        CUDAG_MPI_CHECK(MPI_Gather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, root, comm_));
         constexpr int kTag = 4711;
         std::vector<std::vector<std::byte>> out;
         if (rank_ != root) {
@@ -153,8 +156,7 @@ protected:
             dst.resize(static_cast<std::size_t>(sizes[static_cast<std::size_t>(r)]));
             for (std::size_t off = 0; off < dst.size(); off += kChunk) {
                 const int c = static_cast<int>(std::min(kChunk, dst.size() - off));
-                CUDAG_MPI_CHECK(
-                    MPI_Recv(dst.data() + off, c, MPI_BYTE, r, kTag, comm_, MPI_STATUS_IGNORE));
+                CUDAG_MPI_CHECK(MPI_Recv(dst.data() + off, c, MPI_BYTE, r, kTag, comm_, MPI_STATUS_IGNORE));
             }
         }
         return out;
@@ -187,8 +189,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Communicator> make_mpi_world_communicator() {
-    return std::make_unique<MpiCommunicator>();
-}
+std::unique_ptr<Communicator> make_mpi_world_communicator() { return std::make_unique<MpiCommunicator>(); }
 
 }  // namespace cudag::mpi

@@ -22,8 +22,7 @@ bool nccl_compiled();
 /// Every wait polls ncclCommGetAsyncError and gives up (ncclCommAbort, CommError) after
 /// `timeout_s` seconds, so a lost peer ends the job instead of hanging it.
 /// Throws NotCompiled("NCCL") in a build without NCCL.
-std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device,
-                                                     double timeout_s);
+std::unique_ptr<Communicator> make_nccl_communicator(std::unique_ptr<Communicator> host, int device, double timeout_s);
 
 /// `inner` checked at every call (mpi/strict_communicator.cpp): before each collective all
 /// ranks compare their calls (kind, root, element type, count or counts, reduction) over a

@@ -40,8 +40,8 @@ RowPartition partition_rows(std::span<const double> work, int parts) {
     return p;
 }
 
-EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::span<const double> entry_work,
-                                 int parts, std::int64_t align) {
+EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::span<const double> entry_work, int parts,
+                                 std::int64_t align) {
     CUDAG_ASSERT(parts >= 1 && align >= 1 && !offsets.empty() && entry_work.size() + 1 == offsets.size());
     const std::size_t rows = entry_work.size();
     const std::int64_t entries = offsets.back();
@@ -53,8 +53,9 @@ EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::spa
     // The work of the entries [0, e).
     const auto work_before = [&](std::int64_t e) {
         if (e >= entries) return total;
-        const std::size_t i = static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), e) -
-                                                       offsets.begin()) - 1;  // the row holding entry e
+        const std::size_t i =
+            static_cast<std::size_t>(std::upper_bound(offsets.begin(), offsets.end(), e) - offsets.begin()) -
+            1;  // the row holding entry e
         return prefix[i] + entry_work[i] * static_cast<double>(e - offsets[i]);
     };
 
@@ -69,8 +70,9 @@ EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::spa
         } else {
             const double target = total * k / parts;
             // The row where the prefix reaches the target, then the entry within it.
-            const std::size_t i = static_cast<std::size_t>(
-                std::lower_bound(prefix.begin() + 1, prefix.end(), target) - prefix.begin()) - 1;
+            const std::size_t i =
+                static_cast<std::size_t>(std::lower_bound(prefix.begin() + 1, prefix.end(), target) - prefix.begin()) -
+                1;
             const double w = entry_work[std::min(i, rows - 1)];
             e = static_cast<double>(offsets[std::min(i, rows)]) + (w > 0.0 ? (target - prefix[i]) / w : 0.0);
         }

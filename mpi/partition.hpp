@@ -46,7 +46,7 @@ struct EntryPartition {
 /// k/parts of the total work, rounded to a multiple of `align` (>= 1), so that a block may
 /// start or end inside a row (a hub row is shared by several parts). With no work at all the
 /// entries are split by count. Deterministic: the same input gives the same cut everywhere.
-EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::span<const double> entry_work,
-                                 int parts, std::int64_t align);
+EntryPartition partition_entries(std::span<const std::int64_t> offsets, std::span<const double> entry_work, int parts,
+                                 std::int64_t align);
 
 }  // namespace cudag::mpi

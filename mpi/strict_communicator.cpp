@@ -28,32 +28,46 @@ enum class Call : std::int32_t { Barrier, Bcast, Allreduce, Allgather, Allgather
 
 const char* call_name(Call c) {
     switch (c) {
-        case Call::Barrier: return "barrier";
-        case Call::Bcast: return "bcast";
-        case Call::Allreduce: return "allreduce";
-        case Call::Allgather: return "allgather";
-        case Call::Allgatherv: return "allgatherv";
-        case Call::Gatherv: return "gatherv";
-        case Call::Transfer: return "transfer";
+        case Call::Barrier:
+            return "barrier";
+        case Call::Bcast:
+            return "bcast";
+        case Call::Allreduce:
+            return "allreduce";
+        case Call::Allgather:
+            return "allgather";
+        case Call::Allgatherv:
+            return "allgatherv";
+        case Call::Gatherv:
+            return "gatherv";
+        case Call::Transfer:
+            return "transfer";
     }
     return "?";
 }
 
 const char* type_name(DataType t) {
     switch (t) {
-        case DataType::Byte: return "byte";
-        case DataType::Int32: return "int32";
-        case DataType::Int64: return "int64";
-        case DataType::Float64: return "float64";
+        case DataType::Byte:
+            return "byte";
+        case DataType::Int32:
+            return "int32";
+        case DataType::Int64:
+            return "int64";
+        case DataType::Float64:
+            return "float64";
     }
     return "?";
 }
 
 const char* op_name(ReduceOp op) {
     switch (op) {
-        case ReduceOp::Sum: return "sum";
-        case ReduceOp::Max: return "max";
-        case ReduceOp::Min: return "min";
+        case ReduceOp::Sum:
+            return "sum";
+        case ReduceOp::Max:
+            return "max";
+        case ReduceOp::Min:
+            return "min";
     }
     return "?";
 }
@@ -66,15 +80,15 @@ struct Signature {
     std::int32_t type = -1;
     std::int32_t op = -1;
     std::int32_t line = 0;
-    std::int64_t count = -1;     ///< elements; allgatherv: the total
-    std::uint64_t counts = 0;    ///< allgatherv: a hash of the counts vector
+    std::int64_t count = -1;   ///< elements; allgatherv: the total
+    std::uint64_t counts = 0;  ///< allgatherv: a hash of the counts vector
     char file[96] = {};
     char function[96] = {};
 
     /// Whether two ranks' calls are the same collective (the call sites may differ).
     bool same_call(const Signature& o) const {
-        return call == o.call && root == o.root && peer == o.peer && type == o.type && op == o.op &&
-               count == o.count && counts == o.counts;
+        return call == o.call && root == o.root && peer == o.peer && type == o.type && op == o.op && count == o.count &&
+               counts == o.counts;
     }
     std::string describe() const {
         const auto c = static_cast<Call>(call);
@@ -243,7 +257,8 @@ private:
         for (const Signature& s : all) same = same && s.same_call(all[0]);
         if (same) return;
         std::string msg = "strict communicator: the ranks did not enter the same collective:";
-        for (int r = 0; r < n; ++r) msg += " rank " + std::to_string(r) + " " + all[static_cast<std::size_t>(r)].describe() + ";";
+        for (int r = 0; r < n; ++r)
+            msg += " rank " + std::to_string(r) + " " + all[static_cast<std::size_t>(r)].describe() + ";";
         msg.pop_back();
         throw CommError(msg);
     }

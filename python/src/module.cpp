@@ -109,11 +109,11 @@ Dataset read_input(const DataInput& in, io::TableMode mode, int threads) {
         const double x = in.values[k];
         if (std::isfinite(x)) continue;
         const std::int64_t r = k / d.n_vars, v = k % d.n_vars;
-        throw InputError(in.source + ": " +
-                         (std::isnan(x) ? "missing value (NaN)"
-                                        : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
-                         " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" +
-                         d.names[v] + "' (counted from 1)");
+        throw InputError(
+            in.source + ": " +
+            (std::isnan(x) ? "missing value (NaN)" : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
+            " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" + d.names[v] +
+            "' (counted from 1)");
     }
     if (mode == io::TableMode::Labels) io::discretize(d, in.source);
     return d;
@@ -282,8 +282,8 @@ nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<st
     return out;
 }
 
-nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vector<std::string> names,
-                    std::string text, std::string source) {
+nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
+                    std::string source) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
     const Parsed<cli::CitestArgs> cmd(cli::add_citest_command, "citest", args);
     cli::CitestOutput result;

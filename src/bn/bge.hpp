@@ -47,8 +47,8 @@ struct BgeSpec {
 /// holds l * (l + 1) doubles (the Cholesky factor of TN_PP, then the solve). Host memory, or device memory in a
 /// kernel. sqrt is correctly rounded on both sides and log is xm::log, so the bits agree.
 CUDAG_HD inline double bge_local_score(const double* tn, std::int64_t ld, std::int32_t node,
-                                       const std::int32_t* parents, std::int32_t l, double c_l,
-                                       double awpn_n, double* scratch) {
+                                       const std::int32_t* parents, std::int32_t l, double c_l, double awpn_n,
+                                       double* scratch) {
     // L L^T = TN_PP (lower triangular, row-major in scratch); then with L y = TN_Pj,
     // TN_jj - TN_jP TN_PP^-1 TN_Pj = TN_jj - |y|^2 and log det TN_PP = 2 sum log L_ii.
     double log_det = 0.0;

@@ -129,8 +129,7 @@ std::vector<double> mean_autocovariance(const std::vector<std::vector<double>>& 
         for (std::size_t i = 0; i < len; ++i)
             z[i] = {chains[j][i] - moments[j].mean, pair ? chains[j + 1][i] - moments[j + 1].mean : 0.0};
         fft_in_place(z, twiddle, false);
-        for (std::size_t k = 0; k < n; ++k)
-            power[k] += 0.5 * (std::norm(z[k]) + std::norm(z[(n - k) % n]));
+        for (std::size_t k = 0; k < n; ++k) power[k] += 0.5 * (std::norm(z[k]) + std::norm(z[(n - k) % n]));
     }
     fft_in_place(power, twiddle, true);
     std::vector<double> gamma(len);
@@ -171,8 +170,7 @@ double psrf(const std::vector<std::vector<double>>& chains) {
 
 double psrf_from_moments(std::span<const ChainMoments> chains) {
     for (std::size_t j = 0; j < chains.size(); ++j) {
-        CUDAG_EXPECTS(chains[j].count >= 0,
-                      "psrf_from_moments: chain " + std::to_string(j) + " has a negative count");
+        CUDAG_EXPECTS(chains[j].count >= 0, "psrf_from_moments: chain " + std::to_string(j) + " has a negative count");
         CUDAG_EXPECTS(chains[j].count == chains.front().count,
                       "psrf_from_moments: chain " + std::to_string(j) + " has " + std::to_string(chains[j].count) +
                           " draws, chain 0 has " + std::to_string(chains.front().count));
@@ -219,8 +217,8 @@ EdgeConvergence edge_convergence(std::span<const double> per_chain_sum, std::spa
     const std::size_t want = static_cast<std::size_t>(chains) * cells;
     CUDAG_EXPECTS(per_chain_sum.size() == want && per_chain_sumsq.size() == want,
                   "edge_convergence: sums of " + std::to_string(per_chain_sum.size()) + " and " +
-                      std::to_string(per_chain_sumsq.size()) + " entries, expected chains * n * n = " +
-                      std::to_string(want));
+                      std::to_string(per_chain_sumsq.size()) +
+                      " entries, expected chains * n * n = " + std::to_string(want));
     CUDAG_EXPECTS(!std::isnan(threshold), "edge_convergence: threshold is NaN");
 
     EdgeConvergence r;
@@ -234,7 +232,8 @@ EdgeConvergence edge_convergence(std::span<const double> per_chain_sum, std::spa
         double lo = kInf, hi = -kInf;
         bool flat = true;
         for (std::size_t c = 0; c < moments.size(); ++c) {
-            moments[c] = moments_from_sums(kept_per_chain, per_chain_sum[c * cells + e], per_chain_sumsq[c * cells + e]);
+            moments[c] =
+                moments_from_sums(kept_per_chain, per_chain_sum[c * cells + e], per_chain_sumsq[c * cells + e]);
             lo = std::min(lo, moments[c].mean);
             hi = std::max(hi, moments[c].mean);
             flat = flat && moments[c].m2 == 0.0;

@@ -78,8 +78,8 @@ double effective_sample_size(const std::vector<std::vector<double>>& chains);
 
 /// Per-edge PSRF summary of an order-MCMC run.
 struct EdgeConvergence {
-    double max_psrf = 0.0;        ///< largest PSRF over the counted edges (+inf possible)
-    double fraction_above = 0.0;  ///< fraction of the counted edges with PSRF > threshold
+    double max_psrf = 0.0;              ///< largest PSRF over the counted edges (+inf possible)
+    double fraction_above = 0.0;        ///< fraction of the counted edges with PSRF > threshold
     std::int64_t edges_counted = 0;     ///< edges p != v not constant over every chain and iteration
     double max_chain_difference = 0.0;  ///< max over edges p != v of (max - min over chains of the chain mean)
 };

@@ -23,8 +23,7 @@ namespace cudag::bn {
 /// The Bayesian-Dirichlet local score with every a_jk = `a_jk` (so a_j = r a_jk):
 ///   sum_j [lgamma(a_j) - lgamma(a_j + N_j)] + sum_jk [lgamma(a_jk + N_jk) - lgamma(a_jk)]
 /// over the observed configurations j (an unobserved one adds lgamma(a_j) - lgamma(a_j) = 0).
-CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t rows, std::int32_t r,
-                                      double a_jk) {
+CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_jk) {
     const double a_j = a_jk * static_cast<double>(r);
     const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
     double score = 0.0;
@@ -44,8 +43,8 @@ CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t 
 
 /// BDeu (bnlearn "bde" with its uniform prior): a_jk = iss / (r q), with q the number of
 /// all parent configurations.
-CUDAG_HD inline double bdeu_local_score(const std::uint32_t* counts, std::int64_t rows,
-                                        std::int32_t r, double q, double iss) {
+CUDAG_HD inline double bdeu_local_score(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double q,
+                                        double iss) {
     return bd_local_score(counts, rows, r, iss / (q * static_cast<double>(r)));
 }
 

@@ -14,11 +14,11 @@
 namespace cudag::bn {
 
 namespace h5 = io::h5;
-using io::CpdagEdge;
 using io::cpdag_edges;
-using io::TextFile;
+using io::CpdagEdge;
 using io::mcmc_result_format;
 using io::run_helper;
+using io::TextFile;
 using io::tsv_escape;
 
 namespace {
@@ -164,8 +164,8 @@ bool write_traces_png(const McmcOutput& o, const std::string& path, std::string&
     f.write("set terminal png size 1200,600\nset output " + quoted(path) +
             "\nset datafile separator '\\t'\nset key outside autotitle columnheader\n"
             "set xlabel 'iteration'\nset ylabel 'order score'\nset title 'cudag mcmc: score traces'\n"
-            "plot for [i=2:" + std::to_string(o.result.chains.size() + 1) + "] " + quoted(tsv) +
-            " using 1:i with lines\n");
+            "plot for [i=2:" +
+            std::to_string(o.result.chains.size() + 1) + "] " + quoted(tsv) + " using 1:i with lines\n");
     f.close();
     return run_helper("gnuplot", {script}, path, message);
 }

@@ -14,7 +14,6 @@
 
 namespace cudag::bn {
 
-
 /// Convergence across chains (bn/diagnostics.hpp), NaN where undefined (one chain, ...).
 struct McmcDiagnostics {
     double score_psrf = 0.0;  ///< potential scale reduction of the score traces
@@ -29,7 +28,7 @@ struct McmcOutput {
     std::int64_t best_chain = 0;  ///< the chain whose best order scored highest (the first on ties)
     Pdag best_dag;                ///< the best DAG of that order (every edge -->)
     double best_dag_score = 0.0;
-    Pdag cpdag;                   ///< its Markov equivalence class
+    Pdag cpdag;  ///< its Markov equivalence class
     McmcDiagnostics diagnostics;
     std::int64_t burn_in = 0, thin = 1;
     std::vector<std::pair<std::string, std::string>> config;  ///< options and provenance

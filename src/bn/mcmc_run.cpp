@@ -160,12 +160,12 @@ public:
         using I64 = io::h5::TypeOf<std::int64_t>;
         using I32 = io::h5::TypeOf<std::int32_t>;
         using F64 = io::h5::TypeOf<double>;
-        fields_ = {{"chain", I64::file(), I64::mem(), {}},           {"done", I64::file(), I64::mem(), {}},
-                   {"accepted", I64::file(), I64::mem(), {}},        {"kept", I64::file(), I64::mem(), {}},
-                   {"score", F64::file(), F64::mem(), {}},           {"best_score", F64::file(), F64::mem(), {}},
-                   {"order", I32::file(), I32::mem(), {un}},         {"best_order", I32::file(), I32::mem(), {un}},
-                   {"edge_sum", F64::file(), F64::mem(), {un, un}},
-                   {"edge_sumsq", F64::file(), F64::mem(), {un, un}}, {"since", I64::file(), I64::mem(), {un}}};
+        fields_ = {{"chain", I64::file(), I64::mem(), {}},          {"done", I64::file(), I64::mem(), {}},
+                   {"accepted", I64::file(), I64::mem(), {}},       {"kept", I64::file(), I64::mem(), {}},
+                   {"score", F64::file(), F64::mem(), {}},          {"best_score", F64::file(), F64::mem(), {}},
+                   {"order", I32::file(), I32::mem(), {un}},        {"best_order", I32::file(), I32::mem(), {un}},
+                   {"edge_sum", F64::file(), F64::mem(), {un, un}}, {"edge_sumsq", F64::file(), F64::mem(), {un, un}},
+                   {"since", I64::file(), I64::mem(), {un}}};
     }
 
     /// The group and its datasets, unwritten, and /chains/trace_log: the trace log's run id
@@ -201,8 +201,8 @@ public:
         const auto edge_sum = stacked(states, &ChainState::edge_sum);
         const auto edge_sumsq = stacked(states, &ChainState::edge_sumsq);
         const auto since = stacked(states, &ChainState::since);
-        const void* data[] = {chain.data(), done.data(), accepted.data(), kept.data(),
-                              score.data(), best.data(), order.data(),    best_order.data(),
+        const void* data[] = {chain.data(),    done.data(),       accepted.data(), kept.data(),
+                              score.data(),    best.data(),       order.data(),    best_order.data(),
                               edge_sum.data(), edge_sumsq.data(), since.data()};
         io::h5::Handle g = io::h5::check_id(H5Gopen2(root, "chains", H5P_DEFAULT), where);
         for (std::size_t k = 0; k < fields_.size(); ++k) {
@@ -299,7 +299,8 @@ struct Resumed {
 /// Chains [first, last) from the checkpoint, each checked (check_state); their traces from
 /// its trace log (or /chains/trace of a checkpoint from before the logs).
 Resumed read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t first, std::int64_t last) {
-    const io::CheckpointFile file = io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash, cfg.settings);
+    const io::CheckpointFile file =
+        io::CheckpointFile::open(cfg.checkpoint, mcmc_format, cfg.config_hash, cfg.settings);
     Resumed r;
     std::vector<ChainState>& out = r.states;
     file.read([&](hid_t root) {
@@ -338,8 +339,9 @@ Resumed read_checkpoint(const McmcRunConfig& cfg, std::int64_t n, std::int64_t f
             traces = io::read_trace_log(cfg.checkpoint, r.run_id, r.log_bytes, c, k, first, last);
         } else {
             const auto trace = io::h5::read_array<double>(root, "chains/trace", where);
-            if (!sized(trace, c * k)) throw file.corrupt("/chains/trace does not hold " + std::to_string(k) +
-                                                         " kept iterations of each chain");
+            if (!sized(trace, c * k))
+                throw file.corrupt("/chains/trace does not hold " + std::to_string(k) +
+                                   " kept iterations of each chain");
             for (std::int64_t i = first; i < last; ++i)
                 traces.emplace_back(trace.begin() + i * k, trace.begin() + (i + 1) * k);
         }
@@ -473,8 +475,9 @@ void remove_checkpoint(const std::string& path) {
 }
 
 double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
-    const double kept =
-        opts.thin > 0 ? static_cast<double>(std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin) : 0.0;
+    const double kept = opts.thin > 0
+                            ? static_cast<double>(std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin)
+                            : 0.0;
     const double nn = static_cast<double>(n);
     // trace, edge_sum + edge_sumsq, since, order + best_order
     const double per_chain = 8.0 * kept + 16.0 * nn * nn + 8.0 * nn + 8.0 * nn;
@@ -486,8 +489,8 @@ double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int
 void require_chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
     const std::int64_t kept = opts.thin > 0 ? std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin : 0;
     require_host_memory(chain_memory_bytes(opts, n, local_chains, combines), "the chains' states and traces",
-                        std::to_string(local_chains) + " chains here x " + std::to_string(kept) +
-                            " kept iterations, " + std::to_string(n) + " variables",
+                        std::to_string(local_chains) + " chains here x " + std::to_string(kept) + " kept iterations, " +
+                            std::to_string(n) + " variables",
                         "lower --iterations or --chains, or raise --thin or --burn-in");
 }
 

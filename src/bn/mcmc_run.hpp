@@ -22,11 +22,11 @@ namespace cudag::bn {
 
 /// Where the chains are: reported on every rank after each segment.
 struct McmcProgress {
-    std::int64_t done = 0;   ///< iterations done by every chain
-    std::int64_t total = 0;  ///< iterations asked for
+    std::int64_t done = 0;      ///< iterations done by every chain
+    std::int64_t total = 0;     ///< iterations asked for
     std::int64_t accepted = 0;  ///< summed over all chains
     std::int64_t chains = 0;
-    double best_score = 0.0;    ///< the best order score any chain has visited
+    double best_score = 0.0;  ///< the best order score any chain has visited
 };
 
 struct McmcRunConfig {
@@ -34,14 +34,14 @@ struct McmcRunConfig {
     /// HDF5 file replaced at checkpoints, with the kept traces appended to its trace log
     /// beside it (io/trace_log.hpp); empty: none.
     std::string checkpoint;
-    bool resume = false;                  ///< start from `checkpoint`
-    std::int64_t checkpoint_every = 0;    ///< iterations between checkpoints (0: by time only)
-    double checkpoint_seconds = 0.0;      ///< seconds between checkpoints (0: by count only)
-    std::string config_hash;              ///< what a checkpoint must have been written for
+    bool resume = false;                ///< start from `checkpoint`
+    std::int64_t checkpoint_every = 0;  ///< iterations between checkpoints (0: by time only)
+    double checkpoint_seconds = 0.0;    ///< seconds between checkpoints (0: by count only)
+    std::string config_hash;            ///< what a checkpoint must have been written for
     /// The values config_hash covers, by option, so that a refused resume names the one
     /// that differs (io::CheckpointFile::open).
     io::CheckpointSettings settings;
-    std::int64_t stop_after = -1;         ///< testing: stop after the checkpoint at this iteration
+    std::int64_t stop_after = -1;  ///< testing: stop after the checkpoint at this iteration
     /// Several ranks: every rank writes its own chains' states into the checkpoint
     /// (parallel HDF5, io::write_checkpoint_in_parts) instead of gathering them on rank 0.
     /// The same file either way.

@@ -201,7 +201,6 @@ OrderMcmcResult finish_chains(const ScoreTable& table, const OrderMcmcOptions& o
     return result;
 }
 
-
 OrderMcmcResult run_order_mcmc(const ScoreTable& table, const OrderMcmcOptions& opts) {
     check_options(opts);
     std::vector<ChainState> states(static_cast<std::size_t>(opts.chains));

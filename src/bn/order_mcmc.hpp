@@ -35,8 +35,8 @@ struct OrderMcmcOptions {
     std::int64_t thin = 1;            ///< keep iteration t when t > burn_in and (t - burn_in) % thin == 0
     std::uint64_t seed = 1;
     OrderScoreMode mode = OrderScoreMode::Sum;
-    MoveSet moves = MoveSet::Swap;   ///< bn/proposal.hpp
-    int threads = 0;                  ///< <= 0: all hardware threads; results do not depend on it
+    MoveSet moves = MoveSet::Swap;  ///< bn/proposal.hpp
+    int threads = 0;                ///< <= 0: all hardware threads; results do not depend on it
 };
 
 /// One chain between iterations: everything its continuation depends on, so that a chain
@@ -44,9 +44,9 @@ struct OrderMcmcOptions {
 /// as one that never stopped. The per-node scores and edge values of the current order are
 /// not kept: they are recomputed from `order`, deterministically.
 struct ChainState {
-    std::int64_t chain = 0;     ///< its id: the random stream it draws from
-    std::int64_t done = 0;      ///< iterations done
-    std::int64_t accepted = 0;  ///< accepted proposals so far
+    std::int64_t chain = 0;                ///< its id: the random stream it draws from
+    std::int64_t done = 0;                 ///< iterations done
+    std::int64_t accepted = 0;             ///< accepted proposals so far
     std::vector<std::int32_t> order;       ///< current order
     double score = 0.0;                    ///< its score, as kept incrementally
     std::vector<std::int32_t> best_order;  ///< highest-scoring order visited (the first on ties)
@@ -65,7 +65,7 @@ struct ChainState {
 struct OrderChainResult {
     /// Score of the current order after each kept iteration: (iterations - burn_in) / thin values.
     std::vector<double> trace;
-    double acceptance_rate = 0.0;  ///< accepted / iterations (0 when n < 2: there is nothing to swap)
+    double acceptance_rate = 0.0;          ///< accepted / iterations (0 when n < 2: there is nothing to swap)
     std::vector<std::int32_t> best_order;  ///< highest-scoring order visited (the first one on ties)
     double best_score = 0.0;
     /// The best DAG of best_order (order_score_max), parents by node id: the MAP DAG in max

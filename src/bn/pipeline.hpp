@@ -27,8 +27,8 @@ namespace cudag::bn {
 struct McmcConfig {
     OrderMcmcOptions opts;  ///< chains, iterations, burn-in, thin, seed, mode, moves, threads
     int max_parents = 4;
-    ParentSpace space;      ///< every other node by default
-    bool gpu = false;       ///< GPU engines where they apply (pick_mcmc_engines), on `device`
+    ParentSpace space;  ///< every other node by default
+    bool gpu = false;   ///< GPU engines where they apply (pick_mcmc_engines), on `device`
     int device = 0;
     // Checkpoints (McmcRunConfig's fields of the same names).
     std::string checkpoint;
@@ -67,7 +67,7 @@ struct McmcOutcome {
     TableShare share;                ///< what this rank computed of the table
     std::int64_t table_entries = 0;
     double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0;
-    std::string engines;             ///< e.g. "table cuda, chains cuda"
+    std::string engines;  ///< e.g. "table cuda, chains cuda"
 };
 
 /// Collective over `comm`: the run of `cfg` over PriorScorer(scorer, prior). Failures

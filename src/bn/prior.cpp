@@ -24,10 +24,9 @@ PriorScorer::PriorScorer(const LocalScorer& base, StructurePrior prior) : base_(
         term_.resize(prior.belief.size());
         for (std::size_t i = 0; i < prior.belief.size(); ++i) {
             const double r = prior.belief[i];
-            CUDAG_EXPECTS(r >= 0.0 && r <= 1.0, "prior beliefs lie in [0, 1]; entry (" +
-                                                    std::to_string(i / static_cast<std::size_t>(n) + 1) + ", " +
-                                                    std::to_string(i % static_cast<std::size_t>(n) + 1) +
-                                                    ") is " + std::to_string(r));
+            CUDAG_EXPECTS(r >= 0.0 && r <= 1.0,
+                          "prior beliefs lie in [0, 1]; entry (" + std::to_string(i / static_cast<std::size_t>(n) + 1) +
+                              ", " + std::to_string(i % static_cast<std::size_t>(n) + 1) + ") is " + std::to_string(r));
             term_[i] = pairwise_prior_term(r);
         }
     }

@@ -43,8 +43,8 @@ public:
 
 private:
     const LocalScorer& base_;
-    double per_parent_;           ///< -log(edge_penalty)
-    std::vector<double> term_;    ///< pairwise_prior_term of belief, same layout; empty: none
+    double per_parent_;         ///< -log(edge_penalty)
+    std::vector<double> term_;  ///< pairwise_prior_term of belief, same layout; empty: none
 };
 
 }  // namespace cudag::bn

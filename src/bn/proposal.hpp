@@ -42,10 +42,12 @@ CUDAG_HD inline SwapProposal swap_proposal(std::uint64_t seed, std::int64_t chai
     p.u = rng.uniform();
     int move = 0;  // 0 swap any two, 1 swap adjacent, 2 stay
     if (moves == MoveSet::Bidag) {
-        CounterRng kind(seed, (std::uint64_t{1} << 63) + static_cast<std::uint64_t>(chain), static_cast<std::uint64_t>(t));
+        CounterRng kind(seed, (std::uint64_t{1} << 63) + static_cast<std::uint64_t>(chain),
+                        static_cast<std::uint64_t>(t));
         const double x = kind.uniform();
-        const double p1 = n > 3 ? static_cast<double>(static_cast<std::int64_t>(594.0 * n / (n * n + 10.0 * n + 24.0) + 0.5)) / 100.0
-                                : 0.99;
+        const double p1 =
+            n > 3 ? static_cast<double>(static_cast<std::int64_t>(594.0 * n / (n * n + 10.0 * n + 24.0) + 0.5)) / 100.0
+                  : 0.99;
         move = x < p1 ? 0 : x < 0.99 ? 1 : 2;
     }
     if (move == 0) {

@@ -22,9 +22,12 @@ std::optional<ScoreKind> parse_score_kind(const std::string& name) {
 
 const char* score_name(ScoreKind kind) {
     switch (kind) {
-        case ScoreKind::BDeu: return "bdeu";
-        case ScoreKind::K2: return "k2";
-        case ScoreKind::BGe: return "bge";
+        case ScoreKind::BDeu:
+            return "bdeu";
+        case ScoreKind::K2:
+            return "k2";
+        case ScoreKind::BGe:
+            return "bge";
     }
     return "?";
 }
@@ -76,11 +79,9 @@ std::string shortest(double x) {
     return std::string(buf, r.ptr);
 }
 
-[[noreturn]] void not_integer(const Dataset& data, std::int64_t v, std::int64_t sample,
-                              const std::string& value) {
-    throw InputError(data.source + ": column '" + data.names[v] + "' holds the non-integer value " +
-                     value + " (row " + std::to_string(sample + 1) +
-                     "): BDeu and K2 score discrete data (integer codes or labels)");
+[[noreturn]] void not_integer(const Dataset& data, std::int64_t v, std::int64_t sample, const std::string& value) {
+    throw InputError(data.source + ": column '" + data.names[v] + "' holds the non-integer value " + value + " (row " +
+                     std::to_string(sample + 1) + "): BDeu and K2 score discrete data (integer codes or labels)");
 }
 
 /// The label as a number when the whole label is one.
@@ -121,8 +122,8 @@ ci::DiscreteCodes discrete_codes_for_scoring(Dataset data) {
     }
     for (std::int64_t v = 0; v < data.n_vars; ++v)
         if (data.levels[static_cast<std::size_t>(v)].size() < 2)
-            throw InputError(data.source + ": variable '" + data.names[v] + "' (column " +
-                             std::to_string(v + 1) + ") has a single level" +
+            throw InputError(data.source + ": variable '" + data.names[v] + "' (column " + std::to_string(v + 1) +
+                             ") has a single level" +
                              (data.levels[v].empty() ? std::string() : " '" + data.levels[v][0] + "'") +
                              "; BDeu and K2 need at least 2 levels per variable (drop the column)");
     return ci::encode_discrete(data);
@@ -148,8 +149,7 @@ std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::in
             std::sort(seen.begin(), seen.end());
             seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
             for (std::int64_t s = 0; s < m; ++s)
-                key[s] = static_cast<std::uint64_t>(std::lower_bound(seen.begin(), seen.end(), key[s]) -
-                                                    seen.begin());
+                key[s] = static_cast<std::uint64_t>(std::lower_bound(seen.begin(), seen.end(), key[s]) - seen.begin());
             k = seen.size();
         }
     }
@@ -162,8 +162,7 @@ std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::in
     return counts;
 }
 
-DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec)
-    : codes_(std::move(codes)), spec_(spec) {
+DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec) : codes_(std::move(codes)), spec_(spec) {
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BGe, "BGe scores continuous data (BgeScorer)");
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || (spec_.iss >= kIssMin && spec_.iss <= kIssMax),
                   "the BDeu imaginary sample size must lie in [1e-6, 1e6]");

@@ -82,14 +82,12 @@ void for_each_consistent(const ScoreTable& table, std::int32_t v, const Predeces
 /// Place of each node in `order`, checking that it is a permutation of n nodes.
 std::vector<std::int64_t> places(std::span<const std::int32_t> order, std::int64_t n) {
     CUDAG_EXPECTS(static_cast<std::int64_t>(order.size()) == n,
-                  "an order must list all " + std::to_string(n) + " nodes, not " +
-                      std::to_string(order.size()));
+                  "an order must list all " + std::to_string(n) + " nodes, not " + std::to_string(order.size()));
     std::vector<std::int64_t> pos_of(static_cast<std::size_t>(n), -1);
     for (std::size_t i = 0; i < order.size(); ++i) {
         const std::int32_t v = order[i];
-        CUDAG_EXPECTS(v >= 0 && v < n && pos_of[v] < 0,
-                      "an order must be a permutation of the nodes (node " + std::to_string(v) +
-                          " is out of range or repeated)");
+        CUDAG_EXPECTS(v >= 0 && v < n && pos_of[v] < 0, "an order must be a permutation of the nodes (node " +
+                                                            std::to_string(v) + " is out of range or repeated)");
         pos_of[v] = static_cast<std::int64_t>(i);
     }
     return pos_of;
@@ -106,10 +104,10 @@ void require_table_memory(const std::vector<std::int64_t>& counts, int max_paren
                         : static_cast<double>(extra_counts[v]) * sets_up_to(counts[v], max_parents - 1));
     char sets[32];
     std::snprintf(sets, sizeof sets, "%.3g", entries);
-    require_host_memory(ScoreTable::estimate_bytes(counts, max_parents, extra_counts), "the local-score table",
-                        std::to_string(counts.size()) + " nodes, " + sets + " parent sets of size <= " +
-                            std::to_string(max_parents),
-                        "lower the parent limit or restrict the parent space");
+    require_host_memory(
+        ScoreTable::estimate_bytes(counts, max_parents, extra_counts), "the local-score table",
+        std::to_string(counts.size()) + " nodes, " + sets + " parent sets of size <= " + std::to_string(max_parents),
+        "lower the parent limit or restrict the parent space");
     CUDAG_EXPECTS(entries < 9.0e18, "the local-score table has too many entries to index");
 }
 
@@ -171,9 +169,9 @@ ScoreTable ScoreTable::layout(std::int64_t n, std::vector<std::vector<std::int32
     }
     std::vector<std::int64_t> extra_counts;
     if (!extras.empty()) {
-        CUDAG_EXPECTS(static_cast<std::int64_t>(extras.size()) == n,
-                      "the extra parents need one list per node (" + std::to_string(n) + "), not " +
-                          std::to_string(extras.size()));
+        CUDAG_EXPECTS(static_cast<std::int64_t>(extras.size()) == n, "the extra parents need one list per node (" +
+                                                                         std::to_string(n) + "), not " +
+                                                                         std::to_string(extras.size()));
         for (std::int32_t v = 0; v < n; ++v) {
             auto& x = extras[v];
             std::sort(x.begin(), x.end());
@@ -204,8 +202,8 @@ ScoreTable ScoreTable::layout(std::int64_t n, std::vector<std::vector<std::int32
         auto& xo = t.extra_offset_[v];
         xo.assign(static_cast<std::size_t>(max_parents) + 1, 0);
         for (int k = 0; k < max_parents; ++k) xo[k + 1] = xo[k] + t.extra_count(v, k);
-        t.node_offset_[v + 1] = t.node_offset_[v] + so.back() +
-                                static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
+        t.node_offset_[v + 1] =
+            t.node_offset_[v] + so.back() + static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
     }
     t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill_nodes writes them
     return t;
@@ -243,8 +241,7 @@ namespace {
 /// The one-line InputError for a local score that is NaN or infinite.
 [[noreturn]] void throw_non_finite_score(std::int32_t v, std::span<const std::int32_t> parents, double value) {
     std::string set = "{";
-    for (std::size_t i = 0; i < parents.size(); ++i)
-        set += (i ? ", " : "") + std::to_string(parents[i] + 1);
+    for (std::size_t i = 0; i < parents.size(); ++i) set += (i ? ", " : "") + std::to_string(parents[i] + 1);
     set += "}";
     char buf[32];
     std::snprintf(buf, sizeof buf, "%g", value);
@@ -336,8 +333,7 @@ std::vector<std::int32_t> ScoreTable::parent_set(std::int32_t v, int k, std::int
     return parents;
 }
 
-std::vector<std::int32_t> ScoreTable::extra_parent_set(std::int32_t v, std::int64_t e, int k,
-                                                       std::int64_t rank) const {
+std::vector<std::int32_t> ScoreTable::extra_parent_set(std::int32_t v, std::int64_t e, int k, std::int64_t rank) const {
     std::vector<std::int32_t> parents = parent_set(v, k, rank);
     const std::int32_t x = extras(v)[static_cast<std::size_t>(e)];
     parents.insert(std::upper_bound(parents.begin(), parents.end(), x), x);
@@ -423,8 +419,7 @@ std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
     return out;
 }
 
-bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter,
-                              std::optional<NodeRange> nodes) {
+bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter, std::optional<NodeRange> nodes) {
     const std::int64_t n = n_nodes();
     // Whether the lists are built depends on the whole table alone, never on `nodes`, so
     // that every rank of a split build answers alike.
@@ -452,9 +447,8 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& so
         std::vector<std::uint32_t> order;
         for (std::size_t i = 0; i < sc.size(); ++i)
             if (!dominated[i]) order.push_back(static_cast<std::uint32_t>(i));
-        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return sc[a] > sc[b] || (sc[a] == sc[b] && a < b);
-        });
+        std::sort(order.begin(), order.end(),
+                  [&](std::uint32_t a, std::uint32_t b) { return sc[a] > sc[b] || (sc[a] == sc[b] && a < b); });
         std::vector<std::uint16_t> par(order.size() * w, kNoParent);
         std::vector<double> score(order.size());
         for (std::size_t i = 0; i < order.size(); ++i) {
@@ -517,8 +511,8 @@ double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const s
         if (s > best) best = s, best_e = e, best_k = k, best_rank = rank;
     });
     if (parents)
-        *parents = best_e < 0 ? table.parent_set(v, best_k, best_rank)
-                              : table.extra_parent_set(v, best_e, best_k, best_rank);
+        *parents =
+            best_e < 0 ? table.parent_set(v, best_k, best_rank) : table.extra_parent_set(v, best_e, best_k, best_rank);
     return best;
 }
 
@@ -529,9 +523,8 @@ double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const s
     const Predecessors pred = predecessors(table, v, pos_of);
     // log sum exp = top + log sum exp(score - top), top the largest score.
     double top = -std::numeric_limits<double>::infinity();
-    for_each_consistent(table, v, pred, [&](std::int64_t, int, std::int64_t, const int*, double s) {
-        top = std::max(top, s);
-    });
+    for_each_consistent(table, v, pred,
+                        [&](std::int64_t, int, std::int64_t, const int*, double s) { top = std::max(top, s); });
     if (std::isinf(top)) return top;  // nothing but -inf (or +inf) scores: no proportions to form
     // The weights exp(score - top) in (0, 1] summed in fixed point (bn/fixed_sum.hpp), with
     // xm::exp and xm::log (core/exact_math.hpp): a kernel gets the same bits in any order.
@@ -553,7 +546,8 @@ double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const s
     const double total = sum.value();
     if (edge_probs) {
         const auto cands = table.candidates(v);
-        for (const int i : pred.candidates) edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i].value() / total;
+        for (const int i : pred.candidates)
+            edge_prob[static_cast<std::size_t>(cands[i])] = weight_with[i].value() / total;
         const auto extras = table.extras(v);
         for (const std::int64_t e : pred.extras)
             edge_prob[static_cast<std::size_t>(extras[e])] = extra_with[e].value() / total;

@@ -108,8 +108,8 @@ public:
     /// The local score of v given extra parent extras(v)[e] and the k-set of candidate
     /// positions of rank `rank` (k <= max_parents - 1).
     double extra_score(std::int32_t v, std::int64_t e, int k, std::int64_t rank) const {
-        return scores_[static_cast<std::size_t>(node_offset_[v] + size_offset_[v].back() +
-                                                e * extra_offset_[v].back() + extra_offset_[v][k] + rank)];
+        return scores_[static_cast<std::size_t>(node_offset_[v] + size_offset_[v].back() + e * extra_offset_[v].back() +
+                                                extra_offset_[v][k] + rank)];
     }
     /// The local score of v given `parents` (node ids, any order); InputError when a parent
     /// is neither a candidate of v nor (one of them at most) an extra, or there are more
@@ -190,16 +190,16 @@ private:
 
     int max_parents_ = 0;
     std::vector<std::vector<std::int32_t>> candidates_;
-    std::vector<std::vector<std::int32_t>> extras_;       ///< empty, or one list per node
-    std::vector<std::vector<std::int64_t>> size_offset_;  ///< per node, max_parents + 2 entries
-    std::vector<std::vector<std::int64_t>> extra_offset_; ///< per node, max_parents + 1 entries (limit s - 1)
-    std::vector<std::int64_t> node_offset_;               ///< n + 1 entries
+    std::vector<std::vector<std::int32_t>> extras_;        ///< empty, or one list per node
+    std::vector<std::vector<std::int64_t>> size_offset_;   ///< per node, max_parents + 2 entries
+    std::vector<std::vector<std::int64_t>> extra_offset_;  ///< per node, max_parents + 1 entries (limit s - 1)
+    std::vector<std::int64_t> node_offset_;                ///< n + 1 entries
     BulkVector<double> scores_;
     bool has_sorted_ = false;
     std::vector<std::vector<std::uint32_t>> sorted_off_;  ///< by node, see build_sorted
     std::vector<std::vector<std::uint16_t>> sorted_par_;  ///< max(max_parents, 1) per entry
     std::vector<std::vector<double>> sorted_score_;       ///< by node, one per entry
-    bool held_all_ = true;                                 ///< see holds()
+    bool held_all_ = true;                                ///< see holds()
     NodeRange held_;
 };
 
@@ -231,8 +231,7 @@ std::vector<char> dominated_sets(const ScoreTable& table, std::int32_t v);
 /// otherwise. Ties among the best sets go to the candidates' block before the extras'
 /// (in increasing extra), then the smallest size, then the smallest rank.
 OrderMaxResult order_score_max(const ScoreTable& table, std::span<const std::int32_t> order);
-OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int32_t> order,
-                               bool edge_probs = true);
+OrderSumResult order_score_sum(const ScoreTable& table, std::span<const std::int32_t> order, bool edge_probs = true);
 
 /// One node's share of the order scores above, for samplers that rescore only the nodes
 /// whose predecessors changed (bn/order_mcmc.hpp). pos_of[u] is the place of node u in the

@@ -40,7 +40,8 @@ ParentSpace space_from_skeleton(std::int64_t n, std::span<const SkeletonEdge> ed
             list.resize(static_cast<std::size_t>(hard_limit));
         }
         std::fill(in.begin(), in.end(), 0);
-        for (const auto& [p, u] : list) s.candidates[static_cast<std::size_t>(v)].push_back(u), in[static_cast<std::size_t>(u)] = 1;
+        for (const auto& [p, u] : list)
+            s.candidates[static_cast<std::size_t>(v)].push_back(u), in[static_cast<std::size_t>(u)] = 1;
         for (std::int32_t u = 0; u < n; ++u)
             if (u != v && !in[static_cast<std::size_t>(u)]) s.extras[static_cast<std::size_t>(v)].push_back(u);
     }
@@ -52,8 +53,9 @@ ParentSpace space_from_skeleton(std::int64_t n, std::span<const SkeletonEdge> ed
 
 ParentSpace restrict_space(ParentSpace s, const Knowledge& k, std::int64_t n) {
     if (!k.required_directions().empty() || !k.undirected_required_pairs().empty())
-        throw InputError("cudag mcmc: --require is not supported (order MCMC's score table holds every subset of "
-                         "a node's allowed parents, so a parent cannot be made mandatory); use --forbid and --tiers");
+        throw InputError(
+            "cudag mcmc: --require is not supported (order MCMC's score table holds every subset of "
+            "a node's allowed parents, so a parent cannot be made mandatory); use --forbid and --tiers");
     if (s.all) {
         s.candidates.assign(static_cast<std::size_t>(n), {});
         for (std::int32_t v = 0; v < n; ++v)

@@ -23,7 +23,8 @@ std::vector<std::size_t> block_counts(const mpi::RowPartition& blocks, std::span
     std::vector<std::size_t> counts(static_cast<std::size_t>(blocks.parts()), 0);
     for (int r = 0; r < blocks.parts(); ++r)
         for (std::int64_t v = blocks.begin(r); v < blocks.end(r); ++v)
-            counts[static_cast<std::size_t>(r)] += static_cast<std::size_t>(per_node[static_cast<std::size_t>(v)]) * scale;
+            counts[static_cast<std::size_t>(r)] +=
+                static_cast<std::size_t>(per_node[static_cast<std::size_t>(v)]) * scale;
     return counts;
 }
 
@@ -55,8 +56,8 @@ NodeRange node_block(const mpi::RowPartition& blocks, int part) {
     return {static_cast<std::int32_t>(blocks.begin(part)), static_cast<std::int32_t>(blocks.end(part))};
 }
 
-TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int threads,
-                            const ScoreTable::Filler& filler, mpi::Communicator& comm, TableGather gather) {
+TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int threads, const ScoreTable::Filler& filler,
+                            mpi::Communicator& comm, TableGather gather) {
     const auto t0 = std::chrono::steady_clock::now();
     const int ranks = comm.size();
     const mpi::RowPartition blocks = table_node_blocks(table, ranks);
@@ -64,7 +65,8 @@ TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int th
     share.ranks = ranks;
     share.nodes = node_block(blocks, comm.rank());
     share.entries = table.block_entries(share.nodes);
-    for (int r = 0; r < ranks; ++r) share.heaviest = std::max(share.heaviest, table.block_entries(node_block(blocks, r)));
+    for (int r = 0; r < ranks; ++r)
+        share.heaviest = std::max(share.heaviest, table.block_entries(node_block(blocks, r)));
     mpi::run_agreed(comm, [&] {
         table.fill_nodes(scorer, share.nodes, threads, filler);
         share.seconds_own = seconds_since(t0);

@@ -30,12 +30,12 @@ NodeRange node_block(const mpi::RowPartition& blocks, int part);
 
 /// What fill_table_split did on this rank.
 struct TableShare {
-    NodeRange nodes;               ///< the nodes this rank computed
-    std::int64_t entries = 0;      ///< their entries
-    std::int64_t heaviest = 0;     ///< the most entries any rank computed
+    NodeRange nodes;            ///< the nodes this rank computed
+    std::int64_t entries = 0;   ///< their entries
+    std::int64_t heaviest = 0;  ///< the most entries any rank computed
     int ranks = 1;
-    double seconds_own = 0.0;      ///< this rank computing its nodes
-    double seconds_total = 0.0;    ///< until the table was whole here (waits and the gather included)
+    double seconds_own = 0.0;    ///< this rank computing its nodes
+    double seconds_total = 0.0;  ///< until the table was whole here (waits and the gather included)
 };
 
 /// Whether fill_table_split makes the table whole on every rank.
@@ -47,9 +47,8 @@ enum class TableGather { Whole, OwnBlock };
 /// TableGather::Whole, one allgatherv of the blocks' entries. With OwnBlock (and more than
 /// one rank) the table holds this rank's block only (ScoreTable::hold_only) until
 /// gather_table_split. A failure on one rank (agreed, mpi::run_agreed) ends every rank.
-TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int threads,
-                            const ScoreTable::Filler& filler, mpi::Communicator& comm,
-                            TableGather gather = TableGather::Whole);
+TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int threads, const ScoreTable::Filler& filler,
+                            mpi::Communicator& comm, TableGather gather = TableGather::Whole);
 /// Collective: a table filled with TableGather::OwnBlock made whole on every rank (one
 /// allgatherv); nothing when it is whole already (on every rank alike). Returns seconds.
 double gather_table_split(ScoreTable& table, mpi::Communicator& comm);

@@ -13,7 +13,7 @@ namespace cudag::ci {
 
 namespace {
 
-constexpr int kMaxShuffleNeighbors = 1000;           // 255 Philox blocks of draws per sample
+constexpr int kMaxShuffleNeighbors = 1000;                // 255 Philox blocks of draws per sample
 constexpr std::int64_t kMaxPermutations = (1 << 23) - 1;  // s < 2^23 in cmi_rng_block
 
 std::string lower(std::string s) {
@@ -36,18 +36,19 @@ void rank_column(const double* v, std::int64_t n, double* out, std::vector<std::
     order.resize(static_cast<std::size_t>(n));
     std::iota(order.begin(), order.end(), 0);
     // (value, index) order without std::stable_sort's temporary buffer.
-    std::sort(order.begin(), order.end(), [v](std::int32_t a, std::int32_t b) {
-        return v[a] < v[b] || (v[a] == v[b] && a < b);
-    });
+    std::sort(order.begin(), order.end(),
+              [v](std::int32_t a, std::int32_t b) { return v[a] < v[b] || (v[a] == v[b] && a < b); });
     for (std::int64_t r = 0; r < n; ++r) out[order[static_cast<std::size_t>(r)]] = static_cast<double>(r);
 }
 
 /// Transform `v` (already tie-broken) in place into `out` with `t`; Uniform gives the
 /// public (rank + 1)/T values unless `uniform_as_ranks`.
-void apply_transform(const double* v, std::int64_t n, CmiTransform t, bool uniform_as_ranks,
-                     double* out, std::vector<std::int32_t>& order) {
+void apply_transform(const double* v, std::int64_t n, CmiTransform t, bool uniform_as_ranks, double* out,
+                     std::vector<std::int32_t>& order) {
     switch (t) {
-        case CmiTransform::Ranks: rank_column(v, n, out, order); return;
+        case CmiTransform::Ranks:
+            rank_column(v, n, out, order);
+            return;
         case CmiTransform::Uniform: {
             rank_column(v, n, out, order);
             if (uniform_as_ranks) return;
@@ -80,16 +81,19 @@ CmiTransform parse_cmi_transform(const std::string& name) {
     if (s == "standardize") return CmiTransform::Standardize;
     if (s == "uniform") return CmiTransform::Uniform;
     if (s == "none") return CmiTransform::None;
-    throw InputError("cmiknn: unknown transform '" + name +
-                     "' (expected ranks, standardize, uniform or none)");
+    throw InputError("cmiknn: unknown transform '" + name + "' (expected ranks, standardize, uniform or none)");
 }
 
 std::string to_string(CmiTransform t) {
     switch (t) {
-        case CmiTransform::Ranks: return "ranks";
-        case CmiTransform::Standardize: return "standardize";
-        case CmiTransform::Uniform: return "uniform";
-        case CmiTransform::None: return "none";
+        case CmiTransform::Ranks:
+            return "ranks";
+        case CmiTransform::Standardize:
+            return "standardize";
+        case CmiTransform::Uniform:
+            return "uniform";
+        case CmiTransform::None:
+            return "none";
     }
     return "?";
 }
@@ -104,8 +108,7 @@ CmiPermute parse_cmi_permute(const std::string& name) {
 void validate(const CmiKnnSpec& spec, std::int64_t n_samples, int max_cond) {
     const std::string t = std::to_string(n_samples);
     CUDAG_EXPECTS(n_samples >= 3, "cmiknn: too few samples (" + t + "; at least 3 are needed)");
-    CUDAG_EXPECTS(n_samples < (std::int64_t{1} << 31),
-                  "cmiknn: too many samples (" + t + "; at most 2^31 - 1)");
+    CUDAG_EXPECTS(n_samples < (std::int64_t{1} << 31), "cmiknn: too many samples (" + t + "; at most 2^31 - 1)");
     CUDAG_EXPECTS(std::isfinite(spec.knn) && spec.knn > 0.0,
                   "cmiknn: --knn must be positive (a fraction of the samples below 1, else a count)");
     const std::int64_t k = cmi_k(spec.knn, n_samples);
@@ -113,16 +116,17 @@ void validate(const CmiKnnSpec& spec, std::int64_t n_samples, int max_cond) {
                                      " neighbours, which needs more than " + std::to_string(k) +
                                      " samples (the data have " + t + ")");
     CUDAG_EXPECTS(spec.permutations >= 1 && spec.permutations <= kMaxPermutations,
-                  "cmiknn: --permutations must be in 1.." + std::to_string(kMaxPermutations) +
-                      " (got " + std::to_string(spec.permutations) + ")");
+                  "cmiknn: --permutations must be in 1.." + std::to_string(kMaxPermutations) + " (got " +
+                      std::to_string(spec.permutations) + ")");
     if (max_cond > 0) {
         // 1 is the sample itself alone: every surrogate equals the data, every conditional
         // test gives p = 1 and PC would remove every edge.
-        CUDAG_EXPECTS(spec.shuffle_neighbors >= 2 && spec.shuffle_neighbors <= kMaxShuffleNeighbors,
-                      "cmiknn: --shuffle-neighbors must be in 2.." +
-                          std::to_string(kMaxShuffleNeighbors) + " (got " +
-                          std::to_string(spec.shuffle_neighbors) +
-                          (spec.shuffle_neighbors == 1 ? ": the sample itself alone, so no surrogate differs from the data)" : ")"));
+        CUDAG_EXPECTS(
+            spec.shuffle_neighbors >= 2 && spec.shuffle_neighbors <= kMaxShuffleNeighbors,
+            "cmiknn: --shuffle-neighbors must be in 2.." + std::to_string(kMaxShuffleNeighbors) + " (got " +
+                std::to_string(spec.shuffle_neighbors) +
+                (spec.shuffle_neighbors == 1 ? ": the sample itself alone, so no surrogate differs from the data)"
+                                             : ")"));
         CUDAG_EXPECTS(spec.shuffle_neighbors < n_samples,
                       "cmiknn: --shuffle-neighbors " + std::to_string(spec.shuffle_neighbors) +
                           " needs more samples than that (the data have " + t + ")");
@@ -133,16 +137,15 @@ void validate(const CmiKnnSpec& spec, std::int64_t n_samples, int max_cond) {
     }
 }
 
-void cmi_transform(const double* in, std::int64_t n, CmiTransform t, CmiTieBreak tie_break,
-                   std::uint64_t seed, std::int64_t var, double* out,
-                   std::vector<std::int32_t>& order) {
+void cmi_transform(const double* in, std::int64_t n, CmiTransform t, CmiTieBreak tie_break, std::uint64_t seed,
+                   std::int64_t var, double* out, std::vector<std::int32_t>& order) {
     if (tie_break == CmiTieBreak::Noise) {
         double mean = 0.0, sd = 0.0;
         mean_std(in, n, mean, sd);
         const double scale = 1e-6 * sd;
         for (std::int64_t s = 0; s < n; ++s)
-            out[s] = in[s] + scale * cmi_noise_uniform(seed, static_cast<std::uint64_t>(var),
-                                                       static_cast<std::uint64_t>(s));
+            out[s] =
+                in[s] + scale * cmi_noise_uniform(seed, static_cast<std::uint64_t>(var), static_cast<std::uint64_t>(s));
         apply_transform(out, n, t, false, out, order);
     } else {
         apply_transform(in, n, t, false, out, order);
@@ -157,8 +160,7 @@ CmiKnn::CmiKnn(const Dataset& data, const CmiKnnSpec& spec, int max_cond)
     work_.resize(static_cast<std::size_t>(n_ * n_vars_));
     raw_std_.resize(static_cast<std::size_t>(n_vars_));
     // Uniform is computed on the ranks (the counts are the same; see the header).
-    const CmiTransform wt = spec.transform == CmiTransform::Uniform ? CmiTransform::Ranks
-                                                                    : spec.transform;
+    const CmiTransform wt = spec.transform == CmiTransform::Uniform ? CmiTransform::Ranks : spec.transform;
     constant_.resize(static_cast<std::size_t>(n_vars_));
     std::vector<std::int32_t> order;
     for (std::int64_t v = 0; v < n_vars_; ++v) {
@@ -167,8 +169,7 @@ CmiKnn::CmiKnn(const Dataset& data, const CmiKnnSpec& spec, int max_cond)
         const double* col = data.column(v);
         constant_[static_cast<std::size_t>(v)] =
             std::all_of(col, col + n_, [first = col[0]](double x) { return x == first; });
-        cmi_transform(data.column(v), n_, wt, spec.tie_break, spec.seed, v, work_.data() + v * n_,
-                      order);
+        cmi_transform(data.column(v), n_, wt, spec.tie_break, spec.seed, v, work_.data() + v * n_, order);
     }
     psi_.resize(static_cast<std::size_t>(n_ + 1));
     psi_[0] = -INFINITY;
@@ -195,8 +196,7 @@ void CmiKnn::check_vars(std::int32_t x, std::int32_t y, std::span<const std::int
     }
 }
 
-void CmiKnn::build_fixed(std::int32_t f, std::span<const std::int32_t> z,
-                         CmiKnnWorkspace& ws) const {
+void CmiKnn::build_fixed(std::int32_t f, std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const {
     const int nz = static_cast<int>(z.size());
     ws.cols.resize(static_cast<std::size_t>(nz) + 1);
     ws.cols[0] = working_column(f);
@@ -205,8 +205,7 @@ void CmiKnn::build_fixed(std::int32_t f, std::span<const std::int32_t> z,
     if (nz > 0) ws.z.build(ws.cols.data() + 1, nz, n_);
 }
 
-void CmiKnn::prepare(std::int32_t p, std::int32_t f, std::span<const std::int32_t> z,
-                     CmiKnnWorkspace& ws) const {
+void CmiKnn::prepare(std::int32_t p, std::int32_t f, std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const {
     build_fixed(f, z, ws);
     const int nz = static_cast<int>(z.size());
     if (nz == 0) return;
@@ -243,8 +242,8 @@ double CmiKnn::statistic_with(const double* pcol, std::int32_t f, std::span<cons
     c[1] = pcol;  // (P, Z) = columns 1.. of (F→P, Z)
     ws.perm_z.build(c + 1, nz + 1, n_);
     ws.query.resize(2 * static_cast<std::size_t>(nz) + 3);
-    double* q = ws.query.data();     // p, f, z...
-    double* qp = q + nz + 2;         // p, z...
+    double* q = ws.query.data();  // p, f, z...
+    double* qp = q + nz + 2;      // p, z...
     // Fixed-point sum (cmi_fixed_bits): unsigned, so that it wraps instead of overflowing
     // on the way; the total fits in 62 bits.
     std::uint64_t term_sum = 0;
@@ -262,8 +261,7 @@ double CmiKnn::statistic_with(const double* pcol, std::int32_t f, std::span<cons
     return statistic_from_sum(static_cast<std::int64_t>(term_sum));
 }
 
-std::span<const std::int32_t> CmiKnn::drop_constant(std::span<const std::int32_t> z,
-                                                    CmiKnnWorkspace& ws) const {
+std::span<const std::int32_t> CmiKnn::drop_constant(std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const {
     ws.z_kept.clear();
     for (const std::int32_t v : z)
         if (!constant(v)) ws.z_kept.push_back(v);
@@ -280,9 +278,8 @@ double CmiKnn::statistic(std::int32_t x, std::int32_t y, std::span<const std::in
     return statistic_with(working_column(x), y, z, ws, ws);
 }
 
-double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
-                         std::span<const std::int32_t> z, std::uint64_t test_id,
-                         const CmiKnnWorkspace& fixed, CmiKnnWorkspace& ws) const {
+double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f, std::span<const std::int32_t> z,
+                         std::uint64_t test_id, const CmiKnnWorkspace& fixed, CmiKnnWorkspace& ws) const {
     const auto n = static_cast<std::size_t>(n_);
     const int ks = spec_.shuffle_neighbors;
     const bool local = !z.empty();
@@ -296,7 +293,7 @@ double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
     // Per sample: order key, tie-break uniform, shuffled neighbour row (cmi_rng_block).
     for (std::int64_t i = 0; i < n_; ++i) {
         CounterRng rng(spec_.seed, test_id,
-                            cmi_rng_block(static_cast<std::uint64_t>(s), static_cast<std::uint64_t>(i)));
+                       cmi_rng_block(static_cast<std::uint64_t>(s), static_cast<std::uint64_t>(i)));
         const std::uint64_t hi = rng.next_u32();
         ws.keys[i] = (hi << 32) | rng.next_u32();
         ws.perm_raw[i] = rng.uniform();  // the noise uniform; the value is filled below
@@ -308,9 +305,8 @@ double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
     }
     std::iota(ws.order.begin(), ws.order.end(), 0);
     const std::uint64_t* keys = ws.keys.data();
-    std::sort(ws.order.begin(), ws.order.end(), [keys](std::int32_t a, std::int32_t b) {
-        return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
-    });
+    std::sort(ws.order.begin(), ws.order.end(),
+              [keys](std::int32_t a, std::int32_t b) { return keys[a] < keys[b] || (keys[a] == keys[b] && a < b); });
     if (!local) {
         // Plain permutation: sample i takes the value of the i-th sample of the random order.
         std::copy(ws.order.begin(), ws.order.end(), ws.source.begin());
@@ -329,22 +325,19 @@ double CmiKnn::surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
     // The permuted column: raw values moved, fresh tie-break noise, transformed again.
     const double* raw = raw_ + static_cast<std::int64_t>(p) * n_;
     const double scale = 1e-6 * raw_std_[static_cast<std::size_t>(p)];
-    for (std::size_t i = 0; i < n; ++i)
-        ws.perm_raw[i] = raw[ws.source[i]] + (noise ? scale * ws.perm_raw[i] : 0.0);
-    const CmiTransform wt = spec_.transform == CmiTransform::Uniform ? CmiTransform::Ranks
-                                                                     : spec_.transform;
+    for (std::size_t i = 0; i < n; ++i) ws.perm_raw[i] = raw[ws.source[i]] + (noise ? scale * ws.perm_raw[i] : 0.0);
+    const CmiTransform wt = spec_.transform == CmiTransform::Uniform ? CmiTransform::Ranks : spec_.transform;
     apply_transform(ws.perm_raw.data(), n_, wt, true, ws.perm_col.data(), ws.order);
     return statistic_with(ws.perm_col.data(), f, z, fixed, ws);
 }
 
-CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
-                          std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces) const {
+CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, std::uint64_t test_id,
+                          std::span<CmiKnnWorkspace> workspaces) const {
     return test(x, y, z, test_id, workspaces, spec_.early_stop);
 }
 
-CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z_in,
-                          std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces,
-                          const std::optional<CmiEarlyStop>& early_stop) const {
+CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z_in, std::uint64_t test_id,
+                          std::span<CmiKnnWorkspace> workspaces, const std::optional<CmiEarlyStop>& early_stop) const {
     CUDAG_ASSERT(!workspaces.empty());
     check_vars(x, y, z_in);
     if (constant(x) || constant(y)) return CmiKnnResult{};  // tigramite: statistic 0, p 1
@@ -383,8 +376,8 @@ CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::i
     return r;
 }
 
-CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
-                          std::uint64_t test_id, int threads) const {
+CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, std::uint64_t test_id,
+                          int threads) const {
     std::vector<CmiKnnWorkspace> ws(static_cast<std::size_t>(std::max(1, threads)));
     return test(x, y, z, test_id, std::span<CmiKnnWorkspace>(ws));
 }

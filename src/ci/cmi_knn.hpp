@@ -137,10 +137,9 @@ CUDAG_HD inline double cmi_digamma(double x) {
     const double r2 = r * r;
     // Bernoulli terms B_2n / (2n x^2n): 1/12, −1/120, 1/252, −1/240, 1/132, −691/32760, 1/12.
     const double series =
-        r2 * (1.0 / 12 -
-              r2 * (1.0 / 120 -
-                    r2 * (1.0 / 252 -
-                          r2 * (1.0 / 240 - r2 * (1.0 / 132 - r2 * (691.0 / 32760 - r2 / 12))))));
+        r2 *
+        (1.0 / 12 -
+         r2 * (1.0 / 120 - r2 * (1.0 / 252 - r2 * (1.0 / 240 - r2 * (1.0 / 132 - r2 * (691.0 / 32760 - r2 / 12))))));
     return acc + log(x) - 0.5 * r - series;
 }
 
@@ -179,17 +178,15 @@ CUDAG_HD inline int cmi_fixed_bits(std::int64_t n_samples) {
 }
 
 /// The statistic ψ(k) − sum·2^-b / T from the fixed-point sum (host and device alike).
-CUDAG_HD inline double cmi_from_fixed_sum(double psi_k, std::int64_t sum, int bits,
-                                          std::int64_t n_samples) {
+CUDAG_HD inline double cmi_from_fixed_sum(double psi_k, std::int64_t sum, int bits, std::int64_t n_samples) {
     return psi_k - ldexp(static_cast<double>(sum), -bits) / static_cast<double>(n_samples);
 }
 
 /// Brute-force counts of sample i for ball radius eps: k_xz, k_yz, k_z over all T samples
 /// (O(T)). cols[0] is X, cols[1] Y, cols[2..2+nz) the Z columns (transformed values, one
 /// pointer per column, host or device memory as the caller runs). k_z = T when nz == 0.
-CUDAG_HD inline void cmi_counts_brute(const double* const* cols, int nz, std::int64_t n_samples,
-                                      std::int64_t i, double eps, std::int64_t& k_xz,
-                                      std::int64_t& k_yz, std::int64_t& k_z) {
+CUDAG_HD inline void cmi_counts_brute(const double* const* cols, int nz, std::int64_t n_samples, std::int64_t i,
+                                      double eps, std::int64_t& k_xz, std::int64_t& k_yz, std::int64_t& k_z) {
     k_xz = k_yz = k_z = 0;
     for (std::int64_t j = 0; j < n_samples; ++j) {
         double dz = 0.0;
@@ -210,8 +207,7 @@ CUDAG_HD inline double cmi_pvalue(std::int64_t exceedances, std::int64_t permuta
 
 /// Whether the p-value's lower bound after `exceedances` makes independence final (see
 /// CmiEarlyStop).
-CUDAG_HD inline bool cmi_can_stop(std::int64_t exceedances, std::int64_t permutations,
-                                  double alpha, bool strict) {
+CUDAG_HD inline bool cmi_can_stop(std::int64_t exceedances, std::int64_t permutations, double alpha, bool strict) {
     return Decision{alpha, strict}.independent(cmi_pvalue(exceedances, permutations));
 }
 
@@ -222,9 +218,7 @@ CUDAG_HD inline std::uint32_t cmi_draw_index(std::uint32_t bits, std::uint32_t n
 
 /// Philox block index of sample i in surrogate s of a test (256 blocks per sample, so
 /// s < 2^23, i < 2^32 and at most 1020 Fisher–Yates draws per sample).
-CUDAG_HD inline std::uint64_t cmi_rng_block(std::uint64_t s, std::uint64_t i) {
-    return (s << 40) | (i << 8);
-}
+CUDAG_HD inline std::uint64_t cmi_rng_block(std::uint64_t s, std::uint64_t i) { return (s << 40) | (i << 8); }
 
 /// SplitMix64 finaliser (Steele, Lea, Flood 2014): a bijective 64-bit mix.
 CUDAG_HD inline std::uint64_t cmi_mix64(std::uint64_t z) {
@@ -247,9 +241,7 @@ CUDAG_HD inline std::uint64_t cmi_set_key(const std::int32_t* s, int l) {
 /// them) and the conditioning set's key (cmi_set_key). The PC engines test the pair as
 /// (min, max) of its indices, so a test has one id whichever endpoint's row runs it.
 CUDAG_HD inline std::uint64_t cmi_test_id(std::int64_t x, std::int64_t y, std::uint64_t set_key) {
-    return cmi_mix64(cmi_mix64(cmi_mix64(static_cast<std::uint64_t>(x)) ^
-                               static_cast<std::uint64_t>(y)) ^
-                     set_key);
+    return cmi_mix64(cmi_mix64(cmi_mix64(static_cast<std::uint64_t>(x)) ^ static_cast<std::uint64_t>(y)) ^ set_key);
 }
 
 /// Salt of sample i's shuffle-neighbour query: neighbours at equal Z distance (common on
@@ -265,8 +257,7 @@ CUDAG_HD inline std::uint64_t cmi_neighbor_salt(std::uint64_t seed, std::int64_t
 /// (2,3) for odd t.
 CUDAG_HD inline double cmi_noise_uniform(std::uint64_t seed, std::uint64_t v, std::uint64_t t) {
     const Philox4x32Block b = philox_block(seed, v, (1ull << 63) | (t >> 1));
-    return (t & 1) ? uniform_from_bits(b.v[2], b.v[3])
-                   : uniform_from_bits(b.v[0], b.v[1]);
+    return (t & 1) ? uniform_from_bits(b.v[2], b.v[3]) : uniform_from_bits(b.v[0], b.v[1]);
 }
 
 // ---- host engine ---------------------------------------------------------------------------
@@ -274,14 +265,13 @@ CUDAG_HD inline double cmi_noise_uniform(std::uint64_t seed, std::uint64_t v, st
 /// Transform one column of n values as the engine does for variable `var` (host pointers):
 /// tie-break noise 1e-6·std·U (CmiTieBreak::Noise; std of `in`, U = cmi_noise_uniform(seed,
 /// var, t)), then `t`. `order` is scratch (n entries kept between calls).
-void cmi_transform(const double* in, std::int64_t n, CmiTransform t, CmiTieBreak tie_break,
-                   std::uint64_t seed, std::int64_t var, double* out,
-                   std::vector<std::int32_t>& order);
+void cmi_transform(const double* in, std::int64_t n, CmiTransform t, CmiTieBreak tie_break, std::uint64_t seed,
+                   std::int64_t var, double* out, std::vector<std::int32_t>& order);
 
 /// Outcome of one test.
 struct CmiKnnResult {
     double statistic = 0.0;
-    double p = 1.0;             ///< (1 + exceedances) / (1 + B); a lower bound if early_stopped
+    double p = 1.0;                ///< (1 + exceedances) / (1 + B); a lower bound if early_stopped
     std::int64_t surrogates = 0;   ///< surrogates that entered p (B unless early_stopped)
     std::int64_t exceedances = 0;  ///< of those, how many were ≥ the statistic
     bool early_stopped = false;
@@ -294,17 +284,17 @@ struct CmiKnnWorkspace {
     MaxNormKdTree joint, perm_z, fixed_z, z;  ///< (P,F,Z), (P,Z), (F,Z), Z
     std::vector<double> heap;
     std::vector<MaxNormKdTree::Near> nn_heap;
-    std::vector<double> query;              ///< one sample's coordinates
-    std::vector<const double*> cols;        ///< column pointers of a tree being built
-    std::vector<std::int32_t> neighbors;    ///< T × shuffle_neighbors, each row itself first
-    std::vector<std::int32_t> shuffled;     ///< this surrogate's shuffled rows
-    std::vector<std::uint64_t> keys;        ///< visiting-order keys
-    std::vector<std::int32_t> order;        ///< visiting order / transform scratch
-    std::vector<std::int32_t> source;       ///< sample whose value each sample takes
+    std::vector<double> query;            ///< one sample's coordinates
+    std::vector<const double*> cols;      ///< column pointers of a tree being built
+    std::vector<std::int32_t> neighbors;  ///< T × shuffle_neighbors, each row itself first
+    std::vector<std::int32_t> shuffled;   ///< this surrogate's shuffled rows
+    std::vector<std::uint64_t> keys;      ///< visiting-order keys
+    std::vector<std::int32_t> order;      ///< visiting order / transform scratch
+    std::vector<std::int32_t> source;     ///< sample whose value each sample takes
     std::vector<std::uint8_t> used;
-    std::vector<double> perm_raw, perm_col; ///< permuted column before/after transform
-    std::vector<double> null;               ///< surrogate statistics, by surrogate index
-    std::vector<std::int32_t> z_kept;       ///< the conditioning set without constant columns
+    std::vector<double> perm_raw, perm_col;  ///< permuted column before/after transform
+    std::vector<double> null;                ///< surrogate statistics, by surrogate index
+    std::vector<std::int32_t> z_kept;        ///< the conditioning set without constant columns
 };
 
 /// CMIknn on one data set. The constructor validates the spec for tests with up to
@@ -340,23 +330,21 @@ public:
     bool constant(std::int64_t v) const { return constant_[static_cast<std::size_t>(v)] != 0; }
 
     /// The statistic I(x; y | z) (0 when x or y is constant; constant z columns dropped).
-    double statistic(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
-                     CmiKnnWorkspace& ws) const;
+    double statistic(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const;
 
     /// Statistic and local-permutation p-value of x ⟂ y | z; random numbers from stream
     /// test_id (cmi_test_id). Surrogates run on workspaces.size() threads (at least one);
     /// workspaces[0] also holds the observed trees. The result does not depend on the
     /// number of workspaces; workspaces[0].null holds the surrogate statistics in order.
-    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
-                      std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces) const;
+    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, std::uint64_t test_id,
+                      std::span<CmiKnnWorkspace> workspaces) const;
     /// The same with `threads` workspaces made for this call.
-    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
-                      std::uint64_t test_id, int threads = 1) const;
+    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, std::uint64_t test_id,
+                      int threads = 1) const;
     /// As test(x, y, z, test_id, workspaces) with `early_stop` in place of the spec's (e.g.
     /// std::nullopt for the exact p-value of a test the spec would stop early).
-    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
-                      std::uint64_t test_id, std::span<CmiKnnWorkspace> workspaces,
-                      const std::optional<CmiEarlyStop>& early_stop) const;
+    CmiKnnResult test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, std::uint64_t test_id,
+                      std::span<CmiKnnWorkspace> workspaces, const std::optional<CmiEarlyStop>& early_stop) const;
 
     /// Throws a one-line InputError unless x, y, z name distinct variables of the data
     /// (and, with z, the spec's shuffle neighbours fit the samples).
@@ -366,29 +354,26 @@ private:
     /// Build the trees of the fixed column f: (F, Z) and Z (ws.cols keeps f, z...).
     void build_fixed(std::int32_t f, std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const;
     /// build_fixed plus the shuffle neighbours; the permuted column is p, the fixed one f.
-    void prepare(std::int32_t p, std::int32_t f, std::span<const std::int32_t> z,
-                 CmiKnnWorkspace& ws) const;
+    void prepare(std::int32_t p, std::int32_t f, std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const;
     /// Statistic from the prepared trees with the permuted column's values `pcol`
     /// (rebuilds ws.joint and ws.perm_z from it; fixed trees read from `fixed`).
     double statistic_with(const double* pcol, std::int32_t f, std::span<const std::int32_t> z,
                           const CmiKnnWorkspace& fixed, CmiKnnWorkspace& ws) const;
     /// z without its constant columns, in ws.z_kept.
-    std::span<const std::int32_t> drop_constant(std::span<const std::int32_t> z,
-                                                CmiKnnWorkspace& ws) const;
+    std::span<const std::int32_t> drop_constant(std::span<const std::int32_t> z, CmiKnnWorkspace& ws) const;
     /// Statistic of surrogate s.
-    double surrogate(std::int64_t s, std::int32_t p, std::int32_t f,
-                     std::span<const std::int32_t> z, std::uint64_t test_id,
-                     const CmiKnnWorkspace& fixed, CmiKnnWorkspace& ws) const;
+    double surrogate(std::int64_t s, std::int32_t p, std::int32_t f, std::span<const std::int32_t> z,
+                     std::uint64_t test_id, const CmiKnnWorkspace& fixed, CmiKnnWorkspace& ws) const;
 
     CmiKnnSpec spec_;
     std::int64_t n_ = 0;
     std::int64_t n_vars_ = 0;
     std::int64_t k_ = 1;
-    const double* raw_ = nullptr;    ///< data.values (variable-major)
-    std::vector<double> work_;       ///< transformed columns, variable-major
-    std::vector<double> raw_std_;    ///< population std of each raw column
-    std::vector<std::uint8_t> constant_;  ///< 1 where every value of the column is equal
-    std::vector<double> psi_;        ///< ψ(0..T) (ψ(0) unused)
+    const double* raw_ = nullptr;          ///< data.values (variable-major)
+    std::vector<double> work_;             ///< transformed columns, variable-major
+    std::vector<double> raw_std_;          ///< population std of each raw column
+    std::vector<std::uint8_t> constant_;   ///< 1 where every value of the column is equal
+    std::vector<double> psi_;              ///< ψ(0..T) (ψ(0) unused)
     std::vector<std::int64_t> psi_fixed_;  ///< ψ(0..T) in fixed point (cmi_fixed_bits)
     int fixed_bits_ = 44;
 };

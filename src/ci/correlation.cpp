@@ -17,10 +17,8 @@ void check_no_constant_columns(const Dataset& data) {
         for (std::int64_t s = 1; s < data.n_samples && constant; ++s) constant = x[s] == x[0];
         if (constant)
             throw InputError(data.source + ": column '" +
-                             (v < static_cast<std::int64_t>(data.names.size()) ? data.names[v]
-                                                                               : std::to_string(v)) +
-                             "' is constant (all values " + std::to_string(x[0]) +
-                             "): it has no variance to test");
+                             (v < static_cast<std::int64_t>(data.names.size()) ? data.names[v] : std::to_string(v)) +
+                             "' is constant (all values " + std::to_string(x[0]) + "): it has no variance to test");
     }
 }
 
@@ -75,8 +73,8 @@ void tile_sums(const double* __restrict q, std::int64_t stride, const double* __
 
 /// Entries (i, j >= i) of the rows of tiles [tile_begin, tile_end) (tile t = rows 4t..4t+3)
 /// into c, clamped to [-1, 1], by 4×4 register tiles.
-void upper_rows(const std::vector<double>& z, std::int64_t n, std::int64_t m, int threads,
-                std::int64_t tile_begin, std::int64_t tile_end, std::vector<double>& c) {
+void upper_rows(const std::vector<double>& z, std::int64_t n, std::int64_t m, int threads, std::int64_t tile_begin,
+                std::int64_t tile_end, std::vector<double>& c) {
     // kBlockTiles tiles of 4 rows share one pass over the columns: their rows are packed
     // sample-major (q[s][a]) and each 4-column strip too (p[s][b]), so the 4×4 update of
     // one sample is two contiguous loads. Every entry is still summed over s in order,
@@ -154,8 +152,7 @@ std::vector<double> correlation_matrix(const Dataset& data, int threads, mpi::Co
         const std::int64_t rows = std::min(4 * part.end(r), n) - std::min(4 * part.begin(r), n);
         counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(rows * n);
     }
-    comm.allgatherv(c.data() + std::min(4 * part.begin(comm.rank()), n) * n, c.data(), counts,
-                    mpi::DataType::Float64);
+    comm.allgatherv(c.data() + std::min(4 * part.begin(comm.rank()), n) * n, c.data(), counts, mpi::DataType::Float64);
     mirror(c, n);
     return c;
 }

@@ -18,9 +18,8 @@ DiscreteCodes encode_discrete(const Dataset& data, bool allow_single_level) {
     for (std::int64_t v = 0; v < data.n_vars; ++v) {
         const auto& levels = data.levels[static_cast<std::size_t>(v)];
         if (levels.size() < 2 && !(allow_single_level && levels.size() == 1))
-            throw InputError(data.source + ": variable '" + data.names[v] + "' (column " +
-                             std::to_string(v + 1) + ") has a single level" +
-                             (levels.empty() ? std::string() : " '" + levels[0] + "'") +
+            throw InputError(data.source + ": variable '" + data.names[v] + "' (column " + std::to_string(v + 1) +
+                             ") has a single level" + (levels.empty() ? std::string() : " '" + levels[0] + "'") +
                              "; a discrete CI test needs at least 2 levels (drop the column, or "
                              "use --dof causal-learn, which tests it with df = 0, p = 1)");
         CUDAG_ASSERT(levels.size() <= 256);

@@ -89,22 +89,22 @@ CUDAG_HD inline double chi2_sf(double stat, double df) { return gamma_q(0.5 * df
 /// p-value of a test from its statistic and the rule's inputs: df_full is
 /// (rx − 1)(ry − 1)|S|, df_seen the causal-learn sum over non-empty strata, n the
 /// sample size. See DofRule.
-CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, double df_full, double df_seen,
-                                       std::int64_t n) {
+CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, double df_full, double df_seen, std::int64_t n) {
     switch (rule) {
-        case DofRule::Gpupc: return chi2_sf(stat, df_full);
+        case DofRule::Gpupc:
+            return chi2_sf(stat, df_full);
         case DofRule::Pcalg:
             return static_cast<double>(n) < 10.0 * df_full ? 1.0 : chi2_sf(stat, df_full);
-        case DofRule::CausalLearn: return df_seen <= 0.0 ? 1.0 : chi2_sf(stat, df_seen);
+        case DofRule::CausalLearn:
+            return df_seen <= 0.0 ? 1.0 : chi2_sf(stat, df_seen);
     }
     return 1.0;
 }
 
 /// Statistic and causal-learn df of one stratum held as a dense rx × ry table
 /// `n` (row-major, N[x][y]) with its marginals nx (rx), ny (ry) and total ns > 0.
-CUDAG_HD inline void dense_stratum(DiscreteStat stat, const std::uint32_t* n,
-                                   const std::uint32_t* nx, const std::uint32_t* ny,
-                                   std::uint32_t ns, int rx, int ry, double& sum,
+CUDAG_HD inline void dense_stratum(DiscreteStat stat, const std::uint32_t* n, const std::uint32_t* nx,
+                                   const std::uint32_t* ny, std::uint32_t ns, int rx, int ry, double& sum,
                                    double& df_seen) {
     int seen_x = 0;
     int seen_y = 0;

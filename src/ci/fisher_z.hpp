@@ -97,8 +97,7 @@ CUDAG_HD inline void pseudo_inverse_sym(double* a, int l, double* v, double* out
                 const double apq = a[p * l + q];
                 if (fabs(apq) < 1e-300) continue;
                 const double theta = (a[q * l + q] - a[p * l + p]) / (2.0 * apq);
-                const double t = (theta >= 0 ? 1.0 : -1.0) /
-                                 (fabs(theta) + sqrt(theta * theta + 1.0));
+                const double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
                 const double c = 1.0 / sqrt(t * t + 1.0);
                 const double s = t * c;
                 for (int k = 0; k < l; ++k) {  // columns p, q
@@ -199,8 +198,7 @@ struct ConditioningBlock {
 
 /// Partial correlation of (i, j) given the block of S: H = M0 − M1 M2⁺ M1ᵀ.
 /// yi, yj are the projections of i and j (ConditioningBlock::project).
-CUDAG_HD inline double partial_correlation(const ConditioningBlock& b, double cij, const double* yi,
-                                           const double* yj) {
+CUDAG_HD inline double partial_correlation(const ConditioningBlock& b, double cij, const double* yi, const double* yj) {
     const double h11 = 1.0 - b.form(yi, yi);
     const double h22 = 1.0 - b.form(yj, yj);
     const double h12 = cij - b.form(yi, yj);

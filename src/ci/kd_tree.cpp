@@ -59,8 +59,7 @@ void MaxNormKdTree::build(const double* const* cols, int d, std::int64_t n) {
     std::vector<double>& src = scratch_;
     src.swap(pts_);
     pts_.resize(src.size());
-    for (std::int64_t s = 0; s < n; ++s)
-        std::copy_n(&src[static_cast<std::size_t>(ids_[s]) * d], d, &pts_[s * d]);
+    for (std::int64_t s = 0; s < n; ++s) std::copy_n(&src[static_cast<std::size_t>(ids_[s]) * d], d, &pts_[s * d]);
 }
 
 std::int32_t MaxNormKdTree::build_node(std::int64_t begin, std::int64_t end) {
@@ -117,8 +116,10 @@ double MaxNormKdTree::min_dist(std::int32_t node, const double* q) const {
     const double* hi = lo + d_;
     double m = 0.0;
     for (int c = 0; c < d_; ++c) {
-        if (q[c] < lo[c]) m = std::max(m, lo[c] - q[c]);
-        else if (q[c] > hi[c]) m = std::max(m, q[c] - hi[c]);
+        if (q[c] < lo[c])
+            m = std::max(m, lo[c] - q[c]);
+        else if (q[c] > hi[c])
+            m = std::max(m, q[c] - hi[c]);
     }
     return m;
 }
@@ -127,14 +128,12 @@ double MaxNormKdTree::max_dist(std::int32_t node, const double* q) const {
     const double* lo = &box_[static_cast<std::size_t>(node) * 2 * d_];
     const double* hi = lo + d_;
     double m = 0.0;
-    for (int c = 0; c < d_; ++c)
-        m = std::max(m, std::max(std::fabs(q[c] - lo[c]), std::fabs(q[c] - hi[c])));
+    for (int c = 0; c < d_; ++c) m = std::max(m, std::max(std::fabs(q[c] - lo[c]), std::fabs(q[c] - hi[c])));
     return m;
 }
 
 template <class E, class Make, class Pruned>
-void MaxNormKdTree::best_k(const double* q, std::int64_t k, std::vector<E>& heap, Make make,
-                           Pruned pruned) const {
+void MaxNormKdTree::best_k(const double* q, std::int64_t k, std::vector<E>& heap, Make make, Pruned pruned) const {
     CUDAG_ASSERT(k >= 1 && k <= n_);
     heap.clear();
     const auto full = static_cast<std::size_t>(k);
@@ -153,8 +152,7 @@ void MaxNormKdTree::best_k(const double* q, std::int64_t k, std::vector<E>& heap
     }
 }
 
-double MaxNormKdTree::kth_distance(const double* q, std::int64_t k,
-                                   std::vector<double>& heap) const {
+double MaxNormKdTree::kth_distance(const double* q, std::int64_t k, std::vector<double>& heap) const {
     best_k(
         q, k, heap, [&](std::int64_t s) { return dist(s, q); },
         [](double bound, double worst) { return bound >= worst; });

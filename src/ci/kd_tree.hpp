@@ -61,12 +61,11 @@ public:
     /// one max-norm distance, the more compact neighbourhood), then kd_tie_key(salt, index),
     /// a hash private to the query, so that no point is preferred by every query. `heap`
     /// is caller scratch.
-    void nearest(const double* q, int k, std::uint64_t salt, std::int32_t* out,
-                 std::vector<Near>& heap) const;
+    void nearest(const double* q, int k, std::uint64_t salt, std::int32_t* out, std::vector<Near>& heap) const;
 
 private:
     struct Node {
-        std::int64_t begin = 0, end = 0;  ///< slots [begin, end) of pts_/ids_
+        std::int64_t begin = 0, end = 0;     ///< slots [begin, end) of pts_/ids_
         std::int32_t left = -1, right = -1;  ///< children, −1 for a leaf
     };
     /// Stack entry of a traversal: a node and the lower bound of its distance to q.
@@ -78,8 +77,7 @@ private:
     /// The k best entries make(slot) (a max-heap in `heap`); a node whose distance bound
     /// satisfies pruned(bound, worst kept) is skipped once k are kept.
     template <class E, class Make, class Pruned>
-    void best_k(const double* q, std::int64_t k, std::vector<E>& heap, Make make,
-                Pruned pruned) const;
+    void best_k(const double* q, std::int64_t k, std::vector<E>& heap, Make make, Pruned pruned) const;
     /// Push an inner node's children, the nearer to q on top.
     void push_children(const Node& nd, const double* q, Pending* stack, int& top) const;
     double min_dist(std::int32_t node, const double* q) const;
@@ -88,11 +86,11 @@ private:
 
     int d_ = 0;
     std::int64_t n_ = 0;
-    std::vector<double> pts_;          ///< slot-major coordinates, d_ per slot
-    std::vector<std::int32_t> ids_;    ///< original index of each slot
+    std::vector<double> pts_;        ///< slot-major coordinates, d_ per slot
+    std::vector<std::int32_t> ids_;  ///< original index of each slot
     std::vector<Node> nodes_;
-    std::vector<double> box_;          ///< per node: lo[d_] then hi[d_]
-    std::vector<double> scratch_;      ///< build: the points in input order
+    std::vector<double> box_;      ///< per node: lo[d_] then hi[d_]
+    std::vector<double> scratch_;  ///< build: the points in input order
 };
 
 }  // namespace cudag::ci

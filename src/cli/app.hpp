@@ -13,8 +13,7 @@ namespace cudag::cli {
 
 /// Wraps the world communicator before a command gets it (a test executable's fault
 /// injector, for example); empty: the world communicator as it is.
-using CommunicatorDecorator =
-    std::function<std::unique_ptr<mpi::Communicator>(std::unique_ptr<mpi::Communicator>)>;
+using CommunicatorDecorator = std::function<std::unique_ptr<mpi::Communicator>(std::unique_ptr<mpi::Communicator>)>;
 
 /// Runs `cudag argv...` and returns the process exit code.
 int run(int argc, char** argv, const CommunicatorDecorator& decorate = {});

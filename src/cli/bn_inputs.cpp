@@ -16,8 +16,7 @@ void add_score_options(CLI::App& cmd, ScoreOptions& o) {
     cmd.add_option("--score", o.score, "bdeu or k2 (discrete data, as bnlearn) or bge (continuous, as BiDAG)")
         ->required();
     // The ranges keep every local score finite (bn/score.hpp, bn/bge.hpp).
-    o.iss_option =
-        cmd.add_option("--iss", o.iss, "BDeu imaginary sample size, in [1e-6, 1e6]")->capture_default_str();
+    o.iss_option = cmd.add_option("--iss", o.iss, "BDeu imaginary sample size, in [1e-6, 1e6]")->capture_default_str();
     o.am_option = cmd.add_option("--am", o.am, "BGe prior precision scale, in [1e-6, 1e6]")->capture_default_str();
     o.aw_option = cmd.add_option("--aw", o.aw,
                                  "BGe prior degrees of freedom, in (n + 1, n + 1 + 1e6] for n variables "
@@ -66,8 +65,8 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
             const double floor = static_cast<double>(data.n_vars) + 1.0;
             if (!(o.aw > floor && o.aw - floor <= bn::kAwExcessMax))
                 throw InputError("--aw must lie in (n + 1, n + 1 + 1e6] = (" + exact_number(floor) + ", " +
-                                 exact_number(floor + bn::kAwExcessMax) + "] for these " +
-                                 std::to_string(data.n_vars) + " variables (got " + exact_number(o.aw) + ")");
+                                 exact_number(floor + bn::kAwExcessMax) + "] for these " + std::to_string(data.n_vars) +
+                                 " variables (got " + exact_number(o.aw) + ")");
             spec.aw = o.aw;
         }
         digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));

@@ -23,16 +23,14 @@
 namespace cudag::cli {
 
 CLI::App* add_citest_command(CLI::App& app, CitestArgs& a) {
-    auto* cmd = app.add_subcommand(
-        "citest", "one conditional-independence test X _||_ Y | Z: statistic and p-value");
+    auto* cmd = app.add_subcommand("citest", "one conditional-independence test X _||_ Y | Z: statistic and p-value");
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
                     "text from standard input")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
-    cmd->add_option("--test", a.test, "cmiknn, fisher-z (continuous), chi-square or g-square (discrete)")
-        ->required();
+    cmd->add_option("--test", a.test, "cmiknn, fisher-z (continuous), chi-square or g-square (discrete)")->required();
     cmd->add_option("--x", a.x, "name of X (a column of --data)")->required();
     cmd->add_option("--y", a.y, "name of Y")->required();
     cmd->add_option("--given", a.given, "conditioning set Z: names, comma-separated (default: none)");
@@ -41,8 +39,7 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& a) {
                     "pcalg (default) or causal-learn: fisher-z p arithmetic and the default --dof")
         ->capture_default_str();
     add_cmi_knn_options(*cmd, a.cmi, false);
-    cmd->add_option("--threads", a.threads, "CPU threads for the cmiknn surrogates (0: all)")
-        ->capture_default_str();
+    cmd->add_option("--threads", a.threads, "CPU threads for the cmiknn surrogates (0: all)")->capture_default_str();
     cmd->add_flag("--json", a.json, "print one JSON object (statistic, p_value, ...) instead of text");
     auto* quiet = cmd->add_flag("-q,--quiet", a.quiet, "no notes on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "notes on stderr (e.g. a constant column)")->excludes(quiet);
@@ -52,11 +49,10 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& a) {
 namespace {
 
 /// Index of each name in `data`, checking that the variables are distinct.
-std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& x,
-                                        const std::string& y, const std::vector<std::string>& given) {
+std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& x, const std::string& y,
+                                        const std::vector<std::string>& given) {
     std::map<std::string, std::int32_t> index;
-    for (std::size_t v = 0; v < data.names.size(); ++v)
-        index.emplace(data.names[v], static_cast<std::int32_t>(v));
+    for (std::size_t v = 0; v < data.names.size(); ++v) index.emplace(data.names[v], static_cast<std::int32_t>(v));
     std::vector<std::int32_t> out;
     std::map<std::int32_t, std::string> role;
     auto add = [&](const std::string& name, const std::string& option, const std::string& as) {
@@ -65,9 +61,7 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& 
             throw InputError(data.source + ": unknown variable '" + name + "' in " + option +
                              " (no column of the header row has that name)");
         const auto [at, fresh] = role.emplace(it->second, as);
-        if (!fresh)
-            throw InputError("variable '" + name + "' is given twice (as " + at->second + " and " +
-                             as + ")");
+        if (!fresh) throw InputError("variable '" + name + "' is given twice (as " + at->second + " and " + as + ")");
         out.push_back(it->second);
     };
     add(x, "--x", "--x");
@@ -101,9 +95,7 @@ std::string number(double v) {
 int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
     const std::string& test = a.test;
     const std::optional<pc::TestKind> kind = pc::parse_test_kind(test);
-    if (!kind)
-        throw InputError("unknown --test '" + test +
-                         "' (available: cmiknn, fisher-z, chi-square, g-square)");
+    if (!kind) throw InputError("unknown --test '" + test + "' (available: cmiknn, fisher-z, chi-square, g-square)");
     pc::TestOptions options;
     options.kind = kind;
     options.cmi = cmi_knn_spec(a.cmi, test);
@@ -146,9 +138,8 @@ int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
         for (const std::int32_t v : vars)
             if (cmi.constant(v) && a.verbose)
                 std::cerr << "cudag citest: note: '" << data.names[v] << "' is constant: "
-                          << (v == vars[0] || v == vars[1]
-                                  ? "the test gives statistic 0, p = 1 (as tigramite's)"
-                                  : "dropped from the conditioning set (as tigramite does)")
+                          << (v == vars[0] || v == vars[1] ? "the test gives statistic 0, p = 1 (as tigramite's)"
+                                                           : "dropped from the conditioning set (as tigramite does)")
                           << '\n';
         const std::uint64_t id = ci::cmi_test_id(vars[0], vars[1], ci::cmi_set_key(z.data(), l));
         const ci::CmiKnnResult r = cmi.test(vars[0], vars[1], z, id, resolve_threads(threads));
@@ -164,8 +155,8 @@ int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
         statistic = engine.partial_correlation(0, 1, sub_z);
         p = ci::fisher_z_pvalue(statistic, data.n_samples, l, compat == pc::Compat::CausalLearn);
         const double r = std::clamp(statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
-        out.emplace_back("z", number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) *
-                                     std::fabs(std::atanh(r))));
+        out.emplace_back("z",
+                         number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) * std::fabs(std::atanh(r))));
     } else {
         pc::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec.discrete, 1);
         const pc::CpuDiscreteEngine::TestResult r = engine.test(0, 1, sub_z);

@@ -22,19 +22,18 @@ void add_cmi_knn_options(CLI::App& cmd, CmiKnnOptions& o, bool early_stop_flag) 
                                      "surrogates B of the permutation p-value (1 + #>=)/(1 + B)")
                           ->capture_default_str()
                           ->group(g));
-    o.given.push_back(cmd.add_option("--transform", o.transform,
-                                     "column transform: ranks, standardize, uniform or none")
+    o.given.push_back(
+        cmd.add_option("--transform", o.transform, "column transform: ranks, standardize, uniform or none")
+            ->capture_default_str()
+            ->group(g));
+    o.given.push_back(cmd.add_option("--permute", o.permute, "the variable the surrogates permute: x or y")
                           ->capture_default_str()
                           ->group(g));
-    o.given.push_back(cmd.add_option("--permute", o.permute,
-                                     "the variable the surrogates permute: x or y")
-                          ->capture_default_str()
-                          ->group(g));
-    o.given.push_back(cmd.add_option("--seed", o.spec.seed,
-                                     "key of every random number (permutations, tie-break noise)")
-                          ->check(not_negative, "SEED")
-                          ->capture_default_str()
-                          ->group(g));
+    o.given.push_back(
+        cmd.add_option("--seed", o.spec.seed, "key of every random number (permutations, tie-break noise)")
+            ->check(not_negative, "SEED")
+            ->capture_default_str()
+            ->group(g));
     if (early_stop_flag)
         o.given.push_back(cmd.add_flag("--no-early-stop", o.no_early_stop,
                                        "draw every surrogate (default: a test stops once "
@@ -48,8 +47,7 @@ ci::CmiKnnSpec cmi_knn_spec(const CmiKnnOptions& o, const std::string& test) {
         for (const CLI::Option* opt : o.given)
             if (opt->count() > 0)
                 throw InputError(opt->get_name() + " applies to --test cmiknn only" +
-                                 (test.empty() ? std::string(" (give --test cmiknn)")
-                                               : " (the test is " + test + ")"));
+                                 (test.empty() ? std::string(" (give --test cmiknn)") : " (the test is " + test + ")"));
     ci::CmiKnnSpec spec = o.spec;
     spec.transform = ci::parse_cmi_transform(o.transform);
     spec.permute = ci::parse_cmi_permute(o.permute);

@@ -111,8 +111,8 @@ inline int checked_threads(int requested, bool quiet) {
     const int hw = resolve_threads(0);
     if (requested <= hw) return requested;
     if (!quiet)
-        std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw
-                  << " hardware threads; using " << hw << '\n';
+        std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw << " hardware threads; using "
+                  << hw << '\n';
     return hw;
 }
 

@@ -16,8 +16,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
                     "true graph: edge TSV, Tetrad/causal-learn graph text or matrix, pcalg "
                     ".amat.csv, node-link .json, .dot or cudag's .h5 result")
         ->required();
-    cmp->add_option("--estimate", a.estimate, "estimated graph, same formats (any cudag pc output)")
-        ->required();
+    cmp->add_option("--estimate", a.estimate, "estimated graph, same formats (any cudag pc output)")->required();
     cmp->add_option("--json", a.json,
                     "also write the numbers as JSON to this file; '-': only the JSON on stdout "
                     "(the table goes to stderr)");
@@ -26,8 +25,8 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
 
 // Reads both graphs (any format read_graph_file knows), puts them on one variable list
 // (align_graphs refuses different variable sets), converts a DAG (truth or estimate) to its
-// CPDAG and prints which graph of each file it used, then the metrics. With --json -, stdout holds only the JSON and the table goes to
-// stderr, so that `cudag compare ... --json - | jq` works.
+// CPDAG and prints which graph of each file it used, then the metrics. With --json -, stdout holds only the JSON and
+// the table goes to stderr, so that `cudag compare ... --json - | jq` works.
 int run_compare(const CompareArgs& a) {
     io::check_distinct({{"--truth", a.truth}, {"--estimate", a.estimate}}, {{"--json", a.json}});
     const io::GraphFile truth_file = io::read_graph_file(a.truth);

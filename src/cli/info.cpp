@@ -16,9 +16,9 @@ CLI::App* add_info_command(CLI::App& app) {
 
 int run_info() {
     std::cout << "cudag " << CUDAG_VERSION << '\n'
-              << "build: CUDA " << (CUDAG_HAVE_CUDA ? "on" : "off") << ", MPI "
-              << (CUDAG_HAVE_MPI ? "on" : "off") << ", NCCL " << (CUDAG_HAVE_NCCL ? "on" : "off")
-              << ", parallel HDF5 " << (CUDAG_HAVE_PARALLEL_HDF5 ? "on" : "off") << '\n'
+              << "build: CUDA " << (CUDAG_HAVE_CUDA ? "on" : "off") << ", MPI " << (CUDAG_HAVE_MPI ? "on" : "off")
+              << ", NCCL " << (CUDAG_HAVE_NCCL ? "on" : "off") << ", parallel HDF5 "
+              << (CUDAG_HAVE_PARALLEL_HDF5 ? "on" : "off") << '\n'
               << "backends: cpu" << (cuda_compiled() ? ", cuda" : "") << '\n'
               << "GPUs: " << gpu_report() << '\n'
               << "HDF5 I/O: " << io::hdf5_io_summary() << '\n'

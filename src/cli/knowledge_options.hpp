@@ -13,25 +13,22 @@ namespace cudag::cli {
 
 /// Registers the three knowledge files on a command.
 inline void add_knowledge_options(CLI::App* cmd, KnowledgeFiles& k) {
-    cmd->add_option(
-           "--forbid", k.forbid,
-           "background knowledge: forbidden edges, one per line: 'a -> b' (a is never a parent "
-           "of b) or 'a -- b' / 'a b' (never adjacent); '#' comments")
+    cmd->add_option("--forbid", k.forbid,
+                    "background knowledge: forbidden edges, one per line: 'a -> b' (a is never a parent "
+                    "of b) or 'a -- b' / 'a b' (never adjacent); '#' comments")
         ->group("Background knowledge");
     cmd->add_option("--require", k.require,
                     "background knowledge: required edges, one per line: 'a -> b' (directed) or "
                     "'a -- b' / 'a b' (adjacent, either way)")
         ->group("Background knowledge");
-    cmd->add_option(
-           "--tiers", k.tiers,
-           "background knowledge: one tier per line, earliest first, variables separated by "
-           "blanks; no edge points from a later tier to an earlier one")
+    cmd->add_option("--tiers", k.tiers,
+                    "background knowledge: one tier per line, earliest first, variables separated by "
+                    "blanks; no edge points from a later tier to an earlier one")
         ->group("Background knowledge");
 }
 
 /// `inputs` plus the knowledge files given (for io::check_distinct).
-inline std::vector<io::NamedPath> with_knowledge_inputs(std::vector<io::NamedPath> inputs,
-                                                        const KnowledgeFiles& k) {
+inline std::vector<io::NamedPath> with_knowledge_inputs(std::vector<io::NamedPath> inputs, const KnowledgeFiles& k) {
     if (!k.forbid.empty()) inputs.push_back({"--forbid", k.forbid});
     if (!k.require.empty()) inputs.push_back({"--require", k.require});
     if (!k.tiers.empty()) inputs.push_back({"--tiers", k.tiers});

@@ -23,7 +23,6 @@
 
 namespace cudag::cli {
 
-
 CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
     auto* cmd = app.add_subcommand(
         "mcmc", "order MCMC: a Bayesian network (best DAG, edge posteriors) from data, BDeu/K2/BGe scores");
@@ -40,8 +39,8 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                     "neighbours plus one other node, BiDAG's plus1) or a graph FILE (a --> b lets a "
                     "be a parent of b, a --- b either way)")
         ->capture_default_str();
-    a.alpha_option =
-        cmd->add_option("--alpha", a.alpha, "significance level of the PC skeleton of --space pc")->capture_default_str();
+    a.alpha_option = cmd->add_option("--alpha", a.alpha, "significance level of the PC skeleton of --space pc")
+                         ->capture_default_str();
     a.hard_limit_option = cmd->add_option("--hard-limit", a.hard_limit,
                                           "--space pc: most skeleton neighbours kept per node (the "
                                           "strongest, by pMax), as BiDAG's hardlimit")
@@ -55,8 +54,10 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
         ->capture_default_str();
     cmd->add_option("--chains", a.chains, "independent chains (split over threads and ranks)")->capture_default_str();
     cmd->add_option("--iterations", a.iterations, "proposals per chain (>= 1)")->capture_default_str();
-    cmd->add_option("--burn-in", a.burn_in, "first iterations not kept, in [0, --iterations - 1] (default: a fifth of --iterations)");
-    cmd->add_option("--thin", a.thin, "keep every T-th iteration after the burn-in, in [1, --iterations - --burn-in]")->capture_default_str();
+    cmd->add_option("--burn-in", a.burn_in,
+                    "first iterations not kept, in [0, --iterations - 1] (default: a fifth of --iterations)");
+    cmd->add_option("--thin", a.thin, "keep every T-th iteration after the burn-in, in [1, --iterations - --burn-in]")
+        ->capture_default_str();
     cmd->add_option("--seed", a.seed, "random seed: the same seed gives the same chains anywhere")
         ->capture_default_str()
         ->check(not_negative, "SEED");
@@ -76,7 +77,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& a) {
                   "keep --checkpoint after a successful run, holding the finished chains");
     cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
                   "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
-    cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")->capture_default_str();
+    cmd->add_option("--backend", a.backend,
+                    "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")
+        ->capture_default_str();
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
     cmd->add_option("--format", a.formats,
@@ -125,7 +128,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     cfg.device = cfg.gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
-    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint, a.resume, a.overwrite_checkpoint});
+    const std::string tmp_h5 =
+        claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint, a.resume, a.overwrite_checkpoint});
     pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
                                            : (a.verbose ? pc::Progress::Mode::Always : pc::Progress::Mode::Auto),
                           "cudag mcmc");
@@ -151,8 +155,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
         bn::require_chain_memory(cfg.opts, n, c1 - c0, comm->rank() == 0);
     });
     mpi::run_agreed(*comm, [&] {
-        const bool draws = std::any_of(formats.begin(), formats.end(),
-                                       [](const std::string& f) { return f == "png" || f == "svg"; });
+        const bool draws =
+            std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
         if (draws && n > kMaxDrawnNodes && !a.force)
             throw InputError("--format png/svg: drawing " + std::to_string(n) +
                              " variables takes Graphviz minutes; add --force to draw anyway, or write --format dot");

@@ -28,7 +28,8 @@ struct McmcProgress;
 namespace cudag::cli {
 
 struct McmcArgs {
-    std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats, backend = "auto";
+    std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats,
+                               backend = "auto";
     std::vector<std::string> na_values;  ///< --na-values
     std::string checkpoint, checkpoint_every;
     ScoreOptions score;

@@ -28,8 +28,8 @@ namespace {
 
 /// The formats `cudag mcmc --format` writes beside --out.
 const std::vector<std::string>& mcmc_formats() {
-    static const std::vector<std::string> names = {"edgeprob", "traces", "trace-png", "cpdag", "edges",
-                                                   "dot",      "json",   "amat",      "cl",    "png",  "svg"};
+    static const std::vector<std::string> names = {"edgeprob", "traces", "trace-png", "cpdag", "edges", "dot",
+                                                   "json",     "amat",   "cl",        "png",   "svg"};
     return names;
 }
 
@@ -53,7 +53,6 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
     d.edges = bn::edge_convergence(sums, sumsq, static_cast<int>(r.chains.size()), r.kept_per_chain, n);
     return d;
 }
-
 
 }  // namespace
 
@@ -94,9 +93,9 @@ McmcPlan plan_mcmc(McmcArgs& a, const mpi::Environment& env) {
         throw InputError("--burn-in must lie in [0, --iterations - 1 = " + std::to_string(a.iterations - 1) +
                          "] so that an iteration is kept, got " + std::to_string(*a.burn_in));
     if (a.thin < 1 || a.thin > a.iterations - *a.burn_in)
-        throw InputError("--thin must lie in [1, --iterations - --burn-in = " +
-                         std::to_string(a.iterations - *a.burn_in) + "] so that an iteration is kept, got " +
-                         std::to_string(a.thin));
+        throw InputError(
+            "--thin must lie in [1, --iterations - --burn-in = " + std::to_string(a.iterations - *a.burn_in) +
+            "] so that an iteration is kept, got " + std::to_string(a.thin));
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
@@ -177,8 +176,7 @@ std::vector<double> read_prior(const std::string& path, const std::vector<std::s
             const double r = m.column(col)[row];
             if (!(r >= 0.0 && r <= 1.0))
                 throw InputError("--prior " + path + ": row " + std::to_string(row + 1) + " ('" + m.names[row] +
-                                 "'), column '" + m.names[col] + "' is " + exact_number(r) +
-                                 ", outside [0, 1]");
+                                 "'), column '" + m.names[col] + "' is " + exact_number(r) + ", outside [0, 1]");
             belief[static_cast<std::size_t>(index[row] * n + index[col])] = r;
         }
     return belief;
@@ -246,11 +244,12 @@ bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const 
         const double t = since(at->chains);
         const double rate = t > 0.0 ? static_cast<double>(p.done - at->first_done) / t : 0.0;
         const double eta = rate > 0.0 ? static_cast<double>(p.total - p.done) / rate : 0.0;
-        progress.note("iteration " + std::to_string(p.done) + " of " + std::to_string(p.total) + " (" +
-                      std::to_string(p.chains) + " chains), acceptance " +
-                      fixed(p.done > 0 ? static_cast<double>(p.accepted) / static_cast<double>(p.done * p.chains) : 0.0, 3) +
-                      ", best order score " + fixed(p.best_score, 3) + ", " + fixed(rate, 1) + " it/s, " +
-                      fixed(eta, 0) + " s left");
+        progress.note(
+            "iteration " + std::to_string(p.done) + " of " + std::to_string(p.total) + " (" + std::to_string(p.chains) +
+            " chains), acceptance " +
+            fixed(p.done > 0 ? static_cast<double>(p.accepted) / static_cast<double>(p.done * p.chains) : 0.0, 3) +
+            ", best order score " + fixed(p.best_score, 3) + ", " + fixed(rate, 1) + " it/s, " + fixed(eta, 0) +
+            " s left");
     };
     const std::string checkpoint = a.checkpoint;
     observer.on_checkpoint = [checkpoint](std::int64_t done) {
@@ -260,7 +259,8 @@ bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const 
     const bool say = root && !a.quiet;
     observer.on_resume = [at, checkpoint, say](std::int64_t done) {
         at->first_done = done;
-        if (say) std::cerr << "cudag mcmc: resuming from checkpoint '" << checkpoint << "' at iteration " << done << '\n';
+        if (say)
+            std::cerr << "cudag mcmc: resuming from checkpoint '" << checkpoint << "' at iteration " << done << '\n';
     };
     return observer;
 }
@@ -335,8 +335,7 @@ void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& forma
             }
         } else if (f == "cpdag") {
             io::write_edges(io::GraphView{o.names, o.cpdag}, outputs.temp_for(io::format_path(a.out, f)));
-        }
-        else
+        } else
             graph_formats.push_back(f);
     }
     io::write_formats(view, a.out, graph_formats, outputs, std::cerr);
@@ -355,8 +354,9 @@ std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const bn:
        << "): best DAG score " << fixed(o.best_dag_score, 4) << " with " << io::cpdag_edges(o.best_dag).size()
        << " edges, acceptance " << fixed(acceptance, 3);
     if (cfg.opts.chains > 1)
-        os << ", score PSRF " << fixed(d.score_psrf, 3) << ", edges with PSRF > 1.1: "
-           << fixed(100.0 * d.edges.fraction_above, 1) << "% of " << d.edges.edges_counted;
+        os << ", score PSRF " << fixed(d.score_psrf, 3)
+           << ", edges with PSRF > 1.1: " << fixed(100.0 * d.edges.fraction_above, 1) << "% of "
+           << d.edges.edges_counted;
     os << "; table " << fixed(run.seconds_table, 3) << " s";
     if (run.share.ranks > 1)
         os << " (split over " << run.share.ranks << " ranks, rank 0's share " << fixed(run.share.seconds_own, 3)

@@ -58,12 +58,10 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
     cmd->add_option("--threads", a.cfg.backend.threads,
                     "CPU threads (0: all hardware threads; more than those are clamped)")
         ->capture_default_str();
-    cmd->add_option("--out", a.out,
-                    "result HDF5 file (default or '-': print the edge list to stdout)");
+    cmd->add_option("--out", a.out, "result HDF5 file (default or '-': print the edge list to stdout)");
     cmd->add_option("--format", a.formats,
                     "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg");
-    cmd->add_flag("--force", a.force,
-                  "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
+    cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
     cmd->add_option("--compat", a.compat,
                     "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
         ->capture_default_str();
@@ -80,11 +78,9 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
                     "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
                     "(GiB); see docs/performance.md")
         ->group("");  // hidden: the automatic choice is the product's
-    cmd->add_option("--checkpoint", a.cfg.checkpoint,
-                    "HDF5 checkpoint rewritten after every level (for --resume)")
+    cmd->add_option("--checkpoint", a.cfg.checkpoint, "HDF5 checkpoint rewritten after every level (for --resume)")
         ->check(not_empty_file_name, "FILE");
-    cmd->add_flag("--resume", a.cfg.resume,
-                  "continue from --checkpoint (same data and test options required)");
+    cmd->add_flag("--resume", a.cfg.resume, "continue from --checkpoint (same data and test options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
                   "keep --checkpoint after a successful run (default: removed)");
     cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
@@ -92,8 +88,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& a) {
     cmd->add_option("--comm", a.comm,
                     "communicator under MPI: auto (NCCL for GPU runs when built with it), mpi or nccl")
         ->capture_default_str();
-    cmd->add_option("--comm-timeout", a.comm_timeout,
-                    "seconds an NCCL collective may wait before the job is ended")
+    cmd->add_option("--comm-timeout", a.comm_timeout, "seconds an NCCL collective may wait before the job is ended")
         ->capture_default_str();
     add_cmi_knn_options(*cmd, a.cmi, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
@@ -164,15 +159,14 @@ std::unique_ptr<mpi::Communicator> pc_communicator(const PcArgs& a, const pc::Pc
     mpi::run_agreed(*world, [&] {
         if (a.comm != "auto" && a.comm != "mpi" && a.comm != "nccl")
             throw InputError("unknown --comm '" + a.comm + "' (available: auto, mpi, nccl)");
-        if (a.comm == "nccl" && !gpu)
-            throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
+        if (a.comm == "nccl" && !gpu) throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
         if (a.comm == "nccl" && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
         if (a.comm == "nccl" && world->size() > 1 && !own_gpu)
             throw InputError("--comm nccl needs one GPU per rank (" + std::to_string(env.local_size()) +
                              " ranks on this node share " + std::to_string(gpus) + " GPUs)");
     });
-    const bool nccl = a.comm == "nccl" || (a.comm == "auto" && gpu && nccl_by_default && own_gpu &&
-                                           mpi::nccl_compiled());
+    const bool nccl =
+        a.comm == "nccl" || (a.comm == "auto" && gpu && nccl_by_default && own_gpu && mpi::nccl_compiled());
     if (!nccl) return world;
     return mpi::strict_if_asked(mpi::make_nccl_communicator(std::move(world), cfg.backend.device, a.comm_timeout));
 }
@@ -200,16 +194,15 @@ std::string name_out(std::string what, const std::string& tmp_h5, const std::str
 }
 
 /// Provenance, then the result file and --format files (rank 0).
-void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
-                      const std::string& command_line, pc::PcResult& r, io::OutputSet& outputs,
-                      const std::string& tmp_h5) {
+void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats, const std::string& command_line,
+                      pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5) {
     add_provenance(a, command_line, r);
     if (a.out.empty()) {
         // No output file: the CPDAG goes to stdout as the edge list.
         std::cout << "source\ttarget\tmark\n";
         for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))
-            std::cout << io::tsv_escape(r.names[e.a]) << '\t' << io::tsv_escape(r.names[e.b])
-                      << '\t' << io::edge_mark(e.kind) << '\n';
+            std::cout << io::tsv_escape(r.names[e.a]) << '\t' << io::tsv_escape(r.names[e.b]) << '\t'
+                      << io::edge_mark(e.kind) << '\n';
     } else {
         try {
             pc::write_result_hdf5(r, tmp_h5);
@@ -229,8 +222,7 @@ void write_pc_outputs(const PcArgs& a, const std::vector<std::string>& formats,
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
 Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Progress& progress,
                      const mpi::Communicator& comm, const DataReader& reader) {
-    if (a.discrete && test == pc::TestKind::FisherZ)
-        throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete && test == pc::TestKind::FisherZ) throw InputError("--discrete contradicts --test fisher-z");
     if (a.discrete || (test && pc::is_discrete(*test)))
         return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
     if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
@@ -243,8 +235,7 @@ Dataset read_pc_data(const PcArgs& a, std::optional<pc::TestKind> test, pc::Prog
     if (d.discrete()) {
         std::string label_column;
         for (std::int64_t v = 0; v < d.n_vars && label_column.empty(); ++v)
-            if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell))
-                label_column = d.names[v];
+            if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell)) label_column = d.names[v];
         progress.note("column '" + label_column + "' holds labels: reading " + d.source +
                       " as discrete data (--test chi-square)");
     } else if (comm.rank() == 0 && !a.quiet) {
@@ -312,8 +303,7 @@ RankPlace place_rank(pc::PcConfig& cfg, const mpi::Environment& env) {
     me.local_rank = env.local_rank();
     if (env.mpi()) {
         if (gpus > 0) backend.device = mpi::bind_device(env.local_rank(), gpus);
-        if (backend.threads == 0)
-            backend.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
+        if (backend.threads == 0) backend.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
     }
     me.threads = resolve_threads(backend.threads);
     if (gpu && env.mpi()) {
@@ -366,8 +356,8 @@ void check_pc_fits(const PcArgs& a, const pc::PcConfig& cfg, const Dataset& data
     const bool gpu = place.gpu;
     const int gpus = place.gpus;
     mpi::run_agreed(comm, [&] {
-        const bool draws = std::any_of(formats.begin(), formats.end(),
-                                       [](const std::string& f) { return f == "png" || f == "svg"; });
+        const bool draws =
+            std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
         if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
             throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
@@ -431,10 +421,9 @@ std::string pc_summary(const PcArgs& a, const pc::PcConfig& cfg, const Dataset& 
     const auto edges = io::cpdag_edges(r.cpdag);
     for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
     std::ostringstream os;
-    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
-       << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": "
-       << edges.size() << " edges (" << directed << " directed), "
-       << r.levels.size() << " levels, " << r.seconds_total << " s";
+    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, " << data.n_samples
+       << " samples, " << pc::resolve_test(cfg, data).name() << ": " << edges.size() << " edges (" << directed
+       << " directed), " << r.levels.size() << " levels, " << r.seconds_total << " s";
     if (!a.out.empty()) {
         os << "; wrote";
         for (const auto& f : outputs.final_paths()) os << ' ' << f;
@@ -467,11 +456,11 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
 
     // Check every output location (writable, not a FIFO or device) before reading the data.
     io::OutputSet outputs;
-    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint});
+    const std::string tmp_h5 =
+        claim_outputs(*comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint});
 
     pc::Progress progress(a.quiet || !root ? pc::Progress::Mode::Quiet
-                                           : (a.verbose ? pc::Progress::Mode::Always
-                                                        : pc::Progress::Mode::Auto),
+                                           : (a.verbose ? pc::Progress::Mode::Always : pc::Progress::Mode::Auto),
                           "cudag pc");
     std::thread gpu_init = warm_up_gpu(gpu ? backend.kind : BackendKind::Cpu, backend.device);
     struct Joiner {
@@ -497,10 +486,10 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
         if (a.knowledge.any()) cfg.knowledge = read_knowledge(a.knowledge, data.names);
     });
     if (gpu_init.joinable()) gpu_init.join();
-    progress.note("read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
-                  std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
-                  (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")"
-                                    : std::string()));
+    progress.note(
+        "read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " + std::to_string(data.n_vars) +
+        (data.discrete() ? " discrete" : "") + " variables" +
+        (comm->size() > 1 ? " on " + std::to_string(comm->size()) + " ranks (" + comm->name() + ")" : std::string()));
     // Values of huge or tiny magnitude (1e±150 and beyond) scaled exactly (powers of two)
     // for the scale-invariant tests; every rank alike.
     std::int64_t rescaled = 0;
@@ -521,13 +510,12 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
     cfg.on_level_start = [&progress](const pc::LevelPlan& plan) { progress.level_start(plan); };
     cfg.on_checkpoint = [&cfg](int level) {
-        interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" +
-                            cfg.checkpoint + "' (continue with --resume)");
+        interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" + cfg.checkpoint +
+                            "' (continue with --resume)");
     };
     cfg.on_resume = [&cfg, &a](int level) {
         if (!a.quiet)
-            std::cerr << "cudag pc: resuming from checkpoint '" << cfg.checkpoint << "' at level "
-                      << level << '\n';
+            std::cerr << "cudag pc: resuming from checkpoint '" << cfg.checkpoint << "' at level " << level << '\n';
     };
     // Collective: the ranks keep their rows' records and write them to the result (and
     // the checkpoints) themselves.

@@ -21,7 +21,7 @@ namespace cudag::cli {
 struct PcArgs {
     std::string data, dataset, out, formats, compat = "pcalg", backend = "auto", comm = "auto";
     std::vector<std::string> na_values;  ///< --na-values
-    std::string test, dof;  ///< --test and --dof as given (parsed into cfg.test)
+    std::string test, dof;               ///< --test and --dof as given (parsed into cfg.test)
     pc::PcConfig cfg;
     CmiKnnOptions cmi;
     int uc_rule = -2, uc_priority = -2;

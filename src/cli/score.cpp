@@ -49,9 +49,8 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
             if (g.is_directed(j, i)) {
                 dag.parents[i].push_back(j);
             } else if (!g.is_directed(i, j) && i < j) {
-                throw InputError(path + ": the edge " + names[i] +
-                                 (g.is_undirected(i, j) ? " --- " : " <-> ") + names[j] +
-                                 " is not directed; a DAG to score has only --> edges");
+                throw InputError(path + ": the edge " + names[i] + (g.is_undirected(i, j) ? " --- " : " <-> ") +
+                                 names[j] + " is not directed; a DAG to score has only --> edges");
             }
         }
     const std::vector<std::int32_t> cycle = bn::find_cycle(dag);
@@ -59,8 +58,8 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
         std::string path_text;
         for (const std::int32_t v : cycle) path_text += names[v] + " --> ";
         path_text += names[cycle.front()];
-        throw InputError(path + ": the graph has a directed cycle through '" + names[cycle.front()] +
-                         "' (" + path_text + "); only a DAG can be scored");
+        throw InputError(path + ": the graph has a directed cycle through '" + names[cycle.front()] + "' (" +
+                         path_text + "); only a DAG can be scored");
     }
     return dag;
 }
@@ -69,7 +68,8 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
 
 int run_score(const ScoreArgs& a) {
     const bn::ScoreKind kind = check_score_options(a.score);
-    ScoreInputs in = read_score_inputs(a.data, a.dataset, kind, a.score, with_na_values({}, a.data, a.dataset, a.na_values));
+    ScoreInputs in =
+        read_score_inputs(a.data, a.dataset, kind, a.score, with_na_values({}, a.data, a.dataset, a.na_values));
     const std::vector<std::string>& names = in.names;
     const bn::Dag dag = read_dag(a.dag, names);
     const std::unique_ptr<bn::LocalScorer>& scorer = in.scorer;

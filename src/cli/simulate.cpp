@@ -23,9 +23,7 @@ namespace cudag::cli {
 CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     auto* sim_cmd = app.add_subcommand("simulate", "simulate data with a known causal graph");
     sim_cmd->require_subcommand(1);
-    const auto add_quiet = [&args](CLI::App* c) {
-        c->add_flag("-q,--quiet", args.quiet, "no summary on stderr");
-    };
+    const auto add_quiet = [&args](CLI::App* c) { c->add_flag("-q,--quiet", args.quiet, "no summary on stderr"); };
     add_quiet(sim_cmd);  // `cudag simulate -q discrete ...`
     const auto add_dag_sim = [&sim_cmd, &add_quiet](const char* name, const char* about, SimArgs& a,
                                                     const char* weight) {
@@ -33,16 +31,14 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
         add_quiet(c);
         c->add_option("--vars", a.spec.n_vars, "number of variables")->required();
         c->add_option("--samples", a.spec.n_samples, "number of samples")->required();
-        auto* density = c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")
-                            ->capture_default_str();
+        auto* density =
+            c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")->capture_default_str();
         density->each([&a](const std::string&) { a.density_given = true; });
         c->add_option("--seed", a.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
-        c->add_option("--out", a.out,
-                      "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt; '-': CSV on stdout")
+        c->add_option("--out", a.out, "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt; '-': CSV on stdout")
             ->required();
         c->add_option("--truth", a.truth,
-                      std::string("true DAG as a TSV edge list (source target mark weight: ") +
-                          weight + ")");
+                      std::string("true DAG as a TSV edge list (source target mark weight: ") + weight + ")");
         c->add_option("--threads", a.threads, "CPU threads (0: all)");
         if (std::string(name) == "gaussian") {
             c->add_option("--graph", a.graph,
@@ -71,17 +67,14 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     add_quiet(disc);
     disc->add_option("--vars", da.spec.n_vars, "number of variables")->required();
     disc->add_option("--samples", da.spec.n_samples, "number of samples")->required();
-    disc->add_option("--density", da.spec.density, "probability of each arc j -> i, j < i")
-        ->capture_default_str();
-    disc->add_option("--states", da.spec.max_states, "each variable gets 2..K states")
-        ->capture_default_str();
+    disc->add_option("--density", da.spec.density, "probability of each arc j -> i, j < i")->capture_default_str();
+    disc->add_option("--states", da.spec.max_states, "each variable gets 2..K states")->capture_default_str();
     disc->add_option("--max-parents", da.spec.max_parents,
                      "keep at most K parents per variable, the nearest ones (0: no bound)")
         ->capture_default_str()
         ->check(not_negative, "SEED");
     disc->add_option("--seed", da.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
-    disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")
-        ->required();
+    disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")->required();
     disc->add_option("--truth", da.truth, "true DAG as a TSV edge list");
     disc->add_option("--threads", da.threads, "CPU threads (0: all)");
     DiscreteSimArgs& ba = args.bif;
@@ -90,8 +83,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     bif->add_option("--bif", ba.bif, "network file in BIF format")->required();
     bif->add_option("--samples", ba.spec.n_samples, "number of samples")->required();
     bif->add_option("--seed", ba.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
-    bif->add_option("--out", ba.out, "data file: .csv, .tsv/.txt (state names), .h5 (codes)")
-        ->required();
+    bif->add_option("--out", ba.out, "data file: .csv, .tsv/.txt (state names), .h5 (codes)")->required();
     bif->add_option("--truth", ba.truth, "the network's DAG as a TSV edge list");
     bif->add_option("--threads", ba.threads, "CPU threads (0: all)");
     return sim_cmd;
@@ -103,8 +95,7 @@ namespace {
 /// location writable (checked before the work); `inputs` are what the command reads.
 std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const std::string& out,
                                 const std::string& truth, io::OutputSet& outputs) {
-    if (out == "-" && truth == "-")
-        throw InputError("--out and --truth cannot both be '-' (standard output)");
+    if (out == "-" && truth == "-") throw InputError("--out and --truth cannot both be '-' (standard output)");
     io::check_distinct(inputs, {{"--out", out}, {"--truth", truth}});
     if (out != "-") outputs.temp_for(out);
     return truth.empty() || truth == "-" ? truth : outputs.temp_for(truth);
@@ -124,8 +115,7 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear, bool quiet) {
     if (a.hub_exponent && graph != sim::GraphKind::ScaleFree)
         throw InputError("--hub-exponent applies to --graph scale-free only");
     if (a.density_given && graph != sim::GraphKind::Cupc)
-        throw InputError("--density applies to --graph cupc; give --degree (expected neighbours) for " +
-                         a.graph);
+        throw InputError("--density applies to --graph cupc; give --degree (expected neighbours) for " + a.graph);
     if (a.hub_exponent) net.hub_exponent = *a.hub_exponent;
     if (graph != sim::GraphKind::Cupc || a.degree) sim::validate(spec, net);
     if ((graph != sim::GraphKind::Cupc || a.degree) && spec.n_vars > 1)
@@ -135,8 +125,7 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear, bool quiet) {
         std::snprintf(detail, sizeof detail, "%lld x %lld values, %.3g expected edges",
                       static_cast<long long>(spec.n_vars), static_cast<long long>(spec.n_samples),
                       sim::expected_edges(spec));
-        require_host_memory(sim::simulation_bytes(spec),
-                            nonlinear ? "simulate nonlinear" : "simulate gaussian", detail,
+        require_host_memory(sim::simulation_bytes(spec), nonlinear ? "simulate nonlinear" : "simulate gaussian", detail,
                             "lower --vars, --samples or --density");
     }
     Dataset data;
@@ -155,8 +144,8 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear, bool quiet) {
         if (!kinds.empty()) kinds += ")";
         data = std::move(s.data);
     } else {
-        sim::GaussianSim s = graph == sim::GraphKind::Cupc ? sim::simulate_gaussian(spec, threads)
-                                                           : sim::simulate_network(spec, net);
+        sim::GaussianSim s =
+            graph == sim::GraphKind::Cupc ? sim::simulate_gaussian(spec, threads) : sim::simulate_network(spec, net);
         edges = std::move(s.dag_edges);
         data = std::move(s.data);
     }
@@ -164,9 +153,8 @@ int run_dag_simulate(const SimArgs& a, bool nonlinear, bool quiet) {
     if (!a.truth.empty()) io::write_truth_tsv(data.names, edges, truth_tmp, functions);
     outputs.commit();
     if (quiet) return 0;
-    std::cerr << "cudag simulate: " << spec.n_vars << " variables x " << spec.n_samples
-              << " samples, " << edges.size() << " true edges" << kinds << "; wrote " << a.out
-              << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
+    std::cerr << "cudag simulate: " << spec.n_vars << " variables x " << spec.n_samples << " samples, " << edges.size()
+              << " true edges" << kinds << "; wrote " << a.out << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
     return 0;
 }
 
@@ -188,19 +176,17 @@ int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif, bool quiet) {
     }
     const sim::BayesNet net = from_bif ? sim::read_bif(a.bif) : sim::random_network(a.spec);
     if (a.spec.n_samples >= 1)
-        require_host_memory(16.0 * static_cast<double>(net.size()) *
-                                static_cast<double>(a.spec.n_samples),
-                            "simulate", std::to_string(net.size()) + " x " +
-                                            std::to_string(a.spec.n_samples) + " values",
+        require_host_memory(16.0 * static_cast<double>(net.size()) * static_cast<double>(a.spec.n_samples), "simulate",
+                            std::to_string(net.size()) + " x " + std::to_string(a.spec.n_samples) + " values",
                             "lower --samples");
     const Dataset data = sim::forward_sample(net, a.spec.n_samples, a.spec.seed, threads);
     io::write_dataset(data, a.out, outputs);
     if (!a.truth.empty()) io::write_truth_tsv(data.names, net.arcs(), truth_tmp);
     outputs.commit();
     if (quiet) return 0;
-    std::cerr << "cudag simulate: " << data.n_vars << " discrete variables x " << data.n_samples
-              << " samples, " << net.arcs().size() << " true edges; wrote " << a.out
-              << (a.truth.empty() ? "" : " and " + a.truth) << '\n';
+    std::cerr << "cudag simulate: " << data.n_vars << " discrete variables x " << data.n_samples << " samples, "
+              << net.arcs().size() << " true edges; wrote " << a.out << (a.truth.empty() ? "" : " and " + a.truth)
+              << '\n';
     return 0;
 }
 

@@ -14,9 +14,12 @@ BackendKind parse_backend(const std::string& name) {
 
 std::string to_string(BackendKind k) {
     switch (k) {
-        case BackendKind::Auto: return "auto";
-        case BackendKind::Cpu: return "cpu";
-        case BackendKind::Cuda: return "cuda";
+        case BackendKind::Auto:
+            return "auto";
+        case BackendKind::Cpu:
+            return "cpu";
+        case BackendKind::Cuda:
+            return "cuda";
     }
     return "?";
 }

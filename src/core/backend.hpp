@@ -24,8 +24,8 @@ std::string to_string(BackendKind k);
 struct DeviceInfo {
     int id = 0;
     std::string name;
-    std::int64_t total_bytes = 0;  ///< device memory (cudaMemGetInfo's total)
-    std::int64_t free_bytes = 0;   ///< free device memory when asked
+    std::int64_t total_bytes = 0;    ///< device memory (cudaMemGetInfo's total)
+    std::int64_t free_bytes = 0;     ///< free device memory when asked
     int cc_major = 0, cc_minor = 0;  ///< compute capability
 };
 

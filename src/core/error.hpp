@@ -23,8 +23,9 @@ public:
 class NotCompiled : public Error {
 public:
     explicit NotCompiled(const std::string& what)
-        : Error(what + " support was not compiled into this cudag build "
-                       "(reconfigure with the toolkit installed)") {}
+        : Error(what +
+                " support was not compiled into this cudag build "
+                "(reconfigure with the toolkit installed)") {}
 };
 
 /// Host or device memory exhausted; the message says how much was needed.
@@ -42,15 +43,15 @@ public:
 }  // namespace cudag
 
 /// Throw cudag::InputError(msg) unless cond holds.
-#define CUDAG_EXPECTS(cond, msg)                              \
-    do {                                                      \
-        if (!(cond)) throw ::cudag::InputError(msg);          \
+#define CUDAG_EXPECTS(cond, msg)                     \
+    do {                                             \
+        if (!(cond)) throw ::cudag::InputError(msg); \
     } while (0)
 
 /// Throw cudag::LogicError naming the failed invariant and its location.
-#define CUDAG_ASSERT(cond)                                                              \
-    do {                                                                                \
-        if (!(cond))                                                                    \
-            throw ::cudag::LogicError(std::string("internal error: ") + #cond + " at " + \
-                                      __FILE__ + ":" + std::to_string(__LINE__));       \
+#define CUDAG_ASSERT(cond)                                                                                \
+    do {                                                                                                  \
+        if (!(cond))                                                                                      \
+            throw ::cudag::LogicError(std::string("internal error: ") + #cond + " at " + __FILE__ + ":" + \
+                                      std::to_string(__LINE__));                                          \
     } while (0)

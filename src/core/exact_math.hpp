@@ -80,9 +80,7 @@ CUDAG_HD inline double inf() { return from_bits(0x7ff0000000000000ULL); }
 CUDAG_HD inline double nan() { return from_bits(0x7ff8000000000000ULL); }
 
 /// 2^k for k in [-1022, 1023], built from the exponent bits.
-CUDAG_HD inline double pow2(int k) {
-    return from_bits(static_cast<std::uint64_t>(k + 1023) << 52);
-}
+CUDAG_HD inline double pow2(int k) { return from_bits(static_cast<std::uint64_t>(k + 1023) << 52); }
 
 /// c[0] + x (c[1] + x (c[2] + ...)), Horner's scheme, highest coefficient first.
 template <int N>
@@ -111,30 +109,12 @@ CUDAG_HD inline double lgamma2p(double t) {
     constexpr double a[] = {
         0x1.b0ee6072093cep-2,  // 1 - Euler gamma
         0x1.4a34cc4a60fa6p-2,  // a_k = (-1)^k (zeta(k) - 1) / k
-        -0x1.13e001a557607p-4,
-        0x1.51322ac7d8483p-6,
-        -0x1.e404fc218f5f2p-8,
-        0x1.7add6eadb6c30p-9,
-        -0x1.38ac5c2bf8e08p-10,
-        0x1.0b36af86396e9p-11,
-        -0x1.d3fd4c76d2fc8p-13,
-        0x1.a127b0f17d65ap-14,
-        -0x1.78de5bd7c81efp-15,
-        0x1.580dcee66eb02p-16,
-        -0x1.3cbc963ce2243p-17,
-        0x1.2597a39f34aacp-18,
-        -0x1.11b2eb7679541p-19,
-        0x1.0064cdeb22f0fp-20,
-        -0x1.e2600d93cfd2fp-22,
-        0x1.c76bbb3f07a4dp-23,
-        -0x1.af5a6cbbf8a97p-24,
-        0x1.99b93c2070b0fp-25,
-        -0x1.862c734df3eacp-26,
-        0x1.7469daccfadcdp-27,
-        -0x1.6434a8447aeadp-28,
-        0x1.555a877ffd2c3p-29,
-        -0x1.47b1679258d0ep-30,
-        0x1.3b15d2b2fc10cp-31,
+        -0x1.13e001a557607p-4,  0x1.51322ac7d8483p-6,  -0x1.e404fc218f5f2p-8,  0x1.7add6eadb6c30p-9,
+        -0x1.38ac5c2bf8e08p-10, 0x1.0b36af86396e9p-11, -0x1.d3fd4c76d2fc8p-13, 0x1.a127b0f17d65ap-14,
+        -0x1.78de5bd7c81efp-15, 0x1.580dcee66eb02p-16, -0x1.3cbc963ce2243p-17, 0x1.2597a39f34aacp-18,
+        -0x1.11b2eb7679541p-19, 0x1.0064cdeb22f0fp-20, -0x1.e2600d93cfd2fp-22, 0x1.c76bbb3f07a4dp-23,
+        -0x1.af5a6cbbf8a97p-24, 0x1.99b93c2070b0fp-25, -0x1.862c734df3eacp-26, 0x1.7469daccfadcdp-27,
+        -0x1.6434a8447aeadp-28, 0x1.555a877ffd2c3p-29, -0x1.47b1679258d0ep-30, 0x1.3b15d2b2fc10cp-31,
         -0x1.2f69a9fabe3e0p-32,
     };
     return t * horner(t, a);  // sum_{k=1..27} a_k t^k
@@ -187,9 +167,9 @@ CUDAG_HD inline double exp(double x) {
     const double r = rhi - rlo;
     const double corr = (rhi - r) - rlo;  // what rounding r lost
     // q = exp(r) - 1 - r, Taylor to r^13 (|r| <= 0.347: truncation < 5e-18).
-    constexpr double c[] = {1.0 / 2.0,         1.0 / 6.0,        1.0 / 24.0,        1.0 / 120.0,
-                            1.0 / 720.0,       1.0 / 5040.0,     1.0 / 40320.0,     1.0 / 362880.0,
-                            1.0 / 3628800.0,   1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0};
+    constexpr double c[] = {1.0 / 2.0,       1.0 / 6.0,        1.0 / 24.0,        1.0 / 120.0,
+                            1.0 / 720.0,     1.0 / 5040.0,     1.0 / 40320.0,     1.0 / 362880.0,
+                            1.0 / 3628800.0, 1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0};
     const double q = (r * r) * horner(r, c);
     const double hi = 1.0 + r;
     const double lo = (1.0 - hi) + r;  // exact: 1 + r = hi + lo
@@ -209,14 +189,14 @@ CUDAG_HD inline double lgamma(double x) {
         // Stirling: (x - 1/2) log x - x + log(2 pi)/2 + sum B_2j / (2j (2j - 1) x^(2j-1)).
         const double r = 1.0 / x;
         const double w = r * r;
-        constexpr double c[] = {1.0 / 12.0,   -1.0 / 360.0,       1.0 / 1260.0, -1.0 / 1680.0,
-                                1.0 / 1188.0, -691.0 / 360360.0,  1.0 / 156.0,  -3617.0 / 122400.0};
+        constexpr double c[] = {1.0 / 12.0,   -1.0 / 360.0,      1.0 / 1260.0, -1.0 / 1680.0,
+                                1.0 / 1188.0, -691.0 / 360360.0, 1.0 / 156.0,  -3617.0 / 122400.0};
         const double s = r * horner(w, c);
         return (x - 0.5) * (xm::log(x) - 1.0) + (STIRLING_C + s);
     }
     if (x < 0.5) return lgamma2p(x) - xm::log(x * (1.0 + x));  // lgamma(x+2) - log(x(x+1))
-    if (x < 1.5) return lgamma2p(x - 1.0) - xm::log(x);         // x - 1 exact
-    if (x < 2.5) return lgamma2p(x - 2.0);                       // x - 2 exact
+    if (x < 1.5) return lgamma2p(x - 1.0) - xm::log(x);        // x - 1 exact
+    if (x < 2.5) return lgamma2p(x - 2.0);                     // x - 2 exact
     double p = 1.0;
     do {  // lgamma(x) = lgamma(x - 1) + log(x - 1); each x - 1 is exact here
         x -= 1.0;

@@ -14,7 +14,8 @@ namespace {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("popcnt", "default")))
 #endif
-std::int64_t row_popcount(const std::uint64_t* r, std::int64_t words) {
+std::int64_t
+row_popcount(const std::uint64_t* r, std::int64_t words) {
     std::int64_t d = 0;
     for (std::int64_t w = 0; w < words; ++w) d += __builtin_popcountll(r[w]);
     return d;

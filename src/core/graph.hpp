@@ -20,12 +20,16 @@ public:
     std::int64_t n() const { return n_; }
     std::int64_t words_per_row() const { return words_; }
 
-    bool has(std::int64_t i, std::int64_t j) const {
-        return (bits_[i * words_ + (j >> 6)] >> (j & 63)) & 1u;
-    }
+    bool has(std::int64_t i, std::int64_t j) const { return (bits_[i * words_ + (j >> 6)] >> (j & 63)) & 1u; }
     /// Set or clear both directions of i–j.
-    void add(std::int64_t i, std::int64_t j) { set_bit(i, j); set_bit(j, i); }
-    void remove(std::int64_t i, std::int64_t j) { clear_bit(i, j); clear_bit(j, i); }
+    void add(std::int64_t i, std::int64_t j) {
+        set_bit(i, j);
+        set_bit(j, i);
+    }
+    void remove(std::int64_t i, std::int64_t j) {
+        clear_bit(i, j);
+        clear_bit(j, i);
+    }
 
     std::int64_t degree(std::int64_t i) const;
     std::int64_t max_degree() const;
@@ -41,9 +45,7 @@ public:
 
 private:
     void set_bit(std::int64_t i, std::int64_t j) { bits_[i * words_ + (j >> 6)] |= 1ull << (j & 63); }
-    void clear_bit(std::int64_t i, std::int64_t j) {
-        bits_[i * words_ + (j >> 6)] &= ~(1ull << (j & 63));
-    }
+    void clear_bit(std::int64_t i, std::int64_t j) { bits_[i * words_ + (j >> 6)] &= ~(1ull << (j & 63)); }
 
     std::int64_t n_ = 0;
     std::int64_t words_ = 0;

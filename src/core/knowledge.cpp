@@ -35,24 +35,22 @@ std::vector<Knowledge::Pair> Knowledge::required_pairs() const {
 
 void Knowledge::check(const std::vector<std::string>& names) const {
     const auto name = [&](std::int32_t v) {
-        return static_cast<std::size_t>(v) < names.size()
-                   ? "'" + names[static_cast<std::size_t>(v)] + "'"
-                   : std::to_string(v);
+        return static_cast<std::size_t>(v) < names.size() ? "'" + names[static_cast<std::size_t>(v)] + "'"
+                                                          : std::to_string(v);
     };
     const std::string pre = "contradictory background knowledge: ";
     for (const auto& [i, j] : required_pairs())
         if (adjacency_forbidden(i, j))
-            throw InputError(pre + name(i) + " and " + name(j) +
-                             " are both required and forbidden to be adjacent");
+            throw InputError(pre + name(i) + " and " + name(j) + " are both required and forbidden to be adjacent");
     for (const auto& [a, b] : require_dir_) {
         if (required(b, a))
-            throw InputError(pre + name(a) + " -> " + name(b) + " and " + name(b) + " -> " +
-                             name(a) + " are both required");
+            throw InputError(pre + name(a) + " -> " + name(b) + " and " + name(b) + " -> " + name(a) +
+                             " are both required");
         if (forbidden(a, b)) {
             const bool by_tiers = !forbid_dir_.count({a, b}) && !forbid_adj_.count(ordered(a, b));
             throw InputError(pre + name(a) + " -> " + name(b) + " is required but " +
-                             (by_tiers ? "runs from tier " + std::to_string(tier(a)) +
-                                             " to the earlier tier " + std::to_string(tier(b))
+                             (by_tiers ? "runs from tier " + std::to_string(tier(a)) + " to the earlier tier " +
+                                             std::to_string(tier(b))
                                        : std::string("forbidden")));
         }
     }
@@ -77,8 +75,7 @@ void Knowledge::check(const std::vector<std::string>& names) const {
     }
     if (done < indeg.size()) {
         for (const auto& [v, d] : indeg)
-            if (d > 0)
-                throw InputError(pre + "the required directions form a cycle through " + name(v));
+            if (d > 0) throw InputError(pre + "the required directions form a cycle through " + name(v));
     }
 }
 
@@ -106,9 +103,8 @@ std::string Knowledge::summary() const {
     int tiers = 0;
     for (int t : tier_) tiers = std::max(tiers, t + 1);
     std::ostringstream os;
-    os << forbidden_pairs().size() << " forbidden pairs, " << forbid_dir_.size()
-       << " forbidden directions, " << required_pairs().size() << " required pairs ("
-       << require_dir_.size() << " directed), " << tiers << " tiers";
+    os << forbidden_pairs().size() << " forbidden pairs, " << forbid_dir_.size() << " forbidden directions, "
+       << required_pairs().size() << " required pairs (" << require_dir_.size() << " directed), " << tiers << " tiers";
     return os.str();
 }
 
@@ -152,21 +148,17 @@ std::vector<Line> read_lines(const std::string& path) {
 
 class Resolver {
 public:
-    explicit Resolver(const std::vector<std::string>& names)
-        : n_(static_cast<std::int64_t>(names.size())) {
-        for (std::size_t k = 0; k < names.size(); ++k)
-            index_.emplace(names[k], static_cast<std::int32_t>(k));
+    explicit Resolver(const std::vector<std::string>& names) : n_(static_cast<std::int64_t>(names.size())) {
+        for (std::size_t k = 0; k < names.size(); ++k) index_.emplace(names[k], static_cast<std::int32_t>(k));
     }
     std::int32_t operator()(const std::string& tok, const std::string& where) const {
         const auto it = index_.find(tok);
         if (it != index_.end()) return it->second;
         std::int64_t v = -1;
         const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
-        if (ec == std::errc() && p == tok.data() + tok.size() && v >= 0 && v < n_)
-            return static_cast<std::int32_t>(v);
+        if (ec == std::errc() && p == tok.data() + tok.size() && v >= 0 && v < n_) return static_cast<std::int32_t>(v);
         throw InputError(where + ": unknown variable '" + tok +
-                         "' (not a name in the data header, nor a column index 0.." +
-                         std::to_string(n_ - 1) + ")");
+                         "' (not a name in the data header, nor a column index 0.." + std::to_string(n_ - 1) + ")");
     }
 
 private:
@@ -197,9 +189,7 @@ void read_pairs(const std::string& path, const Resolver& resolve, Fn fn) {
             }() + "'");
         }
         const std::int32_t ia = resolve(a, where), ib = resolve(b, where);
-        if (ia == ib)
-            throw InputError(where + ": a pair needs two different variables, got '" + a +
-                             "' twice");
+        if (ia == ib) throw InputError(where + ": a pair needs two different variables, got '" + a + "' twice");
         fn(ia, ib, directed);
     }
 }

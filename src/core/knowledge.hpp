@@ -33,15 +33,13 @@ public:
     std::int64_t n() const { return n_; }
     /// Nothing forbidden, required or tiered.
     bool empty() const {
-        return forbid_dir_.empty() && forbid_adj_.empty() && require_dir_.empty() &&
-               require_adj_.empty() && !has_tiers_;
+        return forbid_dir_.empty() && forbid_adj_.empty() && require_dir_.empty() && require_adj_.empty() &&
+               !has_tiers_;
     }
     /// Any constraint on directions (a directed forbidden or required edge, or tiers):
     /// orientation has to consult the knowledge. Without one the knowledge only fixes
     /// adjacencies (pcalg's fixedGaps / fixedEdges).
-    bool has_directions() const {
-        return !forbid_dir_.empty() || !require_dir_.empty() || has_tiers_;
-    }
+    bool has_directions() const { return !forbid_dir_.empty() || !require_dir_.empty() || has_tiers_; }
 
     // ---- building (indices 0 <= a, b < n, a != b) -----------------------------------
     void forbid_direction(std::int32_t a, std::int32_t b) { forbid_dir_.insert({a, b}); }
@@ -56,17 +54,13 @@ public:
 
     // ---- queries -----------------------------------------------------------------------
     /// v's tier, -1 when it has none.
-    int tier(std::int32_t v) const {
-        return tier_.empty() ? -1 : tier_[static_cast<std::size_t>(v)];
-    }
+    int tier(std::int32_t v) const { return tier_.empty() ? -1 : tier_[static_cast<std::size_t>(v)]; }
     /// a -> b is forbidden: explicitly, as part of a forbidden pair, or by the tiers.
     bool forbidden(std::int32_t a, std::int32_t b) const;
     /// a -> b is required (explicitly; a required pair requires no direction).
     bool required(std::int32_t a, std::int32_t b) const { return require_dir_.count({a, b}) != 0; }
     /// a and b may not be adjacent: both directions are forbidden.
-    bool adjacency_forbidden(std::int32_t a, std::int32_t b) const {
-        return forbidden(a, b) && forbidden(b, a);
-    }
+    bool adjacency_forbidden(std::int32_t a, std::int32_t b) const { return forbidden(a, b) && forbidden(b, a); }
     /// a and b must be adjacent: a required pair or a required direction either way.
     bool adjacency_required(std::int32_t a, std::int32_t b) const {
         return require_adj_.count(ordered(a, b)) != 0 || required(a, b) || required(b, a);

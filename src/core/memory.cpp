@@ -73,8 +73,7 @@ std::string format_bytes(double bytes) {
     return buf;
 }
 
-void require_host_memory(double needed, const std::string& what, const std::string& detail,
-                         const std::string& hint) {
+void require_host_memory(double needed, const std::string& what, const std::string& detail, const std::string& hint) {
     const std::int64_t free = available_host_bytes();
     if (needed <= static_cast<double>(free)) return;
     std::ostringstream os;

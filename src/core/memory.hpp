@@ -26,8 +26,7 @@ std::int64_t restart_peak_resident();
 /// Throw OutOfMemory in one line when `needed` bytes exceed available_host_bytes():
 /// "<what> needs about <needed> of host memory (<detail>); this machine has <free>
 /// available[; <hint>]". `detail` and `hint` may be empty.
-void require_host_memory(double needed, const std::string& what, const std::string& detail,
-                         const std::string& hint);
+void require_host_memory(double needed, const std::string& what, const std::string& detail, const std::string& hint);
 
 /// Seconds since this process started (exec, library loading, MPI, GPU set-up included),
 /// from /proc (clock-tick resolution); -1 where it cannot be read.

@@ -14,9 +14,7 @@ namespace cudag {
 CUDAG_HD constexpr std::int64_t pair_count(std::int64_t n) { return n * (n - 1) / 2; }
 
 /// Slot of row i's first pair (i, i + 1): i n - i (i + 1) / 2.
-CUDAG_HD constexpr std::int64_t pair_row_begin(std::int64_t i, std::int64_t n) {
-    return i * n - i * (i + 1) / 2;
-}
+CUDAG_HD constexpr std::int64_t pair_row_begin(std::int64_t i, std::int64_t n) { return i * n - i * (i + 1) / 2; }
 
 /// Slot of the pair (i, j), i < j < n: i n - i (i + 1) / 2 + (j - i - 1).
 CUDAG_HD constexpr std::int64_t pair_index(std::int64_t i, std::int64_t j, std::int64_t n) {

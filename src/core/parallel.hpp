@@ -80,8 +80,7 @@ inline void first_touch(void* p, std::size_t bytes, int threads) {
     parallel_for(0, (pages + kChunkPages - 1) / static_cast<std::int64_t>(kChunkPages), threads, 1,
                  [&](std::int64_t c, int) {
                      const std::size_t first = static_cast<std::size_t>(c) * kChunkPages * kPage;
-                     for (std::size_t k = first; k < std::min(bytes, first + kChunkPages * kPage); k += kPage)
-                         b[k] = 0;
+                     for (std::size_t k = first; k < std::min(bytes, first + kChunkPages * kPage); k += kPage) b[k] = 0;
                  });
 }
 

@@ -12,20 +12,17 @@ Pdag::Pdag(const Graph& skeleton) : adj_(static_cast<std::size_t>(skeleton.n()))
         for (std::int32_t j : skeleton.neighbours(i)) adj_[i].push_back({j, Mark::Tail});
 }
 
-Pdag::Pdag(const Adjacency& adj, std::span<const Mark> marks, int threads)
-    : adj_(static_cast<std::size_t>(adj.n)) {
+Pdag::Pdag(const Adjacency& adj, std::span<const Mark> marks, int threads) : adj_(static_cast<std::size_t>(adj.n)) {
     parallel_for(0, adj.n, threads, 256, [&](std::int64_t i, int) {
         auto& r = adj_[i];
         r.reserve(static_cast<std::size_t>(adj.degree(i)));
-        for (std::int64_t s = adj.offsets[i]; s < adj.offsets[i + 1]; ++s)
-            r.push_back({adj.nbrs[s], marks[s]});
+        for (std::int64_t s = adj.offsets[i]; s < adj.offsets[i + 1]; ++s) r.push_back({adj.nbrs[s], marks[s]});
     });
 }
 
 std::int64_t Pdag::find(std::int32_t i, std::int32_t j) const {
     const auto& r = adj_[i];
-    auto it = std::lower_bound(r.begin(), r.end(), j,
-                               [](const Entry& e, std::int32_t v) { return e.nbr < v; });
+    auto it = std::lower_bound(r.begin(), r.end(), j, [](const Entry& e, std::int32_t v) { return e.nbr < v; });
     return (it != r.end() && it->nbr == j) ? (it - r.begin()) : -1;
 }
 
@@ -37,8 +34,7 @@ Mark Pdag::end(std::int32_t i, std::int32_t j) const {
 void Pdag::set(std::int32_t i, std::int32_t j, Mark at_i, Mark at_j) {
     auto put = [this](std::int32_t a, std::int32_t b, Mark m) {
         auto& r = adj_[a];
-        auto it = std::lower_bound(r.begin(), r.end(), b,
-                                   [](const Entry& e, std::int32_t v) { return e.nbr < v; });
+        auto it = std::lower_bound(r.begin(), r.end(), b, [](const Entry& e, std::int32_t v) { return e.nbr < v; });
         if (it != r.end() && it->nbr == b)
             it->mark = m;
         else

@@ -20,8 +20,7 @@ struct Philox4x32Block {
 /// Philox4x32-10 bijection: encrypts counter `ctr` under the 64-bit key (key0, key1).
 /// Ten rounds; round multipliers 0xD2511F53 / 0xCD9E8D57, Weyl key increments
 /// 0x9E3779B9 / 0xBB67AE85, as in the SC'11 paper and the Random123 reference vectors.
-CUDAG_HD inline Philox4x32Block philox4x32_10(Philox4x32Block ctr, std::uint32_t key0,
-                                              std::uint32_t key1) {
+CUDAG_HD inline Philox4x32Block philox4x32_10(Philox4x32Block ctr, std::uint32_t key0, std::uint32_t key1) {
     constexpr std::uint32_t m0 = 0xD2511F53u;
     constexpr std::uint32_t m1 = 0xCD9E8D57u;
     constexpr std::uint32_t w0 = 0x9E3779B9u;
@@ -45,13 +44,10 @@ CUDAG_HD inline Philox4x32Block philox4x32_10(Philox4x32Block ctr, std::uint32_t
 /// Block `index` of stream `stream` under `seed`: key = seed (low word first), counter =
 /// (index low, index high, stream low, stream high). Distinct (stream, index) pairs give
 /// independent blocks; 2^64 streams of 2^64 blocks each.
-CUDAG_HD inline Philox4x32Block philox_block(std::uint64_t seed, std::uint64_t stream,
-                                             std::uint64_t index) {
-    const Philox4x32Block ctr{
-        {static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32),
-         static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32)}};
-    return philox4x32_10(ctr, static_cast<std::uint32_t>(seed),
-                         static_cast<std::uint32_t>(seed >> 32));
+CUDAG_HD inline Philox4x32Block philox_block(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
+    const Philox4x32Block ctr{{static_cast<std::uint32_t>(index), static_cast<std::uint32_t>(index >> 32),
+                               static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32)}};
+    return philox4x32_10(ctr, static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32));
 }
 
 /// Uniform double in [0, 1) with 53 random bits taken from two 32-bit words (hi supplies the

@@ -56,8 +56,7 @@ public:
         keys_.insert(keys_.begin() + static_cast<std::ptrdiff_t>(pos), k);
         nodes_.insert(nodes_.begin() + b, s.begin(), s.end());
         offsets_.insert(offsets_.begin() + static_cast<std::ptrdiff_t>(pos) + 1, b);
-        for (std::size_t r = pos + 1; r < offsets_.size(); ++r)
-            offsets_[r] += static_cast<std::int64_t>(s.size());
+        for (std::size_t r = pos + 1; r < offsets_.size(); ++r) offsets_[r] += static_cast<std::int64_t>(s.size());
     }
     /// Record the set of i < j (sorted) when (i, j) sorts after every pair already held:
     /// O(1), for building from a sorted list (falls back to set() otherwise).
@@ -109,11 +108,15 @@ public:
             for (std::size_t t = 0; t < nt; ++t) {
                 const SepSets& s = *tables[t];
                 std::size_t& c = cut[static_cast<std::size_t>(p) * nt + t];
-                if (p == 0) c = 0;
-                else if (p == pieces) c = s.size();
+                if (p == 0)
+                    c = 0;
+                else if (p == pieces)
+                    c = s.size();
                 else {
-                    const std::uint64_t key = tables[big]->keys_[nb * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces)];
-                    c = static_cast<std::size_t>(std::lower_bound(s.keys_.begin(), s.keys_.end(), key) - s.keys_.begin());
+                    const std::uint64_t key =
+                        tables[big]->keys_[nb * static_cast<std::size_t>(p) / static_cast<std::size_t>(pieces)];
+                    c = static_cast<std::size_t>(std::lower_bound(s.keys_.begin(), s.keys_.end(), key) -
+                                                 s.keys_.begin());
                 }
             }
         BulkVector<std::uint64_t> keys(k);
@@ -135,15 +138,18 @@ public:
                 std::size_t best = nt;
                 for (std::size_t t = 0; t < nt; ++t) {
                     if (x[t] == xe[t]) continue;
-                    if (best == nt || tables[t]->keys_[x[t]] < tables[best]->keys_[x[best]]) best = t;
-                    else if (tables[t]->keys_[x[t]] == tables[best]->keys_[x[best]]) clash.store(true, std::memory_order_relaxed);
+                    if (best == nt || tables[t]->keys_[x[t]] < tables[best]->keys_[x[best]])
+                        best = t;
+                    else if (tables[t]->keys_[x[t]] == tables[best]->keys_[x[best]])
+                        clash.store(true, std::memory_order_relaxed);
                 }
                 if (best == nt) break;
                 const SepSets& s = *tables[best];
                 const std::size_t r = x[best]++;
                 keys[o] = s.keys_[r];
                 at = std::copy(s.nodes_.begin() + s.offsets_[r], s.nodes_.begin() + s.offsets_[r + 1],
-                               nodes.begin() + at) - nodes.begin();
+                               nodes.begin() + at) -
+                     nodes.begin();
                 offs[++o] = at;
             }
         });
@@ -204,9 +210,7 @@ public:
     };
     View all() const { return View(this); }
 
-    bool operator==(const SepSets& o) const {
-        return keys_ == o.keys_ && offsets_ == o.offsets_ && nodes_ == o.nodes_;
-    }
+    bool operator==(const SepSets& o) const { return keys_ == o.keys_ && offsets_ == o.offsets_ && nodes_ == o.nodes_; }
 
 private:
     std::ptrdiff_t find(std::int32_t i, std::int32_t j) const {

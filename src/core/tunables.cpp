@@ -46,15 +46,13 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
                     used = 0;
                 }
                 if (used != value.size() || v < lo || v > hi)
-                    throw InputError("--tune " + key + " must be an integer in [" +
-                                     std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                                     value + "'");
+                    throw InputError("--tune " + key + " must be an integer in [" + std::to_string(lo) + ", " +
+                                     std::to_string(hi) + "], got '" + value + "'");
                 return static_cast<int>(v);
             };
             if (key == "variant") {
                 if (value != "s" && value != "e")
-                    throw InputError("--tune variant must be s (cuPC-S) or e (cuPC-E), got '" +
-                                     value + "'");
+                    throw InputError("--tune variant must be s (cuPC-S) or e (cuPC-E), got '" + value + "'");
                 t.variant = value[0];
                 t.auto_tune = false;
             } else if (key == "beta") {
@@ -81,8 +79,7 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
                 char* end = nullptr;
                 const double gib = std::strtod(value.c_str(), &end);
                 if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
-                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" +
-                                     value + "'");
+                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" + value + "'");
                 t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
             } else {
                 throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");

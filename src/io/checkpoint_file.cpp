@@ -50,8 +50,7 @@ CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointF
 CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFormat& format,
                                     const std::string& config_hash, const CheckpointSettings& settings) {
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-        throw InputError("--resume: checkpoint '" + path + "' does not exist");
+    if (!std::filesystem::exists(path, ec)) throw InputError("--resume: checkpoint '" + path + "' does not exist");
     CheckpointFile f;
     f.where_ = "checkpoint '" + path + "'";
     f.path_ = path;
@@ -60,8 +59,7 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
     const hid_t root = f.file_.get();
     if (!h5::has_attr(root, "format") ||
         h5::read_string_attr(root, "format", where) != std::vector<std::string>{format.name})
-        throw InputError(where + " is not a cudag " + format.learner + " checkpoint (" +
-                         format.name + ")");
+        throw InputError(where + " is not a cudag " + format.learner + " checkpoint (" + format.name + ")");
     const auto hash = h5::read_string_attr(root, "config_hash", where);
     if ((hash.size() != 1 || hash[0] != config_hash) && h5::has_attr(root, "setting_names") &&
         h5::has_attr(root, "setting_values")) {
@@ -72,8 +70,9 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
                 if (names[k] != now.name || values[k] == now.value) continue;
                 const bool option = now.name.rfind("-", 0) == 0;
                 throw InputError(where + " was written for other " + (option ? "options: " : "data or options: ") +
-                                 now.name + (option ? " was " + values[k] + " in the checkpoint, " + now.value + " now"
-                                                    : " differ from the checkpoint's") +
+                                 now.name +
+                                 (option ? " was " + values[k] + " in the checkpoint, " + now.value + " now"
+                                         : " differ from the checkpoint's") +
                                  "; give the checkpoint's, or drop --resume to start afresh");
             }
     }
@@ -113,9 +112,8 @@ void CheckpointFile::commit() {
     out_->commit();
 }
 
-void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format,
-                               const std::string& config_hash, mpi::Communicator& comm,
-                               const std::function<void(hid_t, const std::string&)>& head,
+void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format, const std::string& config_hash,
+                               mpi::Communicator& comm, const std::function<void(hid_t, const std::string&)>& head,
                                const std::function<void(hid_t, hid_t, const std::string&)>& part,
                                const CheckpointSettings& settings) {
     std::unique_ptr<CheckpointFile> file;

@@ -72,8 +72,8 @@ public:
     /// file's is named ("... was written for other options: --iterations was 1000 in the
     /// checkpoint, 2000 now ..."); a checkpoint without settings (earlier versions) or
     /// whose settings all agree gives the two hashes.
-    static CheckpointFile open(const std::string& path, const CheckpointFormat& format,
-                               const std::string& config_hash, const CheckpointSettings& settings = {});
+    static CheckpointFile open(const std::string& path, const CheckpointFormat& format, const std::string& config_hash,
+                               const CheckpointSettings& settings = {});
 
     CheckpointFile(CheckpointFile&&) noexcept;
     CheckpointFile& operator=(CheckpointFile&&) noexcept;
@@ -107,7 +107,7 @@ private:
     std::unique_ptr<OutputSet> out_;  ///< set when writing
     /// Set when writing: the datasets the learner creates carry checksums.
     std::unique_ptr<h5::ChecksummedWrites> checksums_;
-    h5::Handle file_;                 ///< declared after out_: closed before the temporary goes
+    h5::Handle file_;  ///< declared after out_: closed before the temporary goes
     std::string where_;
     std::string temp_;  ///< the temporary being written
     std::string path_;  ///< the checkpoint's path
@@ -120,9 +120,8 @@ private:
 /// `part(file, xfer, where)` to write its own part with the collective transfer list
 /// `xfer`; once all have, rank 0 renames it over `path`. Failures are agreed on (every
 /// rank throws); the temporary is removed then.
-void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format,
-                               const std::string& config_hash, mpi::Communicator& comm,
-                               const std::function<void(hid_t, const std::string&)>& head,
+void write_checkpoint_in_parts(const std::string& path, const CheckpointFormat& format, const std::string& config_hash,
+                               mpi::Communicator& comm, const std::function<void(hid_t, const std::string&)>& head,
                                const std::function<void(hid_t, hid_t, const std::string&)>& part,
                                const CheckpointSettings& settings = {});
 

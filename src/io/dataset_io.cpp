@@ -35,8 +35,7 @@ std::string lower_extension(const std::string& path) {
 /// Make sure `path` can be opened for reading; throw the usual one-line error if not.
 void check_readable(const std::string& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError("cannot open '" + path + "': Is a directory");
+    if (std::filesystem::is_directory(path, ec)) throw InputError("cannot open '" + path + "': Is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
 }
@@ -49,8 +48,8 @@ struct Candidate {
 
 Candidate describe(hid_t file, const std::string& path, const std::string& where) {
     Candidate c{path, -1, false};
-    h5::Handle ds = h5::check_id(H5Dopen2(file, path.c_str(), H5P_DEFAULT),
-                                 where + ": cannot open dataset '" + path + "'");
+    h5::Handle ds =
+        h5::check_id(H5Dopen2(file, path.c_str(), H5P_DEFAULT), where + ": cannot open dataset '" + path + "'");
     h5::Handle space = h5::check_id(H5Dget_space(ds.get()), where);
     h5::Handle type = h5::check_id(H5Dget_type(ds.get()), where);
     c.rank = H5Sget_simple_extent_ndims(space.get());
@@ -73,14 +72,13 @@ std::string find_only_matrix(hid_t file, const std::string& path) {
         if (c.rank == 2 && c.numeric)
             matrices.push_back(p);
         else
-            others.push_back(
-                p + (c.numeric ? " (" + std::to_string(c.rank) + "-D)" : " (not numeric)"));
+            others.push_back(p + (c.numeric ? " (" + std::to_string(c.rank) + "-D)" : " (not numeric)"));
     }
     if (matrices.size() == 1) return matrices[0];
     if (matrices.empty())
-        throw InputError("'" + path + "' holds no 2-D numeric dataset" +
-                         (others.empty() ? std::string(" (it holds no dataset at all)")
-                                         : " (datasets: " + join(others) + ")"));
+        throw InputError(
+            "'" + path + "' holds no 2-D numeric dataset" +
+            (others.empty() ? std::string(" (it holds no dataset at all)") : " (datasets: " + join(others) + ")"));
     throw InputError("'" + path + "' holds several 2-D numeric datasets (" + join(matrices) +
                      "): name one, e.g. --dataset " + matrices[0]);
 }
@@ -90,9 +88,8 @@ std::vector<std::string> variable_names(hid_t ds, std::int64_t n_vars, const std
         if (!h5::has_attr(ds, attr)) continue;
         std::vector<std::string> names = h5::read_string_attr(ds, attr, where);
         if (static_cast<std::int64_t>(names.size()) != n_vars)
-            throw InputError(where + ": attribute '" + attr + "' has " +
-                             std::to_string(names.size()) + " names but the dataset has " +
-                             std::to_string(n_vars) + " columns");
+            throw InputError(where + ": attribute '" + attr + "' has " + std::to_string(names.size()) +
+                             " names but the dataset has " + std::to_string(n_vars) + " columns");
         std::unordered_set<std::string> seen;
         for (std::size_t c = 0; c < names.size(); ++c) {
             if (names[c].empty())
@@ -101,22 +98,20 @@ std::vector<std::string> variable_names(hid_t ds, std::int64_t n_vars, const std
                                  "column " +
                                  std::to_string(c + 1));
             if (!seen.insert(names[c]).second)
-                throw InputError(where + ": attribute '" + attr + "' repeats the name '" +
-                                 names[c] + "' (column " + std::to_string(c + 1) + ")");
+                throw InputError(where + ": attribute '" + attr + "' repeats the name '" + names[c] + "' (column " +
+                                 std::to_string(c + 1) + ")");
         }
         return names;
     }
     std::vector<std::string> names(static_cast<std::size_t>(n_vars));
-    for (std::int64_t v = 0; v < n_vars; ++v)
-        names[v] = std::string(1, 'X').append(std::to_string(v + 1));
+    for (std::int64_t v = 0; v < n_vars; ++v) names[v] = std::string(1, 'X').append(std::to_string(v + 1));
     return names;
 }
 
 /// Rows per block when moving a samples × variables matrix through a row-major buffer.
 hsize_t block_rows(std::int64_t n_vars) {
     constexpr std::int64_t block_values = std::int64_t{1} << 22;  // 32 MiB of doubles
-    return static_cast<hsize_t>(
-        std::max<std::int64_t>(1, block_values / std::max<std::int64_t>(1, n_vars)));
+    return static_cast<hsize_t>(std::max<std::int64_t>(1, block_values / std::max<std::int64_t>(1, n_vars)));
 }
 
 void write_hdf5_dataset(const Dataset& d, const std::string& path) {
@@ -124,25 +119,20 @@ void write_hdf5_dataset(const Dataset& d, const std::string& path) {
     h5::Handle file = h5::create_file(path);
     const hsize_t dims[2] = {static_cast<hsize_t>(d.n_samples), static_cast<hsize_t>(d.n_vars)};
     h5::Handle fspace = h5::check_id(H5Screate_simple(2, dims, nullptr), where);
-    h5::Handle ds = h5::check_id(H5Dcreate2(file.get(), "data", H5T_IEEE_F64LE, fspace.get(),
-                                            H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                 where);
+    h5::Handle ds = h5::check_id(
+        H5Dcreate2(file.get(), "data", H5T_IEEE_F64LE, fspace.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where);
     const hsize_t rows = block_rows(d.n_vars);
     std::vector<double> buf;
     for (hsize_t r0 = 0; r0 < dims[0] && dims[1] > 0; r0 += rows) {
         const hsize_t nr = std::min(rows, dims[0] - r0);
         buf.resize(nr * dims[1]);
         for (hsize_t r = 0; r < nr; ++r)
-            for (hsize_t v = 0; v < dims[1]; ++v)
-                buf[r * dims[1] + v] = d.values[v * dims[0] + r0 + r];
+            for (hsize_t v = 0; v < dims[1]; ++v) buf[r * dims[1] + v] = d.values[v * dims[0] + r0 + r];
         const hsize_t start[2] = {r0, 0};
         const hsize_t count[2] = {nr, dims[1]};
-        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                  where);
+        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), where);
         h5::Handle mspace = h5::check_id(H5Screate_simple(2, count, nullptr), where);
-        h5::check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
-                           buf.data()),
-                  where);
+        h5::check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()), where);
     }
     h5::write_string_array_attr(ds.get(), "names", d.names, where);
     h5::check(H5Fflush(file.get(), H5F_SCOPE_LOCAL), where);
@@ -152,9 +142,7 @@ void write_hdf5_dataset(const Dataset& d, const std::string& path) {
 std::string text_name(const std::string& name, char delim) {
     bool quote = name.empty() || name.front() == ' ' || name.back() == ' ';
     for (char c : name)
-        if (c == delim || c == '"' || c == '\n' || c == '\r' || c == '\t' ||
-            (delim != ',' && c == ' '))
-            quote = true;
+        if (c == delim || c == '"' || c == '\n' || c == '\r' || c == '\t' || (delim != ',' && c == ' ')) quote = true;
     if (!quote) return name;
     std::string out = "\"";
     for (char c : name) {
@@ -198,8 +186,7 @@ Dataset read_stdin(const std::string& dataset_path, TableMode mode, const std::v
     char buf[1 << 16];
     std::size_t got = 0;
     while ((got = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, got);
-    if (std::ferror(stdin))
-        throw InputError(std::string("cannot read ") + kStdinName + ": " + std::strerror(errno));
+    if (std::ferror(stdin)) throw InputError(std::string("cannot read ") + kStdinName + ": " + std::strerror(errno));
     // The HDF5 superblock sits at 0 or, after a user block, at 512, 1024, 2048, ...
     static const char sig[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
     for (std::size_t off = 0; off + 8 <= text.size(); off = off == 0 ? 512 : off * 2)
@@ -208,8 +195,8 @@ Dataset read_stdin(const std::string& dataset_path, TableMode mode, const std::v
                              ": HDF5 input cannot be read from standard input (give the file's "
                              "name to --data)");
     if (!dataset_path.empty())
-        throw InputError(std::string(kStdinName) + " is a text table, not HDF5: a dataset path ('" +
-                         dataset_path + "') applies only to HDF5 input");
+        throw InputError(std::string(kStdinName) + " is a text table, not HDF5: a dataset path ('" + dataset_path +
+                         "') applies only to HDF5 input");
     return parse_table(text, kStdinName, mode, na_values);
 }
 
@@ -241,18 +228,15 @@ Matrix open_matrix(hid_t file, const std::string& path, const std::string& datas
             h5::take_error();  // an intermediate group may be missing: same answer
             throw InputError("'" + path + "' has no dataset '" + dpath + "'");
         }
-        h5::Handle obj = h5::check_id(H5Oopen(file, dpath.c_str(), H5P_DEFAULT),
-                                      "cannot open '" + where + "'");
-        if (H5Iget_type(obj.get()) != H5I_DATASET)
-            throw InputError("'" + where + "' is a group, not a dataset");
+        h5::Handle obj = h5::check_id(H5Oopen(file, dpath.c_str(), H5P_DEFAULT), "cannot open '" + where + "'");
+        if (H5Iget_type(obj.get()) != H5I_DATASET) throw InputError("'" + where + "' is a group, not a dataset");
     }
     m.ds = h5::check_id(H5Dopen2(file, dpath.c_str(), H5P_DEFAULT), "cannot open '" + where + "'");
     h5::Handle fspace = h5::check_id(H5Dget_space(m.ds.get()), where);
     h5::Handle type = h5::check_id(H5Dget_type(m.ds.get()), where);
     const int rank = H5Sget_simple_extent_ndims(fspace.get());
     if (rank != 2)
-        throw InputError(where + ": dataset has " + std::to_string(rank) +
-                         " dimensions; need 2 (samples × variables)");
+        throw InputError(where + ": dataset has " + std::to_string(rank) + " dimensions; need 2 (samples × variables)");
     const H5T_class_t cls = H5Tget_class(type.get());
     if (cls != H5T_INTEGER && cls != H5T_FLOAT)
         throw InputError(where + ": dataset is not numeric (need an integer or float type)");
@@ -265,11 +249,11 @@ Matrix open_matrix(hid_t file, const std::string& path, const std::string& datas
 
 /// The one-line error for the non-finite value x at (row r, column v), counted from 0.
 InputError non_finite(const Matrix& m, double x, hsize_t r, hsize_t v) {
-    return InputError(m.where + ": " +
-                      (std::isnan(x) ? "missing value (NaN)"
-                                     : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
-                      " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" +
-                      m.names[v] + "' (counted from 1)");
+    return InputError(
+        m.where + ": " +
+        (std::isnan(x) ? "missing value (NaN)" : std::string("non-finite value ") + (x > 0 ? "inf" : "-inf")) +
+        " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" + m.names[v] +
+        "' (counted from 1)");
 }
 
 }  // namespace
@@ -296,11 +280,9 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
         buf.resize(nr * dims[1]);
         const hsize_t start[2] = {r0, 0};
         const hsize_t count[2] = {nr, dims[1]};
-        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
-                  where);
+        h5::check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), where);
         h5::Handle mspace = h5::check_id(H5Screate_simple(2, count, nullptr), where);
-        h5::check(H5Dread(m.ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT,
-                          buf.data()),
+        h5::check(H5Dread(m.ds.get(), H5T_NATIVE_DOUBLE, mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()),
                   "cannot read '" + where + "'");
         for (hsize_t r = 0; r < nr; ++r) {
             for (hsize_t v = 0; v < dims[1]; ++v) {
@@ -314,8 +296,7 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
     return d;
 }
 
-Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path,
-                             mpi::Communicator& comm) {
+Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm) {
     check_readable(path);
     h5::Handle file = h5::open_file_mpio(path, false);
     const Matrix m = open_matrix(file.get(), path, dataset_path);
@@ -342,8 +323,8 @@ Dataset read_hdf5_collective(const std::string& path, const std::string& dataset
     for (hsize_t step = 0; step < steps; ++step) {
         const hsize_t r0 = step * rows, nr = std::min(rows, n_samples - r0);
         buf.resize(nr * nc);
-        h5::transfer_block(m.ds.get(), H5T_NATIVE_DOUBLE, buf.data(), {r0, c0}, {nr, nc}, xfer.get(),
-                           false, "cannot read '" + m.where + "'");
+        h5::transfer_block(m.ds.get(), H5T_NATIVE_DOUBLE, buf.data(), {r0, c0}, {nr, nc}, xfer.get(), false,
+                           "cannot read '" + m.where + "'");
         for (hsize_t r = 0; r < nr; ++r)
             for (hsize_t v = 0; v < nc; ++v) {
                 const double x = buf[r * nc + v];
@@ -379,8 +360,8 @@ Dataset read_hdf5_collective(const std::string& path, const std::string& dataset
     return d;
 }
 
-Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path,
-                                TableMode mode, mpi::Communicator& comm) {
+Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path, TableMode mode,
+                                mpi::Communicator& comm) {
     Dataset d = read_hdf5_collective(path, dataset_path, comm);
     if (mode == TableMode::Labels) discretize(d, d.source);
     return d;
@@ -398,8 +379,8 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path, T
         return d;
     }
     if (!dataset_path.empty())
-        throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" +
-                         dataset_path + "') applies only to HDF5 input");
+        throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" + dataset_path +
+                         "') applies only to HDF5 input");
     return read_table(path, mode, na_values);
 }
 
@@ -413,9 +394,7 @@ Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& r
     std::vector<std::byte> blob;
     if (comm.rank() == 0) {
         ByteWriter w;
-        const auto put_string = [&w](const std::string& s) {
-            w.put_vector(std::vector<char>(s.begin(), s.end()));
-        };
+        const auto put_string = [&w](const std::string& s) { w.put_vector(std::vector<char>(s.begin(), s.end())); };
         w.put(d.n_samples);
         w.put(d.n_vars);
         put_string(d.source);

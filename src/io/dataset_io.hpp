@@ -26,8 +26,8 @@ inline constexpr const char* kStdinName = "<stdin>";
 /// value, see discretize).
 /// `na_values` (--na-values): tokens that are missing values in a text table (read_table);
 /// an InputError for HDF5 input.
-Dataset read_dataset(const std::string& path, const std::string& dataset_path = "",
-                     TableMode mode = TableMode::Numeric, const std::vector<std::string>& na_values = {});
+Dataset read_dataset(const std::string& path, const std::string& dataset_path = "", TableMode mode = TableMode::Numeric,
+                     const std::vector<std::string>& na_values = {});
 
 /// Read a 2-D numeric HDF5 dataset of shape samples × variables (any integer or float
 /// type; converted to double). With `dataset_path` empty, the only 2-D numeric dataset
@@ -43,12 +43,11 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path);
 /// block of columns by collective hyperslab reads (contiguous and chunked layouts alike);
 /// one allgatherv then gives every rank the whole data set. The same Dataset and the same
 /// errors (every rank throws them) as read_hdf5.
-Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path,
-                             mpi::Communicator& comm);
+Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm);
 
 /// read_dataset for an HDF5 file, read collectively (read_hdf5_collective).
-Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path,
-                                TableMode mode, mpi::Communicator& comm);
+Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path, TableMode mode,
+                                mpi::Communicator& comm);
 
 /// Every rank of `comm` gets the data set that `read` returns on rank 0: the file is read
 /// once, then sent by one broadcast of its header (names, labels, source) and one of its

@@ -150,16 +150,13 @@ private:
             return;
         }
         auto name_char = [](char ch) {
-            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
-                   static_cast<unsigned char>(ch) >= 0x80;
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || static_cast<unsigned char>(ch) >= 0x80;
         };
         const bool numeral = c == '-' || c == '.' || std::isdigit(static_cast<unsigned char>(c));
         std::size_t k = i_;
         if (numeral) {
             if (s_[k] == '-') ++k;
-            while (k < s_.size() &&
-                   (std::isdigit(static_cast<unsigned char>(s_[k])) || s_[k] == '.'))
-                ++k;
+            while (k < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[k])) || s_[k] == '.')) ++k;
         } else if (name_char(c) && !std::isdigit(static_cast<unsigned char>(c))) {
             while (k < s_.size() && name_char(s_[k])) ++k;
         }
@@ -288,7 +285,8 @@ private:
     /// The mark a drawn arrow shape stands for.
     Mark arrow_mark(const std::string& shape, std::int64_t line) {
         if (shape == "none") return Mark::Tail;
-        if (shape == "odot" || shape == "dot") b_.fail(line, "circle marks (arrow shape '" + shape + "') are not supported");
+        if (shape == "odot" || shape == "dot")
+            b_.fail(line, "circle marks (arrow shape '" + shape + "') are not supported");
         return Mark::Arrow;
     }
 

@@ -42,8 +42,7 @@ private:
     [[noreturn]] void fail(const std::string& msg) const { b_.fail(line_, msg); }
 
     void ws() {
-        while (i_ < s_.size() &&
-               (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) {
             if (s_[i_] == '\n') ++line_;
             ++i_;
         }
@@ -124,8 +123,7 @@ private:
         while (i_ < s_.size() && std::string_view("+-.0123456789eE").find(s_[i_]) != s_.npos) ++i_;
         double number = 0;
         const auto res = std::from_chars(s_.data() + start, s_.data() + i_, number);
-        if (i_ == start || res.ptr != s_.data() + i_)
-            fail("unexpected character '" + std::string(1, c) + "'");
+        if (i_ == start || res.ptr != s_.data() + i_) fail("unexpected character '" + std::string(1, c) + "'");
         v.kind = JsonValue::Kind::Number;
         v.text = std::string(s_.substr(start, i_ - start));
         return v;
@@ -263,8 +261,7 @@ Pdag read_json(const std::string& text, GraphBuilder& b) {
             if (!v) b.fail(link.line, std::string("a link has no \"") + key + "\"");
             const std::string name = id_of(*v, key);
             if (!b.listed(name))
-                b.fail(v->line,
-                       std::string("link ") + key + " " + shown(name) + " is not in \"nodes\"");
+                b.fail(v->line, std::string("link ") + key + " " + shown(name) + " is not in \"nodes\"");
             end[k] = b.node(name, v->line);
         }
         Mark ms = Mark::Tail;

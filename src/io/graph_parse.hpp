@@ -126,8 +126,7 @@ public:
         for (const PendingEdge& e : edges_) {
             if (g.adjacent(e.a, e.b)) {
                 if (g.end(e.a, e.b) == e.at_a && g.end(e.b, e.a) == e.at_b) continue;
-                if (merge_arcs_ && g.is_directed(e.b, e.a) && e.at_a == Mark::Tail &&
-                    e.at_b == Mark::Arrow) {
+                if (merge_arcs_ && g.is_directed(e.b, e.a) && e.at_a == Mark::Tail && e.at_b == Mark::Arrow) {
                     g.make_undirected(e.a, e.b);
                     continue;
                 }

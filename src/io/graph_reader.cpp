@@ -36,17 +36,15 @@ Pdag read_result_h5(const std::string& path, GraphBuilder& b, std::string& graph
     const std::string where = path;
     h5::Handle file = h5::open_file(path);
     const hid_t root = file.get();
-    const std::vector<std::string> format = h5::has_attr(root, "format")
-                                                ? h5::read_string_attr(root, "format", where)
-                                                : std::vector<std::string>{};
+    const std::vector<std::string> format =
+        h5::has_attr(root, "format") ? h5::read_string_attr(root, "format", where) : std::vector<std::string>{};
     const bool mcmc = format == std::vector<std::string>{mcmc_result_format};
     if (format != std::vector<std::string>{pc_result_format} && !mcmc)
         b.fail(0, "is an HDF5 file but not a cudag PC or MCMC result (root attribute format = " +
                       (format.empty() ? std::string("none") : "'" + format[0] + "'") + ", expected '" +
                       pc_result_format + "' or '" + mcmc_result_format + "')");
     std::vector<std::int32_t> id;
-    for (const std::string& name : h5::read_strings(root, "variables/names", where))
-        id.push_back(b.list_node(name, 0));
+    for (const std::string& name : h5::read_strings(root, "variables/names", where)) id.push_back(b.list_node(name, 0));
     const auto n = static_cast<std::int32_t>(id.size());
     // /best_dag/edges: (source, target) rows; /cpdag/edges: (a, b, kind) rows.
     const std::string name = mcmc ? "best_dag/edges" : "cpdag/edges";
@@ -141,8 +139,9 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
     // the first open).
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-        throw InputError(path + ": a graph file must be a regular file (it is read more than once), not a pipe, "
-                                "device or directory; save it to a file first");
+        throw InputError(path +
+                         ": a graph file must be a regular file (it is read more than once), not a pipe, "
+                         "device or directory; save it to a file first");
     {
         std::ifstream probe(path, std::ios::binary);
         if (!probe) throw InputError(path + ": cannot open graph file");
@@ -171,8 +170,8 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
             out.format = "node-link JSON";
             out.graph = read_json(read_text(path), builder);
             out.lists_every_variable = true;
-        } else if (word == "digraph" || word == "graph" || word == "strict" ||
-                   head.rfind("//", 0) == 0 || head.rfind("/*", 0) == 0) {
+        } else if (word == "digraph" || word == "graph" || word == "strict" || head.rfind("//", 0) == 0 ||
+                   head.rfind("/*", 0) == 0) {
             out.format = "DOT";
             out.graph = read_dot(read_text(path), builder, out.lists_every_variable);
         } else if (is_tsv_header(head)) {
@@ -181,13 +180,11 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
             std::size_t first = 0;
             while (lines[first].number != head_line) ++first;
             out.graph = read_tsv(lines, first, builder);
-        } else if (head.front() == ',' ||
-                   (head.rfind("\"\"", 0) == 0 && trim(head.substr(2)).rfind(',', 0) == 0)) {
+        } else if (head.front() == ',' || (head.rfind("\"\"", 0) == 0 && trim(head.substr(2)).rfind(',', 0) == 0)) {
             out.format = "pcalg amat";
             out.graph = read_amat(path, builder);
             out.lists_every_variable = true;
-        } else if (const auto tok = split_ws(head);
-                   !tok.empty() && std::all_of(tok.begin(), tok.end(), is_number)) {
+        } else if (const auto tok = split_ws(head); !tok.empty() && std::all_of(tok.begin(), tok.end(), is_number)) {
             out.format = "causal-learn matrix";
             out.names_by_position = given.empty();
             const std::vector<Line> lines = read_lines(path);
@@ -206,8 +203,8 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
 }
 
 /// `g` over `from` names re-indexed onto `to` (which holds every name of `from`).
-Pdag remap(const Pdag& g, const std::vector<std::string>& from,
-           const std::unordered_map<std::string, std::int32_t>& to, std::int64_t n) {
+Pdag remap(const Pdag& g, const std::vector<std::string>& from, const std::unordered_map<std::string, std::int32_t>& to,
+           std::int64_t n) {
     Pdag out{Graph(n)};
     for (std::int32_t i = 0; i < g.n(); ++i)
         for (std::int32_t j : g.neighbours(i))
@@ -216,7 +213,6 @@ Pdag remap(const Pdag& g, const std::vector<std::string>& from,
 }
 
 }  // namespace
-
 
 GraphFile read_graph_file(const std::string& path) { return read_any(path, {}); }
 
@@ -232,10 +228,9 @@ AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate) {
     auto names_of = [](const GraphFile& self, const GraphFile& other) {
         if (!self.names_by_position || other.names_by_position) return self.names;
         const std::unordered_set<std::string> has(other.names.begin(), other.names.end());
-        const bool by_name = std::all_of(self.names.begin(), self.names.end(),
-                                         [&](const std::string& s) { return has.count(s) > 0; });
-        if (!by_name && other.lists_every_variable && other.names.size() == self.names.size())
-            return other.names;
+        const bool by_name =
+            std::all_of(self.names.begin(), self.names.end(), [&](const std::string& s) { return has.count(s) > 0; });
+        if (!by_name && other.lists_every_variable && other.names.size() == self.names.size()) return other.names;
         return self.names;
     };
     const std::vector<std::string> tnames = names_of(truth, estimate);
@@ -244,8 +239,7 @@ AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate) {
     AlignedGraphs out;
     out.names = tnames;
     std::unordered_map<std::string, std::int32_t> index;
-    for (std::size_t k = 0; k < tnames.size(); ++k)
-        index.emplace(tnames[k], static_cast<std::int32_t>(k));
+    for (std::size_t k = 0; k < tnames.size(); ++k) index.emplace(tnames[k], static_cast<std::int32_t>(k));
     const std::unordered_set<std::string> in_estimate(enames.begin(), enames.end());
 
     std::vector<std::string> extra;  // in the estimate, not in the truth
@@ -271,10 +265,10 @@ AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate) {
                          std::to_string(enames.size()) + " variables" + hint + ")");
     }
     if (!missing.empty() && estimate.lists_every_variable)
-        throw InputError(estimate.path + ": the truth's variable " + shown(missing.front()) +
-                         " is not in the estimate, which lists every variable (absent: " +
-                         std::to_string(missing.size()) + " of the truth's " +
-                         std::to_string(tnames.size()) + " variables" + nameless + ")");
+        throw InputError(
+            estimate.path + ": the truth's variable " + shown(missing.front()) +
+            " is not in the estimate, which lists every variable (absent: " + std::to_string(missing.size()) +
+            " of the truth's " + std::to_string(tnames.size()) + " variables" + nameless + ")");
 
     for (const std::string& name : extra) {
         index.emplace(name, static_cast<std::int32_t>(out.names.size()));
@@ -291,8 +285,7 @@ void write_truth_tsv(const std::vector<std::string>& names,
                      const std::string& path, const std::vector<std::string>& functions) {
     const auto n = static_cast<std::int64_t>(names.size());
     CUDAG_ASSERT(functions.empty() || functions.size() == dag_edges.size());
-    std::string out = functions.empty() ? "source\ttarget\tmark\tweight\n"
-                                        : "source\ttarget\tmark\tweight\tfunction\n";
+    std::string out = functions.empty() ? "source\ttarget\tmark\tweight\n" : "source\ttarget\tmark\tweight\tfunction\n";
     std::size_t row = 0;
     for (const auto& [from, to, w] : dag_edges) {
         CUDAG_EXPECTS(from >= 0 && from < n && to >= 0 && to < n,

@@ -14,10 +14,10 @@ namespace cudag::io {
 
 /// A graph read from a file, with what the file says about its variables.
 struct GraphFile {
-    std::string path;                ///< the file, for messages
-    std::string format;              ///< "edge list", "Tetrad graph", "causal-learn matrix",
-                                     ///< "pcalg amat", "node-link JSON", "DOT", "cudag result"
-    Pdag graph;                      ///< marks in Pdag's causal-learn encoding
+    std::string path;    ///< the file, for messages
+    std::string format;  ///< "edge list", "Tetrad graph", "causal-learn matrix",
+                         ///< "pcalg amat", "node-link JSON", "DOT", "cudag result"
+    Pdag graph;          ///< marks in Pdag's causal-learn encoding
     /// Which of the file's graphs `graph` is, when it holds several (a cudag result:
     /// "/cpdag, ..." or "/best_dag, ..."); empty: the file's only graph.
     std::string graph_name;

@@ -35,8 +35,8 @@ Pdag read_tsv(const std::vector<Line>& lines, std::size_t header, GraphBuilder& 
         if (trim(lines[k].text).empty()) continue;
         const std::vector<std::string> f = split(lines[k].text, '\t');
         if (f.size() < need)
-            b.fail(lines[k].number, "expected at least " + std::to_string(need) +
-                                        " tab-separated fields, found " + std::to_string(f.size()));
+            b.fail(lines[k].number, "expected at least " + std::to_string(need) + " tab-separated fields, found " +
+                                        std::to_string(f.size()));
         Mark ms = Mark::None;
         Mark mt = Mark::None;
         std::string why;
@@ -53,8 +53,7 @@ Pdag read_tsv(const std::vector<Line>& lines, std::size_t header, GraphBuilder& 
 Pdag read_tetrad(const std::vector<Line>& lines, std::size_t first, GraphBuilder& b) {
     // Node list: after the colon of "Graph Nodes:" or on the next non-blank line.
     std::size_t k = first;
-    std::string_view list =
-        trim(std::string_view(lines[k].text).substr(lines[k].text.find(':') + 1));
+    std::string_view list = trim(std::string_view(lines[k].text).substr(lines[k].text.find(':') + 1));
     std::int64_t list_line = lines[k].number;
     ++k;
     if (list.empty()) {
@@ -73,15 +72,13 @@ Pdag read_tetrad(const std::vector<Line>& lines, std::size_t first, GraphBuilder
 
     while (k < lines.size() && trim(lines[k].text).empty()) ++k;
     if (k == lines.size()) return b.finish();  // no edge section: an empty graph
-    if (trim(lines[k].text).rfind("Graph Edges", 0) != 0)
-        b.fail(lines[k].number, "expected 'Graph Edges:'");
+    if (trim(lines[k].text).rfind("Graph Edges", 0) != 0) b.fail(lines[k].number, "expected 'Graph Edges:'");
     for (++k; k < lines.size(); ++k) {
         const std::string_view text = trim(lines[k].text);
         if (text.empty()) continue;
         std::vector<std::string> tok = split_ws(text);
         if (!tok.empty() && tok[0].size() > 1 && tok[0].back() == '.' &&
-            std::all_of(tok[0].begin(), tok[0].end() - 1,
-                        [](char c) { return c >= '0' && c <= '9'; }))
+            std::all_of(tok[0].begin(), tok[0].end() - 1, [](char c) { return c >= '0' && c <= '9'; }))
             tok.erase(tok.begin());
         if (tok.size() < 3 || !looks_like_mark(tok[1])) {
             if (text.back() == ':' || text.find(':') != std::string_view::npos) break;
@@ -92,9 +89,7 @@ Pdag read_tetrad(const std::vector<Line>& lines, std::size_t first, GraphBuilder
         std::string why;
         if (!parse_mark(tok[1], ma, mb, why)) b.fail(lines[k].number, why);
         for (const std::string* end : {&tok[0], &tok[2]})
-            if (!b.listed(*end))
-                b.fail(lines[k].number,
-                       "node " + shown(*end) + " is not in the 'Graph Nodes:' list");
+            if (!b.listed(*end)) b.fail(lines[k].number, "node " + shown(*end) + " is not in the 'Graph Nodes:' list");
         const std::int32_t a = b.node(tok[0], lines[k].number);
         const std::int32_t c = b.node(tok[2], lines[k].number);
         b.add_edge(a, c, ma, mb, lines[k].number);
@@ -124,8 +119,7 @@ Pdag read_matrix(const std::vector<Line>& lines, GraphBuilder& b, std::vector<st
         std::vector<std::int8_t> row;
         for (const std::string& tok : split_ws(text)) {
             int v = 0;
-            if (!parse_matrix_value(tok, v))
-                b.fail(l.number, "matrix entry '" + tok + "' is not an integer");
+            if (!parse_matrix_value(tok, v)) b.fail(l.number, "matrix entry '" + tok + "' is not an integer");
             if (v == 2) b.fail(l.number, "matrix entry 2 is a circle mark, which is not supported");
             if (v < -1 || v > 1) b.fail(l.number, "matrix entry " + tok + " is not -1, 0 or 1");
             row.push_back(static_cast<std::int8_t>(v));
@@ -136,17 +130,15 @@ Pdag read_matrix(const std::vector<Line>& lines, GraphBuilder& b, std::vector<st
     const std::size_t n = g.size();
     for (std::size_t i = 0; i < n; ++i)
         if (g[i].size() != n)
-            b.fail(line_of[i], "matrix row has " + std::to_string(g[i].size()) +
-                                   " entries but there are " + std::to_string(n) + " rows");
+            b.fail(line_of[i], "matrix row has " + std::to_string(g[i].size()) + " entries but there are " +
+                                   std::to_string(n) + " rows");
     if (!names.empty() && names.size() != n)
-        b.fail(0, "matrix has " + std::to_string(n) + " nodes but the data has " +
-                      std::to_string(names.size()) + " variables");
+        b.fail(0, "matrix has " + std::to_string(n) + " nodes but the data has " + std::to_string(names.size()) +
+                      " variables");
     if (names.empty())
-        for (std::size_t i = 0; i < n; ++i)
-            b.node(std::string("X").append(std::to_string(i + 1)), 0);
+        for (std::size_t i = 0; i < n; ++i) b.node(std::string("X").append(std::to_string(i + 1)), 0);
     auto entry = [](std::size_t i, std::size_t j) {
-        return std::string("entry (").append(std::to_string(i + 1)) + ", " + std::to_string(j + 1) +
-               ")";
+        return std::string("entry (").append(std::to_string(i + 1)) + ", " + std::to_string(j + 1) + ")";
     };
     for (std::size_t i = 0; i < n; ++i) {
         if (g[i][i] != 0) b.fail(line_of[i], entry(i, i) + " is on the diagonal and must be 0");
@@ -156,11 +148,10 @@ Pdag read_matrix(const std::vector<Line>& lines, GraphBuilder& b, std::vector<st
             if ((v == 0) != (u == 0))
                 b.fail(line_of[v == 0 ? j : i], entry(v == 0 ? j : i, v == 0 ? i : j) + " is " +
                                                     std::to_string(v == 0 ? u : v) + " but " +
-                                                    entry(v == 0 ? i : j, v == 0 ? j : i) +
-                                                    " is 0");
+                                                    entry(v == 0 ? i : j, v == 0 ? j : i) + " is 0");
             if (v != 0)
-                b.add_edge(static_cast<std::int32_t>(i), static_cast<std::int32_t>(j),
-                           static_cast<Mark>(v), static_cast<Mark>(u), line_of[i]);
+                b.add_edge(static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), static_cast<Mark>(v),
+                           static_cast<Mark>(u), line_of[i]);
         }
     }
     return b.finish();
@@ -197,8 +188,7 @@ public:
             if (i == text.size()) {
                 if (!in_quotes) break;
                 if (!std::getline(in_, text))
-                    b_.fail(line, "column " + std::to_string(fields.size() + 1) +
-                                      ": quoted field is not closed");
+                    b_.fail(line, "column " + std::to_string(fields.size() + 1) + ": quoted field is not closed");
                 ++line_;
                 cur.push_back('\n');
                 i = 0;
@@ -218,8 +208,7 @@ public:
                 end_field();
             } else if (was_quoted) {
                 if (c != ' ' && c != '\t' && c != '\r')
-                    b_.fail(line_, "column " + std::to_string(fields.size() + 1) +
-                                       ": text after the closing quote");
+                    b_.fail(line_, "column " + std::to_string(fields.size() + 1) + ": text after the closing quote");
             } else if (c == '"' && trim(cur).empty()) {
                 cur.clear();
                 in_quotes = true;
@@ -255,12 +244,10 @@ Pdag read_amat(const std::string& path, GraphBuilder& b) {
     std::vector<std::int64_t> line_of(n, 0);
     std::size_t rows = 0;
     while (records.next(f, line)) {
-        if (rows == n)
-            b.fail(line, "more rows than the " + std::to_string(n) + " variables of the header");
+        if (rows == n) b.fail(line, "more rows than the " + std::to_string(n) + " variables of the header");
         if (f.size() != n + 1)
-            b.fail(line, "row has " + std::to_string(f.size()) + " fields, expected " +
-                             std::to_string(n + 1) + " (a name and " + std::to_string(n) +
-                             " codes)");
+            b.fail(line, "row has " + std::to_string(f.size()) + " fields, expected " + std::to_string(n + 1) +
+                             " (a name and " + std::to_string(n) + " codes)");
         if (f[0] != header[rows])
             b.fail(line, "row " + std::to_string(rows + 1) + " is " + shown(f[0]) + " but column " +
                              std::to_string(rows + 1) + " is " + shown(header[rows]) +
@@ -275,11 +262,9 @@ Pdag read_amat(const std::string& path, GraphBuilder& b) {
         line_of[rows++] = line;
     }
     if (rows != n)
-        b.fail(0, "has " + std::to_string(rows) + " rows but the header names " +
-                      std::to_string(n) + " variables");
+        b.fail(0, "has " + std::to_string(rows) + " rows but the header names " + std::to_string(n) + " variables");
     for (std::size_t a = 0; a < n; ++a) {
-        if (amat[a * n + a] != 0)
-            b.fail(line_of[a], "column " + std::to_string(a + 2) + ": the diagonal must be 0");
+        if (amat[a * n + a] != 0) b.fail(line_of[a], "column " + std::to_string(a + 2) + ": the diagonal must be 0");
         for (std::size_t c = a + 1; c < n; ++c) {
             const int v = amat[a * n + c];  // mark code at a's end
             const int u = amat[c * n + a];
@@ -292,10 +277,9 @@ Pdag read_amat(const std::string& path, GraphBuilder& b) {
                 const Mark m = v == 1 ? Mark::Tail : Mark::Arrow;
                 b.add_edge(id[a], id[c], m, m, line_of[a]);
             } else {
-                b.fail(line_of[a], "column " + std::to_string(c + 2) + ": codes " +
-                                       std::to_string(v) + " at (" + shown(header[a]) + ", " +
-                                       shown(header[c]) + ") and " + std::to_string(u) + " at (" +
-                                       shown(header[c]) + ", " + shown(header[a]) +
+                b.fail(line_of[a], "column " + std::to_string(c + 2) + ": codes " + std::to_string(v) + " at (" +
+                                       shown(header[a]) + ", " + shown(header[c]) + ") and " + std::to_string(u) +
+                                       " at (" + shown(header[c]) + ", " + shown(header[a]) +
                                        ") are no edge of pcalg's cpdag coding");
             }
         }

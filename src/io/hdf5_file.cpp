@@ -155,38 +155,33 @@ Handle create_file(const std::string& path) {
 
 Handle open_file(const std::string& path) {
     silence_errors();
-    return check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT),
-                    "cannot open '" + path + "' as HDF5");
+    return check_id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "cannot open '" + path + "' as HDF5");
 }
 
 Handle create_group(hid_t loc, const std::string& name, const std::string& where) {
     const std::string what = where + ": cannot create group '" + name + "'";
     Handle gcpl = check_id(H5Pcreate(H5P_GROUP_CREATE), what);
-    check(H5Pset_attr_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED),
-          what);
+    check(H5Pset_attr_creation_order(gcpl.get(), H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), what);
     return check_id(H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, gcpl.get(), H5P_DEFAULT), what);
 }
 
-void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type,
-               const void* data, const std::vector<hsize_t>& dims, const std::string& where) {
+void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type, const void* data,
+               const std::vector<hsize_t>& dims, const std::string& where) {
     const std::string what = where + ": cannot write dataset '" + name + "'";
     Handle space = simple_space(dims, what);
     Handle dcpl = dataset_plist(file_type, dims, false, what);
-    Handle ds = check_id(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT,
-                                    dcpl.get(), H5P_DEFAULT),
-                         what);
+    Handle ds =
+        check_id(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), what);
     if (element_count(dims) == 0) return;
     check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
 }
 
-Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
-                      const std::vector<hsize_t>& dims, const std::string& where) {
+Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type, const std::vector<hsize_t>& dims,
+                      const std::string& where) {
     const std::string what = where + ": cannot create dataset '" + name + "'";
     Handle space = simple_space(dims, what);
     Handle dcpl = dataset_plist(file_type, dims, true, what);
-    return check_id(
-        H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-        what);
+    return check_id(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT), what);
 }
 
 void transfer_block(hid_t ds, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
@@ -201,9 +196,7 @@ void transfer_block(hid_t ds, hid_t mem_type, void* data, const std::vector<hsiz
         mspace = check_id(H5Scopy(fspace.get()), what);
         check(H5Sselect_none(mspace.get()), what);
     } else {
-        check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                                  nullptr),
-              what);
+        check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr), what);
         mspace = simple_space(count, what);
     }
     if (write)
@@ -223,8 +216,7 @@ std::vector<hsize_t> dataset_shape(hid_t loc, const std::string& name, const std
     return dims;
 }
 
-void read_raw(hid_t loc, const std::string& name, hid_t mem_type, void* data,
-              const std::string& where) {
+void read_raw(hid_t loc, const std::string& name, hid_t mem_type, void* data, const std::string& where) {
     const std::string what = where + ": cannot read dataset '" + name + "'";
     Handle ds = check_id(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), what);
     check(H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), what);
@@ -240,35 +232,33 @@ void write_strings(hid_t loc, const std::string& name, const std::vector<std::st
 
 namespace {
 
-void write_attr(hid_t obj, const std::string& name, hid_t mem_type, hid_t file_type,
-                const void* data, const std::vector<hsize_t>& dims, const std::string& where) {
+void write_attr(hid_t obj, const std::string& name, hid_t mem_type, hid_t file_type, const void* data,
+                const std::vector<hsize_t>& dims, const std::string& where) {
     const std::string what = where + ": cannot write attribute '" + name + "'";
     Handle space = simple_space(dims, what);
-    Handle attr = check_id(
-        H5Acreate2(obj, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), what);
+    Handle attr = check_id(H5Acreate2(obj, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT), what);
     if (element_count(dims) == 0) return;
     check(H5Awrite(attr.get(), mem_type, data), what);
 }
 
 }  // namespace
 
-void write_string_attr(hid_t obj, const std::string& name, const std::string& value,
-                       const std::string& where) {
+void write_string_attr(hid_t obj, const std::string& name, const std::string& value, const std::string& where) {
     Handle type = vlen_utf8_type(where);
     const char* p = value.c_str();
     write_attr(obj, name, type.get(), type.get(), &p, {}, where);
 }
 
-void write_string_array_attr(hid_t obj, const std::string& name,
-                             const std::vector<std::string>& values, const std::string& where) {
+void write_string_array_attr(hid_t obj, const std::string& name, const std::vector<std::string>& values,
+                             const std::string& where) {
     Handle type = vlen_utf8_type(where);
     const std::vector<const char*> ptrs = c_strings(values);
     write_attr(obj, name, type.get(), type.get(), ptrs.empty() ? nullptr : ptrs.data(),
                {static_cast<hsize_t>(values.size())}, where);
 }
 
-void write_scalar_attr(hid_t obj, const std::string& name, hid_t mem_type, hid_t file_type,
-                       const void* value, const std::string& where) {
+void write_scalar_attr(hid_t obj, const std::string& name, hid_t mem_type, hid_t file_type, const void* value,
+                       const std::string& where) {
     write_attr(obj, name, mem_type, file_type, value, {}, where);
 }
 
@@ -285,14 +275,11 @@ namespace {
 /// `read(mem_type, buffer)` reads all elements converted to mem_type. `object` names it
 /// ("attribute 'x'", "dataset 'y'") in errors.
 std::vector<std::string> read_strings_of(hid_t ftype, hid_t space, const std::string& object,
-                                         const std::function<herr_t(hid_t, void*)>& read,
-                                         const std::string& where) {
+                                         const std::function<herr_t(hid_t, void*)>& read, const std::string& where) {
     const std::string what = where + ": cannot read " + object;
-    if (H5Tget_class(ftype) != H5T_STRING)
-        throw InputError(where + ": " + object + " does not hold strings");
+    if (H5Tget_class(ftype) != H5T_STRING) throw InputError(where + ": " + object + " does not hold strings");
     const int rank = H5Sget_simple_extent_ndims(space);
-    if (rank < 0 || rank > 1)
-        throw InputError(where + ": " + object + " must be a 1-D list of strings");
+    if (rank < 0 || rank > 1) throw InputError(where + ": " + object + " must be a 1-D list of strings");
     const hssize_t n = H5Sget_simple_extent_npoints(space);
     if (n < 0) check(-1, what);
     std::vector<std::string> out;
@@ -335,20 +322,18 @@ std::vector<std::string> read_strings_of(hid_t ftype, hid_t space, const std::st
 
 }  // namespace
 
-std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
-                                          const std::string& where) {
+std::vector<std::string> read_string_attr(hid_t obj, const std::string& name, const std::string& where) {
     const std::string object = "attribute '" + name + "'";
     const std::string what = where + ": cannot read " + object;
     Handle attr = check_id(H5Aopen(obj, name.c_str(), H5P_DEFAULT), what);
     Handle ftype = check_id(H5Aget_type(attr.get()), what);
     Handle space = check_id(H5Aget_space(attr.get()), what);
     return read_strings_of(
-        ftype.get(), space.get(), object,
-        [&](hid_t mtype, void* buf) { return H5Aread(attr.get(), mtype, buf); }, where);
+        ftype.get(), space.get(), object, [&](hid_t mtype, void* buf) { return H5Aread(attr.get(), mtype, buf); },
+        where);
 }
 
-std::vector<std::string> read_strings(hid_t loc, const std::string& name,
-                                      const std::string& where) {
+std::vector<std::string> read_strings(hid_t loc, const std::string& name, const std::string& where) {
     const std::string object = "dataset '" + name + "'";
     const std::string what = where + ": cannot read " + object;
     Handle ds = check_id(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), what);
@@ -356,10 +341,7 @@ std::vector<std::string> read_strings(hid_t loc, const std::string& name,
     Handle space = check_id(H5Dget_space(ds.get()), what);
     return read_strings_of(
         ftype.get(), space.get(), object,
-        [&](hid_t mtype, void* buf) {
-            return H5Dread(ds.get(), mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-        },
-        where);
+        [&](hid_t mtype, void* buf) { return H5Dread(ds.get(), mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf); }, where);
 }
 
 namespace {
@@ -386,8 +368,7 @@ herr_t visit_link(hid_t group, const char* name, const H5L_info_t* info, void* c
 std::vector<std::string> list_datasets(hid_t file) {
     silence_errors();
     VisitState state;
-    check(H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &state),
-          "cannot list the objects of an HDF5 file");
+    check(H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, visit_link, &state), "cannot list the objects of an HDF5 file");
     return state.paths;
 }
 

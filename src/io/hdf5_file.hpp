@@ -110,28 +110,28 @@ struct TypeOf<double> {
 /// host memory `data` (prod(dims) elements of type mem_type). Zero-size shapes are
 /// allowed: the dataset is created empty and `data` may be null. `where` names the
 /// file in error messages.
-void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type,
-               const void* data, const std::vector<hsize_t>& dims, const std::string& where);
+void write_raw(hid_t loc, const std::string& name, hid_t mem_type, hid_t file_type, const void* data,
+               const std::vector<hsize_t>& dims, const std::string& where);
 
 /// Typed front end of write_raw: `values.size()` must equal prod(dims).
 template <class T>
-void write_array(hid_t loc, const std::string& name, const std::vector<T>& values,
-                 const std::vector<hsize_t>& dims, const std::string& where) {
-    write_raw(loc, name, TypeOf<T>::mem(), TypeOf<T>::file(),
-              values.empty() ? nullptr : values.data(), dims, where);
+void write_array(hid_t loc, const std::string& name, const std::vector<T>& values, const std::vector<hsize_t>& dims,
+                 const std::string& where) {
+    write_raw(loc, name, TypeOf<T>::mem(), TypeOf<T>::file(), values.empty() ? nullptr : values.data(), dims, where);
 }
 
 /// Create dataset `name` below `loc` with shape `dims` and no data yet: its storage is
 /// allocated now (contiguous and unfilled; chunked and filled under ChecksummedWrites),
-/// so that ranks can then write parts of it through the MPI-IO driver (write_block). `where` names the file in error messages.
-Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type,
-                      const std::vector<hsize_t>& dims, const std::string& where);
+/// so that ranks can then write parts of it through the MPI-IO driver (write_block). `where` names the file in error
+/// messages.
+Handle create_dataset(hid_t loc, const std::string& name, hid_t file_type, const std::vector<hsize_t>& dims,
+                      const std::string& where);
 
 /// Move the block start × count (row-major, same rank as the dataset) of dataset `ds`
 /// to or from host memory `data` (prod(count) elements of `mem_type`, row-major): a write
 /// when `write`, else a read. A zero-size block selects nothing (a rank's part of a
-/// collective transfer may be empty); an empty dataset is left alone (no call). `xfer`: a transfer list (collective_transfer() in
-/// io/hdf5_mpio.hpp) or H5P_DEFAULT.
+/// collective transfer may be empty); an empty dataset is left alone (no call). `xfer`: a transfer list
+/// (collective_transfer() in io/hdf5_mpio.hpp) or H5P_DEFAULT.
 void transfer_block(hid_t ds, hid_t mem_type, void* data, const std::vector<hsize_t>& start,
                     const std::vector<hsize_t>& count, hid_t xfer, bool write, const std::string& what);
 
@@ -140,8 +140,7 @@ std::vector<hsize_t> dataset_shape(hid_t loc, const std::string& name, const std
 
 /// Read all of dataset `name` below `loc` into host memory `data` (room for every element)
 /// converted to `mem_type`.
-void read_raw(hid_t loc, const std::string& name, hid_t mem_type, void* data,
-              const std::string& where);
+void read_raw(hid_t loc, const std::string& name, hid_t mem_type, void* data, const std::string& where);
 
 /// Typed front end of read_raw: the dataset's elements in row-major order.
 template <class T>
@@ -158,15 +157,14 @@ void write_strings(hid_t loc, const std::string& name, const std::vector<std::st
                    const std::string& where);
 
 /// Attach a scalar variable-length UTF-8 string attribute to object `obj`.
-void write_string_attr(hid_t obj, const std::string& name, const std::string& value,
-                       const std::string& where);
+void write_string_attr(hid_t obj, const std::string& name, const std::string& value, const std::string& where);
 /// Attach a 1-D variable-length UTF-8 string array attribute (what h5py writes for
 /// `attrs[name] = [..]`) to object `obj`.
-void write_string_array_attr(hid_t obj, const std::string& name,
-                             const std::vector<std::string>& values, const std::string& where);
+void write_string_array_attr(hid_t obj, const std::string& name, const std::vector<std::string>& values,
+                             const std::string& where);
 /// Attach a scalar numeric attribute.
-void write_scalar_attr(hid_t obj, const std::string& name, hid_t mem_type, hid_t file_type,
-                       const void* value, const std::string& where);
+void write_scalar_attr(hid_t obj, const std::string& name, hid_t mem_type, hid_t file_type, const void* value,
+                       const std::string& where);
 
 /// Whether object `obj` has an attribute `name`.
 bool has_attr(hid_t obj, const std::string& name);
@@ -174,14 +172,12 @@ bool has_attr(hid_t obj, const std::string& name);
 /// Read a string attribute (scalar or 1-D; fixed- or variable-length strings; ASCII or
 /// UTF-8; trailing NULs and space padding removed). Throws InputError naming `where`
 /// when the attribute is not of a string type.
-std::vector<std::string> read_string_attr(hid_t obj, const std::string& name,
-                                          const std::string& where);
+std::vector<std::string> read_string_attr(hid_t obj, const std::string& name, const std::string& where);
 
 /// Read a 1-D dataset of strings (fixed- or variable-length, ASCII or UTF-8; padding
 /// removed as in read_string_attr), e.g. what write_strings wrote. Throws InputError naming
 /// `where` when the dataset is missing or does not hold strings.
-std::vector<std::string> read_strings(hid_t loc, const std::string& name,
-                                      const std::string& where);
+std::vector<std::string> read_strings(hid_t loc, const std::string& name, const std::string& where);
 
 /// Full paths ("/a/b") of the datasets reachable from the root of `file` through hard
 /// links, in HDF5's name order.
@@ -193,7 +189,6 @@ std::string sanitize_attr_name(const std::string& key);
 
 /// A result's /config group: one string attribute per (key, value), keys mapped by
 /// sanitize_attr_name (a repeated key gets _2, _3, ...).
-void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config,
-                  const std::string& where);
+void write_config(hid_t root, const std::vector<std::pair<std::string, std::string>>& config, const std::string& where);
 
 }  // namespace cudag::io::h5

@@ -41,8 +41,7 @@ Hdf5IoPlan plan_hdf5_io(int ranks) {
 
 std::string hdf5_io_summary() {
     const std::string limit = build_limit();
-    if (limit.empty())
-        return "collective (MPI-IO) under mpirun with 2 or more ranks; gathered on rank 0 with one";
+    if (limit.empty()) return "collective (MPI-IO) under mpirun with 2 or more ranks; gathered on rank 0 with one";
     return "gathered on rank 0 (" + limit + ": rank 0 reads, broadcasts and writes)";
 }
 

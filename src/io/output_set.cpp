@@ -48,7 +48,7 @@ void remove_stale_temporaries(const std::string& dir, const std::string& name) {
         while (k < entry.size() && entry[k] >= '0' && entry[k] <= '9' && pid < (1L << 40))
             pid = pid * 10 + (entry[k++] - '0');
         if (k == prefix.size() || pid <= 0 || pid == self) continue;
-        if (k < entry.size() && entry[k] != '.') continue;  // ".tmp.<pid>" or ".tmp.<pid>.<more>"
+        if (k < entry.size() && entry[k] != '.') continue;                        // ".tmp.<pid>" or ".tmp.<pid>.<more>"
         if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive
         stale.push_back(dir.empty() ? entry : dir + "/" + entry);
     }
@@ -93,12 +93,10 @@ std::string output_target(const std::string& path) {
     if (path.empty()) throw InputError("empty output file name");
     // Whatever the links lead to (/dev/stdout leads to a pipe or terminal through /proc).
     struct stat final_st {};
-    if (::stat(path.c_str(), &final_st) == 0 && !S_ISREG(final_st.st_mode))
-    {
+    if (::stat(path.c_str(), &final_st) == 0 && !S_ISREG(final_st.st_mode)) {
         struct stat link_st {};
         const bool link = ::lstat(path.c_str(), &link_st) == 0 && S_ISLNK(link_st.st_mode);
-        throw InputError("cannot write '" + path + "': it " + (link ? "leads to " : "is ") +
-                         kind_of(final_st.st_mode));
+        throw InputError("cannot write '" + path + "': it " + (link ? "leads to " : "is ") + kind_of(final_st.st_mode));
     }
     fs::path p(path);
     for (int hops = 0;; ++hops) {
@@ -106,14 +104,13 @@ std::string output_target(const std::string& path) {
         if (::lstat(p.c_str(), &st) != 0) break;  // does not exist: a new file
         if (!S_ISLNK(st.st_mode)) {
             if (!S_ISREG(st.st_mode))
-                throw InputError("cannot write '" + path + "': " +
-                                 (p.string() == path ? std::string("it is ")
-                                                     : "its link target '" + p.string() + "' is ") +
-                                 kind_of(st.st_mode));
+                throw InputError(
+                    "cannot write '" + path +
+                    "': " + (p.string() == path ? std::string("it is ") : "its link target '" + p.string() + "' is ") +
+                    kind_of(st.st_mode));
             break;
         }
-        if (hops >= 40)
-            throw InputError("cannot write '" + path + "': too many levels of symbolic links");
+        if (hops >= 40) throw InputError("cannot write '" + path + "': too many levels of symbolic links");
         std::error_code ec;
         const fs::path link = fs::read_symlink(p, ec);
         if (ec) throw InputError("cannot write '" + path + "': " + ec.message());
@@ -123,7 +120,8 @@ std::string output_target(const std::string& path) {
 }
 
 bool same_file(const std::string& a, const std::string& b) {
-    struct stat sa {}, sb {};
+    struct stat sa {
+    }, sb{};
     if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     std::error_code ea, eb;
@@ -140,13 +138,13 @@ void check_distinct(const std::vector<NamedPath>& inputs, const std::vector<Name
         if (skip(out)) continue;
         for (const NamedPath& in : inputs) {
             if (skip(in) || !same_file(in.path, out.path)) continue;
-            throw InputError(out.option + " '" + out.path + "' is the input " + in.option + " '" +
-                             in.path + "': refusing to overwrite it; choose another output name");
+            throw InputError(out.option + " '" + out.path + "' is the input " + in.option + " '" + in.path +
+                             "': refusing to overwrite it; choose another output name");
         }
         for (std::size_t q = 0; q < o; ++q) {
             if (skip(outputs[q]) || !same_file(outputs[q].path, out.path)) continue;
-            throw InputError(outputs[q].option + " '" + outputs[q].path + "' and " + out.option +
-                             " '" + out.path + "' are the same file; give them different names");
+            throw InputError(outputs[q].option + " '" + outputs[q].path + "' and " + out.option + " '" + out.path +
+                             "' are the same file; give them different names");
         }
     }
 }
@@ -163,16 +161,14 @@ OutputSet::~OutputSet() {
 std::string OutputSet::temp_for(const std::string& final_path) {
     for (const Entry& e : entries_)
         if (e.final_path == final_path && !e.done) return e.temp_path;
-    if (final_path == "-")
-        throw InputError("'-' (standard output) is not a file name here; name an output file");
+    if (final_path == "-") throw InputError("'-' (standard output) is not a file name here; name an output file");
     const std::string target = output_target(final_path);
 
     const fs::path p(target);
     const fs::path dir = p.parent_path();
     std::error_code ec;
     if (!dir.empty() && !fs::is_directory(dir, ec))
-        throw InputError("cannot write '" + final_path + "': directory '" + dir.string() +
-                         "' does not exist");
+        throw InputError("cannot write '" + final_path + "': directory '" + dir.string() + "' does not exist");
     if (!p.has_filename()) throw InputError("cannot write '" + final_path + "': not a file name");
 
     const std::string fname = p.filename().string();
@@ -214,8 +210,8 @@ void OutputSet::commit() {
         if (e.done) continue;
         std::error_code ec;
         if (!fs::exists(e.temp_path, ec))
-            throw InputError("cannot write '" + e.final_path + "': its temporary file '" +
-                             e.temp_path + "' was never written");
+            throw InputError("cannot write '" + e.final_path + "': its temporary file '" + e.temp_path +
+                             "' was never written");
         fs::rename(e.temp_path, e.target, ec);
         if (ec)
             throw InputError("cannot write '" + e.final_path + "': rename from '" + e.temp_path +

@@ -205,7 +205,7 @@ struct Table {
     const std::vector<Line>* lines = nullptr;
     double* values = nullptr;
     std::int64_t n_samples = 0;
-    bool auto_mode = false;  ///< TableMode::Auto: a non-numeric cell is stored as NaN
+    bool auto_mode = false;                               ///< TableMode::Auto: a non-numeric cell is stored as NaN
     const std::vector<std::string>* na_values = nullptr;  ///< --na-values: cells that are missing
 };
 
@@ -240,13 +240,11 @@ struct LabelDicts {
     }
 };
 
-std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell status,
-                       std::string_view text) {
+std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell status, std::string_view text) {
     std::string what;
     switch (status) {
         case Cell::Missing:
-            what = text.empty() ? "missing value (empty field)"
-                                : "missing value '" + shown(text) + "'";
+            what = text.empty() ? "missing value (empty field)" : "missing value '" + shown(text) + "'";
             break;
         case Cell::NonFinite:
             what = "non-finite value '" + shown(text) + "'";
@@ -261,13 +259,12 @@ std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell s
             }
         }
     }
-    return *t.path + ":" + std::to_string(row) + ":" + std::to_string(col + 1) + ": " + what +
-           " in column '" + (*t.names)[col] + "'";
+    return *t.path + ":" + std::to_string(row) + ":" + std::to_string(col + 1) + ": " + what + " in column '" +
+           (*t.names)[col] + "'";
 }
 
 /// Parse data lines [lo, hi) into t.values; stop at the first bad line.
-void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
-                LabelDicts* labels) {
+void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err, LabelDicts* labels) {
     try {
         const std::size_t n_vars = t.names->size();
         std::vector<std::string_view> fields;
@@ -275,15 +272,12 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
         for (std::size_t k = lo; k < hi; ++k) {
             const Line& line = (*t.lines)[k];
             split(t.text.substr(line.begin, line.size), t.delim, fields);
-            if (t.delim != kWhitespace && fields.size() == n_vars + 1 &&
-                trim(fields.back()).empty())
-                fields.pop_back();
+            if (t.delim != kWhitespace && fields.size() == n_vars + 1 && trim(fields.back()).empty()) fields.pop_back();
             if (fields.size() != n_vars) {
                 err.set = true;
-                err.message = *t.path + ":" + std::to_string(line.row) + ": row " +
-                              std::to_string(line.row) + " has " + std::to_string(fields.size()) +
-                              (fields.size() == 1 ? " field" : " fields") + ", header has " +
-                              std::to_string(n_vars);
+                err.message = *t.path + ":" + std::to_string(line.row) + ": row " + std::to_string(line.row) + " has " +
+                              std::to_string(fields.size()) + (fields.size() == 1 ? " field" : " fields") +
+                              ", header has " + std::to_string(n_vars);
                 return;
             }
             for (std::size_t v = 0; v < n_vars; ++v) {
@@ -315,8 +309,7 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                     err.message = cell_error(t, line.row, v, status, text);
                     return;
                 }
-                t.values[static_cast<std::int64_t>(v) * t.n_samples +
-                         static_cast<std::int64_t>(k)] = x;
+                t.values[static_cast<std::int64_t>(v) * t.n_samples + static_cast<std::int64_t>(k)] = x;
             }
         }
     } catch (...) {
@@ -332,16 +325,15 @@ std::string number_label(double x) {
     return std::string(buf, r.ptr);
 }
 
-std::string too_many_levels(const std::string& where, const std::string& name, std::int64_t v,
-                            std::size_t levels) {
-    return where + ": column " + std::to_string(v + 1) + " '" + name + "' has " +
-           std::to_string(levels) + " distinct values; a discrete variable may have at most " +
-           std::to_string(kMaxLevels) + " levels (is it continuous?)";
+std::string too_many_levels(const std::string& where, const std::string& name, std::int64_t v, std::size_t levels) {
+    return where + ": column " + std::to_string(v + 1) + " '" + name + "' has " + std::to_string(levels) +
+           " distinct values; a discrete variable may have at most " + std::to_string(kMaxLevels) +
+           " levels (is it continuous?)";
 }
 
 /// Column `col` (m values) → codes of its distinct values in increasing order.
-void discretize_column(double* col, std::int64_t m, std::vector<std::string>& levels,
-                       const std::string& where, const std::string& name, std::int64_t v) {
+void discretize_column(double* col, std::int64_t m, std::vector<std::string>& levels, const std::string& where,
+                       const std::string& name, std::int64_t v) {
     // At most kMaxLevels distinct values: collect them in a small list rather than sorting
     // the whole column; small non-negative integers (the usual codes) go through a table.
     constexpr int kTable = 1024;
@@ -380,8 +372,7 @@ void discretize_column(double* col, std::int64_t m, std::vector<std::string>& le
         const double x = col[k];
         col[k] = x >= 0 && x < kTable && x == std::floor(x)
                      ? code[static_cast<std::size_t>(x)]
-                     : static_cast<double>(std::lower_bound(distinct.begin(), distinct.end(), x) -
-                                           distinct.begin());
+                     : static_cast<double>(std::lower_bound(distinct.begin(), distinct.end(), x) - distinct.begin());
     }
     levels.clear();
     for (double x : distinct) levels.push_back(number_label(x));
@@ -417,8 +408,7 @@ void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
         for (const LabelDicts& t : labels) {
             std::vector<double> code(t.texts[v].size());
             for (std::size_t id = 0; id < code.size(); ++id)
-                code[id] = static_cast<double>(
-                    std::lower_bound(all.begin(), all.end(), t.texts[v][id]) - all.begin());
+                code[id] = static_cast<double>(std::lower_bound(all.begin(), all.end(), t.texts[v][id]) - all.begin());
             for (std::size_t k = t.lo; k < t.hi; ++k) col[k] = code[static_cast<std::size_t>(col[k])];
         }
         d.levels[v] = std::move(all);
@@ -436,8 +426,7 @@ bool has_label_column(const Table& t) {
     std::int64_t best_labels = 0;
     for (std::size_t v = 0; v < n_vars; ++v) {
         const double* col = t.values + static_cast<std::int64_t>(v) * m;
-        const std::int64_t labels =
-            std::count_if(col, col + m, [](double x) { return std::isnan(x); });
+        const std::int64_t labels = std::count_if(col, col + m, [](double x) { return std::isnan(x); });
         if (labels == 0) continue;
         if (labels == m) {
             label_column = true;
@@ -482,14 +471,11 @@ bool has_label_column(const Table& t) {
     const Line& line = (*t.lines)[static_cast<std::size_t>(best_k)];
     const std::string_view text = cell(best_k, best_v);
     const bool stray_label = best_labels <= m - best_labels;
-    const std::string counts = " (" + std::to_string(stray_label ? m - best_labels : best_labels) +
-                               " of its " + std::to_string(m) + " cells are " +
-                               (stray_label ? "numbers)" : "labels)");
-    if (stray_label)
-        throw MixedColumn(cell_error(t, line.row, best_v, Cell::NonNumeric, text) + counts);
+    const std::string counts = " (" + std::to_string(stray_label ? m - best_labels : best_labels) + " of its " +
+                               std::to_string(m) + " cells are " + (stray_label ? "numbers)" : "labels)");
+    if (stray_label) throw MixedColumn(cell_error(t, line.row, best_v, Cell::NonNumeric, text) + counts);
     throw MixedColumn(*t.path + ":" + std::to_string(line.row) + ":" + std::to_string(best_v + 1) +
-                      ": numeric value '" + shown(text) + "' in column '" + (*t.names)[best_v] +
-                      "'" + counts);
+                      ": numeric value '" + shown(text) + "' in column '" + (*t.names)[best_v] + "'" + counts);
 }
 
 }  // namespace
@@ -508,8 +494,7 @@ char sniff_delimiter(std::string_view header, std::string_view first_data) {
             }
         }
         if (best) return best;
-        if (field_count(header, kWhitespace) == field_count(first_data, kWhitespace))
-            return kWhitespace;
+        if (field_count(header, kWhitespace) == field_count(first_data, kWhitespace)) return kWhitespace;
     }
     char best = kWhitespace;
     std::size_t best_count = 0;
@@ -553,8 +538,7 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     if (!have_header) throw InputError(path + ":1: no header row (the file is empty)");
 
     const std::string_view header_text = text.substr(header.begin, header.size);
-    const std::string_view first_data =
-        lines.empty() ? std::string_view() : text.substr(lines[0].begin, lines[0].size);
+    const std::string_view first_data = lines.empty() ? std::string_view() : text.substr(lines[0].begin, lines[0].size);
     const char delim = sniff_delimiter(header_text, first_data);
 
     std::vector<std::string_view> fields;
@@ -570,17 +554,15 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
             throw InputError(at_header + std::to_string(c + 1) +
                              ": empty name in header for "
                              "column " +
-                             std::to_string(c + 1) +
-                             " (a row-index column? write the file without it)");
+                             std::to_string(c + 1) + " (a row-index column? write the file without it)");
         const auto [it, fresh] = seen.emplace(name, c);
         if (!fresh)
-            throw InputError(at_header + std::to_string(c + 1) + ": duplicate column name '" +
-                             name + "' (also column " + std::to_string(it->second + 1) + ")");
+            throw InputError(at_header + std::to_string(c + 1) + ": duplicate column name '" + name +
+                             "' (also column " + std::to_string(it->second + 1) + ")");
         names.push_back(std::move(name));
     }
     if (lines.empty())
-        throw InputError(path + ":" + std::to_string(header.row + 1) +
-                         ": no data rows after the header");
+        throw InputError(path + ":" + std::to_string(header.row + 1) + ": no data rows after the header");
 
     Dataset d;
     d.n_samples = static_cast<std::int64_t>(lines.size());
@@ -602,8 +584,7 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     // first failing block holds the first error in file order.
     constexpr std::size_t parallel_bytes = std::size_t{4} << 20;
     std::size_t n_threads = 1;
-    if (text.size() >= parallel_bytes)
-        n_threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+    if (text.size() >= parallel_bytes) n_threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
     n_threads = std::min(n_threads, lines.size());
     std::vector<FirstError> errors(n_threads);
     std::vector<LabelDicts> labels(mode == TableMode::Labels ? n_threads : 0);
@@ -632,8 +613,7 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
         if (e.non_numeric) throw NonNumericCell(e.message);
         throw InputError(e.message);
     }
-    if (t.auto_mode && std::any_of(errors.begin(), errors.end(),
-                                   [](const FirstError& e) { return e.saw_label; })) {
+    if (t.auto_mode && std::any_of(errors.begin(), errors.end(), [](const FirstError& e) { return e.saw_label; })) {
         if (has_label_column(t)) return parse_table(text, path, TableMode::Labels);
     }
 
@@ -690,8 +670,7 @@ void discretize(Dataset& d, const std::string& where) {
 
 Dataset read_table(const std::string& path, TableMode mode, const std::vector<std::string>& na_values) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError("cannot open '" + path + "': Is a directory");
+    if (std::filesystem::is_directory(path, ec)) throw InputError("cannot open '" + path + "': Is a directory");
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
     std::string text;

@@ -72,8 +72,8 @@ Dataset read_table(const std::string& path, TableMode mode = TableMode::Numeric,
 
 /// read_table on text already in memory; `path` is only used in messages and as
 /// Dataset::source.
-Dataset parse_table(std::string_view text, const std::string& path,
-                    TableMode mode = TableMode::Numeric, const std::vector<std::string>& na_values = {});
+Dataset parse_table(std::string_view text, const std::string& path, TableMode mode = TableMode::Numeric,
+                    const std::vector<std::string>& na_values = {});
 
 /// Turn continuous-typed data (e.g. read from HDF5) into discrete data in place: each
 /// column's distinct values, in increasing order, become codes 0..r-1 and their shortest

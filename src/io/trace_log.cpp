@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kMagic[8] = {'C', 'U', 'D', 'A', 'G', 'T', 'R', 'C'};
 constexpr std::uint64_t kVersion = 1;
-constexpr std::uint64_t kHeaderBytes = 32;  // magic, version, run id, chains
+constexpr std::uint64_t kHeaderBytes = 32;       // magic, version, run id, chains
 constexpr std::uint64_t kBlockHeaderBytes = 24;  // from, to, checksum
 
 std::uint64_t fnv1a(const void* data, std::size_t size) {
@@ -76,8 +76,7 @@ void TraceLog::write_all(const void* data, std::size_t size) {
         const ssize_t w = ::write(fd_, p, size);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0)
-            throw InputError("cannot write checkpoint '" + checkpoint_ + "' (its trace log): " +
-                             std::strerror(errno));
+            throw InputError("cannot write checkpoint '" + checkpoint_ + "' (its trace log): " + std::strerror(errno));
         p += w;
         size -= static_cast<std::size_t>(w);
         bytes_ += static_cast<std::uint64_t>(w);
@@ -103,8 +102,8 @@ TraceLog TraceLog::create(const std::string& checkpoint, std::int64_t chains) {
     return log;
 }
 
-TraceLog TraceLog::reopen(const std::string& checkpoint, std::uint64_t run_id, std::uint64_t bytes,
-                          std::int64_t chains, std::int64_t kept) {
+TraceLog TraceLog::reopen(const std::string& checkpoint, std::uint64_t run_id, std::uint64_t bytes, std::int64_t chains,
+                          std::int64_t kept) {
     TraceLog log;
     log.checkpoint_ = checkpoint;
     log.path_ = trace_log_path(checkpoint);
@@ -153,8 +152,9 @@ std::vector<std::vector<double>> read_trace_log(const std::string& checkpoint, s
     const std::string path = trace_log_path(checkpoint);
     const std::string where = "its trace log '" + path + "'";
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(where + " cannot be read (" + std::strerror(errno) +
-                              "; it is written beside the checkpoint: keep the two together)");
+    if (!in)
+        throw InputError(where + " cannot be read (" + std::strerror(errno) +
+                         "; it is written beside the checkpoint: keep the two together)");
     const auto read_u64 = [&](std::uint64_t& v) { return static_cast<bool>(in.read(reinterpret_cast<char*>(&v), 8)); };
     char magic[8] = {};
     std::uint64_t version = 0, id = 0, n_chains = 0;
@@ -178,8 +178,8 @@ std::vector<std::vector<double>> read_trace_log(const std::string& checkpoint, s
             throw InputError(where + " holds iterations beyond the " + std::to_string(kept) +
                              " kept ones the checkpoint records");
         if (from != to_prev || to <= from)
-            throw InputError(where + " has a block of iterations [" + std::to_string(from) + ", " +
-                             std::to_string(to) + ") at byte " + std::to_string(at) + ", out of sequence");
+            throw InputError(where + " has a block of iterations [" + std::to_string(from) + ", " + std::to_string(to) +
+                             ") at byte " + std::to_string(at) + ", out of sequence");
         const std::uint64_t size = static_cast<std::uint64_t>(chains) * (to - from) * sizeof(double);
         if (bytes - at - kBlockHeaderBytes < size)
             throw InputError(where + " ends inside the block at byte " + std::to_string(at));

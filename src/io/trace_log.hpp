@@ -63,8 +63,8 @@ public:
     void state_committed() { committed_ = true; }
 
     std::uint64_t run_id() const { return run_id_; }
-    std::uint64_t bytes() const { return bytes_; }          ///< the log's length
-    std::int64_t kept() const { return kept_; }             ///< kept iterations it holds per chain
+    std::uint64_t bytes() const { return bytes_; }  ///< the log's length
+    std::int64_t kept() const { return kept_; }     ///< kept iterations it holds per chain
 
 private:
     TraceLog() = default;

@@ -73,13 +73,12 @@ std::vector<CpdagEdge> cpdag_edges(const Pdag& g) {
             else if (at_i == Mark::Arrow && at_j == Mark::Arrow)
                 edges.push_back({i, j, EdgeKind::Bidirected});
             else
-                throw LogicError("internal error: edge " + std::to_string(i) + "-" +
-                                 std::to_string(j) + " has an end with no mark");
+                throw LogicError("internal error: edge " + std::to_string(i) + "-" + std::to_string(j) +
+                                 " has an end with no mark");
         }
     }
-    std::sort(edges.begin(), edges.end(), [](const CpdagEdge& x, const CpdagEdge& y) {
-        return x.a != y.a ? x.a < y.a : x.b < y.b;
-    });
+    std::sort(edges.begin(), edges.end(),
+              [](const CpdagEdge& x, const CpdagEdge& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
     return edges;
 }
 
@@ -106,9 +105,7 @@ int amat_code(const Pdag& g, std::int32_t a, std::int32_t b) {
 
 namespace {
 
-void check_result(const GraphView& r) {
-    CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.graph.n());
-}
+void check_result(const GraphView& r) { CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.graph.n()); }
 
 std::string dot_quote(const std::string& s) {
     std::string out = "\"";
@@ -130,11 +127,7 @@ std::string dot_quote(const std::string& s) {
 /// Appends the C-style escape of a backslash, tab, newline or carriage return (`\\`, `\t`,
 /// `\n`, `\r`) to `out`; false, appending nothing, for any other character.
 bool append_c_escape(std::string& out, char c) {
-    const char* e = c == '\\'   ? "\\\\"
-                    : c == '\t' ? "\\t"
-                    : c == '\n' ? "\\n"
-                    : c == '\r' ? "\\r"
-                                : nullptr;
+    const char* e = c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : c == '\r' ? "\\r" : nullptr;
     if (e) out += e;
     return e != nullptr;
 }
@@ -200,8 +193,7 @@ std::string find_on_path(const std::string& name) {
         const std::string dir = end > start ? path.substr(start, end - start) : ".";
         const std::string candidate = dir + "/" + name;
         struct stat st {};
-        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-            ::access(candidate.c_str(), X_OK) == 0)
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
             return candidate;
         start = end + 1;
     }
@@ -253,8 +245,7 @@ void write_edges(const GraphView& r, const std::string& path) {
     check_result(r);
     std::string out = "source\ttarget\tmark\n";
     for (const CpdagEdge& e : cpdag_edges(r.graph))
-        out += tsv_escape(r.names[e.a]) + "\t" + tsv_escape(r.names[e.b]) + "\t" +
-               edge_mark(e.kind) + "\n";
+        out += tsv_escape(r.names[e.a]) + "\t" + tsv_escape(r.names[e.b]) + "\t" + edge_mark(e.kind) + "\n";
     TextFile f(path);
     f.write(out);
     f.close();
@@ -278,8 +269,7 @@ void write_json(const GraphView& r, const std::string& path) {
     bool first = true;
     auto link = [&](std::int32_t s, std::int32_t t, EdgeKind kind) {
         out += std::string(first ? "" : ",") + "\n    {\"source\": " + json_quote(r.names[s]) +
-               ", \"target\": " + json_quote(r.names[t]) + ", \"mark\": \"" + edge_mark(kind) +
-               "\"}";
+               ", \"target\": " + json_quote(r.names[t]) + ", \"mark\": \"" + edge_mark(kind) + "\"}";
         first = false;
     };
     for (const CpdagEdge& e : cpdag_edges(r.graph)) {
@@ -306,8 +296,7 @@ void write_amat(const GraphView& r, const std::string& path) {
     std::vector<char> codes(static_cast<std::size_t>(n));
     for (std::int32_t a = 0; a < n; ++a) {
         std::fill(codes.begin(), codes.end(), '0');
-        for (std::int32_t b : r.graph.neighbours(a))
-            codes[b] = static_cast<char>('0' + amat_code(r.graph, a, b));
+        for (std::int32_t b : r.graph.neighbours(a)) codes[b] = static_cast<char>('0' + amat_code(r.graph, a, b));
         line = csv_quote(r.names[a]);
         line.reserve(line.size() + 2 * static_cast<std::size_t>(n) + 1);
         for (char c : codes) {
@@ -392,8 +381,7 @@ bool run_helper(const std::string& program, std::vector<std::string> args, const
 
 bool write_graphviz_image(const GraphView& r, const std::string& path, const std::string& format,
                           std::string& message) {
-    if (format != "png" && format != "svg")
-        throw InputError("unknown image format '" + format + "' (valid: png, svg)");
+    if (format != "png" && format != "svg") throw InputError("unknown image format '" + format + "' (valid: png, svg)");
     check_result(r);
     if (find_on_path("dot").empty()) {
         message = "graphviz 'dot' not found on PATH: skipped " + path;
@@ -412,8 +400,7 @@ bool write_graphviz_image(const GraphView& r, const std::string& path, const std
 // ---- format sets ---------------------------------------------------------------------
 
 const std::vector<std::string>& format_names() {
-    static const std::vector<std::string> names = {"edges", "dot", "json", "amat",
-                                                   "cl",    "png", "svg"};
+    static const std::vector<std::string> names = {"edges", "dot", "json", "amat", "cl", "png", "svg"};
     return names;
 }
 
@@ -448,9 +435,7 @@ std::string format_path(const std::string& out_h5, const std::string& format) {
     auto ends_with_ci = [&stem](std::string_view ext) {
         if (stem.size() < ext.size()) return false;
         for (std::size_t k = 0; k < ext.size(); ++k)
-            if (std::tolower(static_cast<unsigned char>(stem[stem.size() - ext.size() + k])) !=
-                ext[k])
-                return false;
+            if (std::tolower(static_cast<unsigned char>(stem[stem.size() - ext.size() + k])) != ext[k]) return false;
         return true;
     };
     if (ends_with_ci(".hdf5"))
@@ -460,9 +445,8 @@ std::string format_path(const std::string& out_h5, const std::string& format) {
     return stem + format_suffix(format);
 }
 
-void write_formats(const GraphView& r, const std::string& out_h5,
-                   const std::vector<std::string>& formats, OutputSet& outputs,
-                   std::ostream& warnings) {
+void write_formats(const GraphView& r, const std::string& out_h5, const std::vector<std::string>& formats,
+                   OutputSet& outputs, std::ostream& warnings) {
     validate_formats(formats);
     check_result(r);
     std::set<std::string> done;

@@ -112,8 +112,7 @@ void write_cl(const GraphView& r, const std::string& path);
 /// sets `message` when dot is not on PATH ("graphviz 'dot' not found on PATH: skipped
 /// <path>") or fails (its exit status); true on success. An unknown format is an
 /// InputError.
-bool write_graphviz_image(const GraphView& r, const std::string& path, const std::string& format,
-                          std::string& message);
+bool write_graphviz_image(const GraphView& r, const std::string& path, const std::string& format, std::string& message);
 
 /// Run `program` (found on PATH) with `args` and wait for it; it is to write `output`.
 /// Returns false with a one-line `message` ("<program> not found on PATH: skipped
@@ -143,8 +142,7 @@ std::string format_path(const std::string& out_h5, const std::string& format);
 /// Files go to temporaries from `outputs` (the caller commits). When Graphviz is missing
 /// or fails, png/svg are skipped with one line on `warnings` and discarded from
 /// `outputs`.
-void write_formats(const GraphView& r, const std::string& out_h5,
-                   const std::vector<std::string>& formats, OutputSet& outputs,
-                   std::ostream& warnings);
+void write_formats(const GraphView& r, const std::string& out_h5, const std::vector<std::string>& formats,
+                   OutputSet& outputs, std::ostream& warnings);
 
 }  // namespace cudag::io

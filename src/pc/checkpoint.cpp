@@ -31,8 +31,7 @@ void write_state(hid_t root, const pc::SkeletonState& s, const std::string& wher
 
 }  // namespace
 
-void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
-                      const std::string& path) {
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path) {
     CheckpointFile file = CheckpointFile::create(path, pc_format, config_hash);
     const hid_t root = file.root();
     const std::string& where = file.where();
@@ -46,8 +45,8 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
     file.commit();
 }
 
-void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash,
-                      const std::string& path, mpi::Communicator& comm) {
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path,
+                      mpi::Communicator& comm) {
     const layout::RecordParts parts = layout::record_parts(s.sepsets, s.pmax.size(), comm);
     const auto head = [&](hid_t root, const std::string& where) {
         write_state(root, s, where);
@@ -94,8 +93,7 @@ void check_state(const pc::SkeletonState& s, std::int64_t n, const CheckpointFil
 
 }  // namespace
 
-pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash,
-                                  std::int64_t n_vars) {
+pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash, std::int64_t n_vars) {
     const CheckpointFile file = CheckpointFile::open(path, pc_format, config_hash);
     pc::SkeletonState s;
     file.read([&](hid_t root) {

@@ -20,22 +20,20 @@ std::unique_ptr<SkeletonEngine> cpu_fisher(const EngineArgs& a) {
     mpi::run_agreed(a.comm, [&] { ci::check_no_constant_columns(a.data); });
     std::vector<double> corr = ci::correlation_matrix(a.data, threads, a.comm);
     return make_agreed(a.comm, [&] {
-        return std::make_unique<pc::CpuFisherEngine>(std::move(corr), a.data.n_vars,
-                                                   a.data.n_samples, a.policy, threads);
+        return std::make_unique<pc::CpuFisherEngine>(std::move(corr), a.data.n_vars, a.data.n_samples, a.policy,
+                                                     threads);
     });
 }
 
 std::unique_ptr<SkeletonEngine> cpu_discrete(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
-        return std::make_unique<pc::CpuDiscreteEngine>(a.data, a.policy, a.test.discrete,
-                                                     a.backend.threads);
+        return std::make_unique<pc::CpuDiscreteEngine>(a.data, a.policy, a.test.discrete, a.backend.threads);
     });
 }
 
 std::unique_ptr<SkeletonEngine> cpu_cmiknn(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
-        return std::make_unique<pc::CpuCmiKnnEngine>(a.data, a.policy, a.test.cmi, a.max_level,
-                                                   a.backend.threads);
+        return std::make_unique<pc::CpuCmiKnnEngine>(a.data, a.policy, a.test.cmi, a.max_level, a.backend.threads);
     });
 }
 
@@ -61,8 +59,7 @@ const std::vector<EngineEntry>& engine_registry() {
 
 bool picks_gpu(BackendKind kind, const TestPolicy& policy) {
     if (policy.exhaustive && kind == BackendKind::Cuda && cuda_compiled())
-        throw InputError(
-            "--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
+        throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
     if (policy.exhaustive && kind == BackendKind::Auto) return false;
     return cudag::picks_gpu(kind);
 }
@@ -70,15 +67,13 @@ bool picks_gpu(BackendKind kind, const TestPolicy& policy) {
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
     mpi::run_agreed(args.comm, [&] {
-        const BackendKind backend =
-            picks_gpu(args.backend.kind, args.policy) ? BackendKind::Cuda : BackendKind::Cpu;
+        const BackendKind backend = picks_gpu(args.backend.kind, args.policy) ? BackendKind::Cuda : BackendKind::Cpu;
         const auto& reg = engine_registry();
         const auto it = std::find_if(reg.begin(), reg.end(), [&](const EngineEntry& e) {
             return e.test == args.test.kind && e.backend == backend;
         });
         if (it == reg.end())
-            throw InputError("--test " + args.test.name() + " has no " + to_string(backend) +
-                             " engine");
+            throw InputError("--test " + args.test.name() + " has no " + to_string(backend) + " engine");
         make = it->make;
     });
     return make(args);

@@ -19,10 +19,10 @@ namespace cudag::pc {
 /// factory agrees on its errors over `comm` where the engine's set-up can fail on some
 /// ranks only.
 struct EngineArgs {
-    const Dataset& data;       ///< host data; must outlive the engine
-    const TestSpec& test;      ///< the resolved test
-    const TestPolicy& policy;  ///< independence rule, sepset semantics
-    int max_level = -1;        ///< -1: no cap (CMIknn sizes its scratch from it)
+    const Dataset& data;            ///< host data; must outlive the engine
+    const TestSpec& test;           ///< the resolved test
+    const TestPolicy& policy;       ///< independence rule, sepset semantics
+    int max_level = -1;             ///< -1: no cap (CMIknn sizes its scratch from it)
     const BackendContext& backend;  ///< device, threads (resolved: >= 1), tunables
     mpi::Communicator& comm;
 };

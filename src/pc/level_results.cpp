@@ -11,8 +11,8 @@ namespace cudag::pc::detail {
 using mpi::ReduceOp;
 
 std::vector<std::int64_t> row_runs(const Adjacency& a, std::int64_t rb, std::int64_t re, int threads) {
-    const int pieces = static_cast<int>(std::max<std::int64_t>(
-        1, std::min<std::int64_t>(re - rb, 8 * static_cast<std::int64_t>(threads))));
+    const int pieces = static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>(re - rb, 8 * static_cast<std::int64_t>(threads))));
     std::vector<std::int64_t> cut(static_cast<std::size_t>(pieces) + 1, rb);
     const std::int64_t e0 = a.offsets[rb], e1 = a.offsets[re];
     for (int k = 1; k < pieces; ++k) {
@@ -68,8 +68,7 @@ public:
         run_ = 0;
     }
     void new_run() { ++run_; }
-    std::int64_t find(int t, const std::int64_t* offsets, const std::int32_t* cols, std::int32_t b,
-                      std::int32_t a) {
+    std::int64_t find(int t, const std::int64_t* offsets, const std::int32_t* cols, std::int32_t b, std::int32_t a) {
         std::int64_t& c = at_[t][static_cast<std::size_t>(b)];
         if (seen_[t][static_cast<std::size_t>(b)] != run_) {
             seen_[t][static_cast<std::size_t>(b)] = run_;
@@ -231,8 +230,7 @@ bool DeviceResidentResults::reduce_in_engines() {
         std::int32_t ok = 0;
         mpi::run_agreed(comm_, [&] {
             const DeviceResults::PmaxBuffer b = dev_.pmax_buffer();
-            ok = !b.values.empty() && b.values.size() == pmax_.values().size() &&
-                 (!b.device || comm_.device_buffers());
+            ok = !b.values.empty() && b.values.size() == pmax_.values().size() && (!b.device || comm_.device_buffers());
         });
         reduce_in_engines_ = comm_.allreduce(ok, ReduceOp::Min);
     }
@@ -252,8 +250,7 @@ void DeviceResidentResults::gather_pmax(bool take, bool every_rank) {
         // tables never exceed; only rank 0 reads its host table (checkpoints), unless
         // every rank lists its own rows (distributed records).
         mpi::run_agreed(comm_, [&] {
-            if (!in_engines || comm_.rank() == 0 || every_rank)
-                dev_.return_pmax(pmax_, in_engines || !changed_);
+            if (!in_engines || comm_.rank() == 0 || every_rank) dev_.return_pmax(pmax_, in_engines || !changed_);
         });
         trace_.mark("pmax returned (engine)");
     }

@@ -59,8 +59,8 @@ PmaxTable PmaxTable::sparse(const Graph& g, int threads) {
     return t;
 }
 
-PmaxTable PmaxTable::from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets,
-                                    BulkVector<std::int32_t>&& cols, BulkVector<double>&& values) {
+PmaxTable PmaxTable::from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets, BulkVector<std::int32_t>&& cols,
+                                    BulkVector<double>&& values) {
     CUDAG_ASSERT(static_cast<std::int64_t>(offsets.size()) == n + 1);
     CUDAG_ASSERT(static_cast<std::int64_t>(cols.size()) == offsets.back() && values.size() == cols.size());
     PmaxTable t;
@@ -90,7 +90,8 @@ void PmaxTable::raise_all(PairPList pairs, int threads) {
                     at = slot(q.i, q.j);
                 }
                 while (cols_[static_cast<std::size_t>(at)] < q.j) ++at;
-                CUDAG_ASSERT(at < offsets_[static_cast<std::size_t>(q.i) + 1] && cols_[static_cast<std::size_t>(at)] == q.j);
+                CUDAG_ASSERT(at < offsets_[static_cast<std::size_t>(q.i) + 1] &&
+                             cols_[static_cast<std::size_t>(at)] == q.j);
                 s = at;
             }
             raise_slot(s, q.p);
@@ -136,9 +137,7 @@ PairPList PmaxTable::pairs(int threads, std::int64_t row_begin, std::int64_t row
     const std::int64_t rows = row_end - row_begin;
     // Rows in chunks: count each chunk's pairs, then fill each chunk's run of the output.
     const std::int64_t chunks = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, 8 * std::max(1, threads)));
-    const auto row_of_chunk = [&](std::int64_t c) {
-        return static_cast<std::int32_t>(row_begin + rows * c / chunks);
-    };
+    const auto row_of_chunk = [&](std::int64_t c) { return static_cast<std::int32_t>(row_begin + rows * c / chunks); };
     const auto first_slot = [&](std::int32_t i) -> std::size_t {
         if (dense_) return static_cast<std::size_t>(pair_row_begin(i, n_));
         return static_cast<std::size_t>(offsets_[static_cast<std::size_t>(i)]);
@@ -148,7 +147,8 @@ PairPList PmaxTable::pairs(int threads, std::int64_t row_begin, std::int64_t row
             const std::size_t b = first_slot(i), e = i + 1 < n_ ? first_slot(i + 1) : values_.size();
             for (std::size_t k = b; k < e; ++k)
                 if (values_[k] >= 0.0)
-                    emit(i, dense_ ? static_cast<std::int32_t>(i + 1 + static_cast<std::int64_t>(k - b)) : cols_[k], values_[k]);
+                    emit(i, dense_ ? static_cast<std::int32_t>(i + 1 + static_cast<std::int64_t>(k - b)) : cols_[k],
+                         values_[k]);
         }
     };
     std::vector<std::size_t> at(static_cast<std::size_t>(chunks) + 1, 0);
@@ -216,10 +216,12 @@ void SepSetLog::append(std::span<const SepSetLog> parts, int threads) {
         const auto [k, r0] = items[static_cast<std::size_t>(it)];
         const SepSetLog& o = parts[k];
         const std::size_t r1 = std::min(o.size(), r0 + kRecords);
-        std::copy(o.pairs_.begin() + static_cast<std::ptrdiff_t>(2 * r0), o.pairs_.begin() + static_cast<std::ptrdiff_t>(2 * r1),
+        std::copy(o.pairs_.begin() + static_cast<std::ptrdiff_t>(2 * r0),
+                  o.pairs_.begin() + static_cast<std::ptrdiff_t>(2 * r1),
                   pairs_.begin() + static_cast<std::ptrdiff_t>(p0 + 2 * (at_rec[k] + r0)));
         const auto nb = static_cast<std::size_t>(o.offsets_[r0]), ne = static_cast<std::size_t>(o.offsets_[r1]);
-        std::copy(o.nodes_.begin() + static_cast<std::ptrdiff_t>(nb), o.nodes_.begin() + static_cast<std::ptrdiff_t>(ne),
+        std::copy(o.nodes_.begin() + static_cast<std::ptrdiff_t>(nb),
+                  o.nodes_.begin() + static_cast<std::ptrdiff_t>(ne),
                   nodes_.begin() + static_cast<std::ptrdiff_t>(n0 + at_node[k] + nb));
         const auto base = static_cast<std::int64_t>(n0 + at_node[k]);
         for (std::size_t r = r0 + 1; r <= r1; ++r) offsets_[o0 + at_rec[k] + r - 1] = base + o.offsets_[r];
@@ -247,8 +249,8 @@ SepSetLog::Slots SepSetLog::append_uniform(std::size_t count, int set_size, int 
 
 std::vector<std::byte> SepSetLog::serialize() const {
     ByteWriter w;
-    w.reserve(3 * sizeof(std::int64_t) + pairs_.size() * sizeof(std::int32_t) +
-              offsets_.size() * sizeof(std::int64_t) + nodes_.size() * sizeof(std::int32_t));
+    w.reserve(3 * sizeof(std::int64_t) + pairs_.size() * sizeof(std::int32_t) + offsets_.size() * sizeof(std::int64_t) +
+              nodes_.size() * sizeof(std::int32_t));
     w.put_vector(pairs_);
     w.put_vector(offsets_);
     w.put_vector(nodes_);
@@ -279,7 +281,9 @@ SepSets SepSetLog::to_sepsets(int threads) const {
     const std::int64_t chunks = std::max<std::int64_t>(
         1, std::min({static_cast<std::int64_t>(k >> 16), 4 * static_cast<std::int64_t>(std::max(1, threads)),
                      static_cast<std::int64_t>(k / std::max<std::size_t>(nn, 1))}));
-    const auto chunk_begin = [&](std::int64_t c) { return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks)); };
+    const auto chunk_begin = [&](std::int64_t c) {
+        return static_cast<std::size_t>(k * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks));
+    };
     std::vector<std::size_t> hist(static_cast<std::size_t>(chunks) * nn, 0);
     parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
         std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
@@ -302,7 +306,8 @@ SepSets SepSetLog::to_sepsets(int threads) const {
     BulkVector<std::size_t> order(k);
     parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
         std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
-        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r) order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r)
+            order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
     });
     std::atomic<bool> repeated{false};
     const auto j_of = [&](std::size_t r) { return pairs_[2 * r + 1]; };
@@ -331,8 +336,7 @@ SepSets SepSetLog::to_sepsets(int threads) const {
             const auto x = static_cast<std::size_t>(x0);
             const std::size_t r = order[x];
             keys[x] = SepSets::pack(pairs_[2 * r], pairs_[2 * r + 1]);
-            std::copy(nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1],
-                      nodes.begin() + offs[x]);
+            std::copy(nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1], nodes.begin() + offs[x]);
         });
         return SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
     }
@@ -352,8 +356,8 @@ SepSets SepSetLog::to_sepsets(int threads) const {
         for (; x < k && key(order[x]) == pair; ++x) {
             const std::size_t r = order[x];
             merged.clear();
-            std::set_union(set.begin(), set.end(), nodes_.begin() + offsets_[r],
-                           nodes_.begin() + offsets_[r + 1], std::back_inserter(merged));
+            std::set_union(set.begin(), set.end(), nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1],
+                           std::back_inserter(merged));
             set.swap(merged);
         }
         out.append_sorted(pair.first, pair.second, set);
@@ -367,8 +371,8 @@ SepSetLog SepSetLog::from_sepsets(const SepSets& s) {
     return log;
 }
 
-SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first,
-                         std::size_t last, int from, int to, int threads) {
+SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first, std::size_t last,
+                         int from, int to, int threads) {
     const int me = comm.rank();
     std::int64_t size[2] = {0, 0};
     std::int64_t base = 0;
@@ -396,8 +400,7 @@ SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std
     if (me == from) {
         comm.transfer(const_cast<std::uint64_t*>(from_table->keys().data() + first), k, mpi::DataType::Int64, from, to);
         comm.transfer(offs.data(), k + 1, mpi::DataType::Int64, from, to);
-        comm.transfer(const_cast<std::int32_t*>(from_table->nodes().data() + base), v, mpi::DataType::Int32, from,
-                      to);
+        comm.transfer(const_cast<std::int32_t*>(from_table->nodes().data() + base), v, mpi::DataType::Int32, from, to);
         return {};
     }
     BulkVector<std::uint64_t> keys(k);

@@ -32,8 +32,8 @@ public:
     static PmaxTable sparse(const Graph& g, int threads = 1);
     /// A sparse table over the pairs of an upper-triangle CSR (row i's j > i at
     /// [offsets[i], offsets[i+1]) of cols, increasing) with those values; takes the arrays.
-    static PmaxTable from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets,
-                                    BulkVector<std::int32_t>&& cols, BulkVector<double>&& values);
+    static PmaxTable from_upper_csr(std::int64_t n, BulkVector<std::int64_t>&& offsets, BulkVector<std::int32_t>&& cols,
+                                    BulkVector<double>&& values);
     /// A dense or sparse table holding exactly `pairs` (sorted by (i, j)) and their values.
     static PmaxTable from_pairs(std::int64_t n, bool dense, std::span<const PairP> pairs, int threads = 1);
 
@@ -70,8 +70,8 @@ private:
 /// `to`: sizes, then the pairs, offsets and nodes, by Communicator::transfer (point to
 /// point: only `from` and `to` communicate; any other rank returns at once). The result is
 /// empty except on `to` (and when from == to, a copy).
-SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first,
-                         std::size_t last, int from, int to, int threads = 1);
+SepSets transfer_sepsets(mpi::Communicator& comm, const SepSets* from_table, std::size_t first, std::size_t last,
+                         int from, int to, int threads = 1);
 
 /// Separating sets recorded by one rank: (i < j, sorted set) appended in any order.
 class SepSetLog {

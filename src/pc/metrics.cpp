@@ -78,13 +78,10 @@ bool is_dag(const Pdag& g) {
 Pdag dag_to_cpdag(const Pdag& dag) {
     const DirectedView v = directed_view(dag);
     if (v.not_directed)
-        throw InputError("dag_to_cpdag: the edge between nodes " +
-                         std::to_string(v.not_directed->first) + " and " +
-                         std::to_string(v.not_directed->second) +
-                         " is not directed, so the graph is not a DAG");
+        throw InputError("dag_to_cpdag: the edge between nodes " + std::to_string(v.not_directed->first) + " and " +
+                         std::to_string(v.not_directed->second) + " is not directed, so the graph is not a DAG");
     const std::vector<std::int32_t> order = topological_order(v);
-    CUDAG_EXPECTS(dag.n() == 0 || !order.empty(),
-                  "dag_to_cpdag: the graph has a directed cycle, so it is not a DAG");
+    CUDAG_EXPECTS(dag.n() == 0 || !order.empty(), "dag_to_cpdag: the graph has a directed cycle, so it is not a DAG");
 
     const auto n = static_cast<std::int32_t>(dag.n());
     std::vector<std::int32_t> rank(static_cast<std::size_t>(n));
@@ -111,8 +108,7 @@ Pdag dag_to_cpdag(const Pdag& dag) {
         const auto& py = v.parents[y];
         if (py.empty()) continue;
         const std::int32_t x =
-            *std::max_element(py.begin(), py.end(),
-                              [&](std::int32_t a, std::int32_t b) { return rank[a] < rank[b]; });
+            *std::max_element(py.begin(), py.end(), [&](std::int32_t a, std::int32_t b) { return rank[a] < rank[b]; });
         bool done = false;
         for (std::size_t k = 0; k < v.parents[x].size() && !done; ++k) {
             if (label[x][k] != Label::Compelled) continue;
@@ -146,9 +142,8 @@ Pdag dag_to_cpdag(const Pdag& dag) {
 }
 
 Comparison compare_graphs(const Pdag& truth, const Pdag& estimate) {
-    CUDAG_EXPECTS(truth.n() == estimate.n(),
-                  "compare: the true graph has " + std::to_string(truth.n()) +
-                      " nodes but the estimate has " + std::to_string(estimate.n()));
+    CUDAG_EXPECTS(truth.n() == estimate.n(), "compare: the true graph has " + std::to_string(truth.n()) +
+                                                 " nodes but the estimate has " + std::to_string(estimate.n()));
     Comparison c;
     const auto n = static_cast<std::int32_t>(truth.n());
     for (std::int32_t i = 0; i < n; ++i) {
@@ -166,8 +161,7 @@ Comparison compare_graphs(const Pdag& truth, const Pdag& estimate) {
             if (j <= i) continue;
             if (ja == jb) {
                 ++c.tp;
-                if (truth.end(i, j) != estimate.end(i, j) || truth.end(j, i) != estimate.end(j, i))
-                    ++c.shd;
+                if (truth.end(i, j) != estimate.end(i, j) || truth.end(j, i) != estimate.end(j, i)) ++c.shd;
             } else if (ja == j) {
                 ++c.fn;
                 ++c.shd;
@@ -181,8 +175,7 @@ Comparison compare_graphs(const Pdag& truth, const Pdag& estimate) {
     c.n_est_edges = c.tp + c.fp;
     c.precision = c.n_est_edges > 0 ? static_cast<double>(c.tp) / c.n_est_edges : 0.0;
     c.recall = c.n_true_edges > 0 ? static_cast<double>(c.tp) / c.n_true_edges : 0.0;
-    c.f1 = c.precision + c.recall > 0.0 ? 2.0 * c.precision * c.recall / (c.precision + c.recall)
-                                        : 0.0;
+    c.f1 = c.precision + c.recall > 0.0 ? 2.0 * c.precision * c.recall / (c.precision + c.recall) : 0.0;
     return c;
 }
 
@@ -214,9 +207,8 @@ std::string comparison_json(const Comparison& c) {
     auto i = [](std::int64_t v) { return std::to_string(v); };
     return "{\"n_true_edges\": " + i(c.n_true_edges) + ", \"n_est_edges\": " + i(c.n_est_edges) +
            ", \"tp\": " + i(c.tp) + ", \"fp\": " + i(c.fp) + ", \"fn\": " + i(c.fn) +
-           ", \"precision\": " + format_real(c.precision) +
-           ", \"recall\": " + format_real(c.recall) + ", \"f1\": " + format_real(c.f1) +
-           ", \"shd\": " + i(c.shd) + "}";
+           ", \"precision\": " + format_real(c.precision) + ", \"recall\": " + format_real(c.recall) +
+           ", \"f1\": " + format_real(c.f1) + ", \"shd\": " + i(c.shd) + "}";
 }
 
 }  // namespace cudag::pc

@@ -18,8 +18,7 @@
 
 namespace cudag::pc {
 
-Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& opt,
-            const PValueFn& pvalue) {
+Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& opt, const PValueFn& pvalue) {
     CUDAG_EXPECTS(skeleton.n() <= std::numeric_limits<std::int32_t>::max(),
                   "orientation supports at most 2^31 - 1 variables");
     switch (opt.rule) {

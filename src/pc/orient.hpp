@@ -17,8 +17,7 @@
 namespace cudag::pc {
 
 /// p-value of X ⟂ Y | S (S sorted), used by the maxP-type rules.
-using PValueFn =
-    std::function<double(std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s)>;
+using PValueFn = std::function<double(std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s)>;
 
 /// How unshielded colliders are found and how conflicts between them are settled.
 /// Pcalg: pcalg's pc() orientation (udag2pdagRelaxed, solve.confl = FALSE) then
@@ -72,7 +71,6 @@ struct OrientOptions {
 ///
 /// Throws InputError on an unknown rule, a priority outside the rule's range, an
 /// alpha outside [0, 1), or a missing `pvalue` where one is needed.
-Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& opt,
-            const PValueFn& pvalue);
+Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& opt, const PValueFn& pvalue);
 
 }  // namespace cudag::pc

@@ -65,9 +65,7 @@ public:
     std::int64_t n() const { return n_; }
     std::int8_t at(std::int64_t i, std::int64_t j) const { return g_[i * n_ + j]; }
     bool adjacent(std::int64_t i, std::int64_t j) const { return at(i, j) != 0; }
-    bool is_undirected(std::int64_t i, std::int64_t j) const {
-        return at(i, j) == kTail && at(j, i) == kTail;
-    }
+    bool is_undirected(std::int64_t i, std::int64_t j) const { return at(i, j) == kTail && at(j, i) == kTail; }
     bool is_fully_directed(std::int64_t i, std::int64_t j) const {  ///< i --> j
         return at(i, j) == kTail && at(j, i) == kArrow;
     }
@@ -125,8 +123,7 @@ public:
         for (std::int64_t i = 0; i < n_; ++i)
             for (std::int32_t j : nbrs_[i])
                 if (j > i)
-                    p.set(static_cast<std::int32_t>(i), j, static_cast<Mark>(at(i, j)),
-                          static_cast<Mark>(at(j, i)));
+                    p.set(static_cast<std::int32_t>(i), j, static_cast<Mark>(at(i, j)), static_cast<Mark>(at(j, i)));
         return p;
     }
 
@@ -155,12 +152,10 @@ private:
     /// cell the other wrote, so doing them one after the other is the same.
     void adjust_dpath(std::int64_t i, std::int64_t j) {
         set_dpath(j, i);
-        or_into(&rows_[j * words_], &rows_[i * words_], [&](std::int64_t k) {
-            cols_[k * words_ + (j >> 6)] |= std::uint64_t{1} << (j & 63);
-        });
-        or_into(&cols_[i * words_], &cols_[j * words_], [&](std::int64_t k) {
-            rows_[k * words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63);
-        });
+        or_into(&rows_[j * words_], &rows_[i * words_],
+                [&](std::int64_t k) { cols_[k * words_ + (j >> 6)] |= std::uint64_t{1} << (j & 63); });
+        or_into(&cols_[i * words_], &cols_[j * words_],
+                [&](std::int64_t k) { rows_[k * words_ + (i >> 6)] |= std::uint64_t{1} << (i & 63); });
     }
     void reset_dpath() {
         std::fill(rows_.begin(), rows_.end(), 0);
@@ -262,8 +257,7 @@ public:
 
     /// The y of the entries (x, y), in list order.
     std::span<const std::int32_t> seconds(std::int32_t x) const {
-        return {seconds_.data() + offsets_[x],
-                static_cast<std::size_t>(offsets_[x + 1] - offsets_[x])};
+        return {seconds_.data() + offsets_[x], static_cast<std::size_t>(offsets_[x + 1] - offsets_[x])};
     }
     /// f(a0, a1, b1) for each pair of entries (a0, a1), (a1, b1) in
     /// permutations() order with a0 != b1 that `keep(a0, b1)` accepts.
@@ -315,8 +309,7 @@ private:
 /// false. causal-learn's order is a Python set's; every caller below only needs
 /// maxima and existence, which do not depend on it.
 template <typename Visit>
-void for_each_cond_set(const ClGraph& g, std::int32_t x, std::int32_t z, std::int32_t y,
-                       Visit visit) {
+void for_each_cond_set(const ClGraph& g, std::int32_t x, std::int32_t z, std::int32_t y, Visit visit) {
     const auto& nx = g.neighbours(x);
     const auto& nz = g.neighbours(z);
     constexpr std::size_t kMaxDegree = 30;
@@ -463,8 +456,8 @@ struct DefiniteTriples {
 };
 
 /// UCSepset.definite_maxp.
-DefiniteTriples cl_definite_maxp(ClGraph& g, int priority, PValueCache& pv, double alpha,
-                                 bool strict, const Knowledge* bk) {
+DefiniteTriples cl_definite_maxp(ClGraph& g, int priority, PValueCache& pv, double alpha, bool strict,
+                                 const Knowledge* bk) {
     const auto independent = [rule = ci::Decision{alpha, strict}](double p) { return rule.independent(p); };
     DefiniteTriples d;
     std::vector<std::pair<Triple, double>> dict;
@@ -544,11 +537,9 @@ void cl_meek(ClGraph& g, const Knowledge* bk) {
                 loop |= meek_orient(g, i, k, bk);
         });
         adj.for_each_triangle(g, [&](std::int32_t i, std::int32_t j, std::int32_t l) {
-            if (!(g.is_undirected(i, j) && g.is_fully_directed(j, l) && g.is_undirected(i, l)))
-                return;
+            if (!(g.is_undirected(i, j) && g.is_fully_directed(j, l) && g.is_undirected(i, l))) return;
             for (std::int32_t k : adj.seconds(i))
-                if (k > j && g.is_undirected(i, k) && g.is_fully_directed(k, l) &&
-                    !g.adjacent(j, k)) {
+                if (k > j && g.is_undirected(i, k) && g.is_fully_directed(k, l) && !g.adjacent(j, k)) {
                     loop |= meek_orient(g, i, l, bk);
                     return;
                 }
@@ -588,11 +579,10 @@ void cl_definite_meek(ClGraph& g, const DefiniteTriples& d, const Knowledge* bk)
         adj.for_each_triangle(g, [&](std::int32_t i, std::int32_t j, std::int32_t l) {
             if (!g.is_undirected(i, l)) return;
             const Triple lo{j, l, std::numeric_limits<std::int32_t>::min()};
-            for (auto it = std::lower_bound(uc.begin(), uc.end(), lo);
-                 it != uc.end() && (*it)[0] == j && (*it)[1] == l; ++it) {
+            for (auto it = std::lower_bound(uc.begin(), uc.end(), lo); it != uc.end() && (*it)[0] == j && (*it)[1] == l;
+                 ++it) {
                 const std::int32_t k = (*it)[2];
-                if (k > j && g.adjacent(i, k) && g.adjacent(k, l) && !g.adjacent(j, k) &&
-                    non_uc(j, i, k)) {
+                if (k > j && g.adjacent(i, k) && g.adjacent(k, l) && !g.adjacent(j, k) && non_uc(j, i, k)) {
                     loop |= meek_orient(g, i, l, bk);
                     return;
                 }
@@ -605,8 +595,7 @@ void cl_definite_meek(ClGraph& g, const DefiniteTriples& d, const Knowledge* bk)
 
 namespace detail {
 
-Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const OrientOptions& opt,
-                         const PValueFn& pvalue) {
+Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const OrientOptions& opt, const PValueFn& pvalue) {
     int priority = opt.uc_priority;
     if (priority == -1) priority = opt.rule == UcRule::DefiniteMaxP ? 4 : 3;
     const bool needs_p = opt.rule != UcRule::Sepset || priority >= 3;
@@ -627,11 +616,9 @@ Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const Orient
             break;
         case UcRule::DefiniteMaxP: {
             CUDAG_EXPECTS(priority >= 2,
-                          "uc_priority must be -1, 2, 3 or 4 for definiteMaxP, got " +
-                              std::to_string(opt.uc_priority));
-            CUDAG_EXPECTS(
-                opt.alpha >= 0.0 && opt.alpha < 1.0,
-                "alpha must lie in [0, 1) for definiteMaxP, got " + std::to_string(opt.alpha));
+                          "uc_priority must be -1, 2, 3 or 4 for definiteMaxP, got " + std::to_string(opt.uc_priority));
+            CUDAG_EXPECTS(opt.alpha >= 0.0 && opt.alpha < 1.0,
+                          "alpha must lie in [0, 1) for definiteMaxP, got " + std::to_string(opt.alpha));
             const auto d = cl_definite_maxp(g, priority, pv, opt.alpha, opt.independence_strict, bk);
             cl_definite_meek(g, d, bk);
             cl_meek(g, bk);

@@ -24,8 +24,7 @@ namespace {
 
 class KnowledgePdag {
 public:
-    explicit KnowledgePdag(const Graph& skel)
-        : adj_(Adjacency::from_graph(skel)), st_(adj_.nbrs.size(), kUndirected) {}
+    explicit KnowledgePdag(const Graph& skel) : adj_(Adjacency::from_graph(skel)), st_(adj_.nbrs.size(), kUndirected) {}
 
     const Adjacency& adjacency() const { return adj_; }
     std::int64_t n() const { return adj_.n; }
@@ -47,8 +46,7 @@ public:
     }
     std::vector<Mark> marks() const {
         std::vector<Mark> m(st_.size());
-        for (std::size_t s = 0; s < st_.size(); ++s)
-            m[s] = st_[s] == kToward ? Mark::Arrow : Mark::Tail;
+        for (std::size_t s = 0; s < st_.size(); ++s) m[s] = st_[s] == kToward ? Mark::Arrow : Mark::Tail;
         return m;
     }
 
@@ -59,9 +57,7 @@ private:
 };
 
 /// The knowledge forbids a -> b, or requires b -> a.
-bool blocked(const Knowledge& k, std::int32_t a, std::int32_t b) {
-    return k.forbidden(a, b) || k.required(b, a);
-}
+bool blocked(const Knowledge& k, std::int32_t a, std::int32_t b) { return k.forbidden(a, b) || k.required(b, a); }
 
 /// Meek's rules 1-4 for a - b becoming a -> b.
 bool meek_orients(const KnowledgePdag& g, std::int32_t a, std::int32_t b) {
@@ -82,8 +78,7 @@ bool meek_orients(const KnowledgePdag& g, std::int32_t a, std::int32_t b) {
     for (std::int32_t c : g.nbrs(a)) {
         if (c == b || !g.undirected(a, c) || g.adjacent(c, b)) continue;
         for (std::int32_t d : g.nbrs(c))
-            if (d != a && d != b && g.directed(c, d) && g.directed(d, b) && g.adjacent(a, d))
-                return true;
+            if (d != a && d != b && g.directed(c, d) && g.directed(d, b) && g.adjacent(a, d)) return true;
     }
     return false;
 }

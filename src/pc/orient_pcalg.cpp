@@ -21,7 +21,6 @@
 namespace cudag::pc {
 namespace {
 
-
 // =============================================================================
 // pcalg: udag2pdagRelaxed(skel, solve.confl = FALSE, orientCollider = TRUE,
 // rules = c(TRUE, TRUE, TRUE)), as pc() calls it with u2pd = "relaxed".
@@ -48,15 +47,12 @@ bool bit(const std::uint64_t* row, std::int64_t j) { return (row[j >> 6] >> (j &
 class SparsePdag {
 public:
     SparsePdag(const Graph& skeleton, int threads)
-        : adj_(Adjacency::from_graph(skeleton, threads)),
-          st_(adj_.nbrs.size(), kUndirected),
-          rev_(adj_.nbrs.size()) {
+        : adj_(Adjacency::from_graph(skeleton, threads)), st_(adj_.nbrs.size(), kUndirected), rev_(adj_.nbrs.size()) {
         // Walking the rows in order meets the entries (i, j) of each row j in
         // increasing i, which is row j's own order: the reverse slots fill in turn.
         std::vector<std::int64_t> next(adj_.offsets.begin(), adj_.offsets.end() - 1);
         for (std::int64_t i = 0; i < adj_.n; ++i)
-            for (std::int64_t s = adj_.offsets[i]; s < adj_.offsets[i + 1]; ++s)
-                rev_[s] = next[adj_.nbrs[s]]++;
+            for (std::int64_t s = adj_.offsets[i]; s < adj_.offsets[i + 1]; ++s) rev_[s] = next[adj_.nbrs[s]]++;
     }
 
     const Adjacency& adjacency() const { return adj_; }
@@ -104,10 +100,7 @@ private:
 class SepIndex {
 public:
     SepIndex(const SepSets& s, std::int64_t n, int threads)
-        : keys_(s.keys()),
-          offsets_(s.offsets()),
-          nodes_(s.nodes()),
-          first_(static_cast<std::size_t>(n + 1)) {
+        : keys_(s.keys()), offsets_(s.offsets()), nodes_(s.nodes()), first_(static_cast<std::size_t>(n + 1)) {
         parallel_for(0, n + 1, threads, 4096, [&](std::int64_t i, int) {
             const std::uint64_t k = SepSets::pack(static_cast<std::int32_t>(i), 0);
             first_[i] = std::lower_bound(keys_.begin(), keys_.end(), k) - keys_.begin();
@@ -122,8 +115,7 @@ public:
         const auto it = std::lower_bound(b, e, key);
         if (it == e || *it != key) return false;
         const auto r = it - keys_.begin();
-        return std::binary_search(nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1],
-                                  k);
+        return std::binary_search(nodes_.begin() + offsets_[r], nodes_.begin() + offsets_[r + 1], k);
     }
 
 private:
@@ -167,8 +159,7 @@ public:
             for (std::int64_t s = b; s < p.end(v); ++s) ++count[kind_of(p, s)];
             std::int64_t at[3] = {b, b + count[0], b + count[0] + count[1]};
             for (int kind = 0; kind < 3; ++kind) start_[3 * v + kind] = at[kind];
-            for (std::int64_t s = b; s < p.end(v); ++s)
-                pos_[at[kind_of(p, s)]++] = static_cast<std::int32_t>(s - b);
+            for (std::int64_t s = b; s < p.end(v); ++s) pos_[at[kind_of(p, s)]++] = static_cast<std::int32_t>(s - b);
         });
         start_[3 * n] = p.slots();
         std::int64_t pool = 0;
@@ -259,8 +250,7 @@ bool has_nonadjacent_pair(const Graph& skel, const std::vector<std::int32_t>& cs
 /// Whether some z makes a - y - z an unshielded triple with y in neither
 /// separating set of a and z. Scans adj(y) \ adj(a) as a list or, for a node of
 /// high degree, as bit words.
-bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, std::int32_t y,
-                  std::int32_t a) {
+bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, std::int32_t y, std::int32_t a) {
     const std::uint64_t* ra = skel.row(a);
     if (p.degree(y) <= skel.words_per_row()) {
         for (std::int64_t s = p.begin(y); s < p.end(y); ++s) {
@@ -274,8 +264,7 @@ bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, s
         std::uint64_t m = ry[w] & ~ra[w];
         if (w == (a >> 6)) m &= ~(std::uint64_t{1} << (a & 63));
         for (; m; m &= m - 1)
-            if (!sep.contains(a, static_cast<std::int32_t>(w * 64 + std::countr_zero(m)), y))
-                return true;
+            if (!sep.contains(a, static_cast<std::int32_t>(w * 64 + std::countr_zero(m)), y)) return true;
     }
     return false;
 }
@@ -287,8 +276,8 @@ bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, s
 /// to an edge a - b (a < b) made at a all come before those made at b, so the
 /// edge ends as a -> b if some collider has b in the middle and a at an end,
 /// else as b -> a if some collider is the other way round, else undirected.
-void pcalg_colliders(SparsePdag& p, const Graph& skel, const SepIndex& sep,
-                     std::vector<std::uint8_t>& flag, int threads) {
+void pcalg_colliders(SparsePdag& p, const Graph& skel, const SepIndex& sep, std::vector<std::uint8_t>& flag,
+                     int threads) {
     // flag[s], s a slot of row y: some collider has y in the middle and nbr(s) at an end.
     parallel_for(0, p.n(), threads, 8, [&](std::int64_t y, int) {
         for (std::int64_t s = p.begin(y); s < p.end(y); ++s)
@@ -308,8 +297,8 @@ void pcalg_colliders(SparsePdag& p, const Graph& skel, const SepIndex& sep,
 /// edges (a, b) once, by b then a, and for each orients every b - c still
 /// undirected. Only rows b and c write to b - c, so the smaller of the two that
 /// has a qualifying parent decides it; that parent is looked for on threads.
-bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls,
-                 std::vector<std::uint8_t>& flag, int threads) {
+bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, std::vector<std::uint8_t>& flag,
+                 int threads) {
     // flag[s], s = b - c undirected: some parent a of b is not adjacent to c
     // (a != c: c is no parent of b).
     parallel_for(0, p.n(), threads, 16, [&](std::int64_t b, int) {
@@ -319,8 +308,7 @@ bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls,
             const std::uint64_t* rc = skel.row(un.node(k));
             bool found = false;
             if (pa.bits) {
-                for (std::int64_t w = 0; w < cls.words() && !found; ++w)
-                    found = (pa.bits[w] & ~rc[w]) != 0;
+                for (std::int64_t w = 0; w < cls.words() && !found; ++w) found = (pa.bits[w] & ~rc[w]) != 0;
             } else {
                 for (std::int64_t q = 0; q < pa.size && !found; ++q) found = !bit(rc, pa.node(q));
             }
@@ -474,8 +462,7 @@ private:
             side.bits = static_cast<std::int64_t>(pool_.size());
             pool_.resize(pool_.size() + static_cast<std::size_t>(words_), 0);
             for (const auto& [d, t] : side.list)
-                if (away ? p.away(t) : p.toward(t))
-                    pool_[side.bits + (d >> 6)] |= std::uint64_t{1} << (d & 63);
+                if (away ? p.away(t) : p.toward(t)) pool_[side.bits + (d >> 6)] |= std::uint64_t{1} << (d & 63);
         } else if (side.bits >= 0) {
             pool_[side.bits + (c >> 6)] |= std::uint64_t{1} << (c & 63);
         }
@@ -529,14 +516,14 @@ bool walk_candidates(SparsePdag& p, const EdgeClasses& cls, RuleWrites& writes, 
 /// either). The rule writes only those edges, so whether a c joins a and b
 /// through edges directed at the start is known up front; a c reached through
 /// an edge the rule wrote is looked for among its writes at a and at b.
-bool pcalg_rule2(SparsePdag& p, const EdgeClasses& cls, RuleWrites& writes,
-                 std::vector<std::uint8_t>& flag, int threads) {
+bool pcalg_rule2(SparsePdag& p, const EdgeClasses& cls, RuleWrites& writes, std::vector<std::uint8_t>& flag,
+                 int threads) {
     parallel_for(0, p.n(), threads, 16, [&](std::int64_t b, int) {
         const NodeSet pa = cls.get(b, EdgeClasses::kParent);
         const NodeSet un = cls.get(b, EdgeClasses::kUndirected);
         for (std::int64_t k = 0; k < un.size; ++k)
-            flag[un.slot(k)] = find_common(cls.get(un.node(k), EdgeClasses::kChild), pa,
-                                           cls.words(), [](std::int32_t) { return true; });
+            flag[un.slot(k)] = find_common(cls.get(un.node(k), EdgeClasses::kChild), pa, cls.words(),
+                                           [](std::int32_t) { return true; });
     });
     return walk_candidates(p, cls, writes, [&](std::int64_t s, std::int32_t a, std::int64_t) {
         return flag[s] || writes.written_child_is_parent(p, a) ||
@@ -557,11 +544,10 @@ bool pcalg_rule3(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, RuleW
         const NodeSet un = cls.get(b, EdgeClasses::kUndirected);
         for (std::int64_t k = 0; k < un.size; ++k) {
             cs.clear();
-            find_common(cls.get(un.node(k), EdgeClasses::kUndirected), pa, cls.words(),
-                        [&cs](std::int32_t c) {
-                            cs.push_back(c);
-                            return false;
-                        });
+            find_common(cls.get(un.node(k), EdgeClasses::kUndirected), pa, cls.words(), [&cs](std::int32_t c) {
+                cs.push_back(c);
+                return false;
+            });
             flag[un.slot(k)] = has_nonadjacent_pair(skel, cs);
         }
     });
@@ -571,8 +557,7 @@ bool pcalg_rule3(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, RuleW
         cs.clear();
         const NodeSet un_a = cls.get(a, EdgeClasses::kUndirected);
         for (std::int64_t q = 0; q < un_a.size; ++q)
-            if (p.undirected(un_a.slot(q)) && writes.parent_now(p, un_a.node(q)))
-                cs.push_back(un_a.node(q));
+            if (p.undirected(un_a.slot(q)) && writes.parent_now(p, un_a.node(q))) cs.push_back(un_a.node(q));
         return has_nonadjacent_pair(skel, cs);
     });
 }

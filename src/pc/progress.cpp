@@ -15,8 +15,7 @@ std::string format_count(double x) {
 
 }  // namespace
 
-Progress::Progress(Mode mode, std::string label)
-    : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
+Progress::Progress(Mode mode, std::string label) : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
     enabled_ = mode == Mode::Always || (mode == Mode::Auto && isatty(STDERR_FILENO));
 }
 
@@ -27,21 +26,24 @@ void Progress::level(const LevelStats& s) {
     // Work imbalance over ranks: only worth a word when there are several ranks.
     char balance[96] = "";
     if (s.imbalance != 1.0 || s.tests_imbalance != 1.0 || s.merge_seconds > 0)
-        std::snprintf(balance, sizeof balance, ", imbalance %.2f est. %.2f run, merge %.3f s",
-                      s.imbalance, s.tests_imbalance, s.merge_seconds);
+        std::snprintf(balance, sizeof balance, ", imbalance %.2f est. %.2f run, merge %.3f s", s.imbalance,
+                      s.tests_imbalance, s.merge_seconds);
     std::fprintf(stderr, "%s: level %d: %lld tests, %lld removed, %lld edges left%s, %.3f s (%.3f s total)\n",
-                 label_.c_str(), s.level, static_cast<long long>(s.tests),
-                 static_cast<long long>(s.removed), static_cast<long long>(s.edges_after), balance,
-                 s.seconds, t);
+                 label_.c_str(), s.level, static_cast<long long>(s.tests), static_cast<long long>(s.removed),
+                 static_cast<long long>(s.edges_after), balance, s.seconds, t);
     std::fflush(stderr);
 }
 
 std::string Progress::duration(double s) {
     char buf[48];
-    if (s < 120.0) std::snprintf(buf, sizeof buf, "%.0f s", s);
-    else if (s < 7200.0) std::snprintf(buf, sizeof buf, "%.0f min", s / 60.0);
-    else if (s < 3.0 * 86400.0) std::snprintf(buf, sizeof buf, "%.1f h", s / 3600.0);
-    else std::snprintf(buf, sizeof buf, "%.3g days", s / 86400.0);
+    if (s < 120.0)
+        std::snprintf(buf, sizeof buf, "%.0f s", s);
+    else if (s < 7200.0)
+        std::snprintf(buf, sizeof buf, "%.0f min", s / 60.0);
+    else if (s < 3.0 * 86400.0)
+        std::snprintf(buf, sizeof buf, "%.1f h", s / 3600.0);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g days", s / 86400.0);
     return buf;
 }
 

@@ -19,9 +19,9 @@ namespace cudag::pc {
 /// of its row's other neighbours; fewer when entries separate early).
 struct LevelPlan {
     int level = 0;
-    double planned_tests = 0.0;    ///< the upper bound above (saturates near 9.2e18 per row)
-    std::int64_t rows = 0;         ///< rows with something to test (a_i - 1 >= l)
-    std::int64_t max_degree = 0;   ///< the largest a_i
+    double planned_tests = 0.0;   ///< the upper bound above (saturates near 9.2e18 per row)
+    std::int64_t rows = 0;        ///< rows with something to test (a_i - 1 >= l)
+    std::int64_t max_degree = 0;  ///< the largest a_i
 };
 
 /// What happened at one level of the skeleton search.

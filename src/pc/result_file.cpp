@@ -18,17 +18,16 @@
 namespace cudag::pc {
 
 namespace h5 = io::h5;
-using io::CpdagEdge;
 using io::amat_code;
 using io::cpdag_edges;
+using io::CpdagEdge;
 using io::pc_result_format;
 
 namespace {
 
 /// Everything write_result_hdf5 writes; with `parts`, the record datasets (separating
 /// sets, pMax pairs and matrix) are created at their final sizes but left to the ranks.
-void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
-                const layout::RecordParts* parts) {
+void write_head(const pc::PcResult& r, hid_t root, const std::string& where, const layout::RecordParts* parts) {
     const auto n = static_cast<std::int64_t>(r.names.size());
     CUDAG_ASSERT(r.skeleton.n() == n);
     CUDAG_ASSERT(r.cpdag.n() == n);
@@ -41,8 +40,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
     h5::write_scalar_attr(root, "n_samples", H5T_NATIVE_INT64, H5T_STD_I64LE, &n_samples, where);
     h5::write_scalar_attr(root, "n_vars", H5T_NATIVE_INT64, H5T_STD_I64LE, &n, where);
     const double seconds = r.seconds_total;
-    h5::write_scalar_attr(root, "seconds_total", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &seconds,
-                          where);
+    h5::write_scalar_attr(root, "seconds_total", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &seconds, where);
 
     {
         h5::Handle g = h5::create_group(root, "variables", where);
@@ -79,8 +77,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
             std::vector<std::int8_t> amat(un * un, 0);
             for (std::int32_t a = 0; a < n; ++a)
                 for (std::int32_t b : r.cpdag.neighbours(a))
-                    amat[static_cast<std::size_t>(a) * un + b] =
-                        static_cast<std::int8_t>(amat_code(r.cpdag, a, b));
+                    amat[static_cast<std::size_t>(a) * un + b] = static_cast<std::int8_t>(amat_code(r.cpdag, a, b));
             h5::write_array(g.get(), "amat", amat, {un, un}, where);
         }
     }
@@ -119,8 +116,8 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
 /// the n x n dataset `ds` (collective). Entry (a, b) belongs to the rank holding row
 /// min(a, b): rows [lo, hi) from column lo on, and columns [lo, hi) below row hi (the
 /// union of two hyperslabs, which HDF5 walks row by row).
-void write_pmax_matrix_part(hid_t ds, std::span<const pc::PairP> pmax, std::int64_t n, std::int64_t lo,
-                            std::int64_t hi, hid_t xfer, const std::string& where) {
+void write_pmax_matrix_part(hid_t ds, std::span<const pc::PairP> pmax, std::int64_t n, std::int64_t lo, std::int64_t hi,
+                            hid_t xfer, const std::string& where) {
     const std::string what = where + ": cannot write /pmax/matrix";
     h5::Handle fspace = h5::check_id(H5Dget_space(ds), what);
     const auto un = static_cast<hsize_t>(n), ulo = static_cast<hsize_t>(lo), uhi = static_cast<hsize_t>(hi);

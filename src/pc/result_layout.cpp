@@ -14,8 +14,8 @@ namespace {
 /// A pair (i, j) read from a file, checked: 0 <= i < j < n.
 void check_pair(std::int32_t i, std::int32_t j, std::int64_t n, const std::string& where) {
     if (!(i >= 0 && i < j && j < n))
-        throw InputError(where + ": pair (" + std::to_string(i) + ", " + std::to_string(j) +
-                         ") is not 0 <= i < j < " + std::to_string(n));
+        throw InputError(where + ": pair (" + std::to_string(i) + ", " + std::to_string(j) + ") is not 0 <= i < j < " +
+                         std::to_string(n));
 }
 
 }  // namespace
@@ -63,8 +63,7 @@ SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where) {
     const auto offsets = h5::read_array<std::int64_t>(root, "sepsets/offsets", where);
     const auto nodes = h5::read_array<std::int32_t>(root, "sepsets/nodes", where);
     const std::size_t k = pairs.size() / 2;
-    if (offsets.size() != k + 1 || offsets.front() != 0 ||
-        offsets.back() != static_cast<std::int64_t>(nodes.size()))
+    if (offsets.size() != k + 1 || offsets.front() != 0 || offsets.back() != static_cast<std::int64_t>(nodes.size()))
         throw InputError(where + ": /sepsets/offsets does not match /sepsets/pairs and /sepsets/nodes");
     SepSets s;
     for (std::size_t r = 0; r < k; ++r) {
@@ -81,8 +80,7 @@ SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where) {
     return s;
 }
 
-void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n,
-                      const std::string& where) {
+void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n, const std::string& where) {
     std::vector<std::int32_t> pairs;
     std::vector<double> values;
     pairs.reserve(2 * pmax.size());
@@ -100,8 +98,7 @@ void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t
 pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where) {
     const auto pairs = h5::read_array<std::int32_t>(group, "pairs", where);
     const auto values = h5::read_array<double>(group, "values", where);
-    if (pairs.size() != 2 * values.size())
-        throw InputError(where + ": pmax pairs and values differ in length");
+    if (pairs.size() != 2 * values.size()) throw InputError(where + ": pmax pairs and values differ in length");
     pc::PairPList out(values.size());
     for (std::size_t k = 0; k < values.size(); ++k) {
         check_pair(pairs[2 * k], pairs[2 * k + 1], n, where);
@@ -111,8 +108,7 @@ pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& wh
 }
 
 RecordParts record_parts(const SepSets& s, std::size_t pmax_count, mpi::Communicator& comm) {
-    const std::int64_t mine[3] = {static_cast<std::int64_t>(s.size()),
-                                  static_cast<std::int64_t>(s.nodes().size()),
+    const std::int64_t mine[3] = {static_cast<std::int64_t>(s.size()), static_cast<std::int64_t>(s.nodes().size()),
                                   static_cast<std::int64_t>(pmax_count)};
     std::vector<std::int64_t> all(3 * static_cast<std::size_t>(comm.size()));
     comm.allgather(mine, all.data(), 3, mpi::DataType::Int64);
@@ -139,8 +135,7 @@ void create_sepsets(hid_t root, const RecordParts& parts, const std::string& whe
     h5::create_dataset(grp.get(), "nodes", h5::TypeOf<std::int32_t>::file(), {parts.nodes_total}, where);
 }
 
-void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, hid_t xfer,
-                        const std::string& where) {
+void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, hid_t xfer, const std::string& where) {
     const std::string what = where + ": cannot write /sepsets";
     const hsize_t k = s.size();
     std::vector<std::int32_t> pairs(2 * k);
@@ -175,8 +170,8 @@ void create_pmax_pairs(hid_t group, const RecordParts& parts, const std::string&
     h5::create_dataset(group, "values", h5::TypeOf<double>::file(), {parts.pmax_total}, where);
 }
 
-void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts,
-                           hid_t xfer, const std::string& where) {
+void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts, hid_t xfer,
+                           const std::string& where) {
     const std::string what = where + ": cannot write pMax";
     std::vector<std::int32_t> pairs(2 * pmax.size());
     std::vector<double> values(pmax.size());
@@ -186,15 +181,14 @@ void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const R
         values[k] = pmax[k].p;
     }
     h5::Handle ds = h5::check_id(H5Dopen2(group, "pairs", H5P_DEFAULT), what);
-    h5::transfer_block(ds.get(), H5T_NATIVE_INT32, pairs.data(), {parts.pmax_first, 0}, {pmax.size(), 2}, xfer,
-                       true, what);
+    h5::transfer_block(ds.get(), H5T_NATIVE_INT32, pairs.data(), {parts.pmax_first, 0}, {pmax.size(), 2}, xfer, true,
+                       what);
     ds = h5::check_id(H5Dopen2(group, "values", H5P_DEFAULT), what);
-    h5::transfer_block(ds.get(), H5T_NATIVE_DOUBLE, values.data(), {parts.pmax_first}, {pmax.size()}, xfer,
-                       true, what);
+    h5::transfer_block(ds.get(), H5T_NATIVE_DOUBLE, values.data(), {parts.pmax_first}, {pmax.size()}, xfer, true, what);
 }
 
-void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax,
-                        const RecordParts& parts, hid_t xfer, const std::string& where) {
+void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax, const RecordParts& parts,
+                        hid_t xfer, const std::string& where) {
     write_sepsets_part(root, s, parts, xfer, where);
     h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": no /pmax");
     write_pmax_pairs_part(g.get(), pmax, parts, xfer, where);
@@ -241,8 +235,7 @@ std::vector<pc::LevelStats> read_levels(hid_t root, const std::string& where) {
         throw InputError(where + ": the /levels datasets differ in length");
     std::vector<pc::LevelStats> out(k);
     for (std::size_t r = 0; r < k; ++r)
-        out[r] = {level[r], tests[r], removed[r], edges_after[r], secs[r], imbalance[r], tests_imbalance[r],
-                  merge[r]};
+        out[r] = {level[r], tests[r], removed[r], edges_after[r], secs[r], imbalance[r], tests_imbalance[r], merge[r]};
     return out;
 }
 

@@ -24,8 +24,7 @@ void write_sepsets(hid_t root, const SepSets& s, const std::string& where);
 SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where);
 
 /// {pairs (int32 P×2), values (float64 P)} in `group`.
-void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n,
-                      const std::string& where);
+void write_pmax_pairs(hid_t group, std::span<const pc::PairP> pmax, std::int64_t n, const std::string& where);
 pc::PairPList read_pmax_pairs(hid_t group, std::int64_t n, const std::string& where);
 
 /// Where a rank's part of the distributed records (PcResult::record_rows) lies in the
@@ -45,14 +44,13 @@ RecordParts record_parts(const SepSets& s, std::size_t pmax_count, mpi::Communic
 /// into them. The file then holds what write_sepsets / write_pmax_pairs write for the
 /// records of all ranks laid end to end.
 void create_sepsets(hid_t root, const RecordParts& parts, const std::string& where);
-void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, hid_t xfer,
-                        const std::string& where);
+void write_sepsets_part(hid_t root, const SepSets& s, const RecordParts& parts, hid_t xfer, const std::string& where);
 void create_pmax_pairs(hid_t group, const RecordParts& parts, const std::string& where);
-void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts,
-                           hid_t xfer, const std::string& where);
+void write_pmax_pairs_part(hid_t group, std::span<const pc::PairP> pmax, const RecordParts& parts, hid_t xfer,
+                           const std::string& where);
 /// write_sepsets_part, then write_pmax_pairs_part into /pmax.
-void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax,
-                        const RecordParts& parts, hid_t xfer, const std::string& where);
+void write_records_part(hid_t root, const SepSets& s, std::span<const pc::PairP> pmax, const RecordParts& parts,
+                        hid_t xfer, const std::string& where);
 
 /// /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
 /// tests_imbalance (float64)}.

@@ -38,11 +38,9 @@ void validate(const PcConfig& cfg, const Dataset& data) {
     const int rule = cfg.uc_rule.value_or(0);
     const int prio = cfg.uc_priority.value_or(2);
     if (rule == 2 && (prio == 0 || prio == 1))
-        throw InputError("--uc-rule 2 (definiteMaxP) takes --uc-priority -1, 2, 3 or 4, got " +
-                         std::to_string(prio));
+        throw InputError("--uc-rule 2 (definiteMaxP) takes --uc-priority -1, 2, 3 or 4, got " + std::to_string(prio));
     if (data.n_vars < 2)
-        throw InputError(data.source + ": PC needs at least 2 variables, found " +
-                         std::to_string(data.n_vars));
+        throw InputError(data.source + ": PC needs at least 2 variables, found " + std::to_string(data.n_vars));
     if (!cfg.knowledge.empty()) {
         if (cfg.knowledge.n() != data.n_vars)
             throw InputError("background knowledge is over " + std::to_string(cfg.knowledge.n()) +
@@ -73,8 +71,8 @@ void validate(const PcConfig& cfg, const Dataset& data) {
         throw InputError(data.source + ": " + std::to_string(data.n_samples) +
                          " samples; Fisher-z needs at least 4 (more than l+3 at level l)");
     if (cfg.max_level >= 0 && data.n_samples <= cfg.max_level + 3)
-        throw InputError(data.source + ": " + std::to_string(data.n_samples) +
-                         " samples are too few for --max-level " + std::to_string(cfg.max_level) +
+        throw InputError(data.source + ": " + std::to_string(data.n_samples) + " samples are too few for --max-level " +
+                         std::to_string(cfg.max_level) +
                          " (Fisher-z needs more than l+3 = " + std::to_string(cfg.max_level + 3) +
                          "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
 }
@@ -110,8 +108,7 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
     h.add_value(data.n_samples);
     for (const std::string& nm : data.names) h.add_string(nm);
     h.add_bytes(data.values.data(), data.values.size() * sizeof(double));
-    for (const std::string& entry : resolve_test(cfg, data).digest_entries(data.n_samples))
-        h.add_string(entry);
+    for (const std::string& entry : resolve_test(cfg, data).digest_entries(data.n_samples)) h.add_string(entry);
     h.add_value(cfg.alpha);
     h.add_string(to_string(cfg.compat));
     cfg.knowledge.add_to(h);
@@ -121,8 +118,8 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
 double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
     const double n = static_cast<double>(data.n_vars);
     const double m = static_cast<double>(data.n_samples);
-    double bytes = 4.0 * n * n / 8.0;       // adjacency bit graphs (graph, snapshots, CPDAG)
-    if (n <= 4096) bytes += 8.0 * n * n;    // the dense pMax table
+    double bytes = 4.0 * n * n / 8.0;     // adjacency bit graphs (graph, snapshots, CPDAG)
+    if (n <= 4096) bytes += 8.0 * n * n;  // the dense pMax table
     const TestKind test = resolve_test(cfg, data).kind;
     if (!is_discrete(test)) {
         bytes += 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
@@ -194,10 +191,8 @@ SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& data, const
     sk.forbidden_pairs = cfg.knowledge.forbidden_pairs();
     sk.required_pairs = cfg.knowledge.required_pairs();
     if (test.kind == TestKind::FisherZ) {
-        sk.max_supported_level =
-            static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
-        sk.supported_level_reason =
-            data.source + " has " + std::to_string(data.n_samples) + " samples";
+        sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
+        sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
     }
     return sk;
 }
@@ -211,8 +206,7 @@ SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& data, const S
     if (!cfg.checkpoint.empty()) {
         const std::string hash = config_hash(data, cfg);
         mpi::run_agreed(comm, [&] {
-            if (cfg.resume && comm.rank() == 0)
-                hooks.resume = pc::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
+            if (cfg.resume && comm.rank() == 0) hooks.resume = pc::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
         });
         if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
         hooks.on_checkpoint = [&cfg, &comm, hash, parts = sk.distributed_records](const SkeletonState& s) {
@@ -264,13 +258,11 @@ void add_run_config(PcResult& r, const PcConfig& cfg, const Dataset& data, const
     c.emplace_back("sepset_rule", sk.policy.exhaustive ? "union of all separating sets (causal-learn)"
                                                        : "lexicographically smallest, lower endpoint first");
     const bool knowledge_orients = oo.knowledge && oo.knowledge->has_directions();
-    c.emplace_back("orientation", oo.rule == UcRule::Pcalg ? (knowledge_orients
-                                                                  ? "background knowledge, pcalg colliders, Meek rules 1-4"
-                                                                  : "pcalg udag2pdagRelaxed")
-                                                           : "causal-learn uc_rule " +
-                                                                 std::to_string(static_cast<int>(oo.rule)) +
-                                                                 " uc_priority " +
-                                                                 std::to_string(oo.uc_priority));
+    c.emplace_back("orientation", oo.rule == UcRule::Pcalg
+                                      ? (knowledge_orients ? "background knowledge, pcalg colliders, Meek rules 1-4"
+                                                           : "pcalg udag2pdagRelaxed")
+                                      : "causal-learn uc_rule " + std::to_string(static_cast<int>(oo.rule)) +
+                                            " uc_priority " + std::to_string(oo.uc_priority));
     if (!cfg.knowledge.empty()) c.emplace_back("knowledge", cfg.knowledge.summary());
     c.emplace_back("backend", engine);
     c.emplace_back("threads", std::to_string(threads));
@@ -306,7 +298,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         cfg.on_note(what + buf);
     };
     note(engine.name() + " engine set up (" +
-             (cmiknn ? "columns transformed" : discrete ? "codes" : "correlation matrix") +
+             (cmiknn     ? "columns transformed"
+              : discrete ? "codes"
+                         : "correlation matrix") +
              " included):",
          seconds_since(t0));
     if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());

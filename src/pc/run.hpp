@@ -72,8 +72,8 @@ std::int64_t rescale_extreme_columns(Dataset& data, const PcConfig& cfg);
 /// The test a run of `cfg` on `data` uses (pc::resolve_test with cfg's alpha and compat).
 TestSpec resolve_test(const PcConfig& cfg, const Dataset& data);
 
-/// Run PC-stable on `data` (continuous data with Fisher-z, discrete data with χ²/G²). Fills every PcResult field except `config`
-/// provenance entries the caller adds (input path, command line).
+/// Run PC-stable on `data` (continuous data with Fisher-z, discrete data with χ²/G²). Fills every PcResult field except
+/// `config` provenance entries the caller adds (input path, command line).
 PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 
 /// The distributed form: every rank of `comm` calls it with the same data and options.

@@ -47,16 +47,25 @@ void for_each_bit(const Graph& g, std::int64_t row_begin, std::int64_t row_end, 
 /// The distributed search: state that lives across levels on every rank.
 class Search {
 public:
-    Search(SkeletonEngine& engine, const SkeletonOptions& opt, Communicator& comm,
-           const LevelCallback& on_level, const SkeletonHooks& hooks)
-        : engine_(engine), opt_(opt), pol_(opt.policy), comm_(comm), on_level_(on_level),
-          hooks_(hooks), n_(engine.n_vars()), dense_(n_ <= opt.dense_pmax_limit), g_(n_),
+    Search(SkeletonEngine& engine, const SkeletonOptions& opt, Communicator& comm, const LevelCallback& on_level,
+           const SkeletonHooks& hooks)
+        : engine_(engine),
+          opt_(opt),
+          pol_(opt.policy),
+          comm_(comm),
+          on_level_(on_level),
+          hooks_(hooks),
+          n_(engine.n_vars()),
+          dense_(n_ <= opt.dense_pmax_limit),
+          g_(n_),
           threads_(std::max(1, opt.threads)) {
         // Device-resident results for an engine that offers them, unless every set of a
         // level is tested (exhaustive: the host unites the sets).
         DeviceResults* dev = opt.policy.exhaustive ? nullptr : engine.device_results();
-        if (dev) results_ = std::make_unique<detail::DeviceResidentResults>(*dev, comm_, pmax_, log_, trace_);
-        else results_ = std::make_unique<detail::HostResults>(pol_, n_, comm_, pmax_, log_, trace_);
+        if (dev)
+            results_ = std::make_unique<detail::DeviceResidentResults>(*dev, comm_, pmax_, log_, trace_);
+        else
+            results_ = std::make_unique<detail::HostResults>(pol_, n_, comm_, pmax_, log_, trace_);
         distributed_ = opt.distributed_records && comm_.size() > 1;
         if (distributed_) {
             // Record rows: blocks of equal pair counts (row i has the n - 1 - i pairs i < j),
@@ -77,9 +86,8 @@ public:
             if ((have_next_ ? next_max_degree_ : g_.max_degree()) - 1 < l) break;
             mpi::run_agreed(comm_, [&] {
                 if (opt_.max_supported_level >= 0 && l > opt_.max_supported_level)
-                    throw InputError("level " + std::to_string(l) + " needs more than " +
-                                     std::to_string(l + 3) + " samples (" +
-                                     opt_.supported_level_reason + "); rerun with --max-level " +
+                    throw InputError("level " + std::to_string(l) + " needs more than " + std::to_string(l + 3) +
+                                     " samples (" + opt_.supported_level_reason + "); rerun with --max-level " +
                                      std::to_string(l - 1));
             });
             level(l);
@@ -129,9 +137,8 @@ private:
         const auto t0 = std::chrono::steady_clock::now();
         trace_.start();
         // Every rank runs all rows when the engine finds that cheaper than sharing.
-        const bool everywhere =
-            comm_.size() == 1 || (opt_.level0_on_every_rank < 0 ? engine_.level0_on_every_rank()
-                                                                : opt_.level0_on_every_rank != 0);
+        const bool everywhere = comm_.size() == 1 || (opt_.level0_on_every_rank < 0 ? engine_.level0_on_every_rank()
+                                                                                    : opt_.level0_on_every_rank != 0);
         Adjacency empty;
         empty.n = n_;
         const RowPartition part = mpi::partition_rows(row_work(empty, 0), everywhere ? 1 : comm_.size());
@@ -293,8 +300,9 @@ private:
         for (std::size_t r = 0; r < keys.size(); ++r) {
             const auto [i, j] = SepSets::unpack(keys[r]);
             if (knowledge_pair(i, j)) continue;
-            kept.append_sorted(i, j, nodes.subspan(static_cast<std::size_t>(offs[r]),
-                                                   static_cast<std::size_t>(offs[r + 1] - offs[r])));
+            kept.append_sorted(
+                i, j,
+                nodes.subspan(static_cast<std::size_t>(offs[r]), static_cast<std::size_t>(offs[r + 1] - offs[r])));
         }
         res.sepsets = std::move(kept);
     }
@@ -339,14 +347,16 @@ private:
             // The rows holding the block's entries (none when it is empty).
             const auto row_of = [&](std::int64_t e) {
                 return static_cast<std::int64_t>(std::upper_bound(snap.offsets.begin(), snap.offsets.end(), e) -
-                                                 snap.offsets.begin()) - 1;
+                                                 snap.offsets.begin()) -
+                       1;
             };
             f.rb = f.ee > f.eb ? row_of(f.eb) : 0;
             f.re = f.ee > f.eb ? row_of(f.ee - 1) + 1 : 0;
         } else {
             const RowPartition part = mpi::partition_rows(work, parts);
             for (int r = 0; r <= parts; ++r)
-                entry_cut[static_cast<std::size_t>(r)] = snap.offsets[static_cast<std::size_t>(part.bounds[static_cast<std::size_t>(r)])];
+                entry_cut[static_cast<std::size_t>(r)] =
+                    snap.offsets[static_cast<std::size_t>(part.bounds[static_cast<std::size_t>(r)])];
             imbalance = part.imbalance;
             f.rb = part.begin(me);
             f.re = part.end(me);
@@ -362,7 +372,8 @@ private:
         f.first_byte.resize(f.counts.size());
         f.total = 0;
         for (int r = 0; r < parts; ++r) {
-            const std::int64_t entries = entry_cut[static_cast<std::size_t>(r) + 1] - entry_cut[static_cast<std::size_t>(r)];
+            const std::int64_t entries =
+                entry_cut[static_cast<std::size_t>(r) + 1] - entry_cut[static_cast<std::size_t>(r)];
             f.first_byte[static_cast<std::size_t>(r)] = f.total;
             f.counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>((entries + 7) / 8);
             f.total += f.counts[static_cast<std::size_t>(r)];
@@ -379,7 +390,8 @@ private:
             const std::int64_t e = snap.offsets[static_cast<std::size_t>(a)];
             while (r + 1 < parts && e >= entry_cut[static_cast<std::size_t>(r) + 1]) ++r;
             f.bit0[static_cast<std::size_t>(a)] =
-                static_cast<std::int64_t>(8 * f.first_byte[static_cast<std::size_t>(r)]) + e - entry_cut[static_cast<std::size_t>(r)];
+                static_cast<std::int64_t>(8 * f.first_byte[static_cast<std::size_t>(r)]) + e -
+                entry_cut[static_cast<std::size_t>(r)];
         }
         return imbalance;
     }
@@ -393,7 +405,8 @@ private:
         const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_, threads_);
         have_next_ = false;
         // Threads by the level's size: a small level is done before threads would start.
-        lt_ = static_cast<int>(std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
+        lt_ = static_cast<int>(
+            std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
         const std::vector<double> work = row_work(snap, l);
         if (hooks_.on_level_start && comm_.rank() == 0) {
             LevelPlan plan;
@@ -514,7 +527,8 @@ private:
         parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
             std::uint64_t* r = words + i * wpr;
             std::fill(r, r + wpr, std::uint64_t{0});
-            for (std::int64_t e = a.offsets[static_cast<std::size_t>(i)]; e < a.offsets[static_cast<std::size_t>(i) + 1]; ++e) {
+            for (std::int64_t e = a.offsets[static_cast<std::size_t>(i)];
+                 e < a.offsets[static_cast<std::size_t>(i) + 1]; ++e) {
                 const std::int32_t b = a.nbrs[static_cast<std::size_t>(e)];
                 r[b >> 6] |= std::uint64_t{1} << (b & 63);
             }
@@ -578,9 +592,8 @@ private:
         if (early_.valid() || hooks_.on_checkpoint || opt_.early_sort_records == 0 ||
             log_.size() < opt_.early_sort_records)
             return;
-        early_ = std::async(std::launch::async, [log = std::move(log_), threads = threads_] {
-            return log.to_sepsets(threads);
-        });
+        early_ = std::async(std::launch::async,
+                            [log = std::move(log_), threads = threads_] { return log.to_sepsets(threads); });
         log_ = SepSetLog();
     }
 
@@ -598,8 +611,10 @@ private:
         if (comm_.rank() == 0) {
             // The record order does not matter (to_sepsets sorts): take rank 0's own log
             // over when nothing was gathered yet, and copy the rest on the threads.
-            if (gathered_.size() == 0) std::swap(gathered_, log_);
-            else parts.push_back(std::move(log_));
+            if (gathered_.size() == 0)
+                std::swap(gathered_, log_);
+            else
+                parts.push_back(std::move(log_));
             gathered_.append(parts, threads_);
         }
         log_.clear();
@@ -617,19 +632,20 @@ private:
         for (int q = 0; q <= comm_.size(); ++q) {
             const std::int64_t row = record_cut_[static_cast<std::size_t>(q)];
             cut[static_cast<std::size_t>(q)] =
-                q == comm_.size() ? keys.size()
-                                  : static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(),
-                                                                              SepSets::pack(static_cast<std::int32_t>(row), 0)) -
-                                                             keys.begin());
+                q == comm_.size()
+                    ? keys.size()
+                    : static_cast<std::size_t>(
+                          std::lower_bound(keys.begin(), keys.end(), SepSets::pack(static_cast<std::int32_t>(row), 0)) -
+                          keys.begin());
         }
         if (owned_.size() > 0) tables.push_back(std::move(owned_));
         owned_ = SepSets();
         for (int from = 0; from < comm_.size(); ++from)
             for (int to = 0; to < comm_.size(); ++to) {
                 const auto t = static_cast<std::size_t>(to);
-                SepSets part = transfer_sepsets(comm_, comm_.rank() == from ? &mine : nullptr,
-                                                comm_.rank() == from ? cut[t] : 0, comm_.rank() == from ? cut[t + 1] : 0,
-                                                from, to, threads_);
+                SepSets part =
+                    transfer_sepsets(comm_, comm_.rank() == from ? &mine : nullptr, comm_.rank() == from ? cut[t] : 0,
+                                     comm_.rank() == from ? cut[t + 1] : 0, from, to, threads_);
                 if (comm_.rank() == to && part.size() > 0) tables.push_back(std::move(part));
             }
         mine = SepSets();
@@ -658,8 +674,10 @@ private:
             w.put_vector(s.skeleton.words());
             blob = w.take();
             // Distributed records: rank 0's to hand to their rows' owners at the next exchange.
-            if (distributed_) log_ = SepSetLog::from_sepsets(s.sepsets);
-            else gathered_ = SepSetLog::from_sepsets(s.sepsets);
+            if (distributed_)
+                log_ = SepSetLog::from_sepsets(s.sepsets);
+            else
+                gathered_ = SepSetLog::from_sepsets(s.sepsets);
         }
         comm_.bcast_blob(blob, 0);
         ByteReader r(blob);
@@ -718,7 +736,8 @@ private:
                 const auto k = static_cast<std::size_t>(size[0]), v = static_cast<std::size_t>(size[1]);
                 if (from) {
                     comm_.transfer(const_cast<std::uint64_t*>(mine->keys().data()), k, mpi::DataType::Int64, r, 0);
-                    comm_.transfer(const_cast<std::int64_t*>(mine->offsets().data()), k + 1, mpi::DataType::Int64, r, 0);
+                    comm_.transfer(const_cast<std::int64_t*>(mine->offsets().data()), k + 1, mpi::DataType::Int64, r,
+                                   0);
                     comm_.transfer(const_cast<std::int32_t*>(mine->nodes().data()), v, mpi::DataType::Int32, r, 0);
                     continue;
                 }
@@ -780,8 +799,10 @@ private:
         res.sepsets = collect_sepsets();
         mpi::run_agreed(comm_, [&] {
             if (comm_.rank() != 0) return;
-            if (pairs_from_engine) res.pmax = listed.get();  // rethrows the engine's error
-            else res.pmax = pmax_.pairs(threads_);
+            if (pairs_from_engine)
+                res.pmax = listed.get();  // rethrows the engine's error
+            else
+                res.pmax = pmax_.pairs(threads_);
         });
         trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
         if (comm_.rank() == 0) drop_knowledge_pairs(res);
@@ -797,41 +818,39 @@ private:
     const SkeletonHooks& hooks_;
     const std::int64_t n_;
     const bool dense_;
-    Graph g_;    ///< current adjacency (same on every rank)
-    Adjacency next_;           ///< the next level's snapshot, when have_next_
+    Graph g_;         ///< current adjacency (same on every rank)
+    Adjacency next_;  ///< the next level's snapshot, when have_next_
     bool have_next_ = false;
-    bool graph_stale_ = false;  ///< g_ lags behind next_ (the engine built the snapshots)
+    bool graph_stale_ = false;          ///< g_ lags behind next_ (the engine built the snapshots)
     std::int64_t next_max_degree_ = 0;  ///< next_'s largest degree
     const int threads_;                 ///< host threads for a level's bookkeeping
     int lt_ = 1;                        ///< the threads the current level uses
     static constexpr std::int64_t kEntriesPerThread = 1 << 15;
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
-    StepTrace trace_;  ///< CUDAG_TRACE: where a level's host time goes
-    PmaxTable pmax_;            ///< this rank's pMax contributions (merged at gather())
-    SepSetLog log_;             ///< this rank's separating sets since the last gather()
-    SepSetLog gathered_;        ///< rank 0: every rank's sets up to the last gather()
+    StepTrace trace_;             ///< CUDAG_TRACE: where a level's host time goes
+    PmaxTable pmax_;              ///< this rank's pMax contributions (merged at gather())
+    SepSetLog log_;               ///< this rank's separating sets since the last gather()
+    SepSetLog gathered_;          ///< rank 0: every rank's sets up to the last gather()
     std::future<SepSets> early_;  ///< this rank's records up to a heavy level, sorted (sort_early)
     std::vector<LevelStats> levels_;
     /// How level results reach pMax and the separating sets: host results, or device-
     /// resident results for an engine with DeviceResults (not exhaustive). Set once.
     std::unique_ptr<detail::LevelResults> results_;
-    bool distributed_ = false;  ///< SkeletonOptions::distributed_records on several ranks
+    bool distributed_ = false;              ///< SkeletonOptions::distributed_records on several ranks
     std::vector<std::int64_t> record_cut_;  ///< distributed: rank r's rows [cut[r], cut[r + 1])
-    RecordRows rows_;           ///< distributed: this rank's record rows
-    SepSets owned_;             ///< distributed: every record of rows_ up to the last exchange()
+    RecordRows rows_;                       ///< distributed: this rank's record rows
+    SepSets owned_;                         ///< distributed: every record of rows_ up to the last exchange()
 };
 
 }  // namespace
 
-SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
-                              mpi::Communicator& comm, const LevelCallback& on_level,
-                              const SkeletonHooks& hooks) {
+SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt, mpi::Communicator& comm,
+                              const LevelCallback& on_level, const SkeletonHooks& hooks) {
     return Search(engine, opt, comm, on_level, hooks).run();
 }
 
-SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
-                              const LevelCallback& on_level) {
+SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt, const LevelCallback& on_level) {
     mpi::SerialCommunicator serial;
     return learn_skeleton(engine, opt, serial, on_level);
 }

@@ -58,9 +58,9 @@ using LevelCallback = std::function<void(const LevelStats&)>;
 /// Skeleton, separating sets, pMax and per-level statistics of a PC-stable run.
 struct SkeletonResult {
     Graph skeleton;
-    SepSets sepsets;          ///< complete on rank 0 only (empty on other ranks), or record_rows'
-    PairPList pmax;  ///< see PcResult::pmax; rank 0 only, or record_rows'
-    RecordRows record_rows;   ///< distributed_records: this rank's rows; else every row
+    SepSets sepsets;         ///< complete on rank 0 only (empty on other ranks), or record_rows'
+    PairPList pmax;          ///< see PcResult::pmax; rank 0 only, or record_rows'
+    RecordRows record_rows;  ///< distributed_records: this rank's rows; else every row
     std::vector<LevelStats> levels;
 };
 
@@ -69,7 +69,7 @@ struct SkeletonState {
     Graph skeleton;                  ///< adjacency after the last finished level
     int next_level = 0;              ///< the level to run next
     std::vector<LevelStats> levels;  ///< statistics of the finished levels
-    PairPList pmax;         ///< merged pMax so far (every pair when n is small)
+    PairPList pmax;                  ///< merged pMax so far (every pair when n is small)
     SepSets sepsets;                 ///< merged separating sets so far
     /// Distributed records: the rows whose pMax and separating sets this rank's state
     /// holds (written collectively); else every row. A resumed state holds every row.
@@ -81,8 +81,7 @@ struct SkeletonState {
 class StoppedAfterLevel : public Error {
 public:
     explicit StoppedAfterLevel(int level)
-        : Error("stopped after level " + std::to_string(level) + " as asked (--stop-after-level)"),
-          level_(level) {}
+        : Error("stopped after level " + std::to_string(level) + " as asked (--stop-after-level)"), level_(level) {}
     int level() const { return level_; }
 
 private:
@@ -116,12 +115,10 @@ struct SkeletonHooks {
 /// the row blocks is merged by one allgatherv and applied symmetrically. Separating sets
 /// and pMax stay on the rank that found them and are gathered to rank 0 at the end (and
 /// at checkpoints). The result is identical for any number of ranks.
-SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
-                              mpi::Communicator& comm, const LevelCallback& on_level = {},
-                              const SkeletonHooks& hooks = {});
+SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt, mpi::Communicator& comm,
+                              const LevelCallback& on_level = {}, const SkeletonHooks& hooks = {});
 
 /// Single-process form.
-SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt,
-                              const LevelCallback& on_level = {});
+SkeletonResult learn_skeleton(SkeletonEngine& engine, const SkeletonOptions& opt, const LevelCallback& on_level = {});
 
 }  // namespace cudag::pc

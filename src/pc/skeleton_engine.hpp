@@ -100,8 +100,8 @@ struct LevelOutput {
 
     /// Size for `entries` entries at `level`, with entries [e0, e1) (all when e1 < 0)
     /// untested; the others keep whatever they held. Filled on `threads` threads.
-    void reset(std::size_t entries, int level, bool exhaustive_sets, std::int64_t e0 = 0,
-               std::int64_t e1 = -1, int threads = 1) {
+    void reset(std::size_t entries, int level, bool exhaustive_sets, std::int64_t e0 = 0, std::int64_t e1 = -1,
+               int threads = 1) {
         if (e1 < 0) e1 = static_cast<std::int64_t>(entries);
         flags.resize(entries);
         pmax.resize(entries);
@@ -250,8 +250,7 @@ public:
     /// the block, and add the dependent ones to `g` (both directions; `g` arrives
     /// without edges in those rows) or list them in Level0Output's kept CSR.
     /// `dense` asks for every p-value in Level0Output::dense_p (sized by the caller).
-    virtual void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                        Level0Output& out) = 0;
+    virtual void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) = 0;
 
     /// True when running all of level 0 on every rank costs less than sharing its
     /// outcome (a GPU tests the n²/2 pairs in milliseconds; the kept pairs would have

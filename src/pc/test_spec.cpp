@@ -11,10 +11,14 @@ std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-lear
 
 std::string to_string(TestKind k) {
     switch (k) {
-        case TestKind::FisherZ: return "fisher-z";
-        case TestKind::ChiSquare: return "chi-square";
-        case TestKind::GSquare: return "g-square";
-        case TestKind::CmiKnn: return "cmiknn";
+        case TestKind::FisherZ:
+            return "fisher-z";
+        case TestKind::ChiSquare:
+            return "chi-square";
+        case TestKind::GSquare:
+            return "g-square";
+        case TestKind::CmiKnn:
+            return "cmiknn";
     }
     return "?";
 }
@@ -27,8 +31,7 @@ std::optional<TestKind> parse_test_kind(const std::string& name) {
 
 TestKind parse_test(const std::string& name) {
     if (const std::optional<TestKind> k = parse_test_kind(name)) return *k;
-    throw InputError("unknown --test '" + name +
-                     "' (available: fisher-z, chi-square, g-square, cmiknn)");
+    throw InputError("unknown --test '" + name + "' (available: fisher-z, chi-square, g-square, cmiknn)");
 }
 
 bool is_discrete(TestKind k) { return k == TestKind::ChiSquare || k == TestKind::GSquare; }
@@ -44,8 +47,10 @@ namespace {
 
 const char* dof_name(ci::DofRule r) {
     switch (r) {
-        case ci::DofRule::Gpupc: return "gpupc: (rx-1)(ry-1)|S|";
-        case ci::DofRule::Pcalg: return "pcalg: (rx-1)(ry-1)|S|, p = 1 when n < 10 df";
+        case ci::DofRule::Gpupc:
+            return "gpupc: (rx-1)(ry-1)|S|";
+        case ci::DofRule::Pcalg:
+            return "pcalg: (rx-1)(ry-1)|S|, p = 1 when n < 10 df";
         case ci::DofRule::CausalLearn:
             return "causal-learn: sum over non-empty strata of (seen rx - 1)(seen ry - 1), p = 1 "
                    "when df = 0";
@@ -54,8 +59,7 @@ const char* dof_name(ci::DofRule r) {
 }
 
 /// The result-file entries of a CMIknn run (also what the checkpoint digest covers).
-std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec& spec,
-                                                            std::int64_t n_samples) {
+std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec& spec, std::int64_t n_samples) {
     std::ostringstream knn;
     knn.precision(17);
     knn << spec.knn;
@@ -68,10 +72,9 @@ std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec
         {"cmiknn_permute", spec.permute == ci::CmiPermute::Y ? "y" : "x"},
         {"cmiknn_tie_break", spec.tie_break == ci::CmiTieBreak::Noise ? "noise" : "index"},
         {"cmiknn_seed", std::to_string(spec.seed)},
-        {"cmiknn_early_stop",
-         spec.early_stop ? "on: a test stops drawing surrogates once independence is certain; "
-                           "p-values of early-stopped tests are lower bounds"
-                         : "off: every p-value uses all permutations"},
+        {"cmiknn_early_stop", spec.early_stop ? "on: a test stops drawing surrogates once independence is certain; "
+                                                "p-values of early-stopped tests are lower bounds"
+                                              : "off: every p-value uses all permutations"},
     };
 }
 
@@ -98,10 +101,9 @@ std::vector<std::string> TestSpec::digest_entries(std::int64_t n_samples) const 
 TestSpec resolve_test(const TestOptions& options, const Dataset& data, double alpha, Compat compat) {
     TestSpec spec;
     spec.kind = options.kind.value_or(data.discrete() ? TestKind::ChiSquare : TestKind::FisherZ);
-    spec.discrete.stat =
-        spec.kind == TestKind::GSquare ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
-    spec.discrete.dof = options.dof.value_or(compat == Compat::CausalLearn ? ci::DofRule::CausalLearn
-                                                                           : ci::DofRule::Pcalg);
+    spec.discrete.stat = spec.kind == TestKind::GSquare ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
+    spec.discrete.dof =
+        options.dof.value_or(compat == Compat::CausalLearn ? ci::DofRule::CausalLearn : ci::DofRule::Pcalg);
     spec.cmi = options.cmi;
     spec.cmi.early_stop.reset();
     if (options.cmi_early_stop) spec.cmi.early_stop = ci::CmiEarlyStop{alpha, compat == Compat::CausalLearn};
@@ -109,17 +111,17 @@ TestSpec resolve_test(const TestOptions& options, const Dataset& data, double al
 }
 
 void validate_test(const TestOptions& options, const Dataset& data, int max_level) {
-    const TestKind kind =
-        options.kind.value_or(data.discrete() ? TestKind::ChiSquare : TestKind::FisherZ);
+    const TestKind kind = options.kind.value_or(data.discrete() ? TestKind::ChiSquare : TestKind::FisherZ);
     const std::string test = to_string(kind);
     if (kind == TestKind::CmiKnn && data.discrete())
-        throw InputError(data.source + ": cmiknn needs continuous data, but the data were read "
+        throw InputError(data.source +
+                         ": cmiknn needs continuous data, but the data were read "
                          "as discrete; use --test chi-square or g-square");
     if (is_discrete(kind) && !data.discrete())
-        throw InputError(data.source + ": --test " + test +
-                         " needs discrete data (read the file with --discrete)");
+        throw InputError(data.source + ": --test " + test + " needs discrete data (read the file with --discrete)");
     if (kind == TestKind::FisherZ && data.discrete())
-        throw InputError(data.source + ": fisher-z needs continuous data, but the data were read "
+        throw InputError(data.source +
+                         ": fisher-z needs continuous data, but the data were read "
                          "as discrete; use --test chi-square or g-square");
     if (options.dof && !is_discrete(kind))
         throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");

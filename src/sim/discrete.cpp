@@ -117,7 +117,8 @@ private:
         throw InputError(path_ + ":" + std::to_string(at.line) + ": " + what);
     }
     void skip_block() {
-        while (next().text != "{") {}
+        while (next().text != "{") {
+        }
         for (int depth = 1; depth > 0;) {
             const std::string& s = next().text;
             depth += s == "{" ? 1 : (s == "}" ? -1 : 0);
@@ -157,10 +158,11 @@ private:
                 }
                 expect(";");
                 if (std::to_string(states.size()) != count.text)
-                    fail(count, "variable '" + name.text + "' declares " + count.text +
-                                    " states and lists " + std::to_string(states.size()));
+                    fail(count, "variable '" + name.text + "' declares " + count.text + " states and lists " +
+                                    std::to_string(states.size()));
             } else {  // property ... ;
-                while (next().text != ";") {}
+                while (next().text != ";") {
+                }
             }
         }
         expect("}");
@@ -182,8 +184,8 @@ private:
             if (sep.text == ";") break;
             if (sep.text != ",") fail(sep, "expected ',' or ';' after a probability");
         }
-        if (p.size() != k) fail(last(), "expected " + std::to_string(k) + " probabilities, found " +
-                                            std::to_string(p.size()));
+        if (p.size() != k)
+            fail(last(), "expected " + std::to_string(k) + " probabilities, found " + std::to_string(p.size()));
         return p;
     }
     void probability() {
@@ -229,13 +231,13 @@ private:
                         fail(st, "'" + st.text + "' is not a state of '" + net_.names[parents[q]] + "'");
                     r = r * static_cast<std::int64_t>(states.size()) + (it - states.begin());
                     const Token& sep = next();
-                    if (sep.text != (q + 1 == parents.size() ? ")" : ","))
-                        fail(sep, "malformed parent configuration");
+                    if (sep.text != (q + 1 == parents.size() ? ")" : ",")) fail(sep, "malformed parent configuration");
                 }
                 const std::vector<double> p = row(card);
                 std::copy(p.begin(), p.end(), cpt.begin() + r * static_cast<std::int64_t>(card));
             } else if (k.text == "property") {
-                while (next().text != ";") {}
+                while (next().text != ";") {
+                }
             } else {
                 fail(k, "unexpected '" + k.text + "' in the probability block of '" + child.text + "'");
             }
@@ -252,8 +254,8 @@ private:
             double sum = 0;
             for (std::size_t k = 0; k < card; ++k) sum += p[k];
             if (std::fabs(sum - 1.0) > 1e-3)
-                fail(child, "'" + child.text + "': probabilities of configuration " +
-                                std::to_string(r + 1) + " sum to " + std::to_string(sum));
+                fail(child, "'" + child.text + "': probabilities of configuration " + std::to_string(r + 1) +
+                                " sum to " + std::to_string(sum));
             for (std::size_t k = 0; k < card; ++k) p[k] /= sum;
         }
         have_cpt_[v] = true;
@@ -283,8 +285,7 @@ std::vector<std::int32_t> topological_order(const BayesNet& net, const std::stri
     for (std::size_t k = 0; k < order.size(); ++k)
         for (std::int32_t c : children[order[k]])
             if (--missing[c] == 0) order.push_back(c);
-    if (static_cast<std::int64_t>(order.size()) != n)
-        throw InputError(where + ": the network has a directed cycle");
+    if (static_cast<std::int64_t>(order.size()) != n) throw InputError(where + ": the network has a directed cycle");
     return order;
 }
 
@@ -299,8 +300,7 @@ std::vector<std::tuple<std::int32_t, std::int32_t, double>> BayesNet::arcs() con
 }
 
 BayesNet random_network(const DiscreteSimSpec& spec) {
-    CUDAG_EXPECTS(spec.n_vars >= 1 && spec.n_vars < (std::int64_t{1} << 31),
-                  "simulate: --vars must be in 1..2^31-1");
+    CUDAG_EXPECTS(spec.n_vars >= 1 && spec.n_vars < (std::int64_t{1} << 31), "simulate: --vars must be in 1..2^31-1");
     CUDAG_EXPECTS(spec.density >= 0.0 && spec.density <= 1.0, "simulate: --density must lie in [0, 1]");
     CUDAG_EXPECTS(spec.max_states >= 2 && spec.max_states <= 256,
                   "simulate: --states must be in 2..256, got " + std::to_string(spec.max_states));
@@ -324,9 +324,9 @@ BayesNet random_network(const DiscreteSimSpec& spec) {
     parallel_for(0, n, resolve_threads(0), 16, [&](std::int64_t i, int) {
         const std::int64_t rows = cpt_rows(net, i);
         if (rows < 0)
-            throw InputError("simulate: variable " + net.names[i] + " has " +
-                             std::to_string(net.parents[i].size()) +
-                             " parents: its CPT exceeds 2^26 entries (lower --density or --states, or set --max-parents)");
+            throw InputError(
+                "simulate: variable " + net.names[i] + " has " + std::to_string(net.parents[i].size()) +
+                " parents: its CPT exceeds 2^26 entries (lower --density or --states, or set --max-parents)");
         const auto card = static_cast<std::int64_t>(net.states[i].size());
         CounterRng rng(spec.seed, cpt_stream(i));
         std::vector<double>& cpt = net.cpt[i];
@@ -355,10 +355,8 @@ BayesNet read_bif(const std::string& path) {
     return parse_bif(ss.str(), path);
 }
 
-Dataset forward_sample(const BayesNet& net, std::int64_t n_samples, std::uint64_t seed,
-                       int threads) {
-    CUDAG_EXPECTS(n_samples >= 1 && n_samples < (std::int64_t{1} << 31),
-                  "simulate: --samples must be in 1..2^31-1");
+Dataset forward_sample(const BayesNet& net, std::int64_t n_samples, std::uint64_t seed, int threads) {
+    CUDAG_EXPECTS(n_samples >= 1 && n_samples < (std::int64_t{1} << 31), "simulate: --samples must be in 1..2^31-1");
     const std::int64_t n = net.size();
     const std::vector<std::int32_t> order = topological_order(net, "network");
     Dataset d;
@@ -378,7 +376,8 @@ Dataset forward_sample(const BayesNet& net, std::int64_t n_samples, std::uint64_
             const Philox4x32Block b = philox_block(seed, sample_stream(s), static_cast<std::uint64_t>(v));
             const double u = uniform_from_bits(b.v[0], b.v[1]);
             std::int64_t k = 0;
-            for (double acc = pr[0]; k + 1 < card && u >= acc; acc += pr[++k]) {}
+            for (double acc = pr[0]; k + 1 < card && u >= acc; acc += pr[++k]) {
+            }
             d.values[v * n_samples + s] = static_cast<double>(k);
         }
     });

@@ -34,14 +34,14 @@ struct DiscreteSimSpec {
     double density;          ///< probability of each arc j -> i, j < i (as simulate gaussian)
     int max_states;          ///< each variable gets 2..max_states states, uniformly (2..256)
     std::uint64_t seed;
-    int max_parents = 0;     ///< > 0: a variable keeps only its max_parents nearest parents
+    int max_parents = 0;  ///< > 0: a variable keeps only its max_parents nearest parents
 };
 
 /// A random network: the arcs of simulate_gaussian's DAG for the same seed and density
 /// (draw_parents; with max_parents > 0 each variable keeps only the parents with the
-/// largest indices, as real networks bound in-degree), state counts uniform in 2..max_states (Philox stream states_stream(i)),
-/// and CPT rows drawn from a flat Dirichlet(1, ..., 1) (normalised Exp(1) draws from
-/// stream cpt_stream(i)). Throws InputError for a bad spec or a CPT above 2^26 entries.
+/// largest indices, as real networks bound in-degree), state counts uniform in 2..max_states (Philox stream
+/// states_stream(i)), and CPT rows drawn from a flat Dirichlet(1, ..., 1) (normalised Exp(1) draws from stream
+/// cpt_stream(i)). Throws InputError for a bad spec or a CPT above 2^26 entries.
 BayesNet random_network(const DiscreteSimSpec& spec);
 
 /// Parse a network in the BIF format (`network`, `variable ... type discrete [ k ] { ... };`,
@@ -55,8 +55,7 @@ BayesNet read_bif(const std::string& path);
 /// n_samples forward samples of `net` as discrete data (levels = state names). Sample s of
 /// variable v uses the uniform of Philox block v of stream sample_stream(s) under `seed`, so
 /// the data depend on (net, n_samples, seed) only, not on `threads`.
-Dataset forward_sample(const BayesNet& net, std::int64_t n_samples, std::uint64_t seed,
-                       int threads);
+Dataset forward_sample(const BayesNet& net, std::int64_t n_samples, std::uint64_t seed, int threads);
 
 constexpr std::uint64_t states_stream(std::int64_t i) {
     return 0x534b000000000000ull | static_cast<std::uint64_t>(i);  // "SK"

@@ -18,12 +18,10 @@ using Edge = std::tuple<std::int32_t, std::int32_t, double>;
 }  // namespace
 
 void validate(const GaussianSimSpec& spec) {
-    CUDAG_EXPECTS(spec.n_vars >= 1,
-                  "simulate: n_vars must be at least 1, got " + std::to_string(spec.n_vars));
+    CUDAG_EXPECTS(spec.n_vars >= 1, "simulate: n_vars must be at least 1, got " + std::to_string(spec.n_vars));
     CUDAG_EXPECTS(spec.n_vars <= std::numeric_limits<std::int32_t>::max(),
                   "simulate: n_vars must fit in 32 bits, got " + std::to_string(spec.n_vars));
-    CUDAG_EXPECTS(spec.n_samples >= 1,
-                  "simulate: n_samples must be at least 1, got " + std::to_string(spec.n_samples));
+    CUDAG_EXPECTS(spec.n_samples >= 1, "simulate: n_samples must be at least 1, got " + std::to_string(spec.n_samples));
     // Sample ids share a 64-bit stream id with a 16-bit tag.
     CUDAG_EXPECTS(spec.n_samples < (std::int64_t{1} << 48),
                   "simulate: n_samples must be below 2^48, got " + std::to_string(spec.n_samples));
@@ -37,8 +35,8 @@ namespace {
 
 /// Fills samples [s0, s1) of every variable, variable by variable so that parent columns are
 /// read as contiguous runs of the block.
-void simulate_block(const GaussianSimSpec& spec, const std::vector<Parents>& parents,
-                    std::int64_t s0, std::int64_t s1, double* values) {
+void simulate_block(const GaussianSimSpec& spec, const std::vector<Parents>& parents, std::int64_t s0, std::int64_t s1,
+                    double* values) {
     const std::int64_t n = spec.n_vars;
     const std::int64_t m = spec.n_samples;
     const std::int64_t len = s1 - s0;
@@ -53,8 +51,7 @@ void simulate_block(const GaussianSimSpec& spec, const std::vector<Parents>& par
         }
         // Var(V_i) grows by about (1 + 0.37 d) per variable (E[w^2] = 0.37), so dense large
         // graphs overflow; refuse rather than return infinities and NaNs.
-        if (!p.nodes.empty() &&
-            !std::all_of(col, col + len, [](double v) { return std::isfinite(v); }))
+        if (!p.nodes.empty() && !std::all_of(col, col + len, [](double v) { return std::isfinite(v); }))
             throw InputError(
                 "simulate: values overflow double precision (the variance grows by about "
                 "1 + 0.37 * density per variable); lower the density or the number of variables");
@@ -63,8 +60,7 @@ void simulate_block(const GaussianSimSpec& spec, const std::vector<Parents>& par
         // One Philox block per sample carries the noise of variables i and i + 1.
         double* col = values + i * m + s0;
         for (std::int64_t s = 0; s < len; ++s) {
-            const Philox4x32Block b =
-                philox_block(spec.seed, noise_stream(s0 + s), static_cast<std::uint64_t>(i / 2));
+            const Philox4x32Block b = philox_block(spec.seed, noise_stream(s0 + s), static_cast<std::uint64_t>(i / 2));
             normal_pair(b, col[s], odd[static_cast<std::size_t>(s)]);
         }
         add_parents(i);
@@ -96,16 +92,14 @@ Dataset simulated_dataset(const GaussianSimSpec& spec, const std::string& kind) 
     try {
         data.values.resize(static_cast<std::size_t>(n * m));
     } catch (const std::bad_alloc&) {
-        throw OutOfMemory("simulate: cannot allocate " + std::to_string(n * m * 8 / (1 << 20)) +
-                          " MiB for " + std::to_string(n) + " x " + std::to_string(m) + " values");
+        throw OutOfMemory("simulate: cannot allocate " + std::to_string(n * m * 8 / (1 << 20)) + " MiB for " +
+                          std::to_string(n) + " x " + std::to_string(m) + " values");
     }
     data.names.reserve(static_cast<std::size_t>(n));
     // append() rather than "X" + ...: GCC 12 raises a false -Wrestrict on the latter.
-    for (std::int64_t i = 0; i < n; ++i)
-        data.names.push_back(std::string("X").append(std::to_string(i + 1)));
-    data.source = "simulated " + kind + " (n_vars=" + std::to_string(n) +
-                  ", n_samples=" + std::to_string(m) + ", density=" + std::to_string(spec.density) +
-                  ", seed=" + std::to_string(spec.seed) + ")";
+    for (std::int64_t i = 0; i < n; ++i) data.names.push_back(std::string("X").append(std::to_string(i + 1)));
+    data.source = "simulated " + kind + " (n_vars=" + std::to_string(n) + ", n_samples=" + std::to_string(m) +
+                  ", density=" + std::to_string(spec.density) + ", seed=" + std::to_string(spec.seed) + ")";
     return data;
 }
 
@@ -135,8 +129,7 @@ Parents draw_parents(std::uint64_t seed, std::int64_t i, double d) {
 double gaussian_noise(std::uint64_t seed, std::int64_t sample, std::int64_t var) {
     double z0 = 0.0;
     double z1 = 0.0;
-    normal_pair(philox_block(seed, noise_stream(sample), static_cast<std::uint64_t>(var / 2)), z0,
-                z1);
+    normal_pair(philox_block(seed, noise_stream(sample), static_cast<std::uint64_t>(var / 2)), z0, z1);
     return var % 2 == 0 ? z0 : z1;
 }
 
@@ -183,8 +176,7 @@ Pdag edges_to_pdag(std::int64_t n, const std::vector<Edge>& edges) {
         CUDAG_EXPECTS(from >= 0 && from < n && to >= 0 && to < n,
                       "DAG edge " + std::to_string(from) + " -> " + std::to_string(to) +
                           " has an endpoint outside [0, " + std::to_string(n) + ")");
-        CUDAG_EXPECTS(from != to, "DAG edge " + std::to_string(from) + " -> " + std::to_string(to) +
-                                      " is a self loop");
+        CUDAG_EXPECTS(from != to, "DAG edge " + std::to_string(from) + " -> " + std::to_string(to) + " is a self loop");
         g.orient(from, to);
     }
     return g;

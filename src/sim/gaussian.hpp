@@ -89,7 +89,6 @@ double gaussian_noise(std::uint64_t seed, std::int64_t sample, std::int64_t var)
 
 /// The DAG on n nodes with the given (parent, child, weight) edges as a Pdag (all directed).
 /// Throws InputError for an endpoint outside [0, n) or a self loop.
-Pdag edges_to_pdag(std::int64_t n,
-                   const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& edges);
+Pdag edges_to_pdag(std::int64_t n, const std::vector<std::tuple<std::int32_t, std::int32_t, double>>& edges);
 
 }  // namespace cudag::sim

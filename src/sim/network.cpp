@@ -17,13 +17,14 @@ using Edge = std::tuple<std::int32_t, std::int32_t, double>;
 
 /// Philox stream ids (16-bit tags beside graph_stream's "GR" and noise_stream's "NZ").
 constexpr std::uint64_t weight_stream(std::int64_t t) { return 0x5754000000000000ull | static_cast<std::uint64_t>(t); }
-constexpr std::uint64_t kOrderStream = 0x4f52000000000000ull;       // "OR"
-constexpr std::uint64_t kAttachStream = 0x5041000000000000ull;      // "PA"
+constexpr std::uint64_t kOrderStream = 0x4f52000000000000ull;   // "OR"
+constexpr std::uint64_t kAttachStream = 0x5041000000000000ull;  // "PA"
 
 /// Prefix sums over node weights for sampling proportionally to them (a Fenwick tree).
 class WeightTree {
 public:
-    explicit WeightTree(std::int64_t n) : tree_(static_cast<std::size_t>(n) + 1, 0.0), w_(static_cast<std::size_t>(n), 0.0) {}
+    explicit WeightTree(std::int64_t n)
+        : tree_(static_cast<std::size_t>(n) + 1, 0.0), w_(static_cast<std::size_t>(n), 0.0) {}
     void set(std::int64_t i, double w) {
         const double delta = w - w_[static_cast<std::size_t>(i)];
         w_[static_cast<std::size_t>(i)] = w;
@@ -103,9 +104,12 @@ GraphKind parse_graph_kind(const std::string& name) {
 
 std::string to_string(GraphKind k) {
     switch (k) {
-        case GraphKind::Cupc: return "cupc";
-        case GraphKind::Er: return "er";
-        case GraphKind::ScaleFree: return "scale-free";
+        case GraphKind::Cupc:
+            return "cupc";
+        case GraphKind::Er:
+            return "er";
+        case GraphKind::ScaleFree:
+            return "scale-free";
     }
     return "?";
 }
@@ -115,8 +119,8 @@ void validate(const GaussianSimSpec& base, const NetworkSimSpec& net) {
     b.density = 0.0;
     validate(b);
     CUDAG_EXPECTS(net.degree >= 0.0 && net.degree <= static_cast<double>(base.n_vars - 1),
-                  "simulate: --degree must lie in [0, n_vars - 1 = " + std::to_string(base.n_vars - 1) +
-                      "], got " + std::to_string(net.degree));
+                  "simulate: --degree must lie in [0, n_vars - 1 = " + std::to_string(base.n_vars - 1) + "], got " +
+                      std::to_string(net.degree));
     CUDAG_EXPECTS(net.hub_exponent >= 0.0 && net.hub_exponent <= 4.0,
                   "simulate: --hub-exponent must lie in [0, 4], got " + std::to_string(net.hub_exponent));
 }

@@ -12,10 +12,14 @@ namespace cudag::sim {
 
 std::string to_string(EdgeFunction f) {
     switch (f) {
-        case EdgeFunction::Linear: return "linear";
-        case EdgeFunction::Quadratic: return "quadratic";
-        case EdgeFunction::Tanh: return "tanh";
-        case EdgeFunction::Sine: return "sine";
+        case EdgeFunction::Linear:
+            return "linear";
+        case EdgeFunction::Quadratic:
+            return "quadratic";
+        case EdgeFunction::Tanh:
+            return "tanh";
+        case EdgeFunction::Sine:
+            return "sine";
     }
     return "?";
 }
@@ -31,10 +35,14 @@ namespace {
 
 double apply(EdgeFunction f, double x) {
     switch (f) {
-        case EdgeFunction::Linear: return x;
-        case EdgeFunction::Quadratic: return x * x;
-        case EdgeFunction::Tanh: return std::tanh(x);
-        case EdgeFunction::Sine: return std::sin(x);
+        case EdgeFunction::Linear:
+            return x;
+        case EdgeFunction::Quadratic:
+            return x * x;
+        case EdgeFunction::Tanh:
+            return std::tanh(x);
+        case EdgeFunction::Sine:
+            return std::sin(x);
     }
     return x;
 }

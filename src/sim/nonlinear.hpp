@@ -29,7 +29,7 @@ struct NonlinearEdge {
 
 /// A simulated data set and the DAG (with its edge functions) that generated it.
 struct NonlinearSim {
-    Dataset data;  ///< variable-major, variables named X1..Xn
+    Dataset data;                      ///< variable-major, variables named X1..Xn
     std::vector<NonlinearEdge> edges;  ///< sorted by (parent, child)
 
     /// The edges as (parent, child, beta), for io::write_truth_tsv.

@@ -60,8 +60,7 @@ struct Test {
 };
 
 /// A 0-based column index of `n_vars` columns, from `text` (line `line` of `path`).
-std::int32_t column_index(const std::string& text, std::int64_t n_vars, const std::string& path,
-                          int line) {
+std::int32_t column_index(const std::string& text, std::int64_t n_vars, const std::string& path, int line) {
     std::size_t used = 0;
     long long v = -1;
     try {
@@ -70,8 +69,8 @@ std::int32_t column_index(const std::string& text, std::int64_t n_vars, const st
         used = 0;
     }
     if (used == 0 || used != text.size() || v < 0 || v >= n_vars)
-        throw InputError(path + ":" + std::to_string(line) + ": '" + text +
-                         "' is not a column index in 0.." + std::to_string(n_vars - 1));
+        throw InputError(path + ":" + std::to_string(line) + ": '" + text + "' is not a column index in 0.." +
+                         std::to_string(n_vars - 1));
     return static_cast<std::int32_t>(v);
 }
 
@@ -94,16 +93,14 @@ std::vector<Test> read_tests(const std::string& path, std::int64_t n_vars) {
         std::stringstream ss(line);
         for (std::string f; std::getline(ss, f, '\t');) fields.push_back(trim(f));
         if (fields.size() < 2 || fields.size() > 3)
-            throw InputError(path + ":" + std::to_string(number) +
-                             ": expected x<TAB>y[<TAB>z1,z2,...], got " +
+            throw InputError(path + ":" + std::to_string(number) + ": expected x<TAB>y[<TAB>z1,z2,...], got " +
                              std::to_string(fields.size()) + " fields");
         Test t;
         t.x = column_index(fields[0], n_vars, path, number);
         t.y = column_index(fields[1], n_vars, path, number);
         if (fields.size() == 3 && !fields[2].empty()) {
             std::stringstream zs(fields[2]);
-            for (std::string f; std::getline(zs, f, ',');)
-                t.z.push_back(column_index(trim(f), n_vars, path, number));
+            for (std::string f; std::getline(zs, f, ',');) t.z.push_back(column_index(trim(f), n_vars, path, number));
         }
         std::sort(t.z.begin(), t.z.end());
         std::vector<std::int32_t> all = t.z;
@@ -113,8 +110,7 @@ std::vector<Test> read_tests(const std::string& path, std::int64_t n_vars) {
         if (std::adjacent_find(all.begin(), all.end()) != all.end())
             throw InputError(path + ":" + std::to_string(number) +
                              ": x, y and the conditioning columns must be distinct");
-        t.id = cudag::ci::cmi_test_id(t.x, t.y,
-                                      cudag::ci::cmi_set_key(t.z.data(), static_cast<int>(t.z.size())));
+        t.id = cudag::ci::cmi_test_id(t.x, t.y, cudag::ci::cmi_set_key(t.z.data(), static_cast<int>(t.z.size())));
         tests.push_back(std::move(t));
     }
     if (tests.empty()) throw InputError(path + ": no tests");
@@ -206,18 +202,15 @@ int main(int argc, char** argv) {
     int threads = 0, repeat = 1, device = 0;
     bool single = false;
     app.add_option("--data", data_path, "data: CSV/TSV with a header row, or HDF5")->required();
-    app.add_option("--tests", tests_path, "TSV: x, y, comma-separated conditioning columns (0-based)")
-        ->required();
+    app.add_option("--tests", tests_path, "TSV: x, y, comma-separated conditioning columns (0-based)")->required();
     app.add_option("--knn", spec.knn, "estimator k (a fraction of T when < 1)")->capture_default_str();
     app.add_option("--shuffle-neighbors", spec.shuffle_neighbors, "local-permutation neighbours")
         ->capture_default_str();
     app.add_option("--permutations", spec.permutations, "surrogates B")->capture_default_str();
-    app.add_option("--transform", transform, "ranks, standardize, uniform or none")
-        ->capture_default_str();
+    app.add_option("--transform", transform, "ranks, standardize, uniform or none")->capture_default_str();
     app.add_option("--seed", spec.seed, "random-number key")->capture_default_str();
     app.add_option("--backend", backend, "cpu or cuda")->capture_default_str();
-    app.add_option("--threads", threads, "CPU: threads for each test's surrogates (0: all)")
-        ->capture_default_str();
+    app.add_option("--threads", threads, "CPU: threads for each test's surrogates (0: all)")->capture_default_str();
     app.add_option("--repeat", repeat, "timed runs (the median is reported)")->capture_default_str();
     app.add_option("--device", device, "CUDA device")->capture_default_str();
     app.add_flag("--single", single, "CUDA: run the tests one per CmiKnnGpu::run call, each timed");
@@ -244,8 +237,7 @@ int main(int argc, char** argv) {
         } else {
 #if CUDAG_HAVE_CUDA
             if (cudag::cuda::device_count() <= device) {
-                std::cerr << "cmiknn_bench: no CUDA device " << device << " ("
-                          << cudag::cuda::device_report() << ")\n";
+                std::cerr << "cmiknn_bench: no CUDA device " << device << " (" << cudag::cuda::device_report() << ")\n";
                 return 3;
             }
             t = run_cuda(data, spec, max_cond, tests, repeat, device, single);
@@ -259,30 +251,26 @@ int main(int argc, char** argv) {
         const std::int64_t k = cudag::ci::cmi_k(spec.knn, data.n_samples);
         std::ostringstream out;
         out << "{\"backend\": \"" << backend << "\", \"setup_seconds\": " << number(t.setup)
-            << ", \"seconds\": " << number(median(t.runs)) << ", \"runs\": " << t.runs.size()
-            << ", \"run_seconds\": [";
+            << ", \"seconds\": " << number(median(t.runs)) << ", \"runs\": " << t.runs.size() << ", \"run_seconds\": [";
         for (std::size_t r = 0; r < t.runs.size(); ++r) out << (r ? ", " : "") << number(t.runs[r]);
         // Seconds per test: the median over tests of each test's median over runs, or for a
         // batch, the run's time over the number of tests (a mean: the batch hides the rest).
         std::vector<double> test_seconds;
         for (const auto& runs : t.per_test) test_seconds.push_back(median(runs));
         const bool batch = test_seconds.empty();
-        const double per_test = batch ? median(t.runs) / static_cast<double>(tests.size())
-                                      : median(test_seconds);
-        out << "], \"batch\": " << (batch ? "true" : "false")
-            << ", \"seconds_per_test\": " << number(per_test) << ", \"test_seconds\": [";
-        for (std::size_t i = 0; i < test_seconds.size(); ++i)
-            out << (i ? ", " : "") << number(test_seconds[i]);
-        out << "], \"k\": " << k << ", \"samples\": " << data.n_samples
-            << ", \"variables\": " << data.n_vars << ", \"permutations\": " << spec.permutations
-            << ", \"shuffle_neighbors\": " << spec.shuffle_neighbors
+        const double per_test = batch ? median(t.runs) / static_cast<double>(tests.size()) : median(test_seconds);
+        out << "], \"batch\": " << (batch ? "true" : "false") << ", \"seconds_per_test\": " << number(per_test)
+            << ", \"test_seconds\": [";
+        for (std::size_t i = 0; i < test_seconds.size(); ++i) out << (i ? ", " : "") << number(test_seconds[i]);
+        out << "], \"k\": " << k << ", \"samples\": " << data.n_samples << ", \"variables\": " << data.n_vars
+            << ", \"permutations\": " << spec.permutations << ", \"shuffle_neighbors\": " << spec.shuffle_neighbors
             << ", \"threads\": " << (backend == "cpu" ? threads : 0) << ", \"results\": [";
         for (std::size_t i = 0; i < tests.size(); ++i) {
             const Test& q = tests[i];
             out << (i ? ",\n  " : "\n  ") << "{\"x\": " << q.x << ", \"y\": " << q.y << ", \"z\": [";
             for (std::size_t j = 0; j < q.z.size(); ++j) out << (j ? ", " : "") << q.z[j];
-            out << "], \"statistic\": " << number(t.results[i].statistic)
-                << ", \"p\": " << number(t.results[i].p) << "}";
+            out << "], \"statistic\": " << number(t.results[i].statistic) << ", \"p\": " << number(t.results[i].p)
+                << "}";
         }
         out << "]}\n";
         std::cout << out.str();

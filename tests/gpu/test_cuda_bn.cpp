@@ -34,8 +34,8 @@ cudag::bn::DiscreteScorer scorer_with(int n, int samples, int states, std::uint6
     s.max_states = states;
     s.seed = seed;
     const auto net = cudag::sim::random_network(s);
-    return cudag::bn::DiscreteScorer(cudag::ci::encode_discrete(cudag::sim::forward_sample(net, samples, seed + 1, 1), true),
-                                     spec);
+    return cudag::bn::DiscreteScorer(
+        cudag::ci::encode_discrete(cudag::sim::forward_sample(net, samples, seed + 1, 1), true), spec);
 }
 
 void expect_same_entries(const ScoreTable& a, const ScoreTable& b) {
@@ -51,32 +51,33 @@ void expect_same_entries(const ScoreTable& a, const ScoreTable& b) {
 TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     CUDAG_REQUIRE_GPU();
     for (const int states : {6, 3}) {
-    for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
-        std::string trace = "up to ";
-        trace += std::to_string(states);
-        trace += " levels";
-        SCOPED_TRACE(trace);
-        // Up to 6 levels: with 3 parents some tables exceed the GPU's cells (CPU entries).
-        // Up to 3 levels with 4 parents: odd cell counts per warp (3^5 = 243).
-        const int s = states == 6 ? 3 : 4;
-        const cudag::bn::DiscreteScorer base = scorer_with(9, 700, states, 41, {kind, 3.5});
-        cudag::bn::StructurePrior prior;
-        prior.edge_penalty = 1.7;
-        prior.belief.assign(81, 0.5);
-        for (int i = 0; i < 81; i += 7) prior.belief[i] = (i % 3) / 2.0;
-        const cudag::bn::PriorScorer scorer(base, prior);
-        const ScoreTable cpu = ScoreTable::build(scorer, s, 2);
-        const ScoreTable gpu = ScoreTable::build(scorer, s, 2, cudag::bn::cuda_table_filler(base, scorer, 0));
-        expect_same_entries(cpu, gpu);
-        // The plus1 space.
-        std::vector<std::vector<std::int32_t>> cands(9), extras(9);
-        for (std::int32_t v = 0; v < 9; ++v)
-            for (std::int32_t u = 0; u < 9; ++u)
-                if (u != v) ((u + 2 * v) % 3 == 0 ? cands[v] : extras[v]).push_back(u);
-        const ScoreTable cpu1 = ScoreTable::build(scorer, cands, s, 2, extras);
-        const ScoreTable gpu1 = ScoreTable::build(scorer, cands, s, 2, extras, cudag::bn::cuda_table_filler(base, scorer, 0));
-        expect_same_entries(cpu1, gpu1);
-    }
+        for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
+            std::string trace = "up to ";
+            trace += std::to_string(states);
+            trace += " levels";
+            SCOPED_TRACE(trace);
+            // Up to 6 levels: with 3 parents some tables exceed the GPU's cells (CPU entries).
+            // Up to 3 levels with 4 parents: odd cell counts per warp (3^5 = 243).
+            const int s = states == 6 ? 3 : 4;
+            const cudag::bn::DiscreteScorer base = scorer_with(9, 700, states, 41, {kind, 3.5});
+            cudag::bn::StructurePrior prior;
+            prior.edge_penalty = 1.7;
+            prior.belief.assign(81, 0.5);
+            for (int i = 0; i < 81; i += 7) prior.belief[i] = (i % 3) / 2.0;
+            const cudag::bn::PriorScorer scorer(base, prior);
+            const ScoreTable cpu = ScoreTable::build(scorer, s, 2);
+            const ScoreTable gpu = ScoreTable::build(scorer, s, 2, cudag::bn::cuda_table_filler(base, scorer, 0));
+            expect_same_entries(cpu, gpu);
+            // The plus1 space.
+            std::vector<std::vector<std::int32_t>> cands(9), extras(9);
+            for (std::int32_t v = 0; v < 9; ++v)
+                for (std::int32_t u = 0; u < 9; ++u)
+                    if (u != v) ((u + 2 * v) % 3 == 0 ? cands[v] : extras[v]).push_back(u);
+            const ScoreTable cpu1 = ScoreTable::build(scorer, cands, s, 2, extras);
+            const ScoreTable gpu1 =
+                ScoreTable::build(scorer, cands, s, 2, extras, cudag::bn::cuda_table_filler(base, scorer, 0));
+            expect_same_entries(cpu1, gpu1);
+        }
     }
 }
 
@@ -196,45 +197,45 @@ TEST(CudaBn, ChainsEqualTheCpuChainsBitForBit) {
     CUDAG_REQUIRE_GPU();
     const cudag::bn::DiscreteScorer scorer = cudag::test::simulated_scorer(14, 400, 77);
     for (const auto mode : {cudag::bn::OrderScoreMode::Max, cudag::bn::OrderScoreMode::Sum})
-    for (const bool plus1 : {false, true}) {
-        SCOPED_TRACE(std::string(mode == cudag::bn::OrderScoreMode::Max ? "max mode, " : "sum mode, ") +
-                     (plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps"));
-        ScoreTable table = [&] {
-            if (!plus1) return ScoreTable::build(scorer, 3, 2);
-            std::vector<std::vector<std::int32_t>> cands(14), extras(14);
-            for (std::int32_t v = 0; v < 14; ++v)
-                for (std::int32_t u = 0; u < 14; ++u)
-                    if (u != v) ((u * v) % 4 == 1 ? cands[v] : extras[v]).push_back(u);
-            return ScoreTable::build(scorer, cands, 3, 2, extras);
-        }();
-        ASSERT_TRUE(table.build_sorted(2));
-        // Max mode reads the sorted lists alone (what a rank of a split table holds): the
-        // entries are marked absent, any read of them an assertion failure.
-        if (mode == cudag::bn::OrderScoreMode::Max) table.hold_only({0, 0});
-        cudag::bn::OrderMcmcOptions o;
-        o.chains = 6;
-        o.iterations = 2400;
-        o.burn_in = 300;
-        o.thin = 3;
-        o.seed = 8;
-        o.mode = mode;
-        o.moves = plus1 ? cudag::bn::MoveSet::Bidag : cudag::bn::MoveSet::Swap;
-        o.threads = 2;
-        std::vector<cudag::bn::ChainState> cpu, gpu;
-        for (int c = 0; c < o.chains; ++c) cpu.push_back(cudag::bn::start_chain(table, o, c));
-        gpu = cpu;
-        const auto advance = cudag::bn::cuda_chain_advancer(table, o, 0);
-        for (const std::int64_t until : {1, 299, 1000, 2400}) {  // segments, as run_mcmc cuts them
-            cudag::bn::advance_chains(table, o, cpu, until);
-            advance(gpu, until);
-            expect_same_states(cpu, gpu);
+        for (const bool plus1 : {false, true}) {
+            SCOPED_TRACE(std::string(mode == cudag::bn::OrderScoreMode::Max ? "max mode, " : "sum mode, ") +
+                         (plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps"));
+            ScoreTable table = [&] {
+                if (!plus1) return ScoreTable::build(scorer, 3, 2);
+                std::vector<std::vector<std::int32_t>> cands(14), extras(14);
+                for (std::int32_t v = 0; v < 14; ++v)
+                    for (std::int32_t u = 0; u < 14; ++u)
+                        if (u != v) ((u * v) % 4 == 1 ? cands[v] : extras[v]).push_back(u);
+                return ScoreTable::build(scorer, cands, 3, 2, extras);
+            }();
+            ASSERT_TRUE(table.build_sorted(2));
+            // Max mode reads the sorted lists alone (what a rank of a split table holds): the
+            // entries are marked absent, any read of them an assertion failure.
+            if (mode == cudag::bn::OrderScoreMode::Max) table.hold_only({0, 0});
+            cudag::bn::OrderMcmcOptions o;
+            o.chains = 6;
+            o.iterations = 2400;
+            o.burn_in = 300;
+            o.thin = 3;
+            o.seed = 8;
+            o.mode = mode;
+            o.moves = plus1 ? cudag::bn::MoveSet::Bidag : cudag::bn::MoveSet::Swap;
+            o.threads = 2;
+            std::vector<cudag::bn::ChainState> cpu, gpu;
+            for (int c = 0; c < o.chains; ++c) cpu.push_back(cudag::bn::start_chain(table, o, c));
+            gpu = cpu;
+            const auto advance = cudag::bn::cuda_chain_advancer(table, o, 0);
+            for (const std::int64_t until : {1, 299, 1000, 2400}) {  // segments, as run_mcmc cuts them
+                cudag::bn::advance_chains(table, o, cpu, until);
+                advance(gpu, until);
+                expect_same_states(cpu, gpu);
+            }
+            const auto a = cudag::bn::finish_chains(table, o, cpu), b = cudag::bn::finish_chains(table, o, gpu);
+            EXPECT_EQ(a.edge_prob, b.edge_prob);
+            double accepted = 0;
+            for (const auto& c : a.chains) accepted += c.acceptance_rate;
+            EXPECT_GT(accepted, 0.0);  // the chains moved
         }
-        const auto a = cudag::bn::finish_chains(table, o, cpu), b = cudag::bn::finish_chains(table, o, gpu);
-        EXPECT_EQ(a.edge_prob, b.edge_prob);
-        double accepted = 0;
-        for (const auto& c : a.chains) accepted += c.acceptance_rate;
-        EXPECT_GT(accepted, 0.0);  // the chains moved
-    }
 }
 
 }  // namespace

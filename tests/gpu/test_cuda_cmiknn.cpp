@@ -2,9 +2,9 @@
 // CUDA CMIknn (kernels/cmi_knn.cu, cmi_knn_engine.cu) against the CPU reference ci::CmiKnn:
 // the same statistic, p-value, surrogate and exceedance counts, bit for bit, for every
 // transform, both permuted sides, both tie rules, |Z| = 0..4, k on each of the kernel's
-// paths (a register list of 8 for k < 8, radix select; window and all-pairs kernels) and with and without the early stop;
-// then whole skeletons (graph, separating sets, pMax) equal to the CPU engine's. Every test
-// skips when this build has no CUDA or no device is visible.
+// paths (a register list of 8 for k < 8, radix select; window and all-pairs kernels) and with and without the early
+// stop; then whole skeletons (graph, separating sets, pMax) equal to the CPU engine's. Every test skips when this build
+// has no CUDA or no device is visible.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -67,8 +67,8 @@ void expect_same(const Dataset& data, const ci::CmiKnnSpec& spec, int max_z, con
     ASSERT_EQ(got.size(), qs.size());
     std::vector<ci::CmiKnnWorkspace> ws(2);
     for (std::size_t a = 0; a < qs.size(); ++a) {
-        const ci::CmiKnnResult want = cpu.test(qs[a].x, qs[a].y, qs[a].z, qs[a].test_id,
-                                               std::span<ci::CmiKnnWorkspace>(ws), early);
+        const ci::CmiKnnResult want =
+            cpu.test(qs[a].x, qs[a].y, qs[a].z, qs[a].test_id, std::span<ci::CmiKnnWorkspace>(ws), early);
         const std::string where = what + " query " + std::to_string(a) + " |Z|=" + std::to_string(qs[a].z.size());
         EXPECT_EQ(got[a].statistic, want.statistic) << where;
         EXPECT_EQ(got[a].p, want.p) << where;
@@ -95,9 +95,9 @@ TEST(CudaCmiKnn, TestsEqualTheCpuReference) {
         int shuffle;
     };
     const Case cases[] = {
-        {7, ci::CmiTransform::Ranks, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},       // list of 8
-        {20, ci::CmiTransform::Ranks, ci::CmiPermute::X, ci::CmiTieBreak::Noise, 15},     // radix
-        {0.2, ci::CmiTransform::Ranks, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},     // radix
+        {7, ci::CmiTransform::Ranks, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},    // list of 8
+        {20, ci::CmiTransform::Ranks, ci::CmiPermute::X, ci::CmiTieBreak::Noise, 15},  // radix
+        {0.2, ci::CmiTransform::Ranks, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},  // radix
         {0.1, ci::CmiTransform::Uniform, ci::CmiPermute::Y, ci::CmiTieBreak::Index, 3},
         {10, ci::CmiTransform::Standardize, ci::CmiPermute::Y, ci::CmiTieBreak::Noise, 5},
         {0.2, ci::CmiTransform::None, ci::CmiPermute::X, ci::CmiTieBreak::Noise, 7},
@@ -124,7 +124,7 @@ TEST(CudaCmiKnn, TiedAndConstantColumnsEqualTheCpuReference) {
     Dataset data = nonlinear(6, 200, 5);
     for (std::int64_t t = 0; t < data.n_samples; ++t) {
         data.values[1 * data.n_samples + t] = std::round(data.values[1 * data.n_samples + t]);  // ties
-        data.values[4 * data.n_samples + t] = 2.5;                                               // constant
+        data.values[4 * data.n_samples + t] = 2.5;                                              // constant
     }
     ci::CmiKnnSpec spec;
     spec.knn = 0.1;

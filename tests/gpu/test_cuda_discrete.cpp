@@ -26,8 +26,8 @@ namespace {
 using test::seconds_since;
 
 /// Runs the CPU and the GPU engine on `data` and compares.
-void expect_parity(const Dataset& data, const ci::DiscreteTestSpec& spec, double alpha,
-                   const std::string& what, const cuda::DiscreteTunables& t = {}) {
+void expect_parity(const Dataset& data, const ci::DiscreteTestSpec& spec, double alpha, const std::string& what,
+                   const cuda::DiscreteTunables& t = {}) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = alpha;
     pc::CpuDiscreteEngine cpu(data, opt.policy, spec, 0);
@@ -39,9 +39,8 @@ void expect_parity(const Dataset& data, const ci::DiscreteTestSpec& spec, double
     const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
     const double gpu_s = seconds_since(t0);
     EXPECT_TRUE(test::same_result(got, want, 1e-9)) << what;
-    std::printf("[parity] %s: %zu levels, %lld edges, %zu sepsets; cpu %.3f s, gpu %.3f s\n",
-                what.c_str(), want.levels.size(), static_cast<long long>(want.skeleton.n_edges()),
-                want.sepsets.size(), cpu_s, gpu_s);
+    std::printf("[parity] %s: %zu levels, %lld edges, %zu sepsets; cpu %.3f s, gpu %.3f s\n", what.c_str(),
+                want.levels.size(), static_cast<long long>(want.skeleton.n_edges()), want.sepsets.size(), cpu_s, gpu_s);
 }
 #endif
 
@@ -58,8 +57,7 @@ TEST(CudaDiscrete, DiscreteTenIsEquivalentToCpu) {
 #if CUDAG_HAVE_CUDA
     const std::string shared = test::shared_data_dir();
     if (shared.empty()) GTEST_SKIP() << "../shared/data/causal-learn not found";
-    const Dataset d = io::read_dataset(shared + "/causal-learn/data_discrete_10.txt", "",
-                                       io::TableMode::Labels);
+    const Dataset d = io::read_dataset(shared + "/causal-learn/data_discrete_10.txt", "", io::TableMode::Labels);
     for (const auto& spec : kSpecs) expect_parity(d, spec, 0.05, "discrete_10");
 #endif
 }
@@ -73,9 +71,8 @@ TEST_P(CudaDiscreteBnlearn, IsEquivalentToCpu) {
     const std::string shared = test::shared_data_dir();
     if (shared.empty()) GTEST_SKIP() << "../shared/data/causal-learn not found";
     const std::string net = GetParam();
-    const Dataset d = io::read_dataset(shared + "/causal-learn/bnlearn_discrete_10000/data/" + net +
-                                           ".txt",
-                                       "", io::TableMode::Labels);
+    const Dataset d = io::read_dataset(shared + "/causal-learn/bnlearn_discrete_10000/data/" + net + ".txt", "",
+                                       io::TableMode::Labels);
     // The causal-learn rule defines tests of single-level variables; the others reject them.
     expect_parity(d, kSpecs[2], 0.05, net);
     bool single_level = false;
@@ -85,12 +82,9 @@ TEST_P(CudaDiscreteBnlearn, IsEquivalentToCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Networks, CudaDiscreteBnlearn,
-                         testing::Values("alarm", "asia", "barley", "cancer", "child", "earthquake",
-                                         "hailfinder", "hepar2", "insurance", "sachs", "survey",
-                                         "water", "win95pts"),
-                         [](const testing::TestParamInfo<const char*>& info) {
-                             return std::string(info.param);
-                         });
+                         testing::Values("alarm", "asia", "barley", "cancer", "child", "earthquake", "hailfinder",
+                                         "hepar2", "insurance", "sachs", "survey", "water", "win95pts"),
+                         [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 TEST(CudaDiscrete, SimulatedManyStatesIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
@@ -101,8 +95,7 @@ TEST(CudaDiscrete, SimulatedManyStatesIsEquivalentToCpu) {
         int states;
         std::uint64_t seed;
     };
-    for (const Case c : {Case{60, 3000, 0.06, 4, 1}, Case{40, 5000, 0.08, 20, 2},
-                         Case{200, 2000, 0.02, 8, 3}}) {
+    for (const Case c : {Case{60, 3000, 0.06, 4, 1}, Case{40, 5000, 0.08, 20, 2}, Case{200, 2000, 0.02, 8, 3}}) {
         const sim::BayesNet net = sim::random_network({c.n, c.m, c.density, c.states, c.seed});
         const Dataset d = sim::forward_sample(net, c.m, c.seed, 0);
         const std::string what = "sim n=" + std::to_string(c.n) + " states<=" + std::to_string(c.states);

@@ -43,7 +43,6 @@ using cudag::test::same_result;
 
 namespace {
 
-
 #if CUDAG_HAVE_CUDA
 using test::seconds_since;
 
@@ -56,30 +55,28 @@ Dataset simulate(std::int64_t n, std::int64_t m, double degree, std::uint64_t se
 /// LevelOutput entries [e0, e1): flags and sets exactly, pmax within `rel`. An entry
 /// (i, j) with j < i whose mirror (j, i) is separated in `want` (and lies in [e0, e1)) is
 /// left to the engine: the lower endpoint's set decides the edge, so the GPU may skip it.
-testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelOutput& want,
-                                    const Adjacency& snap, std::int64_t e0, std::int64_t e1,
-                                    double rel) {
+testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelOutput& want, const Adjacency& snap,
+                                    std::int64_t e0, std::int64_t e1, double rel) {
     std::int64_t row = 0;
     for (std::int64_t e = e0; e < e1; ++e) {
         while (snap.offsets[row + 1] <= e) ++row;
         const std::int32_t j = snap.nbrs[e];
         if (j < row) {
             const auto* b = snap.nbrs.data() + snap.offsets[j];
-            const auto* f = std::lower_bound(b, snap.nbrs.data() + snap.offsets[j + 1],
-                                             static_cast<std::int32_t>(row));
+            const auto* f = std::lower_bound(b, snap.nbrs.data() + snap.offsets[j + 1], static_cast<std::int32_t>(row));
             const std::int64_t mirror = f - snap.nbrs.data();
             // The mirror entry separated the edge: this side's flags and p-value are free.
             if (mirror >= e0 && mirror < e1 && (want.flags[mirror] & pc::kSeparated)) continue;
         }
         if (got.flags[e] != want.flags[e])
-            return testing::AssertionFailure() << "entry " << e << ": flags gpu " << int(got.flags[e])
-                                               << ", cpu " << int(want.flags[e]);
+            return testing::AssertionFailure()
+                   << "entry " << e << ": flags gpu " << int(got.flags[e]) << ", cpu " << int(want.flags[e]);
         if ((want.flags[e] & pc::kSeparated) &&
             !std::ranges::equal(got.set(static_cast<std::size_t>(e)), want.set(static_cast<std::size_t>(e))))
             return testing::AssertionFailure() << "entry " << e << ": separating sets differ";
         if (!close(got.pmax[e], want.pmax[e], rel))
-            return testing::AssertionFailure() << "entry " << e << ": pmax gpu " << got.pmax[e]
-                                               << ", cpu " << want.pmax[e];
+            return testing::AssertionFailure()
+                   << "entry " << e << ": pmax gpu " << got.pmax[e] << ", cpu " << want.pmax[e];
     }
     return testing::AssertionSuccess();
 }
@@ -102,7 +99,8 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
             }
         }
     std::mt19937_64 rng(3);
-    for (auto [n, k] : {std::pair{400, 3}, std::pair{60, 8}, std::pair{1000, 5}, std::pair{90, 12}, std::pair{64, 20}}) {
+    for (auto [n, k] :
+         {std::pair{400, 3}, std::pair{60, 8}, std::pair{1000, 5}, std::pair{90, 12}, std::pair{64, 20}}) {
         const std::int64_t total = binomial(n, k);
         std::uniform_int_distribution<std::int64_t> pick(0, total - 1);
         std::vector<int> a(k), b(k);
@@ -180,12 +178,12 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
     std::int64_t cpu_tests = 0, gpu_tests = 0;
     for (const auto& s : want.levels) cpu_tests += s.tests;
     for (const auto& s : got.levels) gpu_tests += s.tests;
-    std::printf("[parity] n=%lld m=%lld deg=%.0f seed=%llu variant=%c alpha=%g: %zu levels, %lld edges, "
-                "%zu sepsets; cpu %.3f s %lld tests, gpu %.3f s %lld tests\n",
-                static_cast<long long>(c.n), static_cast<long long>(c.m), c.degree,
-                static_cast<unsigned long long>(c.seed), c.variant, c.alpha, want.levels.size(),
-                static_cast<long long>(want.skeleton.n_edges()), want.sepsets.size(), cpu_s,
-                static_cast<long long>(cpu_tests), gpu_s, static_cast<long long>(gpu_tests));
+    std::printf(
+        "[parity] n=%lld m=%lld deg=%.0f seed=%llu variant=%c alpha=%g: %zu levels, %lld edges, "
+        "%zu sepsets; cpu %.3f s %lld tests, gpu %.3f s %lld tests\n",
+        static_cast<long long>(c.n), static_cast<long long>(c.m), c.degree, static_cast<unsigned long long>(c.seed),
+        c.variant, c.alpha, want.levels.size(), static_cast<long long>(want.skeleton.n_edges()), want.sepsets.size(),
+        cpu_s, static_cast<long long>(cpu_tests), gpu_s, static_cast<long long>(gpu_tests));
     EXPECT_GE(want.levels.size(), 3u) << "the case should reach level 2";
 }
 
@@ -237,8 +235,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         got.reset(snap.nbrs.size(), l, false);
         cpu.run_level(l, snap, pc::LevelBlock::rows(snap, 0, n), want);
         gpu->run_level(l, snap, pc::LevelBlock::rows(snap, 0, n), got);
-        EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9))
-            << "level " << l;
+        EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9)) << "level " << l;
         // A block of rows: only its entries are written.
         const std::int64_t rb = n / 3, re = 2 * n / 3;
         pc::LevelOutput part;
@@ -257,7 +254,8 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         cut.entry_begin = snap.offsets[hub] + snap.degree(hub) / 2;
         cut.entry_end = std::min(snap.offsets[n], snap.offsets[std::min(n, hub + 3)] + 1);
         cut.row_begin = hub;
-        cut.row_end = std::upper_bound(snap.offsets.begin(), snap.offsets.end(), cut.entry_end - 1) - snap.offsets.begin();
+        cut.row_end =
+            std::upper_bound(snap.offsets.begin(), snap.offsets.end(), cut.entry_end - 1) - snap.offsets.begin();
         pc::LevelOutput piece;
         piece.reset(snap.nbrs.size(), l, false);
         gpu->run_level(l, snap, cut, piece);
@@ -271,9 +269,9 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, CudaLevelParity,
-                         testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1},
-                                         std::tuple{'e', 1}, std::tuple{'x', 0}, std::tuple{'r', 0},
-                                         std::tuple{'D', 0}, std::tuple{'d', 0}),
+                         testing::Values(std::tuple{'s', 0}, std::tuple{'e', 0}, std::tuple{'s', 1}, std::tuple{'e', 1},
+                                         std::tuple{'x', 0}, std::tuple{'r', 0}, std::tuple{'D', 0},
+                                         std::tuple{'d', 0}),
                          [](const auto& info) {
                              return std::string(1, std::get<0>(info.param)) +
                                     (std::get<1>(info.param) ? "_runtime_l" : "_template_l");
@@ -335,7 +333,8 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
                         if (k > b) {
                             EXPECT_LT(og.kept_cols[static_cast<std::size_t>(k) - 1], j) << "row " << i;
                         }
-                        og.kept_p.push_back({static_cast<std::int32_t>(i), j, og.kept_pvals[static_cast<std::size_t>(k)]});
+                        og.kept_p.push_back(
+                            {static_cast<std::int32_t>(i), j, og.kept_pvals[static_cast<std::size_t>(k)]});
                         gg.add(i, j);
                     }
                 }
@@ -345,9 +344,7 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
             for (std::size_t k = 0; k < oc.dense_p.size(); ++k)
                 ASSERT_TRUE(close(oc.dense_p[k], og.dense_p[k], 1e-12))
                     << k << ": " << oc.dense_p[k] << " vs " << og.dense_p[k];
-            auto by_pair = [](const pc::PairP& x, const pc::PairP& y) {
-                return x.i != y.i ? x.i < y.i : x.j < y.j;
-            };
+            auto by_pair = [](const pc::PairP& x, const pc::PairP& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; };
             std::sort(oc.kept_p.begin(), oc.kept_p.end(), by_pair);
             ASSERT_EQ(oc.kept_p.size(), og.kept_p.size());
             for (std::size_t k = 0; k < oc.kept_p.size(); ++k) {
@@ -469,8 +466,8 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
 
 TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
-    for (auto [n, m, deg, seed] : {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t>{300, 1000, 5, 14},
-                                   {1500, 700, 6, 15}}) {
+    for (auto [n, m, deg, seed] :
+         {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t>{300, 1000, 5, 14}, {1500, 700, 6, 15}}) {
         const Dataset data = simulate(n, m, deg, seed);
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
@@ -497,10 +494,10 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
     CUDAG_REQUIRE_GPU();
     // A limit far below n² doubles: level 0 runs C in 64-row blocks, levels >= 1 hold a
     // few rows of C and sum every other entry again from the data (the entry scan is off).
-    for (auto [n, m, deg, seed, rows] : {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t, std::int64_t>{
-                                             300, 1000, 5, 31, 20},
-                                         {500, 400, 8, 32, 300},
-                                         {700, 2000, 4, 33, 0}}) {
+    for (auto [n, m, deg, seed, rows] :
+         {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t, std::int64_t>{300, 1000, 5, 31, 20},
+          {500, 400, 8, 32, 300},
+          {700, 2000, 4, 33, 0}}) {
         const Dataset data = simulate(n, m, deg, seed);
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
@@ -516,8 +513,8 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
                 << "n=" << n << " " << variant << " rows " << rows;
             // Orientation's p-values read C through the same path.
             const std::vector<std::int32_t> s{3, 7};
-            EXPECT_NEAR(gpu->p_value(1, static_cast<std::int32_t>(n - 1), s), cpu.p_value(1, static_cast<std::int32_t>(n - 1), s),
-                        1e-12);
+            EXPECT_NEAR(gpu->p_value(1, static_cast<std::int32_t>(n - 1), s),
+                        cpu.p_value(1, static_cast<std::int32_t>(n - 1), s), 1e-12);
         }
     }
 }
@@ -642,21 +639,20 @@ struct BenchSet {
     bool cpu;        ///< also time the CPU engine
 };
 
-void bench_one(const char* label, pc::SkeletonEngine& eng, const pc::SkeletonOptions& opt,
-               double setup_s, pc::SkeletonResult* keep) {
+void bench_one(const char* label, pc::SkeletonEngine& eng, const pc::SkeletonOptions& opt, double setup_s,
+               pc::SkeletonResult* keep) {
     const auto t0 = std::chrono::steady_clock::now();
     pc::SkeletonResult r = pc::learn_skeleton(eng, opt, [&](const pc::LevelStats& s) {
-        std::printf("[bench]   %-6s level %d: %lld tests, %lld removed, %lld edges left, %.3f s\n", label,
-                    s.level, static_cast<long long>(s.tests), static_cast<long long>(s.removed),
+        std::printf("[bench]   %-6s level %d: %lld tests, %lld removed, %lld edges left, %.3f s\n", label, s.level,
+                    static_cast<long long>(s.tests), static_cast<long long>(s.removed),
                     static_cast<long long>(s.edges_after), s.seconds);
         std::fflush(stdout);
     });
     const double secs = seconds_since(t0);
     std::int64_t tests = 0;
     for (const auto& s : r.levels) tests += s.tests;
-    std::printf("[bench] %-6s setup %.3f s, skeleton %.3f s, %zu levels, %lld edges, %.3g tests/s\n", label,
-                setup_s, secs, r.levels.size(), static_cast<long long>(r.skeleton.n_edges()),
-                static_cast<double>(tests) / secs);
+    std::printf("[bench] %-6s setup %.3f s, skeleton %.3f s, %zu levels, %lld edges, %.3g tests/s\n", label, setup_s,
+                secs, r.levels.size(), static_cast<long long>(r.skeleton.n_edges()), static_cast<double>(tests) / secs);
     std::fflush(stdout);
     if (keep) *keep = std::move(r);
 }
@@ -676,13 +672,13 @@ TEST(CudaFisherBench, DISABLED_TimingsAgainstCpu) {
                 data = sim::simulate_gaussian({b.n, b.m, b.density, 1}, 0).data;
                 break;
             } catch (const Error& e) {
-                std::printf("[bench] simulate n=%lld d=%g refused (%s); halving d\n",
-                            static_cast<long long>(b.n), b.density, e.what());
+                std::printf("[bench] simulate n=%lld d=%g refused (%s); halving d\n", static_cast<long long>(b.n),
+                            b.density, e.what());
                 b.density /= 2;
             }
         }
-        std::printf("[bench] set n=%lld m=%lld d=%g\n", static_cast<long long>(b.n),
-                    static_cast<long long>(b.m), b.density);
+        std::printf("[bench] set n=%lld m=%lld d=%g\n", static_cast<long long>(b.n), static_cast<long long>(b.m),
+                    b.density);
         pc::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
         pc::SkeletonResult ref, got;

@@ -83,8 +83,7 @@ TEST(CudaKnowledge, FisherWithKnowledgeIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
 #if CUDAG_HAVE_CUDA
     const std::int64_t n = 300, m = 800;
-    const Dataset data =
-        sim::simulate_gaussian({n, m, 6.0 / static_cast<double>(n - 1), 21}, 0).data;
+    const Dataset data = sim::simulate_gaussian({n, m, 6.0 / static_cast<double>(n - 1), 21}, 0).data;
     for (const bool sparse : {false, true}) {
         SCOPED_TRACE(sparse ? "sparse pMax" : "dense pMax");
         pc::SkeletonOptions opt;
@@ -116,8 +115,7 @@ TEST(CudaKnowledge, FisherWithKnowledgeIsEquivalentToCpu) {
                 ASSERT_NE(gpu->device_results(), nullptr);
                 EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, ko), want, 1e-9)) << variant;
                 // Run twice on one engine: nothing of the first search is taken for the second.
-                EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, opt), free_run, 1e-9))
-                    << variant;
+                EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, opt), free_run, 1e-9)) << variant;
                 EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, ko), want, 1e-9)) << variant;
             }
         }

@@ -26,9 +26,7 @@ namespace {
 class MpiCli : public ::testing::Test {
 protected:
     static void SetUpTestSuite() { cudag::test::prepare_mpiexec_environment(); }
-    void SetUp() override {
-        dir_ = cudag::test::fresh_test_dir("cudag_mpi");
-    }
+    void SetUp() override { dir_ = cudag::test::fresh_test_dir("cudag_mpi"); }
     void TearDown() override { fs::remove_all(dir_); }
 
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
@@ -84,8 +82,10 @@ TEST_F(MpiCli, RankCountInvarianceOnBundledData) {
 }
 
 TEST_F(MpiCli, RankCountInvarianceOnDiscreteData) {
-    const auto r = cudag(0, "simulate discrete --vars 70 --samples 3000 --states 4 --density 0.05 "
-                            "--seed 3 --out " + path("disc.csv"));
+    const auto r = cudag(0,
+                         "simulate discrete --vars 70 --samples 3000 --states 4 --density 0.05 "
+                         "--seed 3 --out " +
+                             path("disc.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     expect_rank_invariant(path("disc.csv"), "--test g-square --alpha 0.05");
 }
@@ -93,8 +93,8 @@ TEST_F(MpiCli, RankCountInvarianceOnDiscreteData) {
 TEST_F(MpiCli, RankCountInvarianceWithCmiKnn) {
     // Every permutation is keyed by (seed, test, surrogate): any rank count, the same
     // p-values (early-stopped ones included), graph and separating sets.
-    const auto r = cudag(0, "simulate nonlinear --vars 8 --samples 150 --density 0.35 --seed 2 --out " +
-                                path("nl.csv"));
+    const auto r =
+        cudag(0, "simulate nonlinear --vars 8 --samples 150 --density 0.35 --seed 2 --out " + path("nl.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     expect_rank_invariant(path("nl.csv"), "--test cmiknn --permutations 39 --knn 0.1 --alpha 0.05", 3);
 }
@@ -105,8 +105,7 @@ TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     auto r = cudag(0, base + "--out " + path("full.h5") + " --format edges");
     ASSERT_EQ(r.code, 0) << r.err;
 
-    r = cudag(2, base + "--out " + path("part.h5") + " --checkpoint " + path("ck.h5") +
-                     " --stop-after-level 1");
+    r = cudag(2, base + "--out " + path("part.h5") + " --checkpoint " + path("ck.h5") + " --stop-after-level 1");
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(fs::exists(path("ck.h5")));
     EXPECT_FALSE(fs::exists(path("part.h5"))) << "a stopped run writes no result";
@@ -117,8 +116,8 @@ TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     EXPECT_TRUE(same_results(path("part.h5"), path("full.h5"), {".edges.tsv"}));
 
     // Other options that change results: refused, naming the checkpoint.
-    r = cudag(2, "pc --data " + path("sim.csv") + " --alpha 0.01 -q --out " + path("x.h5") +
-                     " --checkpoint " + path("ck.h5") + " --resume");
+    r = cudag(2, "pc --data " + path("sim.csv") + " --alpha 0.01 -q --out " + path("x.h5") + " --checkpoint " +
+                     path("ck.h5") + " --resume");
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("other data or options"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(path("x.h5")));
@@ -128,8 +127,10 @@ TEST_F(MpiCli, McmcTableSplitOverRanksGivesByteIdenticalResults) {
     // The local-score table is scored a block of nodes per rank and gathered: on 1..4 ranks
     // the same edge probabilities, traces and result datasets as one process, in both order
     // scores, over every parent set and over the PC space (uneven parent-set counts).
-    auto r = cudag(0, "simulate discrete --vars 13 --samples 500 --density 0.2 --states 3 --max-parents 2 --seed 8 "
-                      "--out " + path("d.csv"));
+    auto r = cudag(0,
+                   "simulate discrete --vars 13 --samples 500 --density 0.2 --states 3 --max-parents 2 --seed 8 "
+                   "--out " +
+                       path("d.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     const auto text = [&](const std::string& stem, const char* suffix) {
         return cudag::test::read_text(path(stem + suffix));
@@ -156,23 +157,25 @@ TEST_F(MpiCli, McmcTableSplitOverRanksGivesByteIdenticalResults) {
         }
     }
     // -v names rank 0's share of the entries and the split in the summary's timings.
-    r = cudag(3, "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 3 --chains 3 --iterations 200 -v --out " +
-                     path("v.h5"));
+    r = cudag(3, "mcmc --data " + path("d.csv") +
+                     " --score bdeu --max-parents 3 --chains 3 --iterations 200 -v --out " + path("v.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.err, m, std::regex("local-score table: (\\d+) entries"))) << r.err;
     const long long total = std::stoll(m[1]);
     EXPECT_EQ(total, 13LL * (1 + 12 + 66 + 220));  // every set of <= 3 of the 12 others, per node
-    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("split over 3 ranks by node: this rank scored (\\d+) of (\\d+) "
-                                                       "entries \\(nodes 0 to (\\d+)\\)")))
+    ASSERT_TRUE(std::regex_search(r.err, m,
+                                  std::regex("split over 3 ranks by node: this rank scored (\\d+) of (\\d+) "
+                                             "entries \\(nodes 0 to (\\d+)\\)")))
         << r.err;
     EXPECT_EQ(std::stoll(m[2]), total);
     // Equal nodes: rank 0 takes 4 or 5 of the 13 (a third of the entries, to the nearest node).
     EXPECT_EQ(std::stoll(m[1]), (std::stoll(m[3]) + 1) * (1 + 12 + 66 + 220));
     EXPECT_GE(std::stoll(m[3]) + 1, 4);
     EXPECT_LE(std::stoll(m[3]) + 1, 5);
-    EXPECT_TRUE(std::regex_search(r.err, std::regex("; table [0-9.]+ s \\(split over 3 ranks, rank 0's share [0-9.]+ s\\), "
-                                                    "sort [0-9.]+ s, chains [0-9.]+ s")))
+    EXPECT_TRUE(
+        std::regex_search(r.err, std::regex("; table [0-9.]+ s \\(split over 3 ranks, rank 0's share [0-9.]+ s\\), "
+                                            "sort [0-9.]+ s, chains [0-9.]+ s")))
         << r.err;
 }
 
@@ -210,8 +213,8 @@ TEST_F(MpiCli, BadInputOnEveryRankIsReportedOnce) {
 
 TEST_F(MpiCli, OnlyRankZeroPrintsTheEdgeList) {
     const std::string data = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
-    ASSERT_EQ(run_command(std::string(CUDAG_MPIEXEC) + " 3 " + CUDAG_MPIEXEC_FLAGS + " " +
-                              cudag::test::cudag_binary() + " pc -q --data " + data,
+    ASSERT_EQ(run_command(std::string(CUDAG_MPIEXEC) + " 3 " + CUDAG_MPIEXEC_FLAGS + " " + cudag::test::cudag_binary() +
+                              " pc -q --data " + data,
                           dir_, path("out.txt"))
                   .code,
               0);
@@ -220,8 +223,9 @@ TEST_F(MpiCli, OnlyRankZeroPrintsTheEdgeList) {
 }
 
 TEST_F(MpiCli, McmcChainsAreRankCountInvariantAndResumeAcrossRankCounts) {
-    auto r = cudag(0, "simulate discrete --vars 12 --samples 400 --density 0.2 --states 3 --max-parents 2 --seed 4 --out " +
-                          path("d.csv"));
+    auto r =
+        cudag(0, "simulate discrete --vars 12 --samples 400 --density 0.2 --states 3 --max-parents 2 --seed 4 --out " +
+                     path("d.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     const std::string opts = "mcmc --data " + path("d.csv") +
                              " --score bdeu --max-parents 2 --chains 5 --iterations 900 --thin 2 --order-score sum -q";
@@ -248,10 +252,12 @@ TEST_F(MpiCli, McmcChainsAreRankCountInvariantAndResumeAcrossRankCounts) {
 // Issue 33: an existing checkpoint without --resume, and a corrupt one with it, end every
 // rank with one line, the checkpoint untouched and no result written (pc and mcmc).
 TEST_F(MpiCli, ExistingOrCorruptCheckpointsAreRefusedOnEveryRankInOneLine) {
-    auto r = cudag(0, "simulate discrete --vars 6 --samples 300 --density 0.3 --states 3 --max-parents 2 --seed 4 --out " +
-                          path("d.csv"));
+    auto r =
+        cudag(0, "simulate discrete --vars 6 --samples 300 --density 0.3 --states 3 --max-parents 2 --seed 4 --out " +
+                     path("d.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
-    const std::string mcmc = "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 2 --chains 3 --iterations 300 -q";
+    const std::string mcmc =
+        "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 2 --chains 3 --iterations 300 -q";
     const std::string pc = "pc --data " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv --alpha 0.05 -q";
     r = cudag(2, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --stop-after 200");
     ASSERT_EQ(r.code, 3) << r.err;

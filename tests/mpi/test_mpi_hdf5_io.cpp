@@ -30,10 +30,12 @@ namespace {
 
 /// What differs between two runs of the same result: timings, provenance, and the
 /// names of the run's own resources (ranks, communicator, threads).
-const std::set<std::string> kRunSpecific = {
-    "levels/seconds", "levels/merge_seconds", "levels/imbalance", "levels/tests_imbalance",
-    "seconds_total",  "created",              "command_line",     "host",
-    "input_mtime",    "ranks",                "communicator",     "threads"};
+const std::set<std::string> kRunSpecific = {"levels/seconds",   "levels/merge_seconds",
+                                            "levels/imbalance", "levels/tests_imbalance",
+                                            "seconds_total",    "created",
+                                            "command_line",     "host",
+                                            "input_mtime",      "ranks",
+                                            "communicator",     "threads"};
 
 class MpiHdf5Io : public ::testing::Test {
 protected:
@@ -94,8 +96,7 @@ void write_chunked_copy(const std::string& from, const std::string& to) {
     const hsize_t chunk[2] = {7, 5};
     H5Pset_chunk(dcpl.get(), 2, chunk);
     h5::Handle grp = h5::create_group(f.get(), "expr", to);
-    h5::Handle ds(H5Dcreate2(grp.get(), "matrix", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(),
-                             H5P_DEFAULT));
+    h5::Handle ds(H5Dcreate2(grp.get(), "matrix", H5T_IEEE_F32LE, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT));
     std::vector<float> rows(static_cast<std::size_t>(d.n_samples * d.n_vars));
     for (std::int64_t s = 0; s < d.n_samples; ++s)
         for (std::int64_t v = 0; v < d.n_vars; ++v)
@@ -147,8 +148,9 @@ TEST_F(MpiHdf5Io, ResumeFromACollectivelyWrittenCheckpoint) {
     ASSERT_EQ(r.code, 0) << r.err;
     // The level-1 checkpoint written collectively by 3 ranks holds what rank 0 writes alone.
     for (const bool gathered : {false, true}) {
-        r = cudag(3, base + " --checkpoint " + path(gathered ? "ckg.h5" : "ckc.h5") + " --stop-after-level 1 --out " +
-                         path("x.h5"),
+        r = cudag(3,
+                  base + " --checkpoint " + path(gathered ? "ckg.h5" : "ckc.h5") + " --stop-after-level 1 --out " +
+                      path("x.h5"),
                   gathered);
         ASSERT_NE(r.code, 0);
         ASSERT_TRUE(fs::exists(path(gathered ? "ckg.h5" : "ckc.h5"))) << r.err;
@@ -200,8 +202,9 @@ TEST_F(MpiHdf5Io, VerboseStartUpAndInfoSayWhichPathRuns) {
     const std::string base = "pc --data " + path("sim.h5") + " -v --out " + path("o.h5");
     auto r = cudag(2, base);
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find(parallel ? "HDF5 I/O: collective (MPI-IO, 2 ranks)" : "HDF5 I/O: gathered on rank 0 (serial HDF5)"),
-              std::string::npos)
+    EXPECT_NE(
+        r.err.find(parallel ? "HDF5 I/O: collective (MPI-IO, 2 ranks)" : "HDF5 I/O: gathered on rank 0 (serial HDF5)"),
+        std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("peak memory per rank: 0 "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(", 1 "), std::string::npos) << r.err;
@@ -213,8 +216,9 @@ TEST_F(MpiHdf5Io, VerboseStartUpAndInfoSayWhichPathRuns) {
         << r.err;
     r = cudag(0, base);
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find(parallel ? "HDF5 I/O: gathered on rank 0 (one rank)" : "HDF5 I/O: gathered on rank 0 (serial HDF5)"),
-              std::string::npos)
+    EXPECT_NE(
+        r.err.find(parallel ? "HDF5 I/O: gathered on rank 0 (one rank)" : "HDF5 I/O: gathered on rank 0 (serial HDF5)"),
+        std::string::npos)
         << r.err;
     // A bad value of the hidden switch: one line, no output.
     fs::remove(path("o.h5"));
@@ -225,18 +229,20 @@ TEST_F(MpiHdf5Io, VerboseStartUpAndInfoSayWhichPathRuns) {
     r = run_command(cudag::test::cudag_binary() + " info", dir_, path("info.txt"));
     ASSERT_EQ(r.code, 0) << r.err;
     const std::string info = cudag::test::read_text(path("info.txt"));
-    EXPECT_NE(info.find(parallel ? "HDF5 I/O: collective (MPI-IO) under mpirun" : "HDF5 I/O: gathered on rank 0 (serial HDF5"),
+    EXPECT_NE(info.find(parallel ? "HDF5 I/O: collective (MPI-IO) under mpirun"
+                                 : "HDF5 I/O: gathered on rank 0 (serial HDF5"),
               std::string::npos)
         << info;
 }
 
 TEST_F(MpiHdf5Io, McmcCheckpointWrittenByEveryRankResumes) {
-    auto r = cudag(0, "simulate discrete --vars 10 --samples 300 --density 0.2 --states 3 --max-parents 2 --seed 6 --out " +
-                          path("d.csv"));
+    auto r =
+        cudag(0, "simulate discrete --vars 10 --samples 300 --density 0.2 --states 3 --max-parents 2 --seed 6 --out " +
+                     path("d.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     // 5 chains on 4 ranks: one rank runs two, the others one each.
-    const std::string opts = "mcmc --data " + path("d.csv") +
-                             " --score bdeu --max-parents 2 --chains 5 --iterations 600 --thin 2 -q";
+    const std::string opts =
+        "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 2 --chains 5 --iterations 600 --thin 2 -q";
     r = cudag(0, opts + " --out " + path("serial.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
     for (const bool gathered : {false, true}) {
@@ -250,7 +256,8 @@ TEST_F(MpiHdf5Io, McmcCheckpointWrittenByEveryRankResumes) {
     std::set<std::string> skip = kRunSpecific;
     skip.insert("chains/trace_log");
     EXPECT_TRUE(same_file_contents(path("ckc.h5"), path("ckg.h5"), skip));
-    const std::string logc = cudag::test::read_text(path("ckc.h5.traces")), logg = cudag::test::read_text(path("ckg.h5.traces"));
+    const std::string logc = cudag::test::read_text(path("ckc.h5.traces")),
+                      logg = cudag::test::read_text(path("ckg.h5.traces"));
     ASSERT_GT(logc.size(), 32u);
     EXPECT_EQ(logc.substr(24), logg.substr(24));
     r = cudag(2, opts + " --checkpoint " + path("ckc.h5") + " --resume --out " + path("resumed.h5"));

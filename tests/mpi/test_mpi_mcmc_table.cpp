@@ -38,8 +38,8 @@ testing::AssertionResult same_table(const ScoreTable& got, const ScoreTable& wan
         const auto oa = got.sorted_offsets(v), ob = want.sorted_offsets(v);
         const auto pa = got.sorted_parents(v), pb = want.sorted_parents(v);
         if (!std::equal(oa.begin(), oa.end(), ob.begin(), ob.end()))
-            return testing::AssertionFailure() << "node " << v << ": sorted offsets differ (" << oa.size() << " vs "
-                                               << ob.size() << ")";
+            return testing::AssertionFailure()
+                   << "node " << v << ": sorted offsets differ (" << oa.size() << " vs " << ob.size() << ")";
         if (!std::equal(pa.begin(), pa.end(), pb.begin(), pb.end()))
             return testing::AssertionFailure() << "node " << v << ": sorted parents differ";
         const auto sa = got.sorted_scores(v), sb = want.sorted_scores(v);
@@ -168,8 +168,9 @@ TEST(MpiMcmcTableSplit, ChainsOverTheSplitTableGiveOneProcessResult) {
         ASSERT_TRUE(whole.build_sorted(1));
         ScoreTable split = space.layout(true, 3);
         // As `cudag mcmc` does: max mode keeps the own block and shares the lists only.
-        (void)bn::fill_table_split(split, space.scorer, 1, {}, comm,
-                                   mode == bn::OrderScoreMode::Max ? bn::TableGather::OwnBlock : bn::TableGather::Whole);
+        (void)bn::fill_table_split(
+            split, space.scorer, 1, {}, comm,
+            mode == bn::OrderScoreMode::Max ? bn::TableGather::OwnBlock : bn::TableGather::Whole);
         ASSERT_TRUE(bn::build_sorted_split(split, 1, -1.0, {}, comm));
         EXPECT_EQ(split.holds_all(), mode == bn::OrderScoreMode::Sum || comm.size() == 1);
         bn::McmcRunConfig cfg;

@@ -23,8 +23,7 @@ using mpi::ReduceOp;
 
 namespace {
 
-testing::AssertionResult same_search(const pc::SkeletonResult& got, const pc::SkeletonResult& want,
-                                     bool root) {
+testing::AssertionResult same_search(const pc::SkeletonResult& got, const pc::SkeletonResult& want, bool root) {
     if (!(got.skeleton == want.skeleton)) return testing::AssertionFailure() << "skeletons differ";
     if (got.levels.size() != want.levels.size())
         return testing::AssertionFailure() << got.levels.size() << " levels, serial " << want.levels.size();
@@ -34,11 +33,11 @@ testing::AssertionResult same_search(const pc::SkeletonResult& got, const pc::Sk
             return testing::AssertionFailure() << "level " << l << " statistics differ";
     if (!root) return testing::AssertionSuccess();
     if (!(got.sepsets == want.sepsets))
-        return testing::AssertionFailure() << got.sepsets.size() << " separating sets, serial "
-                                           << want.sepsets.size() << " (or their contents differ)";
+        return testing::AssertionFailure() << got.sepsets.size() << " separating sets, serial " << want.sepsets.size()
+                                           << " (or their contents differ)";
     if (got.pmax != want.pmax)
-        return testing::AssertionFailure() << got.pmax.size() << " pMax pairs, serial " << want.pmax.size()
-                                           << " (or their values differ)";
+        return testing::AssertionFailure()
+               << got.pmax.size() << " pMax pairs, serial " << want.pmax.size() << " (or their values differ)";
     return testing::AssertionSuccess();
 }
 
@@ -46,10 +45,10 @@ struct Case {
     bool exhaustive;
     bool sparse_pmax;
     bool level0_everywhere = false;  ///< every rank runs all of level 0 (the GPU engines' way)
-    bool keeping = false;  ///< the engine keeps pMax and separating sets (the CUDA engine's way)
-    bool offers_buffer = false;  ///< keeping: the ranks reduce the engines' tables in place
-    bool builds_snapshots = false;  ///< keeping: the engines build the next snapshots
-    bool knowledge = false;  ///< forbidden and required pairs (background knowledge)
+    bool keeping = false;            ///< the engine keeps pMax and separating sets (the CUDA engine's way)
+    bool offers_buffer = false;      ///< keeping: the ranks reduce the engines' tables in place
+    bool builds_snapshots = false;   ///< keeping: the engines build the next snapshots
+    bool knowledge = false;          ///< forbidden and required pairs (background knowledge)
 };
 
 /// Background knowledge for a search: every third pair adjacent in a free run forbidden,
@@ -85,8 +84,8 @@ protected:
         }
         serial_ = pc::learn_skeleton(*cpu_, opt_);
         if (GetParam().keeping)
-            keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer,
-                                                             GetParam().builds_snapshots);
+            keeping_ =
+                std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer, GetParam().builds_snapshots);
         engine_ = keeping_ ? static_cast<pc::SkeletonEngine*>(keeping_.get()) : cpu_.get();
     }
     Dataset data_;
@@ -122,7 +121,8 @@ TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
         if (keeping_ && GetParam().builds_snapshots) {
             EXPECT_GE(keeping_->built, 2) << c->name();
         }
-        if (keeping_) keeping_->offered = keeping_->returned = keeping_->listed = keeping_->levels = keeping_->built = 0;
+        if (keeping_)
+            keeping_->offered = keeping_->returned = keeping_->listed = keeping_->levels = keeping_->built = 0;
     }
 }
 
@@ -202,26 +202,22 @@ TEST(MpiSkeletonHubs, HubRowsSplitAcrossRanksGiveTheSerialSearch) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, MpiSkeleton,
-                         testing::Values(Case{false, false}, Case{false, true}, Case{true, false},
-                                         Case{true, true}, Case{false, true, true}, Case{true, false, true},
-                                         Case{false, false, true, true}, Case{false, true, true, true},
-                                         Case{false, true, false, true}, Case{false, false, true, true, true},
-                                         Case{false, true, true, true, true},
-                                         Case{false, true, true, true, true, true},
-                                         Case{false, false, false, true, false, true},
-                                         Case{false, false, false, false, false, false, true},
-                                         Case{true, true, false, false, false, false, true},
-                                         Case{false, true, true, true, true, true, true}),
-                         [](const testing::TestParamInfo<Case>& i) {
-                             return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
-                                    (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
-                                    (i.param.level0_everywhere ? "Level0Everywhere" : "") +
-                                    (i.param.keeping ? "EngineKeeps" : "") +
-                                    (i.param.offers_buffer ? "ReducedInPlace" : "") +
-                                    (i.param.builds_snapshots ? "BuildsSnapshots" : "") +
-                                    (i.param.knowledge ? "Knowledge" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Modes, MpiSkeleton,
+    testing::Values(Case{false, false}, Case{false, true}, Case{true, false}, Case{true, true}, Case{false, true, true},
+                    Case{true, false, true}, Case{false, false, true, true}, Case{false, true, true, true},
+                    Case{false, true, false, true}, Case{false, false, true, true, true},
+                    Case{false, true, true, true, true}, Case{false, true, true, true, true, true},
+                    Case{false, false, false, true, false, true}, Case{false, false, false, false, false, false, true},
+                    Case{true, true, false, false, false, false, true},
+                    Case{false, true, true, true, true, true, true}),
+    [](const testing::TestParamInfo<Case>& i) {
+        return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
+               (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
+               (i.param.level0_everywhere ? "Level0Everywhere" : "") + (i.param.keeping ? "EngineKeeps" : "") +
+               (i.param.offers_buffer ? "ReducedInPlace" : "") + (i.param.builds_snapshots ? "BuildsSnapshots" : "") +
+               (i.param.knowledge ? "Knowledge" : "");
+    });
 
 namespace {
 
@@ -245,7 +241,8 @@ void check_allreduce(mpi::Communicator& w) {
 void check_allgatherv(mpi::Communicator& w) {
     const int k = w.size();
     std::vector<std::size_t> counts(static_cast<std::size_t>(k));
-    for (int q = 0; q < k; ++q) counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(q % 2 ? 0 : 1000 * q + 2);
+    for (int q = 0; q < k; ++q)
+        counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(q % 2 ? 0 : 1000 * q + 2);
     const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
     std::vector<std::int64_t> buf(total, -1);
     std::size_t off = 0;
@@ -441,10 +438,14 @@ TEST(MpiStrictCommunicator, NamesTheCallSiteWhenCountsDiffer) {
     std::vector<std::int64_t> all(static_cast<std::size_t>(w->size()) + 1, 0);
     expect_disagreement([&] { w->allgatherv(v.data(), all.data(), counts, DataType::Int64); }, "allgatherv(int64");
     // A rank in another collective (the hang of issue 32: some ranks broadcast, one not).
-    expect_disagreement([&] {
-        if (r == last) w->barrier();
-        else w->bcast(v.data(), 1, DataType::Int64, 0);
-    }, "barrier");
+    expect_disagreement(
+        [&] {
+            if (r == last)
+                w->barrier();
+            else
+                w->bcast(v.data(), 1, DataType::Int64, 0);
+        },
+        "barrier");
     // The communicator is still usable after a detected disagreement.
     EXPECT_EQ(w->allreduce(std::int32_t{1}, ReduceOp::Sum), w->size());
 }

@@ -36,11 +36,8 @@ void check(const std::string& data_file, const std::string& ref) {
     const auto t0 = std::chrono::steady_clock::now();
     const pc::PcResult r = pc::run_pc(data, cfg);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_TRUE(test::cl_matrices_equal(test::to_cl_matrix(r.cpdag), test::read_cl_matrix(ref),
-                                        r.names))
-        << name;
-    std::printf("  %-45s %3lld vars: compared in %.2f s\n", name.c_str(),
-                static_cast<long long>(data.n_vars), secs);
+    EXPECT_TRUE(test::cl_matrices_equal(test::to_cl_matrix(r.cpdag), test::read_cl_matrix(ref), r.names)) << name;
+    std::printf("  %-45s %3lld vars: compared in %.2f s\n", name.c_str(), static_cast<long long>(data.n_vars), secs);
 }
 
 }  // namespace

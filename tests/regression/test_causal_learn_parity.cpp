@@ -28,8 +28,7 @@ std::vector<Case> linear_cases(const std::string& dir) {
     for (const auto& e : std::filesystem::directory_iterator(dir + "/benchmark_returned_results")) {
         std::smatch m;
         const std::string name = e.path().filename().string();
-        if (std::regex_match(name, m, re))
-            out.push_back({e.path().string(), std::stoi(m[1]), std::stoi(m[2])});
+        if (std::regex_match(name, m, re)) out.push_back({e.path().string(), std::stoi(m[1]), std::stoi(m[2])});
     }
     std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.file < b.file; });
     return out;
@@ -52,8 +51,7 @@ TEST(CausalLearnParity, LinearTenFisherZEveryOrientationOption) {
         cfg.uc_priority = c.uc_priority;
         cfg.backend.threads = 2;
         const pc::PcResult r = pc::run_pc(data, cfg);
-        EXPECT_TRUE(test::cl_matrices_equal(test::to_cl_matrix(r.cpdag), test::read_cl_matrix(c.file),
-                                            r.names))
+        EXPECT_TRUE(test::cl_matrices_equal(test::to_cl_matrix(r.cpdag), test::read_cl_matrix(c.file), r.names))
             << "uc_rule " << c.uc_rule << " uc_priority " << c.uc_priority << " (" << c.file << ")";
     }
 }
@@ -68,7 +66,8 @@ TEST(CausalLearnParity, DefaultModeSkeletonMatchesCausalLearnSkeleton) {
     pc::PcConfig cfg;
     cfg.alpha = 0.05;
     const pc::PcResult r = pc::run_pc(data, cfg);
-    const auto ref = test::read_cl_matrix(dir + "/benchmark_returned_results/"
+    const auto ref = test::read_cl_matrix(dir +
+                                          "/benchmark_returned_results/"
                                           "linear_10_pc_fisherz_0.05_stable_0_0.txt");
     for (std::int32_t i = 0; i < data.n_vars; ++i)
         for (std::int32_t j = 0; j < data.n_vars; ++j)

@@ -38,8 +38,8 @@ TEST_F(Checkpoint, StopAndResumeEqualsUninterruptedRun) {
     ASSERT_EQ(pc("--alpha 0.05 --out " + path("full.h5") + " --format cl").code, 0);
     for (int stop : {0, 1, 2}) {
         const std::string ck = path("ck" + std::to_string(stop) + ".h5");
-        auto r = pc("--alpha 0.05 --out " + path("r.h5") + " --checkpoint " + ck +
-                    " --stop-after-level " + std::to_string(stop));
+        auto r = pc("--alpha 0.05 --out " + path("r.h5") + " --checkpoint " + ck + " --stop-after-level " +
+                    std::to_string(stop));
         EXPECT_EQ(r.code, 3) << r.err;
         ASSERT_TRUE(fs::exists(ck));
         r = pc("--alpha 0.05 --out " + path("r.h5") + " --format cl --checkpoint " + ck + " --resume");
@@ -79,12 +79,12 @@ TEST_F(Checkpoint, HashCoversTheResolvedTestAndDofRule) {
     const std::string disc = path("disc.csv");
     const auto sim = run_command(cudag::test::cudag_binary() +
                                      " simulate discrete --vars 12 --samples 400 --density 0.3"
-                                     " --states 3 --seed 5 --out " + disc,
+                                     " --states 3 --seed 5 --out " +
+                                     disc,
                                  dir_);
     ASSERT_EQ(sim.code, 0) << sim.err;
     auto pcd = [&](const std::string& args) {
-        return run_command(cudag::test::cudag_binary() + " pc -q --discrete --data " + disc +
-                               " --alpha 0.05 " + args,
+        return run_command(cudag::test::cudag_binary() + " pc -q --discrete --data " + disc + " --alpha 0.05 " + args,
                            dir_);
     };
     auto r = pcd("--dof gpupc --checkpoint " + path("g.h5") + " --stop-after-level 0");
@@ -99,8 +99,8 @@ TEST_F(Checkpoint, HashCoversTheResolvedTestAndDofRule) {
     ASSERT_EQ(pcd("--out " + path("full.h5") + " --format cl").code, 0);
     r = pcd("--checkpoint " + path("d.h5") + " --stop-after-level 0");
     ASSERT_EQ(r.code, 3) << r.err;
-    r = pcd("--test chi-square --dof pcalg --checkpoint " + path("d.h5") +
-            " --resume --out " + path("r.h5") + " --format cl");
+    r = pcd("--test chi-square --dof pcalg --checkpoint " + path("d.h5") + " --resume --out " + path("r.h5") +
+            " --format cl");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(cudag::test::same_results(path("r.h5"), path("full.h5"), {".cl.txt"}));
 }

@@ -80,8 +80,7 @@ bool has_checksum(const fs::path& path, const std::string& name) {
     h5::Handle f = h5::open_file(path.string());
     h5::Handle ds = h5::check_id(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), "filter");
     h5::Handle dcpl = h5::check_id(H5Dget_create_plist(ds.get()), "filter");
-    return H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, nullptr, nullptr, nullptr, 0, nullptr,
-                                nullptr) >= 0;
+    return H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, nullptr, nullptr, nullptr, 0, nullptr, nullptr) >= 0;
 }
 
 template <class T>
@@ -100,8 +99,10 @@ class CheckpointSafety : public Cli {
 protected:
     void SetUp() override {
         Cli::SetUp();
-        const CliRun r = run("simulate discrete --vars 6 --samples 400 --density 0.4 --states 3 --max-parents 2 "
-                             "--seed 3 --out " + p("d.csv"));
+        const CliRun r =
+            run("simulate discrete --vars 6 --samples 400 --density 0.4 --states 3 --max-parents 2 "
+                "--seed 3 --out " +
+                p("d.csv"));
         ASSERT_EQ(r.code, 0) << r.err;
         mcmc = "mcmc -q --data " + p("d.csv") + " --score bdeu --max-parents 2 --chains 2 --iterations 400 ";
         pc = "pc -q --data " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv --alpha 0.05 ";
@@ -140,8 +141,7 @@ protected:
     void copy_checkpoint(const std::string& from, const std::string& to) {
         fs::copy_file(dir_ / from, dir_ / to, fs::copy_options::overwrite_existing);
         fs::remove(dir_ / (to + ".traces"));
-        if (fs::exists(dir_ / (from + ".traces")))
-            fs::copy_file(dir_ / (from + ".traces"), dir_ / (to + ".traces"));
+        if (fs::exists(dir_ / (from + ".traces"))) fs::copy_file(dir_ / (from + ".traces"), dir_ / (to + ".traces"));
     }
     std::string mcmc, pc;
 };
@@ -152,8 +152,10 @@ TEST_F(CheckpointSafety, AnExistingCheckpointNeedsResumeOrOverwrite) {
     for (const bool is_pc : {false, true}) {
         const std::string cmd = is_pc ? pc : mcmc;
         const std::string ck = is_pc ? "pc.ck.h5" : "mcmc.ck.h5";
-        if (is_pc) pc_checkpoint(ck);
-        else mcmc_checkpoint(ck);
+        if (is_pc)
+            pc_checkpoint(ck);
+        else
+            mcmc_checkpoint(ck);
         expect_refused(cmd + "--checkpoint " + p(ck) + " --out " + p("r.h5"),
                        "checkpoint '" + p(ck) + "' exists: add --resume to continue it, or remove it", ck, "r.h5");
         expect_refused(cmd + "--checkpoint " + p(ck) + " --resume --overwrite-checkpoint --out " + p("r.h5"),
@@ -180,37 +182,45 @@ TEST_F(CheckpointSafety, CheckpointsCarryChecksums) {
 TEST_F(CheckpointSafety, CorruptMcmcCheckpointsAreRefused) {
     mcmc_checkpoint("good.h5");
     const std::string resume = mcmc + "--checkpoint-every 100 --resume --out " + p("r.h5") + " --checkpoint ";
-    expect_corrupt(resume, "good.h5", {
-        {"/chains/order is not a permutation", [](const fs::path& f) { poke<std::int32_t>(f, "chains/order", 0, -1); }},
-        {"/chains/order is not a permutation", [](const fs::path& f) { poke<std::int32_t>(f, "chains/order", 3, 999); }},
-        {"/chains/best_order is not a permutation",
-         [](const fs::path& f) { poke<std::int32_t>(f, "chains/best_order", 1, 0); }},
-        {"since = 4000000000 is not within [0, kept = ",
-         [](const fs::path& f) { poke<std::int64_t>(f, "chains/since", 2, 4000000000); }},
-        {"done = 5000 is not within [0, 400]", [](const fs::path& f) {
-             poke<std::int64_t>(f, "chains/done", 0, 5000);
-             poke<std::int64_t>(f, "chains/done", 1, 5000);
-         }},
-        {"accepted = -3", [](const fs::path& f) { poke<std::int64_t>(f, "chains/accepted", 1, -3); }},
-        {"holds iterations beyond the 7 kept ones the checkpoint records", [](const fs::path& f) {
-             poke<std::int64_t>(f, "chains/kept", 0, 7);
-             poke<std::int64_t>(f, "chains/kept", 1, 7);
-         }},
-        {"an edge sum is not within", [](const fs::path& f) { poke<double>(f, "chains/edge_sum", 1, -22368.6); }},
-        {"a score is not finite", [](const fs::path& f) { poke<double>(f, "chains/score", 0, std::nan("")); }},
-        {"not at one iteration", [](const fs::path& f) { poke<std::int64_t>(f, "chains/done", 1, 100); }},
-        {"cannot read dataset 'chains/order': data error detected by Fletcher32 checksum", [](const fs::path& f) { flip_byte(f, "/chains/order"); }},
-        {"cannot read dataset 'chains/edge_sum'", [](const fs::path& f) { flip_byte(f, "/chains/edge_sum"); }},
-        {"cannot read dataset 'chains/trace_log'", [](const fs::path& f) { flip_byte(f, "/chains/trace_log"); }},
-        // The trace log beside it (io/trace_log.hpp): a flipped bit, a cut, another run's, none.
-        {"its trace log '", [](const fs::path& f) { flip_log_byte(f, 32 + 24 + 8); }},
-        {"the block at byte 32 fails its checksum", [](const fs::path& f) { flip_log_byte(f, 32 + 24 + 8); }},
-        {"is shorter than the", [](const fs::path& f) {
-             fs::resize_file(f.string() + ".traces", fs::file_size(f.string() + ".traces") - 8);
-         }},
-        {"belongs to another run", [](const fs::path& f) { flip_log_byte(f, 16); }},
-        {"cannot be read", [](const fs::path& f) { fs::remove(f.string() + ".traces"); }},
-    });
+    expect_corrupt(
+        resume, "good.h5",
+        {
+            {"/chains/order is not a permutation",
+             [](const fs::path& f) { poke<std::int32_t>(f, "chains/order", 0, -1); }},
+            {"/chains/order is not a permutation",
+             [](const fs::path& f) { poke<std::int32_t>(f, "chains/order", 3, 999); }},
+            {"/chains/best_order is not a permutation",
+             [](const fs::path& f) { poke<std::int32_t>(f, "chains/best_order", 1, 0); }},
+            {"since = 4000000000 is not within [0, kept = ",
+             [](const fs::path& f) { poke<std::int64_t>(f, "chains/since", 2, 4000000000); }},
+            {"done = 5000 is not within [0, 400]",
+             [](const fs::path& f) {
+                 poke<std::int64_t>(f, "chains/done", 0, 5000);
+                 poke<std::int64_t>(f, "chains/done", 1, 5000);
+             }},
+            {"accepted = -3", [](const fs::path& f) { poke<std::int64_t>(f, "chains/accepted", 1, -3); }},
+            {"holds iterations beyond the 7 kept ones the checkpoint records",
+             [](const fs::path& f) {
+                 poke<std::int64_t>(f, "chains/kept", 0, 7);
+                 poke<std::int64_t>(f, "chains/kept", 1, 7);
+             }},
+            {"an edge sum is not within", [](const fs::path& f) { poke<double>(f, "chains/edge_sum", 1, -22368.6); }},
+            {"a score is not finite", [](const fs::path& f) { poke<double>(f, "chains/score", 0, std::nan("")); }},
+            {"not at one iteration", [](const fs::path& f) { poke<std::int64_t>(f, "chains/done", 1, 100); }},
+            {"cannot read dataset 'chains/order': data error detected by Fletcher32 checksum",
+             [](const fs::path& f) { flip_byte(f, "/chains/order"); }},
+            {"cannot read dataset 'chains/edge_sum'", [](const fs::path& f) { flip_byte(f, "/chains/edge_sum"); }},
+            {"cannot read dataset 'chains/trace_log'", [](const fs::path& f) { flip_byte(f, "/chains/trace_log"); }},
+            // The trace log beside it (io/trace_log.hpp): a flipped bit, a cut, another run's, none.
+            {"its trace log '", [](const fs::path& f) { flip_log_byte(f, 32 + 24 + 8); }},
+            {"the block at byte 32 fails its checksum", [](const fs::path& f) { flip_log_byte(f, 32 + 24 + 8); }},
+            {"is shorter than the",
+             [](const fs::path& f) {
+                 fs::resize_file(f.string() + ".traces", fs::file_size(f.string() + ".traces") - 8);
+             }},
+            {"belongs to another run", [](const fs::path& f) { flip_log_byte(f, 16); }},
+            {"cannot be read", [](const fs::path& f) { fs::remove(f.string() + ".traces"); }},
+        });
     // The unedited checkpoint resumes.
     const CliRun r = run(resume + p("good.h5"));
     EXPECT_EQ(r.code, 0) << r.err;
@@ -219,20 +229,23 @@ TEST_F(CheckpointSafety, CorruptMcmcCheckpointsAreRefused) {
 TEST_F(CheckpointSafety, CorruptPcCheckpointsAreRefused) {
     pc_checkpoint("good.h5");
     const std::string resume = pc + "--resume --out " + p("r.h5") + " --checkpoint ";
-    expect_corrupt(resume, "good.h5", {
-        {"/state/next_level = 17592186044416 is not within [1, 20]",
-         [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, std::int64_t{1} << 44); }},
-        {"/state/next_level = 0 is not within [1, 20]",
-         [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, 0); }},
-        {"/levels holds 2 levels, /state/next_level says 3",
-         [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, 3); }},
-        {"/levels row 1 is out of range", [](const fs::path& f) { poke<std::int64_t>(f, "levels/tests", 1, -5); }},
-        {"/levels says", [](const fs::path& f) { poke<std::int64_t>(f, "levels/edges_after", 1, 3); }},
-        {"/pmax/values holds a p-value outside [0, 1]",
-         [](const fs::path& f) { poke<double>(f, "pmax/values", 0, 7.5); }},
-        {"cannot read dataset 'skeleton/edges'", [](const fs::path& f) { flip_byte(f, "/skeleton/edges"); }},
-        {"cannot read dataset 'values': data error detected by Fletcher32 checksum", [](const fs::path& f) { flip_byte(f, "/pmax/values"); }},
-    });
+    expect_corrupt(
+        resume, "good.h5",
+        {
+            {"/state/next_level = 17592186044416 is not within [1, 20]",
+             [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, std::int64_t{1} << 44); }},
+            {"/state/next_level = 0 is not within [1, 20]",
+             [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, 0); }},
+            {"/levels holds 2 levels, /state/next_level says 3",
+             [](const fs::path& f) { poke<std::int64_t>(f, "state/next_level", 0, 3); }},
+            {"/levels row 1 is out of range", [](const fs::path& f) { poke<std::int64_t>(f, "levels/tests", 1, -5); }},
+            {"/levels says", [](const fs::path& f) { poke<std::int64_t>(f, "levels/edges_after", 1, 3); }},
+            {"/pmax/values holds a p-value outside [0, 1]",
+             [](const fs::path& f) { poke<double>(f, "pmax/values", 0, 7.5); }},
+            {"cannot read dataset 'skeleton/edges'", [](const fs::path& f) { flip_byte(f, "/skeleton/edges"); }},
+            {"cannot read dataset 'values': data error detected by Fletcher32 checksum",
+             [](const fs::path& f) { flip_byte(f, "/pmax/values"); }},
+        });
     // A separating variable out of range (when the checkpoint holds a separating set).
     if (!read<std::int32_t>(dir_ / "good.h5", "/sepsets/nodes").empty()) {
         copy_checkpoint("good.h5", "bad.h5");
@@ -249,8 +262,9 @@ TEST_F(CheckpointSafety, RefusedResumeNamesTheOptionThatDiffers) {
     std::string longer = mcmc;
     longer.replace(longer.find("--iterations 400"), 16, "--iterations 500");
     expect_refused(longer + resume,
-                   "checkpoint '" + p("ck.h5") + "' was written for other options: --iterations was 400 in the "
-                   "checkpoint, 500 now; give the checkpoint's, or drop --resume to start afresh",
+                   "checkpoint '" + p("ck.h5") +
+                       "' was written for other options: --iterations was 400 in the "
+                       "checkpoint, 500 now; give the checkpoint's, or drop --resume to start afresh",
                    "ck.h5", "r.h5");
     expect_refused(mcmc + "--seed 9" + resume, "--seed was 1 in the checkpoint, 9 now", "ck.h5", "r.h5");
     expect_refused(mcmc + "--iss 2" + resume, "--iss was 1 in the checkpoint, 2 now", "ck.h5", "r.h5");
@@ -259,8 +273,9 @@ TEST_F(CheckpointSafety, RefusedResumeNamesTheOptionThatDiffers) {
     ASSERT_EQ(r.code, 0) << r.err;
     std::string other = mcmc;
     other.replace(other.find(p("d.csv")), p("d.csv").size(), p("e.csv"));
-    expect_refused(other + resume, "was written for other data or options: the data (--data) differ from the checkpoint's",
-                   "ck.h5", "r.h5");
+    expect_refused(other + resume,
+                   "was written for other data or options: the data (--data) differ from the checkpoint's", "ck.h5",
+                   "r.h5");
 }
 
 TEST_F(CheckpointSafety, TracesAreAppendedNotRewritten) {
@@ -356,5 +371,6 @@ TEST_F(CheckpointSafety, KeptCheckpointHoldsTheFinishedRun) {
     const auto levels = read<std::int32_t>(dir_ / "pc.h5", "/levels/level");
     EXPECT_EQ(read<std::int64_t>(dir_ / "pc.ck.h5", "/state/next_level"),
               (std::vector<std::int64_t>{static_cast<std::int64_t>(levels.size())}));
-    EXPECT_EQ(read<std::int32_t>(dir_ / "pc.ck.h5", "/skeleton/edges"), read<std::int32_t>(dir_ / "pc.h5", "/skeleton/edges"));
+    EXPECT_EQ(read<std::int32_t>(dir_ / "pc.ck.h5", "/skeleton/edges"),
+              read<std::int32_t>(dir_ / "pc.h5", "/skeleton/edges"));
 }

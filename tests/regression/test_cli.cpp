@@ -46,7 +46,7 @@ std::string chain_csv() {
 TEST_F(Cli, PcWritesResultAndRequestedFormats) {
     const auto data = write("chain.csv", chain_csv());
     const CliRun r = run("pc --data " + data.string() + " --alpha 0.01 --out " + (dir_ / "res.h5").string() +
-                      " --format edges,json,amat,cl,dot -q");
+                         " --format edges,json,amat,cl,dot -q");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
     for (const char* f : {"res.h5", "res.edges.tsv", "res.json", "res.amat.csv", "res.cl.txt", "res.dot"})
@@ -70,10 +70,12 @@ TEST_F(Cli, PcWithoutOutPrintsTheGraph) {
 TEST_F(Cli, SimulatePcCompareRecoversTheGraph) {
     const auto csv = dir_ / "sim.csv", truth = dir_ / "truth.tsv", res = dir_ / "res.h5";
     ASSERT_EQ(run("simulate gaussian --vars 20 --samples 3000 --density 0.1 --seed 3 --out " + csv.string() +
-                  " --truth " + truth.string()).code, 0);
+                  " --truth " + truth.string())
+                  .code,
+              0);
     ASSERT_EQ(run("pc --data " + csv.string() + " --out " + res.string() + " --format edges -q").code, 0);
-    const CliRun c = run("compare --truth " + truth.string() + " --estimate " + (dir_ / "res.edges.tsv").string() +
-                      " --json -");
+    const CliRun c =
+        run("compare --truth " + truth.string() + " --estimate " + (dir_ / "res.edges.tsv").string() + " --json -");
     ASSERT_EQ(c.code, 0) << c.err;
     const auto pos = c.out.find("\"f1\"");
     ASSERT_NE(pos, std::string::npos) << c.out;
@@ -141,8 +143,8 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     const auto p = write("ok.csv", chain_csv());
     const CliRun help = run("pc --help");
     EXPECT_EQ(help.code, 0);
-    for (const char* flag : {"--tune", "--variant", "--beta", "--gamma", "--theta", "--delta",
-                             "--scan-levels", "--scan-round-levels", "--corr-limit"})
+    for (const char* flag : {"--tune", "--variant", "--beta", "--gamma", "--theta", "--delta", "--scan-levels",
+                             "--scan-round-levels", "--corr-limit"})
         EXPECT_EQ(help.out.find(flag), std::string::npos) << flag << " is in pc --help";
     expect_error("pc --data " + p.string() + " --tune warp=3", "unknown --tune key 'warp'");
     expect_error("pc --data " + p.string() + " --tune variant=x", "--tune variant must be s");
@@ -189,8 +191,7 @@ TEST_F(Cli, UnwritableOutput) {
 TEST_F(Cli, LabelColumnsAreReadAsDiscrete) {
     std::string text = "x,y,z\n";
     for (int k = 0; k < 200; ++k)
-        text += std::string(k % 2 ? "yes" : "no") + "," + (k % 2 ? "hi" : "lo") + "," +
-                std::to_string(k % 3) + "\n";
+        text += std::string(k % 2 ? "yes" : "no") + "," + (k % 2 ? "hi" : "lo") + "," + std::to_string(k % 3) + "\n";
     const auto p = write("labels.csv", text);
     const CliRun r = run("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string());
     EXPECT_EQ(r.code, 0) << r.err;
@@ -212,8 +213,8 @@ TEST_F(Cli, SimulateDiscreteIsDeterministic) {
     EXPECT_EQ(run("simulate discrete" + args + "1 --out " + a).code, 0);
     EXPECT_EQ(run("simulate discrete" + args + "3 --out " + b + " --truth " + (dir_ / "t.tsv").string()).code, 0);
     EXPECT_EQ(slurp(a), slurp(b));
-    const CliRun r = run("pc --data " + a + " --test chi-square --dof gpupc --out " +
-                         (dir_ / "r.h5").string() + " --format edges,json,cl");
+    const CliRun r = run("pc --data " + a + " --test chi-square --dof gpupc --out " + (dir_ / "r.h5").string() +
+                         " --format edges,json,cl");
     EXPECT_EQ(r.code, 0) << r.err;
 }
 
@@ -245,9 +246,9 @@ TEST_F(Cli, SimulateScaleFreeNetwork) {
     EXPECT_NE(ok.err.find("97 true edges"), std::string::npos) << ok.err;  // 2 per node, 1 for the second
     expect_error("simulate gaussian --graph small-world --vars 5 --samples 5 --out " + (dir_ / "x.csv").string(),
                  "unknown --graph 'small-world'");
-    expect_error("simulate gaussian --graph er --hub-exponent 2 --vars 5 --samples 5 --out " +
-                     (dir_ / "x.csv").string(),
-                 "--hub-exponent applies to --graph scale-free only");
+    expect_error(
+        "simulate gaussian --graph er --hub-exponent 2 --vars 5 --samples 5 --out " + (dir_ / "x.csv").string(),
+        "--hub-exponent applies to --graph scale-free only");
     const std::string five = " --vars 5 --samples 5 --out " + (dir_ / "x.csv").string();
     expect_error("simulate gaussian --graph scale-free --hub-exponent 9" + five, "--hub-exponent must lie in [0, 4]");
     expect_error("simulate gaussian --graph er --degree -2" + five, "--degree must lie in [0, n_vars - 1 = 4]");

@@ -24,12 +24,10 @@ class CmiknnCli : public cudag::test::Cli {
 protected:
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
     /// simulate nonlinear into `name` (and its truth beside it).
-    void simulate(const std::string& name, int vars, int samples, int seed,
-                  const std::string& extra = "") {
+    void simulate(const std::string& name, int vars, int samples, int seed, const std::string& extra = "") {
         const CliRun r = run("simulate nonlinear --vars " + std::to_string(vars) + " --samples " +
-                             std::to_string(samples) + " --density 0.4 --seed " +
-                             std::to_string(seed) + " --out " + path(name) + " --truth " +
-                             path(name + ".truth.tsv") + " " + extra);
+                             std::to_string(samples) + " --density 0.4 --seed " + std::to_string(seed) + " --out " +
+                             path(name) + " --truth " + path(name + ".truth.tsv") + " " + extra);
         ASSERT_EQ(r.code, 0) << r.err;
     }
     /// The value after "key\t" in citest's text output.
@@ -50,13 +48,11 @@ TEST_F(CmiknnCli, SimulateNonlinearSameSeedSameBytes) {
     const std::string truth = cudag::test::slurp(dir_ / "a.csv.truth.tsv");
     EXPECT_EQ(truth.rfind("source\ttarget\tmark\tweight\tfunction\n", 0), 0u) << truth;
     // compare reads the truth with its function column.
-    const CliRun c = run("compare --truth " + path("a.csv.truth.tsv") + " --estimate " +
-                         path("a.csv.truth.tsv"));
+    const CliRun c = run("compare --truth " + path("a.csv.truth.tsv") + " --estimate " + path("a.csv.truth.tsv"));
     EXPECT_EQ(c.code, 0) << c.err;
     const CliRun r = run("simulate nonlinear --vars 3 --samples 10 --out " + path("a.csv"));
     EXPECT_EQ(r.code, 0) << r.err;  // overwriting its own earlier output is fine
-    expect_error("simulate nonlinear --vars 3 --samples 10 --density 2 --out " + path("d.csv"),
-                 "density");
+    expect_error("simulate nonlinear --vars 3 --samples 10 --density 2 --out " + path("d.csv"), "density");
 }
 
 TEST_F(CmiknnCli, CitestPrintsStatisticAndPValue) {
@@ -92,13 +88,18 @@ TEST_F(CmiknnCli, CitestPrintsStatisticAndPValue) {
 
 TEST_F(CmiknnCli, CitestRepeatsPcsTestExactly) {
     simulate("d.csv", 4, 120, 2);
-    ASSERT_EQ(run("pc -q --data " + path("d.csv") + " --test cmiknn --permutations 29 --no-early-stop "
-                  "--alpha 0.05 --max-level 0 --out " + path("r.h5")).code, 0);
+    ASSERT_EQ(run("pc -q --data " + path("d.csv") +
+                  " --test cmiknn --permutations 29 --no-early-stop "
+                  "--alpha 0.05 --max-level 0 --out " +
+                  path("r.h5"))
+                  .code,
+              0);
     cudag::io::h5::Handle f = cudag::io::h5::open_file(path("r.h5"));
     const auto pmax = cudag::io::h5::read_array<double>(f.get(), "pmax/matrix", "r.h5");
     ASSERT_EQ(pmax.size(), 16u);
     // X2 before X4 in the file: pc tests the pair as (X2, X4), permuting X4.
-    const CliRun r = run("citest --data " + path("d.csv") + " --test cmiknn --permutations 29 "
+    const CliRun r = run("citest --data " + path("d.csv") +
+                         " --test cmiknn --permutations 29 "
                          "--x X2 --y X4");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(field(r.out, "p_value"), pmax[1 * 4 + 3]) << r.out;
@@ -136,7 +137,8 @@ TEST_F(CmiknnCli, CitestConstantColumnAsTigramite) {
     EXPECT_EQ(r.err, "");
     r = run("citest -v --data " + path("c.csv") + " --test cmiknn --x k --y a --knn 2");
     EXPECT_NE(r.err.find("'k' is constant"), std::string::npos) << r.err;
-    r = run("citest -v --data " + path("c.csv") + " --test cmiknn --x a --y b --given k --knn 2 "
+    r = run("citest -v --data " + path("c.csv") +
+            " --test cmiknn --x a --y b --given k --knn 2 "
             "--shuffle-neighbors 3");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("dropped from the conditioning set"), std::string::npos) << r.err;
@@ -144,8 +146,8 @@ TEST_F(CmiknnCli, CitestConstantColumnAsTigramite) {
 
 TEST_F(CmiknnCli, PcRecordsTheTestAndResumesIdentically) {
     simulate("d.csv", 6, 140, 5);
-    const std::string base = "pc -q --data " + path("d.csv") +
-                             " --test cmiknn --permutations 39 --knn 0.1 --alpha 0.05 ";
+    const std::string base =
+        "pc -q --data " + path("d.csv") + " --test cmiknn --permutations 39 --knn 0.1 --alpha 0.05 ";
     CliRun r = run(base + "--out " + path("full.h5") + " --format edges,cl");
     ASSERT_EQ(r.code, 0) << r.err;
     {
@@ -159,13 +161,13 @@ TEST_F(CmiknnCli, PcRecordsTheTestAndResumesIdentically) {
     }
     for (int stop : {0, 1}) {
         const std::string ck = path("ck" + std::to_string(stop) + ".h5");
-        r = run(base + "--out " + path("r.h5") + " --checkpoint " + ck + " --stop-after-level " +
-                std::to_string(stop));
+        r = run(base + "--out " + path("r.h5") + " --checkpoint " + ck + " --stop-after-level " + std::to_string(stop));
         ASSERT_EQ(r.code, 3) << r.err;
         // k given as a count equal to 0.1 * 140 is the same test: the checkpoint resumes.
-        r = run("pc -q --data " + path("d.csv") + " --test cmiknn --permutations 39 --knn 14 "
-                "--alpha 0.05 --out " + path("r.h5") + " --format edges,cl --checkpoint " + ck +
-                " --resume --keep-checkpoint --threads 1");
+        r = run("pc -q --data " + path("d.csv") +
+                " --test cmiknn --permutations 39 --knn 14 "
+                "--alpha 0.05 --out " +
+                path("r.h5") + " --format edges,cl --checkpoint " + ck + " --resume --keep-checkpoint --threads 1");
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_TRUE(cudag::test::same_results(path("r.h5"), path("full.h5"), {".edges.tsv", ".cl.txt"}))
             << "stopped after level " << stop;
@@ -174,8 +176,8 @@ TEST_F(CmiknnCli, PcRecordsTheTestAndResumesIdentically) {
     for (const std::string other : {"--permutations 49", "--seed 1", "--no-early-stop", "--permute x",
                                     "--shuffle-neighbors 6", "--transform standardize"}) {
         r = run("pc -q --data " + path("d.csv") + " --test cmiknn --knn 0.1 --alpha 0.05 " +
-                (other.rfind("--permutations", 0) == 0 ? "" : "--permutations 39 ") + other +
-                " --out " + path("x.h5") + " --checkpoint " + path("ck0.h5") + " --resume");
+                (other.rfind("--permutations", 0) == 0 ? "" : "--permutations 39 ") + other + " --out " + path("x.h5") +
+                " --checkpoint " + path("ck0.h5") + " --resume");
         EXPECT_NE(r.code, 0) << other;
         EXPECT_NE(r.err.find("other data or options"), std::string::npos) << other << ": " << r.err;
     }
@@ -188,17 +190,16 @@ TEST_F(CmiknnCli, CudaAndCpuBackendsGiveTheSameResults) {
     const std::string base = "pc -q --data " + path("d.csv") +
                              " --test cmiknn --permutations 99 --knn 7 --shuffle-neighbors 15 --alpha 0.05 ";
     for (const std::string backend : {"cpu", "cuda"}) {
-        const CliRun r = run(base + "--backend " + backend + " --out " + path(backend + ".h5") +
-                             " --format edges,cl");
+        const CliRun r = run(base + "--backend " + backend + " --out " + path(backend + ".h5") + " --format edges,cl");
         ASSERT_EQ(r.code, 0) << r.err;
     }
     EXPECT_TRUE(cudag::test::same_results(path("cuda.h5"), path("cpu.h5"), {".edges.tsv", ".cl.txt"}));
     // A checkpoint written by one backend resumes on the other with the same result.
-    CliRun r = run(base + "--backend cpu --out " + path("x.h5") + " --checkpoint " + path("ck.h5") +
-                   " --stop-after-level 1");
+    CliRun r =
+        run(base + "--backend cpu --out " + path("x.h5") + " --checkpoint " + path("ck.h5") + " --stop-after-level 1");
     ASSERT_EQ(r.code, 3) << r.err;
-    r = run(base + "--backend cuda --out " + path("x.h5") + " --format edges,cl --checkpoint " +
-            path("ck.h5") + " --resume");
+    r = run(base + "--backend cuda --out " + path("x.h5") + " --format edges,cl --checkpoint " + path("ck.h5") +
+            " --resume");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(cudag::test::same_results(path("x.h5"), path("cpu.h5"), {".edges.tsv", ".cl.txt"}));
 }

@@ -51,16 +51,13 @@ protected:
         EXPECT_EQ(r.code, 1) << args;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
         for (const std::string& w : what)
-            EXPECT_NE(r.err.find(w), std::string::npos)
-                << "stderr: " << r.err << " (wanted '" << w << "')";
+            EXPECT_NE(r.err.find(w), std::string::npos) << "stderr: " << r.err << " (wanted '" << w << "')";
     }
 
     fs::path dir_;
 };
 
-std::string source_file(const std::string& rel) {
-    return std::string(CUDAG_SOURCE_DIR) + "/" + rel;
-}
+std::string source_file(const std::string& rel) { return std::string(CUDAG_SOURCE_DIR) + "/" + rel; }
 
 /// Whether `s` is one JSON object of "key": number members and nothing else around it.
 bool is_flat_json_object(const std::string& s) {
@@ -80,8 +77,7 @@ bool is_flat_json_object(const std::string& s) {
         if (i >= s.size() || s[i++] != ':') return false;
         ws();
         const std::size_t start = i;
-        while (i < s.size() && std::string_view("+-.0123456789eE").find(s[i]) != std::string::npos)
-            ++i;
+        while (i < s.size() && std::string_view("+-.0123456789eE").find(s[i]) != std::string::npos) ++i;
         if (i == start) return false;
         ws();
         if (i < s.size() && s[i] == ',') {
@@ -164,11 +160,9 @@ TEST_F(CliCompare, ReadsEveryFormatPcWrites) {
 TEST_F(CliCompare, NamesWithTabsBackslashesAndQuotesRoundTrip) {
     // Quoted CSV header names holding a tab, backslashes (one before an n), a quote and a
     // comma. (The data reader takes no line break inside a name; the unit tests cover it.)
-    const std::string data =
-        write("odd.csv", chain_csv("\"a\tx\",\"b\\n\",\"c\\d\",\"d \"\"q\"\", e\""));
+    const std::string data = write("odd.csv", chain_csv("\"a\tx\",\"b\\n\",\"c\\d\",\"d \"\"q\"\", e\""));
     const std::string res = (dir_ / "r.h5").string();
-    const CliRun pc =
-        run("pc --data '" + data + "' --out '" + res + "' --format edges,dot,json,amat -q");
+    const CliRun pc = run("pc --data '" + data + "' --out '" + res + "' --format edges,dot,json,amat -q");
     ASSERT_EQ(pc.code, 0) << pc.err;
     const std::string edges = slurp(dir_ / "r.edges.tsv");
     EXPECT_NE(edges.find("a\\tx\tb\\\\n\t---\n"), std::string::npos) << edges;
@@ -205,8 +199,7 @@ TEST_F(CliCompare, EdgeListEstimateMayOmitIsolatedVariables) {
 
 TEST_F(CliCompare, FullListEstimateOverOtherVariablesIsRefused) {
     const std::string truth = write("t.txt", "Graph Nodes:\nA;B;C;D\n\nGraph Edges:\n1. A --> B\n");
-    const std::string amat =
-        write("e.amat.csv", "\"\",\"A\",\"B\",\"C\"\n\"A\",0,0,0\n\"B\",1,0,0\n\"C\",0,0,0\n");
+    const std::string amat = write("e.amat.csv", "\"\",\"A\",\"B\",\"C\"\n\"A\",0,0,0\n\"B\",1,0,0\n\"C\",0,0,0\n");
     expect_error(compare(truth, amat), {"e.amat.csv", "'D'", "1 of the truth's 4 variables"});
     const std::string dot = write("e.dot", "digraph { A; B; C; A -> B; }\n");
     expect_error(compare(truth, dot), {"e.dot", "'D'", "1 of the truth's 4 variables"});
@@ -221,8 +214,7 @@ TEST_F(CliCompare, EdgeListTruthOmitsIsolatedVariablesOfAFullEstimate) {
     // The truth edge list cannot name D (no edges); the estimate lists it: D is isolated in
     // the truth, and the estimate's false edge on it counts.
     const std::string truth = write("t.tsv", "source\ttarget\tmark\nA\tB\t-->\n");
-    const std::string est =
-        write("e.dot", "digraph { A; B; D; A -> B [dir=none]; B -> D [dir=none]; }\n");
+    const std::string est = write("e.dot", "digraph { A; B; D; A -> B [dir=none]; B -> D [dir=none]; }\n");
     const CliRun r = run(compare(truth, est) + " --json -");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("\"fp\": 1,"), std::string::npos) << r.out;
@@ -246,8 +238,9 @@ TEST_F(CliCompare, UnreadableGraphIsOneLineNamingTheFile) {
 // table names the graph each file gave.
 TEST_F(CliCompare, McmcResultFilesGiveOneAnswer) {
     const std::string d = (dir_ / "d.csv").string(), truth = (dir_ / "t.tsv").string();
-    CliRun r = run("simulate discrete --vars 9 --samples 500 --density 0.35 --states 3 --max-parents 2 --seed 8 --out '" +
-                   d + "' --truth '" + truth + "'");
+    CliRun r =
+        run("simulate discrete --vars 9 --samples 500 --density 0.35 --states 3 --max-parents 2 --seed 8 --out '" + d +
+            "' --truth '" + truth + "'");
     ASSERT_EQ(r.code, 0) << r.err;
     r = run("mcmc -q --data '" + d + "' --score bdeu --max-parents 2 --iterations 400 --out '" +
             (dir_ / "r.h5").string() + "' --format edges,dot,json,amat,cl,cpdag");

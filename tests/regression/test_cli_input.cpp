@@ -28,8 +28,7 @@ class CliInput : public ::testing::Test {
 protected:
     void SetUp() override {
         dir_ = fs::temp_directory_path() /
-               ("cudag_cli_input_" +
-                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+               ("cudag_cli_input_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
                 "_" + std::to_string(::getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
@@ -46,13 +45,11 @@ protected:
         return p;
     }
     /// A failing run: exit code 1 and exactly one line on stderr containing `what`.
-    void expect_error(const std::string& args, const std::string& what,
-                      const fs::path& input = {}) {
+    void expect_error(const std::string& args, const std::string& what, const fs::path& input = {}) {
         const CliRun r = run(args, input);
         EXPECT_EQ(r.code, 1) << args;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr: " << r.err;
-        EXPECT_NE(r.err.find(what), std::string::npos)
-            << "stderr: " << r.err << " (wanted '" << what << "')";
+        EXPECT_NE(r.err.find(what), std::string::npos) << "stderr: " << r.err << " (wanted '" << what << "')";
     }
     fs::path dir_;
 };
@@ -148,7 +145,9 @@ TEST_F(CliInput, StrayNumberInLabelColumnNamesTheCell) {
 TEST_F(CliInput, IntegerCodedDataGetANoteAndStillRunFisherZ) {
     const std::string data = (dir_ / "d.csv").string();
     ASSERT_EQ(run("simulate discrete --vars 8 --samples 400 --density 0.2 --states 3 --seed 2 "
-                  "--out " + data).code,
+                  "--out " +
+                  data)
+                  .code,
               0);
     const CliRun r = run("pc --data " + data);
     EXPECT_EQ(r.code, 0) << r.err;
@@ -184,9 +183,7 @@ TEST_F(CliInput, DashReadsStandardInput) {
     expect_error("pc --data -", "<stdin>:1: no header row", "/dev/null");
 
     const std::string h5 = (dir_ / "g.h5").string();
-    ASSERT_EQ(run("simulate gaussian --vars 4 --samples 50 --density 0.3 --seed 1 --out " + h5)
-                  .code,
-              0);
+    ASSERT_EQ(run("simulate gaussian --vars 4 --samples 50 --density 0.3 --seed 1 --out " + h5).code, 0);
     expect_error("pc --data -", "<stdin>: HDF5 input cannot be read from standard input", h5);
 }
 
@@ -220,5 +217,6 @@ TEST_F(CliInput, NaValuesAreMissingValuesInEveryCommand) {
     expect_error("pc -q --data - --na-values=-999", "<stdin>:5:2: missing value '-999' in column 'b'", d);
     const CliRun sim = run("simulate gaussian --vars 3 --samples 20 --out " + (dir_ / "g.h5").string());
     ASSERT_EQ(sim.code, 0) << sim.err;
-    expect_error("pc -q --data " + (dir_ / "g.h5").string() + " --na-values=-999", "--na-values applies to text tables");
+    expect_error("pc -q --data " + (dir_ / "g.h5").string() + " --na-values=-999",
+                 "--na-values applies to text tables");
 }

@@ -34,9 +34,7 @@ protected:
         return q;
     }
     std::string f(const std::string& name) const { return quoted((dir_ / name).string()); }
-    std::string data() const {
-        return quoted(std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv");
-    }
+    std::string data() const { return quoted(std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv"); }
     /// The edges (source, target, mark) of an edge list text.
     static std::vector<std::vector<std::string>> edges(const std::string& text) {
         std::vector<std::vector<std::string>> out;
@@ -83,9 +81,8 @@ TEST_F(Knowledge, PcKeepsForbiddenRequiredAndTiers) {
     write("require.txt", "X2 -> X9\n");
     for (const std::string compat : {"pcalg", "causal-learn"}) {
         SCOPED_TRACE(compat);
-        const CliRun r = run("pc --data " + data() + " --alpha 0.01 --compat " + compat +
-                             " --forbid " + f("forbid.txt") + " --require " + f("require.txt") +
-                             " --tiers " + f("tiers.txt") + " -q");
+        const CliRun r = run("pc --data " + data() + " --alpha 0.01 --compat " + compat + " --forbid " +
+                             f("forbid.txt") + " --require " + f("require.txt") + " --tiers " + f("tiers.txt") + " -q");
         ASSERT_EQ(r.code, 0) << r.err;
         bool saw_required = false;
         for (const auto& e : edges(r.out)) {
@@ -106,18 +103,16 @@ TEST_F(Knowledge, PcKeepsForbiddenRequiredAndTiers) {
     }
     // Column indices for data without names: the same knowledge by 0-based index.
     write("forbid_idx.txt", "2 -- 12\n11 -> 4\n");
-    const CliRun by_name =
-        run("pc --data " + data() + " --alpha 0.01 --forbid " + f("forbid.txt") + " -q");
-    const CliRun by_index =
-        run("pc --data " + data() + " --alpha 0.01 --forbid " + f("forbid_idx.txt") + " -q");
+    const CliRun by_name = run("pc --data " + data() + " --alpha 0.01 --forbid " + f("forbid.txt") + " -q");
+    const CliRun by_index = run("pc --data " + data() + " --alpha 0.01 --forbid " + f("forbid_idx.txt") + " -q");
     ASSERT_EQ(by_name.code, 0) << by_name.err;
     EXPECT_EQ(by_name.out, by_index.out);
 }
 
 TEST_F(Knowledge, ThreadsDoNotChangeTheResult) {
     write("require.txt", "X2 -> X9\nX1 X4\n");
-    const std::string args = "pc --data " + data() + " --alpha 0.01 --require " + f("require.txt") +
-                             " --tiers " + f("tiers.txt") + " -q --threads ";
+    const std::string args = "pc --data " + data() + " --alpha 0.01 --require " + f("require.txt") + " --tiers " +
+                             f("tiers.txt") + " -q --threads ";
     const CliRun one = run(args + "1"), two = run(args + "2");
     ASSERT_EQ(one.code, 0) << one.err;
     EXPECT_EQ(one.out, two.out);
@@ -126,8 +121,8 @@ TEST_F(Knowledge, ThreadsDoNotChangeTheResult) {
 TEST_F(Knowledge, CheckpointOfOtherKnowledgeIsRefused) {
     write("forbid.txt", "X3 -- X13\n");
     write("forbid2.txt", "X5 -- X12\n");
-    const std::string base = "pc --data " + data() + " --alpha 0.01 --checkpoint " + f("ck.h5") +
-                             " --out " + f("r.h5") + " -q ";
+    const std::string base =
+        "pc --data " + data() + " --alpha 0.01 --checkpoint " + f("ck.h5") + " --out " + f("r.h5") + " -q ";
     CliRun r = run(base + "--forbid " + f("forbid.txt") + " --keep-checkpoint");
     ASSERT_EQ(r.code, 0) << r.err;
     r = run(base + "--forbid " + f("forbid2.txt") + " --resume");
@@ -143,8 +138,7 @@ TEST_F(Knowledge, BadKnowledgeIsOneLineAndNoFiles) {
     write("req.txt", "X2 -> X1\n");
     write("cycle.txt", "X1 -> X2\nX2 -> X3\nX3 -> X1\n");
     write("back.txt", "X20 -> X1\n");
-    const std::set<std::string> inputs = {"tiers.txt", "unknown.txt", "both.txt",
-                                          "req.txt",   "cycle.txt",   "back.txt"};
+    const std::set<std::string> inputs = {"tiers.txt", "unknown.txt", "both.txt", "req.txt", "cycle.txt", "back.txt"};
     const std::string base = "pc --data " + data() + " --out " + f("r.h5") + " ";
     expect_error(base + "--forbid " + f("unknown.txt"), "unknown.txt:2: unknown variable 'Y7'");
     expect_error(base + "--forbid " + f("both.txt") + " --require " + f("req.txt"),
@@ -153,8 +147,7 @@ TEST_F(Knowledge, BadKnowledgeIsOneLineAndNoFiles) {
     expect_error(base + "--require " + f("back.txt") + " --tiers " + f("tiers.txt"),
                  "'X20' -> 'X1' is required but runs from tier 2 to the earlier tier 0");
     expect_error(base + "--tiers " + f("missing.txt"), "cannot open knowledge file");
-    expect_error("pc --data " + data() + " --out " + f("tiers.txt") + " --tiers " + f("tiers.txt"),
-                 "tiers.txt");
+    expect_error("pc --data " + data() + " --out " + f("tiers.txt") + " --tiers " + f("tiers.txt"), "tiers.txt");
     expect_no_outputs(inputs);
 }
 
@@ -164,8 +157,8 @@ TEST_F(Knowledge, McmcTakesForbiddenAndTiersAsParentConstraints) {
             "--seed 5 --out " +
             f("d.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
-    const std::string base = "mcmc --data " + f("d.csv") +
-                             " --score bdeu --max-parents 2 --chains 2 --iterations 400 -q ";
+    const std::string base =
+        "mcmc --data " + f("d.csv") + " --score bdeu --max-parents 2 --chains 2 --iterations 400 -q ";
     r = run(base + "--out " + f("free.h5") + " --format edges");
     ASSERT_EQ(r.code, 0) << r.err;
     const auto free_edges = edges(read(dir_ / "free.edges.tsv"));
@@ -174,8 +167,8 @@ TEST_F(Knowledge, McmcTakesForbiddenAndTiersAsParentConstraints) {
     const std::string fa = free_edges[0][0], fb = free_edges[0][1];
     write("forbid.txt", fa + " -- " + fb + "\n");
     write("t.txt", "X5 X6 X7 X8\nX1 X2 X3 X4\n");
-    r = run(base + "--forbid " + f("forbid.txt") + " --tiers " + f("t.txt") + " --out " +
-            f("k.h5") + " --format edges");
+    r = run(base + "--forbid " + f("forbid.txt") + " --tiers " + f("t.txt") + " --out " + f("k.h5") +
+            " --format edges");
     ASSERT_EQ(r.code, 0) << r.err;
     const auto e = edges(read(dir_ / "k.edges.tsv"));
     for (const auto& x : e) {
@@ -184,8 +177,7 @@ TEST_F(Knowledge, McmcTakesForbiddenAndTiersAsParentConstraints) {
         EXPECT_FALSE(late_src && early_dst) << x[0] << " --> " << x[1];
     }
     write("req.txt", "X1 -> X2\n");
-    expect_error(base + "--require " + f("req.txt") + " --out " + f("no.h5"),
-                 "--require is not supported");
+    expect_error(base + "--require " + f("req.txt") + " --out " + f("no.h5"), "--require is not supported");
     EXPECT_FALSE(std::filesystem::exists(dir_ / "no.h5"));
 }
 

@@ -38,8 +38,10 @@ protected:
     std::string p(const std::string& name) const { return (dir_ / name).string(); }
     void SetUp() override {
         Cli::SetUp();
-        const CliRun r = run("simulate discrete --vars 8 --samples 600 --density 0.3 --states 3 --max-parents 2 "
-                             "--seed 7 --out " + f("d.csv") + " --truth " + f("truth.tsv"));
+        const CliRun r =
+            run("simulate discrete --vars 8 --samples 600 --density 0.3 --states 3 --max-parents 2 "
+                "--seed 7 --out " +
+                f("d.csv") + " --truth " + f("truth.tsv"));
         ASSERT_EQ(r.code, 0) << r.err;
         base = "mcmc --data " + f("d.csv") + " --score bdeu --max-parents 2 ";
     }
@@ -87,7 +89,8 @@ TEST_F(Mcmc, WritesConsistentOutputsForBothOrderScores) {
             EXPECT_LE(x, 1.0 + 1e-12);
         }
         // The best DAG's score equals what `cudag score` gives for its edge list.
-        const CliRun s = run("score --data " + f("d.csv") + " --dag " + f(mode + ".edges.tsv") + " --score bdeu --json");
+        const CliRun s =
+            run("score --data " + f("d.csv") + " --dag " + f(mode + ".edges.tsv") + " --score bdeu --json");
         ASSERT_EQ(s.code, 0) << s.err;
         const std::regex total("\"total\": (-?[0-9.eE+-]+)");
         std::smatch m;
@@ -150,7 +153,8 @@ TEST_F(Mcmc, SlurmTemplateRequeuesAndResumesToTheSameChains) {
     const std::string opts = "--score bdeu --max-parents 2 --chains 3 --iterations 600";
     CliRun r = run(base + "--chains 3 --iterations 600 -q --out " + f("plain.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
-    const std::string env = "PATH=" + dir_.string() + ":$PATH CUDAG=" + cudag::test::cudag_binary() + " CKPT_EVERY=200 ";
+    const std::string env =
+        "PATH=" + dir_.string() + ":$PATH CUDAG=" + cudag::test::cudag_binary() + " CKPT_EVERY=200 ";
     const std::string job = "bash " + std::string(CUDAG_SOURCE_DIR) + "/slurm/mcmc_resume.sbatch " + f("d.csv") + " " +
                             f("job.h5") + " " + opts;
     auto shell = [&](const std::string& extra) {
@@ -172,8 +176,9 @@ TEST_F(Mcmc, RecoversBnlearnsSachsAndChildNetworks) {
     if (!std::filesystem::exists(base_dir + "data/sachs.txt"))
         GTEST_SKIP() << "reference data not found under " << base_dir;
     for (const std::string net : {"sachs", "child"}) {
-        const CliRun r = run("mcmc --data '" + base_dir + "data/" + net + ".txt' --score bdeu --chains 2 --iterations 3000 " +
-                             "--out " + f(net + ".h5") + " --format cpdag -q");
+        const CliRun r =
+            run("mcmc --data '" + base_dir + "data/" + net + ".txt' --score bdeu --chains 2 --iterations 3000 " +
+                "--out " + f(net + ".h5") + " --format cpdag -q");
         ASSERT_EQ(r.code, 0) << r.err;
         const CliRun c = run("compare --truth '" + base_dir + "truth_dag_graph/" + net + ".graph.txt' --estimate " +
                              f(net + ".cpdag.tsv"));
@@ -216,11 +221,12 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     write("one.csv", "A,B\n1,0\n1,1\n1,0\n");
     write("small.csv", "X1,X2\n0.5,0.5\n0.5,0.5\n");
     std::string wide = "X1,X2,X3,X4,X5,X6,X7,X8\n";
-    for (int i = 0; i < 8; ++i) wide += i == 3 ? "0.5,0.5,0.5,0.5,1.5,0.5,0.5,0.5\n" : "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5\n";
+    for (int i = 0; i < 8; ++i)
+        wide += i == 3 ? "0.5,0.5,0.5,0.5,1.5,0.5,0.5,0.5\n" : "0.5,0.5,0.5,0.5,0.5,0.5,0.5,0.5\n";
     write("range.csv", wide);
     write("unknown.tsv", "source\ttarget\tmark\nX1\tQ\t-->\n");
-    const std::set<std::string> inputs = {"d.csv", "truth.tsv", "g.csv", "lab.csv", "one.csv", "small.csv",
-                                          "range.csv", "unknown.tsv"};
+    const std::set<std::string> inputs = {"d.csv",   "truth.tsv", "g.csv",     "lab.csv",
+                                          "one.csv", "small.csv", "range.csv", "unknown.tsv"};
     const std::string out = " --out " + f("r.h5") + " --format edgeprob";
     expect_error("mcmc --data " + f("g.csv") + " --score bdeu" + out, "BDeu and K2 score discrete data");
     expect_error("mcmc --data " + f("lab.csv") + " --score bge" + out, "--score bge scores continuous data");
@@ -341,8 +347,8 @@ TEST_F(Mcmc, FinishedChainsAreCheckpointedBeforeTheDiagnostics) {
     ASSERT_TRUE(std::filesystem::exists(dir_ / "ck.h5"));
     // The checkpoint holds the finished chains: resuming it runs no iteration and gives
     // the same result.
-    r = run(base + "--chains 2 --iterations 300 --order-score sum -v --checkpoint " + f("ck.h5") +
-            " --resume --out " + f("again.h5"));
+    r = run(base + "--chains 2 --iterations 300 --order-score sum -v --checkpoint " + f("ck.h5") + " --resume --out " +
+            f("again.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("at iteration 300"), std::string::npos) << r.err;
     EXPECT_TRUE(cudag::test::same_mcmc_results(p("first.h5"), p("plain.h5")));

@@ -72,33 +72,28 @@ TEST_F(Safety, OutputNamingTheInputIsRefusedAndTheInputKept) {
     expect_error("pc --data " + in.string() + " --out " + in.string(), "is the input --data");
     EXPECT_EQ(slurp(in), data);
     // The same file under another spelling.
-    expect_error("pc --data " + in.string() + " --out " + (dir_ / "." / "same.csv").string(),
-                 "refusing to overwrite");
+    expect_error("pc --data " + in.string() + " --out " + (dir_ / "." / "same.csv").string(), "refusing to overwrite");
     EXPECT_EQ(slurp(in), data);
     expect_error("pc --data " + in.string() + " --checkpoint " + in.string(), "--checkpoint");
     EXPECT_EQ(slurp(in), data);
     // --format edges of x.h5 is x.edges.tsv: the input here.
     const fs::path edges_in = write("x.edges.tsv", data);
-    expect_error("pc --data " + edges_in.string() + " --out " + path("x.h5") + " --format edges",
-                 "--format edges");
+    expect_error("pc --data " + edges_in.string() + " --out " + path("x.h5") + " --format edges", "--format edges");
     EXPECT_EQ(slurp(edges_in), data);
     EXPECT_FALSE(fs::exists(dir_ / "x.h5"));
     // Two outputs that are one file.
-    expect_error("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
-                     path("r.h5"),
+    expect_error("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " + path("r.h5"),
                  "are the same file");
     expect_no_outputs({"same.csv", "x.edges.tsv"});
 }
 
 TEST_F(Safety, SimulateAndCompareNeverOverwriteTheirInputs) {
-    expect_error("simulate gaussian --vars 5 --samples 20 --out " + path("st.csv") + " --truth " +
-                     path("st.csv"),
+    expect_error("simulate gaussian --vars 5 --samples 20 --out " + path("st.csv") + " --truth " + path("st.csv"),
                  "are the same file");
     EXPECT_FALSE(fs::exists(dir_ / "st.csv"));
     const std::string truth = "source\ttarget\tmark\na\tb\t-->\n";
     const fs::path t = write("t.tsv", truth);
-    expect_error("compare --truth " + t.string() + " --estimate " + t.string() + " --json " +
-                     t.string(),
+    expect_error("compare --truth " + t.string() + " --estimate " + t.string() + " --json " + t.string(),
                  "is the input --truth");
     EXPECT_EQ(slurp(t), truth);
 }
@@ -163,8 +158,9 @@ TEST_F(Safety, FullDiskWhileWritingTheResultKeepsTheOldFile) {
     write("r.h5", "old result");
     // The file-size limit makes every write past 16 KiB fail with EFBIG, as a full disk
     // fails with ENOSPC (SIGXFSZ ignored, so the write returns the error).
-    expect_one_line_exit_1(dir_, "trap '' XFSZ; ulimit -f 16; exec " + cudag::test::cudag_binary() + " pc --data " +
-                                     in.string() + " --out " + path("r.h5") + " --format edges,json -q",
+    expect_one_line_exit_1(dir_,
+                           "trap '' XFSZ; ulimit -f 16; exec " + cudag::test::cudag_binary() + " pc --data " +
+                               in.string() + " --out " + path("r.h5") + " --format edges,json -q",
                            "cannot write");
     EXPECT_EQ(slurp(dir_ / "r.h5"), "old result");
     EXPECT_TRUE(temporaries().empty());
@@ -174,8 +170,9 @@ TEST_F(Safety, FullDiskWhileWritingTheResultKeepsTheOldFile) {
 TEST_F(Safety, FileSizeLimitIsAOneLineErrorNotASignal) {
     // Issue 33 item 15: under `ulimit -f` (SIGXFSZ at its default, as a shell leaves it)
     // cudag died of the signal (exit 153), silently, its temporaries left behind.
-    expect_one_line_exit_1(dir_, "ulimit -f 8; exec " + cudag::test::cudag_binary() +
-                                     " simulate gaussian --vars 100 --samples 1000 --out " + path("x.csv"),
+    expect_one_line_exit_1(dir_,
+                           "ulimit -f 8; exec " + cudag::test::cudag_binary() +
+                               " simulate gaussian --vars 100 --samples 1000 --out " + path("x.csv"),
                            "File too large");
     EXPECT_TRUE(temporaries().empty());
     expect_no_outputs({});
@@ -189,9 +186,9 @@ TEST_F(Safety, FileSizeLimitNamesTheOutputNotItsTemporary) {
                                "cannot write '" + path(out) + "': ");
     ASSERT_EQ(run("simulate discrete --vars 8 --samples 300 --seed 2 --out " + path("m.csv")).code, 0);
     // A result whose first dataset fits and a later one (the traces) does not.
-    expect_one_line_exit_1(dir_, limit + " mcmc -q --data " + path("m.csv") +
-                                     " --score bdeu --iterations 20000 --out " + path("r.h5"),
-                           "cannot write '" + path("r.h5") + "': ");
+    expect_one_line_exit_1(
+        dir_, limit + " mcmc -q --data " + path("m.csv") + " --score bdeu --iterations 20000 --out " + path("r.h5"),
+        "cannot write '" + path("r.h5") + "': ");
     EXPECT_TRUE(temporaries().empty());
     expect_no_outputs({"m.csv"});
 }
@@ -220,11 +217,9 @@ TEST_F(Safety, SmallerInputMistakesOfIssue33) {
 
 TEST_F(Safety, SimulationThatCannotFitIsRefusedAtOnce) {
     const auto t0 = std::chrono::steady_clock::now();
-    expect_error("simulate gaussian --vars 10000000 --samples 10 --out " + path("big.csv"),
-                 "needs about");
+    expect_error("simulate gaussian --vars 10000000 --samples 10 --out " + path("big.csv"), "needs about");
     // 800 GB: more than any host here (the 4-GPU machines have 512 GiB).
-    expect_error("simulate gaussian --vars 1000000 --samples 100000 --out " + path("big.csv"),
-                 "available");
+    expect_error("simulate gaussian --vars 1000000 --samples 100000 --out " + path("big.csv"), "available");
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_LT(s, 20.0);  // a refusal, not an allocation that fails late (generous for CI)
     expect_no_outputs({});
@@ -234,8 +229,7 @@ TEST_F(Safety, CpuRunWhoseCorrelationMatrixCannotFitIsRefused) {
     const fs::path in = write("wide.csv", table(20000, 6));
     // 20,000^2 doubles = 3.2 GB, over a 2 GB address-space limit.
     const std::string cmd = "sh -c \"ulimit -v 2000000; exec " + cudag::test::cudag_binary() +
-                            " pc --backend cpu --data " + in.string() + " --out " + path("r.h5") +
-                            "\"";
+                            " pc --backend cpu --data " + in.string() + " --out " + path("r.h5") + "\"";
     const fs::path e = dir_ / "err.txt";
     const int status = std::system((cmd + " 2>" + e.string()).c_str());
     const std::string err = slurp(e);
@@ -250,14 +244,13 @@ TEST_F(Safety, CpuRunWhoseCorrelationMatrixCannotFitIsRefused) {
 // ---- 5. signals: temporaries removed, children stopped, one line, 130/143 ---------------
 
 /// Start cudag with `args` in the background (stdout/stderr to files), return its pid.
-pid_t spawn(const std::string& args, const fs::path& out, const fs::path& err,
-            const std::string& path_prefix) {
+pid_t spawn(const std::string& args, const fs::path& out, const fs::path& err, const std::string& path_prefix) {
     const pid_t pid = ::fork();
     if (pid == 0) {
         const std::string path_env = path_prefix + ":" + std::getenv("PATH");
         ::setenv("PATH", path_env.c_str(), 1);
-        const std::string cmd = "exec " + cudag::test::cudag_binary() + " " + args + " >" +
-                                out.string() + " 2>" + err.string();
+        const std::string cmd =
+            "exec " + cudag::test::cudag_binary() + " " + args + " >" + out.string() + " 2>" + err.string();
         ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         ::_exit(127);
     }
@@ -269,18 +262,15 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
     // A 'dot' that records its start and then hangs, so the signal lands while it runs.
     fs::create_directories(dir_ / "bin");
     const fs::path marker = dir_ / "dot.started";
-    const fs::path fake = write("bin/dot", "#!/bin/sh\necho $$ > " + marker.string() +
-                                               "\nexec sleep 60\n");
+    const fs::path fake = write("bin/dot", "#!/bin/sh\necho $$ > " + marker.string() + "\nexec sleep 60\n");
     fs::permissions(fake, fs::perms::owner_all);
     for (int sig : {SIGTERM, SIGINT}) {
         fs::remove(marker);
         fs::remove(dir_ / "ck.h5");  // the first signal's (an existing checkpoint needs --resume)
-        const pid_t pid =
-            spawn("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
-                      path("ck.h5") + " --format edges,png -q",
-                  dir_ / "o.txt", dir_ / "e.txt", (dir_ / "bin").string());
-        for (int k = 0; k < 600 && !fs::exists(marker); ++k)
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const pid_t pid = spawn("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
+                                    path("ck.h5") + " --format edges,png -q",
+                                dir_ / "o.txt", dir_ / "e.txt", (dir_ / "bin").string());
+        for (int k = 0; k < 600 && !fs::exists(marker); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         ASSERT_TRUE(fs::exists(marker)) << "the fake dot never started";
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         ::kill(pid, sig);
@@ -290,8 +280,7 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
         EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
         const std::string err = slurp(dir_ / "e.txt");
         EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-        EXPECT_NE(err.find("cudag: interrupted; the last checkpoint is level"), std::string::npos)
-            << err;
+        EXPECT_NE(err.find("cudag: interrupted; the last checkpoint is level"), std::string::npos) << err;
         EXPECT_TRUE(temporaries().empty()) << temporaries().front();
         EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
         EXPECT_FALSE(fs::exists(dir_ / "r.edges.tsv"));
@@ -314,8 +303,7 @@ TEST_F(Safety, InterruptInsideACmiknnLevelStopsWithinASecond) {
     // finish it before the signal).
     const pid_t pid = spawn("pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data " + path("n.csv") +
                                 " --out " + path("r.h5"),
-                            dir_ / "o.txt",
-                            dir_ / "e.txt", "/nonexistent");
+                            dir_ / "o.txt", dir_ / "e.txt", "/nonexistent");
     // Inside level 0: its announcement is printed, then its tests run.
     for (int k = 0; k < 600 && slurp(dir_ / "e.txt").find("level 0: up to") == std::string::npos; ++k)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -357,8 +345,7 @@ TEST_F(Safety, UnwritableOutputIsFoundBeforeTheDataAreRead) {
     expect_error("pc --data " + path("missing.csv") + " --out /proc/cudag_result.h5",
                  "cannot write '/proc/cudag_result.h5'");
     const fs::path in = write("d.csv", table(4, 60));
-    expect_error("pc --data " + in.string() + " --out " + path("r.h5") +
-                     " --format edges --checkpoint /proc/ck.h5",
+    expect_error("pc --data " + in.string() + " --out " + path("r.h5") + " --format edges --checkpoint /proc/ck.h5",
                  "cannot write '/proc/ck.h5'");
     expect_no_outputs({"d.csv"});
 }
@@ -380,9 +367,7 @@ TEST_F(Safety, ThreadCountsAreCheckedAndQuietExcludesVerbose) {
 
 TEST_F(Safety, DrawingMoreThanFiveHundredNodesAsksForForce) {
     const fs::path in = write("wide.csv", table(501, 12));
-    expect_error("pc --data " + in.string() + " --max-level 0 --out " + path("r.h5") +
-                     " --format png",
-                 "add --force");
+    expect_error("pc --data " + in.string() + " --max-level 0 --out " + path("r.h5") + " --format png", "add --force");
     expect_no_outputs({"wide.csv"});
 }
 
@@ -390,15 +375,12 @@ TEST_F(Safety, DrawingMoreThanFiveHundredNodesAsksForForce) {
 
 TEST_F(Safety, ResumeNamesItsLevelAndSuccessRemovesTheCheckpoint) {
     const fs::path in = write("d.csv", table(8, 200));
-    const std::string base =
-        "pc --data " + in.string() + " --alpha 0.2 --checkpoint " + path("ck.h5");
+    const std::string base = "pc --data " + in.string() + " --alpha 0.2 --checkpoint " + path("ck.h5");
     EXPECT_EQ(run(base + " --stop-after-level 0 -q").code, 3);
     ASSERT_TRUE(fs::exists(dir_ / "ck.h5"));
     const CliRun r = run(base + " --resume --out " + path("r.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find("resuming from checkpoint '" + path("ck.h5") + "' at level 1"),
-              std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find("resuming from checkpoint '" + path("ck.h5") + "' at level 1"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir_ / "ck.h5"));
     EXPECT_EQ(run(base + " --keep-checkpoint -q").code, 0);
     EXPECT_TRUE(fs::exists(dir_ / "ck.h5"));

@@ -77,21 +77,26 @@ TEST_F(Score, LabelsAndIsolatedVariables) {
 
 TEST_F(Score, BadInputGetsOneLine) {
     write("cycle.tsv", "source\ttarget\tmark\nA\tB\t-->\nB\tC\t-->\nC\tA\t-->\n");
-    expect_error("score --data " + f("d.csv") + " --dag " + f("cycle.tsv") + " --score bdeu", "directed cycle through 'A'");
+    expect_error("score --data " + f("d.csv") + " --dag " + f("cycle.tsv") + " --score bdeu",
+                 "directed cycle through 'A'");
     write("unknown.tsv", "source\ttarget\tmark\nA\tZ\t-->\n");
     expect_error("score --data " + f("d.csv") + " --dag " + f("unknown.tsv") + " --score bdeu", "Z");
     write("undirected.tsv", "source\ttarget\tmark\nA\tB\t---\n");
-    expect_error("score --data " + f("d.csv") + " --dag " + f("undirected.tsv") + " --score k2", "A --- B is not directed");
+    expect_error("score --data " + f("d.csv") + " --dag " + f("undirected.tsv") + " --score k2",
+                 "A --- B is not directed");
     write("cont.csv", "A,B,C\n0,0,0.5\n0,1,1\n1,0,2\n");
     expect_error("score --data " + f("cont.csv") + " --dag " + f("dag.tsv") + " --score bdeu",
                  "column 'C' holds the non-integer value 0.5 (row 1)");
     write("single.csv", "A,B,C\n0,0,1\n1,0,2\n0,0,1\n");
-    expect_error("score --data " + f("single.csv") + " --dag " + f("dag.tsv") + " --score k2", "variable 'B' (column 2) has a single level");
+    expect_error("score --data " + f("single.csv") + " --dag " + f("dag.tsv") + " --score k2",
+                 "variable 'B' (column 2) has a single level");
     expect_error("score --data " + f("missing.csv") + " --dag " + f("dag.tsv") + " --score bdeu", "missing.csv");
     expect_error("score --data " + f("d.csv") + " --dag " + f("missing.tsv") + " --score bdeu", "missing.tsv");
     expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bic", "unknown --score 'bic'");
-    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bdeu --iss 0", "--iss must lie in [1e-6, 1e6] (got 0)");
-    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score k2 --iss 2", "--iss applies to --score bdeu only");
+    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score bdeu --iss 0",
+                 "--iss must lie in [1e-6, 1e6] (got 0)");
+    expect_error("score --data " + f("d.csv") + " --dag " + f("dag.tsv") + " --score k2 --iss 2",
+                 "--iss applies to --score bdeu only");
 }
 
 TEST_F(Score, BgeOnContinuousData) {
@@ -139,7 +144,8 @@ TEST_F(Score, DagOfAResultFile) {
     const std::string g = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
     r = run("pc -q --data " + g + " --out " + f("p.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
-    expect_error("score --data " + g + " --score bge --dag " + f("p.h5"), "is not directed; a DAG to score has only --> edges");
+    expect_error("score --data " + g + " --score bge --dag " + f("p.h5"),
+                 "is not directed; a DAG to score has only --> edges");
 }
 
 // Issue 33 item 16: bdeu and k2 read every cell as a label, as pc does for a discrete test:

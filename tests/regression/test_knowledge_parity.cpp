@@ -34,9 +34,9 @@ namespace fs = std::filesystem;
 
 struct Case {
     const char* name;
-    const char* data;     ///< file in ../shared/data/causal-learn
-    bool discrete;        ///< gsq (else fisherz)
-    const char* forbid;   ///< file texts ("" for none)
+    const char* data;    ///< file in ../shared/data/causal-learn
+    bool discrete;       ///< gsq (else fisherz)
+    const char* forbid;  ///< file texts ("" for none)
     const char* require;
     const char* tiers;
     std::vector<std::string> edges;  ///< causal-learn's CPDAG
@@ -46,48 +46,79 @@ struct Case {
 
 std::vector<Case> cases() {
     return {
-        {"linear_forbid", "data_linear_10.txt", false, "X9 -> X8\nX20 -> X16\nX1 -- X9\n", "", "",
-         {
-          "X1-->X13", "X1-->X20", "X1-->X4", "X10-->X12", "X10-->X16", "X11-->X14", "X11-->X15",
-          "X12-->X15", "X14-->X4", "X15-->X19", "X16-->X20", "X2-->X13", "X2-->X3", "X20-->X5",
-          "X3-->X10", "X3-->X6", "X4-->X6", "X5-->X4", "X7-->X14", "X7-->X5", "X7-->X6",
-          "X8---X18", "X8-->X14", "X8-->X19", "X8-->X9", "X9-->X3"}},
-        {"linear_require", "data_linear_10.txt", false, "", "X9 -> X1\nX18 -> X8\nX13 -> X2\n", "",
-         {
-          "X1-->X13", "X1-->X20", "X1-->X4", "X10-->X12", "X10-->X16", "X11-->X14", "X11-->X15",
-          "X12-->X15", "X13-->X2", "X14-->X4", "X15-->X19", "X16-->X20", "X18-->X8", "X2-->X3",
-          "X20-->X5", "X3-->X10", "X3-->X6", "X4-->X6", "X5-->X4", "X7-->X14", "X7-->X5",
-          "X7-->X6", "X8-->X14", "X8-->X19", "X8-->X9", "X9-->X1", "X9-->X3"}},
-        {"linear_tiers", "data_linear_10.txt", false, "", "",
-         "X1 X2 X3 X4 X5 X6 X7\nX8 X9 X10 X11 X12 X13 X14\nX15 X16 X17 X18 X19 X20\n", {
-          "X1---X4", "X1-->X13", "X1-->X20", "X1-->X9", "X10-->X12", "X10-->X16", "X11-->X14",
-          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3", "X2-->X13", "X3-->X10",
-          "X3-->X6", "X3-->X9", "X4-->X14", "X4-->X5", "X4-->X6", "X5-->X20", "X7-->X14",
-          "X7-->X5", "X7-->X6", "X8-->X14", "X8-->X18", "X8-->X19", "X8-->X9"}},
-        {"linear_all", "data_linear_10.txt", false, "X5 -> X4\nX6 X7\n", "X8 -> X9\n", "X3 X10\nX12 X16\n",
-         {
-          "X1-->X13", "X1-->X20", "X1-->X4", "X10-->X12", "X10-->X16", "X11-->X14", "X11-->X15",
-          "X12-->X15", "X14-->X4", "X15-->X19", "X16-->X20", "X2-->X13", "X2-->X3", "X20-->X5",
-          "X3-->X10", "X3-->X6", "X4-->X5", "X4-->X6", "X7-->X14", "X7-->X5", "X8---X18",
-          "X8-->X14", "X8-->X19", "X8-->X9", "X9-->X1", "X9-->X3"}},
-        {"linear_all_maxp", "data_linear_10.txt", false, "X5 -> X4\nX6 X7\n", "X8 -> X9\n", "X3 X10\nX12 X16\n",
-         {
-          "X1---X4", "X1-->X13", "X1-->X20", "X1-->X9", "X10-->X12", "X10-->X16", "X11-->X14",
-          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3", "X2-->X13", "X3---X10",
-          "X3-->X6", "X3-->X9", "X4-->X14", "X4-->X5", "X4-->X6", "X5-->X20", "X5-->X7",
-          "X7-->X14", "X8---X18", "X8-->X14", "X8-->X19", "X8-->X9"}, 1, 3},
-        {"linear_all_definite_maxp", "data_linear_10.txt", false, "X5 -> X4\nX6 X7\n", "X8 -> X9\n",
-         "X3 X10\nX12 X16\n", {
-          "X1---X4", "X1-->X13", "X1-->X20", "X1-->X9", "X10-->X12", "X10-->X16", "X11-->X14",
-          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3", "X2-->X13", "X3---X10",
-          "X3-->X6", "X3-->X9", "X4-->X14", "X4-->X5", "X4-->X6", "X5-->X20", "X5-->X7",
-          "X7-->X14", "X8---X18", "X8-->X14", "X8-->X19", "X8-->X9"}, 2, 4},
-        {"discrete_tiers", "data_discrete_10.txt", true, "X2 -> X1\n", "",
-         "X1 X2 X3 X4 X5 X6 X7 X8 X9 X10\nX11 X12 X13 X14 X15 X16 X17 X18 X19 X20\n", {
-          "X1---X8", "X1-->X13", "X1-->X3", "X10-->X12", "X10-->X16", "X10-->X3", "X11-->X14",
-          "X11-->X15", "X12-->X15", "X16-->X20", "X2-->X3", "X3-->X20", "X4---X5", "X4-->X14",
-          "X5-->X20", "X6---X7", "X6-->X3", "X7-->X14", "X8---X9", "X8-->X14", "X8-->X18",
-          "X8-->X19", "X9-->X3"}},
+        {"linear_forbid",
+         "data_linear_10.txt",
+         false,
+         "X9 -> X8\nX20 -> X16\nX1 -- X9\n",
+         "",
+         "",
+         {"X1-->X13",  "X1-->X20", "X1-->X4",   "X10-->X12", "X10-->X16", "X11-->X14", "X11-->X15",
+          "X12-->X15", "X14-->X4", "X15-->X19", "X16-->X20", "X2-->X13",  "X2-->X3",   "X20-->X5",
+          "X3-->X10",  "X3-->X6",  "X4-->X6",   "X5-->X4",   "X7-->X14",  "X7-->X5",   "X7-->X6",
+          "X8---X18",  "X8-->X14", "X8-->X19",  "X8-->X9",   "X9-->X3"}},
+        {"linear_require",
+         "data_linear_10.txt",
+         false,
+         "",
+         "X9 -> X1\nX18 -> X8\nX13 -> X2\n",
+         "",
+         {"X1-->X13",  "X1-->X20", "X1-->X4",  "X10-->X12", "X10-->X16", "X11-->X14", "X11-->X15",
+          "X12-->X15", "X13-->X2", "X14-->X4", "X15-->X19", "X16-->X20", "X18-->X8",  "X2-->X3",
+          "X20-->X5",  "X3-->X10", "X3-->X6",  "X4-->X6",   "X5-->X4",   "X7-->X14",  "X7-->X5",
+          "X7-->X6",   "X8-->X14", "X8-->X19", "X8-->X9",   "X9-->X1",   "X9-->X3"}},
+        {"linear_tiers",
+         "data_linear_10.txt",
+         false,
+         "",
+         "",
+         "X1 X2 X3 X4 X5 X6 X7\nX8 X9 X10 X11 X12 X13 X14\nX15 X16 X17 X18 X19 X20\n",
+         {"X1---X4",   "X1-->X13",  "X1-->X20",  "X1-->X9",   "X10-->X12", "X10-->X16", "X11-->X14",
+          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3",   "X2-->X13",  "X3-->X10",
+          "X3-->X6",   "X3-->X9",   "X4-->X14",  "X4-->X5",   "X4-->X6",   "X5-->X20",  "X7-->X14",
+          "X7-->X5",   "X7-->X6",   "X8-->X14",  "X8-->X18",  "X8-->X19",  "X8-->X9"}},
+        {"linear_all",
+         "data_linear_10.txt",
+         false,
+         "X5 -> X4\nX6 X7\n",
+         "X8 -> X9\n",
+         "X3 X10\nX12 X16\n",
+         {"X1-->X13",  "X1-->X20", "X1-->X4",   "X10-->X12", "X10-->X16", "X11-->X14", "X11-->X15",
+          "X12-->X15", "X14-->X4", "X15-->X19", "X16-->X20", "X2-->X13",  "X2-->X3",   "X20-->X5",
+          "X3-->X10",  "X3-->X6",  "X4-->X5",   "X4-->X6",   "X7-->X14",  "X7-->X5",   "X8---X18",
+          "X8-->X14",  "X8-->X19", "X8-->X9",   "X9-->X1",   "X9-->X3"}},
+        {"linear_all_maxp",
+         "data_linear_10.txt",
+         false,
+         "X5 -> X4\nX6 X7\n",
+         "X8 -> X9\n",
+         "X3 X10\nX12 X16\n",
+         {"X1---X4",   "X1-->X13",  "X1-->X20",  "X1-->X9",   "X10-->X12", "X10-->X16", "X11-->X14",
+          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3",   "X2-->X13",  "X3---X10",
+          "X3-->X6",   "X3-->X9",   "X4-->X14",  "X4-->X5",   "X4-->X6",   "X5-->X20",  "X5-->X7",
+          "X7-->X14",  "X8---X18",  "X8-->X14",  "X8-->X19",  "X8-->X9"},
+         1,
+         3},
+        {"linear_all_definite_maxp",
+         "data_linear_10.txt",
+         false,
+         "X5 -> X4\nX6 X7\n",
+         "X8 -> X9\n",
+         "X3 X10\nX12 X16\n",
+         {"X1---X4",   "X1-->X13",  "X1-->X20",  "X1-->X9",   "X10-->X12", "X10-->X16", "X11-->X14",
+          "X11-->X15", "X12-->X15", "X15-->X19", "X16-->X20", "X2---X3",   "X2-->X13",  "X3---X10",
+          "X3-->X6",   "X3-->X9",   "X4-->X14",  "X4-->X5",   "X4-->X6",   "X5-->X20",  "X5-->X7",
+          "X7-->X14",  "X8---X18",  "X8-->X14",  "X8-->X19",  "X8-->X9"},
+         2,
+         4},
+        {"discrete_tiers",
+         "data_discrete_10.txt",
+         true,
+         "X2 -> X1\n",
+         "",
+         "X1 X2 X3 X4 X5 X6 X7 X8 X9 X10\nX11 X12 X13 X14 X15 X16 X17 X18 X19 X20\n",
+         {"X1---X8",   "X1-->X13",  "X1-->X3", "X10-->X12", "X10-->X16", "X10-->X3", "X11-->X14", "X11-->X15",
+          "X12-->X15", "X16-->X20", "X2-->X3", "X3-->X20",  "X4---X5",   "X4-->X14", "X5-->X20",  "X6---X7",
+          "X6-->X3",   "X7-->X14",  "X8---X9", "X8-->X14",  "X8-->X18",  "X8-->X19", "X9-->X3"}},
     };
 }
 
@@ -97,10 +128,14 @@ std::vector<std::string> edges_of(const pc::PcResult& r) {
     for (std::int32_t i = 0; i < p.n(); ++i)
         for (std::int32_t j = i + 1; j < p.n(); ++j) {
             if (!p.adjacent(i, j)) continue;
-            if (p.is_directed(i, j)) out.push_back(r.names[i] + "-->" + r.names[j]);
-            else if (p.is_directed(j, i)) out.push_back(r.names[j] + "-->" + r.names[i]);
-            else if (p.is_undirected(i, j)) out.push_back(r.names[i] + "---" + r.names[j]);
-            else out.push_back(r.names[i] + "<->" + r.names[j]);
+            if (p.is_directed(i, j))
+                out.push_back(r.names[i] + "-->" + r.names[j]);
+            else if (p.is_directed(j, i))
+                out.push_back(r.names[j] + "-->" + r.names[i]);
+            else if (p.is_undirected(i, j))
+                out.push_back(r.names[i] + "---" + r.names[j]);
+            else
+                out.push_back(r.names[i] + "<->" + r.names[j]);
         }
     std::sort(out.begin(), out.end());
     return out;

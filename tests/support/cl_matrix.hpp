@@ -42,20 +42,18 @@ inline ClMatrix read_cl_matrix(const std::string& path) {
                 used = 0;
             }
             if (used != cell.size() || v != std::round(v))
-                throw InputError(path + ": row " + std::to_string(m.size() + 1) +
-                                 ": not an integer: '" + cell + "'");
+                throw InputError(path + ": row " + std::to_string(m.size() + 1) + ": not an integer: '" + cell + "'");
             r.push_back(static_cast<int>(v));
         }
         if (r.empty()) continue;
         if (!m.empty() && r.size() != m.front().size())
-            throw InputError(path + ": row " + std::to_string(m.size() + 1) + " has " +
-                             std::to_string(r.size()) + " cells, expected " +
-                             std::to_string(m.front().size()));
+            throw InputError(path + ": row " + std::to_string(m.size() + 1) + " has " + std::to_string(r.size()) +
+                             " cells, expected " + std::to_string(m.front().size()));
         m.push_back(std::move(r));
     }
     if (!m.empty() && m.size() != m.front().size())
-        throw InputError(path + ": matrix is " + std::to_string(m.size()) + "x" +
-                         std::to_string(m.front().size()) + ", not square");
+        throw InputError(path + ": matrix is " + std::to_string(m.size()) + "x" + std::to_string(m.front().size()) +
+                         ", not square");
     return m;
 }
 
@@ -65,8 +63,7 @@ inline ClMatrix to_cl_matrix(const Pdag& p) {
     ClMatrix m(n, std::vector<int>(n, 0));
     for (std::size_t i = 0; i < n; ++i)
         for (std::int32_t j : p.neighbours(static_cast<std::int32_t>(i)))
-            m[i][static_cast<std::size_t>(j)] =
-                static_cast<int>(p.end(static_cast<std::int32_t>(i), j));
+            m[i][static_cast<std::size_t>(j)] = static_cast<int>(p.end(static_cast<std::int32_t>(i), j));
     return m;
 }
 
@@ -75,23 +72,19 @@ inline ClMatrix to_cl_matrix(const Pdag& p) {
 /// else by 0-based index) with both values.
 inline ::testing::AssertionResult cl_matrices_equal(const ClMatrix& a, const ClMatrix& b,
                                                     const std::vector<std::string>& names = {}) {
-    const auto name = [&names](std::size_t i) {
-        return i < names.size() ? names[i] : std::to_string(i);
-    };
+    const auto name = [&names](std::size_t i) { return i < names.size() ? names[i] : std::to_string(i); };
     if (a.size() != b.size())
-        return ::testing::AssertionFailure()
-               << "matrices have " << a.size() << " and " << b.size() << " rows";
+        return ::testing::AssertionFailure() << "matrices have " << a.size() << " and " << b.size() << " rows";
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (a[i].size() != b[i].size())
-            return ::testing::AssertionFailure() << "row " << name(i) << " has " << a[i].size()
-                                                 << " and " << b[i].size() << " cells";
+            return ::testing::AssertionFailure()
+                   << "row " << name(i) << " has " << a[i].size() << " and " << b[i].size() << " cells";
         for (std::size_t j = 0; j < a[i].size(); ++j)
             if (a[i][j] != b[i][j])
                 return ::testing::AssertionFailure()
-                       << "first difference at [" << name(i) << ", " << name(j) << "]: " << a[i][j]
-                       << " vs " << b[i][j] << " (edge " << name(i) << "-" << name(j) << ": "
-                       << a[i][j] << "/" << (j < a.size() && i < a[j].size() ? a[j][i] : 0)
-                       << " vs " << b[i][j] << "/"
+                       << "first difference at [" << name(i) << ", " << name(j) << "]: " << a[i][j] << " vs " << b[i][j]
+                       << " (edge " << name(i) << "-" << name(j) << ": " << a[i][j] << "/"
+                       << (j < a.size() && i < a[j].size() ? a[j][i] : 0) << " vs " << b[i][j] << "/"
                        << (j < b.size() && i < b[j].size() ? b[j][i] : 0) << ")";
     }
     return ::testing::AssertionSuccess();

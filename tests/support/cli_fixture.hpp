@@ -27,8 +27,8 @@ class Cli : public ::testing::Test {
 protected:
     void SetUp() override {
         dir_ = fs::temp_directory_path() /
-               ("cudag_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                "_" + std::to_string(::getpid()));
+               ("cudag_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+                std::to_string(::getpid()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -43,8 +43,7 @@ protected:
     // Only the inputs we wrote remain in the directory (no result, no temporaries).
     void expect_no_outputs(const std::set<std::string>& inputs) {
         for (const auto& e : fs::directory_iterator(dir_))
-            EXPECT_TRUE(inputs.count(e.path().filename().string()))
-                << "left behind: " << e.path().filename();
+            EXPECT_TRUE(inputs.count(e.path().filename().string())) << "left behind: " << e.path().filename();
     }
     // A failing run: non-zero exit, exactly one line on stderr containing `what`.
     void expect_error(const std::string& args, const std::string& what) {

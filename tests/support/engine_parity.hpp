@@ -29,8 +29,7 @@ struct EngineCase {
 
 /// cpu (1 thread, the reference), cpu (2 threads), and cuda when a GPU is visible.
 inline std::vector<EngineCase> available_engines() {
-    std::vector<EngineCase> out{{"cpu, 1 thread", BackendKind::Cpu, 1},
-                                {"cpu, 2 threads", BackendKind::Cpu, 2}};
+    std::vector<EngineCase> out{{"cpu, 1 thread", BackendKind::Cpu, 1}, {"cpu, 2 threads", BackendKind::Cpu, 2}};
     if (visible_gpus() > 0) out.push_back({"cuda, GPU 0", BackendKind::Cuda, 2});
     return out;
 }
@@ -40,13 +39,11 @@ inline std::vector<EngineCase> available_engines() {
 /// without FMA contraction, p within a few ulps (tests/gpu/test_cuda_fisher.cpp);
 /// chi-square/g-square: the same tables, sums in another order (test_cuda_discrete.cpp);
 /// CMIknn: p is a ratio of integer surrogate counts, bit for bit (test_cuda_cmiknn.cpp).
-inline double pmax_tolerance(pc::TestKind kind) {
-    return kind == pc::TestKind::CmiKnn ? 0.0 : 1e-9;
-}
+inline double pmax_tolerance(pc::TestKind kind) { return kind == pc::TestKind::CmiKnn ? 0.0 : 1e-9; }
 
 /// The skeleton of `data` under `test` at `alpha` on the engine the registry builds for `c`.
-inline pc::SkeletonResult engine_skeleton(const Dataset& data, const pc::TestSpec& test,
-                                          const EngineCase& c, double alpha) {
+inline pc::SkeletonResult engine_skeleton(const Dataset& data, const pc::TestSpec& test, const EngineCase& c,
+                                          double alpha) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = alpha;
     opt.threads = c.threads;
@@ -54,15 +51,13 @@ inline pc::SkeletonResult engine_skeleton(const Dataset& data, const pc::TestSpe
     backend.kind = c.backend;
     backend.threads = c.threads;
     mpi::SerialCommunicator serial;
-    const auto engine =
-        pc::make_engine(pc::EngineArgs{data, test, opt.policy, opt.max_level, backend, serial});
+    const auto engine = pc::make_engine(pc::EngineArgs{data, test, opt.policy, opt.max_level, backend, serial});
     return pc::learn_skeleton(*engine, opt);
 }
 
 /// Runs every available engine on `data` and compares each with the first; names the
 /// engine and the first mismatch. Prints which engines ran.
-inline testing::AssertionResult same_on_every_engine(const Dataset& data, const pc::TestSpec& test,
-                                                     double alpha) {
+inline testing::AssertionResult same_on_every_engine(const Dataset& data, const pc::TestSpec& test, double alpha) {
     const std::vector<EngineCase> cases = available_engines();
     const pc::SkeletonResult want = engine_skeleton(data, test, cases.front(), alpha);
     std::cout << "[ engines  ] " << test.name() << ": " << cases.front().label << " (reference)";
@@ -72,8 +67,8 @@ inline testing::AssertionResult same_on_every_engine(const Dataset& data, const 
         const testing::AssertionResult same = same_result(got, want, pmax_tolerance(test.kind));
         if (!same) {
             std::cout << '\n';
-            return testing::AssertionFailure() << test.name() << ", " << cases[k].label << " vs "
-                                               << cases.front().label << ": " << same.message();
+            return testing::AssertionFailure()
+                   << test.name() << ", " << cases[k].label << " vs " << cases.front().label << ": " << same.message();
         }
     }
     std::cout << (visible_gpus() > 0 ? "\n" : " (no GPU: CPU only)\n");

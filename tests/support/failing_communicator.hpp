@@ -20,8 +20,8 @@ namespace cudag::test {
 
 /// Where a FailingCommunicator fails.
 struct InjectedFailure {
-    int rank = -1;     ///< the failing rank; -1: none
-    int check = -1;    ///< the failure comes at this collective error check (1 = the first)
+    int rank = -1;        ///< the failing rank; -1: none
+    int check = -1;       ///< the failure comes at this collective error check (1 = the first)
     bool guarded = true;  ///< inside the check (agreed) or after it (not agreed)
 
     /// "RANK:CHECK[:unguarded]", e.g. "1:13" or "1:15:unguarded".
@@ -55,8 +55,7 @@ protected:
         before_collective();
         ForwardingCommunicator::do_bcast(buf, count, t, root);
     }
-    void do_allreduce(const void* send, void* recv, std::size_t count, mpi::DataType t,
-                      mpi::ReduceOp op) override {
+    void do_allreduce(const void* send, void* recv, std::size_t count, mpi::DataType t, mpi::ReduceOp op) override {
         before_collective();
         const bool check = count == 1 && t == mpi::DataType::Int32 && op == mpi::ReduceOp::Min;
         if (!check || rank() != f_.rank || ++checks_ != f_.check) {
@@ -76,8 +75,7 @@ protected:
         before_collective();
         ForwardingCommunicator::do_allgather(send, recv, count, t);
     }
-    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts,
-                       mpi::DataType t) override {
+    void do_allgatherv(const void* send, void* recv, const std::vector<std::size_t>& counts, mpi::DataType t) override {
         before_collective();
         ForwardingCommunicator::do_allgatherv(send, recv, counts, t);
     }
@@ -92,8 +90,8 @@ protected:
 
 private:
     std::string message() const {
-        return "injected failure on rank " + std::to_string(rank()) + " at check " +
-               std::to_string(f_.check) + " (testing)";
+        return "injected failure on rank " + std::to_string(rank()) + " at check " + std::to_string(f_.check) +
+               " (testing)";
     }
     void before_collective() {
         if (failing_) throw InputError(message());

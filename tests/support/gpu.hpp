@@ -14,10 +14,10 @@
 
 // GTEST_SKIP returns from the test body, so this is a macro.
 #if CUDAG_HAVE_CUDA
-#define CUDAG_REQUIRE_GPU()                                                                   \
-    do {                                                                                      \
-        if (::cudag::cuda::device_count() == 0)                                               \
-            GTEST_SKIP() << "no CUDA device visible: " << ::cudag::cuda::device_report();     \
+#define CUDAG_REQUIRE_GPU()                                                               \
+    do {                                                                                  \
+        if (::cudag::cuda::device_count() == 0)                                           \
+            GTEST_SKIP() << "no CUDA device visible: " << ::cudag::cuda::device_report(); \
     } while (0)
 #else
 #define CUDAG_REQUIRE_GPU() GTEST_SKIP() << "this build has no CUDA (CUDAG_HAVE_CUDA is 0)"

@@ -115,7 +115,8 @@ public:
         next.offsets.push_back(0);
         std::int64_t removed = 0;
         for (std::int64_t a = 0; a < snap.n; ++a) {
-            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)]; e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
+            for (std::int64_t e = snap.offsets[static_cast<std::size_t>(a)];
+                 e < snap.offsets[static_cast<std::size_t>(a) + 1]; ++e) {
                 const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
                 if (bit(a, e) || bit(b, snap.find(b, static_cast<std::int32_t>(a)))) {
                     if (a < b) ++removed;

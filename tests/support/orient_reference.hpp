@@ -49,13 +49,11 @@ std::vector<std::pair<int, int>> which_arr_ind(int n, Cond cond) {
 }
 
 inline void pcalg_rule1(Matrix& pdag, int n) {
-    const auto ind =
-        which_arr_ind(n, [&](int a, int b) { return pdag[a][b] == 1 && pdag[b][a] == 0; });
+    const auto ind = which_arr_ind(n, [&](int a, int b) { return pdag[a][b] == 1 && pdag[b][a] == 0; });
     for (const auto& [a, b] : ind) {
         std::vector<int> is_c;
         for (int c = 0; c < n; ++c)
-            if (pdag[b][c] == 1 && pdag[c][b] == 1 && pdag[a][c] == 0 && pdag[c][a] == 0)
-                is_c.push_back(c);
+            if (pdag[b][c] == 1 && pdag[c][b] == 1 && pdag[a][c] == 0 && pdag[c][a] == 0) is_c.push_back(c);
         for (int c : is_c) {
             pdag[b][c] = 1;
             pdag[c][b] = 0;
@@ -64,8 +62,7 @@ inline void pcalg_rule1(Matrix& pdag, int n) {
 }
 
 inline void pcalg_rule2(Matrix& pdag, int n) {
-    const auto ind =
-        which_arr_ind(n, [&](int a, int b) { return pdag[a][b] == 1 && pdag[b][a] == 1; });
+    const auto ind = which_arr_ind(n, [&](int a, int b) { return pdag[a][b] == 1 && pdag[b][a] == 1; });
     for (const auto& [a, b] : ind) {
         bool any = false;
         for (int c = 0; c < n; ++c)
@@ -78,13 +75,11 @@ inline void pcalg_rule2(Matrix& pdag, int n) {
 }
 
 inline void pcalg_rule3(Matrix& pdag, int n) {
-    const auto ind =
-        which_arr_ind(n, [&](int a, int b) { return pdag[a][b] == 1 && pdag[b][a] == 1; });
+    const auto ind = which_arr_ind(n, [&](int a, int b) { return pdag[a][b] == 1 && pdag[b][a] == 1; });
     for (const auto& [a, b] : ind) {
         std::vector<int> c;
         for (int v = 0; v < n; ++v)
-            if (pdag[a][v] == 1 && pdag[v][a] == 1 && pdag[v][b] == 1 && pdag[b][v] == 0)
-                c.push_back(v);
+            if (pdag[a][v] == 1 && pdag[v][a] == 1 && pdag[v][b] == 1 && pdag[b][v] == 0) c.push_back(v);
         bool found = false;
         for (std::size_t u = 0; u < c.size() && !found; ++u)
             for (std::size_t v = u + 1; v < c.size() && !found; ++v)
@@ -174,8 +169,7 @@ public:
         Pdag p{Graph(n_)};
         for (int i = 0; i < n_; ++i)
             for (int j = i + 1; j < n_; ++j)
-                if (adjacent(i, j))
-                    p.set(i, j, static_cast<Mark>(at(i, j)), static_cast<Mark>(at(j, i)));
+                if (adjacent(i, j)) p.set(i, j, static_cast<Mark>(at(i, j)), static_cast<Mark>(at(j, i)));
         return p;
     }
 
@@ -253,8 +247,8 @@ inline std::vector<Quad> find_kites(const ClGraph& g) {
     std::vector<Quad> out;
     for (std::size_t p = 0; p < tri.size(); ++p)
         for (std::size_t q = 0; q < tri.size(); ++q)
-            if (p != q && tri[p][0] == tri[q][0] && tri[p][2] == tri[q][2] &&
-                tri[p][1] < tri[q][1] && g.at(tri[p][1], tri[q][1]) == 0)
+            if (p != q && tri[p][0] == tri[q][0] && tri[p][2] == tri[q][2] && tri[p][1] < tri[q][1] &&
+                g.at(tri[p][1], tri[q][1]) == 0)
                 out.push_back({tri[p][0], tri[p][1], tri[q][1], tri[p][2]});
     return out;
 }
@@ -360,8 +354,8 @@ inline void meek(ClGraph& g) {
 
 /// causal-learn's pc() orientation for uc_rule 0-2 (`opt.uc_priority` already
 /// resolved from -1 to the rule's default by the caller or not: both work).
-inline Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets,
-                                const pc::OrientOptions& opt, const pc::PValueFn& pv) {
+inline Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const pc::OrientOptions& opt,
+                                const pc::PValueFn& pv) {
     int priority = opt.uc_priority;
     if (priority == -1) priority = opt.rule == pc::UcRule::DefiniteMaxP ? 4 : 3;
     ClGraph g(skel);
@@ -395,9 +389,7 @@ inline Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets,
             for (const Triple& t : sorted_keys(d, priority == 4)) orient_if_free(g, t);
         meek(g);
     } else {
-        const auto independent = [&opt](double p) {
-            return opt.independence_strict ? p > opt.alpha : p >= opt.alpha;
-        };
+        const auto independent = [&opt](double p) { return opt.independence_strict ? p > opt.alpha : p >= opt.alpha; };
         std::set<Triple> uc;
         std::vector<Triple> non_uc;
         std::vector<std::pair<Triple, double>> d;
@@ -449,8 +441,7 @@ inline Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets,
                 if (g.is_fully_directed(i, j) && g.is_fully_directed(j, k) && g.is_undirected(i, k))
                     loop |= meek_orient(g, i, k);
             for (const auto& [i, j, k, l] : kites)
-                if (in(uc, j, l, k) && in(non_uc_set, j, i, k) && g.is_undirected(i, l))
-                    loop |= meek_orient(g, i, l);
+                if (in(uc, j, l, k) && in(non_uc_set, j, i, k) && g.is_undirected(i, l)) loop |= meek_orient(g, i, l);
         }
         meek(g);
     }

@@ -13,8 +13,7 @@ namespace cudag::test {
 /// CUDAG_SHARED_DATA in the environment overrides the configured path.
 inline std::string shared_data_dir() {
     namespace fs = std::filesystem;
-    if (const char* env = std::getenv("CUDAG_SHARED_DATA"); env && fs::is_directory(env))
-        return env;
+    if (const char* env = std::getenv("CUDAG_SHARED_DATA"); env && fs::is_directory(env)) return env;
     for (const char* p : {CUDAG_SHARED_DATA, "/work/shared/data"})
         if (fs::is_directory(std::string(p) + "/causal-learn")) return p;
     return "";

@@ -60,15 +60,12 @@ inline Reference pcalg_stable(pc::SkeletonEngine& eng, int n, double alpha, int 
     r.adj.assign(n, std::vector<char>(n, 1));
     for (int i = 0; i < n; ++i) r.adj[i][i] = 0;
     for (auto [i, j] : gaps) r.adj[i][j] = r.adj[j][i] = 0;
-    const auto is_fixed = [&](int x, int y) {
-        return fixed.count({std::min(x, y), std::max(x, y)}) != 0;
-    };
+    const auto is_fixed = [&](int x, int y) { return fixed.count({std::min(x, y), std::max(x, y)}) != 0; };
     std::vector<std::vector<double>> pm(n, std::vector<double>(n, -1.0));
     for (int l = 0;; ++l) {
         if (max_level >= 0 && l > max_level) break;
         int maxdeg = 0;
-        for (int i = 0; i < n; ++i)
-            maxdeg = std::max<int>(maxdeg, std::count(r.adj[i].begin(), r.adj[i].end(), 1));
+        for (int i = 0; i < n; ++i) maxdeg = std::max<int>(maxdeg, std::count(r.adj[i].begin(), r.adj[i].end(), 1));
         if (l > 0 && maxdeg - 1 < l) break;
         const auto snap = r.adj;
         for (int x = 0; x < n; ++x)
@@ -87,8 +84,7 @@ inline Reference pcalg_stable(pc::SkeletonEngine& eng, int n, double alpha, int 
                     pm[x][y] = std::max(pm[x][y], p);
                     if (p >= alpha) {
                         r.adj[x][y] = r.adj[y][x] = 0;
-                        r.sepsets[{std::min(x, y), std::max(x, y)}] =
-                            std::vector<int>(s.begin(), s.end());
+                        r.sepsets[{std::min(x, y), std::max(x, y)}] = std::vector<int>(s.begin(), s.end());
                         break;
                     }
                 } while (l > 0 && next_combination(c.data(), l, static_cast<int>(nb.size())));

@@ -25,9 +25,9 @@ namespace cudag::test {
 /// A fresh directory for the running test: <tmp>/<prefix>_<test name>_<pid>.
 inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() /
-                         (prefix + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                          "_" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / (prefix + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                                     "_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -95,18 +95,18 @@ inline std::vector<std::pair<std::string, std::vector<char>>> result_payload(con
         io::h5::Handle f = io::h5::open_file(path);
         cpu = config_attr(f.get(), "backend") == "cpu";
     }
-    std::vector<std::string> names = {"skeleton/edges", "cpdag/edges", "sepsets/pairs", "sepsets/offsets",
-                                      "sepsets/nodes",  "pmax/pairs",  "pmax/values",   "levels/removed",
-                                      "levels/edges_after"};
+    std::vector<std::string> names = {"skeleton/edges",  "cpdag/edges",    "sepsets/pairs",
+                                      "sepsets/offsets", "sepsets/nodes",  "pmax/pairs",
+                                      "pmax/values",     "levels/removed", "levels/edges_after"};
     if (cpu) names.push_back("levels/tests");
     return dataset_bytes(path, names);
 }
 
 /// The datasets of a `cudag mcmc` result that the chains decide (no timings or provenance).
 inline std::vector<std::pair<std::string, std::vector<char>>> mcmc_payload(const std::string& path) {
-    return dataset_bytes(path, {"edge_prob", "chains/trace", "chains/acceptance", "chains/best_score",
-                                "chains/best_order", "chains/final_order", "best_dag/edges",
-                                "best_dag/local_scores", "cpdag/edges"});
+    return dataset_bytes(path,
+                         {"edge_prob", "chains/trace", "chains/acceptance", "chains/best_score", "chains/best_order",
+                          "chains/final_order", "best_dag/edges", "best_dag/local_scores", "cpdag/edges"});
 }
 
 /// Equal `cudag mcmc` results, naming the first dataset that differs.
@@ -133,16 +133,16 @@ inline void prepare_mpiexec_environment() {
 /// "/a/b@name" for an attribute of object /a/b ("/@name" on the root); strings as their
 /// text (joined by NUL), numbers as their native bytes. Datasets and attribute names in
 /// `skip` ("levels/seconds", "seconds_total") are left out.
-inline std::map<std::string, std::string> file_contents(const std::string& path,
-                                                        const std::set<std::string>& skip) {
+inline std::map<std::string, std::string> file_contents(const std::string& path, const std::set<std::string>& skip) {
     io::h5::Handle f = io::h5::open_file(path);
     std::vector<std::string> objects = {"/"};
-    H5Lvisit(f.get(), H5_INDEX_NAME, H5_ITER_INC,
-             [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
-                 static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
-                 return 0;
-             },
-             &objects);
+    H5Lvisit(
+        f.get(), H5_INDEX_NAME, H5_ITER_INC,
+        [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+            static_cast<std::vector<std::string>*>(out)->push_back(std::string("/") + name);
+            return 0;
+        },
+        &objects);
     const auto joined = [](const std::vector<std::string>& v) {
         std::string s;
         for (const std::string& x : v) s += x + '\0';
@@ -166,12 +166,13 @@ inline std::map<std::string, std::string> file_contents(const std::string& path,
             }
         }
         std::vector<std::string> names;
-        H5Aiterate2(o.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
-                    [](hid_t, const char* name, const H5A_info_t*, void* v) -> herr_t {
-                        static_cast<std::vector<std::string>*>(v)->push_back(name);
-                        return 0;
-                    },
-                    &names);
+        H5Aiterate2(
+            o.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+            [](hid_t, const char* name, const H5A_info_t*, void* v) -> herr_t {
+                static_cast<std::vector<std::string>*>(v)->push_back(name);
+                return 0;
+            },
+            &names);
         for (const std::string& name : names) {
             if (skip.count(name)) continue;
             io::h5::Handle a(H5Aopen(o.get(), name.c_str(), H5P_DEFAULT));
@@ -182,9 +183,9 @@ inline std::map<std::string, std::string> file_contents(const std::string& path,
             } else {
                 io::h5::Handle native(H5Tget_native_type(type.get(), H5T_DIR_ASCEND));
                 io::h5::Handle space(H5Aget_space(a.get()));
-                std::string bytes(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())) *
-                                      H5Tget_size(native.get()),
-                                  '\0');
+                std::string bytes(
+                    static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())) * H5Tget_size(native.get()),
+                    '\0');
                 H5Aread(a.get(), native.get(), bytes.data());
                 out[key] = std::move(bytes);
             }
@@ -200,8 +201,7 @@ inline testing::AssertionResult same_file_contents(const std::string& got, const
     for (const auto& [name, bytes] : b) {
         const auto it = a.find(name);
         if (it == a.end()) return testing::AssertionFailure() << name << " is missing from " << got;
-        if (it->second != bytes)
-            return testing::AssertionFailure() << name << " differs: " << got << " vs " << want;
+        if (it->second != bytes) return testing::AssertionFailure() << name << " differs: " << got << " vs " << want;
     }
     for (const auto& [name, bytes] : a)
         if (!b.count(name)) return testing::AssertionFailure() << name << " is missing from " << want;

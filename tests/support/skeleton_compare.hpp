@@ -19,15 +19,13 @@ inline bool close(double a, double b, double rel) {
 }
 
 /// Skeleton and separating sets exactly, pMax within `rel`, same per-level removals.
-inline testing::AssertionResult same_result(const pc::SkeletonResult& got, const pc::SkeletonResult& want,
-                                     double rel) {
+inline testing::AssertionResult same_result(const pc::SkeletonResult& got, const pc::SkeletonResult& want, double rel) {
     if (!(got.skeleton == want.skeleton)) {
         for (std::int64_t i = 0; i < want.skeleton.n(); ++i)
             for (std::int64_t j = i + 1; j < want.skeleton.n(); ++j)
                 if (got.skeleton.has(i, j) != want.skeleton.has(i, j))
-                    return testing::AssertionFailure()
-                           << "edge " << i << "-" << j << ": gpu " << got.skeleton.has(i, j)
-                           << ", cpu " << want.skeleton.has(i, j);
+                    return testing::AssertionFailure() << "edge " << i << "-" << j << ": gpu " << got.skeleton.has(i, j)
+                                                       << ", cpu " << want.skeleton.has(i, j);
         return testing::AssertionFailure() << "skeletons differ";
     }
     if (!(got.sepsets == want.sepsets)) {
@@ -43,30 +41,26 @@ inline testing::AssertionResult same_result(const pc::SkeletonResult& got, const
                 return out << "}";
             }
         }
-        return testing::AssertionFailure() << "gpu has " << got.sepsets.size() << " sepsets, cpu "
-                                           << want.sepsets.size();
+        return testing::AssertionFailure()
+               << "gpu has " << got.sepsets.size() << " sepsets, cpu " << want.sepsets.size();
     }
     if (got.pmax.size() != want.pmax.size())
-        return testing::AssertionFailure() << "pmax: gpu " << got.pmax.size() << " pairs, cpu "
-                                           << want.pmax.size();
+        return testing::AssertionFailure() << "pmax: gpu " << got.pmax.size() << " pairs, cpu " << want.pmax.size();
     for (std::size_t k = 0; k < want.pmax.size(); ++k) {
         const pc::PairP& a = got.pmax[k];
         const pc::PairP& b = want.pmax[k];
         if (a.i != b.i || a.j != b.j)
-            return testing::AssertionFailure() << "pmax pair " << k << ": gpu " << a.i << "-" << a.j
-                                               << ", cpu " << b.i << "-" << b.j;
+            return testing::AssertionFailure()
+                   << "pmax pair " << k << ": gpu " << a.i << "-" << a.j << ", cpu " << b.i << "-" << b.j;
         if (!close(a.p, b.p, rel))
-            return testing::AssertionFailure() << "pmax of " << a.i << "-" << a.j << ": gpu " << a.p
-                                               << ", cpu " << b.p;
+            return testing::AssertionFailure() << "pmax of " << a.i << "-" << a.j << ": gpu " << a.p << ", cpu " << b.p;
     }
     if (got.levels.size() != want.levels.size())
-        return testing::AssertionFailure() << "gpu ran " << got.levels.size() << " levels, cpu "
-                                           << want.levels.size();
+        return testing::AssertionFailure() << "gpu ran " << got.levels.size() << " levels, cpu " << want.levels.size();
     for (std::size_t l = 0; l < want.levels.size(); ++l)
         if (got.levels[l].removed != want.levels[l].removed)
-            return testing::AssertionFailure() << "level " << l << ": gpu removed "
-                                               << got.levels[l].removed << ", cpu "
-                                               << want.levels[l].removed;
+            return testing::AssertionFailure()
+                   << "level " << l << ": gpu removed " << got.levels[l].removed << ", cpu " << want.levels[l].removed;
     return testing::AssertionSuccess();
 }
 

@@ -11,11 +11,11 @@
 
 namespace cudag::pc {
 
+using ci::cmi_set_key;
+using ci::cmi_test_id;
 using ci::CmiKnn;
 using ci::CmiKnnSpec;
 using ci::CmiKnnWorkspace;
-using ci::cmi_set_key;
-using ci::cmi_test_id;
 
 std::uint64_t cmi_pc_test_id(std::int32_t& x, std::int32_t& y, std::span<const std::int32_t> s) {
     if (y < x) std::swap(x, y);
@@ -36,10 +36,12 @@ std::string cmi_constant_note(const Dataset& data, const CmiKnn& cmi) {
            "from conditioning sets";
 }
 
-CpuCmiKnnEngine::CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy,
-                                 const CmiKnnSpec& spec, int max_level, int threads)
-    : cmi_(data, spec, max_level == 0 ? 0 : 1), policy_(policy),
-      threads_(resolve_threads(threads)), ws_(static_cast<std::size_t>(threads_)),
+CpuCmiKnnEngine::CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const CmiKnnSpec& spec,
+                                 int max_level, int threads)
+    : cmi_(data, spec, max_level == 0 ? 0 : 1),
+      policy_(policy),
+      threads_(resolve_threads(threads)),
+      ws_(static_cast<std::size_t>(threads_)),
       note_(cmi_constant_note(data, cmi_)) {}
 
 void CpuCmiKnnEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
@@ -48,8 +50,7 @@ void CpuCmiKnnEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
     // The block's pairs (i, j > i) numbered row by row; one test per work item, since a
     // test costs B surrogates and rows differ in length.
     std::vector<std::int64_t> first(static_cast<std::size_t>(row_end - row_begin + 1), 0);
-    for (std::int64_t i = row_begin; i < row_end; ++i)
-        first[i - row_begin + 1] = first[i - row_begin] + (n - 1 - i);
+    for (std::int64_t i = row_begin; i < row_end; ++i) first[i - row_begin + 1] = first[i - row_begin] + (n - 1 - i);
     const std::int64_t pairs = first.back();
     std::vector<double> p(static_cast<std::size_t>(pairs));
     parallel_for(0, pairs, threads_, 1, [&](std::int64_t k, int w) {
@@ -67,8 +68,7 @@ void CpuCmiKnnEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
             if (dense) out.dense_p[pair_index(i, j, n)] = pij;
             if (policy_.independent(pij)) continue;
             g.add(i, j);
-            if (!dense)
-                out.kept_p.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), pij});
+            if (!dense) out.kept_p.push_back({static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), pij});
         }
     }
     out.tests += pairs;
@@ -112,9 +112,7 @@ double CpuCmiKnnEngine::p_value(std::int32_t i, std::int32_t j, const std::vecto
     std::vector<std::int32_t> sorted = s;
     std::sort(sorted.begin(), sorted.end());
     const std::uint64_t id = cmi_pc_test_id(i, j, sorted);
-    return cmi_.test(i, j, sorted, id, std::span<CmiKnnWorkspace>(ws_.data(), ws_.size()),
-                     std::nullopt)
-        .p;
+    return cmi_.test(i, j, sorted, id, std::span<CmiKnnWorkspace>(ws_.data(), ws_.size()), std::nullopt).p;
 }
 
 }  // namespace cudag::pc

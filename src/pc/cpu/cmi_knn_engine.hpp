@@ -37,15 +37,14 @@ class CpuCmiKnnEngine final : public pc::SkeletonEngine {
 public:
     /// `data` (continuous) must outlive the engine. max_level (-1: none) only decides
     /// whether the spec is validated for conditioning sets.
-    CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec,
-                    int max_level, int threads);
+    CpuCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec, int max_level,
+                    int threads);
 
     std::string name() const override { return "cpu"; }
     std::int64_t n_vars() const override { return cmi_.n_vars(); }
     /// Names the constant columns (their tests give statistic 0, p = 1, as tigramite's).
     std::string setup_note() const override { return note_; }
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                pc::Level0Output& out) override;
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override;
     void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override;
     bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;

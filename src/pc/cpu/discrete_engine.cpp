@@ -10,21 +10,20 @@
 
 namespace cudag::pc {
 
-using ci::DiscreteCodes;
-using ci::DiscreteTestSpec;
-using ci::DiscreteStat;
-using ci::DofRule;
-using ci::expected_count;
 using ci::cell_term;
 using ci::discrete_pvalue;
+using ci::DiscreteCodes;
+using ci::DiscreteStat;
+using ci::DiscreteTestSpec;
+using ci::DofRule;
 using ci::encode_discrete;
+using ci::expected_count;
 
 /// One thread's working memory: the strata of the current conditioning set and the
 /// tables of the current test. Sized once; reused by every test the thread runs.
 class CpuDiscreteEngine::Scratch {
 public:
-    explicit Scratch(std::int64_t m)
-        : m_(m), table_(256 * 256, 0), nx_(256, 0), ny_(256, 0) {
+    explicit Scratch(std::int64_t m) : m_(m), table_(256 * 256, 0), nx_(256, 0), ny_(256, 0) {
         touched_.reserve(256 * 256);
     }
 
@@ -143,16 +142,14 @@ private:
     std::vector<int> touched_;
 };
 
-CpuDiscreteEngine::CpuDiscreteEngine(const Dataset& data, const pc::TestPolicy& policy,
-                                     const DiscreteTestSpec& test, int threads)
-    : CpuDiscreteEngine(encode_discrete(data, test.dof == DofRule::CausalLearn), policy, test,
-                        threads) {}
+CpuDiscreteEngine::CpuDiscreteEngine(const Dataset& data, const pc::TestPolicy& policy, const DiscreteTestSpec& test,
+                                     int threads)
+    : CpuDiscreteEngine(encode_discrete(data, test.dof == DofRule::CausalLearn), policy, test, threads) {}
 
-CpuDiscreteEngine::CpuDiscreteEngine(DiscreteCodes codes, const pc::TestPolicy& policy,
-                                     const DiscreteTestSpec& test, int threads)
+CpuDiscreteEngine::CpuDiscreteEngine(DiscreteCodes codes, const pc::TestPolicy& policy, const DiscreteTestSpec& test,
+                                     int threads)
     : data_(std::move(codes)), policy_(policy), test_(test), threads_(resolve_threads(threads)) {
-    CUDAG_EXPECTS(data_.n_samples < (std::int64_t{1} << 31),
-                  "discrete data: at most 2^31 - 1 samples are supported");
+    CUDAG_EXPECTS(data_.n_samples < (std::int64_t{1} << 31), "discrete data: at most 2^31 - 1 samples are supported");
     for (int w = 0; w < threads_; ++w) scratch_.emplace_back(data_.n_samples);
 }
 
@@ -182,9 +179,7 @@ struct DiscreteRowTester {
     std::int32_t i;
 
     void prepare(const std::int32_t* s, int l) { scratch.build(data, s, l, data.column(i)); }
-    double test(std::int32_t j) {
-        return scratch.test(spec, data.cards[i], data.column(j), data.cards[j]).p;
-    }
+    double test(std::int32_t j) { return scratch.test(spec, data.cards[i], data.column(j), data.cards[j]).p; }
 };
 
 }  // namespace
@@ -206,8 +201,7 @@ CpuDiscreteEngine::TestResult CpuDiscreteEngine::test(std::int32_t i, std::int32
     return sc.test(test_, data_.cards[i], data_.column(j), data_.cards[j]);
 }
 
-double CpuDiscreteEngine::p_value(std::int32_t i, std::int32_t j,
-                                  const std::vector<std::int32_t>& s) {
+double CpuDiscreteEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
     return test(i, j, s).p;
 }
 

@@ -17,16 +17,14 @@ namespace cudag::pc {
 /// thread counts into its own scratch tables: no allocation per test.
 class CpuDiscreteEngine final : public pc::SkeletonEngine {
 public:
-    CpuDiscreteEngine(const Dataset& data, const pc::TestPolicy& policy,
-                      const ci::DiscreteTestSpec& test, int threads);
-    CpuDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy,
-                      const ci::DiscreteTestSpec& test, int threads);
+    CpuDiscreteEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::DiscreteTestSpec& test, int threads);
+    CpuDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy, const ci::DiscreteTestSpec& test,
+                      int threads);
     ~CpuDiscreteEngine() override;
 
     std::string name() const override { return "cpu"; }
     std::int64_t n_vars() const override { return data_.n_vars; }
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                pc::Level0Output& out) override;
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override;
     void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override;
     bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;

@@ -17,13 +17,12 @@ public:
     /// Computes the correlation matrix of `data` (throws on constant columns).
     CpuFisherEngine(const Dataset& data, const pc::TestPolicy& policy, int threads);
     /// Use a given n×n correlation matrix (row-major, unit diagonal).
-    CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
-                    const pc::TestPolicy& policy, int threads);
+    CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::int64_t n_samples, const pc::TestPolicy& policy,
+                    int threads);
 
     std::string name() const override { return "cpu"; }
     std::int64_t n_vars() const override { return n_; }
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
-                pc::Level0Output& out) override;
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override;
     void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override;
     bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;

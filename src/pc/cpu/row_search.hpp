@@ -90,9 +90,8 @@ namespace cudag::pc {
 /// `dense`, to out.kept_p; with `dense` every p goes to out.dense_p (upper triangle, row
 /// by row, see pc::Level0Output).
 template <class PFn>
-void level0_rows(std::int64_t n, std::int64_t row_begin, std::int64_t row_end, bool dense,
-                 const pc::TestPolicy& policy, int threads, Graph& g, pc::Level0Output& out,
-                 PFn&& pfn) {
+void level0_rows(std::int64_t n, std::int64_t row_begin, std::int64_t row_end, bool dense, const pc::TestPolicy& policy,
+                 int threads, Graph& g, pc::Level0Output& out, PFn&& pfn) {
     std::vector<std::vector<pc::PairP>> kept(static_cast<std::size_t>(threads));
     // Rows near the top have the most pairs: small chunks keep threads balanced.
     parallel_for(row_begin, row_end, threads, 8, [&](std::int64_t i, int w) {

@@ -191,7 +191,8 @@ TEST(Diagnostics, EssOfOneChainIsTheSingleChainGeyerEstimator) {
 
 TEST(Diagnostics, EssEdgeCases) {
     // Every draw the same: no variance to estimate from.
-    EXPECT_TRUE(std::isnan(cudag::bn::effective_sample_size({std::vector<double>(50, 0.1), std::vector<double>(50, 0.1)})));
+    EXPECT_TRUE(
+        std::isnan(cudag::bn::effective_sample_size({std::vector<double>(50, 0.1), std::vector<double>(50, 0.1)})));
     EXPECT_TRUE(std::isnan(cudag::bn::effective_sample_size({{1.0}, {2.0}})));
     EXPECT_TRUE(std::isnan(cudag::bn::effective_sample_size({})));
     EXPECT_THROW(cudag::bn::effective_sample_size({{1, 2, 3}, {1, 2}}), cudag::InputError);
@@ -365,8 +366,7 @@ TEST(Diagnostics, EdgeConvergenceRejectsBadArguments) {
     EXPECT_THROW(edge_convergence(eight, eight, 0, 4, 2), cudag::InputError);
     EXPECT_THROW(edge_convergence(eight, eight, 2, -1, 2), cudag::InputError);
     EXPECT_THROW(edge_convergence(eight, eight, 2, 4, -2), cudag::InputError);
-    EXPECT_THROW(edge_convergence(eight, eight, 2, 4, 2, std::numeric_limits<double>::quiet_NaN()),
-                 cudag::InputError);
+    EXPECT_THROW(edge_convergence(eight, eight, 2, 4, 2, std::numeric_limits<double>::quiet_NaN()), cudag::InputError);
     EXPECT_NO_THROW(edge_convergence({}, {}, 3, 4, 0));
 }
 

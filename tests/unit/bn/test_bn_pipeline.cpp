@@ -45,8 +45,8 @@ TEST(McmcPipeline, EqualsItsPartsByHandInBothModesAndEverySpace) {
     bn::StructurePrior prior;
     prior.edge_penalty = 2.0;
     const bn::PriorScorer with_prior(scorer, prior);
-    std::vector<bn::SkeletonEdge> skeleton = {{0, 1, 0.001}, {1, 2, 0.0}, {2, 3, 0.02}, {3, 4, 0.0}, {0, 5, 0.003},
-                                              {5, 6, 0.0},   {6, 7, 0.01}, {7, 8, 0.0}, {1, 8, 0.004}};
+    std::vector<bn::SkeletonEdge> skeleton = {{0, 1, 0.001}, {1, 2, 0.0},  {2, 3, 0.02}, {3, 4, 0.0},  {0, 5, 0.003},
+                                              {5, 6, 0.0},   {6, 7, 0.01}, {7, 8, 0.0},  {1, 8, 0.004}};
     for (const auto mode : {bn::OrderScoreMode::Max, bn::OrderScoreMode::Sum})
         for (const bool plus1 : {false, true}) {
             SCOPED_TRACE(std::string(mode == bn::OrderScoreMode::Max ? "max" : "sum") + (plus1 ? ", plus1" : ", all"));
@@ -58,8 +58,9 @@ TEST(McmcPipeline, EqualsItsPartsByHandInBothModesAndEverySpace) {
             obs.note = [&](const std::string& s) { notes.push_back(s); };
             const bn::McmcOutcome got = bn::run_order_mcmc(scorer, prior, cfg, serial, obs);
 
-            bn::ScoreTable table = plus1 ? bn::ScoreTable::build(with_prior, cfg.space.candidates, 3, 1, cfg.space.extras)
-                                         : bn::ScoreTable::build(with_prior, 3, 1);
+            bn::ScoreTable table = plus1
+                                       ? bn::ScoreTable::build(with_prior, cfg.space.candidates, 3, 1, cfg.space.extras)
+                                       : bn::ScoreTable::build(with_prior, 3, 1);
             ASSERT_TRUE(table.build_sorted(1));
             const bn::OrderMcmcResult want = bn::run_order_mcmc(table, cfg.opts);
             ASSERT_EQ(got.result.chains.size(), want.chains.size());

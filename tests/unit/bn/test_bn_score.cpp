@@ -59,8 +59,8 @@ Dataset make_discrete(const std::vector<std::vector<int>>& cols) {
 
 /// bnlearn's formula read literally: every one of the q parent configurations (observed
 /// or not), each with its counts found by scanning the samples.
-double formula_score(const std::vector<std::vector<int>>& cols, const std::vector<int>& cards,
-                     int node, const std::vector<int>& parents, ScoreKind kind, double iss) {
+double formula_score(const std::vector<std::vector<int>>& cols, const std::vector<int>& cards, int node,
+                     const std::vector<int>& parents, ScoreKind kind, double iss) {
     const int r = cards[node];
     long q = 1;
     for (const int p : parents) q *= cards[p];
@@ -107,8 +107,8 @@ TEST(BnLocalScore, KnownValuesOnASmallTable) {
     // Values worked out from the formulas (bnlearn's BDeu with iss 1 and 2.5, K2): A alone,
     // 5 zeros and 3 ones, K2 = lgamma(2) - lgamma(10) + lgamma(6) + lgamma(4).
     const std::vector<std::int32_t> none, ab = {0, 1};
-    EXPECT_NEAR(scorer(kSmall, ScoreKind::K2).local(0, none),
-                -std::log(362880.0) + std::log(120.0) + std::log(6.0), 1e-12);
+    EXPECT_NEAR(scorer(kSmall, ScoreKind::K2).local(0, none), -std::log(362880.0) + std::log(120.0) + std::log(6.0),
+                1e-12);
     EXPECT_NEAR(scorer(kSmall, ScoreKind::K2).local(0, none), -6.222576268071365, 1e-12);
     EXPECT_NEAR(scorer(kSmall, ScoreKind::BDeu).local(0, none), -6.59054521862886, 1e-12);
     // C given (A, B), with the unobserved configuration (1, 1).
@@ -162,11 +162,10 @@ TEST(BnLocalScore, CountsFunctionsTakeObservedRowsOnly) {
     // One observed configuration of 4: the other 3 add nothing.
     const std::uint32_t counts[] = {2, 1};
     const double a_j = 1.0 / 4, a_jk = a_j / 2;
-    const double expected = std::lgamma(a_j) - std::lgamma(a_j + 3) + std::lgamma(a_jk + 2) +
-                            std::lgamma(a_jk + 1) - 2 * std::lgamma(a_jk);
+    const double expected =
+        std::lgamma(a_j) - std::lgamma(a_j + 3) + std::lgamma(a_jk + 2) + std::lgamma(a_jk + 1) - 2 * std::lgamma(a_jk);
     EXPECT_NEAR(cudag::bn::bdeu_local_score(counts, 1, 2, 4.0, 1.0), expected, 1e-12);
-    EXPECT_NEAR(cudag::bn::k2_local_score(counts, 1, 2), std::lgamma(2.0) - std::lgamma(5.0) + std::lgamma(3.0),
-                1e-12);
+    EXPECT_NEAR(cudag::bn::k2_local_score(counts, 1, 2), std::lgamma(2.0) - std::lgamma(5.0) + std::lgamma(3.0), 1e-12);
 }
 
 TEST(BnLocalScore, DenseCountsEqualObservedRowsBitForBit) {
@@ -239,8 +238,7 @@ TEST(BnScoreData, RefusesNonIntegersAndSingleLevels) {
         (void)cudag::bn::discrete_codes_for_scoring(d);
         FAIL() << "no error";
     } catch (const cudag::InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("column 'y' holds the non-integer value 1.5 (row 2)"),
-                  std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("column 'y' holds the non-integer value 1.5 (row 2)"), std::string::npos)
             << e.what();
     }
     d.values = {0, 1, 2, 7, 7, 7};
@@ -327,8 +325,8 @@ TEST(BnBge, MatchesTheFamilyMarginalLikelihood) {
     const auto cols = gaussian_chain(5, 40, 9);
     for (const double am : {1.0, 3.0}) {
         const cudag::bn::BgeScorer s(make_continuous(cols), {am, std::nullopt});
-        const std::vector<std::pair<int, std::vector<int>>> cases = {
-            {0, {}}, {0, {1}}, {0, {3, 1}}, {1, {0, 2, 4}}, {0, {1, 2, 3, 4}}, {4, {2}}};
+        const std::vector<std::pair<int, std::vector<int>>> cases = {{0, {}},        {0, {1}},          {0, {3, 1}},
+                                                                     {1, {0, 2, 4}}, {0, {1, 2, 3, 4}}, {4, {2}}};
         for (const auto& [node, ps] : cases) {
             std::vector<int> fam = ps;
             fam.push_back(node);

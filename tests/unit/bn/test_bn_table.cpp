@@ -78,8 +78,8 @@ struct Brute {
     double expected_parents = 0.0;
 };
 
-Brute brute_node(const LocalScorer& scorer, int v, const std::vector<std::int32_t>& order, unsigned candidates,
-                 int s, unsigned extras = 0) {
+Brute brute_node(const LocalScorer& scorer, int v, const std::vector<std::int32_t>& order, unsigned candidates, int s,
+                 unsigned extras = 0) {
     const int n = static_cast<int>(order.size());
     unsigned before = 0;
     for (const std::int32_t u : order) {
@@ -181,8 +181,8 @@ TEST(ScoreTable, RestrictedSpaceEntriesAndLookups) {
         for (const unsigned mask : allowed_sets(mask_of(cands[v]), 2))
             EXPECT_EQ(t.lookup(v, members(mask)), scorer.local(v, members(mask)));
     }
-    EXPECT_THROW(t.lookup(0, std::vector<std::int32_t>{2}), cudag::InputError);        // not a candidate
-    EXPECT_THROW(t.lookup(2, std::vector<std::int32_t>{0, 1, 3}), cudag::InputError);  // above the limit
+    EXPECT_THROW(t.lookup(0, std::vector<std::int32_t>{2}), cudag::InputError);               // not a candidate
+    EXPECT_THROW(t.lookup(2, std::vector<std::int32_t>{0, 1, 3}), cudag::InputError);         // above the limit
     EXPECT_THROW(ScoreTable::build(scorer, {{0}, {}, {}, {}, {}}, 2, 1), cudag::InputError);  // self
     EXPECT_THROW(ScoreTable::build(scorer, {{1, 1}, {}, {}, {}, {}}, 2, 1), cudag::InputError);
     EXPECT_THROW(ScoreTable::build(scorer, {{1}, {}}, 2, 1), cudag::InputError);  // one list per node
@@ -473,7 +473,8 @@ TEST(ScoreTable, SortedWalkGivesTheEnumerationsBestSets) {
             const auto off = sorted.sorted_offsets(v);
             const auto sc_v = sorted.node_scores(v);
             for (std::size_t i = 1; i < off.size(); ++i)
-                ASSERT_TRUE(sc_v[off[i - 1]] > sc_v[off[i]] || (sc_v[off[i - 1]] == sc_v[off[i]] && off[i - 1] < off[i]));
+                ASSERT_TRUE(sc_v[off[i - 1]] > sc_v[off[i]] ||
+                            (sc_v[off[i - 1]] == sc_v[off[i]] && off[i - 1] < off[i]));
             const auto packed = sorted.sorted_parents(v);
             const auto scores = sorted.sorted_scores(v);  // carried with the list, the entries' bits
             ASSERT_EQ(scores.size(), off.size());

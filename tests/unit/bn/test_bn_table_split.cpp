@@ -80,7 +80,8 @@ TEST(TableNodeBlocks, BalancedDeterministicAndCoveringOnATable) {
             covered += e;
             // Each cut lies within one node of its target: no block exceeds the mean by more
             // than a node's entries.
-            EXPECT_LE(static_cast<double>(e), static_cast<double>(t.total_entries()) / parts + static_cast<double>(most))
+            EXPECT_LE(static_cast<double>(e),
+                      static_cast<double>(t.total_entries()) / parts + static_cast<double>(most))
                 << "block " << r;
         }
         EXPECT_EQ(covered, t.total_entries());

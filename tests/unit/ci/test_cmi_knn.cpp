@@ -103,8 +103,7 @@ double dist(const std::vector<const double*>& cols, std::int64_t a, std::int64_t
 
 /// The statistic by brute force (O(T²)) on the engine's working columns: ε from a full
 /// sort, counts from ci::cmi_counts_brute (the routine the GPU kernels share).
-double brute_statistic(const CmiKnn& cmi, std::int32_t x, std::int32_t y,
-                       const std::vector<std::int32_t>& z) {
+double brute_statistic(const CmiKnn& cmi, std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& z) {
     const std::int64_t n = cmi.n_samples();
     std::vector<const double*> cols{cmi.working_column(x), cmi.working_column(y)};
     for (std::int32_t v : z) cols.push_back(cmi.working_column(v));
@@ -171,8 +170,8 @@ TEST(CmiKnn, StatisticMatchesTigramite) {
         seen_z[z.size()] = true;
         const double expected = std::stod(row.at("statistic"));
         const double got = cmi.statistic(std::stoi(row.at("x")), std::stoi(row.at("y")), z, ws);
-        EXPECT_NEAR(got, expected, 1e-9) << row.at("x") << " " << row.at("y") << " | " << row.at("z")
-                                         << " knn " << row.at("knn") << " " << row.at("transform");
+        EXPECT_NEAR(got, expected, 1e-9) << row.at("x") << " " << row.at("y") << " | " << row.at("z") << " knn "
+                                         << row.at("knn") << " " << row.at("transform");
         max_diff = std::max(max_diff, std::fabs(got - expected));
     }
     for (std::size_t l = 0; l < seen_z.size(); ++l) EXPECT_TRUE(seen_z[l]) << "no case with |Z| = " << l;
@@ -190,8 +189,8 @@ TEST(CmiKnn, UniformEqualsRanks) {
     // The public transform gives tigramite's uniform marginals (rank + 1)/T.
     std::vector<double> out(static_cast<std::size_t>(data.n_samples));
     std::vector<std::int32_t> order;
-    ci::cmi_transform(data.column(0), data.n_samples, CmiTransform::Uniform, ci::CmiTieBreak::Noise,
-                      42, 0, out.data(), order);
+    ci::cmi_transform(data.column(0), data.n_samples, CmiTransform::Uniform, ci::CmiTieBreak::Noise, 42, 0, out.data(),
+                      order);
     for (std::int64_t t = 0; t < data.n_samples; ++t)
         EXPECT_NEAR(out[t], (a.working_column(0)[t] + 1.0) / data.n_samples, 1e-15);
 }
@@ -217,8 +216,7 @@ TEST(CmiKnn, KdTreeQueriesEqualBruteForceWithTies) {
             const std::int64_t k = std::uniform_int_distribution<std::int64_t>(1, n)(gen);
             const std::uint64_t salt = ci::cmi_neighbor_salt(7, i);
             std::vector<ci::MaxNormKdTree::Near> all;
-            for (std::int64_t j = 0; j < n; ++j)
-            {
+            for (std::int64_t j = 0; j < n; ++j) {
                 double l1 = 0.0;
                 for (const double* c : cols) l1 += std::fabs(c[i] - c[j]);
                 all.push_back({dist(cols, i, j), l1, ci::kd_tie_key(salt, j), static_cast<std::int32_t>(j)});
@@ -308,10 +306,11 @@ TEST(CmiKnn, PValueWithinSamplingErrorOfTigramite) {
         const double tol = 4.0 * std::sqrt(2.0 * pbar * (1.0 - pbar) / b) + 1.0 / b;
         EXPECT_NEAR(r.p, p_tg, tol) << x << " " << y << " | " << row.at("z") << " " << row.at("transform")
                                     << " permute " << row.at("permute");
-        std::printf("[ cmi-knn ] p(%d,%d|%s) %s permute %s B=%d: cudag %.4f tigramite %.4f "
-                    "(|diff| %.4f, 4 sd %.4f)\n",
-                    x, y, row.at("z").c_str(), row.at("transform").c_str(), row.at("permute").c_str(),
-                    spec.permutations, r.p, p_tg, std::fabs(r.p - p_tg), tol - 1.0 / b);
+        std::printf(
+            "[ cmi-knn ] p(%d,%d|%s) %s permute %s B=%d: cudag %.4f tigramite %.4f "
+            "(|diff| %.4f, 4 sd %.4f)\n",
+            x, y, row.at("z").c_str(), row.at("transform").c_str(), row.at("permute").c_str(), spec.permutations, r.p,
+            p_tg, std::fabs(r.p - p_tg), tol - 1.0 / b);
     }
 }
 
@@ -377,10 +376,11 @@ TEST(CmiKnn, NoiseTieBreakMatchesTigramiteOnTiedData) {
         // Two means of `seeds` draws: difference sd ≈ sqrt(sd_a² + sd_b²)/sqrt(seeds).
         const double se = std::sqrt((sd * sd + sd_tg * sd_tg) / seeds);
         EXPECT_NEAR(mean, mean_tg, 4.0 * se) << x << " " << y << " | " << row.at("z");
-        std::printf("[ cmi-knn ] ties (%d,%d|%s) %s: tigramite %.4f±%.4f, noise %.4f±%.4f "
-                    "(%.1f se), index %.4f (%.1f tigramite sd)\n",
-                    x, y, row.at("z").c_str(), row.at("transform").c_str(), mean_tg, sd_tg, mean, sd,
-                    (mean - mean_tg) / se, by_index, (by_index - mean_tg) / sd_tg);
+        std::printf(
+            "[ cmi-knn ] ties (%d,%d|%s) %s: tigramite %.4f±%.4f, noise %.4f±%.4f "
+            "(%.1f se), index %.4f (%.1f tigramite sd)\n",
+            x, y, row.at("z").c_str(), row.at("transform").c_str(), mean_tg, sd_tg, mean, sd, (mean - mean_tg) / se,
+            by_index, (by_index - mean_tg) / sd_tg);
     }
 }
 

@@ -98,8 +98,7 @@ TEST(FisherZ, PartialCorrelationLevelOneMatchesClosedForm) {
 TEST(FisherZ, PartialCorrelationMatchesPrecisionMatrixRoute) {
     const auto c = example_corr();
     EXPECT_NEAR(partial_by_library(c, 5, 0, 1, {2, 3}), partial_by_inverse(c, 5, 0, 1, {2, 3}), 1e-12);
-    EXPECT_NEAR(partial_by_library(c, 5, 1, 4, {0, 2, 3}), partial_by_inverse(c, 5, 1, 4, {0, 2, 3}),
-                1e-12);
+    EXPECT_NEAR(partial_by_library(c, 5, 1, 4, {0, 2, 3}), partial_by_inverse(c, 5, 1, 4, {0, 2, 3}), 1e-12);
 }
 
 TEST(PseudoInverse, SingularBlockFallsBackAndMatchesReducedSet) {

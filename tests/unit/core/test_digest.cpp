@@ -97,13 +97,11 @@ std::string config_hash_by_definition(const Dataset& data, const pc::PcConfig& c
     b.value(data.n_samples);
     for (const std::string& nm : data.names) b.string(nm);
     for (double v : data.values) b.value(v);
-    for (const std::string& e : pc::resolve_test(cfg, data).digest_entries(data.n_samples))
-        b.string(e);
+    for (const std::string& e : pc::resolve_test(cfg, data).digest_entries(data.n_samples)) b.string(e);
     b.value(cfg.alpha);
     b.string(pc::to_string(cfg.compat));
     char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx",
-                  static_cast<unsigned long long>(fnv1a_reference(b.get())));
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a_reference(b.get())));
     return hex;
 }
 

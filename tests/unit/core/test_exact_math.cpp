@@ -47,8 +47,8 @@ struct UlpStats {
     }
     double equal_fraction() const { return static_cast<double>(equal) / static_cast<double>(count); }
     void print(const char* name) const {
-        std::printf("[ exact_math ] %s: %ld arguments, max %lld ulp (at %.17g), %.6f bit-equal\n", name,
-                    count, static_cast<long long>(max_ulp), worst_x, equal_fraction());
+        std::printf("[ exact_math ] %s: %ld arguments, max %lld ulp (at %.17g), %.6f bit-equal\n", name, count,
+                    static_cast<long long>(max_ulp), worst_x, equal_fraction());
     }
 };
 
@@ -75,10 +75,11 @@ struct LgammaStats {
         ++count;
     }
     void print(const char* name) const {
-        std::printf("[ exact_math ] %s: %ld arguments, max rel %.3g (at %.17g), max abs near zeros %.3g "
-                    "(at %.17g); vs glibc max %lld ulp, %.6f bit-equal\n",
-                    name, count, max_rel, rel_x, max_abs, abs_x,
-                    static_cast<long long>(vs_glibc.max_ulp), vs_glibc.equal_fraction());
+        std::printf(
+            "[ exact_math ] %s: %ld arguments, max rel %.3g (at %.17g), max abs near zeros %.3g "
+            "(at %.17g); vs glibc max %lld ulp, %.6f bit-equal\n",
+            name, count, max_rel, rel_x, max_abs, abs_x, static_cast<long long>(vs_glibc.max_ulp),
+            vs_glibc.equal_fraction());
     }
     void check() const {
         EXPECT_LE(max_rel, 4e-15) << "at x = " << rel_x;

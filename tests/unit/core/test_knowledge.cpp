@@ -34,9 +34,8 @@ namespace fs = std::filesystem;
 class Files : public ::testing::Test {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("cudag_knowledge_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() / ("cudag_knowledge_" + std::to_string(::getpid()) + "_" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::create_directories(dir_);
     }
     void TearDown() override { fs::remove_all(dir_); }
@@ -114,27 +113,23 @@ TEST_F(Files, BadFilesAreOneLineErrorsNamingFileAndLine) {
     EXPECT_NE(e.find("f.txt:2: unknown variable 'Q'"), std::string::npos) << e;
     EXPECT_EQ(e.find('\n'), std::string::npos);
     f.forbid = write("f.txt", "A -> B -> C\n");
-    EXPECT_NE(error_of(f, kNames).find("f.txt:1: expected 'a -> b', 'a -- b' or 'a b'"),
-              std::string::npos);
+    EXPECT_NE(error_of(f, kNames).find("f.txt:1: expected 'a -> b', 'a -- b' or 'a b'"), std::string::npos);
     f.forbid = write("f.txt", "A A\n");
-    EXPECT_NE(error_of(f, kNames).find("f.txt:1: a pair needs two different variables"),
-              std::string::npos);
+    EXPECT_NE(error_of(f, kNames).find("f.txt:1: a pair needs two different variables"), std::string::npos);
     f.forbid = write("f.txt", "A 5\n");  // 5 is no column index of 5 variables
     EXPECT_NE(error_of(f, kNames).find("unknown variable '5'"), std::string::npos);
     f.forbid = (dir_ / "missing.txt").string();
     EXPECT_NE(error_of(f, kNames).find("cannot open knowledge file"), std::string::npos);
     f = {};
     f.tiers = write("t.txt", "A B\nC A\n");
-    EXPECT_NE(error_of(f, kNames).find("t.txt:2: 'A' is already in the tier of line 1"),
-              std::string::npos);
+    EXPECT_NE(error_of(f, kNames).find("t.txt:2: 'A' is already in the tier of line 1"), std::string::npos);
 }
 
 TEST_F(Files, ContradictionsAreRefused) {
     KnowledgeFiles f;
     f.forbid = write("f.txt", "A B\n");
     f.require = write("r.txt", "B -> A\n");
-    EXPECT_NE(error_of(f, kNames).find("'A' and 'B' are both required and forbidden"),
-              std::string::npos);
+    EXPECT_NE(error_of(f, kNames).find("'A' and 'B' are both required and forbidden"), std::string::npos);
     f.forbid = write("f.txt", "A -> B\n");
     f.require = write("r.txt", "A -> B\n");
     EXPECT_NE(error_of(f, kNames).find("'A' -> 'B' is required but forbidden"), std::string::npos);
@@ -145,8 +140,7 @@ TEST_F(Files, ContradictionsAreRefused) {
     EXPECT_NE(error_of(f, kNames).find("form a cycle"), std::string::npos);
     f.require = write("r.txt", "C -> A\n");
     f.tiers = write("t.txt", "A\nC\n");
-    EXPECT_NE(error_of(f, kNames).find("runs from tier 1 to the earlier tier 0"),
-              std::string::npos);
+    EXPECT_NE(error_of(f, kNames).find("runs from tier 1 to the earlier tier 0"), std::string::npos);
 }
 
 TEST(Knowledge, DigestChangesWithTheKnowledgeAndNotWithoutIt) {
@@ -169,8 +163,7 @@ using test::Reference;
 
 /// `all_pmax`: the result lists every pair's pMax (dense table), else those of the pairs
 /// still adjacent after level 0 (each must match).
-::testing::AssertionResult same(const pc::SkeletonResult& got, const Reference& want, int n,
-                                bool all_pmax) {
+::testing::AssertionResult same(const pc::SkeletonResult& got, const Reference& want, int n, bool all_pmax) {
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j) {
             if (got.skeleton.has(i, j) != static_cast<bool>(want.adj[i][j]))
@@ -179,8 +172,7 @@ using test::Reference;
             const auto& s = got.sepsets.get(i, j);
             const std::vector<int> gs(s.begin(), s.end());
             const std::vector<int> ws = it != want.sepsets.end() ? it->second : std::vector<int>{};
-            if (gs != ws)
-                return ::testing::AssertionFailure() << "sepset of " << i << "-" << j << " differs";
+            if (gs != ws) return ::testing::AssertionFailure() << "sepset of " << i << "-" << j << " differs";
         }
     std::map<std::pair<int, int>, double> gp;
     for (const auto& q : got.pmax) {
@@ -190,8 +182,7 @@ using test::Reference;
             return ::testing::AssertionFailure() << "pmax of " << q.i << "-" << q.j << " differs";
     }
     if (all_pmax && gp.size() != want.pmax.size())
-        return ::testing::AssertionFailure()
-               << "pmax has " << gp.size() << " pairs, not " << want.pmax.size();
+        return ::testing::AssertionFailure() << "pmax has " << gp.size() << " pairs, not " << want.pmax.size();
     return ::testing::AssertionSuccess();
 }
 
@@ -236,16 +227,14 @@ TEST(SkeletonKnowledge, MatchesPcalgFixedGapsAndFixedEdges) {
             ASSERT_FALSE(p.required.empty());
             const pc::SkeletonOptions ko = with_pairs(opt, p);
             const auto got = pc::learn_skeleton(eng, ko);
-            EXPECT_TRUE(same(got, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n,
-                             !sparse));
+            EXPECT_TRUE(same(got, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n, !sparse));
             for (auto [i, j] : p.forbidden) EXPECT_FALSE(got.skeleton.has(i, j));
             for (auto [i, j] : p.required) EXPECT_TRUE(got.skeleton.has(i, j));
             // The device-results strategy (an engine keeping pMax and the sets, building
             // the snapshots) and other thread counts give the same search.
             test::KeepingEngine keeping(eng, false, true);
             const auto kept = pc::learn_skeleton(keeping, ko);
-            EXPECT_TRUE(same(kept, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n,
-                             !sparse));
+            EXPECT_TRUE(same(kept, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n, !sparse));
             pc::SkeletonOptions one = ko;
             one.threads = 1;
             pc::CpuFisherEngine eng1(d, one.policy, 1);
@@ -268,8 +257,7 @@ TEST(SkeletonKnowledge, ExhaustiveSearchKeepsTheKnowledgeToo) {
         EXPECT_TRUE(got.skeleton.has(i, j));
         EXPECT_TRUE(got.sepsets.get(i, j).empty());
     }
-    for (const auto& q : got.pmax)
-        EXPECT_FALSE(p.forbidden.count({q.i, q.j}) || p.required.count({q.i, q.j}));
+    for (const auto& q : got.pmax) EXPECT_FALSE(p.forbidden.count({q.i, q.j}) || p.required.count({q.i, q.j}));
 }
 
 TEST(SkeletonKnowledge, ChainWithRequiredEndsAndForbiddenLink) {

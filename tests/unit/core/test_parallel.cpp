@@ -27,7 +27,8 @@ TEST(ParallelFor, EveryItemOnceWithWorkerIdsInRange) {
                 seen[i].fetch_add(1);
                 if (w < 0 || w >= threads) bad_worker.fetch_add(1);
             });
-            for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "item " << i << ", " << threads << " threads";
+            for (std::int64_t i = 0; i < n; ++i)
+                ASSERT_EQ(seen[i].load(), 1) << "item " << i << ", " << threads << " threads";
             EXPECT_EQ(bad_worker.load(), 0);
         }
     }

@@ -10,31 +10,30 @@
 namespace cudag {
 namespace {
 
-testing::AssertionResult block_is(const Philox4x32Block& b, std::uint32_t v0, std::uint32_t v1,
-                                  std::uint32_t v2, std::uint32_t v3) {
-    if (b.v[0] == v0 && b.v[1] == v1 && b.v[2] == v2 && b.v[3] == v3)
-        return testing::AssertionSuccess();
-    return testing::AssertionFailure()
-           << std::hex << "got " << b.v[0] << " " << b.v[1] << " " << b.v[2] << " " << b.v[3];
+testing::AssertionResult block_is(const Philox4x32Block& b, std::uint32_t v0, std::uint32_t v1, std::uint32_t v2,
+                                  std::uint32_t v3) {
+    if (b.v[0] == v0 && b.v[1] == v1 && b.v[2] == v2 && b.v[3] == v3) return testing::AssertionSuccess();
+    return testing::AssertionFailure() << std::hex << "got " << b.v[0] << " " << b.v[1] << " " << b.v[2] << " "
+                                       << b.v[3];
 }
 
 // Known-answer vectors of Philox4x32-10 (Random123 kat_vectors); checked against an
 // independent implementation of the SC'11 specification before being written here.
 TEST(Philox, KnownAnswerZero) {
-    EXPECT_TRUE(block_is(philox4x32_10(Philox4x32Block{{0, 0, 0, 0}}, 0, 0), 0x6627e8d5u,
-                         0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u));
+    EXPECT_TRUE(block_is(philox4x32_10(Philox4x32Block{{0, 0, 0, 0}}, 0, 0), 0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu,
+                         0x9b00dbd8u));
 }
 
 TEST(Philox, KnownAnswerAllOnes) {
     const std::uint32_t f = 0xffffffffu;
-    EXPECT_TRUE(block_is(philox4x32_10(Philox4x32Block{{f, f, f, f}}, f, f), 0x408f276du,
-                         0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu));
+    EXPECT_TRUE(block_is(philox4x32_10(Philox4x32Block{{f, f, f, f}}, f, f), 0x408f276du, 0x41c83b0eu, 0xa20bc7c6u,
+                         0x6d5451fdu));
 }
 
 TEST(Philox, KnownAnswerPiDigits) {
     const Philox4x32Block ctr{{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}};
-    EXPECT_TRUE(block_is(philox4x32_10(ctr, 0xa4093822u, 0x299f31d0u), 0xd16cfe09u, 0x94fdccebu,
-                         0x5001e420u, 0x24126ea1u));
+    EXPECT_TRUE(
+        block_is(philox4x32_10(ctr, 0xa4093822u, 0x299f31d0u), 0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u));
 }
 
 TEST(Philox, BlockLayoutIsIndexThenStreamUnderSeed) {

@@ -85,8 +85,7 @@ TEST_F(CheckpointFileTest, WritesAndReopens) {
     const std::string where = "test";
     EXPECT_EQ(io::h5::read_string_attr(file.get(), "format", where),
               std::vector<std::string>{"cudag-toy-checkpoint-1"});
-    EXPECT_EQ(io::h5::read_string_attr(file.get(), "config_hash", where),
-              std::vector<std::string>{"0123456789abcdef"});
+    EXPECT_EQ(io::h5::read_string_attr(file.get(), "config_hash", where), std::vector<std::string>{"0123456789abcdef"});
     EXPECT_TRUE(io::h5::has_attr(file.get(), "cudag_version"));
     // A second write replaces the first.
     write("0123456789abcdef", 5);
@@ -100,8 +99,7 @@ TEST_F(CheckpointFileTest, RefusesMissingOtherFormatAndOtherHash) {
     write("h1", 1);
     constexpr io::CheckpointFormat other{"cudag-other-checkpoint-1", "other"};
     m = open_error(other, "h1");
-    EXPECT_EQ(m, "checkpoint '" + path_ +
-                     "' is not a cudag other checkpoint (cudag-other-checkpoint-1)");
+    EXPECT_EQ(m, "checkpoint '" + path_ + "' is not a cudag other checkpoint (cudag-other-checkpoint-1)");
     m = open_error(toy, "h2");
     EXPECT_EQ(m, "checkpoint '" + path_ +
                      "' was written for other data or options (config hash h1, this run h2); "
@@ -122,7 +120,7 @@ TEST_F(CheckpointFileTest, FailedWriteKeepsThePreviousFile) {
     try {
         io::CheckpointFile f = io::CheckpointFile::create(path_, toy, "h2");
         EXPECT_EQ(interrupt::temporaries(), registered + 1);  // SIGINT/SIGTERM would remove it
-        EXPECT_EQ(entries().size(), 2u);                       // the target and the temporary
+        EXPECT_EQ(entries().size(), 2u);                      // the target and the temporary
         io::h5::Handle g = io::h5::create_group(f.root(), "toy", f.where());
         throw std::runtime_error("killed mid-write");
     } catch (const std::runtime_error&) {

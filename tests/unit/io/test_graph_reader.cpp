@@ -53,9 +53,7 @@ protected:
 };
 
 /// Whether the message `msg` contains `part`.
-bool has(const std::string& msg, const std::string& part) {
-    return msg.find(part) != std::string::npos;
-}
+bool has(const std::string& msg, const std::string& part) { return msg.find(part) != std::string::npos; }
 
 std::string shared_causal_learn() {
     const std::string dir = test::shared_data_dir();
@@ -96,8 +94,7 @@ TEST_F(GraphReader, ReadsCausalLearnMatrix) {
     const std::string cl = shared_causal_learn();
     if (cl.empty()) GTEST_SKIP() << "shared data (../shared/data/causal-learn) not found";
     std::vector<std::string> names;
-    const Pdag g = read_graph(
-        cl + "benchmark_returned_results/linear_10_pc_fisherz_0.05_stable_0_0.txt", names);
+    const Pdag g = read_graph(cl + "benchmark_returned_results/linear_10_pc_fisherz_0.05_stable_0_0.txt", names);
     ASSERT_EQ(names.size(), 20u);
     EXPECT_EQ(names[3], "X4");
     EXPECT_EQ(g.n_edges(), 27);
@@ -513,8 +510,7 @@ TEST_F(GraphReader, AlignMatchesANamelessMatrixByNameThenByPosition) {
 
 TEST_F(GraphReader, WriteTruthRejectsBadEdges) {
     EXPECT_THROW(write_truth_tsv({"A"}, {{0, 1, 0.5}}, (dir_ / "x.tsv").string()), InputError);
-    EXPECT_THROW(write_truth_tsv({"A", "B"}, {{0, 1, 0.5}}, (dir_ / "no/such/x.tsv").string()),
-                 InputError);
+    EXPECT_THROW(write_truth_tsv({"A", "B"}, {{0, 1, 0.5}}, (dir_ / "no/such/x.tsv").string()), InputError);
 }
 
 }  // namespace

@@ -33,8 +33,7 @@ class TempDir {
 public:
     TempDir() {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("cudag_io_reader_" + std::to_string(::getpid()) + "_" + info->name());
+        path_ = fs::temp_directory_path() / ("cudag_io_reader_" + std::to_string(::getpid()) + "_" + info->name());
         fs::remove_all(path_);
         fs::create_directories(path_);
     }
@@ -56,8 +55,7 @@ void write_file(const std::string& path, const std::string& text) {
 /// f() throws `Error` (cudag::InputError or a subclass) whose one-line message contains
 /// every part.
 template <class Error = cudag::InputError>
-testing::AssertionResult throws_input_error(const std::function<void()>& f,
-                                            const std::vector<std::string>& parts) {
+testing::AssertionResult throws_input_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
     try {
         f();
     } catch (const Error& e) {
@@ -75,12 +73,10 @@ testing::AssertionResult throws_input_error(const std::function<void()>& f,
 }
 
 testing::AssertionResult bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
-    if (a.size() != b.size())
-        return testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
+    if (a.size() != b.size()) return testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
     for (std::size_t k = 0; k < a.size(); ++k)
         if (std::memcmp(&a[k], &b[k], sizeof(double)) != 0)
-            return testing::AssertionFailure()
-                   << "value " << k << ": " << a[k] << " vs " << b[k] << " (bits differ)";
+            return testing::AssertionFailure() << "value " << k << ": " << a[k] << " vs " << b[k] << " (bits differ)";
     return testing::AssertionSuccess();
 }
 
@@ -105,8 +101,8 @@ cudag::Dataset tricky_dataset() {
 }
 
 /// HDF5 helpers for building input files the way h5py would.
-void h5_write_matrix(hid_t loc, const char* name, hid_t mem_type, hid_t file_type, const void* data,
-                     hsize_t rows, hsize_t cols) {
+void h5_write_matrix(hid_t loc, const char* name, hid_t mem_type, hid_t file_type, const void* data, hsize_t rows,
+                     hsize_t cols) {
     const hsize_t dims[2] = {rows, cols};
     const hid_t space = H5Screate_simple(2, dims, nullptr);
     const hid_t ds = H5Dcreate2(loc, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -116,8 +112,8 @@ void h5_write_matrix(hid_t loc, const char* name, hid_t mem_type, hid_t file_typ
     H5Sclose(space);
 }
 
-void h5_fixed_names_attr(hid_t file, const char* dataset, const char* attr_name,
-                         const std::vector<std::string>& names, std::size_t width) {
+void h5_fixed_names_attr(hid_t file, const char* dataset, const char* attr_name, const std::vector<std::string>& names,
+                         std::size_t width) {
     const hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
     const hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, width);
@@ -170,8 +166,7 @@ TEST(IoTableReader, ReadsCommaSeparatedVariableMajor) {
 TEST(IoTableReader, AcceptsCrlfQuotesTrailingDelimiterBomAndBlankLines) {
     TempDir dir;
     const std::string path = dir.file("d.csv");
-    write_file(path,
-               "\xEF\xBB\xBF\"a\",\"b \"\"x\"\"\",c,\r\n1,2,3,\r\n\r\n4,\"5\",6,\r\n\r\n  \n");
+    write_file(path, "\xEF\xBB\xBF\"a\",\"b \"\"x\"\"\",c,\r\n1,2,3,\r\n\r\n4,\"5\",6,\r\n\r\n  \n");
     const cudag::Dataset d = cudag::io::read_table(path);
     EXPECT_EQ(d.names, (std::vector<std::string>{"a", "b \"x\"", "c"}));
     EXPECT_EQ(d.n_samples, 2);
@@ -206,19 +201,18 @@ TEST(IoTableReader, HeaderWithoutDataRowsIsAnError) {
     TempDir dir;
     const std::string path = dir.file("h.csv");
     write_file(path, "a,b,c\n\n");
-    EXPECT_TRUE(
-        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":2:", "no data rows"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {path + ":2:", "no data rows"}));
 }
 
 TEST(IoTableReader, RaggedRowNamesRowAndCounts) {
     TempDir dir;
     const std::string path = dir.file("r.csv");
     write_file(path, "a,b,c,d,e\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4,5\n1,2,3,4\n");
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                   {path + ":7:", "row 7 has 4 fields, header has 5"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":7:", "row 7 has 4 fields, header has 5"}));
     write_file(path, "a,b\n1,2\n1,2,3,4\n");
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                   {path + ":3:", "row 3 has 4 fields, header has 2"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":3:", "row 3 has 4 fields, header has 2"}));
 }
 
 TEST(IoTableReader, MissingValuesNameRowColumnAndName) {
@@ -228,15 +222,14 @@ TEST(IoTableReader, MissingValuesNameRowColumnAndName) {
         std::string cell;
         std::string expect;
     };
-    const std::vector<Case> cases = {
-        {"", "missing value (empty field)"}, {"NA", "missing value 'NA'"},
-        {"NaN", "missing value 'NaN'"},      {"nan", "missing value 'nan'"},
-        {"inf", "non-finite value 'inf'"},   {"Inf", "non-finite value 'Inf'"},
-        {"-inf", "non-finite value '-inf'"}, {"1e999", "non-finite value '1e999'"}};
+    const std::vector<Case> cases = {{"", "missing value (empty field)"}, {"NA", "missing value 'NA'"},
+                                     {"NaN", "missing value 'NaN'"},      {"nan", "missing value 'nan'"},
+                                     {"inf", "non-finite value 'inf'"},   {"Inf", "non-finite value 'Inf'"},
+                                     {"-inf", "non-finite value '-inf'"}, {"1e999", "non-finite value '1e999'"}};
     for (const Case& c : cases) {
         write_file(path, "X1,X2,X3\n1,2,3\n4," + c.cell + ",6\n");
-        EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                       {path + ":3:2: ", c.expect, "column 'X2'"}))
+        EXPECT_TRUE(
+            throws_input_error([&] { cudag::io::read_table(path); }, {path + ":3:2: ", c.expect, "column 'X2'"}))
             << "cell '" << c.cell << "'";
     }
 }
@@ -245,8 +238,8 @@ TEST(IoTableReader, MissingValueInTabFileIsAnEmptyField) {
     TempDir dir;
     const std::string path = dir.file("m.tsv");
     write_file(path, "p\tq\tr\n1\t2\t3\n4\t\t6\n");
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                   {path + ":3:2: ", "missing value", "column 'q'"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":3:2: ", "missing value", "column 'q'"}));
 }
 
 TEST(IoTableReader, NonNumericValueNamesTheColumn) {
@@ -256,11 +249,9 @@ TEST(IoTableReader, NonNumericValueNamesTheColumn) {
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
                                    {path + ":3:3: ", "non-numeric value 'abc' in column 'X3'"}));
     write_file(path, "X1;X2\n1,5;2\n");
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                   {path + ":2:1: ", "'1,5'", "decimal comma"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {path + ":2:1: ", "'1,5'", "decimal comma"}));
     write_file(path, "X1,X2\n0x10,2\n");
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
-                                   {"non-numeric value '0x10' in column 'X1'"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {"non-numeric value '0x10' in column 'X1'"}));
 }
 
 TEST(IoTableReader, DuplicateAndEmptyColumnNamesAreErrors) {
@@ -270,8 +261,7 @@ TEST(IoTableReader, DuplicateAndEmptyColumnNamesAreErrors) {
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); },
                                    {path + ":1:3: ", "duplicate column name 'a'", "column 1"}));
     write_file(path, ",a,b\n0,1,2\n");
-    EXPECT_TRUE(
-        throws_input_error([&] { cudag::io::read_table(path); }, {path + ":1:1: ", "empty name"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {path + ":1:1: ", "empty name"}));
 }
 
 TEST(IoTableReader, MissingFileSaysNoSuchFile) {
@@ -279,8 +269,7 @@ TEST(IoTableReader, MissingFileSaysNoSuchFile) {
     const std::string path = dir.file("absent.csv");
     EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
                                    {"cannot open '" + path + "': No such file or directory"}));
-    EXPECT_TRUE(
-        throws_input_error([&] { cudag::io::read_table(path); }, {"cannot open '" + path + "'"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_table(path); }, {"cannot open '" + path + "'"}));
 }
 
 TEST(IoTableReader, ParallelParseReportsTheFirstErrorInFileOrder) {
@@ -425,17 +414,15 @@ TEST(IoDataset, DispatchIsByContentNotExtension) {
     fs::rename(dir.file("a.h5"), dir.file("a.txt"));
     EXPECT_EQ(cudag::io::read_dataset(dir.file("a.txt")).names, d.names);
     write_file(dir.file("b.h5"), "u v\n1 2\n");
-    EXPECT_EQ(cudag::io::read_dataset(dir.file("b.h5")).names,
-              (std::vector<std::string>{"u", "v"}));
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(dir.file("b.h5"), "/data"); },
-                                   {"text table", "/data"}));
+    EXPECT_EQ(cudag::io::read_dataset(dir.file("b.h5")).names, (std::vector<std::string>{"u", "v"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_dataset(dir.file("b.h5"), "/data"); }, {"text table", "/data"}));
 }
 
 TEST(IoDataset, UnknownOutputExtensionWritesNothing) {
     TempDir dir;
-    EXPECT_TRUE(throws_input_error(
-        [&] { cudag::io::write_dataset(tricky_dataset(), dir.file("x.parquet")); },
-        {"x.parquet", ".csv"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::write_dataset(tricky_dataset(), dir.file("x.parquet")); },
+                                   {"x.parquet", ".csv"}));
     EXPECT_TRUE(fs::is_empty(fs::path(dir.file("x.parquet")).parent_path()));
 }
 
@@ -451,8 +438,7 @@ TEST(IoHdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
     const double vec[3] = {1, 2, 3};
     const hsize_t n3 = 3;
     const hid_t s1 = H5Screate_simple(1, &n3, nullptr);
-    const hid_t d1 =
-        H5Dcreate2(f, "labels", H5T_IEEE_F64LE, s1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t d1 = H5Dcreate2(f, "labels", H5T_IEEE_F64LE, s1, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d1, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vec);
     H5Dclose(d1);
     H5Sclose(s1);
@@ -466,12 +452,10 @@ TEST(IoHdf5Reader, FindsTheOnly2dDatasetAndReadsIntegersAndFixedNames) {
     EXPECT_EQ(d.values, (std::vector<double>{1, 3, 5, 2, 4, 6}));
     // Explicit path, with or without the leading slash.
     EXPECT_EQ(cudag::io::read_hdf5(path, "grp/counts").values, d.values);
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/labels"); },
-                                   {path + ":/labels", "1 dimensions"}));
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/nope/x"); },
-                                   {path, "no dataset '/nope/x'"}));
     EXPECT_TRUE(
-        throws_input_error([&] { cudag::io::read_hdf5(path, "/grp"); }, {"/grp", "not a dataset"}));
+        throws_input_error([&] { cudag::io::read_hdf5(path, "/labels"); }, {path + ":/labels", "1 dimensions"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/nope/x"); }, {path, "no dataset '/nope/x'"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_hdf5(path, "/grp"); }, {"/grp", "not a dataset"}));
 }
 
 TEST(IoHdf5Reader, GeneratesNamesAndListsCandidatesWhenAmbiguous) {
@@ -482,8 +466,7 @@ TEST(IoHdf5Reader, GeneratesNamesAndListsCandidatesWhenAmbiguous) {
     h5_write_matrix(f, "a", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, a, 2, 2);
     h5_write_matrix(f, "b", H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, a, 1, 4);
     H5Fclose(f);
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
-                                   {path, "several 2-D", "/a", "/b"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); }, {path, "several 2-D", "/a", "/b"}));
     const cudag::Dataset d = cudag::io::read_dataset(path, "/b");
     EXPECT_EQ(d.names, (std::vector<std::string>{"X1", "X2", "X3", "X4"}));
     EXPECT_EQ(d.values, (std::vector<double>{1.5, 2.5, 3.5, 4.5}));
@@ -495,8 +478,7 @@ TEST(IoHdf5Reader, NoMatrixIsAnError) {
     const std::string path = dir.file("none.h5");
     const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     H5Fclose(f);
-    EXPECT_TRUE(
-        throws_input_error([&] { cudag::io::read_dataset(path); }, {path, "no 2-D numeric"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); }, {path, "no 2-D numeric"}));
 }
 
 TEST(IoHdf5Reader, NonFiniteValuesNameRowAndColumn) {
@@ -509,14 +491,13 @@ TEST(IoHdf5Reader, NonFiniteValuesNameRowAndColumn) {
     d.values = {1, 2, 3, 4, std::numeric_limits<double>::quiet_NaN(), 6};
     // write_dataset does not check values, so it can build the bad file.
     cudag::io::write_dataset(d, path);
-    EXPECT_TRUE(
-        throws_input_error([&] { cudag::io::read_dataset(path); },
-                           {path + ":/data", "missing value (NaN)", "row 2", "column 2 'q'"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
+                                   {path + ":/data", "missing value (NaN)", "row 2", "column 2 'q'"}));
     d.values[4] = 5;
     d.values[0] = -std::numeric_limits<double>::infinity();
     cudag::io::write_dataset(d, path);
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
-                                   {"non-finite value -inf", "row 1", "column 1 'p'"}));
+    EXPECT_TRUE(
+        throws_input_error([&] { cudag::io::read_dataset(path); }, {"non-finite value -inf", "row 1", "column 1 'p'"}));
 }
 
 TEST(IoHdf5Reader, NameCountMustMatchColumns) {
@@ -527,8 +508,7 @@ TEST(IoHdf5Reader, NameCountMustMatchColumns) {
     h5_write_matrix(f, "m", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, v, 2, 2);
     h5_fixed_names_attr(f, "/m", "names", {"only"}, 4);
     H5Fclose(f);
-    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); },
-                                   {path + ":/m", "1 names", "2 columns"}));
+    EXPECT_TRUE(throws_input_error([&] { cudag::io::read_dataset(path); }, {path + ":/m", "1 names", "2 columns"}));
 }
 
 // ---- TableMode::Auto: each column numbers throughout or labels throughout --------------
@@ -557,8 +537,7 @@ TEST(IoTableAuto, StrayLabelInNumericColumnNamesTheCellNotTheLevelCount) {
         const std::string shown = cell[0] == '"' ? cell.substr(1, cell.size() - 2) : cell;
         EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
             [&] { cudag::io::parse_table(text, "typo.csv", TableMode::Auto); },
-            {"typo.csv:12:4: non-numeric value '" + shown + "' in column 'd'",
-             "299 of its 300 cells are numbers"}));
+            {"typo.csv:12:4: non-numeric value '" + shown + "' in column 'd'", "299 of its 300 cells are numbers"}));
         // TableMode::Numeric reports the same cell, without the counts.
         EXPECT_TRUE(throws_input_error([&] { cudag::io::parse_table(text, "typo.csv"); },
                                        {"typo.csv:12:4: non-numeric value '" + shown + "'"}));
@@ -581,10 +560,7 @@ TEST(IoTableAuto, TieReportsTheLabelAndSeveralMixedColumnsTheFirstCellInTheFile)
         {"t.csv:3:1: non-numeric value 'x'"}));
     // Column b's stray label (row 4) comes before column a's (row 5).
     EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
-        [] {
-            cudag::io::parse_table("a,b\n1,1\n2,2\n3,oops\nbad,4\n5,5\n", "t.csv",
-                                   TableMode::Auto);
-        },
+        [] { cudag::io::parse_table("a,b\n1,1\n2,2\n3,oops\nbad,4\n5,5\n", "t.csv", TableMode::Auto); },
         {"t.csv:4:2: non-numeric value 'oops' in column 'b'"}));
 }
 
@@ -606,12 +582,10 @@ TEST(IoTableAuto, NumbersGiveContinuousDataAndLabelColumnsDiscreteData) {
 
 TEST(IoTableAuto, MissingAndNonFiniteCellsStayErrors) {
     using cudag::io::TableMode;
-    EXPECT_TRUE(throws_input_error(
-        [] { cudag::io::parse_table("a,b\nx,1\ny,NA\n", "t.csv", TableMode::Auto); },
-        {"t.csv:3:2: missing value 'NA'"}));
-    EXPECT_TRUE(throws_input_error(
-        [] { cudag::io::parse_table("a,b\nx,1\ny,inf\n", "t.csv", TableMode::Auto); },
-        {"t.csv:3:2: non-finite value 'inf'"}));
+    EXPECT_TRUE(throws_input_error([] { cudag::io::parse_table("a,b\nx,1\ny,NA\n", "t.csv", TableMode::Auto); },
+                                   {"t.csv:3:2: missing value 'NA'"}));
+    EXPECT_TRUE(throws_input_error([] { cudag::io::parse_table("a,b\nx,1\ny,inf\n", "t.csv", TableMode::Auto); },
+                                   {"t.csv:3:2: non-finite value 'inf'"}));
 }
 
 TEST(IoTableAuto, MissingValueTokensAreLevelsInLabelColumns) {
@@ -628,14 +602,12 @@ TEST(IoTableAuto, MissingValueTokensAreLevelsInLabelColumns) {
         EXPECT_EQ(d.n_samples, 5);
     }
     // An empty cell stays missing among labels.
-    EXPECT_TRUE(throws_input_error(
-        [] { cudag::io::parse_table("a,b\nx,1\n,2\n", "t.csv", TableMode::Labels); },
-        {"t.csv:3:1: missing value (empty field)"}));
+    EXPECT_TRUE(throws_input_error([] { cudag::io::parse_table("a,b\nx,1\n,2\n", "t.csv", TableMode::Labels); },
+                                   {"t.csv:3:1: missing value (empty field)"}));
     // A numeric column whose non-numbers are all tokens: its first token is a missing value,
     // however many there are.
-    EXPECT_TRUE(throws_input_error(
-        [] { cudag::io::parse_table("a,b\nx,NA\ny,None\nz,3\n", "t.csv", TableMode::Auto); },
-        {"t.csv:2:2: missing value 'NA'"}));
+    EXPECT_TRUE(throws_input_error([] { cudag::io::parse_table("a,b\nx,NA\ny,None\nz,3\n", "t.csv", TableMode::Auto); },
+                                   {"t.csv:2:2: missing value 'NA'"}));
 }
 
 TEST(IoTableAuto, ParallelParseFindsTheStrayCellInAnyBlock) {
@@ -646,8 +618,7 @@ TEST(IoTableAuto, ParallelParseFindsTheStrayCellInAnyBlock) {
     EXPECT_TRUE(throws_input_error<cudag::io::MixedColumn>(
         [&] { cudag::io::parse_table(text, "big.csv", cudag::io::TableMode::Auto); },
         {"big.csv:" + std::to_string(rows - 5) + ":2: non-numeric value 'typo' in column 'b'"}));
-    const cudag::Dataset d =
-        cudag::io::parse_table(numeric_table(rows), "big.csv", cudag::io::TableMode::Auto);
+    const cudag::Dataset d = cudag::io::parse_table(numeric_table(rows), "big.csv", cudag::io::TableMode::Auto);
     EXPECT_FALSE(d.discrete());
     EXPECT_EQ(d.n_samples, rows);
 }
@@ -672,8 +643,7 @@ TEST(IoIntegerCodes, FewIntegerLevelsPerColumnLookDiscrete) {
     many.names = {"age"};
     for (int k = 0; k < 10000; ++k) many.values.push_back(k % 40);  // over kFewLevels
     EXPECT_EQ(cudag::io::integer_coded_levels(many), 0);
-    cudag::Dataset labels = cudag::io::parse_table("a\n0\n1\n", "t.csv",
-                                                   cudag::io::TableMode::Labels);
+    cudag::Dataset labels = cudag::io::parse_table("a\n0\n1\n", "t.csv", cudag::io::TableMode::Labels);
     EXPECT_EQ(cudag::io::integer_coded_levels(labels), 0);  // already discrete
 }
 
@@ -715,12 +685,11 @@ TEST(IoDataset, DashReadsATextTableFromStandardInput) {
     });
     write_file(path, "a,b\n1,2\n3,x\n");
     with_stdin(path, [] {
-        EXPECT_TRUE(throws_input_error([] { cudag::io::read_dataset("-"); },
-                                       {"<stdin>:3:2: non-numeric value 'x'"}));
+        EXPECT_TRUE(throws_input_error([] { cudag::io::read_dataset("-"); }, {"<stdin>:3:2: non-numeric value 'x'"}));
     });
     with_stdin(path, [] {
-        EXPECT_TRUE(throws_input_error([] { cudag::io::read_dataset("-", "/data"); },
-                                       {"<stdin>", "text table", "/data"}));
+        EXPECT_TRUE(
+            throws_input_error([] { cudag::io::read_dataset("-", "/data"); }, {"<stdin>", "text table", "/data"}));
     });
     const std::string h5 = dir.file("in.h5");
     cudag::io::write_dataset(tricky_dataset(), h5);

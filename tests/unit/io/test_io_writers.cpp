@@ -32,8 +32,7 @@ class TempDir {
 public:
     TempDir() {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("cudag_io_writers_" + std::to_string(::getpid()) + "_" + info->name());
+        path_ = fs::temp_directory_path() / ("cudag_io_writers_" + std::to_string(::getpid()) + "_" + info->name());
         fs::remove_all(path_);
         fs::create_directories(path_);
     }
@@ -120,8 +119,7 @@ private:
                 if (i_ >= s_.size()) return false;
                 if (s_[i_] == 'u') {
                     for (int k = 0; k < 4; ++k)
-                        if (++i_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_])))
-                            return false;
+                        if (++i_ >= s_.size() || !std::isxdigit(static_cast<unsigned char>(s_[i_]))) return false;
                 } else if (std::string("\"\\/bfnrt").find(s_[i_]) == std::string::npos) {
                     return false;
                 }
@@ -131,8 +129,7 @@ private:
     }
     bool number() {
         const std::size_t start = i_;
-        while (i_ < s_.size() && std::string("+-0123456789.eE").find(s_[i_]) != std::string::npos)
-            ++i_;
+        while (i_ < s_.size() && std::string("+-0123456789.eE").find(s_[i_]) != std::string::npos) ++i_;
         return i_ > start;
     }
     template <class F>
@@ -303,21 +300,18 @@ TEST(IoWriters, JsonIsNodeLinkWithSymmetricUndirectedPairs) {
     cudag::io::write_json(four_node_result(), dir.file("g.json"));
     const std::string text = read_file(dir.file("g.json"));
     EXPECT_TRUE(JsonChecker(text).valid()) << text;
-    for (const char* part :
-         {"\"directed\": true", "\"multigraph\": false", "\"graph\": {}", "{\"id\": \"A\"}",
-          "{\"id\": \"D\"}", "{\"source\": \"A\", \"target\": \"C\", \"mark\": \"-->\"}",
-          "{\"source\": \"B\", \"target\": \"C\", \"mark\": \"---\"}",
-          "{\"source\": \"C\", \"target\": \"B\", \"mark\": \"---\"}",
-          "{\"source\": \"A\", \"target\": \"D\", \"mark\": \"<->\"}",
-          "{\"source\": \"D\", \"target\": \"A\", \"mark\": \"<->\"}",
-          "{\"source\": \"D\", \"target\": \"B\", \"mark\": \"-->\"}"})
+    for (const char* part : {"\"directed\": true", "\"multigraph\": false", "\"graph\": {}", "{\"id\": \"A\"}",
+                             "{\"id\": \"D\"}", "{\"source\": \"A\", \"target\": \"C\", \"mark\": \"-->\"}",
+                             "{\"source\": \"B\", \"target\": \"C\", \"mark\": \"---\"}",
+                             "{\"source\": \"C\", \"target\": \"B\", \"mark\": \"---\"}",
+                             "{\"source\": \"A\", \"target\": \"D\", \"mark\": \"<->\"}",
+                             "{\"source\": \"D\", \"target\": \"A\", \"mark\": \"<->\"}",
+                             "{\"source\": \"D\", \"target\": \"B\", \"mark\": \"-->\"}"})
         EXPECT_NE(text.find(part), std::string::npos) << part << " in\n" << text;
     // Directed edges appear once: no C -> A link.
     EXPECT_EQ(text.find("\"source\": \"C\", \"target\": \"A\""), std::string::npos);
     std::size_t links = 0;
-    for (std::size_t p = text.find("\"source\""); p != std::string::npos;
-         p = text.find("\"source\"", p + 1))
-        ++links;
+    for (std::size_t p = text.find("\"source\""); p != std::string::npos; p = text.find("\"source\"", p + 1)) ++links;
     EXPECT_EQ(links, 6u);
 }
 
@@ -367,8 +361,7 @@ cudag::pc::PcResult awkward_names_result() {
     r.names = {"tab\there", "two\nlines", "back\\slash\\", "say \"hi\", ok",
                "cr\rlf",    "#hash",      "a -> b; c",     " spaced "};
     r.skeleton = cudag::Graph(8);
-    for (auto [i, j] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {0, 6}})
-        r.skeleton.add(i, j);
+    for (auto [i, j] : {std::pair{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {0, 6}}) r.skeleton.add(i, j);
     r.cpdag = cudag::Pdag(r.skeleton);
     r.cpdag.orient(0, 1);                         // tab --> two lines
     r.cpdag.orient(3, 2);                         // say --> back slash
@@ -379,20 +372,16 @@ cudag::pc::PcResult awkward_names_result() {
 
 /// Whether `g` over `names` has exactly the edges and marks of `want` over `want_names`
 /// (names of `g` must be among `want_names`; variables `g` lacks must be isolated in want).
-testing::AssertionResult same_graph_by_name(const cudag::Pdag& g,
-                                            const std::vector<std::string>& names,
-                                            const cudag::Pdag& want,
-                                            const std::vector<std::string>& want_names) {
+testing::AssertionResult same_graph_by_name(const cudag::Pdag& g, const std::vector<std::string>& names,
+                                            const cudag::Pdag& want, const std::vector<std::string>& want_names) {
     std::vector<std::int32_t> to(names.size(), -1);
     for (std::size_t k = 0; k < names.size(); ++k) {
         const auto it = std::find(want_names.begin(), want_names.end(), names[k]);
-        if (it == want_names.end())
-            return testing::AssertionFailure() << "unexpected name '" << names[k] << "'";
+        if (it == want_names.end()) return testing::AssertionFailure() << "unexpected name '" << names[k] << "'";
         to[k] = static_cast<std::int32_t>(it - want_names.begin());
     }
     if (g.n_edges() != want.n_edges())
-        return testing::AssertionFailure()
-               << g.n_edges() << " edges read, " << want.n_edges() << " written";
+        return testing::AssertionFailure() << g.n_edges() << " edges read, " << want.n_edges() << " written";
     for (std::int32_t i = 0; i < g.n(); ++i)
         for (std::int32_t j : g.neighbours(i))
             if (g.end(i, j) != want.end(to[i], to[j]))
@@ -406,11 +395,11 @@ testing::AssertionResult same_graph_by_name(const cudag::Pdag& g,
 TEST(IoWritersReadBack, EveryFormatListingAllVariablesGivesTheWrittenGraph) {
     TempDir dir;
     for (const auto& r : {four_node_result(), awkward_names_result()}) {
-        const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> writers =
-            {{"g.dot", [&](const std::string& p) { cudag::io::write_dot(r, p); }},
-             {"g.json", [&](const std::string& p) { cudag::io::write_json(r, p); }},
-             {"g.amat.csv", [&](const std::string& p) { cudag::io::write_amat(r, p); }},
-             {"g.h5", [&](const std::string& p) { cudag::pc::write_result_hdf5(r, p); }}};
+        const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> writers = {
+            {"g.dot", [&](const std::string& p) { cudag::io::write_dot(r, p); }},
+            {"g.json", [&](const std::string& p) { cudag::io::write_json(r, p); }},
+            {"g.amat.csv", [&](const std::string& p) { cudag::io::write_amat(r, p); }},
+            {"g.h5", [&](const std::string& p) { cudag::pc::write_result_hdf5(r, p); }}};
         for (const auto& [name, write] : writers) {
             write(dir.file(name));
             const cudag::io::GraphFile f = cudag::io::read_graph_file(dir.file(name));
@@ -490,11 +479,9 @@ TEST(IoResultFile, LayoutReadsBackWithTheCApi) {
     EXPECT_EQ(dims, (std::vector<hsize_t>{2, 2}));
     EXPECT_EQ(h5_read<std::int64_t>(f, "/sepsets/offsets", H5T_NATIVE_INT64, nullptr),
               (std::vector<std::int64_t>{0, 2, 2}));
-    EXPECT_EQ(h5_read<std::int32_t>(f, "/sepsets/nodes", H5T_NATIVE_INT32, nullptr),
-              (std::vector<std::int32_t>{2, 3}));
+    EXPECT_EQ(h5_read<std::int32_t>(f, "/sepsets/nodes", H5T_NATIVE_INT32, nullptr), (std::vector<std::int32_t>{2, 3}));
 
-    EXPECT_EQ(h5_read<double>(f, "/pmax/values", H5T_NATIVE_DOUBLE, nullptr),
-              (std::vector<double>{0.25, 0.5}));
+    EXPECT_EQ(h5_read<double>(f, "/pmax/values", H5T_NATIVE_DOUBLE, nullptr), (std::vector<double>{0.25, 0.5}));
     const auto pm = h5_read<double>(f, "/pmax/matrix", H5T_NATIVE_DOUBLE, &dims);
     EXPECT_EQ(dims, (std::vector<hsize_t>{4, 4}));
     EXPECT_EQ(pm[0 * 4 + 0], -1.0);
@@ -503,14 +490,11 @@ TEST(IoResultFile, LayoutReadsBackWithTheCApi) {
     EXPECT_EQ(pm[3 * 4 + 2], 0.5);
     EXPECT_TRUE(std::isnan(pm[0 * 4 + 2]));
 
-    EXPECT_EQ(h5_read<std::int32_t>(f, "/levels/level", H5T_NATIVE_INT32, nullptr),
-              (std::vector<std::int32_t>{0, 1}));
-    EXPECT_EQ(h5_read<std::int64_t>(f, "/levels/tests", H5T_NATIVE_INT64, nullptr),
-              (std::vector<std::int64_t>{6, 8}));
+    EXPECT_EQ(h5_read<std::int32_t>(f, "/levels/level", H5T_NATIVE_INT32, nullptr), (std::vector<std::int32_t>{0, 1}));
+    EXPECT_EQ(h5_read<std::int64_t>(f, "/levels/tests", H5T_NATIVE_INT64, nullptr), (std::vector<std::int64_t>{6, 8}));
     EXPECT_EQ(h5_read<std::int64_t>(f, "/levels/edges_after", H5T_NATIVE_INT64, nullptr),
               (std::vector<std::int64_t>{5, 4}));
-    EXPECT_EQ(h5_read<double>(f, "/levels/seconds", H5T_NATIVE_DOUBLE, nullptr),
-              (std::vector<double>{0.5, 0.25}));
+    EXPECT_EQ(h5_read<double>(f, "/levels/seconds", H5T_NATIVE_DOUBLE, nullptr), (std::vector<double>{0.5, 0.25}));
 
     const hid_t cfg = H5Gopen2(f, "/config", H5P_DEFAULT);
     ASSERT_GE(cfg, 0);
@@ -544,8 +528,7 @@ TEST(IoResultFile, EmptyPartsAreZeroSizeDatasets) {
     EXPECT_TRUE(h5_read<std::int32_t>(f, "/cpdag/edges", H5T_NATIVE_INT32, &dims).empty());
     EXPECT_EQ(dims, (std::vector<hsize_t>{0, 3}));
     EXPECT_TRUE(h5_read<std::int32_t>(f, "/sepsets/nodes", H5T_NATIVE_INT32, &dims).empty());
-    EXPECT_EQ(h5_read<std::int64_t>(f, "/sepsets/offsets", H5T_NATIVE_INT64, nullptr),
-              (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(h5_read<std::int64_t>(f, "/sepsets/offsets", H5T_NATIVE_INT64, nullptr), (std::vector<std::int64_t>{0}));
     EXPECT_TRUE(h5_read<double>(f, "/levels/seconds", H5T_NATIVE_DOUBLE, &dims).empty());
     const auto pm = h5_read<double>(f, "/pmax/matrix", H5T_NATIVE_DOUBLE, &dims);
     EXPECT_EQ(dims, (std::vector<hsize_t>{3, 3}));
@@ -568,15 +551,14 @@ TEST(IoWriteFormats, WritesEachFormatBesideTheResultAfterCommit) {
     std::ostringstream warnings;
     {
         cudag::io::OutputSet outputs;
-        cudag::io::write_formats(four_node_result(), out,
-                                 {"edges", "cl", "amat", "json", "dot", "edges"}, outputs,
+        cudag::io::write_formats(four_node_result(), out, {"edges", "cl", "amat", "json", "dot", "edges"}, outputs,
                                  warnings);
         // Before commit only hidden temporaries exist.
         for (const std::string& name : dir.listing()) EXPECT_EQ(name[0], '.') << name;
         outputs.commit();
     }
-    EXPECT_EQ(dir.listing(), (std::vector<std::string>{"run.amat.csv", "run.cl.txt", "run.dot",
-                                                       "run.edges.tsv", "run.json"}));
+    EXPECT_EQ(dir.listing(),
+              (std::vector<std::string>{"run.amat.csv", "run.cl.txt", "run.dot", "run.edges.tsv", "run.json"}));
     EXPECT_EQ(read_file(dir.file("run.cl.txt")), "0 0 -1 1\n0 0 -1 1\n1 -1 0 0\n1 -1 0 0\n");
     EXPECT_TRUE(warnings.str().empty());
     EXPECT_EQ(cudag::io::format_path("/a/b.hdf5", "edges"), "/a/b.edges.tsv");
@@ -588,8 +570,7 @@ TEST(IoWriteFormats, UnknownFormatIsRejectedBeforeWritingAnything) {
     std::ostringstream warnings;
     cudag::io::OutputSet outputs;
     try {
-        cudag::io::write_formats(four_node_result(), dir.file("r.h5"), {"edges", "graphml"},
-                                 outputs, warnings);
+        cudag::io::write_formats(four_node_result(), dir.file("r.h5"), {"edges", "graphml"}, outputs, warnings);
         FAIL() << "no exception";
     } catch (const cudag::InputError& e) {
         const std::string msg = e.what();
@@ -610,13 +591,11 @@ TEST(IoWriteFormats, MissingGraphvizIsAWarningAndLeavesNoFile) {
     std::ostringstream warnings;
     {
         cudag::io::OutputSet outputs;
-        cudag::io::write_formats(four_node_result(), dir.file("r.h5"), {"png", "edges"}, outputs,
-                                 warnings);
+        cudag::io::write_formats(four_node_result(), dir.file("r.h5"), {"png", "edges"}, outputs, warnings);
         outputs.commit();
     }
     setenv("PATH", saved.c_str(), 1);
-    EXPECT_EQ(warnings.str(),
-              "warning: graphviz 'dot' not found on PATH: skipped " + dir.file("r.png") + "\n");
+    EXPECT_EQ(warnings.str(), "warning: graphviz 'dot' not found on PATH: skipped " + dir.file("r.png") + "\n");
     EXPECT_EQ(dir.listing(), (std::vector<std::string>{"emptybin", "r.edges.tsv"}));
 }
 
@@ -631,8 +610,7 @@ TEST(IoWriteFormats, RendersSvgWhenGraphvizIsInstalled) {
     const std::string svg = read_file(path);
     EXPECT_NE(svg.find("<svg"), std::string::npos);
     EXPECT_EQ(dir.listing(), (std::vector<std::string>{"g.svg"}));  // temporary DOT removed
-    EXPECT_THROW(cudag::io::write_graphviz_image(four_node_result(), path, "gif", message),
-                 cudag::InputError);
+    EXPECT_THROW(cudag::io::write_graphviz_image(four_node_result(), path, "gif", message), cudag::InputError);
 }
 
 // ---- OutputSet ----------------------------------------------------------------------

@@ -167,11 +167,16 @@ TEST(EntryPartition, OneHubRowIsSharedByEveryPart) {
         EXPECT_NEAR(p.imbalance, heaviest / (total / parts), 1e-12);
         EXPECT_LE(p.imbalance, 1.02) << parts << " parts";  // cuts within 4 entries (400) of the target
         // A row cut could do no better than the hub alone.
-        EXPECT_GT(mpi::partition_rows([&] {
-                      std::vector<double> rw(w.size());
-                      for (std::size_t i = 0; i < w.size(); ++i) rw[i] = w[i] * static_cast<double>(off[i + 1] - off[i]);
-                      return rw;
-                  }(), parts).imbalance, 1.5);
+        EXPECT_GT(mpi::partition_rows(
+                      [&] {
+                          std::vector<double> rw(w.size());
+                          for (std::size_t i = 0; i < w.size(); ++i)
+                              rw[i] = w[i] * static_cast<double>(off[i + 1] - off[i]);
+                          return rw;
+                      }(),
+                      parts)
+                      .imbalance,
+                  1.5);
     }
 }
 

@@ -37,8 +37,7 @@ CmiKnnSpec fast_spec() {
     return s;
 }
 
-pc::SkeletonResult skeleton(const Dataset& data, const CmiKnnSpec& spec, int threads,
-                            double alpha = 0.05) {
+pc::SkeletonResult skeleton(const Dataset& data, const CmiKnnSpec& spec, int threads, double alpha = 0.05) {
     pc::SkeletonOptions opt;
     opt.policy.alpha = alpha;
     opt.threads = threads;
@@ -154,8 +153,7 @@ TEST(CmiKnnEngine, FindsAQuadraticEdgeTheGaussianTestMisses) {
 }
 
 /// The CMIknn engine the registry builds for `kind` (pc::make_engine, one rank).
-std::unique_ptr<pc::SkeletonEngine> cmiknn_engine(BackendKind kind, const Dataset& data,
-                                                  const pc::TestPolicy& policy) {
+std::unique_ptr<pc::SkeletonEngine> cmiknn_engine(BackendKind kind, const Dataset& data, const pc::TestPolicy& policy) {
     pc::TestSpec test;
     test.kind = pc::TestKind::CmiKnn;
     test.cmi = fast_spec();
@@ -198,13 +196,11 @@ TEST(CmiKnnEngine, ConfigHashCoversResolvedOptions) {
     b.test.cmi.knn = 24;  // 0.2 * 120: the same k
     EXPECT_EQ(pc::config_hash(data, a), pc::config_hash(data, b));
     for (auto change : std::vector<void (*)(pc::PcConfig&)>{
-             [](pc::PcConfig& c) { c.test.cmi.knn = 0.1; },
-             [](pc::PcConfig& c) { c.test.cmi.shuffle_neighbors = 7; },
+             [](pc::PcConfig& c) { c.test.cmi.knn = 0.1; }, [](pc::PcConfig& c) { c.test.cmi.shuffle_neighbors = 7; },
              [](pc::PcConfig& c) { c.test.cmi.permutations = 100; },
              [](pc::PcConfig& c) { c.test.cmi.transform = ci::CmiTransform::Standardize; },
              [](pc::PcConfig& c) { c.test.cmi.permute = ci::CmiPermute::X; },
-             [](pc::PcConfig& c) { c.test.cmi.seed = 1; },
-             [](pc::PcConfig& c) { c.test.cmi_early_stop = false; }}) {
+             [](pc::PcConfig& c) { c.test.cmi.seed = 1; }, [](pc::PcConfig& c) { c.test.cmi_early_stop = false; }}) {
         pc::PcConfig c = a;
         change(c);
         EXPECT_NE(pc::config_hash(data, c), pc::config_hash(data, a));

@@ -12,9 +12,9 @@
 #include "io/table_reader.hpp"
 
 using namespace cudag;
-using pc::CpuDiscreteEngine;
 using ci::DiscreteStat;
 using ci::DofRule;
+using pc::CpuDiscreteEngine;
 
 namespace {
 
@@ -96,8 +96,8 @@ TEST(DiscreteTest, GSquareTwoByTwoByHand) {
     marg.n_samples = 100;
     auto e = engine(marg, DiscreteStat::GSquare, DofRule::Gpupc);
     const auto r = e.test(1, 0, {});
-    const double g2 = 2 * (10 * std::log(10 / 12.0) + 20 * std::log(20 / 18.0) +
-                           30 * std::log(30 / 28.0) + 40 * std::log(40 / 42.0));
+    const double g2 =
+        2 * (10 * std::log(10 / 12.0) + 20 * std::log(20 / 18.0) + 30 * std::log(30 / 28.0) + 40 * std::log(40 / 42.0));
     EXPECT_NEAR(r.statistic, g2, 1e-12);
     EXPECT_NEAR(r.p, std::erfc(std::sqrt(g2 / 2)), 1e-12);
 }
@@ -206,22 +206,19 @@ TEST(DiscreteData, SingleLevelVariableIsAnInputErrorNamingIt) {
 }
 
 TEST(DiscreteData, LabelsMapToCodesInNumericOrByteOrder) {
-    const Dataset d = io::parse_table("a,b,c\nyes,1,x\nno,10,x\nyes,2,y\nmaybe,1.0,x\n", "t.csv",
-                                      io::TableMode::Labels);
+    const Dataset d =
+        io::parse_table("a,b,c\nyes,1,x\nno,10,x\nyes,2,y\nmaybe,1.0,x\n", "t.csv", io::TableMode::Labels);
     ASSERT_TRUE(d.discrete());
     EXPECT_EQ(d.levels[0], (std::vector<std::string>{"maybe", "no", "yes"}));
     EXPECT_EQ(d.levels[1], (std::vector<std::string>{"1", "2", "10"}));
-    EXPECT_EQ(std::vector<double>(d.values.begin(), d.values.begin() + 4),
-              (std::vector<double>{2, 1, 2, 0}));
-    EXPECT_EQ(std::vector<double>(d.values.begin() + 4, d.values.begin() + 8),
-              (std::vector<double>{0, 2, 1, 0}));
+    EXPECT_EQ(std::vector<double>(d.values.begin(), d.values.begin() + 4), (std::vector<double>{2, 1, 2, 0}));
+    EXPECT_EQ(std::vector<double>(d.values.begin() + 4, d.values.begin() + 8), (std::vector<double>{0, 2, 1, 0}));
     EXPECT_EQ(d.levels[2], (std::vector<std::string>{"x", "y"}));
 }
 
 TEST(DiscreteData, NumericLabelsMixingSmallIntegersAndOthersKeepNumericOrder) {
     // Small non-negative integers take the reader's table path, the rest a list search.
-    const Dataset d = io::parse_table("a\n3\n-2\n0.5\n3\n2000\n0\n-2\n", "t.csv",
-                                      io::TableMode::Labels);
+    const Dataset d = io::parse_table("a\n3\n-2\n0.5\n3\n2000\n0\n-2\n", "t.csv", io::TableMode::Labels);
     ASSERT_TRUE(d.discrete());
     EXPECT_EQ(d.levels[0], (std::vector<std::string>{"-2", "0", "0.5", "3", "2000"}));
     EXPECT_EQ(d.values, (std::vector<double>{3, 0, 2, 3, 4, 1, 0}));

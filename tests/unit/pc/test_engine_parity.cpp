@@ -30,8 +30,7 @@ TEST(EngineParity, FisherZIsEquivalentToCpu) {
 
 TEST(EngineParity, ChiSquareIsEquivalentToCpu) {
     const Dataset data = sim::forward_sample(sim::random_network({40, 600, 0.08, 4, 5}), 600, 5, 1);
-    EXPECT_TRUE(
-        test::same_on_every_engine(data, spec_for(pc::TestKind::ChiSquare, data, 0.01), 0.01));
+    EXPECT_TRUE(test::same_on_every_engine(data, spec_for(pc::TestKind::ChiSquare, data, 0.01), 0.01));
 }
 
 TEST(EngineParity, CmiKnnIsEquivalentToCpu) {

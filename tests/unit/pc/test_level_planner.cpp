@@ -303,7 +303,7 @@ TEST(LevelPlanner, Level0BlocksAreMultiplesOf64RowsInAQuarterOfFreeMemory) {
     // A quarter of 400 MB is 1250 rows of 80,000 bytes (n = 10,000): 1216 (19 × 64).
     EXPECT_EQ(plan.level0_rows_per_block(10000, 0, 10000, 400000000), 1216);
     EXPECT_EQ(plan.level0_rows_per_block(1000, 0, 1000, 40000000), 1000);  // the block has 1000 rows
-    EXPECT_EQ(plan.level0_rows_per_block(1000, 0, 1000, 1000), 64);  // at least 64 rows
+    EXPECT_EQ(plan.level0_rows_per_block(1000, 0, 1000, 1000), 64);        // at least 64 rows
     FisherTunables t;
     t.corr_limit_bytes = 64 * 8000 * 2;  // 128 rows
     EXPECT_EQ(FisherLevelPlanner(t, kBigGpu).level0_rows_per_block(1000, 0, 1000, 40000000), 128);

@@ -31,9 +31,8 @@ testing::AssertionResult same_graph(const Pdag& got, const Pdag& want) {
     for (std::int32_t i = 0; i < got.n(); ++i)
         for (std::int32_t j = 0; j < got.n(); ++j)
             if (got.end(i, j) != want.end(i, j))
-                return testing::AssertionFailure()
-                       << "mark at " << i << " of edge " << i << "-" << j << ": got "
-                       << int(got.end(i, j)) << ", want " << int(want.end(i, j));
+                return testing::AssertionFailure() << "mark at " << i << " of edge " << i << "-" << j << ": got "
+                                                   << int(got.end(i, j)) << ", want " << int(want.end(i, j));
     return testing::AssertionSuccess();
 }
 
@@ -111,8 +110,7 @@ Pdag brute_force_cpdag(const Pdag& g) {
         for (std::int32_t c = 0; c < n; ++c)
             for (std::int32_t a = 0; a < n; ++a)
                 for (std::int32_t b = a + 1; b < n; ++b)
-                    if (d.is_directed(a, c) && d.is_directed(b, c) && !d.adjacent(a, b))
-                        out.push_back({a, b, c});
+                    if (d.is_directed(a, c) && d.is_directed(b, c) && !d.adjacent(a, b)) out.push_back({a, b, c});
         return out;
     };
     const auto want_v = v_structures(g);
@@ -274,8 +272,7 @@ TEST(CompareGraphs, CausalLearnPcAgainstTruth) {
     for (std::int32_t i = 0; i < truth.n(); ++i)
         for (std::int32_t j : truth.neighbours(i)) undirected += i < j && truth.is_undirected(i, j);
     EXPECT_EQ(undirected, 4);
-    const Pdag est = io::read_graph(
-        cl + "benchmark_returned_results/linear_10_pc_fisherz_0.05_stable_0_0.txt", names);
+    const Pdag est = io::read_graph(cl + "benchmark_returned_results/linear_10_pc_fisherz_0.05_stable_0_0.txt", names);
     const Comparison c = compare_graphs(truth, est);
     EXPECT_EQ(c.tp, 25);
     EXPECT_EQ(c.fp, 2);
@@ -314,12 +311,11 @@ TEST(CompareGraphs, BnlearnTruthsAgainstCausalLearnPc) {
         const Pdag truth = dag_to_cpdag(g);
         std::int64_t undirected = 0;
         for (std::int32_t i = 0; i < truth.n(); ++i)
-            for (std::int32_t j : truth.neighbours(i))
-                undirected += i < j && truth.is_undirected(i, j);
+            for (std::int32_t j : truth.neighbours(i)) undirected += i < j && truth.is_undirected(i, j);
         EXPECT_EQ(undirected, k.undirected_in_cpdag);
         if (k.tp < 0) continue;
-        const Pdag est = io::read_graph(
-            base + "benchmark_returned_results/" + k.net + "_pc_chisq_0.05_stable_0_-1.txt", names);
+        const Pdag est =
+            io::read_graph(base + "benchmark_returned_results/" + k.net + "_pc_chisq_0.05_stable_0_-1.txt", names);
         const Comparison c = compare_graphs(truth, est);
         EXPECT_EQ(c.tp, k.tp);
         EXPECT_EQ(c.fp, k.fp);

@@ -94,8 +94,7 @@ std::vector<OrientOptions> all_causal_learn_options() {
 }
 
 std::string describe(const OrientOptions& o) {
-    return "rule " + std::to_string(static_cast<int>(o.rule)) + " priority " +
-           std::to_string(o.uc_priority);
+    return "rule " + std::to_string(static_cast<int>(o.rule)) + " priority " + std::to_string(o.uc_priority);
 }
 
 // ---- hand-made graphs: every family agrees ---------------------------------
@@ -107,11 +106,9 @@ TEST(Orient, ColliderIsOriented) {
     s.set(0, 1, {});
     FakeTest t{[](auto, auto, const Set& S) { return has(S, 2) ? 0.001 : 0.5; }};
     const ClMatrix want = expect(3, {{0, 2}, {1, 2}});
-    EXPECT_TRUE(
-        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
+    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
-        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
-            << describe(o);
+        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want)) << describe(o);
 }
 
 TEST(Orient, ChainStaysUndirected) {
@@ -125,8 +122,7 @@ TEST(Orient, ChainStaysUndirected) {
     EXPECT_TRUE(p.is_undirected(1, 2));
     EXPECT_FALSE(p.adjacent(0, 2));
     for (const auto& o : all_causal_learn_options())
-        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
-            << describe(o);
+        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want)) << describe(o);
 }
 
 TEST(Orient, MeekRule1Propagates) {
@@ -141,11 +137,9 @@ TEST(Orient, MeekRule1Propagates) {
         return has(S, 2) ? 0.5 : 0.001;
     }};
     const ClMatrix want = expect(4, {{0, 2}, {1, 2}, {2, 3}});
-    EXPECT_TRUE(
-        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
+    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
-        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
-            << describe(o);
+        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want)) << describe(o);
 }
 
 TEST(Orient, MeekRule2AvoidsCycle) {
@@ -160,11 +154,9 @@ TEST(Orient, MeekRule2AvoidsCycle) {
         return has(S, 1) ? 0.5 : 0.001;
     }};
     const ClMatrix want = expect(4, {{3, 1}, {0, 1}, {1, 2}, {0, 2}});
-    EXPECT_TRUE(
-        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
+    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
-        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
-            << describe(o);
+        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want)) << describe(o);
 }
 
 TEST(Orient, MeekRule3Kite) {
@@ -174,11 +166,9 @@ TEST(Orient, MeekRule3Kite) {
     s.set(2, 3, {0});
     FakeTest t{[](auto, auto, const Set& S) { return has(S, 0) && !has(S, 1) ? 0.5 : 0.001; }};
     const ClMatrix want = expect(4, {{2, 1}, {3, 1}, {0, 1}}, {{0, 2}, {0, 3}});
-    EXPECT_TRUE(
-        cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
+    EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::Pcalg), {})), want));
     for (const auto& o : all_causal_learn_options())
-        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want))
-            << describe(o);
+        EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())), want)) << describe(o);
 }
 
 TEST(Orient, EmptyAndEdgelessGraphs) {
@@ -210,9 +200,7 @@ struct Conflict {
         s.set(1, 3, {});
         s.set(0, 3, {1});
     }
-    ClMatrix run(const OrientOptions& o) {
-        return to_cl_matrix(cudag::pc::orient(g, s, o, t.fn()));
-    }
+    ClMatrix run(const OrientOptions& o) { return to_cl_matrix(cudag::pc::orient(g, s, o, t.fn())); }
 };
 
 TEST(OrientConflict, PcalgLastColliderWins) {
@@ -289,8 +277,7 @@ TEST(OrientDefiniteMaxP, AlphaBoundaryFollowsStrictness) {
     s.set(0, 2, {});
     FakeTest t{[](auto, auto, const Set& S) { return has(S, 1) ? 0.05 : 0.3; }};
     const auto run = [&](bool strict) {
-        return to_cl_matrix(
-            cudag::pc::orient(g, s, opts(UcRule::DefiniteMaxP, 4, 0.05, strict), t.fn()));
+        return to_cl_matrix(cudag::pc::orient(g, s, opts(UcRule::DefiniteMaxP, 4, 0.05, strict), t.fn()));
     };
     EXPECT_TRUE(cl_matrices_equal(run(true), expect(3, {{0, 1}, {2, 1}})));
     EXPECT_TRUE(cl_matrices_equal(run(false), expect(3, {}, {{0, 1}, {1, 2}})));
@@ -302,8 +289,7 @@ TEST(OrientDefiniteMaxP, DefiniteKiteOrientsTheDiagonal) {
     // definite non-collider, so definite_meek's rule 3 orients 0 -> 3.
     const Graph g = make_graph(4, {{0, 1}, {0, 2}, {0, 3}, {1, 3}, {2, 3}});
     FakeTest t{[](auto, auto, const Set& S) { return S == Set{0} ? 0.5 : 0.01; }};
-    const auto got =
-        to_cl_matrix(cudag::pc::orient(g, SepSets(), opts(UcRule::DefiniteMaxP, 2), t.fn()));
+    const auto got = to_cl_matrix(cudag::pc::orient(g, SepSets(), opts(UcRule::DefiniteMaxP, 2), t.fn()));
     EXPECT_TRUE(cl_matrices_equal(got, expect(4, {{1, 3}, {2, 3}, {0, 3}}, {{0, 1}, {0, 2}})));
 }
 
@@ -411,8 +397,7 @@ TEST(OrientReference, PcalgMatchesOnRandomGraphs) {
     for (int n : {30, 90, 200})
         for (const Shape& shape : shapes)
             for (double noise : {0.0, 0.02, 0.2}) {
-                const auto seed =
-                    static_cast<std::uint64_t>(n * 1000 + shape.window * 10 + noise * 10);
+                const auto seed = static_cast<std::uint64_t>(n * 1000 + shape.window * 10 + noise * 10);
                 const RandomCase c = random_case(n, shape, noise, seed);
                 const Pdag want = cudag::test::reference::orient_pcalg(c.skel, c.sepsets);
                 for (int threads : {1, 3}) {
@@ -420,8 +405,8 @@ TEST(OrientReference, PcalgMatchesOnRandomGraphs) {
                     o.threads = threads;
                     const Pdag got = cudag::pc::orient(c.skel, c.sepsets, o, {});
                     EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(got), to_cl_matrix(want)))
-                        << "n " << n << " window " << shape.window << " near " << shape.near
-                        << " noise " << noise << " threads " << threads;
+                        << "n " << n << " window " << shape.window << " near " << shape.near << " noise " << noise
+                        << " threads " << threads;
                 }
                 const auto k = kinds(want);
                 for (int q = 0; q < 3; ++q) total[q] += k[q];
@@ -444,21 +429,18 @@ TEST(OrientReference, CausalLearnMatchesOnRandomGraphs) {
     for (int n : {12, 25, 40})
         for (const Shape& shape : shapes)
             for (double noise : {0.0, 0.05, 0.3}) {
-                const auto seed =
-                    static_cast<std::uint64_t>(7 + n * 1000 + shape.window * 10 + noise * 10);
+                const auto seed = static_cast<std::uint64_t>(7 + n * 1000 + shape.window * 10 + noise * 10);
                 const RandomCase c = random_case(n, shape, noise, seed);
                 if (c.skel.max_degree() > 8) continue;  // 2^degree conditioning sets per side
                 const PValueFn pv = random_p_values(c.skel, seed);
                 auto options = all_causal_learn_options();
-                for (int p : {-1, 2, 3, 4})
-                    options.push_back(opts(UcRule::DefiniteMaxP, p, 0.05, false));
+                for (int p : {-1, 2, 3, 4}) options.push_back(opts(UcRule::DefiniteMaxP, p, 0.05, false));
                 for (const auto& o : options) {
-                    const Pdag want =
-                        cudag::test::reference::orient_causal_learn(c.skel, c.sepsets, o, pv);
+                    const Pdag want = cudag::test::reference::orient_causal_learn(c.skel, c.sepsets, o, pv);
                     const Pdag got = cudag::pc::orient(c.skel, c.sepsets, o, pv);
                     EXPECT_TRUE(cl_matrices_equal(to_cl_matrix(got), to_cl_matrix(want)))
-                        << "n " << n << " window " << shape.window << " noise " << noise << " "
-                        << describe(o) << " strict " << o.independence_strict;
+                        << "n " << n << " window " << shape.window << " noise " << noise << " " << describe(o)
+                        << " strict " << o.independence_strict;
                     const auto k = kinds(want);
                     for (int q = 0; q < 3; ++q) total[q] += k[q];
                     ++compared;
@@ -476,8 +458,7 @@ TEST(OrientReference, CausalLearnSepsetMatchesOnDenseGraphs) {
     int compared = 0;
     for (double noise : {0.0, 0.2})
         for (int p : {0, 1, 2}) {
-            const RandomCase c = random_case(36, {12, 0.9, 0.05}, noise,
-                                             11 + static_cast<std::uint64_t>(noise * 10));
+            const RandomCase c = random_case(36, {12, 0.9, 0.05}, noise, 11 + static_cast<std::uint64_t>(noise * 10));
             const auto o = opts(UcRule::Sepset, p);
             const Pdag want = cudag::test::reference::orient_causal_learn(c.skel, c.sepsets, o, {});
             const Pdag got = cudag::pc::orient(c.skel, c.sepsets, o, {});
@@ -512,8 +493,7 @@ public:
         }
         for (std::size_t i = 0; i < p; ++i)
             for (std::size_t j = 0; j < p; ++j)
-                corr_[i * p + j] =
-                    std::inner_product(cols[i].begin(), cols[i].end(), cols[j].begin(), 0.0);
+                corr_[i * p + j] = std::inner_product(cols[i].begin(), cols[i].end(), cols[j].begin(), 0.0);
         std::vector<double> d(p);
         for (std::size_t i = 0; i < p; ++i) d[i] = corr_[i * p + i];
         for (std::size_t i = 0; i < p; ++i)
@@ -551,9 +531,7 @@ public:
         double r = -inv(0, 1) / std::sqrt(std::fabs(inv(0, 0) * inv(1, 1)));
         if (std::fabs(r) >= 1.0) r = (1.0 - 2.220446049250313e-16) * (r > 0 ? 1.0 : -1.0);
         const double z = 0.5 * std::log((1.0 + r) / (1.0 - r));
-        const double stat =
-            std::sqrt(static_cast<double>(m_ - static_cast<std::int64_t>(s.size()) - 3)) *
-            std::fabs(z);
+        const double stat = std::sqrt(static_cast<double>(m_ - static_cast<std::int64_t>(s.size()) - 3)) * std::fabs(z);
         const double phi = 0.5 * std::erfc(-stat / std::sqrt(2.0));
         return 2.0 * (1.0 - phi);
     }
@@ -619,8 +597,7 @@ TEST(OrientFixture, MatchesCausalLearnLinear10) {
     const PValueFn pv = [&fz](std::int32_t x, std::int32_t y, const Set& s) { return fz(x, y, s); };
     const auto [skel, sepsets] = cl_skeleton(20, pv, 0.05);
     int compared = 0;
-    for (const auto& entry :
-         std::filesystem::directory_iterator(dir + "benchmark_returned_results")) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir + "benchmark_returned_results")) {
         const std::string name = entry.path().filename().string();
         const std::string prefix = "linear_10_pc_fisherz_0.05_stable_";
         if (name.rfind(prefix, 0) != 0) continue;
@@ -628,9 +605,7 @@ TEST(OrientFixture, MatchesCausalLearnLinear10) {
         ASSERT_EQ(std::sscanf(name.c_str() + prefix.size(), "%d_%d.txt", &rule, &priority), 2);
         const auto o = opts(static_cast<UcRule>(rule), priority, 0.05, true);
         const auto got = to_cl_matrix(cudag::pc::orient(skel, sepsets, o, pv));
-        EXPECT_TRUE(
-            cl_matrices_equal(got, cudag::test::read_cl_matrix(entry.path().string()), fz.names()))
-            << name;
+        EXPECT_TRUE(cl_matrices_equal(got, cudag::test::read_cl_matrix(entry.path().string()), fz.names())) << name;
         ++compared;
     }
     EXPECT_EQ(compared, 7);
@@ -684,8 +659,7 @@ PeerCase read_peer_case(const std::string& path) {
         int rule = 0, priority = 0, strict = 0;
         std::string alpha;
         in >> rule >> priority >> alpha >> strict;
-        auto o = opts(static_cast<UcRule>(rule), priority, std::strtod(alpha.c_str(), nullptr),
-                      strict != 0);
+        auto o = opts(static_cast<UcRule>(rule), priority, std::strtod(alpha.c_str(), nullptr), strict != 0);
         ClMatrix m(c.n, std::vector<int>(c.n));
         for (auto& row : m)
             for (int& v : row) in >> v;
@@ -718,13 +692,11 @@ TEST(OrientPeerCases, MatchCellForCell) {
             const auto eq = cl_matrices_equal(got, want);
             if (!eq) {
                 ++by_option[describe(o)];
-                if (++mismatches <= 10)
-                    ADD_FAILURE() << f << " " << describe(o) << ": " << eq.message();
+                if (++mismatches <= 10) ADD_FAILURE() << f << " " << describe(o) << ": " << eq.message();
             }
         }
     }
-    std::printf("%zu cases, %d orientations compared, %d mismatches\n", files.size(), configs,
-                mismatches);
+    std::printf("%zu cases, %d orientations compared, %d mismatches\n", files.size(), configs, mismatches);
     for (const auto& [k, v] : by_option) std::printf("  %s: %d mismatches\n", k.c_str(), v);
     EXPECT_EQ(mismatches, 0);
 }

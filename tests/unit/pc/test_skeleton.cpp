@@ -24,9 +24,9 @@ using namespace cudag;
 
 namespace {
 
-using test::Reference;
 using test::pcalg_stable;
 using test::random_sem;
+using test::Reference;
 
 // causal-learn stable skeleton_discovery: every set of the depth from both
 // endpoints, p > alpha, sepset = union of the separating sets' nodes.
@@ -71,8 +71,7 @@ Reference causal_learn_stable(pc::SkeletonEngine& eng, int n, double alpha) {
     return r;
 }
 
-::testing::AssertionResult same(const pc::SkeletonResult& got, const Reference& want, int n,
-                                bool check_pmax) {
+::testing::AssertionResult same(const pc::SkeletonResult& got, const Reference& want, int n, bool check_pmax) {
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j) {
             if (got.skeleton.has(i, j) != static_cast<bool>(want.adj[i][j]))
@@ -90,8 +89,7 @@ Reference causal_learn_stable(pc::SkeletonEngine& eng, int n, double alpha) {
         for (const auto& q : got.pmax) {
             const double w = want.pmax.at({q.i, q.j});
             if (q.p != w)
-                return ::testing::AssertionFailure()
-                       << "pmax of " << q.i << "-" << q.j << ": " << q.p << " vs " << w;
+                return ::testing::AssertionFailure() << "pmax of " << q.i << "-" << q.j << ": " << q.p << " vs " << w;
         }
         if (got.pmax.size() != want.pmax.size())
             return ::testing::AssertionFailure() << "pmax has " << got.pmax.size() << " pairs";
@@ -187,7 +185,8 @@ TEST(SepSetsMerge, DisjointTablesMergeByPairAndClashesAreRefused) {
     }
     // Four tables in one k-way merge (and the empty one among them).
     SepSets parts[4], none;
-    for (const auto& [key, set] : want.all()) parts[(key.first * 7 + key.second) % 4].append_sorted(key.first, key.second, set);
+    for (const auto& [key, set] : want.all())
+        parts[(key.first * 7 + key.second) % 4].append_sorted(key.first, key.second, set);
     for (const int threads : {1, 3}) {
         const SepSets* views[5] = {&parts[2], &none, &parts[0], &parts[3], &parts[1]};
         SepSets got;
@@ -259,7 +258,6 @@ public:
 private:
     pc::SkeletonEngine& inner_;
 };
-
 
 }  // namespace
 

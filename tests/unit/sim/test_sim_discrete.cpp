@@ -43,8 +43,7 @@ TEST(Bif, ParsesVariablesParentsAndTables) {
 
 TEST(Bif, ErrorsNameTheLine) {
     const std::string head = "variable A {\n type discrete [ 2 ] { a, b };\n}\n";
-    EXPECT_NE(error_of(head + "probability ( A ) {\n table 0.5, 0.6;\n}\n").find("net.bif:4:"),
-              std::string::npos);
+    EXPECT_NE(error_of(head + "probability ( A ) {\n table 0.5, 0.6;\n}\n").find("net.bif:4:"), std::string::npos);
     EXPECT_NE(error_of(head + "variable B {\n type discrete [ 2 ] { x, y };\n}\n"
                               "probability ( A ) { table 0.5, 0.5; }\n"
                               "probability ( B | A ) {\n (c) 0.5, 0.5;\n (a) 0.5, 0.5; }\n")
@@ -74,8 +73,7 @@ TEST(ForwardSample, FrequenciesFollowTheCpts) {
     const Dataset d = forward_sample(net, m, 5, 0);
     double cloudy = 0, rain_given_cloudy = 0, n_cloudy = 0, wet_dry_off_dry = 0, n_off_dry = 0;
     for (std::int64_t s = 0; s < m; ++s) {
-        const double c = d.values[s], sp = d.values[m + s], r = d.values[2 * m + s],
-                     w = d.values[3 * m + s];
+        const double c = d.values[s], sp = d.values[m + s], r = d.values[2 * m + s], w = d.values[3 * m + s];
         cloudy += c;
         if (c == 1) {
             ++n_cloudy;

@@ -31,8 +31,9 @@ void write_state(hid_t root, const pc::SkeletonState& s, const std::string& wher
 
 }  // namespace
 
-void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path) {
-    CheckpointFile file = CheckpointFile::create(path, pc_format, config_hash);
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path,
+                      const io::CheckpointSettings& settings) {
+    CheckpointFile file = CheckpointFile::create(path, pc_format, config_hash, settings);
     const hid_t root = file.root();
     const std::string& where = file.where();
     write_state(root, s, where);
@@ -46,7 +47,7 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
 }
 
 void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path,
-                      mpi::Communicator& comm) {
+                      mpi::Communicator& comm, const io::CheckpointSettings& settings) {
     const layout::RecordParts parts = layout::record_parts(s.sepsets, s.pmax.size(), comm);
     const auto head = [&](hid_t root, const std::string& where) {
         write_state(root, s, where);
@@ -60,7 +61,8 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
     write_checkpoint_in_parts(path, pc_format, config_hash, comm, head,
                               [&](hid_t file, hid_t xfer, const std::string& where) {
                                   layout::write_records_part(file, s.sepsets, s.pmax, parts, xfer, where);
-                              });
+                              },
+                              settings);
 }
 
 namespace {
@@ -93,8 +95,9 @@ void check_state(const pc::SkeletonState& s, std::int64_t n, const CheckpointFil
 
 }  // namespace
 
-pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash, std::int64_t n_vars) {
-    const CheckpointFile file = CheckpointFile::open(path, pc_format, config_hash);
+pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash, std::int64_t n_vars,
+                                  const io::CheckpointSettings& settings) {
+    const CheckpointFile file = CheckpointFile::open(path, pc_format, config_hash, settings);
     pc::SkeletonState s;
     file.read([&](hid_t root) {
         const std::string& where = file.where();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "io/checkpoint_file.hpp"
 #include "pc/skeleton.hpp"
 
 namespace cudag::pc {
@@ -19,7 +20,8 @@ inline constexpr const char* pc_checkpoint_format = "cudag-pc-checkpoint-1";
 ///   /state/next_level  int64[1]; /state/n_vars int64[1]
 ///   /skeleton, /sepsets, /levels   as in the result file (io/result_file.hpp)
 ///   /pmax/{pairs, values}          the merged pMax so far
-void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path);
+void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path,
+                      const io::CheckpointSettings& settings = {});
 
 /// The collective form, for a run that keeps its records distributed (s.record_rows):
 /// every rank of `comm` calls it with its state. Rank 0 writes the temporary with
@@ -28,7 +30,7 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
 /// written. The same file as write_checkpoint of the gathered state. Failures are agreed
 /// on (every rank throws).
 void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash, const std::string& path,
-                      mpi::Communicator& comm);
+                      mpi::Communicator& comm, const io::CheckpointSettings& settings = {});
 
 /// Read the checkpoint at `path` for a run on `n_vars` variables whose configuration
 /// hashes to `config_hash`. Throws InputError when the file is missing or is not a
@@ -36,6 +38,7 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
 /// (io/checkpoint_file.hpp) when a dataset is missing, fails its checksum or holds values
 /// that no search can have reached (next_level outside [1, n], levels, sepsets or pMax
 /// that disagree with the skeleton or are out of range).
-pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash, std::int64_t n_vars);
+pc::SkeletonState read_checkpoint(const std::string& path, const std::string& config_hash, std::int64_t n_vars,
+                                  const io::CheckpointSettings& settings = {});
 
 }  // namespace cudag::pc

@@ -2,6 +2,7 @@
 #include "pc/run.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -115,6 +116,35 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
     return h.hex();
 }
 
+io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg) {
+    Digest values, knowledge;
+    values.add_value(data.n_vars).add_value(data.n_samples);
+    for (const std::string& nm : data.names) values.add_string(nm);
+    values.add_bytes(data.values.data(), data.values.size() * sizeof(double));
+    cfg.knowledge.add_to(knowledge);
+    // A value's words before a ':' (the digest's entries may explain themselves after it).
+    const auto head = [](const std::string& v) { return v.substr(0, v.find(':')); };
+    char alpha[32];  // the shortest text that reads back as the same double
+    const auto end = std::to_chars(alpha, alpha + sizeof alpha, cfg.alpha).ptr;
+    io::CheckpointSettings s = {{"the data (--data)", values.hex()},
+                                {"--alpha", std::string(alpha, end)},
+                                {"--compat", to_string(cfg.compat)},
+                                {"the background knowledge (--knowledge)", knowledge.hex()}};
+    // The resolved test, one setting per option: --test, --dof, or CMIknn's parameters
+    // (cmiknn_shuffle_neighbors -> --shuffle-neighbors; k, resolved, as --knn).
+    const std::vector<std::string> test = resolve_test(cfg, data).digest_entries(data.n_samples);
+    s.push_back({"--test", test[0]});
+    if (test.size() == 2) s.push_back({"--dof", head(test[1])});
+    for (std::size_t i = 1; i + 1 < test.size(); i += 2) {
+        std::string option = test[i].rfind("cmiknn_", 0) == 0 ? test[i].substr(7) : test[i];
+        std::replace(option.begin(), option.end(), '_', '-');
+        if (option == "k") option = "knn";
+        if (option == "early-stop") option = "early-stop (--no-early-stop)";
+        s.push_back({"--" + option, head(test[i + 1])});
+    }
+    return s;
+}
+
 double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
     const double n = static_cast<double>(data.n_vars);
     const double m = static_cast<double>(data.n_samples);
@@ -205,15 +235,17 @@ SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& data, const S
     hooks.stop_after_level = cfg.stop_after_level;
     if (!cfg.checkpoint.empty()) {
         const std::string hash = config_hash(data, cfg);
+        const io::CheckpointSettings settings = config_settings(data, cfg);
         mpi::run_agreed(comm, [&] {
-            if (cfg.resume && comm.rank() == 0) hooks.resume = pc::read_checkpoint(cfg.checkpoint, hash, data.n_vars);
+            if (cfg.resume && comm.rank() == 0)
+                hooks.resume = pc::read_checkpoint(cfg.checkpoint, hash, data.n_vars, settings);
         });
         if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
-        hooks.on_checkpoint = [&cfg, &comm, hash, parts = sk.distributed_records](const SkeletonState& s) {
+        hooks.on_checkpoint = [&cfg, &comm, hash, settings, parts = sk.distributed_records](const SkeletonState& s) {
             if (parts)
-                pc::write_checkpoint(s, hash, cfg.checkpoint, comm);
+                pc::write_checkpoint(s, hash, cfg.checkpoint, comm, settings);
             else
-                pc::write_checkpoint(s, hash, cfg.checkpoint);
+                pc::write_checkpoint(s, hash, cfg.checkpoint, settings);
             if (cfg.on_checkpoint) cfg.on_checkpoint(s.next_level - 1);
         };
     } else {

@@ -10,6 +10,7 @@
 #include "core/backend.hpp"
 #include "core/dataset.hpp"
 #include "core/knowledge.hpp"
+#include "io/checkpoint_file.hpp"
 #include "pc/result.hpp"
 #include "pc/skeleton.hpp"
 #include "pc/test_spec.hpp"
@@ -92,6 +93,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
 /// compat semantics, and the background knowledge when there is some. Not threads, backend, ranks or
 /// --max-level. A checkpoint is resumed only by a run with the same digest.
 std::string config_hash(const Dataset& data, const PcConfig& cfg);
+/// What config_hash covers, by option, stored in a checkpoint so that a refused --resume
+/// names the option that differs (e.g. "--alpha was 0.01 in the checkpoint, 0.05 now").
+io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg);
 
 /// Host memory a run of `cfg` on `data` needs beyond the data set, in bytes (an estimate
 /// from the largest structures: the CPU engine's n x n correlation matrix, the bit

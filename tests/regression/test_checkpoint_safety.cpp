@@ -278,6 +278,20 @@ TEST_F(CheckpointSafety, RefusedResumeNamesTheOptionThatDiffers) {
                    "r.h5");
 }
 
+TEST_F(CheckpointSafety, RefusedPcResumeNamesTheOptionThatDiffers) {
+    pc_checkpoint("ck.h5");
+    const std::string resume = " --checkpoint " + p("ck.h5") + " --resume --out " + p("r.h5");
+    std::string other = pc;
+    other.replace(other.find("--alpha 0.05"), 12, "--alpha 0.01");
+    expect_refused(other + resume,
+                   "checkpoint '" + p("ck.h5") +
+                       "' was written for other options: --alpha was 0.05 in the checkpoint, "
+                       "0.01 now; give the checkpoint's, or drop --resume to start afresh",
+                   "ck.h5", "r.h5");
+    expect_refused(pc + "--compat causal-learn" + resume, "--compat was pcalg in the checkpoint, causal-learn now",
+                   "ck.h5", "r.h5");
+}
+
 TEST_F(CheckpointSafety, TracesAreAppendedNotRewritten) {
     CliRun r = run(mcmc + "--out " + p("plain.h5"));
     ASSERT_EQ(r.code, 0) << r.err;

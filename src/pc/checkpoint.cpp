@@ -58,11 +58,12 @@ void write_checkpoint(const pc::SkeletonState& s, const std::string& config_hash
         }
         layout::write_levels(root, s.levels, where);
     };
-    write_checkpoint_in_parts(path, pc_format, config_hash, comm, head,
-                              [&](hid_t file, hid_t xfer, const std::string& where) {
-                                  layout::write_records_part(file, s.sepsets, s.pmax, parts, xfer, where);
-                              },
-                              settings);
+    write_checkpoint_in_parts(
+        path, pc_format, config_hash, comm, head,
+        [&](hid_t file, hid_t xfer, const std::string& where) {
+            layout::write_records_part(file, s.sepsets, s.pmax, parts, xfer, where);
+        },
+        settings);
 }
 
 namespace {

@@ -93,7 +93,9 @@ TEST_F(Checkpoint, HashCoversTheResolvedTestAndDofRule) {
     ASSERT_EQ(r.code, 3) << r.err;
     r = pcd("--dof pcalg --checkpoint " + path("g.h5") + " --resume --out " + path("x.h5"));
     EXPECT_NE(r.code, 0);
-    EXPECT_NE(r.err.find("was written for other options: --dof was gpupc in the checkpoint, pcalg now"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("was written for other options: --dof was gpupc in the checkpoint, pcalg now"),
+              std::string::npos)
+        << r.err;
     EXPECT_FALSE(fs::exists(path("x.h5")));
 
     // Written without --test (chi-square is the discrete default), resumed with it spelled

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/interrupt.hpp"
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
@@ -28,12 +29,6 @@ void scalar(hid_t obj, const char* name, double v, const std::string& where) {
 }
 void scalar(hid_t obj, const char* name, std::int64_t v, const std::string& where) {
     h5::write_scalar_attr(obj, name, H5T_NATIVE_INT64, H5T_STD_I64LE, &v, where);
-}
-
-std::string g17(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
 }
 
 }  // namespace
@@ -121,7 +116,7 @@ void write_edgeprob_tsv(const McmcOutput& o, const std::string& path) {
             for (std::size_t v = 0; v < n; ++v) {
                 const double x = prob[p * n + v];
                 if (p == v || x == 0.0) continue;
-                f.write(tsv_escape(o.names[p]) + '\t' + tsv_escape(o.names[v]) + '\t' + g17(x) + '\n');
+                f.write(tsv_escape(o.names[p]) + '\t' + tsv_escape(o.names[v]) + '\t' + exact_number(x) + '\n');
             }
     f.close();
 }
@@ -133,7 +128,7 @@ void write_traces_tsv(const McmcOutput& o, const std::string& path) {
     f.write(line + '\n');
     for (std::int64_t k = 0; k < o.result.kept_per_chain; ++k) {
         line = std::to_string(o.burn_in + (k + 1) * o.thin);
-        for (const auto& ch : o.result.chains) line += '\t' + g17(ch.trace[static_cast<std::size_t>(k)]);
+        for (const auto& ch : o.result.chains) line += '\t' + exact_number(ch.trace[static_cast<std::size_t>(k)]);
         f.write(line + '\n');
     }
     f.close();

@@ -9,6 +9,7 @@
 #include "bn/engines.hpp"
 #include "bn/score_table.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/memory.hpp"
 
 namespace cudag::bn {
@@ -22,13 +23,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::string fixed3(double v) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "%.3f", v);
-    return buf;
-}
-
-/// Every digit of a double (as the command line prints option values).
-std::string exact(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
     return buf;
 }
 
@@ -65,7 +59,7 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     add_space(space_digest, table);
     io::CheckpointSettings s = scored_settings;
     s.push_back({"--max-parents", std::to_string(max_parents)});
-    s.push_back({"--edge-penalty", exact(prior.edge_penalty)});
+    s.push_back({"--edge-penalty", exact_number(prior.edge_penalty)});
     s.push_back({"the prior (--prior)", prior_digest.hex()});
     s.push_back({"the search space (--space, --knowledge)", space_digest.hex()});
     s.push_back({"--order-score", opts.mode == OrderScoreMode::Sum ? "sum" : "max"});

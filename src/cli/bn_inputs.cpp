@@ -83,10 +83,4 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
     return in;
 }
 
-std::string exact_number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-}
-
 }  // namespace cudag::cli

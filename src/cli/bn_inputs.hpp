@@ -12,6 +12,7 @@
 
 #include "bn/score.hpp"
 #include "cli/data_reader.hpp"
+#include "core/format.hpp"
 
 namespace cudag::cli {
 
@@ -45,8 +46,5 @@ struct ScoreInputs {
 /// BDeu/K2. `reader`, when given, hands over the data instead of the file.
 ScoreInputs read_score_inputs(const std::string& data, const std::string& dataset, bn::ScoreKind kind,
                               const ScoreOptions& o, const DataReader& reader = {});
-
-/// "%.17g": a double that reads back to the same bits.
-std::string exact_number(double v);
 
 }  // namespace cudag::cli

@@ -11,13 +11,14 @@
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
-#include "pc/cpu/discrete_engine.hpp"
-#include "pc/cpu/fisher_engine.hpp"
 #include "ci/fisher_z.hpp"
 #include "cli/common.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "io/dataset_io.hpp"
 #include "io/writers.hpp"
+#include "pc/cpu/discrete_engine.hpp"
+#include "pc/cpu/fisher_engine.hpp"
 #include "pc/run.hpp"
 
 namespace cudag::cli {
@@ -82,12 +83,6 @@ Dataset columns(const Dataset& data, const std::vector<std::int32_t>& vars) {
         if (data.discrete()) d.levels.push_back(data.levels[v]);
     }
     return d;
-}
-
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
 }
 
 }  // namespace
@@ -155,14 +150,14 @@ int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
         statistic = engine.partial_correlation(0, 1, sub_z);
         p = ci::fisher_z_pvalue(statistic, data.n_samples, l, compat == pc::Compat::CausalLearn);
         const double r = std::clamp(statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
-        out.emplace_back("z",
-                         number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) * std::fabs(std::atanh(r))));
+        out.emplace_back(
+            "z", exact_number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) * std::fabs(std::atanh(r))));
     } else {
         pc::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec.discrete, 1);
         const pc::CpuDiscreteEngine::TestResult r = engine.test(0, 1, sub_z);
         statistic = r.statistic;
         p = r.p;
-        out.emplace_back("dof", number(r.dof));
+        out.emplace_back("dof", exact_number(r.dof));
     }
 
     if (hooks.result) {
@@ -174,14 +169,14 @@ int run_citest(const CitestArgs& a, const CitestHooks& hooks) {
         std::string js = "{\"test\": " + io::json_quote(test) + ", \"x\": " + io::json_quote(a.x) +
                          ", \"y\": " + io::json_quote(a.y) + ", \"given\": " + given_json +
                          ", \"n_samples\": " + std::to_string(data.n_samples) +
-                         ", \"statistic\": " + number(statistic) + ", \"p_value\": " + number(p);
+                         ", \"statistic\": " + exact_number(statistic) + ", \"p_value\": " + exact_number(p);
         for (const auto& [k, v] : out) js += ", " + io::json_quote(k) + ": " + v;
         std::cout << js << "}\n";
     } else {
         std::ostringstream os;
         os << test << ": " << a.x << " _||_ " << a.y;
         for (int t = 0; t < l; ++t) os << (t ? ", " : " | ") << given[t];
-        os << "\nstatistic\t" << number(statistic) << "\np_value\t" << number(p) << '\n';
+        os << "\nstatistic\t" << exact_number(statistic) << "\np_value\t" << exact_number(p) << '\n';
         for (const auto& [k, v] : out) os << k << '\t' << v << '\n';
         std::cout << os.str();
     }

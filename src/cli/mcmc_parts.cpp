@@ -196,14 +196,23 @@ bn::ParentSpace pc_space(const McmcArgs& a, bool bge, const std::vector<std::str
     cfg.backend.kind = parse_backend(a.backend);
     cfg.backend.threads = a.threads;
     const pc::PcResult r = pc::run_pc(data, cfg, comm);
-    // Each skeleton edge once, with its pMax (0 when it has none).
+    // Each skeleton edge once (a < b, sorted), with its pMax (0 when it has none): each pMax
+    // pair of an edge found by binary search, not by a scan of the edges.
     std::vector<bn::SkeletonEdge> edges;
     for (std::int32_t v = 0; v < static_cast<std::int32_t>(names.size()); ++v)
         for (const std::int32_t u : r.skeleton.neighbours(v))
             if (u > v) edges.push_back({v, u, 0.0});
-    for (const pc::PairP& p : r.pmax)
-        for (bn::SkeletonEdge& e : edges)
-            if ((e.a == p.i && e.b == p.j) || (e.a == p.j && e.b == p.i)) e.p = p.p;
+    const auto before = [](const bn::SkeletonEdge& e, std::pair<std::int32_t, std::int32_t> k) {
+        return std::pair(e.a, e.b) < k;
+    };
+    std::sort(edges.begin(), edges.end(), [](const bn::SkeletonEdge& x, const bn::SkeletonEdge& y) {
+        return std::pair(x.a, x.b) < std::pair(y.a, y.b);
+    });
+    for (const pc::PairP& p : r.pmax) {
+        const std::pair<std::int32_t, std::int32_t> key{std::min(p.i, p.j), std::max(p.i, p.j)};
+        const auto it = std::lower_bound(edges.begin(), edges.end(), key, before);
+        if (it != edges.end() && it->a == key.first && it->b == key.second) it->p = p.p;
+    }
     bn::ParentSpace s = bn::space_from_skeleton(static_cast<std::int64_t>(names.size()), edges, a.hard_limit,
                                                 "pc (alpha " + exact_number(a.alpha));
     progress.note("search space: " + s.description);

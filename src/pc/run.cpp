@@ -117,16 +117,18 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg) {
 }
 
 io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg) {
-    Digest values, knowledge;
-    values.add_value(data.n_vars).add_value(data.n_samples);
-    for (const std::string& nm : data.names) values.add_string(nm);
-    values.add_bytes(data.values.data(), data.values.size() * sizeof(double));
+    // The data's shape and names only: config_hash already reads every value once (a
+    // change of values alone is refused with the hashes), and a genome-sized table is not
+    // worth reading twice.
+    Digest shape, knowledge;
+    shape.add_value(data.n_vars).add_value(data.n_samples);
+    for (const std::string& nm : data.names) shape.add_string(nm);
     cfg.knowledge.add_to(knowledge);
     // A value's words before a ':' (the digest's entries may explain themselves after it).
     const auto head = [](const std::string& v) { return v.substr(0, v.find(':')); };
     char alpha[32];  // the shortest text that reads back as the same double
     const auto end = std::to_chars(alpha, alpha + sizeof alpha, cfg.alpha).ptr;
-    io::CheckpointSettings s = {{"the data (--data)", values.hex()},
+    io::CheckpointSettings s = {{"the data's variables and samples (--data)", shape.hex()},
                                 {"--alpha", std::string(alpha, end)},
                                 {"--compat", to_string(cfg.compat)},
                                 {"the background knowledge (--knowledge)", knowledge.hex()}};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Every registered engine of each CI test gives the CPU reference's skeleton
-// (support/engine_parity.hpp): in CI the CPU engine across thread counts, on a GPU machine
-// the CUDA engine too.
+// The PC learner's one parity body (support/engine_parity.hpp) over every registered engine
+// of each CI test: the CPU engine on one thread is the reference; the CPU engine on two
+// threads and, on a GPU machine, the CUDA engine must give its skeleton, separating sets,
+// per-level removals and pMax. Fisher-z, chi-square, G-square and CMIknn.
 #include <gtest/gtest.h>
 
 #include "pc/test_spec.hpp"
@@ -31,6 +32,11 @@ TEST(EngineParity, FisherZIsEquivalentToCpu) {
 TEST(EngineParity, ChiSquareIsEquivalentToCpu) {
     const Dataset data = sim::forward_sample(sim::random_network({40, 600, 0.08, 4, 5}), 600, 5, 1);
     EXPECT_TRUE(test::same_on_every_engine(data, spec_for(pc::TestKind::ChiSquare, data, 0.01), 0.01));
+}
+
+TEST(EngineParity, GSquareIsEquivalentToCpu) {
+    const Dataset data = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
+    EXPECT_TRUE(test::same_on_every_engine(data, spec_for(pc::TestKind::GSquare, data, 0.01), 0.01));
 }
 
 TEST(EngineParity, CmiKnnIsEquivalentToCpu) {

@@ -140,14 +140,20 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
             l0.dense.download(out.dense_p.data() + pair_base(row_begin, n), static_cast<std::size_t>(dense_count), s);
         ctx_.synchronize();
         tr.mark("bits downloaded");
-        auto& gw = g.words();
-        constexpr std::int64_t kWords = 1 << 16;
-        parallel_for(0, (static_cast<std::int64_t>(n_words) + kWords - 1) / kWords, std::max(1, ctx_.host_threads), 1,
-                     [&](std::int64_t c, int) {
-                         const std::size_t b = static_cast<std::size_t>(c * kWords);
-                         const std::size_t e = std::min(n_words, b + static_cast<std::size_t>(kWords));
-                         for (std::size_t k = b; k < e; ++k) gw[k] |= bits[k];
-                     });
+        if (!g.dense()) {  // a graph held sparse (tests of that form on small n)
+            for (std::int64_t i = row_begin; i < row_end; ++i)
+                for (std::int64_t j = i + 1; j < n; ++j)
+                    if ((bits[static_cast<std::size_t>(i * words + (j >> 6))] >> (j & 63)) & 1u) g.add(i, j);
+        } else {
+            auto& gw = g.words();
+            constexpr std::int64_t kWords = 1 << 16;
+            parallel_for(0, (static_cast<std::int64_t>(n_words) + kWords - 1) / kWords, std::max(1, ctx_.host_threads),
+                         1, [&](std::int64_t c, int) {
+                             const std::size_t b = static_cast<std::size_t>(c * kWords);
+                             const std::size_t e = std::min(n_words, b + static_cast<std::size_t>(kWords));
+                             for (std::size_t k = b; k < e; ++k) gw[k] |= bits[k];
+                         });
+        }
     }
     for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
     results_.level0_done(row_begin == 0 && row_end == n, keep_p);

@@ -2,8 +2,14 @@
 #include "core/graph.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <cstdlib>
+#include <iterator>
+#include <numeric>
+#include <string>
 
+#include "core/error.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag {
@@ -23,8 +29,40 @@ row_popcount(const std::uint64_t* r, std::int64_t words) {
 
 }  // namespace
 
-Graph::Graph(std::int64_t n, bool complete)
-    : n_(n), words_((n + 63) / 64), bits_(static_cast<std::size_t>(n * ((n + 63) / 64)), 0) {
+std::int64_t Graph::dense_limit() {
+    static const std::int64_t limit = [] {
+        const char* v = std::getenv("CUDAG_GRAPH_DENSE_LIMIT");
+        return v && *v ? std::max<std::int64_t>(0, std::atoll(v)) : std::int64_t{32768};
+    }();
+    return limit;
+}
+
+Graph Graph::with_form(std::int64_t n, bool dense) {
+    Graph g;
+    g.n_ = n;
+    g.dense_ = dense;
+    if (dense) {
+        g.words_ = (n + 63) / 64;
+        g.bits_.assign(static_cast<std::size_t>(n * g.words_), 0);
+    } else {
+        g.rows_.resize(static_cast<std::size_t>(n));
+    }
+    return g;
+}
+
+Graph::Graph(std::int64_t n, bool complete) : n_(n), dense_(n <= dense_limit()) {
+    if (!dense_) {
+        rows_.resize(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; complete && i < n; ++i) {  // n² entries: small graphs only
+            std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
+            r.reserve(static_cast<std::size_t>(n - 1));
+            for (std::int64_t j = 0; j < n; ++j)
+                if (j != i) r.push_back(static_cast<std::int32_t>(j));
+        }
+        return;
+    }
+    words_ = (n + 63) / 64;
+    bits_.assign(static_cast<std::size_t>(n * words_), 0);
     if (!complete) return;
     for (std::int64_t i = 0; i < n; ++i) {
         std::uint64_t* r = bits_.data() + i * words_;
@@ -34,7 +72,34 @@ Graph::Graph(std::int64_t n, bool complete)
     }
 }
 
-std::int64_t Graph::degree(std::int64_t i) const { return row_popcount(row(i), words_); }
+bool Graph::sparse_has(std::int64_t i, std::int64_t j) const {
+    const std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
+    return std::binary_search(r.begin(), r.end(), static_cast<std::int32_t>(j));
+}
+
+void Graph::set_bit(std::int64_t i, std::int64_t j) {
+    if (dense_) {
+        bits_[i * words_ + (j >> 6)] |= 1ull << (j & 63);
+        return;
+    }
+    std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
+    const auto it = std::lower_bound(r.begin(), r.end(), static_cast<std::int32_t>(j));
+    if (it == r.end() || *it != j) r.insert(it, static_cast<std::int32_t>(j));
+}
+
+void Graph::clear_bit(std::int64_t i, std::int64_t j) {
+    if (dense_) {
+        bits_[i * words_ + (j >> 6)] &= ~(1ull << (j & 63));
+        return;
+    }
+    std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
+    const auto it = std::lower_bound(r.begin(), r.end(), static_cast<std::int32_t>(j));
+    if (it != r.end() && *it == j) r.erase(it);
+}
+
+std::int64_t Graph::degree(std::int64_t i) const {
+    return dense_ ? row_popcount(row(i), words_) : static_cast<std::int64_t>(rows_[static_cast<std::size_t>(i)].size());
+}
 
 std::int64_t Graph::max_degree() const {
     std::int64_t m = 0;
@@ -49,20 +114,124 @@ std::int64_t Graph::n_edges() const {
 }
 
 std::vector<std::int32_t> Graph::neighbours(std::int64_t i) const {
+    if (!dense_) return rows_[static_cast<std::size_t>(i)];
     std::vector<std::int32_t> out;
-    const std::uint64_t* r = row(i);
-    for (std::int64_t w = 0; w < words_; ++w) {
-        std::uint64_t x = r[w];
-        while (x) {
-            out.push_back(static_cast<std::int32_t>(w * 64 + std::countr_zero(x)));
-            x &= x - 1;
+    for_each_neighbour(i, [&out](std::int32_t j) { out.push_back(j); });
+    return out;
+}
+
+void Graph::assign(const Adjacency& a, int threads) {
+    CUDAG_ASSERT(a.n == n_);
+    parallel_for(0, n_, threads, 256, [&](std::int64_t i, int) {
+        const std::int32_t* b = a.row(i);
+        const std::int32_t* e = b + a.degree(i);
+        if (!dense_) {
+            rows_[static_cast<std::size_t>(i)].assign(b, e);
+            return;
         }
+        std::uint64_t* r = bits_.data() + i * words_;
+        std::fill(r, r + words_, std::uint64_t{0});
+        for (const std::int32_t* p = b; p != e; ++p) r[*p >> 6] |= std::uint64_t{1} << (*p & 63);
+    });
+}
+
+void Graph::add_upper_pairs(const std::int64_t* start, const std::int32_t* cols, int threads) {
+    if (dense_) {
+        // The mirror bits lie in other rows: atomic ORs.
+        std::uint64_t* words = bits_.data();
+        const auto set = [&](std::int64_t a, std::int64_t b) {
+            std::atomic_ref<std::uint64_t>(words[a * words_ + (b >> 6)])
+                .fetch_or(std::uint64_t{1} << (b & 63), std::memory_order_relaxed);
+        };
+        parallel_for(0, n_, threads, 256, [&](std::int64_t i, int) {
+            for (std::int64_t k = start[i]; k < start[i + 1]; ++k) {
+                set(i, cols[k]);
+                set(cols[k], i);
+            }
+        });
+        return;
+    }
+    // Sparse: the rows' lower parts (j < i) from the transposed lists, then the union with
+    // what each row held, kept increasing. Lower parts arrive in increasing i per row.
+    std::vector<std::int64_t> lower(static_cast<std::size_t>(n_) + 1, 0);
+    for (std::int64_t i = 0; i < n_; ++i)
+        for (std::int64_t k = start[i]; k < start[i + 1]; ++k) ++lower[static_cast<std::size_t>(cols[k]) + 1];
+    std::partial_sum(lower.begin(), lower.end(), lower.begin());
+    std::vector<std::int32_t> low(static_cast<std::size_t>(lower.back()));
+    {
+        std::vector<std::int64_t> fill(lower.begin(), lower.end() - 1);
+        for (std::int64_t i = 0; i < n_; ++i)
+            for (std::int64_t k = start[i]; k < start[i + 1]; ++k)
+                low[static_cast<std::size_t>(fill[static_cast<std::size_t>(cols[k])]++)] = static_cast<std::int32_t>(i);
+    }
+    parallel_for(0, n_, threads, 256, [&](std::int64_t i, int) {
+        std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
+        std::vector<std::int32_t> add(low.begin() + lower[static_cast<std::size_t>(i)],
+                                      low.begin() + lower[static_cast<std::size_t>(i) + 1]);
+        add.insert(add.end(), cols + start[i], cols + start[i + 1]);
+        if (add.empty()) return;
+        std::vector<std::int32_t> merged;
+        merged.reserve(r.size() + add.size());
+        std::set_union(r.begin(), r.end(), add.begin(), add.end(), std::back_inserter(merged));
+        r.swap(merged);
+    });
+}
+
+std::vector<std::int64_t> Graph::serialize() const {
+    std::vector<std::int64_t> out{n_, dense_ ? 1 : 0};
+    if (dense_) {
+        out.insert(out.end(), bits_.begin(), bits_.end());
+        return out;
+    }
+    for (const auto& r : rows_) {
+        out.push_back(static_cast<std::int64_t>(r.size()));
+        out.insert(out.end(), r.begin(), r.end());
     }
     return out;
 }
 
+Graph Graph::deserialize(const std::vector<std::int64_t>& flat) {
+    CUDAG_ASSERT(flat.size() >= 2);
+    Graph g = with_form(flat[0], flat[1] == 1);
+    if (g.dense_) {
+        CUDAG_ASSERT(flat.size() == 2 + g.bits_.size());
+        std::copy(flat.begin() + 2, flat.end(), reinterpret_cast<std::int64_t*>(g.bits_.data()));
+        return g;
+    }
+    std::size_t p = 2;
+    for (auto& r : g.rows_) {
+        CUDAG_ASSERT(p < flat.size());
+        const auto d = static_cast<std::size_t>(flat[p++]);
+        CUDAG_ASSERT(p + d <= flat.size());
+        r.assign(flat.begin() + static_cast<std::ptrdiff_t>(p), flat.begin() + static_cast<std::ptrdiff_t>(p + d));
+        p += d;
+    }
+    CUDAG_ASSERT(p == flat.size());
+    return g;
+}
+
+bool Graph::operator==(const Graph& o) const {
+    if (n_ != o.n_) return false;
+    if (dense_ && o.dense_) return bits_ == o.bits_;
+    if (!dense_ && !o.dense_) return rows_ == o.rows_;
+    for (std::int64_t i = 0; i < n_; ++i)
+        if (neighbours(i) != o.neighbours(i)) return false;
+    return true;
+}
+
 Adjacency Adjacency::from_graph(const Graph& g, int threads) {
     Adjacency a;
+    if (!g.dense()) {
+        a.n = g.n();
+        a.offsets.assign(static_cast<std::size_t>(a.n + 1), 0);
+        for (std::int64_t i = 0; i < a.n; ++i) a.offsets[i + 1] = a.offsets[i] + g.degree(i);
+        a.nbrs.resize(static_cast<std::size_t>(a.offsets[a.n]));
+        parallel_for(0, a.n, threads, 256, [&](std::int64_t i, int) {
+            std::int64_t p = a.offsets[i];
+            g.for_each_neighbour(i, [&](std::int32_t j) { a.nbrs[static_cast<std::size_t>(p++)] = j; });
+        });
+        return a;
+    }
     a.n = g.n();
     a.offsets.assign(static_cast<std::size_t>(a.n + 1), 0);
     constexpr std::int64_t kRows = 256;  // rows per work item

@@ -33,16 +33,8 @@ PmaxTable PmaxTable::sparse(const Graph& g, int threads) {
     PmaxTable t;
     t.n_ = g.n();
     t.offsets_.assign(static_cast<std::size_t>(t.n_ + 1), 0);
-    const std::int64_t words = g.words_per_row();
-    // Row i's neighbours j > i: its bits from bit i + 1 on.
-    const auto upper_bits = [&](std::int64_t i, auto&& emit) {
-        const std::uint64_t* r = g.row(i);
-        for (std::int64_t w = (i + 1) >> 6; w < words; ++w) {
-            std::uint64_t x = r[w];
-            if (w == (i + 1) >> 6) x &= ~std::uint64_t{0} << ((i + 1) & 63);
-            for (; x; x &= x - 1) emit(static_cast<std::int32_t>(w * 64 + std::countr_zero(x)));
-        }
-    };
+    // Row i's neighbours j > i.
+    const auto upper_bits = [&](std::int64_t i, auto&& emit) { g.for_each_neighbour(i, emit, i + 1); };
     constexpr std::int64_t kRows = 256;
     parallel_for(0, t.n_, threads, kRows, [&](std::int64_t i, int) {
         std::int64_t c = 0;

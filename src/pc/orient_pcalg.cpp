@@ -251,6 +251,13 @@ bool has_nonadjacent_pair(const Graph& skel, const std::vector<std::int32_t>& cs
 /// separating set of a and z. Scans adj(y) \ adj(a) as a list or, for a node of
 /// high degree, as bit words.
 bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, std::int32_t y, std::int32_t a) {
+    if (!skel.dense()) {  // a skeleton held sparse (large n): a search of a's row per z
+        for (std::int64_t s = p.begin(y); s < p.end(y); ++s) {
+            const std::int32_t z = p.nbr(s);
+            if (z != a && !skel.has(a, z) && !sep.contains(a, z, y)) return true;
+        }
+        return false;
+    }
     const std::uint64_t* ra = skel.row(a);
     if (p.degree(y) <= skel.words_per_row()) {
         for (std::int64_t s = p.begin(y); s < p.end(y); ++s) {
@@ -305,8 +312,13 @@ bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, std::
         const NodeSet pa = cls.get(b, EdgeClasses::kParent);
         const NodeSet un = cls.get(b, EdgeClasses::kUndirected);
         for (std::int64_t k = 0; k < un.size; ++k) {
-            const std::uint64_t* rc = skel.row(un.node(k));
             bool found = false;
+            if (!skel.dense()) {
+                for (std::int64_t q = 0; q < pa.size && !found; ++q) found = !skel.has(un.node(k), pa.node(q));
+                flag[un.slot(k)] = found;
+                continue;
+            }
+            const std::uint64_t* rc = skel.row(un.node(k));
             if (pa.bits) {
                 for (std::int64_t w = 0; w < cls.words() && !found; ++w) found = (pa.bits[w] & ~rc[w]) != 0;
             } else {

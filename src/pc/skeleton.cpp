@@ -32,16 +32,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Call fn(i, j) for every set bit (i, j) of the rows [row_begin, row_end) of `g`.
+/// Call fn(i, j) for every edge (i, j) of the rows [row_begin, row_end) of `g`.
 template <class Fn>
 void for_each_bit(const Graph& g, std::int64_t row_begin, std::int64_t row_end, Fn&& fn) {
-    const std::int64_t words = g.words_per_row();
-    for (std::int64_t i = row_begin; i < row_end; ++i) {
-        const std::uint64_t* r = g.row(i);
-        for (std::int64_t w = 0; w < words; ++w)
-            for (std::uint64_t x = r[w]; x; x &= x - 1)
-                fn(static_cast<std::int32_t>(i), static_cast<std::int32_t>(w * 64 + std::countr_zero(x)));
-    }
+    for (std::int64_t i = row_begin; i < row_end; ++i)
+        g.for_each_neighbour(i, [&](std::int32_t j) { fn(static_cast<std::int32_t>(i), j); });
 }
 
 /// The distributed search: state that lives across levels on every rank.
@@ -116,21 +111,9 @@ private:
 
     // ---- level 0 -------------------------------------------------------------------
     /// Add the pairs (i, j) listed by an upper-triangle CSR (row i's j at
-    /// [start[i], start[i + 1]) of cols) to g_ in both directions, rows on the threads
-    /// (the mirror bits lie in other rows: atomic ORs).
+    /// [start[i], start[i + 1]) of cols) to g_ in both directions, rows on the threads.
     void add_upper_pairs(const std::int64_t* start, const std::int32_t* cols) {
-        std::uint64_t* words = g_.words().data();
-        const std::int64_t wpr = g_.words_per_row();
-        const auto set = [&](std::int64_t a, std::int64_t b) {
-            std::atomic_ref<std::uint64_t>(words[a * wpr + (b >> 6)])
-                .fetch_or(std::uint64_t{1} << (b & 63), std::memory_order_relaxed);
-        };
-        parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
-            for (std::int64_t k = start[i]; k < start[i + 1]; ++k) {
-                set(i, cols[k]);
-                set(cols[k], i);
-            }
-        });
+        g_.add_upper_pairs(start, cols, threads_);
     }
 
     void level0() {
@@ -447,7 +430,7 @@ private:
             graph_stale_ = true;
             trace_.mark("next snapshot (engine)");
         } else {
-            if (graph_stale_) sync_graph(snap);
+            if (graph_stale_ && g_.dense()) sync_graph(snap);
             removed = host_next_snapshot(snap, separated);
         }
         have_next_ = true;
@@ -473,6 +456,7 @@ private:
         // both bits of its pair (atomically: the mirror bit lies in another row), and the
         // thread that clears the (i < j) bit counts the pair.
         const std::vector<std::int64_t> all = runs_of(snap, 0, n_);
+        if (!g_.dense()) return sparse_next_snapshot(snap, all, separated);
         std::vector<std::int64_t> removed_in(all.size() - 1, 0);
         std::uint64_t* words = g_.words().data();
         const std::int64_t wpr = g_.words_per_row();
@@ -495,13 +479,22 @@ private:
         const std::int64_t removed = std::accumulate(removed_in.begin(), removed_in.end(), std::int64_t{0});
         trace_.mark("removals");
         // The next level's snapshot: this one less the removed entries.
+        filter_into_next(snap, all, [&](std::int64_t a, std::int64_t e) {
+            return g_.has(a, snap.nbrs[static_cast<std::size_t>(e)]);
+        });
+        trace_.mark("next snapshot");
+        return removed;
+    }
+
+    /// next_ = the entries e of rows a of `snap` for which keep(a, e) holds (rows in the runs `all`).
+    template <class Keep>
+    void filter_into_next(const Adjacency& snap, const std::vector<std::int64_t>& all, const Keep& keep) {
         next_.n = n_;
         next_.offsets.assign(static_cast<std::size_t>(n_ + 1), 0);
         for_runs(all, [&](std::int64_t a0, std::int64_t a1, int) {
             for (std::int64_t a = a0; a < a1; ++a) {
                 std::int64_t kept = 0;
-                for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
-                    kept += g_.has(a, snap.nbrs[static_cast<std::size_t>(e)]);
+                for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e) kept += keep(a, e);
                 next_.offsets[static_cast<std::size_t>(a + 1)] = kept;
             }
         });
@@ -512,27 +505,40 @@ private:
             for (std::int64_t a = a0; a < a1; ++a) {
                 std::int64_t p = next_.offsets[static_cast<std::size_t>(a)];
                 for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
-                    if (g_.has(a, snap.nbrs[static_cast<std::size_t>(e)]))
-                        next_.nbrs[static_cast<std::size_t>(p++)] = snap.nbrs[static_cast<std::size_t>(e)];
+                    if (keep(a, e)) next_.nbrs[static_cast<std::size_t>(p++)] = snap.nbrs[static_cast<std::size_t>(e)];
             }
         });
-        trace_.mark("next snapshot");
-        return removed;
+    }
+
+    /// host_next_snapshot for a graph held sparse: a pair goes when either of its entries
+    /// was separated (the mirror entry found by a search of its row); the next snapshot is
+    /// `snap` less those pairs, and the graph follows it (every rank alike).
+    template <class Separated>
+    std::int64_t sparse_next_snapshot(const Adjacency& snap, const std::vector<std::int64_t>& all,
+                                      const Separated& separated) {
+        const auto gone = [&](std::int64_t a, std::int64_t e) {
+            if (separated(a, e)) return true;
+            const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
+            const std::int64_t mirror = snap.find(b, static_cast<std::int32_t>(a));
+            return mirror >= 0 && separated(b, mirror);
+        };
+        std::vector<std::int64_t> removed_in(all.size() - 1, 0);
+        parallel_for(0, static_cast<std::int64_t>(all.size()) - 1, lt_, 1, [&](std::int64_t k, int) {
+            std::int64_t count = 0;
+            for (std::int64_t a = all[static_cast<std::size_t>(k)]; a < all[static_cast<std::size_t>(k) + 1]; ++a)
+                for (std::int64_t e = snap.offsets[a]; e < snap.offsets[a + 1]; ++e)
+                    count += a < snap.nbrs[static_cast<std::size_t>(e)] && gone(a, e);
+            removed_in[static_cast<std::size_t>(k)] = count;
+        });
+        filter_into_next(snap, all, [&](std::int64_t a, std::int64_t e) { return !gone(a, e); });
+        graph_stale_ = true;  // the graph catches up from next_ when needed
+        trace_.mark("next snapshot (sparse)");
+        return std::accumulate(removed_in.begin(), removed_in.end(), std::int64_t{0});
     }
 
     /// Bring g_ up to the snapshot `a` (after levels whose next snapshot the engine built).
     void sync_graph(const Adjacency& a) {
-        std::uint64_t* words = g_.words().data();
-        const std::int64_t wpr = g_.words_per_row();
-        parallel_for(0, n_, threads_, 256, [&](std::int64_t i, int) {
-            std::uint64_t* r = words + i * wpr;
-            std::fill(r, r + wpr, std::uint64_t{0});
-            for (std::int64_t e = a.offsets[static_cast<std::size_t>(i)];
-                 e < a.offsets[static_cast<std::size_t>(i) + 1]; ++e) {
-                const std::int32_t b = a.nbrs[static_cast<std::size_t>(e)];
-                r[b >> 6] |= std::uint64_t{1} << (b & 63);
-            }
-        });
+        g_.assign(a, threads_);
         graph_stale_ = false;
     }
 
@@ -671,7 +677,7 @@ private:
             w.put(std::int32_t{s.next_level});
             w.put_vector(s.levels);
             w.put_vector(s.pmax);
-            w.put_vector(s.skeleton.words());
+            w.put_vector(s.skeleton.serialize());
             blob = w.take();
             // Distributed records: rank 0's to hand to their rows' owners at the next exchange.
             if (distributed_)
@@ -684,8 +690,8 @@ private:
         first = r.get<std::int32_t>();
         levels_ = r.get_vector<LevelStats>();
         pmax_ = PmaxTable::from_pairs(n_, dense_, r.get_vector<PairP>(), threads_);
-        g_.words() = r.get_vector<std::uint64_t>();
-        CUDAG_ASSERT(static_cast<std::int64_t>(g_.words().size()) == n_ * g_.words_per_row());
+        g_ = Graph::deserialize(r.get_vector<std::int64_t>());
+        CUDAG_ASSERT(g_.n() == n_);
         return true;
     }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC learner's CUDA engines (issue 21): the BDeu/K2 local-score table and the
-// chains (max and sum mode). Plain host types only; the kernels are in bn_mcmc.cu.
+// chains (max and sum mode). Plain host types only; the engines are in bn_table_engine.cu and
+// bn_chain_engine.cu, over the kernel families bn_table_kernels.cu, bn_sort_kernels.cu and
+// bn_chain_kernels.cu.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The MCMC learner's CUDA engines (kernels/bn_mcmc.cu); src/bn/engines_nocuda.cpp in a CPU build.
+// The MCMC learner's CUDA engines (kernels/bn_table_engine.cu, bn_chain_engine.cu);
+// src/bn/engines_nocuda.cpp in a CPU build.
 #include <memory>
 
 #include "bn/engines.hpp"

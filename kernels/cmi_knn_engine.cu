@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA skeleton engine of the nonlinear PC: pc::SkeletonEngine over CmiKnnGpu
-// (kernels/cmi_knn.cu). Results equal pc::CpuCmiKnnEngine's: the same kept pairs and
+// (kernels/cmi_knn_batch_engine.cu). Results equal pc::CpuCmiKnnEngine's: the same kept pairs and
 // p-values at level 0 and, at each level l >= 1, the same separated entries,
 // lexicographically smallest separating sets and pMax, because every test's p-value is a
 // function of the test alone (its random numbers are keyed by the test id) and the results

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuda::device_infos(): the visible devices as data; device_report() prints them;
-// release_kept_memory() empties the block cache on each of them.
+// release_kept_memory() empties the block cache of each device context.
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
-#include "kernels/device_memory.hpp"
+#include "kernels/device_context.hpp"
 #include "kernels/engines.hpp"
 
 namespace cudag::cuda {
@@ -77,19 +78,26 @@ std::string device_report() {
 }
 
 void release_kept_memory() noexcept {
-    const int count = device_count();
     int current = 0;
     if (cudaGetDevice(&current) != cudaSuccess) {
         cudaGetLastError();
         return;
     }
-    for (int d = 0; d < count; ++d) {
-        if (BlockCache::instance().kept_bytes(d) == 0) continue;
-        if (cudaSetDevice(d) != cudaSuccess) {
+    // Only devices with a context can keep blocks.
+    std::vector<DeviceContext*> contexts;
+    try {
+        contexts = DeviceContext::all();
+    } catch (...) {
+        return;  // no memory for the list: nothing released
+    }
+    for (DeviceContext* ctx : contexts) {
+        DeviceBlockCache& blocks = ctx->blocks();
+        if (blocks.kept_bytes() == 0) continue;
+        if (cudaSetDevice(ctx->device()) != cudaSuccess) {
             cudaGetLastError();
             continue;
         }
-        BlockCache::instance().release(d);
+        blocks.release();
     }
     if (cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
 }

@@ -19,6 +19,7 @@
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "cuda_check.hpp"
+#include "device_context.hpp"
 #include "device_memory.hpp"
 #include "engines.hpp"
 #include "pc_discrete.cuh"
@@ -44,24 +45,25 @@ public:
           cards_(codes.cards),
           n_(codes.n_vars),
           m_(codes.n_samples),
-          cpu_(codes, policy, test, 1) {
+          cpu_(codes, policy, test, 1),
+          ctx_(DeviceContext::for_device(device)) {
         CUDAG_EXPECTS(tun_.delta >= 1 && tun_.gamma >= 1 && tun_.delta * tun_.gamma <= 1024,
                       "cuda discrete: need delta, gamma >= 1 and delta * gamma <= 1024");
         DeviceGuard guard(device_);
-        stream_ = std::make_unique<Stream>();
         codes_.resize_discard(codes.codes.size());
         codes_.upload(codes.codes.data(), codes.codes.size(), stream());
         dcards_.resize_discard(cards_.size());
         dcards_.upload(cards_.data(), cards_.size(), stream());
         tests_.resize_discard(1);
-        stream_->synchronize();
+        ctx_.synchronize();
     }
 
     ~CudaDiscreteEngine() override {
-        // The members free their buffers and the stream after this body, with the engine's
-        // device current (binding_ is the first member: it is destroyed last).
+        // The members free their buffers after this body, with the engine's device current
+        // (binding_ is the first member: it is destroyed last); the stream is the device
+        // context's.
         binding_.bind();
-        cudaStreamSynchronize(stream_->get());
+        cudaStreamSynchronize(ctx_.stream());
     }
 
     std::string name() const override { return "cuda"; }
@@ -85,7 +87,7 @@ public:
         p_.download(p.data(), p.size(), stream());
         u64 tests = 0;
         tests_.download(&tests, 1, stream());
-        stream_->synchronize();
+        ctx_.synchronize();
         for (std::size_t k = 0; k < items.size(); ++k) {
             const std::int64_t i = items[k].x, j = items[k].y;
             if (dense) out.dense_p[i * n_ - i * (i + 1) / 2 + (j - i - 1)] = p[k];
@@ -138,7 +140,7 @@ public:
         p_.download(pwin.data(), entries, stream());
         u64 tests = 0;
         tests_.download(&tests, 1, stream());
-        stream_->synchronize();
+        ctx_.synchronize();
         std::vector<int> c(static_cast<std::size_t>(level));
         for (const int2& it : items) {
             const std::int64_t e0 = snap.offsets[it.x], e = e0 + it.y;
@@ -162,7 +164,7 @@ public:
     }
 
 private:
-    cudaStream_t stream() const { return stream_->get(); }
+    cudaStream_t stream() const { return ctx_.stream(); }
 
     /// Upper bound of one group's table words for row i at level l: r_i · r_max · (product
     /// of the l largest neighbour cards) cells plus the strata's marginals.
@@ -233,7 +235,7 @@ private:
     std::vector<std::int32_t> cards_;
     std::int64_t n_, m_;
     pc::CpuDiscreteEngine cpu_;  // single tests for the orientation rules
-    std::unique_ptr<Stream> stream_;
+    DeviceContext& ctx_;         // the device's stream and block cache
     DeviceBuffer<std::uint8_t> codes_;
     DeviceBuffer<std::int32_t> dcards_, nbrs_;
     DeviceBuffer<std::int64_t> offsets_;

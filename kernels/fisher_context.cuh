@@ -1,28 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the parts of the CUDA Fisher-z engine share (fisher_engine.cu owns it): the
-// device, the problem's size, the one stream all their work goes on, and the CUB scratch.
+// device, the problem's size, the one stream all their work goes on (the device context's,
+// device_context.hpp), and the CUB scratch.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <climits>
 #include <cstdint>
-#include <memory>
 
 #include "compact.cuh"
 #include "core/error.hpp"
+#include "device_context.hpp"
 #include "device_memory.hpp"
 
 namespace cudag::cuda {
 
 class FisherContext {
 public:
-    /// Creates the stream on `device`. `host_threads`: threads for host-side copies.
+    /// Work goes on `device`'s context stream. `host_threads`: threads for host-side copies.
     FisherContext(int device, std::int64_t n, std::int64_t m, int host_threads)
-        : device(device), n(n), m(m), host_threads(host_threads) {
+        : device(device), n(n), m(m), host_threads(host_threads), dev_(DeviceContext::for_device(device)) {
         CUDAG_EXPECTS(n >= 1 && n <= INT32_MAX, "cuda: the number of variables must be in [1, 2^31)");
-        DeviceGuard guard(device);
-        stream_ = std::make_unique<Stream>();
+        dev_.stream();  // made now, so that a failure shows when the engine is built
     }
     FisherContext(const FisherContext&) = delete;
     FisherContext& operator=(const FisherContext&) = delete;
@@ -34,11 +34,11 @@ public:
     /// Temporary storage of CUB's device-wide calls, shared by the parts.
     CubScratch cub;
 
-    cudaStream_t stream() const { return stream_->get(); }
-    void synchronize() const { stream_->synchronize(); }
+    cudaStream_t stream() const { return dev_.stream(); }
+    void synchronize() const { dev_.synchronize(); }
 
 private:
-    std::unique_ptr<Stream> stream_;
+    DeviceContext& dev_;
 };
 
 }  // namespace cudag::cuda

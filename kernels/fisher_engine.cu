@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA Gaussian (Fisher-z) skeleton engine: implements pc::SkeletonEngine by delegating to
-// its parts, which share one FisherContext (device, stream, CUB scratch):
+// its parts, which share one FisherContext (device, the device context's stream, CUB scratch):
 //  - FisherLevelPlanner (fisher_level_planner.hpp, host only): which kernels run a level,
 //    launch shapes and items, how C is held and cut, memory budgets;
 //  - CorrelationStore (fisher_correlation.cuh): C whole, or the standardised data and C's
@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "correlation.cuh"
 #include "cuda_check.hpp"
+#include "device_context.hpp"
 #include "device_memory.hpp"
 #include "engines.hpp"
 #include "fisher_context.cuh"
@@ -61,8 +62,9 @@ public:
           levels_(ctx_, plan_, policy, corr_, results_) {}
 
     ~CudaFisherEngine() override {
-        // The parts free their buffers, events and the stream after this body, with the
-        // engine's device current (binding_ is the first member: it is destroyed last).
+        // The parts free their buffers and events after this body, with the engine's device
+        // current (binding_ is the first member: it is destroyed last); the stream is the
+        // device context's.
         binding_.bind();
         cudaStreamSynchronize(ctx_.stream());
     }
@@ -201,15 +203,16 @@ std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_b
     CUDAG_EXPECTS(0 <= row_begin && row_begin <= row_end && row_end <= n, "cuda: rows out of range");
     check_device(device);
     DeviceGuard guard(device);
-    Stream stream;
+    DeviceContext& ctx = DeviceContext::for_device(device);
+    const cudaStream_t stream = ctx.stream();
     DeviceBuffer<double> z(static_cast<std::size_t>(n * m));
-    standardise_columns(data.values.data(), n, m, z.data(), stream.get());
+    standardise_columns(data.values.data(), n, m, z.data(), stream);
     const std::size_t count = static_cast<std::size_t>((row_end - row_begin) * n);
     DeviceBuffer<double> c(std::max<std::size_t>(count, 1));
-    launch_correlation_rows(z.data(), n, m, row_begin, row_end, false, c.data(), row_begin, stream.get());
+    launch_correlation_rows(z.data(), n, m, row_begin, row_end, false, c.data(), row_begin, stream);
     std::vector<double> out(count);
-    c.download(out.data(), count, stream.get());
-    stream.synchronize();
+    c.download(out.data(), count, stream);
+    ctx.synchronize();
     return out;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC learner's engines besides the CPU's (issue 21): a GPU filler for the
-// BDeu/K2 table and GPU chains (max and sum mode), from kernels/bn_mcmc.cu in a CUDA build
+// BDeu/K2 table and GPU chains (max and sum mode), from kernels/bn_table_engine.cu and
+// kernels/bn_chain_engine.cu in a CUDA build
 // (kernels/bn_registry.cpp) and NotCompiled otherwise (engines_nocuda.cpp). Both give the CPU's
 // results bit for bit.
 #pragma once
@@ -34,7 +35,7 @@ using ChainAdvancer = std::function<void(std::span<ChainState>, std::int64_t unt
 /// on device `device`, max or sum mode.
 ChainAdvancer cuda_chain_advancer(const ScoreTable& table, const OrderMcmcOptions& opts, int device);
 
-/// The largest parent limit the GPU sorter and chains take (kernels/bn_mcmc.cu sizes its
+/// The largest parent limit the GPU sorter and chains take (kernels/bn_device.cuh sizes their
 /// per-thread arrays by it); the GPU table fillers take any.
 constexpr int kMaxGpuParents = 12;
 

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// The order-MCMC score table on a GPU (issue 21): fill_discrete_table and fill_bge_table
+// (bn_engines.hpp) run the table kernels (bn_table_kernels.cu) node by node, and sort_table
+// the sorter's kernels (bn_sort_kernels.cu), on the device context's stream; each node's
+// results are copied back to the host table before the next node.
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bn_engines.hpp"
+#include "bn_sort_kernels.cuh"
+#include "bn_table_kernels.cuh"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "cuda_check.hpp"
+#include "device_context.hpp"
+#include "device_memory.hpp"
+
+namespace cudag::cuda {
+namespace {
+
+/// What the per-node table kernels share: each node's candidates and extras on the device
+/// (uploaded by node()), the binomial table, and the largest entry count of the nodes
+/// `nodes` (those the caller computes).
+class NodeLists {
+public:
+    NodeLists(const bn::ScoreTable& table, bn::NodeRange nodes, cudaStream_t stream) : table_(table), stream_(stream) {
+        std::int64_t lists = 1;
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            most_ = std::max(most_, table.node_entries(v));
+            lists = std::max<std::int64_t>(
+                lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
+        }
+        cands_.resize_discard(static_cast<std::size_t>(lists));
+        extras_.resize_discard(static_cast<std::size_t>(lists));
+        const std::vector<std::int64_t> binom = binomial_table(table.n_nodes(), table.max_parents());
+        binom_.resize_discard(binom.size());
+        binom_.upload(binom.data(), binom.size(), stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    /// Node v's layout, its lists uploaded.
+    NodeLayout node(std::int32_t v) {
+        const auto c = table_.candidates(v);
+        const auto x = table_.extras(v);
+        cands_.upload(c.data(), c.size(), stream_);
+        extras_.upload(x.data(), x.size(), stream_);
+        return layout_of(table_, v);
+    }
+    std::int64_t most() const { return most_; }
+    const std::int32_t* cands() { return cands_.data(); }
+    const std::int32_t* extras() { return extras_.data(); }
+    Binomials binomials() { return {binom_.data(), table_.max_parents() + 2}; }
+
+private:
+    const bn::ScoreTable& table_;
+    cudaStream_t stream_;
+    std::int64_t most_ = 1;
+    DeviceBuffer<std::int32_t> cands_, extras_;
+    DeviceBuffer<std::int64_t> binom_;
+};
+
+}  // namespace
+
+void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
+                         std::span<const double> prior_terms, bn::ScoreTable& table, bn::NodeRange nodes, int device) {
+    if (table.max_parents() > kMaxParentsGpu || nodes.empty()) return;  // all on the CPU, or nothing to do
+    DeviceGuard guard(device);
+    DeviceContext& ctx = DeviceContext::for_device(device);
+    const cudaStream_t stream = ctx.stream();
+    DeviceBuffer<std::uint8_t> d_codes(std::max<std::size_t>(codes.codes.size(), 1));
+    d_codes.upload(codes.codes.data(), codes.codes.size(), stream);
+    DeviceBuffer<std::int32_t> d_cards(codes.cards.size());
+    d_cards.upload(codes.cards.data(), codes.cards.size(), stream);
+    DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
+    d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
+    NodeLists lists(table, nodes, stream);
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
+    TableArgs a{d_codes.data(), d_cards.data(),  prior_terms.empty() ? nullptr : d_prior.data(),
+                codes.n_vars,   codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0,
+                spec.iss,       per_parent,      lists.binomials(),
+                kTableCells};
+    prepare_table_kernel();
+    const int sms = ctx.multiprocessors();
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+        if (table.node_entries(v) == 0) continue;
+        const NodeLayout L = lists.node(v);
+        const auto c = table.candidates(v);
+        const auto x = table.extras(v);
+        d_out.fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        // Cells for the largest parent table of the node (levels of its s most-levelled parents).
+        std::vector<std::int64_t> levels;
+        for (const std::int32_t u : c) levels.push_back(codes.cards[u]);
+        for (const std::int32_t u : x) levels.push_back(codes.cards[u]);
+        std::sort(levels.begin(), levels.end(), std::greater<>());
+        std::int64_t cells = codes.cards[v];
+        for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= kTableCells; ++k)
+            cells *= levels[k];
+        a.cap = static_cast<int>(std::min<std::int64_t>(cells, kTableCells));
+        launch_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
+        const std::span<double> dst = table.mutable_node_scores(v);
+        d_out.download(dst.data(), dst.size(), stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+}
+
+void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
+                    bn::ScoreTable& table, bn::NodeRange nodes, int device) {
+    if (table.max_parents() > kMaxParentsGpu || nodes.empty()) return;  // all on the CPU, or nothing to do
+    DeviceGuard guard(device);
+    DeviceContext& ctx = DeviceContext::for_device(device);
+    const cudaStream_t stream = ctx.stream();
+    const std::int64_t n = table.n_nodes();
+    DeviceBuffer<double> d_tn(scorer.tn().size()), d_consts(scorer.consts().size());
+    d_tn.upload(scorer.tn().data(), scorer.tn().size(), stream);
+    d_consts.upload(scorer.consts().data(), scorer.consts().size(), stream);
+    DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
+    d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
+    NodeLists lists(table, nodes, stream);
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
+    const int sms = ctx.multiprocessors();
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+        if (table.node_entries(v) == 0) continue;
+        const NodeLayout L = lists.node(v);
+        launch_bge_table(L, lists.binomials(), lists.cands(), lists.extras(), d_tn.data(), n, d_consts.data(),
+                         scorer.awpn_n(), per_parent, prior_terms.empty() ? nullptr : d_prior.data(), d_out.data(), sms,
+                         stream);
+        const std::span<double> dst = table.mutable_node_scores(v);
+        d_out.download(dst.data(), dst.size(), stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+}
+
+void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
+    CUDAG_EXPECTS(table.max_parents() <= kMaxParentsGpu,
+                  "the CUDA sort takes at most " + std::to_string(kMaxParentsGpu) + " parents");
+    if (nodes.empty()) return;
+    DeviceGuard guard(device);
+    DeviceContext& ctx = DeviceContext::for_device(device);
+    const cudaStream_t stream = ctx.stream();
+    const int s = table.max_parents(), w = std::max(s, 1);
+    NodeLists lists(table, nodes, stream);
+    const std::int64_t most = lists.most();
+    const auto cap = static_cast<std::size_t>(most);
+    DeviceBuffer<double> scores(cap), best(cap), keys(cap), keys_out(cap);
+    DeviceBuffer<std::uint8_t> dom(cap);
+    DeviceBuffer<std::uint32_t> offs(cap), offs_out(cap);
+    DeviceBuffer<std::int64_t> kept(1);
+    DeviceBuffer<std::uint16_t> parents(cap * w);
+    const Binomials B = lists.binomials();
+    // Temporary storage for the compaction and the sort at the largest size.
+    std::size_t select_bytes = 0, sort_bytes = 0;
+    select_flagged(nullptr, select_bytes, dom.data(), offs.data(), kept.data(), static_cast<int>(most), stream);
+    sort_pairs_descending(nullptr, sort_bytes, keys.data(), keys_out.data(), offs.data(), offs_out.data(),
+                          static_cast<int>(most), stream);
+    DeviceBuffer<unsigned char> temp(std::max<std::size_t>({select_bytes, sort_bytes, 1}));
+    const int sms = ctx.multiprocessors();
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+        if (table.node_entries(v) == 0) continue;
+        const NodeLayout L = lists.node(v);
+        const auto sc = table.node_scores(v);
+        scores.upload(sc.data(), sc.size(), stream);
+        const auto x = table.extras(v);
+        // Dominated sets, by size: a set's immediate subsets are settled before it.
+        const auto nx = static_cast<std::int64_t>(x.size());
+        for (int k = 0; k <= s && k <= L.m; ++k) {
+            launch_dominate(L, B, scores.data(), best.data(), dom.data(), k, -1, sms, stream);
+            if (k <= s - 1 && nx > 0) launch_dominate(L, B, scores.data(), best.data(), dom.data(), k, nx, sms, stream);
+        }
+        // The undominated offsets (dom = 0), increasing, then sorted by score, stably.
+        launch_flip(dom.data(), L.entries, sms, stream);
+        std::size_t bytes = temp.size();
+        select_flagged(temp.data(), bytes, dom.data(), offs.data(), kept.data(), static_cast<int>(L.entries), stream);
+        std::int64_t count = 0;
+        kept.download(&count, 1, stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+        launch_sort_keys(scores.data(), offs.data(), count, keys.data(), sms, stream);
+        bytes = temp.size();
+        sort_pairs_descending(temp.data(), bytes, keys.data(), keys_out.data(), offs.data(), offs_out.data(),
+                              static_cast<int>(count), stream);
+        launch_sort_parents(L, B, lists.cands(), lists.extras(), offs_out.data(), count, w, parents.data(), sms,
+                            stream);
+        std::vector<std::uint32_t> so(static_cast<std::size_t>(count));
+        std::vector<std::uint16_t> sp(static_cast<std::size_t>(count) * w);
+        offs_out.download(so.data(), so.size(), stream);
+        parents.download(sp.data(), sp.size(), stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+        std::vector<double> ss(so.size());  // the entries' scores, bit for bit the table's
+        for (std::size_t i = 0; i < so.size(); ++i) ss[i] = sc[so[i]];
+        table.set_sorted(v, std::move(so), std::move(sp), std::move(ss));
+    }
+}
+
+}  // namespace cudag::cuda

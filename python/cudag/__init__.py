@@ -4,11 +4,12 @@ pandas DataFrames, in-process (the CUDA context and the process's MPI environmen
 made once and reused by every later call).
 
 Options are the command line's, named with underscores: ``max_level=3`` is
-``--max-level 3``, ``True`` gives a flag, a list gives a comma-separated list, ``None`` or
-``False`` leaves the option out. They are parsed by the very option definitions of
-``cudag pc`` / ``citest`` / ``mcmc``, so defaults, checks and error messages are the same;
-errors raise :class:`cudag.InputError` (bad input, also a ``ValueError``) or
-:class:`cudag.Error` with the line the command line prints after ``cudag: error:``.
+``--max-level 3``, ``True`` sets a flag, a list gives a list (``format=["edges", "dot"]``),
+``None`` leaves the option at its default. They fill the library's job structs (src/run/),
+whose defaults and checks the command line shares, so defaults and error messages are the
+same: errors raise :class:`cudag.InputError` (bad input, also a ``ValueError``) or
+:class:`cudag.Error` with the line the command line prints after ``cudag: error:``; an
+unknown keyword or a value of the wrong type raises ``TypeError``.
 Under an MPI launcher every rank calls the learner; rank 0 gets the result, the others None.
 """
 
@@ -17,9 +18,7 @@ from __future__ import annotations
 import csv
 import io as _io
 import math
-import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -39,9 +38,10 @@ __all__ = ["pc", "citest", "mcmc", "options", "warm_up", "release_gpu_memory", "
 
 
 def options(command: str = "pc") -> str:
-    """The options of ``cudag.pc``/``citest``/``mcmc`` as the command line's ``--help`` lists
-    them (``--max-level`` is ``max_level=``); ``print(cudag.options("pc"))``."""
-    return _cudag.help(command)
+    """The keyword arguments of ``cudag.pc``/``citest``/``mcmc``, each with the command line's
+    option it stands for (``max_level=`` is ``--max-level``; ``cudag <command> --help`` gives
+    their meaning and defaults); ``print(cudag.options("pc"))``."""
+    return "\n".join(f"{name:24} {option}" for name, option in _cudag.keywords(command))
 
 
 def cuda_compiled() -> bool:
@@ -67,44 +67,17 @@ def release_gpu_memory() -> None:
     _cudag.release_gpu_memory()
 
 
-# ---- options -------------------------------------------------------------------------
+# ---- options ------------------------------------------------------------------------
 
 _RESERVED = {"data", "dataset"}
 
 
-def _value_text(key: str, value) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{key}={value!r}: only flags take True/False")
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))  # the shortest text that reads back to the same double
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return str(value)
-
-
-def _cli_args(options: dict) -> list[str]:
-    """Keyword arguments as the command line's arguments (see the module's doc)."""
-    args: list[str] = []
-    for key, value in options.items():
-        if key in _RESERVED:
-            raise TypeError(f"{key}= is not an option here: pass the data as the first argument")
-        if value is None or value is False:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            args.append(flag)
-        elif isinstance(value, (list, tuple, set, frozenset)):
-            args += [flag, ",".join(_value_text(key, v) for v in value)]
-        else:
-            args += [flag, _value_text(key, value)]
-    return args
-
-
-def _quiet(options: dict) -> dict:
-    """The command line's progress lines and notes are off unless verbose=True or
+def _options(options: dict) -> dict:
+    """The keyword arguments for the job: data= and dataset= refused (the data come as the
+    first argument); the command line's progress lines and notes off unless verbose=True or
     quiet=False (a notebook shows no stderr of C++ code anyway)."""
+    for key in _RESERVED & options.keys():
+        raise TypeError(f"{key}= is not an option here: pass the data as the first argument")
     options = dict(options)
     if "quiet" not in options and not options.get("verbose"):
         options["quiet"] = True
@@ -173,14 +146,14 @@ class _Progress:
     """progress=True: a tqdm bar when tqdm is installed, else a line per update on stderr;
     a callable gets each update's dict; False/None: nothing."""
 
-    def __init__(self, progress, what: str, total=None):
+    def __init__(self, progress, what: str):
         self.fn = progress if callable(progress) else None
         self.bar = None
         self.lines = False
         if progress is True:
             try:
                 from tqdm.auto import tqdm
-                self.bar = tqdm(total=total, desc=what, unit="it" if total else " levels")
+                self.bar = tqdm(desc=what, unit=" levels" if what == "cudag.pc" else "it")
             except ImportError:
                 self.lines = True
         self.what = what
@@ -190,6 +163,7 @@ class _Progress:
             self.fn(info)
         if self.bar is not None:
             if "done" in info:
+                self.bar.total = info["total"]  # the job's iterations, known from the first update
                 self.bar.update(info["done"] - self.bar.n)
             else:
                 self.bar.update(1)
@@ -205,78 +179,33 @@ class _Progress:
             self.bar.close()
 
 
-# ---- background knowledge --------------------------------------------------------------
-
-_KNOWLEDGE = ("forbid", "require", "tiers")
-
-
-def _knowledge_token(v, names: list[str]) -> str:
-    """A variable as a knowledge file names it: its name, or its 0-based index where the
-    name holds a blank or '#' (the file splits at blanks; '#' starts a comment)."""
-    name = _name_of(v, names)
-    if name not in names:
-        raise InputError(f"background knowledge: unknown variable {v!r}")
-    if not any(c in name for c in " \t#"):
-        return name
-    index = str(names.index(name))
-    if index in names:
-        raise InputError(f"background knowledge: variable {name!r} can be given only by a file")
-    return index
-
-
-def _knowledge_files(opts: dict, names: list[str], folder: str) -> dict:
-    """forbid=/require= as pairs and tiers= as lists of variables, written as the command
-    line's knowledge files in `folder` (a str or path is a file already). A pair (a, b) is
-    the directed edge a -> b, as causal-learn's BackgroundKnowledge takes it; a string
-    "a -- b" (either direction) or "a -> b" is a line of the file as it stands."""
-    opts = dict(opts)
-    for key in _KNOWLEDGE:
-        value = opts.get(key)
-        if value is None or isinstance(value, (str, os.PathLike)):
-            continue
-        lines = []
-        for item in value:
-            if key == "tiers":
-                if isinstance(item, (str, int, np.integer)):
-                    item = [item]
-                lines.append(" ".join(_knowledge_token(v, names) for v in item))
-            elif isinstance(item, str):
-                lines.append(item)
-            else:
-                a, b = item
-                lines.append(f"{_knowledge_token(a, names)} -> {_knowledge_token(b, names)}")
-        path = os.path.join(folder, key + ".txt")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        opts[key] = path
-    return opts
-
-
 def _run_learner(fn, opts: dict, values, names, text, source, bar):
-    """`fn` (_cudag.pc or _cudag.mcmc) on the options, knowledge given as Python values
-    written to files for the call, with `bar`'s callback; the bar is closed either way."""
+    """`fn` (_cudag.pc or _cudag.mcmc) on the options with `bar`'s callback; the bar is
+    closed either way."""
     try:
-        with tempfile.TemporaryDirectory(prefix="cudag-knowledge-") as folder:
-            args = ["--data", source] + _cli_args(_knowledge_files(opts, names, folder))
-            return fn(args, values, names, text, source, bar.callback())
+        return fn(values, names, text, source, bar.callback(), **opts)
     finally:
         bar.close()
 
 
 # ---- learners ------------------------------------------------------------------------
 
-def pc(data, test: str | None = None, alpha: float = 0.01, backend: str = "auto", *, names=None,
+def pc(data, test: str | None = None, alpha: float | None = None, backend: str | None = None, *, names=None,
        progress=None, **options) -> PcResult:
     """PC-stable (``cudag pc``) on ``data``: a numpy array (samples x variables; names X1..Xn
     unless ``names=``) or a pandas DataFrame (its column names kept; columns of labels make it
     discrete data as in a CSV file). ``test`` None chooses as the command line does
-    (chi-square for labels, else fisher-z). Other options as ``cudag pc``'s: ``max_level``,
+    (chi-square for labels, else fisher-z); ``alpha`` and ``backend`` None are the command
+    line's defaults (0.01, auto). Other options as ``cudag pc``'s: ``max_level``,
     ``compat="causal-learn"``, ``uc_rule``, ``threads``, ``discrete=True``, ``out="r.h5"``
     with ``format=["edges", "dot"]`` (files written as the command line writes them), ...
+    Background knowledge: ``forbid=``/``require=`` as pairs ``(a, b)`` (the direction a -> b,
+    as causal-learn's BackgroundKnowledge) or lines ``"a -- b"``, ``tiers=`` as lists of
+    variables (names or column indices), or each a file as the command line reads it.
     ``progress``: a callable given a dict per level, or True for a tqdm bar."""
     values, names, text, source = _prepare(data, names)
     opts = {"test": test, "alpha": alpha, "backend": backend}
-    opts.update(_quiet(options))
+    opts.update(_options(options))
     raw = _run_learner(_cudag.pc, opts, values, names, text, source, _Progress(progress, "cudag.pc"))
     return PcResult(raw) if raw else None  # None: an MPI rank other than 0
 
@@ -292,9 +221,8 @@ def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **option
     given_names = [_name_of(g, names) for g in given]
     if given_names:
         opts["given"] = given_names
-    opts.update(_quiet(options))
-    args = ["--data", source] + _cli_args(opts)
-    return CitestResult(_cudag.citest(args, values, names, text, source), opts["x"], opts["y"], given_names,
+    opts.update(_options(options))
+    return CitestResult(_cudag.citest(values, names, text, source, **opts), opts["x"], opts["y"], given_names,
                         test)
 
 
@@ -305,8 +233,6 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
     ``progress``: a callable given a dict per update, or True for a tqdm bar."""
     values, names, text, source = _prepare(data, names)
     opts = {"score": score}
-    opts.update(_quiet(options))
-    total = options.get("iterations", 10000)
-    raw = _run_learner(_cudag.mcmc, opts, values, names, text, source,
-                       _Progress(progress, "cudag.mcmc", total=total))
+    opts.update(_options(options))
+    raw = _run_learner(_cudag.mcmc, opts, values, names, text, source, _Progress(progress, "cudag.mcmc"))
     return McmcResult(raw) if raw else None  # None: an MPI rank other than 0

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// cudag._cudag: the commands `pc`, `citest` and `mcmc` run in-process on data held in
-// memory. Options arrive as the command line's own arguments (the Python layer turns
-// keyword arguments into them) and are parsed by the very CLI11 definitions of src/cli/,
-// so every option, default and error message is the command line's. The search runs with
-// the GIL released; the results come back as numpy arrays.
+// cudag._cudag: the library's jobs `pc`, `citest` and `mcmc` (src/run/) run in-process on
+// data held in memory. Typed keyword arguments fill the job structs (keywords.hpp), whose
+// defaults and checks are the command line's own (it binds its options to the same
+// members), so every default and error message is the command line's. The search runs
+// with the GIL released; the results come back as numpy arrays.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <CLI/CLI.hpp>
 #include <hdf5.h>
 
 #include <algorithm>
@@ -27,9 +27,6 @@
 
 #include "bn/mcmc_result.hpp"
 #include "bn/mcmc_run.hpp"
-#include "cli/citest.hpp"
-#include "cli/mcmc.hpp"
-#include "cli/pc.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -37,6 +34,7 @@
 #include "io/table_reader.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "keywords.hpp"
 
 namespace nb = nanobind;
 
@@ -136,35 +134,9 @@ DataInput make_input(nb::object values, std::vector<std::string> names, std::str
     return in;
 }
 
-/// `cudag <command> args...` parsed by the command's own CLI11 definitions (`add`, from
-/// src/cli/); a parse error is the command line's one line. The app lives as long as the
-/// arguments (they may point into it).
-template <class Args>
-struct Parsed {
-    CLI::App app{"cudag"};
-    Args args;
-    Parsed(CLI::App* (*add)(CLI::App&, Args&), const std::string& command, const std::vector<std::string>& argv) {
-        add(app, args);
-        app.require_subcommand(1);
-        std::vector<std::string> reversed(argv.rbegin(), argv.rend());
-        reversed.push_back(command);
-        try {
-            app.parse(reversed);
-        } catch (const CLI::ParseError& e) {
-            throw InputError(std::string(e.what()) + " (see --help)");
-        }
-    }
-};
-
-/// The command's data reader: `in` as read_input gives it, on the command's threads.
-cli::DataReader reader(const DataInput& in, int threads) {
+/// The job's data reader: `in` as read_input gives it, on the job's threads.
+run::DataReader reader(const DataInput& in, int threads) {
     return [&in, threads](io::TableMode mode) { return read_input(in, mode, threads); };
-}
-
-std::string command_line(const std::string& command, const std::vector<std::string>& args) {
-    std::string s = "cudag." + command + "(";
-    for (std::size_t k = 0; k < args.size(); ++k) s += (k ? " " : "") + args[k];
-    return s + ")";
 }
 
 /// A numpy array owning `v` (no copy), of type `dt` (bytes as bool, say).
@@ -229,17 +201,21 @@ int run_released(Run&& run) {
     return run(env, comm);
 }
 
-nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
-                std::string source, nb::object on_level) {
+nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+                nb::object on_level, const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
-    const Parsed<cli::PcArgs> cmd(cli::add_pc_command, "pc", args);
-    std::optional<pc::PcResult> result;
-    cli::PcHooks hooks;
-    hooks.read = reader(in, cmd.args.cfg.backend.threads);
-    hooks.result = [&result](pc::PcResult& r) { result = std::move(r); };
+    run::PcJob job;
+    job.data = in.source;
+    apply_keywords(job, pc_keywords(), kwargs, in.names, "cudag.pc");
+    run::PcHooks hooks;
+    hooks.read = reader(in, job.cfg.backend.threads);
     hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
+    hooks.whole_result = true;
+    const std::string call = call_text("cudag.pc", kwargs);
+    std::optional<pc::PcResult> result;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
-        return cli::run_pc_command(cmd.args, command_line("pc", args), env, comm, hooks);
+        result = std::move(run::run_pc(job, call, env, comm, hooks).result);
+        return 0;
     });
     nb::dict out;
     if (!result) return out;  // a rank other than 0 under MPI
@@ -282,17 +258,16 @@ nb::dict run_pc(std::vector<std::string> args, nb::object values, std::vector<st
     return out;
 }
 
-nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
-                    std::string source) {
+nb::dict run_citest(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+                    const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
-    const Parsed<cli::CitestArgs> cmd(cli::add_citest_command, "citest", args);
-    cli::CitestOutput result;
-    cli::CitestHooks hooks;
-    hooks.read = reader(in, cmd.args.threads);
-    hooks.result = [&result](const cli::CitestOutput& o) { result = o; };
+    run::CitestJob job;
+    job.data = in.source;
+    apply_keywords(job, citest_keywords(), kwargs, in.names, "cudag.citest");
+    run::CitestOutput result;
     {
         nb::gil_scoped_release release;
-        cli::run_citest(cmd.args, hooks);
+        result = run::run_citest(job, reader(in, job.threads));
     }
     nb::dict out;
     out["statistic"] = result.statistic;
@@ -302,14 +277,14 @@ nb::dict run_citest(std::vector<std::string> args, nb::object values, std::vecto
     return out;
 }
 
-nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<std::string> names, std::string text,
-                  std::string source, nb::object on_progress) {
+nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+                  nb::object on_progress, const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
-    const Parsed<cli::McmcArgs> cmd(cli::add_mcmc_command, "mcmc", args);
-    std::optional<bn::McmcOutput> result;
-    cli::McmcHooks hooks;
-    hooks.read = reader(in, cmd.args.threads);
-    hooks.result = [&result](bn::McmcOutput& o) { result = o; };
+    run::McmcJob job;
+    job.data = in.source;
+    apply_keywords(job, mcmc_keywords(), kwargs, in.names, "cudag.mcmc");
+    run::McmcHooks hooks;
+    hooks.read = reader(in, job.threads);
     hooks.progress = [&on_progress](const bn::McmcProgress& p) {
         call_back(on_progress, [&] {
             return fields({{"done", nb::cast(p.done)},
@@ -319,12 +294,16 @@ nb::dict run_mcmc(std::vector<std::string> args, nb::object values, std::vector<
                            {"best_score", nb::cast(p.best_score)}});
         });
     };
-    const int code = run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
-        return cli::run_mcmc_command(cmd.args, command_line("mcmc", args), env, comm, hooks);
+    const std::string call = call_text("cudag.mcmc", kwargs);
+    run::McmcRun done;
+    run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
+        done = run::run_mcmc(job, call, env, comm, hooks);
+        return 0;
     });
-    if (code == 3) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
+    if (!done.stopped.empty()) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
     nb::dict out;
-    if (!result) return out;
+    if (!done.output) return out;
+    std::optional<bn::McmcOutput>& result = done.output;
     bn::McmcOutput& o = *result;
     const auto n = static_cast<std::size_t>(o.names.size());
     out["names"] = o.names;
@@ -383,27 +362,30 @@ NB_MODULE(_cudag, m) {
             PyErr_SetString(error, one_line(e.what()).c_str());
         }
     });
-    m.def("pc", &run_pc, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
-          nb::arg("source"), nb::arg("on_level").none());
-    m.def("citest", &run_citest, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
-          nb::arg("source"));
-    m.def("mcmc", &run_mcmc, nb::arg("args"), nb::arg("values").none(), nb::arg("names"), nb::arg("text"),
-          nb::arg("source"), nb::arg("on_progress").none());
+    m.def("pc", &run_pc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
+          nb::arg("on_level").none(), nb::arg("kwargs"));
+    m.def("citest", &run_citest, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
+          nb::arg("kwargs"));
+    m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
+          nb::arg("on_progress").none(), nb::arg("kwargs"));
     m.def(
-        "help",
+        "keywords",
         [](const std::string& command) {
-            CLI::App app{"cudag"};
-            cudag::cli::PcArgs pa;
-            cudag::cli::CitestArgs ca;
-            cudag::cli::McmcArgs ma;
-            cudag::cli::add_pc_command(app, pa);
-            cudag::cli::add_citest_command(app, ca);
-            cudag::cli::add_mcmc_command(app, ma);
-            if (command != "pc" && command != "citest" && command != "mcmc")
+            std::vector<std::pair<std::string, std::string>> out;
+            const auto list = [&out](const auto& table) {
+                for (const auto& k : table) out.emplace_back(k.name, k.option);
+            };
+            if (command == "pc")
+                list(pc_keywords());
+            else if (command == "citest")
+                list(citest_keywords());
+            else if (command == "mcmc")
+                list(mcmc_keywords());
+            else
                 throw cudag::InputError("no command '" + command + "' (available: pc, citest, mcmc)");
-            return app.get_subcommand(command)->help();
+            return out;
         },
-        nb::arg("command"), "the command line's help of `command`: its options and defaults");
+        nb::arg("command"), "the keywords of `command` with the command line's option of each");
     m.def("cuda_compiled", &cudag::cuda_compiled, "whether this build has the CUDA engines");
     m.def(
         "release_gpu_memory",

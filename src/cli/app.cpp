@@ -114,7 +114,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         print_error(e.what(), world_rank, world_size);
         return 1;
     } catch (const pc::StoppedAfterLevel& e) {
-        if (world_rank == 0 && !pa.quiet) std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
+        if (world_rank == 0 && !pa.job.quiet) std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
         return 3;
     } catch (const std::exception& e) {
         // Not agreed with the other ranks (they may be waiting in a collective): end the job.

@@ -1,86 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/bn_inputs.hpp"
 
-#include <cmath>
-#include <cstdio>
-#include <optional>
-
-#include "bn/bge.hpp"
-#include "core/digest.hpp"
-#include "core/error.hpp"
-#include "io/dataset_io.hpp"
-
 namespace cudag::cli {
 
-void add_score_options(CLI::App& cmd, ScoreOptions& o) {
+void add_score_options(CLI::App& cmd, run::ScoreJob& o, ScoreOptionRefs& refs) {
     cmd.add_option("--score", o.score, "bdeu or k2 (discrete data, as bnlearn) or bge (continuous, as BiDAG)")
         ->required();
     // The ranges keep every local score finite (bn/score.hpp, bn/bge.hpp).
-    o.iss_option = cmd.add_option("--iss", o.iss, "BDeu imaginary sample size, in [1e-6, 1e6]")->capture_default_str();
-    o.am_option = cmd.add_option("--am", o.am, "BGe prior precision scale, in [1e-6, 1e6]")->capture_default_str();
-    o.aw_option = cmd.add_option("--aw", o.aw,
-                                 "BGe prior degrees of freedom, in (n + 1, n + 1 + 1e6] for n variables "
-                                 "(default n + am + 1)");
+    refs.iss = cmd.add_option("--iss", o.iss, "BDeu imaginary sample size, in [1e-6, 1e6]")->capture_default_str();
+    refs.am = cmd.add_option("--am", o.am, "BGe prior precision scale, in [1e-6, 1e6]")->capture_default_str();
+    refs.aw = cmd.add_option("--aw", o.aw,
+                             "BGe prior degrees of freedom, in (n + 1, n + 1 + 1e6] for n variables "
+                             "(default n + am + 1)");
     cmd.add_flag("--discrete", o.discrete,
                  "the data are discrete: every cell a level label (integer codes or strings), as pc "
                  "--discrete; implied by --score bdeu and k2, refused with bge");
-}
-
-bn::ScoreKind check_score_options(const ScoreOptions& o) {
-    const std::optional<bn::ScoreKind> kind = bn::parse_score_kind(o.score);
-    if (!kind) throw InputError("unknown --score '" + o.score + "' (available: bdeu, k2, bge)");
-    auto given = [](const CLI::Option* opt) { return opt && opt->count() > 0; };
-    if (*kind != bn::ScoreKind::BDeu && given(o.iss_option)) throw InputError("--iss applies to --score bdeu only");
-    if (*kind != bn::ScoreKind::BGe && (given(o.am_option) || given(o.aw_option)))
-        throw InputError("--am and --aw apply to --score bge only");
-    if (!(o.iss >= bn::kIssMin && o.iss <= bn::kIssMax))
-        throw InputError("--iss must lie in [1e-6, 1e6] (got " + exact_number(o.iss) + ")");
-    if (!(o.am >= bn::kAmMin && o.am <= bn::kAmMax))
-        throw InputError("--am must lie in [1e-6, 1e6] (got " + exact_number(o.am) + ")");
-    return *kind;
-}
-
-ScoreInputs read_score_inputs(const std::string& path, const std::string& dataset, bn::ScoreKind kind,
-                              const ScoreOptions& o, const DataReader& reader) {
-    const bool bge = kind == bn::ScoreKind::BGe;
-    Dataset data;
-    if (bge && o.discrete) throw InputError("--discrete contradicts --score bge (continuous data)");
-    // BDeu and K2 score discrete data: every cell is a label, as pc reads the data for a
-    // discrete test (a column of integer codes with one label in it is a column of labels;
-    // labels that are all numbers, one with a fraction, are refused below).
-    try {
-        data = read_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
-    } catch (const io::NonNumericCell& e) {
-        throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
-    }
-    ScoreInputs in;
-    in.names = data.names;
-    in.n_samples = data.n_samples;
-    Digest digest;
-    digest.add_value(data.n_samples);
-    for (const std::string& name : data.names) digest.add_string(name);
-    if (bge) {
-        bn::BgeSpec spec{o.am, std::nullopt};
-        if (o.aw_option && o.aw_option->count() > 0) {
-            const double floor = static_cast<double>(data.n_vars) + 1.0;
-            if (!(o.aw > floor && o.aw - floor <= bn::kAwExcessMax))
-                throw InputError("--aw must lie in (n + 1, n + 1 + 1e6] = (" + exact_number(floor) + ", " +
-                                 exact_number(floor + bn::kAwExcessMax) + "] for these " + std::to_string(data.n_vars) +
-                                 " variables (got " + exact_number(o.aw) + ")");
-            spec.aw = o.aw;
-        }
-        digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));
-        in.scorer = std::make_unique<bn::BgeScorer>(data, spec);
-    } else {
-        auto scorer = std::make_unique<bn::DiscreteScorer>(bn::discrete_codes_for_scoring(std::move(data)),
-                                                           bn::ScoreSpec{kind, o.iss});
-        const ci::DiscreteCodes& codes = scorer->codes();
-        digest.add_bytes(codes.codes.data(), codes.codes.size());
-        digest.add_bytes(codes.cards.data(), codes.cards.size() * sizeof(std::int32_t));
-        in.scorer = std::move(scorer);
-    }
-    in.data_digest = digest.value();
-    return in;
 }
 
 }  // namespace cudag::cli

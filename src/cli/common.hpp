@@ -1,61 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-// Small helpers shared by the cudag commands (src/cli/*.cpp).
+// Small helpers shared by the cudag commands (src/cli/*.cpp); those the library's runs
+// share too live in run/common.hpp.
 #pragma once
 
-#include <algorithm>
-#include <iostream>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "core/error.hpp"
-#include "core/memory.hpp"
-#include "core/parallel.hpp"
-#include "io/checkpoint_file.hpp"
-#include "io/output_set.hpp"
-#include "io/writers.hpp"
-#include "mpi/communicator.hpp"
+#include "run/common.hpp"
 
 namespace cudag::cli {
 
-/// Verbose: every rank's peak resident memory, printed by rank 0 as one line
-/// ("<label>: peak memory per rank: 0 1234 MiB, 1 ...", MiB so that runs compare): over the whole run, the larger of
-/// `earlier` (a peak taken before restart_peak_resident, 0 for none) and the peak since;
-/// with `earlier`, a second line gives the peak since the restart ("<since>: ..."). Collective.
-inline void report_peak_memory(mpi::Communicator& comm, const std::string& label, std::int64_t earlier = 0,
-                               const std::string& since = "") {
-    const std::int64_t now = peak_resident_bytes();
-    const std::vector<std::int64_t> whole = comm.allgather(std::max(now, earlier));
-    const std::vector<std::int64_t> recent = comm.allgather(now);
-    if (comm.rank() != 0) return;
-    const auto line = [&](const std::string& what, const std::vector<std::int64_t>& peaks) {
-        std::string out = label + ": " + what + ":";
-        for (std::size_t r = 0; r < peaks.size(); ++r)
-            out += (r ? ", " : " ") + std::to_string(r) + " " + std::to_string(peaks[r] >> 20) + " MiB";
-        std::cerr << out << '\n';
-    };
-    line("peak memory per rank", whole);
-    if (earlier > 0) line(since, recent);
-}
-
-/// The non-empty items of a comma-separated list.
-inline std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
-/// `items` without repeats, in the order of their first appearance (--format edges,edges
-/// writes the edge list once).
-inline std::vector<std::string> unique_items(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const std::string& s : items)
-        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-    return out;
-}
+using run::checked_threads;
+using run::CheckpointUse;
+using run::claim_outputs;
+using run::kMaxDrawnNodes;
+using run::report_peak_memory;
+using run::split_commas;
+using run::unique_items;
 
 /// A CLI11 check for a file-name option: an empty string (`--checkpoint ""`) is refused
 /// instead of silently turning the option off.
@@ -66,54 +26,6 @@ inline std::string not_empty_file_name(const std::string& s) {
 /// A CLI11 check for --seed: a negative value would wrap to a huge unsigned seed.
 inline std::string not_negative(const std::string& s) {
     return !s.empty() && s.front() == '-' ? "must be 0 or more (an unsigned 64-bit key), got " + s : std::string();
-}
-
-/// How a command treats --checkpoint FILE: --resume continues it; --overwrite-checkpoint
-/// replaces it; neither refuses a FILE that exists (io::check_checkpoint_start).
-struct CheckpointUse {
-    const std::string& path;
-    bool resume = false, overwrite = false;
-};
-
-/// Before any work, rank 0 checks --checkpoint (io::check_checkpoint_start), takes
-/// temporaries for --out and the files of `formats` beside it in `outputs`, and proves
-/// --checkpoint's folder writable (writable, not a FIFO or device); agreed over the ranks.
-/// Returns the temporary of --out ("" when there is none).
-inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs, const std::string& out,
-                                 const std::vector<std::string>& formats, const CheckpointUse& use) {
-    const std::string& checkpoint = use.path;
-    std::string tmp;
-    mpi::run_agreed(comm, [&] {
-        if (comm.rank() != 0) return;
-        if (use.overwrite && checkpoint.empty()) throw InputError("--overwrite-checkpoint needs --checkpoint FILE");
-        if (!checkpoint.empty()) io::check_checkpoint_start(checkpoint, use.resume, use.overwrite);
-        if (!out.empty()) {
-            tmp = outputs.temp_for(out);
-            for (const std::string& f : formats) outputs.temp_for(io::format_path(out, f));
-        }
-        if (!checkpoint.empty()) {
-            io::OutputSet probe;  // the checkpoint writer has its own set
-            probe.temp_for(checkpoint);
-        }
-    });
-    return tmp;
-}
-
-/// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
-constexpr std::int64_t kMaxDrawnNodes = 500;
-
-/// --threads as a command uses it: negative is an error, 0 means every hardware thread,
-/// more than the hardware threads is clamped to them with a note (unless quiet).
-inline int checked_threads(int requested, bool quiet) {
-    if (requested < 0)
-        throw InputError("--threads must be >= 0 (0: all " + std::to_string(resolve_threads(0)) +
-                         " hardware threads), got " + std::to_string(requested));
-    const int hw = resolve_threads(0);
-    if (requested <= hw) return requested;
-    if (!quiet)
-        std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw << " hardware threads; using "
-                  << hw << '\n';
-    return hw;
 }
 
 }  // namespace cudag::cli

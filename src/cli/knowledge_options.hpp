@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/knowledge.hpp"
-#include "io/output_set.hpp"
+#include "run/common.hpp"
 
 namespace cudag::cli {
 
@@ -27,12 +27,6 @@ inline void add_knowledge_options(CLI::App* cmd, KnowledgeFiles& k) {
         ->group("Background knowledge");
 }
 
-/// `inputs` plus the knowledge files given (for io::check_distinct).
-inline std::vector<io::NamedPath> with_knowledge_inputs(std::vector<io::NamedPath> inputs, const KnowledgeFiles& k) {
-    if (!k.forbid.empty()) inputs.push_back({"--forbid", k.forbid});
-    if (!k.require.empty()) inputs.push_back({"--require", k.require});
-    if (!k.tiers.empty()) inputs.push_back({"--tiers", k.tiers});
-    return inputs;
-}
+using run::with_knowledge_inputs;
 
 }  // namespace cudag::cli

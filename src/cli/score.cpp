@@ -30,7 +30,7 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
                     "the DAG: cudag's edge TSV (source, target, mark; every mark -->) or any "
                     "graph format `cudag compare` reads, with directed edges only")
         ->required();
-    add_score_options(*cmd, a.score);
+    add_score_options(*cmd, a.score, a.score_options);
     cmd->add_flag("--json", a.json, "print one JSON object {\"total\": x, \"nodes\": {...}}");
     return cmd;
 }
@@ -67,9 +67,11 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
 }  // namespace
 
 int run_score(const ScoreArgs& a) {
-    const bn::ScoreKind kind = check_score_options(a.score);
-    ScoreInputs in =
-        read_score_inputs(a.data, a.dataset, kind, a.score, with_na_values({}, a.data, a.dataset, a.na_values));
+    run::ScoreJob score = a.score;
+    a.score_options.mark_given(score);
+    const bn::ScoreKind kind = run::check_score_options(score);
+    run::ScoreInputs in =
+        run::read_score_inputs(a.data, a.dataset, kind, score, with_na_values({}, a.data, a.dataset, a.na_values));
     const std::vector<std::string>& names = in.names;
     const bn::Dag dag = read_dag(a.dag, names);
     const std::unique_ptr<bn::LocalScorer>& scorer = in.scorer;

@@ -9,13 +9,15 @@
 #include <vector>
 
 #include "cli/bn_inputs.hpp"
+#include "cli/data_reader.hpp"
 
 namespace cudag::cli {
 
 struct ScoreArgs {
     std::string data, dataset, dag;
     std::vector<std::string> na_values;  ///< --na-values
-    ScoreOptions score;
+    run::ScoreJob score;
+    ScoreOptionRefs score_options;  ///< to tell which score options were given
     bool json = false;
 };
 

@@ -110,10 +110,10 @@ std::string Knowledge::summary() const {
 
 namespace {
 
-/// The lines of a knowledge file, comments and blank lines dropped, as (line number,
-/// tokens split at blanks).
+/// The lines of a knowledge file or the entries of values, comments and blank lines
+/// dropped: where each is (for messages), how a repeat names it ("line 3") and its tokens.
 struct Line {
-    int number = 0;
+    std::string where, label;
     std::vector<std::string> tokens;
 };
 
@@ -126,23 +126,18 @@ std::vector<Line> read_lines(const std::string& path) {
         if (!text.empty() && text.back() == '\r') text.pop_back();
         // A UTF-8 byte-order mark (Windows editors write one) is no part of the first name.
         if (number == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
-        Line l;
-        l.number = number;
-        std::string tok;
-        for (char c : text) {
-            const bool blank = c == ' ' || c == '\t';
-            if (c == '#' && tok.empty()) break;  // at a line's start or after a blank
-            if (blank) {
-                if (!tok.empty()) l.tokens.push_back(std::move(tok));
-                tok.clear();
-            } else {
-                tok.push_back(c);
-            }
-        }
-        if (!tok.empty()) l.tokens.push_back(std::move(tok));
+        Line l{path + ":" + std::to_string(number), "line " + std::to_string(number), knowledge_tokens(text)};
         if (!l.tokens.empty()) lines.push_back(std::move(l));
     }
     if (in.bad()) throw InputError("cannot read knowledge file '" + path + "'");
+    return lines;
+}
+
+/// The lines of `path` (none for "") followed by `values`.
+std::vector<Line> all_lines(const std::string& path, const std::vector<KnowledgeLine>& values) {
+    std::vector<Line> lines = path.empty() ? std::vector<Line>{} : read_lines(path);
+    for (const KnowledgeLine& v : values)
+        if (!v.tokens.empty()) lines.push_back({v.where, v.where, v.tokens});
     return lines;
 }
 
@@ -168,9 +163,9 @@ private:
 
 /// `a -> b`, `a -- b` or `a b` per line: fn(a, b, directed).
 template <class Fn>
-void read_pairs(const std::string& path, const Resolver& resolve, Fn fn) {
-    for (const Line& l : read_lines(path)) {
-        const std::string where = path + ":" + std::to_string(l.number);
+void read_pairs(const std::vector<Line>& lines, const Resolver& resolve, Fn fn) {
+    for (const Line& l : lines) {
+        const std::string& where = l.where;
         const auto& t = l.tokens;
         bool directed = false;
         std::string a, b;
@@ -196,36 +191,55 @@ void read_pairs(const std::string& path, const Resolver& resolve, Fn fn) {
 
 }  // namespace
 
+std::vector<std::string> knowledge_tokens(const std::string& text) {
+    std::vector<std::string> tokens;
+    std::string tok;
+    for (char c : text) {
+        const bool blank = c == ' ' || c == '\t';
+        if (c == '#' && tok.empty()) break;  // at a line's start or after a blank
+        if (blank) {
+            if (!tok.empty()) tokens.push_back(std::move(tok));
+            tok.clear();
+        } else {
+            tok.push_back(c);
+        }
+    }
+    if (!tok.empty()) tokens.push_back(std::move(tok));
+    return tokens;
+}
+
 Knowledge read_knowledge(const KnowledgeFiles& files, const std::vector<std::string>& names) {
+    return read_knowledge(files, KnowledgeValues{}, names);
+}
+
+Knowledge read_knowledge(const KnowledgeFiles& files, const KnowledgeValues& values,
+                         const std::vector<std::string>& names) {
     Knowledge k(static_cast<std::int64_t>(names.size()));
     const Resolver resolve(names);
     for (const bool forbid : {true, false}) {
-        const std::string& path = forbid ? files.forbid : files.require;
-        if (path.empty()) continue;
-        read_pairs(path, resolve, [&](std::int32_t a, std::int32_t b, bool directed) {
+        const std::vector<Line> lines =
+            all_lines(forbid ? files.forbid : files.require, forbid ? values.forbid : values.require);
+        read_pairs(lines, resolve, [&](std::int32_t a, std::int32_t b, bool directed) {
             if (forbid && directed) k.forbid_direction(a, b);
             if (forbid && !directed) k.forbid_pair(a, b);
             if (!forbid && directed) k.require_direction(a, b);
             if (!forbid && !directed) k.require_pair(a, b);
         });
     }
-    if (!files.tiers.empty()) {
-        std::vector<int> seen(names.size(), -1);
-        std::vector<int> line_of(names.size(), 0);
-        int t = 0;
-        for (const Line& l : read_lines(files.tiers)) {
-            const std::string where = files.tiers + ":" + std::to_string(l.number);
-            for (const std::string& tok : l.tokens) {
-                const std::int32_t v = resolve(tok, where);
-                if (seen[static_cast<std::size_t>(v)] >= 0)
-                    throw InputError(where + ": '" + tok + "' is already in the tier of line " +
-                                     std::to_string(line_of[static_cast<std::size_t>(v)]));
-                seen[static_cast<std::size_t>(v)] = t;
-                line_of[static_cast<std::size_t>(v)] = l.number;
-                k.set_tier(v, t);
-            }
-            ++t;
+    std::vector<int> seen(names.size(), -1);
+    std::vector<std::string> label_of(names.size());
+    int t = 0;
+    for (const Line& l : all_lines(files.tiers, values.tiers)) {
+        for (const std::string& tok : l.tokens) {
+            const std::int32_t v = resolve(tok, l.where);
+            if (seen[static_cast<std::size_t>(v)] >= 0)
+                throw InputError(l.where + ": '" + tok + "' is already in the tier of " +
+                                 label_of[static_cast<std::size_t>(v)]);
+            seen[static_cast<std::size_t>(v)] = t;
+            label_of[static_cast<std::size_t>(v)] = l.label;
+            k.set_tier(v, t);
         }
+        ++t;
     }
     k.check(names);
     return k;

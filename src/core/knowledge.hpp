@@ -120,4 +120,28 @@ struct KnowledgeFiles {
 /// the file and line (or the variables).
 Knowledge read_knowledge(const KnowledgeFiles& files, const std::vector<std::string>& names);
 
+/// One entry of knowledge given as a value (an in-process caller's forbid=/require=/tiers=
+/// items): the tokens a line of the file would hold (`{a, "->", b}`, `{a, "--", b}`, `{a,
+/// b}`; a tier's names), and where it came from for messages ("forbid= item 2"). Tokens are
+/// not split at blanks, so a name may hold one.
+struct KnowledgeLine {
+    std::string where;
+    std::vector<std::string> tokens;
+};
+
+/// Knowledge as values, beside or instead of the files.
+struct KnowledgeValues {
+    std::vector<KnowledgeLine> forbid, require, tiers;
+    bool any() const { return !forbid.empty() || !require.empty() || !tiers.empty(); }
+};
+
+/// A line of a knowledge file as its tokens: split at blanks and tabs, a `#` at the start or
+/// after a blank starting a comment.
+std::vector<std::string> knowledge_tokens(const std::string& line);
+
+/// read_knowledge of the files, then the values added to them, with the same rules and
+/// messages (a value's messages name its `where`).
+Knowledge read_knowledge(const KnowledgeFiles& files, const KnowledgeValues& values,
+                         const std::vector<std::string>& names);
+
 }  // namespace cudag

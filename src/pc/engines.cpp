@@ -64,6 +64,10 @@ bool picks_gpu(BackendKind kind, const TestPolicy& policy) {
     return cudag::picks_gpu(kind);
 }
 
+bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
+    return kind != BackendKind::Cpu && !policy.exhaustive;
+}
+
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
     mpi::run_agreed(args.comm, [&] {

@@ -57,6 +57,11 @@ const std::vector<EngineEntry>& engine_registry();
 /// an InputError in a CUDA build).
 bool picks_gpu(BackendKind kind, const TestPolicy& policy);
 
+/// Whether picks_gpu could pick a GPU engine for `policy` on backend `kind`, without asking
+/// the driver (a run context binds a rank's GPU before the data are read): not the CPU
+/// backend, and not an exhaustive (causal-learn) search.
+bool gpu_candidate(BackendKind kind, const TestPolicy& policy);
+
 /// The engine of args.test on the backend picks_gpu(args.backend.kind, args.policy) picks
 /// (the choice agreed over args.comm), from the registry. Throws what the choice or the
 /// factory throws, or an InputError when no engine is registered for the pair.

@@ -14,9 +14,7 @@ from conftest import cli_error, read_csv
     ({"compat": "bogus"}, ["--compat", "bogus"]),
     ({"test": "t-test"}, ["--test", "t-test"]),
     ({"backend": "tpu"}, ["--backend", "tpu"]),
-    ({"max_level": "abc"}, ["--max-level", "abc"]),
     ({"threads": -1}, ["--threads", "-1"]),
-    ({"no_such_option": 3}, ["--no-such-option", "3"]),
     ({"format": ["edges"]}, ["--format", "edges"]),
     ({"knn": 5}, ["--knn", "5"]),
     ({"uc_rule": 7}, ["--uc-rule", "7"]),
@@ -28,6 +26,21 @@ def test_pc_option_errors_are_the_cli_lines(gaussian_csv, options, cli):
     expect = cli_error("pc", "--data", gaussian_csv, *cli, "-q").replace(str(gaussian_csv), "<array>")
     assert str(e.value) == expect
     assert isinstance(e.value, ValueError) and isinstance(e.value, cudag.Error)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"no_such_option": 3}, "cudag.pc() got an unexpected keyword argument 'no_such_option'"),
+    ({"max_level": "abc"}, "max_level= takes an integer, not str"),
+    ({"max_level": 2.5}, "max_level= takes an integer, not float"),
+    ({"alpha": "0.1"}, "alpha= takes a number, not str"),
+    ({"discrete": 1}, "discrete= takes True or False, not int"),
+    ({"format": 3}, "format= takes a str or a list of str, not int"),
+])
+def test_unknown_keyword_or_wrong_type_is_a_type_error(options, message):
+    x = np.random.default_rng(4).normal(size=(30, 3))
+    with pytest.raises(TypeError) as e:
+        cudag.pc(x, **options)
+    assert str(e.value) == message
 
 
 def test_nan_names_row_and_column():

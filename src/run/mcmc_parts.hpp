@@ -9,14 +9,14 @@
 
 #include "bn/mcmc_result.hpp"
 #include "bn/pipeline.hpp"
-#include "cli/mcmc.hpp"
+#include "run/mcmc.hpp"
 #include "core/backend.hpp"
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/progress.hpp"
 
-namespace cudag::cli {
+namespace cudag::run {
 
 /// The checked options: the run's config (chains, checkpoints; the space and the scored
 /// digest are filled once the data are read) and its outputs. `a` is normalised (--out
@@ -28,7 +28,7 @@ struct McmcPlan {
     bool space_all = true;             ///< --space all
     BackendKind backend = BackendKind::Auto;
 };
-McmcPlan plan_mcmc(McmcArgs& a, const mpi::Environment& env);
+McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env);
 
 /// --checkpoint-every: "N" iterations or "N" followed by s, m or h (default 5 minutes).
 void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg);
@@ -43,29 +43,29 @@ bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::
 /// --space pc: the PC skeleton (chi-square for discrete data, Fisher-z for BGe) of the data
 /// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)
 /// its candidates, every other node an extra (plus1).
-bn::ParentSpace pc_space(const McmcArgs& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
+bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
                          pc::Progress& progress, const DataReader& reader);
 
 /// What a checkpoint must have been written for, as far as the scores go: the data as
 /// scored and the score's parameters (bn::McmcConfig::scored and scored_settings).
-void set_scored(bn::McmcConfig& cfg, const McmcArgs& a, const ScoreInputs& in);
+void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in);
 
 /// The progress lines of a run on stderr (iterations, acceptance, rate, time left), the
 /// hooks' progress calls, and the interrupt note naming the last checkpoint. `progress`
 /// and `hooks` must outlive the observer.
-bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const McmcHooks& hooks, bool root);
+bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const McmcHooks& hooks, bool root);
 
 /// Rank 0: the result of a finished run as the writers take it.
-bn::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
+bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, const ScoreInputs& in,
                            const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks);
 
 /// Rank 0: the result HDF5 (a temporary `tmp_h5` of `outputs`), the formats beside it, then
 /// every output committed; without --out the best DAG's edges on standard output.
-void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const bn::McmcOutput& o,
+void write_mcmc_outputs(const McmcJob& a, const std::vector<std::string>& formats, const bn::McmcOutput& o,
                         const std::vector<double>& best_local, io::OutputSet& outputs, const std::string& tmp_h5);
 
 /// The summary line on stderr.
-std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const bn::McmcOutput& o,
+std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::McmcOutput& o,
                          const bn::McmcOutcome& run, std::int64_t n_samples, const io::OutputSet& outputs);
 
-}  // namespace cudag::cli
+}  // namespace cudag::run

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cli/mcmc_parts.hpp"
+#include "run/mcmc_parts.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include "bn/diagnostics.hpp"
-#include "cli/common.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -22,7 +21,7 @@
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
 
-namespace cudag::cli {
+namespace cudag::run {
 
 namespace {
 
@@ -56,7 +55,7 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
 
 }  // namespace
 
-McmcPlan plan_mcmc(McmcArgs& a, const mpi::Environment& env) {
+McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     McmcPlan plan;
     if (a.out == "-") a.out.clear();
     std::vector<std::string>& formats = plan.formats;
@@ -101,8 +100,7 @@ McmcPlan plan_mcmc(McmcArgs& a, const mpi::Environment& env) {
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
     const bool space_pc = plan.space_pc = a.space == "pc";
     plan.space_all = a.space == "all";
-    auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
-    if (!space_pc && (given(a.alpha_option) || given(a.hard_limit_option)))
+    if (!space_pc && (a.alpha_given || a.hard_limit_given))
         throw InputError("--alpha and --hard-limit apply to --space pc only");
     if (space_pc && !(a.alpha > 0.0 && a.alpha < 1.0))
         throw InputError("--alpha must lie in (0, 1), got " + exact_number(a.alpha));
@@ -187,7 +185,7 @@ bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::
     return bn::space_from_graph(io::read_graph(path, names), "file " + path);
 }
 
-bn::ParentSpace pc_space(const McmcArgs& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
+bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
                          pc::Progress& progress, const DataReader& reader) {
     Dataset data = read_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
     pc::PcConfig cfg;
@@ -219,21 +217,20 @@ bn::ParentSpace pc_space(const McmcArgs& a, bool bge, const std::vector<std::str
     return s;
 }
 
-void set_scored(bn::McmcConfig& cfg, const McmcArgs& a, const ScoreInputs& in) {
+void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in) {
     // Then the prior, the space and every option that changes a chain (McmcConfig::digest).
-    const auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
     cfg.scored.add_value(in.data_digest).add_string(a.score.score).add_value(a.score.iss).add_value(a.score.am);
-    cfg.scored.add_value(given(a.score.aw_option) ? a.score.aw : -1.0);
+    cfg.scored.add_value(a.score.aw_given ? a.score.aw : -1.0);
     Digest data;
     data.add_value(in.data_digest);
     cfg.scored_settings = {{"the data (--data)", data.hex()},
                            {"--score", a.score.score},
                            {"--iss", exact_number(a.score.iss)},
                            {"--am", exact_number(a.score.am)},
-                           {"--aw", given(a.score.aw_option) ? exact_number(a.score.aw) : "default"}};
+                           {"--aw", a.score.aw_given ? exact_number(a.score.aw) : "default"}};
 }
 
-bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const McmcHooks& hooks, bool root) {
+bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const McmcHooks& hooks, bool root) {
     using clock = std::chrono::steady_clock;
     struct Clock {
         clock::time_point last_line = clock::now(), chains = clock::now();
@@ -274,7 +271,7 @@ bn::McmcObserver mcmc_observer(const McmcArgs& a, pc::Progress& progress, const 
     return observer;
 }
 
-bn::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, const ScoreInputs& in,
+bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, const ScoreInputs& in,
                            const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks) {
     const auto n = static_cast<std::int64_t>(in.names.size());
     const bn::OrderMcmcOptions& opts = cfg.opts;
@@ -322,7 +319,7 @@ bn::McmcOutput mcmc_output(const McmcArgs& a, const std::string& command_line, c
     return o;
 }
 
-void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& formats, const bn::McmcOutput& o,
+void write_mcmc_outputs(const McmcJob& a, const std::vector<std::string>& formats, const bn::McmcOutput& o,
                         const std::vector<double>& best_local, io::OutputSet& outputs, const std::string& tmp_h5) {
     bn::write_mcmc_result_hdf5(o, best_local, tmp_h5);
     const io::GraphView view{o.names, o.best_dag};  // the graph formats draw the best DAG
@@ -351,7 +348,7 @@ void write_mcmc_outputs(const McmcArgs& a, const std::vector<std::string>& forma
     outputs.commit();
 }
 
-std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const bn::McmcOutput& o,
+std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::McmcOutput& o,
                          const bn::McmcOutcome& run, std::int64_t n_samples, const io::OutputSet& outputs) {
     const auto& d = o.diagnostics;
     double acceptance = 0.0;
@@ -378,4 +375,4 @@ std::string mcmc_summary(const McmcArgs& a, const bn::McmcConfig& cfg, const bn:
     return os.str();
 }
 
-}  // namespace cudag::cli
+}  // namespace cudag::run

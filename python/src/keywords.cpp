@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "keywords.hpp"
+
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace cudag::python {
+
+namespace {
+
+/// The value's type as Python prints it ("str", "float", "numpy.bool").
+std::string python_type(nb::handle v) { return Py_TYPE(v.ptr())->tp_name; }
+
+[[noreturn]] void wrong_type(nb::handle v, const std::string& key, const std::string& wanted) {
+    throw nb::type_error((key + "= takes " + wanted + ", not " + python_type(v)).c_str());
+}
+
+bool is_bool(nb::handle v) { return PyBool_Check(v.ptr()) != 0 || python_type(v).rfind("numpy.bool", 0) == 0; }
+
+template <class Int>
+Int integer(nb::handle v, const std::string& key) {
+    Int out{};
+    if (is_bool(v) || PyFloat_Check(v.ptr()) || !nb::try_cast<Int>(v, out)) wrong_type(v, key, "an integer");
+    return out;
+}
+
+}  // namespace
+
+template <>
+bool typed<bool>(nb::handle v, const std::string& key) {
+    if (!is_bool(v)) wrong_type(v, key, "True or False");
+    return nb::cast<bool>(v);
+}
+template <>
+int typed<int>(nb::handle v, const std::string& key) {
+    return integer<int>(v, key);
+}
+template <>
+std::int64_t typed<std::int64_t>(nb::handle v, const std::string& key) {
+    return integer<std::int64_t>(v, key);
+}
+template <>
+double typed<double>(nb::handle v, const std::string& key) {
+    double out = 0.0;
+    if (is_bool(v) || !nb::try_cast<double>(v, out)) wrong_type(v, key, "a number");
+    return out;
+}
+template <>
+std::string typed<std::string>(nb::handle v, const std::string& key) {
+    if (PyUnicode_Check(v.ptr())) return nb::cast<std::string>(v);
+    if (nb::hasattr(v, "__fspath__")) return nb::cast<std::string>(nb::module_::import_("os").attr("fspath")(v));
+    wrong_type(v, key, "a str");
+}
+template <>
+std::vector<std::string> typed<std::vector<std::string>>(nb::handle v, const std::string& key) {
+    if (PyUnicode_Check(v.ptr()) || nb::hasattr(v, "__fspath__")) return {typed<std::string>(v, key)};
+    if (!nb::isinstance<nb::sequence>(v) && !nb::isinstance<nb::set>(v) && !nb::isinstance<nb::frozenset>(v))
+        wrong_type(v, key, "a str or a list of str");
+    std::vector<std::string> out;
+    for (nb::handle item : v) out.push_back(typed<std::string>(item, key));
+    return out;
+}
+template <>
+std::uint64_t typed<std::uint64_t>(nb::handle v, const std::string& key) {
+    const std::int64_t s = integer<std::int64_t>(v, key);
+    if (s < 0) throw InputError("--seed: must be 0 or more (an unsigned 64-bit key), got " + std::to_string(s));
+    return static_cast<std::uint64_t>(s);
+}
+
+namespace {
+
+using Names = std::vector<std::string>;
+
+/// A keyword setting the member `get(job)` to a value of its type.
+template <class Job, class Get>
+Keyword<Job> kw(std::string name, std::string option, Get get) {
+    return {name, option, [get, name](Job& job, nb::handle v, const Names&) {
+                auto& member = get(job);
+                member = typed<std::remove_reference_t<decltype(member)>>(v, name);
+            }};
+}
+
+/// A keyword setting a member of the job directly.
+template <class Job, class T>
+Keyword<Job> field(std::string name, std::string option, T Job::*member) {
+    return kw<Job>(std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; });
+}
+
+/// kw, and `option` recorded among `given(job)` (an option refused with another test).
+template <class Job, class Get, class Given>
+Keyword<Job> tracked(std::string name, std::string option, Get get, Given given) {
+    Keyword<Job> k = kw<Job>(name, option, get);
+    k.set = [inner = k.set, option, given](Job& job, nb::handle v, const Names& names) {
+        inner(job, v, names);
+        given(job) = true;
+    };
+    return k;
+}
+
+/// A comma-separated list (--format): a str as it stands, or a list joined with commas.
+template <class Job>
+Keyword<Job> comma_list(std::string name, std::string option, std::string Job::*member) {
+    return {name, option, [member, name](Job& job, nb::handle v, const Names&) {
+                std::string joined;
+                for (const std::string& s : typed<std::vector<std::string>>(v, name))
+                    joined += (joined.empty() ? "" : ",") + s;
+                job.*member = joined;
+            }};
+}
+
+/// A variable of a knowledge item: its name, or its 0-based column index.
+std::string variable(nb::handle v, const Names& names, const std::string& key) {
+    if (PyLong_Check(v.ptr()) && !is_bool(v)) {
+        const std::int64_t k = nb::cast<std::int64_t>(v);
+        if (k < 0 || k >= static_cast<std::int64_t>(names.size()))
+            throw InputError("variable index " + std::to_string(k) + " is out of range (0.." +
+                             std::to_string(static_cast<std::int64_t>(names.size()) - 1) + ")");
+        return names[static_cast<std::size_t>(k)];
+    }
+    if (!PyUnicode_Check(v.ptr())) wrong_type(v, key, "variable names or column indices");
+    return nb::cast<std::string>(v);
+}
+
+/// forbid= / require= / tiers=: a file (str or path), or values: for pairs, each item a
+/// line of the file ("a -- b", "a -> b") or a pair (a, b), the direction a -> b as
+/// causal-learn's BackgroundKnowledge takes it; for tiers, each item a tier (a list of
+/// variables, or one variable).
+template <class Job>
+Keyword<Job> knowledge(const std::string& name) {
+    return {
+        name, "--" + name, [name](Job& job, nb::handle v, const Names& names) {
+            run::KnowledgeJob& k = job.knowledge;
+            std::string& file = name == "forbid" ? k.files.forbid : name == "require" ? k.files.require : k.files.tiers;
+            std::vector<KnowledgeLine>& lines = name == "forbid"    ? k.values.forbid
+                                                : name == "require" ? k.values.require
+                                                                    : k.values.tiers;
+            if (PyUnicode_Check(v.ptr()) || nb::hasattr(v, "__fspath__")) {
+                file = typed<std::string>(v, name);
+                return;
+            }
+            if (!nb::isinstance<nb::sequence>(v)) wrong_type(v, name, "a file name or a list");
+            int item = 0;
+            for (nb::handle x : v) {
+                KnowledgeLine line{name + "= item " + std::to_string(++item), {}};
+                if (name == "tiers") {
+                    if (PyUnicode_Check(x.ptr()) || PyLong_Check(x.ptr()))
+                        line.tokens.push_back(variable(x, names, name));
+                    else
+                        for (nb::handle y : x) line.tokens.push_back(variable(y, names, name));
+                } else if (PyUnicode_Check(x.ptr())) {
+                    line.tokens = knowledge_tokens(nb::cast<std::string>(x));
+                } else {
+                    const nb::sequence pair = nb::borrow<nb::sequence>(x);
+                    if (nb::len(pair) != 2) wrong_type(x, name, "pairs (a, b) or lines 'a -- b'");
+                    line.tokens = {variable(pair[0], names, name), "->", variable(pair[1], names, name)};
+                }
+                lines.push_back(std::move(line));
+            }
+        }};
+}
+
+/// The CMIknn keywords of pc and citest, each recorded as given.
+template <class Job>
+void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
+    const auto cmi_kw = [&t](const std::string& name, const std::string& option, auto get) {
+        Keyword<Job> k = kw<Job>(name, option, get);
+        k.set = [inner = k.set, option](Job& job, nb::handle v, const Names& names) {
+            inner(job, v, names);
+            job.cmi.given.push_back(option);
+        };
+        t.push_back(std::move(k));
+    };
+    cmi_kw("knn", "--knn", [](Job& j) -> double& { return j.cmi.spec.knn; });
+    cmi_kw("shuffle_neighbors", "--shuffle-neighbors", [](Job& j) -> int& { return j.cmi.spec.shuffle_neighbors; });
+    cmi_kw("permutations", "--permutations", [](Job& j) -> int& { return j.cmi.spec.permutations; });
+    cmi_kw("transform", "--transform", [](Job& j) -> std::string& { return j.cmi.transform; });
+    cmi_kw("permute", "--permute", [](Job& j) -> std::string& { return j.cmi.permute; });
+    cmi_kw("seed", "--seed", [](Job& j) -> std::uint64_t& { return j.cmi.spec.seed; });
+    if (early_stop) cmi_kw("no_early_stop", "--no-early-stop", [](Job& j) -> bool& { return j.cmi.no_early_stop; });
+}
+
+}  // namespace
+
+const std::vector<Keyword<run::PcJob>>& pc_keywords() {
+    using J = run::PcJob;
+    static const std::vector<Keyword<J>> table = [] {
+        std::vector<Keyword<J>> t = {
+            field("test", "--test", &J::test),
+            field("discrete", "--discrete", &J::discrete),
+            field("dof", "--dof", &J::dof),
+            kw<J>("alpha", "--alpha", [](J& j) -> double& { return j.cfg.alpha; }),
+            kw<J>("max_level", "--max-level", [](J& j) -> int& { return j.cfg.max_level; }),
+            kw<J>("threads", "--threads", [](J& j) -> int& { return j.cfg.backend.threads; }),
+            field("out", "--out", &J::out),
+            comma_list("format", "--format", &J::formats),
+            field("force", "--force", &J::force),
+            field("compat", "--compat", &J::compat),
+            field("uc_rule", "--uc-rule", &J::uc_rule),
+            field("uc_priority", "--uc-priority", &J::uc_priority),
+            knowledge<J>("forbid"),
+            knowledge<J>("require"),
+            knowledge<J>("tiers"),
+            field("backend", "--backend", &J::backend),
+            field("tune", "--tune", &J::tunes),
+            kw<J>("checkpoint", "--checkpoint", [](J& j) -> std::string& { return j.cfg.checkpoint; }),
+            kw<J>("resume", "--resume", [](J& j) -> bool& { return j.cfg.resume; }),
+            field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
+            field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
+            field("comm", "--comm", &J::comm),
+            field("comm_timeout", "--comm-timeout", &J::comm_timeout),
+            kw<J>("stop_after_level", "--stop-after-level", [](J& j) -> int& { return j.cfg.stop_after_level; }),
+            field("quiet", "--quiet", &J::quiet),
+            field("verbose", "--verbose", &J::verbose),
+        };
+        add_cmi_keywords(t, true);
+        return t;
+    }();
+    return table;
+}
+
+const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
+    using J = run::CitestJob;
+    static const std::vector<Keyword<J>> table = [] {
+        std::vector<Keyword<J>> t = {
+            field("test", "--test", &J::test),
+            field("x", "--x", &J::x),
+            field("y", "--y", &J::y),
+            field("given", "--given", &J::given),
+            field("dof", "--dof", &J::dof),
+            field("compat", "--compat", &J::compat),
+            field("threads", "--threads", &J::threads),
+            field("quiet", "--quiet", &J::quiet),
+            field("verbose", "--verbose", &J::verbose),
+        };
+        add_cmi_keywords(t, false);
+        return t;
+    }();
+    return table;
+}
+
+const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
+    using J = run::McmcJob;
+    const auto given = [](bool J::*flag) { return [flag](J& j) -> bool& { return j.*flag; }; };
+    static const std::vector<Keyword<J>> table = {
+        kw<J>("score", "--score", [](J& j) -> std::string& { return j.score.score; }),
+        tracked<J>(
+            "iss", "--iss", [](J& j) -> double& { return j.score.iss; },
+            [](J& j) -> bool& { return j.score.iss_given; }),
+        tracked<J>(
+            "am", "--am", [](J& j) -> double& { return j.score.am; }, [](J& j) -> bool& { return j.score.am_given; }),
+        tracked<J>(
+            "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
+        kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
+        field("max_parents", "--max-parents", &J::max_parents),
+        field("space", "--space", &J::space),
+        tracked<J>(
+            "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
+        tracked<J>(
+            "hard_limit", "--hard-limit", [](J& j) -> int& { return j.hard_limit; }, given(&J::hard_limit_given)),
+        field("order_score", "--order-score", &J::order_score),
+        field("moves", "--moves", &J::moves),
+        field("chains", "--chains", &J::chains),
+        field("iterations", "--iterations", &J::iterations),
+        {"burn_in", "--burn-in",
+         [](J& j, nb::handle v, const Names&) { j.burn_in = typed<std::int64_t>(v, "burn_in"); }},
+        field("thin", "--thin", &J::thin),
+        field("seed", "--seed", &J::seed),
+        field("prior", "--prior", &J::prior),
+        field("edge_penalty", "--edge-penalty", &J::edge_penalty),
+        knowledge<J>("forbid"),
+        knowledge<J>("require"),
+        knowledge<J>("tiers"),
+        field("checkpoint", "--checkpoint", &J::checkpoint),
+        field("checkpoint_every", "--checkpoint-every", &J::checkpoint_every),
+        field("resume", "--resume", &J::resume),
+        field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
+        field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
+        field("backend", "--backend", &J::backend),
+        field("threads", "--threads", &J::threads),
+        field("out", "--out", &J::out),
+        comma_list("format", "--format", &J::formats),
+        field("force", "--force", &J::force),
+        field("stop_after", "--stop-after", &J::stop_after),
+        field("quiet", "--quiet", &J::quiet),
+        field("verbose", "--verbose", &J::verbose),
+    };
+    return table;
+}
+
+std::string call_text(const std::string& function, const nb::kwargs& kwargs) {
+    std::string s = function + "(";
+    bool first = true;
+    for (const auto& [key, value] : kwargs) {
+        if (value.is_none()) continue;  // left at its default
+        s += (first ? "" : ", ") + nb::cast<std::string>(key) + "=" + nb::cast<std::string>(nb::repr(value));
+        first = false;
+    }
+    return s + ")";
+}
+
+}  // namespace cudag::python

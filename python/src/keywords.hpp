@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The keyword arguments of cudag.pc / citest / mcmc, each bound to one member of the job
+// struct of src/run/ (run::PcJob, run::CitestJob, run::McmcJob): a job starts from its
+// defaults (the command line's, written once in the struct) and a keyword sets its member
+// with a value of the member's type. An unknown keyword or a value of another type is a
+// TypeError; a value out of range is the library's InputError, the command line's line.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/knowledge.hpp"
+#include "run/citest.hpp"
+#include "run/mcmc.hpp"
+#include "run/pc.hpp"
+
+namespace cudag::python {
+
+namespace nb = nanobind;
+
+/// One keyword: its Python name, the command line's option of the same member (for
+/// messages and cudag.options()), and what it does to the job given the data's names.
+template <class Job>
+struct Keyword {
+    std::string name, option;
+    std::function<void(Job&, nb::handle, const std::vector<std::string>&)> set;
+};
+
+/// `v` as a T, or a TypeError naming the keyword: bool takes True/False only, integers take
+/// Python (and numpy) integers, double takes integers and floats, strings take str and
+/// os.PathLike, a list of strings takes one str or a sequence of them.
+template <class T>
+T typed(nb::handle v, const std::string& key);
+
+/// Every keyword of a job (pc_keywords: cudag.pc's, ...).
+const std::vector<Keyword<run::PcJob>>& pc_keywords();
+const std::vector<Keyword<run::CitestJob>>& citest_keywords();
+const std::vector<Keyword<run::McmcJob>>& mcmc_keywords();
+
+/// `kwargs` applied to `job` (None leaves a member at its default); an unknown keyword is a
+/// TypeError as Python words it ("cudag.pc() got an unexpected keyword argument 'x'").
+template <class Job>
+void apply_keywords(Job& job, const std::vector<Keyword<Job>>& table, const nb::kwargs& kwargs,
+                    const std::vector<std::string>& names, const std::string& function) {
+    for (const auto& [key, value] : kwargs) {
+        const std::string k = nb::cast<std::string>(key);
+        const Keyword<Job>* kw = nullptr;
+        for (const Keyword<Job>& entry : table)
+            if (entry.name == k) kw = &entry;
+        if (!kw) throw nb::type_error((function + "() got an unexpected keyword argument '" + k + "'").c_str());
+        if (!value.is_none()) kw->set(job, value, names);
+    }
+}
+
+/// "cudag.pc(alpha=0.05, backend='cpu')": the call as provenance records it (None values left out).
+std::string call_text(const std::string& function, const nb::kwargs& kwargs);
+
+}  // namespace cudag::python

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// What every run of the library layer shares (src/run/): the data reader of an in-process
+// caller, the output claim before any work, --threads, the verbose peak-memory line.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/dataset.hpp"
+#include "core/error.hpp"
+#include "core/knowledge.hpp"
+#include "core/memory.hpp"
+#include "core/parallel.hpp"
+#include "io/checkpoint_file.hpp"
+#include "io/dataset_io.hpp"
+#include "io/output_set.hpp"
+#include "io/table_reader.hpp"
+#include "io/writers.hpp"
+#include "mpi/communicator.hpp"
+
+namespace cudag::run {
+
+/// The data set for the table mode the job asks for (labels for a discrete test, numbers
+/// for Fisher-z, ...); empty: read the job's data file.
+using DataReader = std::function<Dataset(io::TableMode)>;
+
+/// `reader(mode)` when there is one, else io::read_dataset(path, dataset, mode).
+inline Dataset read_data(const DataReader& reader, const std::string& path, const std::string& dataset,
+                         io::TableMode mode) {
+    return reader ? reader(mode) : io::read_dataset(path, dataset, mode);
+}
+
+/// `reader` when there is one; else, with `na_values` given, a reader of `path` that treats
+/// them as missing values; else none (read_data reads the file).
+inline DataReader with_na_values(DataReader reader, const std::string& path, const std::string& dataset,
+                                 const std::vector<std::string>& na_values) {
+    if (reader || na_values.empty()) return reader;
+    return [path, dataset, na_values](io::TableMode mode) { return io::read_dataset(path, dataset, mode, na_values); };
+}
+
+/// Verbose: every rank's peak resident memory, printed by rank 0 as one line
+/// ("<label>: peak memory per rank: 0 1234 MiB, 1 ...", MiB so that runs compare): over the whole run, the larger of
+/// `earlier` (a peak taken before restart_peak_resident, 0 for none) and the peak since;
+/// with `earlier`, a second line gives the peak since the restart ("<since>: ..."). Collective.
+inline void report_peak_memory(mpi::Communicator& comm, const std::string& label, std::int64_t earlier = 0,
+                               const std::string& since = "") {
+    const std::int64_t now = peak_resident_bytes();
+    const std::vector<std::int64_t> whole = comm.allgather(std::max(now, earlier));
+    const std::vector<std::int64_t> recent = comm.allgather(now);
+    if (comm.rank() != 0) return;
+    const auto line = [&](const std::string& what, const std::vector<std::int64_t>& peaks) {
+        std::string out = label + ": " + what + ":";
+        for (std::size_t r = 0; r < peaks.size(); ++r)
+            out += (r ? ", " : " ") + std::to_string(r) + " " + std::to_string(peaks[r] >> 20) + " MiB";
+        std::cerr << out << '\n';
+    };
+    line("peak memory per rank", whole);
+    if (earlier > 0) line(since, recent);
+}
+
+/// The non-empty items of a comma-separated list.
+inline std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+/// `items` without repeats, in the order of their first appearance (--format edges,edges
+/// writes the edge list once).
+inline std::vector<std::string> unique_items(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const std::string& s : items)
+        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    return out;
+}
+
+/// How a command treats --checkpoint FILE: --resume continues it; --overwrite-checkpoint
+/// replaces it; neither refuses a FILE that exists (io::check_checkpoint_start).
+struct CheckpointUse {
+    const std::string& path;
+    bool resume = false, overwrite = false;
+};
+
+/// Before any work, rank 0 checks --checkpoint (io::check_checkpoint_start), takes
+/// temporaries for --out and the files of `formats` beside it in `outputs`, and proves
+/// --checkpoint's folder writable (writable, not a FIFO or device); agreed over the ranks.
+/// Returns the temporary of --out ("" when there is none).
+inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs, const std::string& out,
+                                 const std::vector<std::string>& formats, const CheckpointUse& use) {
+    const std::string& checkpoint = use.path;
+    std::string tmp;
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() != 0) return;
+        if (use.overwrite && checkpoint.empty()) throw InputError("--overwrite-checkpoint needs --checkpoint FILE");
+        if (!checkpoint.empty()) io::check_checkpoint_start(checkpoint, use.resume, use.overwrite);
+        if (!out.empty()) {
+            tmp = outputs.temp_for(out);
+            for (const std::string& f : formats) outputs.temp_for(io::format_path(out, f));
+        }
+        if (!checkpoint.empty()) {
+            io::OutputSet probe;  // the checkpoint writer has its own set
+            probe.temp_for(checkpoint);
+        }
+    });
+    return tmp;
+}
+
+/// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
+constexpr std::int64_t kMaxDrawnNodes = 500;
+
+/// --threads as a command uses it: negative is an error, 0 means every hardware thread,
+/// more than the hardware threads is clamped to them with a note (unless quiet).
+inline int checked_threads(int requested, bool quiet) {
+    if (requested < 0)
+        throw InputError("--threads must be >= 0 (0: all " + std::to_string(resolve_threads(0)) +
+                         " hardware threads), got " + std::to_string(requested));
+    const int hw = resolve_threads(0);
+    if (requested <= hw) return requested;
+    if (!quiet)
+        std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw << " hardware threads; using "
+                  << hw << '\n';
+    return hw;
+}
+
+/// `inputs` plus the knowledge files given (for io::check_distinct).
+inline std::vector<io::NamedPath> with_knowledge_inputs(std::vector<io::NamedPath> inputs, const KnowledgeFiles& k) {
+    if (!k.forbid.empty()) inputs.push_back({"--forbid", k.forbid});
+    if (!k.require.empty()) inputs.push_back({"--require", k.require});
+    if (!k.tiers.empty()) inputs.push_back({"--tiers", k.tiers});
+    return inputs;
+}
+
+/// Knowledge given as files (--forbid, --require, --tiers) and as values (an in-process
+/// caller's lists); read against the data's names by read_knowledge.
+struct KnowledgeJob {
+    KnowledgeFiles files;
+    KnowledgeValues values;
+    bool any() const { return files.any() || values.any(); }
+    Knowledge read(const std::vector<std::string>& names) const { return read_knowledge(files, values, names); }
+};
+
+}  // namespace cudag::run

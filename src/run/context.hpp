@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// A run's place on its process: the rank's GPU and threads, the communicator, the MPI
+// start-up table and the CUDA warm-up; the same for every command and the Python module.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/backend.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "pc/progress.hpp"
+
+namespace cudag::run {
+
+/// A rank's place: its GPU (node-local rank mod the visible devices) and threads, and
+/// what the start-up table prints of it.
+struct RankPlace {
+    int gpus = -1;     ///< visible GPUs under MPI (-1: one process, not asked)
+    bool gpu = false;  ///< a GPU engine may run
+    mpi::RankInfo me;
+};
+
+/// Binds this rank to its GPU and sets its threads (in `backend`). `gpu_candidate`: the
+/// engine registry may pick a GPU engine for the job (pc::gpu_candidate). Under MPI the
+/// binding needs the device count now; one process does not ask: CUDA's start-up (driver
+/// and context, a few hundred ms) then runs on the warm-up thread while the data are read.
+RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Environment& env);
+
+/// The communicator of a run: `world` (MPI or serial), or NCCL over it for GPU runs
+/// (`comm` "auto" picks it when `nccl_by_default`: the engine keeps its level results on
+/// the GPU). NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI. `comm` is the
+/// --comm choice (auto, mpi, nccl), refused on every rank alike when unknown.
+std::unique_ptr<mpi::Communicator> choose_communicator(const std::string& comm, double timeout,
+                                                       std::unique_ptr<mpi::Communicator> world,
+                                                       const mpi::Environment& env, const RankPlace& place, int device,
+                                                       bool nccl_by_default);
+
+/// Under MPI: the start-up table (rank, host, GPU, memory) from rank 0 on stderr unless
+/// `quiet`. Collective.
+void report_startup(mpi::Communicator& comm, const mpi::Environment& env, const mpi::RankInfo& me, bool quiet);
+
+/// The progress mode of a run: quiet off rank 0 or when asked, every line when verbose,
+/// else on a terminal.
+pc::Progress::Mode progress_mode(bool quiet, bool verbose, bool root);
+
+/// The CUDA context made on a thread of its own while the data are read (nothing for the
+/// CPU backend); joined by join() or at the end of the scope.
+class GpuWarmUp {
+public:
+    GpuWarmUp(BackendKind kind, int device) : thread_(warm_up_gpu(kind, device)) {}
+    GpuWarmUp(const GpuWarmUp&) = delete;
+    GpuWarmUp& operator=(const GpuWarmUp&) = delete;
+    ~GpuWarmUp() { join(); }
+    void join() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    std::thread thread_;
+};
+
+/// " 1.234 s", for the verbose phase timings.
+std::string seconds_text(double s);
+
+/// The current time as ISO 8601 UTC ("2024-01-02T03:04:05Z"), for provenance.
+std::string utc_now();
+
+}  // namespace cudag::run

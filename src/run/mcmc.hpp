@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// An order-MCMC job as the command line and the Python module give it (issue 21): its
+// settings (one struct, the defaults written once), the data, prior, space and knowledge
+// read and checked, the chains split over the ranks, and the result with its optional files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bn/mcmc_result.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "run/common.hpp"
+#include "run/score_inputs.hpp"
+
+namespace cudag::bn {
+struct McmcProgress;
+}  // namespace cudag::bn
+
+namespace cudag::run {
+
+/// Every setting of an MCMC job, named as `cudag mcmc`'s options; the command line binds
+/// its options to these members.
+struct McmcJob {
+    std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats,
+                               backend = "auto";
+    std::vector<std::string> na_values;  ///< --na-values
+    std::string checkpoint, checkpoint_every;
+    ScoreJob score;
+    double edge_penalty = 1.0, alpha = 0.05;
+    int max_parents = 4, chains = 4, threads = 0, hard_limit = 14;
+    std::int64_t iterations = 10000, thin = 1, stop_after = -1;
+    std::optional<std::int64_t> burn_in;  ///< unset: a fifth of iterations
+    std::uint64_t seed = 1;
+    bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
+    bool overwrite_checkpoint = false;                   ///< replace an existing checkpoint
+    bool alpha_given = false, hard_limit_given = false;  ///< refused without space "pc"
+    KnowledgeJob knowledge;                              ///< --forbid, --require, --tiers
+};
+
+/// What an in-process caller adds; every member may be empty (the command line's run).
+struct McmcHooks {
+    DataReader read;  ///< the data instead of reading McmcJob::data
+    /// The chains' progress as it comes (as often as the command's own lines could be
+    /// printed); may throw to stop.
+    std::function<void(const bn::McmcProgress&)> progress;
+};
+
+/// A finished (or stopped) MCMC job: on rank 0 the result and the summary line.
+struct McmcRun {
+    std::optional<bn::McmcOutput> output;
+    std::string summary;
+    std::string stopped;  ///< a simulated stop (stop_after): its message; the run has no output
+};
+
+/// Runs the job (chains split over the ranks of `comm`); rank 0 writes `out` and the
+/// formats beside it when asked. `command_line` is recorded in the result's provenance.
+McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi::Environment& env,
+                 std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks = {});
+
+}  // namespace cudag::run

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "run/pc.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "ci/cmi_knn.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/interrupt.hpp"
+#include "core/memory.hpp"
+#include "core/parallel.hpp"
+#include "cudag/config.hpp"
+#include "io/dataset_io.hpp"
+#include "io/hdf5_file.hpp"
+#include "io/hdf5_plan.hpp"
+#include "io/output_set.hpp"
+#include "io/writers.hpp"
+#include "mpi/mpi_communicator.hpp"
+#include "pc/cpu/cmi_knn_engine.hpp"
+#include "pc/engines.hpp"
+#include "pc/progress.hpp"
+#include "pc/result_file.hpp"
+#include "run/context.hpp"
+
+namespace cudag::run {
+
+namespace {
+
+/// CMIknn, whose every test draws its permutations (a level of a thousand tests can take an
+/// hour where Fisher-z takes a second): before level 0, how many tests it may run and,
+/// from the first few timed on one thread, about how long on `workers` threads.
+void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int workers, pc::Progress& progress) {
+    const std::int64_t n = data.n_vars;
+    const double tests = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
+    if (n < 2) return;
+    const ci::CmiKnn cmi(data, spec, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    std::vector<ci::CmiKnnWorkspace> ws(1);
+    std::int64_t timed = 0;
+    // Every permutation drawn (no early stop): the estimate is an upper bound.
+    for (std::int32_t j = 1; j < n && timed < 4 && (timed == 0 || elapsed() < 2.0); ++j, ++timed) {
+        std::int32_t x = 0, y = j;
+        const std::uint64_t id = pc::cmi_pc_test_id(x, y, {});
+        cmi.test(x, y, {}, id, std::span<ci::CmiKnnWorkspace>(ws), std::nullopt);
+    }
+    const double each = elapsed() / static_cast<double>(timed);
+    char line[160];
+    std::snprintf(line, sizeof line, "; the first %lld took %.3g s each on one thread", static_cast<long long>(timed),
+                  each);
+    progress.note("level 0: up to " + pc::Progress::count(tests) + " CMIknn tests (" +
+                  std::to_string(spec.permutations) + " permutations each)" + line + ": up to about " +
+                  pc::Progress::duration(tests * each / std::max(1, workers)) + " on " + std::to_string(workers) +
+                  " threads; Ctrl-C stops the run at once");
+}
+
+/// The seconds since t, as run::seconds_text.
+std::string seconds_text(std::chrono::steady_clock::time_point t) {
+    return run::seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+}
+
+/// The run's provenance entries, added to r.config (rank 0).
+void add_provenance(const PcJob& a, const std::string& command_line, pc::PcResult& r) {
+    r.config.emplace_back("input", a.data);
+    r.config.emplace_back("input_dataset", a.dataset);
+    struct stat st {};
+    if (::stat(a.data.c_str(), &st) == 0) {
+        r.config.emplace_back("input_bytes", std::to_string(st.st_size));
+        r.config.emplace_back("input_mtime", std::to_string(st.st_mtime));
+    }
+    r.config.emplace_back("command_line", command_line);
+    r.config.emplace_back("cudag_version", CUDAG_VERSION);
+    r.config.emplace_back("host", mpi::host_name());
+    r.config.emplace_back("created", utc_now());
+}
+
+/// `what` with the hidden temporary `tmp_h5` replaced by the file the user asked for.
+std::string name_out(std::string what, const std::string& tmp_h5, const std::string& out) {
+    const std::size_t at = what.find(tmp_h5);
+    if (!tmp_h5.empty() && at != std::string::npos) what.replace(at, tmp_h5.size(), out);
+    return what;
+}
+
+/// Provenance, then the result file and --format files (rank 0, with --out).
+void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, const std::string& command_line,
+                      pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5) {
+    add_provenance(a, command_line, r);
+    try {
+        pc::write_result_hdf5(r, tmp_h5);
+    } catch (const InputError& e) {
+        // Name the file the user asked for, not its hidden temporary.
+        throw InputError(name_out(e.what(), tmp_h5, a.out));
+    }
+    io::write_formats(r, a.out, formats, outputs, std::cerr);
+    outputs.commit();
+}
+
+// Discrete or continuous? --discrete or a discrete --test reads labels, --test fisher-z
+// numbers. With neither, each column must be numbers throughout or labels throughout
+// (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
+// mixing both is an error at its stray cell (a typo in continuous data); integer codes
+// with few levels run fisher-z with a note. README "Discrete data" documents the rule.
+Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progress& progress,
+                     const mpi::Communicator& comm, const DataReader& reader) {
+    if (a.discrete && test == pc::TestKind::FisherZ) throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete || (test && pc::is_discrete(*test)))
+        return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
+    if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
+    Dataset d;
+    try {
+        d = read_data(reader, a.data, a.dataset, io::TableMode::Auto);
+    } catch (const io::MixedColumn& e) {
+        throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
+    }
+    if (d.discrete()) {
+        std::string label_column;
+        for (std::int64_t v = 0; v < d.n_vars && label_column.empty(); ++v)
+            if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell)) label_column = d.names[v];
+        progress.note("column '" + label_column + "' holds labels: reading " + d.source +
+                      " as discrete data (--test chi-square)");
+    } else if (comm.rank() == 0 && !a.quiet) {
+        if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0)
+            std::cerr << "cudag pc: note: every column of " << d.source << " holds integer codes "
+                      << "(at most " << levels << " distinct values): the data look discrete; "
+                      << "running fisher-z anyway: give --discrete for chi-square, or "
+                      << "--test fisher-z to silence this note\n";
+    }
+    return d;
+}
+
+/// The checked options of `cudag pc` (`a` normalised: --out "-"), every output checked
+/// against every input before any work; the config and the formats.
+pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::string>& formats) {
+    if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
+    formats = unique_items(split_commas(a.formats));
+    io::validate_formats(formats);
+    if (!formats.empty() && a.out.empty())
+        throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
+    if (a.cfg.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
+    // Every output against every input and against each other, before any work.
+    std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}};
+    for (const std::string& f : formats)
+        if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
+    io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge.files), out_paths);
+    pc::PcConfig cfg = a.cfg;
+    BackendContext& backend = cfg.backend;  // the run's backend context, built here once
+    backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
+    if (a.compat == "causal-learn")
+        cfg.compat = pc::Compat::CausalLearn;
+    else if (a.compat != "pcalg")
+        throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
+    backend.kind = parse_backend(a.backend);
+    cfg.test.cmi = cmi_knn_spec(a.cmi, a.test);
+    cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
+    if (!a.test.empty()) cfg.test.kind = pc::parse_test(a.test);
+    if (!a.dof.empty()) cfg.test.dof = pc::parse_dof(a.dof);
+    const bool cmiknn = cfg.test.kind == pc::TestKind::CmiKnn;
+    if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
+    apply_tunes(a.tunes, backend.tunables);
+    if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
+    if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
+    return cfg;
+}
+
+/// The data, read once: handed over in memory, read collectively (HDF5 through MPI-IO), or
+/// read by rank 0 and broadcast.
+Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm,
+                      const io::Hdf5IoPlan& io_plan, const PcHooks& hooks) {
+    const auto t_read = std::chrono::steady_clock::now();
+    Dataset data;
+    const bool hdf5_in = !hooks.read && a.data != "-" && io::h5::has_hdf5_signature(a.data);
+    if (hooks.read) {
+        // Data handed over in memory (an in-process caller): every rank takes them.
+        mpi::run_agreed(comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, comm, hooks.read); });
+    } else if (io_plan.collective && hdf5_in) {
+        if (!a.na_values.empty())
+            throw InputError("--na-values applies to text tables; '" + a.data + "' is HDF5 (its values are numbers)");
+        // Every rank reads its columns through MPI-IO; one allgather shares them.
+        mpi::run_agreed(comm, [&] {
+            data = read_pc_data(a, cfg.test.kind, progress, comm, [&](io::TableMode m) {
+                return io::read_dataset_collective(a.data, a.dataset, m, comm);
+            });
+        });
+    } else {
+        // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
+        data = io::share_dataset(comm, [&] {
+            return read_pc_data(a, cfg.test.kind, progress, comm, with_na_values({}, a.data, a.dataset, a.na_values));
+        });
+    }
+    progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +
+                  "):" + seconds_text(t_read));
+    return data;
+}
+
+/// Refusals that depend on the data: drawing too many nodes, a run that cannot fit in the
+/// host's memory (agreed over the ranks).
+void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
+                   const std::vector<std::string>& formats, const RankPlace& place, const mpi::Environment& env,
+                   mpi::Communicator& comm) {
+    const bool gpu = place.gpu;
+    const int gpus = place.gpus;
+    mpi::run_agreed(comm, [&] {
+        const bool draws =
+            std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
+        if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
+            throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
+                             " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
+                             "to draw anyway, or write --format dot and draw a part of it");
+        const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
+        const bool corr = !gpu_engine && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
+        pc::PcConfig probe = cfg;
+        probe.backend.kind = gpu_engine ? probe.backend.kind : BackendKind::Cpu;
+        require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
+                            "cudag pc on " + std::to_string(data.n_vars) + " variables",
+                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
+                                       std::to_string(data.n_vars) + " correlation matrix"
+                                 : "",
+                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
+    });
+}
+
+/// The result HDF5 (collectively, or by rank 0) and the formats beside it.
+void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, const std::string& command_line,
+                     pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
+                     pc::Progress& progress, mpi::Communicator& comm) {
+    const bool root = comm.rank() == 0;
+    const auto t_write = std::chrono::steady_clock::now();
+    if (io_plan.collective && !a.out.empty()) {
+        mpi::run_agreed(comm, [&] {
+            if (root) add_provenance(a, command_line, r);
+        });
+        std::vector<std::byte> name(reinterpret_cast<const std::byte*>(tmp_h5.data()),
+                                    reinterpret_cast<const std::byte*>(tmp_h5.data() + tmp_h5.size()));
+        comm.bcast_blob(name, 0);
+        const std::string tmp(reinterpret_cast<const char*>(name.data()), name.size());
+        try {
+            pc::write_result_hdf5(r, tmp, comm);
+        } catch (const mpi::AgreedFailure& e) {
+            throw mpi::AgreedFailure(name_out(e.what(), tmp, a.out));
+        } catch (const InputError& e) {
+            throw InputError(name_out(e.what(), tmp, a.out));
+        }
+        // Every rank has written its part: rank 0 adds the --format files and renames.
+        mpi::run_agreed(comm, [&] {
+            if (!root) return;
+            io::write_formats(r, a.out, formats, outputs, std::cerr);
+            outputs.commit();
+        });
+    } else {
+        // Rank 0 writes everything; the others wait to hear whether it succeeded.
+        mpi::run_agreed(comm, [&] {
+            if (root && !a.out.empty()) write_pc_outputs(a, formats, command_line, r, outputs, tmp_h5);
+        });
+    }
+    if (!a.out.empty())
+        progress.note(std::string("results written (") + (io_plan.collective ? "collective" : "rank 0") +
+                      "):" + seconds_text(t_write));
+}
+
+/// The summary line on stderr.
+std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data, const pc::PcResult& r,
+                       const io::OutputSet& outputs) {
+    std::int64_t directed = 0;
+    const auto edges = io::cpdag_edges(r.cpdag);
+    for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+    std::ostringstream os;
+    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, " << data.n_samples
+       << " samples, " << pc::resolve_test(cfg, data).name() << ": " << edges.size() << " edges (" << directed
+       << " directed), " << r.levels.size() << " levels, " << r.seconds_total << " s";
+    if (!a.out.empty()) {
+        os << "; wrote";
+        for (const auto& f : outputs.final_paths()) os << ' ' << f;
+    }
+    return os.str();
+}
+
+/// The data read and made ready (knowledge read against their names, extreme columns
+/// rescaled, the run's fit checked), with the notes on the way; `warm_up` joined.
+Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std::string>& formats,
+                        const RankPlace& place, const mpi::Environment& env, pc::Progress& progress,
+                        mpi::Communicator& comm, const io::Hdf5IoPlan& io_plan, const PcHooks& hooks,
+                        GpuWarmUp& warm_up) {
+    Dataset data = read_pc_input(a, cfg, progress, comm, io_plan, hooks);
+    mpi::run_agreed(comm, [&] {
+        if (a.knowledge.any()) cfg.knowledge = a.knowledge.read(data.names);
+    });
+    warm_up.join();
+    progress.note(
+        "read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " + std::to_string(data.n_vars) +
+        (data.discrete() ? " discrete" : "") + " variables" +
+        (comm.size() > 1 ? " on " + std::to_string(comm.size()) + " ranks (" + comm.name() + ")" : std::string()));
+    // Values of huge or tiny magnitude (1e±150 and beyond) scaled exactly (powers of two)
+    // for the scale-invariant tests; every rank alike.
+    std::int64_t rescaled = 0;
+    mpi::run_agreed(comm, [&] { rescaled = pc::rescale_extreme_columns(data, cfg); });
+    if (rescaled > 0)
+        progress.note(std::to_string(rescaled) + " column" + (rescaled == 1 ? "" : "s") +
+                      " of magnitude beyond 1e+-150 scaled by powers of two (exact; the test is scale-invariant)");
+    check_pc_fits(a, cfg, data, formats, place, env, comm);
+    return data;
+}
+
+/// The run's callbacks: progress lines, the caller's level hook, the verbose peak per
+/// level (in `levels_peak`), the checkpoint note and the resume line.
+void set_pc_callbacks(const PcJob& a, pc::PcConfig& cfg, pc::Progress& progress, const PcHooks& hooks,
+                      std::int64_t& levels_peak) {
+    // Verbose: the peak so far is kept and a new one started after every level, so that the
+    // end reports the whole run's peak and the peak after the levels (the records' collection,
+    // orientation and output) apart.
+    cfg.on_level = [&progress, &hooks, &levels_peak, verbose = a.verbose](const pc::LevelStats& s) {
+        progress.level(s);
+        if (hooks.level) hooks.level(s);
+        if (verbose) levels_peak = std::max(levels_peak, restart_peak_resident());
+    };
+    cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
+    cfg.on_level_start = [&progress](const pc::LevelPlan& plan) { progress.level_start(plan); };
+    const std::string checkpoint = cfg.checkpoint;
+    cfg.on_checkpoint = [checkpoint](int level) {
+        interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" + checkpoint +
+                            "' (continue with --resume)");
+    };
+    cfg.on_resume = [checkpoint, quiet = a.quiet](int level) {
+        if (!quiet) std::cerr << "cudag pc: resuming from checkpoint '" << checkpoint << "' at level " << level << '\n';
+    };
+}
+
+/// CMIknn: every level announced, and level 0's cost estimated first (rank 0, a valid
+/// fresh run with progress on).
+void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace& place, int ranks, bool root,
+                  pc::Progress& progress) {
+    if (cfg.test.kind != pc::TestKind::CmiKnn) return;
+    progress.announce_every_level();
+    bool valid = true;  // else run_pc refuses the run (on every rank), not timed first
+    try {
+        pc::validate(cfg, data);
+    } catch (const InputError&) {
+        valid = false;
+    }
+    if (root && progress.enabled() && !cfg.resume && valid)
+        announce_cmi_level0(data, pc::resolve_test(cfg, data).cmi, place.me.threads * ranks, progress);
+}
+
+}  // namespace
+
+PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,
+             std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
+    PcJob a = job;
+    std::vector<std::string> formats;
+    pc::PcConfig cfg = plan_pc(a, env, formats);
+    BackendContext& backend = cfg.backend;  // the run's backend context, built here once
+    pc::TestPolicy policy;
+    policy.exhaustive = cfg.compat == pc::Compat::CausalLearn;
+    const RankPlace place = place_rank(backend, pc::gpu_candidate(backend.kind, policy), env);
+    // NCCL where level results stay on the GPUs (Fisher-z, discrete); the CMIknn engine
+    // hands its results to the host, where MPI merges them without a staging copy.
+    comm = choose_communicator(a.comm, a.comm_timeout, std::move(comm), env, place, backend.device,
+                               cfg.test.kind != pc::TestKind::CmiKnn);
+    const bool root = comm->rank() == 0;
+    report_startup(*comm, env, place.me, a.quiet);
+
+    // Check every output location (writable, not a FIFO or device) before reading the data.
+    io::OutputSet outputs;
+    const std::string tmp_h5 =
+        claim_outputs(*comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint});
+    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag pc");
+    GpuWarmUp warm_up(place.gpu ? backend.kind : BackendKind::Cpu, backend.device);
+    // HDF5 I/O: collective (MPI-IO) with parallel HDF5 on several ranks, else gathered on
+    // rank 0; the input read once either way.
+    io::Hdf5IoPlan io_plan;
+    mpi::run_agreed(*comm, [&] {
+        if (a.data == "-" && comm->size() > 1)
+            throw InputError("--data - (standard input) needs a single process: give a file name");
+        io_plan = io::plan_hdf5_io(comm->size());
+    });
+    if (const double age = process_age_seconds(); age >= 0.0)
+        progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
+                      std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
+    progress.note("HDF5 I/O: " + io_plan.describe());
+    Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
+    std::int64_t levels_peak = 0;
+    set_pc_callbacks(a, cfg, progress, hooks, levels_peak);
+    // Collective: the ranks keep their rows' records and write them to the result (and
+    // the checkpoints) themselves; not for a caller that takes the whole result on rank 0.
+    cfg.distributed_records = io_plan.collective && !hooks.whole_result;
+    announce_cmi(cfg, data, place, comm->size(), root, progress);
+    pc::PcResult r = pc::run_pc(data, cfg, *comm);
+    write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm);
+    if (a.verbose)
+        report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");
+    PcRun done;
+    if (!root) return done;
+    if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
+        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
+        std::error_code ec;
+        std::filesystem::remove(cfg.checkpoint, ec);
+        interrupt::set_note("");
+    }
+    done.summary = pc_summary(a, cfg, data, r, outputs);
+    done.result = std::move(r);
+    return done;
+}
+
+}  // namespace cudag::run

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// A PC-stable job as the command line and the Python module give it: its settings (one
+// struct, the defaults written once), the data read and checked, the run on one process or
+// on MPI ranks, and the result with its optional files.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "pc/run.hpp"
+#include "run/cmi_knn.hpp"
+#include "run/common.hpp"
+
+namespace cudag::run {
+
+/// Every setting of a PC job, named as `cudag pc`'s options (--max-level is
+/// cfg.max_level); the command line binds its options to these members.
+struct PcJob {
+    std::string data;     ///< --data: the file read (or the name messages give the caller's data)
+    std::string dataset;  ///< --dataset: HDF5 dataset path
+    std::string out;      ///< --out: result HDF5 ("" or "-": none)
+    std::string formats;  ///< --format: comma-separated files beside `out`
+    std::string compat = "pcalg", backend = "auto", comm = "auto";
+    std::vector<std::string> na_values;  ///< --na-values
+    std::string test, dof;               ///< --test and --dof as given ("": the default)
+    pc::PcConfig cfg;                    ///< alpha, max_level, threads, checkpoint, resume, ...
+    CmiKnnJob cmi;
+    int uc_rule = -2, uc_priority = -2;  ///< -2: unset
+    bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
+    bool overwrite_checkpoint = false;  ///< replace an existing checkpoint
+    double comm_timeout = 600.0;        ///< seconds an NCCL collective may wait
+    std::vector<std::string> tunes;     ///< --tune key=value items
+    KnowledgeJob knowledge;             ///< --forbid, --require, --tiers (files or values)
+};
+
+/// What an in-process caller adds; every member may be empty (the command line's run).
+struct PcHooks {
+    DataReader read;  ///< the data instead of reading PcJob::data
+    /// Each level's statistics as it ends (after the progress line); may throw to stop.
+    std::function<void(const pc::LevelStats&)> level;
+    /// Every record of the result on rank 0 (the caller takes the whole result), even where
+    /// the ranks would write their parts of the result file collectively.
+    bool whole_result = false;
+};
+
+/// A finished PC job: on rank 0, the result and the summary line (empty on other ranks).
+struct PcRun {
+    std::optional<pc::PcResult> result;
+    std::string summary;
+};
+
+/// Runs the job on every rank of `comm` (replaced by the communicator the run uses);
+/// rank 0 writes `out` and the formats beside it when asked. `command_line` is recorded in
+/// the result file's provenance.
+PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,
+             std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks = {});
+
+}  // namespace cudag::run

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// What `cudag score` and `cudag mcmc` share: the score settings' checks and the data read
+// as the score needs it (discrete for BDeu/K2, continuous for BGe) with its local scorer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bn/score.hpp"
+#include "run/common.hpp"
+#include "core/format.hpp"
+
+namespace cudag::run {
+
+/// The score settings of a job (`cudag score`, `cudag mcmc`), with which were given.
+struct ScoreJob {
+    std::string score;  ///< bdeu, k2 or bge
+    double iss = 1.0, am = 1.0, aw = 0.0;
+    bool discrete = false;  ///< every cell a label (bdeu, k2)
+    bool iss_given = false, am_given = false, aw_given = false;
+};
+
+/// The score kind, after refusing options that do not apply to it and a bad --iss.
+bn::ScoreKind check_score_options(const ScoreJob& o);
+
+struct ScoreInputs {
+    std::vector<std::string> names;
+    std::int64_t n_samples = 0;
+    std::unique_ptr<bn::LocalScorer> scorer;
+    /// The names and the values as scored (codes and level counts, or numbers): what a
+    /// checkpoint's configuration hash takes from the data.
+    std::uint64_t data_digest = 0;
+};
+
+/// Reads `data` (HDF5 dataset `dataset`) as the score needs it and builds its scorer.
+/// One-line InputErrors for labels under BGe, non-integer numbers or a single level under
+/// BDeu/K2. `reader`, when given, hands over the data instead of the file.
+ScoreInputs read_score_inputs(const std::string& data, const std::string& dataset, bn::ScoreKind kind,
+                              const ScoreJob& o, const DataReader& reader = {});
+
+}  // namespace cudag::run

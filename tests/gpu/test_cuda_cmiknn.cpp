@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// CUDA CMIknn (kernels/cmi_knn.cu, cmi_knn_engine.cu) against the CPU reference ci::CmiKnn:
+// CUDA CMIknn (kernels/cmi_knn_batch_engine.cu, cmi_knn_engine.cu) against the CPU reference ci::CmiKnn:
 // the same statistic, p-value, surrogate and exceedance counts, bit for bit, for every
 // transform, both permuted sides, both tie rules, |Z| = 0..4, k on each of the kernel's
 // paths (a register list of 8 for k < 8, radix select; window and all-pairs kernels) and with and without the early

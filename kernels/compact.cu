@@ -18,7 +18,7 @@ constexpr int kWarpsPerBlock = 8;
 
 /// Bits of word w of row r that count: all, or only columns > r.
 __device__ __forceinline__ std::uint64_t masked_word(BitRowsView g, std::int64_t r, std::int64_t w, bool upper_only) {
-    std::uint64_t x = g.bits[r * g.words + w];
+    std::uint64_t x = g.bits[(r - g.row0) * g.words + w];
     if (upper_only) {
         const std::int64_t rw = r >> 6;
         if (w < rw) return 0;

@@ -27,8 +27,9 @@ private:
 /// Bit-packed symmetric adjacency on the device: row i holds `words` 64-bit words, bit
 /// j of row i set <=> edge i–j (the layout of cudag::Graph).
 struct BitRowsView {
-    const std::uint64_t* bits = nullptr;  ///< device
+    const std::uint64_t* bits = nullptr;  ///< device; row r at (r - row0) * words
     std::int64_t words = 0;
+    std::int64_t row0 = 0;  ///< the first row held (a block of rows)
 };
 
 /// d_counts[r - r0] = number of set bits of row r, r in [r0, r1); with `upper_only`

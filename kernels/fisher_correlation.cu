@@ -86,7 +86,9 @@ void CorrelationStore::choose_mode(bool whole) {
     }
     // Without C: z, the data while z is computed, level 0's bit adjacency.
     const std::size_t words = static_cast<std::size_t>((n + 63) / 64);
-    check_fits(ctx_.device, 2 * nm * sizeof(double) + static_cast<std::size_t>(n) * words * 8,
+    const std::size_t bits =
+        std::min(static_cast<std::size_t>(n) * words * 8, static_cast<std::size_t>(plan_.tunables().level0_bits_bytes));
+    check_fits(ctx_.device, 2 * nm * sizeof(double) + bits,
                "the " + std::to_string(m) + "x" + std::to_string(n) +
                    " standardised data and the bit adjacency (C not held whole)");
 }

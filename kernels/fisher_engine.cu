@@ -77,7 +77,10 @@ public:
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
         levels_.level0(row_begin, row_end, dense, g, out);
     }
-    bool level0_on_every_rank() const override { return true; }
+    /// Every rank runs all of level 0 while its n²/2 pairs take a GPU well under a second
+    /// (n <= 65,536): cheaper than sharing the kept pairs. Beyond, level 0 grows as n² and
+    /// the ranks split its rows (issue 35: at n = 10^6 it is 5·10^11 tests).
+    bool level0_on_every_rank() const override { return ctx_.n <= 65536; }
     void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
         levels_.run_level(level, snap, block, out);
     }

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <tuple>
+#include <vector>
 
 #include "compact.cuh"
 #include "core/error.hpp"
@@ -16,6 +18,14 @@ namespace {
 using u64 = unsigned long long;
 
 std::int64_t pair_base(std::int64_t i, std::int64_t n) { return i * n - i * (i + 1) / 2; }
+
+/// Rows per block of level 0's bit rows: every row (0) while the n x n bit matrix takes at
+/// most `budget` bytes, else as many rows as `budget` holds.
+std::int64_t level0_block_rows(std::int64_t n, std::int64_t budget) {
+    const std::int64_t row_bytes = (n + 63) / 64 * 8;
+    if (row_bytes * n <= budget) return 0;
+    return std::max<std::int64_t>(1, budget / row_bytes);
+}
 
 // The planner's cuPC-E items go to the kernels as int2 (x = row, y = q0).
 static_assert(sizeof(EdgeItem) == sizeof(int2) && alignof(EdgeItem) == alignof(int2) &&
@@ -36,6 +46,17 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
     tr.start();
     cudaStream_t s = ctx_.stream();
     const std::int64_t words = (n + 63) / 64;
+    if (const std::int64_t block_rows = level0_block_rows(n, plan_.tunables().level0_bits_bytes);
+        !dense && block_rows > 0) {
+        corr_.new_search();
+        level0_in_blocks(row_begin, row_end, block_rows, out);
+        for (std::int64_t i = row_begin; i < row_end; ++i) out.tests += n - 1 - i;
+        results_.level0_done(false, false);  // the device buffers hold the last block only
+        out.p_stayed = false;
+        tr.mark("blocks");
+        tr.print("cuda level 0");
+        return;
+    }
     bits_.resize_discard(static_cast<std::size_t>(n * words));
     bits_.fill_bytes(0, s);
 
@@ -160,6 +181,80 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
     out.p_stayed = keep_p;
     tr.mark("graph+pairs");
     tr.print("cuda level 0");
+}
+
+void FisherLevels::level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows,
+                                    pc::Level0Output& out) {
+    const std::int64_t n = ctx_.n, words = (n + 63) / 64;
+    cudaStream_t s = ctx_.stream();
+    Level0Buffers& l0 = results_.level0_buffers();
+    bits_.resize_discard(static_cast<std::size_t>(std::min(block_rows, row_end - row_begin) * words));
+    out.kept_offsets.assign(static_cast<std::size_t>(n + 1), 0);
+    out.kept_cols.clear();
+    out.kept_pvals.clear();
+    std::vector<std::int64_t> starts;
+    std::int64_t total = 0;
+    for (std::int64_t b0 = row_begin; b0 < row_end; b0 += block_rows) {
+        const std::int64_t b1 = std::min(row_end, b0 + block_rows), rows = b1 - b0;
+        bits_.fill_bytes(0, s, static_cast<std::size_t>(rows * words));
+        Level0Args a;
+        a.corr = corr_.source();
+        a.n = n;
+        a.m = ctx_.m;
+        a.alpha = policy_.alpha;
+        a.strict = policy_.strict;
+        a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());
+        a.words32 = 2 * words;
+        a.bits_row0 = b0;
+        a.mirror = false;
+        a.row_begin = b0;
+        a.row_end = b1;
+        if (corr_.whole()) {
+            launch_gaussian_level0(a, s);
+        } else {
+            corr_.in_row_blocks(b0, b1, [&](const CorrSource& c, std::int64_t c0, std::int64_t c1) {
+                a.corr = c;
+                a.row_begin = c0;
+                a.row_end = c1;
+                launch_gaussian_level0(a, s);
+            });
+        }
+        // The block's kept pairs (upper bits only) as CSR rows, their p-values again.
+        counts_.resize_discard(static_cast<std::size_t>(rows + 1));
+        l0.koffsets.resize_discard(static_cast<std::size_t>(rows + 1));
+        const BitRowsView view{bits_.data(), words, b0};
+        launch_row_degrees(view, b0, b1, true, counts_.data(), s);
+        exclusive_sum(counts_.data(), l0.koffsets.data(), rows + 1, ctx_.cub, s);
+        starts.resize(static_cast<std::size_t>(rows + 1));
+        l0.koffsets.download(starts.data(), starts.size(), s);
+        ctx_.synchronize();
+        const std::int64_t kept = starts.back();
+        for (std::int64_t r = 0; r <= rows; ++r)
+            out.kept_offsets[static_cast<std::size_t>(b0 + r)] = total + starts[static_cast<std::size_t>(r)];
+        if (kept > 0) {
+            l0.kcols.resize_discard(static_cast<std::size_t>(kept));
+            l0.kp.resize_discard(static_cast<std::size_t>(kept));
+            launch_row_neighbours(view, b0, b1, true, l0.koffsets.data(), l0.kcols.data(), s);
+            PairPArgs pa;
+            pa.corr = corr_.source();  // C not whole: entries summed again from z
+            pa.n = n;
+            pa.m = ctx_.m;
+            pa.row_begin = b0;
+            pa.n_rows = rows;
+            pa.offsets = l0.koffsets.data();
+            pa.cols = l0.kcols.data();
+            pa.count = kept;
+            pa.p_out = l0.kp.data();
+            launch_pair_pvalues(pa, s);
+            out.kept_cols.resize(static_cast<std::size_t>(total + kept));
+            out.kept_pvals.resize(static_cast<std::size_t>(total + kept));
+            l0.kcols.download(out.kept_cols.data() + total, static_cast<std::size_t>(kept), s);
+            l0.kp.download(out.kept_pvals.data() + total, static_cast<std::size_t>(kept), s);
+            ctx_.synchronize();
+        }
+        total += kept;
+    }
+    std::fill(out.kept_offsets.begin() + row_end + 1, out.kept_offsets.end(), total);
 }
 
 void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) {

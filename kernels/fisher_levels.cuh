@@ -54,6 +54,11 @@ public:
     void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out);
 
 private:
+    /// Level 0 of the rows [row_begin, row_end) in blocks of `block_rows` rows, each
+    /// block's bits compacted into `out`'s kept CSR before the next (no mirror bits, no
+    /// whole adjacency): device memory O(block_rows · n / 8 + kept pairs), for n whose bit
+    /// matrix would not fit (issue 35). The same pairs and p-values as one pass.
+    void level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows, pc::Level0Output& out);
     /// The entry scan of level a.l over `rows`: lower entries, then upper ones, each side
     /// in rounds over growing rank ranges (FisherLevelPlanner's items).
     void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows, cudaStream_t s);

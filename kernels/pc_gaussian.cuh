@@ -61,9 +61,12 @@ struct Level0Args {
     double* dense_p = nullptr;
     std::int64_t dense_base = 0;
     /// Bit adjacency (the layout of cudag::Graph, viewed as 32-bit words), zeroed by the
-    /// caller; kept pairs set bit j of row i and bit i of row j.
+    /// caller; kept pairs set bit j of row i and, when `mirror`, bit i of row j. Row i
+    /// lives at row i - bits_row0 of the buffer (a block of rows: no mirror bits then).
     std::uint32_t* bits = nullptr;
     std::int64_t words32 = 0;  ///< 32-bit words per row (2 × 64-bit words)
+    std::int64_t bits_row0 = 0;
+    bool mirror = true;
 };
 void launch_gaussian_level0(const Level0Args& a, cudaStream_t stream);
 

@@ -16,7 +16,7 @@ constexpr int kLevel0Threads = 256;  // a multiple of 32: warps cover aligned 32
 
 /// Thread mapping: j = blockIdx.x * 256 + threadIdx.x (column), blockIdx.y strides over
 /// the rows i of [row_begin, row_end). One ballot per warp sets row i's 32 bits with one
-/// atomicOr; the mirrored bit (j, i) is set by the thread itself.
+/// atomicOr; the mirrored bit (j, i) is set by the thread itself (when a.mirror).
 __global__ void level0_kernel(Level0Args a) {
     const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     for (std::int64_t i = a.row_begin + blockIdx.y; i < a.row_end; i += gridDim.y) {
@@ -25,10 +25,10 @@ __global__ void level0_kernel(Level0Args a) {
             const double p = ci::fisher_z_pvalue(detail::corr_entry(a.corr, i, j), a.m, 0);
             if (a.dense_p) a.dense_p[i * a.n - i * (i + 1) / 2 + (j - i - 1) - a.dense_base] = p;
             kept = !ci::Decision{a.alpha, a.strict}.independent(p);
-            if (kept) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
+            if (kept && a.mirror) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
         }
         const unsigned mask = __ballot_sync(0xffffffffu, kept);
-        if ((threadIdx.x & 31) == 0 && mask) atomicOr(a.bits + i * a.words32 + (j >> 5), mask);
+        if ((threadIdx.x & 31) == 0 && mask) atomicOr(a.bits + (i - a.bits_row0) * a.words32 + (j >> 5), mask);
     }
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Two builds side by side on the same data: every result file compared (scripts/dev/h5_same.py:
 # every dataset and attribute but timings and provenance) and the wall time of each run.
-# For a refactoring that must not change results or speed (issue 19).
+# For a refactoring that must not change results or speed (issues 19, 34): PC with Fisher-z
+# (Gaussian sets), chi-square (disc*), CMIknn (nl*) and order MCMC (mcmc*: BDeu, 8 chains).
 #
 # Usage: scripts/bench/compare_builds.sh OLD_BUILD NEW_BUILD
 #   env: OUT=dir (logs and table), BACKENDS="cuda cpu", SKIP="" (set names to leave out),
@@ -28,6 +29,9 @@ sim gaussian --vars 20000 --samples 1000 --density 0.00025 --seed 3 --out "$data
 sim gaussian --vars 500 --samples 400 --density 0.02 --seed 4 --out "$data/deep500.h5"
 sim discrete --vars 200 --samples 5000 --density 0.01 --states 4 --max-parents 3 --seed 5 \
     --out "$data/disc200.csv"
+sim nonlinear --vars 30 --samples 400 --density 0.08 --seed 6 --out "$data/nl30.csv"
+sim discrete --vars 40 --samples 1000 --density 0.06 --states 3 --max-parents 3 --seed 7 \
+    --out "$data/mcmc40.csv"
 if [[ -n ${CL_DATA:-} && -d $CL_DATA/causal-learn ]]; then
     for f in "$CL_DATA"/causal-learn/*.txt; do
         [[ -f $f ]] || continue
@@ -40,7 +44,7 @@ best_time() {  # best_time <binary> <out.h5> <args...>: fastest of $repeat runs,
     shift 2
     for ((r = 0; r < repeat; r++)); do
         t0=$(date +%s.%N)
-        "$bin" pc "$@" --out "$out" -q || return 1
+        "$bin" $cmd "$@" --out "$out" -q || return 1
         t1=$(date +%s.%N)
         t=$(awk "BEGIN { printf \"%.4f\", $t1 - $t0 }")
         if [[ -z $best ]] || awk "BEGIN { exit !($t < $best) }"; then best=$t; fi
@@ -51,7 +55,13 @@ best_time() {  # best_time <binary> <out.h5> <args...>: fastest of $repeat runs,
 for f in "$data"/*; do
     name=$(basename "$f"); name=${name%.*}
     [[ " ${SKIP:-} " == *" $name "* ]] && continue
-    case $name in disc*|data_discrete*) opts="--discrete --alpha 0.05" ;; *) opts="--alpha 0.01" ;; esac
+    cmd=pc
+    case $name in
+        disc*|data_discrete*) opts="--discrete --alpha 0.05" ;;
+        nl*) opts="--test cmiknn --alpha 0.05 --permutations 199 --seed 3" ;;
+        mcmc*) cmd=mcmc opts="--score bdeu --chains 8 --iterations 20000 --seed 3" ;;
+        *) opts="--alpha 0.01" ;;
+    esac
     for be in $backends; do
         if ! to=$(best_time "$old" "$data/$name.$be.old.h5" --data "$f" --backend "$be" $opts \
                   2>>"$logs/$name.$be.log"); then

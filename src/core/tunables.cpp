@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -29,7 +30,7 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
     static const char* keys =
         "variant, beta, gamma, theta, delta, scan-levels, deep-from, deep-span, scan-round-levels, corr-limit, "
-        "discrete-delta, discrete-gamma";
+        "level0-bits, discrete-delta, discrete-gamma";
     for (const std::string& list : items) {
         for (const std::string& item : comma_items(list)) {
             const std::size_t eq = item.find('=');
@@ -81,6 +82,8 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
                 if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
                     throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" + value + "'");
                 t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
+            } else if (key == "level0-bits") {
+                t.level0_bits_bytes = integer(8, std::numeric_limits<int>::max());
             } else {
                 throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");
             }

@@ -58,6 +58,10 @@ struct FisherTunables {
     /// data, equal bit for bit, so results do not change (SkeletonEngine::setup_note says
     /// which mode was chosen and why).
     std::int64_t corr_limit_bytes = 0;
+    /// Most device memory (bytes) level 0's bit rows may take: every row at once (with the
+    /// mirror bits and the whole adjacency built on the GPU) while the n x n bits fit in it,
+    /// else row blocks of this size compacted one by one (issue 35; the same kept pairs).
+    std::int64_t level0_bits_bytes = std::int64_t{1} << 30;
 };
 
 /// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,

@@ -430,6 +430,17 @@ void validate_formats(const std::vector<std::string>& formats) {
     }
 }
 
+void check_formats_scale(const std::vector<std::string>& formats, std::int64_t n_vars) {
+    if (n_vars <= kMaxMatrixFormatVars) return;
+    for (const std::string& f : formats)
+        if (f == "amat" || f == "cl")
+            throw InputError("--format " + f + ": an n x n matrix of " + std::to_string(n_vars) +
+                             " variables is refused above " + std::to_string(kMaxMatrixFormatVars) +
+                             " (it would hold " + std::to_string(n_vars) +
+                             "^2 cells); write edge lists instead: "
+                             "--format edges or json, or the HDF5 result of --out");
+}
+
 std::string format_path(const std::string& out_h5, const std::string& format) {
     std::string stem = out_h5;
     auto ends_with_ci = [&stem](std::string_view ext) {
@@ -449,6 +460,7 @@ void write_formats(const GraphView& r, const std::string& out_h5, const std::vec
                    OutputSet& outputs, std::ostream& warnings) {
     validate_formats(formats);
     check_result(r);
+    check_formats_scale(formats, static_cast<std::int64_t>(r.names.size()));
     std::set<std::string> done;
     for (const std::string& f : formats) {
         if (!done.insert(f).second) continue;

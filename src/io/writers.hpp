@@ -132,6 +132,13 @@ std::string format_suffix(const std::string& format);
 /// Throw InputError naming the first unknown format and listing the valid ones.
 void validate_formats(const std::vector<std::string>& formats);
 
+/// The most variables a format that is an n x n matrix by nature (amat, cl) is written
+/// for: 20,000 (4·10^8 cells, about 1 GB of text).
+inline constexpr std::int64_t kMaxMatrixFormatVars = 20000;
+/// Throws InputError for a matrix format (amat, cl) of more than kMaxMatrixFormatVars
+/// variables, saying why and what to write instead (edge lists: edges, json, the HDF5 result).
+void check_formats_scale(const std::vector<std::string>& formats, std::int64_t n_vars);
+
 /// The path write_formats uses for `format`: out_h5 without a trailing .h5/.hdf5
 /// (any case) followed by format_suffix(format).
 std::string format_path(const std::string& out_h5, const std::string& format);

@@ -211,6 +211,7 @@ void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
     mpi::run_agreed(comm, [&] {
         const bool draws =
             std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
+        io::check_formats_scale(formats, data.n_vars);
         if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
             throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "

@@ -305,54 +305,61 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
     pc::TestPolicy policy;
     policy.alpha = 0.01;
     pc::CpuFisherEngine cpu(data, policy, 0);
-    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
-    for (bool dense : {true, false})
-        for (auto [rb, re] : {std::pair<std::int64_t, std::int64_t>{0, n}, {123, 456}}) {
-            Graph gc(n), gg(n);
-            pc::Level0Output oc, og;
-            if (dense) {
-                oc.dense_p.assign(static_cast<std::size_t>(n * (n - 1) / 2), -7.0);
-                og.dense_p = oc.dense_p;
-            }
-            cpu.level0(rb, re, dense, gc, oc);
-            gpu->level0(rb, re, dense, gg, og);
-            // Without dense p-values the GPU lists the kept pairs as a CSR over all rows
-            // and leaves the graph alone: turn both into the CPU engine's form.
-            ASSERT_EQ(og.kept_offsets.empty(), dense);
-            if (!dense) {
-                ASSERT_EQ(og.kept_offsets.size(), static_cast<std::size_t>(n + 1));
-                EXPECT_EQ(gg.n_edges(), 0);
-                for (std::int64_t i = 0; i < n; ++i) {
-                    const std::int64_t b = og.kept_offsets[static_cast<std::size_t>(i)];
-                    const std::int64_t e = og.kept_offsets[static_cast<std::size_t>(i) + 1];
-                    if (i < rb || i >= re) {
-                        EXPECT_EQ(b, e) << "row " << i << " is outside the block";
-                    }
-                    for (std::int64_t k = b; k < e; ++k) {
-                        const std::int32_t j = og.kept_cols[static_cast<std::size_t>(k)];
-                        if (k > b) {
-                            EXPECT_LT(og.kept_cols[static_cast<std::size_t>(k) - 1], j) << "row " << i;
+    // Level 0's bit rows at once, and in blocks of 7 rows (the genome-scale pass).
+    cuda::FisherTunables blocked;
+    blocked.level0_bits_bytes = 7 * ((n + 63) / 64) * 8;
+    for (const auto& tunables : {cuda::FisherTunables{}, blocked})
+        for (bool dense : {true, false})
+            for (auto [rb, re] : {std::pair<std::int64_t, std::int64_t>{0, n}, {123, 456}}) {
+                auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, tunables);
+                Graph gc(n), gg(n);
+                pc::Level0Output oc, og;
+                if (dense) {
+                    oc.dense_p.assign(static_cast<std::size_t>(n * (n - 1) / 2), -7.0);
+                    og.dense_p = oc.dense_p;
+                }
+                cpu.level0(rb, re, dense, gc, oc);
+                gpu->level0(rb, re, dense, gg, og);
+                // Without dense p-values the GPU lists the kept pairs as a CSR over all rows
+                // and leaves the graph alone: turn both into the CPU engine's form.
+                ASSERT_EQ(og.kept_offsets.empty(), dense);
+                if (!dense) {
+                    ASSERT_EQ(og.kept_offsets.size(), static_cast<std::size_t>(n + 1));
+                    EXPECT_EQ(gg.n_edges(), 0);
+                    for (std::int64_t i = 0; i < n; ++i) {
+                        const std::int64_t b = og.kept_offsets[static_cast<std::size_t>(i)];
+                        const std::int64_t e = og.kept_offsets[static_cast<std::size_t>(i) + 1];
+                        if (i < rb || i >= re) {
+                            EXPECT_EQ(b, e) << "row " << i << " is outside the block";
                         }
-                        og.kept_p.push_back(
-                            {static_cast<std::int32_t>(i), j, og.kept_pvals[static_cast<std::size_t>(k)]});
-                        gg.add(i, j);
+                        for (std::int64_t k = b; k < e; ++k) {
+                            const std::int32_t j = og.kept_cols[static_cast<std::size_t>(k)];
+                            if (k > b) {
+                                EXPECT_LT(og.kept_cols[static_cast<std::size_t>(k) - 1], j) << "row " << i;
+                            }
+                            og.kept_p.push_back(
+                                {static_cast<std::int32_t>(i), j, og.kept_pvals[static_cast<std::size_t>(k)]});
+                            gg.add(i, j);
+                        }
                     }
                 }
+                EXPECT_TRUE(gc == gg) << "dense " << dense << " rows " << rb << ".." << re << " bits "
+                                      << tunables.level0_bits_bytes;
+                EXPECT_EQ(oc.tests, og.tests);
+                for (std::size_t k = 0; k < oc.dense_p.size(); ++k)
+                    ASSERT_TRUE(close(oc.dense_p[k], og.dense_p[k], 1e-12))
+                        << k << ": " << oc.dense_p[k] << " vs " << og.dense_p[k];
+                auto by_pair = [](const pc::PairP& x, const pc::PairP& y) {
+                    return x.i != y.i ? x.i < y.i : x.j < y.j;
+                };
+                std::sort(oc.kept_p.begin(), oc.kept_p.end(), by_pair);
+                ASSERT_EQ(oc.kept_p.size(), og.kept_p.size());
+                for (std::size_t k = 0; k < oc.kept_p.size(); ++k) {
+                    ASSERT_EQ(oc.kept_p[k].i, og.kept_p[k].i) << k;  // the GPU lists rows in order
+                    ASSERT_EQ(oc.kept_p[k].j, og.kept_p[k].j) << k;
+                    ASSERT_TRUE(close(oc.kept_p[k].p, og.kept_p[k].p, 1e-12)) << k;
+                }
             }
-            EXPECT_TRUE(gc == gg) << "dense " << dense << " rows " << rb << ".." << re;
-            EXPECT_EQ(oc.tests, og.tests);
-            for (std::size_t k = 0; k < oc.dense_p.size(); ++k)
-                ASSERT_TRUE(close(oc.dense_p[k], og.dense_p[k], 1e-12))
-                    << k << ": " << oc.dense_p[k] << " vs " << og.dense_p[k];
-            auto by_pair = [](const pc::PairP& x, const pc::PairP& y) { return x.i != y.i ? x.i < y.i : x.j < y.j; };
-            std::sort(oc.kept_p.begin(), oc.kept_p.end(), by_pair);
-            ASSERT_EQ(oc.kept_p.size(), og.kept_p.size());
-            for (std::size_t k = 0; k < oc.kept_p.size(); ++k) {
-                ASSERT_EQ(oc.kept_p[k].i, og.kept_p[k].i) << k;  // the GPU lists rows in order
-                ASSERT_EQ(oc.kept_p[k].j, og.kept_p[k].j) << k;
-                ASSERT_TRUE(close(oc.kept_p[k].p, og.kept_p[k].p, 1e-12)) << k;
-            }
-        }
 }
 
 // ---- single tests (orientation rules) ----------------------------------------------------------
@@ -606,19 +613,32 @@ TEST(CudaFisher, OversizedCorrelationIsNotHeldWhole) {
     std::printf("[not whole] %s\n", note.c_str());
 }
 
-TEST(CudaFisher, OversizedBitAdjacencyThrowsOutOfMemory) {
+TEST(CudaFisher, MillionsOfVariablesNeedNoBitMatrix) {
     CUDAG_REQUIRE_GPU();
-    // 1,500,000 variables: not even the n²/8-byte bit adjacency (262 GiB) fits.
-    try {
-        cuda::make_fisher_engine(wide_data(1500000), {}, {});
-        FAIL() << "no exception";
-    } catch (const OutOfMemory& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find("bit adjacency"), std::string::npos) << what;
-        EXPECT_NE(what.find("needs"), std::string::npos) << what;
-        EXPECT_NE(what.find("free"), std::string::npos) << what;
-        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-        std::printf("[oom] %s\n", what.c_str());
+    // 1,500,000 variables: the n²/8-byte bit adjacency would be 262 GiB; level 0 runs its
+    // bit rows in 1 GiB blocks instead, so the engine holds the data and one block.
+    auto eng = cuda::make_fisher_engine(wide_data(1500000), {}, {});
+    EXPECT_NE(eng->setup_note().find("does not fit"), std::string::npos) << eng->setup_note();
+    EXPECT_EQ(eng->n_vars(), 1500000);
+}
+
+TEST(CudaFisher, Level0InBlocksGivesTheSameSearch) {
+    CUDAG_REQUIRE_GPU();
+    // The whole search with level 0 in blocks of 5 rows, the pMax table sparse (as at
+    // large n), with C whole and not: the CPU's skeleton, separating sets and pMax.
+    const std::int64_t n = 400, m = 500;
+    const Dataset data = simulate(n, m, 5, 77);
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.02;
+    opt.dense_pmax_limit = 0;
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
+    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    for (const bool whole : {true, false}) {
+        cuda::FisherTunables t;
+        t.level0_bits_bytes = 5 * ((n + 63) / 64) * 8;
+        if (!whole) t.corr_limit_bytes = 64 * n * 8;
+        auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
+        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << "C whole " << whole;
     }
 }
 

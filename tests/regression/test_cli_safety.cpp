@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -214,6 +215,29 @@ TEST_F(Safety, SmallerInputMistakesOfIssue33) {
 }
 
 // ---- 4. memory estimated before it is spent ---------------------------------------------
+
+TEST_F(Safety, MatrixFormatsAreRefusedAtGenomeScaleBeforeTheSearch) {
+    // 20,001 variables: amat and cl would be n x n text; refused after the data are read,
+    // before level 0 runs, naming the edge-list formats to use instead. Edges are written.
+    ASSERT_EQ(
+        run("simulate gaussian -q --vars 20001 --samples 12 --graph er --degree 1 --seed 3 --out " + path("wide.h5"))
+            .code,
+        0);
+    for (const char* f : {"amat", "cl"}) {
+        const CliRun r = run("pc -q --data " + path("wide.h5") + " --format edges," + f + " --out " + path("r.h5"));
+        EXPECT_NE(r.code, 0) << f;
+        EXPECT_NE(r.err.find(std::string("--format ") + f +
+                             ": an n x n matrix of 20001 variables is refused above "
+                             "20000"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("--format edges or json"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
+        EXPECT_FALSE(fs::exists(dir_ / "r.edges.tsv"));
+    }
+    EXPECT_TRUE(fs::exists(dir_ / "wide.h5"));
+}
 
 TEST_F(Safety, SimulationThatCannotFitIsRefusedAtOnce) {
     const auto t0 = std::chrono::steady_clock::now();

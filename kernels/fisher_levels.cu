@@ -61,16 +61,7 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
     bits_.fill_bytes(0, s);
 
     corr_.new_search();
-    Level0Args a;
-    a.corr = corr_.source();
-    a.n = n;
-    a.m = ctx_.m;
-    a.alpha = policy_.alpha;
-    a.strict = policy_.strict;
-    a.row_begin = row_begin;
-    a.row_end = row_end;
-    a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());
-    a.words32 = 2 * words;
+    Level0Args a = level0_args(row_begin, row_end);
     const std::int64_t dense_count = pair_base(row_end, n) - pair_base(row_begin, n);
     if (dense) {
         CUDAG_ASSERT(static_cast<std::int64_t>(out.dense_p.size()) >= pair_base(row_end, n));
@@ -78,17 +69,8 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
         a.dense_p = l0.dense.data();
         a.dense_base = pair_base(row_begin, n);
     }
-    if (corr_.whole()) {
-        launch_gaussian_level0(a, s);
-    } else {
-        corr_.in_row_blocks(row_begin, row_end, [&](const CorrSource& c, std::int64_t b0, std::int64_t b1) {
-            a.corr = c;
-            a.row_begin = b0;
-            a.row_end = b1;
-            launch_gaussian_level0(a, s);
-        });
-        tr.mark("C blocks+kernel");
-    }
+    launch_level0_rows(a, s);
+    if (!corr_.whole()) tr.mark("C blocks+kernel");
 
     if (!dense) {
         // The kept pairs with their p-values as an upper-triangle CSR (compaction of the
@@ -107,20 +89,7 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
         out.kept_cols.resize(static_cast<std::size_t>(total));
         out.kept_pvals.resize(static_cast<std::size_t>(total));
         if (total > 0) {
-            l0.kcols.resize_discard(static_cast<std::size_t>(total));
-            l0.kp.resize_discard(static_cast<std::size_t>(total));
-            launch_row_neighbours(view, row_begin, row_end, true, l0.koffsets.data(), l0.kcols.data(), s);
-            PairPArgs pa;
-            pa.corr = corr_.source();  // C not whole: entries summed again from z
-            pa.n = n;
-            pa.m = ctx_.m;
-            pa.row_begin = row_begin;
-            pa.n_rows = rows;
-            pa.offsets = l0.koffsets.data();
-            pa.cols = l0.kcols.data();
-            pa.count = total;
-            pa.p_out = l0.kp.data();
-            launch_pair_pvalues(pa, s);
+            list_kept(view, row_begin, row_end, total);
             // Fault the host pages in on threads while the GPU lists the pairs.
             first_touch(out.kept_cols.data(), out.kept_cols.size() * sizeof(std::int32_t), ctx_.host_threads);
             l0.kcols.download(out.kept_cols.data(), out.kept_cols.size(), s);
@@ -183,6 +152,52 @@ void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool den
     tr.print("cuda level 0");
 }
 
+Level0Args FisherLevels::level0_args(std::int64_t row_begin, std::int64_t row_end) {
+    Level0Args a;
+    a.corr = corr_.source();
+    a.n = ctx_.n;
+    a.m = ctx_.m;
+    a.alpha = policy_.alpha;
+    a.strict = policy_.strict;
+    a.row_begin = row_begin;
+    a.row_end = row_end;
+    a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());
+    a.words32 = 2 * ((ctx_.n + 63) / 64);
+    return a;
+}
+
+void FisherLevels::launch_level0_rows(Level0Args a, cudaStream_t s) {
+    if (corr_.whole()) {
+        launch_gaussian_level0(a, s);
+        return;
+    }
+    corr_.in_row_blocks(a.row_begin, a.row_end, [&](const CorrSource& c, std::int64_t b0, std::int64_t b1) {
+        a.corr = c;
+        a.row_begin = b0;
+        a.row_end = b1;
+        launch_gaussian_level0(a, s);
+    });
+}
+
+void FisherLevels::list_kept(const BitRowsView& view, std::int64_t r0, std::int64_t r1, std::int64_t kept) {
+    cudaStream_t s = ctx_.stream();
+    Level0Buffers& l0 = results_.level0_buffers();
+    l0.kcols.resize_discard(static_cast<std::size_t>(kept));
+    l0.kp.resize_discard(static_cast<std::size_t>(kept));
+    launch_row_neighbours(view, r0, r1, true, l0.koffsets.data(), l0.kcols.data(), s);
+    PairPArgs pa;
+    pa.corr = corr_.source();  // C not whole: entries summed again from z
+    pa.n = ctx_.n;
+    pa.m = ctx_.m;
+    pa.row_begin = r0;
+    pa.n_rows = r1 - r0;
+    pa.offsets = l0.koffsets.data();
+    pa.cols = l0.kcols.data();
+    pa.count = kept;
+    pa.p_out = l0.kp.data();
+    launch_pair_pvalues(pa, s);
+}
+
 void FisherLevels::level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows,
                                     pc::Level0Output& out) {
     const std::int64_t n = ctx_.n, words = (n + 63) / 64;
@@ -197,28 +212,10 @@ void FisherLevels::level0_in_blocks(std::int64_t row_begin, std::int64_t row_end
     for (std::int64_t b0 = row_begin; b0 < row_end; b0 += block_rows) {
         const std::int64_t b1 = std::min(row_end, b0 + block_rows), rows = b1 - b0;
         bits_.fill_bytes(0, s, static_cast<std::size_t>(rows * words));
-        Level0Args a;
-        a.corr = corr_.source();
-        a.n = n;
-        a.m = ctx_.m;
-        a.alpha = policy_.alpha;
-        a.strict = policy_.strict;
-        a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());
-        a.words32 = 2 * words;
+        Level0Args a = level0_args(b0, b1);
         a.bits_row0 = b0;
         a.mirror = false;
-        a.row_begin = b0;
-        a.row_end = b1;
-        if (corr_.whole()) {
-            launch_gaussian_level0(a, s);
-        } else {
-            corr_.in_row_blocks(b0, b1, [&](const CorrSource& c, std::int64_t c0, std::int64_t c1) {
-                a.corr = c;
-                a.row_begin = c0;
-                a.row_end = c1;
-                launch_gaussian_level0(a, s);
-            });
-        }
+        launch_level0_rows(a, s);
         // The block's kept pairs (upper bits only) as CSR rows, their p-values again.
         counts_.resize_discard(static_cast<std::size_t>(rows + 1));
         l0.koffsets.resize_discard(static_cast<std::size_t>(rows + 1));
@@ -232,20 +229,7 @@ void FisherLevels::level0_in_blocks(std::int64_t row_begin, std::int64_t row_end
         for (std::int64_t r = 0; r <= rows; ++r)
             out.kept_offsets[static_cast<std::size_t>(b0 + r)] = total + starts[static_cast<std::size_t>(r)];
         if (kept > 0) {
-            l0.kcols.resize_discard(static_cast<std::size_t>(kept));
-            l0.kp.resize_discard(static_cast<std::size_t>(kept));
-            launch_row_neighbours(view, b0, b1, true, l0.koffsets.data(), l0.kcols.data(), s);
-            PairPArgs pa;
-            pa.corr = corr_.source();  // C not whole: entries summed again from z
-            pa.n = n;
-            pa.m = ctx_.m;
-            pa.row_begin = b0;
-            pa.n_rows = rows;
-            pa.offsets = l0.koffsets.data();
-            pa.cols = l0.kcols.data();
-            pa.count = kept;
-            pa.p_out = l0.kp.data();
-            launch_pair_pvalues(pa, s);
+            list_kept(view, b0, b1, kept);
             out.kept_cols.resize(static_cast<std::size_t>(total + kept));
             out.kept_pvals.resize(static_cast<std::size_t>(total + kept));
             l0.kcols.download(out.kept_cols.data() + total, static_cast<std::size_t>(kept), s);

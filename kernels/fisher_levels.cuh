@@ -29,6 +29,7 @@
 
 #include "core/graph.hpp"
 #include "core/trace.hpp"
+#include "compact.cuh"
 #include "device_memory.hpp"
 #include "fisher_context.cuh"
 #include "fisher_correlation.cuh"
@@ -59,6 +60,13 @@ private:
     /// whole adjacency): device memory O(block_rows · n / 8 + kept pairs), for n whose bit
     /// matrix would not fit (issue 35). The same pairs and p-values as one pass.
     void level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows, pc::Level0Output& out);
+    /// Level 0's kernel arguments for the rows [row_begin, row_end) (bits: every row).
+    Level0Args level0_args(std::int64_t row_begin, std::int64_t row_end);
+    /// The level-0 kernel over a's rows, C whole or in the store's row blocks.
+    void launch_level0_rows(Level0Args a, cudaStream_t s);
+    /// The `kept` pairs of the bit rows [r0, r1) of `view` (their starts in
+    /// Level0Buffers::koffsets) listed into kcols, with their p-values in kp.
+    void list_kept(const BitRowsView& view, std::int64_t r0, std::int64_t r1, std::int64_t kept);
     /// The entry scan of level a.l over `rows`: lower entries, then upper ones, each side
     /// in rounds over growing rank ranges (FisherLevelPlanner's items).
     void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows, cudaStream_t s);

@@ -8,7 +8,8 @@
 #
 # Usage: scripts/bench/genome_scale.sh BUILD
 #   env: OUT=dir (logs and table.tsv), RUNS="200000:1 1000000:4" (n:GPUs items),
-#        GRAPHS="scale-free er", SAMPLES=500, DEGREE=2, ALPHA=1e-4, MAX_LEVEL= (no cap),
+#        GRAPHS="scale-free er", SAMPLES=500, DEGREE=2, ALPHA=1e-4, MAX_LEVEL= (no cap; MAX_LEVEL_SF
+#        for the scale-free graphs alone),
 #        RUN_TIMEOUT=420 (s per run), MPIEXEC=mpiexec
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +45,9 @@ for graph in $graphs; do
         nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits -lms 500 >"$smi_log" 2>/dev/null &
         smi=$!
         cmd=("$cudag" pc --data "$data" --alpha "$alpha" -v --out "$work/$tag.r.h5")
-        [[ -n ${MAX_LEVEL:-} ]] && cmd+=(--max-level "$MAX_LEVEL")
+        max_level=${MAX_LEVEL:-}
+        [[ $graph == scale-free && -n ${MAX_LEVEL_SF:-} ]] && max_level=$MAX_LEVEL_SF
+        [[ -n $max_level ]] && cmd+=(--max-level "$max_level")
         echo "${mpiexec[*]} -n $g --bind-to none ${cmd[*]}" >"$log"
         t0=$(now)
         rc=0
@@ -53,7 +56,8 @@ for graph in $graphs; do
         kill "$smi" 2>/dev/null || true
         wait "$smi" 2>/dev/null || true
         smi=
-        gpu_peak=$(awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { s = ""; for (k in m) s = s (s ? " " : "") m[k]; print s }' "$smi_log")
+        gpu_peak=$(awk -F', ' '{ if ($2 > m[$1]) m[$1] = $2 } END { for (k in m) print k ":" m[k] }' "$smi_log" |
+            sort -n | paste -sd' ' -)
         levels=$(grep -E ': level [0-9]+: .* edges left' "$log" |
             sed -E 's/.*: level ([0-9]+): .*, ([0-9.]+) s \(.*/\1:\2/' | paste -sd' ' - || true)
         host_peak=$(grep -m1 -oE 'peak memory per rank: .*' "$log" | sed 's/peak memory per rank: //' || true)
@@ -71,6 +75,6 @@ for graph in $graphs; do
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$graph" "$n" "$g" "$sim_s" "$wall" "${levels:--}" \
             "$edges" "${host_peak:--}" "${gpu_peak:--}" "$f1" "$status" >>"$table"
         rm -f "$data" "$work/$tag.r.h5"
-        column -t -s $'\t' "$table"
+        tr '\t' '|' <"$table"
     done
 done

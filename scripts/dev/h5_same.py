@@ -17,7 +17,7 @@ import numpy as np
 # one build); the skeleton, separating sets, pMax and CPDAG do not.
 SKIP_DATASETS = {"levels/seconds", "levels/merge_seconds", "levels/imbalance",
                  "levels/tests_imbalance", "levels/tests"}
-SKIP_ATTRS = {"seconds_total", "created", "command_line", "host", "input_mtime", "input",
+SKIP_ATTRS = {"seconds_total", "seconds_table", "seconds_sort", "seconds_chains", "created", "command_line", "host", "input_mtime", "input",
               "backend", "threads", "communicator", "ranks", "cudag_version"}
 
 

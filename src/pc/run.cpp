@@ -10,6 +10,7 @@
 
 #include "core/digest.hpp"
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "pc/checkpoint.hpp"
 #include "pc/engines.hpp"
@@ -147,17 +148,43 @@ io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg)
     return s;
 }
 
-double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
+HostMemoryPlan host_memory_plan(const Dataset& data, const PcConfig& cfg, bool gpu) {
     const double n = static_cast<double>(data.n_vars);
     const double m = static_cast<double>(data.n_samples);
-    double bytes = 4.0 * n * n / 8.0;     // adjacency bit graphs (graph, snapshots, CPDAG)
-    if (n <= 4096) bytes += 8.0 * n * n;  // the dense pMax table
+    HostMemoryPlan p;
+    // Four graphs at most at a time (graph, snapshot, next snapshot, CPDAG): bits while
+    // the graph is held dense, else a list header per row and 4 bytes per neighbour.
+    if (data.n_vars <= Graph::dense_limit())
+        p.graphs = 4.0 * n * n / 8.0;
+    else
+        p.graphs = 4.0 * 32.0 * n;
+    if (data.n_vars <= PcResult::dense_pmax_limit)
+        p.pmax = 8.0 * n * n;
+    else
+        p.per_kept_pair = 16.0 /* pMax slot */ + 4.0 * 8.0 /* both ends in two graphs */ + 16.0 /* kept lists */;
     const TestKind test = resolve_test(cfg, data).kind;
     if (!is_discrete(test)) {
-        bytes += 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
-        if (!gpu && test == TestKind::FisherZ) bytes += 8.0 * n * n;  // the CPU engine's correlation matrix
+        p.data = 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
+        if (!gpu && test == TestKind::FisherZ) p.correlation = 8.0 * n * n;  // the CPU engine's C
     }
-    return bytes;
+    return p;
+}
+
+std::string HostMemoryPlan::describe() const {
+    std::string s;
+    const auto add = [&s](const char* what, double bytes) {
+        if (bytes > 0.0) s += (s.empty() ? "" : ", ") + std::string(what) + " " + format_bytes(bytes);
+    };
+    add("data", data);
+    add("correlation matrix", correlation);
+    add("graphs", graphs);
+    add("pMax table", pmax);
+    if (per_kept_pair > 0.0) s += " + " + std::to_string(static_cast<int>(per_kept_pair)) + " B per pair level 0 keeps";
+    return s;
+}
+
+double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu) {
+    return host_memory_plan(data, cfg, gpu).known();
 }
 
 namespace {

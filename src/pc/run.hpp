@@ -97,9 +97,26 @@ std::string config_hash(const Dataset& data, const PcConfig& cfg);
 /// names the option that differs (e.g. "--alpha was 0.01 in the checkpoint, 0.05 now").
 io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg);
 
-/// Host memory a run of `cfg` on `data` needs beyond the data set, in bytes (an estimate
-/// from the largest structures: the CPU engine's n x n correlation matrix, the bit
-/// graphs, the dense pMax table). `gpu`: the engine runs on a GPU (C lives there).
+/// What each rank holds on the host beyond the data set it read, by structure (bytes),
+/// before level 0: known sizes, and the bytes per pair that level 0 keeps (the adjacency
+/// lists of the sparse graph form and its snapshots, the pMax entry, the kept-pair lists),
+/// which only level 0 tells.
+struct HostMemoryPlan {
+    double data = 0.0;           ///< the data as the engine holds it (standardised columns)
+    double correlation = 0.0;    ///< the CPU engine's n x n correlation matrix
+    double graphs = 0.0;         ///< the bit graphs (n <= Graph::dense_limit()) or the rows' lists
+    double pmax = 0.0;           ///< the dense pMax table (n <= PcResult::dense_pmax_limit)
+    double per_kept_pair = 0.0;  ///< bytes per pair level 0 keeps (above the dense forms)
+
+    double known() const { return data + correlation + graphs + pmax; }
+    /// "data 3.7 GiB, graphs 72 MiB, ... + 96 B per pair kept by level 0".
+    std::string describe() const;
+};
+HostMemoryPlan host_memory_plan(const Dataset& data, const PcConfig& cfg, bool gpu);
+
+/// Host memory a run of `cfg` on `data` needs beyond the data set, in bytes: the known
+/// part of host_memory_plan (the CPU engine's n x n correlation matrix, the graphs, the
+/// dense pMax table). `gpu`: the engine runs on a GPU (C lives there).
 double estimate_host_bytes(const Dataset& data, const PcConfig& cfg, bool gpu);
 
 }  // namespace cudag::pc

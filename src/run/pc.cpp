@@ -307,6 +307,11 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
         progress.note(std::to_string(rescaled) + " column" + (rescaled == 1 ? "" : "s") +
                       " of magnitude beyond 1e+-150 scaled by powers of two (exact; the test is scale-invariant)");
     check_pc_fits(a, cfg, data, formats, place, env, comm);
+    if (a.verbose) {
+        const bool gpu_engine = place.gpu && (place.gpus > 0 || !env.mpi());
+        progress.note("host memory plan per rank: " + pc::host_memory_plan(data, cfg, gpu_engine).describe() + "; " +
+                      format_bytes(static_cast<double>(available_host_bytes())) + " available");
+    }
     return data;
 }
 

@@ -8,13 +8,11 @@
 #include <optional>
 #include <vector>
 
-#include "ci/cmi_knn.hpp"
-#include "ci/fisher_z.hpp"
+#include "ci/ci_test.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "io/dataset_io.hpp"
-#include "pc/cpu/discrete_engine.hpp"
-#include "pc/cpu/fisher_engine.hpp"
+#include "pc/ci_tests.hpp"
 #include "pc/run.hpp"
 
 namespace cudag::run {
@@ -44,18 +42,6 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& 
 }
 
 /// The columns `vars` of `data` as a data set of their own (levels kept).
-Dataset columns(const Dataset& data, const std::vector<std::int32_t>& vars) {
-    Dataset d;
-    d.n_samples = data.n_samples;
-    d.n_vars = static_cast<std::int64_t>(vars.size());
-    d.source = data.source;
-    for (const std::int32_t v : vars) {
-        d.names.push_back(data.names[v]);
-        d.values.insert(d.values.end(), data.column(v), data.column(v) + data.n_samples);
-        if (data.discrete()) d.levels.push_back(data.levels[v]);
-    }
-    return d;
-}
 
 }  // namespace
 
@@ -88,51 +74,14 @@ CitestOutput run_citest(const CitestJob& a, const DataReader& read) {
     // alpha decides only the CMIknn early stop, which citest turns off.
     const pc::TestSpec spec = pc::resolve_test(options, data, pc::PcConfig{}.alpha, compat);
 
-    // name, value (JSON number or quoted string) pairs, in print order.
-    std::vector<std::pair<std::string, std::string>> out;
-    double statistic = 0.0, p = 1.0;
-    const std::vector<std::int32_t> sub_z = [&] {
-        std::vector<std::int32_t> z(static_cast<std::size_t>(l));
-        for (int t = 0; t < l; ++t) z[t] = t + 2;
-        return z;
-    }();
-    if (spec.kind == pc::TestKind::CmiKnn) {
-        // On the whole data set: tie-break noise is keyed by the variable's column, as in
-        // `cudag pc`, so `citest --x A --y B` with A before B repeats pc's test exactly.
-        const ci::CmiKnn cmi(data, spec.cmi, l);
-        std::vector<std::int32_t> z(vars.begin() + 2, vars.end());
-        std::sort(z.begin(), z.end());
-        for (const std::int32_t v : vars)
-            if (cmi.constant(v) && a.verbose)
-                std::cerr << "cudag citest: note: '" << data.names[v] << "' is constant: "
-                          << (v == vars[0] || v == vars[1] ? "the test gives statistic 0, p = 1 (as tigramite's)"
-                                                           : "dropped from the conditioning set (as tigramite does)")
-                          << '\n';
-        const std::uint64_t id = ci::cmi_test_id(vars[0], vars[1], ci::cmi_set_key(z.data(), l));
-        const ci::CmiKnnResult r = cmi.test(vars[0], vars[1], z, id, resolve_threads(threads));
-        statistic = r.statistic;
-        p = r.p;
-        out.emplace_back("k", std::to_string(cmi.k()));
-        out.emplace_back("permutations", std::to_string(cmi.spec().permutations));
-        out.emplace_back("surrogates", std::to_string(r.surrogates));
-        out.emplace_back("exceedances", std::to_string(r.exceedances));
-        out.emplace_back("seed", std::to_string(cmi.spec().seed));
-    } else if (spec.kind == pc::TestKind::FisherZ) {
-        const pc::CpuFisherEngine engine(columns(data, vars), pc::TestPolicy{}, 1);
-        statistic = engine.partial_correlation(0, 1, sub_z);
-        p = ci::fisher_z_pvalue(statistic, data.n_samples, l, compat == pc::Compat::CausalLearn);
-        const double r = std::clamp(statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
-        out.emplace_back(
-            "z", exact_number(std::sqrt(static_cast<double>(data.n_samples - l - 3)) * std::fabs(std::atanh(r))));
-    } else {
-        pc::CpuDiscreteEngine engine(columns(data, vars), pc::TestPolicy{}, spec.discrete, 1);
-        const pc::CpuDiscreteEngine::TestResult r = engine.test(0, 1, sub_z);
-        statistic = r.statistic;
-        p = r.p;
-        out.emplace_back("dof", exact_number(r.dof));
-    }
-
-    return CitestOutput{statistic, p, data.n_samples, out};
+    // The test through ci::CiTest (pc/ci_tests.hpp): the statistic, p and the other numbers.
+    const std::unique_ptr<ci::CiTest> ci_test = pc::make_ci_test(data, spec, compat, threads, l);
+    const std::span<const std::int32_t> z(vars.data() + 2, vars.size() - 2);
+    if (a.verbose)
+        for (const std::string& note : ci_test->notes(vars[0], vars[1], z))
+            std::cerr << "cudag citest: note: " << note << '\n';
+    ci::CiOutcome o = ci_test->test(vars[0], vars[1], z);
+    return CitestOutput{o.statistic, o.p, data.n_samples, std::move(o.extra)};
 }
 
 }  // namespace cudag::run

@@ -151,23 +151,32 @@ void Graph::add_upper_pairs(const std::int64_t* start, const std::int32_t* cols,
         });
         return;
     }
-    // Sparse: the rows' lower parts (j < i) from the transposed lists, then the union with
-    // what each row held, kept increasing. Lower parts arrive in increasing i per row.
+    // Sparse: the rows' lower parts (j < i) from the transposed lists (counted and placed on
+    // the threads; each row's part sorted before use, so the order of placement does not
+    // matter), then the union with what each row held, kept increasing.
     std::vector<std::int64_t> lower(static_cast<std::size_t>(n_) + 1, 0);
-    for (std::int64_t i = 0; i < n_; ++i)
-        for (std::int64_t k = start[i]; k < start[i + 1]; ++k) ++lower[static_cast<std::size_t>(cols[k]) + 1];
+    parallel_for(0, n_, threads, 1024, [&](std::int64_t i, int) {
+        for (std::int64_t k = start[i]; k < start[i + 1]; ++k)
+            std::atomic_ref<std::int64_t>(lower[static_cast<std::size_t>(cols[k]) + 1])
+                .fetch_add(1, std::memory_order_relaxed);
+    });
     std::partial_sum(lower.begin(), lower.end(), lower.begin());
-    std::vector<std::int32_t> low(static_cast<std::size_t>(lower.back()));
+    BulkVector<std::int32_t> low(static_cast<std::size_t>(lower.back()));
     {
         std::vector<std::int64_t> fill(lower.begin(), lower.end() - 1);
-        for (std::int64_t i = 0; i < n_; ++i)
-            for (std::int64_t k = start[i]; k < start[i + 1]; ++k)
-                low[static_cast<std::size_t>(fill[static_cast<std::size_t>(cols[k])]++)] = static_cast<std::int32_t>(i);
+        parallel_for(0, n_, threads, 1024, [&](std::int64_t i, int) {
+            for (std::int64_t k = start[i]; k < start[i + 1]; ++k) {
+                const std::int64_t at = std::atomic_ref<std::int64_t>(fill[static_cast<std::size_t>(cols[k])])
+                                            .fetch_add(1, std::memory_order_relaxed);
+                low[static_cast<std::size_t>(at)] = static_cast<std::int32_t>(i);
+            }
+        });
     }
     parallel_for(0, n_, threads, 256, [&](std::int64_t i, int) {
         std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
         std::vector<std::int32_t> add(low.begin() + lower[static_cast<std::size_t>(i)],
                                       low.begin() + lower[static_cast<std::size_t>(i) + 1]);
+        std::sort(add.begin(), add.end());  // all < i: the upper part follows in order
         add.insert(add.end(), cols + start[i], cols + start[i + 1]);
         if (add.empty()) return;
         std::vector<std::int32_t> merged;

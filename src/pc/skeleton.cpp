@@ -116,6 +116,63 @@ private:
         g_.add_upper_pairs(start, cols, threads_);
     }
 
+    /// Level 0 split over the ranks: each rank's rows hold the pairs (i, j > i) it kept;
+    /// share those upper halves as neighbour lists (the graph after level 0 is sparse: this
+    /// moves 4 bytes per kept pair, not n²/8 bytes of bit map) and build the graph from
+    /// them. From an engine that lists its rows (`csr`) with a sparse pMax table, the table
+    /// is made from the shared lists too, with this rank's p-values in its rows (returns
+    /// true); otherwise the caller fills it.
+    bool share_level0_rows(const RowPartition& part, std::int64_t rb, std::int64_t re, bool csr, Level0Output& out) {
+        const int parts = part.parts();
+        std::vector<std::int64_t> row_len(static_cast<std::size_t>(n_), 0);
+        std::vector<std::int32_t> mine;
+        if (csr) {
+            const std::int64_t* o = out.kept_offsets.data();
+            for (std::int64_t i = rb; i < re; ++i) row_len[static_cast<std::size_t>(i)] = o[i + 1] - o[i];
+            mine.assign(out.kept_cols.begin() + o[rb], out.kept_cols.begin() + o[re]);
+        } else {
+            for_each_bit(g_, rb, re, [&](std::int32_t i, std::int32_t j) {
+                if (j <= i) return;
+                mine.push_back(j);
+                ++row_len[static_cast<std::size_t>(i)];
+            });
+        }
+        std::vector<std::size_t> rows(static_cast<std::size_t>(parts)), kept(rows.size());
+        for (int r = 0; r < parts; ++r)
+            rows[static_cast<std::size_t>(r)] = static_cast<std::size_t>(part.end(r) - part.begin(r));
+        comm_.allgatherv(row_len.data() + rb, row_len.data(), rows, mpi::DataType::Int64);
+        for (int r = 0; r < parts; ++r)
+            for (std::int64_t i = part.begin(r); i < part.end(r); ++i)
+                kept[static_cast<std::size_t>(r)] += static_cast<std::size_t>(row_len[static_cast<std::size_t>(i)]);
+        BulkVector<std::int32_t> all(std::accumulate(kept.begin(), kept.end(), std::size_t{0}));
+        comm_.allgatherv(mine.data(), all.data(), kept, mpi::DataType::Int32);
+        std::vector<std::int32_t>().swap(mine);
+        trace_.mark("lists shared");
+        // The graph again from the shared lists.
+        BulkVector<std::int64_t> start(static_cast<std::size_t>(n_) + 1);
+        start[0] = 0;
+        std::partial_sum(row_len.begin(), row_len.end(), start.begin() + 1);
+        g_ = Graph(n_);
+        add_upper_pairs(start.data(), all.data());
+        trace_.mark("graph rebuilt");
+        if (!csr || dense_) return false;
+        // The sparse table holds exactly the shared pairs; this rank's rows get their p
+        // (row i's at kept_offsets[i].. in the engine's lists, at start[i].. in the table).
+        CUDAG_ASSERT(!out.p_stayed);
+        BulkVector<double> values(all.size());
+        parallel_for(0, n_, threads_, 1 << 14, [&](std::int64_t i, int) {
+            const auto b = static_cast<std::ptrdiff_t>(start[static_cast<std::size_t>(i)]);
+            const auto e = static_cast<std::ptrdiff_t>(start[static_cast<std::size_t>(i) + 1]);
+            if (i >= rb && i < re)
+                std::copy_n(out.kept_pvals.begin() + out.kept_offsets[static_cast<std::size_t>(i)], e - b,
+                            values.begin() + b);
+            else
+                std::fill(values.begin() + b, values.begin() + e, -1.0);
+        });
+        pmax_ = PmaxTable::from_upper_csr(n_, std::move(start), std::move(all), std::move(values));
+        return true;
+    }
+
     void level0() {
         const auto t0 = std::chrono::steady_clock::now();
         trace_.start();
@@ -146,39 +203,12 @@ private:
             next_max_degree_ = next_.max_degree();
             have_next_ = true;
             graph_stale_ = true;
-        } else if (csr) {
+        } else if (csr && everywhere) {
             add_upper_pairs(out.kept_offsets.data(), out.kept_cols.data());
             trace_.mark("graph");
         }
-        if (!everywhere) {
-            // Each rank's rows hold the pairs (i, j > i) it kept: share those upper halves
-            // as neighbour lists (the graph after level 0 is sparse: this moves 4 bytes
-            // per kept pair, not n²/8 bytes of bit map), then mirror them.
-            const int parts = part.parts();
-            std::vector<std::int64_t> row_len(static_cast<std::size_t>(n_), 0);
-            std::vector<std::int32_t> mine;
-            for_each_bit(g_, rb, re, [&](std::int32_t i, std::int32_t j) {
-                if (j <= i) return;
-                mine.push_back(j);
-                ++row_len[static_cast<std::size_t>(i)];
-            });
-            std::vector<std::size_t> rows(static_cast<std::size_t>(parts)), kept(rows.size());
-            for (int r = 0; r < parts; ++r)
-                rows[static_cast<std::size_t>(r)] = static_cast<std::size_t>(part.end(r) - part.begin(r));
-            comm_.allgatherv(row_len.data() + rb, row_len.data(), rows, mpi::DataType::Int64);
-            for (int r = 0; r < parts; ++r)
-                for (std::int64_t i = part.begin(r); i < part.end(r); ++i)
-                    kept[static_cast<std::size_t>(r)] += static_cast<std::size_t>(row_len[static_cast<std::size_t>(i)]);
-            std::vector<std::int32_t> all(std::accumulate(kept.begin(), kept.end(), std::size_t{0}));
-            comm_.allgatherv(mine.data(), all.data(), kept, mpi::DataType::Int32);
-            trace_.mark("lists shared");
-            // The graph again from the shared lists.
-            g_ = Graph(n_);
-            std::vector<std::int64_t> start(static_cast<std::size_t>(n_) + 1, 0);
-            std::partial_sum(row_len.begin(), row_len.end(), start.begin() + 1);
-            add_upper_pairs(start.data(), all.data());
-            trace_.mark("graph rebuilt");
-        }
+        bool pmax_shared = false;
+        if (!everywhere) pmax_shared = share_level0_rows(part, rb, re, csr, out);
         // The CSR of all rows counts the edges without a scan of the n² bits.
         std::int64_t edges = csr && everywhere ? out.kept_offsets.back() : g_.n_edges();
         bool from_level0 = everywhere && (dense_ || csr);
@@ -188,7 +218,7 @@ private:
             // The kept pairs are exactly the table's pairs, with their p-values.
             pmax_ = PmaxTable::from_upper_csr(n_, std::move(out.kept_offsets), std::move(out.kept_cols),
                                               std::move(out.kept_pvals));
-        } else {
+        } else if (!pmax_shared) {
             for (std::int64_t i = rb; csr && i < re; ++i)
                 for (std::int64_t k = out.kept_offsets[static_cast<std::size_t>(i)];
                      k < out.kept_offsets[static_cast<std::size_t>(i) + 1]; ++k)

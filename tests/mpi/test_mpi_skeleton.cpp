@@ -49,6 +49,7 @@ struct Case {
     bool offers_buffer = false;      ///< keeping: the ranks reduce the engines' tables in place
     bool builds_snapshots = false;   ///< keeping: the engines build the next snapshots
     bool knowledge = false;          ///< forbidden and required pairs (background knowledge)
+    bool lists_level0 = false;       ///< keeping: level 0's kept pairs come as a CSR (the CUDA engine's way)
 };
 
 /// Background knowledge for a search: every third pair adjacent in a free run forbidden,
@@ -84,8 +85,8 @@ protected:
         }
         serial_ = pc::learn_skeleton(*cpu_, opt_);
         if (GetParam().keeping)
-            keeping_ =
-                std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer, GetParam().builds_snapshots);
+            keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer,
+                                                             GetParam().builds_snapshots, GetParam().lists_level0);
         engine_ = keeping_ ? static_cast<pc::SkeletonEngine*>(keeping_.get()) : cpu_.get();
     }
     Dataset data_;
@@ -209,14 +210,19 @@ INSTANTIATE_TEST_SUITE_P(
                     Case{false, true, false, true}, Case{false, false, true, true, true},
                     Case{false, true, true, true, true}, Case{false, true, true, true, true, true},
                     Case{false, false, false, true, false, true}, Case{false, false, false, false, false, false, true},
-                    Case{true, true, false, false, false, false, true},
-                    Case{false, true, true, true, true, true, true}),
+                    Case{true, true, false, false, false, false, true}, Case{false, true, true, true, true, true, true},
+                    // Level 0 listed as a CSR, split over the ranks (a GPU engine above
+                    // 65,536 variables) and run on every rank, sparse and dense pMax.
+                    Case{false, true, false, true, true, false, false, true},
+                    Case{false, true, false, true, false, true, false, true},
+                    Case{false, true, true, true, true, false, false, true},
+                    Case{false, false, false, true, false, false, false, true}),
     [](const testing::TestParamInfo<Case>& i) {
         return std::string(i.param.exhaustive ? "CausalLearn" : "Pcalg") +
                (i.param.sparse_pmax ? "SparsePmax" : "DensePmax") +
                (i.param.level0_everywhere ? "Level0Everywhere" : "") + (i.param.keeping ? "EngineKeeps" : "") +
                (i.param.offers_buffer ? "ReducedInPlace" : "") + (i.param.builds_snapshots ? "BuildsSnapshots" : "") +
-               (i.param.knowledge ? "Knowledge" : "");
+               (i.param.knowledge ? "Knowledge" : "") + (i.param.lists_level0 ? "ListsLevel0" : "");
     });
 
 namespace {

@@ -26,14 +26,25 @@ public:
     /// `builds_snapshots`: next_snapshot() builds the next level's snapshot (an entry stays
     /// unless its own or its mirror's removal bit is set) after every level but level 2,
     /// so that the search also has to catch its graph up in the middle of a run.
-    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false, bool builds_snapshots = false)
-        : inner_(inner), offers_buffer_(offers_buffer), builds_snapshots_(builds_snapshots) {}
+    /// `lists_level0`: without dense p-values, level 0's kept pairs of the block come back
+    /// as the CUDA engine lists them (an upper-triangle CSR over all rows with the
+    /// p-values; the graph left as it came) instead of in the graph and kept_p.
+    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false, bool builds_snapshots = false,
+                           bool lists_level0 = false)
+        : inner_(inner),
+          offers_buffer_(offers_buffer),
+          builds_snapshots_(builds_snapshots),
+          lists_level0_(lists_level0) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
     /// Dense p-values of every row stay here when the search allows it: the search gets
     /// NaNs in their place, so that a run which read them would not match.
     void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
-        inner_.level0(rb, re, dense, g, out);
+        if (lists_level0_ && !dense) {
+            list_level0(rb, re, g, out);
+        } else {
+            inner_.level0(rb, re, dense, g, out);
+        }
         kept0_.clear();
         if (out.p_may_stay && dense && rb == 0 && re == n_vars()) {
             kept0_.assign(out.dense_p.begin(), out.dense_p.end());
@@ -42,6 +53,26 @@ public:
         }
     }
     bool level0_on_every_rank() const override { return inner_.level0_on_every_rank(); }
+    /// The inner engine's level 0 of rows [rb, re) into a graph of its own, then as a CSR.
+    void list_level0(std::int64_t rb, std::int64_t re, const Graph& g, pc::Level0Output& out) {
+        const std::int64_t n = n_vars();
+        Graph mine(n);
+        pc::Level0Output inner;
+        inner_.level0(rb, re, false, mine, inner);
+        std::sort(inner.kept_p.begin(), inner.kept_p.end(),
+                  [](const pc::PairP& a, const pc::PairP& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+        out.tests = inner.tests;
+        out.kept_offsets.assign(static_cast<std::size_t>(n + 1), 0);
+        out.kept_cols.clear();
+        out.kept_pvals.clear();
+        for (const pc::PairP& q : inner.kept_p) {
+            ++out.kept_offsets[static_cast<std::size_t>(q.i) + 1];
+            out.kept_cols.push_back(q.j);
+            out.kept_pvals.push_back(q.p);
+        }
+        for (std::int64_t i = 0; i < n; ++i) out.kept_offsets[i + 1] += out.kept_offsets[i];
+        EXPECT_EQ(g.n_edges(), 0) << "the graph arrives without edges";
+    }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
         return inner_.p_value(i, j, s);
     }
@@ -148,6 +179,7 @@ private:
     pc::SkeletonEngine& inner_;
     const bool offers_buffer_;
     const bool builds_snapshots_;
+    const bool lists_level0_;
     int level_ = 0;  ///< the level of the last run_level()
     pc::LevelOutput full_;
     pc::PmaxTable table_;

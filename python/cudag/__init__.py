@@ -19,6 +19,7 @@ import csv
 import io as _io
 import math
 import sys
+import warnings as _warnings
 
 import numpy as np
 
@@ -33,8 +34,19 @@ Error = _cudag.Error
 InputError = _cudag.InputError
 __version__ = _cudag.__version__
 
+
+class CudagWarning(UserWarning):
+    """A note on a result the caller should see: data that look discrete run as Fisher-z,
+    MCMC chains that have not converged. ``warnings.simplefilter("error", cudag.CudagWarning)``
+    turns them into errors."""
+
+
+#: The score PSRF above which cudag.mcmc warns that its chains have not converged
+#: (Gelman and Rubin's usual 1.1).
+PSRF_WARN = 1.1
+
 __all__ = ["pc", "citest", "mcmc", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus",
-           "Error", "InputError", "PcResult", "CitestResult", "McmcResult"]
+           "Error", "InputError", "CudagWarning", "PcResult", "CitestResult", "McmcResult"]
 
 
 def options(command: str = "pc") -> str:
@@ -207,7 +219,11 @@ def pc(data, test: str | None = None, alpha: float | None = None, backend: str |
     opts = {"test": test, "alpha": alpha, "backend": backend}
     opts.update(_options(options))
     raw = _run_learner(_cudag.pc, opts, values, names, text, source, _Progress(progress, "cudag.pc"))
-    return PcResult(raw) if raw else None  # None: an MPI rank other than 0
+    if not raw:
+        return None  # an MPI rank other than 0
+    for note in raw.get("warnings", ()):
+        _warnings.warn(f"cudag.pc: {note}", CudagWarning, stacklevel=2)
+    return PcResult(raw)
 
 
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
@@ -235,4 +251,19 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
     opts = {"score": score}
     opts.update(_options(options))
     raw = _run_learner(_cudag.mcmc, opts, values, names, text, source, _Progress(progress, "cudag.mcmc"))
-    return McmcResult(raw) if raw else None  # None: an MPI rank other than 0
+    if not raw:
+        return None  # an MPI rank other than 0
+    res = McmcResult(raw)
+    _warn_convergence(res)
+    return res
+
+
+def _warn_convergence(res: McmcResult) -> None:
+    """CudagWarning when the chains disagree: a score PSRF above PSRF_WARN, or an edge whose
+    PSRF is infinite (a chain that always has the edge and one that never does)."""
+    if math.isfinite(res.score_psrf) and res.score_psrf > PSRF_WARN:
+        _warnings.warn(f"cudag.mcmc: the chains have not converged: score PSRF {res.score_psrf:.3g} > {PSRF_WARN} "
+                       "(run more iterations or chains, or check the traces)", CudagWarning, stacklevel=3)
+    if math.isinf(res.edge_max_psrf):
+        _warnings.warn("cudag.mcmc: an edge's PSRF is infinite: some chains always hold it and others never do "
+                       "(run more iterations)", CudagWarning, stacklevel=3)

@@ -211,6 +211,8 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     hooks.read = reader(in, job.cfg.backend.threads);
     hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
     hooks.whole_result = true;
+    std::vector<std::string> warnings;
+    hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
     const std::string call = call_text("cudag.pc", kwargs);
     std::optional<pc::PcResult> result;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
@@ -255,6 +257,7 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     for (const auto& l : r.level_labels) labels.append(nb::cast(l));
     out["level_labels"] = labels;
     out["seconds"] = r.seconds_total;
+    out["warnings"] = warnings;
     return out;
 }
 

@@ -110,7 +110,8 @@ void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, c
 // mixing both is an error at its stray cell (a typo in continuous data); integer codes
 // with few levels run fisher-z with a note. README "Discrete data" documents the rule.
 Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progress& progress,
-                     const mpi::Communicator& comm, const DataReader& reader) {
+                     const mpi::Communicator& comm, const DataReader& reader,
+                     const std::function<void(const std::string&)>& warn) {
     if (a.discrete && test == pc::TestKind::FisherZ) throw InputError("--discrete contradicts --test fisher-z");
     if (a.discrete || (test && pc::is_discrete(*test)))
         return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
@@ -127,12 +128,17 @@ Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progr
             if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell)) label_column = d.names[v];
         progress.note("column '" + label_column + "' holds labels: reading " + d.source +
                       " as discrete data (--test chi-square)");
-    } else if (comm.rank() == 0 && !a.quiet) {
-        if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0)
-            std::cerr << "cudag pc: note: every column of " << d.source << " holds integer codes "
-                      << "(at most " << levels << " distinct values): the data look discrete; "
-                      << "running fisher-z anyway: give --discrete for chi-square, or "
-                      << "--test fisher-z to silence this note\n";
+    } else if (comm.rank() == 0 && (warn || !a.quiet)) {
+        if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0) {
+            const std::string note = "every column of " + d.source + " holds integer codes (at most " +
+                                     std::to_string(levels) +
+                                     " distinct values): the data look discrete; running fisher-z anyway: give "
+                                     "--discrete for chi-square, or --test fisher-z to silence this note";
+            if (warn)
+                warn(note);
+            else
+                std::cerr << "cudag pc: note: " << note << '\n';
+        }
     }
     return d;
 }
@@ -180,20 +186,21 @@ Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& pro
     const bool hdf5_in = !hooks.read && a.data != "-" && io::h5::has_hdf5_signature(a.data);
     if (hooks.read) {
         // Data handed over in memory (an in-process caller): every rank takes them.
-        mpi::run_agreed(comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, comm, hooks.read); });
+        mpi::run_agreed(comm, [&] { data = read_pc_data(a, cfg.test.kind, progress, comm, hooks.read, hooks.warn); });
     } else if (io_plan.collective && hdf5_in) {
         if (!a.na_values.empty())
             throw InputError("--na-values applies to text tables; '" + a.data + "' is HDF5 (its values are numbers)");
         // Every rank reads its columns through MPI-IO; one allgather shares them.
         mpi::run_agreed(comm, [&] {
-            data = read_pc_data(a, cfg.test.kind, progress, comm, [&](io::TableMode m) {
-                return io::read_dataset_collective(a.data, a.dataset, m, comm);
-            });
+            data = read_pc_data(
+                a, cfg.test.kind, progress, comm,
+                [&](io::TableMode m) { return io::read_dataset_collective(a.data, a.dataset, m, comm); }, hooks.warn);
         });
     } else {
         // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.
         data = io::share_dataset(comm, [&] {
-            return read_pc_data(a, cfg.test.kind, progress, comm, with_na_values({}, a.data, a.dataset, a.na_values));
+            return read_pc_data(a, cfg.test.kind, progress, comm, with_na_values({}, a.data, a.dataset, a.na_values),
+                                hooks.warn);
         });
     }
     progress.note("input read (" + std::string(io_plan.collective && hdf5_in ? "collective" : "rank 0 and broadcast") +

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: Apache-2.0
+"""causal-learn's face of cudag: ``pc(data, alpha, indep_test, stable, uc_rule, uc_priority,
+...)`` with causal-learn's positional order and defaults, returning an object shaped as
+causal-learn's ``CausalGraph`` (``.G.graph`` is causal-learn's endpoint matrix, ``.G`` a
+causal-learn ``GeneralGraph`` when causal-learn is installed), computed by cudag with
+``compat="causal-learn"`` (causal-learn's p-value arithmetic, strict decisions, its
+orientation rules): the same matrices as causal-learn's own ``pc`` (tests/python). causal-learn
+is not a dependency; without it ``.G`` is a small stand-in with the same ``graph`` matrix.
+
+    from cudag.compat.causallearn import pc
+    cg = pc(data, 0.05, "fisherz", node_names=names)
+    cg.G.graph          # [i, j] = -1 tail, 1 arrowhead at i's end of i - j, 0 no edge
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import cudag
+
+__all__ = ["pc", "CausalGraph"]
+
+#: causal-learn's test names (and its CIT constants' values) and cudag's.
+TESTS = {"fisherz": "fisher-z", "chisq": "chi-square", "gsq": "g-square"}
+
+
+def _test_name(indep_test) -> str:
+    name = indep_test if isinstance(indep_test, str) else getattr(indep_test, "__name__", str(indep_test))
+    if name in TESTS:
+        return TESTS[name]
+    if name in TESTS.values():
+        return name
+    raise ValueError(f"indep_test={name!r}: cudag runs {', '.join(TESTS)} in causal-learn's arithmetic "
+                     "(and cmiknn through cudag.pc(test='cmiknn'))")
+
+
+def _knowledge(bk, names: list[str]) -> dict:
+    """causal-learn's BackgroundKnowledge (forbidden and required rules between nodes, tiers)
+    as cudag.pc's forbid=/require=/tiers= values, by node name."""
+    if bk is None:
+        return {}
+
+    def name(node) -> str:
+        return node.get_name() if hasattr(node, "get_name") else str(node)
+
+    out = {}
+    forbid = [(name(a), name(b)) for a, b in getattr(bk, "forbidden_rules_specs", ())]
+    require = [(name(a), name(b)) for a, b in getattr(bk, "required_rules_specs", ())]
+    if getattr(bk, "forbidden_pattern_rules_specs", None) or getattr(bk, "required_pattern_rules_specs", None):
+        raise ValueError("background_knowledge: pattern rules (regular expressions) are not supported; "
+                         "give the node pairs")
+    tier_map = getattr(bk, "tier_map", None) or {}
+    if tier_map:
+        tiers = []
+        for t in sorted(tier_map):
+            tiers.append(sorted(name(node) for node in tier_map[t]))
+        out["tiers"] = tiers
+    if forbid:
+        out["forbid"] = forbid
+    if require:
+        out["require"] = require
+    unknown = {a for pair in forbid + require for a in pair} - set(names)
+    if unknown:
+        raise ValueError(f"background_knowledge names nodes that are not in node_names: {sorted(unknown)}")
+    return out
+
+
+class _Graph:
+    """The stand-in for causal-learn's GeneralGraph when causal-learn is not installed."""
+
+    def __init__(self, graph: np.ndarray, names: list[str]):
+        self.graph = graph
+        self._names = list(names)
+
+    def get_node_names(self) -> list[str]:
+        return list(self._names)
+
+    def get_num_edges(self) -> int:
+        return int(np.count_nonzero(np.triu(self.graph != 0)))
+
+    def __repr__(self) -> str:
+        return f"cudag GeneralGraph stand-in ({len(self._names)} nodes, {self.get_num_edges()} edges)"
+
+
+def _general_graph(graph: np.ndarray, names: list[str]):
+    try:
+        from causallearn.graph.GeneralGraph import GeneralGraph
+        from causallearn.graph.GraphNode import GraphNode
+    except ImportError:
+        return _Graph(graph, names)
+    g = GeneralGraph([GraphNode(n) for n in names])
+    g.graph = graph.copy()
+    return g
+
+
+class CausalGraph:
+    """What causal-learn's ``pc`` returns, as far as cudag computes it: ``G`` (``G.graph`` the
+    endpoint matrix), ``sepset`` (n x n array; [i, j] a list holding the separating set as a
+    tuple, or None), ``node_names``, and ``result``, the full :class:`cudag.PcResult`."""
+
+    def __init__(self, result: cudag.PcResult):
+        self.result = result
+        self.node_names = list(result.names)
+        self.G = _general_graph(np.asarray(result.cl_matrix, dtype=int), self.node_names)
+        n = len(self.node_names)
+        self.sepset = np.empty((n, n), dtype=object)
+        for (i, j), s in result.sepsets.items():
+            self.sepset[i, j] = self.sepset[j, i] = [tuple(s)]
+
+    def __repr__(self) -> str:
+        return f"CausalGraph({self.G!r}) from cudag"
+
+
+def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_rule: int = 0,
+       uc_priority: int = 2, mvpc: bool = False, correction_name: str = "MV_Crtn_Fisher_Z",
+       background_knowledge=None, verbose: bool = False, show_progress: bool = True, node_names=None,
+       *, depth: int = -1, backend: str | None = None, threads: int | None = None) -> CausalGraph:
+    """causal-learn's ``pc`` (same parameters, order and defaults), run by cudag.
+
+    ``indep_test``: "fisherz", "chisq" or "gsq" (or causal-learn's constants of those names).
+    ``stable=False`` and ``mvpc=True`` are refused (cudag runs PC-stable on complete data).
+    ``depth``: the largest conditioning set (-1: no cap). ``backend``/``threads``: cudag's.
+    ``show_progress`` draws a progress bar when tqdm is installed."""
+    if not stable:
+        raise ValueError("stable=False: cudag runs PC-stable only (causal-learn's default, stable=True)")
+    if mvpc:
+        raise ValueError("mvpc=True: cudag needs complete data (no missing-value PC)")
+    del correction_name  # only used by mvpc
+    x = np.asarray(data)
+    if node_names is None:
+        node_names = [f"X{k + 1}" for k in range(x.shape[1])]  # causal-learn's names
+    names = list(node_names)
+    opts = dict(test=_test_name(indep_test), alpha=alpha, compat="causal-learn", uc_rule=uc_rule,
+                uc_priority=uc_priority, names=names, verbose=verbose, progress=True if show_progress else None)
+    if depth is not None and depth >= 0:
+        opts["max_level"] = depth
+    if backend is not None:
+        opts["backend"] = backend
+    if threads is not None:
+        opts["threads"] = threads
+    opts.update(_knowledge(background_knowledge, names))
+    return CausalGraph(cudag.pc(x, **opts))

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cudag.compat.causallearn: causal-learn's pc with its positional order and defaults gives
+causal-learn's own reference matrices (cg.G.graph) on its test data; its refusals; its
+background knowledge object read by node name."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import cudag
+from cudag.compat import causallearn as cl
+from conftest import shared_data
+from test_causal_learn import cases, load
+
+SHARED = shared_data()
+
+
+@pytest.mark.skipif(SHARED is None, reason="../shared/data/causal-learn is absent")
+@pytest.mark.parametrize("data, ref, m", cases())
+def test_face_matches_causal_learn(data, ref, m):
+    x, names = load(data)
+    # causal-learn's call: pc(data, alpha, indep_test, stable, uc_rule, uc_priority, ...)
+    cg = cl.pc(x, float(m[3]), m[2], True, int(m[4]), int(m[5]), node_names=names, show_progress=False,
+               threads=2)
+    np.testing.assert_array_equal(cg.G.graph, np.loadtxt(ref, dtype=int, ndmin=2))
+    assert cg.node_names == names
+
+
+def gaussian(seed=4, n=400, k=6):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, k))
+    for j in range(1, k):
+        x[:, j] += 0.8 * x[:, j - 1]
+    return x
+
+
+def test_defaults_are_causal_learns():
+    x = gaussian()
+    cg = cl.pc(x, show_progress=False)
+    want = cudag.pc(x, test="fisher-z", alpha=0.05, compat="causal-learn", uc_rule=0, uc_priority=2)
+    np.testing.assert_array_equal(cg.G.graph, want.cl_matrix)
+    assert cg.node_names == [f"X{k + 1}" for k in range(6)]
+    # Separating sets both ways, as causal-learn's cg.sepset.
+    for (i, j), s in want.sepsets.items():
+        assert cg.sepset[i, j] == [tuple(s)] and cg.sepset[j, i] == [tuple(s)]
+    assert cg.sepset[0, 1] is None  # adjacent: never separated
+
+
+@pytest.mark.parametrize("kwargs, match", [({"stable": False}, "PC-stable only"), ({"mvpc": True}, "complete data"),
+                                           ({"indep_test": "kci"}, "fisherz, chisq, gsq")])
+def test_refusals(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        cl.pc(gaussian(), show_progress=False, **kwargs)
+
+
+class Node:
+    """A stand-in for causal-learn's GraphNode (hashable, get_name())."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def get_name(self):
+        return self.name
+
+
+def test_background_knowledge_by_node_name():
+    x = gaussian()
+    names = [f"X{k + 1}" for k in range(6)]
+    n = {s: Node(s) for s in names}
+    bk = SimpleNamespace(forbidden_rules_specs={(n["X2"], n["X3"])}, required_rules_specs={(n["X1"], n["X5"])},
+                         tier_map={})
+    cg = cl.pc(x, background_knowledge=bk, show_progress=False)
+    want = cudag.pc(x, test="fisher-z", alpha=0.05, compat="causal-learn", uc_rule=0, uc_priority=2,
+                    forbid=[("X2", "X3")], require=[("X1", "X5")])
+    np.testing.assert_array_equal(cg.G.graph, want.cl_matrix)
+    assert not (cg.G.graph[1, 2] == -1 and cg.G.graph[2, 1] == 1)  # X2 --> X3 forbidden (a direction)
+    assert cg.G.graph[0, 4] == -1 and cg.G.graph[4, 0] == 1  # X1 --> X5 required
+    with pytest.raises(ValueError, match="not in node_names"):
+        cl.pc(x, background_knowledge=SimpleNamespace(forbidden_rules_specs={(n["X1"], Node("Q"))}),
+              show_progress=False)

@@ -45,7 +45,7 @@ class CudagWarning(UserWarning):
 #: (Gelman and Rubin's usual 1.1).
 PSRF_WARN = 1.1
 
-__all__ = ["pc", "citest", "mcmc", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus",
+__all__ = ["pc", "citest", "tester", "Tester", "mcmc", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus",
            "Error", "InputError", "CudagWarning", "PcResult", "CitestResult", "McmcResult"]
 
 
@@ -240,6 +240,41 @@ def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **option
     opts.update(_options(options))
     return CitestResult(_cudag.citest(values, names, text, source, **opts), opts["x"], opts["y"], given_names,
                         test)
+
+
+class Tester:
+    """Single conditional-independence tests on data read once (:func:`tester`): each
+    ``test(x, y, given)`` (variables by name or column index) returns a
+    :class:`CitestResult` equal to ``cudag.citest``'s; calling the tester returns the p-value
+    alone. The data are converted, checked and (CMIknn) transformed once, not per call."""
+
+    def __init__(self, data, test: str, names, options: dict):
+        values, names, text, source = _prepare(data, names)
+        self.names = list(names)
+        self.test_name = test
+        opts = {"test": test}
+        opts.update(_options(options))
+        self._engine = _cudag.CiTester(values, names, text, source, **opts)
+
+    def test(self, x, y, given=()) -> CitestResult:
+        if isinstance(given, (str, int, np.integer)):
+            given = (given,)
+        xs, ys = _name_of(x, self.names), _name_of(y, self.names)
+        gs = [_name_of(g, self.names) for g in given]
+        return CitestResult(self._engine.test(xs, ys, gs), xs, ys, gs, self.test_name)
+
+    def __call__(self, x, y, given=()) -> float:
+        return self.test(x, y, given).p_value
+
+    def __repr__(self) -> str:
+        return f"cudag.Tester({self.test_name}, {len(self.names)} variables)"
+
+
+def tester(data, test: str = "fisher-z", *, names=None, **options) -> Tester:
+    """A :class:`Tester` for many single tests on ``data`` (as causal-learn's ``CIT`` object):
+    ``t = cudag.tester(X); t(0, 1, [2, 3])`` is the p-value of X0 _||_ X1 | X2, X3. Options as
+    ``cudag.citest``'s."""
+    return Tester(data, test, names, options)
 
 
 def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResult:

@@ -261,6 +261,15 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     return out;
 }
 
+nb::dict citest_dict(const run::CitestOutput& result) {
+    nb::dict out;
+    out["statistic"] = result.statistic;
+    out["p_value"] = result.p;
+    out["n_samples"] = result.n_samples;
+    for (const auto& [k, v] : result.extra) out[nb::str(k.c_str())] = std::stod(v);
+    return out;
+}
+
 nb::dict run_citest(nb::object values, std::vector<std::string> names, std::string text, std::string source,
                     const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
@@ -272,13 +281,34 @@ nb::dict run_citest(nb::object values, std::vector<std::string> names, std::stri
         nb::gil_scoped_release release;
         result = run::run_citest(job, reader(in, job.threads));
     }
-    nb::dict out;
-    out["statistic"] = result.statistic;
-    out["p_value"] = result.p;
-    out["n_samples"] = result.n_samples;
-    for (const auto& [k, v] : result.extra) out[nb::str(k.c_str())] = std::stod(v);
-    return out;
+    return citest_dict(result);
 }
+
+/// cudag.tester's engine: the citest job's settings and the data read once (a
+/// run::CitestSession), then one test per call.
+class CiTester {
+public:
+    CiTester(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+             nb::kwargs kwargs) {
+        const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+        run::CitestJob job;
+        job.data = in.source;
+        apply_keywords(job, citest_keywords(), kwargs, in.names, "cudag.tester");
+        nb::gil_scoped_release release;
+        session_ = std::make_unique<run::CitestSession>(job, reader(in, job.threads));
+    }
+    nb::dict test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
+        run::CitestOutput result;
+        {
+            nb::gil_scoped_release release;
+            result = session_->test(x, y, given);
+        }
+        return citest_dict(result);
+    }
+
+private:
+    std::unique_ptr<run::CitestSession> session_;
+};
 
 nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string text, std::string source,
                   nb::object on_progress, const nb::kwargs& kwargs) {
@@ -369,6 +399,10 @@ NB_MODULE(_cudag, m) {
           nb::arg("on_level").none(), nb::arg("kwargs"));
     m.def("citest", &run_citest, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("kwargs"));
+    nb::class_<CiTester>(m, "CiTester")
+        .def(nb::init<nb::object, std::vector<std::string>, std::string, std::string, nb::kwargs>(),
+             nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"), nb::arg("kwargs"))
+        .def("test", &CiTester::test, nb::arg("x"), nb::arg("y"), nb::arg("given"));
     m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_progress").none(), nb::arg("kwargs"));
     m.def(

@@ -14,7 +14,7 @@ namespace cudag::pc {
 /// causal-learn's arithmetic under Compat::CausalLearn, on `threads` threads (CMIknn's
 /// permutations). Fisher-z computes each partial correlation from the columns it names;
 /// chi-square / G-square count their tables; CMIknn draws its surrogates keyed by the
-/// variables' indices in `data`, sized for conditioning sets of up to `max_cond` variables
+/// variables' indices in `data`, its parameters validated for conditioning sets of up to `max_cond` variables
 /// (-1: every other variable).
 std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                                          int max_cond = -1);

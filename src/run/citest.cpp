@@ -45,43 +45,51 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& 
 
 }  // namespace
 
-CitestOutput run_citest(const CitestJob& a, const DataReader& read) {
+CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(a) {
     const std::string& test = a.test;
     const std::optional<pc::TestKind> kind = pc::parse_test_kind(test);
     if (!kind) throw InputError("unknown --test '" + test + "' (available: cmiknn, fisher-z, chi-square, g-square)");
-    pc::TestOptions options;
-    options.kind = kind;
-    options.cmi = cmi_knn_spec(a.cmi, test);
-    options.cmi_early_stop = false;  // citest reports the exact permutation p-value
-    pc::Compat compat = pc::Compat::Pcalg;
+    options_.kind = kind;
+    options_.cmi = cmi_knn_spec(a.cmi, test);
+    options_.cmi_early_stop = false;  // citest reports the exact permutation p-value
     if (a.compat == "causal-learn")
-        compat = pc::Compat::CausalLearn;
+        compat_ = pc::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
-    if (!a.dof.empty()) options.dof = pc::parse_dof(a.dof);
-    const int threads = checked_threads(a.threads, a.quiet);
-    const std::vector<std::string>& given = a.given;
+    if (!a.dof.empty()) options_.dof = pc::parse_dof(a.dof);
+    threads_ = checked_threads(a.threads, a.quiet);
+    data_ = read_data(with_na_values(read, a.data, a.dataset, a.na_values), a.data, a.dataset,
+                      pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
+}
 
-    const Dataset data = read_data(with_na_values(read, a.data, a.dataset, a.na_values), a.data, a.dataset,
-                                   pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
-    const std::vector<std::int32_t> vars = resolve_names(data, a.x, a.y, given);
+CitestSession::~CitestSession() = default;
+
+CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
+    const std::vector<std::int32_t> vars = resolve_names(data_, x, y, given);
     const int l = static_cast<int>(given.size());
-    if (kind == pc::TestKind::FisherZ && data.n_samples <= l + 3)
-        throw InputError(data.source + ": " + std::to_string(data.n_samples) +
+    if (options_.kind == pc::TestKind::FisherZ && data_.n_samples <= l + 3)
+        throw InputError(data_.source + ": " + std::to_string(data_.n_samples) +
                          " samples are too few for fisher-z given " + std::to_string(l) +
                          " variables (it needs more than " + std::to_string(l + 3) + ")");
-    pc::validate_test(options, data, l);
+    pc::validate_test(options_, data_, l);
     // alpha decides only the CMIknn early stop, which citest turns off.
-    const pc::TestSpec spec = pc::resolve_test(options, data, pc::PcConfig{}.alpha, compat);
-
+    if (!spec_) spec_ = pc::resolve_test(options_, data_, pc::PcConfig{}.alpha, compat_);
     // The test through ci::CiTest (pc/ci_tests.hpp): the statistic, p and the other numbers.
-    const std::unique_ptr<ci::CiTest> ci_test = pc::make_ci_test(data, spec, compat, threads, l);
+    if (!test_ || l > max_cond_) {
+        test_ = pc::make_ci_test(data_, *spec_, compat_, threads_, l);
+        max_cond_ = l;
+    }
     const std::span<const std::int32_t> z(vars.data() + 2, vars.size() - 2);
-    if (a.verbose)
-        for (const std::string& note : ci_test->notes(vars[0], vars[1], z))
+    if (job_.verbose)
+        for (const std::string& note : test_->notes(vars[0], vars[1], z))
             std::cerr << "cudag citest: note: " << note << '\n';
-    ci::CiOutcome o = ci_test->test(vars[0], vars[1], z);
-    return CitestOutput{o.statistic, o.p, data.n_samples, std::move(o.extra)};
+    ci::CiOutcome o = test_->test(vars[0], vars[1], z);
+    return CitestOutput{o.statistic, o.p, data_.n_samples, std::move(o.extra)};
+}
+
+CitestOutput run_citest(const CitestJob& a, const DataReader& read) {
+    CitestSession session(a, read);
+    return session.test(a.x, a.y, a.given);
 }
 
 }  // namespace cudag::run

@@ -4,10 +4,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ci/ci_test.hpp"
+#include "core/dataset.hpp"
+#include "pc/test_spec.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
 
@@ -29,6 +34,29 @@ struct CitestOutput {
     double statistic = 0.0, p = 1.0;
     std::int64_t n_samples = 0;
     std::vector<std::pair<std::string, std::string>> extra;
+};
+
+/// Single tests on data read once (an in-process caller's tester, as causal-learn's CIT
+/// object): the job's settings checked and the data read at construction; each test()
+/// names its variables (the job's x, y and given are not used) and checks what depends
+/// on them, in the order run_citest checks them. The test is made at the first call and
+/// again only when a larger conditioning set comes (CMIknn validates its parameters for it).
+class CitestSession {
+public:
+    CitestSession(const CitestJob& job, const DataReader& read = {});
+    ~CitestSession();
+    CitestOutput test(const std::string& x, const std::string& y, const std::vector<std::string>& given);
+    const Dataset& data() const { return data_; }
+
+private:
+    CitestJob job_;
+    pc::TestOptions options_;
+    pc::Compat compat_ = pc::Compat::Pcalg;
+    int threads_ = 1;
+    Dataset data_;
+    std::optional<pc::TestSpec> spec_;
+    std::unique_ptr<ci::CiTest> test_;
+    int max_cond_ = -1;
 };
 
 /// Reads the data (through `read` when given, else the job's file) and runs the test.

@@ -96,3 +96,13 @@ def discrete_csv(tmp_path_factory):
     run_cli("simulate", "discrete", "--vars", 12, "--samples", 2000, "--density", 0.2, "--states", 3,
             "--seed", 5, "--out", path)
     return path
+
+
+def gaussian_chain(seed: int, n: int, k: int, weight: float) -> np.ndarray:
+    """n samples of a linear Gaussian chain X1 -> X2 -> ... -> Xk (each adds `weight` times
+    its parent to standard normal noise)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, k))
+    for j in range(1, k):
+        x[:, j] += weight * x[:, j - 1]
+    return x

@@ -10,7 +10,7 @@ import pytest
 
 import cudag
 from cudag.compat import causallearn as cl
-from conftest import shared_data
+from conftest import gaussian_chain, shared_data
 from test_causal_learn import cases, load
 
 SHARED = shared_data()
@@ -28,11 +28,7 @@ def test_face_matches_causal_learn(data, ref, m):
 
 
 def gaussian(seed=4, n=400, k=6):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(n, k))
-    for j in range(1, k):
-        x[:, j] += 0.8 * x[:, j - 1]
-    return x
+    return gaussian_chain(seed, n, k, 0.8)
 
 
 def test_defaults_are_causal_learns():

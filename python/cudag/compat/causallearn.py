@@ -18,7 +18,7 @@ import numpy as np
 
 import cudag
 
-__all__ = ["pc", "CausalGraph"]
+__all__ = ["pc", "CausalGraph", "CIT"]
 
 #: causal-learn's test names (and its CIT constants' values) and cudag's.
 TESTS = {"fisherz": "fisher-z", "chisq": "chi-square", "gsq": "g-square"}
@@ -140,3 +140,20 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
         opts["threads"] = threads
     opts.update(_knowledge(background_knowledge, names))
     return CausalGraph(cudag.pc(x, **opts))
+
+
+class CIT:
+    """causal-learn's ``CIT(data, method, **kwargs)``: ``cit(X, Y, condition_set)`` is the
+    p-value of column X _||_ column Y given the columns of condition_set (indices), with
+    causal-learn's arithmetic; the data are read once (a :class:`cudag.Tester`). ``method``:
+    "fisherz", "chisq" or "gsq"."""
+
+    def __init__(self, data, method: str = "fisherz", **kwargs):
+        x = np.asarray(data)
+        self.method = method
+        self._tester = cudag.tester(x, _test_name(method), names=[f"X{k + 1}" for k in range(x.shape[1])],
+                                    compat="causal-learn", **kwargs)
+
+    def __call__(self, X, Y, condition_set=None) -> float:
+        given = () if condition_set is None else tuple(int(c) for c in condition_set)
+        return self._tester(int(X), int(Y), given)

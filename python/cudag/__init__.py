@@ -16,6 +16,7 @@ Under an MPI launcher every rank calls the learner; rank 0 gets the result, the 
 from __future__ import annotations
 
 import csv
+import inspect as _inspect
 import io as _io
 import math
 import sys
@@ -302,3 +303,28 @@ def _warn_convergence(res: McmcResult) -> None:
     if math.isinf(res.edge_max_psrf):
         _warnings.warn("cudag.mcmc: an edge's PSRF is infinite: some chains always hold it and others never do "
                        "(run more iterations)", CudagWarning, stacklevel=3)
+
+
+def _with_options(fn, command: str):
+    """Show the command's options on ``fn``: its signature gains each option as a keyword-only
+    parameter (default None: the command line's default) in place of ``**options``, and its
+    docstring a list of them with their command-line names, so that ``help()``, ``inspect``
+    and editors list them. The call itself is unchanged (an unknown keyword is a TypeError)."""
+    sig = _inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    have = {p.name for p in params}
+    table = list(_cudag.keywords(command))
+    for name, _ in table:
+        if name not in have:
+            params.append(_inspect.Parameter(name, _inspect.Parameter.KEYWORD_ONLY, default=None))
+            have.add(name)
+    fn.__signature__ = sig.replace(parameters=params)
+    lines = [f"    {name} ({option})" if option != "-" else f"    {name}" for name, option in table]
+    fn.__doc__ = (fn.__doc__ or "") + (f"\n\n    Keyword options (None: the command line's default; "
+                                       f"``cudag {command} --help`` gives their meaning):\n" + "\n".join(lines))
+    return fn
+
+
+for _fn, _command in ((pc, "pc"), (citest, "citest"), (mcmc, "mcmc"), (tester, "citest")):
+    _with_options(_fn, _command)
+del _fn, _command

@@ -95,3 +95,16 @@ def test_options_lists_the_cli_options():
     assert "--score" in cudag.options("mcmc") and "--given" in cudag.options("citest")
     with pytest.raises(cudag.InputError, match="no command 'score'"):
         cudag.options("score")
+
+
+@pytest.mark.parametrize("fn, command, option", [(cudag.pc, "pc", "max_level"), (cudag.mcmc, "mcmc", "chains"),
+                                                 (cudag.citest, "citest", "permutations"),
+                                                 (cudag.tester, "citest", "knn")])
+def test_options_are_in_the_signature_and_the_help(fn, command, option):
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    assert params[option].kind is inspect.Parameter.KEYWORD_ONLY and params[option].default is None
+    assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    assert "--" + option.replace("_", "-") in fn.__doc__
+    assert f"cudag {command} --help" in fn.__doc__

@@ -16,6 +16,7 @@
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/format.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
@@ -346,6 +347,34 @@ void set_pc_callbacks(const PcJob& a, pc::PcConfig& cfg, pc::Progress& progress,
     };
 }
 
+/// `x` as %g writes it (6 significant digits), for messages.
+std::string short_number(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
+}
+
+/// Above the dense forms, host memory grows with the pairs level 0 keeps (the plan's bytes
+/// per kept pair): after level 0 the ranks agree on the least memory any of them has and
+/// refuse in one line, naming the option that keeps fewer pairs, when it cannot hold them.
+void guard_level0_memory(pc::PcConfig& cfg, const pc::HostMemoryPlan& plan, mpi::Communicator& comm) {
+    if (plan.per_kept_pair <= 0.0) return;
+    cfg.on_level = [inner = cfg.on_level, per = plan.per_kept_pair, alpha = cfg.alpha, &comm](const pc::LevelStats& s) {
+        if (inner) inner(s);
+        if (s.level != 0) return;
+        const double need = per * static_cast<double>(s.edges_after);
+        const double avail = comm.allreduce(static_cast<double>(available_host_bytes()), mpi::ReduceOp::Min);
+        // Every rank fails alike; agreed, so that rank 0 reports one line and none waits.
+        mpi::run_agreed(comm, [&] {
+            if (need <= avail) return;
+            throw OutOfMemory("level 0 kept " + std::to_string(s.edges_after) + " pairs at --alpha " +
+                              short_number(alpha) + ": the later levels need about " + format_bytes(need) +
+                              " more host memory per rank, and a rank has " + format_bytes(avail) +
+                              " available; a smaller --alpha keeps fewer pairs (or --max-level 0 stops at level 0)");
+        });
+    };
+}
+
 /// CMIknn: every level announced, and level 0's cost estimated first (rank 0, a valid
 /// fresh run with progress on).
 void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace& place, int ranks, bool root,
@@ -401,6 +430,8 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
     std::int64_t levels_peak = 0;
     set_pc_callbacks(a, cfg, progress, hooks, levels_peak);
+    if (cfg.max_level != 0)
+        guard_level0_memory(cfg, pc::host_memory_plan(data, cfg, place.gpu && (place.gpus > 0 || !env.mpi())), *comm);
     // Collective: the ranks keep their rows' records and write them to the result (and
     // the checkpoints) themselves; not for a caller that takes the whole result on rank 0.
     cfg.distributed_records = io_plan.collective && !hooks.whole_result;

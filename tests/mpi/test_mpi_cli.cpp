@@ -211,6 +211,26 @@ TEST_F(MpiCli, BadInputOnEveryRankIsReportedOnce) {
     EXPECT_EQ(lines, 1u) << r.err;
 }
 
+TEST_F(MpiCli, KeptPairsThatCannotFitAreRefusedOnceOnEveryRankCount) {
+    // Issue 35's refusal after level 0 (the ranks agree on the least memory any has): one
+    // line from rank 0, a non-zero exit, no result, on 2 and 3 ranks (300 MB "available").
+    auto r =
+        cudag(0, "simulate gaussian -q --vars 5000 --samples 20 --graph er --degree 1 --seed 5 --out " + path("d.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const int ranks : {2, 3}) {
+        r = cudag(ranks, "pc -q --backend cpu --alpha 0.9 --data " + path("d.h5") + " --out " + path("r.h5"),
+                  "CUDAG_TEST_AVAILABLE_BYTES=300000000");
+        EXPECT_NE(r.code, 0) << ranks;
+        std::size_t lines = 0;
+        for (std::size_t p = r.err.find("cudag: error:"); p != std::string::npos;
+             p = r.err.find("cudag: error:", p + 1))
+            ++lines;
+        EXPECT_EQ(lines, 1u) << r.err;
+        EXPECT_NE(r.err.find("a smaller --alpha keeps fewer pairs"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(path("r.h5"))) << ranks;
+    }
+}
+
 TEST_F(MpiCli, OnlyRankZeroPrintsTheEdgeList) {
     const std::string data = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
     ASSERT_EQ(run_command(std::string(CUDAG_MPIEXEC) + " 3 " + CUDAG_MPIEXEC_FLAGS + " " + cudag::test::cudag_binary() +

@@ -239,6 +239,28 @@ TEST_F(Safety, MatrixFormatsAreRefusedAtGenomeScaleBeforeTheSearch) {
     EXPECT_TRUE(fs::exists(dir_ / "wide.h5"));
 }
 
+TEST_F(Safety, PairsLevel0KeepsThatCannotFitAreRefusedNamingAlpha) {
+    // 5,000 variables (above the dense pMax table), 20 samples, alpha 0.9: level 0 keeps
+    // most of the 12.5 M pairs (~0.7 GB of lists); with 300 MB "available" (hidden test
+    // variable) the run passes the check before level 0 (the known part: ~0.2 GB) and is
+    // refused after it, in one line naming --alpha, with no result file.
+    ASSERT_EQ(
+        run("simulate gaussian -q --vars 5000 --samples 20 --graph er --degree 1 --seed 5 --out " + path("d.h5")).code,
+        0);
+    ::setenv("CUDAG_TEST_AVAILABLE_BYTES", "300000000", 1);
+    const CliRun r = run("pc -q --data " + path("d.h5") + " --alpha 0.9 --backend cpu --out " + path("r.h5"));
+    const CliRun capped =
+        run("pc -q --data " + path("d.h5") + " --alpha 0.9 --backend cpu --max-level 0 --out " + path("r0.h5"));
+    ::unsetenv("CUDAG_TEST_AVAILABLE_BYTES");
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("level 0 kept "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("a smaller --alpha keeps fewer pairs"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
+    EXPECT_EQ(capped.code, 0) << capped.err;  // --max-level 0 stops before the lists grow
+    EXPECT_TRUE(fs::exists(dir_ / "r0.h5"));
+}
+
 TEST_F(Safety, SimulationThatCannotFitIsRefusedAtOnce) {
     const auto t0 = std::chrono::steady_clock::now();
     expect_error("simulate gaussian --vars 10000000 --samples 10 --out " + path("big.csv"), "needs about");

@@ -60,6 +60,7 @@ void FisherLevelPlanner::check(const pc::TestPolicy& policy, const FisherTunable
     if (t.deep_min_span < 1) throw InputError("--tune deep-span must be >= 1");
     if (t.scan_first_round < 1) throw InputError("the entry scan's first round must cover >= 1 set");
     if (t.scan_round_levels < 0) throw InputError("--tune scan-round-levels must be >= 0");
+    if (t.level0_bits_bytes < 8) throw InputError("--tune level0-bits must hold one 64-bit word (>= 8 bytes)");
 }
 
 // ---- how C is held ----------------------------------------------------------------------

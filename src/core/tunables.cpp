@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 #include <exception>
-#include <limits>
 #include <string>
 
 #include "core/error.hpp"
@@ -25,6 +24,16 @@ std::vector<std::string> comma_items(const std::string& list) {
 }
 
 }  // namespace
+
+/// `value` of --tune `key` as a number of GiB in [least, 1e6]; a one-line error otherwise.
+double gib_value(const std::string& key, const std::string& value, double least) {
+    char* end = nullptr;
+    const double gib = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() + value.size() || !(gib >= least) || gib > 1e6)
+        throw InputError("--tune " + key + " must be a number of GiB >= " + (least > 0.0 ? "1/1024" : "0") + ", got '" +
+                         value + "'");
+    return gib;
+}
 
 void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
@@ -77,13 +86,9 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
             } else if (key == "discrete-gamma") {
                 tunables.discrete.gamma = integer(1, 64);
             } else if (key == "corr-limit") {
-                char* end = nullptr;
-                const double gib = std::strtod(value.c_str(), &end);
-                if (end != value.c_str() + value.size() || !(gib >= 0.0) || gib > 1e6)
-                    throw InputError("--tune corr-limit must be a number of GiB >= 0, got '" + value + "'");
-                t.corr_limit_bytes = static_cast<std::int64_t>(gib * 1073741824.0);
+                t.corr_limit_bytes = static_cast<std::int64_t>(gib_value(key, value, 0.0) * 1073741824.0);
             } else if (key == "level0-bits") {
-                t.level0_bits_bytes = integer(8, std::numeric_limits<int>::max());
+                t.level0_bits_bytes = static_cast<std::int64_t>(gib_value(key, value, 1.0 / 1024) * 1073741824.0);
             } else {
                 throw InputError("unknown --tune key '" + key + "' (keys: " + keys + ")");
             }

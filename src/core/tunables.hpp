@@ -61,6 +61,7 @@ struct FisherTunables {
     /// Most device memory (bytes) level 0's bit rows may take: every row at once (with the
     /// mirror bits and the whole adjacency built on the GPU) while the n x n bits fit in it,
     /// else row blocks of this size compacted one by one (issue 35; the same kept pairs).
+    /// `--tune level0-bits=GiB` (>= 1/1024).
     std::int64_t level0_bits_bytes = std::int64_t{1} << 30;
 };
 

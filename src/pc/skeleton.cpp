@@ -125,11 +125,12 @@ private:
     bool share_level0_rows(const RowPartition& part, std::int64_t rb, std::int64_t re, bool csr, Level0Output& out) {
         const int parts = part.parts();
         std::vector<std::int64_t> row_len(static_cast<std::size_t>(n_), 0);
-        std::vector<std::int32_t> mine;
+        std::vector<std::int32_t> mine;      // this rank's upper lists, from the graph
+        const std::int32_t* send = nullptr;  // ... or straight from the engine's CSR
         if (csr) {
             const std::int64_t* o = out.kept_offsets.data();
             for (std::int64_t i = rb; i < re; ++i) row_len[static_cast<std::size_t>(i)] = o[i + 1] - o[i];
-            mine.assign(out.kept_cols.begin() + o[rb], out.kept_cols.begin() + o[re]);
+            send = out.kept_cols.data() + o[rb];
         } else {
             for_each_bit(g_, rb, re, [&](std::int32_t i, std::int32_t j) {
                 if (j <= i) return;
@@ -145,7 +146,7 @@ private:
             for (std::int64_t i = part.begin(r); i < part.end(r); ++i)
                 kept[static_cast<std::size_t>(r)] += static_cast<std::size_t>(row_len[static_cast<std::size_t>(i)]);
         BulkVector<std::int32_t> all(std::accumulate(kept.begin(), kept.end(), std::size_t{0}));
-        comm_.allgatherv(mine.data(), all.data(), kept, mpi::DataType::Int32);
+        comm_.allgatherv(csr ? send : mine.data(), all.data(), kept, mpi::DataType::Int32);
         std::vector<std::int32_t>().swap(mine);
         trace_.mark("lists shared");
         // The graph again from the shared lists.

@@ -209,13 +209,17 @@ Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& pro
     return data;
 }
 
+/// Whether this rank's engine runs on a GPU: a GPU placed for it, and under MPI one GPU
+/// per rank (the memory plan and the checks count C on the device then).
+bool gpu_engine(const RankPlace& place, const mpi::Environment& env) {
+    return place.gpu && (place.gpus > 0 || !env.mpi());
+}
+
 /// Refusals that depend on the data: drawing too many nodes, a run that cannot fit in the
 /// host's memory (agreed over the ranks).
 void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
                    const std::vector<std::string>& formats, const RankPlace& place, const mpi::Environment& env,
                    mpi::Communicator& comm) {
-    const bool gpu = place.gpu;
-    const int gpus = place.gpus;
     mpi::run_agreed(comm, [&] {
         const bool draws =
             std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
@@ -224,11 +228,11 @@ void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
             throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");
-        const bool gpu_engine = gpu && (gpus > 0 || !env.mpi());
-        const bool corr = !gpu_engine && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
+        const bool on_gpu = gpu_engine(place, env);
+        const bool corr = !on_gpu && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
         pc::PcConfig probe = cfg;
-        probe.backend.kind = gpu_engine ? probe.backend.kind : BackendKind::Cpu;
-        require_host_memory(pc::estimate_host_bytes(data, probe, gpu_engine),
+        probe.backend.kind = on_gpu ? probe.backend.kind : BackendKind::Cpu;
+        require_host_memory(pc::estimate_host_bytes(data, probe, on_gpu),
                             "cudag pc on " + std::to_string(data.n_vars) + " variables",
                             corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
                                        std::to_string(data.n_vars) + " correlation matrix"
@@ -316,9 +320,9 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
                       " of magnitude beyond 1e+-150 scaled by powers of two (exact; the test is scale-invariant)");
     check_pc_fits(a, cfg, data, formats, place, env, comm);
     if (a.verbose) {
-        const bool gpu_engine = place.gpu && (place.gpus > 0 || !env.mpi());
-        progress.note("host memory plan per rank: " + pc::host_memory_plan(data, cfg, gpu_engine).describe() + "; " +
-                      format_bytes(static_cast<double>(available_host_bytes())) + " available");
+        progress.note(
+            "host memory plan per rank: " + pc::host_memory_plan(data, cfg, gpu_engine(place, env)).describe() + "; " +
+            format_bytes(static_cast<double>(available_host_bytes())) + " available");
     }
     return data;
 }
@@ -430,8 +434,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
     std::int64_t levels_peak = 0;
     set_pc_callbacks(a, cfg, progress, hooks, levels_peak);
-    if (cfg.max_level != 0)
-        guard_level0_memory(cfg, pc::host_memory_plan(data, cfg, place.gpu && (place.gpus > 0 || !env.mpi())), *comm);
+    if (cfg.max_level != 0) guard_level0_memory(cfg, pc::host_memory_plan(data, cfg, gpu_engine(place, env)), *comm);
     // Collective: the ranks keep their rows' records and write them to the result (and
     // the checkpoints) themselves; not for a caller that takes the whole result on rank 0.
     cfg.distributed_records = io_plan.collective && !hooks.whole_result;

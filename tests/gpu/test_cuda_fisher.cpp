@@ -580,6 +580,9 @@ TEST(CudaFisher, BadTunablesAreInputErrors) {
     t = {};
     t.scan_first_round = 0;
     EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
+    t = {};
+    t.level0_bits_bytes = 7;
+    EXPECT_THROW(cuda::make_fisher_engine_from_corr(c, 2, 100, {}, t), InputError);
 }
 
 TEST(CudaFisher, ConstantColumnIsAnInputError) {

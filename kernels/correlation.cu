@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The correlation matrix on the GPU: standardise the columns, then entries by a tiled
 // kernel in ci::correlation_matrix's order (each entry summed over the samples in order,
-// every product and sum rounded on its own), so that C equals the CPU engine's bit for
+// one fused multiply-add a sample), so that C equals the CPU engine's bit for
 // bit, and a row block equals the same rows of the whole matrix whichever rank or GPU
 // computes it (what splitting C over ranks needs). cuBLAS DSYRK would be faster on tensor
 // cores, but its sums depend on its tiling and the matrix shape.
@@ -18,11 +18,14 @@ namespace cudag::cuda {
 namespace {
 
 constexpr int kStdThreads = 128;
-/// Correlation tiles: kTile × kTile entries per block of kTileThreads threads (a 4×4 patch
-/// each), the samples staged through shared memory kChunk at a time.
+/// Correlation tiles: kTile × kTile entries per block of kTileThreads threads (an 8×8 patch
+/// each, so that every pair of values read from shared memory feeds 64 FMAs), the samples
+/// staged through shared memory kChunk at a time.
 constexpr int kTile = 64;
 constexpr int kChunk = 16;
-constexpr int kTileThreads = 256;
+constexpr int kPatch = 8;
+constexpr int kSide = kTile / kPatch;  // threads along a side
+constexpr int kTileThreads = kSide * kSide;
 
 /// One thread per column v, in the order of ci::correlation_matrix's `standardised`:
 /// mean = Σ x / m, z = x - mean, ss = Σ z·z, z *= 1 / sqrt(ss); every sum in sample order
@@ -46,11 +49,12 @@ __global__ void standardise_kernel(const double* x, double* z, std::int64_t n, s
 }
 
 /// Entries (i, j) of the rows i in [row_begin, row_end): j >= i (upper) or every j.
-/// Each entry is Σ_s z_i[s]·z_j[s] in sample order, products and sums rounded on their
-/// own — ci::correlation_matrix's order — then clamped to [-1, 1]; the diagonal is 1.
-/// So the value of an entry does not depend on the tiling, the row range or the GPU.
-/// Block (x, y): columns kTile·x.., rows row_begin + kTile·y..; thread (tx, ty) owns rows
-/// ty + 16a and columns tx + 16b, a, b < 4. Row i lands at c[(i - c_row0) · n].
+/// Each entry is Σ_s z_i[s]·z_j[s] in sample order, one fused multiply-add a sample
+/// (__fma_rn: one rounding, as std::fma in ci::correlation_matrix), then clamped to
+/// [-1, 1]; the diagonal is 1. So the value of an entry does not depend on the tiling, the
+/// row range or the GPU. Block (x, y): columns kTile·x.., rows row_begin + kTile·y..;
+/// thread (tx, ty) owns rows ty + kSide·a and columns tx + kSide·b, a, b < kPatch. Row i
+/// lands at c[(i - c_row0) · n].
 __global__ void __launch_bounds__(kTileThreads)
     correlation_rows_kernel(const double* __restrict__ z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
                             std::int64_t row_end, bool upper, double* c, std::int64_t c_row0) {
@@ -59,12 +63,12 @@ __global__ void __launch_bounds__(kTileThreads)
     if (upper && j0 + kTile <= i0) return;  // wholly below the diagonal
     __shared__ double as[kChunk][kTile + 1];
     __shared__ double bs[kChunk][kTile + 1];
-    const int tx = static_cast<int>(threadIdx.x) % 16, ty = static_cast<int>(threadIdx.x) / 16;
-    double acc[4][4];
+    const int tx = static_cast<int>(threadIdx.x) % kSide, ty = static_cast<int>(threadIdx.x) / kSide;
+    double acc[kPatch][kPatch];
 #pragma unroll
-    for (int a = 0; a < 4; ++a)
+    for (int a = 0; a < kPatch; ++a)
 #pragma unroll
-        for (int b = 0; b < 4; ++b) acc[a][b] = 0.0;
+        for (int b = 0; b < kPatch; ++b) acc[a][b] = 0.0;
     for (std::int64_t s0 = 0; s0 < m; s0 += kChunk) {
         const int len = static_cast<int>(m - s0 < kChunk ? m - s0 : kChunk);
 #pragma unroll
@@ -77,25 +81,25 @@ __global__ void __launch_bounds__(kTileThreads)
         }
         __syncthreads();
         for (int s = 0; s < len; ++s) {
-            double av[4], bv[4];
+            double av[kPatch], bv[kPatch];
 #pragma unroll
-            for (int a = 0; a < 4; ++a) av[a] = as[s][ty + 16 * a];
+            for (int a = 0; a < kPatch; ++a) av[a] = as[s][ty + kSide * a];
 #pragma unroll
-            for (int b = 0; b < 4; ++b) bv[b] = bs[s][tx + 16 * b];
+            for (int b = 0; b < kPatch; ++b) bv[b] = bs[s][tx + kSide * b];
 #pragma unroll
-            for (int a = 0; a < 4; ++a)
+            for (int a = 0; a < kPatch; ++a)
 #pragma unroll
-                for (int b = 0; b < 4; ++b) acc[a][b] = __dadd_rn(acc[a][b], __dmul_rn(av[a], bv[b]));
+                for (int b = 0; b < kPatch; ++b) acc[a][b] = __fma_rn(av[a], bv[b], acc[a][b]);
         }
         __syncthreads();
     }
 #pragma unroll
-    for (int a = 0; a < 4; ++a) {
-        const std::int64_t i = i0 + ty + 16 * a;
+    for (int a = 0; a < kPatch; ++a) {
+        const std::int64_t i = i0 + ty + kSide * a;
         if (i >= row_end) continue;
 #pragma unroll
-        for (int b = 0; b < 4; ++b) {
-            const std::int64_t j = j0 + tx + 16 * b;
+        for (int b = 0; b < kPatch; ++b) {
+            const std::int64_t j = j0 + tx + kSide * b;
             if (j >= n || (upper && j < i)) continue;
             c[(i - c_row0) * n + j] = i == j ? 1.0 : detail::clamp_unit(acc[a][b]);
         }

@@ -12,8 +12,8 @@ namespace cudag::cuda::detail {
 /// An entry's sum clamped to [-1, 1] (NaN passes), as ci::correlation_matrix does.
 __device__ __forceinline__ double clamp_unit(double r) { return r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r); }
 
-/// C[a, b]. Outside the held rows: Σ_s z_a[s]·z_b[s] in sample order, products and sums
-/// rounded on their own, clamped to [-1, 1] (kernels/correlation.cu's entry, equal to the
+/// C[a, b]. Outside the held rows: Σ_s z_a[s]·z_b[s] in sample order, one fused
+/// multiply-add a sample, clamped to [-1, 1] (kernels/correlation.cu's entry, equal to the
 /// held value and to ci::correlation_matrix's bit for bit); the diagonal is 1.
 __device__ __forceinline__ double corr_entry(const CorrSource& c, std::int64_t a, std::int64_t b) {
     if (a >= c.lo && a < c.hi) return c.rows[(a - c.lo) * c.n + b];
@@ -22,7 +22,7 @@ __device__ __forceinline__ double corr_entry(const CorrSource& c, std::int64_t a
     const double* za = c.z + a * c.m;
     const double* zb = c.z + b * c.m;
     double acc = 0.0;
-    for (std::int64_t s = 0; s < c.m; ++s) acc = __dadd_rn(acc, __dmul_rn(za[s], zb[s]));
+    for (std::int64_t s = 0; s < c.m; ++s) acc = __fma_rn(za[s], zb[s], acc);
     return clamp_unit(acc);
 }
 

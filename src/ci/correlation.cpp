@@ -45,11 +45,12 @@ std::vector<double> standardised(const Dataset& data, int threads) {
     return z;
 }
 
-/// acc[a][b] = Σ_s q[s·stride + a] · p[s·4 + b] for one 4×4 tile, s in order. A clone
-/// for CPUs with AVX2 (chosen at load time) runs the b lanes as one vector; without FMA
-/// contraction its sums are the same as the default build's, bit for bit.
+/// acc[a][b] = Σ_s q[s·stride + a] · p[s·4 + b] for one 4×4 tile, s in order, each step
+/// one fused multiply-add (std::fma: one rounding, the GPU's __fma_rn), so the sums are
+/// the same bit for bit on every CPU and GPU. A clone for CPUs with FMA (chosen at load
+/// time) runs the b lanes as one vector; elsewhere std::fma is the C library's, exact too.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("fma", "default")))
 #endif
 void tile_sums(const double* __restrict q, std::int64_t stride, const double* __restrict p,
                std::int64_t m, double (&acc)[4][4]) {
@@ -57,10 +58,10 @@ void tile_sums(const double* __restrict q, std::int64_t stride, const double* __
     for (std::int64_t s = 0; s < m; ++s, q += stride, p += 4) {
         const double x0 = q[0], x1 = q[1], x2 = q[2], x3 = q[3];
         for (int b = 0; b < 4; ++b) {
-            r0[b] += x0 * p[b];
-            r1[b] += x1 * p[b];
-            r2[b] += x2 * p[b];
-            r3[b] += x3 * p[b];
+            r0[b] = std::fma(x0, p[b], r0[b]);
+            r1[b] = std::fma(x1, p[b], r1[b]);
+            r2[b] = std::fma(x2, p[b], r2[b]);
+            r3[b] = std::fma(x3, p[b], r3[b]);
         }
     }
     for (int b = 0; b < 4; ++b) {

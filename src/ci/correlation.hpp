@@ -10,7 +10,10 @@
 namespace cudag::ci {
 
 /// Pearson correlation matrix of the data set's variables, n×n row-major in
-/// double, unit diagonal. Columns are standardised (mean 0, unit norm) first.
+/// double, unit diagonal. Columns are standardised (mean 0, unit norm) first; entry (i, j)
+/// is then Σ_s z_i[s]·z_j[s] over the samples in order, one fused multiply-add (std::fma)
+/// a sample, clamped to [-1, 1]: the GPU kernels sum the same way (__fma_rn), so C is the
+/// same bit for bit on every CPU, GPU, thread count and rank count.
 /// Throws InputError naming the first constant column.
 std::vector<double> correlation_matrix(const Dataset& data, int threads);
 

@@ -159,6 +159,7 @@ Level0Args FisherLevels::level0_args(std::int64_t row_begin, std::int64_t row_en
     a.m = ctx_.m;
     a.alpha = policy_.alpha;
     a.strict = policy_.strict;
+    std::tie(a.r_lo, a.r_hi) = decision_band(ctx_.m, 0, policy_.alpha, policy_.strict);
     a.row_begin = row_begin;
     a.row_end = row_end;
     a.bits = reinterpret_cast<std::uint32_t*>(bits_.data());

@@ -55,6 +55,9 @@ struct Level0Args {
     std::int64_t m = 0;  ///< samples
     double alpha = 0.01;
     bool strict = false;  ///< independent iff p > alpha (else p >= alpha)
+    /// decision_band(m, 0, alpha, strict): |r| < r_lo is independent and |r| > r_hi
+    /// dependent without the p-value; r_lo = -1, r_hi = +inf decide every pair on p.
+    double r_lo = -1.0, r_hi = 1e300;
     std::int64_t row_begin = 0, row_end = 0;
     /// Optional (nullptr: not wanted): p of (i, j) at upper-triangle index
     /// i*n - i*(i+1)/2 + (j-i-1) minus dense_base.

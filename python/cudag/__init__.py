@@ -31,6 +31,7 @@ try:
 except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
     import _cudag
 
+from . import _cli
 from ._results import DRAW_LIMIT, MATRIX_LIMIT, CitestResult, McmcResult, PcResult, SimulateResult
 
 Error = _cudag.Error
@@ -418,8 +419,8 @@ def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, d
     (additive-noise DAG), discrete (random Bayesian network: ``states``, ``max_parents``)
     or bif (forward samples of the BIF network file ``bif``). ``vars``, ``samples``,
     ``seed``, ``threads`` as the command line's. None: the command line's default.
-    Returns a :class:`SimulateResult` (data, names, true DAG). Runs the command line
-    in-process, through a temporary folder."""
+    Returns a :class:`SimulateResult` (data, names, true DAG). Runs the ``cudag``
+    executable installed beside the module (``cudag simulate``) into a temporary folder."""
     given = {"vars": vars, "samples": samples, "density": density, "seed": seed, "graph": graph, "degree": degree,
              "hub_exponent": hub_exponent, "states": states, "max_parents": max_parents, "bif": bif,
              "threads": threads}
@@ -445,10 +446,10 @@ def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, d
                 raise TypeError(f"{key}= takes a number or a str, not {type(value).__name__}")
             argv += ["--" + key.replace("_", "-"), _os.fspath(value) if isinstance(value, _os.PathLike)
                      else str(value)]
-        rc, messages = _cudag.main(argv, False)
-        if rc != 0:
-            lines = [line for line in messages.splitlines() if line.startswith("cudag: error: ")]
-            text = lines[-1][len("cudag: error: "):] if lines else messages.strip()
+        done = _cli.run(argv[1:])
+        if done.returncode != 0:
+            lines = [line for line in done.stderr.splitlines() if line.startswith("cudag: error: ")]
+            text = lines[-1][len("cudag: error: "):] if lines else done.stderr.strip()
             raise InputError(f"cudag.simulate: {text.replace(' (see --help)', '')}")
         return SimulateResult.from_files(out, truth, kind)
 

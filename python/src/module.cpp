@@ -11,13 +11,11 @@
 #include <nanobind/stl/vector.h>
 
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -30,7 +28,6 @@
 #include "bn/mcmc_result.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/score.hpp"
-#include "cli/app.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -524,47 +521,6 @@ nb::dict run_score(nb::object values, std::vector<std::string> names, std::strin
                    {"n_samples", nb::cast(n_samples)}});
 }
 
-/// `cudag argv...` in-process. standalone (the console script, a process of its own): as the
-/// executable, interrupt handler and MPI environment included; returns the exit code.
-/// Otherwise (cudag.simulate): on the module's environment, and what the command prints on
-/// stderr comes back with the code.
-std::pair<int, std::string> run_main(std::vector<std::string> argv, bool standalone) {
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    const int argc = static_cast<int>(argv.size());
-    nb::gil_scoped_release release;
-    if (standalone) return {cli::run(argc, args.data()), std::string()};
-    mpi::Environment& env = environment();
-    static std::mutex one_at_a_time;
-    const std::lock_guard<std::mutex> lock(one_at_a_time);
-    // stderr into a temporary file for the call, then back.
-    std::fflush(stderr);
-    std::FILE* capture = std::tmpfile();
-    if (!capture) throw Error("cannot create a temporary file for the command's messages");
-    const int saved = ::dup(2);
-    ::dup2(::fileno(capture), 2);
-    int rc = 1;
-    try {
-        rc = cli::run_in(argc, args.data(), env);
-    } catch (...) {
-        std::fflush(stderr);
-        ::dup2(saved, 2);
-        ::close(saved);
-        std::fclose(capture);
-        throw;
-    }
-    std::fflush(stderr);
-    ::dup2(saved, 2);
-    ::close(saved);
-    std::string text;
-    std::rewind(capture);
-    char buf[4096];
-    for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, capture)) > 0;) text.append(buf, got);
-    std::fclose(capture);
-    return {rc, text};
-}
-
 }  // namespace
 }  // namespace cudag::python
 
@@ -607,7 +563,6 @@ NB_MODULE(_cudag, m) {
     m.def("compare", &compare, nb::arg("truth"), nb::arg("estimate"));
     m.def("score", &run_score, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("parents"), nb::arg("kwargs"));
-    m.def("main", &run_main, nb::arg("argv"), nb::arg("standalone"));
     m.attr("MATRIX_LIMIT") = cudag::io::kMaxMatrixFormatVars;
     m.def(
         "keywords",

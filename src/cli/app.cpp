@@ -64,11 +64,6 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         print_error(e.what(), 0, 1);
         return 1;
     }
-    return run_in(argc, argv, *env, decorate);
-}
-
-int run_in(int argc, char** argv, mpi::Environment& environment, const CommunicatorDecorator& decorate) {
-    mpi::Environment* const env = &environment;
     const int world_rank = env->rank(), world_size = env->size();
 
     CLI::App app{"cudag: causal structure learning (PC-stable, order MCMC) from a laptop CPU to GPU clusters"};

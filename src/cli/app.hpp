@@ -8,7 +8,6 @@
 #include <memory>
 
 #include "mpi/communicator.hpp"
-#include "mpi/environment.hpp"
 
 namespace cudag::cli {
 
@@ -16,13 +15,7 @@ namespace cudag::cli {
 /// injector, for example); empty: the world communicator as it is.
 using CommunicatorDecorator = std::function<std::unique_ptr<mpi::Communicator>(std::unique_ptr<mpi::Communicator>)>;
 
-/// Runs `cudag argv...` and returns the process exit code: installs the interrupt
-/// handler (core/interrupt.hpp) and makes the process's MPI environment, then run_in.
+/// Runs `cudag argv...` and returns the process exit code.
 int run(int argc, char** argv, const CommunicatorDecorator& decorate = {});
-
-/// Runs `cudag argv...` in a process that owns its signal handling and MPI environment
-/// (the Python module, which may run several commands): no interrupt handler is
-/// installed and `env` is used. Errors are printed as run() prints them.
-int run_in(int argc, char** argv, mpi::Environment& env, const CommunicatorDecorator& decorate = {});
 
 }  // namespace cudag::cli

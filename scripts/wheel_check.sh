@@ -4,7 +4,8 @@
 # tree (no build folder, no ccache), installed into a fresh venv, then `cudag --help`, one
 # `cudag pc` run through the console script and one cudag.pc call. Prints the wheel's
 # build time. Run by scripts/test.sh when .venv has scikit-build-core and nanobind;
-# by hand: bash scripts/wheel_check.sh [python] (default .venv/bin/python).
+# by hand: bash scripts/wheel_check.sh [python] (default .venv/bin/python); with
+# CUDAG_WHEEL_DIR set, the wheel is kept there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=${1:-.venv/bin/python}
@@ -17,6 +18,7 @@ start=$(date +%s)
 CCACHE_DISABLE=1 "$py" -m pip wheel -q --no-build-isolation --no-deps -w "$work/dist" \
     -Ccmake.define.CUDAG_ENABLE_CUDA=OFF -Cbuild-dir="$work/build" "$work/src"
 echo "wheel_check: built $(basename "$work"/dist/*.whl) in $(( $(date +%s) - start )) s"
+if [ -n "${CUDAG_WHEEL_DIR:-}" ]; then mkdir -p "$CUDAG_WHEEL_DIR" && cp "$work"/dist/*.whl "$CUDAG_WHEEL_DIR"/; fi
 "$py" -m venv "$work/venv"
 if ! "$work/venv/bin/pip" install -q "$work"/dist/*.whl 2>/dev/null; then
     # Offline: the wheel without its dependency, numpy taken from $py's site-packages.
@@ -27,6 +29,7 @@ fi
 cd "$work"
 venv/bin/cudag --help > help.txt
 grep -q "simulate" help.txt
+venv/bin/python -m cudag --version
 venv/bin/cudag pc --data "$OLDPWD/data/gaussian_20.csv" --out r.h5 --format edges -q
 test -s r.edges.tsv
 venv/bin/python - <<'PY'

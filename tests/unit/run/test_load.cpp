@@ -4,8 +4,6 @@
 // form); files that are not cudag results refused in one line naming the file.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "io/hdf5_file.hpp"
 #include "pc/result_file.hpp"
 #include "run/load.hpp"
+#include "support/result_files.hpp"
 
 namespace cudag {
 namespace {
@@ -26,15 +25,7 @@ namespace fs = std::filesystem;
 
 class LoadTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        std::string name = "cudag_load_";
-        name += std::to_string(::getpid());
-        name += '_';
-        name += ::testing::UnitTest::GetInstance()->current_test_info()->name();
-        dir_ = fs::temp_directory_path() / name;
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
+    void SetUp() override { dir_ = test::fresh_test_dir("cudag_load"); }
     void TearDown() override { fs::remove_all(dir_); }
     std::string path(const std::string& file) const { return (dir_ / file).string(); }
 

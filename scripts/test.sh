@@ -23,3 +23,8 @@ if grep -n -i -E "warning[: #]" build/build.log; then
     exit 1
 fi
 ctest --test-dir build --output-on-failure -j"$jobs"
+# The wheel a user installs: built CPU-only from a clean clone, installed into a fresh
+# venv, its `cudag` console script and cudag.pc run (README "Python" gives its build time).
+if [ "${python_args[0]}" = "-DCUDAG_BUILD_PYTHON=ON" ] && .venv/bin/python -c "import scikit_build_core" 2>/dev/null; then
+    bash scripts/wheel_check.sh "$PWD/.venv/bin/python"
+fi

@@ -19,7 +19,9 @@ import csv
 import inspect as _inspect
 import io as _io
 import math
+import os as _os
 import sys
+import tempfile as _tempfile
 import warnings as _warnings
 
 import numpy as np
@@ -29,7 +31,8 @@ try:
 except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
     import _cudag
 
-from ._results import CitestResult, McmcResult, PcResult
+from . import _cli
+from ._results import DRAW_LIMIT, MATRIX_LIMIT, CitestResult, McmcResult, PcResult, SimulateResult
 
 Error = _cudag.Error
 InputError = _cudag.InputError
@@ -46,12 +49,13 @@ class CudagWarning(UserWarning):
 #: (Gelman and Rubin's usual 1.1).
 PSRF_WARN = 1.1
 
-__all__ = ["pc", "citest", "tester", "Tester", "mcmc", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus",
-           "Error", "InputError", "CudagWarning", "PcResult", "CitestResult", "McmcResult"]
+__all__ = ["pc", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "options", "warm_up",
+           "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error", "InputError", "CudagWarning", "PcResult",
+           "CitestResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT"]
 
 
 def options(command: str = "pc") -> str:
-    """The keyword arguments of ``cudag.pc``/``citest``/``mcmc``, each with the command line's
+    """The keyword arguments of ``cudag.pc``/``citest``/``mcmc``/``score``, each with the command line's
     option it stands for (``max_level=`` is ``--max-level``; ``cudag <command> --help`` gives
     their meaning and defaults); ``print(cudag.options("pc"))``."""
     return "\n".join(f"{name:24} {option}" for name, option in _cudag.keywords(command))
@@ -303,6 +307,151 @@ def _warn_convergence(res: McmcResult) -> None:
     if math.isinf(res.edge_max_psrf):
         _warnings.warn("cudag.mcmc: an edge's PSRF is infinite: some chains always hold it and others never do "
                        "(run more iterations)", CudagWarning, stacklevel=3)
+
+
+# ---- results, graphs, scores, simulation ---------------------------------------------
+
+def load(path) -> PcResult | McmcResult:
+    """A result file written by ``cudag pc --out``/``cudag mcmc --out`` (or ``out=`` of
+    :func:`pc`/:func:`mcmc`) read back as the :class:`PcResult` or :class:`McmcResult` the
+    run returned: the same names, edge lists, separating sets, pMax, levels, traces and
+    diagnostics (configuration keys as the file stores them: characters other than
+    ``[A-Za-z0-9_]`` become ``_``). Read through the library's own readers."""
+    kind, raw = _cudag.load(_os.fspath(path))
+    return PcResult(raw) if kind == "pc" else McmcResult(raw)
+
+
+def _graph(g, role: str) -> dict:
+    """A graph for compare/score: a result, a SimulateResult (its true DAG), a file in any
+    format ``cudag compare`` reads, or an n x n adjacency with ``names``."""
+    if isinstance(g, (str, _os.PathLike)):
+        return _cudag.read_graph(_os.fspath(g))
+    if isinstance(g, McmcResult):  # its best DAG, as the command line reads an MCMC result file
+        edges, what = g._graph_edges(), "cudag.mcmc result (its best DAG)"
+    elif isinstance(g, PcResult):
+        edges, what = g.edge_array, "cudag.pc result"
+    elif isinstance(g, SimulateResult):
+        edges, what = g.truth_edge_array, "cudag.simulate's true DAG"
+    else:
+        raise TypeError(f"{role}= takes a cudag result, a cudag.SimulateResult or a graph file's path, "
+                        f"not {type(g).__name__}")
+    return {"path": f"<{role}>", "format": what, "graph_name": "", "names": list(g.names),
+            "edges": np.ascontiguousarray(edges, dtype=np.int32).reshape(-1, 3), "lists_every_variable": True,
+            "names_by_position": False}
+
+
+def compare(truth, estimate) -> dict:
+    """``cudag compare``: skeleton precision, recall and F1 and the CPDAG's structural
+    Hamming distance of ``estimate`` against ``truth``. Each is a cudag result
+    (:class:`PcResult`; an :class:`McmcResult` as its best DAG), a :class:`SimulateResult`
+    (its true DAG) or a graph file the command line reads (edge TSV, Tetrad text, pcalg
+    amat CSV, causal-learn matrix, node-link JSON, DOT, a cudag .h5 result). A DAG is
+    compared as its CPDAG, as the command line does. Returns a dict: n_true_edges,
+    n_est_edges, tp, fp, fn, precision, recall, f1, shd, truth_was_dag, estimate_was_dag."""
+    return dict(_cudag.compare(_graph(truth, "truth"), _graph(estimate, "estimate")))
+
+
+def score(data, dag, score: str, *, names=None, iss: float | None = None, am: float | None = None,
+          aw: float | None = None, discrete: bool | None = None, threads: int | None = None) -> dict:
+    """``cudag score``: the score of a DAG on ``data`` (numpy array or DataFrame, as
+    :func:`mcmc` takes it), in total and per node. ``dag``: an :class:`McmcResult` (its
+    best DAG), a :class:`SimulateResult` (its true DAG), a graph file (directed edges
+    only), an n x n array ([p, v] non-zero for p --> v), or a list of (parent, child)
+    pairs (names or column indices). ``score``: bdeu or k2 (discrete data) or bge
+    (continuous); ``iss`` (BDeu), ``am``/``aw`` (BGe), ``discrete`` as the command line's
+    options; ``threads`` converting the data (None: all). Returns a dict: total, nodes
+    ({name: local score}), local (array in column order), score, n_samples."""
+    values, names, text, source = _prepare(data, names)
+    n = len(names)
+    parents: list[list[int]] = [[] for _ in range(n)]
+    index = {s: k for k, s in enumerate(names)}
+
+    def node(v) -> int:
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            if not 0 <= v < n:
+                raise InputError(f"dag: variable index {v} is out of range (0..{n - 1})")
+            return int(v)
+        if str(v) not in index:
+            raise InputError(f"dag: the variable '{v}' is not a column of the data")
+        return index[str(v)]
+
+    if isinstance(dag, np.ndarray) and dag.ndim == 2:
+        if dag.shape != (n, n):
+            raise InputError(f"dag: a {dag.shape[0]} x {dag.shape[1]} matrix for {n} variables")
+        for p, v in np.argwhere(dag != 0).tolist():
+            parents[v].append(p)
+    elif isinstance(dag, (list, tuple)):
+        for pair in dag:
+            p, v = pair[0], pair[1]
+            parents[node(v)].append(node(p))
+    else:
+        g = _graph(dag, "dag")
+        for a, b, kind in np.asarray(g["edges"]).reshape(-1, 3).tolist():
+            na, nb = g["names"][a], g["names"][b]
+            if kind != 1:
+                raise InputError(f"{g['path']}: the edge {na} {'---' if kind == 0 else '<->'} {nb} is not directed; "
+                                 "a DAG to score has only --> edges")
+            parents[node(nb)].append(node(na))
+    parents = [sorted(set(p)) for p in parents]
+    opts = {"score": score, "iss": iss, "am": am, "aw": aw, "discrete": discrete, "threads": threads}
+    raw = _cudag.score(values, names, text, source, parents, **opts)
+    local = raw["local"]
+    return {"total": raw["total"], "nodes": dict(zip(names, local.tolist())), "local": local,
+            "score": raw["score"], "n_samples": raw["n_samples"]}
+
+
+#: The options of each kind of cudag.simulate (its command line's).
+_SIMULATE_OPTIONS = {
+    "gaussian": ("vars", "samples", "density", "seed", "threads", "graph", "degree", "hub_exponent"),
+    "nonlinear": ("vars", "samples", "density", "seed", "threads"),
+    "discrete": ("vars", "samples", "density", "states", "max_parents", "seed", "threads"),
+    "bif": ("bif", "samples", "seed", "threads"),
+}
+
+
+def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, density: float | None = None,
+             seed: int | None = None, graph: str | None = None, degree: float | None = None,
+             hub_exponent: float | None = None, states: int | None = None, max_parents: int | None = None,
+             bif=None, threads: int | None = None) -> SimulateResult:
+    """``cudag simulate <kind>``: data with a known causal graph, the same values as the
+    command line's for the same options. ``kind``: gaussian (linear Gaussian DAG; ``graph``
+    cupc, er or scale-free, ``density`` or ``degree``, ``hub_exponent``), nonlinear
+    (additive-noise DAG), discrete (random Bayesian network: ``states``, ``max_parents``)
+    or bif (forward samples of the BIF network file ``bif``). ``vars``, ``samples``,
+    ``seed``, ``threads`` as the command line's. None: the command line's default.
+    Returns a :class:`SimulateResult` (data, names, true DAG). Runs the ``cudag``
+    executable installed beside the module (``cudag simulate``) into a temporary folder."""
+    given = {"vars": vars, "samples": samples, "density": density, "seed": seed, "graph": graph, "degree": degree,
+             "hub_exponent": hub_exponent, "states": states, "max_parents": max_parents, "bif": bif,
+             "threads": threads}
+    if kind not in _SIMULATE_OPTIONS:
+        raise InputError(f"simulate: no kind '{kind}' (available: {', '.join(_SIMULATE_OPTIONS)})")
+    allowed = _SIMULATE_OPTIONS[kind]
+    for key, value in given.items():
+        if value is not None and key not in allowed:
+            raise TypeError(f"cudag.simulate('{kind}') got an unexpected keyword argument '{key}' "
+                            f"(it takes {', '.join(allowed)})")
+    if kind != "bif" and vars is None:
+        raise TypeError(f"cudag.simulate('{kind}') needs vars=")
+    if kind == "bif" and bif is None:
+        raise TypeError("cudag.simulate('bif') needs bif= (the network file)")
+    with _tempfile.TemporaryDirectory(prefix="cudag-simulate-") as d:
+        out, truth = _os.path.join(d, "data.csv"), _os.path.join(d, "truth.tsv")
+        argv = ["cudag", "simulate", kind, "-q", "--out", out, "--truth", truth]
+        for key, value in given.items():
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, str, _os.PathLike, np.integer,
+                                                                 np.floating)):
+                raise TypeError(f"{key}= takes a number or a str, not {type(value).__name__}")
+            argv += ["--" + key.replace("_", "-"), _os.fspath(value) if isinstance(value, _os.PathLike)
+                     else str(value)]
+        done = _cli.run(argv[1:])
+        if done.returncode != 0:
+            lines = [line for line in done.stderr.splitlines() if line.startswith("cudag: error: ")]
+            text = lines[-1][len("cudag: error: "):] if lines else done.stderr.strip()
+            raise InputError(f"cudag.simulate: {text.replace(' (see --help)', '')}")
+        return SimulateResult.from_files(out, truth, kind)
 
 
 def _with_options(fn, command: str):

@@ -1,53 +1,138 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The results cudag.pc, cudag.citest and cudag.mcmc return."""
+"""The results cudag.pc, cudag.citest, cudag.mcmc and cudag.load return.
+
+A graph result holds edge lists (the HDF5 result's /skeleton/edges, /cpdag/edges, the pMax
+pairs): nothing n x n, so that a result of 10^6 variables fits where its edges fit. The
+matrices (``cpdag``, ``cl_matrix``, ``amat``, ``skeleton``, ``pmax``, ``best_dag``) are
+built on first use and cached, and refused above :data:`MATRIX_LIMIT` variables (the
+command line's limit for its matrix formats) with the sparse accessors to use instead.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
+
 import numpy as np
 
-_MARKS = {(-1, 1): "-->", (-1, -1): "---", (1, 1): "<->"}
+try:
+    from . import _cudag
+except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
+    import _cudag
+
+#: The most variables a result builds an n x n matrix for (20,000: 4·10^8 cells), as the
+#: command line writes its matrix formats (amat, cl) only up to it.
+MATRIX_LIMIT: int = int(_cudag.MATRIX_LIMIT)
+
+#: _repr_svg_ draws graphs of at most this many variables (a notebook would wait on
+#: Graphviz for longer ones; draw() takes any size).
+DRAW_LIMIT: int = 300
+
+_KIND_MARK = ("---", "-->", "<->")
 
 
-def _edges(marks: np.ndarray, names: list[str]):
-    """(source, target, mark) sorted by (source, target) index, as the edge list file."""
-    rows, cols = np.nonzero(np.triu(marks != 0, 1))
-    edges = []
-    for i, j in zip(rows.tolist(), cols.tolist()):
-        a, b = int(marks[i, j]), int(marks[j, i])
-        if (a, b) == (1, -1):  # j --> i
-            edges.append((j, i, "-->"))
-        else:
-            edges.append((i, j, _MARKS.get((a, b), "?")))
-    edges.sort()
-    return [(names[i], names[j], mark) for i, j, mark in edges]
+def _check_dense(n: int, what: str, sparse: str) -> None:
+    if n > MATRIX_LIMIT:
+        raise _cudag.Error(f"{what} is an n x n matrix, refused for {n:,} variables (more than cudag.MATRIX_LIMIT = "
+                           f"{MATRIX_LIMIT:,}): use {sparse}")
 
 
-def _to_networkx(marks: np.ndarray, names: list[str], weights=None):
+def _edge_rows(edges) -> np.ndarray:
+    return np.asarray(edges, dtype=np.int32).reshape(-1, 3)
+
+
+def _marks_of(edges: np.ndarray, n: int) -> np.ndarray:
+    """causal-learn's encoding from (a, b, kind) rows: [i, j] the mark at i's end."""
+    m = np.zeros((n, n), dtype=np.int8)
+    a, b, k = edges[:, 0], edges[:, 1], edges[:, 2]
+    m[a, b] = np.where(k == 2, 1, -1)
+    m[b, a] = np.where(k == 0, -1, 1)
+    return m
+
+
+def _adjacency_of(edges: np.ndarray, n: int) -> np.ndarray:
+    """[i, j] = 1 for i --> j, 1/1 for i --- j, 2/2 for i <-> j."""
+    m = np.zeros((n, n), dtype=np.int8)
+    a, b, k = edges[:, 0], edges[:, 1], edges[:, 2]
+    m[a, b] = np.where(k == 2, 2, 1)
+    m[b, a] = np.where(k == 1, 0, np.where(k == 2, 2, 1))
+    return m
+
+
+def _named_edges(edges: np.ndarray, names: list[str]):
+    return [(names[a], names[b], _KIND_MARK[k]) for a, b, k in edges.tolist()]
+
+
+def _to_networkx(edges: np.ndarray, names: list[str], weights=None):
     try:
         import networkx as nx
     except ImportError as e:  # optional dependency
         raise ImportError("to_networkx() needs networkx: pip install networkx") from e
     g = nx.DiGraph()
     g.add_nodes_from(names)
-    index = {s: k for k, s in enumerate(names)}
-    for a, b, mark in _edges(marks, names):
-        attrs = {"mark": mark}
+    for a, b, k in edges.tolist():
+        attrs = {"mark": _KIND_MARK[k]}
         if weights is not None:
-            attrs["weight"] = float(weights[index[a], index[b]])
-        g.add_edge(a, b, **attrs)
-        if mark != "-->":  # undirected and bidirected edges go both ways
+            attrs["weight"] = float(weights[a, b])
+        g.add_edge(names[a], names[b], **attrs)
+        if k != 1:  # undirected and bidirected edges go both ways
             back = dict(attrs)
             if weights is not None:
-                back["weight"] = float(weights[index[b], index[a]])
-            g.add_edge(b, a, **back)
+                back["weight"] = float(weights[b, a])
+            g.add_edge(names[b], names[a], **back)
     return g
 
 
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError as e:  # optional dependency
+        raise ImportError("to_pandas() needs pandas: pip install pandas") from e
+    return pd
+
+
+def _dot_svg(dot_path: str) -> str | None:
+    """Graphviz's SVG of a DOT file; None without Graphviz."""
+    dot = shutil.which("dot")
+    if dot is None:
+        return None
+    r = subprocess.run([dot, "-Tsvg", dot_path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise _cudag.Error(f"Graphviz dot failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
+    return r.stdout
+
+
 class _Graph:
-    """What a PC result and an MCMC result's CPDAG share."""
+    """What a PC result and an MCMC result's CPDAG share: the CPDAG as an edge list and the
+    encodings built from it."""
 
     names: list[str]
-    _marks: np.ndarray
+    _cpdag_edges: np.ndarray
+
+    def _dense(self, key: str, build):
+        cache = self.__dict__.setdefault("_dense_cache", {})
+        if key not in cache:
+            _check_dense(len(self.names), f"result.{key}",
+                         "result.edge_array (rows a, b, kind), result.edges() or result.to_pandas(edges=True)")
+            cache[key] = build()
+        return cache[key]
+
+    @property
+    def edge_array(self) -> np.ndarray:
+        """The CPDAG's edges as int32 rows (a, b, kind), the HDF5 result's /cpdag/edges:
+        kind 0 a --- b (a < b), 1 a --> b, 2 a <-> b (a < b), sorted by (a, b)."""
+        return self._cpdag_edges.copy()
+
+    @property
+    def _marks(self) -> np.ndarray:
+        return self._dense("cl_matrix", lambda: _marks_of(self._cpdag_edges, len(self.names)))
+
+    @property
+    def cpdag(self) -> np.ndarray:
+        """n x n int8: [i, j] = 1 for i --> j, 1/1 for i --- j, 2/2 for i <-> j."""
+        return self._dense("cpdag", lambda: _adjacency_of(self._cpdag_edges, len(self.names)))
 
     @property
     def cl_matrix(self) -> np.ndarray:
@@ -64,31 +149,120 @@ class _Graph:
     def edges(self) -> list[tuple[str, str, str]]:
         """The CPDAG's edges as (source, target, mark), mark "-->", "---" or "<->", in the
         order of the command line's edge list."""
-        return _edges(self._marks, self.names)
+        return _named_edges(self._cpdag_edges, self.names)
+
+    def _graph_edges(self) -> np.ndarray:
+        """The rows (a, b, kind) of the graph the conversions and drawings show."""
+        return self._cpdag_edges
+
+    def to_pandas(self, edges: bool = False):
+        """The graph as a pandas DataFrame: edges=False, the labelled n x n adjacency of
+        ``cpdag`` ([a, b] = 1 for a --> b, 1/1 for a --- b, 2/2 for a <-> b; rows and
+        columns named); edges=True, one row per edge (source, target, mark), which any
+        size allows."""
+        pd = _pandas()
+        rows = self._graph_edges()
+        if edges:
+            return pd.DataFrame(_named_edges(rows, self.names), columns=["source", "target", "mark"])
+        _check_dense(len(self.names), "to_pandas()", "to_pandas(edges=True)")
+        return pd.DataFrame(_adjacency_of(rows, len(self.names)), index=list(self.names), columns=list(self.names))
+
+    def to_causallearn(self):
+        """The graph as causal-learn's GeneralGraph (nodes named as the variables; its
+        ``.graph`` is ``cl_matrix``). Needs causal-learn."""
+        try:
+            from causallearn.graph.Edge import Edge
+            from causallearn.graph.Endpoint import Endpoint
+            from causallearn.graph.GeneralGraph import GeneralGraph
+            from causallearn.graph.GraphNode import GraphNode
+        except ImportError as e:  # optional dependency
+            raise ImportError("to_causallearn() needs causal-learn: pip install causal-learn") from e
+        nodes = [GraphNode(s) for s in self.names]
+        g = GeneralGraph(nodes)
+        ends = ((Endpoint.TAIL, Endpoint.TAIL), (Endpoint.TAIL, Endpoint.ARROW), (Endpoint.ARROW, Endpoint.ARROW))
+        for a, b, k in self._graph_edges().tolist():
+            g.add_edge(Edge(nodes[a], nodes[b], *ends[k]))
+        return g
+
+    def to_pgmpy(self):
+        """The graph in pgmpy: a PDAG (directed and undirected edges; a bidirected edge is
+        refused) for a CPDAG, a DAG for an MCMC result's best DAG. Needs pgmpy."""
+        try:
+            from pgmpy.base import PDAG
+        except ImportError as e:  # optional dependency
+            raise ImportError("to_pgmpy() needs pgmpy: pip install pgmpy") from e
+        directed, undirected = [], []
+        for a, b, mark in self.edges():
+            if mark == "<->":
+                raise ValueError(f"to_pgmpy(): the edge {a} <-> {b} is bidirected; a pgmpy PDAG has none "
+                                 "(use to_causallearn() or edges())")
+            (directed if mark == "-->" else undirected).append((a, b))
+        g = PDAG(directed_ebunch=directed, undirected_ebunch=undirected)
+        g.add_nodes_from(self.names)
+        return g
+
+    def to_dot(self) -> str:
+        """The graph as the command line's DOT file (Graphviz): every variable a node,
+        undirected edges dir=none, bidirected dir=both."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "graph.dot")
+            _cudag.write_dot(list(self.names), np.ascontiguousarray(self._graph_edges(), dtype=np.int32), path)
+            with open(path, encoding="utf-8") as f:
+                return f.read()
+
+    def draw(self, path=None, format: str | None = None):
+        """The graph drawn by Graphviz (``dot``): written to ``path`` (format from its suffix,
+        or ``format``: svg, png, pdf, ...) and the path returned, or, without a path, the
+        SVG text. ImportError-like RuntimeError when Graphviz is not installed."""
+        if shutil.which("dot") is None:
+            raise _cudag.Error("draw() needs Graphviz's dot on PATH (apt install graphviz, conda install graphviz); "
+                               "to_dot() gives the DOT text without it")
+        with tempfile.TemporaryDirectory() as d:
+            dot_path = os.path.join(d, "graph.dot")
+            with open(dot_path, "w", encoding="utf-8") as f:
+                f.write(self.to_dot())
+            if path is None:
+                return _dot_svg(dot_path)
+            path = os.fspath(path)
+            fmt = format or os.path.splitext(path)[1].lstrip(".") or "svg"
+            r = subprocess.run(["dot", f"-T{fmt}", dot_path, "-o", path], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise _cudag.Error(f"Graphviz dot -T{fmt} failed: {r.stderr.strip()}")
+            return path
+
+    def _repr_svg_(self):
+        """A notebook's drawing: Graphviz's SVG when dot is installed and the graph has at
+        most DRAW_LIMIT variables (None otherwise: the notebook shows repr())."""
+        if len(self.names) > DRAW_LIMIT or shutil.which("dot") is None:
+            return None
+        return self.draw()
 
 
 class PcResult(_Graph):
-    """The result of :func:`cudag.pc`.
+    """The result of :func:`cudag.pc` (and of :func:`cudag.load` on a PC result file).
 
-    names: the variables; skeleton: n x n bool; cpdag: n x n int8 ([i, j] = 1 for i --> j,
-    1/1 for i --- j, 2/2 for i <-> j); cl_matrix / amat:
-    causal-learn's and pcalg's encodings; pmax: n x n pcalg pMax (-1 on the diagonal and for
-    pairs not stored); sepsets: {(i, j): (k, ...)} for i < j, the pairs removed at level >= 1
-    (a non-adjacent pair missing there was separated by the empty set: see ``sepset``);
-    levels: a dict per level (level, tests, removed, edges_after, seconds); config: the run's
-    configuration as the result file records it; n_samples; seconds: the search's time.
+    names: the variables; edge_array: the CPDAG's edges (rows a, b, kind); skeleton_pairs:
+    the adjacent pairs (rows i < j); skeleton: n x n bool; cpdag: n x n int8 ([i, j] = 1 for
+    i --> j, 1/1 for i --- j, 2/2 for i <-> j); cl_matrix / amat: causal-learn's and
+    pcalg's encodings (the n x n forms are built on first use, up to MATRIX_LIMIT
+    variables); pmax: n x n pcalg pMax (-1 on the diagonal and for pairs not stored) and
+    pmax_pairs; sepsets: {(i, j): (k, ...)} for i < j, the pairs removed at level >= 1 (a
+    non-adjacent pair missing there was separated by the empty set: see ``sepset``), and
+    sepsets_by_name; levels: a dict per level (level, tests, removed, edges_after,
+    seconds); config: the run's configuration as the result file records it; n_samples;
+    seconds: the search's time.
     """
 
     def __init__(self, raw: dict):
         self.names: list[str] = list(raw["names"])
         self.n_samples: int = raw["n_samples"]
-        self.skeleton: np.ndarray = raw["skeleton"]
-        self._marks: np.ndarray = raw["marks"]
-        self.cpdag: np.ndarray = raw["cpdag"]
+        self._skeleton_pairs: np.ndarray = np.asarray(raw["skeleton_pairs"]).reshape(-1, 2)
+        self._cpdag_edges: np.ndarray = _edge_rows(raw["cpdag_edges"])
         self._pmax_pairs = (raw["pmax_i"], raw["pmax_j"], raw["pmax_p"])
         self._sep = (raw["sepset_keys"], raw["sepset_offsets"], raw["sepset_nodes"])
         self._pmax = None
         self._sepsets = None
+        self._pair_keys = None
         self.levels: list[dict] = list(raw["levels"])
         self.config: dict = dict(raw["config"])
         self.level_labels: list[list[str]] = list(raw["level_labels"])
@@ -96,15 +270,40 @@ class PcResult(_Graph):
         self._index = {s: k for k, s in enumerate(self.names)}
 
     def __repr__(self) -> str:
-        edges = self.edges()
-        directed = sum(1 for e in edges if e[2] == "-->")
-        return (f"PcResult({len(self.names)} variables, {len(edges)} edges ({directed} directed), "
+        directed = int(np.count_nonzero(self._cpdag_edges[:, 2] == 1))
+        return (f"PcResult({len(self.names)} variables, {len(self._cpdag_edges)} edges ({directed} directed), "
                 f"{len(self.levels)} levels, {self.seconds:.3g} s)")
+
+    @property
+    def skeleton_pairs(self) -> np.ndarray:
+        """The skeleton's adjacent pairs as int32 rows (i, j), i < j, sorted (the HDF5
+        result's /skeleton/edges)."""
+        return self._skeleton_pairs.copy()
+
+    @property
+    def skeleton(self) -> np.ndarray:
+        """n x n bool, symmetric: the adjacent pairs."""
+        def build():
+            n = len(self.names)
+            m = np.zeros((n, n), dtype=bool)
+            i, j = self._skeleton_pairs[:, 0], self._skeleton_pairs[:, 1]
+            m[i, j] = True
+            m[j, i] = True
+            return m
+        return self._dense("skeleton", build)
+
+    @property
+    def pmax_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """pcalg's pMax of the pairs stored (i, j, p arrays, i < j, sorted): every pair
+        tested at level >= 1 and, up to 4,096 variables, every pair."""
+        i, j, p = self._pmax_pairs
+        return i.copy(), j.copy(), p.copy()
 
     @property
     def pmax(self) -> np.ndarray:
         if self._pmax is None:
             n = len(self.names)
+            _check_dense(n, "result.pmax", "result.pmax_pairs")
             i, j, p = self._pmax_pairs
             m = np.full((n, n), -1.0)
             m[i, j] = p
@@ -124,23 +323,46 @@ class PcResult(_Graph):
                              for r, (i, j) in enumerate(zip(ii, jj))}
         return self._sepsets
 
-    def _idx(self, v) -> int:
-        if isinstance(v, (int, np.integer)):
-            return int(v)
-        return self._index[str(v)]
+    @property
+    def sepsets_by_name(self) -> dict:
+        """``sepsets`` with names: {(name_i, name_j): (name, ...)}."""
+        names = self.names
+        return {(names[i], names[j]): tuple(names[k] for k in s) for (i, j), s in self.sepsets.items()}
 
-    def sepset(self, a, b):
-        """The separating set of a and b (names or indices) as a tuple of indices; () when
-        they were separated by the empty set; None when they are adjacent."""
+    def _idx(self, v) -> int:
+        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            if not 0 <= v < len(self.names):
+                raise IndexError(f"variable index {v} is out of range (0..{len(self.names) - 1})")
+            return int(v)
+        try:
+            return self._index[str(v)]
+        except KeyError:
+            raise KeyError(f"no variable named {v!r}") from None
+
+    def adjacent(self, a, b) -> bool:
+        """Whether a and b (names or indices) are adjacent in the skeleton."""
         i, j = sorted((self._idx(a), self._idx(b)))
-        if self.skeleton[i, j]:
+        if self._pair_keys is None:
+            p = self._skeleton_pairs.astype(np.int64)
+            self._pair_keys = p[:, 0] * len(self.names) + p[:, 1]
+        key = i * len(self.names) + j
+        k = int(np.searchsorted(self._pair_keys, key))
+        return k < len(self._pair_keys) and int(self._pair_keys[k]) == key
+
+    def sepset(self, a, b, *, names: bool = False):
+        """The separating set of a and b (names or indices) as a tuple of indices, or of
+        names with names=True; () when they were separated by the empty set; None when
+        they are adjacent."""
+        i, j = sorted((self._idx(a), self._idx(b)))
+        if self.adjacent(i, j):
             return None
-        return self.sepsets.get((i, j), ())
+        s = self.sepsets.get((i, j), ())
+        return tuple(self.names[k] for k in s) if names else s
 
     def to_networkx(self):
         """The CPDAG as a networkx DiGraph over the names: i --> j one arc, i --- j and
         i <-> j an arc each way; every arc has a "mark" attribute."""
-        return _to_networkx(self._marks, self.names)
+        return _to_networkx(self._cpdag_edges, self.names)
 
 
 class CitestResult:
@@ -166,37 +388,117 @@ class CitestResult:
 
 
 class McmcResult(_Graph):
-    """The result of :func:`cudag.mcmc`: names; edge_prob (n x n, [p, v] the posterior of
-    p --> v in sum mode, the frequency in the chains' best DAGs in max mode); best_dag
-    (n x n uint8, [p, v] = 1 for p --> v) and best_dag_score; cpdag / cl_matrix / amat of
-    the best DAG's class; traces (chains x kept iterations), acceptance per chain,
-    score_psrf, score_ess, edge_max_psrf, best_chain, seconds."""
+    """The result of :func:`cudag.mcmc` (and of :func:`cudag.load` on an MCMC result file):
+    names; edge_prob (n x n, [p, v] the posterior of p --> v in sum mode, the frequency in
+    the chains' best DAGs in max mode); best_dag_edges (int32 rows (parent, child));
+    best_dag (n x n uint8, [p, v] = 1 for p --> v, built on first use) and best_dag_score;
+    cpdag / cl_matrix / amat / edge_array of the best DAG's class; traces (chains x kept
+    iterations), acceptance per chain, score_psrf, score_ess, edge_max_psrf, best_chain,
+    config, seconds. to_pandas / to_pgmpy / to_causallearn / draw show the best DAG."""
 
     def __init__(self, raw: dict):
         self.names: list[str] = list(raw["names"])
         self.n_samples: int = raw["n_samples"]
         self.edge_prob: np.ndarray = raw["edge_prob"]
-        self.best_dag: np.ndarray = raw["best_dag"]
+        self._best_dag_edges: np.ndarray = np.asarray(raw["best_dag_edges"]).reshape(-1, 2)
         self.best_dag_score: float = raw["best_dag_score"]
-        self._marks: np.ndarray = raw["marks"]
-        self.cpdag: np.ndarray = raw["cpdag"]
+        self._cpdag_edges: np.ndarray = _edge_rows(raw["cpdag_edges"])
         self.traces: np.ndarray = raw["traces"]
         self.acceptance: np.ndarray = raw["acceptance"]
         self.score_psrf: float = raw["score_psrf"]
         self.score_ess: float = raw["score_ess"]
         self.edge_max_psrf: float = raw["edge_max_psrf"]
         self.best_chain: int = raw["best_chain"]
+        self.config: dict = dict(raw.get("config", {}))
         self.seconds: float = raw["seconds"]
 
     def __repr__(self) -> str:
         return (f"McmcResult({len(self.names)} variables, best DAG score {self.best_dag_score:.4f} with "
-                f"{int(self.best_dag.sum())} edges, {self.traces.shape[0]} chains)")
+                f"{len(self._best_dag_edges)} edges, {self.traces.shape[0]} chains)")
+
+    @property
+    def best_dag_edges(self) -> np.ndarray:
+        """The best DAG's arcs as int32 rows (parent, child), sorted (/best_dag/edges)."""
+        return self._best_dag_edges.copy()
+
+    @property
+    def best_dag(self) -> np.ndarray:
+        """n x n uint8: [p, v] = 1 for p --> v in the best DAG."""
+        def build():
+            n = len(self.names)
+            m = np.zeros((n, n), dtype=np.uint8)
+            m[self._best_dag_edges[:, 0], self._best_dag_edges[:, 1]] = 1
+            return m
+        return self._dense("best_dag", build)
+
+    def _graph_edges(self) -> np.ndarray:
+        e = self._best_dag_edges
+        return np.column_stack([e, np.ones(len(e), dtype=e.dtype)]).astype(np.int32).reshape(-1, 3)
+
+    def to_pandas(self, edges: bool = False):
+        """The best DAG as a pandas DataFrame: the labelled n x n ``best_dag`` (edges=False)
+        or rows (source, target, probability) with each arc's ``edge_prob`` (edges=True)."""
+        pd = _pandas()
+        if not edges:
+            _check_dense(len(self.names), "to_pandas()", "to_pandas(edges=True)")
+            return pd.DataFrame(self.best_dag, index=list(self.names), columns=list(self.names))
+        rows = [(self.names[p], self.names[v], float(self.edge_prob[p, v])) for p, v in self._best_dag_edges.tolist()]
+        return pd.DataFrame(rows, columns=["source", "target", "probability"])
+
+    def to_pgmpy(self):
+        """The best DAG as a pgmpy DAG. Needs pgmpy."""
+        try:
+            from pgmpy.base import DAG
+        except ImportError as e:  # optional dependency
+            raise ImportError("to_pgmpy() needs pgmpy: pip install pgmpy") from e
+        g = DAG()
+        g.add_nodes_from(self.names)
+        g.add_edges_from((self.names[p], self.names[v]) for p, v in self._best_dag_edges.tolist())
+        return g
 
     def to_networkx(self):
         """The best DAG as a networkx DiGraph, each arc weighted by its edge probability."""
-        n = len(self.names)
-        marks = np.zeros((n, n), dtype=np.int8)
-        p, v = np.nonzero(self.best_dag)
-        marks[p, v] = -1
-        marks[v, p] = 1
-        return _to_networkx(marks, self.names, weights=self.edge_prob)
+        return _to_networkx(self._graph_edges(), self.names, weights=self.edge_prob)
+
+
+class SimulateResult:
+    """The result of :func:`cudag.simulate`: ``data`` (samples x variables: float64, or
+    the level labels as str for discrete data), ``names``, and the true DAG: ``truth``
+    (rows (source, target, weight); discrete: weight NaN), ``truth_edge_array`` (int32
+    rows (parent, child, 1) in the CPDAG edge-list layout), ``functions`` (nonlinear: each
+    edge's function). ``to_pandas()`` gives the data as a DataFrame."""
+
+    def __init__(self, data: np.ndarray, names: list[str], truth: list, functions: list[str], kind: str):
+        self.data, self.names, self.truth, self.functions, self.kind = data, list(names), truth, functions, kind
+        index = {s: k for k, s in enumerate(self.names)}
+        rows = [(index[a], index[b], 1) for a, b, _ in truth]
+        self.truth_edge_array = np.array(rows, dtype=np.int32).reshape(-1, 3)
+
+    @classmethod
+    def from_files(cls, data_csv: str, truth_tsv: str, kind: str) -> "SimulateResult":
+        import csv
+        with open(data_csv, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        names, cells = rows[0], rows[1:]
+        try:
+            data = np.array([[float(c) for c in row] for row in cells], dtype=np.float64).reshape(len(cells), len(names))
+        except ValueError:  # level labels
+            data = np.array(cells, dtype=str).reshape(len(cells), len(names))
+        truth, functions = [], []
+        with open(truth_tsv, encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split("\t")
+            for line in f:
+                cols = dict(zip(header, line.rstrip("\n").split("\t")))
+                w = cols.get("weight", "")
+                truth.append((cols["source"], cols["target"], float(w) if w not in ("", "NA") else float("nan")))
+                if "function" in cols:
+                    functions.append(cols["function"])
+        return cls(data, names, truth, functions, kind)
+
+    def __repr__(self) -> str:
+        return (f"SimulateResult({self.kind}: {self.data.shape[1]} variables x {self.data.shape[0]} samples, "
+                f"{len(self.truth)} true edges)")
+
+    def to_pandas(self):
+        """The data as a pandas DataFrame with the variables' names."""
+        return _pandas().DataFrame(self.data, columns=self.names)

@@ -240,10 +240,13 @@ const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
     return table;
 }
 
-const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
-    using J = run::McmcJob;
-    const auto given = [](bool J::*flag) { return [flag](J& j) -> bool& { return j.*flag; }; };
-    static const std::vector<Keyword<J>> table = {
+namespace {
+
+/// The score options of `cudag mcmc` and `cudag score` (the job's run::ScoreJob `score`
+/// member), then `rest`.
+template <class J>
+std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
+    std::vector<Keyword<J>> out = {
         kw<J>("score", "--score", [](J& j) -> std::string& { return j.score.score; }),
         tracked<J>(
             "iss", "--iss", [](J& j) -> double& { return j.score.iss; },
@@ -253,6 +256,17 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
         tracked<J>(
             "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
         kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
+    };
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+}
+
+}  // namespace
+
+const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
+    using J = run::McmcJob;
+    const auto given = [](bool J::*flag) { return [flag](J& j) -> bool& { return j.*flag; }; };
+    static const std::vector<Keyword<J>> table = with_score_options<J>({
         field("max_parents", "--max-parents", &J::max_parents),
         field("space", "--space", &J::space),
         tracked<J>(
@@ -285,7 +299,13 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
         field("stop_after", "--stop-after", &J::stop_after),
         field("quiet", "--quiet", &J::quiet),
         field("verbose", "--verbose", &J::verbose),
-    };
+    });
+    return table;
+}
+
+const std::vector<Keyword<ScoreCall>>& score_keywords() {
+    using J = ScoreCall;
+    static const std::vector<Keyword<J>> table = with_score_options<J>({field("threads", "-", &J::threads)});
     return table;
 }
 

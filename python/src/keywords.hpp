@@ -17,6 +17,7 @@
 #include "run/citest.hpp"
 #include "run/mcmc.hpp"
 #include "run/pc.hpp"
+#include "run/score_inputs.hpp"
 
 namespace cudag::python {
 
@@ -40,6 +41,14 @@ T typed(nb::handle v, const std::string& key);
 const std::vector<Keyword<run::PcJob>>& pc_keywords();
 const std::vector<Keyword<run::CitestJob>>& citest_keywords();
 const std::vector<Keyword<run::McmcJob>>& mcmc_keywords();
+
+/// What cudag.score takes besides the data and the DAG: `cudag score`'s score options and
+/// the threads that convert the data.
+struct ScoreCall {
+    run::ScoreJob score;
+    int threads = 0;
+};
+const std::vector<Keyword<ScoreCall>>& score_keywords();
 
 /// `kwargs` applied to `job` (None leaves a member at its default); an unknown keyword is a
 /// TypeError as Python words it ("cudag.pc() got an unexpected keyword argument 'x'").

@@ -27,14 +27,20 @@
 
 #include "bn/mcmc_result.hpp"
 #include "bn/mcmc_run.hpp"
+#include "bn/score.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
+#include "io/graph_reader.hpp"
 #include "io/table_reader.hpp"
+#include "io/writers.hpp"
+#include "keywords.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
-#include "keywords.hpp"
+#include "pc/metrics.hpp"
+#include "run/load.hpp"
+#include "run/score_inputs.hpp"
 
 namespace nb = nanobind;
 
@@ -147,22 +153,26 @@ nb::object to_numpy(std::vector<T>&& v, std::vector<std::size_t> shape, nb::dlpa
     return nb::cast(nb::ndarray<nb::numpy>(heap->data(), shape.size(), shape.data(), owner, nullptr, dt));
 }
 
-/// A CPDAG as two n x n int8 matrices in `out`: "<prefix>marks", causal-learn's encoding
-/// ([i, j] is the mark at i's end of the edge i-j: -1 tail, 1 arrowhead, 0 no edge), and
-/// "<prefix>cpdag", the adjacency ([i, j] = 1 for i --> j and both ways for i --- j, 2 both
-/// ways for i <-> j).
-void put_graph(nb::dict& out, const std::string& prefix, const Pdag& g) {
-    const auto n = static_cast<std::size_t>(g.n());
-    std::vector<std::int8_t> marks(n * n, 0), adj(n * n, 0);
-    for (std::int32_t i = 0; i < g.n(); ++i)
-        for (const std::int32_t j : g.neighbours(i)) {
-            const Mark at_i = g.end(i, j), at_j = g.end(j, i);
-            const std::size_t k = static_cast<std::size_t>(i) * n + j;
-            marks[k] = static_cast<std::int8_t>(at_i);
-            adj[k] = at_i == Mark::Tail ? 1 : (at_i == Mark::Arrow && at_j == Mark::Arrow ? 2 : 0);
-        }
-    out[nb::str((prefix + "marks").c_str())] = to_numpy(std::move(marks), {n, n});
-    out[nb::str((prefix + "cpdag").c_str())] = to_numpy(std::move(adj), {n, n});
+/// The rows of `rows` (width values each) as an int32 numpy array E x width.
+nb::object edge_array(std::vector<std::int32_t>&& rows, std::size_t width) {
+    const std::size_t e = rows.size() / width;
+    return to_numpy(std::move(rows), {e, width});
+}
+
+/// A CPDAG as its edge list, the HDF5 result's /cpdag/edges: rows (a, b, kind), kind 0
+/// a --- b (a < b), 1 a --> b, 2 a <-> b (a < b), sorted by (a, b). Python builds the
+/// dense encodings from it on demand (never at genome scale).
+nb::object cpdag_array(const Pdag& g) {
+    std::vector<std::int32_t> rows;
+    for (const io::CpdagEdge& e : io::cpdag_edges(g))
+        rows.insert(rows.end(), {e.a, e.b, static_cast<std::int32_t>(e.kind)});
+    return edge_array(std::move(rows), 3);
+}
+
+nb::dict config_dict(const std::vector<std::pair<std::string, std::string>>& config) {
+    nb::dict d;
+    for (const auto& [k, v] : config) d[nb::str(k.c_str())] = v;
+    return d;
 }
 
 /// Between levels (updates): the Python callback given `make()`'s dict, with the GIL held,
@@ -186,6 +196,47 @@ nb::dict level_dict(const pc::LevelStats& s) {
                    {"removed", nb::cast(s.removed)},
                    {"edges_after", nb::cast(s.edges_after)},
                    {"seconds", nb::cast(s.seconds)}});
+}
+
+/// A PC result for PcResult (python/cudag/_results.py): edge lists and records, nothing
+/// n x n (the skeleton's pairs i < j, the CPDAG's /cpdag/edges rows, pMax pairs,
+/// separating sets by packed pair key).
+nb::dict pc_dict(const pc::PcResult& r) {
+    nb::dict out;
+    out["names"] = r.names;
+    out["n_samples"] = r.n_samples;
+    std::vector<std::int32_t> pairs;
+    for (std::int32_t i = 0; i < r.skeleton.n(); ++i)
+        for (const std::int32_t j : r.skeleton.neighbours(i))
+            if (i < j) pairs.insert(pairs.end(), {i, j});
+    out["skeleton_pairs"] = edge_array(std::move(pairs), 2);
+    out["cpdag_edges"] = cpdag_array(r.cpdag);
+    std::vector<std::int32_t> pi(r.pmax.size()), pj(r.pmax.size());
+    std::vector<double> pv(r.pmax.size());
+    for (std::size_t k = 0; k < r.pmax.size(); ++k) {
+        pi[k] = r.pmax[k].i;
+        pj[k] = r.pmax[k].j;
+        pv[k] = r.pmax[k].p;
+    }
+    const std::size_t np = pv.size();
+    out["pmax_i"] = to_numpy(std::move(pi), {np});
+    out["pmax_j"] = to_numpy(std::move(pj), {np});
+    out["pmax_p"] = to_numpy(std::move(pv), {np});
+    const auto keys = r.sepsets.keys();
+    const auto offsets = r.sepsets.offsets();
+    const auto nodes = r.sepsets.nodes();
+    out["sepset_keys"] = to_numpy(std::vector<std::uint64_t>(keys.begin(), keys.end()), {keys.size()});
+    out["sepset_offsets"] = to_numpy(std::vector<std::int64_t>(offsets.begin(), offsets.end()), {offsets.size()});
+    out["sepset_nodes"] = to_numpy(std::vector<std::int32_t>(nodes.begin(), nodes.end()), {nodes.size()});
+    nb::list levels;
+    for (const pc::LevelStats& s : r.levels) levels.append(level_dict(s));
+    out["levels"] = levels;
+    out["config"] = config_dict(r.config);
+    nb::list labels;
+    for (const auto& l : r.level_labels) labels.append(nb::cast(l));
+    out["level_labels"] = labels;
+    out["seconds"] = r.seconds_total;
+    return out;
 }
 
 /// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
@@ -219,44 +270,8 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
         result = std::move(run::run_pc(job, call, env, comm, hooks).result);
         return 0;
     });
-    nb::dict out;
-    if (!result) return out;  // a rank other than 0 under MPI
-    pc::PcResult& r = *result;
-    const auto n = static_cast<std::size_t>(r.cpdag.n());
-    out["names"] = r.names;
-    out["n_samples"] = r.n_samples;
-    std::vector<std::uint8_t> skeleton(n * n, 0);
-    for (std::int32_t i = 0; i < r.skeleton.n(); ++i)
-        for (const std::int32_t j : r.skeleton.neighbours(i)) skeleton[static_cast<std::size_t>(i) * n + j] = 1;
-    out["skeleton"] = to_numpy(std::move(skeleton), {n, n}, nb::dtype<bool>());
-    put_graph(out, "", r.cpdag);
-    std::vector<std::int32_t> pi(r.pmax.size()), pj(r.pmax.size());
-    std::vector<double> pv(r.pmax.size());
-    for (std::size_t k = 0; k < r.pmax.size(); ++k) {
-        pi[k] = r.pmax[k].i;
-        pj[k] = r.pmax[k].j;
-        pv[k] = r.pmax[k].p;
-    }
-    const std::size_t np = pv.size();
-    out["pmax_i"] = to_numpy(std::move(pi), {np});
-    out["pmax_j"] = to_numpy(std::move(pj), {np});
-    out["pmax_p"] = to_numpy(std::move(pv), {np});
-    const auto keys = r.sepsets.keys();
-    const auto offsets = r.sepsets.offsets();
-    const auto nodes = r.sepsets.nodes();
-    out["sepset_keys"] = to_numpy(std::vector<std::uint64_t>(keys.begin(), keys.end()), {keys.size()});
-    out["sepset_offsets"] = to_numpy(std::vector<std::int64_t>(offsets.begin(), offsets.end()), {offsets.size()});
-    out["sepset_nodes"] = to_numpy(std::vector<std::int32_t>(nodes.begin(), nodes.end()), {nodes.size()});
-    nb::list levels;
-    for (const pc::LevelStats& s : r.levels) levels.append(level_dict(s));
-    out["levels"] = levels;
-    nb::dict config;
-    for (const auto& [k, v] : r.config) config[nb::str(k.c_str())] = v;
-    out["config"] = config;
-    nb::list labels;
-    for (const auto& l : r.level_labels) labels.append(nb::cast(l));
-    out["level_labels"] = labels;
-    out["seconds"] = r.seconds_total;
+    if (!result) return nb::dict();  // a rank other than 0 under MPI
+    nb::dict out = pc_dict(*result);
     out["warnings"] = warnings;
     return out;
 }
@@ -310,6 +325,40 @@ private:
     std::unique_ptr<run::CitestSession> session_;
 };
 
+/// An order-MCMC result for McmcResult: the best DAG's arcs (parent, child) and the
+/// CPDAG's edge list as in the HDF5 result; edge_prob and traces as they are.
+nb::dict mcmc_dict(const bn::McmcOutput& o) {
+    nb::dict out;
+    const auto n = static_cast<std::size_t>(o.names.size());
+    out["names"] = o.names;
+    out["n_samples"] = o.n_samples;
+    std::vector<double> prob = o.result.edge_prob;
+    if (prob.empty()) prob.assign(n * n, std::nan(""));
+    out["edge_prob"] = to_numpy(std::move(prob), {n, n});
+    std::vector<std::int32_t> arcs;
+    for (const io::CpdagEdge& e : io::cpdag_edges(o.best_dag)) arcs.insert(arcs.end(), {e.a, e.b});
+    out["best_dag_edges"] = edge_array(std::move(arcs), 2);
+    out["cpdag_edges"] = cpdag_array(o.cpdag);
+    out["best_dag_score"] = o.best_dag_score;
+    out["best_chain"] = o.best_chain;
+    const std::size_t chains = o.result.chains.size();
+    const std::size_t kept = chains ? o.result.chains[0].trace.size() : 0;
+    std::vector<double> traces;
+    std::vector<double> acceptance;
+    for (const auto& c : o.result.chains) {
+        traces.insert(traces.end(), c.trace.begin(), c.trace.end());
+        acceptance.push_back(c.acceptance_rate);
+    }
+    out["traces"] = to_numpy(std::move(traces), {chains, kept});
+    out["acceptance"] = to_numpy(std::move(acceptance), {chains});
+    out["score_psrf"] = o.diagnostics.score_psrf;
+    out["score_ess"] = o.diagnostics.score_ess;
+    out["edge_max_psrf"] = o.diagnostics.edges.max_psrf;
+    out["seconds"] = o.seconds_total;
+    out["config"] = config_dict(o.config);
+    return out;
+}
+
 nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string text, std::string source,
                   nb::object on_progress, const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
@@ -334,39 +383,142 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
         return 0;
     });
     if (!done.stopped.empty()) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
-    nb::dict out;
-    if (!done.output) return out;
-    std::optional<bn::McmcOutput>& result = done.output;
-    bn::McmcOutput& o = *result;
-    const auto n = static_cast<std::size_t>(o.names.size());
-    out["names"] = o.names;
-    out["n_samples"] = o.n_samples;
-    std::vector<double> prob = o.result.edge_prob;
-    if (prob.empty()) prob.assign(n * n, std::nan(""));
-    out["edge_prob"] = to_numpy(std::move(prob), {n, n});
-    std::vector<std::uint8_t> dag(n * n, 0);
-    for (std::int32_t v = 0; v < o.best_dag.n(); ++v)
-        for (const std::int32_t u : o.best_dag.neighbours(v))
-            if (o.best_dag.is_directed(u, v)) dag[static_cast<std::size_t>(u) * n + v] = 1;
-    out["best_dag"] = to_numpy(std::move(dag), {n, n});
-    put_graph(out, "", o.cpdag);
-    out["best_dag_score"] = o.best_dag_score;
-    out["best_chain"] = o.best_chain;
-    const std::size_t chains = o.result.chains.size();
-    const std::size_t kept = chains ? o.result.chains[0].trace.size() : 0;
-    std::vector<double> traces;
-    std::vector<double> acceptance;
-    for (const auto& c : o.result.chains) {
-        traces.insert(traces.end(), c.trace.begin(), c.trace.end());
-        acceptance.push_back(c.acceptance_rate);
+    if (!done.output) return nb::dict();
+    return mcmc_dict(*done.output);
+}
+
+/// cudag.load: ("pc", PcResult's dict) or ("mcmc", McmcResult's dict) of a result file,
+/// the same dicts the learners return.
+std::pair<std::string, nb::dict> load(const std::string& path) {
+    run::LoadedResult r;
+    {
+        nb::gil_scoped_release release;
+        environment();  // H5dont_atexit, as for a run
+        r = run::load_result(path);
     }
-    out["traces"] = to_numpy(std::move(traces), {chains, kept});
-    out["acceptance"] = to_numpy(std::move(acceptance), {chains});
-    out["score_psrf"] = o.diagnostics.score_psrf;
-    out["score_ess"] = o.diagnostics.score_ess;
-    out["edge_max_psrf"] = o.diagnostics.edges.max_psrf;
-    out["seconds"] = o.seconds_total;
-    return out;
+    if (r.pc) return {"pc", pc_dict(*r.pc)};
+    return {"mcmc", mcmc_dict(*r.mcmc)};
+}
+
+/// A graph as Python hands it over: names and /cpdag/edges rows (a, b, kind).
+Pdag graph_of(std::int64_t n, const nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>& edges,
+              const std::string& what) {
+    Pdag g{Graph(n)};
+    if (edges.shape(0) > 0 && edges.shape(1) != 3) throw InputError(what + ": edges must be rows (a, b, kind)");
+    for (std::size_t k = 0; k < edges.shape(0); ++k) {
+        const std::int32_t a = edges(k, 0), b = edges(k, 1), kind = edges(k, 2);
+        if (a < 0 || a >= n || b < 0 || b >= n || a == b || kind < 0 || kind > 2)
+            throw InputError(what + ": edge row " + std::to_string(k) + " is not two distinct variables below " +
+                             std::to_string(n) + " and a kind 0, 1 or 2");
+        g.set(a, b, kind == 2 ? Mark::Arrow : Mark::Tail, kind == 0 ? Mark::Tail : Mark::Arrow);
+    }
+    return g;
+}
+
+/// result.draw() / _repr_svg_: the graph (names, /cpdag/edges rows) as the command line's
+/// DOT file (io::write_dot: every variable a node, --- dir=none, <-> dir=both) at `path`.
+void write_dot(const std::vector<std::string>& names,
+               const nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>& edges, const std::string& path) {
+    const Pdag g = graph_of(static_cast<std::int64_t>(names.size()), edges, path);
+    io::write_dot(io::GraphView{names, g}, path);
+}
+
+/// cudag.read_graph's engine: a graph file in any format `cudag compare` reads, as a dict
+/// (names, edges as /cpdag/edges rows, format, graph_name, lists_every_variable,
+/// names_by_position).
+nb::dict read_graph(const std::string& path) {
+    io::GraphFile f;
+    {
+        nb::gil_scoped_release release;
+        environment();
+        f = io::read_graph_file(path);
+    }
+    return fields({{"path", nb::cast(f.path)},
+                   {"names", nb::cast(f.names)},
+                   {"edges", cpdag_array(f.graph)},
+                   {"format", nb::cast(f.format)},
+                   {"graph_name", nb::cast(f.graph_name)},
+                   {"lists_every_variable", nb::cast(f.lists_every_variable)},
+                   {"names_by_position", nb::cast(f.names_by_position)}});
+}
+
+io::GraphFile graph_file(const nb::dict& d) {
+    io::GraphFile f;
+    f.path = nb::cast<std::string>(d["path"]);
+    f.format = nb::cast<std::string>(d["format"]);
+    f.graph_name = nb::cast<std::string>(d["graph_name"]);
+    f.names = nb::cast<std::vector<std::string>>(d["names"]);
+    f.lists_every_variable = nb::cast<bool>(d["lists_every_variable"]);
+    f.names_by_position = nb::cast<bool>(d["names_by_position"]);
+    f.graph = graph_of(static_cast<std::int64_t>(f.names.size()),
+                       nb::cast<nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>>(d["edges"]), f.path);
+    return f;
+}
+
+/// cudag.compare's engine: `cudag compare` on two graphs (read_graph's dicts): aligned on
+/// one variable list, a DAG compared as its CPDAG, the metrics of pc::compare_graphs.
+nb::dict compare(const nb::dict& truth, const nb::dict& estimate) {
+    const io::GraphFile t = graph_file(truth), e = graph_file(estimate);
+    io::AlignedGraphs g = io::align_graphs(t, e);
+    bool dags[2] = {false, false};
+    Pdag* graphs[2] = {&g.truth, &g.estimate};
+    for (int k = 0; k < 2; ++k)
+        if (pc::is_dag(*graphs[k]) && graphs[k]->n_edges() > 0) {
+            *graphs[k] = pc::dag_to_cpdag(*graphs[k]);
+            dags[k] = true;
+        }
+    const pc::Comparison c = pc::compare_graphs(g.truth, g.estimate);
+    return fields({{"n_true_edges", nb::cast(c.n_true_edges)},
+                   {"n_est_edges", nb::cast(c.n_est_edges)},
+                   {"tp", nb::cast(c.tp)},
+                   {"fp", nb::cast(c.fp)},
+                   {"fn", nb::cast(c.fn)},
+                   {"precision", nb::cast(c.precision)},
+                   {"recall", nb::cast(c.recall)},
+                   {"f1", nb::cast(c.f1)},
+                   {"shd", nb::cast(c.shd)},
+                   {"truth_was_dag", nb::cast(dags[0])},
+                   {"estimate_was_dag", nb::cast(dags[1])}});
+}
+
+/// cudag.score's engine: the data read as `cudag score` reads them for the score, then the
+/// local score of each node given `parents` (each node's parents by index).
+nb::dict run_score(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+                   std::vector<std::vector<std::int32_t>> parents, const nb::kwargs& kwargs) {
+    const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+    ScoreCall call;
+    apply_keywords(call, score_keywords(), kwargs, in.names, "cudag.score");
+    std::vector<double> local;
+    std::string kind_name;
+    std::int64_t n_samples = 0;
+    {
+        nb::gil_scoped_release release;
+        const bn::ScoreKind kind = run::check_score_options(call.score);
+        kind_name = bn::score_name(kind);
+        const run::ScoreInputs inputs =
+            run::read_score_inputs(in.source, "", kind, call.score, reader(in, call.threads));
+        n_samples = inputs.n_samples;
+        if (parents.size() != inputs.names.size())
+            throw InputError("the DAG has " + std::to_string(parents.size()) + " nodes for " +
+                             std::to_string(inputs.names.size()) + " variables");
+        bn::Dag dag;
+        dag.parents = std::move(parents);
+        const std::vector<std::int32_t> cycle = bn::find_cycle(dag);
+        if (!cycle.empty()) {
+            std::string path;
+            for (const std::int32_t v : cycle) path += inputs.names[v] + " --> ";
+            throw InputError("the graph has a directed cycle through '" + inputs.names[cycle.front()] + "' (" + path +
+                             inputs.names[cycle.front()] + "); only a DAG can be scored");
+        }
+        local = inputs.scorer->local_scores(dag);
+    }
+    double total = 0.0;
+    for (const double v : local) total += v;
+    const std::size_t n = local.size();
+    return fields({{"total", nb::cast(total)},
+                   {"local", to_numpy(std::move(local), {n})},
+                   {"score", nb::cast(kind_name)},
+                   {"n_samples", nb::cast(n_samples)}});
 }
 
 }  // namespace
@@ -405,6 +557,13 @@ NB_MODULE(_cudag, m) {
         .def("test", &CiTester::test, nb::arg("x"), nb::arg("y"), nb::arg("given"));
     m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_progress").none(), nb::arg("kwargs"));
+    m.def("load", &load, nb::arg("path"));
+    m.def("read_graph", &read_graph, nb::arg("path"));
+    m.def("write_dot", &write_dot, nb::arg("names"), nb::arg("edges"), nb::arg("path"));
+    m.def("compare", &compare, nb::arg("truth"), nb::arg("estimate"));
+    m.def("score", &run_score, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
+          nb::arg("parents"), nb::arg("kwargs"));
+    m.attr("MATRIX_LIMIT") = cudag::io::kMaxMatrixFormatVars;
     m.def(
         "keywords",
         [](const std::string& command) {
@@ -418,8 +577,10 @@ NB_MODULE(_cudag, m) {
                 list(citest_keywords());
             else if (command == "mcmc")
                 list(mcmc_keywords());
+            else if (command == "score")
+                list(score_keywords());
             else
-                throw cudag::InputError("no command '" + command + "' (available: pc, citest, mcmc)");
+                throw cudag::InputError("no command '" + command + "' (available: pc, citest, mcmc, score)");
             return out;
         },
         nb::arg("command"), "the keywords of `command` with the command line's option of each");

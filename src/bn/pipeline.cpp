@@ -32,6 +32,10 @@ void add_space(Digest& d, const ScoreTable& table) {
         const auto c = table.candidates(v), x = table.extras(v);
         d.add_value(static_cast<std::uint64_t>(c.size())).add_bytes(c.data(), c.size() * sizeof(std::int32_t));
         d.add_value(static_cast<std::uint64_t>(x.size())).add_bytes(x.data(), x.size() * sizeof(std::int32_t));
+        if (table.has_required()) {
+            const auto r = table.required(v);
+            d.add_value(static_cast<std::uint64_t>(r.size())).add_bytes(r.data(), r.size() * sizeof(std::int32_t));
+        }
     }
 }
 
@@ -93,17 +97,26 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
         mpi::run_agreed(comm, [&] {
             t = cfg.space.all ? ScoreTable::layout(n, cfg.max_parents)
                               : ScoreTable::layout(n, cfg.space.candidates, cfg.max_parents, cfg.space.extras);
+            t->require_parents(cfg.space.required);
         });
         return std::move(*t);
     }();
     out.table_entries = table.total_entries();
     const bool max_mode = opts.mode == OrderScoreMode::Max;
+    table.set_pruning(max_mode && cfg.table_prune);
     out.share = fill_table_split(table, scorer, opts.threads, engines.filler, comm,
                                  max_mode ? TableGather::OwnBlock : TableGather::Whole);
     out.seconds_table = seconds_since(t_table);
     note("local-score table: " + std::to_string(table.total_entries()) + " entries (" + std::to_string(n) +
          " nodes, parent sets of size <= " + std::to_string(cfg.max_parents) + ") in " + fixed3(out.seconds_table) +
          " s");
+    out.scored.resize(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v) out.scored[static_cast<std::size_t>(v)] = table.scored(v);
+    if (table.scored_entries() < table.total_entries())
+        note("local-score table: " + std::to_string(table.scored_entries()) + " of " +
+             std::to_string(table.total_entries()) + " entries scored" +
+             (table.pruning() ? " (the others' subsets are provably as good, or they lack a required parent)"
+                              : " (the others lack a required parent)"));
     const TableShare& share = out.share;
     if (share.ranks > 1)
         note("local-score table split over " + std::to_string(share.ranks) + " ranks by node: this rank scored " +
@@ -119,6 +132,11 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
     const auto t_sort = std::chrono::steady_clock::now();
     const bool built = build_sorted_split(table, opts.threads, 0.5 * static_cast<double>(available_host_bytes()),
                                           engines.sorter, comm);
+    if (built) {
+        out.kept.resize(static_cast<std::size_t>(n));
+        for (std::int32_t v = 0; v < n; ++v)
+            out.kept[static_cast<std::size_t>(v)] = static_cast<std::int64_t>(table.sorted_offsets(v).size());
+    }
     if (built)
         note("score-sorted parent sets: " + std::to_string(table.sorted_entries()) + " of " +
              std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +

@@ -73,7 +73,7 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     if (a.knowledge.any()) {
         mpi::run_agreed(comm, [&] {
             const Knowledge knowledge = a.knowledge.read(in.names);
-            if (!knowledge.empty()) cfg.space = bn::restrict_space(std::move(cfg.space), knowledge, n);
+            if (!knowledge.empty()) cfg.space = bn::restrict_space(std::move(cfg.space), knowledge, n, in.names);
         });
         if (!cfg.space.all) progress.note("search space: " + cfg.space.description);
     }

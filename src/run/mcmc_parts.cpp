@@ -57,6 +57,17 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
 
 McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     McmcPlan plan;
+    // The hidden --tune items (key=value, several per item separated by commas).
+    for (const std::string& list : a.tunes)
+        for (const std::string& item : split_commas(list)) {
+            const std::size_t eq = item.find('=');
+            const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+            if (key != "table-prune")
+                throw InputError("unknown --tune key '" + key + "' of cudag mcmc (keys: table-prune)");
+            if (value != "on" && value != "off")
+                throw InputError("--tune table-prune must be on or off, got '" + value + "'");
+            plan.cfg.table_prune = value == "on";
+        }
     if (a.out == "-") a.out.clear();
     std::vector<std::string>& formats = plan.formats;
     formats = unique_items(split_commas(a.formats));
@@ -271,6 +282,17 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
     return observer;
 }
 
+namespace {
+
+/// Counts comma-separated ("" when empty).
+std::string joined(const std::vector<std::int64_t>& counts) {
+    std::string s;
+    for (std::size_t i = 0; i < counts.size(); ++i) s += (i ? "," : "") + std::to_string(counts[i]);
+    return s;
+}
+
+}  // namespace
+
 bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, const ScoreInputs& in,
                            const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks) {
     const auto n = static_cast<std::int64_t>(in.names.size());
@@ -311,7 +333,11 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
                 {"cudag_version", CUDAG_VERSION},
                 {"host", mpi::host_name()},
                 {"ranks", std::to_string(ranks)},
-                {"backend", run.engines}};
+                {"backend", run.engines},
+                {"table_pruning", cfg.table_prune && opts.mode == bn::OrderScoreMode::Max ? "on" : "off"},
+                {"table_entries", std::to_string(run.table_entries)},
+                {"table_scored_by_node", joined(run.scored)},
+                {"table_kept_by_node", joined(run.kept)}};
     o.seconds_table = run.seconds_table;
     o.seconds_sort = run.seconds_sort;
     o.seconds_chains = run.seconds_chains;

@@ -129,7 +129,7 @@ TEST(ParentSpaces, SkeletonKeepsTheStrongestNeighboursTiesByIdAndEveryOtherNodeA
     EXPECT_EQ(s.description, "pc (alpha 0.05, 4 skeleton edges, 1 neighbours over the hard limit dropped, plus1)");
 }
 
-TEST(ParentSpaces, KnowledgeDropsForbiddenParentsAndRefusesRequiredOnes) {
+TEST(ParentSpaces, KnowledgeDropsForbiddenParentsAndMakesRequiredOnesMandatory) {
     Knowledge k(4);
     k.forbid_direction(1, 0);  // 1 is never a parent of 0
     const bn::ParentSpace s = bn::restrict_space(bn::ParentSpace{}, k, 4);
@@ -139,7 +139,13 @@ TEST(ParentSpaces, KnowledgeDropsForbiddenParentsAndRefusesRequiredOnes) {
     EXPECT_EQ(s.description, "all less 1 parents forbidden by background knowledge");
     Knowledge r(4);
     r.require_direction(0, 1);
-    EXPECT_THROW((void)bn::restrict_space(bn::ParentSpace{}, r, 4), InputError);
+    const bn::ParentSpace q = bn::restrict_space(bn::ParentSpace{}, r, 4);
+    EXPECT_EQ(q.candidates[1], (std::vector<std::int32_t>{0, 2, 3}));
+    EXPECT_EQ(q.required, (std::vector<std::vector<std::int32_t>>{{}, {0}, {}, {}}));
+    EXPECT_EQ(q.description, "all less 0 parents forbidden by background knowledge, 1 required parents");
+    Knowledge pair(4);
+    pair.require_pair(0, 1);  // no direction: no one node's parent sets to constrain
+    EXPECT_THROW((void)bn::restrict_space(bn::ParentSpace{}, pair, 4), InputError);
 }
 
 }  // namespace

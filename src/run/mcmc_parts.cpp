@@ -287,7 +287,10 @@ namespace {
 /// Counts comma-separated ("" when empty).
 std::string joined(const std::vector<std::int64_t>& counts) {
     std::string s;
-    for (std::size_t i = 0; i < counts.size(); ++i) s += (i ? "," : "") + std::to_string(counts[i]);
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        if (i) s += ',';
+        s += std::to_string(counts[i]);
+    }
     return s;
 }
 

@@ -4,6 +4,7 @@
 // spaces and the prior, and one-line errors (with nothing written) for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sys/wait.h>
 
@@ -215,6 +216,32 @@ TEST_F(Mcmc, PriorAndEdgePenaltyMoveTheBestDag) {
     EXPECT_EQ(lines("empty.edges.tsv").size(), 1u);  // the header only
 }
 
+// Issue 37: max mode's pruned table (the default) and the full one give the same chains;
+// the result says what each node scored and kept.
+TEST_F(Mcmc, PrunedAndFullTablesGiveTheSameChains) {
+    const std::string opts =
+        "mcmc --data " + f("d.csv") + " --score k2 --max-parents 3 --chains 3 --iterations 600 -q ";
+    CliRun r = run(opts + "--out " + f("pruned.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(opts + "--tune table-prune=off --out " + f("full.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("pruned.h5"), p("full.h5")));
+    const auto config = [&](const std::string& file, const char* key) {
+        h5::Handle h = h5::open_file(p(file));
+        h5::Handle g(H5Gopen2(h.get(), "config", H5P_DEFAULT));
+        const std::vector<std::string> v = h5::read_string_attr(g.get(), key, file);
+        return v.empty() ? std::string() : v.front();
+    };
+    const std::string scored = config("pruned.h5", "table_scored_by_node");
+    const std::string kept = config("pruned.h5", "table_kept_by_node");
+    EXPECT_EQ(std::count(scored.begin(), scored.end(), ','), 7) << scored;  // 8 nodes
+    EXPECT_EQ(std::count(kept.begin(), kept.end(), ','), 7) << kept;
+    EXPECT_EQ(config("pruned.h5", "table_pruning"), "on");
+    EXPECT_EQ(config("full.h5", "table_pruning"), "off");
+    // Every node scored all C(7, <= 3) = 64 of its sets without pruning.
+    EXPECT_EQ(config("full.h5", "table_scored_by_node"), "64,64,64,64,64,64,64,64");
+}
+
 TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     write("g.csv", "A,B\n0.5,1.25\n-1,2\n0.25,0.5\n");
     write("lab.csv", "A,B\nx,y\nz,y\nx,w\n");
@@ -254,6 +281,8 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--iss 0" + out, "--iss must lie in [1e-6, 1e6]");
     expect_error(base + "--am 2" + out, "--am and --aw apply to --score bge only");
     expect_error(base + "--backend gpu" + out, "gpu");
+    expect_error(base + "--tune table-prune=maybe" + out, "--tune table-prune must be on or off, got 'maybe'");
+    expect_error(base + "--tune tile=3" + out, "unknown --tune key 'tile' of cudag mcmc");
     expect_no_outputs(inputs);
 }
 

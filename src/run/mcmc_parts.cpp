@@ -109,10 +109,13 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
-    const bool space_pc = plan.space_pc = a.space == "pc";
+    // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
+    const bool space_pc = plan.space_pc = a.space == "pc" || a.space == "iterative";
+    plan.cfg.iterative = a.space == "iterative";
+    plan.cfg.hard_limit = a.hard_limit;
     plan.space_all = a.space == "all";
     if (!space_pc && (a.alpha_given || a.hard_limit_given))
-        throw InputError("--alpha and --hard-limit apply to --space pc only");
+        throw InputError("--alpha and --hard-limit apply to --space pc and iterative only");
     if (space_pc && !(a.alpha > 0.0 && a.alpha < 1.0))
         throw InputError("--alpha must lie in (0, 1), got " + exact_number(a.alpha));
     if (space_pc && a.hard_limit < 1)
@@ -320,7 +323,7 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
                 {"score", a.score.score},
                 {"iss", exact_number(a.score.iss)},
                 {"max_parents", std::to_string(a.max_parents)},
-                {"space", cfg.space.description},
+                {"space", run.space.description},
                 {"order_score", a.order_score},
                 {"moves", a.moves},
                 {"chains", std::to_string(opts.chains)},
@@ -392,6 +395,7 @@ std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::
         os << ", score PSRF " << fixed(d.score_psrf, 3)
            << ", edges with PSRF > 1.1: " << fixed(100.0 * d.edges.fraction_above, 1) << "% of "
            << d.edges.edges_counted;
+    if (cfg.iterative) os << "; space search " << fixed(run.seconds_space, 3) << " s";
     os << "; table " << fixed(run.seconds_table, 3) << " s";
     if (run.share.ranks > 1)
         os << " (split over " << run.share.ranks << " ranks, rank 0's share " << fixed(run.share.seconds_own, 3)

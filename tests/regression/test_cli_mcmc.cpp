@@ -203,6 +203,18 @@ TEST_F(Mcmc, SpaceFileAndPcSpaceRestrictParents) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("search space: pc (alpha 0.01"), std::string::npos) << r.err;
     EXPECT_GE(lines("pc.edges.tsv").size(), 4u);
+    // --space iterative (issue 37): the space grown from pc's, and said which was sampled.
+    r = run(base + "--space iterative --alpha 0.01 --hard-limit 3 --chains 2 --iterations 500 --out " + f("it.h5") +
+            " -v");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("search space sampled: pc (alpha 0.01"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(hard limit 3)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("; space search "), std::string::npos) << r.err;
+    h5::Handle h = h5::open_file(p("it.h5"));
+    h5::Handle g(H5Gopen2(h.get(), "config", H5P_DEFAULT));
+    const std::vector<std::string> space = h5::read_string_attr(g.get(), "space", "it.h5");
+    ASSERT_EQ(space.size(), 1u);
+    EXPECT_NE(space[0].find(", iterative: "), std::string::npos) << space[0];
 }
 
 TEST_F(Mcmc, PriorAndEdgePenaltyMoveTheBestDag) {
@@ -266,7 +278,7 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--moves jump" + out, "unknown --moves 'jump'");
     expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in must lie in [0, --iterations - 1 = 9]");
     expect_error(base + "--resume" + out, "--resume needs --checkpoint");
-    expect_error(base + "--alpha 0.1" + out, "apply to --space pc only");
+    expect_error(base + "--alpha 0.1" + out, "apply to --space pc and iterative only");
     expect_error(base + "--checkpoint " + f("c.h5") + " --checkpoint-every 5x" + out, "--checkpoint-every takes");
     expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
     expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");

@@ -6,6 +6,7 @@
 // drop what knowledge forbids.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -114,6 +115,43 @@ TEST(McmcPipeline, DigestMovesWithEverySettingAndNamesIt) {
     for (const char* name : {"--max-parents", "--edge-penalty", "--order-score", "--moves", "--chains", "--iterations",
                              "--burn-in", "--thin", "--seed"})
         EXPECT_TRUE(names.count(name)) << name;
+}
+
+// --space iterative (issue 37): from a plus1 space whose skeleton misses most edges, rounds
+// of max-mode chains admit their MAP DAG's plus1 edges as candidates (both ways) until one
+// admits nothing; the run then samples that space, equal to a run given it directly.
+TEST(McmcPipeline, IterativeSpaceGrowsByMapDagsAndSamplesTheSpaceItEndsOn) {
+    const bn::DiscreteScorer scorer = test::simulated_scorer(9, 400, 5);
+    const bn::StructurePrior prior;
+    const std::vector<bn::SkeletonEdge> skeleton = {{0, 1, 0.001}, {3, 4, 0.0}};
+    for (const int hard_limit : {1, 3}) {
+        SCOPED_TRACE("hard limit " + std::to_string(hard_limit));
+        bn::McmcConfig cfg = config(bn::OrderScoreMode::Sum);
+        cfg.space = bn::space_from_skeleton(9, skeleton, hard_limit, "pc (test");
+        cfg.iterative = true;
+        cfg.hard_limit = hard_limit;
+        mpi::SerialCommunicator serial;
+        const bn::McmcOutcome got = bn::run_order_mcmc(scorer, prior, cfg, serial);
+        const bn::ParentSpace& s = got.space;
+        std::int64_t before = 4, after = 0;  // the skeleton's two edges, both ways
+        for (std::int32_t v = 0; v < 9; ++v) {
+            after += static_cast<std::int64_t>(s.candidates[v].size());
+            EXPECT_LE(static_cast<std::int64_t>(s.candidates[v].size()), std::max<std::int64_t>(hard_limit, 1));
+            EXPECT_EQ(s.candidates[v].size() + s.extras[v].size(), 8u) << "node " << v;  // nothing lost
+        }
+        EXPECT_GT(after, before);
+        EXPECT_NE(s.description.find(", iterative: "), std::string::npos) << s.description;
+        // The run sampled that space: a run on it given directly has the same chains.
+        bn::McmcConfig direct = config(bn::OrderScoreMode::Sum);
+        direct.space = s;
+        const bn::McmcOutcome want = bn::run_order_mcmc(scorer, prior, direct, serial);
+        EXPECT_EQ(got.table_entries, want.table_entries);
+        EXPECT_EQ(got.result.edge_prob, want.result.edge_prob);
+        // A last round on the final space admits nothing: the MAP DAG's parents are candidates.
+        bn::McmcConfig again = cfg;
+        again.space = s;
+        EXPECT_EQ(bn::run_order_mcmc(scorer, prior, again, serial).space.candidates, s.candidates);
+    }
 }
 
 TEST(ParentSpaces, SkeletonKeepsTheStrongestNeighboursTiesByIdAndEveryOtherNodeAsExtra) {

@@ -8,18 +8,20 @@
 #     edge frequencies byte for byte. (The GPU's table filler scores every entry; the
 #     pruning bounds run on the CPU.)
 #  2. BiDAG's benchmark design at n = 200: Erdős–Rényi with 2 expected parents, N = 10 n,
-#     BGe (am = 0.25), PC space with hard limit 16 and alpha min(0.4, 20 / n) (BiDAG starts
-#     its iterative search from that space; cudag samples on it, plus1), sum mode, BiDAG's
-#     moves, max(25,000, 5 n^2 log n) iterations (ITER200 overrides).
-#  3. alarm (bnlearn) sampled with `cudag simulate bif` (1,000 rows), max mode, s = 4: SHD
-#     and skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`).
+#     BGe (am = 0.25), --space iterative from the PC space with hard limit 16 and alpha
+#     min(0.4, 20 / n), then sum mode with BiDAG's moves for max(25,000, 5 n^2 log n)
+#     iterations (ITER200 overrides; the search rounds take the same count).
+#  3. bnlearn networks (NETS, default alarm) sampled with `cudag simulate bif` (ROWS rows),
+#     max mode, s = 4, --space SPACE3 (default all; pigs and munin want iterative): SHD and
+#     skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`).
 # Usage: scripts/bench/mcmc_scale.sh [build-dir]
-#   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... NET=alarm ROWS=1000 SEED=1
+#   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... NETS=alarm ROWS=1000
+#        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU); e.g. NETS="pigs munin" SPACE3=iterative STEP_S=600
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-n=${N:-125}; cpu_n=${CPU_N:-60}; step=${STEP_S:-240}; seed=${SEED:-1}
+n=${N:-125}; cpu_n=${CPU_N:-60}; step=${STEP_S:-240}; seed=${SEED:-1}; backend=${BACKEND:-cuda}
 bnlearn=${BNLEARN:-../shared/data/bnlearn}
 
 # One run under the timeout: prints "wall table sort chains scored kept best" from -v.
@@ -40,7 +42,7 @@ wall = f"{t1 - t0:.2f}" if rc == 0 else ("timeout" if rc == 124 else f"rc{rc}")
 scored = g(r"local-score table: ([0-9]+) of [0-9]+ entries scored")
 if scored == "-": scored = g(r"local-score table: ([0-9]+) entries")
 kept = g(r"score-sorted parent sets: ([0-9]+) of")
-print(wall, g(r"table ([0-9.]+) s"), g(r"sort ([0-9.]+) s"), g(r"chains ([0-9.]+) s"), scored, kept,
+print(wall, g(r"space search ([0-9.]+) s") + "+" + g(r"; table ([0-9.]+) s"), g(r"sort ([0-9.]+) s"), g(r"chains ([0-9.]+) s"), scored, kept,
       g(r"best DAG score (-?[0-9.]+)"))
 PY
 }
@@ -64,14 +66,14 @@ sys.exit(any(len({x[c] for x in r[1:]}) < 2 for c in range(len(r[0]))))' "$2" &&
     return 1
 }
 
-hdr='%-34s %9s %8s %8s %8s %12s %9s %16s %5s\n'
+hdr='%-34s %9s %14s %8s %8s %12s %9s %16s %5s\n'
 echo "1. the paper's setting: binary, 600 samples, s = 4, 10,000 iterations, 1 chain, max mode, BDeu"
-printf "$hdr" run wall_s table_s sort_s chains_s scored kept best same
+printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
 for m in "$cpu_n" "$n"; do
     binary "$m" "$work/b$m.csv"
     opts=(--data "$work/b$m.csv" --score bdeu --max-parents 4 --chains 1 --iterations 10000 --seed "$seed")
-    read -r w t so ch sc ke be < <(run "$work/g$m.h5" "${opts[@]}" --backend cuda)
-    printf "$hdr" "n=$m cuda" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+    read -r w t so ch sc ke be < <(run "$work/g$m.h5" "${opts[@]}" --backend "$backend")
+    printf "$hdr" "n=$m $backend" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
     [[ $m == "$n" && $n != "$cpu_n" ]] && continue
     for p in off on; do
         read -r w t so ch sc ke be < <(run "$work/c$m$p.h5" "${opts[@]}" --backend cpu --tune table-prune=$p)
@@ -81,28 +83,30 @@ for m in "$cpu_n" "$n"; do
 done
 
 echo
-echo "2. BiDAG's design at n = 200: ER 2 parents, N = 2000, BGe am 0.25, pc space (hard limit 16, alpha 0.1), sum"
+echo "2. BiDAG's design at n = 200: ER 2 parents, N = 2000, BGe am 0.25, iterative space (hard limit 16, alpha 0.1), sum"
 "$build/cudag" simulate gaussian --vars 200 --samples 2000 --density "$(python3 -c "print(4.0 / 199)")" \
     --seed "$seed" --out "$work/g200.csv" -q
 iter=${ITER200:-$(python3 -c "import math; print(max(25000, int(5 * 200**2 * math.log(200))))")}
-printf "$hdr" run wall_s table_s sort_s chains_s scored kept best same
+printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
 read -r w t so ch sc ke be < <(run "$work/bge.h5" --data "$work/g200.csv" --score bge --am 0.25 --max-parents 4 \
-    --space pc --hard-limit 16 --alpha 0.1 --order-score sum --moves bidag --chains 1 --iterations "$iter" \
-    --seed "$seed" --backend cuda)
+    --space iterative --hard-limit 16 --alpha 0.1 --order-score sum --moves bidag --chains 1 --iterations "$iter" \
+    --seed "$seed" --backend "$backend")
 printf "$hdr" "n=200 bge, $iter iterations" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
 
-net=${NET:-alarm}; rows=${ROWS:-1000}
-echo
-echo "3. $net, $rows rows (cudag simulate bif), max mode BDeu s = 4, 4 chains x 20,000 iterations"
-if [[ -f $bnlearn/$net.bif.gz ]]; then
+rows=${ROWS:-1000}; space3=${SPACE3:-all}
+for net in ${NETS:-alarm}; do
+    echo
+    echo "3. $net, $rows rows (cudag simulate bif), max mode BDeu s = 4, --space $space3, 4 chains x 20,000 iterations"
+    if [[ ! -f $bnlearn/$net.bif.gz ]]; then
+        echo "no $bnlearn/$net.bif.gz: skipped"
+        continue
+    fi
     gunzip -c "$bnlearn/$net.bif.gz" >"$work/$net.bif"
     "$build/cudag" simulate bif --bif "$work/$net.bif" --samples "$rows" --seed "$seed" --out "$work/$net.csv" \
         --truth "$work/$net.truth.tsv" -q
-    printf "$hdr" run wall_s table_s sort_s chains_s scored kept best same
+    printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
     read -r w t so ch sc ke be < <(run "$work/$net.h5" --data "$work/$net.csv" --score bdeu --max-parents 4 \
-        --chains 4 --iterations 20000 --seed "$seed" --backend cuda)
+        --space "$space3" --chains 4 --iterations 20000 --seed "$seed" --backend "$backend")
     printf "$hdr" "$net" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
     timeout 60 "$build/cudag" compare --truth "$work/$net.truth.tsv" --estimate "$work/$net.h5" 2>&1 | tail -n 8
-else
-    echo "no $bnlearn/$net.bif.gz: skipped"
-fi
+done

@@ -16,7 +16,8 @@
 #     skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`).
 # Usage: scripts/bench/mcmc_scale.sh [build-dir]
 #   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... NETS=alarm ROWS=1000
-#        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU); e.g. NETS="pigs munin" SPACE3=iterative STEP_S=600
+#        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3"; e.g.
+#        STEPS=3 NETS="pigs munin" SPACE3=iterative STEP_S=600
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -67,6 +68,8 @@ sys.exit(any(len({x[c] for x in r[1:]}) < 2 for c in range(len(r[0]))))' "$2" &&
 }
 
 hdr='%-34s %9s %14s %8s %8s %12s %9s %16s %5s\n'
+steps=" ${STEPS:-1 2 3} "
+if [[ $steps == *" 1 "* ]]; then
 echo "1. the paper's setting: binary, 600 samples, s = 4, 10,000 iterations, 1 chain, max mode, BDeu"
 printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
 for m in "$cpu_n" "$n"; do
@@ -82,6 +85,9 @@ for m in "$cpu_n" "$n"; do
     done
 done
 
+fi
+
+if [[ $steps == *" 2 "* ]]; then
 echo
 echo "2. BiDAG's design at n = 200: ER 2 parents, N = 2000, BGe am 0.25, iterative space (hard limit 16, alpha 0.1), sum"
 "$build/cudag" simulate gaussian --vars 200 --samples 2000 --density "$(python3 -c "print(4.0 / 199)")" \
@@ -93,6 +99,9 @@ read -r w t so ch sc ke be < <(run "$work/bge.h5" --data "$work/g200.csv" --scor
     --seed "$seed" --backend "$backend")
 printf "$hdr" "n=200 bge, $iter iterations" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
 
+fi
+
+[[ $steps == *" 3 "* ]] || exit 0
 rows=${ROWS:-1000}; space3=${SPACE3:-all}
 for net in ${NETS:-alarm}; do
     echo

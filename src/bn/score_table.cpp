@@ -337,7 +337,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
         // strict superset can score above the best of its subsets: the scorer's bound), and
         // best[i] the best entry of i's subsets, i included (as dominated_sets computes it).
         std::vector<char> closed(prune ? static_cast<std::size_t>(node_entries(v)) : 0);
-        std::vector<double> best(closed.size());
+        std::vector<double> best(closed.size(), -kInf);
         const BinomialTable C(prune ? m + 1 : 0, max_parents_ + 2);
         std::int64_t scored = 0;
         // Block -1: the candidates' sets; block e: extras[e] joining up to s - 1 candidates.

@@ -216,7 +216,7 @@ double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> pa
 }
 
 double DiscreteScorer::local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int max_size,
-                                     double* bound) const {
+                                     double floor, double* bound) const {
     std::int64_t rows = 0;
     std::vector<std::uint32_t> sparse;
     const std::uint32_t* c = counts(node, parents, rows, sparse);
@@ -235,11 +235,21 @@ double DiscreteScorer::local_bounded(std::int32_t node, std::span<const std::int
         }
         a_min = spec_.iss / (q_max * static_cast<double>(r));
     }
-    *bound = bd_superset_bound(c, rows, r, a_min);
-    return score(c, rows, node, parents);
+    const double s = score(c, rows, node, parents);
+    // The cheap lower bound on the bound: above the floor and the score, nothing to prune.
+    std::int64_t cells = 0;
+    for (std::int64_t i = 0; i < rows * r; ++i) cells += c[i] != 0;
+    const double least = -static_cast<double>(cells) *
+                         (xm::log(static_cast<double>(r)) +
+                          static_cast<double>(r - 1) * a_min *
+                              (1.0 + xm::log(static_cast<double>(std::max<std::int64_t>(codes_.n_samples, 1)))));
+    *bound =
+        least > std::max(floor, s) ? std::numeric_limits<double>::infinity() : bd_superset_bound(c, rows, r, a_min);
+    return s;
 }
 
-double LocalScorer::local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int, double* bound) const {
+double LocalScorer::local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int, double,
+                                  double* bound) const {
     *bound = std::numeric_limits<double>::infinity();
     return local(node, parents);
 }

@@ -390,7 +390,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                     const int size = k + (e >= 0 ? 1 : 0);
                     if (prune && size < max_parents_) {
                         double bound = kInf;
-                        entry = scorer.local_bounded(v, parents, max_parents_, &bound);
+                        entry = scorer.local_bounded(v, parents, max_parents_, below, &bound);
                         best[at] = std::max(below, entry);
                         // Closed when no strict superset can beat this set's best subset;
                         // the margin covers the rounding of the scores and of the bound.

@@ -67,6 +67,9 @@ TEST(PruneBound, BoundsEverySplitOfHandMadeCountsAndIsReachedByTheLevelSplit) {
     EXPECT_LT(cudag::bn::bd_superset_bound(kCounts.data(), 2, kR, 1.0), bound);
 }
 
+/// A floor no bound is above: local_bounded then always computes the bound.
+constexpr double kNoFloor = std::numeric_limits<double>::infinity();
+
 /// Every set of at most s of the nodes other than v, as increasing ids.
 std::vector<std::vector<std::int32_t>> sets_of(int n, std::int32_t v, int s) {
     std::vector<std::vector<std::int32_t>> out;
@@ -99,13 +102,18 @@ TEST(PruneBound, ScorersBoundEveryStrictSuperset) {
             const auto sets = sets_of(n, v, s);
             for (const auto& a : sets) {
                 double bound = 0.0;
-                const double score = scorer->local_bounded(v, a, s, &bound);
+                const double score = scorer->local_bounded(v, a, s, kNoFloor, &bound);
                 EXPECT_EQ(score, scorer->local(v, a));  // the same bits
                 double most = -std::numeric_limits<double>::infinity();
                 for (const auto& b : sets)
                     if (strict_subset(a, b)) most = std::max(most, scorer->local(v, b));
                 EXPECT_LE(most, bound) << "node " << v << ", " << a.size() << " parents";
                 EXPECT_TRUE(std::isfinite(bound));  // a bound, not the default +inf
+                // With the score as the floor the bound may be skipped (+inf), only where it
+                // lies above the score: the table could not have pruned with it.
+                double skipped = 0.0;
+                EXPECT_EQ(scorer->local_bounded(v, a, s, -kNoFloor, &skipped), score);
+                EXPECT_TRUE(skipped == bound || (std::isinf(skipped) && bound > score));
             }
         }
     }

@@ -139,6 +139,16 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
         note("score-sorted parent sets: " + std::to_string(table.sorted_entries()) + " of " +
              std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +
              fixed3(seconds_since(t_sort)) + " s");
+        std::string by_node = "parent sets scored/kept by node (variables from 1):";
+        for (std::int32_t v = 0; v < n; ++v) {
+            by_node += ' ';
+            by_node += std::to_string(v + 1);
+            by_node += ": ";
+            by_node += std::to_string(out.scored[static_cast<std::size_t>(v)]);
+            by_node += '/';
+            by_node += std::to_string(out.kept[static_cast<std::size_t>(v)]);
+        }
+        note(by_node);
     } else {
         note("score-sorted parent sets do not fit: each node's sets are enumerated");
     }

@@ -189,6 +189,9 @@ TEST_F(Knowledge, McmcTakesForbiddenRequiredAndTiersAsParentConstraints) {
     }
     write("pair.txt", "X1 -- X2\n");
     expect_error(base + "--require " + f("pair.txt") + " --out " + f("no.h5"), "'X1' -- 'X2' gives no direction");
+    write("three.txt", "X1 -> X4\nX2 -> X4\nX3 -> X4\n");
+    expect_error(base + "--require " + f("three.txt") + " --out " + f("no.h5"),
+                 "--require gives 'X4' 3 required parents, more than --max-parents 2");
     EXPECT_FALSE(std::filesystem::exists(dir_ / "no.h5"));
 }
 

@@ -13,7 +13,8 @@
 #     iterations (ITER200 overrides; the search rounds take the same count).
 #  3. bnlearn networks (NETS, default alarm) sampled with `cudag simulate bif` (ROWS rows),
 #     max mode, s = 4, --space SPACE3 (default all; pigs and munin want iterative): SHD and
-#     skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`).
+#     skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`), and the
+#     ROC AUC of the edge frequencies for the true skeleton.
 # Usage: scripts/bench/mcmc_scale.sh [build-dir]
 #   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... NETS=alarm ROWS=1000
 #        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3"; e.g.
@@ -45,6 +46,24 @@ if scored == "-": scored = g(r"local-score table: ([0-9]+) entries")
 kept = g(r"score-sorted parent sets: ([0-9]+) of")
 print(wall, g(r"space search ([0-9.]+) s") + "+" + g(r"; table ([0-9.]+) s"), g(r"sort ([0-9.]+) s"), g(r"chains ([0-9.]+) s"), scored, kept,
       g(r"best DAG score (-?[0-9.]+)"))
+PY
+}
+auc() {  # ROC AUC of the edge probabilities (a pair's larger direction) for the true skeleton
+    python3 - "$1" "$2" <<'PY'
+import csv, sys
+truth = {frozenset(r[:2]) for r in list(csv.reader(open(sys.argv[1]), delimiter="\t"))[1:]}
+prob = {}
+for a, b, p in list(csv.reader(open(sys.argv[2]), delimiter="\t"))[1:]:
+    k = frozenset((a, b))
+    prob[k] = max(prob.get(k, 0.0), float(p))
+names = sorted({v for k in list(truth) + list(prob) for v in k})
+pairs = [frozenset((a, b)) for i, a in enumerate(names) for b in names[i + 1:]]
+pos = sorted(prob.get(k, 0.0) for k in pairs if k in truth)
+neg = sorted(prob.get(k, 0.0) for k in pairs if k not in truth)
+# P(score of a true pair > a false one), ties counting half
+import bisect
+wins = sum(bisect.bisect_left(neg, x) + 0.5 * (bisect.bisect_right(neg, x) - bisect.bisect_left(neg, x)) for x in pos)
+print(f"edge-probability AUC {wins / max(1, len(pos) * len(neg)):.4f} ({len(pos)} true pairs, {len(neg)} others)")
 PY
 }
 same() {  # traces, best DAG and edge frequencies of two runs, byte for byte
@@ -118,4 +137,5 @@ for net in ${NETS:-alarm}; do
         --space "$space3" --chains 4 --iterations 20000 --seed "$seed" --backend "$backend")
     printf "$hdr" "$net" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
     timeout 60 "$build/cudag" compare --truth "$work/$net.truth.tsv" --estimate "$work/$net.h5" 2>&1 | tail -n 8
+    auc "$work/$net.truth.tsv" "$work/$net.edgeprob.tsv"
 done

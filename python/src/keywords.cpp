@@ -292,6 +292,7 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
         field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
         field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
         field("backend", "--backend", &J::backend),
+        field("tune", "--tune", &J::tunes),
         field("threads", "--threads", &J::threads),
         field("out", "--out", &J::out),
         comma_list("format", "--format", &J::formats),

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <queue>
 #include <string>
 #include <utility>
 
@@ -122,6 +124,34 @@ private:
     std::vector<std::int32_t> parents_;
 };
 
+/// `drawn` made to respect the table's mandatory parents (each before its child): Kahn's
+/// algorithm over the required edges, taking among the nodes ready the earliest in `drawn`.
+/// An order that already respects them is returned unchanged.
+std::vector<std::int32_t> respect_required(const ScoreTable& table, const std::vector<std::int32_t>& drawn) {
+    const std::int64_t n = table.n_nodes();
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<std::int64_t> place(un), indegree(un, 0);
+    for (std::size_t i = 0; i < un; ++i) place[drawn[i]] = static_cast<std::int64_t>(i);
+    std::vector<std::vector<std::int32_t>> children(un);
+    for (std::int32_t v = 0; v < n; ++v)
+        for (const std::int32_t p : table.required(v)) ++indegree[v], children[p].push_back(v);
+    // Ready nodes by their place in `drawn`, the earliest first.
+    std::priority_queue<std::int64_t, std::vector<std::int64_t>, std::greater<>> ready;
+    for (std::int32_t v = 0; v < n; ++v)
+        if (indegree[v] == 0) ready.push(place[v]);
+    std::vector<std::int32_t> order;
+    order.reserve(un);
+    while (!ready.empty()) {
+        const std::int32_t v = drawn[static_cast<std::size_t>(ready.top())];
+        ready.pop();
+        order.push_back(v);
+        for (const std::int32_t c : children[v])
+            if (--indegree[c] == 0) ready.push(place[c]);
+    }
+    CUDAG_ASSERT(order.size() == un);  // require_parents refuses cycles
+    return order;
+}
+
 }  // namespace
 
 void check_options(const OrderMcmcOptions& opts) {
@@ -143,6 +173,8 @@ ChainState start_chain(const ScoreTable& table, const OrderMcmcOptions& opts, st
     for (std::int32_t v = 0; v < n; ++v) st.order[v] = v;
     CounterRng init(opts.seed, static_cast<std::uint64_t>(chain) * 2, 0);
     for (std::int64_t i = n - 1; i > 0; --i) std::swap(st.order[i], st.order[scaled_index(init.uniform(), i + 1)]);
+    // With mandatory parents, the first order respecting them (every other scores -inf).
+    if (table.has_required()) st.order = respect_required(table, st.order);
     st.score = opts.mode == OrderScoreMode::Sum ? order_score_sum(table, st.order, false).total
                                                 : order_score_max(table, st.order).total;
     st.best_order = st.order;

@@ -2,7 +2,9 @@
 #include "bn/pipeline.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -32,6 +34,10 @@ void add_space(Digest& d, const ScoreTable& table) {
         const auto c = table.candidates(v), x = table.extras(v);
         d.add_value(static_cast<std::uint64_t>(c.size())).add_bytes(c.data(), c.size() * sizeof(std::int32_t));
         d.add_value(static_cast<std::uint64_t>(x.size())).add_bytes(x.data(), x.size() * sizeof(std::int32_t));
+        if (table.has_required()) {
+            const auto r = table.required(v);
+            d.add_value(static_cast<std::uint64_t>(r.size())).add_bytes(r.data(), r.size() * sizeof(std::int32_t));
+        }
     }
 }
 
@@ -72,38 +78,46 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     return s;
 }
 
-McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior, const McmcConfig& cfg,
-                           mpi::Communicator& comm, const McmcObserver& observer) {
-    const auto note = [&](const std::string& line) {
-        if (observer.note) observer.note(line);
-    };
-    const OrderMcmcOptions& opts = cfg.opts;
-    const PriorScorer scorer(base, prior);
-    const std::int64_t n = base.n_vars();
-    McmcOutcome out;
+namespace {
 
-    // The table, laid out alike on every rank; each rank computes the entries of its
-    // block of nodes (balanced by entries). Sum mode makes it whole everywhere (an
-    // allgatherv); max mode shares only the sorted lists below, unless they do not fit.
+using Note = std::function<void(const std::string&)>;
+
+/// The table over `space` for `mode`, on every rank: laid out alike, each rank computing
+/// its block of nodes (balanced by entries; sum mode makes it whole everywhere, max mode
+/// shares only the sorted lists, unless they do not fit), then each node's undominated sets
+/// sorted by score when they fit in half of the free memory (the least of any rank). Fills
+/// out's table fields.
+ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const PriorScorer& scorer,
+                         const McmcConfig& cfg, const McmcEngines& engines, mpi::Communicator& comm, McmcOutcome& out,
+                         const Note& note) {
+    const std::int64_t n = scorer.n_vars();
+    const int threads = cfg.opts.threads;
     const auto t_table = std::chrono::steady_clock::now();
-    const McmcEngines engines = pick_mcmc_engines(base, scorer, cfg.max_parents, cfg.gpu, cfg.device);
-    out.engines = engines.filler ? "table cuda" : "table cpu";
     ScoreTable table = [&] {
         std::optional<ScoreTable> t;
         mpi::run_agreed(comm, [&] {
-            t = cfg.space.all ? ScoreTable::layout(n, cfg.max_parents)
-                              : ScoreTable::layout(n, cfg.space.candidates, cfg.max_parents, cfg.space.extras);
+            t = space.all ? ScoreTable::layout(n, cfg.max_parents)
+                          : ScoreTable::layout(n, space.candidates, cfg.max_parents, space.extras);
+            t->require_parents(space.required);
         });
         return std::move(*t);
     }();
     out.table_entries = table.total_entries();
-    const bool max_mode = opts.mode == OrderScoreMode::Max;
-    out.share = fill_table_split(table, scorer, opts.threads, engines.filler, comm,
+    const bool max_mode = mode == OrderScoreMode::Max;
+    table.set_pruning(max_mode && cfg.table_prune);
+    out.share = fill_table_split(table, scorer, threads, engines.filler, comm,
                                  max_mode ? TableGather::OwnBlock : TableGather::Whole);
     out.seconds_table = seconds_since(t_table);
     note("local-score table: " + std::to_string(table.total_entries()) + " entries (" + std::to_string(n) +
          " nodes, parent sets of size <= " + std::to_string(cfg.max_parents) + ") in " + fixed3(out.seconds_table) +
          " s");
+    out.scored.resize(static_cast<std::size_t>(n));
+    for (std::int32_t v = 0; v < n; ++v) out.scored[static_cast<std::size_t>(v)] = table.scored(v);
+    if (table.scored_entries() < table.total_entries())
+        note("local-score table: " + std::to_string(table.scored_entries()) + " of " +
+             std::to_string(table.total_entries()) + " entries scored" +
+             (table.pruning() ? " (the others' subsets are provably as good, or they lack a required parent)"
+                              : " (the others lack a required parent)"));
     const TableShare& share = out.share;
     if (share.ranks > 1)
         note("local-score table split over " + std::to_string(share.ranks) + " ranks by node: this rank scored " +
@@ -113,27 +127,141 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
              (table.holds_all() ? "; whole on every rank after " + fixed3(share.seconds_total) + " s"
                                 : std::string("; each rank keeps its block")));
 
-    // Each node's undominated sets sorted by score (the same answers, found early), when
-    // they fit in half of the free memory (the least of any rank): max mode's chains walk
-    // them, and both modes take each chain's best DAG from them. Each rank sorts its block.
+    // Max mode's chains walk the lists; both modes take each chain's best DAG from them.
     const auto t_sort = std::chrono::steady_clock::now();
-    const bool built = build_sorted_split(table, opts.threads, 0.5 * static_cast<double>(available_host_bytes()),
-                                          engines.sorter, comm);
-    if (built)
+    const bool built =
+        build_sorted_split(table, threads, 0.5 * static_cast<double>(available_host_bytes()), engines.sorter, comm);
+    out.kept.clear();
+    if (built) {
+        out.kept.resize(static_cast<std::size_t>(n));
+        for (std::int32_t v = 0; v < n; ++v)
+            out.kept[static_cast<std::size_t>(v)] = static_cast<std::int64_t>(table.sorted_offsets(v).size());
         note("score-sorted parent sets: " + std::to_string(table.sorted_entries()) + " of " +
              std::to_string(table.total_entries()) + " kept (the others have a subset scoring as high) in " +
              fixed3(seconds_since(t_sort)) + " s");
-    else
+        std::string by_node = "parent sets scored/kept by node (variables from 1):";
+        for (std::int32_t v = 0; v < n; ++v) {
+            by_node += ' ';
+            by_node += std::to_string(v + 1);
+            by_node += ": ";
+            by_node += std::to_string(out.scored[static_cast<std::size_t>(v)]);
+            by_node += '/';
+            by_node += std::to_string(out.kept[static_cast<std::size_t>(v)]);
+        }
+        note(by_node);
+    } else {
         note("score-sorted parent sets do not fit: each node's sets are enumerated");
+    }
     // Without the lists, max mode's chains enumerate every node's sets: the whole table.
     if (!built && !table.holds_all())
         note("local-score table made whole on every rank in " + fixed3(gather_table_split(table, comm)) + " s");
     out.seconds_sort = seconds_since(t_sort);
+    return table;
+}
+
+/// The chains' engine for `table`: the GPU's where it applies.
+void pick_chain_engine(McmcRunConfig& run, const ScoreTable& table, const McmcEngines& engines,
+                       mpi::Communicator& comm) {
+    if (engines.chains_on_gpu(table, run.opts.mode))
+        mpi::run_agreed(comm, [&] { run.advance = cuda_chain_advancer(table, run.opts, engines.device); });
+}
+
+/// BiDAG's iterative search space (--space iterative): from a plus1 space, rounds of max-mode
+/// chains (the run's chains, iterations and seed) whose MAP DAG (the best chain's best DAG,
+/// rank 0's, broadcast) makes each of its edges p --> v that came through the plus1 extras a
+/// candidate edge both ways (p of v, v of p, where the other is an extra of its node too:
+/// knowledge never re-enters), while a node has fewer than cfg.hard_limit candidates; until
+/// a round adds nothing. Returns the final space.
+ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const McmcConfig& cfg,
+                          const McmcEngines& engines, mpi::Communicator& comm, const Note& note) {
+    CUDAG_EXPECTS(!space.all && space.extras.size() == space.candidates.size(),
+                  "the iterative search space starts from a plus1 space (--space pc)");
+    const std::int64_t n = scorer.n_vars();
+    std::int64_t added_total = 0;
+    int round = 0;
+    for (;;) {
+        ++round;
+        const std::string head = "iterative search space, round " + std::to_string(round) + ": ";
+        McmcOutcome scratch;
+        const ScoreTable table = prepare_table(space, OrderScoreMode::Max, scorer, cfg, engines, comm, scratch,
+                                               [&](const std::string& line) { note(head + line); });
+        McmcRunConfig search;
+        search.opts = cfg.opts;
+        search.opts.mode = OrderScoreMode::Max;
+        pick_chain_engine(search, table, engines, comm);
+        const OrderMcmcResult r = run_mcmc(table, search, comm);
+        // The MAP DAG as (parent count, parents...) per node, from rank 0 to every rank.
+        std::vector<std::int32_t> flat;
+        double map_score = 0.0;
+        if (comm.rank() == 0) {
+            std::size_t best = 0;
+            for (std::size_t c = 1; c < r.chains.size(); ++c)
+                if (r.chains[c].best_dag_score > r.chains[best].best_dag_score) best = c;
+            map_score = r.chains[best].best_dag_score;
+            for (const auto& ps : r.chains[best].best_parents) {
+                flat.push_back(static_cast<std::int32_t>(ps.size()));
+                flat.insert(flat.end(), ps.begin(), ps.end());
+            }
+        }
+        std::int64_t size = static_cast<std::int64_t>(flat.size());
+        comm.bcast(&size, 1, mpi::DataType::Int64, 0);
+        flat.resize(static_cast<std::size_t>(size));
+        comm.bcast(flat.data(), flat.size(), mpi::DataType::Int32, 0);
+        std::int64_t added = 0;
+        const auto admit = [&](std::int32_t child, std::int32_t parent) {
+            auto& x = space.extras[static_cast<std::size_t>(child)];
+            auto& c = space.candidates[static_cast<std::size_t>(child)];
+            const auto it = std::find(x.begin(), x.end(), parent);
+            if (it == x.end() || static_cast<std::int64_t>(c.size()) >= cfg.hard_limit) return;
+            x.erase(it);
+            c.push_back(parent);
+            ++added;
+        };
+        std::size_t at = 0;
+        for (std::int32_t v = 0; v < n; ++v) {
+            const std::int32_t k = flat[at++];
+            for (std::int32_t i = 0; i < k; ++i) {
+                const std::int32_t p = flat[at++];
+                admit(v, p);
+                admit(p, v);
+            }
+        }
+        added_total += added;
+        note(head + (comm.rank() == 0 ? "MAP DAG score " + fixed3(map_score) + ", " : std::string()) +
+             std::to_string(added) + " candidate parents added");
+        if (added == 0) break;
+    }
+    space.description += ", iterative: " + std::to_string(round) + " rounds of max-mode chains added " +
+                         std::to_string(added_total) + " candidate parents (hard limit " +
+                         std::to_string(cfg.hard_limit) + ")";
+    return space;
+}
+
+}  // namespace
+
+McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior, const McmcConfig& cfg,
+                           mpi::Communicator& comm, const McmcObserver& observer) {
+    const Note note = [&](const std::string& line) {
+        if (observer.note) observer.note(line);
+    };
+    const OrderMcmcOptions& opts = cfg.opts;
+    const PriorScorer scorer(base, prior);
+    McmcOutcome out;
+    const McmcEngines engines = pick_mcmc_engines(base, scorer, cfg.max_parents, cfg.gpu, cfg.device);
+    out.engines = engines.filler ? "table cuda" : "table cpu";
+
+    // The space sampled: the configured one, or where BiDAG's iterative search ends.
+    const auto t_space = std::chrono::steady_clock::now();
+    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note) : cfg.space;
+    out.seconds_space = seconds_since(t_space);
+    if (cfg.iterative)
+        note("search space sampled: " + out.space.description + " in " + fixed3(out.seconds_space) + " s");
+    ScoreTable table = prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note);
 
     McmcRunConfig run;
     run.opts = opts;
-    if (engines.chains_on_gpu(table, opts.mode)) {
-        mpi::run_agreed(comm, [&] { run.advance = cuda_chain_advancer(table, opts, engines.device); });
+    pick_chain_engine(run, table, engines, comm);
+    if (run.advance) {
         out.engines += ", chains cuda";
     } else {
         if (cfg.gpu) note("the chains run on the CPU threads");

@@ -28,7 +28,15 @@ struct McmcConfig {
     OrderMcmcOptions opts;  ///< chains, iterations, burn-in, thin, seed, mode, moves, threads
     int max_parents = 4;
     ParentSpace space;  ///< every other node by default
-    bool gpu = false;   ///< GPU engines where they apply (pick_mcmc_engines), on `device`
+    /// Max mode scores only the sets the pruning bounds cannot rule out (ScoreTable::
+    /// set_pruning; the same lists and chains). `--tune table-prune=off` times the full table.
+    bool table_prune = true;
+    /// BiDAG's iterative search space (--space iterative): `space` (a plus1 space) grown by
+    /// rounds of max-mode chains before the run samples on it; hard_limit caps each node's
+    /// candidates.
+    bool iterative = false;
+    int hard_limit = 14;
+    bool gpu = false;  ///< GPU engines where they apply (pick_mcmc_engines), on `device`
     int device = 0;
     // Checkpoints (McmcRunConfig's fields of the same names).
     std::string checkpoint;
@@ -66,8 +74,13 @@ struct McmcOutcome {
     std::vector<double> best_local;  ///< rank 0: that DAG's local score of each node
     TableShare share;                ///< what this rank computed of the table
     std::int64_t table_entries = 0;
+    /// By node: the table's entries scored (all but the pruned and required-lacking ones)
+    /// and the sets kept in the score-sorted lists (empty when they were not built).
+    std::vector<std::int64_t> scored, kept;
     double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0;
-    std::string engines;  ///< e.g. "table cuda, chains cuda"
+    double seconds_space = 0.0;  ///< the iterative search space's rounds (0 without)
+    ParentSpace space;           ///< the space sampled (cfg.space, or where the iterative search ended)
+    std::string engines;         ///< e.g. "table cuda, chains cuda"
 };
 
 /// Collective over `comm`: the run of `cfg` over PriorScorer(scorer, prior). Failures

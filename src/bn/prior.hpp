@@ -35,6 +35,10 @@ public:
 
     std::int64_t n_vars() const override { return base_.n_vars(); }
     double local(std::int32_t node, std::span<const std::int32_t> parents) const override;
+    /// The base's bound plus the prior of `parents` and the most that the parents a
+    /// superset adds (at least one, at most max_size - |parents|) can add.
+    double local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int max_size, double floor,
+                         double* bound) const override;
 
     /// What each parent adds: -log(edge_penalty), then terms()[p * n + v] when not empty.
     double per_parent() const { return per_parent_; }

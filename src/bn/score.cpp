@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <numeric>
 #include <utility>
 
 #include "bn/local_score.hpp"
@@ -167,15 +169,17 @@ DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec) :
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || (spec_.iss >= kIssMin && spec_.iss <= kIssMax),
                   "the BDeu imaginary sample size must lie in [1e-6, 1e6]");
     CUDAG_EXPECTS(codes_.n_samples < (std::int64_t{1} << 32), "at most 2^32 - 1 samples are supported");
+    by_levels_.resize(static_cast<std::size_t>(codes_.n_vars));
+    std::iota(by_levels_.begin(), by_levels_.end(), 0);
+    std::stable_sort(by_levels_.begin(), by_levels_.end(),
+                     [&](std::int32_t a, std::int32_t b) { return codes_.cards[a] > codes_.cards[b]; });
 }
 
-double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> parents) const {
+const std::uint32_t* DiscreteScorer::counts(std::int32_t node, std::span<const std::int32_t> parents,
+                                            std::int64_t& rows, std::vector<std::uint32_t>& sparse) const {
     const std::int32_t r = codes_.cards[node];
     double q = 1.0;  // all parent configurations, observed or not
     for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
-    std::int64_t rows = 0;
-    std::vector<std::uint32_t> sparse;
-    const std::uint32_t* counts = nullptr;
     thread_local std::vector<std::uint32_t> dense;
     if (q * r <= static_cast<double>(kDenseCells)) {
         // Every configuration's row, unobserved ones all zero: they add exactly 0 to the
@@ -189,13 +193,65 @@ double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> pa
                 key = key * static_cast<std::uint32_t>(codes_.cards[p]) + codes_.column(p)[s];
             ++dense[static_cast<std::size_t>(key) * static_cast<std::size_t>(r) + x[s]];
         }
-        counts = dense.data();
-    } else {
-        sparse = parent_counts(codes_, node, parents, rows);
-        counts = sparse.data();
+        return dense.data();
     }
+    sparse = parent_counts(codes_, node, parents, rows);
+    return sparse.data();
+}
+
+double DiscreteScorer::score(const std::uint32_t* counts, std::int64_t rows, std::int32_t node,
+                             std::span<const std::int32_t> parents) const {
+    const std::int32_t r = codes_.cards[node];
     if (spec_.kind == ScoreKind::K2) return k2_local_score(counts, rows, r);
+    double q = 1.0;
+    for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
     return bdeu_local_score(counts, rows, r, q, spec_.iss);
+}
+
+double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> parents) const {
+    std::int64_t rows = 0;
+    std::vector<std::uint32_t> sparse;
+    const std::uint32_t* c = counts(node, parents, rows, sparse);
+    return score(c, rows, node, parents);
+}
+
+double DiscreteScorer::local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int max_size,
+                                     double floor, double* bound) const {
+    std::int64_t rows = 0;
+    std::vector<std::uint32_t> sparse;
+    const std::uint32_t* c = counts(node, parents, rows, sparse);
+    const std::int32_t r = codes_.cards[node];
+    double a_min = 1.0;  // K2
+    if (spec_.kind == ScoreKind::BDeu) {
+        // The most configurations a superset of at most max_size parents can have.
+        double q_max = 1.0;
+        for (const std::int32_t p : parents) q_max *= static_cast<double>(codes_.cards[p]);
+        int more = max_size - static_cast<int>(parents.size());
+        for (std::size_t i = 0; i < by_levels_.size() && more > 0; ++i) {
+            const std::int32_t u = by_levels_[i];
+            if (u == node || std::find(parents.begin(), parents.end(), u) != parents.end()) continue;
+            q_max *= static_cast<double>(codes_.cards[u]);
+            --more;
+        }
+        a_min = spec_.iss / (q_max * static_cast<double>(r));
+    }
+    const double s = score(c, rows, node, parents);
+    // The cheap lower bound on the bound: above the floor and the score, nothing to prune.
+    std::int64_t cells = 0;
+    for (std::int64_t i = 0; i < rows * r; ++i) cells += c[i] != 0;
+    const double least = -static_cast<double>(cells) *
+                         (xm::log(static_cast<double>(r)) +
+                          static_cast<double>(r - 1) * a_min *
+                              (1.0 + xm::log(static_cast<double>(std::max<std::int64_t>(codes_.n_samples, 1)))));
+    *bound =
+        least > std::max(floor, s) ? std::numeric_limits<double>::infinity() : bd_superset_bound(c, rows, r, a_min);
+    return s;
+}
+
+double LocalScorer::local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int, double,
+                                  double* bound) const {
+    *bound = std::numeric_limits<double>::infinity();
+    return local(node, parents);
 }
 
 std::vector<double> LocalScorer::local_scores(const Dag& dag) const {

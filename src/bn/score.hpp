@@ -53,6 +53,13 @@ public:
     virtual std::int64_t n_vars() const = 0;
     /// Local score of `node` given `parents` (distinct, not `node`; any order).
     virtual double local(std::int32_t node, std::span<const std::int32_t> parents) const = 0;
+    /// local() (the same bits) and, in *bound, an upper bound on local(node, S) over every S
+    /// that strictly contains `parents` and has at most `max_size` parents (issue 37: max
+    /// mode's pruned table). +inf, the default, where the score has no bound (BGe), and where
+    /// the bound is provably above both `floor` and the score (the caller then prunes nothing
+    /// with it: a cheap test spares computing it).
+    virtual double local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int max_size, double floor,
+                                 double* bound) const;
     /// Local score of every node of `dag` (which must have n_vars() nodes); the DAG score
     /// is their sum (dag_score). Acyclicity is the caller's to check (find_cycle).
     std::vector<double> local_scores(const Dag& dag) const;
@@ -68,6 +75,14 @@ public:
 
     std::int64_t n_vars() const override { return codes_.n_vars; }
     double local(std::int32_t node, std::span<const std::int32_t> parents) const override;
+    /// BDeu and K2: bd_superset_bound over the parents' counts (bn/local_score.hpp), with
+    /// a_min = 1 (K2) or iss / (r q_max) (BDeu), q_max the configurations of the parents and
+    /// the max_size - |parents| most-levelled other variables. The bound is at least
+    /// -cells (log r + (r - 1) a_min (1 + log N)) over the nonzero cells (each level's first
+    /// sample costs log r, each later one at most (r - 1) a_min / t): when that is above
+    /// `floor` and the score, the bound is not computed (+inf).
+    double local_bounded(std::int32_t node, std::span<const std::int32_t> parents, int max_size, double floor,
+                         double* bound) const override;
 
     const ci::DiscreteCodes& codes() const { return codes_; }
     const ScoreSpec& spec() const { return spec_; }
@@ -76,8 +91,15 @@ public:
     static constexpr std::int64_t kDenseCells = 1 << 16;
 
 private:
+    /// The parents' counts (dense or observed rows, as local() takes them) in *rows.
+    const std::uint32_t* counts(std::int32_t node, std::span<const std::int32_t> parents, std::int64_t& rows,
+                                std::vector<std::uint32_t>& sparse) const;
+    double score(const std::uint32_t* counts, std::int64_t rows, std::int32_t node,
+                 std::span<const std::int32_t> parents) const;
+
     ci::DiscreteCodes codes_;
     ScoreSpec spec_;
+    std::vector<std::int32_t> by_levels_;  ///< variables, most levels first (ties by id)
 };
 
 /// The codes that BDeu/K2 score, from data read with io::TableMode::Auto (or Labels):

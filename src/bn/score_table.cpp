@@ -19,6 +19,27 @@ namespace cudag::bn {
 
 namespace {
 
+/// C(a, b) for a <= rows - 1 and b <= cols - 1, so that the pruning ranks sets quickly.
+class BinomialTable {
+public:
+    BinomialTable(std::int64_t rows, int cols) : cols_(cols), t_(static_cast<std::size_t>(rows * cols)) {
+        for (std::int64_t a = 0; a < rows; ++a)
+            for (int b = 0; b < cols; ++b) t_[static_cast<std::size_t>(a * cols + b)] = binomial(a, b);
+    }
+    std::int64_t operator()(std::int64_t a, int b) const {
+        return b < 0 || a < b ? 0 : t_[static_cast<std::size_t>(a * cols_ + b)];
+    }
+
+private:
+    int cols_;
+    std::vector<std::int64_t> t_;
+};
+
+/// The pruned table's margin, relative to the best subset's score (at least 1): a set is
+/// closed only when its bound lies this far below, far beyond the rounding of the scores
+/// (about 1e-13 relative) and of the bound.
+constexpr double kPruneMargin = 1e-9;
+
 /// Sum over k = 0..s of C(m, k) as a double (no overflow).
 double sets_up_to(std::int64_t m, int s) {
     double total = 0.0;
@@ -206,6 +227,7 @@ ScoreTable ScoreTable::layout(std::int64_t n, std::vector<std::vector<std::int32
             t.node_offset_[v] + so.back() + static_cast<std::int64_t>(t.extras(v).size()) * xo.back();
     }
     t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill_nodes writes them
+    t.scored_.assign(static_cast<std::size_t>(n), 0);
     return t;
 }
 
@@ -224,6 +246,44 @@ void ScoreTable::fill_nodes(const LocalScorer& scorer, NodeRange nodes, int thre
     });
     filler(*this, nodes);
     fill(scorer, nodes, threads, true);
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) scored_[v] = node_entries(v);
+}
+
+std::int64_t ScoreTable::scored_entries() const {
+    std::int64_t total = 0;
+    for (const std::int64_t c : scored_) total += c;
+    return total;
+}
+
+void ScoreTable::require_parents(std::vector<std::vector<std::int32_t>> required) {
+    const std::int64_t n = n_nodes();
+    if (required.empty()) {
+        required_.clear();
+        return;
+    }
+    CUDAG_EXPECTS(static_cast<std::int64_t>(required.size()) == n, "the required parents need one list per node (" +
+                                                                       std::to_string(n) + "), not " +
+                                                                       std::to_string(required.size()));
+    bool any = false;
+    for (std::int32_t v = 0; v < n; ++v) {
+        auto& r = required[v];
+        std::sort(r.begin(), r.end());
+        r.erase(std::unique(r.begin(), r.end()), r.end());
+        const auto& c = candidates_[v];
+        for (const std::int32_t p : r)
+            CUDAG_EXPECTS(std::binary_search(c.begin(), c.end(), p), "required parent " + std::to_string(p) +
+                                                                         " of node " + std::to_string(v) +
+                                                                         " is not one of its candidate parents");
+        CUDAG_EXPECTS(static_cast<int>(r.size()) <= max_parents_,
+                      "node " + std::to_string(v) + " has " + std::to_string(r.size()) +
+                          " required parents, more than the parent limit " + std::to_string(max_parents_));
+        any = any || !r.empty();
+    }
+    CUDAG_EXPECTS(find_cycle(Dag{required}).empty(), "the required parents form a directed cycle");
+    if (any)
+        required_ = std::move(required);
+    else
+        required_.clear();
 }
 
 std::int64_t ScoreTable::count(std::int32_t v, int k) const {
@@ -252,6 +312,8 @@ namespace {
 }  // namespace
 
 void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool only_missing) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const bool prune = prune_ && !only_missing;  // a filler (a GPU) computed every entry
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
     parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
@@ -260,19 +322,64 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
         const auto extras = this->extras(v);
         const int m = static_cast<int>(cands.size());
         double* out = scores_.data() + node_offset_[v];
-        std::vector<int> c(static_cast<std::size_t>(max_parents_));
+        std::vector<int> c(static_cast<std::size_t>(max_parents_)), sub(c.size());
         std::vector<std::int32_t> parents;
+        // The candidate positions of v's mandatory parents: a set lacking one scores -inf.
+        std::vector<int> req;
+        for (const std::int32_t p : required(v))
+            req.push_back(static_cast<int>(std::lower_bound(cands.begin(), cands.end(), p) - cands.begin()));
+        const auto lacks_required = [&](int k) {
+            for (const int r : req)
+                if (std::find(c.begin(), c.begin() + k, r) == c.begin() + k) return true;
+            return false;
+        };
+        // Pruning (max mode): closed[i] when entry i or one of its subsets is "closed" (no
+        // strict superset can score above the best of its subsets: the scorer's bound), and
+        // best[i] the best entry of i's subsets, i included (as dominated_sets computes it).
+        std::vector<char> closed(prune ? static_cast<std::size_t>(node_entries(v)) : 0);
+        std::vector<double> best(closed.size(), -kInf);
+        const BinomialTable C(prune ? m + 1 : 0, max_parents_ + 2);
+        std::int64_t scored = 0;
         // Block -1: the candidates' sets; block e: extras[e] joining up to s - 1 candidates.
         for (std::int64_t e = -1; e < static_cast<std::int64_t>(extras.size()); ++e) {
             const int limit = e < 0 ? max_parents_ : max_parents_ - 1;
-            double* block = e < 0 ? out : out + size_offset_[v].back() + e * extra_offset_[v].back();
+            const std::int64_t base = e < 0 ? 0 : size_offset_[v].back() + e * extra_offset_[v].back();
             const auto& offsets = e < 0 ? size_offset_[v] : extra_offset_[v];
             for (int k = 0; k <= std::min(limit, m); ++k) {
                 for (int t = 0; t < k; ++t) c[t] = t;
                 std::int64_t rank = 0;
                 do {
-                    double& entry = block[offsets[k] + rank];
+                    const std::int64_t at = base + offsets[k] + rank;
+                    double& entry = out[at];
+                    double below = -kInf;  // the best entry of the strict subsets (pruning)
+                    if (prune) {
+                        // Immediate subsets: with the extra, the candidates alone; then each
+                        // one candidate less (dominated_sets' rule).
+                        bool pruned = false;
+                        const auto visit = [&](std::int64_t i) {
+                            pruned = pruned || closed[i] != 0;
+                            below = std::max(below, best[i]);
+                        };
+                        if (e >= 0) visit(size_offset_[v][k] + rank);
+                        for (int drop = 0; drop < k; ++drop) {
+                            int w = 0;
+                            for (int t = 0; t < k; ++t)
+                                if (t != drop) sub[w++] = c[t];
+                            visit(base + offsets[k - 1] + combination_rank_by(C, sub.data(), k - 1, m));
+                        }
+                        if (pruned) {  // a subset is closed: never a best set, not scored
+                            entry = -kInf;
+                            closed[at] = 1;
+                            ++rank;
+                            continue;
+                        }
+                    }
                     ++rank;
+                    if (!req.empty() && lacks_required(k)) {
+                        entry = -kInf;
+                        if (prune) best[at] = below;
+                        continue;
+                    }
                     const bool compute = !only_missing || std::isnan(entry);
                     if (compute || !std::isfinite(entry)) {
                         parents.assign(static_cast<std::size_t>(k), 0);
@@ -280,7 +387,19 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                         if (e >= 0)
                             parents.insert(std::upper_bound(parents.begin(), parents.end(), extras[e]), extras[e]);
                     }
-                    if (compute) entry = scorer.local(v, parents);
+                    const int size = k + (e >= 0 ? 1 : 0);
+                    if (prune && size < max_parents_) {
+                        double bound = kInf;
+                        entry = scorer.local_bounded(v, parents, max_parents_, below, &bound);
+                        best[at] = std::max(below, entry);
+                        // Closed when no strict superset can beat this set's best subset;
+                        // the margin covers the rounding of the scores and of the bound.
+                        closed[at] = bound + kPruneMargin * std::max(1.0, std::abs(best[at])) <= best[at];
+                    } else if (compute) {
+                        entry = scorer.local(v, parents);
+                        if (prune) best[at] = std::max(below, entry);
+                    }
+                    scored += compute ? 1 : 0;
                     // A NaN or infinite entry would make every order through it NaN or -inf
                     // and the run report it as its best score (issue 33 item 7); entries a
                     // filler (a GPU) wrote are checked here too.
@@ -289,6 +408,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                 CUDAG_ASSERT(rank == binomial(m, k));
             }
         }
+        if (!only_missing) scored_[v] = scored;
     });
 }
 
@@ -353,26 +473,6 @@ std::vector<std::int32_t> ScoreTable::entry_parents(std::int32_t v, std::int64_t
     const int k = static_cast<int>(std::upper_bound(xo.begin(), xo.end(), within) - xo.begin()) - 1;
     return extra_parent_set(v, e, k, within - xo[k]);
 }
-
-namespace {
-
-/// C(a, b) for a <= rows - 1 and b <= cols - 1, so that the pruning ranks sets quickly.
-class BinomialTable {
-public:
-    BinomialTable(std::int64_t rows, int cols) : cols_(cols), t_(static_cast<std::size_t>(rows * cols)) {
-        for (std::int64_t a = 0; a < rows; ++a)
-            for (int b = 0; b < cols; ++b) t_[static_cast<std::size_t>(a * cols + b)] = binomial(a, b);
-    }
-    std::int64_t operator()(std::int64_t a, int b) const {
-        return b < 0 || a < b ? 0 : t_[static_cast<std::size_t>(a * cols_ + b)];
-    }
-
-private:
-    int cols_;
-    std::vector<std::int64_t> t_;
-};
-
-}  // namespace
 
 std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
     const std::span<const double> sc = t.node_scores(v);

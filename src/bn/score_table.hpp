@@ -72,6 +72,38 @@ public:
     /// InputError otherwise), `filler` first when given; no other node's entries are
     /// written. The entries equal build's bit for bit, whatever the blocks and `threads`.
     void fill_nodes(const LocalScorer& scorer, NodeRange nodes, int threads, const Filler& filler = {});
+    /// Mandatory parents (--require, issue 37): every parent set of v must hold each node of
+    /// required[v] (empty, or one list per node). The sets of v lacking one score -inf:
+    /// excluded from v's max (they are dominated by construction, so the sorted lists keep
+    /// only v's empty set of them, last) and from its log-sum (weight 0). An order placing a
+    /// required parent after its child then scores -inf: the chains never accept it, and
+    /// start_chain draws orders that respect the requirements. InputError when a required
+    /// parent is not a candidate of v (not an extra), v has more required parents than
+    /// max_parents, or the requirements form a directed cycle. Call before fill_nodes.
+    void require_parents(std::vector<std::vector<std::int32_t>> required);
+    bool has_required() const { return !required_.empty(); }
+    /// v's mandatory parents, increasing; empty without them.
+    std::span<const std::int32_t> required(std::int32_t v) const {
+        return required_.empty() ? std::span<const std::int32_t>() : std::span<const std::int32_t>(required_[v]);
+    }
+
+    /// Max mode's pruned table (issue 37; docs/mcmc.md): fill_nodes scores the sets in order
+    /// of size and, when the scorer's bound (LocalScorer::local_bounded) proves that no strict
+    /// superset of a set can score above the best of that set's subsets, scores none of its
+    /// supersets: they hold -inf. Such a superset is dominated (a subset scores at least as
+    /// high), so build_sorted's lists, and every max-mode answer, equal the full table's bit
+    /// for bit. Sum mode needs every entry: never set it there. Call before fill_nodes; a
+    /// Filler (a GPU) computes every entry regardless.
+    void set_pruning(bool on) { prune_ = on; }
+    bool pruning() const { return prune_; }
+    /// Entries of v the last fill_nodes scored (pruned and required-lacking sets are not).
+    std::int64_t scored(std::int32_t v) const { return scored_[v]; }
+    /// The scored counts of the nodes `nodes`, for a split table to share.
+    std::span<std::int64_t> mutable_scored(NodeRange nodes) {
+        return {scored_.data() + nodes.begin, static_cast<std::size_t>(nodes.end - nodes.begin)};
+    }
+    std::int64_t scored_entries() const;
+
     /// Every node.
     NodeRange all_nodes() const { return {0, static_cast<std::int32_t>(n_nodes())}; }
 
@@ -191,6 +223,7 @@ private:
     int max_parents_ = 0;
     std::vector<std::vector<std::int32_t>> candidates_;
     std::vector<std::vector<std::int32_t>> extras_;        ///< empty, or one list per node
+    std::vector<std::vector<std::int32_t>> required_;      ///< empty, or one list per node (require_parents)
     std::vector<std::vector<std::int64_t>> size_offset_;   ///< per node, max_parents + 2 entries
     std::vector<std::vector<std::int64_t>> extra_offset_;  ///< per node, max_parents + 1 entries (limit s - 1)
     std::vector<std::int64_t> node_offset_;                ///< n + 1 entries
@@ -199,6 +232,8 @@ private:
     std::vector<std::vector<std::uint32_t>> sorted_off_;  ///< by node, see build_sorted
     std::vector<std::vector<std::uint16_t>> sorted_par_;  ///< max(max_parents, 1) per entry
     std::vector<std::vector<double>> sorted_score_;       ///< by node, one per entry
+    bool prune_ = false;                                  ///< see set_pruning
+    std::vector<std::int64_t> scored_;                    ///< by node, see scored()
     bool held_all_ = true;                                ///< see holds()
     NodeRange held_;
 };

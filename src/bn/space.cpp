@@ -51,11 +51,16 @@ ParentSpace space_from_skeleton(std::int64_t n, std::span<const SkeletonEdge> ed
     return s;
 }
 
-ParentSpace restrict_space(ParentSpace s, const Knowledge& k, std::int64_t n) {
-    if (!k.required_directions().empty() || !k.undirected_required_pairs().empty())
-        throw InputError(
-            "cudag mcmc: --require is not supported (order MCMC's score table holds every subset of "
-            "a node's allowed parents, so a parent cannot be made mandatory); use --forbid and --tiers");
+ParentSpace restrict_space(ParentSpace s, const Knowledge& k, std::int64_t n, const std::vector<std::string>& names) {
+    const auto name = [&](std::int32_t v) {
+        return static_cast<std::size_t>(v) < names.size() ? "'" + names[v] + "'" : "node " + std::to_string(v);
+    };
+    if (!k.undirected_required_pairs().empty()) {
+        const auto [a, b] = *k.undirected_required_pairs().begin();
+        throw InputError("cudag mcmc: --require " + name(a) + " -- " + name(b) +
+                         " gives no direction, and order MCMC makes a required edge a mandatory parent: write " +
+                         name(a) + " -> " + name(b) + " or " + name(b) + " -> " + name(a));
+    }
     if (s.all) {
         s.candidates.assign(static_cast<std::size_t>(n), {});
         for (std::int32_t v = 0; v < n; ++v)
@@ -74,6 +79,17 @@ ParentSpace restrict_space(ParentSpace s, const Knowledge& k, std::int64_t n) {
     for (std::size_t v = 0; v < s.candidates.size(); ++v) drop(s.candidates[v], static_cast<std::int32_t>(v));
     for (std::size_t v = 0; v < s.extras.size(); ++v) drop(s.extras[v], static_cast<std::int32_t>(v));
     s.description += " less " + std::to_string(dropped) + " parents forbidden by background knowledge";
+    if (!k.required_directions().empty()) {
+        // Knowledge::validate has refused a required direction that is forbidden.
+        s.required.assign(static_cast<std::size_t>(n), {});
+        for (const auto& [a, b] : k.required_directions()) {
+            auto& cands = s.candidates[static_cast<std::size_t>(b)];
+            if (std::find(cands.begin(), cands.end(), a) == cands.end()) cands.push_back(a);
+            if (!s.extras.empty()) std::erase(s.extras[static_cast<std::size_t>(b)], a);
+            s.required[static_cast<std::size_t>(b)].push_back(a);
+        }
+        s.description += ", " + std::to_string(k.required_directions().size()) + " required parents";
+    }
     return s;
 }
 

@@ -19,6 +19,9 @@ struct ParentSpace {
     bool all = true;
     std::vector<std::vector<std::int32_t>> candidates;  ///< by node, when not all
     std::vector<std::vector<std::int32_t>> extras;      ///< by node (plus1), or empty
+    /// Mandatory parents by node (--require; ScoreTable::require_parents), or empty. Each
+    /// is one of its child's candidates.
+    std::vector<std::vector<std::int32_t>> required;
     std::string description = "all";
 };
 
@@ -38,9 +41,11 @@ ParentSpace space_from_skeleton(std::int64_t n, std::span<const SkeletonEdge> ed
                                 const std::string& what);
 
 /// The space less the parents background knowledge forbids (a forbidden direction, a
-/// forbidden pair, or a parent from a later tier). Required edges cannot be constraints on
-/// one node's parent sets (the table holds every subset of the candidates): InputError in
-/// one line.
-ParentSpace restrict_space(ParentSpace s, const Knowledge& k, std::int64_t n);
+/// forbidden pair, or a parent from a later tier), and with its required directions a -> b
+/// as mandatory parents (`required`): a becomes a candidate of b (from the extras, or added
+/// when the space lacked it). A required pair without a direction ('a -- b') constrains no
+/// one node's parent sets: InputError in one line, naming it through `names` when given.
+ParentSpace restrict_space(ParentSpace s, const Knowledge& k, std::int64_t n,
+                           const std::vector<std::string>& names = {});
 
 }  // namespace cudag::bn

@@ -72,6 +72,14 @@ TableShare fill_table_split(ScoreTable& table, const LocalScorer& scorer, int th
         share.seconds_own = seconds_since(t0);
     });
     if (ranks > 1) {
+        // Every rank learns how many entries each node's rank scored (pruning may skip some).
+        std::vector<std::size_t> node_counts(static_cast<std::size_t>(ranks));
+        for (int r = 0; r < ranks; ++r) {
+            const NodeRange b = node_block(blocks, r);
+            node_counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(b.end - b.begin);
+        }
+        const std::span<std::int64_t> all = table.mutable_scored(table.all_nodes());
+        comm.allgatherv(all.data() + share.nodes.begin, all.data(), node_counts, mpi::DataType::Int64);
         table.hold_only(share.nodes);
         if (gather == TableGather::Whole) gather_table_split(table, comm);
     }

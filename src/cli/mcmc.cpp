@@ -22,14 +22,17 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     cmd->add_option("--max-parents", a.max_parents, "largest parent set (the paper's s)")->capture_default_str();
     cmd->add_option("--space", a.space,
                     "parent sets: all (every set of --max-parents others), pc (each node's PC-skeleton "
-                    "neighbours plus one other node, BiDAG's plus1) or a graph FILE (a --> b lets a "
-                    "be a parent of b, a --- b either way)")
+                    "neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown by rounds of "
+                    "max-mode chains until their MAP DAG adds no edge, BiDAG's iterativeMCMC) or a graph FILE "
+                    "(a --> b lets a be a parent of b, a --- b either way)")
         ->capture_default_str();
-    args.alpha_option = cmd->add_option("--alpha", a.alpha, "significance level of the PC skeleton of --space pc")
-                            ->capture_default_str();
+    args.alpha_option =
+        cmd->add_option("--alpha", a.alpha, "significance level of the PC skeleton of --space pc/iterative")
+            ->capture_default_str();
     args.hard_limit_option = cmd->add_option("--hard-limit", a.hard_limit,
-                                             "--space pc: most skeleton neighbours kept per node (the "
-                                             "strongest, by pMax), as BiDAG's hardlimit")
+                                             "--space pc/iterative: most skeleton neighbours kept per node "
+                                             "(the strongest, by pMax) and most candidates the iterative "
+                                             "search gives a node, as BiDAG's hardlimit")
                                  ->capture_default_str();
     cmd->add_option("--order-score", a.order_score,
                     "max (an order scores its best DAG, as the paper and BiDAG's MAP) or sum (all its "
@@ -66,6 +69,8 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     cmd->add_option("--backend", a.backend,
                     "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")
         ->capture_default_str();
+    cmd->add_option("--tune", a.tunes, "table tuning, key=value: table-prune=on|off (max mode's pruned table)")
+        ->group("");  // hidden: for measurements
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
     cmd->add_option("--format", a.formats,

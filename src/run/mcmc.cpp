@@ -73,7 +73,12 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     if (a.knowledge.any()) {
         mpi::run_agreed(comm, [&] {
             const Knowledge knowledge = a.knowledge.read(in.names);
-            if (!knowledge.empty()) cfg.space = bn::restrict_space(std::move(cfg.space), knowledge, n);
+            if (!knowledge.empty()) cfg.space = bn::restrict_space(std::move(cfg.space), knowledge, n, in.names);
+            for (std::size_t v = 0; v < cfg.space.required.size(); ++v)
+                if (static_cast<int>(cfg.space.required[v].size()) > cfg.max_parents)
+                    throw InputError("--require gives '" + in.names[v] + "' " +
+                                     std::to_string(cfg.space.required[v].size()) +
+                                     " required parents, more than --max-parents " + std::to_string(cfg.max_parents));
         });
         if (!cfg.space.all) progress.note("search space: " + cfg.space.description);
     }

@@ -29,6 +29,7 @@ struct McmcJob {
     std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats,
                                backend = "auto";
     std::vector<std::string> na_values;  ///< --na-values
+    std::vector<std::string> tunes;      ///< hidden --tune key=value items (table-prune=on|off)
     std::string checkpoint, checkpoint_every;
     ScoreJob score;
     double edge_penalty = 1.0, alpha = 0.05;

@@ -57,6 +57,17 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
 
 McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     McmcPlan plan;
+    // The hidden --tune items (key=value, several per item separated by commas).
+    for (const std::string& list : a.tunes)
+        for (const std::string& item : split_commas(list)) {
+            const std::size_t eq = item.find('=');
+            const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+            if (key != "table-prune")
+                throw InputError("unknown --tune key '" + key + "' of cudag mcmc (keys: table-prune)");
+            if (value != "on" && value != "off")
+                throw InputError("--tune table-prune must be on or off, got '" + value + "'");
+            plan.cfg.table_prune = value == "on";
+        }
     if (a.out == "-") a.out.clear();
     std::vector<std::string>& formats = plan.formats;
     formats = unique_items(split_commas(a.formats));
@@ -98,10 +109,13 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
-    const bool space_pc = plan.space_pc = a.space == "pc";
+    // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
+    const bool space_pc = plan.space_pc = a.space == "pc" || a.space == "iterative";
+    plan.cfg.iterative = a.space == "iterative";
+    plan.cfg.hard_limit = a.hard_limit;
     plan.space_all = a.space == "all";
     if (!space_pc && (a.alpha_given || a.hard_limit_given))
-        throw InputError("--alpha and --hard-limit apply to --space pc only");
+        throw InputError("--alpha and --hard-limit apply to --space pc and iterative only");
     if (space_pc && !(a.alpha > 0.0 && a.alpha < 1.0))
         throw InputError("--alpha must lie in (0, 1), got " + exact_number(a.alpha));
     if (space_pc && a.hard_limit < 1)
@@ -271,6 +285,20 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
     return observer;
 }
 
+namespace {
+
+/// Counts comma-separated ("" when empty).
+std::string joined(const std::vector<std::int64_t>& counts) {
+    std::string s;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        if (i) s += ',';
+        s += std::to_string(counts[i]);
+    }
+    return s;
+}
+
+}  // namespace
+
 bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, const ScoreInputs& in,
                            const bn::McmcConfig& cfg, bn::McmcOutcome& run, int ranks) {
     const auto n = static_cast<std::int64_t>(in.names.size());
@@ -295,7 +323,7 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
                 {"score", a.score.score},
                 {"iss", exact_number(a.score.iss)},
                 {"max_parents", std::to_string(a.max_parents)},
-                {"space", cfg.space.description},
+                {"space", run.space.description},
                 {"order_score", a.order_score},
                 {"moves", a.moves},
                 {"chains", std::to_string(opts.chains)},
@@ -311,7 +339,11 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
                 {"cudag_version", CUDAG_VERSION},
                 {"host", mpi::host_name()},
                 {"ranks", std::to_string(ranks)},
-                {"backend", run.engines}};
+                {"backend", run.engines},
+                {"table_pruning", cfg.table_prune && opts.mode == bn::OrderScoreMode::Max ? "on" : "off"},
+                {"table_entries", std::to_string(run.table_entries)},
+                {"table_scored_by_node", joined(run.scored)},
+                {"table_kept_by_node", joined(run.kept)}};
     o.seconds_table = run.seconds_table;
     o.seconds_sort = run.seconds_sort;
     o.seconds_chains = run.seconds_chains;
@@ -363,6 +395,7 @@ std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::
         os << ", score PSRF " << fixed(d.score_psrf, 3)
            << ", edges with PSRF > 1.1: " << fixed(100.0 * d.edges.fraction_above, 1) << "% of "
            << d.edges.edges_counted;
+    if (cfg.iterative) os << "; space search " << fixed(run.seconds_space, 3) << " s";
     os << "; table " << fixed(run.seconds_table, 3) << " s";
     if (run.share.ranks > 1)
         os << " (split over " << run.share.ranks << " ranks, rank 0's share " << fixed(run.share.seconds_own, 3)

@@ -126,7 +126,8 @@ TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
 TEST_F(MpiCli, McmcTableSplitOverRanksGivesByteIdenticalResults) {
     // The local-score table is scored a block of nodes per rank and gathered: on 1..4 ranks
     // the same edge probabilities, traces and result datasets as one process, in both order
-    // scores, over every parent set and over the PC space (uneven parent-set counts).
+    // scores, over every parent set, over the PC space (uneven parent-set counts) and over
+    // the iterative space grown from it (its MAP DAGs broadcast from rank 0).
     auto r = cudag(0,
                    "simulate discrete --vars 13 --samples 500 --density 0.2 --states 3 --max-parents 2 --seed 8 "
                    "--out " +
@@ -135,7 +136,7 @@ TEST_F(MpiCli, McmcTableSplitOverRanksGivesByteIdenticalResults) {
     const auto text = [&](const std::string& stem, const char* suffix) {
         return cudag::test::read_text(path(stem + suffix));
     };
-    for (const std::string space : {"all", "pc"}) {
+    for (const std::string space : {"all", "pc", "iterative"}) {
         for (const std::string mode : {"sum", "max"}) {
             SCOPED_TRACE(space + " space, " + mode);
             const std::string opts = "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 3 --space " + space +

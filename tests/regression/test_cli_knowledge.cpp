@@ -151,7 +151,7 @@ TEST_F(Knowledge, BadKnowledgeIsOneLineAndNoFiles) {
     expect_no_outputs(inputs);
 }
 
-TEST_F(Knowledge, McmcTakesForbiddenAndTiersAsParentConstraints) {
+TEST_F(Knowledge, McmcTakesForbiddenRequiredAndTiersAsParentConstraints) {
     CliRun r =
         run("simulate discrete --vars 8 --samples 800 --density 0.4 --states 3 --max-parents 2 "
             "--seed 5 --out " +
@@ -176,8 +176,22 @@ TEST_F(Knowledge, McmcTakesForbiddenAndTiersAsParentConstraints) {
         const bool late_src = x[0] <= "X4", early_dst = x[1] >= "X5";
         EXPECT_FALSE(late_src && early_dst) << x[0] << " --> " << x[1];
     }
-    write("req.txt", "X1 -> X2\n");
-    expect_error(base + "--require " + f("req.txt") + " --out " + f("no.h5"), "--require is not supported");
+    // Required directions are mandatory parents (issue 37): the best DAG holds them, in
+    // both order scores; one without a direction is refused in one line, no file written.
+    write("req.txt", "X8 -> X1\nX1 -> X2\n");
+    for (const std::string mode : {"max", "sum"}) {
+        r = run(base + "--require " + f("req.txt") + " --order-score " + mode + " --out " + f("req_" + mode + ".h5") +
+                " --format edges");
+        ASSERT_EQ(r.code, 0) << r.err;
+        std::set<std::pair<std::string, std::string>> got;
+        for (const auto& x : edges(read(dir_ / ("req_" + mode + ".edges.tsv")))) got.insert({x[0], x[1]});
+        EXPECT_TRUE(got.count({"X8", "X1"}) && got.count({"X1", "X2"})) << mode;
+    }
+    write("pair.txt", "X1 -- X2\n");
+    expect_error(base + "--require " + f("pair.txt") + " --out " + f("no.h5"), "'X1' -- 'X2' gives no direction");
+    write("three.txt", "X1 -> X4\nX2 -> X4\nX3 -> X4\n");
+    expect_error(base + "--require " + f("three.txt") + " --out " + f("no.h5"),
+                 "--require gives 'X4' 3 required parents, more than --max-parents 2");
     EXPECT_FALSE(std::filesystem::exists(dir_ / "no.h5"));
 }
 

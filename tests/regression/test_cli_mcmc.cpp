@@ -4,6 +4,7 @@
 // spaces and the prior, and one-line errors (with nothing written) for bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sys/wait.h>
 
@@ -202,6 +203,18 @@ TEST_F(Mcmc, SpaceFileAndPcSpaceRestrictParents) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("search space: pc (alpha 0.01"), std::string::npos) << r.err;
     EXPECT_GE(lines("pc.edges.tsv").size(), 4u);
+    // --space iterative (issue 37): the space grown from pc's, and said which was sampled.
+    r = run(base + "--space iterative --alpha 0.01 --hard-limit 3 --chains 2 --iterations 500 --out " + f("it.h5") +
+            " -v");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("search space sampled: pc (alpha 0.01"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(hard limit 3)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("; space search "), std::string::npos) << r.err;
+    h5::Handle h = h5::open_file(p("it.h5"));
+    h5::Handle g(H5Gopen2(h.get(), "config", H5P_DEFAULT));
+    const std::vector<std::string> space = h5::read_string_attr(g.get(), "space", "it.h5");
+    ASSERT_EQ(space.size(), 1u);
+    EXPECT_NE(space[0].find(", iterative: "), std::string::npos) << space[0];
 }
 
 TEST_F(Mcmc, PriorAndEdgePenaltyMoveTheBestDag) {
@@ -213,6 +226,32 @@ TEST_F(Mcmc, PriorAndEdgePenaltyMoveTheBestDag) {
                    f("empty.h5") + " --format edges -q");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(lines("empty.edges.tsv").size(), 1u);  // the header only
+}
+
+// Issue 37: max mode's pruned table (the default) and the full one give the same chains;
+// the result says what each node scored and kept.
+TEST_F(Mcmc, PrunedAndFullTablesGiveTheSameChains) {
+    const std::string opts =
+        "mcmc --data " + f("d.csv") + " --score k2 --max-parents 3 --chains 3 --iterations 600 -q ";
+    CliRun r = run(opts + "--out " + f("pruned.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(opts + "--tune table-prune=off --out " + f("full.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("pruned.h5"), p("full.h5")));
+    const auto config = [&](const std::string& file, const char* key) {
+        h5::Handle h = h5::open_file(p(file));
+        h5::Handle g(H5Gopen2(h.get(), "config", H5P_DEFAULT));
+        const std::vector<std::string> v = h5::read_string_attr(g.get(), key, file);
+        return v.empty() ? std::string() : v.front();
+    };
+    const std::string scored = config("pruned.h5", "table_scored_by_node");
+    const std::string kept = config("pruned.h5", "table_kept_by_node");
+    EXPECT_EQ(std::count(scored.begin(), scored.end(), ','), 7) << scored;  // 8 nodes
+    EXPECT_EQ(std::count(kept.begin(), kept.end(), ','), 7) << kept;
+    EXPECT_EQ(config("pruned.h5", "table_pruning"), "on");
+    EXPECT_EQ(config("full.h5", "table_pruning"), "off");
+    // Every node scored all C(7, <= 3) = 64 of its sets without pruning.
+    EXPECT_EQ(config("full.h5", "table_scored_by_node"), "64,64,64,64,64,64,64,64");
 }
 
 TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
@@ -239,7 +278,7 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--moves jump" + out, "unknown --moves 'jump'");
     expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in must lie in [0, --iterations - 1 = 9]");
     expect_error(base + "--resume" + out, "--resume needs --checkpoint");
-    expect_error(base + "--alpha 0.1" + out, "apply to --space pc only");
+    expect_error(base + "--alpha 0.1" + out, "apply to --space pc and iterative only");
     expect_error(base + "--checkpoint " + f("c.h5") + " --checkpoint-every 5x" + out, "--checkpoint-every takes");
     expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
     expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");
@@ -254,6 +293,8 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--iss 0" + out, "--iss must lie in [1e-6, 1e6]");
     expect_error(base + "--am 2" + out, "--am and --aw apply to --score bge only");
     expect_error(base + "--backend gpu" + out, "gpu");
+    expect_error(base + "--tune table-prune=maybe" + out, "--tune table-prune must be on or off, got 'maybe'");
+    expect_error(base + "--tune tile=3" + out, "unknown --tune key 'tile' of cudag mcmc");
     expect_no_outputs(inputs);
 }
 

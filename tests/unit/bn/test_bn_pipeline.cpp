@@ -6,6 +6,7 @@
 // drop what knowledge forbids.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -116,6 +117,43 @@ TEST(McmcPipeline, DigestMovesWithEverySettingAndNamesIt) {
         EXPECT_TRUE(names.count(name)) << name;
 }
 
+// --space iterative (issue 37): from a plus1 space whose skeleton misses most edges, rounds
+// of max-mode chains admit their MAP DAG's plus1 edges as candidates (both ways) until one
+// admits nothing; the run then samples that space, equal to a run given it directly.
+TEST(McmcPipeline, IterativeSpaceGrowsByMapDagsAndSamplesTheSpaceItEndsOn) {
+    const bn::DiscreteScorer scorer = test::simulated_scorer(9, 400, 5);
+    const bn::StructurePrior prior;
+    const std::vector<bn::SkeletonEdge> skeleton = {{0, 1, 0.001}, {3, 4, 0.0}};
+    for (const int hard_limit : {1, 3}) {
+        SCOPED_TRACE("hard limit " + std::to_string(hard_limit));
+        bn::McmcConfig cfg = config(bn::OrderScoreMode::Sum);
+        cfg.space = bn::space_from_skeleton(9, skeleton, hard_limit, "pc (test");
+        cfg.iterative = true;
+        cfg.hard_limit = hard_limit;
+        mpi::SerialCommunicator serial;
+        const bn::McmcOutcome got = bn::run_order_mcmc(scorer, prior, cfg, serial);
+        const bn::ParentSpace& s = got.space;
+        std::int64_t before = 4, after = 0;  // the skeleton's two edges, both ways
+        for (std::int32_t v = 0; v < 9; ++v) {
+            after += static_cast<std::int64_t>(s.candidates[v].size());
+            EXPECT_LE(static_cast<std::int64_t>(s.candidates[v].size()), std::max<std::int64_t>(hard_limit, 1));
+            EXPECT_EQ(s.candidates[v].size() + s.extras[v].size(), 8u) << "node " << v;  // nothing lost
+        }
+        EXPECT_GT(after, before);
+        EXPECT_NE(s.description.find(", iterative: "), std::string::npos) << s.description;
+        // The run sampled that space: a run on it given directly has the same chains.
+        bn::McmcConfig direct = config(bn::OrderScoreMode::Sum);
+        direct.space = s;
+        const bn::McmcOutcome want = bn::run_order_mcmc(scorer, prior, direct, serial);
+        EXPECT_EQ(got.table_entries, want.table_entries);
+        EXPECT_EQ(got.result.edge_prob, want.result.edge_prob);
+        // A last round on the final space admits nothing: the MAP DAG's parents are candidates.
+        bn::McmcConfig again = cfg;
+        again.space = s;
+        EXPECT_EQ(bn::run_order_mcmc(scorer, prior, again, serial).space.candidates, s.candidates);
+    }
+}
+
 TEST(ParentSpaces, SkeletonKeepsTheStrongestNeighboursTiesByIdAndEveryOtherNodeAsExtra) {
     // Node 0's neighbours 1 (p 0.02), 2 (p 0), 3 (p 0), 4 (p 0.01): at most 3 kept, the
     // smallest p first, ties by id: 2, 3, 4; 1 becomes an extra.
@@ -129,7 +167,7 @@ TEST(ParentSpaces, SkeletonKeepsTheStrongestNeighboursTiesByIdAndEveryOtherNodeA
     EXPECT_EQ(s.description, "pc (alpha 0.05, 4 skeleton edges, 1 neighbours over the hard limit dropped, plus1)");
 }
 
-TEST(ParentSpaces, KnowledgeDropsForbiddenParentsAndRefusesRequiredOnes) {
+TEST(ParentSpaces, KnowledgeDropsForbiddenParentsAndMakesRequiredOnesMandatory) {
     Knowledge k(4);
     k.forbid_direction(1, 0);  // 1 is never a parent of 0
     const bn::ParentSpace s = bn::restrict_space(bn::ParentSpace{}, k, 4);
@@ -139,7 +177,13 @@ TEST(ParentSpaces, KnowledgeDropsForbiddenParentsAndRefusesRequiredOnes) {
     EXPECT_EQ(s.description, "all less 1 parents forbidden by background knowledge");
     Knowledge r(4);
     r.require_direction(0, 1);
-    EXPECT_THROW((void)bn::restrict_space(bn::ParentSpace{}, r, 4), InputError);
+    const bn::ParentSpace q = bn::restrict_space(bn::ParentSpace{}, r, 4);
+    EXPECT_EQ(q.candidates[1], (std::vector<std::int32_t>{0, 2, 3}));
+    EXPECT_EQ(q.required, (std::vector<std::vector<std::int32_t>>{{}, {0}, {}, {}}));
+    EXPECT_EQ(q.description, "all less 0 parents forbidden by background knowledge, 1 required parents");
+    Knowledge pair(4);
+    pair.require_pair(0, 1);  // no direction: no one node's parent sets to constrain
+    EXPECT_THROW((void)bn::restrict_space(bn::ParentSpace{}, pair, 4), InputError);
 }
 
 }  // namespace

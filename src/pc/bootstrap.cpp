@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pc/bootstrap.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <sstream>
+#include <unordered_map>
+
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "io/writers.hpp"
+
+namespace cudag::pc {
+
+namespace {
+
+/// The stream of replicate r: a tag in the high bits keeps the resamples' streams apart
+/// from the other users of the same --seed (CMIknn's permutations and noise).
+constexpr std::uint64_t kResampleStreamTag = 0xB007'5A3D'0000'0000ull;
+
+/// Pair (i, j), i < j, as one sortable key.
+std::uint64_t pair_key(std::int32_t i, std::int32_t j) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 32) | static_cast<std::uint32_t>(j);
+}
+
+/// Replicates adjacent by kind (i --> j, j --> i, i --- j, i <-> j), per pair key.
+using PairCounts = std::unordered_map<std::uint64_t, std::array<std::int32_t, 4>>;
+
+void count_graph(const Pdag& g, PairCounts& counts) {
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (std::int32_t j : g.neighbours(i)) {
+            if (j <= i) continue;
+            const BootstrapKind k = bootstrap_kind(g, i, j);
+            CUDAG_ASSERT(k != kNoEdge);
+            ++counts[pair_key(i, j)][static_cast<std::size_t>(k) - 1];
+        }
+}
+
+/// One record of a rank's counts on the wire.
+struct CountRecord {
+    std::uint64_t key;
+    std::int32_t c[4];
+};
+
+std::vector<std::byte> pack(const PairCounts& counts) {
+    std::vector<std::byte> blob(counts.size() * sizeof(CountRecord));
+    std::size_t at = 0;
+    for (const auto& [key, c] : counts) {
+        CountRecord rec{key, {c[0], c[1], c[2], c[3]}};
+        std::memcpy(blob.data() + at, &rec, sizeof rec);
+        at += sizeof rec;
+    }
+    return blob;
+}
+
+void unpack_into(const std::vector<std::byte>& blob, PairCounts& counts) {
+    CUDAG_ASSERT(blob.size() % sizeof(CountRecord) == 0);
+    for (std::size_t at = 0; at < blob.size(); at += sizeof(CountRecord)) {
+        CountRecord rec{};
+        std::memcpy(&rec, blob.data() + at, sizeof rec);
+        auto& c = counts[rec.key];
+        for (int k = 0; k < 4; ++k) c[static_cast<std::size_t>(k)] += rec.c[k];
+    }
+}
+
+/// The replicate's configuration: `cfg` without the whole run's hooks and checkpoint.
+PcConfig replicate_config(const PcConfig& cfg) {
+    PcConfig rc = cfg;
+    rc.on_level = {};
+    rc.on_level_start = {};
+    rc.on_note = {};
+    rc.on_checkpoint = {};
+    rc.on_resume = {};
+    rc.checkpoint.clear();
+    rc.resume = false;
+    rc.stop_after_level = -1;
+    rc.distributed_records = false;
+    return rc;
+}
+
+PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r) {
+    const std::vector<std::int64_t> rows = resample_rows(data.n_samples, b, r);
+    const Dataset d = resample_data(data, rows, data.source + " (bootstrap replicate " + std::to_string(r) + ")");
+    mpi::SerialCommunicator serial;
+    try {
+        return run_pc(d, replicate_config(cfg), serial);
+    } catch (const InputError& e) {
+        // A resample can fail where the data did not (a column constant in it).
+        const std::string what = e.what();
+        if (what.find("bootstrap replicate") != std::string::npos) throw;
+        throw InputError("bootstrap replicate " + std::to_string(r) + ": " + what);
+    }
+}
+
+/// The run's provenance from replicate 0's, adjusted to the whole run.
+std::vector<std::pair<std::string, std::string>> bootstrap_config(std::vector<std::pair<std::string, std::string>> c,
+                                                                  const Dataset& data, const BootstrapOptions& b,
+                                                                  const mpi::Communicator& comm,
+                                                                  std::int64_t replicate_samples) {
+    for (auto& [key, value] : c) {
+        if (key == "algorithm") value = "pc-stable bootstrap";
+        if (key == "ranks") value = std::to_string(comm.size());
+        if (key == "communicator") value = comm.name();
+        if (key == "n_samples") value = std::to_string(data.n_samples);
+    }
+    char consensus[32];
+    std::snprintf(consensus, sizeof consensus, "%.17g", b.consensus);
+    c.emplace_back("bootstrap_replicates", std::to_string(b.replicates));
+    c.emplace_back("bootstrap_resample", to_string(b.resample));
+    c.emplace_back("bootstrap_seed", std::to_string(b.seed));
+    c.emplace_back("bootstrap_consensus", consensus);
+    c.emplace_back("bootstrap_replicate_samples", std::to_string(replicate_samples));
+    c.emplace_back("graph", "consensus of the bootstrap replicates (adjacency frequency >= bootstrap_consensus)");
+    return c;
+}
+
+}  // namespace
+
+const char* to_string(Resample r) { return r == Resample::Half ? "half" : "bootstrap"; }
+
+Resample parse_resample(const std::string& s) {
+    if (s == "bootstrap") return Resample::Bootstrap;
+    if (s == "half") return Resample::Half;
+    throw InputError("unknown --resample '" + s + "' (available: bootstrap, half)");
+}
+
+void validate(const BootstrapOptions& b, std::int64_t n_samples) {
+    if (b.replicates < 1) throw InputError("--bootstrap must be at least 1, got " + std::to_string(b.replicates));
+    if (b.replicates > (std::int64_t{1} << 30))
+        throw InputError("--bootstrap must be at most 2^30, got " + std::to_string(b.replicates));
+    if (!(b.consensus > 0.0 && b.consensus <= 1.0)) {
+        std::ostringstream os;
+        os << "--consensus must be in (0, 1], got " << b.consensus;
+        throw InputError(os.str());
+    }
+    const std::int64_t need = b.resample == Resample::Half ? 2 : 1;
+    if (n_samples < need)
+        throw InputError("--resample " + std::string(to_string(b.resample)) + " needs at least " +
+                         std::to_string(need) + " samples, the data have " + std::to_string(n_samples));
+}
+
+std::vector<std::int64_t> resample_rows(std::int64_t n_samples, const BootstrapOptions& b, std::int64_t replicate) {
+    CUDAG_EXPECTS(n_samples >= 0 && replicate >= 0, "resample_rows: negative size or replicate");
+    CounterRng rng(b.seed, kResampleStreamTag + static_cast<std::uint64_t>(replicate));
+    // floor(u * k) for u in [0, 1): an index below k (the min guards k near 2^53).
+    const auto below = [&rng](std::int64_t k) {
+        const auto x = static_cast<std::int64_t>(rng.uniform() * static_cast<double>(k));
+        return std::min(x, k - 1);
+    };
+    std::vector<std::int64_t> rows;
+    if (b.resample == Resample::Bootstrap) {
+        rows.resize(static_cast<std::size_t>(n_samples));
+        for (std::int64_t& r : rows) r = below(n_samples);
+    } else {
+        // A partial Fisher-Yates shuffle: the first floor(m/2) places drawn.
+        std::vector<std::int64_t> all(static_cast<std::size_t>(n_samples));
+        for (std::int64_t s = 0; s < n_samples; ++s) all[static_cast<std::size_t>(s)] = s;
+        const std::int64_t k = n_samples / 2;
+        for (std::int64_t t = 0; t < k; ++t)
+            std::swap(all[static_cast<std::size_t>(t)], all[static_cast<std::size_t>(t + below(n_samples - t))]);
+        rows.assign(all.begin(), all.begin() + k);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source) {
+    Dataset d;
+    d.n_vars = data.n_vars;
+    d.n_samples = static_cast<std::int64_t>(rows.size());
+    d.names = data.names;
+    d.source = source;
+    d.values.resize(static_cast<std::size_t>(d.n_vars * d.n_samples));
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        const double* from = data.column(v);
+        double* to = d.column(v);
+        for (std::int64_t s = 0; s < d.n_samples; ++s) to[s] = from[rows[static_cast<std::size_t>(s)]];
+    }
+    if (!data.discrete()) return d;
+    // Discrete: only the levels the resample holds, in their order (as the reader codes
+    // the written labels).
+    d.levels.resize(static_cast<std::size_t>(d.n_vars));
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        const auto& levels = data.levels[static_cast<std::size_t>(v)];
+        std::vector<std::int64_t> code(levels.size(), -1);
+        double* col = d.column(v);
+        for (std::int64_t s = 0; s < d.n_samples; ++s) code[static_cast<std::size_t>(col[s])] = 0;
+        std::int64_t next = 0;
+        for (std::size_t k = 0; k < levels.size(); ++k)
+            if (code[k] == 0) {
+                code[k] = next++;
+                d.levels[static_cast<std::size_t>(v)].push_back(levels[k]);
+            }
+        for (std::int64_t s = 0; s < d.n_samples; ++s)
+            col[s] = static_cast<double>(code[static_cast<std::size_t>(col[s])]);
+    }
+    return d;
+}
+
+BootstrapKind bootstrap_kind(const Pdag& g, std::int32_t i, std::int32_t j) {
+    const Mark at_i = g.end(i, j);
+    if (at_i == Mark::None) return kNoEdge;
+    const Mark at_j = g.end(j, i);
+    if (at_i == Mark::Tail) return at_j == Mark::Arrow ? kForward : kUndirected;
+    return at_j == Mark::Arrow ? kBidirected : kBackward;
+}
+
+Pdag run_replicate(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate) {
+    return replicate_result(data, cfg, b, replicate).cpdag;
+}
+
+namespace {
+
+/// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance).
+BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
+                                mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first) {
+    // The options checked on the whole data first, so that their errors read as a run's.
+    mpi::run_agreed(comm, [&] {
+        validate(b, data.n_samples);
+        validate(cfg, data);
+    });
+    const int size = comm.size(), rank = comm.rank();
+    PairCounts counts;
+    const std::int64_t rounds = (b.replicates + size - 1) / size;
+    for (std::int64_t k = 0; k < rounds; ++k) {
+        const std::int64_t r = k * size + rank;
+        std::exception_ptr err;
+        if (r < b.replicates) {
+            try {
+                PcResult res = replicate_result(data, cfg, b, r);
+                count_graph(res.cpdag, counts);
+                if (r == 0) first = std::move(res);
+            } catch (...) {
+                err = std::current_exception();
+            }
+        }
+        mpi::agree(comm, err);
+        if (on_round && rank == 0) on_round(std::min(b.replicates, (k + 1) * size), b.replicates);
+    }
+    BootstrapTable t;
+    t.replicates = b.replicates;
+    t.resample = to_string(b.resample);
+    t.seed = b.seed;
+    t.consensus = b.consensus;
+    // The sums over the ranks on rank 0 (integers: any order gives the same counts).
+    std::vector<std::vector<std::byte>> blobs = comm.gatherv(pack(counts), 0);
+    if (rank != 0) return t;
+    PairCounts all;
+    for (const auto& blob : blobs) unpack_into(blob, all);
+    std::vector<std::uint64_t> keys;
+    keys.reserve(all.size());
+    for (const auto& kv : all) keys.push_back(kv.first);
+    std::sort(keys.begin(), keys.end());
+    t.pairs.reserve(2 * keys.size());
+    t.counts.reserve(kBootstrapKinds * keys.size());
+    for (std::uint64_t key : keys) {
+        const auto& c = all[key];
+        t.pairs.push_back(static_cast<std::int32_t>(key >> 32));
+        t.pairs.push_back(static_cast<std::int32_t>(key & 0xFFFFFFFFu));
+        const std::int64_t adjacent = std::int64_t{c[0]} + c[1] + c[2] + c[3];
+        t.counts.push_back(static_cast<std::int32_t>(b.replicates - adjacent));
+        for (std::int32_t x : c) t.counts.push_back(x);
+    }
+    return t;
+}
+
+}  // namespace
+
+BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
+                             mpi::Communicator& comm, const ReplicateCallback& on_round) {
+    PcResult unused;
+    return count_replicates(data, cfg, b, comm, on_round, unused);
+}
+
+PcResult bootstrap_pc(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, mpi::Communicator& comm,
+                      const ReplicateCallback& on_round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    PcResult first;
+    BootstrapTable t = count_replicates(data, cfg, b, comm, on_round, first);
+    PcResult r;
+    r.names = data.names;
+    r.level_labels = data.levels;
+    r.n_samples = data.n_samples;
+    if (comm.rank() != 0) {
+        r.bootstrap = std::move(t);
+        return r;
+    }
+    r.cpdag = consensus_graph(t, data.n_vars);
+    r.skeleton = r.cpdag.skeleton();
+    r.config = bootstrap_config(std::move(first.config), data, b, comm, first.n_samples);
+    r.bootstrap = std::move(t);
+    r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+Pdag consensus_graph(const BootstrapTable& t, std::int64_t n) {
+    Pdag g{Graph(n)};
+    const double replicates = static_cast<double>(t.replicates);
+    for (std::size_t e = 0; e < t.size(); ++e) {
+        const std::int32_t i = t.pairs[2 * e], j = t.pairs[2 * e + 1];
+        const std::int32_t* c = t.counts.data() + kBootstrapKinds * e;
+        const std::int64_t adjacent = static_cast<std::int64_t>(t.replicates) - c[kNoEdge];
+        // A quotient, correctly rounded: a frequency equal to the threshold's decimal value
+        // (3/10 against 0.3) rounds to the same double.
+        if (adjacent == 0 || static_cast<double>(adjacent) / replicates < t.consensus) continue;
+        int best = kUndirected;
+        for (int k : {kForward, kBackward, kBidirected})
+            if (c[k] > c[best]) best = k;
+        switch (best) {
+            case kForward:
+                g.set(i, j, Mark::Tail, Mark::Arrow);
+                break;
+            case kBackward:
+                g.set(i, j, Mark::Arrow, Mark::Tail);
+                break;
+            case kBidirected:
+                g.set(i, j, Mark::Arrow, Mark::Arrow);
+                break;
+            default:
+                g.set(i, j, Mark::Tail, Mark::Tail);
+                break;
+        }
+    }
+    return g;
+}
+
+void write_frequencies_tsv(const BootstrapTable& t, const Pdag& consensus, const std::vector<std::string>& names,
+                           const std::string& path) {
+    static const char* const marks[kBootstrapKinds] = {"", "-->", "<--", "---", "<->"};
+    io::TextFile f(path);
+    f.write("source\ttarget\tadjacency\tnone\t-->\t<--\t---\t<->\tconsensus\n");
+    const double replicates = static_cast<double>(t.replicates);
+    std::string line;
+    char num[32];
+    for (std::size_t e = 0; e < t.size(); ++e) {
+        const std::int32_t i = t.pairs[2 * e], j = t.pairs[2 * e + 1];
+        const std::int32_t* c = t.counts.data() + kBootstrapKinds * e;
+        line = io::tsv_escape(names[static_cast<std::size_t>(i)]);
+        line += '\t';
+        line += io::tsv_escape(names[static_cast<std::size_t>(j)]);
+        std::snprintf(num, sizeof num, "\t%.6g", static_cast<double>(t.replicates - c[kNoEdge]) / replicates);
+        line += num;
+        for (int k = 0; k < kBootstrapKinds; ++k) {
+            std::snprintf(num, sizeof num, "\t%.6g", static_cast<double>(c[k]) / replicates);
+            line += num;
+        }
+        line += '\t';
+        line += marks[bootstrap_kind(consensus, i, j)];
+        line += '\n';
+        f.write(line);
+    }
+    f.close();
+}
+
+}  // namespace cudag::pc

@@ -11,8 +11,11 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "io/writers.hpp"
+#include "pc/engines.hpp"
 
 namespace cudag::pc {
 
@@ -215,6 +218,27 @@ Pdag run_replicate(const Dataset& data, const PcConfig& cfg, const BootstrapOpti
 
 namespace {
 
+/// How many replicates a rank runs at once: on the CPU engine one per thread (a small
+/// replicate keeps few threads busy, and whole replicates side by side need no
+/// synchronisation), as many as half the available host memory holds; on a GPU one. The
+/// least over the ranks, so that their rounds match.
+int concurrent_replicates(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
+    TestPolicy policy;
+    policy.exhaustive = cfg.compat == Compat::CausalLearn;
+    int batch = 1;
+    mpi::run_agreed(comm, [&] {
+        if (picks_gpu(cfg.backend.kind, policy)) return;
+        PcConfig probe = cfg;
+        probe.backend.kind = BackendKind::Cpu;
+        // The engine's host memory and the resample's copy of the data.
+        const double each = estimate_host_bytes(data, probe, false) +
+                            8.0 * static_cast<double>(data.n_vars) * static_cast<double>(data.n_samples) + 1.0;
+        const double fits = 0.5 * static_cast<double>(available_host_bytes()) / each;
+        batch = static_cast<int>(std::max(1.0, std::min<double>(resolve_threads(cfg.backend.threads), fits)));
+    });
+    return comm.allreduce(batch, mpi::ReduceOp::Min);
+}
+
 /// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance).
 BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                                 mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first) {
@@ -224,22 +248,34 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         validate(cfg, data);
     });
     const int size = comm.size(), rank = comm.rank();
+    const int batch = concurrent_replicates(data, cfg, comm);
+    const int threads = resolve_threads(cfg.backend.threads);
     PairCounts counts;
-    const std::int64_t rounds = (b.replicates + size - 1) / size;
+    // Round k: rank p runs the replicates [(k size + p) batch, + batch), then the ranks
+    // agree on their errors. Which rank counts a replicate changes no sum.
+    const std::int64_t per_round = static_cast<std::int64_t>(size) * batch;
+    const std::int64_t rounds = (b.replicates + per_round - 1) / per_round;
     for (std::int64_t k = 0; k < rounds; ++k) {
-        const std::int64_t r = k * size + rank;
+        const std::int64_t lo = std::min(b.replicates, (k * size + rank) * batch);
+        const std::int64_t hi = std::min(b.replicates, lo + batch);
         std::exception_ptr err;
-        if (r < b.replicates) {
-            try {
-                PcResult res = replicate_result(data, cfg, b, r);
-                count_graph(res.cpdag, counts);
+        try {
+            std::vector<Pdag> graphs(static_cast<std::size_t>(hi - lo));
+            PcConfig each = cfg;
+            // The threads shared by the replicates of the round (a graph does not depend
+            // on its threads).
+            if (hi - lo > 1) each.backend.threads = std::max<int>(1, threads / static_cast<int>(hi - lo));
+            parallel_for(lo, hi, static_cast<int>(hi - lo), 1, [&](std::int64_t r, int) {
+                PcResult res = replicate_result(data, each, b, r);
+                graphs[static_cast<std::size_t>(r - lo)] = std::move(res.cpdag);
                 if (r == 0) first = std::move(res);
-            } catch (...) {
-                err = std::current_exception();
-            }
+            });
+            for (const Pdag& g : graphs) count_graph(g, counts);
+        } catch (...) {
+            err = std::current_exception();
         }
         mpi::agree(comm, err);
-        if (on_round && rank == 0) on_round(std::min(b.replicates, (k + 1) * size), b.replicates);
+        if (on_round && rank == 0) on_round(std::min(b.replicates, (k + 1) * per_round), b.replicates);
     }
     BootstrapTable t;
     t.replicates = b.replicates;

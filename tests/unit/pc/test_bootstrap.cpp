@@ -142,6 +142,13 @@ TEST(BootstrapData, DiscreteResamplesKeepOnlyTheirLevels) {
     EXPECT_EQ(r.levels[0], (std::vector<std::string>{"b", "c"}));
     EXPECT_EQ(r.values, (std::vector<double>{1, 1, 0, 0}));
     EXPECT_EQ(r.n_samples, 4);
+    // What reading the written resample gives.
+    const fs::path path = test::fresh_test_dir("cudag_boot") / "r.csv";
+    io::write_dataset(r, path.string());
+    const Dataset back = io::read_dataset(path.string(), "", io::TableMode::Labels);
+    EXPECT_EQ(back.levels, r.levels);
+    EXPECT_EQ(back.values, r.values);
+    fs::remove_all(path.parent_path());
 }
 
 TEST(BootstrapOptions, BadValuesAreOneLineErrors) {
@@ -188,8 +195,8 @@ TEST_F(Bootstrap, FisherReplicatesAreDirectRunsOnTheirResamples) {
 }
 
 TEST_F(Bootstrap, DiscreteReplicatesAreDirectRunsOnTheirResamples) {
-    const sim::BayesNet net = sim::random_network({8, 80, 0.3, 4, 17});
-    const Dataset data = sim::forward_sample(net, 80, 19, 1);
+    const sim::BayesNet net = sim::random_network({8, 400, 0.4, 3, 17});
+    const Dataset data = sim::forward_sample(net, 400, 19, 1);
     pc::PcConfig cfg = config(pc::TestKind::GSquare);
     expect_replicates_are_direct_runs(data, cfg, options(3));
     cfg.test.kind = pc::TestKind::ChiSquare;

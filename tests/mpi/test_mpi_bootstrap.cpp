@@ -39,7 +39,7 @@ TEST(MpiBootstrap, FisherCountsEqualOneProcess) {
 }
 
 TEST(MpiBootstrap, DiscreteCountsEqualOneProcess) {
-    const Dataset data = sim::forward_sample(sim::random_network({10, 300, 0.25, 3, 8}), 300, 9, 1);
+    const Dataset data = sim::forward_sample(sim::random_network({10, 600, 0.25, 2, 8}), 600, 9, 1);
     pc::PcConfig cfg;
     cfg.test.kind = pc::TestKind::GSquare;
     cfg.backend.kind = BackendKind::Cpu;

@@ -99,6 +99,25 @@ TEST_F(MpiCli, RankCountInvarianceWithCmiKnn) {
     expect_rank_invariant(path("nl.csv"), "--test cmiknn --permutations 39 --knn 0.1 --alpha 0.05", 3);
 }
 
+TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {
+    // Replicate r on rank r mod K: on 1..3 ranks the frequency table and the consensus
+    // graph of one process, byte for byte (7 replicates: uneven over 2 and 3 ranks).
+    simulate("sim.csv", 40);
+    const std::string base = "pc --data " + path("sim.csv") + " --alpha 0.05 --bootstrap 7 --seed 5 -q --out ";
+    auto r = cudag(0, base + path("serial.h5") + " --format freq,edges");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string freq = cudag::test::read_text(path("serial.freq.tsv"));
+    EXPECT_GT(std::count(freq.begin(), freq.end(), '\n'), 10);
+    for (int k = 1; k <= 3; ++k) {
+        const std::string stem = "np" + std::to_string(k);
+        r = cudag(k, base + path(stem + ".h5") + " --format freq,edges");
+        ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+        EXPECT_EQ(cudag::test::read_text(path(stem + ".freq.tsv")), freq) << k << " ranks";
+        EXPECT_EQ(cudag::test::read_text(path(stem + ".edges.tsv")), cudag::test::read_text(path("serial.edges.tsv")))
+            << k << " ranks";
+    }
+}
+
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     simulate("sim.csv", 80);
     const std::string base = "pc --data " + path("sim.csv") + " --alpha 0.05 -q ";

@@ -85,18 +85,52 @@ PcConfig replicate_config(const PcConfig& cfg) {
     return rc;
 }
 
+/// Whether every value of column v is the same.
+bool constant_column(const Dataset& d, std::int64_t v) {
+    const double* x = d.column(v);
+    for (std::int64_t s = 1; s < d.n_samples; ++s)
+        if (x[s] != x[0]) return false;
+    return true;
+}
+
+/// The columns `kept` of `d`, in their order.
+Dataset select_columns(const Dataset& d, const std::vector<std::int32_t>& kept) {
+    Dataset out;
+    out.n_samples = d.n_samples;
+    out.n_vars = static_cast<std::int64_t>(kept.size());
+    out.source = d.source;
+    out.values.reserve(static_cast<std::size_t>(out.n_vars * out.n_samples));
+    for (std::int32_t v : kept) {
+        out.values.insert(out.values.end(), d.column(v), d.column(v) + d.n_samples);
+        out.names.push_back(d.names[static_cast<std::size_t>(v)]);
+        if (d.discrete()) out.levels.push_back(d.levels[static_cast<std::size_t>(v)]);
+    }
+    return out;
+}
+
 PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r) {
-    const std::vector<std::int64_t> rows = resample_rows(data.n_samples, b, r);
-    const Dataset d = resample_data(data, rows, data.source + " (bootstrap replicate " + std::to_string(r) + ")");
+    std::vector<std::int32_t> kept;
+    const Dataset d = replicate_data(data, cfg, b, r, kept);
     mpi::SerialCommunicator serial;
+    PcResult res;
     try {
-        return run_pc(d, replicate_config(cfg), serial);
+        if (d.n_vars >= 2) res = run_pc(d, replicate_config(cfg), serial);
     } catch (const InputError& e) {
-        // A resample can fail where the data did not (a column constant in it).
+        // A resample can fail where the data did not.
         const std::string what = e.what();
         if (what.find("bootstrap replicate") != std::string::npos) throw;
         throw InputError("bootstrap replicate " + std::to_string(r) + ": " + what);
     }
+    if (static_cast<std::int64_t>(kept.size()) == data.n_vars) return res;
+    // The columns left out are isolated in the replicate's graph.
+    Pdag full{Graph(data.n_vars)};
+    for (std::int32_t i = 0; i < res.cpdag.n(); ++i)
+        for (std::int32_t j : res.cpdag.neighbours(i))
+            if (j > i)
+                full.set(kept[static_cast<std::size_t>(i)], kept[static_cast<std::size_t>(j)], res.cpdag.end(i, j),
+                         res.cpdag.end(j, i));
+    res.cpdag = std::move(full);
+    return res;
 }
 
 /// The run's provenance from replicate 0's, adjusted to the whole run.
@@ -204,6 +238,20 @@ Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, c
     return d;
 }
 
+Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
+                       std::vector<std::int32_t>& kept) {
+    const std::vector<std::int64_t> rows = resample_rows(data.n_samples, b, replicate);
+    Dataset d = resample_data(data, rows, data.source + " (bootstrap replicate " + std::to_string(replicate) + ")");
+    // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
+    // column's index: its columns all stay.
+    const bool drop = resolve_test(cfg, data).kind != TestKind::CmiKnn;
+    kept.clear();
+    for (std::int64_t v = 0; v < d.n_vars; ++v)
+        if (!drop || !constant_column(d, v)) kept.push_back(static_cast<std::int32_t>(v));
+    if (static_cast<std::int64_t>(kept.size()) == d.n_vars) return d;
+    return select_columns(d, kept);
+}
+
 BootstrapKind bootstrap_kind(const Pdag& g, std::int32_t i, std::int32_t j) {
     const Mark at_i = g.end(i, j);
     if (at_i == Mark::None) return kNoEdge;
@@ -246,6 +294,13 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     mpi::run_agreed(comm, [&] {
         validate(b, data.n_samples);
         validate(cfg, data);
+        // A column constant in the data is refused as a run refuses it; one constant in a
+        // resample only is left out of that replicate (replicate_data).
+        if (resolve_test(cfg, data).kind != TestKind::CmiKnn)
+            for (std::int64_t v = 0; v < data.n_vars; ++v)
+                if (constant_column(data, v))
+                    throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
+                                     "' is constant: it has no variance to test");
     });
     const int size = comm.size(), rank = comm.rank();
     const int batch = concurrent_replicates(data, cfg, comm);

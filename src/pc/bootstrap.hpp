@@ -56,6 +56,15 @@ std::vector<std::int64_t> resample_rows(std::int64_t n_samples, const BootstrapO
 /// levels' order. `source` names it in messages.
 Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source);
 
+/// The data set replicate `replicate` runs on: resample_data of its rows, less (for every
+/// test but CMIknn, which tests a constant column itself) the columns constant in the
+/// resample, which have no variance to test and are isolated in the replicate's graph
+/// (a discrete variable rare levels of which the resample misses; the whole data's
+/// constant columns are refused before any replicate). `kept` gets the indices, in the
+/// data, of the columns kept. This is what `cudag pc --write-resample` writes.
+Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
+                       std::vector<std::int32_t>& kept);
+
 /// The index of a pair's edge kind in a BootstrapTable row (i < j).
 enum BootstrapKind : int {
     kNoEdge = 0,      ///< not adjacent
@@ -69,9 +78,9 @@ enum BootstrapKind : int {
 /// The kind of pair (i, j), i < j, in `g` (kNoEdge when not adjacent).
 BootstrapKind bootstrap_kind(const Pdag& g, std::int32_t i, std::int32_t j);
 
-/// The graph of replicate `replicate`: pc::run_pc on one process (the communicator
-/// `serial`'s) on resample_data of its rows, with `cfg` less its callbacks and checkpoint.
-/// Its errors name the replicate.
+/// The graph of replicate `replicate` (on all the data's variables): pc::run_pc on one
+/// process on replicate_data, with `cfg` less its callbacks and checkpoint; the columns
+/// left out are isolated. Its errors name the replicate.
 Pdag run_replicate(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate);
 
 /// Called on rank 0 after each round of replicates (one per rank): replicates done of B

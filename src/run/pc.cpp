@@ -454,15 +454,23 @@ PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& prog
     mpi::run_agreed(comm, [&] {
         if (comm.rank() != 0) return;
         pc::validate(b, data.n_samples);
-        const std::vector<std::int64_t> rows = pc::resample_rows(data.n_samples, b, a.replicate);
-        const Dataset d = pc::resample_data(data, rows, data.source);
+        std::vector<std::int32_t> kept;
+        const Dataset d = pc::replicate_data(data, cfg, b, a.replicate, kept);
+        std::string dropped;  // the columns constant in the resample, left out
+        for (std::size_t v = 0, k = 0; v < data.names.size(); ++v) {
+            if (k < kept.size() && kept[k] == static_cast<std::int32_t>(v))
+                ++k;
+            else
+                dropped += (dropped.empty() ? "" : ", ") + data.names[v];
+        }
         io::OutputSet outputs;
         io::write_dataset(d, a.write_resample, outputs);
         outputs.commit();
-        done.summary = "cudag pc: wrote replicate " + std::to_string(a.replicate) + " (--resample " +
-                       pc::to_string(b.resample) + ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " +
-                       std::to_string(d.n_samples) + " samples x " + std::to_string(d.n_vars) + " variables to " +
-                       a.write_resample;
+        done.summary =
+            "cudag pc: wrote replicate " + std::to_string(a.replicate) + " (--resample " + pc::to_string(b.resample) +
+            ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " + std::to_string(d.n_samples) +
+            " samples x " + std::to_string(d.n_vars) + " variables to " + a.write_resample +
+            (dropped.empty() ? "" : " (left out, constant in the resample as in the replicate's run: " + dropped + ")");
     });
     return done;
 }

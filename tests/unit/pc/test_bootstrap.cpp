@@ -254,18 +254,51 @@ TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {
 }
 
 TEST(BootstrapReplicate, ErrorsNameTheReplicate) {
-    // A column constant in most resamples (one row differs): Fisher-z refuses a constant column.
-    Dataset d = sim::simulate_gaussian({3, 40, 0.5, 1}).data;
-    for (std::int64_t s = 1; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
-    d.column(2)[0] = 2.0;
+    // 10 rows allow Fisher-z's --max-level 4 (m > l + 3); a half-sample's 5 do not.
+    const Dataset d = sim::simulate_gaussian({4, 10, 0.5, 1}).data;
+    pc::PcConfig cfg = config(pc::TestKind::FisherZ);
+    cfg.max_level = 4;
+    EXPECT_NO_THROW(pc::run_pc(d, cfg));
     mpi::SerialCommunicator serial;
     try {
-        pc::run_bootstrap(d, config(pc::TestKind::FisherZ), options(20, pc::Resample::Half), serial);
+        pc::run_bootstrap(d, cfg, options(3, pc::Resample::Half), serial);
         FAIL() << "no replicate failed";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("bootstrap replicate "), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("is constant"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("(bootstrap replicate 0)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("too few for --max-level 4"), std::string::npos) << e.what();
     }
+}
+
+TEST_F(Bootstrap, AColumnConstantInAResampleIsIsolatedAsInItsWrittenResample) {
+    // Column X3 differs from its other values in row 0 only: the half-samples without row 0
+    // leave it out (isolated), and the written resample omits it too.
+    Dataset d = sim::simulate_gaussian({6, 60, 0.5, 1}).data;
+    for (std::int64_t s = 1; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
+    d.column(2)[0] = 2.0;
+    const pc::PcConfig cfg = config(pc::TestKind::FisherZ);
+    const auto b = options(6, pc::Resample::Half);
+    int left_out = 0;
+    for (std::int64_t r = 0; r < b.replicates; ++r) {
+        std::vector<std::int32_t> kept;
+        const Dataset rd = pc::replicate_data(d, cfg, b, r, kept);
+        const Pdag g = pc::run_replicate(d, cfg, b, r);
+        if (rd.n_vars == 6) continue;
+        ++left_out;
+        EXPECT_EQ(kept, (std::vector<std::int32_t>{0, 1, 3, 4, 5}));
+        EXPECT_TRUE(g.neighbours(2).empty());
+        const std::string path = (dir_ / "rep.csv").string();
+        io::write_dataset(rd, path);
+        const Pdag direct = pc::run_pc(io::read_dataset(path), cfg).cpdag;
+        ASSERT_EQ(direct.n(), 5);
+        for (std::int32_t i = 0; i < 5; ++i)
+            for (std::int32_t j = 0; j < 5; ++j)
+                EXPECT_EQ(g.end(kept[i], kept[j]), direct.end(i, j)) << "replicate " << r << ": " << i << ", " << j;
+    }
+    EXPECT_GT(left_out, 0) << "no half-sample missed row 0";
+    // A column constant in the whole data is refused, as a run refuses it.
+    for (std::int64_t s = 0; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
+    mpi::SerialCommunicator serial;
+    EXPECT_THROW(pc::run_bootstrap(d, cfg, b, serial), InputError);
 }
 
 }  // namespace

@@ -9,13 +9,20 @@
 #   gpuN     B = 100 on N GPUs under mpiexec, one rank per GPU (when GPUS > 1): its table
 #            must equal gpu100's; speedup against gpu100 (goal for 4 GPUs: 3.5x or more)
 # and the AUC, against the true skeleton, of gpu100's adjacency frequencies beside that of
-# one plain run's p-values (1 - pMax; needs h5py). Every configuration is bounded by
+# one plain run's p-values (1 - pMax; h5py or h5dump). Every configuration is bounded by
 # `timeout`, so the script ends in a few minutes.
+#
+# Then bnlearn's ALARM, INSURANCE and HEPAR2 sampled at 1,000 rows (chi-square): B on the
+# CPU and on one GPU (frequencies identical?) with the AUC of the frequencies; with CL=1,
+# causal-learn's pc run serially on CL_B of the same resamples (bnlearn's boot.strength
+# way), its time for B = 100 extrapolated.
 #
 # Usage: scripts/bench/bootstrap.sh [build-dir]
 #   env: OUT=dir (logs, tables), B=100, CPU_B=10, CPU_LIMIT=300, GPU_LIMIT=300,
 #        GPUS=(visible GPUs), MPIEXEC=mpiexec, RESAMPLE=bootstrap|half, ALPHA=0.01,
-#        N=1643 M=850 (another shape), PYTHON=python3 (for the AUC)
+#        N=1643 M=850 (another shape), PYTHON=python3 (AUC; causal-learn for CL=1),
+#        NETS="alarm insurance hepar2" ("" for none), SHARED=../shared/data, CL=1, CL_B=3,
+#        CL_LIMIT=600
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -88,6 +95,72 @@ if [[ $GPUS -ge 1 ]]; then
     fi
 fi
 
+# bnlearn networks at 1,000 rows (chi-square): B on the CPU and on one GPU, identical?
+for net in ${NETS-alarm insurance hepar2}; do
+    bif=${SHARED:-../shared/data}/bnlearn/$net.bif.gz
+    [[ -f $bif ]] || { echo "$net: no $bif, skipped"; continue; }
+    zcat "$bif" >"$out/$net.bif"
+    "$cudag" simulate bif --bif "$out/$net.bif" --samples 1000 --seed 1 --out "$out/$net.csv" --truth "$out/$net.truth.tsv" -q
+    for backend in cpu cuda; do
+        [[ $backend == cuda && $GPUS -lt 1 ]] && continue
+        t0=$(now)
+        if timeout "$cpu_limit" "$cudag" pc --data "$out/$net.csv" --backend "$backend" --bootstrap "$b" \
+            --resample "$resample" --seed 1 -q --out "$out/$net.$backend.h5" --format freq; then
+            s=$(since "$t0")
+            echo "$net ($backend): B=$b in $s s"
+            printf '%s\t%s\t%s\t\t\t%s\n' "$net-$backend" "$b" "$s" \
+                "$([[ $backend == cuda ]] && same "$out/$net.cpu.freq.tsv" "$out/$net.cuda.freq.tsv" || echo '(reference)')" >>"$table"
+        else
+            echo "$net ($backend): failed or over $cpu_limit s"
+        fi
+    done
+    if [[ -f $out/$net.cpu.freq.tsv ]]; then
+        vars=$(head -1 "$out/$net.csv" | tr ',' '\n' | wc -l)
+        "$cudag" pc --data "$out/$net.csv" --backend cpu -q --out "$out/$net.single.h5"
+        echo "$net: AUC of adjacency frequencies $("$py" scripts/bench/edge_auc.py "$out/$net.truth.tsv" freq \
+            "$out/$net.cpu.freq.tsv" "$vars"), of one run's p-values $("$py" scripts/bench/edge_auc.py \
+            "$out/$net.truth.tsv" pmax "$out/$net.single.h5" 2>/dev/null || echo n/a)"
+    fi
+done
+
+# bnlearn-style serial bootstrapping of causal-learn's PC (CL=1; causal-learn installed in
+# PYTHON): CL_B replicates on the resamples cudag writes (--write-resample), each bounded by
+# CL_LIMIT s; the time for B = 100 extrapolated.
+if [[ -n ${CL:-} ]]; then
+    cl_b=${CL_B:-3}
+    cat >"$out/cl_pc.py" <<'PY'
+import sys, time
+import numpy as np
+from causallearn.search.ConstraintBased.PC import pc
+path, test, alpha = sys.argv[1], sys.argv[2], float(sys.argv[3])
+if test == "chisq":
+    import pandas as pd
+    data = pd.read_csv(path).apply(lambda c: c.astype("category").cat.codes).to_numpy()
+else:
+    data = np.loadtxt(path, delimiter=",", skiprows=1)
+t0 = time.perf_counter()
+pc(data, alpha, test, True, 0, -1, show_progress=False)
+print(f"{time.perf_counter() - t0:.3f}")
+PY
+    for set in dream ${NETS-alarm insurance hepar2}; do
+        src=$data test=fisherz
+        [[ $set != dream ]] && src=$out/$set.csv test=chisq
+        [[ -f $src ]] || continue
+        total=0
+        for ((r = 0; r < cl_b; r++)); do
+            "$cudag" pc --data "$src" --write-resample "$out/cl_rep.csv" --replicate "$r" --resample "$resample" \
+                --seed 1 -q
+            t=$(timeout "${CL_LIMIT:-600}" "$py" "$out/cl_pc.py" "$out/cl_rep.csv" "$test" "$alpha") || { total=; break; }
+            total=$(awk -v a="$total" -v b="$t" 'BEGIN { print a + b }')
+        done
+        if [[ -n $total ]]; then
+            echo "causal-learn pc ($test) on $set: $cl_b replicates in $total s; B=100 ~ $(awk -v t="$total" -v n="$cl_b" 'BEGIN { printf "%.1f", 100 * t / n }') s"
+        else
+            echo "causal-learn pc ($test) on $set: a replicate failed or took over ${CL_LIMIT:-600} s"
+        fi
+    done
+fi
+
 # Edge confidence against the truth: the frequencies' AUC beside one run's p-values'.
 best=$out/gpu100.freq.tsv
 [[ -f $best ]] || best=$out/cpu.freq.tsv
@@ -97,7 +170,7 @@ fi
 backend=cpu
 [[ $GPUS -ge 1 ]] && backend=cuda
 if timeout "$gpu_limit" "$cudag" pc --data "$data" --alpha "$alpha" --backend "$backend" -q --out "$out/single.h5"; then
-    echo "AUC of one run's p-values (1 - pMax): $("$py" scripts/bench/edge_auc.py "$truth" pmax "$out/single.h5" 2>/dev/null || echo 'n/a (needs h5py)')"
+    echo "AUC of one run's p-values (1 - pMax): $("$py" scripts/bench/edge_auc.py "$truth" pmax "$out/single.h5" 2>/dev/null || echo 'n/a (needs h5py or h5dump)')"
 fi
 echo "table: $table"
 column -t -s $'\t' "$table"

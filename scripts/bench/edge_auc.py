@@ -5,7 +5,7 @@
   edge_auc.py TRUTH.tsv freq FREQ.tsv N       bootstrap adjacency frequencies (cudag pc
                                               --bootstrap --format freq); unlisted pairs 0
   edge_auc.py TRUTH.tsv pmax RESULT.h5        one run's p-values: score 1 - pMax from the
-                                              result's /pmax/matrix (needs h5py, n <= 4096)
+                                              result's /pmax/matrix (h5py or h5dump; n <= 4096)
 
 TRUTH.tsv is `cudag simulate --truth`'s edge list (source, target, ...). Ties count half
 (the Mann-Whitney statistic). Prints the AUC.
@@ -42,6 +42,38 @@ def auc(scored, n_pairs, positives):
     return wins / (pos_total * neg_total)
 
 
+def read_pmax(path):
+    """The variable names and the n x n pMax matrix (row-major list) of a result file:
+    through h5py, else through HDF5's h5dump tool."""
+    try:
+        import h5py
+    except ImportError:
+        h5py = None
+    if h5py is not None:
+        with h5py.File(path, "r") as f:
+            names = [x.decode() if isinstance(x, bytes) else x for x in f["variables/names"][()]]
+            return names, [float(x) for x in f["pmax/matrix"][()].ravel()]
+    import array
+    import os
+    import re
+    import subprocess
+    import tempfile
+
+    text = subprocess.run(["h5dump", "-y", "-w", "0", "-d", "/variables/names", path], check=True,
+                          capture_output=True, text=True).stdout
+    names = re.findall(r'"((?:[^"\\]|\\.)*)"', text.split("DATA {", 1)[1])
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = os.path.join(tmp, "pmax.bin")
+        subprocess.run(["h5dump", "-d", "/pmax/matrix", "-b", "LE", "-o", raw, path], check=True,
+                       capture_output=True)
+        values = array.array("d")
+        with open(raw, "rb") as f:
+            values.frombytes(f.read())
+    if sys.byteorder != "little":
+        values.byteswap()
+    return names, list(values)
+
+
 def main():
     truth, kind, path = sys.argv[1], sys.argv[2], sys.argv[3]
     positives = truth_pairs(truth)
@@ -54,16 +86,12 @@ def main():
             scored[frozenset((r[0], r[1]))] = float(r[2])
         print(f"{auc(scored, n * (n - 1) // 2, positives):.4f}")
     elif kind == "pmax":
-        import h5py  # noqa: only this mode needs it
-
-        with h5py.File(path, "r") as f:
-            names = [x.decode() if isinstance(x, bytes) else x for x in f["variables/names"][()]]
-            pm = f["pmax/matrix"][()]
+        names, pm = read_pmax(path)
         n = len(names)
         scored = {}
         for i in range(n):
             for j in range(i + 1, n):
-                p = pm[i, j]
+                p = pm[i * n + j]
                 scored[frozenset((names[i], names[j]))] = 1.0 - (p if p == p else 1.0)
         print(f"{auc(scored, n * (n - 1) // 2, positives):.4f}")
     else:

@@ -55,7 +55,10 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
                     "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
                     "(GiB); see docs/performance.md")
         ->group("");  // hidden: the automatic choice is the product's
-    cmd->add_option("--checkpoint", a.cfg.checkpoint, "HDF5 checkpoint rewritten after every level (for --resume)")
+    cmd->add_option(
+           "--checkpoint", a.cfg.checkpoint,
+           "HDF5 checkpoint rewritten after every level, or with --bootstrap at replicate boundaries every 30 s "
+           "(for --resume)")
         ->check(not_empty_file_name, "FILE");
     cmd->add_flag("--resume", a.cfg.resume, "continue from --checkpoint (same data and test options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,

@@ -10,10 +10,13 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "io/checkpoint_file.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/writers.hpp"
 #include "pc/engines.hpp"
 
@@ -266,6 +269,106 @@ Pdag run_replicate(const Dataset& data, const PcConfig& cfg, const BootstrapOpti
 
 namespace {
 
+/// Seconds between two checkpoints of a bootstrap run (at round boundaries).
+constexpr double kCheckpointSeconds = 30.0;
+
+constexpr io::CheckpointFormat kBootstrapFormat{"cudag-pc-bootstrap-checkpoint-1", "PC bootstrap"};
+
+/// What decides the counts: the run's (config_hash) and B, the resampling and its seed
+/// (not --consensus, applied to the counts at the end).
+std::string bootstrap_hash(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b) {
+    Digest h;
+    h.add_string("cudag-pc-bootstrap-1");
+    h.add_string(config_hash(data, cfg));
+    h.add_value(b.replicates);
+    h.add_string(to_string(b.resample));
+    h.add_value(b.seed);
+    return h.hex();
+}
+
+io::CheckpointSettings bootstrap_settings(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b) {
+    io::CheckpointSettings s = config_settings(data, cfg);
+    s.push_back({"--bootstrap", std::to_string(b.replicates)});
+    s.push_back({"--resample", to_string(b.resample)});
+    s.push_back({"--seed", std::to_string(b.seed)});
+    return s;
+}
+
+/// The totals of replicates 0 .. done-1: /bootstrap/{done (int64), pairs (int32 K x 2),
+/// adjacent (int32 K x 4: i --> j, j --> i, i --- j, i <-> j)} and replicate 0's
+/// provenance /provenance/{keys, values}.
+void write_bootstrap_checkpoint(const std::string& path, const std::string& hash,
+                                const io::CheckpointSettings& settings, std::int64_t done, const PairCounts& all,
+                                const std::vector<std::pair<std::string, std::string>>& provenance) {
+    namespace h5 = io::h5;
+    io::CheckpointFile file = io::CheckpointFile::create(path, kBootstrapFormat, hash, settings);
+    const std::string& where = file.where();
+    std::vector<std::uint64_t> keys;
+    for (const auto& kv : all) keys.push_back(kv.first);
+    std::sort(keys.begin(), keys.end());
+    std::vector<std::int32_t> pairs, adjacent;
+    for (std::uint64_t key : keys) {
+        pairs.push_back(static_cast<std::int32_t>(key >> 32));
+        pairs.push_back(static_cast<std::int32_t>(key & 0xFFFFFFFFu));
+        for (std::int32_t c : all.at(key)) adjacent.push_back(c);
+    }
+    {
+        h5::Handle g = h5::create_group(file.root(), "bootstrap", where);
+        h5::write_array(g.get(), "done", std::vector<std::int64_t>{done}, {1}, where);
+        h5::write_array(g.get(), "pairs", pairs, {keys.size(), 2}, where);
+        h5::write_array(g.get(), "adjacent", adjacent, {keys.size(), 4}, where);
+    }
+    {
+        std::vector<std::string> k, v;
+        for (const auto& [key, value] : provenance) {
+            k.push_back(key);
+            v.push_back(value);
+        }
+        h5::Handle g = h5::create_group(file.root(), "provenance", where);
+        h5::write_strings(g.get(), "keys", k, where);
+        h5::write_strings(g.get(), "values", v, where);
+    }
+    file.commit();
+}
+
+/// Reads write_bootstrap_checkpoint's file into `all` and `first.config`; returns done.
+std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::string& hash,
+                                       const io::CheckpointSettings& settings, std::int64_t n_vars, PairCounts& all,
+                                       PcResult& first) {
+    namespace h5 = io::h5;
+    const io::CheckpointFile file = io::CheckpointFile::open(path, kBootstrapFormat, hash, settings);
+    std::int64_t done = 0;
+    file.read([&](hid_t root) {
+        const std::string& where = file.where();
+        h5::Handle g = h5::check_id(H5Gopen2(root, "bootstrap", H5P_DEFAULT), where + ": no /bootstrap");
+        const auto d = h5::read_array<std::int64_t>(g.get(), "done", where);
+        const auto pairs = h5::read_array<std::int32_t>(g.get(), "pairs", where);
+        const auto adjacent = h5::read_array<std::int32_t>(g.get(), "adjacent", where);
+        if (d.size() != 1 || d[0] < 0 || pairs.size() % 2 != 0 || adjacent.size() != 2 * pairs.size())
+            throw InputError("its /bootstrap datasets do not fit together");
+        done = d[0];
+        for (std::size_t e = 0; e < pairs.size() / 2; ++e) {
+            const std::int32_t i = pairs[2 * e], j = pairs[2 * e + 1];
+            if (i < 0 || i >= j || j >= n_vars)
+                throw InputError("pair (" + std::to_string(i) + ", " + std::to_string(j) + ") is out of range");
+            auto& c = all[pair_key(i, j)];
+            std::int64_t sum = 0;
+            for (int k = 0; k < 4; ++k) {
+                c[static_cast<std::size_t>(k)] = adjacent[4 * e + static_cast<std::size_t>(k)];
+                sum += c[static_cast<std::size_t>(k)];
+                if (c[static_cast<std::size_t>(k)] < 0) throw InputError("a negative count");
+            }
+            if (sum > done) throw InputError("a pair counted in more replicates than done");
+        }
+        h5::Handle p = h5::check_id(H5Gopen2(root, "provenance", H5P_DEFAULT), where + ": no /provenance");
+        const auto keys = h5::read_strings(p.get(), "keys", where);
+        const auto values = h5::read_strings(p.get(), "values", where);
+        if (keys.size() != values.size()) throw InputError("its provenance keys and values differ in number");
+        for (std::size_t k = 0; k < keys.size(); ++k) first.config.emplace_back(keys[k], values[k]);
+    });
+    return done;
+}
+
 /// How many replicates a rank runs at once: on the CPU engine one per thread (a small
 /// replicate keeps few threads busy, and whole replicates side by side need no
 /// synchronisation), as many as half the available host memory holds; on a GPU one. The
@@ -305,13 +408,34 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     const int size = comm.size(), rank = comm.rank();
     const int batch = concurrent_replicates(data, cfg, comm);
     const int threads = resolve_threads(cfg.backend.threads);
-    PairCounts counts;
-    // Round k: rank p runs the replicates [(k size + p) batch, + batch), then the ranks
-    // agree on their errors. Which rank counts a replicate changes no sum.
+    // Rank 0's totals of the replicates merged so far (at checkpoints, and resumed), and
+    // every rank's counts since.
+    PairCounts all, counts;
+    std::int64_t resumed = 0;  // replicates 0 .. resumed-1 counted in a resumed checkpoint
+    const std::string hash = cfg.checkpoint.empty() ? std::string() : bootstrap_hash(data, cfg, b);
+    const io::CheckpointSettings settings =
+        cfg.checkpoint.empty() ? io::CheckpointSettings{} : bootstrap_settings(data, cfg, b);
+    if (!cfg.checkpoint.empty() && cfg.resume) {
+        mpi::run_agreed(comm, [&] {
+            if (rank == 0) resumed = read_bootstrap_checkpoint(cfg.checkpoint, hash, settings, data.n_vars, all, first);
+        });
+        comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
+        if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
+    }
+    // Rank 0 merges every rank's counts into its totals.
+    const auto merge = [&] {
+        std::vector<std::vector<std::byte>> blobs = comm.gatherv(pack(counts), 0);
+        counts.clear();
+        for (const auto& blob : blobs) unpack_into(blob, all);
+    };
+    auto last_checkpoint = std::chrono::steady_clock::now();
+    // Round k: rank p runs the replicates resumed + [(k size + p) batch, + batch), then the
+    // ranks agree on their errors. Which rank counts a replicate changes no sum.
     const std::int64_t per_round = static_cast<std::int64_t>(size) * batch;
-    const std::int64_t rounds = (b.replicates + per_round - 1) / per_round;
+    const std::int64_t left = b.replicates - resumed;
+    const std::int64_t rounds = (left + per_round - 1) / per_round;
     for (std::int64_t k = 0; k < rounds; ++k) {
-        const std::int64_t lo = std::min(b.replicates, (k * size + rank) * batch);
+        const std::int64_t lo = resumed + std::min(left, (k * size + rank) * batch);
         const std::int64_t hi = std::min(b.replicates, lo + batch);
         std::exception_ptr err;
         try {
@@ -330,7 +454,24 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
             err = std::current_exception();
         }
         mpi::agree(comm, err);
-        if (on_round && rank == 0) on_round(std::min(b.replicates, (k + 1) * per_round), b.replicates);
+        const std::int64_t done = resumed + std::min(left, (k + 1) * per_round);
+        if (on_round && rank == 0) on_round(done, b.replicates);
+        // A checkpoint at this round's boundary: every kCheckpointSeconds, and before a
+        // stop asked for testing (--stop-after-level N: after N replicates or more).
+        const bool stop = cfg.stop_after_level >= 0 && done >= cfg.stop_after_level && done < b.replicates;
+        const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count();
+        // The same decision on every rank: rank 0's clock.
+        std::int64_t write = !cfg.checkpoint.empty() && done < b.replicates && (stop || since >= kCheckpointSeconds);
+        comm.bcast(std::span<std::int64_t>(&write, 1), 0);
+        if (write) {
+            merge();
+            mpi::run_agreed(comm, [&] {
+                if (rank == 0) write_bootstrap_checkpoint(cfg.checkpoint, hash, settings, done, all, first.config);
+            });
+            if (cfg.on_checkpoint) cfg.on_checkpoint(static_cast<int>(done));
+            last_checkpoint = std::chrono::steady_clock::now();
+        }
+        if (stop) throw StoppedAfterLevel(static_cast<int>(done));
     }
     BootstrapTable t;
     t.replicates = b.replicates;
@@ -338,10 +479,8 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     t.seed = b.seed;
     t.consensus = b.consensus;
     // The sums over the ranks on rank 0 (integers: any order gives the same counts).
-    std::vector<std::vector<std::byte>> blobs = comm.gatherv(pack(counts), 0);
+    merge();
     if (rank != 0) return t;
-    PairCounts all;
-    for (const auto& blob : blobs) unpack_into(blob, all);
     std::vector<std::uint64_t> keys;
     keys.reserve(all.size());
     for (const auto& kv : all) keys.push_back(kv.first);
@@ -382,7 +521,8 @@ PcResult bootstrap_pc(const Dataset& data, const PcConfig& cfg, const BootstrapO
     }
     r.cpdag = consensus_graph(t, data.n_vars);
     r.skeleton = r.cpdag.skeleton();
-    r.config = bootstrap_config(std::move(first.config), data, b, comm, first.n_samples);
+    r.config = bootstrap_config(std::move(first.config), data, b, comm,
+                                b.resample == Resample::Half ? data.n_samples / 2 : data.n_samples);
     r.bootstrap = std::move(t);
     r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;

@@ -175,8 +175,6 @@ void check_resampling(PcJob& a, const std::vector<std::string>& formats) {
     }
     if (std::find(formats.begin(), formats.end(), "freq") != formats.end() && !boot)
         throw InputError("--format freq (the edge frequencies) needs --bootstrap B");
-    if (boot && (!a.cfg.checkpoint.empty() || a.cfg.resume))
-        throw InputError("--checkpoint and --resume do not apply to --bootstrap yet (its replicates are not saved)");
     if (a.write_resample.empty()) {
         if (a.replicate != 0) throw InputError("--replicate needs --write-resample FILE");
         return;
@@ -482,11 +480,21 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
                         io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
                         pc::Progress& progress, mpi::Communicator& comm) {
     const pc::BootstrapOptions b = bootstrap_options(a);
+    pc::PcConfig run = cfg;
+    const std::string checkpoint = cfg.checkpoint;
+    run.on_checkpoint = [checkpoint](int done) {
+        interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + checkpoint +
+                            "' (continue with --resume)");
+    };
+    run.on_resume = [checkpoint, quiet = a.quiet, root = comm.rank() == 0](int done) {
+        if (!quiet && root)
+            std::cerr << "cudag pc: resuming from checkpoint '" << checkpoint << "' after " << done << " replicates\n";
+    };
     const auto t0 = std::chrono::steady_clock::now();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
                   pc::to_string(b.resample) + ") on " + std::to_string(comm.size()) + " rank" +
                   (comm.size() == 1 ? "" : "s"));
-    pc::PcResult r = pc::bootstrap_pc(data, cfg, b, comm, [&](std::int64_t done, std::int64_t total) {
+    pc::PcResult r = pc::bootstrap_pc(data, run, b, comm, [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     });
     const bool root = comm.rank() == 0;
@@ -499,6 +507,12 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
     write_pc_result(a, without_freq(formats), command_line, r, outputs, tmp_h5, gathered, progress, comm);
     PcRun done;
     if (!root) return done;
+    if (!checkpoint.empty() && !a.keep_checkpoint) {
+        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
+        std::error_code ec;
+        std::filesystem::remove(checkpoint, ec);
+        interrupt::set_note("");
+    }
     std::int64_t directed = 0;
     const auto edges = io::cpdag_edges(r.cpdag);
     for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;

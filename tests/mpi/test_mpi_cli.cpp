@@ -116,6 +116,12 @@ TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {
         EXPECT_EQ(cudag::test::read_text(path(stem + ".edges.tsv")), cudag::test::read_text(path("serial.edges.tsv")))
             << k << " ranks";
     }
+    // Stopped on 2 ranks after a round, resumed on 3: the same table.
+    r = cudag(2, base + path("part.h5") + " --checkpoint " + path("ck.h5") + " --stop-after-level 2");
+    EXPECT_EQ(r.code, 3) << r.err;
+    r = cudag(3, base + path("part.h5") + " --format freq --checkpoint " + path("ck.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(cudag::test::read_text(path("part.freq.tsv")), freq);
 }
 
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {

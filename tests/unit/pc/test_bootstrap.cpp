@@ -295,6 +295,20 @@ TEST_F(Bootstrap, AColumnConstantInAResampleIsIsolatedAsInItsWrittenResample) {
                 EXPECT_EQ(g.end(kept[i], kept[j]), direct.end(i, j)) << "replicate " << r << ": " << i << ", " << j;
     }
     EXPECT_GT(left_out, 0) << "no half-sample missed row 0";
+    // Background knowledge keeps holding among the columns kept, X3 with it or not.
+    pc::PcConfig known = cfg;
+    known.knowledge = Knowledge(6);
+    known.knowledge.require_pair(0, 1);
+    known.knowledge.forbid_pair(3, 4);
+    known.knowledge.require_direction(2, 5);  // X3 -> X6: dropped where X3 is left out
+    known.knowledge.set_tier(4, 0);
+    known.knowledge.set_tier(0, 1);  // X5 before X1
+    for (std::int64_t r = 0; r < b.replicates; ++r) {
+        const Pdag g = pc::run_replicate(d, known, b, r);
+        EXPECT_TRUE(g.adjacent(0, 1)) << r;
+        EXPECT_FALSE(g.adjacent(3, 4)) << r;
+        EXPECT_NE(g.end(4, 0), Mark::Arrow) << r << ": X1 -> X5 is against the tiers";
+    }
     // A column constant in the whole data is refused, as a run refuses it.
     for (std::int64_t s = 0; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
     mpi::SerialCommunicator serial;

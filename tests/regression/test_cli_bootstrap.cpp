@@ -84,6 +84,11 @@ TEST_F(Bootstrap, TheResultHoldsTheFrequencyTable) {
     const auto freq_lines = lines(slurp(dir_ / "b.freq.tsv"));
     ASSERT_EQ(freq_lines.size(), pairs.size() / 2 + 1);
     EXPECT_EQ(freq_lines[0], "source\ttarget\tadjacency\tnone\t-->\t<--\t---\t<->\tconsensus");
+    // cudag compare reads the consensus graph, and says so.
+    const CliRun c =
+        run("compare --truth " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.truth.tsv --estimate " + f("b.h5"));
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_NE(c.out.find("/cpdag, the PC bootstrap's consensus graph"), std::string::npos) << c.out;
 }
 
 TEST_F(Bootstrap, WithoutOutTheFrequenciesGoToStdout) {

@@ -420,6 +420,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     mpi::run_agreed(comm, [&] {
         validate(b, data.n_samples);
         validate(cfg, data);
+        if (cfg.resume && cfg.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
         // A column constant in the data is refused as a run refuses it; one constant in a
         // resample only is left out of that replicate (replicate_data).
         if (resolve_test(cfg, data).kind != TestKind::CmiKnn)

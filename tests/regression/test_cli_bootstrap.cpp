@@ -138,6 +138,7 @@ TEST_F(Bootstrap, BadOptionsAreOneLineErrors) {
     expect_error("pc" + d + " --bootstrap 3 --replicate 3 --write-resample " + f("r.csv"),
                  "--replicate 3 is not below --bootstrap 3");
     expect_error("pc" + d + " --seed 3" + out, "--seed applies to --test cmiknn only");
+    expect_error("pc" + d + " --bootstrap 3 --resume" + out, "--resume needs --checkpoint FILE");
     expect_no_outputs({});
 }
 

@@ -21,7 +21,8 @@
 #   env: OUT=dir (logs, tables), B=100, CPU_B=10, CPU_LIMIT=300, GPU_LIMIT=300,
 #        GPUS=(visible GPUs), MPIEXEC=mpiexec, RESAMPLE=bootstrap|half, ALPHA=0.01,
 #        N=1643 M=850 (another shape), PYTHON=python3 (AUC; causal-learn for CL=1),
-#        NETS="alarm insurance hepar2" ("" for none), SHARED=../shared/data, CL=1, CL_B=3,
+#        NETS="alarm insurance hepar2" ("" for none), DREAM=0 (skip the DREAM5-sized set),
+#        SHARED=../shared/data, CL=1, CL_B=3,
 #        CL_LIMIT=600
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -78,19 +79,21 @@ run() {
 }
 same() { if cmp -s "$1" "$2"; then echo yes; else echo no; fi; }
 
-if run cpu "$cpu_limit" "$cpu_b" cpu; then echo "(reference)" >>"$table"; fi
-if [[ $GPUS -ge 1 ]]; then
-    if run gpu "$gpu_limit" "$cpu_b" cuda; then
-        ident=$( [[ -f $out/cpu.freq.tsv ]] && same "$out/cpu.freq.tsv" "$out/gpu.freq.tsv" || echo "no CPU run")
-        echo "gpu vs cpu, B=$cpu_b: frequencies identical: $ident"
-        echo "$ident (vs cpu)" >>"$table"
-    fi
-    if run gpu100 "$gpu_limit" "$b" cuda; then echo "(reference)" >>"$table"; fi
-    if [[ $GPUS -gt 1 ]] && command -v "$mpiexec" >/dev/null; then
-        if run "gpu$GPUS" "$gpu_limit" "$b" cuda "$mpiexec" -n "$GPUS" --bind-to none; then
-            ident=$(same "$out/gpu100.freq.tsv" "$out/gpu$GPUS.freq.tsv")
-            echo "$GPUS GPUs vs 1, B=$b: frequencies identical: $ident"
-            echo "$ident (vs gpu100)" >>"$table"
+if [[ ${DREAM:-1} != 0 ]]; then
+    if run cpu "$cpu_limit" "$cpu_b" cpu; then echo "(reference)" >>"$table"; fi
+    if [[ $GPUS -ge 1 ]]; then
+        if run gpu "$gpu_limit" "$cpu_b" cuda; then
+            ident=$( [[ -f $out/cpu.freq.tsv ]] && same "$out/cpu.freq.tsv" "$out/gpu.freq.tsv" || echo "no CPU run")
+            echo "gpu vs cpu, B=$cpu_b: frequencies identical: $ident"
+            echo "$ident (vs cpu)" >>"$table"
+        fi
+        if run gpu100 "$gpu_limit" "$b" cuda; then echo "(reference)" >>"$table"; fi
+        if [[ $GPUS -gt 1 ]] && command -v "$mpiexec" >/dev/null; then
+            if run "gpu$GPUS" "$gpu_limit" "$b" cuda "$mpiexec" -n "$GPUS" --bind-to none; then
+                ident=$(same "$out/gpu100.freq.tsv" "$out/gpu$GPUS.freq.tsv")
+                echo "$GPUS GPUs vs 1, B=$b: frequencies identical: $ident"
+                echo "$ident (vs gpu100)" >>"$table"
+            fi
         fi
     fi
 fi
@@ -161,16 +164,18 @@ PY
     done
 fi
 
-# Edge confidence against the truth: the frequencies' AUC beside one run's p-values'.
-best=$out/gpu100.freq.tsv
-[[ -f $best ]] || best=$out/cpu.freq.tsv
-if [[ -f $best ]]; then
-    echo "AUC of adjacency frequencies ($(basename "$best")): $("$py" scripts/bench/edge_auc.py "$truth" freq "$best" "$n")"
-fi
-backend=cpu
-[[ $GPUS -ge 1 ]] && backend=cuda
-if timeout "$gpu_limit" "$cudag" pc --data "$data" --alpha "$alpha" --backend "$backend" -q --out "$out/single.h5"; then
-    echo "AUC of one run's p-values (1 - pMax): $("$py" scripts/bench/edge_auc.py "$truth" pmax "$out/single.h5" 2>/dev/null || echo 'n/a (needs h5py or h5dump)')"
+if [[ ${DREAM:-1} != 0 ]]; then
+    # Edge confidence against the truth: the frequencies' AUC beside one run's p-values'.
+    best=$out/gpu100.freq.tsv
+    [[ -f $best ]] || best=$out/cpu.freq.tsv
+    if [[ -f $best ]]; then
+        echo "AUC of adjacency frequencies ($(basename "$best")): $("$py" scripts/bench/edge_auc.py "$truth" freq "$best" "$n")"
+    fi
+    backend=cpu
+    [[ $GPUS -ge 1 ]] && backend=cuda
+    if timeout "$gpu_limit" "$cudag" pc --data "$data" --alpha "$alpha" --backend "$backend" -q --out "$out/single.h5"; then
+        echo "AUC of one run's p-values (1 - pMax): $("$py" scripts/bench/edge_auc.py "$truth" pmax "$out/single.h5" 2>/dev/null || echo 'n/a (needs h5py or h5dump)')"
+    fi
 fi
 echo "table: $table"
 column -t -s $'\t' "$table"

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 
@@ -413,39 +414,22 @@ int concurrent_replicates(const Dataset& data, const PcConfig& cfg, mpi::Communi
     return comm.allreduce(batch, mpi::ReduceOp::Min);
 }
 
-/// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance).
-BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
-                                mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first) {
-    // The options checked on the whole data first, so that their errors read as a run's.
-    mpi::run_agreed(comm, [&] {
-        validate(b, data.n_samples);
-        validate(cfg, data);
-        if (cfg.resume && cfg.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
-        // A column constant in the data is refused as a run refuses it; one constant in a
-        // resample only is left out of that replicate (replicate_data).
-        if (resolve_test(cfg, data).kind != TestKind::CmiKnn)
-            for (std::int64_t v = 0; v < data.n_vars; ++v)
-                if (constant_column(data, v))
-                    throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
-                                     "' is constant: it has no variance to test");
-    });
+/// What count_rounds saves at round boundaries (PC's --checkpoint).
+struct RoundCheckpoint {
+    std::string path, hash;
+    io::CheckpointSettings settings;
+    std::int64_t stop_after = -1;  ///< testing: stop after this many replicates (-1: never)
+    std::function<void(int)> on_checkpoint;
+    const std::vector<std::pair<std::string, std::string>>* provenance = nullptr;
+};
+
+/// The rounds from replicate `resumed` on, rank 0's totals in `all` (holding the resumed
+/// ones), with checkpoints when `ckpt` is given.
+BootstrapTable count_rounds(const BootstrapOptions& b, int batch, int threads, mpi::Communicator& comm,
+                            const ReplicateGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
+                            PairCounts& all, const RoundCheckpoint* ckpt) {
     const int size = comm.size(), rank = comm.rank();
-    const int batch = concurrent_replicates(data, cfg, comm);
-    const int threads = resolve_threads(cfg.backend.threads);
-    // Rank 0's totals of the replicates merged so far (at checkpoints, and resumed), and
-    // every rank's counts since.
-    PairCounts all, counts;
-    std::int64_t resumed = 0;  // replicates 0 .. resumed-1 counted in a resumed checkpoint
-    const std::string hash = cfg.checkpoint.empty() ? std::string() : bootstrap_hash(data, cfg, b);
-    const io::CheckpointSettings settings =
-        cfg.checkpoint.empty() ? io::CheckpointSettings{} : bootstrap_settings(data, cfg, b);
-    if (!cfg.checkpoint.empty() && cfg.resume) {
-        mpi::run_agreed(comm, [&] {
-            if (rank == 0) resumed = read_bootstrap_checkpoint(cfg.checkpoint, hash, settings, data.n_vars, all, first);
-        });
-        comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
-        if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
-    }
+    PairCounts counts;  // this rank's counts since the last merge
     // Rank 0 merges every rank's counts into its totals.
     const auto merge = [&] {
         std::vector<std::vector<std::byte>> blobs = comm.gatherv(pack(counts), 0);
@@ -464,15 +448,11 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         std::exception_ptr err;
         try {
             std::vector<Pdag> graphs(static_cast<std::size_t>(hi - lo));
-            PcConfig each = cfg;
             // The threads shared by the replicates of the round (a graph does not depend
             // on its threads).
-            if (hi - lo > 1) each.backend.threads = std::max<int>(1, threads / static_cast<int>(hi - lo));
-            parallel_for(lo, hi, static_cast<int>(hi - lo), 1, [&](std::int64_t r, int) {
-                PcResult res = replicate_result(data, each, b, r);
-                graphs[static_cast<std::size_t>(r - lo)] = std::move(res.cpdag);
-                if (r == 0) first = std::move(res);
-            });
+            const int each = hi - lo > 1 ? std::max<int>(1, threads / static_cast<int>(hi - lo)) : threads;
+            parallel_for(lo, hi, static_cast<int>(hi - lo), 1,
+                         [&](std::int64_t r, int) { graphs[static_cast<std::size_t>(r - lo)] = replicate(r, each); });
             for (const Pdag& g : graphs) count_graph(g, counts);
         } catch (...) {
             err = std::current_exception();
@@ -480,19 +460,21 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         mpi::agree(comm, err);
         const std::int64_t done = resumed + std::min(left, (k + 1) * per_round);
         if (on_round && rank == 0) on_round(done, b.replicates);
+        if (!ckpt) continue;
         // A checkpoint at this round's boundary: every kCheckpointSeconds, and before a
         // stop asked for testing (--stop-after-level N: after N replicates or more).
-        const bool stop = cfg.stop_after_level >= 0 && done >= cfg.stop_after_level && done < b.replicates;
+        const bool stop = ckpt->stop_after >= 0 && done >= ckpt->stop_after && done < b.replicates;
         const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count();
         // The same decision on every rank: rank 0's clock.
-        std::int64_t write = !cfg.checkpoint.empty() && done < b.replicates && (stop || since >= kCheckpointSeconds);
+        std::int64_t write = !ckpt->path.empty() && done < b.replicates && (stop || since >= kCheckpointSeconds);
         comm.bcast(std::span<std::int64_t>(&write, 1), 0);
         if (write) {
             merge();
             mpi::run_agreed(comm, [&] {
-                if (rank == 0) write_bootstrap_checkpoint(cfg.checkpoint, hash, settings, done, all, first.config);
+                if (rank == 0)
+                    write_bootstrap_checkpoint(ckpt->path, ckpt->hash, ckpt->settings, done, all, *ckpt->provenance);
             });
-            if (cfg.on_checkpoint) cfg.on_checkpoint(static_cast<int>(done));
+            if (ckpt->on_checkpoint) ckpt->on_checkpoint(static_cast<int>(done));
             last_checkpoint = std::chrono::steady_clock::now();
         }
         if (stop) throw StoppedAfterLevel(static_cast<int>(done));
@@ -522,7 +504,64 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     return t;
 }
 
+/// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance).
+BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
+                                mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first) {
+    // The options checked on the whole data first, so that their errors read as a run's.
+    mpi::run_agreed(comm, [&] {
+        validate(b, data.n_samples);
+        validate(cfg, data);
+        if (cfg.resume && cfg.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
+        // A column constant in the data is refused as a run refuses it; one constant in a
+        // resample only is left out of that replicate (replicate_data).
+        if (resolve_test(cfg, data).kind != TestKind::CmiKnn)
+            for (std::int64_t v = 0; v < data.n_vars; ++v)
+                if (constant_column(data, v))
+                    throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
+                                     "' is constant: it has no variance to test");
+    });
+    const int batch = concurrent_replicates(data, cfg, comm);
+    const int threads = resolve_threads(cfg.backend.threads);
+    // Rank 0's totals of the replicates merged so far (at checkpoints, and resumed).
+    PairCounts all;
+    std::int64_t resumed = 0;  // replicates 0 .. resumed-1 counted in a resumed checkpoint
+    RoundCheckpoint ckpt;
+    if (!cfg.checkpoint.empty()) {
+        ckpt.path = cfg.checkpoint;
+        ckpt.hash = bootstrap_hash(data, cfg, b);
+        ckpt.settings = bootstrap_settings(data, cfg, b);
+        ckpt.stop_after = cfg.stop_after_level;
+        ckpt.on_checkpoint = cfg.on_checkpoint;
+        ckpt.provenance = &first.config;
+    }
+    if (!cfg.checkpoint.empty() && cfg.resume) {
+        mpi::run_agreed(comm, [&] {
+            if (comm.rank() == 0)
+                resumed = read_bootstrap_checkpoint(cfg.checkpoint, ckpt.hash, ckpt.settings, data.n_vars, all, first);
+        });
+        comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
+        if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
+    }
+    const ReplicateGraph replicate = [&](std::int64_t r, int each) {
+        PcConfig rc = cfg;
+        rc.backend.threads = each;
+        PcResult res = replicate_result(data, rc, b, r);
+        Pdag g = std::move(res.cpdag);
+        if (r == 0) first = std::move(res);  // one thread only: replicate 0's
+        return g;
+    };
+    return count_rounds(b, batch, threads, comm, replicate, on_round, resumed, all,
+                        cfg.checkpoint.empty() ? nullptr : &ckpt);
+}
+
 }  // namespace
+
+BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& comm, const ReplicateGraph& replicate,
+                               const ReplicateCallback& on_round, int threads) {
+    mpi::run_agreed(comm, [&] { validate(b, std::numeric_limits<std::int64_t>::max()); });
+    PairCounts all;
+    return count_rounds(b, 1, threads, comm, replicate, on_round, 0, all, nullptr);
+}
 
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                              mpi::Communicator& comm, const ReplicateCallback& on_round) {

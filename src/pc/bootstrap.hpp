@@ -94,6 +94,15 @@ using ReplicateCallback = std::function<void(std::int64_t done, std::int64_t tot
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                              mpi::Communicator& comm, const ReplicateCallback& on_round = {});
 
+/// Replicate `replicate`'s graph over the data's variables, run on `threads` threads.
+using ReplicateGraph = std::function<Pdag(std::int64_t replicate, int threads)>;
+
+/// run_bootstrap's counting for any learner's replicates (order MCMC's MAP DAGs): replicate
+/// r on rank r mod size, one at a time with `threads` threads, errors agreed per round,
+/// the counts summed on rank 0 (the table there; elsewhere empty). No checkpoints.
+BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& comm, const ReplicateGraph& replicate,
+                               const ReplicateCallback& on_round, int threads);
+
 /// The whole run as a result: on rank 0 the consensus graph (cpdag and skeleton), the table
 /// (PcResult::bootstrap), the names and the provenance (replicate 0's, with the bootstrap's
 /// options added); on other ranks the names and an empty table. No separating sets, pMax

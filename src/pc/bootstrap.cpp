@@ -271,10 +271,16 @@ Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const Bootstrap
     Dataset d = resample_data(data, rows, data.source + " (bootstrap replicate " + std::to_string(replicate) + ")");
     // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
     // column's index: its columns all stay.
-    const bool drop = resolve_test(cfg, data).kind != TestKind::CmiKnn;
+    if (resolve_test(cfg, data).kind != TestKind::CmiKnn) return drop_constant_columns(std::move(d), kept);
+    kept.resize(static_cast<std::size_t>(d.n_vars));
+    for (std::int32_t v = 0; v < d.n_vars; ++v) kept[static_cast<std::size_t>(v)] = v;
+    return d;
+}
+
+Dataset drop_constant_columns(Dataset d, std::vector<std::int32_t>& kept) {
     kept.clear();
     for (std::int64_t v = 0; v < d.n_vars; ++v)
-        if (!drop || !constant_column(d, v)) kept.push_back(static_cast<std::int32_t>(v));
+        if (!constant_column(d, v)) kept.push_back(static_cast<std::int32_t>(v));
     if (static_cast<std::int64_t>(kept.size()) == d.n_vars) return d;
     return select_columns(d, kept);
 }

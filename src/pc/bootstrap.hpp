@@ -65,6 +65,9 @@ Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, c
 Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
                        std::vector<std::int32_t>& kept);
 
+/// `d` less its constant columns; `kept` gets the indices of the columns kept.
+Dataset drop_constant_columns(Dataset d, std::vector<std::int32_t>& kept);
+
 /// The index of a pair's edge kind in a BootstrapTable row (i < j).
 enum BootstrapKind : int {
     kNoEdge = 0,      ///< not adjacent

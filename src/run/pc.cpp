@@ -148,10 +148,7 @@ Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progr
 
 /// The --format list without "freq" (the bootstrap's frequency table, written by the run,
 /// not by io::write_formats).
-std::vector<std::string> without_freq(std::vector<std::string> formats) {
-    formats.erase(std::remove(formats.begin(), formats.end(), "freq"), formats.end());
-    return formats;
-}
+std::vector<std::string> without_freq(std::vector<std::string> formats) { return without_item(formats, "freq"); }
 
 /// The bootstrap's options from the job (parsed and checked but for the data's size).
 pc::BootstrapOptions bootstrap_options(const PcJob& a) {

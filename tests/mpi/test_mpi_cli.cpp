@@ -122,6 +122,20 @@ TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {
     r = cudag(3, base + path("part.h5") + " --format freq --checkpoint " + path("ck.h5") + " --resume");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(cudag::test::read_text(path("part.freq.tsv")), freq);
+    // cudag mcmc --bootstrap: the best DAGs of 5 replicates over 1..3 ranks.
+    r = cudag(0, "simulate discrete --vars 8 --samples 400 --density 0.3 --states 3 --seed 8 --out " + path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mcmc = "mcmc --data " + path("d.csv") +
+                             " --score bdeu --iterations 1000 --bootstrap 5 --seed 3 -q --format freq --out ";
+    r = cudag(0, mcmc + path("m0.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mfreq = cudag::test::read_text(path("m0.freq.tsv"));
+    EXPECT_GT(std::count(mfreq.begin(), mfreq.end(), '\n'), 3);
+    for (int k = 2; k <= 3; ++k) {
+        r = cudag(k, mcmc + path("m" + std::to_string(k) + ".h5"));
+        ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+        EXPECT_EQ(cudag::test::read_text(path("m" + std::to_string(k) + ".freq.tsv")), mfreq) << k << " ranks";
+    }
 }
 
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {

@@ -123,6 +123,39 @@ TEST_F(Bootstrap, StoppedAtAReplicateBoundaryAndResumedGivesTheSameTable) {
     EXPECT_FALSE(fs::exists(dir_ / "ck.h5")) << "a finished run removes its checkpoint";
 }
 
+TEST_F(Bootstrap, McmcReplicateIsADirectRunOnItsWrittenResample) {
+    // cudag mcmc --bootstrap: replicate r's best DAG is `cudag mcmc` on the rows that
+    // `cudag pc --write-resample` writes for the same --seed (B = 1: the consensus graph).
+    CliRun r =
+        run("simulate discrete --vars 8 --samples 400 --density 0.3 --states 3 --max-parents 2 --seed 8 "
+            "--out " +
+            f("d.csv") + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mcmc = " --score bdeu --iterations 1500 --seed 5 -q";
+    r = run("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 1 --out " + f("boot.h5") + " --format edges,freq");
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run("pc --data " + f("d.csv") + " --discrete --seed 5 --write-resample " + f("rep0.csv") + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run("mcmc --data " + f("rep0.csv") + mcmc + " --out " + f("direct.h5") + " --format edges");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string direct = slurp(dir_ / "direct.edges.tsv");
+    EXPECT_GT(lines(direct).size(), 3u);
+    EXPECT_EQ(slurp(dir_ / "boot.edges.tsv"), direct);
+    // B = 4: every listed pair counted over the four replicates, directed kinds only.
+    r = run("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 4 --out " + f("b4.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    h5::Handle file = h5::open_file(f("b4.h5"));
+    const auto counts = h5::read_array<std::int32_t>(file.get(), "bootstrap/counts", "test");
+    ASSERT_GT(counts.size(), 0u);
+    for (std::size_t e = 0; e < counts.size() / 5; ++e) {
+        EXPECT_EQ(std::accumulate(counts.begin() + 5 * e, counts.begin() + 5 * e + 5, 0), 4) << "pair " << e;
+        EXPECT_EQ(counts[5 * e + 3] + counts[5 * e + 4], 0) << "a DAG has no undirected or bidirected edge";
+    }
+    expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 0", "--bootstrap must be at least 1, got 0");
+    expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 3 --checkpoint " + f("c.h5"),
+                 "--checkpoint and --resume do not apply to mcmc --bootstrap yet");
+}
+
 TEST_F(Bootstrap, BadOptionsAreOneLineErrors) {
     const std::string d = " --data " + data();
     const std::string out = " --out " + f("o.h5");

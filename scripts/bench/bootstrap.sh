@@ -15,14 +15,15 @@
 # Then bnlearn's ALARM, INSURANCE and HEPAR2 sampled at 1,000 rows (chi-square): B on the
 # CPU and on one GPU (frequencies identical?) with the AUC of the frequencies; with CL=1,
 # causal-learn's pc run serially on CL_B of the same resamples (bnlearn's boot.strength
-# way), its time for B = 100 extrapolated.
+# way), its time for B = 100 extrapolated; and `cudag mcmc --bootstrap` on ALARM, CPU
+# against one GPU.
 #
 # Usage: scripts/bench/bootstrap.sh [build-dir]
 #   env: OUT=dir (logs, tables), B=100, CPU_B=10, CPU_LIMIT=300, GPU_LIMIT=300,
 #        GPUS=(visible GPUs), MPIEXEC=mpiexec, RESAMPLE=bootstrap|half, ALPHA=0.01,
 #        N=1643 M=850 (another shape), PYTHON=python3 (AUC; causal-learn for CL=1),
 #        NETS="alarm insurance hepar2" ("" for none), DREAM=0 (skip the DREAM5-sized set),
-#        SHARED=../shared/data, CL=1, CL_B=3,
+#        SHARED=../shared/data, MCMC_B=20, CL=1, CL_B=3,
 #        CL_LIMIT=600
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -125,6 +126,23 @@ for net in ${NETS-alarm insurance hepar2}; do
             "$out/$net.truth.tsv" pmax "$out/$net.single.h5" 2>/dev/null || echo n/a)"
     fi
 done
+
+# cudag mcmc --bootstrap on ALARM (BDeu, MCMC_B replicates of 10,000 iterations): CPU and
+# one GPU, frequencies identical?
+if [[ -f $out/alarm.csv ]]; then
+    for backend in cpu cuda; do
+        [[ $backend == cuda && $GPUS -lt 1 ]] && continue
+        t0=$(now)
+        if timeout "$cpu_limit" "$cudag" mcmc --data "$out/alarm.csv" --score bdeu --backend "$backend" \
+            --bootstrap "${MCMC_B:-20}" --seed 1 -q --out "$out/alarm.mcmc.$backend.h5" --format freq; then
+            echo "alarm mcmc ($backend): B=${MCMC_B:-20} in $(since "$t0") s"
+        else
+            echo "alarm mcmc ($backend): failed or over $cpu_limit s"
+        fi
+    done
+    [[ -f $out/alarm.mcmc.cuda.freq.tsv ]] &&
+        echo "alarm mcmc: CPU and GPU frequencies identical: $(same "$out/alarm.mcmc.cpu.freq.tsv" "$out/alarm.mcmc.cuda.freq.tsv")"
+fi
 
 # bnlearn-style serial bootstrapping of causal-learn's PC (CL=1; causal-learn installed in
 # PYTHON): CL_B replicates on the resamples cudag writes (--write-resample), each bounded by

@@ -28,10 +28,12 @@ void add_cmi_knn_options(CLI::App& cmd, run::CmiKnnJob& o, std::vector<const CLI
     added.push_back(cmd.add_option("--permute", o.permute, "the variable the surrogates permute: x or y")
                         ->capture_default_str()
                         ->group(g));
-    added.push_back(cmd.add_option("--seed", o.spec.seed, "key of every random number (permutations, tie-break noise)")
-                        ->check(not_negative, "SEED")
-                        ->capture_default_str()
-                        ->group(g));
+    added.push_back(
+        cmd.add_option("--seed", o.spec.seed,
+                       "key of every random number (permutations, tie-break noise; pc: also the --bootstrap resamples)")
+            ->check(not_negative, "SEED")
+            ->capture_default_str()
+            ->group(g));
     if (early_stop_flag)
         added.push_back(cmd.add_flag("--no-early-stop", o.no_early_stop,
                                      "draw every surrogate (default: a test stops once "

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "core/error.hpp"
 #include "io/writers.hpp"
+#include "pc/bootstrap.hpp"
 
 namespace cudag::cli {
 
@@ -73,11 +75,23 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
         ->group("");  // hidden: for measurements
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");
-    cmd->add_option("--format", a.formats,
-                    "extra outputs beside --out, comma-separated: edgeprob,traces,trace-png (gnuplot), cpdag (the "
-                    "best DAG's class), "
-                    "and edges,dot,json,amat,cl,png,svg (the best DAG)");
+    cmd->add_option(
+        "--format", a.formats,
+        "extra outputs beside --out, comma-separated: edgeprob,traces,trace-png (gnuplot), cpdag (the "
+        "best DAG's class), "
+        "and edges,dot,json,amat,cl,png,svg (the best DAG; with --bootstrap the consensus graph, and freq)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
+    const std::string boot = "Edge confidence (--bootstrap)";
+    args.bootstrap_option = cmd->add_option("--bootstrap", a.bootstrap,
+                                            "run order MCMC on B resamples of the rows (keyed by --seed) and "
+                                            "report the frequencies of their best DAGs' edges and a consensus graph")
+                                ->group(boot);
+    cmd->add_option("--resample", a.resample, "rows of a replicate: bootstrap (m with replacement) or half")
+        ->capture_default_str()
+        ->group(boot);
+    cmd->add_option("--consensus", a.consensus, "adjacency frequency an edge needs in the consensus graph, in (0, 1]")
+        ->capture_default_str()
+        ->group(boot);
     cmd->add_option("--stop-after", a.stop_after)->group("");  // testing: a kill after a checkpoint
     auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
@@ -92,8 +106,18 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     job.alpha_given = given(args.alpha_option);
     job.hard_limit_given = given(args.hard_limit_option);
     args.score_options.mark_given(job.score);
+    // Given, --bootstrap must be a count (0 would silently run once).
+    if (given(args.bootstrap_option) && job.bootstrap < 1)
+        throw InputError("--bootstrap must be at least 1, got " + std::to_string(job.bootstrap));
     const run::McmcRun done = run::run_mcmc(job, command_line, env, comm);
     const bool root = comm->rank() == 0;
+    if (done.bootstrap) {
+        // No output file: the frequencies go to stdout, with the consensus marks.
+        if (job.out.empty() || job.out == "-")
+            pc::write_frequencies_tsv(*done.bootstrap->bootstrap, done.bootstrap->cpdag, done.bootstrap->names, "-");
+        if (!job.quiet) std::cerr << done.summary << '\n';
+        return 0;
+    }
     if (!done.stopped.empty()) {
         if (root && !job.quiet) std::cerr << "cudag mcmc: " << done.stopped << "; continue with --resume\n";
         return 3;

@@ -22,6 +22,7 @@ struct McmcArgs {
     run::McmcJob job;
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
+    const CLI::Option* bootstrap_option = nullptr;  ///< --bootstrap (given or not)
     ScoreOptionRefs score_options;
 };
 

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "cli/common.hpp"
+#include "core/error.hpp"
 #include "io/writers.hpp"
+#include "pc/bootstrap.hpp"
 
 namespace cudag::cli {
 
@@ -34,7 +36,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
         ->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default or '-': print the edge list to stdout)");
     cmd->add_option("--format", a.formats,
-                    "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg");
+                    "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg, and "
+                    "freq (--bootstrap's edge frequencies)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
     cmd->add_option("--compat", a.compat,
                     "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
@@ -52,7 +55,10 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
                     "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
                     "(GiB); see docs/performance.md")
         ->group("");  // hidden: the automatic choice is the product's
-    cmd->add_option("--checkpoint", a.cfg.checkpoint, "HDF5 checkpoint rewritten after every level (for --resume)")
+    cmd->add_option(
+           "--checkpoint", a.cfg.checkpoint,
+           "HDF5 checkpoint rewritten after every level, or with --bootstrap at replicate boundaries every 30 s "
+           "(for --resume)")
         ->check(not_empty_file_name, "FILE");
     cmd->add_flag("--resume", a.cfg.resume, "continue from --checkpoint (same data and test options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
@@ -64,6 +70,26 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
         ->capture_default_str();
     cmd->add_option("--comm-timeout", a.comm_timeout, "seconds an NCCL collective may wait before the job is ended")
         ->capture_default_str();
+    const std::string boot = "Edge confidence (--bootstrap)";
+    args.bootstrap_option = cmd->add_option("--bootstrap", a.bootstrap,
+                                            "run PC on B resamples of the rows and report each pair's edge "
+                                            "frequencies and their consensus graph (keyed by --seed)")
+                                ->group(boot);
+    cmd->add_option("--resample", a.resample,
+                    "rows of a replicate: bootstrap (m with replacement) or half (m/2 without)")
+        ->capture_default_str()
+        ->group(boot);
+    cmd->add_option("--consensus", a.consensus, "adjacency frequency an edge needs in the consensus graph, in (0, 1]")
+        ->capture_default_str()
+        ->group(boot);
+    cmd->add_option("--write-resample", a.write_resample,
+                    "write replicate --replicate's rows (.csv/.tsv/.h5) and run nothing: a direct "
+                    "cudag pc on that file gives the replicate's graph")
+        ->check(not_empty_file_name, "FILE")
+        ->group(boot);
+    cmd->add_option("--replicate", a.replicate, "the replicate --write-resample writes (0..B-1)")
+        ->capture_default_str()
+        ->group(boot);
     add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
     cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
@@ -77,10 +103,21 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                    std::unique_ptr<mpi::Communicator>& comm) {
     run::PcJob job = args.job;
     job.cmi.given = given_names(args.cmi_options);
+    // Given, --bootstrap must be a count (0 would silently run PC once).
+    if (args.bootstrap_option->count() > 0 && job.bootstrap < 1)
+        throw InputError("--bootstrap must be at least 1, got " + std::to_string(job.bootstrap));
     const run::PcRun done = run::run_pc(job, command_line, env, comm);
-    if (!done.result) return 0;  // a rank other than 0
+    if (!done.result) {
+        // A rank other than 0, or --write-resample (rank 0 says what it wrote).
+        if (!job.quiet && !done.summary.empty()) std::cerr << done.summary << '\n';
+        return 0;
+    }
     const pc::PcResult& r = *done.result;
-    if (job.out.empty() || job.out == "-") {
+    if ((job.out.empty() || job.out == "-") && r.bootstrap) {
+        // No output file: the frequencies go to stdout, with the consensus marks.
+        std::cout.flush();
+        pc::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, "-");
+    } else if (job.out.empty() || job.out == "-") {
         // No output file: the CPDAG goes to stdout as the edge list.
         std::cout << "source\ttarget\tmark\n";
         for (const io::CpdagEdge& e : io::cpdag_edges(r.cpdag))

@@ -23,6 +23,7 @@ namespace cudag::cli {
 struct PcArgs {
     run::PcJob job;
     std::vector<const CLI::Option*> cmi_options;
+    const CLI::Option* bootstrap_option = nullptr;  ///< --bootstrap (given or not)
 };
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.

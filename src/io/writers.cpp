@@ -412,6 +412,7 @@ std::string format_suffix(const std::string& format) {
     if (format == "cl") return ".cl.txt";
     if (format == "png") return ".png";
     if (format == "svg") return ".svg";
+    if (format == "freq") return ".freq.tsv";          // cudag pc --bootstrap's
     if (format == "edgeprob") return ".edgeprob.tsv";  // cudag mcmc's
     if (format == "traces") return ".traces.tsv";      // cudag mcmc's
     if (format == "cpdag") return ".cpdag.tsv";        // cudag mcmc's

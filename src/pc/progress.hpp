@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -32,6 +33,9 @@ public:
     /// A count in three significant digits ("1.23e+06").
     static std::string count(double x);
     void note(const std::string& line);
+    /// After a round of bootstrap replicates, `seconds` after the first began: "bootstrap:
+    /// 40 of 100 replicates, 3.1/s, about 19 s left"; at most one line a second, and the last.
+    void replicates(std::int64_t done, std::int64_t total, double seconds);
 
 private:
     bool enabled_ = false;
@@ -39,6 +43,7 @@ private:
     std::chrono::steady_clock::time_point start_;
     double last_rate_ = 0.0;  ///< tests per second of the last level (0: none yet)
     bool every_level_ = false;
+    double last_replicate_line_ = -1.0;  ///< seconds of the last replicates() line (-1: none)
 };
 
 }  // namespace cudag::pc

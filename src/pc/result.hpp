@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +65,20 @@ struct RecordRows {
     bool all() const { return end < 0; }
 };
 
+/// Edge frequencies of a bootstrap run (pc/bootstrap.hpp): one row per pair i < j adjacent
+/// in at least one replicate, sorted by (i, j), with the count of replicates that gave it
+/// each kind (pc::BootstrapKind order: none, i --> j, j --> i, i --- j, i <-> j; they sum
+/// to `replicates`).
+struct BootstrapTable {
+    std::int64_t replicates = 0;       ///< B
+    std::string resample;              ///< "bootstrap" or "half"
+    std::uint64_t seed = 0;            ///< key of the resamples
+    double consensus = 0.5;            ///< the consensus graph's adjacency threshold
+    std::vector<std::int32_t> pairs;   ///< K x 2, row-major: (i, j)
+    std::vector<std::int32_t> counts;  ///< K x 5, row-major
+    std::size_t size() const { return pairs.size() / 2; }
+};
+
 /// Everything a PC run produces. Written to HDF5 (io/result_file) and the
 /// optional text formats (io/writers).
 struct PcResult {
@@ -86,6 +101,9 @@ struct PcResult {
     /// (alpha, test, compat, threads, input path, dataset, command line, ...).
     std::vector<std::pair<std::string, std::string>> config;
     double seconds_total = 0.0;
+    /// A bootstrap run's frequencies (then `cpdag` and `skeleton` are its consensus graph,
+    /// and `sepsets`, `pmax` and `levels` empty).
+    std::optional<BootstrapTable> bootstrap;
 
     static constexpr std::int64_t dense_pmax_limit = 4096;
 

@@ -25,6 +25,28 @@ using io::pc_result_format;
 
 namespace {
 
+/// /bootstrap: the frequency table of a bootstrap run (PcResult::bootstrap).
+void write_bootstrap(hid_t root, const pc::BootstrapTable& t, const std::string& where) {
+    h5::Handle g = h5::create_group(root, "bootstrap", where);
+    const std::int64_t replicates = t.replicates;
+    h5::write_scalar_attr(g.get(), "replicates", H5T_NATIVE_INT64, H5T_STD_I64LE, &replicates, where);
+    h5::write_string_attr(g.get(), "resample", t.resample, where);
+    const std::uint64_t seed = t.seed;
+    h5::write_scalar_attr(g.get(), "seed", H5T_NATIVE_UINT64, H5T_STD_U64LE, &seed, where);
+    const double consensus = t.consensus;
+    h5::write_scalar_attr(g.get(), "consensus", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &consensus, where);
+    h5::write_string_array_attr(g.get(), "kinds", {"none", "i-->j", "j-->i", "i---j", "i<->j"}, where);
+    const auto k = static_cast<hsize_t>(t.size());
+    h5::write_array(g.get(), "pairs", t.pairs, {k, 2}, where);
+    h5::write_array(g.get(), "counts", t.counts, {k, 5}, where);
+    std::vector<double> frequency(t.counts.size()), adjacency(t.size());
+    const double b = static_cast<double>(t.replicates);
+    for (std::size_t e = 0; e < t.counts.size(); ++e) frequency[e] = static_cast<double>(t.counts[e]) / b;
+    for (std::size_t e = 0; e < t.size(); ++e) adjacency[e] = static_cast<double>(t.replicates - t.counts[5 * e]) / b;
+    h5::write_array(g.get(), "frequency", frequency, {k, 5}, where);
+    h5::write_array(g.get(), "adjacency", adjacency, {k}, where);
+}
+
 /// Everything write_result_hdf5 writes; with `parts`, the record datasets (separating
 /// sets, pMax pairs and matrix) are created at their final sizes but left to the ranks.
 void write_head(const pc::PcResult& r, hid_t root, const std::string& where, const layout::RecordParts* parts) {
@@ -108,6 +130,8 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
     }
 
     layout::write_levels(root, r.levels, where);
+
+    if (r.bootstrap) write_bootstrap(root, *r.bootstrap, where);
 
     io::h5::write_config(root, r.config, where);
 }

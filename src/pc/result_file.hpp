@@ -30,6 +30,13 @@ namespace cudag::pc {
 ///   /levels/{level (int32), tests, removed, edges_after (int64), seconds, imbalance,
 ///                     tests_imbalance (float64: the busiest rank's estimated work, and
 ///                     the tests it ran, over the mean per rank; 1 on one rank)}
+///   /bootstrap        a bootstrap run only (then /cpdag and /skeleton hold its consensus
+///                     graph, and /sepsets, /pmax, /levels are empty): attrs replicates
+///                     (int64 B), resample (string), seed (uint64), consensus (float64),
+///                     kinds (strings: none, i-->j, j-->i, i---j, i<->j); pairs int32 K×2
+///                     (i < j, sorted: the pairs adjacent in at least one replicate);
+///                     counts int32 K×5 (replicates of each kind, summing to B);
+///                     frequency float64 K×5 (counts / B); adjacency float64 K (1 - none)
 ///   /config           one string attribute per PcResult::config entry; keys mapped to
 ///                     [A-Za-z0-9_] (others become '_'; a repeated key gets _2, _3, ...)
 /// Zero-size datasets are written for empty parts. Throws InputError on HDF5 failures.

@@ -112,6 +112,12 @@ inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs
     return tmp;
 }
 
+/// `items` without `item`.
+inline std::vector<std::string> without_item(std::vector<std::string> items, const std::string& item) {
+    items.erase(std::remove(items.begin(), items.end(), item), items.end());
+    return items;
+}
+
 /// Largest graph drawn as PNG/SVG without --force (Graphviz takes minutes beyond).
 constexpr std::int64_t kMaxDrawnNodes = 500;
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "bn/mcmc_run.hpp"
 #include "bn/pipeline.hpp"
@@ -13,7 +14,11 @@
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
+#include "io/dataset_io.hpp"
+#include "mpi/communicator.hpp"
+#include "pc/bootstrap.hpp"
 #include "pc/progress.hpp"
+#include "pc/result_file.hpp"
 #include "run/context.hpp"
 #include "run/mcmc_parts.hpp"
 
@@ -85,10 +90,113 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     return in;
 }
 
+/// --bootstrap: the best DAG of each replicate (a whole run on one process), counted over
+/// the ranks; the consensus graph and the frequencies written as a PC bootstrap's result.
+McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, const mpi::Environment& env,
+                           std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks) {
+    const auto t0 = std::chrono::steady_clock::now();
+    McmcJob a = job;
+    if (a.out == "-") a.out.clear();
+    pc::BootstrapOptions b;
+    b.replicates = a.bootstrap;
+    b.resample = pc::parse_resample(a.resample);
+    b.consensus = a.consensus;
+    b.seed = a.seed;
+    pc::validate(b, std::numeric_limits<std::int64_t>::max());
+    if (!a.checkpoint.empty() || a.resume)
+        throw InputError("--checkpoint and --resume do not apply to mcmc --bootstrap yet");
+    if (!a.prior.empty() || a.knowledge.any() || (a.space != "all" && a.space != "pc"))
+        throw InputError("--prior, --space FILE and background knowledge do not apply to mcmc --bootstrap yet");
+    const std::vector<std::string> formats = unique_items(split_commas(a.formats));
+    io::validate_formats(without_item(formats, "freq"));
+    if (!formats.empty() && a.out.empty())
+        throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
+    std::vector<io::NamedPath> out_paths{{"--out", a.out}};
+    for (const std::string& f : formats)
+        if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
+    io::check_distinct({{"--data", a.data}}, out_paths);
+    const bn::ScoreKind kind = check_score_options(a.score);
+    const bool root = comm->rank() == 0;
+    io::OutputSet outputs;
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint});
+    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
+    const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
+    const io::TableMode mode = kind == bn::ScoreKind::BGe ? io::TableMode::Numeric : io::TableMode::Labels;
+    const Dataset data = io::share_dataset(*comm, [&] { return read_data(reader, a.data, a.dataset, mode); });
+    // The whole data's errors (a single level, labels under BGe) as a run gives them.
+    mpi::run_agreed(*comm,
+                    [&] { read_score_inputs(a.data, a.dataset, kind, a.score, [&](io::TableMode) { return data; }); });
+    McmcJob one = a;  // a replicate: one quiet run without files
+    one.bootstrap = 0;
+    one.out.clear();
+    one.formats.clear();
+    one.quiet = true;
+    one.verbose = false;
+    const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads) {
+        const std::string name = a.data + " (bootstrap replicate " + std::to_string(r) + ")";
+        std::vector<std::int32_t> kept;
+        // A column constant in the resample is left out (isolated), as cudag pc does.
+        const Dataset d =
+            pc::drop_constant_columns(pc::resample_data(data, pc::resample_rows(data.n_samples, b, r), name), kept);
+        Pdag full{Graph(data.n_vars)};
+        if (d.n_vars < 2) return full;
+        McmcJob j = one;
+        j.threads = threads;
+        McmcHooks h;
+        h.read = [&d](io::TableMode) { return d; };
+        std::unique_ptr<mpi::Communicator> serial = std::make_unique<mpi::SerialCommunicator>();
+        McmcRun out;
+        try {
+            out = run_mcmc(j, "", env, serial, h);
+        } catch (const InputError& e) {
+            throw InputError(name + ": " + e.what());
+        }
+        for (const io::CpdagEdge& e : io::cpdag_edges(out.output->best_dag))
+            full.set(kept[static_cast<std::size_t>(e.a)], kept[static_cast<std::size_t>(e.b)], Mark::Tail, Mark::Arrow);
+        return full;
+    };
+    const pc::BootstrapTable t = pc::count_bootstrap(
+        b, *comm, replicate,
+        [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); },
+        resolve_threads(a.threads));
+    McmcRun done;
+    mpi::run_agreed(*comm, [&] {
+        if (!root) return;
+        pc::PcResult r;
+        r.names = data.names;
+        r.level_labels = data.levels;
+        r.n_samples = data.n_samples;
+        r.cpdag = pc::consensus_graph(t, data.n_vars);
+        r.skeleton = r.cpdag.skeleton();
+        r.config = {{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"},
+                    {"score", a.score.score},
+                    {"command_line", command_line},
+                    {"bootstrap_replicates", std::to_string(b.replicates)},
+                    {"bootstrap_resample", pc::to_string(b.resample)},
+                    {"bootstrap_seed", std::to_string(b.seed)},
+                    {"ranks", std::to_string(comm->size())}};
+        r.bootstrap = t;
+        r.seconds_total = seconds_since(t0);
+        if (!a.out.empty()) {
+            if (std::find(formats.begin(), formats.end(), "freq") != formats.end())
+                pc::write_frequencies_tsv(t, r.cpdag, r.names, outputs.temp_for(io::format_path(a.out, "freq")));
+            pc::write_result_hdf5(r, tmp_h5);
+            io::write_formats(r, a.out, without_item(formats, "freq"), outputs, std::cerr);
+            outputs.commit();
+        }
+        done.summary = "cudag mcmc: " + std::to_string(b.replicates) + " replicates (--resample " +
+                       pc::to_string(b.resample) + "), " + std::to_string(t.size()) + " pairs adjacent in some; " +
+                       std::to_string(r.cpdag.n_edges()) + " edges in the consensus graph";
+        done.bootstrap = std::move(r);
+    });
+    return done;
+}
+
 }  // namespace
 
 McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi::Environment& env,
                  std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks) {
+    if (job.bootstrap != 0) return run_mcmc_bootstrap(job, command_line, env, comm, hooks);
     const auto t0 = std::chrono::steady_clock::now();
     McmcJob a = job;
     const bn::ScoreKind kind = check_score_options(a.score);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -26,6 +27,7 @@
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
 #include "mpi/mpi_communicator.hpp"
+#include "pc/bootstrap.hpp"
 #include "pc/cpu/cmi_knn_engine.hpp"
 #include "pc/engines.hpp"
 #include "pc/progress.hpp"
@@ -144,17 +146,58 @@ Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progr
     return d;
 }
 
+/// The --format list without "freq" (the bootstrap's frequency table, written by the run,
+/// not by io::write_formats).
+std::vector<std::string> without_freq(std::vector<std::string> formats) { return without_item(formats, "freq"); }
+
+/// The bootstrap's options from the job (parsed and checked but for the data's size).
+pc::BootstrapOptions bootstrap_options(const PcJob& a) {
+    pc::BootstrapOptions b;
+    b.replicates = a.bootstrap;
+    b.resample = pc::parse_resample(a.resample);
+    b.consensus = a.consensus;
+    b.seed = a.cmi.spec.seed;
+    return b;
+}
+
+/// --bootstrap, --write-resample and what goes with them, checked before any work; --seed
+/// then keys the resamples whatever the test.
+void check_resampling(PcJob& a, const std::vector<std::string>& formats) {
+    const bool boot = a.bootstrap != 0;
+    if (boot || !a.write_resample.empty()) {
+        a.cmi.given.erase(std::remove(a.cmi.given.begin(), a.cmi.given.end(), "--seed"), a.cmi.given.end());
+        pc::BootstrapOptions b = bootstrap_options(a);
+        if (!boot) b.replicates = 1;
+        pc::validate(b, std::numeric_limits<std::int64_t>::max());
+    }
+    if (std::find(formats.begin(), formats.end(), "freq") != formats.end() && !boot)
+        throw InputError("--format freq (the edge frequencies) needs --bootstrap B");
+    if (a.write_resample.empty()) {
+        if (a.replicate != 0) throw InputError("--replicate needs --write-resample FILE");
+        return;
+    }
+    if (a.write_resample == "-") throw InputError("--write-resample needs a file name, not '-'");
+    if (!a.out.empty() || !formats.empty())
+        throw InputError("--write-resample writes the resample and runs nothing: drop --out and --format");
+    if (a.replicate < 0) throw InputError("--replicate must be >= 0, got " + std::to_string(a.replicate));
+    if (boot && a.replicate >= a.bootstrap)
+        throw InputError("--replicate " + std::to_string(a.replicate) + " is not below --bootstrap " +
+                         std::to_string(a.bootstrap));
+}
+
 /// The checked options of `cudag pc` (`a` normalised: --out "-"), every output checked
 /// against every input before any work; the config and the formats.
 pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::string>& formats) {
     if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
     formats = unique_items(split_commas(a.formats));
-    io::validate_formats(formats);
+    check_resampling(a, formats);
+    io::validate_formats(without_freq(formats));
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
     if (a.cfg.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
     // Every output against every input and against each other, before any work.
-    std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}};
+    std::vector<io::NamedPath> out_paths{
+        {"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}, {"--write-resample", a.write_resample}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
     io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge.files), out_paths);
@@ -395,6 +438,95 @@ void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace&
         announce_cmi_level0(data, pc::resolve_test(cfg, data).cmi, place.me.threads * ranks, progress);
 }
 
+/// --write-resample: replicate --replicate's rows of the data, written (rank 0) as the
+/// data set a direct run on them reads; no run.
+PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm,
+                     const io::Hdf5IoPlan& io_plan, const PcHooks& hooks) {
+    const Dataset data = read_pc_input(a, cfg, progress, comm, io_plan, hooks);
+    pc::BootstrapOptions b = bootstrap_options(a);
+    b.replicates = std::max<std::int64_t>(b.replicates, 1);
+    PcRun done;
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() != 0) return;
+        pc::validate(b, data.n_samples);
+        std::vector<std::int32_t> kept;
+        const Dataset d = pc::replicate_data(data, cfg, b, a.replicate, kept);
+        std::string dropped;  // the columns constant in the resample, left out
+        for (std::size_t v = 0, k = 0; v < data.names.size(); ++v) {
+            if (k < kept.size() && kept[k] == static_cast<std::int32_t>(v))
+                ++k;
+            else
+                dropped += (dropped.empty() ? "" : ", ") + data.names[v];
+        }
+        io::OutputSet outputs;
+        io::write_dataset(d, a.write_resample, outputs);
+        outputs.commit();
+        done.summary =
+            "cudag pc: wrote replicate " + std::to_string(a.replicate) + " (--resample " + pc::to_string(b.resample) +
+            ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " + std::to_string(d.n_samples) +
+            " samples x " + std::to_string(d.n_vars) + " variables to " + a.write_resample +
+            (dropped.empty() ? "" : " (left out, constant in the resample as in the replicate's run: " + dropped + ")");
+    });
+    return done;
+}
+
+/// --bootstrap: the replicates over the ranks, the consensus graph and the frequencies
+/// written (rank 0) as the result, with --format freq's table beside it.
+PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
+                        const std::vector<std::string>& formats, const std::string& command_line,
+                        io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
+                        pc::Progress& progress, mpi::Communicator& comm) {
+    const pc::BootstrapOptions b = bootstrap_options(a);
+    pc::PcConfig run = cfg;
+    const std::string checkpoint = cfg.checkpoint;
+    run.on_checkpoint = [checkpoint](int done) {
+        interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + checkpoint +
+                            "' (continue with --resume)");
+    };
+    run.on_resume = [checkpoint, quiet = a.quiet, root = comm.rank() == 0](int done) {
+        if (!quiet && root)
+            std::cerr << "cudag pc: resuming from checkpoint '" << checkpoint << "' after " << done << " replicates\n";
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
+                  pc::to_string(b.resample) + ") on " + std::to_string(comm.size()) + " rank" +
+                  (comm.size() == 1 ? "" : "s"));
+    pc::PcResult r = pc::bootstrap_pc(data, run, b, comm, [&](std::int64_t done, std::int64_t total) {
+        progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    });
+    const bool root = comm.rank() == 0;
+    mpi::run_agreed(comm, [&] {
+        if (!root || a.out.empty() || std::find(formats.begin(), formats.end(), "freq") == formats.end()) return;
+        pc::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, outputs.temp_for(io::format_path(a.out, "freq")));
+    });
+    io::Hdf5IoPlan gathered = io_plan;  // one table on rank 0: nothing to write collectively
+    gathered.collective = false;
+    write_pc_result(a, without_freq(formats), command_line, r, outputs, tmp_h5, gathered, progress, comm);
+    PcRun done;
+    if (!root) return done;
+    if (!checkpoint.empty() && !a.keep_checkpoint) {
+        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
+        std::error_code ec;
+        std::filesystem::remove(checkpoint, ec);
+        interrupt::set_note("");
+    }
+    std::int64_t directed = 0;
+    const auto edges = io::cpdag_edges(r.cpdag);
+    for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+    std::ostringstream os;
+    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, " << data.n_samples
+       << " samples, " << pc::resolve_test(cfg, data).name() << ": " << b.replicates << " replicates (--resample "
+       << pc::to_string(b.resample) << "), " << r.bootstrap->size() << " pairs adjacent in some; consensus at "
+       << b.consensus << ": " << edges.size() << " edges (" << directed << " directed), " << r.seconds_total << " s";
+    if (!a.out.empty()) {
+        os << "; wrote";
+        for (const auto& f : outputs.final_paths()) os << ' ' << f;
+    }
+    done.summary = os.str();
+    done.result = std::move(r);
+    return done;
+}
+
 }  // namespace
 
 PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,
@@ -409,7 +541,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     // NCCL where level results stay on the GPUs (Fisher-z, discrete); the CMIknn engine
     // hands its results to the host, where MPI merges them without a staging copy.
     comm = choose_communicator(a.comm, a.comm_timeout, std::move(comm), env, place, backend.device,
-                               cfg.test.kind != pc::TestKind::CmiKnn);
+                               cfg.test.kind != pc::TestKind::CmiKnn && a.bootstrap == 0);
     const bool root = comm->rank() == 0;
     report_startup(*comm, env, place.me, a.quiet);
 
@@ -431,7 +563,10 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
         progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
                       std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
     progress.note("HDF5 I/O: " + io_plan.describe());
+    if (!a.write_resample.empty()) return write_resample(a, cfg, progress, *comm, io_plan, hooks);
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
+    if (a.bootstrap > 0)
+        return run_bootstrap_job(a, cfg, data, formats, command_line, outputs, tmp_h5, io_plan, progress, *comm);
     std::int64_t levels_peak = 0;
     set_pc_callbacks(a, cfg, progress, hooks, levels_peak);
     if (cfg.max_level != 0) guard_level0_memory(cfg, pc::host_memory_plan(data, cfg, gpu_engine(place, env)), *comm);

@@ -36,6 +36,12 @@ struct PcJob {
     double comm_timeout = 600.0;        ///< seconds an NCCL collective may wait
     std::vector<std::string> tunes;     ///< --tune key=value items
     KnowledgeJob knowledge;             ///< --forbid, --require, --tiers (files or values)
+    // Edge confidence (pc/bootstrap.hpp); the resamples are keyed by --seed (cmi.spec.seed).
+    std::int64_t bootstrap = 0;          ///< --bootstrap B: replicates (0: one run on the data)
+    std::string resample = "bootstrap";  ///< --resample: bootstrap or half
+    double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
+    std::string write_resample;          ///< --write-resample FILE: write replicate --replicate's rows, run nothing
+    std::int64_t replicate = 0;          ///< --replicate r (with --write-resample)
 };
 
 /// What an in-process caller adds; every member may be empty (the command line's run).

@@ -99,6 +99,45 @@ TEST_F(MpiCli, RankCountInvarianceWithCmiKnn) {
     expect_rank_invariant(path("nl.csv"), "--test cmiknn --permutations 39 --knn 0.1 --alpha 0.05", 3);
 }
 
+TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {
+    // Replicate r on rank r mod K: on 1..3 ranks the frequency table and the consensus
+    // graph of one process, byte for byte (7 replicates: uneven over 2 and 3 ranks).
+    simulate("sim.csv", 40);
+    const std::string base = "pc --data " + path("sim.csv") + " --alpha 0.05 --bootstrap 7 --seed 5 -q --out ";
+    auto r = cudag(0, base + path("serial.h5") + " --format freq,edges");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string freq = cudag::test::read_text(path("serial.freq.tsv"));
+    EXPECT_GT(std::count(freq.begin(), freq.end(), '\n'), 10);
+    for (int k = 1; k <= 3; ++k) {
+        const std::string stem = "np" + std::to_string(k);
+        r = cudag(k, base + path(stem + ".h5") + " --format freq,edges");
+        ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+        EXPECT_EQ(cudag::test::read_text(path(stem + ".freq.tsv")), freq) << k << " ranks";
+        EXPECT_EQ(cudag::test::read_text(path(stem + ".edges.tsv")), cudag::test::read_text(path("serial.edges.tsv")))
+            << k << " ranks";
+    }
+    // Stopped on 2 ranks after a round, resumed on 3: the same table.
+    r = cudag(2, base + path("part.h5") + " --checkpoint " + path("ck.h5") + " --stop-after-level 2");
+    EXPECT_EQ(r.code, 3) << r.err;
+    r = cudag(3, base + path("part.h5") + " --format freq --checkpoint " + path("ck.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(cudag::test::read_text(path("part.freq.tsv")), freq);
+    // cudag mcmc --bootstrap: the best DAGs of 5 replicates over 1..3 ranks.
+    r = cudag(0, "simulate discrete --vars 8 --samples 400 --density 0.3 --states 3 --seed 8 --out " + path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mcmc = "mcmc --data " + path("d.csv") +
+                             " --score bdeu --iterations 1000 --bootstrap 5 --seed 3 -q --format freq --out ";
+    r = cudag(0, mcmc + path("m0.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mfreq = cudag::test::read_text(path("m0.freq.tsv"));
+    EXPECT_GT(std::count(mfreq.begin(), mfreq.end(), '\n'), 3);
+    for (int k = 2; k <= 3; ++k) {
+        r = cudag(k, mcmc + path("m" + std::to_string(k) + ".h5"));
+        ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+        EXPECT_EQ(cudag::test::read_text(path("m" + std::to_string(k) + ".freq.tsv")), mfreq) << k << " ranks";
+    }
+}
+
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {
     simulate("sim.csv", 80);
     const std::string base = "pc --data " + path("sim.csv") + " --alpha 0.05 -q ";

@@ -44,6 +44,22 @@ TEST(Progress, LongLevelsAreAnnouncedWithTheirPlannedTestsAndTime) {
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
 
+TEST(Progress, BootstrapRoundsShowDoneRateAndTimeLeftAtMostOnceASecond) {
+    pc::Progress p(pc::Progress::Mode::Always, "cudag pc");
+    testing::internal::CaptureStderr();
+    p.replicates(10, 100, 4.0);   // 2.5 a second: 36 s left
+    p.replicates(20, 100, 4.5);   // within a second of the last line: none
+    p.replicates(100, 100, 5.0);  // the last round: always
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("bootstrap: 10 of 100 replicates, 2.5/s, about 36 s left"), std::string::npos) << err;
+    EXPECT_EQ(err.find("20 of 100"), std::string::npos) << err;
+    EXPECT_NE(err.find("bootstrap: 100 of 100 replicates, 20/s ("), std::string::npos) << err;
+    pc::Progress quiet(pc::Progress::Mode::Quiet, "cudag pc");
+    testing::internal::CaptureStderr();
+    quiet.replicates(100, 100, 5.0);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
 TEST(Progress, TheSearchHandsEachLevelItsPlanFromTheSnapshot) {
     const sim::GaussianSim s = sim::simulate_gaussian({60, 400, 0.15, 5}, 1);
     pc::SkeletonOptions opt;

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bootstrap on the CUDA engines against the CPU engine: the same counts per pair and
+// kind, hence the same frequencies and consensus graph (Fisher-z, G², CMIknn). Skips
+// without a GPU.
+#include <gtest/gtest.h>
+
+#include "pc/bootstrap.hpp"
+#include "sim/discrete.hpp"
+#include "sim/gaussian.hpp"
+#include "sim/nonlinear.hpp"
+#include "support/gpu.hpp"
+
+namespace cudag {
+namespace {
+
+testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig cfg, const pc::BootstrapOptions& b) {
+    mpi::SerialCommunicator serial;
+    cfg.backend.kind = BackendKind::Cpu;
+    cfg.backend.threads = 2;
+    const pc::BootstrapTable want = pc::run_bootstrap(data, cfg, b, serial);
+    cfg.backend.kind = BackendKind::Cuda;
+    cfg.backend.device = 0;
+    const pc::BootstrapTable got = pc::run_bootstrap(data, cfg, b, serial);
+    if (want.size() == 0) return testing::AssertionFailure() << "no pair adjacent in any replicate";
+    if (got.pairs != want.pairs)
+        return testing::AssertionFailure() << got.size() << " pairs on CUDA, " << want.size() << " on the CPU";
+    for (std::size_t k = 0; k < want.counts.size(); ++k)
+        if (got.counts[k] != want.counts[k])
+            return testing::AssertionFailure()
+                   << "pair (" << want.pairs[2 * (k / 5)] << ", " << want.pairs[2 * (k / 5) + 1] << ") kind " << k % 5
+                   << ": " << got.counts[k] << " on CUDA, " << want.counts[k] << " on the CPU";
+    return testing::AssertionSuccess();
+}
+
+TEST(CudaBootstrap, FisherZIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const Dataset data = sim::simulate_gaussian({64, 400, 0.06, 3}, 1).data;
+    pc::PcConfig cfg;
+    cfg.alpha = 0.01;
+    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 8, .resample = pc::Resample::Bootstrap, .seed = 5}));
+    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Half, .seed = 5}));
+}
+
+TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const Dataset data = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
+    pc::PcConfig cfg;
+    cfg.test.kind = pc::TestKind::GSquare;
+    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Bootstrap, .seed = 5}));
+}
+
+TEST(CudaBootstrap, CmiKnnIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const Dataset data = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
+    pc::PcConfig cfg;
+    cfg.test.kind = pc::TestKind::CmiKnn;
+    cfg.alpha = 0.05;
+    cfg.test.cmi.knn = 0.1;
+    cfg.test.cmi.permutations = 39;
+    cfg.test.cmi.seed = 7;
+    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 3, .resample = pc::Resample::Half, .seed = 5}));
+}
+
+}  // namespace
+}  // namespace cudag

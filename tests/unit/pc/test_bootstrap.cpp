@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: Apache-2.0
+// pc/bootstrap.hpp: the resamples are pure functions of (seed, replicate), a replicate's
+// graph is a direct run on its written resample, the counts are the sums of those graphs
+// (B per pair), independent of the threads, and the consensus rule as documented.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/dataset_io.hpp"
+#include "pc/bootstrap.hpp"
+#include "sim/discrete.hpp"
+#include "sim/gaussian.hpp"
+#include "sim/nonlinear.hpp"
+#include "support/result_files.hpp"
+
+namespace cudag {
+namespace {
+
+namespace fs = std::filesystem;
+using pc::BootstrapTable;
+
+pc::BootstrapOptions options(std::int64_t b, pc::Resample r = pc::Resample::Bootstrap, std::uint64_t seed = 7) {
+    pc::BootstrapOptions o;
+    o.replicates = b;
+    o.resample = r;
+    o.seed = seed;
+    return o;
+}
+
+pc::PcConfig config(pc::TestKind kind, int threads = 1) {
+    pc::PcConfig cfg;
+    cfg.test.kind = kind;
+    cfg.alpha = 0.05;
+    cfg.backend.kind = BackendKind::Cpu;
+    cfg.backend.threads = threads;
+    if (kind == pc::TestKind::CmiKnn) {
+        cfg.test.cmi.knn = 0.2;
+        cfg.test.cmi.permutations = 39;
+        cfg.test.cmi.seed = 3;
+        cfg.max_level = 1;
+    }
+    return cfg;
+}
+
+/// The table's counts by pair, for comparisons that name the pair.
+std::map<std::pair<int, int>, std::vector<int>> by_pair(const BootstrapTable& t) {
+    std::map<std::pair<int, int>, std::vector<int>> m;
+    for (std::size_t e = 0; e < t.size(); ++e)
+        m[{t.pairs[2 * e], t.pairs[2 * e + 1]}] =
+            std::vector<int>(t.counts.begin() + 5 * static_cast<std::ptrdiff_t>(e),
+                             t.counts.begin() + 5 * static_cast<std::ptrdiff_t>(e + 1));
+    return m;
+}
+
+/// The counts of `graphs` as the table holds them (pairs adjacent in some graph).
+std::map<std::pair<int, int>, std::vector<int>> count(const std::vector<Pdag>& graphs) {
+    std::map<std::pair<int, int>, std::vector<int>> m;
+    for (const Pdag& g : graphs)
+        for (std::int32_t i = 0; i < g.n(); ++i)
+            for (std::int32_t j : g.neighbours(i))
+                if (j > i) m.try_emplace({i, j}, std::vector<int>(5, 0)).first->second[pc::bootstrap_kind(g, i, j)]++;
+    for (auto& [pair, c] : m) c[0] = static_cast<int>(graphs.size()) - c[1] - c[2] - c[3] - c[4];
+    return m;
+}
+
+class Bootstrap : public ::testing::Test {
+protected:
+    void SetUp() override { dir_ = test::fresh_test_dir("cudag_boot"); }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// Replicates 0..b-1 against direct runs on their written resamples, and the table
+    /// against the counts of those direct runs.
+    void expect_replicates_are_direct_runs(const Dataset& data, const pc::PcConfig& cfg, pc::BootstrapOptions b) {
+        std::vector<Pdag> direct;
+        for (std::int64_t r = 0; r < b.replicates; ++r) {
+            const auto rows = pc::resample_rows(data.n_samples, b, r);
+            const std::string path = (dir_ / ("rep" + std::to_string(r) + ".csv")).string();
+            io::write_dataset(pc::resample_data(data, rows, "replicate"), path);
+            const Dataset back =
+                io::read_dataset(path, "", data.discrete() ? io::TableMode::Labels : io::TableMode::Numeric);
+            direct.push_back(pc::run_pc(back, cfg).cpdag);
+            EXPECT_EQ(pc::run_replicate(data, cfg, b, r), direct.back()) << "replicate " << r;
+        }
+        mpi::SerialCommunicator serial;
+        const BootstrapTable t = pc::run_bootstrap(data, cfg, b, serial);
+        EXPECT_EQ(t.replicates, b.replicates);
+        EXPECT_EQ(by_pair(t), count(direct));
+        EXPECT_GT(t.size(), 0u);
+    }
+
+    fs::path dir_;
+};
+
+TEST(BootstrapRows, ArePureFunctionsOfSeedAndReplicate) {
+    const auto b = options(10);
+    const auto rows = pc::resample_rows(1000, b, 3);
+    EXPECT_EQ(rows, pc::resample_rows(1000, b, 3));
+    ASSERT_EQ(rows.size(), 1000u);
+    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+    EXPECT_GE(rows.front(), 0);
+    EXPECT_LT(rows.back(), 1000);
+    // With replacement: about 1 - 1/e of the rows distinct (632 of 1000).
+    const std::set<std::int64_t> distinct(rows.begin(), rows.end());
+    EXPECT_GT(distinct.size(), 580u);
+    EXPECT_LT(distinct.size(), 690u);
+    EXPECT_NE(rows, pc::resample_rows(1000, b, 4));
+    EXPECT_NE(rows, pc::resample_rows(1000, options(10, pc::Resample::Bootstrap, 8), 3));
+}
+
+TEST(BootstrapRows, HalfSamplingDrawsHalfTheRowsWithoutReplacement) {
+    const auto b = options(10, pc::Resample::Half);
+    for (std::int64_t m : {2, 3, 101, 1000}) {
+        const auto rows = pc::resample_rows(m, b, 5);
+        ASSERT_EQ(static_cast<std::int64_t>(rows.size()), m / 2) << m;
+        EXPECT_TRUE(std::adjacent_find(rows.begin(), rows.end()) == rows.end()) << "repeated row, m = " << m;
+        EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
+        EXPECT_LT(rows.back(), m);
+    }
+    // Every row is drawn by some replicate: the draw is not stuck on a part of the data.
+    std::set<std::int64_t> seen;
+    for (std::int64_t r = 0; r < 20; ++r)
+        for (std::int64_t x : pc::resample_rows(50, b, r)) seen.insert(x);
+    EXPECT_EQ(seen.size(), 50u);
+}
+
+TEST(BootstrapData, DiscreteResamplesKeepOnlyTheirLevels) {
+    Dataset d;
+    d.n_vars = 1;
+    d.n_samples = 4;
+    d.names = {"A"};
+    d.levels = {{"a", "b", "c"}};
+    d.values = {0, 2, 2, 1};
+    const std::vector<std::int64_t> rows = {1, 2, 3, 3};  // c, c, b, b: no "a"
+    const Dataset r = pc::resample_data(d, rows, "x");
+    ASSERT_EQ(r.levels.size(), 1u);
+    EXPECT_EQ(r.levels[0], (std::vector<std::string>{"b", "c"}));
+    EXPECT_EQ(r.values, (std::vector<double>{1, 1, 0, 0}));
+    EXPECT_EQ(r.n_samples, 4);
+    // What reading the written resample gives.
+    const fs::path path = test::fresh_test_dir("cudag_boot") / "r.csv";
+    io::write_dataset(r, path.string());
+    const Dataset back = io::read_dataset(path.string(), "", io::TableMode::Labels);
+    EXPECT_EQ(back.levels, r.levels);
+    EXPECT_EQ(back.values, r.values);
+    fs::remove_all(path.parent_path());
+}
+
+TEST(BootstrapOptions, BadValuesAreOneLineErrors) {
+    auto b = options(0);
+    EXPECT_THROW(pc::validate(b, 100), InputError);
+    b = options(5);
+    b.consensus = 0.0;
+    EXPECT_THROW(pc::validate(b, 100), InputError);
+    b.consensus = 1.5;
+    EXPECT_THROW(pc::validate(b, 100), InputError);
+    b.consensus = 1.0;
+    EXPECT_NO_THROW(pc::validate(b, 100));
+    EXPECT_THROW(pc::validate(options(5, pc::Resample::Half), 1), InputError);
+    EXPECT_THROW(pc::parse_resample("jackknife"), InputError);
+    EXPECT_EQ(pc::parse_resample("half"), pc::Resample::Half);
+}
+
+TEST(BootstrapConsensus, FollowsTheThresholdAndTheTieOrder) {
+    BootstrapTable t;
+    t.replicates = 10;
+    t.consensus = 0.3;
+    // (0,1): adjacent 3 of 10 (= 0.3 exactly), 2 forward, 1 backward -> 0 --> 1.
+    // (0,2): adjacent 2 of 10 -> absent.
+    // (1,2): 2 forward, 2 undirected -> tie: undirected.
+    // (1,3): 3 backward, 3 forward -> tie: forward (1 --> 3).
+    // (2,3): 5 bidirected, 1 undirected -> bidirected.
+    t.pairs = {0, 1, 0, 2, 1, 2, 1, 3, 2, 3};
+    t.counts = {7, 2, 1, 0, 0, 8, 1, 1, 0, 0, 6, 2, 0, 2, 0, 4, 3, 3, 0, 0, 4, 0, 0, 1, 5};
+    const Pdag g = pc::consensus_graph(t, 4);
+    EXPECT_EQ(g.n_edges(), 4);
+    EXPECT_TRUE(g.is_directed(0, 1));
+    EXPECT_FALSE(g.adjacent(0, 2));
+    EXPECT_TRUE(g.is_undirected(1, 2));
+    EXPECT_TRUE(g.is_directed(1, 3));
+    EXPECT_TRUE(g.is_bidirected(2, 3));
+    t.consensus = 0.31;
+    EXPECT_FALSE(pc::consensus_graph(t, 4).adjacent(0, 1));
+}
+
+TEST_F(Bootstrap, FisherReplicatesAreDirectRunsOnTheirResamples) {
+    const Dataset data = sim::simulate_gaussian({12, 200, 0.25, 11}).data;
+    expect_replicates_are_direct_runs(data, config(pc::TestKind::FisherZ), options(4));
+    expect_replicates_are_direct_runs(data, config(pc::TestKind::FisherZ), options(3, pc::Resample::Half));
+}
+
+TEST_F(Bootstrap, DiscreteReplicatesAreDirectRunsOnTheirResamples) {
+    const sim::BayesNet net = sim::random_network({8, 400, 0.4, 3, 17});
+    const Dataset data = sim::forward_sample(net, 400, 19, 1);
+    pc::PcConfig cfg = config(pc::TestKind::GSquare);
+    expect_replicates_are_direct_runs(data, cfg, options(3));
+    cfg.test.kind = pc::TestKind::ChiSquare;
+    expect_replicates_are_direct_runs(data, cfg, options(2, pc::Resample::Half));
+}
+
+TEST_F(Bootstrap, CmiKnnReplicatesAreDirectRunsOnTheirResamples) {
+    const Dataset data = sim::simulate_nonlinear({6, 80, 0.3, 5}).data;
+    expect_replicates_are_direct_runs(data, config(pc::TestKind::CmiKnn), options(2));
+}
+
+TEST(BootstrapCounts, SumToBPerPairAndDoNotDependOnThreads) {
+    const Dataset data = sim::simulate_gaussian({20, 150, 0.15, 21}).data;
+    mpi::SerialCommunicator serial;
+    const auto b = options(6);
+    const BootstrapTable one = pc::run_bootstrap(data, config(pc::TestKind::FisherZ, 1), b, serial);
+    const BootstrapTable two = pc::run_bootstrap(data, config(pc::TestKind::FisherZ, 2), b, serial);
+    EXPECT_EQ(one.pairs, two.pairs);
+    EXPECT_EQ(one.counts, two.counts);
+    ASSERT_GT(one.size(), 0u);
+    for (std::size_t e = 0; e < one.size(); ++e) {
+        int sum = 0;
+        for (int k = 0; k < 5; ++k) sum += one.counts[5 * e + k];
+        EXPECT_EQ(sum, 6) << "pair " << e;
+        EXPECT_LT(one.counts[5 * e], 6) << "a listed pair is adjacent somewhere";
+        EXPECT_LT(one.pairs[2 * e], one.pairs[2 * e + 1]);
+        if (e > 0) {
+            EXPECT_LT(std::make_pair(one.pairs[2 * e - 2], one.pairs[2 * e - 1]),
+                      std::make_pair(one.pairs[2 * e], one.pairs[2 * e + 1]));
+        }
+    }
+    // A different seed gives other resamples, and other counts.
+    auto other = b;
+    other.seed = 8;
+    EXPECT_NE(pc::run_bootstrap(data, config(pc::TestKind::FisherZ, 1), other, serial).counts, one.counts);
+}
+
+TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {
+    const Dataset data = sim::simulate_gaussian({10, 120, 0.3, 2}).data;
+    mpi::SerialCommunicator serial;
+    auto b = options(5);
+    b.consensus = 0.6;
+    const pc::PcResult r = pc::bootstrap_pc(data, config(pc::TestKind::FisherZ), b, serial);
+    ASSERT_TRUE(r.bootstrap.has_value());
+    EXPECT_EQ(r.cpdag, pc::consensus_graph(*r.bootstrap, 10));
+    EXPECT_EQ(r.skeleton, r.cpdag.skeleton());
+    EXPECT_EQ(r.names, data.names);
+    EXPECT_TRUE(r.levels.empty());
+    const auto has = [&](const std::string& key, const std::string& value) {
+        return std::find(r.config.begin(), r.config.end(), std::make_pair(key, value)) != r.config.end();
+    };
+    EXPECT_TRUE(has("bootstrap_replicates", "5"));
+    EXPECT_TRUE(has("bootstrap_resample", "bootstrap"));
+    EXPECT_TRUE(has("n_samples", "120"));
+}
+
+TEST(BootstrapReplicate, ErrorsNameTheReplicate) {
+    // 10 rows allow Fisher-z's --max-level 4 (m > l + 3); a half-sample's 5 do not.
+    const Dataset d = sim::simulate_gaussian({4, 10, 0.5, 1}).data;
+    pc::PcConfig cfg = config(pc::TestKind::FisherZ);
+    cfg.max_level = 4;
+    EXPECT_NO_THROW(pc::run_pc(d, cfg));
+    mpi::SerialCommunicator serial;
+    try {
+        pc::run_bootstrap(d, cfg, options(3, pc::Resample::Half), serial);
+        FAIL() << "no replicate failed";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("(bootstrap replicate 0)"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("too few for --max-level 4"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(Bootstrap, AColumnConstantInAResampleIsIsolatedAsInItsWrittenResample) {
+    // Column X3 differs from its other values in row 0 only: the half-samples without row 0
+    // leave it out (isolated), and the written resample omits it too.
+    Dataset d = sim::simulate_gaussian({6, 60, 0.5, 1}).data;
+    for (std::int64_t s = 1; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
+    d.column(2)[0] = 2.0;
+    const pc::PcConfig cfg = config(pc::TestKind::FisherZ);
+    const auto b = options(6, pc::Resample::Half);
+    int left_out = 0;
+    for (std::int64_t r = 0; r < b.replicates; ++r) {
+        std::vector<std::int32_t> kept;
+        const Dataset rd = pc::replicate_data(d, cfg, b, r, kept);
+        const Pdag g = pc::run_replicate(d, cfg, b, r);
+        if (rd.n_vars == 6) continue;
+        ++left_out;
+        EXPECT_EQ(kept, (std::vector<std::int32_t>{0, 1, 3, 4, 5}));
+        EXPECT_TRUE(g.neighbours(2).empty());
+        const std::string path = (dir_ / "rep.csv").string();
+        io::write_dataset(rd, path);
+        const Pdag direct = pc::run_pc(io::read_dataset(path), cfg).cpdag;
+        ASSERT_EQ(direct.n(), 5);
+        for (std::int32_t i = 0; i < 5; ++i)
+            for (std::int32_t j = 0; j < 5; ++j)
+                EXPECT_EQ(g.end(kept[i], kept[j]), direct.end(i, j)) << "replicate " << r << ": " << i << ", " << j;
+    }
+    EXPECT_GT(left_out, 0) << "no half-sample missed row 0";
+    // Background knowledge keeps holding among the columns kept, X3 with it or not.
+    pc::PcConfig known = cfg;
+    known.knowledge = Knowledge(6);
+    known.knowledge.require_pair(0, 1);
+    known.knowledge.forbid_pair(3, 4);
+    known.knowledge.require_direction(2, 5);  // X3 -> X6: dropped where X3 is left out
+    known.knowledge.set_tier(4, 0);
+    known.knowledge.set_tier(0, 1);  // X5 before X1
+    for (std::int64_t r = 0; r < b.replicates; ++r) {
+        const Pdag g = pc::run_replicate(d, known, b, r);
+        EXPECT_TRUE(g.adjacent(0, 1)) << r;
+        EXPECT_FALSE(g.adjacent(3, 4)) << r;
+        EXPECT_NE(g.end(4, 0), Mark::Arrow) << r << ": X1 -> X5 is against the tiers";
+    }
+    // A column constant in the whole data is refused, as a run refuses it.
+    for (std::int64_t s = 0; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
+    mpi::SerialCommunicator serial;
+    EXPECT_THROW(pc::run_bootstrap(d, cfg, b, serial), InputError);
+}
+
+}  // namespace
+}  // namespace cudag

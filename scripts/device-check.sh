@@ -8,17 +8,20 @@
 # (scripts/bench/cmiknn_gpu.sh, with tigramite when importable) and the order-MCMC one
 # (scripts/bench/mcmc_gpu.sh) and the Python module's repeated calls
 # (scripts/bench/python_repeat.py), then, with 2 or more GPUs visible, every learner's scaling
-# over 1 .. G ranks (scripts/bench/multi_scaling.sh), and print their tables last.
+# over 1 .. G ranks (scripts/bench/multi_scaling.sh), then PC's bootstrap on the CPU, one GPU
+# and every GPU (scripts/bench/bootstrap.sh) and order MCMC past 125 nodes
+# (scripts/bench/mcmc_scale.sh), and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
 #        cmiknn_gpu.sh's TABLES, MAX_T, REPEAT, CPU_SKIP, CPU_MAX_T, ... (its header),
 #        MULTI_WORKLOADS (multi_scaling.sh's WORKLOADS; its RANKS, RUN_TIMEOUT, SCALE, ... too),
+#        bootstrap.sh's B, CPU_B, NETS, SHARED, ... and mcmc_scale.sh's STEPS as MCMC_STEPS, N, ...,
 #        PYTHONPATH=dir holding tigramite 5.2.10.1 for the cmiknn step's tigramite columns:
 #        never committed; on a machine with pip, `pip download tigramite==5.2.10.1 --no-deps
 #        -d .peers/wheels` and `python3 -m zipfile -e .peers/wheels/tigramite-5.2.10.1-py3-
@@ -39,7 +42,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -152,6 +155,18 @@ if has multi; then
     else
         echo "Multi-GPU scaling: skipped ($gpus GPU visible; it needs 2 or more)" | tee -a "$summary"
     fi
+fi
+
+if has bootstrap; then
+    echo "== PC bootstrap (scripts/bench/bootstrap.sh)"
+    bench "Bootstrap (scripts/bench/bootstrap.sh)" p env MPIEXEC="${MPIEXEC:-mpiexec --allow-run-as-root}" \
+        "$root/scripts/bench/bootstrap.sh" "$build"
+fi
+
+if has mcmcscale; then
+    echo "== order MCMC past 125 nodes (scripts/bench/mcmc_scale.sh)"
+    bench "Order MCMC at scale (scripts/bench/mcmc_scale.sh)" p env STEPS="${MCMC_STEPS:-1 2 3}" \
+        "$root/scripts/bench/mcmc_scale.sh" "$build"
 fi
 
 echo

@@ -40,7 +40,7 @@ alpha=${ALPHA:-0.01}
 n=${N:-1643}
 m=${M:-850}
 py=${PYTHON:-python3}
-mpiexec=${MPIEXEC:-mpiexec}
+read -r -a mpiexec <<<"${MPIEXEC:-mpiexec}"  # a launcher with its options
 if [[ -z ${GPUS:-} ]]; then
     GPUS=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU" || true)
 fi
@@ -89,8 +89,8 @@ if [[ ${DREAM:-1} != 0 ]]; then
             echo "$ident (vs cpu)" >>"$table"
         fi
         if run gpu100 "$gpu_limit" "$b" cuda; then echo "(reference)" >>"$table"; fi
-        if [[ $GPUS -gt 1 ]] && command -v "$mpiexec" >/dev/null; then
-            if run "gpu$GPUS" "$gpu_limit" "$b" cuda "$mpiexec" -n "$GPUS" --bind-to none; then
+        if [[ $GPUS -gt 1 ]] && command -v "${mpiexec[0]}" >/dev/null; then
+            if run "gpu$GPUS" "$gpu_limit" "$b" cuda "${mpiexec[@]}" -n "$GPUS" --bind-to none; then
                 ident=$(same "$out/gpu100.freq.tsv" "$out/gpu$GPUS.freq.tsv")
                 echo "$GPUS GPUs vs 1, B=$b: frequencies identical: $ident"
                 echo "$ident (vs gpu100)" >>"$table"
@@ -196,4 +196,4 @@ if [[ ${DREAM:-1} != 0 ]]; then
     fi
 fi
 echo "table: $table"
-column -t -s $'\t' "$table"
+tr '\t' '|' <"$table"  # (no `column` on every machine)

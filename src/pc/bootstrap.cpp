@@ -399,16 +399,29 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
     return done;
 }
 
-/// How many replicates a rank runs at once: on the CPU engine one per thread (a small
-/// replicate keeps few threads busy, and whole replicates side by side need no
-/// synchronisation), as many as half the available host memory holds; on a GPU one. The
-/// least over the ranks, so that their rounds match.
-int concurrent_replicates(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
+/// How a rank runs its replicates: `per_round` of them between two agreements of the
+/// ranks, `concurrent` of them at once. On the CPU engine one per thread (a small replicate
+/// keeps few threads busy, and whole replicates side by side need no synchronisation), as
+/// many as half the available host memory holds, in rounds of that many. On a GPU one at a
+/// time, in rounds of about an eighth of a rank's share (at most 16), so that the ranks wait
+/// for the slowest of several replicates, not of one, at each agreement. The least over
+/// the ranks, so that their rounds match.
+struct ReplicateBatch {
+    int per_round = 1, concurrent = 1;
+};
+ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
+                                     mpi::Communicator& comm) {
     TestPolicy policy;
     policy.exhaustive = cfg.compat == Compat::CausalLearn;
     int batch = 1;
+    std::int64_t gpu = 0;
     mpi::run_agreed(comm, [&] {
-        if (picks_gpu(cfg.backend.kind, policy)) return;
+        if (picks_gpu(cfg.backend.kind, policy)) {
+            gpu = 1;
+            const std::int64_t share = (b.replicates + comm.size() - 1) / comm.size();
+            batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16));
+            return;
+        }
         PcConfig probe = cfg;
         probe.backend.kind = BackendKind::Cpu;
         // The engine's host memory and the resample's copy of the data.
@@ -417,7 +430,11 @@ int concurrent_replicates(const Dataset& data, const PcConfig& cfg, mpi::Communi
         const double fits = 0.5 * static_cast<double>(available_host_bytes()) / each;
         batch = static_cast<int>(std::max(1.0, std::min<double>(resolve_threads(cfg.backend.threads), fits)));
     });
-    return comm.allreduce(batch, mpi::ReduceOp::Min);
+    ReplicateBatch out;
+    out.per_round = comm.allreduce(batch, mpi::ReduceOp::Min);
+    // Concurrent replicates only where no rank drives a GPU.
+    out.concurrent = comm.allreduce(gpu, mpi::ReduceOp::Max) != 0 ? 1 : out.per_round;
+    return out;
 }
 
 /// What count_rounds saves at round boundaries (PC's --checkpoint).
@@ -431,7 +448,7 @@ struct RoundCheckpoint {
 
 /// The rounds from replicate `resumed` on, rank 0's totals in `all` (holding the resumed
 /// ones), with checkpoints when `ckpt` is given.
-BootstrapTable count_rounds(const BootstrapOptions& b, int batch, int threads, mpi::Communicator& comm,
+BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int threads, mpi::Communicator& comm,
                             const ReplicateGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
                             PairCounts& all, const RoundCheckpoint* ckpt) {
     const int size = comm.size(), rank = comm.rank();
@@ -445,6 +462,7 @@ BootstrapTable count_rounds(const BootstrapOptions& b, int batch, int threads, m
     auto last_checkpoint = std::chrono::steady_clock::now();
     // Round k: rank p runs the replicates resumed + [(k size + p) batch, + batch), then the
     // ranks agree on their errors. Which rank counts a replicate changes no sum.
+    const std::int64_t batch = rb.per_round;
     const std::int64_t per_round = static_cast<std::int64_t>(size) * batch;
     const std::int64_t left = b.replicates - resumed;
     const std::int64_t rounds = (left + per_round - 1) / per_round;
@@ -454,10 +472,11 @@ BootstrapTable count_rounds(const BootstrapOptions& b, int batch, int threads, m
         std::exception_ptr err;
         try {
             std::vector<Pdag> graphs(static_cast<std::size_t>(hi - lo));
-            // The threads shared by the replicates of the round (a graph does not depend
+            // The threads shared by the replicates run at once (a graph does not depend
             // on its threads).
-            const int each = hi - lo > 1 ? std::max<int>(1, threads / static_cast<int>(hi - lo)) : threads;
-            parallel_for(lo, hi, static_cast<int>(hi - lo), 1,
+            const int at_once = static_cast<int>(std::min<std::int64_t>(hi - lo, rb.concurrent));
+            const int each = at_once > 1 ? std::max<int>(1, threads / at_once) : threads;
+            parallel_for(lo, hi, at_once, 1,
                          [&](std::int64_t r, int) { graphs[static_cast<std::size_t>(r - lo)] = replicate(r, each); });
             for (const Pdag& g : graphs) count_graph(g, counts);
         } catch (...) {
@@ -526,7 +545,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
                     throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
                                      "' is constant: it has no variance to test");
     });
-    const int batch = concurrent_replicates(data, cfg, comm);
+    const ReplicateBatch batch = concurrent_replicates(data, cfg, b, comm);
     const int threads = resolve_threads(cfg.backend.threads);
     // Rank 0's totals of the replicates merged so far (at checkpoints, and resumed).
     PairCounts all;
@@ -566,7 +585,7 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
                                const ReplicateCallback& on_round, int threads) {
     mpi::run_agreed(comm, [&] { validate(b, std::numeric_limits<std::int64_t>::max()); });
     PairCounts all;
-    return count_rounds(b, 1, threads, comm, replicate, on_round, 0, all, nullptr);
+    return count_rounds(b, ReplicateBatch{}, threads, comm, replicate, on_round, 0, all, nullptr);
 }
 
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,

@@ -197,3 +197,17 @@ def test_resample_errors(gaussian_csv):
         cudag.resample_rows(1, 0, resample="half")
     with pytest.raises(cudag.InputError, match="--seed: must be 0 or more"):
         cudag.resample_rows(10, 0, seed=-1)
+
+
+@pytest.mark.skipif(cudag.visible_gpus() == 0, reason="no GPU: the CUDA engines' bootstrap is not run")
+def test_gpu_bootstrap_equals_cpu(gaussian_csv, discrete_csv):
+    x, names = read_csv(gaussian_csv)
+    opts = {"alpha": 0.05, "bootstrap": B, "seed": SEED, "resample": "bootstrap"}
+    cpu, gpu = (cudag.pc(x, names=names, backend=b, **opts) for b in ("cpu", "cuda"))
+    np.testing.assert_array_equal(gpu.pairs, cpu.pairs)
+    np.testing.assert_array_equal(gpu.counts, cpu.counts)
+    assert gpu.edges() == cpu.edges()
+    d, dnames = read_csv(discrete_csv)
+    mopts = {"chains": 2, "iterations": 300, "seed": 5, "max_parents": 2, "bootstrap": 3}
+    cpu, gpu = (cudag.mcmc(d, "bdeu", names=dnames, backend=b, **mopts) for b in ("cpu", "cuda"))
+    np.testing.assert_array_equal(gpu.counts, cpu.counts)

@@ -32,7 +32,8 @@ except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
     import _cudag
 
 from . import _cli
-from ._results import DRAW_LIMIT, MATRIX_LIMIT, CitestResult, McmcResult, PcResult, SimulateResult
+from ._results import (CONFIG_TYPES, DRAW_LIMIT, FREQUENCY_COLUMNS, MATRIX_LIMIT, BootstrapResult, CitestResult,
+                       McmcResult, PcResult, SimulateResult)
 
 Error = _cudag.Error
 InputError = _cudag.InputError
@@ -49,9 +50,10 @@ class CudagWarning(UserWarning):
 #: (Gelman and Rubin's usual 1.1).
 PSRF_WARN = 1.1
 
-__all__ = ["pc", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "options", "warm_up",
-           "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error", "InputError", "CudagWarning", "PcResult",
-           "CitestResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT"]
+__all__ = ["pc", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
+           "resample_rows", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error",
+           "InputError", "CudagWarning", "PcResult", "BootstrapResult", "CitestResult", "McmcResult",
+           "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES", "FREQUENCY_COLUMNS"]
 
 
 def options(command: str = "pc") -> str:
@@ -219,7 +221,10 @@ def pc(data, test: str | None = None, alpha: float | None = None, backend: str |
     Background knowledge: ``forbid=``/``require=`` as pairs ``(a, b)`` (the direction a -> b,
     as causal-learn's BackgroundKnowledge) or lines ``"a -- b"``, ``tiers=`` as lists of
     variables (names or column indices), or each a file as the command line reads it.
-    ``progress``: a callable given a dict per level, or True for a tqdm bar."""
+    ``progress``: a callable given a dict per level, or True for a tqdm bar.
+    Edge confidence: ``bootstrap=B`` runs PC on B resamples of the rows (``resample=``
+    "bootstrap" or "half", keyed by ``seed=``) and returns a :class:`BootstrapResult` (the
+    consensus graph at ``consensus=`` and the edge frequencies), as ``cudag pc --bootstrap``."""
     values, names, text, source = _prepare(data, names)
     opts = {"test": test, "alpha": alpha, "backend": backend}
     opts.update(_options(options))
@@ -228,7 +233,7 @@ def pc(data, test: str | None = None, alpha: float | None = None, backend: str |
         return None  # an MPI rank other than 0
     for note in raw.get("warnings", ()):
         _warnings.warn(f"cudag.pc: {note}", CudagWarning, stacklevel=2)
-    return PcResult(raw)
+    return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
 
 
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
@@ -286,13 +291,17 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
     """Order MCMC (``cudag mcmc``): ``score`` bdeu or k2 (discrete data: integer codes or
     labels) or bge (continuous). Options as ``cudag mcmc``'s: ``chains``, ``iterations``,
     ``seed``, ``max_parents``, ``order_score="sum"``, ``space="pc"``, ``backend``, ...
-    ``progress``: a callable given a dict per update, or True for a tqdm bar."""
+    ``progress``: a callable given a dict per update, or True for a tqdm bar.
+    ``bootstrap=B``: the best DAG of B resamples (``resample=``, ``seed=``), counted as
+    ``cudag mcmc --bootstrap`` counts them, returned as a :class:`BootstrapResult`."""
     values, names, text, source = _prepare(data, names)
     opts = {"score": score}
     opts.update(_options(options))
     raw = _run_learner(_cudag.mcmc, opts, values, names, text, source, _Progress(progress, "cudag.mcmc"))
     if not raw:
         return None  # an MPI rank other than 0
+    if "bootstrap" in raw:
+        return BootstrapResult(raw)
     res = McmcResult(raw)
     _warn_convergence(res)
     return res
@@ -313,12 +322,37 @@ def _warn_convergence(res: McmcResult) -> None:
 
 def load(path) -> PcResult | McmcResult:
     """A result file written by ``cudag pc --out``/``cudag mcmc --out`` (or ``out=`` of
-    :func:`pc`/:func:`mcmc`) read back as the :class:`PcResult` or :class:`McmcResult` the
-    run returned: the same names, edge lists, separating sets, pMax, levels, traces and
-    diagnostics (configuration keys as the file stores them: characters other than
-    ``[A-Za-z0-9_]`` become ``_``). Read through the library's own readers."""
+    :func:`pc`/:func:`mcmc`) read back as the :class:`PcResult`, :class:`BootstrapResult`
+    (a ``--bootstrap`` run's file) or :class:`McmcResult` the run returned: the same names,
+    edge lists, separating sets, pMax, levels, frequencies, traces and diagnostics
+    (configuration keys as the file stores them: characters other than ``[A-Za-z0-9_]``
+    become ``_``). Read through the library's own readers."""
     kind, raw = _cudag.load(_os.fspath(path))
-    return PcResult(raw) if kind == "pc" else McmcResult(raw)
+    if kind == "pc":
+        return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
+    return McmcResult(raw)
+
+
+def resample_rows(n_samples: int, replicate: int = 0, *, seed: int = 42, resample: str = "bootstrap") -> np.ndarray:
+    """The row indices (int64, increasing, repeats adjacent) replicate ``replicate`` of a
+    bootstrap draws from data of ``n_samples`` rows: the rows ``cudag pc --bootstrap B
+    --seed S --resample R`` (and ``cudag.pc(..., bootstrap=B, seed=S, resample=R)``) runs
+    that replicate on. ``resample``: "bootstrap" (n_samples rows with replacement) or
+    "half" (n_samples // 2 distinct rows). A pure function of its arguments. ``seed``
+    defaults to cudag pc's; ``cudag mcmc``'s default seed is 1."""
+    if isinstance(n_samples, bool) or isinstance(replicate, bool):
+        raise TypeError("resample_rows() takes integers")
+    return _cudag.resample_rows(int(n_samples), int(replicate), seed, resample)
+
+
+def resample(data, replicate: int = 0, *, seed: int = 42, resample: str = "bootstrap"):
+    """The rows of ``data`` (numpy array: rows; DataFrame: ``iloc`` rows, the index kept)
+    of bootstrap replicate ``replicate`` (:func:`resample_rows`): what ``cudag pc
+    --write-resample FILE --replicate r`` writes, all columns kept (the command line also
+    leaves out the columns constant in the resample, as the replicate's run does)."""
+    n = len(data) if _is_frame(data) else np.asarray(data).shape[0]
+    rows = resample_rows(n, replicate, seed=seed, resample=resample)
+    return data.iloc[rows] if _is_frame(data) else np.asarray(data)[rows]
 
 
 def _graph(g, role: str) -> dict:

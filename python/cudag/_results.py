@@ -33,6 +33,40 @@ DRAW_LIMIT: int = 300
 _KIND_MARK = ("---", "-->", "<->")
 
 
+#: The type of each configuration key a result records (``result.config``), for the keys
+#: whose type is known; every other key stays a str. int and float values are the
+#: numbers the file writes (17 significant digits, so a float is the double that ran);
+#: bool from "on"/"off"; list[int] from a comma-separated list of counts. A value that
+#: does not parse as its type (a file of another version) stays the str it is.
+CONFIG_TYPES: dict[str, type] = {
+    **dict.fromkeys(("max_level", "threads", "ranks", "n_vars", "n_samples", "input_bytes", "input_mtime",
+                     "cmiknn_k", "cmiknn_shuffle_neighbors", "cmiknn_permutations", "cmiknn_seed",
+                     "bootstrap_replicates", "bootstrap_seed", "bootstrap_replicate_samples", "max_parents",
+                     "chains", "iterations", "burn_in", "thin", "seed", "table_entries"), int),
+    **dict.fromkeys(("alpha", "cmiknn_knn", "bootstrap_consensus", "iss", "edge_penalty"), float),
+    "table_pruning": bool,
+    **dict.fromkeys(("table_scored_by_node", "table_kept_by_node"), list),
+}
+
+
+def _typed_value(key: str, text: str):
+    kind = CONFIG_TYPES.get(key, str)
+    try:
+        if kind is bool:
+            return {"on": True, "off": False}[text]
+        if kind is list:
+            return [int(v) for v in text.split(",")] if text else []
+        return kind(text)
+    except (KeyError, ValueError):
+        return text
+
+
+def typed_config(config: dict) -> dict:
+    """``config`` (key: str as the result file stores it) with each value of a key in
+    :data:`CONFIG_TYPES` converted to its type."""
+    return {k: _typed_value(k, v) for k, v in config.items()}
+
+
 def _check_dense(n: int, what: str, sparse: str) -> None:
     if n > MATRIX_LIMIT:
         raise _cudag.Error(f"{what} is an n x n matrix, refused for {n:,} variables (more than cudag.MATRIX_LIMIT = "
@@ -249,7 +283,9 @@ class PcResult(_Graph):
     pmax_pairs; sepsets: {(i, j): (k, ...)} for i < j, the pairs removed at level >= 1 (a
     non-adjacent pair missing there was separated by the empty set: see ``sepset``), and
     sepsets_by_name; levels: a dict per level (level, tests, removed, edges_after,
-    seconds); config: the run's configuration as the result file records it; n_samples;
+    seconds); config: the run's configuration as the result file records it, values typed
+    by :data:`CONFIG_TYPES` (int, float, bool, list; other keys str; config_text: every value
+    the str the file stores); n_samples;
     seconds: the search's time.
     """
 
@@ -264,7 +300,8 @@ class PcResult(_Graph):
         self._sepsets = None
         self._pair_keys = None
         self.levels: list[dict] = list(raw["levels"])
-        self.config: dict = dict(raw["config"])
+        self.config_text: dict = dict(raw["config"])
+        self.config: dict = typed_config(self.config_text)
         self.level_labels: list[list[str]] = list(raw["level_labels"])
         self.seconds: float = raw["seconds"]
         self._index = {s: k for k, s in enumerate(self.names)}
@@ -365,6 +402,112 @@ class PcResult(_Graph):
         return _to_networkx(self._cpdag_edges, self.names)
 
 
+#: The columns of a bootstrap's frequency table (``cudag pc --bootstrap B --format freq``):
+#: the pair's adjacency frequency, then each kind's (source --> target, target --> source,
+#: ...), then its mark in the consensus graph ("" when not in it).
+FREQUENCY_COLUMNS = ("source", "target", "adjacency", "none", "-->", "<--", "---", "<->", "consensus")
+
+
+class BootstrapResult(PcResult):
+    """The result of ``cudag.pc(..., bootstrap=B)`` and ``cudag.mcmc(..., bootstrap=B)``
+    (and of :func:`cudag.load` on their result files): a :class:`PcResult` whose graph is
+    the consensus graph (edge_array, edges(), cpdag, amat, cl_matrix, skeleton, to_networkx,
+    draw ... as PcResult's; no separating sets, pMax or levels), plus the edge frequencies,
+    the result file's /bootstrap: ``pairs`` (int32 K x 2, i < j, sorted: the pairs adjacent
+    in at least one replicate), ``counts`` (int32 K x 5: replicates of each kind none,
+    i --> j, j --> i, i --- j, i <-> j, summing to B), ``frequency`` (K x 5, counts / B),
+    ``adjacency`` (K, 1 - none); ``replicates`` (B), ``resample``, ``seed``, ``consensus``
+    (the consensus graph's adjacency threshold). ``to_pandas()`` is the frequency table
+    (``--format freq``), ``edge_frequency(a, b)`` one pair's frequencies."""
+
+    def __init__(self, raw: dict):
+        super().__init__(raw)
+        b = raw["bootstrap"]
+        self.replicates: int = int(b["replicates"])
+        self.resample: str = b["resample"]
+        self.seed: int = int(b["seed"])
+        self.consensus: float = float(b["consensus"])
+        self._pairs: np.ndarray = np.asarray(b["pairs"], dtype=np.int32).reshape(-1, 2)
+        self._counts: np.ndarray = np.asarray(b["counts"], dtype=np.int32).reshape(-1, 5)
+        self._pair_rows = None
+
+    def __repr__(self) -> str:
+        directed = int(np.count_nonzero(self._cpdag_edges[:, 2] == 1))
+        return (f"BootstrapResult({len(self.names)} variables, {self.replicates} replicates ({self.resample}), "
+                f"{len(self._pairs)} pairs adjacent in some; consensus at {self.consensus:g}: "
+                f"{len(self._cpdag_edges)} edges ({directed} directed))")
+
+    @property
+    def pairs(self) -> np.ndarray:
+        """int32 K x 2: the pairs (i, j), i < j, adjacent in at least one replicate, sorted."""
+        return self._pairs.copy()
+
+    @property
+    def counts(self) -> np.ndarray:
+        """int32 K x 5: per pair, the replicates where it is none, i --> j, j --> i, i --- j,
+        i <-> j (each row sums to ``replicates``)."""
+        return self._counts.copy()
+
+    @property
+    def frequency(self) -> np.ndarray:
+        """float64 K x 5: ``counts / replicates`` (the result file's /bootstrap/frequency)."""
+        return self._counts.astype(np.float64) / float(self.replicates)
+
+    @property
+    def adjacency(self) -> np.ndarray:
+        """float64 K: each pair's adjacency frequency, ``(replicates - none) / replicates``."""
+        return (self.replicates - self._counts[:, 0]).astype(np.float64) / float(self.replicates)
+
+    def _consensus_marks(self) -> list[str]:
+        """Each pair's mark in the consensus graph, as the frequency table writes it."""
+        edges = {(a, b): k for a, b, k in self._cpdag_edges.tolist()}
+        marks = []
+        for i, j in self._pairs.tolist():
+            if (i, j) in edges:
+                marks.append(_KIND_MARK[edges[(i, j)]])
+            elif (j, i) in edges:
+                marks.append("<--")
+            else:
+                marks.append("")
+        return marks
+
+    def frequencies(self) -> list[tuple]:
+        """The frequency table's rows (source, target, adjacency, none, -->, <--, ---, <->,
+        consensus): one per pair in ``pairs``, the source its lower index (FREQUENCY_COLUMNS)."""
+        freq, adj, names = self.frequency.tolist(), self.adjacency.tolist(), self.names
+        return [(names[i], names[j], a, *f, m)
+                for (i, j), a, f, m in zip(self._pairs.tolist(), adj, freq, self._consensus_marks())]
+
+    def to_pandas(self, edges: bool = False, frequencies: bool = True):
+        """The frequency table as a pandas DataFrame (the columns of ``--format freq``:
+        FREQUENCY_COLUMNS, exact rather than to 6 digits); ``frequencies=False`` gives
+        PcResult's frames of the consensus graph (its ``edges`` as there)."""
+        if not frequencies:
+            return super().to_pandas(edges=edges)
+        return _pandas().DataFrame(self.frequencies(), columns=list(FREQUENCY_COLUMNS))
+
+    def edge_frequency(self, a, b) -> dict:
+        """The frequencies of the pair a, b (names or indices), seen from a: {"adjacency",
+        "none", "-->" (a --> b), "<--" (b --> a), "---", "<->"}; a pair no replicate joined
+        has adjacency 0 and none 1."""
+        i, j = self._idx(a), self._idx(b)
+        if i == j:
+            raise ValueError(f"edge_frequency(): {self.names[i]!r} twice; a pair needs two variables")
+        lo, hi = min(i, j), max(i, j)
+        if self._pair_rows is None:
+            p = self._pairs.astype(np.int64)
+            self._pair_rows = p[:, 0] * len(self.names) + p[:, 1]
+        key = lo * len(self.names) + hi
+        k = int(np.searchsorted(self._pair_rows, key))
+        found = k < len(self._pair_rows) and int(self._pair_rows[k]) == key
+        c = self._counts[k].tolist() if found else [self.replicates, 0, 0, 0, 0]
+        b = float(self.replicates)
+        f = [v / b for v in c]
+        forward, backward = (f[1], f[2]) if i == lo else (f[2], f[1])
+        return {"adjacency": (self.replicates - c[0]) / b, "none": f[0], "-->": forward, "<--": backward,
+                "---": f[3], "<->": f[4]}
+
+
 class CitestResult:
     """The result of :func:`cudag.citest`: statistic, p_value, n_samples and the test's
     other numbers in ``details`` (k, permutations, surrogates, exceedances, seed for
@@ -394,7 +537,8 @@ class McmcResult(_Graph):
     best_dag (n x n uint8, [p, v] = 1 for p --> v, built on first use) and best_dag_score;
     cpdag / cl_matrix / amat / edge_array of the best DAG's class; traces (chains x kept
     iterations), acceptance per chain, score_psrf, score_ess, edge_max_psrf, best_chain,
-    config, seconds. to_pandas / to_pgmpy / to_causallearn / draw show the best DAG."""
+    config (typed as PcResult's; config_text the strs), seconds. to_pandas / to_pgmpy /
+    to_causallearn / draw show the best DAG."""
 
     def __init__(self, raw: dict):
         self.names: list[str] = list(raw["names"])
@@ -409,7 +553,8 @@ class McmcResult(_Graph):
         self.score_ess: float = raw["score_ess"]
         self.edge_max_psrf: float = raw["edge_max_psrf"]
         self.best_chain: int = raw["best_chain"]
-        self.config: dict = dict(raw.get("config", {}))
+        self.config_text: dict = dict(raw.get("config", {}))
+        self.config: dict = typed_config(self.config_text)
         self.seconds: float = raw["seconds"]
 
     def __repr__(self) -> str:

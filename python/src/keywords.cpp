@@ -4,7 +4,10 @@
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
+
+#include "pc/bootstrap.hpp"
 
 namespace cudag::python {
 
@@ -161,6 +164,21 @@ Keyword<Job> knowledge(const std::string& name) {
         }};
 }
 
+/// bootstrap= / resample= / consensus=: the edge-confidence keywords of pc and mcmc (the
+/// resamples keyed by seed=). bootstrap= given must be a count, as --bootstrap given: 0
+/// would silently run once.
+template <class Job>
+void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
+    t.push_back({"bootstrap", "--bootstrap", [](Job& job, nb::handle v, const Names&) {
+                     pc::BootstrapOptions b;
+                     b.replicates = typed<std::int64_t>(v, "bootstrap");
+                     pc::validate(b, std::numeric_limits<std::int64_t>::max());
+                     job.bootstrap = b.replicates;
+                 }});
+    t.push_back(field("resample", "--resample", &Job::resample));
+    t.push_back(field("consensus", "--consensus", &Job::consensus));
+}
+
 /// The CMIknn keywords of pc and citest, each recorded as given.
 template <class Job>
 void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
@@ -215,6 +233,7 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
             field("verbose", "--verbose", &J::verbose),
         };
         add_cmi_keywords(t, true);
+        add_bootstrap_keywords(t);
         return t;
     }();
     return table;
@@ -266,41 +285,45 @@ std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
 const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
     using J = run::McmcJob;
     const auto given = [](bool J::*flag) { return [flag](J& j) -> bool& { return j.*flag; }; };
-    static const std::vector<Keyword<J>> table = with_score_options<J>({
-        field("max_parents", "--max-parents", &J::max_parents),
-        field("space", "--space", &J::space),
-        tracked<J>(
-            "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
-        tracked<J>(
-            "hard_limit", "--hard-limit", [](J& j) -> int& { return j.hard_limit; }, given(&J::hard_limit_given)),
-        field("order_score", "--order-score", &J::order_score),
-        field("moves", "--moves", &J::moves),
-        field("chains", "--chains", &J::chains),
-        field("iterations", "--iterations", &J::iterations),
-        {"burn_in", "--burn-in",
-         [](J& j, nb::handle v, const Names&) { j.burn_in = typed<std::int64_t>(v, "burn_in"); }},
-        field("thin", "--thin", &J::thin),
-        field("seed", "--seed", &J::seed),
-        field("prior", "--prior", &J::prior),
-        field("edge_penalty", "--edge-penalty", &J::edge_penalty),
-        knowledge<J>("forbid"),
-        knowledge<J>("require"),
-        knowledge<J>("tiers"),
-        field("checkpoint", "--checkpoint", &J::checkpoint),
-        field("checkpoint_every", "--checkpoint-every", &J::checkpoint_every),
-        field("resume", "--resume", &J::resume),
-        field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
-        field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
-        field("backend", "--backend", &J::backend),
-        field("tune", "--tune", &J::tunes),
-        field("threads", "--threads", &J::threads),
-        field("out", "--out", &J::out),
-        comma_list("format", "--format", &J::formats),
-        field("force", "--force", &J::force),
-        field("stop_after", "--stop-after", &J::stop_after),
-        field("quiet", "--quiet", &J::quiet),
-        field("verbose", "--verbose", &J::verbose),
-    });
+    static const std::vector<Keyword<J>> table = [&given] {
+        std::vector<Keyword<J>> t = with_score_options<J>({
+            field("max_parents", "--max-parents", &J::max_parents),
+            field("space", "--space", &J::space),
+            tracked<J>(
+                "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
+            tracked<J>(
+                "hard_limit", "--hard-limit", [](J& j) -> int& { return j.hard_limit; }, given(&J::hard_limit_given)),
+            field("order_score", "--order-score", &J::order_score),
+            field("moves", "--moves", &J::moves),
+            field("chains", "--chains", &J::chains),
+            field("iterations", "--iterations", &J::iterations),
+            {"burn_in", "--burn-in",
+             [](J& j, nb::handle v, const Names&) { j.burn_in = typed<std::int64_t>(v, "burn_in"); }},
+            field("thin", "--thin", &J::thin),
+            field("seed", "--seed", &J::seed),
+            field("prior", "--prior", &J::prior),
+            field("edge_penalty", "--edge-penalty", &J::edge_penalty),
+            knowledge<J>("forbid"),
+            knowledge<J>("require"),
+            knowledge<J>("tiers"),
+            field("checkpoint", "--checkpoint", &J::checkpoint),
+            field("checkpoint_every", "--checkpoint-every", &J::checkpoint_every),
+            field("resume", "--resume", &J::resume),
+            field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
+            field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
+            field("backend", "--backend", &J::backend),
+            field("tune", "--tune", &J::tunes),
+            field("threads", "--threads", &J::threads),
+            field("out", "--out", &J::out),
+            comma_list("format", "--format", &J::formats),
+            field("force", "--force", &J::force),
+            field("stop_after", "--stop-after", &J::stop_after),
+            field("quiet", "--quiet", &J::quiet),
+            field("verbose", "--verbose", &J::verbose),
+        });
+        add_bootstrap_keywords(t);
+        return t;
+    }();
     return table;
 }
 

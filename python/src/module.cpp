@@ -38,6 +38,7 @@
 #include "keywords.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "pc/bootstrap.hpp"
 #include "pc/metrics.hpp"
 #include "run/load.hpp"
 #include "run/score_inputs.hpp"
@@ -198,6 +199,18 @@ nb::dict level_dict(const pc::LevelStats& s) {
                    {"seconds", nb::cast(s.seconds)}});
 }
 
+/// A bootstrap's frequency table (the HDF5 result's /bootstrap): its options and the
+/// counts per pair (pairs K x 2, counts K x 5); Python divides by B as the file does.
+nb::dict bootstrap_dict(const pc::BootstrapTable& t) {
+    const std::size_t k = t.size();
+    return fields({{"replicates", nb::cast(t.replicates)},
+                   {"resample", nb::cast(t.resample)},
+                   {"seed", nb::cast(t.seed)},
+                   {"consensus", nb::cast(t.consensus)},
+                   {"pairs", edge_array(std::vector<std::int32_t>(t.pairs), 2)},
+                   {"counts", to_numpy(std::vector<std::int32_t>(t.counts), {k, std::size_t{pc::kBootstrapKinds}})}});
+}
+
 /// A PC result for PcResult (python/cudag/_results.py): edge lists and records, nothing
 /// n x n (the skeleton's pairs i < j, the CPDAG's /cpdag/edges rows, pMax pairs,
 /// separating sets by packed pair key).
@@ -236,6 +249,7 @@ nb::dict pc_dict(const pc::PcResult& r) {
     for (const auto& l : r.level_labels) labels.append(nb::cast(l));
     out["level_labels"] = labels;
     out["seconds"] = r.seconds_total;
+    if (r.bootstrap) out["bootstrap"] = bootstrap_dict(*r.bootstrap);
     return out;
 }
 
@@ -383,6 +397,7 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
         return 0;
     });
     if (!done.stopped.empty()) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
+    if (done.bootstrap) return pc_dict(*done.bootstrap);  // a BootstrapResult
     if (!done.output) return nb::dict();
     return mcmc_dict(*done.output);
 }
@@ -398,6 +413,21 @@ std::pair<std::string, nb::dict> load(const std::string& path) {
     }
     if (r.pc) return {"pc", pc_dict(*r.pc)};
     return {"mcmc", mcmc_dict(*r.mcmc)};
+}
+
+/// cudag.resample_rows's engine: the rows (indices, increasing) replicate `replicate` of
+/// a bootstrap on data of `n_samples` rows draws (pc::resample_rows), the options checked
+/// with the command line's messages.
+nb::object resample_rows(std::int64_t n_samples, std::int64_t replicate, nb::handle seed, const std::string& resample) {
+    pc::BootstrapOptions b;
+    b.replicates = 1;
+    b.resample = pc::parse_resample(resample);
+    b.seed = typed<std::uint64_t>(seed, "seed");
+    if (replicate < 0) throw InputError("--replicate must be >= 0, got " + std::to_string(replicate));
+    pc::validate(b, n_samples);
+    std::vector<std::int64_t> rows = pc::resample_rows(n_samples, b, replicate);
+    const std::size_t m = rows.size();
+    return to_numpy(std::move(rows), {m});
 }
 
 /// A graph as Python hands it over: names and /cpdag/edges rows (a, b, kind).
@@ -558,6 +588,8 @@ NB_MODULE(_cudag, m) {
     m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_progress").none(), nb::arg("kwargs"));
     m.def("load", &load, nb::arg("path"));
+    m.def("resample_rows", &resample_rows, nb::arg("n_samples"), nb::arg("replicate"), nb::arg("seed"),
+          nb::arg("resample"));
     m.def("read_graph", &read_graph, nb::arg("path"));
     m.def("write_dot", &write_dot, nb::arg("names"), nb::arg("edges"), nb::arg("path"));
     m.def("compare", &compare, nb::arg("truth"), nb::arg("estimate"));

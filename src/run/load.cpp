@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.hpp"
@@ -24,7 +25,12 @@ T scalar_attr(hid_t obj, const char* name, const std::string& where) {
     h5::Handle attr =
         h5::check_id(H5Aopen(obj, name, H5P_DEFAULT), where + ": cannot open the attribute '" + name + "'");
     T value{};
-    h5::check(H5Aread(attr.get(), h5::TypeOf<T>::mem(), &value), where + ": cannot read the attribute '" + name + "'");
+    hid_t mem = 0;
+    if constexpr (std::is_same_v<T, std::uint64_t>)
+        mem = H5T_NATIVE_UINT64;  // /bootstrap's seed (h5::TypeOf has signed types only)
+    else
+        mem = h5::TypeOf<T>::mem();
+    h5::check(H5Aread(attr.get(), mem, &value), where + ": cannot read the attribute '" + name + "'");
     return value;
 }
 
@@ -86,6 +92,33 @@ Pdag read_cpdag(hid_t root, std::int64_t n, const std::string& where) {
     return g;
 }
 
+/// /bootstrap (a bootstrap run's frequency table): its attributes, pairs (i < j below n,
+/// increasing) and counts (K x 5, each row summing to B).
+pc::BootstrapTable read_bootstrap(hid_t root, std::int64_t n, const std::string& where) {
+    h5::Handle g = h5::check_id(H5Gopen2(root, "bootstrap", H5P_DEFAULT), where + ": cannot open /bootstrap");
+    pc::BootstrapTable t;
+    t.replicates = scalar_attr<std::int64_t>(g.get(), "replicates", where);
+    const std::vector<std::string> resample = h5::read_string_attr(g.get(), "resample", where);
+    t.resample = resample.empty() ? std::string() : resample.front();
+    t.seed = scalar_attr<std::uint64_t>(g.get(), "seed", where);
+    t.consensus = scalar_attr<double>(g.get(), "consensus", where);
+    t.pairs = h5::read_array<std::int32_t>(g.get(), "pairs", where);
+    t.counts = h5::read_array<std::int32_t>(g.get(), "counts", where);
+    if (t.replicates < 1) throw InputError(where + ": /bootstrap's replicates is not at least 1");
+    if (t.pairs.size() % 2 != 0 || t.counts.size() != t.size() * 5)
+        throw InputError(where + ": /bootstrap/pairs and /bootstrap/counts are not K x 2 and K x 5");
+    for (std::size_t e = 0; e < t.size(); ++e) {
+        const std::int32_t i = t.pairs[2 * e], j = t.pairs[2 * e + 1];
+        const bool increasing = e == 0 || t.pairs[2 * e - 2] < i || (t.pairs[2 * e - 2] == i && t.pairs[2 * e - 1] < j);
+        std::int64_t sum = 0;
+        for (int k = 0; k < 5; ++k) sum += t.counts[5 * e + k];
+        if (i < 0 || j <= i || j >= n || !increasing || sum != t.replicates)
+            throw InputError(where + ": /bootstrap row " + std::to_string(e) + " is not a pair i < j below " +
+                             std::to_string(n) + " in order with counts summing to the replicates");
+    }
+    return t;
+}
+
 pc::PcResult read_pc(hid_t root, const std::string& where) {
     pc::PcResult r;
     r.names = h5::read_strings(root, "variables/names", where);
@@ -114,6 +147,7 @@ pc::PcResult read_pc(hid_t root, const std::string& where) {
     }
     r.levels = pc::layout::read_levels(root, where);
     r.config = read_config(root, where);
+    if (exists(root, "bootstrap")) r.bootstrap = read_bootstrap(root, n, where);
     return r;
 }
 

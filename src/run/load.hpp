@@ -19,9 +19,10 @@ struct LoadedResult {
 
 /// Reads the HDF5 result `path` (layouts in pc/result_file.hpp and bn/mcmc_result.hpp).
 /// A PC result comes back with its names (and level labels), skeleton, CPDAG, separating
-/// sets, pMax pairs, levels, n_samples, seconds_total and configuration; an MCMC result
-/// with its names, best DAG and score, CPDAG, edge posteriors, chains' traces, acceptance
-/// rates, best and final orders, diagnostics and configuration. Configuration keys are as
+/// sets, pMax pairs, levels, n_samples, seconds_total, configuration and (a bootstrap run)
+/// its frequency table /bootstrap; an MCMC result with its names, best DAG and score,
+/// CPDAG, edge posteriors, chains' traces, acceptance rates, best and final orders,
+/// diagnostics and configuration. Configuration keys are as
 /// the file stores them (mapped to [A-Za-z0-9_]). One-line InputErrors name the file: not
 /// HDF5, not a cudag result, a dataset missing or inconsistent.
 LoadedResult load_result(const std::string& path);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -186,6 +187,58 @@ TEST_F(LoadTest, RefusesACpdagOffTheSkeleton) {
     r.cpdag.orient(0, 4);  // an edge the skeleton does not have
     pc::write_result_hdf5(r, path("bad.h5"));
     EXPECT_THROW(run::load_result(path("bad.h5")), InputError);
+}
+
+/// small_pc_result as a bootstrap's result: three pairs counted over B = 4 replicates.
+pc::PcResult small_bootstrap_result() {
+    pc::PcResult r = small_pc_result();
+    pc::BootstrapTable t;
+    t.replicates = 4;
+    t.resample = "half";
+    t.seed = (std::uint64_t{1} << 63) + 5;  // above int64: the attribute is uint64
+    t.consensus = 0.3;
+    t.pairs = {0, 2, 1, 2, 3, 4};
+    t.counts = {0, 4, 0, 0, 0, 1, 2, 1, 0, 0, 2, 0, 0, 1, 1};
+    r.bootstrap = t;
+    return r;
+}
+
+TEST_F(LoadTest, BootstrapTableRoundTrips) {
+    const pc::PcResult r = small_bootstrap_result();
+    pc::write_result_hdf5(r, path("b.h5"));
+    const pc::PcResult b = *run::load_result(path("b.h5")).pc;
+    ASSERT_TRUE(b.bootstrap.has_value());
+    EXPECT_EQ(b.bootstrap->replicates, 4);
+    EXPECT_EQ(b.bootstrap->resample, "half");
+    EXPECT_EQ(b.bootstrap->seed, r.bootstrap->seed);
+    EXPECT_EQ(b.bootstrap->consensus, 0.3);
+    EXPECT_EQ(b.bootstrap->pairs, r.bootstrap->pairs);
+    EXPECT_EQ(b.bootstrap->counts, r.bootstrap->counts);
+    pc::write_result_hdf5(small_pc_result(), path("plain.h5"));
+    EXPECT_FALSE(run::load_result(path("plain.h5")).pc->bootstrap.has_value());
+}
+
+TEST_F(LoadTest, RefusesAnInconsistentBootstrapTable) {
+    const auto refused = [this](pc::PcResult r, const std::string& file) {
+        pc::write_result_hdf5(r, path(file));
+        try {
+            run::load_result(path(file));
+            ADD_FAILURE() << file << " was loaded";
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("/bootstrap row"), std::string::npos) << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos);
+        }
+    };
+    pc::PcResult r = small_bootstrap_result();
+    r.bootstrap->counts[0] = 1;  // row 0 sums to 5, not B = 4
+    refused(r, "sum.h5");
+    r = small_bootstrap_result();
+    r.bootstrap->pairs = {0, 2, 3, 4, 1, 2};  // out of order
+    refused(r, "order.h5");
+    r = small_bootstrap_result();
+    r.bootstrap->pairs[5] = 7;  // a node beyond the five
+    refused(r, "node.h5");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "cuda_check.hpp"
 #include "device_context.hpp"
+#include "device_handles.hpp"
 #include "device_memory.hpp"
 
 namespace cudag::cuda {
@@ -111,8 +112,8 @@ constexpr std::size_t kTermBudget = std::size_t{1} << 24;
 /// counting pass (rows × max(r - 1, 1)); beyond, the warp kernel's counting costs less.
 constexpr std::int64_t kBitsetRows = 64;
 
-/// bd_term_tables for each (q, r) a node asks for, kept in one host array (uploaded after
-/// each node that added any): slot(q, r) is the offset of its cell terms, or -1 over budget.
+/// bd_term_tables for each (q, r) the nodes ask for, in one host array: slot(q, r) is the
+/// offset of its cell terms (its row terms follow), or -1 past kTermBudget.
 class TermTables {
 public:
     TermTables(const bn::ScoreSpec& spec, std::int64_t samples) : spec_(spec), samples_(samples) {}
@@ -155,16 +156,56 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     d_cards.upload(codes.cards.data(), codes.cards.size(), stream);
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
-    NodeLists lists(table, nodes, stream);
-    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     const HostBits hb = sample_bits(codes);
     DeviceBuffer<std::uint32_t> d_bits(hb.bits.size());
     d_bits.upload(hb.bits.data(), hb.bits.size(), stream);
-    DeviceBuffer<std::int32_t> d_offs(hb.offs.size()), d_slot(static_cast<std::size_t>(kTableCells) + 1);
+    DeviceBuffer<std::int32_t> d_offs(hb.offs.size());
     d_offs.upload(hb.offs.data(), hb.offs.size(), stream);
+    // Each node's cell cap, kernel and term slots (kTableCells + 1 a node: slot[q]), every
+    // table tabulated before the first launch.
+    struct Plan {
+        std::int32_t v;
+        int cap;
+        bool bits;
+    };
+    std::vector<Plan> plans;
+    const std::size_t per = static_cast<std::size_t>(kTableCells) + 1;
+    std::vector<std::int32_t> slots;
     TermTables tables(spec, codes.n_samples);
-    DeviceBuffer<double> d_terms(1);
-    std::vector<std::int32_t> slot(static_cast<std::size_t>(kTableCells) + 1);
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+        if (table.node_entries(v) == 0) continue;
+        // Cells for the largest parent table of the node (levels of its s most-levelled parents).
+        std::vector<std::int64_t> levels;
+        for (const std::int32_t u : table.candidates(v)) levels.push_back(codes.cards[u]);
+        for (const std::int32_t u : table.extras(v)) levels.push_back(codes.cards[u]);
+        std::sort(levels.begin(), levels.end(), std::greater<>());
+        const std::int32_t r = codes.cards[v];
+        std::int64_t cells = r;
+        for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= kTableCells; ++k)
+            cells *= levels[k];
+        const int cap = static_cast<int>(std::min<std::int64_t>(cells, kTableCells));
+        const std::size_t at = slots.size();
+        slots.resize(at + per, -1);
+        bool all = true;
+        for (const std::int64_t q : reachable_q(levels, table.max_parents(), r, cap)) {
+            slots[at + static_cast<std::size_t>(q)] = tables.slot(q, r);
+            all = all && slots[at + static_cast<std::size_t>(q)] >= 0;
+        }
+        const std::int64_t rows = cap / std::max(r, 1);
+        plans.push_back(
+            {v, cap, all && table.max_parents() <= bn::kBitsetMaxParents && rows * std::max(r - 1, 1) <= kBitsetRows});
+    }
+    DeviceBuffer<double> d_terms(std::max<std::size_t>(tables.terms().size(), 1));
+    d_terms.upload(tables.terms().data(), tables.terms().size(), stream);
+    DeviceBuffer<std::int32_t> d_slots(std::max<std::size_t>(slots.size(), 1));
+    d_slots.upload(slots.data(), slots.size(), stream);
+    // Two of each per-node buffer: node i computes into set i % 2 while node i - 1's scores
+    // travel to the host on a second stream.
+    NodeLists lists[2] = {NodeLists(table, nodes, stream), NodeLists(table, nodes, stream)};
+    DeviceBuffer<double> outs[2] = {DeviceBuffer<double>(static_cast<std::size_t>(lists[0].most())),
+                                    DeviceBuffer<double>(static_cast<std::size_t>(lists[0].most()))};
+    Event done[2];
+    Stream copies;
     TableArgs a{d_codes.data(),
                 d_cards.data(),
                 prior_terms.empty() ? nullptr : d_prior.data(),
@@ -173,53 +214,40 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                 spec.kind == bn::ScoreKind::K2 ? 1 : 0,
                 spec.iss,
                 per_parent,
-                lists.binomials(),
+                lists[0].binomials(),
                 kTableCells,
-                nullptr,
-                d_slot.data(),
+                d_terms.data(),
+                d_slots.data(),
                 bn::SampleBits{d_bits.data(), d_offs.data(), d_cards.data(), hb.words},
                 static_cast<std::int64_t>(hb.bits.size())};
     prepare_table_kernel();
     const int sms = ctx.multiprocessors();
-    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
-        if (table.node_entries(v) == 0) continue;
-        const NodeLayout L = lists.node(v);
-        const auto c = table.candidates(v);
-        const auto x = table.extras(v);
-        d_out.fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
-        // Cells for the largest parent table of the node (levels of its s most-levelled parents).
-        std::vector<std::int64_t> levels;
-        for (const std::int32_t u : c) levels.push_back(codes.cards[u]);
-        for (const std::int32_t u : x) levels.push_back(codes.cards[u]);
-        std::sort(levels.begin(), levels.end(), std::greater<>());
-        std::int64_t cells = codes.cards[v];
-        for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= kTableCells; ++k)
-            cells *= levels[k];
-        a.cap = static_cast<int>(std::min<std::int64_t>(cells, kTableCells));
-        // The node's tabulated terms: a slot per reachable q, the tables uploaded when grown.
-        const std::int32_t r = codes.cards[v];
-        std::fill(slot.begin(), slot.end(), -1);
-        bool all = true;
-        const std::size_t had = tables.terms().size();
-        for (const std::int64_t q : reachable_q(levels, table.max_parents(), r, a.cap)) {
-            slot[static_cast<std::size_t>(q)] = tables.slot(q, r);
-            all = all && slot[static_cast<std::size_t>(q)] >= 0;
-        }
-        if (tables.terms().size() != had) {
-            d_terms.resize_discard(tables.terms().size());
-            d_terms.upload(tables.terms().data(), tables.terms().size(), stream);
-        }
-        a.terms = d_terms.data();
-        d_slot.upload(slot.data(), slot.size(), stream);
-        const std::int64_t rows = a.cap / std::max(r, 1);
-        if (all && table.max_parents() <= bn::kBitsetMaxParents && rows * std::max(r - 1, 1) <= kBitsetRows)
-            launch_bitset_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
+    // Node i's scores to the host once its kernel is done; returns when they are there.
+    const auto drain = [&](std::size_t i) {
+        const std::size_t b = i % 2;
+        CUDAG_CUDA_CHECK(cudaStreamWaitEvent(copies.get(), done[b].get(), 0));
+        const std::span<double> dst = table.mutable_node_scores(plans[i].v);
+        outs[b].download(dst.data(), dst.size(), copies.get());
+        copies.synchronize();
+    };
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        // Set b's last user, node i - 2, is done and drained (drain(i - 2) returned).
+        const std::size_t b = i % 2;
+        const Plan& p = plans[i];
+        const NodeLayout L = lists[b].node(p.v);
+        a.binom = lists[b].binomials();
+        a.cap = p.cap;
+        a.slot = d_slots.data() + i * per;
+        outs[b].fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        if (p.bits)
+            launch_bitset_table(L, lists[b].cands(), lists[b].extras(), a, outs[b].data(), sms, stream);
         else
-            launch_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
-        const std::span<double> dst = table.mutable_node_scores(v);
-        d_out.download(dst.data(), dst.size(), stream);
-        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+            launch_table(L, lists[b].cands(), lists[b].extras(), a, outs[b].data(), sms, stream);
+        done[b].record(stream);
+        if (i > 0) drain(i - 1);
     }
+    if (!plans.empty()) drain(plans.size() - 1);
+    CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,

@@ -61,6 +61,24 @@ CUDAG_HD inline void bd_term_tables(double a_jk, std::int32_t r, std::int64_t sa
     }
 }
 
+/// bd_local_score from tabulated terms (bd_term_tables for its a_jk and r): the same sum in
+/// the same order, each term looked up (n_j, an integer, indexes the row terms).
+CUDAG_HD inline double bd_local_score_tabulated(const std::uint32_t* counts, std::int64_t rows, std::int32_t r,
+                                                const double* cell, const double* row) {
+    double score = 0.0;
+    for (std::int64_t j = 0; j < rows; ++j) {
+        const std::uint32_t* cs = counts + j * r;
+        std::uint64_t n_j = 0;
+        for (std::int32_t k = 0; k < r; ++k) {
+            if (cs[k] == 0) continue;
+            n_j += cs[k];
+            score += cell[cs[k]];
+        }
+        score += row[n_j];
+    }
+    return score;
+}
+
 /// Set bits of a 32-bit word, on host and device.
 CUDAG_HD inline int popcount32(std::uint32_t x) {
 #ifdef __CUDA_ARCH__

@@ -16,7 +16,6 @@
 #include "core/error.hpp"
 #include "cuda_check.hpp"
 #include "device_context.hpp"
-#include "device_handles.hpp"
 #include "device_memory.hpp"
 
 namespace cudag::cuda {
@@ -199,13 +198,8 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     d_terms.upload(tables.terms().data(), tables.terms().size(), stream);
     DeviceBuffer<std::int32_t> d_slots(std::max<std::size_t>(slots.size(), 1));
     d_slots.upload(slots.data(), slots.size(), stream);
-    // Two of each per-node buffer: node i computes into set i % 2 while node i - 1's scores
-    // travel to the host on a second stream.
-    NodeLists lists[2] = {NodeLists(table, nodes, stream), NodeLists(table, nodes, stream)};
-    DeviceBuffer<double> outs[2] = {DeviceBuffer<double>(static_cast<std::size_t>(lists[0].most())),
-                                    DeviceBuffer<double>(static_cast<std::size_t>(lists[0].most()))};
-    Event done[2];
-    Stream copies;
+    NodeLists lists(table, nodes, stream);
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     TableArgs a{d_codes.data(),
                 d_cards.data(),
                 prior_terms.empty() ? nullptr : d_prior.data(),
@@ -214,7 +208,7 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                 spec.kind == bn::ScoreKind::K2 ? 1 : 0,
                 spec.iss,
                 per_parent,
-                lists[0].binomials(),
+                lists.binomials(),
                 kTableCells,
                 d_terms.data(),
                 d_slots.data(),
@@ -222,32 +216,20 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                 static_cast<std::int64_t>(hb.bits.size())};
     prepare_table_kernel();
     const int sms = ctx.multiprocessors();
-    // Node i's scores to the host once its kernel is done; returns when they are there.
-    const auto drain = [&](std::size_t i) {
-        const std::size_t b = i % 2;
-        CUDAG_CUDA_CHECK(cudaStreamWaitEvent(copies.get(), done[b].get(), 0));
-        const std::span<double> dst = table.mutable_node_scores(plans[i].v);
-        outs[b].download(dst.data(), dst.size(), copies.get());
-        copies.synchronize();
-    };
     for (std::size_t i = 0; i < plans.size(); ++i) {
-        // Set b's last user, node i - 2, is done and drained (drain(i - 2) returned).
-        const std::size_t b = i % 2;
         const Plan& p = plans[i];
-        const NodeLayout L = lists[b].node(p.v);
-        a.binom = lists[b].binomials();
+        const NodeLayout L = lists.node(p.v);
         a.cap = p.cap;
         a.slot = d_slots.data() + i * per;
-        outs[b].fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        d_out.fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
         if (p.bits)
-            launch_bitset_table(L, lists[b].cands(), lists[b].extras(), a, outs[b].data(), sms, stream);
+            launch_bitset_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
         else
-            launch_table(L, lists[b].cands(), lists[b].extras(), a, outs[b].data(), sms, stream);
-        done[b].record(stream);
-        if (i > 0) drain(i - 1);
+            launch_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
+        const std::span<double> dst = table.mutable_node_scores(p.v);
+        d_out.download(dst.data(), dst.size(), stream);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    if (!plans.empty()) drain(plans.size() - 1);
-    CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,

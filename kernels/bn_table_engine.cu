@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bn_engines.hpp"
@@ -60,6 +61,86 @@ private:
     DeviceBuffer<std::int64_t> binom_;
 };
 
+/// The one-hot sample bitsets of `codes` (bn::SampleBits' layout): the sets, then offs.
+struct HostBits {
+    std::vector<std::uint32_t> bits;
+    std::vector<std::int32_t> offs;
+    std::int64_t words = 0;
+};
+
+HostBits sample_bits(const ci::DiscreteCodes& codes) {
+    HostBits h;
+    h.words = ((codes.n_samples + 31) / 32) | 1;  // odd: a warp's sets fall in different banks
+    std::int32_t sets = 1;
+    for (const std::int32_t c : codes.cards) h.offs.push_back(sets - 1), sets += c;
+    h.bits.assign(static_cast<std::size_t>(sets * h.words), 0u);
+    const auto set_bit = [&](std::int64_t set, std::int64_t s) {
+        h.bits[static_cast<std::size_t>(set * h.words + s / 32)] |= 1u << (s % 32);
+    };
+    for (std::int64_t s = 0; s < codes.n_samples; ++s) set_bit(0, s);
+    for (std::int64_t u = 0; u < codes.n_vars; ++u) {
+        const std::uint8_t* x = codes.column(u);
+        for (std::int64_t s = 0; s < codes.n_samples; ++s) set_bit(1 + h.offs[static_cast<std::size_t>(u)] + x[s], s);
+    }
+    return h;
+}
+
+/// Parent-configuration counts q a node's entries can have: products of at most `s` levels
+/// of its candidates and extras with q r <= cap (a superset: a level may repeat).
+std::vector<std::int64_t> reachable_q(const std::vector<std::int64_t>& levels, int s, std::int64_t r, int cap) {
+    std::vector<std::int64_t> distinct(levels);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    std::vector<std::int64_t> qs{1}, frontier{1};
+    for (int k = 0; k < s && !frontier.empty(); ++k) {
+        std::vector<std::int64_t> next;
+        for (const std::int64_t q : frontier)
+            for (const std::int64_t c : distinct)
+                if (q * c * r <= cap && std::find(qs.begin(), qs.end(), q * c) == qs.end()) {
+                    qs.push_back(q * c);
+                    next.push_back(q * c);
+                }
+        frontier = std::move(next);
+    }
+    return qs;
+}
+
+/// Doubles the tabulated terms may take (larger: the kernels compute the rest directly).
+constexpr std::size_t kTermBudget = std::size_t{1} << 24;
+/// The bitset kernel runs a node whose largest parent table has at most this many rows per
+/// counting pass (rows × max(r - 1, 1)); beyond, the warp kernel's counting costs less.
+constexpr std::int64_t kBitsetRows = 64;
+
+/// bd_term_tables for each (q, r) the nodes ask for, in one host array: slot(q, r) is the
+/// offset of its cell terms (its row terms follow), or -1 past kTermBudget.
+class TermTables {
+public:
+    TermTables(const bn::ScoreSpec& spec, std::int64_t samples) : spec_(spec), samples_(samples) {}
+    std::int32_t slot(std::int64_t q, std::int32_t r) {
+        const bool k2 = spec_.kind == bn::ScoreKind::K2;
+        const std::pair<std::int64_t, std::int32_t> key{k2 ? 0 : q, r};
+        for (std::size_t i = 0; i < keys_.size(); ++i)
+            if (keys_[i] == key) return at_[i];
+        const std::size_t per = 2 * static_cast<std::size_t>(samples_ + 1);
+        if (terms_.size() + per > kTermBudget) return -1;
+        const double a_jk = k2 ? 1.0 : spec_.iss / (static_cast<double>(q) * static_cast<double>(r));
+        const std::size_t at = terms_.size();
+        terms_.resize(at + per);
+        bn::bd_term_tables(a_jk, r, samples_, terms_.data() + at, terms_.data() + at + samples_ + 1);
+        keys_.push_back(key);
+        at_.push_back(static_cast<std::int32_t>(at));
+        return static_cast<std::int32_t>(at);
+    }
+    const std::vector<double>& terms() const { return terms_; }
+
+private:
+    const bn::ScoreSpec& spec_;
+    std::int64_t samples_;
+    std::vector<std::pair<std::int64_t, std::int32_t>> keys_;
+    std::vector<std::int32_t> at_;
+    std::vector<double> terms_;
+};
+
 }  // namespace
 
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,
@@ -74,31 +155,78 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     d_cards.upload(codes.cards.data(), codes.cards.size(), stream);
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
-    NodeLists lists(table, nodes, stream);
-    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
-    TableArgs a{d_codes.data(), d_cards.data(),  prior_terms.empty() ? nullptr : d_prior.data(),
-                codes.n_vars,   codes.n_samples, spec.kind == bn::ScoreKind::K2 ? 1 : 0,
-                spec.iss,       per_parent,      lists.binomials(),
-                kTableCells};
-    prepare_table_kernel();
-    const int sms = ctx.multiprocessors();
+    const HostBits hb = sample_bits(codes);
+    DeviceBuffer<std::uint32_t> d_bits(hb.bits.size());
+    d_bits.upload(hb.bits.data(), hb.bits.size(), stream);
+    DeviceBuffer<std::int32_t> d_offs(hb.offs.size());
+    d_offs.upload(hb.offs.data(), hb.offs.size(), stream);
+    // Each node's cell cap, kernel and term slots (kTableCells + 1 a node: slot[q]), every
+    // table tabulated before the first launch.
+    struct Plan {
+        std::int32_t v;
+        int cap;
+        bool bits;
+    };
+    std::vector<Plan> plans;
+    const std::size_t per = static_cast<std::size_t>(kTableCells) + 1;
+    std::vector<std::int32_t> slots;
+    TermTables tables(spec, codes.n_samples);
     for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         if (table.node_entries(v) == 0) continue;
-        const NodeLayout L = lists.node(v);
-        const auto c = table.candidates(v);
-        const auto x = table.extras(v);
-        d_out.fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
         // Cells for the largest parent table of the node (levels of its s most-levelled parents).
         std::vector<std::int64_t> levels;
-        for (const std::int32_t u : c) levels.push_back(codes.cards[u]);
-        for (const std::int32_t u : x) levels.push_back(codes.cards[u]);
+        for (const std::int32_t u : table.candidates(v)) levels.push_back(codes.cards[u]);
+        for (const std::int32_t u : table.extras(v)) levels.push_back(codes.cards[u]);
         std::sort(levels.begin(), levels.end(), std::greater<>());
-        std::int64_t cells = codes.cards[v];
+        const std::int32_t r = codes.cards[v];
+        std::int64_t cells = r;
         for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= kTableCells; ++k)
             cells *= levels[k];
-        a.cap = static_cast<int>(std::min<std::int64_t>(cells, kTableCells));
-        launch_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
-        const std::span<double> dst = table.mutable_node_scores(v);
+        const int cap = static_cast<int>(std::min<std::int64_t>(cells, kTableCells));
+        const std::size_t at = slots.size();
+        slots.resize(at + per, -1);
+        bool all = true;
+        for (const std::int64_t q : reachable_q(levels, table.max_parents(), r, cap)) {
+            slots[at + static_cast<std::size_t>(q)] = tables.slot(q, r);
+            all = all && slots[at + static_cast<std::size_t>(q)] >= 0;
+        }
+        const std::int64_t rows = cap / std::max(r, 1);
+        plans.push_back(
+            {v, cap, all && table.max_parents() <= bn::kBitsetMaxParents && rows * std::max(r - 1, 1) <= kBitsetRows});
+    }
+    DeviceBuffer<double> d_terms(std::max<std::size_t>(tables.terms().size(), 1));
+    d_terms.upload(tables.terms().data(), tables.terms().size(), stream);
+    DeviceBuffer<std::int32_t> d_slots(std::max<std::size_t>(slots.size(), 1));
+    d_slots.upload(slots.data(), slots.size(), stream);
+    NodeLists lists(table, nodes, stream);
+    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
+    TableArgs a{d_codes.data(),
+                d_cards.data(),
+                prior_terms.empty() ? nullptr : d_prior.data(),
+                codes.n_vars,
+                codes.n_samples,
+                spec.kind == bn::ScoreKind::K2 ? 1 : 0,
+                spec.iss,
+                per_parent,
+                lists.binomials(),
+                kTableCells,
+                d_terms.data(),
+                d_slots.data(),
+                bn::SampleBits{d_bits.data(), d_offs.data(), d_cards.data(), hb.words},
+                static_cast<std::int64_t>(hb.bits.size())};
+    prepare_table_kernel();
+    const int sms = ctx.multiprocessors();
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        const Plan& p = plans[i];
+        const NodeLayout L = lists.node(p.v);
+        a.cap = p.cap;
+        a.slot = d_slots.data() + i * per;
+        d_out.fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        if (p.bits)
+            launch_bitset_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
+        else
+            launch_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
+        const std::span<double> dst = table.mutable_node_scores(p.v);
         d_out.download(dst.data(), dst.size(), stream);
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
     }

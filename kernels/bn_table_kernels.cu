@@ -45,16 +45,29 @@ __global__ void __launch_bounds__(kTableWarps * 32)
         }
         __syncwarp();
         // bd_local_score's terms (bn/local_score.hpp), in parallel.
-        const double a_jk = a.k2 ? 1.0 : a.iss / (q * static_cast<double>(r));
-        const double a_j = a_jk * static_cast<double>(r);
-        const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
-        for (int c = lane; c < cells; c += 32)
-            if (cnt[c] != 0) term[c] = xm::lgamma(a_jk + static_cast<double>(cnt[c])) - lg_a_jk;
-        for (int j = lane; j < static_cast<int>(qi); j += 32) {
-            double n_j = 0.0;
-            for (int k = 0; k < r; ++k)
-                if (cnt[j * r + k] != 0) n_j += static_cast<double>(cnt[j * r + k]);
-            rterm[j] = lg_a_j - xm::lgamma(a_j + n_j);
+        const int at = a.slot ? a.slot[qi] : -1;
+        if (at >= 0) {  // the tabulated terms: the same doubles
+            const double* cell = a.terms + at;
+            const double* row = cell + a.samples + 1;
+            for (int c = lane; c < cells; c += 32)
+                if (cnt[c] != 0) term[c] = cell[cnt[c]];
+            for (int j = lane; j < static_cast<int>(qi); j += 32) {
+                std::uint32_t n_j = 0;
+                for (int k = 0; k < r; ++k) n_j += cnt[j * r + k];
+                rterm[j] = row[n_j];
+            }
+        } else {
+            const double a_jk = a.k2 ? 1.0 : a.iss / (q * static_cast<double>(r));
+            const double a_j = a_jk * static_cast<double>(r);
+            const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
+            for (int c = lane; c < cells; c += 32)
+                if (cnt[c] != 0) term[c] = bn::bd_cell_term(a_jk, lg_a_jk, static_cast<double>(cnt[c]));
+            for (int j = lane; j < static_cast<int>(qi); j += 32) {
+                double n_j = 0.0;
+                for (int k = 0; k < r; ++k)
+                    if (cnt[j * r + k] != 0) n_j += static_cast<double>(cnt[j * r + k]);
+                rterm[j] = bn::bd_row_term(a_j, lg_a_j, n_j);
+            }
         }
         __syncwarp();
         if (lane == 0) {
@@ -71,6 +84,36 @@ __global__ void __launch_bounds__(kTableWarps * 32)
             out[e] = score;
         }
         __syncwarp();
+    }
+}
+
+/// BDeu/K2 entries of one node, a thread each, from the sample bitsets (issue 37):
+/// bn::bd_bitset_score with the node's tabulated terms, then bn::PriorScorer's terms.
+__global__ void __launch_bounds__(kBitsetThreads)
+    bitset_table_kernel(NodeLayout L, const std::int32_t* cands, const std::int32_t* extras, TableArgs a, double* out,
+                        int in_smem) {
+    extern __shared__ std::uint32_t smem_bits[];
+    bn::SampleBits B = a.bits;
+    if (in_smem) {
+        for (std::int64_t i = threadIdx.x; i < a.bits_words; i += blockDim.x) smem_bits[i] = a.bits.bits[i];
+        __syncthreads();
+        B.bits = smem_bits;
+    }
+    const std::int32_t r = a.cards[L.v];
+    for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < L.entries;
+         e += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        std::int32_t ps[kMaxParentsGpu];
+        const int kk = entry_parents(L, a.binom, cands, extras, e, ps);
+        std::int64_t qi = 1;
+        for (int t = 0; t < kk && qi * r <= a.cap; ++t) qi *= a.cards[ps[t]];
+        if (qi * r > a.cap) continue;  // the CPU's
+        const double* cell = a.terms + a.slot[qi];
+        double score = bn::bd_bitset_score(B, L.v, ps, kk, qi, cell, cell + a.samples + 1);
+        for (int t = 0; t < kk; ++t) {  // bn::PriorScorer's terms, parents increasing
+            score += a.per_parent;
+            if (a.prior) score += a.prior[ps[t] * a.n_vars + L.v];
+        }
+        out[e] = score;
     }
 }
 
@@ -98,6 +141,8 @@ __global__ void bge_table_kernel(NodeLayout L, Binomials B, const std::int32_t* 
 void prepare_table_kernel() {
     CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(kTableWarps * table_warp_bytes(kTableCells))));
+    CUDAG_CUDA_CHECK(cudaFuncSetAttribute(bitset_table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(kBitsetSmemBytes)));
 }
 
 void launch_table(const NodeLayout& L, const std::int32_t* d_cands, const std::int32_t* d_extras, const TableArgs& a,
@@ -106,6 +151,16 @@ void launch_table(const NodeLayout& L, const std::int32_t* d_cands, const std::i
     const auto grid =
         static_cast<unsigned>(std::min<std::int64_t>((L.entries + kTableWarps - 1) / kTableWarps, sms * 16));
     table_kernel<<<grid, kTableWarps * 32, smem, stream>>>(L, d_cands, d_extras, a, d_out);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_bitset_table(const NodeLayout& L, const std::int32_t* d_cands, const std::int32_t* d_extras,
+                         const TableArgs& a, double* d_out, int sms, cudaStream_t stream) {
+    const std::size_t bytes = static_cast<std::size_t>(a.bits_words) * sizeof(std::uint32_t);
+    const int in_smem = bytes <= kBitsetSmemBytes ? 1 : 0;
+    const auto grid = static_cast<unsigned>(
+        std::min<std::int64_t>((L.entries + kBitsetThreads - 1) / kBitsetThreads, static_cast<std::int64_t>(sms) * 16));
+    bitset_table_kernel<<<grid, kBitsetThreads, in_smem ? bytes : 0, stream>>>(L, d_cands, d_extras, a, d_out, in_smem);
     CUDAG_CHECK_LAUNCH();
 }
 

@@ -12,6 +12,7 @@
 
 #include "bn_device.cuh"
 #include "bn_engines.hpp"  // kBnTableCells
+#include "bn/local_score.hpp"
 #include "core/hd.hpp"
 
 namespace cudag::cuda {
@@ -28,7 +29,18 @@ struct TableArgs {
     double iss, per_parent;
     Binomials binom;
     int cap;  ///< cells per warp (<= kBnTableCells): larger parent tables are the CPU's
+    /// bd_term_tables of the node's q = qi parent configurations at terms + slot[qi] (cell
+    /// terms, then samples + 1 row terms); slot[qi] < 0 (or slot null): computed directly.
+    const double* terms;
+    const std::int32_t* slot;
+    bn::SampleBits bits;      ///< the data's sample bitsets (launch_bitset_table)
+    std::int64_t bits_words;  ///< words of all the sets
 };
+
+inline constexpr int kBitsetThreads = 128;  ///< threads per block of the bitset table kernel
+/// Shared memory the bitset table kernel may take for the sample bitsets (more: read from
+/// global memory).
+inline constexpr std::size_t kBitsetSmemBytes = 96 * 1024;
 
 /// Shared bytes of one warp of table_kernel for `cap` cells: counts, cell terms, row terms.
 /// Rounded up to 16 bytes, so that every warp's doubles stay aligned and apart.
@@ -47,6 +59,12 @@ void prepare_table_kernel();
 /// lists. Entries whose parent table has more than a.cap cells are not written.
 void launch_table(const NodeLayout& L, const std::int32_t* d_cands, const std::int32_t* d_extras, const TableArgs& a,
                   double* d_out, int sms, cudaStream_t stream);
+
+/// The same entries as launch_table, a thread per entry: bn::bd_bitset_score on a.bits with
+/// every q's tables present in a.slot (the caller checks), then the prior's terms; the
+/// bitsets go to shared memory when a.bits_words * 4 <= kBitsetSmemBytes.
+void launch_bitset_table(const NodeLayout& L, const std::int32_t* d_cands, const std::int32_t* d_extras,
+                         const TableArgs& a, double* d_out, int sms, cudaStream_t stream);
 
 /// The BGe entries of node L.v into d_out[0, L.entries) (device), a thread per entry:
 /// bge_local_score on d_tn (n × n) with the host's constants d_consts, then `per_parent` and

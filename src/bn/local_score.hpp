@@ -23,6 +23,12 @@ namespace cudag::bn {
 /// The Bayesian-Dirichlet local score with every a_jk = `a_jk` (so a_j = r a_jk):
 ///   sum_j [lgamma(a_j) - lgamma(a_j + N_j)] + sum_jk [lgamma(a_jk + N_jk) - lgamma(a_jk)]
 /// over the observed configurations j (an unobserved one adds lgamma(a_j) - lgamma(a_j) = 0).
+/// A cell's term of bd_local_score: lgamma(a_jk + n) - lgamma(a_jk) (lg_a_jk).
+CUDAG_HD inline double bd_cell_term(double a_jk, double lg_a_jk, double n) { return xm::lgamma(a_jk + n) - lg_a_jk; }
+
+/// A row's term of bd_local_score: lgamma(a_j) (lg_a_j) - lgamma(a_j + n_j).
+CUDAG_HD inline double bd_row_term(double a_j, double lg_a_j, double n_j) { return lg_a_j - xm::lgamma(a_j + n_j); }
+
 CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_jk) {
     const double a_j = a_jk * static_cast<double>(r);
     const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
@@ -34,11 +40,143 @@ CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t 
             if (row[k] == 0) continue;
             const double n = static_cast<double>(row[k]);
             n_j += n;
-            score += xm::lgamma(a_jk + n) - lg_a_jk;
+            score += bd_cell_term(a_jk, lg_a_jk, n);
         }
-        score += lg_a_j - xm::lgamma(a_j + n_j);
+        score += bd_row_term(a_j, lg_a_j, n_j);
     }
     return score;
+}
+
+/// bd_local_score's terms tabulated for one a_jk and r (issue 37): cell[c] =
+/// bd_cell_term(a_jk, ., c) and row[c] = bd_row_term(a_j, ., c) for c in [0, samples], the same
+/// doubles as bd_local_score computes (its counts are integers, its n_j exact sums of them).
+/// BDeu's a_jk = iss / (q r) depends on the node only through (q, r), K2's not at all, so a
+/// score table needs a few of these, and a score becomes lookups.
+CUDAG_HD inline void bd_term_tables(double a_jk, std::int32_t r, std::int64_t samples, double* cell, double* row) {
+    const double a_j = a_jk * static_cast<double>(r);
+    const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
+    for (std::int64_t c = 0; c <= samples; ++c) {
+        cell[c] = bd_cell_term(a_jk, lg_a_jk, static_cast<double>(c));
+        row[c] = bd_row_term(a_j, lg_a_j, static_cast<double>(c));
+    }
+}
+
+/// bd_local_score from tabulated terms (bd_term_tables for its a_jk and r): the same sum in
+/// the same order, each term looked up (n_j, an integer, indexes the row terms).
+CUDAG_HD inline double bd_local_score_tabulated(const std::uint32_t* counts, std::int64_t rows, std::int32_t r,
+                                                const double* cell, const double* row) {
+    double score = 0.0;
+    for (std::int64_t j = 0; j < rows; ++j) {
+        const std::uint32_t* cs = counts + j * r;
+        std::uint64_t n_j = 0;
+        for (std::int32_t k = 0; k < r; ++k) {
+            if (cs[k] == 0) continue;
+            n_j += cs[k];
+            score += cell[cs[k]];
+        }
+        score += row[n_j];
+    }
+    return score;
+}
+
+/// Set bits of a 32-bit word, on host and device.
+CUDAG_HD inline int popcount32(std::uint32_t x) {
+#ifdef __CUDA_ARCH__
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
+/// One-hot sample bitsets of discrete data (issue 37): set b = 1 + offs[u] + k holds bit s
+/// (word s / 32, bit s % 32) where variable u takes level k in sample s; set 0 holds every
+/// sample. Each set is `words` 32-bit words; bits past the samples are zero.
+struct SampleBits {
+    const std::uint32_t* bits;  ///< (1 + sum of levels) × words
+    const std::int32_t* offs;   ///< per variable, its first level's set less one
+    const std::int32_t* cards;  ///< levels per variable
+    std::int64_t words;
+};
+
+inline constexpr int kBitsetMaxParents = 6;  ///< parents bd_bitset_score takes
+
+#if defined(__CUDA_ARCH__)
+#define CUDAG_BITSET_UNROLL _Pragma("unroll")
+#else
+#define CUDAG_BITSET_UNROLL
+#endif
+
+/// bd_bitset_score for KK parents (a compile-time count, so that the parents' set pointers
+/// stay in registers).
+template <int KK>
+CUDAG_HD double bd_bitset_score_k(const SampleBits& B, std::int32_t v, const std::int32_t* ps, std::int64_t qi,
+                                  const double* cell, const double* row) {
+    const std::int64_t W = B.words;
+    const std::int32_t r = B.cards[v];
+    const std::uint32_t* vb = B.bits + (1 + static_cast<std::int64_t>(B.offs[v])) * W;
+    // The row's parent levels, an odometer (parent 0 most significant), and their sets.
+    std::int32_t card[KK > 0 ? KK : 1], level[KK > 0 ? KK : 1];
+    const std::uint32_t *base[KK > 0 ? KK : 1], *pb[KK > 0 ? KK : 1];
+    CUDAG_BITSET_UNROLL
+    for (int t = 0; t < KK; ++t) {
+        card[t] = B.cards[ps[t]];
+        level[t] = 0;
+        base[t] = pb[t] = B.bits + (1 + static_cast<std::int64_t>(B.offs[ps[t]])) * W;
+    }
+    const std::int32_t passes = r > 1 ? r - 1 : 1;
+    double score = 0.0;
+    for (std::int64_t j = 0; j < qi; ++j) {
+        std::int64_t n_j = 0, seen = 0;
+        for (std::int32_t k = 0; k < passes; ++k) {
+            const std::uint32_t* vk = vb + static_cast<std::int64_t>(k) * W;
+            std::int64_t n = 0, all = 0;
+            for (std::int64_t w = 0; w < W; ++w) {
+                std::uint32_t m = B.bits[w];
+                if constexpr (KK > 0) m = pb[0][w];
+                CUDAG_BITSET_UNROLL
+                for (int t = 1; t < KK; ++t) m &= pb[t][w];
+                if (k == 0) all += popcount32(m);
+                n += popcount32(m & vk[w]);
+            }
+            if (k == 0) n_j = all;
+            seen += n;
+            if (n != 0) score += cell[n];
+        }
+        if (r > 1 && n_j - seen != 0) score += cell[n_j - seen];
+        score += row[n_j];
+        CUDAG_BITSET_UNROLL
+        for (int t = KK - 1; t >= 0; --t) {  // the next row
+            if (++level[t] < card[t]) {
+                pb[t] += W;
+                break;
+            }
+            level[t] = 0;
+            pb[t] = base[t];
+        }
+    }
+    return score;
+}
+#undef CUDAG_BITSET_UNROLL
+
+/// bd_bitset_score_k<kk> for a run-time kk in [KK, kBitsetMaxParents].
+template <int KK>
+CUDAG_HD double bd_bitset_score_from(const SampleBits& B, std::int32_t v, const std::int32_t* ps, int kk,
+                                     std::int64_t qi, const double* cell, const double* row) {
+    if constexpr (KK < kBitsetMaxParents) {
+        if (kk != KK) return bd_bitset_score_from<KK + 1>(B, v, ps, kk, qi, cell, row);
+    }
+    return bd_bitset_score_k<KK>(B, v, ps, qi, cell, row);
+}
+
+/// bd_local_score of node v under parents ps[0, kk) (kk <= kBitsetMaxParents, q = qi parent
+/// configurations) from sample bitsets and tables of its terms (bd_term_tables for its a_jk),
+/// equal bit for bit: the rows j in the dense counts' order (parent 0 most significant), a
+/// row's nonzero cells by level, then the row (an empty row adds row[0] = +0). A row's counts
+/// are popcounts of ANDs of its parents' level sets with v's level sets, the last level's
+/// count the row's total less the others.
+CUDAG_HD inline double bd_bitset_score(const SampleBits& B, std::int32_t v, const std::int32_t* ps, int kk,
+                                       std::int64_t qi, const double* cell, const double* row) {
+    return bd_bitset_score_from<0>(B, v, ps, kk, qi, cell, row);
 }
 
 /// BDeu (bnlearn "bde" with its uniform prior): a_jk = iss / (r q), with q the number of

@@ -173,6 +173,52 @@ DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec) :
     std::iota(by_levels_.begin(), by_levels_.end(), 0);
     std::stable_sort(by_levels_.begin(), by_levels_.end(),
                      [&](std::int32_t a, std::int32_t b) { return codes_.cards[a] > codes_.cards[b]; });
+    // The terms of every (q, r) with q r <= kTermCells, q a product of levels (smallest q
+    // first, so that the budget keeps the common small tables).
+    std::vector<std::int32_t> levels(codes_.cards.begin(), codes_.cards.end());
+    std::sort(levels.begin(), levels.end());
+    levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+    if (levels.empty()) return;
+    std::vector<char> product(static_cast<std::size_t>(kTermCells) + 1, 0);
+    product[1] = 1;
+    for (std::int64_t q = 1; q <= kTermCells; ++q)
+        if (product[static_cast<std::size_t>(q)])
+            for (const std::int32_t c : levels)
+                if (q * c <= kTermCells) product[static_cast<std::size_t>(q * c)] = 1;
+    r_row_.assign(static_cast<std::size_t>(levels.back()) + 1, -1);
+    for (std::size_t i = 0; i < levels.size(); ++i)
+        r_row_[static_cast<std::size_t>(levels[i])] = static_cast<std::int32_t>(i);
+    term_slot_.assign(levels.size() * static_cast<std::size_t>(kTermCells + 1), -1);
+    const std::size_t per = 2 * static_cast<std::size_t>(codes_.n_samples + 1);
+    const bool k2 = spec_.kind == ScoreKind::K2;
+    for (std::int64_t q = 1; q <= kTermCells; ++q) {
+        if (!product[static_cast<std::size_t>(q)]) continue;
+        for (std::size_t i = 0; i < levels.size(); ++i) {
+            const std::int32_t r = levels[i];
+            if (q * r > kTermCells) continue;
+            std::int32_t& slot = term_slot_[i * static_cast<std::size_t>(kTermCells + 1) + static_cast<std::size_t>(q)];
+            if (k2 && q > 1) {  // a_jk = 1 whatever q
+                slot = term_slot_[i * static_cast<std::size_t>(kTermCells + 1) + 1];
+                continue;
+            }
+            if (terms_.size() + per > kTermBudget) continue;
+            const double a_jk = k2 ? 1.0 : spec_.iss / (static_cast<double>(q) * static_cast<double>(r));
+            slot = static_cast<std::int32_t>(terms_.size());
+            terms_.resize(terms_.size() + per);
+            bd_term_tables(a_jk, r, codes_.n_samples, terms_.data() + slot,
+                           terms_.data() + slot + codes_.n_samples + 1);
+        }
+    }
+}
+
+const double* DiscreteScorer::term_table(double q, std::int32_t r) const {
+    if (q * static_cast<double>(r) > static_cast<double>(kTermCells) || r >= static_cast<std::int32_t>(r_row_.size()))
+        return nullptr;
+    const std::int32_t i = r_row_[static_cast<std::size_t>(r)];
+    if (i < 0) return nullptr;
+    const std::int32_t slot = term_slot_[static_cast<std::size_t>(i) * static_cast<std::size_t>(kTermCells + 1) +
+                                         static_cast<std::size_t>(q)];
+    return slot < 0 ? nullptr : terms_.data() + slot;
 }
 
 const std::uint32_t* DiscreteScorer::counts(std::int32_t node, std::span<const std::int32_t> parents,
@@ -202,9 +248,11 @@ const std::uint32_t* DiscreteScorer::counts(std::int32_t node, std::span<const s
 double DiscreteScorer::score(const std::uint32_t* counts, std::int64_t rows, std::int32_t node,
                              std::span<const std::int32_t> parents) const {
     const std::int32_t r = codes_.cards[node];
-    if (spec_.kind == ScoreKind::K2) return k2_local_score(counts, rows, r);
     double q = 1.0;
     for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
+    if (const double* cell = term_table(q, r))  // the same doubles, looked up
+        return bd_local_score_tabulated(counts, rows, r, cell, cell + codes_.n_samples + 1);
+    if (spec_.kind == ScoreKind::K2) return k2_local_score(counts, rows, r);
     return bdeu_local_score(counts, rows, r, q, spec_.iss);
 }
 

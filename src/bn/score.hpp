@@ -97,9 +97,19 @@ private:
     double score(const std::uint32_t* counts, std::int64_t rows, std::int32_t node,
                  std::span<const std::int32_t> parents) const;
 
+    /// bd_term_tables of q configurations and r levels (issue 37), or null when not tabulated.
+    const double* term_table(double q, std::int32_t r) const;
+
     ci::DiscreteCodes codes_;
     ScoreSpec spec_;
     std::vector<std::int32_t> by_levels_;  ///< variables, most levels first (ties by id)
+    /// Tabulated terms for q r <= kTermCells (q a product of levels, r a level count), within
+    /// kTermBudget doubles: term_slot_[r_row_[r] * (kTermCells + 1) + q] is the offset of the
+    /// cell terms in terms_ (the row terms follow), or -1.
+    static constexpr std::int64_t kTermCells = 4096;
+    static constexpr std::size_t kTermBudget = std::size_t{1} << 21;
+    std::vector<std::int32_t> r_row_, term_slot_;
+    std::vector<double> terms_;
 };
 
 /// The codes that BDeu/K2 score, from data read with io::TableMode::Auto (or Labels):

@@ -50,7 +50,7 @@ void expect_same_entries(const ScoreTable& a, const ScoreTable& b) {
 
 TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     CUDAG_REQUIRE_GPU();
-    for (const int states : {6, 3}) {
+    for (const int states : {6, 3, 2}) {
         for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
             std::string trace = "up to ";
             trace += std::to_string(states);
@@ -58,6 +58,7 @@ TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
             SCOPED_TRACE(trace);
             // Up to 6 levels: with 3 parents some tables exceed the GPU's cells (CPU entries).
             // Up to 3 levels with 4 parents: odd cell counts per warp (3^5 = 243).
+            // Up to 2 levels with 4 parents: the bitset kernel (at most 16 rows a pass).
             const int s = states == 6 ? 3 : 4;
             const cudag::bn::DiscreteScorer base = scorer_with(9, 700, states, 41, {kind, 3.5});
             cudag::bn::StructurePrior prior;

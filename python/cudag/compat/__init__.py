@@ -1,3 +1,3 @@
 # SPDX-License-Identifier: Apache-2.0
 """Faces of cudag shaped as its peers' APIs: :mod:`cudag.compat.causallearn` (causal-learn's
-``pc`` and ``CIT``)."""
+``pc`` and ``CIT``) and :mod:`cudag.compat.tigramite` (tigramite's ``CMIknn.run_test_raw``)."""

@@ -81,17 +81,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
         "best DAG's class), "
         "and edges,dot,json,amat,cl,png,svg (the best DAG; with --bootstrap the consensus graph, and freq)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
-    const std::string boot = "Edge confidence (--bootstrap)";
-    args.bootstrap_option = cmd->add_option("--bootstrap", a.bootstrap,
-                                            "run order MCMC on B resamples of the rows (keyed by --seed) and "
-                                            "report the frequencies of their best DAGs' edges and a consensus graph")
-                                ->group(boot);
-    cmd->add_option("--resample", a.resample, "rows of a replicate: bootstrap (m with replacement) or half")
-        ->capture_default_str()
-        ->group(boot);
-    cmd->add_option("--consensus", a.consensus, "adjacency frequency an edge needs in the consensus graph, in (0, 1]")
-        ->capture_default_str()
-        ->group(boot);
+    args.bootstrap = add_bootstrap_options(*cmd, a, "order MCMC");
     cmd->add_option("--stop-after", a.stop_after)->group("");  // testing: a kill after a checkpoint
     auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
@@ -106,9 +96,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     job.alpha_given = given(args.alpha_option);
     job.hard_limit_given = given(args.hard_limit_option);
     args.score_options.mark_given(job.score);
-    // Given, --bootstrap must be a count (0 would silently run once).
-    if (given(args.bootstrap_option) && job.bootstrap < 1)
-        throw InputError("--bootstrap must be at least 1, got " + std::to_string(job.bootstrap));
+    check_bootstrap_use(args.bootstrap, job.bootstrap);
     const run::McmcRun done = run::run_mcmc(job, command_line, env, comm);
     const bool root = comm->rank() == 0;
     if (done.bootstrap) {

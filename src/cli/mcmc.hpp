@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/bn_inputs.hpp"
+#include "cli/bootstrap_options.hpp"
 #include "cli/data_reader.hpp"
 #include "cli/knowledge_options.hpp"
 #include "run/mcmc.hpp"
@@ -22,7 +23,7 @@ struct McmcArgs {
     run::McmcJob job;
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
-    const CLI::Option* bootstrap_option = nullptr;  ///< --bootstrap (given or not)
+    BootstrapOptionRefs bootstrap;  ///< --bootstrap, --resample, --consensus
     ScoreOptionRefs score_options;
 };
 

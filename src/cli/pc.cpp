@@ -70,26 +70,18 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
         ->capture_default_str();
     cmd->add_option("--comm-timeout", a.comm_timeout, "seconds an NCCL collective may wait before the job is ended")
         ->capture_default_str();
+    args.bootstrap = add_bootstrap_options(*cmd, a, "PC");
     const std::string boot = "Edge confidence (--bootstrap)";
-    args.bootstrap_option = cmd->add_option("--bootstrap", a.bootstrap,
-                                            "run PC on B resamples of the rows and report each pair's edge "
-                                            "frequencies and their consensus graph (keyed by --seed)")
-                                ->group(boot);
-    cmd->add_option("--resample", a.resample,
-                    "rows of a replicate: bootstrap (m with replacement) or half (m/2 without)")
-        ->capture_default_str()
-        ->group(boot);
-    cmd->add_option("--consensus", a.consensus, "adjacency frequency an edge needs in the consensus graph, in (0, 1]")
-        ->capture_default_str()
-        ->group(boot);
-    cmd->add_option("--write-resample", a.write_resample,
-                    "write replicate --replicate's rows (.csv/.tsv/.h5) and run nothing: a direct "
-                    "cudag pc on that file gives the replicate's graph")
-        ->check(not_empty_file_name, "FILE")
-        ->group(boot);
-    cmd->add_option("--replicate", a.replicate, "the replicate --write-resample writes (0..B-1)")
-        ->capture_default_str()
-        ->group(boot);
+    args.write_resample_option =
+        cmd->add_option("--write-resample", a.write_resample,
+                        "write replicate --replicate's rows (.csv/.tsv/.h5) and run nothing: a direct "
+                        "cudag pc on that file gives the replicate's graph")
+            ->check(not_empty_file_name, "FILE")
+            ->group(boot);
+    args.replicate_option =
+        cmd->add_option("--replicate", a.replicate, "the replicate --write-resample writes (0..B-1)")
+            ->capture_default_str()
+            ->group(boot);
     add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
     cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
@@ -103,9 +95,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
                    std::unique_ptr<mpi::Communicator>& comm) {
     run::PcJob job = args.job;
     job.cmi.given = given_names(args.cmi_options);
-    // Given, --bootstrap must be a count (0 would silently run PC once).
-    if (args.bootstrap_option->count() > 0 && job.bootstrap < 1)
-        throw InputError("--bootstrap must be at least 1, got " + std::to_string(job.bootstrap));
+    check_bootstrap_use(args.bootstrap, job.bootstrap, args.write_resample_option);
+    if (args.replicate_option->count() > 0 && args.write_resample_option->count() == 0)
+        throw InputError("--replicate needs --write-resample FILE");
     const run::PcRun done = run::run_pc(job, command_line, env, comm);
     if (!done.result) {
         // A rank other than 0, or --write-resample (rank 0 says what it wrote).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bootstrap_options.hpp"
 #include "cli/cmi_options.hpp"
 #include "cli/data_reader.hpp"
 #include "cli/knowledge_options.hpp"
@@ -23,7 +24,9 @@ namespace cudag::cli {
 struct PcArgs {
     run::PcJob job;
     std::vector<const CLI::Option*> cmi_options;
-    const CLI::Option* bootstrap_option = nullptr;  ///< --bootstrap (given or not)
+    BootstrapOptionRefs bootstrap;                       ///< --bootstrap, --resample, --consensus
+    const CLI::Option* write_resample_option = nullptr;  ///< --write-resample
+    const CLI::Option* replicate_option = nullptr;       ///< --replicate
 };
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.

@@ -152,6 +152,8 @@ TEST_F(Bootstrap, McmcReplicateIsADirectRunOnItsWrittenResample) {
         EXPECT_EQ(counts[5 * e + 3] + counts[5 * e + 4], 0) << "a DAG has no undirected or bidirected edge";
     }
     expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 0", "--bootstrap must be at least 1, got 0");
+    expect_error("mcmc --data " + f("d.csv") + mcmc + " --consensus 0.3", "--consensus needs --bootstrap B");
+    expect_error("mcmc --data " + f("d.csv") + mcmc + " --resample half", "--resample needs --bootstrap B");
     expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 3 --checkpoint " + f("c.h5"),
                  "--checkpoint and --resume do not apply to mcmc --bootstrap yet");
 }
@@ -167,6 +169,10 @@ TEST_F(Bootstrap, BadOptionsAreOneLineErrors) {
                  "unknown --resample 'jackknife' (available: bootstrap, half)");
     expect_error("pc" + d + out + " --format freq", "--format freq (the edge frequencies) needs --bootstrap B");
     expect_error("pc" + d + " --replicate 2" + out, "--replicate needs --write-resample FILE");
+    // Options a run without --bootstrap would ignore.
+    expect_error("pc" + d + " --replicate 0" + out, "--replicate needs --write-resample FILE");
+    expect_error("pc" + d + " --consensus 0.3" + out, "--consensus needs --bootstrap B");
+    expect_error("pc" + d + " --resample half" + out, "--resample needs --bootstrap B or --write-resample FILE");
     expect_error("pc" + d + " --write-resample " + f("r.csv") + out, "--write-resample writes the resample");
     expect_error("pc" + d + " --bootstrap 3 --replicate 3 --write-resample " + f("r.csv"),
                  "--replicate 3 is not below --bootstrap 3");

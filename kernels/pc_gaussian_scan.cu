@@ -110,15 +110,82 @@ __device__ __forceinline__ bool level1_test(const LevelArgs& a, double rlo2, dou
     return indep;
 }
 
+/// Level 1 with C not held whole: positions p in [r0, r1) of the row, p != q, taken V at
+/// a time. C[i, k] and C[k, j] of the V sets' nodes are summed again from z in one pass
+/// over the samples (z_i, z_j read once a sample for 2V sums, each sum still one fused
+/// multiply-add a sample in sample order: equal to corr_entry's and the held rows' bit for
+/// bit); a held row (i's or j's) is read instead of summed. The tests are then decided in
+/// order and counted up to the first separating one, as the CPU's walk does: the sums of
+/// the sets after it are the only extra work.
+__device__ void scan_level1_z(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i, const std::int32_t* nb,
+                              int q, std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
+    constexpr int V = 8;
+    const CorrSource& c = a.corr;
+    const std::int32_t j = nb[q];
+    const double cij = detail::corr_entry(c, i, j);
+    const bool i_held = i >= c.lo && i < c.hi, j_held = j >= c.lo && j < c.hi;
+    const double* zi = c.z + static_cast<std::int64_t>(i) * c.m;
+    const double* zj = c.z + static_cast<std::int64_t>(j) * c.m;
+    const double* ri = i_held ? c.rows + (i - c.lo) * c.n : nullptr;
+    const double* rj = j_held ? c.rows + (j - c.lo) * c.n : nullptr;
+    MinR mr;
+    u64 found = kNoRank;
+    for (std::int64_t p0 = r0; p0 < r1 && found == kNoRank; p0 += V) {
+        if (split && p0 > r0 && load_relaxed(a.best + e) < static_cast<u64>(p0)) break;
+        std::int32_t k[V];
+        const double* zk[V];
+        double cik[V], ckj[V];
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+            const std::int64_t p = p0 + u;
+            const bool live = p < r1 && p != q;
+            k[u] = live ? nb[p] : j;  // a dead slot sums z_j with itself, unused
+            zk[u] = c.z + static_cast<std::int64_t>(k[u]) * c.m;
+            cik[u] = 0.0;
+            ckj[u] = 0.0;
+        }
+        if (!i_held || !j_held) {
+            for (std::int64_t s = 0; s < c.m; ++s) {
+                const double xi = i_held ? 0.0 : zi[s], xj = j_held ? 0.0 : zj[s];
+#pragma unroll
+                for (int u = 0; u < V; ++u) {
+                    const double xk = zk[u][s];
+                    cik[u] = __fma_rn(xi, xk, cik[u]);
+                    ckj[u] = __fma_rn(xk, xj, ckj[u]);
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+            cik[u] = i_held ? ri[k[u]] : detail::clamp_unit(cik[u]);
+            ckj[u] = j_held ? rj[k[u]] : detail::clamp_unit(ckj[u]);
+        }
+#pragma unroll
+        for (int u = 0; u < V; ++u) {
+            const std::int64_t p = p0 + u;
+            if (p >= r1 || p == q) continue;
+            ++tests;
+            if (level1_test(a, rlo2, rhi2, cij, cik[u], ckj[u], 1.0, i, j, k[u], mr)) {
+                found = static_cast<u64>(p);
+                break;
+            }
+        }
+    }
+    publish(a, e, found, mr);
+}
+
 /// Level 1: positions p in [r0, r1) of the row, p != q.
 __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i, const std::int32_t* nb, int q,
                             std::int64_t e, std::int64_t r0, std::int64_t r1, bool split, u64& tests) {
-    // C held whole: rows of C read directly. Otherwise (level 1 only) every entry through
-    // corr_entry; its diagonal is 1, so level1_test never needs exact_residuals.
-    const bool whole = a.corr.whole();
-    const double* ci_row = whole ? a.corr.rows + static_cast<std::int64_t>(i) * a.n : nullptr;
+    // C held whole: rows of C read directly. Otherwise (level 1 only) the entries are summed
+    // again (scan_level1_z); their diagonal is 1, so level1_test never needs exact_residuals.
+    if (!a.corr.whole()) {
+        scan_level1_z(a, rlo2, rhi2, i, nb, q, e, r0, r1, split, tests);
+        return;
+    }
+    const double* ci_row = a.corr.rows + static_cast<std::int64_t>(i) * a.n;
     const std::int32_t j = nb[q];
-    const double cij = whole ? ci_row[j] : detail::corr_entry(a.corr, i, j);
+    const double cij = ci_row[j];
     MinR mr;
     u64 found = kNoRank;
     constexpr int U = 4;  // loads of U sets in flight before the in-order decisions
@@ -131,22 +198,12 @@ __device__ void scan_level1(const LevelArgs& a, double rlo2, double rhi2, std::i
             const std::int64_t p = p0 + u;
             k[u] = p < r1 ? nb[p] : 0;
         }
-        if (whole) {
 #pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
-                cik[u] = ci_row[k[u]];
-                ckj[u] = a.corr.rows[row + j];
-                ckk[u] = a.unit_diag ? 1.0 : a.corr.rows[row + k[u]];
-            }
-        } else {
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const bool live = p0 + u < r1 && p0 + u != q;
-                cik[u] = live ? detail::corr_entry(a.corr, i, k[u]) : 0.0;
-                ckj[u] = live ? detail::corr_entry(a.corr, k[u], j) : 0.0;
-                ckk[u] = 1.0;
-            }
+        for (int u = 0; u < U; ++u) {
+            const std::int64_t row = static_cast<std::int64_t>(k[u]) * a.n;
+            cik[u] = ci_row[k[u]];
+            ckj[u] = a.corr.rows[row + j];
+            ckk[u] = a.unit_diag ? 1.0 : a.corr.rows[row + k[u]];
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC score table on a GPU (issue 21): fill_discrete_table and fill_bge_table
 // (bn_engines.hpp) run the table kernels (bn_table_kernels.cu) node by node, and sort_table
-// the sorter's kernels (bn_sort_kernels.cu), on the device context's stream; each node's
-// results are copied back to the host table before the next node.
+// the sorter's kernels (bn_sort_kernels.cu), on the device context's stream. The fillers
+// copy each node's entries back to the host table, with a count of its non-finite ones,
+// while the next node's kernel runs (TableSink).
 #include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +19,7 @@
 #include "bn_table_kernels.cuh"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "cuda_check.hpp"
 #include "device_context.hpp"
 #include "device_memory.hpp"
@@ -21,44 +27,199 @@
 namespace cudag::cuda {
 namespace {
 
-/// What the per-node table kernels share: each node's candidates and extras on the device
-/// (uploaded by node()), the binomial table, and the largest entry count of the nodes
-/// `nodes` (those the caller computes).
+/// What the per-node table kernels share: the candidates and extras of the nodes `nodes`
+/// on the device (uploaded once, node after node), the binomial table, and the largest
+/// entry count of those nodes.
 class NodeLists {
 public:
-    NodeLists(const bn::ScoreTable& table, bn::NodeRange nodes, cudaStream_t stream) : table_(table), stream_(stream) {
-        std::int64_t lists = 1;
+    NodeLists(const bn::ScoreTable& table, bn::NodeRange nodes, cudaStream_t stream) : table_(table), nodes_(nodes) {
+        std::vector<std::int32_t> cands, extras;
         for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
             most_ = std::max(most_, table.node_entries(v));
-            lists = std::max<std::int64_t>(
-                lists, static_cast<std::int64_t>(table.candidates(v).size() + table.extras(v).size()));
+            const auto c = table.candidates(v);
+            const auto x = table.extras(v);
+            cand_at_.push_back(static_cast<std::int64_t>(cands.size()));
+            extra_at_.push_back(static_cast<std::int64_t>(extras.size()));
+            cands.insert(cands.end(), c.begin(), c.end());
+            extras.insert(extras.end(), x.begin(), x.end());
         }
-        cands_.resize_discard(static_cast<std::size_t>(lists));
-        extras_.resize_discard(static_cast<std::size_t>(lists));
+        cands_.resize_discard(std::max<std::size_t>(cands.size(), 1));
+        cands_.upload(cands.data(), cands.size(), stream);
+        extras_.resize_discard(std::max<std::size_t>(extras.size(), 1));
+        extras_.upload(extras.data(), extras.size(), stream);
         const std::vector<std::int64_t> binom = binomial_table(table.n_nodes(), table.max_parents());
         binom_.resize_discard(binom.size());
         binom_.upload(binom.data(), binom.size(), stream);
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    /// Node v's layout, its lists uploaded.
-    NodeLayout node(std::int32_t v) {
-        const auto c = table_.candidates(v);
-        const auto x = table_.extras(v);
-        cands_.upload(c.data(), c.size(), stream_);
-        extras_.upload(x.data(), x.size(), stream_);
-        return layout_of(table_, v);
-    }
+    /// Node v's layout.
+    NodeLayout node(std::int32_t v) const { return layout_of(table_, v); }
     std::int64_t most() const { return most_; }
-    const std::int32_t* cands() { return cands_.data(); }
-    const std::int32_t* extras() { return extras_.data(); }
+    /// Node v's candidates and extras on the device.
+    const std::int32_t* cands(std::int32_t v) { return cands_.data() + cand_at_[v - nodes_.begin]; }
+    const std::int32_t* extras(std::int32_t v) { return extras_.data() + extra_at_[v - nodes_.begin]; }
     Binomials binomials() { return {binom_.data(), table_.max_parents() + 2}; }
 
 private:
     const bn::ScoreTable& table_;
-    cudaStream_t stream_;
+    bn::NodeRange nodes_;
     std::int64_t most_ = 1;
+    std::vector<std::int64_t> cand_at_, extra_at_;
     DeviceBuffer<std::int32_t> cands_, extras_;
     DeviceBuffer<std::int64_t> binom_;
+};
+
+/// The entries of a table's nodes from the device to the host table, overlapping the
+/// kernels (issue 37). Node after node, a kernel writes one of two device buffers
+/// (buffer_for), and a count of its non-finite entries follows it on the stream (queued);
+/// then, while the next node's kernel runs, a second stream copies the node out in chunks
+/// into a ring of pinned buffers, which the host threads copy into the table. finish()
+/// reports every node to the table (bn::ScoreTable::NodeFill: Finite when its count is 0,
+/// so that the host reads none of its entries) with the times.
+class TableSink {
+public:
+    TableSink(bn::ScoreTable& table, bn::NodeRange nodes, std::int64_t most, cudaStream_t stream, int sms)
+        : table_(table), nodes_(nodes), stream_(stream), sms_(sms) {
+        for (auto& b : buffers_) b.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(most, 1)));
+        // A third of the largest node, at most kChunk: a node's copies and the host's copies
+        // into the table overlap, and every table (a small one too) cycles through the ring.
+        chunk_ = std::clamp<std::int64_t>((most + 2) / 3, 1, kChunk);
+        for (auto& r : ring_) r.stage.resize_discard(static_cast<std::size_t>(chunk_));
+        counts_.resize_discard(static_cast<std::size_t>(nodes.end - nodes.begin));
+        counts_.fill_bytes(0, stream);
+        copied_.assign(counts_.size(), 0);
+    }
+    ~TableSink() {
+        // Nothing may still copy into the pinned buffers (an exception left the loop).
+        CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copies_.get()));
+        CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
+    }
+    TableSink(const TableSink&) = delete;
+    TableSink& operator=(const TableSink&) = delete;
+
+    /// The device buffer node v's kernel is to write next on the stream (of room for the
+    /// most entries): the stream waits until the copies out of its previous node are done.
+    double* buffer_for(std::int32_t v) {
+        Slot& s = slots_[next_ % 2];
+        if (s.node >= 0) {  // its kernel queued two nodes ago: its time
+            s.kernel_done.synchronize();
+            kernels_ms_ += s.kernel_done.elapsed_ms_since(s.kernel_start);
+        }
+        CUDAG_CUDA_CHECK(cudaStreamWaitEvent(stream_, s.copied.get(), 0));
+        s.kernel_start.record(stream_);
+        s.node = v;
+        return buffers_[next_ % 2].data();
+    }
+    /// Node v's kernel (into buffer_for(v)) is queued: its count follows, and the previous
+    /// node's copies go out while it runs.
+    void queued(std::int32_t v) {
+        const std::size_t b = next_ % 2;
+        CUDAG_ASSERT(slots_[b].node == v);
+        launch_count_non_finite(buffers_[b].data(), table_.node_entries(v), counts_.data() + (v - nodes_.begin), sms_,
+                                stream_);
+        slots_[b].kernel_done.record(stream_);
+        if (next_ > 0) copy_out(slots_[1 - b]);
+        ++next_;
+    }
+    /// Copies the last node out, waits for every copy, and reports the nodes and times.
+    void finish() {
+        if (next_ > 0) copy_out(slots_[(next_ - 1) % 2]);
+        for (std::size_t i = 0; i < ring_.size(); ++i) drain(ring_[(ring_next_ + i) % ring_.size()]);
+        for (Slot& s : slots_)
+            if (s.node >= 0) {
+                s.kernel_done.synchronize();
+                kernels_ms_ += s.kernel_done.elapsed_ms_since(s.kernel_start);
+                s.node = -1;
+            }
+        std::vector<unsigned long long> bad(counts_.size());
+        counts_.download(bad.data(), bad.size(), stream_);
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        for (std::int32_t v = nodes_.begin; v < nodes_.end; ++v) {
+            const auto i = static_cast<std::size_t>(v - nodes_.begin);
+            if (copied_[i])
+                table_.report_filled(
+                    v, bad[i] == 0 ? bn::ScoreTable::NodeFill::Finite : bn::ScoreTable::NodeFill::Written);
+        }
+        table_.add_filler_times(kernels_ms_ / 1e3, copies_ms_ / 1e3, host_copies_s_, host_waits_s_);
+    }
+
+private:
+    /// Doubles in one pinned chunk at most: 16 MiB.
+    static constexpr std::int64_t kChunk = std::int64_t{1} << 21;
+    /// Host threads copy a chunk in pieces of this many doubles (256 KiB).
+    static constexpr std::int64_t kPiece = std::int64_t{1} << 15;
+
+    struct Slot {
+        std::int32_t node = -1;
+        Event kernel_start, kernel_done, copied;  ///< copied: the last chunk of the node is out
+    };
+    struct Chunk {
+        PinnedBuffer<double> stage;
+        Event start, done;
+        double* dst = nullptr;  ///< where in the table; null: free
+        std::int64_t count = 0;
+    };
+
+    using Clock = std::chrono::steady_clock;
+    static double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+    /// Queues the copies of slot s's node out of its buffer, chunk by chunk, the host
+    /// copying the oldest chunks into the table to make room in the ring.
+    void copy_out(Slot& s) {
+        const std::int32_t v = s.node;
+        const std::size_t b = static_cast<std::size_t>(&s - slots_.data());
+        const std::span<double> dst = table_.mutable_node_scores(v);
+        const auto total = static_cast<std::int64_t>(dst.size());
+        CUDAG_CUDA_CHECK(cudaStreamWaitEvent(copies_.get(), s.kernel_done.get(), 0));
+        for (std::int64_t at = 0; at < total; at += chunk_) {
+            Chunk& c = ring_[ring_next_];
+            ring_next_ = (ring_next_ + 1) % ring_.size();
+            drain(c);
+            c.dst = dst.data() + at;
+            c.count = std::min<std::int64_t>(chunk_, total - at);
+            c.start.record(copies_.get());
+            CUDAG_CUDA_CHECK(cudaMemcpyAsync(c.stage.data(), buffers_[b].data() + at,
+                                             static_cast<std::size_t>(c.count) * sizeof(double), cudaMemcpyDeviceToHost,
+                                             copies_.get()));
+            c.done.record(copies_.get());
+        }
+        s.copied.record(copies_.get());
+        copied_[static_cast<std::size_t>(v - nodes_.begin)] = 1;
+    }
+    /// Waits for chunk c's copy and copies it into the table (host threads); c is free after.
+    void drain(Chunk& c) {
+        if (c.dst == nullptr) return;
+        const auto t0 = Clock::now();
+        c.done.synchronize();
+        host_waits_s_ += since(t0);
+        copies_ms_ += c.done.elapsed_ms_since(c.start);
+        const auto t1 = Clock::now();
+        const double* src = c.stage.data();
+        double* dst = c.dst;
+        const std::int64_t count = c.count;
+        parallel_for(0, (count + kPiece - 1) / kPiece, table_.fill_threads(), 1, [&](std::int64_t p, int) {
+            const std::int64_t from = p * kPiece;
+            std::memcpy(dst + from, src + from,
+                        static_cast<std::size_t>(std::min(kPiece, count - from)) * sizeof(double));
+        });
+        host_copies_s_ += since(t1);
+        c.dst = nullptr;
+    }
+
+    bn::ScoreTable& table_;
+    bn::NodeRange nodes_;
+    cudaStream_t stream_;
+    int sms_;
+    Stream copies_;
+    std::array<DeviceBuffer<double>, 2> buffers_;
+    std::array<Slot, 2> slots_;
+    std::array<Chunk, 4> ring_;
+    std::size_t ring_next_ = 0;
+    std::int64_t chunk_ = 1;                   ///< doubles per chunk
+    std::size_t next_ = 0;                     ///< nodes queued so far
+    DeviceBuffer<unsigned long long> counts_;  ///< non-finite entries by node
+    std::vector<char> copied_;                 ///< by node: its entries are on their way out
+    double kernels_ms_ = 0.0, copies_ms_ = 0.0, host_copies_s_ = 0.0, host_waits_s_ = 0.0;
 };
 
 /// The one-hot sample bitsets of `codes` (bn::SampleBits' layout): the sets, then offs.
@@ -199,7 +360,6 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     DeviceBuffer<std::int32_t> d_slots(std::max<std::size_t>(slots.size(), 1));
     d_slots.upload(slots.data(), slots.size(), stream);
     NodeLists lists(table, nodes, stream);
-    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     TableArgs a{d_codes.data(),
                 d_cards.data(),
                 prior_terms.empty() ? nullptr : d_prior.data(),
@@ -216,20 +376,22 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                 static_cast<std::int64_t>(hb.bits.size())};
     prepare_table_kernel();
     const int sms = ctx.multiprocessors();
+    TableSink sink(table, nodes, lists.most(), stream, sms);
     for (std::size_t i = 0; i < plans.size(); ++i) {
         const Plan& p = plans[i];
         const NodeLayout L = lists.node(p.v);
         a.cap = p.cap;
         a.slot = d_slots.data() + i * per;
-        d_out.fill_bytes(0xff, stream, static_cast<std::size_t>(L.entries));  // NaN: left to the CPU
+        double* out = sink.buffer_for(p.v);
+        // NaN: the entries the kernel leaves to the CPU.
+        CUDAG_CUDA_CHECK(cudaMemsetAsync(out, 0xff, static_cast<std::size_t>(L.entries) * sizeof(double), stream));
         if (p.bits)
-            launch_bitset_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
+            launch_bitset_table(L, lists.cands(p.v), lists.extras(p.v), a, out, sms, stream);
         else
-            launch_table(L, lists.cands(), lists.extras(), a, d_out.data(), sms, stream);
-        const std::span<double> dst = table.mutable_node_scores(p.v);
-        d_out.download(dst.data(), dst.size(), stream);
-        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+            launch_table(L, lists.cands(p.v), lists.extras(p.v), a, out, sms, stream);
+        sink.queued(p.v);
     }
+    sink.finish();
 }
 
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
@@ -245,18 +407,17 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
     DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
     NodeLists lists(table, nodes, stream);
-    DeviceBuffer<double> d_out(static_cast<std::size_t>(lists.most()));
     const int sms = ctx.multiprocessors();
+    TableSink sink(table, nodes, lists.most(), stream, sms);
     for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         if (table.node_entries(v) == 0) continue;
         const NodeLayout L = lists.node(v);
-        launch_bge_table(L, lists.binomials(), lists.cands(), lists.extras(), d_tn.data(), n, d_consts.data(),
-                         scorer.awpn_n(), per_parent, prior_terms.empty() ? nullptr : d_prior.data(), d_out.data(), sms,
-                         stream);
-        const std::span<double> dst = table.mutable_node_scores(v);
-        d_out.download(dst.data(), dst.size(), stream);
-        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+        double* out = sink.buffer_for(v);
+        launch_bge_table(L, lists.binomials(), lists.cands(v), lists.extras(v), d_tn.data(), n, d_consts.data(),
+                         scorer.awpn_n(), per_parent, prior_terms.empty() ? nullptr : d_prior.data(), out, sms, stream);
+        sink.queued(v);
     }
+    sink.finish();
 }
 
 void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
@@ -306,7 +467,7 @@ void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
         bytes = temp.size();
         sort_pairs_descending(temp.data(), bytes, keys.data(), keys_out.data(), offs.data(), offs_out.data(),
                               static_cast<int>(count), stream);
-        launch_sort_parents(L, B, lists.cands(), lists.extras(), offs_out.data(), count, w, parents.data(), sms,
+        launch_sort_parents(L, B, lists.cands(v), lists.extras(v), offs_out.data(), count, w, parents.data(), sms,
                             stream);
         std::vector<std::uint32_t> so(static_cast<std::size_t>(count));
         std::vector<std::uint16_t> sp(static_cast<std::size_t>(count) * w);

@@ -136,6 +136,17 @@ __global__ void bge_table_kernel(NodeLayout L, Binomials B, const std::int32_t* 
     }
 }
 
+/// Non-finite entries of scores[0, count), added to *non_finite: a warp's sum, then one
+/// atomic add per warp that found any.
+__global__ void count_non_finite_kernel(const double* scores, std::int64_t count, unsigned long long* non_finite) {
+    unsigned int bad = 0;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        bad += isfinite(scores[i]) ? 0u : 1u;
+    for (int d = 16; d > 0; d /= 2) bad += __shfl_down_sync(0xffffffffu, bad, d);
+    if (threadIdx.x % 32 == 0 && bad != 0) atomicAdd(non_finite, static_cast<unsigned long long>(bad));
+}
+
 }  // namespace
 
 void prepare_table_kernel() {
@@ -171,6 +182,16 @@ void launch_bge_table(const NodeLayout& L, const Binomials& B, const std::int32_
     const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 127) / 128, sms * 16));
     bge_table_kernel<<<grid, 128, 0, stream>>>(L, B, d_cands, d_extras, d_tn, n, d_consts, awpn_n, per_parent, d_prior,
                                                d_out);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_count_non_finite(const double* d_scores, std::int64_t count, unsigned long long* d_non_finite, int sms,
+                             cudaStream_t stream) {
+    if (count <= 0) return;
+    constexpr int kThreads = 256;
+    const auto grid = static_cast<unsigned>(
+        std::min<std::int64_t>((count + kThreads - 1) / kThreads, static_cast<std::int64_t>(sms) * 4));
+    count_non_finite_kernel<<<grid, kThreads, 0, stream>>>(d_scores, count, d_non_finite);
     CUDAG_CHECK_LAUNCH();
 }
 

@@ -74,4 +74,10 @@ void launch_bge_table(const NodeLayout& L, const Binomials& B, const std::int32_
                       double awpn_n, double per_parent, const double* d_prior, double* d_out, int sms,
                       cudaStream_t stream);
 
+/// Adds the number of d_scores[0, count) that are NaN or infinite to *d_non_finite (device),
+/// on at most 4 blocks per multiprocessor (`sms` of them): the table's check on the device, so
+/// that the host reads the entries of no node without one.
+void launch_count_non_finite(const double* d_scores, std::int64_t count, unsigned long long* d_non_finite, int sms,
+                             cudaStream_t stream);
+
 }  // namespace cudag::cuda

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // RAII owners for device memory (DeviceBuffer), allocating through the current device's
-// block cache (device_context.hpp). The only file that calls cudaMalloc/cudaFree besides
-// the block cache's release. Host code only (g++-safe, no kernel syntax), so that the CUDA
+// block cache (device_context.hpp), and for pinned host memory (PinnedBuffer). The only file
+// that calls cudaMalloc/cudaFree (and cudaMallocHost/cudaFreeHost) besides the block cache's
+// release. Host code only (g++-safe, no kernel syntax), so that the CUDA
 // engines and kernels/nccl_communicator.cpp share one implementation; it includes
 // <cuda_runtime.h>, so src/ never includes it (STYLE 2). Streams, events and device
 // switches: device_handles.hpp (included).
@@ -73,6 +74,23 @@ struct DeviceMemory {
         }
         if (current != device && cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
     }
+};
+
+/// Where an OwnedArray's memory lives: page-locked host memory, which device copies reach
+/// asynchronously and at the link's full speed (a pageable copy is staged by the driver and
+/// blocks the host).
+struct PinnedMemory {
+    static void* allocate(std::size_t bytes) {
+        void* p = nullptr;
+        const cudaError_t e = cudaMallocHost(&p, bytes);
+        if (e == cudaErrorMemoryAllocation) {
+            cudaGetLastError();
+            throw OutOfMemory("cuda: cannot allocate " + format_bytes(bytes) + " of pinned host memory");
+        }
+        CUDAG_CUDA_CHECK(e);
+        return p;
+    }
+    static void release(void* p) { CUDAG_CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 };
 
 /// Move-only array of `size()` elements of T in memory of kind `Memory`. Sizes are
@@ -155,5 +173,9 @@ public:
 
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 };
+
+/// Page-locked host array (PinnedMemory): the staging buffers of asynchronous copies.
+template <typename T>
+using PinnedBuffer = OwnedArray<T, PinnedMemory>;
 
 }  // namespace cudag::cuda

@@ -111,6 +111,22 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
     note("local-score table: " + std::to_string(table.total_entries()) + " entries (" + std::to_string(n) +
          " nodes, parent sets of size <= " + std::to_string(cfg.max_parents) + ") in " + fixed3(out.seconds_table) +
          " s");
+    {
+        // Where the phase's time went (issue 37): this rank's filler (device kernels and
+        // copies, as the device timed them; the host's copies into the table and its waits),
+        // the host's pass after it (or the whole CPU fill), and the rest (layout, the split's
+        // exchanges).
+        const ScoreTable::FillTimes& ft = table.fill_times();
+        const double rest = std::max(0.0, out.seconds_table - ft.filler - ft.host_pass);
+        note("local-score table phase: " +
+             (engines.filler
+                  ? "filler " + fixed3(ft.filler) + " s (device kernels " + fixed3(ft.device_kernels) +
+                        " s, device-to-host copies " + fixed3(ft.device_copies) + " s, host copies into the table " +
+                        fixed3(ft.host_copies) + " s, host waits " + fixed3(ft.host_waits) + " s), then "
+                  : std::string()) +
+             "the host " + fixed3(ft.host_pass) + " s over " + std::to_string(ft.host_nodes) +
+             " nodes, layout and the rest " + fixed3(rest) + " s");
+    }
     out.scored.resize(static_cast<std::size_t>(n));
     for (std::int32_t v = 0; v < n; ++v) out.scored[static_cast<std::size_t>(v)] = table.scored(v);
     if (table.scored_entries() < table.total_entries())

@@ -2,6 +2,7 @@
 #include "bn/score_table.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -228,6 +229,7 @@ ScoreTable ScoreTable::layout(std::int64_t n, std::vector<std::vector<std::int32
     }
     t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill_nodes writes them
     t.scored_.assign(static_cast<std::size_t>(n), 0);
+    t.node_fill_.assign(static_cast<std::size_t>(n), NodeFill::None);
     return t;
 }
 
@@ -236,17 +238,37 @@ void ScoreTable::fill_nodes(const LocalScorer& scorer, NodeRange nodes, int thre
                                                     " variables, the table " + std::to_string(n_nodes()) + " nodes");
     CUDAG_ASSERT(nodes.begin >= 0 && nodes.begin <= nodes.end && nodes.end <= n_nodes());
     if (nodes.empty()) return;
+    const auto since = [](std::chrono::steady_clock::time_point t0) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     if (!filler) {
+        const auto t0 = std::chrono::steady_clock::now();
         fill(scorer, nodes, threads, false);
+        fill_times_.host_pass += since(t0);
+        fill_times_.host_nodes += nodes.end - nodes.begin;
         return;
     }
-    parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t v, int) {
-        std::fill_n(scores_.data() + node_offset_[v], node_entries(static_cast<std::int32_t>(v)),
-                    std::numeric_limits<double>::quiet_NaN());
-    });
-    filler(*this, nodes);
+    // No entry is written before the filler: it reports what it wrote (a GPU engine writes
+    // every entry of its nodes, NaN where it leaves one to the CPU, and checks them itself).
+    std::fill(node_fill_.begin() + nodes.begin, node_fill_.begin() + nodes.end, NodeFill::None);
+    filling_ = nodes;
+    fill_threads_ = resolve_threads(threads);
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        filler(*this, nodes);
+    } catch (...) {
+        filling_ = {};
+        throw;
+    }
+    filling_ = {};
+    fill_times_.filler += since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
     fill(scorer, nodes, threads, true);
-    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) scored_[v] = node_entries(v);
+    fill_times_.host_pass += since(t1);
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+        scored_[v] = node_entries(v);
+        fill_times_.host_nodes += node_fill_[v] != NodeFill::Finite || !required(v).empty() ? 1 : 0;
+    }
 }
 
 std::int64_t ScoreTable::scored_entries() const {
@@ -311,13 +333,18 @@ namespace {
 
 }  // namespace
 
-void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool only_missing) {
+void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool after_filler) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
-    const bool prune = prune_ && !only_missing;  // a filler (a GPU) computed every entry
+    const bool prune = prune_ && !after_filler;  // with a filler (a GPU), every entry is scored
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
     parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
+        const NodeFill how = after_filler ? node_fill_[v] : NodeFill::None;
+        // Every entry written and finite: nothing to compute or check, unless the sets
+        // lacking a mandatory parent are to be set to -inf.
+        if (how == NodeFill::Finite && required(v).empty()) return;
+        const bool only_missing = how != NodeFill::None;
         const auto& cands = candidates_[v];
         const auto extras = this->extras(v);
         const int m = static_cast<int>(cands.size());
@@ -408,7 +435,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                 CUDAG_ASSERT(rank == binomial(m, k));
             }
         }
-        if (!only_missing) scored_[v] = scored;
+        if (!after_filler) scored_[v] = scored;
     });
 }
 

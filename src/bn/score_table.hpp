@@ -39,12 +39,30 @@ struct NodeRange {
 
 class ScoreTable {
 public:
-    /// Computes some of the table's entries of the nodes `nodes` another way (a GPU):
-    /// called with those nodes' entries NaN; the entries it leaves NaN are then computed
-    /// with the scorer. It must give the scorer's values bit for bit and write no other
-    /// node's entries. build_sorted's `sorter` has the same type: it builds the lists of
-    /// the nodes `nodes` through set_sorted.
+    /// Computes some of the table's entries of the nodes `nodes` another way (a GPU), and
+    /// says node by node what it wrote through report_filled: the scorer then computes every
+    /// entry of a node not reported and the NaN entries of a node reported Written, and
+    /// checks that the others are finite (not those of a node reported Finite). The entries
+    /// are not initialised when it comes. It must give the scorer's values bit for bit and
+    /// write no other node's entries. build_sorted's `sorter` has the same type: it builds
+    /// the lists of the nodes `nodes` through set_sorted.
     using Filler = std::function<void(ScoreTable&, NodeRange nodes)>;
+    /// What a Filler did with one node's entries (report_filled).
+    enum class NodeFill : std::uint8_t {
+        None,     ///< nothing written (the default): the scorer computes every entry
+        Written,  ///< every entry written, NaN where the scorer is to compute it
+        Finite,   ///< every entry written and finite: the scorer has nothing to compute or check
+    };
+    /// Where the fill_nodes calls of this table spent their time (summed over calls), for -v.
+    struct FillTimes {
+        double filler = 0.0;          ///< wall seconds in the Filler
+        double device_kernels = 0.0;  ///< of which the Filler's kernels ran (its report)
+        double device_copies = 0.0;   ///< its device-to-host copies
+        double host_copies = 0.0;     ///< its host threads' copies into the table
+        double host_waits = 0.0;      ///< its host thread's waits for the device
+        double host_pass = 0.0;       ///< wall seconds of the scorer's pass (all of a CPU fill)
+        std::int64_t host_nodes = 0;  ///< nodes that pass computed or checked
+    };
 
     /// The table over every parent set drawn from the other nodes. Throws OutOfMemory (one
     /// line: what it needs, what is free) before allocating when it will not fit, InputError
@@ -72,6 +90,21 @@ public:
     /// InputError otherwise), `filler` first when given; no other node's entries are
     /// written. The entries equal build's bit for bit, whatever the blocks and `threads`.
     void fill_nodes(const LocalScorer& scorer, NodeRange nodes, int threads, const Filler& filler = {});
+    /// For a Filler within fill_nodes: what it wrote of node v (one of its nodes).
+    void report_filled(std::int32_t v, NodeFill how) {
+        CUDAG_ASSERT(filling_.contains(v));
+        node_fill_[static_cast<std::size_t>(v)] = how;
+    }
+    /// For a Filler within fill_nodes: the threads its host work may take (fill_nodes's).
+    int fill_threads() const { return fill_threads_; }
+    /// For a Filler within fill_nodes: its device's and host threads' seconds (FillTimes).
+    void add_filler_times(double device_kernels, double device_copies, double host_copies, double host_waits) {
+        fill_times_.device_kernels += device_kernels;
+        fill_times_.device_copies += device_copies;
+        fill_times_.host_copies += host_copies;
+        fill_times_.host_waits += host_waits;
+    }
+    const FillTimes& fill_times() const { return fill_times_; }
     /// Mandatory parents (--require, issue 37): every parent set of v must hold each node of
     /// required[v] (empty, or one list per node). The sets of v lacking one score -inf:
     /// excluded from v's max (they are dominated by construction, so the sorted lists keep
@@ -217,8 +250,10 @@ public:
 
 private:
     ScoreTable() = default;
-    /// The entries of `nodes` from the scorer; with only_missing, the NaN ones only.
-    void fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool only_missing);
+    /// The entries of `nodes` from the scorer. After a filler, by node_fill_: every entry
+    /// of a node it did not write, the NaN ones of a node it wrote, none of a finite one
+    /// (mandatory parents aside); the written entries are checked.
+    void fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool after_filler);
 
     int max_parents_ = 0;
     std::vector<std::vector<std::int32_t>> candidates_;
@@ -234,7 +269,11 @@ private:
     std::vector<std::vector<double>> sorted_score_;       ///< by node, one per entry
     bool prune_ = false;                                  ///< see set_pruning
     std::vector<std::int64_t> scored_;                    ///< by node, see scored()
-    bool held_all_ = true;                                ///< see holds()
+    std::vector<NodeFill> node_fill_;                     ///< by node, the filler's report
+    NodeRange filling_;                                   ///< the nodes of the fill_nodes in progress
+    int fill_threads_ = 1;                                ///< its threads
+    FillTimes fill_times_;
+    bool held_all_ = true;  ///< see holds()
     NodeRange held_;
 };
 

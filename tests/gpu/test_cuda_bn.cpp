@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC learner's CUDA engines (bn/engines.hpp) against the CPU, bit for bit: the
 // BDeu/K2 table (with a prior, an edge penalty, the plus1 space and parent tables too large
-// for the GPU, left to the CPU) and max-mode chains run in segments. Skipped without a GPU.
+// for the GPU, left to the CPU; tables through the copy pipeline; a non-finite entry's
+// error) and max-mode chains run in segments. Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,6 +37,16 @@ cudag::bn::DiscreteScorer scorer_with(int n, int samples, int states, std::uint6
     const auto net = cudag::sim::random_network(s);
     return cudag::bn::DiscreteScorer(
         cudag::ci::encode_discrete(cudag::sim::forward_sample(net, samples, seed + 1, 1), true), spec);
+}
+
+/// Continuous data of n variables (named v0, v1, ...), its values to be set.
+cudag::Dataset continuous_data(int n, int samples) {
+    cudag::Dataset data;
+    data.n_vars = n;
+    data.n_samples = samples;
+    data.values.resize(static_cast<std::size_t>(n) * samples);
+    for (int v = 0; v < n; ++v) data.names.push_back("v" + std::to_string(v));
+    return data;
 }
 
 void expect_same_entries(const ScoreTable& a, const ScoreTable& b) {
@@ -148,10 +159,7 @@ TEST(CudaBn, TableAndSortedListsPerNodeBlockEqualTheCpus) {
 
 TEST(CudaBn, BgeTableEqualsTheCpuTableBitForBit) {
     CUDAG_REQUIRE_GPU();
-    cudag::Dataset data;
-    data.n_vars = 8;
-    data.n_samples = 300;
-    data.values.resize(8 * 300);
+    cudag::Dataset data = continuous_data(8, 300);
     std::uint64_t state = 12345;
     auto next = [&] {  // a splitmix64 stream: uniform in [-1, 1)
         state += 0x9e3779b97f4a7c15ull;
@@ -160,12 +168,8 @@ TEST(CudaBn, BgeTableEqualsTheCpuTableBitForBit) {
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
         return static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1p-52 - 1.0;
     };
-    for (int v = 0; v < 8; ++v) {
-        std::string name = "v";
-        name += std::to_string(v);
-        data.names.push_back(name);
+    for (int v = 0; v < 8; ++v)
         for (int i = 0; i < 300; ++i) data.column(v)[i] = next() + (v > 0 ? 0.7 * data.column(v - 1)[i] : 0.0);
-    }
     const cudag::bn::BgeScorer base(data, cudag::bn::BgeSpec{});
     cudag::bn::StructurePrior prior;
     prior.edge_penalty = 2.0;
@@ -175,6 +179,63 @@ TEST(CudaBn, BgeTableEqualsTheCpuTableBitForBit) {
     const ScoreTable cpu = ScoreTable::build(scorer, 4, 2);
     const ScoreTable gpu = ScoreTable::build(scorer, 4, 2, cudag::bn::cuda_table_filler(base, scorer, 0));
     expect_same_entries(cpu, gpu);
+}
+
+TEST(CudaBn, LargerTableThroughTheCopyPipelineEqualsTheCpuTable) {
+    // Issue 37: each node's entries leave the device in chunks through a ring of pinned
+    // buffers, overlapping the next node's kernel, and the device counts the non-finite
+    // ones: at 40 binary variables and s = 4 (92,171 entries a node, in 3 chunks), the
+    // table equals the CPU's bit for bit, with the host's pass reading no node.
+    CUDAG_REQUIRE_GPU();
+    const cudag::bn::DiscreteScorer base = scorer_with(40, 600, 2, 23, {});
+    cudag::bn::StructurePrior prior;
+    prior.edge_penalty = 1.3;
+    const cudag::bn::PriorScorer scorer(base, prior);
+    const ScoreTable cpu = ScoreTable::build(scorer, 4, 0);
+    for (const int threads : {1, 4}) {
+        SCOPED_TRACE(threads);
+        const ScoreTable gpu = ScoreTable::build(scorer, 4, threads, cudag::bn::cuda_table_filler(base, scorer, 0));
+        expect_same_entries(cpu, gpu);
+        EXPECT_EQ(gpu.fill_times().host_nodes, 0);
+        EXPECT_GT(gpu.fill_times().device_kernels, 0.0);
+        EXPECT_GT(gpu.fill_times().device_copies, 0.0);
+        for (std::int32_t v = 0; v < 40; ++v) EXPECT_EQ(gpu.scored(v), gpu.node_entries(v));
+    }
+    // Parent tables too large for the GPU (up to 6 levels, s = 3) are left NaN and reported:
+    // the host computes those nodes' NaN entries, and skips the others.
+    const cudag::bn::DiscreteScorer wide = scorer_with(12, 400, 6, 5, {});
+    const cudag::bn::PriorScorer wide_scorer(wide, cudag::bn::StructurePrior{});
+    const ScoreTable wide_cpu = ScoreTable::build(wide_scorer, 3, 2);
+    const ScoreTable wide_gpu =
+        ScoreTable::build(wide_scorer, 3, 2, cudag::bn::cuda_table_filler(wide, wide_scorer, 0));
+    expect_same_entries(wide_cpu, wide_gpu);
+    EXPECT_GT(wide_gpu.fill_times().host_nodes, 0);
+}
+
+TEST(CudaBn, NonFiniteGpuEntryGivesTheCpusError) {
+    // Issue 37: the device counts each node's non-finite entries and the host looks for the
+    // first one only in a node that has some: the same one-line InputError as the CPU's. BGe
+    // over a column of values near 1e200 (its sums of squares overflow) gives them.
+    CUDAG_REQUIRE_GPU();
+    cudag::Dataset data = continuous_data(6, 80);
+    for (int v = 0; v < 6; ++v)
+        for (int i = 0; i < 80; ++i)
+            data.column(v)[i] = (v == 3 ? 1e200 : 1.0) * std::sin(0.7 * i + v) + 0.1 * ((i * (v + 3)) % 7);
+    const cudag::bn::BgeScorer base(data, cudag::bn::BgeSpec{});
+    const cudag::bn::PriorScorer scorer(base, cudag::bn::StructurePrior{});
+    std::string cpu_error, gpu_error;
+    try {
+        (void)ScoreTable::build(scorer, 3, 1);
+    } catch (const cudag::InputError& e) {
+        cpu_error = e.what();
+    }
+    try {
+        (void)ScoreTable::build(scorer, 3, 1, cudag::bn::cuda_table_filler(base, scorer, 0));
+    } catch (const cudag::InputError& e) {
+        gpu_error = e.what();
+    }
+    ASSERT_NE(cpu_error.find("not finite"), std::string::npos) << cpu_error;
+    EXPECT_EQ(gpu_error, cpu_error);
 }
 
 void expect_same_states(const std::vector<cudag::bn::ChainState>& a, const std::vector<cudag::bn::ChainState>& b) {

@@ -559,13 +559,53 @@ TEST(ScoreTable, NonFiniteLocalScoreIsAOneLineErrorNamingNodeAndParents) {
             EXPECT_EQ(what.find('\n'), std::string::npos) << what;
         }
     }
-    // Entries a filler (a GPU engine) writes are checked too: an infinite one is refused.
+    // Entries a filler (a GPU engine) writes are checked too: an infinite one is refused,
+    // naming its node and parent set (the node's first, the empty set), with the same one line.
     const FlatScorer flat(4);
     const ScoreTable::Filler filler = [&](ScoreTable& t, cudag::bn::NodeRange nodes) {
-        for (std::int64_t v = nodes.begin; v < nodes.end; ++v)
+        for (std::int64_t v = nodes.begin; v < nodes.end; ++v) {
             for (double& x : t.mutable_node_scores(static_cast<std::int32_t>(v))) x = v == 2 ? inf : 0.0;
+            t.report_filled(static_cast<std::int32_t>(v), ScoreTable::NodeFill::Written);
+        }
     };
-    EXPECT_THROW((void)ScoreTable::build(flat, 2, 1, filler), cudag::InputError);
+    try {
+        (void)ScoreTable::build(flat, 2, 1, filler);
+        ADD_FAILURE() << "no error for an infinite entry from a filler";
+    } catch (const cudag::InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("variable 3 (data column, from 1) with parents {} is inf, not finite"), std::string::npos)
+            << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+    // A filler (a GPU engine) that leaves an entry NaN for the CPU, where the scorer's value is
+    // not finite either: the CPU's error, word for word.
+    for (const double bad : {nan, inf}) {
+        const OneBadScorer scorer(5, 3, {0, 4}, bad);
+        std::string cpu_error, filler_error;
+        try {
+            (void)ScoreTable::build(scorer, 2, 2);
+        } catch (const cudag::InputError& e) {
+            cpu_error = e.what();
+        }
+        const ScoreTable::Filler leaves_one = [&](ScoreTable& t, cudag::bn::NodeRange nodes) {
+            for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+                const auto out = t.mutable_node_scores(v);
+                for (std::size_t i = 0; i < out.size(); ++i) {
+                    const auto ps = t.entry_parents(v, static_cast<std::int64_t>(i));
+                    const bool the_bad_one = v == 3 && ps == std::vector<std::int32_t>{0, 4};
+                    out[i] = the_bad_one ? nan : 0.0;  // the bad entry left to the CPU
+                }
+                t.report_filled(v, ScoreTable::NodeFill::Written);
+            }
+        };
+        try {
+            (void)ScoreTable::build(scorer, 2, 2, leaves_one);
+        } catch (const cudag::InputError& e) {
+            filler_error = e.what();
+        }
+        EXPECT_FALSE(cpu_error.empty());
+        EXPECT_EQ(filler_error, cpu_error);
+    }
     // Finite scores build as before.
     EXPECT_NO_THROW((void)ScoreTable::build(OneBadScorer(5, 3, {0, 4}, -1e300), 2, 2));
 }

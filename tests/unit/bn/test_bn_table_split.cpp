@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // The local-score table computed a block of nodes at a time (bn/table_split.hpp): the node
 // blocks (balanced by entries, deterministic, more parts than nodes), blocks filled one by
-// one (with and without a filler) equal to the table built whole bit for bit, sorted lists
-// built per block equal to the whole table's, and the one-process collectives. The same
-// over real ranks: tests/mpi/test_mpi_mcmc_table.cpp.
+// one (with and without a filler, whose per-node reports decide what the host computes)
+// equal to the table built whole bit for bit, sorted lists built per block equal to the
+// whole table's, and the one-process collectives. The same over real ranks:
+// tests/mpi/test_mpi_mcmc_table.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "bn/score_table.hpp"
@@ -114,7 +116,7 @@ TEST(ScoreTable, BlocksFilledOneByOneEqualTheWholeBuild) {
 
 TEST(ScoreTable, AFillerGetsItsBlockAndNoOtherNodeIsWritten) {
     // A stand-in for the GPU filler: the scorer's value for every other entry of the nodes
-    // it is given; the rest are left NaN for the CPU.
+    // it is given, NaN for the rest (left to the CPU), each node reported Written.
     const auto scorer = cudag::test::simulated_scorer(11, 150, 21);
     const ScoreTable whole = ScoreTable::build(scorer, 3, 2);
     ScoreTable t = ScoreTable::layout(11, 3);
@@ -122,15 +124,18 @@ TEST(ScoreTable, AFillerGetsItsBlockAndNoOtherNodeIsWritten) {
     std::fill(all.begin(), all.end(), 7.0);  // a mark: entries not written yet
     const auto blocks = cudag::bn::table_node_blocks(t, 3);
     std::vector<NodeRange> seen;
-    std::int64_t nan_seen = 0;
+    std::int64_t marks_seen = 0;
     const ScoreTable::Filler filler = [&](ScoreTable& table, NodeRange nodes) {
         seen.push_back(nodes);
+        EXPECT_EQ(table.fill_threads(), 2);
         for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
             const auto out = table.mutable_node_scores(v);
             for (std::size_t i = 0; i < out.size(); ++i) {
-                nan_seen += std::isnan(out[i]);
-                if (i % 2 == 0) out[i] = scorer.local(v, table.entry_parents(v, static_cast<std::int64_t>(i)));
+                marks_seen += out[i] == 7.0;
+                out[i] = i % 2 == 0 ? scorer.local(v, table.entry_parents(v, static_cast<std::int64_t>(i)))
+                                    : std::numeric_limits<double>::quiet_NaN();
             }
+            table.report_filled(v, ScoreTable::NodeFill::Written);
         }
     };
     for (int r = 0; r < 3; ++r) {
@@ -142,10 +147,74 @@ TEST(ScoreTable, AFillerGetsItsBlockAndNoOtherNodeIsWritten) {
         for (std::int32_t v = b.end; v < 11; ++v)
             for (const double x : t.node_scores(v)) ASSERT_EQ(x, 7.0) << "node " << v << " written too early";
     }
-    EXPECT_EQ(nan_seen, whole.total_entries());  // every entry was NaN when the filler came
+    // Nothing is written before the filler comes (issue 37: no NaN pre-fill of the table).
+    EXPECT_EQ(marks_seen, whole.total_entries());
     EXPECT_TRUE(same_entries(t, whole));
+    EXPECT_EQ(t.fill_times().host_nodes, 11);  // every node had NaN entries to compute
     t.fill_nodes(scorer, NodeRange{4, 4}, 1, [](ScoreTable&, NodeRange) { FAIL() << "called for no nodes"; });
     EXPECT_THROW(t.fill_nodes(cudag::test::simulated_scorer(5, 50, 1), t.all_nodes(), 1), cudag::InputError);
+}
+
+TEST(ScoreTable, AFillersReportSaysWhatTheHostComputesAndChecks) {
+    // Issue 37: a filler that writes every entry reports each node, and the host reads only
+    // what it must. None (or no report): the scorer computes the node whole, whatever the
+    // filler wrote; Written: the NaN entries; Finite: nothing (its entries are taken as they
+    // are), unless the node has mandatory parents, whose lacking sets still become -inf.
+    const auto scorer = cudag::test::simulated_scorer(9, 150, 5);
+    const ScoreTable whole = ScoreTable::build(scorer, 3, 2);
+    const auto filler = [&](ScoreTable& table, NodeRange nodes) {
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            const auto out = table.mutable_node_scores(v);
+            for (std::size_t i = 0; i < out.size(); ++i)
+                out[i] = v % 3 == 0 ? -5.0  // not the scorer's: to be ignored (None, v = 0, 3, 6)
+                                    : scorer.local(v, table.entry_parents(v, static_cast<std::int64_t>(i)));
+            if (v % 3 == 1) out[out.size() / 2] = std::numeric_limits<double>::quiet_NaN();
+            if (v == 3) continue;  // not reported: None
+            table.report_filled(v, v % 3 == 0   ? ScoreTable::NodeFill::None
+                                   : v % 3 == 1 ? ScoreTable::NodeFill::Written
+                                                : ScoreTable::NodeFill::Finite);
+        }
+    };
+    ScoreTable t = ScoreTable::layout(9, 3);
+    t.fill_nodes(scorer, t.all_nodes(), 2, filler);
+    EXPECT_TRUE(same_entries(t, whole));
+    EXPECT_EQ(t.fill_times().host_nodes, 6);  // the Finite nodes 2, 5, 8 are not visited
+    for (std::int32_t v = 0; v < 9; ++v) EXPECT_EQ(t.scored(v), t.node_entries(v)) << "node " << v;
+
+    // Finite is taken at its word: a finite entry that is not the scorer's stays.
+    const auto liar = [&](ScoreTable& table, NodeRange nodes) {
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            const auto out = table.mutable_node_scores(v);
+            std::fill(out.begin(), out.end(), 1.5);
+            table.report_filled(v, ScoreTable::NodeFill::Finite);
+        }
+    };
+    ScoreTable u = ScoreTable::layout(9, 3);
+    u.fill_nodes(scorer, u.all_nodes(), 2, liar);
+    for (std::int32_t v = 0; v < 9; ++v)
+        for (const double x : u.node_scores(v)) ASSERT_EQ(x, 1.5) << "node " << v;
+    EXPECT_EQ(u.fill_times().host_nodes, 0);
+
+    // Mandatory parents: a Finite node still has its lacking sets set to -inf, as the CPU does.
+    std::vector<std::vector<std::int32_t>> required(9);
+    required[4] = {1};
+    required[7] = {2, 5};
+    ScoreTable cpu = ScoreTable::layout(9, 3);
+    cpu.require_parents(required);
+    cpu.fill_nodes(scorer, cpu.all_nodes(), 2);
+    ScoreTable gpu = ScoreTable::layout(9, 3);
+    gpu.require_parents(required);
+    gpu.fill_nodes(scorer, gpu.all_nodes(), 2, [&](ScoreTable& table, NodeRange nodes) {
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            const auto out = table.mutable_node_scores(v);
+            for (std::size_t i = 0; i < out.size(); ++i)
+                out[i] = scorer.local(v, table.entry_parents(v, static_cast<std::int64_t>(i)));
+            table.report_filled(v, ScoreTable::NodeFill::Finite);
+        }
+    });
+    EXPECT_TRUE(same_entries(cpu, gpu));
+    EXPECT_EQ(gpu.fill_times().host_nodes, 2);  // the two nodes with mandatory parents
+    EXPECT_THROW(gpu.report_filled(0, ScoreTable::NodeFill::Finite), cudag::LogicError);  // outside fill_nodes
 }
 
 TEST(ScoreTable, SortedListsBuiltPerBlockEqualTheWholeTables) {

@@ -43,19 +43,24 @@ Graph read_skeleton(hid_t root, std::int64_t n, const std::string& where) {
 }
 
 void write_sepsets(hid_t root, const SepSets& s, const std::string& where) {
-    std::vector<std::int32_t> pairs;
-    std::vector<std::int64_t> offsets = {0};
-    std::vector<std::int32_t> nodes;
-    for (const auto& [key, set] : s.all()) {
-        pairs.push_back(key.first);
-        pairs.push_back(key.second);
-        nodes.insert(nodes.end(), set.begin(), set.end());
-        offsets.push_back(static_cast<std::int64_t>(nodes.size()));
+    // The records are held flat in pair order (keys, offsets from 0, nodes): only the keys
+    // are unpacked; offsets and nodes are written as they are.
+    const std::size_t k = s.size();
+    const std::int64_t zero = 0;
+    const std::int64_t* offsets = s.offsets().empty() ? &zero : s.offsets().data();  // no record: {0}
+    CUDAG_ASSERT(s.offsets().size() == k + 1 || (k == 0 && s.offsets().empty()));
+    std::vector<std::int32_t> pairs(2 * k);
+    for (std::size_t r = 0; r < k; ++r) {
+        const auto [i, j] = SepSets::unpack(s.keys()[r]);
+        pairs[2 * r] = i;
+        pairs[2 * r + 1] = j;
     }
     h5::Handle grp = h5::create_group(root, "sepsets", where);
-    h5::write_array(grp.get(), "pairs", pairs, {pairs.size() / 2, 2}, where);
-    h5::write_array(grp.get(), "offsets", offsets, {offsets.size()}, where);
-    h5::write_array(grp.get(), "nodes", nodes, {nodes.size()}, where);
+    h5::write_array(grp.get(), "pairs", pairs, {k, 2}, where);
+    h5::write_raw(grp.get(), "offsets", h5::TypeOf<std::int64_t>::mem(), h5::TypeOf<std::int64_t>::file(), offsets,
+                  {k + 1}, where);
+    h5::write_raw(grp.get(), "nodes", h5::TypeOf<std::int32_t>::mem(), h5::TypeOf<std::int32_t>::file(),
+                  s.nodes().empty() ? nullptr : s.nodes().data(), {s.nodes().size()}, where);
 }
 
 SepSets read_sepsets(hid_t root, std::int64_t n, const std::string& where) {

@@ -15,8 +15,12 @@
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale sidebyside" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
+#        OLD_SRC=dir (another source tree, e.g. `git archive` of an earlier commit: its cudag is built
+#        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
+#        to GENOME_MAX_LEVEL=2, and mcmc_scale.sh step 1 with OLD, both builds on the same data),
+#        TEST_LABELS= (a ctest -L regex for the tests step, e.g. 'gpu|mpi'; all tests without),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
 #        cmiknn_gpu.sh's TABLES, MAX_T, REPEAT, CPU_SKIP, CPU_MAX_T, ... (its header),
@@ -42,7 +46,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale sidebyside"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -83,12 +87,22 @@ if [[ -d $wheels ]]; then
 fi
 python_module=OFF
 python3 -c "import nanobind" 2>/dev/null && python_module=ON
+old_build=${OLD_BUILD:-build-old}
 if has build; then
     echo "== configure + build ($jobs jobs; Python module $python_module)"
+    if [[ -n ${OLD_SRC:-} ]]; then  # another tree's cudag beside it, for the sidebyside step
+        (cmake -S "$OLD_SRC" -B "$old_build" -DCMAKE_BUILD_TYPE=Release -DCUDAG_ENABLE_CUDA=ON \
+            -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" -DCUDAG_BUILD_PYTHON=OFF -DCUDAG_BUILD_TESTS=OFF &&
+            cmake --build "$old_build" -j"$((jobs / 2 > 0 ? jobs / 2 : 1))" --target cudag) >"${OUT:-/tmp}/build-old.log" 2>&1 &
+        old_pid=$!
+    fi
     cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCUDAG_ENABLE_CUDA=ON \
         -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" -DCUDAG_BUILD_PYTHON=$python_module \
         -DPython_EXECUTABLE="$(command -v python3)"
     cmake --build "$build" -j"$jobs"
+    if [[ -n ${old_pid:-} ]]; then
+        wait "$old_pid" && echo "old tree $OLD_SRC built in $old_build" || echo "old tree $OLD_SRC: build failed"
+    fi
 fi
 "$build/cudag" info
 
@@ -97,7 +111,7 @@ if has tests; then
     # GPU tests share the device; a few at a time keeps memory and CPU threads sane.
     ctest_log=$(mktemp)
     rc=0
-    ctest --test-dir "$build" --output-on-failure -j"$((jobs < 8 ? jobs : 8))" 2>&1 |
+    ctest --test-dir "$build" --output-on-failure -j"$((jobs < 8 ? jobs : 8))" ${TEST_LABELS:+-L "$TEST_LABELS"} 2>&1 |
         tee "$ctest_log" || rc=$?
     {
         echo "tests (exit $rc): $(grep -h 'tests passed' "$ctest_log" || echo 'no summary')"
@@ -167,6 +181,19 @@ if has mcmcscale; then
     echo "== order MCMC past 125 nodes (scripts/bench/mcmc_scale.sh)"
     bench "Order MCMC at scale (scripts/bench/mcmc_scale.sh)" p env STEPS="${MCMC_STEPS:-1 2 3}" \
         "$root/scripts/bench/mcmc_scale.sh" "$build"
+fi
+
+if has sidebyside; then
+    echo "== two builds side by side ($old_build against $build)"
+    if [[ -x $old_build/cudag ]]; then
+        bench "Genome-scale sets, old and new builds (scripts/bench/genome_side_by_side.sh)" p env \
+            MPIEXEC="${MPIEXEC:-mpiexec --allow-run-as-root}" SETS="${GENOME_SETS:-scale-free:250000:1 er:400000:1}" \
+            MAX_LEVEL="${GENOME_MAX_LEVEL:-2}" "$root/scripts/bench/genome_side_by_side.sh" "$old_build" "$build"
+        bench "Order MCMC n = 125, old and new builds (scripts/bench/mcmc_scale.sh step 1)" p env STEPS=1 \
+            OLD="$old_build" LOGS="${OUT:-/tmp}" "$root/scripts/bench/mcmc_scale.sh" "$build"
+    else
+        echo "no $old_build/cudag (set OLD_SRC=tree for the build step): skipped"
+    fi
 fi
 
 echo

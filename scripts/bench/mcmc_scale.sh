@@ -17,7 +17,9 @@
 #     ROC AUC of the edge frequencies for the true skeleton.
 # Usage: scripts/bench/mcmc_scale.sh [build-dir]
 #   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... NETS=alarm ROWS=1000
-#        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3"; e.g.
+#        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3",
+#        OLD=build-dir (step 1 at n = N also with that build's cudag, side by side),
+#        LOGS=dir (each run's -v log kept there); e.g.
 #        STEPS=3 NETS="pigs munin" SPACE3=iterative STEP_S=600
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,7 +33,8 @@ run() {
     local out=$1; shift
     local t0 t1 log=$work/log.$$
     t0=$(date +%s.%N)
-    timeout "$step" "$build/cudag" mcmc "$@" --out "$out" --format traces,edges,edgeprob -v >/dev/null 2>"$log"
+    timeout "$step" "${bin:-$build/cudag}" mcmc "$@" --out "$out" --format traces,edges,edgeprob -v >/dev/null 2>"$log"
+    [[ -n ${LOGS:-} ]] && cp "$log" "$LOGS/$(basename "$out" .h5).log"
     local rc=$?
     t1=$(date +%s.%N)
     python3 - "$t0" "$t1" "$rc" "$log" <<'PY'
@@ -96,6 +99,11 @@ for m in "$cpu_n" "$n"; do
     opts=(--data "$work/b$m.csv" --score bdeu --max-parents 4 --chains 1 --iterations 10000 --seed "$seed")
     read -r w t so ch sc ke be < <(run "$work/g$m.h5" "${opts[@]}" --backend "$backend")
     printf "$hdr" "n=$m $backend" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+    if [[ $m == "$n" && -n ${OLD:-} ]]; then  # the same run by another build, side by side
+        read -r w t so ch sc ke be < <(bin=$OLD/cudag run "$work/o$m.h5" "${opts[@]}" --backend "$backend")
+        printf "$hdr" "n=$m $backend (OLD build)" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" \
+            "$(same "$work/g$m.h5" "$work/o$m.h5")"
+    fi
     [[ $m == "$n" && $n != "$cpu_n" ]] && continue
     for p in off on; do
         read -r w t so ch sc ke be < <(run "$work/c$m$p.h5" "${opts[@]}" --backend cpu --tune table-prune=$p)

@@ -19,7 +19,8 @@
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        OLD_SRC=dir (another source tree, e.g. `git archive` of an earlier commit: its cudag is built
 #        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
-#        to GENOME_MAX_LEVEL=2, and mcmc_scale.sh step 1 with OLD, both builds on the same data),
+#        to GENOME_MAX_LEVEL=2, mcmc_scale.sh step 1 and bootstrap.sh (DREAM5-sized set) with OLD,
+#        both builds on the same data),
 #        TEST_LABELS= (a ctest -L regex for the tests step, e.g. 'gpu|mpi'; all tests without),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
@@ -191,6 +192,9 @@ if has sidebyside; then
             MAX_LEVEL="${GENOME_MAX_LEVEL:-2}" "$root/scripts/bench/genome_side_by_side.sh" "$old_build" "$build"
         bench "Order MCMC n = 125, old and new builds (scripts/bench/mcmc_scale.sh step 1)" p env STEPS=1 \
             OLD="$old_build" LOGS="${OUT:-/tmp}" "$root/scripts/bench/mcmc_scale.sh" "$build"
+        bench "Bootstrap B = 100 on a DREAM5-sized set, old and new builds (scripts/bench/bootstrap.sh)" p env \
+            OLD="$old_build" NETS="" CPU_B=2 MPIEXEC="${MPIEXEC:-mpiexec --allow-run-as-root}" \
+            "$root/scripts/bench/bootstrap.sh" "$build"
     else
         echo "no $old_build/cudag (set OLD_SRC=tree for the build step): skipped"
     fi

@@ -24,7 +24,7 @@
 #        N=1643 M=850 (another shape), PYTHON=python3 (AUC; causal-learn for CL=1),
 #        NETS="alarm insurance hepar2" ("" for none), DREAM=0 (skip the DREAM5-sized set),
 #        SHARED=../shared/data, MCMC_B=20, CL=1, CL_B=3,
-#        CL_LIMIT=600
+#        CL_LIMIT=600, OLD=build-dir (B on one GPU also with that build's cudag, side by side)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -64,7 +64,7 @@ run() {
     shift 4
     local t0 rc=0 s
     t0=$(now)
-    timeout "$limit" "$@" "$cudag" pc --data "$data" --alpha "$alpha" --backend "$backend" --bootstrap "$reps" \
+    timeout "$limit" "$@" "${bin:-$cudag}" pc --data "$data" --alpha "$alpha" --backend "$backend" --bootstrap "$reps" \
         --resample "$resample" --seed 1 -v --out "$out/$name.h5" --format freq >"$out/$name.log" 2>&1 || rc=$?
     s=$(since "$t0")
     if [[ $rc != 0 ]]; then
@@ -89,6 +89,11 @@ if [[ ${DREAM:-1} != 0 ]]; then
             echo "$ident (vs cpu)" >>"$table"
         fi
         if run gpu100 "$gpu_limit" "$b" cuda; then echo "(reference)" >>"$table"; fi
+        if [[ -n ${OLD:-} ]] && bin=$OLD/cudag run gpu100_old "$gpu_limit" "$b" cuda; then
+            ident=$(same "$out/gpu100.freq.tsv" "$out/gpu100_old.freq.tsv")
+            echo "B=$b on one GPU, $OLD's cudag against this build's: frequencies identical: $ident"
+            echo "$ident (vs gpu100)" >>"$table"
+        fi
         if [[ $GPUS -gt 1 ]] && command -v "${mpiexec[0]}" >/dev/null; then
             if run "gpu$GPUS" "$gpu_limit" "$b" cuda "${mpiexec[@]}" -n "$GPUS" --bind-to none; then
                 ident=$(same "$out/gpu100.freq.tsv" "$out/gpu$GPUS.freq.tsv")

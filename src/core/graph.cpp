@@ -151,34 +151,66 @@ void Graph::add_upper_pairs(const std::int64_t* start, const std::int32_t* cols,
         });
         return;
     }
-    // Sparse: the rows' lower parts (j < i) from the transposed lists (counted and placed on
-    // the threads; each row's part sorted before use, so the order of placement does not
-    // matter), then the union with what each row held, kept increasing.
+    // Sparse: the rows' lower parts (j < i) by transposing the upper lists in row order, then
+    // each row's lower part followed by its upper part (already increasing: all < i < all),
+    // united with what the row held. The rows are cut into one block of about equal entries
+    // per worker; a worker counts its block's entries per column, the counts give each
+    // (column, block) its place, and it writes its block's rows in increasing order, so that
+    // every column's list comes out increasing with no sort and no atomics (a hub's column
+    // would otherwise be one contended counter and one long sort).
+    const std::int64_t entries = start[n_] - start[0];
+    // Blocks of >= 64 Ki entries each, and their counts (blocks x n) no larger than the lists.
+    const std::int64_t most = std::min<std::int64_t>({resolve_threads(threads), 16, entries / n_ + 1});
+    const int blocks = static_cast<int>(std::clamp<std::int64_t>(entries / (std::int64_t(1) << 16), 1, most));
+    std::vector<std::int64_t> row_cut(static_cast<std::size_t>(blocks) + 1, n_);
+    row_cut[0] = 0;
+    for (int t = 1; t < blocks; ++t) {
+        const std::int64_t want = start[0] + entries * t / blocks;
+        row_cut[static_cast<std::size_t>(t)] = std::lower_bound(start, start + n_, want) - start;
+    }
+    // place[t][c]: block t's count of column c, then where its first entry of c goes.
+    std::vector<std::vector<std::int64_t>> place(static_cast<std::size_t>(blocks));
+    parallel_for(0, blocks, threads, 1, [&](std::int64_t t, int) {
+        std::vector<std::int64_t>& cnt = place[static_cast<std::size_t>(t)];
+        cnt.assign(static_cast<std::size_t>(n_), 0);
+        for (std::int64_t k = start[row_cut[static_cast<std::size_t>(t)]];
+             k < start[row_cut[static_cast<std::size_t>(t) + 1]]; ++k)
+            ++cnt[static_cast<std::size_t>(cols[k])];
+    });
     std::vector<std::int64_t> lower(static_cast<std::size_t>(n_) + 1, 0);
-    parallel_for(0, n_, threads, 1024, [&](std::int64_t i, int) {
-        for (std::int64_t k = start[i]; k < start[i + 1]; ++k)
-            std::atomic_ref<std::int64_t>(lower[static_cast<std::size_t>(cols[k]) + 1])
-                .fetch_add(1, std::memory_order_relaxed);
+    parallel_for(0, n_, threads, 1 << 14, [&](std::int64_t c, int) {
+        std::int64_t run = 0;
+        for (auto& cnt : place) {
+            const std::int64_t x = cnt[static_cast<std::size_t>(c)];
+            cnt[static_cast<std::size_t>(c)] = run;
+            run += x;
+        }
+        lower[static_cast<std::size_t>(c) + 1] = run;
     });
     std::partial_sum(lower.begin(), lower.end(), lower.begin());
     BulkVector<std::int32_t> low(static_cast<std::size_t>(lower.back()));
-    {
-        std::vector<std::int64_t> fill(lower.begin(), lower.end() - 1);
-        parallel_for(0, n_, threads, 1024, [&](std::int64_t i, int) {
+    parallel_for(0, blocks, threads, 1, [&](std::int64_t t, int) {
+        std::vector<std::int64_t>& at = place[static_cast<std::size_t>(t)];
+        for (std::int64_t i = row_cut[static_cast<std::size_t>(t)]; i < row_cut[static_cast<std::size_t>(t) + 1]; ++i)
             for (std::int64_t k = start[i]; k < start[i + 1]; ++k) {
-                const std::int64_t at = std::atomic_ref<std::int64_t>(fill[static_cast<std::size_t>(cols[k])])
-                                            .fetch_add(1, std::memory_order_relaxed);
-                low[static_cast<std::size_t>(at)] = static_cast<std::int32_t>(i);
+                const auto c = static_cast<std::size_t>(cols[k]);
+                low[static_cast<std::size_t>(lower[c] + at[c]++)] = static_cast<std::int32_t>(i);
             }
-        });
-    }
+    });
+    std::vector<std::vector<std::int64_t>>().swap(place);
     parallel_for(0, n_, threads, 256, [&](std::int64_t i, int) {
         std::vector<std::int32_t>& r = rows_[static_cast<std::size_t>(i)];
-        std::vector<std::int32_t> add(low.begin() + lower[static_cast<std::size_t>(i)],
-                                      low.begin() + lower[static_cast<std::size_t>(i) + 1]);
-        std::sort(add.begin(), add.end());  // all < i: the upper part follows in order
+        const auto lb = low.begin() + lower[static_cast<std::size_t>(i)];
+        const auto le = low.begin() + lower[static_cast<std::size_t>(i) + 1];
+        if (lb == le && start[i] == start[i + 1]) return;
+        std::vector<std::int32_t> add;
+        add.reserve(static_cast<std::size_t>((le - lb) + (start[i + 1] - start[i])));
+        add.insert(add.end(), lb, le);
         add.insert(add.end(), cols + start[i], cols + start[i + 1]);
-        if (add.empty()) return;
+        if (r.empty()) {
+            r.swap(add);
+            return;
+        }
         std::vector<std::int32_t> merged;
         merged.reserve(r.size() + add.size());
         std::set_union(r.begin(), r.end(), add.begin(), add.end(), std::back_inserter(merged));

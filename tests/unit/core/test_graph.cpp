@@ -92,6 +92,29 @@ TEST(Graph, UpperPairsAddBothDirectionsInEitherForm) {
     EXPECT_EQ(sparse.n_edges(), static_cast<std::int64_t>(cols.size()) + 1);
 }
 
+TEST(Graph, UpperPairsInSeveralBlocksEqualTheDenseForm) {
+    // Enough pairs for the sparse form's transposition to cut the rows into several blocks
+    // (>= 64 Ki entries each), with hub columns that every block writes to.
+    const std::int64_t n = 3000;
+    std::vector<std::int64_t> start{0};
+    std::vector<std::int32_t> cols;
+    for (std::int32_t i = 0; i < n; ++i) {
+        for (std::int32_t j = i + 1; j < n; ++j)
+            if (j % 29 == 0 || j % 31 == 0 || (j - i) % 53 == 1 || j > n - 40) cols.push_back(j);
+        start.push_back(static_cast<std::int64_t>(cols.size()));
+    }
+    ASSERT_GT(cols.size(), std::size_t(4) << 16);
+    for (int threads : {1, 3, 8}) {
+        Graph dense = Graph::with_form(n, true), sparse = Graph::with_form(n, false);
+        dense.add(5, 7);  // an edge held before, kept
+        sparse.add(5, 7);
+        dense.add_upper_pairs(start.data(), cols.data(), threads);
+        sparse.add_upper_pairs(start.data(), cols.data(), threads);
+        expect_same(dense, sparse);
+        EXPECT_EQ(sparse.n_edges(), static_cast<std::int64_t>(cols.size()) + 1) << threads << " threads";
+    }
+}
+
 TEST(Graph, FormFollowsTheSizeLimit) {
     EXPECT_TRUE(Graph(Graph::dense_limit()).dense());
     EXPECT_FALSE(Graph(Graph::dense_limit() + 1).dense());

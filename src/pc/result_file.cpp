@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "cudag/config.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_mpio.hpp"
@@ -50,6 +51,8 @@ void write_bootstrap(hid_t root, const pc::BootstrapTable& t, const std::string&
 /// Everything write_result_hdf5 writes; with `parts`, the record datasets (separating
 /// sets, pMax pairs and matrix) are created at their final sizes but left to the ranks.
 void write_head(const pc::PcResult& r, hid_t root, const std::string& where, const layout::RecordParts* parts) {
+    StepTrace trace;  // CUDAG_TRACE: the steps' host times
+    trace.start();
     const auto n = static_cast<std::int64_t>(r.names.size());
     CUDAG_ASSERT(r.skeleton.n() == n);
     CUDAG_ASSERT(r.cpdag.n() == n);
@@ -84,7 +87,9 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
         }
     }
 
+    trace.mark("head");
     layout::write_skeleton(root, r.skeleton, where);
+    trace.mark("skeleton");
 
     {
         std::vector<std::int32_t> rows;
@@ -104,10 +109,12 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
         }
     }
 
+    trace.mark("cpdag");
     if (parts)
         layout::create_sepsets(root, *parts, where);
     else
         layout::write_sepsets(root, r.sepsets, where);
+    trace.mark("sepsets");
 
     {
         h5::Handle g = h5::create_group(root, "pmax", where);
@@ -129,11 +136,14 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
         }
     }
 
+    trace.mark("pmax");
     layout::write_levels(root, r.levels, where);
 
     if (r.bootstrap) write_bootstrap(root, *r.bootstrap, where);
 
     io::h5::write_config(root, r.config, where);
+    trace.mark("levels+config");
+    trace.print("result file");
 }
 
 /// The dense pMax matrix's entries that this rank's rows [lo, hi) decide, written into

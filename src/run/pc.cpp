@@ -16,6 +16,7 @@
 #include "ci/cmi_knn.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "core/interrupt.hpp"
 #include "core/format.hpp"
 #include "core/memory.hpp"
@@ -96,15 +97,22 @@ std::string name_out(std::string what, const std::string& tmp_h5, const std::str
 /// Provenance, then the result file and --format files (rank 0, with --out).
 void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, const std::string& command_line,
                       pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5) {
+    StepTrace trace;  // CUDAG_TRACE: the steps' host times
+    trace.start();
     add_provenance(a, command_line, r);
+    trace.mark("provenance");
     try {
         pc::write_result_hdf5(r, tmp_h5);
     } catch (const InputError& e) {
         // Name the file the user asked for, not its hidden temporary.
         throw InputError(name_out(e.what(), tmp_h5, a.out));
     }
+    trace.mark("result file closed");
     io::write_formats(r, a.out, formats, outputs, std::cerr);
+    trace.mark("formats");
     outputs.commit();
+    trace.mark("renamed");
+    trace.print("outputs");
 }
 
 // Discrete or continuous? --discrete or a discrete --test reads labels, --test fisher-z

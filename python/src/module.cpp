@@ -28,6 +28,8 @@
 #include "bn/mcmc_result.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/score.hpp"
+#include "ci/parcorr.hpp"
+#include "ci/student_t.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -551,6 +553,19 @@ nb::dict run_score(nb::object values, std::vector<std::string> names, std::strin
                    {"n_samples", nb::cast(n_samples)}});
 }
 
+/// cudag.compat.tigramite.ParCorr's engine: (value, p_value, degrees of freedom) of
+/// ci::parcorr on `values` (T x dim, row-major: X, Y, then Z).
+nb::tuple parcorr(const nb::ndarray<const double, nb::ndim<2>, nb::c_contig>& values) {
+    const auto t = static_cast<std::int64_t>(values.shape(0));
+    const auto dim = static_cast<int>(values.shape(1));
+    ci::ParCorrResult r;
+    {
+        nb::gil_scoped_release release;
+        r = ci::parcorr(values.data(), t, dim);
+    }
+    return nb::make_tuple(r.value, r.p_value, r.degrees_of_freedom);
+}
+
 }  // namespace
 }  // namespace cudag::python
 
@@ -588,6 +603,10 @@ NB_MODULE(_cudag, m) {
     m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_progress").none(), nb::arg("kwargs"));
     m.def("load", &load, nb::arg("path"));
+    m.def("parcorr", &parcorr, nb::arg("values"));
+    m.def("parcorr_p_value", &cudag::ci::parcorr_p_value, nb::arg("value"), nb::arg("t"), nb::arg("dim"));
+    m.def("student_t_sf", &cudag::ci::student_t_sf, nb::arg("t"), nb::arg("df"),
+          "P(T > t) for Student's t with df degrees of freedom (scipy.stats.t.sf)");
     m.def("resample_rows", &resample_rows, nb::arg("n_samples"), nb::arg("replicate"), nb::arg("seed"),
           nb::arg("resample"));
     m.def("read_graph", &read_graph, nb::arg("path"));

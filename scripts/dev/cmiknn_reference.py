@@ -23,6 +23,7 @@ import os
 import sys
 
 import numpy as np
+from reference_io import fmt, require_tigramite, write_data
 from tigramite.independence_tests.cmiknn import CMIknn
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -95,20 +96,9 @@ PCASES = [
 ]
 
 
-def fmt(v):
-    return repr(float(v))
-
-
 def main():
-    from importlib.metadata import version
-    if version("tigramite") != "5.2.10.1":
-        raise SystemExit(f"tigramite {version('tigramite')} found; the reference is 5.2.10.1")
-    os.makedirs(OUT, exist_ok=True)
-    rng = np.random.default_rng(20250611)
-    data = make_data(rng)
-    np.savetxt(os.path.join(OUT, "data.csv"), data, delimiter=",", fmt="%.17g",
-               header=",".join(f"v{i}" for i in range(data.shape[1])), comments="")
-    data = np.loadtxt(os.path.join(OUT, "data.csv"), delimiter=",", skiprows=1)
+    require_tigramite()
+    data = write_data(OUT, make_data(np.random.default_rng(20250611)))
 
     with open(os.path.join(OUT, "statistic.tsv"), "w") as f:
         f.write(f"# tigramite 5.2.10.1 CMIknn.get_dependence_measure on data.csv (T = {T}),"

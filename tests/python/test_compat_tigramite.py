@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tigramite's CMIknn face: run_test_raw's statistic equals tigramite 5.2.10.1's
-get_dependence_measure on the reference values of tests/data/cmiknn/statistic.tsv, its
-p-value equals cudag.citest's (same options and seed), and its arguments are checked."""
+"""tigramite's CMIknn and ParCorr faces. CMIknn: run_test_raw's statistic equals tigramite
+5.2.10.1's get_dependence_measure on the reference values of tests/data/cmiknn/statistic.tsv,
+its p-value equals cudag.citest's (same options and seed). ParCorr: value and p-value equal
+tigramite 5.2.10.1's run_test_raw on tests/data/parcorr/ (1e-12 absolute, 1e-10 relative).
+Both check their arguments."""
 
 from pathlib import Path
 
@@ -9,20 +11,27 @@ import numpy as np
 import pytest
 
 import cudag
-from cudag.compat.tigramite import CMIknn
+from cudag.compat.tigramite import CMIknn, ParCorr
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cmiknn"
 
 
-def reference_rows():
+def tsv_rows(path):
+    """The rows of a reference TSV (comments and the header left out) as lists of cells,
+    the z cell ("-" or "2;3") as a list of column indices."""
     rows = []
-    for line in (DATA / "statistic.tsv").read_text().splitlines():
+    for line in path.read_text().splitlines():
         if line.startswith("#") or line.startswith("x\t"):
             continue
-        x, y, z, knn, transform, stat = line.split("\t")
-        zs = [] if z == "-" else [int(v) for v in z.split(";")]
-        rows.append((int(x), int(y), zs, float(knn), transform, float(stat)))
+        cells = line.split("\t")
+        cells[2] = [] if cells[2] == "-" else [int(v) for v in cells[2].split(";")]
+        rows.append(cells)
     return rows
+
+
+def reference_rows():
+    return [(int(x), int(y), z, float(knn), transform, float(stat))
+            for x, y, z, knn, transform, stat in tsv_rows(DATA / "statistic.tsv")]
 
 
 VALUES = np.loadtxt(DATA / "data.csv", delimiter=",", skiprows=1)
@@ -62,3 +71,93 @@ def test_bad_arguments():
         test.run_test_raw(VALUES[:, 0], VALUES[:100, 1])
     with pytest.raises(ValueError, match="mixed data"):
         test.run_test_raw(VALUES[:, 0], VALUES[:, 1], x_type=np.zeros(len(VALUES)))
+
+
+# ---- ParCorr -----------------------------------------------------------------------------
+
+PARCORR = Path(__file__).resolve().parents[1] / "data" / "parcorr"
+PC_VALUES = np.loadtxt(PARCORR / "data.csv", delimiter=",", skiprows=1)
+
+
+def parcorr_rows():
+    return [(int(x), int(y), z, int(n), float(value), float(p))
+            for x, y, z, n, value, p in tsv_rows(PARCORR / "parcorr.tsv")]
+
+
+@pytest.mark.parametrize("x, y, z, rows, want_value, want_p", parcorr_rows())
+def test_parcorr_equals_tigramites(x, y, z, rows, want_value, want_p):
+    d = PC_VALUES[:rows]
+    value, p = ParCorr().run_test_raw(d[:, [x]], d[:, [y]], d[:, z] if z else None)
+    assert isinstance(value, np.float64) and isinstance(p, np.float64)
+    assert value == pytest.approx(want_value, rel=0, abs=1e-12)
+    if np.isnan(want_p):
+        assert np.isnan(p)
+    else:
+        assert p == pytest.approx(want_p, rel=1e-10, abs=1e-300)
+
+
+def test_parcorr_decision_and_analytic_significance():
+    d = PC_VALUES
+    test = ParCorr()
+    value, p, dependent = test.run_test_raw(d[:, [0]], d[:, [1]], d[:, [2]], alpha_or_thres=0.2)
+    assert dependent == (p <= 0.2) and dependent
+    assert test.run_test_raw(d[:, [0]], d[:, [1]], d[:, [2]], alpha_or_thres=0.01)[2] is False
+    assert test.get_analytic_significance(value, len(d), 3) == p
+    assert np.isnan(test.get_analytic_significance(0.3, 5, 5))
+    assert test.get_analytic_significance(1.0, 100, 3) == 0.0
+    assert test.measure == "par_corr" and test.two_sided
+    # x_type, y_type, z_type (mixed data) change nothing in tigramite's ParCorr.
+    typed = test.run_test_raw(d[:, [0]], d[:, [1]], d[:, [2]], x_type=np.zeros((len(d), 1)),
+                              y_type=np.zeros((len(d), 1)), z_type=np.ones((len(d), 1)))
+    assert typed == (value, p)
+
+
+def test_parcorr_student_t_tail_is_scipys():
+    # scipy.stats.t.sf(t, df), scipy 1.17.1
+    for t, df, want in [(2.5, 10, 0.01572342211830441), (-1.0, 3, 0.8044988905221148),
+                        (30.0, 100, 4.190166279344164e-52), (0.0, 7, 0.5)]:
+        assert cudag._cudag.student_t_sf(t, df) == pytest.approx(want, rel=1e-13)
+
+
+def test_parcorr_constant_x_gives_nan_with_a_warning():
+    d = PC_VALUES
+    with pytest.warns(RuntimeWarning, match="constant"):
+        value, p = ParCorr().run_test_raw(d[:, [7]], d[:, [1]], d[:, [2]])
+    assert np.isnan(value) and np.isnan(p)
+
+
+def test_parcorr_bad_arguments():
+    d = PC_VALUES
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ParCorr(knn=0.2)
+    for sig in ("shuffle_test", "fixed_thres"):
+        with pytest.raises(ValueError, match="'analytic' only"):
+            ParCorr(significance=sig)
+    with pytest.raises(ValueError, match="fixed_thres is replaced"):
+        ParCorr(fixed_thres=0.1)
+    with pytest.raises(ValueError, match="mask_type"):
+        ParCorr(mask_type="w")
+    test = ParCorr(mask_type="y", sig_samples=100, confidence="analytic", verbosity=0)
+    with pytest.raises(ValueError, match="x,y must be arrays of shape"):
+        test.run_test_raw(d[:, 0], d[:, [1]])
+    with pytest.raises(ValueError, match="z must be array of shape"):
+        test.run_test_raw(d[:, [0]], d[:, [1]], d[:, 2])
+    with pytest.raises(ValueError, match="one X and one Y"):
+        test.run_test_raw(d[:, [0, 3]], d[:, [1]])
+    with pytest.raises(ValueError, match="samples"):
+        test.run_test_raw(d[:, [0]], d[:100, [1]])
+    with pytest.raises(ValueError, match="samples"):
+        test.run_test_raw(d[:, [0]], d[:, [1]], d[:100, [2]])
+    with pytest.raises(ValueError, match="x_type"):
+        test.run_test_raw(d[:, [0]], d[:, [1]], x_type=np.zeros(3))
+    bad = d[:, [0]].copy()
+    bad[5, 0] = np.nan
+    with pytest.raises(ValueError, match="nans in the array"):
+        test.run_test_raw(bad, d[:, [1]])
+    bad[5, 0] = np.inf
+    with pytest.raises(ValueError, match="not finite"):
+        test.run_test_raw(bad, d[:, [1]])
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        test.run_test_raw(d[:1, [0]], d[:1, [1]])
+    with pytest.raises(TypeError, match="numbers"):
+        test.run_test_raw(np.array([["a"], ["b"]]), d[:2, [1]])

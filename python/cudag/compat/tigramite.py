@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tigramite's CMIknn test shape: ``CMIknn(knn=0.2, shuffle_neighbors=5, sig_samples=500,
+"""tigramite 5.2's conditional-independence tests on raw arrays, CMIknn and ParCorr.
+
+tigramite's CMIknn test shape: ``CMIknn(knn=0.2, shuffle_neighbors=5, sig_samples=500,
 transform="ranks", seed=42).run_test_raw(x, y, z)`` returns ``(statistic, p_value)`` (and
 ``dependent`` when ``alpha_or_thres`` is given, as tigramite 5.2's). The statistic is
 tigramite's ``get_dependence_measure`` (equal to tigramite 5.2.10.1's to ~1e-14 on the
@@ -8,9 +10,19 @@ defaults (``sig_samples`` surrogates of Y permuted among its ``shuffle_neighbors
 neighbours in Z, (1 + #{null >= statistic}) / (1 + B)), drawn from cudag's counter-based
 generator keyed by ``seed``: not NumPy's stream, so p-values agree with tigramite's in
 distribution, not draw for draw (docs/cmiknn.md). x and y are one variable each (T or T x 1);
-z is T x dim_z or None. Only ``significance="shuffle_test"`` is offered."""
+z is T x dim_z or None. Only ``significance="shuffle_test"`` is offered.
+
+tigramite's ParCorr test shape: ``ParCorr().run_test_raw(x, y, z)`` returns ``(value, p_value)``
+(and ``dependent`` with ``alpha_or_thres``) as tigramite 5.2's ``significance="analytic"``:
+every column standardised, x and y regressed on z by least squares, value = the Pearson
+correlation of the two residuals, p-value two-sided from Student's t with T - dim degrees of
+freedom (dim: the columns of x, y and z). Both come from cudag's library (ci::parcorr,
+ci::student_t_sf); they equal tigramite 5.2.10.1's to ~1e-13 on tests/data/parcorr/. As
+tigramite's, x, y and z must be 2-d (samples x dimension); x and y one column each."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -72,3 +84,76 @@ class CMIknn:
     def __repr__(self) -> str:
         return (f"cudag.compat.tigramite.CMIknn(knn={self.knn}, shuffle_neighbors={self.shuffle_neighbors}, "
                 f"sig_samples={self.sig_samples}, transform={self.transform!r}, seed={self.seed})")
+
+
+class ParCorr:
+    """tigramite's ``ParCorr`` for ``run_test_raw`` with ``significance="analytic"`` (see the
+    module's text). The keywords are tigramite's ``CondIndTest`` ones; those of the shuffle
+    test, masks and confidence intervals are kept as attributes and change nothing in
+    ``run_test_raw``, as in tigramite."""
+
+    measure = "par_corr"
+    two_sided = True
+    residual_based = True
+
+    def __init__(self, seed: int = 42, mask_type=None, significance: str = "analytic", fixed_thres=None,
+                 sig_samples: int = 500, sig_blocklength=None, confidence=None, conf_lev: float = 0.9,
+                 conf_samples: int = 100, conf_blocklength=None, recycle_residuals: bool = False,
+                 verbosity: int = 0):
+        if significance != "analytic":
+            raise ValueError(f"significance={significance!r}: cudag's ParCorr offers 'analytic' only "
+                             "(Student's t on the partial correlation)")
+        if fixed_thres is not None:
+            raise ValueError("fixed_thres is replaced by providing alpha_or_thres in run_test")
+        if mask_type is not None and set(mask_type) - {"x", "y", "z"}:
+            raise ValueError(f"mask_type = {mask_type}, but must be list containing 'x','y','z', or any combination")
+        self.seed, self.mask_type, self.significance = seed, mask_type, significance
+        self.sig_samples, self.sig_blocklength = sig_samples, sig_blocklength
+        self.confidence, self.conf_lev, self.conf_samples = confidence, conf_lev, conf_samples
+        self.conf_blocklength, self.recycle_residuals, self.verbosity = conf_blocklength, recycle_residuals, verbosity
+
+    @staticmethod
+    def _array(a, what: str, t: int | None, type_=None) -> np.ndarray:
+        if np.ndim(a) != 2:  # tigramite's messages
+            if what == "z":
+                raise ValueError("z must be array of shape (samples, dimension) where dimension can be 1.")
+            raise ValueError("x,y must be arrays of shape (samples, dimension) where dimension can be 1.")
+        try:
+            out = np.asarray(a, dtype=float)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{what} must hold numbers: {e}") from None
+        if t is not None and out.shape[0] != t:
+            raise ValueError(f"{what} has {out.shape[0]} samples, x has {t}")
+        if type_ is not None and np.shape(type_) != out.shape:
+            raise ValueError(f"{what}_type has shape {np.shape(type_)}, {what} has {out.shape}")
+        return out
+
+    def run_test_raw(self, x, y, z=None, x_type=None, y_type=None, z_type=None, alpha_or_thres=None):
+        """(value, p_value), or (value, p_value, dependent) with ``alpha_or_thres``
+        (dependent: p_value <= alpha_or_thres). x_type, y_type and z_type are accepted and,
+        as in tigramite's ParCorr, change nothing."""
+        xs = self._array(x, "x", None, x_type)
+        ys = self._array(y, "y", xs.shape[0], y_type)
+        zs = None if z is None else self._array(z, "z", xs.shape[0], z_type)
+        if xs.shape[1] != 1 or ys.shape[1] != 1:
+            raise ValueError(f"ParCorr tests one X and one Y (T x 1 each), not x {xs.shape} and y {ys.shape} "
+                             "(tigramite's ParCorrMult, for multivariate X and Y, is not offered)")
+        array = np.column_stack([xs, ys] if zs is None else [xs, ys, zs])
+        if np.isnan(array).sum() != 0:
+            raise ValueError("nans in the array!")
+        value, p_value, _ = cudag._cudag.parcorr(np.ascontiguousarray(array))
+        if np.isnan(value):
+            warnings.warn("ParCorr: x or y is constant, so the partial correlation is not defined (NaN, as "
+                          "scipy.stats.pearsonr gives it in tigramite)", RuntimeWarning, stacklevel=2)
+        value, p_value = np.float64(value), np.float64(p_value)
+        if alpha_or_thres is None:
+            return value, p_value
+        return value, p_value, bool(p_value <= alpha_or_thres)
+
+    def get_analytic_significance(self, value, T, dim, xyz=None):
+        """tigramite's: the two-sided Student-t p-value of ``value`` with T - dim degrees of
+        freedom (NaN where T - dim < 1)."""
+        return np.float64(cudag._cudag.parcorr_p_value(float(value), int(T), int(dim)))
+
+    def __repr__(self) -> str:
+        return f"cudag.compat.tigramite.ParCorr(significance={self.significance!r})"

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0
+# The wheel carries the shared libraries it needs beyond a Linux system's base (what
+# auditwheel's "repair" does, without auditwheel, patchelf or docker): at install time the
+# module's and the executable's dependencies are resolved (file(GET_RUNTIME_DEPENDENCIES))
+# and every one outside the manylinux allow-list (glibc's libraries, libstdc++, libgcc_s,
+# the dynamic loader, ...) is copied under its soname into <platlib>/cudag_learn.libs/.
+# HDF5 comes with what it links (libsz, libaec, libz, libcurl and its TLS and Kerberos
+# libraries; with the openmpi flavour of HDF5 also Open MPI's libraries, loaded but never
+# initialised: the wheel is built with CUDAG_ENABLE_MPI=OFF, pyproject.toml).
+#
+# How the copies are found, with no library renamed or re-linked:
+#  * the module (<platlib>/cudag/) and the executable (<prefix>/bin/) carry a DT_RPATH
+#    (--disable-new-dtags), not a DT_RUNPATH: glibc searches a DT_RPATH for the whole
+#    chain of libraries loaded below the object, where a DT_RUNPATH serves only the
+#    object's own direct dependencies;
+#  * a copied library with its own RPATH or RUNPATH (Open MPI's point to its install
+#    folder, which would end that inheritance) gets "$ORIGIN" in its place (file(RPATH_SET)
+#    rewrites the string in place, so it only shortens);
+#  * the executable lies in the environment's bin/ and the libraries in its platlib: its
+#    RPATH names <bin>/../lib/pythonX.Y/{site,dist}-packages/cudag_learn.libs (venv, --user,
+#    /usr/local on Debian), X.Y the Python the wheel is built for.
+# -Ccmake.define.CUDAG_WHEEL_BUNDLE=OFF builds a wheel that links the system's libraries
+# (for a distribution's own package or a conda build).
+option(CUDAG_WHEEL_BUNDLE "Copy the shared libraries outside the manylinux allow-list into the wheel" ON)
+if(NOT CUDAG_WHEEL_BUNDLE)
+    return()
+endif()
+
+set(_cudag_libs_dir cudag_learn.libs)
+set(_cudag_py python${Python_VERSION_MAJOR}.${Python_VERSION_MINOR})
+set_target_properties(_cudag PROPERTIES INSTALL_RPATH "$ORIGIN/../${_cudag_libs_dir}" BUILD_WITH_INSTALL_RPATH ON)
+set_target_properties(cudag PROPERTIES
+    INSTALL_RPATH "$ORIGIN/../lib/${_cudag_py}/site-packages/${_cudag_libs_dir}:$ORIGIN/../lib/${_cudag_py}/dist-packages/${_cudag_libs_dir}"
+    BUILD_WITH_INSTALL_RPATH ON)
+target_link_options(_cudag PRIVATE "LINKER:--disable-new-dtags")
+target_link_options(cudag PRIVATE "LINKER:--disable-new-dtags")
+
+# The manylinux allow-list (PEP 599/600; auditwheel's policy): what every Linux has.
+set(_cudag_system_libs
+    "^linux-vdso\\\\.so" "^ld-linux" "^lib(c|m|dl|rt|pthread|util|nsl|resolv|gcc_s|stdc\\\\+\\\\+)\\\\.so"
+    "^lib(X11|Xext|Xrender|ICE|SM|GL|gobject-2\\\\.0|gthread-2\\\\.0|glib-2\\\\.0)\\\\.so")
+install(CODE "
+set(_system \"${_cudag_system_libs}\")
+set(_dest \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${_cudag_libs_dir}\")
+file(GET_RUNTIME_DEPENDENCIES
+    EXECUTABLES \"$<TARGET_FILE:cudag>\"
+    MODULES \"$<TARGET_FILE:_cudag>\"
+    RESOLVED_DEPENDENCIES_VAR _found
+    UNRESOLVED_DEPENDENCIES_VAR _missing
+    CONFLICTING_DEPENDENCIES_PREFIX _conflict
+    PRE_EXCLUDE_REGEXES \${_system})
+if(_missing)
+    message(FATAL_ERROR \"cudag wheel: unresolved shared libraries: \${_missing}\")
+endif()
+# The same file reached through two paths (/lib is /usr/lib on a merged-/usr system) is
+# one library; two different files of one name are an error.
+foreach(_name IN LISTS _conflict_FILENAMES)
+    set(_reals)
+    foreach(_path IN LISTS _conflict_\${_name})
+        file(REAL_PATH \"\${_path}\" _real)
+        list(APPEND _reals \"\${_real}\")
+    endforeach()
+    list(REMOVE_DUPLICATES _reals)
+    list(LENGTH _reals _n)
+    if(NOT _n EQUAL 1)
+        message(FATAL_ERROR \"cudag wheel: two different libraries named \${_name}: \${_reals}\")
+    endif()
+    list(GET _conflict_\${_name} 0 _first)
+    list(APPEND _found \"\${_first}\")
+endforeach()
+file(MAKE_DIRECTORY \"\${_dest}\")
+foreach(_lib IN LISTS _found)
+    get_filename_component(_name \"\${_lib}\" NAME)
+    file(REAL_PATH \"\${_lib}\" _real)
+    file(COPY_FILE \"\${_real}\" \"\${_dest}/\${_name}\")
+    unset(_rpath)  # READ_ELF leaves a variable as it was where the entry is absent
+    unset(_runpath)
+    file(READ_ELF \"\${_dest}/\${_name}\" RPATH _rpath RUNPATH _runpath)
+    if(_rpath OR _runpath)
+        file(RPATH_SET FILE \"\${_dest}/\${_name}\" NEW_RPATH \"\\$ORIGIN\")
+    endif()
+    message(STATUS \"cudag wheel: bundled \${_name} (from \${_real})\")
+endforeach()
+")

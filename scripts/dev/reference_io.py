@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the tigramite reference scripts (cmiknn_reference.py, parcorr_reference.py) share:
+the version check and the data file written at full precision and read back."""
+import os
+
+import numpy as np
+
+
+def fmt(v):
+    return repr(float(v))
+
+
+def require_tigramite(wanted="5.2.10.1"):
+    from importlib.metadata import version
+    if version("tigramite") != wanted:
+        raise SystemExit(f"tigramite {version('tigramite')} found; the reference is {wanted}")
+
+
+def write_data(out, data, name="data.csv"):
+    """data as out/name (header v0..v{n-1}, 17 significant digits), read back, so that the
+    references are computed on exactly the values the tests read."""
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(out, name)
+    np.savetxt(path, data, delimiter=",", fmt="%.17g",
+               header=",".join(f"v{i}" for i in range(data.shape[1])), comments="")
+    return np.loadtxt(path, delimiter=",", skiprows=1)

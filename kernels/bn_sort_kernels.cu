@@ -78,6 +78,30 @@ __global__ void sort_parents_kernel(NodeLayout L, Binomials B, const std::int32_
     }
 }
 
+/// out[i] = scores[offs[i]].
+__global__ void gather_scores_kernel(const double* scores, const std::uint32_t* offs, std::int64_t count, double* out) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
+        out[i] = scores[offs[i]];
+}
+
+/// -inf for each entry whose set lacks one of the required parents.
+__global__ void require_parents_kernel(NodeLayout L, Binomials B, const std::int32_t* cands, const std::int32_t* extras,
+                                       const std::int32_t* required, int n_required, double* scores) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < L.entries;
+         i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+        std::int32_t ps[kMaxParentsGpu];
+        const int kk = entry_parents(L, B, cands, extras, i, ps);
+        bool lacks = false;
+        for (int r = 0; r < n_required && !lacks; ++r) {
+            bool has = false;
+            for (int t = 0; t < kk; ++t) has = has || ps[t] == required[r];
+            lacks = !has;
+        }
+        if (lacks) scores[i] = -xm::detail::inf();
+    }
+}
+
 /// At most 8 blocks of 256 threads per multiprocessor, at least one block.
 unsigned grid_for(std::int64_t count, int sms) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>((count + 255) / 256, sms * 8)));
@@ -107,6 +131,22 @@ void launch_sort_parents(const NodeLayout& L, const Binomials& B, const std::int
                          const std::int32_t* d_extras, const std::uint32_t* d_offs, std::int64_t count, int w,
                          std::uint16_t* d_out, int sms, cudaStream_t stream) {
     sort_parents_kernel<<<grid_for(count, sms), 256, 0, stream>>>(L, B, d_cands, d_extras, d_offs, count, w, d_out);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_gather_scores(const double* d_scores, const std::uint32_t* d_offs, std::int64_t count, double* d_out,
+                          int sms, cudaStream_t stream) {
+    if (count <= 0) return;
+    gather_scores_kernel<<<grid_for(count, sms), 256, 0, stream>>>(d_scores, d_offs, count, d_out);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_require_parents(const NodeLayout& L, const Binomials& B, const std::int32_t* d_cands,
+                            const std::int32_t* d_extras, const std::int32_t* d_required, int n_required,
+                            double* d_scores, int sms, cudaStream_t stream) {
+    if (n_required <= 0 || L.entries <= 0) return;
+    require_parents_kernel<<<grid_for(L.entries, sms), 256, 0, stream>>>(L, B, d_cands, d_extras, d_required,
+                                                                         n_required, d_scores);
     CUDAG_CHECK_LAUNCH();
 }
 

@@ -34,6 +34,16 @@ void launch_sort_parents(const NodeLayout& L, const Binomials& B, const std::int
                          const std::int32_t* d_extras, const std::uint32_t* d_offs, std::int64_t count, int w,
                          std::uint16_t* d_out, int sms, cudaStream_t stream);
 
+/// d_out[i] = d_scores[d_offs[i]] for i < count: the sorted entries' scores, bit for bit.
+void launch_gather_scores(const double* d_scores, const std::uint32_t* d_offs, std::int64_t count, double* d_out,
+                          int sms, cudaStream_t stream);
+
+/// Mandatory parents (bn::ScoreTable::require_parents): every entry of node L.v whose set
+/// lacks one of the `n_required` node ids d_required set to -inf in d_scores (L.entries).
+void launch_require_parents(const NodeLayout& L, const Binomials& B, const std::int32_t* d_cands,
+                            const std::int32_t* d_extras, const std::int32_t* d_required, int n_required,
+                            double* d_scores, int sms, cudaStream_t stream);
+
 /// The offsets i < count with d_flags[i] != 0, increasing, into d_offs and their number into
 /// *d_kept (device): CUB DeviceSelect::Flagged. With d_temp null, only sets temp_bytes.
 void select_flagged(void* d_temp, std::size_t& temp_bytes, const std::uint8_t* d_flags, std::uint32_t* d_offs,

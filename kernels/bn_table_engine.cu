@@ -3,7 +3,9 @@
 // (bn_engines.hpp) run the table kernels (bn_table_kernels.cu) node by node, and sort_table
 // the sorter's kernels (bn_sort_kernels.cu), on the device context's stream. The fillers
 // copy each node's entries back to the host table, with a count of its non-finite ones,
-// while the next node's kernel runs (TableSink).
+// while the next node's kernel runs (TableSink); or, when the table asks for it (max mode,
+// bn::ScoreTable::sort_on_fill), sort each node on the device right after its kernel and
+// copy back only its sorted lists (SortSink, issue 37).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -78,8 +80,9 @@ private:
 /// so that the host reads none of its entries) with the times.
 class TableSink {
 public:
-    TableSink(bn::ScoreTable& table, bn::NodeRange nodes, std::int64_t most, cudaStream_t stream, int sms)
-        : table_(table), nodes_(nodes), stream_(stream), sms_(sms) {
+    TableSink(bn::ScoreTable& table, bn::NodeRange nodes, std::int64_t most, cudaStream_t stream, cudaStream_t copies,
+              int sms)
+        : table_(table), nodes_(nodes), stream_(stream), sms_(sms), copies_(copies) {
         for (auto& b : buffers_) b.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(most, 1)));
         // A third of the largest node, at most kChunk: a node's copies and the host's copies
         // into the table overlap, and every table (a small one too) cycles through the ring.
@@ -91,7 +94,7 @@ public:
     }
     ~TableSink() {
         // Nothing may still copy into the pinned buffers (an exception left the loop).
-        CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copies_.get()));
+        CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copies_));
         CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
     }
     TableSink(const TableSink&) = delete;
@@ -170,20 +173,20 @@ private:
         const std::size_t b = static_cast<std::size_t>(&s - slots_.data());
         const std::span<double> dst = table_.mutable_node_scores(v);
         const auto total = static_cast<std::int64_t>(dst.size());
-        CUDAG_CUDA_CHECK(cudaStreamWaitEvent(copies_.get(), s.kernel_done.get(), 0));
+        CUDAG_CUDA_CHECK(cudaStreamWaitEvent(copies_, s.kernel_done.get(), 0));
         for (std::int64_t at = 0; at < total; at += chunk_) {
             Chunk& c = ring_[ring_next_];
             ring_next_ = (ring_next_ + 1) % ring_.size();
             drain(c);
             c.dst = dst.data() + at;
             c.count = std::min<std::int64_t>(chunk_, total - at);
-            c.start.record(copies_.get());
+            c.start.record(copies_);
             CUDAG_CUDA_CHECK(cudaMemcpyAsync(c.stage.data(), buffers_[b].data() + at,
                                              static_cast<std::size_t>(c.count) * sizeof(double), cudaMemcpyDeviceToHost,
-                                             copies_.get()));
-            c.done.record(copies_.get());
+                                             copies_));
+            c.done.record(copies_);
         }
-        s.copied.record(copies_.get());
+        s.copied.record(copies_);
         copied_[static_cast<std::size_t>(v - nodes_.begin)] = 1;
     }
     /// Waits for chunk c's copy and copies it into the table (host threads); c is free after.
@@ -210,7 +213,7 @@ private:
     bn::NodeRange nodes_;
     cudaStream_t stream_;
     int sms_;
-    Stream copies_;
+    cudaStream_t copies_;  ///< the device context's copy stream
     std::array<DeviceBuffer<double>, 2> buffers_;
     std::array<Slot, 2> slots_;
     std::array<Chunk, 4> ring_;
@@ -220,6 +223,254 @@ private:
     DeviceBuffer<unsigned long long> counts_;  ///< non-finite entries by node
     std::vector<char> copied_;                 ///< by node: its entries are on their way out
     double kernels_ms_ = 0.0, copies_ms_ = 0.0, host_copies_s_ = 0.0, host_waits_s_ = 0.0;
+};
+
+/// One node's score-sorted lists built on the device from its entries (bn::ScoreTable::
+/// build_sorted's lists, bit for bit): select() flags the dominated sets and compacts the
+/// others' offsets, their number into kept() (device); sort() sorts those `count` by score,
+/// stably, and writes their parents and scores (offsets(), parents(), scores()).
+class NodeSorter {
+public:
+    NodeSorter(std::int64_t most, int w, cudaStream_t stream) : w_(w) {
+        const auto cap = static_cast<std::size_t>(std::max<std::int64_t>(most, 1));
+        best_.resize_discard(cap), keys_.resize_discard(cap), keys_out_.resize_discard(cap);
+        dom_.resize_discard(cap), offs_.resize_discard(cap), offs_out_.resize_discard(cap);
+        scores_.resize_discard(cap), parents_.resize_discard(cap * static_cast<std::size_t>(w));
+        kept_.resize_discard(1);
+        // Temporary storage for the compaction and the sort at the largest size.
+        std::size_t select_bytes = 0, sort_bytes = 0;
+        select_flagged(nullptr, select_bytes, dom_.data(), offs_.data(), kept_.data(), static_cast<int>(cap), stream);
+        sort_pairs_descending(nullptr, sort_bytes, keys_.data(), keys_out_.data(), offs_.data(), offs_out_.data(),
+                              static_cast<int>(cap), stream);
+        temp_.resize_discard(std::max<std::size_t>({select_bytes, sort_bytes, 1}));
+    }
+    /// The undominated sets of the node (L, `extras` extras) with entries `scores` (device).
+    void select(const NodeLayout& L, const Binomials& B, std::int64_t extras, const double* scores, int sms,
+                cudaStream_t stream) {
+        const int s = L.s;
+        // Dominated sets, by size: a set's immediate subsets are settled before it.
+        for (int k = 0; k <= s && k <= L.m; ++k) {
+            launch_dominate(L, B, scores, best_.data(), dom_.data(), k, -1, sms, stream);
+            if (k <= s - 1 && extras > 0)
+                launch_dominate(L, B, scores, best_.data(), dom_.data(), k, extras, sms, stream);
+        }
+        // The undominated offsets (dom = 0), increasing.
+        launch_flip(dom_.data(), L.entries, sms, stream);
+        std::size_t bytes = temp_.size();
+        select_flagged(temp_.data(), bytes, dom_.data(), offs_.data(), kept_.data(), static_cast<int>(L.entries),
+                       stream);
+    }
+    const std::int64_t* kept() const { return kept_.data(); }
+    /// The `count` sets select() kept, sorted by score (highest first, ties by offset).
+    void sort(const NodeLayout& L, const Binomials& B, const std::int32_t* cands, const std::int32_t* extras,
+              const double* scores, std::int64_t count, int sms, cudaStream_t stream) {
+        launch_sort_keys(scores, offs_.data(), count, keys_.data(), sms, stream);
+        std::size_t bytes = temp_.size();
+        sort_pairs_descending(temp_.data(), bytes, keys_.data(), keys_out_.data(), offs_.data(), offs_out_.data(),
+                              static_cast<int>(count), stream);
+        launch_sort_parents(L, B, cands, extras, offs_out_.data(), count, w_, parents_.data(), sms, stream);
+        launch_gather_scores(scores, offs_out_.data(), count, scores_.data(), sms, stream);
+    }
+    const DeviceBuffer<std::uint32_t>& offsets() const { return offs_out_; }
+    const DeviceBuffer<std::uint16_t>& parents() const { return parents_; }
+    const DeviceBuffer<double>& scores() const { return scores_; }
+
+private:
+    int w_;
+    DeviceBuffer<double> best_, keys_, keys_out_, scores_;
+    DeviceBuffer<std::uint8_t> dom_;
+    DeviceBuffer<std::uint32_t> offs_, offs_out_;
+    DeviceBuffer<std::int64_t> kept_;
+    DeviceBuffer<std::uint16_t> parents_;
+    DeviceBuffer<unsigned char> temp_;
+};
+
+/// TableSink's counterpart in max mode with bn::ScoreTable::sort_on_fill (issue 37): each
+/// node's sorted lists are built on the device from its kernel's buffer, and only they come
+/// back (set_sorted; the node reported NodeFill::Sorted): its entries never reach the host.
+/// Node after node, on the one stream: K(v) the node's kernel (into buffer_for(v), one of
+/// two buffers), then the previous node p's sort S2(p) and the copy of its lists into
+/// pinned buffers, then v's count of non-finite entries, its mandatory parents' -inf and
+/// its dominance pass and compaction S1(v), whose kept count and non-finite count come
+/// back; the host reads p's counts while K(v) runs. A node with a non-finite entry (NaN:
+/// left to the CPU, or an error) is not sorted here: its entries are copied into the table
+/// as TableSink does (reported Written), and the host pass and build_sorted take it as
+/// before, so its error stays the CPU's one line.
+class SortSink {
+public:
+    SortSink(bn::ScoreTable& table, bn::NodeRange nodes, NodeLists& lists, cudaStream_t stream, cudaStream_t copies,
+             int sms)
+        : table_(table),
+          nodes_(nodes),
+          lists_(lists),
+          stream_(stream),
+          sms_(sms),
+          copies_(copies),
+          sorter_(lists.most(), std::max(table.max_parents(), 1), stream) {
+        const auto most = static_cast<std::size_t>(std::max<std::int64_t>(lists.most(), 1));
+        for (auto& b : buffers_) b.resize_discard(most);
+        counts_.resize_discard(static_cast<std::size_t>(nodes.end - nodes.begin));
+        counts_.fill_bytes(0, stream);
+        status_kept_.resize_discard(1);
+        status_bad_.resize_discard(1);
+        // The mandatory parents of the nodes, on the device.
+        std::vector<std::int32_t> req;
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            req_at_.push_back(static_cast<std::int64_t>(req.size()));
+            const auto r = table.required(v);
+            req.insert(req.end(), r.begin(), r.end());
+        }
+        req_at_.push_back(static_cast<std::int64_t>(req.size()));
+        required_.resize_discard(std::max<std::size_t>(req.size(), 1));
+        required_.upload(req.data(), req.size(), stream);
+        grow_lists(std::min<std::int64_t>(lists.most(), kFirstLists));
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    ~SortSink() {
+        // Nothing may still copy into the pinned buffers (an exception left the loop).
+        CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copies_));
+        CUDAG_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream_));
+    }
+    SortSink(const SortSink&) = delete;
+    SortSink& operator=(const SortSink&) = delete;
+
+    /// The device buffer node v's kernel is to write next on the stream (stream order keeps
+    /// the sort of its previous node ahead of it).
+    double* buffer_for(std::int32_t v) {
+        Slot& s = slots_[next_ % 2];
+        s.node = v;
+        s.kernel_start.record(stream_);
+        return buffers_[next_ % 2].data();
+    }
+    /// Node v's kernel is queued: the previous node's sort follows it, then v's first pass.
+    void queued(std::int32_t v) {
+        const std::size_t b = next_ % 2;
+        Slot& s = slots_[b];
+        CUDAG_ASSERT(s.node == v);
+        s.kernel_done.record(stream_);
+        if (next_ > 0) settle(slots_[1 - b]);
+        // v's count, mandatory parents, dominance pass and compaction; the counts come back.
+        const NodeLayout L = lists_.node(v);
+        const auto i = static_cast<std::size_t>(v - nodes_.begin);
+        double* sc = buffers_[b].data();
+        s.select_start.record(stream_);
+        launch_count_non_finite(sc, L.entries, counts_.data() + i, sms_, stream_);
+        launch_require_parents(L, lists_.binomials(), lists_.cands(v), lists_.extras(v), required_.data() + req_at_[i],
+                               static_cast<int>(req_at_[i + 1] - req_at_[i]), sc, sms_, stream_);
+        sorter_.select(L, lists_.binomials(), static_cast<std::int64_t>(table_.extras(v).size()), sc, sms_, stream_);
+        CUDAG_CUDA_CHECK(cudaMemcpyAsync(status_kept_.data(), sorter_.kept(), sizeof(std::int64_t),
+                                         cudaMemcpyDeviceToHost, stream_));
+        CUDAG_CUDA_CHECK(cudaMemcpyAsync(status_bad_.data(), counts_.data() + i, sizeof(unsigned long long),
+                                         cudaMemcpyDeviceToHost, stream_));
+        s.select_done.record(stream_);
+        ++next_;
+    }
+    /// Settles the last node, takes the last lists, and reports the times.
+    void finish() {
+        if (next_ > 0) settle(slots_[(next_ - 1) % 2]);
+        take_lists();
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        table_.add_filler_times(kernels_ms_ / 1e3, copies_ms_ / 1e3, 0.0, host_waits_s_);
+        table_.add_filler_sort_time(sort_ms_ / 1e3);
+    }
+
+private:
+    /// Lists room at first (entries), grown as a node keeps more.
+    static constexpr std::int64_t kFirstLists = std::int64_t{1} << 10;
+
+    struct Slot {
+        std::int32_t node = -1;
+        Event kernel_start, kernel_done, select_start, select_done;
+    };
+
+    using Clock = std::chrono::steady_clock;
+    static double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+    void grow_lists(std::int64_t entries) {
+        const auto e = static_cast<std::size_t>(std::max<std::int64_t>(entries, 1));
+        const auto w = static_cast<std::size_t>(std::max(table_.max_parents(), 1));
+        h_offs_.resize_discard(e), h_scores_.resize_discard(e), h_parents_.resize_discard(e * w);
+    }
+
+    /// Node s.node's first pass is done (or about to be): with no non-finite entry its sort
+    /// and lists' copy are queued (pending_); else its entries go to the table now.
+    void settle(Slot& s) {
+        const std::int32_t p = s.node;
+        const auto t0 = Clock::now();
+        s.select_done.synchronize();
+        host_waits_s_ += since(t0);
+        kernels_ms_ += s.kernel_done.elapsed_ms_since(s.kernel_start);
+        sort_ms_ += s.select_done.elapsed_ms_since(s.select_start);
+        const std::int64_t kept = *status_kept_.data();
+        const unsigned long long bad = *status_bad_.data();
+        take_lists();  // the pinned lists are free after
+        const std::size_t b = static_cast<std::size_t>(&s - slots_.data());
+        const NodeLayout L = lists_.node(p);
+        s.node = -1;
+        if (bad != 0) {
+            // Not sorted here: its entries (with the mandatory parents' -inf, which the host
+            // pass sets again) into the table, reported Written, as TableSink does.
+            const std::span<double> dst = table_.mutable_node_scores(p);
+            const auto t1 = Clock::now();
+            CUDAG_CUDA_CHECK(cudaStreamWaitEvent(copies_, s.select_done.get(), 0));
+            CUDAG_CUDA_CHECK(cudaMemcpyAsync(dst.data(), buffers_[b].data(), dst.size() * sizeof(double),
+                                             cudaMemcpyDeviceToHost, copies_));
+            CUDAG_CUDA_CHECK(cudaStreamSynchronize(copies_));
+            copies_ms_ += 1e3 * since(t1);
+            table_.report_filled(p, bn::ScoreTable::NodeFill::Written);
+            return;
+        }
+        if (kept > static_cast<std::int64_t>(h_offs_.size()))
+            grow_lists(std::max(kept, 2 * static_cast<std::int64_t>(h_offs_.size())));
+        sort_start_.record(stream_);
+        sorter_.sort(L, lists_.binomials(), lists_.cands(p), lists_.extras(p), buffers_[b].data(), kept, sms_, stream_);
+        const auto w = static_cast<std::size_t>(std::max(table_.max_parents(), 1));
+        const auto count = static_cast<std::size_t>(kept);
+        sorter_.offsets().download(h_offs_.data(), count, stream_);
+        sorter_.parents().download(h_parents_.data(), count * w, stream_);
+        sorter_.scores().download(h_scores_.data(), count, stream_);
+        sort_done_.record(stream_);
+        pending_ = p;
+        pending_count_ = kept;
+    }
+    /// The lists of the pending node from the pinned buffers into the table (set_sorted).
+    void take_lists() {
+        if (pending_ < 0) return;
+        const auto t0 = Clock::now();
+        sort_done_.synchronize();
+        host_waits_s_ += since(t0);
+        sort_ms_ += sort_done_.elapsed_ms_since(sort_start_);
+        const auto count = static_cast<std::size_t>(pending_count_);
+        const auto w = static_cast<std::size_t>(std::max(table_.max_parents(), 1));
+        table_.set_sorted(pending_, std::vector<std::uint32_t>(h_offs_.data(), h_offs_.data() + count),
+                          std::vector<std::uint16_t>(h_parents_.data(), h_parents_.data() + count * w),
+                          std::vector<double>(h_scores_.data(), h_scores_.data() + count));
+        table_.report_filled(pending_, bn::ScoreTable::NodeFill::Sorted);
+        pending_ = -1;
+    }
+
+    bn::ScoreTable& table_;
+    bn::NodeRange nodes_;
+    NodeLists& lists_;
+    cudaStream_t stream_;
+    int sms_;
+    cudaStream_t copies_;  ///< the device context's copy stream
+    NodeSorter sorter_;
+    std::array<DeviceBuffer<double>, 2> buffers_;
+    std::array<Slot, 2> slots_;
+    std::size_t next_ = 0;                     ///< nodes queued so far
+    DeviceBuffer<unsigned long long> counts_;  ///< non-finite entries by node
+    DeviceBuffer<std::int32_t> required_;      ///< the nodes' mandatory parents, req_at_ by node
+    std::vector<std::int64_t> req_at_;
+    PinnedBuffer<std::int64_t> status_kept_;       ///< the last first pass's kept count
+    PinnedBuffer<unsigned long long> status_bad_;  ///< and its non-finite count
+    PinnedBuffer<std::uint32_t> h_offs_;           ///< the pending node's lists
+    PinnedBuffer<std::uint16_t> h_parents_;
+    PinnedBuffer<double> h_scores_;
+    Event sort_start_, sort_done_;
+    std::int32_t pending_ = -1;  ///< the node whose lists are on their way to h_*
+    std::int64_t pending_count_ = 0;
+    double kernels_ms_ = 0.0, copies_ms_ = 0.0, sort_ms_ = 0.0, host_waits_s_ = 0.0;
 };
 
 /// The one-hot sample bitsets of `codes` (bn::SampleBits' layout): the sets, then offs.
@@ -376,22 +627,30 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                 static_cast<std::int64_t>(hb.bits.size())};
     prepare_table_kernel();
     const int sms = ctx.multiprocessors();
-    TableSink sink(table, nodes, lists.most(), stream, sms);
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-        const Plan& p = plans[i];
-        const NodeLayout L = lists.node(p.v);
-        a.cap = p.cap;
-        a.slot = d_slots.data() + i * per;
-        double* out = sink.buffer_for(p.v);
-        // NaN: the entries the kernel leaves to the CPU.
-        CUDAG_CUDA_CHECK(cudaMemsetAsync(out, 0xff, static_cast<std::size_t>(L.entries) * sizeof(double), stream));
-        if (p.bits)
-            launch_bitset_table(L, lists.cands(p.v), lists.extras(p.v), a, out, sms, stream);
-        else
-            launch_table(L, lists.cands(p.v), lists.extras(p.v), a, out, sms, stream);
-        sink.queued(p.v);
+    const auto run = [&](auto& sink) {
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            const Plan& p = plans[i];
+            const NodeLayout L = lists.node(p.v);
+            a.cap = p.cap;
+            a.slot = d_slots.data() + i * per;
+            double* out = sink.buffer_for(p.v);
+            // NaN: the entries the kernel leaves to the CPU.
+            CUDAG_CUDA_CHECK(cudaMemsetAsync(out, 0xff, static_cast<std::size_t>(L.entries) * sizeof(double), stream));
+            if (p.bits)
+                launch_bitset_table(L, lists.cands(p.v), lists.extras(p.v), a, out, sms, stream);
+            else
+                launch_table(L, lists.cands(p.v), lists.extras(p.v), a, out, sms, stream);
+            sink.queued(p.v);
+        }
+        sink.finish();
+    };
+    if (table.sort_on_fill()) {
+        SortSink sink(table, nodes, lists, stream, ctx.copy_stream(), sms);
+        run(sink);
+    } else {
+        TableSink sink(table, nodes, lists.most(), stream, ctx.copy_stream(), sms);
+        run(sink);
     }
-    sink.finish();
 }
 
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
@@ -408,16 +667,25 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
     d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
     NodeLists lists(table, nodes, stream);
     const int sms = ctx.multiprocessors();
-    TableSink sink(table, nodes, lists.most(), stream, sms);
-    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
-        if (table.node_entries(v) == 0) continue;
-        const NodeLayout L = lists.node(v);
-        double* out = sink.buffer_for(v);
-        launch_bge_table(L, lists.binomials(), lists.cands(v), lists.extras(v), d_tn.data(), n, d_consts.data(),
-                         scorer.awpn_n(), per_parent, prior_terms.empty() ? nullptr : d_prior.data(), out, sms, stream);
-        sink.queued(v);
+    const auto run = [&](auto& sink) {
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            if (table.node_entries(v) == 0) continue;
+            const NodeLayout L = lists.node(v);
+            double* out = sink.buffer_for(v);
+            launch_bge_table(L, lists.binomials(), lists.cands(v), lists.extras(v), d_tn.data(), n, d_consts.data(),
+                             scorer.awpn_n(), per_parent, prior_terms.empty() ? nullptr : d_prior.data(), out, sms,
+                             stream);
+            sink.queued(v);
+        }
+        sink.finish();
+    };
+    if (table.sort_on_fill()) {
+        SortSink sink(table, nodes, lists, stream, ctx.copy_stream(), sms);
+        run(sink);
+    } else {
+        TableSink sink(table, nodes, lists.most(), stream, ctx.copy_stream(), sms);
+        run(sink);
     }
-    sink.finish();
 }
 
 void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
@@ -427,52 +695,26 @@ void sort_table(bn::ScoreTable& table, bn::NodeRange nodes, int device) {
     DeviceGuard guard(device);
     DeviceContext& ctx = DeviceContext::for_device(device);
     const cudaStream_t stream = ctx.stream();
-    const int s = table.max_parents(), w = std::max(s, 1);
+    const int w = std::max(table.max_parents(), 1);
     NodeLists lists(table, nodes, stream);
-    const std::int64_t most = lists.most();
-    const auto cap = static_cast<std::size_t>(most);
-    DeviceBuffer<double> scores(cap), best(cap), keys(cap), keys_out(cap);
-    DeviceBuffer<std::uint8_t> dom(cap);
-    DeviceBuffer<std::uint32_t> offs(cap), offs_out(cap);
-    DeviceBuffer<std::int64_t> kept(1);
-    DeviceBuffer<std::uint16_t> parents(cap * w);
+    DeviceBuffer<double> scores(static_cast<std::size_t>(lists.most()));
+    NodeSorter sorter(lists.most(), w, stream);
     const Binomials B = lists.binomials();
-    // Temporary storage for the compaction and the sort at the largest size.
-    std::size_t select_bytes = 0, sort_bytes = 0;
-    select_flagged(nullptr, select_bytes, dom.data(), offs.data(), kept.data(), static_cast<int>(most), stream);
-    sort_pairs_descending(nullptr, sort_bytes, keys.data(), keys_out.data(), offs.data(), offs_out.data(),
-                          static_cast<int>(most), stream);
-    DeviceBuffer<unsigned char> temp(std::max<std::size_t>({select_bytes, sort_bytes, 1}));
     const int sms = ctx.multiprocessors();
     for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         if (table.node_entries(v) == 0) continue;
         const NodeLayout L = lists.node(v);
         const auto sc = table.node_scores(v);
         scores.upload(sc.data(), sc.size(), stream);
-        const auto x = table.extras(v);
-        // Dominated sets, by size: a set's immediate subsets are settled before it.
-        const auto nx = static_cast<std::int64_t>(x.size());
-        for (int k = 0; k <= s && k <= L.m; ++k) {
-            launch_dominate(L, B, scores.data(), best.data(), dom.data(), k, -1, sms, stream);
-            if (k <= s - 1 && nx > 0) launch_dominate(L, B, scores.data(), best.data(), dom.data(), k, nx, sms, stream);
-        }
-        // The undominated offsets (dom = 0), increasing, then sorted by score, stably.
-        launch_flip(dom.data(), L.entries, sms, stream);
-        std::size_t bytes = temp.size();
-        select_flagged(temp.data(), bytes, dom.data(), offs.data(), kept.data(), static_cast<int>(L.entries), stream);
+        sorter.select(L, B, static_cast<std::int64_t>(table.extras(v).size()), scores.data(), sms, stream);
         std::int64_t count = 0;
-        kept.download(&count, 1, stream);
+        CUDAG_CUDA_CHECK(cudaMemcpyAsync(&count, sorter.kept(), sizeof(std::int64_t), cudaMemcpyDeviceToHost, stream));
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
-        launch_sort_keys(scores.data(), offs.data(), count, keys.data(), sms, stream);
-        bytes = temp.size();
-        sort_pairs_descending(temp.data(), bytes, keys.data(), keys_out.data(), offs.data(), offs_out.data(),
-                              static_cast<int>(count), stream);
-        launch_sort_parents(L, B, lists.cands(v), lists.extras(v), offs_out.data(), count, w, parents.data(), sms,
-                            stream);
+        sorter.sort(L, B, lists.cands(v), lists.extras(v), scores.data(), count, sms, stream);
         std::vector<std::uint32_t> so(static_cast<std::size_t>(count));
         std::vector<std::uint16_t> sp(static_cast<std::size_t>(count) * w);
-        offs_out.download(so.data(), so.size(), stream);
-        parents.download(sp.data(), sp.size(), stream);
+        sorter.offsets().download(so.data(), so.size(), stream);
+        sorter.parents().download(sp.data(), sp.size(), stream);
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
         std::vector<double> ss(so.size());  // the entries' scores, bit for bit the table's
         for (std::size_t i = 0; i < so.size(); ++i) ss[i] = sc[so[i]];

@@ -184,6 +184,16 @@ public:
     }
     /// Wait for the work queued on stream().
     void synchronize() { CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream())); }
+    /// A second stream of the device, for copies that overlap the work on stream() (the
+    /// order-MCMC table's copies to the host, issue 37); its users order it against
+    /// stream() with events and synchronise it themselves. Created at the first call.
+    cudaStream_t copy_stream() {
+        std::call_once(copy_stream_once_, [this] {
+            DeviceGuard guard(device_);
+            copy_stream_ = std::make_unique<Stream>();
+        });
+        return copy_stream_->get();
+    }
     /// The device's multiprocessors (read once).
     int multiprocessors() {
         int sms = sms_.load(std::memory_order_relaxed);
@@ -212,6 +222,8 @@ private:
     DeviceBlockCache blocks_;
     std::once_flag stream_once_;
     std::unique_ptr<Stream> stream_;
+    std::once_flag copy_stream_once_;
+    std::unique_ptr<Stream> copy_stream_;
     std::atomic<int> sms_{0};
 };
 

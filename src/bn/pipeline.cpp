@@ -105,6 +105,16 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
     out.table_entries = table.total_entries();
     const bool max_mode = mode == OrderScoreMode::Max;
     table.set_pruning(max_mode && cfg.table_prune);
+    // Max mode needs only the sorted lists (the chains, the MAP DAG and the result read
+    // nothing else; a split table keeps only its own block already): when they will be built
+    // (the same checks as build_sorted's, the budget the least of any rank's, taken now) and
+    // both the table and the lists are the GPU's, each node is sorted on the device right
+    // after its kernel and only its lists come back (issue 37). A node with a non-finite entry
+    // comes back whole and takes the path below.
+    if (max_mode && engines.filler && engines.sorter && table.sortable()) {
+        const double budget = comm.allreduce(0.5 * static_cast<double>(available_host_bytes()), mpi::ReduceOp::Min);
+        table.set_sort_on_fill(table.sorted_bytes() <= budget);
+    }
     out.share = fill_table_split(table, scorer, threads, engines.filler, comm,
                                  max_mode ? TableGather::OwnBlock : TableGather::Whole);
     out.seconds_table = seconds_since(t_table);
@@ -126,6 +136,11 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
                   : std::string()) +
              "the host " + fixed3(ft.host_pass) + " s over " + std::to_string(ft.host_nodes) +
              " nodes, layout and the rest " + fixed3(rest) + " s");
+        if (table.sort_on_fill())
+            note("local-score table sorted on the device: " + std::to_string(ft.sorted_nodes) + " of " +
+                 std::to_string(out.share.nodes.end - out.share.nodes.begin) +
+                 " nodes' score-sorted lists built right after their kernels (device " + fixed3(ft.device_sort) +
+                 " s), their full table not copied to the host; the others' entries copied and sorted below");
     }
     out.scored.resize(static_cast<std::size_t>(n));
     for (std::int32_t v = 0; v < n; ++v) out.scored[static_cast<std::size_t>(v)] = table.scored(v);

@@ -241,6 +241,13 @@ void ScoreTable::fill_nodes(const LocalScorer& scorer, NodeRange nodes, int thre
     const auto since = [](std::chrono::steady_clock::time_point t0) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
+    // No entry is written before the filler: it reports what it wrote (a GPU engine writes
+    // every entry of its nodes, NaN where it leaves one to the CPU, and checks them itself;
+    // or, with sort_on_fill, builds their lists and writes none).
+    for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+        if (node_fill_[v] == NodeFill::Sorted) --sorted_on_fill_nodes_;
+        node_fill_[v] = NodeFill::None;
+    }
     if (!filler) {
         const auto t0 = std::chrono::steady_clock::now();
         fill(scorer, nodes, threads, false);
@@ -248,9 +255,6 @@ void ScoreTable::fill_nodes(const LocalScorer& scorer, NodeRange nodes, int thre
         fill_times_.host_nodes += nodes.end - nodes.begin;
         return;
     }
-    // No entry is written before the filler: it reports what it wrote (a GPU engine writes
-    // every entry of its nodes, NaN where it leaves one to the CPU, and checks them itself).
-    std::fill(node_fill_.begin() + nodes.begin, node_fill_.begin() + nodes.end, NodeFill::None);
     filling_ = nodes;
     fill_threads_ = resolve_threads(threads);
     const auto t0 = std::chrono::steady_clock::now();
@@ -267,8 +271,30 @@ void ScoreTable::fill_nodes(const LocalScorer& scorer, NodeRange nodes, int thre
     fill_times_.host_pass += since(t1);
     for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
         scored_[v] = node_entries(v);
+        if (node_fill_[v] == NodeFill::Sorted) {
+            ++fill_times_.sorted_nodes;
+            ++sorted_on_fill_nodes_;
+            continue;
+        }
         fill_times_.host_nodes += node_fill_[v] != NodeFill::Finite || !required(v).empty() ? 1 : 0;
     }
+}
+
+void ScoreTable::set_sort_on_fill(bool on) {
+    sort_on_fill_ = on;
+    if (!on) return;
+    // The lists the Filler builds land here; build_sorted keeps them.
+    const auto n = static_cast<std::size_t>(n_nodes());
+    sorted_off_.assign(n, {});
+    sorted_par_.assign(n, {});
+    sorted_score_.assign(n, {});
+}
+
+bool ScoreTable::sortable() const {
+    if (n_nodes() > 65535) return false;
+    for (std::int32_t v = 0; v < n_nodes(); ++v)
+        if (node_entries(v) >= (std::int64_t{1} << 32)) return false;
+    return true;
 }
 
 std::int64_t ScoreTable::scored_entries() const {
@@ -341,6 +367,8 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
     parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
         const NodeFill how = after_filler ? node_fill_[v] : NodeFill::None;
+        // Entries never written here (their lists were built where the filler ran).
+        if (how == NodeFill::Sorted) return;
         // Every entry written and finite: nothing to compute or check, unless the sets
         // lacking a mandatory parent are to be set to -inf.
         if (how == NodeFill::Finite && required(v).empty()) return;
@@ -550,25 +578,47 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& so
     const std::int64_t n = n_nodes();
     // Whether the lists are built depends on the whole table alone, never on `nodes`, so
     // that every rank of a split build answers alike.
-    if (n > 65535) return false;
-    for (std::int32_t v = 0; v < n; ++v)
-        if (node_entries(v) >= (std::int64_t{1} << 32)) return false;
-    // The lists are at most this large; most sets are dominated and dropped.
-    if (budget_bytes >= 0.0 && sorted_bytes() > budget_bytes) return false;
+    if (!sortable()) {
+        // set_sort_on_fill's caller checks sortable() first: no list was built on the fill.
+        CUDAG_ASSERT(sorted_on_fill_nodes_ == 0);
+        return false;
+    }
+    // The lists are at most this large; most sets are dominated and dropped. With
+    // sort_on_fill the caller decided before the fill (set_sort_on_fill).
+    if (!sort_on_fill_ && budget_bytes >= 0.0 && sorted_bytes() > budget_bytes) return false;
     const NodeRange mine = nodes.value_or(all_nodes());
     CUDAG_ASSERT(mine.begin >= 0 && mine.begin <= mine.end && mine.end <= n);
-    sorted_off_.assign(static_cast<std::size_t>(n), {});
-    sorted_par_.assign(static_cast<std::size_t>(n), {});
-    sorted_score_.assign(static_cast<std::size_t>(n), {});
+    if (sort_on_fill_) {
+        // The lists of the nodes sorted on the fill stay; every other node's is built anew.
+        CUDAG_ASSERT(static_cast<std::int64_t>(sorted_off_.size()) == n);
+        for (std::int32_t v = 0; v < n; ++v)
+            if (!sorted_on_fill(v)) sorted_off_[v].clear(), sorted_par_[v].clear(), sorted_score_[v].clear();
+    } else {
+        sorted_off_.assign(static_cast<std::size_t>(n), {});
+        sorted_par_.assign(static_cast<std::size_t>(n), {});
+        sorted_score_.assign(static_cast<std::size_t>(n), {});
+    }
     has_sorted_ = true;
     if (mine.empty()) return true;
     if (sorter) {
-        sorter(*this, mine);
+        // Runs of consecutive nodes whose lists are still to build (all of `mine` without
+        // sort_on_fill).
+        for (std::int32_t v = mine.begin; v < mine.end;) {
+            if (sorted_on_fill(v)) {
+                ++v;
+                continue;
+            }
+            std::int32_t end = v + 1;
+            while (end < mine.end && !sorted_on_fill(end)) ++end;
+            sorter(*this, {v, end});
+            v = end;
+        }
         return true;
     }
     const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
     parallel_for(mine.begin, mine.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
         const auto v = static_cast<std::int32_t>(node);
+        if (sorted_on_fill(v)) return;
         const std::span<const double> sc = node_scores(v);
         const std::vector<char> dominated = dominated_sets(*this, v);
         std::vector<std::uint32_t> order;

@@ -52,16 +52,23 @@ public:
         None,     ///< nothing written (the default): the scorer computes every entry
         Written,  ///< every entry written, NaN where the scorer is to compute it
         Finite,   ///< every entry written and finite: the scorer has nothing to compute or check
+        /// Every entry computed and finite where the Filler ran (a GPU), mandatory parents'
+        /// -inf included, and the node's sorted lists built there from them (set_sorted):
+        /// none is written here, the table does not hold the node (holds) and build_sorted
+        /// keeps its lists. Only while sort_on_fill().
+        Sorted,
     };
     /// Where the fill_nodes calls of this table spent their time (summed over calls), for -v.
     struct FillTimes {
-        double filler = 0.0;          ///< wall seconds in the Filler
-        double device_kernels = 0.0;  ///< of which the Filler's kernels ran (its report)
-        double device_copies = 0.0;   ///< its device-to-host copies
-        double host_copies = 0.0;     ///< its host threads' copies into the table
-        double host_waits = 0.0;      ///< its host thread's waits for the device
-        double host_pass = 0.0;       ///< wall seconds of the scorer's pass (all of a CPU fill)
-        std::int64_t host_nodes = 0;  ///< nodes that pass computed or checked
+        double filler = 0.0;            ///< wall seconds in the Filler
+        double device_kernels = 0.0;    ///< of which the Filler's kernels ran (its report)
+        double device_copies = 0.0;     ///< its device-to-host copies
+        double host_copies = 0.0;       ///< its host threads' copies into the table
+        double host_waits = 0.0;        ///< its host thread's waits for the device
+        double host_pass = 0.0;         ///< wall seconds of the scorer's pass (all of a CPU fill)
+        std::int64_t host_nodes = 0;    ///< nodes that pass computed or checked
+        std::int64_t sorted_nodes = 0;  ///< nodes the Filler reported Sorted (their lists built where it ran)
+        double device_sort = 0.0;       ///< its device's seconds building those lists
     };
 
     /// The table over every parent set drawn from the other nodes. Throws OutOfMemory (one
@@ -92,7 +99,7 @@ public:
     void fill_nodes(const LocalScorer& scorer, NodeRange nodes, int threads, const Filler& filler = {});
     /// For a Filler within fill_nodes: what it wrote of node v (one of its nodes).
     void report_filled(std::int32_t v, NodeFill how) {
-        CUDAG_ASSERT(filling_.contains(v));
+        CUDAG_ASSERT(filling_.contains(v) && (how != NodeFill::Sorted || sort_on_fill_));
         node_fill_[static_cast<std::size_t>(v)] = how;
     }
     /// For a Filler within fill_nodes: the threads its host work may take (fill_nodes's).
@@ -104,7 +111,20 @@ public:
         fill_times_.host_copies += host_copies;
         fill_times_.host_waits += host_waits;
     }
+    /// For a Filler within fill_nodes: the seconds its device spent building lists (Sorted).
+    void add_filler_sort_time(double device_sort) { fill_times_.device_sort += device_sort; }
     const FillTimes& fill_times() const { return fill_times_; }
+    /// Max mode, when the sorted lists are sure to be built (decided before the fill, issue
+    /// 37): a Filler may build a node's lists right after computing its entries, without
+    /// writing them here, and report it NodeFill::Sorted. build_sorted then builds only the
+    /// other nodes' lists, with no budget check: the caller checked sorted_bytes() against
+    /// its budget before (build_sorted_split's other checks hold for any table that fits).
+    /// Call before fill_nodes; never in sum mode, which reads every entry.
+    void set_sort_on_fill(bool on);
+    bool sort_on_fill() const { return sort_on_fill_; }
+    /// Whether build_sorted will build lists for this table whatever its budget: n and every
+    /// node's entry count within the lists' limits (see build_sorted).
+    bool sortable() const;
     /// Mandatory parents (--require, issue 37): every parent set of v must hold each node of
     /// required[v] (empty, or one list per node). The sets of v lacking one score -inf:
     /// excluded from v's max (they are dominated by construction, so the sorted lists keep
@@ -194,8 +214,13 @@ public:
     /// over ranks and not gathered (bn/table_split.hpp: max mode keeps only the sorted
     /// lists of the other ranks' nodes). node_scores, score, extra_score and lookup of a
     /// node not held are programming errors.
-    bool holds(std::int32_t v) const { return held_all_ || held_.contains(v); }
-    bool holds_all() const { return held_all_; }
+    /// A node a Filler reported NodeFill::Sorted is never held.
+    bool holds(std::int32_t v) const {
+        return (held_all_ || held_.contains(v)) && node_fill_[static_cast<std::size_t>(v)] != NodeFill::Sorted;
+    }
+    /// Whether v's lists were built where the Filler ran (NodeFill::Sorted).
+    bool sorted_on_fill(std::int32_t v) const { return node_fill_[static_cast<std::size_t>(v)] == NodeFill::Sorted; }
+    bool holds_all() const { return held_all_ && sorted_on_fill_nodes_ == 0; }
     /// Marks only the entries of `nodes` as held (the others were never computed here).
     void hold_only(NodeRange nodes) { held_all_ = false, held_ = nodes; }
     /// Marks every entry as held (a split table gathered).
@@ -268,6 +293,8 @@ private:
     std::vector<std::vector<std::uint16_t>> sorted_par_;  ///< max(max_parents, 1) per entry
     std::vector<std::vector<double>> sorted_score_;       ///< by node, one per entry
     bool prune_ = false;                                  ///< see set_pruning
+    bool sort_on_fill_ = false;                           ///< see set_sort_on_fill
+    std::int64_t sorted_on_fill_nodes_ = 0;               ///< nodes reported NodeFill::Sorted
     std::vector<std::int64_t> scored_;                    ///< by node, see scored()
     std::vector<NodeFill> node_fill_;                     ///< by node, the filler's report
     NodeRange filling_;                                   ///< the nodes of the fill_nodes in progress

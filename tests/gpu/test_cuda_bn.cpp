@@ -2,7 +2,8 @@
 // The order-MCMC learner's CUDA engines (bn/engines.hpp) against the CPU, bit for bit: the
 // BDeu/K2 table (with a prior, an edge penalty, the plus1 space and parent tables too large
 // for the GPU, left to the CPU; tables through the copy pipeline; a non-finite entry's
-// error) and max-mode chains run in segments. Skipped without a GPU.
+// error), max-mode chains run in segments, and max mode's lists sorted on the device
+// straight from each node's kernel (issue 37). Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,7 +46,7 @@ cudag::Dataset continuous_data(int n, int samples) {
     data.n_vars = n;
     data.n_samples = samples;
     data.values.resize(static_cast<std::size_t>(n) * samples);
-    for (int v = 0; v < n; ++v) data.names.push_back("v" + std::to_string(v));
+    for (int v = 0; v < n; ++v) data.names.push_back(std::string(1, 'v').append(std::to_string(v)));
     return data;
 }
 
@@ -93,6 +94,20 @@ TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     }
 }
 
+/// The lists of every node, bit for bit.
+void expect_same_lists(const ScoreTable& a, const ScoreTable& b) {
+    ASSERT_EQ(a.n_nodes(), b.n_nodes());
+    EXPECT_EQ(a.sorted_entries(), b.sorted_entries());
+    for (std::int32_t v = 0; v < a.n_nodes(); ++v) {
+        const auto oa = a.sorted_offsets(v), ob = b.sorted_offsets(v);
+        EXPECT_TRUE(std::equal(oa.begin(), oa.end(), ob.begin(), ob.end())) << "node " << v;
+        const auto pa = a.sorted_parents(v), pb = b.sorted_parents(v);
+        EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "node " << v;
+        const auto sa = a.sorted_scores(v), sb = b.sorted_scores(v);
+        EXPECT_TRUE(sa.size() == sb.size() && std::memcmp(sa.data(), sb.data(), sb.size_bytes()) == 0) << "node " << v;
+    }
+}
+
 TEST(CudaBn, SortedListsEqualTheCpuLists) {
     CUDAG_REQUIRE_GPU();
     const cudag::bn::DiscreteScorer scorer = cudag::test::simulated_scorer(11, 300, 5);
@@ -105,15 +120,7 @@ TEST(CudaBn, SortedListsEqualTheCpuLists) {
         ScoreTable gpu = plus1 ? ScoreTable::build(scorer, cands, 3, 2, extras) : ScoreTable::build(scorer, 4, 2);
         ASSERT_TRUE(cpu.build_sorted(2));
         ASSERT_TRUE(gpu.build_sorted(2, -1.0, cudag::bn::cuda_table_sorter(0)));
-        for (std::int32_t v = 0; v < 11; ++v) {
-            const auto a = cpu.sorted_offsets(v), b = gpu.sorted_offsets(v);
-            EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "node " << v;
-            const auto pa = cpu.sorted_parents(v), pb = gpu.sorted_parents(v);
-            EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "node " << v;
-            const auto sa = cpu.sorted_scores(v), sb = gpu.sorted_scores(v);
-            EXPECT_TRUE(sa.size() == sb.size() && std::memcmp(sa.data(), sb.data(), sb.size_bytes()) == 0)
-                << "node " << v;
-        }
+        expect_same_lists(cpu, gpu);
     }
 }
 
@@ -236,6 +243,29 @@ TEST(CudaBn, NonFiniteGpuEntryGivesTheCpusError) {
     }
     ASSERT_NE(cpu_error.find("not finite"), std::string::npos) << cpu_error;
     EXPECT_EQ(gpu_error, cpu_error);
+    // Max mode's path (issue 37), the nodes sorted on the device: the node with non-finite
+    // entries comes back whole, and the same error.
+    std::string sorted_error;
+    try {
+        ScoreTable t = ScoreTable::layout(6, 3);
+        t.set_sort_on_fill(true);
+        t.fill_nodes(scorer, t.all_nodes(), 1, cudag::bn::cuda_table_filler(base, scorer, 0));
+    } catch (const cudag::InputError& e) {
+        sorted_error = e.what();
+    }
+    EXPECT_EQ(sorted_error, cpu_error);
+}
+
+/// Issue 37, max mode's path: `table` (laid out, its mandatory parents set) filled with
+/// sort_on_fill in `blocks` blocks of nodes (as the ranks of a split table), each node
+/// sorted on the device right after its kernel, then the lists of the nodes that came back
+/// whole built by the GPU sorter.
+void fill_sorted_on_device(ScoreTable& table, const cudag::bn::LocalScorer& scorer, const ScoreTable::Filler& filler,
+                           int blocks) {
+    table.set_sort_on_fill(true);
+    const auto cut = cudag::bn::table_node_blocks(table, blocks);
+    for (int r = 0; r < blocks; ++r) table.fill_nodes(scorer, cudag::bn::node_block(cut, r), 2, filler);
+    ASSERT_TRUE(table.build_sorted(2, -1.0, cudag::bn::cuda_table_sorter(0)));
 }
 
 void expect_same_states(const std::vector<cudag::bn::ChainState>& a, const std::vector<cudag::bn::ChainState>& b) {
@@ -297,6 +327,153 @@ TEST(CudaBn, ChainsEqualTheCpuChainsBitForBit) {
             double accepted = 0;
             for (const auto& c : a.chains) accepted += c.acceptance_rate;
             EXPECT_GT(accepted, 0.0);  // the chains moved
+        }
+}
+
+TEST(CudaBn, ListsSortedOnTheDeviceEqualTheCpuLists) {
+    // Issue 37: in max mode each node is sorted on the device straight from its kernel's
+    // buffer and only its lists come back (the table holds none of its entries): the lists
+    // equal the CPU's bit for bit, for binary data through the bitset kernel (40 nodes, s = 4,
+    // many nodes through the two device buffers, in 1 and 3 blocks), 4 levels in the plus1
+    // space, BGe, with and without mandatory parents; and nodes with NaN entries (parent
+    // tables too large for the GPU) come back whole and are sorted as before.
+    CUDAG_REQUIRE_GPU();
+    struct Case {
+        std::string name;
+        const cudag::bn::LocalScorer* scorer;
+        ScoreTable::Filler filler;
+        int n, s;
+        bool plus1, wide;
+    };
+    const cudag::bn::DiscreteScorer binary = scorer_with(40, 600, 2, 23, {});
+    cudag::bn::StructurePrior prior;
+    prior.edge_penalty = 1.3;
+    const cudag::bn::PriorScorer binary_scorer(binary, prior);
+    const cudag::bn::DiscreteScorer four = scorer_with(10, 500, 4, 17, {});
+    const cudag::bn::PriorScorer four_scorer(four, cudag::bn::StructurePrior{});
+    const cudag::bn::DiscreteScorer wide = scorer_with(12, 400, 6, 5, {});
+    const cudag::bn::PriorScorer wide_scorer(wide, cudag::bn::StructurePrior{});
+    cudag::Dataset data = continuous_data(8, 300);
+    for (int v = 0; v < 8; ++v)
+        for (int i = 0; i < 300; ++i)
+            data.column(v)[i] = std::sin(0.37 * i * (v + 1)) + (v > 0 ? 0.6 * data.column(v - 1)[i] : 0.0);
+    const cudag::bn::BgeScorer bge(data, cudag::bn::BgeSpec{});
+    const cudag::bn::PriorScorer bge_scorer(bge, cudag::bn::StructurePrior{});
+    const std::vector<Case> cases = {
+        {"binary, s = 4", &binary_scorer, cudag::bn::cuda_table_filler(binary, binary_scorer, 0), 40, 4, false, false},
+        {"4 levels, plus1", &four_scorer, cudag::bn::cuda_table_filler(four, four_scorer, 0), 10, 3, true, false},
+        {"6 levels, some NaN", &wide_scorer, cudag::bn::cuda_table_filler(wide, wide_scorer, 0), 12, 3, false, true},
+        {"BGe", &bge_scorer, cudag::bn::cuda_table_filler(bge, bge_scorer, 0), 8, 4, false, false},
+    };
+    for (const Case& c : cases)
+        for (const bool required : {false, true})
+            for (const int blocks : {1, 3}) {
+                std::string trace = c.name;
+                if (required) trace += ", mandatory parents";
+                trace += ", ";
+                trace += std::to_string(blocks);
+                trace += " blocks";
+                SCOPED_TRACE(trace);
+                std::vector<std::vector<std::int32_t>> cands(c.n), extras(c.n), req;
+                for (std::int32_t v = 0; v < c.n; ++v)
+                    for (std::int32_t u = 0; u < c.n; ++u)
+                        if (u != v) (u < v % 5 + 1 ? cands[v] : extras[v]).push_back(u);
+                if (required) {  // acyclic, each a candidate of its node
+                    req.assign(c.n, {});
+                    req[2] = {0};
+                    req[3] = {1, 2};
+                    req[c.n - 1] = {3};
+                }
+                const auto laid_out = [&] {
+                    ScoreTable t = c.plus1 ? ScoreTable::layout(c.n, cands, c.s, extras) : ScoreTable::layout(c.n, c.s);
+                    t.require_parents(req);
+                    return t;
+                };
+                ScoreTable cpu = laid_out();
+                cpu.fill_nodes(*c.scorer, cpu.all_nodes(), 2);
+                ASSERT_TRUE(cpu.build_sorted(2));
+                ScoreTable gpu = laid_out();
+                fill_sorted_on_device(gpu, *c.scorer, c.filler, blocks);
+                expect_same_lists(cpu, gpu);
+                const auto& ft = gpu.fill_times();
+                if (c.wide) {
+                    EXPECT_GT(ft.host_nodes, 0);  // NaN entries: those nodes came back whole
+                    EXPECT_LT(ft.sorted_nodes, c.n);
+                } else {
+                    EXPECT_EQ(ft.sorted_nodes, c.n);
+                    EXPECT_EQ(ft.host_nodes, 0);
+                    EXPECT_FALSE(gpu.holds_all());
+                    EXPECT_GT(ft.device_sort, 0.0);
+                }
+                for (std::int32_t v = 0; v < c.n; ++v) {
+                    EXPECT_EQ(gpu.holds(v), !gpu.sorted_on_fill(v)) << "node " << v;
+                    EXPECT_EQ(gpu.scored(v), gpu.node_entries(v)) << "node " << v;
+                }
+            }
+}
+
+TEST(CudaBn, MaxModeChainsOverListsSortedOnTheDeviceEqualTheCpuChains) {
+    // Issue 37: the CPU's table and lists against the lists sorted on the device (no entry on
+    // the host): the GPU chains and the CPU chains, max mode, the same states, edge
+    // frequencies and best DAGs bit for bit; with mandatory parents too.
+    CUDAG_REQUIRE_GPU();
+    const cudag::bn::DiscreteScorer base = scorer_with(30, 500, 2, 61, {});
+    const cudag::bn::PriorScorer scorer(base, cudag::bn::StructurePrior{});
+    for (const bool plus1 : {false, true})
+        for (const bool required : {false, true}) {
+            SCOPED_TRACE(std::string(plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps") +
+                         (required ? ", mandatory parents" : ""));
+            std::vector<std::vector<std::int32_t>> cands(30), extras(30), req;
+            for (std::int32_t v = 0; v < 30; ++v)
+                for (std::int32_t u = 0; u < 30; ++u)
+                    if (u != v) ((u * v) % 4 == 1 || u + 1 == v ? cands[v] : extras[v]).push_back(u);
+            if (required) {  // acyclic, each a candidate of its node (u + 1 == v)
+                req.assign(30, {});
+                req[5] = {4};
+                req[6] = {5};
+                req[20] = {19};
+            }
+            const auto laid_out = [&] {
+                ScoreTable t = plus1 ? ScoreTable::layout(30, cands, 3, extras) : ScoreTable::layout(30, 3);
+                t.require_parents(req);
+                return t;
+            };
+            ScoreTable cpu = laid_out();
+            cpu.fill_nodes(scorer, cpu.all_nodes(), 2);
+            ASSERT_TRUE(cpu.build_sorted(2));
+            ScoreTable gpu = laid_out();
+            fill_sorted_on_device(gpu, scorer, cudag::bn::cuda_table_filler(base, scorer, 0), 2);
+            expect_same_lists(cpu, gpu);
+            EXPECT_EQ(gpu.fill_times().sorted_nodes, 30);
+            cudag::bn::OrderMcmcOptions o;
+            o.chains = 4;
+            o.iterations = 1500;
+            o.burn_in = 200;
+            o.thin = 3;
+            o.seed = 12;
+            o.mode = cudag::bn::OrderScoreMode::Max;
+            o.moves = plus1 ? cudag::bn::MoveSet::Bidag : cudag::bn::MoveSet::Swap;
+            o.threads = 2;
+            std::vector<cudag::bn::ChainState> on_cpu, on_gpu;
+            for (int c = 0; c < o.chains; ++c) on_cpu.push_back(cudag::bn::start_chain(cpu, o, c));
+            for (int c = 0; c < o.chains; ++c) on_gpu.push_back(cudag::bn::start_chain(gpu, o, c));
+            expect_same_states(on_cpu, on_gpu);
+            const auto advance = cudag::bn::cuda_chain_advancer(gpu, o, 0);
+            for (const std::int64_t until : {1, 199, 800, 1500}) {
+                cudag::bn::advance_chains(cpu, o, on_cpu, until);
+                advance(on_gpu, until);
+                expect_same_states(on_cpu, on_gpu);
+            }
+            const auto a = cudag::bn::finish_chains(cpu, o, on_cpu), b = cudag::bn::finish_chains(gpu, o, on_gpu);
+            EXPECT_EQ(a.edge_prob, b.edge_prob);
+            for (std::size_t c = 0; c < a.chains.size(); ++c) {
+                EXPECT_EQ(a.chains[c].best_parents, b.chains[c].best_parents) << "chain " << c;
+                EXPECT_EQ(a.chains[c].best_dag_score, b.chains[c].best_dag_score) << "chain " << c;
+                const auto x = cudag::bn::order_score_max(cpu, a.chains[c].best_order);
+                const auto y = cudag::bn::order_score_max(gpu, b.chains[c].best_order);
+                EXPECT_EQ(x.node_score, y.node_score) << "chain " << c;
+                EXPECT_EQ(x.parents, y.parents) << "chain " << c;
+            }
         }
 }
 

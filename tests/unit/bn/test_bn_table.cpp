@@ -610,4 +610,84 @@ TEST(ScoreTable, NonFiniteLocalScoreIsAOneLineErrorNamingNodeAndParents) {
     EXPECT_NO_THROW((void)ScoreTable::build(OneBadScorer(5, 3, {0, 4}, -1e300), 2, 2));
 }
 
+TEST(ScoreTable, ListsSortedOnTheFillAreKeptAndTheOtherNodesSortedAsBefore) {
+    // Issue 37: with sort_on_fill (max mode on a GPU) a filler may build a node's lists where
+    // it computed the node's entries and write none of them (NodeFill::Sorted): the host pass
+    // skips the node, the table no longer holds it, and build_sorted keeps its lists (with no
+    // budget check: decided before the fill) and builds the others' (a node not written, or
+    // one written with NaN entries left to the CPU): every list and every max-mode answer
+    // equal the CPU's, with mandatory parents too.
+    const DiscreteScorer scorer = simulated_scorer(9, 200, 41);
+    for (const bool with_required : {false, true}) {
+        SCOPED_TRACE(with_required ? "mandatory parents" : "no mandatory parents");
+        std::vector<std::vector<std::int32_t>> required;
+        if (with_required) {
+            required.assign(9, {});
+            required[2] = {0};
+            required[4] = {8};
+            required[5] = {1, 3};
+            required[7] = {5};
+        }
+        ScoreTable ref = ScoreTable::layout(9, 3);
+        ref.require_parents(required);
+        ref.fill_nodes(scorer, ref.all_nodes(), 2);
+        ASSERT_TRUE(ref.build_sorted(2));
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const ScoreTable::Filler filler = [&](ScoreTable& t, cudag::bn::NodeRange nodes) {
+            for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+                if (v % 3 == 0) continue;  // not written: the CPU computes it
+                if (v % 3 == 1) {          // sorted where it was computed
+                    const auto o = ref.sorted_offsets(v);
+                    const auto p = ref.sorted_parents(v);
+                    const auto sc = ref.sorted_scores(v);
+                    t.set_sorted(v, {o.begin(), o.end()}, {p.begin(), p.end()}, {sc.begin(), sc.end()});
+                    t.report_filled(v, ScoreTable::NodeFill::Sorted);
+                    continue;
+                }
+                const auto from = ref.node_scores(v);  // written, every third entry left NaN
+                const auto out = t.mutable_node_scores(v);
+                for (std::size_t i = 0; i < out.size(); ++i) out[i] = i % 3 == 0 ? nan : from[i];
+                t.report_filled(v, ScoreTable::NodeFill::Written);
+            }
+        };
+        ScoreTable t = ScoreTable::layout(9, 3);
+        t.require_parents(required);
+        t.set_sort_on_fill(true);
+        ASSERT_TRUE(t.sortable());
+        t.fill_nodes(scorer, {0, 5}, 2, filler);  // in two blocks, as a split table's ranks
+        t.fill_nodes(scorer, {5, 9}, 2, filler);
+        EXPECT_EQ(t.fill_times().sorted_nodes, 3);
+        EXPECT_FALSE(t.holds_all());
+        for (std::int32_t v = 0; v < 9; ++v) {
+            EXPECT_EQ(t.holds(v), v % 3 != 1) << "node " << v;
+            EXPECT_EQ(t.sorted_on_fill(v), v % 3 == 1) << "node " << v;
+        }
+        ASSERT_TRUE(t.build_sorted(2, 0.0));  // the budget was checked before the fill
+        EXPECT_EQ(t.sorted_entries(), ref.sorted_entries());
+        for (std::int32_t v = 0; v < 9; ++v) {
+            const auto a = ref.sorted_offsets(v), b = t.sorted_offsets(v);
+            EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << "node " << v;
+            const auto pa = ref.sorted_parents(v), pb = t.sorted_parents(v);
+            EXPECT_TRUE(std::equal(pa.begin(), pa.end(), pb.begin(), pb.end())) << "node " << v;
+            const auto sa = ref.sorted_scores(v), sb = t.sorted_scores(v);
+            EXPECT_TRUE(sa.size() == sb.size() && std::memcmp(sa.data(), sb.data(), sb.size_bytes()) == 0)
+                << "node " << v;
+        }
+        std::mt19937_64 rng(5);
+        std::vector<std::int32_t> order(9);
+        for (int trial = 0; trial < 20; ++trial) {
+            for (std::int32_t v = 0; v < 9; ++v) order[v] = v;
+            std::shuffle(order.begin(), order.end(), rng);
+            const auto x = cudag::bn::order_score_max(ref, order), y = cudag::bn::order_score_max(t, order);
+            EXPECT_EQ(std::bit_cast<std::uint64_t>(x.total), std::bit_cast<std::uint64_t>(y.total));
+            EXPECT_EQ(x.parents, y.parents);
+        }
+        // Filled again without a filler (the CPU's): every node held and sorted as before.
+        t.fill_nodes(scorer, t.all_nodes(), 2);
+        EXPECT_TRUE(t.holds_all());
+        ASSERT_TRUE(t.build_sorted(2));
+        EXPECT_EQ(t.sorted_entries(), ref.sorted_entries());
+    }
+}
+
 }  // namespace

@@ -187,7 +187,7 @@ fi
 if has sidebyside; then
     echo "== two builds side by side ($old_build against $build)"
     if [[ -x $old_build/cudag ]]; then
-        bench "Genome-scale sets, old and new builds (scripts/bench/genome_side_by_side.sh)" p env \
+        bench "Genome-scale sets, old and new builds (scripts/bench/genome_side_by_side.sh)" p env CUDAG_TRACE=1 \
             MPIEXEC="${MPIEXEC:-mpiexec --allow-run-as-root}" SETS="${GENOME_SETS:-scale-free:250000:1 er:400000:1}" \
             MAX_LEVEL="${GENOME_MAX_LEVEL:-2}" "$root/scripts/bench/genome_side_by_side.sh" "$old_build" "$build"
         bench "Order MCMC n = 125, old and new builds (scripts/bench/mcmc_scale.sh step 1)" p env STEPS=1 \

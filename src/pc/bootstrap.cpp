@@ -8,11 +8,9 @@
 #include <cstring>
 #include <exception>
 #include <limits>
-#include <optional>
 #include <sstream>
 #include <unordered_map>
 
-#include "core/backend.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -22,7 +20,6 @@
 #include "io/hdf5_file.hpp"
 #include "io/writers.hpp"
 #include "pc/engines.hpp"
-#include "pc/run.hpp"
 
 namespace cudag::pc {
 
@@ -403,44 +400,26 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
 }
 
 /// How a rank runs its replicates: `per_round` of them between two agreements of the
-/// ranks (the least over the ranks, so that their rounds match), `concurrent` of them at
-/// once (this rank's). On the CPU engine one per thread (a small replicate keeps few
-/// threads busy, and whole replicates side by side need no synchronisation), as many as
-/// half the available host memory holds, in rounds of that many. On a GPU in rounds of
-/// about an eighth of a rank's share (at most 16), so that the ranks wait for the slowest of
-/// several replicates, not of one, at each agreement; Fisher-z replicates small enough
-/// run up to kGpuConcurrent at once on the GPU (gpu_concurrency), so that one replicate's
-/// host work (engine set-up, level bookkeeping, orientation) overlaps another's kernels.
+/// ranks, `concurrent` of them at once. On the CPU engine one per thread (a small replicate
+/// keeps few threads busy, and whole replicates side by side need no synchronisation), as
+/// many as half the available host memory holds, in rounds of that many. On a GPU one at a
+/// time, in rounds of about an eighth of a rank's share (at most 16), so that the ranks wait
+/// for the slowest of several replicates, not of one, at each agreement. The least over
+/// the ranks, so that their rounds match.
 struct ReplicateBatch {
     int per_round = 1, concurrent = 1;
 };
-
-constexpr int kGpuConcurrent = 4;
-
-/// Replicates of `data` one GPU runs at once: kGpuConcurrent for Fisher-z when that many
-/// correlation matrices with their data (8 (n^2 + 3 n m) bytes each) take at most a quarter
-/// of the device's free memory, else 1 (the other tests' engines size their scratch by the
-/// memory free, so that they run one at a time). A replicate's graph does not depend on
-/// what runs beside it.
-int gpu_concurrency(const Dataset& data, const PcConfig& cfg) {
-    if (resolve_test(cfg, data).kind != TestKind::FisherZ) return 1;
-    const std::optional<DeviceInfo> dev = gpu_device(cfg.backend.device);
-    if (!dev) return 1;
-    const double n = static_cast<double>(data.n_vars), m = static_cast<double>(data.n_samples);
-    const double each = 8.0 * (n * n + 3.0 * n * m) + double(64 << 20);
-    const double fits = 0.25 * static_cast<double>(dev->free_bytes) / each;
-    return static_cast<int>(std::clamp(fits, 1.0, static_cast<double>(kGpuConcurrent)));
-}
 ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                                      mpi::Communicator& comm) {
     TestPolicy policy;
     policy.exhaustive = cfg.compat == Compat::CausalLearn;
-    int batch = 1, concurrent = 0;  // 0: as many as a round holds
+    int batch = 1;
+    std::int64_t gpu = 0;
     mpi::run_agreed(comm, [&] {
         if (picks_gpu(cfg.backend.kind, policy)) {
+            gpu = 1;
             const std::int64_t share = (b.replicates + comm.size() - 1) / comm.size();
             batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16));
-            concurrent = gpu_concurrency(data, cfg);
             return;
         }
         PcConfig probe = cfg;
@@ -453,7 +432,8 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
     });
     ReplicateBatch out;
     out.per_round = comm.allreduce(batch, mpi::ReduceOp::Min);
-    out.concurrent = concurrent > 0 ? std::min(concurrent, out.per_round) : out.per_round;
+    // Concurrent replicates only where no rank drives a GPU.
+    out.concurrent = comm.allreduce(gpu, mpi::ReduceOp::Max) != 0 ? 1 : out.per_round;
     return out;
 }
 

@@ -41,17 +41,6 @@ TEST(CudaBootstrap, FisherZIsEquivalentToCpu) {
     EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Half, .seed = 5}));
 }
 
-TEST(CudaBootstrap, SeveralFisherZReplicatesAtOnceOnOneGpuAreEquivalentToCpu) {
-    CUDAG_REQUIRE_GPU();
-    // 40 replicates on one rank: rounds of 5, four of them at once on the GPU (small
-    // replicates of a Gaussian set), each on its own engine beside the others.
-    const Dataset data = sim::simulate_gaussian({120, 300, 0.04, 7}, 1).data;
-    pc::PcConfig cfg;
-    cfg.alpha = 0.01;
-    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 40, .resample = pc::Resample::Bootstrap, .seed = 11}));
-    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 33, .resample = pc::Resample::Half, .seed = 12}));
-}
-
 TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const Dataset data = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);

@@ -68,7 +68,8 @@ run() {
         --resample "$resample" --seed 1 -v --out "$out/$name.h5" --format freq >"$out/$name.log" 2>&1 || rc=$?
     s=$(since "$t0")
     if [[ $rc != 0 ]]; then
-        echo "$name: failed or over ${limit} s (exit $rc); see $out/$name.log"
+        echo "$name: failed or over ${limit} s (exit $rc); see $out/$name.log, whose last lines are:"
+        grep -v "replicate [0-9]* of" "$out/$name.log" | tail -n 4 | sed 's/^/  /'
         printf '%s\t%s\t>%s\t\t\t\n' "$name" "$reps" "$s" >>"$table"
         return 1
     fi

@@ -56,6 +56,7 @@ std::string McmcConfig::digest(const ScoreTable& table, const StructurePrior& pr
     d.add_value(static_cast<int>(opts.mode)).add_value(static_cast<int>(opts.moves)).add_value(opts.chains);
     d.add_value(opts.iterations);
     d.add_value(opts.burn_in).add_value(opts.thin).add_value(opts.seed);
+    if (sum_prune >= 0.0) d.add_value(sum_prune);  // (unchanged digests without it)
     return d.hex();
 }
 
@@ -75,6 +76,7 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     s.push_back({"--burn-in", std::to_string(opts.burn_in)});
     s.push_back({"--thin", std::to_string(opts.thin)});
     s.push_back({"--seed", std::to_string(opts.seed)});
+    if (sum_prune >= 0.0) s.push_back({"--tune sum-prune", exact_number(sum_prune)});
     return s;
 }
 
@@ -158,6 +160,16 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
              (table.holds_all() ? "; whole on every rank after " + fixed3(share.seconds_total) + " s"
                                 : std::string("; each rank keeps its block")));
 
+    // Sum mode's opt-in pruning (--sum-prune): on the whole table, alike on every rank.
+    if (!max_mode && cfg.sum_prune >= 0.0) {
+        CUDAG_EXPECTS(table.holds_all(), "--sum-prune needs the whole table");
+        const auto t_prune = std::chrono::steady_clock::now();
+        out.sum_pruned = table.prune_sum(cfg.sum_prune, threads);
+        note("sum-mode pruning (--tune sum-prune=" + exact_number(cfg.sum_prune) +
+             "): " + std::to_string(out.sum_pruned) + " of " + std::to_string(table.total_entries()) +
+             " entries left out (each weighs less than e^-" + exact_number(cfg.sum_prune) +
+             " of a subset that every order allowing it allows) in " + fixed3(seconds_since(t_prune)) + " s");
+    }
     // Max mode's chains walk the lists; both modes take each chain's best DAG from them.
     const auto t_sort = std::chrono::steady_clock::now();
     const bool built =

@@ -36,6 +36,9 @@ struct McmcConfig {
     /// candidates.
     bool iterative = false;
     int hard_limit = 14;
+    /// Sum mode's pruning (--tune sum-prune, ScoreTable::prune_sum; experimental: the chains
+    /// still walk every entry, a pruned one weighing 0); < 0: off.
+    double sum_prune = -1.0;
     bool gpu = false;  ///< GPU engines where they apply (pick_mcmc_engines), on `device`
     int device = 0;
     // Checkpoints (McmcRunConfig's fields of the same names).
@@ -77,6 +80,7 @@ struct McmcOutcome {
     /// By node: the table's entries scored (all but the pruned and required-lacking ones)
     /// and the sets kept in the score-sorted lists (empty when they were not built).
     std::vector<std::int64_t> scored, kept;
+    std::int64_t sum_pruned = -1;  ///< entries --sum-prune left out (-1: not asked for)
     double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0;
     double seconds_space = 0.0;  ///< the iterative search space's rounds (0 without)
     ParentSpace space;           ///< the space sampled (cfg.space, or where the iterative search ended)

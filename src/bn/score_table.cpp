@@ -6,12 +6,14 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <utility>
 
 #include "bn/fixed_sum.hpp"
 #include "core/combinations.hpp"
 #include "core/exact_math.hpp"
+#include "core/format.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
@@ -529,14 +531,13 @@ std::vector<std::int32_t> ScoreTable::entry_parents(std::int32_t v, std::int64_t
     return extra_parent_set(v, e, k, within - xo[k]);
 }
 
-std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
+std::vector<double> best_proper_subsets(const ScoreTable& t, std::int32_t v) {
     const std::span<const double> sc = t.node_scores(v);
     const int s = t.max_parents();
     const auto m = static_cast<int>(t.candidates(v).size());
     const auto nx = static_cast<std::int64_t>(t.extras(v).size());
     const BinomialTable C(m + 1, s + 2);
     std::vector<double> best(sc.size(), -std::numeric_limits<double>::infinity());
-    std::vector<char> out(sc.size(), 0);
     std::vector<int> c(static_cast<std::size_t>(std::max(s, 1))), sub(c.size());
     const std::int64_t core = t.size_offset(v, s + 1), block = t.extra_offset(v, s);
     auto take = [&](double& b, std::int64_t i) { b = std::max(b, std::max(sc[i], best[i])); };
@@ -557,7 +558,6 @@ std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
             double b = -std::numeric_limits<double>::infinity();
             for (int drop = 0; drop < k; ++drop) take(b, t.size_offset(v, k - 1) + subset_rank(drop));
             best[self] = b;
-            out[self] = k > 0 && b >= sc[self];
             if (k <= s - 1)
                 for (std::int64_t e = 0; e < nx; ++e) {
                     const std::int64_t base = core + e * block;
@@ -566,12 +566,45 @@ std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
                     take(bx, self);  // without the extra
                     for (int drop = 0; drop < k; ++drop) take(bx, base + t.extra_offset(v, k - 1) + subset_rank(drop));
                     best[me] = bx;
-                    out[me] = bx >= sc[me];
                 }
             ++rank;
         } while (k > 0 && next_combination(c.data(), k, m));
     }
+    return best;
+}
+
+std::vector<char> dominated_sets(const ScoreTable& t, std::int32_t v) {
+    const std::span<const double> sc = t.node_scores(v);
+    const std::vector<double> best = best_proper_subsets(t, v);
+    std::vector<char> out(sc.size(), 0);
+    for (std::size_t i = 0; i < sc.size(); ++i) out[i] = best[i] >= sc[i];
+    // The empty set is never dominated (even at -inf, lacking a mandatory parent): every
+    // list ends with a set every order allows.
+    if (!out.empty()) out[static_cast<std::size_t>(t.size_offset(v, 0))] = 0;
     return out;
+}
+
+std::int64_t ScoreTable::prune_sum(double delta, int threads) {
+    if (!(delta >= 0.0) || !std::isfinite(delta))
+        throw InputError("the sum-mode pruning threshold must be a finite number >= 0, not " + exact_number(delta));
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    const std::int64_t n = n_nodes();
+    std::vector<std::int64_t> dropped(static_cast<std::size_t>(n), 0);
+    parallel_for(0, n, resolve_threads(threads), 1, [&](std::int64_t node, int) {
+        const auto v = static_cast<std::int32_t>(node);
+        if (!holds(v)) return;
+        const std::vector<double> best = best_proper_subsets(*this, v);
+        const std::span<double> sc = mutable_node_scores(v);
+        std::int64_t k = 0;
+        for (std::size_t i = 0; i < sc.size(); ++i)
+            if (sc[i] > -kInf && sc[i] < best[i] - delta) {
+                sc[i] = -kInf;
+                ++k;
+            }
+        dropped[static_cast<std::size_t>(v)] = k;
+    });
+    sum_pruned_ = dropped;
+    return std::accumulate(dropped.begin(), dropped.end(), std::int64_t{0});
 }
 
 bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& sorter, std::optional<NodeRange> nodes) {

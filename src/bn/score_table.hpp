@@ -148,6 +148,15 @@ public:
     /// for bit. Sum mode needs every entry: never set it there. Call before fill_nodes; a
     /// Filler (a GPU) computes every entry regardless.
     void set_pruning(bool on) { prune_ = on; }
+    /// Sum mode's opt-in pruning (issue 37, sumu's idea): every held entry scoring more than
+    /// `delta` below the best of its proper subsets (entries of v too, consistent with every
+    /// order the set is) becomes -inf, i.e. weight 0 in every order's sum. Each such set
+    /// weighs less than e^-delta of a kept subset that any order allowing it also allows.
+    /// Returns the entries dropped (per node: sum_pruned()); InputError unless delta is a
+    /// finite number >= 0. The same entries on every engine and thread count.
+    std::int64_t prune_sum(double delta, int threads);
+    /// Entries prune_sum dropped, by node (empty before it ran).
+    const std::vector<std::int64_t>& sum_pruned() const { return sum_pruned_; }
     bool pruning() const { return prune_; }
     /// Entries of v the last fill_nodes scored (pruned and required-lacking sets are not).
     std::int64_t scored(std::int32_t v) const { return scored_[v]; }
@@ -293,6 +302,7 @@ private:
     std::vector<std::vector<std::uint16_t>> sorted_par_;  ///< max(max_parents, 1) per entry
     std::vector<std::vector<double>> sorted_score_;       ///< by node, one per entry
     bool prune_ = false;                                  ///< see set_pruning
+    std::vector<std::int64_t> sum_pruned_;                ///< see prune_sum
     bool sort_on_fill_ = false;                           ///< see set_sort_on_fill
     std::int64_t sorted_on_fill_nodes_ = 0;               ///< nodes reported NodeFill::Sorted
     std::vector<std::int64_t> scored_;                    ///< by node, see scored()
@@ -327,6 +337,9 @@ struct OrderSumResult {
 /// the set, also an entry of v, scores at least as high. Such a set is never a node's best
 /// consistent set (the subset is consistent whenever it is, and comes first on ties).
 std::vector<char> dominated_sets(const ScoreTable& table, std::int32_t v);
+/// For each of v's entries (by offset in node_scores(v)), the highest score of its proper
+/// subsets that are entries of v (-inf for the empty set).
+std::vector<double> best_proper_subsets(const ScoreTable& table, std::int32_t v);
 
 /// `order` is a permutation of the table's nodes (first = no predecessors); InputError
 /// otherwise. Ties among the best sets go to the candidates' block before the extras'

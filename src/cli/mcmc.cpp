@@ -71,7 +71,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     cmd->add_option("--backend", a.backend,
                     "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")
         ->capture_default_str();
-    cmd->add_option("--tune", a.tunes, "table tuning, key=value: table-prune=on|off (max mode's pruned table)")
+    cmd->add_option("--tune", a.tunes,
+                    "table tuning, key=value: table-prune=on|off (max mode's pruned table), sum-prune=DELTA (sum mode: "
+                    "sets more than DELTA below a subset weigh 0)")
         ->group("");  // hidden: for measurements
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");

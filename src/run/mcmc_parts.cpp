@@ -62,8 +62,23 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         for (const std::string& item : split_commas(list)) {
             const std::size_t eq = item.find('=');
             const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+            if (key == "sum-prune") {
+                // Sum mode's pruning (bn::ScoreTable::prune_sum): experimental, the chains
+                // still walk every entry.
+                std::size_t used = 0;
+                double delta = -1.0;
+                try {
+                    delta = std::stod(value, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used == 0 || used != value.size() || !(delta >= 0.0) || !std::isfinite(delta))
+                    throw InputError("--tune sum-prune must be a finite number >= 0, got '" + value + "'");
+                a.sum_prune = delta;
+                continue;
+            }
             if (key != "table-prune")
-                throw InputError("unknown --tune key '" + key + "' of cudag mcmc (keys: table-prune)");
+                throw InputError("unknown --tune key '" + key + "' of cudag mcmc (keys: table-prune, sum-prune)");
             if (value != "on" && value != "off")
                 throw InputError("--tune table-prune must be on or off, got '" + value + "'");
             plan.cfg.table_prune = value == "on";
@@ -112,6 +127,10 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
     const bool space_pc = plan.space_pc = a.space == "pc" || a.space == "iterative";
     plan.cfg.iterative = a.space == "iterative";
+    if (a.sum_prune) {
+        if (a.order_score != "sum") throw InputError("--tune sum-prune applies to --order-score sum only");
+        plan.cfg.sum_prune = *a.sum_prune;
+    }
     plan.cfg.hard_limit = a.hard_limit;
     plan.space_all = a.space == "all";
     if (!space_pc && (a.alpha_given || a.hard_limit_given))
@@ -325,6 +344,7 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
                 {"max_parents", std::to_string(a.max_parents)},
                 {"space", run.space.description},
                 {"order_score", a.order_score},
+                {"sum_prune", a.sum_prune ? exact_number(*a.sum_prune) : "off"},  // --tune sum-prune
                 {"moves", a.moves},
                 {"chains", std::to_string(opts.chains)},
                 {"iterations", std::to_string(opts.iterations)},

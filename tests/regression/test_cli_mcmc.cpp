@@ -295,6 +295,11 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--backend gpu" + out, "gpu");
     expect_error(base + "--tune table-prune=maybe" + out, "--tune table-prune must be on or off, got 'maybe'");
     expect_error(base + "--tune tile=3" + out, "unknown --tune key 'tile' of cudag mcmc");
+    expect_error(base + "--tune sum-prune=5" + out, "--tune sum-prune applies to --order-score sum only");
+    expect_error(base + "--order-score sum --tune sum-prune=-1" + out,
+                 "--tune sum-prune must be a finite number >= 0, got '-1'");
+    expect_error(base + "--order-score sum --tune sum-prune=5x" + out,
+                 "--tune sum-prune must be a finite number >= 0, got '5x'");
     expect_no_outputs(inputs);
 }
 

@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -691,3 +692,75 @@ TEST(ScoreTable, ListsSortedOnTheFillAreKeptAndTheOtherNodesSortedAsBefore) {
 }
 
 }  // namespace
+
+namespace sum_prune_tests {
+
+using cudag::bn::best_proper_subsets;
+using cudag::bn::ScoreTable;
+
+TEST(SumPrune, DropsExactlyTheSetsFarBelowASubset) {
+    const auto scorer = simulated_scorer(6, 200, 41);
+    const ScoreTable full = ScoreTable::build(scorer, 3, 2);
+    for (const double delta : {0.0, 2.0, 5.0}) {
+        ScoreTable t = ScoreTable::build(scorer, 3, 2);
+        const std::int64_t dropped = t.prune_sum(delta, 2);
+        std::int64_t want = 0;
+        for (std::int32_t v = 0; v < t.n_nodes(); ++v) {
+            const auto before = full.node_scores(v), after = t.node_scores(v);
+            const std::vector<double> best = best_proper_subsets(full, v);
+            std::int64_t here = 0;
+            for (std::size_t i = 0; i < before.size(); ++i) {
+                const bool far = before[i] < best[i] - delta;
+                here += far ? 1 : 0;
+                if (far) {
+                    EXPECT_EQ(after[i], -std::numeric_limits<double>::infinity()) << "node " << v << " entry " << i;
+                } else {
+                    EXPECT_EQ(after[i], before[i]) << "node " << v << " entry " << i;  // bit for bit
+                }
+            }
+            EXPECT_EQ(t.sum_pruned()[static_cast<std::size_t>(v)], here);
+            want += here;
+        }
+        EXPECT_EQ(dropped, want) << "delta " << delta;
+        if (delta == 0.0) {
+            EXPECT_GT(dropped, 0);  // the check has teeth
+        }
+    }
+    ScoreTable t = ScoreTable::build(scorer, 3, 1);
+    EXPECT_THROW(t.prune_sum(-1.0, 1), cudag::InputError);
+    EXPECT_THROW(t.prune_sum(std::numeric_limits<double>::quiet_NaN(), 1), cudag::InputError);
+    EXPECT_THROW(t.prune_sum(std::numeric_limits<double>::infinity(), 1), cudag::InputError);
+}
+
+TEST(SumPrune, ExactEdgePosteriorsMoveWithinTheBound) {
+    // n = 7, s = 3: every order's sum over a node's sets loses less than e^-delta times the
+    // node's entries (each dropped set weighs less than e^-delta of a kept subset, which
+    // the order allows too), so an edge posterior moves by less than about 2 n e^-delta E.
+    const int n = 7;
+    const auto scorer = simulated_scorer(n, 150, 43);
+    const auto exact = cudag::bn::exact_edge_posteriors(ScoreTable::build(scorer, 3, 2)).edge_prob;
+    double last = 1.0;
+    for (const double delta : {2.0, 5.0, 10.0, 20.0}) {
+        ScoreTable t = ScoreTable::build(scorer, 3, 2);
+        const std::int64_t dropped = t.prune_sum(delta, 2);
+        std::int64_t most = 0;
+        for (std::int32_t v = 0; v < n; ++v) most = std::max(most, t.node_entries(v));
+        const auto pruned = cudag::bn::exact_edge_posteriors(t).edge_prob;
+        double diff = 0.0;
+        for (std::size_t i = 0; i < exact.size(); ++i) diff = std::max(diff, std::abs(pruned[i] - exact[i]));
+        const double bound = 2.0 * n * std::exp(-delta) * static_cast<double>(most);
+        std::printf("sum-prune delta %.0f: %lld entries dropped, max |edge posterior change| %.3g (bound %.3g)\n",
+                    delta, static_cast<long long>(dropped), diff, bound);
+        if (bound < 1.0) {
+            EXPECT_LE(diff, bound) << "delta " << delta;
+        }
+        EXPECT_LE(diff, last + 1e-15) << "delta " << delta;  // a larger delta moves them less
+        last = diff;
+        if (delta == 2.0) {
+            EXPECT_GT(dropped, 0);
+        }
+    }
+    EXPECT_LT(last, 1e-6);
+}
+
+}  // namespace sum_prune_tests

@@ -33,13 +33,14 @@ run() {
     local out=$1; shift
     local t0 t1 log=$work/log.$$
     t0=$(date +%s.%N)
-    timeout "$step" "${bin:-$build/cudag}" mcmc "$@" --out "$out" --format traces,edges,edgeprob -v >/dev/null 2>"$log"
-    [[ -n ${LOGS:-} ]] && cp "$log" "$LOGS/$(basename "$out" .h5).log"
+    local rc=0
+    timeout "$step" "${bin:-$build/cudag}" mcmc "$@" --out "$out" --format traces,edges,edgeprob -v >/dev/null \
+        2>"$log" || rc=$?
+    if [[ -n ${LOGS:-} ]]; then cp "$log" "$LOGS/$(basename "$out" .h5).log"; fi
     if [[ $rc != 0 && $rc != 124 ]]; then  # a failed run says why
         echo "run $(basename "$out" .h5) failed (exit $rc); its last lines:" >&2
         grep -v "iteration [0-9]* of" "$log" | tail -n 5 >&2
     fi
-    local rc=$?
     t1=$(date +%s.%N)
     python3 - "$t0" "$t1" "$rc" "$log" <<'PY'
 import re, sys

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Under mpiexec (ctest runs it on 1, 2 and 3 ranks): the bootstrap's replicates spread over
+// Under mpiexec (ctest runs it on 1, 2, 3 and 4 ranks): the bootstrap's replicates spread over
 // the ranks give rank 0 the counts one process gets, for Fisher-z and G², with a number of
 // replicates that does not divide evenly over the ranks.
 #include <gtest/gtest.h>

@@ -22,8 +22,6 @@ tigramite's, x, y and z must be 2-d (samples x dimension); x and y one column ea
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 import cudag
@@ -86,6 +84,12 @@ class CMIknn:
                 f"sig_samples={self.sig_samples}, transform={self.transform!r}, seed={self.seed})")
 
 
+def _check_degrees_of_freedom(p_value: float, samples: int, dim: int) -> None:
+    if np.isnan(p_value):
+        raise ValueError(f"ParCorr: {samples} samples for {dim} columns of x, y and z: Student's t needs "
+                         f"at least {dim + 1} samples (T - dim >= 1; tigramite gives NaN)")
+
+
 class ParCorr:
     """tigramite's ``ParCorr`` for ``run_test_raw`` with ``significance="analytic"`` (see the
     module's text). The keywords are tigramite's ``CondIndTest`` ones; those of the shuffle
@@ -142,9 +146,12 @@ class ParCorr:
         if np.isnan(array).sum() != 0:
             raise ValueError("nans in the array!")
         value, p_value, _ = cudag._cudag.parcorr(np.ascontiguousarray(array))
+        # Where tigramite returns NaN, cudag refuses in one line (a non-finite statistic is
+        # never a result).
         if np.isnan(value):
-            warnings.warn("ParCorr: x or y is constant, so the partial correlation is not defined (NaN, as "
-                          "scipy.stats.pearsonr gives it in tigramite)", RuntimeWarning, stacklevel=2)
+            raise ValueError("ParCorr: x or y is constant (after z is regressed out): the partial correlation "
+                             "is not defined (tigramite gives NaN)")
+        _check_degrees_of_freedom(p_value, array.shape[0], array.shape[1])
         value, p_value = np.float64(value), np.float64(p_value)
         if alpha_or_thres is None:
             return value, p_value
@@ -152,8 +159,10 @@ class ParCorr:
 
     def get_analytic_significance(self, value, T, dim, xyz=None):
         """tigramite's: the two-sided Student-t p-value of ``value`` with T - dim degrees of
-        freedom (NaN where T - dim < 1)."""
-        return np.float64(cudag._cudag.parcorr_p_value(float(value), int(T), int(dim)))
+        freedom; a ValueError where T - dim < 1 (tigramite gives NaN)."""
+        p_value = cudag._cudag.parcorr_p_value(float(value), int(T), int(dim))
+        _check_degrees_of_freedom(p_value, int(T), int(dim))
+        return np.float64(p_value)
 
     def __repr__(self) -> str:
         return f"cudag.compat.tigramite.ParCorr(significance={self.significance!r})"

@@ -75,6 +75,17 @@ public:
         put(extra_, extra);
         put(so_, so);
         put(xo_, xo);
+        // Sum mode's subset rows, where the table has them (the nodes without enumerate).
+        std::vector<std::int64_t> row_off(n, -1);
+        if (sum && table.has_any_rows()) {
+            const auto rows = table.all_rows();
+            rows_.resize_discard(rows.size());
+            rows_.upload(rows.data(), rows.size(), ctx_.stream());
+            for (std::int32_t v = 0; v < n; ++v) row_off[v] = table.row_offset(v);
+        } else {
+            rows_.resize_discard(1);
+        }
+        put(row_off_, row_off);
         put(binom_, binomial_table(n, s));
         T_.binom = {binom_.data(), s + 2};
         T_.n = n;
@@ -92,6 +103,8 @@ public:
         T_.extra_start = extra_start_.data();
         T_.so = so_.data();
         T_.xo = xo_.data();
+        T_.rows = rows_.data();
+        T_.row_off = row_off_.data();
         CUDAG_CUDA_CHECK(cudaStreamSynchronize(ctx_.stream()));
     }
 
@@ -241,7 +254,8 @@ private:
     DeviceBuffer<std::uint32_t> sorted_off_;
     DeviceBuffer<std::uint16_t> sorted_par_;
     DeviceBuffer<double> sorted_score_;
-    DeviceBuffer<std::int64_t> node_off_, list_start_, cand_start_, extra_start_, so_, xo_, binom_;
+    DeviceBuffer<std::int64_t> node_off_, list_start_, cand_start_, extra_start_, so_, xo_, binom_, row_off_;
+    DeviceBuffer<double> rows_;  ///< sum mode's subset rows (bn::ScoreTable::build_subset_rows)
     DeviceBuffer<std::int32_t> cand_, extra_;
     DeviceBuffer<std::int64_t> id_, since_, accepted_, kept_, done_;
     DeviceBuffer<std::int32_t> order_, pos_, best_order_, scratch_;

@@ -83,6 +83,63 @@ __device__ double fixed_value(unsigned long long hi, unsigned long long lo) {
     return static_cast<double>(hi) * 4.0 + static_cast<double>(lo) * 0x1p-62;
 }
 
+/// node_sum from v's subset row (bn/subset_rows.hpp), as bn::node_score_sum reads it: the
+/// row of the mask of the preceding candidates pc[0..np), read at the preceding extras
+/// px[0..npx); the accumulators (zeroed) hold each candidate's sum without it, each extra's
+/// weight, then the total.
+__device__ double node_sum_rows(const TableView& T, std::int32_t v, const std::int32_t* pc, int np,
+                                const std::int32_t* px, int npx, unsigned long long* lo, unsigned long long* hi,
+                                double* column) {
+    using ReduceD = cub::BlockReduce<double, kRescoreThreads>;
+    __shared__ typename ReduceD::TempStorage tmp;
+    __shared__ double shared_top;
+    const int tid = threadIdx.x;
+    const std::int64_t w = 1 + T.extra_start[v + 1] - T.extra_start[v];
+    std::uint32_t mask = 0;
+    for (int i = 0; i < np; ++i) mask |= std::uint32_t{1} << pc[i];
+    const double* base = T.rows + T.row_off[v];
+    const double* r = base + static_cast<std::int64_t>(mask) * w;
+    const int parts = 1 + npx;
+    double top = -xm::detail::inf();
+    for (int k = tid; k < parts; k += kRescoreThreads) {
+        const double x = k == 0 ? r[0] : r[1 + px[k - 1]];
+        if (x > top) top = x;
+    }
+    const double all_top = ReduceD(tmp).Reduce(top, [](double x, double y) { return y > x ? y : x; });
+    if (tid == 0) shared_top = all_top;
+    __syncthreads();
+    top = shared_top;
+    if (top == xm::detail::inf() || top == -xm::detail::inf()) return top;  // no proportions to form
+    const int slots = np + npx + 1;
+    for (int k = tid; k < parts; k += kRescoreThreads) {
+        const std::uint64_t q = bn::to_fixed(xm::exp((k == 0 ? r[0] : r[1 + px[k - 1]]) - top));
+        add128(&lo[slots - 1], &hi[slots - 1], q);
+        if (k > 0) lo[np + k - 1] = q;
+    }
+    const std::int64_t items = static_cast<std::int64_t>(np) * parts;
+    for (std::int64_t idx = tid; idx < items; idx += kRescoreThreads) {
+        const auto i = static_cast<int>(idx / parts), k = static_cast<int>(idx % parts);
+        const double* r2 = base + static_cast<std::int64_t>(mask ^ (std::uint32_t{1} << pc[i])) * w;
+        add128(&lo[i], &hi[i], bn::to_fixed(xm::exp((k == 0 ? r2[0] : r2[1 + px[k - 1]]) - top)));
+    }
+    __syncthreads();
+    bn::FixedSum total;
+    total.hi = hi[slots - 1];
+    total.lo = lo[slots - 1];
+    const double all = total.value();
+    const std::int32_t* cands = T.cand + T.cand_start[v];
+    const std::int32_t* extras = T.extra + T.extra_start[v];
+    for (int i = tid; i < np; i += kRescoreThreads) {
+        bn::FixedSum without;
+        without.hi = hi[i];
+        without.lo = lo[i];
+        column[cands[pc[i]]] = total.minus_or_zero(without).value() / all;
+    }
+    for (int k = tid; k < npx; k += kRescoreThreads) column[extras[px[k]]] = fixed_value(0, lo[np + k]) / all;
+    __syncthreads();
+    return top + xm::log(all);
+}
+
 /// Node v's sum-based score given positions pos_at(u), by a block (thread 0's return value
 /// counts), as bn::node_score_sum: log of the sum of exp(score) over its consistent sets,
 /// and its edge column (P(p --> v | order) by p) in `column`. The weights exp(score - top)
@@ -129,6 +186,7 @@ __device__ double node_sum(const TableView& T, std::int32_t v, Pos pos_at, std::
     for (int k = tid; k < slots; k += kRescoreThreads) lo[k] = hi[k] = 0;
     for (std::int64_t p = tid; p < T.n; p += kRescoreThreads) column[p] = 0.0;
     __syncthreads();
+    if (T.row_off[v] >= 0) return node_sum_rows(T, v, pc, np, px, npx, lo, hi, column);
     std::int64_t cum[kMaxParentsGpu + 2], cumx[kMaxParentsGpu + 1];
     cum[0] = 0;
     for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + T.binom(np, k);

@@ -31,6 +31,10 @@ struct TableView {
     const std::int64_t* so;  ///< n × (s + 2)
     const std::int64_t* xo;  ///< n × (s + 1)
     Binomials binom;
+    /// Sum mode's subset rows (bn/subset_rows.hpp): node v's at rows + row_off[v] (-1: none,
+    /// its sets are enumerated), 2^m masks of (1 + its extra count) values.
+    const double* rows;
+    const std::int64_t* row_off;
 };
 
 struct ChainsView {

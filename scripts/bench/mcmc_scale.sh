@@ -10,13 +10,14 @@
 #  2. BiDAG's benchmark design at n = 200: Erdős–Rényi with 2 expected parents, N = 10 n,
 #     BGe (am = 0.25), --space iterative from the PC space with hard limit 16 and alpha
 #     min(0.4, 20 / n), then sum mode with BiDAG's moves for max(25,000, 5 n^2 log n)
-#     iterations (ITER200 overrides; the search rounds take the same count).
+#     iterations, 4 chains (ITER200 overrides; the search rounds take the same count); with
+#     CMP_ITER, also CMP_ITER iterations with the subset rows and without (--tune sum-rows=0).
 #  3. bnlearn networks (NETS, default alarm) sampled with `cudag simulate bif` (ROWS rows),
 #     max mode, s = 4, --space SPACE3 (default all; pigs and munin want iterative): SHD and
 #     skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`), and the
 #     ROC AUC of the edge frequencies for the true skeleton.
 # Usage: scripts/bench/mcmc_scale.sh [build-dir]
-#   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... NETS=alarm ROWS=1000
+#   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... CMP_ITER=... NETS=alarm ROWS=1000
 #        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3",
 #        OLD=build-dir (step 1 at n = N also with that build's cudag, side by side),
 #        LOGS=dir (each run's -v log kept there); e.g.
@@ -126,10 +127,19 @@ echo "2. BiDAG's design at n = 200: ER 2 parents, N = 2000, BGe am 0.25, iterati
     --seed "$seed" --out "$work/g200.csv" -q
 iter=${ITER200:-$(python3 -c "import math; print(max(25000, int(5 * 200**2 * math.log(200))))")}
 printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
-read -r w t so ch sc ke be < <(run "$work/bge.h5" --data "$work/g200.csv" --score bge --am 0.25 --max-parents 4 \
-    --space iterative --hard-limit 16 --alpha 0.1 --order-score sum --moves bidag --chains 1 --iterations "$iter" \
-    --seed "$seed" --backend "$backend")
-printf "$hdr" "n=200 bge, $iter iterations" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+bidag=(--data "$work/g200.csv" --score bge --am 0.25 --max-parents 4 --space iterative --hard-limit 16 --alpha 0.1
+    --order-score sum --moves bidag --chains 4 --seed "$seed" --backend "$backend")
+read -r w t so ch sc ke be < <(run "$work/bge.h5" "${bidag[@]}" --iterations "$iter")
+printf "$hdr" "n=200 bge, 4 x $iter iterations" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+# Side by side at CMP_ITER iterations: the subset rows (the default) against every node
+# enumerating its sets (--tune sum-rows=0, as before the rows), the same build and data.
+if [[ -n ${CMP_ITER:-} ]]; then
+    for rows in default 0; do
+        tune=(); [[ $rows == 0 ]] && tune=(--tune sum-rows=0)
+        read -r w t so ch sc ke be < <(run "$work/cmp$rows.h5" "${bidag[@]}" --iterations "$CMP_ITER" "${tune[@]}")
+        printf "$hdr" "n=200, 4 x $CMP_ITER, sum-rows=$rows" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+    done
+fi
 
 fi
 

@@ -26,6 +26,14 @@ struct FixedSum {
         lo += o.lo;
         hi += o.hi + (lo < o.lo ? 1u : 0u);
     }
+    /// this - o, or zero where o is larger (exact otherwise).
+    CUDAG_HD FixedSum minus_or_zero(const FixedSum& o) const {
+        if (hi < o.hi || (hi == o.hi && lo < o.lo)) return {};
+        FixedSum r;
+        r.lo = lo - o.lo;
+        r.hi = hi - o.hi - (lo < o.lo ? 1u : 0u);
+        return r;
+    }
     /// The sum as a double: hi * 4 + lo * 2^-62, each part converted once.
     CUDAG_HD double value() const { return static_cast<double>(hi) * 4.0 + static_cast<double>(lo) * 0x1p-62; }
 };

@@ -77,6 +77,8 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     s.push_back({"--thin", std::to_string(opts.thin)});
     s.push_back({"--seed", std::to_string(opts.seed)});
     if (sum_prune >= 0.0) s.push_back({"--tune sum-prune", exact_number(sum_prune)});
+    if (opts.mode == OrderScoreMode::Sum && sum_rows_bytes != kDefaultRowBudgetBytes)
+        s.push_back({"--tune sum-rows", exact_number(sum_rows_bytes / (1ull << 30))});
     return s;
 }
 
@@ -169,6 +171,16 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
              "): " + std::to_string(out.sum_pruned) + " of " + std::to_string(table.total_entries()) +
              " entries left out (each weighs less than e^-" + exact_number(cfg.sum_prune) +
              " of a subset that every order allowing it allows) in " + fixed3(seconds_since(t_prune)) + " s");
+    }
+    // Sum mode's subset rows: every rank alike (the plan depends on the table alone).
+    if (!max_mode) {
+        const auto t_rows = std::chrono::steady_clock::now();
+        std::int64_t given = 0;
+        mpi::run_agreed(comm, [&] { given = table.build_subset_rows(threads, cfg.sum_rows_bytes); });
+        note("sum-mode subset rows: " + std::to_string(given) + " of " + std::to_string(n) +
+             " nodes read their log-sums from rows (" + std::to_string(table.all_rows().size()) + " values, " +
+             fixed3(8.0 * static_cast<double>(table.all_rows().size()) / (1ull << 30)) + " GiB), " +
+             std::to_string(n - given) + " enumerate their sets, in " + fixed3(seconds_since(t_rows)) + " s");
     }
     // Max mode's chains walk the lists; both modes take each chain's best DAG from them.
     const auto t_sort = std::chrono::steady_clock::now();

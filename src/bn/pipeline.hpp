@@ -39,6 +39,9 @@ struct McmcConfig {
     /// Sum mode's pruning (--tune sum-prune, ScoreTable::prune_sum; experimental: the chains
     /// still walk every entry, a pruned one weighing 0); < 0: off.
     double sum_prune = -1.0;
+    /// Sum mode's subset rows (ScoreTable::build_subset_rows): their memory budget in bytes,
+    /// `--tune sum-rows=GiB` (0: every node enumerates its sets).
+    double sum_rows_bytes = kDefaultRowBudgetBytes;
     bool gpu = false;  ///< GPU engines where they apply (pick_mcmc_engines), on `device`
     int device = 0;
     // Checkpoints (McmcRunConfig's fields of the same names).

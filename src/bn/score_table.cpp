@@ -726,11 +726,132 @@ double node_score_max(const ScoreTable& table, std::int32_t v, std::span<const s
     return best;
 }
 
+std::int64_t ScoreTable::build_subset_rows(int threads, double budget_bytes) {
+    CUDAG_EXPECTS(holds_all(), "the subset rows need the whole score table");
+    const std::int64_t n = n_nodes();
+    row_offset_.assign(static_cast<std::size_t>(n), -1);
+    rows_.clear();
+    rows_.shrink_to_fit();
+    // The plan: the nodes within kMaxRowBits candidates, the smallest rows first (ties by
+    // node), while the total stays within the budget.
+    std::vector<std::pair<double, std::int32_t>> fit;
+    for (std::int32_t v = 0; v < n; ++v) {
+        const auto m = static_cast<int>(candidates(v).size());
+        if (m <= kMaxRowBits) fit.emplace_back(std::ldexp(static_cast<double>(row_width(v)), m), v);
+    }
+    std::sort(fit.begin(), fit.end());
+    double total = 0.0;
+    std::vector<char> chosen(static_cast<std::size_t>(n), 0);
+    for (const auto& [values, v] : fit) {
+        if ((total + values) * 8.0 > budget_bytes) break;
+        total += values;
+        chosen[static_cast<std::size_t>(v)] = 1;
+    }
+    std::int64_t at = 0, given = 0;
+    for (std::int32_t v = 0; v < n; ++v)
+        if (chosen[static_cast<std::size_t>(v)]) {
+            row_offset_[v] = at;
+            at += row_width(v) << candidates(v).size();
+            ++given;
+        }
+    if (at == 0) {
+        row_offset_.clear();
+        return 0;
+    }
+    require_host_memory(8.0 * static_cast<double>(at), "the sum-mode subset rows",
+                        std::to_string(given) + " nodes' rows", "lower --tune sum-rows (GiB; 0: none)");
+    rows_.resize(static_cast<std::size_t>(at));
+    const int s = max_parents_;
+    const double ninf = -std::numeric_limits<double>::infinity();
+    // One node: every value -inf, each set's score at its mask, then the zeta transform
+    // dimension by dimension (each step reads masks without the bit and writes masks with
+    // it, so the masks of a step are independent: `workers` split them).
+    auto build_node = [&](std::int32_t v, int workers) {
+        const auto m = static_cast<int>(candidates(v).size());
+        const std::int64_t w = row_width(v), masks = std::int64_t{1} << m;
+        double* r = rows_.data() + row_offset_[v];
+        parallel_for(0, masks, workers, 4096, [&](std::int64_t mask, int) { std::fill_n(r + mask * w, w, ninf); });
+        std::vector<int> all(static_cast<std::size_t>(m));
+        for (int i = 0; i < m; ++i) all[static_cast<std::size_t>(i)] = i;
+        auto mask_of = [](int k, const int* pos) {
+            std::uint32_t mask = 0;
+            for (int t = 0; t < k; ++t) mask |= std::uint32_t{1} << pos[t];
+            return mask;
+        };
+        for_each_subset(all, m, s, [&](int k, std::int64_t rank, const int* pos) {
+            r[static_cast<std::int64_t>(mask_of(k, pos)) * w] = score(v, k, rank);
+        });
+        for (std::int64_t e = 0; e + 1 < w; ++e)
+            for_each_subset(all, m, s - 1, [&](int k, std::int64_t rank, const int* pos) {
+                r[static_cast<std::int64_t>(mask_of(k, pos)) * w + 1 + e] = extra_score(v, e, k, rank);
+            });
+        for (int d = 0; d < m; ++d) {
+            const std::int64_t bit = std::int64_t{1} << d;
+            // The masks with bit d: mask = high part << (d + 1) | bit | low part.
+            parallel_for(0, masks / 2, workers, 1024, [&](std::int64_t i, int) {
+                const std::int64_t mask = ((i >> d) << (d + 1)) | bit | (i & (bit - 1));
+                double* to = r + mask * w;
+                const double* from = r + (mask ^ bit) * w;
+                for (std::int64_t p = 0; p < w; ++p) to[p] = log_add(to[p], from[p]);
+            });
+        }
+    };
+    // Small nodes a thread each, large ones with every thread.
+    constexpr std::int64_t kLarge = std::int64_t{1} << 18;
+    std::vector<std::int32_t> small, large;
+    for (std::int32_t v = 0; v < n; ++v)
+        if (has_rows(v)) ((row_width(v) << candidates(v).size()) >= kLarge ? large : small).push_back(v);
+    const int team = resolve_threads(threads);
+    parallel_for(0, static_cast<std::int64_t>(small.size()), team, 1,
+                 [&](std::int64_t i, int) { build_node(small[static_cast<std::size_t>(i)], 1); });
+    for (const std::int32_t v : large) build_node(v, team);
+    return given;
+}
+
+namespace {
+
+/// node_score_sum from v's subset row (bn/subset_rows.hpp): the row of the mask of its
+/// preceding candidates, read at the preceding extras.
+double node_score_from_rows(const ScoreTable& table, std::int32_t v, const Predecessors& pred,
+                            std::span<double> edge_prob) {
+    std::uint32_t mask = 0;
+    for (const int i : pred.candidates) mask |= std::uint32_t{1} << i;
+    const double* r = table.subset_row(v, mask);
+    double top = r[0];
+    for (const std::int64_t e : pred.extras) top = std::max(top, r[1 + e]);
+    if (std::isinf(top)) return top;  // nothing but -inf: no proportions to form
+    auto weigh = [&](const double* row) {
+        FixedSum sum;
+        sum.add(to_fixed(xm::exp(row[0] - top)));
+        for (const std::int64_t e : pred.extras) sum.add(to_fixed(xm::exp(row[1 + e] - top)));
+        return sum;
+    };
+    const FixedSum total = weigh(r);
+    const double all = total.value();
+    if (!edge_prob.empty()) {
+        const auto extras = table.extras(v);
+        for (const std::int64_t e : pred.extras) {
+            FixedSum one;
+            one.add(to_fixed(xm::exp(r[1 + e] - top)));
+            edge_prob[static_cast<std::size_t>(extras[e])] = one.value() / all;
+        }
+        const auto cands = table.candidates(v);
+        for (const int i : pred.candidates) {
+            const FixedSum without = weigh(table.subset_row(v, mask ^ (std::uint32_t{1} << i)));
+            edge_prob[static_cast<std::size_t>(cands[i])] = total.minus_or_zero(without).value() / all;
+        }
+    }
+    return top + xm::log(all);
+}
+
+}  // namespace
+
 double node_score_sum(const ScoreTable& table, std::int32_t v, std::span<const std::int64_t> pos_of,
                       std::span<double> edge_prob) {
     const bool edge_probs = !edge_prob.empty();
     if (edge_probs) std::fill(edge_prob.begin(), edge_prob.end(), 0.0);
     const Predecessors pred = predecessors(table, v, pos_of);
+    if (table.has_rows(v)) return node_score_from_rows(table, v, pred, edge_prob);
     // log sum exp = top + log sum exp(score - top), top the largest score.
     double top = -std::numeric_limits<double>::infinity();
     for_each_consistent(table, v, pred,

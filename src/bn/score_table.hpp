@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "bn/score.hpp"
+#include "bn/subset_rows.hpp"
 #include "core/bulk_vector.hpp"
 #include "core/error.hpp"
 
@@ -282,6 +283,25 @@ public:
     /// The parents of v's entry at `offset` in node_scores(v), node ids increasing.
     std::vector<std::int32_t> entry_parents(std::int32_t v, std::int64_t offset) const;
 
+    /// Sum mode's subset rows (bn/subset_rows.hpp; issue 37): rows for the nodes with at
+    /// most kMaxRowBits candidates, the smallest first while the rows of all nodes stay
+    /// within `budget_bytes`; node_score_sum (and every sum-mode score, on every engine) reads
+    /// a node's row where it has one instead of enumerating its sets. The rows do not depend
+    /// on `threads`. Needs the whole table (holds_all). Returns the nodes given rows; calling
+    /// it again rebuilds them.
+    std::int64_t build_subset_rows(int threads, double budget_bytes = kDefaultRowBudgetBytes);
+    bool has_rows(std::int32_t v) const { return !row_offset_.empty() && row_offset_[v] >= 0; }
+    bool has_any_rows() const { return !rows_.empty(); }
+    /// Values per mask of v's rows: 1 + its extra count.
+    std::int64_t row_width(std::int32_t v) const { return 1 + static_cast<std::int64_t>(extras(v).size()); }
+    /// Where v's rows start in the flat rows (-1: none) and all rows, mask by mask.
+    std::int64_t row_offset(std::int32_t v) const { return row_offset_.empty() ? -1 : row_offset_[v]; }
+    std::span<const double> all_rows() const { return {rows_.data(), rows_.size()}; }
+    /// v's row for the mask of candidate positions `mask` (row_width values).
+    const double* subset_row(std::int32_t v, std::uint32_t mask) const {
+        return rows_.data() + row_offset_[v] + static_cast<std::int64_t>(mask) * row_width(v);
+    }
+
 private:
     ScoreTable() = default;
     /// The entries of `nodes` from the scorer. After a filler, by node_fill_: every entry
@@ -312,6 +332,8 @@ private:
     FillTimes fill_times_;
     bool held_all_ = true;  ///< see holds()
     NodeRange held_;
+    std::vector<std::int64_t> row_offset_;  ///< by node, -1 without rows (build_subset_rows)
+    BulkVector<double> rows_;
 };
 
 /// The max-based order score (Eq. 6 of the paper): for each node, the best local score over

@@ -73,7 +73,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
         ->capture_default_str();
     cmd->add_option("--tune", a.tunes,
                     "table tuning, key=value: table-prune=on|off (max mode's pruned table), sum-prune=DELTA (sum mode: "
-                    "sets more than DELTA below a subset weigh 0)")
+                    "sets more than DELTA below a subset weigh 0), sum-rows=GiB (sum mode's subset rows, 0: none)")
         ->group("");  // hidden: for measurements
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default: the best DAG's edge list on stdout)");

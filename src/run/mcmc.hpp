@@ -38,6 +38,7 @@ struct McmcJob {
     std::int64_t iterations = 10000, thin = 1, stop_after = -1;
     std::optional<std::int64_t> burn_in;  ///< unset: a fifth of iterations
     std::optional<double> sum_prune;      ///< --tune sum-prune=DELTA: sum mode's pruning (experimental)
+    std::optional<double> sum_rows_gib;   ///< --tune sum-rows=GiB: sum mode's subset-row budget
     std::uint64_t seed = 1;
     bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
     bool overwrite_checkpoint = false;                   ///< replace an existing checkpoint

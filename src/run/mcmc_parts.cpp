@@ -62,23 +62,33 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         for (const std::string& item : split_commas(list)) {
             const std::size_t eq = item.find('=');
             const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
-            if (key == "sum-prune") {
-                // Sum mode's pruning (bn::ScoreTable::prune_sum): experimental, the chains
-                // still walk every entry.
+            // A finite number >= 0, or the one-line refusal naming what it must be.
+            auto non_negative = [&](const std::string& what) {
                 std::size_t used = 0;
-                double delta = -1.0;
+                double x = -1.0;
                 try {
-                    delta = std::stod(value, &used);
+                    x = std::stod(value, &used);
                 } catch (const std::exception&) {
                     used = 0;
                 }
-                if (used == 0 || used != value.size() || !(delta >= 0.0) || !std::isfinite(delta))
-                    throw InputError("--tune sum-prune must be a finite number >= 0, got '" + value + "'");
-                a.sum_prune = delta;
+                if (used == 0 || used != value.size() || !(x >= 0.0) || !std::isfinite(x))
+                    throw InputError("--tune " + key + " must be a finite " + what + " >= 0, got '" + value + "'");
+                return x;
+            };
+            if (key == "sum-prune") {
+                // Sum mode's pruning (bn::ScoreTable::prune_sum): experimental, the chains
+                // still walk every entry.
+                a.sum_prune = non_negative("number");
+                continue;
+            }
+            if (key == "sum-rows") {
+                // Sum mode's subset rows (bn::ScoreTable::build_subset_rows): GiB, 0 none.
+                a.sum_rows_gib = non_negative("number of GiB");
                 continue;
             }
             if (key != "table-prune")
-                throw InputError("unknown --tune key '" + key + "' of cudag mcmc (keys: table-prune, sum-prune)");
+                throw InputError("unknown --tune key '" + key +
+                                 "' of cudag mcmc (keys: table-prune, sum-prune, sum-rows)");
             if (value != "on" && value != "off")
                 throw InputError("--tune table-prune must be on or off, got '" + value + "'");
             plan.cfg.table_prune = value == "on";
@@ -130,6 +140,10 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (a.sum_prune) {
         if (a.order_score != "sum") throw InputError("--tune sum-prune applies to --order-score sum only");
         plan.cfg.sum_prune = *a.sum_prune;
+    }
+    if (a.sum_rows_gib) {
+        if (a.order_score != "sum") throw InputError("--tune sum-rows applies to --order-score sum only");
+        plan.cfg.sum_rows_bytes = *a.sum_rows_gib * static_cast<double>(1ull << 30);
     }
     plan.cfg.hard_limit = a.hard_limit;
     plan.space_all = a.space == "all";

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bn/engines.hpp"
@@ -288,10 +289,19 @@ void expect_same_states(const std::vector<cudag::bn::ChainState>& a, const std::
 TEST(CudaBn, ChainsEqualTheCpuChainsBitForBit) {
     CUDAG_REQUIRE_GPU();
     const cudag::bn::DiscreteScorer scorer = cudag::test::simulated_scorer(14, 400, 77);
-    for (const auto mode : {cudag::bn::OrderScoreMode::Max, cudag::bn::OrderScoreMode::Sum})
+    // Sum mode three times: every node enumerating its sets, half the nodes' log-sums read
+    // from subset rows, every node's (bn/subset_rows.hpp).
+    const std::pair<cudag::bn::OrderScoreMode, int> runs[] = {{cudag::bn::OrderScoreMode::Max, 0},
+                                                              {cudag::bn::OrderScoreMode::Sum, 0},
+                                                              {cudag::bn::OrderScoreMode::Sum, 1},
+                                                              {cudag::bn::OrderScoreMode::Sum, 2}};
+    for (const auto& [mode, rows] : runs)
         for (const bool plus1 : {false, true}) {
             SCOPED_TRACE(std::string(mode == cudag::bn::OrderScoreMode::Max ? "max mode, " : "sum mode, ") +
-                         (plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps"));
+                         (plus1 ? "plus1 space, BiDAG's moves" : "every set, swaps") +
+                         (rows == 0   ? ""
+                          : rows == 1 ? ", half the nodes with subset rows"
+                                      : ", subset rows"));
             ScoreTable table = [&] {
                 if (!plus1) return ScoreTable::build(scorer, 3, 2);
                 std::vector<std::vector<std::int32_t>> cands(14), extras(14);
@@ -301,6 +311,15 @@ TEST(CudaBn, ChainsEqualTheCpuChainsBitForBit) {
                 return ScoreTable::build(scorer, cands, 3, 2, extras);
             }();
             ASSERT_TRUE(table.build_sorted(2));
+            if (rows > 0) {
+                double all = 0.0;
+                for (std::int32_t v = 0; v < 14; ++v)
+                    all += 8.0 * std::ldexp(static_cast<double>(table.row_width(v)),
+                                            static_cast<int>(table.candidates(v).size()));
+                const std::int64_t given = table.build_subset_rows(2, rows == 1 ? all / 2 : all);
+                EXPECT_EQ(given == 14, rows == 2);
+                EXPECT_GT(given, 0);
+            }
             // Max mode reads the sorted lists alone (what a rank of a split table holds): the
             // entries are marked absent, any read of them an assertion failure.
             if (mode == cudag::bn::OrderScoreMode::Max) table.hold_only({0, 0});

@@ -300,6 +300,11 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
                  "--tune sum-prune must be a finite number >= 0, got '-1'");
     expect_error(base + "--order-score sum --tune sum-prune=5x" + out,
                  "--tune sum-prune must be a finite number >= 0, got '5x'");
+    expect_error(base + "--tune sum-rows=1" + out, "--tune sum-rows applies to --order-score sum only");
+    expect_error(base + "--order-score sum --tune sum-rows=-2" + out,
+                 "--tune sum-rows must be a finite number of GiB >= 0, got '-2'");
+    expect_error(base + "--order-score sum --tune sum-rows=inf" + out,
+                 "--tune sum-rows must be a finite number of GiB >= 0, got 'inf'");
     expect_no_outputs(inputs);
 }
 

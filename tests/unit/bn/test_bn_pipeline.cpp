@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bn/mcmc_run.hpp"
@@ -48,10 +49,15 @@ TEST(McmcPipeline, EqualsItsPartsByHandInBothModesAndEverySpace) {
     const bn::PriorScorer with_prior(scorer, prior);
     std::vector<bn::SkeletonEdge> skeleton = {{0, 1, 0.001}, {1, 2, 0.0},  {2, 3, 0.02}, {3, 4, 0.0},  {0, 5, 0.003},
                                               {5, 6, 0.0},   {6, 7, 0.01}, {7, 8, 0.0},  {1, 8, 0.004}};
-    for (const auto mode : {bn::OrderScoreMode::Max, bn::OrderScoreMode::Sum})
+    // Sum mode twice: with the subset rows (the default) and without them (enumeration).
+    const std::pair<bn::OrderScoreMode, bool> runs[] = {
+        {bn::OrderScoreMode::Max, false}, {bn::OrderScoreMode::Sum, true}, {bn::OrderScoreMode::Sum, false}};
+    for (const auto& [mode, rows] : runs)
         for (const bool plus1 : {false, true}) {
-            SCOPED_TRACE(std::string(mode == bn::OrderScoreMode::Max ? "max" : "sum") + (plus1 ? ", plus1" : ", all"));
+            SCOPED_TRACE(std::string(mode == bn::OrderScoreMode::Max ? "max" : "sum") + (plus1 ? ", plus1" : ", all") +
+                         (rows ? ", subset rows" : ""));
             bn::McmcConfig cfg = config(mode);
+            if (mode == bn::OrderScoreMode::Sum && !rows) cfg.sum_rows_bytes = 0.0;
             if (plus1) cfg.space = bn::space_from_skeleton(9, skeleton, 2, "pc (test");
             mpi::SerialCommunicator serial;
             std::vector<std::string> notes;
@@ -63,6 +69,7 @@ TEST(McmcPipeline, EqualsItsPartsByHandInBothModesAndEverySpace) {
                                        ? bn::ScoreTable::build(with_prior, cfg.space.candidates, 3, 1, cfg.space.extras)
                                        : bn::ScoreTable::build(with_prior, 3, 1);
             ASSERT_TRUE(table.build_sorted(1));
+            if (rows) EXPECT_EQ(table.build_subset_rows(1), 9);
             const bn::OrderMcmcResult want = bn::run_order_mcmc(table, cfg.opts);
             ASSERT_EQ(got.result.chains.size(), want.chains.size());
             for (std::size_t c = 0; c < want.chains.size(); ++c) {

@@ -197,9 +197,17 @@ public:
         C.scratch = scratch_.data();
         C.acc = acc_.data();
         launch_chain_init(T_, C, ctx_.stream());
-        for (std::int64_t t = first + 1; t <= until; ++t) {
-            launch_chain_rescore(T_, C, t, ctx_.stream());
-            launch_chain_accept(T_, C, t, ctx_.stream());
+        if (opts_.moves == bn::MoveSet::Bidag) {
+            // Mostly adjacent swaps (two nodes an iteration): a block per chain runs every
+            // iteration of the segment without a launch per iteration.
+            launch_chain_run(T_, C, first, until, ctx_.stream());
+        } else {
+            // Swaps of any two positions (a third of the nodes an iteration): a block per
+            // rescored node, two launches per iteration.
+            for (std::int64_t t = first + 1; t <= until; ++t) {
+                launch_chain_rescore(T_, C, t, ctx_.stream());
+                launch_chain_accept(T_, C, t, ctx_.stream());
+            }
         }
         // Back to the states.
         get(order_, order);

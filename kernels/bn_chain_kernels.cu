@@ -13,6 +13,7 @@
 
 #include "bn/fixed_sum.hpp"
 #include "bn/proposal.hpp"
+#include "bn/subset_rows.hpp"
 #include "bn_chain_kernels.cuh"
 #include "core/exact_math.hpp"
 #include "cuda_check.hpp"
@@ -83,26 +84,43 @@ __device__ double fixed_value(unsigned long long hi, unsigned long long lo) {
     return static_cast<double>(hi) * 4.0 + static_cast<double>(lo) * 0x1p-62;
 }
 
+/// x summed over the warp's lanes (lane 0's answer): exact, as any order of FixedSum adds.
+__device__ bn::FixedSum warp_sum(bn::FixedSum x) {
+    for (int o = 16; o > 0; o >>= 1) {
+        bn::FixedSum y;
+        y.hi = __shfl_down_sync(0xffffffffu, x.hi, o);
+        y.lo = __shfl_down_sync(0xffffffffu, x.lo, o);
+        x.add(y);
+    }
+    return x;
+}
+
 /// node_sum from v's subset row (bn/subset_rows.hpp), as bn::node_score_sum reads it: the
 /// row of the mask of the preceding candidates pc[0..np), read at the preceding extras
-/// px[0..npx); the accumulators (zeroed) hold each candidate's sum without it, each extra's
-/// weight, then the total.
+/// px[0..npx). Sums in registers, then warps' shuffles (no atomics); the extras' weights
+/// go to lo[np + k].
 __device__ double node_sum_rows(const TableView& T, std::int32_t v, const std::int32_t* pc, int np,
-                                const std::int32_t* px, int npx, unsigned long long* lo, unsigned long long* hi,
-                                double* column) {
+                                const std::int32_t* px, int npx, unsigned long long* lo, double* column) {
     using ReduceD = cub::BlockReduce<double, kRescoreThreads>;
+    constexpr int kWarps = kRescoreThreads / 32;
     __shared__ typename ReduceD::TempStorage tmp;
     __shared__ double shared_top;
-    const int tid = threadIdx.x;
+    // FixedSum halves (a __shared__ array takes no constructor).
+    __shared__ std::uint64_t warp_hi[kWarps], warp_lo[kWarps], without_hi[bn::kMaxRowBits], without_lo[bn::kMaxRowBits];
+    __shared__ std::int32_t cand_pos[bn::kMaxRowBits];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const std::int64_t w = 1 + T.extra_start[v + 1] - T.extra_start[v];
+    if (tid < np) cand_pos[tid] = pc[tid];
+    __syncthreads();
     std::uint32_t mask = 0;
-    for (int i = 0; i < np; ++i) mask |= std::uint32_t{1} << pc[i];
+    for (int i = 0; i < np; ++i) mask |= std::uint32_t{1} << cand_pos[i];
     const double* base = T.rows + T.row_off[v];
     const double* r = base + static_cast<std::int64_t>(mask) * w;
     const int parts = 1 + npx;
+    auto part = [&](const double* row, int k) { return k == 0 ? row[0] : row[1 + px[k - 1]]; };
     double top = -xm::detail::inf();
     for (int k = tid; k < parts; k += kRescoreThreads) {
-        const double x = k == 0 ? r[0] : r[1 + px[k - 1]];
+        const double x = part(r, k);
         if (x > top) top = x;
     }
     const double all_top = ReduceD(tmp).Reduce(top, [](double x, double y) { return y > x ? y : x; });
@@ -110,30 +128,39 @@ __device__ double node_sum_rows(const TableView& T, std::int32_t v, const std::i
     __syncthreads();
     top = shared_top;
     if (top == xm::detail::inf() || top == -xm::detail::inf()) return top;  // no proportions to form
-    const int slots = np + npx + 1;
+    // The total, and each extra's weight.
+    bn::FixedSum mine;
     for (int k = tid; k < parts; k += kRescoreThreads) {
-        const std::uint64_t q = bn::to_fixed(xm::exp((k == 0 ? r[0] : r[1 + px[k - 1]]) - top));
-        add128(&lo[slots - 1], &hi[slots - 1], q);
+        const std::uint64_t q = bn::to_fixed(xm::exp(part(r, k) - top));
+        mine.add(q);
         if (k > 0) lo[np + k - 1] = q;
     }
-    const std::int64_t items = static_cast<std::int64_t>(np) * parts;
-    for (std::int64_t idx = tid; idx < items; idx += kRescoreThreads) {
-        const auto i = static_cast<int>(idx / parts), k = static_cast<int>(idx % parts);
-        const double* r2 = base + static_cast<std::int64_t>(mask ^ (std::uint32_t{1} << pc[i])) * w;
-        add128(&lo[i], &hi[i], bn::to_fixed(xm::exp((k == 0 ? r2[0] : r2[1 + px[k - 1]]) - top)));
+    mine = warp_sum(mine);
+    if (lane == 0) warp_hi[warp] = mine.hi, warp_lo[warp] = mine.lo;
+    // Each candidate's sum without it: a warp per candidate, lanes over the parts.
+    for (int i = warp; i < np; i += kWarps) {
+        const double* r2 = base + static_cast<std::int64_t>(mask ^ (std::uint32_t{1} << cand_pos[i])) * w;
+        bn::FixedSum acc;
+        for (int k = lane; k < parts; k += 32) acc.add(bn::to_fixed(xm::exp(part(r2, k) - top)));
+        acc = warp_sum(acc);
+        if (lane == 0) without_hi[i] = acc.hi, without_lo[i] = acc.lo;
     }
     __syncthreads();
     bn::FixedSum total;
-    total.hi = hi[slots - 1];
-    total.lo = lo[slots - 1];
+    for (int k = 0; k < kWarps; ++k) {
+        bn::FixedSum x;
+        x.hi = warp_hi[k];
+        x.lo = warp_lo[k];
+        total.add(x);
+    }
     const double all = total.value();
     const std::int32_t* cands = T.cand + T.cand_start[v];
     const std::int32_t* extras = T.extra + T.extra_start[v];
     for (int i = tid; i < np; i += kRescoreThreads) {
-        bn::FixedSum without;
-        without.hi = hi[i];
-        without.lo = lo[i];
-        column[cands[pc[i]]] = total.minus_or_zero(without).value() / all;
+        bn::FixedSum x;
+        x.hi = without_hi[i];
+        x.lo = without_lo[i];
+        column[cands[cand_pos[i]]] = total.minus_or_zero(x).value() / all;
     }
     for (int k = tid; k < npx; k += kRescoreThreads) column[extras[px[k]]] = fixed_value(0, lo[np + k]) / all;
     __syncthreads();
@@ -186,7 +213,7 @@ __device__ double node_sum(const TableView& T, std::int32_t v, Pos pos_at, std::
     for (int k = tid; k < slots; k += kRescoreThreads) lo[k] = hi[k] = 0;
     for (std::int64_t p = tid; p < T.n; p += kRescoreThreads) column[p] = 0.0;
     __syncthreads();
-    if (T.row_off[v] >= 0) return node_sum_rows(T, v, pc, np, px, npx, lo, hi, column);
+    if (T.row_off[v] >= 0) return node_sum_rows(T, v, pc, np, px, npx, lo, column);
     std::int64_t cum[kMaxParentsGpu + 2], cumx[kMaxParentsGpu + 1];
     cum[0] = 0;
     for (int k = 0; k <= T.s; ++k) cum[k + 1] = cum[k] + T.binom(np, k);
@@ -269,13 +296,11 @@ __global__ void __launch_bounds__(kRescoreThreads) init_kernel(TableView T, Chai
     }
 }
 
-/// Iteration t's proposal: the nodes between the swapped positions rescored, by slot.
-__global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, ChainsView C, std::int64_t t) {
-    const std::int64_t g = blockIdx.x;
-    const std::int64_t c = g / T.n, q = g % T.n;
-    if (c >= C.chains || C.done[c] + 1 != t) return;
-    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n, C.moves);
-    if (q > prop.j - prop.i) return;
+/// Slot q of chain c's proposal at iteration t (the nodes between the swapped positions,
+/// slot 0 the one moved forward) rescored by the block, into prop_node / prop_off /
+/// prop_col; g picks the scratch and accumulators.
+__device__ void rescore_slot(const TableView& T, const ChainsView& C, std::int64_t c, std::int64_t q,
+                             const bn::SwapProposal& prop, std::int64_t g) {
     const std::int32_t* order = C.order + c * T.n;
     const std::int32_t* pos = C.pos + c * T.n;
     const std::int32_t a = order[prop.i], b = order[prop.j];
@@ -295,24 +320,23 @@ __global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, C
     }
 }
 
-/// Add node v's column (the parents of its best set) for the kept iterations since it was
-/// last added, as Walker::settle does.
-__device__ void settle(const TableView& T, const ChainsView& C, std::int64_t c, std::int32_t v) {
+/// Iteration t's proposal: the nodes between the swapped positions rescored, a block per
+/// (chain, slot).
+__global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, ChainsView C, std::int64_t t) {
+    const std::int64_t g = blockIdx.x;
+    const std::int64_t c = g / T.n, q = g % T.n;
+    if (c >= C.chains || C.done[c] + 1 != t) return;
+    const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n, C.moves);
+    if (q > prop.j - prop.i) return;
+    rescore_slot(T, C, c, q, prop, g);
+}
+
+/// Max mode: add node v's column (the parents of its best set) for the kept iterations
+/// since it was last added, as Walker::settle does (one thread).
+__device__ void settle_max(const TableView& T, const ChainsView& C, std::int64_t c, std::int32_t v) {
     const std::int64_t count = C.kept[c] - C.since[c * T.n + v];
     if (count == 0) return;
     const double cd = static_cast<double>(count);
-    if (C.sum_mode) {
-        const double* column = C.col + (c * T.n + v) * T.n;
-        for (std::int64_t p = 0; p < T.n; ++p) {
-            const double x = column[p];
-            if (x == 0.0) continue;
-            const std::int64_t at = c * T.n * T.n + p * T.n + v;
-            C.edge_sum[at] += x * cd;
-            C.edge_sumsq[at] += x * x * cd;
-        }
-        C.since[c * T.n + v] = C.kept[c];
-        return;
-    }
     NodeLayout L;
     L.v = v;
     L.m = static_cast<std::int32_t>(T.cand_start[v + 1] - T.cand_start[v]);
@@ -333,9 +357,18 @@ __device__ void settle(const TableView& T, const ChainsView& C, std::int64_t c, 
     C.since[c * T.n + v] = C.kept[c];
 }
 
-__global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
-    const std::int64_t c = blockIdx.x;
-    if (threadIdx.x != 0 || c >= C.chains || C.done[c] + 1 != t) return;
+constexpr int kAcceptThreads = 256;  ///< a block per chain
+constexpr int kTotalChunk = 1024;    ///< node scores staged in shared memory for the ordered total
+
+/// Iteration t's acceptance, keeping and settling of chain blockIdx.x, as Walker::run does:
+/// the proposed total summed by one thread in node order (the CPU's total_of) from values
+/// the block stages in shared memory; the columns compared, settled and copied by the block
+/// (each entry by one thread: the same additions as the CPU's loop).
+__device__ void accept_chain(const TableView& T, const ChainsView& C, std::int64_t c, std::int64_t t) {
+    __shared__ double staged[kTotalChunk];
+    __shared__ double shared_total;
+    __shared__ int shared_flag;
+    const int tid = threadIdx.x;
     const std::int64_t n = T.n;
     std::int32_t* order = C.order + c * n;
     std::int32_t* pos = C.pos + c * n;
@@ -343,45 +376,108 @@ __global__ void accept_kernel(TableView T, ChainsView C, std::int64_t t) {
     const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, n, C.moves);
     const std::int64_t i = prop.i, j = prop.j;
     const std::int32_t a = order[i], b = order[j];
-    double total = 0.0;  // summed over v = 0..n-1, as the CPU's total_of
-    for (std::int32_t v = 0; v < n; ++v) {
-        const std::int64_t pp = v == a ? j : v == b ? i : pos[v];
-        total += pp >= i && pp <= j ? C.prop_node[c * n + (pp - i)] : node[v];
+    double total = 0.0;  // summed over v = 0..n-1, as the CPU's total_of (thread 0's)
+    for (std::int64_t base = 0; base < n; base += kTotalChunk) {
+        const std::int64_t len = n - base < kTotalChunk ? n - base : kTotalChunk;
+        for (std::int64_t k = tid; k < len; k += kAcceptThreads) {
+            const auto v = static_cast<std::int32_t>(base + k);
+            const std::int64_t pp = v == a ? j : v == b ? i : pos[v];
+            staged[k] = pp >= i && pp <= j ? C.prop_node[c * n + (pp - i)] : node[v];
+        }
+        __syncthreads();
+        if (tid == 0) {
+#pragma unroll 8
+            for (std::int64_t k = 0; k < len; ++k) total += staged[k];
+        }
+        __syncthreads();
     }
-    if (xm::log(prop.u) < total - C.score[c]) {
-        order[i] = b;
-        order[j] = a;
-        pos[a] = static_cast<std::int32_t>(j);
-        pos[b] = static_cast<std::int32_t>(i);
+    if (tid == 0) {
+        shared_total = total;
+        shared_flag = xm::log(prop.u) < total - C.score[c] ? 1 : 0;
+    }
+    __syncthreads();
+    total = shared_total;
+    if (shared_flag) {
+        __syncthreads();  // every thread has read order[i], order[j] and pos above
+        if (tid == 0) {
+            order[i] = b;
+            order[j] = a;
+            pos[a] = static_cast<std::int32_t>(j);
+            pos[b] = static_cast<std::int32_t>(i);
+        }
+        __syncthreads();
         for (std::int64_t q = 0; q <= j - i; ++q) {
             const std::int32_t v = order[i + q];
             if (C.sum_mode) {  // the column as the CPU compares it, entry by entry
                 double* now = C.col + (c * n + v) * n;
                 const double* next = C.prop_col + (c * n + q) * n;
-                bool same = true;
-                for (std::int64_t p = 0; p < n && same; ++p) same = now[p] == next[p];
-                if (!same) {
-                    settle(T, C, c, v);
-                    for (std::int64_t p = 0; p < n; ++p) now[p] = next[p];
+                int same = 1;
+                for (std::int64_t p = tid; p < n; p += kAcceptThreads) same &= now[p] == next[p] ? 1 : 0;
+                if (!__syncthreads_and(same)) {
+                    // Settle the old column for the kept iterations since it was last added,
+                    // then take the new one.
+                    const std::int64_t count = C.kept[c] - C.since[c * n + v];
+                    const double cd = static_cast<double>(count);
+                    for (std::int64_t p = tid; p < n; p += kAcceptThreads) {
+                        const double x = now[p];
+                        if (count != 0 && x != 0.0) {
+                            const std::int64_t at = c * n * n + p * n + v;
+                            C.edge_sum[at] += x * cd;
+                            C.edge_sumsq[at] += x * x * cd;
+                        }
+                        now[p] = next[p];
+                    }
+                    __syncthreads();  // every thread has read since[v]
+                    if (tid == 0) C.since[c * n + v] = C.kept[c];
                 }
-            } else {
+            } else if (tid == 0) {
                 const std::uint32_t off = C.prop_off[c * n + q];
                 if (off != C.best_off[c * n + v]) {
-                    settle(T, C, c, v);
+                    settle_max(T, C, c, v);
                     C.best_off[c * n + v] = off;
                 }
             }
-            node[v] = C.prop_node[c * n + q];
+            if (tid == 0) node[v] = C.prop_node[c * n + q];
         }
-        C.score[c] = total;
-        ++C.accepted[c];
-        if (total > C.best_score[c]) {
-            C.best_score[c] = total;
-            for (std::int64_t k = 0; k < n; ++k) C.best_order[c * n + k] = order[k];
+        if (tid == 0) {
+            C.score[c] = total;
+            ++C.accepted[c];
+            shared_flag = total > C.best_score[c] ? 2 : 1;
+            if (shared_flag == 2) C.best_score[c] = total;
         }
+        __syncthreads();
+        if (shared_flag == 2)
+            for (std::int64_t k = tid; k < n; k += kAcceptThreads) C.best_order[c * n + k] = order[k];
     }
-    C.done[c] = t;
-    if (t > C.burn_in && (t - C.burn_in) % C.thin == 0) C.trace[c * C.trace_cap + C.kept[c]++] = C.score[c];
+    if (tid == 0) {
+        C.done[c] = t;
+        if (t > C.burn_in && (t - C.burn_in) % C.thin == 0) C.trace[c * C.trace_cap + C.kept[c]++] = C.score[c];
+    }
+}
+
+__global__ void __launch_bounds__(kAcceptThreads) accept_kernel(TableView T, ChainsView C, std::int64_t t) {
+    const std::int64_t c = blockIdx.x;
+    if (c >= C.chains || C.done[c] + 1 != t) return;  // the same answer for the whole block
+    accept_chain(T, C, c, t);
+}
+
+static_assert(kAcceptThreads == kRescoreThreads, "run_kernel's block does both");
+
+/// Iterations first + 1 .. until of every chain in one launch, a block per chain: each
+/// iteration's nodes rescored one after the other by the block, then its acceptance (the
+/// same work as rescore_kernel and accept_kernel, without a launch per iteration).
+__global__ void __launch_bounds__(kRescoreThreads)
+    run_kernel(TableView T, ChainsView C, std::int64_t first, std::int64_t until) {
+    const std::int64_t c = blockIdx.x;
+    if (c >= C.chains) return;
+    for (std::int64_t t = first + 1; t <= until; ++t) {
+        if (C.done[c] + 1 != t) continue;  // a chain further on; the same answer for the whole block
+        const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n, C.moves);
+        for (std::int64_t q = 0; q <= prop.j - prop.i; ++q) rescore_slot(T, C, c, q, prop, c * T.n);
+        __syncthreads();
+        accept_chain(T, C, c, t);
+        __syncthreads();  // done[c] read again at the top
+    }
 }
 
 }  // namespace
@@ -398,8 +494,14 @@ void launch_chain_rescore(const TableView& T, const ChainsView& C, std::int64_t 
     CUDAG_CHECK_LAUNCH();
 }
 
+void launch_chain_run(const TableView& T, const ChainsView& C, std::int64_t first, std::int64_t until,
+                      cudaStream_t stream) {
+    run_kernel<<<static_cast<unsigned>(C.chains), kRescoreThreads, 0, stream>>>(T, C, first, until);
+    CUDAG_CHECK_LAUNCH();
+}
+
 void launch_chain_accept(const TableView& T, const ChainsView& C, std::int64_t t, cudaStream_t stream) {
-    accept_kernel<<<static_cast<unsigned>(C.chains), 32, 0, stream>>>(T, C, t);
+    accept_kernel<<<static_cast<unsigned>(C.chains), kAcceptThreads, 0, stream>>>(T, C, t);
     CUDAG_CHECK_LAUNCH();
 }
 

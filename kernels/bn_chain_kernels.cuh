@@ -73,7 +73,12 @@ void launch_chain_init(const TableView& T, const ChainsView& C, cudaStream_t str
 /// Iteration t's proposal of each chain that has done t - 1 iterations: the nodes between
 /// the swapped positions rescored, by slot (C.chains × T.n blocks).
 void launch_chain_rescore(const TableView& T, const ChainsView& C, std::int64_t t, cudaStream_t stream);
-/// Iteration t's acceptance, keeping and settling, a thread per chain (C.chains blocks).
+/// Iterations first + 1 .. until of each chain that has done first or more, in one launch: a
+/// block per chain rescoring each iteration's nodes one after the other, then accepting
+/// (BiDAG's moves, mostly adjacent swaps: two nodes an iteration).
+void launch_chain_run(const TableView& T, const ChainsView& C, std::int64_t first, std::int64_t until,
+                      cudaStream_t stream);
+/// Iteration t's acceptance, keeping and settling, a block per chain (C.chains blocks).
 void launch_chain_accept(const TableView& T, const ChainsView& C, std::int64_t t, cudaStream_t stream);
 
 }  // namespace cudag::cuda

@@ -300,9 +300,8 @@ __global__ void __launch_bounds__(kRescoreThreads) init_kernel(TableView T, Chai
 /// slot 0 the one moved forward) rescored by the block, into prop_node / prop_off /
 /// prop_col; g picks the scratch and accumulators.
 __device__ void rescore_slot(const TableView& T, const ChainsView& C, std::int64_t c, std::int64_t q,
-                             const bn::SwapProposal& prop, std::int64_t g) {
-    const std::int32_t* order = C.order + c * T.n;
-    const std::int32_t* pos = C.pos + c * T.n;
+                             const bn::SwapProposal& prop, std::int64_t g, const std::int32_t* order,
+                             const std::int32_t* pos) {
     const std::int32_t a = order[prop.i], b = order[prop.j];
     const std::int32_t v = q == 0 ? b : q == prop.j - prop.i ? a : order[prop.i + q];
     const auto i = static_cast<std::int32_t>(prop.i), j = static_cast<std::int32_t>(prop.j);
@@ -328,7 +327,7 @@ __global__ void __launch_bounds__(kRescoreThreads) rescore_kernel(TableView T, C
     if (c >= C.chains || C.done[c] + 1 != t) return;
     const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n, C.moves);
     if (q > prop.j - prop.i) return;
-    rescore_slot(T, C, c, q, prop, g);
+    rescore_slot(T, C, c, q, prop, g, C.order + c * T.n, C.pos + c * T.n);
 }
 
 /// Max mode: add node v's column (the parents of its best set) for the kept iterations
@@ -364,14 +363,15 @@ constexpr int kTotalChunk = 1024;    ///< node scores staged in shared memory fo
 /// the proposed total summed by one thread in node order (the CPU's total_of) from values
 /// the block stages in shared memory; the columns compared, settled and copied by the block
 /// (each entry by one thread: the same additions as the CPU's loop).
-__device__ void accept_chain(const TableView& T, const ChainsView& C, std::int64_t c, std::int64_t t) {
+/// `order` and `pos`: the chain's, where it keeps them (global memory, or run_kernel's
+/// shared copy).
+__device__ void accept_chain(const TableView& T, const ChainsView& C, std::int64_t c, std::int64_t t,
+                             std::int32_t* order, std::int32_t* pos) {
     __shared__ double staged[kTotalChunk];
     __shared__ double shared_total;
     __shared__ int shared_flag;
     const int tid = threadIdx.x;
     const std::int64_t n = T.n;
-    std::int32_t* order = C.order + c * n;
-    std::int32_t* pos = C.pos + c * n;
     double* node = C.node + c * n;
     const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, n, C.moves);
     const std::int64_t i = prop.i, j = prop.j;
@@ -406,9 +406,22 @@ __device__ void accept_chain(const TableView& T, const ChainsView& C, std::int64
             pos[b] = static_cast<std::int32_t>(i);
         }
         __syncthreads();
-        for (std::int64_t q = 0; q <= j - i; ++q) {
+        if (!C.sum_mode) {
+            // Max mode: each moved node's best set, a thread per node (their columns and
+            // counters are disjoint, so the order of the settles does not matter).
+            for (std::int64_t q = tid; q <= j - i; q += kAcceptThreads) {
+                const std::int32_t v = order[i + q];
+                const std::uint32_t off = C.prop_off[c * n + q];
+                if (off != C.best_off[c * n + v]) {
+                    settle_max(T, C, c, v);
+                    C.best_off[c * n + v] = off;
+                }
+                node[v] = C.prop_node[c * n + q];
+            }
+        }
+        for (std::int64_t q = 0; C.sum_mode && q <= j - i; ++q) {
             const std::int32_t v = order[i + q];
-            if (C.sum_mode) {  // the column as the CPU compares it, entry by entry
+            {  // the column as the CPU compares it, entry by entry
                 double* now = C.col + (c * n + v) * n;
                 const double* next = C.prop_col + (c * n + q) * n;
                 int same = 1;
@@ -429,12 +442,6 @@ __device__ void accept_chain(const TableView& T, const ChainsView& C, std::int64
                     }
                     __syncthreads();  // every thread has read since[v]
                     if (tid == 0) C.since[c * n + v] = C.kept[c];
-                }
-            } else if (tid == 0) {
-                const std::uint32_t off = C.prop_off[c * n + q];
-                if (off != C.best_off[c * n + v]) {
-                    settle_max(T, C, c, v);
-                    C.best_off[c * n + v] = off;
                 }
             }
             if (tid == 0) node[v] = C.prop_node[c * n + q];
@@ -458,26 +465,46 @@ __device__ void accept_chain(const TableView& T, const ChainsView& C, std::int64
 __global__ void __launch_bounds__(kAcceptThreads) accept_kernel(TableView T, ChainsView C, std::int64_t t) {
     const std::int64_t c = blockIdx.x;
     if (c >= C.chains || C.done[c] + 1 != t) return;  // the same answer for the whole block
-    accept_chain(T, C, c, t);
+    accept_chain(T, C, c, t, C.order + c * T.n, C.pos + c * T.n);
 }
 
 static_assert(kAcceptThreads == kRescoreThreads, "run_kernel's block does both");
 
 /// Iterations first + 1 .. until of every chain in one launch, a block per chain: each
 /// iteration's nodes rescored one after the other by the block, then its acceptance (the
-/// same work as rescore_kernel and accept_kernel, without a launch per iteration).
+/// same work as rescore_kernel and accept_kernel, without a launch per iteration). With
+/// `staged`, the chain's order and positions live in shared memory for the launch (the
+/// parents' positions are read at every rescore) and go back to global memory at its end.
 __global__ void __launch_bounds__(kRescoreThreads)
-    run_kernel(TableView T, ChainsView C, std::int64_t first, std::int64_t until) {
+    run_kernel(TableView T, ChainsView C, std::int64_t first, std::int64_t until, int staged) {
+    extern __shared__ std::int32_t chain_state[];  // order, then pos (staged)
     const std::int64_t c = blockIdx.x;
     if (c >= C.chains) return;
+    const std::int64_t n = T.n;
+    std::int32_t* order = C.order + c * n;
+    std::int32_t* pos = C.pos + c * n;
+    if (staged) {
+        for (std::int64_t k = threadIdx.x; k < n; k += kRescoreThreads) {
+            chain_state[k] = order[k];
+            chain_state[n + k] = pos[k];
+        }
+        order = chain_state;
+        pos = chain_state + n;
+        __syncthreads();
+    }
     for (std::int64_t t = first + 1; t <= until; ++t) {
         if (C.done[c] + 1 != t) continue;  // a chain further on; the same answer for the whole block
-        const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, T.n, C.moves);
-        for (std::int64_t q = 0; q <= prop.j - prop.i; ++q) rescore_slot(T, C, c, q, prop, c * T.n);
+        const bn::SwapProposal prop = bn::swap_proposal(C.seed, C.id[c], t, n, C.moves);
+        for (std::int64_t q = 0; q <= prop.j - prop.i; ++q) rescore_slot(T, C, c, q, prop, c * n, order, pos);
         __syncthreads();
-        accept_chain(T, C, c, t);
+        accept_chain(T, C, c, t, order, pos);
         __syncthreads();  // done[c] read again at the top
     }
+    if (staged)
+        for (std::int64_t k = threadIdx.x; k < n; k += kRescoreThreads) {
+            C.order[c * n + k] = order[k];
+            C.pos[c * n + k] = pos[k];
+        }
 }
 
 }  // namespace
@@ -496,7 +523,11 @@ void launch_chain_rescore(const TableView& T, const ChainsView& C, std::int64_t 
 
 void launch_chain_run(const TableView& T, const ChainsView& C, std::int64_t first, std::int64_t until,
                       cudaStream_t stream) {
-    run_kernel<<<static_cast<unsigned>(C.chains), kRescoreThreads, 0, stream>>>(T, C, first, until);
+    // The chain's order and positions in shared memory where they fit the default 48 KiB.
+    const std::size_t bytes = 2 * sizeof(std::int32_t) * static_cast<std::size_t>(T.n);
+    const int staged = bytes <= 32 * 1024 ? 1 : 0;
+    run_kernel<<<static_cast<unsigned>(C.chains), kRescoreThreads, staged ? bytes : 0, stream>>>(T, C, first, until,
+                                                                                                 staged);
     CUDAG_CHECK_LAUNCH();
 }
 

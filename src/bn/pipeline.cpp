@@ -57,6 +57,9 @@ std::string McmcConfig::digest(const ScoreTable& table, const StructurePrior& pr
     d.add_value(opts.iterations);
     d.add_value(opts.burn_in).add_value(opts.thin).add_value(opts.seed);
     if (sum_prune >= 0.0) d.add_value(sum_prune);  // (unchanged digests without it)
+    // The subset rows' budget decides which nodes' sums come from rows (other last bits):
+    // sum-mode checkpoints from before the rows are refused, not continued another way.
+    if (opts.mode == OrderScoreMode::Sum) d.add_value(sum_rows_bytes);
     return d.hex();
 }
 
@@ -77,8 +80,7 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     s.push_back({"--thin", std::to_string(opts.thin)});
     s.push_back({"--seed", std::to_string(opts.seed)});
     if (sum_prune >= 0.0) s.push_back({"--tune sum-prune", exact_number(sum_prune)});
-    if (opts.mode == OrderScoreMode::Sum && sum_rows_bytes != kDefaultRowBudgetBytes)
-        s.push_back({"--tune sum-rows", exact_number(sum_rows_bytes / (1ull << 30))});
+    if (opts.mode == OrderScoreMode::Sum) s.push_back({"--tune sum-rows", exact_number(sum_rows_bytes / (1ull << 30))});
     return s;
 }
 

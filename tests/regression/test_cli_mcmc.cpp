@@ -135,6 +135,9 @@ TEST_F(Mcmc, SameChainsOnAnyThreadCountAndAfterAStopAndResume) {
     // Another seed is another configuration: refused, checkpoint kept.
     expect_error(opts + "--seed 2 --checkpoint " + f("ck.h5") + " --resume --out " + f("res.h5"),
                  "was written for other options: --seed was 1 in the checkpoint, 2 now");
+    // So is enumerating the sets instead of the subset rows (other last bits of the sums).
+    expect_error(opts + "--tune sum-rows=0 --checkpoint " + f("ck.h5") + " --resume --out " + f("res.h5"),
+                 "--tune sum-rows");
     r = run(opts + "--checkpoint " + f("ck.h5") + " --checkpoint-every 250 --resume --keep-checkpoint --out " +
             f("res.h5"));
     ASSERT_EQ(r.code, 0) << r.err;

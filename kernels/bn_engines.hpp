@@ -17,14 +17,18 @@
 
 namespace cudag::cuda {
 
-/// Parent tables with more cells (configurations x levels) than this are left to the CPU.
+/// Parent tables with more cells (configurations x levels) than a device's limit are left to
+/// the CPU: the limit is as many cells as 8 warps' counts and terms fit in the device's
+/// shared memory (1,808 on an H100 or H200, 227 KiB a block), at least kBnTableCells and at
+/// most kBnTableCellsMax.
 inline constexpr std::int64_t kBnTableCells = 512;
+inline constexpr std::int64_t kBnTableCellsMax = 4096;
 
 /// The BDeu/K2 entries of the nodes `nodes` of `table` computed on device `device` (no other
 /// node's entries are written), as bn::PriorScorer over
 /// bn::DiscreteScorer(codes, spec) gives them bit for bit: each parent adds `per_parent`
 /// and, when `prior_terms` is not empty (n × n, [p * n + v]), its term. Entries whose
-/// parent table has more than kBnTableCells cells are left as they are (NaN from
+/// parent table has more cells than the device's limit (above) are left as they are (NaN from
 /// ScoreTable's Filler) for the CPU. Throws OutOfMemory when the device cannot hold a node's
 /// entries and the data.
 void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& spec, double per_parent,

@@ -572,15 +572,16 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
     d_bits.upload(hb.bits.data(), hb.bits.size(), stream);
     DeviceBuffer<std::int32_t> d_offs(hb.offs.size());
     d_offs.upload(hb.offs.data(), hb.offs.size(), stream);
-    // Each node's cell cap, kernel and term slots (kTableCells + 1 a node: slot[q]), every
+    // Each node's cell cap, kernel and term slots (max_cells + 1 a node: slot[q]), every
     // table tabulated before the first launch.
+    const int max_cells = table_cells(device);
     struct Plan {
         std::int32_t v;
         int cap;
         bool bits;
     };
     std::vector<Plan> plans;
-    const std::size_t per = static_cast<std::size_t>(kTableCells) + 1;
+    const std::size_t per = static_cast<std::size_t>(max_cells) + 1;
     std::vector<std::int32_t> slots;
     TermTables tables(spec, codes.n_samples);
     for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
@@ -592,9 +593,9 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
         std::sort(levels.begin(), levels.end(), std::greater<>());
         const std::int32_t r = codes.cards[v];
         std::int64_t cells = r;
-        for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= kTableCells; ++k)
+        for (int k = 0; k < table.max_parents() && k < static_cast<int>(levels.size()) && cells <= max_cells; ++k)
             cells *= levels[k];
-        const int cap = static_cast<int>(std::min<std::int64_t>(cells, kTableCells));
+        const int cap = static_cast<int>(std::min<std::int64_t>(cells, max_cells));
         const std::size_t at = slots.size();
         slots.resize(at + per, -1);
         bool all = true;
@@ -620,12 +621,12 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
                 spec.iss,
                 per_parent,
                 lists.binomials(),
-                kTableCells,
+                max_cells,
                 d_terms.data(),
                 d_slots.data(),
                 bn::SampleBits{d_bits.data(), d_offs.data(), d_cards.data(), hb.words},
                 static_cast<std::int64_t>(hb.bits.size())};
-    prepare_table_kernel();
+    prepare_table_kernel(max_cells);
     const int sms = ctx.multiprocessors();
     const auto run = [&](auto& sink) {
         for (std::size_t i = 0; i < plans.size(); ++i) {

@@ -149,9 +149,23 @@ __global__ void count_non_finite_kernel(const double* scores, std::int64_t count
 
 }  // namespace
 
-void prepare_table_kernel() {
+int table_cells(int device) {
+    int optin = 0;
+    CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    // The kernel's static shared memory (none today) comes off the device's opt-in limit.
+    cudaFuncAttributes attr{};
+    CUDAG_CUDA_CHECK(cudaFuncGetAttributes(&attr, table_kernel));
+    const std::size_t room = static_cast<std::size_t>(optin) > attr.sharedSizeBytes
+                                 ? static_cast<std::size_t>(optin) - attr.sharedSizeBytes
+                                 : 0;
+    int cells = static_cast<int>(kBnTableCells);
+    while (cells + 16 <= kBnTableCellsMax && kTableWarps * table_warp_bytes(cells + 16) <= room) cells += 16;
+    return cells;
+}
+
+void prepare_table_kernel(int cells) {
     CUDAG_CUDA_CHECK(cudaFuncSetAttribute(table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(kTableWarps * table_warp_bytes(kTableCells))));
+                                          static_cast<int>(kTableWarps * table_warp_bytes(cells))));
     CUDAG_CUDA_CHECK(cudaFuncSetAttribute(bitset_table_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(kBitsetSmemBytes)));
 }

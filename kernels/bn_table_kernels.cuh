@@ -18,7 +18,6 @@
 namespace cudag::cuda {
 
 inline constexpr int kTableWarps = 8;  ///< warps per block of the BDeu/K2 table kernel
-inline constexpr int kTableCells = static_cast<int>(kBnTableCells);
 
 struct TableArgs {
     const std::uint8_t* codes;  ///< n_vars × N, variable-major
@@ -28,7 +27,7 @@ struct TableArgs {
     int k2;  ///< 1: K2, 0: BDeu
     double iss, per_parent;
     Binomials binom;
-    int cap;  ///< cells per warp (<= kBnTableCells): larger parent tables are the CPU's
+    int cap;  ///< cells per warp (<= table_cells(device)): larger parent tables are the CPU's
     /// bd_term_tables of the node's q = qi parent configurations at terms + slot[qi] (cell
     /// terms, then samples + 1 row terms); slot[qi] < 0 (or slot null): computed directly.
     const double* terms;
@@ -50,9 +49,13 @@ CUDAG_HD constexpr std::size_t table_warp_bytes(int cap) {
     return (bytes + 15) / 16 * 16;
 }
 
-/// Lets the BDeu/K2 table kernel take the dynamic shared memory of kTableCells cells a warp
+/// The most cells a warp of table_kernel holds on `device`: the largest cap whose
+/// kTableWarps warps fit the device's opt-in shared memory a block, within
+/// [kBnTableCells, kBnTableCellsMax].
+int table_cells(int device);
+/// Lets the BDeu/K2 table kernel take the dynamic shared memory of `cells` cells a warp
 /// (once, before its launches).
-void prepare_table_kernel();
+void prepare_table_kernel(int cells);
 
 /// The BDeu/K2 entries of node L.v into d_out[0, L.entries) (device), a warp per entry, on at
 /// most 16 blocks per multiprocessor (`sms` of them). d_cands and d_extras hold the node's

@@ -63,16 +63,18 @@ void expect_same_entries(const ScoreTable& a, const ScoreTable& b) {
 
 TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     CUDAG_REQUIRE_GPU();
-    for (const int states : {6, 3, 2}) {
+    for (const int states : {8, 6, 3, 2}) {
         for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
             std::string trace = "up to ";
             trace += std::to_string(states);
             trace += " levels";
             SCOPED_TRACE(trace);
-            // Up to 6 levels: with 3 parents some tables exceed the GPU's cells (CPU entries).
+            // Up to 8 levels with 3 parents: tables past the device's cells (CPU entries, up to
+            // 8^4 = 4,096 cells) and within them past 512 (the warp kernel with more shared
+            // memory); up to 6: tables of up to 1,296 cells.
             // Up to 3 levels with 4 parents: odd cell counts per warp (3^5 = 243).
             // Up to 2 levels with 4 parents: the bitset kernel (at most 16 rows a pass).
-            const int s = states == 6 ? 3 : 4;
+            const int s = states >= 6 ? 3 : 4;
             const cudag::bn::DiscreteScorer base = scorer_with(9, 700, states, 41, {kind, 3.5});
             cudag::bn::StructurePrior prior;
             prior.edge_penalty = 1.7;
@@ -209,9 +211,10 @@ TEST(CudaBn, LargerTableThroughTheCopyPipelineEqualsTheCpuTable) {
         EXPECT_GT(gpu.fill_times().device_copies, 0.0);
         for (std::int32_t v = 0; v < 40; ++v) EXPECT_EQ(gpu.scored(v), gpu.node_entries(v));
     }
-    // Parent tables too large for the GPU (up to 6 levels, s = 3) are left NaN and reported:
-    // the host computes those nodes' NaN entries, and skips the others.
-    const cudag::bn::DiscreteScorer wide = scorer_with(12, 400, 6, 5, {});
+    // Parent tables too large for the GPU (up to 9 levels, s = 3: up to 9^4 = 6,561 cells,
+    // past any device's limit of at most kBnTableCellsMax) are left NaN and reported: the host
+    // computes those nodes' NaN entries, and skips the others.
+    const cudag::bn::DiscreteScorer wide = scorer_with(12, 400, 9, 5, {});
     const cudag::bn::PriorScorer wide_scorer(wide, cudag::bn::StructurePrior{});
     const ScoreTable wide_cpu = ScoreTable::build(wide_scorer, 3, 2);
     const ScoreTable wide_gpu =
@@ -370,7 +373,7 @@ TEST(CudaBn, ListsSortedOnTheDeviceEqualTheCpuLists) {
     const cudag::bn::PriorScorer binary_scorer(binary, prior);
     const cudag::bn::DiscreteScorer four = scorer_with(10, 500, 4, 17, {});
     const cudag::bn::PriorScorer four_scorer(four, cudag::bn::StructurePrior{});
-    const cudag::bn::DiscreteScorer wide = scorer_with(12, 400, 6, 5, {});
+    const cudag::bn::DiscreteScorer wide = scorer_with(12, 400, 9, 5, {});  // tables past the device's cells
     const cudag::bn::PriorScorer wide_scorer(wide, cudag::bn::StructurePrior{});
     cudag::Dataset data = continuous_data(8, 300);
     for (int v = 0; v < 8; ++v)
@@ -381,7 +384,7 @@ TEST(CudaBn, ListsSortedOnTheDeviceEqualTheCpuLists) {
     const std::vector<Case> cases = {
         {"binary, s = 4", &binary_scorer, cudag::bn::cuda_table_filler(binary, binary_scorer, 0), 40, 4, false, false},
         {"4 levels, plus1", &four_scorer, cudag::bn::cuda_table_filler(four, four_scorer, 0), 10, 3, true, false},
-        {"6 levels, some NaN", &wide_scorer, cudag::bn::cuda_table_filler(wide, wide_scorer, 0), 12, 3, false, true},
+        {"9 levels, some NaN", &wide_scorer, cudag::bn::cuda_table_filler(wide, wide_scorer, 0), 12, 3, false, true},
         {"BGe", &bge_scorer, cudag::bn::cuda_table_filler(bge, bge_scorer, 0), 8, 4, false, false},
     };
     for (const Case& c : cases)

@@ -69,7 +69,9 @@ TEST(McmcPipeline, EqualsItsPartsByHandInBothModesAndEverySpace) {
                                        ? bn::ScoreTable::build(with_prior, cfg.space.candidates, 3, 1, cfg.space.extras)
                                        : bn::ScoreTable::build(with_prior, 3, 1);
             ASSERT_TRUE(table.build_sorted(1));
-            if (rows) EXPECT_EQ(table.build_subset_rows(1), 9);
+            if (rows) {
+                EXPECT_EQ(table.build_subset_rows(1), 9);
+            }
             const bn::OrderMcmcResult want = bn::run_order_mcmc(table, cfg.opts);
             ASSERT_EQ(got.result.chains.size(), want.chains.size());
             for (std::size_t c = 0; c < want.chains.size(); ++c) {

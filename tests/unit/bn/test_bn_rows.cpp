@@ -51,7 +51,9 @@ void expect_rows_equal_enumeration(const ScoreTable& with, const ScoreTable& wit
             for (std::int64_t p = 0; p < n; ++p) {
                 worst_prob = std::max(worst_prob, std::abs(a[p] - b[p]));
                 // Both are 0 exactly for nodes that are not allowed predecessors.
-                if (b[p] == 0.0 && pos[p] > pos[v]) EXPECT_EQ(a[p], 0.0) << "node " << v << ", parent " << p;
+                if (b[p] == 0.0 && pos[p] > pos[v]) {
+                    EXPECT_EQ(a[p], 0.0) << "node " << v << ", parent " << p;
+                }
             }
         }
     }

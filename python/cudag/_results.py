@@ -42,8 +42,8 @@ CONFIG_TYPES: dict[str, type] = {
     **dict.fromkeys(("max_level", "threads", "ranks", "n_vars", "n_samples", "input_bytes", "input_mtime",
                      "cmiknn_k", "cmiknn_shuffle_neighbors", "cmiknn_permutations", "cmiknn_seed",
                      "bootstrap_replicates", "bootstrap_seed", "bootstrap_replicate_samples", "max_parents",
-                     "chains", "iterations", "burn_in", "thin", "seed", "table_entries"), int),
-    **dict.fromkeys(("alpha", "cmiknn_knn", "bootstrap_consensus", "iss", "edge_penalty"), float),
+                     "chains", "iterations", "burn_in", "thin", "seed", "table_entries", "subset_row_nodes"), int),
+    **dict.fromkeys(("alpha", "cmiknn_knn", "bootstrap_consensus", "iss", "edge_penalty", "sum_rows_gib"), float),
     "table_pruning": bool,
     **dict.fromkeys(("table_scored_by_node", "table_kept_by_node"), list),
 }

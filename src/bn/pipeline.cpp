@@ -179,6 +179,7 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
         const auto t_rows = std::chrono::steady_clock::now();
         std::int64_t given = 0;
         mpi::run_agreed(comm, [&] { given = table.build_subset_rows(threads, cfg.sum_rows_bytes); });
+        out.subset_row_nodes = given;
         note("sum-mode subset rows: " + std::to_string(given) + " of " + std::to_string(n) +
              " nodes read their log-sums from rows (" + std::to_string(table.all_rows().size()) + " values, " +
              fixed3(8.0 * static_cast<double>(table.all_rows().size()) / (1ull << 30)) + " GiB), " +

@@ -83,7 +83,8 @@ struct McmcOutcome {
     /// By node: the table's entries scored (all but the pruned and required-lacking ones)
     /// and the sets kept in the score-sorted lists (empty when they were not built).
     std::vector<std::int64_t> scored, kept;
-    std::int64_t sum_pruned = -1;  ///< entries --sum-prune left out (-1: not asked for)
+    std::int64_t sum_pruned = -1;       ///< entries --sum-prune left out (-1: not asked for)
+    std::int64_t subset_row_nodes = 0;  ///< sum mode: nodes whose log-sums come from subset rows
     double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0;
     double seconds_space = 0.0;  ///< the iterative search space's rounds (0 without)
     ParentSpace space;           ///< the space sampled (cfg.space, or where the iterative search ended)

@@ -377,7 +377,10 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
                 {"table_pruning", cfg.table_prune && opts.mode == bn::OrderScoreMode::Max ? "on" : "off"},
                 {"table_entries", std::to_string(run.table_entries)},
                 {"table_scored_by_node", joined(run.scored)},
-                {"table_kept_by_node", joined(run.kept)}};
+                {"table_kept_by_node", joined(run.kept)},
+                // Sum mode's subset rows (--tune sum-rows): the budget and the nodes given rows.
+                {"sum_rows_gib", exact_number(cfg.sum_rows_bytes / static_cast<double>(1ull << 30))},
+                {"subset_row_nodes", std::to_string(run.subset_row_nodes)}};
     o.seconds_table = run.seconds_table;
     o.seconds_sort = run.seconds_sort;
     o.seconds_chains = run.seconds_chains;

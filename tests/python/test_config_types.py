@@ -44,6 +44,10 @@ def test_mcmc_config_typed(discrete_csv):
     assert isinstance(c["table_scored_by_node"], list) and len(c["table_scored_by_node"]) == 12
     assert all(type(v) is int and v > 0 for v in c["table_kept_by_node"])
     assert c["score"] == "bdeu" and c["learner"] == "order-mcmc"
+    # Sum mode's subset rows: the budget, and every node given rows (11 candidates each).
+    assert c["sum_rows_gib"] == 8.0 and c["subset_row_nodes"] == 0  # max mode: none
+    s = cudag.mcmc(x, "bdeu", names=names, chains=2, iterations=200, seed=3, max_parents=2, order_score="sum").config
+    assert s["sum_rows_gib"] == 8.0 and s["subset_row_nodes"] == 12
 
 
 @pytest.mark.parametrize("key, text, value", [

@@ -29,22 +29,32 @@ CUDAG_HD inline double bd_cell_term(double a_jk, double lg_a_jk, double n) { ret
 /// A row's term of bd_local_score: lgamma(a_j) (lg_a_j) - lgamma(a_j + n_j).
 CUDAG_HD inline double bd_row_term(double a_j, double lg_a_j, double n_j) { return lg_a_j - xm::lgamma(a_j + n_j); }
 
+/// bd_local_score's sum with its terms given: cell(n) for each nonzero count n, row by row
+/// in order and level by level, then row(n_j) for the row's total (both integers).
+template <class Cell, class Row>
+CUDAG_HD double bd_local_score_terms(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, Cell&& cell,
+                                     Row&& row) {
+    double score = 0.0;
+    for (std::int64_t j = 0; j < rows; ++j) {
+        const std::uint32_t* cs = counts + j * r;
+        std::uint64_t n_j = 0;
+        for (std::int32_t k = 0; k < r; ++k) {
+            if (cs[k] == 0) continue;
+            n_j += cs[k];
+            score += cell(cs[k]);
+        }
+        score += row(n_j);
+    }
+    return score;
+}
+
 CUDAG_HD inline double bd_local_score(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_jk) {
     const double a_j = a_jk * static_cast<double>(r);
     const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
-    double score = 0.0;
-    for (std::int64_t j = 0; j < rows; ++j) {
-        const std::uint32_t* row = counts + j * r;
-        double n_j = 0.0;
-        for (std::int32_t k = 0; k < r; ++k) {
-            if (row[k] == 0) continue;
-            const double n = static_cast<double>(row[k]);
-            n_j += n;
-            score += bd_cell_term(a_jk, lg_a_jk, n);
-        }
-        score += bd_row_term(a_j, lg_a_j, n_j);
-    }
-    return score;
+    // n_j, a sum of integer counts, is exact in a double.
+    return bd_local_score_terms(
+        counts, rows, r, [&](std::uint32_t n) { return bd_cell_term(a_jk, lg_a_jk, static_cast<double>(n)); },
+        [&](std::uint64_t n_j) { return bd_row_term(a_j, lg_a_j, static_cast<double>(n_j)); });
 }
 
 /// bd_local_score's terms tabulated for one a_jk and r (issue 37): cell[c] =
@@ -65,18 +75,8 @@ CUDAG_HD inline void bd_term_tables(double a_jk, std::int32_t r, std::int64_t sa
 /// the same order, each term looked up (n_j, an integer, indexes the row terms).
 CUDAG_HD inline double bd_local_score_tabulated(const std::uint32_t* counts, std::int64_t rows, std::int32_t r,
                                                 const double* cell, const double* row) {
-    double score = 0.0;
-    for (std::int64_t j = 0; j < rows; ++j) {
-        const std::uint32_t* cs = counts + j * r;
-        std::uint64_t n_j = 0;
-        for (std::int32_t k = 0; k < r; ++k) {
-            if (cs[k] == 0) continue;
-            n_j += cs[k];
-            score += cell[cs[k]];
-        }
-        score += row[n_j];
-    }
-    return score;
+    return bd_local_score_terms(
+        counts, rows, r, [&](std::uint32_t n) { return cell[n]; }, [&](std::uint64_t n_j) { return row[n_j]; });
 }
 
 /// Set bits of a 32-bit word, on host and device.
@@ -191,6 +191,22 @@ CUDAG_HD inline double k2_local_score(const std::uint32_t* counts, std::int64_t 
     return bd_local_score(counts, rows, r, 1.0);
 }
 
+/// bd_superset_bound's sum, each nonzero count's term as term(count, compute) gives it
+/// (compute() computes it): a caller may keep the terms of the counts it has seen.
+template <class Term>
+CUDAG_HD double bd_superset_bound_terms(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_min,
+                                        Term&& term) {
+    const double ra = a_min * static_cast<double>(r);
+    const double lg_a = xm::lgamma(a_min), lg_ra = xm::lgamma(ra);
+    double bound = 0.0;
+    for (std::int64_t i = 0; i < rows * r; ++i) {
+        if (counts[i] == 0) continue;
+        const double n = static_cast<double>(counts[i]);
+        bound += term(counts[i], [&] { return (xm::lgamma(a_min + n) - lg_a) + (lg_ra - xm::lgamma(ra + n)); });
+    }
+    return bound;
+}
+
 /// An upper bound on the BD local score of every parent set that refines these counts'
 /// configurations (any superset of their parents) and whose a_jk is at least `a_min` (issue
 /// 37; de Campos & Ji 2011, the bound of §4 taken per level as in Correia, Cussens & de Campos
@@ -206,15 +222,7 @@ CUDAG_HD inline double k2_local_score(const std::uint32_t* counts, std::int64_t 
 /// high as their union ((a + t) / (r a + t) grows with t); (iii) each factor (a + t) /
 /// (r a + t) shrinks as a grows (r >= 1), so the smallest a_jk bounds every larger one.
 CUDAG_HD inline double bd_superset_bound(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_min) {
-    const double ra = a_min * static_cast<double>(r);
-    const double lg_a = xm::lgamma(a_min), lg_ra = xm::lgamma(ra);
-    double bound = 0.0;
-    for (std::int64_t i = 0; i < rows * r; ++i) {
-        if (counts[i] == 0) continue;
-        const double n = static_cast<double>(counts[i]);
-        bound += (xm::lgamma(a_min + n) - lg_a) + (lg_ra - xm::lgamma(ra + n));
-    }
-    return bound;
+    return bd_superset_bound_terms(counts, rows, r, a_min, [](std::uint32_t, auto&& compute) { return compute(); });
 }
 
 }  // namespace cudag::bn

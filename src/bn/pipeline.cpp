@@ -41,6 +41,13 @@ void add_space(Digest& d, const ScoreTable& table) {
     }
 }
 
+/// Each node's list length (candidates or extras; none when the lists are absent).
+std::vector<std::int64_t> space_counts(const std::vector<std::vector<std::int32_t>>& lists) {
+    std::vector<std::int64_t> counts;
+    for (const auto& l : lists) counts.push_back(static_cast<std::int64_t>(l.size()));
+    return counts;
+}
+
 void add_prior(Digest& d, const StructurePrior& prior) {
     if (!prior.belief.empty()) d.add_bytes(prior.belief.data(), prior.belief.size() * sizeof(double));
 }
@@ -93,9 +100,11 @@ using Note = std::function<void(const std::string&)>;
 /// shares only the sorted lists, unless they do not fit), then each node's undominated sets
 /// sorted by score when they fit in half of the free memory (the least of any rank). Fills
 /// out's table fields.
+/// `prev` (or null): an earlier table over the same scorer whose entries this one takes
+/// where it can (ScoreTable::reuse_from); `keep`: this table keeps what a later one needs.
 ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const PriorScorer& scorer,
                          const McmcConfig& cfg, const McmcEngines& engines, mpi::Communicator& comm, McmcOutcome& out,
-                         const Note& note) {
+                         const Note& note, const ScoreTable* prev = nullptr, bool keep = false) {
     const std::int64_t n = scorer.n_vars();
     const int threads = cfg.opts.threads;
     const auto t_table = std::chrono::steady_clock::now();
@@ -121,8 +130,11 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
         const double budget = comm.allreduce(0.5 * static_cast<double>(available_host_bytes()), mpi::ReduceOp::Min);
         table.set_sort_on_fill(table.sorted_bytes() <= budget);
     }
+    table.keep_for_reuse(keep);
+    table.reuse_from(prev);
     out.share = fill_table_split(table, scorer, threads, engines.filler, comm,
                                  max_mode ? TableGather::OwnBlock : TableGather::Whole);
+    table.reuse_from(nullptr);
     out.seconds_table = seconds_since(t_table);
     note("local-score table: " + std::to_string(table.total_entries()) + " entries (" + std::to_string(n) +
          " nodes, parent sets of size <= " + std::to_string(cfg.max_parents) + ") in " + fixed3(out.seconds_table) +
@@ -148,6 +160,10 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
                  " nodes' score-sorted lists built right after their kernels (device " + fixed3(ft.device_sort) +
                  " s), their full table not copied to the host; the others' entries copied and sorted below");
     }
+    if (prev != nullptr)
+        note("local-score table: " + std::to_string(table.reused_entries()) + " entries " +
+             (out.share.ranks > 1 ? std::string("of this rank's nodes ") : std::string()) +
+             "taken from the previous table (the same sets of the same nodes), the others scored");
     out.scored.resize(static_cast<std::size_t>(n));
     for (std::int32_t v = 0; v < n; ++v) out.scored[static_cast<std::size_t>(v)] = table.scored(v);
     if (table.scored_entries() < table.total_entries())
@@ -229,9 +245,11 @@ void pick_chain_engine(McmcRunConfig& run, const ScoreTable& table, const McmcEn
 /// rank 0's, broadcast) makes each of its edges p --> v that came through the plus1 extras a
 /// candidate edge both ways (p of v, v of p, where the other is an extra of its node too:
 /// knowledge never re-enters), while a node has fewer than cfg.hard_limit candidates; until
-/// a round adds nothing. Returns the final space.
+/// a round adds nothing. Returns the final space; `last` gets the last round's table (each
+/// round's table takes the entries of the one before: ScoreTable::reuse_from).
 ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const McmcConfig& cfg,
-                          const McmcEngines& engines, mpi::Communicator& comm, const Note& note) {
+                          const McmcEngines& engines, mpi::Communicator& comm, const Note& note,
+                          std::optional<ScoreTable>& last) {
     CUDAG_EXPECTS(!space.all && space.extras.size() == space.candidates.size(),
                   "the iterative search space starts from a plus1 space (--space pc)");
     const std::int64_t n = scorer.n_vars();
@@ -241,8 +259,16 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
         ++round;
         const std::string head = "iterative search space, round " + std::to_string(round) + ": ";
         McmcOutcome scratch;
-        const ScoreTable table = prepare_table(space, OrderScoreMode::Max, scorer, cfg, engines, comm, scratch,
-                                               [&](const std::string& line) { note(head + line); });
+        // The previous round's table lends its entries while both fit in this host's memory.
+        if (last &&
+            ScoreTable::estimate_bytes(space_counts(space.candidates), cfg.max_parents, space_counts(space.extras)) >
+                0.8 * static_cast<double>(available_host_bytes())) {
+            note(head + "the previous round's table is let go (both do not fit in memory)");
+            last.reset();
+        }
+        ScoreTable table = prepare_table(
+            space, OrderScoreMode::Max, scorer, cfg, engines, comm, scratch,
+            [&](const std::string& line) { note(head + line); }, last ? &*last : nullptr, true);
         McmcRunConfig search;
         search.opts = cfg.opts;
         search.opts.mode = OrderScoreMode::Max;
@@ -287,6 +313,8 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
         added_total += added;
         note(head + (comm.rank() == 0 ? "MAP DAG score " + fixed3(map_score) + ", " : std::string()) +
              std::to_string(added) + " candidate parents added");
+        last.reset();  // before the move: one table less at a time
+        last.emplace(std::move(table));
         if (added == 0) break;
     }
     space.description += ", iterative: " + std::to_string(round) + " rounds of max-mode chains added " +
@@ -310,11 +338,14 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
 
     // The space sampled: the configured one, or where BiDAG's iterative search ends.
     const auto t_space = std::chrono::steady_clock::now();
-    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note) : cfg.space;
+    std::optional<ScoreTable> last;  // the iterative search's last table, over the same space
+    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, last) : cfg.space;
     out.seconds_space = seconds_since(t_space);
     if (cfg.iterative)
         note("search space sampled: " + out.space.description + " in " + fixed3(out.seconds_space) + " s");
-    ScoreTable table = prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note);
+    ScoreTable table =
+        prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note, last ? &*last : nullptr);
+    last.reset();
 
     McmcRunConfig run;
     run.opts = opts;

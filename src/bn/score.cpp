@@ -2,6 +2,7 @@
 #include "bn/score.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -221,28 +222,137 @@ const double* DiscreteScorer::term_table(double q, std::int32_t r) const {
     return slot < 0 ? nullptr : terms_.data() + slot;
 }
 
+namespace {
+
+/// A thread's scratch for DiscreteScorer (issue 37: munin's sets have up to 10^5 parent
+/// configurations and 1,000 samples, so nothing may cost O(q)): sample keys, a bitmap of the
+/// observed configurations (all zero between calls), the observed configurations' rows, the
+/// observed rows' counts, and memos of lgamma terms by count for one call (a stamp marks the
+/// valid ones).
+struct CountScratch {
+    std::vector<std::uint32_t> key, row_of, counts;
+    std::vector<std::uint64_t> bits;
+    std::vector<double> memo[2];
+    std::vector<std::uint32_t> stamp[2];
+    std::uint32_t now = 0;
+
+    /// A new call's memos over counts 0..samples.
+    void fresh(std::int64_t samples) {
+        const auto size = static_cast<std::size_t>(samples) + 1;
+        for (int i = 0; i < 2; ++i)
+            if (memo[i].size() < size) memo[i].resize(size), stamp[i].assign(size, 0), now = 0;
+        if (++now == 0) {  // the stamps wrapped: start them over
+            for (auto& st : stamp) std::fill(st.begin(), st.end(), 0u);
+            now = 1;
+        }
+    }
+    /// memo[which][n], computed by f(n) the first time this call asks.
+    template <class F>
+    double term(int which, std::uint32_t n, F&& f) {
+        if (stamp[which][n] != now) memo[which][n] = f(n), stamp[which][n] = now;
+        return memo[which][n];
+    }
+};
+
+CountScratch& scratch() {
+    thread_local CountScratch s;
+    return s;
+}
+
+/// bd_local_score with each distinct count's lgamma terms computed once per call: the same
+/// terms (one expression, the same operands), added in the same order, so the same bits.
+double bd_local_score_memo(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_jk,
+                           std::int64_t samples) {
+    CountScratch& m = scratch();
+    m.fresh(samples);
+    const double a_j = a_jk * static_cast<double>(r);
+    const double lg_a_j = xm::lgamma(a_j), lg_a_jk = xm::lgamma(a_jk);
+    return bd_local_score_terms(
+        counts, rows, r,
+        [&](std::uint32_t n) {
+            return m.term(0, n, [&](std::uint32_t c) { return bd_cell_term(a_jk, lg_a_jk, static_cast<double>(c)); });
+        },
+        [&](std::uint64_t n_j) {
+            return m.term(1, static_cast<std::uint32_t>(n_j),
+                          [&](std::uint32_t c) { return bd_row_term(a_j, lg_a_j, static_cast<double>(c)); });
+        });
+}
+
+/// bd_superset_bound likewise (each distinct count's term once per call).
+double bd_superset_bound_memo(const std::uint32_t* counts, std::int64_t rows, std::int32_t r, double a_min,
+                              std::int64_t samples) {
+    CountScratch& m = scratch();
+    m.fresh(samples);
+    return bd_superset_bound_terms(counts, rows, r, a_min, [&](std::uint32_t n, auto&& compute) {
+        return m.term(0, n, [&](std::uint32_t) { return compute(); });
+    });
+}
+
+}  // namespace
+
 const std::uint32_t* DiscreteScorer::counts(std::int32_t node, std::span<const std::int32_t> parents,
                                             std::int64_t& rows, std::vector<std::uint32_t>& sparse) const {
     const std::int32_t r = codes_.cards[node];
+    const std::int64_t m = codes_.n_samples;
     double q = 1.0;  // all parent configurations, observed or not
     for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
-    thread_local std::vector<std::uint32_t> dense;
+    // The observed rows alone, in increasing configuration order: an unobserved row adds
+    // exactly +0 to every score and bound here (bd_local_score), so they are the dense
+    // table's sums bit for bit. Above kDenseCells cells and up to kBitmapConfigs
+    // configurations, each sample's
+    // configuration is a key, a bitmap marks the observed ones, a walk over its words in
+    // order numbers them (their rows), and a pass over the samples counts: O(samples + q /
+    // 64), with no O(q) clearing or scanning. Beyond, parent_counts sorts the keys.
+    if (q > static_cast<double>(kBitmapConfigs)) {
+        sparse = parent_counts(codes_, node, parents, rows);
+        return sparse.data();
+    }
+    CountScratch& sc = scratch();
     if (q * r <= static_cast<double>(kDenseCells)) {
-        // Every configuration's row, unobserved ones all zero: they add exactly 0 to the
-        // score (bd_local_score), so this equals the observed rows' sum bit for bit.
+        // Small tables densely, every configuration's row (unobserved ones all zero) in one
+        // pass: the same sums, as above.
         rows = static_cast<std::int64_t>(q);
-        dense.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(r), 0);
+        sc.counts.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(r), 0);
         const std::uint8_t* x = codes_.column(node);
-        for (std::int64_t s = 0; s < codes_.n_samples; ++s) {
+        for (std::int64_t s = 0; s < m; ++s) {
             std::uint32_t key = 0;
             for (const std::int32_t p : parents)
                 key = key * static_cast<std::uint32_t>(codes_.cards[p]) + codes_.column(p)[s];
-            ++dense[static_cast<std::size_t>(key) * static_cast<std::size_t>(r) + x[s]];
+            ++sc.counts[static_cast<std::size_t>(key) * static_cast<std::size_t>(r) + x[s]];
         }
-        return dense.data();
+        return sc.counts.data();
     }
-    sparse = parent_counts(codes_, node, parents, rows);
-    return sparse.data();
+    const auto configs = static_cast<std::size_t>(q);
+    const std::size_t words = (configs + 63) / 64;
+    if (sc.bits.size() < words) sc.bits.resize(words, 0);
+    if (sc.row_of.size() < configs) sc.row_of.resize(configs);  // a key's row, where observed
+    sc.key.resize(static_cast<std::size_t>(m));
+    std::uint32_t* key = sc.key.data();
+    if (parents.empty()) std::fill(key, key + m, 0u);
+    for (std::size_t t = 0; t < parents.size(); ++t) {
+        const auto card = static_cast<std::uint32_t>(codes_.cards[parents[t]]);
+        const std::uint8_t* col = codes_.column(parents[t]);
+        if (t == 0) {
+            for (std::int64_t s = 0; s < m; ++s) key[s] = col[s];
+        } else {
+            for (std::int64_t s = 0; s < m; ++s) key[s] = key[s] * card + col[s];
+        }
+    }
+    std::uint64_t* bits = sc.bits.data();
+    for (std::int64_t s = 0; s < m; ++s) bits[key[s] >> 6] |= std::uint64_t{1} << (key[s] & 63);
+    std::uint32_t* row_of = sc.row_of.data();
+    std::uint32_t seen = 0;
+    for (std::size_t w = 0; w < words; ++w)
+        for (std::uint64_t b = bits[w]; b != 0; b &= b - 1, ++seen)
+            row_of[w * 64 + static_cast<std::size_t>(std::countr_zero(b))] = seen;
+    rows = seen;
+    sc.counts.assign(static_cast<std::size_t>(seen) * static_cast<std::size_t>(r), 0);
+    const std::uint8_t* x = codes_.column(node);
+    for (std::int64_t s = 0; s < m; ++s) {
+        ++sc.counts[static_cast<std::size_t>(row_of[key[s]]) * static_cast<std::size_t>(r) + x[s]];
+        bits[key[s] >> 6] = 0;
+    }
+    return sc.counts.data();
 }
 
 double DiscreteScorer::score(const std::uint32_t* counts, std::int64_t rows, std::int32_t node,
@@ -252,8 +362,9 @@ double DiscreteScorer::score(const std::uint32_t* counts, std::int64_t rows, std
     for (const std::int32_t p : parents) q *= static_cast<double>(codes_.cards[p]);
     if (const double* cell = term_table(q, r))  // the same doubles, looked up
         return bd_local_score_tabulated(counts, rows, r, cell, cell + codes_.n_samples + 1);
-    if (spec_.kind == ScoreKind::K2) return k2_local_score(counts, rows, r);
-    return bdeu_local_score(counts, rows, r, q, spec_.iss);
+    // bdeu_local_score and k2_local_score's a_jk, each distinct count's terms once.
+    const double a_jk = spec_.kind == ScoreKind::K2 ? 1.0 : spec_.iss / (q * static_cast<double>(r));
+    return bd_local_score_memo(counts, rows, r, a_jk, codes_.n_samples);
 }
 
 double DiscreteScorer::local(std::int32_t node, std::span<const std::int32_t> parents) const {
@@ -291,8 +402,8 @@ double DiscreteScorer::local_bounded(std::int32_t node, std::span<const std::int
                          (xm::log(static_cast<double>(r)) +
                           static_cast<double>(r - 1) * a_min *
                               (1.0 + xm::log(static_cast<double>(std::max<std::int64_t>(codes_.n_samples, 1)))));
-    *bound =
-        least > std::max(floor, s) ? std::numeric_limits<double>::infinity() : bd_superset_bound(c, rows, r, a_min);
+    *bound = least > std::max(floor, s) ? std::numeric_limits<double>::infinity()
+                                        : bd_superset_bound_memo(c, rows, r, a_min, codes_.n_samples);
     return s;
 }
 

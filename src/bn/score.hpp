@@ -87,8 +87,12 @@ public:
     const ci::DiscreteCodes& codes() const { return codes_; }
     const ScoreSpec& spec() const { return spec_; }
     /// Parent sets with at most this many cells (configurations x levels) are counted in a
-    /// dense table, the others through parent_counts; both give the same bits.
-    static constexpr std::int64_t kDenseCells = 1 << 16;
+    /// dense table, every configuration's row.
+    static constexpr std::int64_t kDenseCells = 1 << 12;
+    /// Larger sets with at most this many configurations are counted through a bitmap of
+    /// the observed ones (4 MiB of row numbers a thread at most), the others by sorting
+    /// (parent_counts); both give the observed rows in configuration order.
+    static constexpr std::int64_t kBitmapConfigs = std::int64_t{1} << 20;
 
 private:
     /// The parents' counts (dense or observed rows, as local() takes them) in *rows.

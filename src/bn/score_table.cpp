@@ -231,6 +231,8 @@ ScoreTable ScoreTable::layout(std::int64_t n, std::vector<std::vector<std::int32
     }
     t.scores_.resize(static_cast<std::size_t>(t.node_offset_.back()));  // fill_nodes writes them
     t.scored_.assign(static_cast<std::size_t>(n), 0);
+    t.reused_.assign(static_cast<std::size_t>(n), 0);
+    t.closed_.resize(static_cast<std::size_t>(n));
     t.node_fill_.assign(static_cast<std::size_t>(n), NodeFill::None);
     return t;
 }
@@ -297,6 +299,10 @@ bool ScoreTable::sortable() const {
     for (std::int32_t v = 0; v < n_nodes(); ++v)
         if (node_entries(v) >= (std::int64_t{1} << 32)) return false;
     return true;
+}
+
+std::int64_t ScoreTable::reused_entries() const {
+    return std::accumulate(reused_.begin(), reused_.end(), std::int64_t{0});
 }
 
 std::int64_t ScoreTable::scored_entries() const {
@@ -396,7 +402,56 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
         std::vector<char> closed(prune ? static_cast<std::size_t>(node_entries(v)) : 0);
         std::vector<double> best(closed.size(), -kInf);
         const BinomialTable C(prune ? m + 1 : 0, max_parents_ + 2);
-        std::int64_t scored = 0;
+        std::int64_t scored = 0, reused = 0;
+        // The previous table's entries of v (reuse_from): where each of v's candidates and
+        // extras sits among its candidates (position) or extras (-2 - index), -1 if neither.
+        const ScoreTable* prev = reuse_;
+        if (prev != nullptr &&
+            (!prev->holds(v) || prev->max_parents_ != max_parents_ || (prune && prev->closed_[v].empty()) ||
+             !std::ranges::equal(prev->required(v), required(v))))
+            prev = nullptr;
+        std::vector<std::int64_t> old_c, old_x;
+        if (prev != nullptr) {
+            const auto& pc = prev->candidates_[v];
+            const auto px = prev->extras(v);
+            const auto where = [&](std::int32_t u) -> std::int64_t {
+                const auto it = std::lower_bound(pc.begin(), pc.end(), u);
+                if (it != pc.end() && *it == u) return it - pc.begin();
+                const auto xt = std::lower_bound(px.begin(), px.end(), u);
+                return xt != px.end() && *xt == u ? -2 - (xt - px.begin()) : -1;
+            };
+            for (const std::int32_t u : cands) old_c.push_back(where(u));
+            for (const std::int32_t u : extras) old_x.push_back(where(u));
+        }
+        const int m_old = prev != nullptr ? static_cast<int>(prev->candidates_[v].size()) : 0;
+        const BinomialTable C_old(prev != nullptr ? m_old + 1 : 0, max_parents_ + 2);
+        std::vector<int> pos_old(static_cast<std::size_t>(max_parents_));
+        // The offset in prev's node_scores(v) of the set c[0, k) (with extras[e] when e >= 0),
+        // or -1 where prev's layout lacks it: at most one member outside prev's candidates,
+        // and that one among its extras.
+        const auto old_offset = [&](int k, std::int64_t e) -> std::int64_t {
+            int kc = 0;
+            std::int64_t extra = -1;
+            const auto take = [&](std::int64_t w) {
+                if (w >= 0) {
+                    pos_old[static_cast<std::size_t>(kc++)] = static_cast<int>(w);
+                    return true;
+                }
+                if (w == -1 || extra >= 0) return false;
+                extra = -2 - w;
+                return true;
+            };
+            // Candidate positions rise with node ids in both layouts; an extra joins the set
+            // wherever its id falls, which does not move the candidates' order.
+            for (int t = 0; t < k; ++t)
+                if (!take(old_c[static_cast<std::size_t>(c[t])])) return -1;
+            if (e >= 0 && !take(old_x[static_cast<std::size_t>(e)])) return -1;
+            const std::int64_t rank = combination_rank_by(C_old, pos_old.data(), kc, m_old);
+            if (extra < 0) return prev->size_offset_[v][kc] + rank;
+            if (kc > max_parents_ - 1) return -1;
+            return prev->size_offset_[v].back() + extra * prev->extra_offset_[v].back() + prev->extra_offset_[v][kc] +
+                   rank;
+        };
         // Block -1: the candidates' sets; block e: extras[e] joining up to s - 1 candidates.
         for (std::int64_t e = -1; e < static_cast<std::int64_t>(extras.size()); ++e) {
             const int limit = e < 0 ? max_parents_ : max_parents_ - 1;
@@ -445,6 +500,19 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                             parents.insert(std::upper_bound(parents.begin(), parents.end(), extras[e]), extras[e]);
                     }
                     const int size = k + (e >= 0 ? 1 : 0);
+                    if (compute && prev != nullptr) {
+                        const std::int64_t at_old = old_offset(k, e);
+                        const double old = at_old < 0 ? kInf : prev->node_scores(v)[static_cast<std::size_t>(at_old)];
+                        if (std::isfinite(old)) {  // scored there: the same bits, and its closure
+                            entry = old;
+                            if (prune) {
+                                best[at] = std::max(below, entry);
+                                closed[at] = prev->closed_[v][static_cast<std::size_t>(at_old)];
+                            }
+                            ++scored, ++reused;
+                            continue;
+                        }
+                    }
                     if (prune && size < max_parents_) {
                         double bound = kInf;
                         entry = scorer.local_bounded(v, parents, max_parents_, below, &bound);
@@ -466,6 +534,8 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
             }
         }
         if (!after_filler) scored_[v] = scored;
+        reused_[v] = reused;
+        closed_[v] = prune && keep_closed_ ? std::move(closed) : std::vector<char>{};
     });
 }
 

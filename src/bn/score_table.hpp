@@ -159,6 +159,21 @@ public:
     /// Entries prune_sum dropped, by node (empty before it ran).
     const std::vector<std::int64_t>& sum_pruned() const { return sum_pruned_; }
     bool pruning() const { return prune_; }
+    /// BiDAG's iterative search space re-scores a growing table each round (issue 37): a
+    /// table that keeps what a later table needs (keep_for_reuse, before fill_nodes: each
+    /// pruned node's record of which sets were closed, 1 byte an entry) lends its entries to
+    /// the next one. With reuse_from(prev) set (prev over the same scorer and parent limit,
+    /// alive until fill_nodes returns; nullptr ends it), fill_nodes takes each entry that
+    /// prev holds, finite, for the same node and parent set, instead of scoring it, and, when
+    /// pruning, prev's record of it (a set's closure depends on the set alone, so the same
+    /// sets are scored and pruned as without reuse). Entries equal a fresh fill's bit for
+    /// bit; scored() counts reused entries as scored. A node with other mandatory parents in
+    /// prev, or that prev did not hold or (when pruning here) did not prune, is scored anew.
+    void keep_for_reuse(bool on) { keep_closed_ = on; }
+    void reuse_from(const ScoreTable* prev) { reuse_ = prev; }
+    /// Entries of v that the last fill_nodes took from reuse_from's table.
+    std::int64_t reused(std::int32_t v) const { return reused_.empty() ? 0 : reused_[v]; }
+    std::int64_t reused_entries() const;
     /// Entries of v the last fill_nodes scored (pruned and required-lacking sets are not).
     std::int64_t scored(std::int32_t v) const { return scored_[v]; }
     /// The scored counts of the nodes `nodes`, for a split table to share.
@@ -326,6 +341,10 @@ private:
     bool sort_on_fill_ = false;                           ///< see set_sort_on_fill
     std::int64_t sorted_on_fill_nodes_ = 0;               ///< nodes reported NodeFill::Sorted
     std::vector<std::int64_t> scored_;                    ///< by node, see scored()
+    bool keep_closed_ = false;                            ///< see keep_for_reuse
+    std::vector<std::vector<char>> closed_;               ///< by node: the pruned fill's closed flags
+    const ScoreTable* reuse_ = nullptr;                   ///< see reuse_from
+    std::vector<std::int64_t> reused_;                    ///< by node, see reused()
     std::vector<NodeFill> node_fill_;                     ///< by node, the filler's report
     NodeRange filling_;                                   ///< the nodes of the fill_nodes in progress
     int fill_threads_ = 1;                                ///< its threads

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <random>
@@ -184,6 +185,53 @@ TEST(BnLocalScore, DenseCountsEqualObservedRowsBitForBit) {
             const double observed = kind == ScoreKind::K2 ? cudag::bn::k2_local_score(counts.data(), rows, 2)
                                                           : cudag::bn::bdeu_local_score(counts.data(), rows, 2, q, 2.5);
             EXPECT_EQ(s.local(5, p), observed) << p.size() << " parents";
+        }
+    }
+}
+
+TEST(BnLocalScore, ManyLevelledParentsEqualTheDenseSumsBitForBit) {
+    // Issue 37 (munin): the scorer counts only the observed configurations (a bitmap of them
+    // up to 2^26 configurations, sorting beyond) and computes each distinct count's lgamma
+    // terms once. Every score and superset bound must still be the dense table's sum in
+    // configuration order, bit for bit: q from 1 to 21^4 x 20 (bitmap) and beyond (sorting).
+    const std::vector<int> cards = {21, 20, 19, 2, 17, 18, 3, 5};
+    const auto cols = random_columns(cards, 400, 29);
+    for (const ScoreKind kind : {ScoreKind::BDeu, ScoreKind::K2}) {
+        const DiscreteScorer s = scorer(cols, kind, 3.0);
+        for (const std::vector<std::int32_t>& p : std::vector<std::vector<std::int32_t>>{
+                 {}, {3}, {0}, {0, 3}, {1, 2}, {6, 0, 3}, {0, 1, 2}, {0, 1, 5}, {0, 1, 2, 4}, {0, 1, 2, 4, 5}}) {
+            const std::int32_t node = 7;
+            double q = 1.0;
+            for (const std::int32_t x : p) q *= cards[x];
+            // Every configuration's row, observed or not, up to 2^21 cells; beyond, the
+            // observed rows as parent_counts sorts them.
+            std::int64_t rows = 0;
+            std::vector<std::uint32_t> counts;
+            if (q * cards[node] <= (1 << 21)) {
+                rows = static_cast<std::int64_t>(q);
+                counts.assign(static_cast<std::size_t>(rows * cards[node]), 0);
+                for (std::size_t i = 0; i < cols[node].size(); ++i) {
+                    std::int64_t j = 0;
+                    for (const std::int32_t x : p) j = j * cards[x] + cols[x][i];
+                    ++counts[static_cast<std::size_t>(j * cards[node] + cols[node][i])];
+                }
+            } else {
+                counts = cudag::bn::parent_counts(s.codes(), node, p, rows);
+            }
+            const double dense = kind == ScoreKind::K2
+                                     ? cudag::bn::k2_local_score(counts.data(), rows, cards[node])
+                                     : cudag::bn::bdeu_local_score(counts.data(), rows, cards[node], q, 3.0);
+            EXPECT_EQ(s.local(node, p), dense) << p.size() << " parents, q " << q;
+            // The bound with a floor that forces it, against bd_superset_bound itself.
+            double bound = 0.0;
+            const double got = s.local_bounded(node, p, 6, std::numeric_limits<double>::infinity(), &bound);
+            EXPECT_EQ(got, dense);
+            if (kind == ScoreKind::K2) {
+                EXPECT_EQ(bound, cudag::bn::bd_superset_bound(counts.data(), rows, cards[node], 1.0));
+            } else {
+                EXPECT_TRUE(std::isfinite(bound));
+                EXPECT_GE(bound, dense - 1e-9 * std::abs(dense));
+            }
         }
     }
 }

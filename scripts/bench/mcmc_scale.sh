@@ -7,17 +7,21 @@
 #     seconds, entries scored / kept, and whether the two give the same traces, best DAG and
 #     edge frequencies byte for byte. (The GPU's table filler scores every entry; the
 #     pruning bounds run on the CPU.)
-#  2. BiDAG's benchmark design at n = 200: Erdős–Rényi with 2 expected parents, N = 10 n,
+#  2. BiDAG's benchmark design at n = 200 (BIDAG_NS, e.g. "20 80 140 200"): Erdős–Rényi with
+#     2 expected parents, N = 10 n,
 #     BGe (am = 0.25), --space iterative from the PC space with hard limit 16 and alpha
 #     min(0.4, 20 / n), then sum mode with BiDAG's moves for max(25,000, 5 n^2 log n)
 #     iterations, 4 chains (ITER200 overrides; the search rounds take the same count); with
 #     CMP_ITER, also CMP_ITER iterations with the subset rows and without (--tune sum-rows=0).
-#  3. bnlearn networks (NETS, default alarm) sampled with `cudag simulate bif` (ROWS rows),
+#     SHD and skeleton F1 of the best DAG's CPDAG and the edge-probability AUC against the truth.
+#  3. bnlearn networks (NETS, default alarm) sampled with `cudag simulate bif` (ROWS rows, a
+#     list),
 #     max mode, s = 4, --space SPACE3 (default all; pigs and munin want iterative): SHD and
 #     skeleton F1 of the best DAG's CPDAG against the network's (`cudag compare`), and the
 #     ROC AUC of the edge frequencies for the true skeleton.
 # Usage: scripts/bench/mcmc_scale.sh [build-dir]
-#   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) ITER200=... CMP_ITER=... NETS=alarm ROWS=1000
+#   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) BIDAG_NS=200 ITER200=... CMP_ITER=... NETS=alarm
+#        ROWS="1000 10000"
 #        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3",
 #        OLD=build-dir (step 1 at n = N also with that build's cudag, side by side),
 #        LOGS=dir (each run's -v log kept there); e.g.
@@ -121,30 +125,37 @@ done
 fi
 
 if [[ $steps == *" 2 "* ]]; then
+for bn in ${BIDAG_NS:-200}; do
 echo
-echo "2. BiDAG's design at n = 200: ER 2 parents, N = 2000, BGe am 0.25, iterative space (hard limit 16, alpha 0.1), sum"
-"$build/cudag" simulate gaussian --vars 200 --samples 2000 --density "$(python3 -c "print(4.0 / 199)")" \
-    --seed "$seed" --out "$work/g200.csv" -q
-iter=${ITER200:-$(python3 -c "import math; print(max(25000, int(5 * 200**2 * math.log(200))))")}
+alpha=$(python3 -c "print(min(0.4, 20.0 / $bn))")
+echo "2. BiDAG's design at n = $bn: ER 2 parents, N = $((10 * bn)), BGe am 0.25, iterative space (hard limit 16, alpha $alpha), sum"
+"$build/cudag" simulate gaussian --vars "$bn" --samples $((10 * bn)) --density "$(python3 -c "print(4.0 / ($bn - 1))")" \
+    --seed "$seed" --out "$work/g$bn.csv" --truth "$work/g$bn.truth.tsv" -q
+iter=${ITER200:-$(python3 -c "import math; print(max(25000, int(5 * $bn**2 * math.log($bn))))")}
 printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
-bidag=(--data "$work/g200.csv" --score bge --am 0.25 --max-parents 4 --space iterative --hard-limit 16 --alpha 0.1
+bidag=(--data "$work/g$bn.csv" --score bge --am 0.25 --max-parents 4 --space iterative --hard-limit 16 --alpha "$alpha"
     --order-score sum --moves bidag --chains 4 --seed "$seed" --backend "$backend")
-read -r w t so ch sc ke be < <(run "$work/bge.h5" "${bidag[@]}" --iterations "$iter")
-printf "$hdr" "n=200 bge, 4 x $iter iterations" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+read -r w t so ch sc ke be < <(run "$work/bge$bn.h5" "${bidag[@]}" --iterations "$iter")
+printf "$hdr" "n=$bn bge, 4 x $iter iterations" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+if [[ -f $work/bge$bn.h5 ]]; then
+    timeout 60 "$build/cudag" compare --truth "$work/g$bn.truth.tsv" --estimate "$work/bge$bn.h5" 2>&1 | tail -n 8
+    auc "$work/g$bn.truth.tsv" "$work/bge$bn.edgeprob.tsv"
+fi
 # Side by side at CMP_ITER iterations: the subset rows (the default) against every node
 # enumerating its sets (--tune sum-rows=0, as before the rows), the same build and data.
 if [[ -n ${CMP_ITER:-} ]]; then
     for rows in default 0; do
         tune=(); [[ $rows == 0 ]] && tune=(--tune sum-rows=0)
         read -r w t so ch sc ke be < <(run "$work/cmp$rows.h5" "${bidag[@]}" --iterations "$CMP_ITER" "${tune[@]}")
-        printf "$hdr" "n=200, 4 x $CMP_ITER, sum-rows=$rows" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+        printf "$hdr" "n=$bn, 4 x $CMP_ITER, sum-rows=$rows" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
     done
 fi
-
+done
 fi
 
 [[ $steps == *" 3 "* ]] || exit 0
-rows=${ROWS:-1000}; space3=${SPACE3:-all}
+space3=${SPACE3:-all}
+for rows in ${ROWS:-1000}; do
 for net in ${NETS:-alarm}; do
     echo
     echo "3. $net, $rows rows (cudag simulate bif), max mode BDeu s = 4, --space $space3, 4 chains x 20,000 iterations"
@@ -176,4 +187,5 @@ PY
     printf "$hdr" "$net" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
     timeout 60 "$build/cudag" compare --truth "$work/$net.truth.tsv" --estimate "$work/$net.h5" 2>&1 | tail -n 8
     auc "$work/$net.truth.tsv" "$work/$net.edgeprob.tsv"
+done
 done

@@ -23,7 +23,7 @@
 #   env: N=125 CPU_N=60 STEP_S=240 (timeout per run) BIDAG_NS=200 ITER200=... CMP_ITER=... NETS=alarm
 #        ROWS="1000 10000"
 #        SPACE3=all SEED=1 BACKEND=cuda (cpu: a smoke test without a GPU) STEPS="1 2 3",
-#        OLD=build-dir (step 1 at n = N also with that build's cudag, side by side),
+#        OLD=build-dir (step 1 at n = N and step 3 also with that build's cudag, side by side),
 #        LOGS=dir (each run's -v log kept there); e.g.
 #        STEPS=3 NETS="pigs munin" SPACE3=iterative STEP_S=600
 set -uo pipefail
@@ -185,6 +185,12 @@ PY
     read -r w t so ch sc ke be < <(run "$work/$net.h5" --data "$work/$net.csv" --score bdeu --max-parents 4 \
         --space "$space3" --chains 4 --iterations 20000 --seed "$seed" --backend "$backend")
     printf "$hdr" "$net" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
+    if [[ -n ${OLD:-} ]]; then  # the same run by another build, side by side
+        read -r w t so ch sc ke be < <(bin=$OLD/cudag run "$work/old-$net.h5" --data "$work/$net.csv" --score bdeu \
+            --max-parents 4 --space "$space3" --chains 4 --iterations 20000 --seed "$seed" --backend "$backend")
+        printf "$hdr" "$net (OLD build)" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" \
+            "$(same "$work/$net.h5" "$work/old-$net.h5")"
+    fi
     timeout 60 "$build/cudag" compare --truth "$work/$net.truth.tsv" --estimate "$work/$net.h5" 2>&1 | tail -n 8
     auc "$work/$net.truth.tsv" "$work/$net.edgeprob.tsv"
 done

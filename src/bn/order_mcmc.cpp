@@ -173,6 +173,9 @@ ChainState start_chain(const ScoreTable& table, const OrderMcmcOptions& opts, st
     for (std::int32_t v = 0; v < n; ++v) st.order[v] = v;
     CounterRng init(opts.seed, static_cast<std::uint64_t>(chain) * 2, 0);
     for (std::int64_t i = n - 1; i > 0; --i) std::swap(st.order[i], st.order[scaled_index(init.uniform(), i + 1)]);
+    if (chain == 0 && !opts.start_order.empty()) {
+        st.order = opts.start_order;  // scoring it below checks that it is a permutation
+    }
     // With mandatory parents, the first order respecting them (every other scores -inf).
     if (table.has_required()) st.order = respect_required(table, st.order);
     st.score = opts.mode == OrderScoreMode::Sum ? order_score_sum(table, st.order, false).total

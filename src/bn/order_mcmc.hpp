@@ -10,7 +10,8 @@
 // (the two swapped nodes and the ones between them), so only those are rescored; each chain
 // keeps the per-node scores of its current order.
 //
-// Random numbers: chain c draws its starting order (Fisher–Yates) from stream 2c and the
+// Random numbers: chain c draws its starting order (Fisher–Yates) from stream 2c (chain 0
+// takes OrderMcmcOptions::start_order instead when one is given) and the
 // proposal of iteration t (t = 1, 2, ...) from block t of stream 2c + 1, both under the
 // options' seed: the pair from the block's first two words, the acceptance uniform from the
 // last two. A chain's trajectory is thus a function of (seed, c) alone, whatever the thread
@@ -37,6 +38,9 @@ struct OrderMcmcOptions {
     OrderScoreMode mode = OrderScoreMode::Sum;
     MoveSet moves = MoveSet::Swap;  ///< bn/proposal.hpp
     int threads = 0;                ///< <= 0: all hardware threads; results do not depend on it
+    /// Empty, or chain 0's starting order instead of its random one (a permutation of the
+    /// nodes): BiDAG's iterative search continues each round from the last one's best order.
+    std::vector<std::int32_t> start_order;
 };
 
 /// One chain between iterations: everything its continuation depends on, so that a chain

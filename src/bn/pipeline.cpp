@@ -245,11 +245,16 @@ void pick_chain_engine(McmcRunConfig& run, const ScoreTable& table, const McmcEn
 /// rank 0's, broadcast) makes each of its edges p --> v that came through the plus1 extras a
 /// candidate edge both ways (p of v, v of p, where the other is an extra of its node too:
 /// knowledge never re-enters), while a node has fewer than cfg.hard_limit candidates; until
-/// a round adds nothing. Returns the final space; `last` gets the last round's table (each
-/// round's table takes the entries of the one before: ScoreTable::reuse_from).
+/// a round adds nothing. Chain 0 of each round after the first starts from the last round's
+/// best order (BiDAG's startorder): the space only grows, so the MAP DAG's score never falls
+/// and the space settles once no better DAG takes an extra. Returns the final space; `last`
+/// gets the last round's table (each
+/// round's table takes the entries of the one before: ScoreTable::reuse_from) and
+/// `best_order` the last round's MAP order (every rank's alike), where the run's chain 0
+/// starts too.
 ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const McmcConfig& cfg,
                           const McmcEngines& engines, mpi::Communicator& comm, const Note& note,
-                          std::optional<ScoreTable>& last) {
+                          std::optional<ScoreTable>& last, std::vector<std::int32_t>& best_order) {
     CUDAG_EXPECTS(!space.all && space.extras.size() == space.candidates.size(),
                   "the iterative search space starts from a plus1 space (--space pc)");
     const std::int64_t n = scorer.n_vars();
@@ -272,6 +277,7 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
         McmcRunConfig search;
         search.opts = cfg.opts;
         search.opts.mode = OrderScoreMode::Max;
+        search.opts.start_order = best_order;
         pick_chain_engine(search, table, engines, comm);
         const OrderMcmcResult r = run_mcmc(table, search, comm);
         // The MAP DAG as (parent count, parents...) per node, from rank 0 to every rank.
@@ -282,6 +288,7 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
             for (std::size_t c = 1; c < r.chains.size(); ++c)
                 if (r.chains[c].best_dag_score > r.chains[best].best_dag_score) best = c;
             map_score = r.chains[best].best_dag_score;
+            best_order = r.chains[best].best_order;
             for (const auto& ps : r.chains[best].best_parents) {
                 flat.push_back(static_cast<std::int32_t>(ps.size()));
                 flat.insert(flat.end(), ps.begin(), ps.end());
@@ -291,6 +298,8 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
         comm.bcast(&size, 1, mpi::DataType::Int64, 0);
         flat.resize(static_cast<std::size_t>(size));
         comm.bcast(flat.data(), flat.size(), mpi::DataType::Int32, 0);
+        best_order.resize(static_cast<std::size_t>(n));
+        comm.bcast(best_order.data(), best_order.size(), mpi::DataType::Int32, 0);
         std::int64_t added = 0;
         const auto admit = [&](std::int32_t child, std::int32_t parent) {
             auto& x = space.extras[static_cast<std::size_t>(child)];
@@ -338,8 +347,9 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
 
     // The space sampled: the configured one, or where BiDAG's iterative search ends.
     const auto t_space = std::chrono::steady_clock::now();
-    std::optional<ScoreTable> last;  // the iterative search's last table, over the same space
-    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, last) : cfg.space;
+    std::optional<ScoreTable> last;       // the iterative search's last table, over the same space
+    std::vector<std::int32_t> map_order;  // and its MAP order
+    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, last, map_order) : cfg.space;
     out.seconds_space = seconds_since(t_space);
     if (cfg.iterative)
         note("search space sampled: " + out.space.description + " in " + fixed3(out.seconds_space) + " s");
@@ -349,6 +359,8 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
 
     McmcRunConfig run;
     run.opts = opts;
+    if (cfg.iterative) run.opts.start_order = map_order;  // after the iterative search, chain 0 starts there
+    out.start_order = run.opts.start_order;
     pick_chain_engine(run, table, engines, comm);
     if (run.advance) {
         out.engines += ", chains cuda";

@@ -88,7 +88,9 @@ struct McmcOutcome {
     double seconds_table = 0.0, seconds_sort = 0.0, seconds_chains = 0.0;
     double seconds_space = 0.0;  ///< the iterative search space's rounds (0 without)
     ParentSpace space;           ///< the space sampled (cfg.space, or where the iterative search ended)
-    std::string engines;         ///< e.g. "table cuda, chains cuda"
+    /// Where chain 0 started: the iterative search's MAP order (empty: drawn at random).
+    std::vector<std::int32_t> start_order;
+    std::string engines;  ///< e.g. "table cuda, chains cuda"
 };
 
 /// Collective over `comm`: the run of `cfg` over PriorScorer(scorer, prior). Failures

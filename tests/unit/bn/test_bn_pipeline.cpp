@@ -150,12 +150,25 @@ TEST(McmcPipeline, IterativeSpaceGrowsByMapDagsAndSamplesTheSpaceItEndsOn) {
         }
         EXPECT_GT(after, before);
         EXPECT_NE(s.description.find(", iterative: "), std::string::npos) << s.description;
-        // The run sampled that space: a run on it given directly has the same chains.
+        // The run sampled that space, chain 0 from the search's MAP order (a permutation): a
+        // run on it given directly, from that order, has the same chains; from a random
+        // order, chain 0 differs.
+        ASSERT_EQ(got.start_order.size(), 9u);
+        EXPECT_TRUE(std::is_permutation(got.start_order.begin(), got.start_order.end(),
+                                        std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}.begin()));
         bn::McmcConfig direct = config(bn::OrderScoreMode::Sum);
         direct.space = s;
+        direct.opts.start_order = got.start_order;
         const bn::McmcOutcome want = bn::run_order_mcmc(scorer, prior, direct, serial);
         EXPECT_EQ(got.table_entries, want.table_entries);
         EXPECT_EQ(got.result.edge_prob, want.result.edge_prob);
+        for (std::size_t c = 0; c < want.result.chains.size(); ++c) {
+            EXPECT_EQ(got.result.chains[c].trace, want.result.chains[c].trace) << "chain " << c;
+        }
+        direct.opts.start_order.clear();
+        const bn::McmcOutcome drawn = bn::run_order_mcmc(scorer, prior, direct, serial);
+        EXPECT_NE(drawn.result.chains[0].trace, want.result.chains[0].trace);
+        EXPECT_EQ(drawn.result.chains[1].trace, want.result.chains[1].trace);
         // A last round on the final space admits nothing: the MAP DAG's parents are candidates.
         bn::McmcConfig again = cfg;
         again.space = s;

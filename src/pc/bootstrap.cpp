@@ -582,10 +582,31 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
 }  // namespace
 
 BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& comm, const ReplicateGraph& replicate,
-                               const ReplicateCallback& on_round, int threads) {
+                               const ReplicateCallback& on_round, int threads, const BootstrapCheckpoint* ckpt) {
     mpi::run_agreed(comm, [&] { validate(b, std::numeric_limits<std::int64_t>::max()); });
     PairCounts all;
-    return count_rounds(b, ReplicateBatch{}, threads, comm, replicate, on_round, 0, all, nullptr);
+    if (ckpt == nullptr || ckpt->path.empty())
+        return count_rounds(b, ReplicateBatch{}, threads, comm, replicate, on_round, 0, all, nullptr);
+    RoundCheckpoint rc;
+    rc.path = ckpt->path;
+    rc.hash = ckpt->hash;
+    rc.settings = ckpt->settings;
+    rc.stop_after = ckpt->stop_after;
+    rc.on_checkpoint = ckpt->on_checkpoint;
+    PcResult first;  // the provenance kept in the file
+    first.config = ckpt->provenance;
+    rc.provenance = &first.config;
+    std::int64_t resumed = 0;
+    if (ckpt->resume) {
+        mpi::run_agreed(comm, [&] {
+            if (comm.rank() == 0)
+                resumed = read_bootstrap_checkpoint(ckpt->path, rc.hash, rc.settings, ckpt->n_vars, all, first);
+        });
+        comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
+        first.config = ckpt->provenance;  // this run's, in the next checkpoint
+        if (ckpt->on_resume) ckpt->on_resume(static_cast<int>(resumed));
+    }
+    return count_rounds(b, ReplicateBatch{}, threads, comm, replicate, on_round, resumed, all, &rc);
 }
 
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,

@@ -11,10 +11,12 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dataset.hpp"
 #include "core/pdag.hpp"
+#include "io/checkpoint_file.hpp"
 #include "mpi/communicator.hpp"
 #include "pc/result.hpp"
 #include "pc/run.hpp"
@@ -100,11 +102,27 @@ BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const Boo
 /// Replicate `replicate`'s graph over the data's variables, run on `threads` threads.
 using ReplicateGraph = std::function<Pdag(std::int64_t replicate, int threads)>;
 
+/// count_bootstrap's checkpoints (`cudag mcmc --bootstrap --checkpoint`): the totals at
+/// round boundaries (every 30 s) in PC's bootstrap checkpoint format, under `hash` (what
+/// decides the counts) and `settings` (named, to say which differs on a refused resume).
+struct BootstrapCheckpoint {
+    std::string path;
+    std::string hash;
+    io::CheckpointSettings settings;
+    bool resume = false;           ///< continue from `path`'s totals (any rank count)
+    std::int64_t n_vars = 0;       ///< the data's variables (the checkpoint's pairs are checked)
+    std::int64_t stop_after = -1;  ///< testing: stop (StoppedAfterLevel) after a checkpoint of this many replicates
+    std::vector<std::pair<std::string, std::string>> provenance;  ///< kept in the file
+    std::function<void(int done)> on_checkpoint, on_resume;       ///< rank 0's notes
+};
+
 /// run_bootstrap's counting for any learner's replicates (order MCMC's MAP DAGs): replicate
 /// r on rank r mod size, one at a time with `threads` threads, errors agreed per round,
-/// the counts summed on rank 0 (the table there; elsewhere empty). No checkpoints.
+/// the counts summed on rank 0 (the table there; elsewhere empty); with `ckpt`, its
+/// checkpoints and resume (the counts equal an uninterrupted run's).
 BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& comm, const ReplicateGraph& replicate,
-                               const ReplicateCallback& on_round, int threads);
+                               const ReplicateCallback& on_round, int threads,
+                               const BootstrapCheckpoint* ckpt = nullptr);
 
 /// The whole run as a result: on rank 0 the consensus graph (cpdag and skeleton), the table
 /// (PcResult::bootstrap), the names and the provenance (replicate 0's, with the bootstrap's

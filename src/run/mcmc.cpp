@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 
 #include "bn/mcmc_run.hpp"
 #include "bn/pipeline.hpp"
 #include "core/backend.hpp"
+#include "core/digest.hpp"
+#include "core/format.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "io/hdf5_plan.hpp"
@@ -90,6 +93,59 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     return in;
 }
 
+/// --bootstrap --checkpoint: what decides the counts (the data, every option a replicate's
+/// best DAG depends on, B, the resampling and its seed; not --consensus, --threads or the
+/// backend, which change no graph), named for a refused resume, and the notes.
+pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::BootstrapOptions& b, std::uint64_t data_digest,
+                                             std::int64_t n_vars, bool root) {
+    pc::BootstrapCheckpoint c;
+    c.path = a.checkpoint;
+    c.resume = a.resume;
+    c.n_vars = n_vars;
+    c.stop_after = a.stop_after;
+    Digest data;
+    data.add_value(data_digest);
+    std::vector<std::string> tunes = a.tunes;
+    std::sort(tunes.begin(), tunes.end());
+    std::string tune_list;
+    for (const std::string& t : tunes) tune_list += (tune_list.empty() ? "" : ",") + t;
+    c.settings = {{"the data (--data)", data.hex()},
+                  {"--score", a.score.score},
+                  {"--iss", exact_number(a.score.iss)},
+                  {"--am", exact_number(a.score.am)},
+                  {"--aw", a.score.aw_given ? exact_number(a.score.aw) : "default"},
+                  {"--max-parents", std::to_string(a.max_parents)},
+                  {"--edge-penalty", exact_number(a.edge_penalty)},
+                  {"--space", a.space},
+                  {"--alpha", exact_number(a.alpha)},
+                  {"--hard-limit", std::to_string(a.hard_limit)},
+                  {"--order-score", a.order_score},
+                  {"--moves", a.moves},
+                  {"--chains", std::to_string(a.chains)},
+                  {"--iterations", std::to_string(a.iterations)},
+                  {"--burn-in", a.burn_in ? std::to_string(*a.burn_in) : "default"},
+                  {"--thin", std::to_string(a.thin)},
+                  {"--tune", tune_list},
+                  {"--bootstrap", std::to_string(b.replicates)},
+                  {"--resample", pc::to_string(b.resample)},
+                  {"--seed", std::to_string(b.seed)}};
+    Digest h;
+    h.add_string("cudag-mcmc-bootstrap-1");
+    for (const io::CheckpointSetting& s : c.settings) h.add_string(s.name).add_string(s.value);
+    c.hash = h.hex();
+    c.provenance = {{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"}};
+    const std::string path = a.checkpoint;
+    c.on_checkpoint = [path](int done) {
+        interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + path +
+                            "' (continue with --resume)");
+    };
+    c.on_resume = [path, quiet = a.quiet, root](int done) {
+        if (root && !quiet)
+            std::cerr << "cudag mcmc: resuming from checkpoint '" << path << "' after " << done << " replicates\n";
+    };
+    return c;
+}
+
 /// --bootstrap: the best DAG of each replicate (a whole run on one process), counted over
 /// the ranks; the consensus graph and the frequencies written as a PC bootstrap's result.
 McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, const mpi::Environment& env,
@@ -103,8 +159,10 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     b.consensus = a.consensus;
     b.seed = a.seed;
     pc::validate(b, std::numeric_limits<std::int64_t>::max());
-    if (!a.checkpoint.empty() || a.resume)
-        throw InputError("--checkpoint and --resume do not apply to mcmc --bootstrap yet");
+    if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
+    if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
+    if (!a.checkpoint_every.empty())
+        throw InputError("--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
     if (!a.prior.empty() || a.knowledge.any() || (a.space != "all" && a.space != "pc"))
         throw InputError("--prior, --space FILE and background knowledge do not apply to mcmc --bootstrap yet");
     const std::vector<std::string> formats = unique_items(split_commas(a.formats));
@@ -114,22 +172,30 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     std::vector<io::NamedPath> out_paths{{"--out", a.out}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
+    out_paths.push_back({"--checkpoint", a.checkpoint});
     io::check_distinct({{"--data", a.data}}, out_paths);
     const bn::ScoreKind kind = check_score_options(a.score);
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
-    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint});
+    const std::string tmp_h5 =
+        claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint, a.resume, a.overwrite_checkpoint});
     pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
     const io::TableMode mode = kind == bn::ScoreKind::BGe ? io::TableMode::Numeric : io::TableMode::Labels;
     const Dataset data = io::share_dataset(*comm, [&] { return read_data(reader, a.data, a.dataset, mode); });
     // The whole data's errors (a single level, labels under BGe) as a run gives them.
-    mpi::run_agreed(*comm,
-                    [&] { read_score_inputs(a.data, a.dataset, kind, a.score, [&](io::TableMode) { return data; }); });
-    McmcJob one = a;  // a replicate: one quiet run without files
+    std::uint64_t data_digest = 0;
+    mpi::run_agreed(*comm, [&] {
+        data_digest =
+            read_score_inputs(a.data, a.dataset, kind, a.score, [&](io::TableMode) { return data; }).data_digest;
+    });
+    McmcJob one = a;  // a replicate: one quiet run without files (the checkpoint is the bootstrap's)
     one.bootstrap = 0;
     one.out.clear();
     one.formats.clear();
+    one.checkpoint.clear();
+    one.resume = one.keep_checkpoint = one.overwrite_checkpoint = false;
+    one.stop_after = -1;
     one.quiet = true;
     one.verbose = false;
     const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads) {
@@ -155,11 +221,19 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
             full.set(kept[static_cast<std::size_t>(e.a)], kept[static_cast<std::size_t>(e.b)], Mark::Tail, Mark::Arrow);
         return full;
     };
-    const pc::BootstrapTable t = pc::count_bootstrap(
-        b, *comm, replicate,
-        [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); },
-        resolve_threads(a.threads));
+    pc::BootstrapCheckpoint ckpt;
+    if (!a.checkpoint.empty()) ckpt = bootstrap_checkpoint(a, b, data_digest, data.n_vars, root);
     McmcRun done;
+    pc::BootstrapTable t;
+    try {
+        t = pc::count_bootstrap(
+            b, *comm, replicate,
+            [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); },
+            resolve_threads(a.threads), &ckpt);
+    } catch (const pc::StoppedAfterLevel& e) {
+        done.stopped = "stopped after " + std::to_string(e.level()) + " replicates as asked (--stop-after)";
+        return done;
+    }
     mpi::run_agreed(*comm, [&] {
         if (!root) return;
         pc::PcResult r;
@@ -189,6 +263,12 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
                        std::to_string(r.cpdag.n_edges()) + " edges in the consensus graph";
         done.bootstrap = std::move(r);
     });
+    if (root && !a.checkpoint.empty() && !a.keep_checkpoint) {
+        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
+        std::error_code ec;
+        std::filesystem::remove(a.checkpoint, ec);
+        interrupt::set_note("");
+    }
     return done;
 }
 

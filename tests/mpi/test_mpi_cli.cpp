@@ -136,6 +136,12 @@ TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {
         ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
         EXPECT_EQ(cudag::test::read_text(path("m" + std::to_string(k) + ".freq.tsv")), mfreq) << k << " ranks";
     }
+    // Stopped on 2 ranks after 2 replicates, resumed on 3: the same table.
+    r = cudag(2, mcmc + path("mp.h5") + " --checkpoint " + path("mck.h5") + " --stop-after 2");
+    EXPECT_EQ(r.code, 3) << r.err;
+    r = cudag(3, mcmc + path("mp.h5") + " --checkpoint " + path("mck.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(cudag::test::read_text(path("mp.freq.tsv")), mfreq);
 }
 
 TEST_F(MpiCli, StopAfterLevelOneThenResumeOnAnotherRankCount) {

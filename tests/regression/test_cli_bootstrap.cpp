@@ -25,6 +25,12 @@ namespace fs = std::filesystem;
 class Bootstrap : public Cli {
 protected:
     std::string f(const std::string& name) const { return (dir_ / name).string(); }
+    /// `cudag simulate discrete` (3 levels, density 0.3, at most 2 parents) into `name`.
+    CliRun discrete(const std::string& name, int vars, int samples, int seed) {
+        return run("simulate discrete --vars " + std::to_string(vars) + " --samples " + std::to_string(samples) +
+                   " --density 0.3 --states 3 --max-parents 2 --seed " + std::to_string(seed) + " --out " + f(name) +
+                   " -q");
+    }
     static std::string data() { return std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv"; }
     /// The lines of a text.
     static std::vector<std::string> lines(const std::string& text) {
@@ -126,10 +132,7 @@ TEST_F(Bootstrap, StoppedAtAReplicateBoundaryAndResumedGivesTheSameTable) {
 TEST_F(Bootstrap, McmcReplicateIsADirectRunOnItsWrittenResample) {
     // cudag mcmc --bootstrap: replicate r's best DAG is `cudag mcmc` on the rows that
     // `cudag pc --write-resample` writes for the same --seed (B = 1: the consensus graph).
-    CliRun r =
-        run("simulate discrete --vars 8 --samples 400 --density 0.3 --states 3 --max-parents 2 --seed 8 "
-            "--out " +
-            f("d.csv") + " -q");
+    CliRun r = discrete("d.csv", 8, 400, 8);
     ASSERT_EQ(r.code, 0) << r.err;
     const std::string mcmc = " --score bdeu --iterations 1500 --seed 5 -q";
     r = run("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 1 --out " + f("boot.h5") + " --format edges,freq");
@@ -154,8 +157,39 @@ TEST_F(Bootstrap, McmcReplicateIsADirectRunOnItsWrittenResample) {
     expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 0", "--bootstrap must be at least 1, got 0");
     expect_error("mcmc --data " + f("d.csv") + mcmc + " --consensus 0.3", "--consensus needs --bootstrap B");
     expect_error("mcmc --data " + f("d.csv") + mcmc + " --resample half", "--resample needs --bootstrap B");
-    expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 3 --checkpoint " + f("c.h5"),
-                 "--checkpoint and --resume do not apply to mcmc --bootstrap yet");
+    expect_error("mcmc --data " + f("d.csv") + mcmc + " --bootstrap 3 --resume", "--resume needs --checkpoint FILE");
+    expect_error(
+        "mcmc --data " + f("d.csv") + mcmc + " --bootstrap 3 --checkpoint " + f("c.h5") + " --checkpoint-every 10",
+        "--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
+}
+
+TEST_F(Bootstrap, McmcResumesFromItsCheckpointWithTheSameCounts) {
+    // cudag mcmc --bootstrap --checkpoint (issue 38): stopped after a checkpoint of 2 of 5
+    // replicates (a simulated kill), resumed, the frequency table equals an uninterrupted
+    // run's; the finished run removes its checkpoint; other options are refused by name.
+    CliRun r = discrete("d.csv", 7, 300, 4);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string base =
+        "mcmc --data " + f("d.csv") + " --score bdeu --iterations 800 --seed 3 --bootstrap 5 --out ";
+    r = run(base + f("full.h5") + " --format freq -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(base + f("part.h5") + " --format freq --checkpoint " + f("ck.h5") + " --stop-after 2");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("stopped after 2 replicates"), std::string::npos) << r.err;
+    ASSERT_TRUE(fs::exists(dir_ / "ck.h5"));
+    EXPECT_FALSE(fs::exists(dir_ / "part.freq.tsv")) << "a stopped run writes no result";
+    // Another iteration count: the checkpoint's counts do not apply.
+    const std::string other = "mcmc --data " + f("d.csv") + " --score bdeu --iterations 900 --seed 3 --bootstrap 5";
+    expect_error(other + " --out " + f("x.h5") + " --checkpoint " + f("ck.h5") + " --resume",
+                 "--iterations was 800 in the checkpoint, 900 now");
+    // Without --resume an existing checkpoint is not overwritten.
+    expect_error(base + f("y.h5") + " --checkpoint " + f("ck.h5"), "ck.h5");
+    r = run(base + f("part.h5") + " --format freq --checkpoint " + f("ck.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("resuming from checkpoint"), std::string::npos) << r.err;
+    EXPECT_GT(lines(slurp(dir_ / "full.freq.tsv")).size(), 2u);
+    EXPECT_EQ(slurp(dir_ / "part.freq.tsv"), slurp(dir_ / "full.freq.tsv"));
+    EXPECT_FALSE(fs::exists(dir_ / "ck.h5")) << "a finished run removes its checkpoint";
 }
 
 TEST_F(Bootstrap, BadOptionsAreOneLineErrors) {

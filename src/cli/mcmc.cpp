@@ -59,7 +59,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     cmd->add_option("--edge-penalty", a.edge_penalty, "BiDAG's edgepf: each parent adds -log(P) (1: none)")
         ->capture_default_str();
     add_knowledge_options(cmd, a.knowledge.files);
-    cmd->add_option("--checkpoint", a.checkpoint, "HDF5 checkpoint of every chain, rewritten as it runs")
+    cmd->add_option(
+           "--checkpoint", a.checkpoint,
+           "HDF5 checkpoint of every chain (with --bootstrap: of the replicates' counts), rewritten as it runs")
         ->check(not_empty_file_name, "FILE");
     cmd->add_option("--checkpoint-every", a.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");

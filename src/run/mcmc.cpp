@@ -103,32 +103,31 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
     c.resume = a.resume;
     c.n_vars = n_vars;
     c.stop_after = a.stop_after;
-    Digest data;
-    data.add_value(data_digest);
     std::vector<std::string> tunes = a.tunes;
     std::sort(tunes.begin(), tunes.end());
     std::string tune_list;
     for (const std::string& t : tunes) tune_list += (tune_list.empty() ? "" : ",") + t;
-    c.settings = {{"the data (--data)", data.hex()},
-                  {"--score", a.score.score},
-                  {"--iss", exact_number(a.score.iss)},
-                  {"--am", exact_number(a.score.am)},
-                  {"--aw", a.score.aw_given ? exact_number(a.score.aw) : "default"},
-                  {"--max-parents", std::to_string(a.max_parents)},
-                  {"--edge-penalty", exact_number(a.edge_penalty)},
-                  {"--space", a.space},
-                  {"--alpha", exact_number(a.alpha)},
-                  {"--hard-limit", std::to_string(a.hard_limit)},
-                  {"--order-score", a.order_score},
-                  {"--moves", a.moves},
-                  {"--chains", std::to_string(a.chains)},
-                  {"--iterations", std::to_string(a.iterations)},
-                  {"--burn-in", a.burn_in ? std::to_string(*a.burn_in) : "default"},
-                  {"--thin", std::to_string(a.thin)},
-                  {"--tune", tune_list},
-                  {"--bootstrap", std::to_string(b.replicates)},
-                  {"--resample", pc::to_string(b.resample)},
-                  {"--seed", std::to_string(b.seed)}};
+    // The data's and the score's settings as a run's checkpoint names them (set_scored).
+    bn::McmcConfig scored;
+    ScoreInputs in;
+    in.data_digest = data_digest;
+    set_scored(scored, a, in);
+    c.settings = std::move(scored.scored_settings);
+    c.settings.insert(c.settings.end(), {{"--max-parents", std::to_string(a.max_parents)},
+                                         {"--edge-penalty", exact_number(a.edge_penalty)},
+                                         {"--space", a.space},
+                                         {"--alpha", exact_number(a.alpha)},
+                                         {"--hard-limit", std::to_string(a.hard_limit)},
+                                         {"--order-score", a.order_score},
+                                         {"--moves", a.moves},
+                                         {"--chains", std::to_string(a.chains)},
+                                         {"--iterations", std::to_string(a.iterations)},
+                                         {"--burn-in", a.burn_in ? std::to_string(*a.burn_in) : "default"},
+                                         {"--thin", std::to_string(a.thin)},
+                                         {"--tune", tune_list},
+                                         {"--bootstrap", std::to_string(b.replicates)},
+                                         {"--resample", pc::to_string(b.resample)},
+                                         {"--seed", std::to_string(b.seed)}});
     Digest h;
     h.add_string("cudag-mcmc-bootstrap-1");
     for (const io::CheckpointSetting& s : c.settings) h.add_string(s.name).add_string(s.value);

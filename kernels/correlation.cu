@@ -118,7 +118,34 @@ __global__ void gather_block_kernel(CorrSource corr, const std::int32_t* nodes, 
     for (int t = threadIdx.x; t < k * k; t += blockDim.x) out[t] = detail::corr_entry(corr, nodes[t / k], nodes[t % k]);
 }
 
+/// launch_row_blocks: entry t of the blocks, its row found by bisection of `at`; the
+/// entry (x, y), x <= y, is summed once and written to both halves (C is symmetric).
+__global__ void row_blocks_kernel(RowBlocksArgs a) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < a.total; t += stride) {
+        const std::int64_t lo = detail::segment_of(a.at, a.n_rows, t);
+        const std::int32_t i = a.rows[lo];
+        const std::int64_t e0 = a.offsets[i];
+        const std::int64_t d = a.offsets[i + 1] - e0, dim = d + 1;
+        const std::int64_t local = t - a.at[lo], x = local / dim, y = local % dim;
+        if (x > y) continue;
+        const std::int64_t gx = x < d ? a.nbrs[e0 + x] : i, gy = y < d ? a.nbrs[e0 + y] : i;
+        const double v = detail::corr_entry(a.corr, gx, gy);
+        double* block = a.out + a.at[lo];
+        block[x * dim + y] = v;
+        block[y * dim + x] = v;
+    }
+}
+
 }  // namespace
+
+void launch_row_blocks(const RowBlocksArgs& a, cudaStream_t stream) {
+    if (a.total <= 0 || a.n_rows <= 0) return;
+    constexpr int kThreads = 256;
+    const std::int64_t blocks = std::min<std::int64_t>((a.total + kThreads - 1) / kThreads, std::int64_t(1) << 20);
+    row_blocks_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+}
 
 void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m, double* d_z, cudaStream_t stream) {
     if (n <= 0) return;

@@ -26,6 +26,21 @@ __device__ __forceinline__ double corr_entry(const CorrSource& c, std::int64_t a
     return clamp_unit(acc);
 }
 
+/// The segment k of a flat index t in [starts[0], starts[count]): starts[k] <= t < starts[k + 1]
+/// (bisection over the exclusive prefix sums of the segments' sizes).
+__device__ __forceinline__ std::int64_t segment_of(const std::int64_t* starts, std::int64_t count, std::int64_t t) {
+    std::int64_t lo = 0, hi = count;
+    while (hi - lo > 1) {
+        const std::int64_t mid = (lo + hi) / 2;
+        if (starts[mid] <= t) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 /// corr(a, b) for ci::ConditioningBlock::factorise_with / project_with.
 struct CorrReader {
     CorrSource c;

@@ -198,6 +198,12 @@ void CorrelationStore::hold_rows_once(std::int64_t row_begin, std::int64_t row_e
     launch_correlation_rows(z_.data(), n, ctx_.m, held_lo_, held_hi_, false, corr_.data(), held_lo_, ctx_.stream());
 }
 
+void CorrelationStore::release_held() {
+    if (whole_ || held_hi_ == held_lo_) return;
+    corr_.release();
+    held_lo_ = held_hi_ = 0;
+}
+
 std::vector<double> CorrelationStore::gather_block(const std::vector<std::int32_t>& nodes) {
     const int k = static_cast<int>(nodes.size());
     std::vector<double> sub(static_cast<std::size_t>(k) * k);

@@ -251,8 +251,10 @@ void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock&
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     results_.forget_snapshot();
     results_.set_level({});
-    const LevelPath path = plan_.path(l, corr_.symmetric(), corr_.whole());
-    const bool scan = path == LevelPath::Scan;
+    // C not whole: levels >= 2 read each row's neighbourhood block of C (use_row_blocks)
+    // as the entry scan reads C held whole, unless the blocks do not fit.
+    const bool try_blocks = !corr_.whole() && l >= 2 && corr_.symmetric() && plan_.tunables().row_blocks;
+    LevelPath path = plan_.path(l, corr_.symmetric(), corr_.whole() || try_blocks);
 
     LevelRows lr = FisherLevelPlanner::rows(snap, row_begin, row_end, l, path);
     if (lr.rows.empty()) return;
@@ -272,8 +274,19 @@ void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock&
     mirror_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(n_entries, 1)));
     launch_mirror(results_.offsets(), results_.nbrs(), n, mirror_.data(), s);
 
-    corr_.hold_rows_once(row_begin, row_end, FisherLevelPlanner::held_rows_reserve(n_entries));
     LevelArgs a;
+    if (path == LevelPath::Scan && try_blocks && !use_row_blocks(a, snap, rows)) {
+        path = plan_.path(l, corr_.symmetric(), false);  // cuPC-S/E on the held rows and z
+        if (path == LevelPath::EdgeParallel) {
+            lr = FisherLevelPlanner::rows(snap, row_begin, row_end, l, path);
+            rows_.upload(rows.data(), rows.size(), s);
+        }
+    }
+    if (!a.blocks) {
+        blocks_.release();
+        corr_.hold_rows_once(row_begin, row_end, FisherLevelPlanner::held_rows_reserve(n_entries));
+    }
+    const bool scan = path == LevelPath::Scan;
     a.corr = corr_.source();
     a.n = n;
     a.m = ctx_.m;
@@ -334,6 +347,54 @@ void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock&
     run_.t_start = t_start;
     run_.t_launch = t_launch;
     finish_run(snap, out);
+}
+
+bool FisherLevels::use_row_blocks(LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows) {
+    const std::int64_t n = ctx_.n;
+    std::vector<std::int64_t> at(rows.size() + 1, 0);
+    std::int64_t max_d = 1;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const std::int64_t d = snap.degree(rows[k]);
+        max_d = std::max(max_d, d);
+        at[k + 1] = at[k] + (d + 1) * (d + 1);
+    }
+    const std::size_t need = static_cast<std::size_t>(at.back()) * sizeof(double) +
+                             static_cast<std::size_t>(n + static_cast<std::int64_t>(at.size())) * sizeof(std::int64_t) +
+                             static_cast<std::size_t>(max_d) * sizeof(std::int32_t) + (std::size_t(256) << 20);
+    const std::size_t have = blocks_.size() * sizeof(double);  // this search's last blocks, given back below
+    if (need > device_memory_info().first + have) {
+        corr_.release_held();
+        if (need > device_memory_info().first + have) return false;
+    }
+    cudaStream_t s = ctx_.stream();
+    blocks_.release();
+    blocks_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(at.back(), 1)));
+    block_at_.resize_discard(at.size());
+    block_at_.upload(at.data(), at.size(), s);
+    std::vector<std::int64_t> where(static_cast<std::size_t>(n), 0);
+    for (std::size_t k = 0; k < rows.size(); ++k) where[static_cast<std::size_t>(rows[k])] = at[k];
+    row_block_.resize_discard(where.size());
+    row_block_.upload(where.data(), where.size(), s);
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(max_d));
+    for (std::size_t p = 0; p < ids.size(); ++p) ids[p] = static_cast<std::int32_t>(p);
+    iota_.resize_discard(ids.size());
+    iota_.upload(ids.data(), ids.size(), s);
+    RowBlocksArgs b;
+    b.corr = corr_.source();
+    b.offsets = results_.offsets();
+    b.nbrs = results_.nbrs();
+    b.rows = rows_.data();
+    b.n_rows = static_cast<std::int64_t>(rows.size());
+    b.at = block_at_.data();
+    b.total = at.back();
+    b.out = blocks_.data();
+    launch_row_blocks(b, s);
+    // The uploads read host vectors that end here.
+    ctx_.synchronize();
+    a.blocks = blocks_.data();
+    a.row_block = row_block_.data();
+    a.iota = iota_.data();
+    return true;
 }
 
 void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {

@@ -70,6 +70,10 @@ private:
     /// The entry scan of level a.l over `rows`: lower entries, then upper ones, each side
     /// in rounds over growing rank ranges (FisherLevelPlanner's items).
     void launch_scan(const LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows, cudaStream_t s);
+    /// C not whole, levels >= 2: each listed row's neighbourhood block of C (launch_row_blocks)
+    /// handed to `a` (LevelArgs::blocks), the held rows given back first where the blocks
+    /// would not fit beside them. false (nothing changed) when they do not fit at all.
+    bool use_row_blocks(LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows);
     /// A level's end once its kernels are queued: separated entries, winners, and the
     /// results packed for the search or unpacked into `out`.
     void finish_run(const Adjacency& snap, pc::LevelOutput& out);
@@ -106,6 +110,10 @@ private:
     DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
     DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
     DeviceBuffer<std::uint8_t> rbits_;   ///< a level's removal bits (packed)
+    // C not whole, levels >= 2: the listed rows' neighbourhood blocks (use_row_blocks)
+    DeviceBuffer<double> blocks_;
+    DeviceBuffer<std::int64_t> block_at_, row_block_;
+    DeviceBuffer<std::int32_t> iota_;
     /// The level in flight (run_level to finish_run).
     struct LevelRun {
         LevelArgs a;

@@ -126,7 +126,30 @@ struct LevelArgs {
     /// The entries this rank tests (pc::LevelBlock): a row cut between ranks has only
     /// these of its entries scanned (the entry scan's survivor lists keep to them).
     std::int64_t e_begin = 0, e_end = 0;
+    /// Optional (nullptr: off), the entry scans only: C not held whole, each listed row's
+    /// neighbourhood block (launch_row_blocks). Row i with d neighbours reads C from its
+    /// (d+1)x(d+1) block at blocks + row_block[i] with local ids: p for the neighbour at
+    /// position p, d for i itself (iota[p] = p stands in for the neighbour list).
+    const double* blocks = nullptr;
+    const std::int64_t* row_block = nullptr;  ///< device, n
+    const std::int32_t* iota = nullptr;       ///< device, 0, 1, 2, ... (the largest degree)
 };
+
+/// C[{i} + adj(i), {i} + adj(i)] of each listed row, summed (or read from the held rows)
+/// as corr_entry does, so every value equals C's bit for bit: the block of rows[k] (d its
+/// degree) at out + at[k], (d+1)x(d+1) row-major, position p < d its neighbour nbrs[offsets[i] + p]
+/// and position d the row itself. at[k + 1] - at[k] = (d+1)^2; total = at[n_rows].
+struct RowBlocksArgs {
+    CorrSource corr;
+    const std::int64_t* offsets = nullptr;
+    const std::int32_t* nbrs = nullptr;
+    const std::int32_t* rows = nullptr;
+    std::int64_t n_rows = 0;
+    const std::int64_t* at = nullptr;  ///< device, n_rows + 1
+    std::int64_t total = 0;
+    double* out = nullptr;
+};
+void launch_row_blocks(const RowBlocksArgs& a, cudaStream_t stream);
 
 /// cuPC-S launch: `rows` lists the rows to run (degree - 1 >= l), heaviest first.
 struct SetParallelLaunch {

@@ -49,17 +49,17 @@ __host__ __device__ constexpr std::int64_t deep_stride(int l) { return deep_doub
 
 /// The CPU's full sequence for (i, j | s) at runtime level l (scratch: workspace_doubles(l)
 /// doubles, l ints at `sn` already holding the nodes).
-__device__ void exact_residuals_l(const LevelArgs& a, int l, std::int32_t i, std::int32_t j, double cij, const int* sn,
-                                  double* ws, double& h11, double& h12, double& h22) {
+__device__ void exact_residuals_l(const double* C, std::int64_t n, int l, std::int32_t i, std::int32_t j, double cij,
+                                  const int* sn, double* ws, double& h11, double& h12, double& h22) {
     double* lmat = ws;
     double* work = ws + l * l;
     double* yi = ws + 3 * l * l;
     double* yj = yi + l;
     ci::ConditioningBlock blk;
     blk.lmat = lmat;
-    blk.factorise(a.corr.rows, a.n, sn, l, work);
-    blk.project(a.corr.rows, a.n, sn, i, yi);
-    for (int t = 0; t < l; ++t) yj[t] = a.corr.rows[static_cast<std::int64_t>(sn[t]) * a.n + j];
+    blk.factorise(C, n, sn, l, work);
+    blk.project(C, n, sn, i, yi);
+    for (int t = 0; t < l; ++t) yj[t] = C[static_cast<std::int64_t>(sn[t]) * n + j];
     if (blk.chol) ci::forward_solve(blk.lmat, l, yj);
     h11 = 1.0 - blk.form(yi, yi);
     h22 = 1.0 - blk.form(yj, yj);
@@ -87,8 +87,6 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
     int* nodes = c + l;                         // nb[c[t]]
     int* KB = nodes + l;                        // per slot: the last node
     int* M = KB + 32;                           // first position the walk changed
-    const double* C = a.corr.rows;
-    const std::int64_t n = a.n;
     const std::int64_t warp = static_cast<std::int64_t>(blockIdx.x) * wpb + wib;
     const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * wpb;
     const std::int64_t slot = warp * 32 + lane;
@@ -97,10 +95,15 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
     u64 tests = 0;
     for (std::int64_t it = warp; it < s.n_items; it += warps) {
         const ScanItem item = s.items[it];
-        const std::int32_t i = item.row;
-        const std::int64_t e0 = a.offsets[i];
-        const int d = static_cast<int>(a.offsets[i + 1] - e0);
-        const std::int32_t* nb = a.nbrs + e0;
+        const std::int64_t e0 = a.offsets[item.row];
+        const int d = static_cast<int>(a.offsets[item.row + 1] - e0);
+        // C and the row's ids: global, or the row's neighbourhood block in local ids
+        // (LevelArgs::blocks: neighbour p is p, the row itself d).
+        const bool local = a.blocks != nullptr;
+        const double* C = local ? a.blocks + a.row_block[item.row] : a.corr.rows;
+        const std::int64_t n = local ? d + 1 : a.n;
+        const std::int32_t i = local ? d : item.row;
+        const std::int32_t* nb = local ? a.iota : a.nbrs + e0;
         const bool split = (item.flags & kItemSplit) != 0;
         int q = -1;
         std::int64_t e = -1;
@@ -235,7 +238,7 @@ __global__ void __launch_bounds__(32 * kDeepMaxWarps) deep_scan_kernel(LevelArgs
                     } else {
                         for (int t = 0; t < P; ++t) sn[t] = nodes[t];
                         sn[P] = nb[pos];
-                        exact_residuals_l(a, l, i, j, cij, sn, ws, h11, h12, h22);
+                        exact_residuals_l(C, n, l, i, j, cij, sn, ws, h11, h12, h22);
                     }
                     if (detail::independent_r(a, ci::partial_from_residual(h11, h12, h22), l)) {
                         found = static_cast<u64>(rank);

@@ -61,6 +61,14 @@ __device__ __forceinline__ void publish(const LevelArgs& a, std::int64_t e, unsi
     if (mr.have) detail::record_dependent(a.pmax + e, ci::partial_from_residual(mr.h11, mr.h12, mr.h22));
 }
 
+/// Row i's neighbourhood block (LevelArgs::blocks, d its degree) as a whole C in local ids.
+__device__ __forceinline__ CorrSource row_block_source(const LevelArgs& a, std::int32_t i, int d) {
+    CorrSource c;
+    c.rows = a.blocks + a.row_block[i];
+    c.n = c.hi = d + 1;
+    return c;
+}
+
 /// Runtime level -> compile-time L (0: the runtime-l kernels).
 template <typename F>
 void dispatch_level(int l, bool generic, F&& f) {

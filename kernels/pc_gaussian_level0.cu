@@ -45,15 +45,7 @@ __global__ void level0_kernel(Level0Args a) {
 __global__ void pair_pvalues_kernel(PairPArgs a) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < a.count; k += stride) {
-        std::int64_t lo = 0, hi = a.n_rows;  // offsets[lo] <= k < offsets[hi]
-        while (hi - lo > 1) {
-            const std::int64_t mid = (lo + hi) / 2;
-            if (a.offsets[mid] <= k)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        const std::int64_t i = a.row_begin + lo;
+        const std::int64_t i = a.row_begin + detail::segment_of(a.offsets, a.n_rows, k);
         a.p_out[k] = ci::fisher_z_pvalue(detail::corr_entry(a.corr, i, a.cols[k]), a.m, 0);
     }
 }

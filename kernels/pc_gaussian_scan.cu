@@ -59,6 +59,7 @@ constexpr int scan_min_blocks(int l) { return l <= 2 ? 5 : l == 3 ? 4 : 1; }
 using detail::load_relaxed;
 using detail::MinR;
 using detail::publish;
+using detail::row_block_source;
 
 /// The decision on residuals without sqrt or division: h12^2 against r_lo^2 h11 h22 and
 /// r_hi^2 h11 h22 (r_lo, r_hi from decision_band, squared by the kernel). 1: independent,
@@ -484,6 +485,20 @@ __device__ __forceinline__ int item_position(const EntryScanLaunch& s, std::int6
     return s.survivors ? s.survivors[e0 + item.q0 + t] : item.q0 + t;
 }
 
+/// The scan of one entry at level L (row i, neighbours nb: global ids, or local ones on
+/// a row block).
+template <int L>
+__device__ __forceinline__ void scan_entry(const LevelArgs& a, double rlo2, double rhi2, std::int32_t i,
+                                           const std::int32_t* nb, int d, int q, std::int64_t e, std::int64_t r0,
+                                           std::int64_t r1, bool split, u64& tests) {
+    if constexpr (L == 1)
+        scan_level1(a, rlo2, rhi2, i, nb, q, e, r0, r1, split, tests);
+    else if constexpr (L == 2)
+        scan_level2(a, rlo2, rhi2, i, nb, d, q, e, r0, r1, split, tests);
+    else
+        scan_level<L>(a, rlo2, rhi2, i, nb, d, q, e, r0, r1, split, tests);
+}
+
 template <int L>
 __global__ void __launch_bounds__(kScanThreads, scan_min_blocks(L)) entry_scan_kernel(LevelArgs a, EntryScanLaunch s) {
     const int lane = static_cast<int>(threadIdx.x & 31);
@@ -514,12 +529,15 @@ __global__ void __launch_bounds__(kScanThreads, scan_min_blocks(L)) entry_scan_k
         }
         if (r0 > 0 && load_relaxed(a.best + e) < static_cast<u64>(r0)) continue;
         const bool split = lanes || (item.flags & kItemSplit) != 0;
-        if constexpr (L == 1)
-            scan_level1(a, rlo2, rhi2, i, a.nbrs + e0, q, e, r0, r1, split, tests);
-        else if constexpr (L == 2)
-            scan_level2(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, r0, r1, split, tests);
-        else
-            scan_level<L>(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, r0, r1, split, tests);
+        if (a.blocks) {
+            // The row's neighbourhood block stands in for C, in local ids (LevelArgs::blocks).
+            LevelArgs la = a;
+            la.corr = row_block_source(a, i, d);
+            la.n = d + 1;
+            scan_entry<L>(la, rlo2, rhi2, d, a.iota, d, q, e, r0, r1, split, tests);
+        } else {
+            scan_entry<L>(a, rlo2, rhi2, i, a.nbrs + e0, d, q, e, r0, r1, split, tests);
+        }
     }
     // One atomic per warp for the test count.
     for (int off = 16; off > 0; off >>= 1) tests += __shfl_down_sync(0xffffffffu, tests, off);

@@ -9,7 +9,8 @@
 # Usage: scripts/bench/genome_side_by_side.sh OLD_BUILD NEW_BUILD
 #   env: OUT=dir (logs and table.tsv), SETS="scale-free:250000:1" (graph:n:GPUs items),
 #        SAMPLES=500, DEGREE=2, ALPHA=1e-4, MAX_LEVEL= (no cap), RUN_TIMEOUT=300 (s a run),
-#        MPIEXEC=mpiexec (with its options)
+#        MPIEXEC=mpiexec (with its options), OLD_ARGS= / NEW_ARGS= (options added to one side's
+#        `cudag pc`, e.g. the same build twice with OLD_ARGS="--tune row-blocks=0")
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 old=$(realpath "$1/cudag")
@@ -38,6 +39,10 @@ for item in $sets; do
         log=$logs/$tag.$which.log
         cmd=("$bin" pc --data "$data" --alpha "${ALPHA:-1e-4}" -v --out "$work/$tag.$which.r.h5")
         [[ -n ${MAX_LEVEL:-} ]] && cmd+=(--max-level "$MAX_LEVEL")
+        extra=${OLD_ARGS:-}
+        [[ $which == new ]] && extra=${NEW_ARGS:-}
+        read -r -a extra_args <<<"$extra"
+        cmd+=("${extra_args[@]}")
         echo "${mpiexec[*]} -n $g --bind-to none ${cmd[*]}" >"$log"
         t0=$(now)
         rc=0

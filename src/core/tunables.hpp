@@ -63,6 +63,11 @@ struct FisherTunables {
     /// else row blocks of this size compacted one by one (issue 35; the same kept pairs).
     /// `--tune level0-bits=GiB` (>= 1/1024).
     std::int64_t level0_bits_bytes = std::int64_t{1} << 30;
+    /// C not held whole: levels >= 2 run the entry scan on each tested row's neighbourhood
+    /// block of C ((d+1)^2 entries summed once a level; the same values), instead of
+    /// cuPC-S summing entries again from the data test by test. `--tune row-blocks=0` turns
+    /// it off (to compare the two).
+    bool row_blocks = true;
 };
 
 /// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,

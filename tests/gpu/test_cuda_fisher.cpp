@@ -27,6 +27,7 @@
 #include "cudag/config.hpp"
 #include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
+#include "sim/network.hpp"
 #include "support/gpu.hpp"
 #include "support/names.hpp"
 #include "support/skeleton_compare.hpp"
@@ -500,7 +501,8 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
 TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
     CUDAG_REQUIRE_GPU();
     // A limit far below n² doubles: level 0 runs C in 64-row blocks, levels >= 1 hold a
-    // few rows of C and sum every other entry again from the data (the entry scan is off).
+    // few rows of C and sum every other entry again from the data; levels >= 2 run the
+    // entry scan on each row's neighbourhood block of C, or (row-blocks off) cuPC-S/E.
     for (auto [n, m, deg, seed, rows] :
          {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t, std::int64_t>{300, 1000, 5, 31, 20},
           {500, 400, 8, 32, 300},
@@ -511,18 +513,47 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
         pc::CpuFisherEngine cpu(data, opt.policy, 0);
         const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
         for (char variant : {'s', 'e'}) {
-            cuda::FisherTunables t;
-            t.variant = variant;
-            t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
-            auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
-            EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
-            EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9))
-                << "n=" << n << " " << variant << " rows " << rows;
-            // Orientation's p-values read C through the same path.
-            const std::vector<std::int32_t> s{3, 7};
-            EXPECT_NEAR(gpu->p_value(1, static_cast<std::int32_t>(n - 1), s),
-                        cpu.p_value(1, static_cast<std::int32_t>(n - 1), s), 1e-12);
+            for (const bool blocks : {true, false}) {
+                cuda::FisherTunables t;
+                t.variant = variant;
+                t.row_blocks = blocks;
+                t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
+                auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
+                EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
+                EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9))
+                    << "n=" << n << " " << variant << " rows " << rows << " row blocks " << blocks;
+                // Orientation's p-values read C through the same path.
+                const std::vector<std::int32_t> s{3, 7};
+                EXPECT_NEAR(gpu->p_value(1, static_cast<std::int32_t>(n - 1), s),
+                            cpu.p_value(1, static_cast<std::int32_t>(n - 1), s), 1e-12);
+            }
         }
+    }
+}
+
+TEST(CudaFisher, RowBlocksRunHubLevelsAsTheCpuDoes) {
+    CUDAG_REQUIRE_GPU();
+    // Scale-free data (hubs): with C not held whole, levels >= 2 read the rows'
+    // neighbourhood blocks through the template scan (levels 2-4) and the deep scan (5 and
+    // up); the CPU's skeleton, separating sets and pMax at every level.
+    sim::GaussianSimSpec base{800, 300, 0.0, 91};
+    sim::NetworkSimSpec net;
+    net.graph = sim::GraphKind::ScaleFree;
+    net.degree = 2;
+    const Dataset data = sim::simulate_network(base, net).data;
+    pc::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    pc::CpuFisherEngine cpu(data, opt.policy, 0);
+    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    ASSERT_GE(want.levels.size(), 7u) << "the set should reach the deep scan's levels";
+    for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{200}}) {
+        cuda::FisherTunables t;
+        t.corr_limit_bytes = std::max<std::int64_t>(rows * data.n_vars * 8, 1);
+        auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
+        EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
+        const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
+        EXPECT_TRUE(same_result(got, want, 1e-9)) << "held rows " << rows;
+        EXPECT_EQ(got.levels.size(), want.levels.size()) << "held rows " << rows;
     }
 }
 

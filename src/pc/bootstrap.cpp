@@ -112,26 +112,6 @@ Dataset select_columns(const Dataset& d, const std::vector<std::int32_t>& kept) 
     return out;
 }
 
-/// `k` over the variables `kept` only (renumbered in their order): the constraints among
-/// them, the others dropped.
-Knowledge knowledge_on(const Knowledge& k, const std::vector<std::int32_t>& kept) {
-    const auto n = static_cast<std::int32_t>(kept.size());
-    Knowledge out(n);
-    for (std::int32_t a = 0; a < n; ++a)
-        if (k.tier(kept[a]) >= 0) out.set_tier(a, k.tier(kept[a]));
-    const auto& pairs = k.undirected_required_pairs();
-    for (std::int32_t a = 0; a < n; ++a)
-        for (std::int32_t b = 0; b < n; ++b) {
-            if (a == b) continue;
-            const std::int32_t x = kept[a], y = kept[b];
-            if (k.forbidden(x, y) && !(k.tier(x) >= 0 && k.tier(y) >= 0 && k.tier(x) > k.tier(y)))
-                out.forbid_direction(a, b);
-            if (k.required(x, y)) out.require_direction(a, b);
-            if (a < b && pairs.count({x, y})) out.require_pair(a, b);
-        }
-    return out;
-}
-
 PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r) {
     std::vector<std::int32_t> kept;
     const Dataset d = replicate_data(data, cfg, b, r, kept);
@@ -183,6 +163,26 @@ std::vector<std::pair<std::string, std::string>> bootstrap_config(std::vector<st
 }
 
 }  // namespace
+
+/// `k` over the variables `kept` only (renumbered in their order): the constraints among
+/// them, the others dropped.
+Knowledge knowledge_on(const Knowledge& k, const std::vector<std::int32_t>& kept) {
+    const auto n = static_cast<std::int32_t>(kept.size());
+    Knowledge out(n);
+    for (std::int32_t a = 0; a < n; ++a)
+        if (k.tier(kept[a]) >= 0) out.set_tier(a, k.tier(kept[a]));
+    const auto& pairs = k.undirected_required_pairs();
+    for (std::int32_t a = 0; a < n; ++a)
+        for (std::int32_t b = 0; b < n; ++b) {
+            if (a == b) continue;
+            const std::int32_t x = kept[a], y = kept[b];
+            if (k.forbidden(x, y) && !(k.tier(x) >= 0 && k.tier(y) >= 0 && k.tier(x) > k.tier(y)))
+                out.forbid_direction(a, b);
+            if (k.required(x, y)) out.require_direction(a, b);
+            if (a < b && pairs.count({x, y})) out.require_pair(a, b);
+        }
+    return out;
+}
 
 const char* to_string(Resample r) { return r == Resample::Half ? "half" : "bootstrap"; }
 

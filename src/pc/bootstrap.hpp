@@ -70,6 +70,10 @@ Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const Bootstrap
 /// `d` less its constant columns; `kept` gets the indices of the columns kept.
 Dataset drop_constant_columns(Dataset d, std::vector<std::int32_t>& kept);
 
+/// `k` over the variables `kept` only (renumbered in their order): the constraints among
+/// them, the others dropped (a replicate that left constant columns out).
+Knowledge knowledge_on(const Knowledge& k, const std::vector<std::int32_t>& kept);
+
 /// The index of a pair's edge kind in a BootstrapTable row (i < j).
 enum BootstrapKind : int {
     kNoEdge = 0,      ///< not adjacent

@@ -14,6 +14,7 @@
 #include "core/format.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "io/graph_reader.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
@@ -49,7 +50,8 @@ void check_mcmc_paths(const McmcJob& a, const McmcPlan& plan, const mpi::Communi
 /// Data, prior, space and knowledge, on every rank (each computes its share of the table);
 /// the chains' memory and the drawing size checked before the table's minutes are spent.
 ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrior& prior, bn::ScoreKind kind,
-                             mpi::Communicator& comm, pc::Progress& progress, const DataReader& reader) {
+                             mpi::Communicator& comm, pc::Progress& progress, const DataReader& reader,
+                             const McmcHooks& hooks) {
     bn::McmcConfig& cfg = plan.cfg;
     const bool bge = kind == bn::ScoreKind::BGe;
     ScoreInputs in;
@@ -71,16 +73,23 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     });
     prior.edge_penalty = a.edge_penalty;
     mpi::run_agreed(comm, [&] {
-        if (!a.prior.empty()) prior.belief = read_prior(a.prior, in.names);
+        if (hooks.prior) {
+            prior.belief = *hooks.prior;
+        } else if (!a.prior.empty()) {
+            prior.belief = read_prior(a.prior, in.names);
+        }
     });
     if (plan.space_pc) {
         cfg.space = pc_space(a, bge, in.names, comm, progress, reader);
     } else if (!plan.space_all) {
-        mpi::run_agreed(comm, [&] { cfg.space = read_space_file(a.space, in.names); });
-    }
-    if (a.knowledge.any()) {
         mpi::run_agreed(comm, [&] {
-            const Knowledge knowledge = a.knowledge.read(in.names);
+            cfg.space = hooks.space ? bn::space_from_graph(*hooks.space, "file " + a.space)
+                                    : read_space_file(a.space, in.names);
+        });
+    }
+    if (a.knowledge.any() || hooks.knowledge) {
+        mpi::run_agreed(comm, [&] {
+            const Knowledge knowledge = hooks.knowledge ? *hooks.knowledge : a.knowledge.read(in.names);
             if (!knowledge.empty()) cfg.space = bn::restrict_space(std::move(cfg.space), knowledge, n, in.names);
             for (std::size_t v = 0; v < cfg.space.required.size(); ++v)
                 if (static_cast<int>(cfg.space.required[v].size()) > cfg.max_parents)
@@ -97,7 +106,7 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
 /// best DAG depends on, B, the resampling and its seed; not --consensus, --threads or the
 /// backend, which change no graph), named for a refused resume, and the notes.
 pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::BootstrapOptions& b, std::uint64_t data_digest,
-                                             std::int64_t n_vars, bool root) {
+                                             std::int64_t n_vars, const McmcHooks& inputs, bool root) {
     pc::BootstrapCheckpoint c;
     c.path = a.checkpoint;
     c.resume = a.resume;
@@ -128,6 +137,32 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
                                          {"--bootstrap", std::to_string(b.replicates)},
                                          {"--resample", pc::to_string(b.resample)},
                                          {"--seed", std::to_string(b.seed)}});
+    // What --prior, --space FILE and the knowledge hold (not their file names).
+    const auto n = static_cast<std::int32_t>(n_vars);
+    if (inputs.prior) {
+        Digest d;
+        for (const double v : *inputs.prior) d.add_value(v);
+        c.settings.push_back({"--prior (its beliefs)", d.hex()});
+    }
+    if (inputs.space) {
+        Digest d;
+        for (std::int32_t x = 0; x < n; ++x)
+            for (const std::int32_t y : inputs.space->neighbours(x))
+                d.add_value(x).add_value(y).add_value(static_cast<int>(inputs.space->end(x, y)));
+        c.settings.push_back({"--space (its graph)", d.hex()});
+    }
+    if (inputs.knowledge) {
+        Digest d;
+        const Knowledge& k = *inputs.knowledge;
+        for (std::int32_t x = 0; x < n; ++x) {
+            d.add_value(k.tier(x));
+            for (std::int32_t y = 0; y < n; ++y)
+                if (x != y)
+                    d.add_value(static_cast<int>(k.forbidden(x, y)) + 2 * static_cast<int>(k.required(x, y)) +
+                                4 * static_cast<int>(k.adjacency_required(x, y)));
+        }
+        c.settings.push_back({"--forbid/--require/--tiers (what they hold)", d.hex()});
+    }
     Digest h;
     h.add_string("cudag-mcmc-bootstrap-1");
     for (const io::CheckpointSetting& s : c.settings) h.add_string(s.name).add_string(s.value);
@@ -143,6 +178,37 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
             std::cerr << "cudag mcmc: resuming from checkpoint '" << path << "' after " << done << " replicates\n";
     };
     return c;
+}
+
+/// The bootstrap's inputs besides the data (`all`, over the n data variables) on the
+/// columns a replicate keeps, renumbered in their order.
+McmcHooks restricted_inputs(const McmcHooks& all, const std::vector<std::int32_t>& kept, std::int64_t n) {
+    McmcHooks h;
+    const auto k = static_cast<std::int32_t>(kept.size());
+    if (k == n) {
+        h.prior = all.prior;
+        h.space = all.space;
+        h.knowledge = all.knowledge;
+        return h;
+    }
+    if (all.prior) {
+        std::vector<double> belief(static_cast<std::size_t>(k) * static_cast<std::size_t>(k));
+        for (std::int32_t p = 0; p < k; ++p)
+            for (std::int32_t v = 0; v < k; ++v)
+                belief[static_cast<std::size_t>(p) * k + v] =
+                    (*all.prior)[static_cast<std::size_t>(kept[p]) * static_cast<std::size_t>(n) + kept[v]];
+        h.prior = std::move(belief);
+    }
+    if (all.space) {
+        Pdag g{Graph(k)};
+        for (std::int32_t a = 0; a < k; ++a)
+            for (std::int32_t b = a + 1; b < k; ++b)
+                if (all.space->adjacent(kept[a], kept[b]))
+                    g.set(a, b, all.space->end(kept[a], kept[b]), all.space->end(kept[b], kept[a]));
+        h.space = std::move(g);
+    }
+    if (all.knowledge) h.knowledge = pc::knowledge_on(*all.knowledge, kept);
+    return h;
 }
 
 /// --bootstrap: the best DAG of each replicate (a whole run on one process), counted over
@@ -162,8 +228,6 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
     if (!a.checkpoint_every.empty())
         throw InputError("--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
-    if (!a.prior.empty() || a.knowledge.any() || (a.space != "all" && a.space != "pc"))
-        throw InputError("--prior, --space FILE and background knowledge do not apply to mcmc --bootstrap yet");
     const std::vector<std::string> formats = unique_items(split_commas(a.formats));
     io::validate_formats(without_item(formats, "freq"));
     if (!formats.empty() && a.out.empty())
@@ -172,7 +236,11 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
     out_paths.push_back({"--checkpoint", a.checkpoint});
-    io::check_distinct({{"--data", a.data}}, out_paths);
+    std::vector<io::NamedPath> in_paths{{"--data", a.data}};
+    if (!a.prior.empty()) in_paths.push_back({"--prior", a.prior});
+    const bool space_is_file = a.space != "all" && a.space != "pc" && a.space != "iterative";  // as plan_mcmc
+    if (space_is_file) in_paths.push_back({"--space", a.space});
+    io::check_distinct(with_knowledge_inputs(in_paths, a.knowledge.files), out_paths);
     const bn::ScoreKind kind = check_score_options(a.score);
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
@@ -187,6 +255,17 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     mpi::run_agreed(*comm, [&] {
         data_digest =
             read_score_inputs(a.data, a.dataset, kind, a.score, [&](io::TableMode) { return data; }).data_digest;
+    });
+    // --prior, --space FILE and the knowledge read once against the whole data's names (their
+    // errors as a run gives them); each replicate takes them over the columns it keeps.
+    McmcHooks inputs;
+    mpi::run_agreed(*comm, [&] {
+        if (!a.prior.empty()) inputs.prior = read_prior(a.prior, data.names);
+        if (space_is_file) {
+            std::vector<std::string> names = data.names;
+            inputs.space = io::read_graph(a.space, names);
+        }
+        if (a.knowledge.any()) inputs.knowledge = a.knowledge.read(data.names);
     });
     McmcJob one = a;  // a replicate: one quiet run without files (the checkpoint is the bootstrap's)
     one.bootstrap = 0;
@@ -207,7 +286,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         if (d.n_vars < 2) return full;
         McmcJob j = one;
         j.threads = threads;
-        McmcHooks h;
+        McmcHooks h = restricted_inputs(inputs, kept, data.n_vars);
         h.read = [&d](io::TableMode) { return d; };
         std::unique_ptr<mpi::Communicator> serial = std::make_unique<mpi::SerialCommunicator>();
         McmcRun out;
@@ -221,7 +300,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         return full;
     };
     pc::BootstrapCheckpoint ckpt;
-    if (!a.checkpoint.empty()) ckpt = bootstrap_checkpoint(a, b, data_digest, data.n_vars, root);
+    if (!a.checkpoint.empty()) ckpt = bootstrap_checkpoint(a, b, data_digest, data.n_vars, inputs, root);
     McmcRun done;
     pc::BootstrapTable t;
     try {
@@ -302,7 +381,7 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
 
     bn::StructurePrior prior;
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
-    const ScoreInputs in = read_mcmc_inputs(a, plan, prior, kind, *comm, progress, reader);
+    const ScoreInputs in = read_mcmc_inputs(a, plan, prior, kind, *comm, progress, reader, hooks);
     set_scored(cfg, a, in);
     const bn::McmcObserver observer = mcmc_observer(a, progress, hooks, root);
     McmcRun done;

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "bn/mcmc_result.hpp"
+#include "core/knowledge.hpp"
+#include "core/pdag.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/result.hpp"
@@ -56,6 +58,12 @@ struct McmcHooks {
     /// The chains' progress as it comes (as often as the command's own lines could be
     /// printed); may throw to stop.
     std::function<void(const bn::McmcProgress&)> progress;
+    /// Inputs besides the data given as read, over the data's variables in their order,
+    /// instead of reading --prior, --space FILE and the background knowledge by name (a
+    /// bootstrap replicate: the whole data's, restricted to the columns it keeps).
+    std::optional<std::vector<double>> prior;  ///< read_prior's beliefs
+    std::optional<Pdag> space;                 ///< --space FILE's graph
+    std::optional<Knowledge> knowledge;
 };
 
 /// A finished (or stopped) MCMC job: on rank 0 the result and the summary line.

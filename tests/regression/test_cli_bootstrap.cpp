@@ -163,6 +163,93 @@ TEST_F(Bootstrap, McmcReplicateIsADirectRunOnItsWrittenResample) {
         "--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
 }
 
+TEST_F(Bootstrap, McmcTakesPriorSpaceAndKnowledgeOverTheColumnsAReplicateKeeps) {
+    // cudag mcmc --bootstrap with --prior, --space FILE, --require and --forbid (issue 38):
+    // a replicate's best DAG is a direct run on its resample with the same inputs; where the
+    // resample leaves a column out (X9: one row of level b, constant in a resample that
+    // misses it), the direct run takes the inputs without X9.
+    CliRun r = discrete("d.csv", 8, 400, 8);
+    ASSERT_EQ(r.code, 0) << r.err;
+    {
+        const std::vector<std::string> rows = lines(slurp(dir_ / "d.csv"));
+        std::string text;
+        for (std::size_t k = 0; k < rows.size(); ++k)
+            text += rows[k] + (k == 0 ? ",X9" : (k == 7 ? ",b" : ",a")) + "\n";
+        write("d9.csv", text);
+    }
+    // Inputs over X1..X9, and the same without X9.
+    const auto inputs = [&](const std::string& tag, int n) {
+        std::string names, prior;
+        for (int v = 1; v <= n; ++v) names += (v > 1 ? "," : "") + std::string("X") + std::to_string(v);
+        prior = names + "\n";
+        for (int p = 1; p <= n; ++p) {
+            for (int v = 1; v <= n; ++v)
+                prior += std::string(v > 1 ? "," : "") + (p == 3 && v == 4 ? "0.9" : (p == 5 ? "0.2" : "0.5"));
+            prior += "\n";
+        }
+        write("prior" + tag + ".csv", prior);
+        std::string space = "source\ttarget\tmark\n";
+        for (int a = 1; a <= n; ++a)
+            for (int b = a + 1; b <= n; ++b)
+                if ((a + b) % 5 != 0) {
+                    space += 'X';
+                    space += std::to_string(a);
+                    space += "\tX";
+                    space += std::to_string(b);
+                    space += "\t---\n";
+                }
+        write("space" + tag + ".tsv", space);
+        write("require" + tag + ".txt", std::string("X1 -> X2\n") + (n == 9 ? "X9 -> X6\n" : ""));
+        write("forbid" + tag + ".txt", std::string("X3 -> X7\n") + (n == 9 ? "X8 -- X9\n" : ""));
+        return " --prior " + f("prior" + tag + ".csv") + " --space " + f("space" + tag + ".tsv") + " --require " +
+               f("require" + tag + ".txt") + " --forbid " + f("forbid" + tag + ".txt");
+    };
+    const std::string all9 = inputs("9", 9), all8 = inputs("8", 8);
+    const std::string mcmc = " --score bdeu --iterations 1500 -q";
+    bool saw_dropped = false, saw_kept = false;
+    for (int seed = 1; seed <= 12 && !(saw_dropped && saw_kept); ++seed) {
+        const std::string s = " --seed " + std::to_string(seed);
+        r = run("pc --data " + f("d9.csv") + " --discrete" + s + " --write-resample " + f("rep0.csv") + " -q");
+        ASSERT_EQ(r.code, 0) << r.err;
+        const bool dropped = lines(slurp(dir_ / "rep0.csv"))[0].find("X9") == std::string::npos;
+        if ((dropped && saw_dropped) || (!dropped && saw_kept)) continue;
+        (dropped ? saw_dropped : saw_kept) = true;
+        r = run("mcmc --data " + f("d9.csv") + mcmc + s + all9 + " --bootstrap 1 --out " + f("boot.h5") +
+                " --format edges");
+        ASSERT_EQ(r.code, 0) << r.err;
+        r = run("mcmc --data " + f("rep0.csv") + mcmc + s + (dropped ? all8 : all9) + " --out " + f("direct.h5") +
+                " --format edges");
+        ASSERT_EQ(r.code, 0) << r.err;
+        const std::string direct = slurp(dir_ / "direct.edges.tsv");
+        EXPECT_NE(direct.find("X1\tX2"), std::string::npos) << "the required edge: " << direct;
+        EXPECT_EQ(slurp(dir_ / "boot.edges.tsv"), direct) << "seed " << seed << (dropped ? ", X9 left out" : "");
+        fs::remove(dir_ / "boot.h5");
+        fs::remove(dir_ / "boot.edges.tsv");
+        fs::remove(dir_ / "direct.h5");
+        fs::remove(dir_ / "direct.edges.tsv");
+    }
+    EXPECT_TRUE(saw_dropped && saw_kept) << "seeds 1-12 should give both kinds of resample";
+    // The inputs' contents (not their names) are part of a checkpoint's settings.
+    r = run("mcmc --data " + f("d9.csv") + mcmc + all9 + " --bootstrap 3 --out " + f("b.h5") + " --checkpoint " +
+            f("ck.h5") + " --stop-after 1");
+    EXPECT_EQ(r.code, 3) << r.err;
+    {
+        std::string p = slurp(dir_ / "prior9.csv");
+        p.replace(p.find("0.9"), 3, "0.8");
+        write("prior9.csv", p);
+    }
+    r = run("mcmc --data " + f("d9.csv") + mcmc + all9 + " --bootstrap 3 --out " + f("b.h5") + " --checkpoint " +
+            f("ck.h5") + " --resume");
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("--prior (its beliefs)"), std::string::npos) << r.err;
+    // A bad input is refused once, on the whole data, naming it.
+    write("bad.txt", "X1 -> X10\n");
+    r = run("mcmc --data " + f("d9.csv") + mcmc + " --bootstrap 2 --require " + f("bad.txt") + " --out " + f("x.h5"));
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("X10"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "x.h5"));
+}
+
 TEST_F(Bootstrap, McmcResumesFromItsCheckpointWithTheSameCounts) {
     // cudag mcmc --bootstrap --checkpoint (issue 38): stopped after a checkpoint of 2 of 5
     // replicates (a simulated kill), resumed, the frequency table equals an uninterrupted

@@ -34,6 +34,11 @@ set_target_properties(cudag PROPERTIES
     BUILD_WITH_INSTALL_RPATH ON)
 target_link_options(_cudag PRIVATE "LINKER:--disable-new-dtags")
 target_link_options(cudag PRIVATE "LINKER:--disable-new-dtags")
+# libstdc++ and libgcc linked in (the module keeps them to itself: --exclude-libs,ALL), so
+# that what the wheel needs of the system is glibc alone and its manylinux tag follows from
+# the newest glibc symbol version it uses (scripts/wheel_tag.py).
+target_link_options(_cudag PRIVATE -static-libstdc++ -static-libgcc)
+target_link_options(cudag PRIVATE -static-libstdc++ -static-libgcc)
 
 # The manylinux allow-list (PEP 599/600; auditwheel's policy): what every Linux has.
 set(_cudag_system_libs

@@ -24,6 +24,10 @@ CCACHE_DISABLE=1 "$py" -m pip wheel -q --no-build-isolation --no-deps -w "$work/
     -Ccmake.define.CUDAG_ENABLE_CUDA=OFF -Cbuild-dir="$work/build" "$work/src"
 echo "wheel_check: built $(basename "$work"/dist/*.whl) in $(( $(date +%s) - start )) s," \
      "$(( $(stat -c %s "$work"/dist/*.whl) / 1024 )) KiB"
+# The manylinux tag the wheel has earned (its ELF files' needs: glibc alone, or bundled).
+tagged=$("$py" scripts/wheel_tag.py "$work"/dist/*.whl)
+echo "wheel_check: tagged $(basename "$tagged")"
+case "$tagged" in *-manylinux_2_*.whl) ;; *) echo "wheel_check: no manylinux tag"; exit 1;; esac
 if [ -n "${CUDAG_WHEEL_DIR:-}" ]; then mkdir -p "$CUDAG_WHEEL_DIR" && cp "$work"/dist/*.whl "$CUDAG_WHEEL_DIR"/; fi
 "$py" -m venv "$work/venv"
 if ! "$work/venv/bin/pip" install -q "$work"/dist/*.whl 2>/dev/null; then

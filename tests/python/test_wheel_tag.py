@@ -83,3 +83,17 @@ def test_a_library_outside_the_allow_list_must_be_carried(tmp_path):
     r = tag(w)
     assert r.returncode == 0, r.stderr
     assert "-manylinux_2_" in r.stdout
+
+
+def test_gcc_runtime_versions_raise_the_glibc_floor():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wheel_tag", SCRIPT)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    assert m.runtime_glibc("GLIBCXX_3.4") == (2, 17)
+    assert m.runtime_glibc("GLIBCXX_3.4.30") == (2, 35)  # GCC 12: Ubuntu 22.04
+    assert m.runtime_glibc("CXXABI_1.3.9") == (2, 24)
+    assert m.runtime_glibc("GCC_7.0.0") == (2, 28)
+    assert m.runtime_glibc("CXXABI_TM_1") == (2, 17)
+    assert m.runtime_glibc("GLIBCXX_3.4.99") is None  # newer than the table: refused

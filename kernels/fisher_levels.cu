@@ -351,6 +351,7 @@ void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock&
 
 bool FisherLevels::use_row_blocks(LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows) {
     const std::int64_t n = ctx_.n;
+    const auto n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     std::vector<std::int64_t> at(rows.size() + 1, 0);
     std::int64_t max_d = 1;
     for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -360,7 +361,8 @@ bool FisherLevels::use_row_blocks(LevelArgs& a, const Adjacency& snap, const std
     }
     const std::size_t need = static_cast<std::size_t>(at.back()) * sizeof(double) +
                              static_cast<std::size_t>(n + static_cast<std::int64_t>(at.size())) * sizeof(std::int64_t) +
-                             static_cast<std::size_t>(max_d) * sizeof(std::int32_t) + (std::size_t(256) << 20);
+                             static_cast<std::size_t>(max_d) * sizeof(std::int32_t) +
+                             FisherLevelPlanner::held_rows_reserve(n_entries);  // the level's own buffers
     const std::size_t have = blocks_.size() * sizeof(double);  // this search's last blocks, given back below
     if (need > device_memory_info().first + have) {
         corr_.release_held();

@@ -529,6 +529,18 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     return t;
 }
 
+/// Rank 0 reads checkpoint `rc`'s totals into `all` (its provenance into `first`); every
+/// rank gets the number of replicates they hold.
+std::int64_t resume_counts(mpi::Communicator& comm, const RoundCheckpoint& rc, std::int64_t n_vars, PairCounts& all,
+                           PcResult& first) {
+    std::int64_t resumed = 0;
+    mpi::run_agreed(comm, [&] {
+        if (comm.rank() == 0) resumed = read_bootstrap_checkpoint(rc.path, rc.hash, rc.settings, n_vars, all, first);
+    });
+    comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
+    return resumed;
+}
+
 /// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance).
 BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                                 mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first) {
@@ -560,11 +572,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         ckpt.provenance = &first.config;
     }
     if (!cfg.checkpoint.empty() && cfg.resume) {
-        mpi::run_agreed(comm, [&] {
-            if (comm.rank() == 0)
-                resumed = read_bootstrap_checkpoint(cfg.checkpoint, ckpt.hash, ckpt.settings, data.n_vars, all, first);
-        });
-        comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
+        resumed = resume_counts(comm, ckpt, data.n_vars, all, first);
         if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
     }
     const ReplicateGraph replicate = [&](std::int64_t r, int each) {
@@ -598,11 +606,7 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
     rc.provenance = &first.config;
     std::int64_t resumed = 0;
     if (ckpt->resume) {
-        mpi::run_agreed(comm, [&] {
-            if (comm.rank() == 0)
-                resumed = read_bootstrap_checkpoint(ckpt->path, rc.hash, rc.settings, ckpt->n_vars, all, first);
-        });
-        comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
+        resumed = resume_counts(comm, rc, ckpt->n_vars, all, first);
         first.config = ckpt->provenance;  // this run's, in the next checkpoint
         if (ckpt->on_resume) ckpt->on_resume(static_cast<int>(resumed));
     }

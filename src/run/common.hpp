@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "core/dataset.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/knowledge.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
@@ -133,6 +135,14 @@ inline int checked_threads(int requested, bool quiet) {
         std::cerr << "cudag: note: --threads " << requested << " is more than the " << hw << " hardware threads; using "
                   << hw << '\n';
     return hw;
+}
+
+/// A finished run's checkpoint has served: removed (the caller checks --keep-checkpoint),
+/// and the interrupt note that named it cleared.
+inline void remove_served_checkpoint(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    interrupt::set_note("");
 }
 
 /// `inputs` plus the knowledge files given (for io::check_distinct).

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <limits>
 
@@ -14,7 +13,6 @@
 #include "core/format.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
-#include "io/graph_reader.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
@@ -238,7 +236,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     out_paths.push_back({"--checkpoint", a.checkpoint});
     std::vector<io::NamedPath> in_paths{{"--data", a.data}};
     if (!a.prior.empty()) in_paths.push_back({"--prior", a.prior});
-    const bool space_is_file = a.space != "all" && a.space != "pc" && a.space != "iterative";  // as plan_mcmc
+    const bool space_is_file = space_names_file(a.space);
     if (space_is_file) in_paths.push_back({"--space", a.space});
     io::check_distinct(with_knowledge_inputs(in_paths, a.knowledge.files), out_paths);
     const bn::ScoreKind kind = check_score_options(a.score);
@@ -261,10 +259,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     McmcHooks inputs;
     mpi::run_agreed(*comm, [&] {
         if (!a.prior.empty()) inputs.prior = read_prior(a.prior, data.names);
-        if (space_is_file) {
-            std::vector<std::string> names = data.names;
-            inputs.space = io::read_graph(a.space, names);
-        }
+        if (space_is_file) inputs.space = read_space_graph(a.space, data.names);
         if (a.knowledge.any()) inputs.knowledge = a.knowledge.read(data.names);
     });
     McmcJob one = a;  // a replicate: one quiet run without files (the checkpoint is the bootstrap's)
@@ -341,12 +336,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
                        std::to_string(r.cpdag.n_edges()) + " edges in the consensus graph";
         done.bootstrap = std::move(r);
     });
-    if (root && !a.checkpoint.empty() && !a.keep_checkpoint) {
-        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
-        std::error_code ec;
-        std::filesystem::remove(a.checkpoint, ec);
-        interrupt::set_note("");
-    }
+    if (root && !a.checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(a.checkpoint);
     return done;
 }
 

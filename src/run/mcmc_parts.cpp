@@ -227,9 +227,13 @@ std::vector<double> read_prior(const std::string& path, const std::vector<std::s
     return belief;
 }
 
-bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& data_names) {
+Pdag read_space_graph(const std::string& path, const std::vector<std::string>& data_names) {
     std::vector<std::string> names = data_names;
-    return bn::space_from_graph(io::read_graph(path, names), "file " + path);
+    return io::read_graph(path, names);
+}
+
+bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& data_names) {
+    return bn::space_from_graph(read_space_graph(path, data_names), "file " + path);
 }
 
 bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,

@@ -39,6 +39,12 @@ std::vector<double> read_prior(const std::string& path, const std::vector<std::s
 
 /// --space FILE: a --> b lets a be a parent of b, a --- b (or <->) either way.
 bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& names);
+/// The graph of a --space FILE over the data's variables (read_space_file's graph).
+Pdag read_space_graph(const std::string& path, const std::vector<std::string>& names);
+/// --space names a file (not all, pc or iterative).
+inline bool space_names_file(const std::string& space) {
+    return space != "all" && space != "pc" && space != "iterative";
+}
 
 /// --space pc: the PC skeleton (chi-square for discrete data, Fisher-z for BGe) of the data
 /// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)

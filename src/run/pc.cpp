@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -512,12 +511,7 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
     write_pc_result(a, without_freq(formats), command_line, r, outputs, tmp_h5, gathered, progress, comm);
     PcRun done;
     if (!root) return done;
-    if (!checkpoint.empty() && !a.keep_checkpoint) {
-        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
-        std::error_code ec;
-        std::filesystem::remove(checkpoint, ec);
-        interrupt::set_note("");
-    }
+    if (!checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(checkpoint);
     std::int64_t directed = 0;
     const auto edges = io::cpdag_edges(r.cpdag);
     for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
@@ -588,12 +582,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
         report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");
     PcRun done;
     if (!root) return done;
-    if (!cfg.checkpoint.empty() && !a.keep_checkpoint) {
-        // The run finished: its checkpoint has served (--keep-checkpoint keeps it).
-        std::error_code ec;
-        std::filesystem::remove(cfg.checkpoint, ec);
-        interrupt::set_note("");
-    }
+    if (!cfg.checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(cfg.checkpoint);
     done.summary = pc_summary(a, cfg, data, r, outputs);
     done.result = std::move(r);
     return done;

@@ -158,11 +158,13 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
                  "--tune level0-bits must be a number of GiB >= 1/1024");
     expect_error("pc --data " + p.string() + " --tune level0-bits=x", "--tune level0-bits must be a number of GiB");
     expect_error("pc --data " + p.string() + " --tune corr-limit=-1", "--tune corr-limit must be a number of GiB >= 0");
+    expect_error("pc --data " + p.string() + " --tune row-blocks=2", "--tune row-blocks must be an integer in [0, 1]");
+    expect_error("pc --data " + p.string() + " --tune row-blocks=on", "--tune row-blocks must be an integer");
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +
                              " --tune variant=e,beta=4 --tune scan-levels=0 --tune corr-limit=0.5 --tune deep-span=1"
-                             " --tune level0-bits=0.001");
+                             " --tune level0-bits=0.001 --tune row-blocks=0");
     ASSERT_EQ(plain.code, 0) << plain.err;
     ASSERT_EQ(tuned.code, 0) << tuned.err;
     EXPECT_EQ(plain.out, tuned.out);

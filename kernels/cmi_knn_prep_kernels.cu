@@ -14,6 +14,7 @@
 #include "cmi_knn_prep_kernels.cuh"
 #include "core/rng.hpp"
 #include "cuda_check.hpp"
+#include "device_handles.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -266,9 +267,7 @@ void launch_restrict(const UnitDev* units, const QueryDev* queries, const int* g
     auto bytes = [&] { return warps * (32 * (kStage + 1) + (shared_bits ? words : 0)) * sizeof(unsigned); };
     while (bytes() > 48 * 1024 && warps > 1) warps /= 2;
     if (bytes() > shared_limit) shared_bits = false;
-    if (bytes() > 48 * 1024)
-        CUDAG_CUDA_CHECK(cudaFuncSetAttribute(restrict_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(bytes())));
+    if (bytes() > 48 * 1024) allow_dynamic_shared(restrict_kernel);
     restrict_kernel<<<blocks_for(slots, warps), 32 * warps, bytes(), stream>>>(
         units, queries, g_nz, n, m, slots, first_unit, order, shuffled, shared_bits, used, source);
     CUDAG_CHECK_LAUNCH();

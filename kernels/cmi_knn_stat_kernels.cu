@@ -12,6 +12,7 @@
 
 #include "cmi_knn_stat_kernels.cuh"
 #include "cuda_check.hpp"
+#include "device_handles.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -300,9 +301,7 @@ void launch_window_nz(int blocks, std::size_t shared, cudaStream_t stream, const
                       const int* pcols, const int* porder, long long slot_base, int n, int k, int parts,
                       const long long* psi, u64* sums) {
     auto kernel = window_kernel<NZ, 8>;  // k < 8: the only list size (CmiKnnGpuImpl::statistic)
-    if (shared > 48 * 1024)
-        CUDAG_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    if (shared > 48 * 1024) allow_dynamic_shared(kernel);
     kernel<<<blocks * parts, 256, shared, stream>>>(units, queries, g_off, zvars, w, winv, pcols, porder, slot_base, n,
                                                     k, parts, psi, sums);
     CUDAG_CHECK_LAUNCH();
@@ -323,9 +322,7 @@ int key_bits_for(int n) {
 template <class V, int NZ, int KK>
 void launch_statistic_kernel(const StatArgs<V>& a, int blocks, std::size_t shared, cudaStream_t stream) {
     auto kernel = statistic_kernel<V, NZ, KK>;
-    if (shared > 48 * 1024)
-        CUDAG_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    if (shared > 48 * 1024) allow_dynamic_shared(kernel);
     kernel<<<blocks, kStatThreads, shared, stream>>>(a.units, a.queries, a.g_off, a.g_nz, a.zvars, a.w, a.pcols,
                                                      a.slot_base, a.n, a.k, key_bits_for<V>(a.n), a.psi, a.tiles,
                                                      a.sums);

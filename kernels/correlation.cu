@@ -106,6 +106,149 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
+/// The wide tiles (the default): kWide × kWide entries per block of kWideThreads threads,
+/// an 8×8 patch each, samples staged kWideChunk at a time through two shared-memory stages
+/// (the next chunk's loads in flight while this one's FMAs run), blocks ordered in groups
+/// of kWideGroup row tiles so that the tiles a wave reads stay in L2. The entries' values
+/// are those of correlation_rows_kernel: each is Σ_s z_i[s]·z_j[s] in sample order, one
+/// __fma_rn a sample from 0.0, the last chunk stopping at m.
+constexpr int kWide = 128;
+constexpr int kWideChunk = 8;
+constexpr int kWideThreads = 256;
+constexpr int kWideSide = 16;           // threads along a side
+constexpr int kWideStride = kWide + 4;  // padded stage rows: the transposed stores spread over the banks
+constexpr int kWideGroup = 16;          // row tiles per group of the block order
+constexpr int kWideLoads = kWide * kWideChunk / kWideThreads;  // values of each side a thread stages
+constexpr int kRowStep = kWideThreads / kWideChunk;            // rows apart of a thread's staged values
+static_assert(kRowStep * kWideLoads == kWide, "a chunk's rows are staged whole");
+static_assert(kWideSide * kWideSide == kWideThreads && kWideSide * 8 == kWide, "8x8 patches cover a tile");
+
+/// Thread (tx, ty) owns rows 2·ty + {0, 1} + 32q, q < 4, and columns 2·tx + {0, 1} + 32p,
+/// p < P (a tile 32P wide): its operands come from shared memory as pairs (16-byte reads; a
+/// warp's column reads are 256 contiguous bytes). Samples k < len of the stage (len =
+/// kWideChunk but in the last).
+template <int P, bool Tail>
+__device__ __forceinline__ void wide_chunk(const double (*as)[kWideStride], const double (*bs)[kWideStride], int tx,
+                                           int ty, int len, double (&acc)[8][2 * P]) {
+#pragma unroll
+    for (int k = 0; k < kWideChunk; ++k) {
+        if (Tail && k >= len) break;
+        double2 a2[4], b2[P];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) a2[q] = *reinterpret_cast<const double2*>(&as[k][2 * ty + 32 * q]);
+#pragma unroll
+        for (int p = 0; p < P; ++p) b2[p] = *reinterpret_cast<const double2*>(&bs[k][2 * tx + 32 * p]);
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                acc[2 * q][2 * p] = __fma_rn(a2[q].x, b2[p].x, acc[2 * q][2 * p]);
+                acc[2 * q][2 * p + 1] = __fma_rn(a2[q].x, b2[p].y, acc[2 * q][2 * p + 1]);
+                acc[2 * q + 1][2 * p] = __fma_rn(a2[q].y, b2[p].x, acc[2 * q + 1][2 * p]);
+                acc[2 * q + 1][2 * p + 1] = __fma_rn(a2[q].y, b2[p].y, acc[2 * q + 1][2 * p + 1]);
+            }
+    }
+}
+
+/// Level 0 on entry (i, j), j > i, of value r, as level0_kernel without dense p-values:
+/// a kept pair sets its bit (and the mirrored one).
+__device__ __forceinline__ void level0_decide(const Level0Args& a, std::int64_t i, std::int64_t j, double r) {
+    if (!detail::level0_keeps(a, r)) return;
+    atomicOr(a.bits + (i - a.bits_row0) * a.words32 + (j >> 5), 1u << (j & 31));
+    if (a.mirror) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
+}
+
+/// correlation_rows_kernel's entries on wide tiles, kWide rows × 32P columns. The grid is
+/// one-dimensional over ytiles × xtiles tiles, in groups of kWideGroup row tiles walked
+/// column by column. P = 4: 8×8 patches (one block of 256 threads an SM: their registers);
+/// P = 2: 8×4 patches, two blocks an SM. Level0: the entries j > i are not written but
+/// tested (level0_decide with `l0`; `upper` is true, `c` unused).
+template <int P, bool Level0>
+__global__ void __launch_bounds__(kWideThreads, 4 / P)
+    correlation_wide_kernel(const double* __restrict__ z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
+                            std::int64_t row_end, bool upper, double* c, std::int64_t c_row0, std::int64_t xtiles,
+                            std::int64_t ytiles, Level0Args l0) {
+    const std::int64_t b = blockIdx.x;
+    const std::int64_t per_group = kWideGroup * xtiles;
+    const std::int64_t g = b / per_group, local = b - g * per_group;
+    const std::int64_t gsize = ytiles - g * kWideGroup < kWideGroup ? ytiles - g * kWideGroup : kWideGroup;
+    const std::int64_t y = g * kWideGroup + local % gsize, x = local / gsize;
+    constexpr int kCols = 32 * P;
+    const std::int64_t i0 = row_begin + y * kWide, j0 = x * kCols;
+    if (upper && j0 + kCols <= i0) return;  // wholly below the diagonal
+    __shared__ __align__(16) double as[2][kWideChunk][kWideStride];
+    __shared__ __align__(16) double bs[2][kWideChunk][kWideStride];
+    const int t = static_cast<int>(threadIdx.x);
+    const int tx = t % kWideSide, ty = t / kWideSide;
+    // Staging: this thread's sample k of rows r + 32q (q < kWideLoads) of each side.
+    const int k = t % kWideChunk, r = t / kWideChunk;
+    constexpr int kColLoads = kCols / kRowStep;
+    const double* za = z + (i0 + r) * m + k;
+    const double* zb = z + (j0 + r) * m + k;
+    const std::int64_t step = kRowStep * m;
+    unsigned a_rows = 0, b_rows = 0;  // bit q: row r + 32q exists
+#pragma unroll
+    for (int q = 0; q < kWideLoads; ++q) {
+        if (i0 + r + kRowStep * q < row_end) a_rows |= 1u << q;
+        if (q < kColLoads && j0 + r + kRowStep * q < n) b_rows |= 1u << q;
+    }
+    double ra[kWideLoads], rb[kColLoads];
+    const auto load = [&](std::int64_t s0) {
+        const bool in = s0 + k < m;
+#pragma unroll
+        for (int q = 0; q < kWideLoads; ++q) ra[q] = in && (a_rows >> q & 1u) ? za[q * step + s0] : 0.0;
+#pragma unroll
+        for (int q = 0; q < kColLoads; ++q) rb[q] = in && (b_rows >> q & 1u) ? zb[q * step + s0] : 0.0;
+    };
+    const auto stage = [&](int st) {
+#pragma unroll
+        for (int q = 0; q < kWideLoads; ++q) as[st][k][r + kRowStep * q] = ra[q];
+#pragma unroll
+        for (int q = 0; q < kColLoads; ++q) bs[st][k][r + kRowStep * q] = rb[q];
+    };
+    double acc[8][2 * P];
+#pragma unroll
+    for (int a = 0; a < 8; ++a)
+#pragma unroll
+        for (int e = 0; e < 2 * P; ++e) acc[a][e] = 0.0;
+    const std::int64_t chunks = (m + kWideChunk - 1) / kWideChunk;
+    load(0);
+    stage(0);
+    __syncthreads();
+    for (std::int64_t ch = 0; ch < chunks; ++ch) {
+        const int st = static_cast<int>(ch & 1);
+        const bool more = ch + 1 < chunks;
+        if (more) load((ch + 1) * kWideChunk);
+        if (more) {
+            wide_chunk<P, false>(as[st], bs[st], tx, ty, kWideChunk, acc);
+        } else {
+            wide_chunk<P, true>(as[st], bs[st], tx, ty, static_cast<int>(m - ch * kWideChunk), acc);
+        }
+        // The other stage was last read in the previous chunk, before the barrier that ended it.
+        if (more) stage(st ^ 1);
+        __syncthreads();
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+            const std::int64_t i = i0 + 2 * ty + e + 32 * q;
+            if (i >= row_end) continue;
+#pragma unroll
+            for (int p = 0; p < P; ++p)
+#pragma unroll
+                for (int f = 0; f < 2; ++f) {
+                    const std::int64_t j = j0 + 2 * tx + f + 32 * p;
+                    if (j >= n || (upper && j < i)) continue;
+                    if constexpr (Level0) {
+                        if (j > i) level0_decide(l0, i, j, detail::clamp_unit(acc[2 * q + e][2 * p + f]));
+                    } else {
+                        c[(i - c_row0) * n + j] = i == j ? 1.0 : detail::clamp_unit(acc[2 * q + e][2 * p + f]);
+                    }
+                }
+        }
+}
+
 /// Thread (i = blockIdx.y stride, j = column): the lower triangle from the upper,
 /// (i, j) for j < i gets (j, i).
 __global__ void mirror_kernel(double* c, std::int64_t n) {
@@ -157,8 +300,58 @@ void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m,
     // x is freed when it goes out of scope; cudaFree waits for the queued work.
 }
 
+namespace {
+
+/// The wide kernel over rows [row_begin, row_end): 128 x 128 tiles (tile 128) or 128 x 64
+/// (65), in launches of at most 2^31 - 1 blocks, whole groups each.
+template <bool Level0>
+void launch_wide(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin, std::int64_t row_end,
+                 bool upper, double* d_c, std::int64_t c_row0, int tile, const Level0Args& l0, cudaStream_t stream) {
+    const std::int64_t cols = tile == kWide ? kWide : kWide / 2;
+    const std::int64_t xtiles = (n + cols - 1) / cols;
+    const std::int64_t groups = std::max<std::int64_t>(1, std::int64_t(INT_MAX) / (xtiles * kWideGroup));
+    const std::int64_t span = groups * kWideGroup * kWide;
+    for (std::int64_t r0 = row_begin; r0 < row_end; r0 += span) {
+        const std::int64_t r1 = std::min(row_end, r0 + span);
+        const std::int64_t ytiles = (r1 - r0 + kWide - 1) / kWide;
+        const auto blocks = static_cast<unsigned>(xtiles * ytiles);
+        if (tile == kWide) {
+            correlation_wide_kernel<4, Level0>
+                <<<blocks, kWideThreads, 0, stream>>>(d_z, n, m, r0, r1, upper, d_c, c_row0, xtiles, ytiles, l0);
+        } else {
+            correlation_wide_kernel<2, Level0>
+                <<<blocks, kWideThreads, 0, stream>>>(d_z, n, m, r0, r1, upper, d_c, c_row0, xtiles, ytiles, l0);
+        }
+        CUDAG_CHECK_LAUNCH();
+    }
+}
+
+}  // namespace
+
+bool level0_fuses(const Level0Args& a, int tile) {
+    return (tile == 0 || tile == kWide || tile == kWide / 2 + 1) && a.dense_p == nullptr && a.corr.z != nullptr;
+}
+
+void launch_level0_fused(const Level0Args& a, int tile, cudaStream_t stream) {
+    CUDAG_EXPECTS(level0_fuses(a, tile),
+                  "cuda: level 0 fused with the correlation kernel needs wide tiles, z and "
+                  "no dense p-values");
+    if (a.row_end <= a.row_begin) return;
+    // Automatic: 128 x 64, two blocks an SM, so that one's tests overlap the other's sums.
+    launch_wide<true>(a.corr.z, a.n, a.m, a.row_begin, a.row_end, true, nullptr, 0, tile == 0 ? kWide / 2 + 1 : tile, a,
+                      stream);
+}
+
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
-                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream) {
+                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream,
+                             int tile) {
+    if (row_end <= row_begin) return;
+    if (tile == 0) tile = kWide;  // automatic: 128 x 128 where C is written
+    if (tile == kWide || tile == kWide / 2 + 1) {
+        launch_wide<false>(d_z, n, m, row_begin, row_end, upper, d_c, c_row0, tile, Level0Args{}, stream);
+        return;
+    }
+    CUDAG_EXPECTS(tile == kTile, "cuda: correlation tiles are 64, 65 (128 x 64) or 128 wide");
     const std::int64_t xtiles = (n + kTile - 1) / kTile;
     CUDAG_EXPECTS(xtiles <= INT_MAX, "cuda: too many correlation columns for one launch");
     // At most 65535 row tiles (the grid's y limit) per launch.
@@ -178,11 +371,12 @@ void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream) {
     CUDAG_CHECK_LAUNCH();
 }
 
-void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream) {
+void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream,
+                         int tile) {
     if (n <= 0) return;
     DeviceBuffer<double> z(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
     standardise_columns(h_values, n, m, z.data(), stream);
-    launch_correlation_rows(z.data(), n, m, 0, n, true, d_corr, 0, stream);
+    launch_correlation_rows(z.data(), n, m, 0, n, true, d_corr, 0, stream, tile);
     launch_mirror_lower(d_corr, n, stream);
     // z is freed when it goes out of scope; cudaFree waits for the queued work.
 }

@@ -9,6 +9,9 @@
 
 namespace cudag::cuda {
 
+/// The correlation kernels' tiles by default (FisherTunables::corr_tile: 0, the automatic choice).
+constexpr int kCorrelationTile = 0;
+
 /// Pearson correlation matrix on the device, equal bit for bit to ci::correlation_matrix
 /// of the same data. `h_values` is the host data, variable-major (values[v*m + s], i.e.
 /// an m×n column-major matrix); it is uploaded, each column is standardised
@@ -16,7 +19,8 @@ namespace cudag::cuda {
 /// mirrored. `d_corr`: device, n×n. Work is queued on `stream`; temporary n×m device
 /// buffers are allocated and freed inside. Columns must not be constant (checked by the
 /// caller).
-void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream);
+void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream,
+                         int tile = kCorrelationTile);
 
 /// Upload the variable-major host data and write the standardised columns to d_z (n×m,
 /// z_v at d_z + v*m): mean 0, unit norm, in the CPU's operation order.
@@ -24,9 +28,20 @@ void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m,
 
 /// Rows [row_begin, row_end) of C from the standardised columns: entries j >= i when
 /// `upper`, else every j; row i at d_c + (i - c_row0) * n. Every entry is summed in sample
-/// order, so its value does not depend on the row range (or on how launches split it).
+/// order, so its value does not depend on the row range (or on how launches split it) nor
+/// on `tile` (the kernel's tiles: FisherTunables::corr_tile).
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
-                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream);
+                             std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream,
+                             int tile = kCorrelationTile);
+
+/// Whether level 0's rows `a` can be tested as the correlation kernel sums them (tile: the
+/// wide kernel's; a.corr.z: the standardised columns; no dense p-values).
+bool level0_fuses(const Level0Args& a, int tile);
+
+/// Level 0 on rows [a.row_begin, a.row_end) (launch_gaussian_level0's bits, without dense
+/// p-values) tested where the correlation kernel sums each entry from a.corr.z, nothing of C
+/// written: the same entries, so the same kept pairs. Needs level0_fuses(a, tile).
+void launch_level0_fused(const Level0Args& a, int tile, cudaStream_t stream);
 
 /// The lower triangle of the n×n d_c from its upper triangle.
 void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream);

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "ci/decision.hpp"
+#include "ci/fisher_z.hpp"
 #include "pc_gaussian.cuh"
 
 namespace cudag::cuda::detail {
@@ -24,6 +26,16 @@ __device__ __forceinline__ double corr_entry(const CorrSource& c, std::int64_t a
     double acc = 0.0;
     for (std::int64_t s = 0; s < c.m; ++s) acc = __fma_rn(za[s], zb[s], acc);
     return clamp_unit(acc);
+}
+
+/// Level 0's decision on a pair of correlation r: kept (dependent). Most pairs are decided on
+/// |r| against the decision band (decision_band: the p-value's decision far from alpha)
+/// without the p-value's log1p and erfc; NaN and the band take the p-value.
+__device__ __forceinline__ bool level0_keeps(const Level0Args& a, double r) {
+    const double ar = fabs(r);
+    if (!(ar < a.r_lo || ar > a.r_hi))
+        return !ci::Decision{a.alpha, a.strict}.independent(ci::fisher_z_pvalue(r, a.m, 0));
+    return ar > a.r_hi;
 }
 
 /// The segment k of a flat index t in [starts[0], starts[count]): starts[k] <= t < starts[k + 1]

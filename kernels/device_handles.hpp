@@ -11,6 +11,23 @@
 
 namespace cudag::cuda {
 
+/// Lets `kernel` take as much dynamic shared memory as the current device allows a block
+/// (the opt-in limit less its static shared memory). Always the same value, so that host
+/// threads launching it at once with different sizes cannot lower each other's limit
+/// between the setting and the launch (as setting each launch's size would); the size a
+/// launch asks for still decides its occupancy.
+template <class Kernel>
+void allow_dynamic_shared(Kernel* kernel) {
+    int device = 0, optin = 0;
+    CUDAG_CUDA_CHECK(cudaGetDevice(&device));
+    CUDAG_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    cudaFuncAttributes attr{};
+    CUDAG_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)));
+    CUDAG_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          optin - static_cast<int>(attr.sharedSizeBytes)));
+}
+
 /// Owned non-blocking stream (never the legacy default stream).
 class Stream {
 public:

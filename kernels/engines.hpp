@@ -62,14 +62,15 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vect
                                                                  const FisherTunables& t, int device = 0);
 
 /// The correlation matrix as make_fisher_engine computes it on the GPU, copied back
-/// (n×n, row-major). For checks and tests.
-std::vector<double> gpu_correlation(const Dataset& data, int device = 0);
+/// (n×n, row-major), with the kernel's tiles `tile` (FisherTunables::corr_tile). For checks
+/// and tests.
+std::vector<double> gpu_correlation(const Dataset& data, int device = 0, int tile = FisherTunables{}.corr_tile);
 
 /// Rows [row_begin, row_end) of the correlation matrix, every column, computed on the GPU
 /// from those rows alone ((row_end - row_begin) × n, row-major). For tests: equal bit for
-/// bit to the same rows of gpu_correlation and of ci::correlation_matrix.
+/// bit to the same rows of gpu_correlation and of ci::correlation_matrix, whatever `tile`.
 std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end,
-                                         int device = 0);
+                                         int device = 0, int tile = FisherTunables{}.corr_tile);
 
 using cudag::DiscreteTunables;
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the parts of the CUDA Fisher-z engine share (fisher_engine.cu owns it): the
 // device, the problem's size, the one stream all their work goes on (the device context's,
-// device_context.hpp), and the CUB scratch.
+// device_context.hpp, or one of the engine's own), and the CUB scratch.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <climits>
 #include <cstdint>
+#include <memory>
 
 #include "compact.cuh"
 #include "core/error.hpp"
@@ -18,11 +19,18 @@ namespace cudag::cuda {
 
 class FisherContext {
 public:
-    /// Work goes on `device`'s context stream. `host_threads`: threads for host-side copies.
-    FisherContext(int device, std::int64_t n, std::int64_t m, int host_threads)
+    /// Work goes on `device`'s context stream, or (own_stream) on a stream of this context's
+    /// own. `host_threads`: threads for host-side copies.
+    FisherContext(int device, std::int64_t n, std::int64_t m, int host_threads, bool own_stream = false)
         : device(device), n(n), m(m), host_threads(host_threads), dev_(DeviceContext::for_device(device)) {
         CUDAG_EXPECTS(n >= 1 && n <= INT32_MAX, "cuda: the number of variables must be in [1, 2^31)");
-        dev_.stream();  // made now, so that a failure shows when the engine is built
+        // Made now, so that a failure shows when the engine is built.
+        if (own_stream) {
+            DeviceGuard guard(device);
+            own_ = std::make_unique<Stream>();
+        } else {
+            dev_.stream();
+        }
     }
     FisherContext(const FisherContext&) = delete;
     FisherContext& operator=(const FisherContext&) = delete;
@@ -34,11 +42,12 @@ public:
     /// Temporary storage of CUB's device-wide calls, shared by the parts.
     CubScratch cub;
 
-    cudaStream_t stream() const { return dev_.stream(); }
-    void synchronize() const { dev_.synchronize(); }
+    cudaStream_t stream() const { return own_ ? own_->get() : dev_.stream(); }
+    void synchronize() const { CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
 private:
     DeviceContext& dev_;
+    std::unique_ptr<Stream> own_;  ///< own_stream: this context's stream
 };
 
 }  // namespace cudag::cuda

@@ -97,7 +97,7 @@ void CorrelationStore::compute(const Dataset& data) {
     const std::int64_t n = ctx_.n, m = ctx_.m;
     DeviceGuard guard(ctx_.device);
     if (whole_) {
-        compute_correlation(data.values.data(), n, m, corr_.data(), ctx_.stream());
+        compute_correlation(data.values.data(), n, m, corr_.data(), ctx_.stream(), plan_.tunables().corr_tile);
     } else {
         z_.resize_discard(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
         standardise_columns(data.values.data(), n, m, z_.data(), ctx_.stream());
@@ -114,7 +114,8 @@ void CorrelationStore::compute_block(const Dataset& data, int rank, int ranks) {
     block_row0_ = blocks.row0;
     DeviceBuffer<double> z(static_cast<std::size_t>(n) * static_cast<std::size_t>(m));
     standardise_columns(data.values.data(), n, m, z.data(), ctx_.stream());
-    launch_correlation_rows(z.data(), n, m, block_row0_, blocks.row1, true, corr_.data(), 0, ctx_.stream());
+    launch_correlation_rows(z.data(), n, m, block_row0_, blocks.row1, true, corr_.data(), 0, ctx_.stream(),
+                            plan_.tunables().corr_tile);
     ctx_.synchronize();
 }
 
@@ -178,7 +179,8 @@ void CorrelationStore::in_row_blocks(std::int64_t row_begin, std::int64_t row_en
     CorrSource c = source();
     for (std::int64_t b0 = row_begin; b0 < row_end; b0 += rows_per_block) {
         const std::int64_t b1 = std::min(row_end, b0 + rows_per_block);
-        launch_correlation_rows(z_.data(), n, ctx_.m, b0, b1, true, blk.data(), b0, ctx_.stream());
+        launch_correlation_rows(z_.data(), n, ctx_.m, b0, b1, true, blk.data(), b0, ctx_.stream(),
+                                plan_.tunables().corr_tile);
         c.rows = blk.data();
         c.lo = b0;
         c.hi = b1;
@@ -195,7 +197,8 @@ void CorrelationStore::hold_rows_once(std::int64_t row_begin, std::int64_t row_e
     if (held_hi_ == held_lo_) return;
     corr_.release();
     corr_.resize_discard(static_cast<std::size_t>(held_hi_ - held_lo_) * static_cast<std::size_t>(n));
-    launch_correlation_rows(z_.data(), n, ctx_.m, held_lo_, held_hi_, false, corr_.data(), held_lo_, ctx_.stream());
+    launch_correlation_rows(z_.data(), n, ctx_.m, held_lo_, held_hi_, false, corr_.data(), held_lo_, ctx_.stream(),
+                            plan_.tunables().corr_tile);
 }
 
 void CorrelationStore::release_held() {

@@ -55,7 +55,7 @@ class CudaFisherEngine final : public pc::SkeletonEngine {
 public:
     CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const pc::TestPolicy& policy, const FisherTunables& t)
         : binding_(device),
-          ctx_(device, n, m, t.host_threads),
+          ctx_(device, n, m, t.host_threads, t.own_stream),
           plan_(t, resident_threads(device)),
           corr_(ctx_, plan_),
           results_(ctx_),
@@ -64,7 +64,7 @@ public:
     ~CudaFisherEngine() override {
         // The parts free their buffers and events after this body, with the engine's device
         // current (binding_ is the first member: it is destroyed last); the stream is the
-        // device context's.
+        // device context's or (own_stream) ctx_'s, destroyed after the parts.
         binding_.bind();
         cudaStreamSynchronize(ctx_.stream());
     }
@@ -200,8 +200,8 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vect
     return eng;
 }
 
-std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end,
-                                         int device) {
+std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end, int device,
+                                         int tile) {
     const std::int64_t n = data.n_vars, m = data.n_samples;
     CUDAG_EXPECTS(0 <= row_begin && row_begin <= row_end && row_end <= n, "cuda: rows out of range");
     check_device(device);
@@ -212,16 +212,17 @@ std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_b
     standardise_columns(data.values.data(), n, m, z.data(), stream);
     const std::size_t count = static_cast<std::size_t>((row_end - row_begin) * n);
     DeviceBuffer<double> c(std::max<std::size_t>(count, 1));
-    launch_correlation_rows(z.data(), n, m, row_begin, row_end, false, c.data(), row_begin, stream);
+    launch_correlation_rows(z.data(), n, m, row_begin, row_end, false, c.data(), row_begin, stream, tile);
     std::vector<double> out(count);
     c.download(out.data(), count, stream);
     ctx.synchronize();
     return out;
 }
 
-std::vector<double> gpu_correlation(const Dataset& data, int device) {
+std::vector<double> gpu_correlation(const Dataset& data, int device, int tile) {
     pc::TestPolicy policy;
     FisherTunables t;
+    t.corr_tile = tile;
     auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
     eng->correlation().choose_mode(true);
     eng->correlation().compute(data);

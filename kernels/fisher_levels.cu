@@ -10,6 +10,7 @@
 
 #include "compact.cuh"
 #include "core/error.hpp"
+#include "correlation.cuh"
 #include "core/parallel.hpp"
 
 namespace cudag::cuda {
@@ -170,6 +171,12 @@ Level0Args FisherLevels::level0_args(std::int64_t row_begin, std::int64_t row_en
 void FisherLevels::launch_level0_rows(Level0Args a, cudaStream_t s) {
     if (corr_.whole()) {
         launch_gaussian_level0(a, s);
+        return;
+    }
+    // C not whole: each entry tested where the correlation kernel sums it (no row blocks of
+    // C written and read again), unless dense p-values are wanted.
+    if (const int tile = plan_.tunables().corr_tile; plan_.tunables().level0_fused && level0_fuses(a, tile)) {
+        launch_level0_fused(a, tile, s);
         return;
     }
     corr_.in_row_blocks(a.row_begin, a.row_end, [&](const CorrSource& c, std::int64_t b0, std::int64_t b1) {

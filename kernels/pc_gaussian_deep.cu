@@ -25,6 +25,7 @@
 #include "core/combinations.hpp"
 #include "combination_walk.hpp"
 #include "cuda_check.hpp"
+#include "device_handles.hpp"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 
@@ -304,8 +305,7 @@ void launch_deep_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t
     const int wpb =
         static_cast<int>(std::clamp<std::int64_t>(std::min<std::int64_t>(fit, a.slots / 32), 1, kDeepMaxWarps));
     const std::size_t bytes = per_warp * static_cast<std::size_t>(wpb);
-    CUDAG_CUDA_CHECK(
-        cudaFuncSetAttribute(deep_scan_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    allow_dynamic_shared(deep_scan_kernel);
     const std::int64_t warps = std::min<std::int64_t>(s.n_items, a.slots / 32);
     const std::int64_t blocks = std::min<std::int64_t>((warps + wpb - 1) / wpb, std::int64_t(1) << 20);
     // Every warp of the grid has its scratch slots: blocks * wpb warps <= slots / 32.

@@ -15,23 +15,20 @@ namespace {
 constexpr int kLevel0Threads = 256;  // a multiple of 32: warps cover aligned 32-column groups
 
 /// Thread mapping: j = blockIdx.x * 256 + threadIdx.x (column), blockIdx.y strides over
-/// the rows i of [row_begin, row_end). Most pairs are decided on |r| against the
-/// decision band (decision_band: the p-value's decision far from alpha) without the
-/// p-value's log1p and erfc. One ballot per warp sets row i's 32 bits with one
-/// atomicOr; the mirrored bit (j, i) is set by the thread itself (when a.mirror).
+/// the rows i of [row_begin, row_end); pairs decided by detail::level0_keeps. One ballot per warp sets row i's 32 bits
+/// with one atomicOr; the mirrored bit (j, i) is set by the thread itself (when a.mirror).
 __global__ void level0_kernel(Level0Args a) {
     const std::int64_t j = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     for (std::int64_t i = a.row_begin + blockIdx.y; i < a.row_end; i += gridDim.y) {
         bool kept = false;
         if (j > i && j < a.n) {
             const double r = detail::corr_entry(a.corr, i, j);
-            const double ar = fabs(r);
-            if (a.dense_p || !(ar < a.r_lo || ar > a.r_hi)) {  // the band, NaN, or every p wanted
+            if (a.dense_p) {  // every p wanted
                 const double p = ci::fisher_z_pvalue(r, a.m, 0);
-                if (a.dense_p) a.dense_p[i * a.n - i * (i + 1) / 2 + (j - i - 1) - a.dense_base] = p;
+                a.dense_p[i * a.n - i * (i + 1) / 2 + (j - i - 1) - a.dense_base] = p;
                 kept = !ci::Decision{a.alpha, a.strict}.independent(p);
             } else {
-                kept = ar > a.r_hi;  // outside the band: the p-value's decision, without it
+                kept = detail::level0_keeps(a, r);
             }
             if (kept && a.mirror) atomicOr(a.bits + j * a.words32 + (i >> 5), 1u << (i & 31));
         }

@@ -11,6 +11,7 @@ namespace {
 cuda::FisherTunables fisher_tunables(const BackendContext& b) {
     cuda::FisherTunables t = b.tunables.fisher;
     t.host_threads = b.threads;
+    t.own_stream = b.own_stream;
     return t;
 }
 

@@ -41,6 +41,10 @@ struct BackendContext {
     /// `device` as the runtime describes it, when the context was built for a GPU run
     /// that needed it (the MPI start-up table); unset otherwise.
     std::optional<DeviceInfo> device_info;
+    /// The engine puts its GPU work on a stream of its own instead of the device's shared
+    /// stream, so that engines driven at once from several host threads (a bootstrap's
+    /// replicates on one GPU) overlap on the device. The CUDA Fisher-z engine honours it.
+    bool own_stream = false;
 };
 
 /// Number of CUDA devices this build can use (0 in a CPU-only build or without a GPU).

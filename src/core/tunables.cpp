@@ -39,7 +39,7 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
     static const char* keys =
         "variant, beta, gamma, theta, delta, scan-levels, deep-from, deep-span, scan-round-levels, corr-limit, "
-        "level0-bits, row-blocks, discrete-delta, discrete-gamma";
+        "level0-bits, row-blocks, corr-tile, level0-fused, discrete-delta, discrete-gamma, replicates-at-once";
     for (const std::string& list : items) {
         for (const std::string& item : comma_items(list)) {
             const std::size_t eq = item.find('=');
@@ -89,6 +89,14 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
                 t.corr_limit_bytes = static_cast<std::int64_t>(gib_value(key, value, 0.0) * 1073741824.0);
             } else if (key == "row-blocks") {
                 t.row_blocks = integer(0, 1) == 1;
+            } else if (key == "replicates-at-once") {
+                tunables.replicates_at_once = integer(1, 64);
+            } else if (key == "level0-fused") {
+                t.level0_fused = integer(0, 1) == 1;
+            } else if (key == "corr-tile") {
+                if (value != "64" && value != "128" && value != "128x64")
+                    throw InputError("--tune corr-tile must be 64, 128 or 128x64, got '" + value + "'");
+                t.corr_tile = value == "64" ? 64 : value == "128" ? 128 : 65;
             } else if (key == "level0-bits") {
                 t.level0_bits_bytes = static_cast<std::int64_t>(gib_value(key, value, 1.0 / 1024) * 1073741824.0);
             } else {

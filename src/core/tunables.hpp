@@ -51,6 +51,8 @@ struct FisherTunables {
     int generic_from_level = 0;
     /// Host threads for unpacking a level's results (the CPU side of run_level).
     int host_threads = 1;
+    /// Not a --tune key: BackendContext::own_stream, as the engine's factory passes it.
+    bool own_stream = false;
     /// Most device memory (bytes) the correlation matrix may take (0: the free memory).
     /// When C (n² doubles) does not fit, the engine holds the standardised data instead:
     /// level 0 computes C in row blocks, levels >= 1 hold the rows of C that the rank's
@@ -68,6 +70,16 @@ struct FisherTunables {
     /// cuPC-S summing entries again from the data test by test. `--tune row-blocks=0` turns
     /// it off (to compare the two).
     bool row_blocks = true;
+    /// The correlation kernel's tiles: 128 (128 x 128, staged in two shared-memory stages),
+    /// 65 (128 x 64 of the same kernel, two blocks an SM), 64 (64 x 64, the first kernel) or
+    /// 0: 128 x 128 where C is written, 128 x 64 where level 0 tests the entries in the
+    /// kernel (its epilogue then overlaps the other block's sums; one H100, ER 400,000: level
+    /// 0 4.44 s against 4.67 s). The entries are the same. `--tune corr-tile=128|128x64|64`.
+    int corr_tile = 0;
+    /// C not held whole: level 0 tests each entry in the correlation kernel as it sums it
+    /// (wide tiles; no dense p-values), instead of writing row blocks of C for the level-0
+    /// kernel to read. `--tune level0-fused=0` turns it off (to compare).
+    bool level0_fused = true;
 };
 
 /// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,
@@ -81,6 +93,9 @@ struct DiscreteTunables {
 struct Tunables {
     FisherTunables fisher;
     DiscreteTunables discrete;
+    /// Bootstrap replicates run at once on one GPU (0: the automatic choice, pc/bootstrap.cpp).
+    /// `--tune replicates-at-once=N`.
+    int replicates_at_once = 0;
 };
 
 /// Applies hidden `--tune` items ("key=value", several per item separated by commas) to

@@ -8,9 +8,11 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 
+#include "core/backend.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/memory.hpp"
@@ -399,13 +401,20 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
     return done;
 }
 
+/// Fisher-z replicates run at once on one GPU by default: a replicate of a DREAM5-sized set
+/// spends about half its time on the host (planning levels, unpacking results, orienting),
+/// which others' kernels fill.
+constexpr int kGpuReplicatesAtOnce = 4;
+
 /// How a rank runs its replicates: `per_round` of them between two agreements of the
 /// ranks, `concurrent` of them at once. On the CPU engine one per thread (a small replicate
 /// keeps few threads busy, and whole replicates side by side need no synchronisation), as
-/// many as half the available host memory holds, in rounds of that many. On a GPU one at a
-/// time, in rounds of about an eighth of a rank's share (at most 16), so that the ranks wait
-/// for the slowest of several replicates, not of one, at each agreement. The least over
-/// the ranks, so that their rounds match.
+/// many as half the available host memory holds, in rounds of that many. On a GPU, in
+/// rounds of about an eighth of a rank's share (at most 16), so that the ranks wait for the
+/// slowest of several replicates, not of one, at each agreement; Fisher-z replicates
+/// kGpuReplicatesAtOnce at once (each engine on a stream of its own), as many as half the
+/// free device memory holds, others one at a time. The least over the ranks, so that their
+/// rounds match.
 struct ReplicateBatch {
     int per_round = 1, concurrent = 1;
 };
@@ -413,13 +422,24 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
                                      mpi::Communicator& comm) {
     TestPolicy policy;
     policy.exhaustive = cfg.compat == Compat::CausalLearn;
-    int batch = 1;
+    int batch = 1, at_once = 1;
     std::int64_t gpu = 0;
     mpi::run_agreed(comm, [&] {
         if (picks_gpu(cfg.backend.kind, policy)) {
             gpu = 1;
             const std::int64_t share = (b.replicates + comm.size() - 1) / comm.size();
             batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16));
+            if (resolve_test(cfg, data).kind != TestKind::FisherZ) return;
+            const int asked = cfg.backend.tunables.replicates_at_once;
+            at_once = asked > 0 ? asked : kGpuReplicatesAtOnce;
+            // A replicate's device memory: C twice over (C and the levels' buffers) and the
+            // standardised data with its upload.
+            const double n = static_cast<double>(data.n_vars), m = static_cast<double>(data.n_samples);
+            const double each = 16.0 * n * n + 16.0 * n * m + 1.0;
+            const std::optional<DeviceInfo> dev = gpu_device(cfg.backend.device);
+            const double free_b = dev ? static_cast<double>(dev->free_bytes) : 0.0;
+            if (asked == 0) at_once = static_cast<int>(std::clamp(0.5 * free_b / each, 1.0, double(at_once)));
+            batch = std::max(batch, at_once);
             return;
         }
         PcConfig probe = cfg;
@@ -432,8 +452,10 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
     });
     ReplicateBatch out;
     out.per_round = comm.allreduce(batch, mpi::ReduceOp::Min);
-    // Concurrent replicates only where no rank drives a GPU.
-    out.concurrent = comm.allreduce(gpu, mpi::ReduceOp::Max) != 0 ? 1 : out.per_round;
+    // On GPUs, the replicates a GPU runs at once; on CPUs, one per thread.
+    out.concurrent = comm.allreduce(gpu, mpi::ReduceOp::Max) != 0
+                         ? std::min(out.per_round, comm.allreduce(at_once, mpi::ReduceOp::Min))
+                         : out.per_round;
     return out;
 }
 
@@ -578,6 +600,8 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     const ReplicateGraph replicate = [&](std::int64_t r, int each) {
         PcConfig rc = cfg;
         rc.backend.threads = each;
+        // Replicates at once on one GPU: each engine's work on a stream of its own.
+        rc.backend.own_stream = batch.concurrent > 1;
         PcResult res = replicate_result(data, rc, b, r);
         Pdag g = std::move(res.cpdag);
         if (r == 0) first = std::move(res);  // one thread only: replicate 0's

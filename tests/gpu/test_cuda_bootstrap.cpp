@@ -13,13 +13,17 @@
 namespace cudag {
 namespace {
 
-testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig cfg, const pc::BootstrapOptions& b) {
+/// The CPU engine's counts against the CUDA engine's, `at_once` replicates at once on the
+/// GPU (0: the automatic choice).
+testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig cfg, const pc::BootstrapOptions& b,
+                                             int at_once = 0) {
     mpi::SerialCommunicator serial;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = 2;
     const pc::BootstrapTable want = pc::run_bootstrap(data, cfg, b, serial);
     cfg.backend.kind = BackendKind::Cuda;
     cfg.backend.device = 0;
+    cfg.backend.tunables.replicates_at_once = at_once;
     const pc::BootstrapTable got = pc::run_bootstrap(data, cfg, b, serial);
     if (want.size() == 0) return testing::AssertionFailure() << "no pair adjacent in any replicate";
     if (got.pairs != want.pairs)
@@ -39,6 +43,19 @@ TEST(CudaBootstrap, FisherZIsEquivalentToCpu) {
     cfg.alpha = 0.01;
     EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 8, .resample = pc::Resample::Bootstrap, .seed = 5}));
     EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Half, .seed = 5}));
+}
+
+TEST(CudaBootstrap, FisherZReplicatesAtOnceOnOneGpuCountAsOneAtATime) {
+    CUDAG_REQUIRE_GPU();
+    // Engines on streams of their own, driven from several host threads: the same counts as
+    // the CPU engine's however many run at once (rounds of 11 replicates not a multiple).
+    const Dataset data = sim::simulate_gaussian({150, 300, 0.04, 8}, 1).data;
+    pc::PcConfig cfg;
+    cfg.alpha = 0.05;
+    for (int at_once : {1, 3, 8})
+        EXPECT_TRUE(
+            same_counts_on_cuda(data, cfg, {.replicates = 11, .resample = pc::Resample::Bootstrap, .seed = 9}, at_once))
+            << at_once << " at once";
 }
 
 TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {

@@ -306,13 +306,26 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
     pc::TestPolicy policy;
     policy.alpha = 0.01;
     pc::CpuFisherEngine cpu(data, policy, 0);
-    // Level 0's bit rows at once, and in blocks of 7 rows (the genome-scale pass).
+    // Level 0's bit rows at once, and in blocks of 7 rows (the genome-scale pass); C held
+    // whole, or not (corr-limit): each entry tested in the correlation kernel (128 x 128 and
+    // 128 x 64 tiles), or row blocks of C (64 x 64) read by the level-0 kernel.
     cuda::FisherTunables blocked;
     blocked.level0_bits_bytes = 7 * ((n + 63) / 64) * 8;
-    for (const auto& tunables : {cuda::FisherTunables{}, blocked})
+    std::vector<cuda::FisherTunables> all;
+    for (const auto& base : {cuda::FisherTunables{}, blocked})
+        for (int c : {0, 128, 65, 64}) {
+            cuda::FisherTunables t = base;
+            if (c != 0) t.corr_limit_bytes = 1;
+            t.corr_tile = c == 0 ? t.corr_tile : c;
+            t.level0_fused = c != 64;
+            all.push_back(t);
+        }
+    for (const auto& tunables : all)
         for (bool dense : {true, false})
             for (auto [rb, re] : {std::pair<std::int64_t, std::int64_t>{0, n}, {123, 456}}) {
-                auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, tunables);
+                auto gpu = tunables.corr_limit_bytes == 0
+                               ? cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, tunables)
+                               : cuda::make_fisher_engine(data, policy, tunables);
                 Graph gc(n), gg(n);
                 pc::Level0Output oc, og;
                 if (dense) {
@@ -345,7 +358,8 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
                     }
                 }
                 EXPECT_TRUE(gc == gg) << "dense " << dense << " rows " << rb << ".." << re << " bits "
-                                      << tunables.level0_bits_bytes;
+                                      << tunables.level0_bits_bytes << " C whole " << (tunables.corr_limit_bytes == 0)
+                                      << " tile " << tunables.corr_tile << " fused " << tunables.level0_fused;
                 EXPECT_EQ(oc.tests, og.tests);
                 for (std::size_t k = 0; k < oc.dense_p.size(); ++k)
                     ASSERT_TRUE(close(oc.dense_p[k], og.dense_p[k], 1e-12))
@@ -500,9 +514,11 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
 
 TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
     CUDAG_REQUIRE_GPU();
-    // A limit far below n² doubles: level 0 runs C in 64-row blocks, levels >= 1 hold a
-    // few rows of C and sum every other entry again from the data; levels >= 2 run the
-    // entry scan on each row's neighbourhood block of C, or (row-blocks off) cuPC-S/E.
+    // A limit far below n² doubles: level 0 tests each entry in the correlation kernel (or,
+    // in the second run, writes C in row blocks of the 64-wide kernel for the level-0
+    // kernel), levels >= 1 hold a few rows of C and sum every other entry again from the
+    // data; levels >= 2 run the entry scan on each row's neighbourhood block of C, or
+    // (row-blocks off, the second run) cuPC-S/E.
     for (auto [n, m, deg, seed, rows] :
          {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t, std::int64_t>{300, 1000, 5, 31, 20},
           {500, 400, 8, 32, 300},
@@ -517,6 +533,8 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
                 cuda::FisherTunables t;
                 t.variant = variant;
                 t.row_blocks = blocks;
+                t.level0_fused = blocks;
+                t.corr_tile = blocks ? 0 : 64;
                 t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
                 auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
                 EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
@@ -571,6 +589,33 @@ TEST(CudaFisher, CorrelationRowBlocksEqualTheWholeMatrix) {
             differ += std::memcmp(&rows[k], &whole[r0 * n + k], sizeof(double)) != 0;
         EXPECT_EQ(differ, 0u) << "rows " << r0 << ".." << r1;
         EXPECT_EQ(rows[0 * n + r0], 1.0);
+    }
+}
+
+TEST(CudaFisher, CorrelationTilesGiveTheCpuEntriesBitForBit) {
+    CUDAG_REQUIRE_GPU();
+    // Each tile kernel (64 x 64; 128 x 128 and 128 x 64 staged 8 samples at a time) on shapes
+    // that cut its tiles, chunks and block groups: m below one chunk, not a multiple of 8 or
+    // 16; n not a multiple of 64 or 128, and above 16 row tiles of 128 (a second group).
+    for (auto [n, m, seed] :
+         {std::tuple<std::int64_t, std::int64_t, std::uint64_t>{203, 77, 21}, {131, 5, 22}, {2100, 41, 23}}) {
+        const Dataset data = simulate(n, m, 4, seed);
+        const std::vector<double> whole = ci::correlation_matrix(data, 3);
+        for (int tile : {0, 64, 65, 128}) {
+            const std::vector<double> c = cuda::gpu_correlation(data, 0, tile);
+            ASSERT_EQ(c.size(), whole.size());
+            std::size_t differ = 0;
+            for (std::size_t k = 0; k < c.size(); ++k) differ += std::memcmp(&c[k], &whole[k], sizeof(double)) != 0;
+            EXPECT_EQ(differ, 0u) << "n=" << n << " m=" << m << " tile " << tile;
+            for (auto [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {3, 130}, {n - 7, n}}) {
+                const std::vector<double> rows = cuda::gpu_correlation_rows(data, r0, r1, 0, tile);
+                ASSERT_EQ(static_cast<std::int64_t>(rows.size()), (r1 - r0) * n);
+                differ = 0;
+                for (std::int64_t k = 0; k < (r1 - r0) * n; ++k)
+                    differ += std::memcmp(&rows[k], &whole[r0 * n + k], sizeof(double)) != 0;
+                EXPECT_EQ(differ, 0u) << "n=" << n << " rows " << r0 << ".." << r1 << " tile " << tile;
+            }
+        }
     }
 }
 

@@ -160,6 +160,7 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     expect_error("pc --data " + p.string() + " --tune corr-limit=-1", "--tune corr-limit must be a number of GiB >= 0");
     expect_error("pc --data " + p.string() + " --tune row-blocks=2", "--tune row-blocks must be an integer in [0, 1]");
     expect_error("pc --data " + p.string() + " --tune row-blocks=on", "--tune row-blocks must be an integer");
+    expect_error("pc --data " + p.string() + " --tune corr-tile=96", "--tune corr-tile must be 64, 128 or 128x64");
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +

@@ -402,9 +402,10 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
 }
 
 /// Fisher-z replicates run at once on one GPU by default: a replicate of a DREAM5-sized set
-/// spends about half its time on the host (planning levels, unpacking results, orienting),
-/// which others' kernels fill.
-constexpr int kGpuReplicatesAtOnce = 4;
+/// spends more than half its time on the host (planning levels, unpacking results,
+/// orienting), which others' kernels fill (B = 100 on one H100 of a 64-core host: 24
+/// replicates a second one at a time, 29.9 four at once, 45.7 eight at once).
+constexpr int kGpuReplicatesAtOnce = 8;
 
 /// How a rank runs its replicates: `per_round` of them between two agreements of the
 /// ranks, `concurrent` of them at once. On the CPU engine one per thread (a small replicate
@@ -413,7 +414,8 @@ constexpr int kGpuReplicatesAtOnce = 4;
 /// rounds of about an eighth of a rank's share (at most 16), so that the ranks wait for the
 /// slowest of several replicates, not of one, at each agreement; Fisher-z replicates
 /// kGpuReplicatesAtOnce at once (each engine on a stream of its own), as many as half the
-/// free device memory holds, others one at a time. The least over the ranks, so that their
+/// free device memory holds and at most half a rank's share (two rounds at least, a
+/// checkpoint between them), others one at a time. The least over the ranks, so that their
 /// rounds match.
 struct ReplicateBatch {
     int per_round = 1, concurrent = 1;
@@ -438,8 +440,10 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
             const double each = 16.0 * n * n + 16.0 * n * m + 1.0;
             const std::optional<DeviceInfo> dev = gpu_device(cfg.backend.device);
             const double free_b = dev ? static_cast<double>(dev->free_bytes) : 0.0;
-            if (asked == 0) at_once = static_cast<int>(std::clamp(0.5 * free_b / each, 1.0, double(at_once)));
-            batch = std::max(batch, at_once);
+            if (asked == 0)
+                at_once = static_cast<int>(
+                    std::clamp(std::min(0.5 * free_b / each, 0.5 * static_cast<double>(share)), 1.0, double(at_once)));
+            batch = (std::max(batch, at_once) + at_once - 1) / at_once * at_once;  // whole waves
             return;
         }
         PcConfig probe = cfg;

@@ -132,8 +132,11 @@ private:
     std::size_t cap_ = 0;
 };
 
+class StreamLease;
+
 /// What the CUDA engines on one device share: the device id, one stream (non-blocking,
-/// created at its first use) and the device's block cache. Obtained by device id; never
+/// created at its first use), a pool of streams lent to engines that run at once
+/// (lend_stream) and the device's block cache. Obtained by device id; never
 /// destroyed (it outlives every engine and buffer, and its stream is not destroyed after
 /// the driver at exit). The engines put all their work on stream() and synchronise it
 /// at their named points; since they share the stream, one engine's synchronisation also
@@ -194,6 +197,12 @@ public:
         });
         return copy_stream_->get();
     }
+    /// A stream of the device's pool for one engine's own use, returned to the pool when the
+    /// lease ends (BackendContext::own_stream: engines driven at once from several host
+    /// threads, a bootstrap's replicates, each on its own stream so that their work overlaps
+    /// on the device). A stream is made when none is free; streams are never destroyed (as
+    /// stream()). Thread-safe.
+    StreamLease lend_stream();
     /// The device's multiprocessors (read once).
     int multiprocessors() {
         int sms = sms_.load(std::memory_order_relaxed);
@@ -225,7 +234,55 @@ private:
     std::once_flag copy_stream_once_;
     std::unique_ptr<Stream> copy_stream_;
     std::atomic<int> sms_{0};
+    friend class StreamLease;
+    void take_back(cudaStream_t s) {
+        const std::lock_guard<std::mutex> lock(pool_m_);
+        pool_free_.push_back(s);
+    }
+    std::mutex pool_m_;
+    std::vector<std::unique_ptr<Stream>> pool_;  ///< every stream lent so far
+    std::vector<cudaStream_t> pool_free_;        ///< those not lent now
 };
+
+/// A stream lent by DeviceContext::lend_stream: work queued on it before the lease ended
+/// still runs; the next borrower's work queues after it.
+class StreamLease {
+public:
+    StreamLease() = default;
+    StreamLease(DeviceContext& ctx, cudaStream_t s) : ctx_(&ctx), s_(s) {}
+    StreamLease(StreamLease&& o) noexcept : ctx_(std::exchange(o.ctx_, nullptr)), s_(std::exchange(o.s_, nullptr)) {}
+    StreamLease& operator=(StreamLease&& o) noexcept {
+        if (this != &o) {
+            if (ctx_) ctx_->take_back(s_);
+            ctx_ = std::exchange(o.ctx_, nullptr);
+            s_ = std::exchange(o.s_, nullptr);
+        }
+        return *this;
+    }
+    StreamLease(const StreamLease&) = delete;
+    StreamLease& operator=(const StreamLease&) = delete;
+    ~StreamLease() {
+        if (ctx_) ctx_->take_back(s_);
+    }
+    cudaStream_t get() const { return s_; }
+    explicit operator bool() const { return s_ != nullptr; }
+
+private:
+    DeviceContext* ctx_ = nullptr;
+    cudaStream_t s_ = nullptr;
+};
+
+inline StreamLease DeviceContext::lend_stream() {
+    const std::lock_guard<std::mutex> lock(pool_m_);
+    if (pool_free_.empty()) {
+        DeviceGuard guard(device_);
+        pool_.push_back(std::make_unique<Stream>());
+        pool_free_.push_back(pool_.back()->get());
+    }
+    const cudaStream_t s = pool_free_.back();
+    pool_free_.pop_back();
+    return StreamLease(*this, s);
+}
 
 /// The block caches of all devices as one, by device id (DeviceContext::for_device(d).blocks()).
 class BlockCache {

@@ -8,7 +8,6 @@
 
 #include <climits>
 #include <cstdint>
-#include <memory>
 
 #include "compact.cuh"
 #include "core/error.hpp"
@@ -19,15 +18,14 @@ namespace cudag::cuda {
 
 class FisherContext {
 public:
-    /// Work goes on `device`'s context stream, or (own_stream) on a stream of this context's
-    /// own. `host_threads`: threads for host-side copies.
+    /// Work goes on `device`'s context stream, or (own_stream) on a stream the device context
+    /// lends this engine alone. `host_threads`: threads for host-side copies.
     FisherContext(int device, std::int64_t n, std::int64_t m, int host_threads, bool own_stream = false)
         : device(device), n(n), m(m), host_threads(host_threads), dev_(DeviceContext::for_device(device)) {
         CUDAG_EXPECTS(n >= 1 && n <= INT32_MAX, "cuda: the number of variables must be in [1, 2^31)");
         // Made now, so that a failure shows when the engine is built.
         if (own_stream) {
-            DeviceGuard guard(device);
-            own_ = std::make_unique<Stream>();
+            own_ = dev_.lend_stream();
         } else {
             dev_.stream();
         }
@@ -42,12 +40,12 @@ public:
     /// Temporary storage of CUB's device-wide calls, shared by the parts.
     CubScratch cub;
 
-    cudaStream_t stream() const { return own_ ? own_->get() : dev_.stream(); }
+    cudaStream_t stream() const { return own_ ? own_.get() : dev_.stream(); }
     void synchronize() const { CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
 private:
     DeviceContext& dev_;
-    std::unique_ptr<Stream> own_;  ///< own_stream: this context's stream
+    StreamLease own_;  ///< own_stream: a stream of the device's pool, this engine's alone
 };
 
 }  // namespace cudag::cuda

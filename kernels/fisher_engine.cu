@@ -64,7 +64,7 @@ public:
     ~CudaFisherEngine() override {
         // The parts free their buffers and events after this body, with the engine's device
         // current (binding_ is the first member: it is destroyed last); the stream is the
-        // device context's or (own_stream) ctx_'s, destroyed after the parts.
+        // device context's or (own_stream) lent by it until ctx_ goes, after the parts.
         binding_.bind();
         cudaStreamSynchronize(ctx_.stream());
     }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <string>
 
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
@@ -302,12 +303,12 @@ void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m,
 
 namespace {
 
-/// The wide kernel over rows [row_begin, row_end): 128 x 128 tiles (tile 128) or 128 x 64
-/// (65), in launches of at most 2^31 - 1 blocks, whole groups each.
+/// The wide kernel over rows [row_begin, row_end): 128 x 128 tiles (kCorrTiles128) or
+/// 128 x 64 (kCorrTiles128x64), in launches of at most 2^31 - 1 blocks, whole groups each.
 template <bool Level0>
 void launch_wide(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin, std::int64_t row_end,
                  bool upper, double* d_c, std::int64_t c_row0, int tile, const Level0Args& l0, cudaStream_t stream) {
-    const std::int64_t cols = tile == kWide ? kWide : kWide / 2;
+    const std::int64_t cols = tile == kCorrTiles128 ? kWide : kWide / 2;
     const std::int64_t xtiles = (n + cols - 1) / cols;
     const std::int64_t groups = std::max<std::int64_t>(1, std::int64_t(INT_MAX) / (xtiles * kWideGroup));
     const std::int64_t span = groups * kWideGroup * kWide;
@@ -315,7 +316,7 @@ void launch_wide(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t
         const std::int64_t r1 = std::min(row_end, r0 + span);
         const std::int64_t ytiles = (r1 - r0 + kWide - 1) / kWide;
         const auto blocks = static_cast<unsigned>(xtiles * ytiles);
-        if (tile == kWide) {
+        if (tile == kCorrTiles128) {
             correlation_wide_kernel<4, Level0>
                 <<<blocks, kWideThreads, 0, stream>>>(d_z, n, m, r0, r1, upper, d_c, c_row0, xtiles, ytiles, l0);
         } else {
@@ -329,7 +330,8 @@ void launch_wide(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t
 }  // namespace
 
 bool level0_fuses(const Level0Args& a, int tile) {
-    return (tile == 0 || tile == kWide || tile == kWide / 2 + 1) && a.dense_p == nullptr && a.corr.z != nullptr;
+    return (tile == kCorrTilesAuto || tile == kCorrTiles128 || tile == kCorrTiles128x64) && a.dense_p == nullptr &&
+           a.corr.z != nullptr;
 }
 
 void launch_level0_fused(const Level0Args& a, int tile, cudaStream_t stream) {
@@ -338,20 +340,20 @@ void launch_level0_fused(const Level0Args& a, int tile, cudaStream_t stream) {
                   "no dense p-values");
     if (a.row_end <= a.row_begin) return;
     // Automatic: 128 x 64, two blocks an SM, so that one's tests overlap the other's sums.
-    launch_wide<true>(a.corr.z, a.n, a.m, a.row_begin, a.row_end, true, nullptr, 0, tile == 0 ? kWide / 2 + 1 : tile, a,
-                      stream);
+    launch_wide<true>(a.corr.z, a.n, a.m, a.row_begin, a.row_end, true, nullptr, 0,
+                      tile == kCorrTilesAuto ? kCorrTiles128x64 : tile, a, stream);
 }
 
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
                              std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream,
                              int tile) {
     if (row_end <= row_begin) return;
-    if (tile == 0) tile = kWide;  // automatic: 128 x 128 where C is written
-    if (tile == kWide || tile == kWide / 2 + 1) {
+    if (tile == kCorrTilesAuto) tile = kCorrTiles128;  // automatic: 128 x 128 where C is written
+    if (tile == kCorrTiles128 || tile == kCorrTiles128x64) {
         launch_wide<false>(d_z, n, m, row_begin, row_end, upper, d_c, c_row0, tile, Level0Args{}, stream);
         return;
     }
-    CUDAG_EXPECTS(tile == kTile, "cuda: correlation tiles are 64, 65 (128 x 64) or 128 wide");
+    CUDAG_EXPECTS(tile == kCorrTiles64, "cuda: unknown correlation tiles " + std::to_string(tile));
     const std::int64_t xtiles = (n + kTile - 1) / kTile;
     CUDAG_EXPECTS(xtiles <= INT_MAX, "cuda: too many correlation columns for one launch");
     // At most 65535 row tiles (the grid's y limit) per launch.

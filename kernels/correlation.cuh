@@ -5,12 +5,10 @@
 
 #include <cstdint>
 
+#include "core/tunables.hpp"
 #include "pc_gaussian.cuh"
 
 namespace cudag::cuda {
-
-/// The correlation kernels' tiles by default (FisherTunables::corr_tile: 0, the automatic choice).
-constexpr int kCorrelationTile = 0;
 
 /// Pearson correlation matrix on the device, equal bit for bit to ci::correlation_matrix
 /// of the same data. `h_values` is the host data, variable-major (values[v*m + s], i.e.
@@ -20,7 +18,7 @@ constexpr int kCorrelationTile = 0;
 /// buffers are allocated and freed inside. Columns must not be constant (checked by the
 /// caller).
 void compute_correlation(const double* h_values, std::int64_t n, std::int64_t m, double* d_corr, cudaStream_t stream,
-                         int tile = kCorrelationTile);
+                         int tile = kCorrTilesAuto);
 
 /// Upload the variable-major host data and write the standardised columns to d_z (n×m,
 /// z_v at d_z + v*m): mean 0, unit norm, in the CPU's operation order.
@@ -32,7 +30,7 @@ void standardise_columns(const double* h_values, std::int64_t n, std::int64_t m,
 /// on `tile` (the kernel's tiles: FisherTunables::corr_tile).
 void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, std::int64_t row_begin,
                              std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream,
-                             int tile = kCorrelationTile);
+                             int tile = kCorrTilesAuto);
 
 /// Whether level 0's rows `a` can be tested as the correlation kernel sums them (tile: the
 /// wide kernel's; a.corr.z: the standardised columns; no dense p-values).

@@ -67,8 +67,6 @@ public:
     /// beside `reserve` bytes (later levels read their other rows' entries from z).
     void hold_rows_once(std::int64_t row_begin, std::int64_t row_end, std::size_t reserve);
 
-    /// C not whole: the rows hold_rows_once() holds (0: none).
-    std::int64_t held_rows() const { return held_hi_ - held_lo_; }
     /// C not whole: give the held rows' device memory back for the rest of the search
     /// (every entry is then summed again from z: the same values).
     void release_held();

@@ -96,7 +96,7 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
             } else if (key == "corr-tile") {
                 if (value != "64" && value != "128" && value != "128x64")
                     throw InputError("--tune corr-tile must be 64, 128 or 128x64, got '" + value + "'");
-                t.corr_tile = value == "64" ? 64 : value == "128" ? 128 : 65;
+                t.corr_tile = value == "64" ? kCorrTiles64 : value == "128" ? kCorrTiles128 : kCorrTiles128x64;
             } else if (key == "level0-bits") {
                 t.level0_bits_bytes = static_cast<std::int64_t>(gib_value(key, value, 1.0 / 1024) * 1073741824.0);
             } else {

@@ -14,6 +14,14 @@ namespace cudag {
 /// FisherTunables::scan_levels: the entry scan at every level.
 constexpr int kScanAllLevels = 1 << 30;
 
+/// FisherTunables::corr_tile's values: the correlation kernel's tiles.
+enum CorrTiles : int {
+    kCorrTilesAuto = 0,     ///< 128 x 128 where C is written, 128 x 64 where level 0 tests in the kernel
+    kCorrTiles64 = 64,      ///< 64 x 64, the first kernel
+    kCorrTiles128x64 = 65,  ///< 128 x 64 of the wide kernel, two blocks an SM
+    kCorrTiles128 = 128,    ///< 128 x 128 of the wide kernel
+};
+
 /// cuPC launch shape (Zarebavani et al., TPDS 2020, §4.1 and §5.3).
 struct FisherTunables {
     /// 's': cuPC-S (threads over conditioning sets, one factorisation of C[S,S] shared by
@@ -70,12 +78,11 @@ struct FisherTunables {
     /// cuPC-S summing entries again from the data test by test. `--tune row-blocks=0` turns
     /// it off (to compare the two).
     bool row_blocks = true;
-    /// The correlation kernel's tiles: 128 (128 x 128, staged in two shared-memory stages),
-    /// 65 (128 x 64 of the same kernel, two blocks an SM), 64 (64 x 64, the first kernel) or
-    /// 0: 128 x 128 where C is written, 128 x 64 where level 0 tests the entries in the
-    /// kernel (its epilogue then overlaps the other block's sums; one H100, ER 400,000: level
-    /// 0 4.44 s against 4.67 s). The entries are the same. `--tune corr-tile=128|128x64|64`.
-    int corr_tile = 0;
+    /// The correlation kernel's tiles (CorrTiles). Automatic: 128 x 128 where C is written,
+    /// 128 x 64 where level 0 tests the entries in the kernel (its epilogue then overlaps the
+    /// other block's sums; one H100, ER 400,000: level 0 4.44 s against 4.67 s). The entries
+    /// are the same. `--tune corr-tile=128|128x64|64`.
+    int corr_tile = kCorrTilesAuto;
     /// C not held whole: level 0 tests each entry in the correlation kernel as it sums it
     /// (wide tiles; no dense p-values), instead of writing row blocks of C for the level-0
     /// kernel to read. `--tune level0-fused=0` turns it off (to compare).

@@ -313,11 +313,11 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
     blocked.level0_bits_bytes = 7 * ((n + 63) / 64) * 8;
     std::vector<cuda::FisherTunables> all;
     for (const auto& base : {cuda::FisherTunables{}, blocked})
-        for (int c : {0, 128, 65, 64}) {
+        for (int c : {-1, int{kCorrTiles128}, int{kCorrTiles128x64}, int{kCorrTiles64}}) {  // -1: C held whole
             cuda::FisherTunables t = base;
-            if (c != 0) t.corr_limit_bytes = 1;
-            t.corr_tile = c == 0 ? t.corr_tile : c;
-            t.level0_fused = c != 64;
+            if (c >= 0) t.corr_limit_bytes = 1;
+            t.corr_tile = c < 0 ? t.corr_tile : c;
+            t.level0_fused = c != kCorrTiles64;
             all.push_back(t);
         }
     for (const auto& tunables : all)
@@ -534,7 +534,7 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
                 t.variant = variant;
                 t.row_blocks = blocks;
                 t.level0_fused = blocks;
-                t.corr_tile = blocks ? 0 : 64;
+                t.corr_tile = blocks ? kCorrTilesAuto : kCorrTiles64;
                 t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
                 auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
                 EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
@@ -601,7 +601,7 @@ TEST(CudaFisher, CorrelationTilesGiveTheCpuEntriesBitForBit) {
          {std::tuple<std::int64_t, std::int64_t, std::uint64_t>{203, 77, 21}, {131, 5, 22}, {2100, 41, 23}}) {
         const Dataset data = simulate(n, m, 4, seed);
         const std::vector<double> whole = ci::correlation_matrix(data, 3);
-        for (int tile : {0, 64, 65, 128}) {
+        for (const int tile : {kCorrTilesAuto, kCorrTiles64, kCorrTiles128x64, kCorrTiles128}) {
             const std::vector<double> c = cuda::gpu_correlation(data, 0, tile);
             ASSERT_EQ(c.size(), whole.size());
             std::size_t differ = 0;

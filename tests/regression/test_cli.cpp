@@ -161,11 +161,16 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     expect_error("pc --data " + p.string() + " --tune row-blocks=2", "--tune row-blocks must be an integer in [0, 1]");
     expect_error("pc --data " + p.string() + " --tune row-blocks=on", "--tune row-blocks must be an integer");
     expect_error("pc --data " + p.string() + " --tune corr-tile=96", "--tune corr-tile must be 64, 128 or 128x64");
+    expect_error("pc --data " + p.string() + " --tune level0-fused=2",
+                 "--tune level0-fused must be an integer in [0, 1]");
+    expect_error("pc --data " + p.string() + " --tune replicates-at-once=0",
+                 "--tune replicates-at-once must be an integer in [1, 64]");
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +
                              " --tune variant=e,beta=4 --tune scan-levels=0 --tune corr-limit=0.5 --tune deep-span=1"
-                             " --tune level0-bits=0.001 --tune row-blocks=0");
+                             " --tune level0-bits=0.001 --tune row-blocks=0 --tune corr-tile=128x64"
+                             " --tune level0-fused=0 --tune replicates-at-once=3");
     ASSERT_EQ(plain.code, 0) << plain.err;
     ASSERT_EQ(tuned.code, 0) << tuned.err;
     EXPECT_EQ(plain.out, tuned.out);

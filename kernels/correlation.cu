@@ -116,9 +116,11 @@ __global__ void __launch_bounds__(kTileThreads)
 constexpr int kWide = 128;
 constexpr int kWideChunk = 8;
 constexpr int kWideThreads = 256;
-constexpr int kWideSide = 16;           // threads along a side
-constexpr int kWideStride = kWide + 4;  // padded stage rows: the transposed stores spread over the banks
-constexpr int kWideGroup = 16;          // row tiles per group of the block order
+constexpr int kWideSide = 16;  // threads along a side
+/// Padded stage rows (doubles): 2 mod 16, so that a half-warp's transposed 8-byte stores
+/// (samples k < 8 of two rows) fall in 16 different bank pairs (no conflicts).
+constexpr int kWideStride = kWide + 2;
+constexpr int kWideGroup = 16;                                 // row tiles per group of the block order
 constexpr int kWideLoads = kWide * kWideChunk / kWideThreads;  // values of each side a thread stages
 constexpr int kRowStep = kWideThreads / kWideChunk;            // rows apart of a thread's staged values
 static_assert(kRowStep * kWideLoads == kWide, "a chunk's rows are staged whole");
@@ -180,7 +182,11 @@ __global__ void __launch_bounds__(kWideThreads, 4 / P)
     __shared__ __align__(16) double as[2][kWideChunk][kWideStride];
     __shared__ __align__(16) double bs[2][kWideChunk][kWideStride];
     const int t = static_cast<int>(threadIdx.x);
-    const int tx = t % kWideSide, ty = t / kWideSide;
+    // Lanes 2c and 2c + 1 share their columns (tx = c), lanes l and l ^ 2 their rows: a warp's
+    // 16-byte operand reads then return each value to two lanes at once (two wavefronts a
+    // read, not four).
+    const int lane = t & 31, warp = t >> 5;
+    const int tx = lane >> 1, ty = 2 * warp + (lane & 1);
     // Staging: this thread's sample k of rows r + 32q (q < kWideLoads) of each side.
     const int k = t % kWideChunk, r = t / kWideChunk;
     constexpr int kColLoads = kCols / kRowStep;

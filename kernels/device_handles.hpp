@@ -11,6 +11,16 @@
 
 namespace cudag::cuda {
 
+/// Whether `device`'s primary context exists in this process (true when the driver cannot
+/// tell). Never throws.
+bool primary_context_active(int device) noexcept;
+
+/// Makes `previous` the calling thread's device again, unless it is already or its primary
+/// context does not exist: since CUDA 12, cudaSetDevice creates the context, so restoring
+/// a thread's default device 0 would put a context (time, and hundreds of MB) on GPU 0 from
+/// every rank of a host. Never throws.
+void set_device_back(int previous) noexcept;
+
 /// Lets `kernel` take as much dynamic shared memory as the current device allows a block
 /// (the opt-in limit less its static shared memory). Always the same value, so that host
 /// threads launching it at once with different sizes cannot lower each other's limit
@@ -80,7 +90,7 @@ public:
     }
     ~DeviceGuard() {
         int now = previous_;
-        if (cudaGetDevice(&now) == cudaSuccess && now != previous_) CUDAG_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+        if (cudaGetDevice(&now) == cudaSuccess && now != previous_) set_device_back(previous_);
     }
     DeviceGuard(const DeviceGuard&) = delete;
     DeviceGuard& operator=(const DeviceGuard&) = delete;
@@ -98,7 +108,7 @@ class DeviceBinding {
 public:
     explicit DeviceBinding(int device) : device_(device) {}
     ~DeviceBinding() {
-        if (switched_) CUDAG_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+        if (switched_) set_device_back(previous_);
     }
     DeviceBinding(const DeviceBinding&) = delete;
     DeviceBinding& operator=(const DeviceBinding&) = delete;

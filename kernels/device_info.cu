@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuda::device_infos(): the visible devices as data; device_report() prints them;
 // release_kept_memory() empties the block cache of each device context.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -8,9 +9,61 @@
 #include <vector>
 
 #include "kernels/device_context.hpp"
+#include "kernels/device_handles.hpp"
 #include "kernels/engines.hpp"
 
 namespace cudag::cuda {
+
+namespace {
+
+using PrimaryCtxGetState = CUresult(CUDAAPI*)(CUdevice, unsigned int*, int*);
+
+/// The driver's cuDevicePrimaryCtxGetState, through the runtime (no link to libcuda, which
+/// a machine without a driver lacks); null where the runtime cannot give it.
+PrimaryCtxGetState primary_ctx_get_state() noexcept {
+    static const PrimaryCtxGetState fn = []() -> PrimaryCtxGetState {
+#if CUDART_VERSION < 12000
+        return nullptr;  // before CUDA 12, cudaSetDevice made no context
+#else
+        void* p = nullptr;
+        cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        const cudaError_t e =
+            cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &p, 7000, cudaEnableDefault, &status);
+#else
+        const cudaError_t e = cudaGetDriverEntryPoint("cuDevicePrimaryCtxGetState", &p, cudaEnableDefault, &status);
+#endif
+        if (e != cudaSuccess) cudaGetLastError();
+        return e == cudaSuccess && status == cudaDriverEntryPointSuccess ? reinterpret_cast<PrimaryCtxGetState>(p)
+                                                                         : nullptr;
+#endif
+    }();
+    return fn;
+}
+
+}  // namespace
+
+bool primary_context_active(int device) noexcept {
+    const PrimaryCtxGetState get = primary_ctx_get_state();
+    unsigned int flags = 0;
+    int active = 1;
+    if (get == nullptr || get(static_cast<CUdevice>(device), &flags, &active) != CUDA_SUCCESS) return true;
+    return active != 0;
+}
+
+void set_device_back(int previous) noexcept {
+    int now = -1;
+    if (cudaGetDevice(&now) != cudaSuccess) cudaGetLastError();
+    if (now == previous || !primary_context_active(previous)) return;
+    if (cudaSetDevice(previous) != cudaSuccess) cudaGetLastError();
+}
+
+void drop_context(int device) noexcept {
+    int previous = -1;
+    if (cudaGetDevice(&previous) != cudaSuccess) cudaGetLastError();
+    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceReset() != cudaSuccess) cudaGetLastError();
+    if (previous >= 0 && previous != device) set_device_back(previous);
+}
 
 std::optional<DeviceInfo> device_info(int d) {
     int count = 0;
@@ -29,7 +82,7 @@ std::optional<DeviceInfo> device_info(int d) {
     int previous = 0;
     if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(d) == cudaSuccess) {
         if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) cudaGetLastError();
-        cudaSetDevice(previous);
+        if (previous != d) set_device_back(previous);
     } else {
         cudaGetLastError();
     }
@@ -99,7 +152,7 @@ void release_kept_memory() noexcept {
         }
         blocks.release();
     }
-    if (cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
+    set_device_back(current);
 }
 
 }  // namespace cudag::cuda

@@ -72,7 +72,7 @@ struct DeviceMemory {
             cache.forget(p);
             CUDAG_CUDA_CHECK_NOTHROW(cudaFree(p));
         }
-        if (current != device && cudaSetDevice(current) != cudaSuccess) cudaGetLastError();
+        if (current != device) set_device_back(current);
     }
 };
 

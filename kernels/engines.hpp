@@ -26,6 +26,9 @@ int device_count();
 /// Create the CUDA context of `device` (the slow part of the first CUDA call), so that a
 /// thread can do it while the input is read. Errors are left for the engine to report.
 void warm_up(int device) noexcept;
+/// Destroys `device`'s primary context of this process (cudaDeviceReset) and makes the
+/// previous device current again. Never throws.
+void drop_context(int device) noexcept;
 
 /// Hand the device memory the block cache keeps (device_memory.hpp) back to the driver,
 /// on every visible device. Never throws.

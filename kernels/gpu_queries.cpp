@@ -18,4 +18,7 @@ std::thread warm_up_gpu(BackendKind kind, int device) {
     return {};
 }
 
+void make_gpu_context(int device) noexcept { cuda::warm_up(device); }
+void drop_gpu_context(int device) noexcept { cuda::drop_context(device); }
+
 }  // namespace cudag

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +45,10 @@ Environment::Environment(int& argc, char**& argv) {
                      "cudag: warning: SLURM started %s tasks but no MPI launcher environment was "
                      "found, so each runs alone; use srun --mpi=pmix (or pmi2)\n",
                      tasks);
-    if (launched_by_mpi()) init_mpi(argc, argv);
+    if (!launched_by_mpi()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    init_mpi(argc, argv);
+    init_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 Environment::~Environment() {

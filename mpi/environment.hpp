@@ -33,6 +33,8 @@ public:
     int size() const { return size_; }
     /// Rank among the processes of this node (MPI_Comm_split_type SHARED) and their number.
     int local_rank() const { return local_rank_; }
+    /// Seconds MPI's start-up took (0 without MPI).
+    double init_seconds() const { return init_seconds_; }
     int local_size() const { return local_size_; }
 
     /// A communicator over every rank: an MpiCommunicator on a duplicate of
@@ -54,6 +56,7 @@ private:
 
     bool mpi_ = false;
     int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+    double init_seconds_ = 0.0;
 };
 
 /// The GPU a rank drives: its node-local rank modulo the visible devices, or -1 when

@@ -21,6 +21,7 @@
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/skeleton.hpp"
+#include "run/context.hpp"
 
 namespace cudag::cli {
 namespace {
@@ -57,6 +58,8 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     // disk) it crashes in H5D_close on the half-closed dataset. cudag closes every handle
     // itself (RAII), so the handler has nothing to do: do not register it.
     H5dont_atexit();
+    // The rank's CUDA context made while MPI starts (a launcher's rank of `cudag pc`/`mcmc`).
+    const run::EarlyGpuContext early_gpu(argc, argv);
     std::unique_ptr<mpi::Environment> env;
     try {
         env = std::make_unique<mpi::Environment>(argc, argv);

@@ -62,6 +62,12 @@ std::string gpu_report();
 /// use the GPU (a no-op otherwise); the returned thread must be joined before the engine
 /// is built. Overlaps the context's creation with reading the input.
 std::thread warm_up_gpu(BackendKind kind, int device);
+/// Make `device`'s CUDA context now, on the calling thread (nothing without CUDA or when the
+/// device is not there). Never throws.
+void make_gpu_context(int device) noexcept;
+/// Destroy `device`'s context made for nothing (a rank bound to another GPU after all).
+/// Never throws.
+void drop_gpu_context(int device) noexcept;
 /// Whether this build has the CUDA engines.
 bool cuda_compiled();
 /// Hand back to the driver the device memory kept for reuse after earlier searches of this

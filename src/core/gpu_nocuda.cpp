@@ -10,6 +10,8 @@ std::vector<DeviceInfo> gpu_devices() { return {}; }
 std::optional<DeviceInfo> gpu_device(int) { return std::nullopt; }
 std::string gpu_report() { return "none (this build has no CUDA engines)"; }
 std::thread warm_up_gpu(BackendKind, int) { return {}; }
+void make_gpu_context(int) noexcept {}
+void drop_gpu_context(int) noexcept {}
 void release_gpu_memory() {}
 
 }  // namespace cudag

@@ -2,18 +2,100 @@
 #include "run/context.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <iostream>
+#include <mutex>
+#include <system_error>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "mpi/mpi_communicator.hpp"
 
 namespace cudag::run {
+namespace {
+
+/// The early context: its thread and the GPU it made a context on (-1: none).
+struct Early {
+    std::mutex mutex;
+    std::thread thread;
+    std::atomic<int> device{-1};
+};
+
+Early& early() {
+    static Early e;
+    return e;
+}
+
+/// The node-local rank a launcher's environment gives (OpenMPI, MPICH/Hydra, MVAPICH2,
+/// SLURM's srun), or -1.
+int launcher_local_rank() {
+    for (const char* var :
+         {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) {
+        const char* v = std::getenv(var);
+        if (v == nullptr || *v == '\0') continue;
+        char* end = nullptr;
+        const long r = std::strtol(v, &end, 10);
+        if (*end == '\0' && r >= 0 && r < 1 << 20) return static_cast<int>(r);
+    }
+    return -1;
+}
+
+/// Whether the command line is one that may bind a GPU: `cudag pc` or `cudag mcmc` without
+/// `--backend cpu`.
+bool may_use_gpu(int argc, char** argv) {
+    if (argc < 2 || (std::strcmp(argv[1], "pc") != 0 && std::strcmp(argv[1], "mcmc") != 0)) return false;
+    for (int k = 2; k < argc; ++k) {
+        if (std::strcmp(argv[k], "--backend=cpu") == 0) return false;
+        if (std::strcmp(argv[k], "--backend") == 0 && k + 1 < argc && std::strcmp(argv[k + 1], "cpu") == 0)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+EarlyGpuContext::EarlyGpuContext(int argc, char** argv) {
+    if (!cuda_compiled() || !mpi::launched_by_mpi() || !may_use_gpu(argc, argv)) return;
+    if (const char* off = std::getenv("CUDAG_EARLY_GPU"); off != nullptr && std::strcmp(off, "0") == 0) return;
+    const int local = launcher_local_rank();
+    if (local < 0) return;
+    Early& e = early();
+    const std::lock_guard<std::mutex> lock(e.mutex);
+    try {
+        e.thread = std::thread([local, &e] {
+            const int gpus = visible_gpus();
+            if (gpus <= 0) return;
+            const int device = mpi::bind_device(local, gpus);
+            make_gpu_context(device);
+            e.device = device;
+        });
+    } catch (const std::system_error&) {
+        // No thread: the context is made when the rank is bound, as without this.
+    }
+}
+
+EarlyGpuContext::~EarlyGpuContext() {
+    Early& e = early();
+    const std::lock_guard<std::mutex> lock(e.mutex);
+    if (e.thread.joinable()) e.thread.join();
+}
+
+void end_early_gpu_context(int bound) {
+    Early& e = early();
+    const std::lock_guard<std::mutex> lock(e.mutex);
+    if (e.thread.joinable()) e.thread.join();
+    const int made = e.device.exchange(-1);
+    if (made >= 0 && made != bound) drop_gpu_context(made);
+}
 
 RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Environment& env) {
     RankPlace place;
+    const auto t0 = std::chrono::steady_clock::now();
     const int gpus = place.gpus = env.mpi() ? visible_gpus() : -1;
     const bool gpu = place.gpu = gpu_candidate && (gpus > 0 || (gpus < 0 && cuda_compiled()));
     mpi::RankInfo& me = place.me;
@@ -23,6 +105,7 @@ RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Env
         if (backend.threads == 0) backend.threads = std::max(1, resolve_threads(0) / std::max(1, env.local_size()));
     }
     me.threads = resolve_threads(backend.threads);
+    end_early_gpu_context(gpu && env.mpi() ? backend.device : -1);
     if (gpu && env.mpi()) {
         backend.device_info = gpu_device(backend.device);  // this rank's GPU only: no context on the others
         me.device = backend.device;
@@ -32,6 +115,7 @@ RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Env
         me.device_name = "cpu";
         me.memory_gib = mpi::host_memory_gib();
     }
+    place.gpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return place;
 }
 

@@ -20,7 +20,26 @@ struct RankPlace {
     int gpus = -1;     ///< visible GPUs under MPI (-1: one process, not asked)
     bool gpu = false;  ///< a GPU engine may run
     mpi::RankInfo me;
+    double gpu_seconds = 0.0;  ///< binding: the device count and the GPU's context (or waiting for it)
 };
+
+/// Before MPI starts (cli::run): on a rank that a launcher started for `cudag pc` or
+/// `cudag mcmc` (not `--backend cpu`), the CUDA context of the GPU the rank will be bound to
+/// (its node-local rank from the launcher's environment, modulo the visible GPUs, as
+/// mpi::bind_device binds it) is made on a thread of its own, so that it overlaps MPI's
+/// start-up. CUDAG_EARLY_GPU=0 turns it off. Ended by end_early_gpu_context (place_rank and
+/// the MCMC run's binding call it), or at the end of the scope.
+class EarlyGpuContext {
+public:
+    EarlyGpuContext(int argc, char** argv);
+    ~EarlyGpuContext();
+    EarlyGpuContext(const EarlyGpuContext&) = delete;
+    EarlyGpuContext& operator=(const EarlyGpuContext&) = delete;
+};
+
+/// Waits for the early context's thread (nothing when none started) and drops its context
+/// when the rank is not bound to that GPU after all (`bound`: the GPU id, -1 for none).
+void end_early_gpu_context(int bound);
 
 /// Binds this rank to its GPU and sets its threads (in `backend`). `gpu_candidate`: the
 /// engine registry may pick a GPU engine for the job (pc::gpu_candidate). Under MPI the

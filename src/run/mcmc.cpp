@@ -355,6 +355,7 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
     // GPUs: one per rank (node-local rank mod the visible devices).
     cfg.gpu = picks_gpu(plan.backend);
     cfg.device = cfg.gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
+    end_early_gpu_context(cfg.gpu && env.mpi() ? cfg.device : -1);
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
     const std::string tmp_h5 =

@@ -563,7 +563,10 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     });
     if (const double age = process_age_seconds(); age >= 0.0)
         progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
-                      std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0");
+                      std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0" +
+                      (env.mpi() ? " (MPI's start" + seconds_text(env.init_seconds()) + ", GPU binding" +
+                                       seconds_text(place.gpu_seconds) + ")"
+                                 : std::string()));
     progress.note("HDF5 I/O: " + io_plan.describe());
     if (!a.write_resample.empty()) return write_resample(a, cfg, progress, *comm, io_plan, hooks);
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);

@@ -24,6 +24,10 @@ struct Early {
     std::mutex mutex;
     std::thread thread;
     std::atomic<int> device{-1};
+    // At exit without EarlyGpuContext's end (MPI_Abort's exit): not std::terminate.
+    ~Early() {
+        if (thread.joinable()) thread.detach();
+    }
 };
 
 Early& early() {

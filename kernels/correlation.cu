@@ -125,6 +125,7 @@ constexpr int kWideLoads = kWide * kWideChunk / kWideThreads;  // values of each
 constexpr int kRowStep = kWideThreads / kWideChunk;            // rows apart of a thread's staged values
 static_assert(kRowStep * kWideLoads == kWide, "a chunk's rows are staged whole");
 static_assert(kWideSide * kWideSide == kWideThreads && kWideSide * 8 == kWide, "8x8 patches cover a tile");
+static_assert(kWideThreads / 32 * 2 == kWideSide, "a warp holds two rows of threads: ty = 2 warp + (lane & 1)");
 
 /// Thread (tx, ty) owns rows 2·ty + {0, 1} + 32q, q < 4, and columns 2·tx + {0, 1} + 32p,
 /// p < P (a tile 32P wide): its operands come from shared memory as pairs (16-byte reads; a

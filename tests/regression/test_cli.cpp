@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "support/cli_fixture.hpp"
 #include "support/paths.hpp"
@@ -146,25 +147,24 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     for (const char* flag : {"--tune", "--variant", "--beta", "--gamma", "--theta", "--delta", "--scan-levels",
                              "--scan-round-levels", "--corr-limit"})
         EXPECT_EQ(help.out.find(flag), std::string::npos) << flag << " is in pc --help";
-    expect_error("pc --data " + p.string() + " --tune warp=3", "unknown --tune key 'warp'");
-    expect_error("pc --data " + p.string() + " --tune variant=x", "--tune variant must be s");
-    expect_error("pc --data " + p.string() + " --tune corr-limit", "--tune takes key=value");
-    expect_error("pc --data " + p.string() + " --tune discrete-gamma=0",
-                 "--tune discrete-gamma must be an integer in [1, 64]");
-    expect_error("pc --data " + p.string() + " --tune deep-span=0",
-                 "--tune deep-span must be an integer in [1, 1073741824]");
-    expect_error("pc --data " + p.string() + " --tune deep-span=x", "--tune deep-span must be an integer");
-    expect_error("pc --data " + p.string() + " --tune level0-bits=0",
-                 "--tune level0-bits must be a number of GiB >= 1/1024");
-    expect_error("pc --data " + p.string() + " --tune level0-bits=x", "--tune level0-bits must be a number of GiB");
-    expect_error("pc --data " + p.string() + " --tune corr-limit=-1", "--tune corr-limit must be a number of GiB >= 0");
-    expect_error("pc --data " + p.string() + " --tune row-blocks=2", "--tune row-blocks must be an integer in [0, 1]");
-    expect_error("pc --data " + p.string() + " --tune row-blocks=on", "--tune row-blocks must be an integer");
-    expect_error("pc --data " + p.string() + " --tune corr-tile=96", "--tune corr-tile must be 64, 128 or 128x64");
-    expect_error("pc --data " + p.string() + " --tune level0-fused=2",
-                 "--tune level0-fused must be an integer in [0, 1]");
-    expect_error("pc --data " + p.string() + " --tune replicates-at-once=0",
-                 "--tune replicates-at-once must be an integer in [1, 64]");
+    // Each bad --tune value: one line naming the key and what it takes.
+    const std::pair<const char*, const char*> bad_tunes[] = {
+        {"--tune warp=3", "unknown --tune key 'warp'"},
+        {"--tune variant=x", "--tune variant must be s"},
+        {"--tune corr-limit", "--tune takes key=value"},
+        {"--tune discrete-gamma=0", "--tune discrete-gamma must be an integer in [1, 64]"},
+        {"--tune deep-span=0", "--tune deep-span must be an integer in [1, 1073741824]"},
+        {"--tune deep-span=x", "--tune deep-span must be an integer"},
+        {"--tune level0-bits=0", "--tune level0-bits must be a number of GiB >= 1/1024"},
+        {"--tune level0-bits=x", "--tune level0-bits must be a number of GiB"},
+        {"--tune corr-limit=-1", "--tune corr-limit must be a number of GiB >= 0"},
+        {"--tune row-blocks=2", "--tune row-blocks must be an integer in [0, 1]"},
+        {"--tune row-blocks=on", "--tune row-blocks must be an integer"},
+        {"--tune corr-tile=96", "--tune corr-tile must be 64, 128 or 128x64"},
+        {"--tune level0-fused=2", "--tune level0-fused must be an integer in [0, 1]"},
+        {"--tune replicates-at-once=0", "--tune replicates-at-once must be an integer in [1, 64]"},
+    };
+    for (const auto& [tune, message] : bad_tunes) expect_error("pc --data " + p.string() + " " + tune, message);
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
     const CliRun plain = run("pc -q --data " + p.string());
     const CliRun tuned = run("pc -q --data " + p.string() +

@@ -6,8 +6,11 @@
 #            the time for B = 100 is extrapolated from it)
 #   gpu      B = CPU_B on one GPU: its freq table must equal the CPU's (identical: yes/no)
 #   gpu100   B = 100 on one GPU (goal: under 10 s)
-#   gpuN     B = 100 on N GPUs under mpiexec, one rank per GPU (when GPUS > 1): its table
-#            must equal gpu100's; speedup against gpu100 (goal for 4 GPUs: 3.5x or more)
+#   gpuG     B on G GPUs (GPU_COUNTS, default 2 .. GPUS) driven by one process, and
+#   gpuG_mpi the same under mpiexec, G ranks of one GPU each (MPI_RANKS=0: not run): tables
+#            equal to gpu100's; end-to-end speedups against gpu100 (goal for 4 GPUs: 3.5x)
+#   (gpu, gpu100: CUDA_VISIBLE_DEVICES=0, since a process runs its replicates on every GPU
+#   it sees)
 # and the AUC, against the true skeleton, of gpu100's adjacency frequencies beside that of
 # one plain run's p-values (1 - pMax; h5py or h5dump). Every configuration is bounded by
 # `timeout`, so the script ends in a few minutes.
@@ -22,7 +25,7 @@
 #   env: OUT=dir (logs, tables), B=100, CPU_B=10, CPU_LIMIT=300, GPU_LIMIT=300,
 #        GPUS=(visible GPUs), MPIEXEC=mpiexec, RESAMPLE=bootstrap|half, ALPHA=0.01,
 #        N=1643 M=850 (another shape), PYTHON=python3 (AUC; causal-learn for CL=1),
-#        NETS="alarm insurance hepar2" ("" for none), DREAM=0 (skip the DREAM5-sized set),
+#        GPU_COUNTS="2 3 4", MPI_RANKS=1, NETS="alarm insurance hepar2" ("" for none), DREAM=0 (skip the DREAM5-sized set),
 #        SHARED=../shared/data, MCMC_B=20, CL=1, CL_B=3,
 #        CL_LIMIT=600, OLD=build-dir (B on one GPU also with that build's cudag, side by side)
 set -euo pipefail
@@ -84,24 +87,40 @@ same() { if cmp -s "$1" "$2"; then echo yes; else echo no; fi; }
 if [[ ${DREAM:-1} != 0 ]]; then
     if run cpu "$cpu_limit" "$cpu_b" cpu; then echo "(reference)" >>"$table"; fi
     if [[ $GPUS -ge 1 ]]; then
-        if run gpu "$gpu_limit" "$cpu_b" cuda; then
+        # One GPU: CUDA_VISIBLE_DEVICES=0 (a process runs its replicates on every GPU it sees).
+        one=(env CUDA_VISIBLE_DEVICES=0)
+        if run gpu "$gpu_limit" "$cpu_b" cuda "${one[@]}"; then
             ident=$( [[ -f $out/cpu.freq.tsv ]] && same "$out/cpu.freq.tsv" "$out/gpu.freq.tsv" || echo "no CPU run")
             echo "gpu vs cpu, B=$cpu_b: frequencies identical: $ident"
             echo "$ident (vs cpu)" >>"$table"
         fi
-        if run gpu100 "$gpu_limit" "$b" cuda; then echo "(reference)" >>"$table"; fi
-        if [[ -n ${OLD:-} ]] && bin=$OLD/cudag run gpu100_old "$gpu_limit" "$b" cuda; then
+        if run gpu100 "$gpu_limit" "$b" cuda "${one[@]}"; then echo "(reference)" >>"$table"; fi
+        if [[ -n ${OLD:-} ]] && bin=$OLD/cudag run gpu100_old "$gpu_limit" "$b" cuda "${one[@]}"; then
             ident=$(same "$out/gpu100.freq.tsv" "$out/gpu100_old.freq.tsv")
             echo "B=$b on one GPU, $OLD's cudag against this build's: frequencies identical: $ident"
             echo "$ident (vs gpu100)" >>"$table"
         fi
-        if [[ $GPUS -gt 1 ]] && command -v "${mpiexec[0]}" >/dev/null; then
-            if run "gpu$GPUS" "$gpu_limit" "$b" cuda "${mpiexec[@]}" -n "$GPUS" --bind-to none; then
-                ident=$(same "$out/gpu100.freq.tsv" "$out/gpu$GPUS.freq.tsv")
-                echo "$GPUS GPUs vs 1, B=$b: frequencies identical: $ident"
-                echo "$ident (vs gpu100)" >>"$table"
+        # G GPUs: one process driving them all (GPUs 0 .. G-1 visible), and G ranks under
+        # mpiexec, one GPU each (when MPI_RANKS=1, the default); speedups against gpu100.
+        speedup() {
+            [[ -f $out/$1.freq.tsv && -f $out/gpu100.freq.tsv ]] || return 0
+            local ident
+            ident=$(same "$out/gpu100.freq.tsv" "$out/$1.freq.tsv")
+            echo "$1 vs gpu100, B=$b: frequencies identical: $ident; $(awk -v a="$(awk -F'\t' '$1 == "gpu100" { print $3 }' "$table")" \
+                -v c="$(awk -F'\t' -v n="$1" '$1 == n { print $3 }' "$table")" 'BEGIN { printf "%.2fx one GPU end to end", a / c }')"
+            echo "$ident (vs gpu100)" >>"$table"
+        }
+        for g in ${GPU_COUNTS:-$(seq 2 "$GPUS")}; do
+            [[ $g -le $GPUS ]] || continue
+            if run "gpu${g}" "$gpu_limit" "$b" cuda env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((g - 1)))"; then
+                speedup "gpu${g}"
             fi
-        fi
+            if [[ ${MPI_RANKS:-1} != 0 ]] && command -v "${mpiexec[0]}" >/dev/null &&
+                run "gpu${g}_mpi" "$gpu_limit" "$b" cuda "${mpiexec[@]}" -n "$g" --bind-to none \
+                    -x CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((g - 1)))"; then
+                speedup "gpu${g}_mpi"
+            fi
+        done
     fi
 fi
 

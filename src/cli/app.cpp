@@ -16,6 +16,7 @@
 #include "cli/score.hpp"
 #include "cli/simulate.hpp"
 #include "core/interrupt.hpp"
+#include "core/trace.hpp"
 #include "cudag/config.hpp"
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
@@ -58,6 +59,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     // disk) it crashes in H5D_close on the half-closed dataset. cudag closes every handle
     // itself (RAII), so the handler has nothing to do: do not register it.
     H5dont_atexit();
+    trace_moment("process start");
     // The rank's CUDA context made while MPI starts (a launcher's rank of `cudag pc`/`mcmc`).
     const run::EarlyGpuContext early_gpu(argc, argv);
     std::unique_ptr<mpi::Environment> env;
@@ -68,6 +70,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         return 1;
     }
     const int world_rank = env->rank(), world_size = env->size();
+    trace_moment("MPI started");
 
     CLI::App app{"cudag: causal structure learning (PC-stable, order MCMC) from a laptop CPU to GPU clusters"};
     app.require_subcommand(1);
@@ -103,7 +106,14 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     try {
         comm = env->world();
         if (decorate) comm = decorate(std::move(comm));
-        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
+        if (pc_cmd->parsed()) {
+            const int rc = run_pc_command(pa, join_args(argc, argv), *env, comm);
+            trace_moment("pc done");
+            comm.reset();
+            env.reset();
+            trace_moment("MPI finalised");
+            return rc;
+        }
         if (mcmc->parsed()) return run_mcmc_command(mc, join_args(argc, argv), *env, comm);
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);

@@ -45,6 +45,10 @@ struct BackendContext {
     /// stream, so that engines driven at once from several host threads (a bootstrap's
     /// replicates on one GPU) overlap on the device. The CUDA Fisher-z engine honours it.
     bool own_stream = false;
+    /// The GPUs this process runs a bootstrap's replicates on, each replicate whole on one
+    /// of them (run::replicate_gpus: every visible GPU for one process, under MPI those of
+    /// the node the rank's node-local rank selects); empty: `device` alone.
+    std::vector<int> replicate_devices;
 };
 
 /// Number of CUDA devices this build can use (0 in a CPU-only build or without a GPU).

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <unistd.h>
+
 namespace cudag {
 
 inline bool trace_enabled() {
@@ -45,5 +47,13 @@ private:
     std::string line_;
     std::chrono::steady_clock::time_point last_;
 };
+
+/// With CUDAG_TRACE set: "trace: <what> at <wall-clock seconds since the epoch> (pid P)" on
+/// stderr, for lining a process's steps up with a launcher's times (start-up, exit).
+inline void trace_moment(const char* what) {
+    if (!trace_enabled()) return;
+    const double t = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    std::fprintf(stderr, "trace: %s at %.3f (pid %ld)\n", what, t, static_cast<long>(::getpid()));
+}
 
 }  // namespace cudag

@@ -18,10 +18,12 @@
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "core/trace.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/writers.hpp"
 #include "pc/engines.hpp"
+#include "pc/replicate_pipeline.hpp"
 
 namespace cudag::pc {
 
@@ -115,11 +117,15 @@ Dataset select_columns(const Dataset& d, const std::vector<std::int32_t>& kept) 
 }
 
 PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r) {
+    StepTrace trace;  // CUDAG_TRACE: a line per replicate, its steps' times
+    trace.start();
     std::vector<std::int32_t> kept;
     const Dataset d = replicate_data(data, cfg, b, r, kept);
+    trace.mark("resample");
     mpi::SerialCommunicator serial;
     PcResult res;
     PcConfig rc = replicate_config(cfg);
+    if (trace_enabled()) rc.on_note = [&trace](const std::string& what) { trace.mark(what.c_str()); };
     if (static_cast<std::int64_t>(kept.size()) < data.n_vars && !cfg.knowledge.empty())
         rc.knowledge = knowledge_on(cfg.knowledge, kept);
     try {
@@ -130,6 +136,7 @@ PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const Bootst
         if (what.find("bootstrap replicate") != std::string::npos) throw;
         throw InputError("bootstrap replicate " + std::to_string(r) + ": " + what);
     }
+    trace.print(("replicate " + std::to_string(r)).c_str());
     if (static_cast<std::int64_t>(kept.size()) == data.n_vars) return res;
     // The columns left out are isolated in the replicate's graph.
     Pdag full{Graph(data.n_vars)};
@@ -407,16 +414,31 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
 /// replicates a second one at a time, 29.9 four at once, 45.7 eight at once).
 constexpr int kGpuReplicatesAtOnce = 8;
 
+/// The GPUs this rank runs its replicates on: BackendContext::replicate_devices, or its
+/// device alone.
+std::vector<int> replicate_devices(const BackendContext& backend) {
+    if (!backend.replicate_devices.empty()) return backend.replicate_devices;
+    return {backend.device};
+}
+
+/// The free memory of `device` (bytes; 0 where it cannot be read).
+double free_bytes(int device) {
+    const std::optional<DeviceInfo> dev = gpu_device(device);
+    return dev ? static_cast<double>(dev->free_bytes) : 0.0;
+}
+
 /// How a rank runs its replicates: `per_round` of them between two agreements of the
-/// ranks, `concurrent` of them at once. On the CPU engine one per thread (a small replicate
-/// keeps few threads busy, and whole replicates side by side need no synchronisation), as
-/// many as half the available host memory holds, in rounds of that many. On a GPU, in
-/// rounds of about an eighth of a rank's share (at most 16), so that the ranks wait for the
-/// slowest of several replicates, not of one, at each agreement; Fisher-z replicates
-/// kGpuReplicatesAtOnce at once (each engine on a stream of its own), as many as half the
-/// free device memory holds and at most half a rank's share (two rounds at least, a
-/// checkpoint between them), others one at a time. The least over the ranks, so that their
-/// rounds match.
+/// ranks, `concurrent` of them at once (ReplicatePipeline's workers, each bound to GPU
+/// `worker mod devices` of the rank's replicate devices). On the CPU engine one per thread
+/// (a small replicate keeps few threads busy, and whole replicates side by side need no
+/// synchronisation), as many as half the available host memory holds, in rounds of that
+/// many. On GPUs, in rounds of about an eighth of a rank's share (at most 16 a GPU), so that
+/// progress and checkpoints come often; Fisher-z replicates kGpuReplicatesAtOnce at once on
+/// each GPU (each engine on a stream of its own), as many as half the free memory of the
+/// rank's first GPU holds (its others alike, as a node's GPUs are: asking them would wait
+/// for their contexts, which the driver makes one after the other) and at most half a
+/// rank's share, others one at a time on each GPU.
+/// per_round is the least over the ranks, so that their rounds match.
 struct ReplicateBatch {
     int per_round = 1, concurrent = 1;
 };
@@ -424,26 +446,27 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
                                      mpi::Communicator& comm) {
     TestPolicy policy;
     policy.exhaustive = cfg.compat == Compat::CausalLearn;
-    int batch = 1, at_once = 1;
-    std::int64_t gpu = 0;
+    int batch = 1, concurrent = 1;
     mpi::run_agreed(comm, [&] {
         if (picks_gpu(cfg.backend.kind, policy)) {
-            gpu = 1;
+            const std::vector<int> devices = replicate_devices(cfg.backend);
+            const auto gpus = static_cast<std::int64_t>(devices.size());
             const std::int64_t share = (b.replicates + comm.size() - 1) / comm.size();
-            batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16));
-            if (resolve_test(cfg, data).kind != TestKind::FisherZ) return;
-            const int asked = cfg.backend.tunables.replicates_at_once;
-            at_once = asked > 0 ? asked : kGpuReplicatesAtOnce;
-            // A replicate's device memory: C twice over (C and the levels' buffers) and the
-            // standardised data with its upload.
-            const double n = static_cast<double>(data.n_vars), m = static_cast<double>(data.n_samples);
-            const double each = 16.0 * n * n + 16.0 * n * m + 1.0;
-            const std::optional<DeviceInfo> dev = gpu_device(cfg.backend.device);
-            const double free_b = dev ? static_cast<double>(dev->free_bytes) : 0.0;
-            if (asked == 0)
-                at_once = static_cast<int>(
-                    std::clamp(std::min(0.5 * free_b / each, 0.5 * static_cast<double>(share)), 1.0, double(at_once)));
-            batch = (std::max(batch, at_once) + at_once - 1) / at_once * at_once;  // whole waves
+            batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16 * gpus));
+            int at_once = 1;  // on each GPU
+            if (resolve_test(cfg, data).kind == TestKind::FisherZ) {
+                const int asked = cfg.backend.tunables.replicates_at_once;
+                at_once = asked > 0 ? asked : kGpuReplicatesAtOnce;
+                // A replicate's device memory: C twice over (C and the levels' buffers) and the
+                // standardised data with its upload.
+                const double n = static_cast<double>(data.n_vars), m = static_cast<double>(data.n_samples);
+                const double each = 16.0 * n * n + 16.0 * n * m + 1.0;
+                if (asked == 0)
+                    at_once = static_cast<int>(std::clamp(
+                        std::min(0.5 * free_bytes(cfg.backend.device) / each, 0.5 * static_cast<double>(share) / gpus),
+                        1.0, double(at_once)));
+            }
+            concurrent = static_cast<int>(std::min<std::int64_t>(at_once * gpus, share));
             return;
         }
         PcConfig probe = cfg;
@@ -452,14 +475,12 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
         const double each = estimate_host_bytes(data, probe, false) +
                             8.0 * static_cast<double>(data.n_vars) * static_cast<double>(data.n_samples) + 1.0;
         const double fits = 0.5 * static_cast<double>(available_host_bytes()) / each;
-        batch = static_cast<int>(std::max(1.0, std::min<double>(resolve_threads(cfg.backend.threads), fits)));
+        batch = concurrent =
+            static_cast<int>(std::max(1.0, std::min<double>(resolve_threads(cfg.backend.threads), fits)));
     });
     ReplicateBatch out;
     out.per_round = comm.allreduce(batch, mpi::ReduceOp::Min);
-    // On GPUs, the replicates a GPU runs at once; on CPUs, one per thread.
-    out.concurrent = comm.allreduce(gpu, mpi::ReduceOp::Max) != 0
-                         ? std::min(out.per_round, comm.allreduce(at_once, mpi::ReduceOp::Min))
-                         : out.per_round;
+    out.concurrent = std::max(1, concurrent);  // this rank's own: the counts do not depend on it
     return out;
 }
 
@@ -475,7 +496,7 @@ struct RoundCheckpoint {
 /// The rounds from replicate `resumed` on, rank 0's totals in `all` (holding the resumed
 /// ones), with checkpoints when `ckpt` is given.
 BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int threads, mpi::Communicator& comm,
-                            const ReplicateGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
+                            const WorkerGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
                             PairCounts& all, const RoundCheckpoint* ckpt) {
     const int size = comm.size(), rank = comm.rank();
     PairCounts counts;  // this rank's counts since the last merge
@@ -492,18 +513,30 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     const std::int64_t per_round = static_cast<std::int64_t>(size) * batch;
     const std::int64_t left = b.replicates - resumed;
     const std::int64_t rounds = (left + per_round - 1) / per_round;
-    for (std::int64_t k = 0; k < rounds; ++k) {
+    const auto range = [=](std::int64_t k) {
         const std::int64_t lo = resumed + std::min(left, (k * size + rank) * batch);
-        const std::int64_t hi = std::min(b.replicates, lo + batch);
+        return std::pair<std::int64_t, std::int64_t>{lo, std::min(b.replicates, lo + batch)};
+    };
+    // Replicates run at once: by a team of workers that runs ahead of the rounds (the
+    // threads shared among them; a graph does not depend on its threads), or one at a
+    // time on this thread.
+    std::optional<ReplicatePipeline> pipeline;
+    if (rb.concurrent > 1) {
+        const int each = std::max(1, threads / rb.concurrent);
+        // Enough rounds ahead that every worker has a replicate while a round is counted.
+        const int window = 2 + static_cast<int>((rb.concurrent + batch - 1) / batch);
+        pipeline.emplace(replicate, range, rounds, batch, rb.concurrent, each, window);
+    }
+    for (std::int64_t k = 0; k < rounds; ++k) {
         std::exception_ptr err;
         try {
-            std::vector<Pdag> graphs(static_cast<std::size_t>(hi - lo));
-            // The threads shared by the replicates run at once (a graph does not depend
-            // on its threads).
-            const int at_once = static_cast<int>(std::min<std::int64_t>(hi - lo, rb.concurrent));
-            const int each = at_once > 1 ? std::max<int>(1, threads / at_once) : threads;
-            parallel_for(lo, hi, at_once, 1,
-                         [&](std::int64_t r, int) { graphs[static_cast<std::size_t>(r - lo)] = replicate(r, each); });
+            std::vector<Pdag> graphs;
+            if (pipeline) {
+                graphs = pipeline->take(k);
+            } else {
+                const auto [lo, hi] = range(k);
+                for (std::int64_t r = lo; r < hi; ++r) graphs.push_back(replicate(r, threads, 0));
+            }
             for (const Pdag& g : graphs) count_graph(g, counts);
         } catch (...) {
             err = std::current_exception();
@@ -601,11 +634,16 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         resumed = resume_counts(comm, ckpt, data.n_vars, all, first);
         if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
     }
-    const ReplicateGraph replicate = [&](std::int64_t r, int each) {
+    const std::vector<int> devices = replicate_devices(cfg.backend);
+    const WorkerGraph replicate = [&](std::int64_t r, int each, int worker) {
         PcConfig rc = cfg;
         rc.backend.threads = each;
-        // Replicates at once on one GPU: each engine's work on a stream of its own.
-        rc.backend.own_stream = batch.concurrent > 1;
+        if (devices.size() > 1) {
+            rc.backend.device = devices[static_cast<std::size_t>(worker) % devices.size()];
+            rc.backend.device_info.reset();
+        }
+        // Replicates at once on a GPU: each engine's work on a stream of its own.
+        rc.backend.own_stream = batch.concurrent > static_cast<int>(devices.size());
         PcResult res = replicate_result(data, rc, b, r);
         Pdag g = std::move(res.cpdag);
         if (r == 0) first = std::move(res);  // one thread only: replicate 0's
@@ -621,8 +659,9 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
                                const ReplicateCallback& on_round, int threads, const BootstrapCheckpoint* ckpt) {
     mpi::run_agreed(comm, [&] { validate(b, std::numeric_limits<std::int64_t>::max()); });
     PairCounts all;
+    const WorkerGraph one = [&replicate](std::int64_t r, int t, int) { return replicate(r, t); };
     if (ckpt == nullptr || ckpt->path.empty())
-        return count_rounds(b, ReplicateBatch{}, threads, comm, replicate, on_round, 0, all, nullptr);
+        return count_rounds(b, ReplicateBatch{}, threads, comm, one, on_round, 0, all, nullptr);
     RoundCheckpoint rc;
     rc.path = ckpt->path;
     rc.hash = ckpt->hash;
@@ -638,7 +677,7 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
         first.config = ckpt->provenance;  // this run's, in the next checkpoint
         if (ckpt->on_resume) ckpt->on_resume(static_cast<int>(resumed));
     }
-    return count_rounds(b, ReplicateBatch{}, threads, comm, replicate, on_round, resumed, all, &rc);
+    return count_rounds(b, ReplicateBatch{}, threads, comm, one, on_round, resumed, all, &rc);
 }
 
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,

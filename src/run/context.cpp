@@ -97,6 +97,37 @@ void end_early_gpu_context(int bound) {
     if (made >= 0 && made != bound) drop_gpu_context(made);
 }
 
+std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int device) {
+    if (local_size < 1 || visible <= local_size || local_rank < 0 || local_rank >= local_size) return {device};
+    std::vector<int> out;
+    for (int d = local_rank; d < visible; d += local_size) out.push_back(d);
+    return out;
+}
+
+GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_size) {
+    if (local_size <= 0) {
+        thread_ = warm_up_gpu(kind, device);
+        return;
+    }
+    if (kind == BackendKind::Cpu) return;
+    // The device count first (the driver's start), then every context at once.
+    thread_ = std::thread([this, device, local_rank, local_size] {
+        try {
+            for (int d : replicate_gpus(visible_gpus(), local_rank, local_size, device))
+                if (d != device) others_.emplace_back([d] { make_gpu_context(d); });
+        } catch (...) {
+            // No thread to spare: the replicates make those contexts themselves.
+        }
+        make_gpu_context(device);
+    });
+}
+
+GpuWarmUp::~GpuWarmUp() {
+    join();  // thread_ alone adds to others_: read only after it ended
+    for (std::thread& t : others_)
+        if (t.joinable()) t.join();
+}
+
 RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Environment& env) {
     RankPlace place;
     const auto t0 = std::chrono::steady_clock::now();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "mpi/communicator.hpp"
@@ -66,18 +67,32 @@ pc::Progress::Mode progress_mode(bool quiet, bool verbose, bool root);
 
 /// The CUDA context made on a thread of its own while the data are read (nothing for the
 /// CPU backend); joined by join() or at the end of the scope.
+/// The GPUs a rank runs a bootstrap's replicates on, of `visible` ones: those whose id is
+/// congruent to its node-local rank modulo the ranks on its node, so that the ranks of a
+/// node share its GPUs without overlap (every GPU for one process, local_size 1; GPUs 1
+/// and 3 of 4 for local rank 1 of 2); `device` alone (the GPU the rank is bound to) when
+/// the node has no more GPUs than ranks.
+std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int device);
+
+/// The CUDA context of `device` made on a thread of its own (nothing for the CPU backend)
+/// while the caller reads the data; with `local_size` > 0 (a bootstrap), also those of the
+/// rank's other replicate GPUs (replicate_gpus of the visible ones for `local_rank` of
+/// `local_size`), each on a thread of its own. join() waits for `device`'s context only:
+/// the driver makes a process's contexts one after the other (about 0.3 s each), so the
+/// replicates start on the first GPU while the others' come; the destructor waits for all.
 class GpuWarmUp {
 public:
-    GpuWarmUp(BackendKind kind, int device) : thread_(warm_up_gpu(kind, device)) {}
+    GpuWarmUp(BackendKind kind, int device, int local_rank = 0, int local_size = 0);
     GpuWarmUp(const GpuWarmUp&) = delete;
     GpuWarmUp& operator=(const GpuWarmUp&) = delete;
-    ~GpuWarmUp() { join(); }
+    ~GpuWarmUp();
     void join() {
         if (thread_.joinable()) thread_.join();
     }
 
 private:
     std::thread thread_;
+    std::vector<std::thread> others_;  ///< the other replicate GPUs' (started by thread_)
 };
 
 /// " 1.234 s", for the verbose phase timings.

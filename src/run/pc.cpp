@@ -495,9 +495,15 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
             std::cerr << "cudag pc: resuming from checkpoint '" << checkpoint << "' after " << done << " replicates\n";
     };
     const auto t0 = std::chrono::steady_clock::now();
+    std::string gpus;  // a rank's replicate GPUs, when several
+    for (int d : cfg.backend.replicate_devices) gpus += (gpus.empty() ? "" : ", ") + std::to_string(d);
+    if (cfg.backend.replicate_devices.size() > 1)
+        gpus = (comm.size() == 1 ? ", GPUs " : ", rank 0 on GPUs ") + gpus;
+    else
+        gpus.clear();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
                   pc::to_string(b.resample) + ") on " + std::to_string(comm.size()) + " rank" +
-                  (comm.size() == 1 ? "" : "s"));
+                  (comm.size() == 1 ? "" : "s") + gpus);
     pc::PcResult r = pc::bootstrap_pc(data, run, b, comm, [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     });
@@ -552,7 +558,11 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     const std::string tmp_h5 =
         claim_outputs(*comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint});
     pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag pc");
-    GpuWarmUp warm_up(place.gpu ? backend.kind : BackendKind::Cpu, backend.device);
+    // A bootstrap's replicates run on every GPU of the rank's share of its node (one
+    // process: every visible GPU): their contexts made while the data are read.
+    const int local_rank = env.mpi() ? env.local_rank() : 0, local_size = env.mpi() ? env.local_size() : 1;
+    GpuWarmUp warm_up(place.gpu ? backend.kind : BackendKind::Cpu, backend.device, local_rank,
+                      a.bootstrap > 0 ? local_size : 0);
     // HDF5 I/O: collective (MPI-IO) with parallel HDF5 on several ranks, else gathered on
     // rank 0; the input read once either way.
     io::Hdf5IoPlan io_plan;
@@ -570,8 +580,12 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     progress.note("HDF5 I/O: " + io_plan.describe());
     if (!a.write_resample.empty()) return write_resample(a, cfg, progress, *comm, io_plan, hooks);
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
-    if (a.bootstrap > 0)
+    if (a.bootstrap > 0) {
+        if (gpu_engine(place, env))
+            cfg.backend.replicate_devices = replicate_gpus(place.gpus >= 0 ? place.gpus : visible_gpus(), local_rank,
+                                                           local_size, cfg.backend.device);
         return run_bootstrap_job(a, cfg, data, formats, command_line, outputs, tmp_h5, io_plan, progress, *comm);
+    }
     std::int64_t levels_peak = 0;
     set_pc_callbacks(a, cfg, progress, hooks, levels_peak);
     if (cfg.max_level != 0) guard_level0_memory(cfg, pc::host_memory_plan(data, cfg, gpu_engine(place, env)), *comm);

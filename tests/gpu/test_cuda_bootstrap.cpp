@@ -4,6 +4,9 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "core/backend.hpp"
 #include "pc/bootstrap.hpp"
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
@@ -13,10 +16,10 @@
 namespace cudag {
 namespace {
 
-/// The CPU engine's counts against the CUDA engine's, `at_once` replicates at once on the
-/// GPU (0: the automatic choice).
+/// The CPU engine's counts against the CUDA engine's, `at_once` replicates at once on each
+/// GPU (0: the automatic choice), on `devices` (empty: GPU 0 alone).
 testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig cfg, const pc::BootstrapOptions& b,
-                                             int at_once = 0) {
+                                             int at_once = 0, const std::vector<int>& devices = {}) {
     mpi::SerialCommunicator serial;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = 2;
@@ -24,6 +27,7 @@ testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig c
     cfg.backend.kind = BackendKind::Cuda;
     cfg.backend.device = 0;
     cfg.backend.tunables.replicates_at_once = at_once;
+    cfg.backend.replicate_devices = devices;
     const pc::BootstrapTable got = pc::run_bootstrap(data, cfg, b, serial);
     if (want.size() == 0) return testing::AssertionFailure() << "no pair adjacent in any replicate";
     if (got.pairs != want.pairs)
@@ -56,6 +60,47 @@ TEST(CudaBootstrap, FisherZReplicatesAtOnceOnOneGpuCountAsOneAtATime) {
         EXPECT_TRUE(
             same_counts_on_cuda(data, cfg, {.replicates = 11, .resample = pc::Resample::Bootstrap, .seed = 9}, at_once))
             << at_once << " at once";
+}
+
+/// Every visible GPU, or GPU 0 twice over where there is one (two workers' lists of
+/// replicates on it, as on two GPUs).
+std::vector<int> every_gpu() {
+    std::vector<int> all;
+    for (const DeviceInfo& d : gpu_devices()) all.push_back(d.id);
+    if (all.size() == 1) all.push_back(all.front());
+    return all;
+}
+
+TEST(CudaBootstrap, FisherZOnSeveralGpusOfOneProcessCountsAsTheCpu) {
+    CUDAG_REQUIRE_GPU();
+    const Dataset data = sim::simulate_gaussian({150, 300, 0.04, 8}, 1).data;
+    pc::PcConfig cfg;
+    cfg.alpha = 0.05;
+    for (int at_once : {1, 3})
+        EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 13, .resample = pc::Resample::Bootstrap, .seed = 9},
+                                        at_once, every_gpu()))
+            << at_once << " at once on each of " << every_gpu().size() << " GPUs";
+}
+
+TEST(CudaBootstrap, DiscreteAndCmiKnnOnEveryGpuOfOneProcessCountAsTheCpu) {
+    CUDAG_REQUIRE_GPU();
+    if (gpu_devices().size() < 2) GTEST_SKIP() << "needs 2 GPUs (one engine a GPU at a time)";
+    std::vector<int> all;
+    for (const DeviceInfo& d : gpu_devices()) all.push_back(d.id);
+    const Dataset discrete = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
+    pc::PcConfig cfg;
+    cfg.test.kind = pc::TestKind::GSquare;
+    EXPECT_TRUE(
+        same_counts_on_cuda(discrete, cfg, {.replicates = 7, .resample = pc::Resample::Bootstrap, .seed = 5}, 0, all));
+    const Dataset nonlinear = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
+    pc::PcConfig cmi;
+    cmi.test.kind = pc::TestKind::CmiKnn;
+    cmi.alpha = 0.05;
+    cmi.test.cmi.knn = 0.1;
+    cmi.test.cmi.permutations = 39;
+    cmi.test.cmi.seed = 7;
+    EXPECT_TRUE(
+        same_counts_on_cuda(nonlinear, cmi, {.replicates = 5, .resample = pc::Resample::Half, .seed = 5}, 0, all));
 }
 
 TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {

@@ -62,6 +62,17 @@ TEST(CudaBootstrap, FisherZReplicatesAtOnceOnOneGpuCountAsOneAtATime) {
             << at_once << " at once";
 }
 
+/// CMIknn with 39 permutations, k = 10% of the samples.
+pc::PcConfig cmi_config() {
+    pc::PcConfig cfg;
+    cfg.test.kind = pc::TestKind::CmiKnn;
+    cfg.alpha = 0.05;
+    cfg.test.cmi.knn = 0.1;
+    cfg.test.cmi.permutations = 39;
+    cfg.test.cmi.seed = 7;
+    return cfg;
+}
+
 /// Every visible GPU, or GPU 0 twice over where there is one (two workers' lists of
 /// replicates on it, as on two GPUs).
 std::vector<int> every_gpu() {
@@ -93,14 +104,8 @@ TEST(CudaBootstrap, DiscreteAndCmiKnnOnEveryGpuOfOneProcessCountAsTheCpu) {
     EXPECT_TRUE(
         same_counts_on_cuda(discrete, cfg, {.replicates = 7, .resample = pc::Resample::Bootstrap, .seed = 5}, 0, all));
     const Dataset nonlinear = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
-    pc::PcConfig cmi;
-    cmi.test.kind = pc::TestKind::CmiKnn;
-    cmi.alpha = 0.05;
-    cmi.test.cmi.knn = 0.1;
-    cmi.test.cmi.permutations = 39;
-    cmi.test.cmi.seed = 7;
-    EXPECT_TRUE(
-        same_counts_on_cuda(nonlinear, cmi, {.replicates = 5, .resample = pc::Resample::Half, .seed = 5}, 0, all));
+    EXPECT_TRUE(same_counts_on_cuda(nonlinear, cmi_config(),
+                                    {.replicates = 5, .resample = pc::Resample::Half, .seed = 5}, 0, all));
 }
 
 TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
@@ -114,13 +119,7 @@ TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
 TEST(CudaBootstrap, CmiKnnIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const Dataset data = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
-    pc::PcConfig cfg;
-    cfg.test.kind = pc::TestKind::CmiKnn;
-    cfg.alpha = 0.05;
-    cfg.test.cmi.knn = 0.1;
-    cfg.test.cmi.permutations = 39;
-    cfg.test.cmi.seed = 7;
-    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 3, .resample = pc::Resample::Half, .seed = 5}));
+    EXPECT_TRUE(same_counts_on_cuda(data, cmi_config(), {.replicates = 3, .resample = pc::Resample::Half, .seed = 5}));
 }
 
 }  // namespace

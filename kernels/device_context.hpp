@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -283,6 +284,31 @@ inline StreamLease DeviceContext::lend_stream() {
     pool_free_.pop_back();
     return StreamLease(*this, s);
 }
+
+/// For its scope, the one stream whose work may still use the device memory the calling
+/// thread releases: an engine on a stream of its own (engines driven at once from several
+/// host threads, StreamLease) names it, so that a release (DeviceMemory::release) waits for
+/// that stream's work only, not for every engine's on the device, as a device-wide
+/// synchronisation would. Where none is named, a release waits for the whole device.
+class ReleaseStream {
+public:
+    explicit ReleaseStream(cudaStream_t s) : thread_(std::this_thread::get_id()), previous_(std::exchange(slot(), s)) {}
+    ~ReleaseStream() {
+        if (std::this_thread::get_id() == thread_) slot() = previous_;
+    }
+    ReleaseStream(const ReleaseStream&) = delete;
+    ReleaseStream& operator=(const ReleaseStream&) = delete;
+    /// The calling thread's named stream (null: none).
+    static cudaStream_t current() { return slot(); }
+
+private:
+    static cudaStream_t& slot() {
+        thread_local cudaStream_t s = nullptr;
+        return s;
+    }
+    std::thread::id thread_;
+    cudaStream_t previous_;
+};
 
 /// The block caches of all devices as one, by device id (DeviceContext::for_device(d).blocks()).
 class BlockCache {

@@ -64,9 +64,11 @@ struct DeviceMemory {
         }
         const int device = owner->device();
         DeviceBlockCache& cache = owner->blocks();
-        // As cudaFree: nothing still running may use the block when it is handed on.
+        // As cudaFree: nothing still running may use the block when it is handed on (only
+        // the work of the thread's named stream can, where it names one: ReleaseStream).
         if (current != device && cudaSetDevice(device) != cudaSuccess) cudaGetLastError();
-        const bool synced = cudaDeviceSynchronize() == cudaSuccess;
+        const cudaStream_t named = ReleaseStream::current();
+        const bool synced = (named != nullptr ? cudaStreamSynchronize(named) : cudaDeviceSynchronize()) == cudaSuccess;
         if (!synced) cudaGetLastError();
         if (!synced || !cache.keep(p)) {
             cache.forget(p);

@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <optional>
 
 #include "compact.cuh"
 #include "core/error.hpp"
@@ -26,6 +27,8 @@ public:
         // Made now, so that a failure shows when the engine is built.
         if (own_stream) {
             own_ = dev_.lend_stream();
+            // The engine's buffers are used on its stream alone: their release waits for it only.
+            release_.emplace(own_.get());
         } else {
             dev_.stream();
         }
@@ -45,7 +48,8 @@ public:
 
 private:
     DeviceContext& dev_;
-    StreamLease own_;  ///< own_stream: a stream of the device's pool, this engine's alone
+    StreamLease own_;                       ///< own_stream: a stream of the device's pool, this engine's alone
+    std::optional<ReleaseStream> release_;  ///< own_stream: the releases of this thread wait for own_
 };
 
 }  // namespace cudag::cuda

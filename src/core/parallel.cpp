@@ -20,6 +20,20 @@ thread_local bool t_pool_worker = false;
 /// 1..wanted_ of the current generation, and the caller waits until they are all done.
 class Pool {
 public:
+    Pool() = default;
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+    /// Ends the parked threads (a PrivatePool's; the process's pool is never destroyed).
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(m_);
+            stopping_ = true;
+            ++generation_;
+        }
+        wake_.notify_all();
+        for (std::thread& t : workers_) t.join();
+    }
+
     /// Whether the team ran (false: busy with another team; nothing was run).
     bool run(int threads, void (*work)(void*, int), void* context) {
         std::unique_lock<std::mutex> team(team_, std::try_to_lock);
@@ -57,6 +71,7 @@ private:
         std::unique_lock<std::mutex> lock(m_);
         for (;;) {
             wake_.wait(lock, [&] { return generation_ != seen; });
+            if (stopping_) return;
             seen = generation_;
             if (taken_ >= wanted_) continue;
             const int id = ++taken_;
@@ -77,12 +92,17 @@ private:
     void (*work_)(void*, int) = nullptr;
     void* context_ = nullptr;
     int wanted_ = 0, taken_ = 0, finished_ = 0;
+    bool stopping_ = false;
 };
+
+/// This thread's own pool while a PrivatePool lives on it.
+thread_local Pool* t_private = nullptr;
 
 }  // namespace
 
 bool run_team(int threads, void (*work)(void*, int), void* context) {
     if (t_pool_worker || threads < 2) return false;
+    if (t_private != nullptr) return t_private->run(threads, work, context);
     // The pool of this process (a child made by fork() has none of its parent's threads:
     // it makes its own). Never destroyed: the parked threads end with the process.
     static std::mutex owner_mutex;
@@ -101,3 +121,19 @@ bool run_team(int threads, void (*work)(void*, int), void* context) {
 }
 
 }  // namespace cudag::detail
+
+namespace cudag {
+
+PrivatePool::PrivatePool() {
+    if (detail::t_private != nullptr) return;  // an enclosing one serves
+    pool_ = new detail::Pool();
+    detail::t_private = static_cast<detail::Pool*>(pool_);
+}
+
+PrivatePool::~PrivatePool() {
+    if (pool_ == nullptr) return;
+    detail::t_private = nullptr;
+    delete static_cast<detail::Pool*>(pool_);
+}
+
+}  // namespace cudag

@@ -27,12 +27,29 @@ bool run_team(int threads, void (*work)(void*, int), void* context);
 
 }  // namespace detail
 
+/// While it lives, the parallel_for calls of the thread that made it run on a pool of
+/// that thread's own (its parked threads kept until then), not the process's shared one:
+/// for threads that each run their own parallel loops at the same time (a bootstrap's
+/// replicates), which would otherwise start fresh threads for every loop but one team's.
+/// Nothing when the thread already has one.
+class PrivatePool {
+public:
+    PrivatePool();
+    ~PrivatePool();
+    PrivatePool(const PrivatePool&) = delete;
+    PrivatePool& operator=(const PrivatePool&) = delete;
+
+private:
+    void* pool_ = nullptr;
+};
+
 /// Run fn(item, worker) for item in [begin, end) on `threads` workers, handing out
 /// `chunk` consecutive items at a time (dynamic schedule). Results must not
 /// depend on which worker ran an item. The first exception is rethrown.
 /// The workers are the caller and threads parked in a pool between calls (a call costs
 /// a wake-up, not a thread start: many short loops, as orientation's, stay cheap on a
-/// machine of many cores); fresh threads only for a nested or concurrent call.
+/// machine of many cores); fresh threads only for a nested call, or a concurrent one
+/// from a thread without a PrivatePool.
 template <class Fn>
 void parallel_for(std::int64_t begin, std::int64_t end, int threads, std::int64_t chunk, Fn&& fn) {
     if (end <= begin) return;

@@ -2,6 +2,7 @@
 #include "pc/replicate_pipeline.hpp"
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace cudag::pc {
 
@@ -39,6 +40,9 @@ void ReplicatePipeline::stop() {
 }
 
 void ReplicatePipeline::work(int worker) {
+    // The replicate's parallel loops on parked threads of this worker's own, not fresh
+    // threads for each loop (the process's pool serves one team at a time).
+    const PrivatePool pool;
     const std::int64_t items = rounds_ * batch_;
     for (;;) {
         std::int64_t item = 0;

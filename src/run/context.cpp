@@ -110,15 +110,15 @@ GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_siz
         return;
     }
     if (kind == BackendKind::Cpu) return;
-    // The device count first (the driver's start), then every context at once.
+    // The bound GPU's context first (join() waits for it alone), then the others'.
     thread_ = std::thread([this, device, local_rank, local_size] {
+        make_gpu_context(device);
         try {
             for (int d : replicate_gpus(visible_gpus(), local_rank, local_size, device))
                 if (d != device) others_.emplace_back([d] { make_gpu_context(d); });
         } catch (...) {
             // No thread to spare: the replicates make those contexts themselves.
         }
-        make_gpu_context(device);
     });
 }
 

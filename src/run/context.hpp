@@ -77,9 +77,10 @@ std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int
 /// The CUDA context of `device` made on a thread of its own (nothing for the CPU backend)
 /// while the caller reads the data; with `local_size` > 0 (a bootstrap), also those of the
 /// rank's other replicate GPUs (replicate_gpus of the visible ones for `local_rank` of
-/// `local_size`), each on a thread of its own. join() waits for `device`'s context only:
-/// the driver makes a process's contexts one after the other (about 0.3 s each), so the
-/// replicates start on the first GPU while the others' come; the destructor waits for all.
+/// `local_size`), each on a thread of its own once `device`'s is made. join() waits for
+/// `device`'s context only: the driver makes a process's contexts one after the other
+/// (about 0.3 s each), so the replicates start on the first GPU while the others' come;
+/// the destructor waits for all.
 class GpuWarmUp {
 public:
     GpuWarmUp(BackendKind kind, int device, int local_rank = 0, int local_size = 0);

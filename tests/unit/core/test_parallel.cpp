@@ -104,5 +104,37 @@ TEST(ParallelFor, ManyShortCallsReuseTheSameThreads) {
     EXPECT_LE(births.size(), 4u + 16u);  // + 16: the teams of up to 17 of earlier tests
 }
 
+TEST(ParallelFor, ConcurrentCallersWithPrivatePoolsReuseTheirOwnThreads) {
+    // Six callers at once, each with a pool of its own: every call gets its items, and a
+    // caller's calls run on its own parked threads (without pools, all callers but the
+    // one holding the shared pool would start ~3 fresh threads per call).
+    constexpr int kCallers = 6, kCalls = 100;
+    std::vector<std::int64_t> sums(kCallers, 0);
+    std::vector<std::set<int>> births(kCallers);
+    std::vector<std::thread> callers;
+    for (int c = 0; c < kCallers; ++c)
+        callers.emplace_back([&sums, &births, c] {
+            const PrivatePool pool;
+            const PrivatePool inner;  // nested: the outer one serves
+            std::mutex m;
+            for (int rep = 0; rep < kCalls; ++rep) {
+                std::atomic<std::int64_t> s{0};
+                parallel_for(0, 64, 4, 1, [&](std::int64_t i, int) {
+                    s.fetch_add(i + c);
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
+                    const std::lock_guard<std::mutex> lock(m);
+                    births[static_cast<std::size_t>(c)].insert(thread_birth());
+                });
+                sums[static_cast<std::size_t>(c)] += s.load();
+            }
+        });
+    for (auto& t : callers) t.join();
+    for (int c = 0; c < kCallers; ++c) {
+        EXPECT_EQ(sums[static_cast<std::size_t>(c)], kCalls * (63 * 64 / 2 + 64 * c)) << c;
+        EXPECT_GE(births[static_cast<std::size_t>(c)].size(), 2u) << c;
+        EXPECT_LE(births[static_cast<std::size_t>(c)].size(), 4u) << c;  // the caller and its 3 parked threads
+    }
+}
+
 }  // namespace
 }  // namespace cudag

@@ -24,11 +24,15 @@ template <class Job>
 BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::string& what) {
     const std::string group = "Edge confidence (--bootstrap)";
     BootstrapOptionRefs r;
-    r.bootstrap = cmd.add_option("--bootstrap", a.bootstrap,
-                                 "run " + what +
-                                     " on B resamples of the rows (keyed by --seed) and report each pair's edge "
-                                     "frequencies and their consensus graph")
-                      ->group(group);
+    r.bootstrap =
+        cmd.add_option("--bootstrap", a.bootstrap,
+                       "run " + what +
+                           " on B resamples of the rows (keyed by --seed) and report each pair's edge "
+                           "frequencies and their consensus graph" +
+                           (what == "PC" ? std::string("; on GPUs, every GPU the process sees (limit them with "
+                                                       "CUDA_VISIBLE_DEVICES)")
+                                         : std::string()))
+            ->group(group);
     r.resample = cmd.add_option("--resample", a.resample,
                                 "rows of a replicate: bootstrap (m with replacement) or half (m/2 without)")
                      ->capture_default_str()

@@ -100,7 +100,7 @@ struct DiscreteTunables {
 struct Tunables {
     FisherTunables fisher;
     DiscreteTunables discrete;
-    /// Bootstrap replicates run at once on one GPU (0: the automatic choice, pc/bootstrap.cpp).
+    /// Bootstrap replicates run at once on each GPU (0: the automatic choice, pc/bootstrap.cpp).
     /// `--tune replicates-at-once=N`.
     int replicates_at_once = 0;
 };

@@ -90,6 +90,7 @@ PcConfig replicate_config(const PcConfig& cfg) {
     rc.resume = false;
     rc.stop_after_level = -1;
     rc.distributed_records = false;
+    rc.keep_pmax = false;  // only the graph counts: pMax is neither listed nor downloaded
     return rc;
 }
 

@@ -57,6 +57,9 @@ struct PcConfig {
     /// on_checkpoint). Rank 0 orients from the separating sets of unshielded triples, sent
     /// to it by their rows' owners. The file contents are the same either way.
     bool distributed_records = false;
+    /// False: the result has no pMax (PcResult::pmax empty), which then is not collected
+    /// (a bootstrap replicate's run: only its graph counts). One process only.
+    bool keep_pmax = true;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

@@ -821,6 +821,16 @@ private:
     SkeletonResult finish() {
         if (distributed_) return finish_distributed();
         trace_.start();
+        if (!opt_.keep_pmax && comm_.size() == 1) {
+            SkeletonResult res;
+            if (graph_stale_) sync_graph(next_);
+            res.skeleton = std::move(g_);
+            res.levels = std::move(levels_);
+            res.sepsets = collect_sepsets();
+            drop_knowledge_pairs(res);
+            trace_.print("host after the levels (no pMax)");
+            return res;
+        }
         // The engine lists the pairs when its table is the answer.
         const bool pairs_from_engine = results_->engine_lists_pairs();
         results_->gather_pmax(!pairs_from_engine);

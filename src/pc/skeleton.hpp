@@ -43,6 +43,10 @@ struct SkeletonOptions {
     /// are then called on every rank. The records laid end to end are the same as a
     /// gathered run's.
     bool distributed_records = false;
+    /// One rank, not distributed: false leaves SkeletonResult::pmax empty, neither listed
+    /// from the host table nor from the engine's (a bootstrap replicate, whose graph alone
+    /// counts). The skeleton and separating sets do not change.
+    bool keep_pmax = true;
     /// Background knowledge (pcalg's fixedGaps / fixedEdges), pairs (i < j) sorted and
     /// unique. Forbidden pairs are absent from level 1 on (whatever level 0 found: never
     /// separated, no pMax); required pairs stay adjacent at every level (added after level 0

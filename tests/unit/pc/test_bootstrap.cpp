@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/knowledge.hpp"
 #include "io/dataset_io.hpp"
 #include "pc/bootstrap.hpp"
 #include "sim/discrete.hpp"
@@ -251,6 +252,36 @@ TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {
     EXPECT_TRUE(has("bootstrap_replicates", "5"));
     EXPECT_TRUE(has("bootstrap_resample", "bootstrap"));
     EXPECT_TRUE(has("n_samples", "120"));
+}
+
+TEST(BootstrapReplicate, RunsWithoutPmaxGiveTheSameSkeletonSepsetsAndGraph) {
+    // A replicate's run (PcConfig::keep_pmax = false) collects no pMax; the rest is the
+    // run's, for every test, with and without background knowledge (its pairs dropped).
+    const Dataset gauss = sim::simulate_gaussian({24, 400, 0.15, 2}, 1).data;
+    const Dataset discrete = sim::forward_sample(sim::random_network({14, 800, 0.2, 3, 4}), 800, 10, 1);
+    const Dataset nonlinear = sim::simulate_nonlinear({10, 200, 0.2, 5}, 1).data;
+    Knowledge known(24);
+    known.forbid_pair(0, 1);
+    known.require_pair(2, 3);
+    for (const auto& [data, kind] :
+         {std::pair{&gauss, pc::TestKind::FisherZ}, std::pair{&discrete, pc::TestKind::GSquare},
+          std::pair{&nonlinear, pc::TestKind::CmiKnn}})
+        for (const bool with_knowledge : {false, true}) {
+            if (with_knowledge && kind != pc::TestKind::FisherZ) continue;
+            pc::PcConfig cfg = config(kind, 2);
+            if (with_knowledge) cfg.knowledge = known;
+            const pc::PcResult full = pc::run_pc(*data, cfg);
+            cfg.keep_pmax = false;
+            const pc::PcResult lean = pc::run_pc(*data, cfg);
+            const std::string what = pc::to_string(kind) + (with_knowledge ? " with knowledge" : "");
+            EXPECT_FALSE(full.pmax.empty()) << what;
+            EXPECT_TRUE(lean.pmax.empty()) << what;
+            EXPECT_TRUE(lean.skeleton == full.skeleton) << what;
+            EXPECT_TRUE(lean.sepsets == full.sepsets) << what;
+            EXPECT_EQ(lean.cpdag, full.cpdag) << what;
+            EXPECT_EQ(lean.levels.size(), full.levels.size()) << what;
+            EXPECT_GT(full.sepsets.size(), 0u) << what;
+        }
 }
 
 TEST(BootstrapReplicate, ErrorsNameTheReplicate) {

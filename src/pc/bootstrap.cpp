@@ -645,7 +645,15 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         }
         // Replicates at once on a GPU: each engine's work on a stream of its own.
         rc.backend.own_stream = batch.concurrent > static_cast<int>(devices.size());
-        PcResult res = replicate_result(data, rc, b, r);
+        PcResult res;
+        try {
+            res = replicate_result(data, rc, b, r);
+        } catch (const OutOfMemory& e) {
+            if (devices.size() < 2) throw;
+            // Several GPUs: which one ran out (another process may hold its memory).
+            throw OutOfMemory("bootstrap replicate " + std::to_string(r) + " on GPU " +
+                              std::to_string(rc.backend.device) + ": " + e.what());
+        }
         Pdag g = std::move(res.cpdag);
         if (r == 0) first = std::move(res);  // one thread only: replicate 0's
         return g;

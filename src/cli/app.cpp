@@ -106,14 +106,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     try {
         comm = env->world();
         if (decorate) comm = decorate(std::move(comm));
-        if (pc_cmd->parsed()) {
-            const int rc = run_pc_command(pa, join_args(argc, argv), *env, comm);
-            trace_moment("pc done");
-            comm.reset();
-            env.reset();
-            trace_moment("MPI finalised");
-            return rc;
-        }
+        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
         if (mcmc->parsed()) return run_mcmc_command(mc, join_args(argc, argv), *env, comm);
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);

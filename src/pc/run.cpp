@@ -247,7 +247,7 @@ SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& data, const
     sk.max_level = cfg.max_level;
     sk.threads = threads;
     sk.distributed_records = cfg.distributed_records && comm.size() > 1;
-    sk.keep_pmax = cfg.keep_pmax || comm.size() > 1;
+    sk.keep_pmax = cfg.keep_pmax;
     sk.forbidden_pairs = cfg.knowledge.forbidden_pairs();
     sk.required_pairs = cfg.knowledge.required_pairs();
     if (test.kind == TestKind::FisherZ) {

@@ -821,20 +821,14 @@ private:
     SkeletonResult finish() {
         if (distributed_) return finish_distributed();
         trace_.start();
-        if (!opt_.keep_pmax && comm_.size() == 1) {
-            SkeletonResult res;
-            if (graph_stale_) sync_graph(next_);
-            res.skeleton = std::move(g_);
-            res.levels = std::move(levels_);
-            res.sepsets = collect_sepsets();
-            drop_knowledge_pairs(res);
-            trace_.print("host after the levels (no pMax)");
-            return res;
-        }
+        // One rank may leave pMax out (a bootstrap replicate): neither gathered nor listed.
+        const bool want_pmax = opt_.keep_pmax || comm_.size() > 1;
         // The engine lists the pairs when its table is the answer.
-        const bool pairs_from_engine = results_->engine_lists_pairs();
-        results_->gather_pmax(!pairs_from_engine);
-        trace_.mark("pmax gathered");
+        const bool pairs_from_engine = want_pmax && results_->engine_lists_pairs();
+        if (want_pmax) {
+            results_->gather_pmax(!pairs_from_engine);
+            trace_.mark("pmax gathered");
+        }
         SkeletonResult res;
         if (graph_stale_) sync_graph(next_);
         res.skeleton = std::move(g_);
@@ -844,14 +838,16 @@ private:
         if (pairs_from_engine && comm_.rank() == 0)
             listed = std::async(std::launch::async, [this] { return results_->engine_pairs(); });
         res.sepsets = collect_sepsets();
-        mpi::run_agreed(comm_, [&] {
-            if (comm_.rank() != 0) return;
-            if (pairs_from_engine)
-                res.pmax = listed.get();  // rethrows the engine's error
-            else
-                res.pmax = pmax_.pairs(threads_);
-        });
-        trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
+        if (want_pmax) {
+            mpi::run_agreed(comm_, [&] {
+                if (comm_.rank() != 0) return;
+                if (pairs_from_engine)
+                    res.pmax = listed.get();  // rethrows the engine's error
+                else
+                    res.pmax = pmax_.pairs(threads_);
+            });
+            trace_.mark(pairs_from_engine ? "pmax pairs (engine)" : "pmax");
+        }
         if (comm_.rank() == 0) drop_knowledge_pairs(res);
         trace_.print("host after the levels");
         return res;

@@ -65,8 +65,6 @@ void report_startup(mpi::Communicator& comm, const mpi::Environment& env, const 
 /// else on a terminal.
 pc::Progress::Mode progress_mode(bool quiet, bool verbose, bool root);
 
-/// The CUDA context made on a thread of its own while the data are read (nothing for the
-/// CPU backend); joined by join() or at the end of the scope.
 /// The GPUs a rank runs a bootstrap's replicates on, of `visible` ones: those whose id is
 /// congruent to its node-local rank modulo the ranks on its node, so that the ranks of a
 /// node share its GPUs without overlap (every GPU for one process, local_size 1; GPUs 1

@@ -117,11 +117,15 @@ Dataset select_columns(const Dataset& d, const std::vector<std::int32_t>& kept) 
     return out;
 }
 
-PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r) {
+/// Replicate r's whole result; its resample in `scratch` (whose memory the next replicate of
+/// the same worker reuses).
+PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r,
+                          Dataset& scratch) {
     StepTrace trace;  // CUDAG_TRACE: a line per replicate, its steps' times
     trace.start();
     std::vector<std::int32_t> kept;
-    const Dataset d = replicate_data(data, cfg, b, r, kept);
+    replicate_data_into(data, cfg, b, r, kept, scratch, resolve_threads(cfg.backend.threads));
+    const Dataset& d = scratch;
     trace.mark("resample");
     mpi::SerialCommunicator serial;
     PcResult res;
@@ -242,48 +246,70 @@ std::vector<std::int64_t> resample_rows(std::int64_t n_samples, const BootstrapO
     return rows;
 }
 
-Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source) {
-    Dataset d;
+namespace {
+
+/// resample_data into `d` (its memory reused where it has the size), on `threads` threads.
+void resample_into(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source, Dataset& d,
+                   int threads) {
     d.n_vars = data.n_vars;
     d.n_samples = static_cast<std::int64_t>(rows.size());
     d.names = data.names;
     d.source = source;
+    // The same size again keeps the values' memory (a worker's replicates one after another).
     d.values.resize(static_cast<std::size_t>(d.n_vars * d.n_samples));
-    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+    if (data.discrete())
+        d.levels.resize(static_cast<std::size_t>(d.n_vars));
+    else
+        d.levels.clear();
+    // Column by column, each column on one thread: the same values on any number of threads.
+    parallel_for(0, d.n_vars, threads, 64, [&](std::int64_t v, int) {
         const double* from = data.column(v);
         double* to = d.column(v);
         for (std::int64_t s = 0; s < d.n_samples; ++s) to[s] = from[rows[static_cast<std::size_t>(s)]];
-    }
-    if (!data.discrete()) return d;
-    // Discrete: only the levels the resample holds, in their order (as the reader codes
-    // the written labels).
-    d.levels.resize(static_cast<std::size_t>(d.n_vars));
-    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        if (!data.discrete()) return;
+        // Discrete: only the levels the resample holds, in their order (as the reader codes
+        // the written labels).
         const auto& levels = data.levels[static_cast<std::size_t>(v)];
+        auto& kept_levels = d.levels[static_cast<std::size_t>(v)];
+        kept_levels.clear();
         std::vector<std::int64_t> code(levels.size(), -1);
-        double* col = d.column(v);
-        for (std::int64_t s = 0; s < d.n_samples; ++s) code[static_cast<std::size_t>(col[s])] = 0;
+        for (std::int64_t s = 0; s < d.n_samples; ++s) code[static_cast<std::size_t>(to[s])] = 0;
         std::int64_t next = 0;
         for (std::size_t k = 0; k < levels.size(); ++k)
             if (code[k] == 0) {
                 code[k] = next++;
-                d.levels[static_cast<std::size_t>(v)].push_back(levels[k]);
+                kept_levels.push_back(levels[k]);
             }
         for (std::int64_t s = 0; s < d.n_samples; ++s)
-            col[s] = static_cast<double>(code[static_cast<std::size_t>(col[s])]);
-    }
+            to[s] = static_cast<double>(code[static_cast<std::size_t>(to[s])]);
+    });
+}
+
+}  // namespace
+
+Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source) {
+    Dataset d;
+    resample_into(data, rows, source, d, 1);
     return d;
+}
+
+void replicate_data_into(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
+                         std::vector<std::int32_t>& kept, Dataset& d, int threads) {
+    const std::vector<std::int64_t> rows = resample_rows(data.n_samples, b, replicate);
+    resample_into(data, rows, data.source + " (bootstrap replicate " + std::to_string(replicate) + ")", d, threads);
+    kept.clear();
+    // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
+    // column's index: its columns all stay.
+    const bool drop = resolve_test(cfg, data).kind != TestKind::CmiKnn;
+    for (std::int64_t v = 0; v < d.n_vars; ++v)
+        if (!drop || !constant_column(d, v)) kept.push_back(static_cast<std::int32_t>(v));
+    if (static_cast<std::int64_t>(kept.size()) < d.n_vars) d = select_columns(d, kept);
 }
 
 Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
                        std::vector<std::int32_t>& kept) {
-    const std::vector<std::int64_t> rows = resample_rows(data.n_samples, b, replicate);
-    Dataset d = resample_data(data, rows, data.source + " (bootstrap replicate " + std::to_string(replicate) + ")");
-    // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
-    // column's index: its columns all stay.
-    if (resolve_test(cfg, data).kind != TestKind::CmiKnn) return drop_constant_columns(std::move(d), kept);
-    kept.resize(static_cast<std::size_t>(d.n_vars));
-    for (std::int32_t v = 0; v < d.n_vars; ++v) kept[static_cast<std::size_t>(v)] = v;
+    Dataset d;
+    replicate_data_into(data, cfg, b, replicate, kept, d, 1);
     return d;
 }
 
@@ -304,7 +330,8 @@ BootstrapKind bootstrap_kind(const Pdag& g, std::int32_t i, std::int32_t j) {
 }
 
 Pdag run_replicate(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate) {
-    return replicate_result(data, cfg, b, replicate).cpdag;
+    Dataset scratch;
+    return replicate_result(data, cfg, b, replicate, scratch).cpdag;
 }
 
 namespace {
@@ -412,8 +439,12 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
 /// Fisher-z replicates run at once on one GPU by default: a replicate of a DREAM5-sized set
 /// spends more than half its time on the host (planning levels, unpacking results,
 /// orienting), which others' kernels fill (B = 100 on one H100 of a 64-core host: 24
-/// replicates a second one at a time, 29.9 four at once, 45.7 eight at once).
-constexpr int kGpuReplicatesAtOnce = 8;
+/// replicates a second one at a time, 29.9 four at once, 45.7 eight at once). Sixteen: one
+/// GPU gains a little (B = 1,000 on one H200: 84.5 replicates a second at 8, 89.8 at 16),
+/// and where several GPUs' replicates share the host, whose host steps then take longer
+/// (a third in traces), more of them in flight keep each GPU busy (4 H200s of a 64-core
+/// host: 277/s at 8 a GPU, 295/s at 16).
+constexpr int kGpuReplicatesAtOnce = 16;
 
 /// The GPUs this rank runs its replicates on: BackendContext::replicate_devices, or its
 /// device alone.
@@ -438,7 +469,8 @@ double free_bytes(int device) {
 /// each GPU (each engine on a stream of its own), as many as half the free memory of the
 /// rank's first GPU holds (its others alike, as a node's GPUs are: asking them would wait
 /// for their contexts, which the driver makes one after the other) and at most half a
-/// rank's share, others one at a time on each GPU.
+/// rank's share, others one at a time on each GPU; in all, as many as half the available
+/// host memory holds.
 /// per_round is the least over the ranks, so that their rounds match.
 struct ReplicateBatch {
     int per_round = 1, concurrent = 1;
@@ -468,6 +500,14 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
                         1.0, double(at_once)));
             }
             concurrent = static_cast<int>(std::min<std::int64_t>(at_once * gpus, share));
+            if (cfg.backend.tunables.replicates_at_once == 0) {
+                // And as many as half the available host memory holds (each its resample).
+                const double host_each = estimate_host_bytes(data, cfg, true) +
+                                         8.0 * static_cast<double>(data.n_vars) * static_cast<double>(data.n_samples) +
+                                         1.0;
+                const double fits = 0.5 * static_cast<double>(available_host_bytes()) / host_each;
+                concurrent = static_cast<int>(std::clamp<double>(fits, 1.0, concurrent));
+            }
             return;
         }
         PcConfig probe = cfg;
@@ -636,6 +676,9 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
     }
     const std::vector<int> devices = replicate_devices(cfg.backend);
+    // Each worker's resample, its memory reused from one replicate to the next (the worker's
+    // thread alone touches it).
+    std::vector<Dataset> scratch(static_cast<std::size_t>(batch.concurrent));
     const WorkerGraph replicate = [&](std::int64_t r, int each, int worker) {
         PcConfig rc = cfg;
         rc.backend.threads = each;
@@ -647,7 +690,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         rc.backend.own_stream = batch.concurrent > static_cast<int>(devices.size());
         PcResult res;
         try {
-            res = replicate_result(data, rc, b, r);
+            res = replicate_result(data, rc, b, r, scratch[static_cast<std::size_t>(worker)]);
         } catch (const OutOfMemory& e) {
             if (devices.size() < 2) throw;
             // Several GPUs: which one ran out (another process may hold its memory).

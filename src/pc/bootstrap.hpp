@@ -67,6 +67,12 @@ Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, c
 Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
                        std::vector<std::int32_t>& kept);
 
+/// replicate_data into `d`, whose memory is reused where it has the size already (a
+/// worker's replicates one after another), copying the columns on `threads` threads (the
+/// same values on any number).
+void replicate_data_into(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
+                         std::vector<std::int32_t>& kept, Dataset& d, int threads);
+
 /// `d` less its constant columns; `kept` gets the indices of the columns kept.
 Dataset drop_constant_columns(Dataset d, std::vector<std::int32_t>& kept);
 

@@ -152,6 +152,54 @@ TEST(BootstrapData, DiscreteResamplesKeepOnlyTheirLevels) {
     fs::remove_all(path.parent_path());
 }
 
+TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
+    // One scratch data set through replicates of different shapes (a column constant in some
+    // half-samples is left out of those), continuous and discrete, on 1 and 4 threads: each
+    // time what replicate_data gives.
+    Dataset gauss = sim::simulate_gaussian({70, 40, 0.2, 3}).data;
+    for (std::int64_t s = 1; s < gauss.n_samples; ++s) gauss.column(2)[s] = 1.0;
+    gauss.column(2)[0] = 2.0;
+    Dataset disc;
+    disc.n_vars = 70;
+    disc.n_samples = 40;
+    for (std::int64_t v = 0; v < disc.n_vars; ++v) {
+        std::string name = "D";
+        name += std::to_string(v);
+        disc.names.push_back(name);
+        const std::int64_t k = 2 + v % 4;
+        disc.levels.emplace_back();
+        for (std::int64_t c = 0; c < k; ++c) disc.levels.back().push_back(std::to_string(c));
+        for (std::int64_t s = 0; s < disc.n_samples; ++s)
+            disc.values.push_back(static_cast<double>(s == 0 ? k - 1 : (s * (v + 1) / 3) % (k - 1)));
+    }
+    const auto b = options(8, pc::Resample::Half);
+    for (const Dataset* d : {&gauss, &disc}) {
+        const pc::PcConfig cfg = config(d->discrete() ? pc::TestKind::GSquare : pc::TestKind::FisherZ);
+        for (int threads : {1, 4}) {
+            Dataset scratch;
+            int shapes = 0;
+            std::int64_t last = -1;
+            for (std::int64_t r = 0; r < b.replicates; ++r) {
+                std::vector<std::int32_t> kept, kept_into;
+                const Dataset want = pc::replicate_data(*d, cfg, b, r, kept);
+                pc::replicate_data_into(*d, cfg, b, r, kept_into, scratch, threads);
+                EXPECT_EQ(kept_into, kept) << r;
+                EXPECT_EQ(scratch.n_vars, want.n_vars) << r;
+                EXPECT_EQ(scratch.n_samples, want.n_samples) << r;
+                EXPECT_EQ(scratch.values, want.values) << "replicate " << r << ", " << threads << " threads";
+                EXPECT_EQ(scratch.names, want.names) << r;
+                EXPECT_EQ(scratch.levels, want.levels) << r;
+                EXPECT_EQ(scratch.source, want.source) << r;
+                shapes += want.n_vars != last ? 1 : 0;
+                last = want.n_vars;
+            }
+            if (!d->discrete()) {
+                EXPECT_GT(shapes, 1) << "every half-sample had the same columns";
+            }
+        }
+    }
+}
+
 TEST(BootstrapOptions, BadValuesAreOneLineErrors) {
     auto b = options(0);
     EXPECT_THROW(pc::validate(b, 100), InputError);

@@ -708,12 +708,15 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
 }  // namespace
 
 BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& comm, const ReplicateGraph& replicate,
-                               const ReplicateCallback& on_round, int threads, const BootstrapCheckpoint* ckpt) {
+                               const ReplicateCallback& on_round, int threads, int concurrent,
+                               const BootstrapCheckpoint* ckpt) {
     mpi::run_agreed(comm, [&] { validate(b, std::numeric_limits<std::int64_t>::max()); });
     PairCounts all;
-    const WorkerGraph one = [&replicate](std::int64_t r, int t, int) { return replicate(r, t); };
+    ReplicateBatch batch;
+    batch.concurrent = std::max(1, concurrent);
+    batch.per_round = comm.allreduce(batch.concurrent, mpi::ReduceOp::Min);
     if (ckpt == nullptr || ckpt->path.empty())
-        return count_rounds(b, ReplicateBatch{}, threads, comm, one, on_round, 0, all, nullptr);
+        return count_rounds(b, batch, threads, comm, replicate, on_round, 0, all, nullptr);
     RoundCheckpoint rc;
     rc.path = ckpt->path;
     rc.hash = ckpt->hash;
@@ -729,7 +732,7 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
         first.config = ckpt->provenance;  // this run's, in the next checkpoint
         if (ckpt->on_resume) ckpt->on_resume(static_cast<int>(resumed));
     }
-    return count_rounds(b, ReplicateBatch{}, threads, comm, one, on_round, resumed, all, &rc);
+    return count_rounds(b, batch, threads, comm, replicate, on_round, resumed, all, &rc);
 }
 
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,

@@ -109,8 +109,10 @@ using ReplicateCallback = std::function<void(std::int64_t done, std::int64_t tot
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                              mpi::Communicator& comm, const ReplicateCallback& on_round = {});
 
-/// Replicate `replicate`'s graph over the data's variables, run on `threads` threads.
-using ReplicateGraph = std::function<Pdag(std::int64_t replicate, int threads)>;
+/// Replicate `replicate`'s graph over the data's variables, run by worker `worker` (0 ..
+/// concurrent - 1 of count_bootstrap: which GPU it runs on follows from it) on `threads`
+/// threads.
+using ReplicateGraph = std::function<Pdag(std::int64_t replicate, int threads, int worker)>;
 
 /// count_bootstrap's checkpoints (`cudag mcmc --bootstrap --checkpoint`): the totals at
 /// round boundaries (every 30 s) in PC's bootstrap checkpoint format, under `hash` (what
@@ -126,12 +128,14 @@ struct BootstrapCheckpoint {
     std::function<void(int done)> on_checkpoint, on_resume;       ///< rank 0's notes
 };
 
-/// run_bootstrap's counting for any learner's replicates (order MCMC's MAP DAGs): replicate
-/// r on rank r mod size, one at a time with `threads` threads, errors agreed per round,
-/// the counts summed on rank 0 (the table there; elsewhere empty); with `ckpt`, its
-/// checkpoints and resume (the counts equal an uninterrupted run's).
+/// run_bootstrap's counting for any learner's replicates (order MCMC's MAP DAGs): a rank's
+/// replicates `concurrent` at a time (workers 0 .. concurrent - 1, threads / concurrent
+/// threads each; all `threads` when one at a time), in rounds of the least `concurrent`
+/// over the ranks, errors agreed per round, the counts summed on rank 0 (the table there;
+/// elsewhere empty); with `ckpt`, its checkpoints and resume (the counts equal an
+/// uninterrupted run's, whatever the ranks and workers).
 BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& comm, const ReplicateGraph& replicate,
-                               const ReplicateCallback& on_round, int threads,
+                               const ReplicateCallback& on_round, int threads, int concurrent = 1,
                                const BootstrapCheckpoint* ckpt = nullptr);
 
 /// The whole run as a result: on rank 0 the consensus graph (cpdag and skeleton), the table

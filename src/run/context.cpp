@@ -97,6 +97,14 @@ void end_early_gpu_context(int bound) {
     if (made >= 0 && made != bound) drop_gpu_context(made);
 }
 
+std::string replicates_placement(int ranks, const std::vector<int>& devices) {
+    std::string out = " on " + std::to_string(ranks) + " rank" + (ranks == 1 ? "" : "s");
+    if (devices.size() < 2) return out;
+    out += ranks == 1 ? ", GPUs " : ", rank 0 on GPUs ";
+    for (std::size_t k = 0; k < devices.size(); ++k) out += (k == 0 ? "" : ", ") + std::to_string(devices[k]);
+    return out;
+}
+
 std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int device) {
     if (local_size < 1 || visible <= local_size || local_rank < 0 || local_rank >= local_size) return {device};
     std::vector<int> out;

@@ -72,6 +72,10 @@ pc::Progress::Mode progress_mode(bool quiet, bool verbose, bool root);
 /// the node has no more GPUs than ranks.
 std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int device);
 
+/// The bootstrap's note of where its replicates run: " on R rank(s)", then, where a rank
+/// drives several GPUs, ", GPUs 0, 1, ..." (one process) or ", rank 0 on GPUs ...".
+std::string replicates_placement(int ranks, const std::vector<int>& devices);
+
 /// The CUDA context of `device` made on a thread of its own (nothing for the CPU backend)
 /// while the caller reads the data; with `local_size` > 0 (a bootstrap), also those of the
 /// rank's other replicate GPUs (replicate_gpus of the visible ones for `local_rank` of

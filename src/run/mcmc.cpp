@@ -262,6 +262,19 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         if (space_is_file) inputs.space = read_space_graph(a.space, data.names);
         if (a.knowledge.any()) inputs.knowledge = a.knowledge.read(data.names);
     });
+    // A rank's replicates run on every GPU of its share of the node (one process: every
+    // visible GPU; as cudag pc --bootstrap), one at a time on each; one at a time on the CPU.
+    std::vector<int> devices;
+    mpi::run_agreed(*comm, [&] {
+        if (parse_backend(a.backend) == BackendKind::Cpu) return;
+        const int visible = visible_gpus();
+        if (visible <= 0) return;
+        const int bound = env.mpi() ? mpi::bind_device(env.local_rank(), visible) : 0;
+        end_early_gpu_context(env.mpi() ? bound : -1);
+        devices = replicate_gpus(visible, env.mpi() ? env.local_rank() : 0, env.mpi() ? env.local_size() : 1, bound);
+    });
+    progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
+                  pc::to_string(b.resample) + ")" + replicates_placement(comm->size(), devices));
     McmcJob one = a;  // a replicate: one quiet run without files (the checkpoint is the bootstrap's)
     one.bootstrap = 0;
     one.out.clear();
@@ -271,7 +284,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     one.stop_after = -1;
     one.quiet = true;
     one.verbose = false;
-    const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads) {
+    const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads, int worker) {
         const std::string name = a.data + " (bootstrap replicate " + std::to_string(r) + ")";
         std::vector<std::int32_t> kept;
         // A column constant in the resample is left out (isolated), as cudag pc does.
@@ -283,6 +296,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         j.threads = threads;
         McmcHooks h = restricted_inputs(inputs, kept, data.n_vars);
         h.read = [&d](io::TableMode) { return d; };
+        if (!devices.empty()) h.device = devices[static_cast<std::size_t>(worker) % devices.size()];
         std::unique_ptr<mpi::Communicator> serial = std::make_unique<mpi::SerialCommunicator>();
         McmcRun out;
         try {
@@ -302,7 +316,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         t = pc::count_bootstrap(
             b, *comm, replicate,
             [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); },
-            resolve_threads(a.threads), &ckpt);
+            resolve_threads(a.threads), static_cast<int>(std::max<std::size_t>(1, devices.size())), &ckpt);
     } catch (const pc::StoppedAfterLevel& e) {
         done.stopped = "stopped after " + std::to_string(e.level()) + " replicates as asked (--stop-after)";
         return done;
@@ -354,8 +368,12 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
 
     // GPUs: one per rank (node-local rank mod the visible devices).
     cfg.gpu = picks_gpu(plan.backend);
-    cfg.device = cfg.gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
-    end_early_gpu_context(cfg.gpu && env.mpi() ? cfg.device : -1);
+    if (hooks.device >= 0) {
+        cfg.device = hooks.device;  // a bootstrap replicate's GPU (its early context settled)
+    } else {
+        cfg.device = cfg.gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
+        end_early_gpu_context(cfg.gpu && env.mpi() ? cfg.device : -1);
+    }
     const bool root = comm->rank() == 0;
     io::OutputSet outputs;
     const std::string tmp_h5 =

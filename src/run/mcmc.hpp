@@ -64,6 +64,8 @@ struct McmcHooks {
     std::optional<std::vector<double>> prior;  ///< read_prior's beliefs
     std::optional<Pdag> space;                 ///< --space FILE's graph
     std::optional<Knowledge> knowledge;
+    /// The GPU to run on (a bootstrap replicate's, from its worker); -1: the rank's.
+    int device = -1;
 };
 
 /// A finished (or stopped) MCMC job: on rank 0 the result and the summary line.

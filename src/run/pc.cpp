@@ -495,15 +495,8 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
             std::cerr << "cudag pc: resuming from checkpoint '" << checkpoint << "' after " << done << " replicates\n";
     };
     const auto t0 = std::chrono::steady_clock::now();
-    std::string gpus;  // a rank's replicate GPUs, when several
-    for (int d : cfg.backend.replicate_devices) gpus += (gpus.empty() ? "" : ", ") + std::to_string(d);
-    if (cfg.backend.replicate_devices.size() > 1)
-        gpus = (comm.size() == 1 ? ", GPUs " : ", rank 0 on GPUs ") + gpus;
-    else
-        gpus.clear();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
-                  pc::to_string(b.resample) + ") on " + std::to_string(comm.size()) + " rank" +
-                  (comm.size() == 1 ? "" : "s") + gpus);
+                  pc::to_string(b.resample) + ")" + replicates_placement(comm.size(), cfg.backend.replicate_devices));
     pc::PcResult r = pc::bootstrap_pc(data, run, b, comm, [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     });

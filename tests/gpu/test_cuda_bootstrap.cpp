@@ -4,6 +4,8 @@
 // without a GPU.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -11,6 +13,7 @@
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
 #include "sim/nonlinear.hpp"
+#include "support/cli_fixture.hpp"
 #include "support/gpu.hpp"
 
 namespace cudag {
@@ -120,6 +123,32 @@ TEST(CudaBootstrap, CmiKnnIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const Dataset data = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
     EXPECT_TRUE(same_counts_on_cuda(data, cmi_config(), {.replicates = 3, .resample = pc::Resample::Half, .seed = 5}));
+}
+
+using CudaBootstrapCli = test::Cli;
+
+TEST_F(CudaBootstrapCli, McmcOnEveryGpuOfOneProcessCountsAsTheCpu) {
+    CUDAG_REQUIRE_GPU();
+    // cudag mcmc --bootstrap runs a replicate at a time on each visible GPU (one process):
+    // the frequencies of the CPU's replicates, one at a time.
+    const std::string d = (dir_ / "d.csv").string();
+    test::CliRun r =
+        run("simulate discrete --vars 9 --samples 500 --density 0.3 --states 3 --max-parents 2 --seed 4 "
+            "--out " +
+            d + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mcmc =
+        "mcmc --data " + d + " --score bdeu --iterations 1200 --seed 6 --bootstrap 7 --format freq";
+    r = run(mcmc + " --backend cpu -q --out " + (dir_ / "cpu.h5").string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(mcmc + " --backend cuda -v --out " + (dir_ / "gpu.h5").string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string cpu = test::slurp(dir_ / "cpu.freq.tsv");
+    EXPECT_GT(cpu.size(), 0u);
+    EXPECT_EQ(test::slurp(dir_ / "gpu.freq.tsv"), cpu);
+    if (gpu_devices().size() > 1) {
+        EXPECT_NE(r.err.find("on 1 rank, GPUs 0, 1"), std::string::npos) << r.err;
+    }
 }
 
 }  // namespace

@@ -18,15 +18,16 @@
 # Then bnlearn's ALARM, INSURANCE and HEPAR2 sampled at 1,000 rows (chi-square): B on the
 # CPU and on one GPU (frequencies identical?) with the AUC of the frequencies; with CL=1,
 # causal-learn's pc run serially on CL_B of the same resamples (bnlearn's boot.strength
-# way), its time for B = 100 extrapolated; and `cudag mcmc --bootstrap` on ALARM, CPU
-# against one GPU.
+# way), its time for B = 100 extrapolated; and `cudag mcmc --bootstrap` on ALARM (or a random
+# 37-variable discrete network where ALARM is not read), on the CPU, one GPU and every GPU of
+# one process.
 #
 # Usage: scripts/bench/bootstrap.sh [build-dir]
 #   env: OUT=dir (logs, tables), B=100, CPU_B=10, CPU_LIMIT=300, GPU_LIMIT=300,
 #        GPUS=(visible GPUs), MPIEXEC=mpiexec, RESAMPLE=bootstrap|half, ALPHA=0.01,
 #        N=1643 M=850 (another shape), PYTHON=python3 (AUC; causal-learn for CL=1),
 #        GPU_COUNTS="2 3 4", MPI_RANKS=1, NETS="alarm insurance hepar2" ("" for none), DREAM=0 (skip the DREAM5-sized set),
-#        SHARED=../shared/data, MCMC_B=20, CL=1, CL_B=3,
+#        SHARED=../shared/data, MCMC_B=20, MCMC=0 (no mcmc runs), CL=1, CL_B=3,
 #        CL_LIMIT=600, OLD=build-dir (B on one GPU also with that build's cudag, side by side)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -125,6 +126,7 @@ if [[ ${DREAM:-1} != 0 ]]; then
 fi
 
 # bnlearn networks at 1,000 rows (chi-square): B on the CPU and on one GPU, identical?
+one_gpu=(CUDA_VISIBLE_DEVICES=0)  # a process runs its replicates on every GPU it sees
 for net in ${NETS-alarm insurance hepar2}; do
     bif=${SHARED:-../shared/data}/bnlearn/$net.bif.gz
     [[ -f $bif ]] || { echo "$net: no $bif, skipped"; continue; }
@@ -133,7 +135,7 @@ for net in ${NETS-alarm insurance hepar2}; do
     for backend in cpu cuda; do
         [[ $backend == cuda && $GPUS -lt 1 ]] && continue
         t0=$(now)
-        if timeout "$cpu_limit" "$cudag" pc --data "$out/$net.csv" --backend "$backend" --bootstrap "$b" \
+        if timeout "$cpu_limit" env ${one_gpu[@]+"${one_gpu[@]}"} "$cudag" pc --data "$out/$net.csv" --backend "$backend" --bootstrap "$b" \
             --resample "$resample" --seed 1 -q --out "$out/$net.$backend.h5" --format freq; then
             s=$(since "$t0")
             echo "$net ($backend): B=$b in $s s"
@@ -152,21 +154,43 @@ for net in ${NETS-alarm insurance hepar2}; do
     fi
 done
 
-# cudag mcmc --bootstrap on ALARM (BDeu, MCMC_B replicates of 10,000 iterations): CPU and
-# one GPU, frequencies identical?
-if [[ -f $out/alarm.csv ]]; then
-    for backend in cpu cuda; do
-        [[ $backend == cuda && $GPUS -lt 1 ]] && continue
+# cudag mcmc --bootstrap (BDeu, MCMC_B replicates of 10,000 iterations) on ALARM, or without
+# it on a random 37-variable discrete network (1,000 rows): the CPU, one GPU and every GPU
+# of one process (a replicate at a time on each), frequencies identical?
+mcmc_data=$out/alarm.csv
+if [[ ! -f $mcmc_data && ${MCMC:-1} != 0 ]]; then
+    mcmc_data=$out/discrete37.csv
+    "$cudag" simulate discrete --vars 37 --samples 1000 --density 0.1 --states 3 --max-parents 3 --seed 1 \
+        --out "$mcmc_data" -q
+fi
+if [[ -f $mcmc_data && ${MCMC:-1} != 0 ]]; then
+    net=$(basename "$mcmc_data" .csv)
+    for config in cpu gpu1 gpus; do
+        launch=()
+        backend=cuda
+        case $config in
+        cpu) backend=cpu ;;
+        gpu1) [[ $GPUS -ge 1 ]] || continue; launch=(env CUDA_VISIBLE_DEVICES=0) ;;
+        gpus) [[ $GPUS -ge 2 ]] || continue ;;
+        esac
         t0=$(now)
-        if timeout "$cpu_limit" "$cudag" mcmc --data "$out/alarm.csv" --score bdeu --backend "$backend" \
-            --bootstrap "${MCMC_B:-20}" --seed 1 -q --out "$out/alarm.mcmc.$backend.h5" --format freq; then
-            echo "alarm mcmc ($backend): B=${MCMC_B:-20} in $(since "$t0") s"
+        if timeout "$cpu_limit" ${launch[@]+"${launch[@]}"} "$cudag" mcmc --data "$mcmc_data" --score bdeu \
+            --backend "$backend" --bootstrap "${MCMC_B:-20}" --seed 1 -q --out "$out/$net.mcmc.$config.h5" \
+            --format freq; then
+            s=$(since "$t0")
+            echo "$net mcmc ($config): B=${MCMC_B:-20} in $s s"
+            printf '%s\t%s\t%s\t\t\t%s\n' "$net-mcmc-$config" "${MCMC_B:-20}" "$s" \
+                "$([[ $config != cpu && -f $out/$net.mcmc.cpu.freq.tsv ]] && same "$out/$net.mcmc.cpu.freq.tsv" \
+                    "$out/$net.mcmc.$config.freq.tsv" || echo '(reference)')" >>"$table"
         else
-            echo "alarm mcmc ($backend): failed or over $cpu_limit s"
+            echo "$net mcmc ($config): failed or over $cpu_limit s"
         fi
     done
-    [[ -f $out/alarm.mcmc.cuda.freq.tsv ]] &&
-        echo "alarm mcmc: CPU and GPU frequencies identical: $(same "$out/alarm.mcmc.cpu.freq.tsv" "$out/alarm.mcmc.cuda.freq.tsv")"
+    for config in gpu1 gpus; do
+        [[ -f $out/$net.mcmc.$config.freq.tsv && -f $out/$net.mcmc.cpu.freq.tsv ]] &&
+            echo "$net mcmc: CPU and $config frequencies identical: $(same "$out/$net.mcmc.cpu.freq.tsv" \
+                "$out/$net.mcmc.$config.freq.tsv")"
+    done
 fi
 
 # bnlearn-style serial bootstrapping of causal-learn's PC (CL=1; causal-learn installed in

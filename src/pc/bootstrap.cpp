@@ -463,14 +463,14 @@ double free_bytes(int device) {
 /// ranks, `concurrent` of them at once (ReplicatePipeline's workers, each bound to GPU
 /// `worker mod devices` of the rank's replicate devices). On the CPU engine one per thread
 /// (a small replicate keeps few threads busy, and whole replicates side by side need no
-/// synchronisation), as many as half the available host memory holds, in rounds of that
-/// many. On GPUs, in rounds of about an eighth of a rank's share (at most 16 a GPU), so that
-/// progress and checkpoints come often; Fisher-z replicates kGpuReplicatesAtOnce at once on
-/// each GPU (each engine on a stream of its own), as many as half the free memory of the
-/// rank's first GPU holds (its others alike, as a node's GPUs are: asking them would wait
-/// for their contexts, which the driver makes one after the other) and at most half a
-/// rank's share, others one at a time on each GPU; in all, as many as half the available
-/// host memory holds.
+/// synchronisation), as many as half the available host memory holds and at most a rank's
+/// share, in rounds of that many. On GPUs, in rounds of about an eighth of a rank's share
+/// (at most 16 a GPU), so that progress and checkpoints come often; Fisher-z replicates
+/// kGpuReplicatesAtOnce at once on each GPU (each engine on a stream of its own), as many
+/// as half the free memory of the rank's first GPU holds (its others alike, as a node's
+/// GPUs are: asking them would wait for their contexts, which the driver makes one after
+/// the other) and at most half a rank's share, others one at a time on each GPU; in all,
+/// as many as half the available host memory holds.
 /// per_round is the least over the ranks, so that their rounds match.
 struct ReplicateBatch {
     int per_round = 1, concurrent = 1;
@@ -516,8 +516,11 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
         const double each = estimate_host_bytes(data, probe, false) +
                             8.0 * static_cast<double>(data.n_vars) * static_cast<double>(data.n_samples) + 1.0;
         const double fits = 0.5 * static_cast<double>(available_host_bytes()) / each;
-        batch = concurrent =
-            static_cast<int>(std::max(1.0, std::min<double>(resolve_threads(cfg.backend.threads), fits)));
+        // No more than a rank's share: fewer replicates than threads share the threads out
+        // (B = 3 on 64 threads: 21 threads each, not one each and 61 idle).
+        const double share = static_cast<double>((b.replicates + comm.size() - 1) / comm.size());
+        batch = concurrent = static_cast<int>(
+            std::max(1.0, std::min({static_cast<double>(resolve_threads(cfg.backend.threads)), fits, share})));
     });
     ReplicateBatch out;
     out.per_round = comm.allreduce(batch, mpi::ReduceOp::Min);

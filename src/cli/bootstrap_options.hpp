@@ -28,10 +28,8 @@ BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::stri
         cmd.add_option("--bootstrap", a.bootstrap,
                        "run " + what +
                            " on B resamples of the rows (keyed by --seed) and report each pair's edge "
-                           "frequencies and their consensus graph" +
-                           (what == "PC" ? std::string("; on GPUs, every GPU the process sees (limit them with "
-                                                       "CUDA_VISIBLE_DEVICES)")
-                                         : std::string()))
+                           "frequencies and their consensus graph; on GPUs, every GPU the process sees (limit "
+                           "them with CUDA_VISIBLE_DEVICES)")
             ->group(group);
     r.resample = cmd.add_option("--resample", a.resample,
                                 "rows of a replicate: bootstrap (m with replacement) or half (m/2 without)")

@@ -23,7 +23,6 @@
 #include "io/hdf5_file.hpp"
 #include "io/writers.hpp"
 #include "pc/engines.hpp"
-#include "pc/replicate_pipeline.hpp"
 
 namespace cudag::pc {
 
@@ -297,13 +296,15 @@ void replicate_data_into(const Dataset& data, const PcConfig& cfg, const Bootstr
                          std::vector<std::int32_t>& kept, Dataset& d, int threads) {
     const std::vector<std::int64_t> rows = resample_rows(data.n_samples, b, replicate);
     resample_into(data, rows, data.source + " (bootstrap replicate " + std::to_string(replicate) + ")", d, threads);
-    kept.clear();
     // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
-    // column's index: its columns all stay.
-    const bool drop = resolve_test(cfg, data).kind != TestKind::CmiKnn;
-    for (std::int64_t v = 0; v < d.n_vars; ++v)
-        if (!drop || !constant_column(d, v)) kept.push_back(static_cast<std::int32_t>(v));
-    if (static_cast<std::int64_t>(kept.size()) < d.n_vars) d = select_columns(d, kept);
+    // column's index: its columns all stay. (Where none is dropped, d's memory moves out and
+    // back.)
+    if (resolve_test(cfg, data).kind != TestKind::CmiKnn) {
+        d = drop_constant_columns(std::move(d), kept);
+        return;
+    }
+    kept.resize(static_cast<std::size_t>(d.n_vars));
+    for (std::int32_t v = 0; v < d.n_vars; ++v) kept[static_cast<std::size_t>(v)] = v;
 }
 
 Dataset replicate_data(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t replicate,
@@ -540,7 +541,7 @@ struct RoundCheckpoint {
 /// The rounds from replicate `resumed` on, rank 0's totals in `all` (holding the resumed
 /// ones), with checkpoints when `ckpt` is given.
 BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int threads, mpi::Communicator& comm,
-                            const WorkerGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
+                            const ReplicateGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
                             PairCounts& all, const RoundCheckpoint* ckpt) {
     const int size = comm.size(), rank = comm.rank();
     PairCounts counts;  // this rank's counts since the last merge
@@ -682,7 +683,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     // Each worker's resample, its memory reused from one replicate to the next (the worker's
     // thread alone touches it).
     std::vector<Dataset> scratch(static_cast<std::size_t>(batch.concurrent));
-    const WorkerGraph replicate = [&](std::int64_t r, int each, int worker) {
+    const ReplicateGraph replicate = [&](std::int64_t r, int each, int worker) {
         PcConfig rc = cfg;
         rc.backend.threads = each;
         if (devices.size() > 1) {

@@ -18,6 +18,7 @@
 #include "core/pdag.hpp"
 #include "io/checkpoint_file.hpp"
 #include "mpi/communicator.hpp"
+#include "pc/replicate_pipeline.hpp"
 #include "pc/result.hpp"
 #include "pc/run.hpp"
 
@@ -111,8 +112,8 @@ BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const Boo
 
 /// Replicate `replicate`'s graph over the data's variables, run by worker `worker` (0 ..
 /// concurrent - 1 of count_bootstrap: which GPU it runs on follows from it) on `threads`
-/// threads.
-using ReplicateGraph = std::function<Pdag(std::int64_t replicate, int threads, int worker)>;
+/// threads (ReplicatePipeline's WorkerGraph).
+using ReplicateGraph = WorkerGraph;
 
 /// count_bootstrap's checkpoints (`cudag mcmc --bootstrap --checkpoint`): the totals at
 /// round boundaries (every 30 s) in PC's bootstrap checkpoint format, under `hash` (what

@@ -15,13 +15,26 @@ CheckpointFile::CheckpointFile(CheckpointFile&&) noexcept = default;
 CheckpointFile& CheckpointFile::operator=(CheckpointFile&&) noexcept = default;
 CheckpointFile::~CheckpointFile() = default;
 
-void check_checkpoint_start(const std::string& path, bool resume, bool overwrite) {
+void check_checkpoint_start(const std::string& path, bool resume, bool overwrite,
+                            const std::vector<std::string>& side_files) {
     if (resume && overwrite)
         throw InputError("--resume continues --checkpoint and --overwrite-checkpoint replaces it: give one");
     std::error_code ec;
     if (!resume && !overwrite && std::filesystem::exists(path, ec))
         throw InputError("checkpoint '" + path +
                          "' exists: add --resume to continue it, or remove it (or --overwrite-checkpoint)");
+    for (const std::string& side : side_files) {
+        const std::string what = "'" + side + "' (a file cudag writes beside --checkpoint '" + path + "')";
+        const auto st = std::filesystem::symlink_status(side, ec);
+        if (ec || !std::filesystem::exists(st)) continue;
+        if (std::filesystem::is_symlink(st))
+            throw InputError(what + " is a symbolic link: cudag writes no side file through a link; remove it");
+        if (!std::filesystem::is_regular_file(st))
+            throw InputError(what + " is not a regular file: remove it, or give another --checkpoint");
+        if (!resume && !overwrite)
+            throw InputError(what + " exists: add --resume to continue the checkpoint it belongs to, "
+                             "--overwrite-checkpoint to replace both, or remove it");
+    }
 }
 
 CheckpointFile CheckpointFile::create(const std::string& path, const CheckpointFormat& format,

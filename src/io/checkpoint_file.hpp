@@ -44,7 +44,14 @@ public:
 /// are both given, or when neither is and `path` exists ("checkpoint '<path>' exists: add
 /// --resume to continue it, or remove it"), so that a finished or long run's state is
 /// never replaced by accident. `overwrite` (--overwrite-checkpoint) starts afresh.
-void check_checkpoint_start(const std::string& path, bool resume, bool overwrite);
+///
+/// `side_files` are files the checkpoint keeps beside it that the user did not name (mcmc's
+/// trace log): one that is a symbolic link or not a regular file is refused always (cudag
+/// never writes a side file through a link); one that exists is refused unless `resume` or
+/// `overwrite` ("'C.traces' exists (...): add --resume ..."), so that an unrelated file of
+/// that name is never replaced.
+void check_checkpoint_start(const std::string& path, bool resume, bool overwrite,
+                            const std::vector<std::string>& side_files = {});
 
 /// One checkpoint file, being written or opened for reading. Layout of the root group:
 ///   attrs format (the learner's format name), cudag_version, config_hash (strings),

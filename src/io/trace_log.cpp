@@ -107,7 +107,7 @@ TraceLog TraceLog::reopen(const std::string& checkpoint, std::uint64_t run_id, s
     TraceLog log;
     log.checkpoint_ = checkpoint;
     log.path_ = trace_log_path(checkpoint);
-    log.fd_ = ::open(log.path_.c_str(), O_WRONLY | O_CLOEXEC);
+    log.fd_ = ::open(log.path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
     if (log.fd_ < 0 || ::ftruncate(log.fd_, static_cast<off_t>(bytes)) != 0 ||
         ::lseek(log.fd_, static_cast<off_t>(bytes), SEEK_SET) < 0)
         throw InputError("cannot write checkpoint '" + checkpoint + "' (its trace log '" + log.path_ +

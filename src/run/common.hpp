@@ -18,9 +18,11 @@
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint_file.hpp"
+#include "io/checkpoint_lock.hpp"
 #include "io/dataset_io.hpp"
 #include "io/output_set.hpp"
 #include "io/table_reader.hpp"
+#include "io/trace_log.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
 
@@ -88,12 +90,28 @@ inline std::vector<std::string> unique_items(const std::vector<std::string>& ite
 struct CheckpointUse {
     const std::string& path;
     bool resume = false, overwrite = false;
+    /// The run keeps a trace log beside the checkpoint (mcmc's chains: io::trace_log_path).
+    bool traces = false;
+    /// Holds the checkpoint's lock (rank 0) for the run's life: claim_outputs takes it.
+    io::CheckpointLock* lock = nullptr;
+    bool quiet = false;  ///< no note where the file system cannot lock
 };
 
-/// Before any work, rank 0 checks --checkpoint (io::check_checkpoint_start), takes
-/// temporaries for --out and the files of `formats` beside it in `outputs`, and proves
-/// --checkpoint's folder writable (writable, not a FIFO or device); agreed over the ranks.
-/// Returns the temporary of --out ("" when there is none).
+/// `outputs` plus the side files of --checkpoint `path` (for io::check_distinct: an input or
+/// an output named like one is refused before it is written over or removed).
+inline std::vector<io::NamedPath> with_checkpoint_side_files(std::vector<io::NamedPath> outputs,
+                                                             const std::string& path, bool traces) {
+    if (path.empty()) return outputs;
+    outputs.push_back({"--checkpoint's lock", io::checkpoint_lock_path(path)});
+    if (traces) outputs.push_back({"--checkpoint's trace log", io::trace_log_path(path)});
+    return outputs;
+}
+
+/// Before any work, rank 0 checks --checkpoint and its side files (io::check_checkpoint_start),
+/// takes its lock into `use.lock` (a second run on it is refused at once), takes temporaries
+/// for --out and the files of `formats` beside it in `outputs`, and proves --checkpoint's
+/// folder writable (writable, not a FIFO or device); agreed over the ranks. Returns the
+/// temporary of --out ("" when there is none).
 inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs, const std::string& out,
                                  const std::vector<std::string>& formats, const CheckpointUse& use) {
     const std::string& checkpoint = use.path;
@@ -101,14 +119,24 @@ inline std::string claim_outputs(mpi::Communicator& comm, io::OutputSet& outputs
     mpi::run_agreed(comm, [&] {
         if (comm.rank() != 0) return;
         if (use.overwrite && checkpoint.empty()) throw InputError("--overwrite-checkpoint needs --checkpoint FILE");
-        if (!checkpoint.empty()) io::check_checkpoint_start(checkpoint, use.resume, use.overwrite);
+        if (!checkpoint.empty()) {
+            if (use.resume && use.overwrite)
+                throw InputError("--resume continues --checkpoint and --overwrite-checkpoint replaces it: give one");
+            io::OutputSet probe;  // the checkpoint writer has its own set
+            probe.temp_for(checkpoint);
+            // First the lock: a run already on this checkpoint is named before anything else.
+            if (use.lock) {
+                std::string note;
+                *use.lock = io::CheckpointLock::acquire(checkpoint, &note);
+                if (!note.empty() && !use.quiet) std::cerr << "cudag: note: " << note << '\n';
+            }
+            std::vector<std::string> side;
+            if (use.traces) side.push_back(io::trace_log_path(checkpoint));
+            io::check_checkpoint_start(checkpoint, use.resume, use.overwrite, side);
+        }
         if (!out.empty()) {
             tmp = outputs.temp_for(out);
             for (const std::string& f : formats) outputs.temp_for(io::format_path(out, f));
-        }
-        if (!checkpoint.empty()) {
-            io::OutputSet probe;  // the checkpoint writer has its own set
-            probe.temp_for(checkpoint);
         }
     });
     return tmp;

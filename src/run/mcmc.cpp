@@ -40,7 +40,8 @@ void check_mcmc_paths(const McmcJob& a, const McmcPlan& plan, const mpi::Communi
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.checkpoint}};
     for (const std::string& f : plan.formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct(with_knowledge_inputs(inputs, a.knowledge.files), out_paths);
+    io::check_distinct(with_knowledge_inputs(inputs, a.knowledge.files),
+                       with_checkpoint_side_files(out_paths, a.checkpoint, true));
     if (a.data == "-" && comm.size() > 1)
         throw InputError("--data - (standard input) needs a single process: give a file name");
 }
@@ -238,12 +239,14 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     if (!a.prior.empty()) in_paths.push_back({"--prior", a.prior});
     const bool space_is_file = space_names_file(a.space);
     if (space_is_file) in_paths.push_back({"--space", a.space});
-    io::check_distinct(with_knowledge_inputs(in_paths, a.knowledge.files), out_paths);
+    io::check_distinct(with_knowledge_inputs(in_paths, a.knowledge.files),
+                       with_checkpoint_side_files(out_paths, a.checkpoint, false));
     const bn::ScoreKind kind = check_score_options(a.score);
     const bool root = comm->rank() == 0;
+    io::CheckpointLock lock;  // held for the run's life
     io::OutputSet outputs;
-    const std::string tmp_h5 =
-        claim_outputs(*comm, outputs, a.out, formats, {a.checkpoint, a.resume, a.overwrite_checkpoint});
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats,
+                                             {a.checkpoint, a.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
     pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
     const io::TableMode mode = kind == bn::ScoreKind::BGe ? io::TableMode::Numeric : io::TableMode::Labels;
@@ -375,9 +378,10 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
         end_early_gpu_context(cfg.gpu && env.mpi() ? cfg.device : -1);
     }
     const bool root = comm->rank() == 0;
+    io::CheckpointLock lock;  // held for the run's life
     io::OutputSet outputs;
-    const std::string tmp_h5 =
-        claim_outputs(*comm, outputs, a.out, plan.formats, {a.checkpoint, a.resume, a.overwrite_checkpoint});
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, plan.formats,
+                                             {a.checkpoint, a.resume, a.overwrite_checkpoint, true, &lock, a.quiet});
     pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
 
     // Checkpoints: every rank writes its chains' states (parallel HDF5 on several ranks),

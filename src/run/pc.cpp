@@ -207,7 +207,8 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
         {"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}, {"--write-resample", a.write_resample}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge.files), out_paths);
+    io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge.files),
+                       with_checkpoint_side_files(out_paths, a.cfg.checkpoint, false));
     pc::PcConfig cfg = a.cfg;
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
@@ -547,9 +548,10 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     report_startup(*comm, env, place.me, a.quiet);
 
     // Check every output location (writable, not a FIFO or device) before reading the data.
+    io::CheckpointLock lock;  // held for the run's life
     io::OutputSet outputs;
-    const std::string tmp_h5 =
-        claim_outputs(*comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint});
+    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats,
+                                             {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
     pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag pc");
     // A bootstrap's replicates run on every GPU of the rank's share of its node (one
     // process: every visible GPU): their contexts made while the data are read.

@@ -5,6 +5,10 @@
 // line and left as it was, and --keep-checkpoint keeps the finished run's state.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "io/checkpoint_lock.hpp"
 #include "io/hdf5_file.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/result_files.hpp"
@@ -366,6 +371,7 @@ TEST_F(CheckpointSafety, KeptCheckpointHoldsTheFinishedRun) {
     // kept checkpoint is at the last iteration, and resuming it gives the same result.
     for (const std::string every : {"", " --checkpoint-every 150"}) {
         fs::remove(dir_ / "ck.h5");
+        fs::remove(dir_ / "ck.h5.traces");  // its log too: a log of that name is refused (issue 53)
         r = run(mcmc + "--checkpoint " + p("ck.h5") + every + " --keep-checkpoint --out " + p("r.h5"));
         ASSERT_EQ(r.code, 0) << r.err;
         ASSERT_TRUE(fs::exists(dir_ / "ck.h5")) << every;
@@ -387,4 +393,104 @@ TEST_F(CheckpointSafety, KeptCheckpointHoldsTheFinishedRun) {
               (std::vector<std::int64_t>{static_cast<std::int64_t>(levels.size())}));
     EXPECT_EQ(read<std::int32_t>(dir_ / "pc.ck.h5", "/skeleton/edges"),
               read<std::int32_t>(dir_ / "pc.h5", "/skeleton/edges"));
+}
+
+// Issue 53 item 1: the trace log beside an mcmc checkpoint is a file the run writes and
+// removes, checked as every other output.
+TEST_F(CheckpointSafety, TheTraceLogIsClaimedAsEveryOutput) {
+    const std::string data = cudag::test::slurp(dir_ / "d.csv");
+    // --out named as the trace log: refused, nothing written or removed.
+    expect_error(mcmc + "--checkpoint " + p("o") + " --out " + p("o.traces"),
+                 "--out '" + p("o.traces") + "' and --checkpoint's trace log '" + p("o.traces") + "' are the same file");
+    EXPECT_FALSE(fs::exists(dir_ / "o.traces"));
+    // The input data named as the trace log: refused, the data left as they were.
+    fs::copy_file(dir_ / "d.csv", dir_ / "X.h5.traces");
+    std::string on_x = mcmc;
+    on_x.replace(on_x.find(p("d.csv")), p("d.csv").size(), p("X.h5.traces"));
+    expect_error(on_x + "--checkpoint " + p("X.h5"), "--checkpoint's trace log '" + p("X.h5.traces") +
+                                                         "' is the input --data '" + p("X.h5.traces") + "'");
+    EXPECT_EQ(cudag::test::slurp(dir_ / "X.h5.traces"), data);
+    // The prior named as the trace log.
+    write("p.traces", "from\tto\tprob\n");
+    expect_error(mcmc + "--prior " + p("p.traces") + " --checkpoint " + p("p"), "is the input --prior");
+    EXPECT_EQ(cudag::test::slurp(dir_ / "p.traces"), "from\tto\tprob\n");
+    // An unrelated file of the trace log's name: refused without --resume/--overwrite-checkpoint.
+    write("my.h5.traces", "precious");
+    expect_error(mcmc + "--checkpoint " + p("my.h5") + " --out " + p("r.h5"),
+                 "'" + p("my.h5.traces") + "' (a file cudag writes beside --checkpoint '" + p("my.h5") +
+                     "') exists: add --resume");
+    EXPECT_EQ(cudag::test::slurp(dir_ / "my.h5.traces"), "precious");
+    EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
+    EXPECT_FALSE(fs::exists(dir_ / "my.h5"));
+    // A link in the trace log's place is never written through, not even when replacing.
+    write("precious.csv", "a,b\n1,2\n");
+    fs::create_symlink(dir_ / "precious.csv", dir_ / "lnk.h5.traces");
+    for (const char* how : {"", " --overwrite-checkpoint"})
+        expect_error(mcmc + "--checkpoint " + p("lnk.h5") + how, "is a symbolic link: cudag writes no side file");
+    EXPECT_EQ(cudag::test::slurp(dir_ / "precious.csv"), "a,b\n1,2\n");
+    EXPECT_TRUE(fs::is_symlink(dir_ / "lnk.h5.traces"));
+    // --overwrite-checkpoint replaces a stale log of the checkpoint's name.
+    const CliRun r = run(mcmc + "--checkpoint " + p("my.h5") + " --overwrite-checkpoint --out " + p("r.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "my.h5.traces"));  // served: removed with the checkpoint
+}
+
+// Issue 53 item 2: one run at a time on a checkpoint; a lock that dies with its holder.
+TEST_F(CheckpointSafety, ASecondRunOnACheckpointIsRefusedAtOnce) {
+    for (const bool is_pc : {false, true}) {
+        const std::string cmd = is_pc ? pc : mcmc;
+        const std::string ck = is_pc ? "pc.ck.h5" : "mcmc.ck.h5";
+        if (is_pc)
+            pc_checkpoint(ck);
+        else
+            mcmc_checkpoint(ck);
+        const std::string before = cudag::test::slurp(dir_ / ck);
+        {
+            // Another run holds the checkpoint (this process, as a running cudag would).
+            cudag::io::CheckpointLock held = cudag::io::CheckpointLock::acquire(p(ck));
+            ASSERT_TRUE(held.held());
+            for (const char* how : {" --resume", " --overwrite-checkpoint", ""})
+                expect_refused(cmd + "--checkpoint " + p(ck) + how + " --out " + p("r.h5"),
+                               "checkpoint '" + p(ck) + "' is in use by another cudag run (process " +
+                                   std::to_string(::getpid()) + " on host ",
+                               ck, "r.h5");
+            EXPECT_TRUE(fs::exists(dir_ / (ck + ".lock")));
+        }
+        EXPECT_FALSE(fs::exists(dir_ / (ck + ".lock"))) << "the holder removes its lock";
+        EXPECT_EQ(cudag::test::slurp(dir_ / ck), before);
+        // A holder killed (-9) leaves its lock file, unlocked: the next run takes it over.
+        write(ck + ".lock", "cudag checkpoint lock: process 1 on host gone, since 2026-01-01 00:00:00 UTC\n");
+        CliRun r = run(cmd + "--checkpoint " + p(ck) + " --resume --out " + p("r.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_FALSE(fs::exists(dir_ / (ck + ".lock")));
+        fs::remove(dir_ / "r.h5");
+    }
+    // A file of the lock's name that cudag did not write is left alone, and the run refused.
+    write("x.h5.lock", "my notes");
+    expect_error(mcmc + "--checkpoint " + p("x.h5"), "exists and is not a lock cudag wrote");
+    EXPECT_EQ(cudag::test::slurp(dir_ / "x.h5.lock"), "my notes");
+    fs::create_symlink(dir_ / "d.csv", dir_ / "y.h5.lock");
+    expect_error(pc + "--checkpoint " + p("y.h5"), "the lock cudag keeps beside --checkpoint '" + p("y.h5") +
+                                                       "') is a symbolic link");
+}
+
+// Two cudag runs started together on one checkpoint: one runs, the other is refused at
+// once naming it; the survivor's state resumes.
+TEST_F(CheckpointSafety, TwoRunsStartedTogetherDoNotShareACheckpoint) {
+    const std::string cmd = "mcmc -q --data " + p("d.csv") +
+                            " --score bdeu --max-parents 2 --chains 2 --iterations 30000000 --thin 1000 "
+                            "--checkpoint-every 100000 --checkpoint " + p("ck.h5") + " --out ";
+    const pid_t first = cudag::test::spawn_cudag(cmd + p("a.h5"), dir_ / "o.txt", dir_ / "e.txt");
+    ASSERT_GT(first, 0);
+    // Wait for the first run's lock (at most 20 s), then start the second.
+    for (int i = 0; i < 2000 && !fs::exists(dir_ / "ck.h5.lock"); ++i) ::usleep(10000);
+    ASSERT_TRUE(fs::exists(dir_ / "ck.h5.lock"));
+    expect_error(cmd + p("b.h5"), "is in use by another cudag run (process " + std::to_string(first));
+    ::kill(first, SIGTERM);
+    int status = 0;
+    ::waitpid(first, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status)) << status;
+    EXPECT_EQ(WEXITSTATUS(status), 143);
+    EXPECT_FALSE(fs::exists(dir_ / "ck.h5.lock")) << "SIGTERM removes the lock";
+    EXPECT_FALSE(fs::exists(dir_ / "b.h5"));
 }

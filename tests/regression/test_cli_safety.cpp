@@ -289,19 +289,7 @@ TEST_F(Safety, CpuRunWhoseCorrelationMatrixCannotFitIsRefused) {
 
 // ---- 5. signals: temporaries removed, children stopped, one line, 130/143 ---------------
 
-/// Start cudag with `args` in the background (stdout/stderr to files), return its pid.
-pid_t spawn(const std::string& args, const fs::path& out, const fs::path& err, const std::string& path_prefix) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const std::string path_env = path_prefix + ":" + std::getenv("PATH");
-        ::setenv("PATH", path_env.c_str(), 1);
-        const std::string cmd =
-            "exec " + cudag::test::cudag_binary() + " " + args + " >" + out.string() + " 2>" + err.string();
-        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
-    return pid;
-}
+using cudag::test::spawn_cudag;
 
 TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
     const fs::path in = write("d.csv", table(6, 80));
@@ -313,7 +301,7 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
     for (int sig : {SIGTERM, SIGINT}) {
         fs::remove(marker);
         fs::remove(dir_ / "ck.h5");  // the first signal's (an existing checkpoint needs --resume)
-        const pid_t pid = spawn("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
+        const pid_t pid = spawn_cudag("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
                                     path("ck.h5") + " --format edges,png -q",
                                 dir_ / "o.txt", dir_ / "e.txt", (dir_ / "bin").string());
         for (int k = 0; k < 600 && !fs::exists(marker); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -347,7 +335,7 @@ TEST_F(Safety, InterruptInsideACmiknnLevelStopsWithinASecond) {
     ASSERT_EQ(run("simulate nonlinear --vars 12 --samples 600 --density 0.3 --seed 1 --out " + path("n.csv")).code, 0);
     // One CPU thread, so that level 0 lasts seconds on any machine (a GPU or many cores
     // finish it before the signal).
-    const pid_t pid = spawn("pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data " + path("n.csv") +
+    const pid_t pid = spawn_cudag("pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data " + path("n.csv") +
                                 " --out " + path("r.h5"),
                             dir_ / "o.txt", dir_ / "e.txt", "/nonexistent");
     // Inside level 0: its announcement is printed, then its tests run.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +44,23 @@ inline CliRun run_cudag(const std::string& args, const std::filesystem::path& di
     std::filesystem::remove(o);
     std::filesystem::remove(e);
     return r;
+}
+
+/// Start `cudag args` in the background, its stdout and stderr to `out` and `err`, with
+/// `path_prefix` (when given) ahead of PATH; returns its pid (the caller waits for it).
+inline pid_t spawn_cudag(const std::string& args, const std::filesystem::path& out, const std::filesystem::path& err,
+                         const std::string& path_prefix = "") {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        if (!path_prefix.empty()) {
+            const std::string path_env = path_prefix + ":" + std::getenv("PATH");
+            ::setenv("PATH", path_env.c_str(), 1);
+        }
+        const std::string cmd = "exec " + cudag_binary() + " " + args + " >" + out.string() + " 2>" + err.string();
+        ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    return pid;
 }
 
 }  // namespace cudag::test

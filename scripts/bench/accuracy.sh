@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '%-5s %6s %6s %9s %7s %7s %5s\n' seed true est precision recall F1 SHD
 for s in $seeds; do
-    "$cudag" simulate gaussian --vars "$n" --samples "$m" --density "$d" --seed "$s" \
+    "$cudag" simulate gaussian --overwrite --vars "$n" --samples "$m" --density "$d" --seed "$s" \
         --out "$tmp/d.csv" --truth "$tmp/t.tsv" 2>/dev/null
     "$cudag" pc --data "$tmp/d.csv" --alpha "$alpha" --out "$tmp/r.h5" --format edges -q ${EXTRA:-}
     "$cudag" compare --truth "$tmp/t.tsv" --estimate "$tmp/r.edges.tsv" --json "$tmp/c.json" >/dev/null

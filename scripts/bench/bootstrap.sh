@@ -57,7 +57,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 d=$(awk -v n="$n" 'BEGIN { printf "%.6g", 10 / (n - 1) }')
 data=$out/dream.h5
 truth=$out/dream.truth.tsv
-"$cudag" simulate gaussian --vars "$n" --samples "$m" --density "$d" --seed 1 --out "$data" --truth "$truth" -q
+"$cudag" simulate gaussian --overwrite --vars "$n" --samples "$m" --density "$d" --seed 1 --out "$data" --truth "$truth" -q
 echo "data: n=$n m=$m d=$d; B=$b (CPU: $cpu_b), --resample $resample, alpha $alpha; $GPUS GPU(s)"
 
 table=$out/table.tsv
@@ -131,7 +131,7 @@ for net in ${NETS-alarm insurance hepar2}; do
     bif=${SHARED:-../shared/data}/bnlearn/$net.bif.gz
     [[ -f $bif ]] || { echo "$net: no $bif, skipped"; continue; }
     zcat "$bif" >"$out/$net.bif"
-    "$cudag" simulate bif --bif "$out/$net.bif" --samples 1000 --seed 1 --out "$out/$net.csv" --truth "$out/$net.truth.tsv" -q
+    "$cudag" simulate bif --overwrite --bif "$out/$net.bif" --samples 1000 --seed 1 --out "$out/$net.csv" --truth "$out/$net.truth.tsv" -q
     for backend in cpu cuda; do
         [[ $backend == cuda && $GPUS -lt 1 ]] && continue
         t0=$(now)
@@ -160,7 +160,7 @@ done
 mcmc_data=$out/alarm.csv
 if [[ ! -f $mcmc_data && ${MCMC:-1} != 0 ]]; then
     mcmc_data=$out/discrete37.csv
-    "$cudag" simulate discrete --vars 37 --samples 1000 --density 0.1 --states 3 --max-parents 3 --seed 1 \
+    "$cudag" simulate discrete --overwrite --vars 37 --samples 1000 --density 0.1 --states 3 --max-parents 3 --seed 1 \
         --out "$mcmc_data" -q
 fi
 if [[ -f $mcmc_data && ${MCMC:-1} != 0 ]]; then

@@ -32,7 +32,7 @@ for n in ${VARS:-20 50}; do
     lvar=MAX_LEVEL_$n; level=${!lvar:--1}
     for s in $seeds; do
         base=$tmp/n${n}_s$s
-        "$cudag" simulate nonlinear --vars "$n" --samples "$m" --density "$d" --seed "$s" \
+        "$cudag" simulate nonlinear --overwrite --vars "$n" --samples "$m" --density "$d" --seed "$s" \
             --out "$base.csv" --truth "$base.truth.tsv" 2>/dev/null
         for test in fisher-z cmiknn; do
             opts="--test $test --alpha $alpha --threads $threads --max-level $level $backend_opt"

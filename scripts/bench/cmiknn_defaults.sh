@@ -15,7 +15,7 @@ ntests=${NTESTS:-20}; tig_tests=${TIG_TESTS:-3}; repeat=${REPEAT:-3}; vars=${VAR
 have_tig=0; python3 -c "import tigramite" 2>/dev/null && have_tig=1
 printf '%-6s %12s %12s %12s %12s %10s %10s %6s\n' T gpu_single gpu_batch cpu tigramite tig/gpu1 tig/cpu same
 for t in ${T_LIST:-500 1000 2000}; do
-    "$build/cudag" simulate nonlinear --vars "$vars" --samples "$t" --density 0.2 --seed "${SEED:-1}" \
+    "$build/cudag" simulate nonlinear --overwrite --vars "$vars" --samples "$t" --density 0.2 --seed "${SEED:-1}" \
         --out "$work/d$t.csv" --truth "$work/t$t.tsv" 2>/dev/null
     python3 - "$vars" "$ntests" "$work/tests$t.tsv" "$tig_tests" "$work/tig$t.tsv" <<'PY'
 import random, sys

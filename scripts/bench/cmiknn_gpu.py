@@ -107,7 +107,7 @@ def run(cmd, limit, out=None):
 def data_file(t):
     path = os.path.join(WORK, f"data_T{t}.csv")
     if not os.path.exists(path):
-        rc, _, _, err = run([CUDAG, "simulate", "nonlinear", "--vars", str(VARS), "--samples",
+        rc, _, _, err = run([CUDAG, "simulate", "nonlinear", "--overwrite", "--vars", str(VARS), "--samples",
                              str(t), "--density", str(DENSITY), "--seed", str(SEED), "--out", path],
                             600)
         if rc != 0:
@@ -356,7 +356,7 @@ def table10():
     for n in PC_VARS:
         path = os.path.join(WORK, f"pc_N{n}.csv")
         dens = 1.5 / (n - 1)  # each pair j < i is an edge with probability d: degree d (N-1)
-        rc, _, _, err = run([CUDAG, "simulate", "nonlinear", "--vars", str(n), "--samples", "1000",
+        rc, _, _, err = run([CUDAG, "simulate", "nonlinear", "--overwrite", "--vars", str(n), "--samples", "1000",
                              "--density", f"{dens:.6g}", "--seed", str(SEED), "--out", path], 600)
         if rc != 0:
             say(f"  N={n}: simulate failed: {err}")

@@ -67,7 +67,7 @@ fi
 export CMI_WORK=$work
 
 # GPU: one tiny test on the CUDA backend (exit 3: no CUDA build, device or kernel).
-"$build/cudag" simulate nonlinear --vars 4 --samples 60 --density 0.5 --seed 1 \
+"$build/cudag" simulate nonlinear --overwrite --vars 4 --samples 60 --density 0.5 --seed 1 \
     --out "$work/probe.csv" 2>/dev/null
 printf '0\t1\t2\n' >"$work/probe.tsv"
 rc=0

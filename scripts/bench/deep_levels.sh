@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Gaussian PC at every depth (issue 22): data from `cudag simulate gaussian --graph er|scale-free`
+# Gaussian PC at every depth (issue 22): data from `cudag simulate gaussian --overwrite --graph er|scale-free`
 # (weights of both signs, bounded signal-to-noise, shuffled columns), `cudag pc --backend cuda`
 # with the default paths (entry scan at every level, the deep scan from level 5) against the
 # previous default (`--tune scan-levels=4`: cuPC-S above level 4), side by side in one run:
@@ -33,7 +33,7 @@ table=$logs/table.tsv
 printf 'set\tmax_level\tmode\tskeleton_s\twall_s\tlevels\ttests\tedges\tsame_as_new\n' >"$table"
 
 gen() {  # name graph vars samples degree
-    "$cudag" simulate gaussian --graph "$2" --vars "$3" --samples "$4" --degree "$5" --seed "$seed" \
+    "$cudag" simulate gaussian --overwrite --graph "$2" --vars "$3" --samples "$4" --degree "$5" --seed "$seed" \
         --out "$data/$1.h5" 2>>"$logs/simulate.log"
 }
 

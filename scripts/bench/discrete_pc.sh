@@ -52,10 +52,10 @@ for c in "${cases[@]}"; do
     [[ -n ${CASES:-} && " $CASES " != *" $name "* ]] && continue
     data=$tmp/$name.csv
     if [ "$bif" != "-" ]; then
-        "$cudag" simulate bif --bif "$bif" --samples "$m" --seed 1 --out "$data" 2>/dev/null
+        "$cudag" simulate bif --overwrite --bif "$bif" --samples "$m" --seed 1 --out "$data" 2>/dev/null
         src=bif
     else
-        "$cudag" simulate discrete --vars "$n" --samples "$m" --states "$k" --density "$d" \
+        "$cudag" simulate discrete --overwrite --vars "$n" --samples "$m" --states "$k" --density "$d" \
             --max-parents "$mp" --seed 1 --out "$data" 2>"$tmp/sim.log" ||
             { echo "$name: simulate failed: $(tail -1 "$tmp/sim.log")"; continue; }
         src=simulated

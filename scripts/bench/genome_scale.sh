@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Genome-scale PC-stable (issue 35): Gaussian data of n variables and ~DEGREE neighbours
-# (scale-free and Erdős–Rényi, `cudag simulate gaussian --graph`), one un-partitioned
+# (scale-free and Erdős–Rényi, `cudag simulate gaussian --overwrite --graph`), one un-partitioned
 # skeleton on G GPUs (`mpiexec -n G cudag pc -v`), with the time of each level, the peak
 # resident memory of each host rank (cudag -v), the peak memory of each GPU (nvidia-smi,
 # sampled every 0.5 s) and the skeleton's F1 against the truth (`cudag compare`).
@@ -37,7 +37,7 @@ for graph in $graphs; do
         tag=$graph.n$n.g$g
         data=$work/$graph.n$n.h5 truth=$work/$graph.n$n.truth.tsv
         t0=$(now)
-        "$cudag" simulate gaussian -q --vars "$n" --samples "$samples" --graph "$graph" --degree "$degree" \
+        "$cudag" simulate gaussian -q --overwrite --vars "$n" --samples "$samples" --graph "$graph" --degree "$degree" \
             --seed 7 --out "$data" --truth "$truth"
         sim_s=$(since "$t0")
         log=$logs/$tag.log

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Two builds side by side on genome-scale Gaussian sets (issue 35): the same simulated data
-# (scale-free and Erdős–Rényi, `cudag simulate gaussian --graph`), `mpiexec -n G cudag pc -v`
+# (scale-free and Erdős–Rényi, `cudag simulate gaussian --overwrite --graph`), `mpiexec -n G cudag pc -v`
 # with each build in turn, the seconds of every level of each, and whether the two result
 # files are equal (scripts/dev/h5_same.py: skeleton, separating sets, pMax, CPDAG; timings
 # apart). With CUDAG_TRACE set, each log also holds the host steps of every level.

@@ -89,7 +89,7 @@ for set in $sets; do
     d=$(printf '%.6g' "$d")
     file=$data/$set.h5
     for try in 1 2 3 4 5 6 7 8; do
-        if "$cudag" simulate gaussian --vars "$n" --samples "$m" --density "$d" --seed "$seed" \
+        if "$cudag" simulate gaussian --overwrite --vars "$n" --samples "$m" --density "$d" --seed "$seed" \
             --out "$file" 2>"$logs/$set.simulate.log"; then
             break
         fi

@@ -43,7 +43,7 @@ table=$logs/table.tsv
 
 make_set() {
     case $1 in
-        read) "$cudag" simulate gaussian --vars 500 --samples 100000 --density 0.01 --seed 7 --out "$data/read.h5" ;;
+        read) "$cudag" simulate gaussian --overwrite --vars 500 --samples 100000 --density 0.01 --seed 7 --out "$data/read.h5" ;;
         write) python3 - "$data/write.h5" <<'PY' ;;
 import sys
 import h5py

@@ -68,7 +68,7 @@ printf '%-5s %-7s %-6s %-10s %6s %6s %8s %8s\n' n samples space data shd f1 auc 
 for n in ${SIZES-20 50 100}; do
     for m in ${SAMPLES:-600 5000}; do
         for seed in ${SEEDS:-1 2}; do
-            "$build/cudag" simulate discrete --vars "$n" --samples "$m" --states 3 \
+            "$build/cudag" simulate discrete --overwrite --vars "$n" --samples "$m" --states 3 \
                 --density "$(python3 -c "print(min(0.5, 3.0 / $n))")" --max-parents 3 --seed "$seed" \
                 --out "$work/d.csv" --truth "$work/t.tsv" 2>/dev/null
             for space in all pc; do run "$work/d.csv" "$space" "seed$seed" "$seed" "$work/t.tsv" "$n" "$m"; done

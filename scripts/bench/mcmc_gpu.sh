@@ -45,7 +45,7 @@ same() {  # the traces, best DAG and edge posteriors of two runs, byte for byte
 simulate() {
     local s=$seed
     for _ in 1 2 3 4 5 6 7 8 9 10; do
-        "$build/cudag" simulate discrete --vars "$1" --samples "$2" --states "$3" --density "$4" \
+        "$build/cudag" simulate discrete --overwrite --vars "$1" --samples "$2" --states "$3" --density "$4" \
             --max-parents "$5" --seed "$s" --out "$6" 2>/dev/null
         python3 - "$6" <<'PY' && return 0
 import csv, sys

@@ -91,7 +91,7 @@ same() {  # traces, best DAG and edge frequencies of two runs, byte for byte
 binary() {
     local s
     for s in $(seq "$seed" $((seed + 9))); do
-        "$build/cudag" simulate discrete --vars "$1" --samples 600 --states 2 --max-parents 4 --seed "$s" \
+        "$build/cudag" simulate discrete --overwrite --vars "$1" --samples 600 --states 2 --max-parents 4 --seed "$s" \
             --density "$(python3 -c "print(min(0.5, 3.0 / $1))")" --out "$2" 2>/dev/null &&
             python3 -c 'import csv, sys; r = list(csv.reader(open(sys.argv[1])))
 sys.exit(any(len({x[c] for x in r[1:]}) < 2 for c in range(len(r[0]))))' "$2" && return 0
@@ -129,7 +129,7 @@ for bn in ${BIDAG_NS:-200}; do
 echo
 alpha=$(python3 -c "print(min(0.4, 20.0 / $bn))")
 echo "2. BiDAG's design at n = $bn: ER 2 parents, N = $((10 * bn)), BGe am 0.25, iterative space (hard limit 16, alpha $alpha), sum"
-"$build/cudag" simulate gaussian --vars "$bn" --samples $((10 * bn)) --density "$(python3 -c "print(4.0 / ($bn - 1))")" \
+"$build/cudag" simulate gaussian --overwrite --vars "$bn" --samples $((10 * bn)) --density "$(python3 -c "print(4.0 / ($bn - 1))")" \
     --seed "$seed" --out "$work/g$bn.csv" --truth "$work/g$bn.truth.tsv" -q
 iter=${ITER200:-$(python3 -c "import math; print(max(25000, int(5 * $bn**2 * math.log($bn))))")}
 printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
@@ -164,7 +164,7 @@ for net in ${NETS:-alarm}; do
         continue
     fi
     gunzip -c "$bnlearn/$net.bif.gz" >"$work/$net.bif"
-    "$build/cudag" simulate bif --bif "$work/$net.bif" --samples "$rows" --seed "$seed" --out "$work/$net.csv" \
+    "$build/cudag" simulate bif --overwrite --bif "$work/$net.bif" --samples "$rows" --seed "$seed" --out "$work/$net.csv" \
         --truth "$work/$net.truth.tsv" -q
     # A variable that kept one level in the sample (munin's rare states at 1,000 rows) is
     # dropped, with its edges from the truth: BDeu refuses it, as a user would be told.

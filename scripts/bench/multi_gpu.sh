@@ -60,7 +60,7 @@ for set in $sets; do
     esac
     f=$data/$set.h5
     t0=$(now)
-    "$cudag" simulate gaussian --vars "$n" --samples "$m" --density "$d" --seed 1 --out "$f" \
+    "$cudag" simulate gaussian --overwrite --vars "$n" --samples "$m" --density "$d" --seed 1 --out "$f" \
         >"$logs/$set.simulate.log" 2>&1
     echo "$set: n=$n m=$m d=$d simulated in $(since "$t0") s"
     base_skel=""

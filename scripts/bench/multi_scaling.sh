@@ -144,7 +144,7 @@ find_bif() {
 simulate_discrete() {  # vars samples states density max_parents out
     local s=$seed
     for _ in 1 2 3 4 5 6 7 8 9 10; do
-        "$cudag" simulate discrete --vars "$1" --samples "$2" --states "$3" --density "$4" \
+        "$cudag" simulate discrete --overwrite --vars "$1" --samples "$2" --states "$3" --density "$4" \
             --max-parents "$5" --seed "$s" --out "$6" 2>/dev/null
         "$python" - "$6" <<'PY' && return 0
 import csv, sys
@@ -189,11 +189,11 @@ prepare() {
             bif=$(find_bif "$net" "${MUNIN:-}")
             data=$work/$wl.h5
             if [[ -n $bif ]]; then
-                "$cudag" simulate bif --bif "$bif" --samples "$m" --seed "$seed" --out "$data" 2>/dev/null
+                "$cudag" simulate bif --overwrite --bif "$bif" --samples "$m" --seed "$seed" --out "$data" 2>/dev/null
                 echo "munin: $m samples of $bif"
             else
                 wl_label=munin\(sim\)
-                "$cudag" simulate discrete --vars "$vars" --samples "$m" --states 21 --density "$dens" \
+                "$cudag" simulate discrete --overwrite --vars "$vars" --samples "$m" --states 21 --density "$dens" \
                     --max-parents 3 --seed "$seed" --out "$data" 2>/dev/null
                 echo "munin: no $net.bif found (MUNIN=path): cudag simulate discrete, $vars variables, $m samples"
             fi
@@ -203,7 +203,7 @@ prepare() {
         cmiknn1000 | cmiknn2000)
             n=${wl#cmiknn} m=1000
             [[ -n $small ]] && { n=$((n / 100)) m=100; }
-            "$cudag" simulate nonlinear --vars "$n" --samples "$m" --seed "$seed" --out "$data" \
+            "$cudag" simulate nonlinear --overwrite --vars "$n" --samples "$m" --seed "$seed" --out "$data" \
                 --density "$(awk -v n="$n" 'BEGIN { printf "%.6g", 1.5 / (n - 1) }')" 2>/dev/null
             echo "$wl: cudag simulate nonlinear, $n variables x $m samples, mean degree 1.5"
             args=(--alpha "$alpha" --test cmiknn --knn 7 --shuffle-neighbors 15 --permutations 100)

@@ -42,7 +42,7 @@ PY
 printf '%-6s %-7s %12s %14s %10s %10s\n' n m cudag_1thr_s causal_learn_s ratio skeleton | tee "$out/table.txt"
 for n in $sizes; do
     csv=$out/gauss_${n}.csv
-    "$cudag" simulate gaussian --vars "$n" --samples "$m" --density "$d" --seed "$seed" \
+    "$cudag" simulate gaussian --overwrite --vars "$n" --samples "$m" --density "$d" --seed "$seed" \
         --out "$csv" --truth "$out/gauss_${n}.truth.tsv" 2>/dev/null
     # cudag: best of 3, file read to result written, one thread, causal-learn semantics.
     best=""

@@ -60,7 +60,7 @@ def main() -> int:
         csv = Path(a.data) if a.data else Path(tmp) / "dream.csv"
         if not a.data:
             density = 10.0 / (a.vars - 1)
-            subprocess.run([binary, "simulate", "gaussian", "--vars", str(a.vars), "--samples", str(a.samples),
+            subprocess.run([binary, "simulate", "gaussian", "--overwrite", "--vars", str(a.vars), "--samples", str(a.samples),
                             "--density", f"{density:.6g}", "--seed", str(a.seed), "--out", str(csv)], check=True)
         with open(csv) as f:
             names = f.readline().rstrip("\n").split(",")

@@ -26,10 +26,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 # Data: small and medium Gaussian sets (dense pMax), one over 4096 variables (the sparse pMax
 # table), one factor behind 14 variables (every pair stays dependent up to level 5, removals at
 # levels 6-11: the runtime-l kernels), a discrete set.
-"$B" simulate gaussian --vars 300 --samples 1000 --density 0.017 --seed 1 --out g300.csv >/dev/null 2>&1
-"$B" simulate gaussian --vars 2000 --samples 800 --density 0.004 --seed 7 --out g2000.csv >/dev/null 2>&1
-"$B" simulate gaussian --vars 5000 --samples 500 --density 0.0008 --seed 3 --out g5000.csv >/dev/null 2>&1
-"$B" simulate discrete --vars 70 --samples 3000 --states 3 --density 0.05 --seed 2 --out d70.csv >/dev/null 2>&1
+"$B" simulate gaussian --overwrite --vars 300 --samples 1000 --density 0.017 --seed 1 --out g300.csv >/dev/null 2>&1
+"$B" simulate gaussian --overwrite --vars 2000 --samples 800 --density 0.004 --seed 7 --out g2000.csv >/dev/null 2>&1
+"$B" simulate gaussian --overwrite --vars 5000 --samples 500 --density 0.0008 --seed 3 --out g5000.csv >/dev/null 2>&1
+"$B" simulate discrete --overwrite --vars 70 --samples 3000 --states 3 --density 0.05 --seed 2 --out d70.csv >/dev/null 2>&1
 python3 - <<'PY'
 import random
 random.seed(5)

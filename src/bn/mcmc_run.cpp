@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/format.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint_file.hpp"
@@ -289,6 +290,32 @@ void check_state(const ChainState& s, const OrderMcmcOptions& opts, std::int64_t
     }
 }
 
+/// Throws CorruptCheckpoint unless each resumed chain's score and best score are its order's
+/// and best order's scores under `table` (recomputed; a chain's score is kept up to date move
+/// by move, so it may differ from a fresh sum by rounding: 1e-9 relative is allowed).
+void check_scores(const std::vector<ChainState>& states, const ScoreTable& table, const OrderMcmcOptions& opts,
+                  const std::string& checkpoint) {
+    const auto score_of = [&](const std::vector<std::int32_t>& order) {
+        return opts.mode == OrderScoreMode::Sum ? order_score_sum(table, order, false).total
+                                                : order_score_max(table, order).total;
+    };
+    const auto off = [](double stored, double fresh) {
+        return !(std::fabs(stored - fresh) <= 1e-9 * std::max(1.0, std::fabs(fresh)));
+    };
+    for (const ChainState& s : states) {
+        const double score = score_of(s.order), best = score_of(s.best_order);
+        const std::string chain = "chain " + std::to_string(s.chain) + ": ";
+        if (off(s.score, score))
+            throw io::CorruptCheckpoint(checkpoint, chain + "its score " + exact_number(s.score) +
+                                                        " is not its order's, " + exact_number(score));
+        if (off(s.best_score, best))
+            throw io::CorruptCheckpoint(checkpoint, chain + "its best score " + exact_number(s.best_score) +
+                                                        " is not its best order's, " + exact_number(best));
+        if (s.best_score < s.score && off(s.best_score, s.score))
+            throw io::CorruptCheckpoint(checkpoint, chain + "its best score is below its score");
+    }
+}
+
 /// What a resumed run starts from: its chains, and the trace log the checkpoint records.
 struct Resumed {
     std::vector<ChainState> states;
@@ -385,6 +412,7 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
     mpi::run_agreed(comm, [&] {
         if (cfg.resume) {
             Resumed r = read_checkpoint(cfg, n, first, last);
+            check_scores(r.states, table, opts, cfg.checkpoint);
             states = std::move(r.states);
             if (r.has_log && !states.empty()) logged = states[0].kept;
             if (r.has_log && comm.rank() == 0)

@@ -82,6 +82,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
         cmd->add_option("--replicate", a.replicate, "the replicate --write-resample writes (0..B-1)")
             ->capture_default_str()
             ->group(boot);
+    cmd->add_flag("--overwrite", a.overwrite, "replace --write-resample's FILE when it exists (else refused)")
+        ->group(boot);
     add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
     cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");

@@ -40,6 +40,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
         c->add_option("--truth", a.truth,
                       std::string("true DAG as a TSV edge list (source target mark weight: ") + weight + ")");
         c->add_option("--threads", a.threads, "CPU threads (0: all)");
+        c->add_flag("--overwrite", a.overwrite, "replace --out and --truth when they exist (else refused)");
         if (std::string(name) == "gaussian") {
             c->add_option("--graph", a.graph,
                           "cupc (cuPC's generator, --density per pair), er (Erdős–Rényi) or scale-free "
@@ -77,6 +78,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")->required();
     disc->add_option("--truth", da.truth, "true DAG as a TSV edge list");
     disc->add_option("--threads", da.threads, "CPU threads (0: all)");
+    disc->add_flag("--overwrite", da.overwrite, "replace --out and --truth when they exist (else refused)");
     DiscreteSimArgs& ba = args.bif;
     auto* bif = sim_cmd->add_subcommand("bif", "forward samples of a BIF network (e.g. bnlearn's)");
     add_quiet(bif);
@@ -86,17 +88,20 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     bif->add_option("--out", ba.out, "data file: .csv, .tsv/.txt (state names), .h5 (codes)")->required();
     bif->add_option("--truth", ba.truth, "the network's DAG as a TSV edge list");
     bif->add_option("--threads", ba.threads, "CPU threads (0: all)");
+    bif->add_flag("--overwrite", ba.overwrite, "replace --out and --truth when they exist (else refused)");
     return sim_cmd;
 }
 
 namespace {
 
-/// The simulate commands' outputs: distinct, at most one on standard output, every
-/// location writable (checked before the work); `inputs` are what the command reads.
+/// The simulate commands' outputs: distinct, at most one on standard output, none replacing
+/// a file without --overwrite, every location writable (checked before the work); `inputs`
+/// are what the command reads.
 std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const std::string& out,
-                                const std::string& truth, io::OutputSet& outputs) {
+                                const std::string& truth, bool overwrite, io::OutputSet& outputs) {
     if (out == "-" && truth == "-") throw InputError("--out and --truth cannot both be '-' (standard output)");
     io::check_distinct(inputs, {{"--out", out}, {"--truth", truth}});
+    io::check_new_files({{"--out", out}, {"--truth", truth}}, overwrite);
     if (out != "-") outputs.temp_for(out);
     return truth.empty() || truth == "-" ? truth : outputs.temp_for(truth);
 }
@@ -105,7 +110,7 @@ std::string prepare_sim_outputs(const std::vector<io::NamedPath>& inputs, const 
 int run_dag_simulate(const SimArgs& a, bool nonlinear, bool quiet) {
     if (a.out.empty()) throw InputError("--out is required");
     io::OutputSet outputs;
-    const std::string truth_tmp = prepare_sim_outputs({}, a.out, a.truth, outputs);
+    const std::string truth_tmp = prepare_sim_outputs({}, a.out, a.truth, a.overwrite, outputs);
     const int threads = checked_threads(a.threads, false);
     const sim::GraphKind graph = sim::parse_graph_kind(a.graph);
     sim::GaussianSimSpec spec = a.spec;
@@ -162,7 +167,7 @@ int run_simulate_discrete(const DiscreteSimArgs& a, bool from_bif, bool quiet) {
     io::OutputSet outputs;
     std::vector<io::NamedPath> inputs;
     if (from_bif) inputs.push_back({"--bif", a.bif});
-    const std::string truth_tmp = prepare_sim_outputs(inputs, a.out, a.truth, outputs);
+    const std::string truth_tmp = prepare_sim_outputs(inputs, a.out, a.truth, a.overwrite, outputs);
     const int threads = checked_threads(a.threads, false);
     if (!from_bif && a.spec.n_vars >= 1 && a.spec.density >= 0.0) {
         // Arcs (bounded by --max-parents) and their CPTs before the network is drawn.

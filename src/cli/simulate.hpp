@@ -23,6 +23,7 @@ struct SimArgs {
     bool density_given = false;          ///< --density was given (cupc only)
     std::string out, truth;
     int threads = 0;
+    bool overwrite = false;  ///< --overwrite: replace --out/--truth when they exist
 };
 
 /// simulate discrete or bif.
@@ -30,6 +31,7 @@ struct DiscreteSimArgs {
     sim::DiscreteSimSpec spec{100, 1000, 0.05, 4, 1};
     std::string bif, out, truth;
     int threads = 0;
+    bool overwrite = false;  ///< --overwrite: replace --out/--truth when they exist
 };
 
 /// What each simulate subcommand was given.

@@ -81,6 +81,9 @@ CheckpointFile CheckpointFile::open(const std::string& path, const CheckpointFor
         for (const CheckpointSetting& now : settings)
             for (std::size_t k = 0; k < names.size() && k < values.size(); ++k) {
                 if (names[k] != now.name || values[k] == now.value) continue;
+                if (now.name == kCheckpointCommand)
+                    throw InputError(where + " was written by " + values[k] + ", not " + now.value +
+                                     ": resume it with that command, or drop --resume to start afresh");
                 const bool option = now.name.rfind("-", 0) == 0;
                 throw InputError(where + " was written for other " + (option ? "options: " : "data or options: ") +
                                  now.name +

@@ -33,6 +33,10 @@ struct CheckpointSetting {
 };
 using CheckpointSettings = std::vector<CheckpointSetting>;
 
+/// The setting naming the command that wrote a checkpoint whose format two commands share
+/// ("cudag pc --bootstrap", "cudag mcmc --bootstrap"): a refused resume names it first.
+inline constexpr const char* kCheckpointCommand = "the command";
+
 /// A checkpoint that cannot be trusted: "checkpoint '<path>' is corrupt: <what>".
 class CorruptCheckpoint : public InputError {
 public:

@@ -131,6 +131,25 @@ bool same_file(const std::string& a, const std::string& b) {
     return ca == cb;
 }
 
+void check_new_files(const std::vector<NamedPath>& files, bool overwrite) {
+    if (overwrite) return;
+    for (const NamedPath& f : files) {
+        if (f.path.empty() || f.path == "-") continue;
+        struct stat st {};
+        if (::lstat(f.path.c_str(), &st) != 0) continue;
+        throw InputError(f.option + " '" + f.path + "' exists: add --overwrite to replace it, or choose another name");
+    }
+}
+
+bool draws(const std::vector<std::string>& formats) {
+    return std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
+}
+
+void check_force(bool force, const std::vector<std::string>& formats) {
+    if (force && !draws(formats))
+        throw InputError("--force applies to --format png/svg only (drawing more than 500 variables); drop it");
+}
+
 void check_distinct(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
     auto skip = [](const NamedPath& p) { return p.path.empty() || p.path == "-"; };
     for (std::size_t o = 0; o < outputs.size(); ++o) {

@@ -29,6 +29,19 @@ struct NamedPath {
 /// paths are skipped. Call before any work.
 void check_distinct(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
+/// Refuse, in one line, a file of `files` that exists when `overwrite` is false ("--out
+/// 'd.csv' exists: add --overwrite to replace it"): for files a command creates (simulated
+/// data, a written resample) that are often named like inputs kept elsewhere. "-" and empty
+/// paths are skipped; a link that leads nowhere counts as existing.
+void check_new_files(const std::vector<NamedPath>& files, bool overwrite);
+
+/// Whether `formats` asks for a drawing (png or svg).
+bool draws(const std::vector<std::string>& formats);
+
+/// --force's one meaning: draw png/svg past 500 variables. Throws InputError when `force` is
+/// given without a drawing in `formats`.
+void check_force(bool force, const std::vector<std::string>& formats);
+
 /// `message` with every temporary OutputSet::temp_for handed out in this process (even one
 /// removed since) replaced by the output it stood for, so that an error such as a full
 /// disk or a file-size limit names the file the user asked for ('r.h5'), not the

@@ -77,7 +77,9 @@ std::string tsv_escape(std::string_view name);
 /// hand-written names such as `C:\data` read unchanged.
 std::string tsv_unescape(std::string_view field);
 
-/// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
+/// `s` as a JSON string literal (quotes, backslashes and control characters escaped), always
+/// valid JSON: well-formed UTF-8 is kept as it is; a byte that is not part of it (a name from a
+/// Latin-1 file) becomes the \u00XX escape of the character it is in Latin-1.
 std::string json_quote(const std::string& s);
 
 /// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in

@@ -355,7 +355,9 @@ std::string bootstrap_hash(const Dataset& data, const PcConfig& cfg, const Boots
 }
 
 io::CheckpointSettings bootstrap_settings(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b) {
-    io::CheckpointSettings s = config_settings(data, cfg);
+    io::CheckpointSettings s{{io::kCheckpointCommand, "cudag pc --bootstrap"}};
+    const io::CheckpointSettings run = config_settings(data, cfg);
+    s.insert(s.end(), run.begin(), run.end());
     s.push_back({"--bootstrap", std::to_string(b.replicates)});
     s.push_back({"--resample", to_string(b.resample)});
     s.push_back({"--seed", std::to_string(b.seed)});
@@ -399,10 +401,11 @@ void write_bootstrap_checkpoint(const std::string& path, const std::string& hash
     file.commit();
 }
 
-/// Reads write_bootstrap_checkpoint's file into `all` and `first.config`; returns done.
+/// Reads write_bootstrap_checkpoint's file, of a run of `replicates` replicates, into `all`
+/// and `first.config`; returns done (at most `replicates`: a kept checkpoint holds them all).
 std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::string& hash,
-                                       const io::CheckpointSettings& settings, std::int64_t n_vars, PairCounts& all,
-                                       PcResult& first) {
+                                       const io::CheckpointSettings& settings, std::int64_t n_vars,
+                                       std::int64_t replicates, PairCounts& all, PcResult& first) {
     namespace h5 = io::h5;
     const io::CheckpointFile file = io::CheckpointFile::open(path, kBootstrapFormat, hash, settings);
     std::int64_t done = 0;
@@ -415,6 +418,9 @@ std::int64_t read_bootstrap_checkpoint(const std::string& path, const std::strin
         if (d.size() != 1 || d[0] < 0 || pairs.size() % 2 != 0 || adjacent.size() != 2 * pairs.size())
             throw InputError("its /bootstrap datasets do not fit together");
         done = d[0];
+        if (done > replicates)
+            throw InputError("/bootstrap/done = " + std::to_string(done) + " is not within [0, --bootstrap " +
+                             std::to_string(replicates) + "]");
         for (std::size_t e = 0; e < pairs.size() / 2; ++e) {
             const std::int32_t i = pairs[2 * e], j = pairs[2 * e + 1];
             if (i < 0 || i >= j || j >= n_vars)
@@ -533,6 +539,7 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
 struct RoundCheckpoint {
     std::string path, hash;
     io::CheckpointSettings settings;
+    bool keep = false;  ///< --keep-checkpoint: the finished run's totals saved too (done = B)
     std::int64_t stop_after = -1;  ///< testing: stop after this many replicates (-1: never)
     std::function<void(int)> on_checkpoint;
     const std::vector<std::pair<std::string, std::string>>* provenance = nullptr;
@@ -566,7 +573,7 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     // threads shared among them; a graph does not depend on its threads), or one at a
     // time on this thread.
     std::optional<ReplicatePipeline> pipeline;
-    if (rb.concurrent > 1) {
+    if (rb.concurrent > 1 && rounds > 0) {
         const int each = std::max(1, threads / rb.concurrent);
         // Enough rounds ahead that every worker has a replicate while a round is counted.
         const int window = 2 + static_cast<int>((rb.concurrent + batch - 1) / batch);
@@ -615,6 +622,15 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     t.consensus = b.consensus;
     // The sums over the ranks on rank 0 (integers: any order gives the same counts).
     merge();
+    // --keep-checkpoint: the finished run's totals (done = B), which a resume reports as they are.
+    if (ckpt && ckpt->keep && !ckpt->path.empty()) {
+        mpi::run_agreed(comm, [&] {
+            if (rank == 0)
+                write_bootstrap_checkpoint(ckpt->path, ckpt->hash, ckpt->settings, b.replicates, all,
+                                           *ckpt->provenance);
+        });
+        if (ckpt->on_checkpoint) ckpt->on_checkpoint(static_cast<int>(b.replicates));
+    }
     if (rank != 0) return t;
     std::vector<std::uint64_t> keys;
     keys.reserve(all.size());
@@ -635,11 +651,12 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
 
 /// Rank 0 reads checkpoint `rc`'s totals into `all` (its provenance into `first`); every
 /// rank gets the number of replicates they hold.
-std::int64_t resume_counts(mpi::Communicator& comm, const RoundCheckpoint& rc, std::int64_t n_vars, PairCounts& all,
-                           PcResult& first) {
+std::int64_t resume_counts(mpi::Communicator& comm, const RoundCheckpoint& rc, std::int64_t n_vars,
+                           std::int64_t replicates, PairCounts& all, PcResult& first) {
     std::int64_t resumed = 0;
     mpi::run_agreed(comm, [&] {
-        if (comm.rank() == 0) resumed = read_bootstrap_checkpoint(rc.path, rc.hash, rc.settings, n_vars, all, first);
+        if (comm.rank() == 0)
+            resumed = read_bootstrap_checkpoint(rc.path, rc.hash, rc.settings, n_vars, replicates, all, first);
     });
     comm.bcast(std::span<std::int64_t>(&resumed, 1), 0);
     return resumed;
@@ -672,11 +689,12 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         ckpt.hash = bootstrap_hash(data, cfg, b);
         ckpt.settings = bootstrap_settings(data, cfg, b);
         ckpt.stop_after = cfg.stop_after_level;
+        ckpt.keep = cfg.keep_checkpoint;
         ckpt.on_checkpoint = cfg.on_checkpoint;
         ckpt.provenance = &first.config;
     }
     if (!cfg.checkpoint.empty() && cfg.resume) {
-        resumed = resume_counts(comm, ckpt, data.n_vars, all, first);
+        resumed = resume_counts(comm, ckpt, data.n_vars, b.replicates, all, first);
         if (cfg.on_resume) cfg.on_resume(static_cast<int>(resumed));
     }
     const std::vector<int> devices = replicate_devices(cfg.backend);
@@ -726,13 +744,14 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
     rc.hash = ckpt->hash;
     rc.settings = ckpt->settings;
     rc.stop_after = ckpt->stop_after;
+    rc.keep = ckpt->keep;
     rc.on_checkpoint = ckpt->on_checkpoint;
     PcResult first;  // the provenance kept in the file
     first.config = ckpt->provenance;
     rc.provenance = &first.config;
     std::int64_t resumed = 0;
     if (ckpt->resume) {
-        resumed = resume_counts(comm, rc, ckpt->n_vars, all, first);
+        resumed = resume_counts(comm, rc, ckpt->n_vars, b.replicates, all, first);
         first.config = ckpt->provenance;  // this run's, in the next checkpoint
         if (ckpt->on_resume) ckpt->on_resume(static_cast<int>(resumed));
     }

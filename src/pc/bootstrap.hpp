@@ -123,6 +123,7 @@ struct BootstrapCheckpoint {
     std::string hash;
     io::CheckpointSettings settings;
     bool resume = false;           ///< continue from `path`'s totals (any rank count)
+    bool keep = false;             ///< --keep-checkpoint: the finished run's totals saved too
     std::int64_t n_vars = 0;       ///< the data's variables (the checkpoint's pairs are checked)
     std::int64_t stop_after = -1;  ///< testing: stop (StoppedAfterLevel) after a checkpoint of this many replicates
     std::vector<std::pair<std::string, std::string>> provenance;  ///< kept in the file

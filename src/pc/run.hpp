@@ -49,6 +49,9 @@ struct PcConfig {
     /// Continue from `checkpoint`, which must exist and match the data and the options
     /// that change results (see config_hash).
     bool resume = false;
+    /// --keep-checkpoint with --bootstrap: the finished run's totals are saved in `checkpoint`
+    /// too (a PC run's last level is checkpointed anyway).
+    bool keep_checkpoint = false;
     /// Testing: stop after this level (and its checkpoint), as a kill would; -1: never.
     int stop_after_level = -1;
     /// Several ranks: keep the separating sets and pMax distributed (each rank its

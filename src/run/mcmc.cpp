@@ -63,10 +63,7 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
         bn::require_chain_memory(cfg.opts, n, c1 - c0, comm.rank() == 0);
     });
     mpi::run_agreed(comm, [&] {
-        const std::vector<std::string>& formats = plan.formats;
-        const bool draws =
-            std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
-        if (draws && n > kMaxDrawnNodes && !a.force)
+        if (io::draws(plan.formats) && n > kMaxDrawnNodes && !a.force)
             throw InputError("--format png/svg: drawing " + std::to_string(n) +
                              " variables takes Graphviz minutes; add --force to draw anyway, or write --format dot");
     });
@@ -109,6 +106,7 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
     pc::BootstrapCheckpoint c;
     c.path = a.checkpoint;
     c.resume = a.resume;
+    c.keep = a.keep_checkpoint;
     c.n_vars = n_vars;
     c.stop_after = a.stop_after;
     std::vector<std::string> tunes = a.tunes;
@@ -120,7 +118,8 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
     ScoreInputs in;
     in.data_digest = data_digest;
     set_scored(scored, a, in);
-    c.settings = std::move(scored.scored_settings);
+    c.settings = {{io::kCheckpointCommand, "cudag mcmc --bootstrap"}};
+    c.settings.insert(c.settings.end(), scored.scored_settings.begin(), scored.scored_settings.end());
     c.settings.insert(c.settings.end(), {{"--max-parents", std::to_string(a.max_parents)},
                                          {"--edge-penalty", exact_number(a.edge_penalty)},
                                          {"--space", a.space},
@@ -229,6 +228,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         throw InputError("--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
     const std::vector<std::string> formats = unique_items(split_commas(a.formats));
     io::validate_formats(without_item(formats, "freq"));
+    io::check_force(a.force, formats);
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
     std::vector<io::NamedPath> out_paths{{"--out", a.out}};

@@ -102,6 +102,7 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
             for (const std::string& v : mcmc_formats()) list += (list.empty() ? "" : ", ") + v;
             throw InputError("unknown output format '" + f + "' (valid: " + list + ")");
         }
+    io::check_force(a.force, formats);
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
     bn::OrderMcmcOptions& opts = plan.cfg.opts;

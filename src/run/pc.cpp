@@ -181,9 +181,12 @@ void check_resampling(PcJob& a, const std::vector<std::string>& formats) {
         throw InputError("--format freq (the edge frequencies) needs --bootstrap B");
     if (a.write_resample.empty()) {
         if (a.replicate != 0) throw InputError("--replicate needs --write-resample FILE");
+        if (a.overwrite)
+            throw InputError("--overwrite applies to --write-resample FILE (--out is replaced as README says)");
         return;
     }
     if (a.write_resample == "-") throw InputError("--write-resample needs a file name, not '-'");
+    io::check_new_files({{"--write-resample", a.write_resample}}, a.overwrite);
     if (!a.out.empty() || !formats.empty())
         throw InputError("--write-resample writes the resample and runs nothing: drop --out and --format");
     if (a.replicate < 0) throw InputError("--replicate must be >= 0, got " + std::to_string(a.replicate));
@@ -201,6 +204,7 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     io::validate_formats(without_freq(formats));
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
+    io::check_force(a.force, formats);
     if (a.cfg.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
     // Every output against every input and against each other, before any work.
     std::vector<io::NamedPath> out_paths{
@@ -210,6 +214,7 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge.files),
                        with_checkpoint_side_files(out_paths, a.cfg.checkpoint, false));
     pc::PcConfig cfg = a.cfg;
+    cfg.keep_checkpoint = a.keep_checkpoint;
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
     if (a.compat == "causal-learn")
@@ -272,10 +277,8 @@ void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
                    const std::vector<std::string>& formats, const RankPlace& place, const mpi::Environment& env,
                    mpi::Communicator& comm) {
     mpi::run_agreed(comm, [&] {
-        const bool draws =
-            std::any_of(formats.begin(), formats.end(), [](const std::string& f) { return f == "png" || f == "svg"; });
         io::check_formats_scale(formats, data.n_vars);
-        if (draws && data.n_vars > kMaxDrawnNodes && !a.force)
+        if (io::draws(formats) && data.n_vars > kMaxDrawnNodes && !a.force)
             throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");

@@ -33,6 +33,7 @@ struct PcJob {
     int uc_rule = -2, uc_priority = -2;  ///< -2: unset
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     bool overwrite_checkpoint = false;  ///< replace an existing checkpoint
+    bool overwrite = false;             ///< --overwrite: replace an existing --write-resample FILE
     double comm_timeout = 600.0;        ///< seconds an NCCL collective may wait
     std::vector<std::string> tunes;     ///< --tune key=value items
     KnowledgeJob knowledge;             ///< --forbid, --require, --tiers (files or values)

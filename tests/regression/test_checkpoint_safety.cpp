@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "io/checkpoint_lock.hpp"
@@ -493,4 +494,73 @@ TEST_F(CheckpointSafety, TwoRunsStartedTogetherDoNotShareACheckpoint) {
     EXPECT_EQ(WEXITSTATUS(status), 143);
     EXPECT_FALSE(fs::exists(dir_ / "ck.h5.lock")) << "SIGTERM removes the lock";
     EXPECT_FALSE(fs::exists(dir_ / "b.h5"));
+}
+
+// Issue 53 item 6: checkpoint values checked against the run: a bootstrap's done beyond B, a
+// chain's score that is not its order's.
+TEST_F(CheckpointSafety, CountsAndScoresAreCheckedAgainstTheRun) {
+    const std::string boot_pc = pc + "--bootstrap 6 --seed 3 --out " + p("r.h5") + " --checkpoint ";
+    CliRun r = run(boot_pc + p("pb.h5") + " --stop-after-level 2");
+    ASSERT_EQ(r.code, 3) << r.err;
+    const std::string boot_mcmc = mcmc + "--bootstrap 4 --out " + p("r.h5") + " --checkpoint ";
+    r = run(boot_mcmc + p("mb.h5") + " --stop-after 2");
+    ASSERT_EQ(r.code, 3) << r.err;
+    for (const auto& [cmd, good, b] : {std::tuple{boot_pc, "pb.h5", 6}, std::tuple{boot_mcmc, "mb.h5", 4}}) {
+        for (const std::int64_t done : {std::int64_t{b} + 1, std::int64_t{1} << 40}) {
+            copy_checkpoint(good, "bad.h5");
+            poke<std::int64_t>(dir_ / "bad.h5", "bootstrap/done", 0, done);
+            expect_refused(cmd + p("bad.h5") + " --resume",
+                           "checkpoint '" + p("bad.h5") + "' is corrupt: /bootstrap/done = " + std::to_string(done) +
+                               " is not within [0, --bootstrap " + std::to_string(b) + "]",
+                           "bad.h5", "r.h5");
+        }
+    }
+    mcmc_checkpoint("m.h5");
+    const std::string resume = mcmc + "--checkpoint-every 100 --resume --out " + p("r.h5") + " --checkpoint ";
+    expect_corrupt(resume, "m.h5",
+                   {
+                       {"chain 0: its best score 1.0000000000000001e+300 is not its best order's",
+                        [](const fs::path& f) { poke<double>(f, "chains/best_score", 0, 1e300); }},
+                       {"chain 1: its score -3 is not its order's",
+                        [](const fs::path& f) { poke<double>(f, "chains/score", 1, -3.0); }},
+                   });
+    // A pc bootstrap checkpoint resumed by mcmc names the command that wrote it.
+    expect_refused(boot_mcmc + p("pb.h5") + " --resume",
+                   "checkpoint '" + p("pb.h5") + "' was written by cudag pc --bootstrap, not cudag mcmc --bootstrap",
+                   "pb.h5", "r.h5");
+}
+
+// Issue 53 item 8: --keep-checkpoint with --bootstrap keeps the finished run's totals, fresh
+// or resumed, and resuming them gives the same table.
+TEST_F(CheckpointSafety, KeptBootstrapCheckpointsHoldTheFinishedRun) {
+    const auto done_in = [&](const std::string& ck) { return read<std::int64_t>(dir_ / ck, "/bootstrap/done"); };
+    for (const bool is_pc : {true, false}) {
+        const std::string cmd = is_pc ? pc + "--bootstrap 6 --seed 3 --format freq --out "
+                                      : mcmc + "--bootstrap 4 --format freq --out ";
+        const std::int64_t b = is_pc ? 6 : 4;
+        CliRun r = run(cmd + p("plain.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        const std::string freq = cudag::test::slurp(dir_ / "plain.freq.tsv");
+        ASSERT_FALSE(freq.empty());
+        // Fresh.
+        r = run(cmd + p("k.h5") + " --checkpoint " + p("ck.h5") + " --keep-checkpoint");
+        ASSERT_EQ(r.code, 0) << r.err;
+        ASSERT_TRUE(fs::exists(dir_ / "ck.h5"));
+        EXPECT_EQ(done_in("ck.h5"), (std::vector<std::int64_t>{b}));
+        // Its resume: the same table, the checkpoint kept as it is.
+        r = run(cmd + p("again.h5") + " --checkpoint " + p("ck.h5") + " --resume --keep-checkpoint");
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(cudag::test::slurp(dir_ / "again.freq.tsv"), freq);
+        EXPECT_EQ(done_in("ck.h5"), (std::vector<std::int64_t>{b}));
+        // Stopped part way, resumed with --keep-checkpoint: the finished run's, not the stale state.
+        fs::remove(dir_ / "ck.h5");
+        r = run(cmd + p("part.h5") + " --checkpoint " + p("ck.h5") + (is_pc ? " --stop-after-level 2" : " --stop-after 2"));
+        ASSERT_EQ(r.code, 3) << r.err;
+        EXPECT_LT(done_in("ck.h5")[0], b);
+        r = run(cmd + p("rest.h5") + " --checkpoint " + p("ck.h5") + " --resume --keep-checkpoint");
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(cudag::test::slurp(dir_ / "rest.freq.tsv"), freq);
+        EXPECT_EQ(done_in("ck.h5"), (std::vector<std::int64_t>{b}));
+        fs::remove(dir_ / "ck.h5");
+    }
 }

@@ -47,7 +47,7 @@ TEST_F(Bootstrap, AReplicateIsADirectRunOnItsWrittenResample) {
         // B = 1: the consensus graph is replicate 0's graph.
         CliRun r = run("pc --data " + data() + opts + " --bootstrap 1 --out " + f("boot.h5") + " --format edges -q");
         ASSERT_EQ(r.code, 0) << r.err;
-        r = run("pc --data " + data() + opts + " --write-resample " + f("rep0.csv"));
+        r = run("pc --data " + data() + opts + " --overwrite --write-resample " + f("rep0.csv"));
         ASSERT_EQ(r.code, 0) << r.err;
         EXPECT_NE(r.err.find("wrote replicate 0"), std::string::npos) << r.err;
         r = run("pc --data " + f("rep0.csv") + " --alpha 0.05 --out " + f("direct.h5") + " --format edges -q");
@@ -209,7 +209,7 @@ TEST_F(Bootstrap, McmcTakesPriorSpaceAndKnowledgeOverTheColumnsAReplicateKeeps) 
     bool saw_dropped = false, saw_kept = false;
     for (int seed = 1; seed <= 12 && !(saw_dropped && saw_kept); ++seed) {
         const std::string s = " --seed " + std::to_string(seed);
-        r = run("pc --data " + f("d9.csv") + " --discrete" + s + " --write-resample " + f("rep0.csv") + " -q");
+        r = run("pc --data " + f("d9.csv") + " --discrete" + s + " --overwrite --write-resample " + f("rep0.csv") + " -q");
         ASSERT_EQ(r.code, 0) << r.err;
         const bool dropped = lines(slurp(dir_ / "rep0.csv"))[0].find("X9") == std::string::npos;
         if ((dropped && saw_dropped) || (!dropped && saw_kept)) continue;

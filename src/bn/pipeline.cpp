@@ -78,7 +78,7 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     s.push_back({"--max-parents", std::to_string(max_parents)});
     s.push_back({"--edge-penalty", exact_number(prior.edge_penalty)});
     s.push_back({"the prior (--prior)", prior_digest.hex()});
-    s.push_back({"the search space (--space, --knowledge)", space_digest.hex()});
+    s.push_back({"the search space (--space, --forbid, --require, --tiers)", space_digest.hex()});
     s.push_back({"--order-score", opts.mode == OrderScoreMode::Sum ? "sum" : "max"});
     s.push_back({"--moves", opts.moves == MoveSet::Bidag ? "bidag" : "swap"});
     s.push_back({"--chains", std::to_string(opts.chains)});

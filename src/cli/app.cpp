@@ -41,6 +41,7 @@ void print_error(const std::string& what, int rank, int size) {
     std::string msg = io::with_final_names(what);
     for (char& ch : msg)
         if (ch == '\n') ch = ' ';
+    msg = printable(msg);  // raw bytes of a bad file (a binary BIF, a Latin-1 name) as \xNN
     const std::string who = size > 1 ? "rank " + std::to_string(rank) + " (" + mpi::host_name() + "): " : "";
     std::fprintf(stderr, "cudag: error: %s%s\n", who.c_str(), msg.c_str());
     std::fflush(stderr);

@@ -31,7 +31,7 @@ void add_cmi_knn_options(CLI::App& cmd, run::CmiKnnJob& o, std::vector<const CLI
     added.push_back(
         cmd.add_option("--seed", o.spec.seed,
                        "key of every random number (permutations, tie-break noise; pc: also the --bootstrap resamples)")
-            ->check(not_negative, "SEED")
+            ->check(not_negative_seed, "SEED")
             ->capture_default_str()
             ->group(g));
     if (early_stop_flag)

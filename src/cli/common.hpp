@@ -24,8 +24,13 @@ inline std::string not_empty_file_name(const std::string& s) {
 }
 
 /// A CLI11 check for --seed: a negative value would wrap to a huge unsigned seed.
-inline std::string not_negative(const std::string& s) {
+inline std::string not_negative_seed(const std::string& s) {
     return !s.empty() && s.front() == '-' ? "must be 0 or more (an unsigned 64-bit key), got " + s : std::string();
+}
+
+/// A CLI11 check for a count that may be 0 (--max-parents): a negative value is refused.
+inline std::string not_negative_count(const std::string& s) {
+    return !s.empty() && s.front() == '-' ? "must be 0 or more, got " + s : std::string();
 }
 
 }  // namespace cudag::cli

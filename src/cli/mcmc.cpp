@@ -51,7 +51,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
         ->capture_default_str();
     cmd->add_option("--seed", a.seed, "random seed: the same seed gives the same chains anywhere")
         ->capture_default_str()
-        ->check(not_negative, "SEED");
+        ->check(not_negative_seed, "SEED");
     cmd->add_option("--prior", a.prior,
                     "pairwise prior: a table with a header of the variable names and one row per "
                     "variable in that order; row a, column b in [0, 1] is the belief in a --> b "

@@ -34,7 +34,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
         auto* density =
             c->add_option("--density", a.spec.density, "edge probability d of each pair j < i")->capture_default_str();
         density->each([&a](const std::string&) { a.density_given = true; });
-        c->add_option("--seed", a.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
+        c->add_option("--seed", a.spec.seed, "random seed")->check(not_negative_seed, "SEED")->capture_default_str();
         c->add_option("--out", a.out, "data file: .h5/.hdf5 (dataset /data), .csv, .tsv/.txt; '-': CSV on stdout")
             ->required();
         c->add_option("--truth", a.truth,
@@ -73,8 +73,8 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     disc->add_option("--max-parents", da.spec.max_parents,
                      "keep at most K parents per variable, the nearest ones (0: no bound)")
         ->capture_default_str()
-        ->check(not_negative, "SEED");
-    disc->add_option("--seed", da.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
+        ->check(not_negative_count, "COUNT");
+    disc->add_option("--seed", da.spec.seed, "random seed")->check(not_negative_seed, "SEED")->capture_default_str();
     disc->add_option("--out", da.out, "data file: .csv, .tsv/.txt (level labels), .h5 (codes)")->required();
     disc->add_option("--truth", da.truth, "true DAG as a TSV edge list");
     disc->add_option("--threads", da.threads, "CPU threads (0: all)");
@@ -84,7 +84,7 @@ CLI::App* add_simulate_command(CLI::App& app, SimulateArgs& args) {
     add_quiet(bif);
     bif->add_option("--bif", ba.bif, "network file in BIF format")->required();
     bif->add_option("--samples", ba.spec.n_samples, "number of samples")->required();
-    bif->add_option("--seed", ba.spec.seed, "random seed")->check(not_negative, "SEED")->capture_default_str();
+    bif->add_option("--seed", ba.spec.seed, "random seed")->check(not_negative_seed, "SEED")->capture_default_str();
     bif->add_option("--out", ba.out, "data file: .csv, .tsv/.txt (state names), .h5 (codes)")->required();
     bif->add_option("--truth", ba.truth, "the network's DAG as a TSV edge list");
     bif->add_option("--threads", ba.threads, "CPU threads (0: all)");

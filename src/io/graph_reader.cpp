@@ -50,7 +50,7 @@ Pdag read_result_h5(const std::string& path, GraphBuilder& b, std::string& graph
     const std::string name = mcmc ? "best_dag/edges" : "cpdag/edges";
     const hsize_t width = mcmc ? 2 : 3;
     graph = mcmc                                            ? "/best_dag, the MCMC run's best DAG"
-            : H5Lexists(root, "bootstrap", H5P_DEFAULT) > 0 ? "/cpdag, the PC bootstrap's consensus graph"
+            : H5Lexists(root, "bootstrap", H5P_DEFAULT) > 0 ? "/cpdag, the bootstrap's consensus graph"
                                                             : "/cpdag, the PC run's CPDAG";
     const std::vector<hsize_t> shape = h5::dataset_shape(root, name, where);
     if (shape.size() != 2 || shape[1] != width)

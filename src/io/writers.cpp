@@ -14,6 +14,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/interrupt.hpp"
 #include "io/output_set.hpp"
 
@@ -132,29 +133,6 @@ bool append_c_escape(std::string& out, char c) {
     return e != nullptr;
 }
 
-/// Length of the well-formed UTF-8 sequence at s[i] (1-4), or 0 when the bytes there are not
-/// one (a stray continuation byte, a truncated or overlong sequence, a surrogate, > U+10FFFF).
-std::size_t utf8_sequence(const std::string& s, std::size_t i) {
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = b(i);
-    if (c < 0x80) return 1;
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range (RFC 3629's table)
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c == 0xE0) n = 3, lo = 0xA0;
-    else if (c >= 0xE1 && c <= 0xEC) n = 3;
-    else if (c == 0xED) n = 3, hi = 0x9F;
-    else if (c >= 0xEE && c <= 0xEF) n = 3;
-    else if (c == 0xF0) n = 4, lo = 0x90;
-    else if (c >= 0xF1 && c <= 0xF3) n = 4;
-    else if (c == 0xF4) n = 4, hi = 0x8F;
-    else return 0;
-    if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k)
-        if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-    return n;
-}
-
 }  // namespace
 
 std::string json_quote(const std::string& s) {
@@ -164,7 +142,7 @@ std::string json_quote(const std::string& s) {
         if (static_cast<unsigned char>(c) >= 0x80) {
             // Valid UTF-8 as it is; a byte that is not (a Latin-1 file's name) as the
             // character it stands for in Latin-1, so that the JSON is always valid.
-            const std::size_t n = utf8_sequence(s, i);
+            const std::size_t n = utf8_sequence(s, i);  // core/format.hpp
             if (n > 0) {
                 out.append(s, i, n);
                 i += n - 1;

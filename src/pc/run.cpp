@@ -132,7 +132,7 @@ io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg)
     io::CheckpointSettings s = {{"the data's variables and samples (--data)", shape.hex()},
                                 {"--alpha", std::string(alpha, end)},
                                 {"--compat", to_string(cfg.compat)},
-                                {"the background knowledge (--knowledge)", knowledge.hex()}};
+                                {"the background knowledge (--forbid, --require, --tiers)", knowledge.hex()}};
     // The resolved test, one setting per option: --test, --dof, or CMIknn's parameters
     // (cmiknn_shuffle_neighbors -> --shuffle-neighbors; k, resolved, as --knn).
     const std::vector<std::string> test = resolve_test(cfg, data).digest_entries(data.n_samples);

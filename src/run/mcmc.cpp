@@ -227,6 +227,11 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     if (!a.checkpoint_every.empty())
         throw InputError("--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
     const std::vector<std::string> formats = unique_items(split_commas(a.formats));
+    for (const char* chains_only : {"edgeprob", "traces", "trace-png"})
+        if (std::find(formats.begin(), formats.end(), chains_only) != formats.end())
+            throw InputError(std::string("--format ") + chains_only +
+                             " describes one run's chains; with --bootstrap give freq and the graph formats "
+                             "(edges, dot, json, amat, cl, png, svg)");
     io::validate_formats(without_item(formats, "freq"));
     io::check_force(a.force, formats);
     if (!formats.empty() && a.out.empty())

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -74,55 +73,10 @@ std::vector<std::int32_t> find_cycle(const Dag& dag) {
     return cycle;
 }
 
-namespace {
-
-std::string shortest(double x) {
-    char buf[32];
-    const auto r = std::to_chars(buf, buf + sizeof buf, x);
-    return std::string(buf, r.ptr);
-}
-
-[[noreturn]] void not_integer(const Dataset& data, std::int64_t v, std::int64_t sample, const std::string& value) {
-    throw InputError(data.source + ": column '" + data.names[v] + "' holds the non-integer value " + value + " (row " +
-                     std::to_string(sample + 1) + "): BDeu and K2 score discrete data (integer codes or labels)");
-}
-
-/// The label as a number when the whole label is one.
-std::optional<double> as_number(const std::string& label) {
-    if (label.empty()) return std::nullopt;
-    char* end = nullptr;
-    const double x = std::strtod(label.c_str(), &end);
-    if (end != label.c_str() + label.size() || !std::isfinite(x)) return std::nullopt;
-    return x;
-}
-
-}  // namespace
-
 ci::DiscreteCodes discrete_codes_for_scoring(Dataset data) {
-    if (!data.discrete()) {
-        for (std::int64_t v = 0; v < data.n_vars; ++v) {
-            const double* col = data.column(v);
-            for (std::int64_t s = 0; s < data.n_samples; ++s)
-                if (col[s] != std::floor(col[s])) not_integer(data, v, s, shortest(col[s]));
-        }
-        io::discretize(data, data.source);
-    } else {
-        for (std::int64_t v = 0; v < data.n_vars; ++v) {
-            const auto& levels = data.levels[static_cast<std::size_t>(v)];
-            std::optional<std::size_t> fraction;
-            bool numbers = true;
-            for (std::size_t l = 0; l < levels.size() && numbers; ++l) {
-                const std::optional<double> x = as_number(levels[l]);
-                numbers = x.has_value();
-                if (numbers && *x != std::floor(*x) && !fraction) fraction = l;
-            }
-            if (!numbers || !fraction) continue;
-            const double* col = data.column(v);
-            std::int64_t s = 0;
-            while (s < data.n_samples && col[s] != static_cast<double>(*fraction)) ++s;
-            not_integer(data, v, s, levels[*fraction]);
-        }
-    }
+    io::check_integer_levels(data,
+                             "BDeu and K2 score discrete data, integer codes or labels (continuous data: --score bge)");
+    io::discretize(data, data.source);
     for (std::int64_t v = 0; v < data.n_vars; ++v)
         if (data.levels[static_cast<std::size_t>(v)].size() < 2)
             throw InputError(data.source + ": variable '" + data.names[v] + "' (column " + std::to_string(v + 1) +

@@ -117,10 +117,10 @@ private:
 };
 
 /// The codes that BDeu/K2 score, from data read with io::TableMode::Auto (or Labels):
-/// numeric columns must hold integers only (InputError naming the column, the row counted
-/// from 1 and the value otherwise: BDeu/K2 score discrete data), and so must a label
-/// column whose labels are all numbers; then each column's distinct values are its levels
-/// (io::discretize). A variable with a single level is an InputError naming it.
+/// numeric columns must hold integers only, and so must a label column whose labels are
+/// all numbers (io::check_integer_levels, the rule of the discrete CI tests: an InputError
+/// naming the column, the value and its data row); then each column's distinct values are
+/// its levels (io::discretize). A variable with a single level is an InputError naming it.
 ci::DiscreteCodes discrete_codes_for_scoring(Dataset data);
 
 /// The counts of `node` against its parents' observed configurations: one row of

@@ -183,6 +183,25 @@ std::string shown(std::string_view s) {
     return std::string(s.substr(0, max_len)) + "...";
 }
 
+/// Whether a cell that is not a number reads as one with its ',' taken for a decimal point
+/// ("1,2881", "-0,5e3"): one ',' and no '.', in a table that ',' does not separate (there a
+/// quoted "1,5" is a label of its own).
+bool is_decimal_comma(std::string_view text, char delim) {
+    if (delim == ',') return false;
+    const std::size_t comma = text.find(',');
+    if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos ||
+        text.find('.') != std::string_view::npos)
+        return false;
+    std::string dotted(text);
+    dotted[comma] = '.';
+    double x = 0;
+    return parse_number(dotted, x) == Cell::Ok;
+}
+
+/// The NaN that TableMode::Auto stores for a decimal-comma cell (a label is a positive NaN).
+double decimal_comma_nan() { return -std::numeric_limits<double>::quiet_NaN(); }
+bool is_decimal_comma_nan(double x) { return std::isnan(x) && std::signbit(x); }
+
 struct Line {
     std::size_t begin = 0;
     std::size_t size = 0;
@@ -192,6 +211,7 @@ struct Line {
 struct FirstError {
     bool set = false;
     bool non_numeric = false;
+    bool decimal_comma = false;
     bool saw_label = false;  ///< TableMode::Auto: a non-numeric cell was stored as NaN
     std::string message;
     std::exception_ptr exception;
@@ -240,7 +260,16 @@ struct LabelDicts {
     }
 };
 
+/// "path:row:col: '1,2881' in column 'a' looks like a number with a decimal comma; ...".
+std::string decimal_comma_error(const Table& t, std::int64_t row, std::size_t col, std::string_view text) {
+    return *t.path + ":" + std::to_string(row) + ":" + std::to_string(col + 1) + ": '" + shown(text) + "' in column '" +
+           (*t.names)[col] +
+           "' looks like a number with a decimal comma; cudag reads decimal points: write the table with '.' as "
+           "the decimal mark (R: write.csv, not write.csv2) or replace each ',' with '.'";
+}
+
 std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell status, std::string_view text) {
+    if (status == Cell::NonNumeric && is_decimal_comma(text, t.delim)) return decimal_comma_error(t, row, col, text);
     std::string what;
     switch (status) {
         case Cell::Missing:
@@ -249,15 +278,8 @@ std::string cell_error(const Table& t, std::int64_t row, std::size_t col, Cell s
         case Cell::NonFinite:
             what = "non-finite value '" + shown(text) + "'";
             break;
-        default: {
+        default:
             what = "non-numeric value '" + shown(text) + "'";
-            if (t.delim != ',' && text.find(',') != std::string_view::npos) {
-                std::string dotted(text);
-                std::replace(dotted.begin(), dotted.end(), ',', '.');
-                double x = 0;
-                if (parse_number(dotted, x) == Cell::Ok) what += " (decimal comma? use '.')";
-            }
-        }
     }
     return *t.path + ":" + std::to_string(row) + ":" + std::to_string(col + 1) + ": " + what + " in column '" +
            (*t.names)[col] + "'";
@@ -292,7 +314,9 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                     // ...), which is a level in a label column and a missing value in a
                     // numeric one (has_label_column tells them apart).
                     if (t.auto_mode && (status == Cell::NonNumeric || (status == Cell::Missing && !text.empty()))) {
-                        x = std::numeric_limits<double>::quiet_NaN();
+                        x = status == Cell::NonNumeric && is_decimal_comma(text, t.delim)
+                                ? decimal_comma_nan()
+                                : std::numeric_limits<double>::quiet_NaN();
                         status = Cell::Ok;
                         err.saw_label = true;
                     }
@@ -306,6 +330,7 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                 if (status != Cell::Ok) {
                     err.set = true;
                     err.non_numeric = status == Cell::NonNumeric;
+                    err.decimal_comma = err.non_numeric && is_decimal_comma(text, t.delim);
                     err.message = cell_error(t, line.row, v, status, text);
                     return;
                 }
@@ -415,11 +440,44 @@ void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
     }
 }
 
-/// TableMode::Auto after parsing (labels stored as NaN): throw MixedColumn for a column
-/// holding both numbers and labels; return whether some column holds labels only.
+/// The text of the cell of data line k, column v (the line split again: for messages).
+std::string cell_at(const Table& t, std::int64_t k, std::size_t v) {
+    std::vector<std::string_view> fields;
+    const Line& at = (*t.lines)[static_cast<std::size_t>(k)];
+    split(t.text.substr(at.begin, at.size), t.delim, fields);
+    return std::string(cell_text(fields[v]));
+}
+
+/// The file row of data line k.
+std::int64_t row_of(const Table& t, std::int64_t k) { return (*t.lines)[static_cast<std::size_t>(k)].row; }
+
+/// TableMode::Auto after parsing (labels stored as NaN, decimal-comma cells as negative
+/// NaN): throw DecimalComma for a column whose non-numbers all have a decimal comma, at the
+/// first such cell in the file; throw MixedColumn for a column holding both numbers and
+/// labels; return whether some column holds labels only.
 bool has_label_column(const Table& t) {
     const std::size_t n_vars = t.names->size();
     const std::int64_t m = t.n_samples;
+    {
+        std::int64_t first_k = -1;
+        std::size_t first_v = 0;
+        for (std::size_t v = 0; v < n_vars; ++v) {
+            const double* col = t.values + static_cast<std::int64_t>(v) * m;
+            std::int64_t first = -1;
+            bool all = true;
+            for (std::int64_t k = 0; k < m && all; ++k) {
+                if (!std::isnan(col[k])) continue;
+                all = is_decimal_comma_nan(col[k]);
+                if (first < 0) first = k;
+            }
+            if (all && first >= 0 && (first_k < 0 || first < first_k)) {
+                first_k = first;
+                first_v = v;
+            }
+        }
+        if (first_k >= 0)
+            throw DecimalComma(decimal_comma_error(t, row_of(t, first_k), first_v, cell_at(t, first_k, first_v)));
+    }
     bool label_column = false;
     std::int64_t best_k = -1;  // the data line and column of the cell to report
     std::size_t best_v = 0;
@@ -443,12 +501,7 @@ bool has_label_column(const Table& t) {
         }
     }
     if (best_k < 0) return label_column;
-    std::vector<std::string_view> fields;
-    const auto cell = [&](std::int64_t k, std::size_t v) {
-        const Line& at = (*t.lines)[static_cast<std::size_t>(k)];
-        split(t.text.substr(at.begin, at.size), t.delim, fields);
-        return cell_text(fields[v]);
-    };
+    const auto cell = [&t](std::int64_t k, std::size_t v) { return cell_at(t, k, v); };
     // A numeric column whose only non-numbers are missing-value tokens: a missing value
     // (its first), as in Numeric mode.
     for (std::size_t v = 0; v < n_vars; ++v) {
@@ -469,13 +522,83 @@ bool has_label_column(const Table& t) {
         }
     }
     const Line& line = (*t.lines)[static_cast<std::size_t>(best_k)];
-    const std::string_view text = cell(best_k, best_v);
+    const std::string text = cell(best_k, best_v);
     const bool stray_label = best_labels <= m - best_labels;
     const std::string counts = " (" + std::to_string(stray_label ? m - best_labels : best_labels) + " of its " +
                                std::to_string(m) + " cells are " + (stray_label ? "numbers)" : "labels)");
     if (stray_label) throw MixedColumn(cell_error(t, line.row, best_v, Cell::NonNumeric, text) + counts);
     throw MixedColumn(*t.path + ":" + std::to_string(line.row) + ":" + std::to_string(best_v + 1) +
                       ": numeric value '" + shown(text) + "' in column '" + (*t.names)[best_v] + "'" + counts);
+}
+
+/// TableMode::Auto once has_label_column found a label column (every column now labels
+/// throughout or numbers throughout): a numeric column with a fraction beside it makes
+/// mixed data, which no test takes yet; an InputError naming the first label column and the
+/// first such numeric column. Integer codes beside labels are discrete data.
+void refuse_mixed_types(const Table& t) {
+    const std::size_t n_vars = t.names->size();
+    const std::int64_t m = t.n_samples;
+    std::size_t label_v = n_vars, number_v = n_vars;
+    std::int64_t number_k = -1;
+    for (std::size_t v = 0; v < n_vars; ++v) {
+        const double* col = t.values + static_cast<std::int64_t>(v) * m;
+        if (std::isnan(col[0])) {
+            if (label_v == n_vars) label_v = v;
+            continue;
+        }
+        for (std::int64_t k = 0; k < m && number_v == n_vars; ++k)
+            if (col[k] != std::floor(col[k])) {
+                number_v = v;
+                number_k = k;
+            }
+    }
+    if (number_v == n_vars || label_v == n_vars) return;
+    const std::string& label = (*t.names)[label_v];
+    throw InputError(*t.path + ": column '" + label + "' holds labels ('" + shown(cell_at(t, 0, label_v)) +
+                     "' in row " + std::to_string(row_of(t, 0)) + ") and column '" + (*t.names)[number_v] +
+                     "' continuous numbers ('" + shown(cell_at(t, number_k, number_v)) + "' in row " +
+                     std::to_string(row_of(t, number_k)) +
+                     "): mixed discrete and continuous data are not supported yet; drop column '" + label +
+                     "' or code its labels as numbers (continuous data, fisher-z), or make the continuous columns "
+                     "integer codes or labels (discrete data, chi-square)");
+}
+
+/// TableMode::Labels after parsing (local label ids stored): throw DecimalComma for a
+/// column whose labels are all numbers, one or more written with a decimal comma, at the
+/// first such cell in the file; labels that merely contain a comma ("x,y") pass.
+void refuse_decimal_commas(const Table& t, const std::vector<LabelDicts>& labels) {
+    if (t.delim == ',') return;
+    const std::size_t n_vars = t.names->size();
+    std::int64_t first_k = -1;
+    std::size_t first_v = 0;
+    std::vector<char> comma;
+    for (std::size_t v = 0; v < n_vars; ++v) {
+        bool any = false, numbers = true;
+        for (const LabelDicts& w : labels)
+            for (const std::string& text : w.texts[v]) {
+                const bool dc = is_decimal_comma(text, t.delim);
+                any = any || dc;
+                numbers = numbers && (dc || is_numeric_cell(text));
+            }
+        if (!any || !numbers) continue;
+        const double* col = t.values + static_cast<std::int64_t>(v) * t.n_samples;
+        bool found = false;
+        for (const LabelDicts& w : labels) {  // blocks of rows in file order
+            comma.assign(w.texts[v].size(), 0);
+            for (std::size_t id = 0; id < comma.size(); ++id) comma[id] = is_decimal_comma(w.texts[v][id], t.delim);
+            for (std::size_t k = w.lo; k < w.hi && !found; ++k) {
+                if (!comma[static_cast<std::size_t>(col[k])]) continue;
+                found = true;
+                if (first_k < 0 || static_cast<std::int64_t>(k) < first_k) {
+                    first_k = static_cast<std::int64_t>(k);
+                    first_v = v;
+                }
+            }
+            if (found) break;
+        }
+    }
+    if (first_k >= 0)
+        throw DecimalComma(decimal_comma_error(t, row_of(t, first_k), first_v, cell_at(t, first_k, first_v)));
 }
 
 }  // namespace
@@ -610,12 +733,17 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     for (const FirstError& e : errors) {
         if (!e.set) continue;
         if (e.exception) std::rethrow_exception(e.exception);
+        if (e.decimal_comma) throw DecimalComma(e.message);
         if (e.non_numeric) throw NonNumericCell(e.message);
         throw InputError(e.message);
     }
     if (t.auto_mode && std::any_of(errors.begin(), errors.end(), [](const FirstError& e) { return e.saw_label; })) {
-        if (has_label_column(t)) return parse_table(text, path, TableMode::Labels);
+        if (has_label_column(t)) {
+            refuse_mixed_types(t);
+            return parse_table(text, path, TableMode::Labels, na_values);
+        }
     }
+    if (mode == TableMode::Labels) refuse_decimal_commas(t, labels);
 
     d.names = std::move(names);
     d.source = path;
@@ -626,6 +754,42 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
 bool is_numeric_cell(std::string_view text) {
     double x = 0.0;
     return parse_number(text, x) == Cell::Ok;
+}
+
+void check_integer_levels(const Dataset& d, const std::string& needs) {
+    // The first such value in the file's order (by sample, then column), as the reader
+    // reports cells.
+    std::int64_t first_s = d.n_samples, first_v = -1;
+    std::vector<char> fraction;  // per level of a discrete column: a number with a fraction
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        const double* col = d.column(v);
+        if (d.discrete()) {
+            const auto& levels = d.levels[static_cast<std::size_t>(v)];
+            fraction.assign(levels.size(), 0);
+            bool numbers = true, any = false;
+            for (std::size_t l = 0; l < levels.size() && numbers; ++l) {
+                double x = 0.0;
+                numbers = parse_number(levels[l], x) == Cell::Ok;
+                fraction[l] = numbers && x != std::floor(x);
+                any = any || fraction[l];
+            }
+            if (!numbers || !any) continue;
+        }
+        for (std::int64_t s = 0; s < first_s; ++s) {
+            const bool bad =
+                d.discrete() ? fraction[static_cast<std::size_t>(col[s])] != 0 : col[s] != std::floor(col[s]);
+            if (!bad) continue;
+            first_s = s;
+            first_v = v;
+            break;
+        }
+    }
+    if (first_v < 0) return;
+    const double x = d.column(first_v)[first_s];
+    const std::string value =
+        d.discrete() ? d.levels[static_cast<std::size_t>(first_v)][static_cast<std::size_t>(x)] : number_label(x);
+    throw InputError(d.source + ": column '" + d.names[first_v] + "' holds the non-integer value " + value +
+                     " (data row " + std::to_string(first_s + 1) + ") among numbers only: " + needs);
 }
 
 std::int64_t integer_coded_levels(const Dataset& d) {

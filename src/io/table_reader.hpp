@@ -33,6 +33,15 @@ public:
     using InputError::InputError;
 };
 
+/// The InputError read_table throws, in every mode, for a cell that reads as a number once
+/// its one ',' is taken for a decimal point ("1,2881" in a table that ';', tabs or blanks
+/// separate, as R's write.csv2 and European spreadsheets write it): cudag reads decimal
+/// points only, and such a cell would otherwise be a label or a non-numeric cell.
+class DecimalComma : public InputError {
+public:
+    using InputError::InputError;
+};
+
 /// Most levels a discrete variable may have (codes fit one byte).
 inline constexpr std::int64_t kMaxLevels = 256;
 
@@ -56,13 +65,23 @@ inline constexpr std::int64_t kMaxLevels = 256;
 ///
 /// TableMode::Auto tells the two apart by column: a column is labels when none of its
 /// cells is a number, numbers when all are. No label column: the table is read as in
-/// TableMode::Numeric; one or more: the whole table is read as in TableMode::Labels. A
-/// column with both is a MixedColumn error at the first cell of the kind it has fewer of
-/// (labels on a tie): "path:12:4: non-numeric value 'abc' in column 'd' (299 of its 300
-/// cells are numbers)" for a typo in continuous data, "numeric value '7' in column 'x'
-/// (49 of its 50 cells are labels)" for a stray number among labels; several such columns
-/// report the cell that comes first in the file. Missing, non-finite (inf) cells and ragged
-/// rows are errors as in TableMode::Numeric, and are reported first.
+/// TableMode::Numeric. One or more: the whole table is read as in TableMode::Labels when
+/// every numeric column holds integers only (integer codes beside labels); a numeric
+/// column with a fraction beside a label column is an InputError naming both columns
+/// ("path: column 'c' holds labels ('x' in row 2) and column 'a' continuous numbers
+/// ('1.2881' in row 2); mixed ... not supported yet: ..."), since no test takes mixed
+/// data yet. A column with both is a MixedColumn error at the first cell of the kind it
+/// has fewer of (labels on a tie): "path:12:4: non-numeric value 'abc' in column 'd' (299
+/// of its 300 cells are numbers)" for a typo in continuous data, "numeric value '7' in
+/// column 'x' (49 of its 50 cells are labels)" for a stray number among labels; several
+/// such columns report the cell that comes first in the file. Missing, non-finite (inf)
+/// cells and ragged rows are errors as in TableMode::Numeric, and are reported first.
+///
+/// Decimal commas, in every mode: when the delimiter is not ',', a column whose cells are
+/// numbers, at least one written with a decimal comma ("1,2881"), is a DecimalComma error
+/// at the first such cell in the file ("path:2:1: '1,2881' in column 'a' looks like a
+/// number with a decimal comma; cudag reads decimal points: ..."); in TableMode::Numeric
+/// any such cell is. A column of labels that merely contain commas ("x,y") stays labels.
 ///
 /// `na_values` (--na-values, as pandas' na_values): cells equal to one of these tokens are
 /// missing values in every mode (an error as above, naming the row and column), labels
@@ -80,6 +99,16 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
 /// round-trip text becomes the level label. `where` names the source in errors (more than
 /// kMaxLevels levels). A no-op when `d` is already discrete.
 void discretize(Dataset& d, const std::string& where);
+
+/// Refuse discrete data that are continuous numbers: an InputError when a column of `d`
+/// holds numbers only and one of them has a fraction: for discrete data, a variable whose
+/// level labels all read as numbers, one not an integer ("0.5"); for continuous data (not
+/// yet discretised: HDF5 or array input, TableMode::Auto), any value that is not an
+/// integer. The message names d.source, the column, the value and its data row (samples
+/// counted from 1; the header is not a data row), then `needs`: what asked for discrete
+/// data, e.g. "chi-square needs discrete data (...)". Used by every discrete CI test and
+/// by the BDeu/K2 scores, so that they refuse the same columns in the same words.
+void check_integer_levels(const Dataset& d, const std::string& needs);
 
 /// Most distinct values per column for integer_coded_levels.
 inline constexpr std::int64_t kFewLevels = 32;

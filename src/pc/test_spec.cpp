@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "io/table_reader.hpp"
 
 namespace cudag::pc {
 
@@ -119,6 +120,12 @@ void validate_test(const TestOptions& options, const Dataset& data, int max_leve
                          "as discrete; use --test chi-square or g-square");
     if (is_discrete(kind) && !data.discrete())
         throw InputError(data.source + ": --test " + test + " needs discrete data (read the file with --discrete)");
+    // Labels that are all numbers, one with a fraction, are continuous data read as labels
+    // (each value its own level): refused, as BDeu and K2 refuse them.
+    if (is_discrete(kind))
+        io::check_integer_levels(data, test +
+                                           " needs discrete data, integer codes or labels (continuous data: "
+                                           "--test fisher-z)");
     if (kind == TestKind::FisherZ && data.discrete())
         throw InputError(data.source +
                          ": fisher-z needs continuous data, but the data were read "

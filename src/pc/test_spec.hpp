@@ -77,7 +77,8 @@ struct TestSpec {
 /// The test of `options` on `data` under `compat` at significance `alpha`.
 TestSpec resolve_test(const TestOptions& options, const Dataset& data, double alpha, Compat compat);
 
-/// The checks that concern the test alone: the test fits the data's kind, a dof rule only
+/// The checks that concern the test alone: the test fits the data's kind (a discrete test
+/// refuses a column of numbers with a fraction, io::check_integer_levels), a dof rule only
 /// with a discrete test, the CMIknn parameters for the samples (and for conditioning sets
 /// when max_level != 0). Throws InputError on the first problem.
 void validate_test(const TestOptions& options, const Dataset& data, int max_level);

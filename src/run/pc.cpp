@@ -116,9 +116,12 @@ void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, c
 
 // Discrete or continuous? --discrete or a discrete --test reads labels, --test fisher-z
 // numbers. With neither, each column must be numbers throughout or labels throughout
-// (io::TableMode::Auto): a label column makes the data discrete (chi-square); a column
-// mixing both is an error at its stray cell (a typo in continuous data); integer codes
-// with few levels run fisher-z with a note. README "Discrete data" documents the rule.
+// (io::TableMode::Auto, which decides the columns' types): a label column beside integer
+// codes makes the data discrete (chi-square), beside numbers with a fraction it is mixed
+// data (refused by the reader); a column mixing both is an error at its stray cell (a typo
+// in continuous data); integer codes with few levels run fisher-z with a note. Decimal
+// commas are refused by the reader in every mode, numbers with a fraction by the discrete
+// tests (pc::validate_test). README "Discrete data" documents the rules.
 Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progress& progress,
                      const mpi::Communicator& comm, const DataReader& reader,
                      const std::function<void(const std::string&)>& warn) {

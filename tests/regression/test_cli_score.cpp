@@ -86,7 +86,7 @@ TEST_F(Score, BadInputGetsOneLine) {
                  "A --- B is not directed");
     write("cont.csv", "A,B,C\n0,0,0.5\n0,1,1\n1,0,2\n");
     expect_error("score --data " + f("cont.csv") + " --dag " + f("dag.tsv") + " --score bdeu",
-                 "column 'C' holds the non-integer value 0.5 (row 1)");
+                 "column 'C' holds the non-integer value 0.5 (data row 1)");
     write("single.csv", "A,B,C\n0,0,1\n1,0,2\n0,0,1\n");
     expect_error("score --data " + f("single.csv") + " --dag " + f("dag.tsv") + " --score k2",
                  "variable 'B' (column 2) has a single level");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pc/cpu/discrete_engine.hpp"
+#include "pc/test_spec.hpp"
 #include "ci/discrete_test.hpp"
 #include "core/error.hpp"
 #include "io/table_reader.hpp"
@@ -222,6 +223,42 @@ TEST(DiscreteData, NumericLabelsMixingSmallIntegersAndOthersKeepNumericOrder) {
     ASSERT_TRUE(d.discrete());
     EXPECT_EQ(d.levels[0], (std::vector<std::string>{"-2", "0", "0.5", "3", "2000"}));
     EXPECT_EQ(d.values, (std::vector<double>{3, 0, 2, 3, 4, 1, 0}));
+}
+
+// Issue 53 item 5: labels that are all numbers, one with a fraction, are continuous data
+// read as labels (every value its own level: dof 39,601, p = 1 on 200 floats); a discrete
+// test refuses them naming the column, the value and its data row, as BDeu and K2 do. HDF5
+// and array input (discretised by value) get the same rule.
+TEST(DiscreteData, DiscreteTestsRefuseNumbersWithAFraction) {
+    const auto refusal = [](const Dataset& d, pc::TestKind kind) -> std::string {
+        pc::TestOptions options;
+        options.kind = kind;
+        try {
+            pc::validate_test(options, d, -1);
+        } catch (const InputError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    const Dataset labels = io::parse_table("a,b\n1,x\n2,y\n0.25,x\n2,y\n", "t.csv", io::TableMode::Labels);
+    EXPECT_EQ(refusal(labels, pc::TestKind::ChiSquare),
+              "t.csv: column 'a' holds the non-integer value 0.25 (data row 3) among numbers only: chi-square needs "
+              "discrete data, integer codes or labels (continuous data: --test fisher-z)");
+    EXPECT_NE(refusal(labels, pc::TestKind::GSquare).find("g-square needs discrete data"), std::string::npos);
+    // Float data discretised by value (HDF5, numpy): the same.
+    Dataset floats;
+    floats.n_samples = 3;
+    floats.n_vars = 2;
+    floats.names = {"x", "y"};
+    floats.source = "g.h5:/data";
+    floats.values = {1, 2, 3, 0.5, 1.5, 0.5};
+    io::discretize(floats, floats.source);
+    EXPECT_NE(refusal(floats, pc::TestKind::ChiSquare)
+                  .find("g.h5:/data: column 'y' holds the non-integer value 0.5 (data row 1) among numbers only"),
+              std::string::npos);
+    // Integers written with a decimal point, negative codes and text labels are discrete.
+    const Dataset codes = io::parse_table("a,b,c\n1.0,-1,x\n2,3,0.5\n1,-1,x\n", "t.csv", io::TableMode::Labels);
+    EXPECT_EQ(refusal(codes, pc::TestKind::ChiSquare), "");
 }
 
 TEST(DiscreteData, MissingLabelNamesRowAndColumn) {

@@ -78,6 +78,11 @@ int run_score(const ScoreArgs& a) {
     const std::vector<double> local = scorer->local_scores(dag);
     double total = 0.0;
     for (const double s : local) total += s;
+    // A non-finite score is an error, never a result.
+    for (std::size_t v = 0; v < local.size(); ++v)
+        if (!std::isfinite(local[v]))
+            throw InputError(a.data + ": the " + bn::score_name(kind) + " local score of '" + names[v] + "' is " +
+                             exact_number(local[v]) + ", not a number a score can be");
 
     std::ostringstream os;
     if (a.json) {

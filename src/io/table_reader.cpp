@@ -114,6 +114,16 @@ std::string_view cell_text(std::string_view raw) {
     return s;
 }
 
+/// Whether `line` opens a quoted field it does not close (a line break inside quotes).
+bool open_quote(std::string_view line) { return std::count(line.begin(), line.end(), '"') % 2 != 0; }
+
+/// The one-line error for a quoted field that spans lines, at line `row` of `path`.
+std::string quoted_line_break(const std::string& path, std::int64_t row) {
+    return path + ":" + std::to_string(row) +
+           ": a quoted field runs past the end of the line (a line break inside quotes); cudag reads one row "
+           "per line: remove the line breaks from the quoted fields";
+}
+
 /// A header name: trimmed, unquoted, "" unescaped.
 std::string header_name(std::string_view raw) {
     std::string_view s = trim(raw);
@@ -297,6 +307,10 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
             if (t.delim != kWhitespace && fields.size() == n_vars + 1 && trim(fields.back()).empty()) fields.pop_back();
             if (fields.size() != n_vars) {
                 err.set = true;
+                if (open_quote(t.text.substr(line.begin, line.size))) {
+                    err.message = quoted_line_break(*t.path, line.row);
+                    return;
+                }
                 err.message = *t.path + ":" + std::to_string(line.row) + ": row " + std::to_string(line.row) + " has " +
                               std::to_string(fields.size()) + (fields.size() == 1 ? " field" : " fields") +
                               ", header has " + std::to_string(n_vars);
@@ -631,8 +645,33 @@ char sniff_delimiter(std::string_view header, std::string_view first_data) {
     return best;
 }
 
+namespace {
+
+/// Refuse, in one line, a file that is not a text table: compressed (gzip, bzip2, xz, zstd,
+/// zip: an .xlsx too), an HDF5 file given a text name, or binary (a NUL byte).
+void require_text(std::string_view text, const std::string& path) {
+    const auto starts = [&](std::string_view magic) { return text.substr(0, magic.size()) == magic; };
+    static const std::pair<std::string_view, const char*> kinds[] = {
+        {std::string_view("\x1f\x8b", 2), "gzip-compressed: decompress it first (gunzip -k)"},
+        {"BZh", "bzip2-compressed: decompress it first (bunzip2 -k)"},
+        {std::string_view("\xfd" "7zXZ\0", 6), "xz-compressed: decompress it first (unxz -k)"},
+        {"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (unzstd)"},
+        {"PK\x03\x04", "a zip archive (an .xlsx workbook?): save the table as CSV"},
+        {"\x89HDF\r\n\x1a\n", "an HDF5 file: give it a .h5 name (and --dataset)"},
+    };
+    for (const auto& [magic, what] : kinds)
+        if (starts(magic)) throw InputError(path + " is " + what + "; cudag reads CSV/TSV text or HDF5");
+    const std::string_view head = text.substr(0, 1 << 16);
+    if (const std::size_t nul = head.find('\0'); nul != std::string_view::npos)
+        throw InputError(path + " holds binary data (a NUL byte at byte " + std::to_string(nul + 1) +
+                         "), not a CSV/TSV text table");
+}
+
+}  // namespace
+
 Dataset parse_table(std::string_view text, const std::string& path, TableMode mode,
                     const std::vector<std::string>& na_values) {
+    require_text(text, path);
     if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
         text.remove_prefix(3);  // UTF-8 byte-order mark
 
@@ -661,6 +700,7 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     if (!have_header) throw InputError(path + ":1: no header row (the file is empty)");
 
     const std::string_view header_text = text.substr(header.begin, header.size);
+    if (open_quote(header_text)) throw InputError(quoted_line_break(path, header.row));
     const std::string_view first_data = lines.empty() ? std::string_view() : text.substr(lines[0].begin, lines[0].size);
     const char delim = sniff_delimiter(header_text, first_data);
 

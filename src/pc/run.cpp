@@ -10,6 +10,7 @@
 
 #include "core/digest.hpp"
 #include "core/error.hpp"
+#include "core/magnitude.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "pc/checkpoint.hpp"
@@ -79,26 +80,14 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
 }
 
+bool scale_free(const TestSpec& test) {
+    // CMIknn on raw values too: its tie-break noise is relative to each column's spread.
+    return test.kind == TestKind::FisherZ || test.kind == TestKind::CmiKnn;
+}
+
 std::int64_t rescale_extreme_columns(Dataset& data, const PcConfig& cfg) {
-    if (data.discrete() || data.n_samples == 0) return 0;
-    const TestSpec test = resolve_test(cfg, data);
-    if (test.kind != TestKind::FisherZ &&
-        !(test.kind == TestKind::CmiKnn && test.cmi.transform != ci::CmiTransform::None))
-        return 0;
-    constexpr int kLimit = 500;  // 2^500 ~ 3e150: its square still fits a double's range
-    std::int64_t rescaled = 0;
-    for (std::int64_t v = 0; v < data.n_vars; ++v) {
-        double* x = data.column(v);
-        double largest = 0.0;
-        for (std::int64_t s = 0; s < data.n_samples; ++s) largest = std::max(largest, std::fabs(x[s]));
-        if (!(largest > 0.0) || !std::isfinite(largest)) continue;
-        int e = 0;
-        std::frexp(largest, &e);  // largest = f 2^e, f in [0.5, 1)
-        if (e <= kLimit && e >= -kLimit) continue;
-        for (std::int64_t s = 0; s < data.n_samples; ++s) x[s] = std::ldexp(x[s], -e);
-        ++rescaled;
-    }
-    return rescaled;
+    if (data.discrete() || data.n_samples == 0 || !scale_free(resolve_test(cfg, data))) return 0;
+    return cudag::rescale_extreme_columns(data);
 }
 
 std::string config_hash(const Dataset& data, const PcConfig& cfg) {

@@ -68,13 +68,15 @@ struct PcConfig {
 /// Validate a configuration against a data set; throws InputError on the first problem.
 void validate(const PcConfig& cfg, const Dataset& data);
 
-/// Continuous data for a scale-invariant test (Fisher-z; CMIknn on ranks, uniform or
-/// standardised values): every column whose largest magnitude lies beyond 2^±500 (about
-/// 1e±150) multiplied by the power of two that brings that magnitude into [0.5, 1). Exact,
-/// so the test sees the values it sees on data of ordinary range, and its sums of squares
-/// no longer overflow (or underflow) into an empty graph. Returns the columns rescaled;
-/// nothing for discrete data or a test on raw values (CMIknn --transform none).
+/// Continuous data for a scale-free test (scale_free): cudag::rescale_extreme_columns
+/// (core/magnitude.hpp), every column whose largest magnitude lies beyond 2^±500 multiplied
+/// by a power of two, exactly. Returns the columns rescaled; nothing for discrete data.
 std::int64_t rescale_extreme_columns(Dataset& data, const PcConfig& cfg);
+
+/// Whether `test` gives the same answer on a column multiplied by a power of two (Fisher-z;
+/// CMIknn, whose tie-break noise scales with each column's spread), so that extreme columns
+/// are rescaled for it (core/magnitude.hpp).
+bool scale_free(const TestSpec& test);
 
 /// The test a run of `cfg` on `data` uses (pc::resolve_test with cfg's alpha and compat).
 TestSpec resolve_test(const PcConfig& cfg, const Dataset& data);

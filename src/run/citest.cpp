@@ -11,6 +11,7 @@
 #include "ci/ci_test.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/magnitude.hpp"
 #include "io/dataset_io.hpp"
 #include "pc/ci_tests.hpp"
 #include "pc/run.hpp"
@@ -73,7 +74,11 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
                          " variables (it needs more than " + std::to_string(l + 3) + ")");
     pc::validate_test(options_, data_, l);
     // alpha decides only the CMIknn early stop, which citest turns off.
-    if (!spec_) spec_ = pc::resolve_test(options_, data_, pc::PcConfig{}.alpha, compat_);
+    if (!spec_) {
+        spec_ = pc::resolve_test(options_, data_, pc::PcConfig{}.alpha, compat_);
+        // The rule pc follows (core/magnitude.hpp): extreme columns rescaled, exactly.
+        if (pc::scale_free(*spec_)) rescaled_ = cudag::rescale_extreme_columns(data_);
+    }
     // The test through ci::CiTest (pc/ci_tests.hpp): the statistic, p and the other numbers.
     if (!test_ || l > max_cond_) {
         test_ = pc::make_ci_test(data_, *spec_, compat_, threads_, l);
@@ -84,6 +89,13 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
         for (const std::string& note : test_->notes(vars[0], vars[1], z))
             std::cerr << "cudag citest: note: " << note << '\n';
     ci::CiOutcome o = test_->test(vars[0], vars[1], z);
+    if (!std::isfinite(o.statistic) || !(o.p >= 0.0 && o.p <= 1.0))
+        throw InputError(data_.source + ": the " + spec_->name() + " test of '" + x + "' and '" + y +
+                         "' gave statistic " + exact_number(o.statistic) + ", p " + exact_number(o.p) +
+                         ": not a result (a column without variance among them?)");
+    if (job_.verbose && rescaled_ > 0)
+        std::cerr << "cudag citest: note: " << rescaled_ << " column" << (rescaled_ == 1 ? "" : "s")
+                  << " of extreme magnitude rescaled by a power of two (exact)\n";
     return CitestOutput{o.statistic, o.p, data_.n_samples, std::move(o.extra)};
 }
 

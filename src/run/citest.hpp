@@ -57,6 +57,7 @@ private:
     std::optional<pc::TestSpec> spec_;
     std::unique_ptr<ci::CiTest> test_;
     int max_cond_ = -1;
+    std::int64_t rescaled_ = 0;  ///< columns of extreme magnitude rescaled (core/magnitude.hpp)
 };
 
 /// Reads the data (through `read` when given, else the job's file) and runs the test.

@@ -8,6 +8,7 @@
 #include "bn/bge.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
+#include "core/magnitude.hpp"
 #include "io/dataset_io.hpp"
 
 namespace cudag::run {
@@ -54,6 +55,8 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
                                  " variables (got " + exact_number(o.aw) + ")");
             spec.aw = o.aw;
         }
+        // BGe depends on the scale: extreme columns refused (core/magnitude.hpp).
+        require_ordinary_magnitudes(data, "--score bge");
         digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));
         in.scorer = std::make_unique<bn::BgeScorer>(data, spec);
     } else {

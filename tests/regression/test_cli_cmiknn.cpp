@@ -50,8 +50,10 @@ TEST_F(CmiknnCli, SimulateNonlinearSameSeedSameBytes) {
     // compare reads the truth with its function column.
     const CliRun c = run("compare --truth " + path("a.csv.truth.tsv") + " --estimate " + path("a.csv.truth.tsv"));
     EXPECT_EQ(c.code, 0) << c.err;
-    const CliRun r = run("simulate nonlinear --vars 3 --samples 10 --out " + path("a.csv"));
-    EXPECT_EQ(r.code, 0) << r.err;  // overwriting its own earlier output is fine
+    // Its own earlier output is replaced with --overwrite only (issue 53 item 9).
+    expect_error("simulate nonlinear --vars 3 --samples 10 --out " + path("a.csv"), "exists: add --overwrite");
+    const CliRun r = run("simulate nonlinear --vars 3 --samples 10 --overwrite --out " + path("a.csv"));
+    EXPECT_EQ(r.code, 0) << r.err;
     expect_error("simulate nonlinear --vars 3 --samples 10 --density 2 --out " + path("d.csv"), "density");
 }
 

@@ -13,6 +13,7 @@
 #include <regex>
 #include <string>
 
+#include "io/checkpoint_lock.hpp"
 #include "io/hdf5_file.hpp"
 #include "support/paths.hpp"
 #include "support/result_files.hpp"
@@ -361,4 +362,85 @@ TEST_F(MpiCli, ExistingOrCorruptCheckpointsAreRefusedOnEveryRankInOneLine) {
     EXPECT_EQ(errors(r.err), 1u) << r.err;
     EXPECT_FALSE(fs::exists(path("r.h5")));
     EXPECT_EQ(cudag::test::read_text(path("m.h5")), before);
+}
+
+// Issue 53 on 1-3 ranks: a second run on a checkpoint refused at once (rank 0 holds the
+// lock), a bootstrap checkpoint's done beyond B and a chain's best score that is not its
+// best order's refused on every rank in one line, --keep-checkpoint with --bootstrap
+// keeping the finished run's counts whatever the rank counts.
+TEST_F(MpiCli, CheckpointClaimsAndValuesHoldOnEveryRankCount) {
+    auto r =
+        cudag(0, "simulate discrete --vars 6 --samples 300 --density 0.3 --states 3 --max-parents 2 --seed 4 --out " +
+                     path("d.csv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string mcmc =
+        "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 2 --chains 3 --iterations 300 -q";
+    const std::string pc = "pc --data " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv --alpha 0.05 -q";
+    const auto errors = [](const std::string& err) {
+        std::size_t lines = 0;
+        for (std::size_t p = err.find("error:"); p != std::string::npos; p = err.find("error:", p + 1)) ++lines;
+        return lines;
+    };
+    r = cudag(2, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --stop-after 200");
+    ASSERT_EQ(r.code, 3) << r.err;
+    {
+        cudag::io::CheckpointLock held = cudag::io::CheckpointLock::acquire(path("m.h5"));
+        for (int k = 1; k <= 3; ++k) {
+            r = cudag(k, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --resume --out " +
+                             path("r.h5"));
+            EXPECT_NE(r.code, 0) << k;
+            EXPECT_NE(r.err.find("checkpoint '" + path("m.h5") + "' is in use by another cudag run (process " +
+                                 std::to_string(::getpid())),
+                      std::string::npos)
+                << r.err;
+            EXPECT_EQ(errors(r.err), 1u) << r.err;
+            EXPECT_FALSE(fs::exists(path("r.h5")));
+        }
+    }
+    // The last chain's best score (rank 2 of 3 reads it), through HDF5.
+    fs::copy_file(path("m.h5"), path("bad.h5"));
+    fs::copy_file(path("m.h5.traces"), path("bad.h5.traces"));
+    {
+        namespace h5 = cudag::io::h5;
+        h5::Handle f = h5::check_id(H5Fopen(path("bad.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "edit");
+        std::vector<double> best = h5::read_array<double>(f.get(), "chains/best_score", "edit");
+        best.back() += 50.0;
+        h5::Handle ds = h5::check_id(H5Dopen2(f.get(), "chains/best_score", H5P_DEFAULT), "edit");
+        h5::check(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, best.data()), "edit");
+    }
+    r = cudag(3, mcmc + " --checkpoint " + path("bad.h5") + " --checkpoint-every 100 --resume --out " + path("r.h5"));
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("checkpoint '" + path("bad.h5") + "' is corrupt: chain 2: its best score"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(errors(r.err), 1u) << r.err;
+    // A bootstrap kept on 3 ranks holds B replicates; resumed on 2 it gives the same table.
+    const std::string boot = pc + " --bootstrap 5 --seed 2 --format freq --out ";
+    r = cudag(0, boot + path("b0.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = cudag(3, boot + path("b3.h5") + " --checkpoint " + path("bk.h5") + " --keep-checkpoint");
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(path("bk.h5")));
+    {
+        const cudag::io::h5::Handle f = cudag::io::h5::open_file(path("bk.h5"));
+        EXPECT_EQ(cudag::io::h5::read_array<std::int64_t>(f.get(), "bootstrap/done", "read"),
+                  (std::vector<std::int64_t>{5}));
+    }
+    r = cudag(2, boot + path("b2.h5") + " --checkpoint " + path("bk.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(cudag::test::read_text(path("b2.freq.tsv")), cudag::test::read_text(path("b0.freq.tsv")));
+    EXPECT_EQ(cudag::test::read_text(path("b3.freq.tsv")), cudag::test::read_text(path("b0.freq.tsv")));
+    // done beyond B: refused on 3 ranks in one line.
+    r = cudag(2, boot + path("bp.h5") + " --checkpoint " + path("bc.h5") + " --stop-after-level 2");
+    ASSERT_EQ(r.code, 3) << r.err;
+    {
+        namespace h5 = cudag::io::h5;
+        h5::Handle f = h5::check_id(H5Fopen(path("bc.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "edit");
+        const std::vector<std::int64_t> done{9};
+        h5::Handle ds = h5::check_id(H5Dopen2(f.get(), "bootstrap/done", H5P_DEFAULT), "edit");
+        h5::check(H5Dwrite(ds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, done.data()), "edit");
+    }
+    r = cudag(3, boot + path("bp.h5") + " --checkpoint " + path("bc.h5") + " --resume");
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("/bootstrap/done = 9 is not within [0, --bootstrap 5]"), std::string::npos) << r.err;
+    EXPECT_EQ(errors(r.err), 1u) << r.err;
 }

@@ -63,6 +63,13 @@ protected:
         }
     }
 
+    /// How many error lines `err` holds (one per job: rank 0's, or the failing rank's).
+    static std::size_t errors(const std::string& err) {
+        std::size_t lines = 0;
+        for (std::size_t p = err.find("error:"); p != std::string::npos; p = err.find("error:", p + 1)) ++lines;
+        return lines;
+    }
+
     fs::path dir_;
 };
 
@@ -330,11 +337,6 @@ TEST_F(MpiCli, ExistingOrCorruptCheckpointsAreRefusedOnEveryRankInOneLine) {
     ASSERT_EQ(r.code, 3) << r.err;
     r = cudag(2, pc + " --checkpoint " + path("p.h5") + " --stop-after-level 1");
     ASSERT_EQ(r.code, 3) << r.err;
-    const auto errors = [](const std::string& err) {
-        std::size_t lines = 0;
-        for (std::size_t p = err.find("error:"); p != std::string::npos; p = err.find("error:", p + 1)) ++lines;
-        return lines;
-    };
     for (const auto& [cmd, ck] : {std::pair{mcmc, std::string("m.h5")}, std::pair{pc, std::string("p.h5")}}) {
         const std::string before = cudag::test::read_text(path(ck));
         r = cudag(3, cmd + " --checkpoint " + path(ck) + " --out " + path("r.h5"));
@@ -376,11 +378,6 @@ TEST_F(MpiCli, CheckpointClaimsAndValuesHoldOnEveryRankCount) {
     const std::string mcmc =
         "mcmc --data " + path("d.csv") + " --score bdeu --max-parents 2 --chains 3 --iterations 300 -q";
     const std::string pc = "pc --data " + std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv --alpha 0.05 -q";
-    const auto errors = [](const std::string& err) {
-        std::size_t lines = 0;
-        for (std::size_t p = err.find("error:"); p != std::string::npos; p = err.find("error:", p + 1)) ++lines;
-        return lines;
-    };
     r = cudag(2, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --stop-after 200");
     ASSERT_EQ(r.code, 3) << r.err;
     {

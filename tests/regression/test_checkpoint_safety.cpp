@@ -143,6 +143,14 @@ protected:
             expect_error(resume + p("bad.h5"), c.what);
         }
     }
+    /// A stopped checkpoint `ck` of pc (`is_pc`) or mcmc; returns the command that made it.
+    std::string stopped_checkpoint(bool is_pc, const std::string& ck) {
+        if (is_pc)
+            pc_checkpoint(ck);
+        else
+            mcmc_checkpoint(ck);
+        return is_pc ? pc : mcmc;
+    }
     /// Copy checkpoint `from` to `to`, with its MCMC trace log when it has one.
     void copy_checkpoint(const std::string& from, const std::string& to) {
         fs::copy_file(dir_ / from, dir_ / to, fs::copy_options::overwrite_existing);
@@ -156,12 +164,8 @@ protected:
 
 TEST_F(CheckpointSafety, AnExistingCheckpointNeedsResumeOrOverwrite) {
     for (const bool is_pc : {false, true}) {
-        const std::string cmd = is_pc ? pc : mcmc;
         const std::string ck = is_pc ? "pc.ck.h5" : "mcmc.ck.h5";
-        if (is_pc)
-            pc_checkpoint(ck);
-        else
-            mcmc_checkpoint(ck);
+        const std::string cmd = stopped_checkpoint(is_pc, ck);
         expect_refused(cmd + "--checkpoint " + p(ck) + " --out " + p("r.h5"),
                        "checkpoint '" + p(ck) + "' exists: add --resume to continue it, or remove it", ck, "r.h5");
         expect_refused(cmd + "--checkpoint " + p(ck) + " --resume --overwrite-checkpoint --out " + p("r.h5"),
@@ -439,12 +443,8 @@ TEST_F(CheckpointSafety, TheTraceLogIsClaimedAsEveryOutput) {
 // Issue 53 item 2: one run at a time on a checkpoint; a lock that dies with its holder.
 TEST_F(CheckpointSafety, ASecondRunOnACheckpointIsRefusedAtOnce) {
     for (const bool is_pc : {false, true}) {
-        const std::string cmd = is_pc ? pc : mcmc;
         const std::string ck = is_pc ? "pc.ck.h5" : "mcmc.ck.h5";
-        if (is_pc)
-            pc_checkpoint(ck);
-        else
-            mcmc_checkpoint(ck);
+        const std::string cmd = stopped_checkpoint(is_pc, ck);
         const std::string before = cudag::test::slurp(dir_ / ck);
         {
             // Another run holds the checkpoint (this process, as a running cudag would).

@@ -28,10 +28,11 @@ std::int64_t read_number(const char* path) {
 }  // namespace
 
 std::int64_t available_host_bytes() {
-    std::int64_t best = std::numeric_limits<std::int64_t>::max();
-    // Hidden, for tests of the refusals: a smaller limit than the machine's.
+    // Hidden, for tests of the refusals: the available memory instead of the machine's
+    // (smaller, for a refusal; or larger, for an allocation that fails after the plan).
     if (const char* v = std::getenv("CUDAG_TEST_AVAILABLE_BYTES"); v && *v)
-        best = std::max<std::int64_t>(0, std::atoll(v));
+        return std::max<std::int64_t>(0, std::atoll(v));
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
     {
         std::ifstream f("/proc/meminfo");
         std::string key, unit;
@@ -52,9 +53,15 @@ std::int64_t available_host_bytes() {
     const std::int64_t v1_cur = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
     if (v1_max > 0 && v1_max < (std::int64_t{1} << 60) && v1_cur >= 0)
         best = std::min(best, std::max<std::int64_t>(0, v1_max - v1_cur));
+    // An address-space limit (ulimit -v) counts what this process has mapped already: its
+    // libraries, thread stacks and arenas, the data it read.
     rlimit rl{};
-    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        best = std::min(best, static_cast<std::int64_t>(rl.rlim_cur));
+    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        std::int64_t mapped_pages = 0;
+        std::ifstream("/proc/self/statm") >> mapped_pages;
+        const std::int64_t mapped = std::max<std::int64_t>(0, mapped_pages) * ::sysconf(_SC_PAGE_SIZE);
+        best = std::min(best, std::max<std::int64_t>(0, static_cast<std::int64_t>(rl.rlim_cur) - mapped));
+    }
     if (best == std::numeric_limits<std::int64_t>::max()) {
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
         best = pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : best;
@@ -86,6 +93,44 @@ void require_host_memory(double needed, const std::string& what, const std::stri
     os << "; this machine has " << format_bytes(static_cast<double>(free)) << " available";
     if (!hint.empty()) os << "; " << hint;
     throw OutOfMemory(os.str());
+}
+
+void MemoryPlan::add(std::string what, double bytes, std::string lower) {
+    if (bytes > 0.0) parts_.push_back({std::move(what), bytes, std::move(lower)});
+}
+
+double MemoryPlan::total() const {
+    double sum = 0.0;
+    for (const Part& p : parts_) sum += p.bytes;
+    return sum;
+}
+
+double MemoryPlan::needed() const { return total() * (1.0 + kMarginFraction) + kMarginBytes; }
+
+std::string MemoryPlan::describe() const {
+    std::string s;
+    for (const Part& p : parts_) s += (s.empty() ? "" : ", ") + p.what + " " + format_bytes(p.bytes);
+    return s;
+}
+
+void MemoryPlan::require(const std::string& run, double available) const {
+    if (available < 0.0) available = static_cast<double>(available_host_bytes());
+    if (needed() <= available) return;
+    // The largest part that an option makes smaller names what to lower.
+    const Part* largest = nullptr;
+    for (const Part& p : parts_)
+        if (!p.lower.empty() && (!largest || p.bytes > largest->bytes)) largest = &p;
+    std::ostringstream os;
+    os << run << " needs about " << format_bytes(needed()) << " of host memory (" << describe() << ", and "
+       << static_cast<int>(kMarginFraction * 100.0) << "% + " << format_bytes(kMarginBytes)
+       << " for the rest); this machine has " << format_bytes(available) << " available";
+    if (largest) os << "; " << largest->lower;
+    throw OutOfMemory(os.str());
+}
+
+void set_memory_plan(const MemoryPlan& plan) {
+    set_memory_plan_note("the run's memory plan: about " + format_bytes(plan.needed()) + ", with " +
+                         format_bytes(static_cast<double>(available_host_bytes())) + " available when it began");
 }
 
 std::int64_t peak_resident_bytes() {

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "bn/diagnostics.hpp"
+#include "bn/mcmc_run.hpp"
+#include "bn/score_table.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -172,6 +174,73 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     plan.cfg.resume = a.resume;
     plan.cfg.stop_after = a.stop_after;
     return plan;
+}
+
+MemoryPlan skeleton_memory_plan(const McmcJob& a, bool bge, std::int64_t n, std::int64_t samples) {
+    Dataset shape;  // the plan reads the shape and the test alone
+    shape.n_vars = n;
+    shape.n_samples = samples;
+    pc::PcConfig cfg;
+    cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
+    // The skeleton's engine as run_pc picks it (auto resolved: the CPU's without a GPU).
+    const bool gpu = picks_gpu(parse_backend(a.backend));
+    cfg.backend.kind = gpu ? BackendKind::Cuda : BackendKind::Cpu;
+    cfg.backend.threads = a.threads;
+    const pc::HostMemoryPlan p = pc::host_memory_plan(shape, cfg, gpu);
+    const std::string nn = std::to_string(n) + " x " + std::to_string(n);
+    MemoryPlan plan;
+    plan.add("the data read again for it", 8.0 * static_cast<double>(n) * static_cast<double>(samples),
+             "give the space as a file (--space FILE), or run on fewer variables or samples");
+    plan.add(p.correlation > 0.0 ? "the standardised data and the packed rows computing C"
+                                 : "the engine's standardised data",
+             p.data, "give the space as a file (--space FILE), or run on fewer variables or samples");
+    plan.add("the CPU engine's " + nn + " correlation matrix", p.correlation,
+             "run the skeleton on a GPU (--backend cuda), or give the space as a file (--space FILE)");
+    plan.add("the graphs", p.graphs);
+    plan.add("the pMax table", p.pmax);
+    return plan;
+}
+
+MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int64_t n, const bn::ParentSpace* space,
+                                int rank, int ranks) {
+    const bn::McmcConfig& cfg = plan.cfg;
+    const std::string nn = std::to_string(n) + " x " + std::to_string(n);
+    MemoryPlan m;
+    if (!a.prior.empty())
+        m.add("the prior's " + nn + " beliefs", 8.0 * static_cast<double>(n) * static_cast<double>(n));
+    // The table: every other node's sets, the space's, or (--space pc before its skeleton)
+    // the least a plus1 space holds, every other node an extra parent of each.
+    std::vector<std::int64_t> counts, extras;
+    std::string which = "the local-score table";
+    if (space != nullptr && !space->all) {
+        for (const auto& c : space->candidates) counts.push_back(static_cast<std::int64_t>(c.size()));
+        for (const auto& x : space->extras) extras.push_back(static_cast<std::int64_t>(x.size()));
+    } else if (space != nullptr || plan.space_all) {
+        counts.assign(static_cast<std::size_t>(n), std::max<std::int64_t>(n - 1, 0));
+    } else if (plan.space_pc && !a.knowledge.any()) {
+        counts.assign(static_cast<std::size_t>(n), 0);
+        extras.assign(static_cast<std::size_t>(n), std::max<std::int64_t>(n - 1, 0));
+        which += " (at least: every other variable an extra parent)";
+    }
+    double table = counts.empty() ? 0.0 : bn::ScoreTable::estimate_bytes(counts, cfg.max_parents, extras);
+    // Max mode on several ranks keeps each rank's block of nodes only (bn/table_split.hpp).
+    if (cfg.opts.mode == bn::OrderScoreMode::Max && ranks > 1) {
+        table /= static_cast<double>(ranks);
+        which += ", this rank's share";
+    }
+    m.add(which, table, "lower --max-parents, or restrict the parent space (--space pc or FILE)");
+    const auto [c0, c1] = bn::chain_block(cfg.opts.chains, rank, ranks);
+    const std::int64_t local = c1 - c0;
+    const bn::ChainMemory chains = bn::chain_memory(cfg.opts, n, local, rank == 0);
+    const std::string here = std::to_string(local) + (local == 1 ? " chain" : " chains") + " here";
+    m.add("the chains' " + nn + " edge sums (" + here + (rank == 0 ? ", and their combination" : "") + ")",
+          chains.edge_sums,
+          "run fewer chains per rank (--chains, or spread them over more ranks: each holds its own chains' "
+          "sums); --iterations does not change them");
+    m.add("the chains' kept traces (" + here + " x " + std::to_string(bn::kept_iterations(cfg.opts)) +
+              " kept iterations)",
+          chains.traces, "keep fewer iterations: lower --iterations, or raise --thin or --burn-in");
+    return m;
 }
 
 void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {

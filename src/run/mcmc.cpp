@@ -309,6 +309,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         j.threads = threads;
         McmcHooks h = restricted_inputs(inputs, kept, data.n_vars);
         h.read = [&d](io::TableMode) { return d; };
+        h.table_progress = hooks.table_progress;
         if (!devices.empty()) h.device = devices[static_cast<std::size_t>(worker) % devices.size()];
         std::unique_ptr<mpi::Communicator> serial = std::make_unique<mpi::SerialCommunicator>();
         McmcRun out;

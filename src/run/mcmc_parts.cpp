@@ -355,6 +355,9 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
     struct Clock {
         clock::time_point last_line = clock::now(), chains = clock::now();
         std::int64_t first_done = -1;  ///< the iteration the chains (re)started from
+        std::string phase;             ///< the table phase reported last, and when it began
+        clock::time_point phase_start = clock::now();
+        std::int64_t phase_done = 0;
     };
     const auto at = std::make_shared<Clock>();
     bn::McmcObserver observer;
@@ -376,6 +379,25 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
             fixed(p.done > 0 ? static_cast<double>(p.accepted) / static_cast<double>(p.done * p.chains) : 0.0, 3) +
             ", best order score " + fixed(p.best_score, 3) + ", " + fixed(rate, 1) + " it/s, " + fixed(eta, 0) +
             " s left");
+    };
+    // The table's and the lists' progress: what is done of what is planned, at most a line a
+    // second (the first after a second), with the time left at the rate so far.
+    observer.on_table_progress = [at, &progress, &hooks](const char* what, std::int64_t done, std::int64_t total) {
+        if (hooks.table_progress) hooks.table_progress(what, done, total);
+        const auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+        if (at->phase != what || done < at->phase_done) {
+            at->phase = what;
+            at->phase_start = at->last_line = clock::now();
+        }
+        at->phase_done = done;
+        if (!progress.enabled() || since(at->last_line) < 1.0) return;
+        at->last_line = clock::now();
+        const double t = since(at->phase_start);
+        const double left = done > 0 ? t * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+        progress.note(std::string(what) + ": " + pc::Progress::count(static_cast<double>(done)) + " of " +
+                      pc::Progress::count(static_cast<double>(total)) + " entries (" +
+                      fixed(total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, 0) +
+                      "%) in " + pc::Progress::duration(t) + ", about " + pc::Progress::duration(left) + " left");
     };
     const std::string checkpoint = a.checkpoint;
     observer.on_checkpoint = [checkpoint](std::int64_t done) {

@@ -11,10 +11,18 @@
 namespace cudag {
 
 /// Bytes of host memory available to a new allocation now: the smallest of Linux's
-/// MemAvailable (/proc/meminfo), a cgroup memory limit minus its usage (v2 or v1) and
+/// MemAvailable (/proc/meminfo), each cgroup memory limit minus its usage (v2 or v1; the
+/// process's group from /proc/self/cgroup and every group above it) and
 /// RLIMIT_AS minus the address space this process has mapped already (/proc/self/statm);
 /// the physical memory when none can be read.
 std::int64_t available_host_bytes();
+
+namespace detail {
+/// The least room (limit - usage, bytes) of the memory cgroups that `proc_self_cgroup` (the
+/// text of /proc/self/cgroup) names under `root` (/sys/fs/cgroup), each group and those
+/// above it; -1 where none has a limit.
+std::int64_t cgroup_room(const std::string& proc_self_cgroup, const std::string& root);
+}  // namespace detail
 
 /// "1.5 GiB", "820 MiB", "12 KiB" or "512 B".
 std::string format_bytes(double bytes);

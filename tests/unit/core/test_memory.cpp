@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <new>
 #include <string>
@@ -37,6 +38,35 @@ TEST(AvailableHostBytes, AnAddressSpaceLimitCountsWhatIsMappedAlready) {
     ASSERT_EQ(::setrlimit(RLIMIT_AS, &old), 0);
     EXPECT_LE(avail, room);
     EXPECT_GT(avail, room - (std::int64_t{64} << 20));  // what was mapped meanwhile
+}
+
+TEST(AvailableHostBytes, CgroupLimitsOfTheProcesssGroupAndThoseAboveIt) {
+    // A SLURM job's limit sits on its own group (/slurm/uid_1/job_2), not on the root that
+    // was the only one read: every group on the path counts, the least room wins.
+    namespace fs = std::filesystem;
+    const fs::path root = fs::temp_directory_path() / ("cudag_cgroup_" + std::to_string(::getpid()));
+    fs::remove_all(root);
+    const auto put = [&](const fs::path& dir, const char* file, const std::string& value) {
+        fs::create_directories(dir);
+        std::ofstream(dir / file) << value << "\n";
+    };
+    // v1: the job's group 1000 - 400, above it 5000 - 100, the root unlimited.
+    put(root / "memory", "memory.limit_in_bytes", "9223372036854771712");
+    put(root / "memory", "memory.usage_in_bytes", "100");
+    put(root / "memory/slurm", "memory.limit_in_bytes", "5000");
+    put(root / "memory/slurm", "memory.usage_in_bytes", "100");
+    put(root / "memory/slurm/job_2", "memory.limit_in_bytes", "1000");
+    put(root / "memory/slurm/job_2", "memory.usage_in_bytes", "400");
+    EXPECT_EQ(detail::cgroup_room("12:pids:/\n4:memory:/slurm/job_2\n0::/\n", root.string()), 600);
+    EXPECT_EQ(detail::cgroup_room("4:cpu,memory:/slurm\n", root.string()), 4900);
+    EXPECT_EQ(detail::cgroup_room("4:pids:/slurm/job_2\n", root.string()), -1);  // no memory line
+    // v2: "max" is no limit; the group above limits.
+    put(root / "job", "memory.max", "max");
+    put(root / "job", "memory.current", "10");
+    put(root, "memory.max", "3000");
+    put(root, "memory.current", "1000");
+    EXPECT_EQ(detail::cgroup_room("0::/job\n", root.string()), 2000);
+    fs::remove_all(root);
 }
 
 TEST(MemoryPlan, RefusalNamesThePartsTheMarginAndWhatLowersTheLargest) {

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+
+#include "core/memory_phase.hpp"
 
 namespace cudag::mpi {
 
@@ -64,6 +67,8 @@ void agree(Communicator& comm, const std::exception_ptr& local_error, CallSite a
     if (comm.size() == 1) std::rethrow_exception(local_error);
     try {
         std::rethrow_exception(local_error);
+    } catch (const std::bad_alloc&) {
+        throw AgreedFailure(out_of_memory_message());  // the phase, not "std::bad_alloc"
     } catch (const std::exception& e) {
         throw AgreedFailure(e.what());
     } catch (...) {

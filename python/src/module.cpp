@@ -392,6 +392,12 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
                            {"best_score", nb::cast(p.best_score)}});
         });
     };
+    // The score table's phase calls no callback of the caller's: Ctrl-C is checked there too
+    // (on this thread, where run_released runs the job, so that Python sees the signal).
+    hooks.table_progress = [](const char*, std::int64_t, std::int64_t) {
+        nb::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    };
     const std::string call = call_text("cudag.mcmc", kwargs);
     run::McmcRun done;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {

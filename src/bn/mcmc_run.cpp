@@ -502,24 +502,19 @@ void remove_checkpoint(const std::string& path) {
     std::filesystem::remove(io::trace_log_path(path), ec);
 }
 
-double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
-    const double kept = opts.thin > 0
-                            ? static_cast<double>(std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin)
-                            : 0.0;
-    const double nn = static_cast<double>(n);
-    // trace, edge_sum + edge_sumsq, since, order + best_order
-    const double per_chain = 8.0 * kept + 16.0 * nn * nn + 8.0 * nn + 8.0 * nn;
-    double bytes = static_cast<double>(local_chains) * per_chain;
-    if (combines) bytes += 2.0 * 8.0 * kept * static_cast<double>(opts.chains) + 16.0 * nn * nn;
-    return bytes;
+std::int64_t kept_iterations(const OrderMcmcOptions& opts) {
+    return opts.thin > 0 ? std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin : 0;
 }
 
-void require_chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
-    const std::int64_t kept = opts.thin > 0 ? std::max<std::int64_t>(0, opts.iterations - opts.burn_in) / opts.thin : 0;
-    require_host_memory(chain_memory_bytes(opts, n, local_chains, combines), "the chains' states and traces",
-                        std::to_string(local_chains) + " chains here x " + std::to_string(kept) + " kept iterations, " +
-                            std::to_string(n) + " variables",
-                        "lower --iterations or --chains, or raise --thin or --burn-in");
+ChainMemory chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines) {
+    const double kept = static_cast<double>(kept_iterations(opts));
+    const double nn = static_cast<double>(n), local = static_cast<double>(local_chains);
+    ChainMemory m;
+    // edge_sum + edge_sumsq per chain; trace, since, order + best_order per chain
+    m.edge_sums = local * 16.0 * nn * nn + (combines ? 16.0 * nn * nn : 0.0);
+    m.traces = local * (8.0 * kept + 8.0 * nn + 8.0 * nn) +
+               (combines ? 2.0 * 8.0 * kept * static_cast<double>(opts.chains) : 0.0);
+    return m;
 }
 
 }  // namespace cudag::bn

@@ -71,14 +71,21 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
 /// Remove the checkpoint at `path` and its trace log (io/trace_log.hpp), if they exist.
 void remove_checkpoint(const std::string& path);
 
-/// Host memory of `local_chains` chains' states and kept traces over `n` variables (an
-/// n x n pair of edge sums each), and, on the rank that combines the result (`combines`),
-/// every chain's trace twice more (gathered, then the result's): an estimate made before
-/// the score table is built.
-double chain_memory_bytes(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines);
+/// Host memory of `local_chains` chains' states and kept traces over `n` variables, in its
+/// two parts: the n x n edge sums (edge_sum and edge_sumsq of each chain, and, on the rank
+/// that combines the result (`combines`), one pair more), which --iterations does not
+/// change; and the kept traces (each chain's, and on that rank every chain's twice more:
+/// gathered, then the result's), with the orders. An estimate made before the score table
+/// is built (run/mcmc.cpp's memory plan).
+struct ChainMemory {
+    double edge_sums = 0.0;
+    double traces = 0.0;
+    double total() const { return edge_sums + traces; }
+};
+ChainMemory chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines);
 
-/// OutOfMemory, in one line, when chain_memory_bytes() exceeds the host's available memory.
-void require_chain_memory(const OrderMcmcOptions& opts, std::int64_t n, std::int64_t local_chains, bool combines);
+/// The iterations each chain keeps: (iterations - burn_in) / thin.
+std::int64_t kept_iterations(const OrderMcmcOptions& opts);
 
 /// The contiguous block of chains rank `rank` of `size` runs: [first, last).
 std::pair<std::int64_t, std::int64_t> chain_block(std::int64_t chains, int rank, int size);

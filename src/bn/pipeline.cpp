@@ -104,7 +104,8 @@ using Note = std::function<void(const std::string&)>;
 /// where it can (ScoreTable::reuse_from); `keep`: this table keeps what a later one needs.
 ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const PriorScorer& scorer,
                          const McmcConfig& cfg, const McmcEngines& engines, mpi::Communicator& comm, McmcOutcome& out,
-                         const Note& note, const ScoreTable* prev = nullptr, bool keep = false) {
+                         const Note& note, const ScoreTable::Progress& progress, const ScoreTable* prev = nullptr,
+                         bool keep = false) {
     const std::int64_t n = scorer.n_vars();
     const int threads = cfg.opts.threads;
     const auto t_table = std::chrono::steady_clock::now();
@@ -118,6 +119,7 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
         return std::move(*t);
     }();
     out.table_entries = table.total_entries();
+    table.set_progress(progress);
     const bool max_mode = mode == OrderScoreMode::Max;
     table.set_pruning(max_mode && cfg.table_prune);
     // Max mode needs only the sorted lists (the chains, the MAP DAG and the result read
@@ -230,6 +232,7 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
     if (!built && !table.holds_all())
         note("local-score table made whole on every rank in " + fixed3(gather_table_split(table, comm)) + " s");
     out.seconds_sort = seconds_since(t_sort);
+    table.set_progress({});  // its captures belong to this run's observer
     return table;
 }
 
@@ -254,7 +257,8 @@ void pick_chain_engine(McmcRunConfig& run, const ScoreTable& table, const McmcEn
 /// starts too.
 ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const McmcConfig& cfg,
                           const McmcEngines& engines, mpi::Communicator& comm, const Note& note,
-                          std::optional<ScoreTable>& last, std::vector<std::int32_t>& best_order) {
+                          const ScoreTable::Progress& progress, std::optional<ScoreTable>& last,
+                          std::vector<std::int32_t>& best_order) {
     CUDAG_EXPECTS(!space.all && space.extras.size() == space.candidates.size(),
                   "the iterative search space starts from a plus1 space (--space pc)");
     const std::int64_t n = scorer.n_vars();
@@ -273,7 +277,7 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
         }
         ScoreTable table = prepare_table(
             space, OrderScoreMode::Max, scorer, cfg, engines, comm, scratch,
-            [&](const std::string& line) { note(head + line); }, last ? &*last : nullptr, true);
+            [&](const std::string& line) { note(head + line); }, progress, last ? &*last : nullptr, true);
         McmcRunConfig search;
         search.opts = cfg.opts;
         search.opts.mode = OrderScoreMode::Max;
@@ -349,12 +353,14 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
     const auto t_space = std::chrono::steady_clock::now();
     std::optional<ScoreTable> last;       // the iterative search's last table, over the same space
     std::vector<std::int32_t> map_order;  // and its MAP order
-    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, last, map_order) : cfg.space;
+    const ScoreTable::Progress& progress = observer.on_table_progress;
+    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, progress, last, map_order)
+                              : cfg.space;
     out.seconds_space = seconds_since(t_space);
     if (cfg.iterative)
         note("search space sampled: " + out.space.description + " in " + fixed3(out.seconds_space) + " s");
     ScoreTable table =
-        prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note, last ? &*last : nullptr);
+        prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note, progress, last ? &*last : nullptr);
     last.reset();
 
     McmcRunConfig run;

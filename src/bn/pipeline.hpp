@@ -69,6 +69,8 @@ struct McmcObserver {
     std::function<void(const std::string&)> note;          ///< a phase's one-line report
     std::function<void()> on_chains_start;                 ///< the table and lists are ready
     std::function<void(const McmcProgress&)> on_progress;  ///< after each segment of the chains
+    /// While the table is filled and its lists sorted (ScoreTable::Progress; may throw).
+    ScoreTable::Progress on_table_progress;
     std::function<void(std::int64_t done)> on_checkpoint;
     std::function<void(std::int64_t done)> on_resume;
 };

@@ -2,6 +2,7 @@
 #include "bn/score_table.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -102,6 +103,30 @@ void for_each_consistent(const ScoreTable& table, std::int32_t v, const Predeces
             fn(e, k, rank, pos, table.extra_score(v, e, k, rank));
         });
 }
+
+/// Work done by any worker of a parallel_for, reported through `progress` on worker 0 (the
+/// calling thread, where an interrupt raised by the callback belongs) at most every quarter
+/// of a second.
+class Ticker {
+public:
+    Ticker(const ScoreTable::Progress& progress, const char* what, std::int64_t total)
+        : progress_(progress), what_(what), total_(total) {}
+    void add(std::int64_t count, int worker) {
+        done_.fetch_add(count, std::memory_order_relaxed);
+        if (worker != 0 || !progress_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_ < std::chrono::milliseconds(250)) return;
+        last_ = now;
+        progress_(what_, done_.load(std::memory_order_relaxed), total_);
+    }
+
+private:
+    const ScoreTable::Progress& progress_;
+    const char* what_;
+    std::int64_t total_;
+    std::atomic<std::int64_t> done_{0};
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 /// Place of each node in `order`, checking that it is a permutation of n nodes.
 std::vector<std::int64_t> places(std::span<const std::int32_t> order, std::int64_t n) {
@@ -370,16 +395,18 @@ namespace {
 void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, bool after_filler) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     const bool prune = prune_ && !after_filler;  // with a filler (a GPU), every entry is scored
+    Ticker ticker(progress_, "local-score table", block_entries(nodes));
     // One node per work item: each writes only its own slice, so the entries do not depend
     // on the schedule.
-    parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
+    parallel_for(nodes.begin, nodes.end, resolve_threads(threads), 1, [&](std::int64_t node, int worker) {
         const auto v = static_cast<std::int32_t>(node);
         const NodeFill how = after_filler ? node_fill_[v] : NodeFill::None;
         // Entries never written here (their lists were built where the filler ran).
-        if (how == NodeFill::Sorted) return;
+        if (how == NodeFill::Sorted) return ticker.add(node_entries(v), worker);
         // Every entry written and finite: nothing to compute or check, unless the sets
         // lacking a mandatory parent are to be set to -inf.
-        if (how == NodeFill::Finite && required(v).empty()) return;
+        if (how == NodeFill::Finite && required(v).empty()) return ticker.add(node_entries(v), worker);
+        std::int64_t pending = 0;  // entries visited since the last report
         const bool only_missing = how != NodeFill::None;
         const auto& cands = candidates_[v];
         const auto extras = this->extras(v);
@@ -461,6 +488,10 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                 for (int t = 0; t < k; ++t) c[t] = t;
                 std::int64_t rank = 0;
                 do {
+                    if (++pending == 4096) {
+                        ticker.add(pending, worker);
+                        pending = 0;
+                    }
                     const std::int64_t at = base + offsets[k] + rank;
                     double& entry = out[at];
                     double below = -kInf;  // the best entry of the strict subsets (pruning)
@@ -533,6 +564,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
                 CUDAG_ASSERT(rank == binomial(m, k));
             }
         }
+        ticker.add(pending, worker);
         if (!after_filler) scored_[v] = scored;
         reused_[v] = reused;
         closed_[v] = prune && keep_closed_ ? std::move(closed) : std::vector<char>{};
@@ -719,8 +751,10 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& so
         return true;
     }
     const auto w = static_cast<std::size_t>(std::max(max_parents_, 1));
-    parallel_for(mine.begin, mine.end, resolve_threads(threads), 1, [&](std::int64_t node, int) {
+    Ticker ticker(progress_, "score-sorted lists", block_entries(mine));
+    parallel_for(mine.begin, mine.end, resolve_threads(threads), 1, [&](std::int64_t node, int worker) {
         const auto v = static_cast<std::int32_t>(node);
+        ticker.add(node_entries(v), worker);
         if (sorted_on_fill(v)) return;
         const std::span<const double> sc = node_scores(v);
         const std::vector<char> dominated = dominated_sets(*this, v);

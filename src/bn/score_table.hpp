@@ -48,6 +48,11 @@ public:
     /// write no other node's entries. build_sorted's `sorter` has the same type: it builds
     /// the lists of the nodes `nodes` through set_sorted.
     using Filler = std::function<void(ScoreTable&, NodeRange nodes)>;
+    /// A phase's progress: `what` ("local-score table", "score-sorted lists"), the work done
+    /// and planned (entries, or nodes). Called on the thread that called fill_nodes or
+    /// build_sorted, about four times a second while its host threads work (not while a
+    /// Filler or a sorter runs); it may throw to stop the phase (an interrupt).
+    using Progress = std::function<void(const char* what, std::int64_t done, std::int64_t total)>;
     /// What a Filler did with one node's entries (report_filled).
     enum class NodeFill : std::uint8_t {
         None,     ///< nothing written (the default): the scorer computes every entry
@@ -115,6 +120,8 @@ public:
     /// For a Filler within fill_nodes: the seconds its device spent building lists (Sorted).
     void add_filler_sort_time(double device_sort) { fill_times_.device_sort += device_sort; }
     const FillTimes& fill_times() const { return fill_times_; }
+    /// The progress of fill_nodes' and build_sorted's host passes (empty: none).
+    void set_progress(Progress progress) { progress_ = std::move(progress); }
     /// Max mode, when the sorted lists are sure to be built (decided before the fill, issue
     /// 37): a Filler may build a node's lists right after computing its entries, without
     /// writing them here, and report it NodeFill::Sorted. build_sorted then builds only the
@@ -347,6 +354,7 @@ private:
     std::vector<std::int64_t> reused_;                    ///< by node, see reused()
     std::vector<NodeFill> node_fill_;                     ///< by node, the filler's report
     NodeRange filling_;                                   ///< the nodes of the fill_nodes in progress
+    Progress progress_;                                   ///< see set_progress
     int fill_threads_ = 1;                                ///< its threads
     FillTimes fill_times_;
     bool held_all_ = true;  ///< see holds()

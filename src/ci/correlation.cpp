@@ -24,6 +24,9 @@ void check_no_constant_columns(const Dataset& data) {
 
 namespace {
 
+/// Tiles of 4 rows that share one pass over the columns, and their rows.
+constexpr std::int64_t kBlockTiles = 8, kRows = 4 * kBlockTiles;
+
 /// Columns standardised: z = (x - mean) / ||x - mean||, so that C = Zᵀ Z.
 std::vector<double> standardised(const Dataset& data, int threads) {
     const std::int64_t n = data.n_vars, m = data.n_samples;
@@ -80,7 +83,6 @@ void upper_rows(const std::vector<double>& z, std::int64_t n, std::int64_t m, in
     // sample-major (q[s][a]) and each 4-column strip too (p[s][b]), so the 4×4 update of
     // one sample is two contiguous loads. Every entry is still summed over s in order,
     // so the values do not depend on the blocking (or on how ranks split the tiles).
-    constexpr std::int64_t kBlockTiles = 8, kRows = 4 * kBlockTiles;
     const std::int64_t blocks = (tile_end - tile_begin + kBlockTiles - 1) / kBlockTiles;
     parallel_for(0, blocks, threads, 1, [&](std::int64_t blk, int) {
         const std::int64_t t0 = tile_begin + blk * kBlockTiles;
@@ -125,6 +127,13 @@ void mirror(std::vector<double>& c, std::int64_t n) {
 }
 
 }  // namespace
+
+double correlation_work_bytes(std::int64_t n, std::int64_t m, int threads) {
+    const std::int64_t blocks = ((n + 3) / 4 + kBlockTiles - 1) / kBlockTiles;
+    const double workers = static_cast<double>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, blocks)));
+    return 8.0 * static_cast<double>(n) * static_cast<double>(m) +
+           workers * 8.0 * static_cast<double>(m) * static_cast<double>(kRows + 4);
+}
 
 std::vector<double> correlation_matrix(const Dataset& data, int threads) {
     const std::int64_t n = data.n_vars, m = data.n_samples;

@@ -24,6 +24,11 @@ std::vector<double> correlation_matrix(const Dataset& data, int threads);
 /// bit-identical to it for any number of ranks.
 std::vector<double> correlation_matrix(const Dataset& data, int threads, mpi::Communicator& comm);
 
+/// Host bytes correlation_matrix holds besides the data and C while it runs: the standardised
+/// columns (n x m) and each worker's packed rows and columns (m x 36 doubles; up to
+/// `threads` workers, no more than blocks of 32 rows).
+double correlation_work_bytes(std::int64_t n, std::int64_t m, int threads);
+
 /// Throws InputError naming the first variable whose values are all equal.
 void check_no_constant_columns(const Dataset& data);
 

@@ -6,6 +6,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <new>
 #include <string>
 
 #include "cli/citest.hpp"
@@ -16,6 +17,7 @@
 #include "cli/score.hpp"
 #include "cli/simulate.hpp"
 #include "core/interrupt.hpp"
+#include "core/memory.hpp"
 #include "core/trace.hpp"
 #include "cudag/config.hpp"
 #include "io/output_set.hpp"
@@ -123,6 +125,13 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     } catch (const pc::StoppedAfterLevel& e) {
         if (world_rank == 0 && !pa.job.quiet) std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
         return 3;
+    } catch (const std::bad_alloc&) {
+        // An allocation the memory plan let through failed after all: the phase, not
+        // "std::bad_alloc".
+        print_error(out_of_memory_message(), world_rank, world_size);
+        if (comm && comm->size() > 1) comm->abort(1);
+        if (world_size > 1) env->abort(1);
+        return 1;
     } catch (const std::exception& e) {
         // Not agreed with the other ranks (they may be waiting in a collective): end the job.
         print_error(e.what(), world_rank, world_size);

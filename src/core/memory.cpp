@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -27,11 +28,50 @@ std::int64_t read_number(const char* path) {
 
 }  // namespace
 
+std::int64_t detail::cgroup_room(const std::string& proc_self_cgroup, const std::string& root) {
+    std::int64_t best = -1;
+    const auto take = [&best](std::int64_t max, std::int64_t used) {
+        // No limit: "max" (v2), or a value near 2^63 (v1).
+        if (max <= 0 || max >= (std::int64_t{1} << 60) || used < 0) return;
+        const std::int64_t room = std::max<std::int64_t>(0, max - used);
+        best = best < 0 ? room : std::min(best, room);
+    };
+    std::istringstream lines(proc_self_cgroup);
+    std::string line;
+    while (std::getline(lines, line)) {
+        // "0::/path" (v2) or "N:memory:/path" (v1; controllers may be listed together).
+        const std::size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+        if (b == std::string::npos) continue;
+        const std::string controllers = line.substr(a + 1, b - a - 1);
+        const bool v2 = line.compare(0, a, "0") == 0 && controllers.empty();
+        bool v1 = false;
+        for (std::size_t at = 0; at <= controllers.size();) {
+            const std::size_t end = std::min(controllers.find(',', at), controllers.size());
+            v1 = v1 || controllers.compare(at, end - at, "memory") == 0;
+            at = end + 1;
+        }
+        if (!v2 && !v1) continue;
+        const std::string base = root + (v2 ? "" : "/memory");
+        const char* max_file = v2 ? "/memory.max" : "/memory.limit_in_bytes";
+        const char* used_file = v2 ? "/memory.current" : "/memory.usage_in_bytes";
+        // The group and each group above it (a SLURM job's step, its job, its user...); where
+        // the group is not visible (another cgroup namespace), only the root is read.
+        for (std::string path = line.substr(b + 1);;) {
+            while (!path.empty() && path.back() == '/') path.pop_back();
+            take(read_number((base + path + max_file).c_str()), read_number((base + path + used_file).c_str()));
+            if (path.empty()) break;
+            path.resize(path.rfind('/'));
+        }
+    }
+    return best;
+}
+
 std::int64_t available_host_bytes() {
-    std::int64_t best = std::numeric_limits<std::int64_t>::max();
-    // Hidden, for tests of the refusals: a smaller limit than the machine's.
+    // Hidden, for tests of the refusals: the available memory instead of the machine's
+    // (smaller, for a refusal; or larger, for an allocation that fails after the plan).
     if (const char* v = std::getenv("CUDAG_TEST_AVAILABLE_BYTES"); v && *v)
-        best = std::max<std::int64_t>(0, std::atoll(v));
+        return std::max<std::int64_t>(0, std::atoll(v));
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
     {
         std::ifstream f("/proc/meminfo");
         std::string key, unit;
@@ -44,17 +84,23 @@ std::int64_t available_host_bytes() {
             }
         }
     }
-    // Containers and SLURM jobs: the cgroup's limit, less what the group already uses.
-    const std::int64_t v2_max = read_number("/sys/fs/cgroup/memory.max");
-    const std::int64_t v2_cur = read_number("/sys/fs/cgroup/memory.current");
-    if (v2_max > 0 && v2_cur >= 0) best = std::min(best, std::max<std::int64_t>(0, v2_max - v2_cur));
-    const std::int64_t v1_max = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
-    const std::int64_t v1_cur = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
-    if (v1_max > 0 && v1_max < (std::int64_t{1} << 60) && v1_cur >= 0)
-        best = std::min(best, std::max<std::int64_t>(0, v1_max - v1_cur));
+    // Containers and SLURM jobs: the least of each cgroup's limit (this process's group
+    // and those above it), less what the group already uses.
+    {
+        std::ifstream f("/proc/self/cgroup");
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        const std::int64_t room = detail::cgroup_room(text.empty() ? "0::/\n" : text, "/sys/fs/cgroup");
+        if (room >= 0) best = std::min(best, room);
+    }
+    // An address-space limit (ulimit -v) counts what this process has mapped already: its
+    // libraries, thread stacks and arenas, the data it read.
     rlimit rl{};
-    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        best = std::min(best, static_cast<std::int64_t>(rl.rlim_cur));
+    if (::getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        std::int64_t mapped_pages = 0;
+        std::ifstream("/proc/self/statm") >> mapped_pages;
+        const std::int64_t mapped = std::max<std::int64_t>(0, mapped_pages) * ::sysconf(_SC_PAGE_SIZE);
+        best = std::min(best, std::max<std::int64_t>(0, static_cast<std::int64_t>(rl.rlim_cur) - mapped));
+    }
     if (best == std::numeric_limits<std::int64_t>::max()) {
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
         best = pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : best;
@@ -86,6 +132,44 @@ void require_host_memory(double needed, const std::string& what, const std::stri
     os << "; this machine has " << format_bytes(static_cast<double>(free)) << " available";
     if (!hint.empty()) os << "; " << hint;
     throw OutOfMemory(os.str());
+}
+
+void MemoryPlan::add(std::string what, double bytes, std::string lower) {
+    if (bytes > 0.0) parts_.push_back({std::move(what), bytes, std::move(lower)});
+}
+
+double MemoryPlan::total() const {
+    double sum = 0.0;
+    for (const Part& p : parts_) sum += p.bytes;
+    return sum;
+}
+
+double MemoryPlan::needed() const { return total() * (1.0 + kMarginFraction) + kMarginBytes; }
+
+std::string MemoryPlan::describe() const {
+    std::string s;
+    for (const Part& p : parts_) s += (s.empty() ? "" : ", ") + p.what + " " + format_bytes(p.bytes);
+    return s;
+}
+
+void MemoryPlan::require(const std::string& run, double available) const {
+    if (available < 0.0) available = static_cast<double>(available_host_bytes());
+    if (needed() <= available) return;
+    // The largest part that an option makes smaller names what to lower.
+    const Part* largest = nullptr;
+    for (const Part& p : parts_)
+        if (!p.lower.empty() && (!largest || p.bytes > largest->bytes)) largest = &p;
+    std::ostringstream os;
+    os << run << " needs about " << format_bytes(needed()) << " of host memory (" << describe() << ", and "
+       << static_cast<int>(kMarginFraction * 100.0) << "% + " << format_bytes(kMarginBytes)
+       << " for the rest); this machine has " << format_bytes(available) << " available";
+    if (largest) os << "; " << largest->lower;
+    throw OutOfMemory(os.str());
+}
+
+void set_memory_plan(const MemoryPlan& plan) {
+    set_memory_plan_note("the run's memory plan: about " + format_bytes(plan.needed()) + ", with " +
+                         format_bytes(static_cast<double>(available_host_bytes())) + " available when it began");
 }
 
 std::int64_t peak_resident_bytes() {

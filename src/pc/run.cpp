@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ci/correlation.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/magnitude.hpp"
@@ -154,7 +155,11 @@ HostMemoryPlan host_memory_plan(const Dataset& data, const PcConfig& cfg, bool g
     const TestKind test = resolve_test(cfg, data).kind;
     if (!is_discrete(test)) {
         p.data = 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
-        if (!gpu && test == TestKind::FisherZ) p.correlation = 8.0 * n * n;  // the CPU engine's C
+        if (!gpu && test == TestKind::FisherZ) {
+            p.correlation = 8.0 * n * n;  // the CPU engine's C
+            // and, while C is computed, the standardised data with each worker's packed rows
+            p.data = ci::correlation_work_bytes(data.n_vars, data.n_samples, resolve_threads(cfg.backend.threads));
+        }
     }
     return p;
 }

@@ -110,7 +110,9 @@ io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg)
 /// lists of the sparse graph form and its snapshots, the pMax entry, the kept-pair lists),
 /// which only level 0 tells.
 struct HostMemoryPlan {
-    double data = 0.0;           ///< the data as the engine holds it (standardised columns)
+    /// The data as the engine holds it (standardised columns; the CPU Fisher-z engine's
+    /// computation of C: with each worker's packed rows, ci::correlation_work_bytes).
+    double data = 0.0;
     double correlation = 0.0;    ///< the CPU engine's n x n correlation matrix
     double graphs = 0.0;         ///< the bit graphs (n <= Graph::dense_limit()) or the rows' lists
     double pmax = 0.0;           ///< the dense pMax table (n <= PcResult::dense_pmax_limit)

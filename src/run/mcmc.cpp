@@ -13,6 +13,7 @@
 #include "core/format.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
+#include "core/memory.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
@@ -58,9 +59,16 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
                   (bge ? " continuous" : " discrete") + " variables");
+    // The run's memory plan, before any work: --space pc's skeleton search, then the table
+    // (as far as it is known yet) and this rank's chains (agreed: the first failing rank's
+    // line).
+    const std::string run_name = "cudag mcmc on " + std::to_string(n) + " variables";
     mpi::run_agreed(comm, [&] {
-        const auto [c0, c1] = bn::chain_block(cfg.opts.chains, comm.rank(), comm.size());
-        bn::require_chain_memory(cfg.opts, n, c1 - c0, comm.rank() == 0);
+        if (plan.space_pc)
+            skeleton_memory_plan(a, bge, n, in.n_samples).require(run_name + ": --space " + a.space + "'s skeleton");
+        const MemoryPlan m = sampling_memory_plan(a, plan, n, nullptr, comm.rank(), comm.size());
+        m.require(run_name);
+        set_memory_plan(m);
     });
     mpi::run_agreed(comm, [&] {
         if (io::draws(plan.formats) && n > kMaxDrawnNodes && !a.force)
@@ -76,6 +84,8 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
         }
     });
     if (plan.space_pc) {
+        set_memory_phase("cudag mcmc, --space " + a.space + "'s skeleton search");
+        set_memory_plan(skeleton_memory_plan(a, bge, n, in.n_samples));
         cfg.space = pc_space(a, bge, in.names, comm, progress, reader);
     } else if (!plan.space_all) {
         mpi::run_agreed(comm, [&] {
@@ -304,6 +314,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         j.threads = threads;
         McmcHooks h = restricted_inputs(inputs, kept, data.n_vars);
         h.read = [&d](io::TableMode) { return d; };
+        h.table_progress = hooks.table_progress;
         if (!devices.empty()) h.device = devices[static_cast<std::size_t>(worker) % devices.size()];
         std::unique_ptr<mpi::Communicator> serial = std::make_unique<mpi::SerialCommunicator>();
         McmcRun out;
@@ -401,15 +412,24 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
     const ScoreInputs in = read_mcmc_inputs(a, plan, prior, kind, *comm, progress, reader, hooks);
     set_scored(cfg, a, in);
+    // The space known: the table and the chains checked again, exactly, before the table.
+    mpi::run_agreed(*comm, [&] {
+        const MemoryPlan m = sampling_memory_plan(a, plan, static_cast<std::int64_t>(in.names.size()), &cfg.space,
+                                                  comm->rank(), comm->size());
+        m.require("cudag mcmc on " + std::to_string(in.names.size()) + " variables");
+        set_memory_plan(m);
+    });
     const bn::McmcObserver observer = mcmc_observer(a, progress, hooks, root);
     McmcRun done;
     bn::McmcOutcome run;
+    set_memory_phase("cudag mcmc, the local-score table and the chains");
     try {
         run = bn::run_order_mcmc(*in.scorer, prior, cfg, *comm, observer);
     } catch (const bn::StoppedAtIteration& e) {
         done.stopped = e.what();
         return done;
     }
+    set_memory_phase("cudag mcmc, the diagnostics and the result");
 
     mpi::run_agreed(*comm, [&] {
         if (!root) return;

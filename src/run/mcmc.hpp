@@ -58,6 +58,9 @@ struct McmcHooks {
     /// The chains' progress as it comes (as often as the command's own lines could be
     /// printed); may throw to stop.
     std::function<void(const bn::McmcProgress&)> progress;
+    /// The score table's and its sorting's progress (bn::ScoreTable::Progress), on the
+    /// calling thread about four times a second; may throw to stop (an interrupt).
+    bn::ScoreTable::Progress table_progress;
     /// Inputs besides the data given as read, over the data's variables in their order,
     /// instead of reading --prior, --space FILE and the background knowledge by name (a
     /// bootstrap replicate: the whole data's, restricted to the columns it keeps).

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "bn/diagnostics.hpp"
+#include "bn/mcmc_run.hpp"
+#include "bn/score_table.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -175,6 +177,73 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     return plan;
 }
 
+MemoryPlan skeleton_memory_plan(const McmcJob& a, bool bge, std::int64_t n, std::int64_t samples) {
+    Dataset shape;  // the plan reads the shape and the test alone
+    shape.n_vars = n;
+    shape.n_samples = samples;
+    pc::PcConfig cfg;
+    cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
+    // The skeleton's engine as run_pc picks it (auto resolved: the CPU's without a GPU).
+    const bool gpu = picks_gpu(parse_backend(a.backend));
+    cfg.backend.kind = gpu ? BackendKind::Cuda : BackendKind::Cpu;
+    cfg.backend.threads = a.threads;
+    const pc::HostMemoryPlan p = pc::host_memory_plan(shape, cfg, gpu);
+    const std::string nn = std::to_string(n) + " x " + std::to_string(n);
+    MemoryPlan plan;
+    plan.add("the data read again for it", 8.0 * static_cast<double>(n) * static_cast<double>(samples),
+             "give the space as a file (--space FILE), or run on fewer variables or samples");
+    plan.add(p.correlation > 0.0 ? "the standardised data and the packed rows computing C"
+                                 : "the engine's standardised data",
+             p.data, "give the space as a file (--space FILE), or run on fewer variables or samples");
+    plan.add("the CPU engine's " + nn + " correlation matrix", p.correlation,
+             "run the skeleton on a GPU (--backend cuda), or give the space as a file (--space FILE)");
+    plan.add("the graphs", p.graphs);
+    plan.add("the pMax table", p.pmax);
+    return plan;
+}
+
+MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int64_t n, const bn::ParentSpace* space,
+                                int rank, int ranks) {
+    const bn::McmcConfig& cfg = plan.cfg;
+    const std::string nn = std::to_string(n) + " x " + std::to_string(n);
+    MemoryPlan m;
+    if (!a.prior.empty())
+        m.add("the prior's " + nn + " beliefs", 8.0 * static_cast<double>(n) * static_cast<double>(n));
+    // The table: every other node's sets, the space's, or (--space pc before its skeleton)
+    // the least a plus1 space holds, every other node an extra parent of each.
+    std::vector<std::int64_t> counts, extras;
+    std::string which = "the local-score table";
+    if (space != nullptr && !space->all) {
+        for (const auto& c : space->candidates) counts.push_back(static_cast<std::int64_t>(c.size()));
+        for (const auto& x : space->extras) extras.push_back(static_cast<std::int64_t>(x.size()));
+    } else if (space != nullptr || plan.space_all) {
+        counts.assign(static_cast<std::size_t>(n), std::max<std::int64_t>(n - 1, 0));
+    } else if (plan.space_pc && !a.knowledge.any()) {
+        counts.assign(static_cast<std::size_t>(n), 0);
+        extras.assign(static_cast<std::size_t>(n), std::max<std::int64_t>(n - 1, 0));
+        which += " (at least: every other variable an extra parent)";
+    }
+    double table = counts.empty() ? 0.0 : bn::ScoreTable::estimate_bytes(counts, cfg.max_parents, extras);
+    // Max mode on several ranks keeps each rank's block of nodes only (bn/table_split.hpp).
+    if (cfg.opts.mode == bn::OrderScoreMode::Max && ranks > 1) {
+        table /= static_cast<double>(ranks);
+        which += ", this rank's share";
+    }
+    m.add(which, table, "lower --max-parents, or restrict the parent space (--space pc or FILE)");
+    const auto [c0, c1] = bn::chain_block(cfg.opts.chains, rank, ranks);
+    const std::int64_t local = c1 - c0;
+    const bn::ChainMemory chains = bn::chain_memory(cfg.opts, n, local, rank == 0);
+    const std::string here = std::to_string(local) + (local == 1 ? " chain" : " chains") + " here";
+    m.add("the chains' " + nn + " edge sums (" + here + (rank == 0 ? ", and their combination" : "") + ")",
+          chains.edge_sums,
+          "run fewer chains per rank (--chains, or spread them over more ranks: each holds its own chains' "
+          "sums); --iterations does not change them");
+    m.add("the chains' kept traces (" + here + " x " + std::to_string(bn::kept_iterations(cfg.opts)) +
+              " kept iterations)",
+          chains.traces, "keep fewer iterations: lower --iterations, or raise --thin or --burn-in");
+    return m;
+}
+
 void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {
     if (text.empty()) {
         cfg.checkpoint_seconds = 300.0;
@@ -287,6 +356,9 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
     struct Clock {
         clock::time_point last_line = clock::now(), chains = clock::now();
         std::int64_t first_done = -1;  ///< the iteration the chains (re)started from
+        std::string phase;             ///< the table phase reported last, and when it began
+        clock::time_point phase_start = clock::now();
+        std::int64_t phase_done = 0;
     };
     const auto at = std::make_shared<Clock>();
     bn::McmcObserver observer;
@@ -308,6 +380,25 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
             fixed(p.done > 0 ? static_cast<double>(p.accepted) / static_cast<double>(p.done * p.chains) : 0.0, 3) +
             ", best order score " + fixed(p.best_score, 3) + ", " + fixed(rate, 1) + " it/s, " + fixed(eta, 0) +
             " s left");
+    };
+    // The table's and the lists' progress: what is done of what is planned, at most a line a
+    // second (the first after a second), with the time left at the rate so far.
+    observer.on_table_progress = [at, &progress, &hooks](const char* what, std::int64_t done, std::int64_t total) {
+        if (hooks.table_progress) hooks.table_progress(what, done, total);
+        const auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+        if (at->phase != what || done < at->phase_done) {
+            at->phase = what;
+            at->phase_start = at->last_line = clock::now();
+        }
+        at->phase_done = done;
+        if (!progress.enabled() || since(at->last_line) < 1.0) return;
+        at->last_line = clock::now();
+        const double t = since(at->phase_start);
+        const double left = done > 0 ? t * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
+        progress.note(std::string(what) + ": " + pc::Progress::count(static_cast<double>(done)) + " of " +
+                      pc::Progress::count(static_cast<double>(total)) + " entries (" +
+                      fixed(total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, 0) +
+                      "%) in " + pc::Progress::duration(t) + ", about " + pc::Progress::duration(left) + " left");
     };
     const std::string checkpoint = a.checkpoint;
     observer.on_checkpoint = [checkpoint](std::int64_t done) {

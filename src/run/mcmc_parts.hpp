@@ -11,6 +11,7 @@
 #include "bn/pipeline.hpp"
 #include "run/mcmc.hpp"
 #include "core/backend.hpp"
+#include "core/memory.hpp"
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
@@ -29,6 +30,18 @@ struct McmcPlan {
     BackendKind backend = BackendKind::Auto;
 };
 McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env);
+
+/// --space pc and iterative: the skeleton search's host memory on this rank (the data read
+/// again, the engine's standardised data and, on the CPU engine, its n x n correlation
+/// matrix, the graphs and the pMax table), for `n` variables and `samples` samples.
+MemoryPlan skeleton_memory_plan(const McmcJob& a, bool bge, std::int64_t n, std::int64_t samples);
+
+/// The sampling's host memory on this rank of `ranks` (`rank` 0 combines the chains): the
+/// prior's beliefs, the local-score table over `space` (null: not known yet, its least for
+/// --space pc and iterative, where every other node is an extra parent of each; nothing for
+/// a space file), and this rank's chains' edge sums and kept traces.
+MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int64_t n, const bn::ParentSpace* space,
+                                int rank, int ranks);
 
 /// --checkpoint-every: "N" iterations or "N" followed by s, m or h (default 5 minutes).
 void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg);

@@ -269,9 +269,36 @@ Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& pro
 }
 
 /// Whether this rank's engine runs on a GPU: a GPU placed for it, and under MPI one GPU
-/// per rank (the memory plan and the checks count C on the device then).
+/// per rank (the memory plan and the checks count C on the device then). One process is
+/// placed on a GPU wherever CUDA is compiled in (before any device is asked for); --backend
+/// auto then picks the CPU engine where none is visible, and so does the plan.
 bool gpu_engine(const RankPlace& place, const mpi::Environment& env) {
-    return place.gpu && (place.gpus > 0 || !env.mpi());
+    return place.gpu && (env.mpi() ? place.gpus > 0 : visible_gpus() > 0);
+}
+
+/// This rank's host memory plan for the run (the engine it runs, auto resolved): the
+/// engine's standardised data and, on the CPU, its n x n correlation matrix, the graphs and
+/// the pMax table; for --bootstrap, those of one replicate, with its resample.
+MemoryPlan pc_memory_plan(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data, bool on_gpu) {
+    pc::PcConfig probe = cfg;
+    probe.backend.kind = on_gpu ? probe.backend.kind : BackendKind::Cpu;
+    const pc::HostMemoryPlan p = pc::host_memory_plan(data, probe, on_gpu);
+    const std::string n = std::to_string(data.n_vars);
+    MemoryPlan plan;
+    // A bootstrap runs one replicate at a time at least (more where they fit): its resample
+    // besides the data, then the engine's parts for it.
+    if (a.bootstrap > 0)
+        plan.add("a replicate's resample of the data",
+                 8.0 * static_cast<double>(data.n_vars) * static_cast<double>(data.n_samples),
+                 "run on fewer variables or samples");
+    plan.add(p.correlation > 0.0 ? "the standardised data and the packed rows computing C"
+                                 : "the engine's standardised data",
+             p.data, "run on fewer variables or samples");
+    plan.add("the CPU engine's " + n + " x " + n + " correlation matrix", p.correlation,
+             "run it on a GPU (--backend cuda) or on fewer variables");
+    plan.add("the graphs", p.graphs);
+    plan.add("the pMax table", p.pmax);
+    return plan;
 }
 
 /// Refusals that depend on the data: drawing too many nodes, a run that cannot fit in the
@@ -285,16 +312,10 @@ void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
             throw InputError("--format png/svg: drawing " + std::to_string(data.n_vars) +
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");
-        const bool on_gpu = gpu_engine(place, env);
-        const bool corr = !on_gpu && pc::resolve_test(cfg, data).kind == pc::TestKind::FisherZ;
-        pc::PcConfig probe = cfg;
-        probe.backend.kind = on_gpu ? probe.backend.kind : BackendKind::Cpu;
-        require_host_memory(pc::estimate_host_bytes(data, probe, on_gpu),
-                            "cudag pc on " + std::to_string(data.n_vars) + " variables",
-                            corr ? "the CPU engine's " + std::to_string(data.n_vars) + " x " +
-                                       std::to_string(data.n_vars) + " correlation matrix"
-                                 : "",
-                            corr ? "run it on a GPU (--backend cuda) or on fewer variables" : "");
+        const MemoryPlan plan = pc_memory_plan(a, cfg, data, gpu_engine(place, env));
+        plan.require("cudag pc" + std::string(a.bootstrap > 0 ? " --bootstrap" : "") + " on " +
+                     std::to_string(data.n_vars) + " variables");
+        set_memory_plan(plan);
     });
 }
 
@@ -378,7 +399,9 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
     check_pc_fits(a, cfg, data, formats, place, env, comm);
     if (a.verbose) {
         progress.note(
-            "host memory plan per rank: " + pc::host_memory_plan(data, cfg, gpu_engine(place, env)).describe() + "; " +
+            "host memory plan per rank: " + pc::host_memory_plan(data, cfg, gpu_engine(place, env)).describe() +
+            " (checked with a margin: about " +
+            format_bytes(pc_memory_plan(a, cfg, data, gpu_engine(place, env)).needed()) + "); " +
             format_bytes(static_cast<double>(available_host_bytes())) + " available");
     }
     return data;
@@ -504,6 +527,7 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
     const auto t0 = std::chrono::steady_clock::now();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
                   pc::to_string(b.resample) + ")" + replicates_placement(comm.size(), cfg.backend.replicate_devices));
+    set_memory_phase("cudag pc --bootstrap, the replicates");
     pc::PcResult r = pc::bootstrap_pc(data, run, b, comm, [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     });
@@ -580,6 +604,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
                                  : std::string()));
     progress.note("HDF5 I/O: " + io_plan.describe());
     if (!a.write_resample.empty()) return write_resample(a, cfg, progress, *comm, io_plan, hooks);
+    set_memory_phase("cudag pc, reading the data");
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
     if (a.bootstrap > 0) {
         if (gpu_engine(place, env))
@@ -594,7 +619,9 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     // the checkpoints) themselves; not for a caller that takes the whole result on rank 0.
     cfg.distributed_records = io_plan.collective && !hooks.whole_result;
     announce_cmi(cfg, data, place, comm->size(), root, progress);
+    set_memory_phase("cudag pc, the skeleton search and orientation");
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
+    set_memory_phase("cudag pc, writing the result");
     write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm);
     if (a.verbose)
         report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");

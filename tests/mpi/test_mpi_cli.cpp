@@ -285,6 +285,29 @@ TEST_F(MpiCli, KeptPairsThatCannotFitAreRefusedOnceOnEveryRankCount) {
     }
 }
 
+TEST_F(MpiCli, McmcMemoryPlanCountsEachRanksOwnChainsBeforeTheTable) {
+    // Issue 53 items 3 and 7: the chains' n x n edge sums were checked apart from the table
+    // (each fitted, together they did not) and their refusal advised fewer iterations,
+    // which do not change them. One plan per rank, before the table: three chains on one
+    // rank do not fit in 90 MB "available" (each chain's sums 16 MB, rank 0's combination
+    // 16 MB more, the table 12 MB), and the refusal names more ranks; one chain per rank on
+    // three ranks does.
+    auto r = cudag(0, "simulate gaussian -q --vars 1000 --samples 200 --density 0.003 --seed 5 --out " + path("d.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string args = "mcmc --score bge --max-parents 1 --chains 3 --iterations 20 --data " + path("d.h5");
+    const std::string avail = "CUDAG_TEST_AVAILABLE_BYTES=94371840";
+    r = cudag(1, args + " -v --out " + path("r1.h5"), avail);
+    EXPECT_NE(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("cudag mcmc: local-score table"), std::string::npos) << "refused after the table: " << r.err;
+    EXPECT_NE(r.err.find("1000 x 1000 edge sums (3 chains here, and their combination)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("or spread them over more ranks"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--iterations does not change them"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("r1.h5")));
+    r = cudag(3, args + " -q --out " + path("r3.h5"), avail);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(path("r3.h5")));
+}
+
 TEST_F(MpiCli, OnlyRankZeroPrintsTheEdgeList) {
     const std::string data = std::string(CUDAG_SOURCE_DIR) + "/data/gaussian_20.csv";
     ASSERT_EQ(run_command(std::string(CUDAG_MPIEXEC) + " 3 " + CUDAG_MPIEXEC_FLAGS + " " + cudag::test::cudag_binary() +

@@ -366,7 +366,10 @@ TEST_F(Mcmc, ChainsThatCannotFitAreRefusedBeforeTheTable) {
     // Issue 33 item 13: huge --iterations or --chains ended in std::bad_alloc after the
     // table, or started and would have filled the memory in minutes.
     expect_error(base + "--iterations 1000000000000 --chains 64 --out " + f("r.h5"),
-                 "the chains' states and traces needs about");
+                 "the chains' kept traces (64 chains here x 800000000000 kept iterations)");
+    // The traces are what grows here: the advice is about iterations (issue 53 item 7).
+    expect_error(base + "--iterations 1000000000000 --chains 64 --out " + f("r.h5"),
+                 "keep fewer iterations: lower --iterations, or raise --thin or --burn-in");
     expect_error(base + "--iterations 100000 --chains 100000000 --out " + f("r.h5"),
                  "100000000 chains here x 80000 kept iterations");
     expect_no_outputs({"d.csv", "truth.tsv"});

@@ -7,7 +7,9 @@
 
 #include <string>
 
+#include "ci/correlation.hpp"
 #include "core/graph.hpp"
+#include "core/parallel.hpp"
 #include "pc/run.hpp"
 
 namespace cudag {
@@ -26,10 +28,20 @@ TEST(HostMemoryPlan, SmallRunsHoldBitGraphsAndTheDensePmaxTable) {
     EXPECT_DOUBLE_EQ(p.graphs, 4.0 * 1000 * 1000 / 8);
     EXPECT_DOUBLE_EQ(p.pmax, 8.0 * 1000 * 1000);
     EXPECT_DOUBLE_EQ(p.correlation, 8.0 * 1000 * 1000);  // CPU engine
-    EXPECT_DOUBLE_EQ(p.data, 8.0 * 1000 * 200);
+    // The standardised data and, while C is computed, each worker's packed rows (m x 36).
+    EXPECT_DOUBLE_EQ(p.data, ci::correlation_work_bytes(1000, 200, resolve_threads(0)));
+    EXPECT_GE(p.data, 8.0 * 1000 * 200 + 8.0 * 200 * 36);
     EXPECT_EQ(p.per_kept_pair, 0.0);
     EXPECT_EQ(pc::host_memory_plan(shape(1000, 200), cfg, true).correlation, 0.0);  // C on the GPU
+    EXPECT_DOUBLE_EQ(pc::host_memory_plan(shape(1000, 200), cfg, true).data, 8.0 * 1000 * 200);
     EXPECT_DOUBLE_EQ(pc::estimate_host_bytes(shape(1000, 200), cfg, false), p.known());
+}
+
+TEST(HostMemoryPlan, CorrelationPackingGrowsWithSamplesAndWorkers) {
+    // Issue 53 item 3: computing C packs m x 36 doubles per worker (no more workers than
+    // blocks of 32 rows); with many samples and few variables that outweighs the data.
+    EXPECT_DOUBLE_EQ(ci::correlation_work_bytes(20, 300000, 8), 8.0 * 20 * 300000 + 1 * 8.0 * 300000 * 36);
+    EXPECT_DOUBLE_EQ(ci::correlation_work_bytes(1000, 100, 4), 8.0 * 1000 * 100 + 4 * 8.0 * 100 * 36);
 }
 
 TEST(HostMemoryPlan, GenomeScaleRunsHoldNothingQuadratic) {

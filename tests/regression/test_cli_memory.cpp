@@ -45,11 +45,51 @@ protected:
         ASSERT_EQ(r.code, 0) << r.err;
     }
 
-    /// `cudag args` under an address-space limit of `kib` KiB (ulimit -v), after `env`.
+    /// The address space (KiB) a started cudag maps while it reads its data: its libraries
+    /// (CUDA's, NCCL's and MPI's where the build links them: a CUDA build maps hundreds of MiB
+    /// more than a CPU-only one), its threads. Measured once, on a run blocked reading an
+    /// empty pipe, with no GPU visible (as every run here).
+    static long baseline_kib() {
+        static const long kib = [] {
+            int fds[2];
+            if (::pipe(fds) != 0) return 0L;
+            const std::string binary = cudag::test::cudag_binary();
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                ::dup2(fds[0], 0);
+                ::close(fds[0]);
+                ::close(fds[1]);
+                ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+                ::execl(binary.c_str(), binary.c_str(), "pc", "--data", "-", "-q", "--threads", "2",
+                        static_cast<char*>(nullptr));
+                ::_exit(127);
+            }
+            ::close(fds[0]);
+            long most = 0;
+            for (int k = 0; k < 20; ++k) {  // about a second: the largest mapping seen
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                const std::string status = slurp("/proc/" + std::to_string(pid) + "/status");
+                const std::size_t at = status.find("VmSize:");
+                if (at != std::string::npos) most = std::max(most, std::atol(status.c_str() + at + 7));
+            }
+            ::close(fds[1]);
+            int st = 0;
+            ::waitpid(pid, &st, 0);
+            return most;
+        }();
+        return kib;
+    }
+    /// What the limits below were calibrated on: a CPU-only build's baseline_kib (41,712 KiB).
+    static constexpr long kCalibratedBaselineKib = 41712;
+
+    /// `cudag args` under an address-space limit (ulimit -v) of `kib` KiB beyond what a
+    /// CPU-only build maps at its start (baseline_kib: the same room in every build), after
+    /// `env`, with no GPU visible.
     Limited limited(long kib, const std::string& args, const std::string& env = "") {
         const fs::path e = dir_ / "err.txt";
-        const std::string cmd = "sh -c \"ulimit -v " + std::to_string(kib) + "; exec " + env +
-                                cudag::test::cudag_binary() + " " + args + "\" 2>" + e.string();
+        const long limit = kib - kCalibratedBaselineKib + std::max(baseline_kib(), kCalibratedBaselineKib);
+        const std::string cmd = "sh -c \"ulimit -v " + std::to_string(limit) + "; exec env CUDA_VISIBLE_DEVICES= " +
+                                env + cudag::test::cudag_binary() + " " + args + "\" 2>" + e.string();
         Limited out;
         out.status = std::system(cmd.c_str());
         out.err = slurp(e);

@@ -302,6 +302,29 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     one.stop_after = -1;
     one.quiet = true;
     one.verbose = false;
+    // The run's memory plan before the first replicate: the replicates this rank runs at
+    // once (one a GPU, one on the CPU), each its resample, its --space pc skeleton and its
+    // table and chains, as one run plans them (agreed: the first failing rank's line).
+    mpi::run_agreed(*comm, [&] {
+        McmcJob j = one;
+        const McmcPlan p = plan_mcmc(j, env);
+        const std::int64_t n = data.n_vars, m = data.n_samples;
+        const auto at_once = static_cast<double>(std::max<std::size_t>(1, devices.size()));
+        const std::string each = at_once > 1 ? " (" + std::to_string(static_cast<int>(at_once)) + " at once)" : "";
+        MemoryPlan plan;
+        plan.add("a replicate's resample of the data" + each,
+                 at_once * (data.discrete() ? 1.0 : 8.0) * static_cast<double>(n) * static_cast<double>(m),
+                 "run on fewer variables or samples");
+        MemoryPlan parts = sampling_memory_plan(j, p, n, nullptr, 0, 1);
+        if (p.space_pc) {
+            const MemoryPlan skeleton = skeleton_memory_plan(j, kind == bn::ScoreKind::BGe, n, m);
+            // The skeleton's memory is released before the table is built: the larger counts.
+            if (skeleton.total() > parts.total()) parts = skeleton;
+        }
+        for (const MemoryPlan::Part& q : parts.parts()) plan.add(q.what + each, at_once * q.bytes, q.lower);
+        plan.require("cudag mcmc --bootstrap on " + std::to_string(n) + " variables");
+        set_memory_plan(plan);
+    });
     const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads, int worker) {
         const std::string name = a.data + " (bootstrap replicate " + std::to_string(r) + ")";
         std::vector<std::int32_t> kept;

@@ -254,3 +254,19 @@ TEST_F(MemoryPlan, ScoreTablePhaseReportsProgressAndEndsOnASignal) {
 }
 
 }  // namespace
+
+TEST_F(MemoryPlan, McmcBootstrapPlansItsReplicatesBeforeTheFirst) {
+    // One plan for the whole run: a replicate's resample, table and chains (times the
+    // replicates run at once) are refused before the first replicate, naming the bootstrap.
+    simulate("d.csv", 1500, 200);
+    const Limited r = limited(4000000,
+                              "mcmc --score bge --max-parents 1 --chains 2 --iterations 20 --bootstrap 3 --threads 2 "
+                              "-q --data " +
+                                  path("d.csv") + " --out " + path("r.h5"),
+                              "env CUDAG_TEST_AVAILABLE_BYTES=60000000 ");
+    expect_refusal(r, "cudag mcmc --bootstrap on 1500 variables needs about");
+    EXPECT_NE(r.err.find("a replicate's resample of the data"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1500 x 1500 edge sums"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("bootstrap replicate 0"), std::string::npos) << "refused by a replicate: " << r.err;
+    expect_no_outputs({"d.csv"});
+}

@@ -47,9 +47,9 @@ void require_ordinary_magnitudes(const Dataset& data, const std::string& who) {
         if (e <= kMagnitudeLimit && e >= -kMagnitudeLimit) continue;
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.3g", largest);
-        throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
-                         "' reaches magnitude " + buf + ", beyond 1e" + (e > 0 ? "+" : "-") +
-                         "150 where its squares " + (e > 0 ? "overflow" : "underflow") + "; " + who +
+        throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] + "' reaches magnitude " +
+                         buf + ", beyond 1e" + (e > 0 ? "+" : "-") + "150 where its squares " +
+                         (e > 0 ? "overflow" : "underflow") + "; " + who +
                          " depends on the data's scale: rescale the column (e.g. to unit variance) first");
     }
 }

@@ -32,7 +32,8 @@ void check_checkpoint_start(const std::string& path, bool resume, bool overwrite
         if (!std::filesystem::is_regular_file(st))
             throw InputError(what + " is not a regular file: remove it, or give another --checkpoint");
         if (!resume && !overwrite)
-            throw InputError(what + " exists: add --resume to continue the checkpoint it belongs to, "
+            throw InputError(what +
+                             " exists: add --resume to continue the checkpoint it belongs to, "
                              "--overwrite-checkpoint to replace both, or remove it");
     }
 }

@@ -98,7 +98,8 @@ CheckpointLock CheckpointLock::acquire(const std::string& checkpoint, std::strin
         }
         // Locked; but the holder before may have removed the file after this open: then
         // the lock is on an inode no longer at `path`, and another run may lock a new one.
-        struct stat held {}, now{};
+        struct stat held {
+        }, now{};
         if (::fstat(fd, &held) != 0 || ::stat(path.c_str(), &now) != 0 || held.st_ino != now.st_ino ||
             held.st_dev != now.st_dev) {
             ::close(fd);

@@ -654,7 +654,10 @@ void require_text(std::string_view text, const std::string& path) {
     static const std::pair<std::string_view, const char*> kinds[] = {
         {std::string_view("\x1f\x8b", 2), "gzip-compressed: decompress it first (gunzip -k)"},
         {"BZh", "bzip2-compressed: decompress it first (bunzip2 -k)"},
-        {std::string_view("\xfd" "7zXZ\0", 6), "xz-compressed: decompress it first (unxz -k)"},
+        {std::string_view("\xfd"
+                          "7zXZ\0",
+                          6),
+         "xz-compressed: decompress it first (unxz -k)"},
         {"\x28\xb5\x2f\xfd", "zstd-compressed: decompress it first (unzstd)"},
         {"PK\x03\x04", "a zip archive (an .xlsx workbook?): save the table as CSV"},
         {"\x89HDF\r\n\x1a\n", "an HDF5 file: give it a .h5 name (and --dataset)"},

@@ -539,7 +539,7 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
 struct RoundCheckpoint {
     std::string path, hash;
     io::CheckpointSettings settings;
-    bool keep = false;  ///< --keep-checkpoint: the finished run's totals saved too (done = B)
+    bool keep = false;             ///< --keep-checkpoint: the finished run's totals saved too (done = B)
     std::int64_t stop_after = -1;  ///< testing: stop after this many replicates (-1: never)
     std::function<void(int)> on_checkpoint;
     const std::vector<std::pair<std::string, std::string>>* provenance = nullptr;

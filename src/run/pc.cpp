@@ -580,8 +580,8 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     // Check every output location (writable, not a FIFO or device) before reading the data.
     io::CheckpointLock lock;  // held for the run's life
     io::OutputSet outputs;
-    const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats,
-                                             {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
+    const std::string tmp_h5 = claim_outputs(
+        *comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
     pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag pc");
     // A bootstrap's replicates run on every GPU of the rank's share of its node (one
     // process: every visible GPU): their contexts made while the data are read.

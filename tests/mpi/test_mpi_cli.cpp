@@ -406,8 +406,8 @@ TEST_F(MpiCli, CheckpointClaimsAndValuesHoldOnEveryRankCount) {
     {
         cudag::io::CheckpointLock held = cudag::io::CheckpointLock::acquire(path("m.h5"));
         for (int k = 1; k <= 3; ++k) {
-            r = cudag(k, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --resume --out " +
-                             path("r.h5"));
+            r = cudag(
+                k, mcmc + " --checkpoint " + path("m.h5") + " --checkpoint-every 100 --resume --out " + path("r.h5"));
             EXPECT_NE(r.code, 0) << k;
             EXPECT_NE(r.err.find("checkpoint '" + path("m.h5") + "' is in use by another cudag run (process " +
                                  std::to_string(::getpid())),

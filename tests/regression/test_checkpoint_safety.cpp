@@ -405,15 +405,16 @@ TEST_F(CheckpointSafety, KeptCheckpointHoldsTheFinishedRun) {
 TEST_F(CheckpointSafety, TheTraceLogIsClaimedAsEveryOutput) {
     const std::string data = cudag::test::slurp(dir_ / "d.csv");
     // --out named as the trace log: refused, nothing written or removed.
-    expect_error(mcmc + "--checkpoint " + p("o") + " --out " + p("o.traces"),
-                 "--out '" + p("o.traces") + "' and --checkpoint's trace log '" + p("o.traces") + "' are the same file");
+    expect_error(
+        mcmc + "--checkpoint " + p("o") + " --out " + p("o.traces"),
+        "--out '" + p("o.traces") + "' and --checkpoint's trace log '" + p("o.traces") + "' are the same file");
     EXPECT_FALSE(fs::exists(dir_ / "o.traces"));
     // The input data named as the trace log: refused, the data left as they were.
     fs::copy_file(dir_ / "d.csv", dir_ / "X.h5.traces");
     std::string on_x = mcmc;
     on_x.replace(on_x.find(p("d.csv")), p("d.csv").size(), p("X.h5.traces"));
-    expect_error(on_x + "--checkpoint " + p("X.h5"), "--checkpoint's trace log '" + p("X.h5.traces") +
-                                                         "' is the input --data '" + p("X.h5.traces") + "'");
+    expect_error(on_x + "--checkpoint " + p("X.h5"),
+                 "--checkpoint's trace log '" + p("X.h5.traces") + "' is the input --data '" + p("X.h5.traces") + "'");
     EXPECT_EQ(cudag::test::slurp(dir_ / "X.h5.traces"), data);
     // The prior named as the trace log.
     write("p.traces", "from\tto\tprob\n");
@@ -471,8 +472,8 @@ TEST_F(CheckpointSafety, ASecondRunOnACheckpointIsRefusedAtOnce) {
     expect_error(mcmc + "--checkpoint " + p("x.h5"), "exists and is not a lock cudag wrote");
     EXPECT_EQ(cudag::test::slurp(dir_ / "x.h5.lock"), "my notes");
     fs::create_symlink(dir_ / "d.csv", dir_ / "y.h5.lock");
-    expect_error(pc + "--checkpoint " + p("y.h5"), "the lock cudag keeps beside --checkpoint '" + p("y.h5") +
-                                                       "') is a symbolic link");
+    expect_error(pc + "--checkpoint " + p("y.h5"),
+                 "the lock cudag keeps beside --checkpoint '" + p("y.h5") + "') is a symbolic link");
 }
 
 // Two cudag runs started together on one checkpoint: one runs, the other is refused at
@@ -480,7 +481,8 @@ TEST_F(CheckpointSafety, ASecondRunOnACheckpointIsRefusedAtOnce) {
 TEST_F(CheckpointSafety, TwoRunsStartedTogetherDoNotShareACheckpoint) {
     const std::string cmd = "mcmc -q --data " + p("d.csv") +
                             " --score bdeu --max-parents 2 --chains 2 --iterations 30000000 --thin 1000 "
-                            "--checkpoint-every 100000 --checkpoint " + p("ck.h5") + " --out ";
+                            "--checkpoint-every 100000 --checkpoint " +
+                            p("ck.h5") + " --out ";
     const pid_t first = cudag::test::spawn_cudag(cmd + p("a.h5"), dir_ / "o.txt", dir_ / "e.txt");
     ASSERT_GT(first, 0);
     // Wait for the first run's lock (at most 20 s), then start the second.
@@ -535,8 +537,8 @@ TEST_F(CheckpointSafety, CountsAndScoresAreCheckedAgainstTheRun) {
 TEST_F(CheckpointSafety, KeptBootstrapCheckpointsHoldTheFinishedRun) {
     const auto done_in = [&](const std::string& ck) { return read<std::int64_t>(dir_ / ck, "/bootstrap/done"); };
     for (const bool is_pc : {true, false}) {
-        const std::string cmd = is_pc ? pc + "--bootstrap 6 --seed 3 --format freq --out "
-                                      : mcmc + "--bootstrap 4 --format freq --out ";
+        const std::string cmd =
+            is_pc ? pc + "--bootstrap 6 --seed 3 --format freq --out " : mcmc + "--bootstrap 4 --format freq --out ";
         const std::int64_t b = is_pc ? 6 : 4;
         CliRun r = run(cmd + p("plain.h5"));
         ASSERT_EQ(r.code, 0) << r.err;
@@ -554,7 +556,8 @@ TEST_F(CheckpointSafety, KeptBootstrapCheckpointsHoldTheFinishedRun) {
         EXPECT_EQ(done_in("ck.h5"), (std::vector<std::int64_t>{b}));
         // Stopped part way, resumed with --keep-checkpoint: the finished run's, not the stale state.
         fs::remove(dir_ / "ck.h5");
-        r = run(cmd + p("part.h5") + " --checkpoint " + p("ck.h5") + (is_pc ? " --stop-after-level 2" : " --stop-after 2"));
+        r = run(cmd + p("part.h5") + " --checkpoint " + p("ck.h5") +
+                (is_pc ? " --stop-after-level 2" : " --stop-after 2"));
         ASSERT_EQ(r.code, 3) << r.err;
         EXPECT_LT(done_in("ck.h5")[0], b);
         r = run(cmd + p("rest.h5") + " --checkpoint " + p("ck.h5") + " --resume --keep-checkpoint");

@@ -240,9 +240,9 @@ TEST_F(Cli, SimulateQuiet) {
     ASSERT_EQ(loud.code, 0) << loud.err;
     EXPECT_NE(loud.err.find("cudag simulate: 6 discrete variables x 50 samples"), std::string::npos) << loud.err;
     // c written three times: --overwrite replaces it (issue 53: never without).
-    for (const std::string& cmd : {"simulate discrete -q" + args + b, "simulate -q discrete" + args + c,
-                                   "simulate gaussian --quiet --overwrite" + args + c,
-                                   "simulate nonlinear -q --overwrite" + args + c}) {
+    for (const std::string& cmd :
+         {"simulate discrete -q" + args + b, "simulate -q discrete" + args + c,
+          "simulate gaussian --quiet --overwrite" + args + c, "simulate nonlinear -q --overwrite" + args + c}) {
         const CliRun r = run(cmd);
         EXPECT_EQ(r.code, 0) << cmd << ": " << r.err;
         EXPECT_TRUE(r.err.empty()) << cmd << ": " << r.err;

@@ -209,7 +209,8 @@ TEST_F(Bootstrap, McmcTakesPriorSpaceAndKnowledgeOverTheColumnsAReplicateKeeps) 
     bool saw_dropped = false, saw_kept = false;
     for (int seed = 1; seed <= 12 && !(saw_dropped && saw_kept); ++seed) {
         const std::string s = " --seed " + std::to_string(seed);
-        r = run("pc --data " + f("d9.csv") + " --discrete" + s + " --overwrite --write-resample " + f("rep0.csv") + " -q");
+        r = run("pc --data " + f("d9.csv") + " --discrete" + s + " --overwrite --write-resample " + f("rep0.csv") +
+                " -q");
         ASSERT_EQ(r.code, 0) << r.err;
         const bool dropped = lines(slurp(dir_ / "rep0.csv"))[0].find("X9") == std::string::npos;
         if ((dropped && saw_dropped) || (!dropped && saw_kept)) continue;

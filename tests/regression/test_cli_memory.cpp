@@ -63,8 +63,8 @@ protected:
                 ::close(fds[0]);
                 ::close(fds[1]);
                 ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
-                ::execl(binary.c_str(), binary.c_str(), "pc", "--data", "-", "-q", "--threads", "2", "--backend",
-                        "cpu", static_cast<char*>(nullptr));
+                ::execl(binary.c_str(), binary.c_str(), "pc", "--data", "-", "-q", "--threads", "2", "--backend", "cpu",
+                        static_cast<char*>(nullptr));
                 ::_exit(127);
             }
             ::close(fds[0]);
@@ -91,8 +91,9 @@ protected:
     Limited limited(long kib, const std::string& args, const std::string& env = "") {
         const fs::path e = dir_ / "err.txt";
         const long limit = kib - kCalibratedBaselineKib + std::max(baseline_kib(), kCalibratedBaselineKib);
-        const std::string cmd = "sh -c \"ulimit -v " + std::to_string(limit) + "; exec env CUDA_VISIBLE_DEVICES= " +
-                                env + cudag::test::cudag_binary() + " " + args + "\" 2>" + e.string();
+        const std::string cmd = "sh -c \"ulimit -v " + std::to_string(limit) +
+                                "; exec env CUDA_VISIBLE_DEVICES= " + env + cudag::test::cudag_binary() + " " + args +
+                                "\" 2>" + e.string();
         Limited out;
         out.status = std::system(cmd.c_str());
         out.err = slurp(e);
@@ -124,8 +125,8 @@ TEST_F(MemoryPlan, PcPlanHasAMargin) {
     // that passed the check ended in std::bad_alloc. 160 MiB: more than the parts, less than
     // the parts and the margin (10% + 32 MiB).
     simulate("d.csv", 3000, 200, 0.001);
-    const Limited r = planned(160L << 20, "pc --backend cpu --threads 2 -q --data " + path("d.csv") + " --out " +
-                                              path("r.h5"));
+    const Limited r =
+        planned(160L << 20, "pc --backend cpu --threads 2 -q --data " + path("d.csv") + " --out " + path("r.h5"));
     expect_refusal(r, "3000 x 3000 correlation matrix");
     EXPECT_NE(r.err.find("and 10% + 32 MiB for the rest"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("--backend cuda"), std::string::npos) << r.err;  // what to lower
@@ -146,8 +147,8 @@ TEST_F(MemoryPlan, BootstrapPlansAReplicatesResample) {
     // Item 3: --bootstrap's replicates each hold a resample of the data besides the
     // engine's standardised copy; the plan had neither and ended in std::bad_alloc.
     simulate("b.h5", 100, 30000, 0.03);
-    const Limited r = planned(76000000, "pc --bootstrap 2 --backend cpu --threads 2 -q --data " + path("b.h5") +
-                                            " --out " + path("r.h5"));
+    const Limited r = planned(
+        76000000, "pc --bootstrap 2 --backend cpu --threads 2 -q --data " + path("b.h5") + " --out " + path("r.h5"));
     expect_refusal(r, "a replicate's resample of the data");
     EXPECT_NE(r.err.find("cudag pc --bootstrap on 100 variables"), std::string::npos) << r.err;
     expect_no_outputs({"b.h5"});
@@ -196,8 +197,9 @@ TEST_F(MemoryPlan, AllocationThatFailsAnywayNamesItsPhase) {
     // the plan pass and the skeleton search fail: 6000 variables' C (275 MiB) with 150 MiB of
     // room beyond what the binary maps at its start.
     simulate("d.csv", 6000, 50, 0.0005);
-    const Limited r = limited(150000 + kCalibratedBaselineKib, "pc --backend cpu --threads 2 -q --data " + path("d.csv"),
-                              "env CUDAG_TEST_AVAILABLE_BYTES=100000000000 ");
+    const Limited r =
+        limited(150000 + kCalibratedBaselineKib, "pc --backend cpu --threads 2 -q --data " + path("d.csv"),
+                "env CUDAG_TEST_AVAILABLE_BYTES=100000000000 ");
     ASSERT_TRUE(WIFEXITED(r.status)) << r.err;
     EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -211,12 +213,11 @@ TEST_F(MemoryPlan, ScoreTablePhaseReportsProgressAndEndsOnASignal) {
     // file left. One thread and 19 million entries: seconds on any machine.
     ASSERT_EQ(run("simulate gaussian -q --vars 55 --samples 500 --seed 3 --out " + path("d.csv")).code, 0);
     for (const int sig : {SIGINT, SIGTERM}) {
-        const pid_t pid =
-            cudag::test::spawn_cudag("mcmc -v --score bge --max-parents 4 --chains 1 --iterations 10 --threads 1 "
-                                     "--backend cpu --data " +
-                                         path("d.csv") + " --out " + path("r.h5") + " --format edges --checkpoint " +
-                                         path("ck.h5"),
-                                     dir_ / "o.txt", dir_ / "e.txt");
+        const pid_t pid = cudag::test::spawn_cudag(
+            "mcmc -v --score bge --max-parents 4 --chains 1 --iterations 10 --threads 1 "
+            "--backend cpu --data " +
+                path("d.csv") + " --out " + path("r.h5") + " --format edges --checkpoint " + path("ck.h5"),
+            dir_ / "o.txt", dir_ / "e.txt");
         // A progress line: "local-score table: <done> of <planned> entries (<percent>%) in
         // ..., about ... left" (the phase's closing line names its size and time instead).
         const auto progress_line = [](const std::string& err) {

@@ -302,8 +302,8 @@ TEST_F(Safety, SignalDuringTheWritePhaseRemovesTemporariesAndStopsGraphviz) {
         fs::remove(marker);
         fs::remove(dir_ / "ck.h5");  // the first signal's (an existing checkpoint needs --resume)
         const pid_t pid = spawn_cudag("pc --data " + in.string() + " --out " + path("r.h5") + " --checkpoint " +
-                                    path("ck.h5") + " --format edges,png -q",
-                                dir_ / "o.txt", dir_ / "e.txt", (dir_ / "bin").string());
+                                          path("ck.h5") + " --format edges,png -q",
+                                      dir_ / "o.txt", dir_ / "e.txt", (dir_ / "bin").string());
         for (int k = 0; k < 600 && !fs::exists(marker); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         ASSERT_TRUE(fs::exists(marker)) << "the fake dot never started";
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -335,9 +335,9 @@ TEST_F(Safety, InterruptInsideACmiknnLevelStopsWithinASecond) {
     ASSERT_EQ(run("simulate nonlinear --vars 12 --samples 600 --density 0.3 --seed 1 --out " + path("n.csv")).code, 0);
     // One CPU thread, so that level 0 lasts seconds on any machine (a GPU or many cores
     // finish it before the signal).
-    const pid_t pid = spawn_cudag("pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data " + path("n.csv") +
-                                " --out " + path("r.h5"),
-                            dir_ / "o.txt", dir_ / "e.txt", "/nonexistent");
+    const pid_t pid = spawn_cudag("pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data " +
+                                      path("n.csv") + " --out " + path("r.h5"),
+                                  dir_ / "o.txt", dir_ / "e.txt", "/nonexistent");
     // Inside level 0: its announcement is printed, then its tests run.
     for (int k = 0; k < 600 && slurp(dir_ / "e.txt").find("level 0: up to") == std::string::npos; ++k)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));

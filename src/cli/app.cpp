@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include "cli/citest.hpp"
 #include "cli/compare.hpp"
@@ -53,7 +54,15 @@ void print_error(const std::string& what, int rank, int size) {
 
 int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     // Before any thread starts (MPI, CUDA, workers): they inherit the blocked signals.
-    interrupt::install();
+    try {
+        interrupt::install();
+    } catch (const std::system_error& e) {
+        // Not even one thread: an address-space or thread limit far too low to run at all.
+        print_error(std::string("cannot start a thread (") + e.what() +
+                        "): the address-space or thread limit (ulimit -v, ulimit -u) leaves cudag no room; raise it",
+                    0, 1);
+        return 1;
+    }
     // A file-size limit (ulimit -f) would kill the process with SIGXFSZ, silently and with
     // its temporaries left; ignored, the write fails with EFBIG and is reported and cleaned
     // up as a full disk is (Python ignores it too).

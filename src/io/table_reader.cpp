@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <system_error>
 #include <filesystem>
 #include <limits>
 #include <thread>
@@ -766,11 +767,14 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     } else {
         std::vector<std::thread> pool;
         pool.reserve(n_threads);
-        for (std::size_t w = 0; w < n_threads; ++w) {
-            const std::size_t lo = lines.size() * w / n_threads;
-            const std::size_t hi = lines.size() * (w + 1) / n_threads;
-            pool.emplace_back(parse_rows, std::cref(t), lo, hi, std::ref(errors[w]), dicts(w));
+        const auto lo = [&](std::size_t w) { return lines.size() * w / n_threads; };
+        try {
+            for (std::size_t w = 0; w < n_threads; ++w)
+                pool.emplace_back(parse_rows, std::cref(t), lo(w), lo(w + 1), std::ref(errors[w]), dicts(w));
+        } catch (const std::system_error&) {
+            // No more threads to be had (a thread or address-space limit): this one parses the rest.
         }
+        for (std::size_t w = pool.size(); w < n_threads; ++w) parse_rows(t, lo(w), lo(w + 1), errors[w], dicts(w));
         for (std::thread& th : pool) th.join();
     }
     for (const FirstError& e : errors) {

@@ -14,6 +14,7 @@
 
 #include "core/dsep.hpp"
 #include "core/error.hpp"
+#include "pc/ci_tests.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
 
@@ -130,6 +131,23 @@ TEST(DsepOraclePc, RefusesAnotherTestAndTheCudaBackend) {
     PcConfig cuda = cfg;
     cuda.backend.kind = BackendKind::Cuda;
     EXPECT_THROW(run_pc(data, cuda), InputError);
+}
+
+TEST(DsepOracleCiTest, AnswersSingleTestsAsDsepTest) {
+    // a -> b -> c: a ⟂ c | b only.
+    Dag dag(3);
+    dag.add_edge(0, 1);
+    dag.add_edge(1, 2);
+    const auto oracle = std::make_shared<const DsepOracle>(std::move(dag), std::vector<std::string>{"a", "b", "c"},
+                                                           std::vector<std::string>{}, "chain");
+    PcConfig cfg;
+    const Dataset data = oracle_data(oracle, cfg);
+    const auto test = make_ci_test(data, resolve_test(cfg, data), Compat::Pcalg, 1);
+    EXPECT_EQ(test->name(), "d-separation");
+    const std::vector<std::int32_t> none, b{1};
+    EXPECT_EQ(test->test(0, 2, none).p, 0.0);
+    EXPECT_EQ(test->test(0, 2, b).p, 1.0);
+    EXPECT_EQ(test->test(0, 1, none).p, 0.0);
 }
 
 }  // namespace

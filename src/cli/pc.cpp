@@ -15,8 +15,13 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
     auto* cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
-                    "text from standard input")
-        ->required();
+                    "text from standard input (required unless --oracle)");
+    cmd->add_option("--oracle", a.oracle,
+                    "no data: answer each CI test by d-separation in this DAG (pcalg's dsepTest; "
+                    "simulate --truth's TSV edge list or any graph compare reads, --> edges only) over "
+                    "its nodes not --latent, in the file's order; CPU only. For checking a learner's logic")
+        ->check(not_empty_file_name, "DAG");
+    cmd->add_option("--latent", a.latent, "with --oracle: comma-separated nodes of the DAG that are hidden");
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
     cmd->add_option("--test", a.test,
@@ -96,6 +101,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
 int run_pc_command(const PcArgs& args, const std::string& command_line, const mpi::Environment& env,
                    std::unique_ptr<mpi::Communicator>& comm) {
     run::PcJob job = args.job;
+    if (job.data.empty() && job.oracle.empty())
+        throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.cmi.given = given_names(args.cmi_options);
     check_bootstrap_use(args.bootstrap, job.bootstrap, args.write_resample_option);
     if (args.replicate_option->count() > 0 && args.write_resample_option->count() == 0)

@@ -224,6 +224,26 @@ Pdag read_graph(const std::string& path, std::vector<std::string>& names) {
     return std::move(f.graph);
 }
 
+Dag read_dag(const std::string& path, std::vector<std::string>& names) {
+    GraphFile f = read_any(path, {});
+    names = std::move(f.names);
+    const Pdag& g = f.graph;
+    Dag dag(g.n());
+    for (std::int32_t a = 0; a < g.n(); ++a)
+        for (const std::int32_t b : g.neighbours(a)) {
+            if (g.is_directed(a, b)) {
+                dag.add_edge(a, b);
+            } else if (a < b && !g.is_directed(b, a)) {
+                const char* mark = g.is_undirected(a, b) ? "---" : "<->";
+                throw InputError(path + ": the edge " + names[static_cast<std::size_t>(a)] + " " + mark + " " +
+                                 names[static_cast<std::size_t>(b)] + " is not directed; a DAG has only --> edges");
+            }
+        }
+    if (dag.n() > 0 && dag.topological_order().empty())
+        throw InputError(path + ": the graph has a directed cycle, so it is not a DAG");
+    return dag;
+}
+
 AlignedGraphs align_graphs(const GraphFile& truth, const GraphFile& estimate) {
     // A nameless matrix is X1..Xn by name when the other graph has those names, else the
     // other graph's variables by position when it lists every variable and has as many.

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/dsep.hpp"
 #include "core/pdag.hpp"
 
 namespace cudag::io {
@@ -69,6 +70,13 @@ GraphFile read_graph_file(const std::string& path);
 /// names.size() rows and takes the names by position. Otherwise `names` is filled from
 /// the file (GraphFile::names).
 Pdag read_graph(const std::string& path, std::vector<std::string>& names);
+
+/// A DAG read with read_graph_file (any format it reads; `cudag simulate --truth`'s TSV edge
+/// list is the usual one) with its node names in the file's order (for an edge list, the
+/// order of first appearance). Every edge must be directed and the graph acyclic:
+/// InputError naming the file and the first undirected or bi-directed edge, or saying it
+/// has a directed cycle.
+Dag read_dag(const std::string& path, std::vector<std::string>& names);
 
 /// Two graphs on one variable list, node k of both being names[k].
 struct AlignedGraphs {

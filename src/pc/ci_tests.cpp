@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
 #include "ci/fisher_z.hpp"
+#include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/parallel.hpp"
 #include "pc/cpu/discrete_engine.hpp"
@@ -126,6 +128,27 @@ private:
     int threads_;
 };
 
+/// pcalg's dsepTest: p = 1 when x and y are d-separated given s in the oracle's DAG, else 0
+/// (statistic: the same number).
+class DsepTest final : public ci::CiTest {
+public:
+    explicit DsepTest(const TestSpec& spec) : oracle_(spec.oracle), spec_(spec) {
+        if (!oracle_) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");
+    }
+    std::string name() const override { return to_string(TestKind::DSep); }
+    std::vector<std::string> digest() const override { return spec_.digest_entries(0); }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        ci::CiOutcome o;
+        o.p = oracle_->p_value(x, y, s);
+        o.statistic = o.p;
+        return o;
+    }
+
+private:
+    std::shared_ptr<const DsepOracle> oracle_;
+    TestSpec spec_;
+};
+
 }  // namespace
 
 std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
@@ -139,6 +162,8 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<DiscreteTest>(data, spec);
         case TestKind::CmiKnn:
             return std::make_unique<CmiKnnTest>(data, spec, threads, max_cond);
+        case TestKind::DSep:
+            return std::make_unique<DsepTest>(spec);
     }
     return nullptr;
 }

@@ -6,6 +6,7 @@
 #include "ci/correlation.hpp"
 #include "pc/cpu/cmi_knn_engine.hpp"
 #include "pc/cpu/discrete_engine.hpp"
+#include "pc/cpu/dsep_engine.hpp"
 #include "pc/cpu/fisher_engine.hpp"
 #include "core/error.hpp"
 
@@ -37,6 +38,11 @@ std::unique_ptr<SkeletonEngine> cpu_cmiknn(const EngineArgs& a) {
     });
 }
 
+std::unique_ptr<SkeletonEngine> cpu_dsep(const EngineArgs& a) {
+    return make_agreed(a.comm,
+                       [&] { return std::make_unique<pc::CpuDsepEngine>(a.test.oracle, a.policy, a.backend.threads); });
+}
+
 }  // namespace
 
 std::vector<EngineEntry> cpu_engines() {
@@ -45,6 +51,7 @@ std::vector<EngineEntry> cpu_engines() {
         {TestKind::ChiSquare, BackendKind::Cpu, cpu_discrete},
         {TestKind::GSquare, BackendKind::Cpu, cpu_discrete},
         {TestKind::CmiKnn, BackendKind::Cpu, cpu_cmiknn},
+        {TestKind::DSep, BackendKind::Cpu, cpu_dsep},
     };
 }
 
@@ -71,7 +78,12 @@ bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
     mpi::run_agreed(args.comm, [&] {
-        const BackendKind backend = picks_gpu(args.backend.kind, args.policy) ? BackendKind::Cuda : BackendKind::Cpu;
+        // The d-separation oracle answers on the CPU only: auto picks it, cuda is refused.
+        const bool cpu_only = args.test.kind == TestKind::DSep;
+        if (cpu_only && args.backend.kind == BackendKind::Cuda)
+            throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
+        const BackendKind backend =
+            !cpu_only && picks_gpu(args.backend.kind, args.policy) ? BackendKind::Cuda : BackendKind::Cpu;
         const auto& reg = engine_registry();
         const auto it = std::find_if(reg.begin(), reg.end(), [&](const EngineEntry& e) {
             return e.test == args.test.kind && e.backend == backend;

@@ -51,7 +51,7 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                              " variables, the data have " + std::to_string(data.n_vars));
         cfg.knowledge.check(data.names);
     }
-    if (data.discrete()) return;
+    if (data.discrete() || test.kind == TestKind::DSep) return;
     if (test.kind == TestKind::CmiKnn) {
         const ci::CmiKnnSpec& spec = test.cmi;
         // The smallest permutation p-value is 1/(1 + B): when that is independent at alpha,
@@ -127,6 +127,12 @@ io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg)
     // (cmiknn_shuffle_neighbors -> --shuffle-neighbors; k, resolved, as --knn).
     const std::vector<std::string> test = resolve_test(cfg, data).digest_entries(data.n_samples);
     s.push_back({"--test", test[0]});
+    if (resolve_test(cfg, data).kind == TestKind::DSep) {
+        Digest dag;  // the DAG's nodes, latent ones and edges
+        for (std::size_t i = 1; i < test.size(); ++i) dag.add_string(test[i]);
+        s.push_back({"the DAG and its latent nodes (--oracle, --latent)", dag.hex()});
+        return s;
+    }
     if (test.size() == 2) s.push_back({"--dof", head(test[1])});
     for (std::size_t i = 1; i + 1 < test.size(); i += 2) {
         std::string option = test[i].rfind("cmiknn_", 0) == 0 ? test[i].substr(7) : test[i];
@@ -354,9 +360,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         cfg.on_note(what + buf);
     };
     note(engine.name() + " engine set up (" +
-             (cmiknn     ? "columns transformed"
-              : discrete ? "codes"
-                         : "correlation matrix") +
+             (cmiknn                        ? "columns transformed"
+              : discrete                    ? "codes"
+              : test.kind == TestKind::DSep ? "the DAG"
+                                            : "correlation matrix") +
              " included):",
          seconds_since(t0));
     if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());

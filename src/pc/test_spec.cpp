@@ -20,6 +20,8 @@ std::string to_string(TestKind k) {
             return "g-square";
         case TestKind::CmiKnn:
             return "cmiknn";
+        case TestKind::DSep:
+            return "d-separation";
     }
     return "?";
 }
@@ -79,10 +81,19 @@ std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec
     };
 }
 
+/// The oracle's latent nodes, comma-separated ("none" when there are none).
+std::string latent_list(const DsepOracle& oracle) {
+    std::string out;
+    for (const std::string& name : oracle.latent_names()) out += (out.empty() ? "" : ",") + name;
+    return out.empty() ? "none" : out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> TestSpec::config_entries(std::int64_t n_samples) const {
     if (is_discrete()) return {{"dof_rule", dof_name(discrete.dof)}};
+    if (kind == TestKind::DSep && oracle)
+        return {{"oracle_dag", oracle->source()}, {"oracle_latent", latent_list(*oracle)}};
     if (kind == TestKind::CmiKnn) return cmi_config(cmi, n_samples);
     return {};
 }
@@ -96,12 +107,17 @@ std::vector<std::string> TestSpec::digest_entries(std::int64_t n_samples) const 
             out.push_back(std::move(key));
             out.push_back(std::move(value));
         }
+    if (kind == TestKind::DSep && oracle)
+        for (std::string& entry : oracle->digest()) out.push_back(std::move(entry));
     return out;
 }
 
 TestSpec resolve_test(const TestOptions& options, const Dataset& data, double alpha, Compat compat) {
     TestSpec spec;
-    spec.kind = options.kind.value_or(data.discrete() ? TestKind::ChiSquare : TestKind::FisherZ);
+    spec.kind = options.kind.value_or(options.oracle    ? TestKind::DSep
+                                      : data.discrete() ? TestKind::ChiSquare
+                                                        : TestKind::FisherZ);
+    spec.oracle = options.oracle;
     spec.discrete.stat = spec.kind == TestKind::GSquare ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
     spec.discrete.dof =
         options.dof.value_or(compat == Compat::CausalLearn ? ci::DofRule::CausalLearn : ci::DofRule::Pcalg);
@@ -112,8 +128,20 @@ TestSpec resolve_test(const TestOptions& options, const Dataset& data, double al
 }
 
 void validate_test(const TestOptions& options, const Dataset& data, int max_level) {
-    const TestKind kind = options.kind.value_or(data.discrete() ? TestKind::ChiSquare : TestKind::FisherZ);
+    const TestKind kind = options.kind.value_or(options.oracle    ? TestKind::DSep
+                                                : data.discrete() ? TestKind::ChiSquare
+                                                                  : TestKind::FisherZ);
     const std::string test = to_string(kind);
+    if (options.oracle && kind != TestKind::DSep)
+        throw InputError("--oracle answers every test by d-separation: drop --test " + test);
+    if (kind == TestKind::DSep) {
+        if (!options.oracle) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");
+        if (options.dof) throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
+        if (data.n_vars != options.oracle->n_vars() || data.names != options.oracle->var_names())
+            throw InputError(data.source + ": the variables are not the observed nodes of the oracle's DAG " +
+                             options.oracle->source());
+        return;
+    }
     if (kind == TestKind::CmiKnn && data.discrete())
         throw InputError(data.source +
                          ": cmiknn needs continuous data, but the data were read "

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "ci/cmi_knn.hpp"
 #include "ci/discrete_codes.hpp"
 #include "core/dataset.hpp"
+#include "core/dsep.hpp"
 
 namespace cudag::pc {
 
@@ -22,12 +24,14 @@ enum class Compat { Pcalg, CausalLearn };
 
 std::string to_string(Compat c);
 
-/// The conditional-independence tests of PC.
-enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn };
+/// The conditional-independence tests of PC. DSep is the d-separation oracle (`--oracle`,
+/// pcalg's dsepTest): its answers come from a DAG, not from data.
+enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, DSep };
 
-/// The command-line name: "fisher-z", "chi-square", "g-square" or "cmiknn".
+/// The command-line name: "fisher-z", "chi-square", "g-square", "cmiknn" or "d-separation".
 std::string to_string(TestKind k);
-/// The kind named `name` (as to_string writes it), or none.
+/// The kind named `name` (as to_string writes it), or none; never DSep, which `--oracle`
+/// asks for (it needs a DAG, not data).
 std::optional<TestKind> parse_test_kind(const std::string& name);
 /// As parse_test_kind; an unknown name is an InputError naming `--test` and the choices.
 TestKind parse_test(const std::string& name);
@@ -51,6 +55,9 @@ struct TestOptions {
     /// CMIknn: a test stops drawing surrogates once independence at alpha is certain; its
     /// stored p-value is then a lower bound (the graph is the same).
     bool cmi_early_stop = true;
+    /// The d-separation oracle (`--oracle`): kind unset or DSep; the data are then its
+    /// variables (names, no samples: DsepOracle::var_names()).
+    std::shared_ptr<const DsepOracle> oracle;
 };
 
 /// The test a run uses, every default resolved.
@@ -61,16 +68,20 @@ struct TestSpec {
     /// CmiKnn: the parameters, early_stop at the run's alpha (strict under
     /// Compat::CausalLearn) when TestOptions::cmi_early_stop, else none.
     ci::CmiKnnSpec cmi;
+    /// DSep: the oracle (shared, immutable).
+    std::shared_ptr<const DsepOracle> oracle;
 
     std::string name() const { return to_string(kind); }
     bool is_discrete() const { return pc::is_discrete(kind); }
 
     /// The result file's config attributes that describe the test's parameters, in file
-    /// order (after "test"): "dof_rule" for the discrete tests, "cmiknn_*" for CMIknn.
+    /// order (after "test"): "dof_rule" for the discrete tests, "cmiknn_*" for CMIknn,
+    /// "oracle_dag" and "oracle_latent" for the d-separation oracle.
     std::vector<std::pair<std::string, std::string>> config_entries(std::int64_t n_samples) const;
 
     /// The strings the checkpoint digest hashes for the test, in order: its name, then what
-    /// decides its results (the discrete dof rule; CMIknn's parameters with k resolved).
+    /// decides its results (the discrete dof rule; CMIknn's parameters with k resolved; the
+    /// oracle's DAG and latent nodes).
     std::vector<std::string> digest_entries(std::int64_t n_samples) const;
 };
 
@@ -80,7 +91,8 @@ TestSpec resolve_test(const TestOptions& options, const Dataset& data, double al
 /// The checks that concern the test alone: the test fits the data's kind (a discrete test
 /// refuses a column of numbers with a fraction, io::check_integer_levels), a dof rule only
 /// with a discrete test, the CMIknn parameters for the samples (and for conditioning sets
-/// when max_level != 0). Throws InputError on the first problem.
+/// when max_level != 0), the oracle's test is d-separation and its variables are the data's.
+/// Throws InputError on the first problem.
 void validate_test(const TestOptions& options, const Dataset& data, int max_level);
 
 }  // namespace cudag::pc

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -21,7 +22,9 @@
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
+#include "core/dsep.hpp"
 #include "io/dataset_io.hpp"
+#include "io/graph_reader.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
@@ -73,10 +76,11 @@ std::string seconds_text(std::chrono::steady_clock::time_point t) {
 
 /// The run's provenance entries, added to r.config (rank 0).
 void add_provenance(const PcJob& a, const std::string& command_line, pc::PcResult& r) {
-    r.config.emplace_back("input", a.data);
+    const std::string& input = a.oracle.empty() ? a.data : a.oracle;  // --oracle: the DAG
+    r.config.emplace_back("input", input);
     r.config.emplace_back("input_dataset", a.dataset);
     struct stat st {};
-    if (::stat(a.data.c_str(), &st) == 0) {
+    if (::stat(input.c_str(), &st) == 0) {
         r.config.emplace_back("input_bytes", std::to_string(st.st_size));
         r.config.emplace_back("input_mtime", std::to_string(st.st_mtime));
     }
@@ -198,10 +202,33 @@ void check_resampling(PcJob& a, const std::vector<std::string>& formats) {
                          std::to_string(a.bootstrap));
 }
 
+/// --oracle and --latent against the options that need data, each refused in one line.
+void check_oracle(const PcJob& a) {
+    if (a.oracle.empty()) {
+        if (!a.latent.empty()) throw InputError("--latent names hidden nodes of --oracle DAG: give --oracle");
+        return;
+    }
+    const auto refuse = [](const std::string& option) {
+        throw InputError("--oracle answers the tests from the DAG, without data: drop " + option);
+    };
+    if (!a.data.empty()) refuse("--data");
+    if (!a.dataset.empty()) refuse("--dataset");
+    if (!a.na_values.empty()) refuse("--na-values");
+    if (a.discrete) refuse("--discrete");
+    if (!a.dof.empty()) refuse("--dof");
+    if (a.bootstrap != 0) refuse("--bootstrap (resampling needs data)");
+    if (!a.write_resample.empty()) refuse("--write-resample (resampling needs data)");
+    if (!a.test.empty()) refuse("--test " + a.test + " (the oracle's test is d-separation)");
+    if (a.oracle == "-") throw InputError("--oracle needs a file name, not '-'");
+    if (parse_backend(a.backend) == BackendKind::Cuda)
+        throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
+}
+
 /// The checked options of `cudag pc` (`a` normalised: --out "-"), every output checked
 /// against every input before any work; the config and the formats.
 pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::string>& formats) {
     if (a.out == "-") a.out.clear();  // the edge list on standard output, as without --out
+    check_oracle(a);
     formats = unique_items(split_commas(a.formats));
     check_resampling(a, formats);
     io::validate_formats(without_freq(formats));
@@ -214,7 +241,7 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
         {"--out", a.out}, {"--checkpoint", a.cfg.checkpoint}, {"--write-resample", a.write_resample}};
     for (const std::string& f : formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
-    io::check_distinct(with_knowledge_inputs({{"--data", a.data}}, a.knowledge.files),
+    io::check_distinct(with_knowledge_inputs({{"--data", a.data}, {"--oracle", a.oracle}}, a.knowledge.files),
                        with_checkpoint_side_files(out_paths, a.cfg.checkpoint, false));
     pc::PcConfig cfg = a.cfg;
     cfg.keep_checkpoint = a.keep_checkpoint;
@@ -224,11 +251,12 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
         cfg.compat = pc::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
-    backend.kind = parse_backend(a.backend);
+    backend.kind = a.oracle.empty() ? parse_backend(a.backend) : BackendKind::Cpu;  // the oracle: CPU only
     cfg.test.cmi = cmi_knn_spec(a.cmi, a.test);
     cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
     if (!a.test.empty()) cfg.test.kind = pc::parse_test(a.test);
     if (!a.dof.empty()) cfg.test.dof = pc::parse_dof(a.dof);
+    if (!a.oracle.empty()) cfg.test.kind = pc::TestKind::DSep;
     const bool cmiknn = cfg.test.kind == pc::TestKind::CmiKnn;
     if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
     apply_tunes(a.tunes, backend.tunables);
@@ -364,14 +392,39 @@ std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& d
     const auto edges = io::cpdag_edges(r.cpdag);
     for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
     std::ostringstream os;
-    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, " << data.n_samples
-       << " samples, " << pc::resolve_test(cfg, data).name() << ": " << edges.size() << " edges (" << directed
-       << " directed), " << r.levels.size() << " levels, " << r.seconds_total << " s";
+    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, ";
+    if (a.oracle.empty())
+        os << data.n_samples << " samples, ";
+    else
+        os << "no data (--oracle " << a.oracle << "), ";
+    os << pc::resolve_test(cfg, data).name() << ": " << edges.size() << " edges (" << directed << " directed), "
+       << r.levels.size() << " levels, " << r.seconds_total << " s";
     if (!a.out.empty()) {
         os << "; wrote";
         for (const auto& f : outputs.final_paths()) os << ' ' << f;
     }
     return os.str();
+}
+
+/// --oracle: the DAG read (every rank), the oracle set in cfg.test, and its observed nodes
+/// as the data (names, no samples).
+Dataset read_oracle_input(const PcJob& a, pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm) {
+    Dataset data;
+    mpi::run_agreed(comm, [&] {
+        std::vector<std::string> names;
+        Dag dag = io::read_dag(a.oracle, names);
+        auto oracle =
+            std::make_shared<const DsepOracle>(std::move(dag), std::move(names), split_commas(a.latent), a.oracle);
+        data.names = oracle->var_names();
+        data.n_vars = oracle->n_vars();
+        data.source = a.oracle;
+        cfg.test.oracle = std::move(oracle);
+    });
+    const std::vector<std::string> latent = cfg.test.oracle->latent_names();
+    progress.note("read the DAG " + a.oracle + ": " + std::to_string(cfg.test.oracle->dag().n()) + " nodes, " +
+                  std::to_string(latent.size()) + " latent; the d-separation oracle answers on the other " +
+                  std::to_string(data.n_vars));
+    return data;
 }
 
 /// The data read and made ready (knowledge read against their names, extreme columns
@@ -380,15 +433,18 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
                         const RankPlace& place, const mpi::Environment& env, pc::Progress& progress,
                         mpi::Communicator& comm, const io::Hdf5IoPlan& io_plan, const PcHooks& hooks,
                         GpuWarmUp& warm_up) {
-    Dataset data = read_pc_input(a, cfg, progress, comm, io_plan, hooks);
+    const bool oracle = !a.oracle.empty();
+    Dataset data =
+        oracle ? read_oracle_input(a, cfg, progress, comm) : read_pc_input(a, cfg, progress, comm, io_plan, hooks);
     mpi::run_agreed(comm, [&] {
         if (a.knowledge.any()) cfg.knowledge = a.knowledge.read(data.names);
     });
     warm_up.join();
-    progress.note(
-        "read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " + std::to_string(data.n_vars) +
-        (data.discrete() ? " discrete" : "") + " variables" +
-        (comm.size() > 1 ? " on " + std::to_string(comm.size()) + " ranks (" + comm.name() + ")" : std::string()));
+    if (!oracle)
+        progress.note(
+            "read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
+            std::to_string(data.n_vars) + (data.discrete() ? " discrete" : "") + " variables" +
+            (comm.size() > 1 ? " on " + std::to_string(comm.size()) + " ranks (" + comm.name() + ")" : std::string()));
     // Values of huge or tiny magnitude (1e±150 and beyond) scaled exactly (powers of two)
     // for the scale-invariant tests; every rank alike.
     std::int64_t rescaled = 0;

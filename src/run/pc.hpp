@@ -43,6 +43,10 @@ struct PcJob {
     double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
     std::string write_resample;          ///< --write-resample FILE: write replicate --replicate's rows, run nothing
     std::int64_t replicate = 0;          ///< --replicate r (with --write-resample)
+    /// --oracle DAG: no data; each test is d-separation in the DAG (pcalg's dsepTest) over
+    /// its nodes not in `latent`, in the DAG file's order (CPU only).
+    std::string oracle;
+    std::string latent;  ///< --latent: comma-separated node names of `oracle` that are hidden
 };
 
 /// What an in-process caller adds; every member may be empty (the command line's run).

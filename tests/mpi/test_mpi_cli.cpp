@@ -464,3 +464,22 @@ TEST_F(MpiCli, CheckpointClaimsAndValuesHoldOnEveryRankCount) {
     EXPECT_NE(r.err.find("/bootstrap/done = 9 is not within [0, --bootstrap 5]"), std::string::npos) << r.err;
     EXPECT_EQ(errors(r.err), 1u) << r.err;
 }
+
+// Issue 54's d-separation oracle (cudag pc --oracle) on 1-3 ranks: the CPDAG, separating sets
+// and edge list of one process, byte for byte, with a latent node too.
+TEST_F(MpiCli, OracleRunsAreRankCountInvariant) {
+    auto r = cudag(0, "simulate gaussian --vars 40 --samples 10 --density 0.12 --seed 6 --out " + path("d.csv") +
+                          " --truth " + path("truth.tsv"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const std::string latent : {"", " --latent X5,X17"}) {
+        const std::string base = "pc --oracle " + path("truth.tsv") + latent + " -q --format edges,cl --out ";
+        r = cudag(0, base + path("serial.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        for (int k = 1; k <= 3; ++k) {
+            const std::string out = path("np" + std::to_string(k) + ".h5");
+            r = cudag(k, base + out);
+            ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+            EXPECT_TRUE(same_results(out, path("serial.h5"), {".edges.tsv", ".cl.txt"})) << k << " ranks" << latent;
+        }
+    }
+}

@@ -13,6 +13,7 @@
 #include "pc/metrics.hpp"
 #include "sim/gaussian.hpp"
 #include "support/paths.hpp"
+#include "support/same_graph.hpp"
 
 namespace cudag::pc {
 namespace {
@@ -25,16 +26,7 @@ Pdag dag(std::int64_t n, const std::vector<Arc>& arcs) {
     return g;
 }
 
-/// Names the first pair whose marks differ.
-testing::AssertionResult same_graph(const Pdag& got, const Pdag& want) {
-    if (got.n() != want.n()) return testing::AssertionFailure() << "node counts differ";
-    for (std::int32_t i = 0; i < got.n(); ++i)
-        for (std::int32_t j = 0; j < got.n(); ++j)
-            if (got.end(i, j) != want.end(i, j))
-                return testing::AssertionFailure() << "mark at " << i << " of edge " << i << "-" << j << ": got "
-                                                   << int(got.end(i, j)) << ", want " << int(want.end(i, j));
-    return testing::AssertionSuccess();
-}
+using cudag::test::same_graph;
 
 TEST(IsDag, RecognisesDags) {
     EXPECT_TRUE(is_dag(Pdag{Graph(3)}));

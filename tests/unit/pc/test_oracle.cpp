@@ -17,6 +17,7 @@
 #include "pc/ci_tests.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
+#include "support/same_graph.hpp"
 
 namespace cudag::pc {
 namespace {
@@ -61,16 +62,7 @@ Dataset oracle_data(const std::shared_ptr<const DsepOracle>& oracle, PcConfig& c
     return data;
 }
 
-/// Names the first pair whose marks differ.
-testing::AssertionResult same_graph(const Pdag& got, const Pdag& want) {
-    if (got.n() != want.n()) return testing::AssertionFailure() << "node counts differ";
-    for (std::int32_t i = 0; i < got.n(); ++i)
-        for (std::int32_t j = 0; j < got.n(); ++j)
-            if (got.end(i, j) != want.end(i, j))
-                return testing::AssertionFailure() << "mark at " << i << " of edge " << i << "-" << j << ": got "
-                                                   << int(got.end(i, j)) << ", want " << int(want.end(i, j));
-    return testing::AssertionSuccess();
-}
+using cudag::test::same_graph;
 
 TEST(DsepOraclePc, GivesTheCpdagOfHundredsOfRandomDags) {
     std::mt19937_64 rng(54);

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+// FCI's orientation: the unshielded colliders (R0) and Zhang's rules R1-R10, exactly as
+// pcalg's udag2pag applies them (its order, its loops, its conservative checks), so that
+// the PAG equals pcalg's fci() given the same skeleton and separating sets.
+#pragma once
+
+#include <array>
+
+#include "core/sepsets.hpp"
+#include "fci/pag.hpp"
+#include "fci/triples.hpp"
+
+namespace cudag::fci {
+
+struct RuleOptions {
+    /// rules[k] enables R(k+1); pcalg's rules = rep(TRUE, 10).
+    std::array<bool, 10> rules{true, true, true, true, true, true, true, true, true, true};
+    /// false: R5-R7 off (pcalg's selectionBias = FALSE).
+    void no_selection_bias() { rules[4] = rules[5] = rules[6] = false; }
+};
+
+/// R0 on `g` (every edge o-o): a *-> b <-* c for every unshielded a - b - c whose separating
+/// set lacks b, unless the triple is in `unf`. Order-free (marks only become arrowheads).
+void orient_colliders(Pag& g, const SepSets& sepsets, const TripleSet& unf);
+
+/// pcalg's udag2pag after the colliders: R1-R4 to a fixed point, then R5-R7, then R8-R10
+/// (each group repeated until it changes nothing), with pcalg's ambiguity checks where
+/// `unf` is not empty.
+void apply_rules(Pag& g, const SepSets& sepsets, const TripleSet& unf, const RuleOptions& opt);
+
+/// orient_colliders then apply_rules (pcalg's udag2pag).
+void udag2pag(Pag& g, const SepSets& sepsets, const TripleSet& unf, const RuleOptions& opt);
+
+}  // namespace cudag::fci

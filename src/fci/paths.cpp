@@ -20,8 +20,11 @@ bool uncovered(const Pag& g, const std::vector<std::int32_t>& path) {
 }  // namespace
 
 bool faithful(std::span<const std::int32_t> cp, const TripleSet& unf) {
+    // pcalg's loop `for (l in 0:(n-1))` indexes i1[l] with l = 0 first, an empty index in R:
+    // it checks the triples starting at positions 1..n-1 (1-based) and never the one starting
+    // at the last node (cp[n], cp[1], cp[2]). cudag checks the same n - 1 triples.
     const std::size_t n = cp.size();
-    for (std::size_t l = 0; l < n; ++l)
+    for (std::size_t l = 0; l + 1 < n; ++l)
         if (unf.contains_either(cp[l], cp[(l + 1) % n], cp[(l + 2) % n])) return false;
     return true;
 }

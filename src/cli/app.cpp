@@ -14,6 +14,7 @@
 #include "cli/compare.hpp"
 #include "cli/info.hpp"
 #include "cli/mcmc.hpp"
+#include "cli/fci.hpp"
 #include "cli/pc.hpp"
 #include "cli/score.hpp"
 #include "cli/simulate.hpp"
@@ -84,12 +85,14 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     const int world_rank = env->rank(), world_size = env->size();
     trace_moment("MPI started");
 
-    CLI::App app{"cudag: causal structure learning (PC-stable, order MCMC) from a laptop CPU to GPU clusters"};
+    CLI::App app{"cudag: causal structure learning (PC-stable, FCI/RFCI, order MCMC) from a laptop CPU to GPU clusters"};
     app.require_subcommand(1);
     app.set_version_flag("--version", CUDAG_VERSION);
 
     PcArgs pa;
     auto* pc_cmd = add_pc_command(app, pa);
+    FciArgs fa;
+    auto* fci_cmd = add_fci_command(app, fa);
     SimulateArgs sa;
     auto* sim_cmd = add_simulate_command(app, sa);
     CompareArgs ma;
@@ -119,6 +122,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         comm = env->world();
         if (decorate) comm = decorate(std::move(comm));
         if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
+        if (fci_cmd->parsed()) return run_fci_command(fa, join_args(argc, argv), *env, comm);
         if (mcmc->parsed()) return run_mcmc_command(mc, join_args(argc, argv), *env, comm);
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);

@@ -10,9 +10,8 @@
 
 namespace cudag::cli {
 
-CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
-    run::PcJob& a = args.job;
-    auto* cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
+void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::Option*>& cmi_options,
+                          const std::string& formats_help) {
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
                     "text from standard input (required unless --oracle)");
@@ -40,19 +39,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
                     "CPU threads (0: all hardware threads; more than those are clamped)")
         ->capture_default_str();
     cmd->add_option("--out", a.out, "result HDF5 file (default or '-': print the edge list to stdout)");
-    cmd->add_option("--format", a.formats,
-                    "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg, and "
-                    "freq (--bootstrap's edge frequencies)");
+    cmd->add_option("--format", a.formats, formats_help);
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
-    cmd->add_option("--compat", a.compat,
-                    "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
-        ->capture_default_str();
-    cmd->add_option("--uc-rule", a.uc_rule,
-                    "causal-learn uc_rule: 0 sepset, 1 maxP, 2 definiteMaxP (default: pcalg's "
-                    "orientation; 0 with --compat causal-learn)");
-    cmd->add_option("--uc-priority", a.uc_priority,
-                    "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
-                    "3 stronger, 4 stronger* (default 2)");
     add_knowledge_options(cmd, a.knowledge.files);
     cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
     cmd->add_option("--tune", a.tunes,
@@ -62,8 +50,8 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
         ->group("");  // hidden: the automatic choice is the product's
     cmd->add_option(
            "--checkpoint", a.cfg.checkpoint,
-           "HDF5 checkpoint rewritten after every level, or with --bootstrap at replicate boundaries every 30 s "
-           "(for --resume)")
+           "HDF5 checkpoint rewritten after every level of the skeleton search, or with --bootstrap at replicate "
+           "boundaries every 30 s (for --resume)")
         ->check(not_empty_file_name, "FILE");
     cmd->add_flag("--resume", a.cfg.resume, "continue from --checkpoint (same data and test options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
@@ -75,6 +63,29 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
         ->capture_default_str();
     cmd->add_option("--comm-timeout", a.comm_timeout, "seconds an NCCL collective may wait before the job is ended")
         ->capture_default_str();
+    add_cmi_knn_options(*cmd, a.cmi, cmi_options, true);
+    // Testing only: simulate a kill after a level (its checkpoint written).
+    cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
+    auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
+    cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
+        ->excludes(quiet_flag);
+}
+
+CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
+    run::PcJob& a = args.job;
+    auto* cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
+    add_skeleton_options(cmd, a, args.cmi_options,
+                         "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg, and "
+                         "freq (--bootstrap's edge frequencies)");
+    cmd->add_option("--compat", a.compat,
+                    "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
+        ->capture_default_str();
+    cmd->add_option("--uc-rule", a.uc_rule,
+                    "causal-learn uc_rule: 0 sepset, 1 maxP, 2 definiteMaxP (default: pcalg's "
+                    "orientation; 0 with --compat causal-learn)");
+    cmd->add_option("--uc-priority", a.uc_priority,
+                    "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
+                    "3 stronger, 4 stronger* (default 2)");
     args.bootstrap = add_bootstrap_options(*cmd, a, "PC");
     const std::string boot = "Edge confidence (--bootstrap)";
     args.write_resample_option =
@@ -89,12 +100,6 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
             ->group(boot);
     cmd->add_flag("--overwrite", a.overwrite, "replace --write-resample's FILE when it exists (else refused)")
         ->group(boot);
-    add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, true);
-    // Testing only: simulate a kill after a level (its checkpoint written).
-    cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
-    auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
-    cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
-        ->excludes(quiet_flag);
     return cmd;
 }
 

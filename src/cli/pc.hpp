@@ -29,6 +29,12 @@ struct PcArgs {
     const CLI::Option* replicate_option = nullptr;       ///< --replicate
 };
 
+/// The options of the skeleton search every constraint-based command shares (`cudag pc`,
+/// `cudag fci`): data, test, alpha, levels, threads, outputs, knowledge, backend,
+/// checkpoints, communicator, CMIknn's, progress. `formats_help` is --format's help.
+void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::Option*>& cmi_options,
+                          const std::string& formats_help);
+
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.
 CLI::App* add_pc_command(CLI::App& app, PcArgs& a);
 

@@ -9,10 +9,12 @@
 #include <span>
 #include <vector>
 
-#include "fci/pag.hpp"
+#include "core/pag.hpp"
 #include "fci/triples.hpp"
 
 namespace cudag::fci {
+
+using namespace cudag::marks;
 
 /// pcalg's minDiscrPath(pag, a, b, c): the first node d (breadth first from a) that ends a
 /// discriminating path for b (d ... a, b, c with d not adjacent to c), or none. pcalg keeps

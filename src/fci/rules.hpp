@@ -7,10 +7,12 @@
 #include <array>
 
 #include "core/sepsets.hpp"
-#include "fci/pag.hpp"
+#include "core/pag.hpp"
 #include "fci/triples.hpp"
 
 namespace cudag::fci {
+
+using namespace cudag::marks;
 
 struct RuleOptions {
     /// rules[k] enables R(k+1); pcalg's rules = rep(TRUE, 10).

@@ -6,6 +6,7 @@
 // gives the answers of the same tests asked one by one.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -55,8 +56,12 @@ public:
     double p_value(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s);
     /// Every query of `batch`, on the workers; out[q] is query q's p-value.
     void p_values(const TestBatch& batch, std::span<double> out);
+    /// fn(item, test) for every item in [0, n), on the workers (`test`: the worker's instance;
+    /// results must not depend on which worker ran an item). fn adds its tests with count().
+    void each(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&)>& fn);
     /// Tests run so far.
-    std::int64_t tests() const { return tests_; }
+    std::int64_t tests() const { return tests_.load(); }
+    void count(std::int64_t k) { tests_ += k; }
 
 private:
     ci::CiTest& worker(int w);
@@ -64,7 +69,7 @@ private:
     int threads_;
     ci::Decision decision_;
     std::vector<std::unique_ptr<ci::CiTest>> workers_;
-    std::int64_t tests_ = 0;
+    std::atomic<std::int64_t> tests_{0};
 };
 
 }  // namespace cudag::fci

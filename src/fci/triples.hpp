@@ -11,10 +11,13 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/pag.hpp"
 #include "core/sepsets.hpp"
 #include "fci/tester.hpp"
 
 namespace cudag::fci {
+
+using namespace cudag::marks;
 
 /// A set of ordered triples (a, b, c); pcalg's unfVect. Membership asks for (a, b, c) or
 /// (c, b, a) where pcalg does (contains_either).
@@ -46,6 +49,15 @@ struct Triple {
     std::int32_t a, b, c;
 };
 std::vector<Triple> unshielded_triples(const Graph& g);
+
+/// A new separating set for the pair {i, j} (any order; the set in any order).
+struct SepSetUpdate {
+    std::int32_t i, j;
+    std::vector<std::int32_t> set;
+};
+/// `s` with `updates` applied (a pair's last update wins; new pairs are inserted), in one
+/// pass over the table.
+SepSets update_sepsets(const SepSets& s, std::vector<SepSetUpdate> updates);
 
 /// What checkTriple decided for a triple.
 enum class TripleDecision : std::uint8_t { Collider = 1, NonCollider = 2, Ambiguous = 3 };

@@ -104,10 +104,6 @@ int amat_code(const Pdag& g, std::int32_t a, std::int32_t b) {
     return at_a == Mark::Arrow ? 1 : (at_b == Mark::Tail ? 1 : 0);
 }
 
-namespace {
-
-void check_result(const GraphView& r) { CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.graph.n()); }
-
 std::string dot_quote(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -124,6 +120,10 @@ std::string dot_quote(const std::string& s) {
     }
     return out + "\"";
 }
+
+namespace {
+
+void check_result(const GraphView& r) { CUDAG_ASSERT(static_cast<std::int64_t>(r.names.size()) == r.graph.n()); }
 
 /// Appends the C-style escape of a backslash, tab, newline or carriage return (`\\`, `\t`,
 /// `\n`, `\r`) to `out`; false, appending nothing, for any other character.
@@ -177,8 +177,6 @@ std::string json_quote(const std::string& s) {
     return out + "\"";
 }
 
-namespace {
-
 std::string csv_quote(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
@@ -187,6 +185,8 @@ std::string csv_quote(const std::string& s) {
     }
     return out + "\"";
 }
+
+namespace {
 
 std::string dot_text(const GraphView& r) {
     std::string out = "digraph cudag {\n";
@@ -426,6 +426,7 @@ std::string format_suffix(const std::string& format) {
     if (format == "dot") return ".dot";
     if (format == "json") return ".json";
     if (format == "amat") return ".amat.csv";
+    if (format == "pag-amat") return ".pag.amat.csv";  // cudag fci's amat
     if (format == "cl") return ".cl.txt";
     if (format == "png") return ".png";
     if (format == "svg") return ".svg";

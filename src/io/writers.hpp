@@ -82,6 +82,11 @@ std::string tsv_unescape(std::string_view field);
 /// Latin-1 file) becomes the \u00XX escape of the character it is in Latin-1.
 std::string json_quote(const std::string& s);
 
+/// `s` as a Graphviz quoted ID (`"` and `\` escaped, newline and carriage return as `\n`, `\r`).
+std::string dot_quote(const std::string& s);
+/// `s` as an always-quoted CSV field (RFC 4180: `"` doubled).
+std::string csv_quote(const std::string& s);
+
 /// Edge list TSV: header "source\ttarget\tmark", then one line per CPDAG edge in
 /// cpdag_edges order with variable names (tsv_escape'd) and mark "-->", "---" or "<->".
 void write_edges(const GraphView& r, const std::string& path);

@@ -9,6 +9,7 @@
 
 #include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
+#include "core/pag.hpp"
 #include "core/pdag.hpp"
 #include "core/sepsets.hpp"
 #include "io/graph_view.hpp"
@@ -101,6 +102,9 @@ struct PcResult {
     /// (alpha, test, compat, threads, input path, dataset, command line, ...).
     std::vector<std::pair<std::string, std::string>> config;
     double seconds_total = 0.0;
+    /// FCI / RFCI (cudag fci): the PAG, written instead of the CPDAG (`cpdag` is then empty and
+    /// the file's "kind" is "pag").
+    std::optional<Pag> pag;
     /// A bootstrap run's frequencies (then `cpdag` and `skeleton` are its consensus graph,
     /// and `sepsets`, `pmax` and `levels` empty).
     std::optional<BootstrapTable> bootstrap;

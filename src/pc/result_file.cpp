@@ -91,6 +91,27 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
     layout::write_skeleton(root, r.skeleton, where);
     trace.mark("skeleton");
 
+    h5::write_string_attr(root, "kind", r.pag ? "pag" : "cpdag", where);
+    if (r.pag) {
+        // The PAG: one row per edge a < b (a, b, mark at a, mark at b; pcalg's amat.pag
+        // codes 1 circle, 2 arrowhead, 3 tail) and, for small n, pcalg's amat.pag itself
+        // (amat[a, b] = the mark at b).
+        const Pag& pag = *r.pag;
+        CUDAG_ASSERT(pag.n() == n);
+        std::vector<std::int32_t> rows;
+        for (std::int32_t a = 0; a < pag.n(); ++a)
+            for (const std::int32_t b : pag.neighbours(a))
+                if (a < b) rows.insert(rows.end(), {a, b, pag(b, a), pag(a, b)});
+        h5::Handle g = h5::create_group(root, "pag", where);
+        h5::write_array(g.get(), "edges", rows, {rows.size() / 4, 4}, where);
+        if (n <= pc::PcResult::dense_pmax_limit) {
+            std::vector<std::int8_t> amat(un * un, 0);
+            for (std::int32_t a = 0; a < n; ++a)
+                for (const std::int32_t b : pag.neighbours(a))
+                    amat[static_cast<std::size_t>(a) * un + b] = static_cast<std::int8_t>(pag(a, b));
+            h5::write_array(g.get(), "amat", amat, {un, un}, where);
+        }
+    } else
     {
         std::vector<std::int32_t> rows;
         for (const CpdagEdge& e : cpdag_edges(r.cpdag)) {

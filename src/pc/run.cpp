@@ -389,7 +389,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     SepSets for_orientation;
     if (sk.distributed_records) for_orientation = triple_sepsets(skel.skeleton, skel.sepsets, comm, threads);
     mpi::run_agreed(comm, [&] {
-        if (comm.rank() == 0)
+        if (comm.rank() == 0 && !cfg.orient)
+            r.cpdag = Pdag(Graph(data.n_vars));
+        else if (comm.rank() == 0)
             r.cpdag = orient(skel.skeleton, sk.distributed_records ? for_orientation : skel.sepsets, oo, pfn);
     });
     for_orientation = SepSets();

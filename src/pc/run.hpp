@@ -60,6 +60,9 @@ struct PcConfig {
     /// on_checkpoint). Rank 0 orients from the separating sets of unshielded triples, sent
     /// to it by their rows' owners. The file contents are the same either way.
     bool distributed_records = false;
+    /// False: no CPDAG (PcResult::cpdag left without edges): a learner that orients the
+    /// skeleton its own way (FCI) takes the skeleton and separating sets.
+    bool orient = true;
     /// False: the result has no pMax (PcResult::pmax empty), which then is not collected
     /// (a bootstrap replicate's run: only its graph counts). One process only.
     bool keep_pmax = true;

@@ -28,6 +28,7 @@
 #include "io/hdf5_file.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
+#include "io/pag_writers.hpp"
 #include "io/writers.hpp"
 #include "mpi/mpi_communicator.hpp"
 #include "pc/bootstrap.hpp"
@@ -98,6 +99,15 @@ std::string name_out(std::string what, const std::string& tmp_h5, const std::str
 }
 
 /// Provenance, then the result file and --format files (rank 0, with --out).
+/// The text formats of the result's graph: its PAG's (cudag fci) or its CPDAG's.
+void write_graph_formats(const pc::PcResult& r, const std::string& out, const std::vector<std::string>& formats,
+                         io::OutputSet& outputs) {
+    if (r.pag)
+        io::write_pag_formats({r.names, *r.pag}, out, formats, outputs, std::cerr);
+    else
+        io::write_formats(r, out, formats, outputs, std::cerr);
+}
+
 void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, const std::string& command_line,
                       pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5) {
     StepTrace trace;  // CUDAG_TRACE: the steps' host times
@@ -111,7 +121,7 @@ void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, c
         throw InputError(name_out(e.what(), tmp_h5, a.out));
     }
     trace.mark("result file closed");
-    io::write_formats(r, a.out, formats, outputs, std::cerr);
+    write_graph_formats(r, a.out, formats, outputs);
     trace.mark("formats");
     outputs.commit();
     trace.mark("renamed");
@@ -232,6 +242,8 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     formats = unique_items(split_commas(a.formats));
     check_resampling(a, formats);
     io::validate_formats(without_freq(formats));
+    if (a.learner == "fci")
+        for (std::string& f : formats) f = io::pag_format(f);
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
     io::check_force(a.force, formats);
@@ -353,7 +365,7 @@ void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, co
                      pc::Progress& progress, mpi::Communicator& comm) {
     const bool root = comm.rank() == 0;
     const auto t_write = std::chrono::steady_clock::now();
-    if (io_plan.collective && !a.out.empty()) {
+    if (io_plan.collective && a.learner == "pc" && !a.out.empty()) {
         mpi::run_agreed(comm, [&] {
             if (root) add_provenance(a, command_line, r);
         });
@@ -371,7 +383,7 @@ void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, co
         // Every rank has written its part: rank 0 adds the --format files and renames.
         mpi::run_agreed(comm, [&] {
             if (!root) return;
-            io::write_formats(r, a.out, formats, outputs, std::cerr);
+            write_graph_formats(r, a.out, formats, outputs);
             outputs.commit();
         });
     } else {
@@ -388,17 +400,26 @@ void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, co
 /// The summary line on stderr.
 std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data, const pc::PcResult& r,
                        const io::OutputSet& outputs) {
-    std::int64_t directed = 0;
-    const auto edges = io::cpdag_edges(r.cpdag);
-    for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
     std::ostringstream os;
-    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, ";
+    os << "cudag " << a.learner << ": " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, ";
     if (a.oracle.empty())
         os << data.n_samples << " samples, ";
     else
         os << "no data (--oracle " << a.oracle << "), ";
-    os << pc::resolve_test(cfg, data).name() << ": " << edges.size() << " edges (" << directed << " directed), "
-       << r.levels.size() << " levels, " << r.seconds_total << " s";
+    os << pc::resolve_test(cfg, data).name() << ": ";
+    if (r.pag) {
+        std::int64_t arrows = 0;  // edges with at least one arrowhead
+        for (std::int32_t x = 0; x < r.pag->n(); ++x)
+            for (const std::int32_t y : r.pag->neighbours(x))
+                arrows += x < y && ((*r.pag)(x, y) == marks::kArrow || (*r.pag)(y, x) == marks::kArrow);
+        os << r.pag->n_edges() << " edges in the PAG (" << arrows << " with an arrowhead), ";
+    } else {
+        std::int64_t directed = 0;
+        const auto edges = io::cpdag_edges(r.cpdag);
+        for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+        os << edges.size() << " edges (" << directed << " directed), ";
+    }
+    os << r.levels.size() << " levels, " << r.seconds_total << " s";
     if (!a.out.empty()) {
         os << "; wrote";
         for (const auto& f : outputs.final_paths()) os << ' ' << f;
@@ -677,7 +698,8 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     announce_cmi(cfg, data, place, comm->size(), root, progress);
     set_memory_phase("cudag pc, the skeleton search and orientation");
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
-    set_memory_phase("cudag pc, writing the result");
+    if (hooks.after_skeleton) hooks.after_skeleton(data, cfg, r, *comm);
+    set_memory_phase("cudag " + a.learner + ", writing the result");
     write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm);
     if (a.verbose)
         report_peak_memory(*comm, "cudag pc", levels_peak, "peak memory per rank after the levels (records, output)");

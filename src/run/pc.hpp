@@ -47,6 +47,9 @@ struct PcJob {
     /// its nodes not in `latent`, in the DAG file's order (CPU only).
     std::string oracle;
     std::string latent;  ///< --latent: comma-separated node names of `oracle` that are hidden
+    /// The learner that runs on the skeleton: "pc" (orientation to a CPDAG) or "fci" (set by
+    /// run::run_fci: no CPDAG; the PAG's formats, `amat` as `<stem>.pag.amat.csv`).
+    std::string learner = "pc";
 };
 
 /// What an in-process caller adds; every member may be empty (the command line's run).
@@ -60,6 +63,10 @@ struct PcHooks {
     /// Every record of the result on rank 0 (the caller takes the whole result), even where
     /// the ranks would write their parts of the result file collectively.
     bool whole_result = false;
+    /// Called on every rank after the skeleton search (and orientation), before the result
+    /// is written: a learner that continues from the skeleton (FCI) completes the result
+    /// here. Agrees on its own errors over the communicator.
+    std::function<void(const Dataset&, const pc::PcConfig&, pc::PcResult&, mpi::Communicator&)> after_skeleton;
 };
 
 /// A finished PC job: on rank 0, the result and the summary line (empty on other ranks).

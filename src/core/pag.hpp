@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A partial ancestral graph (PAG): edges with a mark at each end (tail, arrowhead, circle).
+// A partial ancestral graph (PAG), as FCI and RFCI learn it: edges with a mark at each end (tail, arrowhead, circle).
 // mark(a, b) is pcalg's amat.pag[a, b]: the mark at b on the edge a–b (0: not adjacent).
 #pragma once
 
@@ -10,10 +10,13 @@
 
 #include "core/graph.hpp"
 
-namespace cudag::fci {
+namespace cudag {
 
-/// pcalg's amat.pag codes.
-enum Mark : std::uint8_t { kNone = 0, kCircle = 1, kArrow = 2, kTail = 3 };
+/// pcalg's amat.pag codes (in a namespace of their own: code that reads marks says
+/// `using namespace cudag::marks;`).
+namespace marks {
+enum PagMark : std::uint8_t { kNone = 0, kCircle = 1, kArrow = 2, kTail = 3 };
+}
 
 /// The marks of a PAG, stored as sorted neighbour lists (any n: a hub costs its degree,
 /// not n). Lookups are binary searches.
@@ -28,7 +31,7 @@ public:
     /// The mark at b on a–b (kNone when not adjacent).
     std::uint8_t operator()(std::int32_t a, std::int32_t b) const {
         const std::int64_t k = find(a, b);
-        return k < 0 ? std::uint8_t{kNone} : marks_[static_cast<std::size_t>(a)][static_cast<std::size_t>(k)];
+        return k < 0 ? std::uint8_t{marks::kNone} : marks_[static_cast<std::size_t>(a)][static_cast<std::size_t>(k)];
     }
     bool adjacent(std::int32_t a, std::int32_t b) const { return find(a, b) >= 0; }
     /// Set the mark at b on the existing edge a–b.
@@ -60,4 +63,4 @@ bool parse_edge_string(const std::string& s, std::uint8_t& at_a, std::uint8_t& a
 /// bootstrap's frequency columns): "-->", "<--", "<->", "o->", "<-o", "o-o", "---", "o--", "--o".
 const std::vector<std::string>& edge_kinds();
 
-}  // namespace cudag::fci
+}  // namespace cudag

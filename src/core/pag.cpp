@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "fci/pag.hpp"
+#include "core/pag.hpp"
 
 #include <algorithm>
 
 #include "core/error.hpp"
 
-namespace cudag::fci {
+namespace cudag {
+
+using namespace marks;
 
 Pag Pag::circles(const Graph& g) {
     Pag p(static_cast<std::int32_t>(g.n()));
@@ -110,4 +112,4 @@ const std::vector<std::string>& edge_kinds() {
     return k;
 }
 
-}  // namespace cudag::fci
+}  // namespace cudag

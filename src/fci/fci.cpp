@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fci/fci.hpp"
+
+#include <chrono>
+
+#include "core/error.hpp"
+#include "fci/rfci.hpp"
+#include "fci/triples.hpp"
+
+namespace cudag::fci {
+
+std::string to_string(Variant v) { return v == Variant::Rfci ? "rfci" : "fci"; }
+
+std::string to_string(FciType t) {
+    switch (t) {
+        case FciType::Anytime: return "anytime";
+        case FciType::Adaptive: return "adaptive";
+        default: return "normal";
+    }
+}
+
+void validate(const FciOptions& opt) {
+    if (opt.conservative && opt.majority)
+        throw InputError("--conservative and --majority-rule exclude each other (pcalg: choose one)");
+    if (opt.pdsep_max < -1) throw InputError("--pdsep-max must be >= 0 (or -1 for no cap), got " + std::to_string(opt.pdsep_max));
+    if (opt.max_level < -1) throw InputError("--max-level must be >= 0 (or -1 for no cap)");
+    if (opt.type == FciType::Anytime && opt.max_level < 0)
+        throw InputError("--type anytime needs --max-level (pcalg: the Anytime FCI needs a finite m.max)");
+    if (opt.type == FciType::Adaptive && opt.max_level >= 0)
+        throw InputError("--type adaptive takes no --max-level (pcalg: the Adaptive Anytime FCI has no m.max)");
+    if (opt.variant == Variant::Rfci) {
+        if (opt.type != FciType::Normal) throw InputError("--type " + to_string(opt.type) + " is fci's; rfci has none");
+        if (!opt.pdsep) throw InputError("--no-pdsep is fci's; rfci has no Possible-D-SEP stage");
+        if (opt.pdsep_max >= 0) throw InputError("--pdsep-max is fci's; rfci has no Possible-D-SEP stage");
+    }
+}
+
+namespace {
+double since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+FciOutcome learn_pag(Graph skeleton, SepSets sepsets, Tester& tester, const FciOptions& opt) {
+    validate(opt);
+    FciOutcome out;
+    TripleSet unf;
+    const std::int64_t tests0 = tester.tests();
+    if (opt.variant == Variant::Rfci) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RfciOptions ro;
+        ro.rules = opt.rules;
+        ro.conservative = opt.conservative;
+        ro.majority = opt.majority;
+        out.pag = rfci_orient(skeleton, sepsets, tester, ro);
+        out.skeleton = out.pag.skeleton();
+        out.sepsets = std::move(sepsets);
+        out.stats.triple_tests = tester.tests() - tests0;
+        out.stats.orient_seconds = since(t0);
+        return out;
+    }
+    if (opt.pdsep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        PdsepOptions po;
+        po.max_level = opt.type == FciType::Adaptive ? opt.skeleton_max_level : opt.max_level;
+        po.pdsep_max = opt.pdsep_max;
+        po.fixed_edges = opt.fixed_edges;
+        if (opt.on_progress)
+            po.on_progress = [&](std::int64_t d, std::int64_t t) { opt.on_progress("possible-d-sep", d, t); };
+        PdsepResult pr = pdsep(skeleton, sepsets, tester, po);
+        out.stats.pdsep_tests = pr.tests;
+        out.stats.pdsep_removed = static_cast<std::int64_t>(pr.removed.size());
+        out.stats.pdsep_max_order = pr.max_order;
+        out.stats.pdsep_seconds = since(t0);
+        out.pmax = std::move(pr.pmax);
+        out.pdsep = std::move(pr.pdsep);
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    if (opt.conservative || opt.majority) {
+        ConsOptions co;
+        co.unseparated_ambiguous = !opt.pdsep;  // pcalg: version.unf = c(2, 1) without pdsep
+        co.majority = opt.majority;
+        const std::int64_t before = tester.tests();
+        unf = conservative_triples(skeleton, tester, co, sepsets);
+        out.stats.triple_tests = tester.tests() - before;
+        out.stats.ambiguous_triples = static_cast<std::int64_t>(unf.size());
+    }
+    out.pag = Pag::circles(skeleton);
+    udag2pag(out.pag, sepsets, unf, opt.rules);
+    out.stats.orient_seconds = since(t1);
+    out.skeleton = std::move(skeleton);
+    out.sepsets = std::move(sepsets);
+    return out;
+}
+
+}  // namespace cudag::fci

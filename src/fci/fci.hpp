@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+// FCI and RFCI after the skeleton: the learner's library call. The skeleton search (any
+// engine, backend and rank count) hands over its graph and separating sets; this runs
+// pcalg's fci() / rfci() from there: Possible-D-SEP (fci/pdsep.hpp), the conservative or
+// majority-rule triple checks (fci/triples.hpp), RFCI's extra tests (fci/rfci.hpp), and the
+// orientation rules R0-R10 (fci/rules.hpp).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/graph.hpp"
+#include "core/sepsets.hpp"
+#include "core/pag.hpp"
+#include "fci/pdsep.hpp"
+#include "fci/rules.hpp"
+#include "fci/tester.hpp"
+
+namespace cudag::fci {
+
+using namespace cudag::marks;
+
+enum class Variant { Fci, Rfci };
+/// pcalg's fci(type =): normal; anytime (m.max given, Possible-D-SEP capped by it); adaptive
+/// (no m.max; Possible-D-SEP capped by the largest level the skeleton ran).
+enum class FciType { Normal, Anytime, Adaptive };
+
+std::string to_string(Variant v);
+std::string to_string(FciType t);
+
+struct FciOptions {
+    Variant variant = Variant::Fci;
+    FciType type = FciType::Normal;
+    /// pcalg's doPdsep (fci only).
+    bool pdsep = true;
+    /// pcalg's m.max (-1: none): caps the skeleton's levels (the caller's search) and
+    /// Possible-D-SEP's conditioning sets.
+    int max_level = -1;
+    /// The largest level the skeleton search ran (pcalg's max.ord), for FciType::Adaptive.
+    int skeleton_max_level = 0;
+    /// pcalg's pdsep.max (-1: none).
+    int pdsep_max = -1;
+    bool conservative = false;
+    bool majority = false;
+    RuleOptions rules;
+    /// Required adjacencies (i < j, sorted): never tested after the skeleton.
+    std::vector<std::pair<std::int32_t, std::int32_t>> fixed_edges;
+    /// Phase reports ("possible-d-sep: 120 of 500 nodes"); may be empty.
+    std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)> on_progress;
+};
+
+struct FciStats {
+    std::int64_t pdsep_tests = 0;
+    std::int64_t pdsep_removed = 0;
+    int pdsep_max_order = 0;
+    std::int64_t triple_tests = 0;      ///< conservative / majority checks, RFCI's extra tests
+    std::int64_t ambiguous_triples = 0;
+    double pdsep_seconds = 0.0;
+    double orient_seconds = 0.0;
+};
+
+struct FciOutcome {
+    Pag pag;
+    Graph skeleton;                ///< the adjacencies after Possible-D-SEP / RFCI's removals
+    SepSets sepsets;               ///< every separating set, revised as pcalg revises them
+    std::vector<PairMax> pmax;     ///< pairs whose pMax rose after the skeleton (sorted)
+    std::vector<std::vector<std::int32_t>> pdsep;  ///< Possible-D-SEP of each node (fci with it)
+    FciStats stats;
+};
+
+/// Check the options (InputError naming the option).
+void validate(const FciOptions& opt);
+
+/// Run FCI or RFCI from the skeleton `skeleton` and its separating sets.
+FciOutcome learn_pag(Graph skeleton, SepSets sepsets, Tester& tester, const FciOptions& opt);
+
+}  // namespace cudag::fci

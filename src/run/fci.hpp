@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// An FCI / RFCI job (`cudag fci`, cudag.fci): PC's skeleton search with every engine, backend,
+// rank count, checkpoint and progress report of a `cudag pc` job, then the FCI stages on
+// rank 0 (fci/fci.hpp), and the PAG written as the result.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "fci/fci.hpp"
+#include "mpi/communicator.hpp"
+#include "mpi/environment.hpp"
+#include "run/pc.hpp"
+
+namespace cudag::run {
+
+struct FciJob {
+    /// The skeleton search's settings, as `cudag pc`'s (data, test, alpha, max level,
+    /// knowledge, backend, checkpoints, outputs, ...).
+    PcJob pc;
+    std::string variant = "fci";  ///< --variant fci|rfci
+    std::string type = "normal";  ///< --type normal|anytime|adaptive (pcalg's)
+    fci::FciOptions fci;          ///< pdsep, pdsep_max, conservative, majority, rules
+    bool no_selection_bias = false;
+};
+
+/// Runs the job on every rank of `comm`; on rank 0 the result holds the PAG (PcResult::pag).
+PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Environment& env,
+              std::unique_ptr<mpi::Communicator>& comm, PcHooks hooks = {});
+
+}  // namespace cudag::run

@@ -170,18 +170,29 @@ Set revised(std::span<const std::int32_t> s, std::int32_t b, TripleDecision d) {
 // pcalg's dep.triple.
 void dep_triple(Pag& g, OrderedSepsets& sep, Tester& tester, TripleList& triples) {
     const std::size_t n0 = triples.size();  // seq_len(ncol(unshTripl)), taken once
+    // Every triple's first two tests, indepTest(x, y, SepSet) and indepTest(z, y, SepSet),
+    // in one batch up front: SepSet is sepset(x, z) \ {y}, and the loop below only writes
+    // the sets of pairs it removes, which were adjacent, never an (x, z). A triple set
+    // FALSE before its turn is not tested by pcalg; its answers here go unused.
+    std::vector<Set> sets(n0);
+    std::vector<std::int64_t> first(n0, -1);
     TestBatch batch;
-    double p[2];
     for (std::size_t k = 0; k < n0; ++k) {
         if (!triples.live(k)) continue;
         const auto [x, y, z] = triples[k];
-        const Set s = without(sep.either(x, z), {y});
-        if (s.empty()) continue;  // nothing to test: x - y - z stays
-        // indepTest(x, y, SepSet) and indepTest(z, y, SepSet): neither depends on the other.
-        batch.clear();
-        batch.add(x, y, s);
-        batch.add(z, y, s);
-        tester.p_values(batch, p);
+        sets[k] = without(sep.either(x, z), {y});
+        if (sets[k].empty()) continue;  // nothing to test: x - y - z stays
+        first[k] = static_cast<std::int64_t>(batch.size());
+        batch.add(x, y, sets[k]);
+        batch.add(z, y, sets[k]);
+    }
+    std::vector<double> p0(batch.size());
+    tester.p_values(batch, p0);
+    for (std::size_t k = 0; k < n0; ++k) {
+        if (!triples.live(k) || first[k] < 0) continue;
+        const auto [x, y, z] = triples[k];
+        const Set& s = sets[k];
+        const double* p = p0.data() + first[k];
         bool removed = false;
         for (int side = 0; side < 2; ++side) {
             if (!tester.independent(p[side])) continue;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -26,6 +27,8 @@
 #include "fci/rfci_internal.hpp"
 #include "fci/rules.hpp"
 #include "fci/tester.hpp"
+#include "io/dataset_io.hpp"
+#include "pc/ci_tests.hpp"
 #include "pc/run.hpp"
 
 namespace cudag::fci {
@@ -284,10 +287,12 @@ RandomCase random_case(std::mt19937_64& rng) {
     return {oracle(names, edges, latent), n};
 }
 
-TEST(RfciRandom, EqualsTheTruePagOnTheTrueSkeletonMostly) {
+TEST(RfciRandom, EqualsTheTruePagOnTheTrueSkeleton) {
     // On the true skeleton and separating sets, FCI's orientation (pcalg's dag2pag:
     // udag2pag) gives the true PAG. RFCI keeps every edge there (adjacent pairs are never
-    // separated) and gives the same PAG in most cases, not all (Colombo et al. 2012, Sec. 3).
+    // separated, so dep.triple and checkEdges remove nothing) and orients as FCI does. (From
+    // PC's skeleton, which may keep edges Possible-D-SEP would remove, RFCI's PAG and FCI's
+    // can differ: Colombo et al. 2012, Sec. 3.)
     std::mt19937_64 rng(2012);
     int same = 0, total = 0, with_latent = 0, oriented = 0;
     for (int trial = 0; trial < 300; ++trial) {
@@ -307,7 +312,7 @@ TEST(RfciRandom, EqualsTheTruePagOnTheTrueSkeletonMostly) {
             for (const std::uint8_t m : got.marks(a)) any = any || m != kCircle;
         oriented += any;
     }
-    EXPECT_GE(same, total * 95 / 100) << same << " of " << total << " equal";
+    EXPECT_EQ(same, total) << same << " of " << total << " equal";
     EXPECT_GT(with_latent, 100);
     EXPECT_GT(oriented, 150);
 }
@@ -438,7 +443,7 @@ RfciOptions variant_options(const std::string& v) {
 
 TEST(RfciPcalg, EqualsPcalgsRfciOnItsSkeletonAndSepsets) {
     const auto cases = read_reference(kReference);
-    ASSERT_GE(cases.size(), 50u) << kReference;
+    ASSERT_GE(cases.size(), 5u) << kReference;
     int runs = 0, same = 0, same_public = 0;
     std::vector<std::string> differ;
     for (const RefCase& c : cases) {
@@ -484,7 +489,7 @@ TEST(RfciPcalg, EqualsPcalgsRfciAfterCudagsSkeleton) {
     // The whole path: cudag's PC skeleton on the oracle (pcalg's skeleton(), m.max as
     // pcalg's), then rfci_orient.
     const auto cases = read_reference(kReference);
-    ASSERT_GE(cases.size(), 50u) << kReference;
+    ASSERT_GE(cases.size(), 5u) << kReference;
     int runs = 0, same = 0;
     for (const RefCase& c : cases) {
         const auto o = oracle_of(c);
@@ -501,6 +506,80 @@ TEST(RfciPcalg, EqualsPcalgsRfciAfterCudagsSkeleton) {
         }
     }
     EXPECT_EQ(same, runs) << same << " of " << runs;
+}
+
+// ---- pcalg's rfci() on data: tests/data/fci (pcalg_fci/<id>__rfci__<alpha>.amat) -------
+
+/// datasets.tsv: (id, kind) of every reference data set.
+std::vector<std::pair<std::string, std::string>> reference_datasets(const std::string& dir) {
+    std::ifstream f(dir + "/datasets/datasets.tsv");
+    std::vector<std::pair<std::string, std::string>> out;
+    std::string line;
+    std::getline(f, line);  // header: id, kind, ...
+    while (std::getline(f, line)) {
+        std::istringstream in(line);
+        std::string id, kind;
+        std::getline(in, id, '\t');
+        std::getline(in, kind, '\t');
+        if (!id.empty()) out.emplace_back(id, kind);
+    }
+    return out;
+}
+
+TEST(RfciPcalgData, EqualsPcalgsRfciOnTheReferenceDataSets) {
+    // cudag's PC skeleton (pcalg's skeleton(): Fisher-z as gaussCItest, G-square with pcalg's
+    // df as disCItest(adaptDF = FALSE)), then rfci_orient: pcalg's rfci() amat, as
+    // scripts/dev/fci_reference/run_pcalg.R wrote it (names, then the rows).
+    const std::string dir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/fci";
+    if (!std::filesystem::exists(dir + "/datasets/datasets.tsv")) GTEST_SKIP() << "no " << dir << "/datasets";
+    // d06: cudag's skeleton is not pcalg's there. pcalg's gSquareDis, for conditioning sets
+    // of 5 or more, counts the strata with x's column in place of S's (its `k <<- cbind(k,
+    // d.x1)`), so every such test gives p = 1 and skeleton() removes edges cudag's G-square
+    // keeps (V7, V8 left without neighbours). RFCI from pcalg's own skeleton and sets of d06
+    // gives pcalg's PAG; this test starts from cudag's.
+    const std::set<std::string> skeleton_differs{"d06"};
+    int runs = 0, same = 0;
+    std::string differ;
+    for (const auto& [id, kind] : reference_datasets(dir))
+        for (const std::string alpha : {"0.01", "0.05"}) {
+            if (skeleton_differs.count(id)) continue;
+            std::ifstream amat(dir + "/pcalg_fci/" + id + "__rfci__" + alpha + ".amat");
+            if (!amat) continue;
+            std::string line;
+            std::getline(amat, line);  // names
+            std::vector<std::string> want;
+            while (std::getline(amat, line)) {
+                std::string row;
+                for (const char ch : line)
+                    if (ch != ' ') row += ch;
+                want.push_back(row);
+            }
+            const bool discrete = kind == "discrete";
+            const Dataset data = io::read_dataset(dir + "/datasets/" + id + ".csv", "",
+                                                  discrete ? io::TableMode::Labels : io::TableMode::Numeric);
+            pc::PcConfig cfg;
+            cfg.compat = pc::Compat::Pcalg;
+            cfg.alpha = std::stod(alpha);
+            cfg.orient = false;
+            if (discrete) {
+                cfg.test.kind = pc::TestKind::GSquare;
+                cfg.test.dof = ci::DofRule::Pcalg;
+            }
+            cfg.backend.kind = BackendKind::Cpu;
+            cfg.backend.threads = 1;
+            pc::PcResult r = pc::run_pc(data, cfg);
+            const pc::TestSpec spec = pc::resolve_test(cfg, data);
+            Tester tester([&] { return pc::make_ci_test(data, spec, pc::Compat::Pcalg, 1, -1); }, 2,
+                          ci::Decision{cfg.alpha, false});
+            const Pag p = rfci_orient(r.skeleton, r.sepsets, tester, {});
+            ++runs;
+            if (amat_rows(p) == want)
+                ++same;
+            else
+                differ += "\n  " + id + " alpha " + alpha;
+        }
+    if (runs == 0) GTEST_SKIP() << "no pcalg rfci outputs in " << dir << "/pcalg_fci";
+    EXPECT_EQ(same, runs) << "identical to pcalg: " << same << " of " << runs << differ;
 }
 
 }  // namespace

@@ -271,6 +271,43 @@ void apply_rules(Pag& g, const SepSets& sepsets, const TripleSet& unf, const Rul
     });
 }
 
+void apply_rule(int rule, Pag& g, const SepSets& sepsets, const TripleSet& unf) {
+    switch (rule) {
+        case 1:
+            rule1(g, unf);
+            break;
+        case 2:
+            rule2(g);
+            break;
+        case 3:
+            rule3(g, unf);
+            break;
+        case 4:
+            rule4(g, sepsets);
+            break;
+        case 5:
+            rule5(g, unf);
+            break;
+        case 6:
+            rule6(g);
+            break;
+        case 7:
+            rule7(g, unf);
+            break;
+        case 8:
+            rule8(g);
+            break;
+        case 9:
+            rule9(g, unf);
+            break;
+        case 10:
+            rule10(g, unf);
+            break;
+        default:
+            break;
+    }
+}
+
 void udag2pag(Pag& g, const SepSets& sepsets, const TripleSet& unf, const RuleOptions& opt) {
     if (g.n_edges() == 0) return;
     orient_colliders(g, sepsets, unf);

@@ -30,6 +30,11 @@ void orient_colliders(Pag& g, const SepSets& sepsets, const TripleSet& unf);
 /// `unf` is not empty.
 void apply_rules(Pag& g, const SepSets& sepsets, const TripleSet& unf, const RuleOptions& opt);
 
+/// One pass of udag2pag's rule `rule` (1-10) over `g`, as apply_rules runs it (R4 reads
+/// `sepsets`). RFCI's udag2apag (fci/rfci_apag.cpp) runs R1-R3 and R5-R9 through this, in
+/// its own loop.
+void apply_rule(int rule, Pag& g, const SepSets& sepsets, const TripleSet& unf);
+
 /// orient_colliders then apply_rules (pcalg's udag2pag).
 void udag2pag(Pag& g, const SepSets& sepsets, const TripleSet& unf, const RuleOptions& opt);
 

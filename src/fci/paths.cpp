@@ -20,9 +20,9 @@ bool uncovered(const Pag& g, const std::vector<std::int32_t>& path) {
 }  // namespace
 
 bool faithful(std::span<const std::int32_t> cp, const TripleSet& unf) {
-    // faith.check loops `for (l in 0:(n-1))` over i1[l], i2[l], i3[l]: at l = 0 R's zero
-    // index selects nothing (no triple), so the triples checked start at cp[1], cp[2], cp[3]
-    // (1-based) and the last, cp[n], cp[1], cp[2], is never checked.
+    // pcalg's loop `for (l in 0:(n-1))` indexes i1[l] with l = 0 first, an empty index in R:
+    // it checks the triples starting at positions 1..n-1 (1-based) and never the one starting
+    // at the last node (cp[n], cp[1], cp[2]). cudag checks the same n - 1 triples.
     const std::size_t n = cp.size();
     for (std::size_t l = 0; l + 1 < n; ++l)
         if (unf.contains_either(cp[l], cp[(l + 1) % n], cp[(l + 2) % n])) return false;

@@ -33,8 +33,8 @@ std::vector<std::int32_t> min_uncov_circ_path(const Pag& g, std::int32_t a, std:
                                               std::int32_t b, const TripleSet& unf);
 
 /// pcalg's faith.check(cp, unfVect, p): no triple of the circular path `cp` (consecutive,
-/// wrapping around) is ambiguous, except that, as in pcalg, the last triple
-/// (cp[n-1], cp[0], cp[1]) is not checked (its loop's first index is R's empty cp[0]).
+/// wrapping around) is ambiguous, except that, as in pcalg, the triple that starts at the
+/// path's last node (cp[n-1], cp[0], cp[1]) is not checked.
 bool faithful(std::span<const std::int32_t> cp, const TripleSet& unf);
 
 }  // namespace cudag::fci

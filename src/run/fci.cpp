@@ -9,6 +9,7 @@
 #include "fci/tester.hpp"
 #include "pc/ci_tests.hpp"
 #include "pc/progress.hpp"
+#include "run/context.hpp"
 
 namespace cudag::run {
 
@@ -82,7 +83,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             if (cfg.knowledge.has_directions())
                 throw InputError("background knowledge with directions: cudag fci takes adjacency knowledge only "
                                  "(pcalg's fixedGaps / fixedEdges)");
-            pc::Progress progress(quiet ? pc::Progress::Mode::Quiet : pc::Progress::Mode::Auto, "cudag fci");
+            pc::Progress progress(progress_mode(quiet, verbose, true), "cudag fci");
             const auto t0 = std::chrono::steady_clock::now();
             const pc::TestSpec spec = pc::resolve_test(cfg, data);
             const pc::Compat compat = cfg.compat;

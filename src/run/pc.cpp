@@ -659,7 +659,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     io::OutputSet outputs;
     const std::string tmp_h5 = claim_outputs(
         *comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
-    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag pc");
+    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag " + a.learner);
     // A bootstrap's replicates run on every GPU of the rank's share of its node (one
     // process: every visible GPU): their contexts made while the data are read.
     const int local_rank = env.mpi() ? env.local_rank() : 0, local_size = env.mpi() ? env.local_size() : 1;

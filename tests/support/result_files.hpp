@@ -90,12 +90,13 @@ inline std::vector<std::pair<std::string, std::vector<char>>> dataset_bytes(cons
 /// included for the CPU engine only: GPU engines stop an edge's tests as soon as a
 /// separating set is known, so how many tests ran depends on the schedule.
 inline std::vector<std::pair<std::string, std::vector<char>>> result_payload(const std::string& path) {
-    bool cpu = false;
+    bool cpu = false, pag = false;
     {
         io::h5::Handle f = io::h5::open_file(path);
         cpu = config_attr(f.get(), "backend") == "cpu";
+        pag = H5Lexists(f.get(), "pag", H5P_DEFAULT) > 0;  // cudag fci's result: the PAG
     }
-    std::vector<std::string> names = {"skeleton/edges",  "cpdag/edges",    "sepsets/pairs",
+    std::vector<std::string> names = {"skeleton/edges",  pag ? "pag/edges" : "cpdag/edges", "sepsets/pairs",
                                       "sepsets/offsets", "sepsets/nodes",  "pmax/pairs",
                                       "pmax/values",     "levels/removed", "levels/edges_after"};
     if (cpu) names.push_back("levels/tests");

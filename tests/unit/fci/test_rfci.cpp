@@ -2,7 +2,8 @@
 // RFCI (fci/rfci.hpp) on the d-separation oracle: hand-made graphs with known PAGs, the
 // true PAG of random DAGs with latent nodes, and pcalg 2.7-12's rfci() itself
 // (tests/data/fci/rfci_oracle/pcalg_rfci_oracle.txt: its skeleton, separating sets and
-// PAG for random DAGs with latent nodes, three m.max and the three rfci variants).
+// PAG for random DAGs with latent nodes, m.max Inf, 2, 1 or fixedEdges, and the three rfci
+// variants); and pcalg's rfci() on the reference data sets of tests/data/fci.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "core/dataset.hpp"
 #include "core/dsep.hpp"
 #include "core/error.hpp"
+#include "core/knowledge.hpp"
 #include "core/pag.hpp"
 #include "fci/rfci.hpp"
 #include "fci/rfci_internal.hpp"
@@ -162,7 +164,10 @@ const RfciOptions kVariants[] = {{}, {RuleOptions{}, true, false}, {RuleOptions{
 std::pair<Graph, SepSets> pc_skeleton(const std::shared_ptr<const DsepOracle>& o, int max_level,
                                       const std::vector<std::pair<std::int32_t, std::int32_t>>& required = {}) {
     pc::PcConfig cfg;
-    for (const auto& [i, j] : required) cfg.knowledge.require_pair(i, j);
+    if (!required.empty()) {
+        cfg.knowledge = Knowledge(o->n_vars());
+        for (const auto& [i, j] : required) cfg.knowledge.require_pair(i, j);
+    }
     cfg.compat = pc::Compat::Pcalg;
     cfg.alpha = 0.5;
     cfg.max_level = max_level;
@@ -548,7 +553,7 @@ RfciOptions variant_options(const std::string& v) {
 
 TEST(RfciPcalg, EqualsPcalgsRfciOnItsSkeletonAndSepsets) {
     const auto cases = read_reference(kReference);
-    ASSERT_GE(cases.size(), 5u) << kReference;
+    ASSERT_GE(cases.size(), 100u) << kReference;
     int runs = 0, same = 0, same_public = 0;
     std::vector<std::string> differ;
     for (const RefCase& c : cases) {
@@ -594,7 +599,7 @@ TEST(RfciPcalg, EqualsPcalgsRfciAfterCudagsSkeleton) {
     // The whole path: cudag's PC skeleton on the oracle (pcalg's skeleton(), m.max as
     // pcalg's), then rfci_orient.
     const auto cases = read_reference(kReference);
-    ASSERT_GE(cases.size(), 5u) << kReference;
+    ASSERT_GE(cases.size(), 100u) << kReference;
     int runs = 0, same = 0;
     for (const RefCase& c : cases) {
         const auto o = oracle_of(c);
@@ -614,7 +619,7 @@ TEST(RfciPcalg, EqualsPcalgsRfciAfterCudagsSkeleton) {
     EXPECT_EQ(same, runs) << same << " of " << runs;
 }
 
-// ---- pcalg's rfci() on data: tests/data/fci (pcalg_fci/<id>__rfci__<alpha>.amat) -------
+// ---- pcalg's rfci() on data: tests/data/fci (pcalg_fci*/<id>__rfci__<alpha>.amat) ------
 
 /// datasets.tsv: (id, kind) of every reference data set.
 std::vector<std::pair<std::string, std::string>> reference_datasets(const std::string& dir) {
@@ -634,22 +639,18 @@ std::vector<std::pair<std::string, std::string>> reference_datasets(const std::s
 
 TEST(RfciPcalgData, EqualsPcalgsRfciOnTheReferenceDataSets) {
     // cudag's PC skeleton (pcalg's skeleton(): Fisher-z as gaussCItest, G-square with pcalg's
-    // df as disCItest(adaptDF = FALSE)), then rfci_orient: pcalg's rfci() amat, as
-    // scripts/dev/fci_reference/run_pcalg.R wrote it (names, then the rows).
+    // df as disCItest(adaptDF = FALSE)), then rfci_orient: pcalg's rfci() amat (names, then
+    // the rows). tests/regression/test_fci_pcalg.cpp checks the same through `cudag fci`.
     const std::string dir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/fci";
     if (!std::filesystem::exists(dir + "/datasets/datasets.tsv")) GTEST_SKIP() << "no " << dir << "/datasets";
-    // d06: cudag's skeleton is not pcalg's there. pcalg's gSquareDis, for conditioning sets
-    // of 5 or more, counts the strata with x's column in place of S's (its `k <<- cbind(k,
-    // d.x1)`), so every such test gives p = 1 and skeleton() removes edges cudag's G-square
-    // keeps (V7, V8 left without neighbours). RFCI from pcalg's own skeleton and sets of d06
-    // gives pcalg's PAG; this test starts from cudag's.
-    const std::set<std::string> skeleton_differs{"d06"};
     int runs = 0, same = 0;
     std::string differ;
     for (const auto& [id, kind] : reference_datasets(dir))
         for (const std::string alpha : {"0.01", "0.05"}) {
-            if (skeleton_differs.count(id)) continue;
-            std::ifstream amat(dir + "/pcalg_fci/" + id + "__rfci__" + alpha + ".amat");
+            // Discrete: pcalg_fci_fixS, pcalg with its G-square for |S| >= 5 mended (README.md).
+            const bool discrete = kind == "discrete";
+            std::ifstream amat(dir + (discrete ? "/pcalg_fci_fixS/" : "/pcalg_fci/") + id + "__rfci__" + alpha +
+                               ".amat");
             if (!amat) continue;
             std::string line;
             std::getline(amat, line);  // names
@@ -660,7 +661,6 @@ TEST(RfciPcalgData, EqualsPcalgsRfciOnTheReferenceDataSets) {
                     if (ch != ' ') row += ch;
                 want.push_back(row);
             }
-            const bool discrete = kind == "discrete";
             const Dataset data = io::read_dataset(dir + "/datasets/" + id + ".csv", "",
                                                   discrete ? io::TableMode::Labels : io::TableMode::Numeric);
             pc::PcConfig cfg;

@@ -2,7 +2,8 @@
 // RFCI (fci/rfci.hpp) on the d-separation oracle: hand-made graphs with known PAGs, the
 // true PAG of random DAGs with latent nodes, and pcalg 2.7-12's rfci() itself
 // (tests/data/fci/rfci_oracle/pcalg_rfci_oracle.txt: its skeleton, separating sets and
-// PAG for random DAGs with latent nodes, three m.max and the three rfci variants).
+// PAG for random DAGs with latent nodes, m.max Inf, 2, 1 or fixedEdges, and the three rfci
+// variants); and pcalg's rfci() on the reference data sets of tests/data/fci.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "core/dataset.hpp"
 #include "core/dsep.hpp"
 #include "core/error.hpp"
+#include "core/knowledge.hpp"
 #include "core/pag.hpp"
 #include "fci/rfci.hpp"
 #include "fci/rfci_internal.hpp"
@@ -159,8 +161,13 @@ void expect_pag(const std::shared_ptr<const DsepOracle>& o, const std::vector<st
 const RfciOptions kVariants[] = {{}, {RuleOptions{}, true, false}, {RuleOptions{}, false, true}};
 
 /// cudag's PC skeleton on the oracle (pcalg's skeleton(); max_level: pcalg's m.max, -1 none).
-std::pair<Graph, SepSets> pc_skeleton(const std::shared_ptr<const DsepOracle>& o, int max_level) {
+std::pair<Graph, SepSets> pc_skeleton(const std::shared_ptr<const DsepOracle>& o, int max_level,
+                                      const std::vector<std::pair<std::int32_t, std::int32_t>>& required = {}) {
     pc::PcConfig cfg;
+    if (!required.empty()) {
+        cfg.knowledge = Knowledge(o->n_vars());
+        for (const auto& [i, j] : required) cfg.knowledge.require_pair(i, j);
+    }
     cfg.compat = pc::Compat::Pcalg;
     cfg.alpha = 0.5;
     cfg.max_level = max_level;
@@ -221,6 +228,37 @@ TEST(RfciHand, ZhangFigureSixAsInPcalgsExample) {
     for (const auto& opt : kVariants) expect_pag(o, {"B o-o C", "B o-o D", "C --> E", "D --> E"}, opt);
 }
 
+TEST(RfciHand, CheckEdgesRemovesASpuriousEdgeOfTheDiscriminatingPath) {
+    // D -> A <- W -> B, A -> C <- B, and a skeleton that keeps the spurious A - B (pcalg's
+    // skeleton() with fixedEdges A - B) with sepset(D, C) = {W, A}, sepset(W, C) = {A, B}.
+    // R4's path D, A, B, C: checkEdges finds A ⟂ B | W and removes A - B; rfci.vStruc on
+    // A - W - B and A - C - B. pcalg 2.7-12's rfci() gives D o-> A <-o W o-o B, A --> C <-- B
+    // (conservative: A o-o B stays, and B o-o C).
+    const auto o = oracle({"D", "W", "A", "B", "C"}, {{"D", "A"}, {"W", "A"}, {"W", "B"}, {"A", "C"}, {"B", "C"}}, {});
+    enum : std::int32_t { D, W, A, B, C };
+    Graph g(5);
+    for (const auto& [a, b] : std::vector<std::pair<int, int>>{{D, A}, {W, A}, {W, B}, {A, C}, {B, C}, {A, B}})
+        g.add(a, b);
+    const auto names = o->var_names();
+    const std::vector<std::vector<std::string>> want{
+        {"D o-> A", "W o-> A", "W o-o B", "A --> C", "B --> C"},             // normal
+        {"D o-> A", "W o-> A", "W o-o B", "A o-o B", "A --> C", "B o-o C"},  // conservative
+        {"D o-> A", "W o-> A", "W o-o B", "A --> C", "B --> C"}};            // majority
+    for (int v = 0; v < 3; ++v) {
+        SepSets sep;
+        sep.set(D, W, {});
+        sep.set(D, B, {});
+        sep.set(D, C, {W, A});
+        sep.set(W, C, {A, B});
+        Tester tester(oracle_factory(o), 1, ci::Decision{0.5, false});
+        const Pag p = rfci_orient(g, sep, tester, kVariants[v]);
+        EXPECT_EQ(edges_of(p, names), canonical(want[static_cast<std::size_t>(v)], names)) << "variant " << v;
+        if (v != 1) {
+            EXPECT_EQ(sep.get(A, B), (std::vector<std::int32_t>{W}));
+        }
+    }
+}
+
 TEST(RfciDepTriple, RemovesTheEdgesASepsetSeparatesAndRecordsTheirSets) {
     // S -> X, S -> Y, S -> Z. Given a skeleton with the extra edges X - Y and Y - Z and
     // sepset(X, Z) = {S}, dep.triple finds X ⟂ Y | S and Z ⟂ Y | S on the triple X - Y - Z,
@@ -254,6 +292,73 @@ TEST(RfciOptions, NoEdgesGivesAnEmptyPag) {
     const Pag p = rfci_of(o);
     EXPECT_EQ(p.n(), 3);
     EXPECT_EQ(p.n_edges(), 0);
+}
+
+TEST(RfciPieces, OrderedSepsetsReadAsPcalgsLists) {
+    // skeleton()'s set of 1 - 3 taken as sepset[[1]][[3]]; checkTriple may append to
+    // sepset[[3]][[1]]: the union reads sepset[[1]][[3]] first (unique(c(a, b))).
+    SepSets base;
+    base.set(1, 3, {2, 0});
+    rfci_detail::OrderedSepsets s(&base);
+    EXPECT_EQ(std::vector<std::int32_t>(s.get(1, 3).begin(), s.get(1, 3).end()), (std::vector<std::int32_t>{0, 2}));
+    EXPECT_TRUE(s.get(3, 1).empty());
+    s.set(3, 1, {5, 0});
+    EXPECT_EQ(s.either(1, 3), (std::vector<std::int32_t>{0, 2, 5}));
+    EXPECT_EQ(s.either(3, 1), (std::vector<std::int32_t>{5, 0, 2}));
+    EXPECT_TRUE(s.contains_either(1, 3, 5));
+    EXPECT_FALSE(s.contains_either(1, 3, 4));
+    const SepSets out = s.to_sepsets();
+    EXPECT_EQ(out.get(1, 3), (std::vector<std::int32_t>{0, 2, 5}));
+    EXPECT_EQ(out.size(), 1u);
+}
+
+TEST(RfciPieces, TripleListSetsTheFirstEqualColumnFalse) {
+    rfci_detail::TripleList l;
+    l.add({0, 1, 2});
+    l.add({0, 3, 2});
+    l.add({0, 1, 2});  // a repeat: pcalg's which.max finds the first
+    l.kill_first(0, 1, 2);
+    EXPECT_FALSE(l.live(0));
+    EXPECT_TRUE(l.live(1));
+    EXPECT_TRUE(l.live(2));
+    l.kill_first(2, 1, 0);  // not in the list (order matters)
+    EXPECT_TRUE(l.live(2));
+}
+
+TEST(RfciPieces, CheckEdgesRemovesAnEdgeOfThePathTheSepsetSeparates) {
+    // W -> D, W -> A, A -> B, B -> C. On the path (D, A, B, C) with sepset(D, C) = {A, W},
+    // checkEdges tests D - A given {W}: independent, so D - A goes (set {W}) and the triple
+    // D - W - A it unshields is checked (W in the set: no collider).
+    const auto o = oracle({"W", "D", "A", "B", "C"}, {{"W", "D"}, {"W", "A"}, {"A", "B"}, {"B", "C"}}, {});
+    enum : std::int32_t { W, D, A, B, C };
+    Pag g(5);
+    g.add(D, A, kCircle, kArrow);
+    g.add(A, B, kArrow, kCircle);
+    g.add(B, C, kCircle, kCircle);
+    g.add(A, C, kTail, kArrow);
+    g.add(W, D, kCircle, kCircle);
+    g.add(W, A, kCircle, kCircle);
+    rfci_detail::OrderedSepsets sep;
+    sep.set(D, C, {A, W});
+    Tester tester(oracle_factory(o), 1, ci::Decision{0.5, false});
+    std::vector<Triple> new_unf;
+    const std::int32_t path[] = {D, A, B, C};
+    EXPECT_TRUE(rfci_detail::check_edges(g, sep, tester, path, TripleSet{}, new_unf));
+    EXPECT_FALSE(g.adjacent(D, A));
+    EXPECT_EQ(sep.either(D, A), (std::vector<std::int32_t>{W}));
+    EXPECT_EQ(g(D, W), kCircle);
+    EXPECT_EQ(g(A, W), kCircle);
+    EXPECT_TRUE(new_unf.empty());
+    // Path (W, A, B, C), sepset(W, C) = {A, D}: W - A given {D}, A - B given {D}, B - C
+    // given {A}, {D}, {A, D}: 5 tests, none independent.
+    rfci_detail::OrderedSepsets sep2;
+    sep2.set(W, C, {A, D});
+    std::vector<Triple> none;
+    const std::int32_t path2[] = {W, A, B, C};
+    const std::int64_t before = tester.tests();
+    EXPECT_FALSE(rfci_detail::check_edges(g, sep2, tester, path2, TripleSet{}, none));
+    EXPECT_EQ(tester.tests() - before, 5);
+    EXPECT_TRUE(g.adjacent(W, A) && g.adjacent(A, B) && g.adjacent(B, C));
 }
 
 // ---- random DAGs: the true PAG ----------------------------------------------------------
@@ -343,7 +448,8 @@ TEST(RfciRandom, GivesTheSameAnswerOnManyThreads) {
 
 /// One skeleton of a reference case (one m.max) with pcalg's three rfci variants.
 struct RefRun {
-    std::string mmax;
+    std::string mmax;  ///< "Inf", "2", "1", or "fixed": m.max Inf with pcalg's fixedEdges `fixed`
+    std::vector<std::pair<std::int32_t, std::int32_t>> fixed;
     Graph skel;
     std::vector<std::tuple<std::int32_t, std::int32_t, std::vector<std::int32_t>>> seps;  // ordered, 0-based
     std::map<std::string, std::vector<std::string>> rows;                                 // variant -> amat rows
@@ -387,6 +493,10 @@ std::vector<RefCase> read_reference(const std::string& path) {
             out.back().runs.emplace_back();
             in >> out.back().runs.back().mmax;
             out.back().runs.back().skel = Graph(n_obs);
+        } else if (tag == "fixed") {
+            const auto v = ints(in);
+            for (std::size_t k = 0; k + 1 < v.size(); k += 2)
+                out.back().runs.back().fixed.emplace_back(v[k] - 1, v[k + 1] - 1);
         } else if (tag == "skel") {
             const auto v = ints(in);
             for (std::size_t k = 0; k + 1 < v.size(); k += 2) out.back().runs.back().skel.add(v[k] - 1, v[k + 1] - 1);
@@ -443,7 +553,7 @@ RfciOptions variant_options(const std::string& v) {
 
 TEST(RfciPcalg, EqualsPcalgsRfciOnItsSkeletonAndSepsets) {
     const auto cases = read_reference(kReference);
-    ASSERT_GE(cases.size(), 5u) << kReference;
+    ASSERT_GE(cases.size(), 100u) << kReference;
     int runs = 0, same = 0, same_public = 0;
     std::vector<std::string> differ;
     for (const RefCase& c : cases) {
@@ -489,12 +599,13 @@ TEST(RfciPcalg, EqualsPcalgsRfciAfterCudagsSkeleton) {
     // The whole path: cudag's PC skeleton on the oracle (pcalg's skeleton(), m.max as
     // pcalg's), then rfci_orient.
     const auto cases = read_reference(kReference);
-    ASSERT_GE(cases.size(), 5u) << kReference;
+    ASSERT_GE(cases.size(), 100u) << kReference;
     int runs = 0, same = 0;
     for (const RefCase& c : cases) {
         const auto o = oracle_of(c);
         for (const RefRun& run : c.runs) {
-            const auto [skel, sepsets] = pc_skeleton(o, run.mmax == "Inf" ? -1 : std::stoi(run.mmax));
+            const auto [skel, sepsets] =
+                pc_skeleton(o, run.mmax == "Inf" || run.mmax == "fixed" ? -1 : std::stoi(run.mmax), run.fixed);
             ASSERT_EQ(skel, run.skel) << "case " << c.id << " m.max " << run.mmax;
             for (const auto& [variant, rows] : run.rows) {
                 SepSets sep = sepsets;
@@ -508,7 +619,7 @@ TEST(RfciPcalg, EqualsPcalgsRfciAfterCudagsSkeleton) {
     EXPECT_EQ(same, runs) << same << " of " << runs;
 }
 
-// ---- pcalg's rfci() on data: tests/data/fci (pcalg_fci/<id>__rfci__<alpha>.amat) -------
+// ---- pcalg's rfci() on data: tests/data/fci (pcalg_fci*/<id>__rfci__<alpha>.amat) ------
 
 /// datasets.tsv: (id, kind) of every reference data set.
 std::vector<std::pair<std::string, std::string>> reference_datasets(const std::string& dir) {
@@ -528,22 +639,18 @@ std::vector<std::pair<std::string, std::string>> reference_datasets(const std::s
 
 TEST(RfciPcalgData, EqualsPcalgsRfciOnTheReferenceDataSets) {
     // cudag's PC skeleton (pcalg's skeleton(): Fisher-z as gaussCItest, G-square with pcalg's
-    // df as disCItest(adaptDF = FALSE)), then rfci_orient: pcalg's rfci() amat, as
-    // scripts/dev/fci_reference/run_pcalg.R wrote it (names, then the rows).
+    // df as disCItest(adaptDF = FALSE)), then rfci_orient: pcalg's rfci() amat (names, then
+    // the rows). tests/regression/test_fci_pcalg.cpp checks the same through `cudag fci`.
     const std::string dir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/fci";
     if (!std::filesystem::exists(dir + "/datasets/datasets.tsv")) GTEST_SKIP() << "no " << dir << "/datasets";
-    // d06: cudag's skeleton is not pcalg's there. pcalg's gSquareDis, for conditioning sets
-    // of 5 or more, counts the strata with x's column in place of S's (its `k <<- cbind(k,
-    // d.x1)`), so every such test gives p = 1 and skeleton() removes edges cudag's G-square
-    // keeps (V7, V8 left without neighbours). RFCI from pcalg's own skeleton and sets of d06
-    // gives pcalg's PAG; this test starts from cudag's.
-    const std::set<std::string> skeleton_differs{"d06"};
     int runs = 0, same = 0;
     std::string differ;
     for (const auto& [id, kind] : reference_datasets(dir))
         for (const std::string alpha : {"0.01", "0.05"}) {
-            if (skeleton_differs.count(id)) continue;
-            std::ifstream amat(dir + "/pcalg_fci/" + id + "__rfci__" + alpha + ".amat");
+            // Discrete: pcalg_fci_fixS, pcalg with its G-square for |S| >= 5 mended (README.md).
+            const bool discrete = kind == "discrete";
+            std::ifstream amat(dir + (discrete ? "/pcalg_fci_fixS/" : "/pcalg_fci/") + id + "__rfci__" + alpha +
+                               ".amat");
             if (!amat) continue;
             std::string line;
             std::getline(amat, line);  // names
@@ -554,7 +661,6 @@ TEST(RfciPcalgData, EqualsPcalgsRfciOnTheReferenceDataSets) {
                     if (ch != ' ') row += ch;
                 want.push_back(row);
             }
-            const bool discrete = kind == "discrete";
             const Dataset data = io::read_dataset(dir + "/datasets/" + id + ".csv", "",
                                                   discrete ? io::TableMode::Labels : io::TableMode::Numeric);
             pc::PcConfig cfg;

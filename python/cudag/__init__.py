@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""cudag from Python: PC-stable, single CI tests and order MCMC on numpy arrays and
+"""cudag from Python: PC-stable, FCI/RFCI, single CI tests and order MCMC on numpy arrays and
 pandas DataFrames, in-process (the CUDA context and the process's MPI environment are
 made once and reused by every later call).
 
@@ -33,7 +33,7 @@ except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
 
 from . import _cli
 from ._results import (CONFIG_TYPES, DRAW_LIMIT, FREQUENCY_COLUMNS, MATRIX_LIMIT, BootstrapResult, CitestResult,
-                       McmcResult, PcResult, SimulateResult)
+                       FciResult, McmcResult, PcResult, SimulateResult)
 
 Error = _cudag.Error
 InputError = _cudag.InputError
@@ -50,14 +50,14 @@ class CudagWarning(UserWarning):
 #: (Gelman and Rubin's usual 1.1).
 PSRF_WARN = 1.1
 
-__all__ = ["pc", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
+__all__ = ["pc", "fci", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
            "resample_rows", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error",
-           "InputError", "CudagWarning", "PcResult", "BootstrapResult", "CitestResult", "McmcResult",
+           "InputError", "CudagWarning", "PcResult", "FciResult", "BootstrapResult", "CitestResult", "McmcResult",
            "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES", "FREQUENCY_COLUMNS"]
 
 
 def options(command: str = "pc") -> str:
-    """The keyword arguments of ``cudag.pc``/``citest``/``mcmc``/``score``, each with the command line's
+    """The keyword arguments of ``cudag.pc``/``fci``/``citest``/``mcmc``/``score``, each with the command line's
     option it stands for (``max_level=`` is ``--max-level``; ``cudag <command> --help`` gives
     their meaning and defaults); ``print(cudag.options("pc"))``."""
     return "\n".join(f"{name:24} {option}" for name, option in _cudag.keywords(command))
@@ -172,7 +172,7 @@ class _Progress:
         if progress is True:
             try:
                 from tqdm.auto import tqdm
-                self.bar = tqdm(desc=what, unit=" levels" if what == "cudag.pc" else "it")
+                self.bar = tqdm(desc=what, unit=" levels" if what in ("cudag.pc", "cudag.fci") else "it")
             except ImportError:
                 self.lines = True
         self.what = what
@@ -199,7 +199,7 @@ class _Progress:
 
 
 def _run_learner(fn, opts: dict, values, names, text, source, bar):
-    """`fn` (_cudag.pc or _cudag.mcmc) on the options with `bar`'s callback; the bar is
+    """`fn` (_cudag.pc, _cudag.fci or _cudag.mcmc) on the options with `bar`'s callback; the bar is
     closed either way."""
     try:
         return fn(values, names, text, source, bar.callback(), **opts)
@@ -234,6 +234,31 @@ def pc(data, test: str | None = None, alpha: float | None = None, backend: str |
     for note in raw.get("warnings", ()):
         _warnings.warn(f"cudag.pc: {note}", CudagWarning, stacklevel=2)
     return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
+
+
+def fci(data, test: str | None = None, alpha: float | None = None, backend: str | None = None, *, names=None,
+        variant: str | None = None, progress=None, **options) -> FciResult:
+    """FCI or RFCI (``cudag fci``) on ``data`` (as :func:`pc` takes it): a partial ancestral
+    graph (PAG) allowing hidden common causes, as pcalg's ``fci`` / ``rfci`` learn it.
+    ``variant``: "fci" (the default) or "rfci". The skeleton search's options are
+    ``cudag.pc``'s (``test``, ``alpha``, ``backend``, ``max_level``, ``threads``, ``out=``
+    with ``format=``, ``forbid=``/``require=`` as adjacency knowledge (pcalg's fixedGaps /
+    fixedEdges: pairs given as lines ``"a -- b"``), CMIknn's, checkpoints, ...; not its
+    collider rules or bootstrap); FCI's own: ``pdsep_max`` (pcalg's pdsep.max),
+    ``no_pdsep=True`` (doPdsep = FALSE), ``conservative=True``, ``majority_rule=True``
+    (maj.rule), ``no_selection_bias=True`` (selectionBias = FALSE, rules R5-R7 skipped),
+    ``type`` "normal", "anytime" or "adaptive". None: the command line's default.
+    ``progress``: a callable given a dict per skeleton level, or True for a tqdm bar.
+    Returns an :class:`FciResult` (``edges()``, ``pag``, ``edge_array``, ``sepsets``, ...)."""
+    values, names, text, source = _prepare(data, names)
+    opts = {"test": test, "alpha": alpha, "backend": backend, "variant": variant}
+    opts.update(_options(options))
+    raw = _run_learner(_cudag.fci, opts, values, names, text, source, _Progress(progress, "cudag.fci"))
+    if not raw:
+        return None  # an MPI rank other than 0
+    for note in raw.get("warnings", ()):
+        _warnings.warn(f"cudag.fci: {note}", CudagWarning, stacklevel=2)
+    return FciResult(raw)
 
 
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
@@ -320,16 +345,19 @@ def _warn_convergence(res: McmcResult) -> None:
 
 # ---- results, graphs, scores, simulation ---------------------------------------------
 
-def load(path) -> PcResult | McmcResult:
-    """A result file written by ``cudag pc --out``/``cudag mcmc --out`` (or ``out=`` of
-    :func:`pc`/:func:`mcmc`) read back as the :class:`PcResult`, :class:`BootstrapResult`
-    (a ``--bootstrap`` run's file) or :class:`McmcResult` the run returned: the same names,
-    edge lists, separating sets, pMax, levels, frequencies, traces and diagnostics
+def load(path) -> PcResult | FciResult | McmcResult:
+    """A result file written by ``cudag pc --out``/``cudag fci --out``/``cudag mcmc --out``
+    (or ``out=`` of :func:`pc`/:func:`fci`/:func:`mcmc`) read back as the :class:`PcResult`,
+    :class:`BootstrapResult` (a ``--bootstrap`` run's file), :class:`FciResult` (a PAG) or
+    :class:`McmcResult` the run returned: the same names, edge lists, PAG, separating sets,
+    pMax, levels, frequencies, traces and diagnostics
     (configuration keys as the file stores them: characters other than ``[A-Za-z0-9_]``
     become ``_``). Read through the library's own readers."""
     kind, raw = _cudag.load(_os.fspath(path))
     if kind == "pc":
         return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
+    if kind == "fci":
+        return FciResult(raw)
     return McmcResult(raw)
 
 
@@ -366,6 +394,9 @@ def _graph(g, role: str) -> dict:
         edges, what = g.edge_array, "cudag.pc result"
     elif isinstance(g, SimulateResult):
         edges, what = g.truth_edge_array, "cudag.simulate's true DAG"
+    elif isinstance(g, FciResult):
+        raise TypeError(f"{role}=: a PAG (cudag.fci's result) is not compared: cudag compare takes CPDAGs and "
+                        "DAGs (result.edges() gives the PAG's edges)")
     else:
         raise TypeError(f"{role}= takes a cudag result, a cudag.SimulateResult or a graph file's path, "
                         f"not {type(g).__name__}")
@@ -508,6 +539,6 @@ def _with_options(fn, command: str):
     return fn
 
 
-for _fn, _command in ((pc, "pc"), (citest, "citest"), (mcmc, "mcmc"), (tester, "citest")):
+for _fn, _command in ((pc, "pc"), (fci, "fci"), (citest, "citest"), (mcmc, "mcmc"), (tester, "citest")):
     _with_options(_fn, _command)
 del _fn, _command

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The results cudag.pc, cudag.citest, cudag.mcmc and cudag.load return.
+"""The results cudag.pc, cudag.fci, cudag.citest, cudag.mcmc and cudag.load return.
 
-A graph result holds edge lists (the HDF5 result's /skeleton/edges, /cpdag/edges, the pMax
-pairs): nothing n x n, so that a result of 10^6 variables fits where its edges fit. The
-matrices (``cpdag``, ``cl_matrix``, ``amat``, ``skeleton``, ``pmax``, ``best_dag``) are
-built on first use and cached, and refused above :data:`MATRIX_LIMIT` variables (the
-command line's limit for its matrix formats) with the sparse accessors to use instead.
+A graph result holds edge lists (the HDF5 result's /skeleton/edges, /cpdag/edges,
+/pag/edges, the pMax pairs): nothing n x n, so that a result of 10^6 variables fits where
+its edges fit. The matrices (``cpdag``, ``cl_matrix``, ``amat``, ``pag``, ``skeleton``,
+``pmax``, ``best_dag``) are built on first use and cached, and refused above
+:data:`MATRIX_LIMIT` variables (the command line's limit for its matrix formats) with the
+sparse accessors to use instead.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ CONFIG_TYPES: dict[str, type] = {
     **dict.fromkeys(("max_level", "threads", "ranks", "n_vars", "n_samples", "input_bytes", "input_mtime",
                      "cmiknn_k", "cmiknn_shuffle_neighbors", "cmiknn_permutations", "cmiknn_seed",
                      "bootstrap_replicates", "bootstrap_seed", "bootstrap_replicate_samples", "max_parents",
-                     "chains", "iterations", "burn_in", "thin", "seed", "table_entries", "subset_row_nodes"), int),
+                     "chains", "iterations", "burn_in", "thin", "seed", "table_entries", "subset_row_nodes",
+                     "pdsep_max", "pdsep_tests", "pdsep_removed", "triple_tests", "ambiguous_triples"), int),
     **dict.fromkeys(("alpha", "cmiknn_knn", "bootstrap_consensus", "iss", "edge_penalty", "sum_rows_gib"), float),
     "table_pruning": bool,
     **dict.fromkeys(("table_scored_by_node", "table_kept_by_node"), list),
@@ -138,20 +140,26 @@ def _dot_svg(dot_path: str) -> str | None:
     return r.stdout
 
 
-class _Graph:
-    """What a PC result and an MCMC result's CPDAG share: the CPDAG as an edge list and the
-    encodings built from it."""
+class _Dense:
+    """A result's n x n forms: built on first use, cached, refused above MATRIX_LIMIT
+    variables with a message naming the sparse accessors (_SPARSE)."""
 
     names: list[str]
-    _cpdag_edges: np.ndarray
+    _SPARSE = "result.edge_array (rows a, b, kind), result.edges() or result.to_pandas(edges=True)"
 
     def _dense(self, key: str, build):
         cache = self.__dict__.setdefault("_dense_cache", {})
         if key not in cache:
-            _check_dense(len(self.names), f"result.{key}",
-                         "result.edge_array (rows a, b, kind), result.edges() or result.to_pandas(edges=True)")
+            _check_dense(len(self.names), f"result.{key}", self._SPARSE)
             cache[key] = build()
         return cache[key]
+
+
+class _Graph(_Dense):
+    """What a PC result and an MCMC result's CPDAG share: the CPDAG as an edge list and the
+    encodings built from it."""
+
+    _cpdag_edges: np.ndarray
 
     @property
     def edge_array(self) -> np.ndarray:
@@ -272,28 +280,14 @@ class _Graph:
         return self.draw()
 
 
-class PcResult(_Graph):
-    """The result of :func:`cudag.pc` (and of :func:`cudag.load` on a PC result file).
-
-    names: the variables; edge_array: the CPDAG's edges (rows a, b, kind); skeleton_pairs:
-    the adjacent pairs (rows i < j); skeleton: n x n bool; cpdag: n x n int8 ([i, j] = 1 for
-    i --> j, 1/1 for i --- j, 2/2 for i <-> j); cl_matrix / amat: causal-learn's and
-    pcalg's encodings (the n x n forms are built on first use, up to MATRIX_LIMIT
-    variables); pmax: n x n pcalg pMax (-1 on the diagonal and for pairs not stored) and
-    pmax_pairs; sepsets: {(i, j): (k, ...)} for i < j, the pairs removed at level >= 1 (a
-    non-adjacent pair missing there was separated by the empty set: see ``sepset``), and
-    sepsets_by_name; levels: a dict per level (level, tests, removed, edges_after,
-    seconds); config: the run's configuration as the result file records it, values typed
-    by :data:`CONFIG_TYPES` (int, float, bool, list; other keys str; config_text: every value
-    the str the file stores); n_samples;
-    seconds: the search's time.
-    """
+class _Search(_Dense):
+    """What a PC and an FCI result share: the skeleton search's records (names, skeleton,
+    separating sets, pMax, levels, configuration), from the dict of _cudag's pc_dict."""
 
     def __init__(self, raw: dict):
         self.names: list[str] = list(raw["names"])
         self.n_samples: int = raw["n_samples"]
         self._skeleton_pairs: np.ndarray = np.asarray(raw["skeleton_pairs"]).reshape(-1, 2)
-        self._cpdag_edges: np.ndarray = _edge_rows(raw["cpdag_edges"])
         self._pmax_pairs = (raw["pmax_i"], raw["pmax_j"], raw["pmax_p"])
         self._sep = (raw["sepset_keys"], raw["sepset_offsets"], raw["sepset_nodes"])
         self._pmax = None
@@ -305,11 +299,6 @@ class PcResult(_Graph):
         self.level_labels: list[list[str]] = list(raw["level_labels"])
         self.seconds: float = raw["seconds"]
         self._index = {s: k for k, s in enumerate(self.names)}
-
-    def __repr__(self) -> str:
-        directed = int(np.count_nonzero(self._cpdag_edges[:, 2] == 1))
-        return (f"PcResult({len(self.names)} variables, {len(self._cpdag_edges)} edges ({directed} directed), "
-                f"{len(self.levels)} levels, {self.seconds:.3g} s)")
 
     @property
     def skeleton_pairs(self) -> np.ndarray:
@@ -395,6 +384,33 @@ class PcResult(_Graph):
             return None
         s = self.sepsets.get((i, j), ())
         return tuple(self.names[k] for k in s) if names else s
+
+
+class PcResult(_Graph, _Search):
+    """The result of :func:`cudag.pc` (and of :func:`cudag.load` on a PC result file).
+
+    names: the variables; edge_array: the CPDAG's edges (rows a, b, kind); skeleton_pairs:
+    the adjacent pairs (rows i < j); skeleton: n x n bool; cpdag: n x n int8 ([i, j] = 1 for
+    i --> j, 1/1 for i --- j, 2/2 for i <-> j); cl_matrix / amat: causal-learn's and
+    pcalg's encodings (the n x n forms are built on first use, up to MATRIX_LIMIT
+    variables); pmax: n x n pcalg pMax (-1 on the diagonal and for pairs not stored) and
+    pmax_pairs; sepsets: {(i, j): (k, ...)} for i < j, the pairs removed at level >= 1 (a
+    non-adjacent pair missing there was separated by the empty set: see ``sepset``), and
+    sepsets_by_name; levels: a dict per level (level, tests, removed, edges_after,
+    seconds); config: the run's configuration as the result file records it, values typed
+    by :data:`CONFIG_TYPES` (int, float, bool, list; other keys str; config_text: every value
+    the str the file stores); n_samples;
+    seconds: the search's time.
+    """
+
+    def __init__(self, raw: dict):
+        _Search.__init__(self, raw)
+        self._cpdag_edges: np.ndarray = _edge_rows(raw["cpdag_edges"])
+
+    def __repr__(self) -> str:
+        directed = int(np.count_nonzero(self._cpdag_edges[:, 2] == 1))
+        return (f"PcResult({len(self.names)} variables, {len(self._cpdag_edges)} edges ({directed} directed), "
+                f"{len(self.levels)} levels, {self.seconds:.3g} s)")
 
     def to_networkx(self):
         """The CPDAG as a networkx DiGraph over the names: i --> j one arc, i --- j and
@@ -506,6 +522,127 @@ class BootstrapResult(PcResult):
         forward, backward = (f[1], f[2]) if i == lo else (f[2], f[1])
         return {"adjacency": (self.replicates - c[0]) / b, "none": f[0], "-->": forward, "<--": backward,
                 "---": f[3], "<->": f[4]}
+
+
+#: A PAG mark (pcalg's amat.pag codes 1 circle, 2 arrowhead, 3 tail) as an edge string
+#: writes it at the edge's first and at its second end ("o->", "<-o", "-->").
+_MARK_AT_SOURCE = {1: "o", 2: "<", 3: "-"}
+_MARK_AT_TARGET = {1: "o", 2: ">", 3: "-"}
+#: causal-learn's endpoint code of each pcalg code (0 none, 1 circle, 2 arrowhead, 3 tail):
+#: circle 2, arrowhead 1, tail -1.
+_CL_ENDPOINT = np.array([0, 2, 1, -1], dtype=np.int8)
+
+
+def pag_edge_string(at_a: int, at_b: int) -> str:
+    """The edge a - b as causal-learn and Tetrad print it, read from a to b: the mark at a
+    ('o', '<', '-'), '-', the mark at b ('o', '>', '-'): "o->", "<->", "-->", "o-o", ..."""
+    return _MARK_AT_SOURCE[at_a] + "-" + _MARK_AT_TARGET[at_b]
+
+
+class FciResult(_Search):
+    """The result of :func:`cudag.fci` (and of :func:`cudag.load` on a ``cudag fci`` result
+    file): a partial ancestral graph (PAG) and the skeleton search's records.
+
+    edge_array: the PAG's edges as int32 rows (a, b, mark at a, mark at b), a < b, sorted
+    (the HDF5 result's /pag/edges), marks pcalg's amat.pag codes 1 circle, 2 arrowhead,
+    3 tail; edges(): rows (source, target, mark) with mark "o->", "<->", "-->", "o-o", ...
+    read from source to target (the command line's edge list); pag: n x n int8, pcalg's
+    ``amat.pag`` ([a, b] = the mark at b, 0 not adjacent); cl_matrix: causal-learn's
+    ``G.graph`` ([i, j] = the mark at i: -1 tail, 1 arrowhead, 2 circle); variant: "fci" or
+    "rfci". As a :class:`PcResult`: names, skeleton_pairs, skeleton, sepsets (revised by
+    Possible-D-SEP and RFCI's tests, as pcalg revises them), sepset(), adjacent(),
+    pmax_pairs, pmax, levels (the skeleton search's), config (with the FCI stage's keys:
+    learner, fci_type, pdsep, pdsep_max, collider_rule, rules, pdsep_tests, ...),
+    config_text, n_samples, seconds. The n x n forms are built on first use, up to
+    MATRIX_LIMIT variables.
+    """
+
+    _SPARSE = "result.edges(), result.edge_array (rows a, b, mark at a, mark at b) or result.to_pandas(edges=True)"
+
+    def __init__(self, raw: dict):
+        super().__init__(raw)
+        self._pag_edges: np.ndarray = np.asarray(raw["pag_edges"], dtype=np.int32).reshape(-1, 4)
+        self.variant: str = self.config_text.get("learner", "fci")
+
+    def __repr__(self) -> str:
+        e = self._pag_edges
+        bidirected = int(np.count_nonzero((e[:, 2] == 2) & (e[:, 3] == 2)))
+        directed = int(np.count_nonzero(((e[:, 2] == 3) & (e[:, 3] == 2)) | ((e[:, 2] == 2) & (e[:, 3] == 3))))
+        return (f"FciResult({self.variant}: {len(self.names)} variables, {len(e)} edges ({directed} directed, "
+                f"{bidirected} bidirected), {len(self.levels)} levels, {self.seconds:.3g} s)")
+
+    @property
+    def edge_array(self) -> np.ndarray:
+        """The PAG's edges as int32 rows (a, b, mark at a, mark at b), a < b, sorted by
+        (a, b): the HDF5 result's /pag/edges (1 circle, 2 arrowhead, 3 tail)."""
+        return self._pag_edges.copy()
+
+    def edges(self) -> list[tuple[str, str, str]]:
+        """The PAG's edges as (source, target, mark), source the lower index, mark read from
+        source to target ("o->", "<-o", "o-o", "-->", "<--", "<->", "---", "o--", "--o"), in
+        the order of the command line's edge list (``cudag fci``'s stdout, ``--format edges``)."""
+        names = self.names
+        return [(names[a], names[b], pag_edge_string(ma, mb)) for a, b, ma, mb in self._pag_edges.tolist()]
+
+    @property
+    def pag(self) -> np.ndarray:
+        """n x n int8, pcalg's ``amat.pag`` (``fci(...)@amat``): [a, b] = the mark at b on
+        the edge a - b (0 not adjacent, 1 circle, 2 arrowhead, 3 tail)."""
+        def build():
+            n = len(self.names)
+            m = np.zeros((n, n), dtype=np.int8)
+            e = self._pag_edges
+            m[e[:, 0], e[:, 1]] = e[:, 3]
+            m[e[:, 1], e[:, 0]] = e[:, 2]
+            return m
+        return self._dense("pag", build)
+
+    @property
+    def cl_matrix(self) -> np.ndarray:
+        """causal-learn's encoding of the PAG (fci's ``G.graph``): [i, j] = the mark at i on
+        the edge i - j: -1 tail, 1 arrowhead, 2 circle (0 not adjacent); i o-> j is
+        [i, j] = 2, [j, i] = 1."""
+        def build():
+            n = len(self.names)
+            m = np.zeros((n, n), dtype=np.int8)
+            e = self._pag_edges
+            m[e[:, 0], e[:, 1]] = _CL_ENDPOINT[e[:, 2]]
+            m[e[:, 1], e[:, 0]] = _CL_ENDPOINT[e[:, 3]]
+            return m
+        return self._dense("cl_matrix", build).copy()
+
+    def to_pandas(self, edges: bool = False):
+        """The PAG as a pandas DataFrame: edges=False, the labelled ``pag`` (pcalg's
+        amat.pag); edges=True, one row per edge (source, target, mark), which any size
+        allows."""
+        pd = _pandas()
+        if edges:
+            return pd.DataFrame(self.edges(), columns=["source", "target", "mark"])
+        return pd.DataFrame(self.pag, index=list(self.names), columns=list(self.names))
+
+    def to_causallearn(self):
+        """The PAG as causal-learn's GeneralGraph, as its ``fci`` returns it: nodes named as
+        the variables (attribute "id" their column), each edge an ``Edge`` with
+        ``Endpoint.TAIL`` / ``ARROW`` / ``CIRCLE`` ends, ``set_pag(True)``; its ``.graph``
+        is ``cl_matrix``. Needs causal-learn."""
+        try:
+            from causallearn.graph.Edge import Edge
+            from causallearn.graph.Endpoint import Endpoint
+            from causallearn.graph.GeneralGraph import GeneralGraph
+            from causallearn.graph.GraphNode import GraphNode
+        except ImportError as e:  # optional dependency
+            raise ImportError("to_causallearn() needs causal-learn: pip install causal-learn") from e
+        nodes = []
+        for k, s in enumerate(self.names):
+            node = GraphNode(s)
+            node.add_attribute("id", k)
+            nodes.append(node)
+        g = GeneralGraph(nodes)
+        end = {1: Endpoint.CIRCLE, 2: Endpoint.ARROW, 3: Endpoint.TAIL}
+        for a, b, ma, mb in self._pag_edges.tolist():
+            g.add_edge(Edge(nodes[a], nodes[b], end[ma], end[mb]))
+        g.set_pag(True)
+        return g
 
 
 class CitestResult:

@@ -3,7 +3,9 @@
 
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <type_traits>
 
@@ -234,6 +236,34 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
         };
         add_cmi_keywords(t, true);
         add_bootstrap_keywords(t);
+        return t;
+    }();
+    return table;
+}
+
+const std::vector<Keyword<run::FciJob>>& fci_keywords() {
+    using J = run::FciJob;
+    static const std::vector<Keyword<J>> table = [] {
+        // PC's keywords that are not `cudag fci` options: its collider rules (FCI orients
+        // with R0-R10) and its bootstrap.
+        static const char* const pc_only[] = {"uc_rule", "uc_priority", "bootstrap", "resample", "consensus"};
+        std::vector<Keyword<J>> t;
+        for (const Keyword<run::PcJob>& k : pc_keywords()) {
+            if (std::find(std::begin(pc_only), std::end(pc_only), k.name) != std::end(pc_only)) continue;
+            t.push_back(
+                {k.name, k.option, [set = k.set](J& job, nb::handle v, const Names& names) { set(job.pc, v, names); }});
+        }
+        const std::vector<Keyword<J>> own = {
+            field("variant", "--variant", &J::variant),
+            kw<J>("pdsep_max", "--pdsep-max", [](J& j) -> int& { return j.fci.pdsep_max; }),
+            {"no_pdsep", "--no-pdsep",
+             [](J& j, nb::handle v, const Names&) { j.fci.pdsep = !typed<bool>(v, "no_pdsep"); }},
+            kw<J>("conservative", "--conservative", [](J& j) -> bool& { return j.fci.conservative; }),
+            kw<J>("majority_rule", "--majority-rule", [](J& j) -> bool& { return j.fci.majority; }),
+            field("no_selection_bias", "--no-selection-bias", &J::no_selection_bias),
+            field("type", "--type", &J::type),
+        };
+        t.insert(t.end(), own.begin(), own.end());
         return t;
     }();
     return table;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The keyword arguments of cudag.pc / citest / mcmc, each bound to one member of the job
-// struct of src/run/ (run::PcJob, run::CitestJob, run::McmcJob): a job starts from its
+// The keyword arguments of cudag.pc / fci / citest / mcmc, each bound to one member of the
+// job struct of src/run/ (run::PcJob, run::FciJob, run::CitestJob, run::McmcJob): a job starts from its
 // defaults (the command line's, written once in the struct) and a keyword sets its member
 // with a value of the member's type. An unknown keyword or a value of another type is a
 // TypeError; a value out of range is the library's InputError, the command line's line.
@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/knowledge.hpp"
 #include "run/citest.hpp"
+#include "run/fci.hpp"
 #include "run/mcmc.hpp"
 #include "run/pc.hpp"
 #include "run/score_inputs.hpp"
@@ -39,6 +40,9 @@ T typed(nb::handle v, const std::string& key);
 
 /// Every keyword of a job (pc_keywords: cudag.pc's, ...).
 const std::vector<Keyword<run::PcJob>>& pc_keywords();
+/// cudag.fci's: pc_keywords' entries for the skeleton search that `cudag fci` shares (each
+/// the same entry, applied to FciJob::pc), then FCI's own (variant, pdsep_max, ...).
+const std::vector<Keyword<run::FciJob>>& fci_keywords();
 const std::vector<Keyword<run::CitestJob>>& citest_keywords();
 const std::vector<Keyword<run::McmcJob>>& mcmc_keywords();
 

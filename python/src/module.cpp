@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// cudag._cudag: the library's jobs `pc`, `citest` and `mcmc` (src/run/) run in-process on
+// cudag._cudag: the library's jobs `pc`, `fci`, `citest` and `mcmc` (src/run/) run in-process on
 // data held in memory. Typed keyword arguments fill the job structs (keywords.hpp), whose
 // defaults and checks are the command line's own (it binds its options to the same
 // members), so every default and error message is the command line's. The search runs
@@ -32,6 +32,7 @@
 #include "ci/student_t.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/pag.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
 #include "io/graph_reader.hpp"
@@ -42,6 +43,7 @@
 #include "mpi/environment.hpp"
 #include "pc/bootstrap.hpp"
 #include "pc/metrics.hpp"
+#include "run/fci.hpp"
 #include "run/load.hpp"
 #include "run/score_inputs.hpp"
 
@@ -172,6 +174,16 @@ nb::object cpdag_array(const Pdag& g) {
     return edge_array(std::move(rows), 3);
 }
 
+/// A PAG as its edge list, the HDF5 result's /pag/edges: rows (a, b, mark at a, mark at b),
+/// a < b, sorted, marks pcalg's amat.pag codes (1 circle, 2 arrowhead, 3 tail).
+nb::object pag_array(const Pag& g) {
+    std::vector<std::int32_t> rows;
+    for (std::int32_t a = 0; a < g.n(); ++a)
+        for (const std::int32_t b : g.neighbours(a))
+            if (a < b) rows.insert(rows.end(), {a, b, g(b, a), g(a, b)});
+    return edge_array(std::move(rows), 4);
+}
+
 nb::dict config_dict(const std::vector<std::pair<std::string, std::string>>& config) {
     nb::dict d;
     for (const auto& [k, v] : config) d[nb::str(k.c_str())] = v;
@@ -215,7 +227,8 @@ nb::dict bootstrap_dict(const pc::BootstrapTable& t) {
 
 /// A PC result for PcResult (python/cudag/_results.py): edge lists and records, nothing
 /// n x n (the skeleton's pairs i < j, the CPDAG's /cpdag/edges rows, pMax pairs,
-/// separating sets by packed pair key).
+/// separating sets by packed pair key); an FCI result's also its PAG's /pag/edges rows
+/// (pag_edges, for FciResult).
 nb::dict pc_dict(const pc::PcResult& r) {
     nb::dict out;
     out["names"] = r.names;
@@ -252,6 +265,7 @@ nb::dict pc_dict(const pc::PcResult& r) {
     out["level_labels"] = labels;
     out["seconds"] = r.seconds_total;
     if (r.bootstrap) out["bootstrap"] = bootstrap_dict(*r.bootstrap);
+    if (r.pag) out["pag_edges"] = pag_array(*r.pag);
     return out;
 }
 
@@ -284,6 +298,29 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     std::optional<pc::PcResult> result;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
         result = std::move(run::run_pc(job, call, env, comm, hooks).result);
+        return 0;
+    });
+    if (!result) return nb::dict();  // a rank other than 0 under MPI
+    nb::dict out = pc_dict(*result);
+    out["warnings"] = warnings;
+    return out;
+}
+
+nb::dict run_fci(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+                 nb::object on_level, const nb::kwargs& kwargs) {
+    const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+    run::FciJob job;
+    job.pc.data = in.source;
+    apply_keywords(job, fci_keywords(), kwargs, in.names, "cudag.fci");
+    run::PcHooks hooks;
+    hooks.read = reader(in, job.pc.cfg.backend.threads);
+    hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
+    std::vector<std::string> warnings;
+    hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
+    const std::string call = call_text("cudag.fci", kwargs);
+    std::optional<pc::PcResult> result;
+    run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
+        result = std::move(run::run_fci(job, call, env, comm, hooks).result);
         return 0;
     });
     if (!result) return nb::dict();  // a rank other than 0 under MPI
@@ -410,8 +447,8 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
     return mcmc_dict(*done.output);
 }
 
-/// cudag.load: ("pc", PcResult's dict) or ("mcmc", McmcResult's dict) of a result file,
-/// the same dicts the learners return.
+/// cudag.load: ("pc", PcResult's dict), ("fci", FciResult's) or ("mcmc", McmcResult's) of
+/// a result file, the same dicts the learners return.
 std::pair<std::string, nb::dict> load(const std::string& path) {
     run::LoadedResult r;
     {
@@ -419,7 +456,7 @@ std::pair<std::string, nb::dict> load(const std::string& path) {
         environment();  // H5dont_atexit, as for a run
         r = run::load_result(path);
     }
-    if (r.pc) return {"pc", pc_dict(*r.pc)};
+    if (r.pc) return {r.pc->pag ? "fci" : "pc", pc_dict(*r.pc)};
     return {"mcmc", mcmc_dict(*r.mcmc)};
 }
 
@@ -600,6 +637,8 @@ NB_MODULE(_cudag, m) {
     });
     m.def("pc", &run_pc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_level").none(), nb::arg("kwargs"));
+    m.def("fci", &run_fci, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
+          nb::arg("on_level").none(), nb::arg("kwargs"));
     m.def("citest", &run_citest, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("kwargs"));
     nb::class_<CiTester>(m, "CiTester")
@@ -630,6 +669,8 @@ NB_MODULE(_cudag, m) {
             };
             if (command == "pc")
                 list(pc_keywords());
+            else if (command == "fci")
+                list(fci_keywords());
             else if (command == "citest")
                 list(citest_keywords());
             else if (command == "mcmc")
@@ -637,7 +678,7 @@ NB_MODULE(_cudag, m) {
             else if (command == "score")
                 list(score_keywords());
             else
-                throw cudag::InputError("no command '" + command + "' (available: pc, citest, mcmc, score)");
+                throw cudag::InputError("no command '" + command + "' (available: pc, fci, citest, mcmc, score)");
             return out;
         },
         nb::arg("command"), "the keywords of `command` with the command line's option of each");

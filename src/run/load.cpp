@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/pag.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/result_formats.hpp"
 #include "pc/result_layout.hpp"
@@ -62,7 +63,7 @@ std::vector<std::pair<std::string, std::string>> read_config(hid_t root, const s
 }
 
 /// The rows of the E x width int32 dataset `name`, each checked to be nodes below n
-/// (and a kind 0..2 in a third column).
+/// (and, E x 3, a kind 0..2 in the third column).
 std::vector<std::int32_t> edge_rows(hid_t root, const std::string& name, hsize_t width, std::int64_t n,
                                     const std::string& where) {
     const std::vector<hsize_t> shape = h5::dataset_shape(root, name, where);
@@ -72,11 +73,11 @@ std::vector<std::int32_t> edge_rows(hid_t root, const std::string& name, hsize_t
     for (std::size_t k = 0; k < rows.size(); k += width) {
         const bool nodes_ok =
             rows[k] >= 0 && rows[k] < n && rows[k + 1] >= 0 && rows[k + 1] < n && rows[k] != rows[k + 1];
-        const bool kind_ok = width < 3 || (rows[k + 2] >= 0 && rows[k + 2] <= 2);
+        const bool kind_ok = width != 3 || (rows[k + 2] >= 0 && rows[k + 2] <= 2);
         if (!nodes_ok || !kind_ok)
             throw InputError(where + ": /" + name + " row " + std::to_string(k / width) +
                              " is not two distinct nodes below " + std::to_string(n) +
-                             (width < 3 ? std::string() : " and a kind 0, 1 or 2"));
+                             (width != 3 ? std::string() : " and a kind 0, 1 or 2"));
     }
     return rows;
 }
@@ -88,6 +89,25 @@ Pdag read_cpdag(hid_t root, std::int64_t n, const std::string& where) {
     for (std::size_t k = 0; k < rows.size(); k += 3) {
         const std::int32_t kind = rows[k + 2];
         g.set(rows[k], rows[k + 1], kind == 2 ? Mark::Arrow : Mark::Tail, kind == 0 ? Mark::Tail : Mark::Arrow);
+    }
+    return g;
+}
+
+/// The PAG of /pag/edges (`cudag fci`'s result, root attribute kind = "pag"): rows (a, b,
+/// mark at a, mark at b), a < b, in increasing order, marks pcalg's amat.pag codes 1 circle,
+/// 2 arrowhead, 3 tail.
+Pag read_pag(hid_t root, std::int64_t n, const std::string& where) {
+    using namespace marks;
+    const std::vector<std::int32_t> rows = edge_rows(root, "pag/edges", 4, n, where);
+    Pag g(static_cast<std::int32_t>(n));
+    const auto mark_ok = [](std::int32_t m) { return m == kCircle || m == kArrow || m == kTail; };
+    for (std::size_t k = 0; k < rows.size(); k += 4) {
+        const std::int32_t a = rows[k], b = rows[k + 1];
+        const bool increasing = k == 0 || rows[k - 4] < a || (rows[k - 4] == a && rows[k - 3] < b);
+        if (a >= b || !increasing || !mark_ok(rows[k + 2]) || !mark_ok(rows[k + 3]))
+            throw InputError(where + ": /pag/edges row " + std::to_string(k / 4) +
+                             " is not (a, b, mark at a, mark at b) with a < b in order and marks 1, 2 or 3");
+        g.add(a, b, static_cast<std::uint8_t>(rows[k + 2]), static_cast<std::uint8_t>(rows[k + 3]));
     }
     return g;
 }
@@ -137,9 +157,22 @@ pc::PcResult read_pc(hid_t root, const std::string& where) {
     r.n_samples = scalar_attr<std::int64_t>(root, "n_samples", where);
     r.seconds_total = scalar_attr<double>(root, "seconds_total", where);
     r.skeleton = pc::layout::read_skeleton(root, n, where);
-    r.cpdag = read_cpdag(root, n, where);
-    if (!(r.cpdag.skeleton() == r.skeleton))
-        throw InputError(where + ": /cpdag/edges and /skeleton/edges do not join the same pairs");
+    // The graph: a PAG (cudag fci: kind "pag", the CPDAG then empty, as the run leaves it) or
+    // the CPDAG (kind "cpdag", or no kind: files written before cudag fci).
+    const std::vector<std::string> kind =
+        h5::has_attr(root, "kind") ? h5::read_string_attr(root, "kind", where) : std::vector<std::string>{};
+    if (kind == std::vector<std::string>{"pag"}) {
+        r.pag = read_pag(root, n, where);
+        r.cpdag = Pdag(Graph(n));
+        if (!(r.pag->skeleton() == r.skeleton))
+            throw InputError(where + ": /pag/edges and /skeleton/edges do not join the same pairs");
+    } else if (kind.empty() || kind == std::vector<std::string>{"cpdag"}) {
+        r.cpdag = read_cpdag(root, n, where);
+        if (!(r.cpdag.skeleton() == r.skeleton))
+            throw InputError(where + ": /cpdag/edges and /skeleton/edges do not join the same pairs");
+    } else {
+        throw InputError(where + ": the root attribute kind is '" + kind.front() + "' (expected 'cpdag' or 'pag')");
+    }
     r.sepsets = pc::layout::read_sepsets(root, n, where);
     {
         h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": cannot open /pmax");
@@ -215,7 +248,7 @@ bn::McmcOutput read_mcmc(hid_t root, const std::string& where) {
 
 LoadedResult load_result(const std::string& path) {
     if (!h5::has_hdf5_signature(path))
-        throw InputError(path + ": not an HDF5 file (cudag.load reads the .h5 result of cudag pc or cudag mcmc)");
+        throw InputError(path + ": not an HDF5 file (cudag.load reads the .h5 result of cudag pc, fci or mcmc)");
     const std::string where = path;
     h5::Handle file = h5::open_file(path);
     const hid_t root = file.get();

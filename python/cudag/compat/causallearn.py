@@ -6,6 +6,8 @@ causal-learn ``GeneralGraph`` when causal-learn is installed), computed by cudag
 ``compat="causal-learn"`` (causal-learn's p-value arithmetic, strict decisions, its
 orientation rules): the same matrices as causal-learn's own ``pc`` (tests/python). causal-learn
 is not a dependency; without it ``.G`` is a small stand-in with the same ``graph`` matrix.
+``fci(dataset, independence_test_method, alpha, depth, ...)`` returns causal-learn's
+``(graph, edges)``, the PAG computed by cudag as pcalg's fci (see :func:`fci`).
 
     from cudag.compat.causallearn import pc
     cg = pc(data, 0.05, "fisherz", node_names=names)
@@ -14,11 +16,14 @@ is not a dependency; without it ``.G`` is a small stand-in with the same ``graph
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 import cudag
 
-__all__ = ["pc", "CausalGraph", "CIT"]
+__all__ = ["pc", "fci", "CausalGraph", "CIT"]
 
 #: causal-learn's test names (and its CIT constants' values) and cudag's.
 TESTS = {"fisherz": "fisher-z", "chisq": "chi-square", "gsq": "g-square"}
@@ -140,6 +145,84 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
         opts["threads"] = threads
     opts.update(_knowledge(background_knowledge, names))
     return CausalGraph(cudag.pc(x, **opts))
+
+
+def _fci_knowledge(bk, names: list[str]) -> dict:
+    """causal-learn's BackgroundKnowledge as cudag.fci's adjacency knowledge: a pair forbidden
+    both ways is an absent edge (causal-learn's fas never tests it; pcalg's fixedGaps),
+    given as forbid="a -- b". Anything that orients (a pair forbidden one way, a required
+    edge, tiers) is refused: cudag fci takes adjacency knowledge only."""
+    if bk is None:
+        return {}
+
+    def name(node) -> str:
+        return node.get_name() if hasattr(node, "get_name") else str(node)
+
+    if getattr(bk, "forbidden_pattern_rules_specs", None) or getattr(bk, "required_pattern_rules_specs", None):
+        raise ValueError("background_knowledge: pattern rules (regular expressions) are not supported; "
+                         "give the node pairs")
+    forbidden = {(name(a), name(b)) for a, b in getattr(bk, "forbidden_rules_specs", ())}
+    one_way = sorted((a, b) for a, b in forbidden if (b, a) not in forbidden)
+    if one_way or getattr(bk, "required_rules_specs", None) or getattr(bk, "tier_map", None):
+        raise ValueError("background_knowledge: cudag's fci takes adjacency knowledge only (pairs forbidden both "
+                         "ways); edges forbidden one way, required edges and tiers orient edges, which it does "
+                         "not do (cudag.fci's forbid=/require= take pcalg's fixedGaps / fixedEdges)")
+    unknown = {a for pair in forbidden for a in pair} - set(names)
+    if unknown:
+        raise ValueError(f"background_knowledge names nodes that are not in node_names: {sorted(unknown)}")
+    pairs = sorted({tuple(sorted(p)) for p in forbidden})
+    return {"forbid": [f"{a} -- {b}" for a, b in pairs]} if pairs else {}
+
+
+def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth: int = -1,
+        max_path_length: int = -1, verbose: bool = False, background_knowledge=None, show_progress: bool = True,
+        node_names=None, **kwargs):
+    """causal-learn's ``fci`` (same parameters, order and defaults), run by cudag: returns
+    ``(graph, edges)``, with causal-learn installed its ``GeneralGraph`` (nodes named
+    ``node_names``, default X1..Xn; ``graph.graph[j, i] = 1, graph.graph[i, j] = 2`` for
+    i o-> j, -1 a tail; ``Endpoint.TAIL``/``ARROW``/``CIRCLE`` edges) and the edge list
+    causal-learn's ``get_color_edges`` makes of it (properties dd/pd, nl/pl). Without
+    causal-learn: a stand-in with the same ``graph`` matrix and the edges as
+    :meth:`cudag.FciResult.edges` rows (source, target, mark).
+
+    The PAG is pcalg's fci, not causal-learn's (``cudag.fci`` with ``--compat pcalg``:
+    ``cudag fci`` does not take ``--compat causal-learn`` yet). The two differ in the
+    Possible-D-SEP stage (pcalg's ``pdsep`` vs causal-learn's ``removeByPossibleDsep``) and,
+    through it and the orientation rules, in marks; pcalg also keeps independence at
+    p >= alpha where causal-learn needs p > alpha. On the Gaussian data sets of
+    tests/data/fci the two peers' PAGs are identical in 4 of 24 runs; on clear-cut data (a
+    strong collider) they agree.
+    ``independence_test_method``: "fisherz", "chisq" or "gsq". ``depth``: the largest
+    conditioning set (-1: no cap; cudag's max_level). ``max_path_length`` other than -1 is
+    refused: it caps the discriminating paths of causal-learn's own rule R4, a cap pcalg's
+    fci does not have. ``background_knowledge``: pairs
+    forbidden both ways only (absent edges); anything that orients is refused.
+    ``show_progress`` draws a progress bar when tqdm is installed. ``kwargs`` go to
+    :func:`cudag.fci` (``variant="rfci"``, ``backend``, ``threads``, ``conservative``, ...);
+    :class:`cudag.FciResult` holds more (separating sets, pMax, levels)."""
+    if max_path_length is None or max_path_length != -1:
+        raise ValueError(f"max_path_length={max_path_length!r}: it caps the discriminating paths of causal-learn's "
+                         "own rule R4, a cap cudag's fci (pcalg's) does not have; not supported yet (-1 only)")
+    x = np.asarray(dataset)
+    if node_names is None:
+        node_names = [f"X{k + 1}" for k in range(x.shape[1])]  # causal-learn's names
+    names = list(node_names)
+    opts = dict(test=_test_name(independence_test_method), alpha=alpha, names=names, verbose=verbose,
+                progress=True if show_progress else None)
+    if depth is not None and depth >= 0:
+        opts["max_level"] = depth
+    opts.update(_fci_knowledge(background_knowledge, names))
+    opts.update(kwargs)
+    res = cudag.fci(x, **opts)
+    try:
+        from causallearn.search.ConstraintBased.FCI import get_color_edges
+    except ImportError:
+        return _Graph(res.cl_matrix.astype(int), names), res.edges()
+    g = res.to_causallearn()
+    # causal-learn's own edge properties; it prints each visible edge as it goes.
+    with contextlib.nullcontext() if verbose else contextlib.redirect_stdout(io.StringIO()):
+        edges = get_color_edges(g)
+    return g, edges
 
 
 class CIT:

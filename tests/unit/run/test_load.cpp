@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// run::load_result: a PC result and an order-MCMC result written by their writers read back
-// equal, part by part (in a dense and, under CUDAG_GRAPH_DENSE_LIMIT=0, the sparse graph
-// form); files that are not cudag results refused in one line naming the file.
+// run::load_result: a PC result, an FCI result (its PAG) and an order-MCMC result written
+// by their writers read back equal, part by part (in a dense and, under
+// CUDAG_GRAPH_DENSE_LIMIT=0, the sparse graph form); files that are not cudag results
+// refused in one line naming the file.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "bn/mcmc_result.hpp"
 #include "core/error.hpp"
+#include "core/pag.hpp"
 #include "io/hdf5_file.hpp"
 #include "pc/result_file.hpp"
 #include "run/load.hpp"
@@ -239,6 +241,59 @@ TEST_F(LoadTest, RefusesAnInconsistentBootstrapTable) {
     r = small_bootstrap_result();
     r.bootstrap->pairs[5] = 7;  // a node beyond the five
     refused(r, "node.h5");
+}
+
+/// small_pc_result as `cudag fci` leaves it: the CPDAG empty, a PAG on the skeleton
+/// a o-> c, b --> c, c <-> d, d o-o e.
+pc::PcResult small_fci_result() {
+    using namespace marks;
+    pc::PcResult r = small_pc_result();
+    r.cpdag = Pdag(Graph(5));
+    Pag g(5);
+    g.add(0, 2, kCircle, kArrow);
+    g.add(1, 2, kTail, kArrow);
+    g.add(2, 3, kArrow, kArrow);
+    g.add(3, 4, kCircle, kCircle);
+    r.pag = g;
+    r.config.emplace_back("learner", "fci");
+    return r;
+}
+
+TEST_F(LoadTest, PagRoundTrips) {
+    const pc::PcResult r = small_fci_result();
+    pc::write_result_hdf5(r, path("f.h5"));
+    const pc::PcResult b = *run::load_result(path("f.h5")).pc;
+    ASSERT_TRUE(b.pag.has_value());
+    EXPECT_EQ(*b.pag, *r.pag);
+    EXPECT_EQ(edge_string(*b.pag, 0, 2), "o->");
+    EXPECT_EQ(edge_string(*b.pag, 2, 3), "<->");
+    EXPECT_EQ(b.cpdag, Pdag(Graph(5)));
+    EXPECT_EQ(b.skeleton, r.skeleton);
+    EXPECT_EQ(b.sepsets, r.sepsets);
+    EXPECT_EQ(b.levels.size(), 2u);
+    EXPECT_FALSE(run::load_result(path("f.h5")).mcmc.has_value());
+    pc::write_result_hdf5(small_pc_result(), path("plain.h5"));
+    EXPECT_FALSE(run::load_result(path("plain.h5")).pc->pag.has_value());
+}
+
+TEST_F(LoadTest, RefusesAnInconsistentPag) {
+    const auto refused = [this](const pc::PcResult& r, const std::string& file, const std::string& says) {
+        pc::write_result_hdf5(r, path(file));
+        try {
+            run::load_result(path(file));
+            ADD_FAILURE() << file << " was loaded";
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(says), std::string::npos) << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos);
+        }
+    };
+    pc::PcResult r = small_fci_result();
+    r.pag->add(0, 4, marks::kTail, marks::kArrow);  // an edge the skeleton does not have
+    refused(r, "off.h5", "/pag/edges and /skeleton/edges do not join the same pairs");
+    r = small_fci_result();
+    r.pag->set(0, 2, 7);  // not a mark
+    refused(r, "mark.h5", "/pag/edges row 0 is not (a, b, mark at a, mark at b)");
 }
 
 }  // namespace

@@ -57,8 +57,12 @@ void write_pag_amat(const PagView& r, const std::string& path) {
     const auto n = r.pag.n();
     TextFile f(path);
     std::string line = "\"\"";
-    for (const std::string& name : r.names) line += "," + csv_quote(name);
-    f.write(line + "\n");
+    for (const std::string& name : r.names) {
+        line.push_back(',');
+        line += csv_quote(name);
+    }
+    line.push_back('\n');
+    f.write(line);
     std::vector<char> codes(static_cast<std::size_t>(n));
     for (std::int32_t a = 0; a < n; ++a) {
         std::fill(codes.begin(), codes.end(), '0');

@@ -101,6 +101,12 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             merge_pmax(r.pmax, out.pmax);
             const fci::FciStats& st = out.stats;
             auto& conf = r.config;
+            for (auto& [key, value] : conf) {  // PC's entries that describe the orientation
+                if (key == "algorithm") value = o.variant == fci::Variant::Rfci ? "rfci (pcalg)" : "fci (pcalg)";
+                if (key == "orientation")
+                    value = o.variant == fci::Variant::Rfci ? "pcalg rfci.vStruc, udag2apag R1-R10"
+                                                            : "pcalg udag2pag R0-R10";
+            }
             conf.emplace_back("learner", fci::to_string(o.variant));
             conf.emplace_back("fci_type", fci::to_string(o.type));
             conf.emplace_back("pdsep", o.variant == fci::Variant::Fci && o.pdsep ? "true" : "false");

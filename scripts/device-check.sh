@@ -9,13 +9,14 @@
 # (scripts/bench/mcmc_gpu.sh) and the Python module's repeated calls
 # (scripts/bench/python_repeat.py), then, with 2 or more GPUs visible, every learner's scaling
 # over 1 .. G ranks (scripts/bench/multi_scaling.sh), then PC's bootstrap on the CPU, one GPU
-# and every GPU (scripts/bench/bootstrap.sh) and order MCMC past 125 nodes
-# (scripts/bench/mcmc_scale.sh), and print their tables last.
+# and every GPU (scripts/bench/bootstrap.sh), order MCMC past 125 nodes
+# (scripts/bench/mcmc_scale.sh) and FCI / RFCI at scale (scripts/bench/fci_gpu.sh, FCI_JOBS),
+# and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale sidebyside" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci sidebyside" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        OLD_SRC=dir (another source tree, e.g. `git archive` of an earlier commit: its cudag is built
 #        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
@@ -47,7 +48,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale sidebyside"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci sidebyside"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -182,6 +183,12 @@ if has mcmcscale; then
     echo "== order MCMC past 125 nodes (scripts/bench/mcmc_scale.sh)"
     bench "Order MCMC at scale (scripts/bench/mcmc_scale.sh)" p env STEPS="${MCMC_STEPS:-1 2 3}" \
         "$root/scripts/bench/mcmc_scale.sh" "$build"
+fi
+
+if has fci; then
+    echo "== FCI / RFCI at scale, GPU vs CPU (scripts/bench/fci_gpu.sh)"
+    bench "FCI / RFCI at scale (scripts/bench/fci_gpu.sh)" '/^cudag fci at scale/,$p' env JOBS="${FCI_JOBS:-rfci:10000 fci:2000}" \
+        "$root/scripts/bench/fci_gpu.sh" "$build" "${OUT:-/tmp}/fci"
 fi
 
 if has sidebyside; then

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The two ways the level loop (skeleton/skeleton.cpp) turns a level's outcome into pMax and
+// The two ways the level loop (skeleton/search.hpp) turns a level's outcome into pMax and
 // separating sets: on the host from the engine's per-entry LevelOutput (HostResults), or
 // kept by the engine's DeviceResults extension, the host handling only the removal map
 // (DeviceResidentResults). The loop picks one per search; the results are the same.

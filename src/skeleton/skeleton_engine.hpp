@@ -2,7 +2,7 @@
 // The interface every skeleton backend implements (CPU threads, CUDA, ...): a few
 // required calls (level0, run_level, p_value), plus DeviceResults, an optional extension
 // for engines that keep the search's results in their own memory. The level loop
-// (skeleton/skeleton.cpp) is written once against it and picks one of two result strategies
+// (skeleton/search.hpp) is written once against it and picks one of two result strategies
 // (skeleton/level_results.hpp).
 #pragma once
 

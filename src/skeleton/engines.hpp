@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The engine registry: which skeleton engine runs which CI test on which backend. A new
 // test or learner adds its entries (a CPU one in engines.cpp, a CUDA one in
-// kernels/skeleton_registry.cpp); the run (pc/run.cpp) only looks them up.
+// kernels/skeleton_registry.cpp); a learner's run (pc/run.cpp) only looks them up.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// PC's work estimate of a level, row by row: what mpi::partition_rows cuts into equal blocks.
+// The skeleton search's work estimate of a level, row by row: what mpi::partition_rows cuts into equal blocks.
 #pragma once
 
 #include <vector>

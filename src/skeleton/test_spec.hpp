@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CI test of a PC run, typed: its kind, its parameters with defaults filled in, their
+// The CI test of a skeleton search (a PC run, later FCI's), typed: its kind, its parameters with defaults filled in, their
 // validation against a data set, and what of it decides results (the checkpoint digest and
 // the result file's config attributes). Names ("fisher-z", ...) exist only at the edges:
 // parsing the command line, messages, and the result file.
@@ -24,7 +24,7 @@ enum class Compat { Pcalg, CausalLearn };
 
 std::string to_string(Compat c);
 
-/// The conditional-independence tests of PC. DSep is the d-separation oracle (`--oracle`,
+/// The conditional-independence tests of the skeleton search. DSep is the d-separation oracle (`--oracle`,
 /// pcalg's dsepTest): its answers come from a DAG, not from data.
 enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, DSep };
 

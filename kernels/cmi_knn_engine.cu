@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CUDA skeleton engine of the nonlinear PC: pc::SkeletonEngine over CmiKnnGpu
-// (kernels/cmi_knn_batch_engine.cu). Results equal pc::CpuCmiKnnEngine's: the same kept pairs and
+// The CUDA skeleton engine of the nonlinear PC: skeleton::SkeletonEngine over CmiKnnGpu
+// (kernels/cmi_knn_batch_engine.cu). Results equal skeleton::CpuCmiKnnEngine's: the same kept pairs and
 // p-values at level 0 and, at each level l >= 1, the same separated entries,
 // lexicographically smallest separating sets and pMax, because every test's p-value is a
 // function of the test alone (its random numbers are keyed by the test id) and the results
 // are applied in the CPU's order.
 //
 // Level l >= 1 (the paper's -Parallel scheme, generalised): each row walks its l-subsets S
-// of adj(i) in lexicographic order as pc::search_row does, but a batch takes the next set
+// of adj(i) in lexicographic order as skeleton::search_row does, but a batch takes the next set
 // of every open row in turn (round robin) until it holds enough tests to fill the GPU, and
 // runs them all at once. Applying a batch in the order the sets were taken (per row: the
 // lexicographic order), a test of an entry already separated by an earlier set is ignored,
@@ -18,22 +18,22 @@
 #include <string>
 #include <vector>
 
-#include "pc/cpu/cmi_knn_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/pair_index.hpp"
 #include "engines.hpp"
+#include "skeleton/cpu/cmi_knn_engine.hpp"
 
 namespace cudag::cuda {
 namespace {
 
-class CudaCmiKnnEngine final : public pc::SkeletonEngine {
+class CudaCmiKnnEngine final : public skeleton::SkeletonEngine {
 public:
-    CudaCmiKnnEngine(const Dataset& data, const pc::TestPolicy& policy, const ci::CmiKnnSpec& spec, int max_level,
+    CudaCmiKnnEngine(const Dataset& data, const skeleton::TestPolicy& policy, const ci::CmiKnnSpec& spec, int max_level,
                      int device)
         : gpu_(make_cmiknn_gpu(data, spec, max_level == 0 ? 0 : 1, device)),
           policy_(policy),
-          note_(pc::cmi_constant_note(data, gpu_->reference())) {
+          note_(skeleton::cmi_constant_note(data, gpu_->reference())) {
         // Tests per batch: about 2^28 samples' statistics ((B + 1)·T per test), from 64 to
         // 16384 tests.
         const double t = static_cast<double>(data.n_samples);
@@ -45,7 +45,8 @@ public:
     std::int64_t n_vars() const override { return gpu_->reference().n_vars(); }
     std::string setup_note() const override { return note_; }
 
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                skeleton::Level0Output& out) override {
         const std::int64_t n = n_vars();
         std::vector<CmiKnnQuery> queries;
         auto flush = [&] {
@@ -67,7 +68,7 @@ public:
                 CmiKnnQuery q;
                 q.x = static_cast<std::int32_t>(i);
                 q.y = static_cast<std::int32_t>(j);
-                q.test_id = pc::cmi_pc_test_id(q.x, q.y, {});
+                q.test_id = skeleton::cmi_pc_test_id(q.x, q.y, {});
                 queries.push_back(std::move(q));
                 if (queries.size() >= batch_) flush();
             }
@@ -76,7 +77,8 @@ public:
 
     bool splits_rows() const override { return true; }  // queries per entry
 
-    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+    void run_level(int level, const Adjacency& snap, const skeleton::LevelBlock& block,
+                   skeleton::LevelOutput& out) override {
         struct Row {
             std::int64_t i, d, open;
             std::vector<int> c;  // the next set's positions in row i
@@ -123,7 +125,7 @@ public:
                     const std::uint64_t key = ci::cmi_set_key(s.data(), level);
                     const std::size_t set_index = sets.size();
                     for (std::int64_t q = r.qb; q < r.qe; ++q) {
-                        if (in_set[static_cast<std::size_t>(q)] || (out.flags[e0 + q] & pc::kSeparated)) continue;
+                        if (in_set[static_cast<std::size_t>(q)] || (out.flags[e0 + q] & skeleton::kSeparated)) continue;
                         CmiKnnQuery cq;
                         cq.x = std::min(static_cast<std::int32_t>(r.i), nb[q]);
                         cq.y = std::max(static_cast<std::int32_t>(r.i), nb[q]);
@@ -142,12 +144,12 @@ public:
             out.tests += static_cast<std::int64_t>(queries.size());
             for (std::size_t a = 0; a < queries.size(); ++a) {
                 const Meta& mt = meta[a];
-                if (out.flags[mt.e] & pc::kSeparated) continue;  // the CPU stopped before
+                if (out.flags[mt.e] & skeleton::kSeparated) continue;  // the CPU stopped before
                 const double p = res[a].p;
-                out.flags[mt.e] |= pc::kTested;
+                out.flags[mt.e] |= skeleton::kTested;
                 out.pmax[mt.e] = std::max(out.pmax[mt.e], p);
                 if (!policy_.independent(p)) continue;
-                out.flags[mt.e] |= pc::kSeparated;
+                out.flags[mt.e] |= skeleton::kSeparated;
                 std::copy(sets[mt.set].begin(), sets[mt.set].end(), out.set_slot(static_cast<std::size_t>(mt.e)));
                 --rows[mt.row].open;
             }
@@ -160,21 +162,21 @@ public:
         q.y = j;
         q.z = s;
         std::sort(q.z.begin(), q.z.end());
-        q.test_id = pc::cmi_pc_test_id(q.x, q.y, q.z);
+        q.test_id = skeleton::cmi_pc_test_id(q.x, q.y, q.z);
         return gpu_->run({q}, std::nullopt).front().p;
     }
 
 private:
     std::unique_ptr<CmiKnnGpu> gpu_;
-    pc::TestPolicy policy_;
+    skeleton::TestPolicy policy_;
     std::string note_;
     std::size_t batch_ = 1024;
 };
 
 }  // namespace
 
-std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const pc::TestPolicy& policy,
-                                                       const ci::CmiKnnSpec& spec, int max_level, int device) {
+std::unique_ptr<skeleton::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const skeleton::TestPolicy& policy,
+                                                             const ci::CmiKnnSpec& spec, int max_level, int device) {
     if (policy.exhaustive)
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
     return std::make_unique<CudaCmiKnnEngine>(data, policy, spec, max_level, device);

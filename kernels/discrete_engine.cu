@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// CUDA discrete (χ²/G²) skeleton engine: implements pc::SkeletonEngine with the kernel of
+// CUDA discrete (χ²/G²) skeleton engine: implements skeleton::SkeletonEngine with the kernel of
 // pc_discrete.cu (gpuPC scheme). The codes (one byte per value) and the cardinalities live
 // on the device; each level uploads its snapshot and work items.
 //
-// Results equal the CPU engine's (pc::CpuDiscreteEngine): the same kept pairs at level 0
+// Results equal the CPU engine's (skeleton::CpuDiscreteEngine): the same kept pairs at level 0
 // and, at each level l >= 1, the same separated entries, lexicographically smallest
 // separating sets and pMax, up to the last bits of p (the CPU sums a stratum over its
 // observed cells, the GPU over the dense table; the order of additions differs). Test
@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "pc/cpu/discrete_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "cuda_check.hpp"
@@ -23,6 +22,7 @@
 #include "device_memory.hpp"
 #include "engines.hpp"
 #include "pc_discrete.cuh"
+#include "skeleton/cpu/discrete_engine.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -33,9 +33,9 @@ constexpr std::size_t kSharedLimit = 48 * 1024;
 constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 20;
 constexpr int kMaxLevel = 64;  // = the kernel's local array size
 
-class CudaDiscreteEngine final : public pc::SkeletonEngine {
+class CudaDiscreteEngine final : public skeleton::SkeletonEngine {
 public:
-    CudaDiscreteEngine(ci::DiscreteCodes codes, const pc::TestPolicy& policy, const ci::DiscreteTestSpec& test,
+    CudaDiscreteEngine(ci::DiscreteCodes codes, const skeleton::TestPolicy& policy, const ci::DiscreteTestSpec& test,
                        const DiscreteTunables& t, int device)
         : binding_(device),
           device_(device),
@@ -69,7 +69,8 @@ public:
     std::string name() const override { return "cuda"; }
     std::int64_t n_vars() const override { return n_; }
 
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                skeleton::Level0Output& out) override {
         DeviceGuard guard(device_);
         std::vector<int2> items;
         std::int64_t words = 0;
@@ -100,7 +101,8 @@ public:
 
     bool splits_rows() const override { return true; }  // an item per entry
 
-    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+    void run_level(int level, const Adjacency& snap, const skeleton::LevelBlock& block,
+                   skeleton::LevelOutput& out) override {
         CUDAG_EXPECTS(level <= kMaxLevel, "cuda discrete: levels above 64 are not supported");
         DeviceGuard guard(device_);
         std::vector<int2> items;
@@ -145,12 +147,12 @@ public:
         for (const int2& it : items) {
             const std::int64_t e0 = snap.offsets[it.x], e = e0 + it.y;
             const int d = static_cast<int>(snap.degree(it.x));
-            out.flags[e] = pc::kTested;
+            out.flags[e] = skeleton::kTested;
             if (best[e] == kNoRank) {
                 out.pmax[e] = std::bit_cast<double>(static_cast<std::uint64_t>(pmax[e]));
                 continue;
             }
-            out.flags[e] |= pc::kSeparated;
+            out.flags[e] |= skeleton::kSeparated;
             out.pmax[e] = pwin[e];
             combination_unrank(static_cast<std::int64_t>(best[e]), level, d - 1, c.data());
             std::int32_t* slot = out.set_slot(static_cast<std::size_t>(e));
@@ -229,13 +231,13 @@ private:
 
     DeviceBinding binding_;  // first: see the destructor
     int device_;
-    pc::TestPolicy policy_;
+    skeleton::TestPolicy policy_;
     ci::DiscreteTestSpec test_;
     DiscreteTunables tun_;
     std::vector<std::int32_t> cards_;
     std::int64_t n_, m_;
-    pc::CpuDiscreteEngine cpu_;  // single tests for the orientation rules
-    DeviceContext& ctx_;         // the device's stream and block cache
+    skeleton::CpuDiscreteEngine cpu_;  // single tests for the orientation rules
+    DeviceContext& ctx_;               // the device's stream and block cache
     DeviceBuffer<std::uint8_t> codes_;
     DeviceBuffer<std::int32_t> dcards_, nbrs_;
     DeviceBuffer<std::int64_t> offsets_;
@@ -247,9 +249,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data, const pc::TestPolicy& policy,
-                                                         const ci::DiscreteTestSpec& test, const DiscreteTunables& t,
-                                                         int device) {
+std::unique_ptr<skeleton::SkeletonEngine> make_discrete_engine(const Dataset& data, const skeleton::TestPolicy& policy,
+                                                               const ci::DiscreteTestSpec& test,
+                                                               const DiscreteTunables& t, int device) {
     if (policy.exhaustive)
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
     return std::make_unique<CudaDiscreteEngine>(ci::encode_discrete(data, test.dof == ci::DofRule::CausalLearn), policy,

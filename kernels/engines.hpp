@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA engines as seen from host C++ (g++-safe: plain types, no CUDA headers).
-// Included only by the sources of a CUDA build: the glue files kernels/gpu_queries.cpp, kernels/pc_registry.cpp.
+// Included only by the sources of a CUDA build: the glue files kernels/gpu_queries.cpp, kernels/skeleton_registry.cpp.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +14,8 @@
 #include "core/backend.hpp"  // DeviceInfo
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
-#include "pc/skeleton_engine.hpp"
 #include "pc_gaussian_types.hpp"  // FisherTunables, kScanLevelsMax
+#include "skeleton/skeleton_engine.hpp"
 
 namespace cudag::cuda {
 
@@ -54,15 +54,16 @@ std::optional<DeviceInfo> device_info(int device);
 /// Throws InputError for a constant column or an exhaustive (causal-learn) policy,
 /// OutOfMemory when C does not fit in the free device memory, cuda::CudaError on
 /// other CUDA failures.
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data, const pc::TestPolicy& policy,
-                                                       const FisherTunables& t, int device = 0,
-                                                       mpi::Communicator* comm = nullptr);
+std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine(const Dataset& data, const skeleton::TestPolicy& policy,
+                                                             const FisherTunables& t, int device = 0,
+                                                             mpi::Communicator* comm = nullptr);
 
 /// As make_fisher_engine, from a given n×n correlation matrix (host, row-major,
 /// unit diagonal) of a data set with n_samples samples; the matrix is uploaded as is.
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr, std::int64_t n,
-                                                                 std::int64_t n_samples, const pc::TestPolicy& policy,
-                                                                 const FisherTunables& t, int device = 0);
+std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr, std::int64_t n,
+                                                                       std::int64_t n_samples,
+                                                                       const skeleton::TestPolicy& policy,
+                                                                       const FisherTunables& t, int device = 0);
 
 /// The correlation matrix as make_fisher_engine computes it on the GPU, copied back
 /// (n×n, row-major), with the kernel's tiles `tile` (FisherTunables::corr_tile). For checks
@@ -80,9 +81,9 @@ using cudag::DiscreteTunables;
 /// Discrete (χ²/G²) skeleton engine on device `device`, gpuPC's scheme (kernels/
 /// pc_discrete.cu). Throws InputError for an exhaustive (causal-learn) policy or a single-
 /// level variable (as ci::encode_discrete), OutOfMemory when one block's tables do not fit.
-std::unique_ptr<pc::SkeletonEngine> make_discrete_engine(const Dataset& data, const pc::TestPolicy& policy,
-                                                         const ci::DiscreteTestSpec& test,
-                                                         const DiscreteTunables& t = {}, int device = 0);
+std::unique_ptr<skeleton::SkeletonEngine> make_discrete_engine(const Dataset& data, const skeleton::TestPolicy& policy,
+                                                               const ci::DiscreteTestSpec& test,
+                                                               const DiscreteTunables& t = {}, int device = 0);
 
 /// One CMIknn test for CmiKnnGpu::run: x ⟂ y | z with the random-number stream test_id
 /// (ci::cmi_test_id), exactly as ci::CmiKnn::test(x, y, z, test_id, ...) takes them.
@@ -115,8 +116,8 @@ public:
 std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnnSpec& spec, int max_cond,
                                            int device = 0);
 
-/// The CMIknn skeleton engine on device `device` (results equal pc::CpuCmiKnnEngine's).
-std::unique_ptr<pc::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const pc::TestPolicy& policy,
-                                                       const ci::CmiKnnSpec& spec, int max_level, int device = 0);
+/// The CMIknn skeleton engine on device `device` (results equal skeleton::CpuCmiKnnEngine's).
+std::unique_ptr<skeleton::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const skeleton::TestPolicy& policy,
+                                                             const ci::CmiKnnSpec& spec, int max_level, int device = 0);
 
 }  // namespace cudag::cuda

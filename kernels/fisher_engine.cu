@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// CUDA Gaussian (Fisher-z) skeleton engine: implements pc::SkeletonEngine by delegating to
+// CUDA Gaussian (Fisher-z) skeleton engine: implements skeleton::SkeletonEngine by delegating to
 // its parts, which share one FisherContext (device, the device context's stream, CUB scratch):
 //  - FisherLevelPlanner (fisher_level_planner.hpp, host only): which kernels run a level,
 //    launch shapes and items, how C is held and cut, memory budgets;
 //  - CorrelationStore (fisher_correlation.cuh): C whole, or the standardised data and C's
 //    rows in blocks;
 //  - FisherResults (fisher_results.cuh): what stays on the device between levels — pMax,
-//    snapshots, removal maps, separating-set records — as the pc::DeviceResults extension;
+//    snapshots, removal maps, separating-set records — as the skeleton::DeviceResults extension;
 //  - FisherLevels (fisher_levels.cuh): level 0 and the levels l >= 1 on the device (see
 //    there for how its results compare with the CPU engine's).
 // Every device buffer is owned by a part; the engine's DeviceBinding keeps the device
@@ -51,9 +51,10 @@ std::int64_t resident_threads(int device) {
     return static_cast<std::int64_t>(sms) * per_sm;
 }
 
-class CudaFisherEngine final : public pc::SkeletonEngine {
+class CudaFisherEngine final : public skeleton::SkeletonEngine {
 public:
-    CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const pc::TestPolicy& policy, const FisherTunables& t)
+    CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const skeleton::TestPolicy& policy,
+                     const FisherTunables& t)
         : binding_(device),
           ctx_(device, n, m, t.host_threads, t.own_stream),
           plan_(t, resident_threads(device)),
@@ -74,19 +75,21 @@ public:
     std::string name() const override { return "cuda"; }
     std::string setup_note() const override { return corr_.note(); }
     std::int64_t n_vars() const override { return ctx_.n; }
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) override {
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                skeleton::Level0Output& out) override {
         levels_.level0(row_begin, row_end, dense, g, out);
     }
     /// Every rank runs all of level 0 while its n²/2 pairs take a GPU well under a second
     /// (n <= 65,536): cheaper than sharing the kept pairs. Beyond, level 0 grows as n² and
     /// the ranks split its rows (issue 35: at n = 10^6 it is 5·10^11 tests).
     bool level0_on_every_rank() const override { return ctx_.n <= 65536; }
-    void run_level(int level, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+    void run_level(int level, const Adjacency& snap, const skeleton::LevelBlock& block,
+                   skeleton::LevelOutput& out) override {
         levels_.run_level(level, snap, block, out);
     }
     bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
-    pc::DeviceResults* device_results() override { return &results_; }
+    skeleton::DeviceResults* device_results() override { return &results_; }
 
 private:
     DeviceBinding binding_;  // first: see the destructor
@@ -123,7 +126,7 @@ double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vect
     return ci::fisher_z_pvalue(r, m, l);
 }
 
-std::unique_ptr<CudaFisherEngine> make_engine(std::int64_t n, std::int64_t m, const pc::TestPolicy& policy,
+std::unique_ptr<CudaFisherEngine> make_engine(std::int64_t n, std::int64_t m, const skeleton::TestPolicy& policy,
                                               const FisherTunables& t, int device) {
     FisherLevelPlanner::check(policy, t);
     check_device(device);
@@ -148,8 +151,9 @@ void warm_up(int device) noexcept {
         cudaGetLastError();  // the engine reports the error when it is built
 }
 
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data, const pc::TestPolicy& policy,
-                                                       const FisherTunables& t, int device, mpi::Communicator* comm) {
+std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine(const Dataset& data, const skeleton::TestPolicy& policy,
+                                                             const FisherTunables& t, int device,
+                                                             mpi::Communicator* comm) {
     if (comm == nullptr || comm->size() == 1) {
         auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
         CorrelationStore& c = eng->correlation();
@@ -192,9 +196,10 @@ std::unique_ptr<pc::SkeletonEngine> make_fisher_engine(const Dataset& data, cons
     return eng;
 }
 
-std::unique_ptr<pc::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr, std::int64_t n,
-                                                                 std::int64_t n_samples, const pc::TestPolicy& policy,
-                                                                 const FisherTunables& t, int device) {
+std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine_from_corr(const std::vector<double>& corr, std::int64_t n,
+                                                                       std::int64_t n_samples,
+                                                                       const skeleton::TestPolicy& policy,
+                                                                       const FisherTunables& t, int device) {
     auto eng = make_engine(n, n_samples, policy, t, device);
     eng->correlation().load(corr);
     return eng;
@@ -220,7 +225,7 @@ std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_b
 }
 
 std::vector<double> gpu_correlation(const Dataset& data, int device, int tile) {
-    pc::TestPolicy policy;
+    skeleton::TestPolicy policy;
     FisherTunables t;
     t.corr_tile = tile;
     auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);

@@ -44,7 +44,7 @@ int round_up(int x, int to) { return (x + to - 1) / to * to; }
 FisherLevelPlanner::FisherLevelPlanner(const FisherTunables& t, std::int64_t resident_threads)
     : t_(t), resident_threads_(resident_threads) {}
 
-void FisherLevelPlanner::check(const pc::TestPolicy& policy, const FisherTunables& t) {
+void FisherLevelPlanner::check(const skeleton::TestPolicy& policy, const FisherTunables& t) {
     if (policy.exhaustive) throw InputError("--compat causal-learn runs on the CPU backend only");
     if (t.variant != 's' && t.variant != 'e')
         throw InputError(std::string("--variant must be s or e, got '") + t.variant + "'");

@@ -15,7 +15,7 @@
 
 #include "core/graph.hpp"
 #include "pc_gaussian_types.hpp"
-#include "pc/skeleton_engine.hpp"
+#include "skeleton/skeleton_engine.hpp"
 
 namespace cudag::cuda {
 
@@ -77,7 +77,7 @@ public:
 
     /// InputError for a policy or tunables the engine cannot run (an exhaustive policy,
     /// a variant other than s/e, shapes beyond a block's threads, scan levels out of range).
-    static void check(const pc::TestPolicy& policy, const FisherTunables& t);
+    static void check(const skeleton::TestPolicy& policy, const FisherTunables& t);
 
     const FisherTunables& tunables() const { return t_; }
     std::int64_t resident_threads() const { return resident_threads_; }

@@ -34,7 +34,8 @@ static_assert(sizeof(EdgeItem) == sizeof(int2) && alignof(EdgeItem) == alignof(i
 
 }  // namespace
 
-void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out) {
+void FisherLevels::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g,
+                          skeleton::Level0Output& out) {
     const std::int64_t n = ctx_.n;
     if (row_end <= row_begin) return;
     CUDAG_EXPECTS(g.n() == n, "cuda level0: graph size differs from the engine's");
@@ -207,7 +208,7 @@ void FisherLevels::list_kept(const BitRowsView& view, std::int64_t r0, std::int6
 }
 
 void FisherLevels::level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows,
-                                    pc::Level0Output& out) {
+                                    skeleton::Level0Output& out) {
     const std::int64_t n = ctx_.n, words = (n + 63) / 64;
     cudaStream_t s = ctx_.stream();
     Level0Buffers& l0 = results_.level0_buffers();
@@ -249,7 +250,8 @@ void FisherLevels::level0_in_blocks(std::int64_t row_begin, std::int64_t row_end
     std::fill(out.kept_offsets.begin() + row_end + 1, out.kept_offsets.end(), total);
 }
 
-void FisherLevels::run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) {
+void FisherLevels::run_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block,
+                             skeleton::LevelOutput& out) {
     const std::int64_t row_begin = block.row_begin, row_end = block.row_end;
     const std::int64_t n = ctx_.n;
     CUDAG_ASSERT(l >= 1);
@@ -406,7 +408,7 @@ bool FisherLevels::use_row_blocks(LevelArgs& a, const Adjacency& snap, const std
     return true;
 }
 
-void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
+void FisherLevels::finish_run(const Adjacency& snap, skeleton::LevelOutput& out) {
     cudaStream_t s = ctx_.stream();
     LevelArgs& a = run_.a;
     const int l = a.l;
@@ -496,8 +498,8 @@ void FisherLevels::finish_run(const Adjacency& snap, pc::LevelOutput& out) {
     u.l = l;
     u.e_begin = eb;
     u.e_end = ee;
-    u.tested = pc::kTested;
-    u.separated = pc::kSeparated;
+    u.tested = skeleton::kTested;
+    u.separated = skeleton::kSeparated;
     u.flags = eflags_.data();
     u.pmax = pmax_.data();
     if (n_sel > 0) {

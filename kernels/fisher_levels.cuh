@@ -4,7 +4,7 @@
 // from the CorrelationStore and leaving what stays on the device with FisherResults. Owns
 // the per-level work buffers (RAII); work goes on the context's stream.
 //
-// Results equal the CPU engine's (pc::CpuFisherEngine) for the same correlation matrix:
+// Results equal the CPU engine's (skeleton::CpuFisherEngine) for the same correlation matrix:
 // the same kept pairs at level 0, and at every level l >= 1 the same per-entry
 // kSeparated/kTested flags, the same (lexicographically smallest) separating sets and
 // pMax, up to the last bits of p (GPU and glibc differ by ulps in erfc/log1p; the
@@ -27,39 +27,40 @@
 #include <memory>
 #include <vector>
 
+#include "compact.cuh"
 #include "core/graph.hpp"
 #include "core/trace.hpp"
-#include "compact.cuh"
 #include "device_memory.hpp"
 #include "fisher_context.cuh"
 #include "fisher_correlation.cuh"
-#include "fisher_results.cuh"
 #include "fisher_level_planner.hpp"
-#include "pc/skeleton_engine.hpp"
+#include "fisher_results.cuh"
 #include "pc_gaussian.cuh"
+#include "skeleton/skeleton_engine.hpp"
 
 namespace cudag::cuda {
 
 class FisherLevels {
 public:
-    FisherLevels(FisherContext& ctx, const FisherLevelPlanner& plan, const pc::TestPolicy& policy,
+    FisherLevels(FisherContext& ctx, const FisherLevelPlanner& plan, const skeleton::TestPolicy& policy,
                  CorrelationStore& corr, FisherResults& results)
         : ctx_(ctx), plan_(plan), policy_(policy), corr_(corr), results_(results) {}
 
-    /// pc::SkeletonEngine::level0: the kept pairs as an upper CSR (and, over every row, the
+    /// skeleton::SkeletonEngine::level0: the kept pairs as an upper CSR (and, over every row, the
     /// adjacency) or, with `dense`, the bits into `g` and every p into out.dense_p; the
     /// p-values stay on the device when out.p_may_stay and every row runs.
-    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, pc::Level0Output& out);
-    /// pc::SkeletonEngine::run_level: a packed `out` gets the removal bits (the rest stays
+    void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, skeleton::Level0Output& out);
+    /// skeleton::SkeletonEngine::run_level: a packed `out` gets the removal bits (the rest stays
     /// with FisherResults for settle_level), any other the per-entry results.
-    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out);
+    void run_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block, skeleton::LevelOutput& out);
 
 private:
     /// Level 0 of the rows [row_begin, row_end) in blocks of `block_rows` rows, each
     /// block's bits compacted into `out`'s kept CSR before the next (no mirror bits, no
     /// whole adjacency): device memory O(block_rows · n / 8 + kept pairs), for n whose bit
     /// matrix would not fit (issue 35). The same pairs and p-values as one pass.
-    void level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows, pc::Level0Output& out);
+    void level0_in_blocks(std::int64_t row_begin, std::int64_t row_end, std::int64_t block_rows,
+                          skeleton::Level0Output& out);
     /// Level 0's kernel arguments for the rows [row_begin, row_end) (bits: every row).
     Level0Args level0_args(std::int64_t row_begin, std::int64_t row_end);
     /// The level-0 kernel over a's rows, C whole or in the store's row blocks.
@@ -76,7 +77,7 @@ private:
     bool use_row_blocks(LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows);
     /// A level's end once its kernels are queued: separated entries, winners, and the
     /// results packed for the search or unpacked into `out`.
-    void finish_run(const Adjacency& snap, pc::LevelOutput& out);
+    void finish_run(const Adjacency& snap, skeleton::LevelOutput& out);
     /// The runtime-l kernels' workspace for `threads` threads, allocated and handed to `a`.
     void use_scratch(LevelArgs& a, std::int64_t threads) {
         a.slots = threads;
@@ -88,7 +89,7 @@ private:
 
     FisherContext& ctx_;
     const FisherLevelPlanner& plan_;
-    const pc::TestPolicy policy_;
+    const skeleton::TestPolicy policy_;
     CorrelationStore& corr_;
     FisherResults& results_;
     bool trace_ = trace_enabled();  ///< CUDAG_TRACE: per-level kernel and host timings
@@ -118,7 +119,7 @@ private:
     struct LevelRun {
         LevelArgs a;
         std::vector<std::int32_t> rows;
-        pc::LevelBlock block;
+        skeleton::LevelBlock block;
         std::int64_t n_entries = 0;
         LevelPath path = LevelPath::SetParallel;
         std::chrono::steady_clock::time_point t_start, t_launch;

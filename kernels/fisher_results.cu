@@ -81,7 +81,7 @@ std::int64_t FisherResults::next_snapshot(const Adjacency& snap, std::span<const
     return static_cast<std::int64_t>(removed);
 }
 
-void FisherResults::adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) {
+void FisherResults::adopt_pmax(const skeleton::PmaxTable& pmax, bool from_level0) {
     const std::int64_t n = ctx_.n;
     DeviceGuard guard(ctx_.device);
     cudaStream_t s = ctx_.stream();
@@ -112,7 +112,7 @@ void FisherResults::adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) {
 }
 
 void FisherResults::settle_level(const Adjacency& snap, std::span<const std::byte> removal,
-                                 std::span<const std::int64_t> bit0, pc::SepSetLog& log) {
+                                 std::span<const std::int64_t> bit0, skeleton::SepSetLog& log) {
     const std::int64_t n = ctx_.n;
     CUDAG_EXPECTS(snap.n == n && static_cast<std::int64_t>(bit0.size()) == n,
                   "cuda settle_level: sizes differ from the engine's");
@@ -168,7 +168,8 @@ void FisherResults::settle_level(const Adjacency& snap, std::span<const std::byt
     a.nodes_out = wnodes_.data();
     launch_settle_records(a, s);
     // The log's room, faulted in on threads while the records are written.
-    const pc::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(count), level_.l, ctx_.host_threads);
+    const skeleton::SepSetLog::Slots room =
+        log.append_uniform(static_cast<std::size_t>(count), level_.l, ctx_.host_threads);
     first_touch(room.pairs, static_cast<std::size_t>(2 * count) * sizeof(std::int32_t), ctx_.host_threads);
     first_touch(room.nodes, static_cast<std::size_t>(count) * l * sizeof(std::int32_t), ctx_.host_threads);
     tr.mark("log room");
@@ -178,7 +179,7 @@ void FisherResults::settle_level(const Adjacency& snap, std::span<const std::byt
     tr.mark("records downloaded");
 }
 
-void FisherResults::return_pmax(pc::PmaxTable& pmax, bool overwrite) {
+void FisherResults::return_pmax(skeleton::PmaxTable& pmax, bool overwrite) {
     const std::size_t count = pmax.values().size();
     CUDAG_EXPECTS(dp_held_ && (count == dpmax_.size() || (count == 0 && dpmax_.size() == 1)),
                   "cuda return_pmax: the table differs from the one adopted");
@@ -208,9 +209,10 @@ FisherResults::PmaxBuffer FisherResults::pmax_buffer() {
     return {std::span<double>(dpmax_.data(), dp_count_), true};
 }
 
-pc::PairPList FisherResults::pmax_pairs() {
+skeleton::PairPList FisherResults::pmax_pairs() {
     CUDAG_EXPECTS(dp_held_, "cuda pmax_pairs: no table adopted");
-    static_assert(sizeof(pc::PairP) == sizeof(TablePair) && offsetof(pc::PairP, p) == offsetof(TablePair, p));
+    static_assert(sizeof(skeleton::PairP) == sizeof(TablePair) &&
+                  offsetof(skeleton::PairP, p) == offsetof(TablePair, p));
     DeviceGuard guard(ctx_.device);
     cudaStream_t s = ctx_.stream();
     StepTrace tr;
@@ -233,12 +235,12 @@ pc::PairPList FisherResults::pmax_pairs() {
     wpos_.download(&total, 1, s, static_cast<std::size_t>(count));
     ctx_.synchronize();
     tr.mark("counted");
-    pc::PairPList out(static_cast<std::size_t>(total));
+    skeleton::PairPList out(static_cast<std::size_t>(total));
     if (total == 0) return out;
     table_pairs_.resize_discard(static_cast<std::size_t>(total));
     a.out = table_pairs_.data();
     launch_table_pairs(a, s);
-    first_touch(out.data(), static_cast<std::size_t>(total) * sizeof(pc::PairP), ctx_.host_threads);
+    first_touch(out.data(), static_cast<std::size_t>(total) * sizeof(skeleton::PairP), ctx_.host_threads);
     tr.mark("listed+touched");
     table_pairs_.download(reinterpret_cast<TablePair*>(out.data()), static_cast<std::size_t>(total), s);
     ctx_.synchronize();

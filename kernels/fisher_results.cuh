@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The device results store of the CUDA Fisher-z engine (pc::DeviceResults): what stays in
+// The device results store of the CUDA Fisher-z engine (skeleton::DeviceResults): what stays in
 // GPU memory between levels. Level 0's outputs (dense p-values, or the kept pairs as an
 // upper CSR with their p-values, and the adjacency), which become the pMax table without
 // a copy; the pMax table itself; the level's snapshot and the next one built here; the
@@ -14,8 +14,8 @@
 
 #include "device_memory.hpp"
 #include "fisher_context.cuh"
-#include "pc/skeleton_engine.hpp"
 #include "pc_gaussian.cuh"
+#include "skeleton/skeleton_engine.hpp"
 
 namespace cudag::cuda {
 
@@ -43,18 +43,18 @@ struct LevelOnDevice {
     const std::int64_t* mirror = nullptr;   ///< per entry: the mirror entry (-1 on lower entries)
 };
 
-class FisherResults final : public pc::DeviceResults {
+class FisherResults final : public skeleton::DeviceResults {
 public:
     explicit FisherResults(FisherContext& ctx) : ctx_(ctx) {}
 
-    // ---- the level loop's extension (pc::DeviceResults) -----------------------------------
-    void adopt_pmax(const pc::PmaxTable& pmax, bool from_level0) override;
+    // ---- the level loop's extension (skeleton::DeviceResults) -----------------------------------
+    void adopt_pmax(const skeleton::PmaxTable& pmax, bool from_level0) override;
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
-                      pc::SepSetLog& log) override;
+                      skeleton::SepSetLog& log) override;
     std::int64_t next_snapshot(const Adjacency& snap, std::span<const std::byte> removal,
                                std::span<const std::int64_t> bit0, Adjacency& next) override;
-    void return_pmax(pc::PmaxTable& pmax, bool overwrite) override;
-    pc::PairPList pmax_pairs() override;
+    void return_pmax(skeleton::PmaxTable& pmax, bool overwrite) override;
+    skeleton::PairPList pmax_pairs() override;
     PmaxBuffer pmax_buffer() override;
 
     // ---- for the level runner (FisherLevels) -----------------------------------------------

@@ -123,7 +123,7 @@ struct LevelArgs {
     /// C is held whole and its diagonal is exactly 1: the entry scan's fast decisions
     /// (levels 1-4) then read no C[k,k] to check it.
     bool unit_diag = false;
-    /// The entries this rank tests (pc::LevelBlock): a row cut between ranks has only
+    /// The entries this rank tests (skeleton::LevelBlock): a row cut between ranks has only
     /// these of its entries scanned (the entry scan's survivor lists keep to them).
     std::int64_t e_begin = 0, e_end = 0;
     /// Optional (nullptr: off), the entry scans only: C not held whole, each listed row's
@@ -254,7 +254,7 @@ struct UnpackArgs {
 };
 void launch_unpack_level(const UnpackArgs& u, std::int64_t count, cudaStream_t stream);
 
-// ---- Results kept on the device (pc::DeviceResults) --------------------------------
+// ---- Results kept on the device (skeleton::DeviceResults) --------------------------------
 // Instead of unpacking per-entry results for the host, the engine hands over the block's
 // removal bits, and after the ranks' maps are merged raises its device pMax table and
 // lists only the winning separating sets (O(removals) to copy, not O(entries)).
@@ -303,7 +303,7 @@ void launch_settle_keep(const SettleArgs& a, cudaStream_t stream);
 void launch_settle_records(const SettleArgs& a, cudaStream_t stream);
 
 /// A pMax table's pairs with a value (>= 0) in slot order, i.e. sorted by (i, j): the
-/// layout of pc::PairP.
+/// layout of skeleton::PairP.
 struct TablePair {
     std::int32_t i, j;
     double p;

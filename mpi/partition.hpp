@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Work partition of a level: contiguous row blocks of equal estimated work (the learner
-// estimates the work of each row, e.g. pc::row_work). A pure function of the estimate, so
+// estimates the work of each row, e.g. skeleton::row_work). A pure function of the estimate, so
 // every rank computes the same cut without communicating.
 #pragma once
 

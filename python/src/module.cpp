@@ -205,7 +205,7 @@ nb::dict fields(std::initializer_list<std::pair<const char*, nb::object>> items)
     return d;
 }
 
-nb::dict level_dict(const pc::LevelStats& s) {
+nb::dict level_dict(const skeleton::LevelStats& s) {
     return fields({{"level", nb::cast(s.level)},
                    {"tests", nb::cast(s.tests)},
                    {"removed", nb::cast(s.removed)},
@@ -257,7 +257,7 @@ nb::dict pc_dict(const pc::PcResult& r) {
     out["sepset_offsets"] = to_numpy(std::vector<std::int64_t>(offsets.begin(), offsets.end()), {offsets.size()});
     out["sepset_nodes"] = to_numpy(std::vector<std::int32_t>(nodes.begin(), nodes.end()), {nodes.size()});
     nb::list levels;
-    for (const pc::LevelStats& s : r.levels) levels.append(level_dict(s));
+    for (const skeleton::LevelStats& s : r.levels) levels.append(level_dict(s));
     out["levels"] = levels;
     out["config"] = config_dict(r.config);
     nb::list labels;
@@ -290,7 +290,7 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     apply_keywords(job, pc_keywords(), kwargs, in.names, "cudag.pc");
     run::PcHooks hooks;
     hooks.read = reader(in, job.cfg.backend.threads);
-    hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
+    hooks.level = [&on_level](const skeleton::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
     hooks.whole_result = true;
     std::vector<std::string> warnings;
     hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
@@ -314,7 +314,7 @@ nb::dict run_fci(nb::object values, std::vector<std::string> names, std::string 
     apply_keywords(job, fci_keywords(), kwargs, in.names, "cudag.fci");
     run::PcHooks hooks;
     hooks.read = reader(in, job.pc.cfg.backend.threads);
-    hooks.level = [&on_level](const pc::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
+    hooks.level = [&on_level](const skeleton::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
     std::vector<std::string> warnings;
     hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
     const std::string call = call_text("cudag.fci", kwargs);

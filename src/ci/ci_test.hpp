@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // One conditional-independence test behind one interface (issue 34): Fisher-z, chi-square /
 // G-square and CMIknn answer x ⟂ y | S the same way, for `cudag citest`, the Python module
-// and any caller that needs single tests. The implementations (pc::make_ci_test) are the
+// and any caller that needs single tests. The implementations (skeleton::make_ci_test) are the
 // CPU engines' own arithmetic, so a single test equals the one a search runs.
 #pragma once
 

@@ -89,7 +89,7 @@ enum class CmiTieBreak : int {
 
 /// Stop drawing surrogates once the test can no longer reject independence: after b
 /// surrogates with E exceedances, p ≥ (1 + E)/(1 + B) whatever the rest give, so once that
-/// lower bound is independent under (alpha, strict) (pc::TestPolicy's rule: p ≥ alpha, or
+/// lower bound is independent under (alpha, strict) (skeleton::TestPolicy's rule: p ≥ alpha, or
 /// p > alpha when strict) the decision is final. The reported p is then that lower bound.
 struct CmiEarlyStop {
     double alpha = 0.01;

@@ -25,8 +25,8 @@
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
-#include "pc/skeleton.hpp"
 #include "run/context.hpp"
+#include "skeleton/skeleton.hpp"
 
 namespace cudag::cli {
 namespace {
@@ -135,7 +135,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     } catch (const mpi::AgreedFailure& e) {
         print_error(e.what(), world_rank, world_size);
         return 1;
-    } catch (const pc::StoppedAfterLevel& e) {
+    } catch (const skeleton::StoppedAfterLevel& e) {
         if (world_rank == 0 && !pa.job.quiet) std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
         return 3;
     } catch (const std::bad_alloc&) {

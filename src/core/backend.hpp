@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Backends: the kind a run asks for, the GPUs this build and machine can use, and the
 // backend context an engine factory is given. Knows no learner: which engine runs which
-// test is the registry's (pc/engines.hpp).
+// test is the registry's (skeleton/engines.hpp).
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,7 @@
 #include "io/checkpoint_file.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/writers.hpp"
-#include "pc/engines.hpp"
+#include "skeleton/engines.hpp"
 
 namespace cudag::pc {
 
@@ -299,7 +299,7 @@ void replicate_data_into(const Dataset& data, const PcConfig& cfg, const Bootstr
     // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
     // column's index: its columns all stay. (Where none is dropped, d's memory moves out and
     // back.)
-    if (resolve_test(cfg, data).kind != TestKind::CmiKnn) {
+    if (resolve_test(cfg, data).kind != skeleton::TestKind::CmiKnn) {
         d = drop_constant_columns(std::move(d), kept);
         return;
     }
@@ -484,17 +484,17 @@ struct ReplicateBatch {
 };
 ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
                                      mpi::Communicator& comm) {
-    TestPolicy policy;
-    policy.exhaustive = cfg.compat == Compat::CausalLearn;
+    skeleton::TestPolicy policy;
+    policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
     int batch = 1, concurrent = 1;
     mpi::run_agreed(comm, [&] {
-        if (picks_gpu(cfg.backend.kind, policy)) {
+        if (skeleton::picks_gpu(cfg.backend.kind, policy)) {
             const std::vector<int> devices = replicate_devices(cfg.backend);
             const auto gpus = static_cast<std::int64_t>(devices.size());
             const std::int64_t share = (b.replicates + comm.size() - 1) / comm.size();
             batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16 * gpus));
             int at_once = 1;  // on each GPU
-            if (resolve_test(cfg, data).kind == TestKind::FisherZ) {
+            if (resolve_test(cfg, data).kind == skeleton::TestKind::FisherZ) {
                 const int asked = cfg.backend.tunables.replicates_at_once;
                 at_once = asked > 0 ? asked : kGpuReplicatesAtOnce;
                 // A replicate's device memory: C twice over (C and the levels' buffers) and the
@@ -613,7 +613,7 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
             if (ckpt->on_checkpoint) ckpt->on_checkpoint(static_cast<int>(done));
             last_checkpoint = std::chrono::steady_clock::now();
         }
-        if (stop) throw StoppedAfterLevel(static_cast<int>(done));
+        if (stop) throw skeleton::StoppedAfterLevel(static_cast<int>(done));
     }
     BootstrapTable t;
     t.replicates = b.replicates;
@@ -672,7 +672,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         if (cfg.resume && cfg.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
         // A column constant in the data is refused as a run refuses it; one constant in a
         // resample only is left out of that replicate (replicate_data).
-        if (resolve_test(cfg, data).kind != TestKind::CmiKnn)
+        if (resolve_test(cfg, data).kind != skeleton::TestKind::CmiKnn)
             for (std::int64_t v = 0; v < data.n_vars; ++v)
                 if (constant_column(data, v))
                     throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +

@@ -122,10 +122,11 @@ struct BootstrapCheckpoint {
     std::string path;
     std::string hash;
     io::CheckpointSettings settings;
-    bool resume = false;           ///< continue from `path`'s totals (any rank count)
-    bool keep = false;             ///< --keep-checkpoint: the finished run's totals saved too
-    std::int64_t n_vars = 0;       ///< the data's variables (the checkpoint's pairs are checked)
-    std::int64_t stop_after = -1;  ///< testing: stop (StoppedAfterLevel) after a checkpoint of this many replicates
+    bool resume = false;      ///< continue from `path`'s totals (any rank count)
+    bool keep = false;        ///< --keep-checkpoint: the finished run's totals saved too
+    std::int64_t n_vars = 0;  ///< the data's variables (the checkpoint's pairs are checked)
+    std::int64_t stop_after =
+        -1;  ///< testing: stop (skeleton::StoppedAfterLevel) after a checkpoint of this many replicates
     std::vector<std::pair<std::string, std::string>> provenance;  ///< kept in the file
     std::function<void(int done)> on_checkpoint, on_resume;       ///< rank 0's notes
 };

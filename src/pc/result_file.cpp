@@ -14,7 +14,7 @@
 #include "io/hdf5_mpio.hpp"
 #include "io/result_formats.hpp"
 #include "io/writers.hpp"
-#include "pc/result_layout.hpp"
+#include "skeleton/layout.hpp"
 
 namespace cudag::pc {
 
@@ -50,7 +50,8 @@ void write_bootstrap(hid_t root, const pc::BootstrapTable& t, const std::string&
 
 /// Everything write_result_hdf5 writes; with `parts`, the record datasets (separating
 /// sets, pMax pairs and matrix) are created at their final sizes but left to the ranks.
-void write_head(const pc::PcResult& r, hid_t root, const std::string& where, const layout::RecordParts* parts) {
+void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
+                const skeleton::layout::RecordParts* parts) {
     StepTrace trace;  // CUDAG_TRACE: the steps' host times
     trace.start();
     const auto n = static_cast<std::int64_t>(r.names.size());
@@ -88,7 +89,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
     }
 
     trace.mark("head");
-    layout::write_skeleton(root, r.skeleton, where);
+    skeleton::layout::write_skeleton(root, r.skeleton, where);
     trace.mark("skeleton");
 
     h5::write_string_attr(root, "kind", r.pag ? "pag" : "cpdag", where);
@@ -104,7 +105,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
                 if (a < b) rows.insert(rows.end(), {a, b, pag(b, a), pag(a, b)});
         h5::Handle g = h5::create_group(root, "pag", where);
         h5::write_array(g.get(), "edges", rows, {rows.size() / 4, 4}, where);
-        if (n <= pc::PcResult::dense_pmax_limit) {
+        if (n <= skeleton::dense_pmax_limit) {
             std::vector<std::int8_t> amat(un * un, 0);
             for (std::int32_t a = 0; a < n; ++a)
                 for (const std::int32_t b : pag.neighbours(a))
@@ -121,7 +122,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
         }
         h5::Handle g = h5::create_group(root, "cpdag", where);
         h5::write_array(g.get(), "edges", rows, {rows.size() / 3, 3}, where);
-        if (n <= pc::PcResult::dense_pmax_limit) {
+        if (n <= skeleton::dense_pmax_limit) {
             std::vector<std::int8_t> amat(un * un, 0);
             for (std::int32_t a = 0; a < n; ++a)
                 for (std::int32_t b : r.cpdag.neighbours(a))
@@ -132,24 +133,24 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
 
     trace.mark("cpdag");
     if (parts)
-        layout::create_sepsets(root, *parts, where);
+        skeleton::layout::create_sepsets(root, *parts, where);
     else
-        layout::write_sepsets(root, r.sepsets, where);
+        skeleton::layout::write_sepsets(root, r.sepsets, where);
     trace.mark("sepsets");
 
     {
         h5::Handle g = h5::create_group(root, "pmax", where);
         if (parts) {
-            layout::create_pmax_pairs(g.get(), *parts, where);
-            if (n <= pc::PcResult::dense_pmax_limit)
+            skeleton::layout::create_pmax_pairs(g.get(), *parts, where);
+            if (n <= skeleton::dense_pmax_limit)
                 h5::create_dataset(g.get(), "matrix", h5::TypeOf<double>::file(), {un, un}, where);
         } else {
-            layout::write_pmax_pairs(g.get(), r.pmax, n, where);
+            skeleton::layout::write_pmax_pairs(g.get(), r.pmax, n, where);
         }
-        if (!parts && n <= pc::PcResult::dense_pmax_limit) {
+        if (!parts && n <= skeleton::dense_pmax_limit) {
             std::vector<double> matrix(un * un, std::numeric_limits<double>::quiet_NaN());
             for (std::int64_t i = 0; i < n; ++i) matrix[i * un + i] = -1.0;
-            for (const pc::PairP& p : r.pmax) {
+            for (const skeleton::PairP& p : r.pmax) {
                 matrix[static_cast<std::size_t>(p.i) * un + p.j] = p.p;
                 matrix[static_cast<std::size_t>(p.j) * un + p.i] = p.p;
             }
@@ -158,7 +159,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
     }
 
     trace.mark("pmax");
-    layout::write_levels(root, r.levels, where);
+    skeleton::layout::write_levels(root, r.levels, where);
 
     if (r.bootstrap) write_bootstrap(root, *r.bootstrap, where);
 
@@ -171,8 +172,8 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where, con
 /// the n x n dataset `ds` (collective). Entry (a, b) belongs to the rank holding row
 /// min(a, b): rows [lo, hi) from column lo on, and columns [lo, hi) below row hi (the
 /// union of two hyperslabs, which HDF5 walks row by row).
-void write_pmax_matrix_part(hid_t ds, std::span<const pc::PairP> pmax, std::int64_t n, std::int64_t lo, std::int64_t hi,
-                            hid_t xfer, const std::string& where) {
+void write_pmax_matrix_part(hid_t ds, std::span<const skeleton::PairP> pmax, std::int64_t n, std::int64_t lo,
+                            std::int64_t hi, hid_t xfer, const std::string& where) {
     const std::string what = where + ": cannot write /pmax/matrix";
     h5::Handle fspace = h5::check_id(H5Dget_space(ds), what);
     const auto un = static_cast<hsize_t>(n), ulo = static_cast<hsize_t>(lo), uhi = static_cast<hsize_t>(hi);
@@ -185,7 +186,7 @@ void write_pmax_matrix_part(hid_t ds, std::span<const pc::PairP> pmax, std::int6
         return buf[w * (un - ulo) + (a - uhi) * w + (b - ulo)];
     };
     for (std::int64_t i = lo; i < hi; ++i) at(static_cast<hsize_t>(i), static_cast<hsize_t>(i)) = -1.0;
-    for (const pc::PairP& p : pmax) {
+    for (const skeleton::PairP& p : pmax) {
         at(static_cast<hsize_t>(p.i), static_cast<hsize_t>(p.j)) = p.p;
         at(static_cast<hsize_t>(p.j), static_cast<hsize_t>(p.i)) = p.p;
     }
@@ -219,7 +220,7 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Comm
     const auto n = static_cast<std::int64_t>(r.names.size());
     const std::int64_t lo = r.record_rows.all() ? 0 : r.record_rows.begin;
     const std::int64_t hi = r.record_rows.all() ? n : r.record_rows.end;
-    const layout::RecordParts parts = layout::record_parts(r.sepsets, r.pmax.size(), comm);
+    const skeleton::layout::RecordParts parts = skeleton::layout::record_parts(r.sepsets, r.pmax.size(), comm);
     mpi::run_agreed(comm, [&] {
         if (comm.rank() != 0) return;
         h5::Handle file = h5::create_file(path);
@@ -229,8 +230,8 @@ void write_result_hdf5(const pc::PcResult& r, const std::string& path, mpi::Comm
     mpi::run_agreed(comm, [&] {
         h5::Handle file = h5::open_file_mpio(path, true);
         h5::Handle xfer = h5::collective_transfer();
-        layout::write_records_part(file.get(), r.sepsets, r.pmax, parts, xfer.get(), where);
-        if (n <= pc::PcResult::dense_pmax_limit) {
+        skeleton::layout::write_records_part(file.get(), r.sepsets, r.pmax, parts, xfer.get(), where);
+        if (n <= skeleton::dense_pmax_limit) {
             h5::Handle ds = h5::check_id(H5Dopen2(file.get(), "pmax/matrix", H5P_DEFAULT), where);
             write_pmax_matrix_part(ds.get(), r.pmax, n, lo, hi, xfer.get(), where);
         }

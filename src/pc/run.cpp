@@ -14,20 +14,20 @@
 #include "core/magnitude.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
-#include "pc/checkpoint.hpp"
-#include "pc/engines.hpp"
-#include "pc/merge.hpp"
 #include "pc/orient.hpp"
+#include "skeleton/checkpoint.hpp"
+#include "skeleton/engines.hpp"
+#include "skeleton/merge.hpp"
 
 namespace cudag::pc {
 
-TestSpec resolve_test(const PcConfig& cfg, const Dataset& data) {
-    return resolve_test(cfg.test, data, cfg.alpha, cfg.compat);
+skeleton::TestSpec resolve_test(const PcConfig& cfg, const Dataset& data) {
+    return skeleton::resolve_test(cfg.test, data, cfg.alpha, cfg.compat);
 }
 
 void validate(const PcConfig& cfg, const Dataset& data) {
-    validate_test(cfg.test, data, cfg.max_level);
-    const TestSpec test = resolve_test(cfg, data);
+    skeleton::validate_test(cfg.test, data, cfg.max_level);
+    const skeleton::TestSpec test = resolve_test(cfg, data);
     if (!(cfg.alpha > 0.0 && cfg.alpha < 1.0)) {
         std::ostringstream os;
         os << "--alpha must be in (0, 1), got " << cfg.alpha;
@@ -51,14 +51,14 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                              " variables, the data have " + std::to_string(data.n_vars));
         cfg.knowledge.check(data.names);
     }
-    if (data.discrete() || test.kind == TestKind::DSep) return;
-    if (test.kind == TestKind::CmiKnn) {
+    if (data.discrete() || test.kind == skeleton::TestKind::DSep) return;
+    if (test.kind == skeleton::TestKind::CmiKnn) {
         const ci::CmiKnnSpec& spec = test.cmi;
         // The smallest permutation p-value is 1/(1 + B): when that is independent at alpha,
         // every test is, and the graph would come out empty.
-        TestPolicy policy;
+        skeleton::TestPolicy policy;
         policy.alpha = cfg.alpha;
-        policy.strict = cfg.compat == Compat::CausalLearn;
+        policy.strict = cfg.compat == skeleton::Compat::CausalLearn;
         if (policy.independent(ci::cmi_pvalue(0, spec.permutations))) {
             std::int64_t need = std::max<std::int64_t>(1, static_cast<std::int64_t>(1.0 / cfg.alpha) - 2);
             while (policy.independent(ci::cmi_pvalue(0, need))) ++need;
@@ -81,9 +81,9 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
 }
 
-bool scale_free(const TestSpec& test) {
+bool scale_free(const skeleton::TestSpec& test) {
     // CMIknn on raw values too: its tie-break noise is relative to each column's spread.
-    return test.kind == TestKind::FisherZ || test.kind == TestKind::CmiKnn;
+    return test.kind == skeleton::TestKind::FisherZ || test.kind == skeleton::TestKind::CmiKnn;
 }
 
 std::int64_t rescale_extreme_columns(Dataset& data, const PcConfig& cfg) {
@@ -127,7 +127,7 @@ io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg)
     // (cmiknn_shuffle_neighbors -> --shuffle-neighbors; k, resolved, as --knn).
     const std::vector<std::string> test = resolve_test(cfg, data).digest_entries(data.n_samples);
     s.push_back({"--test", test[0]});
-    if (resolve_test(cfg, data).kind == TestKind::DSep) {
+    if (resolve_test(cfg, data).kind == skeleton::TestKind::DSep) {
         Digest dag;  // the DAG's nodes, latent ones and edges
         for (std::size_t i = 1; i < test.size(); ++i) dag.add_string(test[i]);
         s.push_back({"the DAG and its latent nodes (--oracle, --latent)", dag.hex()});
@@ -158,10 +158,10 @@ HostMemoryPlan host_memory_plan(const Dataset& data, const PcConfig& cfg, bool g
         p.pmax = 8.0 * n * n;
     else
         p.per_kept_pair = 16.0 /* pMax slot */ + 4.0 * 8.0 /* both ends in two graphs */ + 16.0 /* kept lists */;
-    const TestKind test = resolve_test(cfg, data).kind;
-    if (!is_discrete(test)) {
+    const skeleton::TestKind test = resolve_test(cfg, data).kind;
+    if (!skeleton::is_discrete(test)) {
         p.data = 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
-        if (!gpu && test == TestKind::FisherZ) {
+        if (!gpu && test == skeleton::TestKind::FisherZ) {
             p.correlation = 8.0 * n * n;  // the CPU engine's C
             // and, while C is computed, the standardised data with each worker's packed rows
             p.data = ci::correlation_work_bytes(data.n_vars, data.n_samples, resolve_threads(cfg.backend.threads));
@@ -213,8 +213,8 @@ SepSets triple_sepsets(const Graph& skeleton, const SepSets& mine, mpi::Communic
     }
     std::vector<SepSets> parts;
     for (int from = 0; from < comm.size(); ++from) {
-        SepSets part = transfer_sepsets(comm, comm.rank() == from ? &needed : nullptr, 0,
-                                        comm.rank() == from ? needed.size() : 0, from, 0, threads);
+        SepSets part = skeleton::transfer_sepsets(comm, comm.rank() == from ? &needed : nullptr, 0,
+                                                  comm.rank() == from ? needed.size() : 0, from, 0, threads);
         if (comm.rank() == 0) parts.push_back(std::move(part));
     }
     SepSets all;
@@ -237,20 +237,20 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
 namespace {
 
 /// The skeleton search's options for `cfg` on `data` with `test`.
-SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& data, const TestSpec& test, int threads,
-                                 const mpi::Communicator& comm) {
-    SkeletonOptions sk;
+skeleton::SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& data, const skeleton::TestSpec& test,
+                                           int threads, const mpi::Communicator& comm) {
+    skeleton::SkeletonOptions sk;
     sk.policy.alpha = cfg.alpha;
-    sk.policy.strict = cfg.compat == Compat::CausalLearn;
-    sk.policy.exhaustive = cfg.compat == Compat::CausalLearn;
-    sk.policy.causal_learn_pvalue = cfg.compat == Compat::CausalLearn;
+    sk.policy.strict = cfg.compat == skeleton::Compat::CausalLearn;
+    sk.policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
+    sk.policy.causal_learn_pvalue = cfg.compat == skeleton::Compat::CausalLearn;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
     sk.distributed_records = cfg.distributed_records && comm.size() > 1;
     sk.keep_pmax = cfg.keep_pmax;
     sk.forbidden_pairs = cfg.knowledge.forbidden_pairs();
     sk.required_pairs = cfg.knowledge.required_pairs();
-    if (test.kind == TestKind::FisherZ) {
+    if (test.kind == skeleton::TestKind::FisherZ) {
         sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
         sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
     }
@@ -259,23 +259,25 @@ SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& data, const
 
 /// The checkpoint hooks of `cfg` (read on rank 0 when resuming, written at every level's
 /// end), agreed over `comm`.
-SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& data, const SkeletonOptions& sk,
-                               mpi::Communicator& comm) {
-    SkeletonHooks hooks;
+skeleton::SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& data, const skeleton::SkeletonOptions& sk,
+                                         mpi::Communicator& comm) {
+    skeleton::SkeletonHooks hooks;
     hooks.stop_after_level = cfg.stop_after_level;
     if (!cfg.checkpoint.empty()) {
         const std::string hash = config_hash(data, cfg);
         const io::CheckpointSettings settings = config_settings(data, cfg);
         mpi::run_agreed(comm, [&] {
             if (cfg.resume && comm.rank() == 0)
-                hooks.resume = pc::read_checkpoint(cfg.checkpoint, hash, data.n_vars, settings);
+                hooks.resume =
+                    skeleton::read_checkpoint(checkpoint_format, cfg.checkpoint, hash, data.n_vars, settings);
         });
         if (hooks.resume && cfg.on_resume) cfg.on_resume(hooks.resume->next_level);
-        hooks.on_checkpoint = [&cfg, &comm, hash, settings, parts = sk.distributed_records](const SkeletonState& s) {
+        hooks.on_checkpoint = [&cfg, &comm, hash, settings,
+                               parts = sk.distributed_records](const skeleton::SkeletonState& s) {
             if (parts)
-                pc::write_checkpoint(s, hash, cfg.checkpoint, comm, settings);
+                skeleton::write_checkpoint(checkpoint_format, s, hash, cfg.checkpoint, comm, settings);
             else
-                pc::write_checkpoint(s, hash, cfg.checkpoint, settings);
+                skeleton::write_checkpoint(checkpoint_format, s, hash, cfg.checkpoint, settings);
             if (cfg.on_checkpoint) cfg.on_checkpoint(s.next_level - 1);
         };
     } else {
@@ -287,13 +289,13 @@ SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& data, const S
 }
 
 /// How the skeleton is oriented: pcalg's rules, or causal-learn's uc_rule / uc_priority.
-OrientOptions orient_options(const PcConfig& cfg, const SkeletonOptions& sk, int threads) {
+OrientOptions orient_options(const PcConfig& cfg, const skeleton::SkeletonOptions& sk, int threads) {
     OrientOptions oo;
     oo.alpha = cfg.alpha;
     oo.independence_strict = sk.policy.strict;
     oo.threads = threads;
     if (!cfg.knowledge.empty()) oo.knowledge = &cfg.knowledge;
-    if (cfg.uc_rule || cfg.compat == Compat::CausalLearn) {
+    if (cfg.uc_rule || cfg.compat == skeleton::Compat::CausalLearn) {
         oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
         oo.uc_priority = cfg.uc_priority.value_or(2);
     } else {
@@ -303,9 +305,9 @@ OrientOptions orient_options(const PcConfig& cfg, const SkeletonOptions& sk, int
 }
 
 /// The result's provenance: what ran, with which rules, where.
-void add_run_config(PcResult& r, const PcConfig& cfg, const Dataset& data, const TestSpec& test,
-                    const SkeletonOptions& sk, const OrientOptions& oo, const std::string& engine, int threads,
-                    const mpi::Communicator& comm) {
+void add_run_config(PcResult& r, const PcConfig& cfg, const Dataset& data, const skeleton::TestSpec& test,
+                    const skeleton::SkeletonOptions& sk, const OrientOptions& oo, const std::string& engine,
+                    int threads, const mpi::Communicator& comm) {
     auto& c = r.config;
     std::ostringstream alpha;
     alpha.precision(17);
@@ -341,15 +343,15 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const auto t0 = std::chrono::steady_clock::now();
     const int threads = resolve_threads(cfg.backend.threads);
 
-    const TestSpec test = resolve_test(cfg, data);
+    const skeleton::TestSpec test = resolve_test(cfg, data);
     const bool discrete = test.is_discrete();
-    const bool cmiknn = test.kind == TestKind::CmiKnn;
-    const SkeletonOptions sk = skeleton_options(cfg, data, test, threads, comm);
+    const bool cmiknn = test.kind == skeleton::TestKind::CmiKnn;
+    const skeleton::SkeletonOptions sk = skeleton_options(cfg, data, test, threads, comm);
     BackendContext backend = cfg.backend;
     backend.threads = threads;
-    const std::unique_ptr<SkeletonEngine> engine_ptr =
-        make_engine(EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm});
-    SkeletonEngine& engine = *engine_ptr;
+    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr =
+        skeleton::make_engine(skeleton::EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm});
+    skeleton::SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     };
@@ -360,18 +362,18 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         cfg.on_note(what + buf);
     };
     note(engine.name() + " engine set up (" +
-             (cmiknn                        ? "columns transformed"
-              : discrete                    ? "codes"
-              : test.kind == TestKind::DSep ? "the DAG"
-                                            : "correlation matrix") +
+             (cmiknn                                  ? "columns transformed"
+              : discrete                              ? "codes"
+              : test.kind == skeleton::TestKind::DSep ? "the DAG"
+                                                      : "correlation matrix") +
              " included):",
          seconds_since(t0));
     if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());
 
-    SkeletonHooks hooks = checkpoint_hooks(cfg, data, sk, comm);
+    skeleton::SkeletonHooks hooks = checkpoint_hooks(cfg, data, sk, comm);
     const auto t_skel = std::chrono::steady_clock::now();
     hooks.on_level_start = cfg.on_level_start;
-    SkeletonResult skel = learn_skeleton(engine, sk, comm, cfg.on_level, hooks);
+    skeleton::SkeletonResult skel = skeleton::learn_skeleton(engine, sk, comm, cfg.on_level, hooks);
 
     const OrientOptions oo = orient_options(cfg, sk, threads);
     PValueFn pfn = [&engine](std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s) {

@@ -12,18 +12,18 @@
 #include "core/knowledge.hpp"
 #include "io/checkpoint_file.hpp"
 #include "pc/result.hpp"
-#include "pc/skeleton.hpp"
-#include "pc/test_spec.hpp"
+#include "skeleton/skeleton.hpp"
+#include "skeleton/test_spec.hpp"
 
 namespace cudag::pc {
 
 struct PcConfig {
     /// The CI test and its parameters as the options give them (defaults filled in by
     /// resolve_test from the data and the semantics).
-    TestOptions test;
+    skeleton::TestOptions test;
     double alpha = 0.01;
     int max_level = -1;  ///< -1: no cap
-    Compat compat = Compat::Pcalg;
+    skeleton::Compat compat = skeleton::Compat::Pcalg;
     /// causal-learn's uc_rule (0 sepset, 1 maxP, 2 definiteMaxP). Unset: pcalg's
     /// orientation (udag2pdagRelaxed), or 0 under --compat causal-learn.
     std::optional<int> uc_rule;
@@ -34,11 +34,11 @@ struct PcConfig {
     /// the directions (see pc::OrientOptions::knowledge).
     Knowledge knowledge;
     /// Backend kind, device, threads (0: all hardware threads), tunables; built once by the
-    /// command's run context and given to the engine factory (pc/engines.hpp).
+    /// command's run context and given to the engine factory (skeleton/engines.hpp).
     BackendContext backend;
-    LevelCallback on_level;  ///< progress hook, may be empty
+    skeleton::LevelCallback on_level;  ///< progress hook, may be empty
     /// Called on rank 0 before each level l >= 1 with its planned tests; may be empty.
-    std::function<void(const LevelPlan&)> on_level_start;
+    std::function<void(const skeleton::LevelPlan&)> on_level_start;
     std::function<void(const std::string&)> on_note;  ///< phase timings (verbose), may be empty
     /// HDF5 checkpoint written by rank 0 after every level ("" for none).
     std::string checkpoint;
@@ -56,7 +56,7 @@ struct PcConfig {
     int stop_after_level = -1;
     /// Several ranks: keep the separating sets and pMax distributed (each rank its
     /// PcResult::record_rows, for a collective result write) and write checkpoints
-    /// collectively (pc::write_checkpoint's collective form, every rank calling
+    /// collectively (skeleton::write_checkpoint's collective form, every rank calling
     /// on_checkpoint). Rank 0 orients from the separating sets of unshielded triples, sent
     /// to it by their rows' owners. The file contents are the same either way.
     bool distributed_records = false;
@@ -79,17 +79,17 @@ std::int64_t rescale_extreme_columns(Dataset& data, const PcConfig& cfg);
 /// Whether `test` gives the same answer on a column multiplied by a power of two (Fisher-z;
 /// CMIknn, whose tie-break noise scales with each column's spread), so that extreme columns
 /// are rescaled for it (core/magnitude.hpp).
-bool scale_free(const TestSpec& test);
+bool scale_free(const skeleton::TestSpec& test);
 
 /// The test a run of `cfg` on `data` uses (pc::resolve_test with cfg's alpha and compat).
-TestSpec resolve_test(const PcConfig& cfg, const Dataset& data);
+skeleton::TestSpec resolve_test(const PcConfig& cfg, const Dataset& data);
 
 /// Run PC-stable on `data` (continuous data with Fisher-z, discrete data with χ²/G²). Fills every PcResult field except
 /// `config` provenance entries the caller adds (input path, command line).
 PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 
 /// The distributed form: every rank of `comm` calls it with the same data and options.
-/// The skeleton search is split over the ranks (pc::learn_skeleton); separating sets,
+/// The skeleton search is split over the ranks (skeleton::learn_skeleton); separating sets,
 /// pMax and the orientation are complete on rank 0 only (other ranks get the skeleton,
 /// the level statistics and the names) or, with cfg.distributed_records, every rank
 /// holds the separating sets and pMax of its PcResult::record_rows and rank 0 the
@@ -99,11 +99,15 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg);
 PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm);
 
 /// Hex digest (64-bit FNV-1a) of what decides a run's results: the data (shape, names,
-/// values), the resolved test (TestSpec::digest_entries: its name with its resolved
+/// values), the resolved test (skeleton::TestSpec::digest_entries: its name with its resolved
 /// degrees-of-freedom rule or CMIknn parameters, k resolved from --knn), alpha and
 /// compat semantics, and the background knowledge when there is some. Not threads, backend, ranks or
 /// --max-level. A checkpoint is resumed only by a run with the same digest.
 std::string config_hash(const Dataset& data, const PcConfig& cfg);
+/// A PC run's level checkpoints (skeleton/checkpoint.hpp: the skeleton search's state,
+/// under PC's format name; root attribute "format").
+inline constexpr io::CheckpointFormat checkpoint_format{"cudag-pc-checkpoint-1", "PC"};
+
 /// What config_hash covers, by option, stored in a checkpoint so that a refused --resume
 /// names the option that differs (e.g. "--alpha was 0.01 in the checkpoint, 0.05 now").
 io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg);

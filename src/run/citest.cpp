@@ -13,8 +13,8 @@
 #include "core/format.hpp"
 #include "core/magnitude.hpp"
 #include "io/dataset_io.hpp"
-#include "pc/ci_tests.hpp"
 #include "pc/run.hpp"
+#include "skeleton/ci_tests.hpp"
 
 namespace cudag::run {
 
@@ -48,19 +48,19 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& 
 
 CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(a) {
     const std::string& test = a.test;
-    const std::optional<pc::TestKind> kind = pc::parse_test_kind(test);
+    const std::optional<skeleton::TestKind> kind = skeleton::parse_test_kind(test);
     if (!kind) throw InputError("unknown --test '" + test + "' (available: cmiknn, fisher-z, chi-square, g-square)");
     options_.kind = kind;
     options_.cmi = cmi_knn_spec(a.cmi, test);
     options_.cmi_early_stop = false;  // citest reports the exact permutation p-value
     if (a.compat == "causal-learn")
-        compat_ = pc::Compat::CausalLearn;
+        compat_ = skeleton::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
-    if (!a.dof.empty()) options_.dof = pc::parse_dof(a.dof);
+    if (!a.dof.empty()) options_.dof = skeleton::parse_dof(a.dof);
     threads_ = checked_threads(a.threads, a.quiet);
     data_ = read_data(with_na_values(read, a.data, a.dataset, a.na_values), a.data, a.dataset,
-                      pc::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
+                      skeleton::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
 }
 
 CitestSession::~CitestSession() = default;
@@ -68,20 +68,20 @@ CitestSession::~CitestSession() = default;
 CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
     const std::vector<std::int32_t> vars = resolve_names(data_, x, y, given);
     const int l = static_cast<int>(given.size());
-    if (options_.kind == pc::TestKind::FisherZ && data_.n_samples <= l + 3)
+    if (options_.kind == skeleton::TestKind::FisherZ && data_.n_samples <= l + 3)
         throw InputError(data_.source + ": " + std::to_string(data_.n_samples) +
                          " samples are too few for fisher-z given " + std::to_string(l) +
                          " variables (it needs more than " + std::to_string(l + 3) + ")");
-    pc::validate_test(options_, data_, l);
+    skeleton::validate_test(options_, data_, l);
     // alpha decides only the CMIknn early stop, which citest turns off.
     if (!spec_) {
-        spec_ = pc::resolve_test(options_, data_, pc::PcConfig{}.alpha, compat_);
+        spec_ = skeleton::resolve_test(options_, data_, pc::PcConfig{}.alpha, compat_);
         // The rule pc follows (core/magnitude.hpp): extreme columns rescaled, exactly.
         if (pc::scale_free(*spec_)) rescaled_ = cudag::rescale_extreme_columns(data_);
     }
-    // The test through ci::CiTest (pc/ci_tests.hpp): the statistic, p and the other numbers.
+    // The test through ci::CiTest (skeleton/ci_tests.hpp): the statistic, p and the other numbers.
     if (!test_ || l > max_cond_) {
-        test_ = pc::make_ci_test(data_, *spec_, compat_, threads_, l);
+        test_ = skeleton::make_ci_test(data_, *spec_, compat_, threads_, l);
         max_cond_ = l;
     }
     const std::span<const std::int32_t> z(vars.data() + 2, vars.size() - 2);

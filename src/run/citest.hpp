@@ -12,9 +12,9 @@
 
 #include "ci/ci_test.hpp"
 #include "core/dataset.hpp"
-#include "pc/test_spec.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
+#include "skeleton/test_spec.hpp"
 
 namespace cudag::run {
 
@@ -50,11 +50,11 @@ public:
 
 private:
     CitestJob job_;
-    pc::TestOptions options_;
-    pc::Compat compat_ = pc::Compat::Pcalg;
+    skeleton::TestOptions options_;
+    skeleton::Compat compat_ = skeleton::Compat::Pcalg;
     int threads_ = 1;
     Dataset data_;
-    std::optional<pc::TestSpec> spec_;
+    std::optional<skeleton::TestSpec> spec_;
     std::unique_ptr<ci::CiTest> test_;
     int max_cond_ = -1;
     std::int64_t rescaled_ = 0;  ///< columns of extreme magnitude rescaled (core/magnitude.hpp)

@@ -190,9 +190,9 @@ void report_startup(mpi::Communicator& comm, const mpi::Environment& env, const 
     if (comm.rank() == 0 && !quiet) std::cerr << table << std::flush;
 }
 
-pc::Progress::Mode progress_mode(bool quiet, bool verbose, bool root) {
-    if (quiet || !root) return pc::Progress::Mode::Quiet;
-    return verbose ? pc::Progress::Mode::Always : pc::Progress::Mode::Auto;
+skeleton::Progress::Mode progress_mode(bool quiet, bool verbose, bool root) {
+    if (quiet || !root) return skeleton::Progress::Mode::Quiet;
+    return verbose ? skeleton::Progress::Mode::Always : skeleton::Progress::Mode::Auto;
 }
 
 std::string seconds_text(double s) {

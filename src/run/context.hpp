@@ -11,7 +11,7 @@
 #include "core/backend.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
-#include "pc/progress.hpp"
+#include "skeleton/progress.hpp"
 
 namespace cudag::run {
 
@@ -43,7 +43,7 @@ public:
 void end_early_gpu_context(int bound);
 
 /// Binds this rank to its GPU and sets its threads (in `backend`). `gpu_candidate`: the
-/// engine registry may pick a GPU engine for the job (pc::gpu_candidate). Under MPI the
+/// engine registry may pick a GPU engine for the job (skeleton::gpu_candidate). Under MPI the
 /// binding needs the device count now; one process does not ask: CUDA's start-up (driver
 /// and context, a few hundred ms) then runs on the warm-up thread while the data are read.
 RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Environment& env);
@@ -63,7 +63,7 @@ void report_startup(mpi::Communicator& comm, const mpi::Environment& env, const 
 
 /// The progress mode of a run: quiet off rank 0 or when asked, every line when verbose,
 /// else on a terminal.
-pc::Progress::Mode progress_mode(bool quiet, bool verbose, bool root);
+skeleton::Progress::Mode progress_mode(bool quiet, bool verbose, bool root);
 
 /// The GPUs a rank runs a bootstrap's replicates on, of `visible` ones: those whose id is
 /// congruent to its node-local rank modulo the ranks on its node, so that the ranks of a

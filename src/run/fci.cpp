@@ -7,8 +7,8 @@
 
 #include "core/error.hpp"
 #include "fci/tester.hpp"
-#include "pc/ci_tests.hpp"
-#include "pc/progress.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/progress.hpp"
 #include "run/context.hpp"
 
 namespace cudag::run {
@@ -52,15 +52,15 @@ void check_fci_job(const FciJob& job) {
 }
 
 /// r.pmax with `more` folded in (a pair's value raised, new pairs inserted), sorted.
-void merge_pmax(pc::PairPList& pmax, const std::vector<fci::PairMax>& more) {
+void merge_pmax(skeleton::PairPList& pmax, const std::vector<fci::PairMax>& more) {
     if (more.empty()) return;
-    std::vector<pc::PairP> all(pmax.begin(), pmax.end());
+    std::vector<skeleton::PairP> all(pmax.begin(), pmax.end());
     for (const fci::PairMax& m : more) all.push_back({m.i, m.j, m.p});
-    std::sort(all.begin(), all.end(), [](const pc::PairP& u, const pc::PairP& v) {
+    std::sort(all.begin(), all.end(), [](const skeleton::PairP& u, const skeleton::PairP& v) {
         return u.i != v.i ? u.i < v.i : u.j != v.j ? u.j < v.j : u.p > v.p;
     });
-    pc::PairPList out;
-    for (const pc::PairP& p : all)
+    skeleton::PairPList out;
+    for (const skeleton::PairP& p : all)
         if (out.empty() || out.back().i != p.i || out.back().j != p.j) out.push_back(p);
     pmax = std::move(out);
 }
@@ -83,13 +83,13 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             if (cfg.knowledge.has_directions())
                 throw InputError("background knowledge with directions: cudag fci takes adjacency knowledge only "
                                  "(pcalg's fixedGaps / fixedEdges)");
-            pc::Progress progress(progress_mode(quiet, verbose, true), "cudag fci");
+            skeleton::Progress progress(progress_mode(quiet, verbose, true), "cudag fci");
             const auto t0 = std::chrono::steady_clock::now();
-            const pc::TestSpec spec = pc::resolve_test(cfg, data);
-            const pc::Compat compat = cfg.compat;
+            const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
+            const skeleton::Compat compat = cfg.compat;
             const int max_cond = -1;
-            fci::Tester tester([&] { return pc::make_ci_test(data, spec, compat, 1, max_cond); },
-                               cfg.backend.threads, ci::Decision{cfg.alpha, compat == pc::Compat::CausalLearn});
+            fci::Tester tester([&] { return skeleton::make_ci_test(data, spec, compat, 1, max_cond); },
+                               cfg.backend.threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn});
             fci::FciOptions o = opt;
             o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
             for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);

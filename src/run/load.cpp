@@ -11,7 +11,7 @@
 #include "core/pag.hpp"
 #include "io/hdf5_file.hpp"
 #include "io/result_formats.hpp"
-#include "pc/result_layout.hpp"
+#include "skeleton/layout.hpp"
 
 namespace cudag::run {
 
@@ -156,7 +156,7 @@ pc::PcResult read_pc(hid_t root, const std::string& where) {
     }
     r.n_samples = scalar_attr<std::int64_t>(root, "n_samples", where);
     r.seconds_total = scalar_attr<double>(root, "seconds_total", where);
-    r.skeleton = pc::layout::read_skeleton(root, n, where);
+    r.skeleton = skeleton::layout::read_skeleton(root, n, where);
     // The graph: a PAG (cudag fci: kind "pag", the CPDAG then empty, as the run leaves it) or
     // the CPDAG (kind "cpdag", or no kind: files written before cudag fci).
     const std::vector<std::string> kind =
@@ -173,12 +173,12 @@ pc::PcResult read_pc(hid_t root, const std::string& where) {
     } else {
         throw InputError(where + ": the root attribute kind is '" + kind.front() + "' (expected 'cpdag' or 'pag')");
     }
-    r.sepsets = pc::layout::read_sepsets(root, n, where);
+    r.sepsets = skeleton::layout::read_sepsets(root, n, where);
     {
         h5::Handle g = h5::check_id(H5Gopen2(root, "pmax", H5P_DEFAULT), where + ": cannot open /pmax");
-        r.pmax = pc::layout::read_pmax_pairs(g.get(), n, where);
+        r.pmax = skeleton::layout::read_pmax_pairs(g.get(), n, where);
     }
-    r.levels = pc::layout::read_levels(root, where);
+    r.levels = skeleton::layout::read_levels(root, where);
     r.config = read_config(root, where);
     if (exists(root, "bootstrap")) r.bootstrap = read_bootstrap(root, n, where);
     return r;

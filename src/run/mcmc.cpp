@@ -10,20 +10,20 @@
 #include "bn/pipeline.hpp"
 #include "core/backend.hpp"
 #include "core/digest.hpp"
-#include "core/format.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/interrupt.hpp"
 #include "core/memory.hpp"
+#include "io/dataset_io.hpp"
 #include "io/hdf5_plan.hpp"
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
-#include "io/dataset_io.hpp"
 #include "mpi/communicator.hpp"
 #include "pc/bootstrap.hpp"
-#include "pc/progress.hpp"
 #include "pc/result_file.hpp"
 #include "run/context.hpp"
 #include "run/mcmc_parts.hpp"
+#include "skeleton/progress.hpp"
 
 namespace cudag::run {
 
@@ -50,7 +50,7 @@ void check_mcmc_paths(const McmcJob& a, const McmcPlan& plan, const mpi::Communi
 /// Data, prior, space and knowledge, on every rank (each computes its share of the table);
 /// the chains' memory and the drawing size checked before the table's minutes are spent.
 ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrior& prior, bn::ScoreKind kind,
-                             mpi::Communicator& comm, pc::Progress& progress, const DataReader& reader,
+                             mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader,
                              const McmcHooks& hooks) {
     bn::McmcConfig& cfg = plan.cfg;
     const bool bge = kind == bn::ScoreKind::BGe;
@@ -262,7 +262,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     io::OutputSet outputs;
     const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, formats,
                                              {a.checkpoint, a.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
-    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
+    skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
     const io::TableMode mode = kind == bn::ScoreKind::BGe ? io::TableMode::Numeric : io::TableMode::Labels;
     const Dataset data = io::share_dataset(*comm, [&] { return read_data(reader, a.data, a.dataset, mode); });
@@ -359,7 +359,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
             b, *comm, replicate,
             [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); },
             resolve_threads(a.threads), static_cast<int>(std::max<std::size_t>(1, devices.size())), &ckpt);
-    } catch (const pc::StoppedAfterLevel& e) {
+    } catch (const skeleton::StoppedAfterLevel& e) {
         done.stopped = "stopped after " + std::to_string(e.level()) + " replicates as asked (--stop-after)";
         return done;
     }
@@ -421,7 +421,7 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
     io::OutputSet outputs;
     const std::string tmp_h5 = claim_outputs(*comm, outputs, a.out, plan.formats,
                                              {a.checkpoint, a.resume, a.overwrite_checkpoint, true, &lock, a.quiet});
-    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
+    skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
 
     // Checkpoints: every rank writes its chains' states (parallel HDF5 on several ranks),
     // else rank 0 gathers and writes them. The result is combined on rank 0 either way.

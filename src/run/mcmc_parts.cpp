@@ -182,7 +182,7 @@ MemoryPlan skeleton_memory_plan(const McmcJob& a, bool bge, std::int64_t n, std:
     shape.n_vars = n;
     shape.n_samples = samples;
     pc::PcConfig cfg;
-    cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
+    cfg.test.kind = bge ? skeleton::TestKind::FisherZ : skeleton::TestKind::ChiSquare;
     // The skeleton's engine as run_pc picks it (auto resolved: the CPU's without a GPU).
     const bool gpu = picks_gpu(parse_backend(a.backend));
     cfg.backend.kind = gpu ? BackendKind::Cuda : BackendKind::Cpu;
@@ -307,11 +307,11 @@ bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::
 }
 
 bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
-                         pc::Progress& progress, const DataReader& reader) {
+                         skeleton::Progress& progress, const DataReader& reader) {
     Dataset data = read_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
-    cfg.test.kind = bge ? pc::TestKind::FisherZ : pc::TestKind::ChiSquare;
+    cfg.test.kind = bge ? skeleton::TestKind::FisherZ : skeleton::TestKind::ChiSquare;
     cfg.backend.kind = parse_backend(a.backend);
     cfg.backend.threads = a.threads;
     const pc::PcResult r = pc::run_pc(data, cfg, comm);
@@ -327,7 +327,7 @@ bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::stri
     std::sort(edges.begin(), edges.end(), [](const bn::SkeletonEdge& x, const bn::SkeletonEdge& y) {
         return std::pair(x.a, x.b) < std::pair(y.a, y.b);
     });
-    for (const pc::PairP& p : r.pmax) {
+    for (const skeleton::PairP& p : r.pmax) {
         const std::pair<std::int32_t, std::int32_t> key{std::min(p.i, p.j), std::max(p.i, p.j)};
         const auto it = std::lower_bound(edges.begin(), edges.end(), key, before);
         if (it != edges.end() && it->a == key.first && it->b == key.second) it->p = p.p;
@@ -351,7 +351,7 @@ void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in) {
                            {"--aw", a.score.aw_given ? exact_number(a.score.aw) : "default"}};
 }
 
-bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const McmcHooks& hooks, bool root) {
+bn::McmcObserver mcmc_observer(const McmcJob& a, skeleton::Progress& progress, const McmcHooks& hooks, bool root) {
     using clock = std::chrono::steady_clock;
     struct Clock {
         clock::time_point last_line = clock::now(), chains = clock::now();
@@ -395,10 +395,11 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const M
         at->last_line = clock::now();
         const double t = since(at->phase_start);
         const double left = done > 0 ? t * static_cast<double>(total - done) / static_cast<double>(done) : 0.0;
-        progress.note(std::string(what) + ": " + pc::Progress::count(static_cast<double>(done)) + " of " +
-                      pc::Progress::count(static_cast<double>(total)) + " entries (" +
+        progress.note(std::string(what) + ": " + skeleton::Progress::count(static_cast<double>(done)) + " of " +
+                      skeleton::Progress::count(static_cast<double>(total)) + " entries (" +
                       fixed(total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, 0) +
-                      "%) in " + pc::Progress::duration(t) + ", about " + pc::Progress::duration(left) + " left");
+                      "%) in " + skeleton::Progress::duration(t) + ", about " + skeleton::Progress::duration(left) +
+                      " left");
     };
     const std::string checkpoint = a.checkpoint;
     observer.on_checkpoint = [checkpoint](std::int64_t done) {

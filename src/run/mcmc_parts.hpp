@@ -9,13 +9,13 @@
 
 #include "bn/mcmc_result.hpp"
 #include "bn/pipeline.hpp"
-#include "run/mcmc.hpp"
 #include "core/backend.hpp"
 #include "core/memory.hpp"
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
-#include "pc/progress.hpp"
+#include "run/mcmc.hpp"
+#include "skeleton/progress.hpp"
 
 namespace cudag::run {
 
@@ -63,7 +63,7 @@ inline bool space_names_file(const std::string& space) {
 /// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)
 /// its candidates, every other node an extra (plus1).
 bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
-                         pc::Progress& progress, const DataReader& reader);
+                         skeleton::Progress& progress, const DataReader& reader);
 
 /// What a checkpoint must have been written for, as far as the scores go: the data as
 /// scored and the score's parameters (bn::McmcConfig::scored and scored_settings).
@@ -72,7 +72,7 @@ void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in);
 /// The progress lines of a run on stderr (iterations, acceptance, rate, time left), the
 /// hooks' progress calls, and the interrupt note naming the last checkpoint. `progress`
 /// and `hooks` must outlive the observer.
-bn::McmcObserver mcmc_observer(const McmcJob& a, pc::Progress& progress, const McmcHooks& hooks, bool root);
+bn::McmcObserver mcmc_observer(const McmcJob& a, skeleton::Progress& progress, const McmcHooks& hooks, bool root);
 
 /// Rank 0: the result of a finished run as the writers take it.
 bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, const ScoreInputs& in,

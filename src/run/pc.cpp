@@ -15,14 +15,14 @@
 
 #include "ci/cmi_knn.hpp"
 #include "core/backend.hpp"
+#include "core/dsep.hpp"
 #include "core/error.hpp"
-#include "core/trace.hpp"
-#include "core/interrupt.hpp"
 #include "core/format.hpp"
+#include "core/interrupt.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
+#include "core/trace.hpp"
 #include "cudag/config.hpp"
-#include "core/dsep.hpp"
 #include "io/dataset_io.hpp"
 #include "io/graph_reader.hpp"
 #include "io/hdf5_file.hpp"
@@ -32,11 +32,11 @@
 #include "io/writers.hpp"
 #include "mpi/mpi_communicator.hpp"
 #include "pc/bootstrap.hpp"
-#include "pc/cpu/cmi_knn_engine.hpp"
-#include "pc/engines.hpp"
-#include "pc/progress.hpp"
 #include "pc/result_file.hpp"
 #include "run/context.hpp"
+#include "skeleton/cpu/cmi_knn_engine.hpp"
+#include "skeleton/engines.hpp"
+#include "skeleton/progress.hpp"
 
 namespace cudag::run {
 
@@ -45,7 +45,7 @@ namespace {
 /// CMIknn, whose every test draws its permutations (a level of a thousand tests can take an
 /// hour where Fisher-z takes a second): before level 0, how many tests it may run and,
 /// from the first few timed on one thread, about how long on `workers` threads.
-void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int workers, pc::Progress& progress) {
+void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int workers, skeleton::Progress& progress) {
     const std::int64_t n = data.n_vars;
     const double tests = 0.5 * static_cast<double>(n) * static_cast<double>(n - 1);
     if (n < 2) return;
@@ -57,16 +57,16 @@ void announce_cmi_level0(const Dataset& data, const ci::CmiKnnSpec& spec, int wo
     // Every permutation drawn (no early stop): the estimate is an upper bound.
     for (std::int32_t j = 1; j < n && timed < 4 && (timed == 0 || elapsed() < 2.0); ++j, ++timed) {
         std::int32_t x = 0, y = j;
-        const std::uint64_t id = pc::cmi_pc_test_id(x, y, {});
+        const std::uint64_t id = skeleton::cmi_pc_test_id(x, y, {});
         cmi.test(x, y, {}, id, std::span<ci::CmiKnnWorkspace>(ws), std::nullopt);
     }
     const double each = elapsed() / static_cast<double>(timed);
     char line[160];
     std::snprintf(line, sizeof line, "; the first %lld took %.3g s each on one thread", static_cast<long long>(timed),
                   each);
-    progress.note("level 0: up to " + pc::Progress::count(tests) + " CMIknn tests (" +
+    progress.note("level 0: up to " + skeleton::Progress::count(tests) + " CMIknn tests (" +
                   std::to_string(spec.permutations) + " permutations each)" + line + ": up to about " +
-                  pc::Progress::duration(tests * each / std::max(1, workers)) + " on " + std::to_string(workers) +
+                  skeleton::Progress::duration(tests * each / std::max(1, workers)) + " on " + std::to_string(workers) +
                   " threads; Ctrl-C stops the run at once");
 }
 
@@ -135,12 +135,12 @@ void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, c
 // data (refused by the reader); a column mixing both is an error at its stray cell (a typo
 // in continuous data); integer codes with few levels run fisher-z with a note. Decimal
 // commas are refused by the reader in every mode, numbers with a fraction by the discrete
-// tests (pc::validate_test). README "Discrete data" documents the rules.
-Dataset read_pc_data(const PcJob& a, std::optional<pc::TestKind> test, pc::Progress& progress,
+// tests (skeleton::validate_test). README "Discrete data" documents the rules.
+Dataset read_pc_data(const PcJob& a, std::optional<skeleton::TestKind> test, skeleton::Progress& progress,
                      const mpi::Communicator& comm, const DataReader& reader,
                      const std::function<void(const std::string&)>& warn) {
-    if (a.discrete && test == pc::TestKind::FisherZ) throw InputError("--discrete contradicts --test fisher-z");
-    if (a.discrete || (test && pc::is_discrete(*test)))
+    if (a.discrete && test == skeleton::TestKind::FisherZ) throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete || (test && skeleton::is_discrete(*test)))
         return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
     if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
     Dataset d;
@@ -260,16 +260,16 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
     if (a.compat == "causal-learn")
-        cfg.compat = pc::Compat::CausalLearn;
+        cfg.compat = skeleton::Compat::CausalLearn;
     else if (a.compat != "pcalg")
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
     backend.kind = a.oracle.empty() ? parse_backend(a.backend) : BackendKind::Cpu;  // the oracle: CPU only
     cfg.test.cmi = cmi_knn_spec(a.cmi, a.test);
     cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
-    if (!a.test.empty()) cfg.test.kind = pc::parse_test(a.test);
-    if (!a.dof.empty()) cfg.test.dof = pc::parse_dof(a.dof);
-    if (!a.oracle.empty()) cfg.test.kind = pc::TestKind::DSep;
-    const bool cmiknn = cfg.test.kind == pc::TestKind::CmiKnn;
+    if (!a.test.empty()) cfg.test.kind = skeleton::parse_test(a.test);
+    if (!a.dof.empty()) cfg.test.dof = skeleton::parse_dof(a.dof);
+    if (!a.oracle.empty()) cfg.test.kind = skeleton::TestKind::DSep;
+    const bool cmiknn = cfg.test.kind == skeleton::TestKind::CmiKnn;
     if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
     apply_tunes(a.tunes, backend.tunables);
     if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
@@ -279,7 +279,7 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
 
 /// The data, read once: handed over in memory, read collectively (HDF5 through MPI-IO), or
 /// read by rank 0 and broadcast.
-Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm,
+Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress& progress, mpi::Communicator& comm,
                       const io::Hdf5IoPlan& io_plan, const PcHooks& hooks) {
     const auto t_read = std::chrono::steady_clock::now();
     Dataset data;
@@ -362,7 +362,7 @@ void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
 /// The result HDF5 (collectively, or by rank 0) and the formats beside it.
 void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, const std::string& command_line,
                      pc::PcResult& r, io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
-                     pc::Progress& progress, mpi::Communicator& comm) {
+                     skeleton::Progress& progress, mpi::Communicator& comm) {
     const bool root = comm.rank() == 0;
     const auto t_write = std::chrono::steady_clock::now();
     if (io_plan.collective && a.learner == "pc" && !a.out.empty()) {
@@ -429,7 +429,7 @@ std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& d
 
 /// --oracle: the DAG read (every rank), the oracle set in cfg.test, and its observed nodes
 /// as the data (names, no samples).
-Dataset read_oracle_input(const PcJob& a, pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm) {
+Dataset read_oracle_input(const PcJob& a, pc::PcConfig& cfg, skeleton::Progress& progress, mpi::Communicator& comm) {
     Dataset data;
     mpi::run_agreed(comm, [&] {
         std::vector<std::string> names;
@@ -451,7 +451,7 @@ Dataset read_oracle_input(const PcJob& a, pc::PcConfig& cfg, pc::Progress& progr
 /// The data read and made ready (knowledge read against their names, extreme columns
 /// rescaled, the run's fit checked), with the notes on the way; `warm_up` joined.
 Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std::string>& formats,
-                        const RankPlace& place, const mpi::Environment& env, pc::Progress& progress,
+                        const RankPlace& place, const mpi::Environment& env, skeleton::Progress& progress,
                         mpi::Communicator& comm, const io::Hdf5IoPlan& io_plan, const PcHooks& hooks,
                         GpuWarmUp& warm_up) {
     const bool oracle = !a.oracle.empty();
@@ -486,18 +486,18 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
 
 /// The run's callbacks: progress lines, the caller's level hook, the verbose peak per
 /// level (in `levels_peak`), the checkpoint note and the resume line.
-void set_pc_callbacks(const PcJob& a, pc::PcConfig& cfg, pc::Progress& progress, const PcHooks& hooks,
+void set_pc_callbacks(const PcJob& a, pc::PcConfig& cfg, skeleton::Progress& progress, const PcHooks& hooks,
                       std::int64_t& levels_peak) {
     // Verbose: the peak so far is kept and a new one started after every level, so that the
     // end reports the whole run's peak and the peak after the levels (the records' collection,
     // orientation and output) apart.
-    cfg.on_level = [&progress, &hooks, &levels_peak, verbose = a.verbose](const pc::LevelStats& s) {
+    cfg.on_level = [&progress, &hooks, &levels_peak, verbose = a.verbose](const skeleton::LevelStats& s) {
         progress.level(s);
         if (hooks.level) hooks.level(s);
         if (verbose) levels_peak = std::max(levels_peak, restart_peak_resident());
     };
     cfg.on_note = [&progress](const std::string& line) { progress.note(line); };
-    cfg.on_level_start = [&progress](const pc::LevelPlan& plan) { progress.level_start(plan); };
+    cfg.on_level_start = [&progress](const skeleton::LevelPlan& plan) { progress.level_start(plan); };
     const std::string checkpoint = cfg.checkpoint;
     cfg.on_checkpoint = [checkpoint](int level) {
         interrupt::set_note("the last checkpoint is level " + std::to_string(level) + " in '" + checkpoint +
@@ -520,7 +520,8 @@ std::string short_number(double x) {
 /// refuse in one line, naming the option that keeps fewer pairs, when it cannot hold them.
 void guard_level0_memory(pc::PcConfig& cfg, const pc::HostMemoryPlan& plan, mpi::Communicator& comm) {
     if (plan.per_kept_pair <= 0.0) return;
-    cfg.on_level = [inner = cfg.on_level, per = plan.per_kept_pair, alpha = cfg.alpha, &comm](const pc::LevelStats& s) {
+    cfg.on_level = [inner = cfg.on_level, per = plan.per_kept_pair, alpha = cfg.alpha,
+                    &comm](const skeleton::LevelStats& s) {
         if (inner) inner(s);
         if (s.level != 0) return;
         const double need = per * static_cast<double>(s.edges_after);
@@ -539,8 +540,8 @@ void guard_level0_memory(pc::PcConfig& cfg, const pc::HostMemoryPlan& plan, mpi:
 /// CMIknn: every level announced, and level 0's cost estimated first (rank 0, a valid
 /// fresh run with progress on).
 void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace& place, int ranks, bool root,
-                  pc::Progress& progress) {
-    if (cfg.test.kind != pc::TestKind::CmiKnn) return;
+                  skeleton::Progress& progress) {
+    if (cfg.test.kind != skeleton::TestKind::CmiKnn) return;
     progress.announce_every_level();
     bool valid = true;  // else run_pc refuses the run (on every rank), not timed first
     try {
@@ -554,7 +555,7 @@ void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace&
 
 /// --write-resample: replicate --replicate's rows of the data, written (rank 0) as the
 /// data set a direct run on them reads; no run.
-PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& progress, mpi::Communicator& comm,
+PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress& progress, mpi::Communicator& comm,
                      const io::Hdf5IoPlan& io_plan, const PcHooks& hooks) {
     const Dataset data = read_pc_input(a, cfg, progress, comm, io_plan, hooks);
     pc::BootstrapOptions b = bootstrap_options(a);
@@ -589,7 +590,7 @@ PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, pc::Progress& prog
 PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
                         const std::vector<std::string>& formats, const std::string& command_line,
                         io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
-                        pc::Progress& progress, mpi::Communicator& comm) {
+                        skeleton::Progress& progress, mpi::Communicator& comm) {
     const pc::BootstrapOptions b = bootstrap_options(a);
     pc::PcConfig run = cfg;
     const std::string checkpoint = cfg.checkpoint;
@@ -644,13 +645,13 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     std::vector<std::string> formats;
     pc::PcConfig cfg = plan_pc(a, env, formats);
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
-    pc::TestPolicy policy;
-    policy.exhaustive = cfg.compat == pc::Compat::CausalLearn;
-    const RankPlace place = place_rank(backend, pc::gpu_candidate(backend.kind, policy), env);
+    skeleton::TestPolicy policy;
+    policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
+    const RankPlace place = place_rank(backend, skeleton::gpu_candidate(backend.kind, policy), env);
     // NCCL where level results stay on the GPUs (Fisher-z, discrete); the CMIknn engine
     // hands its results to the host, where MPI merges them without a staging copy.
     comm = choose_communicator(a.comm, a.comm_timeout, std::move(comm), env, place, backend.device,
-                               cfg.test.kind != pc::TestKind::CmiKnn && a.bootstrap == 0);
+                               cfg.test.kind != skeleton::TestKind::CmiKnn && a.bootstrap == 0);
     const bool root = comm->rank() == 0;
     report_startup(*comm, env, place.me, a.quiet);
 
@@ -659,7 +660,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     io::OutputSet outputs;
     const std::string tmp_h5 = claim_outputs(
         *comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
-    pc::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag " + a.learner);
+    skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag " + a.learner);
     // A bootstrap's replicates run on every GPU of the rank's share of its node (one
     // process: every visible GPU): their contexts made while the data are read.
     const int local_rank = env.mpi() ? env.local_rank() : 0, local_size = env.mpi() ? env.local_size() : 1;

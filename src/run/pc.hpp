@@ -56,7 +56,7 @@ struct PcJob {
 struct PcHooks {
     DataReader read;  ///< the data instead of reading PcJob::data
     /// Each level's statistics as it ends (after the progress line); may throw to stop.
-    std::function<void(const pc::LevelStats&)> level;
+    std::function<void(const skeleton::LevelStats&)> level;
     /// Rank 0: a note the user should see about the data (integer codes that look
     /// discrete run as Fisher-z), given here instead of printed (and whatever --quiet says).
     std::function<void(const std::string&)> warn;

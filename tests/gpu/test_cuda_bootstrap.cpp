@@ -68,7 +68,7 @@ TEST(CudaBootstrap, FisherZReplicatesAtOnceOnOneGpuCountAsOneAtATime) {
 /// CMIknn with 39 permutations, k = 10% of the samples.
 pc::PcConfig cmi_config() {
     pc::PcConfig cfg;
-    cfg.test.kind = pc::TestKind::CmiKnn;
+    cfg.test.kind = skeleton::TestKind::CmiKnn;
     cfg.alpha = 0.05;
     cfg.test.cmi.knn = 0.1;
     cfg.test.cmi.permutations = 39;
@@ -103,7 +103,7 @@ TEST(CudaBootstrap, DiscreteAndCmiKnnOnEveryGpuOfOneProcessCountAsTheCpu) {
     for (const DeviceInfo& d : gpu_devices()) all.push_back(d.id);
     const Dataset discrete = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
     pc::PcConfig cfg;
-    cfg.test.kind = pc::TestKind::GSquare;
+    cfg.test.kind = skeleton::TestKind::GSquare;
     EXPECT_TRUE(
         same_counts_on_cuda(discrete, cfg, {.replicates = 7, .resample = pc::Resample::Bootstrap, .seed = 5}, 0, all));
     const Dataset nonlinear = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
@@ -115,7 +115,7 @@ TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const Dataset data = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
     pc::PcConfig cfg;
-    cfg.test.kind = pc::TestKind::GSquare;
+    cfg.test.kind = skeleton::TestKind::GSquare;
     EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Bootstrap, .seed = 5}));
 }
 

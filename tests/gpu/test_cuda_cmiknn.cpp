@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "pc/cpu/cmi_knn_engine.hpp"
-#include "pc/skeleton.hpp"
 #include "sim/nonlinear.hpp"
+#include "skeleton/cpu/cmi_knn_engine.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/gpu.hpp"
 #include "support/skeleton_compare.hpp"
 
@@ -145,16 +145,16 @@ TEST(CudaCmiKnn, SkeletonEqualsTheCpuEngine) {
         spec.shuffle_neighbors = 15;
         spec.permutations = 99;
         spec.seed = seed;
-        pc::SkeletonOptions opt;
+        skeleton::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
         spec.early_stop = ci::CmiEarlyStop{opt.policy.alpha, opt.policy.strict};
-        pc::CpuCmiKnnEngine cpu(data, opt.policy, spec, -1, 0);
+        skeleton::CpuCmiKnnEngine cpu(data, opt.policy, spec, -1, 0);
         auto t0 = std::chrono::steady_clock::now();
-        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
         const double cpu_s = seconds_since(t0);
         auto gpu = cuda::make_cmiknn_engine(data, opt.policy, spec, -1);
         t0 = std::chrono::steady_clock::now();
-        const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
+        const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
         const double gpu_s = seconds_since(t0);
         EXPECT_TRUE(test::same_result(got, want, 0.0)) << "seed " << seed;
         EXPECT_GT(want.levels.size(), 1u);

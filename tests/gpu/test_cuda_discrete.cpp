@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <string>
 
-#include "pc/cpu/discrete_engine.hpp"
 #include "io/dataset_io.hpp"
-#include "pc/skeleton.hpp"
 #include "sim/discrete.hpp"
+#include "skeleton/cpu/discrete_engine.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/gpu.hpp"
 #include "support/paths.hpp"
 #include "support/skeleton_compare.hpp"
@@ -28,15 +28,15 @@ using test::seconds_since;
 /// Runs the CPU and the GPU engine on `data` and compares.
 void expect_parity(const Dataset& data, const ci::DiscreteTestSpec& spec, double alpha, const std::string& what,
                    const cuda::DiscreteTunables& t = {}) {
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = alpha;
-    pc::CpuDiscreteEngine cpu(data, opt.policy, spec, 0);
+    skeleton::CpuDiscreteEngine cpu(data, opt.policy, spec, 0);
     auto t0 = std::chrono::steady_clock::now();
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     const double cpu_s = seconds_since(t0);
     auto gpu = cuda::make_discrete_engine(data, opt.policy, spec, t);
     t0 = std::chrono::steady_clock::now();
-    const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
+    const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
     const double gpu_s = seconds_since(t0);
     EXPECT_TRUE(test::same_result(got, want, 1e-9)) << what;
     std::printf("[parity] %s: %zu levels, %lld edges, %zu sepsets; cpu %.3f s, gpu %.3f s\n", what.c_str(),

@@ -19,15 +19,15 @@
 #include <vector>
 
 #include "ci/correlation.hpp"
-#include "pc/cpu/fisher_engine.hpp"
 #include "ci/fisher_z.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
-#include "mpi/communicator.hpp"
 #include "cudag/config.hpp"
-#include "pc/skeleton.hpp"
+#include "mpi/communicator.hpp"
 #include "sim/gaussian.hpp"
 #include "sim/network.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/gpu.hpp"
 #include "support/names.hpp"
 #include "support/skeleton_compare.hpp"
@@ -56,8 +56,8 @@ Dataset simulate(std::int64_t n, std::int64_t m, double degree, std::uint64_t se
 /// LevelOutput entries [e0, e1): flags and sets exactly, pmax within `rel`. An entry
 /// (i, j) with j < i whose mirror (j, i) is separated in `want` (and lies in [e0, e1)) is
 /// left to the engine: the lower endpoint's set decides the edge, so the GPU may skip it.
-testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelOutput& want, const Adjacency& snap,
-                                    std::int64_t e0, std::int64_t e1, double rel) {
+testing::AssertionResult same_level(const skeleton::LevelOutput& got, const skeleton::LevelOutput& want,
+                                    const Adjacency& snap, std::int64_t e0, std::int64_t e1, double rel) {
     std::int64_t row = 0;
     for (std::int64_t e = e0; e < e1; ++e) {
         while (snap.offsets[row + 1] <= e) ++row;
@@ -67,12 +67,12 @@ testing::AssertionResult same_level(const pc::LevelOutput& got, const pc::LevelO
             const auto* f = std::lower_bound(b, snap.nbrs.data() + snap.offsets[j + 1], static_cast<std::int32_t>(row));
             const std::int64_t mirror = f - snap.nbrs.data();
             // The mirror entry separated the edge: this side's flags and p-value are free.
-            if (mirror >= e0 && mirror < e1 && (want.flags[mirror] & pc::kSeparated)) continue;
+            if (mirror >= e0 && mirror < e1 && (want.flags[mirror] & skeleton::kSeparated)) continue;
         }
         if (got.flags[e] != want.flags[e])
             return testing::AssertionFailure()
                    << "entry " << e << ": flags gpu " << int(got.flags[e]) << ", cpu " << int(want.flags[e]);
-        if ((want.flags[e] & pc::kSeparated) &&
+        if ((want.flags[e] & skeleton::kSeparated) &&
             !std::ranges::equal(got.set(static_cast<std::size_t>(e)), want.set(static_cast<std::size_t>(e))))
             return testing::AssertionFailure() << "entry " << e << ": separating sets differ";
         if (!close(got.pmax[e], want.pmax[e], rel))
@@ -162,17 +162,17 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const ParityCase& c = GetParam();
     const Dataset data = simulate(c.n, c.m, c.degree, c.seed);
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = c.alpha;
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
     auto t0 = std::chrono::steady_clock::now();
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     const double cpu_s = seconds_since(t0);
 
     const cuda::FisherTunables t = tunables_for(c.variant);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), c.n, c.m, opt.policy, t);
     t0 = std::chrono::steady_clock::now();
-    const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
+    const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
     const double gpu_s = seconds_since(t0);
     EXPECT_TRUE(same_result(got, want, 1e-9));
 
@@ -218,30 +218,30 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
     const auto [variant, generic_from] = GetParam();
     const std::int64_t n = 150, m = 400;
     const Dataset data = simulate(n, m, 9, 21);
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
     cuda::FisherTunables t = tunables_for(variant);
     t.generic_from_level = generic_from;
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
     int levels_checked = 0;
     for (int l = 1;; ++l) {
-        pc::SkeletonOptions upto = opt;
+        skeleton::SkeletonOptions upto = opt;
         upto.max_level = l - 1;
-        const Graph g = pc::learn_skeleton(cpu, upto).skeleton;
+        const Graph g = skeleton::learn_skeleton(cpu, upto).skeleton;
         if (g.max_degree() - 1 < l) break;
         const Adjacency snap = Adjacency::from_graph(g);
-        pc::LevelOutput want, got;
+        skeleton::LevelOutput want, got;
         want.reset(snap.nbrs.size(), l, false);
         got.reset(snap.nbrs.size(), l, false);
-        cpu.run_level(l, snap, pc::LevelBlock::rows(snap, 0, n), want);
-        gpu->run_level(l, snap, pc::LevelBlock::rows(snap, 0, n), got);
+        cpu.run_level(l, snap, skeleton::LevelBlock::rows(snap, 0, n), want);
+        gpu->run_level(l, snap, skeleton::LevelBlock::rows(snap, 0, n), got);
         EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9)) << "level " << l;
         // A block of rows: only its entries are written.
         const std::int64_t rb = n / 3, re = 2 * n / 3;
-        pc::LevelOutput part;
+        skeleton::LevelOutput part;
         part.reset(snap.nbrs.size(), l, false);
-        gpu->run_level(l, snap, pc::LevelBlock::rows(snap, rb, re), part);
+        gpu->run_level(l, snap, skeleton::LevelBlock::rows(snap, rb, re), part);
         EXPECT_TRUE(same_level(part, want, snap, snap.offsets[rb], snap.offsets[re], 1e-9))
             << "level " << l << " rows [" << rb << ", " << re << ")";
         for (std::int64_t e = 0; e < snap.offsets[rb]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
@@ -251,13 +251,13 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         std::int64_t hub = 0;
         for (std::int64_t i = 0; i < n; ++i)
             if (snap.degree(i) > snap.degree(hub)) hub = i;
-        pc::LevelBlock cut;
+        skeleton::LevelBlock cut;
         cut.entry_begin = snap.offsets[hub] + snap.degree(hub) / 2;
         cut.entry_end = std::min(snap.offsets[n], snap.offsets[std::min(n, hub + 3)] + 1);
         cut.row_begin = hub;
         cut.row_end =
             std::upper_bound(snap.offsets.begin(), snap.offsets.end(), cut.entry_end - 1) - snap.offsets.begin();
-        pc::LevelOutput piece;
+        skeleton::LevelOutput piece;
         piece.reset(snap.nbrs.size(), l, false);
         gpu->run_level(l, snap, cut, piece);
         EXPECT_TRUE(same_level(piece, want, snap, cut.entry_begin, cut.entry_end, 1e-9))
@@ -284,15 +284,15 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const std::int64_t n = 60, m = 3000;
     const Dataset data = simulate(n, m, 20, 8);
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.2;  // keeps many edges, so the search goes deep
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     for (char variant : {'s', 'e', 'x', 'D', 'd'}) {
         cuda::FisherTunables t = tunables_for(variant);
         t.generic_from_level = 1;  // 'x': the scan up to its last level, runtime-l kernels after
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
-        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
     }
     std::printf("[deep] n=%lld: %zu levels\n", static_cast<long long>(n), want.levels.size());
 }
@@ -303,9 +303,9 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const std::int64_t n = 700, m = 400;
     const Dataset data = simulate(n, m, 6, 9);
-    pc::TestPolicy policy;
+    skeleton::TestPolicy policy;
     policy.alpha = 0.01;
-    pc::CpuFisherEngine cpu(data, policy, 0);
+    skeleton::CpuFisherEngine cpu(data, policy, 0);
     // Level 0's bit rows at once, and in blocks of 7 rows (the genome-scale pass); C held
     // whole, or not (corr-limit): each entry tested in the correlation kernel (128 x 128 and
     // 128 x 64 tiles), or row blocks of C (64 x 64) read by the level-0 kernel.
@@ -327,7 +327,7 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
                                ? cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, tunables)
                                : cuda::make_fisher_engine(data, policy, tunables);
                 Graph gc(n), gg(n);
-                pc::Level0Output oc, og;
+                skeleton::Level0Output oc, og;
                 if (dense) {
                     oc.dense_p.assign(static_cast<std::size_t>(n * (n - 1) / 2), -7.0);
                     og.dense_p = oc.dense_p;
@@ -364,7 +364,7 @@ TEST(CudaFisher, Level0IsEquivalentToCpu) {
                 for (std::size_t k = 0; k < oc.dense_p.size(); ++k)
                     ASSERT_TRUE(close(oc.dense_p[k], og.dense_p[k], 1e-12))
                         << k << ": " << oc.dense_p[k] << " vs " << og.dense_p[k];
-                auto by_pair = [](const pc::PairP& x, const pc::PairP& y) {
+                auto by_pair = [](const skeleton::PairP& x, const skeleton::PairP& y) {
                     return x.i != y.i ? x.i < y.i : x.j < y.j;
                 };
                 std::sort(oc.kept_p.begin(), oc.kept_p.end(), by_pair);
@@ -383,8 +383,8 @@ TEST(CudaFisher, PValueIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const std::int64_t n = 40, m = 200;
     const Dataset data = simulate(n, m, 5, 10);
-    pc::TestPolicy policy;
-    pc::CpuFisherEngine cpu(data, policy, 1);
+    skeleton::TestPolicy policy;
+    skeleton::CpuFisherEngine cpu(data, policy, 1);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
     std::mt19937_64 rng(11);
     for (int t = 0; t < 200; ++t) {
@@ -412,15 +412,15 @@ TEST(CudaFisher, SingularBlocksAreEquivalentToCpu) {
         data.column(21)[s] = data.column(40)[s];
         data.column(55)[s] = data.column(3)[s] - 0.5 * data.column(40)[s];
     }
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     for (char variant : {'s', 'e'}) {
         cuda::FisherTunables t;
         t.variant = variant;
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
-        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
     }
 }
 
@@ -430,13 +430,13 @@ TEST(CudaFisher, StrictPolicyIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const std::int64_t n = 300, m = 500;
     const Dataset data = simulate(n, m, 6, 13);
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     opt.policy.strict = true;
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
-    EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
+    EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9));
 }
 
 // ---- pMax and separating sets kept on the device (DeviceResults) ------------------------------
@@ -447,23 +447,23 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
     const Dataset data = simulate(n, m, 7, 17);
     for (const bool sparse : {false, true}) {
         SCOPED_TRACE(sparse ? "sparse pMax" : "dense pMax");
-        pc::SkeletonOptions opt;
+        skeleton::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
         if (sparse) opt.dense_pmax_limit = 0;  // the table over level 0's kept pairs
-        pc::CpuFisherEngine cpu(data, opt.policy, 0);
+        skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
         ASSERT_NE(gpu->device_results(), nullptr);
-        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
         ASSERT_GE(want.levels.size(), 4u);
-        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9));
         // Checkpoints take the table back from the device after every level.
-        std::vector<pc::PairPList> want_p, got_p;
-        pc::SkeletonHooks hw, hg;
-        hw.on_checkpoint = [&](const pc::SkeletonState& st) { want_p.push_back(st.pmax); };
-        hg.on_checkpoint = [&](const pc::SkeletonState& st) { got_p.push_back(st.pmax); };
+        std::vector<skeleton::PairPList> want_p, got_p;
+        skeleton::SkeletonHooks hw, hg;
+        hw.on_checkpoint = [&](const skeleton::SkeletonState& st) { want_p.push_back(st.pmax); };
+        hg.on_checkpoint = [&](const skeleton::SkeletonState& st) { got_p.push_back(st.pmax); };
         mpi::SerialCommunicator serial;
-        pc::learn_skeleton(cpu, opt, serial, {}, hw);
-        pc::learn_skeleton(*gpu, opt, serial, {}, hg);
+        skeleton::learn_skeleton(cpu, opt, serial, {}, hw);
+        skeleton::learn_skeleton(*gpu, opt, serial, {}, hg);
         ASSERT_EQ(want_p.size(), got_p.size());
         for (std::size_t k = 0; k < want_p.size(); ++k) {
             ASSERT_EQ(want_p[k].size(), got_p[k].size()) << "checkpoint " << k;
@@ -473,14 +473,14 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
             }
         }
         // Stopped after level 1 and resumed: the engine adopts the checkpoint's table.
-        pc::SkeletonHooks stop;
-        std::optional<pc::SkeletonState> saved;
-        stop.on_checkpoint = [&](const pc::SkeletonState& st) { saved = st; };
+        skeleton::SkeletonHooks stop;
+        std::optional<skeleton::SkeletonState> saved;
+        stop.on_checkpoint = [&](const skeleton::SkeletonState& st) { saved = st; };
         stop.stop_after_level = 1;
-        EXPECT_THROW(pc::learn_skeleton(*gpu, opt, serial, {}, stop), pc::StoppedAfterLevel);
-        pc::SkeletonHooks resume;
+        EXPECT_THROW(skeleton::learn_skeleton(*gpu, opt, serial, {}, stop), skeleton::StoppedAfterLevel);
+        skeleton::SkeletonHooks resume;
         resume.resume = std::move(saved);
-        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt, serial, {}, resume), want, 1e-9));
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt, serial, {}, resume), want, 1e-9));
     }
 }
 
@@ -491,9 +491,9 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
     for (auto [n, m, deg, seed] :
          {std::tuple<std::int64_t, std::int64_t, double, std::uint64_t>{300, 1000, 5, 14}, {1500, 700, 6, 15}}) {
         const Dataset data = simulate(n, m, deg, seed);
-        pc::SkeletonOptions opt;
+        skeleton::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
-        pc::CpuFisherEngine cpu(data, opt.policy, 0);
+        skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
         // The GPU sums every entry in the CPU's order: C is the same bit for bit.
         const std::vector<double> c = cuda::gpu_correlation(data);
         ASSERT_EQ(c.size(), cpu.correlation().size());
@@ -501,13 +501,13 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
         for (std::size_t k = 0; k < c.size(); ++k)
             differ += std::memcmp(&c[k], &cpu.correlation()[k], sizeof(double)) != 0;
         EXPECT_EQ(differ, 0u) << "n=" << n;
-        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
         for (char variant : {'s', 'e'}) {
             cuda::FisherTunables t;
             t.variant = variant;
             auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
             // Same C: the same decisions and sets; p differs by the ulps of erfc/log1p only.
-            EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << "n=" << n << " " << variant;
+            EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << "n=" << n << " " << variant;
         }
     }
 }
@@ -524,10 +524,10 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
           {500, 400, 8, 32, 300},
           {700, 2000, 4, 33, 0}}) {
         const Dataset data = simulate(n, m, deg, seed);
-        pc::SkeletonOptions opt;
+        skeleton::SkeletonOptions opt;
         opt.policy.alpha = 0.05;
-        pc::CpuFisherEngine cpu(data, opt.policy, 0);
-        const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+        skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+        const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
         for (char variant : {'s', 'e'}) {
             for (const bool blocks : {true, false}) {
                 cuda::FisherTunables t;
@@ -538,7 +538,7 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
                 t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
                 auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
                 EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
-                EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9))
+                EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9))
                     << "n=" << n << " " << variant << " rows " << rows << " row blocks " << blocks;
                 // Orientation's p-values read C through the same path.
                 const std::vector<std::int32_t> s{3, 7};
@@ -559,17 +559,17 @@ TEST(CudaFisher, RowBlocksRunHubLevelsAsTheCpuDoes) {
     net.graph = sim::GraphKind::ScaleFree;
     net.degree = 2;
     const Dataset data = sim::simulate_network(base, net).data;
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     ASSERT_GE(want.levels.size(), 7u) << "the set should reach the deep scan's levels";
     for (const std::int64_t rows : {std::int64_t{0}, std::int64_t{200}}) {
         cuda::FisherTunables t;
         t.corr_limit_bytes = std::max<std::int64_t>(rows * data.n_vars * 8, 1);
         auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
         EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
-        const pc::SkeletonResult got = pc::learn_skeleton(*gpu, opt);
+        const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
         EXPECT_TRUE(same_result(got, want, 1e-9)) << "held rows " << rows;
         EXPECT_EQ(got.levels.size(), want.levels.size()) << "held rows " << rows;
     }
@@ -623,7 +623,7 @@ TEST(CudaFisher, CorrelationTilesGiveTheCpuEntriesBitForBit) {
 
 TEST(CudaFisher, CausalLearnCompatIsRejected) {
     CUDAG_REQUIRE_GPU();
-    pc::TestPolicy policy;
+    skeleton::TestPolicy policy;
     policy.exhaustive = true;
     policy.strict = true;
     const std::vector<double> c = {1.0, 0.5, 0.5, 1.0};
@@ -707,17 +707,17 @@ TEST(CudaFisher, Level0InBlocksGivesTheSameSearch) {
     // large n), with C whole and not: the CPU's skeleton, separating sets and pMax.
     const std::int64_t n = 400, m = 500;
     const Dataset data = simulate(n, m, 5, 77);
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.02;
     opt.dense_pmax_limit = 0;
-    pc::CpuFisherEngine cpu(data, opt.policy, 0);
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     for (const bool whole : {true, false}) {
         cuda::FisherTunables t;
         t.level0_bits_bytes = 5 * ((n + 63) / 64) * 8;
         if (!whole) t.corr_limit_bytes = 64 * n * 8;
         auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
-        EXPECT_TRUE(same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9)) << "C whole " << whole;
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << "C whole " << whole;
     }
 }
 
@@ -738,10 +738,10 @@ struct BenchSet {
     bool cpu;        ///< also time the CPU engine
 };
 
-void bench_one(const char* label, pc::SkeletonEngine& eng, const pc::SkeletonOptions& opt, double setup_s,
-               pc::SkeletonResult* keep) {
+void bench_one(const char* label, skeleton::SkeletonEngine& eng, const skeleton::SkeletonOptions& opt, double setup_s,
+               skeleton::SkeletonResult* keep) {
     const auto t0 = std::chrono::steady_clock::now();
-    pc::SkeletonResult r = pc::learn_skeleton(eng, opt, [&](const pc::LevelStats& s) {
+    skeleton::SkeletonResult r = skeleton::learn_skeleton(eng, opt, [&](const skeleton::LevelStats& s) {
         std::printf("[bench]   %-6s level %d: %lld tests, %lld removed, %lld edges left, %.3f s\n", label, s.level,
                     static_cast<long long>(s.tests), static_cast<long long>(s.removed),
                     static_cast<long long>(s.edges_after), s.seconds);
@@ -778,12 +778,12 @@ TEST(CudaFisherBench, DISABLED_TimingsAgainstCpu) {
         }
         std::printf("[bench] set n=%lld m=%lld d=%g\n", static_cast<long long>(b.n), static_cast<long long>(b.m),
                     b.density);
-        pc::SkeletonOptions opt;
+        skeleton::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
-        pc::SkeletonResult ref, got;
+        skeleton::SkeletonResult ref, got;
         if (b.cpu) {
             auto t0 = std::chrono::steady_clock::now();
-            pc::CpuFisherEngine cpu(data, opt.policy, 0);
+            skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
             bench_one("cpu", cpu, opt, seconds_since(t0), &ref);
         }
         for (char variant : {'s', 'e'}) {

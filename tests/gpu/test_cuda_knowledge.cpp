@@ -15,12 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include "pc/cpu/discrete_engine.hpp"
-#include "pc/cpu/fisher_engine.hpp"
 #include "cudag/config.hpp"
-#include "pc/skeleton.hpp"
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
+#include "skeleton/cpu/discrete_engine.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/gpu.hpp"
 #include "support/skeleton_compare.hpp"
 
@@ -37,7 +37,7 @@ using Pairs = std::vector<std::pair<std::int32_t, std::int32_t>>;
 
 /// Knowledge over a level-0 graph `g0` and a free search's skeleton: every fifth pair of
 /// the skeleton forbidden, a few pairs removed at level 0 or later required.
-void pick(const Graph& g0, const pc::SkeletonResult& free_run, Pairs& forbidden, Pairs& required) {
+void pick(const Graph& g0, const skeleton::SkeletonResult& free_run, Pairs& forbidden, Pairs& required) {
     int adjacent = 0, removed0 = 0, later = 0;
     for (std::int32_t i = 0; i < g0.n(); ++i)
         for (std::int32_t j = i + 1; j < g0.n(); ++j) {
@@ -86,17 +86,17 @@ TEST(CudaKnowledge, FisherWithKnowledgeIsEquivalentToCpu) {
     const Dataset data = sim::simulate_gaussian({n, m, 6.0 / static_cast<double>(n - 1), 21}, 0).data;
     for (const bool sparse : {false, true}) {
         SCOPED_TRACE(sparse ? "sparse pMax" : "dense pMax");
-        pc::SkeletonOptions opt;
+        skeleton::SkeletonOptions opt;
         opt.policy.alpha = 0.01;
         if (sparse) opt.dense_pmax_limit = 0;
-        pc::CpuFisherEngine cpu(data, opt.policy, 0);
-        pc::SkeletonOptions level0 = opt;
+        skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+        skeleton::SkeletonOptions level0 = opt;
         level0.max_level = 0;
-        const Graph g0 = pc::learn_skeleton(cpu, level0).skeleton;
-        const pc::SkeletonResult free_run = pc::learn_skeleton(cpu, opt);
+        const Graph g0 = skeleton::learn_skeleton(cpu, level0).skeleton;
+        const skeleton::SkeletonResult free_run = skeleton::learn_skeleton(cpu, opt);
         for (int kind = 0; kind < 2; ++kind) {
             SCOPED_TRACE(kind == 0 ? "random pairs" : "degree-preserving swap");
-            pc::SkeletonOptions ko = opt;
+            skeleton::SkeletonOptions ko = opt;
             if (kind == 0) {
                 pick(g0, free_run, ko.forbidden_pairs, ko.required_pairs);
             } else {
@@ -104,7 +104,7 @@ TEST(CudaKnowledge, FisherWithKnowledgeIsEquivalentToCpu) {
             }
             sort_unique(ko.forbidden_pairs);
             sort_unique(ko.required_pairs);
-            const pc::SkeletonResult want = pc::learn_skeleton(cpu, ko);
+            const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, ko);
             ASSERT_GE(want.levels.size(), 3u);
             for (auto [i, j] : ko.forbidden_pairs) EXPECT_FALSE(want.skeleton.has(i, j));
             for (auto [i, j] : ko.required_pairs) EXPECT_TRUE(want.skeleton.has(i, j));
@@ -113,10 +113,10 @@ TEST(CudaKnowledge, FisherWithKnowledgeIsEquivalentToCpu) {
                 t.variant = variant;
                 auto gpu = cuda::make_fisher_engine(data, opt.policy, t);  // level 0 on the GPU
                 ASSERT_NE(gpu->device_results(), nullptr);
-                EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, ko), want, 1e-9)) << variant;
+                EXPECT_TRUE(test::same_result(skeleton::learn_skeleton(*gpu, ko), want, 1e-9)) << variant;
                 // Run twice on one engine: nothing of the first search is taken for the second.
-                EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, opt), free_run, 1e-9)) << variant;
-                EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, ko), want, 1e-9)) << variant;
+                EXPECT_TRUE(test::same_result(skeleton::learn_skeleton(*gpu, opt), free_run, 1e-9)) << variant;
+                EXPECT_TRUE(test::same_result(skeleton::learn_skeleton(*gpu, ko), want, 1e-9)) << variant;
             }
         }
     }
@@ -129,18 +129,18 @@ TEST(CudaKnowledge, DiscreteWithKnowledgeIsEquivalentToCpu) {
     const sim::BayesNet net = sim::random_network({40, 3000, 0.1, 3, 4});
     const Dataset data = sim::forward_sample(net, 3000, 4, 0);
     const ci::DiscreteTestSpec test{ci::DiscreteStat::GSquare, ci::DofRule::Pcalg};
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
-    pc::CpuDiscreteEngine cpu(data, opt.policy, test, 0);
-    pc::SkeletonOptions level0 = opt;
+    skeleton::CpuDiscreteEngine cpu(data, opt.policy, test, 0);
+    skeleton::SkeletonOptions level0 = opt;
     level0.max_level = 0;
-    const Graph g0 = pc::learn_skeleton(cpu, level0).skeleton;
-    pick(g0, pc::learn_skeleton(cpu, opt), opt.forbidden_pairs, opt.required_pairs);
+    const Graph g0 = skeleton::learn_skeleton(cpu, level0).skeleton;
+    pick(g0, skeleton::learn_skeleton(cpu, opt), opt.forbidden_pairs, opt.required_pairs);
     sort_unique(opt.forbidden_pairs);
     sort_unique(opt.required_pairs);
     ASSERT_FALSE(opt.forbidden_pairs.empty());
-    const pc::SkeletonResult want = pc::learn_skeleton(cpu, opt);
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     auto gpu = cuda::make_discrete_engine(data, opt.policy, test, {});
-    EXPECT_TRUE(test::same_result(pc::learn_skeleton(*gpu, opt), want, 1e-9));
+    EXPECT_TRUE(test::same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9));
 #endif
 }

@@ -41,7 +41,7 @@ TEST(MpiBootstrap, FisherCountsEqualOneProcess) {
 TEST(MpiBootstrap, DiscreteCountsEqualOneProcess) {
     const Dataset data = sim::forward_sample(sim::random_network({10, 600, 0.25, 2, 8}), 600, 9, 1);
     pc::PcConfig cfg;
-    cfg.test.kind = pc::TestKind::GSquare;
+    cfg.test.kind = skeleton::TestKind::GSquare;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = 1;
     expect_rank_invariant(data, cfg, {.replicates = 5, .resample = pc::Resample::Bootstrap, .seed = 99});

@@ -9,11 +9,11 @@
 #include <numeric>
 
 #include "ci/correlation.hpp"
-#include "pc/cpu/fisher_engine.hpp"
 #include "mpi/mpi_communicator.hpp"
-#include "pc/skeleton.hpp"
 #include "sim/gaussian.hpp"
 #include "sim/network.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/keeping_engine.hpp"
 #include "support/mpi_world.hpp"
 
@@ -23,7 +23,8 @@ using mpi::ReduceOp;
 
 namespace {
 
-testing::AssertionResult same_search(const pc::SkeletonResult& got, const pc::SkeletonResult& want, bool root) {
+testing::AssertionResult same_search(const skeleton::SkeletonResult& got, const skeleton::SkeletonResult& want,
+                                     bool root) {
     if (!(got.skeleton == want.skeleton)) return testing::AssertionFailure() << "skeletons differ";
     if (got.levels.size() != want.levels.size())
         return testing::AssertionFailure() << got.levels.size() << " levels, serial " << want.levels.size();
@@ -55,8 +56,8 @@ struct Case {
 /// Background knowledge for a search: every third pair adjacent in a free run forbidden,
 /// one in 300 pairs it removed at level 0 and one in 25 it removed later required (a few:
 /// each raises two degrees, and the levels grow with them).
-void add_knowledge(pc::SkeletonOptions& opt, pc::SkeletonEngine& engine) {
-    const pc::SkeletonResult free_run = pc::learn_skeleton(engine, opt);
+void add_knowledge(skeleton::SkeletonOptions& opt, skeleton::SkeletonEngine& engine) {
+    const skeleton::SkeletonResult free_run = skeleton::learn_skeleton(engine, opt);
     const std::int64_t n = engine.n_vars();
     int adjacent = 0, removed = 0, later = 0;
     for (std::int32_t i = 0; i < n; ++i)
@@ -77,24 +78,24 @@ protected:
         opt_.policy.exhaustive = opt_.policy.strict = opt_.policy.causal_learn_pvalue = GetParam().exhaustive;
         if (GetParam().sparse_pmax) opt_.dense_pmax_limit = 8;
         opt_.level0_on_every_rank = GetParam().level0_everywhere ? 1 : 0;
-        cpu_ = std::make_unique<pc::CpuFisherEngine>(data_, opt_.policy, 1);
+        cpu_ = std::make_unique<skeleton::CpuFisherEngine>(data_, opt_.policy, 1);
         if (GetParam().knowledge) {
             add_knowledge(opt_, *cpu_);
             ASSERT_GE(opt_.required_pairs.size(), 2u);
             ASSERT_FALSE(opt_.forbidden_pairs.empty());
         }
-        serial_ = pc::learn_skeleton(*cpu_, opt_);
+        serial_ = skeleton::learn_skeleton(*cpu_, opt_);
         if (GetParam().keeping)
             keeping_ = std::make_unique<test::KeepingEngine>(*cpu_, GetParam().offers_buffer,
                                                              GetParam().builds_snapshots, GetParam().lists_level0);
-        engine_ = keeping_ ? static_cast<pc::SkeletonEngine*>(keeping_.get()) : cpu_.get();
+        engine_ = keeping_ ? static_cast<skeleton::SkeletonEngine*>(keeping_.get()) : cpu_.get();
     }
     Dataset data_;
-    pc::SkeletonOptions opt_;
-    std::unique_ptr<pc::CpuFisherEngine> cpu_;
+    skeleton::SkeletonOptions opt_;
+    std::unique_ptr<skeleton::CpuFisherEngine> cpu_;
     std::unique_ptr<test::KeepingEngine> keeping_;
-    pc::SkeletonEngine* engine_ = nullptr;  ///< the engine under test
-    pc::SkeletonResult serial_;
+    skeleton::SkeletonEngine* engine_ = nullptr;  ///< the engine under test
+    skeleton::SkeletonResult serial_;
 };
 
 }  // namespace
@@ -102,13 +103,13 @@ protected:
 TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
     ASSERT_GE(serial_.levels.size(), 3u) << "the case should reach level 2";
     for (mpi::Communicator* c : test::communicators()) {
-        const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, *c);
+        const skeleton::SkeletonResult got = skeleton::learn_skeleton(*engine_, opt_, *c);
         EXPECT_TRUE(same_search(got, serial_, c->rank() == 0)) << c->name();
         // Rank 0's own sets sorted early, the gathered ones merged in (or, when two ranks
         // logged one pair's two sides, united) at the end.
-        pc::SkeletonOptions early = opt_;
+        skeleton::SkeletonOptions early = opt_;
         early.early_sort_records = 1;
-        const pc::SkeletonResult got_early = pc::learn_skeleton(*engine_, early, *c);
+        const skeleton::SkeletonResult got_early = skeleton::learn_skeleton(*engine_, early, *c);
         EXPECT_TRUE(same_search(got_early, serial_, c->rank() == 0)) << c->name() << ", sorted early";
         if (c->rank() != 0) {
             EXPECT_EQ(got.sepsets.size(), 0u) << "separating sets live on rank 0";
@@ -129,34 +130,35 @@ TEST_P(MpiSkeleton, LearnSkeletonIsEquivalentToSerial) {
 
 TEST_P(MpiSkeleton, StopAndResumeIsEquivalentToSerial) {
     mpi::Communicator& w = test::world();
-    pc::SkeletonHooks first;
-    std::optional<pc::SkeletonState> saved;
-    first.on_checkpoint = [&](const pc::SkeletonState& s) { saved = s; };
+    skeleton::SkeletonHooks first;
+    std::optional<skeleton::SkeletonState> saved;
+    first.on_checkpoint = [&](const skeleton::SkeletonState& s) { saved = s; };
     first.stop_after_level = 1;
-    EXPECT_THROW(pc::learn_skeleton(*engine_, opt_, w, {}, first), pc::StoppedAfterLevel);
+    EXPECT_THROW(skeleton::learn_skeleton(*engine_, opt_, w, {}, first), skeleton::StoppedAfterLevel);
     ASSERT_EQ(saved.has_value(), w.rank() == 0);
     if (saved) {
         EXPECT_EQ(saved->next_level, 2);
     }
 
-    pc::SkeletonHooks second;
+    skeleton::SkeletonHooks second;
     second.resume = std::move(saved);
-    const pc::SkeletonResult got = pc::learn_skeleton(*engine_, opt_, w, {}, second);
+    const skeleton::SkeletonResult got = skeleton::learn_skeleton(*engine_, opt_, w, {}, second);
     EXPECT_TRUE(same_search(got, serial_, w.rank() == 0));
 }
 
 namespace {
 
 /// The engine, telling the search it takes whole rows only (the row cut of old).
-class WholeRowsEngine final : public pc::SkeletonEngine {
+class WholeRowsEngine final : public skeleton::SkeletonEngine {
 public:
-    explicit WholeRowsEngine(pc::SkeletonEngine& inner) : inner_(inner) {}
+    explicit WholeRowsEngine(skeleton::SkeletonEngine& inner) : inner_(inner) {}
     std::string name() const override { return inner_.name(); }
     std::int64_t n_vars() const override { return inner_.n_vars(); }
-    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
+    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, skeleton::Level0Output& out) override {
         inner_.level0(rb, re, dense, g, out);
     }
-    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+    void run_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block,
+                   skeleton::LevelOutput& out) override {
         EXPECT_TRUE(block.whole_rows(snap)) << "a row cut for an engine that takes whole rows";
         inner_.run_level(l, snap, block, out);
     }
@@ -165,7 +167,7 @@ public:
     }
 
 private:
-    pc::SkeletonEngine& inner_;
+    skeleton::SkeletonEngine& inner_;
 };
 
 }  // namespace
@@ -179,16 +181,16 @@ TEST(MpiSkeletonHubs, HubRowsSplitAcrossRanksGiveTheSerialSearch) {
     net.degree = 2;
     net.hub_exponent = 4.0;
     const Dataset data = sim::simulate_network(base, net).data;
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.05;
     opt.max_level = 2;
-    pc::CpuFisherEngine cpu(data, opt.policy, 2);
-    const pc::SkeletonResult serial = pc::learn_skeleton(cpu, opt);
+    skeleton::CpuFisherEngine cpu(data, opt.policy, 2);
+    const skeleton::SkeletonResult serial = skeleton::learn_skeleton(cpu, opt);
     ASSERT_GE(serial.levels.size(), 3u);
     WholeRowsEngine whole(cpu);
     for (mpi::Communicator* c : test::communicators()) {
-        const pc::SkeletonResult split = pc::learn_skeleton(cpu, opt, *c);
-        const pc::SkeletonResult rows = pc::learn_skeleton(whole, opt, *c);
+        const skeleton::SkeletonResult split = skeleton::learn_skeleton(cpu, opt, *c);
+        const skeleton::SkeletonResult rows = skeleton::learn_skeleton(whole, opt, *c);
         EXPECT_TRUE(same_search(split, serial, c->rank() == 0)) << c->name() << ", rows cut";
         EXPECT_TRUE(same_search(rows, serial, c->rank() == 0)) << c->name() << ", whole rows";
         if (c->size() == 1) continue;

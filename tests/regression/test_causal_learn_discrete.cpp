@@ -27,9 +27,9 @@ void check(const std::string& data_file, const std::string& ref) {
     ASSERT_TRUE(std::regex_match(name, m, re)) << name;
     const Dataset data = io::read_dataset(data_file, "", io::TableMode::Labels);
     pc::PcConfig cfg;
-    cfg.test.kind = m[1] == "chisq" ? pc::TestKind::ChiSquare : pc::TestKind::GSquare;
+    cfg.test.kind = m[1] == "chisq" ? skeleton::TestKind::ChiSquare : skeleton::TestKind::GSquare;
     cfg.alpha = std::stod(m[2]);
-    cfg.compat = pc::Compat::CausalLearn;
+    cfg.compat = skeleton::Compat::CausalLearn;
     cfg.uc_rule = std::stoi(m[3]);
     cfg.uc_priority = std::stoi(m[4]);
     cfg.backend.threads = 2;

@@ -46,7 +46,7 @@ TEST(CausalLearnParity, LinearTenFisherZEveryOrientationOption) {
     for (const Case& c : cases) {
         pc::PcConfig cfg;
         cfg.alpha = 0.05;
-        cfg.compat = pc::Compat::CausalLearn;
+        cfg.compat = skeleton::Compat::CausalLearn;
         cfg.uc_rule = c.uc_rule;
         cfg.uc_priority = c.uc_priority;
         cfg.backend.threads = 2;

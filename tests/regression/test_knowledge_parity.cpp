@@ -160,11 +160,11 @@ TEST(KnowledgeParity, CausalLearnBackgroundKnowledge) {
         const Dataset data = c.discrete ? io::read_dataset(path, "", io::TableMode::Labels) : io::read_dataset(path);
         pc::PcConfig cfg;
         cfg.alpha = 0.05;
-        cfg.compat = pc::Compat::CausalLearn;
+        cfg.compat = skeleton::Compat::CausalLearn;
         cfg.uc_rule = c.uc_rule;
         cfg.uc_priority = c.uc_priority;
         cfg.backend.threads = 2;
-        if (c.discrete) cfg.test.kind = pc::TestKind::GSquare;
+        if (c.discrete) cfg.test.kind = skeleton::TestKind::GSquare;
         KnowledgeFiles f;
         f.forbid = file("forbid.txt", c.forbid);
         f.require = file("require.txt", c.require);

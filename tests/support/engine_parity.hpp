@@ -3,7 +3,7 @@
 // thread is the reference; the CPU engine with two threads and, when this build has CUDA
 // and a GPU is visible, the CUDA engine must give the same skeleton, separating sets and
 // per-level removals, and pMax within the test's tolerance. Engines come from the
-// registry (pc::make_engine), so a new test or backend is covered once it is registered.
+// registry (skeleton::make_engine), so a new test or backend is covered once it is registered.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@
 
 #include "core/backend.hpp"
 #include "mpi/communicator.hpp"
-#include "pc/engines.hpp"
-#include "pc/skeleton.hpp"
+#include "skeleton/engines.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/skeleton_compare.hpp"
 
 namespace cudag::test {
@@ -39,31 +39,33 @@ inline std::vector<EngineCase> available_engines() {
 /// without FMA contraction, p within a few ulps (tests/gpu/test_cuda_fisher.cpp);
 /// chi-square/g-square: the same tables, sums in another order (test_cuda_discrete.cpp);
 /// CMIknn: p is a ratio of integer surrogate counts, bit for bit (test_cuda_cmiknn.cpp).
-inline double pmax_tolerance(pc::TestKind kind) { return kind == pc::TestKind::CmiKnn ? 0.0 : 1e-9; }
+inline double pmax_tolerance(skeleton::TestKind kind) { return kind == skeleton::TestKind::CmiKnn ? 0.0 : 1e-9; }
 
 /// The skeleton of `data` under `test` at `alpha` on the engine the registry builds for `c`.
-inline pc::SkeletonResult engine_skeleton(const Dataset& data, const pc::TestSpec& test, const EngineCase& c,
-                                          double alpha) {
-    pc::SkeletonOptions opt;
+inline skeleton::SkeletonResult engine_skeleton(const Dataset& data, const skeleton::TestSpec& test,
+                                                const EngineCase& c, double alpha) {
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = alpha;
     opt.threads = c.threads;
     BackendContext backend;
     backend.kind = c.backend;
     backend.threads = c.threads;
     mpi::SerialCommunicator serial;
-    const auto engine = pc::make_engine(pc::EngineArgs{data, test, opt.policy, opt.max_level, backend, serial});
-    return pc::learn_skeleton(*engine, opt);
+    const auto engine =
+        skeleton::make_engine(skeleton::EngineArgs{data, test, opt.policy, opt.max_level, backend, serial});
+    return skeleton::learn_skeleton(*engine, opt);
 }
 
 /// Runs every available engine on `data` and compares each with the first; names the
 /// engine and the first mismatch. Prints which engines ran.
-inline testing::AssertionResult same_on_every_engine(const Dataset& data, const pc::TestSpec& test, double alpha) {
+inline testing::AssertionResult same_on_every_engine(const Dataset& data, const skeleton::TestSpec& test,
+                                                     double alpha) {
     const std::vector<EngineCase> cases = available_engines();
-    const pc::SkeletonResult want = engine_skeleton(data, test, cases.front(), alpha);
+    const skeleton::SkeletonResult want = engine_skeleton(data, test, cases.front(), alpha);
     std::cout << "[ engines  ] " << test.name() << ": " << cases.front().label << " (reference)";
     for (std::size_t k = 1; k < cases.size(); ++k) {
         std::cout << ", " << cases[k].label;
-        const pc::SkeletonResult got = engine_skeleton(data, test, cases[k], alpha);
+        const skeleton::SkeletonResult got = engine_skeleton(data, test, cases[k], alpha);
         const testing::AssertionResult same = same_result(got, want, pmax_tolerance(test.kind));
         if (!same) {
             std::cout << '\n';

@@ -11,7 +11,7 @@
 #include "core/dsep.hpp"
 #include "fci/fci.hpp"
 #include "fci/tester.hpp"
-#include "pc/ci_tests.hpp"
+#include "skeleton/ci_tests.hpp"
 #include "pc/run.hpp"
 
 namespace cudag::test {
@@ -36,8 +36,8 @@ inline OraclePag fci_on_oracle(const std::shared_ptr<const DsepOracle>& oracle, 
     data.n_vars = oracle->n_vars();
     data.source = oracle->source();
     pc::PcResult r = pc::run_pc(data, cfg);
-    const pc::TestSpec spec = pc::resolve_test(cfg, data);
-    fci::Tester tester([&] { return pc::make_ci_test(data, spec, pc::Compat::Pcalg, 1); }, threads,
+    const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
+    fci::Tester tester([&] { return skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1); }, threads,
                        ci::Decision{cfg.alpha, false});
     fci::FciOptions o = opt;
     o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;

@@ -15,11 +15,11 @@
 #include <limits>
 #include <vector>
 
-#include "pc/skeleton_engine.hpp"
+#include "skeleton/skeleton_engine.hpp"
 
 namespace cudag::test {
 
-class KeepingEngine final : public pc::SkeletonEngine, public pc::DeviceResults {
+class KeepingEngine final : public skeleton::SkeletonEngine, public skeleton::DeviceResults {
 public:
     /// `offers_buffer`: pmax_buffer() hands the table's host values out, so that several
     /// ranks reduce them in place (the CUDA engine's way on NCCL, with device memory).
@@ -29,7 +29,7 @@ public:
     /// `lists_level0`: without dense p-values, level 0's kept pairs of the block come back
     /// as the CUDA engine lists them (an upper-triangle CSR over all rows with the
     /// p-values; the graph left as it came) instead of in the graph and kept_p.
-    explicit KeepingEngine(pc::SkeletonEngine& inner, bool offers_buffer = false, bool builds_snapshots = false,
+    explicit KeepingEngine(skeleton::SkeletonEngine& inner, bool offers_buffer = false, bool builds_snapshots = false,
                            bool lists_level0 = false)
         : inner_(inner),
           offers_buffer_(offers_buffer),
@@ -39,7 +39,7 @@ public:
     std::int64_t n_vars() const override { return inner_.n_vars(); }
     /// Dense p-values of every row stay here when the search allows it: the search gets
     /// NaNs in their place, so that a run which read them would not match.
-    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, pc::Level0Output& out) override {
+    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, skeleton::Level0Output& out) override {
         if (lists_level0_ && !dense) {
             list_level0(rb, re, g, out);
         } else {
@@ -54,18 +54,19 @@ public:
     }
     bool level0_on_every_rank() const override { return inner_.level0_on_every_rank(); }
     /// The inner engine's level 0 of rows [rb, re) into a graph of its own, then as a CSR.
-    void list_level0(std::int64_t rb, std::int64_t re, const Graph& g, pc::Level0Output& out) {
+    void list_level0(std::int64_t rb, std::int64_t re, const Graph& g, skeleton::Level0Output& out) {
         const std::int64_t n = n_vars();
         Graph mine(n);
-        pc::Level0Output inner;
+        skeleton::Level0Output inner;
         inner_.level0(rb, re, false, mine, inner);
-        std::sort(inner.kept_p.begin(), inner.kept_p.end(),
-                  [](const pc::PairP& a, const pc::PairP& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
+        std::sort(inner.kept_p.begin(), inner.kept_p.end(), [](const skeleton::PairP& a, const skeleton::PairP& b) {
+            return a.i != b.i ? a.i < b.i : a.j < b.j;
+        });
         out.tests = inner.tests;
         out.kept_offsets.assign(static_cast<std::size_t>(n + 1), 0);
         out.kept_cols.clear();
         out.kept_pvals.clear();
-        for (const pc::PairP& q : inner.kept_p) {
+        for (const skeleton::PairP& q : inner.kept_p) {
             ++out.kept_offsets[static_cast<std::size_t>(q.i) + 1];
             out.kept_cols.push_back(q.j);
             out.kept_pvals.push_back(q.p);
@@ -78,7 +79,7 @@ public:
     }
 
     DeviceResults* device_results() override { return this; }
-    void adopt_pmax(const pc::PmaxTable& t, bool from_level0) override {
+    void adopt_pmax(const skeleton::PmaxTable& t, bool from_level0) override {
         EXPECT_TRUE(kept0_.empty() || from_level0) << "p-values kept at level 0 are adopted from it";
         table_ = t;
         if (from_level0 && !kept0_.empty()) std::copy(kept0_.begin(), kept0_.end(), table_.values().begin());
@@ -88,7 +89,8 @@ public:
     }
     /// A packed LevelOutput (the device-results strategy) gets the removal bits; any other
     /// is the inner engine's (the host-results strategy, as for an exhaustive search).
-    void run_level(int l, const Adjacency& snap, const pc::LevelBlock& block, pc::LevelOutput& out) override {
+    void run_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block,
+                   skeleton::LevelOutput& out) override {
         if (!out.packed) {
             ++unpacked;
             return inner_.run_level(l, snap, block, out);
@@ -98,7 +100,7 @@ public:
         inner_.run_level(l, snap, block, full_);
         EXPECT_EQ(out.removal_bits.size(), static_cast<std::size_t>((ee - eb + 7) / 8));
         for (std::int64_t e = eb; e < ee; ++e)
-            if (full_.flags[static_cast<std::size_t>(e)] & pc::kSeparated)
+            if (full_.flags[static_cast<std::size_t>(e)] & skeleton::kSeparated)
                 out.removal_bits[static_cast<std::size_t>((e - eb) / 8)] |= std::byte{1} << ((e - eb) % 8);
         out.tests = full_.tests;
         block_ = block;
@@ -107,7 +109,7 @@ public:
     }
     bool splits_rows() const override { return inner_.splits_rows(); }
     void settle_level(const Adjacency& snap, std::span<const std::byte> removal, std::span<const std::int64_t> bit0,
-                      pc::SepSetLog& log) override {
+                      skeleton::SepSetLog& log) override {
         const auto bit = [&](std::int64_t a, std::int64_t e) {
             const std::int64_t k = bit0[static_cast<std::size_t>(a)] + e - snap.offsets[static_cast<std::size_t>(a)];
             return (removal[static_cast<std::size_t>(k / 8)] & (std::byte{1} << (k % 8))) != std::byte{0};
@@ -121,11 +123,11 @@ public:
                 const std::int32_t b = snap.nbrs[static_cast<std::size_t>(e)];
                 if (b < ia && bit(b, snap.find(b, ia))) continue;
                 const std::int32_t i = std::min(ia, b), j = std::max(ia, b);
-                if (f & pc::kTested) table_.raise(i, j, full_.pmax[static_cast<std::size_t>(e)]);
-                if (f & pc::kSeparated) log.add(i, j, full_.set(static_cast<std::size_t>(e)));
+                if (f & skeleton::kTested) table_.raise(i, j, full_.pmax[static_cast<std::size_t>(e)]);
+                if (f & skeleton::kSeparated) log.add(i, j, full_.set(static_cast<std::size_t>(e)));
             }
     }
-    void return_pmax(pc::PmaxTable& t, bool overwrite) override {
+    void return_pmax(skeleton::PmaxTable& t, bool overwrite) override {
         ASSERT_EQ(t.values().size(), table_.values().size());
         for (std::size_t k = 0; k < t.values().size(); ++k)
             t.values()[k] = overwrite ? table_.values()[k] : std::max(t.values()[k], table_.values()[k]);
@@ -160,7 +162,7 @@ public:
         return removed;
     }
 
-    pc::PairPList pmax_pairs() override {
+    skeleton::PairPList pmax_pairs() override {
         ++listed;
         return table_.pairs();
     }
@@ -176,15 +178,15 @@ public:
     int unpacked = 0;  ///< levels run for the host-results strategy
 
 private:
-    pc::SkeletonEngine& inner_;
+    skeleton::SkeletonEngine& inner_;
     const bool offers_buffer_;
     const bool builds_snapshots_;
     const bool lists_level0_;
     int level_ = 0;  ///< the level of the last run_level()
-    pc::LevelOutput full_;
-    pc::PmaxTable table_;
+    skeleton::LevelOutput full_;
+    skeleton::PmaxTable table_;
     std::vector<double> kept0_;  ///< level 0's dense p-values, kept here
-    pc::LevelBlock block_;
+    skeleton::LevelBlock block_;
 };
 
 }  // namespace cudag::test

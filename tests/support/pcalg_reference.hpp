@@ -14,7 +14,7 @@
 
 #include "core/combinations.hpp"
 #include "core/dataset.hpp"
-#include "pc/skeleton_engine.hpp"
+#include "skeleton/skeleton_engine.hpp"
 #include "support/names.hpp"
 
 namespace cudag::test {
@@ -53,7 +53,7 @@ struct Reference {
 /// pcalg skeleton(method = "stable", fixedGaps, fixedEdges): ordered pairs by x, u-side
 /// first, stop at the first separating set, skip (y, x) once removed in this level. G
 /// starts as !fixedGaps (`gaps`); a pair of fixedEdges (`fixed`, i < j) is never tested.
-inline Reference pcalg_stable(pc::SkeletonEngine& eng, int n, double alpha, int max_level,
+inline Reference pcalg_stable(skeleton::SkeletonEngine& eng, int n, double alpha, int max_level,
                               const std::set<std::pair<int, int>>& gaps = {},
                               const std::set<std::pair<int, int>>& fixed = {}) {
     Reference r;

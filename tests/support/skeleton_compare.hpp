@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "pc/skeleton.hpp"
+#include "skeleton/skeleton.hpp"
 
 namespace cudag::test {
 
@@ -19,7 +19,8 @@ inline bool close(double a, double b, double rel) {
 }
 
 /// Skeleton and separating sets exactly, pMax within `rel`, same per-level removals.
-inline testing::AssertionResult same_result(const pc::SkeletonResult& got, const pc::SkeletonResult& want, double rel) {
+inline testing::AssertionResult same_result(const skeleton::SkeletonResult& got, const skeleton::SkeletonResult& want,
+                                            double rel) {
     if (!(got.skeleton == want.skeleton)) {
         for (std::int64_t i = 0; i < want.skeleton.n(); ++i)
             for (std::int64_t j = i + 1; j < want.skeleton.n(); ++j)
@@ -47,8 +48,8 @@ inline testing::AssertionResult same_result(const pc::SkeletonResult& got, const
     if (got.pmax.size() != want.pmax.size())
         return testing::AssertionFailure() << "pmax: gpu " << got.pmax.size() << " pairs, cpu " << want.pmax.size();
     for (std::size_t k = 0; k < want.pmax.size(); ++k) {
-        const pc::PairP& a = got.pmax[k];
-        const pc::PairP& b = want.pmax[k];
+        const skeleton::PairP& a = got.pmax[k];
+        const skeleton::PairP& b = want.pmax[k];
         if (a.i != b.i || a.j != b.j)
             return testing::AssertionFailure()
                    << "pmax pair " << k << ": gpu " << a.i << "-" << a.j << ", cpu " << b.i << "-" << b.j;

@@ -99,7 +99,7 @@ std::string config_hash_by_definition(const Dataset& data, const pc::PcConfig& c
     for (double v : data.values) b.value(v);
     for (const std::string& e : pc::resolve_test(cfg, data).digest_entries(data.n_samples)) b.string(e);
     b.value(cfg.alpha);
-    b.string(pc::to_string(cfg.compat));
+    b.string(skeleton::to_string(cfg.compat));
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a_reference(b.get())));
     return hex;
@@ -115,9 +115,9 @@ TEST(Digest, ConfigHashFollowsItsDefinition) {
     pc::PcConfig cfg;
     cfg.alpha = 0.05;
     EXPECT_EQ(pc::config_hash(data, cfg), config_hash_by_definition(data, cfg));
-    cfg.compat = pc::Compat::CausalLearn;
+    cfg.compat = skeleton::Compat::CausalLearn;
     EXPECT_EQ(pc::config_hash(data, cfg), config_hash_by_definition(data, cfg));
-    cfg.test.kind = pc::TestKind::CmiKnn;
+    cfg.test.kind = skeleton::TestKind::CmiKnn;
     EXPECT_EQ(pc::config_hash(data, cfg), config_hash_by_definition(data, cfg));
 }
 

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "pc/cpu/fisher_engine.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/knowledge.hpp"
 #include "pc/orient.hpp"
-#include "pc/skeleton.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+#include "skeleton/skeleton.hpp"
 #include "support/keeping_engine.hpp"
 #include "support/pcalg_reference.hpp"
 
@@ -163,7 +163,7 @@ using test::Reference;
 
 /// `all_pmax`: the result lists every pair's pMax (dense table), else those of the pairs
 /// still adjacent after level 0 (each must match).
-::testing::AssertionResult same(const pc::SkeletonResult& got, const Reference& want, int n, bool all_pmax) {
+::testing::AssertionResult same(const skeleton::SkeletonResult& got, const Reference& want, int n, bool all_pmax) {
     for (int i = 0; i < n; ++i)
         for (int j = i + 1; j < n; ++j) {
             if (got.skeleton.has(i, j) != static_cast<bool>(want.adj[i][j]))
@@ -191,7 +191,7 @@ using test::Reference;
 struct Pairs {
     std::set<std::pair<int, int>> forbidden, required;
 };
-Pairs pick_pairs(const pc::SkeletonResult& free_run, int n) {
+Pairs pick_pairs(const skeleton::SkeletonResult& free_run, int n) {
     Pairs p;
     int adjacent = 0, removed = 0;
     for (int i = 0; i < n; ++i)
@@ -205,7 +205,7 @@ Pairs pick_pairs(const pc::SkeletonResult& free_run, int n) {
     return p;
 }
 
-pc::SkeletonOptions with_pairs(pc::SkeletonOptions opt, const Pairs& p) {
+skeleton::SkeletonOptions with_pairs(skeleton::SkeletonOptions opt, const Pairs& p) {
     opt.forbidden_pairs.assign(p.forbidden.begin(), p.forbidden.end());
     opt.required_pairs.assign(p.required.begin(), p.required.end());
     return opt;
@@ -217,28 +217,28 @@ TEST(SkeletonKnowledge, MatchesPcalgFixedGapsAndFixedEdges) {
         const Dataset d = random_sem(n, 400, 0.2, seed);
         for (const bool sparse : {false, true}) {
             SCOPED_TRACE(std::to_string(seed) + (sparse ? " sparse" : " dense"));
-            pc::SkeletonOptions opt;
+            skeleton::SkeletonOptions opt;
             opt.policy.alpha = 0.01;
             opt.threads = 2;
             if (sparse) opt.dense_pmax_limit = 0;
-            pc::CpuFisherEngine eng(d, opt.policy, 2);
-            const Pairs p = pick_pairs(pc::learn_skeleton(eng, opt), n);
+            skeleton::CpuFisherEngine eng(d, opt.policy, 2);
+            const Pairs p = pick_pairs(skeleton::learn_skeleton(eng, opt), n);
             ASSERT_FALSE(p.forbidden.empty());
             ASSERT_FALSE(p.required.empty());
-            const pc::SkeletonOptions ko = with_pairs(opt, p);
-            const auto got = pc::learn_skeleton(eng, ko);
+            const skeleton::SkeletonOptions ko = with_pairs(opt, p);
+            const auto got = skeleton::learn_skeleton(eng, ko);
             EXPECT_TRUE(same(got, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n, !sparse));
             for (auto [i, j] : p.forbidden) EXPECT_FALSE(got.skeleton.has(i, j));
             for (auto [i, j] : p.required) EXPECT_TRUE(got.skeleton.has(i, j));
             // The device-results strategy (an engine keeping pMax and the sets, building
             // the snapshots) and other thread counts give the same search.
             test::KeepingEngine keeping(eng, false, true);
-            const auto kept = pc::learn_skeleton(keeping, ko);
+            const auto kept = skeleton::learn_skeleton(keeping, ko);
             EXPECT_TRUE(same(kept, test::pcalg_stable(eng, n, 0.01, -1, p.forbidden, p.required), n, !sparse));
-            pc::SkeletonOptions one = ko;
+            skeleton::SkeletonOptions one = ko;
             one.threads = 1;
-            pc::CpuFisherEngine eng1(d, one.policy, 1);
-            EXPECT_TRUE(pc::learn_skeleton(eng1, one).sepsets == got.sepsets);
+            skeleton::CpuFisherEngine eng1(d, one.policy, 1);
+            EXPECT_TRUE(skeleton::learn_skeleton(eng1, one).sepsets == got.sepsets);
         }
     }
 }
@@ -246,12 +246,12 @@ TEST(SkeletonKnowledge, MatchesPcalgFixedGapsAndFixedEdges) {
 TEST(SkeletonKnowledge, ExhaustiveSearchKeepsTheKnowledgeToo) {
     const int n = 20;
     const Dataset d = random_sem(n, 300, 0.25, 5);
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.policy.alpha = 0.01;
     opt.policy.strict = opt.policy.exhaustive = true;
-    pc::CpuFisherEngine eng(d, opt.policy, 2);
-    const Pairs p = pick_pairs(pc::learn_skeleton(eng, opt), n);
-    const auto got = pc::learn_skeleton(eng, with_pairs(opt, p));
+    skeleton::CpuFisherEngine eng(d, opt.policy, 2);
+    const Pairs p = pick_pairs(skeleton::learn_skeleton(eng, opt), n);
+    const auto got = skeleton::learn_skeleton(eng, with_pairs(opt, p));
     for (auto [i, j] : p.forbidden) EXPECT_FALSE(got.skeleton.has(i, j));
     for (auto [i, j] : p.required) {
         EXPECT_TRUE(got.skeleton.has(i, j));
@@ -263,10 +263,10 @@ TEST(SkeletonKnowledge, ExhaustiveSearchKeepsTheKnowledgeToo) {
 TEST(SkeletonKnowledge, ChainWithRequiredEndsAndForbiddenLink) {
     // Population correlations of X0 -> X1 -> X2: X0 and X2 are separated by X1.
     std::vector<double> c = {1, 0.5, 0.25, 0.5, 1, 0.5, 0.25, 0.5, 1};
-    pc::SkeletonOptions opt;
+    skeleton::SkeletonOptions opt;
     opt.required_pairs = {{0, 2}};
-    pc::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
-    auto got = pc::learn_skeleton(eng, opt);
+    skeleton::CpuFisherEngine eng(c, 3, 1000, opt.policy, 1);
+    auto got = skeleton::learn_skeleton(eng, opt);
     EXPECT_TRUE(got.skeleton.has(0, 2));  // kept although X1 separates it
     EXPECT_TRUE(got.skeleton.has(0, 1));
     EXPECT_TRUE(got.skeleton.has(1, 2));
@@ -276,7 +276,7 @@ TEST(SkeletonKnowledge, ChainWithRequiredEndsAndForbiddenLink) {
     // is tested from X2's side given {X1} at level 1 and removed.
     opt.required_pairs.clear();
     opt.forbidden_pairs = {{0, 1}};
-    got = pc::learn_skeleton(eng, opt);
+    got = skeleton::learn_skeleton(eng, opt);
     EXPECT_FALSE(got.skeleton.has(0, 1));
     EXPECT_FALSE(got.skeleton.has(0, 2));
     EXPECT_TRUE(got.skeleton.has(1, 2));

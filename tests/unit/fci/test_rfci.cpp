@@ -30,7 +30,7 @@
 #include "fci/rules.hpp"
 #include "fci/tester.hpp"
 #include "io/dataset_io.hpp"
-#include "pc/ci_tests.hpp"
+#include "skeleton/ci_tests.hpp"
 #include "pc/run.hpp"
 
 namespace cudag::fci {
@@ -168,7 +168,7 @@ std::pair<Graph, SepSets> pc_skeleton(const std::shared_ptr<const DsepOracle>& o
         cfg.knowledge = Knowledge(o->n_vars());
         for (const auto& [i, j] : required) cfg.knowledge.require_pair(i, j);
     }
-    cfg.compat = pc::Compat::Pcalg;
+    cfg.compat = skeleton::Compat::Pcalg;
     cfg.alpha = 0.5;
     cfg.max_level = max_level;
     cfg.test.oracle = o;
@@ -664,18 +664,18 @@ TEST(RfciPcalgData, EqualsPcalgsRfciOnTheReferenceDataSets) {
             const Dataset data = io::read_dataset(dir + "/datasets/" + id + ".csv", "",
                                                   discrete ? io::TableMode::Labels : io::TableMode::Numeric);
             pc::PcConfig cfg;
-            cfg.compat = pc::Compat::Pcalg;
+            cfg.compat = skeleton::Compat::Pcalg;
             cfg.alpha = std::stod(alpha);
             cfg.orient = false;
             if (discrete) {
-                cfg.test.kind = pc::TestKind::GSquare;
+                cfg.test.kind = skeleton::TestKind::GSquare;
                 cfg.test.dof = ci::DofRule::Pcalg;
             }
             cfg.backend.kind = BackendKind::Cpu;
             cfg.backend.threads = 1;
             pc::PcResult r = pc::run_pc(data, cfg);
-            const pc::TestSpec spec = pc::resolve_test(cfg, data);
-            Tester tester([&] { return pc::make_ci_test(data, spec, pc::Compat::Pcalg, 1, -1); }, 2,
+            const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
+            Tester tester([&] { return skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1, -1); }, 2,
                           ci::Decision{cfg.alpha, false});
             const Pag p = rfci_orient(r.skeleton, r.sepsets, tester, {});
             ++runs;

@@ -16,8 +16,8 @@
 #include "mpi/communicator.hpp"
 #include "mpi/mpi_communicator.hpp"
 #include "mpi/partition.hpp"
-#include "pc/merge.hpp"
-#include "pc/row_work.hpp"
+#include "skeleton/merge.hpp"
+#include "skeleton/row_work.hpp"
 
 using namespace cudag;
 using mpi::partition_rows;
@@ -52,7 +52,7 @@ TEST(Partition, SkewedWorkIsBalancedByWorkNotRows) {
     // Level 0: row i has n - 1 - i pairs, so the first block must hold fewer rows.
     Adjacency a;
     a.n = 1000;
-    const std::vector<double> w = pc::row_work(a, 0);
+    const std::vector<double> w = skeleton::row_work(a, 0);
     const RowPartition p = partition_rows(w, 4);
     ASSERT_TRUE(is_cover(p, 1000, 4));
     EXPECT_LT(p.end(0) - p.begin(0), p.end(3) - p.begin(3));
@@ -115,11 +115,11 @@ TEST(Partition, RowWorkCountsTestsOfALevel) {
     for (int j = 1; j < 5; ++j) g.add(0, j);  // a star: row 0 has 4 neighbours
     g.add(1, 2);
     const Adjacency a = Adjacency::from_graph(g);
-    const std::vector<double> w1 = pc::row_work(a, 1);
+    const std::vector<double> w1 = skeleton::row_work(a, 1);
     EXPECT_DOUBLE_EQ(w1[0], 4.0 * 3.0);  // 4 neighbours x C(3, 1)
     EXPECT_DOUBLE_EQ(w1[1], 2.0 * 1.0);  // neighbours {0, 2}
     EXPECT_DOUBLE_EQ(w1[3], 0.0);        // one neighbour: nothing to condition on
-    const std::vector<double> w3 = pc::row_work(a, 3);
+    const std::vector<double> w3 = skeleton::row_work(a, 3);
     EXPECT_DOUBLE_EQ(w3[0], 4.0);  // 4 x C(3, 3)
     EXPECT_DOUBLE_EQ(w3[1], 0.0);
 }
@@ -197,43 +197,43 @@ TEST(EntryPartition, EmptyRowsZeroWorkAndMorePartsThanEntries) {
 }
 
 TEST(PmaxTable, DenseAndSparseSlotsTakeTheMaximum) {
-    pc::PmaxTable d = pc::PmaxTable::dense(4);
+    skeleton::PmaxTable d = skeleton::PmaxTable::dense(4);
     d.raise(1, 3, 0.2);
     d.raise(1, 3, 0.1);
     d.raise(0, 1, 0.5);
-    EXPECT_EQ(d.pairs(), (pc::PairPList{{0, 1, 0.5}, {1, 3, 0.2}}));
+    EXPECT_EQ(d.pairs(), (skeleton::PairPList{{0, 1, 0.5}, {1, 3, 0.2}}));
 
     Graph g(4);
     g.add(0, 2);
     g.add(3, 1);
-    pc::PmaxTable s = pc::PmaxTable::sparse(g);
+    skeleton::PmaxTable s = skeleton::PmaxTable::sparse(g);
     EXPECT_EQ(s.slot(1, 3), 1);
     s.raise(1, 3, 0.7);
     s.raise(0, 2, 0.0);
-    EXPECT_EQ(s.pairs(), (pc::PairPList{{0, 2, 0.0}, {1, 3, 0.7}}));
-    const pc::PmaxTable back = pc::PmaxTable::from_pairs(4, false, s.pairs());
+    EXPECT_EQ(s.pairs(), (skeleton::PairPList{{0, 2, 0.0}, {1, 3, 0.7}}));
+    const skeleton::PmaxTable back = skeleton::PmaxTable::from_pairs(4, false, s.pairs());
     EXPECT_EQ(back.pairs(), s.pairs());
 }
 
 TEST(SepSetLog, SortsUnitesAndRoundTrips) {
-    pc::SepSetLog a, b;
+    skeleton::SepSetLog a, b;
     a.add(2, 5, {1, 3});
     a.add(0, 4, std::vector<std::int32_t>{});
     b.add(2, 5, {3, 4});  // the other endpoint's sets of the same pair (exhaustive mode)
     b.add(0, 1, {7});
-    a.append(pc::SepSetLog::deserialize(b.serialize()));
+    a.append(skeleton::SepSetLog::deserialize(b.serialize()));
     const SepSets s = a.to_sepsets();
     ASSERT_EQ(s.size(), 3u);
     EXPECT_EQ(s.get(2, 5), (std::vector<std::int32_t>{1, 3, 4}));
     EXPECT_EQ(s.get(0, 1), (std::vector<std::int32_t>{7}));
     EXPECT_TRUE(s.has(0, 4));
-    EXPECT_EQ(pc::SepSetLog::from_sepsets(s).to_sepsets(), s);
+    EXPECT_EQ(skeleton::SepSetLog::from_sepsets(s).to_sepsets(), s);
 }
 
 TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
     // Records in no particular order, spread over parts; one pair twice (exhaustive mode).
-    std::vector<pc::SepSetLog> parts(5);
-    pc::SepSetLog serial;
+    std::vector<skeleton::SepSetLog> parts(5);
+    skeleton::SepSetLog serial;
     std::uint32_t x = 12345;
     const auto next = [&] { return x = x * 1664525u + 1013904223u; };
     for (int r = 0; r < 3000; ++r) {
@@ -244,10 +244,10 @@ TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
         parts[static_cast<std::size_t>(r) % parts.size()].add(i, j, set);
     }
     for (const auto& p : parts) serial.append(p);
-    pc::SepSetLog bulk;
+    skeleton::SepSetLog bulk;
     bulk.add(1000, 1001, {3});
     bulk.append(parts, 3);
-    pc::SepSetLog want;
+    skeleton::SepSetLog want;
     want.add(1000, 1001, {3});
     want.append(serial);
     EXPECT_EQ(bulk.size(), want.size());
@@ -256,7 +256,7 @@ TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
     EXPECT_EQ(s4.get(1000, 1001), (std::vector<std::int32_t>{3}));
     // A part larger than one work item of the append (2^18 records) is copied in runs on
     // several threads: the same records, in the same order, as adding them one by one.
-    pc::SepSetLog big, one_by_one, runs;
+    skeleton::SepSetLog big, one_by_one, runs;
     one_by_one.add(7, 9, {1, 2});
     runs.add(7, 9, {1, 2});
     for (int r = 0; r < 600000; ++r) {
@@ -266,11 +266,11 @@ TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
         big.add(i, j, set);
         one_by_one.add(i, j, set);
     }
-    runs.append(std::span<const pc::SepSetLog>(&big, 1), 4);
+    runs.append(std::span<const skeleton::SepSetLog>(&big, 1), 4);
     EXPECT_EQ(runs.size(), one_by_one.size());
     EXPECT_TRUE(runs.serialize() == one_by_one.serialize());
     // Unique pairs take the bulk path; it must agree with the record-by-record one.
-    pc::SepSetLog unique;
+    skeleton::SepSetLog unique;
     for (int i = 40; i >= 0; --i) unique.add(i, 100 - i, {i % 3});
     const SepSets u = unique.to_sepsets(3);
     ASSERT_EQ(u.size(), 41u);
@@ -280,21 +280,21 @@ TEST(SepSetLog, PartsAndThreadsGiveTheSameTable) {
 }
 
 TEST(PmaxTable, PairsAreTheSameOnAnyThreadCount) {
-    pc::PmaxTable d = pc::PmaxTable::dense(300);
+    skeleton::PmaxTable d = skeleton::PmaxTable::dense(300);
     Graph g(300);
     for (std::int32_t i = 0; i < 300; ++i)
         for (std::int32_t j = i + 1; j < 300; j += 1 + (i % 7)) g.add(i, j);
-    pc::PmaxTable s = pc::PmaxTable::sparse(g);
+    skeleton::PmaxTable s = skeleton::PmaxTable::sparse(g);
     for (std::int32_t i = 0; i < 300; i += 3)
         for (std::int32_t j = i + 1; j < 300; j += 1 + (i % 7)) {
             d.raise(i, j, 0.001 * (i + j));
             s.raise(i, j, 0.002 * (i + j));
         }
-    for (const pc::PmaxTable* t : {&d, &s}) {
+    for (const skeleton::PmaxTable* t : {&d, &s}) {
         const auto one = t->pairs(1);
         EXPECT_GT(one.size(), 1000u);
         EXPECT_EQ(t->pairs(7), one);
-        EXPECT_TRUE(std::is_sorted(one.begin(), one.end(), [](const pc::PairP& a, const pc::PairP& b) {
+        EXPECT_TRUE(std::is_sorted(one.begin(), one.end(), [](const skeleton::PairP& a, const skeleton::PairP& b) {
             return std::pair{a.i, a.j} < std::pair{b.i, b.j};
         }));
     }

@@ -35,13 +35,13 @@ pc::BootstrapOptions options(std::int64_t b, pc::Resample r = pc::Resample::Boot
     return o;
 }
 
-pc::PcConfig config(pc::TestKind kind, int threads = 1) {
+pc::PcConfig config(skeleton::TestKind kind, int threads = 1) {
     pc::PcConfig cfg;
     cfg.test.kind = kind;
     cfg.alpha = 0.05;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = threads;
-    if (kind == pc::TestKind::CmiKnn) {
+    if (kind == skeleton::TestKind::CmiKnn) {
         cfg.test.cmi.knn = 0.2;
         cfg.test.cmi.permutations = 39;
         cfg.test.cmi.seed = 3;
@@ -175,7 +175,7 @@ TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
     }
     const auto b = options(8, pc::Resample::Half);
     for (const Dataset* d : {&gauss, &disc}) {
-        const pc::PcConfig cfg = config(d->discrete() ? pc::TestKind::GSquare : pc::TestKind::FisherZ);
+        const pc::PcConfig cfg = config(d->discrete() ? skeleton::TestKind::GSquare : skeleton::TestKind::FisherZ);
         for (int threads : {1, 4}) {
             Dataset scratch;
             int shapes = 0;
@@ -240,30 +240,30 @@ TEST(BootstrapConsensus, FollowsTheThresholdAndTheTieOrder) {
 
 TEST_F(Bootstrap, FisherReplicatesAreDirectRunsOnTheirResamples) {
     const Dataset data = sim::simulate_gaussian({12, 200, 0.25, 11}).data;
-    expect_replicates_are_direct_runs(data, config(pc::TestKind::FisherZ), options(4));
-    expect_replicates_are_direct_runs(data, config(pc::TestKind::FisherZ), options(3, pc::Resample::Half));
+    expect_replicates_are_direct_runs(data, config(skeleton::TestKind::FisherZ), options(4));
+    expect_replicates_are_direct_runs(data, config(skeleton::TestKind::FisherZ), options(3, pc::Resample::Half));
 }
 
 TEST_F(Bootstrap, DiscreteReplicatesAreDirectRunsOnTheirResamples) {
     const sim::BayesNet net = sim::random_network({8, 400, 0.4, 3, 17});
     const Dataset data = sim::forward_sample(net, 400, 19, 1);
-    pc::PcConfig cfg = config(pc::TestKind::GSquare);
+    pc::PcConfig cfg = config(skeleton::TestKind::GSquare);
     expect_replicates_are_direct_runs(data, cfg, options(3));
-    cfg.test.kind = pc::TestKind::ChiSquare;
+    cfg.test.kind = skeleton::TestKind::ChiSquare;
     expect_replicates_are_direct_runs(data, cfg, options(2, pc::Resample::Half));
 }
 
 TEST_F(Bootstrap, CmiKnnReplicatesAreDirectRunsOnTheirResamples) {
     const Dataset data = sim::simulate_nonlinear({6, 80, 0.3, 5}).data;
-    expect_replicates_are_direct_runs(data, config(pc::TestKind::CmiKnn), options(2));
+    expect_replicates_are_direct_runs(data, config(skeleton::TestKind::CmiKnn), options(2));
 }
 
 TEST(BootstrapCounts, SumToBPerPairAndDoNotDependOnThreads) {
     const Dataset data = sim::simulate_gaussian({20, 150, 0.15, 21}).data;
     mpi::SerialCommunicator serial;
     const auto b = options(6);
-    const BootstrapTable one = pc::run_bootstrap(data, config(pc::TestKind::FisherZ, 1), b, serial);
-    const BootstrapTable two = pc::run_bootstrap(data, config(pc::TestKind::FisherZ, 2), b, serial);
+    const BootstrapTable one = pc::run_bootstrap(data, config(skeleton::TestKind::FisherZ, 1), b, serial);
+    const BootstrapTable two = pc::run_bootstrap(data, config(skeleton::TestKind::FisherZ, 2), b, serial);
     EXPECT_EQ(one.pairs, two.pairs);
     EXPECT_EQ(one.counts, two.counts);
     ASSERT_GT(one.size(), 0u);
@@ -281,7 +281,7 @@ TEST(BootstrapCounts, SumToBPerPairAndDoNotDependOnThreads) {
     // A different seed gives other resamples, and other counts.
     auto other = b;
     other.seed = 8;
-    EXPECT_NE(pc::run_bootstrap(data, config(pc::TestKind::FisherZ, 1), other, serial).counts, one.counts);
+    EXPECT_NE(pc::run_bootstrap(data, config(skeleton::TestKind::FisherZ, 1), other, serial).counts, one.counts);
 }
 
 TEST(BootstrapCounts, AnyLearnersReplicatesCountTheSameOnSeveralWorkers) {
@@ -334,7 +334,7 @@ TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {
     mpi::SerialCommunicator serial;
     auto b = options(5);
     b.consensus = 0.6;
-    const pc::PcResult r = pc::bootstrap_pc(data, config(pc::TestKind::FisherZ), b, serial);
+    const pc::PcResult r = pc::bootstrap_pc(data, config(skeleton::TestKind::FisherZ), b, serial);
     ASSERT_TRUE(r.bootstrap.has_value());
     EXPECT_EQ(r.cpdag, pc::consensus_graph(*r.bootstrap, 10));
     EXPECT_EQ(r.skeleton, r.cpdag.skeleton());
@@ -358,16 +358,16 @@ TEST(BootstrapReplicate, RunsWithoutPmaxGiveTheSameSkeletonSepsetsAndGraph) {
     known.forbid_pair(0, 1);
     known.require_pair(2, 3);
     for (const auto& [data, kind] :
-         {std::pair{&gauss, pc::TestKind::FisherZ}, std::pair{&discrete, pc::TestKind::GSquare},
-          std::pair{&nonlinear, pc::TestKind::CmiKnn}})
+         {std::pair{&gauss, skeleton::TestKind::FisherZ}, std::pair{&discrete, skeleton::TestKind::GSquare},
+          std::pair{&nonlinear, skeleton::TestKind::CmiKnn}})
         for (const bool with_knowledge : {false, true}) {
-            if (with_knowledge && kind != pc::TestKind::FisherZ) continue;
+            if (with_knowledge && kind != skeleton::TestKind::FisherZ) continue;
             pc::PcConfig cfg = config(kind, 2);
             if (with_knowledge) cfg.knowledge = known;
             const pc::PcResult full = pc::run_pc(*data, cfg);
             cfg.keep_pmax = false;
             const pc::PcResult lean = pc::run_pc(*data, cfg);
-            const std::string what = pc::to_string(kind) + (with_knowledge ? " with knowledge" : "");
+            const std::string what = skeleton::to_string(kind) + (with_knowledge ? " with knowledge" : "");
             EXPECT_FALSE(full.pmax.empty()) << what;
             EXPECT_TRUE(lean.pmax.empty()) << what;
             EXPECT_TRUE(lean.skeleton == full.skeleton) << what;
@@ -381,7 +381,7 @@ TEST(BootstrapReplicate, RunsWithoutPmaxGiveTheSameSkeletonSepsetsAndGraph) {
 TEST(BootstrapReplicate, ErrorsNameTheReplicate) {
     // 10 rows allow Fisher-z's --max-level 4 (m > l + 3); a half-sample's 5 do not.
     const Dataset d = sim::simulate_gaussian({4, 10, 0.5, 1}).data;
-    pc::PcConfig cfg = config(pc::TestKind::FisherZ);
+    pc::PcConfig cfg = config(skeleton::TestKind::FisherZ);
     cfg.max_level = 4;
     EXPECT_NO_THROW(pc::run_pc(d, cfg));
     mpi::SerialCommunicator serial;
@@ -400,7 +400,7 @@ TEST_F(Bootstrap, AColumnConstantInAResampleIsIsolatedAsInItsWrittenResample) {
     Dataset d = sim::simulate_gaussian({6, 60, 0.5, 1}).data;
     for (std::int64_t s = 1; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
     d.column(2)[0] = 2.0;
-    const pc::PcConfig cfg = config(pc::TestKind::FisherZ);
+    const pc::PcConfig cfg = config(skeleton::TestKind::FisherZ);
     const auto b = options(6, pc::Resample::Half);
     int left_out = 0;
     for (std::int64_t r = 0; r < b.replicates; ++r) {

@@ -14,9 +14,9 @@
 
 #include "core/dsep.hpp"
 #include "core/error.hpp"
-#include "pc/ci_tests.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
+#include "skeleton/ci_tests.hpp"
 #include "support/same_graph.hpp"
 
 namespace cudag::pc {
@@ -74,7 +74,7 @@ TEST(DsepOraclePc, GivesTheCpdagOfHundredsOfRandomDags) {
         const Pdag want = dag_to_cpdag(pdag);
         const auto oracle =
             std::make_shared<const DsepOracle>(std::move(dag), node_names(n), std::vector<std::string>{}, "random DAG");
-        for (const Compat compat : {Compat::Pcalg, Compat::CausalLearn}) {
+        for (const skeleton::Compat compat : {skeleton::Compat::Pcalg, skeleton::Compat::CausalLearn}) {
             PcConfig cfg;
             cfg.compat = compat;
             const Dataset data = oracle_data(oracle, cfg);
@@ -118,7 +118,7 @@ TEST(DsepOraclePc, RefusesAnotherTestAndTheCudaBackend) {
     PcConfig cfg;
     const Dataset data = oracle_data(oracle, cfg);
     PcConfig other = cfg;
-    other.test.kind = TestKind::FisherZ;
+    other.test.kind = skeleton::TestKind::FisherZ;
     EXPECT_THROW(run_pc(data, other), InputError);
     PcConfig cuda = cfg;
     cuda.backend.kind = BackendKind::Cuda;
@@ -134,7 +134,7 @@ TEST(DsepOracleCiTest, AnswersSingleTestsAsDsepTest) {
                                                            std::vector<std::string>{}, "chain");
     PcConfig cfg;
     const Dataset data = oracle_data(oracle, cfg);
-    const auto test = make_ci_test(data, resolve_test(cfg, data), Compat::Pcalg, 1);
+    const auto test = skeleton::make_ci_test(data, resolve_test(cfg, data), skeleton::Compat::Pcalg, 1);
     EXPECT_EQ(test->name(), "d-separation");
     const std::vector<std::int32_t> none, b{1};
     EXPECT_EQ(test->test(0, 2, none).p, 0.0);

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// The registry's CUDA entries (kernels/), compiled only in a CUDA build
+// (src/skeleton/engines_nocuda.cpp otherwise).
+#include "kernels/engines.hpp"
+#include "skeleton/engines.hpp"
+
+namespace cudag::skeleton {
+
+namespace {
+
+cuda::FisherTunables fisher_tunables(const BackendContext& b) {
+    cuda::FisherTunables t = b.tunables.fisher;
+    t.host_threads = b.threads;
+    t.own_stream = b.own_stream;
+    return t;
+}
+
+// One rank, or GPU ranks: each computes its block of C's rows and the blocks are
+// all-gathered (with NCCL); a failure on any rank is agreed on inside.
+std::unique_ptr<SkeletonEngine> cuda_fisher(const EngineArgs& a) {
+    return cuda::make_fisher_engine(a.data, a.policy, fisher_tunables(a.backend), a.backend.device, &a.comm);
+}
+
+std::unique_ptr<SkeletonEngine> cuda_discrete(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        return cuda::make_discrete_engine(a.data, a.policy, a.test.discrete, a.backend.tunables.discrete,
+                                          a.backend.device);
+    });
+}
+
+std::unique_ptr<SkeletonEngine> cuda_cmiknn(const EngineArgs& a) {
+    return make_agreed(
+        a.comm, [&] { return cuda::make_cmiknn_engine(a.data, a.policy, a.test.cmi, a.max_level, a.backend.device); });
+}
+
+}  // namespace
+
+std::vector<EngineEntry> cuda_engines() {
+    return {
+        {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},
+        {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::GSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
+    };
+}
+
+}  // namespace cudag::skeleton

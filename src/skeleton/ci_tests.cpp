@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "skeleton/ci_tests.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ci/cmi_knn.hpp"
+#include "ci/fisher_z.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "core/parallel.hpp"
+#include "skeleton/cpu/discrete_engine.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+
+namespace cudag::skeleton {
+namespace {
+
+/// The columns x, y, s... of `data` as a data set of their own (in that order).
+Dataset columns(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
+    std::vector<std::int32_t> vars{x, y};
+    vars.insert(vars.end(), s.begin(), s.end());
+    Dataset d;
+    d.n_samples = data.n_samples;
+    d.n_vars = static_cast<std::int64_t>(vars.size());
+    d.source = data.source;
+    for (const std::int32_t v : vars) {
+        d.names.push_back(data.names[v]);
+        d.values.insert(d.values.end(), data.column(v), data.column(v) + data.n_samples);
+        if (data.discrete()) d.levels.push_back(data.levels[v]);
+    }
+    return d;
+}
+
+/// Positions 2 .. 1 + |s| of a columns() set: the conditioning variables.
+std::vector<std::int32_t> given_positions(std::size_t l) {
+    std::vector<std::int32_t> z(l);
+    for (std::size_t t = 0; t < l; ++t) z[t] = static_cast<std::int32_t>(t + 2);
+    return z;
+}
+
+class FisherZTest final : public ci::CiTest {
+public:
+    FisherZTest(const Dataset& data, const TestSpec& spec, Compat compat)
+        : data_(data), spec_(spec), causal_learn_(compat == Compat::CausalLearn) {}
+    std::string name() const override { return spec_.name(); }
+    std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        const int l = static_cast<int>(s.size());
+        const CpuFisherEngine engine(columns(data_, x, y, s), TestPolicy{}, 1);
+        ci::CiOutcome o;
+        o.statistic = engine.partial_correlation(0, 1, given_positions(s.size()));
+        o.p = ci::fisher_z_pvalue(o.statistic, data_.n_samples, l, causal_learn_);
+        const double r = std::clamp(o.statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
+        o.extra.emplace_back(
+            "z", exact_number(std::sqrt(static_cast<double>(data_.n_samples - l - 3)) * std::fabs(std::atanh(r))));
+        return o;
+    }
+
+private:
+    const Dataset& data_;
+    TestSpec spec_;
+    bool causal_learn_;
+};
+
+class DiscreteTest final : public ci::CiTest {
+public:
+    DiscreteTest(const Dataset& data, const TestSpec& spec) : data_(data), spec_(spec) {}
+    std::string name() const override { return spec_.name(); }
+    std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        CpuDiscreteEngine engine(columns(data_, x, y, s), TestPolicy{}, spec_.discrete, 1);
+        const CpuDiscreteEngine::TestResult r = engine.test(0, 1, given_positions(s.size()));
+        ci::CiOutcome o;
+        o.statistic = r.statistic;
+        o.p = r.p;
+        o.extra.emplace_back("dof", exact_number(r.dof));
+        return o;
+    }
+
+private:
+    const Dataset& data_;
+    TestSpec spec_;
+};
+
+class CmiKnnTest final : public ci::CiTest {
+public:
+    CmiKnnTest(const Dataset& data, const TestSpec& spec, int threads, int max_cond)
+        : data_(data), spec_(spec), cmi_(data, spec.cmi, max_cond), threads_(threads) {}
+    std::string name() const override { return spec_.name(); }
+    std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
+    std::vector<std::string> notes(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) const override {
+        std::vector<std::string> out;
+        const auto note = [&](std::int32_t v, bool xy) {
+            if (!cmi_.constant(v)) return;
+            out.push_back("'" + data_.names[static_cast<std::size_t>(v)] + "' is constant: " +
+                          (xy ? "the test gives statistic 0, p = 1 (as tigramite's)"
+                              : "dropped from the conditioning set (as tigramite does)"));
+        };
+        note(x, true);
+        note(y, true);
+        for (const std::int32_t v : s) note(v, false);
+        return out;
+    }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        std::vector<std::int32_t> z(s.begin(), s.end());
+        std::sort(z.begin(), z.end());
+        const int l = static_cast<int>(z.size());
+        const std::uint64_t id = ci::cmi_test_id(x, y, ci::cmi_set_key(z.data(), l));
+        const ci::CmiKnnResult r = cmi_.test(x, y, z, id, resolve_threads(threads_));
+        ci::CiOutcome o;
+        o.statistic = r.statistic;
+        o.p = r.p;
+        o.extra.emplace_back("k", std::to_string(cmi_.k()));
+        o.extra.emplace_back("permutations", std::to_string(cmi_.spec().permutations));
+        o.extra.emplace_back("surrogates", std::to_string(r.surrogates));
+        o.extra.emplace_back("exceedances", std::to_string(r.exceedances));
+        o.extra.emplace_back("seed", std::to_string(cmi_.spec().seed));
+        return o;
+    }
+
+private:
+    const Dataset& data_;
+    TestSpec spec_;
+    ci::CmiKnn cmi_;
+    int threads_;
+};
+
+/// pcalg's dsepTest: p = 1 when x and y are d-separated given s in the oracle's DAG, else 0
+/// (statistic: the same number).
+class DsepTest final : public ci::CiTest {
+public:
+    explicit DsepTest(const TestSpec& spec) : oracle_(spec.oracle), spec_(spec) {
+        if (!oracle_) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");
+    }
+    std::string name() const override { return to_string(TestKind::DSep); }
+    std::vector<std::string> digest() const override { return spec_.digest_entries(0); }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        ci::CiOutcome o;
+        o.p = oracle_->p_value(x, y, s);
+        o.statistic = o.p;
+        return o;
+    }
+
+private:
+    std::shared_ptr<const DsepOracle> oracle_;
+    TestSpec spec_;
+};
+
+}  // namespace
+
+std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
+                                         int max_cond) {
+    if (max_cond < 0) max_cond = static_cast<int>(std::max<std::int64_t>(0, data.n_vars - 2));
+    switch (spec.kind) {
+        case TestKind::FisherZ:
+            return std::make_unique<FisherZTest>(data, spec, compat);
+        case TestKind::ChiSquare:
+        case TestKind::GSquare:
+            return std::make_unique<DiscreteTest>(data, spec);
+        case TestKind::CmiKnn:
+            return std::make_unique<CmiKnnTest>(data, spec, threads, max_cond);
+        case TestKind::DSep:
+            return std::make_unique<DsepTest>(spec);
+    }
+    return nullptr;
+}
+
+}  // namespace cudag::skeleton

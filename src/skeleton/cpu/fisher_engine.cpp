@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "skeleton/cpu/fisher_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "ci/correlation.hpp"
+#include "ci/fisher_z.hpp"
+#include "core/combinations.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "skeleton/cpu/row_search.hpp"
+
+namespace cudag::skeleton {
+
+using ci::ConditioningBlock;
+using ci::correlation_matrix;
+using ci::fisher_z_pvalue;
+using ci::partial_correlation;
+
+CpuFisherEngine::CpuFisherEngine(const Dataset& data, const TestPolicy& policy, int threads)
+    : CpuFisherEngine(correlation_matrix(data, resolve_threads(threads)), data.n_vars, data.n_samples, policy,
+                      threads) {}
+
+CpuFisherEngine::CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::int64_t n_samples,
+                                 const TestPolicy& policy, int threads)
+    : corr_(std::move(corr)), n_(n), m_(n_samples), policy_(policy), threads_(resolve_threads(threads)) {
+    CUDAG_ASSERT(static_cast<std::int64_t>(corr_.size()) == n_ * n_);
+}
+
+void CpuFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) {
+    level0_rows(n_, row_begin, row_end, dense, policy_, threads_, g, out, [this](std::int64_t i, std::int64_t j, int) {
+        return fisher_z_pvalue(corr_[i * n_ + j], m_, 0, policy_.causal_learn_pvalue);
+    });
+}
+
+namespace {
+
+/// One row's tests at level l: a factorisation of C[S,S] per conditioning set S serves
+/// every neighbour j ∉ S (cuPC-S's sharing).
+struct FisherRowTester {
+    const double* corr;
+    std::int64_t n, m;
+    std::int32_t i;
+    bool causal_learn;
+    int l = 0;
+    std::vector<int> s;
+    std::vector<double> lmat, scratch, yi, yj;
+    ConditioningBlock block;
+
+    FisherRowTester(const double* c, std::int64_t n_vars, std::int64_t m_samples, std::int32_t row, int level, bool cl)
+        : corr(c),
+          n(n_vars),
+          m(m_samples),
+          i(row),
+          causal_learn(cl),
+          l(level),
+          s(static_cast<std::size_t>(level)),
+          lmat(static_cast<std::size_t>(level) * level),
+          scratch(2 * static_cast<std::size_t>(level) * level),
+          yi(level),
+          yj(level) {
+        block.lmat = lmat.data();
+    }
+    void prepare(const std::int32_t* set, int) {
+        std::copy(set, set + l, s.begin());
+        block.factorise(corr, n, s.data(), l, scratch.data());
+        block.project(corr, n, s.data(), i, yi.data());
+    }
+    double test(std::int32_t j) {
+        block.project(corr, n, s.data(), j, yj.data());
+        const double r = partial_correlation(block, corr[i * n + j], yi.data(), yj.data());
+        return fisher_z_pvalue(r, m, l, causal_learn);
+    }
+};
+
+}  // namespace
+
+void CpuFisherEngine::run_level(int level, const Adjacency& snap, const LevelBlock& block, LevelOutput& out) {
+    std::vector<std::int64_t> tests(static_cast<std::size_t>(threads_), 0);
+    parallel_for(block.row_begin, block.row_end, threads_, 1, [&](std::int64_t i, int w) {
+        const auto [qb, qe] = block.positions(snap, i);
+        if (snap.degree(i) - 1 < level) return;
+        FisherRowTester tester(corr_.data(), n_, m_, static_cast<std::int32_t>(i), level, policy_.causal_learn_pvalue);
+        tests[w] += search_row(level, snap, i, policy_, out, tester, qb, qe);
+    });
+    for (std::int64_t t : tests) out.tests += t;
+}
+
+double CpuFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
+    return fisher_z_pvalue(partial_correlation(i, j, s), m_, static_cast<int>(s.size()), policy_.causal_learn_pvalue);
+}
+
+double CpuFisherEngine::partial_correlation(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const {
+    const int l = static_cast<int>(s.size());
+    if (l == 0) return corr_[static_cast<std::int64_t>(i) * n_ + j];
+    std::vector<int> si(s.begin(), s.end());
+    std::vector<double> lmat(static_cast<std::size_t>(l) * l), scratch(2 * static_cast<std::size_t>(l) * l), yi(l),
+        yj(l);
+    ConditioningBlock block;
+    block.lmat = lmat.data();
+    block.factorise(corr_.data(), n_, si.data(), l, scratch.data());
+    block.project(corr_.data(), n_, si.data(), i, yi.data());
+    block.project(corr_.data(), n_, si.data(), j, yj.data());
+    return ci::partial_correlation(block, corr_[static_cast<std::int64_t>(i) * n_ + j], yi.data(), yj.data());
+}
+
+}  // namespace cudag::skeleton

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "skeleton/engines.hpp"
+
+#include <algorithm>
+
+#include "ci/correlation.hpp"
+#include "core/error.hpp"
+#include "skeleton/cpu/cmi_knn_engine.hpp"
+#include "skeleton/cpu/discrete_engine.hpp"
+#include "skeleton/cpu/dsep_engine.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+
+namespace cudag::skeleton {
+
+namespace {
+
+std::unique_ptr<SkeletonEngine> cpu_fisher(const EngineArgs& a) {
+    const int threads = a.backend.threads;
+    if (a.comm.size() == 1) return std::make_unique<CpuFisherEngine>(a.data, a.policy, threads);
+    // CPU ranks compute the correlation matrix together (bit-identical to one rank's).
+    mpi::run_agreed(a.comm, [&] { ci::check_no_constant_columns(a.data); });
+    std::vector<double> corr = ci::correlation_matrix(a.data, threads, a.comm);
+    return make_agreed(a.comm, [&] {
+        return std::make_unique<CpuFisherEngine>(std::move(corr), a.data.n_vars, a.data.n_samples, a.policy, threads);
+    });
+}
+
+std::unique_ptr<SkeletonEngine> cpu_discrete(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        return std::make_unique<CpuDiscreteEngine>(a.data, a.policy, a.test.discrete, a.backend.threads);
+    });
+}
+
+std::unique_ptr<SkeletonEngine> cpu_cmiknn(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        return std::make_unique<CpuCmiKnnEngine>(a.data, a.policy, a.test.cmi, a.max_level, a.backend.threads);
+    });
+}
+
+std::unique_ptr<SkeletonEngine> cpu_dsep(const EngineArgs& a) {
+    return make_agreed(a.comm,
+                       [&] { return std::make_unique<CpuDsepEngine>(a.test.oracle, a.policy, a.backend.threads); });
+}
+
+}  // namespace
+
+std::vector<EngineEntry> cpu_engines() {
+    return {
+        {TestKind::FisherZ, BackendKind::Cpu, cpu_fisher},   {TestKind::ChiSquare, BackendKind::Cpu, cpu_discrete},
+        {TestKind::GSquare, BackendKind::Cpu, cpu_discrete}, {TestKind::CmiKnn, BackendKind::Cpu, cpu_cmiknn},
+        {TestKind::DSep, BackendKind::Cpu, cpu_dsep},
+    };
+}
+
+const std::vector<EngineEntry>& engine_registry() {
+    static const std::vector<EngineEntry> all = [] {
+        std::vector<EngineEntry> v = cpu_engines();
+        for (const EngineEntry& e : cuda_engines()) v.push_back(e);
+        return v;
+    }();
+    return all;
+}
+
+bool picks_gpu(BackendKind kind, const TestPolicy& policy) {
+    if (policy.exhaustive && kind == BackendKind::Cuda && cuda_compiled())
+        throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
+    if (policy.exhaustive && kind == BackendKind::Auto) return false;
+    return cudag::picks_gpu(kind);
+}
+
+bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
+    return kind != BackendKind::Cpu && !policy.exhaustive;
+}
+
+std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
+    EngineFactory make = nullptr;
+    mpi::run_agreed(args.comm, [&] {
+        // The d-separation oracle answers on the CPU only: auto picks it, cuda is refused.
+        const bool cpu_only = args.test.kind == TestKind::DSep;
+        if (cpu_only && args.backend.kind == BackendKind::Cuda)
+            throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
+        const BackendKind backend =
+            !cpu_only && picks_gpu(args.backend.kind, args.policy) ? BackendKind::Cuda : BackendKind::Cpu;
+        const auto& reg = engine_registry();
+        const auto it = std::find_if(reg.begin(), reg.end(), [&](const EngineEntry& e) {
+            return e.test == args.test.kind && e.backend == backend;
+        });
+        if (it == reg.end())
+            throw InputError("--test " + args.test.name() + " has no " + to_string(backend) + " engine");
+        make = it->make;
+    });
+    return make(args);
+}
+
+}  // namespace cudag::skeleton

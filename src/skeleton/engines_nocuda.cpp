@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
+// The registry's CUDA entries in a CPU-only build: none (kernels/skeleton_registry.cpp otherwise).
+#include "skeleton/engines.hpp"
+
+namespace cudag::skeleton {
+
+std::vector<EngineEntry> cuda_engines() { return {}; }
+
+}  // namespace cudag::skeleton

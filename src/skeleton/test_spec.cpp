@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "skeleton/test_spec.hpp"
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/table_reader.hpp"
+
+namespace cudag::skeleton {
+
+std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-learn" : "pcalg"; }
+
+std::string to_string(TestKind k) {
+    switch (k) {
+        case TestKind::FisherZ:
+            return "fisher-z";
+        case TestKind::ChiSquare:
+            return "chi-square";
+        case TestKind::GSquare:
+            return "g-square";
+        case TestKind::CmiKnn:
+            return "cmiknn";
+        case TestKind::DSep:
+            return "d-separation";
+    }
+    return "?";
+}
+
+std::optional<TestKind> parse_test_kind(const std::string& name) {
+    for (const TestKind k : {TestKind::FisherZ, TestKind::ChiSquare, TestKind::GSquare, TestKind::CmiKnn})
+        if (name == to_string(k)) return k;
+    return std::nullopt;
+}
+
+TestKind parse_test(const std::string& name) {
+    if (const std::optional<TestKind> k = parse_test_kind(name)) return *k;
+    throw InputError("unknown --test '" + name + "' (available: fisher-z, chi-square, g-square, cmiknn)");
+}
+
+bool is_discrete(TestKind k) { return k == TestKind::ChiSquare || k == TestKind::GSquare; }
+
+ci::DofRule parse_dof(const std::string& name) {
+    if (name == "gpupc") return ci::DofRule::Gpupc;
+    if (name == "pcalg") return ci::DofRule::Pcalg;
+    if (name == "causal-learn") return ci::DofRule::CausalLearn;
+    throw InputError("unknown --dof '" + name + "' (available: gpupc, pcalg, causal-learn)");
+}
+
+namespace {
+
+const char* dof_name(ci::DofRule r) {
+    switch (r) {
+        case ci::DofRule::Gpupc:
+            return "gpupc: (rx-1)(ry-1)|S|";
+        case ci::DofRule::Pcalg:
+            return "pcalg: (rx-1)(ry-1)|S|, p = 1 when n < 10 df";
+        case ci::DofRule::CausalLearn:
+            return "causal-learn: sum over non-empty strata of (seen rx - 1)(seen ry - 1), p = 1 "
+                   "when df = 0";
+    }
+    return "?";
+}
+
+/// The result-file entries of a CMIknn run (also what the checkpoint digest covers).
+std::vector<std::pair<std::string, std::string>> cmi_config(const ci::CmiKnnSpec& spec, std::int64_t n_samples) {
+    std::ostringstream knn;
+    knn.precision(17);
+    knn << spec.knn;
+    return {
+        {"cmiknn_knn", knn.str()},
+        {"cmiknn_k", std::to_string(ci::cmi_k(spec.knn, n_samples))},
+        {"cmiknn_shuffle_neighbors", std::to_string(spec.shuffle_neighbors)},
+        {"cmiknn_permutations", std::to_string(spec.permutations)},
+        {"cmiknn_transform", ci::to_string(spec.transform)},
+        {"cmiknn_permute", spec.permute == ci::CmiPermute::Y ? "y" : "x"},
+        {"cmiknn_tie_break", spec.tie_break == ci::CmiTieBreak::Noise ? "noise" : "index"},
+        {"cmiknn_seed", std::to_string(spec.seed)},
+        {"cmiknn_early_stop", spec.early_stop ? "on: a test stops drawing surrogates once independence is certain; "
+                                                "p-values of early-stopped tests are lower bounds"
+                                              : "off: every p-value uses all permutations"},
+    };
+}
+
+/// The oracle's latent nodes, comma-separated ("none" when there are none).
+std::string latent_list(const DsepOracle& oracle) {
+    std::string out;
+    for (const std::string& name : oracle.latent_names()) out += (out.empty() ? "" : ",") + name;
+    return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> TestSpec::config_entries(std::int64_t n_samples) const {
+    if (is_discrete()) return {{"dof_rule", dof_name(discrete.dof)}};
+    if (kind == TestKind::DSep && oracle)
+        return {{"oracle_dag", oracle->source()}, {"oracle_latent", latent_list(*oracle)}};
+    if (kind == TestKind::CmiKnn) return cmi_config(cmi, n_samples);
+    return {};
+}
+
+std::vector<std::string> TestSpec::digest_entries(std::int64_t n_samples) const {
+    std::vector<std::string> out{name()};
+    if (is_discrete()) out.emplace_back(dof_name(discrete.dof));
+    if (kind == TestKind::CmiKnn)
+        for (auto& [key, value] : cmi_config(cmi, n_samples)) {
+            if (key == "cmiknn_knn") continue;  // k (resolved) decides, not how it was given
+            out.push_back(std::move(key));
+            out.push_back(std::move(value));
+        }
+    if (kind == TestKind::DSep && oracle)
+        for (std::string& entry : oracle->digest()) out.push_back(std::move(entry));
+    return out;
+}
+
+TestSpec resolve_test(const TestOptions& options, const Dataset& data, double alpha, Compat compat) {
+    TestSpec spec;
+    spec.kind = options.kind.value_or(options.oracle    ? TestKind::DSep
+                                      : data.discrete() ? TestKind::ChiSquare
+                                                        : TestKind::FisherZ);
+    spec.oracle = options.oracle;
+    spec.discrete.stat = spec.kind == TestKind::GSquare ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
+    spec.discrete.dof =
+        options.dof.value_or(compat == Compat::CausalLearn ? ci::DofRule::CausalLearn : ci::DofRule::Pcalg);
+    spec.cmi = options.cmi;
+    spec.cmi.early_stop.reset();
+    if (options.cmi_early_stop) spec.cmi.early_stop = ci::CmiEarlyStop{alpha, compat == Compat::CausalLearn};
+    return spec;
+}
+
+void validate_test(const TestOptions& options, const Dataset& data, int max_level) {
+    const TestKind kind = options.kind.value_or(options.oracle    ? TestKind::DSep
+                                                : data.discrete() ? TestKind::ChiSquare
+                                                                  : TestKind::FisherZ);
+    const std::string test = to_string(kind);
+    if (options.oracle && kind != TestKind::DSep)
+        throw InputError("--oracle answers every test by d-separation: drop --test " + test);
+    if (kind == TestKind::DSep) {
+        if (!options.oracle) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");
+        if (options.dof) throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
+        if (data.n_vars != options.oracle->n_vars() || data.names != options.oracle->var_names())
+            throw InputError(data.source + ": the variables are not the observed nodes of the oracle's DAG " +
+                             options.oracle->source());
+        return;
+    }
+    if (kind == TestKind::CmiKnn && data.discrete())
+        throw InputError(data.source +
+                         ": cmiknn needs continuous data, but the data were read "
+                         "as discrete; use --test chi-square or g-square");
+    if (is_discrete(kind) && !data.discrete())
+        throw InputError(data.source + ": --test " + test + " needs discrete data (read the file with --discrete)");
+    // Labels that are all numbers, one with a fraction, are continuous data read as labels
+    // (each value its own level): refused, as BDeu and K2 refuse them.
+    if (is_discrete(kind))
+        io::check_integer_levels(data, test +
+                                           " needs discrete data, integer codes or labels (continuous data: "
+                                           "--test fisher-z)");
+    if (kind == TestKind::FisherZ && data.discrete())
+        throw InputError(data.source +
+                         ": fisher-z needs continuous data, but the data were read "
+                         "as discrete; use --test chi-square or g-square");
+    if (options.dof && !is_discrete(kind))
+        throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
+    if (kind == TestKind::CmiKnn) {
+        ci::CmiKnnSpec spec = options.cmi;
+        spec.early_stop.reset();  // its alpha is --alpha, checked by the learner (pc::validate())
+        ci::validate(spec, data.n_samples, max_level == 0 ? 0 : 1);
+    }
+}
+
+}  // namespace cudag::skeleton

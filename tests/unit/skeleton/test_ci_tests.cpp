@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// ci::CiTest (skeleton/ci_tests.hpp): each test kind behind the one interface answers a single
+// test exactly as the CPU engine of a search does (the same p-value, bit for bit), names
+// itself and digests its parameters as the checkpoint does.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "ci/discrete_codes.hpp"
+#include "sim/discrete.hpp"
+#include "sim/gaussian.hpp"
+#include "sim/nonlinear.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/cpu/cmi_knn_engine.hpp"
+#include "skeleton/cpu/discrete_engine.hpp"
+#include "skeleton/cpu/fisher_engine.hpp"
+
+namespace cudag {
+namespace {
+
+skeleton::TestSpec spec_for(skeleton::TestKind kind, const Dataset& data) {
+    skeleton::TestOptions options;
+    options.kind = kind;
+    options.cmi.knn = 0.1;
+    options.cmi.permutations = 49;
+    options.cmi.seed = 5;
+    options.cmi_early_stop = false;
+    return skeleton::resolve_test(options, data, 0.05, skeleton::Compat::Pcalg);
+}
+
+struct Case {
+    std::int32_t x, y;
+    std::vector<std::int32_t> s;
+};
+const std::vector<Case> kCases = {{0, 1, {}}, {2, 5, {1}}, {3, 4, {0, 6}}, {1, 6, {5, 2, 3}}};
+
+TEST(CiTests, FisherZEqualsTheCpuEngine) {
+    const Dataset data = sim::simulate_gaussian({8, 300, 0.4, 3}).data;
+    const skeleton::TestSpec spec = spec_for(skeleton::TestKind::FisherZ, data);
+    const auto t = skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1);
+    skeleton::CpuFisherEngine engine(data, skeleton::TestPolicy{}, 1);
+    EXPECT_EQ(t->name(), "fisher-z");
+    EXPECT_EQ(t->digest(), spec.digest_entries(data.n_samples));
+    for (const Case& c : kCases) {
+        const ci::CiOutcome o = t->test(c.x, c.y, c.s);
+        EXPECT_EQ(o.p, engine.p_value(c.x, c.y, c.s)) << c.x << ", " << c.y;
+        EXPECT_GE(o.p, 0.0);
+        EXPECT_LE(o.p, 1.0);
+        ASSERT_EQ(o.extra.size(), 1u);
+        EXPECT_EQ(o.extra[0].first, "z");
+    }
+}
+
+TEST(CiTests, ChiSquareAndGSquareEqualTheCpuEngine) {
+    const Dataset data = sim::forward_sample(sim::random_network({8, 800, 0.3, 3, 4}), 800, 6, 1);
+    for (const auto kind : {skeleton::TestKind::ChiSquare, skeleton::TestKind::GSquare}) {
+        const skeleton::TestSpec spec = spec_for(kind, data);
+        const auto t = skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1);
+        skeleton::CpuDiscreteEngine engine(data, skeleton::TestPolicy{}, spec.discrete, 1);
+        EXPECT_EQ(t->name(), skeleton::to_string(kind));
+        for (const Case& c : kCases) {
+            const ci::CiOutcome o = t->test(c.x, c.y, c.s);
+            EXPECT_EQ(o.p, engine.p_value(c.x, c.y, c.s)) << t->name() << " " << c.x << ", " << c.y;
+            ASSERT_EQ(o.extra.size(), 1u);
+            EXPECT_EQ(o.extra[0].first, "dof");
+        }
+    }
+}
+
+TEST(CiTests, CmiKnnEqualsTheCpuEngineAndNamesConstantColumns) {
+    Dataset data = sim::simulate_nonlinear({8, 150, 0.4, 5}, 1).data;
+    const skeleton::TestSpec spec = spec_for(skeleton::TestKind::CmiKnn, data);
+    const auto t = skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 2);
+    skeleton::CpuCmiKnnEngine engine(data, skeleton::TestPolicy{0.05}, spec.cmi, 3, 1);
+    EXPECT_EQ(t->name(), "cmiknn");
+    EXPECT_EQ(t->digest(), spec.digest_entries(data.n_samples));
+    for (const Case& c : kCases) {
+        const ci::CiOutcome o = t->test(c.x, c.y, c.s);
+        EXPECT_EQ(o.p, engine.p_value(c.x, c.y, c.s)) << c.x << ", " << c.y;
+        EXPECT_TRUE(t->notes(c.x, c.y, c.s).empty());
+    }
+    for (std::int64_t r = 0; r < data.n_samples; ++r)
+        data.values[static_cast<std::size_t>(7 * data.n_samples + r)] = 2.5;
+    const auto u = skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1);
+    const std::vector<std::string> notes = u->notes(7, 1, std::vector<std::int32_t>{});
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("is constant"), std::string::npos) << notes[0];
+    EXPECT_EQ(u->test(7, 1, std::vector<std::int32_t>{}).p, 1.0);
+}
+
+}  // namespace
+}  // namespace cudag

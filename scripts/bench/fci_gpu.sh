@@ -4,7 +4,8 @@
 # Gaussian data with ~5 % of the generating nodes hidden, the skeleton on one GPU vs the
 # CPU path (all cores), wall seconds and the stages' split, and whether the PAGs are equal.
 # Usage: scripts/bench/fci_gpu.sh [build-dir] [out-dir]
-#   env: JOBS="rfci:10000 fci:2000" (variant:variables), SAMPLES=1000, DEGREE=3, HIDE=0.05,
+#   env: JOBS="rfci:10000 fci:2000" (variant:variables[:extra options, commas for blanks, e.g.
+#        fci:2000:--pdsep-max,10]), SAMPLES=1000, DEGREE=3, HIDE=0.05,
 #        SEED=1, ALPHA=0.01, CPU=1 (also run the CPU path; 0: GPU only), RUN_TIMEOUT=900
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,11 +23,12 @@ cpu=${CPU:-1}
 tmo=${RUN_TIMEOUT:-900}
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 table=$out/fci_gpu.tsv
-printf 'variant\tvars\tobserved\tbackend\tseconds\tskeleton_s\tafter_skeleton_s\tpag_edges\tsame_pag\n' >"$table"
-run() {  # variant data backend stem -> a table row
-    local v=$1 data=$2 be=$3 stem=$4 log
+printf 'variant\toptions\tvars\tobserved\tbackend\tseconds\tskeleton_s\tafter_skeleton_s\tpag_edges\tsame_pag\n' >"$table"
+run() {  # variant data backend stem extra -> "total skeleton edges"
+    local v=$1 data=$2 be=$3 stem=$4 extra=$5 log
     log=$out/$stem.log
-    if ! timeout "$tmo" "$cudag" fci -v --variant "$v" --data "$data" --alpha "$alpha" --backend "$be" \
+    # shellcheck disable=SC2086  # extra: options split at blanks on purpose
+    if ! timeout "$tmo" "$cudag" fci -v --variant "$v" --data "$data" --alpha "$alpha" --backend "$be" $extra \
         --out "$out/$stem.h5" --format edges >"$log" 2>&1; then
         echo "failed or past ${tmo}s: $log" >&2
         tail -3 "$log" >&2
@@ -40,8 +42,8 @@ run() {  # variant data backend stem -> a table row
     echo "$total $skel $edges"
 }
 for job in $jobs; do
-    v=${job%%:*}
-    n=${job##*:}
+    IFS=: read -r v n extra <<<"$job"
+    extra=${extra//,/ }
     full=$out/full_$n.csv
     [ -f "$full" ] || "$cudag" simulate -q gaussian --graph er --degree "$deg" --vars "$n" --samples "$m" --seed "$seed" \
         --out "$full" --overwrite
@@ -56,17 +58,18 @@ print(','.join(str(c) for c in range(1, $n + 1) if c not in drop))")
     obs=$((n - k))
     for be in cuda cpu; do
         [ "$be" = cpu ] && [ "$cpu" != 1 ] && continue
-        stem=${v}_${n}_$be
-        if r=$(run "$v" "$data" "$be" "$stem"); then
+        tag=${extra// /}
+        stem=${v}${tag}_${n}_$be
+        if r=$(run "$v" "$data" "$be" "$stem" "$extra"); then
             read -r total skel edges <<<"$r"
             after=$(python3 -c "print('%.3f' % (float('$total') - float('${skel:-0}')))" 2>/dev/null || echo -)
             same=-
-            if [ "$be" = cpu ] && [ -f "$out/${v}_${n}_cuda.edges.tsv" ]; then
-                cmp -s "$out/${v}_${n}_cuda.edges.tsv" "$out/$stem.edges.tsv" && same=same || same=differ
+            if [ "$be" = cpu ] && [ -f "$out/${v}${tag}_${n}_cuda.edges.tsv" ]; then
+                cmp -s "$out/${v}${tag}_${n}_cuda.edges.tsv" "$out/$stem.edges.tsv" && same=same || same=differ
             fi
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$n" "$obs" "$be" "$total" "$skel" "$after" "$edges" "$same" >>"$table"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "${extra:--}" "$n" "$obs" "$be" "$total" "$skel" "$after" "$edges" "$same" >>"$table"
         else
-            printf '%s\t%s\t%s\t%s\tfailed\t-\t-\t-\t-\n' "$v" "$n" "$obs" "$be" >>"$table"
+            printf '%s\t%s\t%s\t%s\t%s\tfailed\t-\t-\t-\t-\n' "$v" "${extra:--}" "$n" "$obs" "$be" >>"$table"
         fi
     done
 done

@@ -87,9 +87,9 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             const auto t0 = std::chrono::steady_clock::now();
             const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
             const skeleton::Compat compat = cfg.compat;
-            const int max_cond = -1;
-            fci::Tester tester([&] { return skeleton::make_ci_test(data, spec, compat, 1, max_cond); },
-                               cfg.backend.threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn});
+            // Fisher-z tests share one correlation matrix (computed here on every thread);
+            // the others are made per worker.
+            fci::Tester tester(skeleton::ci_test_factory(data, spec, compat, cfg.backend.threads), cfg.backend.threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn});
             fci::FciOptions o = opt;
             o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
             for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);

@@ -41,6 +41,31 @@ std::vector<std::int32_t> given_positions(std::size_t l) {
     return z;
 }
 
+/// Fisher-z from a correlation matrix shared by every instance (ci_test_factory).
+class SharedFisherZTest final : public ci::CiTest {
+public:
+    SharedFisherZTest(std::shared_ptr<const CpuFisherEngine> engine, const Dataset& data, const TestSpec& spec,
+                      Compat compat)
+        : engine_(std::move(engine)), data_(data), spec_(spec), causal_learn_(compat == Compat::CausalLearn) {}
+    std::string name() const override { return spec_.name(); }
+    std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        const int l = static_cast<int>(s.size());
+        ci::CiOutcome o;
+        given_.assign(s.begin(), s.end());
+        o.statistic = engine_->partial_correlation(x, y, given_);
+        o.p = ci::fisher_z_pvalue(o.statistic, data_.n_samples, l, causal_learn_);
+        return o;
+    }
+
+private:
+    std::shared_ptr<const CpuFisherEngine> engine_;
+    const Dataset& data_;
+    TestSpec spec_;
+    bool causal_learn_;
+    std::vector<std::int32_t> given_;
+};
+
 class FisherZTest final : public ci::CiTest {
 public:
     FisherZTest(const Dataset& data, const TestSpec& spec, Compat compat)
@@ -166,6 +191,17 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<DsepTest>(spec);
     }
     return nullptr;
+}
+
+CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
+                              std::int64_t shared_limit) {
+    if (spec.kind == TestKind::FisherZ && data.n_vars <= shared_limit) {
+        auto engine = std::make_shared<const CpuFisherEngine>(data, TestPolicy{}, std::max(1, threads));
+        return [engine, &data, spec, compat] {
+            return std::unique_ptr<ci::CiTest>(std::make_unique<SharedFisherZTest>(engine, data, spec, compat));
+        };
+    }
+    return [&data, spec, compat] { return make_ci_test(data, spec, compat, 1); };
 }
 
 }  // namespace cudag::skeleton

@@ -2,6 +2,8 @@
 // ci::CiTest for each test kind, on the CPU engines' arithmetic (issue 34).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "ci/ci_test.hpp"
@@ -18,5 +20,15 @@ namespace cudag::skeleton {
 /// (-1: every other variable).
 std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                                          int max_cond = -1);
+
+/// Makes CI tests of `spec` on `data` for many workers at once (FCI's stages after the
+/// skeleton). Fisher-z on at most `shared_limit` variables: every test made shares one
+/// correlation matrix of `data`, computed once on `threads` threads when the factory is made
+/// (the CPU engine's p_value: the same p-value as make_ci_test's, without recomputing
+/// correlations from the columns test by test); instances only read it, so several threads
+/// may test at once, each with its own. Other tests, or more variables: make_ci_test.
+using CiTestFactory = std::function<std::unique_ptr<ci::CiTest>()>;
+CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
+                              std::int64_t shared_limit = 16384);
 
 }  // namespace cudag::skeleton

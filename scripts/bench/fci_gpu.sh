@@ -74,4 +74,4 @@ print(','.join(str(c) for c in range(1, $n + 1) if c not in drop))")
     done
 done
 echo "cudag fci at scale on ${gpu:-no GPU} ($(nproc) CPU threads): $m samples, ER mean degree $deg, $hide hidden, alpha $alpha"
-column -t -s $'\t' "$table"
+if command -v column >/dev/null; then column -t -s $'\t' "$table"; else cat "$table"; fi

@@ -100,4 +100,4 @@ print('-' if a in ('-', '') or b in ('-', '') or a.startswith('>') else ('%.0f' 
 done
 echo "cudag fci (CPU, $threads thread(s)) vs causal-learn fci (fisherz) and pcalg fci/rfci (gaussCItest);"
 echo "$m samples, ER graphs of mean degree $deg, $hide of the nodes hidden, alpha $alpha; seconds of the learner call"
-column -t -s $'\t' "$table"
+if command -v column >/dev/null; then column -t -s $'\t' "$table"; else cat "$table"; fi

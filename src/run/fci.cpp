@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "fci/tester.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
@@ -89,7 +90,9 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             const skeleton::Compat compat = cfg.compat;
             // Fisher-z tests share one correlation matrix (computed here on every thread);
             // the others are made per worker.
-            fci::Tester tester(skeleton::ci_test_factory(data, spec, compat, cfg.backend.threads), cfg.backend.threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn});
+            const int threads = resolve_threads(cfg.backend.threads);  // 0: every hardware thread
+            fci::Tester tester(skeleton::ci_test_factory(data, spec, compat, threads), threads,
+                               ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn});
             fci::FciOptions o = opt;
             o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
             for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);

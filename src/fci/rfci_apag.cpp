@@ -58,8 +58,6 @@ Pairs which(const Pag& g, Cond&& cond) {
     return out;
 }
 
-bool circ_or_arrow(std::uint8_t m) { return m == kCircle || m == kArrow; }
-bool circ_or_tail(std::uint8_t m) { return m == kCircle || m == kTail; }
 
 /// udag2apag's R4: for each b o-* c (listed at the start) and each a with a --> c and
 /// a <-* b, while b o-* c is unoriented: find a minimal discriminating path for b, test its
@@ -97,45 +95,6 @@ void rule4(Pag& g, OrderedSepsets& sep, Tester& tester, TripleSet& unf) {
     }
 }
 
-/// udag2apag's R10: udag2pag's, but t1 and t2 always from minUncovPdPath (also where the
-/// first node on the path is b or d itself).
-void rule10(Pag& g, const TripleSet& unf) {
-    for (const auto& [a, c] :
-         which(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kArrow && g(j, i) == kCircle; })) {
-        std::vector<std::int32_t> ind_b;
-        for (const std::int32_t b : g.neighbours(c))
-            if (g(c, b) == kTail && g(b, c) == kArrow) ind_b.push_back(b);
-        if (ind_b.size() < 2) continue;
-        for (std::size_t kb = 0; kb < ind_b.size() && g(c, a) == kCircle; ++kb) {
-            const std::int32_t b = ind_b[kb];
-            for (std::size_t kd = 0; kd < ind_b.size() && g(c, a) == kCircle; ++kd) {
-                if (kd == kb) continue;  // indD <- setdiff(indB, b)
-                const std::int32_t d = ind_b[kd];
-                if (circ_or_arrow(g(a, b)) && circ_or_tail(g(b, a)) && circ_or_arrow(g(a, d)) &&
-                    circ_or_tail(g(d, a)) && !g.adjacent(d, b)) {
-                    if (unf.empty() || !unf.contains_either(b, a, d)) g.set(c, a, kTail);
-                    continue;
-                }
-                std::vector<std::int32_t> ind_x;
-                for (const std::int32_t x : g.neighbours(a))
-                    if (x != c && circ_or_arrow(g(a, x)) && circ_or_tail(g(x, a))) ind_x.push_back(x);
-                for (std::size_t k1 = 0; k1 < ind_x.size() && g(c, a) == kCircle; ++k1) {
-                    const std::int32_t first = ind_x[k1];
-                    for (std::size_t k2 = 0; k2 < ind_x.size() && g(c, a) == kCircle; ++k2) {
-                        if (k2 == k1) continue;  // indX2 <- setdiff(indX, pos.1)
-                        const std::int32_t second = ind_x[k2];
-                        // pcalg computes both paths before testing either; they only read g.
-                        if (min_uncov_pd_path(g, a, first, b, unf).size() > 1 &&
-                            min_uncov_pd_path(g, a, second, d, unf).size() > 1 && !g.adjacent(first, second) &&
-                            (unf.empty() || !unf.contains_either(first, a, second)))
-                            g.set(c, a, kTail);
-                    }
-                }
-            }
-        }
-    }
-}
-
 }  // namespace
 
 // pcalg's udag2apag.
@@ -151,7 +110,7 @@ void udag2apag(Pag& g, OrderedSepsets& sep, Tester& tester, TripleSet& unf, cons
             if (k == 4)
                 rule4(g, sep, tester, unf);
             else if (k == 10)
-                rule10(g, unf);
+                apply_rule10(g, unf, false);
             else
                 apply_rule(k, g, none, unf);
         }

@@ -192,7 +192,7 @@ void rule9(Pag& g, const TripleSet& unf) {
     }
 }
 
-void rule10(Pag& g, const TripleSet& unf) {
+void rule10(Pag& g, const TripleSet& unf, bool shortcut) {
     for (const auto& [a, c] : which(g, circle_arrow(g))) {
         std::vector<std::int32_t> ind_b;
         for (const std::int32_t b : g.neighbours(c))
@@ -216,9 +216,10 @@ void rule10(Pag& g, const TripleSet& unf) {
                     for (std::size_t k2 = 0; k2 < ind_x.size() && g(c, a) == kCircle; ++k2) {
                         if (k2 == k1) continue;
                         const std::int32_t second = ind_x[k2];
-                        const bool t1 = first == b || min_uncov_pd_path(g, a, first, b, unf).size() > 1;
+                        const bool t1 = (shortcut && first == b) || min_uncov_pd_path(g, a, first, b, unf).size() > 1;
                         if (!t1) continue;
-                        const bool t2 = second == d || min_uncov_pd_path(g, a, second, d, unf).size() > 1;
+                        const bool t2 =
+                            (shortcut && second == d) || min_uncov_pd_path(g, a, second, d, unf).size() > 1;
                         if (t2 && first != second && !g.adjacent(first, second) &&
                             (unf.empty() || !unf.contains_either(first, a, second)))
                             g.set(c, a, kTail);
@@ -267,9 +268,11 @@ void apply_rules(Pag& g, const SepSets& sepsets, const TripleSet& unf, const Rul
     to_fixed_point(g, [&] {
         if (r[7]) rule8(g);
         if (r[8]) rule9(g, unf);
-        if (r[9]) rule10(g, unf);
+        if (r[9]) rule10(g, unf, true);
     });
 }
+
+void apply_rule10(Pag& g, const TripleSet& unf, bool udag2pag_shortcut) { rule10(g, unf, udag2pag_shortcut); }
 
 void apply_rule(int rule, Pag& g, const SepSets& sepsets, const TripleSet& unf) {
     switch (rule) {
@@ -301,7 +304,7 @@ void apply_rule(int rule, Pag& g, const SepSets& sepsets, const TripleSet& unf) 
             rule9(g, unf);
             break;
         case 10:
-            rule10(g, unf);
+            rule10(g, unf, true);
             break;
         default:
             break;

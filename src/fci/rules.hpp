@@ -35,6 +35,10 @@ void apply_rules(Pag& g, const SepSets& sepsets, const TripleSet& unf, const Rul
 /// its own loop.
 void apply_rule(int rule, Pag& g, const SepSets& sepsets, const TripleSet& unf);
 
+/// One pass of R10. `udag2pag_shortcut`: as udag2pag, a first node that is b (or d) itself
+/// counts as a path without a search; false: as udag2apag (RFCI), every path is searched.
+void apply_rule10(Pag& g, const TripleSet& unf, bool udag2pag_shortcut);
+
 /// orient_colliders then apply_rules (pcalg's udag2pag).
 void udag2pag(Pag& g, const SepSets& sepsets, const TripleSet& unf, const RuleOptions& opt);
 

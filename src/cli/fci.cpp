@@ -24,14 +24,14 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
                     "fci: skip Possible-D-SEP tests of an edge whose Possible-D-SEP set has more nodes "
                     "(pcalg's pdsep.max; -1: no cap)")
         ->capture_default_str();
-    cmd->add_flag("--no-pdsep", [&j](std::int64_t) { j.fci.pdsep = false; },
-                  "fci: skip the Possible-D-SEP stage (pcalg's doPdsep = FALSE)");
+    cmd->add_flag(
+        "--no-pdsep", [&j](std::int64_t) { j.fci.pdsep = false; },
+        "fci: skip the Possible-D-SEP stage (pcalg's doPdsep = FALSE)");
     cmd->add_flag("--conservative", j.fci.conservative,
                   "decide unshielded triples conservatively over all separating subsets (pcalg's conservative)");
     cmd->add_flag("--majority-rule", j.fci.majority,
                   "decide unshielded triples by majority over all separating subsets (pcalg's maj.rule)");
-    cmd->add_flag("--no-selection-bias", j.no_selection_bias,
-                  "skip rules R5-R7 (pcalg's selectionBias = FALSE)");
+    cmd->add_flag("--no-selection-bias", j.no_selection_bias, "skip rules R5-R7 (pcalg's selectionBias = FALSE)");
     cmd->add_option("--type", j.type,
                     "fci: normal, anytime (needs --max-level, which then caps Possible-D-SEP too) or adaptive "
                     "(Possible-D-SEP capped by the skeleton's last level); pcalg's type")
@@ -57,8 +57,8 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
             for (const std::int32_t b : r.pag->neighbours(a))
                 if (a < b)
                     std::cout << io::tsv_escape(r.names[static_cast<std::size_t>(a)]) << '\t'
-                              << io::tsv_escape(r.names[static_cast<std::size_t>(b)]) << '\t' << edge_string(*r.pag, a, b)
-                              << '\n';
+                              << io::tsv_escape(r.names[static_cast<std::size_t>(b)]) << '\t'
+                              << edge_string(*r.pag, a, b) << '\n';
     }
     std::cout.flush();
     if (!job.pc.quiet) std::cerr << done.summary << '\n';

@@ -78,10 +78,14 @@ Graph Pag::skeleton() const {
 namespace {
 char end_char(std::uint8_t m, bool at_source) {
     switch (m) {
-        case kTail: return '-';
-        case kArrow: return at_source ? '<' : '>';
-        case kCircle: return 'o';
-        default: return '?';
+        case kTail:
+            return '-';
+        case kArrow:
+            return at_source ? '<' : '>';
+        case kCircle:
+            return 'o';
+        default:
+            return '?';
     }
 }
 }  // namespace
@@ -93,16 +97,30 @@ std::string edge_string(const Pag& g, std::int32_t a, std::int32_t b) {
 bool parse_edge_string(const std::string& s, std::uint8_t& at_a, std::uint8_t& at_b) {
     if (s.size() != 3 || s[1] != '-') return false;
     switch (s[0]) {
-        case '-': at_a = kTail; break;
-        case '<': at_a = kArrow; break;
-        case 'o': at_a = kCircle; break;
-        default: return false;
+        case '-':
+            at_a = kTail;
+            break;
+        case '<':
+            at_a = kArrow;
+            break;
+        case 'o':
+            at_a = kCircle;
+            break;
+        default:
+            return false;
     }
     switch (s[2]) {
-        case '-': at_b = kTail; break;
-        case '>': at_b = kArrow; break;
-        case 'o': at_b = kCircle; break;
-        default: return false;
+        case '-':
+            at_b = kTail;
+            break;
+        case '>':
+            at_b = kArrow;
+            break;
+        case 'o':
+            at_b = kCircle;
+            break;
+        default:
+            return false;
     }
     return true;
 }

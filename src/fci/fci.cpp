@@ -13,16 +13,20 @@ std::string to_string(Variant v) { return v == Variant::Rfci ? "rfci" : "fci"; }
 
 std::string to_string(FciType t) {
     switch (t) {
-        case FciType::Anytime: return "anytime";
-        case FciType::Adaptive: return "adaptive";
-        default: return "normal";
+        case FciType::Anytime:
+            return "anytime";
+        case FciType::Adaptive:
+            return "adaptive";
+        default:
+            return "normal";
     }
 }
 
 void validate(const FciOptions& opt) {
     if (opt.conservative && opt.majority)
         throw InputError("--conservative and --majority-rule exclude each other (pcalg: choose one)");
-    if (opt.pdsep_max < -1) throw InputError("--pdsep-max must be >= 0 (or -1 for no cap), got " + std::to_string(opt.pdsep_max));
+    if (opt.pdsep_max < -1)
+        throw InputError("--pdsep-max must be >= 0 (or -1 for no cap), got " + std::to_string(opt.pdsep_max));
     if (opt.max_level < -1) throw InputError("--max-level must be >= 0 (or -1 for no cap)");
     if (opt.type == FciType::Anytime && opt.max_level < 0)
         throw InputError("--type anytime needs --max-level (pcalg: the Anytime FCI needs a finite m.max)");

@@ -56,7 +56,7 @@ struct FciStats {
     std::int64_t pdsep_tests = 0;
     std::int64_t pdsep_removed = 0;
     int pdsep_max_order = 0;
-    std::int64_t triple_tests = 0;      ///< conservative / majority checks, RFCI's extra tests
+    std::int64_t triple_tests = 0;  ///< conservative / majority checks, RFCI's extra tests
     std::int64_t ambiguous_triples = 0;
     double pdsep_seconds = 0.0;
     double orient_seconds = 0.0;
@@ -64,9 +64,9 @@ struct FciStats {
 
 struct FciOutcome {
     Pag pag;
-    Graph skeleton;                ///< the adjacencies after Possible-D-SEP / RFCI's removals
-    SepSets sepsets;               ///< every separating set, revised as pcalg revises them
-    std::vector<PairMax> pmax;     ///< pairs whose pMax rose after the skeleton (sorted)
+    Graph skeleton;                                ///< the adjacencies after Possible-D-SEP / RFCI's removals
+    SepSets sepsets;                               ///< every separating set, revised as pcalg revises them
+    std::vector<PairMax> pmax;                     ///< pairs whose pMax rose after the skeleton (sorted)
     std::vector<std::vector<std::int32_t>> pdsep;  ///< Possible-D-SEP of each node (fci with it)
     FciStats stats;
 };

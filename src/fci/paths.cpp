@@ -9,7 +9,9 @@ namespace {
 bool circle_or_arrow(std::uint8_t m) { return m == kCircle || m == kArrow; }
 bool circle_or_tail(std::uint8_t m) { return m == kCircle || m == kTail; }
 /// x (o-)--(o>) y: the edge can be oriented x --> y.
-bool pd_edge(const Pag& g, std::int32_t x, std::int32_t y) { return circle_or_arrow(g(x, y)) && circle_or_tail(g(y, x)); }
+bool pd_edge(const Pag& g, std::int32_t x, std::int32_t y) {
+    return circle_or_arrow(g(x, y)) && circle_or_tail(g(y, x));
+}
 
 /// No two nodes two apart on `path` are adjacent.
 bool uncovered(const Pag& g, const std::vector<std::int32_t>& path) {
@@ -31,7 +33,8 @@ bool faithful(std::span<const std::int32_t> cp, const TripleSet& unf) {
 
 std::optional<std::int32_t> min_discr_path(const Pag& g, std::int32_t a, std::int32_t b, std::int32_t c) {
     std::vector<char> visited(static_cast<std::size_t>(g.n()), 0);
-    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] = 1;
+    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] =
+        1;
     // pcalg queues paths but only ever uses their last two nodes (pred, d).
     std::deque<std::pair<std::int32_t, std::int32_t>> queue;
     for (const std::int32_t d : g.neighbours(a))
@@ -56,7 +59,8 @@ std::vector<std::int32_t> min_uncov_pd_path(const Pag& g, std::int32_t a, std::i
         if (unf.empty() || faithful(path, unf)) return path;
     }
     std::vector<char> visited(static_cast<std::size_t>(g.n()), 0);
-    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] = 1;
+    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] =
+        1;
     std::deque<std::vector<std::int32_t>> queue;
     for (const std::int32_t d : g.neighbours(b))
         if (pd_edge(g, b, d) && g(d, a) == kNone && !visited[static_cast<std::size_t>(d)]) queue.push_back({b, d});

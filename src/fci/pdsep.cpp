@@ -90,9 +90,9 @@ EdgeOutcome run_edge(std::int32_t x, std::int32_t y, const std::vector<std::int3
         if (!adjacent(v)) diff.push_back(v);
     if (diff.empty()) return out;
     out.tested = true;
-    const std::int64_t limit = std::min<std::int64_t>(static_cast<std::int64_t>(tf.size()),
-                                                      opt.max_level < 0 ? std::numeric_limits<std::int64_t>::max()
-                                                                        : opt.max_level);
+    const std::int64_t limit =
+        std::min<std::int64_t>(static_cast<std::int64_t>(tf.size()),
+                               opt.max_level < 0 ? std::numeric_limits<std::int64_t>::max() : opt.max_level);
     auto run = [&](std::span<const std::int32_t> s) {
         const double p = test.test(x, y, s).p;
         ++out.tests;
@@ -145,16 +145,17 @@ PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions
     res.pdsep.resize(static_cast<std::size_t>(n));
     if (g.n_edges() == 0) return res;
     const Pag amat = pdsep_colliders(g, sepsets);
-    parallel_for(0, n, tester.threads(), 1,
-                 [&](std::int64_t x, int) { res.pdsep[static_cast<std::size_t>(x)] = possible_dsep(amat, static_cast<std::int32_t>(x)); });
+    parallel_for(0, n, tester.threads(), 1, [&](std::int64_t x, int) {
+        res.pdsep[static_cast<std::size_t>(x)] = possible_dsep(amat, static_cast<std::int32_t>(x));
+    });
 
     // Every directed edge (x, y) against x's starting adjacency, in parallel.
     std::vector<std::vector<std::int32_t>> adj0(static_cast<std::size_t>(n));
     std::vector<std::int64_t> first(static_cast<std::size_t>(n) + 1, 0);
     for (std::int32_t x = 0; x < n; ++x) {
         adj0[static_cast<std::size_t>(x)] = g.neighbours(x);
-        first[static_cast<std::size_t>(x) + 1] = first[static_cast<std::size_t>(x)] +
-                                                 static_cast<std::int64_t>(adj0[static_cast<std::size_t>(x)].size());
+        first[static_cast<std::size_t>(x) + 1] =
+            first[static_cast<std::size_t>(x)] + static_cast<std::int64_t>(adj0[static_cast<std::size_t>(x)].size());
     }
     std::vector<std::pair<std::int32_t, std::int32_t>> tasks;
     tasks.reserve(static_cast<std::size_t>(first.back()));
@@ -166,7 +167,7 @@ PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions
         const auto [x, y] = tasks[static_cast<std::size_t>(t)];
         if (fixed(opt, x, y)) return;
         outcome[static_cast<std::size_t>(t)] = run_edge(x, y, res.pdsep[static_cast<std::size_t>(x)],
-                                                         adj0[static_cast<std::size_t>(x)], opt, test, decision);
+                                                        adj0[static_cast<std::size_t>(x)], opt, test, decision);
     });
 
     // pcalg's pass: x ascending; its adjacency lacks the edges removed at earlier nodes.
@@ -191,8 +192,8 @@ PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions
         const std::size_t m = lost.empty() ? a0.size() : adj.size();
         for (std::size_t k = 0; k < m; ++k) {
             const std::int32_t y = lost.empty() ? a0[k] : adj[k];
-            EdgeOutcome& o = lost.empty() ? outcome[static_cast<std::size_t>(first[static_cast<std::size_t>(x)]) + k]
-                                          : rerun[k];
+            EdgeOutcome& o =
+                lost.empty() ? outcome[static_cast<std::size_t>(first[static_cast<std::size_t>(x)]) + k] : rerun[k];
             if (!o.tested) continue;
             res.tests += o.tests;
             res.max_order = std::max(res.max_order, o.order);

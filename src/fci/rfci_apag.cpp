@@ -58,7 +58,6 @@ Pairs which(const Pag& g, Cond&& cond) {
     return out;
 }
 
-
 /// udag2apag's R4: for each b o-* c (listed at the start) and each a with a --> c and
 /// a <-* b, while b o-* c is unoriented: find a minimal discriminating path for b, test its
 /// edges (check_edges); an edge removed: search again while the triangle a, b, c stands;

@@ -218,8 +218,7 @@ void rule10(Pag& g, const TripleSet& unf, bool shortcut) {
                         const std::int32_t second = ind_x[k2];
                         const bool t1 = (shortcut && first == b) || min_uncov_pd_path(g, a, first, b, unf).size() > 1;
                         if (!t1) continue;
-                        const bool t2 =
-                            (shortcut && second == d) || min_uncov_pd_path(g, a, second, d, unf).size() > 1;
+                        const bool t2 = (shortcut && second == d) || min_uncov_pd_path(g, a, second, d, unf).size() > 1;
                         if (t2 && first != second && !g.adjacent(first, second) &&
                             (unf.empty() || !unf.contains_either(first, a, second)))
                             g.set(c, a, kTail);

@@ -41,15 +41,15 @@ void subsets(std::span<const std::int32_t> nbrs, std::int32_t a, std::int32_t c,
 void check_degree(std::span<const std::int32_t> nbrs, std::int32_t node) {
     if (static_cast<int>(nbrs.size()) > kMaxSubsetNeighbours)
         throw InputError("the conservative / majority-rule check tests every subset of a node's neighbours: variable " +
-                         std::to_string(node) + " has " + std::to_string(nbrs.size()) +
-                         " neighbours (2^" + std::to_string(nbrs.size()) + " tests); the check handles up to " +
+                         std::to_string(node) + " has " + std::to_string(nbrs.size()) + " neighbours (2^" +
+                         std::to_string(nbrs.size()) + " tests); the check handles up to " +
                          std::to_string(kMaxSubsetNeighbours));
 }
 
 /// checkTriple's decision for b from the separating sets (each test's set and whether it
 /// separated), as pcalg counts: `tmp` holds "b in S" for every separating S.
-TripleDecision decide(std::int32_t b, const TestBatch& batch, std::size_t q0, std::size_t q1,
-                      std::span<const double> p, const Tester& tester, const ConsOptions& opt, bool& version2) {
+TripleDecision decide(std::int32_t b, const TestBatch& batch, std::size_t q0, std::size_t q1, std::span<const double> p,
+                      const Tester& tester, const ConsOptions& opt, bool& version2) {
     std::int64_t with = 0, total = 0;
     for (std::size_t q = q0; q < q1; ++q) {
         if (!tester.independent(p[q])) continue;

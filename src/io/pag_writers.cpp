@@ -44,8 +44,8 @@ void write_pag_edges(const PagView& r, const std::string& path) {
     check(r);
     std::string out = "source\ttarget\tmark\n";
     each_edge(r.pag, [&](std::int32_t a, std::int32_t b) {
-        out += tsv_escape(r.names[static_cast<std::size_t>(a)]) + "\t" + tsv_escape(r.names[static_cast<std::size_t>(b)]) +
-               "\t" + edge_string(r.pag, a, b) + "\n";
+        out += tsv_escape(r.names[static_cast<std::size_t>(a)]) + "\t" +
+               tsv_escape(r.names[static_cast<std::size_t>(b)]) + "\t" + edge_string(r.pag, a, b) + "\n";
     });
     TextFile f(path);
     f.write(out);
@@ -68,7 +68,8 @@ void write_pag_amat(const PagView& r, const std::string& path) {
         std::fill(codes.begin(), codes.end(), '0');
         const auto nb = r.pag.neighbours(a);
         const auto mk = r.pag.marks(a);
-        for (std::size_t k = 0; k < nb.size(); ++k) codes[static_cast<std::size_t>(nb[k])] = static_cast<char>('0' + mk[k]);
+        for (std::size_t k = 0; k < nb.size(); ++k)
+            codes[static_cast<std::size_t>(nb[k])] = static_cast<char>('0' + mk[k]);
         line = csv_quote(r.names[static_cast<std::size_t>(a)]);
         for (const char c : codes) {
             line.push_back(',');
@@ -118,7 +119,8 @@ void write_pag_json(const PagView& r, const std::string& path) {
     out += "  \"links\": [";
     bool first = true;
     each_edge(r.pag, [&](std::int32_t a, std::int32_t b) {
-        out += std::string(first ? "" : ",") + "\n    {\"source\": " + json_quote(r.names[static_cast<std::size_t>(a)]) +
+        out += std::string(first ? "" : ",") +
+               "\n    {\"source\": " + json_quote(r.names[static_cast<std::size_t>(a)]) +
                ", \"target\": " + json_quote(r.names[static_cast<std::size_t>(b)]) + ", \"mark\": \"" +
                edge_string(r.pag, a, b) + "\"}";
         first = false;

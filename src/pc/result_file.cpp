@@ -112,8 +112,7 @@ void write_head(const pc::PcResult& r, hid_t root, const std::string& where,
                     amat[static_cast<std::size_t>(a) * un + b] = static_cast<std::int8_t>(pag(a, b));
             h5::write_array(g.get(), "amat", amat, {un, un}, where);
         }
-    } else
-    {
+    } else {
         std::vector<std::int32_t> rows;
         for (const CpdagEdge& e : cpdag_edges(r.cpdag)) {
             rows.push_back(e.a);

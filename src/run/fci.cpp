@@ -45,11 +45,13 @@ void check_fci_job(const FciJob& job) {
     if (a.uc_rule != -2 || a.uc_priority != -2)
         throw InputError("--uc-rule / --uc-priority are PC's collider rules; FCI orients with R0-R10");
     if (a.compat == "causal-learn")
-        throw InputError("--compat causal-learn is not available for cudag fci yet: it gives pcalg's fci/rfci "
-                         "(--compat pcalg)");
+        throw InputError(
+            "--compat causal-learn is not available for cudag fci yet: it gives pcalg's fci/rfci "
+            "(--compat pcalg)");
     if (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty())
-        throw InputError("--tiers orients edges; cudag fci takes adjacency knowledge only (--forbid / --require "
-                         "pairs, pcalg's fixedGaps / fixedEdges)");
+        throw InputError(
+            "--tiers orients edges; cudag fci takes adjacency knowledge only (--forbid / --require "
+            "pairs, pcalg's fixedGaps / fixedEdges)");
 }
 
 /// r.pmax with `more` folded in (a pair's value raised, new pairs inserted), sorted.
@@ -77,13 +79,13 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     a.cfg.orient = false;
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;
-    hooks.after_skeleton = [&](const Dataset& data, const pc::PcConfig& cfg, pc::PcResult& r,
-                               mpi::Communicator& c) {
+    hooks.after_skeleton = [&](const Dataset& data, const pc::PcConfig& cfg, pc::PcResult& r, mpi::Communicator& c) {
         mpi::run_agreed(c, [&] {
             if (c.rank() != 0) return;
             if (cfg.knowledge.has_directions())
-                throw InputError("background knowledge with directions: cudag fci takes adjacency knowledge only "
-                                 "(pcalg's fixedGaps / fixedEdges)");
+                throw InputError(
+                    "background knowledge with directions: cudag fci takes adjacency knowledge only "
+                    "(pcalg's fixedGaps / fixedEdges)");
             skeleton::Progress progress(progress_mode(quiet, verbose, true), "cudag fci");
             const auto t0 = std::chrono::steady_clock::now();
             const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
@@ -117,7 +119,8 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             conf.emplace_back("collider_rule", o.conservative ? "conservative" : o.majority ? "majority" : "sepset");
             std::string rules;
             for (int k = 0; k < 10; ++k)
-                if (o.rules.rules[static_cast<std::size_t>(k)]) rules += (rules.empty() ? "R" : ",R") + std::to_string(k + 1);
+                if (o.rules.rules[static_cast<std::size_t>(k)])
+                    rules += (rules.empty() ? "R" : ",R") + std::to_string(k + 1);
             conf.emplace_back("rules", rules);
             conf.emplace_back("pdsep_tests", std::to_string(st.pdsep_tests));
             conf.emplace_back("pdsep_removed", std::to_string(st.pdsep_removed));

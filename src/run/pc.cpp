@@ -703,7 +703,8 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     set_memory_phase("cudag " + a.learner + ", writing the result");
     write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm);
     if (a.verbose)
-        report_peak_memory(*comm, "cudag " + a.learner, levels_peak, "peak memory per rank after the levels (records, output)");
+        report_peak_memory(*comm, "cudag " + a.learner, levels_peak,
+                           "peak memory per rank after the levels (records, output)");
     PcRun done;
     if (!root) return done;
     if (!cfg.checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(cfg.checkpoint);

@@ -54,10 +54,11 @@ TEST_F(Cli, FciWritesEveryFormatWithPagMarks) {
 
 TEST_F(Cli, FciOnDataRunsEveryVariantAndOption) {
     const fs::path data = dir_ / "d.csv";
-    ASSERT_EQ(run("simulate -q gaussian --vars 10 --samples 400 --density 0.3 --seed 5 --out " + data.string()).code, 0);
-    for (const std::string opt : {"", "--variant rfci", "--conservative", "--majority-rule", "--no-pdsep",
-                                  "--pdsep-max 2", "--no-selection-bias", "--type anytime --max-level 2",
-                                  "--type adaptive", "--variant rfci --conservative"}) {
+    ASSERT_EQ(run("simulate -q gaussian --vars 10 --samples 400 --density 0.3 --seed 5 --out " + data.string()).code,
+              0);
+    for (const std::string opt :
+         {"", "--variant rfci", "--conservative", "--majority-rule", "--no-pdsep", "--pdsep-max 2",
+          "--no-selection-bias", "--type anytime --max-level 2", "--type adaptive", "--variant rfci --conservative"}) {
         const CliRun r = run("fci --data " + data.string() + " --alpha 0.05 " + opt);
         EXPECT_EQ(r.code, 0) << opt << ": " << r.err;
         EXPECT_EQ(r.out.rfind("source\ttarget\tmark\n", 0), 0u) << opt;

@@ -64,8 +64,9 @@ inline std::vector<std::string> pag_lines(const Pag& g, const std::vector<std::s
     std::vector<std::string> out;
     for (std::int32_t a = 0; a < g.n(); ++a)
         for (const std::int32_t b : g.neighbours(a))
-            if (a < b) out.push_back(names[static_cast<std::size_t>(a)] + " " + edge_string(g, a, b) + " " +
-                                     names[static_cast<std::size_t>(b)]);
+            if (a < b)
+                out.push_back(names[static_cast<std::size_t>(a)] + " " + edge_string(g, a, b) + " " +
+                              names[static_cast<std::size_t>(b)]);
     return out;
 }
 

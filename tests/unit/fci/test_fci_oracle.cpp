@@ -56,12 +56,14 @@ std::shared_ptr<const DsepOracle> random_oracle(std::mt19937_64& rng, int n, dou
     std::uniform_real_distribution<double> u(0.0, 1.0);
     for (int a = 0; a < n; ++a)
         for (int b = a + 1; b < n; ++b)
-            if (u(rng) < density) edges.emplace_back(names[static_cast<std::size_t>(a)], names[static_cast<std::size_t>(b)]);
+            if (u(rng) < density)
+                edges.emplace_back(names[static_cast<std::size_t>(a)], names[static_cast<std::size_t>(b)]);
     std::vector<std::string> latent;
     std::vector<int> pick(static_cast<std::size_t>(n));
     for (int v = 0; v < n; ++v) pick[static_cast<std::size_t>(v)] = v;
     std::shuffle(pick.begin(), pick.end(), rng);
-    for (int k = 0; k < hidden; ++k) latent.push_back(names[static_cast<std::size_t>(pick[static_cast<std::size_t>(k)])]);
+    for (int k = 0; k < hidden; ++k)
+        latent.push_back(names[static_cast<std::size_t>(pick[static_cast<std::size_t>(k)])]);
     return oracle_of(names, edges, latent);
 }
 

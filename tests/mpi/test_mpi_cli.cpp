@@ -491,7 +491,7 @@ TEST_F(MpiCli, FciRunsAreRankCountInvariant) {
     auto r = cudag(0, "simulate gaussian --vars 30 --samples 500 --density 0.12 --seed 7 --out " + path("d.csv") +
                           " --truth " + path("truth.tsv"));
     ASSERT_EQ(r.code, 0) << r.err;
-    for (const std::string job :
+    for (const auto& job :
          {"--data " + path("d.csv") + " --alpha 0.05", "--data " + path("d.csv") + " --alpha 0.05 --variant rfci",
           "--data " + path("d.csv") + " --alpha 0.05 --conservative",
           "--oracle " + path("truth.tsv") + " --latent X3,X11,X20"}) {

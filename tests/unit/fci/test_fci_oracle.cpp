@@ -51,7 +51,11 @@ TEST(FciOracle, RfciGivesTheSameOnTheseGraphs) {
 /// A random DAG with names X0.., and `hidden` of its nodes latent.
 std::shared_ptr<const DsepOracle> random_oracle(std::mt19937_64& rng, int n, double density, int hidden) {
     std::vector<std::string> names;
-    for (int v = 0; v < n; ++v) names.push_back("X" + std::to_string(v));
+    for (int v = 0; v < n; ++v) {
+        std::string name = "X";  // not "X" + to_string(v): GCC 12 warns falsely (-Wrestrict)
+        name += std::to_string(v);
+        names.push_back(std::move(name));
+    }
     std::vector<std::pair<std::string, std::string>> edges;
     std::uniform_real_distribution<double> u(0.0, 1.0);
     for (int a = 0; a < n; ++a)

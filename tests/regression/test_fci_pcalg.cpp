@@ -111,7 +111,6 @@ std::map<std::pair<int, int>, std::string> read_our_sepsets(const fs::path& h5) 
             if (!s.empty()) s.push_back(' ');  // piecewise: GCC 12 warns falsely on a + chain (-Wrestrict)
             s += std::to_string(nodes[static_cast<std::size_t>(k)]);
         }
-            s += (s.empty() ? "" : " ") + std::to_string(nodes[static_cast<std::size_t>(k)]);
         out[{pairs[2 * r], pairs[2 * r + 1]}] = s;
     }
     return out;

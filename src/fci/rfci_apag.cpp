@@ -46,24 +46,14 @@ std::optional<std::array<std::int32_t, 4>> min_discr_path_ends(const Pag& g, std
     return std::nullopt;
 }
 
-using Pairs = std::vector<std::pair<std::int32_t, std::int32_t>>;
 
-/// which(cond, arr.ind = TRUE) over adjacent pairs (i, j): column-major.
-template <class Cond>
-Pairs which(const Pag& g, Cond&& cond) {
-    Pairs out;
-    for (std::int32_t j = 0; j < g.n(); ++j)
-        for (const std::int32_t i : g.neighbours(j))
-            if (cond(i, j)) out.emplace_back(i, j);
-    return out;
-}
 
 /// udag2apag's R4: for each b o-* c (listed at the start) and each a with a --> c and
 /// a <-* b, while b o-* c is unoriented: find a minimal discriminating path for b, test its
 /// edges (check_edges); an edge removed: search again while the triangle a, b, c stands;
 /// none removed: b --> c if b is in sepset(d, c), else a <-> b <-> c.
 void rule4(Pag& g, OrderedSepsets& sep, Tester& tester, TripleSet& unf) {
-    for (const auto& [b, c] : which(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
+    for (const auto& [b, c] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
         std::vector<std::int32_t> ind_a;
         for (const std::int32_t a : g.neighbours(b))
             if (g(b, a) == kArrow && g(c, a) == kTail && g(a, c) == kArrow) ind_a.push_back(a);

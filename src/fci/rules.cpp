@@ -13,17 +13,7 @@ namespace cudag::fci {
 
 namespace {
 
-using Pairs = std::vector<std::pair<std::int32_t, std::int32_t>>;
 
-/// which(cond, arr.ind = TRUE) over adjacent pairs: (i, j) with cond(i, j), column-major.
-template <class Cond>
-Pairs which(const Pag& g, Cond&& cond) {
-    Pairs out;
-    for (std::int32_t j = 0; j < g.n(); ++j)
-        for (const std::int32_t i : g.neighbours(j))
-            if (cond(i, j)) out.emplace_back(i, j);
-    return out;
-}
 
 bool in_sepset(const SepSets& s, std::int32_t x, std::int32_t y, std::int32_t b) { return s.contains(x, y, b); }
 
@@ -31,7 +21,7 @@ bool circ_or_arrow(std::uint8_t m) { return m == kCircle || m == kArrow; }
 bool circ_or_tail(std::uint8_t m) { return m == kCircle || m == kTail; }
 
 void rule1(Pag& g, const TripleSet& unf) {
-    for (const auto& [a, b] : which(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kArrow; })) {
+    for (const auto& [a, b] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kArrow; })) {
         std::vector<std::int32_t> ind_c;
         for (const std::int32_t c : g.neighbours(b))
             if (c != a && g(c, b) == kCircle && !g.adjacent(a, c)) ind_c.push_back(c);
@@ -44,7 +34,7 @@ void rule1(Pag& g, const TripleSet& unf) {
 }
 
 void rule2(Pag& g) {
-    for (const auto& [a, c] : which(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kCircle; })) {
+    for (const auto& [a, c] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kCircle; })) {
         bool any = false;
         for (const std::int32_t b : g.neighbours(a)) {
             const std::uint8_t ab = g(a, b), ba = g(b, a), cb = g(c, b), bc = g(b, c);
@@ -59,7 +49,7 @@ void rule2(Pag& g) {
 }
 
 void rule3(Pag& g, const TripleSet& unf) {
-    for (const auto& [b, d] : which(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
+    for (const auto& [b, d] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
         std::vector<std::int32_t> ac;
         for (const std::int32_t a : g.neighbours(b))
             if (g(a, b) == kArrow && g(a, d) == kCircle) ac.push_back(a);
@@ -78,7 +68,7 @@ void rule3(Pag& g, const TripleSet& unf) {
 }
 
 void rule4(Pag& g, const SepSets& sepsets) {
-    for (const auto& [b, c] : which(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
+    for (const auto& [b, c] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
         std::vector<std::int32_t> ind_a;
         for (const std::int32_t a : g.neighbours(b))
             if (g(b, a) == kArrow && g(c, a) == kTail && g(a, c) == kArrow) ind_a.push_back(a);
@@ -106,7 +96,7 @@ void tails(Pag& g, std::int32_t x, std::int32_t y) {
 
 void rule5(Pag& g, const TripleSet& unf) {
     for (const auto& [a, b] :
-         which(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kCircle && g(j, i) == kCircle; })) {
+         which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kCircle && g(j, i) == kCircle; })) {
         std::vector<std::int32_t> ind_c, ind_d;
         for (const std::int32_t c : g.neighbours(a))
             if (c != b && g(a, c) == kCircle && g(c, a) == kCircle && !g.adjacent(b, c)) ind_c.push_back(c);
@@ -138,7 +128,7 @@ void rule5(Pag& g, const TripleSet& unf) {
 }
 
 void rule6(Pag& g) {
-    for (const auto& [b, c] : which(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
+    for (const auto& [b, c] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
         bool any = false;
         for (const std::int32_t a : g.neighbours(b))
             if (g(b, a) == kTail && g(a, b) == kTail) {
@@ -150,7 +140,7 @@ void rule6(Pag& g) {
 }
 
 void rule7(Pag& g, const TripleSet& unf) {
-    for (const auto& [b, c] : which(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
+    for (const auto& [b, c] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(j, i) == kCircle; })) {
         std::vector<std::int32_t> ind_a;
         for (const std::int32_t a : g.neighbours(b))
             if (a != c && g(b, a) == kTail && g(a, b) == kCircle && !g.adjacent(c, a)) ind_a.push_back(a);
@@ -169,7 +159,7 @@ auto circle_arrow(const Pag& g) {
 }
 
 void rule8(Pag& g) {
-    for (const auto& [a, c] : which(g, circle_arrow(g))) {
+    for (const auto& [a, c] : which_pairs(g, circle_arrow(g))) {
         bool any = false;
         for (const std::int32_t b : g.neighbours(a)) {
             const std::uint8_t ab = g(a, b);
@@ -183,7 +173,7 @@ void rule8(Pag& g) {
 }
 
 void rule9(Pag& g, const TripleSet& unf) {
-    for (const auto& [a, c] : which(g, circle_arrow(g))) {
+    for (const auto& [a, c] : which_pairs(g, circle_arrow(g))) {
         std::vector<std::int32_t> ind_b;
         for (const std::int32_t b : g.neighbours(a))
             if (b != c && circ_or_arrow(g(a, b)) && circ_or_tail(g(b, a)) && !g.adjacent(c, b)) ind_b.push_back(b);
@@ -193,7 +183,7 @@ void rule9(Pag& g, const TripleSet& unf) {
 }
 
 void rule10(Pag& g, const TripleSet& unf, bool shortcut) {
-    for (const auto& [a, c] : which(g, circle_arrow(g))) {
+    for (const auto& [a, c] : which_pairs(g, circle_arrow(g))) {
         std::vector<std::int32_t> ind_b;
         for (const std::int32_t b : g.neighbours(c))
             if (g(c, b) == kTail && g(b, c) == kArrow) ind_b.push_back(b);
@@ -241,7 +231,7 @@ void to_fixed_point(Pag& g, Step&& step) {
 }  // namespace
 
 void orient_colliders(Pag& g, const SepSets& sepsets, const TripleSet& unf) {
-    for (const auto& [x, y] : which(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kCircle; }))
+    for (const auto& [x, y] : which_pairs(g, [&](std::int32_t i, std::int32_t j) { return g(i, j) == kCircle; }))
         for (const std::int32_t z : g.neighbours(y)) {
             if (z == x || g.adjacent(x, z) || in_sepset(sepsets, x, z, y)) continue;
             if (!unf.empty() && unf.contains_either(x, y, z)) continue;

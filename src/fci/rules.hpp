@@ -5,6 +5,9 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "core/sepsets.hpp"
 #include "core/pag.hpp"
@@ -13,6 +16,17 @@
 namespace cudag::fci {
 
 using namespace cudag::marks;
+
+/// R's which(cond, arr.ind = TRUE) over the adjacent pairs (i, j) of `g`: column-major (j
+/// ascending, then i), the order in which pcalg's rule loops walk a PAG.
+template <class Cond>
+std::vector<std::pair<std::int32_t, std::int32_t>> which_pairs(const Pag& g, Cond&& cond) {
+    std::vector<std::pair<std::int32_t, std::int32_t>> out;
+    for (std::int32_t j = 0; j < g.n(); ++j)
+        for (const std::int32_t i : g.neighbours(j))
+            if (cond(i, j)) out.emplace_back(i, j);
+    return out;
+}
 
 struct RuleOptions {
     /// rules[k] enables R(k+1); pcalg's rules = rep(TRUE, 10).

@@ -132,6 +132,27 @@ EdgeOutcome run_edge(std::int32_t x, std::int32_t y, const std::vector<std::int3
     return out;
 }
 
+/// An outcome through Tester::each_shared (to every rank).
+void put(ByteWriter& out, const EdgeOutcome& o) {
+    out.put(static_cast<std::uint8_t>((o.tested ? 1 : 0) | (o.removed ? 2 : 0)));
+    out.put(o.pmax);
+    out.put(o.tests);
+    out.put(static_cast<std::int32_t>(o.order));
+    if (o.removed) out.put_vector(o.set);
+}
+
+EdgeOutcome get(ByteReader& in) {
+    EdgeOutcome o;
+    const auto flags = in.get<std::uint8_t>();
+    o.tested = (flags & 1) != 0;
+    o.removed = (flags & 2) != 0;
+    o.pmax = in.get<double>();
+    o.tests = in.get<std::int64_t>();
+    o.order = in.get<std::int32_t>();
+    if (o.removed) o.set = in.get_vector<std::int32_t>();
+    return o;
+}
+
 bool fixed(const PdsepOptions& opt, std::int32_t a, std::int32_t b) {
     if (a > b) std::swap(a, b);
     return std::binary_search(opt.fixed_edges.begin(), opt.fixed_edges.end(), std::make_pair(a, b));
@@ -163,12 +184,17 @@ PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions
         for (const std::int32_t y : adj0[static_cast<std::size_t>(x)]) tasks.emplace_back(x, y);
     std::vector<EdgeOutcome> outcome(tasks.size());
     const ci::Decision decision = tester.decision();
-    tester.each(static_cast<std::int64_t>(tasks.size()), [&](std::int64_t t, ci::CiTest& test) {
-        const auto [x, y] = tasks[static_cast<std::size_t>(t)];
-        if (fixed(opt, x, y)) return;
-        outcome[static_cast<std::size_t>(t)] = run_edge(x, y, res.pdsep[static_cast<std::size_t>(x)],
-                                                        adj0[static_cast<std::size_t>(x)], opt, test, decision);
-    });
+    tester.each_shared(
+        static_cast<std::int64_t>(tasks.size()),
+        [&](std::int64_t t, ci::CiTest& test, ByteWriter& out) {
+            const auto [x, y] = tasks[static_cast<std::size_t>(t)];
+            EdgeOutcome o;
+            if (!fixed(opt, x, y))
+                o = run_edge(x, y, res.pdsep[static_cast<std::size_t>(x)], adj0[static_cast<std::size_t>(x)], opt, test,
+                             decision);
+            put(out, o);
+        },
+        [&](std::int64_t t, ByteReader& in) { outcome[static_cast<std::size_t>(t)] = get(in); });
 
     // pcalg's pass: x ascending; its adjacency lacks the edges removed at earlier nodes.
     std::vector<std::vector<std::int32_t>> gone(static_cast<std::size_t>(n));  // partners removed earlier
@@ -182,12 +208,16 @@ PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions
             std::sort(lost.begin(), lost.end());
             std::set_difference(a0.begin(), a0.end(), lost.begin(), lost.end(), std::back_inserter(adj));
             rerun.resize(adj.size());
-            tester.each(static_cast<std::int64_t>(adj.size()), [&](std::int64_t k, ci::CiTest& test) {
-                const std::int32_t y = adj[static_cast<std::size_t>(k)];
-                if (fixed(opt, x, y)) return;
-                rerun[static_cast<std::size_t>(k)] =
-                    run_edge(x, y, res.pdsep[static_cast<std::size_t>(x)], adj, opt, test, decision);
-            });
+            tester.each_shared(
+                static_cast<std::int64_t>(adj.size()),
+                [&](std::int64_t k, ci::CiTest& test, ByteWriter& out) {
+                    const std::int32_t y = adj[static_cast<std::size_t>(k)];
+                    EdgeOutcome o;
+                    if (!fixed(opt, x, y))
+                        o = run_edge(x, y, res.pdsep[static_cast<std::size_t>(x)], adj, opt, test, decision);
+                    put(out, o);
+                },
+                [&](std::int64_t k, ByteReader& in) { rerun[static_cast<std::size_t>(k)] = get(in); });
         }
         const std::size_t m = lost.empty() ? a0.size() : adj.size();
         for (std::size_t k = 0; k < m; ++k) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <exception>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -15,6 +16,8 @@
 
 #include "ci/ci_test.hpp"
 #include "ci/decision.hpp"
+#include "core/bytes.hpp"
+#include "mpi/communicator.hpp"
 
 namespace cudag::fci {
 
@@ -45,27 +48,40 @@ struct TestBatch {
 class Tester {
 public:
     using Factory = std::function<std::unique_ptr<ci::CiTest>()>;
-    /// `make` builds one test instance per worker (lazily); `threads` >= 1.
-    Tester(Factory make, int threads, ci::Decision decision);
+    /// `make` builds one test instance per worker (lazily); `threads` >= 1. With `comm`,
+    /// p_values and each_shared are collectives of its ranks (each rank passes its own
+    /// Tester, made alike); without, everything runs here.
+    Tester(Factory make, int threads, ci::Decision decision, mpi::Communicator* comm = nullptr);
 
     ci::Decision decision() const { return decision_; }
     bool independent(double p) const { return decision_.independent(p); }
     int threads() const { return threads_; }
 
-    /// p-value of x ⟂ y | s. A non-finite p-value is an error (ci tests throw on their own).
+    int ranks() const { return comm_ ? comm_->size() : 1; }
+
+    /// p-value of x ⟂ y | s, here (not shared). A non-finite p-value is an error (ci
+    /// tests throw on their own).
     double p_value(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s);
-    /// Every query of `batch`, on the workers; out[q] is query q's p-value.
+    /// Every query of `batch` (the same batch on every rank): each rank runs a contiguous
+    /// share on its workers, and out[q] is query q's p-value on every rank.
     void p_values(const TestBatch& batch, std::span<double> out);
-    /// fn(item, test) for every item in [0, n), on the workers (`test`: the worker's instance;
-    /// results must not depend on which worker ran an item). fn adds its tests with count().
-    void each(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&)>& fn);
+    /// Items [0, n) of a stage whose items differ in cost: item i runs on rank i % ranks()
+    /// as run(i, test, out) on its workers (`test`: the worker's instance; the outcome, which
+    /// must not depend on the worker, written to `out`); then every rank reads every item's
+    /// outcome back, in item order, with take(i, in). run adds its tests with count() only
+    /// through what take reads (the counts must agree on every rank).
+    void each_shared(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&, ByteWriter&)>& run,
+                     const std::function<void(std::int64_t, ByteReader&)>& take);
     /// Tests run so far.
     std::int64_t tests() const { return tests_.load(); }
     void count(std::int64_t k) { tests_ += k; }
 
 private:
     ci::CiTest& worker(int w);
+    /// Rethrows `err` here (no communicator) or after every rank agreed to stop.
+    void settle(const std::exception_ptr& err);
     Factory make_;
+    mpi::Communicator* comm_ = nullptr;
     int threads_;
     ci::Decision decision_;
     std::vector<std::unique_ptr<ci::CiTest>> workers_;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "fci/tester.hpp"
@@ -68,6 +69,38 @@ void merge_pmax(skeleton::PairPList& pmax, const std::vector<fci::PairMax>& more
     pmax = std::move(out);
 }
 
+/// Rank 0's skeleton and separating sets on every rank (`skel`, `seps`; rank 0's `r` gives
+/// them up).
+void share_skeleton(mpi::Communicator& c, pc::PcResult& r, Graph& skel, SepSets& seps) {
+    if (c.size() == 1) {
+        skel = std::move(r.skeleton);
+        seps = std::move(r.sepsets);
+        return;
+    }
+    std::vector<std::byte> blob;
+    if (c.rank() == 0) {
+        ByteWriter w;
+        w.put_vector(r.skeleton.serialize());
+        const auto keys = r.sepsets.keys();
+        const auto offs = r.sepsets.offsets();
+        const auto nodes = r.sepsets.nodes();
+        w.put_vector(std::vector<std::uint64_t>(keys.begin(), keys.end()));
+        w.put_vector(std::vector<std::int64_t>(offs.begin(), offs.end()));
+        w.put_vector(std::vector<std::int32_t>(nodes.begin(), nodes.end()));
+        blob = w.take();
+        skel = std::move(r.skeleton);
+        seps = std::move(r.sepsets);
+    }
+    c.bcast_blob(blob, 0);
+    if (c.rank() == 0) return;
+    ByteReader in(blob);
+    skel = Graph::deserialize(in.get_vector<std::int64_t>());
+    auto keys = in.get_vector<std::uint64_t, BulkVector<std::uint64_t>>();
+    auto offs = in.get_vector<std::int64_t, BulkVector<std::int64_t>>();
+    auto nodes = in.get_vector<std::int32_t, BulkVector<std::int32_t>>();
+    seps = SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
+}
+
 }  // namespace
 
 PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Environment& env,
@@ -80,26 +113,35 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;
     hooks.after_skeleton = [&](const Dataset& data, const pc::PcConfig& cfg, pc::PcResult& r, mpi::Communicator& c) {
+        // Every rank runs the stages on rank 0's skeleton and separating sets, the tests
+        // dealt out over the ranks (fci::Tester); rank 0 keeps the outcome.
         mpi::run_agreed(c, [&] {
-            if (c.rank() != 0) return;
             if (cfg.knowledge.has_directions())
                 throw InputError(
                     "background knowledge with directions: cudag fci takes adjacency knowledge only "
                     "(pcalg's fixedGaps / fixedEdges)");
-            skeleton::Progress progress(progress_mode(quiet, verbose, true), "cudag fci");
+        });
+        const bool root = c.rank() == 0;
+        Graph skel;
+        SepSets seps;
+        share_skeleton(c, r, skel, seps);
+        mpi::run_agreed(c, [&] {
+            skeleton::Progress progress(progress_mode(quiet, verbose, root), "cudag fci");
             const auto t0 = std::chrono::steady_clock::now();
             const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
             const skeleton::Compat compat = cfg.compat;
-            // Fisher-z tests share one correlation matrix (computed here on every thread);
-            // the others are made per worker.
+            // Fisher-z tests share one correlation matrix (computed here by the ranks
+            // together, each on all its threads); the others are made per worker.
             const int threads = resolve_threads(cfg.backend.threads);  // 0: every hardware thread
-            fci::Tester tester(skeleton::ci_test_factory(data, spec, compat, threads), threads,
-                               ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn});
+            fci::Tester tester(skeleton::ci_test_factory(data, spec, compat, threads, 16384, &c), threads,
+                               ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn}, &c);
             fci::FciOptions o = opt;
             o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
+            o.skeleton_max_level = c.allreduce(o.skeleton_max_level, mpi::ReduceOp::Max);
             for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);
             std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
-            fci::FciOutcome out = fci::learn_pag(std::move(r.skeleton), std::move(r.sepsets), tester, o);
+            fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
+            if (!root) return;
             r.skeleton = std::move(out.skeleton);
             r.sepsets = std::move(out.sepsets);
             r.pag = std::move(out.pag);

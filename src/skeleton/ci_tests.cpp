@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
+#include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -194,9 +195,13 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
 }
 
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
-                              std::int64_t shared_limit) {
+                              std::int64_t shared_limit, mpi::Communicator* comm) {
     if (spec.kind == TestKind::FisherZ && data.n_vars <= shared_limit) {
-        auto engine = std::make_shared<const CpuFisherEngine>(data, TestPolicy{}, std::max(1, threads));
+        threads = std::max(1, threads);
+        auto engine = comm && comm->size() > 1
+                          ? std::make_shared<const CpuFisherEngine>(ci::correlation_matrix(data, threads, *comm),
+                                                                    data.n_vars, data.n_samples, TestPolicy{}, threads)
+                          : std::make_shared<const CpuFisherEngine>(data, TestPolicy{}, threads);
         return [engine, &data, spec, compat] {
             return std::unique_ptr<ci::CiTest>(std::make_unique<SharedFisherZTest>(engine, data, spec, compat));
         };

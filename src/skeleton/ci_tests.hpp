@@ -8,6 +8,7 @@
 
 #include "ci/ci_test.hpp"
 #include "core/dataset.hpp"
+#include "mpi/communicator.hpp"
 #include "skeleton/test_spec.hpp"
 
 namespace cudag::skeleton {
@@ -28,7 +29,9 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
 /// correlations from the columns test by test); instances only read it, so several threads
 /// may test at once, each with its own. Other tests, or more variables: make_ci_test.
 using CiTestFactory = std::function<std::unique_ptr<ci::CiTest>()>;
+/// With `comm` (every rank of it calls this), the ranks compute the shared correlation
+/// matrix together (ci::correlation_matrix(data, threads, comm): the same matrix, bit for bit).
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
-                              std::int64_t shared_limit = 16384);
+                              std::int64_t shared_limit = 16384, mpi::Communicator* comm = nullptr);
 
 }  // namespace cudag::skeleton

@@ -484,21 +484,26 @@ TEST_F(MpiCli, OracleRunsAreRankCountInvariant) {
     }
 }
 
-// Issue 54's cudag fci (FCI and RFCI) on 1-3 ranks: the PAG, separating sets, pMax and every
-// format of one process, byte for byte, on data (the skeleton split over the ranks) and on
-// the oracle with latent nodes.
+// Issue 54's cudag fci (FCI and RFCI) on 1-4 ranks: the PAG, separating sets, pMax and every
+// format of one process, byte for byte, on data (the skeleton split over the ranks, then
+// Possible-D-SEP's edges, the triple checks and RFCI's tests dealt out over them) and on the
+// oracle with latent nodes.
 TEST_F(MpiCli, FciRunsAreRankCountInvariant) {
     auto r = cudag(0, "simulate gaussian --vars 30 --samples 500 --density 0.12 --seed 7 --out " + path("d.csv") +
                           " --truth " + path("truth.tsv"));
     ASSERT_EQ(r.code, 0) << r.err;
+    // Reference data sets where Possible-D-SEP removes edges (19 in d06, 4 in g05), so that
+    // later nodes of pcalg's pass rerun against their reduced adjacency.
+    const std::string ref = std::string(CUDAG_SOURCE_DIR) + "/tests/data/fci/datasets/";
     for (const auto& job :
          {"--data " + path("d.csv") + " --alpha 0.05", "--data " + path("d.csv") + " --alpha 0.05 --variant rfci",
           "--data " + path("d.csv") + " --alpha 0.05 --conservative",
-          "--oracle " + path("truth.tsv") + " --latent X3,X11,X20"}) {
+          "--data " + ref + "d06.csv --test g-square --alpha 0.05 --majority-rule --threads 2",
+          "--data " + ref + "g05.csv --alpha 0.05", "--oracle " + path("truth.tsv") + " --latent X3,X11,X20"}) {
         const std::string base = "fci " + job + " -q --format edges,amat,cl --out ";
         r = cudag(0, base + path("serial.h5"));
         ASSERT_EQ(r.code, 0) << r.err;
-        for (int k = 1; k <= 3; ++k) {
+        for (int k = 1; k <= 4; ++k) {
             const std::string out = path("np" + std::to_string(k) + ".h5");
             r = cudag(k, base + out);
             ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;

@@ -26,6 +26,7 @@
 #include "device_context.hpp"
 #include "device_memory.hpp"
 #include "engines.hpp"
+#include "fisher_batch.cuh"
 #include "fisher_context.cuh"
 #include "fisher_correlation.cuh"
 #include "fisher_level_planner.hpp"
@@ -89,6 +90,12 @@ public:
     }
     bool splits_rows() const override { return true; }
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
+    bool partial_correlations(const skeleton::FlatQueries& q, std::span<double> r) override {
+        if (!corr_.whole()) return false;
+        binding_.bind();
+        batch_partial_correlations(corr_.source().rows, ctx_.n, q, r, ctx_.stream());
+        return true;
+    }
     skeleton::DeviceResults* device_results() override { return &results_; }
 
 private:

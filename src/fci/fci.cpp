@@ -2,6 +2,7 @@
 #include "fci/fci.hpp"
 
 #include <chrono>
+#include <string>
 
 #include "core/error.hpp"
 #include "fci/rfci.hpp"
@@ -70,7 +71,9 @@ FciOutcome learn_pag(Graph skeleton, SepSets sepsets, Tester& tester, const FciO
         po.pdsep_max = opt.pdsep_max;
         po.fixed_edges = opt.fixed_edges;
         if (opt.on_progress)
-            po.on_progress = [&](std::int64_t d, std::int64_t t) { opt.on_progress("possible-d-sep", d, t); };
+            po.on_progress = [&](const char* what, std::int64_t d, std::int64_t t, std::int64_t) {
+                opt.on_progress(what, d, t);
+            };
         PdsepResult pr = pdsep(skeleton, sepsets, tester, po);
         out.stats.pdsep_tests = pr.tests;
         out.stats.pdsep_removed = static_cast<std::int64_t>(pr.removed.size());

@@ -48,7 +48,8 @@ struct FciOptions {
     RuleOptions rules;
     /// Required adjacencies (i < j, sorted): never tested after the skeleton.
     std::vector<std::pair<std::int32_t, std::int32_t>> fixed_edges;
-    /// Phase reports ("possible-d-sep: 120 of 500 nodes"); may be empty.
+    /// Possible-D-SEP's progress: (unit, done, total), unit "edges decided" or "nodes of
+    /// pcalg's pass"; may be empty.
     std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)> on_progress;
 };
 

@@ -36,8 +36,10 @@ struct PdsepOptions {
     int pdsep_max = -1;
     /// Pairs (i < j, sorted) never tested (pcalg's fixedEdges: required adjacencies).
     std::vector<std::pair<std::int32_t, std::int32_t>> fixed_edges;
-    /// Called after each node of the sequential pass (nodes done, nodes); may be empty.
-    std::function<void(std::int64_t, std::int64_t)> on_progress;
+    /// Progress (may be empty): ("edges decided", decided, edges, tests run) after each
+    /// round of the edges' tests, then ("nodes of pcalg's pass", done, nodes, -1) after
+    /// each node of pcalg's pass.
+    std::function<void(const char*, std::int64_t, std::int64_t, std::int64_t)> on_progress;
 };
 
 /// A pair's largest p-value over the tests of this stage (pcalg's pMax update).
@@ -50,7 +52,7 @@ struct PdsepResult {
     /// The edges this stage removed, (i < j), with their separating sets (sorted).
     std::vector<SepSetUpdate> removed;
     std::vector<PairMax> pmax;
-    std::int64_t tests = 0;  ///< tests of pcalg's sequence
+    std::int64_t tests = 0;  ///< tests of pcalg's sequence (the Tester counts those run)
     int max_order = 0;       ///< the largest conditioning set tested
     /// Possible-D-SEP of every node (sorted), as qreach gives it.
     std::vector<std::vector<std::int32_t>> pdsep;

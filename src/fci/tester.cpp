@@ -53,7 +53,9 @@ void Tester::p_values(const TestBatch& batch, std::span<double> out) {
     const std::int64_t begin = n * me / ranks, end = n * (me + 1) / ranks;
     std::exception_ptr err;
     try {
-        if (end > begin) {
+        if (end > begin && batch_) {
+            batch_(batch, static_cast<std::size_t>(begin), static_cast<std::size_t>(end), out);
+        } else if (end > begin) {
             // Make the workers first (their construction is not thread-safe against each other).
             const int used = static_cast<int>(std::min<std::int64_t>(threads_, end - begin));
             for (int w = 0; w < used; ++w) worker(w);
@@ -75,57 +77,6 @@ void Tester::p_values(const TestBatch& batch, std::span<double> out) {
         comm_->allgatherv(share.data(), out.data(), counts, mpi::DataType::Float64);
     }
     tests_ += n;
-}
-
-void Tester::each_shared(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&, ByteWriter&)>& run,
-                         const std::function<void(std::int64_t, ByteReader&)>& take) {
-    if (n <= 0) return;
-    const std::int64_t ranks = this->ranks(), me = comm_ ? comm_->rank() : 0;
-    const std::int64_t mine = n > me ? (n - me + ranks - 1) / ranks : 0;  // items me, me + ranks, ...
-    std::vector<std::vector<std::byte>> outs(static_cast<std::size_t>(mine));
-    std::exception_ptr err;
-    try {
-        if (mine > 0) {
-            const int used = static_cast<int>(std::min<std::int64_t>(threads_, mine));
-            for (int w = 0; w < used; ++w) worker(w);
-            parallel_for(0, mine, used, 1, [&](std::int64_t k, int w) {
-                ByteWriter bw;
-                run(me + k * ranks, *workers_[static_cast<std::size_t>(w)], bw);
-                outs[static_cast<std::size_t>(k)] = bw.take();
-            });
-        }
-    } catch (...) {
-        err = std::current_exception();
-    }
-    settle(err);
-    if (!comm_) {
-        for (std::int64_t i = 0; i < n; ++i) {
-            ByteReader in(outs[static_cast<std::size_t>(i)]);
-            take(i, in);
-            CUDAG_ASSERT(in.done());
-        }
-        return;
-    }
-    // Every rank's outcomes, concatenated in its item order, to every rank.
-    std::size_t bytes = 0;
-    for (const auto& o : outs) bytes += o.size();
-    std::vector<std::byte> blob;
-    blob.reserve(bytes);
-    for (const auto& o : outs) blob.insert(blob.end(), o.begin(), o.end());
-    const std::vector<std::int64_t> sizes = comm_->allgather(static_cast<std::int64_t>(blob.size()));
-    std::vector<std::size_t> counts(sizes.begin(), sizes.end());
-    std::size_t total = 0;
-    for (const std::size_t c : counts) total += c;
-    std::vector<std::byte> all(total);
-    comm_->allgatherv(blob.data(), all.data(), counts, mpi::DataType::Byte);
-    std::vector<ByteReader> readers;
-    std::size_t at = 0;
-    for (const std::size_t c : counts) {
-        readers.emplace_back(std::span<const std::byte>(all.data() + at, c));
-        at += c;
-    }
-    for (std::int64_t i = 0; i < n; ++i) take(i, readers[static_cast<std::size_t>(i % ranks)]);
-    for (const ByteReader& r : readers) CUDAG_ASSERT(r.done());
 }
 
 }  // namespace cudag::fci

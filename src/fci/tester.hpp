@@ -16,7 +16,6 @@
 
 #include "ci/ci_test.hpp"
 #include "ci/decision.hpp"
-#include "core/bytes.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::fci {
@@ -49,7 +48,7 @@ class Tester {
 public:
     using Factory = std::function<std::unique_ptr<ci::CiTest>()>;
     /// `make` builds one test instance per worker (lazily); `threads` >= 1. With `comm`,
-    /// p_values and each_shared are collectives of its ranks (each rank passes its own
+    /// p_values is a collective of its ranks (each rank passes its own
     /// Tester, made alike); without, everything runs here.
     Tester(Factory make, int threads, ci::Decision decision, mpi::Communicator* comm = nullptr);
 
@@ -65,13 +64,16 @@ public:
     /// Every query of `batch` (the same batch on every rank): each rank runs a contiguous
     /// share on its workers, and out[q] is query q's p-value on every rank.
     void p_values(const TestBatch& batch, std::span<double> out);
-    /// Items [0, n) of a stage whose items differ in cost: item i runs on rank i % ranks()
-    /// as run(i, test, out) on its workers (`test`: the worker's instance; the outcome, which
-    /// must not depend on the worker, written to `out`); then every rank reads every item's
-    /// outcome back, in item order, with take(i, in). run adds its tests with count() only
-    /// through what take reads (the counts must agree on every rank).
-    void each_shared(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&, ByteWriter&)>& run,
-                     const std::function<void(std::int64_t, ByteReader&)>& take);
+    /// How many tests a stage asks in one p_values call when it may ask more than it needs
+    /// (Possible-D-SEP's rounds, fci/pdsep_tests.hpp): large for cheap tests, small for
+    /// costly ones. Changes the work, never the answer.
+    std::int64_t round_tests() const { return round_tests_; }
+    /// p-values of queries [begin, end) of a batch into out[begin, end), all at once (a
+    /// GPU's batch path): p_values then calls it instead of the workers. Must give the
+    /// workers' answers.
+    using BatchFn = std::function<void(const TestBatch&, std::size_t, std::size_t, std::span<double>)>;
+    void set_batch(BatchFn fn) { batch_ = std::move(fn); }
+    void set_round_tests(std::int64_t n) { round_tests_ = n < 1 ? 1 : n; }
     /// Tests run so far.
     std::int64_t tests() const { return tests_.load(); }
     void count(std::int64_t k) { tests_ += k; }
@@ -86,6 +88,8 @@ private:
     ci::Decision decision_;
     std::vector<std::unique_ptr<ci::CiTest>> workers_;
     std::atomic<std::int64_t> tests_{0};
+    std::int64_t round_tests_ = 1 << 16;
+    BatchFn batch_;
 };
 
 }  // namespace cudag::fci

@@ -67,13 +67,21 @@ void Progress::note(const std::string& line) {
 }
 
 void Progress::replicates(std::int64_t done, std::int64_t total, double seconds) {
+    counted("bootstrap", "replicates", done, total, seconds);
+}
+
+void Progress::counted(const std::string& what, const std::string& unit, std::int64_t done, std::int64_t total,
+                       double seconds) {
     if (!enabled_ || (done < total && last_replicate_line_ >= 0.0 && seconds - last_replicate_line_ < 1.0)) return;
     last_replicate_line_ = seconds;
     const double rate = seconds > 0.0 ? static_cast<double>(done) / seconds : 0.0;
     char line[160];
-    std::snprintf(line, sizeof line, "bootstrap: %lld of %lld replicates, %.3g/s", static_cast<long long>(done),
-                  static_cast<long long>(total), rate);
-    std::string text = line;
+    std::snprintf(line, sizeof line, ": %lld of %lld ", static_cast<long long>(done), static_cast<long long>(total));
+    std::string text = what;
+    text += line;
+    text += unit;
+    std::snprintf(line, sizeof line, ", %.3g/s", rate);
+    text += line;
     if (done < total && rate > 0.0) text += ", about " + duration(static_cast<double>(total - done) / rate) + " left";
     note(text);
 }

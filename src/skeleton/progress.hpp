@@ -36,6 +36,10 @@ public:
     /// After a round of bootstrap replicates, `seconds` after the first began: "bootstrap:
     /// 40 of 100 replicates, 3.1/s, about 19 s left"; at most one line a second, and the last.
     void replicates(std::int64_t done, std::int64_t total, double seconds);
+    /// The same for any stage counted in items, `seconds` after it began: "<what>: 40 of 100
+    /// <unit>, 3.1/s, about 19 s left"; at most one line a second, and the last.
+    void counted(const std::string& what, const std::string& unit, std::int64_t done, std::int64_t total,
+                 double seconds);
 
 private:
     bool enabled_ = false;

@@ -236,6 +236,16 @@ public:
 
 /// A skeleton backend. Engines hold the sufficient statistics (e.g. the
 /// correlation matrix) and run one level over a block of rows at a time.
+/// Tests laid flat: query q is x[q] ⟂ y[q] given nodes[offsets[q] - offsets[0] ..
+/// offsets[q + 1] - offsets[0]) (offsets: one more entry than x; `nodes` starts at the
+/// first query's set).
+struct FlatQueries {
+    std::span<const std::int32_t> x, y;
+    std::span<const std::int64_t> offsets;
+    std::span<const std::int32_t> nodes;
+    std::size_t size() const { return x.size(); }
+};
+
 class SkeletonEngine {
 public:
     virtual ~SkeletonEngine() = default;
@@ -270,6 +280,12 @@ public:
 
     /// One test, p-value of i ⟂ j | s (used by orientation rules and checks).
     virtual double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) = 0;
+
+    /// Many Fisher-z tests at once (FCI's stages after the skeleton): r[q], the partial
+    /// correlation of query q as p_value computes it (bit for bit the CPU's), for every
+    /// query. False, doing nothing, where the engine has no such path (the caller tests
+    /// one by one).
+    virtual bool partial_correlations(const FlatQueries& /*queries*/, std::span<double> /*r*/) { return false; }
 
     /// The optional extension that keeps results with the engine; nullptr: the search
     /// keeps them on the host.

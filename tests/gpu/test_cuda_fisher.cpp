@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -397,6 +398,57 @@ TEST(CudaFisher, PValueIsEquivalentToCpu) {
         // Same gathered values, same host arithmetic: bit-identical.
         EXPECT_EQ(cpu.p_value(perm[0], perm[1], s), gpu->p_value(perm[0], perm[1], s)) << t;
     }
+}
+
+// FCI's batch path (SkeletonEngine::partial_correlations): every query's r is the CPU
+// engine's partial_correlation bit for bit, sets of 0..13 nodes, regular and singular
+// blocks (exact copies force the pseudo-inverse), in one call and split into two calls.
+TEST(CudaFisher, BatchPartialCorrelationsAreTheCpusBitForBit) {
+    CUDAG_REQUIRE_GPU();
+    const std::int64_t n = 60, m = 300;
+    Dataset data = simulate(n, m, 5, 21);
+    for (std::int64_t s = 0; s < m; ++s) data.column(9)[s] = data.column(4)[s];
+    skeleton::TestPolicy policy;
+    skeleton::CpuFisherEngine cpu(data, policy, 1);
+    auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, policy, {});
+    std::mt19937_64 rng(5);
+    std::vector<std::int32_t> x, y, nodes;
+    std::vector<std::int64_t> off{0};
+    std::vector<double> want;
+    for (int t = 0; t < 3000; ++t) {
+        std::vector<std::int32_t> perm(n);
+        for (int k = 0; k < n; ++k) perm[k] = k;
+        std::shuffle(perm.begin(), perm.end(), rng);
+        const int l = t % 14;
+        std::vector<std::int32_t> s(perm.begin() + 2, perm.begin() + 2 + l);
+        if (t % 5 == 0 && l >= 2) {  // 4 and 9 (equal columns) together: singular C[S, S]
+            std::erase(s, 4);
+            std::erase(s, 9);
+            s.resize(static_cast<std::size_t>(l - 2));
+            s.push_back(4);
+            s.push_back(9);
+            if (perm[0] == 4 || perm[0] == 9 || perm[1] == 4 || perm[1] == 9) continue;
+        }
+        std::sort(s.begin(), s.end());
+        x.push_back(perm[0]);
+        y.push_back(perm[1]);
+        nodes.insert(nodes.end(), s.begin(), s.end());
+        off.push_back(static_cast<std::int64_t>(nodes.size()));
+        want.push_back(cpu.partial_correlation(perm[0], perm[1], s));
+    }
+    std::vector<double> got(want.size(), -7.0);
+    ASSERT_TRUE(gpu->partial_correlations(skeleton::FlatQueries{x, y, off, nodes}, got));
+    for (std::size_t q = 0; q < want.size(); ++q) ASSERT_EQ(got[q], want[q]) << q;
+    // The second half alone (offsets not starting at 0, as a rank's share).
+    const std::size_t h = want.size() / 2;
+    std::vector<double> half(want.size() - h, -7.0);
+    const auto nb = static_cast<std::size_t>(off[h]);
+    ASSERT_TRUE(gpu->partial_correlations(
+        skeleton::FlatQueries{std::span<const std::int32_t>(x).subspan(h), std::span<const std::int32_t>(y).subspan(h),
+                              std::span<const std::int64_t>(off).subspan(h),
+                              std::span<const std::int32_t>(nodes).subspan(nb)},
+        half));
+    for (std::size_t q = 0; q < half.size(); ++q) ASSERT_EQ(half[q], want[h + q]) << q;
 }
 
 // ---- singular conditioning blocks (pseudo-inverse fallback) --------------------------------------

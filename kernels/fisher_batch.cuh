@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fisher-z tests given as a flat list (FCI's stages after the skeleton: Possible-D-SEP's
+// rounds, RFCI's and the triple checks' batches): one thread a query, the CPU engine's
+// computation (ci::ConditioningBlock on C[S, S], then ci::partial_correlation) on a C held
+// whole on the device, so r is the CPU's bit for bit (compiled without FMA contraction).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <span>
+
+#include "skeleton/skeleton_engine.hpp"
+
+namespace cudag::cuda {
+
+/// r[q] for every query of `q` (host arrays in and out) on `stream`, from C (n×n,
+/// row-major, on the device); waits for the result. Splits the list into launches whose
+/// scratch fits in `scratch_bytes` of device memory.
+void batch_partial_correlations(const double* c, std::int64_t n, const skeleton::FlatQueries& q, std::span<double> r,
+                                cudaStream_t stream, std::size_t scratch_bytes = std::size_t{1} << 30);
+
+}  // namespace cudag::cuda

@@ -50,10 +50,14 @@ for job in $jobs; do
     k=$(python3 -c "print(max(1, round($n * $hide)))")
     data=$out/data_$n.csv
     if [ ! -f "$data" ]; then
-        keep=$(python3 -c "
-import random; random.seed($seed + $n); drop = set(random.sample(range(1, $n + 1), $k))
-print(','.join(str(c) for c in range(1, $n + 1) if c not in drop))")
-        cut -d, -f"$keep" "$full" >"$data"
+        # The hidden columns (1-based), one a line; awk keeps the others (cut's -f list
+        # overflows the argument list at 100,000 columns).
+        python3 -c "
+import random; random.seed($seed + $n)
+print('\n'.join(str(c) for c in sorted(random.sample(range(1, $n + 1), $k))))" >"$out/hidden_$n.txt"
+        awk -F, 'NR == FNR { drop[$1] = 1; next }
+            { o = ""; for (i = 1; i <= NF; i++) if (!(i in drop)) o = o (o == "" ? "" : ",") $i; print o }' \
+            "$out/hidden_$n.txt" "$full" >"$data"
     fi
     obs=$((n - k))
     for be in cuda cpu; do

@@ -2,7 +2,6 @@
 #include "fci/pdsep.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 
 #include "core/parallel.hpp"
@@ -25,43 +24,101 @@ Pag pdsep_colliders(const Graph& g, const SepSets& sepsets) {
     return amat;
 }
 
-std::vector<std::int32_t> possible_dsep(const Pag& g, std::int32_t x) {
-    // Breadth first over directed edges (pred -> a): each is expanded once, so the set
-    // reached does not depend on the order (qreach's A. bookkeeping).
-    const auto n = static_cast<std::size_t>(g.n());
-    std::vector<char> in(n, 0);
-    std::vector<std::vector<char>> used(n);  // used[a][k]: edge a -> neighbours(a)[k] queued
-    auto mark_used = [&](std::int32_t a, std::int32_t b) {
-        auto& u = used[static_cast<std::size_t>(a)];
-        if (u.empty()) u.assign(g.neighbours(a).size(), 0);
-        const auto nb = g.neighbours(a);
-        const auto k = static_cast<std::size_t>(std::lower_bound(nb.begin(), nb.end(), b) - nb.begin());
-        if (u[k]) return false;
-        u[k] = 1;
-        return true;
-    };
-    std::deque<std::pair<std::int32_t, std::int32_t>> queue;
-    for (const std::int32_t b : g.neighbours(x)) {
-        mark_used(x, b);
-        queue.emplace_back(x, b);
-        in[static_cast<std::size_t>(b)] = 1;
+namespace {
+
+/// The collider graph flat, for many qreach walks: CSR neighbour lists; per entry e = (a,
+/// k), the mark at nb[e] of a - nb[e] (`mark`) and the entry of a in nb[e]'s list (`back`),
+/// so the mark at a of that edge is mark[back[e]].
+struct QreachGraph {
+    std::vector<std::int64_t> start;
+    std::vector<std::int32_t> nb;
+    std::vector<std::uint8_t> mark;
+    std::vector<std::int64_t> back;
+
+    explicit QreachGraph(const Pag& g) {
+        const auto n = static_cast<std::size_t>(g.n());
+        start.assign(n + 1, 0);
+        for (std::size_t a = 0; a < n; ++a)
+            start[a + 1] = start[a] + static_cast<std::int64_t>(g.neighbours(static_cast<std::int32_t>(a)).size());
+        nb.resize(static_cast<std::size_t>(start[n]));
+        mark.resize(nb.size());
+        back.resize(nb.size());
+        for (std::size_t a = 0; a < n; ++a) {
+            const auto ns = g.neighbours(static_cast<std::int32_t>(a));
+            const auto ms = g.marks(static_cast<std::int32_t>(a));
+            std::copy(ns.begin(), ns.end(), nb.begin() + start[a]);
+            std::copy(ms.begin(), ms.end(), mark.begin() + start[a]);
+        }
+        for (std::size_t a = 0; a < n; ++a)
+            for (std::int64_t e = start[a]; e < start[a + 1]; ++e) {
+                const auto b = static_cast<std::size_t>(nb[static_cast<std::size_t>(e)]);
+                const auto it =
+                    std::lower_bound(nb.begin() + start[b], nb.begin() + start[b + 1], static_cast<std::int32_t>(a));
+                back[static_cast<std::size_t>(e)] = it - nb.begin();
+            }
     }
-    while (!queue.empty()) {
-        const auto [pred, a] = queue.front();
-        queue.pop_front();
-        const std::uint8_t pa = g(pred, a);
-        for (const std::int32_t b : g.neighbours(a)) {
-            if (b == pred) continue;
-            const bool legal = g.adjacent(pred, b) || (pa == kArrow && g(b, a) == kArrow);
-            if (!legal || !mark_used(a, b)) continue;
-            queue.emplace_back(a, b);
-            in[static_cast<std::size_t>(b)] = 1;
+    bool adjacent(std::int32_t a, std::int32_t b) const {
+        const auto u = static_cast<std::size_t>(a);
+        return std::binary_search(nb.begin() + start[u], nb.begin() + start[u + 1], b);
+    }
+};
+
+/// One worker's marks for qreach walks, stamped per walk (never cleared).
+struct QreachScratch {
+    std::vector<std::int32_t> used;  ///< per entry: the walk that queued the directed edge
+    std::vector<std::int32_t> in;    ///< per node: the walk that reached it
+    std::vector<std::int64_t> queue;
+    std::int32_t walk = 0;
+};
+
+/// qreach(x) as a breadth-first walk over directed edges (entries): each is expanded once,
+/// so the set reached does not depend on the order (qreach's A. bookkeeping).
+std::vector<std::int32_t> qreach(const QreachGraph& g, std::int32_t x, QreachScratch& w) {
+    if (w.used.size() != g.nb.size()) w.used.assign(g.nb.size(), 0);
+    if (w.in.size() + 1 != g.start.size()) w.in.assign(g.start.size() - 1, 0);
+    const std::int32_t id = ++w.walk;
+    std::vector<std::int32_t> out;
+    w.queue.clear();
+    const auto ux = static_cast<std::size_t>(x);
+    for (std::int64_t e = g.start[ux]; e < g.start[ux + 1]; ++e) {
+        w.used[static_cast<std::size_t>(e)] = id;
+        w.queue.push_back(e);
+        const std::int32_t b = g.nb[static_cast<std::size_t>(e)];
+        if (w.in[static_cast<std::size_t>(b)] != id) {
+            w.in[static_cast<std::size_t>(b)] = id;
+            out.push_back(b);
         }
     }
-    std::vector<std::int32_t> out;
-    for (std::size_t v = 0; v < n; ++v)
-        if (in[v] && static_cast<std::int32_t>(v) != x) out.push_back(static_cast<std::int32_t>(v));
+    for (std::size_t head = 0; head < w.queue.size(); ++head) {
+        const auto e = static_cast<std::size_t>(w.queue[head]);  // pred -> a
+        const std::int32_t a = g.nb[e];
+        const std::int32_t pred = g.nb[static_cast<std::size_t>(g.back[e])];
+        const bool arrow_at_a = g.mark[e] == kArrow;
+        const auto ua = static_cast<std::size_t>(a);
+        for (std::int64_t f = g.start[ua]; f < g.start[ua + 1]; ++f) {  // a -> b
+            const auto uf = static_cast<std::size_t>(f);
+            const std::int32_t b = g.nb[uf];
+            if (b == pred || w.used[uf] == id) continue;
+            const bool collider = arrow_at_a && g.mark[static_cast<std::size_t>(g.back[uf])] == kArrow;
+            if (!collider && !g.adjacent(pred, b)) continue;
+            w.used[uf] = id;
+            w.queue.push_back(f);
+            if (w.in[static_cast<std::size_t>(b)] != id) {
+                w.in[static_cast<std::size_t>(b)] = id;
+                out.push_back(b);
+            }
+        }
+    }
+    std::erase(out, x);
+    std::sort(out.begin(), out.end());
     return out;
+}
+
+}  // namespace
+
+std::vector<std::int32_t> possible_dsep(const Pag& g, std::int32_t x) {
+    QreachScratch w;
+    return qreach(QreachGraph(g), x, w);
 }
 
 PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions& opt) {
@@ -70,8 +127,11 @@ PdsepResult pdsep(Graph& g, SepSets& sepsets, Tester& tester, const PdsepOptions
     res.pdsep.resize(static_cast<std::size_t>(n));
     if (g.n_edges() == 0) return res;
     const Pag amat = pdsep_colliders(g, sepsets);
-    parallel_for(0, n, tester.threads(), 1, [&](std::int64_t x, int) {
-        res.pdsep[static_cast<std::size_t>(x)] = possible_dsep(amat, static_cast<std::int32_t>(x));
+    const QreachGraph qg(amat);
+    std::vector<QreachScratch> scratch(static_cast<std::size_t>(tester.threads()));
+    parallel_for(0, n, tester.threads(), 1, [&](std::int64_t x, int w) {
+        res.pdsep[static_cast<std::size_t>(x)] =
+            qreach(qg, static_cast<std::int32_t>(x), scratch[static_cast<std::size_t>(w)]);
     });
 
     // Every directed edge (x, y) against x's starting adjacency, in parallel.

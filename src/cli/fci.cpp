@@ -19,7 +19,13 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "
                          "matrix), png, svg");
-    cmd->add_option("--compat", j.pc.compat, "semantics: pcalg (default: pcalg's fci / rfci)")->capture_default_str();
+    cmd->add_option("--compat", j.pc.compat,
+                    "semantics: pcalg (default: pcalg's fci / rfci) or causal-learn (causal-learn 0.1.4.8's fci)")
+        ->capture_default_str();
+    cmd->add_option("--max-path-length", j.fci.max_path_length,
+                    "--compat causal-learn: causal-learn's max_path_length (-1: none; caps R4's discriminating "
+                    "paths)")
+        ->capture_default_str();
     cmd->add_option("--pdsep-max", j.fci.pdsep_max,
                     "fci: skip Possible-D-SEP tests of an edge whose Possible-D-SEP set has more nodes "
                     "(pcalg's pdsep.max; -1: no cap)")

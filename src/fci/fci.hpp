@@ -48,6 +48,12 @@ struct FciOptions {
     RuleOptions rules;
     /// Required adjacencies (i < j, sorted): never tested after the skeleton.
     std::vector<std::pair<std::int32_t, std::int32_t>> fixed_edges;
+    /// --compat causal-learn: causal-learn 0.1.4.8's fci() after the skeleton (fci/cl_fci.hpp).
+    bool causal_learn = false;
+    /// causal-learn's max_path_length (-1: none; it caps R4's discriminating paths).
+    int max_path_length = -1;
+    /// The variables' names (causal-learn sorts Possible-D-SEP by name); causal_learn only.
+    std::vector<std::string> names;
     /// Phase reports ("possible-d-sep: 120 of 500 nodes"); may be empty.
     std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)> on_progress;
 };

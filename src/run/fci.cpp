@@ -49,10 +49,10 @@ void check_fci_job(const FciJob& job) {
         throw InputError(
             "--tiers orients edges; cudag fci takes adjacency knowledge only (--forbid / --require "
             "pairs, pcalg's fixedGaps / fixedEdges)");
-    if (a.compat == "causal-learn" && a.knowledge.any())
+    if (a.compat == "causal-learn" && (!a.knowledge.files.require.empty() || !a.knowledge.values.require.empty()))
         throw InputError(
-            "--forbid / --require are not available with --compat causal-learn for cudag fci (causal-learn's "
-            "fci reads background knowledge its own way; --compat pcalg takes them)");
+            "--require with --compat causal-learn: causal-learn's fci orients required edges (pcalg's "
+            "fixedEdges keep an adjacency: --compat pcalg)");
 }
 
 /// r.pmax with `more` folded in (a pair's value raised, new pairs inserted), sorted.

@@ -11,6 +11,8 @@
 #        a peer run past it is stopped and reported as "> limit")
 #        PY=python with causal-learn (default .peers/py/bin/python; none: column "-")
 #        pcalg: Rscript with pcalg installed (../shared/peers/install_r_peers.sh); none: "-"
+#        REPEAT=1 (cudag runs per measurement; the median is reported: on a shared machine
+#        a millisecond run varies several-fold)
 #        ONLY_CL=1: time only cudag fci --compat causal-learn and causal-learn's fci (pcalg's
 #        fci, which takes > 10 min at 50 variables, and cudag's pcalg-exact runs: "-")
 # Peers are never installed by this script.
@@ -70,11 +72,19 @@ timed() {  # seconds of one command's learner call (its last stdout line), or ">
     local o
     if o=$(timeout "$limit" "$@" 2>/dev/null | tail -1); then echo "$o"; else echo "> $limit"; fi
 }
-cudag_secs() {  # seconds of a cudag fci run as its summary line reports them, or "> limit"
+cudag_once() {  # seconds of a cudag fci run as its summary line reports them, or "> limit"
     local o
     o=$(timeout "$limit" "$cudag" fci -v --threads "$threads" --data "$1" --alpha "$alpha" $2 --out "$3" \
         --format amat 2>&1 | sed -n 's/.* \([0-9.e-]*\) s\(;.*\)\?$/\1/p' | tail -1 || true)
     if [ -n "$o" ]; then echo "$o"; else echo "> $limit"; fi
+}
+cudag_secs() {  # the median of REPEAT runs of cudag_once
+    local r t=()
+    for ((r = 0; r < ${REPEAT:-1}; r++)); do
+        t+=("$(cudag_once "$@")")
+        case ${t[-1]} in ">"*) echo "${t[-1]}"; return;; esac
+    done
+    printf '%s\n' "${t[@]}" | sort -g | sed -n "$(( (${#t[@]} + 1) / 2 ))p"
 }
 same_as() {  # cudag's .pag.amat.csv vs pcalg's amat (both with names): same / differ
     python3 - "$1" "$2" <<'PYC'

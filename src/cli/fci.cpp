@@ -26,6 +26,10 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
                     "--compat causal-learn: causal-learn's max_path_length (-1: none; caps R4's discriminating "
                     "paths)")
         ->capture_default_str();
+    cmd->add_option("--python-hash-seed", j.fci.python_hash_seed,
+                    "--compat causal-learn: walk causal-learn's two Python sets in CPython 3.11's order under "
+                    "PYTHONHASHSEED=N (-1: node order)")
+        ->capture_default_str();
     cmd->add_option("--pdsep-max", j.fci.pdsep_max,
                     "fci: skip Possible-D-SEP tests of an edge whose Possible-D-SEP set has more nodes "
                     "(pcalg's pdsep.max; -1: no cap)")

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "fci/cl_graph.hpp"
 #include "fci/cl_pdsep.hpp"
+#include "fci/cl_pyhash.hpp"
 #include "fci/cl_rules.hpp"
 #include "fci/triples.hpp"
 
@@ -35,6 +36,9 @@ void validate_causal_learn(const FciOptions& opt) {
     if (opt.majority) refuse("--majority-rule");
     for (const bool r : opt.rules.rules)
         if (!r) refuse("--no-selection-bias");
+    if (opt.python_hash_seed < -1 || opt.python_hash_seed > 4294967295LL)
+        throw InputError(
+            "--python-hash-seed must be in 0 .. 4294967295 (PYTHONHASHSEED's range), or -1 for node order");
 }
 
 FciOutcome learn_pag_causal_learn(Graph skeleton, SepSets sepsets, Tester& tester, const FciOptions& opt) {
@@ -49,7 +53,11 @@ FciOutcome learn_pag_causal_learn(Graph skeleton, SepSets sepsets, Tester& teste
     cl::rule0(g, seps);
     std::function<void(std::int64_t, std::int64_t)> progress;
     if (opt.on_progress) progress = [&](std::int64_t d, std::int64_t t) { opt.on_progress("possible-d-sep", d, t); };
-    cl::ClPdsepResult pr = cl::remove_by_possible_dsep(g, seps, tester, opt.names, progress);
+    std::vector<std::int64_t> hashes;  // empty: node order
+    if (opt.python_hash_seed >= 0)
+        for (const std::string& name : opt.names)
+            hashes.push_back(cl::python_str_hash(name, static_cast<std::uint32_t>(opt.python_hash_seed)));
+    cl::ClPdsepResult pr = cl::remove_by_possible_dsep(g, seps, tester, opt.names, hashes, progress);
     out.stats.pdsep_tests = pr.tests;
     out.stats.pdsep_removed = static_cast<std::int64_t>(pr.removed.size());
     out.stats.pdsep_max_order = pr.max_order;
@@ -72,7 +80,7 @@ FciOutcome learn_pag_causal_learn(Graph skeleton, SepSets sepsets, Tester& teste
         change = cl::rule_r7(g, change);
         change = cl::rule8(g, change);
         change = cl::rule9(g, change);
-        change = cl::rule10(g, change);
+        change = cl::rule10(g, hashes, change);
     }
     out.stats.triple_tests = ddp.tests;  // R4's tests
     out.stats.orient_seconds = since(t1);

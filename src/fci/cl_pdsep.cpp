@@ -8,18 +8,23 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "fci/cl_pyhash.hpp"
 
 namespace cudag::fci::cl {
 
 std::vector<std::int32_t> possible_dsep(const Pag& g, std::int32_t x, std::int32_t y,
                                         const std::vector<std::vector<char>>& reach,
-                                        const std::vector<std::string>& names) {
+                                        const std::vector<std::string>& names,
+                                        const std::vector<std::int64_t>& hashes) {
     const auto n = static_cast<std::size_t>(g.n());
     std::vector<char> in(n, 0), queued(n, 0), done(n, 0);
     std::deque<std::int32_t> queue;
-    // causal-learn walks set(adjacent nodes) in hash order; node-index order here (the
-    // result depends on it only in rare cases: README, "--compat causal-learn").
-    for (const std::int32_t b : g.neighbours(x)) {
+    // causal-learn walks set(adjacent nodes) in its hash order (node order without hashes;
+    // the result depends on it only in rare cases: README, "--compat causal-learn").
+    const auto nb = g.neighbours(x);
+    const std::vector<std::int32_t> first =
+        hashes.empty() ? std::vector<std::int32_t>(nb.begin(), nb.end()) : python_set_order(nb, hashes);
+    for (const std::int32_t b : first) {
         if (b == y) continue;
         queue.push_back(b);
         queued[static_cast<std::size_t>(b)] = in[static_cast<std::size_t>(b)] = 1;
@@ -153,6 +158,7 @@ std::vector<std::vector<char>> reachability(const Pag& g, int threads) {
 }  // namespace
 
 ClPdsepResult remove_by_possible_dsep(Pag& g, SepSetLookup& seps, Tester& tester, const std::vector<std::string>& names,
+                                      const std::vector<std::int64_t>& hashes,
                                       const std::function<void(std::int64_t, std::int64_t)>& on_progress) {
     ClPdsepResult res;
     // get_graph_edges (i < j) and each Edge object's first node.
@@ -175,8 +181,8 @@ ClPdsepResult remove_by_possible_dsep(Pag& g, SepSetLookup& seps, Tester& tester
             const auto k = static_cast<std::size_t>(pos + t);
             const auto [a, b] = edges[k];
             Inputs in;
-            in.pd1 = possible_dsep(g, a, b, reach, names);
-            in.pd2 = possible_dsep(g, b, a, reach, names);
+            in.pd1 = possible_dsep(g, a, b, reach, names, hashes);
+            in.pd2 = possible_dsep(g, b, a, reach, names, hashes);
             const auto na = g.neighbours(a), nb = g.neighbours(b);
             in.adj_a.assign(na.begin(), na.end());
             in.adj_b.assign(nb.begin(), nb.end());

@@ -43,14 +43,16 @@ struct ClPdsepResult {
 };
 
 /// getPossibleDsep(x, y, g): sorted by `names`, descending. `reach[r]` (n chars): the nodes
-/// with a semi-directed path from r.
+/// with a semi-directed path from r. `hashes` (empty: node order): the nodes' Python hashes,
+/// which order the set of x's neighbours the search starts from (fci/cl_pyhash.hpp).
 std::vector<std::int32_t> possible_dsep(const Pag& g, std::int32_t x, std::int32_t y,
                                         const std::vector<std::vector<char>>& reach,
-                                        const std::vector<std::string>& names);
+                                        const std::vector<std::string>& names, const std::vector<std::int64_t>& hashes);
 
 /// removeByPossibleDsep on `g` (the colliders of rule0 marked): removes the separated edges
 /// from `g` and records their sets in `seps`.
 ClPdsepResult remove_by_possible_dsep(Pag& g, SepSetLookup& seps, Tester& tester, const std::vector<std::string>& names,
+                                      const std::vector<std::int64_t>& hashes,
                                       const std::function<void(std::int64_t, std::int64_t)>& on_progress);
 
 }  // namespace cudag::fci::cl

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/pag.hpp"
 #include "fci/cl_graph.hpp"
@@ -41,6 +42,8 @@ bool rule_r6(Pag& g, bool flag);
 bool rule_r7(Pag& g, bool flag);
 bool rule8(Pag& g, bool flag);
 bool rule9(Pag& g, bool flag);
-bool rule10(Pag& g, bool flag);
+/// rule10; `hashes` (empty: node order): the nodes' Python hashes, which order its set of
+/// possible children (fci/cl_pyhash.hpp).
+bool rule10(Pag& g, const std::vector<std::int64_t>& hashes, bool flag);
 
 }  // namespace cudag::fci::cl

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "fci/cl_pyhash.hpp"
 #include "fci/cl_rules.hpp"
 
 namespace cudag::fci::cl {
@@ -198,7 +199,7 @@ bool rule9(Pag& g, bool flag) {
     return flag;
 }
 
-bool rule10(Pag& g, bool flag) {
+bool rule10(Pag& g, const std::vector<std::int64_t>& hashes, bool flag) {
     for (std::int32_t c = 0; c < g.n(); ++c) {
         const auto arrows = into(g, c, kArrow);
         if (arrows.size() < 2) continue;
@@ -206,10 +207,11 @@ bool rule10(Pag& g, bool flag) {
         for (const std::int32_t a : arrows)
             if (g(c, a) == kCircle) a_nodes.push_back(a);
         for (const std::int32_t a : a_nodes) {
-            // A Python set, iterated by combinations() in its hash order; node-index order here.
+            // A Python set, iterated by combinations() in its hash order (node order without hashes).
             std::vector<std::int32_t> children;
             for (const std::int32_t v : g.neighbours(a))
                 if (v != c && possible_parent(g, a, v)) children.push_back(v);
+            if (!hashes.empty()) children = python_set_order(children, hashes);
             if (children.size() < 2) continue;
             for (std::size_t i = 0; i < arrows.size(); ++i)
                 for (std::size_t j = i + 1; j < arrows.size(); ++j) {

@@ -40,6 +40,8 @@ void validate(const FciOptions& opt) {
         validate_causal_learn(opt);
     else if (opt.max_path_length != -1)
         throw InputError("--max-path-length is causal-learn's (--compat causal-learn); pcalg's fci has none");
+    else if (opt.python_hash_seed != -1)
+        throw InputError("--python-hash-seed is for --compat causal-learn (its Python sets); pcalg's fci has none");
     if (opt.variant == Variant::Rfci) {
         if (opt.type != FciType::Normal) throw InputError("--type " + to_string(opt.type) + " is fci's; rfci has none");
         if (!opt.pdsep) throw InputError("--no-pdsep is fci's; rfci has no Possible-D-SEP stage");

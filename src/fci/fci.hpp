@@ -54,6 +54,10 @@ struct FciOptions {
     int max_path_length = -1;
     /// The variables' names (causal-learn sorts Possible-D-SEP by name); causal_learn only.
     std::vector<std::string> names;
+    /// causal_learn: walk causal-learn's two Python sets (Possible-D-SEP's first nodes, R10's
+    /// possible children) in CPython 3.11's order under PYTHONHASHSEED = this (0 .. 2^32 - 1);
+    /// -1: in node order.
+    std::int64_t python_hash_seed = -1;
     /// Phase reports ("possible-d-sep: 120 of 500 nodes"); may be empty.
     std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)> on_progress;
 };

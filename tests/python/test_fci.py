@@ -289,6 +289,22 @@ def test_compat_equals_causal_learn_on_the_reference_runs(monkeypatch, ds, algo,
     np.testing.assert_array_equal(g.graph, want)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_compat_follows_pythonhashseed(monkeypatch, seed):
+    """causal-learn's PAG on causal_learn_hashseed/h01.csv depends on PYTHONHASHSEED (its
+    Python sets of nodes); with PYTHONHASHSEED set, compat.causallearn.fci gives causal-learn's
+    PAG under that seed."""
+    without_causallearn(monkeypatch)
+    monkeypatch.setenv("PYTHONHASHSEED", str(seed))
+    d = CL_REF / "causal_learn_hashseed"
+    csv = d / "h01.csv"
+    names = csv.read_text().split("\n", 1)[0].split(",")
+    g, _ = cl.fci(np.loadtxt(csv, delimiter=",", skiprows=1), "fisherz", 0.2, node_names=names, show_progress=False)
+    lines = (d / f"h01__fci__0.2__seed{seed}.amat").read_text().splitlines()
+    amat = np.array([[int(v) for v in line.split()] for line in lines[1:] if line.strip()])
+    np.testing.assert_array_equal(g.graph, np.vectorize({0: 0, 1: 2, 2: 1, 3: -1}.get)(amat).T)
+
+
 def test_compat_max_path_length_is_the_options():
     x = collider(300)
     g, _ = cl.fci(x, max_path_length=0, show_progress=False)

@@ -85,7 +85,9 @@ TEST_F(Cli, FciRefusesBadOptionsInOneLineAndWritesNothing) {
     expect_error(o + "--latent Q", "--latent: 'Q' is not a node of");
     expect_error(o + "--bootstrap 5", "--bootstrap");
     expect_error(o + "--max-path-length 3", "--max-path-length is causal-learn's (--compat causal-learn)");
+    expect_error(o + "--python-hash-seed 0", "--python-hash-seed is for --compat causal-learn");
     const std::string c = o + "--compat causal-learn ";
+    expect_error(c + "--python-hash-seed 4294967296", "--python-hash-seed must be in 0 .. 4294967295");
     expect_error(c + "--max-path-length -2", "--max-path-length must be >= 0");
     expect_error(c + "--variant rfci", "--variant rfci: causal-learn has no rfci");
     expect_error(c + "--pdsep-max 2", "--pdsep-max is pcalg's; causal-learn's fci has no such option");

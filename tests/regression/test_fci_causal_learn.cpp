@@ -2,7 +2,9 @@
 // cudag fci --compat causal-learn against causal-learn 0.1.4.8's fci(), on the reference
 // outputs in tests/data/fci/causal_learn_fci (made once by scripts/dev/fci_reference, see its
 // README): every run on the 19 data sets (Fisher-z on the Gaussian ones, chi-square and G² on
-// the discrete ones; alpha 0.01 and 0.05) gives the same PAG, on one thread and on two.
+// the discrete ones; alpha 0.01 and 0.05) gives the same PAG, on one thread and on two; and on
+// a data set whose causal-learn PAG depends on PYTHONHASHSEED (causal_learn_hashseed),
+// --python-hash-seed N gives causal-learn's PAG under PYTHONHASHSEED=N for N = 0..5.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -125,6 +127,30 @@ TEST_F(Cli, FciCompatCausalLearnEqualsCausalLearnOnEveryReferenceRun) {
     }
     EXPECT_EQ(runs, 24 + 14 + 14);
     EXPECT_EQ(same, 2 * runs);
+}
+
+TEST_F(Cli, FciCompatCausalLearnFollowsPythonsHashSeed) {
+    const fs::path dir = kData / "causal_learn_hashseed";
+    const auto rows = tsv(dir / "manifest.tsv");
+    ASSERT_EQ(rows.size(), 7u);
+    std::vector<std::vector<int>> first;
+    bool seeds_differ = false;
+    for (std::size_t k = 1; k < rows.size(); ++k) {
+        const std::string ds = rows[k][0], alpha = rows[k][3], seed = rows[k][5];
+        const std::string stem = ds + "__fci__" + alpha + "__seed" + seed;
+        const CliRun r =
+            run("fci -q --compat causal-learn --test fisher-z --data " + (dir / (ds + ".csv")).string() + " --alpha " +
+                alpha + " --python-hash-seed " + seed + " --out " + (dir_ / "r.h5").string() + " --format amat");
+        ASSERT_EQ(r.code, 0) << stem << ": " << r.err;
+        std::vector<std::string> want_names, got_names;
+        const auto want = read_ref_amat(dir / (stem + ".amat"), want_names);
+        const auto got = read_our_amat(dir_ / "r.pag.amat.csv", got_names);
+        EXPECT_EQ(got_names, want_names) << stem;
+        EXPECT_EQ(got, want) << stem << ":" << differences(got, want, want_names);
+        if (first.empty()) first = want;
+        seeds_differ = seeds_differ || want != first;
+    }
+    EXPECT_TRUE(seeds_differ);  // the data set does depend on the seed
 }
 
 }  // namespace

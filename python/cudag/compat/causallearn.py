@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 
 import numpy as np
 
@@ -191,7 +192,10 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     test checks the 52 causal-learn runs of tests/data/fci. ``independence_test_method``:
     "fisherz", "chisq" or "gsq". ``depth``: the largest conditioning set of the skeleton
     (-1: no cap; cudag's max_level). ``max_path_length``: causal-learn's (-1: no cap; it
-    caps the discriminating paths of rule R4). ``background_knowledge``: pairs forbidden both
+    caps the discriminating paths of rule R4). Two of causal-learn's loops walk Python sets of
+    nodes in hash order: with ``PYTHONHASHSEED`` set to a number, cudag walks them as CPython
+    does under it (``python_hash_seed``, which may also be given), else in node order (the
+    same PAG on all reference runs). ``background_knowledge``: pairs forbidden both
     ways only (absent edges, which causal-learn's fas removes at depth 0 with an empty
     separating set); anything that orients is refused. ``show_progress`` draws a progress bar when tqdm is
     installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
@@ -207,6 +211,9 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
                 max_path_length=int(max_path_length))
     if depth is not None and depth >= 0:
         opts["max_level"] = depth
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    if seed.isdigit() and int(seed) <= 4294967295:  # causal-learn's set order in this interpreter
+        opts["python_hash_seed"] = int(seed)
     opts.update(_fci_knowledge(background_knowledge, names))
     opts.update(kwargs)
     res = cudag.fci(x, **opts)

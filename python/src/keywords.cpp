@@ -262,6 +262,9 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
             kw<J>("majority_rule", "--majority-rule", [](J& j) -> bool& { return j.fci.majority; }),
             field("no_selection_bias", "--no-selection-bias", &J::no_selection_bias),
             field("type", "--type", &J::type),
+            kw<J>("max_path_length", "--max-path-length", [](J& j) -> int& { return j.fci.max_path_length; }),
+            kw<J>("python_hash_seed", "--python-hash-seed",
+                  [](J& j) -> std::int64_t& { return j.fci.python_hash_seed; }),
         };
         t.insert(t.end(), own.begin(), own.end());
         return t;

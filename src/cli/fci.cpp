@@ -19,7 +19,17 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "
                          "matrix), png, svg");
-    cmd->add_option("--compat", j.pc.compat, "semantics: pcalg (default: pcalg's fci / rfci)")->capture_default_str();
+    cmd->add_option("--compat", j.pc.compat,
+                    "semantics: pcalg (default: pcalg's fci / rfci) or causal-learn (causal-learn 0.1.4.8's fci)")
+        ->capture_default_str();
+    cmd->add_option("--max-path-length", j.fci.max_path_length,
+                    "--compat causal-learn: causal-learn's max_path_length (-1: none; caps R4's discriminating "
+                    "paths)")
+        ->capture_default_str();
+    cmd->add_option("--python-hash-seed", j.fci.python_hash_seed,
+                    "--compat causal-learn: walk causal-learn's two Python sets in CPython 3.11's order under "
+                    "PYTHONHASHSEED=N (-1: node order)")
+        ->capture_default_str();
     cmd->add_option("--pdsep-max", j.fci.pdsep_max,
                     "fci: skip Possible-D-SEP tests of an edge whose Possible-D-SEP set has more nodes "
                     "(pcalg's pdsep.max; -1: no cap)")

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "fci/cl_fci.hpp"
 #include "fci/rfci.hpp"
 #include "fci/triples.hpp"
 
@@ -33,6 +34,15 @@ void validate(const FciOptions& opt) {
         throw InputError("--type anytime needs --max-level (pcalg: the Anytime FCI needs a finite m.max)");
     if (opt.type == FciType::Adaptive && opt.max_level >= 0)
         throw InputError("--type adaptive takes no --max-level (pcalg: the Adaptive Anytime FCI has no m.max)");
+    if (opt.max_path_length < -1)
+        throw InputError("--max-path-length must be >= 0 (or -1 for no cap), got " +
+                         std::to_string(opt.max_path_length));
+    if (opt.causal_learn)
+        validate_causal_learn(opt);
+    else if (opt.max_path_length != -1)
+        throw InputError("--max-path-length is causal-learn's (--compat causal-learn); pcalg's fci has none");
+    else if (opt.python_hash_seed != -1)
+        throw InputError("--python-hash-seed is for --compat causal-learn (its Python sets); pcalg's fci has none");
     if (opt.variant == Variant::Rfci) {
         if (opt.type != FciType::Normal) throw InputError("--type " + to_string(opt.type) + " is fci's; rfci has none");
         if (!opt.pdsep) throw InputError("--no-pdsep is fci's; rfci has no Possible-D-SEP stage");
@@ -47,6 +57,7 @@ double since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 FciOutcome learn_pag(Graph skeleton, SepSets sepsets, Tester& tester, const FciOptions& opt) {
+    if (opt.causal_learn) return learn_pag_causal_learn(std::move(skeleton), std::move(sepsets), tester, opt);
     validate(opt);
     FciOutcome out;
     TripleSet unf;

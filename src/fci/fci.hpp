@@ -48,8 +48,18 @@ struct FciOptions {
     RuleOptions rules;
     /// Required adjacencies (i < j, sorted): never tested after the skeleton.
     std::vector<std::pair<std::int32_t, std::int32_t>> fixed_edges;
-    /// Possible-D-SEP's progress: (unit, done, total), unit "edges decided" or "nodes of
-    /// pcalg's pass"; may be empty.
+    /// --compat causal-learn: causal-learn 0.1.4.8's fci() after the skeleton (fci/cl_fci.hpp).
+    bool causal_learn = false;
+    /// causal-learn's max_path_length (-1: none; it caps R4's discriminating paths).
+    int max_path_length = -1;
+    /// The variables' names (causal-learn sorts Possible-D-SEP by name); causal_learn only.
+    std::vector<std::string> names;
+    /// causal_learn: walk causal-learn's two Python sets (Possible-D-SEP's first nodes, R10's
+    /// possible children) in CPython 3.11's order under PYTHONHASHSEED = this (0 .. 2^32 - 1);
+    /// -1: in node order.
+    std::int64_t python_hash_seed = -1;
+    /// Possible-D-SEP's progress (pcalg's): (unit, done, total), unit "edges decided" or
+    /// "nodes of pcalg's pass"; may be empty.
     std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)> on_progress;
 };
 

@@ -79,4 +79,11 @@ void Tester::p_values(const TestBatch& batch, std::span<double> out) {
     tests_ += n;
 }
 
+void Tester::each(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&)>& fn) {
+    if (n <= 0) return;
+    const int used = static_cast<int>(std::min<std::int64_t>(threads_, n));
+    for (int w = 0; w < used; ++w) worker(w);
+    parallel_for(0, n, used, 1, [&](std::int64_t i, int w) { fn(i, *workers_[static_cast<std::size_t>(w)]); });
+}
+
 }  // namespace cudag::fci

@@ -64,6 +64,11 @@ public:
     /// Every query of `batch` (the same batch on every rank): each rank runs a contiguous
     /// share on its workers, and out[q] is query q's p-value on every rank.
     void p_values(const TestBatch& batch, std::span<double> out);
+    /// fn(item, test) for every item in [0, n), on this rank's workers only (`test`: the
+    /// worker's instance; results must not depend on which worker ran an item): every rank
+    /// runs every item (causal-learn's Possible-D-SEP stage, which is light). fn adds its
+    /// tests with count().
+    void each(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&)>& fn);
     /// How many tests a stage asks in one p_values call when it may ask more than it needs
     /// (Possible-D-SEP's rounds, fci/pdsep_tests.hpp): large for cheap tests, small for
     /// costly ones. Changes the work, never the answer.

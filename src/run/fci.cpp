@@ -39,6 +39,7 @@ fci::FciOptions fci_options(const FciJob& job) {
     else
         throw InputError("unknown --type '" + job.type + "' (available: normal, anytime, adaptive)");
     o.max_level = job.pc.cfg.max_level;
+    o.causal_learn = job.pc.compat == "causal-learn";
     if (job.no_selection_bias) o.rules.no_selection_bias();
     fci::validate(o);
     return o;
@@ -50,14 +51,14 @@ void check_fci_job(const FciJob& job) {
     if (!a.write_resample.empty()) throw InputError("--write-resample belongs to cudag pc");
     if (a.uc_rule != -2 || a.uc_priority != -2)
         throw InputError("--uc-rule / --uc-priority are PC's collider rules; FCI orients with R0-R10");
-    if (a.compat == "causal-learn")
-        throw InputError(
-            "--compat causal-learn is not available for cudag fci yet: it gives pcalg's fci/rfci "
-            "(--compat pcalg)");
     if (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty())
         throw InputError(
             "--tiers orients edges; cudag fci takes adjacency knowledge only (--forbid / --require "
             "pairs, pcalg's fixedGaps / fixedEdges)");
+    if (a.compat == "causal-learn" && (!a.knowledge.files.require.empty() || !a.knowledge.values.require.empty()))
+        throw InputError(
+            "--require with --compat causal-learn: causal-learn's fci orients required edges (pcalg's "
+            "fixedEdges keep an adjacency: --compat pcalg)");
 }
 
 /// r.pmax with `more` folded in (a pair's value raised, new pairs inserted), sorted.
@@ -208,6 +209,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
             o.skeleton_max_level = c.allreduce(o.skeleton_max_level, mpi::ReduceOp::Max);
             for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);
+            if (o.causal_learn) o.names = data.names;
             std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
             fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
             if (!root) return;
@@ -218,10 +220,14 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
             const fci::FciStats& st = out.stats;
             auto& conf = r.config;
             for (auto& [key, value] : conf) {  // PC's entries that describe the orientation
-                if (key == "algorithm") value = o.variant == fci::Variant::Rfci ? "rfci (pcalg)" : "fci (pcalg)";
+                if (key == "algorithm")
+                    value = o.causal_learn                    ? "fci (causal-learn)"
+                            : o.variant == fci::Variant::Rfci ? "rfci (pcalg)"
+                                                              : "fci (pcalg)";
                 if (key == "orientation")
-                    value = o.variant == fci::Variant::Rfci ? "pcalg rfci.vStruc, udag2apag R1-R10"
-                                                            : "pcalg udag2pag R0-R10";
+                    value = o.causal_learn                    ? "causal-learn fci rule0, R1-R4B, R5-R10"
+                            : o.variant == fci::Variant::Rfci ? "pcalg rfci.vStruc, udag2apag R1-R10"
+                                                              : "pcalg udag2pag R0-R10";
             }
             conf.emplace_back("learner", fci::to_string(o.variant));
             conf.emplace_back("fci_type", fci::to_string(o.type));
@@ -233,6 +239,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
                 if (o.rules.rules[static_cast<std::size_t>(k)])
                     rules += (rules.empty() ? "R" : ",R") + std::to_string(k + 1);
             conf.emplace_back("rules", rules);
+            if (o.causal_learn) conf.emplace_back("max_path_length", std::to_string(o.max_path_length));
             conf.emplace_back("pdsep_tests", std::to_string(st.pdsep_tests));
             conf.emplace_back("pdsep_removed", std::to_string(st.pdsep_removed));
             conf.emplace_back("triple_tests", std::to_string(st.triple_tests));

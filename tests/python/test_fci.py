@@ -2,12 +2,14 @@
 """cudag.fci (issue 54) gives what `cudag fci` gives on the same data in a file (the PAG's
 edge list, pcalg's amat.pag and causal-learn's matrix, for fci, rfci and FCI's options);
 its keywords are the command's, its bad values the command's one-line errors; cudag.load
-reads a `cudag fci` result file back; cudag.compat.causallearn.fci returns causal-learn's
-(GeneralGraph, edges), its endpoints checked on a collider (the causal-learn tests skip
+reads a `cudag fci` result file back; cudag.compat.causallearn.fci runs --compat
+causal-learn (causal-learn's PAG on all 52 reference runs of tests/data/fci) and returns
+causal-learn's (GeneralGraph, edges), its endpoints checked on a collider (the causal-learn tests skip
 where causal-learn is not installed; the numpy ones run without it)."""
 
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -175,7 +177,10 @@ def test_unknown_keyword_or_wrong_type_is_a_type_error(options, message):
     ({"conservative": True, "majority_rule": True}, ["--conservative", "--majority-rule"]),
     ({"type": "anytime"}, ["--type", "anytime"]),
     ({"variant": "rfci", "no_pdsep": True}, ["--variant", "rfci", "--no-pdsep"]),
-    ({"compat": "causal-learn"}, ["--compat", "causal-learn"]),
+    ({"compat": "causal-learn", "variant": "rfci"}, ["--compat", "causal-learn", "--variant", "rfci"]),
+    ({"compat": "causal-learn", "conservative": True}, ["--compat", "causal-learn", "--conservative"]),
+    ({"compat": "causal-learn", "max_path_length": -2}, ["--compat", "causal-learn", "--max-path-length", -2]),
+    ({"max_path_length": 3}, ["--max-path-length", 3]),
     ({"tiers": [["X1"], ["X2", "X3"]]}, ["--tiers", "TIERS"]),
     ({"alpha": 1.5}, ["--alpha", 1.5]),
 ])
@@ -201,8 +206,8 @@ def test_compare_refuses_a_pag():
 
 def test_compat_refusals():
     x = collider(300)
-    with pytest.raises(ValueError, match="max_path_length=3: it caps the discriminating paths of causal-learn's"):
-        cl.fci(x, max_path_length=3, show_progress=False)
+    with pytest.raises(TypeError, match="'max_path_length' must be 'int' type!"):
+        cl.fci(x, max_path_length=1.5, show_progress=False)
     with pytest.raises(ValueError, match="fisherz, chisq, gsq"):
         cl.fci(x, "kci", show_progress=False)
     with pytest.raises(TypeError, match="unexpected keyword argument 'kernelX'"):
@@ -238,14 +243,15 @@ def test_compat_without_causallearn(monkeypatch):
     """The numpy face: a stand-in graph (causal-learn's matrix) and the edge rows."""
     without_causallearn(monkeypatch)
     g, edges = cl.fci(collider(), show_progress=False)
-    want = cudag.fci(collider(), test="fisher-z", alpha=0.05)
+    want = cudag.fci(collider(), test="fisher-z", alpha=0.05, compat="causal-learn")
     np.testing.assert_array_equal(g.graph, want.cl_matrix)
+    assert want.config["algorithm"] == "fci (causal-learn)" and want.config["max_path_length"] == "-1"
     assert g.graph[0, 1] == 2 and g.graph[1, 0] == 1  # X1 o-> X2
     assert g.get_node_names() == ["X1", "X2", "X3"] and g.get_num_edges() == 2
     assert edges == [("X1", "X2", "o->"), ("X2", "X3", "<-o")]
     # depth is max_level; background knowledge: a pair forbidden both ways is an absent edge
     g, _ = cl.fci(collider(), depth=0, show_progress=False, background_knowledge=bk([("X1", "X2"), ("X2", "X1")]))
-    want = cudag.fci(collider(), alpha=0.05, max_level=0, forbid=["X1 -- X2"])
+    want = cudag.fci(collider(), alpha=0.05, max_level=0, forbid=["X1 -- X2"], compat="causal-learn")
     np.testing.assert_array_equal(g.graph, want.cl_matrix)
     assert g.graph[0, 1] == 0 and want.config["max_level"] == 0
     for knowledge in (bk([("X1", "X2")]), bk(required=[("X1", "X2")]), bk(tiers={0: {Node("X1")}})):
@@ -256,6 +262,55 @@ def test_compat_without_causallearn(monkeypatch):
                node_names=["A", "B", "C"])
     with pytest.raises(ImportError, match="pip install causal-learn"):
         want.to_causallearn()
+
+
+CL_REF = Path(__file__).resolve().parents[1] / "data" / "fci"
+
+
+def cl_reference_runs():
+    rows = [line.split("\t") for line in (CL_REF / "causal_learn_fci" / "manifest.tsv").read_text().splitlines()[1:]]
+    return [(r[0], r[1], r[3], r[4]) for r in rows if r[6] == "ok"]
+
+
+@pytest.mark.parametrize("ds, algo, alpha, test", cl_reference_runs())
+def test_compat_equals_causal_learn_on_the_reference_runs(monkeypatch, ds, algo, alpha, test):
+    """compat.causallearn.fci gives causal-learn 0.1.4.8's PAG on every reference run of
+    tests/data/fci/causal_learn_fci (read from the files: no causal-learn needed)."""
+    without_causallearn(monkeypatch)
+    csv = CL_REF / "datasets" / f"{ds}.csv"
+    names = csv.read_text().split("\n", 1)[0].split(",")
+    x = np.loadtxt(csv, delimiter=",", skiprows=1, ndmin=2)
+    g, _ = cl.fci(x, test, float(alpha), node_names=names, show_progress=False)
+    lines = (CL_REF / "causal_learn_fci" / f"{ds}__{algo}__{alpha}.amat").read_text().splitlines()
+    assert lines[0].split() == names
+    amat = np.array([[int(v) for v in line.split()] for line in lines[1:] if line.strip()])
+    # amat.pag[i, j] is the mark at j; causal-learn's graph[j, i] is the mark at j (-1 tail, 1 arrow, 2 circle)
+    want = np.vectorize({0: 0, 1: 2, 2: 1, 3: -1}.get)(amat).T
+    np.testing.assert_array_equal(g.graph, want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compat_follows_pythonhashseed(monkeypatch, seed):
+    """causal-learn's PAG on causal_learn_hashseed/h01.csv depends on PYTHONHASHSEED (its
+    Python sets of nodes); with PYTHONHASHSEED set, compat.causallearn.fci gives causal-learn's
+    PAG under that seed."""
+    without_causallearn(monkeypatch)
+    monkeypatch.setenv("PYTHONHASHSEED", str(seed))
+    d = CL_REF / "causal_learn_hashseed"
+    csv = d / "h01.csv"
+    names = csv.read_text().split("\n", 1)[0].split(",")
+    g, _ = cl.fci(np.loadtxt(csv, delimiter=",", skiprows=1), "fisherz", 0.2, node_names=names, show_progress=False)
+    lines = (d / f"h01__fci__0.2__seed{seed}.amat").read_text().splitlines()
+    amat = np.array([[int(v) for v in line.split()] for line in lines[1:] if line.strip()])
+    np.testing.assert_array_equal(g.graph, np.vectorize({0: 0, 1: 2, 2: 1, 3: -1}.get)(amat).T)
+
+
+def test_compat_max_path_length_is_the_options():
+    x = collider(300)
+    g, _ = cl.fci(x, max_path_length=0, show_progress=False)
+    res = cudag.fci(x, alpha=0.05, compat="causal-learn", max_path_length=0)
+    np.testing.assert_array_equal(g.graph, res.cl_matrix)
+    assert res.config["max_path_length"] == "0"
 
 
 def test_compat_returns_causallearns_objects():
@@ -281,4 +336,4 @@ def test_compat_returns_causallearns_objects():
     assert sorted((str(e), sorted(map(str, e.properties))) for e in edges) == \
         sorted((str(e), sorted(map(str, e.properties))) for e in their_edges)
     # the result's own conversion is the same graph
-    np.testing.assert_array_equal(cudag.fci(x, alpha=0.05).to_causallearn().graph, g.graph)
+    np.testing.assert_array_equal(cudag.fci(x, alpha=0.05, compat="causal-learn").to_causallearn().graph, g.graph)

@@ -29,6 +29,9 @@ TEST_F(Cli, FciOnTheOracleGivesTheBidirectedEdgeOfAHiddenCause) {
     const CliRun rfci = run("fci --variant rfci --oracle " + dag.string() + " --latent L -q");
     ASSERT_EQ(rfci.code, 0) << rfci.err;
     EXPECT_EQ(rfci.out, r.out);
+    const CliRun cl = run("fci --compat causal-learn --oracle " + dag.string() + " --latent L -q");
+    ASSERT_EQ(cl.code, 0) << cl.err;
+    EXPECT_EQ(cl.out, r.out);
 }
 
 TEST_F(Cli, FciWritesEveryFormatWithPagMarks) {
@@ -58,7 +61,8 @@ TEST_F(Cli, FciOnDataRunsEveryVariantAndOption) {
               0);
     for (const std::string opt :
          {"", "--variant rfci", "--conservative", "--majority-rule", "--no-pdsep", "--pdsep-max 2",
-          "--no-selection-bias", "--type anytime --max-level 2", "--type adaptive", "--variant rfci --conservative"}) {
+          "--no-selection-bias", "--type anytime --max-level 2", "--type adaptive", "--variant rfci --conservative",
+          "--compat causal-learn", "--compat causal-learn --max-path-length 0 --max-level 1 --threads 2"}) {
         const CliRun r = run("fci --data " + data.string() + " --alpha 0.05 " + opt);
         EXPECT_EQ(r.code, 0) << opt << ": " << r.err;
         EXPECT_EQ(r.out.rfind("source\ttarget\tmark\n", 0), 0u) << opt;
@@ -80,12 +84,26 @@ TEST_F(Cli, FciRefusesBadOptionsInOneLineAndWritesNothing) {
     expect_error(o + "--uc-rule 1", "");  // PC's option: not one of fci's
     expect_error(o + "--latent Q", "--latent: 'Q' is not a node of");
     expect_error(o + "--bootstrap 5", "--bootstrap");
-    expect_error(o + "--compat causal-learn", "--compat causal-learn is not available for cudag fci yet");
+    expect_error(o + "--max-path-length 3", "--max-path-length is causal-learn's (--compat causal-learn)");
+    expect_error(o + "--python-hash-seed 0", "--python-hash-seed is for --compat causal-learn");
+    const std::string c = o + "--compat causal-learn ";
+    expect_error(c + "--python-hash-seed 4294967296", "--python-hash-seed must be in 0 .. 4294967295");
+    expect_error(c + "--max-path-length -2", "--max-path-length must be >= 0");
+    expect_error(c + "--variant rfci", "--variant rfci: causal-learn has no rfci");
+    expect_error(c + "--pdsep-max 2", "--pdsep-max is pcalg's; causal-learn's fci has no such option");
+    expect_error(c + "--no-pdsep", "--no-pdsep is pcalg's; causal-learn's fci has no such option");
+    expect_error(c + "--conservative", "--conservative is pcalg's; causal-learn's fci has no such option");
+    expect_error(c + "--majority-rule", "--majority-rule is pcalg's; causal-learn's fci has no such option");
+    expect_error(c + "--type anytime --max-level 2", "--type anytime is pcalg's; causal-learn's fci has no such");
+    expect_error(c + "--type adaptive", "--type adaptive is pcalg's; causal-learn's fci has no such option");
+    expect_error(c + "--no-selection-bias", "--no-selection-bias is pcalg's; causal-learn's fci has no such");
+    const auto require = write("require.txt", "A B\n");
+    expect_error(c + "--require " + require.string(), "--require with --compat causal-learn");
     expect_error("fci --oracle " + cyc.string(), "cycle");
     const auto tiers = write("tiers.txt", "1 C\n2 A\n");
     expect_error(o + "--tiers " + tiers.string(), "--tiers orients edges");
     expect_error("fci -q", "--data is required");
-    expect_no_outputs({"dag.tsv", "cycle.tsv", "tiers.txt"});
+    expect_no_outputs({"dag.tsv", "cycle.tsv", "tiers.txt", "require.txt"});
 }
 
 TEST_F(Cli, FciKeepsRequiredAndForbiddenPairs) {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 
 import numpy as np
 
@@ -185,32 +186,34 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     causal-learn: a stand-in with the same ``graph`` matrix and the edges as
     :meth:`cudag.FciResult.edges` rows (source, target, mark).
 
-    The PAG is pcalg's fci, not causal-learn's (``cudag.fci`` with ``--compat pcalg``:
-    ``cudag fci`` does not take ``--compat causal-learn`` yet). The two differ in the
-    Possible-D-SEP stage (pcalg's ``pdsep`` vs causal-learn's ``removeByPossibleDsep``) and,
-    through it and the orientation rules, in marks; pcalg also keeps independence at
-    p >= alpha where causal-learn needs p > alpha. On the Gaussian data sets of
-    tests/data/fci the two peers' PAGs are identical in 4 of 24 runs; on clear-cut data (a
-    strong collider) they agree.
-    ``independence_test_method``: "fisherz", "chisq" or "gsq". ``depth``: the largest
-    conditioning set (-1: no cap; cudag's max_level). ``max_path_length`` other than -1 is
-    refused: it caps the discriminating paths of causal-learn's own rule R4, a cap pcalg's
-    fci does not have. ``background_knowledge``: pairs
-    forbidden both ways only (absent edges); anything that orients is refused.
-    ``show_progress`` draws a progress bar when tqdm is installed. ``kwargs`` go to
-    :func:`cudag.fci` (``variant="rfci"``, ``backend``, ``threads``, ``conservative``, ...);
+    The PAG is causal-learn 0.1.4.8's fci's (``cudag.fci(..., compat="causal-learn")``,
+    ``cudag fci --compat causal-learn``): its fas skeleton (p > alpha, the union of a level's
+    separating sets), its per-edge Possible-D-SEP stage and its rules R0-R10 in its order; a
+    test checks the 52 causal-learn runs of tests/data/fci. ``independence_test_method``:
+    "fisherz", "chisq" or "gsq". ``depth``: the largest conditioning set of the skeleton
+    (-1: no cap; cudag's max_level). ``max_path_length``: causal-learn's (-1: no cap; it
+    caps the discriminating paths of rule R4). Two of causal-learn's loops walk Python sets of
+    nodes in hash order: with ``PYTHONHASHSEED`` set to a number, cudag walks them as CPython
+    does under it (``python_hash_seed``, which may also be given), else in node order (the
+    same PAG on all reference runs). ``background_knowledge``: pairs forbidden both
+    ways only (absent edges, which causal-learn's fas removes at depth 0 with an empty
+    separating set); anything that orients is refused. ``show_progress`` draws a progress bar when tqdm is
+    installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
     :class:`cudag.FciResult` holds more (separating sets, pMax, levels)."""
-    if max_path_length is None or max_path_length != -1:
-        raise ValueError(f"max_path_length={max_path_length!r}: it caps the discriminating paths of causal-learn's "
-                         "own rule R4, a cap cudag's fci (pcalg's) does not have; not supported yet (-1 only)")
+    if max_path_length is None or not isinstance(max_path_length, (int, np.integer)):
+        raise TypeError("'max_path_length' must be 'int' type!")  # causal-learn's check
     x = np.asarray(dataset)
     if node_names is None:
         node_names = [f"X{k + 1}" for k in range(x.shape[1])]  # causal-learn's names
     names = list(node_names)
     opts = dict(test=_test_name(independence_test_method), alpha=alpha, names=names, verbose=verbose,
-                progress=True if show_progress else None)
+                progress=True if show_progress else None, compat="causal-learn",
+                max_path_length=int(max_path_length))
     if depth is not None and depth >= 0:
         opts["max_level"] = depth
+    seed = os.environ.get("PYTHONHASHSEED", "")
+    if seed.isdigit() and int(seed) <= 4294967295:  # causal-learn's set order in this interpreter
+        opts["python_hash_seed"] = int(seed)
     opts.update(_fci_knowledge(background_knowledge, names))
     opts.update(kwargs)
     res = cudag.fci(x, **opts)

@@ -499,7 +499,7 @@ TEST_F(MpiCli, FciRunsAreRankCountInvariant) {
          {"--data " + path("d.csv") + " --alpha 0.05", "--data " + path("d.csv") + " --alpha 0.05 --variant rfci",
           "--data " + path("d.csv") + " --alpha 0.05 --conservative",
           "--data " + ref + "d06.csv --test g-square --alpha 0.05 --majority-rule --threads 2",
-          "--data " + ref + "g05.csv --alpha 0.05", "--oracle " + path("truth.tsv") + " --latent X3,X11,X20"}) {
+          "--data " + ref + "g05.csv --alpha 0.05", "--data " + ref + "g08.csv --alpha 0.05 --compat causal-learn", "--oracle " + path("truth.tsv") + " --latent X3,X11,X20"}) {
         const std::string base = "fci " + job + " -q --format edges,amat,cl --out ";
         r = cudag(0, base + path("serial.h5"));
         ASSERT_EQ(r.code, 0) << r.err;

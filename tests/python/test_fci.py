@@ -6,6 +6,7 @@ reads a `cudag fci` result file back; cudag.compat.causallearn.fci returns causa
 (GeneralGraph, edges), its endpoints checked on a collider (the causal-learn tests skip
 where causal-learn is not installed; the numpy ones run without it)."""
 
+import json
 import re
 import sys
 
@@ -191,10 +192,27 @@ def test_bad_values_are_the_command_lines_errors(tmp_path, options, cli):
     assert "\n" not in str(e.value)
 
 
-def test_compare_refuses_a_pag():
-    res = cudag.fci(collider(300))
-    with pytest.raises(TypeError, match="a PAG .* is not compared"):
-        cudag.compare(res, res)
+def test_compare_pags_as_cli(tmp_path):
+    """cudag.compare of an FciResult is `cudag compare` of its r.h5: the mark scores of a PC
+    CPDAG (--- as o-o) and of the PAG against a hand-written true PAG."""
+    fci = cudag.fci(collider(), names=["X", "Y", "Z"], alpha=0.01, out=tmp_path / "f.h5")
+    pc = cudag.pc(collider(), names=["X", "Y", "Z"], alpha=0.01)
+    truth = tmp_path / "t.tsv"
+    truth.write_text("source\ttarget\tmark\nX\tY\t-->\nZ\tY\t<->\n")
+    got = cudag.compare(truth, fci)
+    want = json.loads(run_cli("compare", "--truth", truth, "--estimate", tmp_path / "f.h5", "--json", "-").stdout)
+    assert {k: got[k] for k in want} == want and got["pag"]
+    # Estimate X o-> Y <-o Z against X --> Y <-> Z: arrowheads all right, the circles at X
+    # and Z where the truth has a tail and an arrowhead.
+    assert (got["shd"], got["arrow_truth"], got["arrow_estimate"], got["arrow_correct"]) == (2, 3, 2, 2)
+    assert (got["arrow_precision"], got["arrow_recall"]) == (1.0, 2 / 3)
+    assert (got["tail_truth"], got["tail_estimate"], got["circle_estimate"], got["circle_correct"]) == (1, 0, 2, 0)
+    assert cudag.compare(fci, fci)["shd"] == 0
+    # PC's v-structure X --> Y <-- Z against the PAG: tails at X and Z.
+    p = cudag.compare(truth, pc)
+    assert p["pag"] and not p["estimate_was_dag"]
+    assert (p["tail_estimate"], p["tail_correct"], p["arrow_correct"], p["shd"]) == (2, 1, 2, 1)
+    assert not cudag.compare(pc, pc)["pag"]
 
 
 # ---- cudag.compat.causallearn.fci --------------------------------------------------------

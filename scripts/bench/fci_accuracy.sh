@@ -4,7 +4,8 @@
 # observed columns of simulated Gaussian data, each compared by `cudag compare` with the true
 # PAG (`cudag fci --oracle DAG --latent NAMES`, which equals pcalg's dag2pag). PC's CPDAG is
 # compared as PAG marks (--- as o-o). Means over seeds of skeleton precision/recall,
-# arrowhead and tail precision/recall and the SHD on PAGs, plus wall seconds of each learner.
+# arrowhead, tail and circle precision/recall and the SHD on PAGs, plus wall seconds of each
+# learner (the whole command).
 # Usage: scripts/bench/fci_accuracy.sh [build-dir] [out-dir]
 #   env: SIZES="20 50 100" (generating nodes)  SEEDS="1 2 3 4 5"  SAMPLES=1000  DEGREE=3
 #        HIDE=0.08 (share of the generating nodes hidden, at least 1; chosen among nodes with
@@ -125,6 +126,7 @@ for r in csv.DictReader(open(rows), delimiter="\t"):
         check[int(r["size"])] += int(r["truth_check"])
 keys = [("precision", "skel P"), ("recall", "skel R"), ("arrow_precision", "arrow P"),
         ("arrow_recall", "arrow R"), ("tail_precision", "tail P"), ("tail_recall", "tail R"),
+        ("circle_precision", "circle P"), ("circle_recall", "circle R"),
         ("shd", "SHD"), ("n_true_edges", "true edges"), ("n_est_edges", "est. edges"), ("seconds", "seconds")]
 print("| size (hidden) | true PAG | learner | " + " | ".join(k[1] for k in keys) + " |")
 print("|" + " --- |" * (len(keys) + 3))

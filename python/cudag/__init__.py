@@ -459,6 +459,9 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
             parents[node(v)].append(node(p))
     else:
         g = _graph(dag, "dag")
+        if g["pag"]:
+            raise InputError(f"{g['path']}: a PAG (cudag fci's output: circle marks) is not a DAG to score; "
+                             "a DAG to score has only --> edges")
         for a, b, kind in np.asarray(g["edges"]).reshape(-1, 3).tolist():
             na, nb = g["names"][a], g["names"][b]
             if kind != 1:

@@ -215,6 +215,11 @@ def test_compare_pags_as_cli(tmp_path):
     assert p["pag"] and p["estimate_was_dag"]  # every edge directed: a DAG, its own CPDAG
     assert (p["tail_estimate"], p["tail_correct"], p["arrow_correct"], p["circle_truth"], p["shd"]) == (2, 0, 2, 2, 2)
     assert not cudag.compare(truth, pc)["pag"]
+    # A PAG is no DAG to score (as the command line's cudag score refuses a circle mark).
+    with pytest.raises(cudag.InputError, match="a PAG .* is not a DAG to score"):
+        cudag.score(collider(), fci, "bge")
+    with pytest.raises(cudag.InputError, match="f.h5: a PAG"):
+        cudag.score(collider(), tmp_path / "f.h5", "bge")
 
 
 # ---- cudag.compat.causallearn.fci --------------------------------------------------------

@@ -388,31 +388,39 @@ def _graph(g, role: str) -> dict:
     format ``cudag compare`` reads, or an n x n adjacency with ``names``."""
     if isinstance(g, (str, _os.PathLike)):
         return _cudag.read_graph(_os.fspath(g))
+    pag = np.zeros((0, 4), dtype=np.int32)
     if isinstance(g, McmcResult):  # its best DAG, as the command line reads an MCMC result file
         edges, what = g._graph_edges(), "cudag.mcmc result (its best DAG)"
     elif isinstance(g, PcResult):
         edges, what = g.edge_array, "cudag.pc result"
     elif isinstance(g, SimulateResult):
         edges, what = g.truth_edge_array, "cudag.simulate's true DAG"
-    elif isinstance(g, FciResult):
-        raise TypeError(f"{role}=: a PAG (cudag.fci's result) is not compared: cudag compare takes CPDAGs and "
-                        "DAGs (result.edges() gives the PAG's edges)")
+    elif isinstance(g, FciResult):  # its PAG: /pag/edges rows
+        edges, what, pag = np.zeros((0, 3)), "cudag.fci result", g.edge_array
     else:
         raise TypeError(f"{role}= takes a cudag result, a cudag.SimulateResult or a graph file's path, "
                         f"not {type(g).__name__}")
     return {"path": f"<{role}>", "format": what, "graph_name": "", "names": list(g.names),
             "edges": np.ascontiguousarray(edges, dtype=np.int32).reshape(-1, 3), "lists_every_variable": True,
-            "names_by_position": False}
+            "names_by_position": False, "pag": isinstance(g, FciResult),
+            "pag_edges": np.ascontiguousarray(pag, dtype=np.int32).reshape(-1, 4)}
 
 
 def compare(truth, estimate) -> dict:
-    """``cudag compare``: skeleton precision, recall and F1 and the CPDAG's structural
-    Hamming distance of ``estimate`` against ``truth``. Each is a cudag result
-    (:class:`PcResult`; an :class:`McmcResult` as its best DAG), a :class:`SimulateResult`
-    (its true DAG) or a graph file the command line reads (edge TSV, Tetrad text, pcalg
-    amat CSV, causal-learn matrix, node-link JSON, DOT, a cudag .h5 result). A DAG is
-    compared as its CPDAG, as the command line does. Returns a dict: n_true_edges,
-    n_est_edges, tp, fp, fn, precision, recall, f1, shd, truth_was_dag, estimate_was_dag."""
+    """``cudag compare``: skeleton precision, recall and F1 and the structural Hamming
+    distance of ``estimate`` against ``truth``. Each is a cudag result (:class:`PcResult`;
+    an :class:`McmcResult` as its best DAG; an :class:`FciResult` as its PAG), a
+    :class:`SimulateResult` (its true DAG) or a graph file the command line reads (edge TSV,
+    Tetrad text, pcalg amat CSV, causal-learn matrix, node-link JSON, DOT, a cudag .h5
+    result; PAGs with circle marks too). A DAG is compared as its CPDAG, as the command line
+    does. Returns a dict: n_true_edges, n_est_edges, tp, fp, fn, precision, recall, f1, shd,
+    truth_was_dag, estimate_was_dag, pag. When either side is a PAG (``pag`` true), a CPDAG's
+    ``---`` is compared as ``o-o``, shd is the SHD on PAGs (1 per pair adjacent in one graph
+    only or with any endpoint mark different), and for each of arrow, tail and circle the dict
+    has <kind>_truth, <kind>_estimate, <kind>_correct (endpoints of edges in both graphs with
+    that mark), <kind>_precision = correct / estimate and <kind>_recall = correct / truth,
+    with shared_endpoints (README, "Comparing with a truth"). The command line's
+    ``--truth-pag``/``--estimate-pag`` are for files: give such a graph as a path there."""
     return dict(_cudag.compare(_graph(truth, "truth"), _graph(estimate, "estimate")))
 
 
@@ -451,6 +459,9 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
             parents[node(v)].append(node(p))
     else:
         g = _graph(dag, "dag")
+        if g["pag"]:
+            raise InputError(f"{g['path']}: a PAG (cudag fci's output: circle marks) is not a DAG to score; "
+                             "a DAG to score has only --> edges")
         for a, b, kind in np.asarray(g["edges"]).reshape(-1, 3).tolist():
             na, nb = g["names"][a], g["names"][b]
             if kind != 1:

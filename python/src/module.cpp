@@ -42,6 +42,7 @@
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/bootstrap.hpp"
+#include "pc/graph_compare.hpp"
 #include "pc/metrics.hpp"
 #include "run/fci.hpp"
 #include "run/load.hpp"
@@ -498,26 +499,57 @@ void write_dot(const std::vector<std::string>& names,
     io::write_dot(io::GraphView{names, g}, path);
 }
 
-/// cudag.read_graph's engine: a graph file in any format `cudag compare` reads, as a dict
-/// (names, edges as /cpdag/edges rows, format, graph_name, lists_every_variable,
-/// names_by_position).
+/// A graph with PAG marks (compare reads them) as rows (a, b, mark at a, mark at b), a < b,
+/// in pcalg's amat.pag codes (1 circle, 2 arrowhead, 3 tail): /pag/edges' layout.
+nb::object pag_rows(const Pdag& g) {
+    const auto code = [](Mark m) { return m == Mark::Circle ? 1 : m == Mark::Arrow ? 2 : 3; };
+    std::vector<std::int32_t> rows;
+    for (std::int32_t a = 0; a < g.n(); ++a)
+        for (const std::int32_t b : g.neighbours(a))
+            if (a < b) rows.insert(rows.end(), {a, b, code(g.end(a, b)), code(g.end(b, a))});
+    return edge_array(std::move(rows), 4);
+}
+
+/// cudag.read_graph's engine: a graph file in any format `cudag compare` reads, PAGs too, as
+/// a dict (names; edges as /cpdag/edges rows, or for a PAG ("pag" true) pag_edges as
+/// /pag/edges rows; format, graph_name, lists_every_variable, names_by_position).
 nb::dict read_graph(const std::string& path) {
     io::GraphFile f;
     {
         nb::gil_scoped_release release;
         environment();
-        f = io::read_graph_file(path);
+        f = io::read_graph_file(path, io::PagMarks::Accept);
     }
     return fields({{"path", nb::cast(f.path)},
                    {"names", nb::cast(f.names)},
-                   {"edges", cpdag_array(f.graph)},
+                   {"pag", nb::cast(f.pag)},
+                   {"edges", f.pag ? edge_array({}, 3) : cpdag_array(f.graph)},
+                   {"pag_edges", f.pag ? pag_rows(f.graph) : edge_array({}, 4)},
                    {"format", nb::cast(f.format)},
                    {"graph_name", nb::cast(f.graph_name)},
                    {"lists_every_variable", nb::cast(f.lists_every_variable)},
                    {"names_by_position", nb::cast(f.names_by_position)}});
 }
 
+/// A PAG as Python hands it over: names and /pag/edges rows (a, b, mark at a, mark at b).
+Pdag pag_of(std::int64_t n, const nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>& rows,
+            const std::string& what) {
+    constexpr Mark kMark[4] = {Mark::None, Mark::Circle, Mark::Arrow, Mark::Tail};
+    Pdag g{Graph(n)};
+    if (rows.shape(0) > 0 && rows.shape(1) != 4)
+        throw InputError(what + ": pag_edges must be rows (a, b, mark at a, mark at b)");
+    for (std::size_t k = 0; k < rows.shape(0); ++k) {
+        const std::int32_t a = rows(k, 0), b = rows(k, 1), ma = rows(k, 2), mb = rows(k, 3);
+        if (a < 0 || a >= n || b < 0 || b >= n || a == b || ma < 1 || ma > 3 || mb < 1 || mb > 3)
+            throw InputError(what + ": PAG edge row " + std::to_string(k) + " is not two distinct variables below " +
+                             std::to_string(n) + " and marks 1, 2 or 3");
+        g.set(a, b, kMark[ma], kMark[mb]);
+    }
+    return g;
+}
+
 io::GraphFile graph_file(const nb::dict& d) {
+    using Rows = nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>;
     io::GraphFile f;
     f.path = nb::cast<std::string>(d["path"]);
     f.format = nb::cast<std::string>(d["format"]);
@@ -525,35 +557,46 @@ io::GraphFile graph_file(const nb::dict& d) {
     f.names = nb::cast<std::vector<std::string>>(d["names"]);
     f.lists_every_variable = nb::cast<bool>(d["lists_every_variable"]);
     f.names_by_position = nb::cast<bool>(d["names_by_position"]);
-    f.graph = graph_of(static_cast<std::int64_t>(f.names.size()),
-                       nb::cast<nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>>(d["edges"]), f.path);
+    f.pag = nb::cast<bool>(d["pag"]);
+    const auto n = static_cast<std::int64_t>(f.names.size());
+    f.graph =
+        f.pag ? pag_of(n, nb::cast<Rows>(d["pag_edges"]), f.path) : graph_of(n, nb::cast<Rows>(d["edges"]), f.path);
     return f;
 }
 
 /// cudag.compare's engine: `cudag compare` on two graphs (read_graph's dicts): aligned on
-/// one variable list, a DAG compared as its CPDAG, the metrics of pc::compare_graphs.
+/// one variable list, converted and scored by pc::compare_aligned (a DAG as its CPDAG; with a
+/// PAG on either side, a CPDAG's --- as o-o and the mark scores added).
 nb::dict compare(const nb::dict& truth, const nb::dict& estimate) {
     const io::GraphFile t = graph_file(truth), e = graph_file(estimate);
     io::AlignedGraphs g = io::align_graphs(t, e);
-    bool dags[2] = {false, false};
-    Pdag* graphs[2] = {&g.truth, &g.estimate};
-    for (int k = 0; k < 2; ++k)
-        if (pc::is_dag(*graphs[k]) && graphs[k]->n_edges() > 0) {
-            *graphs[k] = pc::dag_to_cpdag(*graphs[k]);
-            dags[k] = true;
-        }
-    const pc::Comparison c = pc::compare_graphs(g.truth, g.estimate);
-    return fields({{"n_true_edges", nb::cast(c.n_true_edges)},
-                   {"n_est_edges", nb::cast(c.n_est_edges)},
-                   {"tp", nb::cast(c.tp)},
-                   {"fp", nb::cast(c.fp)},
-                   {"fn", nb::cast(c.fn)},
-                   {"precision", nb::cast(c.precision)},
-                   {"recall", nb::cast(c.recall)},
-                   {"f1", nb::cast(c.f1)},
-                   {"shd", nb::cast(c.shd)},
-                   {"truth_was_dag", nb::cast(dags[0])},
-                   {"estimate_was_dag", nb::cast(dags[1])}});
+    const pc::GraphComparison r = pc::compare_aligned(g, t.pag, e.pag);
+    const pc::Comparison& c = r.scores.skeleton;
+    nb::dict out = fields({{"n_true_edges", nb::cast(c.n_true_edges)},
+                           {"n_est_edges", nb::cast(c.n_est_edges)},
+                           {"tp", nb::cast(c.tp)},
+                           {"fp", nb::cast(c.fp)},
+                           {"fn", nb::cast(c.fn)},
+                           {"precision", nb::cast(c.precision)},
+                           {"recall", nb::cast(c.recall)},
+                           {"f1", nb::cast(c.f1)},
+                           {"shd", nb::cast(c.shd)},
+                           {"truth_was_dag", nb::cast(r.truth.was_dag)},
+                           {"estimate_was_dag", nb::cast(r.estimate.was_dag)},
+                           {"pag", nb::cast(r.pag)}});
+    if (!r.pag) return out;
+    out["shared_endpoints"] = nb::cast(2 * c.tp);
+    const std::pair<const char*, const pc::MarkScore*> kinds[] = {
+        {"arrow", &r.scores.arrow}, {"tail", &r.scores.tail}, {"circle", &r.scores.circle}};
+    for (const auto& [kind, s] : kinds) {
+        const std::string k(kind);
+        out[(k + "_truth").c_str()] = nb::cast(s->in_truth);
+        out[(k + "_estimate").c_str()] = nb::cast(s->in_estimate);
+        out[(k + "_correct").c_str()] = nb::cast(s->correct);
+        out[(k + "_precision").c_str()] = nb::cast(s->precision);
+        out[(k + "_recall").c_str()] = nb::cast(s->recall);
+    }
+    return out;
 }
 
 /// cudag.score's engine: the data read as `cudag score` reads them for the score, then the

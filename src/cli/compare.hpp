@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cudag compare`: skeleton precision/recall/F1 and CPDAG SHD of an estimate against a truth.
+// `cudag compare`: skeleton precision/recall/F1 and SHD of an estimate against a truth, and
+// per-mark precision/recall when either is a PAG.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,8 @@ namespace cudag::cli {
 
 struct CompareArgs {
     std::string truth, estimate, json;
+    bool truth_pag = false;     ///< --truth-pag: the truth is a PAG even without a circle mark
+    bool estimate_pag = false;  ///< --estimate-pag: likewise the estimate
 };
 
 /// Registers the `compare` subcommand on `app`, filling `a` when parsed.

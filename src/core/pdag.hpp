@@ -9,8 +9,10 @@
 
 namespace cudag {
 
-/// Endpoint mark at one end of an edge, with causal-learn's numbers.
-enum class Mark : std::int8_t { None = 0, Tail = -1, Arrow = 1 };
+/// Endpoint mark at one end of an edge, with causal-learn's numbers. Circle (a PAG's "not
+/// decided") appears only in graphs that `cudag compare` reads as PAGs (io::read_graph_file
+/// with PAG marks accepted); the learners' CPDAGs and every other reader never hold one.
+enum class Mark : std::int8_t { None = 0, Tail = -1, Arrow = 1, Circle = 2 };
 
 /// A partially directed graph (CPDAG or PDAG) over n nodes, stored sparsely: for
 /// each node its adjacent nodes in increasing order with the mark at *this* node's

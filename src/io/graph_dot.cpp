@@ -285,6 +285,7 @@ private:
     /// The mark a drawn arrow shape stands for.
     Mark arrow_mark(const std::string& shape, std::int64_t line) {
         if (shape == "none") return Mark::Tail;
+        if ((shape == "odot" || shape == "dot") && b_.circles()) return Mark::Circle;
         if (shape == "odot" || shape == "dot")
             b_.fail(line, "circle marks (arrow shape '" + shape + "') are not supported");
         return Mark::Arrow;

@@ -236,6 +236,9 @@ Pdag read_json(const std::string& text, GraphBuilder& b) {
         if (d->kind != Kind::Bool) b.fail(d->line, "\"directed\" must be true or false");
         directed = d->text == "true";
     }
+    // cudag fci's JSON says {"graph": {"kind": "pag"}}: a PAG even without a circle.
+    if (const JsonValue* g = doc.find("graph"); g && g->kind == Kind::Object && b.circles())
+        if (const JsonValue* k = g->find("kind"); k && k->kind == Kind::String && k->text == "pag") b.declare_pag();
     auto id_of = [&](const JsonValue& v, const char* what) {
         if (v.kind != Kind::String && v.kind != Kind::Number)
             b.fail(v.line, std::string(what) + " must be a string or a number");
@@ -268,7 +271,7 @@ Pdag read_json(const std::string& text, GraphBuilder& b) {
         Mark mt = directed ? Mark::Arrow : Mark::Tail;
         if (const JsonValue* mark = link.find("mark"); mark) {
             std::string why;
-            if (mark->kind != Kind::String || !parse_mark(mark->text, ms, mt, why))
+            if (mark->kind != Kind::String || !parse_mark(mark->text, ms, mt, why, b.circles()))
                 b.fail(mark->line, why.empty() ? "\"mark\" must be a string" : why);
         }
         b.add_edge(end[0], end[1], ms, mt, link.line);

@@ -75,8 +75,9 @@ inline std::string shown(const std::string& name) {
 /// Builds the Pdag while checking nodes and edges; every error names path:line.
 class GraphBuilder {
 public:
-    GraphBuilder(std::string path, std::vector<std::string>& names)
-        : path_(std::move(path)), names_(names), fixed_(!names.empty()) {
+    /// `circles`: circle marks are read (a PAG, for `cudag compare`); otherwise refused.
+    GraphBuilder(std::string path, std::vector<std::string>& names, bool circles = false)
+        : path_(std::move(path)), names_(names), fixed_(!names.empty()), circles_(circles) {
         for (std::size_t i = 0; i < names_.size(); ++i) {
             if (!index_.emplace(names_[i], static_cast<std::int32_t>(i)).second)
                 throw InputError(path_ + ": variable name " + shown(names_[i]) + " is given twice");
@@ -116,8 +117,19 @@ public:
     /// undirected (a networkx DiGraph stores a --- b as two arcs).
     void merge_opposite_arcs() { merge_arcs_ = true; }
 
+    /// Whether circle marks are read (the readers refuse them otherwise).
+    bool circles() const { return circles_; }
+    /// The file says it holds a PAG (an FCI result, a PAG amat, JSON with graph kind "pag").
+    void declare_pag() { pag_ = true; }
+    /// Whether the graph is a PAG: declared so, or an edge has a circle mark.
+    bool pag() const { return pag_; }
+
     void add_edge(std::int32_t a, std::int32_t b, Mark at_a, Mark at_b, std::int64_t line) {
         if (a == b) fail(line, "self loop at node " + shown(names_[a]));
+        if (at_a == Mark::Circle || at_b == Mark::Circle) {
+            if (!circles_) fail(line, "circle marks are not supported");
+            pag_ = true;
+        }
         edges_.push_back({a, b, at_a, at_b, line});
     }
 
@@ -147,29 +159,34 @@ private:
     std::string path_;
     std::vector<std::string>& names_;
     bool fixed_;
+    bool circles_;
+    bool pag_ = false;
     bool merge_arcs_ = false;
     std::unordered_map<std::string, std::int32_t> index_;
     std::unordered_set<std::int32_t> listed_;
     std::vector<PendingEdge> edges_;
 };
 
-/// Parses `-->`, `<--`, `---`, `<->` into the marks at the left and right node.
-inline bool parse_mark(std::string_view s, Mark& left, Mark& right, std::string& why) {
-    if (s.size() != 3 || s[1] != '-') {
-        why = "unknown edge mark '" + std::string(s) + "' (expected -->, <--, --- or <->)";
+/// Parses `-->`, `<--`, `---`, `<->` into the marks at the left and right node; with
+/// `circles`, also a PAG's `o->`, `<-o`, `o-o`, `o--`, `--o` (an 'o' end is Mark::Circle).
+inline bool parse_mark(std::string_view s, Mark& left, Mark& right, std::string& why, bool circles = false) {
+    const bool shape = s.size() == 3 && s[1] == '-' && std::string_view("<-o").find(s[0]) != s.npos &&
+                       std::string_view(">-o").find(s[2]) != s.npos;
+    if (!shape) {
+        why = "unknown edge mark '";
+        why += s;
+        why += circles ? "' (expected -->, <--, ---, <->, o->, <-o, o-o, o-- or --o)"
+                       : "' (expected -->, <--, --- or <->)";
         return false;
     }
-    if (s[0] == 'o' || s[2] == 'o') {
-        why = "circle marks such as '" + std::string(s) + "' are not supported";
+    if (!circles && (s[0] == 'o' || s[2] == 'o')) {
+        why = "circle marks such as '";
+        why += s;
+        why += "' are not supported";
         return false;
     }
-    const bool ok = (s[0] == '<' || s[0] == '-') && (s[2] == '>' || s[2] == '-');
-    if (!ok) {
-        why = "unknown edge mark '" + std::string(s) + "' (expected -->, <--, --- or <->)";
-        return false;
-    }
-    left = s[0] == '<' ? Mark::Arrow : Mark::Tail;
-    right = s[2] == '>' ? Mark::Arrow : Mark::Tail;
+    left = s[0] == '<' ? Mark::Arrow : s[0] == 'o' ? Mark::Circle : Mark::Tail;
+    right = s[2] == '>' ? Mark::Arrow : s[2] == 'o' ? Mark::Circle : Mark::Tail;
     return true;
 }
 
@@ -190,6 +207,10 @@ Pdag read_matrix(const std::vector<Line>& lines, GraphBuilder& b, std::vector<st
 Pdag read_amat(const std::string& path, GraphBuilder& b);
 /// networkx's node-link JSON.
 Pdag read_json(const std::string& text, GraphBuilder& b);
+/// cudag's HDF5 result: a PC result's /cpdag, an MCMC result's /best_dag (the graph its edge
+/// list, DOT, JSON, amat and matrix files hold; its CPDAG is in .cpdag.tsv), an FCI result's
+/// /pag (refused unless b.circles()). `graph` says which.
+Pdag read_result_h5(const std::string& path, GraphBuilder& b, std::string& graph);
 /// Graphviz DOT; `has_node_statements` tells whether the file lists its nodes.
 Pdag read_dot(const std::string& text, GraphBuilder& b, bool& has_node_statements);
 

@@ -18,7 +18,6 @@
 
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
-#include "io/result_formats.hpp"
 #include "io/writers.hpp"
 
 namespace cudag::io {
@@ -26,51 +25,6 @@ namespace cudag::io {
 namespace {
 
 using namespace graph_detail;
-
-// ---- cudag's HDF5 result ----------------------------------------------------------------
-
-/// The graph of a cudag result: a PC result's /cpdag, an order-MCMC result's /best_dag (the
-/// graph its edge list, DOT, JSON, amat and matrix files hold; its CPDAG is in
-/// .cpdag.tsv). `graph` says which.
-Pdag read_result_h5(const std::string& path, GraphBuilder& b, std::string& graph) {
-    const std::string where = path;
-    h5::Handle file = h5::open_file(path);
-    const hid_t root = file.get();
-    const std::vector<std::string> format =
-        h5::has_attr(root, "format") ? h5::read_string_attr(root, "format", where) : std::vector<std::string>{};
-    const bool mcmc = format == std::vector<std::string>{mcmc_result_format};
-    if (format != std::vector<std::string>{pc_result_format} && !mcmc)
-        b.fail(0, "is an HDF5 file but not a cudag PC or MCMC result (root attribute format = " +
-                      (format.empty() ? std::string("none") : "'" + format[0] + "'") + ", expected '" +
-                      pc_result_format + "' or '" + mcmc_result_format + "')");
-    std::vector<std::int32_t> id;
-    for (const std::string& name : h5::read_strings(root, "variables/names", where)) id.push_back(b.list_node(name, 0));
-    const auto n = static_cast<std::int32_t>(id.size());
-    // /best_dag/edges: (source, target) rows; /cpdag/edges: (a, b, kind) rows.
-    const std::string name = mcmc ? "best_dag/edges" : "cpdag/edges";
-    const hsize_t width = mcmc ? 2 : 3;
-    graph = mcmc                                            ? "/best_dag, the MCMC run's best DAG"
-            : H5Lexists(root, "bootstrap", H5P_DEFAULT) > 0 ? "/cpdag, the bootstrap's consensus graph"
-                                                            : "/cpdag, the PC run's CPDAG";
-    const std::vector<hsize_t> shape = h5::dataset_shape(root, name, where);
-    if (shape.size() != 2 || shape[1] != width)
-        b.fail(0, "/" + name + " is not an E x " + std::to_string(width) + " array");
-    const auto rows = h5::read_array<std::int32_t>(root, name, where);
-    for (std::size_t k = 0; k + width - 1 < rows.size(); k += width) {
-        const std::int32_t x = rows[k];
-        const std::int32_t y = rows[k + 1];
-        const std::int32_t kind = mcmc ? 1 : rows[k + 2];
-        if (x < 0 || x >= n || y < 0 || y >= n || kind < 0 || kind > 2)
-            b.fail(0, "/" + name + " row " + std::to_string(k / width) + " (" + std::to_string(x) + ", " +
-                          std::to_string(y) + (mcmc ? "" : ", " + std::to_string(kind)) + ") is not (a, b" +
-                          (mcmc ? "" : ", kind") + ") with a, b < " + std::to_string(n) +
-                          (mcmc ? "" : " and kind 0, 1 or 2"));
-        const Mark at_x = kind == 2 ? Mark::Arrow : Mark::Tail;
-        const Mark at_y = kind == 0 ? Mark::Tail : Mark::Arrow;
-        b.add_edge(id[x], id[y], at_x, at_y, 0);
-    }
-    return b.finish();
-}
 
 // ---- dispatch -----------------------------------------------------------------------------
 
@@ -131,11 +85,12 @@ std::string first_content_line(const std::string& path, std::int64_t& number) {
     return "";
 }
 
-GraphFile read_any(const std::string& path, const std::vector<std::string>& given) {
+GraphFile read_any(const std::string& path, const std::vector<std::string>& given, PagMarks pag) {
     GraphFile out;
     out.path = path;
     std::vector<std::string> names = given;
-    GraphBuilder builder(path, names);
+    GraphBuilder builder(path, names, pag != PagMarks::Refuse);
+    if (pag == PagMarks::Assume) builder.declare_pag();
     // The format is told from the content, then the file read again: a pipe (bash's
     // <(...), a FIFO) would be empty the second time (and a FIFO without a writer blocks
     // the first open).
@@ -201,6 +156,7 @@ GraphFile read_any(const std::string& path, const std::vector<std::string>& give
         }
     }
     out.names = std::move(names);
+    out.pag = builder.pag();
     return out;
 }
 
@@ -216,16 +172,16 @@ Pdag remap(const Pdag& g, const std::vector<std::string>& from, const std::unord
 
 }  // namespace
 
-GraphFile read_graph_file(const std::string& path) { return read_any(path, {}); }
+GraphFile read_graph_file(const std::string& path, PagMarks pag) { return read_any(path, {}, pag); }
 
 Pdag read_graph(const std::string& path, std::vector<std::string>& names) {
-    GraphFile f = read_any(path, names);
+    GraphFile f = read_any(path, names, PagMarks::Refuse);
     names = std::move(f.names);
     return std::move(f.graph);
 }
 
 Dag read_dag(const std::string& path, std::vector<std::string>& names) {
-    GraphFile f = read_any(path, {});
+    GraphFile f = read_any(path, {}, PagMarks::Refuse);
     names = std::move(f.names);
     const Pdag& g = f.graph;
     Dag dag(g.n());

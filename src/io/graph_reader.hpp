@@ -29,6 +29,18 @@ struct GraphFile {
     bool lists_every_variable = false;
     /// The file has no names (causal-learn matrix): names are X1..Xn for rows 1..n.
     bool names_by_position = false;
+    /// The graph is a PAG (read with PagMarks::Accept or Assume): the file says so (a cudag
+    /// fci result, a pcalg amat in amat.pag coding, node-link JSON with graph kind "pag"), an
+    /// edge has a circle mark (Mark::Circle), or the caller said so (PagMarks::Assume).
+    bool pag = false;
+};
+
+/// How read_graph_file treats a PAG (cudag fci's output: circle marks).
+enum class PagMarks {
+    Refuse,  ///< circle marks and FCI results are InputErrors (every reader but cudag compare)
+    Accept,  ///< read; GraphFile::pag tells whether the file holds a PAG
+    Assume,  ///< read, and the graph is a PAG even without a circle (a pcalg amat of only
+             ///< 1/1 and 2/2 code pairs is then o-o and <->, not --- and <->)
 };
 
 /// Reads a graph with marks from `path`. The format is recognised from the content (the
@@ -60,9 +72,12 @@ struct GraphFile {
 ///    G[i,j] = the mark at i's end (-1 tail, 1 arrow); nodes are X1..Xn, or names by position.
 /// In JSON and DOT an edge given as two opposite directed arcs (a -> b and b -> a) is
 /// undirected, as a networkx DiGraph stores a CPDAG. Circle marks (`o`, matrix value 2,
-/// DOT arrowheads `odot`) are refused. Errors name the file and line (and column where it
-/// applies).
-GraphFile read_graph_file(const std::string& path);
+/// DOT arrowheads `odot`) are refused unless `pag` is Accept or Assume: then PAGs are read
+/// too (marks `o->`, `<-o`, `o-o`, `o--`, `--o` in edge lists, Tetrad text and JSON; matrix
+/// value 2; DOT `odot`/`dot`; a cudag fci result's /pag/edges; pcalg's amat.pag coding in an
+/// amat CSV, recognised by a code 3 or an edge with two different codes). Errors name the
+/// file and line (and column where it applies).
+GraphFile read_graph_file(const std::string& path, PagMarks pag = PagMarks::Refuse);
 
 /// read_graph_file onto a given variable list: if `names` is non-empty on entry, the
 /// returned Pdag has names.size() nodes in that order and every node in the file must be

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Line-based graph formats: TSV edge lists, Tetrad text graphs, causal-learn integer
-// matrices and pcalg adjacency matrices (CSV).
+// Line-based graph formats: TSV edge lists, Tetrad text graphs and causal-learn integer
+// matrices (pcalg's adjacency CSV: io/graph_amat.cpp).
 #include "io/graph_parse.hpp"
 
 #include <cerrno>
@@ -40,7 +40,7 @@ Pdag read_tsv(const std::vector<Line>& lines, std::size_t header, GraphBuilder& 
         Mark ms = Mark::None;
         Mark mt = Mark::None;
         std::string why;
-        if (!parse_mark(trim(f[c_mark]), ms, mt, why)) b.fail(lines[k].number, why);
+        if (!parse_mark(trim(f[c_mark]), ms, mt, why, b.circles())) b.fail(lines[k].number, why);
         const std::int32_t s = b.node(tsv_unescape(trim(f[c_source])), lines[k].number);
         const std::int32_t t = b.node(tsv_unescape(trim(f[c_target])), lines[k].number);
         b.add_edge(s, t, ms, mt, lines[k].number);
@@ -87,7 +87,7 @@ Pdag read_tetrad(const std::vector<Line>& lines, std::size_t first, GraphBuilder
         Mark ma = Mark::None;
         Mark mb = Mark::None;
         std::string why;
-        if (!parse_mark(tok[1], ma, mb, why)) b.fail(lines[k].number, why);
+        if (!parse_mark(tok[1], ma, mb, why, b.circles())) b.fail(lines[k].number, why);
         for (const std::string* end : {&tok[0], &tok[2]})
             if (!b.listed(*end)) b.fail(lines[k].number, "node " + shown(*end) + " is not in the 'Graph Nodes:' list");
         const std::int32_t a = b.node(tok[0], lines[k].number);
@@ -120,8 +120,13 @@ Pdag read_matrix(const std::vector<Line>& lines, GraphBuilder& b, std::vector<st
         for (const std::string& tok : split_ws(text)) {
             int v = 0;
             if (!parse_matrix_value(tok, v)) b.fail(l.number, "matrix entry '" + tok + "' is not an integer");
-            if (v == 2) b.fail(l.number, "matrix entry 2 is a circle mark, which is not supported");
-            if (v < -1 || v > 1) b.fail(l.number, "matrix entry " + tok + " is not -1, 0 or 1");
+            if (v == 2 && !b.circles()) b.fail(l.number, "matrix entry 2 is a circle mark, which is not supported");
+            if (v < -1 || v > (b.circles() ? 2 : 1)) {
+                std::string msg = "matrix entry ";
+                msg += tok;
+                msg += b.circles() ? " is not -1, 0, 1 or 2" : " is not -1, 0 or 1";
+                b.fail(l.number, msg);
+            }
             row.push_back(static_cast<std::int8_t>(v));
         }
         g.push_back(std::move(row));
@@ -152,136 +157,6 @@ Pdag read_matrix(const std::vector<Line>& lines, GraphBuilder& b, std::vector<st
             if (v != 0)
                 b.add_edge(static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), static_cast<Mark>(v),
                            static_cast<Mark>(u), line_of[i]);
-        }
-    }
-    return b.finish();
-}
-
-// ---- pcalg adjacency matrix (CSV) --------------------------------------------------------
-
-/// RFC 4180 records from a stream: fields end at commas outside quotes, a quoted field may
-/// hold commas, "" (one quote) and line breaks. Unquoted fields are trimmed of blanks.
-class CsvRecords {
-public:
-    CsvRecords(std::istream& in, const GraphBuilder& b) : in_(in), b_(b) {}
-
-    /// The next record that is not a blank line; false at the end. `line` is where it starts.
-    bool next(std::vector<std::string>& fields, std::int64_t& line) {
-        std::string text;
-        do {
-            if (!std::getline(in_, text)) return false;
-            ++line_;
-            if (line_ == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
-        } while (trim(text).empty());
-        line = line_;
-        fields.clear();
-        std::string cur;
-        bool in_quotes = false;
-        bool was_quoted = false;
-        std::size_t i = 0;
-        auto end_field = [&] {
-            fields.push_back(was_quoted ? cur : std::string(trim(cur)));
-            cur.clear();
-            was_quoted = false;
-        };
-        for (;;) {
-            if (i == text.size()) {
-                if (!in_quotes) break;
-                if (!std::getline(in_, text))
-                    b_.fail(line, "column " + std::to_string(fields.size() + 1) + ": quoted field is not closed");
-                ++line_;
-                cur.push_back('\n');
-                i = 0;
-                continue;
-            }
-            const char c = text[i++];
-            if (in_quotes) {
-                if (c != '"') {
-                    cur.push_back(c);
-                } else if (i < text.size() && text[i] == '"') {
-                    cur.push_back('"');
-                    ++i;
-                } else {
-                    in_quotes = false;
-                }
-            } else if (c == ',') {
-                end_field();
-            } else if (was_quoted) {
-                if (c != ' ' && c != '\t' && c != '\r')
-                    b_.fail(line_, "column " + std::to_string(fields.size() + 1) + ": text after the closing quote");
-            } else if (c == '"' && trim(cur).empty()) {
-                cur.clear();
-                in_quotes = true;
-                was_quoted = true;
-            } else {
-                cur.push_back(c);
-            }
-        }
-        end_field();
-        return true;
-    }
-
-private:
-    std::istream& in_;
-    const GraphBuilder& b_;
-    std::int64_t line_ = 0;
-};
-
-Pdag read_amat(const std::string& path, GraphBuilder& b) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) b.fail(0, "cannot open graph file");
-    CsvRecords records(in, b);
-    std::vector<std::string> f;
-    std::int64_t line = 0;
-    records.next(f, line);  // the caller saw the header
-    if (!f.front().empty()) b.fail(line, "the header's first cell must be empty");
-    const std::size_t n = f.size() - 1;
-    const std::vector<std::string> header(f.begin() + 1, f.end());
-    std::vector<std::int32_t> id(n);
-    for (std::size_t c = 0; c < n; ++c) id[c] = b.list_node(header[c], line);
-
-    std::vector<std::int8_t> amat(n * n, 0);  // int8: 400 MB for 20,000 variables
-    std::vector<std::int64_t> line_of(n, 0);
-    std::size_t rows = 0;
-    while (records.next(f, line)) {
-        if (rows == n) b.fail(line, "more rows than the " + std::to_string(n) + " variables of the header");
-        if (f.size() != n + 1)
-            b.fail(line, "row has " + std::to_string(f.size()) + " fields, expected " + std::to_string(n + 1) +
-                             " (a name and " + std::to_string(n) + " codes)");
-        if (f[0] != header[rows])
-            b.fail(line, "row " + std::to_string(rows + 1) + " is " + shown(f[0]) + " but column " +
-                             std::to_string(rows + 1) + " is " + shown(header[rows]) +
-                             " (rows and columns must be in one order)");
-        for (std::size_t c = 0; c < n; ++c) {
-            const std::string& cell = f[c + 1];
-            if (cell.size() != 1 || cell[0] < '0' || cell[0] > '2')
-                b.fail(line, "column " + std::to_string(c + 2) + ": code '" + cell +
-                                 "' is not 0, 1 or 2 (pcalg's cpdag coding)");
-            amat[rows * n + c] = static_cast<std::int8_t>(cell[0] - '0');
-        }
-        line_of[rows++] = line;
-    }
-    if (rows != n)
-        b.fail(0, "has " + std::to_string(rows) + " rows but the header names " + std::to_string(n) + " variables");
-    for (std::size_t a = 0; a < n; ++a) {
-        if (amat[a * n + a] != 0) b.fail(line_of[a], "column " + std::to_string(a + 2) + ": the diagonal must be 0");
-        for (std::size_t c = a + 1; c < n; ++c) {
-            const int v = amat[a * n + c];  // mark code at a's end
-            const int u = amat[c * n + a];
-            if (v == 0 && u == 0) continue;
-            if (v == 0 && u == 1) {
-                b.add_edge(id[a], id[c], Mark::Tail, Mark::Arrow, line_of[a]);
-            } else if (v == 1 && u == 0) {
-                b.add_edge(id[c], id[a], Mark::Tail, Mark::Arrow, line_of[a]);
-            } else if (v == u) {
-                const Mark m = v == 1 ? Mark::Tail : Mark::Arrow;
-                b.add_edge(id[a], id[c], m, m, line_of[a]);
-            } else {
-                b.fail(line_of[a], "column " + std::to_string(c + 2) + ": codes " + std::to_string(v) + " at (" +
-                                       shown(header[a]) + ", " + shown(header[c]) + ") and " + std::to_string(u) +
-                                       " at (" + shown(header[c]) + ", " + shown(header[a]) +
-                                       ") are no edge of pcalg's cpdag coding");
-            }
         }
     }
     return b.finish();

@@ -7,6 +7,7 @@ causal-learn (causal-learn's PAG on all 52 reference runs of tests/data/fci) and
 causal-learn's (GeneralGraph, edges), its endpoints checked on a collider (the causal-learn tests skip
 where causal-learn is not installed; the numpy ones run without it)."""
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -196,10 +197,34 @@ def test_bad_values_are_the_command_lines_errors(tmp_path, options, cli):
     assert "\n" not in str(e.value)
 
 
-def test_compare_refuses_a_pag():
-    res = cudag.fci(collider(300))
-    with pytest.raises(TypeError, match="a PAG .* is not compared"):
-        cudag.compare(res, res)
+def test_compare_pags_as_cli(tmp_path):
+    """cudag.compare of an FciResult is `cudag compare` of its r.h5: the mark scores of a PC
+    CPDAG (--- as o-o) and of the PAG against a hand-written true PAG."""
+    fci = cudag.fci(collider(), names=["X", "Y", "Z"], alpha=0.01, out=tmp_path / "f.h5")
+    pc = cudag.pc(collider(), names=["X", "Y", "Z"], alpha=0.01)
+    truth = tmp_path / "t.tsv"
+    truth.write_text("source\ttarget\tmark\nX\tY\t-->\nZ\tY\t<->\n")
+    got = cudag.compare(truth, fci)
+    want = json.loads(run_cli("compare", "--truth", truth, "--estimate", tmp_path / "f.h5", "--json", "-").stdout)
+    assert {k: got[k] for k in want} == want and got["pag"]
+    # Estimate X o-> Y <-o Z against X --> Y <-> Z: arrowheads all right, the circles at X
+    # and Z where the truth has a tail and an arrowhead.
+    assert (got["shd"], got["arrow_truth"], got["arrow_estimate"], got["arrow_correct"]) == (2, 3, 2, 2)
+    assert (got["arrow_precision"], got["arrow_recall"]) == (1.0, 2 / 3)
+    assert (got["tail_truth"], got["tail_estimate"], got["circle_estimate"], got["circle_correct"]) == (1, 0, 2, 0)
+    assert cudag.compare(fci, fci)["shd"] == 0
+    # PC's v-structure X --> Y <-- Z against the learnt PAG X o-> Y <-o Z: tails where
+    # the PAG has circles. (The truth file has no circle: not a PAG, so PC against it is
+    # the CPDAG comparison.)
+    p = cudag.compare(fci, pc)
+    assert p["pag"] and p["estimate_was_dag"]  # every edge directed: a DAG, its own CPDAG
+    assert (p["tail_estimate"], p["tail_correct"], p["arrow_correct"], p["circle_truth"], p["shd"]) == (2, 0, 2, 2, 2)
+    assert not cudag.compare(truth, pc)["pag"]
+    # A PAG is no DAG to score (as the command line's cudag score refuses a circle mark).
+    with pytest.raises(cudag.InputError, match="a PAG .* is not a DAG to score"):
+        cudag.score(collider(), fci, "bge")
+    with pytest.raises(cudag.InputError, match="f.h5: a PAG"):
+        cudag.score(collider(), tmp_path / "f.h5", "bge")
 
 
 # ---- cudag.compat.causallearn.fci --------------------------------------------------------

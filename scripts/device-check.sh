@@ -187,7 +187,7 @@ fi
 
 if has fci; then
     echo "== FCI / RFCI at scale, GPU vs CPU (scripts/bench/fci_gpu.sh)"
-    bench "FCI / RFCI at scale (scripts/bench/fci_gpu.sh)" '/^cudag fci at scale/,$p' env JOBS="${FCI_JOBS:-rfci:10000 fci:2000}" \
+    bench "FCI / RFCI at scale (scripts/bench/fci_gpu.sh)" '/^cudag fci at scale/,$p' env JOBS="${FCI_JOBS:-rfci:10000 fci:2000:--pdsep-max,10 fci:2000:--max-level,1}" \
         "$root/scripts/bench/fci_gpu.sh" "$build" "${OUT:-/tmp}/fci"
 fi
 

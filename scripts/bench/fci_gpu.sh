@@ -56,7 +56,7 @@ for job in $jobs; do
 import random; random.seed($seed + $n)
 print('\n'.join(str(c) for c in sorted(random.sample(range(1, $n + 1), $k))))" >"$out/hidden_$n.txt"
         awk -F, 'NR == FNR { drop[$1] = 1; next }
-            { o = ""; for (i = 1; i <= NF; i++) if (!(i in drop)) o = o (o == "" ? "" : ",") $i; print o }' \
+            { k = 0; for (i = 1; i <= NF; i++) if (!(i in drop)) printf "%s%s", (k++ ? "," : ""), $i; printf "\n" }' \
             "$out/hidden_$n.txt" "$full" >"$data"
     fi
     obs=$((n - k))

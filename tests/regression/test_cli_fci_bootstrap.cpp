@@ -50,9 +50,9 @@ protected:
 TEST_F(FciBootstrap, CountsAreTheDirectRunsOnTheWrittenResamples) {
     constexpr int B = 5;
     for (const std::string variant : {"fci", "rfci"}) {
-        const std::string opts = " --alpha 0.05 --variant " + variant + " --seed 9 -q";
-        CliRun r = run("fci --data " + g05() + opts + " --bootstrap " + std::to_string(B) + " --out " + f("b.h5") +
-                       " --format freq,edges");
+        const std::string opts = " --alpha 0.05 --variant " + variant + " -q";
+        CliRun r = run("fci --data " + g05() + opts + " --seed 9 --bootstrap " + std::to_string(B) + " --out " +
+                       f("b.h5") + " --format freq,edges");
         ASSERT_EQ(r.code, 0) << r.err;
         // The counts the direct runs give, by names (a resample keeps the columns' order).
         Table want;
@@ -94,7 +94,9 @@ TEST_F(FciBootstrap, CountsAreTheDirectRunsOnTheWrittenResamples) {
             EXPECT_EQ(sum, B) << variant << " row " << k;
             EXPECT_DOUBLE_EQ(std::stod(rows[k][2]), (B - c[0]) / double(B));
             in_consensus += !rows[k][13].empty();
-            if (!rows[k][13].empty()) EXPECT_GE(B - c[0], 3) << "consensus 0.5 of 5: adjacent in 3 or more";
+            if (!rows[k][13].empty()) {
+                EXPECT_GE(B - c[0], 3) << "consensus 0.5 of 5: adjacent in 3 or more";
+            }
         }
         EXPECT_EQ(got, want) << variant;
         EXPECT_GT(want.size(), 5u);

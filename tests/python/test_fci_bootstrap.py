@@ -45,8 +45,14 @@ def test_fci_bootstrap_equals_the_command_line(fci_boot):
     for ours, theirs in zip(res.frequencies(), rows[1:]):
         assert (ours[0], ours[1], ours[-1]) == (theirs[0], theirs[1], theirs[-1])
         assert [float(f"{v:.6g}") for v in ours[2:-1]] == [float(v) for v in theirs[2:-1]]
+
+
+def test_to_pandas_is_the_frequency_table(fci_boot):
+    res = fci_boot[0]
     pytest.importorskip("pandas")
-    assert [tuple(r) for r in res.to_pandas().itertuples(index=False)] == res.frequencies()
+    df = res.to_pandas()
+    assert list(df.columns) == list(cudag.PAG_FREQUENCY_COLUMNS)
+    assert [tuple(r) for r in df.itertuples(index=False)] == res.frequencies()
 
 
 def test_load_round_trips_fci_bootstrap(fci_boot):

@@ -34,6 +34,7 @@ except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
 from . import _cli
 from ._results import (CONFIG_TYPES, DRAW_LIMIT, FREQUENCY_COLUMNS, MATRIX_LIMIT, BootstrapResult, CitestResult,
                        FciResult, McmcResult, PcResult, SimulateResult)
+from ._fci_bootstrap import PAG_EDGE_KINDS, PAG_FREQUENCY_COLUMNS, FciBootstrapResult
 
 Error = _cudag.Error
 InputError = _cudag.InputError
@@ -52,8 +53,9 @@ PSRF_WARN = 1.1
 
 __all__ = ["pc", "fci", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
            "resample_rows", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error",
-           "InputError", "CudagWarning", "PcResult", "FciResult", "BootstrapResult", "CitestResult", "McmcResult",
-           "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES", "FREQUENCY_COLUMNS"]
+           "InputError", "CudagWarning", "PcResult", "FciResult", "BootstrapResult", "FciBootstrapResult",
+           "CitestResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES",
+           "FREQUENCY_COLUMNS", "PAG_EDGE_KINDS", "PAG_FREQUENCY_COLUMNS"]
 
 
 def options(command: str = "pc") -> str:
@@ -244,12 +246,16 @@ def fci(data, test: str | None = None, alpha: float | None = None, backend: str 
     ``cudag.pc``'s (``test``, ``alpha``, ``backend``, ``max_level``, ``threads``, ``out=``
     with ``format=``, ``forbid=``/``require=`` as adjacency knowledge (pcalg's fixedGaps /
     fixedEdges: pairs given as lines ``"a -- b"``), CMIknn's, checkpoints, ...; not its
-    collider rules or bootstrap); FCI's own: ``pdsep_max`` (pcalg's pdsep.max),
+    collider rules); FCI's own: ``pdsep_max`` (pcalg's pdsep.max),
     ``no_pdsep=True`` (doPdsep = FALSE), ``conservative=True``, ``majority_rule=True``
     (maj.rule), ``no_selection_bias=True`` (selectionBias = FALSE, rules R5-R7 skipped),
     ``type`` "normal", "anytime" or "adaptive". None: the command line's default.
     ``progress``: a callable given a dict per skeleton level, or True for a tqdm bar.
-    Returns an :class:`FciResult` (``edges()``, ``pag``, ``edge_array``, ``sepsets``, ...)."""
+    Returns an :class:`FciResult` (``edges()``, ``pag``, ``edge_array``, ``sepsets``, ...).
+    Edge confidence: ``bootstrap=B`` runs the whole FCI (or RFCI) on B resamples of the rows
+    (``resample=``, ``seed=``, as :func:`pc`) and returns an :class:`FciBootstrapResult` (the
+    consensus PAG at ``consensus=`` and each pair's edge-kind frequencies), as
+    ``cudag fci --bootstrap``."""
     values, names, text, source = _prepare(data, names)
     opts = {"test": test, "alpha": alpha, "backend": backend, "variant": variant}
     opts.update(_options(options))
@@ -258,7 +264,7 @@ def fci(data, test: str | None = None, alpha: float | None = None, backend: str 
         return None  # an MPI rank other than 0
     for note in raw.get("warnings", ()):
         _warnings.warn(f"cudag.fci: {note}", CudagWarning, stacklevel=2)
-    return FciResult(raw)
+    return FciBootstrapResult(raw) if "bootstrap" in raw else FciResult(raw)
 
 
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
@@ -357,7 +363,7 @@ def load(path) -> PcResult | FciResult | McmcResult:
     if kind == "pc":
         return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
     if kind == "fci":
-        return FciResult(raw)
+        return FciBootstrapResult(raw) if "bootstrap" in raw else FciResult(raw)
     return McmcResult(raw)
 
 

@@ -245,8 +245,8 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
     using J = run::FciJob;
     static const std::vector<Keyword<J>> table = [] {
         // PC's keywords that are not `cudag fci` options: its collider rules (FCI orients
-        // with R0-R10) and its bootstrap.
-        static const char* const pc_only[] = {"uc_rule", "uc_priority", "bootstrap", "resample", "consensus"};
+        // with R0-R10).
+        static const char* const pc_only[] = {"uc_rule", "uc_priority"};
         std::vector<Keyword<J>> t;
         for (const Keyword<run::PcJob>& k : pc_keywords()) {
             if (std::find(std::begin(pc_only), std::end(pc_only), k.name) != std::end(pc_only)) continue;

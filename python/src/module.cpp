@@ -215,15 +215,19 @@ nb::dict level_dict(const skeleton::LevelStats& s) {
 }
 
 /// A bootstrap's frequency table (the HDF5 result's /bootstrap): its options and the
-/// counts per pair (pairs K x 2, counts K x 5); Python divides by B as the file does.
+/// counts per pair (pairs K x 2, counts K x 5, or K x 10 for a PAG bootstrap's: none and
+/// the edge kinds of edge_kinds(), listed in "kinds"); Python divides by B as the file does.
 nb::dict bootstrap_dict(const pc::BootstrapTable& t) {
     const std::size_t k = t.size();
+    std::vector<std::string> kinds{"none"};
+    if (t.pag) kinds.insert(kinds.end(), edge_kinds().begin(), edge_kinds().end());
     return fields({{"replicates", nb::cast(t.replicates)},
                    {"resample", nb::cast(t.resample)},
                    {"seed", nb::cast(t.seed)},
                    {"consensus", nb::cast(t.consensus)},
                    {"pairs", edge_array(std::vector<std::int32_t>(t.pairs), 2)},
-                   {"counts", to_numpy(std::vector<std::int32_t>(t.counts), {k, std::size_t{pc::kBootstrapKinds}})}});
+                   {"kinds", nb::cast(kinds)},
+                   {"counts", to_numpy(std::vector<std::int32_t>(t.counts), {k, t.columns()})}});
 }
 
 /// A PC result for PcResult (python/cudag/_results.py): edge lists and records, nothing

@@ -7,6 +7,7 @@
 #include "cli/pc.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
+#include "pc/bootstrap.hpp"
 
 namespace cudag::cli {
 
@@ -18,7 +19,7 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
     add_skeleton_options(cmd, j.pc, args.cmi_options,
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "
-                         "matrix), png, svg");
+                         "matrix), png, svg, and freq (--bootstrap's edge-kind frequencies)");
     cmd->add_option("--compat", j.pc.compat,
                     "semantics: pcalg (default: pcalg's fci / rfci) or causal-learn (causal-learn 0.1.4.8's fci)")
         ->capture_default_str();
@@ -46,6 +47,7 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
                     "fci: normal, anytime (needs --max-level, which then caps Possible-D-SEP too) or adaptive "
                     "(Possible-D-SEP capped by the skeleton's last level); pcalg's type")
         ->capture_default_str();
+    add_resampling_options(cmd, j.pc, args, "FCI", "fci");
     return cmd;
 }
 
@@ -55,13 +57,18 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     if (job.pc.data.empty() && job.pc.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.pc.cmi.given = given_names(args.cmi_options);
+    check_resampling_use(args, job.pc);
     const run::PcRun done = run::run_fci(job, command_line, env, comm);
     if (!done.result) {
         if (!job.pc.quiet && !done.summary.empty()) std::cerr << done.summary << '\n';
         return 0;
     }
     const pc::PcResult& r = *done.result;
-    if ((job.pc.out.empty() || job.pc.out == "-") && r.pag) {
+    if ((job.pc.out.empty() || job.pc.out == "-") && r.bootstrap) {
+        // No output file: the frequencies go to stdout, with the consensus PAG's edges.
+        std::cout.flush();
+        pc::write_pag_frequencies_tsv(*r.bootstrap, *r.pag, r.names, "-");
+    } else if ((job.pc.out.empty() || job.pc.out == "-") && r.pag) {
         std::cout << "source\ttarget\tmark\n";
         for (std::int32_t a = 0; a < r.pag->n(); ++a)
             for (const std::int32_t b : r.pag->neighbours(a))

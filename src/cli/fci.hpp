@@ -11,11 +11,12 @@
 
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "cli/pc.hpp"
 #include "run/fci.hpp"
 
 namespace cudag::cli {
 
-struct FciArgs {
+struct FciArgs : ResamplingOptions {
     run::FciJob job;
     std::vector<const CLI::Option*> cmi_options;
 };

@@ -71,6 +71,31 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
         ->excludes(quiet_flag);
 }
 
+void add_resampling_options(CLI::App* cmd, run::PcJob& a, ResamplingOptions& args, const std::string& what,
+                            const std::string& command) {
+    args.bootstrap = add_bootstrap_options(*cmd, a, what);
+    const std::string boot = "Edge confidence (--bootstrap)";
+    args.write_resample_option =
+        cmd->add_option("--write-resample", a.write_resample,
+                        "write replicate --replicate's rows (.csv/.tsv/.h5) and run nothing: a direct "
+                        "cudag " +
+                            command + " on that file gives the replicate's graph")
+            ->check(not_empty_file_name, "FILE")
+            ->group(boot);
+    args.replicate_option =
+        cmd->add_option("--replicate", a.replicate, "the replicate --write-resample writes (0..B-1)")
+            ->capture_default_str()
+            ->group(boot);
+    cmd->add_flag("--overwrite", a.overwrite, "replace --write-resample's FILE when it exists (else refused)")
+        ->group(boot);
+}
+
+void check_resampling_use(const ResamplingOptions& args, const run::PcJob& a) {
+    check_bootstrap_use(args.bootstrap, a.bootstrap, args.write_resample_option);
+    if (args.replicate_option->count() > 0 && args.write_resample_option->count() == 0)
+        throw InputError("--replicate needs --write-resample FILE");
+}
+
 CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
     run::PcJob& a = args.job;
     auto* cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
@@ -86,20 +111,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
     cmd->add_option("--uc-priority", a.uc_priority,
                     "causal-learn uc_priority: -1 rule default, 0 overwrite, 1 bi-directed, 2 existing, "
                     "3 stronger, 4 stronger* (default 2)");
-    args.bootstrap = add_bootstrap_options(*cmd, a, "PC");
-    const std::string boot = "Edge confidence (--bootstrap)";
-    args.write_resample_option =
-        cmd->add_option("--write-resample", a.write_resample,
-                        "write replicate --replicate's rows (.csv/.tsv/.h5) and run nothing: a direct "
-                        "cudag pc on that file gives the replicate's graph")
-            ->check(not_empty_file_name, "FILE")
-            ->group(boot);
-    args.replicate_option =
-        cmd->add_option("--replicate", a.replicate, "the replicate --write-resample writes (0..B-1)")
-            ->capture_default_str()
-            ->group(boot);
-    cmd->add_flag("--overwrite", a.overwrite, "replace --write-resample's FILE when it exists (else refused)")
-        ->group(boot);
+    add_resampling_options(cmd, a, args, "PC", "pc");
     return cmd;
 }
 
@@ -109,9 +121,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if (job.data.empty() && job.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.cmi.given = given_names(args.cmi_options);
-    check_bootstrap_use(args.bootstrap, job.bootstrap, args.write_resample_option);
-    if (args.replicate_option->count() > 0 && args.write_resample_option->count() == 0)
-        throw InputError("--replicate needs --write-resample FILE");
+    check_resampling_use(args, job);
     const run::PcRun done = run::run_pc(job, command_line, env, comm);
     if (!done.result) {
         // A rank other than 0, or --write-resample (rank 0 says what it wrote).

@@ -21,12 +21,16 @@ namespace cudag::cli {
 
 /// The options of `cudag pc`: the job they fill, and the CMIknn options (to tell which
 /// were given).
-struct PcArgs {
-    run::PcJob job;
-    std::vector<const CLI::Option*> cmi_options;
+/// The bootstrap's options of a command (add_resampling_options), to tell which were given.
+struct ResamplingOptions {
     BootstrapOptionRefs bootstrap;                       ///< --bootstrap, --resample, --consensus
     const CLI::Option* write_resample_option = nullptr;  ///< --write-resample
     const CLI::Option* replicate_option = nullptr;       ///< --replicate
+};
+
+struct PcArgs : ResamplingOptions {
+    run::PcJob job;
+    std::vector<const CLI::Option*> cmi_options;
 };
 
 /// The options of the skeleton search every constraint-based command shares (`cudag pc`,
@@ -36,6 +40,15 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
                           const std::string& formats_help);
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.
+/// The bootstrap's options (--bootstrap, --resample, --consensus, --write-resample,
+/// --replicate, --overwrite) on `cmd` into `args`; `what` names the learner ("PC", "FCI")
+/// and `command` the subcommand ("pc", "fci").
+void add_resampling_options(CLI::App* cmd, run::PcJob& a, ResamplingOptions& args, const std::string& what,
+                            const std::string& command);
+
+/// Checks the uses of add_resampling_options' options that the run would ignore.
+void check_resampling_use(const ResamplingOptions& args, const run::PcJob& a);
+
 CLI::App* add_pc_command(CLI::App& app, PcArgs& a);
 
 /// Runs PC-stable on every rank of `comm` (replaced by the communicator the run uses);

@@ -126,7 +126,7 @@ bool parse_edge_string(const std::string& s, std::uint8_t& at_a, std::uint8_t& a
 }
 
 const std::vector<std::string>& edge_kinds() {
-    static const std::vector<std::string> k{"-->", "<--", "<->", "o->", "<-o", "o-o", "---", "o--", "--o"};
+    static const std::vector<std::string> k{"o->", "<-o", "o-o", "-->", "<--", "<->", "---", "o--", "--o"};
     return k;
 }
 

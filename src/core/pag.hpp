@@ -60,7 +60,8 @@ std::string edge_string(const Pag& g, std::int32_t a, std::int32_t b);
 /// The marks (at a, at b) of an edge string as edge_string writes it; false when `s` is not one.
 bool parse_edge_string(const std::string& s, std::uint8_t& at_a, std::uint8_t& at_b);
 /// The nine edge strings of a PAG with a < b read from a to b, in a fixed order (the
-/// bootstrap's frequency columns): "-->", "<--", "<->", "o->", "<-o", "o-o", "---", "o--", "--o".
+/// bootstrap's frequency columns, pc/bootstrap.hpp): "o->", "<-o", "o-o", "-->", "<--", "<->",
+/// "---", "o--", "--o".
 const std::vector<std::string>& edge_kinds();
 
 }  // namespace cudag

@@ -37,30 +37,32 @@ std::uint64_t pair_key(std::int32_t i, std::int32_t j) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(i)) << 32) | static_cast<std::uint32_t>(j);
 }
 
-/// Replicates adjacent by kind (i --> j, j --> i, i --- j, i <-> j), per pair key.
-using PairCounts = std::unordered_map<std::uint64_t, std::array<std::int32_t, 4>>;
+/// The most kinds of an adjacent pair a table counts (a PAG's nine).
+constexpr int kMaxKinds = kPagKinds - 1;
 
-void count_graph(const Pdag& g, PairCounts& counts) {
-    for (std::int32_t i = 0; i < g.n(); ++i)
-        for (std::int32_t j : g.neighbours(i)) {
-            if (j <= i) continue;
-            const BootstrapKind k = bootstrap_kind(g, i, j);
-            CUDAG_ASSERT(k != kNoEdge);
-            ++counts[pair_key(i, j)][static_cast<std::size_t>(k) - 1];
-        }
+/// Replicates adjacent by kind (PC's: i --> j, j --> i, i --- j, i <-> j, the others 0; a
+/// PAG's: edge_kinds()' order), per pair key.
+using PairCounts = std::unordered_map<std::uint64_t, std::array<std::int32_t, kMaxKinds>>;
+
+void count_edges(const ReplicateEdges& edges, PairCounts& counts) {
+    for (const PairKind& e : edges) {
+        CUDAG_ASSERT(e.i < e.j && e.kind >= 1 && e.kind <= kMaxKinds);
+        ++counts[pair_key(e.i, e.j)][static_cast<std::size_t>(e.kind) - 1];
+    }
 }
 
 /// One record of a rank's counts on the wire.
 struct CountRecord {
     std::uint64_t key;
-    std::int32_t c[4];
+    std::int32_t c[kMaxKinds];
 };
 
 std::vector<std::byte> pack(const PairCounts& counts) {
     std::vector<std::byte> blob(counts.size() * sizeof(CountRecord));
     std::size_t at = 0;
     for (const auto& [key, c] : counts) {
-        CountRecord rec{key, {c[0], c[1], c[2], c[3]}};
+        CountRecord rec{key, {}};
+        for (int k = 0; k < kMaxKinds; ++k) rec.c[k] = c[static_cast<std::size_t>(k)];
         std::memcpy(blob.data() + at, &rec, sizeof rec);
         at += sizeof rec;
     }
@@ -73,7 +75,7 @@ void unpack_into(const std::vector<std::byte>& blob, PairCounts& counts) {
         CountRecord rec{};
         std::memcpy(&rec, blob.data() + at, sizeof rec);
         auto& c = counts[rec.key];
-        for (int k = 0; k < 4; ++k) c[static_cast<std::size_t>(k)] += rec.c[k];
+        for (int k = 0; k < kMaxKinds; ++k) c[static_cast<std::size_t>(k)] += rec.c[k];
     }
 }
 
@@ -119,7 +121,7 @@ Dataset select_columns(const Dataset& d, const std::vector<std::int32_t>& kept) 
 /// Replicate r's whole result; its resample in `scratch` (whose memory the next replicate of
 /// the same worker reuses).
 PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, std::int64_t r,
-                          Dataset& scratch) {
+                          Dataset& scratch, const ReplicateLearner& learn = {}) {
     StepTrace trace;  // CUDAG_TRACE: a line per replicate, its steps' times
     trace.start();
     std::vector<std::int32_t> kept;
@@ -133,7 +135,7 @@ PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const Bootst
     if (static_cast<std::int64_t>(kept.size()) < data.n_vars && !cfg.knowledge.empty())
         rc.knowledge = knowledge_on(cfg.knowledge, kept);
     try {
-        if (d.n_vars >= 2) res = run_pc(d, rc, serial);
+        if (d.n_vars >= 2) res = learn ? learn(d, rc) : run_pc(d, rc, serial);
     } catch (const InputError& e) {
         // A resample can fail where the data did not.
         const std::string what = e.what();
@@ -141,8 +143,19 @@ PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const Bootst
         throw InputError("bootstrap replicate " + std::to_string(r) + ": " + what);
     }
     trace.print(("replicate " + std::to_string(r)).c_str());
+    if (learn && !res.pag) res.pag = Pag(static_cast<std::int32_t>(d.n_vars));  // fewer than two columns
     if (static_cast<std::int64_t>(kept.size()) == data.n_vars) return res;
     // The columns left out are isolated in the replicate's graph.
+    if (res.pag) {
+        Pag full(static_cast<std::int32_t>(data.n_vars));
+        const Pag& g = *res.pag;
+        for (std::int32_t i = 0; i < g.n(); ++i)
+            for (std::int32_t j : g.neighbours(i))
+                if (j > i)
+                    full.add(kept[static_cast<std::size_t>(i)], kept[static_cast<std::size_t>(j)], g(j, i), g(i, j));
+        res.pag = std::move(full);
+        return res;
+    }
     Pdag full{Graph(data.n_vars)};
     for (std::int32_t i = 0; i < res.cpdag.n(); ++i)
         for (std::int32_t j : res.cpdag.neighbours(i))
@@ -157,9 +170,9 @@ PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const Bootst
 std::vector<std::pair<std::string, std::string>> bootstrap_config(std::vector<std::pair<std::string, std::string>> c,
                                                                   const Dataset& data, const BootstrapOptions& b,
                                                                   const mpi::Communicator& comm,
-                                                                  std::int64_t replicate_samples) {
+                                                                  std::int64_t replicate_samples, bool pag) {
     for (auto& [key, value] : c) {
-        if (key == "algorithm") value = "pc-stable bootstrap";
+        if (key == "algorithm") value = pag ? value + " bootstrap" : "pc-stable bootstrap";
         if (key == "ranks") value = std::to_string(comm.size());
         if (key == "communicator") value = comm.name();
         if (key == "n_samples") value = std::to_string(data.n_samples);
@@ -380,7 +393,8 @@ void write_bootstrap_checkpoint(const std::string& path, const std::string& hash
     for (std::uint64_t key : keys) {
         pairs.push_back(static_cast<std::int32_t>(key >> 32));
         pairs.push_back(static_cast<std::int32_t>(key & 0xFFFFFFFFu));
-        for (std::int32_t c : all.at(key)) adjacent.push_back(c);
+        const auto& c = all.at(key);
+        adjacent.insert(adjacent.end(), c.begin(), c.begin() + 4);
     }
     {
         h5::Handle g = h5::create_group(file.root(), "bootstrap", where);
@@ -547,9 +561,31 @@ struct RoundCheckpoint {
 
 /// The rounds from replicate `resumed` on, rank 0's totals in `all` (holding the resumed
 /// ones), with checkpoints when `ckpt` is given.
+/// A replicate's counted edges (ReplicatePipeline's outcome).
+using ReplicateCount = WorkerFn<ReplicateEdges>;
+
+/// The pairs (i, j), i < j, adjacent in `g`, with their BootstrapKind.
+ReplicateEdges edges_of(const Pdag& g) {
+    ReplicateEdges out;
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (std::int32_t j : g.neighbours(i))
+            if (j > i) out.push_back({i, j, static_cast<std::int32_t>(bootstrap_kind(g, i, j))});
+    return out;
+}
+
+/// The pairs (i, j), i < j, adjacent in `g`, with their pag_kind.
+ReplicateEdges edges_of(const Pag& g) {
+    ReplicateEdges out;
+    for (std::int32_t i = 0; i < g.n(); ++i)
+        for (std::int32_t j : g.neighbours(i))
+            if (j > i) out.push_back({i, j, static_cast<std::int32_t>(pag_kind(g, i, j))});
+    return out;
+}
+
+/// The table's rows count `kinds` kinds of adjacent pair (4: PC's; 9: a PAG's).
 BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int threads, mpi::Communicator& comm,
-                            const ReplicateGraph& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
-                            PairCounts& all, const RoundCheckpoint* ckpt) {
+                            const ReplicateCount& replicate, const ReplicateCallback& on_round, std::int64_t resumed,
+                            PairCounts& all, const RoundCheckpoint* ckpt, int kinds = kBootstrapKinds - 1) {
     const int size = comm.size(), rank = comm.rank();
     PairCounts counts;  // this rank's counts since the last merge
     // Rank 0 merges every rank's counts into its totals.
@@ -572,7 +608,7 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     // Replicates run at once: by a team of workers that runs ahead of the rounds (the
     // threads shared among them; a graph does not depend on its threads), or one at a
     // time on this thread.
-    std::optional<ReplicatePipeline> pipeline;
+    std::optional<BasicReplicatePipeline<ReplicateEdges>> pipeline;
     if (rb.concurrent > 1 && rounds > 0) {
         const int each = std::max(1, threads / rb.concurrent);
         // Enough rounds ahead that every worker has a replicate while a round is counted.
@@ -582,14 +618,14 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     for (std::int64_t k = 0; k < rounds; ++k) {
         std::exception_ptr err;
         try {
-            std::vector<Pdag> graphs;
+            std::vector<ReplicateEdges> graphs;
             if (pipeline) {
                 graphs = pipeline->take(k);
             } else {
                 const auto [lo, hi] = range(k);
                 for (std::int64_t r = lo; r < hi; ++r) graphs.push_back(replicate(r, threads, 0));
             }
-            for (const Pdag& g : graphs) count_graph(g, counts);
+            for (const ReplicateEdges& g : graphs) count_edges(g, counts);
         } catch (...) {
             err = std::current_exception();
         }
@@ -620,6 +656,7 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     t.resample = to_string(b.resample);
     t.seed = b.seed;
     t.consensus = b.consensus;
+    t.pag = kinds == kMaxKinds;
     // The sums over the ranks on rank 0 (integers: any order gives the same counts).
     merge();
     // --keep-checkpoint: the finished run's totals (done = B), which a resume reports as they are.
@@ -637,14 +674,15 @@ BootstrapTable count_rounds(const BootstrapOptions& b, ReplicateBatch rb, int th
     for (const auto& kv : all) keys.push_back(kv.first);
     std::sort(keys.begin(), keys.end());
     t.pairs.reserve(2 * keys.size());
-    t.counts.reserve(kBootstrapKinds * keys.size());
+    t.counts.reserve(t.columns() * keys.size());
     for (std::uint64_t key : keys) {
         const auto& c = all[key];
         t.pairs.push_back(static_cast<std::int32_t>(key >> 32));
         t.pairs.push_back(static_cast<std::int32_t>(key & 0xFFFFFFFFu));
-        const std::int64_t adjacent = std::int64_t{c[0]} + c[1] + c[2] + c[3];
+        std::int64_t adjacent = 0;
+        for (const std::int32_t x : c) adjacent += x;
         t.counts.push_back(static_cast<std::int32_t>(b.replicates - adjacent));
-        for (std::int32_t x : c) t.counts.push_back(x);
+        t.counts.insert(t.counts.end(), c.begin(), c.begin() + kinds);
     }
     return t;
 }
@@ -662,14 +700,18 @@ std::int64_t resume_counts(mpi::Communicator& comm, const RoundCheckpoint& rc, s
     return resumed;
 }
 
-/// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance).
+/// run_bootstrap, with replicate 0's whole result in `first` on rank 0 (its provenance);
+/// with `learn`, each replicate's PAG counted (no checkpoints).
 BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
-                                mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first) {
+                                mpi::Communicator& comm, const ReplicateCallback& on_round, PcResult& first,
+                                const ReplicateLearner& learn = {}) {
     // The options checked on the whole data first, so that their errors read as a run's.
     mpi::run_agreed(comm, [&] {
         validate(b, data.n_samples);
         validate(cfg, data);
         if (cfg.resume && cfg.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
+        if (learn && !cfg.checkpoint.empty())
+            throw InputError("--checkpoint: a bootstrap of PAGs keeps no checkpoints (cudag pc --bootstrap does)");
         // A column constant in the data is refused as a run refuses it; one constant in a
         // resample only is left out of that replicate (replicate_data).
         if (resolve_test(cfg, data).kind != skeleton::TestKind::CmiKnn)
@@ -701,7 +743,7 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
     // Each worker's resample, its memory reused from one replicate to the next (the worker's
     // thread alone touches it).
     std::vector<Dataset> scratch(static_cast<std::size_t>(batch.concurrent));
-    const ReplicateGraph replicate = [&](std::int64_t r, int each, int worker) {
+    const ReplicateCount replicate = [&](std::int64_t r, int each, int worker) {
         PcConfig rc = cfg;
         rc.backend.threads = each;
         if (devices.size() > 1) {
@@ -712,19 +754,19 @@ BootstrapTable count_replicates(const Dataset& data, const PcConfig& cfg, const 
         rc.backend.own_stream = batch.concurrent > static_cast<int>(devices.size());
         PcResult res;
         try {
-            res = replicate_result(data, rc, b, r, scratch[static_cast<std::size_t>(worker)]);
+            res = replicate_result(data, rc, b, r, scratch[static_cast<std::size_t>(worker)], learn);
         } catch (const OutOfMemory& e) {
             if (devices.size() < 2) throw;
             // Several GPUs: which one ran out (another process may hold its memory).
             throw OutOfMemory("bootstrap replicate " + std::to_string(r) + " on GPU " +
                               std::to_string(rc.backend.device) + ": " + e.what());
         }
-        Pdag g = std::move(res.cpdag);
+        ReplicateEdges g = learn ? edges_of(*res.pag) : edges_of(res.cpdag);
         if (r == 0) first = std::move(res);  // one thread only: replicate 0's
         return g;
     };
     return count_rounds(b, batch, threads, comm, replicate, on_round, resumed, all,
-                        cfg.checkpoint.empty() ? nullptr : &ckpt);
+                        cfg.checkpoint.empty() ? nullptr : &ckpt, learn ? kMaxKinds : kBootstrapKinds - 1);
 }
 
 }  // namespace
@@ -733,12 +775,15 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
                                const ReplicateCallback& on_round, int threads, int concurrent,
                                const BootstrapCheckpoint* ckpt) {
     mpi::run_agreed(comm, [&] { validate(b, std::numeric_limits<std::int64_t>::max()); });
+    const ReplicateCount count = [&replicate](std::int64_t r, int threads, int worker) {
+        return edges_of(replicate(r, threads, worker));
+    };
     PairCounts all;
     ReplicateBatch batch;
     batch.concurrent = std::max(1, concurrent);
     batch.per_round = comm.allreduce(batch.concurrent, mpi::ReduceOp::Min);
     if (ckpt == nullptr || ckpt->path.empty())
-        return count_rounds(b, batch, threads, comm, replicate, on_round, 0, all, nullptr);
+        return count_rounds(b, batch, threads, comm, count, on_round, 0, all, nullptr);
     RoundCheckpoint rc;
     rc.path = ckpt->path;
     rc.hash = ckpt->hash;
@@ -755,7 +800,7 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
         first.config = ckpt->provenance;  // this run's, in the next checkpoint
         if (ckpt->on_resume) ckpt->on_resume(static_cast<int>(resumed));
     }
-    return count_rounds(b, batch, threads, comm, replicate, on_round, resumed, all, &rc);
+    return count_rounds(b, batch, threads, comm, count, on_round, resumed, all, &rc);
 }
 
 BootstrapTable run_bootstrap(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b,
@@ -780,7 +825,31 @@ PcResult bootstrap_pc(const Dataset& data, const PcConfig& cfg, const BootstrapO
     r.cpdag = consensus_graph(t, data.n_vars);
     r.skeleton = r.cpdag.skeleton();
     r.config = bootstrap_config(std::move(first.config), data, b, comm,
-                                b.resample == Resample::Half ? data.n_samples / 2 : data.n_samples);
+                                b.resample == Resample::Half ? data.n_samples / 2 : data.n_samples, false);
+    r.bootstrap = std::move(t);
+    r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+PcResult bootstrap_pag(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, mpi::Communicator& comm,
+                       const ReplicateLearner& learn, const ReplicateCallback& on_round) {
+    CUDAG_EXPECTS(static_cast<bool>(learn), "bootstrap_pag: no learner");
+    const auto t0 = std::chrono::steady_clock::now();
+    PcResult first;
+    BootstrapTable t = count_replicates(data, cfg, b, comm, on_round, first, learn);
+    PcResult r;
+    r.names = data.names;
+    r.level_labels = data.levels;
+    r.n_samples = data.n_samples;
+    r.cpdag = Pdag(Graph(data.n_vars));
+    if (comm.rank() != 0) {
+        r.bootstrap = std::move(t);
+        return r;
+    }
+    r.pag = consensus_pag(t, data.n_vars);
+    r.skeleton = r.pag->skeleton();
+    r.config = bootstrap_config(std::move(first.config), data, b, comm,
+                                b.resample == Resample::Half ? data.n_samples / 2 : data.n_samples, true);
     r.bootstrap = std::move(t);
     r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/dataset.hpp"
+#include "core/pag.hpp"
 #include "core/pdag.hpp"
 #include "io/checkpoint_file.hpp"
 #include "mpi/communicator.hpp"
@@ -94,6 +95,26 @@ enum BootstrapKind : int {
 /// The kind of pair (i, j), i < j, in `g` (kNoEdge when not adjacent).
 BootstrapKind bootstrap_kind(const Pdag& g, std::int32_t i, std::int32_t j);
 
+/// A PAG bootstrap's table columns: "none", then the nine edge kinds of edge_kinds()
+/// (read from i to j, i < j) in their order.
+constexpr int kPagKinds = 10;
+
+/// The column of pair (i, j), i < j, in a PAG bootstrap's table: 0 when not adjacent, else
+/// 1 + the place of edge_string(g, i, j) in edge_kinds().
+int pag_kind(const Pag& g, std::int32_t i, std::int32_t j);
+
+/// One adjacent pair of a replicate's graph: i < j and its table column (>= 1).
+struct PairKind {
+    std::int32_t i, j, kind;
+};
+/// A replicate's adjacent pairs, as the bootstrap counts them.
+using ReplicateEdges = std::vector<PairKind>;
+
+/// What learns a replicate's result on one process from its data set (the resample) and
+/// configuration (the run's, less its callbacks and checkpoint): cudag fci's skeleton and
+/// FCI stages, the PAG in PcResult::pag. bootstrap_pag counts the PAGs.
+using ReplicateLearner = std::function<PcResult(const Dataset& d, const PcConfig& cfg)>;
+
 /// The graph of replicate `replicate` (on all the data's variables): pc::run_pc on one
 /// process on replicate_data, with `cfg` less its callbacks and checkpoint; the columns
 /// left out are isolated. Its errors name the replicate.
@@ -147,6 +168,25 @@ BootstrapTable count_bootstrap(const BootstrapOptions& b, mpi::Communicator& com
 /// or levels.
 PcResult bootstrap_pc(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, mpi::Communicator& comm,
                       const ReplicateCallback& on_round = {});
+
+/// bootstrap_pc with each replicate learned by `learn` (FCI, RFCI) and its PAG counted (the
+/// table's 10 columns, BootstrapTable::pag): on rank 0 the consensus PAG (consensus_pag;
+/// PcResult::pag and its skeleton, an empty CPDAG), the table, the names and the
+/// provenance. The replicates are placed as bootstrap_pc places them; no checkpoints.
+PcResult bootstrap_pag(const Dataset& data, const PcConfig& cfg, const BootstrapOptions& b, mpi::Communicator& comm,
+                       const ReplicateLearner& learn, const ReplicateCallback& on_round = {});
+
+/// The consensus PAG on `n` nodes of a PAG bootstrap's table: pair (i, j) is adjacent when
+/// its adjacency frequency is at least t.consensus, with the edge kind counted most often
+/// among the replicates where it is adjacent; ties go to the less committal kind, in the
+/// order o-o, o->, <-o, -->, <--, <->, ---, o--, --o (circles before arrowheads and tails).
+Pag consensus_pag(const BootstrapTable& t, std::int64_t n);
+
+/// A PAG bootstrap's edge list with frequencies, as write_frequencies_tsv: header "source
+/// target adjacency none o-> <-o o-o --> <-- <-> --- o-- --o consensus" (edge_kinds(), read
+/// from source to target), the consensus PAG's edge string last ("" when not adjacent).
+void write_pag_frequencies_tsv(const BootstrapTable& t, const Pag& consensus, const std::vector<std::string>& names,
+                               const std::string& path);
 
 /// The consensus graph on `n` nodes: pair (i, j) is adjacent when its adjacency frequency
 /// (replicates adjacent / B) is at least t.consensus, with the kind counted most often

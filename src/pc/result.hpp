@@ -27,8 +27,10 @@ struct BootstrapTable {
     std::uint64_t seed = 0;            ///< key of the resamples
     double consensus = 0.5;            ///< the consensus graph's adjacency threshold
     std::vector<std::int32_t> pairs;   ///< K x 2, row-major: (i, j)
-    std::vector<std::int32_t> counts;  ///< K x 5, row-major
+    std::vector<std::int32_t> counts;  ///< K x columns(), row-major
+    bool pag = false;                  ///< a PAG bootstrap's: 10 columns (none, edge_kinds()), else 5
     std::size_t size() const { return pairs.size() / 2; }
+    std::size_t columns() const { return pag ? 10 : 5; }
 };
 
 /// Everything a PC run produces. Written to HDF5 (io/result_file) and the

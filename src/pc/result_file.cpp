@@ -36,15 +36,23 @@ void write_bootstrap(hid_t root, const pc::BootstrapTable& t, const std::string&
     h5::write_scalar_attr(g.get(), "seed", H5T_NATIVE_UINT64, H5T_STD_U64LE, &seed, where);
     const double consensus = t.consensus;
     h5::write_scalar_attr(g.get(), "consensus", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, &consensus, where);
-    h5::write_string_array_attr(g.get(), "kinds", {"none", "i-->j", "j-->i", "i---j", "i<->j"}, where);
+    // A PAG bootstrap's kinds: its edge strings, read from i to j (core/pag.hpp's edge_kinds()).
+    std::vector<std::string> kinds{"none", "i-->j", "j-->i", "i---j", "i<->j"};
+    if (t.pag) {
+        kinds.resize(1);
+        kinds.insert(kinds.end(), edge_kinds().begin(), edge_kinds().end());
+    }
+    h5::write_string_array_attr(g.get(), "kinds", kinds, where);
     const auto k = static_cast<hsize_t>(t.size());
+    const auto cols = static_cast<hsize_t>(t.columns());
     h5::write_array(g.get(), "pairs", t.pairs, {k, 2}, where);
-    h5::write_array(g.get(), "counts", t.counts, {k, 5}, where);
+    h5::write_array(g.get(), "counts", t.counts, {k, cols}, where);
     std::vector<double> frequency(t.counts.size()), adjacency(t.size());
     const double b = static_cast<double>(t.replicates);
     for (std::size_t e = 0; e < t.counts.size(); ++e) frequency[e] = static_cast<double>(t.counts[e]) / b;
-    for (std::size_t e = 0; e < t.size(); ++e) adjacency[e] = static_cast<double>(t.replicates - t.counts[5 * e]) / b;
-    h5::write_array(g.get(), "frequency", frequency, {k, 5}, where);
+    for (std::size_t e = 0; e < t.size(); ++e)
+        adjacency[e] = static_cast<double>(t.replicates - t.counts[t.columns() * e]) / b;
+    h5::write_array(g.get(), "frequency", frequency, {k, cols}, where);
     h5::write_array(g.get(), "adjacency", adjacency, {k}, where);
 }
 

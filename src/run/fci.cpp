@@ -16,6 +16,7 @@
 #include "skeleton/engines.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
+#include "pc/run.hpp"
 #include "run/context.hpp"
 
 namespace cudag::run {
@@ -47,8 +48,8 @@ fci::FciOptions fci_options(const FciJob& job) {
 
 void check_fci_job(const FciJob& job) {
     const PcJob& a = job.pc;
-    if (a.bootstrap > 0) throw InputError("--bootstrap is not available with cudag fci yet (cudag pc has it)");
-    if (!a.write_resample.empty()) throw InputError("--write-resample belongs to cudag pc");
+    if (a.bootstrap > 0 && !a.cfg.checkpoint.empty())
+        throw InputError("--checkpoint with --bootstrap: cudag fci --bootstrap keeps no checkpoints (cudag pc's does)");
     if (a.uc_rule != -2 || a.uc_priority != -2)
         throw InputError("--uc-rule / --uc-priority are PC's collider rules; FCI orients with R0-R10");
     if (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty())
@@ -151,6 +152,104 @@ fci::Tester::BatchFn gpu_batch(skeleton::SkeletonEngine& gpu, std::int64_t m, sk
     };
 }
 
+/// The FCI stages after the skeleton search, on every rank of `c`: rank 0's skeleton and
+/// separating sets in `r` completed into its PAG there (r.pag, the revised skeleton,
+/// separating sets, pMax and provenance).
+void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOptions& opt, pc::PcResult& r,
+                mpi::Communicator& c, bool quiet, bool verbose) {
+    // Every rank runs the stages on rank 0's skeleton and separating sets, the tests
+    // dealt out over the ranks (fci::Tester); rank 0 keeps the outcome.
+    mpi::run_agreed(c, [&] {
+        if (cfg.knowledge.has_directions())
+            throw InputError(
+                "background knowledge with directions: cudag fci takes adjacency knowledge only "
+                "(pcalg's fixedGaps / fixedEdges)");
+    });
+    const bool root = c.rank() == 0;
+    Graph skel;
+    SepSets seps;
+    share_skeleton(c, r, skel, seps);
+    mpi::run_agreed(c, [&] {
+        skeleton::Progress progress(progress_mode(quiet, verbose, root), "cudag fci");
+        const auto t0 = std::chrono::steady_clock::now();
+        const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
+        const skeleton::Compat compat = cfg.compat;
+        // Fisher-z tests share one correlation matrix (computed here by the ranks
+        // together, each on all its threads); the others are made per worker.
+        const int threads = resolve_threads(cfg.backend.threads);  // 0: every hardware thread
+        // Fisher-z on a GPU: each rank's GPU holds C and runs its share of every batch.
+        std::unique_ptr<skeleton::SkeletonEngine> gpu = gpu_tests(data, cfg, spec, threads, c);
+        fci::Tester tester(gpu ? skeleton::ci_test_factory(data, spec, compat, threads, 0)
+                               : skeleton::ci_test_factory(data, spec, compat, threads, 16384, &c),
+                           threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn}, &c);
+        if (gpu) tester.set_batch(gpu_batch(*gpu, data.n_samples, compat, threads));
+        // Rounds of Possible-D-SEP's tests: large for cheap tests, about one set an
+        // edge for CMIknn's permutation tests (fci/pdsep_tests.hpp).
+        tester.set_round_tests(spec.kind == skeleton::TestKind::FisherZ  ? std::int64_t{1} << 20
+                               : spec.kind == skeleton::TestKind::CmiKnn ? 4LL * threads * c.size()
+                                                                         : std::int64_t{1} << 16);
+        fci::FciOptions o = opt;
+        std::string unit;
+        auto unit_start = std::chrono::steady_clock::now();
+        o.on_progress = [&](const std::string& what, std::int64_t done, std::int64_t total) {
+            if (what != unit) {
+                unit = what;
+                unit_start = std::chrono::steady_clock::now();
+            }
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - unit_start).count();
+            progress.counted("Possible-D-SEP", unit, done, total, secs);
+        };
+        o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
+        o.skeleton_max_level = c.allreduce(o.skeleton_max_level, mpi::ReduceOp::Max);
+        for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);
+        if (o.causal_learn) o.names = data.names;
+        std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
+        fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
+        if (!root) return;
+        r.skeleton = std::move(out.skeleton);
+        r.sepsets = std::move(out.sepsets);
+        r.pag = std::move(out.pag);
+        merge_pmax(r.pmax, out.pmax);
+        const fci::FciStats& st = out.stats;
+        auto& conf = r.config;
+        for (auto& [key, value] : conf) {  // PC's entries that describe the orientation
+            if (key == "algorithm")
+                value = o.causal_learn                    ? "fci (causal-learn)"
+                        : o.variant == fci::Variant::Rfci ? "rfci (pcalg)"
+                                                          : "fci (pcalg)";
+            if (key == "orientation")
+                value = o.causal_learn                    ? "causal-learn fci rule0, R1-R4B, R5-R10"
+                        : o.variant == fci::Variant::Rfci ? "pcalg rfci.vStruc, udag2apag R1-R10"
+                                                          : "pcalg udag2pag R0-R10";
+        }
+        conf.emplace_back("learner", fci::to_string(o.variant));
+        conf.emplace_back("fci_type", fci::to_string(o.type));
+        conf.emplace_back("pdsep", o.variant == fci::Variant::Fci && o.pdsep ? "true" : "false");
+        conf.emplace_back("pdsep_max", std::to_string(o.pdsep_max));
+        conf.emplace_back("collider_rule", o.conservative ? "conservative" : o.majority ? "majority" : "sepset");
+        std::string rules;
+        for (int k = 0; k < 10; ++k)
+            if (o.rules.rules[static_cast<std::size_t>(k)])
+                rules += (rules.empty() ? "R" : ",R") + std::to_string(k + 1);
+        conf.emplace_back("rules", rules);
+        if (o.causal_learn) conf.emplace_back("max_path_length", std::to_string(o.max_path_length));
+        conf.emplace_back("pdsep_tests", std::to_string(st.pdsep_tests));
+        conf.emplace_back("pdsep_removed", std::to_string(st.pdsep_removed));
+        conf.emplace_back("triple_tests", std::to_string(st.triple_tests));
+        conf.emplace_back("ambiguous_triples", std::to_string(st.ambiguous_triples));
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        r.seconds_total += secs;
+        std::ostringstream os;
+        os << fci::to_string(o.variant) << " after the skeleton: ";
+        if (o.variant == fci::Variant::Fci && o.pdsep)
+            os << "Possible-D-SEP " << st.pdsep_tests << " tests, " << st.pdsep_removed << " edges removed ("
+               << st.pdsep_seconds << " s); ";
+        if (st.triple_tests) os << st.triple_tests << " triple tests; ";
+        os << "orientation " << st.orient_seconds << " s";
+        if (verbose) progress.note(os.str());
+    });
+}
+
 }  // namespace
 
 PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Environment& env,
@@ -163,98 +262,14 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;
     hooks.after_skeleton = [&](const Dataset& data, const pc::PcConfig& cfg, pc::PcResult& r, mpi::Communicator& c) {
-        // Every rank runs the stages on rank 0's skeleton and separating sets, the tests
-        // dealt out over the ranks (fci::Tester); rank 0 keeps the outcome.
-        mpi::run_agreed(c, [&] {
-            if (cfg.knowledge.has_directions())
-                throw InputError(
-                    "background knowledge with directions: cudag fci takes adjacency knowledge only "
-                    "(pcalg's fixedGaps / fixedEdges)");
-        });
-        const bool root = c.rank() == 0;
-        Graph skel;
-        SepSets seps;
-        share_skeleton(c, r, skel, seps);
-        mpi::run_agreed(c, [&] {
-            skeleton::Progress progress(progress_mode(quiet, verbose, root), "cudag fci");
-            const auto t0 = std::chrono::steady_clock::now();
-            const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
-            const skeleton::Compat compat = cfg.compat;
-            // Fisher-z tests share one correlation matrix (computed here by the ranks
-            // together, each on all its threads); the others are made per worker.
-            const int threads = resolve_threads(cfg.backend.threads);  // 0: every hardware thread
-            // Fisher-z on a GPU: each rank's GPU holds C and runs its share of every batch.
-            std::unique_ptr<skeleton::SkeletonEngine> gpu = gpu_tests(data, cfg, spec, threads, c);
-            fci::Tester tester(gpu ? skeleton::ci_test_factory(data, spec, compat, threads, 0)
-                                   : skeleton::ci_test_factory(data, spec, compat, threads, 16384, &c),
-                               threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn}, &c);
-            if (gpu) tester.set_batch(gpu_batch(*gpu, data.n_samples, compat, threads));
-            // Rounds of Possible-D-SEP's tests: large for cheap tests, about one set an
-            // edge for CMIknn's permutation tests (fci/pdsep_tests.hpp).
-            tester.set_round_tests(spec.kind == skeleton::TestKind::FisherZ  ? std::int64_t{1} << 20
-                                   : spec.kind == skeleton::TestKind::CmiKnn ? 4LL * threads * c.size()
-                                                                             : std::int64_t{1} << 16);
-            fci::FciOptions o = opt;
-            std::string unit;
-            auto unit_start = std::chrono::steady_clock::now();
-            o.on_progress = [&](const std::string& what, std::int64_t done, std::int64_t total) {
-                if (what != unit) {
-                    unit = what;
-                    unit_start = std::chrono::steady_clock::now();
-                }
-                const double secs =
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - unit_start).count();
-                progress.counted("Possible-D-SEP", unit, done, total, secs);
-            };
-            o.skeleton_max_level = r.levels.empty() ? 0 : r.levels.back().level;
-            o.skeleton_max_level = c.allreduce(o.skeleton_max_level, mpi::ReduceOp::Max);
-            for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);
-            if (o.causal_learn) o.names = data.names;
-            std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
-            fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
-            if (!root) return;
-            r.skeleton = std::move(out.skeleton);
-            r.sepsets = std::move(out.sepsets);
-            r.pag = std::move(out.pag);
-            merge_pmax(r.pmax, out.pmax);
-            const fci::FciStats& st = out.stats;
-            auto& conf = r.config;
-            for (auto& [key, value] : conf) {  // PC's entries that describe the orientation
-                if (key == "algorithm")
-                    value = o.causal_learn                    ? "fci (causal-learn)"
-                            : o.variant == fci::Variant::Rfci ? "rfci (pcalg)"
-                                                              : "fci (pcalg)";
-                if (key == "orientation")
-                    value = o.causal_learn                    ? "causal-learn fci rule0, R1-R4B, R5-R10"
-                            : o.variant == fci::Variant::Rfci ? "pcalg rfci.vStruc, udag2apag R1-R10"
-                                                              : "pcalg udag2pag R0-R10";
-            }
-            conf.emplace_back("learner", fci::to_string(o.variant));
-            conf.emplace_back("fci_type", fci::to_string(o.type));
-            conf.emplace_back("pdsep", o.variant == fci::Variant::Fci && o.pdsep ? "true" : "false");
-            conf.emplace_back("pdsep_max", std::to_string(o.pdsep_max));
-            conf.emplace_back("collider_rule", o.conservative ? "conservative" : o.majority ? "majority" : "sepset");
-            std::string rules;
-            for (int k = 0; k < 10; ++k)
-                if (o.rules.rules[static_cast<std::size_t>(k)])
-                    rules += (rules.empty() ? "R" : ",R") + std::to_string(k + 1);
-            conf.emplace_back("rules", rules);
-            if (o.causal_learn) conf.emplace_back("max_path_length", std::to_string(o.max_path_length));
-            conf.emplace_back("pdsep_tests", std::to_string(st.pdsep_tests));
-            conf.emplace_back("pdsep_removed", std::to_string(st.pdsep_removed));
-            conf.emplace_back("triple_tests", std::to_string(st.triple_tests));
-            conf.emplace_back("ambiguous_triples", std::to_string(st.ambiguous_triples));
-            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            r.seconds_total += secs;
-            std::ostringstream os;
-            os << fci::to_string(o.variant) << " after the skeleton: ";
-            if (o.variant == fci::Variant::Fci && o.pdsep)
-                os << "Possible-D-SEP " << st.pdsep_tests << " tests, " << st.pdsep_removed << " edges removed ("
-                   << st.pdsep_seconds << " s); ";
-            if (st.triple_tests) os << st.triple_tests << " triple tests; ";
-            os << "orientation " << st.orient_seconds << " s";
-            if (verbose) progress.note(os.str());
-        });
+        fci_stages(data, cfg, opt, r, c, quiet, verbose);
+    };
+    // --bootstrap: a replicate is a whole run on one process, quiet.
+    hooks.replicate = [opt](const Dataset& d, const pc::PcConfig& cfg) {
+        mpi::SerialCommunicator serial;
+        pc::PcResult r = pc::run_pc(d, cfg, serial);
+        fci_stages(d, cfg, opt, r, serial, true, false);
+        return r;
     };
     return run_pc(a, command_line, env, comm, hooks);
 }

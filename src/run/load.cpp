@@ -122,16 +122,22 @@ pc::BootstrapTable read_bootstrap(hid_t root, std::int64_t n, const std::string&
     t.resample = resample.empty() ? std::string() : resample.front();
     t.seed = scalar_attr<std::uint64_t>(g.get(), "seed", where);
     t.consensus = scalar_attr<double>(g.get(), "consensus", where);
+    // A PAG bootstrap's (cudag fci --bootstrap): kinds "none" and the nine edge strings.
+    const std::vector<std::string> kinds =
+        h5::has_attr(g.get(), "kinds") ? h5::read_string_attr(g.get(), "kinds", where) : std::vector<std::string>{};
+    t.pag = kinds.size() == 10;
     t.pairs = h5::read_array<std::int32_t>(g.get(), "pairs", where);
     t.counts = h5::read_array<std::int32_t>(g.get(), "counts", where);
     if (t.replicates < 1) throw InputError(where + ": /bootstrap's replicates is not at least 1");
-    if (t.pairs.size() % 2 != 0 || t.counts.size() != t.size() * 5)
-        throw InputError(where + ": /bootstrap/pairs and /bootstrap/counts are not K x 2 and K x 5");
+    const std::size_t cols = t.columns();
+    if (t.pairs.size() % 2 != 0 || t.counts.size() != t.size() * cols)
+        throw InputError(where + ": /bootstrap/pairs and /bootstrap/counts are not K x 2 and K x " +
+                         std::to_string(cols));
     for (std::size_t e = 0; e < t.size(); ++e) {
         const std::int32_t i = t.pairs[2 * e], j = t.pairs[2 * e + 1];
         const bool increasing = e == 0 || t.pairs[2 * e - 2] < i || (t.pairs[2 * e - 2] == i && t.pairs[2 * e - 1] < j);
         std::int64_t sum = 0;
-        for (int k = 0; k < 5; ++k) sum += t.counts[5 * e + k];
+        for (std::size_t k = 0; k < cols; ++k) sum += t.counts[cols * e + k];
         if (i < 0 || j <= i || j >= n || !increasing || sum != t.replicates)
             throw InputError(where + ": /bootstrap row " + std::to_string(e) + " is not a pair i < j below " +
                              std::to_string(n) + " in order with counts summing to the replicates");

@@ -577,9 +577,10 @@ PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress
         io::write_dataset(d, a.write_resample, outputs);
         outputs.commit();
         done.summary =
-            "cudag pc: wrote replicate " + std::to_string(a.replicate) + " (--resample " + pc::to_string(b.resample) +
-            ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " + std::to_string(d.n_samples) +
-            " samples x " + std::to_string(d.n_vars) + " variables to " + a.write_resample +
+            "cudag " + a.learner + ": wrote replicate " + std::to_string(a.replicate) + " (--resample " +
+            pc::to_string(b.resample) + ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " +
+            std::to_string(d.n_samples) + " samples x " + std::to_string(d.n_vars) + " variables to " +
+            a.write_resample +
             (dropped.empty() ? "" : " (left out, constant in the resample as in the replicate's run: " + dropped + ")");
     });
     return done;
@@ -590,8 +591,9 @@ PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress
 PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
                         const std::vector<std::string>& formats, const std::string& command_line,
                         io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
-                        skeleton::Progress& progress, mpi::Communicator& comm) {
+                        skeleton::Progress& progress, mpi::Communicator& comm, const PcHooks& hooks) {
     const pc::BootstrapOptions b = bootstrap_options(a);
+    const bool pag = static_cast<bool>(hooks.replicate);
     pc::PcConfig run = cfg;
     const std::string checkpoint = cfg.checkpoint;
     run.on_checkpoint = [checkpoint](int done) {
@@ -605,14 +607,20 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
     const auto t0 = std::chrono::steady_clock::now();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
                   pc::to_string(b.resample) + ")" + replicates_placement(comm.size(), cfg.backend.replicate_devices));
-    set_memory_phase("cudag pc --bootstrap, the replicates");
-    pc::PcResult r = pc::bootstrap_pc(data, run, b, comm, [&](std::int64_t done, std::int64_t total) {
+    set_memory_phase("cudag " + a.learner + " --bootstrap, the replicates");
+    const pc::ReplicateCallback on_round = [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    });
+    };
+    pc::PcResult r = pag ? pc::bootstrap_pag(data, run, b, comm, hooks.replicate, on_round)
+                         : pc::bootstrap_pc(data, run, b, comm, on_round);
     const bool root = comm.rank() == 0;
     mpi::run_agreed(comm, [&] {
         if (!root || a.out.empty() || std::find(formats.begin(), formats.end(), "freq") == formats.end()) return;
-        pc::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, outputs.temp_for(io::format_path(a.out, "freq")));
+        const std::string path = outputs.temp_for(io::format_path(a.out, "freq"));
+        if (pag)
+            pc::write_pag_frequencies_tsv(*r.bootstrap, *r.pag, r.names, path);
+        else
+            pc::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, path);
     });
     io::Hdf5IoPlan gathered = io_plan;  // one table on rank 0: nothing to write collectively
     gathered.collective = false;
@@ -620,14 +628,23 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
     PcRun done;
     if (!root) return done;
     if (!checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(checkpoint);
-    std::int64_t directed = 0;
-    const auto edges = io::cpdag_edges(r.cpdag);
-    for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+    std::int64_t directed = 0, n_edges = 0;
+    if (pag) {
+        n_edges = r.pag->n_edges();  // "directed": --> or <--, both marks decided
+        for (std::int32_t i = 0; i < r.pag->n(); ++i)
+            for (const std::int32_t j : r.pag->neighbours(i))
+                directed += i < j && (pc::pag_kind(*r.pag, i, j) == 4 || pc::pag_kind(*r.pag, i, j) == 5);
+    } else {
+        const auto edges = io::cpdag_edges(r.cpdag);
+        n_edges = static_cast<std::int64_t>(edges.size());
+        for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
+    }
     std::ostringstream os;
-    os << "cudag pc: " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, " << data.n_samples
-       << " samples, " << pc::resolve_test(cfg, data).name() << ": " << b.replicates << " replicates (--resample "
-       << pc::to_string(b.resample) << "), " << r.bootstrap->size() << " pairs adjacent in some; consensus at "
-       << b.consensus << ": " << edges.size() << " edges (" << directed << " directed), " << r.seconds_total << " s";
+    os << "cudag " << a.learner << ": " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
+       << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": " << b.replicates
+       << " replicates (--resample " << pc::to_string(b.resample) << "), " << r.bootstrap->size()
+       << " pairs adjacent in some; consensus at " << b.consensus << ": " << n_edges << " edges (" << directed
+       << " directed), " << r.seconds_total << " s";
     if (!a.out.empty()) {
         os << "; wrote";
         for (const auto& f : outputs.final_paths()) os << ' ' << f;
@@ -688,7 +705,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
         if (gpu_engine(place, env))
             cfg.backend.replicate_devices = replicate_gpus(place.gpus >= 0 ? place.gpus : visible_gpus(), local_rank,
                                                            local_size, cfg.backend.device);
-        return run_bootstrap_job(a, cfg, data, formats, command_line, outputs, tmp_h5, io_plan, progress, *comm);
+        return run_bootstrap_job(a, cfg, data, formats, command_line, outputs, tmp_h5, io_plan, progress, *comm, hooks);
     }
     std::int64_t levels_peak = 0;
     set_pc_callbacks(a, cfg, progress, hooks, levels_peak);

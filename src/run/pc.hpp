@@ -67,6 +67,10 @@ struct PcHooks {
     /// is written: a learner that continues from the skeleton (FCI) completes the result
     /// here. Agrees on its own errors over the communicator.
     std::function<void(const Dataset&, const pc::PcConfig&, pc::PcResult&, mpi::Communicator&)> after_skeleton;
+    /// --bootstrap: each replicate's whole result learned on one process from its resample
+    /// (pc/bootstrap.hpp's ReplicateLearner; FCI's PAG in PcResult::pag), the PAGs counted
+    /// (pc::bootstrap_pag). Empty: PC's replicates.
+    std::function<pc::PcResult(const Dataset&, const pc::PcConfig&)> replicate;
 };
 
 /// A finished PC job: on rank 0, the result and the summary line (empty on other ranks).

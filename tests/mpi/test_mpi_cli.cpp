@@ -512,3 +512,22 @@ TEST_F(MpiCli, FciRunsAreRankCountInvariant) {
         }
     }
 }
+
+TEST_F(MpiCli, FciBootstrapIsRankCountInvariant) {
+    // cudag fci --bootstrap: replicate r on rank r mod K; on 1..3 ranks the frequency table
+    // and the consensus PAG's files of one process, byte for byte (5: uneven over 2 and 3).
+    const std::string data = std::string(CUDAG_SOURCE_DIR) + "/tests/data/fci/datasets/g05.csv";
+    for (const std::string variant : {"fci", "rfci"}) {
+        const std::string base = "fci --data " + data + " --variant " + variant +
+                                 " --alpha 0.05 --bootstrap 5 --seed 4 -q --format freq,edges,amat,cl --out ";
+        auto r = cudag(0, base + path("serial.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        for (int k = 1; k <= 3; ++k) {
+            const std::string out = path("np" + std::to_string(k) + ".h5");
+            r = cudag(k, base + out);
+            ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+            EXPECT_TRUE(same_results(out, path("serial.h5"), {".freq.tsv", ".edges.tsv", ".pag.amat.csv", ".cl.txt"}))
+                << k << " ranks: " << variant;
+        }
+    }
+}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._results import FciResult, _pandas, pag_edge_string
+from ._results import FciResult, _Frequencies, _pandas, pag_edge_string
 
 #: The PAG edge kinds a PAG bootstrap counts, read from i to j (i < j), in its columns' order.
 PAG_EDGE_KINDS = ("o->", "<-o", "o-o", "-->", "<--", "<->", "---", "o--", "--o")
@@ -16,7 +16,7 @@ PAG_EDGE_KINDS = ("o->", "<-o", "o-o", "-->", "<--", "<->", "---", "o--", "--o")
 PAG_FREQUENCY_COLUMNS = ("source", "target", "adjacency", "none", *PAG_EDGE_KINDS, "consensus")
 
 
-class FciBootstrapResult(FciResult):
+class FciBootstrapResult(_Frequencies, FciResult):
     """The result of ``cudag.fci(..., bootstrap=B)`` (and of :func:`cudag.load` on a
     ``cudag fci --bootstrap`` file): an :class:`FciResult` whose PAG is the consensus PAG
     (edge_array, edges(), pag, cl_matrix ... as FciResult's; no separating sets, pMax or
@@ -46,22 +46,6 @@ class FciBootstrapResult(FciResult):
     def pairs(self) -> np.ndarray:
         """int32 K x 2: the pairs (i, j), i < j, adjacent in at least one replicate, sorted."""
         return self._pairs.copy()
-
-    @property
-    def counts(self) -> np.ndarray:
-        """int32 K x 10: per pair, the replicates where it is none, then each of
-        PAG_EDGE_KINDS read from i to j (each row sums to ``replicates``)."""
-        return self._counts.copy()
-
-    @property
-    def frequency(self) -> np.ndarray:
-        """float64 K x 10: ``counts / replicates`` (the result file's /bootstrap/frequency)."""
-        return self._counts.astype(np.float64) / float(self.replicates)
-
-    @property
-    def adjacency(self) -> np.ndarray:
-        """float64 K: each pair's adjacency frequency, ``(replicates - none) / replicates``."""
-        return (self.replicates - self._counts[:, 0]).astype(np.float64) / float(self.replicates)
 
     def frequencies(self) -> list[tuple]:
         """The frequency table's rows (PAG_FREQUENCY_COLUMNS): one per pair in ``pairs``,

@@ -424,7 +424,32 @@ class PcResult(_Graph, _Search):
 FREQUENCY_COLUMNS = ("source", "target", "adjacency", "none", "-->", "<--", "---", "<->", "consensus")
 
 
-class BootstrapResult(PcResult):
+class _Frequencies:
+    """A bootstrap's per-pair counts (``_counts``: K x kinds, column 0 "none") over
+    ``replicates``, shared by PC's and FCI's bootstrap results."""
+
+    _counts: np.ndarray
+    replicates: int
+
+    @property
+    def counts(self) -> np.ndarray:
+        """int32 K x kinds: per pair, the replicates where it is none, then each edge kind
+        (PC: i --> j, j --> i, i --- j, i <-> j; FCI: PAG_EDGE_KINDS read from i to j); each row
+        sums to ``replicates``."""
+        return self._counts.copy()
+
+    @property
+    def frequency(self) -> np.ndarray:
+        """float64 K x kinds: ``counts / replicates`` (the result file's /bootstrap/frequency)."""
+        return self._counts.astype(np.float64) / float(self.replicates)
+
+    @property
+    def adjacency(self) -> np.ndarray:
+        """float64 K: each pair's adjacency frequency, ``(replicates - none) / replicates``."""
+        return (self.replicates - self._counts[:, 0]).astype(np.float64) / float(self.replicates)
+
+
+class BootstrapResult(_Frequencies, PcResult):
     """The result of ``cudag.pc(..., bootstrap=B)`` and ``cudag.mcmc(..., bootstrap=B)``
     (and of :func:`cudag.load` on their result files): a :class:`PcResult` whose graph is
     the consensus graph (edge_array, edges(), cpdag, amat, cl_matrix, skeleton, to_networkx,
@@ -458,21 +483,6 @@ class BootstrapResult(PcResult):
         """int32 K x 2: the pairs (i, j), i < j, adjacent in at least one replicate, sorted."""
         return self._pairs.copy()
 
-    @property
-    def counts(self) -> np.ndarray:
-        """int32 K x 5: per pair, the replicates where it is none, i --> j, j --> i, i --- j,
-        i <-> j (each row sums to ``replicates``)."""
-        return self._counts.copy()
-
-    @property
-    def frequency(self) -> np.ndarray:
-        """float64 K x 5: ``counts / replicates`` (the result file's /bootstrap/frequency)."""
-        return self._counts.astype(np.float64) / float(self.replicates)
-
-    @property
-    def adjacency(self) -> np.ndarray:
-        """float64 K: each pair's adjacency frequency, ``(replicates - none) / replicates``."""
-        return (self.replicates - self._counts[:, 0]).astype(np.float64) / float(self.replicates)
 
     def _consensus_marks(self) -> list[str]:
         """Each pair's mark in the consensus graph, as the frequency table writes it."""

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/cli_fixture.hpp"
+#include "support/fci_reference.hpp"
 
 namespace fs = std::filesystem;
 
@@ -21,57 +22,11 @@ namespace {
 
 using cudag::test::Cli;
 using cudag::test::CliRun;
+using cudag::test::read_our_amat;
+using cudag::test::read_ref_amat;
+using cudag::test::tsv;
 
 const fs::path kData = fs::path(CUDAG_SOURCE_DIR) / "tests" / "data" / "fci";
-
-std::vector<std::vector<std::string>> tsv(const fs::path& p) {
-    std::ifstream in(p);
-    std::vector<std::vector<std::string>> rows;
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> f;
-        std::stringstream ss(line);
-        for (std::string x; std::getline(ss, x, '\t');) f.push_back(x);
-        rows.push_back(f);
-    }
-    return rows;
-}
-
-/// The reference amat: names, then rows of pcalg amat.pag codes.
-std::vector<std::vector<int>> read_ref_amat(const fs::path& p, std::vector<std::string>& names) {
-    std::ifstream in(p);
-    std::string line;
-    std::getline(in, line);
-    std::stringstream hs(line);
-    for (std::string n; hs >> n;) names.push_back(n);
-    std::vector<std::vector<int>> m;
-    while (std::getline(in, line)) {
-        std::stringstream ls(line);
-        std::vector<int> row;
-        for (int v; ls >> v;) row.push_back(v);
-        if (!row.empty()) m.push_back(row);
-    }
-    return m;
-}
-
-/// cudag's <stem>.pag.amat.csv: a quoted header, then a quoted name and codes per row.
-std::vector<std::vector<int>> read_our_amat(const fs::path& p, std::vector<std::string>& names) {
-    std::ifstream in(p);
-    std::string line;
-    std::getline(in, line);
-    std::stringstream hs(line);
-    std::string cell;
-    std::getline(hs, cell, ',');
-    while (std::getline(hs, cell, ',')) names.push_back(cell.substr(1, cell.size() - 2));
-    std::vector<std::vector<int>> m;
-    while (std::getline(in, line)) {
-        std::stringstream ls(line);
-        std::getline(ls, cell, ',');
-        std::vector<int> row;
-        while (std::getline(ls, cell, ',')) row.push_back(std::stoi(cell));
-        m.push_back(row);
-    }
-    return m;
-}
 
 /// Edges (a < b) whose marks differ, for the failure message.
 std::string differences(const std::vector<std::vector<int>>& got, const std::vector<std::vector<int>>& want,

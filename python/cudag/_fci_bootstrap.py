@@ -9,6 +9,7 @@ from ._results import FciResult, _Frequencies, _pandas, pag_edge_string
 
 #: The PAG edge kinds a PAG bootstrap counts, read from i to j (i < j), in its columns' order.
 PAG_EDGE_KINDS = ("o->", "<-o", "o-o", "-->", "<--", "<->", "---", "o--", "--o")
+_REVERSE = str.maketrans("<>", "><")
 
 #: The columns of ``cudag fci --bootstrap B --format freq``: the pair's adjacency frequency,
 #: then "none" and each kind's (read from source to target), then its edge in the consensus
@@ -46,6 +47,19 @@ class FciBootstrapResult(_Frequencies, FciResult):
     def pairs(self) -> np.ndarray:
         """int32 K x 2: the pairs (i, j), i < j, adjacent in at least one replicate, sorted."""
         return self._pairs.copy()
+
+    def edge_frequency(self, a, b) -> dict:
+        """The frequencies of the pair a, b (names or indices), seen from a: {"adjacency",
+        "none", then each of PAG_EDGE_KINDS read from a to b ("o->": a o-> b)}; a pair no
+        replicate joined has adjacency 0 and none 1."""
+        from_lower, c = self._pair(a, b)
+        n = float(self.replicates)
+        out = {"adjacency": (self.replicates - c[0]) / n, "none": c[0] / n}
+        for kind, count in zip(PAG_EDGE_KINDS, c[1:]):
+            # The table reads each kind from the lower index; from the upper one it reverses.
+            seen = kind if from_lower else kind[::-1].translate(_REVERSE)
+            out[seen] = count / n
+        return out
 
     def frequencies(self) -> list[tuple]:
         """The frequency table's rows (PAG_FREQUENCY_COLUMNS): one per pair in ``pairs``,

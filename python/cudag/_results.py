@@ -448,6 +448,23 @@ class _Frequencies:
         """float64 K: each pair's adjacency frequency, ``(replicates - none) / replicates``."""
         return (self.replicates - self._counts[:, 0]).astype(np.float64) / float(self.replicates)
 
+    def _pair(self, a, b) -> tuple[bool, list]:
+        """(a is the pair's lower index, the pair's counts row; [B, 0, ...] for a pair no
+        replicate joined). a, b: names or indices."""
+        i, j = self._idx(a), self._idx(b)
+        if i == j:
+            raise ValueError(f"edge_frequency(): {self.names[i]!r} twice; a pair needs two variables")
+        lo, hi = min(i, j), max(i, j)
+        rows = getattr(self, "_pair_rows", None)
+        if rows is None:
+            p = self._pairs.astype(np.int64)
+            rows = self._pair_rows = p[:, 0] * len(self.names) + p[:, 1]
+        key = lo * len(self.names) + hi
+        k = int(np.searchsorted(rows, key))
+        if k < len(rows) and int(rows[k]) == key:
+            return i == lo, self._counts[k].tolist()
+        return i == lo, [self.replicates] + [0] * (self._counts.shape[1] - 1)
+
 
 class BootstrapResult(_Frequencies, PcResult):
     """The result of ``cudag.pc(..., bootstrap=B)`` and ``cudag.mcmc(..., bootstrap=B)``
@@ -516,20 +533,10 @@ class BootstrapResult(_Frequencies, PcResult):
         """The frequencies of the pair a, b (names or indices), seen from a: {"adjacency",
         "none", "-->" (a --> b), "<--" (b --> a), "---", "<->"}; a pair no replicate joined
         has adjacency 0 and none 1."""
-        i, j = self._idx(a), self._idx(b)
-        if i == j:
-            raise ValueError(f"edge_frequency(): {self.names[i]!r} twice; a pair needs two variables")
-        lo, hi = min(i, j), max(i, j)
-        if self._pair_rows is None:
-            p = self._pairs.astype(np.int64)
-            self._pair_rows = p[:, 0] * len(self.names) + p[:, 1]
-        key = lo * len(self.names) + hi
-        k = int(np.searchsorted(self._pair_rows, key))
-        found = k < len(self._pair_rows) and int(self._pair_rows[k]) == key
-        c = self._counts[k].tolist() if found else [self.replicates, 0, 0, 0, 0]
+        from_lower, c = self._pair(a, b)
         b = float(self.replicates)
         f = [v / b for v in c]
-        forward, backward = (f[1], f[2]) if i == lo else (f[2], f[1])
+        forward, backward = (f[1], f[2]) if from_lower else (f[2], f[1])
         return {"adjacency": (self.replicates - c[0]) / b, "none": f[0], "-->": forward, "<--": backward,
                 "---": f[3], "<->": f[4]}
 

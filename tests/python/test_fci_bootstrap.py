@@ -63,3 +63,27 @@ def test_load_round_trips_fci_bootstrap(fci_boot):
         for attr in ("pairs", "counts", "frequency", "adjacency", "edge_array"):
             np.testing.assert_array_equal(getattr(back, attr), getattr(res, attr), err_msg=attr)
         assert back.frequencies() == res.frequencies() and back.edges() == res.edges()
+
+
+def test_edge_frequency_reads_the_table_from_either_end(fci_boot):
+    res = fci_boot[0]
+    from cudag._fci_bootstrap import PAG_EDGE_KINDS as kinds
+    flip = {"o->": "<-o", "<-o": "o->", "o-o": "o-o", "-->": "<--", "<--": "-->", "<->": "<->", "---": "---",
+            "o--": "--o", "--o": "o--"}
+    for (i, j), c in zip(res.pairs.tolist(), res.counts.tolist()):
+        f = res.edge_frequency(i, j)
+        assert f["adjacency"] == pytest.approx((B - c[0]) / B) and f["none"] == pytest.approx(c[0] / B)
+        for k, kind in enumerate(kinds):
+            assert f[kind] == pytest.approx(c[k + 1] / B)
+        back = res.edge_frequency(res.names[j], res.names[i])  # by name, seen from j
+        for kind in kinds:
+            assert back[flip[kind]] == f[kind]
+        assert sum(v for k, v in back.items() if k != "adjacency") == pytest.approx(1.0)
+    # A pair no replicate joined: adjacency 0, none 1.
+    joined = {tuple(p) for p in res.pairs.tolist()}
+    n = len(res.names)
+    lone = next((a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in joined)
+    f = res.edge_frequency(*lone)
+    assert f["adjacency"] == 0.0 and f["none"] == 1.0 and all(f[k] == 0.0 for k in kinds)
+    with pytest.raises(ValueError, match="twice"):
+        res.edge_frequency(0, 0)

@@ -154,9 +154,9 @@ fci::Tester::BatchFn gpu_batch(skeleton::SkeletonEngine& gpu, std::int64_t m, sk
 
 /// The FCI stages after the skeleton search, on every rank of `c`: rank 0's skeleton and
 /// separating sets in `r` completed into its PAG there (r.pag, the revised skeleton,
-/// separating sets, pMax and provenance).
+/// separating sets, pMax and provenance). Progress lines count seconds from `run_start`.
 void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOptions& opt, pc::PcResult& r,
-                mpi::Communicator& c, bool quiet, bool verbose) {
+                mpi::Communicator& c, bool quiet, bool verbose, std::chrono::steady_clock::time_point run_start) {
     // Every rank runs the stages on rank 0's skeleton and separating sets, the tests
     // dealt out over the ranks (fci::Tester); rank 0 keeps the outcome.
     mpi::run_agreed(c, [&] {
@@ -171,6 +171,7 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
     share_skeleton(c, r, skel, seps);
     mpi::run_agreed(c, [&] {
         skeleton::Progress progress(progress_mode(quiet, verbose, root), "cudag fci");
+        progress.start_at(run_start);  // "(… s total)" counts the run's seconds, as the skeleton's lines
         const auto t0 = std::chrono::steady_clock::now();
         const skeleton::TestSpec spec = pc::resolve_test(cfg, data);
         const skeleton::Compat compat = cfg.compat;
@@ -245,7 +246,7 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
             os << "Possible-D-SEP " << st.pdsep_tests << " tests, " << st.pdsep_removed << " edges removed ("
                << st.pdsep_seconds << " s); ";
         if (st.triple_tests) os << st.triple_tests << " triple tests; ";
-        os << "orientation " << st.orient_seconds << " s";
+        os << "orientation " << st.orient_seconds << " s; " << secs << " s after the skeleton in all";
         if (verbose) progress.note(os.str());
     });
 }
@@ -254,6 +255,7 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
 
 PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Environment& env,
               std::unique_ptr<mpi::Communicator>& comm, PcHooks hooks) {
+    const auto run_start = std::chrono::steady_clock::now();
     check_fci_job(job);
     const fci::FciOptions opt = fci_options(job);
     PcJob a = job.pc;
@@ -262,13 +264,13 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;
     hooks.after_skeleton = [&](const Dataset& data, const pc::PcConfig& cfg, pc::PcResult& r, mpi::Communicator& c) {
-        fci_stages(data, cfg, opt, r, c, quiet, verbose);
+        fci_stages(data, cfg, opt, r, c, quiet, verbose, run_start);
     };
     // --bootstrap: a replicate is a whole run on one process, quiet.
     hooks.replicate = [opt](const Dataset& d, const pc::PcConfig& cfg) {
         mpi::SerialCommunicator serial;
         pc::PcResult r = pc::run_pc(d, cfg, serial);
-        fci_stages(d, cfg, opt, r, serial, true, false);
+        fci_stages(d, cfg, opt, r, serial, true, false, std::chrono::steady_clock::now());
         return r;
     };
     return run_pc(a, command_line, env, comm, hooks);

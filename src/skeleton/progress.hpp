@@ -19,6 +19,9 @@ public:
     Progress(Mode mode, std::string label);
 
     bool enabled() const { return enabled_; }
+    /// Count the "(… s total)" of each line from `t` (a run's start) instead of from this
+    /// object's construction (a later stage's own Progress).
+    void start_at(std::chrono::steady_clock::time_point t) { start_ = t; }
     void level(const LevelStats& s);
     /// Before a level: a line when it may run long (at most plan.planned_tests tests, at
     /// least kLongLevelTests), with the time that would take at the last level's rate, so

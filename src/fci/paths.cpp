@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fci/paths.hpp"
 
+#include <algorithm>
 #include <deque>
+
+#include "core/error.hpp"
 
 namespace cudag::fci {
 
@@ -31,22 +34,45 @@ bool faithful(std::span<const std::int32_t> cp, const TripleSet& unf) {
     return true;
 }
 
+namespace {
+struct VisitStore {
+    std::vector<std::uint32_t> marks;
+    std::uint32_t stamp = 0;
+    bool busy = false;
+};
+thread_local VisitStore visit_store;
+}  // namespace
+
+VisitMarks::VisitMarks(std::int32_t n) {
+    VisitStore& s = visit_store;
+    CUDAG_ASSERT(!s.busy);
+    s.busy = true;
+    if (s.marks.size() < static_cast<std::size_t>(n)) s.marks.resize(static_cast<std::size_t>(n), 0);
+    if (++s.stamp == 0) {  // wrapped: clear once
+        std::fill(s.marks.begin(), s.marks.end(), 0u);
+        s.stamp = 1;
+    }
+    marks_ = s.marks.data();
+    stamp_ = s.stamp;
+}
+
+VisitMarks::~VisitMarks() { visit_store.busy = false; }
+
 std::optional<std::int32_t> min_discr_path(const Pag& g, std::int32_t a, std::int32_t b, std::int32_t c) {
-    std::vector<char> visited(static_cast<std::size_t>(g.n()), 0);
-    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] =
-        1;
+    VisitMarks visited(g.n());
+    for (const std::int32_t v : {a, b, c}) visited.set(v);
     // pcalg queues paths but only ever uses their last two nodes (pred, d).
     std::deque<std::pair<std::int32_t, std::int32_t>> queue;
     for (const std::int32_t d : g.neighbours(a))
-        if (g(d, a) == kArrow && !visited[static_cast<std::size_t>(d)]) queue.emplace_back(a, d);
+        if (g(d, a) == kArrow && !visited[d]) queue.emplace_back(a, d);
     while (!queue.empty()) {
         const auto [pred, d] = queue.front();
         if (!g.adjacent(c, d)) return d;
         queue.pop_front();
         if (g(d, c) == kArrow && g(c, d) == kTail && g(pred, d) == kArrow) {
-            visited[static_cast<std::size_t>(d)] = 1;
+            visited.set(d);
             for (const std::int32_t r : g.neighbours(d))
-                if (g(r, d) == kArrow && !visited[static_cast<std::size_t>(r)]) queue.emplace_back(d, r);
+                if (g(r, d) == kArrow && !visited[r]) queue.emplace_back(d, r);
         }
     }
     return std::nullopt;
@@ -58,17 +84,16 @@ std::vector<std::int32_t> min_uncov_pd_path(const Pag& g, std::int32_t a, std::i
         std::vector<std::int32_t> path{a, b, c};
         if (unf.empty() || faithful(path, unf)) return path;
     }
-    std::vector<char> visited(static_cast<std::size_t>(g.n()), 0);
-    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] =
-        1;
+    VisitMarks visited(g.n());
+    for (const std::int32_t v : {a, b, c}) visited.set(v);
     std::deque<std::vector<std::int32_t>> queue;
     for (const std::int32_t d : g.neighbours(b))
-        if (pd_edge(g, b, d) && g(d, a) == kNone && !visited[static_cast<std::size_t>(d)]) queue.push_back({b, d});
+        if (pd_edge(g, b, d) && g(d, a) == kNone && !visited[d]) queue.push_back({b, d});
     while (!queue.empty()) {
         std::vector<std::int32_t> mpath = std::move(queue.front());
         queue.pop_front();
         const std::int32_t d = mpath.back();
-        visited[static_cast<std::size_t>(d)] = 1;
+        visited.set(d);
         if (pd_edge(g, d, c)) {
             std::vector<std::int32_t> path;
             path.reserve(mpath.size() + 2);
@@ -78,7 +103,7 @@ std::vector<std::int32_t> min_uncov_pd_path(const Pag& g, std::int32_t a, std::i
             if (uncovered(g, path) && (unf.empty() || faithful(path, unf))) return path;
         } else {
             for (const std::int32_t r : g.neighbours(d))
-                if (pd_edge(g, d, r) && !visited[static_cast<std::size_t>(r)]) {
+                if (pd_edge(g, d, r) && !visited[r]) {
                     std::vector<std::int32_t> next = mpath;
                     next.push_back(r);
                     queue.push_back(std::move(next));
@@ -90,17 +115,17 @@ std::vector<std::int32_t> min_uncov_pd_path(const Pag& g, std::int32_t a, std::i
 
 std::vector<std::int32_t> min_uncov_circ_path(const Pag& g, std::int32_t a, std::int32_t c, std::int32_t d,
                                               std::int32_t b, const TripleSet& unf) {
-    std::vector<char> visited(static_cast<std::size_t>(g.n()), 0);
-    for (const std::int32_t v : {a, c, d, b}) visited[static_cast<std::size_t>(v)] = 1;
+    VisitMarks visited(g.n());
+    for (const std::int32_t v : {a, c, d, b}) visited.set(v);
     auto circle = [&](std::int32_t x, std::int32_t y) { return g(x, y) == kCircle && g(y, x) == kCircle; };
     std::deque<std::vector<std::int32_t>> queue;
     for (const std::int32_t x : g.neighbours(c))
-        if (circle(c, x) && !visited[static_cast<std::size_t>(x)]) queue.push_back({c, x});
+        if (circle(c, x) && !visited[x]) queue.push_back({c, x});
     while (!queue.empty()) {
         std::vector<std::int32_t> mpath = std::move(queue.front());
         queue.pop_front();
         const std::int32_t x = mpath.back();
-        visited[static_cast<std::size_t>(x)] = 1;
+        visited.set(x);
         if (circle(x, d)) {
             std::vector<std::int32_t> path;
             path.reserve(mpath.size() + 3);
@@ -111,7 +136,7 @@ std::vector<std::int32_t> min_uncov_circ_path(const Pag& g, std::int32_t a, std:
             if (uncovered(g, path) && (unf.empty() || faithful(path, unf))) return path;
         } else {
             for (const std::int32_t r : g.neighbours(x))
-                if (circle(x, r) && !visited[static_cast<std::size_t>(r)]) {
+                if (circle(x, r) && !visited[r]) {
                     std::vector<std::int32_t> next = mpath;
                     next.push_back(r);
                     queue.push_back(std::move(next));

@@ -16,6 +16,24 @@ namespace cudag::fci {
 
 using namespace cudag::marks;
 
+/// Visited flags of one path search over g.n() nodes, on this thread's reused array: a new
+/// search takes a new stamp instead of clearing n flags, so it costs what it visits (the
+/// searches run once per candidate triple; at 100,000 nodes an n-sized clear each time
+/// dominated RFCI). One search at a time per thread (checked).
+class VisitMarks {
+public:
+    explicit VisitMarks(std::int32_t n);
+    ~VisitMarks();
+    VisitMarks(const VisitMarks&) = delete;
+    VisitMarks& operator=(const VisitMarks&) = delete;
+    bool operator[](std::int32_t v) const { return marks_[static_cast<std::size_t>(v)] == stamp_; }
+    void set(std::int32_t v) { marks_[static_cast<std::size_t>(v)] = stamp_; }
+
+private:
+    std::uint32_t* marks_;
+    std::uint32_t stamp_;
+};
+
 /// pcalg's minDiscrPath(pag, a, b, c): the first node d (breadth first from a) that ends a
 /// discriminating path for b (d ... a, b, c with d not adjacent to c), or none. pcalg keeps
 /// only the last two nodes of each queued path; so does this.

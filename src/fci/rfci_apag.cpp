@@ -28,19 +28,18 @@ namespace {
 /// more); this is the same search.
 std::optional<std::array<std::int32_t, 4>> min_discr_path_ends(const Pag& g, std::int32_t a, std::int32_t b,
                                                                std::int32_t c) {
-    std::vector<char> visited(static_cast<std::size_t>(g.n()), 0);
-    visited[static_cast<std::size_t>(a)] = visited[static_cast<std::size_t>(b)] = visited[static_cast<std::size_t>(c)] =
-        1;
+    VisitMarks visited(g.n());
+    for (const std::int32_t v : {a, b, c}) visited.set(v);
     std::vector<std::pair<std::int32_t, std::int32_t>> queue;  // (pred, d), breadth first
     for (const std::int32_t d : g.neighbours(a))
-        if (g(d, a) == kArrow && !visited[static_cast<std::size_t>(d)]) queue.emplace_back(a, d);
+        if (g(d, a) == kArrow && !visited[d]) queue.emplace_back(a, d);
     for (std::size_t head = 0; head < queue.size(); ++head) {
         const auto [pred, d] = queue[head];
         if (!g.adjacent(c, d)) return std::array<std::int32_t, 4>{d, pred, b, c};
         if (g(d, c) == kArrow && g(c, d) == kTail && g(pred, d) == kArrow) {
-            visited[static_cast<std::size_t>(d)] = 1;
+            visited.set(d);
             for (const std::int32_t r : g.neighbours(d))
-                if (g(r, d) == kArrow && !visited[static_cast<std::size_t>(r)]) queue.emplace_back(d, r);
+                if (g(r, d) == kArrow && !visited[r]) queue.emplace_back(d, r);
         }
     }
     return std::nullopt;

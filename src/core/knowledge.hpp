@@ -40,6 +40,12 @@ public:
     /// orientation has to consult the knowledge. Without one the knowledge only fixes
     /// adjacencies (pcalg's fixedGaps / fixedEdges).
     bool has_directions() const { return !forbid_dir_.empty() || !require_dir_.empty() || has_tiers_; }
+    /// Any forbidden direction or pair (causal-learn: forbidden_rules_specs is not empty).
+    bool has_forbidden() const { return !forbid_dir_.empty() || !forbid_adj_.empty(); }
+    /// Any required direction (causal-learn: required_rules_specs is not empty).
+    bool has_required_directions() const { return !require_dir_.empty(); }
+    /// Any variable in a tier (causal-learn: tier_map is not empty).
+    bool has_tiers() const { return has_tiers_; }
 
     // ---- building (indices 0 <= a, b < n, a != b) -----------------------------------
     void forbid_direction(std::int32_t a, std::int32_t b) { forbid_dir_.insert({a, b}); }

@@ -50,7 +50,7 @@ FciOutcome learn_pag_causal_learn(Graph skeleton, SepSets sepsets, Tester& teste
     cl::SepSetLookup seps(fas, sepsets);
     const auto t0 = std::chrono::steady_clock::now();
     Pag g = Pag::circles(skeleton);
-    cl::rule0(g, seps);
+    cl::rule0(g, seps, opt.knowledge);
     std::function<void(std::int64_t, std::int64_t)> progress;
     if (opt.on_progress) progress = [&](std::int64_t d, std::int64_t t) { opt.on_progress("edges in causal-learn's order", d, t); };
     std::vector<std::int64_t> hashes;  // empty: node order
@@ -66,15 +66,22 @@ FciOutcome learn_pag_causal_learn(Graph skeleton, SepSets sepsets, Tester& teste
 
     const auto t1 = std::chrono::steady_clock::now();
     g = Pag::circles(g.skeleton());
-    cl::rule0(g, seps);
-    cl::DdpContext ddp{tester, seps, opt.max_path_length, 0};
+    cl::rule0(g, seps, opt.knowledge);
+    cl::DdpContext ddp{tester, seps, opt.max_path_length, 0, opt.knowledge};
+    // causal-learn runs R4B in its first round even without a change when the knowledge has
+    // forbidden edges, required edges and tiers, all three.
+    const Knowledge* bk = opt.knowledge;
+    bool first_time = bk && bk->has_forbidden() && bk->has_required_directions() && bk->has_tiers();
     bool change = true;
     std::int64_t rounds = 0;
     while (change) {
         if (++rounds > 1000000) throw Error("fci (causal-learn): the orientation rules did not settle");
-        change = cl::rules_r1_r2(g, false);
-        change = cl::rule_r3(g, seps, change);
-        if (change) change = cl::rule_r4b(g, ddp, change);
+        change = cl::rules_r1_r2(g, bk, false);
+        change = cl::rule_r3(g, seps, bk, change);
+        if (change || first_time) {
+            change = cl::rule_r4b(g, ddp, change);
+            first_time = false;
+        }
         change = cl::rule_r5(g, change);
         change = cl::rule_r6(g, change);
         change = cl::rule_r7(g, change);

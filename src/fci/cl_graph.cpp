@@ -31,6 +31,25 @@ void put_edge(Pag& g, std::int32_t a, std::int32_t b, std::uint8_t at_a, std::ui
     g.set(b, a, at_a);
 }
 
+void orient_bk(Pag& g, const Knowledge* k) {
+    if (!k) return;
+    for (std::int32_t i = 0; i < g.n(); ++i) {
+        const std::vector<std::int32_t> nb(g.neighbours(i).begin(), g.neighbours(i).end());
+        for (const std::int32_t j : nb) {
+            if (j <= i) continue;
+            const bool j_to_i = k->forbidden(i, j)   ? true
+                                : k->forbidden(j, i) ? false
+                                : k->required(i, j)  ? false
+                                                     : k->required(j, i);
+            const bool i_to_j = !j_to_i && (k->forbidden(j, i) || k->required(i, j));
+            if (!j_to_i && !i_to_j) continue;
+            const std::int32_t from = j_to_i ? j : i, to = j_to_i ? i : j;
+            g.set(from, to, kArrow);  // add_directed_edge(from, to)
+            g.set(to, from, kTail);
+        }
+    }
+}
+
 bool semi_directed_path(const Pag& g, std::int32_t from, std::int32_t to) {
     std::vector<char> seen(static_cast<std::size_t>(g.n()), 0);
     std::deque<std::int32_t> queue;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/knowledge.hpp"
 #include "core/pag.hpp"
 #include "core/sepsets.hpp"
 
@@ -30,12 +31,21 @@ inline bool is_parent_of(const Pag& g, std::int32_t a, std::int32_t c) { return 
 inline bool is_def_collider(const Pag& g, std::int32_t a, std::int32_t b, std::int32_t c) {
     return g(a, b) == kArrow && g(c, b) == kArrow;
 }
-/// is_arrow_point_allowed(x, y) without background knowledge: the mark at y is an arrowhead
-/// or a circle.
-inline bool arrow_allowed(const Pag& g, std::int32_t x, std::int32_t y) {
+/// is_arrow_point_allowed(x, y, knowledge): an arrowhead at y is allowed when the mark there
+/// is one; a tail there never; a circle unless x -> y is forbidden and the mark at x is no
+/// circle (causal-learn asks the knowledge only when the mark at x is an arrowhead or a tail).
+inline bool arrow_allowed(const Pag& g, std::int32_t x, std::int32_t y, const Knowledge* k) {
     const std::uint8_t m = g(x, y);
-    return m == kArrow || m == kCircle;
+    if (m == kArrow) return true;
+    if (m == kTail) return false;
+    const std::uint8_t at_x = g(y, x);
+    if ((at_x == kArrow || at_x == kTail) && k && k->forbidden(x, y)) return false;
+    return m == kCircle;
 }
+/// fci_orient_bk: each edge i - j (i < j, as get_graph_edges lists them) made j --> i when
+/// i -> j is forbidden, else i --> j when j -> i is forbidden, else i --> j when required,
+/// else j --> i when j -> i is required (add_directed_edge: tail and arrowhead set as such).
+void orient_bk(Pag& g, const Knowledge* k);
 /// causal-learn's graph.remove_edge(e); graph.add_edge(Edge(a, b, at_a, at_b)). add_edge
 /// refuses an edge that reads "circle at its first node, tail at its second" (Edge flips
 /// only edges with an arrowhead first), so that call leaves a and b non-adjacent; kept.

@@ -23,20 +23,20 @@ std::vector<std::int32_t> nbrs(const Pag& g, std::int32_t b) {
     return {nb.begin(), nb.end()};
 }
 
-bool rule_r1(Pag& g, std::int32_t a, std::int32_t b, std::int32_t c, bool flag) {
+bool rule_r1(Pag& g, std::int32_t a, std::int32_t b, std::int32_t c, const Knowledge* bk, bool flag) {
     if (g.adjacent(a, c)) return flag;
     if (g(a, b) == kArrow && g(c, b) == kCircle) {
-        if (!arrow_allowed(g, b, c)) return flag;
+        if (!arrow_allowed(g, b, c, bk)) return flag;
         put_edge(g, c, b, kArrow, kTail);
         flag = true;
     }
     return flag;
 }
 
-bool rule_r2(Pag& g, std::int32_t a, std::int32_t b, std::int32_t c, bool flag) {
+bool rule_r2(Pag& g, std::int32_t a, std::int32_t b, std::int32_t c, const Knowledge* bk, bool flag) {
     if (g.adjacent(a, c) && g(a, c) == kCircle) {
         if (g(a, b) == kArrow && g(b, c) == kArrow && (g(b, a) == kTail || g(c, b) == kTail)) {
-            if (!arrow_allowed(g, a, c)) return flag;
+            if (!arrow_allowed(g, a, c, bk)) return flag;
             put_edge(g, a, c, g(c, a), kArrow);
             flag = true;
         }
@@ -46,33 +46,34 @@ bool rule_r2(Pag& g, std::int32_t a, std::int32_t b, std::int32_t c, bool flag) 
 
 }  // namespace
 
-void rule0(Pag& g, const SepSetLookup& seps) {
+void rule0(Pag& g, const SepSetLookup& seps, const Knowledge* bk) {
+    orient_bk(g, bk);
     for (std::int32_t b = 0; b < g.n(); ++b) {
         const auto adj = nbrs(g, b);
         each_pair(adj, [&](std::int32_t a, std::int32_t c) {
             if (g.adjacent(a, c) || is_def_collider(g, a, b, c)) return;
             if (!seps.has(a, c) || seps.contains(a, c, b)) return;
-            if (!arrow_allowed(g, a, b) || !arrow_allowed(g, c, b)) return;
+            if (!arrow_allowed(g, a, b, bk) || !arrow_allowed(g, c, b, bk)) return;
             put_edge(g, a, b, g(b, a), kArrow);
             put_edge(g, c, b, g(b, c), kArrow);
         });
     }
 }
 
-bool rules_r1_r2(Pag& g, bool flag) {
+bool rules_r1_r2(Pag& g, const Knowledge* bk, bool flag) {
     for (std::int32_t b = 0; b < g.n(); ++b) {
         const auto adj = nbrs(g, b);
         each_pair(adj, [&](std::int32_t a, std::int32_t c) {
-            flag = rule_r1(g, a, b, c, flag);
-            flag = rule_r1(g, c, b, a, flag);
-            flag = rule_r2(g, a, b, c, flag);
-            flag = rule_r2(g, c, b, a, flag);
+            flag = rule_r1(g, a, b, c, bk, flag);
+            flag = rule_r1(g, c, b, a, bk, flag);
+            flag = rule_r2(g, a, b, c, bk, flag);
+            flag = rule_r2(g, c, b, a, bk, flag);
         });
     }
     return flag;
 }
 
-bool rule_r3(Pag& g, const SepSetLookup& seps, bool flag) {
+bool rule_r3(Pag& g, const SepSetLookup& seps, const Knowledge* bk, bool flag) {
     for (std::int32_t b = 0; b < g.n(); ++b) {
         const auto arrows = into(g, b, kArrow);
         const auto circles = into(g, b, kCircle);
@@ -83,7 +84,7 @@ bool rule_r3(Pag& g, const SepSetLookup& seps, bool flag) {
                 if (!g.adjacent(a, d) || !g.adjacent(c, d)) return;
                 if (!seps.contains(a, c, d)) return;  // isNoncollider
                 if (g(a, d) != kCircle || g(c, d) != kCircle) return;
-                if (!arrow_allowed(g, d, b)) return;
+                if (!arrow_allowed(g, d, b, bk)) return;
                 put_edge(g, d, b, g(b, d), kArrow);
                 flag = true;
             });
@@ -119,7 +120,7 @@ bool do_ddp_orientation(Pag& g, std::int32_t d, std::int32_t a, std::int32_t b, 
         flag = true;
         return true;
     }
-    if (!arrow_allowed(g, a, b) || !arrow_allowed(g, c, b)) return false;
+    if (!arrow_allowed(g, a, b, ctx.bk) || !arrow_allowed(g, c, b, ctx.bk)) return false;
     put_edge(g, a, b, g(b, a), kArrow);
     put_edge(g, c, b, g(b, c), kArrow);
     flag = true;

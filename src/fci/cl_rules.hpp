@@ -16,15 +16,17 @@
 
 namespace cudag::fci::cl {
 
-/// rule0 (after reorientAllWith(CIRCLE)): a *-> b <-* c for every a - b - c, a and c not
-/// adjacent, whose sep_sets.get((a, c)) (a < c) exists and lacks b.
-void rule0(Pag& g, const SepSetLookup& seps);
+/// rule0 (after reorientAllWith(CIRCLE)): fci_orient_bk (orient_bk), then a *-> b <-* c for
+/// every a - b - c, a and c not adjacent, not yet a collider, whose sep_sets.get((a, c))
+/// (a < c) exists and lacks b and whose two arrowheads the knowledge allows. `bk` (may be
+/// null): causal-learn's background_knowledge, as R1-R4 take it too.
+void rule0(Pag& g, const SepSetLookup& seps, const Knowledge* bk);
 
 /// rulesR1R2cycle: for every node b and pair (a, c) of its neighbours, R1(a, b, c),
 /// R1(c, b, a), R2(a, b, c), R2(c, b, a).
-bool rules_r1_r2(Pag& g, bool flag);
+bool rules_r1_r2(Pag& g, const Knowledge* bk, bool flag);
 /// ruleR3 (the double triangle), deciding non-colliders by sep_sets.get((a, c)).
-bool rule_r3(Pag& g, const SepSetLookup& seps, bool flag);
+bool rule_r3(Pag& g, const SepSetLookup& seps, const Knowledge* bk, bool flag);
 
 /// ruleR4B's settings and counters.
 struct DdpContext {
@@ -32,6 +34,7 @@ struct DdpContext {
     const SepSetLookup& seps;
     int max_path_length = -1;  ///< causal-learn's max_path_length (-1: 1000)
     std::int64_t tests = 0;    ///< the tests doDdpOrientation ran
+    const Knowledge* bk = nullptr;  ///< background knowledge (may be null)
 };
 /// ruleR4B: discriminating paths found by ddpOrient, decided by two tests each
 /// (doDdpOrientation), then by sep_sets.get((d, c)).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/graph.hpp"
+#include "core/knowledge.hpp"
 #include "core/sepsets.hpp"
 #include "core/pag.hpp"
 #include "fci/pdsep.hpp"
@@ -58,6 +59,9 @@ struct FciOptions {
     /// possible children) in CPython 3.11's order under PYTHONHASHSEED = this (0 .. 2^32 - 1);
     /// -1: in node order.
     std::int64_t python_hash_seed = -1;
+    /// causal_learn: background knowledge as causal-learn's fci(background_knowledge=...) uses
+    /// it (fci_orient_bk in rule0, is_arrow_point_allowed in R0-R4; not owned, may be null).
+    const Knowledge* knowledge = nullptr;
     /// Possible-D-SEP's progress (pcalg's): (unit, done, total), unit "edges decided" or
     /// "nodes of pcalg's pass"; may be empty.
     std::function<void(const std::string& phase, std::int64_t done, std::int64_t total)> on_progress;

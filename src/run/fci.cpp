@@ -52,14 +52,10 @@ void check_fci_job(const FciJob& job) {
         throw InputError("--checkpoint with --bootstrap: cudag fci --bootstrap keeps no checkpoints (cudag pc's does)");
     if (a.uc_rule != -2 || a.uc_priority != -2)
         throw InputError("--uc-rule / --uc-priority are PC's collider rules; FCI orients with R0-R10");
-    if (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty())
+    if (a.compat != "causal-learn" && (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty()))
         throw InputError(
-            "--tiers orients edges; cudag fci takes adjacency knowledge only (--forbid / --require "
-            "pairs, pcalg's fixedGaps / fixedEdges)");
-    if (a.compat == "causal-learn" && (!a.knowledge.files.require.empty() || !a.knowledge.values.require.empty()))
-        throw InputError(
-            "--require with --compat causal-learn: causal-learn's fci orients required edges (pcalg's "
-            "fixedEdges keep an adjacency: --compat pcalg)");
+            "--tiers orients edges; cudag fci --compat pcalg takes adjacency knowledge only (--forbid / "
+            "--require pairs, pcalg's fixedGaps / fixedEdges; --compat causal-learn takes tiers)");
 }
 
 /// r.pmax with `more` folded in (a pair's value raised, new pairs inserted), sorted.
@@ -160,10 +156,10 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
     // Every rank runs the stages on rank 0's skeleton and separating sets, the tests
     // dealt out over the ranks (fci::Tester); rank 0 keeps the outcome.
     mpi::run_agreed(c, [&] {
-        if (cfg.knowledge.has_directions())
+        if (!opt.causal_learn && cfg.knowledge.has_directions())
             throw InputError(
-                "background knowledge with directions: cudag fci takes adjacency knowledge only "
-                "(pcalg's fixedGaps / fixedEdges)");
+                "background knowledge with directions: cudag fci --compat pcalg takes adjacency knowledge "
+                "only (pcalg's fixedGaps / fixedEdges; --compat causal-learn takes directions)");
     });
     const bool root = c.rank() == 0;
     Graph skel;
@@ -204,6 +200,7 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
         o.skeleton_max_level = c.allreduce(o.skeleton_max_level, mpi::ReduceOp::Max);
         for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);
         if (o.causal_learn) o.names = data.names;
+        if (o.causal_learn && !cfg.knowledge.empty()) o.knowledge = &cfg.knowledge;
         std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
         fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
         if (!root) return;

@@ -283,9 +283,15 @@ def test_compat_without_causallearn(monkeypatch):
     want = cudag.fci(collider(), alpha=0.05, max_level=0, forbid=["X1 -- X2"], compat="causal-learn")
     np.testing.assert_array_equal(g.graph, want.cl_matrix)
     assert g.graph[0, 1] == 0 and want.config["max_level"] == 0
-    for knowledge in (bk([("X1", "X2")]), bk(required=[("X1", "X2")]), bk(tiers={0: {Node("X1")}})):
-        with pytest.raises(ValueError, match="adjacency knowledge only"):
-            cl.fci(collider(), show_progress=False, background_knowledge=knowledge)
+    # directed knowledge and tiers: as cudag.fci(forbid=, require=, tiers=) under causal-learn's compat
+    g, _ = cl.fci(collider(), show_progress=False, background_knowledge=bk([("X2", "X1")], [("X3", "X2")]))
+    want = cudag.fci(collider(), alpha=0.05, forbid=["X2 -> X1"], require=["X3 -> X2"], compat="causal-learn")
+    np.testing.assert_array_equal(g.graph, want.cl_matrix)
+    assert g.graph[1, 2] == 1 and g.graph[2, 1] == -1  # X3 --> X2
+    within = bk(tiers={0: {Node("X1")}})
+    within.forbidden_within_tiers = {0}
+    with pytest.raises(ValueError, match="forbid_within_tier"):
+        cl.fci(collider(), show_progress=False, background_knowledge=within)
     with pytest.raises(ValueError, match="not in node_names"):
         cl.fci(collider(), show_progress=False, background_knowledge=bk([("X1", "X2"), ("X2", "X1")]),
                node_names=["A", "B", "C"])

@@ -97,13 +97,16 @@ TEST_F(Cli, FciRefusesBadOptionsInOneLineAndWritesNothing) {
     expect_error(c + "--type anytime --max-level 2", "--type anytime is pcalg's; causal-learn's fci has no such");
     expect_error(c + "--type adaptive", "--type adaptive is pcalg's; causal-learn's fci has no such option");
     expect_error(c + "--no-selection-bias", "--no-selection-bias is pcalg's; causal-learn's fci has no such");
-    const auto require = write("require.txt", "A B\n");
-    expect_error(c + "--require " + require.string(), "--require with --compat causal-learn");
+    const auto forbid_dir = write("forbid_dir.txt", "A -> B\n");
+    expect_error(o + "--forbid " + forbid_dir.string(),
+                 "background knowledge with directions: cudag fci --compat pcalg");
+    const auto require = write("require.txt", "A -> B\n");
+    expect_error(o + "--require " + require.string(), "background knowledge with directions: cudag fci --compat pcalg");
     expect_error("fci --oracle " + cyc.string(), "cycle");
     const auto tiers = write("tiers.txt", "1 C\n2 A\n");
-    expect_error(o + "--tiers " + tiers.string(), "--tiers orients edges");
+    expect_error(o + "--tiers " + tiers.string(), "--tiers orients edges; cudag fci --compat pcalg");
     expect_error("fci -q", "--data is required");
-    expect_no_outputs({"dag.tsv", "cycle.tsv", "tiers.txt", "require.txt"});
+    expect_no_outputs({"dag.tsv", "cycle.tsv", "tiers.txt", "require.txt", "forbid_dir.txt"});
 }
 
 TEST_F(Cli, FciKeepsRequiredAndForbiddenPairs) {

@@ -4,7 +4,8 @@
 // README): every run on the 19 data sets (Fisher-z on the Gaussian ones, chi-square and G² on
 // the discrete ones; alpha 0.01 and 0.05) gives the same PAG, on one thread and on two; and on
 // a data set whose causal-learn PAG depends on PYTHONHASHSEED (causal_learn_hashseed),
-// --python-hash-seed N gives causal-learn's PAG under PYTHONHASHSEED=N for N = 0..5.
+// --python-hash-seed N gives causal-learn's PAG under PYTHONHASHSEED=N for N = 0..5; and with
+// background knowledge (causal_learn_bk), causal-learn's PAG for the same knowledge.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -106,6 +107,46 @@ TEST_F(Cli, FciCompatCausalLearnFollowsPythonsHashSeed) {
         seeds_differ = seeds_differ || want != first;
     }
     EXPECT_TRUE(seeds_differ);  // the data set does depend on the seed
+}
+
+/// causal_learn_bk: causal-learn's fci(background_knowledge=...) with forbidden and required
+/// directed edges, tiers and all three (PYTHONHASHSEED=0), against --forbid / --require /
+/// --tiers files, on one thread and on two.
+TEST_F(Cli, FciCompatCausalLearnTakesBackgroundKnowledgeAsCausalLearn) {
+    const fs::path dir = kData / "causal_learn_bk";
+    const auto rows = tsv(dir / "manifest.tsv");
+    int runs = 0, same = 0;
+    for (std::size_t k = 1; k < rows.size(); ++k) {
+        const auto& r = rows[k];
+        ASSERT_EQ(r.size(), 10u);
+        ASSERT_EQ(r[9], "ok") << r[0] << ' ' << r[1];
+        const std::string stem = r[0] + "__" + r[1] + "__" + r[2];
+        std::string opt = " --compat causal-learn --python-hash-seed ";
+        opt += r[4];
+        opt += r[3] == "fisherz" ? " --test fisher-z" : r[3] == "chisq" ? " --test chi-square" : " --test g-square";
+        const char* flags[] = {" --forbid ", " --require ", " --tiers "};
+        for (int f = 0; f < 3; ++f)
+            if (r[5 + f] != "-") {
+                opt += flags[f];
+                opt += (dir / r[5 + f]).string();
+            }
+        for (const char* threads : {"1", "2"}) {
+            const std::string tag = stem + " threads " + threads;
+            const CliRun run_ =
+                run("fci -q --data " + (kData / "datasets" / (r[0] + ".csv")).string() + " --alpha " + r[2] + opt +
+                    " --threads " + threads + " --out " + (dir_ / "r.h5").string() + " --format amat");
+            ASSERT_EQ(run_.code, 0) << tag << ": " << run_.err;
+            std::vector<std::string> want_names, got_names;
+            const auto want = read_ref_amat(dir / (stem + ".amat"), want_names);
+            const auto got = read_our_amat(dir_ / "r.pag.amat.csv", got_names);
+            EXPECT_EQ(got_names, want_names) << tag;
+            EXPECT_EQ(got, want) << tag << ":" << differences(got, want, want_names);
+            if (got == want) ++same;
+        }
+        ++runs;
+    }
+    EXPECT_EQ(runs, 5 * 4);
+    EXPECT_EQ(same, 2 * runs);
 }
 
 }  // namespace

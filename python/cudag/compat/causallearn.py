@@ -149,30 +149,13 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:
-    """causal-learn's BackgroundKnowledge as cudag.fci's adjacency knowledge: a pair forbidden
-    both ways is an absent edge (causal-learn's fas never tests it; pcalg's fixedGaps),
-    given as forbid="a -- b". Anything that orients (a pair forbidden one way, a required
-    edge, tiers) is refused: cudag fci takes adjacency knowledge only."""
-    if bk is None:
-        return {}
-
-    def name(node) -> str:
-        return node.get_name() if hasattr(node, "get_name") else str(node)
-
-    if getattr(bk, "forbidden_pattern_rules_specs", None) or getattr(bk, "required_pattern_rules_specs", None):
-        raise ValueError("background_knowledge: pattern rules (regular expressions) are not supported; "
-                         "give the node pairs")
-    forbidden = {(name(a), name(b)) for a, b in getattr(bk, "forbidden_rules_specs", ())}
-    one_way = sorted((a, b) for a, b in forbidden if (b, a) not in forbidden)
-    if one_way or getattr(bk, "required_rules_specs", None) or getattr(bk, "tier_map", None):
-        raise ValueError("background_knowledge: cudag's fci takes adjacency knowledge only (pairs forbidden both "
-                         "ways); edges forbidden one way, required edges and tiers orient edges, which it does "
-                         "not do (cudag.fci's forbid=/require= take pcalg's fixedGaps / fixedEdges)")
-    unknown = {a for pair in forbidden for a in pair} - set(names)
-    if unknown:
-        raise ValueError(f"background_knowledge names nodes that are not in node_names: {sorted(unknown)}")
-    pairs = sorted({tuple(sorted(p)) for p in forbidden})
-    return {"forbid": [f"{a} -- {b}" for a, b in pairs]} if pairs else {}
+    """causal-learn's BackgroundKnowledge for cudag.fci(compat="causal-learn"): pc's mapping
+    (forbidden and required node pairs as directions, tiers by tier number). Tiers with edges
+    forbidden within them (forbid_within_tier) have no cudag counterpart and are refused."""
+    if bk is not None and getattr(bk, "forbidden_within_tiers", None):
+        raise ValueError("background_knowledge: forbid_within_tier has no cudag counterpart; forbid the "
+                         "tier's pairs instead")
+    return _knowledge(bk, names)
 
 
 def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth: int = -1,
@@ -195,9 +178,11 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     caps the discriminating paths of rule R4). Two of causal-learn's loops walk Python sets of
     nodes in hash order: with ``PYTHONHASHSEED`` set to a number, cudag walks them as CPython
     does under it (``python_hash_seed``, which may also be given), else in node order (the
-    same PAG on all reference runs). ``background_knowledge``: pairs forbidden both
-    ways only (absent edges, which causal-learn's fas removes at depth 0 with an empty
-    separating set); anything that orients is refused. ``show_progress`` draws a progress bar when tqdm is
+    same PAG on all reference runs). ``background_knowledge``: causal-learn's
+    BackgroundKnowledge (forbidden and required node pairs, tiers; not patterns or
+    forbid_within_tier), used as causal-learn's fci uses it (a pair forbidden both ways
+    is absent; rule0 orients the knowledge's edges; R0-R4 leave forbidden arrowheads out);
+    cudag keeps required edges in the skeleton, as cudag.pc does. ``show_progress`` draws a progress bar when tqdm is
     installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
     :class:`cudag.FciResult` holds more (separating sets, pMax, levels)."""
     if max_path_length is None or not isinstance(max_path_length, (int, np.integer)):

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support/cli_run.hpp"
+#include "support/cli_fixture.hpp"
 #include "support/paths.hpp"
 
 namespace fs = std::filesystem;
@@ -20,25 +21,8 @@ namespace {
 using cudag::test::CliRun;
 using cudag::test::slurp;
 
-class CliComparePag : public ::testing::Test {
+class CliComparePag : public cudag::test::Cli {
 protected:
-    void SetUp() override {
-        std::string name = "cudag_cli_compare_pag_";
-        name += ::testing::UnitTest::GetInstance()->current_test_info()->name();
-        name += '_';
-        name += std::to_string(::getpid());
-        dir_ = fs::temp_directory_path() / name;
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    CliRun run(const std::string& args) const { return cudag::test::run_cudag(args, dir_); }
-    std::string write(const std::string& name, const std::string& text) const {
-        const fs::path p = dir_ / name;
-        std::ofstream(p, std::ios::binary) << text;
-        return p.string();
-    }
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
     static std::string compare(const std::string& truth, const std::string& estimate) {
         std::string s = "compare --truth '";
@@ -49,13 +33,11 @@ protected:
         return s;
     }
     /// The JSON of a successful compare (--json -).
-    std::string json(const std::string& args) const {
+    std::string json(const std::string& args) {
         const CliRun r = run(args + " --json -");
         EXPECT_EQ(r.code, 0) << args << ": " << r.err;
         return r.out;
     }
-
-    fs::path dir_;
 };
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

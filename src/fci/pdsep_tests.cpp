@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 
+#include "core/parallel.hpp"
+
 namespace cudag::fci::detail {
 
 namespace {
@@ -109,36 +111,73 @@ std::vector<EdgeOutcome> test_edges(std::span<const EdgeJob> jobs, const PdsepOp
     std::vector<int> orders;
     std::vector<std::int64_t> first;  // per live walk: its first query in the batch
     std::vector<double> p;
-    std::vector<std::int32_t> s;
+    // Per live edge and round, on the workers: its sets (flat) and their orders.
+    struct Piece {
+        std::vector<std::int32_t> nodes;
+        std::vector<std::int64_t> ends;  // end of each set in nodes
+        std::vector<int> orders;
+        bool ended = false;
+        bool done = false;
+    };
+    std::vector<Piece> pieces;
+    const int threads = tester.threads();
     while (!live.empty()) {
         const std::int64_t quota = std::max<std::int64_t>(1, budget / static_cast<std::int64_t>(live.size()));
-        batch.clear();
-        orders.clear();
-        first.assign(live.size() + 1, 0);
-        std::vector<char> ended(live.size(), 0);
-        for (std::size_t k = 0; k < live.size(); ++k) {
-            const std::size_t w = live[k];
-            const EdgeJob& j = jobs[active[w]];
-            first[k] = static_cast<std::int64_t>(batch.size());
+        const auto nl = static_cast<std::int64_t>(live.size());
+        pieces.assign(live.size(), Piece{});
+        parallel_for(0, nl, threads, 64, [&](std::int64_t k, int) {
+            Piece& pc = pieces[static_cast<std::size_t>(k)];
+            SetWalk& walk = walks[live[static_cast<std::size_t>(k)]];
+            std::vector<std::int32_t> set;
             int order = 0;
             for (std::int64_t c = 0; c < quota; ++c) {
-                if (!walks[w].next(s, order)) {
-                    ended[k] = 1;
+                if (!walk.next(set, order)) {
+                    pc.ended = true;
                     break;
                 }
-                batch.add(j.x, j.y, s);
-                orders.push_back(order);
+                pc.nodes.insert(pc.nodes.end(), set.begin(), set.end());
+                pc.ends.push_back(static_cast<std::int64_t>(pc.nodes.size()));
+                pc.orders.push_back(order);
             }
-        }
-        first[live.size()] = static_cast<std::int64_t>(batch.size());
-        p.resize(batch.size());
-        tester.p_values(batch, p);
-        tests += static_cast<std::int64_t>(batch.size());
-        std::vector<std::size_t> still;
+        });
+        // The batch: the edges' pieces in edge order (first[k]: edge k's first query).
+        first.assign(live.size() + 1, 0);
+        std::vector<std::int64_t> node_at(live.size() + 1, 0);
         for (std::size_t k = 0; k < live.size(); ++k) {
-            EdgeOutcome& o = out[active[live[k]]];
-            bool done = ended[k] != 0;
-            for (std::int64_t q = first[k]; q < first[k + 1]; ++q) {
+            first[k + 1] = first[k] + static_cast<std::int64_t>(pieces[k].orders.size());
+            node_at[k + 1] = node_at[k] + static_cast<std::int64_t>(pieces[k].nodes.size());
+        }
+        const auto nq = static_cast<std::size_t>(first[live.size()]);
+        batch.x.resize(nq);
+        batch.y.resize(nq);
+        batch.offsets.resize(nq + 1);
+        batch.offsets[0] = 0;
+        batch.nodes.resize(static_cast<std::size_t>(node_at[live.size()]));
+        orders.resize(nq);
+        parallel_for(0, nl, threads, 64, [&](std::int64_t k, int) {
+            const auto uk = static_cast<std::size_t>(k);
+            const Piece& pc = pieces[uk];
+            const EdgeJob& j = jobs[active[live[uk]]];
+            const auto q0 = static_cast<std::size_t>(first[uk]);
+            const std::int64_t n0 = node_at[uk];
+            std::copy(pc.nodes.begin(), pc.nodes.end(), batch.nodes.begin() + n0);
+            for (std::size_t t = 0; t < pc.orders.size(); ++t) {
+                batch.x[q0 + t] = j.x;
+                batch.y[q0 + t] = j.y;
+                batch.offsets[q0 + t + 1] = n0 + pc.ends[t];
+                orders[q0 + t] = pc.orders[t];
+            }
+        });
+        p.resize(nq);
+        tester.p_values(batch, p);
+        tests += static_cast<std::int64_t>(nq);
+        // Each edge reads its answers in its sequence's order, up to its first separating set.
+        parallel_for(0, nl, threads, 64, [&](std::int64_t k, int) {
+            const auto uk = static_cast<std::size_t>(k);
+            EdgeOutcome& o = out[active[live[uk]]];
+            Piece& pc = pieces[uk];
+            pc.done = pc.ended;
+            for (std::int64_t q = first[uk]; q < first[uk + 1]; ++q) {
                 const auto u = static_cast<std::size_t>(q);
                 ++o.tests;
                 o.pmax = std::max(o.pmax, p[u]);
@@ -147,11 +186,14 @@ std::vector<EdgeOutcome> test_edges(std::span<const EdgeJob> jobs, const PdsepOp
                     o.removed = true;
                     const auto set = batch.set(u);
                     o.set.assign(set.begin(), set.end());
-                    done = true;
+                    pc.done = true;
                     break;
                 }
             }
-            if (done)
+        });
+        std::vector<std::size_t> still;
+        for (std::size_t k = 0; k < live.size(); ++k) {
+            if (pieces[k].done)
                 ++decided;
             else
                 still.push_back(live[k]);

@@ -115,11 +115,10 @@ std::unique_ptr<skeleton::SkeletonEngine> gpu_tests(const Dataset& data, const p
     BackendContext backend = cfg.backend;
     backend.threads = threads;
     auto engine = skeleton::make_engine(skeleton::EngineArgs{data, spec, policy, cfg.max_level, backend, c});
-    // An engine without the batch path (C not held whole on the GPU): the CPU's tests.
-    std::vector<std::int32_t> x{0}, y{data.n_vars > 1 ? 1 : 0};
-    std::vector<std::int64_t> off{0, 0};
-    std::vector<double> r(1);
-    const bool ok = engine->partial_correlations(skeleton::FlatQueries{x, y, off, {}}, r);
+    // An engine without the batch path (C not held whole on the GPU): the CPU's tests. An
+    // empty batch asks without testing.
+    const std::int64_t none = 0;
+    const bool ok = engine->partial_correlations(skeleton::FlatQueries{{}, {}, {&none, 1}, {}}, {});
     const bool all = c.allreduce(static_cast<std::int32_t>(ok ? 1 : 0), mpi::ReduceOp::Min) == 1;
     return all ? std::move(engine) : nullptr;
 }

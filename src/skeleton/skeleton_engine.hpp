@@ -284,7 +284,7 @@ public:
     /// Many Fisher-z tests at once (FCI's stages after the skeleton): r[q], the partial
     /// correlation of query q as p_value computes it (bit for bit the CPU's), for every
     /// query. False, doing nothing, where the engine has no such path (the caller tests
-    /// one by one).
+    /// one by one); an empty batch asks which, without testing.
     virtual bool partial_correlations(const FlatQueries& /*queries*/, std::span<double> /*r*/) { return false; }
 
     /// The optional extension that keeps results with the engine; nullptr: the search

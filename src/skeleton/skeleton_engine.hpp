@@ -287,6 +287,16 @@ public:
     /// one by one); an empty batch asks which, without testing.
     virtual bool partial_correlations(const FlatQueries& /*queries*/, std::span<double> /*r*/) { return false; }
 
+    /// Many tests at once (FCI's stages after the skeleton, citest's batches): statistic[q]
+    /// and p[q] of query q, bit for bit what p_value and the CPU test give (the statistic as
+    /// ci::CiOutcome::statistic), for every query. False, doing nothing, where the engine has
+    /// no batch path; an empty batch asks which, without testing. A non-finite statistic or
+    /// p-value is an InputError naming the query's variables.
+    virtual bool test_batch(const FlatQueries& /*queries*/, std::span<double> /*statistic*/,
+                            std::span<double> /*p*/) {
+        return false;
+    }
+
     /// The optional extension that keeps results with the engine; nullptr: the search
     /// keeps them on the host.
     virtual DeviceResults* device_results() { return nullptr; }

@@ -10,32 +10,18 @@
 
 namespace cudag::fci {
 
-Tester::Tester(Factory make, int threads, ci::Decision decision, mpi::Communicator* comm)
-    : make_(std::move(make)),
+Tester::Tester(Factory make, int threads, ci::Decision decision, mpi::Communicator* comm,
+               std::vector<std::string> names)
+    : cpu_(std::move(make), threads, names),
       comm_(comm && comm->size() > 1 ? comm : nullptr),
-      threads_(threads < 1 ? 1 : threads),
-      decision_(decision) {
-    workers_.resize(static_cast<std::size_t>(threads_));
-}
-
-ci::CiTest& Tester::worker(int w) {
-    auto& t = workers_[static_cast<std::size_t>(w)];
-    if (!t) t = make_();
-    return *t;
-}
-
-namespace {
-double checked(double p, std::int32_t x, std::int32_t y) {
-    if (!std::isfinite(p))
-        throw InputError("fci: the test of variables " + std::to_string(x) + " and " + std::to_string(y) +
-                         " gave a non-finite p-value");
-    return p;
-}
-}  // namespace
+      decision_(decision),
+      names_(std::move(names)) {}
 
 double Tester::p_value(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
     ++tests_;
-    return checked(worker(0).test(x, y, s).p, x, y);
+    const ci::CiOutcome o = cpu_.worker(0).test(x, y, s);
+    if (!ci::is_result(o.statistic, o.p)) ci::throw_not_finite(cpu_.name(), x, y, o.statistic, o.p, names_);
+    return o.p;
 }
 
 void Tester::settle(const std::exception_ptr& err) {
@@ -53,17 +39,10 @@ void Tester::p_values(const TestBatch& batch, std::span<double> out) {
     const std::int64_t begin = n * me / ranks, end = n * (me + 1) / ranks;
     std::exception_ptr err;
     try {
-        if (end > begin && batch_) {
-            batch_(batch, static_cast<std::size_t>(begin), static_cast<std::size_t>(end), out);
-        } else if (end > begin) {
-            // Make the workers first (their construction is not thread-safe against each other).
-            const int used = static_cast<int>(std::min<std::int64_t>(threads_, end - begin));
-            for (int w = 0; w < used; ++w) worker(w);
-            parallel_for(begin, end, used, 16, [&](std::int64_t q, int w) {
-                const auto k = static_cast<std::size_t>(q);
-                out[k] = checked(workers_[static_cast<std::size_t>(w)]->test(batch.x[k], batch.y[k], batch.set(k)).p,
-                                 batch.x[k], batch.y[k]);
-            });
+        if (end > begin) {
+            const auto b = static_cast<std::size_t>(begin), e = static_cast<std::size_t>(end);
+            statistic_.resize(e - b);
+            this->batch().run(batch.view().slice(b, e), statistic_, out.subspan(b, e - b));
         }
     } catch (...) {
         err = std::current_exception();
@@ -81,9 +60,9 @@ void Tester::p_values(const TestBatch& batch, std::span<double> out) {
 
 void Tester::each(std::int64_t n, const std::function<void(std::int64_t, ci::CiTest&)>& fn) {
     if (n <= 0) return;
-    const int used = static_cast<int>(std::min<std::int64_t>(threads_, n));
-    for (int w = 0; w < used; ++w) worker(w);
-    parallel_for(0, n, used, 1, [&](std::int64_t i, int w) { fn(i, *workers_[static_cast<std::size_t>(w)]); });
+    const int used = static_cast<int>(std::min<std::int64_t>(cpu_.threads(), n));
+    cpu_.make_workers(used);
+    parallel_for(0, n, used, 1, [&](std::int64_t i, int w) { fn(i, cpu_.worker(w)); });
 }
 
 }  // namespace cudag::fci

@@ -12,49 +12,32 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "ci/batch.hpp"
 #include "ci/ci_test.hpp"
 #include "ci/decision.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::fci {
 
-/// Tests x ⟂ y | S, laid flat: query q is (x[q], y[q]) given nodes[offsets[q] .. offsets[q + 1]).
-struct TestBatch {
-    std::vector<std::int32_t> x, y;
-    std::vector<std::int64_t> offsets{0};
-    std::vector<std::int32_t> nodes;
-
-    std::size_t size() const { return x.size(); }
-    void add(std::int32_t a, std::int32_t b, std::span<const std::int32_t> s) {
-        x.push_back(a);
-        y.push_back(b);
-        nodes.insert(nodes.end(), s.begin(), s.end());
-        offsets.push_back(static_cast<std::int64_t>(nodes.size()));
-    }
-    std::span<const std::int32_t> set(std::size_t q) const {
-        return {nodes.data() + offsets[q], static_cast<std::size_t>(offsets[q + 1] - offsets[q])};
-    }
-    void clear() {
-        x.clear();
-        y.clear();
-        nodes.clear();
-        offsets.assign(1, 0);
-    }
-};
+/// Tests x ⟂ y | S, laid flat (ci/batch.hpp).
+using TestBatch = ci::QueryList;
 
 class Tester {
 public:
     using Factory = std::function<std::unique_ptr<ci::CiTest>()>;
     /// `make` builds one test instance per worker (lazily); `threads` >= 1. With `comm`,
     /// p_values is a collective of its ranks (each rank passes its own
-    /// Tester, made alike); without, everything runs here.
-    Tester(Factory make, int threads, ci::Decision decision, mpi::Communicator* comm = nullptr);
+    /// Tester, made alike); without, everything runs here. `names`: the variables' names
+    /// for messages.
+    Tester(Factory make, int threads, ci::Decision decision, mpi::Communicator* comm = nullptr,
+           std::vector<std::string> names = {});
 
     ci::Decision decision() const { return decision_; }
     bool independent(double p) const { return decision_.independent(p); }
-    int threads() const { return threads_; }
+    int threads() const { return cpu_.threads(); }
 
     int ranks() const { return comm_ ? comm_->size() : 1; }
 
@@ -73,28 +56,27 @@ public:
     /// (Possible-D-SEP's rounds, fci/pdsep_tests.hpp): large for cheap tests, small for
     /// costly ones. Changes the work, never the answer.
     std::int64_t round_tests() const { return round_tests_; }
-    /// p-values of queries [begin, end) of a batch into out[begin, end), all at once (a
-    /// GPU's batch path): p_values then calls it instead of the workers. Must give the
-    /// workers' answers.
-    using BatchFn = std::function<void(const TestBatch&, std::size_t, std::size_t, std::span<double>)>;
-    void set_batch(BatchFn fn) { batch_ = std::move(fn); }
+    /// The tests of p_values' shares from now on (a GPU's batch path,
+    /// skeleton::make_batch_test): they must give the workers' answers. Null: the workers.
+    void set_batch(std::unique_ptr<ci::BatchTest> batch) { batch_ = std::move(batch); }
+    /// The tests p_values runs.
+    ci::BatchTest& batch() { return batch_ ? *batch_ : cpu_; }
     void set_round_tests(std::int64_t n) { round_tests_ = n < 1 ? 1 : n; }
     /// Tests run so far.
     std::int64_t tests() const { return tests_.load(); }
     void count(std::int64_t k) { tests_ += k; }
 
 private:
-    ci::CiTest& worker(int w);
     /// Rethrows `err` here (no communicator) or after every rank agreed to stop.
     void settle(const std::exception_ptr& err);
-    Factory make_;
+    ci::CpuBatchTest cpu_;
     mpi::Communicator* comm_ = nullptr;
-    int threads_;
     ci::Decision decision_;
-    std::vector<std::unique_ptr<ci::CiTest>> workers_;
+    std::vector<std::string> names_;
     std::atomic<std::int64_t> tests_{0};
     std::int64_t round_tests_ = 1 << 16;
-    BatchFn batch_;
+    std::unique_ptr<ci::BatchTest> batch_;
+    std::vector<double> statistic_;  ///< p_values' scratch
 };
 
 }  // namespace cudag::fci

@@ -51,7 +51,7 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                              " variables, the data have " + std::to_string(data.n_vars));
         cfg.knowledge.check(data.names);
     }
-    if (data.discrete() || test.kind == skeleton::TestKind::DSep) return;
+    if (test.traits().data != ci::TestData::Continuous) return;
     if (test.kind == skeleton::TestKind::CmiKnn) {
         const ci::CmiKnnSpec& spec = test.cmi;
         // The smallest permutation p-value is 1/(1 + B): when that is independent at alpha,
@@ -81,10 +81,7 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
 }
 
-bool scale_free(const skeleton::TestSpec& test) {
-    // CMIknn on raw values too: its tie-break noise is relative to each column's spread.
-    return test.kind == skeleton::TestKind::FisherZ || test.kind == skeleton::TestKind::CmiKnn;
-}
+bool scale_free(const skeleton::TestSpec& test) { return test.traits().scale_free; }
 
 std::int64_t rescale_extreme_columns(Dataset& data, const PcConfig& cfg) {
     if (data.discrete() || data.n_samples == 0 || !scale_free(resolve_test(cfg, data))) return 0;
@@ -127,7 +124,7 @@ io::CheckpointSettings config_settings(const Dataset& data, const PcConfig& cfg)
     // (cmiknn_shuffle_neighbors -> --shuffle-neighbors; k, resolved, as --knn).
     const std::vector<std::string> test = resolve_test(cfg, data).digest_entries(data.n_samples);
     s.push_back({"--test", test[0]});
-    if (resolve_test(cfg, data).kind == skeleton::TestKind::DSep) {
+    if (resolve_test(cfg, data).traits().data == ci::TestData::Dag) {
         Digest dag;  // the DAG's nodes, latent ones and edges
         for (std::size_t i = 1; i < test.size(); ++i) dag.add_string(test[i]);
         s.push_back({"the DAG and its latent nodes (--oracle, --latent)", dag.hex()});
@@ -158,10 +155,10 @@ HostMemoryPlan host_memory_plan(const Dataset& data, const PcConfig& cfg, bool g
         p.pmax = 8.0 * n * n;
     else
         p.per_kept_pair = 16.0 /* pMax slot */ + 4.0 * 8.0 /* both ends in two graphs */ + 16.0 /* kept lists */;
-    const skeleton::TestKind test = resolve_test(cfg, data).kind;
-    if (!skeleton::is_discrete(test)) {
+    const ci::TestTraits& test = ci::traits(resolve_test(cfg, data).kind);
+    if (test.data == ci::TestData::Continuous) {
         p.data = 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
-        if (!gpu && test == skeleton::TestKind::FisherZ) {
+        if (!gpu && test.shared_matrix) {
             p.correlation = 8.0 * n * n;  // the CPU engine's C
             // and, while C is computed, the standardised data with each worker's packed rows
             p.data = ci::correlation_work_bytes(data.n_vars, data.n_samples, resolve_threads(cfg.backend.threads));
@@ -250,8 +247,9 @@ skeleton::SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& d
     sk.keep_pmax = cfg.keep_pmax;
     sk.forbidden_pairs = cfg.knowledge.forbidden_pairs();
     sk.required_pairs = cfg.knowledge.required_pairs();
-    if (test.kind == skeleton::TestKind::FisherZ) {
-        sk.max_supported_level = static_cast<int>(std::min<std::int64_t>(data.n_samples - 4, 1 << 30));
+    if (test.traits().spare_samples >= 0) {  // Fisher-z: n - |S| - 3 degrees of freedom
+        sk.max_supported_level =
+            static_cast<int>(std::min<std::int64_t>(data.n_samples - 1 - test.traits().spare_samples, 1 << 30));
         sk.supported_level_reason = data.source + " has " + std::to_string(data.n_samples) + " samples";
     }
     return sk;
@@ -344,8 +342,6 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const int threads = resolve_threads(cfg.backend.threads);
 
     const skeleton::TestSpec test = resolve_test(cfg, data);
-    const bool discrete = test.is_discrete();
-    const bool cmiknn = test.kind == skeleton::TestKind::CmiKnn;
     const skeleton::SkeletonOptions sk = skeleton_options(cfg, data, test, threads, comm);
     BackendContext backend = cfg.backend;
     backend.threads = threads;
@@ -362,10 +358,10 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         cfg.on_note(what + buf);
     };
     note(engine.name() + " engine set up (" +
-             (cmiknn                                  ? "columns transformed"
-              : discrete                              ? "codes"
-              : test.kind == skeleton::TestKind::DSep ? "the DAG"
-                                                      : "correlation matrix") +
+             (test.traits().data == ci::TestData::Dag        ? "the DAG"
+              : test.traits().data == ci::TestData::Discrete ? "codes"
+              : test.traits().shared_matrix                  ? "correlation matrix"
+                                                             : "columns transformed") +
              " included):",
          seconds_since(t0));
     if (cfg.on_note && !engine.setup_note().empty()) cfg.on_note(engine.setup_note());

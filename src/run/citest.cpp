@@ -68,10 +68,11 @@ CitestSession::~CitestSession() = default;
 CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
     const std::vector<std::int32_t> vars = resolve_names(data_, x, y, given);
     const int l = static_cast<int>(given.size());
-    if (options_.kind == skeleton::TestKind::FisherZ && data_.n_samples <= l + 3)
-        throw InputError(data_.source + ": " + std::to_string(data_.n_samples) +
-                         " samples are too few for fisher-z given " + std::to_string(l) +
-                         " variables (it needs more than " + std::to_string(l + 3) + ")");
+    const int spare = ci::traits(*options_.kind).spare_samples;
+    if (spare >= 0 && data_.n_samples <= l + spare)
+        throw InputError(data_.source + ": " + std::to_string(data_.n_samples) + " samples are too few for " +
+                         job_.test + " given " + std::to_string(l) + " variables (it needs more than " +
+                         std::to_string(l + spare) + ")");
     skeleton::validate_test(options_, data_, l);
     // alpha decides only the CMIknn early stop, which citest turns off.
     if (!spec_) {

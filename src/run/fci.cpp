@@ -11,7 +11,6 @@
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "ci/fisher_z.hpp"
 #include "fci/tester.hpp"
 #include "skeleton/engines.hpp"
 #include "skeleton/ci_tests.hpp"
@@ -104,49 +103,6 @@ void share_skeleton(mpi::Communicator& c, pc::PcResult& r, Graph& skel, SepSets&
     seps = SepSets::adopt(std::move(keys), std::move(offs), std::move(nodes));
 }
 
-/// The GPU engine whose batch path runs the Fisher-z tests after the skeleton, where the
-/// skeleton's backend picks a GPU for them (every rank calls this together); null: the CPU.
-std::unique_ptr<skeleton::SkeletonEngine> gpu_tests(const Dataset& data, const pc::PcConfig& cfg,
-                                                    const skeleton::TestSpec& spec, int threads, mpi::Communicator& c) {
-    skeleton::TestPolicy policy;
-    policy.alpha = cfg.alpha;
-    policy.exhaustive = policy.strict = policy.causal_learn_pvalue = cfg.compat == skeleton::Compat::CausalLearn;
-    if (spec.kind != skeleton::TestKind::FisherZ || !skeleton::picks_gpu(cfg.backend.kind, policy)) return nullptr;
-    BackendContext backend = cfg.backend;
-    backend.threads = threads;
-    auto engine = skeleton::make_engine(skeleton::EngineArgs{data, spec, policy, cfg.max_level, backend, c});
-    // An engine without the batch path (C not held whole on the GPU): the CPU's tests. An
-    // empty batch asks without testing.
-    const std::int64_t none = 0;
-    const bool ok = engine->partial_correlations(skeleton::FlatQueries{{}, {}, {&none, 1}, {}}, {});
-    const bool all = c.allreduce(static_cast<std::int32_t>(ok ? 1 : 0), mpi::ReduceOp::Min) == 1;
-    return all ? std::move(engine) : nullptr;
-}
-
-/// The Tester's batch path on `gpu`: partial correlations there, p-values here as the CPU
-/// test computes them (ci::fisher_z_pvalue), non-finite ones refused.
-fci::Tester::BatchFn gpu_batch(skeleton::SkeletonEngine& gpu, std::int64_t m, skeleton::Compat compat, int threads) {
-    const bool cl = compat == skeleton::Compat::CausalLearn;
-    return [&gpu, m, cl, threads](const fci::TestBatch& b, std::size_t begin, std::size_t end, std::span<double> out) {
-        const auto nb = static_cast<std::size_t>(b.offsets[begin]), ne = static_cast<std::size_t>(b.offsets[end]);
-        const skeleton::FlatQueries q{std::span<const std::int32_t>(b.x).subspan(begin, end - begin),
-                                      std::span<const std::int32_t>(b.y).subspan(begin, end - begin),
-                                      std::span<const std::int64_t>(b.offsets).subspan(begin, end - begin + 1),
-                                      std::span<const std::int32_t>(b.nodes).subspan(nb, ne - nb)};
-        const std::span<double> r = out.subspan(begin, end - begin);
-        if (!gpu.partial_correlations(q, r)) throw LogicError("fci: the GPU's batch path went away");
-        parallel_for(0, static_cast<std::int64_t>(r.size()), threads, 4096, [&](std::int64_t k, int) {
-            const auto u = static_cast<std::size_t>(k);
-            const int l = static_cast<int>(q.offsets[u + 1] - q.offsets[u]);
-            const double p = ci::fisher_z_pvalue(r[u], m, l, cl);
-            if (!std::isfinite(p))
-                throw InputError("fci: the test of variables " + std::to_string(q.x[u]) + " and " +
-                                 std::to_string(q.y[u]) + " gave a non-finite p-value");
-            r[u] = p;
-        });
-    };
-}
-
 /// The FCI stages after the skeleton search, on every rank of `c`: rank 0's skeleton and
 /// separating sets in `r` completed into its PAG there (r.pag, the revised skeleton,
 /// separating sets, pMax and provenance). Progress lines count seconds from `run_start`.
@@ -173,17 +129,22 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
         // Fisher-z tests share one correlation matrix (computed here by the ranks
         // together, each on all its threads); the others are made per worker.
         const int threads = resolve_threads(cfg.backend.threads);  // 0: every hardware thread
-        // Fisher-z on a GPU: each rank's GPU holds C and runs its share of every batch.
-        std::unique_ptr<skeleton::SkeletonEngine> gpu = gpu_tests(data, cfg, spec, threads, c);
+        // On a GPU (where the backend picks one): each rank's GPU runs its share of every
+        // batch (for Fisher-z with C held there whole), p-values bit for bit the CPU's.
+        skeleton::TestPolicy policy;
+        policy.alpha = cfg.alpha;
+        policy.exhaustive = policy.strict = policy.causal_learn_pvalue = compat == skeleton::Compat::CausalLearn;
+        BackendContext backend = cfg.backend;
+        backend.threads = threads;
+        std::unique_ptr<ci::BatchTest> gpu =
+            skeleton::make_gpu_batch_test(data, spec, policy, cfg.max_level, backend, c);
         fci::Tester tester(gpu ? skeleton::ci_test_factory(data, spec, compat, threads, 0)
                                : skeleton::ci_test_factory(data, spec, compat, threads, 16384, &c),
-                           threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn}, &c);
-        if (gpu) tester.set_batch(gpu_batch(*gpu, data.n_samples, compat, threads));
+                           threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn}, &c, data.names);
+        if (gpu) tester.set_batch(std::move(gpu));
         // Rounds of Possible-D-SEP's tests: large for cheap tests, about one set an
         // edge for CMIknn's permutation tests (fci/pdsep_tests.hpp).
-        tester.set_round_tests(spec.kind == skeleton::TestKind::FisherZ  ? std::int64_t{1} << 20
-                               : spec.kind == skeleton::TestKind::CmiKnn ? 4LL * threads * c.size()
-                                                                         : std::int64_t{1} << 16);
+        tester.set_round_tests(ci::round_tests(spec.kind, std::int64_t{threads} * c.size()));
         fci::FciOptions o = opt;
         std::string unit;
         auto unit_start = std::chrono::steady_clock::now();

@@ -139,7 +139,9 @@ void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, c
 Dataset read_pc_data(const PcJob& a, std::optional<skeleton::TestKind> test, skeleton::Progress& progress,
                      const mpi::Communicator& comm, const DataReader& reader,
                      const std::function<void(const std::string&)>& warn) {
-    if (a.discrete && test == skeleton::TestKind::FisherZ) throw InputError("--discrete contradicts --test fisher-z");
+    if (a.discrete && test && ci::traits(*test).data == ci::TestData::Continuous)
+        throw InputError("--discrete contradicts --test " + skeleton::to_string(*test) + ": " +
+                         skeleton::to_string(*test) + " needs continuous data");
     if (a.discrete || (test && skeleton::is_discrete(*test)))
         return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
     if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
@@ -541,7 +543,9 @@ void guard_level0_memory(pc::PcConfig& cfg, const pc::HostMemoryPlan& plan, mpi:
 /// fresh run with progress on).
 void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace& place, int ranks, bool root,
                   skeleton::Progress& progress) {
-    if (cfg.test.kind != skeleton::TestKind::CmiKnn) return;
+    // Permutation tests (CMIknn) take long enough a level to say each, and their first
+    // level's cost is estimated.
+    if (!cfg.test.kind || ci::traits(*cfg.test.kind).cost != ci::TestCost::Permutation) return;
     progress.announce_every_level();
     bool valid = true;  // else run_pc refuses the run (on every rank), not timed first
     try {

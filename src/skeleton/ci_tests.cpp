@@ -15,6 +15,7 @@
 #include "core/parallel.hpp"
 #include "skeleton/cpu/discrete_engine.hpp"
 #include "skeleton/cpu/fisher_engine.hpp"
+#include "skeleton/engines.hpp"
 
 namespace cudag::skeleton {
 namespace {
@@ -196,7 +197,7 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
 
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                               std::int64_t shared_limit, mpi::Communicator* comm) {
-    if (spec.kind == TestKind::FisherZ && data.n_vars <= shared_limit) {
+    if (spec.traits().shared_matrix && data.n_vars <= shared_limit) {
         threads = std::max(1, threads);
         auto engine = comm && comm->size() > 1
                           ? std::make_shared<const CpuFisherEngine>(ci::correlation_matrix(data, threads, *comm),
@@ -207,6 +208,41 @@ CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat 
         };
     }
     return [&data, spec, compat] { return make_ci_test(data, spec, compat, 1); };
+}
+
+namespace {
+
+/// A GPU engine's batch path as a ci::BatchTest.
+class EngineBatchTest final : public ci::BatchTest {
+public:
+    EngineBatchTest(std::unique_ptr<SkeletonEngine> engine, std::string test)
+        : engine_(std::move(engine)), test_(std::move(test)) {}
+    std::string name() const override { return test_; }
+    std::string where() const override { return "the " + engine_->name() + " engine"; }
+    void run(const ci::Queries& q, std::span<double> statistic, std::span<double> p) override {
+        if (q.size() == 0) return;
+        if (!engine_->test_batch(q, statistic, p))
+            throw LogicError("the " + engine_->name() + " engine's batch path went away");
+    }
+
+private:
+    std::unique_ptr<SkeletonEngine> engine_;
+    std::string test_;
+};
+
+}  // namespace
+
+std::unique_ptr<ci::BatchTest> make_gpu_batch_test(const Dataset& data, const TestSpec& spec, const TestPolicy& policy,
+                                                   int max_level, const BackendContext& backend,
+                                                   mpi::Communicator& comm) {
+    if (!spec.traits().gpu || !picks_gpu(backend.kind, policy)) return nullptr;
+    std::unique_ptr<SkeletonEngine> engine = make_engine(EngineArgs{data, spec, policy, max_level, backend, comm});
+    // An engine without the batch path (e.g. C not held whole on the GPU): the CPU's
+    // tests, on every rank alike. An empty batch asks without testing.
+    const std::int64_t none = 0;
+    const bool ok = engine->test_batch(ci::Queries{{}, {}, {&none, 1}, {}}, {}, {});
+    if (comm.allreduce(static_cast<std::int32_t>(ok ? 1 : 0), mpi::ReduceOp::Min) != 1) return nullptr;
+    return std::make_unique<EngineBatchTest>(std::move(engine), spec.name());
 }
 
 }  // namespace cudag::skeleton

@@ -6,10 +6,13 @@
 #include <functional>
 #include <memory>
 
+#include "ci/batch.hpp"
 #include "ci/ci_test.hpp"
+#include "core/backend.hpp"
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
 #include "skeleton/test_spec.hpp"
+#include "skeleton/skeleton_engine.hpp"
 
 namespace cudag::skeleton {
 
@@ -33,5 +36,13 @@ using CiTestFactory = std::function<std::unique_ptr<ci::CiTest>()>;
 /// matrix together (ci::correlation_matrix(data, threads, comm): the same matrix, bit for bit).
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                               std::int64_t shared_limit = 16384, mpi::Communicator* comm = nullptr);
+
+/// The batch path of a GPU engine (SkeletonEngine::test_batch) for the tests of `spec` on
+/// `data`, where `backend` picks a GPU for them under `policy` and every rank's engine has
+/// one (each rank its own GPU); null otherwise, and the caller tests on its CPU workers
+/// (ci::CpuBatchTest), with the same answers. Every rank of `comm` calls this together.
+std::unique_ptr<ci::BatchTest> make_gpu_batch_test(const Dataset& data, const TestSpec& spec, const TestPolicy& policy,
+                                                   int max_level, const BackendContext& backend,
+                                                   mpi::Communicator& comm);
 
 }  // namespace cudag::skeleton

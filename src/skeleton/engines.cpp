@@ -75,10 +75,13 @@ bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
     mpi::run_agreed(args.comm, [&] {
-        // The d-separation oracle answers on the CPU only: auto picks it, cuda is refused.
-        const bool cpu_only = args.test.kind == TestKind::DSep;
+        // A test without a GPU engine (the d-separation oracle) answers on the CPU: auto
+        // picks it, cuda is refused.
+        const bool cpu_only = !args.test.traits().gpu;
         if (cpu_only && args.backend.kind == BackendKind::Cuda)
-            throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
+            throw InputError(args.test.traits().data == ci::TestData::Dag
+                                 ? "--oracle runs on the CPU only (use --backend cpu or auto)"
+                                 : "--test " + args.test.name() + " runs on the CPU only (use --backend cpu or auto)");
         const BackendKind backend =
             !cpu_only && picks_gpu(args.backend.kind, args.policy) ? BackendKind::Cuda : BackendKind::Cpu;
         const auto& reg = engine_registry();

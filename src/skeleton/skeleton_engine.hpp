@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ci/batch.hpp"
 #include "ci/decision.hpp"
 #include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
@@ -236,15 +237,8 @@ public:
 
 /// A skeleton backend. Engines hold the sufficient statistics (e.g. the
 /// correlation matrix) and run one level over a block of rows at a time.
-/// Tests laid flat: query q is x[q] ⟂ y[q] given nodes[offsets[q] - offsets[0] ..
-/// offsets[q + 1] - offsets[0]) (offsets: one more entry than x; `nodes` starts at the
-/// first query's set).
-struct FlatQueries {
-    std::span<const std::int32_t> x, y;
-    std::span<const std::int64_t> offsets;
-    std::span<const std::int32_t> nodes;
-    std::size_t size() const { return x.size(); }
-};
+/// Tests laid flat (ci/batch.hpp): query q is x[q] ⟂ y[q] given its set.
+using FlatQueries = ci::Queries;
 
 class SkeletonEngine {
 public:

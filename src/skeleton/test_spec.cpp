@@ -10,35 +10,6 @@ namespace cudag::skeleton {
 
 std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-learn" : "pcalg"; }
 
-std::string to_string(TestKind k) {
-    switch (k) {
-        case TestKind::FisherZ:
-            return "fisher-z";
-        case TestKind::ChiSquare:
-            return "chi-square";
-        case TestKind::GSquare:
-            return "g-square";
-        case TestKind::CmiKnn:
-            return "cmiknn";
-        case TestKind::DSep:
-            return "d-separation";
-    }
-    return "?";
-}
-
-std::optional<TestKind> parse_test_kind(const std::string& name) {
-    for (const TestKind k : {TestKind::FisherZ, TestKind::ChiSquare, TestKind::GSquare, TestKind::CmiKnn})
-        if (name == to_string(k)) return k;
-    return std::nullopt;
-}
-
-TestKind parse_test(const std::string& name) {
-    if (const std::optional<TestKind> k = parse_test_kind(name)) return *k;
-    throw InputError("unknown --test '" + name + "' (available: fisher-z, chi-square, g-square, cmiknn)");
-}
-
-bool is_discrete(TestKind k) { return k == TestKind::ChiSquare || k == TestKind::GSquare; }
-
 ci::DofRule parse_dof(const std::string& name) {
     if (name == "gpupc") return ci::DofRule::Gpupc;
     if (name == "pcalg") return ci::DofRule::Pcalg;
@@ -90,33 +61,42 @@ std::string latent_list(const DsepOracle& oracle) {
 
 }  // namespace
 
+namespace {
+
+/// The test `options` ask for on `data`: the oracle's, else --test, else the data's default.
+TestKind chosen_kind(const TestOptions& options, const Dataset& data) {
+    return options.kind.value_or(options.oracle    ? TestKind::DSep
+                                 : data.discrete() ? TestKind::ChiSquare
+                                                   : TestKind::FisherZ);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> TestSpec::config_entries(std::int64_t n_samples) const {
-    if (is_discrete()) return {{"dof_rule", dof_name(discrete.dof)}};
-    if (kind == TestKind::DSep && oracle)
+    if (traits().dof_rule) return {{"dof_rule", dof_name(discrete.dof)}};
+    if (traits().data == ci::TestData::Dag && oracle)
         return {{"oracle_dag", oracle->source()}, {"oracle_latent", latent_list(*oracle)}};
-    if (kind == TestKind::CmiKnn) return cmi_config(cmi, n_samples);
+    if (kind == TestKind::CmiKnn) return cmi_config(cmi, n_samples);  // its parameters
     return {};
 }
 
 std::vector<std::string> TestSpec::digest_entries(std::int64_t n_samples) const {
     std::vector<std::string> out{name()};
-    if (is_discrete()) out.emplace_back(dof_name(discrete.dof));
+    if (traits().dof_rule) out.emplace_back(dof_name(discrete.dof));
     if (kind == TestKind::CmiKnn)
         for (auto& [key, value] : cmi_config(cmi, n_samples)) {
             if (key == "cmiknn_knn") continue;  // k (resolved) decides, not how it was given
             out.push_back(std::move(key));
             out.push_back(std::move(value));
         }
-    if (kind == TestKind::DSep && oracle)
+    if (traits().data == ci::TestData::Dag && oracle)
         for (std::string& entry : oracle->digest()) out.push_back(std::move(entry));
     return out;
 }
 
 TestSpec resolve_test(const TestOptions& options, const Dataset& data, double alpha, Compat compat) {
     TestSpec spec;
-    spec.kind = options.kind.value_or(options.oracle    ? TestKind::DSep
-                                      : data.discrete() ? TestKind::ChiSquare
-                                                        : TestKind::FisherZ);
+    spec.kind = chosen_kind(options, data);
     spec.oracle = options.oracle;
     spec.discrete.stat = spec.kind == TestKind::GSquare ? ci::DiscreteStat::GSquare : ci::DiscreteStat::ChiSquare;
     spec.discrete.dof =
@@ -128,39 +108,37 @@ TestSpec resolve_test(const TestOptions& options, const Dataset& data, double al
 }
 
 void validate_test(const TestOptions& options, const Dataset& data, int max_level) {
-    const TestKind kind = options.kind.value_or(options.oracle    ? TestKind::DSep
-                                                : data.discrete() ? TestKind::ChiSquare
-                                                                  : TestKind::FisherZ);
-    const std::string test = to_string(kind);
-    if (options.oracle && kind != TestKind::DSep)
+    const TestKind kind = chosen_kind(options, data);
+    const ci::TestTraits& t = ci::traits(kind);
+    const std::string test = t.name;
+    if (options.oracle && t.data != ci::TestData::Dag)
         throw InputError("--oracle answers every test by d-separation: drop --test " + test);
-    if (kind == TestKind::DSep) {
-        if (!options.oracle) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");
-        if (options.dof) throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
-        if (data.n_vars != options.oracle->n_vars() || data.names != options.oracle->var_names())
-            throw InputError(data.source + ": the variables are not the observed nodes of the oracle's DAG " +
-                             options.oracle->source());
-        return;
+    if (options.dof && !t.dof_rule) throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
+    switch (t.data) {
+        case ci::TestData::Dag:
+            if (!options.oracle) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");
+            if (data.n_vars != options.oracle->n_vars() || data.names != options.oracle->var_names())
+                throw InputError(data.source + ": the variables are not the observed nodes of the oracle's DAG " +
+                                 options.oracle->source());
+            return;
+        case ci::TestData::Continuous:
+            if (data.discrete())
+                throw InputError(data.source + ": " + test +
+                                 " needs continuous data, but the data were read as discrete; use --test "
+                                 "chi-square or g-square");
+            break;
+        case ci::TestData::Discrete:
+            if (!data.discrete())
+                throw InputError(data.source + ": --test " + test +
+                                 " needs discrete data (read the file with --discrete)");
+            // Labels that are all numbers, one with a fraction, are continuous data read as
+            // labels (each value its own level): refused, as BDeu and K2 refuse them.
+            io::check_integer_levels(data, test +
+                                               " needs discrete data, integer codes or labels (continuous data: "
+                                               "--test fisher-z)");
+            break;
     }
-    if (kind == TestKind::CmiKnn && data.discrete())
-        throw InputError(data.source +
-                         ": cmiknn needs continuous data, but the data were read "
-                         "as discrete; use --test chi-square or g-square");
-    if (is_discrete(kind) && !data.discrete())
-        throw InputError(data.source + ": --test " + test + " needs discrete data (read the file with --discrete)");
-    // Labels that are all numbers, one with a fraction, are continuous data read as labels
-    // (each value its own level): refused, as BDeu and K2 refuse them.
-    if (is_discrete(kind))
-        io::check_integer_levels(data, test +
-                                           " needs discrete data, integer codes or labels (continuous data: "
-                                           "--test fisher-z)");
-    if (kind == TestKind::FisherZ && data.discrete())
-        throw InputError(data.source +
-                         ": fisher-z needs continuous data, but the data were read "
-                         "as discrete; use --test chi-square or g-square");
-    if (options.dof && !is_discrete(kind))
-        throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
-    if (kind == TestKind::CmiKnn) {
+    if (kind == TestKind::CmiKnn) {  // its parameters
         ci::CmiKnnSpec spec = options.cmi;
         spec.early_stop.reset();  // its alpha is --alpha, checked by the learner (pc::validate())
         ci::validate(spec, data.n_samples, max_level == 0 ? 0 : 1);

@@ -14,6 +14,7 @@
 
 #include "ci/cmi_knn.hpp"
 #include "ci/discrete_codes.hpp"
+#include "ci/test_kind.hpp"
 #include "core/dataset.hpp"
 #include "core/dsep.hpp"
 
@@ -24,19 +25,13 @@ enum class Compat { Pcalg, CausalLearn };
 
 std::string to_string(Compat c);
 
-/// The conditional-independence tests of the skeleton search. DSep is the d-separation oracle (`--oracle`,
-/// pcalg's dsepTest): its answers come from a DAG, not from data.
-enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, DSep };
-
-/// The command-line name: "fisher-z", "chi-square", "g-square", "cmiknn" or "d-separation".
-std::string to_string(TestKind k);
-/// The kind named `name` (as to_string writes it), or none; never DSep, which `--oracle`
-/// asks for (it needs a DAG, not data).
-std::optional<TestKind> parse_test_kind(const std::string& name);
-/// As parse_test_kind; an unknown name is an InputError naming `--test` and the choices.
-TestKind parse_test(const std::string& name);
-/// Whether `k` is one of the discrete (contingency-table) tests.
-bool is_discrete(TestKind k);
+/// The tests and their traits live in ci/ (ci/test_kind.hpp); the skeleton's code names
+/// them here as before.
+using ci::is_discrete;
+using ci::parse_test;
+using ci::parse_test_kind;
+using ci::TestKind;
+using ci::to_string;
 
 /// "gpupc", "pcalg" or "causal-learn" (see ci::DofRule); anything else is an InputError.
 ci::DofRule parse_dof(const std::string& name);
@@ -72,7 +67,8 @@ struct TestSpec {
     std::shared_ptr<const DsepOracle> oracle;
 
     std::string name() const { return to_string(kind); }
-    bool is_discrete() const { return skeleton::is_discrete(kind); }
+    const ci::TestTraits& traits() const { return ci::traits(kind); }
+    bool is_discrete() const { return ci::is_discrete(kind); }
 
     /// The result file's config attributes that describe the test's parameters, in file
     /// order (after "test"): "dof_rule" for the discrete tests, "cmiknn_*" for CMIknn,

@@ -32,8 +32,8 @@ except ImportError:  # an in-tree build: PYTHONPATH=python:<build>/python
     import _cudag
 
 from . import _cli
-from ._results import (CONFIG_TYPES, DRAW_LIMIT, FREQUENCY_COLUMNS, MATRIX_LIMIT, BootstrapResult, CitestResult,
-                       FciResult, McmcResult, PcResult, SimulateResult)
+from ._results import (CONFIG_TYPES, DRAW_LIMIT, FREQUENCY_COLUMNS, MATRIX_LIMIT, BootstrapResult, CitestBatchResult,
+                       CitestResult, FciResult, McmcResult, PcResult, SimulateResult)
 from ._fci_bootstrap import PAG_EDGE_KINDS, PAG_FREQUENCY_COLUMNS, FciBootstrapResult
 
 Error = _cudag.Error
@@ -54,7 +54,7 @@ PSRF_WARN = 1.1
 __all__ = ["pc", "fci", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
            "resample_rows", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error",
            "InputError", "CudagWarning", "PcResult", "FciResult", "BootstrapResult", "FciBootstrapResult",
-           "CitestResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES",
+           "CitestResult", "CitestBatchResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES",
            "FREQUENCY_COLUMNS", "PAG_EDGE_KINDS", "PAG_FREQUENCY_COLUMNS"]
 
 
@@ -306,6 +306,25 @@ class Tester:
 
     def __call__(self, x, y, given=()) -> float:
         return self.test(x, y, given).p_value
+
+    def test_batch(self, queries) -> CitestBatchResult:
+        """Every test of ``queries`` (an iterable of ``(x, y)`` or ``(x, y, given)``,
+        variables by name or column index) at once: on a GPU when the tester's ``backend``
+        picks one, else on the CPU's threads (``cudag citest --queries``). Each statistic and
+        p-value is the one ``test`` gives for that query, bit for bit."""
+        named = []
+        for k, q in enumerate(queries):
+            q = tuple(q)
+            if len(q) not in (2, 3):
+                raise ValueError(f"query {k + 1}: give (x, y) or (x, y, given), got {len(q)} items")
+            given = q[2] if len(q) == 3 else ()
+            if isinstance(given, (str, int, np.integer)):
+                given = (given,)
+            named.append((_name_of(q[0], self.names), _name_of(q[1], self.names),
+                          [_name_of(g, self.names) for g in given]))
+        if not named:
+            raise ValueError("test_batch: no queries")
+        return CitestBatchResult(self._engine.test_batch(named), named, self.test_name)
 
     def __repr__(self) -> str:
         return f"cudag.Tester({self.test_name}, {len(self.names)} variables)"

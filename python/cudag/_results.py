@@ -684,6 +684,29 @@ class CitestResult:
         return iter((self.statistic, self.p_value))
 
 
+class CitestBatchResult:
+    """The result of :meth:`cudag.Tester.test_batch`: ``statistic`` and ``p_value`` (numpy
+    arrays in query order, each the single test's value bit for bit), the ``queries`` as
+    (x, y, given) names, ``n_samples``, and ``where`` the batch ran ("the CPU (8 threads)",
+    a GPU engine)."""
+
+    def __init__(self, raw: dict, queries: list, test: str):
+        import numpy as np
+
+        self.statistic = np.asarray(raw["statistic"], dtype=np.float64)
+        self.p_value = np.asarray(raw["p_value"], dtype=np.float64)
+        self.n_samples: int = raw["n_samples"]
+        self.where: str = raw["where"]
+        self.queries = queries
+        self.test = test
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    def __repr__(self) -> str:
+        return f"CitestBatchResult({self.test}: {len(self)} tests on {self.where})"
+
+
 class McmcResult(_Graph):
     """The result of :func:`cudag.mcmc` (and of :func:`cudag.load` on an MCMC result file):
     names; edge_prob (n x n, [p, v] the posterior of p --> v in sum mode, the frequency in

@@ -282,6 +282,7 @@ const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
             field("given", "--given", &J::given),
             field("dof", "--dof", &J::dof),
             field("compat", "--compat", &J::compat),
+            field("backend", "--backend", &J::backend),
             field("threads", "--threads", &J::threads),
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),

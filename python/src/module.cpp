@@ -8,6 +8,7 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <hdf5.h>
@@ -378,6 +379,24 @@ public:
         }
         return citest_dict(result);
     }
+    /// Every query at once (run::CitestSession::test_batch: a GPU where the backend picks
+    /// one): statistic and p_value lists in query order, n_samples, where they ran.
+    nb::dict test_batch(const std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>& queries) {
+        std::vector<run::CitestQuery> q;
+        q.reserve(queries.size());
+        for (const auto& [x, y, given] : queries) q.push_back({x, y, given});
+        run::CitestBatchOutput result;
+        {
+            nb::gil_scoped_release release;
+            result = session_->test_batch(q);
+        }
+        nb::dict out;
+        out["statistic"] = result.statistic;
+        out["p_value"] = result.p;
+        out["n_samples"] = result.n_samples;
+        out["where"] = result.where;
+        return out;
+    }
 
 private:
     std::unique_ptr<run::CitestSession> session_;
@@ -691,7 +710,8 @@ NB_MODULE(_cudag, m) {
     nb::class_<CiTester>(m, "CiTester")
         .def(nb::init<nb::object, std::vector<std::string>, std::string, std::string, nb::kwargs>(),
              nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"), nb::arg("kwargs"))
-        .def("test", &CiTester::test, nb::arg("x"), nb::arg("y"), nb::arg("given"));
+        .def("test", &CiTester::test, nb::arg("x"), nb::arg("y"), nb::arg("given"))
+        .def("test_batch", &CiTester::test_batch, nb::arg("queries"));
     m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_progress").none(), nb::arg("kwargs"));
     m.def("load", &load, nb::arg("path"));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/common.hpp"
+#include "core/error.hpp"
 #include "core/format.hpp"
 #include "io/writers.hpp"
 
@@ -12,7 +13,8 @@ namespace cudag::cli {
 
 CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
     run::CitestJob& a = args.job;
-    auto* cmd = app.add_subcommand("citest", "one conditional-independence test X _||_ Y | Z: statistic and p-value");
+    auto* cmd = app.add_subcommand(
+        "citest", "conditional-independence tests X _||_ Y | Z: statistic and p-value, one test or a batch");
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
                     "text from standard input")
@@ -20,9 +22,20 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
     cmd->add_option("--test", a.test, "cmiknn, fisher-z (continuous), chi-square or g-square (discrete)")->required();
-    cmd->add_option("--x", a.x, "name of X (a column of --data)")->required();
-    cmd->add_option("--y", a.y, "name of Y")->required();
-    cmd->add_option("--given", args.given, "conditioning set Z: names, comma-separated (default: none)");
+    auto* x = cmd->add_option("--x", a.x, "name of X (a column of --data)");
+    auto* y = cmd->add_option("--y", a.y, "name of Y");
+    auto* given = cmd->add_option("--given", args.given, "conditioning set Z: names, comma-separated (default: none)");
+    cmd->add_option("--queries", args.queries,
+                    "a batch of tests instead of --x/--y/--given: a file with a header row x, y, given "
+                    "(tab-separated, given's names comma-separated; or comma-separated, given's names "
+                    "';'-separated) and one test a row; prints one row (or JSON object) a test")
+        ->excludes(x)
+        ->excludes(y)
+        ->excludes(given);
+    cmd->add_option("--backend", a.backend,
+                    "where --queries' batch runs: auto (a GPU when one is visible and the test has a GPU "
+                    "engine), cpu or cuda; single tests run on the CPU")
+        ->capture_default_str();
     cmd->add_option("--dof", a.dof, "chi-square/g-square degrees of freedom: gpupc, pcalg or causal-learn");
     cmd->add_option("--compat", a.compat,
                     "pcalg (default) or causal-learn: fisher-z p arithmetic and the default --dof")
@@ -35,10 +48,44 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
     return cmd;
 }
 
+namespace {
+
+/// --queries: every test of the file, one line (or JSON object) each, in file order.
+int run_batch(const CitestArgs& args, run::CitestJob a) {
+    const std::vector<run::CitestQuery> queries = run::read_citest_queries(args.queries);
+    run::CitestSession session(a);
+    const run::CitestBatchOutput r = session.test_batch(queries);
+    if (a.verbose) std::cerr << "cudag citest: " << queries.size() << " tests on " << r.where << '\n';
+    std::ostringstream os;
+    if (!args.json) os << "x\ty\tgiven\tstatistic\tp_value\n";
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+        const run::CitestQuery& t = queries[q];
+        if (args.json) {
+            std::string given_json = "[";
+            for (std::size_t g = 0; g < t.given.size(); ++g) given_json += (g ? ", " : "") + io::json_quote(t.given[g]);
+            given_json += "]";
+            os << "{\"test\": " << io::json_quote(a.test) << ", \"x\": " << io::json_quote(t.x)
+               << ", \"y\": " << io::json_quote(t.y) << ", \"given\": " << given_json
+               << ", \"n_samples\": " << r.n_samples << ", \"statistic\": " << exact_number(r.statistic[q])
+               << ", \"p_value\": " << exact_number(r.p[q]) << "}\n";
+        } else {
+            os << t.x << '\t' << t.y << '\t';
+            for (std::size_t g = 0; g < t.given.size(); ++g) os << (g ? "," : "") << t.given[g];
+            os << '\t' << exact_number(r.statistic[q]) << '\t' << exact_number(r.p[q]) << '\n';
+        }
+    }
+    std::cout << os.str();
+    return 0;
+}
+
+}  // namespace
+
 int run_citest(const CitestArgs& args) {
     run::CitestJob a = args.job;
     a.given = split_commas(args.given);
     a.cmi.given = given_names(args.cmi_options);
+    if (!args.queries.empty()) return run_batch(args, a);
+    if (a.x.empty() || a.y.empty()) throw InputError("citest needs --x and --y (or --queries FILE)");
     const run::CitestOutput r = run::run_citest(a);
     const std::string& test = a.test;
     const std::vector<std::string>& given = a.given;

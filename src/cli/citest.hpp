@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cudag citest`: one conditional-independence test X ⟂ Y | Z on a data file (the test
-// itself is run::run_citest; this command binds its options and prints).
+// `cudag citest`: one conditional-independence test X ⟂ Y | Z on a data file, or a batch of
+// them (--queries; on a GPU where --backend picks one). The tests themselves are
+// run::run_citest and run::CitestSession::test_batch; this command binds its options and
+// prints.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,6 +21,7 @@ namespace cudag::cli {
 struct CitestArgs {
     run::CitestJob job;
     std::string given;
+    std::string queries;  ///< --queries FILE: a batch instead of --x/--y/--given
     bool json = false;
     std::vector<const CLI::Option*> cmi_options;
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -15,6 +16,8 @@
 #include "io/dataset_io.hpp"
 #include "pc/run.hpp"
 #include "skeleton/ci_tests.hpp"
+#include "core/backend.hpp"
+#include "mpi/communicator.hpp"
 
 namespace cudag::run {
 
@@ -65,9 +68,7 @@ CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(
 
 CitestSession::~CitestSession() = default;
 
-CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
-    const std::vector<std::int32_t> vars = resolve_names(data_, x, y, given);
-    const int l = static_cast<int>(given.size());
+void CitestSession::prepare(int l) {
     const int spare = ci::traits(*options_.kind).spare_samples;
     if (spare >= 0 && data_.n_samples <= l + spare)
         throw InputError(data_.source + ": " + std::to_string(data_.n_samples) + " samples are too few for " +
@@ -80,6 +81,12 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
         // The rule pc follows (core/magnitude.hpp): extreme columns rescaled, exactly.
         if (pc::scale_free(*spec_)) rescaled_ = cudag::rescale_extreme_columns(data_);
     }
+}
+
+CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
+    const std::vector<std::int32_t> vars = resolve_names(data_, x, y, given);
+    const int l = static_cast<int>(given.size());
+    prepare(l);
     // The test through ci::CiTest (skeleton/ci_tests.hpp): the statistic, p and the other numbers.
     if (!test_ || l > max_cond_) {
         test_ = skeleton::make_ci_test(data_, *spec_, compat_, threads_, l);
@@ -100,9 +107,123 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     return CitestOutput{o.statistic, o.p, data_.n_samples, std::move(o.extra)};
 }
 
+CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& queries) {
+    ci::QueryList list;
+    int l = 0;
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+        const CitestQuery& query = queries[q];
+        std::vector<std::int32_t> vars;
+        try {
+            vars = resolve_names(data_, query.x, query.y, query.given);
+        } catch (const InputError& e) {
+            throw InputError("query " + std::to_string(q + 1) + ": " + e.what());
+        }
+        list.add(vars[0], vars[1], std::span<const std::int32_t>(vars).subspan(2));
+        l = std::max(l, static_cast<int>(query.given.size()));
+    }
+    prepare(l);
+    CitestBatchOutput out;
+    out.n_samples = data_.n_samples;
+    out.statistic.resize(queries.size());
+    out.p.resize(queries.size());
+    if (!batch_ || l > batch_cond_) {
+        batch_.reset();
+        skeleton::TestPolicy policy;
+        policy.causal_learn_pvalue = compat_ == skeleton::Compat::CausalLearn;
+        BackendContext backend;
+        backend.kind = parse_backend(job_.backend);
+        backend.threads = resolve_threads(threads_);
+        mpi::SerialCommunicator self;
+        if (ci::traits(spec_->kind).gpu)
+            batch_ = skeleton::make_gpu_batch_test(data_, *spec_, policy, l, backend, self);
+        if (!batch_)  // the CPU's threads, a query each; Fisher-z's tests share one correlation matrix
+            batch_ = std::make_unique<ci::CpuBatchTest>(
+                skeleton::ci_test_factory(data_, *spec_, compat_, resolve_threads(threads_)), resolve_threads(threads_),
+                data_.names);
+        batch_cond_ = l;
+    }
+    out.where = batch_->where();
+    batch_->run(list.view(), out.statistic, out.p);
+    return out;
+}
+
 CitestOutput run_citest(const CitestJob& a, const DataReader& read) {
     CitestSession session(a, read);
     return session.test(a.x, a.y, a.given);
+}
+
+namespace {
+
+/// The fields of one line, split at `sep` (no quoting: names with the separator are not
+/// queries' names).
+std::vector<std::string> split_fields(const std::string& line, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char ch : line) {
+        if (ch == sep) {
+            out.push_back(cur);
+            cur.clear();
+        } else if (ch != '\r') {
+            cur += ch;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+}  // namespace
+
+std::vector<CitestQuery> read_citest_queries(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path + ": cannot read the queries file");
+    std::string line;
+    std::int64_t line_no = 0;
+    char sep = '\t';
+    int cx = -1, cy = -1, cg = -1;
+    std::vector<CitestQuery> out;
+    while (std::getline(in, line)) {
+        ++line_no;
+        if (line.empty() || line == "\r") continue;
+        if (cx < 0) {  // the header row
+            sep = line.find('\t') != std::string::npos ? '\t' : ',';
+            const std::vector<std::string> head = split_fields(line, sep);
+            for (std::size_t c = 0; c < head.size(); ++c) {
+                int* slot = head[c] == "x" ? &cx : head[c] == "y" ? &cy : head[c] == "given" ? &cg : nullptr;
+                if (!slot)
+                    throw InputError(path + ":" + std::to_string(line_no) + ": unknown column '" + head[c] +
+                                     "' in the header (the columns are x, y and given)");
+                if (*slot >= 0)
+                    throw InputError(path + ":" + std::to_string(line_no) + ": column '" + head[c] + "' given twice");
+                *slot = static_cast<int>(c);
+            }
+            if (cx < 0 || cy < 0)
+                throw InputError(path + ":" + std::to_string(line_no) +
+                                 ": the header row must name the columns x and y (and given, optional)");
+            continue;
+        }
+        const std::vector<std::string> f = split_fields(line, sep);
+        // A row may end before an empty given (editors drop trailing tabs), no earlier.
+        const std::size_t want = static_cast<std::size_t>(std::max({cx, cy, cg})) + 1;
+        const std::size_t least = static_cast<std::size_t>(std::max(cx, cy)) + 1;
+        const bool short_given =
+            f.size() < want && f.size() >= least && static_cast<std::size_t>(cg) >= f.size() && f.size() + 1 == want;
+        if (f.size() != want && !short_given)
+            throw InputError(path + ":" + std::to_string(line_no) + ": " + std::to_string(f.size()) +
+                             (f.size() == 1 ? " field" : " fields") + ", the header has " + std::to_string(want));
+        CitestQuery q{f[static_cast<std::size_t>(cx)], f[static_cast<std::size_t>(cy)], {}};
+        if (cg >= 0 && static_cast<std::size_t>(cg) < f.size() && !f[static_cast<std::size_t>(cg)].empty())
+            for (std::string& name : split_fields(f[static_cast<std::size_t>(cg)], sep == '\t' ? ',' : ';')) {
+                if (name.empty()) throw InputError(path + ":" + std::to_string(line_no) + ": an empty name in given");
+                q.given.push_back(std::move(name));
+            }
+        if (q.x.empty() || q.y.empty())
+            throw InputError(path + ":" + std::to_string(line_no) + ": x and y need a name each");
+        out.push_back(std::move(q));
+    }
+    if (in.bad()) throw InputError(path + ": cannot read the queries file");
+    if (cx < 0) throw InputError(path + ": no header row (the columns are x, y and given)");
+    if (out.empty()) throw InputError(path + ": no queries after the header row");
+    return out;
 }
 
 }  // namespace cudag::run

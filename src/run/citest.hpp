@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ci/batch.hpp"
 #include "ci/ci_test.hpp"
 #include "core/dataset.hpp"
 #include "run/cmi_knn.hpp"
@@ -21,6 +22,9 @@ namespace cudag::run {
 /// Every setting of a citest job, named as `cudag citest`'s options.
 struct CitestJob {
     std::string data, dataset, test, x, y, dof, compat = "pcalg";
+    /// Where batches run (test_batch, `--queries`): auto, cpu or cuda; single tests run on
+    /// the CPU.
+    std::string backend = "auto";
     std::vector<std::string> given;      ///< the conditioning set Z, by name
     std::vector<std::string> na_values;  ///< --na-values
     CmiKnnJob cmi;
@@ -36,6 +40,20 @@ struct CitestOutput {
     std::vector<std::pair<std::string, std::string>> extra;
 };
 
+/// One query of a batch: x ⟂ y | given, by name.
+struct CitestQuery {
+    std::string x, y;
+    std::vector<std::string> given;
+};
+
+/// A batch's outcome: statistic[q] and p[q] of query q.
+struct CitestBatchOutput {
+    std::vector<double> statistic, p;
+    std::int64_t n_samples = 0;
+    /// Where the batch ran ("the CPU (8 threads)", "the cuda fisher-z engine").
+    std::string where;
+};
+
 /// Single tests on data read once (an in-process caller's tester, as causal-learn's CIT
 /// object): the job's settings checked and the data read at construction; each test()
 /// names its variables (the job's x, y and given are not used) and checks what depends
@@ -46,9 +64,15 @@ public:
     CitestSession(const CitestJob& job, const DataReader& read = {});
     ~CitestSession();
     CitestOutput test(const std::string& x, const std::string& y, const std::vector<std::string>& given);
+    /// Every query at once (ci::BatchTest: on a GPU where the job's backend picks one, else
+    /// on the CPU's threads), each answer the statistic and p-value test() gives for it.
+    /// The queries are checked first, all of them, before any test runs.
+    CitestBatchOutput test_batch(const std::vector<CitestQuery>& queries);
     const Dataset& data() const { return data_; }
 
 private:
+    /// The checks and set-up of a test with conditioning sets of up to `l` variables.
+    void prepare(int l);
     CitestJob job_;
     skeleton::TestOptions options_;
     skeleton::Compat compat_ = skeleton::Compat::Pcalg;
@@ -57,10 +81,18 @@ private:
     std::optional<skeleton::TestSpec> spec_;
     std::unique_ptr<ci::CiTest> test_;
     int max_cond_ = -1;
+    std::unique_ptr<ci::BatchTest> batch_;  ///< test_batch's tests, made at its first call
+    int batch_cond_ = -1;                   ///< the largest set batch_ was made for
     std::int64_t rescaled_ = 0;  ///< columns of extreme magnitude rescaled (core/magnitude.hpp)
 };
 
 /// Reads the data (through `read` when given, else the job's file) and runs the test.
 CitestOutput run_citest(const CitestJob& job, const DataReader& read = {});
+
+/// The queries of a `--queries` file: a header row naming the columns x, y and given (tab-
+/// or comma-separated, in any order; given optional), then one query a row, given's names
+/// separated by commas within a tab-separated file or by ';' within a comma-separated one
+/// (empty: no conditioning set). Errors name the file and line.
+std::vector<CitestQuery> read_citest_queries(const std::string& path);
 
 }  // namespace cudag::run

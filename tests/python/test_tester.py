@@ -44,6 +44,39 @@ def test_tester_equals_citest(test, data, opts):
         assert t(x, y, given) == want.p_value
 
 
+@pytest.mark.parametrize("test, data, opts", [
+    ("fisher-z", gaussian(), {}),
+    ("fisher-z", gaussian(), {"compat": "causal-learn", "threads": 3}),
+    ("chi-square", codes(), {}),
+    ("g-square", codes(), {"dof": "causal-learn"}),
+    ("cmiknn", gaussian(n=150), {"permutations": 49, "seed": 4}),
+])
+def test_batches_equal_single_tests(test, data, opts):
+    t = cudag.tester(data, test, backend="cpu", **opts)
+    calls = [c for c in CALLS if not (test == "g-square" and len(c[2]) > 2)]
+    got = t.test_batch(calls)
+    assert len(got) == len(calls) and got.n_samples == data.shape[0]
+    assert "CPU" in got.where
+    for k, (x, y, given) in enumerate(calls):
+        want = cudag.citest(data, x, y, given, test, **opts)
+        assert got.p_value[k] == want.p_value and got.statistic[k] == want.statistic, (x, y, given)
+    # (x, y) pairs, a single name for given, and names
+    pairs = t.test_batch([(0, 1), ("X3", "X5", "X1")])
+    assert pairs.p_value[0] == t(0, 1) and pairs.p_value[1] == t("X3", "X5", ["X1"])
+
+
+def test_batch_errors():
+    t = cudag.tester(gaussian())
+    with pytest.raises(ValueError, match="query 2: give"):
+        t.test_batch([(0, 1), (0,)])
+    with pytest.raises(ValueError, match="no queries"):
+        t.test_batch([])
+    with pytest.raises(cudag.InputError, match="query 2: .*unknown variable 'q'"):
+        t.test_batch([("X1", "X2"), ("X1", "q")])
+    with pytest.raises(cudag.InputError, match="unknown --backend"):
+        cudag.tester(gaussian(), backend="tpu").test_batch([(0, 1)])
+
+
 def test_tester_names_and_errors():
     x = gaussian()
     t = cudag.tester(x, names=list("abcdef"))

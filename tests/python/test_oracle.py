@@ -284,3 +284,18 @@ def test_causal_learn_d_separation_names_and_hidden_labels():
                node_names=["a", "b", "c", "latent[4]"])
     assert cg.result.config["oracle_latent"] == "_latent[4]"  # the hidden node 4, named unlike any column
     assert cg.node_names == ["a", "b", "c", "latent[4]"]
+
+
+def test_causal_graph_queries_read_the_matrix():
+    # The diamond's CPDAG: X1 --- X2, X1 --- X3, X2 --> X4 <-- X3 (causal-learn's CausalGraph queries).
+    cg = cl.pc(np.empty((0, 4)), 0.05, "d_separation", show_progress=False,
+               true_dag=adjacency(4, [(0, 1), (0, 2), (1, 3), (2, 3)]))
+    pairs = lambda found: sorted((int(a), int(b)) for a, b in found)  # noqa: E731
+    assert pairs(cg.find_fully_directed()) == [(1, 3), (2, 3)]
+    assert pairs(cg.find_undirected()) == [(0, 1), (0, 2), (1, 0), (2, 0)]
+    assert cg.find_bi_directed() == []
+    assert pairs(cg.find_arrow_heads()) == [(1, 3), (2, 3)]
+    assert len(cg.find_adj()) == 8 and cg.max_degree() == 2
+    assert cg.neighbors(3).tolist() == [1, 2]
+    assert cg.is_fully_directed(1, 3) and not cg.is_fully_directed(3, 1) and cg.is_undirected(0, 1)
+    assert cg.PC_elapsed >= 0

@@ -159,7 +159,11 @@ def _general_graph(graph: np.ndarray, names: list[str]):
 class CausalGraph:
     """What causal-learn's ``pc`` returns, as far as cudag computes it: ``G`` (``G.graph`` the
     endpoint matrix), ``sepset`` (n x n array; [i, j] a list holding the separating set as a
-    tuple, or None), ``node_names``, and ``result``, the full :class:`cudag.PcResult`."""
+    tuple, or None), ``node_names``, ``PC_elapsed`` (seconds), causal-learn's queries of the
+    matrix (``find_fully_directed()``, ``find_undirected()``, ``find_bi_directed()``,
+    ``find_arrow_heads()``, ``find_tails()``, ``find_adj()``, ``neighbors(i)``,
+    ``max_degree()``, ``is_undirected(i, j)``, ``is_fully_directed(i, j)``), and ``result``, the
+    full :class:`cudag.PcResult`."""
 
     def __init__(self, result: cudag.PcResult):
         self.result = result
@@ -170,6 +174,56 @@ class CausalGraph:
         for (i, j), s in result.sepsets.items():
             self.sepset[i, j] = self.sepset[j, i] = [tuple(s)]
         self.PC_elapsed = result.seconds  # causal-learn's run time attribute
+
+    # causal-learn's CausalGraph queries of the endpoint matrix G.graph ([i, j] the mark at
+    # i's end of i - j: -1 tail, 1 arrowhead), pairs listed in row-major order of the matrix.
+    def _marks(self, mark: int) -> list:
+        """(j, i) for every [i, j] == mark: the edges i - j with that mark at i, as (j, i)."""
+        return [(j, i) for i, j in np.argwhere(np.asarray(self.G.graph) == mark)]
+
+    def neighbors(self, i: int):
+        """The nodes adjacent to node i."""
+        return np.flatnonzero(np.asarray(self.G.graph)[i, :] != 0)
+
+    def max_degree(self) -> int:
+        """The largest number of edges at one node."""
+        return max(np.sum(np.asarray(self.G.graph) != 0, axis=1))
+
+    def find_arrow_heads(self) -> list:
+        """(i, j) for each arrowhead at j's end of i - j (i o-> j, i --> j, i <-> j)."""
+        return self._marks(1)
+
+    def find_tails(self) -> list:
+        """(i, j) for each tail at j's end of i - j."""
+        return self._marks(-1)
+
+    def find_undirected(self) -> list:
+        """(i, j) for each i --- j, both ways."""
+        g = np.asarray(self.G.graph)
+        return [(a, b) for a, b in self.find_tails() if g[a, b] == -1]
+
+    def find_fully_directed(self) -> list:
+        """(i, j) for each i --> j."""
+        g = np.asarray(self.G.graph)
+        return [(a, b) for a, b in self.find_arrow_heads() if g[a, b] == -1]
+
+    def find_bi_directed(self) -> list:
+        """(i, j) for each i <-> j, both ways."""
+        g = np.asarray(self.G.graph)
+        return [(b, a) for a, b in self.find_arrow_heads() if g[b, a] == 1 and g[a, b] == 1]
+
+    def find_adj(self) -> list:
+        """(i, j) for each end of each edge: the tails' pairs, then the arrowheads'."""
+        return self.find_tails() + self.find_arrow_heads()
+
+    def is_undirected(self, i: int, j: int) -> bool:
+        g = np.asarray(self.G.graph)
+        return bool(g[i, j] == -1 and g[j, i] == -1)
+
+    def is_fully_directed(self, i: int, j: int) -> bool:
+        """Whether i --> j."""
+        g = np.asarray(self.G.graph)
+        return bool(g[i, j] == -1 and g[j, i] == 1)
 
     def __repr__(self) -> str:
         return f"CausalGraph({self.G!r}) from cudag"

@@ -200,19 +200,89 @@ class _Progress:
             self.bar.close()
 
 
-def _run_learner(fn, opts: dict, values, names, text, source, bar):
-    """`fn` (_cudag.pc, _cudag.fci or _cudag.mcmc) on the options with `bar`'s callback; the bar is
-    closed either way."""
+def _run_learner(fn, opts: dict, values, names, text, source, bar, *extra):
+    """`fn` (_cudag.pc, _cudag.fci or _cudag.mcmc) on the options with `bar`'s callback (and
+    `extra` arguments: pc's and fci's oracle DAG); the bar is closed either way."""
     try:
-        return fn(values, names, text, source, bar.callback(), **opts)
+        return fn(values, names, text, source, bar.callback(), *extra, **opts)
     finally:
         bar.close()
 
 
+# ---- the d-separation oracle ---------------------------------------------------------
+
+def _is_digraph(g) -> bool:
+    """A networkx graph (duck-typed: networkx is not a dependency)."""
+    return all(hasattr(g, a) for a in ("nodes", "edges", "is_directed", "adj"))
+
+
+def _oracle_dag(dag, names, function: str):
+    """oracle= as the module takes it: (None, path) for a graph file the command line's
+    --oracle reads, or ((node names, int32 rows (parent, child), source), None) for a
+    networkx DiGraph (nodes named str(node), in the graph's node order), an n x n 0/1
+    adjacency ([i, j] = 1 for i --> j; names X1..Xn unless ``names=``) or a
+    :class:`SimulateResult` (its true DAG)."""
+    if isinstance(dag, (str, _os.PathLike)):
+        if names is not None:
+            raise TypeError(f"{function}: names= names an adjacency matrix's nodes, not a DAG file's")
+        return None, _os.fspath(dag)
+    if isinstance(dag, SimulateResult):
+        if names is not None:
+            raise TypeError(f"{function}: names= names an adjacency matrix's nodes, not a SimulateResult's")
+        edges = np.asarray(dag.truth_edge_array, dtype=np.int32).reshape(-1, 3)[:, :2]
+        return (list(dag.names), np.ascontiguousarray(edges), "<SimulateResult truth>"), None
+    if _is_digraph(dag):
+        if names is not None:
+            raise TypeError(f"{function}: names= names an adjacency matrix's nodes; a DiGraph's nodes are its names")
+        if not dag.is_directed():
+            raise InputError(f"{function}: oracle= is an undirected graph; the d-separation oracle needs a DAG "
+                             "(a networkx DiGraph)")
+        nodes = list(dag.nodes)
+        index = {v: k for k, v in enumerate(nodes)}
+        rows = [(index[a], index[b]) for a, b in dag.edges()]
+        return ([str(v) for v in nodes], np.array(rows, dtype=np.int32).reshape(-1, 2),
+                f"<{type(dag).__module__.split('.')[0]}.{type(dag).__name__}>"), None
+    a = np.asarray(dag)
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.dtype.kind not in "biuf":
+        raise InputError(f"{function}: oracle= takes a networkx DiGraph, an n x n 0/1 adjacency matrix or a DAG "
+                         f"file, not {type(dag).__name__}" + (f" of shape {a.shape}" if a.ndim else ""))
+    if not np.isin(a, (0, 1)).all():
+        raise InputError(f"{function}: the oracle's adjacency matrix holds values other than 0 and 1 "
+                         "([i, j] = 1 for i --> j)")
+    n = a.shape[0]
+    names = [f"X{k + 1}" for k in range(n)] if names is None else [str(v) for v in names]
+    if len(names) != n:
+        raise InputError(f"{function}: {len(names)} names for the {n} nodes of the oracle's adjacency matrix")
+    rows = np.argwhere(a != 0).astype(np.int32)
+    return (names, np.ascontiguousarray(rows), "<adjacency>"), None
+
+
+def _with_oracle(function: str, data, names, oracle, latent, opts: dict):
+    """The data arguments and the module's oracle argument for pc/fci: the data (oracle None),
+    or no data and the oracle's DAG (in memory, or its file as oracle=) with latent=."""
+    if oracle is None:
+        if latent is not None:
+            raise InputError(f"{function}: latent= names hidden nodes of oracle=DAG: give oracle=")
+        if data is None:
+            raise TypeError(f"{function}() needs the data (or oracle=DAG for the d-separation oracle)")
+        return (*_prepare(data, names), None)
+    if data is not None:
+        raise InputError(f"{function}: oracle= answers the tests from the DAG, without data: drop the data "
+                         "(data=None)")
+    dag, path = _oracle_dag(oracle, names, function)
+    if path is not None:
+        opts["oracle"] = path
+    if latent is not None:
+        latent = [latent] if isinstance(latent, str) else [str(v) for v in latent]
+        opts["latent"] = latent
+    observed = [] if dag is None else [v for v in dag[0] if v not in set(latent or ())]
+    return None, observed, "", "", dag
+
+
 # ---- learners ------------------------------------------------------------------------
 
-def pc(data, test: str | None = None, alpha: float | None = None, backend: str | None = None, *, names=None,
-       progress=None, **options) -> PcResult:
+def pc(data=None, test: str | None = None, alpha: float | None = None, backend: str | None = None, *, names=None,
+       progress=None, oracle=None, latent=None, **options) -> PcResult:
     """PC-stable (``cudag pc``) on ``data``: a numpy array (samples x variables; names X1..Xn
     unless ``names=``) or a pandas DataFrame (its column names kept; columns of labels make it
     discrete data as in a CSV file). ``test`` None chooses as the command line does
@@ -226,11 +296,16 @@ def pc(data, test: str | None = None, alpha: float | None = None, backend: str |
     ``progress``: a callable given a dict per level, or True for a tqdm bar.
     Edge confidence: ``bootstrap=B`` runs PC on B resamples of the rows (``resample=``
     "bootstrap" or "half", keyed by ``seed=``) and returns a :class:`BootstrapResult` (the
-    consensus graph at ``consensus=`` and the edge frequencies), as ``cudag pc --bootstrap``."""
-    values, names, text, source = _prepare(data, names)
+    consensus graph at ``consensus=`` and the edge frequencies), as ``cudag pc --bootstrap``.
+    The d-separation oracle (``cudag pc --oracle DAG --latent ...``): ``cudag.pc(oracle=dag,
+    latent=[...])`` with no data answers each test by d-separation in ``dag`` over its nodes
+    not in ``latent``: a networkx DiGraph (nodes named ``str(node)``), an n x n 0/1 adjacency
+    matrix (``[i, j] = 1`` for i --> j; node names ``names=``, default X1..Xn), a
+    :class:`SimulateResult` (its true DAG) or a graph file as the command line reads it."""
     opts = {"test": test, "alpha": alpha, "backend": backend}
     opts.update(_options(options))
-    raw = _run_learner(_cudag.pc, opts, values, names, text, source, _Progress(progress, "cudag.pc"))
+    values, names, text, source, dag = _with_oracle("cudag.pc", data, names, oracle, latent, opts)
+    raw = _run_learner(_cudag.pc, opts, values, names, text, source, _Progress(progress, "cudag.pc"), dag)
     if not raw:
         return None  # an MPI rank other than 0
     for note in raw.get("warnings", ()):
@@ -238,8 +313,8 @@ def pc(data, test: str | None = None, alpha: float | None = None, backend: str |
     return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
 
 
-def fci(data, test: str | None = None, alpha: float | None = None, backend: str | None = None, *, names=None,
-        variant: str | None = None, progress=None, **options) -> FciResult:
+def fci(data=None, test: str | None = None, alpha: float | None = None, backend: str | None = None, *, names=None,
+        variant: str | None = None, progress=None, oracle=None, latent=None, **options) -> FciResult:
     """FCI or RFCI (``cudag fci``) on ``data`` (as :func:`pc` takes it): a partial ancestral
     graph (PAG) allowing hidden common causes, as pcalg's ``fci`` / ``rfci`` learn it.
     ``variant``: "fci" (the default) or "rfci". The skeleton search's options are
@@ -255,11 +330,14 @@ def fci(data, test: str | None = None, alpha: float | None = None, backend: str 
     Edge confidence: ``bootstrap=B`` runs the whole FCI (or RFCI) on B resamples of the rows
     (``resample=``, ``seed=``, as :func:`pc`) and returns an :class:`FciBootstrapResult` (the
     consensus PAG at ``consensus=`` and each pair's edge-kind frequencies), as
-    ``cudag fci --bootstrap``."""
-    values, names, text, source = _prepare(data, names)
+    ``cudag fci --bootstrap``.
+    The d-separation oracle: ``cudag.fci(oracle=dag, latent=[...])`` with no data (as
+    :func:`pc` takes them) gives the true PAG of ``dag`` with ``latent`` hidden, as
+    ``cudag fci --oracle DAG --latent ...``."""
     opts = {"test": test, "alpha": alpha, "backend": backend, "variant": variant}
     opts.update(_options(options))
-    raw = _run_learner(_cudag.fci, opts, values, names, text, source, _Progress(progress, "cudag.fci"))
+    values, names, text, source, dag = _with_oracle("cudag.fci", data, names, oracle, latent, opts)
+    raw = _run_learner(_cudag.fci, opts, values, names, text, source, _Progress(progress, "cudag.fci"), dag)
     if not raw:
         return None  # an MPI rank other than 0
     for note in raw.get("warnings", ()):

@@ -233,6 +233,8 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
             kw<J>("stop_after_level", "--stop-after-level", [](J& j) -> int& { return j.cfg.stop_after_level; }),
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),
+            field("oracle", "--oracle", &J::oracle),
+            comma_list("latent", "--latent", &J::latent),
         };
         add_cmi_keywords(t, true);
         add_bootstrap_keywords(t);

@@ -46,6 +46,7 @@
 #include "pc/graph_compare.hpp"
 #include "pc/metrics.hpp"
 #include "run/fci.hpp"
+#include "run/pc.hpp"
 #include "run/load.hpp"
 #include "run/score_inputs.hpp"
 
@@ -288,14 +289,57 @@ int run_released(Run&& run) {
     return run(env, comm);
 }
 
+/// The oracle's DAG handed over in memory: `dag` None, or (node names, edges as int32 rows
+/// (parent, child), a name for messages). The names must be distinct and the edges between
+/// nodes; cycles are refused by the oracle itself.
+std::shared_ptr<const run::OracleDag> oracle_dag(nb::handle dag, std::string& source) {
+    if (dag.is_none()) return nullptr;
+    const nb::tuple t = nb::cast<nb::tuple>(dag);
+    auto out = std::make_shared<run::OracleDag>();
+    out->names = nb::cast<std::vector<std::string>>(t[0]);
+    const auto edges = nb::cast<nb::ndarray<const std::int32_t, nb::ndim<2>, nb::c_contig>>(t[1]);
+    source = nb::cast<std::string>(t[2]);
+    const auto n = static_cast<std::int64_t>(out->names.size());
+    std::unordered_map<std::string, std::int64_t> seen;
+    for (std::int64_t v = 0; v < n; ++v) {
+        const auto [it, fresh] = seen.emplace(out->names[static_cast<std::size_t>(v)], v);
+        if (!fresh)
+            throw InputError(source + ": two nodes are named '" + it->first + "' (nodes " +
+                             std::to_string(it->second + 1) + " and " + std::to_string(v + 1) + ")");
+    }
+    if (edges.shape(0) > 0 && edges.shape(1) != 2) throw InputError(source + ": edges must be rows (parent, child)");
+    out->dag = Dag(n);
+    for (std::size_t k = 0; k < edges.shape(0); ++k) {
+        const std::int32_t a = edges(k, 0), b = edges(k, 1);
+        if (a < 0 || a >= n || b < 0 || b >= n)
+            throw InputError(source + ": edge row " + std::to_string(k) + " is not two nodes below " +
+                             std::to_string(n));
+        out->dag.add_edge(a, b);
+    }
+    return out;
+}
+
+/// The job's input: the data (`in`: its reader in hooks), or, with no data, the oracle's DAG
+/// (`dag` in memory, or the file of oracle=).
+void set_input(run::PcJob& job, run::PcHooks& hooks, const DataInput& in, nb::handle dag) {
+    std::string source;
+    hooks.oracle_dag = oracle_dag(dag, source);
+    if (hooks.oracle_dag) job.oracle = source;
+    if (in.values || !in.text.empty()) {
+        job.data = in.source;  // with an oracle, refused as --data is
+        hooks.read = reader(in, job.cfg.backend.threads);
+    } else if (job.oracle.empty()) {
+        throw InputError("no data: give the data, or oracle=DAG for the d-separation oracle");
+    }
+}
+
 nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string text, std::string source,
-                nb::object on_level, const nb::kwargs& kwargs) {
+                nb::object on_level, nb::object dag, const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
     run::PcJob job;
-    job.data = in.source;
     apply_keywords(job, pc_keywords(), kwargs, in.names, "cudag.pc");
     run::PcHooks hooks;
-    hooks.read = reader(in, job.cfg.backend.threads);
+    set_input(job, hooks, in, dag);
     hooks.level = [&on_level](const skeleton::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
     hooks.whole_result = true;
     std::vector<std::string> warnings;
@@ -313,13 +357,12 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
 }
 
 nb::dict run_fci(nb::object values, std::vector<std::string> names, std::string text, std::string source,
-                 nb::object on_level, const nb::kwargs& kwargs) {
+                 nb::object on_level, nb::object dag, const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
     run::FciJob job;
-    job.pc.data = in.source;
     apply_keywords(job, fci_keywords(), kwargs, in.names, "cudag.fci");
     run::PcHooks hooks;
-    hooks.read = reader(in, job.pc.cfg.backend.threads);
+    set_input(job.pc, hooks, in, dag);
     hooks.level = [&on_level](const skeleton::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
     std::vector<std::string> warnings;
     hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
@@ -702,9 +745,9 @@ NB_MODULE(_cudag, m) {
         }
     });
     m.def("pc", &run_pc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
-          nb::arg("on_level").none(), nb::arg("kwargs"));
+          nb::arg("on_level").none(), nb::arg("dag").none(), nb::arg("kwargs"));
     m.def("fci", &run_fci, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
-          nb::arg("on_level").none(), nb::arg("kwargs"));
+          nb::arg("on_level").none(), nb::arg("dag").none(), nb::arg("kwargs"));
     m.def("citest", &run_citest, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("kwargs"));
     nb::class_<CiTester>(m, "CiTester")

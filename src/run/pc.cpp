@@ -429,13 +429,20 @@ std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& d
     return os.str();
 }
 
-/// --oracle: the DAG read (every rank), the oracle set in cfg.test, and its observed nodes
-/// as the data (names, no samples).
-Dataset read_oracle_input(const PcJob& a, pc::PcConfig& cfg, skeleton::Progress& progress, mpi::Communicator& comm) {
+/// --oracle: the DAG read (every rank; or the caller's, hooks.oracle_dag), the oracle set in
+/// cfg.test, and its observed nodes as the data (names, no samples).
+Dataset read_oracle_input(const PcJob& a, pc::PcConfig& cfg, skeleton::Progress& progress, mpi::Communicator& comm,
+                          const PcHooks& hooks) {
     Dataset data;
     mpi::run_agreed(comm, [&] {
         std::vector<std::string> names;
-        Dag dag = io::read_dag(a.oracle, names);
+        Dag dag;
+        if (hooks.oracle_dag) {
+            names = hooks.oracle_dag->names;
+            dag = hooks.oracle_dag->dag;
+        } else {
+            dag = io::read_dag(a.oracle, names);
+        }
         auto oracle =
             std::make_shared<const DsepOracle>(std::move(dag), std::move(names), split_commas(a.latent), a.oracle);
         data.names = oracle->var_names();
@@ -457,8 +464,8 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
                         mpi::Communicator& comm, const io::Hdf5IoPlan& io_plan, const PcHooks& hooks,
                         GpuWarmUp& warm_up) {
     const bool oracle = !a.oracle.empty();
-    Dataset data =
-        oracle ? read_oracle_input(a, cfg, progress, comm) : read_pc_input(a, cfg, progress, comm, io_plan, hooks);
+    Dataset data = oracle ? read_oracle_input(a, cfg, progress, comm, hooks)
+                          : read_pc_input(a, cfg, progress, comm, io_plan, hooks);
     mpi::run_agreed(comm, [&] {
         if (a.knowledge.any()) cfg.knowledge = a.knowledge.read(data.names);
     });

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dsep.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/run.hpp"
@@ -52,9 +53,18 @@ struct PcJob {
     std::string learner = "pc";
 };
 
+/// A DAG handed over in memory for the d-separation oracle: node v is named names[v].
+struct OracleDag {
+    Dag dag;
+    std::vector<std::string> names;
+};
+
 /// What an in-process caller adds; every member may be empty (the command line's run).
 struct PcHooks {
     DataReader read;  ///< the data instead of reading PcJob::data
+    /// With PcJob::oracle naming it in messages and provenance: the oracle's DAG instead of
+    /// reading the file PcJob::oracle (every rank takes it).
+    std::shared_ptr<const OracleDag> oracle_dag;
     /// Each level's statistics as it ends (after the progress line); may throw to stop.
     std::function<void(const skeleton::LevelStats&)> level;
     /// Rank 0: a note the user should see about the data (integer codes that look

@@ -145,12 +145,12 @@ def test_matrices_refused_above_the_limit(hidden, monkeypatch):
 def test_keywords_are_the_commands_options():
     """Every keyword is an option of `cudag fci` (as --help lists it, or one of its hidden
     ones) and every option of it (but the data's, and --write-resample's, which writes a
-    file and runs nothing: cudag.resample gives its rows) a keyword; PC's collider rules
-    are not; its bootstrap is (issue 54)."""
+    file and runs nothing: cudag.resample gives its rows) a keyword (--oracle and --latent
+    too: oracle= and latent=); PC's collider rules are not; its bootstrap is (issue 54)."""
     table = dict((o, k) for k, o in cudag._cudag.keywords("fci"))
     help_text = run_cli("fci", "--help").stdout
     options = set(re.findall(r"(?m)^\s+(?:-\w,)?(--[a-z][a-z0-9-]*)", help_text))
-    data_only = {"--data", "--oracle", "--latent", "--dataset", "--na-values", "--help", "--write-resample",
+    data_only = {"--data", "--dataset", "--na-values", "--help", "--write-resample",
                  "--replicate", "--overwrite"}
     hidden = {"--tune", "--stop-after-level"}  # options --help does not list (testing and tuning)
     assert set(table) == (options - data_only) | hidden

@@ -24,20 +24,77 @@ import numpy as np
 
 import cudag
 
-__all__ = ["pc", "fci", "CausalGraph", "CIT"]
+__all__ = ["pc", "fci", "CausalGraph", "CIT", "D_SEPARATION"]
 
 #: causal-learn's test names (and its CIT constants' values) and cudag's.
 TESTS = {"fisherz": "fisher-z", "chisq": "chi-square", "gsq": "g-square"}
+
+
+#: causal-learn's d-separation "test" (its constant ``causallearn.utils.cit.d_separation``).
+D_SEPARATION = "d_separation"
 
 
 def _test_name(indep_test) -> str:
     name = indep_test if isinstance(indep_test, str) else getattr(indep_test, "__name__", str(indep_test))
     if name in TESTS:
         return TESTS[name]
-    if name in TESTS.values():
+    if name in TESTS.values() or name == D_SEPARATION:
         return name
-    raise ValueError(f"indep_test={name!r}: cudag runs {', '.join(TESTS)} in causal-learn's arithmetic "
-                     "(and cmiknn through cudag.pc(test='cmiknn'))")
+    raise ValueError(f"indep_test={name!r}: cudag runs {', '.join(TESTS)} in causal-learn's arithmetic, and "
+                     f"{D_SEPARATION} with true_dag= (and cmiknn through cudag.pc(test='cmiknn'))")
+
+
+def _oracle(x: np.ndarray, names: list[str], true_dag) -> dict:
+    """causal-learn's d_separation test on ``true_dag`` as cudag.pc/fci's oracle= and latent=.
+    causal-learn asks networkx whether nodes X and Y of true_dag are d-separated given the nodes
+    S, where X, Y and S are column indices of the data (which are otherwise unused): column k is
+    the node ``k`` of true_dag, and its other nodes (any label) are hidden. Here the DAG is
+    handed over with the columns first, named ``names``, then the hidden nodes. ``true_dag``: a
+    networkx DiGraph as causal-learn takes it, or an N x N 0/1 adjacency (``[i, j] = 1`` for
+    i --> j; nodes 0..N-1, those from the column count on hidden)."""
+    if true_dag is None:
+        raise ValueError("indep_test='d_separation' needs true_dag= (the DAG whose d-separations answer "
+                         "the tests)")
+    n = x.shape[1] if x.ndim == 2 else -1
+    if n < 0:
+        raise ValueError(f"the data must be 2-D (samples x variables; with d_separation only its column count "
+                         f"is used), not {x.ndim}-D")
+    if hasattr(true_dag, "nodes") and hasattr(true_dag, "edges"):
+        if hasattr(true_dag, "is_directed") and not true_dag.is_directed():
+            raise ValueError("true_dag is an undirected graph; d_separation needs a DAG (a networkx DiGraph)")
+        nodes = list(true_dag.nodes)
+        edges = list(true_dag.edges())
+    else:
+        a = np.asarray(true_dag)
+        if a.ndim != 2 or a.shape[0] != a.shape[1] or a.dtype.kind not in "biuf" or not np.isin(a, (0, 1)).all():
+            raise ValueError("true_dag= takes a networkx DiGraph or a square 0/1 adjacency matrix "
+                             "([i, j] = 1 for i --> j)")
+        nodes = list(range(a.shape[0]))
+        edges = [tuple(e) for e in np.argwhere(a != 0).tolist()]
+    present = set(nodes)
+    missing = [k for k in range(n) if k not in present]
+    if missing:
+        raise ValueError(f"true_dag has no node {missing[0]} for column {missing[0]} of the data (column k is "
+                         f"node k; {len(missing)} of the {n} columns have no node)")
+    columns = set(range(n))
+    hidden = [v for v in nodes if v not in columns]
+    taken = set(names)
+    labels = {}
+    for v in hidden:  # a name for each hidden node, unlike every column's
+        label = f"latent[{v!r}]"
+        while label in taken:
+            label = "_" + label
+        taken.add(label)
+        labels[v] = label
+    index = {k: k for k in range(n)}
+    index.update({v: n + j for j, v in enumerate(hidden)})
+    adjacency = np.zeros((n + len(hidden),) * 2, dtype=np.int8)
+    for a, b in edges:
+        adjacency[index[a], index[b]] = 1
+    out = {"oracle": adjacency, "names": list(names) + [labels[v] for v in hidden]}
+    if hidden:
+        out["latent"] = [labels[v] for v in hidden]
+    return out
 
 
 def _knowledge(bk, names: list[str]) -> dict:
@@ -102,7 +159,11 @@ def _general_graph(graph: np.ndarray, names: list[str]):
 class CausalGraph:
     """What causal-learn's ``pc`` returns, as far as cudag computes it: ``G`` (``G.graph`` the
     endpoint matrix), ``sepset`` (n x n array; [i, j] a list holding the separating set as a
-    tuple, or None), ``node_names``, and ``result``, the full :class:`cudag.PcResult`."""
+    tuple, or None), ``node_names``, ``PC_elapsed`` (seconds), causal-learn's queries of the
+    matrix (``find_fully_directed()``, ``find_undirected()``, ``find_bi_directed()``,
+    ``find_arrow_heads()``, ``find_tails()``, ``find_adj()``, ``neighbors(i)``,
+    ``max_degree()``, ``is_undirected(i, j)``, ``is_fully_directed(i, j)``), and ``result``, the
+    full :class:`cudag.PcResult`."""
 
     def __init__(self, result: cudag.PcResult):
         self.result = result
@@ -112,6 +173,57 @@ class CausalGraph:
         self.sepset = np.empty((n, n), dtype=object)
         for (i, j), s in result.sepsets.items():
             self.sepset[i, j] = self.sepset[j, i] = [tuple(s)]
+        self.PC_elapsed = result.seconds  # causal-learn's run time attribute
+
+    # causal-learn's CausalGraph queries of the endpoint matrix G.graph ([i, j] the mark at
+    # i's end of i - j: -1 tail, 1 arrowhead), pairs listed in row-major order of the matrix.
+    def _marks(self, mark: int) -> list:
+        """(j, i) for every [i, j] == mark: the edges i - j with that mark at i, as (j, i)."""
+        return [(j, i) for i, j in np.argwhere(np.asarray(self.G.graph) == mark)]
+
+    def neighbors(self, i: int):
+        """The nodes adjacent to node i."""
+        return np.flatnonzero(np.asarray(self.G.graph)[i, :] != 0)
+
+    def max_degree(self) -> int:
+        """The largest number of edges at one node."""
+        return max(np.sum(np.asarray(self.G.graph) != 0, axis=1))
+
+    def find_arrow_heads(self) -> list:
+        """(i, j) for each arrowhead at j's end of i - j (i o-> j, i --> j, i <-> j)."""
+        return self._marks(1)
+
+    def find_tails(self) -> list:
+        """(i, j) for each tail at j's end of i - j."""
+        return self._marks(-1)
+
+    def find_undirected(self) -> list:
+        """(i, j) for each i --- j, both ways."""
+        g = np.asarray(self.G.graph)
+        return [(a, b) for a, b in self.find_tails() if g[a, b] == -1]
+
+    def find_fully_directed(self) -> list:
+        """(i, j) for each i --> j."""
+        g = np.asarray(self.G.graph)
+        return [(a, b) for a, b in self.find_arrow_heads() if g[a, b] == -1]
+
+    def find_bi_directed(self) -> list:
+        """(i, j) for each i <-> j, both ways."""
+        g = np.asarray(self.G.graph)
+        return [(b, a) for a, b in self.find_arrow_heads() if g[b, a] == 1 and g[a, b] == 1]
+
+    def find_adj(self) -> list:
+        """(i, j) for each end of each edge: the tails' pairs, then the arrowheads'."""
+        return self.find_tails() + self.find_arrow_heads()
+
+    def is_undirected(self, i: int, j: int) -> bool:
+        g = np.asarray(self.G.graph)
+        return bool(g[i, j] == -1 and g[j, i] == -1)
+
+    def is_fully_directed(self, i: int, j: int) -> bool:
+        """Whether i --> j."""
+        g = np.asarray(self.G.graph)
+        return bool(g[i, j] == -1 and g[j, i] == 1)
 
     def __repr__(self) -> str:
         return f"CausalGraph({self.G!r}) from cudag"
@@ -120,10 +232,14 @@ class CausalGraph:
 def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_rule: int = 0,
        uc_priority: int = 2, mvpc: bool = False, correction_name: str = "MV_Crtn_Fisher_Z",
        background_knowledge=None, verbose: bool = False, show_progress: bool = True, node_names=None,
-       *, depth: int = -1, backend: str | None = None, threads: int | None = None) -> CausalGraph:
+       *, depth: int = -1, backend: str | None = None, threads: int | None = None, true_dag=None) -> CausalGraph:
     """causal-learn's ``pc`` (same parameters, order and defaults), run by cudag.
 
-    ``indep_test``: "fisherz", "chisq" or "gsq" (or causal-learn's constants of those names).
+    ``indep_test``: "fisherz", "chisq" or "gsq" (or causal-learn's constants of those names),
+    or "d_separation" with ``true_dag=`` (a networkx DiGraph, or a 0/1 adjacency): as in
+    causal-learn, each test of columns X, Y given S is d-separation of the nodes X, Y and S of
+    true_dag (column k is its node ``k``; its other nodes are hidden), and only the data's
+    column count is used (``np.empty((0, n))`` will do); cudag's oracle answers them.
     ``stable=False`` and ``mvpc=True`` are refused (cudag runs PC-stable on complete data).
     ``depth``: the largest conditioning set (-1: no cap). ``backend``/``threads``: cudag's.
     ``show_progress`` draws a progress bar when tqdm is installed."""
@@ -136,8 +252,9 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     if node_names is None:
         node_names = [f"X{k + 1}" for k in range(x.shape[1])]  # causal-learn's names
     names = list(node_names)
-    opts = dict(test=_test_name(indep_test), alpha=alpha, compat="causal-learn", uc_rule=uc_rule,
-                uc_priority=uc_priority, names=names, verbose=verbose, progress=True if show_progress else None)
+    test = _test_name(indep_test)
+    opts = dict(alpha=alpha, compat="causal-learn", uc_rule=uc_rule, uc_priority=uc_priority, verbose=verbose,
+                progress=True if show_progress else None)
     if depth is not None and depth >= 0:
         opts["max_level"] = depth
     if backend is not None:
@@ -145,7 +262,9 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     if threads is not None:
         opts["threads"] = threads
     opts.update(_knowledge(background_knowledge, names))
-    return CausalGraph(cudag.pc(x, **opts))
+    if test == D_SEPARATION:
+        return CausalGraph(cudag.pc(**opts, **_oracle(x, names, true_dag)))
+    return CausalGraph(cudag.pc(x, test=test, names=names, **opts))
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:
@@ -173,7 +292,9 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     ``cudag fci --compat causal-learn``): its fas skeleton (p > alpha, the union of a level's
     separating sets), its per-edge Possible-D-SEP stage and its rules R0-R10 in its order; a
     test checks the 52 causal-learn runs of tests/data/fci. ``independence_test_method``:
-    "fisherz", "chisq" or "gsq". ``depth``: the largest conditioning set of the skeleton
+    "fisherz", "chisq" or "gsq", or "d_separation" with ``true_dag=`` (as :func:`pc` takes
+    them: column k is node ``k`` of true_dag, its other nodes hidden; the PAG is then the
+    true PAG as causal-learn's fci finds it). ``depth``: the largest conditioning set of the skeleton
     (-1: no cap; cudag's max_level). ``max_path_length``: causal-learn's (-1: no cap; it
     caps the discriminating paths of rule R4). Two of causal-learn's loops walk Python sets of
     nodes in hash order: with ``PYTHONHASHSEED`` set to a number, cudag walks them as CPython
@@ -191,8 +312,9 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     if node_names is None:
         node_names = [f"X{k + 1}" for k in range(x.shape[1])]  # causal-learn's names
     names = list(node_names)
-    opts = dict(test=_test_name(independence_test_method), alpha=alpha, names=names, verbose=verbose,
-                progress=True if show_progress else None, compat="causal-learn",
+    test = _test_name(independence_test_method)
+    true_dag = kwargs.pop("true_dag", None)  # causal-learn hands it to its CIT (other tests ignore it)
+    opts = dict(alpha=alpha, verbose=verbose, progress=True if show_progress else None, compat="causal-learn",
                 max_path_length=int(max_path_length))
     if depth is not None and depth >= 0:
         opts["max_level"] = depth
@@ -201,7 +323,10 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
         opts["python_hash_seed"] = int(seed)
     opts.update(_fci_knowledge(background_knowledge, names))
     opts.update(kwargs)
-    res = cudag.fci(x, **opts)
+    if test == D_SEPARATION:
+        res = cudag.fci(**opts, **_oracle(x, names, true_dag))
+    else:
+        res = cudag.fci(x, test=test, names=names, **opts)
     try:
         from causallearn.search.ConstraintBased.FCI import get_color_edges
     except ImportError:

@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -79,7 +81,9 @@ Dataset discrete_data(std::int64_t n, std::int64_t m, int max_card, std::uint64_
     for (std::int64_t v = 0; v < n; ++v) {
         int card = 2 + static_cast<int>(rng() % static_cast<std::uint64_t>(max_card - 1));
         if (single && v == 1) card = 1;
-        d.names.push_back("V" + std::to_string(v));
+        std::string name = "V";  // appended, not "V" + ...: GCC 12's -Wrestrict misfires on that at -O3
+        name += std::to_string(v);
+        d.names.push_back(name);
         std::vector<std::string> levels;
         for (int c = 0; c < card; ++c) levels.push_back(std::to_string(c));
         d.levels.push_back(levels);
@@ -94,10 +98,11 @@ Dataset discrete_data(std::int64_t n, std::int64_t m, int max_card, std::uint64_
 }
 
 std::string describe(const Batch& b, std::size_t q) {
-    std::string s =
-        "query " + std::to_string(q) + ": " + std::to_string(b.x[q]) + " _||_ " + std::to_string(b.y[q]) + " | {";
-    for (const std::int32_t v : b.set(q)) s += " " + std::to_string(v);
-    return s + " }";
+    std::ostringstream os;
+    os << "query " << q << ": " << b.x[q] << " _||_ " << b.y[q] << " | {";
+    for (const std::int32_t v : b.set(q)) os << ' ' << v;
+    os << " }";
+    return os.str();
 }
 
 /// The engine's batch against the CPU test query by query, bit for bit.
@@ -114,6 +119,12 @@ void expect_batch_is_cpus(skeleton::SkeletonEngine& gpu, const Dataset& data, co
         EXPECT_EQ(p[q], o.p) << what << ", " << describe(b, q);
         failures += stat[q] != o.statistic || p[q] != o.p;
     }
+    // What the batch exercised (a batch of p = 1 only would prove little).
+    const auto inner = std::count_if(p.begin(), p.end(), [](double v) { return v > 0.0 && v < 1.0; });
+    const auto small = std::count_if(p.begin(), p.end(), [](double v) { return v < 0.01; });
+    std::printf("[batch] %s: %zu queries, %td with 0 < p < 1, %td with p < 0.01\n", what.c_str(), b.size(), inner,
+                small);
+    EXPECT_GT(inner, 0) << what;
     // The second half alone (offsets not starting at 0, as a rank's share of a batch).
     const std::size_t h = b.size() / 2;
     std::vector<double> stat2(b.size() - h, -7.0), p2(b.size() - h, -7.0);

@@ -14,12 +14,15 @@
 // as the CPU would never have run it; those extra tests are the price of batching and are
 // counted in `tests` (the tests the GPU ran).
 #include <algorithm>
+#include <cmath>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "cmi_knn_types.cuh"
 #include "core/pair_index.hpp"
 #include "engines.hpp"
 #include "skeleton/cpu/cmi_knn_engine.hpp"
@@ -32,6 +35,8 @@ public:
     CudaCmiKnnEngine(const Dataset& data, const skeleton::TestPolicy& policy, const ci::CmiKnnSpec& spec, int max_level,
                      int device)
         : gpu_(make_cmiknn_gpu(data, spec, max_level == 0 ? 0 : 1, device)),
+          max_cond_(max_level == 0 ? 0 : 1),
+          names_(data.names),
           policy_(policy),
           note_(skeleton::cmi_constant_note(data, gpu_->reference())) {
         // Tests per batch: about 2^28 samples' statistics ((B + 1)·T per test), from 64 to
@@ -166,8 +171,67 @@ public:
         return gpu_->run({q}, std::nullopt).front().p;
     }
 
+    /// Any queries, each answered as the CPU CMIknn test (skeleton::make_ci_test) answers it:
+    /// x and y as given, S sorted, test id ci::cmi_test_id(x, y, cmi_set_key(S)), the spec's
+    /// early stop. Conditional queries of an engine made for level 0 only with more shuffle
+    /// neighbours than the kernels hold run on the host reference (the same arithmetic).
+    bool test_batch(const skeleton::FlatQueries& q, std::span<double> statistic, std::span<double> p) override {
+        const std::size_t nq = q.size();
+        if (nq == 0) return true;
+        CUDAG_EXPECTS(q.y.size() == nq && q.offsets.size() == nq + 1 && statistic.size() >= nq && p.size() >= nq,
+                      "cuda cmiknn: malformed test batch");
+        const ci::CmiKnn& ref = gpu_->reference();
+        const std::int64_t base = q.offsets[0];
+        std::vector<CmiKnnQuery> queries(nq);
+        std::vector<std::size_t> device, host;
+        for (std::size_t k = 0; k < nq; ++k) {
+            CmiKnnQuery& c = queries[k];
+            c.x = q.x[k];
+            c.y = q.y[k];
+            const auto b = q.nodes.begin() + (q.offsets[k] - base);
+            c.z.assign(b, b + (q.offsets[k + 1] - q.offsets[k]));
+            std::sort(c.z.begin(), c.z.end());
+            c.test_id = ci::cmi_test_id(c.x, c.y, ci::cmi_set_key(c.z.data(), static_cast<int>(c.z.size())));
+            if (c.z.empty() || max_cond_ > 0) {
+                device.push_back(k);
+                continue;
+            }
+            if (!validated_) {  // the CPU test validates the spec for conditional tests
+                ci::validate(ref.spec(), ref.n_samples(), 1);
+                validated_ = true;
+            }
+            (ref.spec().shuffle_neighbors <= kMaxShuffleGpu ? device : host).push_back(k);
+        }
+        std::vector<CmiKnnQuery> on_device;
+        on_device.reserve(device.size());
+        for (const std::size_t k : device) on_device.push_back(std::move(queries[k]));
+        const std::vector<ci::CmiKnnResult> r =
+            on_device.empty() ? std::vector<ci::CmiKnnResult>{} : gpu_->run(on_device);
+        for (std::size_t a = 0; a < device.size(); ++a) {
+            statistic[device[a]] = r[a].statistic;
+            p[device[a]] = r[a].p;
+        }
+        for (const std::size_t k : host) {
+            const CmiKnnQuery& c = queries[k];
+            const ci::CmiKnnResult h = ref.test(c.x, c.y, c.z, c.test_id, 1);
+            statistic[k] = h.statistic;
+            p[k] = h.p;
+        }
+        for (std::size_t k = 0; k < nq; ++k) {
+            if (std::isfinite(statistic[k]) && std::isfinite(p[k])) continue;
+            throw InputError("cuda cmiknn: the test of '" + names_[static_cast<std::size_t>(q.x[k])] + "' and '" +
+                             names_[static_cast<std::size_t>(q.y[k])] + "' given " +
+                             std::to_string(q.offsets[k + 1] - q.offsets[k]) + " variable(s) gave a non-finite " +
+                             (std::isfinite(statistic[k]) ? "p-value" : "statistic"));
+        }
+        return true;
+    }
+
 private:
     std::unique_ptr<CmiKnnGpu> gpu_;
+    int max_cond_ = 0;
+    bool validated_ = false;
+    std::vector<std::string> names_;
     skeleton::TestPolicy policy_;
     std::string note_;
     std::size_t batch_ = 1024;

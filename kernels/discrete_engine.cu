@@ -8,11 +8,16 @@
 // separating sets and pMax, up to the last bits of p (the CPU sums a stratum over its
 // observed cells, the GPU over the dense table; the order of additions differs). Test
 // counts are the tests the GPU ran (at levels >= 1 usually more than the CPU's).
+// test_batch (FCI's later stages, citest) is exact: discrete_batch.cu keeps the CPU's
+// order of additions and leaves the transcendental functions to the host.
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/combinations.hpp"
@@ -20,6 +25,7 @@
 #include "cuda_check.hpp"
 #include "device_context.hpp"
 #include "device_memory.hpp"
+#include "discrete_batch.cuh"
 #include "engines.hpp"
 #include "pc_discrete.cuh"
 #include "skeleton/cpu/discrete_engine.hpp"
@@ -35,9 +41,10 @@ constexpr int kMaxLevel = 64;  // = the kernel's local array size
 
 class CudaDiscreteEngine final : public skeleton::SkeletonEngine {
 public:
-    CudaDiscreteEngine(ci::DiscreteCodes codes, const skeleton::TestPolicy& policy, const ci::DiscreteTestSpec& test,
-                       const DiscreteTunables& t, int device)
+    CudaDiscreteEngine(ci::DiscreteCodes codes, std::vector<std::string> names, const skeleton::TestPolicy& policy,
+                       const ci::DiscreteTestSpec& test, const DiscreteTunables& t, int device)
         : binding_(device),
+          names_(std::move(names)),
           device_(device),
           policy_(policy),
           test_(test),
@@ -165,6 +172,47 @@ public:
         return cpu_.p_value(i, j, s);
     }
 
+    /// Any queries (discrete_batch.cuh): the device takes those whose strata keys fit in 62
+    /// bits, the CPU engine the others; either way the CPU test's statistic and p bit for bit.
+    bool test_batch(const skeleton::FlatQueries& q, std::span<double> statistic, std::span<double> p) override {
+        const std::size_t nq = q.size();
+        if (nq == 0) return true;
+        CUDAG_EXPECTS(q.y.size() == nq && q.offsets.size() == nq + 1 && statistic.size() >= nq && p.size() >= nq,
+                      "cuda discrete: malformed test batch");
+        const std::int64_t base = q.offsets[0];
+        const auto set = [&](std::size_t k) {
+            return q.nodes.subspan(static_cast<std::size_t>(q.offsets[k] - base),
+                                   static_cast<std::size_t>(q.offsets[k + 1] - q.offsets[k]));
+        };
+        const auto in_range = [&](std::int32_t v) { return v >= 0 && v < n_; };
+        std::vector<std::size_t> device, host;
+        for (std::size_t k = 0; k < nq; ++k) {
+            const std::span<const std::int32_t> s = set(k);
+            CUDAG_EXPECTS(in_range(q.x[k]) && in_range(q.y[k]) && std::all_of(s.begin(), s.end(), in_range),
+                          "cuda discrete: a batch query names a variable out of range");
+            (discrete_batch_fits(cards_, s) ? device : host).push_back(k);
+        }
+        if (!device.empty()) {
+            DeviceGuard guard(device_);
+            discrete_batch_tests({codes_.data(), cards_, m_}, test_.stat, test_.dof, q, device, statistic, p, stream());
+        }
+        for (const std::size_t k : host) {
+            const std::span<const std::int32_t> s = set(k);
+            const auto r = cpu_.test(q.x[k], q.y[k], std::vector<std::int32_t>(s.begin(), s.end()));
+            statistic[k] = r.statistic;
+            p[k] = r.p;
+        }
+        for (std::size_t k = 0; k < nq; ++k) {
+            if (std::isfinite(statistic[k]) && std::isfinite(p[k])) continue;
+            std::string given;
+            for (const std::int32_t v : set(k)) given += (given.empty() ? "'" : ", '") + names_[v] + "'";
+            throw InputError("cuda discrete: the test of '" + names_[q.x[k]] + "' and '" + names_[q.y[k]] +
+                             "' given {" + given + "} gave a non-finite " +
+                             (std::isfinite(statistic[k]) ? "p-value" : "statistic"));
+        }
+        return true;
+    }
+
 private:
     cudaStream_t stream() const { return ctx_.stream(); }
 
@@ -230,6 +278,7 @@ private:
     }
 
     DeviceBinding binding_;  // first: see the destructor
+    std::vector<std::string> names_;  // for error messages
     int device_;
     skeleton::TestPolicy policy_;
     ci::DiscreteTestSpec test_;
@@ -254,8 +303,8 @@ std::unique_ptr<skeleton::SkeletonEngine> make_discrete_engine(const Dataset& da
                                                                const DiscreteTunables& t, int device) {
     if (policy.exhaustive)
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
-    return std::make_unique<CudaDiscreteEngine>(ci::encode_discrete(data, test.dof == ci::DofRule::CausalLearn), policy,
-                                                test, t, device);
+    return std::make_unique<CudaDiscreteEngine>(ci::encode_discrete(data, test.dof == ci::DofRule::CausalLearn),
+                                                data.names, policy, test, t, device);
 }
 
 }  // namespace cudag::cuda

@@ -2,9 +2,12 @@
 #include "fisher_batch.cuh"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "ci/fisher_z.hpp"
+#include "core/error.hpp"
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
 
@@ -81,6 +84,25 @@ void batch_partial_correlations(const double* c, std::int64_t n, const skeleton:
     CUDAG_CHECK_LAUNCH();
     dr.download(r.data(), static_cast<std::size_t>(nq), stream);
     CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void batch_fisher_z(const double* c, std::int64_t n, std::int64_t m, bool causal_learn,
+                    const std::vector<std::string>& names, const skeleton::FlatQueries& q, std::span<double> r,
+                    std::span<double> p, cudaStream_t stream) {
+    CUDAG_EXPECTS(r.size() >= q.size() && p.size() >= q.size(), "fisher-z batch: result spans too short");
+    batch_partial_correlations(c, n, q, r.first(q.size()), stream);
+    const auto name = [&](std::int32_t v) {
+        return static_cast<std::size_t>(v) < names.size() ? "'" + names[static_cast<std::size_t>(v)] + "'"
+                                                          : "variable " + std::to_string(v + 1);
+    };
+    for (std::size_t k = 0; k < q.size(); ++k) {
+        const int l = static_cast<int>(q.offsets[k + 1] - q.offsets[k]);
+        p[k] = ci::fisher_z_pvalue(r[k], m, l, causal_learn);
+        if (!std::isfinite(r[k]) || !std::isfinite(p[k]))
+            throw InputError("fisher-z: the test of " + name(q.x[k]) + " and " + name(q.y[k]) + " given " +
+                             std::to_string(l) + " variable(s) gave a non-finite " +
+                             (std::isfinite(r[k]) ? "p-value" : "statistic"));
+    }
 }
 
 }  // namespace cudag::cuda

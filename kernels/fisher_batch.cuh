@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "skeleton/skeleton_engine.hpp"
 
@@ -19,5 +21,14 @@ namespace cudag::cuda {
 /// scratch fits in `scratch_bytes` of device memory.
 void batch_partial_correlations(const double* c, std::int64_t n, const skeleton::FlatQueries& q, std::span<double> r,
                                 cudaStream_t stream, std::size_t scratch_bytes = std::size_t{1} << 30);
+
+/// SkeletonEngine::test_batch for Fisher-z: r[q] as batch_partial_correlations (the CPU
+/// Fisher-z test's CiOutcome::statistic) and p[q] = ci::fisher_z_pvalue(r[q], m, |S_q|,
+/// causal_learn) on the host, as the CPU test forms it (this file's host code is compiled
+/// without FMA contraction, as the library's). Throws InputError naming the variables (as
+/// `names` has them; by number where it is empty) of a query whose r or p is not finite.
+void batch_fisher_z(const double* c, std::int64_t n, std::int64_t m, bool causal_learn,
+                    const std::vector<std::string>& names, const skeleton::FlatQueries& q, std::span<double> r,
+                    std::span<double> p, cudaStream_t stream);
 
 }  // namespace cudag::cuda

@@ -16,7 +16,9 @@
 #include <exception>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ci/fisher_z.hpp"
@@ -57,6 +59,7 @@ public:
     CudaFisherEngine(int device, std::int64_t n, std::int64_t m, const skeleton::TestPolicy& policy,
                      const FisherTunables& t)
         : binding_(device),
+          causal_learn_pvalue_(policy.causal_learn_pvalue),
           ctx_(device, n, m, t.host_threads, t.own_stream),
           plan_(t, resident_threads(device)),
           corr_(ctx_, plan_),
@@ -96,10 +99,24 @@ public:
         batch_partial_correlations(corr_.source().rows, ctx_.n, q, r, ctx_.stream());
         return true;
     }
+    /// Fisher-z batches: the statistic is r (the CPU Fisher-z test's), the p-value the host's
+    /// (fisher_batch.cuh). Only where C is held whole.
+    bool test_batch(const skeleton::FlatQueries& q, std::span<double> statistic, std::span<double> p) override {
+        if (!corr_.whole()) return false;
+        if (q.size() == 0) return true;
+        binding_.bind();
+        batch_fisher_z(corr_.source().rows, ctx_.n, ctx_.m, causal_learn_pvalue_, names_, q, statistic, p,
+                       ctx_.stream());
+        return true;
+    }
     skeleton::DeviceResults* device_results() override { return &results_; }
+    /// The variables' names for error messages (empty: by number).
+    void set_names(std::vector<std::string> names) { names_ = std::move(names); }
 
 private:
     DeviceBinding binding_;  // first: see the destructor
+    bool causal_learn_pvalue_ = false;
+    std::vector<std::string> names_;
     FisherContext ctx_;
     FisherLevelPlanner plan_;
     CorrelationStore corr_;
@@ -163,6 +180,7 @@ std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine(const Dataset& data
                                                              mpi::Communicator* comm) {
     if (comm == nullptr || comm->size() == 1) {
         auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+        eng->set_names(data.names);
         CorrelationStore& c = eng->correlation();
         c.choose_mode(c.fits(data));
         c.compute(data);
@@ -175,6 +193,7 @@ std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine(const Dataset& data
     int fits = 0;
     try {
         eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
+        eng->set_names(data.names);
         fits = eng->correlation().fits(data) ? 1 : 0;
     } catch (...) {
         err = std::current_exception();

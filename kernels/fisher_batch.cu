@@ -8,6 +8,7 @@
 
 #include "ci/fisher_z.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
 
@@ -88,21 +89,23 @@ void batch_partial_correlations(const double* c, std::int64_t n, const skeleton:
 
 void batch_fisher_z(const double* c, std::int64_t n, std::int64_t m, bool causal_learn,
                     const std::vector<std::string>& names, const skeleton::FlatQueries& q, std::span<double> r,
-                    std::span<double> p, cudaStream_t stream) {
+                    std::span<double> p, cudaStream_t stream, int host_threads) {
     CUDAG_EXPECTS(r.size() >= q.size() && p.size() >= q.size(), "fisher-z batch: result spans too short");
     batch_partial_correlations(c, n, q, r.first(q.size()), stream);
     const auto name = [&](std::int32_t v) {
         return static_cast<std::size_t>(v) < names.size() ? "'" + names[static_cast<std::size_t>(v)] + "'"
                                                           : "variable " + std::to_string(v + 1);
     };
-    for (std::size_t k = 0; k < q.size(); ++k) {
+    // p on the host's threads (each query's own arithmetic: the order changes nothing).
+    parallel_for(0, static_cast<std::int64_t>(q.size()), std::max(1, host_threads), 4096, [&](std::int64_t i, int) {
+        const auto k = static_cast<std::size_t>(i);
         const int l = static_cast<int>(q.offsets[k + 1] - q.offsets[k]);
         p[k] = ci::fisher_z_pvalue(r[k], m, l, causal_learn);
         if (!std::isfinite(r[k]) || !std::isfinite(p[k]))
             throw InputError("fisher-z: the test of " + name(q.x[k]) + " and " + name(q.y[k]) + " given " +
                              std::to_string(l) + " variable(s) gave a non-finite " +
                              (std::isfinite(r[k]) ? "p-value" : "statistic"));
-    }
+    });
 }
 
 }  // namespace cudag::cuda

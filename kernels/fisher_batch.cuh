@@ -27,8 +27,9 @@ void batch_partial_correlations(const double* c, std::int64_t n, const skeleton:
 /// causal_learn) on the host, as the CPU test forms it (this file's host code is compiled
 /// without FMA contraction, as the library's). Throws InputError naming the variables (as
 /// `names` has them; by number where it is empty) of a query whose r or p is not finite.
+/// The p-values are formed on `host_threads` threads.
 void batch_fisher_z(const double* c, std::int64_t n, std::int64_t m, bool causal_learn,
                     const std::vector<std::string>& names, const skeleton::FlatQueries& q, std::span<double> r,
-                    std::span<double> p, cudaStream_t stream);
+                    std::span<double> p, cudaStream_t stream, int host_threads = 1);
 
 }  // namespace cudag::cuda

@@ -106,7 +106,7 @@ public:
         if (q.size() == 0) return true;
         binding_.bind();
         batch_fisher_z(corr_.source().rows, ctx_.n, ctx_.m, causal_learn_pvalue_, names_, q, statistic, p,
-                       ctx_.stream());
+                       ctx_.stream(), ctx_.host_threads);
         return true;
     }
     skeleton::DeviceResults* device_results() override { return &results_; }

@@ -10,13 +10,14 @@
 # (scripts/bench/python_repeat.py), then, with 2 or more GPUs visible, every learner's scaling
 # over 1 .. G ranks (scripts/bench/multi_scaling.sh), then PC's bootstrap on the CPU, one GPU
 # and every GPU (scripts/bench/bootstrap.sh), order MCMC past 125 nodes
-# (scripts/bench/mcmc_scale.sh) and FCI / RFCI at scale (scripts/bench/fci_gpu.sh, FCI_JOBS),
+# (scripts/bench/mcmc_scale.sh), FCI / RFCI at scale (scripts/bench/fci_gpu.sh, FCI_JOBS) and
+# batches of CI tests (scripts/bench/citest_batch.sh, BATCH_JOBS),
 # and print their tables last.
 # Reads GPU state only; never changes clocks, power or MIG; NCCL_NVLS_ENABLE=0.
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci sidebyside" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch sidebyside" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        OLD_SRC=dir (another source tree, e.g. `git archive` of an earlier commit: its cudag is built
 #        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
@@ -48,7 +49,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci sidebyside"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch sidebyside"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -189,6 +190,12 @@ if has fci; then
     echo "== FCI / RFCI at scale, GPU vs CPU (scripts/bench/fci_gpu.sh)"
     bench "FCI / RFCI at scale (scripts/bench/fci_gpu.sh)" '/^cudag fci at scale/,$p' env JOBS="${FCI_JOBS:-rfci:10000 fci:2000:--pdsep-max,10 fci:2000:--max-level,1}" \
         "$root/scripts/bench/fci_gpu.sh" "$build" "${OUT:-/tmp}/fci"
+fi
+
+if has batch; then
+    echo "== batches of CI tests, GPU vs CPU (scripts/bench/citest_batch.sh)"
+    bench "Batches of CI tests, citest --queries (scripts/bench/citest_batch.sh)" '/^cudag citest --queries/,$p' \
+        env ${BATCH_JOBS:+JOBS="$BATCH_JOBS"} "$root/scripts/bench/citest_batch.sh" "$build" "${OUT:-/tmp}/batch"
 fi
 
 if has sidebyside; then

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// A PAG bootstrap's table (issue 54): the kinds' columns, the consensus PAG by hand.
+// bootstrap/table.hpp, a PAG table (issue 54): the kinds' columns, the consensus PAG by hand.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "core/pag.hpp"
-#include "pc/bootstrap.hpp"
+#include "bootstrap/table.hpp"
 
 namespace {
 
@@ -18,13 +18,13 @@ TEST(BootstrapPag, KindsAreEdgeKindsReadFromIToJ) {
     Pag g(3);
     g.add(0, 2, kCircle, kArrow);  // 0 o-> 2
     g.add(1, 2, kArrow, kTail);    // 1 <-- 2
-    EXPECT_EQ(pc::pag_kind(g, 0, 1), 0);
-    EXPECT_EQ(pc::pag_kind(g, 0, 2), 1);
-    EXPECT_EQ(pc::pag_kind(g, 1, 2), 5);
+    EXPECT_EQ(bootstrap::pag_kind(g, 0, 1), 0);
+    EXPECT_EQ(bootstrap::pag_kind(g, 0, 2), 1);
+    EXPECT_EQ(bootstrap::pag_kind(g, 1, 2), 5);
 }
 
 TEST(BootstrapPag, ConsensusTakesTheCommonestKindTiesToTheLessCommittal) {
-    pc::BootstrapTable t;
+    bootstrap::Table t;
     t.replicates = 10;
     t.consensus = 0.4;
     t.pag = true;
@@ -39,7 +39,7 @@ TEST(BootstrapPag, ConsensusTakesTheCommonestKindTiesToTheLessCommittal) {
     };
     t.pairs = {0, 1, 0, 2, 0, 3, 1, 2, 1, 3, 2, 3};
     for (const auto& row : rows) t.counts.insert(t.counts.end(), row.begin(), row.end());
-    const Pag g = pc::consensus_pag(t, 4);
+    const Pag g = bootstrap::consensus_pag(t, 4);
     EXPECT_EQ(g.n_edges(), 5);
     EXPECT_EQ(edge_string(g, 0, 1), "-->");
     EXPECT_FALSE(g.adjacent(0, 2));
@@ -48,9 +48,9 @@ TEST(BootstrapPag, ConsensusTakesTheCommonestKindTiesToTheLessCommittal) {
     EXPECT_EQ(edge_string(g, 1, 3), "-->");
     EXPECT_EQ(edge_string(g, 2, 3), "<-o");
     // A PC table is refused.
-    pc::BootstrapTable pc_table = t;
+    bootstrap::Table pc_table = t;
     pc_table.pag = false;
-    EXPECT_ANY_THROW(pc::consensus_pag(pc_table, 4));
+    EXPECT_ANY_THROW(bootstrap::consensus_pag(pc_table, 4));
 }
 
 }  // namespace

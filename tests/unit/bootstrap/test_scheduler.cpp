@@ -5,6 +5,7 @@
 // is refused naming the setting, and a PAG table's checkpoint is not a CPDAG table's.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "bootstrap/scheduler.hpp"
 #include "core/error.hpp"
+#include "core/pdag.hpp"
 #include "skeleton/skeleton.hpp"
 
 namespace cudag {
@@ -115,6 +117,52 @@ TEST_F(Scheduler, AStoppedRunResumedOnOtherWorkersCountsTheSame) {
                      InputError);
         fs::remove(dir_ / "ck.h5");
     }
+}
+
+TEST(SchedulerCounts, AnyLearnersReplicatesCountTheSameOnSeveralWorkers) {
+    // bootstrap::count_replicates (cudag mcmc --bootstrap's counting): a replicate's graph depends on r
+    // alone; on 1, 3 and 4 workers (one a GPU) the same table, each worker within range and
+    // handed threads / workers threads.
+    const auto graph = [](std::int64_t r) {
+        Pdag g{Graph(6)};
+        for (std::int32_t i = 0; i < 6; ++i)
+            for (std::int32_t j = i + 1; j < 6; ++j) {
+                const std::int64_t x = (r * 7 + i * 3 + j * 5) % 6;
+                if (x == 0) g.set(i, j, Mark::Tail, Mark::Arrow);
+                if (x == 1) g.set(i, j, Mark::Arrow, Mark::Tail);
+                if (x == 2) g.set(i, j, Mark::Tail, Mark::Tail);
+            }
+        return g;
+    };
+    mpi::SerialCommunicator serial;
+    const bootstrap::Options b = options(11);
+    bootstrap::Table want;
+    for (int workers : {1, 3, 4}) {
+        std::atomic<int> bad_worker{0}, bad_threads{0};
+        const bootstrap::ReplicateFn replicate = [&](std::int64_t r, int threads, int worker) {
+            if (worker < 0 || worker >= workers) ++bad_worker;
+            if (threads != (workers == 1 ? 8 : 8 / workers)) ++bad_threads;
+            return bootstrap::edges_of(graph(r));
+        };
+        const bootstrap::Table t = bootstrap::count_replicates(b, bootstrap::TableKind::Cpdag, serial, replicate,
+                                                               bootstrap::agree_schedule(serial, workers, workers, 8));
+        EXPECT_EQ(bad_worker.load(), 0) << workers;
+        EXPECT_EQ(bad_threads.load(), 0) << workers;
+        if (workers == 1) {
+            want = t;
+            ASSERT_GT(want.size(), 0u);
+            continue;
+        }
+        EXPECT_EQ(t.pairs, want.pairs) << workers << " workers";
+        EXPECT_EQ(t.counts, want.counts) << workers << " workers";
+    }
+    // The counts are the graphs': pair (0, 1) of each replicate.
+    int forward = 0;
+    for (std::int64_t r = 0; r < b.replicates; ++r)
+        forward += graph(r).end(0, 1) == Mark::Tail && graph(r).end(1, 0) == Mark::Arrow;
+    ASSERT_EQ(want.pairs[0], 0);
+    ASSERT_EQ(want.pairs[1], 1);
+    EXPECT_EQ(want.counts[bootstrap::kForward], forward);
 }
 
 TEST(SchedulerFormats, EachTableKindHasItsCheckpointFormat) {

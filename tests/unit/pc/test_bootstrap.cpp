@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// pc/bootstrap.hpp: the resamples are pure functions of (seed, replicate), a replicate's
-// graph is a direct run on its written resample, the counts are the sums of those graphs
-// (B per pair), independent of the threads, and the consensus rule as documented.
+// pc/bootstrap.hpp (PC's replicates on the bootstrap layer): a replicate's data are its
+// resample less the columns constant there, its graph is a direct run on its written
+// resample, the counts are the sums of those graphs (B per pair), independent of the
+// threads, and the result holds the consensus graph and the table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -101,60 +102,6 @@ protected:
     fs::path dir_;
 };
 
-TEST(BootstrapRows, ArePureFunctionsOfSeedAndReplicate) {
-    const auto b = options(10);
-    const auto rows = bootstrap::resample_rows(1000, b, 3);
-    EXPECT_EQ(rows, bootstrap::resample_rows(1000, b, 3));
-    ASSERT_EQ(rows.size(), 1000u);
-    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
-    EXPECT_GE(rows.front(), 0);
-    EXPECT_LT(rows.back(), 1000);
-    // With replacement: about 1 - 1/e of the rows distinct (632 of 1000).
-    const std::set<std::int64_t> distinct(rows.begin(), rows.end());
-    EXPECT_GT(distinct.size(), 580u);
-    EXPECT_LT(distinct.size(), 690u);
-    EXPECT_NE(rows, bootstrap::resample_rows(1000, b, 4));
-    EXPECT_NE(rows, bootstrap::resample_rows(1000, options(10, bootstrap::Resample::Bootstrap, 8), 3));
-}
-
-TEST(BootstrapRows, HalfSamplingDrawsHalfTheRowsWithoutReplacement) {
-    const auto b = options(10, bootstrap::Resample::Half);
-    for (std::int64_t m : {2, 3, 101, 1000}) {
-        const auto rows = bootstrap::resample_rows(m, b, 5);
-        ASSERT_EQ(static_cast<std::int64_t>(rows.size()), m / 2) << m;
-        EXPECT_TRUE(std::adjacent_find(rows.begin(), rows.end()) == rows.end()) << "repeated row, m = " << m;
-        EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
-        EXPECT_LT(rows.back(), m);
-    }
-    // Every row is drawn by some replicate: the draw is not stuck on a part of the data.
-    std::set<std::int64_t> seen;
-    for (std::int64_t r = 0; r < 20; ++r)
-        for (std::int64_t x : bootstrap::resample_rows(50, b, r)) seen.insert(x);
-    EXPECT_EQ(seen.size(), 50u);
-}
-
-TEST(BootstrapData, DiscreteResamplesKeepOnlyTheirLevels) {
-    Dataset d;
-    d.n_vars = 1;
-    d.n_samples = 4;
-    d.names = {"A"};
-    d.levels = {{"a", "b", "c"}};
-    d.values = {0, 2, 2, 1};
-    const std::vector<std::int64_t> rows = {1, 2, 3, 3};  // c, c, b, b: no "a"
-    const Dataset r = bootstrap::resample_data(d, rows, "x");
-    ASSERT_EQ(r.levels.size(), 1u);
-    EXPECT_EQ(r.levels[0], (std::vector<std::string>{"b", "c"}));
-    EXPECT_EQ(r.values, (std::vector<double>{1, 1, 0, 0}));
-    EXPECT_EQ(r.n_samples, 4);
-    // What reading the written resample gives.
-    const fs::path path = test::fresh_test_dir("cudag_boot") / "r.csv";
-    io::write_dataset(r, path.string());
-    const Dataset back = io::read_dataset(path.string(), "", io::TableMode::Labels);
-    EXPECT_EQ(back.levels, r.levels);
-    EXPECT_EQ(back.values, r.values);
-    fs::remove_all(path.parent_path());
-}
-
 TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
     // One scratch data set through replicates of different shapes (a column constant in some
     // half-samples is left out of those), continuous and discrete, on 1 and 4 threads: each
@@ -203,43 +150,6 @@ TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
     }
 }
 
-TEST(BootstrapOptions, BadValuesAreOneLineErrors) {
-    auto b = options(0);
-    EXPECT_THROW(bootstrap::validate(b, 100), InputError);
-    b = options(5);
-    b.consensus = 0.0;
-    EXPECT_THROW(bootstrap::validate(b, 100), InputError);
-    b.consensus = 1.5;
-    EXPECT_THROW(bootstrap::validate(b, 100), InputError);
-    b.consensus = 1.0;
-    EXPECT_NO_THROW(bootstrap::validate(b, 100));
-    EXPECT_THROW(bootstrap::validate(options(5, bootstrap::Resample::Half), 1), InputError);
-    EXPECT_THROW(bootstrap::parse_resample("jackknife"), InputError);
-    EXPECT_EQ(bootstrap::parse_resample("half"), bootstrap::Resample::Half);
-}
-
-TEST(BootstrapConsensus, FollowsTheThresholdAndTheTieOrder) {
-    BootstrapTable t;
-    t.replicates = 10;
-    t.consensus = 0.3;
-    // (0,1): adjacent 3 of 10 (= 0.3 exactly), 2 forward, 1 backward -> 0 --> 1.
-    // (0,2): adjacent 2 of 10 -> absent.
-    // (1,2): 2 forward, 2 undirected -> tie: undirected.
-    // (1,3): 3 backward, 3 forward -> tie: forward (1 --> 3).
-    // (2,3): 5 bidirected, 1 undirected -> bidirected.
-    t.pairs = {0, 1, 0, 2, 1, 2, 1, 3, 2, 3};
-    t.counts = {7, 2, 1, 0, 0, 8, 1, 1, 0, 0, 6, 2, 0, 2, 0, 4, 3, 3, 0, 0, 4, 0, 0, 1, 5};
-    const Pdag g = bootstrap::consensus_graph(t, 4);
-    EXPECT_EQ(g.n_edges(), 4);
-    EXPECT_TRUE(g.is_directed(0, 1));
-    EXPECT_FALSE(g.adjacent(0, 2));
-    EXPECT_TRUE(g.is_undirected(1, 2));
-    EXPECT_TRUE(g.is_directed(1, 3));
-    EXPECT_TRUE(g.is_bidirected(2, 3));
-    t.consensus = 0.31;
-    EXPECT_FALSE(bootstrap::consensus_graph(t, 4).adjacent(0, 1));
-}
-
 TEST_F(Bootstrap, FisherReplicatesAreDirectRunsOnTheirResamples) {
     const Dataset data = sim::simulate_gaussian({12, 200, 0.25, 11}).data;
     expect_replicates_are_direct_runs(data, config(skeleton::TestKind::FisherZ), options(4));
@@ -284,52 +194,6 @@ TEST(BootstrapCounts, SumToBPerPairAndDoNotDependOnThreads) {
     auto other = b;
     other.seed = 8;
     EXPECT_NE(pc::run_bootstrap(data, config(skeleton::TestKind::FisherZ, 1), other, serial).counts, one.counts);
-}
-
-TEST(BootstrapCounts, AnyLearnersReplicatesCountTheSameOnSeveralWorkers) {
-    // bootstrap::count_replicates (cudag mcmc --bootstrap's counting): a replicate's graph depends on r
-    // alone; on 1, 3 and 4 workers (one a GPU) the same table, each worker within range and
-    // handed threads / workers threads.
-    const auto graph = [](std::int64_t r) {
-        Pdag g{Graph(6)};
-        for (std::int32_t i = 0; i < 6; ++i)
-            for (std::int32_t j = i + 1; j < 6; ++j) {
-                const std::int64_t x = (r * 7 + i * 3 + j * 5) % 6;
-                if (x == 0) g.set(i, j, Mark::Tail, Mark::Arrow);
-                if (x == 1) g.set(i, j, Mark::Arrow, Mark::Tail);
-                if (x == 2) g.set(i, j, Mark::Tail, Mark::Tail);
-            }
-        return g;
-    };
-    mpi::SerialCommunicator serial;
-    const auto b = options(11);
-    BootstrapTable want;
-    for (int workers : {1, 3, 4}) {
-        std::atomic<int> bad_worker{0}, bad_threads{0};
-        const bootstrap::ReplicateFn replicate = [&](std::int64_t r, int threads, int worker) {
-            if (worker < 0 || worker >= workers) ++bad_worker;
-            if (threads != (workers == 1 ? 8 : 8 / workers)) ++bad_threads;
-            return bootstrap::edges_of(graph(r));
-        };
-        const BootstrapTable t = bootstrap::count_replicates(b, bootstrap::TableKind::Cpdag, serial, replicate,
-                                                             bootstrap::agree_schedule(serial, workers, workers, 8));
-        EXPECT_EQ(bad_worker.load(), 0) << workers;
-        EXPECT_EQ(bad_threads.load(), 0) << workers;
-        if (workers == 1) {
-            want = t;
-            ASSERT_GT(want.size(), 0u);
-            continue;
-        }
-        EXPECT_EQ(t.pairs, want.pairs) << workers << " workers";
-        EXPECT_EQ(t.counts, want.counts) << workers << " workers";
-    }
-    // The counts are the graphs': pair (0, 1) of each replicate.
-    int forward = 0;
-    for (std::int64_t r = 0; r < b.replicates; ++r)
-        forward += graph(r).end(0, 1) == Mark::Tail && graph(r).end(1, 0) == Mark::Arrow;
-    ASSERT_EQ(want.pairs[0], 0);
-    ASSERT_EQ(want.pairs[1], 1);
-    EXPECT_EQ(want.counts[bootstrap::kForward], forward);
 }
 
 TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "pc/bootstrap.hpp"
+#include "bootstrap/resample.hpp"
 
 namespace cudag::python {
 
@@ -172,9 +172,9 @@ Keyword<Job> knowledge(const std::string& name) {
 template <class Job>
 void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
     t.push_back({"bootstrap", "--bootstrap", [](Job& job, nb::handle v, const Names&) {
-                     pc::BootstrapOptions b;
+                     bootstrap::Options b;
                      b.replicates = typed<std::int64_t>(v, "bootstrap");
-                     pc::validate(b, std::numeric_limits<std::int64_t>::max());
+                     bootstrap::validate(b, std::numeric_limits<std::int64_t>::max());
                      job.bootstrap = b.replicates;
                  }});
     t.push_back(field("resample", "--resample", &Job::resample));

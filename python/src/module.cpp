@@ -42,6 +42,8 @@
 #include "keywords.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "bootstrap/resample.hpp"
+#include "bootstrap/table.hpp"
 #include "pc/bootstrap.hpp"
 #include "pc/graph_compare.hpp"
 #include "pc/metrics.hpp"
@@ -219,7 +221,7 @@ nb::dict level_dict(const skeleton::LevelStats& s) {
 /// A bootstrap's frequency table (the HDF5 result's /bootstrap): its options and the
 /// counts per pair (pairs K x 2, counts K x 5, or K x 10 for a PAG bootstrap's: none and
 /// the edge kinds of edge_kinds(), listed in "kinds"); Python divides by B as the file does.
-nb::dict bootstrap_dict(const pc::BootstrapTable& t) {
+nb::dict bootstrap_dict(const bootstrap::Table& t) {
     const std::size_t k = t.size();
     std::vector<std::string> kinds{"none"};
     if (t.pag) kinds.insert(kinds.end(), edge_kinds().begin(), edge_kinds().end());
@@ -509,7 +511,7 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
         return 0;
     });
     if (!done.stopped.empty()) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
-    if (done.bootstrap) return pc_dict(*done.bootstrap);  // a BootstrapResult
+    if (done.bootstrap) return pc_dict(pc::as_pc_result(*done.bootstrap));  // a BootstrapResult
     if (!done.output) return nb::dict();
     return mcmc_dict(*done.output);
 }
@@ -528,16 +530,16 @@ std::pair<std::string, nb::dict> load(const std::string& path) {
 }
 
 /// cudag.resample_rows's engine: the rows (indices, increasing) replicate `replicate` of
-/// a bootstrap on data of `n_samples` rows draws (pc::resample_rows), the options checked
+/// a bootstrap on data of `n_samples` rows draws (bootstrap::resample_rows), the options checked
 /// with the command line's messages.
 nb::object resample_rows(std::int64_t n_samples, std::int64_t replicate, nb::handle seed, const std::string& resample) {
-    pc::BootstrapOptions b;
+    bootstrap::Options b;
     b.replicates = 1;
-    b.resample = pc::parse_resample(resample);
+    b.resample = bootstrap::parse_resample(resample);
     b.seed = typed<std::uint64_t>(seed, "seed");
     if (replicate < 0) throw InputError("--replicate must be >= 0, got " + std::to_string(replicate));
-    pc::validate(b, n_samples);
-    std::vector<std::int64_t> rows = pc::resample_rows(n_samples, b, replicate);
+    bootstrap::validate(b, n_samples);
+    std::vector<std::int64_t> rows = bootstrap::resample_rows(n_samples, b, replicate);
     const std::size_t m = rows.size();
     return to_numpy(std::move(rows), {m});
 }

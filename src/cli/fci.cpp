@@ -7,7 +7,7 @@
 #include "cli/pc.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
-#include "pc/bootstrap.hpp"
+#include "bootstrap/table.hpp"
 
 namespace cudag::cli {
 
@@ -67,7 +67,7 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     if ((job.pc.out.empty() || job.pc.out == "-") && r.bootstrap) {
         // No output file: the frequencies go to stdout, with the consensus PAG's edges.
         std::cout.flush();
-        pc::write_pag_frequencies_tsv(*r.bootstrap, *r.pag, r.names, "-");
+        bootstrap::write_pag_frequencies_tsv(*r.bootstrap, *r.pag, r.names, "-");
     } else if ((job.pc.out.empty() || job.pc.out == "-") && r.pag) {
         std::cout << "source\ttarget\tmark\n";
         for (std::int32_t a = 0; a < r.pag->n(); ++a)

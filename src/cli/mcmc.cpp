@@ -6,7 +6,7 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
-#include "pc/bootstrap.hpp"
+#include "bootstrap/table.hpp"
 
 namespace cudag::cli {
 
@@ -106,7 +106,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     if (done.bootstrap) {
         // No output file: the frequencies go to stdout, with the consensus marks.
         if (job.out.empty() || job.out == "-")
-            pc::write_frequencies_tsv(*done.bootstrap->bootstrap, done.bootstrap->cpdag, done.bootstrap->names, "-");
+            bootstrap::write_frequencies_tsv(done.bootstrap->table, done.bootstrap->consensus, done.bootstrap->names,
+                                             "-");
         if (!job.quiet) std::cerr << done.summary << '\n';
         return 0;
     }

@@ -6,7 +6,7 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
-#include "pc/bootstrap.hpp"
+#include "bootstrap/table.hpp"
 
 namespace cudag::cli {
 
@@ -132,7 +132,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if ((job.out.empty() || job.out == "-") && r.bootstrap) {
         // No output file: the frequencies go to stdout, with the consensus marks.
         std::cout.flush();
-        pc::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, "-");
+        bootstrap::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, "-");
     } else if (job.out.empty() || job.out == "-") {
         // No output file: the CPDAG goes to stdout as the edge list.
         std::cout << "source\ttarget\tmark\n";

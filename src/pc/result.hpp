@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "bootstrap/table.hpp"
 #include "core/bulk_vector.hpp"
 #include "core/graph.hpp"
 #include "core/pag.hpp"
@@ -16,22 +17,6 @@
 #include "skeleton/types.hpp"
 
 namespace cudag::pc {
-
-/// Edge frequencies of a bootstrap run (pc/bootstrap.hpp): one row per pair i < j adjacent
-/// in at least one replicate, sorted by (i, j), with the count of replicates that gave it
-/// each kind (pc::BootstrapKind order: none, i --> j, j --> i, i --- j, i <-> j; they sum
-/// to `replicates`).
-struct BootstrapTable {
-    std::int64_t replicates = 0;       ///< B
-    std::string resample;              ///< "bootstrap" or "half"
-    std::uint64_t seed = 0;            ///< key of the resamples
-    double consensus = 0.5;            ///< the consensus graph's adjacency threshold
-    std::vector<std::int32_t> pairs;   ///< K x 2, row-major: (i, j)
-    std::vector<std::int32_t> counts;  ///< K x columns(), row-major
-    bool pag = false;                  ///< a PAG bootstrap's: 10 columns (none, edge_kinds()), else 5
-    std::size_t size() const { return pairs.size() / 2; }
-    std::size_t columns() const { return pag ? 10 : 5; }
-};
 
 /// Everything a PC run produces. Written to HDF5 (io/result_file) and the
 /// optional text formats (io/writers).
@@ -60,7 +45,7 @@ struct PcResult {
     std::optional<Pag> pag;
     /// A bootstrap run's frequencies (then `cpdag` and `skeleton` are its consensus graph,
     /// and `sepsets`, `pmax` and `levels` empty).
-    std::optional<BootstrapTable> bootstrap;
+    std::optional<cudag::bootstrap::Table> bootstrap;
 
     static constexpr std::int64_t dense_pmax_limit = skeleton::dense_pmax_limit;
 

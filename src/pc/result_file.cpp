@@ -27,7 +27,7 @@ using io::pc_result_format;
 namespace {
 
 /// /bootstrap: the frequency table of a bootstrap run (PcResult::bootstrap).
-void write_bootstrap(hid_t root, const pc::BootstrapTable& t, const std::string& where) {
+void write_bootstrap(hid_t root, const bootstrap::Table& t, const std::string& where) {
     h5::Handle g = h5::create_group(root, "bootstrap", where);
     const std::int64_t replicates = t.replicates;
     h5::write_scalar_attr(g.get(), "replicates", H5T_NATIVE_INT64, H5T_STD_I64LE, &replicates, where);

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "fci/tester.hpp"
+#include "io/checkpoint_file.hpp"
 #include "skeleton/engines.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
@@ -47,14 +48,30 @@ fci::FciOptions fci_options(const FciJob& job) {
 
 void check_fci_job(const FciJob& job) {
     const PcJob& a = job.pc;
-    if (a.bootstrap > 0 && !a.cfg.checkpoint.empty())
-        throw InputError("--checkpoint with --bootstrap: cudag fci --bootstrap keeps no checkpoints (cudag pc's does)");
     if (a.uc_rule != -2 || a.uc_priority != -2)
         throw InputError("--uc-rule / --uc-priority are PC's collider rules; FCI orients with R0-R10");
     if (a.compat != "causal-learn" && (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty()))
         throw InputError(
             "--tiers orients edges; cudag fci --compat pcalg takes adjacency knowledge only (--forbid / "
             "--require pairs, pcalg's fixedGaps / fixedEdges; --compat causal-learn takes tiers)");
+}
+
+/// What decides a replicate's PAG besides the skeleton search's settings, by option (as
+/// `cudag fci` spells them): a bootstrap checkpoint's hash covers them, and a refused resume
+/// names the one that differs.
+io::CheckpointSettings fci_settings(const fci::FciOptions& o) {
+    const auto flag = [](bool on) { return std::string(on ? "on" : "off"); };
+    std::string rules;  // R1 .. R10, each on (1) or off (0)
+    for (const bool r : o.rules.rules) rules += r ? '1' : '0';
+    return {{"--variant", fci::to_string(o.variant)},
+            {"--type", fci::to_string(o.type)},
+            {"--no-pdsep", flag(!o.pdsep)},
+            {"--pdsep-max", std::to_string(o.pdsep_max)},
+            {"--conservative", flag(o.conservative)},
+            {"--majority-rule", flag(o.majority)},
+            {"rules R1-R10 (--no-selection-bias)", rules},
+            {"--max-path-length", std::to_string(o.max_path_length)},
+            {"--python-hash-seed", std::to_string(o.python_hash_seed)}};
 }
 
 /// r.pmax with `more` folded in (a pair's value raised, new pairs inserted), sorted.
@@ -224,12 +241,15 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
         fci_stages(data, cfg, opt, r, c, quiet, verbose, run_start);
     };
     // --bootstrap: a replicate is a whole run on one process, quiet.
-    hooks.replicate = [opt](const Dataset& d, const pc::PcConfig& cfg) {
+    hooks.replicate.learn = [opt](const Dataset& d, const pc::PcConfig& cfg) {
         mpi::SerialCommunicator serial;
         pc::PcResult r = pc::run_pc(d, cfg, serial);
         fci_stages(d, cfg, opt, r, serial, true, false, std::chrono::steady_clock::now());
         return r;
     };
+    // Its checkpoints (--bootstrap --checkpoint) name the command and cover FCI's options.
+    hooks.replicate.command = "cudag fci --bootstrap";
+    hooks.replicate.settings = fci_settings(opt);
     return run_pc(a, command_line, env, comm, hooks);
 }
 

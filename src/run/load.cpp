@@ -114,9 +114,9 @@ Pag read_pag(hid_t root, std::int64_t n, const std::string& where) {
 
 /// /bootstrap (a bootstrap run's frequency table): its attributes, pairs (i < j below n,
 /// increasing) and counts (K x 5, each row summing to B).
-pc::BootstrapTable read_bootstrap(hid_t root, std::int64_t n, const std::string& where) {
+bootstrap::Table read_bootstrap(hid_t root, std::int64_t n, const std::string& where) {
     h5::Handle g = h5::check_id(H5Gopen2(root, "bootstrap", H5P_DEFAULT), where + ": cannot open /bootstrap");
-    pc::BootstrapTable t;
+    bootstrap::Table t;
     t.replicates = scalar_attr<std::int64_t>(g.get(), "replicates", where);
     const std::vector<std::string> resample = h5::read_string_attr(g.get(), "resample", where);
     t.resample = resample.empty() ? std::string() : resample.front();

@@ -19,6 +19,10 @@
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
+#include "bootstrap/resample.hpp"
+#include "bootstrap/result.hpp"
+#include "bootstrap/scheduler.hpp"
+#include "bootstrap/table.hpp"
 #include "pc/bootstrap.hpp"
 #include "pc/result_file.hpp"
 #include "run/context.hpp"
@@ -111,9 +115,9 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
 /// --bootstrap --checkpoint: what decides the counts (the data, every option a replicate's
 /// best DAG depends on, B, the resampling and its seed; not --consensus, --threads or the
 /// backend, which change no graph), named for a refused resume, and the notes.
-pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::BootstrapOptions& b, std::uint64_t data_digest,
-                                             std::int64_t n_vars, const McmcHooks& inputs, bool root) {
-    pc::BootstrapCheckpoint c;
+bootstrap::Checkpoint bootstrap_checkpoint(const McmcJob& a, const bootstrap::Options& b, std::uint64_t data_digest,
+                                           std::int64_t n_vars, const McmcHooks& inputs, bool root) {
+    bootstrap::Checkpoint c;
     c.path = a.checkpoint;
     c.resume = a.resume;
     c.keep = a.keep_checkpoint;
@@ -143,7 +147,7 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
                                          {"--thin", std::to_string(a.thin)},
                                          {"--tune", tune_list},
                                          {"--bootstrap", std::to_string(b.replicates)},
-                                         {"--resample", pc::to_string(b.resample)},
+                                         {"--resample", bootstrap::to_string(b.resample)},
                                          {"--seed", std::to_string(b.seed)}});
     // What --prior, --space FILE and the knowledge hold (not their file names).
     const auto n = static_cast<std::int32_t>(n_vars);
@@ -175,13 +179,16 @@ pc::BootstrapCheckpoint bootstrap_checkpoint(const McmcJob& a, const pc::Bootstr
     h.add_string("cudag-mcmc-bootstrap-1");
     for (const io::CheckpointSetting& s : c.settings) h.add_string(s.name).add_string(s.value);
     c.hash = h.hex();
-    c.provenance = {{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"}};
+    // This run's provenance, kept in every checkpoint (a resumed run's too).
+    c.provenance = [] {
+        return bootstrap::Provenance{{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"}};
+    };
     const std::string path = a.checkpoint;
     c.on_checkpoint = [path](int done) {
         interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + path +
                             "' (continue with --resume)");
     };
-    c.on_resume = [path, quiet = a.quiet, root](int done) {
+    c.on_resume = [path, quiet = a.quiet, root](int done, const bootstrap::Provenance&) {
         if (root && !quiet)
             std::cerr << "cudag mcmc: resuming from checkpoint '" << path << "' after " << done << " replicates\n";
     };
@@ -215,23 +222,24 @@ McmcHooks restricted_inputs(const McmcHooks& all, const std::vector<std::int32_t
                     g.set(a, b, all.space->end(kept[a], kept[b]), all.space->end(kept[b], kept[a]));
         h.space = std::move(g);
     }
-    if (all.knowledge) h.knowledge = pc::knowledge_on(*all.knowledge, kept);
+    if (all.knowledge) h.knowledge = bootstrap::knowledge_on(*all.knowledge, kept);
     return h;
 }
 
 /// --bootstrap: the best DAG of each replicate (a whole run on one process), counted over
-/// the ranks; the consensus graph and the frequencies written as a PC bootstrap's result.
+/// the ranks (the bootstrap layer's scheduler); the consensus graph and the frequencies
+/// written as a PC bootstrap's result file.
 McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, const mpi::Environment& env,
                            std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks) {
     const auto t0 = std::chrono::steady_clock::now();
     McmcJob a = job;
     if (a.out == "-") a.out.clear();
-    pc::BootstrapOptions b;
+    bootstrap::Options b;
     b.replicates = a.bootstrap;
-    b.resample = pc::parse_resample(a.resample);
+    b.resample = bootstrap::parse_resample(a.resample);
     b.consensus = a.consensus;
     b.seed = a.seed;
-    pc::validate(b, std::numeric_limits<std::int64_t>::max());
+    bootstrap::validate(b, std::numeric_limits<std::int64_t>::max());
     if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
     if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
     if (!a.checkpoint_every.empty())
@@ -292,7 +300,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         devices = replicate_gpus(visible, env.mpi() ? env.local_rank() : 0, env.mpi() ? env.local_size() : 1, bound);
     });
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
-                  pc::to_string(b.resample) + ")" + replicates_placement(comm->size(), devices));
+                  bootstrap::to_string(b.resample) + ")" + replicates_placement(comm->size(), devices));
     McmcJob one = a;  // a replicate: one quiet run without files (the checkpoint is the bootstrap's)
     one.bootstrap = 0;
     one.out.clear();
@@ -325,14 +333,13 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         plan.require("cudag mcmc --bootstrap on " + std::to_string(n) + " variables");
         set_memory_plan(plan);
     });
-    const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads, int worker) {
+    const bootstrap::ReplicateFn replicate = [&](std::int64_t r, int threads, int worker) {
         const std::string name = a.data + " (bootstrap replicate " + std::to_string(r) + ")";
         std::vector<std::int32_t> kept;
         // A column constant in the resample is left out (isolated), as cudag pc does.
-        const Dataset d =
-            pc::drop_constant_columns(pc::resample_data(data, pc::resample_rows(data.n_samples, b, r), name), kept);
-        Pdag full{Graph(data.n_vars)};
-        if (d.n_vars < 2) return full;
+        const Dataset d = bootstrap::drop_constant_columns(
+            bootstrap::resample_data(data, bootstrap::resample_rows(data.n_samples, b, r), name), kept);
+        if (d.n_vars < 2) return bootstrap::ReplicateEdges{};
         McmcJob j = one;
         j.threads = threads;
         McmcHooks h = restricted_inputs(inputs, kept, data.n_vars);
@@ -346,50 +353,55 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         } catch (const InputError& e) {
             throw InputError(name + ": " + e.what());
         }
+        Pdag full{Graph(data.n_vars)};
         for (const io::CpdagEdge& e : io::cpdag_edges(out.output->best_dag))
             full.set(kept[static_cast<std::size_t>(e.a)], kept[static_cast<std::size_t>(e.b)], Mark::Tail, Mark::Arrow);
-        return full;
+        return bootstrap::edges_of(full);
     };
-    pc::BootstrapCheckpoint ckpt;
+    bootstrap::Checkpoint ckpt;
     if (!a.checkpoint.empty()) ckpt = bootstrap_checkpoint(a, b, data_digest, data.n_vars, inputs, root);
     McmcRun done;
-    pc::BootstrapTable t;
+    bootstrap::Table t;
     try {
-        t = pc::count_bootstrap(
-            b, *comm, replicate,
-            [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); },
-            resolve_threads(a.threads), static_cast<int>(std::max<std::size_t>(1, devices.size())), &ckpt);
+        // One replicate a GPU at once (one on the CPU), in rounds of as many.
+        const int at_once = static_cast<int>(std::max<std::size_t>(1, devices.size()));
+        t = bootstrap::count_replicates(
+            b, bootstrap::TableKind::Cpdag, *comm, replicate,
+            bootstrap::agree_schedule(*comm, at_once, at_once, resolve_threads(a.threads)),
+            [&](std::int64_t done, std::int64_t total) { progress.replicates(done, total, seconds_since(t0)); }, &ckpt);
     } catch (const skeleton::StoppedAfterLevel& e) {
         done.stopped = "stopped after " + std::to_string(e.level()) + " replicates as asked (--stop-after)";
         return done;
     }
     mpi::run_agreed(*comm, [&] {
         if (!root) return;
-        pc::PcResult r;
+        bootstrap::Result r;
         r.names = data.names;
         r.level_labels = data.levels;
         r.n_samples = data.n_samples;
-        r.cpdag = pc::consensus_graph(t, data.n_vars);
-        r.skeleton = r.cpdag.skeleton();
+        r.consensus = bootstrap::consensus_graph(t, data.n_vars);
         r.config = {{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"},
                     {"score", a.score.score},
                     {"command_line", command_line},
                     {"bootstrap_replicates", std::to_string(b.replicates)},
-                    {"bootstrap_resample", pc::to_string(b.resample)},
+                    {"bootstrap_resample", bootstrap::to_string(b.resample)},
                     {"bootstrap_seed", std::to_string(b.seed)},
                     {"ranks", std::to_string(comm->size())}};
-        r.bootstrap = t;
+        r.table = t;
         r.seconds_total = seconds_since(t0);
         if (!a.out.empty()) {
             if (std::find(formats.begin(), formats.end(), "freq") != formats.end())
-                pc::write_frequencies_tsv(t, r.cpdag, r.names, outputs.temp_for(io::format_path(a.out, "freq")));
-            pc::write_result_hdf5(r, tmp_h5);
+                bootstrap::write_frequencies_tsv(t, r.consensus, r.names,
+                                                 outputs.temp_for(io::format_path(a.out, "freq")));
+            // The file in a PC bootstrap's layout (cudag.load and cudag compare read it as one).
+            pc::write_result_hdf5(pc::as_pc_result(r), tmp_h5);
             io::write_formats(r, a.out, without_item(formats, "freq"), outputs, std::cerr);
             outputs.commit();
         }
         done.summary = "cudag mcmc: " + std::to_string(b.replicates) + " replicates (--resample " +
-                       pc::to_string(b.resample) + "), " + std::to_string(t.size()) + " pairs adjacent in some; " +
-                       std::to_string(r.cpdag.n_edges()) + " edges in the consensus graph";
+                       bootstrap::to_string(b.resample) + "), " + std::to_string(t.size()) +
+                       " pairs adjacent in some; " + std::to_string(r.consensus.n_edges()) +
+                       " edges in the consensus graph";
         done.bootstrap = std::move(r);
     });
     if (root && !a.checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(a.checkpoint);

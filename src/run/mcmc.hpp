@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "bn/mcmc_result.hpp"
+#include "bootstrap/result.hpp"
 #include "core/knowledge.hpp"
 #include "core/pdag.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
-#include "pc/result.hpp"
 #include "run/common.hpp"
 #include "run/score_inputs.hpp"
 
@@ -46,7 +46,7 @@ struct McmcJob {
     bool overwrite_checkpoint = false;                   ///< replace an existing checkpoint
     bool alpha_given = false, hard_limit_given = false;  ///< refused without space "pc"
     KnowledgeJob knowledge;                              ///< --forbid, --require, --tiers
-    // Edge confidence (pc/bootstrap.hpp): the best DAG of B resamples, keyed by --seed.
+    // Edge confidence (bootstrap/): the best DAG of B resamples, keyed by --seed.
     std::int64_t bootstrap = 0;          ///< --bootstrap B (0: one run on the data)
     std::string resample = "bootstrap";  ///< --resample: bootstrap or half
     double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
@@ -76,9 +76,9 @@ struct McmcRun {
     std::optional<bn::McmcOutput> output;
     std::string summary;
     std::string stopped;  ///< a simulated stop (stop_after): its message; the run has no output
-    /// --bootstrap: the consensus graph and the frequency table (a PC result's layout;
-    /// `output` then empty).
-    std::optional<pc::PcResult> bootstrap;
+    /// --bootstrap: the consensus graph, the frequency table and the provenance (`output`
+    /// then empty); its result file has a PC bootstrap's layout (pc::as_pc_result).
+    std::optional<cudag::bootstrap::Result> bootstrap;
 };
 
 /// Runs the job (chains split over the ranks of `comm`); rank 0 writes `out` and the

@@ -31,6 +31,8 @@
 #include "io/pag_writers.hpp"
 #include "io/writers.hpp"
 #include "mpi/mpi_communicator.hpp"
+#include "bootstrap/resample.hpp"
+#include "bootstrap/table.hpp"
 #include "pc/bootstrap.hpp"
 #include "pc/result_file.hpp"
 #include "run/context.hpp"
@@ -177,10 +179,10 @@ Dataset read_pc_data(const PcJob& a, std::optional<skeleton::TestKind> test, ske
 std::vector<std::string> without_freq(std::vector<std::string> formats) { return without_item(formats, "freq"); }
 
 /// The bootstrap's options from the job (parsed and checked but for the data's size).
-pc::BootstrapOptions bootstrap_options(const PcJob& a) {
-    pc::BootstrapOptions b;
+bootstrap::Options bootstrap_options(const PcJob& a) {
+    bootstrap::Options b;
     b.replicates = a.bootstrap;
-    b.resample = pc::parse_resample(a.resample);
+    b.resample = bootstrap::parse_resample(a.resample);
     b.consensus = a.consensus;
     b.seed = a.cmi.spec.seed;
     return b;
@@ -192,9 +194,9 @@ void check_resampling(PcJob& a, const std::vector<std::string>& formats) {
     const bool boot = a.bootstrap != 0;
     if (boot || !a.write_resample.empty()) {
         a.cmi.given.erase(std::remove(a.cmi.given.begin(), a.cmi.given.end(), "--seed"), a.cmi.given.end());
-        pc::BootstrapOptions b = bootstrap_options(a);
+        bootstrap::Options b = bootstrap_options(a);
         if (!boot) b.replicates = 1;
-        pc::validate(b, std::numeric_limits<std::int64_t>::max());
+        bootstrap::validate(b, std::numeric_limits<std::int64_t>::max());
     }
     if (std::find(formats.begin(), formats.end(), "freq") != formats.end() && !boot)
         throw InputError("--format freq (the edge frequencies) needs --bootstrap B");
@@ -569,12 +571,12 @@ void announce_cmi(const pc::PcConfig& cfg, const Dataset& data, const RankPlace&
 PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress& progress, mpi::Communicator& comm,
                      const io::Hdf5IoPlan& io_plan, const PcHooks& hooks) {
     const Dataset data = read_pc_input(a, cfg, progress, comm, io_plan, hooks);
-    pc::BootstrapOptions b = bootstrap_options(a);
+    bootstrap::Options b = bootstrap_options(a);
     b.replicates = std::max<std::int64_t>(b.replicates, 1);
     PcRun done;
     mpi::run_agreed(comm, [&] {
         if (comm.rank() != 0) return;
-        pc::validate(b, data.n_samples);
+        bootstrap::validate(b, data.n_samples);
         std::vector<std::int32_t> kept;
         const Dataset d = pc::replicate_data(data, cfg, b, a.replicate, kept);
         std::string dropped;  // the columns constant in the resample, left out
@@ -589,7 +591,7 @@ PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress
         outputs.commit();
         done.summary =
             "cudag " + a.learner + ": wrote replicate " + std::to_string(a.replicate) + " (--resample " +
-            pc::to_string(b.resample) + ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " +
+            bootstrap::to_string(b.resample) + ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " +
             std::to_string(d.n_samples) + " samples x " + std::to_string(d.n_vars) + " variables to " +
             a.write_resample +
             (dropped.empty() ? "" : " (left out, constant in the resample as in the replicate's run: " + dropped + ")");
@@ -603,7 +605,7 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
                         const std::vector<std::string>& formats, const std::string& command_line,
                         io::OutputSet& outputs, const std::string& tmp_h5, const io::Hdf5IoPlan& io_plan,
                         skeleton::Progress& progress, mpi::Communicator& comm, const PcHooks& hooks) {
-    const pc::BootstrapOptions b = bootstrap_options(a);
+    const bootstrap::Options b = bootstrap_options(a);
     const bool pag = static_cast<bool>(hooks.replicate);
     pc::PcConfig run = cfg;
     const std::string checkpoint = cfg.checkpoint;
@@ -611,15 +613,17 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + checkpoint +
                             "' (continue with --resume)");
     };
-    run.on_resume = [checkpoint, quiet = a.quiet, root = comm.rank() == 0](int done) {
+    run.on_resume = [checkpoint, learner = a.learner, quiet = a.quiet, root = comm.rank() == 0](int done) {
         if (!quiet && root)
-            std::cerr << "cudag pc: resuming from checkpoint '" << checkpoint << "' after " << done << " replicates\n";
+            std::cerr << "cudag " << learner << ": resuming from checkpoint '" << checkpoint << "' after " << done
+                      << " replicates\n";
     };
     const auto t0 = std::chrono::steady_clock::now();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
-                  pc::to_string(b.resample) + ")" + replicates_placement(comm.size(), cfg.backend.replicate_devices));
+                  bootstrap::to_string(b.resample) + ")" +
+                  replicates_placement(comm.size(), cfg.backend.replicate_devices));
     set_memory_phase("cudag " + a.learner + " --bootstrap, the replicates");
-    const pc::ReplicateCallback on_round = [&](std::int64_t done, std::int64_t total) {
+    const bootstrap::RoundCallback on_round = [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     };
     pc::PcResult r = pag ? pc::bootstrap_pag(data, run, b, comm, hooks.replicate, on_round)
@@ -629,9 +633,9 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         if (!root || a.out.empty() || std::find(formats.begin(), formats.end(), "freq") == formats.end()) return;
         const std::string path = outputs.temp_for(io::format_path(a.out, "freq"));
         if (pag)
-            pc::write_pag_frequencies_tsv(*r.bootstrap, *r.pag, r.names, path);
+            bootstrap::write_pag_frequencies_tsv(*r.bootstrap, *r.pag, r.names, path);
         else
-            pc::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, path);
+            bootstrap::write_frequencies_tsv(*r.bootstrap, r.cpdag, r.names, path);
     });
     io::Hdf5IoPlan gathered = io_plan;  // one table on rank 0: nothing to write collectively
     gathered.collective = false;
@@ -644,7 +648,7 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         n_edges = r.pag->n_edges();  // "directed": --> or <--, both marks decided
         for (std::int32_t i = 0; i < r.pag->n(); ++i)
             for (const std::int32_t j : r.pag->neighbours(i))
-                directed += i < j && (pc::pag_kind(*r.pag, i, j) == 4 || pc::pag_kind(*r.pag, i, j) == 5);
+                directed += i < j && (bootstrap::pag_kind(*r.pag, i, j) == 4 || bootstrap::pag_kind(*r.pag, i, j) == 5);
     } else {
         const auto edges = io::cpdag_edges(r.cpdag);
         n_edges = static_cast<std::int64_t>(edges.size());
@@ -653,7 +657,7 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
     std::ostringstream os;
     os << "cudag " << a.learner << ": " << data.n_vars << (data.discrete() ? " discrete" : "") << " variables, "
        << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": " << b.replicates
-       << " replicates (--resample " << pc::to_string(b.resample) << "), " << r.bootstrap->size()
+       << " replicates (--resample " << bootstrap::to_string(b.resample) << "), " << r.bootstrap->size()
        << " pairs adjacent in some; consensus at " << b.consensus << ": " << n_edges << " edges (" << directed
        << " directed), " << r.seconds_total << " s";
     if (!a.out.empty()) {

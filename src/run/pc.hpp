@@ -13,6 +13,7 @@
 #include "core/dsep.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "pc/bootstrap.hpp"
 #include "pc/run.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
@@ -78,9 +79,9 @@ struct PcHooks {
     /// here. Agrees on its own errors over the communicator.
     std::function<void(const Dataset&, const pc::PcConfig&, pc::PcResult&, mpi::Communicator&)> after_skeleton;
     /// --bootstrap: each replicate's whole result learned on one process from its resample
-    /// (pc/bootstrap.hpp's ReplicateLearner; FCI's PAG in PcResult::pag), the PAGs counted
-    /// (pc::bootstrap_pag). Empty: PC's replicates.
-    std::function<pc::PcResult(const Dataset&, const pc::PcConfig&)> replicate;
+    /// (FCI's PAG in PcResult::pag), with the command and the settings its checkpoints name;
+    /// the PAGs counted (pc::bootstrap_pag). Empty: PC's replicates.
+    pc::ReplicateLearner replicate;
 };
 
 /// A finished PC job: on rank 0, the result and the summary line (empty on other ranks).

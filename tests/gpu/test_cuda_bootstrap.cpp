@@ -21,17 +21,17 @@ namespace {
 
 /// The CPU engine's counts against the CUDA engine's, `at_once` replicates at once on each
 /// GPU (0: the automatic choice), on `devices` (empty: GPU 0 alone).
-testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig cfg, const pc::BootstrapOptions& b,
+testing::AssertionResult same_counts_on_cuda(const Dataset& data, pc::PcConfig cfg, const bootstrap::Options& b,
                                              int at_once = 0, const std::vector<int>& devices = {}) {
     mpi::SerialCommunicator serial;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = 2;
-    const pc::BootstrapTable want = pc::run_bootstrap(data, cfg, b, serial);
+    const bootstrap::Table want = pc::run_bootstrap(data, cfg, b, serial);
     cfg.backend.kind = BackendKind::Cuda;
     cfg.backend.device = 0;
     cfg.backend.tunables.replicates_at_once = at_once;
     cfg.backend.replicate_devices = devices;
-    const pc::BootstrapTable got = pc::run_bootstrap(data, cfg, b, serial);
+    const bootstrap::Table got = pc::run_bootstrap(data, cfg, b, serial);
     if (want.size() == 0) return testing::AssertionFailure() << "no pair adjacent in any replicate";
     if (got.pairs != want.pairs)
         return testing::AssertionFailure() << got.size() << " pairs on CUDA, " << want.size() << " on the CPU";
@@ -48,8 +48,9 @@ TEST(CudaBootstrap, FisherZIsEquivalentToCpu) {
     const Dataset data = sim::simulate_gaussian({64, 400, 0.06, 3}, 1).data;
     pc::PcConfig cfg;
     cfg.alpha = 0.01;
-    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 8, .resample = pc::Resample::Bootstrap, .seed = 5}));
-    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Half, .seed = 5}));
+    EXPECT_TRUE(
+        same_counts_on_cuda(data, cfg, {.replicates = 8, .resample = bootstrap::Resample::Bootstrap, .seed = 5}));
+    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = bootstrap::Resample::Half, .seed = 5}));
 }
 
 TEST(CudaBootstrap, FisherZReplicatesAtOnceOnOneGpuCountAsOneAtATime) {
@@ -60,8 +61,8 @@ TEST(CudaBootstrap, FisherZReplicatesAtOnceOnOneGpuCountAsOneAtATime) {
     pc::PcConfig cfg;
     cfg.alpha = 0.05;
     for (int at_once : {1, 3, 8})
-        EXPECT_TRUE(
-            same_counts_on_cuda(data, cfg, {.replicates = 11, .resample = pc::Resample::Bootstrap, .seed = 9}, at_once))
+        EXPECT_TRUE(same_counts_on_cuda(
+            data, cfg, {.replicates = 11, .resample = bootstrap::Resample::Bootstrap, .seed = 9}, at_once))
             << at_once << " at once";
 }
 
@@ -91,8 +92,8 @@ TEST(CudaBootstrap, FisherZOnSeveralGpusOfOneProcessCountsAsTheCpu) {
     pc::PcConfig cfg;
     cfg.alpha = 0.05;
     for (int at_once : {1, 3})
-        EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 13, .resample = pc::Resample::Bootstrap, .seed = 9},
-                                        at_once, every_gpu()))
+        EXPECT_TRUE(same_counts_on_cuda(
+            data, cfg, {.replicates = 13, .resample = bootstrap::Resample::Bootstrap, .seed = 9}, at_once, every_gpu()))
             << at_once << " at once on each of " << every_gpu().size() << " GPUs";
 }
 
@@ -104,11 +105,11 @@ TEST(CudaBootstrap, DiscreteAndCmiKnnOnEveryGpuOfOneProcessCountAsTheCpu) {
     const Dataset discrete = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
     pc::PcConfig cfg;
     cfg.test.kind = skeleton::TestKind::GSquare;
-    EXPECT_TRUE(
-        same_counts_on_cuda(discrete, cfg, {.replicates = 7, .resample = pc::Resample::Bootstrap, .seed = 5}, 0, all));
+    EXPECT_TRUE(same_counts_on_cuda(discrete, cfg,
+                                    {.replicates = 7, .resample = bootstrap::Resample::Bootstrap, .seed = 5}, 0, all));
     const Dataset nonlinear = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
     EXPECT_TRUE(same_counts_on_cuda(nonlinear, cmi_config(),
-                                    {.replicates = 5, .resample = pc::Resample::Half, .seed = 5}, 0, all));
+                                    {.replicates = 5, .resample = bootstrap::Resample::Half, .seed = 5}, 0, all));
 }
 
 TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
@@ -116,13 +117,15 @@ TEST(CudaBootstrap, GSquareIsEquivalentToCpu) {
     const Dataset data = sim::forward_sample(sim::random_network({36, 800, 0.1, 3, 9}), 800, 10, 1);
     pc::PcConfig cfg;
     cfg.test.kind = skeleton::TestKind::GSquare;
-    EXPECT_TRUE(same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = pc::Resample::Bootstrap, .seed = 5}));
+    EXPECT_TRUE(
+        same_counts_on_cuda(data, cfg, {.replicates = 6, .resample = bootstrap::Resample::Bootstrap, .seed = 5}));
 }
 
 TEST(CudaBootstrap, CmiKnnIsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const Dataset data = sim::simulate_nonlinear({7, 120, 0.4, 5}, 1).data;
-    EXPECT_TRUE(same_counts_on_cuda(data, cmi_config(), {.replicates = 3, .resample = pc::Resample::Half, .seed = 5}));
+    EXPECT_TRUE(
+        same_counts_on_cuda(data, cmi_config(), {.replicates = 3, .resample = bootstrap::Resample::Half, .seed = 5}));
 }
 
 using CudaBootstrapCli = test::Cli;

@@ -13,19 +13,19 @@ using namespace cudag;
 
 namespace {
 
-void expect_rank_invariant(const Dataset& data, const pc::PcConfig& cfg, const pc::BootstrapOptions& b) {
+void expect_rank_invariant(const Dataset& data, const pc::PcConfig& cfg, const bootstrap::Options& b) {
     mpi::Communicator& comm = test::world();
-    const pc::BootstrapTable got = pc::run_bootstrap(data, cfg, b, comm);
+    const bootstrap::Table got = pc::run_bootstrap(data, cfg, b, comm);
     mpi::SerialCommunicator serial;
     if (comm.rank() != 0) {
         EXPECT_EQ(got.size(), 0u) << "only rank 0 holds the table";
         return;
     }
-    const pc::BootstrapTable want = pc::run_bootstrap(data, cfg, b, serial);
+    const bootstrap::Table want = pc::run_bootstrap(data, cfg, b, serial);
     ASSERT_GT(want.size(), 0u);
     EXPECT_EQ(got.pairs, want.pairs) << comm.size() << " ranks";
     EXPECT_EQ(got.counts, want.counts) << comm.size() << " ranks";
-    EXPECT_EQ(pc::consensus_graph(got, data.n_vars), pc::consensus_graph(want, data.n_vars));
+    EXPECT_EQ(bootstrap::consensus_graph(got, data.n_vars), bootstrap::consensus_graph(want, data.n_vars));
 }
 
 TEST(MpiBootstrap, FisherCountsEqualOneProcess) {
@@ -34,8 +34,8 @@ TEST(MpiBootstrap, FisherCountsEqualOneProcess) {
     cfg.alpha = 0.05;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = 1;
-    expect_rank_invariant(data, cfg, {.replicates = 7, .resample = pc::Resample::Bootstrap, .seed = 99});
-    expect_rank_invariant(data, cfg, {.replicates = 5, .resample = pc::Resample::Half, .seed = 99});
+    expect_rank_invariant(data, cfg, {.replicates = 7, .resample = bootstrap::Resample::Bootstrap, .seed = 99});
+    expect_rank_invariant(data, cfg, {.replicates = 5, .resample = bootstrap::Resample::Half, .seed = 99});
 }
 
 TEST(MpiBootstrap, DiscreteCountsEqualOneProcess) {
@@ -44,7 +44,7 @@ TEST(MpiBootstrap, DiscreteCountsEqualOneProcess) {
     cfg.test.kind = skeleton::TestKind::GSquare;
     cfg.backend.kind = BackendKind::Cpu;
     cfg.backend.threads = 1;
-    expect_rank_invariant(data, cfg, {.replicates = 5, .resample = pc::Resample::Bootstrap, .seed = 99});
+    expect_rank_invariant(data, cfg, {.replicates = 5, .resample = bootstrap::Resample::Bootstrap, .seed = 99});
 }
 
 }  // namespace

@@ -515,7 +515,8 @@ TEST_F(MpiCli, FciRunsAreRankCountInvariant) {
 
 TEST_F(MpiCli, FciBootstrapIsRankCountInvariant) {
     // cudag fci --bootstrap: replicate r on rank r mod K; on 1..3 ranks the frequency table
-    // and the consensus PAG's files of one process, byte for byte (5: uneven over 2 and 3).
+    // and the consensus PAG's files of one process, byte for byte (5: uneven over 2 and 3),
+    // and so after a stop on 2 ranks resumed on 3.
     const std::string data = std::string(CUDAG_SOURCE_DIR) + "/tests/data/fci/datasets/g05.csv";
     for (const std::string variant : {"fci", "rfci"}) {
         const std::string base = "fci --data " + data + " --variant " + variant +
@@ -529,5 +530,13 @@ TEST_F(MpiCli, FciBootstrapIsRankCountInvariant) {
             EXPECT_TRUE(same_results(out, path("serial.h5"), {".freq.tsv", ".edges.tsv", ".pag.amat.csv", ".cl.txt"}))
                 << k << " ranks: " << variant;
         }
+        // Stopped on 2 ranks after a round, resumed on 3: the same files.
+        const std::string part = path(variant + "_part.h5"), ck = path(variant + "_ck.h5");
+        r = cudag(2, base + part + " --checkpoint " + ck + " --stop-after-level 2");
+        EXPECT_EQ(r.code, 3) << r.err;
+        r = cudag(3, base + part + " --checkpoint " + ck + " --resume");
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(same_results(part, path("serial.h5"), {".freq.tsv", ".edges.tsv", ".pag.amat.csv", ".cl.txt"}))
+            << "resumed on 3 ranks: " << variant;
     }
 }

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cudag fci --bootstrap` end to end (issue 54): each replicate's PAG is `cudag fci` run on
 // the replicate's written resample, the table counts the nine PAG edge kinds per pair
-// (rows summing to B), the consensus PAG is the result's graph, and bad options are
+// (rows summing to B), the consensus PAG is the result's graph, a run stopped after a
+// checkpoint and resumed gives the uninterrupted run's outputs, and bad options are
 // one-line errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -24,6 +26,7 @@ using cudag::test::Cli;
 using cudag::test::CliRun;
 using cudag::test::slurp;
 namespace h5 = cudag::io::h5;
+namespace fs = std::filesystem;
 
 /// Counts per pair (source, target): none, then the nine edge kinds of edge_kinds().
 using Table = std::map<std::pair<std::string, std::string>, std::array<int, 10>>;
@@ -130,12 +133,53 @@ TEST_F(FciBootstrap, ConsensusTakesTheCommonestKindTiesToTheLessCommittal) {
     }
 }
 
+TEST_F(FciBootstrap, StoppedAtAReplicateBoundaryAndResumedGivesTheSameResult) {
+    // cudag fci --bootstrap --checkpoint as cudag pc's: a run stopped after a checkpoint of
+    // 3 replicates or more, resumed, writes what an uninterrupted run writes (every text file
+    // byte for byte, the result's table and consensus PAG); the checkpoint covers FCI's
+    // options, and a finished run removes it.
+    for (const std::string variant : {"fci", "rfci"}) {
+        const std::string base = "fci --data " + g05() + " --alpha 0.05 --variant " + variant +
+                                 " --bootstrap 7 --seed 2 -q --format freq,edges,amat --out ";
+        for (const auto& e : fs::directory_iterator(dir_)) fs::remove_all(e.path());  // the other variant's
+        CliRun r = run(base + f("full.h5"));
+        ASSERT_EQ(r.code, 0) << r.err;
+        // A kill after 3 replicates or more (--stop-after-level, hidden: a testing aid).
+        r = run(base + f("part.h5") + " --checkpoint " + f("ck.h5") + " --stop-after-level 3");
+        EXPECT_EQ(r.code, 3) << r.err;
+        ASSERT_TRUE(fs::exists(dir_ / "ck.h5"));
+        EXPECT_FALSE(fs::exists(dir_ / "part.h5")) << "a stopped run writes no result";
+        // The FCI options are the checkpoint's too: another one is refused, naming it.
+        const std::string other = variant == "fci" ? " --conservative" : " --majority-rule";
+        r = run(base + f("x.h5") + other + " --checkpoint " + f("ck.h5") + " --resume");
+        EXPECT_NE(r.code, 0);
+        const std::string named = variant == "fci" ? "--conservative was off" : "--majority-rule was off";
+        EXPECT_NE(r.err.find(named + " in the checkpoint, on now"), std::string::npos) << r.err;
+        // So is a cudag pc --bootstrap run's (another command).
+        r = run("pc --data " + g05() + " --alpha 0.05 --bootstrap 7 --seed 2 -q --out " + f("x.h5") + " --checkpoint " +
+                f("ck.h5") + " --resume");
+        EXPECT_NE(r.code, 0);
+        EXPECT_FALSE(fs::exists(dir_ / "x.h5"));
+        r = run(base + f("part.h5") + " --checkpoint " + f("ck.h5") + " --resume");
+        ASSERT_EQ(r.code, 0) << r.err;
+        for (const char* file : {".freq.tsv", ".edges.tsv", ".pag.amat.csv"})
+            EXPECT_EQ(slurp(dir_ / ("part" + std::string(file))), slurp(dir_ / ("full" + std::string(file))))
+                << variant << " " << file;
+        h5::Handle full = h5::open_file(f("full.h5")), part = h5::open_file(f("part.h5"));
+        for (const char* set : {"bootstrap/pairs", "bootstrap/counts", "pag/edges", "skeleton/edges"})
+            EXPECT_EQ(h5::read_array<std::int32_t>(part.get(), set, "test"),
+                      h5::read_array<std::int32_t>(full.get(), set, "test"))
+                << variant << " " << set;
+        EXPECT_FALSE(fs::exists(dir_ / "ck.h5")) << "a finished run removes its checkpoint";
+    }
+}
+
 TEST_F(FciBootstrap, RefusalsAreOneLine) {
     const std::string base = "fci --data " + g05() + " -q --bootstrap 3";
     for (const auto& [opts, what] : std::vector<std::pair<std::string, std::string>>{
              {" --consensus 1.5", "--consensus must be in (0, 1], got 1.5"},
              {" --resample thirds", "unknown --resample 'thirds'"},
-             {" --checkpoint " + f("ck.h5") + " --out " + f("x.h5"), "keeps no checkpoints"},
+             {" --resume --out " + f("x.h5"), "--resume needs --checkpoint FILE"},
              {" --replicate 4 --write-resample " + f("r.csv"), "--replicate 4 is not below --bootstrap 3"}}) {
         const CliRun r = run(base + opts);
         EXPECT_NE(r.code, 0) << opts;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// pc/bootstrap.hpp: the resamples are pure functions of (seed, replicate), a replicate's
-// graph is a direct run on its written resample, the counts are the sums of those graphs
-// (B per pair), independent of the threads, and the consensus rule as documented.
+// pc/bootstrap.hpp (PC's replicates on the bootstrap layer): a replicate's data are its
+// resample less the columns constant there, its graph is a direct run on its written
+// resample, the counts are the sums of those graphs (B per pair), independent of the
+// threads, and the result holds the consensus graph and the table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,10 +26,11 @@ namespace cudag {
 namespace {
 
 namespace fs = std::filesystem;
-using pc::BootstrapTable;
+using BootstrapTable = bootstrap::Table;
 
-pc::BootstrapOptions options(std::int64_t b, pc::Resample r = pc::Resample::Bootstrap, std::uint64_t seed = 7) {
-    pc::BootstrapOptions o;
+bootstrap::Options options(std::int64_t b, bootstrap::Resample r = bootstrap::Resample::Bootstrap,
+                           std::uint64_t seed = 7) {
+    bootstrap::Options o;
     o.replicates = b;
     o.resample = r;
     o.seed = seed;
@@ -66,7 +68,8 @@ std::map<std::pair<int, int>, std::vector<int>> count(const std::vector<Pdag>& g
     for (const Pdag& g : graphs)
         for (std::int32_t i = 0; i < g.n(); ++i)
             for (std::int32_t j : g.neighbours(i))
-                if (j > i) m.try_emplace({i, j}, std::vector<int>(5, 0)).first->second[pc::bootstrap_kind(g, i, j)]++;
+                if (j > i)
+                    m.try_emplace({i, j}, std::vector<int>(5, 0)).first->second[bootstrap::cpdag_kind(g, i, j)]++;
     for (auto& [pair, c] : m) c[0] = static_cast<int>(graphs.size()) - c[1] - c[2] - c[3] - c[4];
     return m;
 }
@@ -78,12 +81,12 @@ protected:
 
     /// Replicates 0..b-1 against direct runs on their written resamples, and the table
     /// against the counts of those direct runs.
-    void expect_replicates_are_direct_runs(const Dataset& data, const pc::PcConfig& cfg, pc::BootstrapOptions b) {
+    void expect_replicates_are_direct_runs(const Dataset& data, const pc::PcConfig& cfg, bootstrap::Options b) {
         std::vector<Pdag> direct;
         for (std::int64_t r = 0; r < b.replicates; ++r) {
-            const auto rows = pc::resample_rows(data.n_samples, b, r);
+            const auto rows = bootstrap::resample_rows(data.n_samples, b, r);
             const std::string path = (dir_ / ("rep" + std::to_string(r) + ".csv")).string();
-            io::write_dataset(pc::resample_data(data, rows, "replicate"), path);
+            io::write_dataset(bootstrap::resample_data(data, rows, "replicate"), path);
             const Dataset back =
                 io::read_dataset(path, "", data.discrete() ? io::TableMode::Labels : io::TableMode::Numeric);
             direct.push_back(pc::run_pc(back, cfg).cpdag);
@@ -98,60 +101,6 @@ protected:
 
     fs::path dir_;
 };
-
-TEST(BootstrapRows, ArePureFunctionsOfSeedAndReplicate) {
-    const auto b = options(10);
-    const auto rows = pc::resample_rows(1000, b, 3);
-    EXPECT_EQ(rows, pc::resample_rows(1000, b, 3));
-    ASSERT_EQ(rows.size(), 1000u);
-    EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
-    EXPECT_GE(rows.front(), 0);
-    EXPECT_LT(rows.back(), 1000);
-    // With replacement: about 1 - 1/e of the rows distinct (632 of 1000).
-    const std::set<std::int64_t> distinct(rows.begin(), rows.end());
-    EXPECT_GT(distinct.size(), 580u);
-    EXPECT_LT(distinct.size(), 690u);
-    EXPECT_NE(rows, pc::resample_rows(1000, b, 4));
-    EXPECT_NE(rows, pc::resample_rows(1000, options(10, pc::Resample::Bootstrap, 8), 3));
-}
-
-TEST(BootstrapRows, HalfSamplingDrawsHalfTheRowsWithoutReplacement) {
-    const auto b = options(10, pc::Resample::Half);
-    for (std::int64_t m : {2, 3, 101, 1000}) {
-        const auto rows = pc::resample_rows(m, b, 5);
-        ASSERT_EQ(static_cast<std::int64_t>(rows.size()), m / 2) << m;
-        EXPECT_TRUE(std::adjacent_find(rows.begin(), rows.end()) == rows.end()) << "repeated row, m = " << m;
-        EXPECT_TRUE(std::is_sorted(rows.begin(), rows.end()));
-        EXPECT_LT(rows.back(), m);
-    }
-    // Every row is drawn by some replicate: the draw is not stuck on a part of the data.
-    std::set<std::int64_t> seen;
-    for (std::int64_t r = 0; r < 20; ++r)
-        for (std::int64_t x : pc::resample_rows(50, b, r)) seen.insert(x);
-    EXPECT_EQ(seen.size(), 50u);
-}
-
-TEST(BootstrapData, DiscreteResamplesKeepOnlyTheirLevels) {
-    Dataset d;
-    d.n_vars = 1;
-    d.n_samples = 4;
-    d.names = {"A"};
-    d.levels = {{"a", "b", "c"}};
-    d.values = {0, 2, 2, 1};
-    const std::vector<std::int64_t> rows = {1, 2, 3, 3};  // c, c, b, b: no "a"
-    const Dataset r = pc::resample_data(d, rows, "x");
-    ASSERT_EQ(r.levels.size(), 1u);
-    EXPECT_EQ(r.levels[0], (std::vector<std::string>{"b", "c"}));
-    EXPECT_EQ(r.values, (std::vector<double>{1, 1, 0, 0}));
-    EXPECT_EQ(r.n_samples, 4);
-    // What reading the written resample gives.
-    const fs::path path = test::fresh_test_dir("cudag_boot") / "r.csv";
-    io::write_dataset(r, path.string());
-    const Dataset back = io::read_dataset(path.string(), "", io::TableMode::Labels);
-    EXPECT_EQ(back.levels, r.levels);
-    EXPECT_EQ(back.values, r.values);
-    fs::remove_all(path.parent_path());
-}
 
 TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
     // One scratch data set through replicates of different shapes (a column constant in some
@@ -173,7 +122,7 @@ TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
         for (std::int64_t s = 0; s < disc.n_samples; ++s)
             disc.values.push_back(static_cast<double>(s == 0 ? k - 1 : (s * (v + 1) / 3) % (k - 1)));
     }
-    const auto b = options(8, pc::Resample::Half);
+    const auto b = options(8, bootstrap::Resample::Half);
     for (const Dataset* d : {&gauss, &disc}) {
         const pc::PcConfig cfg = config(d->discrete() ? skeleton::TestKind::GSquare : skeleton::TestKind::FisherZ);
         for (int threads : {1, 4}) {
@@ -201,47 +150,10 @@ TEST(BootstrapData, AWorkersReusedResampleOnThreadsIsTheReplicatesData) {
     }
 }
 
-TEST(BootstrapOptions, BadValuesAreOneLineErrors) {
-    auto b = options(0);
-    EXPECT_THROW(pc::validate(b, 100), InputError);
-    b = options(5);
-    b.consensus = 0.0;
-    EXPECT_THROW(pc::validate(b, 100), InputError);
-    b.consensus = 1.5;
-    EXPECT_THROW(pc::validate(b, 100), InputError);
-    b.consensus = 1.0;
-    EXPECT_NO_THROW(pc::validate(b, 100));
-    EXPECT_THROW(pc::validate(options(5, pc::Resample::Half), 1), InputError);
-    EXPECT_THROW(pc::parse_resample("jackknife"), InputError);
-    EXPECT_EQ(pc::parse_resample("half"), pc::Resample::Half);
-}
-
-TEST(BootstrapConsensus, FollowsTheThresholdAndTheTieOrder) {
-    BootstrapTable t;
-    t.replicates = 10;
-    t.consensus = 0.3;
-    // (0,1): adjacent 3 of 10 (= 0.3 exactly), 2 forward, 1 backward -> 0 --> 1.
-    // (0,2): adjacent 2 of 10 -> absent.
-    // (1,2): 2 forward, 2 undirected -> tie: undirected.
-    // (1,3): 3 backward, 3 forward -> tie: forward (1 --> 3).
-    // (2,3): 5 bidirected, 1 undirected -> bidirected.
-    t.pairs = {0, 1, 0, 2, 1, 2, 1, 3, 2, 3};
-    t.counts = {7, 2, 1, 0, 0, 8, 1, 1, 0, 0, 6, 2, 0, 2, 0, 4, 3, 3, 0, 0, 4, 0, 0, 1, 5};
-    const Pdag g = pc::consensus_graph(t, 4);
-    EXPECT_EQ(g.n_edges(), 4);
-    EXPECT_TRUE(g.is_directed(0, 1));
-    EXPECT_FALSE(g.adjacent(0, 2));
-    EXPECT_TRUE(g.is_undirected(1, 2));
-    EXPECT_TRUE(g.is_directed(1, 3));
-    EXPECT_TRUE(g.is_bidirected(2, 3));
-    t.consensus = 0.31;
-    EXPECT_FALSE(pc::consensus_graph(t, 4).adjacent(0, 1));
-}
-
 TEST_F(Bootstrap, FisherReplicatesAreDirectRunsOnTheirResamples) {
     const Dataset data = sim::simulate_gaussian({12, 200, 0.25, 11}).data;
     expect_replicates_are_direct_runs(data, config(skeleton::TestKind::FisherZ), options(4));
-    expect_replicates_are_direct_runs(data, config(skeleton::TestKind::FisherZ), options(3, pc::Resample::Half));
+    expect_replicates_are_direct_runs(data, config(skeleton::TestKind::FisherZ), options(3, bootstrap::Resample::Half));
 }
 
 TEST_F(Bootstrap, DiscreteReplicatesAreDirectRunsOnTheirResamples) {
@@ -250,7 +162,7 @@ TEST_F(Bootstrap, DiscreteReplicatesAreDirectRunsOnTheirResamples) {
     pc::PcConfig cfg = config(skeleton::TestKind::GSquare);
     expect_replicates_are_direct_runs(data, cfg, options(3));
     cfg.test.kind = skeleton::TestKind::ChiSquare;
-    expect_replicates_are_direct_runs(data, cfg, options(2, pc::Resample::Half));
+    expect_replicates_are_direct_runs(data, cfg, options(2, bootstrap::Resample::Half));
 }
 
 TEST_F(Bootstrap, CmiKnnReplicatesAreDirectRunsOnTheirResamples) {
@@ -284,51 +196,6 @@ TEST(BootstrapCounts, SumToBPerPairAndDoNotDependOnThreads) {
     EXPECT_NE(pc::run_bootstrap(data, config(skeleton::TestKind::FisherZ, 1), other, serial).counts, one.counts);
 }
 
-TEST(BootstrapCounts, AnyLearnersReplicatesCountTheSameOnSeveralWorkers) {
-    // count_bootstrap (cudag mcmc --bootstrap's counting): a replicate's graph depends on r
-    // alone; on 1, 3 and 4 workers (one a GPU) the same table, each worker within range and
-    // handed threads / workers threads.
-    const auto graph = [](std::int64_t r) {
-        Pdag g{Graph(6)};
-        for (std::int32_t i = 0; i < 6; ++i)
-            for (std::int32_t j = i + 1; j < 6; ++j) {
-                const std::int64_t x = (r * 7 + i * 3 + j * 5) % 6;
-                if (x == 0) g.set(i, j, Mark::Tail, Mark::Arrow);
-                if (x == 1) g.set(i, j, Mark::Arrow, Mark::Tail);
-                if (x == 2) g.set(i, j, Mark::Tail, Mark::Tail);
-            }
-        return g;
-    };
-    mpi::SerialCommunicator serial;
-    const auto b = options(11);
-    BootstrapTable want;
-    for (int workers : {1, 3, 4}) {
-        std::atomic<int> bad_worker{0}, bad_threads{0};
-        const pc::ReplicateGraph replicate = [&](std::int64_t r, int threads, int worker) {
-            if (worker < 0 || worker >= workers) ++bad_worker;
-            if (threads != (workers == 1 ? 8 : 8 / workers)) ++bad_threads;
-            return graph(r);
-        };
-        const BootstrapTable t = pc::count_bootstrap(b, serial, replicate, {}, 8, workers);
-        EXPECT_EQ(bad_worker.load(), 0) << workers;
-        EXPECT_EQ(bad_threads.load(), 0) << workers;
-        if (workers == 1) {
-            want = t;
-            ASSERT_GT(want.size(), 0u);
-            continue;
-        }
-        EXPECT_EQ(t.pairs, want.pairs) << workers << " workers";
-        EXPECT_EQ(t.counts, want.counts) << workers << " workers";
-    }
-    // The counts are the graphs': pair (0, 1) of each replicate.
-    int forward = 0;
-    for (std::int64_t r = 0; r < b.replicates; ++r)
-        forward += graph(r).end(0, 1) == Mark::Tail && graph(r).end(1, 0) == Mark::Arrow;
-    ASSERT_EQ(want.pairs[0], 0);
-    ASSERT_EQ(want.pairs[1], 1);
-    EXPECT_EQ(want.counts[pc::kForward], forward);
-}
-
 TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {
     const Dataset data = sim::simulate_gaussian({10, 120, 0.3, 2}).data;
     mpi::SerialCommunicator serial;
@@ -336,7 +203,7 @@ TEST(BootstrapResult, HoldsTheConsensusAndTheTable) {
     b.consensus = 0.6;
     const pc::PcResult r = pc::bootstrap_pc(data, config(skeleton::TestKind::FisherZ), b, serial);
     ASSERT_TRUE(r.bootstrap.has_value());
-    EXPECT_EQ(r.cpdag, pc::consensus_graph(*r.bootstrap, 10));
+    EXPECT_EQ(r.cpdag, bootstrap::consensus_graph(*r.bootstrap, 10));
     EXPECT_EQ(r.skeleton, r.cpdag.skeleton());
     EXPECT_EQ(r.names, data.names);
     EXPECT_TRUE(r.levels.empty());
@@ -386,7 +253,7 @@ TEST(BootstrapReplicate, ErrorsNameTheReplicate) {
     EXPECT_NO_THROW(pc::run_pc(d, cfg));
     mpi::SerialCommunicator serial;
     try {
-        pc::run_bootstrap(d, cfg, options(3, pc::Resample::Half), serial);
+        pc::run_bootstrap(d, cfg, options(3, bootstrap::Resample::Half), serial);
         FAIL() << "no replicate failed";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("(bootstrap replicate 0)"), std::string::npos) << e.what();
@@ -401,7 +268,7 @@ TEST_F(Bootstrap, AColumnConstantInAResampleIsIsolatedAsInItsWrittenResample) {
     for (std::int64_t s = 1; s < d.n_samples; ++s) d.column(2)[s] = 1.0;
     d.column(2)[0] = 2.0;
     const pc::PcConfig cfg = config(skeleton::TestKind::FisherZ);
-    const auto b = options(6, pc::Resample::Half);
+    const auto b = options(6, bootstrap::Resample::Half);
     int left_out = 0;
     for (std::int64_t r = 0; r < b.replicates; ++r) {
         std::vector<std::int32_t> kept;

@@ -194,7 +194,7 @@ TEST_F(LoadTest, RefusesACpdagOffTheSkeleton) {
 /// small_pc_result as a bootstrap's result: three pairs counted over B = 4 replicates.
 pc::PcResult small_bootstrap_result() {
     pc::PcResult r = small_pc_result();
-    pc::BootstrapTable t;
+    bootstrap::Table t;
     t.replicates = 4;
     t.resample = "half";
     t.seed = (std::uint64_t{1} << 63) + 5;  // above int64: the attribute is uint64

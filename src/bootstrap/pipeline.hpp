@@ -15,18 +15,17 @@
 #include <utility>
 #include <vector>
 
+#include "bootstrap/table.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "core/pdag.hpp"
 
-namespace cudag::pc {
+namespace cudag::bootstrap {
 
 /// Replicate `replicate`'s outcome G (its graph, or its counted edges), run by worker
 /// `worker` (0 .. workers - 1: the GPU and stream it drives follow from it) on `threads`
 /// host threads.
 template <class G>
 using WorkerFn = std::function<G(std::int64_t replicate, int threads, int worker)>;
-using WorkerGraph = WorkerFn<Pdag>;
 
 template <class G>
 class BasicReplicatePipeline {
@@ -62,12 +61,12 @@ private:
     int running_ = 0;         ///< items being run
     bool stop_ = false;
     std::exception_ptr error_;
-    std::vector<std::vector<G>> slots_;     ///< round k's graphs in slot k % window_
-    std::vector<std::int64_t> done_;        ///< items of the slot's round finished
+    std::vector<std::vector<G>> slots_;  ///< round k's graphs in slot k % window_
+    std::vector<std::int64_t> done_;     ///< items of the slot's round finished
     std::vector<std::thread> team_;
 };
 
-// Definitions (the class is a template: PC's graphs and the bootstrap's counted edges).
+// Definitions (the class is a template: a replicate's outcome, whatever the learner).
 
 template <class G>
 BasicReplicatePipeline<G>::BasicReplicatePipeline(
@@ -165,8 +164,7 @@ std::vector<G> BasicReplicatePipeline<G>::take(std::int64_t k) {
     return out;
 }
 
-/// PC's and order MCMC's replicates: their graphs.
-using ReplicatePipeline = BasicReplicatePipeline<Pdag>;
-extern template class BasicReplicatePipeline<Pdag>;
+/// The replicates' counted edges (bootstrap/table.hpp), as the scheduler takes them.
+extern template class BasicReplicatePipeline<ReplicateEdges>;
 
-}  // namespace cudag::pc
+}  // namespace cudag::bootstrap

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// pc/replicate_pipeline.hpp: rounds come back whole and in replicate order however many
+// bootstrap/pipeline.hpp: rounds come back whole and in replicate order however many
 // workers run ahead; a replicate's error is rethrown once no worker runs, and the
 // workers stop taking replicates after it; a pipeline dropped early stops its workers.
 #include <gtest/gtest.h>
@@ -13,11 +13,15 @@
 #include <utility>
 #include <vector>
 
+#include "bootstrap/pipeline.hpp"
+#include "core/pdag.hpp"
 #include "core/error.hpp"
-#include "pc/replicate_pipeline.hpp"
 
 namespace cudag {
 namespace {
+
+/// A pipeline of whole graphs (PC's and order MCMC's replicates before they are counted).
+using ReplicatePipeline = bootstrap::BasicReplicatePipeline<Pdag>;
 
 /// Replicate r's graph: nodes 0 .. 3, with edge (r % 3, 3) and, for odd r, (0, 1) too.
 Pdag graph_of(std::int64_t r) {
@@ -42,7 +46,7 @@ TEST(ReplicatePipeline, RoundsComeBackWholeAndInOrder) {
             std::atomic<int> calls{0};
             std::set<int> workers_seen;
             std::mutex m;
-            pc::ReplicatePipeline pipe(
+            ReplicatePipeline pipe(
                 [&](std::int64_t r, int threads, int worker) {
                     EXPECT_EQ(threads, 2);
                     ++calls;
@@ -82,7 +86,7 @@ TEST(ReplicatePipeline, RoundsComeBackWholeAndInOrder) {
 TEST(ReplicatePipeline, AnErrorIsRethrownAndStopsTheWorkers) {
     const std::int64_t batch = 4, rounds = 50;
     std::atomic<int> calls{0};
-    pc::ReplicatePipeline pipe(
+    ReplicatePipeline pipe(
         [&](std::int64_t r, int, int) {
             ++calls;
             if (r == 6) throw InputError("replicate 6 failed");
@@ -108,7 +112,7 @@ TEST(ReplicatePipeline, AnErrorIsRethrownAndStopsTheWorkers) {
 TEST(ReplicatePipeline, DroppedEarlyItStopsItsWorkers) {
     std::atomic<int> calls{0};
     {
-        pc::ReplicatePipeline pipe(
+        ReplicatePipeline pipe(
             [&](std::int64_t r, int, int) {
                 ++calls;
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -124,11 +128,11 @@ TEST(ReplicatePipeline, DroppedEarlyItStopsItsWorkers) {
 }
 
 TEST(ReplicatePipeline, RoundsAreTakenInOrder) {
-    pc::ReplicatePipeline pipe([](std::int64_t r, int, int) { return graph_of(r); },
-                               [](std::int64_t k) {
-                                   return std::pair<std::int64_t, std::int64_t>{k, k + 1};
-                               },
-                               3, 1, 2, 1, 2);
+    ReplicatePipeline pipe([](std::int64_t r, int, int) { return graph_of(r); },
+                           [](std::int64_t k) {
+                               return std::pair<std::int64_t, std::int64_t>{k, k + 1};
+                           },
+                           3, 1, 2, 1, 2);
     EXPECT_THROW(pipe.take(1), std::exception);
     EXPECT_EQ(pipe.take(0).size(), 1u);
 }

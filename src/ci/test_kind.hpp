@@ -46,6 +46,9 @@ struct TestTraits {
     bool shared_matrix;
     /// A GPU engine runs it (skeleton levels and test batches).
     bool gpu;
+    /// It tests a constant column itself (CMIknn: p = 1) where the others refuse one (no
+    /// variance to test) and a bootstrap replicate drops it.
+    bool constant_columns;
     /// It reads numbers whose answer does not change when a column is multiplied by a
     /// power of two: core/magnitude.hpp rescales extreme columns, exactly, before it runs.
     bool scale_free;

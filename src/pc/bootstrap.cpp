@@ -111,7 +111,7 @@ void replicate_data_into(const Dataset& data, const PcConfig& cfg, const bootstr
     // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
     // column's index: its columns all stay. (Where none is dropped, d's memory moves out and
     // back.)
-    if (resolve_test(cfg, data).kind != skeleton::TestKind::CmiKnn) {
+    if (!resolve_test(cfg, data).traits().constant_columns) {
         d = bootstrap::drop_constant_columns(std::move(d), kept);
         return;
     }
@@ -214,7 +214,7 @@ ReplicateBatch concurrent_replicates(const Dataset& data, const PcConfig& cfg, c
             const std::int64_t share = (b.replicates + comm.size() - 1) / comm.size();
             batch = static_cast<int>(std::clamp<std::int64_t>((share + 7) / 8, 1, 16 * gpus));
             int at_once = 1;  // on each GPU
-            if (resolve_test(cfg, data).kind == skeleton::TestKind::FisherZ) {
+            if (resolve_test(cfg, data).traits().shared_matrix) {  // Fisher-z: C on each GPU
                 const int asked = cfg.backend.tunables.replicates_at_once;
                 at_once = asked > 0 ? asked : kGpuReplicatesAtOnce;
                 // A replicate's device memory: C twice over (C and the levels' buffers) and the
@@ -267,7 +267,7 @@ bootstrap::Table count_replicates(const Dataset& data, const PcConfig& cfg, cons
         if (cfg.resume && cfg.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
         // A column constant in the data is refused as a run refuses it; one constant in a
         // resample only is left out of that replicate (replicate_data).
-        if (resolve_test(cfg, data).kind != skeleton::TestKind::CmiKnn)
+        if (!resolve_test(cfg, data).traits().constant_columns)
             for (std::int64_t v = 0; v < data.n_vars; ++v)
                 if (bootstrap::constant_column(data, v))
                     throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +

@@ -52,7 +52,7 @@ void validate(const PcConfig& cfg, const Dataset& data) {
         cfg.knowledge.check(data.names);
     }
     if (test.traits().data != ci::TestData::Continuous) return;
-    if (test.kind == skeleton::TestKind::CmiKnn) {
+    if (test.traits().permutation) {  // CMIknn's surrogates
         const ci::CmiKnnSpec& spec = test.cmi;
         // The smallest permutation p-value is 1/(1 + B): when that is independent at alpha,
         // every test is, and the graph would come out empty.

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
-#include <map>
+#include <unordered_map>
 #include <optional>
 #include <vector>
 
@@ -23,20 +23,23 @@ namespace cudag::run {
 
 namespace {
 
-/// Index of each name in `data`, checking that the variables are distinct.
-std::vector<std::int32_t> resolve_names(const Dataset& data, const std::string& x, const std::string& y,
+/// Index of each name (`index`: the data's names and columns), checking that the variables
+/// are distinct.
+std::vector<std::int32_t> resolve_names(const Dataset& data, const std::unordered_map<std::string, std::int32_t>& index,
+                                        const std::string& x, const std::string& y,
                                         const std::vector<std::string>& given) {
-    std::map<std::string, std::int32_t> index;
-    for (std::size_t v = 0; v < data.names.size(); ++v) index.emplace(data.names[v], static_cast<std::int32_t>(v));
     std::vector<std::int32_t> out;
-    std::map<std::int32_t, std::string> role;
+    out.reserve(given.size() + 2);
     auto add = [&](const std::string& name, const std::string& option, const std::string& as) {
         const auto it = index.find(name);
         if (it == index.end())
             throw InputError(data.source + ": unknown variable '" + name + "' in " + option +
                              " (no column of the header row has that name)");
-        const auto [at, fresh] = role.emplace(it->second, as);
-        if (!fresh) throw InputError("variable '" + name + "' is given twice (as " + at->second + " and " + as + ")");
+        for (std::size_t k = 0; k < out.size(); ++k)
+            if (out[k] == it->second) {
+                const std::string first = k == 0 ? "--x" : k == 1 ? "--y" : "in --given";
+                throw InputError("variable '" + name + "' is given twice (as " + first + " and " + as + ")");
+            }
         out.push_back(it->second);
     };
     add(x, "--x", "--x");
@@ -64,6 +67,8 @@ CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(
     threads_ = checked_threads(a.threads, a.quiet);
     data_ = read_data(with_na_values(read, a.data, a.dataset, a.na_values), a.data, a.dataset,
                       skeleton::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
+    index_.reserve(data_.names.size());
+    for (std::size_t v = 0; v < data_.names.size(); ++v) index_.emplace(data_.names[v], static_cast<std::int32_t>(v));
 }
 
 CitestSession::~CitestSession() = default;
@@ -84,7 +89,7 @@ void CitestSession::prepare(int l) {
 }
 
 CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
-    const std::vector<std::int32_t> vars = resolve_names(data_, x, y, given);
+    const std::vector<std::int32_t> vars = resolve_names(data_, index_, x, y, given);
     const int l = static_cast<int>(given.size());
     prepare(l);
     // The test through ci::CiTest (skeleton/ci_tests.hpp): the statistic, p and the other numbers.
@@ -114,7 +119,7 @@ CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& quer
         const CitestQuery& query = queries[q];
         std::vector<std::int32_t> vars;
         try {
-            vars = resolve_names(data_, query.x, query.y, query.given);
+            vars = resolve_names(data_, index_, query.x, query.y, query.given);
         } catch (const InputError& e) {
             throw InputError("query " + std::to_string(q + 1) + ": " + e.what());
         }

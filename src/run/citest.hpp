@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,7 @@ private:
     skeleton::Compat compat_ = skeleton::Compat::Pcalg;
     int threads_ = 1;
     Dataset data_;
+    std::unordered_map<std::string, std::int32_t> index_;  ///< the data's names -> columns
     std::optional<skeleton::TestSpec> spec_;
     std::unique_ptr<ci::CiTest> test_;
     int max_cond_ = -1;

@@ -55,6 +55,8 @@ TEST(TestKind, TraitsSayWhatEachTestIs) {
     EXPECT_TRUE(traits(TestKind::GSquare).dof_rule);
     EXPECT_FALSE(traits(TestKind::FisherZ).dof_rule);
     EXPECT_TRUE(traits(TestKind::CmiKnn).permutation);
+    EXPECT_TRUE(traits(TestKind::CmiKnn).constant_columns);
+    EXPECT_FALSE(traits(TestKind::FisherZ).constant_columns);
     EXPECT_TRUE(traits(TestKind::FisherZ).shared_matrix);
     EXPECT_EQ(traits(TestKind::FisherZ).spare_samples, 3);
     EXPECT_EQ(traits(TestKind::CmiKnn).spare_samples, -1);

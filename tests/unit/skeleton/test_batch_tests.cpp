@@ -17,19 +17,12 @@
 #include "sim/gaussian.hpp"
 #include "sim/nonlinear.hpp"
 #include "skeleton/ci_tests.hpp"
+#include "support/test_specs.hpp"
 
 namespace cudag {
 namespace {
 
-skeleton::TestSpec spec_for(skeleton::TestKind kind, const Dataset& data) {
-    skeleton::TestOptions options;
-    options.kind = kind;
-    options.cmi.knn = 0.1;
-    options.cmi.permutations = 49;
-    options.cmi.seed = 5;
-    options.cmi_early_stop = false;
-    return skeleton::resolve_test(options, data, 0.05, skeleton::Compat::Pcalg);
-}
+using test::spec_for;
 
 /// Queries over `n` variables: every pair (i, j) of the first few given sets of sizes 0..3
 /// drawn from the other variables, deterministically.

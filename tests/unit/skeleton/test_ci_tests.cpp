@@ -12,6 +12,7 @@
 #include "sim/gaussian.hpp"
 #include "sim/nonlinear.hpp"
 #include "skeleton/ci_tests.hpp"
+#include "support/test_specs.hpp"
 #include "skeleton/cpu/cmi_knn_engine.hpp"
 #include "skeleton/cpu/discrete_engine.hpp"
 #include "skeleton/cpu/fisher_engine.hpp"
@@ -19,15 +20,7 @@
 namespace cudag {
 namespace {
 
-skeleton::TestSpec spec_for(skeleton::TestKind kind, const Dataset& data) {
-    skeleton::TestOptions options;
-    options.kind = kind;
-    options.cmi.knn = 0.1;
-    options.cmi.permutations = 49;
-    options.cmi.seed = 5;
-    options.cmi_early_stop = false;
-    return skeleton::resolve_test(options, data, 0.05, skeleton::Compat::Pcalg);
-}
+using test::spec_for;
 
 struct Case {
     std::int32_t x, y;

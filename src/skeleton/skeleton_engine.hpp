@@ -286,8 +286,7 @@ public:
     /// ci::CiOutcome::statistic), for every query. False, doing nothing, where the engine has
     /// no batch path; an empty batch asks which, without testing. A non-finite statistic or
     /// p-value is an InputError naming the query's variables.
-    virtual bool test_batch(const FlatQueries& /*queries*/, std::span<double> /*statistic*/,
-                            std::span<double> /*p*/) {
+    virtual bool test_batch(const FlatQueries& /*queries*/, std::span<double> /*statistic*/, std::span<double> /*p*/) {
         return false;
     }
 

@@ -54,8 +54,14 @@ PSRF_WARN = 1.1
 __all__ = ["pc", "fci", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
            "resample_rows", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error",
            "InputError", "CudagWarning", "PcResult", "FciResult", "BootstrapResult", "FciBootstrapResult",
-           "CitestResult", "CitestBatchResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT", "CONFIG_TYPES",
-           "FREQUENCY_COLUMNS", "PAG_EDGE_KINDS", "PAG_FREQUENCY_COLUMNS"]
+           "CitestResult", "CitestBatchResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT",
+           "CONFIG_TYPES", "FREQUENCY_COLUMNS", "PAG_EDGE_KINDS", "PAG_FREQUENCY_COLUMNS", "PSRF_WARN"]
+
+
+def __dir__() -> list[str]:
+    """What ``dir(cudag)`` lists: the package's API and its subpackages, not the modules it
+    imports for itself (numpy, sys, csv, ...)."""
+    return sorted(set(__all__) | {"compat", "__version__"})
 
 
 def options(command: str = "pc") -> str:
@@ -588,6 +594,11 @@ _SIMULATE_OPTIONS = {
 }
 
 
+#: simulate's options that take an int, and those that take text (the rest take numbers).
+_SIMULATE_INTS = ("vars", "samples", "seed", "states", "max_parents", "threads")
+_SIMULATE_TEXT = ("graph", "bif")
+
+
 def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, density: float | None = None,
              seed: int | None = None, graph: str | None = None, degree: float | None = None,
              hub_exponent: float | None = None, states: int | None = None, max_parents: int | None = None,
@@ -620,9 +631,14 @@ def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, d
         for key, value in given.items():
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float, str, _os.PathLike, np.integer,
-                                                                 np.floating)):
-                raise TypeError(f"{key}= takes a number or a str, not {type(value).__name__}")
+            if key in _SIMULATE_TEXT:
+                if not isinstance(value, (str, _os.PathLike)):
+                    raise TypeError(f"{key}= takes a str, not {type(value).__name__}")
+            elif key in _SIMULATE_INTS:
+                if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                    raise TypeError(f"{key}= takes an int, not {type(value).__name__}")
+            elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{key}= takes a number, not {type(value).__name__}")
             argv += ["--" + key.replace("_", "-"), _os.fspath(value) if isinstance(value, _os.PathLike)
                      else str(value)]
         done = _cli.run(argv[1:])

@@ -75,3 +75,17 @@ def test_background_knowledge_by_node_name():
     with pytest.raises(ValueError, match="not in node_names"):
         cl.pc(x, background_knowledge=SimpleNamespace(forbidden_rules_specs={(n["X1"], Node("Q"))}),
               show_progress=False)
+
+
+def test_sepset_of_a_level_zero_removal_is_causal_learns():
+    # X1, X2 independent, X3 their collider, X4 independent of all: X1-X2 and every pair with
+    # X4 are removed at level 0, where causal-learn's cg.sepset holds [(), ()] (causal-learn
+    # 0.1.4.8 on these data: the empty set once from each end of the pair).
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2000, 4))
+    x[:, 2] += x[:, 0] + x[:, 1]
+    cg = cl.pc(x, 0.01, "fisherz", show_progress=False)
+    for i, j in [(0, 1), (0, 3), (1, 3), (2, 3)]:
+        assert cg.sepset[i, j] == [(), ()] and cg.sepset[j, i] == [(), ()], (i, j)
+    assert cg.sepset[0, 2] is None and cg.sepset[1, 2] is None  # adjacent
+    assert all(cg.sepset[k, k] is None for k in range(4))

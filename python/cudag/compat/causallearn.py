@@ -158,8 +158,9 @@ def _general_graph(graph: np.ndarray, names: list[str]):
 
 class CausalGraph:
     """What causal-learn's ``pc`` returns, as far as cudag computes it: ``G`` (``G.graph`` the
-    endpoint matrix), ``sepset`` (n x n array; [i, j] a list holding the separating set as a
-    tuple, or None), ``node_names``, ``PC_elapsed`` (seconds), causal-learn's queries of the
+    endpoint matrix), ``sepset`` (n x n array; [i, j] ``[(), ()]`` for a pair removed at
+    level 0 as causal-learn lists it, a list holding the separating set as a tuple for a
+    later removal, None for adjacent pairs), ``node_names``, ``PC_elapsed`` (seconds), causal-learn's queries of the
     matrix (``find_fully_directed()``, ``find_undirected()``, ``find_bi_directed()``,
     ``find_arrow_heads()``, ``find_tails()``, ``find_adj()``, ``neighbors(i)``,
     ``max_degree()``, ``is_undirected(i, j)``, ``is_fully_directed(i, j)``), and ``result``, the
@@ -170,7 +171,17 @@ class CausalGraph:
         self.node_names = list(result.names)
         self.G = _general_graph(np.asarray(result.cl_matrix, dtype=int), self.node_names)
         n = len(self.node_names)
+        # causal-learn's sepset: [(), ()] for a pair removed at level 0 (its stable search
+        # tests the pair from both ends there and lists the empty set each time), a list
+        # holding the set for a later removal (causal-learn lists every set it found, from
+        # both ends: the union cudag keeps is not that list yet), None for adjacent pairs
+        # and the diagonal.
         self.sepset = np.empty((n, n), dtype=object)
+        adjacent = np.asarray(result.skeleton, dtype=bool)
+        for i in range(n):
+            for j in range(n):
+                if i != j and not adjacent[i, j]:
+                    self.sepset[i, j] = [(), ()]
         for (i, j), s in result.sepsets.items():
             self.sepset[i, j] = self.sepset[j, i] = [tuple(s)]
         self.PC_elapsed = result.seconds  # causal-learn's run time attribute

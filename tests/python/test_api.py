@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The package's surface: what dir(cudag) lists, and simulate's typed options."""
+
+import pytest
+
+import cudag
+
+
+def test_dir_lists_the_api_not_the_imports():
+    listed = dir(cudag)
+    for name in ("pc", "fci", "citest", "Tester", "CitestBatchResult", "compat", "__version__"):
+        assert name in listed
+    for name in ("np", "sys", "csv", "math"):
+        assert name not in listed
+
+
+@pytest.mark.parametrize("kwargs, match", [({"vars": "5"}, "vars= takes an int, not str"),
+                                           ({"vars": 5.0}, "vars= takes an int, not float"),
+                                           ({"vars": 5, "seed": True}, "seed= takes an int, not bool"),
+                                           ({"vars": 5, "density": "0.2"}, "density= takes a number, not str"),
+                                           ({"vars": 5, "graph": 3}, "graph= takes a str, not int")])
+def test_simulate_refuses_values_of_the_wrong_type(kwargs, match):
+    with pytest.raises(TypeError, match=match):
+        cudag.simulate("gaussian", samples=50, **kwargs)

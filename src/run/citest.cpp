@@ -92,11 +92,27 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     const std::vector<std::int32_t> vars = resolve_names(data_, index_, x, y, given);
     const int l = static_cast<int>(given.size());
     prepare(l);
+    // A test asked before: its outcome again (every test is a deterministic function of x,
+    // y and S as given).
+    std::string key;
+    for (const std::int32_t v : vars) key.append(reinterpret_cast<const char*>(&v), sizeof v);
+    if (const auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
     // The test through ci::CiTest (skeleton/ci_tests.hpp): the statistic, p and the other numbers.
-    if (!test_ || l > max_cond_) {
+    // Fisher-z reads its columns test by test until that work reaches a quarter of the
+    // correlation matrix's (n²·m/2), then the matrix, computed once (the same outcome bit
+    // for bit; a single `cudag citest` never pays for the matrix).
+    const auto n = static_cast<double>(data_.n_vars);
+    const bool to_matrix = spec_->traits().shared_matrix && !matrix_ && data_.n_vars <= 16384 &&
+                           column_work_ * 4.0 >= n * n / 2.0;
+    if (to_matrix) {
+        test_ = skeleton::make_matrix_fisher_z(data_, *spec_, compat_, resolve_threads(threads_));
+        matrix_ = true;
+        max_cond_ = static_cast<int>(data_.n_vars);
+    } else if (!test_ || l > max_cond_) {
         test_ = skeleton::make_ci_test(data_, *spec_, compat_, threads_, l);
         max_cond_ = l;
     }
+    if (!matrix_) column_work_ += static_cast<double>(l + 2) * static_cast<double>(l + 2);
     const std::span<const std::int32_t> z(vars.data() + 2, vars.size() - 2);
     if (job_.verbose)
         for (const std::string& note : test_->notes(vars[0], vars[1], z))
@@ -109,7 +125,9 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     if (job_.verbose && rescaled_ > 0)
         std::cerr << "cudag citest: note: " << rescaled_ << " column" << (rescaled_ == 1 ? "" : "s")
                   << " of extreme magnitude rescaled by a power of two (exact)\n";
-    return CitestOutput{o.statistic, o.p, data_.n_samples, std::move(o.extra)};
+    CitestOutput out{o.statistic, o.p, data_.n_samples, std::move(o.extra)};
+    if (cache_.size() < kCacheEntries) cache_.emplace(std::move(key), out);
+    return out;
 }
 
 CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& queries) {

@@ -83,6 +83,13 @@ private:
     std::optional<skeleton::TestSpec> spec_;
     std::unique_ptr<ci::CiTest> test_;
     int max_cond_ = -1;
+    /// Outcomes of the tests asked so far, by (x, y, S) as given (at most kCacheEntries).
+    std::unordered_map<std::string, CitestOutput> cache_;
+    static constexpr std::size_t kCacheEntries = 1 << 20;
+    /// Fisher-z: the columns' work of the tests so far ((|S| + 2)² each, in units of m);
+    /// matrix_: test_ reads the whole correlation matrix instead.
+    double column_work_ = 0.0;
+    bool matrix_ = false;
     std::unique_ptr<ci::BatchTest> batch_;  ///< test_batch's tests, made at its first call
     int batch_cond_ = -1;                   ///< the largest set batch_ was made for
     std::int64_t rescaled_ = 0;  ///< columns of extreme magnitude rescaled (core/magnitude.hpp)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
@@ -43,12 +44,23 @@ std::vector<std::int32_t> given_positions(std::size_t l) {
     return z;
 }
 
-/// Fisher-z from a correlation matrix shared by every instance (ci_test_factory).
+/// Fisher-z's other number: z = √(n − |S| − 3)·|atanh r| (r clamped as the p-value clamps it).
+std::pair<std::string, std::string> fisher_z_detail(double r, std::int64_t n, int l) {
+    const double c = std::clamp(r, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
+    return {"z", exact_number(std::sqrt(static_cast<double>(n - l - 3)) * std::fabs(std::atanh(c)))};
+}
+
+/// Fisher-z from a correlation matrix shared by every instance (ci_test_factory); with
+/// `details`, the outcome carries z as FisherZTest's does.
 class SharedFisherZTest final : public ci::CiTest {
 public:
     SharedFisherZTest(std::shared_ptr<const CpuFisherEngine> engine, const Dataset& data, const TestSpec& spec,
-                      Compat compat)
-        : engine_(std::move(engine)), data_(data), spec_(spec), causal_learn_(compat == Compat::CausalLearn) {}
+                      Compat compat, bool details = false)
+        : engine_(std::move(engine)),
+          data_(data),
+          spec_(spec),
+          causal_learn_(compat == Compat::CausalLearn),
+          details_(details) {}
     std::string name() const override { return spec_.name(); }
     std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
     ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
@@ -57,6 +69,7 @@ public:
         given_.assign(s.begin(), s.end());
         o.statistic = engine_->partial_correlation(x, y, given_);
         o.p = ci::fisher_z_pvalue(o.statistic, data_.n_samples, l, causal_learn_);
+        if (details_) o.extra.push_back(fisher_z_detail(o.statistic, data_.n_samples, l));
         return o;
     }
 
@@ -65,6 +78,7 @@ private:
     const Dataset& data_;
     TestSpec spec_;
     bool causal_learn_;
+    bool details_;
     std::vector<std::int32_t> given_;
 };
 
@@ -80,9 +94,7 @@ public:
         ci::CiOutcome o;
         o.statistic = engine.partial_correlation(0, 1, given_positions(s.size()));
         o.p = ci::fisher_z_pvalue(o.statistic, data_.n_samples, l, causal_learn_);
-        const double r = std::clamp(o.statistic, -ci::kMaxAbsCorrelation, ci::kMaxAbsCorrelation);
-        o.extra.emplace_back(
-            "z", exact_number(std::sqrt(static_cast<double>(data_.n_samples - l - 3)) * std::fabs(std::atanh(r))));
+        o.extra.push_back(fisher_z_detail(o.statistic, data_.n_samples, l));
         return o;
     }
 
@@ -193,6 +205,12 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<DsepTest>(spec);
     }
     return nullptr;
+}
+
+std::unique_ptr<ci::CiTest> make_matrix_fisher_z(const Dataset& data, const TestSpec& spec, Compat compat,
+                                                 int threads) {
+    auto engine = std::make_shared<const CpuFisherEngine>(data, TestPolicy{}, std::max(1, threads));
+    return std::make_unique<SharedFisherZTest>(std::move(engine), data, spec, compat, true);
 }
 
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,

@@ -25,6 +25,13 @@ namespace cudag::skeleton {
 std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                                          int max_cond = -1);
 
+/// Fisher-z single tests on `data` from its whole correlation matrix, computed here once on
+/// `threads` threads (n²·m/2 multiply-adds); each test then costs O(|S|³) instead of a pass
+/// over its columns, with make_ci_test's outcome bit for bit (statistic, p and z). For a
+/// caller asking many single tests (run::CitestSession, cudag.tester).
+std::unique_ptr<ci::CiTest> make_matrix_fisher_z(const Dataset& data, const TestSpec& spec, Compat compat,
+                                                 int threads);
+
 /// Makes CI tests of `spec` on `data` for many workers at once (FCI's stages after the
 /// skeleton). Fisher-z on at most `shared_limit` variables: every test made shares one
 /// correlation matrix of `data`, computed once on `threads` threads when the factory is made

@@ -165,3 +165,31 @@ TEST_F(CitestBatch, AnUnknownNameIsAnErrorNamingTheQuery) {
 
 }  // namespace
 }  // namespace cudag
+
+namespace cudag {
+namespace {
+
+// A session's single tests: repeated ones come from its cache, and Fisher-z's move to the
+// correlation matrix once their column work reaches a quarter of its cost; every outcome
+// (statistic, p, z) is the one a fresh session gives for that test alone.
+TEST_F(CitestBatch, ASessionsSingleTestsAreEachTestAlone) {
+    const std::string g = write_csv(sim::simulate_gaussian({12, 200, 0.4, 3}).data, "g.csv");
+    run::CitestJob job;
+    job.data = g;
+    job.test = "fisher-z";
+    job.quiet = true;
+    run::CitestSession session(job);
+    const std::vector<run::CitestQuery> q = some_queries(12);
+    for (int round = 0; round < 2; ++round)
+        for (const run::CitestQuery& t : q) {
+            const run::CitestOutput got = session.test(t.x, t.y, t.given);
+            run::CitestSession alone(job);
+            const run::CitestOutput want = alone.test(t.x, t.y, t.given);
+            EXPECT_EQ(got.statistic, want.statistic) << t.x << " " << t.y;
+            EXPECT_EQ(got.p, want.p);
+            EXPECT_EQ(got.extra, want.extra);
+        }
+}
+
+}  // namespace
+}  // namespace cudag

@@ -15,11 +15,14 @@ Under an MPI launcher every rank calls the learner; rank 0 gets the result, the 
 
 from __future__ import annotations
 
+import contextlib as _contextlib
 import csv
+import functools as _functools
 import inspect as _inspect
 import io as _io
 import math
 import os as _os
+import re as _re
 import sys
 import tempfile as _tempfile
 import warnings as _warnings
@@ -206,11 +209,56 @@ class _Progress:
             self.bar.close()
 
 
+@_functools.lru_cache(maxsize=None)
+def _keywords_of(command: str) -> dict:
+    """{"--max-level": "max_level", ...}: the command line's options of `command` that
+    cudag's functions take as keywords (:func:`options`)."""
+    table = {}
+    for line in options(command).splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[1].startswith("--"):
+            table[parts[1]] = parts[0]
+    return table
+
+
+_OPTION_WORD = _re.compile(r"--([a-z][a-z0-9-]*)( '[^']*')?")
+
+
+def _in_python_words(message: str, command: str) -> str:
+    """`message` with the command line's options that are keywords here written as the
+    keywords: "--iterations must be at least 1" -> "iterations= must be at least 1",
+    "unknown --backend 'tpu'" -> "unknown backend='tpu'". Options without a keyword (--out,
+    ...) stay."""
+    table = _keywords_of(command)
+
+    def word(m):
+        option = "--" + m.group(1)
+        if option not in table:
+            return m.group(0)
+        return table[option] + "=" + (m.group(2)[1:] if m.group(2) else "")
+
+    return _OPTION_WORD.sub(word, message)
+
+
+@_contextlib.contextmanager
+def _python_words(command: str):
+    """Re-raises an InputError of `command`'s call with its options as keywords."""
+    try:
+        yield
+    except InputError as e:
+        message = _in_python_words(str(e), command)
+        if message == str(e):
+            raise
+        raise type(e)(message) from None
+
+
 def _run_learner(fn, opts: dict, values, names, text, source, bar, *extra):
     """`fn` (_cudag.pc, _cudag.fci or _cudag.mcmc) on the options with `bar`'s callback (and
     `extra` arguments: pc's and fci's oracle DAG); the bar is closed either way."""
+    command = {"pc": "pc", "fci": "fci", "mcmc": "mcmc"}.get(getattr(fn, "__name__", ""), "pc")
     try:
-        return fn(values, names, text, source, bar.callback(), *extra, **opts)
+        with _python_words(command):
+            return fn(values, names, text, source, bar.callback(), *extra, **opts)
     finally:
         bar.close()
 
@@ -363,7 +411,9 @@ def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **option
     if given_names:
         opts["given"] = given_names
     opts.update(_options(options))
-    return CitestResult(_cudag.citest(values, names, text, source, **opts), opts["x"], opts["y"], given_names,
+    with _python_words("citest"):
+        raw = _cudag.citest(values, names, text, source, **opts)
+    return CitestResult(raw, opts["x"], opts["y"], given_names,
                         test)
 
 
@@ -379,14 +429,17 @@ class Tester:
         self.test_name = test
         opts = {"test": test}
         opts.update(_options(options))
-        self._engine = _cudag.CiTester(values, names, text, source, **opts)
+        with _python_words("citest"):
+            self._engine = _cudag.CiTester(values, names, text, source, **opts)
 
     def test(self, x, y, given=()) -> CitestResult:
         if isinstance(given, (str, int, np.integer)):
             given = (given,)
         xs, ys = _name_of(x, self.names), _name_of(y, self.names)
         gs = [_name_of(g, self.names) for g in given]
-        return CitestResult(self._engine.test(xs, ys, gs), xs, ys, gs, self.test_name)
+        with _python_words("citest"):
+            raw = self._engine.test(xs, ys, gs)
+        return CitestResult(raw, xs, ys, gs, self.test_name)
 
     def __call__(self, x, y, given=()) -> float:
         return self.test(x, y, given).p_value
@@ -408,7 +461,9 @@ class Tester:
                           [_name_of(g, self.names) for g in given]))
         if not named:
             raise ValueError("test_batch: no queries")
-        return CitestBatchResult(self._engine.test_batch(named), named, self.test_name)
+        with _python_words("citest"):
+            raw = self._engine.test_batch(named)
+        return CitestBatchResult(raw, named, self.test_name)
 
     def __repr__(self) -> str:
         return f"cudag.Tester({self.test_name}, {len(self.names)} variables)"
@@ -579,7 +634,8 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
             parents[node(nb)].append(node(na))
     parents = [sorted(set(p)) for p in parents]
     opts = {"score": score, "iss": iss, "am": am, "aw": aw, "discrete": discrete, "threads": threads}
-    raw = _cudag.score(values, names, text, source, parents, **opts)
+    with _python_words("score"):
+        raw = _cudag.score(values, names, text, source, parents, **opts)
     local = raw["local"]
     return {"total": raw["total"], "nodes": dict(zip(names, local.tolist())), "local": local,
             "score": raw["score"], "n_samples": raw["n_samples"]}

@@ -47,12 +47,15 @@ def run_cli(*args, check=True) -> subprocess.CompletedProcess:
 
 
 def cli_error(*args) -> str:
-    """The message of the one line `cudag args...` prints on failure (after 'cudag: error: ')."""
+    """The message of the one line `cudag args...` prints on failure (after 'cudag: error: '),
+    in the Python module's words: the command's options that are keywords written as the
+    keywords ("--max-level" -> "max_level="), as the module's errors give them."""
     r = run_cli(*args, check=False)
     assert r.returncode != 0, f"cudag {args} succeeded"
     lines = r.stderr.strip().splitlines()
     assert lines and lines[-1].startswith("cudag: error: "), r.stderr
-    return lines[-1][len("cudag: error: "):]
+    import cudag
+    return cudag._in_python_words(lines[-1][len("cudag: error: "):], str(args[0]))
 
 
 def read_csv(path) -> tuple[np.ndarray, list[str]]:

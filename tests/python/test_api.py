@@ -22,3 +22,17 @@ def test_dir_lists_the_api_not_the_imports():
 def test_simulate_refuses_values_of_the_wrong_type(kwargs, match):
     with pytest.raises(TypeError, match=match):
         cudag.simulate("gaussian", samples=50, **kwargs)
+
+
+def test_errors_name_keywords_not_command_line_options():
+    import numpy as np
+    x = np.random.default_rng(0).normal(size=(100, 4))
+    with pytest.raises(cudag.InputError, match=r"^iterations= must be at least 1"):
+        cudag.mcmc(x, "bge", iterations=0)
+    with pytest.raises(cudag.InputError, match=r"given twice \(as x= and y=\)"):
+        cudag.citest(x, 0, 0)
+    with pytest.raises(cudag.InputError, match=r"^max_level= must be >= 0"):
+        cudag.pc(x, max_level=-5)
+    # options without a keyword stay as they are
+    assert cudag._in_python_words("--data d.csv and --max-level", "pc") == "--data d.csv and max_level="
+    assert cudag._in_python_words("unknown --test 'kci'", "pc") == "unknown test='kci'"

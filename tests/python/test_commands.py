@@ -100,8 +100,8 @@ def test_score_errors(discrete_csv):
         cudag.score(x, [(0, 1), (1, 0)], "bdeu")
     with pytest.raises(cudag.InputError, match="'nope' is not a column"):
         cudag.score(x, [("nope", "X1")], "bdeu")
-    with pytest.raises(cudag.InputError, match="--am"):
-        cudag.score(x, [], "bdeu", am=2.0)  # the command line's check: --am is BGe's
+    with pytest.raises(cudag.InputError, match="am="):
+        cudag.score(x, [], "bdeu", am=2.0)  # the command line's check (--am is BGe's), in keywords
     assert "score" in cudag.options("score") and "--iss" in cudag.options("score")
 
 

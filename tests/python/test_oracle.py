@@ -142,7 +142,7 @@ def test_oracle_from_networkx():
     (lambda: cudag.pc(oracle=adjacency(3, [(0, 1), (1, 2), (2, 0)])), "directed cycle"),
     (lambda: cudag.fci(oracle=adjacency(3, [(0, 1), (1, 2)]), latent=["Q"]), "'Q' is not a node"),
     (lambda: cudag.pc(np.zeros((10, 3)), oracle=adjacency(3, [(0, 1)])), "without data"),
-    (lambda: cudag.pc(oracle=adjacency(3, [(0, 1)]), test="fisher-z"), "drop --test"),
+    (lambda: cudag.pc(oracle=adjacency(3, [(0, 1)]), test="fisher-z"), "drop test="),
     (lambda: cudag.pc(np.zeros((10, 3)), latent=["X1"]), "give oracle="),
     (lambda: cudag.pc(oracle=np.array([[0, 2], [0, 0]])), "other than 0 and 1"),
     (lambda: cudag.pc(oracle=np.zeros((2, 3))), "n x n"),

@@ -73,7 +73,7 @@ def test_batch_errors():
         t.test_batch([])
     with pytest.raises(cudag.InputError, match="query 2: .*unknown variable 'q'"):
         t.test_batch([("X1", "X2"), ("X1", "q")])
-    with pytest.raises(cudag.InputError, match="unknown --backend"):
+    with pytest.raises(cudag.InputError, match="unknown backend=.tpu."):
         cudag.tester(gaussian(), backend="tpu").test_batch([(0, 1)])
 
 

@@ -360,7 +360,12 @@ class CIT:
         self.method = method
         self._tester = cudag.tester(x, _test_name(method), names=[f"X{k + 1}" for k in range(x.shape[1])],
                                     compat="causal-learn", **kwargs)
+        self._cache = {}  # (X, Y, condition set) -> p, as causal-learn's pvalue_cache
 
     def __call__(self, X, Y, condition_set=None) -> float:
         given = () if condition_set is None else tuple(int(c) for c in condition_set)
-        return self._tester(int(X), int(Y), given)
+        key = (int(X), int(Y), given)
+        p = self._cache.get(key)
+        if p is None:
+            p = self._cache[key] = self._tester(key[0], key[1], given)
+        return p

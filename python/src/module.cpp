@@ -324,6 +324,7 @@ std::shared_ptr<const run::OracleDag> oracle_dag(nb::handle dag, std::string& so
 /// The job's input: the data (`in`: its reader in hooks), or, with no data, the oracle's DAG
 /// (`dag` in memory, or the file of oracle=).
 void set_input(run::PcJob& job, run::PcHooks& hooks, const DataInput& in, nb::handle dag) {
+    hooks.in_process = true;  // the process is Python's: its age is not the job's start-up
     std::string source;
     hooks.oracle_dag = oracle_dag(dag, source);
     if (hooks.oracle_dag) job.oracle = source;

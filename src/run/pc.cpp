@@ -706,7 +706,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
             throw InputError("--data - (standard input) needs a single process: give a file name");
         io_plan = io::plan_hdf5_io(comm->size());
     });
-    if (const double age = process_age_seconds(); age >= 0.0)
+    if (const double age = hooks.in_process ? -1.0 : process_age_seconds(); age >= 0.0)
         progress.note("start-up before the data (process, MPI, GPU binding, communicator" +
                       std::string(comm->device_buffers() ? ", NCCL" : "") + "):" + seconds_text(age) + " on rank 0" +
                       (env.mpi() ? " (MPI's start" + seconds_text(env.init_seconds()) + ", GPU binding" +

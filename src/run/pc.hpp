@@ -74,6 +74,9 @@ struct PcHooks {
     /// Every record of the result on rank 0 (the caller takes the whole result), even where
     /// the ranks would write their parts of the result file collectively.
     bool whole_result = false;
+    /// The job runs inside a longer-lived program (the Python module): the process's age is
+    /// not the job's start-up, so no "start-up before the data" line.
+    bool in_process = false;
     /// Called on every rank after the skeleton search (and orientation), before the result
     /// is written: a learner that continues from the skeleton (FCI) completes the result
     /// here. Agrees on its own errors over the communicator.

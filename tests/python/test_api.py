@@ -36,3 +36,12 @@ def test_errors_name_keywords_not_command_line_options():
     # options without a keyword stay as they are
     assert cudag._in_python_words("--data d.csv and --max-level", "pc") == "--data d.csv and max_level="
     assert cudag._in_python_words("unknown --test 'kci'", "pc") == "unknown test='kci'"
+
+
+def test_verbose_lines_count_from_the_call_not_the_process(capfd):
+    import numpy as np
+    x = np.random.default_rng(0).normal(size=(200, 5))
+    cudag.pc(x, verbose=True)
+    err = capfd.readouterr().err
+    assert "cudag pc: read <array>: 200 samples x 5 variables" in err
+    assert "start-up before the data" not in err  # the Python process's age is not the call's

@@ -193,7 +193,12 @@ class _Progress:
             self.fn(info)
         if self.bar is not None:
             if "done" in info:
-                self.bar.total = info["total"]  # the job's iterations, known from the first update
+                phase = info.get("phase", "chains")
+                if phase != getattr(self, "_phase", None):  # a new phase: the bar starts over
+                    self._phase = phase
+                    self.bar.reset(total=info["total"])
+                    self.bar.set_description(f"{self.what}: {phase}")
+                self.bar.total = info["total"]  # the phase's work, known from its first update
                 self.bar.update(info["done"] - self.bar.n)
             else:
                 self.bar.update(1)

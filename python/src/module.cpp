@@ -492,18 +492,21 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
     hooks.read = reader(in, job.threads);
     hooks.progress = [&on_progress](const bn::McmcProgress& p) {
         call_back(on_progress, [&] {
-            return fields({{"done", nb::cast(p.done)},
+            return fields({{"phase", nb::cast("chains")},
+                           {"done", nb::cast(p.done)},
                            {"total", nb::cast(p.total)},
                            {"accepted", nb::cast(p.accepted)},
                            {"chains", nb::cast(p.chains)},
                            {"best_score", nb::cast(p.best_score)}});
         });
     };
-    // The score table's phase calls no callback of the caller's: Ctrl-C is checked there too
-    // (on this thread, where run_released runs the job, so that Python sees the signal).
-    hooks.table_progress = [](const char*, std::int64_t, std::int64_t) {
-        nb::gil_scoped_acquire gil;
-        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    // The score table's phases (the local-score table, the score-sorted lists) report to the
+    // caller's callback too, as {"phase", "done", "total"}; Ctrl-C is checked there either
+    // way (on this thread, where run_released runs the job, so that Python sees the signal).
+    hooks.table_progress = [&on_progress](const char* what, std::int64_t done, std::int64_t total) {
+        call_back(on_progress, [&] {
+            return fields({{"phase", nb::cast(std::string(what))}, {"done", nb::cast(done)}, {"total", nb::cast(total)}});
+        });
     };
     const std::string call = call_text("cudag.mcmc", kwargs);
     run::McmcRun done;

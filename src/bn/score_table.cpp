@@ -106,7 +106,7 @@ void for_each_consistent(const ScoreTable& table, std::int32_t v, const Predeces
 
 /// Work done by any worker of a parallel_for, reported through `progress` on worker 0 (the
 /// calling thread, where an interrupt raised by the callback belongs) at most every quarter
-/// of a second.
+/// of a second, and once at the end (finish).
 class Ticker {
 public:
     Ticker(const ScoreTable::Progress& progress, const char* what, std::int64_t total)
@@ -118,6 +118,11 @@ public:
         if (now - last_ < std::chrono::milliseconds(250)) return;
         last_ = now;
         progress_(what_, done_.load(std::memory_order_relaxed), total_);
+    }
+    /// After the parallel_for, on the calling thread: the phase's last report (its end),
+    /// however short the phase.
+    void finish() {
+        if (progress_) progress_(what_, done_.load(std::memory_order_relaxed), total_);
     }
 
 private:
@@ -569,6 +574,7 @@ void ScoreTable::fill(const LocalScorer& scorer, NodeRange nodes, int threads, b
         reused_[v] = reused;
         closed_[v] = prune && keep_closed_ ? std::move(closed) : std::vector<char>{};
     });
+    ticker.finish();
 }
 
 double ScoreTable::lookup(std::int32_t v, std::span<const std::int32_t> parents) const {
@@ -772,6 +778,7 @@ bool ScoreTable::build_sorted(int threads, double budget_bytes, const Filler& so
         }
         set_sorted(v, std::move(order), std::move(par), std::move(score));
     });
+    ticker.finish();
     return true;
 }
 

@@ -76,7 +76,15 @@ def test_mcmc_as_cli(tmp_path, discrete_csv, order_score):
         dag[names.index(a), names.index(b)] = 1
     np.testing.assert_array_equal(r.best_dag, dag)
     assert r.traces.shape == (3, 600 - 600 // 5) and r.acceptance.shape == (3,)
-    assert seen and seen[-1]["done"] == 600 and seen[-1]["total"] == 600
+    assert seen and seen[-1]["done"] == 600 and seen[-1]["total"] == 600 and seen[-1]["phase"] == "chains"
+    # The score table's phases report first, each from done <= total to its end.
+    phases = [d["phase"] for d in seen]
+    assert phases[0] == "local-score table" and "chains" in phases
+    assert phases.index("chains") > 0 and all(p == "chains" for p in phases[phases.index("chains"):])
+    for d in seen:
+        assert 0 <= d["done"] <= d["total"]
+    table = [d for d in seen if d["phase"] == "local-score table"]
+    assert table[-1]["done"] == table[-1]["total"]
 
 
 def test_mcmc_bge_dataframe(gaussian_csv):

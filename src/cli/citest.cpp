@@ -50,6 +50,13 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
 
 namespace {
 
+/// `names` as a JSON array of strings.
+std::string json_names(const std::vector<std::string>& names) {
+    std::string out = "[";
+    for (std::size_t k = 0; k < names.size(); ++k) out += (k ? ", " : "") + io::json_quote(names[k]);
+    return out + "]";
+}
+
 /// --queries: every test of the file, one line (or JSON object) each, in file order.
 int run_batch(const CitestArgs& args, run::CitestJob a) {
     const std::vector<run::CitestQuery> queries = run::read_citest_queries(args.queries);
@@ -61,11 +68,8 @@ int run_batch(const CitestArgs& args, run::CitestJob a) {
     for (std::size_t q = 0; q < queries.size(); ++q) {
         const run::CitestQuery& t = queries[q];
         if (args.json) {
-            std::string given_json = "[";
-            for (std::size_t g = 0; g < t.given.size(); ++g) given_json += (g ? ", " : "") + io::json_quote(t.given[g]);
-            given_json += "]";
             os << "{\"test\": " << io::json_quote(a.test) << ", \"x\": " << io::json_quote(t.x)
-               << ", \"y\": " << io::json_quote(t.y) << ", \"given\": " << given_json
+               << ", \"y\": " << io::json_quote(t.y) << ", \"given\": " << json_names(t.given)
                << ", \"n_samples\": " << r.n_samples << ", \"statistic\": " << exact_number(r.statistic[q])
                << ", \"p_value\": " << exact_number(r.p[q]) << "}\n";
         } else {
@@ -91,11 +95,8 @@ int run_citest(const CitestArgs& args) {
     const std::vector<std::string>& given = a.given;
     const int l = static_cast<int>(given.size());
     if (args.json) {
-        std::string given_json = "[";
-        for (int t = 0; t < l; ++t) given_json += (t ? ", " : "") + io::json_quote(given[t]);
-        given_json += "]";
         std::string js = "{\"test\": " + io::json_quote(test) + ", \"x\": " + io::json_quote(a.x) +
-                         ", \"y\": " + io::json_quote(a.y) + ", \"given\": " + given_json +
+                         ", \"y\": " + io::json_quote(a.y) + ", \"given\": " + json_names(given) +
                          ", \"n_samples\": " + std::to_string(r.n_samples) +
                          ", \"statistic\": " + exact_number(r.statistic) + ", \"p_value\": " + exact_number(r.p);
         for (const auto& [k, v] : r.extra) js += ", " + io::json_quote(k) + ": " + v;

@@ -48,8 +48,6 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::unordere
     return out;
 }
 
-/// The columns `vars` of `data` as a data set of their own (levels kept).
-
 }  // namespace
 
 CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(a) {

@@ -13,7 +13,6 @@
 #include "core/parallel.hpp"
 #include "fci/tester.hpp"
 #include "io/checkpoint_file.hpp"
-#include "skeleton/engines.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
 #include "pc/run.hpp"

@@ -129,3 +129,24 @@ def test_mcmc_require_and_iterative_space(discrete_csv):
     np.testing.assert_array_equal(full.edge_prob, it.edge_prob)
     with pytest.raises(cudag.InputError, match="gives no direction"):
         cudag.mcmc(x, "bdeu", names=names, require=[f"{a} -- {b}"], iterations=100)
+
+
+def test_citest_queries_on_the_command_line(tmp_path, gaussian_csv):
+    q = tmp_path / "q.tsv"
+    q.write_text("x\ty\tgiven\nX1\tX2\t\nX1\tX3\tX2,X4\n")
+    out = run_cli("citest", "--data", gaussian_csv, "--test", "fisher-z", "--queries", q, "--backend", "cpu").stdout
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert rows[0] == ["x", "y", "given", "statistic", "p_value"] and len(rows) == 3
+    one = run_cli("citest", "--data", gaussian_csv, "--test", "fisher-z", "--x", "X1", "--y", "X3", "--given",
+                  "X2,X4", "--json").stdout
+    assert float(rows[2][4]) == json.loads(one)["p_value"]
+
+    def error(*args):  # the command line's own words (conftest's cli_error gives Python's)
+        r = run_cli("citest", "--data", gaussian_csv, "--test", "fisher-z", *args, check=False)
+        assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        return r.stderr.strip()
+
+    assert error() == "cudag: error: citest needs --x and --y (or --queries FILE)"
+    assert "excludes" in error("--queries", q, "--x", "X1")
+    assert error("--queries", tmp_path / "no.tsv") == f"cudag: error: {tmp_path / 'no.tsv'}: cannot read the queries file"
+    assert error("--queries", q, "--backend", "tpu") == "cudag: error: unknown --backend 'tpu' (available: auto, cpu, cuda)"

@@ -102,13 +102,21 @@ def release_gpu_memory() -> None:
 _RESERVED = {"data", "dataset"}
 
 
-def _options(options: dict) -> dict:
+def _options(options: dict, data=None) -> dict:
     """The keyword arguments for the job: data= and dataset= refused (the data come as the
     first argument); the command line's progress lines and notes off unless verbose=True or
-    quiet=False (a notebook shows no stderr of C++ code anyway)."""
+    quiet=False (a notebook shows no stderr of C++ code anyway); a DataFrame's categorical
+    columns discrete (discrete_columns=, beside the user's)."""
     for key in _RESERVED & options.keys():
         raise TypeError(f"{key}= is not an option here: pass the data as the first argument")
     options = dict(options)
+    if _is_frame(data):
+        categorical = [str(c) for c, t in zip(data.columns, data.dtypes) if str(t) == "category"]
+        named = options.get("discrete_columns")
+        named = [named] if isinstance(named, str) else list(named or ())
+        extra = [c for c in categorical if c not in named and c not in (options.get("continuous_columns") or ())]
+        if extra:
+            options["discrete_columns"] = named + extra
     if "quiet" not in options and not options.get("verbose"):
         options["quiet"] = True
     return options
@@ -362,7 +370,7 @@ def pc(data=None, test: str | None = None, alpha: float | None = None, backend: 
     matrix (``[i, j] = 1`` for i --> j; node names ``names=``, default X1..Xn), a
     :class:`SimulateResult` (its true DAG) or a graph file as the command line reads it."""
     opts = {"test": test, "alpha": alpha, "backend": backend}
-    opts.update(_options(options))
+    opts.update(_options(options, data))
     values, names, text, source, dag = _with_oracle("cudag.pc", data, names, oracle, latent, opts)
     raw = _run_learner(_cudag.pc, opts, values, names, text, source, _Progress(progress, "cudag.pc"), dag)
     if not raw:
@@ -394,7 +402,7 @@ def fci(data=None, test: str | None = None, alpha: float | None = None, backend:
     :func:`pc` takes them) gives the true PAG of ``dag`` with ``latent`` hidden, as
     ``cudag fci --oracle DAG --latent ...``."""
     opts = {"test": test, "alpha": alpha, "backend": backend, "variant": variant}
-    opts.update(_options(options))
+    opts.update(_options(options, data))
     values, names, text, source, dag = _with_oracle("cudag.fci", data, names, oracle, latent, opts)
     raw = _run_learner(_cudag.fci, opts, values, names, text, source, _Progress(progress, "cudag.fci"), dag)
     if not raw:
@@ -415,7 +423,7 @@ def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **option
     given_names = [_name_of(g, names) for g in given]
     if given_names:
         opts["given"] = given_names
-    opts.update(_options(options))
+    opts.update(_options(options, data))
     with _python_words("citest"):
         raw = _cudag.citest(values, names, text, source, **opts)
     return CitestResult(raw, opts["x"], opts["y"], given_names,
@@ -433,7 +441,7 @@ class Tester:
         self.names = list(names)
         self.test_name = test
         opts = {"test": test}
-        opts.update(_options(options))
+        opts.update(_options(options, data))
         with _python_words("citest"):
             self._engine = _cudag.CiTester(values, names, text, source, **opts)
 

@@ -209,6 +209,9 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
         std::vector<Keyword<J>> t = {
             field("test", "--test", &J::test),
             field("discrete", "--discrete", &J::discrete),
+            field("missing", "--missing", &J::missing),
+            field("discrete_columns", "--discrete-columns", &J::discrete_columns),
+            field("continuous_columns", "--continuous-columns", &J::continuous_columns),
             field("dof", "--dof", &J::dof),
             kw<J>("alpha", "--alpha", [](J& j) -> double& { return j.cfg.alpha; }),
             kw<J>("max_level", "--max-level", [](J& j) -> int& { return j.cfg.max_level; }),
@@ -282,6 +285,9 @@ const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
             field("x", "--x", &J::x),
             field("y", "--y", &J::y),
             field("given", "--given", &J::given),
+            field("missing", "--missing", &J::missing),
+            field("discrete_columns", "--discrete-columns", &J::discrete_columns),
+            field("continuous_columns", "--continuous-columns", &J::continuous_columns),
             field("dof", "--dof", &J::dof),
             field("compat", "--compat", &J::compat),
             field("backend", "--backend", &J::backend),
@@ -311,6 +317,7 @@ std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
         tracked<J>(
             "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
         kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
+        kw<J>("missing", "--missing", [](J& j) -> std::string& { return j.score.missing; }),
     };
     out.insert(out.end(), rest.begin(), rest.end());
     return out;

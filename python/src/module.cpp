@@ -84,8 +84,8 @@ struct DataInput {
 /// numbers checked (finite, distinct names), discretised by value for a discrete test
 /// (as HDF5 input is); text parsed by the table reader itself. `threads` as the command's
 /// --threads (0: every hardware thread).
-Dataset read_input(const DataInput& in, io::TableMode mode, int threads) {
-    if (!in.values) return io::parse_table(in.text, in.source, mode);
+Dataset read_input(const DataInput& in, const io::ReadOptions& options, int threads) {
+    if (!in.values) return io::parse_table(in.text, in.source, options);
     if (in.n_samples == 0) throw InputError(in.source + ": the data have no rows (samples)");
     if (in.n_vars == 0) throw InputError(in.source + ": the data have no columns (variables)");
     Dataset d;
@@ -122,6 +122,10 @@ Dataset read_input(const DataInput& in, io::TableMode mode, int threads) {
     for (std::int64_t k = 0; !finite.load() && k < d.n_samples * d.n_vars; ++k) {
         const double x = in.values[k];
         if (std::isfinite(x)) continue;
+        if (options.keep_missing && std::isnan(x)) {  // a missing value, kept
+            ++d.missing;
+            continue;
+        }
         const std::int64_t r = k / d.n_vars, v = k % d.n_vars;
         throw InputError(
             in.source + ": " +
@@ -129,7 +133,7 @@ Dataset read_input(const DataInput& in, io::TableMode mode, int threads) {
             " at row " + std::to_string(r + 1) + ", column " + std::to_string(v + 1) + " '" + d.names[v] +
             "' (counted from 1)");
     }
-    if (mode == io::TableMode::Labels) io::discretize(d, in.source);
+    if (options.mode == io::TableMode::Labels) io::discretize(d, in.source);
     return d;
 }
 
@@ -152,7 +156,7 @@ DataInput make_input(nb::object values, std::vector<std::string> names, std::str
 
 /// The job's data reader: `in` as read_input gives it, on the job's threads.
 run::DataReader reader(const DataInput& in, int threads) {
-    return [&in, threads](io::TableMode mode) { return read_input(in, mode, threads); };
+    return [&in, threads](const io::ReadOptions& options) { return read_input(in, options, threads); };
 }
 
 /// A numpy array owning `v` (no copy), of type `dt` (bytes as bool, say).

@@ -15,6 +15,10 @@ void add_score_options(CLI::App& cmd, run::ScoreJob& o, ScoreOptionRefs& refs) {
     cmd.add_flag("--discrete", o.discrete,
                  "the data are discrete: every cell a level label (integer codes or strings), as pc "
                  "--discrete; implied by --score bdeu and k2, refused with bge");
+    cmd.add_option("--missing", o.missing,
+                   "missing cells (empty, NA, NaN, --na-values): error (refuse them) or listwise (drop every "
+                   "incomplete row first); a score sums over one table's rows, so testwise is refused")
+        ->capture_default_str();
 }
 
 }  // namespace cudag::cli

@@ -23,6 +23,7 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
     cmd->add_option("--latent", a.latent, "with --oracle: comma-separated nodes of the DAG that are hidden");
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
+    add_table_options(*cmd, a.missing, a.discrete_columns, a.continuous_columns);
     cmd->add_option("--test", a.test,
                     "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
                     "default: chi-square for discrete data, else fisher-z");

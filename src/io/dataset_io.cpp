@@ -181,7 +181,7 @@ void write_text_dataset(const Dataset& d, const std::string& path, char delim) {
 }
 
 /// read_dataset("-"): a text table from standard input.
-Dataset read_stdin(const std::string& dataset_path, TableMode mode, const std::vector<std::string>& na_values) {
+Dataset read_stdin(const std::string& dataset_path, const ReadOptions& options) {
     std::string text;
     char buf[1 << 16];
     std::size_t got = 0;
@@ -197,7 +197,7 @@ Dataset read_stdin(const std::string& dataset_path, TableMode mode, const std::v
     if (!dataset_path.empty())
         throw InputError(std::string(kStdinName) + " is a text table, not HDF5: a dataset path ('" + dataset_path +
                          "') applies only to HDF5 input");
-    return parse_table(text, kStdinName, mode, na_values);
+    return parse_table(text, kStdinName, options);
 }
 
 }  // namespace
@@ -258,7 +258,7 @@ InputError non_finite(const Matrix& m, double x, hsize_t r, hsize_t v) {
 
 }  // namespace
 
-Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
+Dataset read_hdf5(const std::string& path, const std::string& dataset_path, bool keep_missing) {
     check_readable(path);
     h5::Handle file = h5::open_file(path);
     const Matrix m = open_matrix(file.get(), path, dataset_path);
@@ -287,7 +287,10 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
         for (hsize_t r = 0; r < nr; ++r) {
             for (hsize_t v = 0; v < dims[1]; ++v) {
                 const double x = buf[r * dims[1] + v];
-                if (!std::isfinite(x)) throw non_finite(m, x, r0 + r, v);
+                if (!std::isfinite(x)) {
+                    if (!keep_missing || !std::isnan(x)) throw non_finite(m, x, r0 + r, v);
+                    ++d.missing;
+                }
                 d.values[v * dims[0] + r0 + r] = x;
             }
         }
@@ -296,7 +299,8 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path) {
     return d;
 }
 
-Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm) {
+Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm,
+                             bool keep_missing) {
     check_readable(path);
     h5::Handle file = h5::open_file_mpio(path, false);
     const Matrix m = open_matrix(file.get(), path, dataset_path);
@@ -328,8 +332,11 @@ Dataset read_hdf5_collective(const std::string& path, const std::string& dataset
         for (hsize_t r = 0; r < nr; ++r)
             for (hsize_t v = 0; v < nc; ++v) {
                 const double x = buf[r * nc + v];
-                if (!std::isfinite(x) && first_bad < 0)  // rows ascend: the first is the least
+                if (keep_missing && std::isnan(x)) {
+                    ++d.missing;
+                } else if (!std::isfinite(x) && first_bad < 0) {  // rows ascend: the first is the least
                     first_bad = static_cast<std::int64_t>((r0 + r) * n_vars + c0 + v);
+                }
                 d.values[(c0 + v) * n_samples + r0 + r] = x;
             }
     }
@@ -356,32 +363,47 @@ Dataset read_hdf5_collective(const std::string& path, const std::string& dataset
     for (hsize_t q = 0; q < size; ++q)
         counts[q] = static_cast<std::size_t>((n_vars * (q + 1) / size - n_vars * q / size) * n_samples);
     comm.allgatherv(d.values.data() + c0 * n_samples, d.values.data(), counts, mpi::DataType::Float64);
+    d.missing = comm.allreduce(d.missing, mpi::ReduceOp::Sum);
     d.source = m.where;
     return d;
 }
 
 Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path, TableMode mode,
                                 mpi::Communicator& comm) {
-    Dataset d = read_hdf5_collective(path, dataset_path, comm);
-    if (mode == TableMode::Labels) discretize(d, d.source);
+    ReadOptions o;
+    o.mode = mode;
+    return read_dataset_collective(path, dataset_path, o, comm);
+}
+
+Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path, const ReadOptions& options,
+                                mpi::Communicator& comm) {
+    Dataset d = read_hdf5_collective(path, dataset_path, comm, options.keep_missing);
+    if (options.mode == TableMode::Labels) discretize(d, d.source);
     return d;
 }
 
 Dataset read_dataset(const std::string& path, const std::string& dataset_path, TableMode mode,
                      const std::vector<std::string>& na_values) {
-    if (path == "-") return read_stdin(dataset_path, mode, na_values);
+    ReadOptions o;
+    o.mode = mode;
+    o.na_values = na_values;
+    return read_dataset(path, dataset_path, o);
+}
+
+Dataset read_dataset(const std::string& path, const std::string& dataset_path, const ReadOptions& options) {
+    if (path == "-") return read_stdin(dataset_path, options);
     check_readable(path);
     if (h5::has_hdf5_signature(path)) {
-        if (!na_values.empty())
+        if (!options.na_values.empty())
             throw InputError("--na-values applies to text tables; '" + path + "' is HDF5 (its values are numbers)");
-        Dataset d = read_hdf5(path, dataset_path);
-        if (mode == TableMode::Labels) discretize(d, d.source);
+        Dataset d = read_hdf5(path, dataset_path, options.keep_missing);
+        if (options.mode == TableMode::Labels) discretize(d, d.source);
         return d;
     }
     if (!dataset_path.empty())
         throw InputError("'" + path + "' is a text table, not HDF5: a dataset path ('" + dataset_path +
                          "') applies only to HDF5 input");
-    return read_table(path, mode, na_values);
+    return read_table(path, options);
 }
 
 Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& read) {
@@ -397,6 +419,7 @@ Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& r
         const auto put_string = [&w](const std::string& s) { w.put_vector(std::vector<char>(s.begin(), s.end())); };
         w.put(d.n_samples);
         w.put(d.n_vars);
+        w.put(d.missing);
         put_string(d.source);
         for (const std::string& nm : d.names) put_string(nm);
         w.put(static_cast<std::int64_t>(d.levels.size()));
@@ -415,6 +438,7 @@ Dataset share_dataset(mpi::Communicator& comm, const std::function<Dataset()>& r
         };
         d.n_samples = r.get<std::int64_t>();
         d.n_vars = r.get<std::int64_t>();
+        d.missing = r.get<std::int64_t>();
         d.source = get_string();
         d.names.resize(static_cast<std::size_t>(d.n_vars));
         for (std::string& nm : d.names) nm = get_string();

@@ -28,6 +28,9 @@ inline constexpr const char* kStdinName = "<stdin>";
 /// an InputError for HDF5 input.
 Dataset read_dataset(const std::string& path, const std::string& dataset_path = "", TableMode mode = TableMode::Numeric,
                      const std::vector<std::string>& na_values = {});
+/// The same with every reading option (ReadOptions::keep_missing keeps NaN cells of HDF5
+/// input as missing too).
+Dataset read_dataset(const std::string& path, const std::string& dataset_path, const ReadOptions& options);
 
 /// Read a 2-D numeric HDF5 dataset of shape samples × variables (any integer or float
 /// type; converted to double). With `dataset_path` empty, the only 2-D numeric dataset
@@ -36,17 +39,22 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path = 
 /// "names", "columns" or "variable_names" (fixed- or variable-length strings), else
 /// X1..Xn. NaN and ±Inf are InputErrors naming the row and column (counted from 1).
 /// Dataset::source is "path:/dataset".
-Dataset read_hdf5(const std::string& path, const std::string& dataset_path);
+/// With `keep_missing`, NaN values are missing cells (Dataset::missing counts them); ±Inf
+/// stay errors.
+Dataset read_hdf5(const std::string& path, const std::string& dataset_path, bool keep_missing = false);
 
 /// The collective form of read_hdf5 (parallel HDF5 only; NotCompiled otherwise): every
 /// rank of `comm` (spanning the job) opens `path` through the MPI-IO driver and reads its
 /// block of columns by collective hyperslab reads (contiguous and chunked layouts alike);
 /// one allgatherv then gives every rank the whole data set. The same Dataset and the same
 /// errors (every rank throws them) as read_hdf5.
-Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm);
+Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm,
+                             bool keep_missing = false);
 
 /// read_dataset for an HDF5 file, read collectively (read_hdf5_collective).
 Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path, TableMode mode,
+                                mpi::Communicator& comm);
+Dataset read_dataset_collective(const std::string& path, const std::string& dataset_path, const ReadOptions& options,
                                 mpi::Communicator& comm);
 
 /// Every rank of `comm` gets the data set that `read` returns on rank 0: the file is read

@@ -2,6 +2,7 @@
 #include "io/table_reader.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -209,9 +210,17 @@ bool is_decimal_comma(std::string_view text, char delim) {
     return parse_number(dotted, x) == Cell::Ok;
 }
 
+/// The NaN a kept missing cell holds while the table is parsed: a quiet NaN with a payload of
+/// its own, so that TableMode::Auto tells it from a label (any NaN is missing in a Dataset).
+constexpr std::uint64_t kMissingBits = 0x7ff800000000da7aULL;
+double missing_value() { return std::bit_cast<double>(kMissingBits); }
+bool is_missing_value(double x) { return std::bit_cast<std::uint64_t>(x) == kMissingBits; }
+
 /// The NaN that TableMode::Auto stores for a decimal-comma cell (a label is a positive NaN).
 double decimal_comma_nan() { return -std::numeric_limits<double>::quiet_NaN(); }
 bool is_decimal_comma_nan(double x) { return std::isnan(x) && std::signbit(x); }
+/// A label stored as NaN by TableMode::Auto (not a missing cell kept as NaN).
+bool is_label_nan(double x) { return std::isnan(x) && !is_missing_value(x); }
 
 struct Line {
     std::size_t begin = 0;
@@ -238,6 +247,9 @@ struct Table {
     std::int64_t n_samples = 0;
     bool auto_mode = false;                               ///< TableMode::Auto: a non-numeric cell is stored as NaN
     const std::vector<std::string>* na_values = nullptr;  ///< --na-values: cells that are missing
+    bool keep_missing = false;                            ///< missing cells become missing_value()
+    /// TableMode::Labels: columns that hold numbers (mixed data), parsed as in Numeric mode.
+    const std::vector<char>* numeric_columns = nullptr;
 };
 
 /// Whether `text` is one of the user's --na-values tokens (compared exactly).
@@ -321,14 +333,16 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                 const std::string_view text = cell_text(fields[v]);
                 double x = 0.0;
                 Cell status = Cell::Ok;
+                const bool numeric = !labels || (t.numeric_columns && (*t.numeric_columns)[v]);
                 if (!text.empty() && is_na_value(t, text)) {
                     status = Cell::Missing;  // --na-values: missing in every mode
-                } else if (!labels) {
+                } else if (numeric) {
                     status = parse_number(text, x);
                     // Auto: a label, for now; so is a missing-value token (NA, None, ?,
                     // ...), which is a level in a label column and a missing value in a
                     // numeric one (has_label_column tells them apart).
-                    if (t.auto_mode && (status == Cell::NonNumeric || (status == Cell::Missing && !text.empty()))) {
+                    if (t.auto_mode && !labels &&
+                        (status == Cell::NonNumeric || (status == Cell::Missing && !text.empty()))) {
                         x = status == Cell::NonNumeric && is_decimal_comma(text, t.delim)
                                 ? decimal_comma_nan()
                                 : std::numeric_limits<double>::quiet_NaN();
@@ -341,6 +355,10 @@ void parse_rows(const Table& t, std::size_t lo, std::size_t hi, FirstError& err,
                     status = Cell::Missing;
                 } else {
                     x = labels->intern(v, text);
+                }
+                if (status == Cell::Missing && t.keep_missing) {
+                    x = missing_value();
+                    status = Cell::Ok;
                 }
                 if (status != Cell::Ok) {
                     err.set = true;
@@ -371,8 +389,27 @@ std::string too_many_levels(const std::string& where, const std::string& name, s
            " levels (is it continuous?)";
 }
 
-/// Column `col` (m values) → codes of its distinct values in increasing order.
+void discretize_filled(double* col, std::int64_t m, std::vector<std::string>& levels, const std::string& where,
+                       const std::string& name, std::int64_t v);
+
+/// Column `col` (m values) → codes of its distinct values in increasing order; missing
+/// cells (NaN) stay missing.
 void discretize_column(double* col, std::int64_t m, std::vector<std::string>& levels, const std::string& where,
+                       const std::string& name, std::int64_t v) {
+    if (std::none_of(col, col + m, [](double x) { return std::isnan(x); })) {
+        discretize_filled(col, m, levels, where, name, v);
+        return;
+    }
+    std::vector<double> filled;
+    for (std::int64_t k = 0; k < m; ++k)
+        if (!std::isnan(col[k])) filled.push_back(col[k]);
+    discretize_filled(filled.data(), static_cast<std::int64_t>(filled.size()), levels, where, name, v);
+    for (std::int64_t k = 0, f = 0; k < m; ++k)
+        if (!std::isnan(col[k])) col[k] = filled[static_cast<std::size_t>(f++)];
+}
+
+/// discretize_column on a column without missing cells.
+void discretize_filled(double* col, std::int64_t m, std::vector<std::string>& levels, const std::string& where,
                        const std::string& name, std::int64_t v) {
     // At most kMaxLevels distinct values: collect them in a small list rather than sorting
     // the whole column; small non-negative integers (the usual codes) go through a table.
@@ -421,9 +458,10 @@ void discretize_column(double* col, std::int64_t m, std::vector<std::string>& le
 /// TableMode::Labels: the parser threads stored local label ids; give each column its
 /// codes (numeric order when every label is a number, else byte order) and rewrite the
 /// values.
-void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
+void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels, const std::vector<char>* numeric_columns) {
     d.levels.assign(static_cast<std::size_t>(d.n_vars), {});
     for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        if (numeric_columns && (*numeric_columns)[static_cast<std::size_t>(v)]) continue;  // continuous
         double* col = d.column(v);
         bool numeric = true;
         for (const LabelDicts& t : labels)
@@ -432,6 +470,7 @@ void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
             // Local id → number, then the numeric discretisation.
             for (const LabelDicts& t : labels)
                 for (std::size_t k = t.lo; k < t.hi; ++k) {
+                    if (std::isnan(col[k])) continue;  // a missing cell kept
                     double x = 0.0;
                     parse_number(t.texts[v][static_cast<std::size_t>(col[k])], x);
                     col[k] = x;
@@ -449,7 +488,8 @@ void apply_labels(Dataset& d, const std::vector<LabelDicts>& labels) {
             std::vector<double> code(t.texts[v].size());
             for (std::size_t id = 0; id < code.size(); ++id)
                 code[id] = static_cast<double>(std::lower_bound(all.begin(), all.end(), t.texts[v][id]) - all.begin());
-            for (std::size_t k = t.lo; k < t.hi; ++k) col[k] = code[static_cast<std::size_t>(col[k])];
+            for (std::size_t k = t.lo; k < t.hi; ++k)
+                if (!std::isnan(col[k])) col[k] = code[static_cast<std::size_t>(col[k])];
         }
         d.levels[v] = std::move(all);
     }
@@ -481,7 +521,7 @@ bool has_label_column(const Table& t) {
             std::int64_t first = -1;
             bool all = true;
             for (std::int64_t k = 0; k < m && all; ++k) {
-                if (!std::isnan(col[k])) continue;
+                if (!is_label_nan(col[k])) continue;
                 all = is_decimal_comma_nan(col[k]);
                 if (first < 0) first = k;
             }
@@ -493,22 +533,42 @@ bool has_label_column(const Table& t) {
         if (first_k >= 0)
             throw DecimalComma(decimal_comma_error(t, row_of(t, first_k), first_v, cell_at(t, first_k, first_v)));
     }
+    if (t.keep_missing) {
+        // A numeric column whose only non-numbers are missing-value tokens (NA, NaN, ?, ...):
+        // those are missing cells, kept.
+        for (std::size_t v = 0; v < n_vars; ++v) {
+            double* col = t.values + static_cast<std::int64_t>(v) * m;
+            bool any_number = false, only_tokens = true, any_token = false;
+            for (std::int64_t k = 0; k < m && only_tokens; ++k) {
+                if (!is_label_nan(col[k])) {
+                    any_number = any_number || !std::isnan(col[k]);
+                    continue;
+                }
+                only_tokens = is_missing_token(cell_at(t, k, v));
+                any_token = true;
+            }
+            if (!any_number || !only_tokens || !any_token) continue;
+            for (std::int64_t k = 0; k < m; ++k)
+                if (is_label_nan(col[k])) col[k] = missing_value();
+        }
+    }
     bool label_column = false;
     std::int64_t best_k = -1;  // the data line and column of the cell to report
     std::size_t best_v = 0;
     std::int64_t best_labels = 0;
     for (std::size_t v = 0; v < n_vars; ++v) {
         const double* col = t.values + static_cast<std::int64_t>(v) * m;
-        const std::int64_t labels = std::count_if(col, col + m, [](double x) { return std::isnan(x); });
+        const std::int64_t labels = std::count_if(col, col + m, is_label_nan);
+        const std::int64_t kept = std::count_if(col, col + m, is_missing_value);  // missing cells kept
         if (labels == 0) continue;
-        if (labels == m) {
+        if (labels == m - kept) {
             label_column = true;
             continue;
         }
         // Mixed: the rarer kind is the stray one (labels on a tie).
-        const bool stray_label = labels <= m - labels;
+        const bool stray_label = labels <= m - kept - labels;
         std::int64_t k = 0;
-        while (k < m && std::isnan(col[k]) != stray_label) ++k;
+        while (k < m && (is_missing_value(col[k]) || is_label_nan(col[k]) != stray_label)) ++k;
         if (best_k < 0 || k < best_k) {
             best_k = k;
             best_v = v;
@@ -524,7 +584,7 @@ bool has_label_column(const Table& t) {
         std::int64_t first_token = -1;
         bool only_tokens = true, any_number = false;
         for (std::int64_t k = 0; k < m && only_tokens; ++k) {
-            if (!std::isnan(col[k])) {
+            if (!is_label_nan(col[k])) {
                 any_number = true;
                 continue;
             }
@@ -538,44 +598,29 @@ bool has_label_column(const Table& t) {
     }
     const Line& line = (*t.lines)[static_cast<std::size_t>(best_k)];
     const std::string text = cell(best_k, best_v);
-    const bool stray_label = best_labels <= m - best_labels;
-    const std::string counts = " (" + std::to_string(stray_label ? m - best_labels : best_labels) + " of its " +
-                               std::to_string(m) + " cells are " + (stray_label ? "numbers)" : "labels)");
+    const double* best_col = t.values + static_cast<std::int64_t>(best_v) * m;
+    const std::int64_t filled = m - std::count_if(best_col, best_col + m, is_missing_value);
+    const bool stray_label = best_labels <= filled - best_labels;
+    const std::string counts = " (" + std::to_string(stray_label ? filled - best_labels : best_labels) + " of its " +
+                               std::to_string(filled) + " cells are " + (stray_label ? "numbers)" : "labels)");
     if (stray_label) throw MixedColumn(cell_error(t, line.row, best_v, Cell::NonNumeric, text) + counts);
     throw MixedColumn(*t.path + ":" + std::to_string(line.row) + ":" + std::to_string(best_v + 1) +
                       ": numeric value '" + shown(text) + "' in column '" + (*t.names)[best_v] + "'" + counts);
 }
 
-/// TableMode::Auto once has_label_column found a label column (every column now labels
-/// throughout or numbers throughout): a numeric column with a fraction beside it makes
-/// mixed data, which no test takes yet; an InputError naming the first label column and the
-/// first such numeric column. Integer codes beside labels are discrete data.
-void refuse_mixed_types(const Table& t) {
-    const std::size_t n_vars = t.names->size();
-    const std::int64_t m = t.n_samples;
-    std::size_t label_v = n_vars, number_v = n_vars;
-    std::int64_t number_k = -1;
-    for (std::size_t v = 0; v < n_vars; ++v) {
-        const double* col = t.values + static_cast<std::int64_t>(v) * m;
-        if (std::isnan(col[0])) {
-            if (label_v == n_vars) label_v = v;
-            continue;
-        }
-        for (std::int64_t k = 0; k < m && number_v == n_vars; ++k)
-            if (col[k] != std::floor(col[k])) {
-                number_v = v;
-                number_k = k;
-            }
+/// Whether a numeric column (missing cells NaN) holds integer codes: integers only, at most
+/// kFewLevels distinct values.
+bool few_integer_codes(const double* col, std::int64_t m) {
+    std::vector<double> seen;
+    for (std::int64_t k = 0; k < m; ++k) {
+        const double x = col[k];
+        if (std::isnan(x)) continue;
+        if (x != std::floor(x)) return false;
+        if (std::find(seen.begin(), seen.end(), x) != seen.end()) continue;
+        seen.push_back(x);
+        if (static_cast<std::int64_t>(seen.size()) > kFewLevels) return false;
     }
-    if (number_v == n_vars || label_v == n_vars) return;
-    const std::string& label = (*t.names)[label_v];
-    throw InputError(*t.path + ": column '" + label + "' holds labels ('" + shown(cell_at(t, 0, label_v)) +
-                     "' in row " + std::to_string(row_of(t, 0)) + ") and column '" + (*t.names)[number_v] +
-                     "' continuous numbers ('" + shown(cell_at(t, number_k, number_v)) + "' in row " +
-                     std::to_string(row_of(t, number_k)) +
-                     "): mixed discrete and continuous data are not supported yet; drop column '" + label +
-                     "' or code its labels as numbers (continuous data, fisher-z), or make the continuous columns "
-                     "integer codes or labels (discrete data, chi-square)");
+    return true;
 }
 
 /// TableMode::Labels after parsing (local label ids stored): throw DecimalComma for a
@@ -602,7 +647,7 @@ void refuse_decimal_commas(const Table& t, const std::vector<LabelDicts>& labels
             comma.assign(w.texts[v].size(), 0);
             for (std::size_t id = 0; id < comma.size(); ++id) comma[id] = is_decimal_comma(w.texts[v][id], t.delim);
             for (std::size_t k = w.lo; k < w.hi && !found; ++k) {
-                if (!comma[static_cast<std::size_t>(col[k])]) continue;
+                if (std::isnan(col[k]) || !comma[static_cast<std::size_t>(col[k])]) continue;
                 found = true;
                 if (first_k < 0 || static_cast<std::int64_t>(k) < first_k) {
                     first_k = static_cast<std::int64_t>(k);
@@ -626,7 +671,9 @@ char sniff_delimiter(std::string_view header, std::string_view first_data) {
         for (char c : candidates) {
             if (count_unquoted(header, c) == 0) continue;
             const std::size_t nh = field_count(header, c);
-            if (nh == field_count(first_data, c) && nh > best_fields) {
+            // The data line may end in its delimiter: a trailing delimiter, or an empty
+            // (missing) last cell.
+            if ((nh == field_count(first_data, c) || nh == count_unquoted(first_data, c) + 1) && nh > best_fields) {
                 best = c;
                 best_fields = nh;
             }
@@ -673,8 +720,33 @@ void require_text(std::string_view text, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+Dataset parse_with(std::string_view text, const std::string& path, const ReadOptions& options,
+                   const std::vector<char>* numeric_columns);
+
+}  // namespace
+
 Dataset parse_table(std::string_view text, const std::string& path, TableMode mode,
                     const std::vector<std::string>& na_values) {
+    ReadOptions o;
+    o.mode = mode;
+    o.na_values = na_values;
+    return parse_table(text, path, o);
+}
+
+Dataset parse_table(std::string_view text, const std::string& path, const ReadOptions& options) {
+    return parse_with(text, path, options, nullptr);
+}
+
+namespace {
+
+/// parse_table; `numeric_columns` (TableMode::Labels only): the columns that hold numbers
+/// (continuous columns of mixed data).
+Dataset parse_with(std::string_view text, const std::string& path, const ReadOptions& options,
+                   const std::vector<char>* numeric_columns) {
+    const TableMode mode = options.mode;
+    const std::vector<std::string>& na_values = options.na_values;
     require_text(text, path);
     if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
         text.remove_prefix(3);  // UTF-8 byte-order mark
@@ -746,6 +818,8 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     t.n_samples = d.n_samples;
     t.auto_mode = mode == TableMode::Auto;
     t.na_values = na_values.empty() ? nullptr : &na_values;
+    t.keep_missing = options.keep_missing;
+    t.numeric_columns = numeric_columns;
 
     // Several threads for big inputs; each takes a contiguous block of rows, so the
     // first failing block holds the first error in file order.
@@ -786,17 +860,36 @@ Dataset parse_table(std::string_view text, const std::string& path, TableMode mo
     }
     if (t.auto_mode && std::any_of(errors.begin(), errors.end(), [](const FirstError& e) { return e.saw_label; })) {
         if (has_label_column(t)) {
-            refuse_mixed_types(t);
-            return parse_table(text, path, TableMode::Labels, na_values);
+            // Label columns are discrete; so are integer codes beside them (few distinct
+            // integers: a discrete variable whose levels are numbers); other numeric columns
+            // are continuous: mixed data.
+            std::vector<char> numbers(names.size(), 0);
+            for (std::size_t v = 0; v < names.size(); ++v) {
+                const double* col = t.values + static_cast<std::int64_t>(v) * t.n_samples;
+                numbers[v] = std::none_of(col, col + t.n_samples, is_label_nan) &&
+                             std::any_of(col, col + t.n_samples, [](double x) { return !std::isnan(x); }) &&
+                             !few_integer_codes(col, t.n_samples);
+            }
+            ReadOptions labels_mode = options;
+            labels_mode.mode = TableMode::Labels;
+            const bool any_numbers = std::any_of(numbers.begin(), numbers.end(), [](char c) { return c != 0; });
+            return parse_with(text, path, labels_mode, any_numbers ? &numbers : nullptr);
         }
     }
     if (mode == TableMode::Labels) refuse_decimal_commas(t, labels);
 
     d.names = std::move(names);
     d.source = path;
-    if (mode == TableMode::Labels) apply_labels(d, labels);
+    if (mode == TableMode::Labels) apply_labels(d, labels, numeric_columns);
+    for (double& x : d.values)
+        if (std::isnan(x)) {
+            x = std::numeric_limits<double>::quiet_NaN();  // one NaN for every missing cell
+            ++d.missing;
+        }
     return d;
 }
+
+}  // namespace
 
 bool is_numeric_cell(std::string_view text) {
     double x = 0.0;
@@ -880,6 +973,13 @@ void discretize(Dataset& d, const std::string& where) {
 }
 
 Dataset read_table(const std::string& path, TableMode mode, const std::vector<std::string>& na_values) {
+    ReadOptions o;
+    o.mode = mode;
+    o.na_values = na_values;
+    return read_table(path, o);
+}
+
+Dataset read_table(const std::string& path, const ReadOptions& options) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) throw InputError("cannot open '" + path + "': Is a directory");
     std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -897,7 +997,51 @@ Dataset read_table(const std::string& path, TableMode mode, const std::vector<st
     const int saved = errno;
     std::fclose(f);
     if (failed) throw InputError("cannot read '" + path + "': " + std::strerror(saved));
-    return parse_table(text, path, mode, na_values);
+    return parse_table(text, path, options);
+}
+
+}  // namespace cudag::io
+
+namespace cudag::io {
+
+void apply_column_types(Dataset& d, const ColumnTypes& types) {
+    if (types.discrete.empty() && types.continuous.empty()) return;
+    std::unordered_map<std::string, std::int64_t> index;
+    for (std::int64_t v = 0; v < d.n_vars; ++v) index.emplace(d.names[static_cast<std::size_t>(v)], v);
+    const auto find = [&](const std::string& name, const char* option) {
+        const auto it = index.find(name);
+        if (it == index.end()) throw InputError(std::string(option) + ": no column '" + name + "' in " + d.source);
+        return it->second;
+    };
+    for (const std::string& name : types.discrete)
+        if (std::find(types.continuous.begin(), types.continuous.end(), name) != types.continuous.end())
+            throw InputError("column '" + name + "' is named by both --discrete-columns and --continuous-columns");
+    if (d.levels.empty()) d.levels.assign(static_cast<std::size_t>(d.n_vars), {});
+    for (const std::string& name : types.discrete) {
+        const std::int64_t v = find(name, "--discrete-columns");
+        if (!d.levels[static_cast<std::size_t>(v)].empty()) continue;  // discrete already
+        discretize_column(d.column(v), d.n_samples, d.levels[static_cast<std::size_t>(v)], d.source, name, v);
+    }
+    for (const std::string& name : types.continuous) {
+        const std::int64_t v = find(name, "--continuous-columns");
+        auto& levels = d.levels[static_cast<std::size_t>(v)];
+        if (levels.empty()) continue;  // continuous already
+        std::vector<double> number(levels.size());
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+            if (parse_number(levels[l], number[l]) == Cell::Ok) continue;
+            const double* col = d.column(v);
+            std::int64_t row = 0;
+            while (row < d.n_samples && !(col[row] == static_cast<double>(l))) ++row;
+            throw InputError(d.source + ": column '" + name + "' holds the label '" + shown(levels[l]) +
+                             "' (data row " + std::to_string(row + 1) +
+                             "): --continuous-columns reads numbers only");
+        }
+        double* col = d.column(v);
+        for (std::int64_t k = 0; k < d.n_samples; ++k)
+            if (!std::isnan(col[k])) col[k] = number[static_cast<std::size_t>(col[k])];
+        levels.clear();
+    }
+    if (std::all_of(d.levels.begin(), d.levels.end(), [](const auto& l) { return l.empty(); })) d.levels.clear();
 }
 
 }  // namespace cudag::io

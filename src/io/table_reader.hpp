@@ -42,6 +42,16 @@ public:
     using InputError::InputError;
 };
 
+/// How a table's cells become a data set.
+struct ReadOptions {
+    TableMode mode = TableMode::Numeric;
+    /// --na-values: cells equal to one of these tokens are missing.
+    std::vector<std::string> na_values;
+    /// Missing cells (empty, NaN/NA/... in a numeric column, a --na-values token) are kept as
+    /// NaN and counted in Dataset::missing instead of refused (--missing testwise/listwise).
+    bool keep_missing = false;
+};
+
 /// Most levels a discrete variable may have (codes fit one byte).
 inline constexpr std::int64_t kMaxLevels = 256;
 
@@ -65,12 +75,10 @@ inline constexpr std::int64_t kMaxLevels = 256;
 ///
 /// TableMode::Auto tells the two apart by column: a column is labels when none of its
 /// cells is a number, numbers when all are. No label column: the table is read as in
-/// TableMode::Numeric. One or more: the whole table is read as in TableMode::Labels when
-/// every numeric column holds integers only (integer codes beside labels); a numeric
-/// column with a fraction beside a label column is an InputError naming both columns
-/// ("path: column 'c' holds labels ('x' in row 2) and column 'a' continuous numbers
-/// ('1.2881' in row 2); mixed ... not supported yet: ..."), since no test takes mixed
-/// data yet. A column with both is a MixedColumn error at the first cell of the kind it
+/// TableMode::Numeric. One or more: label columns are discrete (coded as in
+/// TableMode::Labels), and so are numeric columns of integer codes beside them (integers
+/// only, at most kFewLevels distinct values: a variable whose levels are numbers); other
+/// numeric columns are continuous: mixed data (Dataset::mixed()), else discrete data. A column with both is a MixedColumn error at the first cell of the kind it
 /// has fewer of (labels on a tie): "path:12:4: non-numeric value 'abc' in column 'd' (299
 /// of its 300 cells are numbers)" for a typo in continuous data, "numeric value '7' in
 /// column 'x' (49 of its 50 cells are labels)" for a stray number among labels; several
@@ -88,11 +96,16 @@ inline constexpr std::int64_t kMaxLevels = 256;
 /// or not.
 Dataset read_table(const std::string& path, TableMode mode = TableMode::Numeric,
                    const std::vector<std::string>& na_values = {});
+/// read_table with every reading option (ReadOptions::keep_missing: missing cells are kept
+/// as NaN, not refused; in TableMode::Labels only empty cells and --na-values tokens are
+/// missing, since NA, None, ... are levels there).
+Dataset read_table(const std::string& path, const ReadOptions& options);
 
 /// read_table on text already in memory; `path` is only used in messages and as
 /// Dataset::source.
 Dataset parse_table(std::string_view text, const std::string& path, TableMode mode = TableMode::Numeric,
                     const std::vector<std::string>& na_values = {});
+Dataset parse_table(std::string_view text, const std::string& path, const ReadOptions& options);
 
 /// Turn continuous-typed data (e.g. read from HDF5) into discrete data in place: each
 /// column's distinct values, in increasing order, become codes 0..r-1 and their shortest
@@ -118,6 +131,20 @@ inline constexpr std::int64_t kFewLevels = 32;
 /// 10 samples (so never below 20 samples). Returns the most distinct values of a column
 /// then, else 0 (also for discrete data).
 std::int64_t integer_coded_levels(const Dataset& d);
+
+/// Columns whose type the user names (--discrete-columns, --continuous-columns; Python's
+/// categorical columns), by name.
+struct ColumnTypes {
+    std::vector<std::string> discrete, continuous;
+};
+
+/// Give the named columns of `d` their type: a continuous column named discrete gets codes
+/// of its distinct values in increasing order (as discretize; missing cells stay missing);
+/// a discrete column named continuous gets the numbers its labels spell (a label that is
+/// not a number is an InputError naming it and its first data row). A name that is not a
+/// column, or is in both lists, is an InputError. `d` may become mixed data, or lose its
+/// levels when every column is then continuous.
+void apply_column_types(Dataset& d, const ColumnTypes& types);
 
 /// Does the text of a table cell parse as a finite number (the Numeric mode's rule)?
 bool is_numeric_cell(std::string_view text);

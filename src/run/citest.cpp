@@ -63,8 +63,16 @@ CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(
         throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
     if (!a.dof.empty()) options_.dof = skeleton::parse_dof(a.dof);
     threads_ = checked_threads(a.threads, a.quiet);
+    const DataOptions data_options = run::data_options(a.missing, a.discrete_columns, a.continuous_columns);
+    const ci::TestData reads = ci::traits(*kind).data;
+    const io::TableMode mode = reads == ci::TestData::Discrete     ? io::TableMode::Labels
+                               : reads == ci::TestData::Continuous ? io::TableMode::Numeric
+                                                                   : io::TableMode::Auto;
     data_ = read_data(with_na_values(read, a.data, a.dataset, a.na_values), a.data, a.dataset,
-                      skeleton::is_discrete(*kind) ? io::TableMode::Labels : io::TableMode::Numeric);
+                      read_options(mode, data_options));
+    prepare_data(data_, data_options, [&a](const std::string& note) {
+        if (!a.quiet) std::cerr << "cudag citest: note: " << note << '\n';
+    });
     index_.reserve(data_.names.size());
     for (std::size_t v = 0; v < data_.names.size(); ++v) index_.emplace(data_.names[v], static_cast<std::int32_t>(v));
 }
@@ -100,7 +108,7 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     // correlation matrix's (n²·m/2), then the matrix, computed once (the same outcome bit
     // for bit; a single `cudag citest` never pays for the matrix).
     const auto n = static_cast<double>(data_.n_vars);
-    const bool to_matrix = spec_->traits().shared_matrix && !matrix_ && data_.n_vars <= 16384 &&
+    const bool to_matrix = spec_->traits().shared_matrix && !matrix_ && data_.n_vars <= 16384 && data_.missing == 0 &&
                            column_work_ * 4.0 >= n * n / 2.0;
     if (to_matrix) {
         test_ = skeleton::make_matrix_fisher_z(data_, *spec_, compat_, resolve_threads(threads_));
@@ -123,7 +131,13 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     if (job_.verbose && rescaled_ > 0)
         std::cerr << "cudag citest: note: " << rescaled_ << " column" << (rescaled_ == 1 ? "" : "s")
                   << " of extreme magnitude rescaled by a power of two (exact)\n";
-    CitestOutput out{o.statistic, o.p, data_.n_samples, std::move(o.extra)};
+    CitestOutput out{o.statistic, o.p, data_.n_samples, {}};
+    for (auto& e : o.extra) {
+        if (e.first == "n_samples")  // --missing testwise: the rows the test used
+            out.n_samples = std::stoll(e.second);
+        else
+            out.extra.push_back(std::move(e));
+    }
     if (cache_.size() < kCacheEntries) cache_.emplace(std::move(key), out);
     return out;
 }

@@ -28,6 +28,8 @@ struct CitestJob {
     std::string backend = "auto";
     std::vector<std::string> given;      ///< the conditioning set Z, by name
     std::vector<std::string> na_values;  ///< --na-values
+    std::string missing = "error";       ///< --missing: error, testwise or listwise
+    std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
     CmiKnnJob cmi;
     int threads = 0;
     bool verbose = false, quiet = false;

@@ -16,6 +16,7 @@
 #include "core/interrupt.hpp"
 #include "core/knowledge.hpp"
 #include "core/memory.hpp"
+#include "core/missing.hpp"
 #include "core/parallel.hpp"
 #include "io/checkpoint_file.hpp"
 #include "io/checkpoint_lock.hpp"
@@ -28,14 +29,20 @@
 
 namespace cudag::run {
 
-/// The data set for the table mode the job asks for (labels for a discrete test, numbers
-/// for Fisher-z, ...); empty: read the job's data file.
-using DataReader = std::function<Dataset(io::TableMode)>;
+/// The data set for the reading options the job asks for (labels for a discrete test,
+/// numbers for Fisher-z, missing cells kept or not, ...); empty: read the job's data file.
+using DataReader = std::function<Dataset(const io::ReadOptions&)>;
 
-/// `reader(mode)` when there is one, else io::read_dataset(path, dataset, mode).
+/// `reader(options)` when there is one, else io::read_dataset(path, dataset, options).
+inline Dataset read_data(const DataReader& reader, const std::string& path, const std::string& dataset,
+                         const io::ReadOptions& options) {
+    return reader ? reader(options) : io::read_dataset(path, dataset, options);
+}
 inline Dataset read_data(const DataReader& reader, const std::string& path, const std::string& dataset,
                          io::TableMode mode) {
-    return reader ? reader(mode) : io::read_dataset(path, dataset, mode);
+    io::ReadOptions o;
+    o.mode = mode;
+    return read_data(reader, path, dataset, o);
 }
 
 /// `reader` when there is one; else, with `na_values` given, a reader of `path` that treats
@@ -43,7 +50,54 @@ inline Dataset read_data(const DataReader& reader, const std::string& path, cons
 inline DataReader with_na_values(DataReader reader, const std::string& path, const std::string& dataset,
                                  const std::vector<std::string>& na_values) {
     if (reader || na_values.empty()) return reader;
-    return [path, dataset, na_values](io::TableMode mode) { return io::read_dataset(path, dataset, mode, na_values); };
+    return [path, dataset, na_values](const io::ReadOptions& options) {
+        io::ReadOptions o = options;
+        o.na_values = na_values;
+        return io::read_dataset(path, dataset, o);
+    };
+}
+
+/// What a command that tests does with its table's cells beyond the test's mode: missing
+/// cells (--missing) and the columns whose type the user names (--discrete-columns,
+/// --continuous-columns).
+struct DataOptions {
+    MissingPolicy missing = MissingPolicy::Error;
+    io::ColumnTypes columns;
+};
+
+/// The options as a command gives them (--missing's word, column names).
+inline DataOptions data_options(const std::string& missing, const std::vector<std::string>& discrete_columns,
+                                const std::vector<std::string>& continuous_columns) {
+    DataOptions o;
+    o.missing = parse_missing(missing);
+    o.columns.discrete = discrete_columns;
+    o.columns.continuous = continuous_columns;
+    return o;
+}
+
+/// The reading options of `mode` under `o`: missing cells kept unless --missing error.
+inline io::ReadOptions read_options(io::TableMode mode, const DataOptions& o) {
+    io::ReadOptions r;
+    r.mode = mode;
+    r.keep_missing = o.missing != MissingPolicy::Error;
+    return r;
+}
+
+/// After reading: the named columns' types, then the missing cells as --missing says
+/// (listwise: the incomplete rows removed, told through `note`; testwise: a column missing
+/// in every row refused). Returns the rows removed.
+inline std::int64_t prepare_data(Dataset& d, const DataOptions& o,
+                                 const std::function<void(const std::string&)>& note = {}) {
+    io::apply_column_types(d, o.columns);
+    if (d.missing == 0) return 0;
+    check_missing_columns(d);
+    if (o.missing != MissingPolicy::Listwise) return 0;
+    const std::int64_t rows = d.n_samples;
+    const std::int64_t dropped = drop_incomplete_rows(d);
+    if (note)
+        note("--missing listwise: removed " + std::to_string(dropped) + " of " + std::to_string(rows) +
+             " rows with a missing cell");
+    return dropped;
 }
 
 /// Verbose: every rank's peak resident memory, printed by rank 0 as one line

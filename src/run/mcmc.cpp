@@ -273,12 +273,14 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
     const io::TableMode mode = kind == bn::ScoreKind::BGe ? io::TableMode::Numeric : io::TableMode::Labels;
-    const Dataset data = io::share_dataset(*comm, [&] { return read_data(reader, a.data, a.dataset, mode); });
+    const Dataset data =
+        io::share_dataset(*comm, [&] { return read_scored_data(reader, a.data, a.dataset, mode, a.score); });
     // The whole data's errors (a single level, labels under BGe) as a run gives them.
     std::uint64_t data_digest = 0;
     mpi::run_agreed(*comm, [&] {
         data_digest =
-            read_score_inputs(a.data, a.dataset, kind, a.score, [&](io::TableMode) { return data; }).data_digest;
+            read_score_inputs(a.data, a.dataset, kind, a.score, [&](const io::ReadOptions&) { return data; })
+                .data_digest;
     });
     // --prior, --space FILE and the knowledge read once against the whole data's names (their
     // errors as a run gives them); each replicate takes them over the columns it keeps.
@@ -343,7 +345,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         McmcJob j = one;
         j.threads = threads;
         McmcHooks h = restricted_inputs(inputs, kept, data.n_vars);
-        h.read = [&d](io::TableMode) { return d; };
+        h.read = [&d](const io::ReadOptions&) { return d; };
         h.table_progress = hooks.table_progress;
         if (!devices.empty()) h.device = devices[static_cast<std::size_t>(worker) % devices.size()];
         std::unique_ptr<mpi::Communicator> serial = std::make_unique<mpi::SerialCommunicator>();

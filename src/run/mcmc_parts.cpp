@@ -308,7 +308,8 @@ bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::
 
 bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
                          skeleton::Progress& progress, const DataReader& reader) {
-    Dataset data = read_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
+    Dataset data =
+        read_scored_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels, a.score);
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
     cfg.test.kind = bge ? skeleton::TestKind::FisherZ : skeleton::TestKind::ChiSquare;

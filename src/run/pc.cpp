@@ -130,46 +130,68 @@ void write_pc_outputs(const PcJob& a, const std::vector<std::string>& formats, c
     trace.print("outputs");
 }
 
-// Discrete or continuous? --discrete or a discrete --test reads labels, --test fisher-z
-// numbers. With neither, each column must be numbers throughout or labels throughout
-// (io::TableMode::Auto, which decides the columns' types): a label column beside integer
-// codes makes the data discrete (chi-square), beside numbers with a fraction it is mixed
-// data (refused by the reader); a column mixing both is an error at its stray cell (a typo
-// in continuous data); integer codes with few levels run fisher-z with a note. Decimal
+// Discrete, continuous or mixed? --discrete or a discrete --test reads labels, --test
+// fisher-z or cmiknn numbers. Otherwise each column must be numbers throughout or labels
+// throughout (io::TableMode::Auto): label columns are discrete, numeric ones continuous, so a
+// file with both is mixed data (cg-lrt by default); a column mixing both is an error at its
+// stray cell (a typo in continuous data); integer codes with few levels run as continuous
+// with a note. --discrete-columns and --continuous-columns then set the named columns'
+// types; --missing keeps missing cells (testwise) or removes their rows (listwise). Decimal
 // commas are refused by the reader in every mode, numbers with a fraction by the discrete
-// tests (skeleton::validate_test). README "Discrete data" documents the rules.
+// tests (skeleton::validate_test). README "Discrete data" and "Mixed data and missing
+// values" document the rules.
 Dataset read_pc_data(const PcJob& a, std::optional<skeleton::TestKind> test, skeleton::Progress& progress,
                      const mpi::Communicator& comm, const DataReader& reader,
                      const std::function<void(const std::string&)>& warn) {
-    if (a.discrete && test && ci::traits(*test).data == ci::TestData::Continuous)
+    if (a.discrete && test && ci::traits(*test).data != ci::TestData::Discrete)
         throw InputError("--discrete contradicts --test " + skeleton::to_string(*test) + ": " +
                          skeleton::to_string(*test) + " needs continuous data");
+    const DataOptions options = data_options(a.missing, a.discrete_columns, a.continuous_columns);
+    const auto note = [&](const std::string& text) {
+        if (comm.rank() != 0 || (!warn && a.quiet)) return;
+        if (warn)
+            warn(text);
+        else
+            std::cerr << "cudag " << a.learner << ": note: " << text << '\n';
+    };
+    io::TableMode mode = io::TableMode::Auto;
     if (a.discrete || (test && skeleton::is_discrete(*test)))
-        return read_data(reader, a.data, a.dataset, io::TableMode::Labels);
-    if (test) return read_data(reader, a.data, a.dataset, io::TableMode::Numeric);
+        mode = io::TableMode::Labels;
+    else if (test && ci::traits(*test).data == ci::TestData::Continuous)
+        mode = io::TableMode::Numeric;
     Dataset d;
     try {
-        d = read_data(reader, a.data, a.dataset, io::TableMode::Auto);
+        d = read_data(reader, a.data, a.dataset, read_options(mode, options));
     } catch (const io::MixedColumn& e) {
         throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
     }
+    prepare_data(d, options, note);
+    if (mode != io::TableMode::Auto || test) return d;
     if (d.discrete()) {
         std::string label_column;
         for (std::int64_t v = 0; v < d.n_vars && label_column.empty(); ++v)
             if (std::none_of(d.levels[v].begin(), d.levels[v].end(), io::is_numeric_cell)) label_column = d.names[v];
-        progress.note("column '" + label_column + "' holds labels: reading " + d.source +
-                      " as discrete data (--test chi-square)");
-    } else if (comm.rank() == 0 && (warn || !a.quiet)) {
-        if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0) {
-            const std::string note = "every column of " + d.source + " holds integer codes (at most " +
-                                     std::to_string(levels) +
-                                     " distinct values): the data look discrete; running fisher-z anyway: give "
-                                     "--discrete for chi-square, or --test fisher-z to silence this note";
-            if (warn)
-                warn(note);
-            else
-                std::cerr << "cudag pc: note: " << note << '\n';
-        }
+        if (!label_column.empty())
+            progress.note("column '" + label_column + "' holds labels: reading " + d.source +
+                          " as discrete data (--test chi-square)");
+    } else if (d.mixed()) {
+        std::int64_t discrete = 0;
+        for (std::int64_t v = 0; v < d.n_vars; ++v) discrete += d.is_discrete(v) ? 1 : 0;
+        progress.note(d.source + " holds mixed data: " + std::to_string(discrete) + " discrete and " +
+                      std::to_string(d.n_vars - discrete) + " continuous columns (--test cg-lrt)");
+    } else if (const std::int64_t levels = io::integer_coded_levels(d); levels > 0) {
+        note("every column of " + d.source + " holds integer codes (at most " + std::to_string(levels) +
+             " distinct values): the data look discrete; running fisher-z anyway: give --discrete for chi-square, or "
+             "--test fisher-z to silence this note");
+    }
+    if (a.verbose && comm.rank() == 0 && !d.levels.empty()) {
+        std::string types;
+        for (std::int64_t v = 0; v < d.n_vars; ++v)
+            types += (v ? ", " : "") + d.names[v] + (d.is_discrete(v) ? " discrete (" +
+                                                                            std::to_string(d.levels[v].size()) +
+                                                                            " levels)"
+                                                                      : " continuous");
+        progress.note("column types: " + types);
     }
     return d;
 }
@@ -298,7 +320,8 @@ Dataset read_pc_input(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progres
         mpi::run_agreed(comm, [&] {
             data = read_pc_data(
                 a, cfg.test.kind, progress, comm,
-                [&](io::TableMode m) { return io::read_dataset_collective(a.data, a.dataset, m, comm); }, hooks.warn);
+                [&](const io::ReadOptions& o) { return io::read_dataset_collective(a.data, a.dataset, o, comm); },
+                hooks.warn);
         });
     } else {
         // Rank 0 reads (text, or HDF5 without MPI-IO); one broadcast shares the data.

@@ -29,7 +29,9 @@ struct PcJob {
     std::string formats;  ///< --format: comma-separated files beside `out`
     std::string compat = "pcalg", backend = "auto", comm = "auto";
     std::vector<std::string> na_values;  ///< --na-values
-    std::string test, dof;               ///< --test and --dof as given ("": the default)
+    std::string missing = "error";       ///< --missing: error, testwise or listwise
+    std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
+    std::string test, dof;                                          ///< --test and --dof as given ("": the default)
     pc::PcConfig cfg;                    ///< alpha, max_level, threads, checkpoint, resume, ...
     CmiKnnJob cmi;
     int uc_rule = -2, uc_priority = -2;  ///< -2: unset

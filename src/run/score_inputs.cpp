@@ -26,6 +26,19 @@ bn::ScoreKind check_score_options(const ScoreJob& o) {
     return *kind;
 }
 
+Dataset read_scored_data(const DataReader& reader, const std::string& path, const std::string& dataset,
+                         io::TableMode mode, const ScoreJob& o) {
+    const MissingPolicy missing = parse_missing(o.missing);
+    if (missing == MissingPolicy::Testwise)
+        throw InputError("--missing testwise deletes rows test by test (pc, fci, citest); a score sums over one "
+                         "table's rows, so mcmc and score take --missing listwise");
+    DataOptions options;
+    options.missing = missing;
+    Dataset d = read_data(reader, path, dataset, read_options(mode, options));
+    prepare_data(d, options);
+    return d;
+}
+
 ScoreInputs read_score_inputs(const std::string& path, const std::string& dataset, bn::ScoreKind kind,
                               const ScoreJob& o, const DataReader& reader) {
     const bool bge = kind == bn::ScoreKind::BGe;
@@ -35,7 +48,7 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
     // discrete test (a column of integer codes with one label in it is a column of labels;
     // labels that are all numbers, one with a fraction, are refused below).
     try {
-        data = read_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels);
+        data = read_scored_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels, o);
     } catch (const io::NonNumericCell& e) {
         throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
     }

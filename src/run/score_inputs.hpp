@@ -18,9 +18,16 @@ namespace cudag::run {
 struct ScoreJob {
     std::string score;  ///< bdeu, k2 or bge
     double iss = 1.0, am = 1.0, aw = 0.0;
-    bool discrete = false;  ///< every cell a label (bdeu, k2)
+    bool discrete = false;          ///< every cell a label (bdeu, k2)
+    std::string missing = "error";  ///< --missing: error or listwise
     bool iss_given = false, am_given = false, aw_given = false;
 };
+
+/// The data a score reads, in `mode`, with --missing applied: error (missing cells refused
+/// by the reader) or listwise (incomplete rows removed); testwise is refused, since a score
+/// sums over one table's rows (every family must see the same rows).
+Dataset read_scored_data(const DataReader& reader, const std::string& path, const std::string& dataset,
+                         io::TableMode mode, const ScoreJob& o);
 
 /// The score kind, after refusing options that do not apply to it and a bad --iss.
 bn::ScoreKind check_score_options(const ScoreJob& o);

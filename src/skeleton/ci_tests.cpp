@@ -13,6 +13,7 @@
 #include "ci/fisher_z.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/missing.hpp"
 #include "core/parallel.hpp"
 #include "skeleton/cpu/discrete_engine.hpp"
 #include "skeleton/cpu/fisher_engine.hpp"
@@ -32,7 +33,7 @@ Dataset columns(const Dataset& data, std::int32_t x, std::int32_t y, std::span<c
     for (const std::int32_t v : vars) {
         d.names.push_back(data.names[v]);
         d.values.insert(d.values.end(), data.column(v), data.column(v) + data.n_samples);
-        if (data.discrete()) d.levels.push_back(data.levels[v]);
+        if (!data.levels.empty()) d.levels.push_back(data.levels[v]);
     }
     return d;
 }
@@ -147,7 +148,10 @@ public:
         std::vector<std::int32_t> z(s.begin(), s.end());
         std::sort(z.begin(), z.end());
         const int l = static_cast<int>(z.size());
-        const std::uint64_t id = ci::cmi_test_id(x, y, ci::cmi_set_key(z.data(), l));
+        return keyed(x, y, z, ci::cmi_test_id(x, y, ci::cmi_set_key(z.data(), l)));
+    }
+    /// The test of x, y given z (sorted) drawing its surrogates from stream `id`.
+    ci::CiOutcome keyed(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z, std::uint64_t id) {
         const ci::CmiKnnResult r = cmi_.test(x, y, z, id, resolve_threads(threads_));
         ci::CiOutcome o;
         o.statistic = r.statistic;
@@ -188,11 +192,75 @@ private:
     TestSpec spec_;
 };
 
+/// `--missing testwise`: each test runs on the rows where none of its variables is missing
+/// (causal-learn's mv_fisherz, micd's test-wise deletion), as the same test on a table of
+/// those rows and of the columns x, y, S (S in increasing order; discrete variables keep the
+/// levels those rows hold). CMIknn draws its surrogates keyed by the variables' indices in
+/// the whole data, as without missing values. The outcome adds "n_samples": the rows used.
+class TestwiseTest final : public ci::CiTest {
+public:
+    TestwiseTest(const Dataset& data, const TestSpec& spec, Compat compat, int threads)
+        : data_(data), spec_(spec), compat_(compat), threads_(threads) {}
+    std::string name() const override { return spec_.name(); }
+    std::vector<std::string> digest() const override {
+        std::vector<std::string> d = spec_.digest_entries(data_.n_samples);
+        d.push_back("missing=testwise");
+        return d;
+    }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        std::vector<std::int32_t> vars{x, y};
+        vars.insert(vars.end(), s.begin(), s.end());
+        std::sort(vars.begin() + 2, vars.end());
+        const std::vector<std::int64_t> rows = complete_rows(data_, vars);
+        const auto n = static_cast<std::int64_t>(rows.size());
+        const int l = static_cast<int>(s.size());
+        const int spare = spec_.traits().spare_samples;
+        if (n == 0 || (spare >= 0 && n <= l + spare))
+            throw InputError("--missing testwise leaves " + std::to_string(n) + " complete rows for the test of " +
+                             described(vars) + ": " + spec_.name() +
+                             (spare >= 0 ? " needs more than " + std::to_string(l + spare) : " needs one or more"));
+        const Dataset sub = subset(data_, vars, rows);
+        const std::vector<std::int32_t> z = given_positions(s.size());
+        ci::CiOutcome o;
+        try {
+            if (spec_.kind == TestKind::CmiKnn) {
+                CmiKnnTest cmi(sub, spec_, threads_, l);
+                o = cmi.keyed(0, 1, z, ci::cmi_test_id(x, y, ci::cmi_set_key(vars.data() + 2, l)));
+            } else {
+                o = make_ci_test(sub, spec_, compat_, threads_, l)->test(0, 1, z);
+            }
+        } catch (const InputError& e) {
+            throw InputError("the test of " + described(vars) + " on its " + std::to_string(n) +
+                             " complete rows (--missing testwise): " + e.what());
+        }
+        o.extra.emplace_back("n_samples", std::to_string(n));
+        return o;
+    }
+
+private:
+    /// "'x' and 'y' given {'a', 'b'}".
+    std::string described(const std::vector<std::int32_t>& vars) const {
+        const auto name = [&](std::int32_t v) { return "'" + data_.names[static_cast<std::size_t>(v)] + "'"; };
+        std::string out = name(vars[0]) + " and " + name(vars[1]);
+        if (vars.size() == 2) return out;
+        out += " given {";
+        for (std::size_t k = 2; k < vars.size(); ++k) out += (k > 2 ? ", " : "") + name(vars[k]);
+        return out + "}";
+    }
+
+    const Dataset& data_;
+    TestSpec spec_;
+    Compat compat_;
+    int threads_;
+};
+
 }  // namespace
 
 std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                                          int max_cond) {
     if (max_cond < 0) max_cond = static_cast<int>(std::max<std::int64_t>(0, data.n_vars - 2));
+    if (data.missing > 0 && spec.kind != TestKind::DSep)
+        return std::make_unique<TestwiseTest>(data, spec, compat, threads);
     switch (spec.kind) {
         case TestKind::FisherZ:
             return std::make_unique<FisherZTest>(data, spec, compat);
@@ -215,7 +283,7 @@ std::unique_ptr<ci::CiTest> make_matrix_fisher_z(const Dataset& data, const Test
 
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                               std::int64_t shared_limit, mpi::Communicator* comm) {
-    if (spec.traits().shared_matrix && data.n_vars <= shared_limit) {
+    if (spec.traits().shared_matrix && data.n_vars <= shared_limit && data.missing == 0) {
         threads = std::max(1, threads);
         auto engine = comm && comm->size() > 1
                           ? std::make_shared<const CpuFisherEngine>(ci::correlation_matrix(data, threads, *comm),

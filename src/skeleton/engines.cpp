@@ -5,6 +5,8 @@
 
 #include "ci/correlation.hpp"
 #include "core/error.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/cpu/ci_test_engine.hpp"
 #include "skeleton/cpu/cmi_knn_engine.hpp"
 #include "skeleton/cpu/discrete_engine.hpp"
 #include "skeleton/cpu/dsep_engine.hpp"
@@ -34,6 +36,20 @@ std::unique_ptr<SkeletonEngine> cpu_discrete(const EngineArgs& a) {
 std::unique_ptr<SkeletonEngine> cpu_cmiknn(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
         return std::make_unique<CpuCmiKnnEngine>(a.data, a.policy, a.test.cmi, a.max_level, a.backend.threads);
+    });
+}
+
+/// Any test as single ci::CiTest calls (make_ci_test), one instance per thread: the engine of
+/// the tests without an engine of their own, and of every test under `--missing testwise`.
+std::unique_ptr<SkeletonEngine> cpu_single_tests(const EngineArgs& a) {
+    const Compat compat = a.policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg;
+    const int max_cond = a.max_level < 0 ? -1 : a.max_level;
+    return make_agreed(a.comm, [&] {
+        const Dataset& data = a.data;
+        const TestSpec spec = a.test;
+        return std::make_unique<CpuCiTestEngine>(
+            data.n_vars, [&data, spec, compat, max_cond] { return make_ci_test(data, spec, compat, 1, max_cond); },
+            a.policy, a.backend.threads);
     });
 }
 
@@ -74,6 +90,14 @@ bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
 
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
+    if (args.data.missing > 0 && args.test.kind != TestKind::DSep) {
+        // --missing testwise: each test on its own rows, single tests on the CPU.
+        mpi::run_agreed(args.comm, [&] {
+            if (args.backend.kind == BackendKind::Cuda)
+                throw InputError("--missing testwise runs on the CPU only for now (use --backend cpu or auto)");
+        });
+        return cpu_single_tests(args);
+    }
     mpi::run_agreed(args.comm, [&] {
         // A test without a GPU engine (the d-separation oracle) answers on the CPU: auto
         // picks it, cuda is refused.

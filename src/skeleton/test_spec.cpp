@@ -126,8 +126,20 @@ void validate_test(const TestOptions& options, const Dataset& data, int max_leve
                 throw InputError(data.source + ": " + test +
                                  " needs continuous data, but the data were read as discrete; use --test "
                                  "chi-square or g-square");
+            if (data.mixed())
+                for (std::int64_t v = 0; v < data.n_vars; ++v)
+                    if (data.is_discrete(v))
+                        throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
+                                         "' is discrete (labels or --discrete-columns): " + test +
+                                         " needs continuous data (mixed data: --test cg-lrt or regression)");
             break;
         case ci::TestData::Discrete:
+            if (data.mixed())
+                for (std::int64_t v = 0; v < data.n_vars; ++v)
+                    if (!data.is_discrete(v))
+                        throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
+                                         "' is continuous (--continuous-columns): --test " + test +
+                                         " needs discrete data (mixed data: --test cg-lrt or regression)");
             if (!data.discrete())
                 throw InputError(data.source + ": --test " + test +
                                  " needs discrete data (read the file with --discrete)");

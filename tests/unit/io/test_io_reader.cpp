@@ -580,24 +580,32 @@ TEST(IoTableAuto, NumbersGiveContinuousDataAndLabelColumnsDiscreteData) {
     EXPECT_EQ(d.levels[1], (std::vector<std::string>{"2", "10"}));
 }
 
-// Issue 53 item 5: a label column beside continuous numbers is mixed data, which no test
-// takes yet. Read as labels, every number became a level (chi-square, 0 edges, exit 0):
-// refused, naming a label column and a continuous one. Integer codes beside labels stay
-// discrete data.
-TEST(IoTableAuto, LabelColumnBesideNumbersWithAFractionIsRefusedNamingBoth) {
+// Issue 55: a label column beside continuous numbers is mixed data (it was refused, issue
+// 53, while no test took mixed data): label columns and integer codes beside them discrete
+// (a variable whose levels are numbers), other numeric columns continuous.
+TEST(IoTableAuto, LabelColumnBesideNumbersIsMixedData) {
     using cudag::io::TableMode;
-    EXPECT_TRUE(throws_input_error([] { cudag::io::parse_table("a,b,c\n1,2,x\n2,3.25,y\n", "t.csv", TableMode::Auto); },
-                                   {"t.csv: column 'c' holds labels ('x' in row 2) and column 'b' continuous numbers "
-                                    "('3.25' in row 3): mixed discrete and continuous data are not supported yet; "
-                                    "drop column 'c' or code its labels as numbers"}));
-    // The first label column and the first continuous column (in column order) are named.
-    EXPECT_TRUE(throws_input_error(
-        [] { cudag::io::parse_table("u,a,v,b\nlo,1.5,p,0.5\nhi,2,q,1\n", "t.csv", TableMode::Auto); },
-        {"column 'u' holds labels ('lo' in row 2) and column 'a' continuous numbers ('1.5' in row 2)"}));
-    // Integers, written with a decimal point or not, beside labels: discrete data.
-    const cudag::Dataset d = cudag::io::parse_table("a,b\nyes,1.0\nno,2\nyes,-3\n", "t.csv", TableMode::Auto);
-    ASSERT_TRUE(d.discrete());
-    EXPECT_EQ(d.levels[1], (std::vector<std::string>{"-3", "1", "2"}));
+    const cudag::Dataset d = cudag::io::parse_table("a,b,c\n1,2,x\n2,3.25,y\n3,1,x\n", "t.csv", TableMode::Auto);
+    ASSERT_TRUE(d.mixed());
+    EXPECT_TRUE(d.is_discrete(0));
+    EXPECT_FALSE(d.is_discrete(1));
+    EXPECT_TRUE(d.is_discrete(2));
+    EXPECT_EQ(d.levels[0], (std::vector<std::string>{"1", "2", "3"}));
+    EXPECT_EQ(d.levels[2], (std::vector<std::string>{"x", "y"}));
+    EXPECT_EQ(std::vector<double>(d.column(1), d.column(1) + 3), (std::vector<double>{2, 3.25, 1}));
+    EXPECT_EQ(std::vector<double>(d.column(2), d.column(2) + 3), (std::vector<double>{0, 1, 0}));
+    // Integers, written with a decimal point or not, beside labels: discrete data; named
+    // continuous, mixed data.
+    cudag::Dataset e = cudag::io::parse_table("a,b\nyes,1.0\nno,2\nyes,-3\n", "t.csv", TableMode::Auto);
+    ASSERT_TRUE(e.discrete());
+    EXPECT_EQ(e.levels[1], (std::vector<std::string>{"-3", "1", "2"}));
+    cudag::io::apply_column_types(e, {{}, {"b"}});
+    ASSERT_TRUE(e.mixed());
+    EXPECT_EQ(std::vector<double>(e.column(1), e.column(1) + 3), (std::vector<double>{1, 2, -3}));
+    // More distinct integers than codes have (kFewLevels): continuous.
+    std::string ages = "sex,age\n";
+    for (int k = 0; k < 40; ++k) ages += std::string(k % 2 ? "F" : "M") + "," + std::to_string(20 + k) + "\n";
+    EXPECT_TRUE(cudag::io::parse_table(ages, "t.csv", TableMode::Auto).mixed());
     // --discrete (TableMode::Labels) still reads every cell as a label.
     EXPECT_TRUE(cudag::io::parse_table("a,b,c\n1,2,x\n2,3.25,y\n", "t.csv", TableMode::Labels).discrete());
 }

@@ -16,11 +16,12 @@ def require_tigramite(wanted="5.2.10.1"):
         raise SystemExit(f"tigramite {version('tigramite')} found; the reference is {wanted}")
 
 
-def write_data(out, data, name="data.csv"):
-    """data as out/name (header v0..v{n-1}, 17 significant digits), read back, so that the
-    references are computed on exactly the values the tests read."""
+def write_data(out, data, name="data.csv", fmt="%.17g"):
+    """data as out/name (header v0..v{n-1}, 17 significant digits unless `fmt` says
+    otherwise), read back, so that the references are computed on exactly the values the
+    tests read."""
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, name)
-    np.savetxt(path, data, delimiter=",", fmt="%.17g",
+    np.savetxt(path, data, delimiter=",", fmt=fmt,
                header=",".join(f"v{i}" for i in range(data.shape[1])), comments="")
     return np.loadtxt(path, delimiter=",", skiprows=1)

@@ -9,7 +9,7 @@ namespace cudag::ci {
 
 namespace {
 
-constexpr std::array<TestTraits, 5> kTable{{
+constexpr std::array<TestTraits, 7> kTable{{
     {.kind = TestKind::FisherZ,
      .name = "fisher-z",
      .data = TestData::Continuous,
@@ -59,6 +59,32 @@ constexpr std::array<TestTraits, 5> kTable{{
      .scale_free = true,
      .spare_samples = -1,
      .cost = TestCost::Permutation},
+    // The mixed-data tests (issue 55): the conditional-Gaussian likelihood ratio (ci/cg_lrt.hpp)
+    // and tigramite's RegressionCI (ci/regression_ci.hpp), on the CPU.
+    {.kind = TestKind::CgLrt,
+     .name = "cg-lrt",
+     .data = TestData::Mixed,
+     .selectable = true,
+     .dof_rule = false,
+     .permutation = false,
+     .shared_matrix = false,
+     .gpu = false,
+     .constant_columns = false,
+     .scale_free = false,
+     .spare_samples = -1,
+     .cost = TestCost::Table},
+    {.kind = TestKind::Regression,
+     .name = "regression",
+     .data = TestData::Mixed,
+     .selectable = true,
+     .dof_rule = false,
+     .permutation = false,
+     .shared_matrix = false,
+     .gpu = false,
+     .constant_columns = false,
+     .scale_free = false,
+     .spare_samples = -1,
+     .cost = TestCost::Table},
     {.kind = TestKind::DSep,
      .name = "d-separation",
      .data = TestData::Dag,

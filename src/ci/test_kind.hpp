@@ -13,12 +13,13 @@ namespace cudag::ci {
 
 /// The conditional-independence tests. DSep is the d-separation oracle (`--oracle`,
 /// pcalg's dsepTest): its answers come from a DAG, not from data.
-enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, DSep };
+enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep };
 
 /// What a test reads.
 enum class TestData {
     Continuous,  ///< numbers (Fisher-z, CMIknn)
     Discrete,    ///< labels or integer codes (χ², G²)
+    Mixed,       ///< discrete and continuous columns, or either alone (cg-lrt, regression)
     Dag,         ///< no data: a DAG's d-separation (the oracle)
 };
 
@@ -61,7 +62,8 @@ struct TestTraits {
 /// The row of `k`.
 const TestTraits& traits(TestKind k);
 
-/// The command-line name: "fisher-z", "chi-square", "g-square", "cmiknn" or "d-separation".
+/// The command-line name: "fisher-z", "chi-square", "g-square", "cmiknn", "cg-lrt",
+/// "regression" or "d-separation".
 std::string to_string(TestKind k);
 /// The selectable kind named `name` (as to_string writes it), or none; never DSep, which
 /// `--oracle` asks for (it needs a DAG, not data).

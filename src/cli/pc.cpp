@@ -25,8 +25,8 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
     add_na_values_option(*cmd, a.na_values);
     add_table_options(*cmd, a.missing, a.discrete_columns, a.continuous_columns);
     cmd->add_option("--test", a.test,
-                    "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete); "
-                    "default: chi-square for discrete data, else fisher-z");
+                    "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete), cg-lrt or "
+                    "regression (mixed); default: chi-square for discrete data, cg-lrt for mixed, else fisher-z");
     cmd->add_flag("--discrete", a.discrete,
                   "read the data as discrete (integer codes or labels); implied by a discrete "
                   "--test or a column of labels");

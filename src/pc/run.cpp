@@ -156,6 +156,7 @@ HostMemoryPlan host_memory_plan(const Dataset& data, const PcConfig& cfg, bool g
     else
         p.per_kept_pair = 16.0 /* pMax slot */ + 4.0 * 8.0 /* both ends in two graphs */ + 16.0 /* kept lists */;
     const ci::TestTraits& test = ci::traits(resolve_test(cfg, data).kind);
+    if (test.data == ci::TestData::Mixed) p.data = 8.0 * n * m;  // each worker's test reads the columns
     if (test.data == ci::TestData::Continuous) {
         p.data = 8.0 * n * m;  // the standardised data (CMIknn: the transformed columns)
         if (!gpu && test.shared_matrix) {
@@ -360,6 +361,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     note(engine.name() + " engine set up (" +
              (test.traits().data == ci::TestData::Dag        ? "the DAG"
               : test.traits().data == ci::TestData::Discrete ? "codes"
+              : test.traits().data == ci::TestData::Mixed    ? "nothing shared: each test reads its columns"
               : test.traits().shared_matrix                  ? "correlation matrix"
                                                              : "columns transformed") +
              " included):",

@@ -53,7 +53,7 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::unordere
 CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(a) {
     const std::string& test = a.test;
     const std::optional<skeleton::TestKind> kind = skeleton::parse_test_kind(test);
-    if (!kind) throw InputError("unknown --test '" + test + "' (available: cmiknn, fisher-z, chi-square, g-square)");
+    if (!kind) throw InputError("unknown --test '" + test + "' (available: " + ci::selectable_test_names() + ")");
     options_.kind = kind;
     options_.cmi = cmi_knn_spec(a.cmi, test);
     options_.cmi_early_stop = false;  // citest reports the exact permutation p-value

@@ -8,9 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "ci/cg_lrt.hpp"
 #include "ci/cmi_knn.hpp"
 #include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
+#include "ci/regression_ci.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/missing.hpp"
@@ -269,6 +271,10 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<DiscreteTest>(data, spec);
         case TestKind::CmiKnn:
             return std::make_unique<CmiKnnTest>(data, spec, threads, max_cond);
+        case TestKind::CgLrt:
+            return std::make_unique<ci::CgLrtTest>(data);
+        case TestKind::Regression:
+            return std::make_unique<ci::RegressionCiTest>(data);
         case TestKind::DSep:
             return std::make_unique<DsepTest>(spec);
     }

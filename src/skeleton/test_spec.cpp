@@ -67,6 +67,7 @@ namespace {
 TestKind chosen_kind(const TestOptions& options, const Dataset& data) {
     return options.kind.value_or(options.oracle    ? TestKind::DSep
                                  : data.discrete() ? TestKind::ChiSquare
+                                 : data.mixed()    ? TestKind::CgLrt
                                                    : TestKind::FisherZ);
 }
 
@@ -132,6 +133,8 @@ void validate_test(const TestOptions& options, const Dataset& data, int max_leve
                         throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
                                          "' is discrete (labels or --discrete-columns): " + test +
                                          " needs continuous data (mixed data: --test cg-lrt or regression)");
+            break;
+        case ci::TestData::Mixed:  // any columns: mixed, continuous or discrete
             break;
         case ci::TestData::Discrete:
             if (data.mixed())

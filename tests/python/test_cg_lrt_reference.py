@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """cudag's cg-lrt test against the independent numpy reference (scripts/dev/cg_lrt_reference.py)
 on a freshly generated random mixed data set and 30 queries: statistic and p-value at relative
-1e-9, dof and the rows used exactly.
-
-Skipped until the Python API runs test="cg-lrt": fill in cudag_values() below (and delete
-the skip) once TestKind / make_ci_test / the engines accept it."""
+1e-9, dof and the rows used exactly."""
 
 from __future__ import annotations
 
@@ -32,14 +29,22 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
 
 
 def cudag_values(data_path: Path, queries: list[tuple[str, str, list[str]]]) -> list[tuple[float, float, float, int]]:
-    """TO FILL (lead): cudag's cg-lrt on data_path (discrete columns: DISCRETE) for each query
-    (x, y, given names): (statistic, dof, p, rows used), in query order. E.g.
-        t = cudag.Tester(str(data_path), test="cg-lrt", discrete_columns=DISCRETE)
-        return [(r.statistic, float(r.extra["dof"]), r.p_value, int(r.extra["rows"]))
-                for r in (t.test(x, y, given) for x, y, given in queries)]
-    """
-    pytest.skip("cudag.citest / Tester does not accept test='cg-lrt' yet (the lead wires TestKind, "
-                "make_ci_test and the engines); fill in cudag_values()")
+    """cudag's cg-lrt on data_path (its discrete columns hold labels) for each query (x, y,
+    given names): (statistic, dof, p, rows used), in query order."""
+    import csv
+
+    import numpy as np
+
+    import cudag
+
+    with open(data_path, newline="") as f:
+        rows = list(csv.reader(f))
+    t = cudag.tester(np.array(rows[1:], dtype=object), "cg-lrt", names=rows[0])
+    out = []
+    for x, y, given in queries:
+        r = t.test(x, y, given)
+        out.append((r.statistic, float(r.details["dof"]), r.p_value, int(r.details["rows"])))
+    return out
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -9,13 +9,14 @@ Writes, under tests/data/regression_ci/ (or the folder given as the first argume
                   (v12: level 3 first at row 150, so the first 100 rows miss it; v13: codes
                   0, 2 and 3 only, level 1 never occurs)
   regression.tsv  RegressionCI().run_test_raw(x, y, z, x_type, y_type, z_type) on the first
-                  `rows` rows for 30 cases (continuous–continuous, continuous–discrete both
+                  `rows` rows for 40 cases (continuous–continuous, continuous–discrete both
                   ways, discrete–discrete binary and with 3–4 levels, |Z| = 0..3 mixed):
                   the data types it was called with, the statistic, the p-value, the degrees
                   of freedom (get_dependence_measure_raw's), which of X/Y was the dependent
                   variable by tigramite's rule, the fit that decides (linear/logistic), and
                   the statistic and p-value again with the logistic fits run to tol 1e-12
-                  (*_optimum; sklearn's default tol 1e-4 stops short of the optimum)
+                  (*_optimum; sklearn's default tol 1e-4 stops short of the optimum; 22 of
+                  the 40 cases are logistic)
   README          how the files were made
 
 Usage: /work/main/.peers/py/bin/python scripts/dev/regression_reference.py
@@ -118,6 +119,16 @@ CASES = [
     (13, 8, [1, 10], 700),
     (7, 10, [8, 9, 0], 200),
     (8, 9, [3], 1000),
+    (10, 7, [], 300),
+    (8, 10, [1], 500),
+    (11, 12, [2, 9], 900),
+    (13, 9, [], 150),            # v13: codes 0, 2, 3
+    (7, 11, [0, 1, 10], 1000),
+    (12, 8, [4, 13], 250),
+    (9, 10, [8, 11, 5], 700),
+    (10, 13, [3], 120),
+    (11, 7, [12], 450),
+    (8, 12, [0, 7, 3], 1000),
 ]
 
 
@@ -142,7 +153,8 @@ def dependent(x, y, tx, ty):
 def tight_logistic_fits():
     """RegressionCI with its LogisticRegression(solver='newton-cholesky') run to tol 1e-12
     (sklearn's default stops at 1e-4): the statistic at the optimum of the same penalised fits,
-    what cudag computes. Only the name tigramite's module looks up is replaced, for the call."""
+    what cudag computes with LogisticStop::Optimum (its default stops where sklearn's does, as
+    the plain columns). Only the name tigramite's module looks up is replaced, for the call."""
     saved = regression_ci.LogisticRegression
     regression_ci.LogisticRegression = lambda **kw: LogisticRegression(tol=1e-12, max_iter=1000, **kw)
     try:

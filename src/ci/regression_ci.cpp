@@ -185,83 +185,109 @@ double residual_sum_of_squares(Column y, std::vector<Column> cols) {
 // ---- penalised logistic regression -------------------------------------------------------
 
 /// sklearn's LogisticRegression(C = 1) with an intercept on the rows of `x` (n × p,
-/// row-major) for the classes `label` (0..k−1, k >= 2, each occurring): the minimiser of
-///   f(θ) = Σᵢ [log Σ_c exp ηᵢc − ηᵢ,yᵢ] + ½ Σ (coefficients)²,  ηᵢc = xᵢ·W_c + b_c.
-/// Two classes: sklearn's binary model, W_0 = 0 and b_0 = 0 (ηᵢ1 is the logit of class 1);
-/// more: the symmetric multinomial, every class its W_c, and b_{k−1} = 0 (the intercepts are
-/// unpenalised and determined only up to a common shift, which changes no probability).
-class LogisticFit {
+/// row-major) for the classes `label` (0..k−1, k >= 2, each occurring), in sklearn's
+/// parameterisation and scaling (LinearModelLoss): it minimises the mean loss plus the L2
+/// penalty with l2_reg_strength = 1 / (C · n),
+///   f(θ) = (1/n) Σᵢ ℓ(yᵢ, ηᵢ) + (1/2n) Σ (coefficients)²
+/// (intercepts not penalised). Two classes (HalfBinomialLoss): θ = (w_0..w_{p−1}, b), one
+/// raw prediction ηᵢ = xᵢ·w + b, ℓ = log(1 + e^η) − yη. More (HalfMultinomialLoss, the
+/// symmetric multinomial): θ holds W (k × (p + 1), the last column the intercepts) ravelled
+/// in Fortran order, θ[j·k + c] = W[c, j], ηᵢc = xᵢ·W_c + b_c, ℓ = log Σ_c e^ηᵢc − ηᵢ,yᵢ.
+class LogisticModel {
 public:
-    LogisticFit(const Column& x, std::int64_t n, int p, const std::vector<std::int32_t>& label, int k)
-        : x_(x), n_(n), p_(p), k_(k), label_(label) {
-        const bool binary = k == 2;
-        for (int c = binary ? 1 : 0; c < k; ++c)
-            for (int j = 0; j < p; ++j) params_.push_back({c, j});
-        for (int c = binary ? 1 : 0; c < (binary ? 2 : k - 1); ++c) params_.push_back({c, p});
-        theta_.assign(params_.size(), 0.0);
-        eta_.resize(static_cast<std::size_t>(n * k));
-        prob_.resize(eta_.size());
+    LogisticModel(const Column& x, std::int64_t n, int p, const std::vector<std::int32_t>& label, int k)
+        : x_(x), n_(n), p_(p), m_(k == 2 ? 1 : k), d_(m_ * (p + 1)), label_(label), l2_(1.0 / static_cast<double>(n)) {
+        coef_.assign(static_cast<std::size_t>(d_), 0.0);
     }
 
-    /// Newton's method from θ = 0 (sklearn's start). Far from the optimum a step is cut back
-    /// until it decreases f enough (Armijo); near it (half the squared Newton decrement λ², the
-    /// decrease the step predicts, below 1e-8 (1 + |f|)) full steps are taken, because there the
-    /// decrease soon drops below f's rounding and could not be seen, while the coefficients,
-    /// on which the deviance depends to first order, still move. The fit ends after the full
-    /// step whose ½λ² is at most 1e-20 (1 + |f|) (the gradient's own rounding level).
-    void solve() {
-        const auto d = static_cast<int>(params_.size());
-        std::vector<double> g(static_cast<std::size_t>(d)), h(static_cast<std::size_t>(d * d)),
-            step(static_cast<std::size_t>(d)), trial(static_cast<std::size_t>(d));
-        double f = evaluate(theta_);
+    /// sklearn 1.9.1's NewtonCholeskySolver(tol = 1e-4, max_iter = 100) from θ = 0, step for
+    /// step (NewtonSolver.solve):
+    ///   1. gradient g and Hessian H at θ (the raw predictions the line search left behind);
+    ///      multinomial: the last class's intercept is held at 0 (its entry of g and its row
+    ///      and column of H are zeroed, and the system solved without them);
+    ///   2. the Newton step s = −H⁻¹g (scipy.linalg.solve; a Hessian that is singular or
+    ///      ill-conditioned (rcond < ε/2), or g·s > 0, sends sklearn to L-BFGS);
+    ///   3. backtracking from t = 1, halving up to 20 times, accepting t when
+    ///      f(θ + ts) − f(θ) <= t·2⁻¹¹·g·s, or, where |f(θ + ts) − f(θ)| <= 16ε|f(θ)|, when
+    ///      the new gradient's L1 norm is below the old one's (L-BFGS when no t passes);
+    ///   4. converged when max|g(θ + ts)| <= tol and ½ sᵀHs <= tol (H and s of step 1, 2).
+    /// Multinomial: the intercepts are centred at the end (sklearn's finalize). Returns false
+    /// where sklearn falls back to L-BFGS-B (not reproduced; the caller then solves to the
+    /// optimum from where sklearn stopped).
+    bool fit_sklearn() {
+        constexpr double kTol = 1e-4;
+        constexpr int kMaxIter = 100;
+        raw_of(coef_, raw_);
+        Column grad_unused(static_cast<std::size_t>(d_));
+        double f = loss_gradient(coef_, raw_, grad_unused);
+        Column g(static_cast<std::size_t>(d_)), h(static_cast<std::size_t>(d_ * d_)), s(g.size());
+        for (int iteration = 1; iteration <= kMaxIter; ++iteration) {
+            if (!gradient_hessian(g, h)) return false;
+            if (!newton_step(g, h, s, true)) return false;
+            const LineSearch ls = line_search(f, g, s);
+            if (!ls.accepted) return false;
+            f = ls.f;
+            double g_max = 0.0;
+            for (double v : ls.gradient) g_max = std::max(g_max, std::fabs(v));
+            if (g_max <= kTol && 0.5 * quadratic_form(h, s) <= kTol) break;
+        }
+        // (max_iter reached without convergence: sklearn warns and keeps θ; so does this.)
+        finalize();
+        return true;
+    }
+
+    /// The optimum of f, by the same Newton steps, from the current θ: backtracking as
+    /// sklearn's far from it; near it (½ sᵀHs <= 1e-8 (1/n + |f|)) full steps, because there
+    /// the decrease drops below f's rounding and could not be seen while the coefficients, on
+    /// which the deviance depends to first order, still move. Ends after the full step whose
+    /// ½ sᵀHs is at most 1e-20 (1/n + |f|) (the gradient's rounding level), or where rounding
+    /// leaves no descent direction.
+    void fit_optimum() {
+        raw_of(coef_, raw_);
+        Column g(static_cast<std::size_t>(d_)), h(static_cast<std::size_t>(d_ * d_)), s(g.size());
+        double f = loss_gradient(coef_, raw_, g);
         constexpr int kMaxIterations = 200;
         for (int it = 0; it < kMaxIterations; ++it) {
             gradient_hessian(g, h);
-            if (!newton_step(h, g, step)) break;  // rounding made H not positive definite
-            double decrement = 0.0;
-            for (int a = 0; a < d; ++a) decrement -= g[a] * step[a];
-            if (!(decrement > 0.0)) break;  // no descent direction left: at the optimum
-            const double scale = 1.0 + std::fabs(f);
-            if (0.5 * decrement <= 1e-8 * scale) {
-                for (int a = 0; a < d; ++a) theta_[a] += step[a];
-                f = evaluate(theta_);
-                if (0.5 * decrement <= 1e-20 * scale) break;
+            if (!newton_step(g, h, s, false)) break;
+            const double half_decrement = 0.5 * quadratic_form(h, s);
+            const double scale = 1.0 / static_cast<double>(n_) + std::fabs(f);
+            if (half_decrement <= 1e-8 * scale) {
+                for (int a = 0; a < d_; ++a) coef_[a] += s[a];
+                raw_of(coef_, raw_);
+                f = loss_gradient(coef_, raw_, g);
+                if (half_decrement <= 1e-20 * scale) break;
                 continue;
             }
-            double t = 1.0;
-            bool accepted = false;
-            for (int halving = 0; halving < 60 && !accepted; ++halving, t *= 0.5) {
-                for (int a = 0; a < d; ++a) trial[a] = theta_[a] + t * step[a];
-                const double ft = evaluate(trial);
-                if (ft <= f - 1e-4 * t * decrement) {
-                    theta_ = trial;
-                    f = ft;
-                    accepted = true;
-                }
-            }
-            if (!accepted) break;
+            const LineSearch ls = line_search(f, g, s);
+            if (!ls.accepted) break;
+            f = ls.f;
         }
-        evaluate(theta_);  // η and π of the final θ, for deviance()
+        finalize();
     }
 
-    /// tigramite's deviance at the fitted θ: 2 Σᵢ −log clip(pᵢ,yᵢ, ε, 1 − ε) with the
-    /// probabilities as sklearn's predict_proba forms them (binary: expit of the logit and one
-    /// minus it; multinomial: softmax after subtracting each row's largest η).
+    /// tigramite's deviance at the fitted θ: 2 Σᵢ −log clip(pᵢ,yᵢ, ε, 1 − ε), the
+    /// probabilities as sklearn's predict_proba forms them from the decision function
+    /// xW + b (binary: expit and one minus it; multinomial: softmax after subtracting each
+    /// row's largest η).
     double deviance() const {
+        Column eta;
+        raw_of(coef_, eta);
         Column terms(static_cast<std::size_t>(n_));
+        Column e(static_cast<std::size_t>(m_));
         for (std::int64_t i = 0; i < n_; ++i) {
-            const double* e = eta_.data() + i * k_;
+            const double* r = eta.data() + i * m_;
             const int yi = label_[static_cast<std::size_t>(i)];
             double prob;
-            if (k_ == 2) {
-                const double p1 = 1.0 / (1.0 + std::exp(-e[1]));
+            if (m_ == 1) {
+                const double p1 = 1.0 / (1.0 + std::exp(-r[0]));
                 prob = yi == 1 ? p1 : 1.0 - p1;
             } else {
-                double m = e[0];
-                for (int c = 1; c < k_; ++c) m = std::max(m, e[c]);
-                double s = 0.0;
-                for (int c = 0; c < k_; ++c) s += std::exp(e[c] - m);
-                prob = std::exp(e[yi] - m) / s;
+                double mx = r[0];
+                for (int c = 1; c < m_; ++c) mx = std::max(mx, r[c]);
+                double sum = 0.0;
+                for (int c = 0; c < m_; ++c) sum += (e[c] = std::exp(r[c] - mx));
+                prob = e[yi] / sum;
             }
             prob = std::clamp(prob, kEps, 1.0 - kEps);
             terms[static_cast<std::size_t>(i)] = -std::log(prob);
@@ -270,114 +296,306 @@ public:
     }
 
 private:
-    struct Param {
-        int cls;  ///< the class whose η it enters
-        int col;  ///< its column of x; p: the intercept
+    struct LineSearch {
+        bool accepted = false;
+        double f = 0.0;
+        Column gradient;
     };
 
-    double u(std::int64_t i, int col) const { return col == p_ ? 1.0 : x_[static_cast<std::size_t>(i * p_ + col)]; }
+    double u(std::int64_t i, int j) const { return j == p_ ? 1.0 : x_[static_cast<std::size_t>(i * p_ + j)]; }
+    /// θ's entry of class (column of W) c, feature j (p: the intercept).
+    int at(int c, int j) const { return j * m_ + c; }
 
-    /// f(θ); leaves η and the class probabilities of θ in eta_ and prob_.
-    double evaluate(const std::vector<double>& theta) {
-        std::fill(eta_.begin(), eta_.end(), 0.0);
-        double penalty = 0.0;
-        for (std::size_t a = 0; a < params_.size(); ++a)
-            if (params_[a].col < p_) penalty += theta[a] * theta[a];
-        double loss = 0.0;
-        for (std::int64_t i = 0; i < n_; ++i) {
-            double* e = eta_.data() + i * k_;
-            for (std::size_t a = 0; a < params_.size(); ++a) e[params_[a].cls] += u(i, params_[a].col) * theta[a];
-            double m = e[0];
-            for (int c = 1; c < k_; ++c) m = std::max(m, e[c]);
-            double s = 0.0;
-            for (int c = 0; c < k_; ++c) s += std::exp(e[c] - m);
-            const double lse = m + std::log(s);
-            for (int c = 0; c < k_; ++c) prob_[static_cast<std::size_t>(i * k_ + c)] = std::exp(e[c] - lse);
-            loss += lse - e[label_[static_cast<std::size_t>(i)]];
-        }
-        return loss + 0.5 * penalty;
+    /// η = xWᵀ + b (n × m, row-major) of `coef`.
+    void raw_of(const Column& coef, Column& raw) const {
+        raw.assign(static_cast<std::size_t>(n_ * m_), 0.0);
+        for (std::int64_t i = 0; i < n_; ++i)
+            for (int c = 0; c < m_; ++c) {
+                double s = 0.0;
+                for (int j = 0; j < p_; ++j) s += u(i, j) * coef[at(c, j)];
+                raw[static_cast<std::size_t>(i * m_ + c)] = s + coef[at(c, p_)];
+            }
     }
 
-    /// Gradient and Hessian of f at the θ evaluate() saw last:
-    ///   g_a = Σᵢ u_ia (πᵢ,c(a) − [yᵢ = c(a)]) + θ_a [a penalised],
-    ///   H_ab = Σᵢ u_ia u_ib πᵢ,c(a) ([c(a) = c(b)] − πᵢ,c(b)) + [a = b penalised].
-    void gradient_hessian(std::vector<double>& g, std::vector<double>& h) const {
-        const auto d = static_cast<int>(params_.size());
-        std::fill(g.begin(), g.end(), 0.0);
-        std::fill(h.begin(), h.end(), 0.0);
-        std::vector<double> w(static_cast<std::size_t>(k_ * k_)), ua(static_cast<std::size_t>(d));
+    /// Row i's class probabilities (multinomial) as sklearn's sum_exp_minus_max, the log of
+    /// the sum of exponentials in lse.
+    void softmax_row(const double* r, double* prob, double& lse) const {
+        double mx = r[0];
+        for (int c = 1; c < m_; ++c)
+            if (mx < r[c]) mx = r[c];
+        double sum = 0.0;
+        for (int c = 0; c < m_; ++c) sum += (prob[c] = std::exp(r[c] - mx));
+        for (int c = 0; c < m_; ++c) prob[c] /= sum;
+        lse = std::log(sum) + mx;
+    }
+
+    double penalty(const Column& coef) const {
+        double w2 = 0.0;
+        for (int j = 0; j < p_; ++j)
+            for (int c = 0; c < m_; ++c) w2 += coef[at(c, j)] * coef[at(c, j)];
+        return 0.5 * l2_ * w2;
+    }
+
+    /// f at `coef` (whose raw predictions are `raw`) and its gradient (LinearModelLoss.
+    /// loss_gradient).
+    double loss_gradient(const Column& coef, const Column& raw, Column& grad) const {
+        const double inv_n = 1.0 / static_cast<double>(n_);
+        Column loss(static_cast<std::size_t>(n_)), gp(static_cast<std::size_t>(n_ * m_)), prob(m_);
         for (std::int64_t i = 0; i < n_; ++i) {
-            const double* pi = prob_.data() + i * k_;
+            const double* r = raw.data() + i * m_;
+            double* gi = gp.data() + i * m_;
             const int yi = label_[static_cast<std::size_t>(i)];
-            for (int c = 0; c < k_; ++c)
-                for (int e = 0; e < k_; ++e) w[c * k_ + e] = pi[c] * ((c == e ? 1.0 : 0.0) - pi[e]);
-            for (int a = 0; a < d; ++a) ua[a] = u(i, params_[a].col);
-            for (int a = 0; a < d; ++a) {
-                const int ca = params_[a].cls;
-                g[a] += ua[a] * (pi[ca] - (yi == ca ? 1.0 : 0.0));
-                for (int b = 0; b <= a; ++b) h[a * d + b] += ua[a] * ua[b] * w[ca * k_ + params_[b].cls];
+            if (m_ == 1) {
+                const double y = yi, e = r[0];
+                if (e <= -37) {
+                    const double t = std::exp(e);
+                    loss[i] = t - y * e, gi[0] = t - y;
+                } else if (e <= -2) {
+                    const double t = std::exp(e);
+                    loss[i] = std::log1p(t) - y * e, gi[0] = ((1 - y) * t - y) / (1 + t);
+                } else {
+                    const double t = std::exp(-e);
+                    loss[i] = (e <= 18 ? std::log1p(t) : t) + (1 - y) * e;
+                    gi[0] = ((1 - y) - y * t) / (1 + t);
+                }
+            } else {
+                double lse;
+                softmax_row(r, prob.data(), lse);
+                loss[i] = lse - r[yi];
+                for (int c = 0; c < m_; ++c) gi[c] = prob[c] - (yi == c ? 1.0 : 0.0);
             }
+            for (int c = 0; c < m_; ++c) gi[c] *= inv_n;
         }
-        for (int a = 0; a < d; ++a) {
-            if (params_[a].col < p_) {
-                g[a] += theta_[a];
-                h[a * d + a] += 1.0;
-            }
-            for (int b = 0; b < a; ++b) h[b * d + a] = h[a * d + b];
-        }
+        accumulate_gradient(coef, gp, grad);
+        return numpy_sum(loss) / static_cast<double>(n_) + penalty(coef);
     }
 
-    /// step = −H⁻¹g by Cholesky (H is positive definite: the penalty covers every coefficient
-    /// and the intercepts' block is a weighted count); false where rounding makes it not so.
-    static bool newton_step(std::vector<double> h, const std::vector<double>& g, std::vector<double>& step) {
-        const auto d = static_cast<int>(g.size());
-        for (int j = 0; j < d; ++j) {
-            double s = h[j * d + j];
-            for (int m = 0; m < j; ++m) s -= h[j * d + m] * h[j * d + m];
-            if (!(s > 0.0)) return false;
-            const double l = std::sqrt(s);
-            h[j * d + j] = l;
-            for (int i = j + 1; i < d; ++i) {
-                double t = h[i * d + j];
-                for (int m = 0; m < j; ++m) t -= h[i * d + m] * h[j * d + m];
-                h[i * d + j] = t / l;
+    /// grad[c, j] = Σᵢ gpᵢc xᵢj + l2 W[c, j] (j < p), Σᵢ gpᵢc (the intercepts).
+    void accumulate_gradient(const Column& coef, const Column& gp, Column& grad) const {
+        grad.assign(static_cast<std::size_t>(d_), 0.0);
+        for (std::int64_t i = 0; i < n_; ++i)
+            for (int j = 0; j <= p_; ++j) {
+                const double xij = u(i, j);
+                for (int c = 0; c < m_; ++c) grad[at(c, j)] += gp[static_cast<std::size_t>(i * m_ + c)] * xij;
             }
+        for (int j = 0; j < p_; ++j)
+            for (int c = 0; c < m_; ++c) grad[at(c, j)] += l2_ * coef[at(c, j)];
+    }
+
+    /// Gradient and Hessian of f at coef_ (raw predictions raw_; LinearModelLoss.
+    /// gradient_hessian): H = (1/n) Σᵢ uᵢuᵢᵀ ⊗ hᵢ + l2 on the coefficients' diagonal, with
+    /// hᵢ = pᵢ(1 − pᵢ) (binary, its absolute value) or hᵢ,cl = pᵢc([c = l] − pᵢl)
+    /// (multinomial). False where sklearn would fall back to L-BFGS: binary, more than a
+    /// quarter of the hᵢ not positive (g and H are complete all the same).
+    bool gradient_hessian(Column& grad, Column& hess) const {
+        const double inv_n = 1.0 / static_cast<double>(n_);
+        Column gp(static_cast<std::size_t>(n_ * m_)), w(static_cast<std::size_t>(m_ * m_)), prob(m_), ui(p_ + 1);
+        std::fill(hess.begin(), hess.end(), 0.0);
+        std::int64_t not_positive = 0;
+        for (std::int64_t i = 0; i < n_; ++i) {
+            const double* r = raw_.data() + i * m_;
+            double* gi = gp.data() + i * m_;
+            const int yi = label_[static_cast<std::size_t>(i)];
+            if (m_ == 1) {
+                const double y = yi;
+                if (r[0] > -37) {
+                    const double t = std::exp(-r[0]);
+                    gi[0] = ((1 - y) - y * t) / (1 + t);
+                    w[0] = t / ((1 + t) * (1 + t));
+                } else {
+                    w[0] = std::exp(r[0]);
+                    gi[0] = w[0] - y;
+                }
+                if (!(w[0] > 0.0)) ++not_positive;
+                w[0] = std::fabs(w[0]) * inv_n;
+            } else {
+                double lse;
+                softmax_row(r, prob.data(), lse);
+                for (int c = 0; c < m_; ++c) {
+                    gi[c] = prob[c] - (yi == c ? 1.0 : 0.0);
+                    w[c * m_ + c] = prob[c] * (1 - prob[c]) * inv_n;
+                    for (int l = c + 1; l < m_; ++l) w[c * m_ + l] = w[l * m_ + c] = -prob[c] * prob[l] * inv_n;
+                }
+            }
+            for (int c = 0; c < m_; ++c) gi[c] *= inv_n;
+            for (int j = 0; j <= p_; ++j) ui[j] = u(i, j);
+            for (int j = 0; j <= p_; ++j)
+                for (int c = 0; c < m_; ++c) {
+                    double* row = hess.data() + static_cast<std::size_t>(at(c, j)) * d_;
+                    for (int q = 0; q <= j; ++q)
+                        for (int l = 0; l < m_; ++l) row[at(l, q)] += ui[j] * w[c * m_ + l] * ui[q];
+                }
         }
-        for (int i = 0; i < d; ++i) {  // L z = −g
-            double s = -g[i];
-            for (int m = 0; m < i; ++m) s -= h[i * d + m] * step[m];
-            step[i] = s / h[i * d + i];
+        accumulate_gradient(coef_, gp, grad);
+        // Filled: the blocks of feature pairs q <= j (all of a diagonal block); mirror the rest.
+        for (int a = 0; a < d_; ++a)
+            for (int b = (a / m_ + 1) * m_; b < d_; ++b)
+                hess[static_cast<std::size_t>(a) * d_ + b] = hess[static_cast<std::size_t>(b) * d_ + a];
+        for (int j = 0; j < p_; ++j)
+            for (int c = 0; c < m_; ++c) hess[static_cast<std::size_t>(at(c, j)) * (d_ + 1)] += l2_;
+        if (m_ > 1) {  // the last class's intercept is held at 0
+            const int last = d_ - 1;
+            grad[last] = 0.0;
+            for (int a = 0; a < d_; ++a)
+                hess[static_cast<std::size_t>(a) * d_ + last] = hess[static_cast<std::size_t>(last) * d_ + a] = 0.0;
         }
-        for (int i = d - 1; i >= 0; --i) {  // Lᵀ step = z
-            double s = step[i];
-            for (int m = i + 1; m < d; ++m) s -= h[m * d + i] * step[m];
-            step[i] = s / h[i * d + i];
+        return !(m_ == 1 && 4 * not_positive > n_);
+    }
+
+    /// s = −H⁻¹g over the free entries (all but a multinomial's last intercept, whose s is
+    /// 0), by Cholesky; false where H is not positive definite to rounding, s is not a
+    /// descent direction, or (`sklearn`) scipy.linalg.solve would warn: the reciprocal
+    /// 1-norm condition number below ε/2.
+    bool newton_step(const Column& g, const Column& h, Column& s, bool sklearn) const {
+        const int d = m_ > 1 ? d_ - 1 : d_;
+        Column l(static_cast<std::size_t>(d * d));
+        for (int i = 0; i < d; ++i)
+            for (int j = 0; j < d; ++j) l[i * d + j] = h[static_cast<std::size_t>(i) * d_ + j];
+        double norm1 = 0.0;
+        for (int j = 0; j < d; ++j) {
+            double col = 0.0;
+            for (int i = 0; i < d; ++i) col += std::fabs(l[i * d + j]);
+            norm1 = std::max(norm1, col);
+        }
+        if (!cholesky(l, d)) return false;
+        Column z(static_cast<std::size_t>(d)), e(static_cast<std::size_t>(d));
+        if (sklearn) {
+            // ‖H⁻¹‖₁ (exactly, where LAPACK's sycon estimates it from below): the largest
+            // column sum of |H⁻¹|, one column at a time.
+            double inv_norm1 = 0.0;
+            for (int j = 0; j < d; ++j) {
+                std::fill(e.begin(), e.end(), 0.0);
+                e[j] = 1.0;
+                cholesky_solve(l, d, e, z);
+                double col = 0.0;
+                for (double v : z) col += std::fabs(v);
+                inv_norm1 = std::max(inv_norm1, col);
+            }
+            if (!(1.0 / (norm1 * inv_norm1) >= 0.5 * kEps)) return false;  // dlamch('E') = ε/2
+        }
+        for (int a = 0; a < d; ++a) e[a] = -g[a];
+        cholesky_solve(l, d, e, z);
+        std::fill(s.begin(), s.end(), 0.0);
+        std::copy(z.begin(), z.end(), s.begin());
+        double gs = 0.0;
+        for (int a = 0; a < d_; ++a) gs += g[a] * s[a];
+        return !(gs > 0.0);
+    }
+
+    /// In place: the lower triangle of a (d × d) becomes L, a = LLᵀ; false if not positive
+    /// definite to rounding.
+    static bool cholesky(Column& a, int d) {
+        for (int j = 0; j < d; ++j) {
+            double s = a[j * d + j];
+            for (int m = 0; m < j; ++m) s -= a[j * d + m] * a[j * d + m];
+            if (!(s > 0.0)) return false;
+            const double lj = std::sqrt(s);
+            a[j * d + j] = lj;
+            for (int i = j + 1; i < d; ++i) {
+                double t = a[i * d + j];
+                for (int m = 0; m < j; ++m) t -= a[i * d + m] * a[j * d + m];
+                a[i * d + j] = t / lj;
+            }
         }
         return true;
+    }
+
+    /// x = (LLᵀ)⁻¹ b.
+    static void cholesky_solve(const Column& l, int d, const Column& b, Column& x) {
+        for (int i = 0; i < d; ++i) {
+            double s = b[i];
+            for (int m = 0; m < i; ++m) s -= l[i * d + m] * x[m];
+            x[i] = s / l[i * d + i];
+        }
+        for (int i = d - 1; i >= 0; --i) {
+            double s = x[i];
+            for (int m = i + 1; m < d; ++m) s -= l[m * d + i] * x[m];
+            x[i] = s / l[i * d + i];
+        }
+    }
+
+    double quadratic_form(const Column& h, const Column& s) const {
+        double q = 0.0;
+        for (int a = 0; a < d_; ++a) {
+            double r = 0.0;
+            for (int b = 0; b < d_; ++b) r += h[static_cast<std::size_t>(a) * d_ + b] * s[b];
+            q += s[a] * r;
+        }
+        return q;
+    }
+
+    /// sklearn's NewtonSolver.line_search from coef_ (f its loss, g the gradient of step 1,
+    /// s the step): θ + ts with the raw predictions updated as η + t·η(s); on success coef_
+    /// and raw_ move there.
+    LineSearch line_search(double f, const Column& g, const Column& s) {
+        constexpr double kBeta = 0.5, kSigma = 0.00048828125;  // 1/2, 2⁻¹¹
+        const double eps16 = 16 * kEps;
+        double gs = 0.0;
+        for (int a = 0; a < d_; ++a) gs += g[a] * s[a];
+        const double armijo = kSigma * gs;
+        Column raw_step;
+        raw_of(s, raw_step);
+        double l1_old = -1.0;
+        LineSearch r;
+        Column coef(coef_.size()), raw(raw_.size());
+        double t = 1.0;
+        for (int i = 0; i < 21; ++i, t *= kBeta) {
+            for (int a = 0; a < d_; ++a) coef[a] = coef_[a] + t * s[a];
+            for (std::size_t q = 0; q < raw.size(); ++q) raw[q] = raw_[q] + t * raw_step[q];
+            r.f = loss_gradient(coef, raw, r.gradient);
+            const double improvement = r.f - f;
+            bool ok = improvement <= t * armijo;
+            if (!ok && std::fabs(improvement) <= std::fabs(f * eps16)) {
+                if (l1_old < 0) {
+                    l1_old = 0.0;
+                    for (double v : g) l1_old += std::fabs(v);
+                }
+                double l1 = 0.0;
+                for (double v : r.gradient) l1 += std::fabs(v);
+                ok = l1 < l1_old;
+            }
+            if (ok) {
+                coef_ = coef;
+                raw_ = raw;
+                r.accepted = true;
+                return r;
+            }
+        }
+        return r;
+    }
+
+    /// sklearn's finalize: a multinomial's intercepts centred (no probability changes).
+    void finalize() {
+        if (m_ == 1) return;
+        double mean = 0.0;
+        for (int c = 0; c < m_; ++c) mean += coef_[at(c, p_)];
+        mean /= m_;
+        for (int c = 0; c < m_; ++c) coef_[at(c, p_)] -= mean;
     }
 
     const Column& x_;
     std::int64_t n_;
     int p_;
-    int k_;
+    int m_;  ///< raw predictions per row: 1 (binary), k (multinomial)
+    int d_;  ///< parameters: m (p + 1)
     const std::vector<std::int32_t>& label_;
-    std::vector<Param> params_;
-    std::vector<double> theta_;
-    std::vector<double> eta_;   ///< n × k
-    std::vector<double> prob_;  ///< n × k
+    double l2_;  ///< l2_reg_strength = 1 / (C n)
+    Column coef_;
+    Column raw_;  ///< n × m, as the solver carries it (updated along the line search)
 };
 
 /// tigramite's logistic deviance of the discrete dependent variable on `cols`: 0 where it has
-/// one level (tigramite's DummyClassifier), else that of the penalised fit.
-double logistic_deviance(const Levels& dep, const std::vector<Column>& cols, std::int64_t n) {
+/// one level (tigramite's DummyClassifier), else that of the penalised fit, stopped where
+/// sklearn's newton-cholesky stops (or at the optimum).
+double logistic_deviance(const Levels& dep, const std::vector<Column>& cols, std::int64_t n, LogisticStop stop) {
     const auto k = static_cast<int>(dep.counts.size());
     if (k < 2) return 0.0;
     const auto p = static_cast<int>(cols.size());
     Column x(static_cast<std::size_t>(n * p));
     for (int j = 0; j < p; ++j)
         for (std::int64_t i = 0; i < n; ++i) x[static_cast<std::size_t>(i * p + j)] = cols[j][i];
-    LogisticFit fit(x, n, p, dep.index, k);
-    fit.solve();
+    LogisticModel fit(x, n, p, dep.index, k);
+    if (stop == LogisticStop::Optimum || !fit.fit_sklearn()) fit.fit_optimum();
     return fit.deviance();
 }
 
@@ -421,7 +639,8 @@ double normaltest_statistic(const double* values, std::int64_t n) {
     return zs * zs + zk * zk;
 }
 
-RegressionCiResult regression_ci(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> z) {
+RegressionCiResult regression_ci(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
+                                 LogisticStop stop) {
     const std::int64_t n = data.n_samples;
     const auto check = [&](std::int32_t v) {
         if (v < 0 || v >= data.n_vars)
@@ -464,7 +683,7 @@ RegressionCiResult regression_ci(const Dataset& data, std::int32_t x, std::int32
 
     if (res.logistic) {
         const Levels l = occurring_levels(data, dep);
-        res.statistic = logistic_deviance(l, zcols, n) - logistic_deviance(l, rest, n);
+        res.statistic = logistic_deviance(l, zcols, n, stop) - logistic_deviance(l, rest, n, stop);
     } else {
         const Column d(data.column(dep), data.column(dep) + n);
         const double rss_z = residual_sum_of_squares(d, zcols);

@@ -18,38 +18,51 @@
 //    LinearRegression), deviance n log 2π + n log(RSS/n) + n; the statistic, the difference of
 //    the two deviances, is n log(RSS_Z / RSS_ZX) (computed in this form: no cancellation).
 //  * A discrete dependent variable (X, Y both discrete): sklearn's LogisticRegression(
-//    solver='newton-cholesky'), C = 1, with an intercept: it minimises Σ −log p(yᵢ | xᵢ) +
-//    ½‖W‖² over the coefficients W (the intercepts are not penalised). Two classes: one
-//    coefficient vector, p(class 1) = expit(xW + b). Three or more: the symmetric multinomial,
-//    one coefficient vector and intercept per class, p = softmax(xWᵀ + b). A dependent variable
-//    with one level has deviance 0 in both fits. The deviance is 2 Σ −log clip(p(yᵢ | xᵢ),
-//    ε, 1 − ε) (sklearn's log_loss, ε = 2⁻⁵²) at the optimum, the statistic the difference.
+//    solver='newton-cholesky') with its defaults (C = 1, tol = 1e-4, max_iter = 100, an
+//    intercept). It minimises the mean loss plus an L2 penalty on the coefficients (not the
+//    intercepts) of strength 1/(C·n): (1/n) Σ −log p(yᵢ | xᵢ) + (1/2n)‖W‖². Two classes: one
+//    coefficient vector, p(class 1) = expit(xw + b). Three or more: the symmetric
+//    multinomial, one coefficient vector and intercept per class, p = softmax(xWᵀ + b), the
+//    last class's intercept held at 0 while solving and the intercepts centred at the end. A
+//    dependent variable with one level has deviance 0 in both fits. The deviance is
+//    2 Σ −log clip(p(yᵢ | xᵢ), ε, 1 − ε) (sklearn's log_loss, ε = 2⁻⁵²) at the coefficients
+//    the solver stops at, the statistic the difference.
 //  * dof: the number of columns the other variable adds (1 when continuous, else its levels
 //    that occur); p = P(χ²_dof > statistic) (scipy's chi2.sf; 1 for a statistic <= 0).
 //
-// The penalised objective is strictly convex; regression_ci solves it by Newton's method (from
-// 0, sklearn's start; Armijo backtracking far from the optimum, full steps near it) until half
-// the squared Newton decrement is at most 1e-20 (1 + f), the gradient's rounding level. sklearn
-// stops at its tol 1e-4 (on the gradient of the mean loss and on the Newton decrement), and the
-// deviance, the unpenalised loss at the penalised optimum, is not stationary there: it moves to
-// first order with the coefficients' distance from the optimum. Least squares: centred columns
-// scaled to unit norm, Householder QR with column pivoting (columns dependent within
+// The logistic fits follow scikit-learn 1.9.1's NewtonCholeskySolver step for step, because
+// it stops short of the optimum and the deviance, the unpenalised loss at the penalised fit,
+// moves to first order with the distance from it (by up to 2.6e-4 relative in the statistic
+// and 2.8e-3 in p on the reference cases): from θ = 0, each iteration computes the gradient g
+// and Hessian H of the mean objective, the Newton step s = −H⁻¹g, and backtracks t = 1, ½, …,
+// 2⁻²⁰ until f(θ + ts) − f(θ) <= t·2⁻¹¹·gᵀs (or, where that change is within 16ε|f|, until
+// the gradient's L1 norm decreases); it stops after the first step with max|g(θ + ts)| <= 1e-4
+// and ½ sᵀHs <= 1e-4 (H and s of that step), or after 100 steps. Not reproduced: sklearn's
+// fallback to L-BFGS-B (a Hessian singular or ill-conditioned below rcond ε/2, a step that is
+// not a descent direction, a line search that fails, or, binary, more than a quarter of the
+// pointwise Hessian not positive; sklearn warns then), where this solves to the optimum
+// instead. LogisticStop::Optimum runs the same Newton steps to the optimum (full steps once
+// ½ sᵀHs <= 1e-8 (1/n + |f|), until it is <= 1e-20 (1/n + |f|)). Least squares: centred
+// columns scaled to unit norm, Householder QR with column pivoting (columns dependent within
 // ε·max(n, k), as a full one-hot set is on the intercept, are left out: the residual is the
 // same).
 //
 // Compared with tigramite 5.2.10.1 and scikit-learn 1.9.1 (numpy 2.4.6, scipy 1.17.1) on the
-// 30 cases of tests/data/regression_ci/ (scripts/dev/regression_reference.py), the largest
+// 40 cases of tests/data/regression_ci/ (scripts/dev/regression_reference.py), the largest
 // relative differences:
 //   linear fits (18 cases), against tigramite:        statistic 8.8e-11, p-value 2.3e-12
 //     (tigramite subtracts two deviances of ~1e3 for a statistic of 0.0037; numpy's lstsq in
 //     the form n log(RSS_Z / RSS_ZX) differs from tigramite's value by as much, 5.8e-11)
-//   logistic fits (12 cases), against tigramite:      statistic 2.6e-4,  p-value 2.8e-3
-//     (sklearn's tol 1e-4: the 1e-6 hoped for is out of reach of any solver that reaches the
-//     optimum; sklearn itself moves by as much between tol 1e-4 and 1e-12)
-//   logistic fits, against tigramite with the logistic fits run to tol 1e-12:
-//                                                     statistic 8.3e-13, p-value 2.8e-12
-// tests/unit/ci/test_regression_ci.cpp asserts 1e-9 (linear), 1e-10 (logistic, against the
-// tol 1e-12 run) and 5e-4 / 5e-3 (logistic, against tigramite as it is).
+//   logistic fits (22 cases, 44 fits of 2 to 4 Newton steps), against tigramite as it is:
+//                                                     statistic 1.4e-13, p-value 2.3e-13
+//     (each of the 44 fits stops after as many steps as sklearn's, checked by instrumenting
+//     both; the stopping tests closest to tol 1e-4:
+//     converged with the larger of max|g| and ½ sᵀHs at 9.55e-5, not converged with it at
+//     1.15e-4: far beyond rounding's reach)
+//   logistic fits with LogisticStop::Optimum, against tigramite with the logistic fits run to
+//   tol 1e-12:                                        statistic 8.3e-13, p-value 2.9e-12
+// tests/unit/ci/test_regression_ci.cpp asserts 1e-9 (linear), 1e-6 (logistic, against
+// tigramite as it is) and 1e-10 (LogisticStop::Optimum against the tol 1e-12 run).
 #pragma once
 
 #include <cstdint>
@@ -71,13 +84,19 @@ struct RegressionCiResult {
     bool logistic = false;     ///< the fits were logistic regressions (X and Y discrete)
 };
 
+/// Where the logistic fits stop: where scikit-learn 1.9.1's LogisticRegression(solver=
+/// 'newton-cholesky') does, at its default tol 1e-4 (tigramite as it is), or at the optimum
+/// of the same penalised objective.
+enum class LogisticStop { Sklearn, Optimum };
+
 /// tigramite's RegressionCI of x ⟂ y | z on `data` (continuous, discrete or mixed:
 /// data.is_discrete(v) gives each variable's type; discrete values are the codes
 /// 0..levels[v].size()−1, of which only those that occur are encoded). z: any order, no
 /// repeats, neither x nor y. Throws InputError for an index out of range, a value that is
 /// not finite, a discrete value that is not one of its variable's codes, or a statistic or
 /// p-value that is not finite (a constant dependent variable; the message names x and y).
-RegressionCiResult regression_ci(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> z);
+RegressionCiResult regression_ci(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> z,
+                                 LogisticStop stop = LogisticStop::Sklearn);
 
 /// scipy.stats.normaltest's statistic K² (D'Agostino–Pearson: skewtest's z² plus
 /// kurtosistest's z²) of `n` values; NaN for n < 8 or a constant column, as scipy.

@@ -95,7 +95,7 @@ inline std::int64_t prepare_data(Dataset& d, const DataOptions& o,
     const std::int64_t rows = d.n_samples;
     const std::int64_t dropped = drop_incomplete_rows(d);
     if (note)
-        note("--missing listwise: removed " + std::to_string(dropped) + " of " + std::to_string(rows) +
+        note("listwise deletion: removed " + std::to_string(dropped) + " of " + std::to_string(rows) +
              " rows with a missing cell");
     return dropped;
 }

@@ -251,13 +251,20 @@ std::string dependent_table(int rows, bool labels, char delim = ',', char decima
 // A text column beside continuous columns turned every number into a label: "3 discrete
 // variables ... chi-square: 0 edges", exit 0, the reason only under -v. Mixed data are
 // refused in one line naming a label column and a continuous one.
-TEST_F(CliInput, LabelColumnBesideContinuousColumnsIsRefused) {
+// Issue 55: a label column beside continuous numbers is mixed data (refused while no test
+// took it, issue 53): pc runs cg-lrt and says so; the other readings as before.
+TEST_F(CliInput, LabelColumnBesideContinuousColumnsIsMixedData) {
     const std::string m = write("m.csv", dependent_table(200, true)).string();
-    const std::string want = m +
-                             ": column 'c' holds labels ('y' in row 2) and column 'a' continuous numbers ('1.2881' in "
-                             "row 2): mixed discrete and continuous data are not supported yet";
-    expect_error("pc --data " + m, want);
-    expect_error("pc --data -", want.substr(m.size()), m);  // standard input: the same rule
+    for (const bool stdin_input : {false, true}) {  // standard input: the same rule
+        const CliRun r = stdin_input ? run("pc -v --data -", m) : run("pc -v --data " + m);
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.err.find("holds mixed data: 1 discrete and 2 continuous columns (--test cg-lrt)"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("column types: a continuous, b continuous, c discrete (2 levels)"), std::string::npos)
+            << r.err;
+        EXPECT_NE(r.err.find("3 mixed variables, 200 samples, cg-lrt"), std::string::npos) << r.err;
+    }
     // --discrete reads every cell as a label; a's numbers with fractions are then refused by
     // the discrete test, not tested as 200 levels.
     expect_error("pc --data " + m + " --discrete",
@@ -276,6 +283,10 @@ TEST_F(CliInput, LabelColumnBesideContinuousColumnsIsRefused) {
     const CliRun d = run("pc --data " + write("codes.csv", codes).string());
     EXPECT_EQ(d.code, 0) << d.err;
     EXPECT_NE(d.err.find("3 discrete variables"), std::string::npos) << d.err;
+    // ... unless named continuous: mixed data again.
+    const CliRun c = run("pc --data " + write("codes2.csv", codes).string() + " --continuous-columns a,b");
+    EXPECT_EQ(c.code, 0) << c.err;
+    EXPECT_NE(c.err.find("cg-lrt"), std::string::npos) << c.err;
 }
 
 // Numbers with a decimal comma (R's write.csv2: "1,2881;2,7376") were labels: "2 discrete

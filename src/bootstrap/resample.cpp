@@ -2,6 +2,7 @@
 #include "bootstrap/resample.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -26,7 +27,8 @@ Dataset select_columns(const Dataset& d, const std::vector<std::int32_t>& kept) 
     for (std::int32_t v : kept) {
         out.values.insert(out.values.end(), d.column(v), d.column(v) + d.n_samples);
         out.names.push_back(d.names[static_cast<std::size_t>(v)]);
-        if (d.discrete()) out.levels.push_back(d.levels[static_cast<std::size_t>(v)]);
+        if (!d.levels.empty()) out.levels.push_back(d.levels[static_cast<std::size_t>(v)]);
+        for (std::int64_t s = 0; s < d.n_samples; ++s) out.missing += std::isnan(d.column(v)[s]) ? 1 : 0;
     }
     return out;
 }
@@ -114,23 +116,31 @@ void resample_into(const Dataset& data, std::span<const std::int64_t> rows, cons
     d.source = source;
     // The same size again keeps the values' memory (a worker's replicates one after another).
     d.values.resize(static_cast<std::size_t>(d.n_vars * d.n_samples));
-    if (data.discrete())
+    if (!data.levels.empty())  // discrete or mixed data
         d.levels.resize(static_cast<std::size_t>(d.n_vars));
     else
         d.levels.clear();
+    // Missing cells (--missing testwise) travel with their rows.
+    std::vector<std::int64_t> missing(static_cast<std::size_t>(d.n_vars), 0);
     // Column by column, each column on one thread: the same values on any number of threads.
     parallel_for(0, d.n_vars, threads, 64, [&](std::int64_t v, int) {
         const double* from = data.column(v);
         double* to = d.column(v);
         for (std::int64_t s = 0; s < d.n_samples; ++s) to[s] = from[rows[static_cast<std::size_t>(s)]];
-        if (!data.discrete()) return;
+        if (data.missing > 0)
+            for (std::int64_t s = 0; s < d.n_samples; ++s) missing[static_cast<std::size_t>(v)] += std::isnan(to[s]);
+        if (!data.is_discrete(v)) {
+            if (!d.levels.empty()) d.levels[static_cast<std::size_t>(v)].clear();
+            return;
+        }
         // Discrete: only the levels the resample holds, in their order (as the reader codes
         // the written labels).
         const auto& levels = data.levels[static_cast<std::size_t>(v)];
         auto& kept_levels = d.levels[static_cast<std::size_t>(v)];
         kept_levels.clear();
         std::vector<std::int64_t> code(levels.size(), -1);
-        for (std::int64_t s = 0; s < d.n_samples; ++s) code[static_cast<std::size_t>(to[s])] = 0;
+        for (std::int64_t s = 0; s < d.n_samples; ++s)
+            if (!std::isnan(to[s])) code[static_cast<std::size_t>(to[s])] = 0;
         std::int64_t next = 0;
         for (std::size_t k = 0; k < levels.size(); ++k)
             if (code[k] == 0) {
@@ -138,8 +148,10 @@ void resample_into(const Dataset& data, std::span<const std::int64_t> rows, cons
                 kept_levels.push_back(levels[k]);
             }
         for (std::int64_t s = 0; s < d.n_samples; ++s)
-            to[s] = static_cast<double>(code[static_cast<std::size_t>(to[s])]);
+            if (!std::isnan(to[s])) to[s] = static_cast<double>(code[static_cast<std::size_t>(to[s])]);
     });
+    d.missing = 0;
+    for (const std::int64_t m : missing) d.missing += m;
 }
 
 Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source) {

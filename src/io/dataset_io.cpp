@@ -167,7 +167,8 @@ void write_text_dataset(const Dataset& d, const std::string& path, char delim) {
         for (std::int64_t v = 0; v < d.n_vars; ++v) {
             if (v) line.push_back(delim);
             const double x = d.values[v * d.n_samples + s];
-            if (d.discrete()) {
+            if (std::isnan(x)) continue;  // a missing cell (--missing testwise): empty
+            if (d.is_discrete(v)) {
                 line += text_name(d.levels[v][static_cast<std::size_t>(x)], delim);
                 continue;
             }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ci/batch.hpp"
 #include "ci/cmi_knn.hpp"
 #include "ci/discrete_codes.hpp"
 #include "core/backend.hpp"  // DeviceInfo
@@ -119,5 +120,12 @@ std::unique_ptr<CmiKnnGpu> make_cmiknn_gpu(const Dataset& data, const ci::CmiKnn
 /// The CMIknn skeleton engine on device `device` (results equal skeleton::CpuCmiKnnEngine's).
 std::unique_ptr<skeleton::SkeletonEngine> make_cmiknn_engine(const Dataset& data, const skeleton::TestPolicy& policy,
                                                              const ci::CmiKnnSpec& spec, int max_level, int device = 0);
+
+/// The cg-lrt test's batches (ci::cg_lrt, "cg-lrt") on device `device` (kernels/cg_lrt_batch.cu):
+/// every query's statistic and p-value bit for bit ci::cg_lrt's, queries beyond the kernel's
+/// limits answered by ci::cg_lrt on `host_threads` threads in the same call, errors ci::cg_lrt's.
+/// The columns are uploaded once; `data` (no missing values) must outlive the object. Throws
+/// OutOfMemory when the columns do not fit on the device, cuda::CudaError on other CUDA failures.
+std::unique_ptr<ci::BatchTest> make_cg_lrt_batch(const Dataset& data, int device = 0, int host_threads = 1);
 
 }  // namespace cudag::cuda

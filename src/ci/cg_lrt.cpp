@@ -11,16 +11,13 @@
 #include <vector>
 
 #include "ci/batch.hpp"
+#include "ci/cg_lrt_core.hpp"
 #include "ci/discrete_test.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 
 namespace cudag::ci {
 namespace {
-
-/// A Cholesky pivot at or below this fraction of its diagonal entry (1 − R² of the variable on
-/// the ones before it) makes a stratum's covariance singular.
-constexpr double kSingular = 1e-10;
 
 std::string var_name(const Dataset& d, std::int32_t v) {
     return static_cast<std::size_t>(v) < d.names.size() ? "'" + d.names[static_cast<std::size_t>(v)] + "'"
@@ -62,77 +59,51 @@ std::int32_t number_strata(const Dataset& d, std::span<const std::int32_t> vars,
     return count;
 }
 
+using cg_lrt_core::SetTerms;
+
 /// Σ_s n_s log n_s and Σ_s n_s log det Σ_s of one set of variables (continuous `cont`,
 /// discrete `disc`) over `rows`.
-struct SetTerms {
-    double multinomial = 0.0;
-    double gaussian = 0.0;
-};
-
 SetTerms set_terms(const Dataset& d, std::span<const std::int32_t> cont, std::span<const std::int32_t> disc,
                    const std::vector<std::int64_t>& rows, const std::string& label) {
     std::vector<std::int32_t> id;
     const std::int32_t n_strata = number_strata(d, disc, rows, id);
-    const std::size_t p = cont.size();
-    const std::size_t tri = p * (p + 1) / 2;
+    const int p = static_cast<int>(cont.size());
+    const auto pz = static_cast<std::size_t>(p);
+    const auto tri = static_cast<std::size_t>(cg_lrt_core::triangle(p));
     const auto ns = static_cast<std::size_t>(n_strata);
     // Per stratum: count, first row (the shift), sums and lower-triangle cross-products of
     // the values less the shift, accumulated in row order.
     std::vector<std::int64_t> count(ns, 0), first(ns, -1);
-    std::vector<double> sum(ns * p, 0.0), cross(ns * tri, 0.0), dev(p);
+    std::vector<double> sum(ns * pz, 0.0), cross(ns * tri, 0.0), dev(pz);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto s = static_cast<std::size_t>(id[i]);
         if (count[s]++ == 0) first[s] = rows[i];
-        for (std::size_t a = 0; a < p; ++a) dev[a] = d.column(cont[a])[rows[i]] - d.column(cont[a])[first[s]];
-        double* sm = sum.data() + s * p;
-        double* cr = cross.data() + s * tri;
-        for (std::size_t a = 0, t = 0; a < p; ++a) {
-            sm[a] += dev[a];
-            for (std::size_t b = 0; b <= a; ++b, ++t) cr[t] += dev[a] * dev[b];
-        }
+        for (std::size_t a = 0; a < pz; ++a) dev[a] = d.column(cont[a])[rows[i]] - d.column(cont[a])[first[s]];
+        cg_lrt_core::add_row(dev.data(), p, sum.data() + s * pz, cross.data() + s * tri);
     }
     SetTerms out;
-    std::vector<double> l(tri);
+    std::vector<double> l(tri), roots(pz);
     for (std::size_t s = 0; s < ns; ++s) {
         const auto n = static_cast<double>(count[s]);
         out.multinomial += n * std::log(n);
         if (p == 0) continue;
-        const double* sm = sum.data() + s * p;
-        const double* cr = cross.data() + s * tri;
-        // Maximum-likelihood covariance (divided by n), then its Cholesky factor in place.
-        for (std::size_t a = 0, t = 0; a < p; ++a)
-            for (std::size_t b = 0; b <= a; ++b, ++t) l[t] = (cr[t] - sm[a] * sm[b] / n) / n;
-        double logdet = 0.0;
-        for (std::size_t j = 0; j < p; ++j) {
-            const std::size_t jj = j * (j + 1) / 2;
-            const double diag = l[jj + j];
-            double pivot = diag;
-            for (std::size_t k = 0; k < j; ++k) pivot -= l[jj + k] * l[jj + k];
-            if (!(diag > 0.0) || !(pivot > kSingular * diag)) {
-                std::string vars;
-                for (std::size_t a = 0; a < p; ++a) vars += (a ? ", " : "") + var_name(d, cont[a]);
-                std::string where;
-                for (std::int32_t v : disc) {
-                    const auto code = static_cast<std::size_t>(d.column(v)[first[s]]);
-                    where += (where.empty() ? " where " : ", ") + var_name(d, v) + " = " +
-                             d.levels[static_cast<std::size_t>(v)][code];
-                }
-                throw InputError(label + ": the covariance of " + vars + " among the " + std::to_string(count[s]) +
-                                 " rows" + where +
-                                 " is singular (a constant or collinear continuous variable given the discrete "
-                                 "ones): the conditional-Gaussian likelihood is unbounded");
+        // Maximum-likelihood covariance (divided by n), its Cholesky factor, log det from its roots.
+        if (cg_lrt_core::cholesky_roots(n, sum.data() + s * pz, cross.data() + s * tri, p, l.data(), roots.data()) >=
+            0) {
+            std::string vars;
+            for (std::size_t a = 0; a < pz; ++a) vars += (a ? ", " : "") + var_name(d, cont[a]);
+            std::string where;
+            for (std::int32_t v : disc) {
+                const auto code = static_cast<std::size_t>(d.column(v)[first[s]]);
+                where += (where.empty() ? " where " : ", ") + var_name(d, v) + " = " +
+                         d.levels[static_cast<std::size_t>(v)][code];
             }
-            const double root = std::sqrt(pivot);
-            l[jj + j] = root;
-            logdet += 2.0 * std::log(root);
-            for (std::size_t i = j + 1; i < p; ++i) {
-                const std::size_t ii = i * (i + 1) / 2;
-                double v = l[ii + j];
-                for (std::size_t k = 0; k < j; ++k) v -= l[ii + k] * l[jj + k];
-                l[ii + j] = v / root;
-            }
+            throw InputError(label + ": the covariance of " + vars + " among the " + std::to_string(count[s]) +
+                             " rows" + where +
+                             " is singular (a constant or collinear continuous variable given the discrete "
+                             "ones): the conditional-Gaussian likelihood is unbounded");
         }
-        out.gaussian += n * logdet;
+        out.gaussian += n * cg_lrt_core::log_det(roots.data(), p);
     }
     return out;
 }
@@ -146,12 +117,6 @@ double observed_levels(const Dataset& d, std::int32_t v, const std::vector<std::
         if (!f) f = 1, n += 1.0;
     }
     return n;
-}
-
-/// dof of a set: F (p + p(p + 1)/2) + F − 1.
-double set_dof(double f, std::size_t p) {
-    const auto q = static_cast<double>(p);
-    return f * (q + q * (q + 1.0) / 2.0) + f - 1.0;
 }
 
 }  // namespace
@@ -214,15 +179,14 @@ CgLrtResult cg_lrt(const Dataset& data, std::int32_t x, std::int32_t y, std::spa
     for (std::int32_t v : disc_s) f_s *= observed_levels(data, v, rows);
     const double f_x = data.is_discrete(x) ? observed_levels(data, x, rows) : 1.0;
     const double f_y = data.is_discrete(y) ? observed_levels(data, y, rows) : 1.0;
-    res.dof = set_dof(f_s * f_x * f_y, cont_xys.size()) - set_dof(f_s * f_x, cont_xs.size()) -
-              set_dof(f_s * f_y, cont_ys.size()) + set_dof(f_s, cont_s.size());
+    res.dof = cg_lrt_core::test_dof(f_s, f_x, f_y, static_cast<int>(cont_s.size()), data.is_discrete(x) ? 0 : 1,
+                                    data.is_discrete(y) ? 0 : 1);
 
     const SetTerms xys = set_terms(data, cont_xys, disc_xys, rows, label);
     const SetTerms xs = set_terms(data, cont_xs, disc_xs, rows, label);
     const SetTerms ys = set_terms(data, cont_ys, disc_ys, rows, label);
     const SetTerms zs = set_terms(data, cont_s, disc_s, rows, label);
-    res.statistic = 2.0 * (((xys.multinomial - xs.multinomial) - ys.multinomial) + zs.multinomial) -
-                    (((xys.gaussian - xs.gaussian) - ys.gaussian) + zs.gaussian);
+    res.statistic = cg_lrt_core::statistic(xys, xs, ys, zs);
     res.p = res.dof > 0.0 ? chi2_sf(res.statistic, res.dof) : 1.0;
     if (!is_result(res.statistic, res.p)) throw_not_finite("cg-lrt", x, y, res.statistic, res.p, data.names);
     return res;

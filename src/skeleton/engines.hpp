@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "ci/batch.hpp"
 #include "core/backend.hpp"
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
@@ -49,6 +50,10 @@ struct EngineEntry {
 std::vector<EngineEntry> cpu_engines();
 /// The CUDA entries (kernels/skeleton_registry.cpp; none in a CPU-only build, engines_nocuda.cpp).
 std::vector<EngineEntry> cuda_engines();
+/// The cg-lrt test's GPU batches on backend.device, finishing on the host's backend.threads
+/// (kernels/cg_lrt_batch.cu: cuda::make_cg_lrt_batch; cg-lrt has no skeleton engine). Null in
+/// a CPU-only build (engines_nocuda.cpp). `data` (no missing values) must outlive it.
+std::unique_ptr<ci::BatchTest> cuda_cg_lrt_batch(const Dataset& data, const BackendContext& backend);
 /// Every entry: cpu_engines() then cuda_engines().
 const std::vector<EngineEntry>& engine_registry();
 

@@ -2,6 +2,7 @@
 // The registry's CUDA entries (kernels/), compiled only in a CUDA build
 // (src/skeleton/engines_nocuda.cpp otherwise).
 #include "kernels/engines.hpp"
+#include "skeleton/batch_test_engine.hpp"
 #include "skeleton/engines.hpp"
 
 namespace cudag::skeleton {
@@ -33,6 +34,15 @@ std::unique_ptr<SkeletonEngine> cuda_cmiknn(const EngineArgs& a) {
         a.comm, [&] { return cuda::make_cmiknn_engine(a.data, a.policy, a.test.cmi, a.max_level, a.backend.device); });
 }
 
+// cg-lrt: the search's tests in large batches (skeleton::BatchTestEngine) on the GPU batch,
+// each rank its own GPU and its share of every level.
+std::unique_ptr<SkeletonEngine> cuda_cg_lrt(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        return make_batch_test_engine(a.data.n_vars, cuda::make_cg_lrt_batch(a.data, a.backend.device, a.backend.threads),
+                                      a.policy, a.backend.threads, "cuda");
+    });
+}
+
 }  // namespace
 
 std::unique_ptr<ci::BatchTest> cuda_cg_lrt_batch(const Dataset& data, const BackendContext& backend) {
@@ -45,6 +55,7 @@ std::vector<EngineEntry> cuda_engines() {
         {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
         {TestKind::GSquare, BackendKind::Cuda, cuda_discrete},
         {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
+        {TestKind::CgLrt, BackendKind::Cuda, cuda_cg_lrt},
     };
 }
 

@@ -59,8 +59,9 @@ constexpr std::array<TestTraits, 7> kTable{{
      .scale_free = true,
      .spare_samples = -1,
      .cost = TestCost::Permutation},
-    // The mixed-data tests (issue 55): the conditional-Gaussian likelihood ratio (ci/cg_lrt.hpp)
-    // and tigramite's RegressionCI (ci/regression_ci.hpp), on the CPU.
+    // The mixed-data tests (issue 55): the conditional-Gaussian likelihood ratio (ci/cg_lrt.hpp;
+    // on a GPU in batches, kernels/cg_lrt_batch.cu) and tigramite's RegressionCI
+    // (ci/regression_ci.hpp, CPU).
     {.kind = TestKind::CgLrt,
      .name = "cg-lrt",
      .data = TestData::Mixed,
@@ -68,7 +69,7 @@ constexpr std::array<TestTraits, 7> kTable{{
      .dof_rule = false,
      .permutation = false,
      .shared_matrix = false,
-     .gpu = false,
+     .gpu = true,
      .constant_columns = false,
      .scale_free = false,
      .spare_samples = -1,

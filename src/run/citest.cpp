@@ -169,7 +169,7 @@ CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& quer
         backend.kind = parse_backend(job_.backend);
         backend.threads = resolve_threads(threads_);
         mpi::SerialCommunicator self;
-        if (ci::traits(spec_->kind).gpu || spec_->kind == ci::TestKind::CgLrt)
+        if (ci::traits(spec_->kind).gpu)
             batch_ = skeleton::make_gpu_batch_test(data_, *spec_, policy, l, backend, self);
         if (!batch_)  // the CPU's threads, a query each; Fisher-z's tests share one correlation matrix
             batch_ = std::make_unique<ci::CpuBatchTest>(

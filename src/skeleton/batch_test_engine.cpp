@@ -283,8 +283,10 @@ bool BatchTestEngine::test_batch(const FlatQueries& queries, std::span<double> s
 }
 
 std::unique_ptr<SkeletonEngine> make_batch_test_engine(std::int64_t n_vars, std::unique_ptr<ci::BatchTest> batch,
-                                                       const TestPolicy& policy, int threads) {
-    return std::make_unique<BatchTestEngine>(n_vars, std::move(batch), policy, threads);
+                                                       const TestPolicy& policy, int threads, std::string name) {
+    auto engine = std::make_unique<BatchTestEngine>(n_vars, std::move(batch), policy, threads);
+    engine->set_name(std::move(name));
+    return engine;
 }
 
 }  // namespace cudag::skeleton

@@ -46,7 +46,10 @@ public:
     BatchTestEngine(std::int64_t n_vars, std::unique_ptr<ci::BatchTest> batch, const TestPolicy& policy, int threads,
                     std::int64_t batch_queries = kBatchQueries);
 
-    std::string name() const override { return "batch"; }
+    std::string name() const override { return name_; }
+    /// The engine's name in notes and the result file's config ("batch" unless set: "cuda"
+    /// over a GPU batch).
+    void set_name(std::string name) { name_ = std::move(name); }
     std::int64_t n_vars() const override { return n_vars_; }
     std::string setup_note() const override;
     void level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) override;
@@ -68,6 +71,7 @@ private:
     int threads_ = 1;
     std::int64_t batch_queries_ = kBatchQueries;
     std::int64_t batches_ = 0;
+    std::string name_ = "batch";
     // One batch, reused: query k is x_[k] ⟂ y_[k] | nodes_[offsets_[k] .. offsets_[k + 1]),
     // pos_[k] its entry's position in its row (levels >= 1).
     BulkVector<std::int32_t> x_, y_, nodes_, pos_;
@@ -76,7 +80,9 @@ private:
 };
 
 /// The BatchTestEngine of `batch` (see there).
+/// `name`: SkeletonEngine::name() ("cuda" for a GPU batch).
 std::unique_ptr<SkeletonEngine> make_batch_test_engine(std::int64_t n_vars, std::unique_ptr<ci::BatchTest> batch,
-                                                       const TestPolicy& policy, int threads);
+                                                       const TestPolicy& policy, int threads,
+                                                       std::string name = "batch");
 
 }  // namespace cudag::skeleton

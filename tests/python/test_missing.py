@@ -100,3 +100,19 @@ def test_pandas_categorical_columns_are_discrete():
         cudag.citest(frame, "x", "y", test="fisher-z")
     frame2 = pd.DataFrame({"x": g + rng.normal(size=300), "y": rng.normal(size=300)})
     assert cudag.citest(frame2, "x", "y", test="fisher-z").p_value > 0
+
+
+def test_causal_learn_face_takes_mv_fisherz():
+    from cudag.compat import causallearn as cl
+
+    x = read_case(4)
+    cit = cl.CIT(x, "mv_fisherz")
+    for k, a, b, s, used, p in reference_rows():
+        if k == 4:
+            assert cit(a, b, s) == pytest.approx(p, rel=1e-9)
+    cg = cl.pc(x, 0.05, "mv_fisherz", show_progress=False)
+    direct = cudag.pc(x, test="fisher-z", alpha=0.05, compat="causal-learn", missing="testwise",
+                      names=[f"X{k + 1}" for k in range(x.shape[1])])
+    assert (cg.G.graph == direct.cl_matrix).all()
+    with pytest.raises(ValueError, match="MVPC"):
+        cl.pc(x, 0.05, "mv_fisherz", mvpc=True)

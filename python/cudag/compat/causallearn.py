@@ -28,19 +28,31 @@ __all__ = ["pc", "fci", "CausalGraph", "CIT", "D_SEPARATION"]
 
 #: causal-learn's test names (and its CIT constants' values) and cudag's.
 TESTS = {"fisherz": "fisher-z", "chisq": "chi-square", "gsq": "g-square"}
+#: causal-learn's tests with test-wise deletion of missing values (NaN), and cudag's test run
+#: with ``missing="testwise"``.
+MISSING_TESTS = {"mv_fisherz": "fisher-z"}
 
 
 #: causal-learn's d-separation "test" (its constant ``causallearn.utils.cit.d_separation``).
 D_SEPARATION = "d_separation"
 
 
+def _missing(indep_test) -> dict:
+    """``missing="testwise"`` for causal-learn's test-wise deletion tests (mv_fisherz), else {}."""
+    name = indep_test if isinstance(indep_test, str) else getattr(indep_test, "__name__", str(indep_test))
+    return {"missing": "testwise"} if name in MISSING_TESTS else {}
+
+
 def _test_name(indep_test) -> str:
     name = indep_test if isinstance(indep_test, str) else getattr(indep_test, "__name__", str(indep_test))
     if name in TESTS:
         return TESTS[name]
+    if name in MISSING_TESTS:
+        return MISSING_TESTS[name]
     if name in TESTS.values() or name == D_SEPARATION:
         return name
-    raise ValueError(f"indep_test={name!r}: cudag runs {', '.join(TESTS)} in causal-learn's arithmetic, and "
+    raise ValueError(f"indep_test={name!r}: cudag runs {', '.join([*TESTS, *MISSING_TESTS])} in causal-learn's "
+                     "arithmetic, and "
                      f"{D_SEPARATION} with true_dag= (and cmiknn through cudag.pc(test='cmiknn'))")
 
 
@@ -251,13 +263,16 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     causal-learn, each test of columns X, Y given S is d-separation of the nodes X, Y and S of
     true_dag (column k is its node ``k``; its other nodes are hidden), and only the data's
     column count is used (``np.empty((0, n))`` will do); cudag's oracle answers them.
-    ``stable=False`` and ``mvpc=True`` are refused (cudag runs PC-stable on complete data).
+    "mv_fisherz": Fisher-z with test-wise deletion of missing values (NaN), as causal-learn's.
+    ``stable=False`` and ``mvpc=True`` are refused (cudag runs PC-stable; MVPC's correction
+    is not implemented).
     ``depth``: the largest conditioning set (-1: no cap). ``backend``/``threads``: cudag's.
     ``show_progress`` draws a progress bar when tqdm is installed."""
     if not stable:
         raise ValueError("stable=False: cudag runs PC-stable only (causal-learn's default, stable=True)")
     if mvpc:
-        raise ValueError("mvpc=True: cudag needs complete data (no missing-value PC)")
+        raise ValueError("mvpc=True: cudag has no MVPC correction; indep_test='mv_fisherz' runs PC with test-wise "
+                         "deletion (causal-learn's mvpc=False)")
     del correction_name  # only used by mvpc
     x = np.asarray(data)
     if node_names is None:
@@ -275,7 +290,7 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     opts.update(_knowledge(background_knowledge, names))
     if test == D_SEPARATION:
         return CausalGraph(cudag.pc(**opts, **_oracle(x, names, true_dag)))
-    return CausalGraph(cudag.pc(x, test=test, names=names, **opts))
+    return CausalGraph(cudag.pc(x, test=test, names=names, **opts, **_missing(indep_test)))
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:
@@ -337,7 +352,7 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     if test == D_SEPARATION:
         res = cudag.fci(**opts, **_oracle(x, names, true_dag))
     else:
-        res = cudag.fci(x, test=test, names=names, **opts)
+        res = cudag.fci(x, test=test, names=names, **opts, **_missing(independence_test_method))
     try:
         from causallearn.search.ConstraintBased.FCI import get_color_edges
     except ImportError:
@@ -353,13 +368,13 @@ class CIT:
     """causal-learn's ``CIT(data, method, **kwargs)``: ``cit(X, Y, condition_set)`` is the
     p-value of column X _||_ column Y given the columns of condition_set (indices), with
     causal-learn's arithmetic; the data are read once (a :class:`cudag.Tester`). ``method``:
-    "fisherz", "chisq" or "gsq"."""
+    "fisherz", "chisq", "gsq" or "mv_fisherz" (test-wise deletion of NaN values)."""
 
     def __init__(self, data, method: str = "fisherz", **kwargs):
         x = np.asarray(data)
         self.method = method
         self._tester = cudag.tester(x, _test_name(method), names=[f"X{k + 1}" for k in range(x.shape[1])],
-                                    compat="causal-learn", **kwargs)
+                                    compat="causal-learn", **_missing(method), **kwargs)
         self._cache = {}  # (X, Y, condition set) -> p, as causal-learn's pvalue_cache
 
     def __call__(self, X, Y, condition_set=None) -> float:

@@ -49,7 +49,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch sidebyside"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed sidebyside"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -196,6 +196,19 @@ if has batch; then
     echo "== batches of CI tests, GPU vs CPU (scripts/bench/citest_batch.sh)"
     bench "Batches of CI tests, citest --queries (scripts/bench/citest_batch.sh)" '/^cudag citest --queries/,$p' \
         env ${BATCH_JOBS:+JOBS="$BATCH_JOBS"} "$root/scripts/bench/citest_batch.sh" "$build" "${OUT:-/tmp}/batch"
+fi
+
+if has mixed; then
+    echo "== mixed data (issue 55): cg-lrt batches, PC with cg-lrt, test-wise Fisher-z, GPU vs CPU"
+    bench "cg-lrt batches, citest --queries (scripts/bench/cg_lrt_batch.sh)" p \
+        "$root/scripts/bench/cg_lrt_batch.sh" "$build" "${OUT:-/tmp}/mixed"
+    bench "PC with cg-lrt on mixed data (scripts/bench/mixed_pc_gpu.sh)" '/^cudag pc --test cg-lrt/,$p' \
+        env VARS="${MIXED_VARS:-1000}" SAMPLES="${MIXED_SAMPLES:-5000}" MAX_LEVEL="${MIXED_MAX_LEVEL:--1}" \
+        "$root/scripts/bench/mixed_pc_gpu.sh" "$build" "${OUT:-/tmp}/mixed"
+    if [[ -x $root/scripts/bench/testwise_gpu.sh ]]; then
+        bench "PC with --missing testwise, Fisher-z (scripts/bench/testwise_gpu.sh)" p \
+            "$root/scripts/bench/testwise_gpu.sh" "$build" "${OUT:-/tmp}/mixed"
+    fi
 fi
 
 if has sidebyside; then

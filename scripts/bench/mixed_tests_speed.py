@@ -188,8 +188,9 @@ def main():
                                sum(d > 1e-6 for d in dp), kinds.count("logistic")))
     print(f"\nmixed_tests_speed: {a.vars} variables ({a.discrete:.0%} discrete), |S| 0..{a.max_set}, "
           f"backend {a.backend}, {os.cpu_count()} hardware threads")
-    print("\n| n | implementation | threads | queries | seconds | tests/s |")
-    print("|---:|---|---|---:|---:|---:|")
+    if rows:
+        print("\n| n | implementation | threads | queries | seconds | tests/s |")
+        print("|---:|---|---|---:|---:|---:|")
     for n, impl, th, q, s, rate in rows:
         print(f"| {n} | {impl} | {th} | {q} | {s:.2f} | {rate:,.0f} |")
     if checks:

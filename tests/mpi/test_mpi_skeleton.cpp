@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <numeric>
 
@@ -12,6 +13,9 @@
 #include "mpi/mpi_communicator.hpp"
 #include "sim/gaussian.hpp"
 #include "sim/network.hpp"
+#include "skeleton/batch_test_engine.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/cpu/ci_test_engine.hpp"
 #include "skeleton/cpu/fisher_engine.hpp"
 #include "skeleton/skeleton.hpp"
 #include "support/keeping_engine.hpp"
@@ -471,4 +475,50 @@ TEST(MpiStrictCommunicator, NamesBothSidesOfATransferThatDisagree) {
         EXPECT_NO_THROW(w->transfer(buf.data(), 8, DataType::Int64, last, 0));
     }
     EXPECT_EQ(w->allreduce(std::int32_t{1}, ReduceOp::Sum), w->size());
+}
+
+// Issue 55: the mixed-data test (cg-lrt) and test-wise deletion over ranks: the engine of
+// single tests and the batch-driven engine (skeleton::BatchTestEngine, the GPU's way, here
+// over the CPU's batch) give the serial search on every rank.
+TEST(MpiSkeletonMixed, CgLrtAndTestwiseSearchesGiveTheSerialSearch) {
+    // Mixed data: every third column discrete (3 levels, from its predecessor), the others
+    // Gaussian in the column before; then 10 % of a copy's cells missing.
+    const Dataset cont = sim::simulate_gaussian(sim::GaussianSimSpec{24, 300, 0.15, 11}).data;
+    Dataset mixed = cont;
+    mixed.levels.assign(static_cast<std::size_t>(mixed.n_vars), {});
+    for (std::int64_t v = 0; v < mixed.n_vars; v += 3) {
+        mixed.levels[static_cast<std::size_t>(v)] = {"a", "b", "c"};
+        double* col = mixed.column(v);
+        for (std::int64_t s = 0; s < mixed.n_samples; ++s) col[s] = col[s] < -0.4 ? 0.0 : (col[s] < 0.4 ? 1.0 : 2.0);
+    }
+    Dataset holes = cont;
+    for (std::int64_t k = 0; k < holes.n_vars * holes.n_samples; k += 10) {
+        holes.values[static_cast<std::size_t>(k)] = std::numeric_limits<double>::quiet_NaN();
+        ++holes.missing;
+    }
+    skeleton::SkeletonOptions opt;
+    opt.policy.alpha = 0.05;
+    opt.max_level = 2;
+    skeleton::TestSpec cg;
+    cg.kind = skeleton::TestKind::CgLrt;
+    skeleton::TestSpec fz;
+    fz.kind = skeleton::TestKind::FisherZ;
+    for (const auto& [data, spec] : {std::pair{&mixed, cg}, std::pair{&holes, fz}}) {
+        const Dataset& d = *data;
+        const skeleton::TestSpec s = spec;
+        const skeleton::CiTestFactory make = [&d, s] {
+            return skeleton::make_ci_test(d, s, skeleton::Compat::Pcalg, 1);
+        };
+        skeleton::CpuCiTestEngine single(d.n_vars, make, opt.policy, 2);
+        const skeleton::SkeletonResult serial = skeleton::learn_skeleton(single, opt);
+        ASSERT_GE(serial.levels.size(), 2u);
+        for (mpi::Communicator* c : test::communicators()) {
+            skeleton::BatchTestEngine batch(d.n_vars, std::make_unique<ci::CpuBatchTest>(make, 2, d.names), opt.policy,
+                                            2, 97);
+            EXPECT_TRUE(same_search(skeleton::learn_skeleton(single, opt, *c), serial, c->rank() == 0))
+                << c->name() << ", " << s.name() << ", single tests";
+            EXPECT_TRUE(same_search(skeleton::learn_skeleton(batch, opt, *c), serial, c->rank() == 0))
+                << c->name() << ", " << s.name() << ", batches";
+        }
+    }
 }

@@ -17,6 +17,7 @@
 #include "mpi/communicator.hpp"
 #include "pc_gaussian_types.hpp"  // FisherTunables, kScanLevelsMax
 #include "skeleton/skeleton_engine.hpp"
+#include "skeleton/test_spec.hpp"
 
 namespace cudag::cuda {
 
@@ -76,6 +77,17 @@ std::vector<double> gpu_correlation(const Dataset& data, int device = 0, int til
 /// bit to the same rows of gpu_correlation and of ci::correlation_matrix, whatever `tile`.
 std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_begin, std::int64_t row_end,
                                          int device = 0, int tile = FisherTunables{}.corr_tile);
+
+/// Fisher-z under `--missing testwise` on device `device` (kernels/fisher_testwise_batch.cu):
+/// every query's statistic and p-value those of the CPU's test-wise test
+/// (skeleton::make_ci_test on `data`, with `compat`'s p-value arithmetic) bit for bit, and
+/// its one-line InputErrors. The columns and a bitmap of their present cells are uploaded
+/// once; each query's rows are the AND of its variables' bitmaps. `data` (n_samples rows,
+/// NaN where missing) must outlive the batch; `host_threads` form the p-values and run the
+/// queries the device leaves to the CPU test (sets of more than 30 variables). Throws
+/// OutOfMemory when the columns do not fit on the device.
+std::unique_ptr<ci::BatchTest> make_fisher_testwise_batch(const Dataset& data, const skeleton::TestSpec& spec,
+                                                          skeleton::Compat compat, int host_threads, int device = 0);
 
 using cudag::DiscreteTunables;
 

@@ -59,4 +59,10 @@ std::vector<EngineEntry> cuda_engines() {
     };
 }
 
+std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const TestSpec& test, const TestPolicy& policy,
+                                                   const BackendContext& backend) {
+    return cuda::make_fisher_testwise_batch(
+        data, test, policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg, backend.threads, backend.device);
+}
+
 }  // namespace cudag::skeleton

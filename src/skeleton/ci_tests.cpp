@@ -336,6 +336,11 @@ std::unique_ptr<ci::BatchTest> make_gpu_batch_test(const Dataset& data, const Te
         return batch;
     }
     if (!spec.traits().gpu || !picks_gpu(backend.kind, policy)) return nullptr;
+    if (data.missing > 0 && spec.kind == TestKind::FisherZ) {  // --missing testwise
+        std::unique_ptr<ci::BatchTest> batch;
+        mpi::run_agreed(comm, [&] { batch = cuda_testwise_batch(data, spec, policy, backend); });
+        return batch;
+    }
     std::unique_ptr<SkeletonEngine> engine = make_engine(EngineArgs{data, spec, policy, max_level, backend, comm});
     // An engine without the batch path (e.g. C not held whole on the GPU): the CPU's
     // tests, on every rank alike. An empty batch asks without testing.

@@ -5,6 +5,7 @@
 
 #include "ci/correlation.hpp"
 #include "core/error.hpp"
+#include "skeleton/batch_test_engine.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/cpu/ci_test_engine.hpp"
 #include "skeleton/cpu/cmi_knn_engine.hpp"
@@ -93,12 +94,24 @@ bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
     if (args.data.missing > 0 && args.test.kind != TestKind::DSep) {
-        // --missing testwise: each test on its own rows, single tests on the CPU.
+        // --missing testwise: each test on its own rows; Fisher-z in batches on a GPU where the
+        // backend picks one, single tests on the CPU otherwise.
+        bool gpu = false;
         mpi::run_agreed(args.comm, [&] {
-            if (args.backend.kind == BackendKind::Cuda)
-                throw InputError("--missing testwise runs on the CPU only for now (use --backend cpu or auto)");
+            if (args.test.kind == TestKind::FisherZ) {
+                gpu = picks_gpu(args.backend.kind, args.policy);
+            } else if (args.backend.kind == BackendKind::Cuda) {
+                throw InputError("--missing testwise runs --test " + args.test.name() +
+                                 " on the CPU only for now (use --backend cpu or auto)");
+            }
         });
-        return cpu_single_tests(args);
+        if (!gpu) return cpu_single_tests(args);
+        return make_agreed(args.comm, [&] {
+            std::unique_ptr<ci::BatchTest> batch = cuda_testwise_batch(args.data, args.test, args.policy, args.backend);
+            if (!batch) throw LogicError("the GPU's test-wise fisher-z batch is missing from this build");
+            return make_batch_test_engine(args.data.n_vars, std::move(batch), args.policy, args.backend.threads,
+                                          "cuda");
+        });
     }
     mpi::run_agreed(args.comm, [&] {
         // A test without a GPU engine (the d-separation oracle) answers on the CPU: auto

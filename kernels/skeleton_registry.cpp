@@ -38,8 +38,9 @@ std::unique_ptr<SkeletonEngine> cuda_cmiknn(const EngineArgs& a) {
 // each rank its own GPU and its share of every level.
 std::unique_ptr<SkeletonEngine> cuda_cg_lrt(const EngineArgs& a) {
     return make_agreed(a.comm, [&] {
-        return make_batch_test_engine(a.data.n_vars, cuda::make_cg_lrt_batch(a.data, a.backend.device, a.backend.threads),
-                                      a.policy, a.backend.threads, "cuda");
+        return make_batch_test_engine(a.data.n_vars,
+                                      cuda::make_cg_lrt_batch(a.data, a.backend.device, a.backend.threads), a.policy,
+                                      a.backend.threads, "cuda");
     });
 }
 
@@ -51,10 +52,8 @@ std::unique_ptr<ci::BatchTest> cuda_cg_lrt_batch(const Dataset& data, const Back
 
 std::vector<EngineEntry> cuda_engines() {
     return {
-        {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},
-        {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
-        {TestKind::GSquare, BackendKind::Cuda, cuda_discrete},
-        {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
+        {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},   {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::GSquare, BackendKind::Cuda, cuda_discrete}, {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
         {TestKind::CgLrt, BackendKind::Cuda, cuda_cg_lrt},
     };
 }

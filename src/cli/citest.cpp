@@ -22,7 +22,9 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
     add_table_options(*cmd, a.missing, a.discrete_columns, a.continuous_columns);
-    cmd->add_option("--test", a.test, "cmiknn, fisher-z (continuous), chi-square or g-square (discrete), cg-lrt or regression (mixed)")->required();
+    cmd->add_option("--test", a.test,
+                    "cmiknn, fisher-z (continuous), chi-square or g-square (discrete), cg-lrt or regression (mixed)")
+        ->required();
     auto* x = cmd->add_option("--x", a.x, "name of X (a column of --data)");
     auto* y = cmd->add_option("--y", a.y, "name of Y");
     auto* given = cmd->add_option("--given", args.given, "conditioning set Z: names, comma-separated (default: none)");

@@ -33,9 +33,7 @@ struct Dataset {
         return true;
     }
     /// Variable v is discrete (all-discrete or mixed data).
-    bool is_discrete(std::int64_t v) const {
-        return !levels.empty() && !levels[static_cast<std::size_t>(v)].empty();
-    }
+    bool is_discrete(std::int64_t v) const { return !levels.empty() && !levels[static_cast<std::size_t>(v)].empty(); }
     /// Some variables discrete, some continuous.
     bool mixed() const { return !levels.empty() && !discrete(); }
 

@@ -74,7 +74,8 @@ std::int64_t drop_incomplete_rows(Dataset& d) {
     for (const char c : keep) m += c;
     const std::int64_t dropped = d.n_samples - m;
     if (m == 0)
-        throw InputError(d.source + ": every row has a missing cell: --missing listwise leaves no data (try "
+        throw InputError(d.source +
+                         ": every row has a missing cell: --missing listwise leaves no data (try "
                          "--missing testwise)");
     std::vector<double> values(static_cast<std::size_t>(m * d.n_vars));
     for (std::int64_t v = 0; v < d.n_vars; ++v) {

@@ -1033,8 +1033,7 @@ void apply_column_types(Dataset& d, const ColumnTypes& types) {
             std::int64_t row = 0;
             while (row < d.n_samples && !(col[row] == static_cast<double>(l))) ++row;
             throw InputError(d.source + ": column '" + name + "' holds the label '" + shown(levels[l]) +
-                             "' (data row " + std::to_string(row + 1) +
-                             "): --continuous-columns reads numbers only");
+                             "' (data row " + std::to_string(row + 1) + "): --continuous-columns reads numbers only");
         }
         double* col = d.column(v);
         for (std::int64_t k = 0; k < d.n_samples; ++k)

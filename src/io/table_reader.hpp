@@ -78,12 +78,12 @@ inline constexpr std::int64_t kMaxLevels = 256;
 /// TableMode::Numeric. One or more: label columns are discrete (coded as in
 /// TableMode::Labels), and so are numeric columns of integer codes beside them (integers
 /// only, at most kFewLevels distinct values: a variable whose levels are numbers); other
-/// numeric columns are continuous: mixed data (Dataset::mixed()), else discrete data. A column with both is a MixedColumn error at the first cell of the kind it
-/// has fewer of (labels on a tie): "path:12:4: non-numeric value 'abc' in column 'd' (299
-/// of its 300 cells are numbers)" for a typo in continuous data, "numeric value '7' in
-/// column 'x' (49 of its 50 cells are labels)" for a stray number among labels; several
-/// such columns report the cell that comes first in the file. Missing, non-finite (inf)
-/// cells and ragged rows are errors as in TableMode::Numeric, and are reported first.
+/// numeric columns are continuous: mixed data (Dataset::mixed()), else discrete data. A column with both is a
+/// MixedColumn error at the first cell of the kind it has fewer of (labels on a tie): "path:12:4: non-numeric value
+/// 'abc' in column 'd' (299 of its 300 cells are numbers)" for a typo in continuous data, "numeric value '7' in column
+/// 'x' (49 of its 50 cells are labels)" for a stray number among labels; several such columns report the cell that
+/// comes first in the file. Missing, non-finite (inf) cells and ragged rows are errors as in TableMode::Numeric, and
+/// are reported first.
 ///
 /// Decimal commas, in every mode: when the delimiter is not ',', a column whose cells are
 /// numbers, at least one written with a decimal comma ("1,2881"), is a DecimalComma error

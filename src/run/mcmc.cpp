@@ -278,9 +278,9 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     // The whole data's errors (a single level, labels under BGe) as a run gives them.
     std::uint64_t data_digest = 0;
     mpi::run_agreed(*comm, [&] {
-        data_digest =
-            read_score_inputs(a.data, a.dataset, kind, a.score, [&](const io::ReadOptions&) { return data; })
-                .data_digest;
+        data_digest = read_score_inputs(a.data, a.dataset, kind, a.score, [&](const io::ReadOptions&) {
+                          return data;
+                      }).data_digest;
     });
     // --prior, --space FILE and the knowledge read once against the whole data's names (their
     // errors as a run gives them); each replicate takes them over the columns it keeps.

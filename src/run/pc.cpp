@@ -187,10 +187,9 @@ Dataset read_pc_data(const PcJob& a, std::optional<skeleton::TestKind> test, ske
     if (a.verbose && comm.rank() == 0 && !d.levels.empty()) {
         std::string types;
         for (std::int64_t v = 0; v < d.n_vars; ++v)
-            types += (v ? ", " : "") + d.names[v] + (d.is_discrete(v) ? " discrete (" +
-                                                                            std::to_string(d.levels[v].size()) +
-                                                                            " levels)"
-                                                                      : " continuous");
+            types +=
+                (v ? ", " : "") + d.names[v] +
+                (d.is_discrete(v) ? " discrete (" + std::to_string(d.levels[v].size()) + " levels)" : " continuous");
         progress.note("column types: " + types);
     }
     return d;
@@ -428,7 +427,11 @@ void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, co
 std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data, const pc::PcResult& r,
                        const io::OutputSet& outputs) {
     std::ostringstream os;
-    os << "cudag " << a.learner << ": " << data.n_vars << (data.discrete() ? " discrete" : data.mixed() ? " mixed" : "") << " variables, ";
+    os << "cudag " << a.learner << ": " << data.n_vars
+       << (data.discrete() ? " discrete"
+           : data.mixed()  ? " mixed"
+                           : "")
+       << " variables, ";
     if (a.oracle.empty())
         os << data.n_samples << " samples, ";
     else
@@ -498,7 +501,11 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
     if (!oracle)
         progress.note(
             "read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
-            std::to_string(data.n_vars) + (data.discrete() ? " discrete" : data.mixed() ? " mixed" : "") + " variables" +
+            std::to_string(data.n_vars) +
+            (data.discrete() ? " discrete"
+             : data.mixed()  ? " mixed"
+                             : "") +
+            " variables" +
             (comm.size() > 1 ? " on " + std::to_string(comm.size()) + " ranks (" + comm.name() + ")" : std::string()));
     // Values of huge or tiny magnitude (1e±150 and beyond) scaled exactly (powers of two)
     // for the scale-invariant tests; every rank alike.
@@ -678,8 +685,11 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
     }
     std::ostringstream os;
-    os << "cudag " << a.learner << ": " << data.n_vars << (data.discrete() ? " discrete" : data.mixed() ? " mixed" : "") << " variables, "
-       << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": " << b.replicates
+    os << "cudag " << a.learner << ": " << data.n_vars
+       << (data.discrete() ? " discrete"
+           : data.mixed()  ? " mixed"
+                           : "")
+       << " variables, " << data.n_samples << " samples, " << pc::resolve_test(cfg, data).name() << ": " << b.replicates
        << " replicates (--resample " << bootstrap::to_string(b.resample) << "), " << r.bootstrap->size()
        << " pairs adjacent in some; consensus at " << b.consensus << ": " << n_edges << " edges (" << directed
        << " directed), " << r.seconds_total << " s";

@@ -30,8 +30,9 @@ Dataset read_scored_data(const DataReader& reader, const std::string& path, cons
                          io::TableMode mode, const ScoreJob& o) {
     const MissingPolicy missing = parse_missing(o.missing);
     if (missing == MissingPolicy::Testwise)
-        throw InputError("--missing testwise deletes rows test by test (pc, fci, citest); a score sums over one "
-                         "table's rows, so mcmc and score take --missing listwise");
+        throw InputError(
+            "--missing testwise deletes rows test by test (pc, fci, citest); a score sums over one "
+            "table's rows, so mcmc and score take --missing listwise");
     DataOptions options;
     options.missing = missing;
     Dataset d = read_data(reader, path, dataset, read_options(mode, options));

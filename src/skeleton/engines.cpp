@@ -63,8 +63,10 @@ std::unique_ptr<SkeletonEngine> cpu_dsep(const EngineArgs& a) {
 
 std::vector<EngineEntry> cpu_engines() {
     return {
-        {TestKind::FisherZ, BackendKind::Cpu, cpu_fisher},   {TestKind::ChiSquare, BackendKind::Cpu, cpu_discrete},
-        {TestKind::GSquare, BackendKind::Cpu, cpu_discrete}, {TestKind::CmiKnn, BackendKind::Cpu, cpu_cmiknn},
+        {TestKind::FisherZ, BackendKind::Cpu, cpu_fisher},
+        {TestKind::ChiSquare, BackendKind::Cpu, cpu_discrete},
+        {TestKind::GSquare, BackendKind::Cpu, cpu_discrete},
+        {TestKind::CmiKnn, BackendKind::Cpu, cpu_cmiknn},
         {TestKind::CgLrt, BackendKind::Cpu, cpu_single_tests},
         {TestKind::Regression, BackendKind::Cpu, cpu_single_tests},
         {TestKind::DSep, BackendKind::Cpu, cpu_dsep},

@@ -43,7 +43,7 @@ def test_defaults_are_causal_learns():
     assert cg.sepset[0, 1] is None  # adjacent: never separated
 
 
-@pytest.mark.parametrize("kwargs, match", [({"stable": False}, "PC-stable only"), ({"mvpc": True}, "complete data"),
+@pytest.mark.parametrize("kwargs, match", [({"stable": False}, "PC-stable only"), ({"mvpc": True}, "no MVPC correction"),
                                            ({"indep_test": "kci"}, "fisherz, chisq, gsq")])
 def test_refusals(kwargs, match):
     with pytest.raises(ValueError, match=match):

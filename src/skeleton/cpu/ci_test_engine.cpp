@@ -18,11 +18,12 @@ CpuCiTestEngine::CpuCiTestEngine(std::int64_t n_vars, const CiTestFactory& facto
 }
 
 void CpuCiTestEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) {
-    level0_rows(n_vars_, row_begin, row_end, dense, policy_, threads_, g, out, [&](std::int64_t i, std::int64_t j, int w) {
-        return tests_[static_cast<std::size_t>(w)]
-            ->test(static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), {})
-            .p;
-    });
+    level0_rows(n_vars_, row_begin, row_end, dense, policy_, threads_, g, out,
+                [&](std::int64_t i, std::int64_t j, int w) {
+                    return tests_[static_cast<std::size_t>(w)]
+                        ->test(static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), {})
+                        .p;
+                });
 }
 
 namespace {

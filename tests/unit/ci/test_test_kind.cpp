@@ -12,9 +12,8 @@
 namespace cudag::ci {
 namespace {
 
-constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare, TestKind::GSquare,   TestKind::CmiKnn,
-                             TestKind::CgLrt,   TestKind::Regression,
-                             TestKind::DSep};
+constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare,  TestKind::GSquare, TestKind::CmiKnn,
+                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep};
 
 TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
     std::set<std::string> names;

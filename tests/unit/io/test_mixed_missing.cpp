@@ -82,11 +82,17 @@ TEST(ColumnTypes, NamedColumnsChangeTypeAndBadNamesAreRefused) {
     cudag::io::apply_column_types(l, {{}, {"a"}});
     EXPECT_TRUE(l.mixed());
     EXPECT_EQ(col(l, 0), (std::vector<double>{3, 10}));
-    EXPECT_EQ(message([&] { cudag::io::apply_column_types(l, {{}, {"b"}}); }),
+    EXPECT_EQ(message([&] {
+                  cudag::io::apply_column_types(l, {{}, {"b"}});
+              }),
               "t.csv: column 'b' holds the label 'x' (data row 1): --continuous-columns reads numbers only");
-    EXPECT_EQ(message([&] { cudag::io::apply_column_types(l, {{"zz"}, {}}); }),
+    EXPECT_EQ(message([&] {
+                  cudag::io::apply_column_types(l, {{"zz"}, {}});
+              }),
               "--discrete-columns: no column 'zz' in t.csv");
-    EXPECT_EQ(message([&] { cudag::io::apply_column_types(l, {{"a"}, {"a"}}); }),
+    EXPECT_EQ(message([&] {
+                  cudag::io::apply_column_types(l, {{"a"}, {"a"}});
+              }),
               "column 'a' is named by both --discrete-columns and --continuous-columns");
     // Every column continuous again: no levels at all.
     Dataset c = cudag::io::parse_table("a,b\n1,2\n3,4\n", "t.csv", TableMode::Numeric);
@@ -102,7 +108,9 @@ TEST(ColumnTypes, NamedColumnsChangeTypeAndBadNamesAreRefused) {
     std::string many = "a\n";
     for (int k = 0; k < 300; ++k) many += std::to_string(k) + ".5\n";
     Dataset big = cudag::io::parse_table(many, "t.csv", TableMode::Numeric);
-    EXPECT_NE(message([&] { cudag::io::apply_column_types(big, {{"a"}, {}}); }).find("300 distinct values"),
+    EXPECT_NE(message([&] {
+                  cudag::io::apply_column_types(big, {{"a"}, {}});
+              }).find("300 distinct values"),
               std::string::npos);
 }
 

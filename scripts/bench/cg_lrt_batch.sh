@@ -73,7 +73,7 @@ done
 same=no
 cmp -s "$out/cg-lrt-cpu.tsv" "$out/cg-lrt-cuda.tsv" && same=yes
 ratio=$(awk -v c="${took[cpu]}" -v g="${took[cuda]}" 'BEGIN { if (c + 0 > 0 && g + 0 > 0) printf "%.1f", c / g; else print "NA" }')
-echo "cudag citest --test cg-lrt --queries, CPU ($(nproc) threads) vs ${gpu:-GPU}, commit $(git rev-parse --short HEAD 2>/dev/null || echo ?)"
+echo "cudag citest --test cg-lrt --queries, CPU ($(nproc) threads) vs ${gpu:-GPU}"
 echo "(seconds end to end: reading the data, the tests, writing; identical = byte-identical outputs)"
 printf 'test\tvars\tsamples\tqueries\tmaxset\tcpu_s\tgpu_s\tcpu/gpu\tidentical\ncg-lrt\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-    "$n" "$m" "$q" "$maxset" "${took[cpu]}" "${took[cuda]}" "$ratio" "$same" | column -t -s $'\t'
+    "$n" "$m" "$q" "$maxset" "${took[cpu]}" "${took[cuda]}" "$ratio" "$same"

@@ -26,9 +26,13 @@
 #include "ci/cg_lrt.hpp"
 #include "core/error.hpp"
 #include "mpi/communicator.hpp"
+#include "pc/run.hpp"
+#include "skeleton/engines.hpp"
+#include "skeleton/skeleton.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
 #include "support/gpu.hpp"
+#include "support/skeleton_compare.hpp"
 
 using namespace cudag;
 
@@ -273,6 +277,44 @@ TEST(CudaCgLrt, MakeGpuBatchTestGivesIt) {
     EXPECT_GT(expect_batch_is_cpus(*batch, data, b, "make_gpu_batch_test"), 0);
     backend.kind = BackendKind::Cpu;
     EXPECT_FALSE(skeleton::make_gpu_batch_test(data, spec, policy, 3, backend, self));
+}
+
+// PC's search with cg-lrt on the GPU (skeleton::BatchTestEngine over the batch, as
+// `cudag pc --test cg-lrt --backend cuda` runs it) against the CPU's engine of single tests,
+// and the whole run (separating sets, pMax, CPDAG).
+TEST(CudaCgLrt, PcSearchIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const Dataset d = mixed_data(45, 2000, 77, false, -1);
+    skeleton::TestSpec spec;
+    spec.kind = ci::TestKind::CgLrt;
+    mpi::SerialCommunicator comm;
+    skeleton::SkeletonOptions opt;
+    opt.policy.alpha = 0.01;
+    BackendContext cpu_b, gpu_b;
+    cpu_b.kind = BackendKind::Cpu;
+    cpu_b.threads = 4;
+    gpu_b.kind = BackendKind::Cuda;
+    gpu_b.threads = 4;
+    auto cpu = skeleton::make_engine(skeleton::EngineArgs{d, spec, opt.policy, -1, cpu_b, comm});
+    auto gpu = skeleton::make_engine(skeleton::EngineArgs{d, spec, opt.policy, -1, gpu_b, comm});
+    EXPECT_EQ(gpu->name(), "cuda");
+    const skeleton::SkeletonResult want = skeleton::learn_skeleton(*cpu, opt);
+    const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
+    EXPECT_TRUE(test::same_result(got, want, 0.0));
+    ASSERT_GE(want.levels.size(), 2u);
+    pc::PcConfig cfg;
+    cfg.alpha = 0.01;
+    cfg.test.kind = ci::TestKind::CgLrt;
+    cfg.backend.kind = BackendKind::Cpu;
+    cfg.backend.threads = 4;
+    const pc::PcResult a = pc::run_pc(d, cfg);
+    cfg.backend.kind = BackendKind::Cuda;
+    const pc::PcResult b = pc::run_pc(d, cfg);
+    EXPECT_TRUE(a.skeleton == b.skeleton);
+    EXPECT_TRUE(a.sepsets == b.sepsets);
+    EXPECT_TRUE(a.cpdag == b.cpdag);
+    ASSERT_EQ(a.pmax.size(), b.pmax.size());
+    for (std::size_t k = 0; k < a.pmax.size(); ++k) EXPECT_EQ(a.pmax[k].p, b.pmax[k].p);
 }
 
 #else

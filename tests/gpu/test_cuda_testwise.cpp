@@ -170,7 +170,7 @@ TEST(CudaTestwise, PcSearchIsEquivalentToCpu) {
     gpu_b.threads = 4;
     auto cpu = skeleton::make_engine(skeleton::EngineArgs{d, spec, opt.policy, -1, cpu_b, comm});
     auto gpu = skeleton::make_engine(skeleton::EngineArgs{d, spec, opt.policy, -1, gpu_b, comm});
-    EXPECT_EQ(gpu->name(), "batch");
+    EXPECT_EQ(gpu->name(), "cuda");
     auto t0 = std::chrono::steady_clock::now();
     const skeleton::SkeletonResult want = skeleton::learn_skeleton(*cpu, opt);
     const double cpu_s = seconds_since(t0);

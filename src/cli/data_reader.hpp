@@ -18,11 +18,11 @@ using run::with_na_values;
 
 /// --na-values TOKEN[,TOKEN...] on a command that reads a data table (as pandas'
 /// na_values): cells equal to a token are missing values (refused in one line naming the
-/// row and column).
+/// row and column unless --missing keeps them).
 inline void add_na_values_option(CLI::App& cmd, std::vector<std::string>& na_values) {
     cmd.add_option("--na-values", na_values,
                    "cells equal to one of these tokens (comma separated) are missing values, "
-                   "which are refused naming the row and column (text data)")
+                   "refused naming the row and column unless --missing says otherwise (text data)")
         ->delimiter(',')
         ->type_name("TOKEN[,TOKEN...]");
 }

@@ -56,7 +56,11 @@ PcResult replicate_result(const Dataset& data, const PcConfig& cfg, const bootst
         // A resample can fail where the data did not.
         const std::string what = e.what();
         if (what.find("bootstrap replicate") != std::string::npos) throw;
-        throw InputError("bootstrap replicate " + std::to_string(r) + ": " + what);
+        // cg-lrt: a resample drawn with replacement repeats rows, and a small configuration
+        // holding copies of one row has no covariance; subsamples do not repeat rows.
+        const bool repeats = b.resample == bootstrap::Resample::Bootstrap && what.find(" is singular (") != std::string::npos;
+        throw InputError("bootstrap replicate " + std::to_string(r) + ": " + what +
+                         (repeats ? " (a bootstrap resample repeats rows: --resample half draws without repeats)" : ""));
     }
     trace.print(("replicate " + std::to_string(r)).c_str());
     if (learn && !res.pag) res.pag = Pag(static_cast<std::int32_t>(d.n_vars));  // fewer than two columns

@@ -131,4 +131,17 @@ TEST_F(CliMixed, ASingularStratumIsAnErrorNamingTheTest) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// A bootstrap resample repeats rows: a small configuration of copies of one row has no
+// covariance (cg-lrt's error, with the way out); half-samples draw without repeats.
+TEST_F(CliMixed, BootstrapOnMixedData) {
+    const std::string d = std::string(CUDAG_SOURCE_DIR) + "/tests/data/cg_lrt/data.csv";
+    expect_error("pc --data " + d + " --bootstrap 4 --seed 1",
+                 "is singular (a constant or collinear continuous variable given the discrete ones): the "
+                 "conditional-Gaussian likelihood is unbounded (a bootstrap resample repeats rows: --resample half "
+                 "draws without repeats)");
+    const CliRun r = run("pc -q --data " + d + " --bootstrap 4 --seed 1 --resample half");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("c0\td0\t1\t"), std::string::npos) << r.out;
+}
+
 }  // namespace

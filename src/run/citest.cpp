@@ -171,6 +171,8 @@ CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& quer
         mpi::SerialCommunicator self;
         if (ci::traits(spec_->kind).gpu)
             batch_ = skeleton::make_gpu_batch_test(data_, *spec_, policy, l, backend, self);
+        else if (backend.kind == BackendKind::Cuda)  // as pc refuses it
+            throw InputError("--test " + spec_->name() + " runs on the CPU only (use --backend cpu or auto)");
         if (!batch_)  // the CPU's threads, a query each; Fisher-z's tests share one correlation matrix
             batch_ = std::make_unique<ci::CpuBatchTest>(
                 skeleton::ci_test_factory(data_, *spec_, compat_, resolve_threads(threads_)), resolve_threads(threads_),

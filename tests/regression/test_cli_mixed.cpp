@@ -111,6 +111,12 @@ TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
     expect_error("pc --data " + d + " --missing pairwise", "--missing must be error, testwise or listwise");
     expect_error("mcmc --data " + d + " --score bge --missing testwise",
                  "a score sums over one table's rows, so mcmc and score take --missing listwise");
+    // regression has no GPU path: --backend cuda is refused for a batch as for a search.
+    const std::string q = write("q.tsv", "x\ty\tgiven\nx\ty\tz\n");
+    expect_error("citest --data " + d + " --test regression --queries " + q + " --backend cuda",
+                 "--test regression runs on the CPU only (use --backend cpu or auto)");
+    expect_error("pc --data " + d + " --test regression --backend cuda",
+                 "--test regression runs on the CPU only (use --backend cpu or auto)");
     // A continuous test names a label cell, or a column named discrete.
     expect_error("pc --data " + d + " --test cmiknn", d + ":2:1: non-numeric value 'a' in column 'g'");
     expect_error("pc --data " + f + " --test fisher-z --missing testwise --discrete-columns c",

@@ -46,10 +46,6 @@ std::unique_ptr<SkeletonEngine> cuda_cg_lrt(const EngineArgs& a) {
 
 }  // namespace
 
-std::unique_ptr<ci::BatchTest> cuda_cg_lrt_batch(const Dataset& data, const BackendContext& backend) {
-    return cuda::make_cg_lrt_batch(data, backend.device, backend.threads);
-}
-
 std::vector<EngineEntry> cuda_engines() {
     return {
         {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},   {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},

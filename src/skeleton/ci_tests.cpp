@@ -327,20 +327,9 @@ private:
 std::unique_ptr<ci::BatchTest> make_gpu_batch_test(const Dataset& data, const TestSpec& spec, const TestPolicy& policy,
                                                    int max_level, const BackendContext& backend,
                                                    mpi::Communicator& comm) {
-    if (spec.kind == TestKind::CgLrt) {
-        // No skeleton engine: the GPU batch of its own (kernels/cg_lrt_batch.cu), on the whole
-        // data only (--missing testwise: each test on its own rows, the CPU's).
-        if (data.missing > 0 || !picks_gpu(backend.kind, policy)) return nullptr;
-        std::unique_ptr<ci::BatchTest> batch;
-        mpi::run_agreed(comm, [&] { batch = cuda_cg_lrt_batch(data, backend); });
-        return batch;
-    }
     if (!spec.traits().gpu || !picks_gpu(backend.kind, policy)) return nullptr;
-    if (data.missing > 0 && spec.kind == TestKind::FisherZ) {  // --missing testwise
-        std::unique_ptr<ci::BatchTest> batch;
-        mpi::run_agreed(comm, [&] { batch = cuda_testwise_batch(data, spec, policy, backend); });
-        return batch;
-    }
+    // The engine make_engine picks answers the batch: the GPU engines', or a BatchTestEngine
+    // passing it through to the GPU batch of cg-lrt or of test-wise Fisher-z.
     std::unique_ptr<SkeletonEngine> engine = make_engine(EngineArgs{data, spec, policy, max_level, backend, comm});
     // An engine without the batch path (e.g. C not held whole on the GPU): the CPU's
     // tests, on every rank alike. An empty batch asks without testing.

@@ -50,10 +50,6 @@ struct EngineEntry {
 std::vector<EngineEntry> cpu_engines();
 /// The CUDA entries (kernels/skeleton_registry.cpp; none in a CPU-only build, engines_nocuda.cpp).
 std::vector<EngineEntry> cuda_engines();
-/// The cg-lrt test's GPU batches on backend.device, finishing on the host's backend.threads
-/// (kernels/cg_lrt_batch.cu: cuda::make_cg_lrt_batch). Null in
-/// a CPU-only build (engines_nocuda.cpp). `data` (no missing values) must outlive it.
-std::unique_ptr<ci::BatchTest> cuda_cg_lrt_batch(const Dataset& data, const BackendContext& backend);
 /// Fisher-z under `--missing testwise` as one batch test on the GPU `backend.device`
 /// (kernels/fisher_testwise_batch.cu: the CPU's test-wise answers bit for bit), p-values with
 /// causal-learn's arithmetic where `policy` says so; `data` must outlive it. Null in a

@@ -7,7 +7,6 @@ namespace cudag::skeleton {
 
 std::vector<EngineEntry> cuda_engines() { return {}; }
 
-std::unique_ptr<ci::BatchTest> cuda_cg_lrt_batch(const Dataset&, const BackendContext&) { return nullptr; }
 std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset&, const TestSpec&, const TestPolicy&,
                                                    const BackendContext&) {
     return nullptr;

@@ -116,3 +116,16 @@ def test_causal_learn_face_takes_mv_fisherz():
     assert (cg.G.graph == direct.cl_matrix).all()
     with pytest.raises(ValueError, match="MVPC"):
         cl.pc(x, 0.05, "mv_fisherz", mvpc=True)
+
+
+def test_causal_learn_face_builds_nx_graph_on_first_use():
+    nx = pytest.importorskip("networkx")
+    from cudag.compat import causallearn as cl
+
+    cg = cl.pc(read_case(2), 0.05, "mv_fisherz", show_progress=False)
+    a = nx.to_numpy_array(cg.nx_graph).astype(int)  # causal-learn's get_adjacancy_matrix
+    g = cg.G.graph
+    for i in range(len(g)):
+        for j in range(len(g)):
+            assert a[i, j] == (1 if (g[i, j] == -1 and g[j, i] in (-1, 1)) or (g[i, j] == 1 and g[j, i] == 1) else 0)
+    assert cg.labels[0] == "X1"

@@ -235,6 +235,29 @@ class CausalGraph:
         g = np.asarray(self.G.graph)
         return [(b, a) for a, b in self.find_arrow_heads() if g[b, a] == 1 and g[a, b] == 1]
 
+    def to_nx_graph(self):
+        """causal-learn's: ``nx_graph``, a networkx DiGraph of the nodes 0..n-1 with an edge per
+        undirected (both ways, color 'g'), directed ('b') and bidirected (both ways, 'r') edge,
+        and ``labels`` {index: name}. Needs networkx."""
+        import networkx as nx
+
+        self.nx_graph = nx.DiGraph()
+        nodes = range(len(self.node_names))
+        self.labels = {i: self.node_names[i] for i in nodes}
+        self.nx_graph.add_nodes_from(nodes)
+        for color, pairs in (("g", self.find_undirected()), ("b", self.find_fully_directed()),
+                             ("r", self.find_bi_directed())):
+            for i, j in pairs:
+                self.nx_graph.add_edge(i, j, color=color)
+
+    def __getattr__(self, name):
+        # causal-learn's pc returns its graph with nx_graph built (get_adjacancy_matrix reads
+        # it): built here on first use, networkx being optional.
+        if name in ("nx_graph", "labels"):
+            self.to_nx_graph()
+            return self.__dict__[name]
+        raise AttributeError(f"'CausalGraph' object has no attribute '{name}'")
+
     def find_adj(self) -> list:
         """(i, j) for each end of each edge: the tails' pairs, then the arrowheads'."""
         return self.find_tails() + self.find_arrow_heads()

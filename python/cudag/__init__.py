@@ -54,7 +54,7 @@ class CudagWarning(UserWarning):
 #: (Gelman and Rubin's usual 1.1).
 PSRF_WARN = 1.1
 
-__all__ = ["pc", "fci", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
+__all__ = ["pc", "fci", "pcmci", "citest", "tester", "Tester", "mcmc", "score", "simulate", "compare", "load", "resample",
            "resample_rows", "options", "warm_up", "release_gpu_memory", "cuda_compiled", "visible_gpus", "Error",
            "InputError", "CudagWarning", "PcResult", "FciResult", "BootstrapResult", "FciBootstrapResult",
            "CitestResult", "CitestBatchResult", "McmcResult", "SimulateResult", "MATRIX_LIMIT", "DRAW_LIMIT",
@@ -412,6 +412,46 @@ def fci(data=None, test: str | None = None, alpha: float | None = None, backend:
     return FciBootstrapResult(raw) if "bootstrap" in raw else FciResult(raw)
 
 
+def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_assumptions=None,
+          **options) -> dict:
+    """PCMCI on time series (``cudag pcmci``; tigramite's ``PCMCI.run_pcmci``): ``data`` a
+    T x N array or DataFrame, rows in time order. Returns tigramite's result dictionary:
+    ``graph`` (N x N x (tau_max + 1) link strings), ``val_matrix``, ``p_matrix`` (``[i, j, lag]``:
+    the link (i, -lag) --> j), ``conf_matrix`` (None), and cudag's ``parents`` (the condition
+    selection's, ``{j: [(i, -lag), ...]}``), ``names``, ``samples`` (T - 2 tau_max) and the test
+    counts. ``link_assumptions``: tigramite's ``{j: {(i, -lag): type}}``. Options as ``cudag
+    pcmci``'s (``tau_min``, ``pc_alpha``, ``alpha_level``, ``max_conds_dim``, ``max_combinations``,
+    ``max_conds_py``, ``max_conds_px``, ``fdr_method``, CMIknn's ``knn``, ...)."""
+    values, names, text, source = _prepare(data, names)
+    opts = {"test": test, "tau_max": tau_max}
+    if link_assumptions is not None:
+        rows = []
+        for j, links in dict(link_assumptions).items():
+            for (i, lag), kind in dict(links).items():
+                if lag > 0:
+                    raise InputError(f"cudag.pcmci: link_assumptions: lag {lag} of ({i}, {lag}) -> {j} "
+                                     "must be <= 0 (tigramite's (variable, -lag))")
+                rows.append((int(i), int(j), int(-lag), str(kind)))
+        opts["link_rows"] = rows
+    opts.update(_options(options))
+    with _python_words("pcmci"):
+        raw = _cudag.pcmci(values, names, text, source, **opts)
+    n, tau = raw["n_vars"], raw["tau_max"]
+    shape = (n, n, tau + 1)
+    return {
+        "graph": np.array(raw["graph"], dtype="<U3").reshape(shape),
+        "val_matrix": np.array(raw["val_matrix"], dtype=float).reshape(shape),
+        "p_matrix": np.array(raw["p_matrix"], dtype=float).reshape(shape),
+        "conf_matrix": None,
+        "parents": {j: list(p) for j, p in enumerate(raw["parents"])},
+        "names": list(raw["names"]),
+        "samples": raw["samples"],
+        "condition_selection_tests": raw["condition_selection_tests"],
+        "mci_tests": raw["mci_tests"],
+        "where": raw["where"],
+    }
+
+
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:
     """One conditional-independence test x _||_ y | given (``cudag citest``): variables by
     name or column index. Options as ``cudag citest``'s (``knn``, ``permutations``, ``seed``,
@@ -738,6 +778,6 @@ def _with_options(fn, command: str):
     return fn
 
 
-for _fn, _command in ((pc, "pc"), (fci, "fci"), (citest, "citest"), (mcmc, "mcmc"), (tester, "citest")):
+for _fn, _command in ((pc, "pc"), (fci, "fci"), (pcmci, "pcmci"), (citest, "citest"), (mcmc, "mcmc"), (tester, "citest")):
     _with_options(_fn, _command)
 del _fn, _command

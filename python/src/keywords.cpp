@@ -277,6 +277,51 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
     return table;
 }
 
+const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
+    using J = run::PcmciJob;
+    static const std::vector<Keyword<J>> table = [] {
+        std::vector<Keyword<J>> t = {
+            field("method", "--method", &J::method),
+            field("test", "--test", &J::test),
+            kw<J>("tau_min", "--tau-min", [](J& j) -> std::int32_t& { return j.settings.tau_min; }),
+            kw<J>("tau_max", "--tau-max", [](J& j) -> std::int32_t& { return j.settings.tau_max; }),
+            kw<J>("pc_alpha", "--pc-alpha", [](J& j) -> double& { return j.settings.pc_alpha; }),
+            kw<J>("alpha_level", "--alpha-level", [](J& j) -> double& { return j.settings.alpha_level; }),
+            kw<J>("max_conds_dim", "--max-conds-dim", [](J& j) -> std::int32_t& { return j.settings.max_conds_dim; }),
+            kw<J>("max_combinations", "--max-combinations",
+                  [](J& j) -> std::int32_t& { return j.settings.max_combinations; }),
+            kw<J>("max_conds_py", "--max-conds-py", [](J& j) -> std::int32_t& { return j.settings.max_conds_py; }),
+            kw<J>("max_conds_px", "--max-conds-px", [](J& j) -> std::int32_t& { return j.settings.max_conds_px; }),
+            field("fdr_method", "--fdr", &J::fdr),
+            field("backend", "--backend", &J::backend),
+            field("threads", "--threads", &J::threads),
+            field("quiet", "--quiet", &J::quiet),
+            field("verbose", "--verbose", &J::verbose),
+            // tigramite's link_assumptions as rows (cause, effect, lag, type), indices 0-based
+            // (cudag.pcmci turns tigramite's dictionary into them).
+            {"link_rows", "--links",
+             [](J& job, nb::handle v, const Names& names) {
+                 pcmci::LinkAssumptions la;
+                 la.links.resize(names.size());
+                 for (nb::handle row : nb::cast<nb::sequence>(v)) {
+                     const auto r = nb::cast<nb::tuple>(row);
+                     if (r.size() != 4) throw InputError("link_assumptions: each link is (cause, effect, lag, type)");
+                     const auto cause = nb::cast<std::int32_t>(r[0]), effect = nb::cast<std::int32_t>(r[1]);
+                     const auto lag = nb::cast<std::int32_t>(r[2]);
+                     if (effect < 0 || effect >= static_cast<std::int32_t>(names.size()))
+                         throw InputError("link_assumptions: no variable " + std::to_string(effect));
+                     la.links[static_cast<std::size_t>(effect)].push_back(
+                         {{cause, lag}, nb::cast<std::string>(r[3])});
+                 }
+                 job.settings.link_assumptions = std::move(la);
+             }},
+        };
+        add_cmi_keywords(t, false);
+        return t;
+    }();
+    return table;
+}
+
 const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
     using J = run::CitestJob;
     static const std::vector<Keyword<J>> table = [] {

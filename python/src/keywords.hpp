@@ -18,6 +18,7 @@
 #include "run/fci.hpp"
 #include "run/mcmc.hpp"
 #include "run/pc.hpp"
+#include "run/pcmci.hpp"
 #include "run/score_inputs.hpp"
 
 namespace cudag::python {
@@ -45,6 +46,7 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords();
 const std::vector<Keyword<run::FciJob>>& fci_keywords();
 const std::vector<Keyword<run::CitestJob>>& citest_keywords();
 const std::vector<Keyword<run::McmcJob>>& mcmc_keywords();
+const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords();
 
 /// What cudag.score takes besides the data and the DAG: `cudag score`'s score options and
 /// the threads that convert the data.

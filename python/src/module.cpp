@@ -394,6 +394,43 @@ nb::dict citest_dict(const run::CitestOutput& result) {
     return out;
 }
 
+/// cudag.pcmci: the job on the data in memory; the result's arrays flat in [i][j][lag] order
+/// (the Python side shapes them N x N x (tau_max + 1)), the parents as (variable, -lag) pairs.
+nb::dict run_pcmci(nb::object values, std::vector<std::string> names, std::string text, std::string source,
+                   const nb::kwargs& kwargs) {
+    const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
+    run::PcmciJob job;
+    job.data = in.source;
+    job.print_links = false;
+    apply_keywords(job, pcmci_keywords(), kwargs, in.names, "cudag.pcmci");
+    const std::string call = call_text("cudag.pcmci", kwargs);
+    run::PcmciRun r;
+    {
+        nb::gil_scoped_release release;
+        r = run::run_pcmci(job, call, reader(in, job.threads));
+    }
+    nb::dict out;
+    out["n_vars"] = r.result.n_vars;
+    out["tau_max"] = r.result.tau_max;
+    out["samples"] = r.result.samples;
+    out["val_matrix"] = r.result.val_matrix;
+    out["p_matrix"] = r.result.p_matrix;
+    out["graph"] = r.result.graph;
+    nb::list parents;
+    for (const auto& p : r.result.parents) {
+        nb::list one;
+        for (const pcmci::Node& n : p) one.append(nb::make_tuple(n.var, -n.lag));
+        parents.append(one);
+    }
+    out["parents"] = parents;
+    out["names"] = r.names;
+    out["condition_selection_tests"] = r.result.pc1_tests;
+    out["mci_tests"] = r.result.mci_tests;
+    out["where"] = r.where;
+    out["seconds"] = r.seconds;
+    return out;
+}
+
 nb::dict run_citest(nb::object values, std::vector<std::string> names, std::string text, std::string source,
                     const nb::kwargs& kwargs) {
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
@@ -758,6 +795,8 @@ NB_MODULE(_cudag, m) {
           nb::arg("on_level").none(), nb::arg("dag").none(), nb::arg("kwargs"));
     m.def("fci", &run_fci, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_level").none(), nb::arg("dag").none(), nb::arg("kwargs"));
+    m.def("pcmci", &run_pcmci, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
+          nb::arg("kwargs"));
     m.def("citest", &run_citest, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("kwargs"));
     nb::class_<CiTester>(m, "CiTester")
@@ -793,6 +832,8 @@ NB_MODULE(_cudag, m) {
                 list(fci_keywords());
             else if (command == "citest")
                 list(citest_keywords());
+            else if (command == "pcmci")
+                list(pcmci_keywords());
             else if (command == "mcmc")
                 list(mcmc_keywords());
             else if (command == "score")

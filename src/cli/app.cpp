@@ -15,6 +15,7 @@
 #include "cli/info.hpp"
 #include "cli/mcmc.hpp"
 #include "cli/fci.hpp"
+#include "cli/pcmci.hpp"
 #include "cli/pc.hpp"
 #include "cli/score.hpp"
 #include "cli/simulate.hpp"
@@ -85,7 +86,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     const int world_rank = env->rank(), world_size = env->size();
     trace_moment("MPI started");
 
-    CLI::App app{"cudag: causal structure learning (PC-stable, FCI/RFCI, order MCMC) from a laptop CPU to GPU clusters"};
+    CLI::App app{"cudag: causal structure learning (PC-stable, FCI/RFCI, PCMCI, order MCMC) from a laptop CPU to GPU clusters"};
     app.require_subcommand(1);
     app.set_version_flag("--version", CUDAG_VERSION);
 
@@ -103,6 +104,8 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     auto* score = add_score_command(app, sc);
     McmcArgs mc;
     auto* mcmc = add_mcmc_command(app, mc);
+    PcmciArgs pm;
+    auto* pcmci_cmd = add_pcmci_command(app, pm);
     auto* info = add_info_command(app);
 
     try {
@@ -127,6 +130,7 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);
         if (citest->parsed()) return run_citest(ca);
+        if (pcmci_cmd->parsed()) return run_pcmci_command(pm, join_args(argc, argv));
         if (cmp->parsed()) return run_compare(ma);
         if (score->parsed()) return run_score(sc);
         if (info->parsed()) return run_info();

@@ -166,3 +166,103 @@ class ParCorr:
 
     def __repr__(self) -> str:
         return f"cudag.compat.tigramite.ParCorr(significance={self.significance!r})"
+
+
+class DataFrame:
+    """tigramite's ``DataFrame`` for :class:`PCMCI`: one T x N array (rows in time order) and
+    its variable names. tigramite's masks, missing flags, several data sets and vector
+    variables are not offered (cudag's PCMCI takes one series without missing values)."""
+
+    def __init__(self, data, mask=None, missing_flag=None, vector_vars=None, var_names=None, data_type=None,
+                 datatime=None, analysis_mode="single", reference_points=None, time_offsets=None,
+                 remove_missing_upto_maxlag=False):
+        if mask is not None or missing_flag is not None or vector_vars is not None or data_type is not None:
+            raise ValueError("cudag's DataFrame takes data and var_names only (no mask, missing_flag, "
+                             "vector_vars or data_type)")
+        if isinstance(data, dict) or analysis_mode != "single":
+            raise ValueError("cudag's DataFrame takes one series (T x N), not several data sets")
+        values = np.asarray(data, dtype=float)
+        if values.ndim != 2:
+            raise ValueError(f"data must be T x N, not shape {values.shape}")
+        self.values = {0: values}
+        self.T = {0: values.shape[0]}
+        self.N = values.shape[1]
+        self.var_names = ({i: f"$X^{{{i}}}$" for i in range(self.N)} if var_names is None
+                          else {i: str(n) for i, n in enumerate(var_names)})
+        self.datatime = datatime
+        self.missing_flag = None
+        self.mask = None
+
+
+def _series_of(dataframe):
+    """The T x N array and the names of a DataFrame (cudag's, or tigramite's own with one
+    data set and no mask or missing flag)."""
+    values = getattr(dataframe, "values", None)
+    if not isinstance(values, dict) or len(values) != 1:
+        raise ValueError("PCMCI takes a DataFrame of one series (tigramite's or cudag.compat.tigramite's)")
+    if getattr(dataframe, "missing_flag", None) is not None or getattr(dataframe, "mask", None) is not None:
+        raise ValueError("cudag's PCMCI takes no missing_flag or mask yet")
+    data = np.asarray(next(iter(values.values())), dtype=float)
+    names = getattr(dataframe, "var_names", None)
+    if isinstance(names, dict):
+        names = [names[i] for i in range(data.shape[1])]
+    names = [str(n) for n in names] if names is not None else [f"$X^{{{i}}}$" for i in range(data.shape[1])]
+    # Names must be unique for cudag's table; tigramite's default LaTeX names are.
+    return data, names
+
+
+class PCMCI:
+    """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci``, computed by
+    ``cudag.pcmci``: the same ``graph``, ``val_matrix`` and ``p_matrix`` as tigramite 5.2.10.1
+    (ParCorr: to ~1e-13 on tests/data/pcmci/; CMIknn: the statistics equal, the p-values from
+    cudag's shuffle stream). ``cond_ind_test``: this module's ParCorr or CMIknn (tigramite's own
+    objects are read for their settings too). After ``run_pcmci``, ``all_parents`` and
+    ``results`` are set as tigramite sets them."""
+
+    def __init__(self, dataframe, cond_ind_test, verbosity: int = 0):
+        self.dataframe = dataframe
+        self.cond_ind_test = cond_ind_test
+        self.verbosity = verbosity
+        self._data, self.var_names = _series_of(dataframe)
+        self.T, self.N = self._data.shape
+        self.all_parents = None
+        self.results = None
+
+    def _test_options(self) -> dict:
+        t = self.cond_ind_test
+        measure = getattr(t, "measure", None)
+        name = type(t).__name__
+        if measure == "par_corr" or name == "ParCorr":
+            if getattr(t, "significance", "analytic") != "analytic":
+                raise ValueError("cudag's PCMCI runs ParCorr with significance='analytic' only")
+            return {"test": "parcorr"}
+        if measure == "cmi_knn" or name == "CMIknn":
+            transform = getattr(t, "transform", "ranks")
+            return {"test": "cmiknn", "knn": float(t.knn), "shuffle_neighbors": int(t.shuffle_neighbors),
+                    "permutations": int(t.sig_samples), "seed": int(getattr(t, "seed", 42) or 42),
+                    "transform": "none" if transform in (False, None) else str(transform)}
+        raise ValueError(f"cudag's PCMCI runs ParCorr or CMIknn, not {name}")
+
+    def run_pcmci(self, selected_links=None, link_assumptions=None, tau_min=0, tau_max=1, save_iterations=False,
+                  pc_alpha=0.2, max_conds_dim=None, max_combinations=1, max_conds_py=None, max_conds_px=None,
+                  alpha_level=0.05, fdr_method="none"):
+        if selected_links is not None:
+            raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
+        if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
+            raise ValueError("cudag's PCMCI takes one pc_alpha (tigramite's selection among several is not "
+                             "built yet)")
+        opts = self._test_options()
+        opts.update(tau_min=int(tau_min), pc_alpha=float(pc_alpha), max_combinations=int(max_combinations),
+                    alpha_level=float(alpha_level), fdr_method=str(fdr_method))
+        for key, value in (("max_conds_dim", max_conds_dim), ("max_conds_py", max_conds_py),
+                           ("max_conds_px", max_conds_px)):
+            if value is not None:
+                opts[key] = int(value)
+        res = cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
+                          link_assumptions=link_assumptions, **opts)
+        self.all_parents = res["parents"]
+        self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
+        return self.results
+
+    def run_pcmciplus(self, *args, **kwargs):
+        raise NotImplementedError("cudag's PCMCI+ is not built yet (issue 56): use run_pcmci")

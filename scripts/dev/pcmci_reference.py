@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Reference results of tigramite's PCMCI (run_pcmci with ParCorr) for `cudag pcmci`
+(src/pcmci/pcmci.hpp, tests/unit/pcmci/test_pcmci.cpp).
+
+Writes, under tests/data/pcmci/ (or the folder given as the first argument), for each case
+c00, c01, ...:
+  cNN.csv    the time series, rows in time order (header v0..v{N-1}, 10 significant digits),
+             made by tigramite's own toy generator (tigramite.toymodels.structural_causal_processes.structural_causal_process,
+             linear links with lags 0..3, some contemporaneous)
+  cNN.tsv    PCMCI(dataframe, ParCorr(significance='analytic')).run_pcmci(...) on it: a line
+             "# settings" then key<TAB>value lines for every argument given, then
+             "parents<TAB>j<TAB>i,lag;i,lag;..." lines (all_parents of run_pc_stable, in
+             tigramite's order) and one line per (i, j, lag) for lag 0..tau_max:
+             i<TAB>j<TAB>lag<TAB>val_matrix<TAB>p_matrix<TAB>graph (empty graph as '.')
+  README     how the files were made
+
+Usage: /work/main/.peers/py/bin/python scripts/dev/pcmci_reference.py
+  (a venv with tigramite==5.2.10.1 and its numpy/scipy). Only tigramite's public PCMCI,
+  ParCorr, DataFrame and toymodels are called; nothing of tigramite is copied.
+"""
+import os
+import sys
+
+import numpy as np
+from reference_io import fmt, require_tigramite
+from tigramite import data_processing as pp
+from tigramite.independence_tests.parcorr import ParCorr
+from tigramite.pcmci import PCMCI
+from tigramite.toymodels import structural_causal_processes as toys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "pcmci")
+
+
+def lin(x):
+    return x
+
+
+def random_links(rng, n, max_lag, density):
+    """Each variable: an autodependency at lag 1, and cross links (lag 0..max_lag) from
+    lower-numbered variables at lag 0 (acyclic) or from any variable at lags >= 1."""
+    links = {}
+    for j in range(n):
+        links[j] = [((j, -1), float(rng.uniform(0.3, 0.7)), lin)]
+        for i in range(n):
+            for lag in range(0, max_lag + 1):
+                if i == j and lag <= 1:
+                    continue
+                if lag == 0 and i >= j:
+                    continue
+                if rng.random() < density:
+                    c = float(rng.choice([-1, 1]) * rng.uniform(0.2, 0.6))
+                    links[j].append(((i, -lag), c, lin))
+    return links
+
+
+# (seed, N, T, tau_max, density, run_pcmci keywords beyond tau_max)
+CASES = [
+    (1, 4, 300, 2, 0.15, {}),
+    (2, 5, 400, 3, 0.10, {"pc_alpha": 0.05}),
+    (3, 6, 250, 2, 0.12, {"pc_alpha": 0.1, "alpha_level": 0.01}),
+    (4, 3, 200, 1, 0.30, {"tau_min": 1}),
+    (5, 5, 500, 2, 0.10, {"fdr_method": "fdr_bh"}),
+    (6, 4, 300, 3, 0.15, {"max_conds_dim": 2, "max_combinations": 3}),
+    (7, 5, 300, 2, 0.12, {"max_conds_px": 1, "max_conds_py": 2}),
+    (8, 6, 350, 2, 0.10, {"pc_alpha": 0.3, "max_combinations": 2, "fdr_method": "fdr_bh"}),
+    (9, 3, 120, 3, 0.25, {"pc_alpha": 0.2, "tau_min": 2}),
+    (10, 8, 400, 1, 0.08, {}),
+    (11, 4, 600, 4, 0.10, {"pc_alpha": 0.01}),
+    (12, 5, 150, 2, 0.20, {"max_conds_dim": 0}),
+]
+
+
+def main():
+    require_tigramite()
+    os.makedirs(OUT, exist_ok=True)
+    for c, (seed, n, t, tau_max, density, kw) in enumerate(CASES):
+        rng = np.random.default_rng(seed)
+        for attempt in range(100):  # redraw the links until the process is stationary
+            links = random_links(rng, n, 3, density)
+            with np.errstate(over="ignore", invalid="ignore"):
+                data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
+            # tigramite's check looks at the transient; an explosive process can pass it, so the
+            # values are bounded too (correlations of an exploding series are ±1 to rounding).
+            if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
+                break
+        else:
+            raise SystemExit(f"case {c}: no stationary process in 100 draws")
+        print(f"c{c:02d}: {n} series x {t}, |x| <= {np.abs(data).max():.3g}, {attempt + 1} draw(s)")
+        path = os.path.join(OUT, f"c{c:02d}.csv")
+        np.savetxt(path, data, delimiter=",", fmt="%.10g",
+                   header=",".join(f"v{i}" for i in range(n)), comments="")
+        data = np.loadtxt(path, delimiter=",", skiprows=1)
+        pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
+                      verbosity=0)
+        args = dict(tau_max=tau_max, **kw)
+        res = pcmci.run_pcmci(**args)
+        with open(os.path.join(OUT, f"c{c:02d}.tsv"), "w") as f:
+            f.write("# settings\n")
+            for k, v in args.items():
+                f.write(f"{k}\t{v}\n")
+            for j in range(n):
+                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_parents[j])
+                f.write(f"parents\t{j}\t{parents}\n")
+            for i in range(n):
+                for j in range(n):
+                    for lag in range(tau_max + 1):
+                        g = res["graph"][i, j, lag] or "."
+                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
+                                f"{fmt(res['p_matrix'][i, j, lag])}\t{g}\n")
+    with open(os.path.join(OUT, "README"), "w") as f:
+        f.write(__doc__)
+
+
+if __name__ == "__main__":
+    main()

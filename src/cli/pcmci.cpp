@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/pcmci.hpp"
+
+#include "cli/cmi_options.hpp"
+
+namespace cudag::cli {
+
+CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
+    run::PcmciJob& a = args.job;
+    pcmci::Settings& s = a.settings;
+    auto* cmd = app.add_subcommand(
+        "pcmci", "PCMCI on time series (tigramite's run_pcmci): lagged and contemporaneous links, ParCorr or CMIknn");
+    cmd->add_option("--data", a.data,
+                    "time series: CSV/TSV/whitespace text with a header row, one column a series, rows in time "
+                    "order; or HDF5; '-' reads text from standard input")
+        ->required();
+    cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    cmd->add_option("--method", a.method, "pcmci (tigramite's run_pcmci)")->capture_default_str();
+    cmd->add_option("--test", a.test, "parcorr (tigramite's ParCorr, analytic) or cmiknn")->capture_default_str();
+    cmd->add_option("--tau-min", s.tau_min, "smallest lag of the links tested (0: contemporaneous links too)")
+        ->capture_default_str();
+    cmd->add_option("--tau-max", s.tau_max, "largest lag; below T/2 (the tests use time steps 2*tau_max..T-1)")
+        ->capture_default_str();
+    cmd->add_option("--pc-alpha", s.pc_alpha, "significance level of the condition selection (PC1), in [0, 1]")
+        ->capture_default_str();
+    cmd->add_option("--alpha-level", s.alpha_level, "significance level of the MCI tests for the graph, in [0, 1]")
+        ->capture_default_str();
+    cmd->add_option("--max-conds-dim", s.max_conds_dim,
+                    "largest conditioning set of the condition selection (-1: no cap, tigramite's None)")
+        ->capture_default_str();
+    cmd->add_option("--max-combinations", s.max_combinations,
+                    "subsets of each size tested per parent in the condition selection")
+        ->capture_default_str();
+    cmd->add_option("--max-conds-py", s.max_conds_py, "parents of Y in an MCI test's conditions (-1: all)")
+        ->capture_default_str();
+    cmd->add_option("--max-conds-px", s.max_conds_px, "parents of X in an MCI test's conditions (-1: all)")
+        ->capture_default_str();
+    cmd->add_option("--fdr", a.fdr, "none or fdr_bh (Benjamini-Hochberg q-values of the lagged links)")
+        ->capture_default_str();
+    cmd->add_option("--links", a.links,
+                    "link assumptions (tigramite's link_assumptions): lines cause<TAB>effect<TAB>lag<TAB>type, "
+                    "types o-o, o?o, -->, -?>, <--, <?-; links not listed are absent");
+    add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, false);
+    cmd->add_option("--backend", a.backend, "auto (a GPU for cmiknn when one is visible), cpu or cuda")
+        ->capture_default_str();
+    cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
+    cmd->add_option("--out", a.out,
+                    "result HDF5 file (val_matrix, p_matrix, graph, parents, settings); default or '-': the links "
+                    "table on stdout");
+    cmd->add_option("--format", a.formats,
+                    "extra outputs beside --out, comma-separated: links (.links.tsv), json (.json)");
+    auto* quiet = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
+    cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")->excludes(quiet);
+    return cmd;
+}
+
+int run_pcmci_command(const PcmciArgs& args, const std::string& command_line) {
+    run::PcmciJob a = args.job;
+    a.cmi.given = given_names(args.cmi_options);
+    run::run_pcmci(a, command_line);
+    return 0;
+}
+
+}  // namespace cudag::cli

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag pcmci`: tigramite's PCMCI on time series (run::run_pcmci); this command binds its
+// options.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "run/pcmci.hpp"
+
+namespace cudag::cli {
+
+struct PcmciArgs {
+    run::PcmciJob job;
+    std::vector<const CLI::Option*> cmi_options;
+};
+
+/// Registers the `pcmci` subcommand on `app`, filling `a` when parsed.
+CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& a);
+
+/// Runs the job (the links table on stdout without --out).
+int run_pcmci_command(const PcmciArgs& a, const std::string& command_line);
+
+}  // namespace cudag::cli

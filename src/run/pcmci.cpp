@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "run/pcmci.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+
+#include "ci/batch.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/format.hpp"
+#include "cudag/config.hpp"
+#include "io/output_set.hpp"
+#include "io/writers.hpp"
+#include "mpi/communicator.hpp"
+#include "pcmci/lagged.hpp"
+#include "pcmci/output.hpp"
+#include "pcmci/parcorr_test.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/progress.hpp"
+#include "skeleton/test_spec.hpp"
+
+namespace cudag::run {
+namespace {
+
+std::vector<std::string> split_tabs(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char ch : line) {
+        if (ch == '\t') {
+            out.push_back(cur);
+            cur.clear();
+        } else if (ch != '\r') {
+            cur += ch;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+/// The series `what` names: a name, else a 0-based index.
+std::int32_t series_index(const std::string& what, const std::vector<std::string>& names,
+                          const std::unordered_map<std::string, std::int32_t>& index, const std::string& where) {
+    if (const auto it = index.find(what); it != index.end()) return it->second;
+    std::size_t used = 0;
+    long v = -1;
+    try {
+        v = std::stol(what, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == what.size() && !what.empty() && v >= 0 && v < static_cast<long>(names.size()))
+        return static_cast<std::int32_t>(v);
+    throw InputError(where + ": no series named '" + what + "'");
+}
+
+/// The job's settings as the result's config entries (file order).
+std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, const pcmci::Result& r,
+                                                           const std::string& command_line) {
+    const pcmci::Settings& s = a.settings;
+    const auto opt = [](std::int32_t v) { return v < 0 ? std::string("none") : std::to_string(v); };
+    std::vector<std::pair<std::string, std::string>> c = {
+        {"method", a.method},
+        {"test", a.test},
+        {"tau_min", std::to_string(s.tau_min)},
+        {"tau_max", std::to_string(s.tau_max)},
+        {"pc_alpha", exact_number(s.pc_alpha)},
+        {"alpha_level", exact_number(s.alpha_level)},
+        {"max_conds_dim", opt(s.max_conds_dim)},
+        {"max_combinations", std::to_string(s.max_combinations)},
+        {"max_conds_py", opt(s.max_conds_py)},
+        {"max_conds_px", opt(s.max_conds_px)},
+        {"fdr_method", a.fdr},
+        {"link_assumptions", a.links.empty() ? "default" : a.links},
+        {"samples", std::to_string(r.samples)},
+        {"input", a.data},
+        {"input_dataset", a.dataset},
+        {"command_line", command_line},
+        {"cudag_version", CUDAG_VERSION},
+    };
+    if (a.test == "cmiknn") {
+        const ci::CmiKnnSpec spec = cmi_knn_spec(a.cmi, "cmiknn");
+        c.emplace_back("cmiknn_knn", exact_number(spec.knn));
+        c.emplace_back("cmiknn_shuffle_neighbors", std::to_string(spec.shuffle_neighbors));
+        c.emplace_back("cmiknn_permutations", std::to_string(spec.permutations));
+        c.emplace_back("cmiknn_seed", std::to_string(spec.seed));
+        c.emplace_back("cmiknn_transform", ci::to_string(spec.transform));
+    }
+    return c;
+}
+
+/// "<out without .h5>" + suffix.
+std::string beside(const std::string& out, const std::string& suffix) {
+    std::string stem = out;
+    for (const char* ext : {".h5", ".hdf5", ".H5", ".HDF5"}) {
+        const std::string e = ext;
+        if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0) {
+            stem.resize(stem.size() - e.size());
+            break;
+        }
+    }
+    return stem + suffix;
+}
+
+}  // namespace
+
+pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std::vector<std::string>& names) {
+    std::ifstream in(path);
+    if (!in) throw InputError("--links '" + path + "': cannot be read");
+    std::unordered_map<std::string, std::int32_t> index;
+    for (std::size_t v = 0; v < names.size(); ++v) index.emplace(names[v], static_cast<std::int32_t>(v));
+    pcmci::LinkAssumptions la;
+    la.links.resize(names.size());
+    std::string line;
+    for (std::int64_t no = 1; std::getline(in, line); ++no) {
+        if (line.empty() || line[0] == '#' || line == "\r") continue;
+        const std::string where = "--links '" + path + "' line " + std::to_string(no);
+        const std::vector<std::string> f = split_tabs(line);
+        if (f.size() != 4)
+            throw InputError(where + ": expected cause<TAB>effect<TAB>lag<TAB>type, got " + std::to_string(f.size()) +
+                             " fields");
+        if (f[0] == "cause" && f[1] == "effect") continue;  // a header line
+        const std::int32_t cause = series_index(f[0], names, index, where);
+        const std::int32_t effect = series_index(f[1], names, index, where);
+        std::size_t used = 0;
+        int lag = -1;
+        try {
+            lag = std::stoi(f[2], &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != f[2].size() || lag < 0) throw InputError(where + ": lag '" + f[2] + "' is not an integer >= 0");
+        if (!pcmci::is_link_type(f[3]))
+            throw InputError(where + ": type '" + f[3] + "' (the types are o-o, o?o, -->, -?>, <--, <?-)");
+        for (const auto& [node, type] : la.links[static_cast<std::size_t>(effect)])
+            if (node == pcmci::Node{cause, lag}) throw InputError(where + ": the link is given twice");
+        la.links[static_cast<std::size_t>(effect)].push_back({{cause, lag}, f[3]});
+    }
+    return la;
+}
+
+PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read) {
+    const auto start = std::chrono::steady_clock::now();
+    if (a.method == "pcmciplus")
+        throw InputError("--method pcmciplus is not built yet (issue 56): use --method pcmci");
+    if (a.method != "pcmci") throw InputError("unknown --method '" + a.method + "' (available: pcmci)");
+    if (a.test != "parcorr" && a.test != "cmiknn")
+        throw InputError("unknown --test '" + a.test + "' (available: parcorr, cmiknn)");
+    if (a.fdr != "none" && a.fdr != "fdr_bh") throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
+    const BackendKind backend = parse_backend(a.backend);
+    if (a.test == "parcorr" && backend == BackendKind::Cuda)
+        throw InputError("--test parcorr runs on the CPU only for now (use --backend cpu or auto)");
+    const int threads = resolve_threads(checked_threads(a.threads, a.quiet));
+    std::vector<io::NamedPath> outputs_named;
+    const bool to_stdout = a.out.empty() || a.out == "-";
+    std::vector<std::string> formats;
+    {
+        std::stringstream fs(a.formats);
+        for (std::string f; std::getline(fs, f, ',');)
+            if (!f.empty() && std::find(formats.begin(), formats.end(), f) == formats.end()) formats.push_back(f);
+    }
+    for (const std::string& f : formats)
+        if (f != "links" && f != "json") throw InputError("unknown --format '" + f + "' (available: links, json)");
+    if (!formats.empty() && to_stdout) throw InputError("--format writes files beside --out: give --out FILE.h5");
+    if (!to_stdout) {
+        outputs_named.push_back({"--out", a.out});
+        for (const std::string& f : formats)
+            outputs_named.push_back({"--format " + f, beside(a.out, f == "links" ? ".links.tsv" : ".json")});
+    }
+    io::check_distinct({{"--data", a.data}, {"--links", a.links}}, outputs_named);
+
+    // The series: numbers only, rows in time order, no missing cells, none constant.
+    Dataset series = read_data(read, a.data, a.dataset, io::TableMode::Numeric);
+    for (std::int64_t v = 0; v < series.n_vars; ++v) {
+        const double* c = series.column(v);
+        if (std::all_of(c, c + series.n_samples, [&](double x) { return x == c[0]; }))
+            throw InputError(series.source + ": series '" + series.names[static_cast<std::size_t>(v)] +
+                             "' is constant (no dependence can be measured on it)");
+    }
+    pcmci::Settings s = a.settings;
+    s.fdr_bh = a.fdr == "fdr_bh";
+    pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+    if (!a.links.empty()) s.link_assumptions = read_link_assumptions(a.links, series.names);
+
+    const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max);
+    // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists.
+    const auto lags = static_cast<std::int64_t>(s.tau_max - std::max(0, s.tau_min) + 1);
+    const int max_cond = static_cast<int>(std::min<std::int64_t>(lagged.data.n_vars - 2, 2 * series.n_vars * lags));
+    std::unique_ptr<ci::BatchTest> tests;
+    if (a.test == "parcorr") {
+        tests = std::make_unique<ci::CpuBatchTest>(
+            [&lagged] { return std::make_unique<pcmci::ParCorrTest>(lagged.data); }, threads, lagged.data.names);
+    } else {
+        skeleton::TestOptions options;
+        options.kind = skeleton::TestKind::CmiKnn;
+        options.cmi = cmi_knn_spec(a.cmi, "cmiknn");
+        options.cmi_early_stop = false;  // every p-value exact: PC1 keeps the largest
+        skeleton::validate_test(options, lagged.data, max_cond);
+        const skeleton::TestSpec spec = skeleton::resolve_test(options, lagged.data, 0.05, skeleton::Compat::Pcalg);
+        BackendContext ctx;
+        ctx.kind = backend;
+        ctx.threads = threads;
+        mpi::SerialCommunicator self;
+        if (backend != BackendKind::Cpu)
+            tests = skeleton::make_gpu_batch_test(lagged.data, spec, skeleton::TestPolicy{}, max_cond, ctx, self);
+        if (!tests)
+            tests = std::make_unique<ci::CpuBatchTest>(
+                skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads,
+                lagged.data.names);
+    }
+
+    skeleton::Progress progress(a.quiet     ? skeleton::Progress::Mode::Quiet
+                                : a.verbose ? skeleton::Progress::Mode::Always
+                                            : skeleton::Progress::Mode::Auto,
+                                "cudag pcmci");
+    const auto phase_start = std::chrono::steady_clock::now();
+    std::string last_phase;
+    auto phase_clock = phase_start;
+    const pcmci::ProgressFn report = [&](const char* phase, std::int64_t done, std::int64_t planned) {
+        if (last_phase != phase) {
+            last_phase = phase;
+            phase_clock = std::chrono::steady_clock::now();
+        }
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_clock).count();
+        progress.counted(phase, "tests", done, planned, secs);
+    };
+    PcmciRun run;
+    run.where = tests->where();
+    run.result = pcmci::run_pcmci(lagged, s, *tests, report);
+    run.names = series.names;
+
+    const std::vector<std::pair<std::string, std::string>> config = config_of(a, run.result, command_line);
+    if (to_stdout) {
+        if (a.print_links) pcmci::write_links(run.result, run.names, std::cout);
+        std::cout.flush();
+    } else {
+        io::OutputSet outputs;
+        pcmci::write_h5(run.result, run.names, config, outputs.temp_for(a.out));
+        for (const std::string& f : formats) {
+            const std::string path = beside(a.out, f == "links" ? ".links.tsv" : ".json");
+            std::ofstream os(outputs.temp_for(path));
+            if (f == "links")
+                pcmci::write_links(run.result, run.names, os);
+            else
+                pcmci::write_json(run.result, run.names, config, os);
+            os.close();
+            if (!os) throw InputError(path + ": cannot be written");
+        }
+        outputs.commit();
+    }
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!a.quiet) {
+        std::int64_t links = 0;
+        for (std::int32_t i = 0; i < run.result.n_vars; ++i)
+            for (std::int32_t j = 0; j < run.result.n_vars; ++j)
+                for (std::int32_t lag = 0; lag <= run.result.tau_max; ++lag)
+                    if (!run.result.graph[run.result.at(i, j, lag)].empty() && !(lag == 0 && i > j)) ++links;
+        std::cerr << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max "
+                  << s.tau_max << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
+                  << run.result.mci_tests << " MCI tests (" << a.test << ", " << run.where << "), "
+                  << skeleton::Progress::duration(run.seconds) << '\n';
+    }
+    return run;
+}
+
+}  // namespace cudag::run

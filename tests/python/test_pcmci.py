@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 56: PCMCI from Python. cudag.pcmci and cudag.compat.tigramite.PCMCI equal tigramite
+5.2.10.1's run_pcmci with ParCorr on the 12 reference cases of tests/data/pcmci (made by
+scripts/dev/pcmci_reference.py, so tigramite is not needed here): graph exactly, val_matrix
+and p_matrix to 1e-9 relative, the condition selection's parents in tigramite's order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cudag
+from cudag.compat import tigramite as tg
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "pcmci"
+
+
+def read_case(c: int):
+    data = np.loadtxt(DATA / f"c{c:02d}.csv", delimiter=",", skiprows=1)
+    settings, parents, cells = {}, {}, []
+    for line in (DATA / f"c{c:02d}.tsv").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split("\t")
+        if f[0] == "parents":
+            parents[int(f[1])] = [tuple(int(v) for v in p.split(",")) for p in f[2].split(";")] if f[2] else []
+        elif len(f) == 2:
+            settings[f[0]] = f[1]
+        else:
+            cells.append(f)
+    kw = {}
+    for key, value in settings.items():
+        kw[key] = value if key == "fdr_method" else (float(value) if "alpha" in key else int(value))
+    n, tau = data.shape[1], kw["tau_max"]
+    val, p = np.zeros((n, n, tau + 1)), np.zeros((n, n, tau + 1))
+    graph = np.zeros((n, n, tau + 1), dtype="<U3")
+    for i, j, lag, v, pv, g in cells:
+        val[int(i), int(j), int(lag)] = float(v)
+        p[int(i), int(j), int(lag)] = float(pv)
+        graph[int(i), int(j), int(lag)] = "" if g == "." else g
+    return data, kw, parents, val, p, graph
+
+
+CASES = sorted(int(p.stem[1:]) for p in DATA.glob("c*.csv"))
+
+
+def test_there_are_reference_cases():
+    assert len(CASES) >= 12
+
+
+@pytest.mark.parametrize("c", CASES)
+def test_pcmci_equals_tigramite(c):
+    data, kw, parents, val, p, graph = read_case(c)
+    tau_max = kw.pop("tau_max")
+    res = cudag.pcmci(data, tau_max, threads=2, **kw)
+    assert res["val_matrix"].shape == val.shape
+    np.testing.assert_array_equal(res["graph"], graph)
+    np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    assert res["parents"] == parents
+    assert res["samples"] == data.shape[0] - 2 * tau_max
+    assert res["conf_matrix"] is None
+
+
+@pytest.mark.parametrize("c", [0, 4, 7])
+def test_compat_pcmci_equals_tigramite(c):
+    data, kw, parents, val, p, graph = read_case(c)
+    pcmci = tg.PCMCI(dataframe=tg.DataFrame(data, var_names=[f"v{i}" for i in range(data.shape[1])]),
+                     cond_ind_test=tg.ParCorr(significance="analytic"), verbosity=0)
+    results = pcmci.run_pcmci(**kw)
+    assert set(results) == {"graph", "p_matrix", "val_matrix", "conf_matrix"}
+    np.testing.assert_array_equal(results["graph"], graph)
+    np.testing.assert_allclose(results["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
+    assert pcmci.all_parents == parents
+
+
+def test_link_assumptions_as_tigramite_takes_them():
+    data, kw, _, _, _, _ = read_case(0)
+    n = data.shape[1]
+    # Only lag-1 links into every variable, and 1 -> 0 at lag 1 forced.
+    links = {j: {(i, -1): "-?>" for i in range(n)} for j in range(n)}
+    links[0][(1, -1)] = "-->"
+    res = cudag.pcmci(data, 2, link_assumptions=links)
+    assert res["val_matrix"][1, 0, 1] == 1.0 and res["p_matrix"][1, 0, 1] == 0.0
+    assert res["graph"][1, 0, 1] == "-->"
+    assert (res["p_matrix"][:, :, 2] == 1.0).all()  # lag 2 not allowed: untested
+    assert (res["graph"][:, :, 0] == "").all()
+
+
+def test_bad_settings_raise_in_one_line():
+    data, _, _, _, _, _ = read_case(8)
+    with pytest.raises(cudag.InputError, match="tau_max 60 leaves no samples"):
+        cudag.pcmci(data, 60)
+    with pytest.raises(cudag.InputError, match="pcmciplus is not built yet"):
+        cudag.pcmci(data, 1, method="pcmciplus")
+    with pytest.raises(TypeError):
+        cudag.pcmci(data, 1, no_such_keyword=3)
+    pcmci = tg.PCMCI(tg.DataFrame(data), tg.ParCorr())
+    with pytest.raises(ValueError, match="one pc_alpha"):
+        pcmci.run_pcmci(tau_max=1, pc_alpha=None)

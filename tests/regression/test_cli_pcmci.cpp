@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cudag pcmci` from the command line (issue 56): the links table equal to tigramite's
+// run_pcmci on a reference case, the result files, link assumptions from a file, and bad
+// input (one line naming what, exit 1, nothing written).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/cli_run.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using cudag::test::CliRun;
+
+const std::string kData = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/";
+
+std::vector<std::string> fields(const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream s(line);
+    std::string f;
+    while (std::getline(s, f, '\t')) out.push_back(f);
+    if (!line.empty() && line.back() == '\t') out.push_back("");
+    return out;
+}
+
+class CliPcmci : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("cudag_cli_pcmci_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                "_" + std::to_string(::getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    CliRun run(const std::string& args) { return cudag::test::run_cudag(args, dir_, {}); }
+    std::string write(const std::string& name, const std::string& text) {
+        const fs::path p = dir_ / name;
+        std::ofstream(p) << text;
+        return p.string();
+    }
+    void expect_error(const std::string& args, const std::string& what) {
+        const fs::path out = dir_ / "r.h5";
+        const CliRun r = run(args + " --out " + out.string() + " --format links,json");
+        EXPECT_EQ(r.code, 1) << args << "\n" << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(what), std::string::npos) << r.err << " (wanted '" << what << "')";
+        EXPECT_FALSE(fs::exists(out)) << args;
+        EXPECT_FALSE(fs::exists(dir_ / "r.links.tsv")) << args;
+        EXPECT_FALSE(fs::exists(dir_ / "r.json")) << args;
+    }
+    fs::path dir_;
+};
+
+TEST_F(CliPcmci, LinksTableEqualsTigramitesRunPcmci) {
+    // c00: tau_max 2, tigramite's defaults otherwise (pc_alpha 0.2, alpha_level 0.05).
+    const CliRun r = run("pcmci --data " + kData + "c00.csv --tau-max 2 -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    std::map<std::string, std::vector<std::string>> expected;  // "i j lag" -> val, p, graph
+    std::ifstream ref(kData + "c00.tsv");
+    for (std::string line; std::getline(ref, line);) {
+        const auto f = fields(line);
+        if (f.size() == 6) expected[f[0] + " " + f[1] + " " + f[2]] = {f[3], f[4], f[5] == "." ? "" : f[5]};
+    }
+    std::istringstream out(r.out);
+    std::string line;
+    std::getline(out, line);
+    EXPECT_EQ(line, "cause\teffect\tlag\tstatistic\tp_value\tgraph");
+    int rows = 0, links = 0;
+    while (std::getline(out, line)) {
+        const auto f = fields(line);
+        ASSERT_EQ(f.size(), 6u) << line;
+        // Names v0..v3 are the indices.
+        const std::string key = f[0].substr(1) + " " + f[1].substr(1) + " " + f[2];
+        ASSERT_TRUE(expected.count(key)) << key;
+        const auto& e = expected[key];
+        const double v = std::stod(f[3]), ev = std::stod(e[0]), p = std::stod(f[4]), ep = std::stod(e[1]);
+        EXPECT_LE(std::fabs(v - ev), 1e-9 * std::max(1e-300, std::fabs(ev))) << key;
+        EXPECT_LE(std::fabs(p - ep), 1e-9 * std::max(1e-300, std::fabs(ep))) << key;
+        EXPECT_EQ(f[5], e[2]) << key;
+        ++rows;
+        links += !f[5].empty();
+    }
+    EXPECT_EQ(rows, 4 * 4 * 3 - 4);  // (cause, effect, lag) for lags 0..2, cause != effect at lag 0
+    EXPECT_GT(links, 4);
+}
+
+TEST_F(CliPcmci, ResultFilesAndLinkAssumptions) {
+    const std::string links = write("links.tsv",
+                                    "# cause effect lag type\n"
+                                    "v1\tv0\t1\t-->\n"
+                                    "v0\tv0\t1\t-?>\n"
+                                    "v2\tv0\t2\t-?>\n");
+    const fs::path out = dir_ / "r.h5";
+    const CliRun r = run("pcmci --data " + kData + "c00.csv --tau-max 2 --links " + links + " --out " + out.string() +
+                         " --format links,json -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(out));
+    ASSERT_TRUE(fs::exists(dir_ / "r.links.tsv"));
+    ASSERT_TRUE(fs::exists(dir_ / "r.json"));
+    std::ifstream t(dir_ / "r.links.tsv");
+    std::string line;
+    std::map<std::string, std::vector<std::string>> rows;
+    while (std::getline(t, line)) {
+        const auto f = fields(line);
+        rows[f[0] + " " + f[1] + " " + f[2]] = f;
+    }
+    // The forced link is not tested: value 1, p 0, drawn.
+    EXPECT_EQ(rows["v1 v0 1"][3], "1");
+    EXPECT_EQ(rows["v1 v0 1"][4], "0");
+    EXPECT_EQ(rows["v1 v0 1"][5], "-->");
+    // Links absent from the file are absent from the analysis: v3 -> v0 untested (p 1), and
+    // every link into v1..v3 too (the file names only effects v0).
+    EXPECT_EQ(rows["v3 v0 1"][4], "1");
+    EXPECT_EQ(rows["v0 v2 1"][4], "1");
+    EXPECT_EQ(rows["v0 v2 1"][5], "");
+    std::ifstream j(dir_ / "r.json");
+    const std::string json((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
+    EXPECT_NE(json.find("\"format\":\"cudag-pcmci-result-1\""), std::string::npos);
+    EXPECT_NE(json.find("\"tau_max\":2"), std::string::npos);
+    EXPECT_NE(json.find("\"samples\":296"), std::string::npos);  // T = 300 less 2·tau_max
+}
+
+TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
+    const std::string c = kData + "c08.csv";  // T = 120, 3 series
+    expect_error("pcmci --data " + c + " --tau-max 60", "tau_max 60 leaves no samples");
+    expect_error("pcmci --data " + c + " --tau-max 2 --tau-min 3", "0 <= tau_min <= tau_max");
+    expect_error("pcmci --data " + c + " --method pcmciplus", "pcmciplus is not built yet");
+    expect_error("pcmci --data " + c + " --test fisher-z", "unknown --test 'fisher-z'");
+    expect_error("pcmci --data " + c + " --fdr holm", "unknown --fdr 'holm'");
+    expect_error("pcmci --data " + c + " --pc-alpha 1.5", "pc_alpha must lie in [0, 1]");
+    expect_error("pcmci --data " + write("const.csv", "a,b\n1,2\n1,3\n1,5\n1,4\n1,8\n1,1\n1,0\n1,2\n1,6\n1,7\n") +
+                     " --tau-max 1",
+                 "series 'a' is constant");
+    expect_error("pcmci --data " + write("hole.csv", "a,b\n1,2\n2,3\n,5\n4,4\n2,8\n") + " --tau-max 1", "hole.csv");
+    expect_error("pcmci --data " + write("text.csv", "a,b\n1,2\n2,x\n3,5\n4,4\n2,8\n") + " --tau-max 1", "text.csv");
+    expect_error("pcmci --data " + c + " --links " + write("l1.tsv", "v0\tv9\t1\t-->\n"), "no series named 'v9'");
+    expect_error("pcmci --data " + c + " --links " + write("l2.tsv", "v0\tv1\t1\t->\n"), "type '->'");
+    expect_error("pcmci --data " + c + " --links " + write("l3.tsv", "v0\tv1\t0\t-->\nv1\tv0\t0\t-->\n"),
+                 "inconsistent link assumptions");
+    expect_error("pcmci --data " + c + " --format png", "unknown --format 'png'");
+}
+
+}  // namespace

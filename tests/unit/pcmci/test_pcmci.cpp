@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+// PCMCI (src/pcmci/pcmci.hpp) against tigramite 5.2.10.1's run_pcmci with ParCorr on the
+// cases of tests/data/pcmci/ (scripts/dev/pcmci_reference.py): the condition selection's
+// parents in tigramite's order, the graph, and val_matrix / p_matrix to 1e-9 relative.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ci/batch.hpp"
+#include "core/dataset.hpp"
+#include "core/error.hpp"
+#include "pcmci/lagged.hpp"
+#include "pcmci/parcorr_test.hpp"
+#include "pcmci/pcmci.hpp"
+
+using namespace cudag;
+using namespace cudag::pcmci;
+
+namespace {
+
+const std::string kDir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/";
+
+std::vector<std::string> split(const std::string& line, char sep) {
+    std::vector<std::string> out;
+    std::stringstream s(line);
+    std::string cell;
+    while (std::getline(s, cell, sep)) out.push_back(cell);
+    if (!line.empty() && line.back() == sep) out.push_back("");
+    return out;
+}
+
+Dataset read_series(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    Dataset d;
+    d.names = split(line, ',');
+    d.n_vars = static_cast<std::int64_t>(d.names.size());
+    std::vector<std::vector<double>> cols(d.names.size());
+    while (std::getline(in, line)) {
+        const auto cells = split(line, ',');
+        for (std::size_t j = 0; j < cols.size(); ++j) cols[j].push_back(std::stod(cells[j]));
+    }
+    d.n_samples = static_cast<std::int64_t>(cols[0].size());
+    for (const auto& c : cols) d.values.insert(d.values.end(), c.begin(), c.end());
+    return d;
+}
+
+struct Expected {
+    Settings settings;
+    std::vector<std::vector<Node>> parents;
+    std::vector<double> val, p;
+    std::vector<std::string> graph;
+};
+
+Expected read_expected(const std::string& path, std::int32_t n) {
+    Expected e;
+    std::ifstream in(path);
+    std::string line;
+    std::map<std::string, std::string> kv;
+    e.parents.resize(static_cast<std::size_t>(n));
+    struct Cell {
+        int i, j, lag;
+        double v, p;
+        std::string g;
+    };
+    std::vector<Cell> cells;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        const auto f = split(line, '\t');
+        if (f[0] == "parents") {
+            const int j = std::stoi(f[1]);
+            if (f.size() > 2 && !f[2].empty())
+                for (const auto& node : split(f[2], ';')) {
+                    const auto il = split(node, ',');
+                    e.parents[static_cast<std::size_t>(j)].push_back({std::stoi(il[0]), std::stoi(il[1])});
+                }
+        } else if (f.size() == 2) {
+            kv[f[0]] = f[1];
+        } else {
+            cells.push_back({std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[2]), std::stod(f[3]), std::stod(f[4]),
+                             f[5] == "." ? "" : f[5]});
+        }
+    }
+    Settings& s = e.settings;
+    s.tau_max = std::stoi(kv.at("tau_max"));
+    if (kv.count("tau_min")) s.tau_min = std::stoi(kv["tau_min"]);
+    if (kv.count("pc_alpha")) s.pc_alpha = std::stod(kv["pc_alpha"]);
+    if (kv.count("alpha_level")) s.alpha_level = std::stod(kv["alpha_level"]);
+    if (kv.count("max_conds_dim")) s.max_conds_dim = std::stoi(kv["max_conds_dim"]);
+    if (kv.count("max_combinations")) s.max_combinations = std::stoi(kv["max_combinations"]);
+    if (kv.count("max_conds_px")) s.max_conds_px = std::stoi(kv["max_conds_px"]);
+    if (kv.count("max_conds_py")) s.max_conds_py = std::stoi(kv["max_conds_py"]);
+    if (kv.count("fdr_method")) s.fdr_bh = kv["fdr_method"] == "fdr_bh";
+    const std::size_t size = static_cast<std::size_t>(n) * n * (s.tau_max + 1);
+    e.val.resize(size);
+    e.p.resize(size);
+    e.graph.resize(size);
+    for (const Cell& c : cells) {
+        const std::size_t at = (static_cast<std::size_t>(c.i) * n + c.j) * (s.tau_max + 1) + c.lag;
+        e.val[at] = c.v;
+        e.p[at] = c.p;
+        e.graph[at] = c.g;
+    }
+    return e;
+}
+
+Result run(const Dataset& series, const Settings& s, int threads) {
+    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
+    ci::CpuBatchTest tests([&] { return std::make_unique<ParCorrTest>(lagged.data); }, threads, lagged.data.names);
+    return run_pcmci(lagged, s, tests);
+}
+
+bool near_rel(double a, double b, double rel) {
+    if (a == b) return true;
+    return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) || std::fabs(a - b) <= 1e-300;
+}
+
+}  // namespace
+
+TEST(Pcmci, EqualsTigramiteRunPcmciOnEveryReferenceCase) {
+    int cases = 0;
+    double worst_val = 0.0, worst_p = 0.0;
+    for (int c = 0;; ++c) {
+        char stem[8];
+        std::snprintf(stem, sizeof stem, "c%02d", c);
+        if (!std::ifstream(kDir + stem + ".csv")) break;
+        ++cases;
+        SCOPED_TRACE(stem);
+        const Dataset series = read_series(kDir + stem + ".csv");
+        const auto n = static_cast<std::int32_t>(series.n_vars);
+        const Expected e = read_expected(kDir + stem + ".tsv", n);
+        const Result r = run(series, e.settings, 3);
+        ASSERT_EQ(r.parents.size(), e.parents.size());
+        for (std::int32_t j = 0; j < n; ++j) {
+            ASSERT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
+            for (std::size_t k = 0; k < e.parents[j].size(); ++k) {
+                EXPECT_EQ(r.parents[j][k].var, e.parents[j][k].var) << "parent " << k << " of " << j;
+                EXPECT_EQ(r.parents[j][k].lag, e.parents[j][k].lag) << "parent " << k << " of " << j;
+            }
+        }
+        ASSERT_EQ(r.val_matrix.size(), e.val.size());
+        for (std::size_t at = 0; at < e.val.size(); ++at) {
+            EXPECT_EQ(r.graph[at], e.graph[at]) << "cell " << at;
+            EXPECT_PRED3(near_rel, r.val_matrix[at], e.val[at], 1e-9) << "val, cell " << at;
+            // p-values below 1e-200 are compared absolutely (the Student-t tail's last bits).
+            EXPECT_PRED3(near_rel, r.p_matrix[at], e.p[at], 1e-9) << "p, cell " << at;
+            const double dv = std::fabs(r.val_matrix[at] - e.val[at]) / std::max(1e-300, std::fabs(e.val[at]));
+            const double dp = std::fabs(r.p_matrix[at] - e.p[at]) / std::max(1e-300, std::fabs(e.p[at]));
+            worst_val = std::max(worst_val, e.val[at] == 0.0 ? 0.0 : dv);
+            worst_p = std::max(worst_p, e.p[at] == 0.0 ? 0.0 : dp);
+        }
+    }
+    EXPECT_GE(cases, 12);
+    std::printf("pcmci: %d cases, largest relative difference val %.2e, p %.2e\n", cases, worst_val, worst_p);
+}
+
+TEST(Pcmci, TheSameBitsOnAnyThreadCount) {
+    const Dataset series = read_series(kDir + "c07.csv");
+    Settings s;
+    s.tau_max = 2;
+    s.pc_alpha = 0.3;
+    s.max_combinations = 2;
+    const Result one = run(series, s, 1), four = run(series, s, 4);
+    EXPECT_EQ(one.val_matrix, four.val_matrix);
+    EXPECT_EQ(one.p_matrix, four.p_matrix);
+    EXPECT_EQ(one.graph, four.graph);
+    EXPECT_EQ(one.pc1_tests, four.pc1_tests);
+    EXPECT_GT(one.pc1_tests, 0);
+    EXPECT_GT(one.mci_tests, 0);
+}
+
+TEST(Pcmci, LinkAssumptionsFixAndForbidLinks) {
+    const Dataset series = read_series(kDir + "c00.csv");
+    const auto n = static_cast<std::int32_t>(series.n_vars);
+    Settings s;
+    s.tau_max = 2;
+    // Every default link, but (1, -1) -> 0 forced ('-->': never tested, value 1, p 0) and
+    // the links into 2 limited to its own lag 1.
+    LinkAssumptions la = default_links(n, 0, 2);
+    for (auto& [node, type] : la.links[0])
+        if (node == Node{1, 1}) type = "-->";
+    la.links[2] = {{{2, 1}, "-?>"}};
+    // Lag-0 links into 2 are gone; their reverses must go too for consistency.
+    for (std::int32_t j = 0; j < n; ++j)
+        if (j != 2)
+            la.links[j].erase(std::remove_if(la.links[j].begin(), la.links[j].end(),
+                                             [](const auto& l) { return l.first == Node{2, 0}; }),
+                              la.links[j].end());
+    s.link_assumptions = la;
+    const Result r = run(series, s, 2);
+    EXPECT_EQ(r.val_matrix[r.at(1, 0, 1)], 1.0);
+    EXPECT_EQ(r.p_matrix[r.at(1, 0, 1)], 0.0);
+    EXPECT_EQ(r.graph[r.at(1, 0, 1)], "-->");
+    for (std::int32_t i = 0; i < n; ++i)
+        for (std::int32_t lag = 0; lag <= 2; ++lag)
+            if (!(i == 2 && lag == 1)) {
+                EXPECT_EQ(r.p_matrix[r.at(i, 2, lag)], 1.0) << i << " " << lag;
+                EXPECT_EQ(r.graph[r.at(i, 2, lag)], "") << i << " " << lag;
+            }
+    for (const Node& p : r.parents[2]) EXPECT_EQ(p, (Node{2, 1}));
+}
+
+TEST(Pcmci, BadSettingsAreOneLineErrors) {
+    const Dataset series = read_series(kDir + "c08.csv");  // T = 120
+    Settings s;
+    s.tau_max = 60;
+    EXPECT_THROW(check_settings(s, 3, series.n_samples), InputError);
+    s.tau_max = 2;
+    s.tau_min = 3;
+    EXPECT_THROW(check_settings(s, 3, series.n_samples), InputError);
+    s.tau_min = 0;
+    s.max_combinations = 0;
+    EXPECT_THROW(check_settings(s, 3, series.n_samples), InputError);
+    s.max_combinations = 1;
+    EXPECT_NO_THROW(check_settings(s, 3, series.n_samples));
+    LinkAssumptions bad = default_links(3, 0, 2);
+    bad.links[0].push_back({{1, 3}, "-?>"});  // lag beyond tau_max
+    EXPECT_THROW(normalise_links(bad, 3, 0, 2, false), InputError);
+    LinkAssumptions typo = default_links(3, 0, 2);
+    typo.links[1][0].second = "->";
+    EXPECT_THROW(normalise_links(typo, 3, 0, 2, false), InputError);
+    LinkAssumptions cycle;
+    cycle.links = {{{{1, 0}, "-->"}}, {{{2, 0}, "-->"}}, {{{0, 0}, "-->"}}};
+    EXPECT_THROW(normalise_links(cycle, 3, 0, 2, false), InputError);
+    LinkAssumptions clash;
+    clash.links = {{{{1, 0}, "-->"}}, {{{0, 0}, "-->"}}, {}};
+    EXPECT_THROW(normalise_links(clash, 3, 0, 2, false), InputError);
+}
+
+TEST(Pcmci, FdrBhIsNumpysArithmetic) {
+    // Worked by hand: sorted 0.01, 0.02, 0.03, 0.5 over m = 4 → 0.04, 0.04, 0.04, 0.5;
+    // the ties share one value; above 1 is capped.
+    const std::vector<double> q = fdr_bh({0.03, 0.5, 0.01, 0.02});
+    EXPECT_DOUBLE_EQ(q[0], 0.03 / 0.75);
+    EXPECT_DOUBLE_EQ(q[1], 0.5);
+    EXPECT_DOUBLE_EQ(q[2], 0.03 / 0.75);
+    EXPECT_DOUBLE_EQ(q[3], 0.03 / 0.75);
+    const std::vector<double> capped = fdr_bh({0.9, 0.9, 0.2});
+    EXPECT_DOUBLE_EQ(capped[0], 0.9);
+    EXPECT_DOUBLE_EQ(capped[2], 0.6);
+    const std::vector<double> ties = fdr_bh({0.04, 0.04});
+    EXPECT_EQ(ties[0], ties[1]);
+    EXPECT_DOUBLE_EQ(ties[0], 0.04);
+}
+
+TEST(Pcmci, LaggedTableHoldsEachSeriesShifted) {
+    Dataset d;
+    d.n_vars = 2;
+    d.n_samples = 6;
+    d.names = {"a", "b"};
+    d.values = {0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15};
+    const LaggedData l = make_lagged(d, 2);
+    ASSERT_EQ(l.data.n_samples, 4);
+    ASSERT_EQ(l.data.n_vars, 6);
+    EXPECT_EQ(l.data.names[l.column(1, 2)], "b(t-2)");
+    EXPECT_EQ(l.node_name({0, 1}), "a(t-1)");
+    // Row r is time t = 2 + r: (a, −1) there is a[t − 1].
+    for (std::int64_t r = 0; r < 4; ++r) {
+        EXPECT_EQ(l.data.column(l.column(0, 0))[r], static_cast<double>(2 + r));
+        EXPECT_EQ(l.data.column(l.column(0, 1))[r], static_cast<double>(1 + r));
+        EXPECT_EQ(l.data.column(l.column(1, 2))[r], static_cast<double>(10 + r));
+    }
+    EXPECT_THROW(make_lagged(d, 6), InputError);
+}
+
+TEST(Pcmci, ParCorrDropsConstantColumnsAsTigramite) {
+    Dataset d;
+    d.n_vars = 4;
+    d.n_samples = 8;
+    d.names = {"x", "y", "c", "z"};
+    d.values = {1, 3, 2, 5, 4, 6, 8, 7,  2, 1, 4, 3, 6, 5, 8, 9,  7, 7, 7, 7, 7, 7, 7, 7,  1, 0, 1, 1, 0, 1, 0, 0};
+    ParCorrTest t(d);
+    const std::int32_t zc[] = {2, 3};
+    const std::int32_t z[] = {3};
+    const ci::CiOutcome with_c = t.test(0, 1, zc), without = t.test(0, 1, z);
+    // The constant condition is dropped: the same value and the same degrees of freedom (8 − 3).
+    EXPECT_EQ(with_c.statistic, without.statistic);
+    EXPECT_EQ(with_c.p, without.p);
+    EXPECT_EQ(with_c.extra.at(0).second, "5");
+    const ci::CiOutcome const_x = t.test(2, 1, z);
+    EXPECT_EQ(const_x.statistic, 0.0);
+    EXPECT_EQ(const_x.p, 1.0);
+}

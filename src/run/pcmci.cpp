@@ -145,12 +145,12 @@ pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std:
 
 PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read) {
     const auto start = std::chrono::steady_clock::now();
-    if (a.method == "pcmciplus")
-        throw InputError("--method pcmciplus is not built yet (issue 56): use --method pcmci");
+    if (a.method == "pcmciplus") throw InputError("--method pcmciplus is not built yet (issue 56): use --method pcmci");
     if (a.method != "pcmci") throw InputError("unknown --method '" + a.method + "' (available: pcmci)");
     if (a.test != "parcorr" && a.test != "cmiknn")
         throw InputError("unknown --test '" + a.test + "' (available: parcorr, cmiknn)");
-    if (a.fdr != "none" && a.fdr != "fdr_bh") throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
+    if (a.fdr != "none" && a.fdr != "fdr_bh")
+        throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
     const BackendKind backend = parse_backend(a.backend);
     const int threads = resolve_threads(checked_threads(a.threads, a.quiet));
     std::vector<io::NamedPath> outputs_named;
@@ -224,16 +224,17 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                                 : a.verbose ? skeleton::Progress::Mode::Always
                                             : skeleton::Progress::Mode::Auto,
                                 "cudag pcmci");
-    const auto phase_start = std::chrono::steady_clock::now();
+    // Each phase's rate counts from its start: the run's, then the end of the phase before.
     std::string last_phase;
-    auto phase_clock = phase_start;
+    auto phase_clock = std::chrono::steady_clock::now(), last_report = phase_clock;
     const pcmci::ProgressFn report = [&](const char* phase, std::int64_t done, std::int64_t planned) {
+        const auto now = std::chrono::steady_clock::now();
         if (last_phase != phase) {
+            if (!last_phase.empty()) phase_clock = last_report;
             last_phase = phase;
-            phase_clock = std::chrono::steady_clock::now();
         }
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_clock).count();
-        progress.counted(phase, "tests", done, planned, secs);
+        last_report = now;
+        progress.counted(phase, "tests", done, planned, std::chrono::duration<double>(now - phase_clock).count());
     };
     PcmciRun run;
     run.where = tests->where();

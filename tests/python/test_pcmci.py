@@ -25,7 +25,8 @@ def read_case(c: int):
             continue
         f = line.split("\t")
         if f[0] == "parents":
-            parents[int(f[1])] = [tuple(int(v) for v in p.split(",")) for p in f[2].split(";")] if f[2] else []
+            # The file holds (variable, lag); tigramite's parents are (variable, -lag).
+            parents[int(f[1])] = [(int(p.split(",")[0]), -int(p.split(",")[1])) for p in f[2].split(";")] if f[2] else []
         elif len(f) == 2:
             settings[f[0]] = f[1]
         else:

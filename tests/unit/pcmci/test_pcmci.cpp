@@ -141,7 +141,7 @@ TEST(Pcmci, EqualsTigramiteRunPcmciOnEveryReferenceCase) {
     int cases = 0;
     double worst_val = 0.0, worst_p = 0.0;
     for (int c = 0;; ++c) {
-        char stem[8];
+        char stem[16];
         std::snprintf(stem, sizeof stem, "c%02d", c);
         if (!std::ifstream(kDir + stem + ".csv")) break;
         ++cases;
@@ -204,7 +204,9 @@ TEST(Pcmci, LinkAssumptionsFixAndForbidLinks) {
     for (std::int32_t j = 0; j < n; ++j)
         if (j != 2)
             la.links[j].erase(std::remove_if(la.links[j].begin(), la.links[j].end(),
-                                             [](const auto& l) { return l.first == Node{2, 0}; }),
+                                             [](const auto& l) {
+                                                 return l.first == Node{2, 0};
+                                             }),
                               la.links[j].end());
     s.link_assumptions = la;
     const Result r = run(series, s, 2);
@@ -315,7 +317,7 @@ TEST(Pcmci, ParCorrDropsConstantColumnsAsTigramite) {
     d.n_vars = 4;
     d.n_samples = 8;
     d.names = {"x", "y", "c", "z"};
-    d.values = {1, 3, 2, 5, 4, 6, 8, 7,  2, 1, 4, 3, 6, 5, 8, 9,  7, 7, 7, 7, 7, 7, 7, 7,  1, 0, 1, 1, 0, 1, 0, 0};
+    d.values = {1, 3, 2, 5, 4, 6, 8, 7, 2, 1, 4, 3, 6, 5, 8, 9, 7, 7, 7, 7, 7, 7, 7, 7, 1, 0, 1, 1, 0, 1, 0, 0};
     ParCorrTest t(d);
     const std::int32_t zc[] = {2, 3};
     const std::int32_t z[] = {3};

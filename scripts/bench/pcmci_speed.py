@@ -8,13 +8,17 @@ and on about `density`·N·tau_max other (series, lag) pairs, coefficients scale
 process is stable, Gaussian noise (ParCorr cases) or a nonlinear transform of the parents
 (CMIknn cases: tanh and squares), written with 8 significant digits.
 
-Cases (each skipped when its flag says so):
+Cases (each skipped when --skip names it):
+  cmiknn-check  N = 5, T = 300, tau_max 2, 100 shuffles: cudag on the CPU's threads and on the
+          GPU, results compared (val, p, graph: the same bits).
   cmiknn  N = --cmi-vars (10), T = --cmi-samples (1000), tau_max 3, tigramite's CMIknn defaults
-          (knn 0.2, 5 shuffle neighbours, 500 shuffles, ranks): cudag GPU and CPU (the same
-          result, compared); tigramite times --tigramite-tests of the MCI tests cudag ran
-          (CMIknn.run_test on the same X, Y, Z), and its whole run is extrapolated as
-          (tests cudag ran) x (tigramite's mean time a test); cudag's statistics are checked
-          against tigramite's on those tests.
+          (knn 0.2, 5 shuffle neighbours, 500 shuffles, ranks): cudag on the GPU (and the CPU
+          with --cmi-cpu: about 15 min on 16 threads). tigramite times --tigramite-tests of the
+          MCI tests cudag ran (CMIknn.run_test on the same X, Y, Z) and its MCI phase is
+          extrapolated as (cudag's MCI tests) x (tigramite's mean time a test); cudag's
+          statistics are checked against tigramite's on those tests. `--tigramite-from DIR`
+          does that part alone, on this machine, from a DIR a GPU run wrote (tigramite needs
+          numba, which the GPU machine may lack).
   parcorr-small  N = 20, T = 1000, tau_max 3: cudag CPU/GPU against tigramite's whole run_pcmci
           (ParCorr), val/p/graph compared.
   parcorr-large  N = --large-vars (1000), T = 2000, tau_max 5: cudag on the GPU (and the CPU
@@ -108,6 +112,8 @@ def main():
     ap.add_argument("--tigramite-tests", type=int, default=20)
     ap.add_argument("--large-vars", type=int, default=1000)
     ap.add_argument("--large-cpu", action="store_true")
+    ap.add_argument("--cmi-cpu", action="store_true")
+    ap.add_argument("--tigramite-from", default="", help="time tigramite on a cmiknn case a GPU run wrote there")
     ap.add_argument("--skip", default="", help="comma-separated cases to skip: cmiknn,parcorr-small,parcorr-large")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -126,23 +132,41 @@ def main():
         except ImportError as e:
             print(f"tigramite not available ({e}): cudag only", file=sys.stderr)
 
-    if "cmiknn" not in skip:
-        x = write_csv(f"{a.out}/cmi.csv", var_process(a.cmi_vars, a.cmi_samples, 3, 0.1, 1, nonlinear=True))
-        args = ["--data", f"{a.out}/cmi.csv", "--tau-max", "3", "--test", "cmiknn", "-q"]
+    if "cmiknn-check" not in skip and not a.tigramite_from:
+        write_csv(f"{a.out}/cmi_check.csv", var_process(5, 300, 2, 0.1, 4, nonlinear=True))
+        args = ["--data", f"{a.out}/cmi_check.csv", "--tau-max", "2", "--test", "cmiknn", "--permutations", "100", "-q"]
         results = {}
         for b in backends:
-            secs, res, _ = run_cudag(a.cudag, args + ["--backend", b], f"{a.out}/cmi_{b}.h5")
+            secs, res, _ = run_cudag(a.cudag, args + ["--backend", b], f"{a.out}/cmic_{b}.h5")
             results[b] = res
-            rows.append((f"pcmci cmiknn N={a.cmi_vars} T={a.cmi_samples} tau_max=3", f"cudag {b}", f"{secs:.2f} s", ""))
+            rows.append(("pcmci cmiknn N=5 T=300 tau_max=2 B=100", f"cudag {b}", f"{secs:.2f} s", ""))
         if len(results) == 2:
             rows.append(("", "cpu == cuda (val, p, graph)", str(same_result(results["cpu"], results["cuda"])), ""))
+
+    if "cmiknn" not in skip:
+        src = a.tigramite_from or a.out
+        cmi_csv = f"{src}/cmi.csv"
+        if not a.tigramite_from:
+            write_csv(cmi_csv, var_process(a.cmi_vars, a.cmi_samples, 3, 0.1, 1, nonlinear=True))
+            args = ["--data", cmi_csv, "--tau-max", "3", "--test", "cmiknn", "-q"]
+            for b in (["cpu"] if a.cmi_cpu or a.no_gpu else []) + ([] if a.no_gpu else ["cuda"]):
+                secs, res, _ = run_cudag(a.cudag, args + ["--backend", b], f"{a.out}/cmi_{b}.h5")
+                rows.append((f"pcmci cmiknn N={a.cmi_vars} T={a.cmi_samples} tau_max=3 (tigramite's defaults)",
+                             f"cudag {b}", f"{secs:.2f} s", ""))
+                with open(f"{a.out}/cmi_seconds_{b}.txt", "w") as f:
+                    f.write(f"{secs}\n")
         if tg:
             pp, PCMCI, ParCorr, CMIknn = tg
-            res = results[backends[-1]]
+            b = "cuda" if os.path.exists(f"{src}/cmi_cuda.json") else "cpu"
+            with open(f"{src}/cmi_{b}.json") as f:
+                res = json.load(f)
+            with open(f"{src}/cmi_seconds_{b}.txt") as f:
+                secs_cudag = float(f.read())
+            x = np.loadtxt(cmi_csv, delimiter=",", skiprows=1)
             tests = list(mci_tests(res))
-            total = len(tests)  # cudag's MCI tests; its PC1 tests are in the stderr summary
+            total = len(tests)
             cmi = CMIknn()
-            pc = PCMCI(pp.DataFrame(x), cond_ind_test=cmi, verbosity=0)
+            PCMCI(pp.DataFrame(x), cond_ind_test=cmi, verbosity=0)  # sets cmi's data frame
             rng = np.random.default_rng(3)
             pick = rng.choice(len(tests), size=min(a.tigramite_tests, len(tests)), replace=False)
             t0 = time.perf_counter()
@@ -150,16 +174,16 @@ def main():
             for k in pick:
                 X, Y, Z = tests[k]
                 val, p = cmi.run_test([X], [Y], Z=Z, tau_max=3)
-                ours = res["val_matrix"][X[0]][Y[0]][-X[1]]
-                worst = max(worst, abs(val - ours))
+                worst = max(worst, abs(val - res["val_matrix"][X[0]][Y[0]][-X[1]]))
             per = (time.perf_counter() - t0) / len(pick)
-            secs_cudag = [r for r in rows if r[0].startswith("pcmci cmiknn")][-1][2]
-            rows.append(("", f"tigramite CMIknn ({len(pick)} of {total} MCI tests timed)",
-                         f"{per:.3f} s a test", f"whole MCI phase ~{per * total:.0f} s (extrapolated)"))
-            rows.append(("", "|cudag - tigramite| statistic on those tests", f"{worst:.1e}", ""))
-            rows.append(("", "ratio tigramite MCI phase / cudag whole run", f"{per * total / float(secs_cudag.split()[0]):.0f}x",
-                         "(tigramite's PC1 phase not counted: a lower bound)"))
+            rows.append(("", f"tigramite CMIknn.run_test, {len(pick)} of cudag's {total} MCI tests",
+                         f"{per:.2f} s a test", f"MCI phase alone ~{per * total:.0f} s (extrapolated)"))
+            rows.append(("", "max |cudag - tigramite| statistic on those tests", f"{worst:.1e}", ""))
+            rows.append(("", f"tigramite's MCI phase / cudag {b}'s whole run", f"{per * total / secs_cudag:.0f}x",
+                         "a lower bound: tigramite's PC1 phase not counted"))
 
+    if a.tigramite_from:
+        skip |= {"parcorr-small", "parcorr-large"}
     if "parcorr-small" not in skip:
         x = write_csv(f"{a.out}/pc_small.csv", var_process(20, 1000, 3, 0.05, 2))
         args = ["--data", f"{a.out}/pc_small.csv", "--tau-max", "3", "-q"]

@@ -128,10 +128,10 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
         if (fci_cmd->parsed()) return run_fci_command(fa, join_args(argc, argv), *env, comm);
         if (mcmc->parsed()) return run_mcmc_command(mc, join_args(argc, argv), *env, comm);
+        if (pcmci_cmd->parsed()) return run_pcmci_command(pm, join_args(argc, argv), *comm, env->local_rank());
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
         if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);
         if (citest->parsed()) return run_citest(ca);
-        if (pcmci_cmd->parsed()) return run_pcmci_command(pm, join_args(argc, argv));
         if (cmp->parsed()) return run_compare(ma);
         if (score->parsed()) return run_score(sc);
         if (info->parsed()) return run_info();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/communicator.hpp"
 #include "run/pcmci.hpp"
 
 namespace cudag::cli {
@@ -20,7 +21,7 @@ struct PcmciArgs {
 /// Registers the `pcmci` subcommand on `app`, filling `a` when parsed.
 CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& a);
 
-/// Runs the job (the links table on stdout without --out).
-int run_pcmci_command(const PcmciArgs& a, const std::string& command_line);
+/// Runs the job (the links table on stdout without --out) on every rank of `comm`.
+int run_pcmci_command(const PcmciArgs& a, const std::string& command_line, mpi::Communicator& comm, int local_rank);
 
 }  // namespace cudag::cli

@@ -19,7 +19,9 @@
 #include "mpi/communicator.hpp"
 #include "pcmci/lagged.hpp"
 #include "pcmci/output.hpp"
+#include "mpi/environment.hpp"
 #include "pcmci/parcorr_test.hpp"
+#include "pcmci/rank_split.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
 #include "skeleton/test_spec.hpp"
@@ -143,8 +145,11 @@ pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std:
     return la;
 }
 
-PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read) {
+PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read,
+                   mpi::Communicator* comm, int local_rank) {
     const auto start = std::chrono::steady_clock::now();
+    const bool ranks = comm && comm->size() > 1;
+    const bool lead = !comm || comm->rank() == 0;
     if (a.method == "pcmciplus") throw InputError("--method pcmciplus is not built yet (issue 56): use --method pcmci");
     if (a.method != "pcmci") throw InputError("unknown --method '" + a.method + "' (available: pcmci)");
     if (a.test != "parcorr" && a.test != "cmiknn")
@@ -199,7 +204,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     BackendContext ctx;
     ctx.kind = backend;
     ctx.threads = threads;
-    mpi::SerialCommunicator self;
+    if (const int gpus = visible_gpus(); gpus > 0) ctx.device = mpi::bind_device(local_rank, gpus);
+    mpi::SerialCommunicator self;  // each rank's own tests: the ranks split the batches, not the engine
     skeleton::TestOptions options;
     options.kind = a.test == "parcorr" ? skeleton::TestKind::FisherZ : skeleton::TestKind::CmiKnn;
     if (a.test == "cmiknn") {
@@ -219,8 +225,9 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     std::unique_ptr<ci::BatchTest> tests =
         a.test == "parcorr" ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data.n_samples)
                             : std::move(engine);
+    if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
 
-    skeleton::Progress progress(a.quiet     ? skeleton::Progress::Mode::Quiet
+    skeleton::Progress progress(a.quiet || !lead ? skeleton::Progress::Mode::Quiet
                                 : a.verbose ? skeleton::Progress::Mode::Always
                                             : skeleton::Progress::Mode::Auto,
                                 "cudag pcmci");
@@ -241,6 +248,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     run.result = pcmci::run_pcmci(lagged, s, *tests, report);
     run.names = series.names;
 
+    if (!lead) return run;  // rank 0 writes
     const std::vector<std::pair<std::string, std::string>> config = config_of(a, run.result, command_line);
     if (to_stdout) {
         if (a.print_links) pcmci::write_links(run.result, run.names, std::cout);

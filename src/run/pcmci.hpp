@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi/communicator.hpp"
 #include "pcmci/pcmci.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
@@ -43,7 +44,11 @@ struct PcmciRun {
 pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std::vector<std::string>& names);
 
 /// Runs the job and writes its outputs (none when it fails). `read`: the data (empty: the
-/// job's file).
-PcmciRun run_pcmci(const PcmciJob& job, const std::string& command_line, const DataReader& read = {});
+/// job's file). With `comm` of several ranks, every rank calls it: each reads the series,
+/// answers its slice of every batch of tests (pcmci::RankSplitBatch) on its CPU threads or
+/// on GPU `local_rank` modulo the visible ones, and rank 0 writes; the result is one
+/// process's, bit for bit.
+PcmciRun run_pcmci(const PcmciJob& job, const std::string& command_line, const DataReader& read = {},
+                   mpi::Communicator* comm = nullptr, int local_rank = 0);
 
 }  // namespace cudag::run

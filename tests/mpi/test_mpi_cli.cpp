@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 
@@ -23,6 +24,11 @@ using cudag::test::run_command;
 using cudag::test::same_results;
 
 namespace {
+
+std::string read_text(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
 
 class MpiCli : public ::testing::Test {
 protected:
@@ -105,6 +111,27 @@ TEST_F(MpiCli, RankCountInvarianceWithCmiKnn) {
         cudag(0, "simulate nonlinear --vars 8 --samples 150 --density 0.35 --seed 2 --out " + path("nl.csv"));
     ASSERT_EQ(r.code, 0) << r.err;
     expect_rank_invariant(path("nl.csv"), "--test cmiknn --permutations 39 --knn 0.1 --alpha 0.05", 3);
+}
+
+TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
+    // Issue 56: every batch of PCMCI's tests cut over the ranks (pcmci::RankSplitBatch) and
+    // gathered: on 1..4 ranks the links table of one process, byte for byte (ParCorr, and
+    // CMIknn with its permutations keyed by the test).
+    const std::string data = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/c09.csv";
+    for (const std::string& opts : {std::string("--tau-max 2 --pc-alpha 0.1"),
+                                   std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1")}) {
+        auto r = cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") + " --format links");
+        ASSERT_EQ(r.code, 0) << r.err;
+        const std::string serial = read_text(path("serial.links.tsv"));
+        ASSERT_GT(serial.size(), 100u);
+        for (int k = 1; k <= 4; ++k) {
+            const std::string out = path("np" + std::to_string(k) + ".h5");
+            r = cudag(k, "pcmci --data " + data + " " + opts + " -q --out " + out + " --format links");
+            ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
+            EXPECT_EQ(read_text(path("np" + std::to_string(k) + ".links.tsv")), serial)
+                << opts << " on " << k << " ranks";
+        }
+    }
 }
 
 TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {

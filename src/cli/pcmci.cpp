@@ -55,8 +55,7 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     return cmd;
 }
 
-int run_pcmci_command(const PcmciArgs& args, const std::string& command_line, mpi::Communicator& comm,
-                      int local_rank) {
+int run_pcmci_command(const PcmciArgs& args, const std::string& command_line, mpi::Communicator& comm, int local_rank) {
     run::PcmciJob a = args.job;
     a.cmi.given = given_names(args.cmi_options);
     run::run_pcmci(a, command_line, {}, &comm, local_rank);

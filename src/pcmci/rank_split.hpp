@@ -19,9 +19,7 @@ public:
     RankSplitBatch(std::unique_ptr<ci::BatchTest> local, mpi::Communicator& comm)
         : local_(std::move(local)), comm_(comm) {}
     std::string name() const override { return local_->name(); }
-    std::string where() const override {
-        return std::to_string(comm_.size()) + " ranks, each on " + local_->where();
-    }
+    std::string where() const override { return std::to_string(comm_.size()) + " ranks, each on " + local_->where(); }
     /// Every rank calls it with the same queries. A rank's error (its slice's InputError) is
     /// agreed: that rank reports it, the others stop (mpi::PeerFailed).
     void run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) override;

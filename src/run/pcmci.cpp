@@ -145,8 +145,8 @@ pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std:
     return la;
 }
 
-PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read,
-                   mpi::Communicator* comm, int local_rank) {
+PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read, mpi::Communicator* comm,
+                   int local_rank) {
     const auto start = std::chrono::steady_clock::now();
     const bool ranks = comm && comm->size() > 1;
     const bool lead = !comm || comm->rank() == 0;
@@ -228,8 +228,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
 
     skeleton::Progress progress(a.quiet || !lead ? skeleton::Progress::Mode::Quiet
-                                : a.verbose ? skeleton::Progress::Mode::Always
-                                            : skeleton::Progress::Mode::Auto,
+                                : a.verbose      ? skeleton::Progress::Mode::Always
+                                                 : skeleton::Progress::Mode::Auto,
                                 "cudag pcmci");
     // Each phase's rate counts from its start: the run's, then the end of the phase before.
     std::string last_phase;

@@ -119,7 +119,7 @@ TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
     // CMIknn with its permutations keyed by the test).
     const std::string data = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/c09.csv";
     for (const std::string& opts : {std::string("--tau-max 2 --pc-alpha 0.1"),
-                                   std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1")}) {
+                                    std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1")}) {
         auto r = cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") + " --format links");
         ASSERT_EQ(r.code, 0) << r.err;
         const std::string serial = read_text(path("serial.links.tsv"));

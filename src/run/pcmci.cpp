@@ -20,6 +20,7 @@
 #include "pcmci/lagged.hpp"
 #include "pcmci/output.hpp"
 #include "pcmci/parcorr_test.hpp"
+#include "pcmci/pcmciplus.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
 #include "skeleton/test_spec.hpp"
@@ -76,6 +77,10 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         {"max_conds_px", opt(s.max_conds_px)},
         {"fdr_method", a.fdr},
         {"link_assumptions", a.links.empty() ? "default" : a.links},
+        {"contemp_collider_rule", a.method == "pcmciplus" ? s.contemp_collider_rule : "none"},
+        {"conflict_resolution", a.method == "pcmciplus" && s.conflict_resolution ? "true" : "false"},
+        {"reset_lagged_links", a.method == "pcmciplus" && s.reset_lagged_links ? "true" : "false"},
+        {"max_conds_px_lagged", opt(s.max_conds_px_lagged)},
         {"samples", std::to_string(r.samples)},
         {"input", a.data},
         {"input_dataset", a.dataset},
@@ -145,9 +150,19 @@ pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std:
 
 PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read) {
     const auto start = std::chrono::steady_clock::now();
-    if (a.method == "pcmciplus")
-        throw InputError("--method pcmciplus is not built yet (issue 56): use --method pcmci");
-    if (a.method != "pcmci") throw InputError("unknown --method '" + a.method + "' (available: pcmci)");
+    if (a.method != "pcmci" && a.method != "pcmciplus")
+        throw InputError("unknown --method '" + a.method + "' (available: pcmci, pcmciplus)");
+    const bool plus = a.method == "pcmciplus";
+    if (!plus) {
+        const pcmci::Settings d;
+        if (a.settings.contemp_collider_rule != d.contemp_collider_rule ||
+            a.settings.conflict_resolution != d.conflict_resolution ||
+            a.settings.reset_lagged_links != d.reset_lagged_links ||
+            a.settings.max_conds_px_lagged != d.max_conds_px_lagged)
+            throw InputError(
+                "--contemp-collider-rule, --no-conflict-resolution, --reset-lagged-links and "
+                "--max-conds-px-lagged are settings of PCMCI+ (pcmciplus) only");
+    }
     if (a.test != "parcorr" && a.test != "cmiknn")
         throw InputError("unknown --test '" + a.test + "' (available: parcorr, cmiknn)");
     if (a.fdr != "none" && a.fdr != "fdr_bh") throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
@@ -183,13 +198,19 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     }
     pcmci::Settings s = a.settings;
     s.fdr_bh = a.fdr == "fdr_bh";
-    pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+    if (plus && !a.pc_alpha_given) s.pc_alpha = 0.01;  // run_pcmciplus's default
+    if (plus)
+        pcmci::check_pcmciplus_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+    else
+        pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
     if (!a.links.empty()) s.link_assumptions = read_link_assumptions(a.links, series.names);
 
     const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max);
-    // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists.
+    // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists
+    // (and PCMCI+'s contemporaneous set, up to N − 2 more).
     const auto lags = static_cast<std::int64_t>(s.tau_max - std::max(0, s.tau_min) + 1);
-    const int max_cond = static_cast<int>(std::min<std::int64_t>(lagged.data.n_vars - 2, 2 * series.n_vars * lags));
+    const int max_cond = static_cast<int>(
+        std::min<std::int64_t>(lagged.data.n_vars - 2, 2 * series.n_vars * lags + (plus ? series.n_vars : 0)));
     std::unique_ptr<ci::BatchTest> tests;
     if (a.test == "parcorr") {
         tests = std::make_unique<ci::CpuBatchTest>(
@@ -230,7 +251,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     };
     PcmciRun run;
     run.where = tests->where();
-    run.result = pcmci::run_pcmci(lagged, s, *tests, report);
+    run.result = plus ? pcmci::run_pcmciplus(lagged, s, *tests, report) : pcmci::run_pcmci(lagged, s, *tests, report);
     run.names = series.names;
 
     const std::vector<std::pair<std::string, std::string>> config = config_of(a, run.result, command_line);
@@ -261,8 +282,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                     if (!run.result.graph[run.result.at(i, j, lag)].empty() && !(lag == 0 && i > j)) ++links;
         std::cerr << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max "
                   << s.tau_max << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
-                  << run.result.mci_tests << " MCI tests (" << a.test << ", " << run.where << "), "
-                  << skeleton::Progress::duration(run.seconds) << '\n';
+                  << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
+                  << ", " << run.where << "), " << skeleton::Progress::duration(run.seconds) << '\n';
     }
     return run;
 }

@@ -138,7 +138,7 @@ TEST(PcmciPlus, EqualsTigramiteRunPcmciplusOnEveryReferenceCase) {
     int cases = 0, conflicts = 0, unoriented = 0, oriented = 0;
     double worst_val = 0.0, worst_p = 0.0;
     for (int c = 0;; ++c) {
-        char stem[8];
+        char stem[16];
         std::snprintf(stem, sizeof stem, "c%02d", c);
         if (!std::ifstream(kDir + stem + ".csv")) break;
         ++cases;

@@ -60,9 +60,9 @@ std::int32_t series_index(const std::string& what, const std::vector<std::string
 }
 
 /// The job's settings as the result's config entries (file order).
-std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, const pcmci::Result& r,
-                                                           const std::string& command_line) {
-    const pcmci::Settings& s = a.settings;
+/// `s`: the settings the run used (the job's, with the method's defaults applied).
+std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, const pcmci::Settings& s,
+                                                           const pcmci::Result& r, const std::string& command_line) {
     const auto opt = [](std::int32_t v) { return v < 0 ? std::string("none") : std::to_string(v); };
     std::vector<std::pair<std::string, std::string>> c = {
         {"method", a.method},
@@ -77,16 +77,18 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         {"max_conds_px", opt(s.max_conds_px)},
         {"fdr_method", a.fdr},
         {"link_assumptions", a.links.empty() ? "default" : a.links},
-        {"contemp_collider_rule", a.method == "pcmciplus" ? s.contemp_collider_rule : "none"},
-        {"conflict_resolution", a.method == "pcmciplus" && s.conflict_resolution ? "true" : "false"},
-        {"reset_lagged_links", a.method == "pcmciplus" && s.reset_lagged_links ? "true" : "false"},
-        {"max_conds_px_lagged", opt(s.max_conds_px_lagged)},
         {"samples", std::to_string(r.samples)},
         {"input", a.data},
         {"input_dataset", a.dataset},
         {"command_line", command_line},
         {"cudag_version", CUDAG_VERSION},
     };
+    if (a.method == "pcmciplus") {
+        c.emplace_back("contemp_collider_rule", s.contemp_collider_rule);
+        c.emplace_back("conflict_resolution", s.conflict_resolution ? "true" : "false");
+        c.emplace_back("reset_lagged_links", s.reset_lagged_links ? "true" : "false");
+        c.emplace_back("max_conds_px_lagged", opt(s.max_conds_px_lagged));
+    }
     if (a.test == "cmiknn") {
         const ci::CmiKnnSpec spec = cmi_knn_spec(a.cmi, "cmiknn");
         c.emplace_back("cmiknn_knn", exact_number(spec.knn));
@@ -254,7 +256,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     run.result = plus ? pcmci::run_pcmciplus(lagged, s, *tests, report) : pcmci::run_pcmci(lagged, s, *tests, report);
     run.names = series.names;
 
-    const std::vector<std::pair<std::string, std::string>> config = config_of(a, run.result, command_line);
+    const std::vector<std::pair<std::string, std::string>> config = config_of(a, s, run.result, command_line);
     if (to_stdout) {
         if (a.print_links) pcmci::write_links(run.result, run.names, std::cout);
         std::cout.flush();

@@ -162,6 +162,29 @@ TEST_F(CliPcmci, ResultFilesAndLinkAssumptions) {
     EXPECT_NE(json.find("\"samples\":296"), std::string::npos);  // T = 300 less 2·tau_max
 }
 
+TEST_F(CliPcmci, PcmciplusRecordsTheSettingsItRanWith) {
+    // Without --pc-alpha, PCMCI+ runs (and records) tigramite's 0.01, and its own settings.
+    const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
+    const fs::path out = dir_ / "r.h5";
+    const CliRun r = run("pcmci --method pcmciplus --data " + plus + "c00.csv --out " + out.string() +
+                         " --format json --contemp-collider-rule conservative --max-conds-px-lagged 2 -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream j(dir_ / "r.json");
+    const std::string json((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
+    EXPECT_NE(json.find("\"method\":\"pcmciplus\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"pc_alpha\":\"0.01\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"contemp_collider_rule\":\"conservative\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"conflict_resolution\":\"true\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"max_conds_px_lagged\":\"2\""), std::string::npos) << json;
+    // run_pcmci records none of PCMCI+'s settings, and its own default pc_alpha.
+    const CliRun p = run("pcmci --data " + plus + "c00.csv --out " + out.string() + " --format json -q");
+    ASSERT_EQ(p.code, 0) << p.err;
+    std::ifstream k(dir_ / "r.json");
+    const std::string plain((std::istreambuf_iterator<char>(k)), std::istreambuf_iterator<char>());
+    EXPECT_NE(plain.find("\"pc_alpha\":\"0.2"), std::string::npos) << plain;  // printed to 17 digits
+    EXPECT_EQ(plain.find("contemp_collider_rule"), std::string::npos) << plain;
+}
+
 TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
     const std::string c = kData + "c08.csv";  // T = 120, 3 series
     expect_error("pcmci --data " + c + " --tau-max 60", "tau_max 60 leaves no samples");
@@ -182,7 +205,14 @@ TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
     expect_error("pcmci --data " + c + " --links " + write("l2.tsv", "v0\tv1\t1\t->\n"), "type '->'");
     expect_error("pcmci --data " + c + " --links " + write("l3.tsv", "v0\tv1\t0\t-->\nv1\tv0\t0\t-->\n"),
                  "inconsistent link assumptions");
-    expect_error("pcmci --data " + c + " --format png", "unknown --format 'png'");
+    {
+        // expect_error gives --format itself, and a second --format is CLI11's error, not this one.
+        const fs::path out = dir_ / "r.h5";
+        const CliRun r = run("pcmci --data " + c + " --format png --out " + out.string());
+        EXPECT_EQ(r.code, 1) << r.err;
+        EXPECT_NE(r.err.find("unknown --format 'png'"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
 }
 
 }  // namespace

@@ -149,17 +149,20 @@ struct Skeleton {
 struct Pair {
     enum class State { Waiting, Live, Done, Skipped };
     std::int32_t i = 0, j = 0, lag = 0;
-    std::vector<std::int32_t> conds;  ///< adj(j) without (i, 0)
-    std::vector<int> comb;            ///< the subset under test (indices into conds)
+    /// The conditions are adj(j) without (i, 0): adj(j) but its position `skip` (-1: none);
+    /// not copied, since level 0 has a pair for every link.
+    std::ptrdiff_t skip = -1;
+    int n_conds = 0;
+    std::vector<int> comb;  ///< the subset under test (indices into the conditions)
     State state = State::Waiting;
     bool fixed = false;                               ///< middle mark '-': value 1, p-value 0, no test
     std::vector<std::pair<double, double>> outcomes;  ///< (value, p-value) of each subset tested, in order
     bool removed = false;
     std::vector<std::int32_t> sepset;
     std::ptrdiff_t waiter = -1;  ///< the reverse lag-0 pair later in the level, waiting for this one
-    std::vector<std::int32_t> subset() const {
+    std::vector<std::int32_t> subset(const std::vector<std::int32_t>& adj_j) const {
         std::vector<std::int32_t> s;
-        for (int k : comb) s.push_back(conds[static_cast<std::size_t>(k)]);
+        for (int k : comb) s.push_back(adj_j[static_cast<std::size_t>(k + (skip >= 0 && k >= skip ? 1 : 0))]);
         return s;
     }
 };
@@ -194,9 +197,13 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
                     pr.i = i;
                     pr.j = j;
                     pr.lag = lag;
-                    for (std::int32_t k : adj[static_cast<std::size_t>(j)])
-                        if (!(lag == 0 && k == i)) pr.conds.push_back(k);
-                    if (static_cast<std::int64_t>(pr.conds.size()) < dim) continue;
+                    const auto& adj_j = adj[static_cast<std::size_t>(j)];
+                    if (lag == 0) {
+                        const auto at = std::find(adj_j.begin(), adj_j.end(), i);
+                        if (at != adj_j.end()) pr.skip = at - adj_j.begin();
+                    }
+                    pr.n_conds = static_cast<int>(adj_j.size()) - (pr.skip >= 0 ? 1 : 0);
+                    if (pr.n_conds < dim) continue;
                     pr.comb.resize(static_cast<std::size_t>(dim));
                     std::iota(pr.comb.begin(), pr.comb.end(), 0);
                     pr.fixed = sk.graph[cell][1] == '-';
@@ -245,7 +252,8 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
             for (std::size_t q = 0; q < pairs.size(); ++q) {
                 const Pair& pr = pairs[q];
                 if (pr.state != Pair::State::Live) continue;
-                batch.add(lagged, {pr.i, pr.lag}, {pr.j, 0}, conditions(pr.i, pr.lag, pr.j, pr.subset()));
+                batch.add(lagged, {pr.i, pr.lag}, {pr.j, 0},
+                          conditions(pr.i, pr.lag, pr.j, pr.subset(adj[static_cast<std::size_t>(pr.j)])));
                 asked.push_back(q);
             }
             if (asked.empty()) break;
@@ -259,10 +267,10 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
                 const bool dependent = batch.p[a] <= s.pc_alpha;
                 if (!dependent) {
                     pr.removed = true;
-                    pr.sepset = pr.subset();
+                    pr.sepset = pr.subset(adj[static_cast<std::size_t>(pr.j)]);
                     pr.state = Pair::State::Done;
                     released.push_back(asked[a]);
-                } else if (!next_combination(pr.comb, static_cast<int>(pr.conds.size()))) {
+                } else if (!next_combination(pr.comb, pr.n_conds)) {
                     pr.state = Pair::State::Done;
                     released.push_back(asked[a]);
                 }

@@ -17,7 +17,7 @@
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch sidebyside" (any subset, in that order; a later call on
+#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed pcmci sidebyside" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        OLD_SRC=dir (another source tree, e.g. `git archive` of an earlier commit: its cudag is built
 #        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
@@ -49,7 +49,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed sidebyside"}
+steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed pcmci sidebyside"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -209,6 +209,24 @@ if has mixed; then
         bench "PC with --missing testwise, Fisher-z (scripts/bench/testwise_gpu.sh)" p \
             "$root/scripts/bench/testwise_gpu.sh" "$build" "${OUT:-/tmp}/mixed"
     fi
+fi
+
+if has pcmci; then
+    echo "== PCMCI (issue 56): cudag pcmci on the GPU and the CPU against tigramite"
+    # tigramite (and numba, which its CMIknn imports) from wheels carried in .peers/wheels312.
+    tg_args=()
+    if ! python3 -c "import tigramite, numba" 2>/dev/null; then
+        if [[ -d $root/.peers/wheels312 ]]; then
+            tgdir=$(mktemp -d)
+            python3 -m pip install -q --no-index --no-deps --target "$tgdir" "$root"/.peers/wheels312/*.whl \
+                >"${OUT:-/tmp}/pcmci-pip.log" 2>&1 || echo "tigramite wheels did not install (see pcmci-pip.log)"
+            export PYTHONPATH=$tgdir${PYTHONPATH:+:$PYTHONPATH}
+        fi
+        python3 -c "import tigramite, numba" 2>/dev/null || tg_args=(--no-tigramite)
+    fi
+    bench "PCMCI, cudag GPU/CPU and tigramite (scripts/bench/pcmci_speed.py)" '/^case/,$p' \
+        python3 "$root/scripts/bench/pcmci_speed.py" --cudag "$build/cudag" --out "${OUT:-/tmp}/pcmci" \
+        --large-vars "${PCMCI_LARGE_VARS:-1000}" ${PCMCI_ARGS:-} "${tg_args[@]}"
 fi
 
 if has sidebyside; then

@@ -320,8 +320,7 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
                      const auto lag = nb::cast<std::int32_t>(r[2]);
                      if (effect < 0 || effect >= static_cast<std::int32_t>(names.size()))
                          throw InputError("link_assumptions: no variable " + std::to_string(effect));
-                     la.links[static_cast<std::size_t>(effect)].push_back(
-                         {{cause, lag}, nb::cast<std::string>(r[3])});
+                     la.links[static_cast<std::size_t>(effect)].push_back({{cause, lag}, nb::cast<std::string>(r[3])});
                  }
                  job.settings.link_assumptions = std::move(la);
              }},

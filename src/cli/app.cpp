@@ -86,7 +86,8 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     const int world_rank = env->rank(), world_size = env->size();
     trace_moment("MPI started");
 
-    CLI::App app{"cudag: causal structure learning (PC-stable, FCI/RFCI, PCMCI, order MCMC) from a laptop CPU to GPU clusters"};
+    CLI::App app{
+        "cudag: causal structure learning (PC-stable, FCI/RFCI, PCMCI, order MCMC) from a laptop CPU to GPU clusters"};
     app.require_subcommand(1);
     app.set_version_flag("--version", CUDAG_VERSION);
 

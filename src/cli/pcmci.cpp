@@ -67,7 +67,8 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     cmd->add_option("--format", a.formats,
                     "extra outputs beside --out, comma-separated: links (.links.tsv), json (.json)");
     auto* quiet = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
-    cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")->excludes(quiet);
+    cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
+        ->excludes(quiet);
     return cmd;
 }
 

@@ -82,8 +82,8 @@ void write_h5(const Result& r, const std::vector<std::string>& names,
     h5::write_array(root, "p_matrix", r.p_matrix, cube, path);
     // The graph's link strings, flattened in the same [i][j][lag] order (shape in "graph_shape").
     h5::write_strings(root, "graph", r.graph, path);
-    h5::write_array(root, "graph_shape", std::vector<std::int64_t>{r.n_vars, r.n_vars, r.tau_max + 1},
-                    {hsize_t{3}}, path);
+    h5::write_array(root, "graph_shape", std::vector<std::int64_t>{r.n_vars, r.n_vars, r.tau_max + 1}, {hsize_t{3}},
+                    path);
     // Parents as CSR: parents_offsets[j]..parents_offsets[j + 1] index parents_var / parents_lag.
     std::vector<std::int64_t> offsets{0};
     std::vector<std::int32_t> vars, lags;

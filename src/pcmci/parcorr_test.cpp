@@ -45,4 +45,18 @@ ci::CiOutcome ParCorrTest::test(std::int32_t x, std::int32_t y, std::span<const 
     return o;
 }
 
+void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) {
+    fisher_->run(queries, statistic, p);
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+        const int dim = static_cast<int>(queries.set(q).size()) + 2;
+        if (n_ - dim < 1)
+            throw InputError("parcorr given " + std::to_string(dim - 2) + " conditions needs more than " +
+                             std::to_string(dim) + " samples; there are " + std::to_string(n_));
+        p[q] = ci::parcorr_p_value(statistic[q], n_, dim);
+        if (!ci::is_result(statistic[q], p[q]))
+            throw InputError("parcorr: not a result for query " + std::to_string(q + 1) + " (r " +
+                             std::to_string(statistic[q]) + ")");
+    }
+}
+
 }  // namespace cudag::pcmci

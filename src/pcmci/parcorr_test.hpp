@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "ci/batch.hpp"
 #include "ci/ci_test.hpp"
 #include "core/dataset.hpp"
 
@@ -36,6 +39,25 @@ private:
     const Dataset& data_;
     std::vector<char> constant_;  ///< per column: all values equal
     std::vector<double> rows_;    ///< the test's array, row-major (scratch)
+};
+
+/// ParCorr for PCMCI's batches, on the CPU or a GPU alike: the partial correlation of a
+/// Fisher-z BatchTest (`fisher`: the project's Fisher-z engines, whose statistic is the partial
+/// correlation from the correlation matrix, CPU and GPU bit for bit) with ParCorr's p-value,
+/// ci::parcorr_p_value(r, n, |S| + 2). The value equals ParCorrTest's (least squares on
+/// residuals) to rounding: a few 1e-13 on the reference cases. Columns constant over the rows
+/// must not be asked (the job refuses them: tigramite would drop them).
+class ParCorrBatch final : public ci::BatchTest {
+public:
+    ParCorrBatch(std::unique_ptr<ci::BatchTest> fisher, std::int64_t n_samples)
+        : fisher_(std::move(fisher)), n_(n_samples) {}
+    std::string name() const override { return "parcorr"; }
+    std::string where() const override { return fisher_->where(); }
+    void run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) override;
+
+private:
+    std::unique_ptr<ci::BatchTest> fisher_;
+    std::int64_t n_;
 };
 
 }  // namespace cudag::pcmci

@@ -2,9 +2,11 @@
 #include "pcmci/pcmci.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -37,10 +39,26 @@ std::vector<Node> candidates(const LinkAssumptions& la, std::int32_t j) {
 struct Batch {
     ci::QueryList queries;
     std::vector<double> statistic, p;
-    void run(ci::BatchTest& tests) {
+    /// Every query, in slices whose size doubles while a slice takes under half a second (a
+    /// GPU gets large slices, a slow test small ones), `progress` told after each slice: the
+    /// answers do not depend on the slicing (each test is a function of its query alone).
+    void run(ci::BatchTest& tests, const char* phase, std::int64_t done_before, std::int64_t planned,
+             const ProgressFn& progress) {
         statistic.assign(queries.size(), 0.0);
         p.assign(queries.size(), 0.0);
-        if (queries.size() > 0) tests.run(queries.view(), statistic, p);
+        const ci::Queries all = queries.view();
+        std::size_t slice = 1024;
+        for (std::size_t begin = 0; begin < all.size();) {
+            const std::size_t end = std::min(all.size(), begin + slice);
+            const auto t0 = std::chrono::steady_clock::now();
+            tests.run(all.slice(begin, end), std::span<double>(statistic).subspan(begin, end - begin),
+                      std::span<double>(p).subspan(begin, end - begin));
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 0.5 &&
+                slice < (std::size_t{1} << 22))
+                slice *= 2;
+            begin = end;
+            if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
+        }
     }
 };
 
@@ -89,7 +107,8 @@ LinkAssumptions default_links(std::int32_t n_vars, std::int32_t tau_min, std::in
     for (std::int32_t j = 0; j < n_vars; ++j)
         for (std::int32_t i = 0; i < n_vars; ++i)
             for (std::int32_t lag = tau_min; lag <= tau_max; ++lag)
-                if (!(i == j && lag == 0)) la.links[static_cast<std::size_t>(j)].push_back({{i, lag}, lag == 0 ? "o?o" : "-?>"});
+                if (!(i == j && lag == 0))
+                    la.links[static_cast<std::size_t>(j)].push_back({{i, lag}, lag == 0 ? "o?o" : "-?>"});
     return la;
 }
 
@@ -226,16 +245,16 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                 std::vector<Node> z;
                 z.reserve(it.comb.size());
                 for (int c : it.comb) {
-                    const std::size_t k = static_cast<std::size_t>(c) + (static_cast<std::size_t>(c) >= it.parent ? 1 : 0);
+                    const std::size_t k =
+                        static_cast<std::size_t>(c) + (static_cast<std::size_t>(c) >= it.parent ? 1 : 0);
                     z.push_back(p.parents[k]);
                 }
                 add_query(batch.queries, lagged, parent, {it.j, 0}, z);
                 asked.push_back(q);
             }
             planned += static_cast<std::int64_t>(asked.size());
-            batch.run(tests);
+            batch.run(tests, "condition selection", done_tests, planned, progress);
             done_tests += static_cast<std::int64_t>(asked.size());
-            if (progress) progress("condition selection", done_tests, planned);
             // Record in tigramite's order: items are in (j, parent) order, each its own state.
             std::vector<double> val(items.size(), 0.0), pv(items.size(), 0.0);
             std::vector<char> has(items.size(), 0);
@@ -255,8 +274,8 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                 Pc1& p = st[static_cast<std::size_t>(it.j)];
                 const Node parent = p.parents[it.parent];
                 const double a = std::fabs(val[q]);
-                auto found = std::find_if(p.val_min.begin(), p.val_min.end(),
-                                          [&](const auto& e) { return e.first == parent; });
+                auto found =
+                    std::find_if(p.val_min.begin(), p.val_min.end(), [&](const auto& e) { return e.first == parent; });
                 // Python's min(|val|, old): the old value only where it is smaller.
                 if (found == p.val_min.end())
                     p.val_min.push_back({parent, a});
@@ -287,8 +306,8 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
             if (it.nonsig) {
                 Pc1& p = st[static_cast<std::size_t>(it.j)];
                 const Node parent = p.parents[it.parent];
-                p.val_min.erase(std::find_if(p.val_min.begin(), p.val_min.end(),
-                                             [&](const auto& e) { return e.first == parent; }));
+                p.val_min.erase(
+                    std::find_if(p.val_min.begin(), p.val_min.end(), [&](const auto& e) { return e.first == parent; }));
             }
         for (std::int32_t j = 0; j < n; ++j) {
             Pc1& p = st[static_cast<std::size_t>(j)];
@@ -339,8 +358,8 @@ Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tes
     const std::int64_t dim_default = static_cast<std::int64_t>(n) * (s.tau_max - s.tau_min + 1);
     const std::size_t max_py = static_cast<std::size_t>(s.max_conds_py >= 0 ? s.max_conds_py : dim_default);
     const std::size_t max_px = static_cast<std::size_t>(s.max_conds_px >= 0 ? s.max_conds_px : dim_default);
-    const std::size_t cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) *
-                              static_cast<std::size_t>(s.tau_max + 1);
+    const std::size_t cells =
+        static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * static_cast<std::size_t>(s.tau_max + 1);
     r.val_matrix.assign(cells, 0.0);
     r.p_matrix.assign(cells, 1.0);
 
@@ -348,7 +367,8 @@ Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tes
     std::vector<std::size_t> where;  // the cell of each query
     for (std::int32_t j = 0; j < n; ++j) {
         const std::vector<Node>& pj = r.parents[static_cast<std::size_t>(j)];
-        const std::vector<Node> conds_y(pj.begin(), pj.begin() + static_cast<std::ptrdiff_t>(std::min(max_py, pj.size())));
+        const std::vector<Node> conds_y(pj.begin(),
+                                        pj.begin() + static_cast<std::ptrdiff_t>(std::min(max_py, pj.size())));
         for (Node x : candidates(la, j)) {
             const std::size_t cell = r.at(x.var, j, x.lag);
             const std::string* type = la.find(j, x);
@@ -377,9 +397,8 @@ Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tes
             where.push_back(cell);
         }
     }
-    batch.run(tests);
     r.mci_tests = static_cast<std::int64_t>(where.size());
-    if (progress) progress("MCI", r.mci_tests, r.mci_tests);
+    batch.run(tests, "MCI", 0, r.mci_tests, progress);
     for (std::size_t q = 0; q < where.size(); ++q) {
         r.val_matrix[where[q]] = batch.statistic[q];
         r.p_matrix[where[q]] = batch.p[q];

@@ -64,19 +64,19 @@ LinkAssumptions default_links(std::int32_t n_vars, std::int32_t tau_min, std::in
 /// InputError); lagged links' types become '-' + middle mark + '>'. Throws InputError for a
 /// variable or lag out of range (lags tau_min..tau_max), an unknown type or a contemporaneous
 /// cycle of '-->' links.
-LinkAssumptions normalise_links(LinkAssumptions given, std::int32_t n_vars, std::int32_t tau_min,
-                                std::int32_t tau_max, bool remove_contemp);
+LinkAssumptions normalise_links(LinkAssumptions given, std::int32_t n_vars, std::int32_t tau_min, std::int32_t tau_max,
+                                bool remove_contemp);
 
 struct Settings {
     std::int32_t tau_min = 0;
     std::int32_t tau_max = 1;
-    double pc_alpha = 0.2;     ///< PC1's significance level
-    double alpha_level = 0.05; ///< MCI's, for the graph
+    double pc_alpha = 0.2;            ///< PC1's significance level
+    double alpha_level = 0.05;        ///< MCI's, for the graph
     std::int32_t max_conds_dim = -1;  ///< -1: tigramite's None
     std::int32_t max_combinations = 1;
-    std::int32_t max_conds_py = -1;   ///< -1: None
-    std::int32_t max_conds_px = -1;   ///< -1: None
-    bool fdr_bh = false;              ///< fdr_method 'fdr_bh' (else 'none')
+    std::int32_t max_conds_py = -1;  ///< -1: None
+    std::int32_t max_conds_px = -1;  ///< -1: None
+    bool fdr_bh = false;             ///< fdr_method 'fdr_bh' (else 'none')
     std::optional<LinkAssumptions> link_assumptions;
     // run_pcmciplus only (pcmci/pcmciplus.hpp); tigramite's defaults.
     std::string contemp_collider_rule = "majority";  ///< "majority", "conservative" or "none"

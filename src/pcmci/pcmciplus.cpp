@@ -2,10 +2,12 @@
 #include "pcmci/pcmciplus.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -78,7 +80,9 @@ struct MciConditions {
     }
 };
 
-/// Queries of one batch with their answers.
+/// Queries of one batch with their answers, run in slices as run_pcmci's (pcmci.cpp): the size
+/// doubles while a slice takes under half a second, progress is told after each; the answers do
+/// not depend on the slicing.
 struct Batch {
     ci::QueryList queries;
     std::vector<double> statistic, p;
@@ -88,10 +92,23 @@ struct Batch {
         for (Node c : z) s.push_back(lagged.column(c));
         queries.add(lagged.column(x), lagged.column(y), s);
     }
-    void run(ci::BatchTest& tests) {
+    void run(ci::BatchTest& tests, const char* phase, std::int64_t done_before, std::int64_t planned,
+             const ProgressFn& progress) {
         statistic.assign(queries.size(), 0.0);
         p.assign(queries.size(), 0.0);
-        if (queries.size() > 0) tests.run(queries.view(), statistic, p);
+        const ci::Queries all = queries.view();
+        std::size_t slice = 1024;
+        for (std::size_t begin = 0; begin < all.size();) {
+            const std::size_t end = std::min(all.size(), begin + slice);
+            const auto t0 = std::chrono::steady_clock::now();
+            tests.run(all.slice(begin, end), std::span<double>(statistic).subspan(begin, end - begin),
+                      std::span<double>(p).subspan(begin, end - begin));
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 0.5 &&
+                slice < (std::size_t{1} << 22))
+                slice *= 2;
+            begin = end;
+            if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
+        }
     }
 };
 
@@ -258,9 +275,8 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
             }
             if (asked.empty()) break;
             planned += static_cast<std::int64_t>(asked.size());
-            batch.run(tests);
+            batch.run(tests, "MCI skeleton", sk.tests, planned, progress);
             sk.tests += static_cast<std::int64_t>(asked.size());
-            if (progress) progress("MCI skeleton", sk.tests, planned);
             for (std::size_t a = 0; a < asked.size(); ++a) {
                 Pair& pr = pairs[asked[a]];
                 pr.outcomes.push_back({batch.statistic[a], batch.p[a]});
@@ -407,9 +423,8 @@ Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton&
                 if (std::find(sets[q].begin(), sets[q].end(), sub) == sets[q].end()) sets[q].push_back(std::move(sub));
             for (const auto& sub : sets[q]) batch.add(lagged, {t.i, t.lag}, {t.j, 0}, conditions(t.i, t.lag, t.j, sub));
         }
-        batch.run(tests);
         out.tests = static_cast<std::int64_t>(batch.queries.size());
-        if (progress && out.tests > 0) progress("collider tests", out.tests, out.tests);
+        batch.run(tests, "collider tests", 0, out.tests, progress);
         std::size_t a = 0;
         const bool conservative = s.contemp_collider_rule == "conservative";
         for (std::size_t q = 0; q < triples.size(); ++q) {

@@ -167,10 +167,9 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     }
     if (a.test != "parcorr" && a.test != "cmiknn")
         throw InputError("unknown --test '" + a.test + "' (available: parcorr, cmiknn)");
-    if (a.fdr != "none" && a.fdr != "fdr_bh") throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
+    if (a.fdr != "none" && a.fdr != "fdr_bh")
+        throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
     const BackendKind backend = parse_backend(a.backend);
-    if (a.test == "parcorr" && backend == BackendKind::Cuda)
-        throw InputError("--test parcorr runs on the CPU only for now (use --backend cpu or auto)");
     const int threads = resolve_threads(checked_threads(a.threads, a.quiet));
     std::vector<io::NamedPath> outputs_named;
     const bool to_stdout = a.out.empty() || a.out == "-";
@@ -208,48 +207,58 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     if (!a.links.empty()) s.link_assumptions = read_link_assumptions(a.links, series.names);
 
     const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max);
+    // A series constant on the steps a lag of it covers has no dependence to measure (tigramite
+    // would drop the column from the test; cudag refuses it, as a constant series).
+    for (std::int64_t c = 0; c < lagged.data.n_vars; ++c) {
+        const double* v = lagged.data.column(c);
+        if (std::all_of(v, v + lagged.data.n_samples, [&](double x) { return x == v[0]; }))
+            throw InputError(series.source + ": '" + lagged.data.names[static_cast<std::size_t>(c)] +
+                             "' is constant on the time steps the tests use (2*tau_max..T-1)");
+    }
     // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists
     // (and PCMCI+'s contemporaneous set, up to N − 2 more).
     const auto lags = static_cast<std::int64_t>(s.tau_max - std::max(0, s.tau_min) + 1);
     const int max_cond = static_cast<int>(
         std::min<std::int64_t>(lagged.data.n_vars - 2, 2 * series.n_vars * lags + (plus ? series.n_vars : 0)));
-    std::unique_ptr<ci::BatchTest> tests;
-    if (a.test == "parcorr") {
-        tests = std::make_unique<ci::CpuBatchTest>(
-            [&lagged] { return std::make_unique<pcmci::ParCorrTest>(lagged.data); }, threads, lagged.data.names);
-    } else {
-        skeleton::TestOptions options;
-        options.kind = skeleton::TestKind::CmiKnn;
+    BackendContext ctx;
+    ctx.kind = backend;
+    ctx.threads = threads;
+    mpi::SerialCommunicator self;
+    skeleton::TestOptions options;
+    options.kind = a.test == "parcorr" ? skeleton::TestKind::FisherZ : skeleton::TestKind::CmiKnn;
+    if (a.test == "cmiknn") {
         options.cmi = cmi_knn_spec(a.cmi, "cmiknn");
         options.cmi_early_stop = false;  // every p-value exact: PC1 keeps the largest
-        skeleton::validate_test(options, lagged.data, max_cond);
-        const skeleton::TestSpec spec = skeleton::resolve_test(options, lagged.data, 0.05, skeleton::Compat::Pcalg);
-        BackendContext ctx;
-        ctx.kind = backend;
-        ctx.threads = threads;
-        mpi::SerialCommunicator self;
-        if (backend != BackendKind::Cpu)
-            tests = skeleton::make_gpu_batch_test(lagged.data, spec, skeleton::TestPolicy{}, max_cond, ctx, self);
-        if (!tests)
-            tests = std::make_unique<ci::CpuBatchTest>(
-                skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads,
-                lagged.data.names);
     }
+    skeleton::validate_test(options, lagged.data, max_cond);
+    const skeleton::TestSpec spec = skeleton::resolve_test(options, lagged.data, 0.05, skeleton::Compat::Pcalg);
+    // parcorr: the Fisher-z engines' partial correlations (CPU and GPU alike) with ParCorr's
+    // Student-t p-value (pcmci::ParCorrBatch).
+    std::unique_ptr<ci::BatchTest> engine;
+    if (backend != BackendKind::Cpu)
+        engine = skeleton::make_gpu_batch_test(lagged.data, spec, skeleton::TestPolicy{}, max_cond, ctx, self);
+    if (!engine)
+        engine = std::make_unique<ci::CpuBatchTest>(
+            skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
+    std::unique_ptr<ci::BatchTest> tests =
+        a.test == "parcorr" ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data.n_samples)
+                            : std::move(engine);
 
     skeleton::Progress progress(a.quiet     ? skeleton::Progress::Mode::Quiet
                                 : a.verbose ? skeleton::Progress::Mode::Always
                                             : skeleton::Progress::Mode::Auto,
                                 "cudag pcmci");
-    const auto phase_start = std::chrono::steady_clock::now();
+    // Each phase's rate counts from its start: the run's, then the end of the phase before.
     std::string last_phase;
-    auto phase_clock = phase_start;
+    auto phase_clock = std::chrono::steady_clock::now(), last_report = phase_clock;
     const pcmci::ProgressFn report = [&](const char* phase, std::int64_t done, std::int64_t planned) {
+        const auto now = std::chrono::steady_clock::now();
         if (last_phase != phase) {
+            if (!last_phase.empty()) phase_clock = last_report;
             last_phase = phase;
-            phase_clock = std::chrono::steady_clock::now();
         }
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_clock).count();
-        progress.counted(phase, "tests", done, planned, secs);
+        last_report = now;
+        progress.counted(phase, "tests", done, planned, std::chrono::duration<double>(now - phase_clock).count());
     };
     PcmciRun run;
     run.where = tests->where();

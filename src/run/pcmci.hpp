@@ -20,18 +20,18 @@ struct PcmciJob {
     std::string method = "pcmci";  ///< pcmci (run_pcmci) or pcmciplus (run_pcmciplus)
     std::string test = "parcorr";  ///< parcorr or cmiknn
     CmiKnnJob cmi;
-    pcmci::Settings settings;      ///< tau_min, tau_max, pc_alpha, ... (tigramite's defaults)
+    pcmci::Settings settings;  ///< tau_min, tau_max, pc_alpha, ... (tigramite's defaults)
     /// Whether settings.pc_alpha was given: if not, each method takes tigramite's default
     /// (run_pcmci 0.2, which Settings holds; run_pcmciplus 0.01).
     bool pc_alpha_given = false;
-    std::string fdr = "none";      ///< none or fdr_bh
-    std::string links;             ///< link assumptions file (empty: tigramite's default)
+    std::string fdr = "none";  ///< none or fdr_bh
+    std::string links;         ///< link assumptions file (empty: tigramite's default)
     std::string backend = "auto";
     int threads = 0;
-    std::string out;               ///< result HDF5 file ("" or "-": the links table on stdout)
-    std::string formats;           ///< extra outputs beside --out: links, json
+    std::string out;      ///< result HDF5 file ("" or "-": the links table on stdout)
+    std::string formats;  ///< extra outputs beside --out: links, json
     bool quiet = false, verbose = false;
-    bool print_links = true;       ///< without --out, the links table on stdout (Python: no)
+    bool print_links = true;  ///< without --out, the links table on stdout (Python: no)
 };
 
 struct PcmciRun {

@@ -28,9 +28,8 @@ def read_case(c: int, folder: Path = DATA):
             continue
         f = line.split("\t")
         if f[0] == "parents":
-            # The files hold "i,lag"; tigramite's (and cudag.pcmci's) parents are (i, -lag).
-            parents[int(f[1])] = ([(int(p.split(",")[0]), -int(p.split(",")[1])) for p in f[2].split(";")]
-                                  if f[2] else [])
+            # The file holds (variable, lag); tigramite's parents are (variable, -lag).
+            parents[int(f[1])] = [(int(p.split(",")[0]), -int(p.split(",")[1])) for p in f[2].split(";")] if f[2] else []
         elif len(f) == 2:
             settings[f[0]] = f[1]
         else:

@@ -20,6 +20,8 @@
 #include "pcmci/lagged.hpp"
 #include "pcmci/parcorr_test.hpp"
 #include "pcmci/pcmci.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/test_spec.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -113,10 +115,19 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     return e;
 }
 
+/// ParCorr as `cudag pcmci` runs it on the CPU: the Fisher-z engine's partial correlations
+/// with ParCorr's p-value.
+std::unique_ptr<ci::BatchTest> parcorr_batch(const LaggedData& lagged, int threads) {
+    skeleton::TestSpec spec;
+    spec.kind = skeleton::TestKind::FisherZ;
+    auto fisher = std::make_unique<ci::CpuBatchTest>(
+        skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
+    return std::make_unique<ParCorrBatch>(std::move(fisher), lagged.data.n_samples);
+}
+
 Result run(const Dataset& series, const Settings& s, int threads) {
     const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
-    ci::CpuBatchTest tests([&] { return std::make_unique<ParCorrTest>(lagged.data); }, threads, lagged.data.names);
-    return run_pcmci(lagged, s, tests);
+    return run_pcmci(lagged, s, *parcorr_batch(lagged, threads));
 }
 
 bool near_rel(double a, double b, double rel) {
@@ -130,7 +141,7 @@ TEST(Pcmci, EqualsTigramiteRunPcmciOnEveryReferenceCase) {
     int cases = 0;
     double worst_val = 0.0, worst_p = 0.0;
     for (int c = 0;; ++c) {
-        char stem[8];
+        char stem[16];
         std::snprintf(stem, sizeof stem, "c%02d", c);
         if (!std::ifstream(kDir + stem + ".csv")) break;
         ++cases;
@@ -193,7 +204,9 @@ TEST(Pcmci, LinkAssumptionsFixAndForbidLinks) {
     for (std::int32_t j = 0; j < n; ++j)
         if (j != 2)
             la.links[j].erase(std::remove_if(la.links[j].begin(), la.links[j].end(),
-                                             [](const auto& l) { return l.first == Node{2, 0}; }),
+                                             [](const auto& l) {
+                                                 return l.first == Node{2, 0};
+                                             }),
                               la.links[j].end());
     s.link_assumptions = la;
     const Result r = run(series, s, 2);
@@ -272,12 +285,39 @@ TEST(Pcmci, LaggedTableHoldsEachSeriesShifted) {
     EXPECT_THROW(make_lagged(d, 6), InputError);
 }
 
+TEST(Pcmci, ParCorrBatchEqualsResidualParCorrToRounding) {
+    // The two ways to ParCorr's value: least squares on residuals (ParCorrTest, tigramite's
+    // arithmetic) and the correlation matrix (ParCorrBatch over the Fisher-z engine).
+    const Dataset series = read_series(kDir + "c09.csv");
+    const LaggedData lagged = make_lagged(series, 2);
+    ci::QueryList q;
+    const std::int32_t sets[][3] = {{5, 7, 9}, {2, 11, 14}, {1, 3, 20}};
+    for (std::int32_t x = 0; x < 12; ++x)
+        for (int k = 0; k < 3; ++k) {
+            std::vector<std::int32_t> s;
+            for (int m = 0; m <= k; ++m)
+                if (sets[k][m] != x && sets[k][m] != 23) s.push_back(sets[k][m]);
+            q.add(x, 23, s);
+        }
+    std::vector<double> st(q.size()), p(q.size());
+    parcorr_batch(lagged, 2)->run(q.view(), st, p);
+    ParCorrTest direct(lagged.data);
+    double worst = 0.0;
+    for (std::size_t k = 0; k < q.size(); ++k) {
+        const ci::CiOutcome o = direct.test(q.x[k], q.y[k], q.set(k));
+        worst = std::max(worst, std::fabs(o.statistic - st[k]));
+        EXPECT_NEAR(o.statistic, st[k], 1e-12) << k;
+        EXPECT_NEAR(o.p, p[k], 1e-12 * std::max(1e-300, o.p) + 1e-300) << k;
+    }
+    std::printf("parcorr: residuals vs correlation matrix, largest difference %.2e\n", worst);
+}
+
 TEST(Pcmci, ParCorrDropsConstantColumnsAsTigramite) {
     Dataset d;
     d.n_vars = 4;
     d.n_samples = 8;
     d.names = {"x", "y", "c", "z"};
-    d.values = {1, 3, 2, 5, 4, 6, 8, 7,  2, 1, 4, 3, 6, 5, 8, 9,  7, 7, 7, 7, 7, 7, 7, 7,  1, 0, 1, 1, 0, 1, 0, 0};
+    d.values = {1, 3, 2, 5, 4, 6, 8, 7, 2, 1, 4, 3, 6, 5, 8, 9, 7, 7, 7, 7, 7, 7, 7, 7, 1, 0, 1, 1, 0, 1, 0, 0};
     ParCorrTest t(d);
     const std::int32_t zc[] = {2, 3};
     const std::int32_t z[] = {3};

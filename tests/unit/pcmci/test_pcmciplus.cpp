@@ -22,6 +22,8 @@
 #include "pcmci/lagged.hpp"
 #include "pcmci/parcorr_test.hpp"
 #include "pcmci/pcmciplus.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/test_spec.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -121,9 +123,20 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     return e;
 }
 
-Result run(const Dataset& series, const Settings& s, int threads) {
+/// ParCorr as `cudag pcmci` runs it (`residuals` false: the Fisher-z engine's partial
+/// correlations with ParCorr's p-value) or as tigramite computes it (true: least squares on
+/// residuals, ParCorrTest).
+Result run(const Dataset& series, const Settings& s, int threads, bool residuals = false) {
     const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
-    ci::CpuBatchTest tests([&] { return std::make_unique<ParCorrTest>(lagged.data); }, threads, lagged.data.names);
+    if (residuals) {
+        ci::CpuBatchTest tests([&] { return std::make_unique<ParCorrTest>(lagged.data); }, threads, lagged.data.names);
+        return run_pcmciplus(lagged, s, tests);
+    }
+    skeleton::TestSpec spec;
+    spec.kind = skeleton::TestKind::FisherZ;
+    auto fisher = std::make_unique<ci::CpuBatchTest>(
+        skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
+    ParCorrBatch tests(std::move(fisher), lagged.data.n_samples);
     return run_pcmciplus(lagged, s, tests);
 }
 
@@ -146,30 +159,33 @@ TEST(PcmciPlus, EqualsTigramiteRunPcmciplusOnEveryReferenceCase) {
         const Dataset series = read_series(kDir + stem + ".csv");
         const auto n = static_cast<std::int32_t>(series.n_vars);
         const Expected e = read_expected(kDir + stem + ".tsv", n);
-        const Result r = run(series, e.settings, 3);
-        ASSERT_EQ(r.parents.size(), e.parents.size());
-        for (std::int32_t j = 0; j < n; ++j) {
-            ASSERT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
-            for (std::size_t k = 0; k < e.parents[j].size(); ++k) {
-                EXPECT_EQ(r.parents[j][k].var, e.parents[j][k].var) << "parent " << k << " of " << j;
-                EXPECT_EQ(r.parents[j][k].lag, e.parents[j][k].lag) << "parent " << k << " of " << j;
+        for (const bool residuals : {false, true}) {
+            SCOPED_TRACE(residuals ? "ParCorrTest (residuals)" : "ParCorrBatch (the job's)");
+            const Result r = run(series, e.settings, 3, residuals);
+            ASSERT_EQ(r.parents.size(), e.parents.size());
+            for (std::int32_t j = 0; j < n; ++j) {
+                ASSERT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
+                for (std::size_t k = 0; k < e.parents[j].size(); ++k) {
+                    EXPECT_EQ(r.parents[j][k].var, e.parents[j][k].var) << "parent " << k << " of " << j;
+                    EXPECT_EQ(r.parents[j][k].lag, e.parents[j][k].lag) << "parent " << k << " of " << j;
+                }
             }
+            ASSERT_EQ(r.val_matrix.size(), e.val.size());
+            ASSERT_EQ(r.graph.size(), e.graph.size());
+            for (std::size_t at = 0; at < e.val.size(); ++at) {
+                EXPECT_EQ(r.graph[at], e.graph[at]) << "cell " << at;
+                EXPECT_PRED3(near_rel, r.val_matrix[at], e.val[at], 1e-9) << "val, cell " << at;
+                EXPECT_PRED3(near_rel, r.p_matrix[at], e.p[at], 1e-9) << "p, cell " << at;
+                const double dv = std::fabs(r.val_matrix[at] - e.val[at]) / std::max(1e-300, std::fabs(e.val[at]));
+                const double dp = std::fabs(r.p_matrix[at] - e.p[at]) / std::max(1e-300, std::fabs(e.p[at]));
+                worst_val = std::max(worst_val, e.val[at] == 0.0 ? 0.0 : dv);
+                worst_p = std::max(worst_p, e.p[at] == 0.0 ? 0.0 : dp);
+                conflicts += e.graph[at] == "x-x";
+                unoriented += e.graph[at] == "o-o";
+                oriented += e.graph[at] == "<--";
+            }
+            EXPECT_GT(r.mci_tests, 0);
         }
-        ASSERT_EQ(r.val_matrix.size(), e.val.size());
-        ASSERT_EQ(r.graph.size(), e.graph.size());
-        for (std::size_t at = 0; at < e.val.size(); ++at) {
-            EXPECT_EQ(r.graph[at], e.graph[at]) << "cell " << at;
-            EXPECT_PRED3(near_rel, r.val_matrix[at], e.val[at], 1e-9) << "val, cell " << at;
-            EXPECT_PRED3(near_rel, r.p_matrix[at], e.p[at], 1e-9) << "p, cell " << at;
-            const double dv = std::fabs(r.val_matrix[at] - e.val[at]) / std::max(1e-300, std::fabs(e.val[at]));
-            const double dp = std::fabs(r.p_matrix[at] - e.p[at]) / std::max(1e-300, std::fabs(e.p[at]));
-            worst_val = std::max(worst_val, e.val[at] == 0.0 ? 0.0 : dv);
-            worst_p = std::max(worst_p, e.p[at] == 0.0 ? 0.0 : dp);
-            conflicts += e.graph[at] == "x-x";
-            unoriented += e.graph[at] == "o-o";
-            oriented += e.graph[at] == "<--";
-        }
-        EXPECT_GT(r.mci_tests, 0);
     }
     EXPECT_GE(cases, 12);
     // The cases exercise what they are there for: conflicts, unoriented and oriented lag-0 links.

@@ -104,7 +104,8 @@ struct Result {
     }
 };
 
-/// Progress: (phase "condition selection"/"MCI", tests done, tests planned so far).
+/// Progress: (phase "condition selection"/"MCI" (PCMCI+: "MCI skeleton"/"collider tests"), tests
+/// done, tests planned so far).
 using ProgressFn = std::function<void(const char* phase, std::int64_t done, std::int64_t planned)>;
 
 /// PC1's largest p-value of every tested link and the value of the test that gave it

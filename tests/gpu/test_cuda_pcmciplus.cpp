@@ -74,7 +74,11 @@ Dataset var_series(std::int64_t n, std::int64_t t, std::uint64_t seed) {
     d.n_vars = n;
     d.n_samples = t;
     d.source = "var";
-    for (std::int64_t v = 0; v < n; ++v) d.names.push_back("x" + std::to_string(v));
+    for (std::int64_t v = 0; v < n; ++v) {
+        std::string name = "x";  // not "x" + ...: GCC 12 warns wrongly (-Wrestrict) on that
+        name += std::to_string(v);
+        d.names.push_back(name);
+    }
     for (std::int64_t v = 0; v < n; ++v)
         for (std::int64_t s = 0; s < t; ++s) d.values.push_back(x[s][v]);
     return d;

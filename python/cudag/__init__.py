@@ -414,14 +414,18 @@ def fci(data=None, test: str | None = None, alpha: float | None = None, backend:
 
 def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_assumptions=None,
           **options) -> dict:
-    """PCMCI on time series (``cudag pcmci``; tigramite's ``PCMCI.run_pcmci``): ``data`` a
-    T x N array or DataFrame, rows in time order. Returns tigramite's result dictionary:
+    """PCMCI on time series (``cudag pcmci``; tigramite's ``PCMCI.run_pcmci``, or with
+    ``method="pcmciplus"`` its ``run_pcmciplus``): ``data`` a T x N array or DataFrame, rows in
+    time order. Returns tigramite's result dictionary:
     ``graph`` (N x N x (tau_max + 1) link strings), ``val_matrix``, ``p_matrix`` (``[i, j, lag]``:
     the link (i, -lag) --> j), ``conf_matrix`` (None), and cudag's ``parents`` (the condition
     selection's, ``{j: [(i, -lag), ...]}``), ``names``, ``samples`` (T - 2 tau_max) and the test
     counts. ``link_assumptions``: tigramite's ``{j: {(i, -lag): type}}``. Options as ``cudag
     pcmci``'s (``tau_min``, ``pc_alpha``, ``alpha_level``, ``max_conds_dim``, ``max_combinations``,
-    ``max_conds_py``, ``max_conds_px``, ``fdr_method``, CMIknn's ``knn``, ...)."""
+    ``max_conds_py``, ``max_conds_px``, ``fdr_method``, CMIknn's ``knn``, ...; for PCMCI+ also
+    ``contemp_collider_rule``, ``conflict_resolution``, ``reset_lagged_links``,
+    ``max_conds_px_lagged``). Each method's defaults are tigramite's (``pc_alpha`` 0.2 for
+    PCMCI, 0.01 for PCMCI+)."""
     values, names, text, source = _prepare(data, names)
     opts = {"test": test, "tau_max": tau_max}
     if link_assumptions is not None:

@@ -9,20 +9,24 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     run::PcmciJob& a = args.job;
     pcmci::Settings& s = a.settings;
     auto* cmd = app.add_subcommand(
-        "pcmci", "PCMCI on time series (tigramite's run_pcmci): lagged and contemporaneous links, ParCorr or CMIknn");
+        "pcmci",
+        "PCMCI or PCMCI+ on time series (tigramite's run_pcmci, run_pcmciplus): lagged and contemporaneous links, "
+        "ParCorr or CMIknn");
     cmd->add_option("--data", a.data,
                     "time series: CSV/TSV/whitespace text with a header row, one column a series, rows in time "
                     "order; or HDF5; '-' reads text from standard input")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
-    cmd->add_option("--method", a.method, "pcmci (tigramite's run_pcmci)")->capture_default_str();
+    cmd->add_option("--method", a.method, "pcmci (tigramite's run_pcmci) or pcmciplus (run_pcmciplus)")
+        ->capture_default_str();
     cmd->add_option("--test", a.test, "parcorr (tigramite's ParCorr, analytic) or cmiknn")->capture_default_str();
     cmd->add_option("--tau-min", s.tau_min, "smallest lag of the links tested (0: contemporaneous links too)")
         ->capture_default_str();
     cmd->add_option("--tau-max", s.tau_max, "largest lag; below T/2 (the tests use time steps 2*tau_max..T-1)")
         ->capture_default_str();
-    cmd->add_option("--pc-alpha", s.pc_alpha, "significance level of the condition selection (PC1), in [0, 1]")
-        ->capture_default_str();
+    args.pc_alpha = cmd->add_option("--pc-alpha", s.pc_alpha,
+                                    "significance level of the condition selection (PC1) and, for pcmciplus, of "
+                                    "every test, in [0, 1] (default: 0.2 for pcmci, 0.01 for pcmciplus)");
     cmd->add_option("--alpha-level", s.alpha_level, "significance level of the MCI tests for the graph, in [0, 1]")
         ->capture_default_str();
     cmd->add_option("--max-conds-dim", s.max_conds_dim,
@@ -35,6 +39,19 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
         ->capture_default_str();
     cmd->add_option("--max-conds-px", s.max_conds_px, "parents of X in an MCI test's conditions (-1: all)")
         ->capture_default_str();
+    cmd->add_option("--max-conds-px-lagged", s.max_conds_px_lagged,
+                    "pcmciplus: parents of X in a test's conditions when X is lagged (-1: as --max-conds-px)")
+        ->capture_default_str();
+    cmd->add_option("--contemp-collider-rule", s.contemp_collider_rule,
+                    "pcmciplus: majority, conservative (both test every subset of the neighbours) or none (the "
+                    "separating set of the skeleton)")
+        ->capture_default_str();
+    cmd->add_flag("--no-conflict-resolution{false}", s.conflict_resolution,
+                  "pcmciplus: orient in order, the first orientation of a link winning, instead of marking "
+                  "conflicting orientations x-x");
+    cmd->add_flag("--reset-lagged-links", s.reset_lagged_links,
+                  "pcmciplus: the skeleton phase tests every lagged link again, not only the condition "
+                  "selection's parents");
     cmd->add_option("--fdr", a.fdr, "none or fdr_bh (Benjamini-Hochberg q-values of the lagged links)")
         ->capture_default_str();
     cmd->add_option("--links", a.links,
@@ -58,6 +75,7 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
 int run_pcmci_command(const PcmciArgs& args, const std::string& command_line, mpi::Communicator& comm, int local_rank) {
     run::PcmciJob a = args.job;
     a.cmi.given = given_names(args.cmi_options);
+    a.pc_alpha_given = args.pc_alpha && args.pc_alpha->count() > 0;
     run::run_pcmci(a, command_line, {}, &comm, local_rank);
     return 0;
 }

@@ -16,6 +16,7 @@ namespace cudag::cli {
 struct PcmciArgs {
     run::PcmciJob job;
     std::vector<const CLI::Option*> cmi_options;
+    const CLI::Option* pc_alpha = nullptr;  ///< --pc-alpha, to know whether it was given
 };
 
 /// Registers the `pcmci` subcommand on `app`, filling `a` when parsed.

@@ -187,7 +187,7 @@ void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length)
 }
 
 std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests,
-                                             std::int64_t* n_tests, const ProgressFn& progress) {
+                                             std::int64_t* n_tests, const ProgressFn& progress, Pc1Matrices* matrices) {
     const std::int32_t n = lagged.n_vars;
     const std::int32_t tau_min = std::max(1, s.tau_min);
     const LinkAssumptions la = s.link_assumptions ? normalise_links(*s.link_assumptions, n, tau_min, s.tau_max, true)
@@ -197,6 +197,15 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
     std::vector<Pc1> st(static_cast<std::size_t>(n));
     for (std::int32_t j = 0; j < n; ++j) st[static_cast<std::size_t>(j)].parents = candidates(la, j);
     std::int64_t done_tests = 0, planned = 0;
+    // PC1's matrices (for run_pcmciplus): pval_max starts as None, so the first test sets it.
+    const std::size_t lags = static_cast<std::size_t>(s.tau_max + 1);
+    std::vector<char> tested;
+    if (matrices) {
+        const std::size_t cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * lags;
+        matrices->val_matrix.assign(cells, 0.0);
+        matrices->p_matrix.assign(cells, 1.0);
+        tested.assign(cells, 0);
+    }
     for (std::int64_t dim = 0; dim <= max_dim; ++dim) {
         // One entry per (j, parent) of this level that still has subsets to test.
         struct Item {
@@ -272,6 +281,17 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                     p.val_min.push_back({parent, a});
                 else if (!(found->second < a))
                     found->second = a;
+                if (matrices) {
+                    const std::size_t cell = (static_cast<std::size_t>(parent.var) * static_cast<std::size_t>(n) +
+                                              static_cast<std::size_t>(it.j)) *
+                                                 lags +
+                                             static_cast<std::size_t>(parent.lag);
+                    if (!tested[cell] || pv[q] > matrices->p_matrix[cell]) {
+                        tested[cell] = 1;
+                        matrices->p_matrix[cell] = pv[q];
+                        matrices->val_matrix[cell] = val[q];
+                    }
+                }
                 const bool dependent = pv[q] <= s.pc_alpha;
                 if (!dependent) {
                     it.nonsig = true;

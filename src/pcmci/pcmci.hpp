@@ -78,6 +78,11 @@ struct Settings {
     std::int32_t max_conds_px = -1;  ///< -1: None
     bool fdr_bh = false;             ///< fdr_method 'fdr_bh' (else 'none')
     std::optional<LinkAssumptions> link_assumptions;
+    // run_pcmciplus only (pcmci/pcmciplus.hpp); tigramite's defaults.
+    std::string contemp_collider_rule = "majority";  ///< "majority", "conservative" or "none"
+    bool conflict_resolution = true;                 ///< mark conflicting orientations 'x-x'
+    bool reset_lagged_links = false;                 ///< skeleton on every lagged link, not only PC1's parents
+    std::int32_t max_conds_px_lagged = -1;           ///< -1: None (max_conds_px when X is lagged)
 };
 
 /// Throws InputError for settings tigramite refuses, and for tau_max >= T / 2 (no samples).
@@ -99,13 +104,22 @@ struct Result {
     }
 };
 
-/// Progress: (phase "condition selection"/"MCI", tests done, tests planned so far).
+/// Progress: (phase "condition selection"/"MCI" (PCMCI+: "MCI skeleton"/"collider tests"), tests
+/// done, tests planned so far).
 using ProgressFn = std::function<void(const char* phase, std::int64_t done, std::int64_t planned)>;
 
+/// PC1's largest p-value of every tested link and the value of the test that gave it
+/// (tigramite's pval_max and val_dict, as its run_pc_stable leaves them in self.p_matrix and
+/// self.val_matrix): Result's layout, p 1 and value 0 where no test was run.
+struct Pc1Matrices {
+    std::vector<double> val_matrix, p_matrix;
+};
+
 /// PC1's parents of every variable (tigramite's run_pc_stable with one pc_alpha). `tests`
-/// answers over `lagged` (max_lag >= 2·tau_max).
+/// answers over `lagged` (max_lag >= 2·tau_max). With `matrices`, also PC1's matrices.
 std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests,
-                                             std::int64_t* n_tests = nullptr, const ProgressFn& progress = {});
+                                             std::int64_t* n_tests = nullptr, const ProgressFn& progress = {},
+                                             Pc1Matrices* matrices = nullptr);
 
 /// run_pcmci: run_pc_stable, then MCI with its parents.
 Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests, const ProgressFn& progress = {});

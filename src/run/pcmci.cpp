@@ -21,6 +21,7 @@
 #include "pcmci/output.hpp"
 #include "mpi/environment.hpp"
 #include "pcmci/parcorr_test.hpp"
+#include "pcmci/pcmciplus.hpp"
 #include "pcmci/rank_split.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
@@ -61,9 +62,9 @@ std::int32_t series_index(const std::string& what, const std::vector<std::string
 }
 
 /// The job's settings as the result's config entries (file order).
-std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, const pcmci::Result& r,
-                                                           const std::string& command_line) {
-    const pcmci::Settings& s = a.settings;
+/// `s`: the settings the run used (the job's, with the method's defaults applied).
+std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, const pcmci::Settings& s,
+                                                           const pcmci::Result& r, const std::string& command_line) {
     const auto opt = [](std::int32_t v) { return v < 0 ? std::string("none") : std::to_string(v); };
     std::vector<std::pair<std::string, std::string>> c = {
         {"method", a.method},
@@ -84,6 +85,12 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         {"command_line", command_line},
         {"cudag_version", CUDAG_VERSION},
     };
+    if (a.method == "pcmciplus") {
+        c.emplace_back("contemp_collider_rule", s.contemp_collider_rule);
+        c.emplace_back("conflict_resolution", s.conflict_resolution ? "true" : "false");
+        c.emplace_back("reset_lagged_links", s.reset_lagged_links ? "true" : "false");
+        c.emplace_back("max_conds_px_lagged", opt(s.max_conds_px_lagged));
+    }
     if (a.test == "cmiknn") {
         const ci::CmiKnnSpec spec = cmi_knn_spec(a.cmi, "cmiknn");
         c.emplace_back("cmiknn_knn", exact_number(spec.knn));
@@ -150,8 +157,19 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     const auto start = std::chrono::steady_clock::now();
     const bool ranks = comm && comm->size() > 1;
     const bool lead = !comm || comm->rank() == 0;
-    if (a.method == "pcmciplus") throw InputError("--method pcmciplus is not built yet (issue 56): use --method pcmci");
-    if (a.method != "pcmci") throw InputError("unknown --method '" + a.method + "' (available: pcmci)");
+    if (a.method != "pcmci" && a.method != "pcmciplus")
+        throw InputError("unknown --method '" + a.method + "' (available: pcmci, pcmciplus)");
+    const bool plus = a.method == "pcmciplus";
+    if (!plus) {
+        const pcmci::Settings d;
+        if (a.settings.contemp_collider_rule != d.contemp_collider_rule ||
+            a.settings.conflict_resolution != d.conflict_resolution ||
+            a.settings.reset_lagged_links != d.reset_lagged_links ||
+            a.settings.max_conds_px_lagged != d.max_conds_px_lagged)
+            throw InputError(
+                "--contemp-collider-rule, --no-conflict-resolution, --reset-lagged-links and "
+                "--max-conds-px-lagged are settings of PCMCI+ (pcmciplus) only");
+    }
     if (a.test != "parcorr" && a.test != "cmiknn")
         throw InputError("unknown --test '" + a.test + "' (available: parcorr, cmiknn)");
     if (a.fdr != "none" && a.fdr != "fdr_bh")
@@ -186,7 +204,11 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     }
     pcmci::Settings s = a.settings;
     s.fdr_bh = a.fdr == "fdr_bh";
-    pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+    if (plus && !a.pc_alpha_given) s.pc_alpha = 0.01;  // run_pcmciplus's default
+    if (plus)
+        pcmci::check_pcmciplus_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+    else
+        pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
     if (!a.links.empty()) s.link_assumptions = read_link_assumptions(a.links, series.names);
 
     const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max);
@@ -198,9 +220,11 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
             throw InputError(series.source + ": '" + lagged.data.names[static_cast<std::size_t>(c)] +
                              "' is constant on the time steps the tests use (2*tau_max..T-1)");
     }
-    // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists.
+    // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists
+    // (and PCMCI+'s contemporaneous set, up to N − 2 more).
     const auto lags = static_cast<std::int64_t>(s.tau_max - std::max(0, s.tau_min) + 1);
-    const int max_cond = static_cast<int>(std::min<std::int64_t>(lagged.data.n_vars - 2, 2 * series.n_vars * lags));
+    const int max_cond = static_cast<int>(
+        std::min<std::int64_t>(lagged.data.n_vars - 2, 2 * series.n_vars * lags + (plus ? series.n_vars : 0)));
     BackendContext ctx;
     ctx.kind = backend;
     ctx.threads = threads;
@@ -245,11 +269,11 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     };
     PcmciRun run;
     run.where = tests->where();
-    run.result = pcmci::run_pcmci(lagged, s, *tests, report);
+    run.result = plus ? pcmci::run_pcmciplus(lagged, s, *tests, report) : pcmci::run_pcmci(lagged, s, *tests, report);
     run.names = series.names;
 
     if (!lead) return run;  // rank 0 writes
-    const std::vector<std::pair<std::string, std::string>> config = config_of(a, run.result, command_line);
+    const std::vector<std::pair<std::string, std::string>> config = config_of(a, s, run.result, command_line);
     if (to_stdout) {
         if (a.print_links) pcmci::write_links(run.result, run.names, std::cout);
         std::cout.flush();
@@ -277,8 +301,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                     if (!run.result.graph[run.result.at(i, j, lag)].empty() && !(lag == 0 && i > j)) ++links;
         std::cerr << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max "
                   << s.tau_max << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
-                  << run.result.mci_tests << " MCI tests (" << a.test << ", " << run.where << "), "
-                  << skeleton::Progress::duration(run.seconds) << '\n';
+                  << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
+                  << ", " << run.where << "), " << skeleton::Progress::duration(run.seconds) << '\n';
     }
     return run;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A PCMCI job (`cudag pcmci`, cudag.pcmci): the series read, checked and laid out as the
-// lagged table (pcmci/lagged.hpp), the tests made for the CPU's threads or a GPU, PCMCI run
-// (pcmci/pcmci.hpp) and the result written (pcmci/output.hpp).
+// lagged table (pcmci/lagged.hpp), the tests made for the CPU's threads or a GPU, PCMCI
+// (pcmci/pcmci.hpp) or PCMCI+ (pcmci/pcmciplus.hpp) run and the result written
+// (pcmci/output.hpp).
 #pragma once
 
 #include <string>
@@ -17,10 +18,13 @@ namespace cudag::run {
 /// Every setting of a pcmci job, named as `cudag pcmci`'s options.
 struct PcmciJob {
     std::string data, dataset;
-    std::string method = "pcmci";  ///< pcmci (pcmciplus: not yet)
+    std::string method = "pcmci";  ///< pcmci (run_pcmci) or pcmciplus (run_pcmciplus)
     std::string test = "parcorr";  ///< parcorr or cmiknn
     CmiKnnJob cmi;
     pcmci::Settings settings;  ///< tau_min, tau_max, pc_alpha, ... (tigramite's defaults)
+    /// Whether settings.pc_alpha was given: if not, each method takes tigramite's default
+    /// (run_pcmci 0.2, which Settings holds; run_pcmciplus 0.01).
+    bool pc_alpha_given = false;
     std::string fdr = "none";  ///< none or fdr_bh
     std::string links;         ///< link assumptions file (empty: tigramite's default)
     std::string backend = "auto";

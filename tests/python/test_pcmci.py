@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Issue 56: PCMCI from Python. cudag.pcmci and cudag.compat.tigramite.PCMCI equal tigramite
-5.2.10.1's run_pcmci with ParCorr on the 12 reference cases of tests/data/pcmci (made by
-scripts/dev/pcmci_reference.py, so tigramite is not needed here): graph exactly, val_matrix
-and p_matrix to 1e-9 relative, the condition selection's parents in tigramite's order."""
+"""Issue 56: PCMCI and PCMCI+ from Python. cudag.pcmci and cudag.compat.tigramite.PCMCI equal
+tigramite 5.2.10.1's run_pcmci with ParCorr on the 12 reference cases of tests/data/pcmci (made
+by scripts/dev/pcmci_reference.py, so tigramite is not needed here), and its run_pcmciplus on
+the 14 cases of tests/data/pcmciplus (scripts/dev/pcmciplus_reference.py): graph exactly,
+val_matrix and p_matrix to 1e-9 relative, the condition selection's parents in tigramite's
+order."""
 
 from __future__ import annotations
 
@@ -15,12 +17,13 @@ import cudag
 from cudag.compat import tigramite as tg
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "pcmci"
+DATA_PLUS = Path(__file__).resolve().parents[1] / "data" / "pcmciplus"
 
 
-def read_case(c: int):
-    data = np.loadtxt(DATA / f"c{c:02d}.csv", delimiter=",", skiprows=1)
+def read_case(c: int, folder: Path = DATA):
+    data = np.loadtxt(folder / f"c{c:02d}.csv", delimiter=",", skiprows=1)
     settings, parents, cells = {}, {}, []
-    for line in (DATA / f"c{c:02d}.tsv").read_text().splitlines():
+    for line in (folder / f"c{c:02d}.tsv").read_text().splitlines():
         if line.startswith("#"):
             continue
         f = line.split("\t")
@@ -33,7 +36,12 @@ def read_case(c: int):
             cells.append(f)
     kw = {}
     for key, value in settings.items():
-        kw[key] = value if key == "fdr_method" else (float(value) if "alpha" in key else int(value))
+        if key in ("fdr_method", "contemp_collider_rule"):
+            kw[key] = value
+        elif key in ("conflict_resolution", "reset_lagged_links"):
+            kw[key] = value == "True"
+        else:
+            kw[key] = float(value) if "alpha" in key else int(value)
     n, tau = data.shape[1], kw["tau_max"]
     val, p = np.zeros((n, n, tau + 1)), np.zeros((n, n, tau + 1))
     graph = np.zeros((n, n, tau + 1), dtype="<U3")
@@ -45,10 +53,12 @@ def read_case(c: int):
 
 
 CASES = sorted(int(p.stem[1:]) for p in DATA.glob("c*.csv"))
+CASES_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("c*.csv"))
 
 
 def test_there_are_reference_cases():
     assert len(CASES) >= 12
+    assert len(CASES_PLUS) >= 12
 
 
 @pytest.mark.parametrize("c", CASES)
@@ -95,10 +105,51 @@ def test_bad_settings_raise_in_one_line():
     data, _, _, _, _, _ = read_case(8)
     with pytest.raises(cudag.InputError, match="tau_max 60 leaves no samples"):
         cudag.pcmci(data, 60)
-    with pytest.raises(cudag.InputError, match="pcmciplus is not built yet"):
-        cudag.pcmci(data, 1, method="pcmciplus")
+    with pytest.raises(cudag.InputError, match="'pcmci\\+' \\(available: pcmci, pcmciplus\\)"):
+        cudag.pcmci(data, 1, method="pcmci+")
+    with pytest.raises(cudag.InputError, match="contemp_collider_rule 'minority'"):
+        cudag.pcmci(data, 1, method="pcmciplus", contemp_collider_rule="minority")
+    with pytest.raises(cudag.InputError, match=r"settings of PCMCI\+ \(pcmciplus\) only"):
+        cudag.pcmci(data, 1, reset_lagged_links=True)
     with pytest.raises(TypeError):
         cudag.pcmci(data, 1, no_such_keyword=3)
     pcmci = tg.PCMCI(tg.DataFrame(data), tg.ParCorr())
     with pytest.raises(ValueError, match="one pc_alpha"):
         pcmci.run_pcmci(tau_max=1, pc_alpha=None)
+    with pytest.raises(ValueError, match="one pc_alpha"):
+        pcmci.run_pcmciplus(tau_max=1, pc_alpha=[0.01, 0.05])
+
+
+@pytest.mark.parametrize("c", CASES_PLUS)
+def test_pcmciplus_equals_tigramite(c):
+    data, kw, parents, val, p, graph = read_case(c, DATA_PLUS)
+    tau_max = kw.pop("tau_max")
+    res = cudag.pcmci(data, tau_max, method="pcmciplus", threads=2, **kw)
+    np.testing.assert_array_equal(res["graph"], graph)
+    np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    assert res["parents"] == parents
+
+
+def test_pcmciplus_takes_tigramites_pc_alpha_by_default():
+    # Case 0 was made with run_pcmciplus's default pc_alpha (0.01); run_pcmci's 0.2 differs.
+    data, kw, _, val, p, graph = read_case(0, DATA_PLUS)
+    assert "pc_alpha" not in kw
+    res = cudag.pcmci(data, kw["tau_max"], method="pcmciplus")
+    np.testing.assert_array_equal(res["graph"], graph)
+    np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    other = cudag.pcmci(data, kw["tau_max"], method="pcmciplus", pc_alpha=0.2)
+    assert not np.array_equal(other["graph"], graph)
+
+
+@pytest.mark.parametrize("c", [2, 4, 8, 11])
+def test_compat_pcmciplus_equals_tigramite(c):
+    data, kw, parents, val, p, graph = read_case(c, DATA_PLUS)
+    pcmci = tg.PCMCI(dataframe=tg.DataFrame(data, var_names=[f"v{i}" for i in range(data.shape[1])]),
+                     cond_ind_test=tg.ParCorr(significance="analytic"), verbosity=0)
+    results = pcmci.run_pcmciplus(**kw)
+    assert set(results) == {"graph", "p_matrix", "val_matrix", "conf_matrix"}
+    np.testing.assert_array_equal(results["graph"], graph)
+    np.testing.assert_allclose(results["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
+    assert pcmci.all_lagged_parents == parents

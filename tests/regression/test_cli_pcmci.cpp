@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cudag pcmci` from the command line (issue 56): the links table equal to tigramite's
-// run_pcmci on a reference case, the result files, link assumptions from a file, and bad
+// run_pcmci and run_pcmciplus on reference cases, the result files, link assumptions from a file, and bad
 // input (one line naming what, exit 1, nothing written).
 #include <gtest/gtest.h>
 
@@ -63,18 +63,16 @@ protected:
     fs::path dir_;
 };
 
-TEST_F(CliPcmci, LinksTableEqualsTigramitesRunPcmci) {
-    // c00: tau_max 2, tigramite's defaults otherwise (pc_alpha 0.2, alpha_level 0.05).
-    const CliRun r = run("pcmci --data " + kData + "c00.csv --tau-max 2 -q");
-    ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_TRUE(r.err.empty()) << r.err;
+/// The links table of `out` against a reference file (scripts/dev/pcmci*_reference.py) of
+/// `n` series v0.. with lags 0..tau_max: values and p-values to 1e-9 relative, the graph exactly.
+void expect_links_table(const std::string& out_text, const std::string& reference, int n, int tau_max, int min_links) {
     std::map<std::string, std::vector<std::string>> expected;  // "i j lag" -> val, p, graph
-    std::ifstream ref(kData + "c00.tsv");
+    std::ifstream ref(reference);
     for (std::string line; std::getline(ref, line);) {
         const auto f = fields(line);
         if (f.size() == 6) expected[f[0] + " " + f[1] + " " + f[2]] = {f[3], f[4], f[5] == "." ? "" : f[5]};
     }
-    std::istringstream out(r.out);
+    std::istringstream out(out_text);
     std::string line;
     std::getline(out, line);
     EXPECT_EQ(line, "cause\teffect\tlag\tstatistic\tp_value\tgraph");
@@ -93,8 +91,39 @@ TEST_F(CliPcmci, LinksTableEqualsTigramitesRunPcmci) {
         ++rows;
         links += !f[5].empty();
     }
-    EXPECT_EQ(rows, 4 * 4 * 3 - 4);  // (cause, effect, lag) for lags 0..2, cause != effect at lag 0
-    EXPECT_GT(links, 4);
+    EXPECT_EQ(rows, n * n * (tau_max + 1) - n);  // (cause, effect, lag), cause != effect at lag 0
+    EXPECT_GT(links, min_links);
+}
+
+TEST_F(CliPcmci, LinksTableEqualsTigramitesRunPcmci) {
+    // c00: tau_max 2, tigramite's defaults otherwise (pc_alpha 0.2, alpha_level 0.05).
+    const CliRun r = run("pcmci --data " + kData + "c00.csv --tau-max 2 -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    expect_links_table(r.out, kData + "c00.tsv", 4, 2, 4);
+}
+
+TEST_F(CliPcmci, LinksTableEqualsTigramitesRunPcmciplus) {
+    const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
+    // c00: run_pcmciplus's defaults (pc_alpha 0.01, not run_pcmci's 0.2), tau_max 1.
+    const CliRun d = run("pcmci --method pcmciplus --data " + plus + "c00.csv -q");
+    ASSERT_EQ(d.code, 0) << d.err;
+    expect_links_table(d.out, plus + "c00.tsv", 4, 1, 4);
+    // c04: pc_alpha 0.2, conflict_resolution False, tau_max 2.
+    const CliRun c = run("pcmci --method pcmciplus --data " + plus +
+                         "c04.csv --tau-max 2 --pc-alpha 0.2 --no-conflict-resolution -q");
+    ASSERT_EQ(c.code, 0) << c.err;
+    expect_links_table(c.out, plus + "c04.tsv", 6, 2, 10);
+    // c05: reset_lagged_links, pc_alpha 0.05; c02: the conservative rule, pc_alpha 0.1.
+    const CliRun r = run("pcmci --method pcmciplus --data " + plus +
+                         "c05.csv --tau-max 2 --pc-alpha 0.05 "
+                         "--reset-lagged-links -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_links_table(r.out, plus + "c05.tsv", 5, 2, 5);
+    const CliRun k = run("pcmci --method pcmciplus --data " + plus +
+                         "c02.csv --pc-alpha 0.1 --contemp-collider-rule conservative -q");
+    ASSERT_EQ(k.code, 0) << k.err;
+    expect_links_table(k.out, plus + "c02.tsv", 6, 1, 5);
 }
 
 TEST_F(CliPcmci, ResultFilesAndLinkAssumptions) {
@@ -133,11 +162,37 @@ TEST_F(CliPcmci, ResultFilesAndLinkAssumptions) {
     EXPECT_NE(json.find("\"samples\":296"), std::string::npos);  // T = 300 less 2·tau_max
 }
 
+TEST_F(CliPcmci, PcmciplusRecordsTheSettingsItRanWith) {
+    // Without --pc-alpha, PCMCI+ runs (and records) tigramite's 0.01, and its own settings.
+    const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
+    const fs::path out = dir_ / "r.h5";
+    const CliRun r = run("pcmci --method pcmciplus --data " + plus + "c00.csv --out " + out.string() +
+                         " --format json --contemp-collider-rule conservative --max-conds-px-lagged 2 -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream j(dir_ / "r.json");
+    const std::string json((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
+    EXPECT_NE(json.find("\"method\":\"pcmciplus\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"pc_alpha\":\"0.01\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"contemp_collider_rule\":\"conservative\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"conflict_resolution\":\"true\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"max_conds_px_lagged\":\"2\""), std::string::npos) << json;
+    // run_pcmci records none of PCMCI+'s settings, and its own default pc_alpha.
+    const CliRun p = run("pcmci --data " + plus + "c00.csv --out " + out.string() + " --format json -q");
+    ASSERT_EQ(p.code, 0) << p.err;
+    std::ifstream k(dir_ / "r.json");
+    const std::string plain((std::istreambuf_iterator<char>(k)), std::istreambuf_iterator<char>());
+    EXPECT_NE(plain.find("\"pc_alpha\":\"0.2"), std::string::npos) << plain;  // printed to 17 digits
+    EXPECT_EQ(plain.find("contemp_collider_rule"), std::string::npos) << plain;
+}
+
 TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
     const std::string c = kData + "c08.csv";  // T = 120, 3 series
     expect_error("pcmci --data " + c + " --tau-max 60", "tau_max 60 leaves no samples");
     expect_error("pcmci --data " + c + " --tau-max 2 --tau-min 3", "0 <= tau_min <= tau_max");
-    expect_error("pcmci --data " + c + " --method pcmciplus", "pcmciplus is not built yet");
+    expect_error("pcmci --data " + c + " --method pcmci+", "unknown --method 'pcmci+'");
+    expect_error("pcmci --data " + c + " --method pcmciplus --contemp-collider-rule minority",
+                 "contemp_collider_rule 'minority'");
+    expect_error("pcmci --data " + c + " --reset-lagged-links", "settings of PCMCI+ (pcmciplus) only");
     expect_error("pcmci --data " + c + " --test fisher-z", "unknown --test 'fisher-z'");
     expect_error("pcmci --data " + c + " --fdr holm", "unknown --fdr 'holm'");
     expect_error("pcmci --data " + c + " --pc-alpha 1.5", "pc_alpha must lie in [0, 1]");

@@ -212,12 +212,14 @@ def _series_of(dataframe):
 
 
 class PCMCI:
-    """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci``, computed by
-    ``cudag.pcmci``: the same ``graph``, ``val_matrix`` and ``p_matrix`` as tigramite 5.2.10.1
-    (ParCorr: to ~1e-13 on tests/data/pcmci/; CMIknn: the statistics equal, the p-values from
-    cudag's shuffle stream). ``cond_ind_test``: this module's ParCorr or CMIknn (tigramite's own
-    objects are read for their settings too). After ``run_pcmci``, ``all_parents`` and
-    ``results`` are set as tigramite sets them."""
+    """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci`` and ``run_pcmciplus``,
+    computed by ``cudag.pcmci``: the same ``graph``, ``val_matrix`` and ``p_matrix`` as
+    tigramite 5.2.10.1 (ParCorr: to ~1e-11 on tests/data/pcmci/ and tests/data/pcmciplus/;
+    CMIknn: the statistics equal, the p-values from cudag's shuffle stream). ``cond_ind_test``:
+    this module's ParCorr or CMIknn (tigramite's own objects are read for their settings too).
+    After ``run_pcmci``, ``all_parents`` and ``results`` are set as tigramite sets them; after
+    ``run_pcmciplus``, ``all_lagged_parents`` and ``results`` (graph, p_matrix, val_matrix,
+    conf_matrix None; tigramite's ``sepsets`` and ``ambiguous_triples`` are not returned)."""
 
     def __init__(self, dataframe, cond_ind_test, verbosity: int = 0):
         self.dataframe = dataframe
@@ -264,5 +266,27 @@ class PCMCI:
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
         return self.results
 
-    def run_pcmciplus(self, *args, **kwargs):
-        raise NotImplementedError("cudag's PCMCI+ is not built yet (issue 56): use run_pcmci")
+    def run_pcmciplus(self, selected_links=None, link_assumptions=None, tau_min=0, tau_max=1, pc_alpha=0.01,
+                      contemp_collider_rule="majority", conflict_resolution=True, reset_lagged_links=False,
+                      max_conds_dim=None, max_combinations=1, max_conds_py=None, max_conds_px=None,
+                      max_conds_px_lagged=None, fdr_method="none"):
+        if selected_links is not None:
+            raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
+        if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
+            raise ValueError("cudag's PCMCI+ takes one pc_alpha (tigramite's selection among several is not "
+                             "built yet)")
+        opts = self._test_options()
+        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=float(pc_alpha),
+                    contemp_collider_rule=str(contemp_collider_rule) if contemp_collider_rule is not None
+                    else "none", conflict_resolution=bool(conflict_resolution),
+                    reset_lagged_links=bool(reset_lagged_links), max_combinations=int(max_combinations),
+                    fdr_method=str(fdr_method))
+        for key, value in (("max_conds_dim", max_conds_dim), ("max_conds_py", max_conds_py),
+                           ("max_conds_px", max_conds_px), ("max_conds_px_lagged", max_conds_px_lagged)):
+            if value is not None:
+                opts[key] = int(value)
+        res = cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
+                          link_assumptions=link_assumptions, **opts)
+        self.all_lagged_parents = res["parents"]
+        self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
+        return self.results

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pcmci/pcmciplus.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "core/error.hpp"
+
+namespace cudag::pcmci {
+namespace {
+
+using Graph = std::vector<std::string>;
+
+bool lagged_out(const std::string& type) { return type == "<--" || type == "<?-"; }
+
+/// Result's layout: cell (i, j, lag) is the link (i, −lag) → j.
+struct Cells {
+    std::int32_t n = 0;
+    std::int32_t lags = 0;  // tau_max + 1
+    std::size_t at(std::int32_t i, std::int32_t j, std::int32_t lag) const {
+        return (static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j)) *
+                   static_cast<std::size_t>(lags) +
+               static_cast<std::size_t>(lag);
+    }
+    std::size_t size() const { return static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * lags; }
+};
+
+/// The combination after `c` (indices into a list of m, increasing) in itertools order; false at the end.
+bool next_combination(std::vector<int>& c, int m) {
+    const int k = static_cast<int>(c.size());
+    int i = k - 1;
+    while (i >= 0 && c[static_cast<std::size_t>(i)] == m - k + i) --i;
+    if (i < 0) return false;
+    ++c[static_cast<std::size_t>(i)];
+    for (int t = i + 1; t < k; ++t) c[static_cast<std::size_t>(t)] = c[static_cast<std::size_t>(t - 1)] + 1;
+    return true;
+}
+
+/// The conditions of an MCI test of PCMCI+ (tigramite's _run_pcalg_test): the contemporaneous
+/// set S, then Y's first max_conds_py lagged parents but X and those in S, then X's first
+/// max_conds_px (max_conds_px_lagged when X is lagged) parents shifted by X's lag but those
+/// already there; construct_array then keeps each node once and drops X and Y.
+struct MciConditions {
+    const std::vector<std::vector<Node>>& parents;
+    std::size_t max_py, max_px, max_px_lagged;
+
+    std::vector<Node> operator()(std::int32_t i, std::int32_t lag, std::int32_t j,
+                                 const std::vector<std::int32_t>& s) const {
+        const Node x{i, lag}, y{j, 0};
+        std::vector<Node> z;
+        for (std::int32_t k : s) z.push_back({k, 0});
+        const std::size_t n_s = z.size();
+        const std::vector<Node>& pj = parents[static_cast<std::size_t>(j)];
+        for (std::size_t k = 0; k < std::min(max_py, pj.size()); ++k)
+            if (!(pj[k] == x) && std::find(z.begin(), z.begin() + static_cast<std::ptrdiff_t>(n_s), pj[k]) ==
+                                     z.begin() + static_cast<std::ptrdiff_t>(n_s))
+                z.push_back(pj[k]);
+        const std::size_t n_y = z.size();
+        const std::vector<Node>& pi = parents[static_cast<std::size_t>(i)];
+        const std::size_t max_x = lag == 0 ? max_px : max_px_lagged;
+        for (std::size_t k = 0; k < std::min(max_x, pi.size()); ++k) {
+            const Node shifted{pi[k].var, pi[k].lag + lag};
+            if (std::find(z.begin(), z.begin() + static_cast<std::ptrdiff_t>(n_y), shifted) ==
+                z.begin() + static_cast<std::ptrdiff_t>(n_y))
+                z.push_back(shifted);
+        }
+        std::vector<Node> clean;
+        for (Node c : z)
+            if (!(c == x) && !(c == y) && std::find(clean.begin(), clean.end(), c) == clean.end()) clean.push_back(c);
+        return clean;
+    }
+};
+
+/// Queries of one batch with their answers, run in slices as run_pcmci's (pcmci.cpp): the size
+/// doubles while a slice takes under half a second, progress is told after each; the answers do
+/// not depend on the slicing.
+struct Batch {
+    ci::QueryList queries;
+    std::vector<double> statistic, p;
+    void add(const LaggedData& lagged, Node x, Node y, const std::vector<Node>& z) {
+        std::vector<std::int32_t> s;
+        s.reserve(z.size());
+        for (Node c : z) s.push_back(lagged.column(c));
+        queries.add(lagged.column(x), lagged.column(y), s);
+    }
+    void run(ci::BatchTest& tests, const char* phase, std::int64_t done_before, std::int64_t planned,
+             const ProgressFn& progress) {
+        statistic.assign(queries.size(), 0.0);
+        p.assign(queries.size(), 0.0);
+        const ci::Queries all = queries.view();
+        std::size_t slice = 1024;
+        for (std::size_t begin = 0; begin < all.size();) {
+            const std::size_t end = std::min(all.size(), begin + slice);
+            const auto t0 = std::chrono::steady_clock::now();
+            tests.run(all.slice(begin, end), std::span<double>(statistic).subspan(begin, end - begin),
+                      std::span<double>(p).subspan(begin, end - begin));
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 0.5 &&
+                slice < (std::size_t{1} << 22))
+                slice *= 2;
+            begin = end;
+            if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
+        }
+    }
+};
+
+/// The contemporaneous adjacencies of every j in variable order (graph[i, j, 0] non-empty).
+std::vector<std::vector<std::int32_t>> contemp_adjacencies(const Graph& g, const Cells& c, bool include_conflicts) {
+    std::vector<std::vector<std::int32_t>> adj(static_cast<std::size_t>(c.n));
+    for (std::int32_t j = 0; j < c.n; ++j)
+        for (std::int32_t i = 0; i < c.n; ++i) {
+            const std::string& t = g[c.at(i, j, 0)];
+            if (!t.empty() && (include_conflicts || (t != "x-x" && t != "x?x")))
+                adj[static_cast<std::size_t>(j)].push_back(i);
+        }
+    return adj;
+}
+
+/// Every adjacency (i, −lag) of every j, i outer and lag inner (numpy's where), conflicts left out.
+std::vector<std::vector<Node>> adjacencies_no_conflicts(const Graph& g, const Cells& c) {
+    std::vector<std::vector<Node>> adj(static_cast<std::size_t>(c.n));
+    for (std::int32_t j = 0; j < c.n; ++j)
+        for (std::int32_t i = 0; i < c.n; ++i)
+            for (std::int32_t lag = 0; lag < c.lags; ++lag) {
+                const std::string& t = g[c.at(i, j, lag)];
+                if (!t.empty() && t != "x-x" && t != "x?x") adj[static_cast<std::size_t>(j)].push_back({i, lag});
+            }
+    return adj;
+}
+
+/// symmetrize_p_and_val_matrix over `links`, in tigramite's loop order (in place).
+void symmetrize(std::vector<double>& p, std::vector<double>& val, const LinkAssumptions& links, const Cells& c) {
+    for (std::int32_t i = 0; i < c.n; ++i)
+        for (std::int32_t j = 0; j < c.n; ++j) {
+            const std::string* type = links.find(j, {i, 0});
+            if (!type) continue;
+            const std::size_t ij = c.at(i, j, 0), ji = c.at(j, i, 0);
+            if (*type == "o-o" || *type == "o?o") {
+                if (p[ij] >= p[ji]) {
+                    p[ji] = p[ij];
+                    val[ji] = val[ij];
+                }
+            } else if (*type == "-->" || *type == "-?>") {
+                p[ji] = p[ij];
+                val[ji] = val[ij];
+            }
+        }
+}
+
+struct Skeleton {
+    Graph graph;
+    std::vector<double> val, p;
+    std::vector<std::vector<std::int32_t>> sepsets;  ///< per cell: S (contemporaneous variables)
+    std::int64_t tests = 0;
+};
+
+/// One pair (i, j, lag) of a skeleton level and its tests.
+struct Pair {
+    enum class State { Waiting, Live, Done, Skipped };
+    std::int32_t i = 0, j = 0, lag = 0;
+    /// The conditions are adj(j) without (i, 0): adj(j) but its position `skip` (-1: none);
+    /// not copied, since level 0 has a pair for every link.
+    std::ptrdiff_t skip = -1;
+    int n_conds = 0;
+    std::vector<int> comb;  ///< the subset under test (indices into the conditions)
+    State state = State::Waiting;
+    bool fixed = false;                               ///< middle mark '-': value 1, p-value 0, no test
+    std::vector<std::pair<double, double>> outcomes;  ///< (value, p-value) of each subset tested, in order
+    bool removed = false;
+    std::vector<std::int32_t> sepset;
+    std::ptrdiff_t waiter = -1;  ///< the reverse lag-0 pair later in the level, waiting for this one
+    std::vector<std::int32_t> subset(const std::vector<std::int32_t>& adj_j) const {
+        std::vector<std::int32_t> s;
+        for (int k : comb) s.push_back(adj_j[static_cast<std::size_t>(k + (skip >= 0 && k >= skip ? 1 : 0))]);
+        return s;
+    }
+};
+
+/// tigramite's _pcalg_skeleton in mode 'contemp_conds' (see pcmciplus.hpp).
+Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& initial, const Cells& c,
+                      const MciConditions& conditions, std::int64_t max_dim, ci::BatchTest& tests,
+                      const ProgressFn& progress) {
+    Skeleton sk;
+    sk.graph = initial;
+    for (std::int32_t v = 0; v < c.n; ++v) sk.graph[c.at(v, v, 0)].clear();
+    const std::size_t cells = c.size();
+    sk.val.assign(cells, 0.0);
+    sk.p.assign(cells, 0.0);
+    std::vector<double> val_min(cells, std::numeric_limits<double>::infinity());
+    for (std::size_t q = 0; q < cells; ++q)
+        if (sk.graph[q].empty()) sk.p[q] = 1.0;
+    sk.sepsets.assign(cells, {});
+    std::vector<std::vector<std::int32_t>> adj = contemp_adjacencies(sk.graph, c, true);
+    std::int64_t planned = 0;
+
+    for (std::int64_t dim = 0; dim <= max_dim; ++dim) {
+        // The level's pairs in tigramite's order (_remaining_pairs), against adj at its start.
+        std::vector<Pair> pairs;
+        std::vector<std::ptrdiff_t> index(cells, -1);
+        for (std::int32_t i = 0; i < c.n; ++i)
+            for (std::int32_t j = 0; j < c.n; ++j)
+                for (std::int32_t lag = s.tau_min; lag <= s.tau_max; ++lag) {
+                    const std::size_t cell = c.at(i, j, lag);
+                    if (sk.graph[cell].empty()) continue;
+                    Pair pr;
+                    pr.i = i;
+                    pr.j = j;
+                    pr.lag = lag;
+                    const auto& adj_j = adj[static_cast<std::size_t>(j)];
+                    if (lag == 0) {
+                        const auto at = std::find(adj_j.begin(), adj_j.end(), i);
+                        if (at != adj_j.end()) pr.skip = at - adj_j.begin();
+                    }
+                    pr.n_conds = static_cast<int>(adj_j.size()) - (pr.skip >= 0 ? 1 : 0);
+                    if (pr.n_conds < dim) continue;
+                    pr.comb.resize(static_cast<std::size_t>(dim));
+                    std::iota(pr.comb.begin(), pr.comb.end(), 0);
+                    pr.fixed = sk.graph[cell][1] == '-';
+                    index[cell] = static_cast<std::ptrdiff_t>(pairs.size());
+                    if (lag == 0 && index[c.at(j, i, 0)] >= 0)
+                        pairs[static_cast<std::size_t>(index[c.at(j, i, 0)])].waiter =
+                            static_cast<std::ptrdiff_t>(pairs.size());
+                    pairs.push_back(std::move(pr));
+                }
+        if (pairs.empty()) break;
+
+        // Tests in rounds: the next subset of every live pair; a pair ends at its first
+        // independence or its last subset, which releases the reverse pair waiting for it.
+        std::vector<std::size_t> released;
+        const auto activate = [&](std::size_t q) {
+            Pair& pr = pairs[q];
+            pr.state = Pair::State::Live;
+            if (pr.fixed) {
+                // Every subset gives value 1 and p-value 0: recording it once changes nothing more.
+                pr.outcomes.push_back({1.0, 0.0});
+                pr.state = Pair::State::Done;
+                released.push_back(q);
+            }
+        };
+        const auto release_all = [&] {
+            while (!released.empty()) {
+                const std::size_t q = released.back();
+                released.pop_back();
+                const std::ptrdiff_t w = pairs[q].waiter;
+                if (w < 0) continue;
+                if (pairs[q].removed)
+                    pairs[static_cast<std::size_t>(w)].state = Pair::State::Skipped;
+                else
+                    activate(static_cast<std::size_t>(w));
+            }
+        };
+        std::vector<char> waits(pairs.size(), 0);
+        for (const Pair& pr : pairs)
+            if (pr.waiter >= 0) waits[static_cast<std::size_t>(pr.waiter)] = 1;
+        for (std::size_t q = 0; q < pairs.size(); ++q)
+            if (!waits[q]) activate(q);
+        release_all();
+        for (;;) {
+            Batch batch;
+            std::vector<std::size_t> asked;
+            for (std::size_t q = 0; q < pairs.size(); ++q) {
+                const Pair& pr = pairs[q];
+                if (pr.state != Pair::State::Live) continue;
+                batch.add(lagged, {pr.i, pr.lag}, {pr.j, 0},
+                          conditions(pr.i, pr.lag, pr.j, pr.subset(adj[static_cast<std::size_t>(pr.j)])));
+                asked.push_back(q);
+            }
+            if (asked.empty()) break;
+            planned += static_cast<std::int64_t>(asked.size());
+            batch.run(tests, "MCI skeleton", sk.tests, planned, progress);
+            sk.tests += static_cast<std::int64_t>(asked.size());
+            for (std::size_t a = 0; a < asked.size(); ++a) {
+                Pair& pr = pairs[asked[a]];
+                pr.outcomes.push_back({batch.statistic[a], batch.p[a]});
+                const bool dependent = batch.p[a] <= s.pc_alpha;
+                if (!dependent) {
+                    pr.removed = true;
+                    pr.sepset = pr.subset(adj[static_cast<std::size_t>(pr.j)]);
+                    pr.state = Pair::State::Done;
+                    released.push_back(asked[a]);
+                } else if (!next_combination(pr.comb, pr.n_conds)) {
+                    pr.state = Pair::State::Done;
+                    released.push_back(asked[a]);
+                }
+            }
+            release_all();
+        }
+
+        // The outcomes in tigramite's sequential order.
+        for (const Pair& pr : pairs) {
+            const std::size_t cell = c.at(pr.i, pr.j, pr.lag);
+            if (sk.graph[cell].empty()) {
+                if (pr.state != Pair::State::Skipped) throw std::logic_error("pcmciplus skeleton: replay out of step");
+                continue;
+            }
+            if (pr.state != Pair::State::Done) throw std::logic_error("pcmciplus skeleton: a pair left unfinished");
+            for (const auto& [v, pv] : pr.outcomes) {
+                const double a = std::fabs(v);
+                if (!(val_min[cell] < a)) val_min[cell] = a;
+                if (pv >= sk.p[cell]) {
+                    sk.p[cell] = pv;
+                    sk.val[cell] = v;
+                }
+            }
+            if (!pr.removed) continue;
+            if (pr.lag == 0) {
+                const std::size_t back = c.at(pr.j, pr.i, 0);
+                sk.graph[cell].clear();
+                sk.graph[back].clear();
+                sk.sepsets[cell] = pr.sepset;
+                sk.sepsets[back] = pr.sepset;
+                sk.p[back] = sk.p[cell];
+            } else {
+                sk.graph[cell].clear();
+                sk.sepsets[cell] = pr.sepset;
+            }
+        }
+
+        // adj(j) for the next level: by minimum |value|, largest first, stable on variable order.
+        adj = contemp_adjacencies(sk.graph, c, true);
+        for (std::int32_t j = 0; j < c.n; ++j) {
+            auto& a = adj[static_cast<std::size_t>(j)];
+            std::stable_sort(a.begin(), a.end(), [&](std::int32_t x, std::int32_t y) {
+                return val_min[c.at(x, j, 0)] > val_min[c.at(y, j, 0)];
+            });
+        }
+    }
+    return sk;
+}
+
+/// An unshielded or rule triple ((i, −lag), k, j).
+struct Triple {
+    std::int32_t i, lag, k, j;
+    auto key() const { return std::tie(i, lag, k, j); }
+    bool operator<(const Triple& o) const { return key() < o.key(); }
+    bool operator==(const Triple& o) const { return key() == o.key(); }
+};
+
+/// Every subset of `s` (sizes 0..|s|, each in the order of s); none for an empty s, as tigramite's.
+std::vector<std::vector<std::int32_t>> subsets(const std::vector<std::int32_t>& s) {
+    std::vector<std::vector<std::int32_t>> out;
+    if (s.empty()) return out;
+    const int m = static_cast<int>(s.size());
+    for (int size = 0; size <= m; ++size) {
+        std::vector<int> comb(static_cast<std::size_t>(size));
+        std::iota(comb.begin(), comb.end(), 0);
+        do {
+            std::vector<std::int32_t> sub;
+            for (int k : comb) sub.push_back(s[static_cast<std::size_t>(k)]);
+            out.push_back(std::move(sub));
+        } while (next_combination(comb, m));
+    }
+    return out;
+}
+
+struct Colliders {
+    Graph graph;
+    std::set<Triple> ambiguous;
+    std::int64_t tests = 0;
+};
+
+/// tigramite's _pcalg_colliders in mode 'contemp_conds' (see pcmciplus.hpp).
+Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton& sk, const Cells& c,
+                    const MciConditions& conditions, ci::BatchTest& tests, const ProgressFn& progress) {
+    Colliders out;
+    Graph& g = out.graph;
+    g = sk.graph;
+    for (std::string& t : g)
+        if (t == "o?o")
+            t = "o-o";
+        else if (t == "-?>")
+            t = "-->";
+        else if (t == "<?-")
+            t = "<--";
+
+    // _find_unshielded_triples: (i, −lag) o-o/--> (k, 0) o-o (j, 0), (i, −lag) and (j, 0) not adjacent.
+    std::vector<Triple> triples;
+    {
+        const auto adj = adjacencies_no_conflicts(g, c);
+        for (std::int32_t j = 0; j < c.n; ++j)
+            for (const Node kn : adj[static_cast<std::size_t>(j)]) {
+                if (kn.lag != 0 || g[c.at(kn.var, j, 0)] != "o-o") continue;
+                const std::int32_t k = kn.var;
+                for (const Node in : adj[static_cast<std::size_t>(k)]) {
+                    if (in == Node{j, 0} || !g[c.at(in.var, j, in.lag)].empty()) continue;
+                    const std::string& ik = g[c.at(in.var, k, in.lag)];
+                    if (ik == "o-o" || ik == "-->") triples.push_back({in.var, in.lag, k, j});
+                }
+            }
+    }
+
+    std::vector<Triple> v_structures;
+    if (s.contemp_collider_rule == "none") {
+        for (const Triple& t : triples) {
+            const auto& sep = sk.sepsets[c.at(t.i, t.j, t.lag)];
+            if (std::find(sep.begin(), sep.end(), t.k) == sep.end()) v_structures.push_back(t);
+        }
+    } else {
+        // Every subset of the neighbours, tested as in the skeleton; all triples in one batch.
+        const auto adj = contemp_adjacencies(g, c, true);
+        std::vector<std::vector<std::vector<std::int32_t>>> sets(triples.size());
+        Batch batch;
+        for (std::size_t q = 0; q < triples.size(); ++q) {
+            const Triple& t = triples[q];
+            std::vector<std::int32_t> nj, ni;
+            for (std::int32_t l : adj[static_cast<std::size_t>(t.j)])
+                if (!(l == t.i && t.lag == 0)) nj.push_back(l);
+            auto all = subsets(nj);
+            if (t.lag == 0) {
+                for (std::int32_t l : adj[static_cast<std::size_t>(t.i)])
+                    if (l != t.j) ni.push_back(l);
+                for (auto& sub : subsets(ni)) all.push_back(std::move(sub));
+            }
+            for (auto& sub : all)
+                if (std::find(sets[q].begin(), sets[q].end(), sub) == sets[q].end()) sets[q].push_back(std::move(sub));
+            for (const auto& sub : sets[q]) batch.add(lagged, {t.i, t.lag}, {t.j, 0}, conditions(t.i, t.lag, t.j, sub));
+        }
+        out.tests = static_cast<std::int64_t>(batch.queries.size());
+        batch.run(tests, "collider tests", 0, out.tests, progress);
+        std::size_t a = 0;
+        const bool conservative = s.contemp_collider_rule == "conservative";
+        for (std::size_t q = 0; q < triples.size(); ++q) {
+            std::size_t separating = 0, with_k = 0;
+            for (const auto& sub : sets[q]) {
+                if (!(batch.p[a++] <= s.pc_alpha)) {
+                    ++separating;
+                    if (std::find(sub.begin(), sub.end(), triples[q].k) != sub.end()) ++with_k;
+                }
+            }
+            if (separating == 0) {
+                out.ambiguous.insert(triples[q]);
+            } else if (conservative) {
+                if (with_k == 0)
+                    v_structures.push_back(triples[q]);
+                else if (with_k != separating)
+                    out.ambiguous.insert(triples[q]);
+            } else {
+                if (2 * with_k == separating)
+                    out.ambiguous.insert(triples[q]);
+                else if (2 * with_k < separating)
+                    v_structures.push_back(triples[q]);
+            }
+        }
+    }
+
+    // Orient the colliders in order; with conflict_resolution a link oriented both ways is 'x-x'.
+    std::set<std::pair<std::int32_t, std::int32_t>> oriented;
+    const auto orient_into = [&](std::int32_t from, std::int32_t k) {
+        if (!oriented.count({k, from}) && !oriented.count({from, k})) {
+            g[c.at(k, from, 0)] = "<--";
+            g[c.at(from, k, 0)] = "-->";
+            oriented.insert({from, k});
+        }
+        if (s.conflict_resolution && oriented.count({k, from})) g[c.at(from, k, 0)] = g[c.at(k, from, 0)] = "x-x";
+    };
+    for (const Triple& t : v_structures) {
+        orient_into(t.j, t.k);
+        if (t.lag == 0) orient_into(t.i, t.k);
+    }
+    return out;
+}
+
+/// tigramite's _pcalg_rules_timeseries: R1–R3 until none applies.
+Graph orientation_rules(Graph g, const std::set<Triple>& ambiguous, bool conflict_resolution, const Cells& c) {
+    std::set<std::pair<std::int32_t, std::int32_t>> oriented;
+    // Orient a o-o b as a --> b unless either way is taken; mark a conflict.
+    const auto orient = [&](std::int32_t a, std::int32_t b) {
+        if (!oriented.count({b, a}) && !oriented.count({a, b})) {
+            g[c.at(a, b, 0)] = "-->";
+            g[c.at(b, a, 0)] = "<--";
+            oriented.insert({a, b});
+        }
+        if (conflict_resolution && oriented.count({b, a})) g[c.at(b, a, 0)] = g[c.at(a, b, 0)] = "x-x";
+    };
+    const auto rule1 = [&] {
+        // (i, −lag) --> (k, 0) o-o (j, 0), (i, −lag) and j not adjacent: orient k --> j.
+        std::vector<Triple> triples;
+        const auto adj = adjacencies_no_conflicts(g, c);
+        for (std::int32_t j = 0; j < c.n; ++j)
+            for (const Node kn : adj[static_cast<std::size_t>(j)]) {
+                if (kn.lag != 0 || g[c.at(j, kn.var, 0)] != "o-o") continue;
+                for (const Node in : adj[static_cast<std::size_t>(kn.var)])
+                    if (!(in == Node{j, 0}) && g[c.at(in.var, j, in.lag)].empty() &&
+                        g[c.at(in.var, kn.var, in.lag)] == "-->")
+                        triples.push_back({in.var, in.lag, kn.var, j});
+            }
+        bool left = false;
+        for (const Triple& t : triples)
+            if (!ambiguous.count(t)) {
+                left = true;
+                orient(t.k, t.j);
+            }
+        return left;
+    };
+    const auto rule2 = [&] {
+        // i --> k --> j with i o-o j: orient i --> j.
+        std::vector<Triple> triples;
+        const auto adj = contemp_adjacencies(g, c, false);
+        for (std::int32_t j = 0; j < c.n; ++j)
+            for (std::int32_t k : adj[static_cast<std::size_t>(j)]) {
+                if (g[c.at(k, j, 0)] != "-->") continue;
+                for (std::int32_t i : adj[static_cast<std::size_t>(k)])
+                    if (g[c.at(i, k, 0)] == "-->" && i != j && g[c.at(i, j, 0)] == "o-o" && g[c.at(j, i, 0)] == "o-o")
+                        triples.push_back({i, 0, k, j});
+            }
+        bool left = false;
+        for (const Triple& t : triples)
+            if (!ambiguous.count(t)) {
+                left = true;
+                orient(t.i, t.j);
+            }
+        return left;
+    };
+    const auto rule3 = [&] {
+        // i o-o k --> j and i o-o l --> j with i o-o j and k, l not adjacent: orient i --> j.
+        std::vector<std::pair<Triple, Triple>> chains;
+        const auto adj = contemp_adjacencies(g, c, false);
+        for (std::int32_t j = 0; j < c.n; ++j) {
+            const auto& aj = adj[static_cast<std::size_t>(j)];
+            for (std::int32_t i : aj) {
+                if (g[c.at(j, i, 0)] != "o-o") continue;
+                for (std::int32_t k : aj)
+                    for (std::int32_t l : aj)
+                        if (k != l && k != i && l != i && g[c.at(k, j, 0)] == "-->" && g[c.at(l, j, 0)] == "-->" &&
+                            g[c.at(k, i, 0)] == "o-o" && g[c.at(l, i, 0)] == "o-o" && g[c.at(k, l, 0)].empty())
+                            chains.push_back({{i, 0, k, j}, {i, 0, l, j}});
+            }
+        }
+        bool left = false;
+        for (const auto& [a, b] : chains)
+            if (!ambiguous.count(a) && !ambiguous.count(b)) {
+                left = true;
+                orient(a.i, a.j);
+            }
+        return left;
+    };
+    bool any1 = true, any2 = true, any3 = true;
+    while (any1 || any2 || any3) {
+        any1 = rule1();
+        any2 = rule2();
+        any3 = rule3();
+    }
+    return g;
+}
+
+}  // namespace
+
+void check_pcmciplus_settings(const Settings& s, std::int32_t n_vars, std::int64_t length) {
+    check_settings(s, n_vars, length);
+    if (s.contemp_collider_rule != "majority" && s.contemp_collider_rule != "conservative" &&
+        s.contemp_collider_rule != "none")
+        throw InputError("contemp_collider_rule '" + s.contemp_collider_rule +
+                         "': the rules are majority, conservative and none");
+    if (s.max_conds_px_lagged < -1) throw InputError("max_conds_px_lagged must be >= 0 (or -1: as max_conds_px)");
+}
+
+Result run_pcmciplus(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests, const ProgressFn& progress) {
+    check_pcmciplus_settings(s, lagged.n_vars, lagged.length);
+    if (lagged.max_lag != 2 * s.tau_max)
+        throw std::logic_error("run_pcmciplus: the lagged table must hold lags 0..2*tau_max");
+    const std::int32_t n = lagged.n_vars;
+    const Cells c{n, s.tau_max + 1};
+    Result r;
+    r.n_vars = n;
+    r.tau_max = s.tau_max;
+    r.samples = lagged.data.n_samples;
+
+    // 1. Condition selection.
+    Pc1Matrices pc1;
+    r.parents = run_pc_stable(lagged, s, tests, &r.pc1_tests, progress, &pc1);
+
+    // 2. Skeleton on the lagged parents (or every lagged link) and every contemporaneous link.
+    const LinkAssumptions la = s.link_assumptions ? normalise_links(*s.link_assumptions, n, s.tau_min, s.tau_max, false)
+                                                  : default_links(n, s.tau_min, s.tau_max);
+    LinkAssumptions for_pc;
+    if (s.reset_lagged_links) {
+        for_pc = la;
+    } else {
+        for_pc.links.resize(static_cast<std::size_t>(n));
+        for (std::int32_t j = 0; j < n; ++j) {
+            auto& links = for_pc.links[static_cast<std::size_t>(j)];
+            for (const Node parent : r.parents[static_cast<std::size_t>(j)]) {
+                const std::string* type = la.find(j, parent);
+                if (type && (*type == "-?>" || *type == "-->")) links.push_back({parent, *type});
+            }
+            for (const auto& [node, type] : la.links[static_cast<std::size_t>(j)])
+                if (node.lag == 0) links.push_back({node, type});
+        }
+    }
+    Graph initial(c.size());
+    for (std::int32_t j = 0; j < n; ++j)
+        for (const auto& [node, type] : for_pc.links[static_cast<std::size_t>(j)])
+            initial[c.at(node.var, j, node.lag)] = type;
+    const std::int64_t dim_default = static_cast<std::int64_t>(n) * (s.tau_max - s.tau_min + 1);
+    const std::size_t max_px = static_cast<std::size_t>(s.max_conds_px >= 0 ? s.max_conds_px : dim_default);
+    const MciConditions conditions{
+        r.parents, static_cast<std::size_t>(s.max_conds_py >= 0 ? s.max_conds_py : dim_default), max_px,
+        s.max_conds_px_lagged >= 0 ? static_cast<std::size_t>(s.max_conds_px_lagged) : max_px};
+    const std::int64_t max_dim = s.max_conds_dim >= 0 ? s.max_conds_dim : n;
+    Skeleton sk = mci_skeleton(lagged, s, initial, c, conditions, max_dim, tests, progress);
+
+    // Matrices: the skeleton's (symmetrised) at lag 0 and on its links, PC1's elsewhere.
+    {
+        std::vector<double> sp = sk.p, sv = sk.val;
+        symmetrize(sp, sv, for_pc, c);
+        r.p_matrix = pc1.p_matrix;
+        r.val_matrix = pc1.val_matrix;
+        for (std::int32_t i = 0; i < n; ++i)
+            for (std::int32_t j = 0; j < n; ++j) {
+                r.p_matrix[c.at(i, j, 0)] = sp[c.at(i, j, 0)];
+                r.val_matrix[c.at(i, j, 0)] = sv[c.at(i, j, 0)];
+            }
+        for (std::int32_t j = 0; j < n; ++j)
+            for (const auto& [node, type] : for_pc.links[static_cast<std::size_t>(j)])
+                if (!lagged_out(type)) {
+                    const std::size_t cell = c.at(node.var, j, node.lag);
+                    r.p_matrix[cell] = sp[cell];
+                    r.val_matrix[cell] = sv[cell];
+                }
+    }
+    if (s.fdr_bh) {
+        // get_corrected_pvalues: the lagged links the assumptions allow, in C order (i, j, lag).
+        std::vector<char> mask(c.size(), 0);
+        for (std::int32_t j = 0; j < n; ++j)
+            for (const auto& [node, type] : la.links[static_cast<std::size_t>(j)])
+                if (!lagged_out(type) && node.lag > 0) mask[c.at(node.var, j, node.lag)] = 1;
+        std::vector<double> pv;
+        for (std::size_t q = 0; q < c.size(); ++q)
+            if (mask[q]) pv.push_back(r.p_matrix[q]);
+        const std::vector<double> qv = fdr_bh(pv);
+        for (std::size_t q = 0, k = 0; q < c.size(); ++q)
+            if (mask[q]) r.p_matrix[q] = qv[k++];
+    }
+
+    // 3. Colliders, 4. orientation rules.
+    Colliders col = colliders(lagged, s, sk, c, conditions, tests, progress);
+    r.graph = orientation_rules(std::move(col.graph), col.ambiguous, s.conflict_resolution, c);
+    r.mci_tests = sk.tests + col.tests;
+    return r;
+}
+
+}  // namespace cudag::pcmci

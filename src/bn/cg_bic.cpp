@@ -27,24 +27,48 @@ std::string family_label(const Dataset& d, std::int32_t v, std::span<const std::
     return t + "}";
 }
 
-/// The stratum ids of rows [0, keys.size()) whose keep flag is set: the distinct keys of
-/// those rows in increasing order (returned), id[i] the rank of row i's key (-1 for a row
-/// not kept).
-std::vector<std::uint64_t> rank_keys(const std::vector<std::uint64_t>& keys, const std::vector<char>& keep,
-                                     std::vector<std::int32_t>& id) {
-    std::vector<std::uint64_t> distinct;
-    distinct.reserve(keys.size());
+/// Key spans up to this many strata are ranked through a dense table (else by sorting).
+constexpr std::uint64_t kDenseSpan = std::uint64_t{1} << 16;
+
+/// The stratum ids of rows [0, keys.size()) whose keep flag is set: the number of distinct
+/// keys of those rows (returned), id[i] the rank of row i's key among them in increasing
+/// order (-1 for a row not kept). Keys lie in [0, span); `slot` is scratch (all -1 on entry
+/// and on return when span <= kDenseSpan).
+std::size_t rank_keys(const std::vector<std::uint64_t>& keys, const std::vector<char>& keep, std::uint64_t span,
+                      std::vector<std::int32_t>& slot, std::vector<std::uint64_t>& distinct,
+                      std::vector<std::int32_t>& id) {
+    distinct.clear();
+    id.assign(keys.size(), -1);
+    if (span <= kDenseSpan) {
+        if (slot.size() < span) slot.resize(span, -1);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keep[i] && slot[keys[i]] < 0) slot[keys[i]] = 0, distinct.push_back(keys[i]);
+        std::sort(distinct.begin(), distinct.end());
+        for (std::size_t r = 0; r < distinct.size(); ++r) slot[distinct[r]] = static_cast<std::int32_t>(r);
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keep[i]) id[i] = slot[keys[i]];
+        for (const std::uint64_t k : distinct) slot[k] = -1;
+        return distinct.size();
+    }
     for (std::size_t i = 0; i < keys.size(); ++i)
         if (keep[i]) distinct.push_back(keys[i]);
     std::sort(distinct.begin(), distinct.end());
     distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    id.assign(keys.size(), -1);
     for (std::size_t i = 0; i < keys.size(); ++i)
         if (keep[i])
             id[i] = static_cast<std::int32_t>(std::lower_bound(distinct.begin(), distinct.end(), keys[i]) -
                                               distinct.begin());
-    return distinct;
+    return distinct.size();
 }
+
+/// A thread's buffers for local(), reused from call to call.
+struct Scratch {
+    std::vector<std::uint64_t> key, key_p, distinct;
+    std::vector<char> keep;
+    std::vector<std::int32_t> id_f, id_p, slot;
+    std::vector<std::int64_t> count;
+    std::vector<double> rec_f, rec_p;
+};
 
 }  // namespace
 
@@ -101,7 +125,9 @@ double CgBicScorer::local(std::int32_t node, std::span<const std::int32_t> paren
 
     // Each row's family key (mixed radix, see the header); the product of the radices must
     // stay below 2^63.
-    std::vector<std::uint64_t> key(static_cast<std::size_t>(m), 0);
+    thread_local Scratch t;
+    std::vector<std::uint64_t>& key = t.key;
+    key.assign(static_cast<std::size_t>(m), 0);
     double span = 1.0;
     const auto add_digit = [&](std::int32_t u) {
         const auto radix = static_cast<std::uint64_t>(radix_[static_cast<std::size_t>(u)]);
@@ -114,27 +140,31 @@ double CgBicScorer::local(std::int32_t node, std::span<const std::int32_t> paren
     };
     for (const std::int32_t u : disc) add_digit(u);
     if (!cont_child) add_digit(node);
+    const auto span_f = static_cast<std::uint64_t>(span);
 
     // Rows kept: those of family strata of more than p_f rows.
-    std::vector<char> keep(static_cast<std::size_t>(m), 1);
-    std::vector<std::int32_t> id_f, id_p;
-    std::vector<std::uint64_t> keys_f = rank_keys(key, keep, id_f);
+    std::vector<char>& keep = t.keep;
+    keep.assign(static_cast<std::size_t>(m), 1);
+    std::vector<std::int32_t>&id_f = t.id_f, &id_p = t.id_p;
+    std::size_t strata_f = rank_keys(key, keep, span_f, t.slot, t.distinct, id_f);
     std::int64_t n_kept = m;
     if (p_f > 0) {
-        std::vector<std::int64_t> count(keys_f.size(), 0);
-        for (const std::int32_t s : id_f) ++count[static_cast<std::size_t>(s)];
+        t.count.assign(strata_f, 0);
+        for (const std::int32_t s : id_f) ++t.count[static_cast<std::size_t>(s)];
         for (std::int64_t i = 0; i < m; ++i)
-            if (count[static_cast<std::size_t>(id_f[i])] <= p_f) keep[i] = 0, --n_kept;
-        if (n_kept < m) keys_f = rank_keys(key, keep, id_f);
+            if (t.count[static_cast<std::size_t>(id_f[i])] <= p_f) keep[i] = 0, --n_kept;
+        if (n_kept < m) strata_f = rank_keys(key, keep, span_f, t.slot, t.distinct, id_f);
     }
-    std::vector<std::uint64_t> key_p(key);
-    for (std::uint64_t& k : key_p) k /= r;
-    const std::vector<std::uint64_t> keys_p = rank_keys(key_p, keep, id_p);
+    std::vector<std::uint64_t>& key_p = t.key_p;
+    key_p.resize(key.size());
+    for (std::size_t i = 0; i < key.size(); ++i) key_p[i] = key[i] / r;
+    const std::size_t strata_p = rank_keys(key_p, keep, span_f / r, t.slot, t.distinct, id_p);
 
     // Records in row order; then each set's terms in increasing key order.
     const int w_f = cg_record_doubles(p_f), w_p = cg_record_doubles(p_p);
-    std::vector<double> rec_f(keys_f.size() * static_cast<std::size_t>(w_f), 0.0);
-    std::vector<double> rec_p(keys_p.size() * static_cast<std::size_t>(w_p), 0.0);
+    std::vector<double>&rec_f = t.rec_f, &rec_p = t.rec_p;
+    rec_f.assign(strata_f * static_cast<std::size_t>(w_f), 0.0);
+    rec_p.assign(strata_p * static_cast<std::size_t>(w_p), 0.0);
     for (std::int64_t i = 0; i < m; ++i) {
         if (!keep[i]) continue;
         cg_record_add(rec_f.data() + static_cast<std::size_t>(id_f[i]) * w_f, p_f, d.values.data(), m, cont_f.data(),
@@ -159,11 +189,11 @@ double CgBicScorer::local(std::int32_t node, std::span<const std::int32_t> paren
     };
     std::vector<std::int32_t> disc_f = disc;
     if (!cont_child) disc_f.push_back(node);
-    for (std::size_t s = 0; s < keys_f.size(); ++s) {
+    for (std::size_t s = 0; s < strata_f; ++s) {
         const double* rec = rec_f.data() + s * static_cast<std::size_t>(w_f);
         if (!cg_record_terms(rec, p_f, l.data(), roots.data(), &mult_f, &gauss_f)) singular(rec, cont_f, disc_f);
     }
-    for (std::size_t s = 0; s < keys_p.size(); ++s) {
+    for (std::size_t s = 0; s < strata_p; ++s) {
         const double* rec = rec_p.data() + s * static_cast<std::size_t>(w_p);
         if (!cg_record_terms(rec, p_p, l.data(), roots.data(), &mult_p, &gauss_p)) singular(rec, cont, disc);
     }

@@ -17,7 +17,7 @@ N(0, --bif-noise^2)), the others staying labels (not a conditional-Gaussian mode
 parents of discrete children, non-Gaussian continuous nodes).
 
 Scores: `cudag compare --truth DAG --estimate <the MAP DAG's edges>`: skeleton F1, skeleton
-SHD (false + missing adjacencies), SHD between the CPDAGs. Seconds: the table's and the
+SHD (false + missing adjacencies), SHD between the CPDAGs (the MAP DAG from the result file). Seconds: the table's and the
 chains' times of `cudag mcmc`'s summary line.
 
 Table timing (--table-vars V --table-samples N): the cg-bic table of a synthetic mixed data
@@ -65,7 +65,8 @@ def run_mcmc(a, csv, score, tag, threads=None):
             table, chains = float(m.group(1)), float(m.group(2))
         if line.startswith("cpu "):
             cpu = sum(float(v) for v in line.split()[1:])
-    return stem + ".edges.tsv", table, chains, (wall, cpu)
+    # The result file, not the edge list: it names every variable (an isolated one too).
+    return stem + ".h5", table, chains, (wall, cpu)
 
 
 def compare(a, truth, est):

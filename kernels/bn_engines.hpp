@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bn/bge.hpp"
+#include "bn/cg_bic.hpp"
 #include "bn/order_mcmc.hpp"
 #include "bn/score.hpp"
 #include "bn/score_table.hpp"
@@ -39,6 +40,14 @@ void fill_discrete_table(const ci::DiscreteCodes& codes, const bn::ScoreSpec& sp
 /// rounded on both).
 void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<const double> prior_terms,
                     bn::ScoreTable& table, bn::NodeRange nodes, int device);
+
+/// The cg-bic entries of the nodes `nodes` of `table` on device `device`, as bn::PriorScorer
+/// over `scorer` gives them bit for bit (bn/cg_bic.hpp's arithmetic, xm::log; sqrt and
+/// division correctly rounded on both); entries of families with more than kCgBicStrata
+/// strata or a singular stratum are left NaN for the CPU. Nothing with more than
+/// kMaxGpuParents parents (all on the CPU).
+void fill_cg_bic_table(const bn::CgBicScorer& scorer, double per_parent, std::span<const double> prior_terms,
+                       bn::ScoreTable& table, bn::NodeRange nodes, int device);
 
 /// bn::ScoreTable::build_sorted's lists of the nodes `nodes` computed on device `device` (a
 /// stable radix sort of each node's scores, then each entry's parents), the same as the

@@ -21,6 +21,12 @@ ScoreTable::Filler cuda_table_filler(const BgeScorer& scorer, const PriorScorer&
     };
 }
 
+ScoreTable::Filler cuda_table_filler(const CgBicScorer& scorer, const PriorScorer& prior, int device) {
+    return [&scorer, &prior, device](ScoreTable& table, NodeRange nodes) {
+        cuda::fill_cg_bic_table(scorer, prior.per_parent(), prior.terms(), table, nodes, device);
+    };
+}
+
 ScoreTable::Filler cuda_table_sorter(int device) {
     return [device](ScoreTable& table, NodeRange nodes) { cuda::sort_table(table, nodes, device); };
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The order-MCMC score table on a GPU (issue 21): fill_discrete_table and fill_bge_table
+// The order-MCMC score table on a GPU (issue 21): fill_discrete_table, fill_bge_table and
+// fill_cg_bic_table
 // (bn_engines.hpp) run the table kernels (bn_table_kernels.cu) node by node, and sort_table
 // the sorter's kernels (bn_sort_kernels.cu), on the device context's stream. The fillers
 // copy each node's entries back to the host table, with a count of its non-finite ones,
@@ -685,6 +686,51 @@ void fill_bge_table(const bn::BgeScorer& scorer, double per_parent, std::span<co
         run(sink);
     } else {
         TableSink sink(table, nodes, lists.most(), stream, ctx.copy_stream(), sms);
+        run(sink);
+    }
+}
+
+void fill_cg_bic_table(const bn::CgBicScorer& scorer, double per_parent, std::span<const double> prior_terms,
+                       bn::ScoreTable& table, bn::NodeRange nodes, int device) {
+    if (table.max_parents() > kMaxParentsGpu || nodes.empty()) return;  // all on the CPU, or nothing to do
+    DeviceGuard guard(device);
+    DeviceContext& ctx = DeviceContext::for_device(device);
+    const cudaStream_t stream = ctx.stream();
+    const Dataset& data = scorer.data();
+    DeviceBuffer<double> d_values(std::max<std::size_t>(data.values.size(), 1)), d_observed(scorer.observed().size());
+    DeviceBuffer<std::int32_t> d_radix(scorer.radix().size());
+    d_values.upload(data.values.data(), data.values.size(), stream);
+    d_observed.upload(scorer.observed().data(), scorer.observed().size(), stream);
+    d_radix.upload(scorer.radix().data(), scorer.radix().size(), stream);
+    DeviceBuffer<double> d_prior(std::max<std::size_t>(prior_terms.size(), 1));
+    d_prior.upload(prior_terms.data(), prior_terms.size(), stream);
+    NodeLists lists(table, nodes, stream);
+    // Threads: enough for the largest node's entries, at most 16,384 and at most 1 GiB of
+    // scratch; a multiple of the block (128).
+    const std::int64_t per_thread = cg_bic_thread_doubles(table.max_parents());
+    const std::int64_t by_memory = std::max<std::int64_t>((std::int64_t{1} << 27) / per_thread / 128 * 128, 128);
+    const std::int64_t threads =
+        std::min<std::int64_t>({(lists.most() + 127) / 128 * 128, std::int64_t{16384}, by_memory});
+    DeviceBuffer<double> d_scratch(static_cast<std::size_t>(threads * per_thread));
+    const CgBicArgs a{
+        d_values.data(), d_radix.data(),   d_observed.data(),   prior_terms.empty() ? nullptr : d_prior.data(),
+        data.n_vars,     data.n_samples,   scorer.half_log_n(), scorer.one_log_2pi(),
+        per_parent,      d_scratch.data(), per_thread};
+    const auto run = [&](auto& sink) {
+        for (std::int32_t v = nodes.begin; v < nodes.end; ++v) {
+            if (table.node_entries(v) == 0) continue;
+            const NodeLayout L = lists.node(v);
+            double* out = sink.buffer_for(v);
+            launch_cg_bic_table(L, lists.binomials(), lists.cands(v), lists.extras(v), a, threads, out, stream);
+            sink.queued(v);
+        }
+        sink.finish();
+    };
+    if (table.sort_on_fill()) {
+        SortSink sink(table, nodes, lists, stream, ctx.copy_stream(), ctx.multiprocessors());
+        run(sink);
+    } else {
+        TableSink sink(table, nodes, lists.most(), stream, ctx.copy_stream(), ctx.multiprocessors());
         run(sink);
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC score-table kernels (issue 21): the BDeu/K2 local-score table (a warp per
 // entry: dense counts in shared memory, lgamma terms over the lanes, the CPU's sum order on
-// lane 0) and the BGe table (a thread per entry).
+// lane 0), the BGe table and the cg-bic table (a thread per entry).
 //
 // Compiled with --fmad=false (kernels/CMakeLists.txt) and built on core/exact_math, so every
 // score equals the CPU's bit for bit.
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "bn/bge.hpp"
+#include "bn/cg_bic.hpp"
 #include "bn_table_kernels.cuh"
 #include "core/exact_math.hpp"
 #include "cuda_check.hpp"
@@ -136,6 +137,102 @@ __global__ void bge_table_kernel(NodeLayout L, Binomials B, const std::int32_t* 
     }
 }
 
+/// cg-bic entries of one node, a thread each (grid-stride over the entries): bn::CgBicScorer::
+/// local with its arithmetic (bn/cg_bic.hpp), then bn::PriorScorer's per-parent terms. A
+/// thread's scratch (a.scratch + thread * a.per_thread, global memory) holds the strata's row
+/// counts, then the family's and the parents' records, each dense over the mixed-radix
+/// stratum key (bn/cg_bic.hpp; at most kCgBicStrata strata, else the entry is NaN for the
+/// CPU). Two passes over the rows, as the CPU: the counts (which rows are kept), then the
+/// records in row order; then each set's terms in increasing key order, which is the CPU's
+/// order over the strata that occur.
+__global__ void cg_bic_table_kernel(NodeLayout L, Binomials B, const std::int32_t* cands, const std::int32_t* extras,
+                                    CgBicArgs a, double* out) {
+    constexpr int kMaxFamily = kMaxParentsGpu + 1;
+    const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    double* cnt = a.scratch + thread * a.per_thread;
+    double* rec_f = cnt + kCgBicStrata;
+    const std::int32_t v = L.v;
+    const bool cont_child = a.radix[v] == 0;
+    const std::uint64_t r = cont_child ? 1 : static_cast<std::uint64_t>(a.radix[v]);
+    for (std::int64_t e = thread; e < L.entries; e += threads) {
+        std::int32_t ps[kMaxParentsGpu];
+        const int kk = entry_parents(L, B, cands, extras, e, ps);
+        // P's discrete parents (increasing) and continuous ones; the family's continuous
+        // variables are P's then v.
+        std::int32_t disc[kMaxFamily], cont[kMaxFamily];
+        int nd = 0, p_p = 0;
+        for (int t = 0; t < kk; ++t) {
+            if (a.radix[ps[t]] > 0)
+                disc[nd++] = ps[t];
+            else
+                cont[p_p++] = ps[t];
+        }
+        const int p_f = p_p + (cont_child ? 1 : 0);
+        if (cont_child) cont[p_p] = v;
+        std::uint64_t span = 1;
+        bool fits = true;
+        for (int t = 0; t < nd && fits; ++t) {
+            span *= static_cast<std::uint64_t>(a.radix[disc[t]]);
+            fits = span <= static_cast<std::uint64_t>(kCgBicStrata);
+        }
+        fits = fits && span * r <= static_cast<std::uint64_t>(kCgBicStrata);
+        if (!fits) {
+            out[e] = xm::detail::nan();  // the CPU's
+            continue;
+        }
+        const std::uint64_t span_f = span * r;
+        const int w_f = bn::cg_record_doubles(p_f), w_p = bn::cg_record_doubles(p_p);
+        double* rec_p = rec_f + span_f * static_cast<std::uint64_t>(w_f);
+        const auto key_of = [&](std::int64_t row) {
+            std::uint64_t key = 0;
+            for (int t = 0; t < nd; ++t)
+                key = key * static_cast<std::uint64_t>(a.radix[disc[t]]) +
+                      static_cast<std::uint64_t>(a.values[static_cast<std::int64_t>(disc[t]) * a.samples + row]);
+            if (!cont_child)
+                key = key * r + static_cast<std::uint64_t>(a.values[static_cast<std::int64_t>(v) * a.samples + row]);
+            return key;
+        };
+        for (std::uint64_t k = 0; k < span_f; ++k) cnt[k] = 0.0;
+        for (std::int64_t row = 0; row < a.samples; ++row) cnt[key_of(row)] += 1.0;
+        for (std::uint64_t i = 0; i < span_f * static_cast<std::uint64_t>(w_f); ++i) rec_f[i] = 0.0;
+        for (std::uint64_t i = 0; i < span * static_cast<std::uint64_t>(w_p); ++i) rec_p[i] = 0.0;
+        std::int64_t n_kept = 0;
+        for (std::int64_t row = 0; row < a.samples; ++row) {
+            const std::uint64_t key = key_of(row);
+            if (cnt[key] <= static_cast<double>(p_f)) continue;  // a too-small stratum's row
+            ++n_kept;
+            bn::cg_record_add(rec_f + key * static_cast<std::uint64_t>(w_f), p_f, a.values, a.samples, cont, row);
+            bn::cg_record_add(rec_p + (key / r) * static_cast<std::uint64_t>(w_p), p_p, a.values, a.samples, cont, row);
+        }
+        double l[ci::cg_lrt_core::triangle(kMaxFamily)], roots[kMaxFamily];
+        double mult_f = 0.0, gauss_f = 0.0, mult_p = 0.0, gauss_p = 0.0;
+        bool ok = true;
+        for (std::uint64_t k = 0; k < span_f && ok; ++k) {
+            const double* rec = rec_f + k * static_cast<std::uint64_t>(w_f);
+            if (rec[0] > 0.0) ok = bn::cg_record_terms(rec, p_f, l, roots, &mult_f, &gauss_f);
+        }
+        for (std::uint64_t k = 0; k < span && ok; ++k) {
+            const double* rec = rec_p + k * static_cast<std::uint64_t>(w_p);
+            if (rec[0] > 0.0) ok = bn::cg_record_terms(rec, p_p, l, roots, &mult_p, &gauss_p);
+        }
+        if (!ok) {
+            out[e] = xm::detail::nan();  // a singular stratum: the CPU's InputError
+            continue;
+        }
+        double f_p = 1.0;
+        for (int t = 0; t < nd; ++t) f_p *= a.observed[disc[t]];
+        const double k_diff = bn::cg_bic_k_diff(f_p, a.observed[v], p_p, cont_child);
+        double score = bn::cg_bic_combine(mult_f, gauss_f, mult_p, gauss_p, static_cast<double>(n_kept), cont_child,
+                                          k_diff, a.half_log_n, a.one_log_2pi);
+        for (int t = 0; t < kk; ++t) {  // bn::PriorScorer's terms, parents increasing
+            score += a.per_parent;
+            if (a.prior) score += a.prior[ps[t] * a.n_vars + v];
+        }
+        out[e] = score;
+    }
+}
+
 /// Non-finite entries of scores[0, count), added to *non_finite: a warp's sum, then one
 /// atomic add per warp that found any.
 __global__ void count_non_finite_kernel(const double* scores, std::int64_t count, unsigned long long* non_finite) {
@@ -196,6 +293,14 @@ void launch_bge_table(const NodeLayout& L, const Binomials& B, const std::int32_
     const auto grid = static_cast<unsigned>(std::min<std::int64_t>((L.entries + 127) / 128, sms * 16));
     bge_table_kernel<<<grid, 128, 0, stream>>>(L, B, d_cands, d_extras, d_tn, n, d_consts, awpn_n, per_parent, d_prior,
                                                d_out);
+    CUDAG_CHECK_LAUNCH();
+}
+
+void launch_cg_bic_table(const NodeLayout& L, const Binomials& B, const std::int32_t* d_cands,
+                         const std::int32_t* d_extras, const CgBicArgs& a, std::int64_t threads, double* d_out,
+                         cudaStream_t stream) {
+    const auto grid = static_cast<unsigned>(threads / 128);
+    cg_bic_table_kernel<<<grid, 128, 0, stream>>>(L, B, d_cands, d_extras, a, d_out);
     CUDAG_CHECK_LAUNCH();
 }
 

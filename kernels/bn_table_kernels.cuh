@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The order-MCMC score-table kernels (bn_table_kernels.cu): a node's BDeu/K2 entries (a
-// warp per entry) or BGe entries (a thread per entry), each equal bit for bit to the CPU's
+// warp per entry) or BGe and cg-bic entries (a thread per entry), each equal bit for bit to the CPU's
 // (bn::PriorScorer over bn::DiscreteScorer or bn::BgeScorer). Launchers take device
 // pointers and the stream last; bn_table_engine.cu calls them node by node.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "bn_device.cuh"
 #include "bn_engines.hpp"  // kBnTableCells
+#include "bn/cg_bic.hpp"
 #include "bn/local_score.hpp"
 #include "core/hd.hpp"
 
@@ -76,6 +77,38 @@ void launch_bge_table(const NodeLayout& L, const Binomials& B, const std::int32_
                       const std::int32_t* d_extras, const double* d_tn, std::int64_t n, const double* d_consts,
                       double awpn_n, double per_parent, const double* d_prior, double* d_out, int sms,
                       cudaStream_t stream);
+
+/// The data and settings of the cg-bic table kernel (bn::CgBicScorer's, on the device).
+struct CgBicArgs {
+    const double* values;       ///< n_vars × N, variable-major (codes of discrete variables)
+    const std::int32_t* radix;  ///< each variable's declared level count, 0 when continuous
+    const double* observed;     ///< each variable's observed level count (1 when continuous)
+    const double* prior;        ///< n_vars × n_vars or null
+    std::int64_t n_vars, samples;
+    double half_log_n, one_log_2pi, per_parent;
+    double* scratch;  ///< per_thread doubles for each of the launch's threads
+    std::int64_t per_thread;
+};
+
+/// Strata (configurations of a family's discrete variables, dense) a thread of the cg-bic
+/// table kernel holds; entries of families with more are left to the CPU (NaN).
+inline constexpr std::int64_t kCgBicStrata = 128;
+
+/// Scratch doubles a thread of the cg-bic kernel needs for families of at most
+/// max_parents + 1 variables: the strata's row counts, then the family's and the parents'
+/// records (bn::cg_record_doubles of max_parents + 1 continuous variables each).
+CUDAG_HD constexpr std::int64_t cg_bic_thread_doubles(int max_parents) {
+    return kCgBicStrata * (1 + 2 * static_cast<std::int64_t>(bn::cg_record_doubles(max_parents + 1)));
+}
+
+/// The cg-bic entries of node L.v into d_out[0, L.entries) (device), a thread each, on
+/// `threads` threads (a multiple of 128; a.scratch holds a.per_thread doubles for each):
+/// bn::CgBicScorer::local, then `per_parent` and the prior's term per parent. Entries of
+/// families with more than kCgBicStrata strata, or a singular stratum covariance, are NaN
+/// (the CPU scores them, and names the singular stratum).
+void launch_cg_bic_table(const NodeLayout& L, const Binomials& B, const std::int32_t* d_cands,
+                         const std::int32_t* d_extras, const CgBicArgs& a, std::int64_t threads, double* d_out,
+                         cudaStream_t stream);
 
 /// Adds the number of d_scores[0, count) that are NaN or infinite to *d_non_finite (device),
 /// on at most 4 blocks per multiprocessor (`sms` of them): the table's check on the device, so

@@ -535,14 +535,16 @@ def tester(data, test: str = "fisher-z", *, names=None, **options) -> Tester:
 
 def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResult:
     """Order MCMC (``cudag mcmc``): ``score`` bdeu or k2 (discrete data: integer codes or
-    labels) or bge (continuous). Options as ``cudag mcmc``'s: ``chains``, ``iterations``,
+    labels), bge (continuous) or cg-bic (mixed: label or pandas categorical columns discrete,
+    numeric ones continuous; ``discrete_columns=``/``continuous_columns=`` name others). Options as ``cudag mcmc``'s: ``chains``, ``iterations``,
     ``seed``, ``max_parents``, ``order_score="sum"``, ``space="pc"``, ``backend``, ...
     ``progress``: a callable given a dict per update, or True for a tqdm bar.
     ``bootstrap=B``: the best DAG of B resamples (``resample=``, ``seed=``), counted as
     ``cudag mcmc --bootstrap`` counts them, returned as a :class:`BootstrapResult`."""
     values, names, text, source = _prepare(data, names)
     opts = {"score": score}
-    opts.update(_options(options))
+    # cg-bic reads each column's type: a DataFrame's categorical columns are discrete.
+    opts.update(_options(options, data if score == "cg-bic" else None))
     raw = _run_learner(_cudag.mcmc, opts, values, names, text, source, _Progress(progress, "cudag.mcmc"))
     if not raw:
         return None  # an MPI rank other than 0
@@ -646,14 +648,16 @@ def compare(truth, estimate) -> dict:
 
 
 def score(data, dag, score: str, *, names=None, iss: float | None = None, am: float | None = None,
-          aw: float | None = None, discrete: bool | None = None, threads: int | None = None) -> dict:
+          aw: float | None = None, discrete: bool | None = None, missing: str | None = None,
+          discrete_columns=None, continuous_columns=None, threads: int | None = None) -> dict:
     """``cudag score``: the score of a DAG on ``data`` (numpy array or DataFrame, as
     :func:`mcmc` takes it), in total and per node. ``dag``: an :class:`McmcResult` (its
     best DAG), a :class:`SimulateResult` (its true DAG), a graph file (directed edges
     only), an n x n array ([p, v] non-zero for p --> v), or a list of (parent, child)
-    pairs (names or column indices). ``score``: bdeu or k2 (discrete data) or bge
-    (continuous); ``iss`` (BDeu), ``am``/``aw`` (BGe), ``discrete`` as the command line's
-    options; ``threads`` converting the data (None: all). Returns a dict: total, nodes
+    pairs (names or column indices). ``score``: bdeu or k2 (discrete data), bge
+    (continuous) or cg-bic (mixed); ``iss`` (BDeu), ``am``/``aw`` (BGe), ``discrete``,
+    ``missing`` (error or listwise), ``discrete_columns``/``continuous_columns`` (cg-bic) as
+    the command line's options; ``threads`` converting the data (None: all). Returns a dict: total, nodes
     ({name: local score}), local (array in column order), score, n_samples."""
     values, names, text, source = _prepare(data, names)
     n = len(names)
@@ -690,7 +694,11 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
                                  "a DAG to score has only --> edges")
             parents[node(nb)].append(node(na))
     parents = [sorted(set(p)) for p in parents]
-    opts = {"score": score, "iss": iss, "am": am, "aw": aw, "discrete": discrete, "threads": threads}
+    opts = {"score": score, "iss": iss, "am": am, "aw": aw, "discrete": discrete, "missing": missing,
+            "discrete_columns": discrete_columns, "continuous_columns": continuous_columns, "threads": threads}
+    if score == "cg-bic":  # a DataFrame's categorical columns are discrete (as mcmc)
+        typed = _options({"discrete_columns": discrete_columns, "continuous_columns": continuous_columns}, data)
+        opts["discrete_columns"] = typed.get("discrete_columns")
     with _python_words("score"):
         raw = _cudag.score(values, names, text, source, parents, **opts)
     local = raw["local"]

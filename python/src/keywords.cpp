@@ -372,6 +372,10 @@ std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
             "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
         kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
         kw<J>("missing", "--missing", [](J& j) -> std::string& { return j.score.missing; }),
+        kw<J>("discrete_columns", "--discrete-columns",
+              [](J& j) -> std::vector<std::string>& { return j.score.discrete_columns; }),
+        kw<J>("continuous_columns", "--continuous-columns",
+              [](J& j) -> std::vector<std::string>& { return j.score.continuous_columns; }),
     };
     out.insert(out.end(), rest.begin(), rest.end());
     return out;

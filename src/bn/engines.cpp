@@ -12,6 +12,8 @@ McmcEngines pick_mcmc_engines(const LocalScorer& scorer, const PriorScorer& prio
         e.filler = cuda_table_filler(*d, prior, device);
     else if (const auto* b = dynamic_cast<const BgeScorer*>(&scorer))
         e.filler = cuda_table_filler(*b, prior, device);
+    else if (const auto* c = dynamic_cast<const CgBicScorer*>(&scorer))
+        e.filler = cuda_table_filler(*c, prior, device);
     if (max_parents <= kMaxGpuParents) {
         e.sorter = cuda_table_sorter(device);
         e.gpu_chains = true;

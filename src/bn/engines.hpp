@@ -10,6 +10,7 @@
 #include <span>
 
 #include "bn/bge.hpp"
+#include "bn/cg_bic.hpp"
 #include "bn/order_mcmc.hpp"
 #include "bn/prior.hpp"
 #include "bn/score.hpp"
@@ -23,6 +24,9 @@ namespace cudag::bn {
 ScoreTable::Filler cuda_table_filler(const DiscreteScorer& scorer, const PriorScorer& prior, int device);
 /// The same for BGe (every entry on the GPU).
 ScoreTable::Filler cuda_table_filler(const BgeScorer& scorer, const PriorScorer& prior, int device);
+/// The same for cg-bic (the entries of families of more than cuda::kCgBicStrata strata, or
+/// with a singular stratum, on the CPU).
+ScoreTable::Filler cuda_table_filler(const CgBicScorer& scorer, const PriorScorer& prior, int device);
 
 /// A sorter for ScoreTable::build_sorted on device `device`: the lists of the nodes it is
 /// given, the same as the CPU's.
@@ -53,7 +57,7 @@ struct McmcEngines {
     }
 };
 
-/// The engines for `scorer` (a DiscreteScorer or BgeScorer has a GPU table filler) with
+/// The engines for `scorer` (a DiscreteScorer, BgeScorer or CgBicScorer has a GPU table filler) with
 /// `prior`, `max_parents`, on device `device` when `gpu`; the CPU's otherwise. `scorer`
 /// and `prior` must outlive the fillers.
 McmcEngines pick_mcmc_engines(const LocalScorer& scorer, const PriorScorer& prior, int max_parents, bool gpu,

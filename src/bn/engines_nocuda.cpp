@@ -9,6 +9,8 @@ ScoreTable::Filler cuda_table_filler(const DiscreteScorer&, const PriorScorer&, 
 
 ScoreTable::Filler cuda_table_filler(const BgeScorer&, const PriorScorer&, int) { throw NotCompiled("cuda"); }
 
+ScoreTable::Filler cuda_table_filler(const CgBicScorer&, const PriorScorer&, int) { throw NotCompiled("cuda"); }
+
 ScoreTable::Filler cuda_table_sorter(int) { throw NotCompiled("cuda"); }
 
 ChainAdvancer cuda_chain_advancer(const ScoreTable&, const OrderMcmcOptions&, int) { throw NotCompiled("cuda"); }

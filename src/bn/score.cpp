@@ -19,6 +19,7 @@ std::optional<ScoreKind> parse_score_kind(const std::string& name) {
     if (name == "bdeu") return ScoreKind::BDeu;
     if (name == "k2") return ScoreKind::K2;
     if (name == "bge") return ScoreKind::BGe;
+    if (name == "cg-bic") return ScoreKind::CgBic;
     return std::nullopt;
 }
 
@@ -30,6 +31,8 @@ const char* score_name(ScoreKind kind) {
             return "k2";
         case ScoreKind::BGe:
             return "bge";
+        case ScoreKind::CgBic:
+            return "cg-bic";
     }
     return "?";
 }
@@ -74,8 +77,10 @@ std::vector<std::int32_t> find_cycle(const Dag& dag) {
 }
 
 ci::DiscreteCodes discrete_codes_for_scoring(Dataset data) {
-    io::check_integer_levels(data,
-                             "BDeu and K2 score discrete data, integer codes or labels (continuous data: --score bge)");
+    io::check_integer_levels(
+        data,
+        "BDeu and K2 score discrete data, integer codes or labels (continuous data: --score bge, mixed "
+        "data: --score cg-bic)");
     io::discretize(data, data.source);
     for (std::int64_t v = 0; v < data.n_vars; ++v)
         if (data.levels[static_cast<std::size_t>(v)].size() < 2)
@@ -121,6 +126,7 @@ std::vector<std::uint32_t> parent_counts(const ci::DiscreteCodes& codes, std::in
 
 DiscreteScorer::DiscreteScorer(ci::DiscreteCodes codes, const ScoreSpec& spec) : codes_(std::move(codes)), spec_(spec) {
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BGe, "BGe scores continuous data (BgeScorer)");
+    CUDAG_EXPECTS(spec_.kind != ScoreKind::CgBic, "cg-bic scores mixed data (CgBicScorer)");
     CUDAG_EXPECTS(spec_.kind != ScoreKind::BDeu || (spec_.iss >= kIssMin && spec_.iss <= kIssMax),
                   "the BDeu imaginary sample size must lie in [1e-6, 1e6]");
     CUDAG_EXPECTS(codes_.n_samples < (std::int64_t{1} << 32), "at most 2^32 - 1 samples are supported");

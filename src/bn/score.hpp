@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scores of Bayesian networks (DAGs): local scores of a node given a parent set (BDeu and
-// K2 on discrete data, counted from it; BGe on continuous data, bn/bge.hpp) and the
+// K2 on discrete data, counted from it; BGe on continuous data, bn/bge.hpp; the
+// conditional-Gaussian BIC on mixed, continuous or discrete data, bn/cg_bic.hpp) and the
 // decomposable DAG score (their sum).
 #pragma once
 
@@ -15,7 +16,7 @@
 
 namespace cudag::bn {
 
-enum class ScoreKind : int { BDeu, K2, BGe };
+enum class ScoreKind : int { BDeu, K2, BGe, CgBic };
 
 /// BDeu's imaginary sample size must lie in [kIssMin, kIssMax]. Beyond them lgamma of the
 /// pseudo-counts overflows (iss ≳ 1e305) or their ratio to the cardinalities underflows to 0,
@@ -30,7 +31,7 @@ struct ScoreSpec {
     double iss = 1.0;  ///< BDeu's imaginary (equivalent) sample size in [kIssMin, kIssMax]; K2 ignores it
 };
 
-/// "bdeu", "k2" or "bge" (as `--score` spells them); nullopt for anything else.
+/// "bdeu", "k2", "bge" or "cg-bic" (as `--score` spells them); nullopt for anything else.
 std::optional<ScoreKind> parse_score_kind(const std::string& name);
 /// The name parse_score_kind reads.
 const char* score_name(ScoreKind kind);

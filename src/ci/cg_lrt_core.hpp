@@ -10,6 +10,7 @@
 
 #include <cmath>
 
+#include "core/exact_math.hpp"
 #include "core/hd.hpp"
 
 namespace cudag::ci::cg_lrt_core {
@@ -61,6 +62,15 @@ CUDAG_HD inline int cholesky_roots(double n, const double* sum, const double* cr
 inline double log_det(const double* roots, int p) {
     double logdet = 0.0;
     for (int j = 0; j < p; ++j) logdet += 2.0 * std::log(roots[j]);
+    return logdet;
+}
+
+/// log_det with xm::log (core/exact_math.hpp) in place of the host's log: the same bits on
+/// the host and the device, for the cg-bic score (bn/cg_bic.hpp), whose GPU table cannot hand
+/// its roots to the host.
+CUDAG_HD inline double log_det_exact(const double* roots, int p) {
+    double logdet = 0.0;
+    for (int j = 0; j < p; ++j) logdet += 2.0 * xm::log(roots[j]);
     return logdet;
 }
 

@@ -13,10 +13,10 @@ namespace cudag::cli {
 CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     run::McmcJob& a = args.job;
     auto* cmd = app.add_subcommand(
-        "mcmc", "order MCMC: a Bayesian network (best DAG, edge posteriors) from data, BDeu/K2/BGe scores");
+        "mcmc", "order MCMC: a Bayesian network (best DAG, edge posteriors) from data, BDeu/K2/BGe/CG-BIC scores");
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
-                    "text from standard input; integer codes or labels (bdeu, k2), numbers (bge)")
+                    "text from standard input; integer codes or labels (bdeu, k2), numbers (bge), both (cg-bic)")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);

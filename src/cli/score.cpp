@@ -19,10 +19,11 @@
 namespace cudag::cli {
 
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
-    auto* cmd = app.add_subcommand("score", "score of a given DAG on data: BDeu, K2 or BGe, total and per node");
+    auto* cmd =
+        app.add_subcommand("score", "score of a given DAG on data: BDeu, K2, BGe or CG-BIC, total and per node");
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
-                    "text from standard input; integer codes or labels (bdeu, k2), numbers (bge)")
+                    "text from standard input; integer codes or labels (bdeu, k2), numbers (bge), both (cg-bic)")
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);

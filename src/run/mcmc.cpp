@@ -57,19 +57,21 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
                              mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader,
                              const McmcHooks& hooks) {
     bn::McmcConfig& cfg = plan.cfg;
-    const bool bge = kind == bn::ScoreKind::BGe;
     ScoreInputs in;
     mpi::run_agreed(comm, [&] { in = read_score_inputs(a.data, a.dataset, kind, a.score, reader); });
     const auto n = static_cast<std::int64_t>(in.names.size());
     progress.note("read " + a.data + ": " + std::to_string(in.n_samples) + " samples x " + std::to_string(n) +
-                  (bge ? " continuous" : " discrete") + " variables");
+                  (kind == bn::ScoreKind::BGe     ? " continuous"
+                   : kind == bn::ScoreKind::CgBic ? " (cg-bic: discrete and continuous)"
+                                                  : " discrete") +
+                  " variables");
     // The run's memory plan, before any work: --space pc's skeleton search, then the table
     // (as far as it is known yet) and this rank's chains (agreed: the first failing rank's
     // line).
     const std::string run_name = "cudag mcmc on " + std::to_string(n) + " variables";
     mpi::run_agreed(comm, [&] {
         if (plan.space_pc)
-            skeleton_memory_plan(a, bge, n, in.n_samples).require(run_name + ": --space " + a.space + "'s skeleton");
+            skeleton_memory_plan(a, kind, n, in.n_samples).require(run_name + ": --space " + a.space + "'s skeleton");
         const MemoryPlan m = sampling_memory_plan(a, plan, n, nullptr, comm.rank(), comm.size());
         m.require(run_name);
         set_memory_plan(m);
@@ -89,8 +91,8 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     });
     if (plan.space_pc) {
         set_memory_phase("cudag mcmc, --space " + a.space + "'s skeleton search");
-        set_memory_plan(skeleton_memory_plan(a, bge, n, in.n_samples));
-        cfg.space = pc_space(a, bge, in.names, comm, progress, reader);
+        set_memory_plan(skeleton_memory_plan(a, kind, n, in.n_samples));
+        cfg.space = pc_space(a, kind, in.names, comm, progress, reader);
     } else if (!plan.space_all) {
         mpi::run_agreed(comm, [&] {
             cfg.space = hooks.space ? bn::space_from_graph(*hooks.space, "file " + a.space)
@@ -272,7 +274,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
                                              {a.checkpoint, a.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
     skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag mcmc");
     const DataReader reader = with_na_values(hooks.read, a.data, a.dataset, a.na_values);
-    const io::TableMode mode = kind == bn::ScoreKind::BGe ? io::TableMode::Numeric : io::TableMode::Labels;
+    const io::TableMode mode = score_table_mode(kind, a.score.discrete);
     const Dataset data =
         io::share_dataset(*comm, [&] { return read_scored_data(reader, a.data, a.dataset, mode, a.score); });
     // The whole data's errors (a single level, labels under BGe) as a run gives them.
@@ -327,7 +329,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
                  "run on fewer variables or samples");
         MemoryPlan parts = sampling_memory_plan(j, p, n, nullptr, 0, 1);
         if (p.space_pc) {
-            const MemoryPlan skeleton = skeleton_memory_plan(j, kind == bn::ScoreKind::BGe, n, m);
+            const MemoryPlan skeleton = skeleton_memory_plan(j, kind, n, m);
             // The skeleton's memory is released before the table is built: the larger counts.
             if (skeleton.total() > parts.total()) parts = skeleton;
         }

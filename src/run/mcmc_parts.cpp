@@ -177,12 +177,18 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     return plan;
 }
 
-MemoryPlan skeleton_memory_plan(const McmcJob& a, bool bge, std::int64_t n, std::int64_t samples) {
+skeleton::TestKind space_test(bn::ScoreKind kind) {
+    if (kind == bn::ScoreKind::BGe) return skeleton::TestKind::FisherZ;
+    if (kind == bn::ScoreKind::CgBic) return skeleton::TestKind::CgLrt;
+    return skeleton::TestKind::ChiSquare;
+}
+
+MemoryPlan skeleton_memory_plan(const McmcJob& a, bn::ScoreKind kind, std::int64_t n, std::int64_t samples) {
     Dataset shape;  // the plan reads the shape and the test alone
     shape.n_vars = n;
     shape.n_samples = samples;
     pc::PcConfig cfg;
-    cfg.test.kind = bge ? skeleton::TestKind::FisherZ : skeleton::TestKind::ChiSquare;
+    cfg.test.kind = space_test(kind);
     // The skeleton's engine as run_pc picks it (auto resolved: the CPU's without a GPU).
     const bool gpu = picks_gpu(parse_backend(a.backend));
     cfg.backend.kind = gpu ? BackendKind::Cuda : BackendKind::Cpu;
@@ -306,13 +312,12 @@ bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::
     return bn::space_from_graph(read_space_graph(path, data_names), "file " + path);
 }
 
-bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
-                         skeleton::Progress& progress, const DataReader& reader) {
-    Dataset data =
-        read_scored_data(reader, a.data, a.dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels, a.score);
+bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector<std::string>& names,
+                         mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader) {
+    Dataset data = read_scored_data(reader, a.data, a.dataset, score_table_mode(kind, a.score.discrete), a.score);
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
-    cfg.test.kind = bge ? skeleton::TestKind::FisherZ : skeleton::TestKind::ChiSquare;
+    cfg.test.kind = space_test(kind);
     cfg.backend.kind = parse_backend(a.backend);
     cfg.backend.threads = a.threads;
     const pc::PcResult r = pc::run_pc(data, cfg, comm);

@@ -16,6 +16,7 @@
 #include "mpi/environment.hpp"
 #include "run/mcmc.hpp"
 #include "skeleton/progress.hpp"
+#include "skeleton/test_spec.hpp"
 
 namespace cudag::run {
 
@@ -34,7 +35,9 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env);
 /// --space pc and iterative: the skeleton search's host memory on this rank (the data read
 /// again, the engine's standardised data and, on the CPU engine, its n x n correlation
 /// matrix, the graphs and the pMax table), for `n` variables and `samples` samples.
-MemoryPlan skeleton_memory_plan(const McmcJob& a, bool bge, std::int64_t n, std::int64_t samples);
+MemoryPlan skeleton_memory_plan(const McmcJob& a, bn::ScoreKind kind, std::int64_t n, std::int64_t samples);
+/// --space pc's test for a score: fisher-z (bge), cg-lrt (cg-bic) or chi-square (bdeu, k2).
+skeleton::TestKind space_test(bn::ScoreKind kind);
 
 /// The sampling's host memory on this rank of `ranks` (`rank` 0 combines the chains): the
 /// prior's beliefs, the local-score table over `space` (null: not known yet, its least for
@@ -59,11 +62,11 @@ inline bool space_names_file(const std::string& space) {
     return space != "all" && space != "pc" && space != "iterative";
 }
 
-/// --space pc: the PC skeleton (chi-square for discrete data, Fisher-z for BGe) of the data
+/// --space pc: the PC skeleton (space_test(kind): chi-square, Fisher-z or cg-lrt) of the data
 /// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)
 /// its candidates, every other node an extra (plus1).
-bn::ParentSpace pc_space(const McmcJob& a, bool bge, const std::vector<std::string>& names, mpi::Communicator& comm,
-                         skeleton::Progress& progress, const DataReader& reader);
+bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector<std::string>& names,
+                         mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader);
 
 /// What a checkpoint must have been written for, as far as the scores go: the data as
 /// scored and the score's parameters (bn::McmcConfig::scored and scored_settings).

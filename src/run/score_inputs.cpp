@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "bn/bge.hpp"
+#include "bn/cg_bic.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/magnitude.hpp"
@@ -15,15 +16,23 @@ namespace cudag::run {
 
 bn::ScoreKind check_score_options(const ScoreJob& o) {
     const std::optional<bn::ScoreKind> kind = bn::parse_score_kind(o.score);
-    if (!kind) throw InputError("unknown --score '" + o.score + "' (available: bdeu, k2, bge)");
+    if (!kind) throw InputError("unknown --score '" + o.score + "' (available: bdeu, k2, bge, cg-bic)");
     if (*kind != bn::ScoreKind::BDeu && o.iss_given) throw InputError("--iss applies to --score bdeu only");
     if (*kind != bn::ScoreKind::BGe && (o.am_given || o.aw_given))
         throw InputError("--am and --aw apply to --score bge only");
+    if (*kind != bn::ScoreKind::CgBic && (!o.discrete_columns.empty() || !o.continuous_columns.empty()))
+        throw InputError("--discrete-columns and --continuous-columns apply to --score cg-bic (mixed data) only");
     if (!(o.iss >= bn::kIssMin && o.iss <= bn::kIssMax))
         throw InputError("--iss must lie in [1e-6, 1e6] (got " + exact_number(o.iss) + ")");
     if (!(o.am >= bn::kAmMin && o.am <= bn::kAmMax))
         throw InputError("--am must lie in [1e-6, 1e6] (got " + exact_number(o.am) + ")");
     return *kind;
+}
+
+io::TableMode score_table_mode(bn::ScoreKind kind, bool discrete) {
+    if (kind == bn::ScoreKind::BGe) return io::TableMode::Numeric;
+    if (kind == bn::ScoreKind::CgBic && !discrete) return io::TableMode::Auto;
+    return io::TableMode::Labels;
 }
 
 Dataset read_scored_data(const DataReader& reader, const std::string& path, const std::string& dataset,
@@ -35,6 +44,8 @@ Dataset read_scored_data(const DataReader& reader, const std::string& path, cons
             "table's rows, so mcmc and score take --missing listwise");
     DataOptions options;
     options.missing = missing;
+    options.columns.discrete = o.discrete_columns;
+    options.columns.continuous = o.continuous_columns;
     Dataset d = read_data(reader, path, dataset, read_options(mode, options));
     prepare_data(d, options);
     return d;
@@ -49,9 +60,12 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
     // discrete test (a column of integer codes with one label in it is a column of labels;
     // labels that are all numbers, one with a fraction, are refused below).
     try {
-        data = read_scored_data(reader, path, dataset, bge ? io::TableMode::Numeric : io::TableMode::Labels, o);
+        data = read_scored_data(reader, path, dataset, score_table_mode(kind, o.discrete), o);
     } catch (const io::NonNumericCell& e) {
-        throw InputError(std::string(e.what()) + "; --score bge scores continuous data (bdeu, k2 take labels)");
+        throw InputError(std::string(e.what()) +
+                         "; --score bge scores continuous data (bdeu, k2 take labels, cg-bic mixed data)");
+    } catch (const io::MixedColumn& e) {
+        throw InputError(std::string(e.what()) + "; --discrete reads every cell as a label");
     }
     ScoreInputs in;
     in.names = data.names;
@@ -73,6 +87,13 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
         require_ordinary_magnitudes(data, "--score bge");
         digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));
         in.scorer = std::make_unique<bn::BgeScorer>(data, spec);
+    } else if (kind == bn::ScoreKind::CgBic) {
+        // The values as scored (codes of discrete columns, numbers) and each column's type and
+        // level count.
+        digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));
+        for (std::int64_t v = 0; v < data.n_vars; ++v)
+            digest.add_value(data.is_discrete(v) ? static_cast<std::int64_t>(data.levels[v].size()) : -1);
+        in.scorer = std::make_unique<bn::CgBicScorer>(std::move(data));
     } else {
         auto scorer = std::make_unique<bn::DiscreteScorer>(bn::discrete_codes_for_scoring(std::move(data)),
                                                            bn::ScoreSpec{kind, o.iss});

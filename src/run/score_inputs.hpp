@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What `cudag score` and `cudag mcmc` share: the score settings' checks and the data read
-// as the score needs it (discrete for BDeu/K2, continuous for BGe) with its local scorer.
+// as the score needs it (discrete for BDeu/K2, continuous for BGe, each column as it is for
+// cg-bic) with its local scorer.
 #pragma once
 
 #include <cstdint>
@@ -16,12 +17,19 @@ namespace cudag::run {
 
 /// The score settings of a job (`cudag score`, `cudag mcmc`), with which were given.
 struct ScoreJob {
-    std::string score;  ///< bdeu, k2 or bge
+    std::string score;  ///< bdeu, k2, bge or cg-bic
     double iss = 1.0, am = 1.0, aw = 0.0;
     bool discrete = false;          ///< every cell a label (bdeu, k2)
     std::string missing = "error";  ///< --missing: error or listwise
+    /// --discrete-columns, --continuous-columns: the named columns' types (cg-bic's mixed data).
+    std::vector<std::string> discrete_columns, continuous_columns;
     bool iss_given = false, am_given = false, aw_given = false;
 };
+
+/// The mode a score reads its data in: Numeric (bge), Labels (bdeu, k2) or Auto (cg-bic: a
+/// column of labels is discrete, a numeric one continuous, then --discrete-columns and
+/// --continuous-columns).
+io::TableMode score_table_mode(bn::ScoreKind kind, bool discrete);
 
 /// The data a score reads, in `mode`, with --missing applied: error (missing cells refused
 /// by the reader) or listwise (incomplete rows removed); testwise is refused, since a score
@@ -43,7 +51,8 @@ struct ScoreInputs {
 
 /// Reads `data` (HDF5 dataset `dataset`) as the score needs it and builds its scorer.
 /// One-line InputErrors for labels under BGe, non-integer numbers or a single level under
-/// BDeu/K2. `reader`, when given, hands over the data instead of the file.
+/// BDeu/K2, column types named under another score than cg-bic. `reader`, when given, hands over the data instead of
+/// the file.
 ScoreInputs read_score_inputs(const std::string& data, const std::string& dataset, bn::ScoreKind kind,
                               const ScoreJob& o, const DataReader& reader = {});
 

@@ -3,14 +3,18 @@
 // split over the ranks by node (bn/table_split.hpp) equals the table one process builds,
 // entry by entry and in its sorted lists, on every rank; the ranks agree on the budget of
 // the lists; max mode shares the lists alone (each rank keeps its block of entries); a
-// failure on one rank ends every rank; and the chains over the split table give one
-// process's result.
+// failure on one rank ends every rank; the chains over the split table give one process's
+// result; and a cg-bic table (mixed data) splits as the others.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
+#include "bn/cg_bic.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/score_table.hpp"
 #include "bn/table_split.hpp"
@@ -127,6 +131,45 @@ TEST_P(MpiMcmcTable, MaxModeSharesTheListsAloneThenGathersOnRequest) {
         }
         (void)bn::gather_table_split(got, *comm);
         EXPECT_TRUE(got.holds_all());
+        EXPECT_TRUE(same_table(got, want));
+    }
+}
+
+TEST(MpiMcmcTableSplit, CgBicSplitTableEqualsOneProcessTable) {
+    // The split is score-agnostic: a cg-bic table of mixed data (bn/cg_bic.hpp) split over
+    // the ranks equals one process's, entry by entry and in its sorted lists.
+    const int n = 9, m = 300;
+    Dataset d;
+    d.n_vars = n;
+    d.n_samples = m;
+    d.values.resize(static_cast<std::size_t>(n) * m);
+    const std::vector<int> levels = {3, 0, 0, 2, 0, 4, 0, 0, 2};
+    for (int v = 0; v < n; ++v) {
+        d.names.push_back("v" + std::to_string(v));
+        std::vector<std::string> labels;
+        for (int l = 0; l < levels[v]; ++l) labels.push_back(std::to_string(l));
+        d.levels.push_back(labels);
+    }
+    std::uint64_t state = 99;
+    const auto next = [&] {  // uniform in [0, 1), a linear congruential stream
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<double>(state >> 11) * 0x1p-53;
+    };
+    for (int i = 0; i < m; ++i)
+        for (int v = 0; v < n; ++v) {
+            double x = next() + next() - 1.0 + (v > 0 ? 0.6 * d.column(v - 1)[i] / std::max(1, levels[v - 1]) : 0.0);
+            d.column(v)[i] =
+                levels[v] > 0 ? std::min<double>(levels[v] - 1, std::floor((x + 1.5) / 3.0 * levels[v])) : x * (v + 1);
+            if (levels[v] > 0 && d.column(v)[i] < 0) d.column(v)[i] = 0;
+        }
+    const bn::CgBicScorer scorer(d);
+    ScoreTable want = ScoreTable::build(scorer, 3, 1);
+    ASSERT_TRUE(want.build_sorted(1));
+    for (mpi::Communicator* comm : test::communicators()) {
+        SCOPED_TRACE(comm->name());
+        ScoreTable got = ScoreTable::layout(n, 3);
+        (void)bn::fill_table_split(got, scorer, 1, {}, *comm);
+        ASSERT_TRUE(bn::build_sorted_split(got, 1, -1.0, {}, *comm));
         EXPECT_TRUE(same_table(got, want));
     }
 }

@@ -67,6 +67,7 @@ fi
 
 run() {  # run TEST DATA BACKEND -> seconds, "timeout" or "fail" (edges in $out/<test>-<backend>.edges.tsv)
     local t0 t1 rc=0 extra=()
+    rm -f "$out/$1-$3.edges.tsv"
     [[ $1 == g-square ]] && extra=(--discrete)
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086  # EXTRA: options split at blanks on purpose
@@ -87,7 +88,9 @@ for test in ${TESTS:-cg-lrt g-square}; do
     cpu_s=skipped
     [[ ${CPU:-1} == 1 ]] && cpu_s=$(run "$test" "$data" cpu)
     edges=n/a same=n/a speed=n/a
-    [[ -s $out/$test-cuda.edges.tsv ]] && edges=$(($(wc -l <"$out/$test-cuda.edges.tsv") - 1))
+    for be in cpu cuda; do
+        [[ -s $out/$test-$be.edges.tsv ]] && edges=$(($(wc -l <"$out/$test-$be.edges.tsv") - 1))
+    done
     if [[ $cpu_s =~ ^[0-9.]+$ && $gpu_s =~ ^[0-9.]+$ ]]; then
         same=NO
         cmp -s "$out/$test-cpu.edges.tsv" "$out/$test-cuda.edges.tsv" && same=yes

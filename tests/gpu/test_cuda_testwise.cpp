@@ -488,7 +488,11 @@ TEST(CudaTestwise, CgLrtFallbackAndErrorsAreCpus) {
         std::vector<std::int32_t> disc, cont;
         for (std::int32_t v = 0; v < 30; ++v) (v % 3 == 0 ? disc : cont).push_back(v);
         auto& lv = d.levels[static_cast<std::size_t>(disc[4])];
-        while (lv.size() < 300u) lv.push_back("extra" + std::to_string(lv.size()));
+        while (lv.size() < 300u) {
+            std::string label = "extra";
+            label += std::to_string(lv.size());
+            lv.push_back(label);
+        }
         const auto gpu = cuda::make_cg_lrt_batch(d, 0, 3);
         const auto cpu = skeleton::make_ci_test(d, spec, skeleton::Compat::Pcalg, 1);
         ci::QueryList b = random_queries(30, 200, 3, 22);
@@ -557,7 +561,11 @@ TEST(CudaTestwise, DiscreteFallbackAndErrorsAreCpus) {
     {
         Dataset d = mixed_missing(16, 1500, 0.05, 51, true);
         for (std::size_t v = 0; v < 10; ++v)
-            while (d.levels[v].size() < 256u) d.levels[v].push_back("x" + std::to_string(d.levels[v].size()));
+            while (d.levels[v].size() < 256u) {
+                std::string label = "x";  // appended: GCC 12's -Wrestrict misfires on "x" + ...
+                label += std::to_string(d.levels[v].size());
+                d.levels[v].push_back(label);
+            }
         for (const skeleton::TestKind kind : {skeleton::TestKind::ChiSquare, skeleton::TestKind::GSquare}) {
             const skeleton::TestSpec spec = spec_of(kind);
             const auto gpu = cuda::make_discrete_testwise_batch(d, spec, 3, 0);

@@ -17,12 +17,26 @@
 // host, which sums n log det (cg_lrt_core::log_det: glibc's log) and forms the statistic and
 // p-value with the CPU's functions (cg_lrt_core::statistic, ci::chi2_sf), on its threads.
 //
+// Under `--missing testwise` (data with missing cells, NaN) every answer is instead the CPU's
+// TestwiseTest's (skeleton/ci_tests.cpp): ci::cg_lrt on the sub-table of x, y, S (S sorted; x
+// and y as the query gives them, not swapped) on the rows where none of them is missing. The
+// batch then also uploads one bitmap per column (bit r of word r / 32: row r present), and a
+// query's rows are the AND of its variables' bitmaps, walked in increasing order: the
+// sub-table's rows, in its order, without a copy of the data per test. Nothing else the kernel
+// computes depends on the sub-table's recoding of the discrete levels: the rows-kept rule
+// counts configurations, strata are numbered by first occurrence (the keys only name them), the
+// dof counts the levels the kept rows hold, and each stratum's first row is the same row of the
+// data. The host's log table covers n = 0..m ⊇ 0..rows. A query left without a complete row
+// (the CPU's InputError) goes to the CPU's TestwiseTest, as every query below.
+//
 // The CPU's ci::cg_lrt answers, inside the same batch: queries beyond the kernel's limits
 // (more than kMaxCont continuous or kMaxDisc discrete variables, more than kMaxKeys
 // configurations, a discrete variable of more than 256 levels), queries with a variable out of
 // range, repeated, or holding a value the test refuses, and those the device finds singular
 // or whose statistic is not a result: for those, the CPU's test throws its own one-line
-// InputError (the error of the first such query in batch order is the one thrown).
+// InputError (the error of the first such query in batch order is the one thrown). Under
+// `--missing testwise` the CPU's answers are TestwiseTest's, its errors naming the test and
+// its complete rows.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -45,6 +59,7 @@
 #include "device_handles.hpp"
 #include "device_memory.hpp"
 #include "engines.hpp"
+#include "skeleton/ci_tests.hpp"
 
 namespace cudag::cuda {
 namespace {
@@ -56,7 +71,7 @@ constexpr int kMaxTri = kMaxCont * (kMaxCont + 1) / 2;
 constexpr int kMaxDisc = 16;                              ///< discrete variables of a query
 constexpr std::int64_t kMaxKeys = std::int64_t{1} << 20;  ///< configurations of a query's discrete variables
 constexpr int kBlock = 64;
-constexpr int kCounts = 6;  ///< per query: status, rows kept, strata of the four sets
+constexpr int kCounts = 7;  ///< per query: status, rows kept, strata of the four sets, complete rows
 constexpr int kTerms = 5;   ///< per query: Σ n log n of the four sets, dof
 constexpr std::int64_t kOk = 0, kSingularStratum = 1, kNoRow = 2;
 
@@ -76,6 +91,10 @@ struct CgQuery {
 struct CgArgs {
     const double* values = nullptr;       ///< continuous columns, m each
     const std::uint8_t* codes = nullptr;  ///< discrete columns, m each
+    /// Test-wise deletion: per continuous / discrete column, words(m) words, bit r % 32 of word
+    /// r / 32 set where row r is present. Null: every row present (no missing cells).
+    const std::uint32_t* present_values = nullptr;
+    const std::uint32_t* present_codes = nullptr;
     const double* log_n = nullptr;        ///< std::log(n), n = 0..m (the host's)
     std::int64_t m = 0;
     int n_queries = 0;
@@ -90,7 +109,7 @@ struct CgArgs {
 
 __host__ __device__ constexpr std::int64_t words(std::int64_t bits) { return (bits + 31) / 32; }
 
-/// Thread q: query q, as ci::cg_lrt (see the top of the file).
+/// Thread q: query q, as ci::cg_lrt on the query's complete rows (see the top of the file).
 __global__ void cg_lrt_kernel(CgArgs a) {
     const int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (q >= a.n_queries) return;
@@ -126,24 +145,42 @@ __global__ void cg_lrt_kernel(CgArgs a) {
         return key;
     };
 
-    // The rows kept: those whose configuration of all the discrete variables occurs in more
-    // than pc rows (every row when there is no continuous variable).
-    if (pc > 0)
+    // The query's rows: those present in all its variables (every row without a bitmap), in
+    // `keep` for now.
+    std::int64_t complete = 0;
+    for (std::int64_t w = 0; w < words(m); ++w) {
+        const std::int64_t left = m - w * 32;
+        std::uint32_t bits = left >= 32 ? 0xffffffffu : (1u << left) - 1u;
+        if (a.present_values)
+            for (int i = 0; i < pc; ++i) bits &= a.present_values[static_cast<std::int64_t>(vars[i]) * words(m) + w];
+        if (a.present_codes)
+            for (int i = 0; i < nd; ++i)
+                bits &= a.present_codes[static_cast<std::int64_t>(vars[pc + i]) * words(m) + w];
+        keep[w] = bits;
+        complete += __popc(bits);
+    }
+    counts[6] = complete;
+    // The rows kept among them: those whose configuration of all the discrete variables occurs
+    // in more than pc of them (every one when there is no continuous variable).
+    if (pc > 0) {
         for (std::int32_t k = 0; k < Q.keys; ++k) table[k] = 0;
-    if (pc > 0)
-        for (std::int64_t r = 0; r < m; ++r) ++table[key_of(r, true, true)];
+        for (std::int64_t w = 0; w < words(m); ++w)
+            for (std::uint32_t bits = keep[w]; bits; bits &= bits - 1)
+                ++table[key_of(w * 32 + __ffs(static_cast<int>(bits)) - 1, true, true)];
+    }
     for (int w = 0; w < 8 * nd; ++w) seen[w] = 0;
     std::int64_t kept = 0;
     for (std::int64_t w = 0; w < words(m); ++w) {
-        std::uint32_t bits = 0;
-        for (int b = 0; b < 32 && w * 32 + b < m; ++b) {
+        std::uint32_t out = 0;
+        for (std::uint32_t bits = keep[w]; bits; bits &= bits - 1) {
+            const int b = __ffs(static_cast<int>(bits)) - 1;
             const std::int64_t r = w * 32 + b;
             if (pc > 0 && table[key_of(r, true, true)] <= pc) continue;
-            bits |= 1u << b;
+            out |= 1u << b;
             ++kept;
             for (int i = 0; i < nd; ++i) seen[8 * i + code[i][r] / 32] |= 1u << (code[i][r] % 32);
         }
-        keep[w] = bits;
+        keep[w] = out;
     }
     counts[1] = kept;
     if (kept == 0) {
@@ -230,16 +267,29 @@ public:
           device_(device),
           threads_(std::max(1, host_threads)),
           m_(data.n_samples),
+          testwise_(data.missing > 0),
           ctx_(DeviceContext::for_device(device)) {
+        spec_.kind = ci::TestKind::CgLrt;
         const auto n = static_cast<std::size_t>(data.n_vars);
         const auto m = static_cast<std::size_t>(m_);
+        const auto w = static_cast<std::size_t>(words(m_));
         slot_.assign(n, -1);
         levels_.assign(n, 0);
         usable_.assign(n, 0);
         // Columns the device takes: continuous ones of finite values, discrete ones of at
-        // most 256 levels whose values are all codes of a level (as ci::cg_lrt checks them).
+        // most 256 levels whose values are all codes of a level (as ci::cg_lrt checks them),
+        // NaN aside under test-wise deletion (a missing cell: its bit stays clear, its code 0).
         std::vector<double> values;
         std::vector<std::uint8_t> codes;
+        std::vector<std::uint32_t> present_values, present_codes;
+        const auto missing = [&](double c) { return testwise_ && std::isnan(c); };
+        const auto presence = [&](const double* c, std::vector<std::uint32_t>& bits) {
+            if (!testwise_) return;
+            const std::size_t at = bits.size();
+            bits.resize(at + w, 0u);
+            for (std::size_t r = 0; r < m; ++r)
+                if (!std::isnan(c[r])) bits[at + r / 32] |= 1u << (r % 32);
+        };
         std::int32_t n_cont = 0, n_disc = 0;
         for (std::size_t v = 0; v < n; ++v) {
             const double* c = data.column(static_cast<std::int64_t>(v));
@@ -248,15 +298,19 @@ public:
                 levels_[v] = static_cast<std::int32_t>(std::min<std::size_t>(lv, 1u << 30));
                 const auto ld = static_cast<double>(lv);
                 bool ok = lv <= 256;
-                for (std::size_t r = 0; r < m && ok; ++r) ok = c[r] >= 0.0 && c[r] < ld && c[r] == std::floor(c[r]);
+                for (std::size_t r = 0; r < m && ok; ++r)
+                    ok = missing(c[r]) || (c[r] >= 0.0 && c[r] < ld && c[r] == std::floor(c[r]));
                 if (!ok) continue;
-                for (std::size_t r = 0; r < m; ++r) codes.push_back(static_cast<std::uint8_t>(c[r]));
+                for (std::size_t r = 0; r < m; ++r)
+                    codes.push_back(missing(c[r]) ? std::uint8_t{0} : static_cast<std::uint8_t>(c[r]));
+                presence(c, present_codes);
                 slot_[v] = n_disc++;
             } else {
                 bool ok = true;
-                for (std::size_t r = 0; r < m && ok; ++r) ok = std::isfinite(c[r]);
+                for (std::size_t r = 0; r < m && ok; ++r) ok = missing(c[r]) || std::isfinite(c[r]);
                 if (!ok) continue;
                 values.insert(values.end(), c, c + m);
+                presence(c, present_values);
                 slot_[v] = n_cont++;
             }
             usable_[v] = 1;
@@ -270,6 +324,12 @@ public:
         d_codes_.upload(codes.data(), codes.size(), stream());
         d_log_n_.resize_discard(log_n_.size());
         d_log_n_.upload(log_n_.data(), log_n_.size(), stream());
+        if (testwise_) {
+            d_present_values_.resize_discard(std::max<std::size_t>(1, present_values.size()));
+            d_present_values_.upload(present_values.data(), present_values.size(), stream());
+            d_present_codes_.resize_discard(std::max<std::size_t>(1, present_codes.size()));
+            d_present_codes_.upload(present_codes.data(), present_codes.size(), stream());
+        }
         ctx_.synchronize();
     }
 
@@ -279,7 +339,7 @@ public:
         cudaStreamSynchronize(ctx_.stream());
     }
 
-    std::string name() const override { return "cg-lrt"; }
+    std::string name() const override { return spec_.name(); }
     std::string where() const override { return "GPU " + std::to_string(device_); }
 
     void run(const ci::Queries& q, std::span<double> statistic, std::span<double> p) override {
@@ -289,7 +349,13 @@ public:
         std::vector<CgQuery> device;
         std::vector<std::size_t> on_device, on_host;
         std::vector<std::int32_t> vars;
+        const auto in_range = [&](std::int32_t v) { return v >= 0 && v < data_.n_vars; };
         for (std::size_t k = 0; k < nq; ++k) {
+            // TestwiseTest reads its variables' columns unchecked (ci::cg_lrt checks them).
+            if (testwise_)
+                CUDAG_EXPECTS(
+                    in_range(q.x[k]) && in_range(q.y[k]) && std::all_of(q.set(k).begin(), q.set(k).end(), in_range),
+                    "cuda cg-lrt: a batch query names a variable out of range");
             CgQuery c;
             c.vars_at = static_cast<std::int64_t>(vars.size());
             if (describe(q.x[k], q.y[k], q.set(k), c, vars)) {
@@ -311,16 +377,26 @@ public:
         for (std::size_t k = 0; k < nq; ++k)
             if (redo[k]) on_host.push_back(k);
         std::sort(on_host.begin(), on_host.end());
-        // The CPU's test: its results, or its error (that of the first query in batch order).
+        // The CPU's test (TestwiseTest under test-wise deletion): its results, or its error
+        // (that of the first query in batch order).
         std::vector<std::exception_ptr> errors(on_host.size());
         parallel_for(0, static_cast<std::int64_t>(on_host.size()), threads_, 1, [&](std::int64_t i, int) {
             const std::size_t k = on_host[static_cast<std::size_t>(i)];
             try {
-                const ci::CgLrtResult r = ci::cg_lrt(data_, q.x[k], q.y[k], q.set(k));
-                if (!ci::is_result(r.statistic, r.p))
-                    ci::throw_not_finite("cg-lrt", q.x[k], q.y[k], r.statistic, r.p, data_.names);
-                statistic[k] = r.statistic;
-                p[k] = r.p;
+                double st = 0.0, pv = 1.0;
+                if (testwise_) {
+                    const ci::CiOutcome o = skeleton::make_ci_test(data_, spec_, skeleton::Compat::Pcalg, 1)
+                                                ->test(q.x[k], q.y[k], q.set(k));
+                    st = o.statistic;
+                    pv = o.p;
+                } else {
+                    const ci::CgLrtResult r = ci::cg_lrt(data_, q.x[k], q.y[k], q.set(k));
+                    st = r.statistic;
+                    pv = r.p;
+                }
+                if (!ci::is_result(st, pv)) ci::throw_not_finite(spec_.name(), q.x[k], q.y[k], st, pv, data_.names);
+                statistic[k] = st;
+                p[k] = pv;
             } catch (...) {
                 errors[static_cast<std::size_t>(i)] = std::current_exception();
             }
@@ -333,11 +409,11 @@ private:
     cudaStream_t stream() const { return ctx_.stream(); }
 
     /// Lays query x ⟂ y | s out for the kernel (its variables appended to `vars`), or false
-    /// when the CPU answers it.
+    /// when the CPU answers it. ci::cg_lrt swaps x < y; TestwiseTest's sub-table has x first.
     bool describe(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s, CgQuery& c,
                   std::vector<std::int32_t>& vars) const {
         if (m_ <= 0 || m_ > INT_MAX) return false;
-        if (x > y) std::swap(x, y);
+        if (!testwise_ && x > y) std::swap(x, y);
         std::vector<std::int32_t> given(s.begin(), s.end());
         std::sort(given.begin(), given.end());
         std::vector<std::int32_t> all = given;
@@ -422,6 +498,8 @@ private:
         a.values = d_values_.data();
         a.codes = d_codes_.data();
         a.log_n = d_log_n_.data();
+        a.present_values = testwise_ ? d_present_values_.data() : nullptr;
+        a.present_codes = testwise_ ? d_present_codes_.data() : nullptr;
         a.m = m_;
         a.n_queries = static_cast<int>(n);
         a.queries = d_queries.data();
@@ -447,6 +525,12 @@ private:
             const CgQuery& c = device[at + j];
             const std::int64_t* cn = counts.data() + j * kCounts;
             const double* tm = terms.data() + j * kTerms;
+            // TestwiseTest's rule: too few complete rows is its InputError (the CPU's below).
+            const int spare = spec_.traits().spare_samples;
+            if (testwise_ && (cn[6] == 0 || (spare >= 0 && cn[6] <= c.ps + c.ds + spare))) {
+                redo[k] = 1;
+                return;
+            }
             if (cn[0] == kNoRow) {
                 statistic[k] = 0.0;
                 p[k] = 1.0;
@@ -483,6 +567,8 @@ private:
     int device_;
     int threads_;
     std::int64_t m_;
+    bool testwise_;  ///< data.missing > 0: each query on its complete rows (TestwiseTest)
+    skeleton::TestSpec spec_;
     DeviceContext& ctx_;
     std::vector<std::int32_t> slot_;    ///< variable → its device column (continuous or discrete), −1: none
     std::vector<std::int32_t> levels_;  ///< variable → its levels (discrete)
@@ -491,6 +577,7 @@ private:
     DeviceBuffer<double> d_values_;
     DeviceBuffer<std::uint8_t> d_codes_;
     DeviceBuffer<double> d_log_n_;
+    DeviceBuffer<std::uint32_t> d_present_values_, d_present_codes_;  ///< test-wise: presence bitmaps
     DeviceBuffer<std::int32_t> int_scratch_;
     DeviceBuffer<double> double_scratch_, out_;
     DeviceBuffer<std::int64_t> counts_;

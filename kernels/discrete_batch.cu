@@ -13,8 +13,12 @@
 //    after each stratum through the list of touched cells, as the CPU resets its tables), lists
 //    the cells in first-touch order, and lane 0 sums χ²'s terms in that order (G²: the warp
 //    lists each cell's N and E for the host).
+// Under test-wise deletion a row missing in one of the query's variables gets the key
+// kMissingKey (above every stratum's: sorted last, where the walk stops), and
+// discrete_levels_kernel counts each variable's levels on the query's rows.
 #include "discrete_batch.cuh"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cub/device/device_segmented_sort.cuh>
@@ -31,12 +35,17 @@ using u64 = unsigned long long;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kStatBlock = 128;  // 4 warps, 4 queries a block
 constexpr int kKeysBlock = 256;
+constexpr int kLevelsBlock = 128;
+/// The key of a row missing in one of the query's variables (strata keys are below 2^62).
+constexpr u64 kMissingKey = ~0ull;
 
 /// One launch's queries (device pointers; arrays per query indexed by the launch's query k).
 struct BatchArgs {
     const std::uint8_t* codes = nullptr;  ///< n × m, variable-major
     const std::int32_t* cards = nullptr;  ///< levels per variable
     std::int64_t m = 0;
+    const u64* present = nullptr;  ///< test-wise: per variable, words bits of rows present (else null)
+    std::int64_t words = 0;
     int n_queries = 0;
     const std::int32_t* x = nullptr;
     const std::int32_t* y = nullptr;
@@ -53,7 +62,13 @@ struct BatchArgs {
     std::int64_t* listed = nullptr;  ///< G²: cells listed
     std::uint32_t* cell_n = nullptr;
     double* cell_e = nullptr;
+    std::int64_t* rows = nullptr;  ///< test-wise: rows used per query
 };
+
+/// Whether row k is present in variable v (always, without bitmaps).
+__device__ bool row_present(const BatchArgs& a, std::int32_t v, std::int64_t k) {
+    return a.present == nullptr || ((a.present[static_cast<std::int64_t>(v) * a.words + k / 64] >> (k % 64)) & 1ull);
+}
 
 /// Thread t of the grid-stride loop: query t / m, sample t % m.
 __global__ void discrete_keys_kernel(BatchArgs a, u64* __restrict__ keys, std::int32_t* __restrict__ index) {
@@ -63,17 +78,20 @@ __global__ void discrete_keys_kernel(BatchArgs a, u64* __restrict__ keys, std::i
         const std::int64_t q = t / a.m;
         const std::int64_t k = t - q * a.m;
         u64 key = 0;
+        bool present = row_present(a, a.x[q], k) && row_present(a, a.y[q], k);
         for (std::int64_t u = a.set_off[q]; u < a.set_off[q + 1]; ++u) {
             const std::int32_t v = a.nodes[u];
             key = key * static_cast<u64>(a.cards[v]) + a.codes[static_cast<std::int64_t>(v) * a.m + k];
+            present = present && row_present(a, v, k);
         }
-        keys[t] = key;
+        keys[t] = present ? key : kMissingKey;
         index[t] = static_cast<std::int32_t>(k);
     }
 }
 
 /// Warp w of the grid: query w. `keys`/`perm`: each query's m samples sorted by stratum
-/// (stable). CpuDiscreteEngine::Scratch::test, stratum by stratum, in its order.
+/// (stable), those missing in one of its variables last (kMissingKey).
+/// CpuDiscreteEngine::Scratch::test, stratum by stratum, in its order, on the present rows.
 __global__ void discrete_stat_kernel(BatchArgs a, const u64* __restrict__ keys, const std::int32_t* __restrict__ perm) {
     const int lane = static_cast<int>(threadIdx.x & 31u);
     const std::int64_t q = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -93,9 +111,12 @@ __global__ void discrete_stat_kernel(BatchArgs a, const u64* __restrict__ keys, 
     double sum = 0.0;
     double df_seen = 0.0;
     std::int64_t listed = 0;
-    for (std::int64_t b = 0; b < m;) {
-        // The stratum [b, e): the samples with b's key.
+    std::int64_t b = 0;
+    while (b < m) {
+        // The stratum [b, e): the samples with b's key; the missing rows end the walk (the
+        // key is the same for the whole warp).
         const u64 kb = key[b];
+        if (kb == kMissingKey) break;
         std::int64_t e = m;
         for (std::int64_t base = b + 1; base < m; base += 32) {
             const std::int64_t i = base + lane;
@@ -169,12 +190,42 @@ __global__ void discrete_stat_kernel(BatchArgs a, const u64* __restrict__ keys, 
         b = e;
     }
     if (lane == 0) {
+        if (a.rows) a.rows[q] = b;
         a.df_seen[q] = df_seen;
         if (a.chi)
             a.statistic[q] = sum;
         else
             a.listed[q] = listed;
     }
+}
+
+/// Thread t: position t − lvl_off[q] of query lvl_q[t] (0: x, 1: y, then S in order): the
+/// number of levels that variable holds on the rows present in all the query's variables
+/// (walked word by word through the AND of their bitmaps), as the sub-table of those rows
+/// recodes it (core/missing.cpp subset).
+__global__ void discrete_levels_kernel(BatchArgs a, const std::int64_t* __restrict__ lvl_off,
+                                       const std::int32_t* __restrict__ lvl_q, std::int64_t items,
+                                       std::int32_t* __restrict__ levels) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= items) return;
+    const std::int32_t q = lvl_q[t];
+    const std::int64_t pos = t - lvl_off[q];
+    const std::int64_t s0 = a.set_off[q], s1 = a.set_off[q + 1];
+    const std::int32_t v = pos == 0 ? a.x[q] : pos == 1 ? a.y[q] : a.nodes[s0 + pos - 2];
+    const std::uint8_t* col = a.codes + static_cast<std::int64_t>(v) * a.m;
+    std::uint32_t seen[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (std::int64_t w = 0; w < a.words; ++w) {
+        u64 mask = a.present[static_cast<std::int64_t>(a.x[q]) * a.words + w] &
+                   a.present[static_cast<std::int64_t>(a.y[q]) * a.words + w];
+        for (std::int64_t u = s0; u < s1; ++u) mask &= a.present[static_cast<std::int64_t>(a.nodes[u]) * a.words + w];
+        for (; mask != 0; mask &= mask - 1) {
+            const int c = col[w * 64 + (__ffsll(static_cast<long long>(mask)) - 1)];
+            seen[c >> 5] |= 1u << (c & 31);
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < 8; ++i) n += __popc(seen[i]);
+    levels[t] = n;
 }
 
 /// Π levels of S as the CPU engine forms it (a double product in S's order).
@@ -200,12 +251,13 @@ DeviceBuffer<T> upload(const std::vector<T>& v, cudaStream_t stream) {
 /// The queries which[begin, end) in one launch.
 void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule dof, const skeleton::FlatQueries& q,
                std::span<const std::size_t> which, std::span<double> statistic, std::span<double> p,
-               cudaStream_t stream) {
+               const TestwiseCounts& testwise, cudaStream_t stream) {
     const std::int64_t m = data.m;
     const bool chi = stat == ci::DiscreteStat::ChiSquare;
+    const bool tw = data.d_present != nullptr;
     const int nq = static_cast<int>(which.size());
-    std::vector<std::int32_t> hx(nq), hy(nq), nodes;
-    std::vector<std::int64_t> set_off{0}, table_off(nq), touched_off(nq), cell_off(nq);
+    std::vector<std::int32_t> hx(nq), hy(nq), nodes, lvl_q;
+    std::vector<std::int64_t> set_off{0}, table_off(nq), touched_off(nq), cell_off(nq), lvl_off{0};
     std::int64_t table_words = 0, touched_words = 0, cell_slots = 0;
     bool sort = false;
     for (int k = 0; k < nq; ++k) {
@@ -216,7 +268,11 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
         nodes.insert(nodes.end(), s.begin(), s.end());
         set_off.push_back(static_cast<std::int64_t>(nodes.size()));
         const double prod = strata_product(data.cards, s);
-        sort = sort || prod > 1.0;
+        sort = sort || prod > 1.0 || tw;  // test-wise: the missing rows go last
+        if (tw) {
+            lvl_q.insert(lvl_q.end(), s.size() + 2, k);
+            lvl_off.push_back(static_cast<std::int64_t>(lvl_q.size()));
+        }
         const std::int64_t rx = data.cards[static_cast<std::size_t>(hx[k])];
         const std::int64_t ry = data.cards[static_cast<std::size_t>(hy[k])];
         table_off[k] = table_words;
@@ -239,6 +295,10 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
     DeviceBuffer<std::int64_t> dlisted(static_cast<std::size_t>(nq));
     DeviceBuffer<std::uint32_t> cell_n(static_cast<std::size_t>(std::max<std::int64_t>(1, cell_slots)));
     DeviceBuffer<double> cell_e(static_cast<std::size_t>(std::max<std::int64_t>(1, cell_slots)));
+    DeviceBuffer<std::int64_t> drows(static_cast<std::size_t>(nq));
+    DeviceBuffer<std::int64_t> dlvl_off = upload(lvl_off, stream);
+    DeviceBuffer<std::int32_t> dlvl_q = upload(lvl_q, stream);
+    DeviceBuffer<std::int32_t> dlevels(std::max<std::size_t>(1, lvl_q.size()));
 
     BatchArgs a;
     a.codes = data.d_codes;
@@ -246,6 +306,9 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
     dcards.upload(data.cards.data(), data.cards.size(), stream);
     a.cards = dcards.data();
     a.m = m;
+    a.present = reinterpret_cast<const u64*>(data.d_present);
+    a.words = (m + 63) / 64;
+    a.rows = tw ? drows.data() : nullptr;
     a.n_queries = nq;
     a.x = dx.data();
     a.y = dy.data();
@@ -294,6 +357,16 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
     const auto blocks = static_cast<unsigned>((static_cast<std::int64_t>(nq) * 32 + kStatBlock - 1) / kStatBlock);
     discrete_stat_kernel<<<blocks, kStatBlock, 0, stream>>>(a, keys, perm);
     CUDAG_CHECK_LAUNCH();
+    const auto lvl_items = static_cast<std::int64_t>(lvl_q.size());
+    std::vector<std::int64_t> hrows(static_cast<std::size_t>(nq), m);
+    std::vector<std::int32_t> hlevels(lvl_q.size());
+    if (tw && lvl_items > 0) {
+        discrete_levels_kernel<<<static_cast<unsigned>((lvl_items + kLevelsBlock - 1) / kLevelsBlock), kLevelsBlock, 0,
+                                 stream>>>(a, dlvl_off.data(), dlvl_q.data(), lvl_items, dlevels.data());
+        CUDAG_CHECK_LAUNCH();
+        drows.download(hrows.data(), hrows.size(), stream);
+        dlevels.download(hlevels.data(), hlevels.size(), stream);
+    }
     std::vector<double> hstat(static_cast<std::size_t>(nq)), hdf(static_cast<std::size_t>(nq));
     std::vector<std::int64_t> hlisted(static_cast<std::size_t>(nq));
     std::vector<std::uint32_t> hn;
@@ -320,12 +393,26 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
             for (std::size_t t = b; t < b + static_cast<std::size_t>(hlisted[static_cast<std::size_t>(k)]); ++t)
                 sum += ci::cell_term(stat, hn[t], he[t]);
         }
-        const int rx = data.cards[static_cast<std::size_t>(hx[k])];
-        const int ry = data.cards[static_cast<std::size_t>(hy[k])];
-        // As CpuDiscreteEngine::Scratch::test forms df and p.
-        const double df_full = static_cast<double>(rx - 1) * (ry - 1) * strata_product(data.cards, set_of(q, w));
+        const std::int64_t n = hrows[static_cast<std::size_t>(k)];
+        int rx = data.cards[static_cast<std::size_t>(hx[k])];
+        int ry = data.cards[static_cast<std::size_t>(hy[k])];
+        double prod_s = strata_product(data.cards, set_of(q, w));
+        if (tw) {
+            // The sub-table's levels: those the query's rows hold (S's product in S's order).
+            const std::int32_t* lv = hlevels.data() + lvl_off[static_cast<std::size_t>(k)];
+            const auto count = static_cast<std::size_t>(lvl_off[static_cast<std::size_t>(k) + 1] -
+                                                        lvl_off[static_cast<std::size_t>(k)]);
+            rx = lv[0];
+            ry = lv[1];
+            prod_s = 1.0;
+            for (std::size_t t = 2; t < count; ++t) prod_s *= lv[t];
+            testwise.rows[w] = n;
+            testwise.fewest_levels[w] = *std::min_element(lv, lv + count);
+        }
+        // As CpuDiscreteEngine::Scratch::test forms df and p (n: its samples).
+        const double df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s;
         statistic[w] = sum;
-        p[w] = ci::discrete_pvalue(dof, sum, df_full, hdf[static_cast<std::size_t>(k)], m);
+        p[w] = ci::discrete_pvalue(dof, sum, df_full, hdf[static_cast<std::size_t>(k)], n);
     }
 }
 
@@ -337,8 +424,8 @@ bool discrete_batch_fits(std::span<const std::int32_t> cards, std::span<const st
 
 void discrete_batch_tests(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule dof,
                           const skeleton::FlatQueries& q, std::span<const std::size_t> which,
-                          std::span<double> statistic, std::span<double> p, cudaStream_t stream,
-                          std::size_t scratch_bytes) {
+                          std::span<double> statistic, std::span<double> p, const TestwiseCounts& testwise,
+                          cudaStream_t stream, std::size_t scratch_bytes) {
     const std::int64_t m = data.m;
     const bool chi = stat == ci::DiscreteStat::ChiSquare;
     std::size_t at = 0;
@@ -353,7 +440,8 @@ void discrete_batch_tests(const DiscreteBatchData& data, ci::DiscreteStat stat, 
             const double ry = data.cards[static_cast<std::size_t>(q.y[w])];
             const double prod = strata_product(data.cards, set_of(q, w));
             const double md = static_cast<double>(m);
-            double per = 48.0 * md + 4.0 * (rx * ry + rx + ry + std::min(rx * ry, md)) + 64.0;
+            double per = 48.0 * md + 4.0 * (rx * ry + rx + ry + std::min(rx * ry, md)) + 64.0 +
+                         12.0 * static_cast<double>(set_of(q, w).size() + 2);
             if (!chi) per += 12.0 * std::min(md, prod * rx * ry);
             if (end > at && (bytes + per > static_cast<double>(scratch_bytes) || items + m > INT_MAX)) break;
             bytes += per;
@@ -361,7 +449,7 @@ void discrete_batch_tests(const DiscreteBatchData& data, ci::DiscreteStat stat, 
             ++end;
         }
         CUDAG_EXPECTS(items <= INT_MAX, "cuda discrete: a batch query has more than 2^31 - 1 samples");
-        run_chunk(data, stat, dof, q, which.subspan(at, end - at), statistic, p, stream);
+        run_chunk(data, stat, dof, q, which.subspan(at, end - at), statistic, p, testwise, stream);
         at = end;
     }
 }

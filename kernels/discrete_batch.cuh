@@ -17,6 +17,17 @@
 // logarithm, whose last bits differ between CUDA's libm and the host's, so the device lists
 // each cell's (N, E) in order and the host sums 2 N log(N / E). The p-values are the host's
 // (ci::discrete_pvalue: lgamma, exp, log).
+//
+// Test-wise deletion (`--missing testwise`, DiscreteBatchData::d_present): each query is the
+// CPU's test on the sub-table of x, y, S (S as given: the caller sorts it, as TestwiseTest does)
+// on the rows present in all of them, its discrete levels recoded to those the rows hold. A row
+// missing in one of the query's variables gets a key above every stratum's (sorted last, where
+// the walk stops), so the strata, their order and their rows are the sub-table's; the statistic
+// only counts (it does not depend on the codes' numbering, and the CPU's strata order, mixed-
+// radix over the recoded levels, is the same lexicographic order over the original codes). What
+// the recoding changes is the degrees of freedom: the levels of x, y and each variable of S are
+// counted on the query's rows (one thread per variable and query) and df = (r_x − 1)(r_y − 1)
+// Π r_s with those counts, the rows used as the sample size.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,6 +47,19 @@ struct DiscreteBatchData {
     const std::uint8_t* d_codes = nullptr;
     std::span<const std::int32_t> cards;
     std::int64_t m = 0;
+    /// Test-wise deletion: per variable, (m + 63) / 64 words on the device, bit r % 64 of word
+    /// r / 64 set where row r is present (a missing cell's code may be anything). Null: every
+    /// row present, each query on all m rows.
+    const std::uint64_t* d_present = nullptr;
+};
+
+/// What a test-wise batch (DiscreteBatchData::d_present) also reports, per query (host spans
+/// indexed as statistic): the rows the query used, and the fewest levels one of x, y, S holds
+/// on them (the CPU's test refuses a variable of one level unless its dof rule is causal-
+/// learn's). Empty spans without d_present.
+struct TestwiseCounts {
+    std::span<std::int64_t> rows;
+    std::span<std::int32_t> fewest_levels;
 };
 
 /// Whether the device path takes query x ⟂ y | s: its strata keys (the product of the
@@ -44,11 +68,12 @@ bool discrete_batch_fits(std::span<const std::int32_t> cards, std::span<const st
 
 /// statistic[k] and p[k] of the queries `which` (indices into `q`, each fitting
 /// discrete_batch_fits) with the statistic `stat` and the dof rule `dof`, on `stream`
-/// (host spans in and out; waits for the results). Queries are taken in launches whose
-/// device scratch stays within about `scratch_bytes`.
+/// (host spans in and out; waits for the results); with data.d_present also `testwise`'s
+/// counts. Queries are taken in launches whose device scratch stays within about
+/// `scratch_bytes`.
 void discrete_batch_tests(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule dof,
                           const skeleton::FlatQueries& q, std::span<const std::size_t> which,
-                          std::span<double> statistic, std::span<double> p, cudaStream_t stream,
-                          std::size_t scratch_bytes = std::size_t{1} << 30);
+                          std::span<double> statistic, std::span<double> p, const TestwiseCounts& testwise,
+                          cudaStream_t stream, std::size_t scratch_bytes = std::size_t{1} << 30);
 
 }  // namespace cudag::cuda

@@ -194,7 +194,8 @@ public:
         }
         if (!device.empty()) {
             DeviceGuard guard(device_);
-            discrete_batch_tests({codes_.data(), cards_, m_}, test_.stat, test_.dof, q, device, statistic, p, stream());
+            discrete_batch_tests({codes_.data(), cards_, m_}, test_.stat, test_.dof, q, device, statistic, p, {},
+                                 stream());
         }
         for (const std::size_t k : host) {
             const std::span<const std::int32_t> s = set(k);

@@ -89,6 +89,17 @@ std::vector<double> gpu_correlation_rows(const Dataset& data, std::int64_t row_b
 std::unique_ptr<ci::BatchTest> make_fisher_testwise_batch(const Dataset& data, const skeleton::TestSpec& spec,
                                                           skeleton::Compat compat, int host_threads, int device = 0);
 
+/// χ² or G² (spec.kind ChiSquare or GSquare, spec.discrete's statistic and dof rule) under
+/// `--missing testwise` on device `device` (kernels/discrete_testwise_batch.cu): every query's
+/// statistic and p-value those of the CPU's test-wise test (skeleton::make_ci_test on `data`) bit
+/// for bit, and its one-line InputErrors. The codes and a bitmap of each column's present cells are
+/// uploaded once; each query's rows are the AND of its variables' bitmaps, its degrees of freedom
+/// from the levels those rows hold. `data` (discrete, NaN where missing) must outlive the batch;
+/// `host_threads` run the queries the device leaves to the CPU test. Throws OutOfMemory when the
+/// codes do not fit on the device.
+std::unique_ptr<ci::BatchTest> make_discrete_testwise_batch(const Dataset& data, const skeleton::TestSpec& spec,
+                                                            int host_threads, int device = 0);
+
 using cudag::DiscreteTunables;
 
 /// Discrete (χ²/G²) skeleton engine on device `device`, gpuPC's scheme (kernels/
@@ -136,8 +147,12 @@ std::unique_ptr<skeleton::SkeletonEngine> make_cmiknn_engine(const Dataset& data
 /// The cg-lrt test's batches (ci::cg_lrt, "cg-lrt") on device `device` (kernels/cg_lrt_batch.cu):
 /// every query's statistic and p-value bit for bit ci::cg_lrt's, queries beyond the kernel's
 /// limits answered by ci::cg_lrt on `host_threads` threads in the same call, errors ci::cg_lrt's.
-/// The columns are uploaded once; `data` (no missing values) must outlive the object. Throws
-/// OutOfMemory when the columns do not fit on the device, cuda::CudaError on other CUDA failures.
+/// The columns are uploaded once; `data` must outlive the object. With missing cells
+/// (data.missing > 0, NaN) every answer is the CPU's test-wise test's (skeleton::make_ci_test on
+/// `data`: each query on the rows complete in its variables) bit for bit, and its one-line
+/// InputErrors: a bitmap of each column's present cells is uploaded too, and each query's rows are
+/// the AND of its variables' bitmaps. Throws OutOfMemory when the columns do not fit on the device,
+/// cuda::CudaError on other CUDA failures.
 std::unique_ptr<ci::BatchTest> make_cg_lrt_batch(const Dataset& data, int device = 0, int host_threads = 1);
 
 }  // namespace cudag::cuda

@@ -56,8 +56,20 @@ std::vector<EngineEntry> cuda_engines() {
 
 std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const TestSpec& test, const TestPolicy& policy,
                                                    const BackendContext& backend) {
-    return cuda::make_fisher_testwise_batch(
-        data, test, policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg, backend.threads, backend.device);
+    switch (test.kind) {
+        case TestKind::FisherZ:
+            return cuda::make_fisher_testwise_batch(data, test,
+                                                    policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg,
+                                                    backend.threads, backend.device);
+        // χ², G² and cg-lrt: kernels/discrete_testwise_batch.cu, kernels/cg_lrt_batch.cu.
+        case TestKind::ChiSquare:
+        case TestKind::GSquare:
+            return cuda::make_discrete_testwise_batch(data, test, backend.threads, backend.device);
+        case TestKind::CgLrt:
+            return cuda::make_cg_lrt_batch(data, backend.device, backend.threads);
+        default:
+            return nullptr;
+    }
 }
 
 }  // namespace cudag::skeleton

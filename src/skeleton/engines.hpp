@@ -50,12 +50,16 @@ struct EngineEntry {
 std::vector<EngineEntry> cpu_engines();
 /// The CUDA entries (kernels/skeleton_registry.cpp; none in a CPU-only build, engines_nocuda.cpp).
 std::vector<EngineEntry> cuda_engines();
-/// Fisher-z under `--missing testwise` as one batch test on the GPU `backend.device`
-/// (kernels/fisher_testwise_batch.cu: the CPU's test-wise answers bit for bit), p-values with
-/// causal-learn's arithmetic where `policy` says so; `data` must outlive it. Null in a
-/// CPU-only build (engines_nocuda.cpp).
+/// The tests with a GPU path under `--missing testwise` (testwise_on_gpu: Fisher-z, χ², G²,
+/// cg-lrt) as one batch test on the GPU `backend.device` (kernels/fisher_testwise_batch.cu,
+/// discrete_testwise_batch.cu, cg_lrt_batch.cu: the CPU's test-wise answers bit for bit),
+/// p-values with causal-learn's arithmetic where `policy` says so; `data` must outlive it. Null
+/// for another test, and in a CPU-only build (engines_nocuda.cpp).
 std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const TestSpec& test, const TestPolicy& policy,
                                                    const BackendContext& backend);
+/// Whether `--missing testwise` runs `kind` on a GPU (cuda_testwise_batch) when the backend
+/// picks one.
+bool testwise_on_gpu(TestKind kind);
 /// Every entry: cpu_engines() then cuda_engines().
 const std::vector<EngineEntry>& engine_registry();
 

@@ -56,6 +56,8 @@ std::vector<EngineEntry> cuda_engines() {
 
 std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const TestSpec& test, const TestPolicy& policy,
                                                    const BackendContext& backend) {
+    if (test.kind == TestKind::CmiKnn)
+        return cuda::make_cmiknn_testwise_batch(data, test, backend.threads, backend.device);
     return cuda::make_fisher_testwise_batch(
         data, test, policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg, backend.threads, backend.device);
 }

@@ -183,10 +183,7 @@ __global__ void values_kernel(const UnitDev* __restrict__ units, const QueryDev*
     // Host: raw[source] + (noise ? scale * U : 0.0), two roundings.
     const double v = __dadd_rn(raw[static_cast<long long>(q.p) * n + src], __dmul_rn(q.noise_scale, uni[tid]));
     if (ranks) {
-        // Order key of a double (−0 as +0: the host compares values, not bits).
-        u64 b = v == 0.0 ? 0ull : static_cast<u64>(__double_as_longlong(v));
-        b = (b >> 63) ? ~b : (b | (1ull << 63));
-        value_keys[tid] = b;
+        value_keys[tid] = cmi_order_key(v);
     } else {
         values[tid] = v;
     }

@@ -15,6 +15,14 @@
 
 namespace cudag::cuda {
 
+/// The sort key of a value as the host's rank order compares it: keys compare as the
+/// values do (−0 as +0: the host compares values, not bits), so a stable sort of (key,
+/// sample) pairs gives ci's rank order (value, then sample index). Not for NaN.
+__device__ inline u64 cmi_order_key(double v) {
+    u64 b = v == 0.0 ? 0ull : static_cast<u64>(__double_as_longlong(v));
+    return (b >> 63) ? ~b : (b | (1ull << 63));
+}
+
 /// Each sample's m nearest samples in the Z columns of each of `groups` conditioning sets
 /// (group g: g_nz[g] variables at zvars[g_off[g]..]), in ci::MaxNormKdTree::nearest's order,
 /// itself first: nbr[(g * n + i) * m ..]. Groups without Z are skipped. w: the working

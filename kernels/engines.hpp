@@ -109,6 +109,16 @@ std::unique_ptr<skeleton::SkeletonEngine> make_discrete_engine(const Dataset& da
                                                                const ci::DiscreteTestSpec& test,
                                                                const DiscreteTunables& t = {}, int device = 0);
 
+/// CMIknn under `--missing testwise` on device `device` (kernels/cmi_knn_testwise_batch.cu):
+/// every query's statistic and p-value those of the CPU's test-wise test (skeleton::
+/// make_ci_test on `data`) bit for bit, and its one-line InputErrors. The columns and a bitmap
+/// of their present cells are uploaded once; each query's rows are built on the device (the
+/// AND of its variables' bitmaps) and its columns transformed there on those rows. `data`
+/// (with missing cells, NaN; continuous columns on the device) must outlive the batch;
+/// `host_threads` run the queries the device leaves to the CPU test.
+std::unique_ptr<ci::BatchTest> make_cmiknn_testwise_batch(const Dataset& data, const skeleton::TestSpec& spec,
+                                                          int host_threads, int device = 0);
+
 /// One CMIknn test for CmiKnnGpu::run: x ⟂ y | z with the random-number stream test_id
 /// (ci::cmi_test_id), exactly as ci::CmiKnn::test(x, y, z, test_id, ...) takes them.
 struct CmiKnnQuery {

@@ -67,6 +67,9 @@ std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const Te
             return cuda::make_discrete_testwise_batch(data, test, backend.threads, backend.device);
         case TestKind::CgLrt:
             return cuda::make_cg_lrt_batch(data, backend.device, backend.threads);
+        // CMIknn: kernels/cmi_knn_testwise_batch.cu.
+        case TestKind::CmiKnn:
+            return cuda::make_cmiknn_testwise_batch(data, test, backend.threads, backend.device);
         default:
             return nullptr;
     }

@@ -173,10 +173,17 @@ CmiKnn::CmiKnn(const Dataset& data, const CmiKnnSpec& spec, int max_cond)
     }
     psi_.resize(static_cast<std::size_t>(n_ + 1));
     psi_[0] = -INFINITY;
-    for (std::int64_t c = 1; c <= n_; ++c) psi_[c] = cmi_digamma(static_cast<double>(c));
+    for (std::int64_t c = 1; c <= n_; ++c) psi_[c] = cmi_psi(c);
     fixed_bits_ = cmi_fixed_bits(n_);
-    psi_fixed_.assign(static_cast<std::size_t>(n_ + 1), 0);
-    for (std::int64_t c = 1; c <= n_; ++c) psi_fixed_[c] = std::llrint(std::ldexp(psi_[c], fixed_bits_));
+    psi_fixed_ = cmi_psi_fixed(n_, fixed_bits_);
+}
+
+double cmi_psi(std::int64_t c) { return cmi_digamma(static_cast<double>(c)); }
+
+std::vector<std::int64_t> cmi_psi_fixed(std::int64_t n, int bits) {
+    std::vector<std::int64_t> out(static_cast<std::size_t>(n + 1), 0);
+    for (std::int64_t c = 1; c <= n; ++c) out[static_cast<std::size_t>(c)] = std::llrint(std::ldexp(cmi_psi(c), bits));
+    return out;
 }
 
 void CmiKnn::check_vars(std::int32_t x, std::int32_t y, std::span<const std::int32_t> z) const {

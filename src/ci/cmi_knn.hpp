@@ -262,6 +262,13 @@ CUDAG_HD inline double cmi_noise_uniform(std::uint64_t seed, std::uint64_t v, st
 
 // ---- host engine ---------------------------------------------------------------------------
 
+/// ψ(c) in fixed point with `bits` fraction bits (llrint(ldexp(cmi_digamma(c), bits))) for
+/// c = 0..n, entry 0 = 0 (unused): the table CmiKnn sums for n samples with bits =
+/// cmi_fixed_bits(n). Computed by the library's C++ (no contraction), for the GPU engines too.
+std::vector<std::int64_t> cmi_psi_fixed(std::int64_t n, int bits);
+/// ψ(c) = cmi_digamma(c) as CmiKnn computes it (the library's C++), for the GPU engines.
+double cmi_psi(std::int64_t c);
+
 /// Transform one column of n values as the engine does for variable `var` (host pointers):
 /// tie-break noise 1e-6·std·U (CmiTieBreak::Noise; std of `in`, U = cmi_noise_uniform(seed,
 /// var, t)), then `t`. `order` is scratch (n entries kept between calls).
@@ -321,6 +328,8 @@ public:
     /// ψ(c) in fixed point (cmi_fixed_bits), c = 0..T (entry 0 unused), and its bits.
     const std::vector<std::int64_t>& psi_fixed() const { return psi_fixed_; }
     int fixed_bits() const { return fixed_bits_; }
+    /// ψ(k) as the statistic takes it (cmi_digamma of the estimator's k).
+    double psi_k() const { return psi_[static_cast<std::size_t>(k_)]; }
     /// The statistic of a fixed-point term sum (cmi_from_fixed_sum with this k and T).
     double statistic_from_sum(std::int64_t sum) const {
         return cmi_from_fixed_sum(psi_[static_cast<std::size_t>(k_)], sum, fixed_bits_, n_);

@@ -4,10 +4,14 @@
 // itself and digests its parameters as the checkpoint does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include "ci/cmi_knn.hpp"
 #include "ci/discrete_codes.hpp"
+#include "core/missing.hpp"
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
 #include "sim/nonlinear.hpp"
@@ -80,6 +84,56 @@ TEST(CiTests, CmiKnnEqualsTheCpuEngineAndNamesConstantColumns) {
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("is constant"), std::string::npos) << notes[0];
     EXPECT_EQ(u->test(7, 1, std::vector<std::int32_t>{}).p, 1.0);
+}
+
+// --missing testwise (what the GPU's test-wise CMIknn reproduces): the test of x, y given S is
+// CMIknn on the data set of the columns x, y, S (S sorted) on their complete rows, so the
+// tie-break noise is keyed by each column's position in the test and the row's rank among
+// those rows, k and the ψ table are those rows' count's; only the surrogates' stream is the
+// whole data's test id. Other columns' holes change nothing.
+TEST(CiTests, CmiKnnTestwiseIsCmiKnnOnTheCompleteRows) {
+    Dataset data = sim::simulate_nonlinear({8, 200, 0.4, 6}, 1).data;
+    std::uint64_t h = 12345;
+    for (double& v : data.values) {
+        h = ci::cmi_mix64(h);
+        if (h % 7 == 0) {
+            v = std::nan("");
+            ++data.missing;
+        }
+    }
+    skeleton::TestSpec spec = spec_for(skeleton::TestKind::CmiKnn, data);
+    spec.cmi.knn = 0.1;
+    spec.cmi.permutations = 60;
+    const auto t = skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1);
+    for (const Case& c : kCases) {
+        std::vector<std::int32_t> vars{c.x, c.y};
+        std::vector<std::int32_t> sorted = c.s;
+        std::sort(sorted.begin(), sorted.end());
+        vars.insert(vars.end(), sorted.begin(), sorted.end());
+        const std::vector<std::int64_t> rows = complete_rows(data, vars);
+        const Dataset sub = subset(data, vars, rows);
+        const int l = static_cast<int>(sorted.size());
+        const ci::CmiKnn cmi(sub, spec.cmi, l);
+        std::vector<std::int32_t> z;
+        for (int a = 0; a < l; ++a) z.push_back(a + 2);
+        const ci::CmiKnnResult want =
+            cmi.test(0, 1, z, ci::cmi_test_id(c.x, c.y, ci::cmi_set_key(sorted.data(), l)), 1);
+        const ci::CiOutcome o = t->test(c.x, c.y, c.s);
+        EXPECT_EQ(o.statistic, want.statistic) << c.x << ", " << c.y;
+        EXPECT_EQ(o.p, want.p) << c.x << ", " << c.y;
+        EXPECT_EQ(cmi.k(), ci::cmi_k(0.1, static_cast<std::int64_t>(rows.size())));
+        // Blanking a cell of a column outside the test changes nothing.
+        Dataset more = data;
+        for (std::int32_t v = 0; v < 8; ++v)
+            if (std::find(vars.begin(), vars.end(), v) == vars.end()) {
+                more.values[static_cast<std::size_t>(v * data.n_samples + rows[0])] = std::nan("");
+                ++more.missing;
+                break;
+            }
+        const ci::CiOutcome o2 = skeleton::make_ci_test(more, spec, skeleton::Compat::Pcalg, 1)->test(c.x, c.y, c.s);
+        EXPECT_EQ(o2.statistic, o.statistic);
+        EXPECT_EQ(o2.p, o.p);
+    }
 }
 
 }  // namespace

@@ -209,6 +209,14 @@ if has mixed; then
         bench "PC with --missing testwise, Fisher-z (scripts/bench/testwise_gpu.sh)" p \
             "$root/scripts/bench/testwise_gpu.sh" "$build" "${OUT:-/tmp}/mixed"
     fi
+    if [[ -x $root/scripts/bench/testwise_gpu_more.sh ]]; then
+        bench "PC with --missing testwise, cg-lrt and g-square (scripts/bench/testwise_gpu_more.sh)" p \
+            "$root/scripts/bench/testwise_gpu_more.sh" "$build" "${OUT:-/tmp}/mixed"
+    fi
+    if [[ -x $root/scripts/bench/testwise_cmiknn_gpu.sh ]]; then
+        bench "citest --queries and PC with --missing testwise, CMIknn (scripts/bench/testwise_cmiknn_gpu.sh)" p \
+            "$root/scripts/bench/testwise_cmiknn_gpu.sh" "$build"
+    fi
 fi
 
 if has pcmci; then

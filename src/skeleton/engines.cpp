@@ -96,11 +96,11 @@ bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
     EngineFactory make = nullptr;
     if (args.data.missing > 0 && args.test.kind != TestKind::DSep) {
-        // --missing testwise: each test on its own rows; Fisher-z in batches on a GPU where the
-        // backend picks one, single tests on the CPU otherwise.
+        // --missing testwise: each test on its own rows; Fisher-z and regression in batches on a
+        // GPU where the backend picks one, single tests on the CPU otherwise.
         bool gpu = false;
         mpi::run_agreed(args.comm, [&] {
-            if (args.test.kind == TestKind::FisherZ) {
+            if (args.test.kind == TestKind::FisherZ || args.test.kind == TestKind::Regression) {
                 gpu = picks_gpu(args.backend.kind, args.policy);
             } else if (args.backend.kind == BackendKind::Cuda) {
                 throw InputError("--missing testwise runs --test " + args.test.name() +
@@ -110,7 +110,8 @@ std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
         if (!gpu) return cpu_single_tests(args);
         return make_agreed(args.comm, [&] {
             std::unique_ptr<ci::BatchTest> batch = cuda_testwise_batch(args.data, args.test, args.policy, args.backend);
-            if (!batch) throw LogicError("the GPU's test-wise fisher-z batch is missing from this build");
+            if (!batch)
+                throw LogicError("the GPU's test-wise " + args.test.name() + " batch is missing from this build");
             return make_batch_test_engine(args.data.n_vars, std::move(batch), args.policy, args.backend.threads,
                                           "cuda");
         });

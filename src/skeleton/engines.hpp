@@ -50,8 +50,9 @@ struct EngineEntry {
 std::vector<EngineEntry> cpu_engines();
 /// The CUDA entries (kernels/skeleton_registry.cpp; none in a CPU-only build, engines_nocuda.cpp).
 std::vector<EngineEntry> cuda_engines();
-/// Fisher-z under `--missing testwise` as one batch test on the GPU `backend.device`
-/// (kernels/fisher_testwise_batch.cu: the CPU's test-wise answers bit for bit), p-values with
+/// Fisher-z or regression under `--missing testwise` as one batch test on the GPU `backend.device`
+/// (kernels/fisher_testwise_batch.cu, kernels/regression_batch.cu: the CPU's test-wise answers
+/// bit for bit), p-values with
 /// causal-learn's arithmetic where `policy` says so; `data` must outlive it. Null in a
 /// CPU-only build (engines_nocuda.cpp).
 std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const TestSpec& test, const TestPolicy& policy,

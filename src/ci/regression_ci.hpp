@@ -67,6 +67,21 @@
 //   tol 1e-12:                                        statistic 9.4e-13, p-value 2.8e-12
 // (with glibc's exp, log and log1p in the logistic fits, as before the GPU batch: 1.4e-13,
 // 2.3e-13, 8.3e-13, 2.9e-12.)
+// The one statistic of docs/performance.md's 200-query comparison at n = 5,000
+// (scripts/bench/mixed_tests_speed.py, seed 1) that differs from tigramite's by 1.2e-6 relative
+// (p by 1.1e-9) is query 150, V25 ⟂ V15 | V14, all continuous, so a linear fit: a tiny
+// statistic, 6.07e-6 = n log(RSS_Z / RSS_ZX) with RSS_Z / RSS_ZX − 1 = 1.2e-9. Against the
+// exact value (the two least-squares problems solved in rationals, the logarithm to 60
+// digits: 6.0686644912e-6) cudag is 1.27e-6 off, tigramite 1.2e-7 (its difference of two
+// deviances of 14,189, 1.8e-12 apart per ulp) and n log(RSS_Z / RSS_ZX) from sklearn's
+// residuals y − Xb summed by numpy 5.8e-9: cudag's two RSS, each the sum of the squared
+// trailing entries of Qᵀy after its own pivoted QR, carry first-order rounding of a few ε each
+// (here 1.5e-15 relative in their ratio), which n = 5,000 turns into 7.7e-12 absolute in the
+// statistic. No stopping rule is involved. The statistic is this sensitive for any
+// double-precision method (a few ε / |log(RSS_Z / RSS_ZX)| relative: 1.8e-7 per ε here); a
+// residual Σ (y − Xb)² with b from the same QR (first-order insensitive to b's rounding, as
+// sklearn's is) would gain about two digits on such cases; not done. Reproduced by
+// scripts/dev/regression_small_statistic.py.
 // tests/unit/ci/test_regression_ci.cpp asserts 1e-9 (linear), 1e-6 (logistic, against
 // tigramite as it is) and 1e-10 (LogisticStop::Optimum against the tol 1e-12 run).
 #pragma once

@@ -67,7 +67,9 @@ constexpr int kMaxVars = 18;                                      ///< x, y and 
 constexpr int kMaxColumns = 64;                                   ///< regressor columns of a fit
 constexpr int kMaxParams = 256;                                   ///< logistic parameters m (p + 1)
 constexpr double kMaxQueryBytes = double(std::int64_t{1} << 28);  ///< one query's workspace
-constexpr double kChunkBytes = double(std::int64_t{3} << 30);     ///< a chunk's row lists and workspaces
+/// A chunk's row lists and workspaces: half the device's free memory after the columns, within
+/// [256 MiB, 8 GiB] (one thread a query: the more queries a launch, the fuller the device).
+constexpr double kMinChunkBytes = double(std::int64_t{1} << 28), kMaxChunkBytes = double(std::int64_t{8} << 30);
 constexpr std::size_t kChunkQueries = std::size_t{1} << 18;
 constexpr int kBlock = 64;
 
@@ -226,6 +228,9 @@ public:
             bits_.upload(bits.data(), bits.size(), stream());
         }
         ctx_.synchronize();
+        std::size_t free_b = 0, total_b = 0;
+        CUDAG_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        chunk_bytes_ = std::clamp(0.5 * static_cast<double>(free_b), kMinChunkBytes, kMaxChunkBytes);
     }
 
     ~CudaRegressionBatch() override {
@@ -318,13 +323,13 @@ private:
         return true;
     }
 
-    /// Runs device[at, end) (as many as kChunkBytes holds, at least one); returns end.
+    /// Runs device[at, end) (as many as chunk_bytes_ holds, at least one); returns end.
     std::size_t run_chunk(const std::vector<Query>& device, std::size_t at, std::span<double> statistic,
                           std::span<double> p, std::vector<char>& on_cpu) {
         std::size_t end = at;
         double bytes = 0.0;
         while (end < device.size() && end - at < kChunkQueries &&
-               (end == at || bytes + device[end].bytes <= kChunkBytes))
+               (end == at || bytes + device[end].bytes <= chunk_bytes_))
             bytes += device[end++].bytes;
         const std::size_t n = end - at;
 
@@ -544,6 +549,7 @@ private:
     int device_;
     std::int64_t m_, words_;
     bool testwise_;
+    double chunk_bytes_ = kMinChunkBytes;
     ci::CpuBatchTest cpu_;  // the CPU's test, for the queries the device leaves
     DeviceContext& ctx_;
     std::vector<std::int32_t> levels_;  ///< per variable: declared levels (0: continuous)

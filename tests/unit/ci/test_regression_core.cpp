@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // ci/regression_core.hpp, the arithmetic ci::regression_ci and the GPU batch share: numpy's
-// pairwise sum fed one value at a time, log1p from xm::log, and the fits read through a row
-// list (as the GPU walks a query's complete rows) giving the bits of the same fits on a table
-// of those rows only.
+// pairwise sum fed one value at a time, log1p from xm::log, the fits read through a row list
+// (as the GPU walks a query's complete rows) giving the bits of the same fits on a table of
+// those rows only, and the GPU batch's plan of a test-wise query, run on the host, giving the
+// CPU's test-wise answers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "ci/discrete_test.hpp"
+#include "ci/regression_ci.hpp"
 #include "ci/regression_core.hpp"
+#include "core/dataset.hpp"
+#include "skeleton/ci_tests.hpp"
+#include "skeleton/test_spec.hpp"
 
 using namespace cudag::ci;
 namespace core = cudag::ci::regression_core;
@@ -131,4 +139,125 @@ TEST(RegressionCore, RowListGivesTheSubTablesBits) {
     EXPECT_EQ(mw.m2, ms.m2);
     EXPECT_EQ(mw.m3, ms.m3);
     EXPECT_EQ(mw.m4, ms.m4);
+}
+
+// What the GPU batch does for a query under --missing testwise, step by step on the host (its
+// rows from the columns' presence, each discrete variable's map from the level counts on them,
+// the dependent variable from normaltest_from_moments(moments on the rows) or level_entropy,
+// the design [other, S sorted or ones], the two fits through the row list, then the host's
+// statistic), against the CPU's test-wise test on the sub-table: bit for bit.
+TEST(RegressionCore, TestwisePlanIsTheTestwiseTest) {
+    std::mt19937_64 rng(9);
+    std::normal_distribution<double> z(0.0, 1.0);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const std::int64_t m = 400, nv = 8;
+    cudag::Dataset d;
+    d.n_vars = nv;
+    d.n_samples = m;
+    d.source = "test";
+    d.values.resize(static_cast<std::size_t>(nv * m));
+    d.levels.resize(static_cast<std::size_t>(nv));
+    for (std::int64_t v = 0; v < nv; ++v) {
+        std::string name = "v";
+        name += std::to_string(v);
+        d.names.push_back(name);
+        const bool discrete = v % 3 == 0;
+        const int card = 2 + static_cast<int>(v % 3) + (v == 3 ? 1 : 0);  // v3: 4 levels declared
+        if (discrete)
+            for (int l = 0; l < card; ++l) d.levels[static_cast<std::size_t>(v)].push_back(std::to_string(l));
+        for (std::int64_t r = 0; r < m; ++r) {
+            const double prev = v > 0 ? d.column(v - 1)[r] : 0.0;
+            const double base = std::isnan(prev) ? 0.0 : prev;
+            d.column(v)[r] = discrete ? static_cast<double>(static_cast<int>(std::fabs(base + z(rng))) % (card - (v == 3)))
+                                      : 0.6 * base + z(rng) + (v % 2 ? z(rng) * z(rng) : 0.0);
+        }
+    }
+    for (double& v : d.values)
+        if (u(rng) < 0.1) {
+            v = std::nan("");
+            ++d.missing;
+        }
+    cudag::skeleton::TestSpec spec;
+    spec.kind = TestKind::Regression;
+    const auto cpu = cudag::skeleton::make_ci_test(d, spec, cudag::skeleton::Compat::Pcalg, 1);
+    int compared = 0;
+    for (int t = 0; t < 120; ++t) {
+        std::vector<std::int32_t> vars(static_cast<std::size_t>(nv));
+        for (std::int32_t v = 0; v < nv; ++v) vars[static_cast<std::size_t>(v)] = v;
+        std::shuffle(vars.begin(), vars.end(), rng);
+        vars.resize(static_cast<std::size_t>(2 + t % 4));
+        const std::vector<std::int32_t> given(vars.begin() + 2, vars.end());
+        std::sort(vars.begin() + 2, vars.end());
+        // Rows complete in every variable of the query, increasing.
+        std::vector<std::int32_t> rows;
+        for (std::int64_t r = 0; r < m; ++r) {
+            bool ok = true;
+            for (const std::int32_t v : vars) ok = ok && !std::isnan(d.column(v)[r]);
+            if (ok) rows.push_back(static_cast<std::int32_t>(r));
+        }
+        const auto n = static_cast<std::int64_t>(rows.size());
+        std::vector<std::vector<std::int32_t>> maps(vars.size());
+        std::vector<core::DesignVar> pv(vars.size());
+        std::vector<std::vector<std::int64_t>> occurring(vars.size());
+        for (std::size_t i = 0; i < vars.size(); ++i) {
+            const std::int32_t v = vars[i];
+            pv[i].col = d.column(v);
+            if (!d.is_discrete(v)) continue;
+            std::vector<std::int64_t> count(d.levels[static_cast<std::size_t>(v)].size(), 0);
+            for (const std::int32_t r : rows) ++count[static_cast<std::size_t>(d.column(v)[r])];
+            std::int32_t width = 0;
+            for (const std::int64_t c : count) {
+                maps[i].push_back(c > 0 ? width : -1);
+                if (c > 0) {
+                    ++width;
+                    occurring[i].push_back(c);
+                }
+            }
+            pv[i].kind = core::kDiscrete;
+            pv[i].map = maps[i].data();
+            pv[i].width = width;
+        }
+        const bool dx = pv[0].kind == core::kDiscrete, dy = pv[1].kind == core::kDiscrete;
+        bool x_dep;
+        if (!dx && !dy) {
+            const core::Moments a = core::moments(pv[0].col, rows.data(), n), b = core::moments(pv[1].col, rows.data(), n);
+            x_dep = !(normaltest_from_moments(n, a.mean, a.m2, a.m3, a.m4) >=
+                      normaltest_from_moments(n, b.mean, b.m2, b.m3, b.m4));
+        } else if (dx && dy) {
+            x_dep = !(level_entropy(occurring[0], n) >= level_entropy(occurring[1], n));
+        } else {
+            x_dep = !dx;
+        }
+        const core::DesignVar dep = pv[x_dep ? 0 : 1], other = pv[x_dep ? 1 : 0];
+        std::vector<core::DesignVar> design{other};
+        if (vars.size() == 2) {
+            core::DesignVar ones;
+            ones.kind = core::kOnes;
+            design.push_back(ones);
+        }
+        for (std::size_t i = 2; i < vars.size(); ++i) design.push_back(pv[i]);
+        int p_rest = 0;
+        for (const core::DesignVar& v : design) p_rest += v.width;
+        const core::Design rest{rows.data(), n, design.data(), static_cast<int>(design.size()), p_rest};
+        const core::Design zd{rows.data(), n, design.data() + 1, static_cast<int>(design.size()) - 1,
+                              p_rest - other.width};
+        double stat;
+        if (dx && dy) {
+            std::vector<double> w(static_cast<std::size_t>(core::logistic_doubles(n, p_rest, dep.width)));
+            stat = core::logistic_deviance(zd, dep, dep.width, false, w.data()) -
+                   core::logistic_deviance(rest, dep, dep.width, false, w.data());
+        } else {
+            std::vector<double> w(static_cast<std::size_t>(core::linear_doubles(n, p_rest)));
+            std::vector<std::int32_t> perm(static_cast<std::size_t>(p_rest));
+            const double a = core::residual_sum_of_squares(zd, dep.col, w.data(), perm.data());
+            const double b = core::residual_sum_of_squares(rest, dep.col, w.data(), perm.data());
+            stat = linear_statistic(n, a, b);
+        }
+        const double p = chi2_sf(stat, static_cast<double>(other.width));
+        const CiOutcome o = cpu->test(vars[0], vars[1], given);
+        EXPECT_EQ(stat, o.statistic) << "query " << t;
+        EXPECT_EQ(p, o.p) << "query " << t;
+        ++compared;
+    }
+    EXPECT_EQ(compared, 120);
 }

@@ -168,8 +168,9 @@ TEST(RegressionCore, TestwisePlanIsTheTestwiseTest) {
         for (std::int64_t r = 0; r < m; ++r) {
             const double prev = v > 0 ? d.column(v - 1)[r] : 0.0;
             const double base = std::isnan(prev) ? 0.0 : prev;
-            d.column(v)[r] = discrete ? static_cast<double>(static_cast<int>(std::fabs(base + z(rng))) % (card - (v == 3)))
-                                      : 0.6 * base + z(rng) + (v % 2 ? z(rng) * z(rng) : 0.0);
+            d.column(v)[r] = discrete
+                                 ? static_cast<double>(static_cast<int>(std::fabs(base + z(rng))) % (card - (v == 3)))
+                                 : 0.6 * base + z(rng) + (v % 2 ? z(rng) * z(rng) : 0.0);
         }
     }
     for (double& v : d.values)
@@ -220,7 +221,8 @@ TEST(RegressionCore, TestwisePlanIsTheTestwiseTest) {
         const bool dx = pv[0].kind == core::kDiscrete, dy = pv[1].kind == core::kDiscrete;
         bool x_dep;
         if (!dx && !dy) {
-            const core::Moments a = core::moments(pv[0].col, rows.data(), n), b = core::moments(pv[1].col, rows.data(), n);
+            const core::Moments a = core::moments(pv[0].col, rows.data(), n),
+                                b = core::moments(pv[1].col, rows.data(), n);
             x_dep = !(normaltest_from_moments(n, a.mean, a.m2, a.m3, a.m4) >=
                       normaltest_from_moments(n, b.mean, b.m2, b.m3, b.m4));
         } else if (dx && dy) {

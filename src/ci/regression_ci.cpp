@@ -127,8 +127,17 @@ double normaltest_from_moments(std::int64_t n, double mean, double m2, double m3
 
 double normaltest_statistic(const double* values, std::int64_t n) {
     if (n < 8) return kNaN;
-    const core::Moments m = core::moments(values, nullptr, n);
-    return normaltest_from_moments(n, m.mean, m.m2, m.m3, m.m4);
+    // regression_core::moments' values (the GPU's), its streamed sums taken over arrays here.
+    const double dn = static_cast<double>(n);
+    const double mean = numpy_sum(values, n) / dn;
+    Column d2(static_cast<std::size_t>(n)), d3(d2.size()), d4(d2.size());
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double d = values[i] - mean;
+        d2[i] = d * d;
+        d3[i] = d2[i] * d;
+        d4[i] = d2[i] * d2[i];
+    }
+    return normaltest_from_moments(n, mean, numpy_sum(d2) / dn, numpy_sum(d3) / dn, numpy_sum(d4) / dn);
 }
 
 double linear_statistic(std::int64_t n, double rss_z, double rss_zx) {

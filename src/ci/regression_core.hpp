@@ -97,6 +97,62 @@ private:
     double total_ = 0.0;
 };
 
+/// numpy's sum of the leaf of n <= 128 values at a: below 8 a plain loop from 0, else eight
+/// accumulators combined as a tree, then the rest.
+CUDAG_HD inline double pairwise_leaf(const double* a, std::int64_t n) {
+    if (n < 8) {
+        double s = 0.0;
+        for (std::int64_t i = 0; i < n; ++i) s += a[i];
+        return s;
+    }
+    double r[8];
+    for (int j = 0; j < 8; ++j) r[j] = a[j];
+    const std::int64_t m = n - n % 8;
+    for (std::int64_t i = 8; i < m; i += 8)
+        for (int j = 0; j < 8; ++j) r[j] += a[i + j];
+    double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (std::int64_t i = m; i < n; ++i) s += a[i];
+    return s;
+}
+
+/// numpy's sum of the n values at a (PairwiseSum's bits, without its per-value bookkeeping):
+/// the halves' sums, left then right, by an explicit stack (no recursion on the device).
+CUDAG_HD inline double pairwise_sum(const double* a, std::int64_t n) {
+    if (n <= 128) return pairwise_leaf(a, n);
+    struct Frame {
+        const double* a;
+        std::int64_t n;
+        double left;
+        int state;  ///< 0: left half not summed, 1: right half not summed, 2: both
+    };
+    Frame st[32];
+    int depth = 1;
+    st[0] = Frame{a, n, 0.0, 0};
+    double ret = 0.0;  // the sum the last finished frame returned
+    while (depth > 0) {
+        Frame& f = st[depth - 1];
+        if (f.n <= 128) {
+            ret = pairwise_leaf(f.a, f.n);
+            --depth;
+            continue;
+        }
+        std::int64_t half = f.n / 2;
+        half -= half % 8;
+        if (f.state == 0) {
+            f.state = 1;
+            st[depth++] = Frame{f.a, half, 0.0, 0};
+        } else if (f.state == 1) {
+            f.left = ret;
+            f.state = 2;
+            st[depth++] = Frame{f.a + half, f.n - half, 0.0, 0};
+        } else {
+            ret = f.left + ret;
+            --depth;
+        }
+    }
+    return ret;
+}
+
 /// log(1 + x) for x > −1 from xm::log (Goldberg's correction: u = 1 + x rounded, then
 /// log u · x / (u − 1)); within a few ulps, the same bits on host and device.
 CUDAG_HD inline double log1p(double x) {
@@ -208,10 +264,7 @@ CUDAG_HD inline std::int64_t linear_doubles(std::int64_t n, int p) { return (sta
 /// Centres c (n values; its mean, numpy's sum over n, subtracted) and returns the Euclidean
 /// norm of the result (squares summed in order).
 CUDAG_HD inline double centre(double* c, std::int64_t n) {
-    PairwiseSum s;
-    s.start(n);
-    for (std::int64_t i = 0; i < n; ++i) s.add(c[i]);
-    const double m = s.value() / static_cast<double>(n);
+    const double m = pairwise_sum(c, n) / static_cast<double>(n);
     double ss = 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
         c[i] -= m;

@@ -52,7 +52,7 @@ double reference_sum(const double* a, std::int64_t n) {
 
 }  // namespace
 
-TEST(RegressionCore, PairwiseSumIsNumpys) {
+TEST(RegressionCore, PairwiseSumsAreNumpys) {
     std::mt19937_64 rng(3);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<std::int64_t> sizes;
@@ -66,6 +66,7 @@ TEST(RegressionCore, PairwiseSumIsNumpys) {
         s.start(n);
         for (const double v : a) s.add(v);
         EXPECT_EQ(s.value(), reference_sum(a.data(), n)) << "n = " << n;
+        EXPECT_EQ(core::pairwise_sum(a.data(), n), reference_sum(a.data(), n)) << "n = " << n;
     }
 }
 

@@ -2,6 +2,7 @@
 // The registry's CUDA entries (kernels/), compiled only in a CUDA build
 // (src/skeleton/engines_nocuda.cpp otherwise).
 #include "kernels/engines.hpp"
+#include "kernels/regression_batch.hpp"
 #include "skeleton/batch_test_engine.hpp"
 #include "skeleton/engines.hpp"
 
@@ -44,13 +45,26 @@ std::unique_ptr<SkeletonEngine> cuda_cg_lrt(const EngineArgs& a) {
     });
 }
 
+// regression: as cg-lrt, on the GPU batch of kernels/regression_batch.cu.
+std::unique_ptr<SkeletonEngine> cuda_regression(const EngineArgs& a) {
+    return make_agreed(a.comm, [&] {
+        const Compat compat = a.policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg;
+        return make_batch_test_engine(
+            a.data.n_vars, cuda::make_regression_batch(a.data, a.test, compat, a.backend.threads, a.backend.device),
+            a.policy, a.backend.threads, "cuda");
+    });
+}
+
 }  // namespace
 
 std::vector<EngineEntry> cuda_engines() {
     return {
-        {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},   {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
-        {TestKind::GSquare, BackendKind::Cuda, cuda_discrete}, {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
+        {TestKind::FisherZ, BackendKind::Cuda, cuda_fisher},
+        {TestKind::ChiSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::GSquare, BackendKind::Cuda, cuda_discrete},
+        {TestKind::CmiKnn, BackendKind::Cuda, cuda_cmiknn},
         {TestKind::CgLrt, BackendKind::Cuda, cuda_cg_lrt},
+        {TestKind::Regression, BackendKind::Cuda, cuda_regression},
     };
 }
 
@@ -70,6 +84,11 @@ std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const Te
         // CMIknn: kernels/cmi_knn_testwise_batch.cu.
         case TestKind::CmiKnn:
             return cuda::make_cmiknn_testwise_batch(data, test, backend.threads, backend.device);
+        // regression: kernels/regression_batch.cu.
+        case TestKind::Regression:
+            return cuda::make_regression_batch(data, test,
+                                               policy.causal_learn_pvalue ? Compat::CausalLearn : Compat::Pcalg,
+                                               backend.threads, backend.device);
         default:
             return nullptr;
     }

@@ -2,8 +2,9 @@
 // tigramite's RegressionCI (tigramite 5.2.10.1, independence_tests/regressionCI.py; Tsagris et
 // al. 2018, "Constraint-based causal discovery with mixed data", as a likelihood-ratio test):
 // X ⟂ Y | Z on continuous, discrete or mixed data by comparing the fit of one of X, Y (the
-// dependent variable) on Z alone with its fit on Z and the other one. Host code, one thread,
-// fixed loop order.
+// dependent variable) on Z alone with its fit on Z and the other one. One thread, fixed loop
+// order; the fits are ci/regression_core.hpp's, which the GPU batch (kernels/regression_batch.cu)
+// runs too, so that both give the same bits.
 //
 // What tigramite computes (run_test_raw with the data types of X, Y and Z):
 //  * The regressors: Z's columns in the given order, a continuous one as is, a discrete one as
@@ -45,7 +46,10 @@
 // ½ sᵀHs <= 1e-8 (1/n + |f|), until it is <= 1e-20 (1/n + |f|)). Least squares: centred
 // columns scaled to unit norm, Householder QR with column pivoting (columns dependent within
 // ε·max(n, k), as a full one-hot set is on the intercept, are left out: the residual is the
-// same).
+// same). The logistic fits' exponentials and logarithms (and log1p, built from them) are
+// xm::exp and xm::log (core/exact_math.hpp: within 1 ulp of glibc's, and the same bits on a
+// GPU); least squares needs none; the entropy, normaltest's K² from its moments,
+// n log(RSS_Z / RSS_ZX) and chi2.sf use glibc's functions, on the host in both paths.
 //
 // Compared with tigramite 5.2.10.1 and scikit-learn 1.9.1 (numpy 2.4.6, scipy 1.17.1) on the
 // 40 cases of tests/data/regression_ci/ (scripts/dev/regression_reference.py), the largest
@@ -54,13 +58,30 @@
 //     (tigramite subtracts two deviances of ~1e3 for a statistic of 0.0037; numpy's lstsq in
 //     the form n log(RSS_Z / RSS_ZX) differs from tigramite's value by as much, 5.8e-11)
 //   logistic fits (22 cases, 44 fits of 2 to 4 Newton steps), against tigramite as it is:
-//                                                     statistic 1.4e-13, p-value 2.3e-13
+//                                                     statistic 2.0e-13, p-value 1.2e-13
 //     (each of the 44 fits stops after as many steps as sklearn's, checked by instrumenting
 //     both; the stopping tests closest to tol 1e-4:
 //     converged with the larger of max|g| and ½ sᵀHs at 9.55e-5, not converged with it at
 //     1.15e-4: far beyond rounding's reach)
 //   logistic fits with LogisticStop::Optimum, against tigramite with the logistic fits run to
-//   tol 1e-12:                                        statistic 8.3e-13, p-value 2.9e-12
+//   tol 1e-12:                                        statistic 9.4e-13, p-value 2.8e-12
+// (with glibc's exp, log and log1p in the logistic fits, as before the GPU batch: 1.4e-13,
+// 2.3e-13, 8.3e-13, 2.9e-12.)
+// The one statistic of docs/performance.md's 200-query comparison at n = 5,000
+// (scripts/bench/mixed_tests_speed.py, seed 1) that differs from tigramite's by 1.2e-6 relative
+// (p by 1.1e-9) is query 150, V25 ⟂ V15 | V14, all continuous, so a linear fit: a tiny
+// statistic, 6.07e-6 = n log(RSS_Z / RSS_ZX) with RSS_Z / RSS_ZX − 1 = 1.2e-9. Against the
+// exact value (the two least-squares problems solved in rationals, the logarithm to 60
+// digits: 6.0686644912e-6) cudag is 1.27e-6 off, tigramite 1.2e-7 (its difference of two
+// deviances of 14,189, 1.8e-12 apart per ulp) and n log(RSS_Z / RSS_ZX) from sklearn's
+// residuals y − Xb summed by numpy 5.8e-9: cudag's two RSS, each the sum of the squared
+// trailing entries of Qᵀy after its own pivoted QR, carry first-order rounding of a few ε each
+// (here 1.5e-15 relative in their ratio), which n = 5,000 turns into 7.7e-12 absolute in the
+// statistic. No stopping rule is involved. The statistic is this sensitive for any
+// double-precision method (a few ε / |log(RSS_Z / RSS_ZX)| relative: 1.8e-7 per ε here); a
+// residual Σ (y − Xb)² with b from the same QR (first-order insensitive to b's rounding, as
+// sklearn's is) would gain about two digits on such cases; not done. Reproduced by
+// scripts/dev/regression_small_statistic.py.
 // tests/unit/ci/test_regression_ci.cpp asserts 1e-9 (linear), 1e-6 (logistic, against
 // tigramite as it is) and 1e-10 (LogisticStop::Optimum against the tol 1e-12 run).
 #pragma once
@@ -101,6 +122,19 @@ RegressionCiResult regression_ci(const Dataset& data, std::int32_t x, std::int32
 /// scipy.stats.normaltest's statistic K² (D'Agostino–Pearson: skewtest's z² plus
 /// kurtosistest's z²) of `n` values; NaN for n < 8 or a constant column, as scipy.
 double normaltest_statistic(const double* values, std::int64_t n);
+
+/// normaltest's K² of n values from their mean and central moments m2, m3, m4 as
+/// regression_core::moments forms them (normaltest_statistic's second half: glibc's pow, sqrt
+/// and log; host only).
+double normaltest_from_moments(std::int64_t n, double mean, double m2, double m3, double m4);
+
+/// tigramite's entropy of a discrete variable, −Σ p log p (numpy's sum, glibc's log), from
+/// the counts of its levels in ascending code order (zero counts skipped), n rows in all.
+double level_entropy(std::span<const std::int64_t> counts, std::int64_t n);
+
+/// The statistic of a linear test of n rows from the two residual sums of squares:
+/// n log(RSS_Z / RSS_ZX) (glibc's log; host only).
+double linear_statistic(std::int64_t n, double rss_z, double rss_zx);
 
 /// RegressionCI behind the CiTest interface ("regression"); the data are referenced, not
 /// copied, and must outlive the test. extra: {"dof", ...}.

@@ -61,7 +61,7 @@ constexpr std::array<TestTraits, 7> kTable{{
      .cost = TestCost::Permutation},
     // The mixed-data tests (issue 55): the conditional-Gaussian likelihood ratio (ci/cg_lrt.hpp;
     // on a GPU in batches, kernels/cg_lrt_batch.cu) and tigramite's RegressionCI
-    // (ci/regression_ci.hpp, CPU).
+    // (ci/regression_ci.hpp; on a GPU in batches, kernels/regression_batch.cu).
     {.kind = TestKind::CgLrt,
      .name = "cg-lrt",
      .data = TestData::Mixed,
@@ -81,7 +81,7 @@ constexpr std::array<TestTraits, 7> kTable{{
      .dof_rule = false,
      .permutation = false,
      .shared_matrix = false,
-     .gpu = false,
+     .gpu = true,
      .constant_columns = false,
      .scale_free = false,
      .spare_samples = -1,

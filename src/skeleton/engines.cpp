@@ -95,7 +95,7 @@ bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
 
 bool testwise_on_gpu(TestKind kind) {
     return kind == TestKind::FisherZ || kind == TestKind::ChiSquare || kind == TestKind::GSquare ||
-           kind == TestKind::CgLrt || kind == TestKind::CmiKnn;
+           kind == TestKind::CgLrt || kind == TestKind::CmiKnn || kind == TestKind::Regression;
 }
 
 std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {

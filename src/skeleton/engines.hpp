@@ -51,8 +51,8 @@ std::vector<EngineEntry> cpu_engines();
 /// The CUDA entries (kernels/skeleton_registry.cpp; none in a CPU-only build, engines_nocuda.cpp).
 std::vector<EngineEntry> cuda_engines();
 /// The tests with a GPU path under `--missing testwise` (testwise_on_gpu: Fisher-z, χ², G²,
-/// cg-lrt, CMIknn) as one batch test on the GPU `backend.device` (kernels/fisher_testwise_batch.cu,
-/// discrete_testwise_batch.cu, cg_lrt_batch.cu, cmi_knn_testwise_batch.cu: the CPU's test-wise
+/// cg-lrt, CMIknn, regression) as one batch test on the GPU `backend.device` (kernels/fisher_testwise_batch.cu,
+/// discrete_testwise_batch.cu, cg_lrt_batch.cu, cmi_knn_testwise_batch.cu, regression_batch.cu: the CPU's test-wise
 /// answers bit for bit), p-values with causal-learn's arithmetic where `policy` says so; `data`
 /// must outlive it. Null for another test, and in a CPU-only build (engines_nocuda.cpp).
 std::unique_ptr<ci::BatchTest> cuda_testwise_batch(const Dataset& data, const TestSpec& test, const TestPolicy& policy,

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "core/backend.hpp"
 #include "support/cli_run.hpp"
 
 namespace fs = std::filesystem;
@@ -84,6 +85,27 @@ TEST_F(CliMixed, PcOnMixedDataAndMissingCells) {
     EXPECT_NE(c.out.find("\"n_samples\": 257"), std::string::npos) << c.out;  // 300 - 43 holes
 }
 
+// On a GPU, --test regression answers a citest batch and a pc search as the CPU does (the
+// same numbers printed, the same graph), with and without missing cells.
+TEST_F(CliMixed, RegressionOnTheGpuIsTheCpus) {
+    if (cudag::visible_gpus() == 0) GTEST_SKIP() << "no GPU visible (or no CUDA in this build)";
+    for (const int hole : {0, 7}) {
+        const std::string d = write("m.csv", mixed(400, hole));
+        const std::string missing = hole ? " --missing testwise" : "";
+        const std::string q = write("q.tsv", "x\ty\tgiven\nx\ty\tz\ng\ty\tx\nz\tg\t\ny\tz\tg,x\n");
+        const std::string citest = "citest --data " + d + " --test regression --queries " + q + missing;
+        const CliRun cpu = run(citest + " --backend cpu"), gpu = run(citest + " --backend cuda");
+        ASSERT_EQ(cpu.code, 0) << cpu.err;
+        ASSERT_EQ(gpu.code, 0) << gpu.err;
+        EXPECT_EQ(gpu.out, cpu.out);
+        const std::string pc = "pc -q --data " + d + " --test regression" + missing;
+        const CliRun a = run(pc + " --backend cpu"), b = run(pc + " --backend cuda");
+        ASSERT_EQ(a.code, 0) << a.err;
+        ASSERT_EQ(b.code, 0) << b.err;
+        EXPECT_EQ(b.out, a.out);
+    }
+}
+
 TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
     // A column forced discrete with 10,000 levels.
     std::string many = "a,b\n";
@@ -111,12 +133,16 @@ TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
     expect_error("pc --data " + d + " --missing pairwise", "--missing must be error, testwise or listwise");
     expect_error("mcmc --data " + d + " --score bge --missing testwise",
                  "a score sums over one table's rows, so mcmc and score take --missing listwise");
-    // regression has no GPU path: --backend cuda is refused for a batch as for a search.
-    const std::string q = write("q.tsv", "x\ty\tgiven\nx\ty\tz\n");
-    expect_error("citest --data " + d + " --test regression --queries " + q + " --backend cuda",
-                 "--test regression runs on the CPU only (use --backend cpu or auto)");
-    expect_error("pc --data " + d + " --test regression --backend cuda",
-                 "--test regression runs on the CPU only (use --backend cpu or auto)");
+    // regression runs on the GPU as well (kernels/regression_batch.cu): --backend cuda is no
+    // longer refused as CPU-only; without a visible GPU (or CUDA in this build) it is the
+    // one-line error of every GPU test, naming cuda.
+    if (cudag::visible_gpus() == 0)
+        for (const std::string args : {"citest --data " + d + " --test regression --queries " +
+                                           write("q.tsv", "x\ty\tgiven\nx\ty\tz\n") + " --backend cuda",
+                                       "pc --data " + d + " --test regression --backend cuda"}) {
+            expect_error(args, "cuda");
+            EXPECT_EQ(run(args).err.find("runs on the CPU only"), std::string::npos) << args;
+        }
     // A continuous test names a label cell, or a column named discrete.
     expect_error("pc --data " + d + " --test cmiknn", d + ":2:1: non-numeric value 'a' in column 'g'");
     expect_error("pc --data " + f + " --test fisher-z --missing testwise --discrete-columns c",

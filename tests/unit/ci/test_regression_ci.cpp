@@ -90,9 +90,9 @@ struct Lcg {
 // (tests/data/regression_ci/regression.tsv, scripts/dev/regression_reference.py): the
 // dependent variable, the fit and dof exactly; the statistic and p-value within 1e-9 where
 // least squares decide, within 1e-6 where the logistic fits decide (22 cases; cudag follows
-// sklearn's newton-cholesky to the step where it stops at its tol 1e-4: measured 1.4e-13 and
-// 2.3e-13), and, with LogisticStop::Optimum, within 1e-10 of tigramite run with tol 1e-12
-// (the *_optimum columns; measured 8.3e-13 and 2.9e-12; ci/regression_ci.hpp's table).
+// sklearn's newton-cholesky to the step where it stops at its tol 1e-4: measured 2.0e-13 and
+// 1.2e-13), and, with LogisticStop::Optimum, within 1e-10 of tigramite run with tol 1e-12
+// (the *_optimum columns; measured 9.4e-13 and 2.8e-12; ci/regression_ci.hpp's table).
 TEST(RegressionCi, EqualsTigramiteOnReferenceCases) {
     std::ifstream in(kDir + "regression.tsv");
     ASSERT_TRUE(in) << kDir << "regression.tsv";

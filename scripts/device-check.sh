@@ -213,6 +213,12 @@ if has mixed; then
         bench "PC with --missing testwise, cg-lrt and g-square (scripts/bench/testwise_gpu_more.sh)" p \
             "$root/scripts/bench/testwise_gpu_more.sh" "$build" "${OUT:-/tmp}/mixed"
     fi
+    if [[ -x $root/scripts/bench/regression_gpu.sh ]]; then
+        bench "regression batches and PC, GPU vs CPU (scripts/bench/regression_gpu.sh)" p \
+            "$root/scripts/bench/regression_gpu.sh" "$build"
+        bench "regression with --missing testwise, GPU vs CPU (scripts/bench/regression_gpu.sh)" p \
+            env MISSING=0.1 "$root/scripts/bench/regression_gpu.sh" "$build"
+    fi
     if [[ -x $root/scripts/bench/testwise_cmiknn_gpu.sh ]]; then
         bench "citest --queries and PC with --missing testwise, CMIknn (scripts/bench/testwise_cmiknn_gpu.sh)" p \
             "$root/scripts/bench/testwise_cmiknn_gpu.sh" "$build"

@@ -137,7 +137,7 @@ TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
     // longer refused as CPU-only; without a visible GPU (or CUDA in this build) it is the
     // one-line error of every GPU test, naming cuda.
     if (cudag::visible_gpus() == 0)
-        for (const std::string args : {"citest --data " + d + " --test regression --queries " +
+        for (const std::string& args : {"citest --data " + d + " --test regression --queries " +
                                            write("q.tsv", "x\ty\tgiven\nx\ty\tz\n") + " --backend cuda",
                                        "pc --data " + d + " --test regression --backend cuda"}) {
             expect_error(args, "cuda");

@@ -67,7 +67,11 @@ std::map<int, Dataset> read_sets() {
                     d.column(v)[i] = std::strtod(cell.c_str(), nullptr);
                 }
             }
-            for (int l = 0; l < levels; ++l) d.levels[static_cast<std::size_t>(v)].push_back("L" + std::to_string(l));
+            for (int l = 0; l < levels; ++l) {
+                std::string label = "L";  // appended: GCC 12's -Wrestrict misfires on "L" + std::string
+                label += std::to_string(l);
+                d.levels[static_cast<std::size_t>(v)].push_back(label);
+            }
         }
         sets.emplace(k, std::move(d));
     }

@@ -138,8 +138,8 @@ TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
     // one-line error of every GPU test, naming cuda.
     if (cudag::visible_gpus() == 0)
         for (const std::string& args : {"citest --data " + d + " --test regression --queries " +
-                                           write("q.tsv", "x\ty\tgiven\nx\ty\tz\n") + " --backend cuda",
-                                       "pc --data " + d + " --test regression --backend cuda"}) {
+                                            write("q.tsv", "x\ty\tgiven\nx\ty\tz\n") + " --backend cuda",
+                                        "pc --data " + d + " --test regression --backend cuda"}) {
             expect_error(args, "cuda");
             EXPECT_EQ(run(args).err.find("runs on the CPU only"), std::string::npos) << args;
         }

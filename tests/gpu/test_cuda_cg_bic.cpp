@@ -33,13 +33,19 @@ cudag::Dataset mixed_data(const std::vector<int>& levels, int samples, std::uint
     d.values.resize(static_cast<std::size_t>(n) * samples);
     bool any = false;
     for (int v = 0; v < n; ++v) {
-        d.names.push_back("v" + std::to_string(v));
+        std::string name = "v";  // appended: GCC 12's -Wrestrict misfires on "v" + std::string
+        name += std::to_string(v);
+        d.names.push_back(name);
         any = any || levels[v] > 0;
     }
     if (any)
         for (int v = 0; v < n; ++v) {
             std::vector<std::string> labels;
-            for (int i = 0; i < levels[v]; ++i) labels.push_back("l" + std::to_string(i));
+            for (int i = 0; i < levels[v]; ++i) {
+                std::string label = "l";
+                label += std::to_string(i);
+                labels.push_back(label);
+            }
             d.levels.push_back(labels);
         }
     std::uint64_t state = seed;

@@ -196,6 +196,10 @@ TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
     expect_error("pcmci --data " + c + " --test fisher-z", "unknown --test 'fisher-z'");
     expect_error("pcmci --data " + c + " --fdr holm", "unknown --fdr 'holm'");
     expect_error("pcmci --data " + c + " --pc-alpha 1.5", "pc_alpha must lie in [0, 1]");
+    expect_error("pcmci --data " + c + " --alpha-level -0.1", "alpha_level must lie in [0, 1]");
+    expect_error("pcmci --data " + c + " --max-combinations 0", "max_combinations must be > 0");
+    for (const char* opt : {"--max-conds-dim", "--max-conds-py", "--max-conds-px"})
+        expect_error("pcmci --data " + c + " " + opt + " -2", "maximum condition dimensions must be >= 0");
     expect_error("pcmci --data " + write("const.csv", "a,b\n1,2\n1,3\n1,5\n1,4\n1,8\n1,1\n1,0\n1,2\n1,6\n1,7\n") +
                      " --tau-max 1",
                  "series 'a' is constant");

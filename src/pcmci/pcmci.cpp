@@ -96,9 +96,36 @@ bool is_link_type(const std::string& t) {
 }
 
 const std::string* LinkAssumptions::find(std::int32_t j, Node node) const {
-    for (const auto& [n, type] : links[static_cast<std::size_t>(j)])
+    const auto& list = links[static_cast<std::size_t>(j)];
+    if (static_cast<std::size_t>(j) < at_.size() && indexed_size_[static_cast<std::size_t>(j)] == list.size() &&
+        node.lag >= 0 && node.lag < lags_ && node.var >= 0 &&
+        static_cast<std::size_t>(node.var) < at_[static_cast<std::size_t>(j)].size() / static_cast<std::size_t>(lags_)) {
+        const std::int32_t k =
+            at_[static_cast<std::size_t>(j)][static_cast<std::size_t>(node.var) * static_cast<std::size_t>(lags_) +
+                                             static_cast<std::size_t>(node.lag)];
+        if (k < 0) return nullptr;
+        if (list[static_cast<std::size_t>(k)].first == node) return &list[static_cast<std::size_t>(k)].second;
+    }
+    for (const auto& [n, type] : list)
         if (n == node) return &type;
     return nullptr;
+}
+
+void LinkAssumptions::index(std::int32_t max_lag) {
+    lags_ = max_lag + 1;
+    const std::size_t n = links.size();
+    indexed_size_.assign(n, 0);
+    at_.assign(n, std::vector<std::int32_t>(n * static_cast<std::size_t>(lags_), -1));
+    for (std::size_t j = 0; j < n; ++j) {
+        indexed_size_[j] = links[j].size();
+        for (std::size_t k = 0; k < links[j].size(); ++k) {
+            const Node node = links[j][k].first;
+            if (node.var < 0 || static_cast<std::size_t>(node.var) >= n || node.lag < 0 || node.lag >= lags_) continue;
+            std::int32_t& slot = at_[j][static_cast<std::size_t>(node.var) * static_cast<std::size_t>(lags_) +
+                                        static_cast<std::size_t>(node.lag)];
+            if (slot < 0) slot = static_cast<std::int32_t>(k);  // the first, as the scan finds it
+        }
+    }
 }
 
 LinkAssumptions default_links(std::int32_t n_vars, std::int32_t tau_min, std::int32_t tau_max) {
@@ -109,6 +136,7 @@ LinkAssumptions default_links(std::int32_t n_vars, std::int32_t tau_min, std::in
             for (std::int32_t lag = tau_min; lag <= tau_max; ++lag)
                 if (!(i == j && lag == 0))
                     la.links[static_cast<std::size_t>(j)].push_back({{i, lag}, lag == 0 ? "o?o" : "-?>"});
+    la.index(tau_max);
     return la;
 }
 
@@ -132,6 +160,7 @@ LinkAssumptions normalise_links(LinkAssumptions la, std::int32_t n_vars, std::in
                 throw InputError("link assumption " + node_text(node) + " -> " + std::to_string(j) + " has type '" +
                                  type + "': the types are o-o, o?o, -->, -?>, <--, <?-");
         }
+    la.index(tau_max);
     for (std::int32_t j = 0; j < n_vars; ++j) {
         auto& links = la.links[static_cast<std::size_t>(j)];
         for (std::size_t k = 0; k < links.size(); ++k) {
@@ -167,6 +196,7 @@ LinkAssumptions normalise_links(LinkAssumptions la, std::int32_t n_vars, std::in
     for (std::int32_t v = 0; v < n_vars; ++v)
         if (state[static_cast<std::size_t>(v)] == 0 && cyclic(v))
             throw InputError("the link assumptions have a contemporaneous cycle");
+    la.index(tau_max);
     return la;
 }
 
@@ -199,6 +229,14 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
     std::int64_t done_tests = 0, planned = 0;
     // PC1's matrices (for run_pcmciplus): pval_max starts as None, so the first test sets it.
     const std::size_t lags = static_cast<std::size_t>(s.tau_max + 1);
+    // Where (j, node)'s entry is in st[j].val_min (−1: none): a flat table, as the lists grow long
+    // (N·tau_max candidates a variable) and every test looks its parent up.
+    const std::size_t per_j = static_cast<std::size_t>(n) * lags;
+    std::vector<std::int32_t> slot(static_cast<std::size_t>(n) * per_j, -1);
+    const auto slot_of = [&](std::int32_t j, Node node) -> std::int32_t& {
+        return slot[static_cast<std::size_t>(j) * per_j + static_cast<std::size_t>(node.var) * lags +
+                    static_cast<std::size_t>(node.lag)];
+    };
     std::vector<char> tested;
     if (matrices) {
         const std::size_t cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * lags;
@@ -274,13 +312,14 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                 Pc1& p = st[static_cast<std::size_t>(it.j)];
                 const Node parent = p.parents[it.parent];
                 const double a = std::fabs(val[q]);
-                auto found =
-                    std::find_if(p.val_min.begin(), p.val_min.end(), [&](const auto& e) { return e.first == parent; });
+                std::int32_t& at = slot_of(it.j, parent);
                 // Python's min(|val|, old): the old value only where it is smaller.
-                if (found == p.val_min.end())
+                if (at < 0) {
+                    at = static_cast<std::int32_t>(p.val_min.size());
                     p.val_min.push_back({parent, a});
-                else if (!(found->second < a))
-                    found->second = a;
+                } else if (!(p.val_min[static_cast<std::size_t>(at)].second < a)) {
+                    p.val_min[static_cast<std::size_t>(at)].second = a;
+                }
                 if (matrices) {
                     const std::size_t cell = (static_cast<std::size_t>(parent.var) * static_cast<std::size_t>(n) +
                                               static_cast<std::size_t>(it.j)) *
@@ -302,13 +341,21 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
             }
         }
         // Drop the non-significant parents, then sort the rest by val_min, largest first (stable).
+        std::vector<char> erased(static_cast<std::size_t>(n), 0);
         for (const Item& it : items)
             if (it.nonsig) {
                 Pc1& p = st[static_cast<std::size_t>(it.j)];
-                const Node parent = p.parents[it.parent];
-                p.val_min.erase(
-                    std::find_if(p.val_min.begin(), p.val_min.end(), [&](const auto& e) { return e.first == parent; }));
+                std::int32_t& at = slot_of(it.j, p.parents[it.parent]);
+                p.val_min[static_cast<std::size_t>(at)].first.var = -1;  // erased below, order kept
+                at = -1;
+                erased[static_cast<std::size_t>(it.j)] = 1;
             }
+        for (std::int32_t j = 0; j < n; ++j) {
+            if (!erased[static_cast<std::size_t>(j)]) continue;
+            auto& vm = st[static_cast<std::size_t>(j)].val_min;
+            vm.erase(std::remove_if(vm.begin(), vm.end(), [](const auto& e) { return e.first.var < 0; }), vm.end());
+            for (std::size_t k = 0; k < vm.size(); ++k) slot_of(j, vm[k].first) = static_cast<std::int32_t>(k);
+        }
         for (std::int32_t j = 0; j < n; ++j) {
             Pc1& p = st[static_cast<std::size_t>(j)];
             if (p.done) continue;

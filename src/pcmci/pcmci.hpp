@@ -51,8 +51,16 @@ bool is_link_type(const std::string& type);
 /// the order they were given (tigramite's dictionary order, which decides ties in PC1).
 struct LinkAssumptions {
     std::vector<std::vector<std::pair<Node, std::string>>> links;
-    /// The type of link (node → j), or nullptr when absent.
+    /// The type of link (node → j), or nullptr when absent: a table lookup where index() has
+    /// seen j's list as it is (same length, same node at the position), a scan of the list else.
     const std::string* find(std::int32_t j, Node node) const;
+    /// Builds find's table for nodes of lags 0..max_lag (positions in each j's list).
+    void index(std::int32_t max_lag);
+
+private:
+    std::int32_t lags_ = 0;                     ///< max_lag + 1 of the table; 0: none
+    std::vector<std::size_t> indexed_size_;     ///< links[j].size() when the table was built
+    std::vector<std::vector<std::int32_t>> at_; ///< at_[j][var·lags_ + lag]: position in links[j], −1 none
 };
 
 /// tigramite's default assumptions: every (i, −lag), lag = tau_min..tau_max, i outer, lag inner,

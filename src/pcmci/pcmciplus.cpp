@@ -199,7 +199,7 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
         if (sk.graph[q].empty()) sk.p[q] = 1.0;
     sk.sepsets.assign(cells, {});
     std::vector<std::vector<std::int32_t>> adj = contemp_adjacencies(sk.graph, c, true);
-    std::int64_t planned = 0;
+    std::int64_t planned = 0, run_tests = 0;  // the progress line counts the tests run, sk.tests those recorded
 
     for (std::int64_t dim = 0; dim <= max_dim; ++dim) {
         // The level's pairs in tigramite's order (_remaining_pairs), against adj at its start.
@@ -234,10 +234,11 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
 
         // Tests in rounds: the next subset of every live pair; a pair ends at its first
         // independence or its last subset, which releases the reverse pair waiting for it.
-        std::vector<std::size_t> released;
+        std::vector<std::size_t> released, activated;
         const auto activate = [&](std::size_t q) {
             Pair& pr = pairs[q];
             pr.state = Pair::State::Live;
+            if (!pr.fixed) activated.push_back(q);
             if (pr.fixed) {
                 // Every subset gives value 1 and p-value 0: recording it once changes nothing more.
                 pr.outcomes.push_back({1.0, 0.0});
@@ -263,35 +264,64 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
         for (std::size_t q = 0; q < pairs.size(); ++q)
             if (!waits[q]) activate(q);
         release_all();
-        for (;;) {
+        // A round tests the next subset of every live pair; when few pairs are live (a level's
+        // tail: pairs with many subsets), the next several subsets of each, answers past a
+        // pair's end dropped: fewer rounds, the same outcomes.
+        constexpr std::size_t kRoundTests = 16384, kMaxAhead = 256;
+        std::vector<std::size_t> live = std::move(activated);
+        activated.clear();
+        while (!live.empty()) {
+            const std::size_t ahead = std::clamp<std::size_t>(kRoundTests / live.size(), 1, kMaxAhead);
             Batch batch;
-            std::vector<std::size_t> asked;
-            for (std::size_t q = 0; q < pairs.size(); ++q) {
+            std::vector<std::size_t> asked;  // per live pair: the subsets it has in the batch
+            std::vector<int> comb;
+            for (const std::size_t q : live) {
                 const Pair& pr = pairs[q];
-                if (pr.state != Pair::State::Live) continue;
-                batch.add(lagged, {pr.i, pr.lag}, {pr.j, 0},
-                          conditions(pr.i, pr.lag, pr.j, pr.subset(adj[static_cast<std::size_t>(pr.j)])));
-                asked.push_back(q);
+                const auto& adj_j = adj[static_cast<std::size_t>(pr.j)];
+                comb = pr.comb;
+                std::size_t k = 0;
+                do {
+                    std::vector<std::int32_t> sub;
+                    for (int e : comb)
+                        sub.push_back(adj_j[static_cast<std::size_t>(e + (pr.skip >= 0 && e >= pr.skip ? 1 : 0))]);
+                    batch.add(lagged, {pr.i, pr.lag}, {pr.j, 0}, conditions(pr.i, pr.lag, pr.j, sub));
+                    ++k;
+                } while (k < ahead && next_combination(comb, pr.n_conds));
+                asked.push_back(k);
             }
-            if (asked.empty()) break;
-            planned += static_cast<std::int64_t>(asked.size());
-            batch.run(tests, "MCI skeleton", sk.tests, planned, progress);
-            sk.tests += static_cast<std::int64_t>(asked.size());
-            for (std::size_t a = 0; a < asked.size(); ++a) {
-                Pair& pr = pairs[asked[a]];
-                pr.outcomes.push_back({batch.statistic[a], batch.p[a]});
-                const bool dependent = batch.p[a] <= s.pc_alpha;
-                if (!dependent) {
-                    pr.removed = true;
-                    pr.sepset = pr.subset(adj[static_cast<std::size_t>(pr.j)]);
-                    pr.state = Pair::State::Done;
-                    released.push_back(asked[a]);
-                } else if (!next_combination(pr.comb, pr.n_conds)) {
-                    pr.state = Pair::State::Done;
-                    released.push_back(asked[a]);
+            planned += static_cast<std::int64_t>(batch.queries.size());
+            batch.run(tests, "MCI skeleton", run_tests, planned, progress);
+            run_tests += static_cast<std::int64_t>(batch.queries.size());
+            std::size_t a = 0;
+            std::vector<std::size_t> next;
+            for (std::size_t e = 0; e < live.size(); ++e) {
+                Pair& pr = pairs[live[e]];
+                for (std::size_t k = 0; k < asked[e]; ++k) {
+                    const double v = batch.statistic[a + k], pv = batch.p[a + k];
+                    pr.outcomes.push_back({v, pv});
+                    ++sk.tests;
+                    if (!(pv <= s.pc_alpha)) {
+                        pr.removed = true;
+                        pr.sepset = pr.subset(adj[static_cast<std::size_t>(pr.j)]);
+                        pr.state = Pair::State::Done;
+                        break;
+                    }
+                    if (!next_combination(pr.comb, pr.n_conds)) {
+                        pr.state = Pair::State::Done;
+                        break;
+                    }
                 }
+                a += asked[e];
+                if (pr.state == Pair::State::Done)
+                    released.push_back(live[e]);
+                else
+                    next.push_back(live[e]);
             }
+            // The pairs the finished ones release join the next round (fixed ones finish at once).
             release_all();
+            live = std::move(next);
+            live.insert(live.end(), activated.begin(), activated.end());
+            activated.clear();
         }
 
         // The outcomes in tigramite's sequential order.
@@ -404,50 +434,95 @@ Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton&
             if (std::find(sep.begin(), sep.end(), t.k) == sep.end()) v_structures.push_back(t);
         }
     } else {
-        // Every subset of the neighbours, tested as in the skeleton; all triples in one batch.
+        // Every subset of the neighbours, tested as in the skeleton: subsets of adj(j) without
+        // (i, 0), then for a lag-0 triple those of adj(i) without j not already listed. The lists
+        // are in variable order, so a subset of adj(i)'s is already listed exactly when adj(j)'s
+        // list is not empty and all its members are in it. The triples go in chunks of about
+        // kChunk tests (memory bounded); the tallies do not depend on the chunking.
+        constexpr std::size_t kChunk = std::size_t{1} << 22;
         const auto adj = contemp_adjacencies(g, c, true);
-        std::vector<std::vector<std::vector<std::int32_t>>> sets(triples.size());
-        Batch batch;
-        for (std::size_t q = 0; q < triples.size(); ++q) {
-            const Triple& t = triples[q];
-            std::vector<std::int32_t> nj, ni;
+        const auto neighbours = [&](const Triple& t, std::vector<std::int32_t>& nj, std::vector<std::int32_t>& ni) {
+            nj.clear();
+            ni.clear();
             for (std::int32_t l : adj[static_cast<std::size_t>(t.j)])
                 if (!(l == t.i && t.lag == 0)) nj.push_back(l);
-            auto all = subsets(nj);
-            if (t.lag == 0) {
+            if (t.lag == 0)
                 for (std::int32_t l : adj[static_cast<std::size_t>(t.i)])
                     if (l != t.j) ni.push_back(l);
-                for (auto& sub : subsets(ni)) all.push_back(std::move(sub));
-            }
-            for (auto& sub : all)
-                if (std::find(sets[q].begin(), sets[q].end(), sub) == sets[q].end()) sets[q].push_back(std::move(sub));
-            for (const auto& sub : sets[q]) batch.add(lagged, {t.i, t.lag}, {t.j, 0}, conditions(t.i, t.lag, t.j, sub));
-        }
-        out.tests = static_cast<std::int64_t>(batch.queries.size());
-        batch.run(tests, "collider tests", 0, out.tests, progress);
-        std::size_t a = 0;
-        const bool conservative = s.contemp_collider_rule == "conservative";
+            if (nj.size() >= 40 || ni.size() >= 40)
+                throw InputError("the collider phase of PCMCI+ would test every subset of " +
+                                 std::to_string(std::max(nj.size(), ni.size())) +
+                                 " contemporaneous neighbours of one triple: too many (lower pc_alpha)");
+        };
+        // The tests of each triple, counted first for the progress line.
+        std::vector<std::int64_t> counts(triples.size(), 0);
+        std::vector<std::int32_t> nj, ni;
+        std::int64_t planned = 0;
         for (std::size_t q = 0; q < triples.size(); ++q) {
-            std::size_t separating = 0, with_k = 0;
-            for (const auto& sub : sets[q]) {
-                if (!(batch.p[a++] <= s.pc_alpha)) {
-                    ++separating;
-                    if (std::find(sub.begin(), sub.end(), triples[q].k) != sub.end()) ++with_k;
+            neighbours(triples[q], nj, ni);
+            std::int64_t n = nj.empty() ? 0 : std::int64_t{1} << nj.size();
+            if (!ni.empty()) {
+                std::size_t common = 0;
+                for (std::int32_t l : ni)
+                    if (std::find(nj.begin(), nj.end(), l) != nj.end()) ++common;
+                n += (std::int64_t{1} << ni.size()) - (nj.empty() ? 0 : std::int64_t{1} << common);
+            }
+            counts[q] = n;
+            planned += n;
+        }
+        out.tests = planned;
+        const bool conservative = s.contemp_collider_rule == "conservative";
+        std::int64_t done = 0;
+        for (std::size_t first = 0; first < triples.size();) {
+            std::size_t last = first;
+            std::size_t size = 0;
+            while (last < triples.size() && (last == first || size + static_cast<std::size_t>(counts[last]) <= kChunk))
+                size += static_cast<std::size_t>(counts[last++]);
+            Batch batch;
+            std::vector<char> with_k_of;  // per query: the subset holds k
+            for (std::size_t q = first; q < last; ++q) {
+                const Triple& t = triples[q];
+                neighbours(t, nj, ni);
+                const auto add = [&](const std::vector<std::int32_t>& sub) {
+                    batch.add(lagged, {t.i, t.lag}, {t.j, 0}, conditions(t.i, t.lag, t.j, sub));
+                    with_k_of.push_back(std::find(sub.begin(), sub.end(), t.k) != sub.end() ? 1 : 0);
+                };
+                for (const auto& sub : subsets(nj)) add(sub);
+                for (const auto& sub : subsets(ni)) {
+                    const bool listed = !nj.empty() && std::all_of(sub.begin(), sub.end(), [&](std::int32_t l) {
+                        return std::find(nj.begin(), nj.end(), l) != nj.end();
+                    });
+                    if (!listed) add(sub);
                 }
             }
-            if (separating == 0) {
-                out.ambiguous.insert(triples[q]);
-            } else if (conservative) {
-                if (with_k == 0)
-                    v_structures.push_back(triples[q]);
-                else if (with_k != separating)
+            if (static_cast<std::int64_t>(batch.queries.size()) != std::accumulate(counts.begin() + static_cast<std::ptrdiff_t>(first), counts.begin() + static_cast<std::ptrdiff_t>(last), std::int64_t{0}))
+                throw std::logic_error("pcmciplus colliders: subsets out of count");
+            batch.run(tests, "collider tests", done, planned, progress);
+            done += static_cast<std::int64_t>(batch.queries.size());
+            std::size_t a = 0;
+            for (std::size_t q = first; q < last; ++q) {
+                std::size_t separating = 0, with_k = 0;
+                for (std::int64_t e = 0; e < counts[q]; ++e, ++a) {
+                    if (!(batch.p[a] <= s.pc_alpha)) {
+                        ++separating;
+                        if (with_k_of[a]) ++with_k;
+                    }
+                }
+                if (separating == 0) {
                     out.ambiguous.insert(triples[q]);
-            } else {
-                if (2 * with_k == separating)
-                    out.ambiguous.insert(triples[q]);
-                else if (2 * with_k < separating)
-                    v_structures.push_back(triples[q]);
+                } else if (conservative) {
+                    if (with_k == 0)
+                        v_structures.push_back(triples[q]);
+                    else if (with_k != separating)
+                        out.ambiguous.insert(triples[q]);
+                } else {
+                    if (2 * with_k == separating)
+                        out.ambiguous.insert(triples[q]);
+                    else if (2 * with_k < separating)
+                        v_structures.push_back(triples[q]);
+                }
             }
+            first = last;
         }
     }
 

@@ -99,7 +99,7 @@ class CudagFaces:
                 outcome = "error"
             self.counts[group][outcome] += 1
             if outcome in ("failed", "error"):
-                self.failed[group].append(report.nodeid)
+                self.failed[group].append(f"{outcome.upper()} {report.nodeid}")
 
 
 def main() -> int:
@@ -140,8 +140,8 @@ def main() -> int:
     for g in groups:
         c = plugin.counts[g]
         print(f"{g}: {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped, {c['error']} errors")
-        for nodeid in plugin.failed[g]:
-            print(f"  FAILED {nodeid}")
+        for line in plugin.failed[g]:
+            print(f"  {line}")
     return int(rc)
 
 

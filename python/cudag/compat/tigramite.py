@@ -18,7 +18,12 @@ every column standardised, x and y regressed on z by least squares, value = the 
 correlation of the two residuals, p-value two-sided from Student's t with T - dim degrees of
 freedom (dim: the columns of x, y and z). Both come from cudag's library (ci::parcorr,
 ci::student_t_sf); they equal tigramite 5.2.10.1's to ~1e-13 on tests/data/parcorr/. As
-tigramite's, x, y and z must be 2-d (samples x dimension); x and y one column each."""
+tigramite's, x, y and z must be 2-d (samples x dimension); x and y one column each.
+ParCorr is also tigramite's CondIndTest on a DataFrame (run_test, get_measure,
+get_confidence, the shuffle test and bootstrap from cudag's keyed generator; see the class),
+DataFrame has construct_array, and PCMCI has run_pc_stable, run_mci and tigramite's pc_alpha
+choice; tigramite 5.2.10.1's own ParCorr and PCMCI tests run against them through
+scripts/dev/run_tigramite_tests.py."""
 
 from __future__ import annotations
 

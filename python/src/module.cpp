@@ -793,8 +793,8 @@ nb::object parcorr_shuffle_null(const nb::ndarray<const double, nb::ndim<1>, nb:
     std::vector<double> null;
     {
         nb::gil_scoped_release release;
-        null = ci::parcorr_shuffle_null(x.data(), y.data(), static_cast<std::int64_t>(x.shape(0)), samples,
-                                        blocklength, key);
+        null = ci::parcorr_shuffle_null(x.data(), y.data(), static_cast<std::int64_t>(x.shape(0)), samples, blocklength,
+                                        key);
     }
     const std::size_t n = null.size();
     return to_numpy(std::move(null), {n});

@@ -93,7 +93,7 @@ def main():
 
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(out, f, indent=4)
         f.write("\n")
 
 

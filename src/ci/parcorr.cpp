@@ -181,7 +181,8 @@ ParCorrResult parcorr(const double* values, std::int64_t t, int dim) {
 
 ParCorrResiduals parcorr_residuals(const double* values, std::int64_t t, int dim, int target, bool standardize) {
     if (dim < 2) throw InputError("ParCorr residuals need X and Y (at least 2 columns), got " + std::to_string(dim));
-    if (target != 0 && target != 1) throw InputError("ParCorr residuals: target_var must be 0 or 1, got " + std::to_string(target));
+    if (target != 0 && target != 1)
+        throw InputError("ParCorr residuals: target_var must be 0 or 1, got " + std::to_string(target));
     if (t < 1) throw InputError("ParCorr residuals need at least 1 sample, got " + std::to_string(t));
     for (std::int64_t i = 0; i < t * dim; ++i)
         if (!std::isfinite(values[i]))

@@ -58,6 +58,15 @@ void standardise(double* c, std::int64_t t) {
         for (std::int64_t i = 0; i < t; ++i) c[i] /= sd;
 }
 
+/// The generator of one replicate (stream tag + replicate under seed) of a block resampling
+/// of t rows, after checking the block length.
+CounterRng block_rng(std::int64_t t, std::int64_t blocklength, std::uint64_t seed, std::uint64_t tag,
+                     std::int64_t replicate, const char* what) {
+    check_blocks(t, blocklength, what);
+    CUDAG_EXPECTS(replicate >= 0, "block resampling: negative replicate");
+    return CounterRng(seed, tag + static_cast<std::uint64_t>(replicate));
+}
+
 bool all_equal(const double* values, std::int64_t t, int dim, int col) {
     for (std::int64_t i = 1; i < t; ++i)
         if (values[i * dim + col] != values[col]) return false;
@@ -209,9 +218,7 @@ ParCorrResiduals parcorr_residuals(const double* values, std::int64_t t, int dim
 
 std::vector<std::int64_t> block_shuffle_order(std::int64_t t, std::int64_t blocklength, std::uint64_t seed,
                                               std::int64_t replicate) {
-    check_blocks(t, blocklength, "ParCorr's block shuffle");
-    CUDAG_EXPECTS(replicate >= 0, "block_shuffle_order: negative replicate");
-    CounterRng rng(seed, kShuffleStreamTag + static_cast<std::uint64_t>(replicate));
+    CounterRng rng = block_rng(t, blocklength, seed, kShuffleStreamTag, replicate, "ParCorr's block shuffle");
     const std::int64_t n_blocks = t / blocklength;
     std::vector<std::int64_t> blocks(static_cast<std::size_t>(n_blocks));
     for (std::int64_t k = 0; k < n_blocks; ++k) blocks[k] = k;
@@ -230,9 +237,7 @@ std::vector<std::int64_t> block_shuffle_order(std::int64_t t, std::int64_t block
 
 std::vector<std::int64_t> block_bootstrap_rows(std::int64_t t, std::int64_t blocklength, std::uint64_t seed,
                                                std::int64_t replicate) {
-    check_blocks(t, blocklength, "ParCorr's block bootstrap");
-    CUDAG_EXPECTS(replicate >= 0, "block_bootstrap_rows: negative replicate");
-    CounterRng rng(seed, kBootstrapStreamTag + static_cast<std::uint64_t>(replicate));
+    CounterRng rng = block_rng(t, blocklength, seed, kBootstrapStreamTag, replicate, "ParCorr's block bootstrap");
     const std::int64_t n_blocks = (t + blocklength - 1) / blocklength;
     std::vector<std::int64_t> rows;
     rows.reserve(static_cast<std::size_t>(n_blocks * blocklength));

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Runs tigramite's own tests of ParCorr and of PCMCI with ParCorr against cudag's faces.
 
-    run_tigramite_tests.py TESTS_DIR [--group parcorr|pcmci|construction|all] [-- PYTEST_ARGS...]
+    run_tigramite_tests.py TESTS_DIR [--group parcorr|pcmci|construction|all] [--tigramite]
+                           [-- PYTEST_ARGS...]
 
 TESTS_DIR holds tigramite's test files (tests/ of tigramite's source at the installed
 version, 5.2.10.1: test_independence_tests.py, test_pcmci_calculations.py,
@@ -20,6 +21,7 @@ Groups (tigramite's test functions):
   pcmci         test_pcmci_calculations.py: test_pc_stable, test_mci, test_pcmci,
                 test_order_independence_pcmciplus (test_pcmciplus runs OracleCI, not ParCorr)
   construction  test_pcmci_construction.py (PCMCI's private helpers, with ParCorr)
+--tigramite runs the same tests on tigramite's own classes (the baseline).
 Prints one line per group: passed, failed, skipped (and errors), then the failed tests."""
 
 from __future__ import annotations
@@ -66,10 +68,10 @@ class CudagFaces:
     """pytest plugin: puts cudag's faces in tigramite's modules before collection, checks
     every collected module took them, and counts outcomes per group."""
 
-    def __init__(self, group_of_file: dict[str, str]):
+    def __init__(self, group_of_file: dict[str, str], swap: bool = True):
         import cudag.compat.tigramite as face
 
-        self.face = face
+        self.face = face if swap else None
         self.group_of_file = group_of_file
         self.counts: dict[str, Counter] = defaultdict(Counter)
         self.failed: dict[str, list[str]] = defaultdict(list)
@@ -78,10 +80,13 @@ class CudagFaces:
                 importlib.import_module(module)
             except ImportError as e:
                 sys.modules[module] = _stand_in(module, str(e))
-        for module, name in SWAPS:
-            setattr(importlib.import_module(module), name, getattr(face, name))
+        if swap:
+            for module, name in SWAPS:
+                setattr(importlib.import_module(module), name, getattr(face, name))
 
     def pytest_collection_modifyitems(self, session, config, items):
+        if self.face is None:
+            return
         for item in items:
             mod = item.module
             for name in ("ParCorr", "PCMCI"):
@@ -106,6 +111,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("tests_dir", type=Path, help="tigramite's tests/ (of the installed version)")
     ap.add_argument("--group", choices=[*GROUPS, "all"], default="all")
+    ap.add_argument("--tigramite", action="store_true",
+                    help="run tigramite's own classes (no swap): the baseline the counts compare with")
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     args = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -134,7 +141,7 @@ def main() -> int:
             return 2
         group_of_file[name] = g
         targets += [str(path)] if functions is None else [f"{path}::{f}" for f in functions]
-    plugin = CudagFaces(group_of_file)
+    plugin = CudagFaces(group_of_file, swap=not args.tigramite)
     rc = pytest.main(["-q", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning", *targets,
                       *extra], plugins=[plugin])
     for g in groups:

@@ -135,6 +135,7 @@ def test_shuffle_null_is_the_correlation_of_shuffled_residuals():
         assert null[r] == pytest.approx(np.corrcoef(x[order], y)[0, 1], abs=1e-13)
     assert p == (1 + np.sum(np.abs(null) >= abs(value))) / 301
     assert test.get_shuffle_significance(a, None, value) == p  # keyed by seed: the same every call
+    assert test.run_test_raw(a[[0]].T, a[[1]].T, a[2:].T) == (value, p)
 
 
 @pytest.mark.parametrize("seed, coupling", [(5, 0.0), (6, 0.03), (7, 0.04), (8, 0.05)])

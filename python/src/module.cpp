@@ -47,6 +47,7 @@
 #include "pc/bootstrap.hpp"
 #include "pc/graph_compare.hpp"
 #include "pc/metrics.hpp"
+#include "pcmci/pcmci.hpp"
 #include "run/fci.hpp"
 #include "run/pc.hpp"
 #include "run/load.hpp"
@@ -765,6 +766,65 @@ nb::tuple parcorr(const nb::ndarray<const double, nb::ndim<2>, nb::c_contig>& va
     return nb::make_tuple(r.value, r.p_value, r.degrees_of_freedom);
 }
 
+/// cudag.compat.tigramite.ParCorr._get_single_residuals's engine: (residual, fitted or None)
+/// of ci::parcorr_residuals on `values` (T x dim, row-major: X, Y, then Z).
+nb::tuple parcorr_residuals(const nb::ndarray<const double, nb::ndim<2>, nb::c_contig>& values, int target,
+                            bool standardize) {
+    const auto t = static_cast<std::int64_t>(values.shape(0));
+    const auto dim = static_cast<int>(values.shape(1));
+    ci::ParCorrResiduals r;
+    {
+        nb::gil_scoped_release release;
+        r = ci::parcorr_residuals(values.data(), t, dim, target, standardize);
+    }
+    const std::size_t n = r.residual.size();
+    nb::object fitted = r.fitted.empty() ? nb::none() : to_numpy(std::move(r.fitted), {n});
+    return nb::make_tuple(to_numpy(std::move(r.residual), {n}), fitted);
+}
+
+/// ParCorr's shuffle null distribution (ci::parcorr_shuffle_null) of residuals x and y.
+nb::object parcorr_shuffle_null(const nb::ndarray<const double, nb::ndim<1>, nb::c_contig>& x,
+                                const nb::ndarray<const double, nb::ndim<1>, nb::c_contig>& y, std::int64_t samples,
+                                std::int64_t blocklength, nb::handle seed) {
+    if (x.shape(0) != y.shape(0))
+        throw InputError("ParCorr's shuffle test: x has " + std::to_string(x.shape(0)) + " samples, y has " +
+                         std::to_string(y.shape(0)));
+    const std::uint64_t key = typed<std::uint64_t>(seed, "seed");
+    std::vector<double> null;
+    {
+        nb::gil_scoped_release release;
+        null = ci::parcorr_shuffle_null(x.data(), y.data(), static_cast<std::int64_t>(x.shape(0)), samples, blocklength,
+                                        key);
+    }
+    const std::size_t n = null.size();
+    return to_numpy(std::move(null), {n});
+}
+
+/// ParCorr's block bootstrap distribution (ci::parcorr_bootstrap) on `values` (T x dim).
+nb::object parcorr_bootstrap(const nb::ndarray<const double, nb::ndim<2>, nb::c_contig>& values, std::int64_t samples,
+                             std::int64_t blocklength, nb::handle seed) {
+    const std::uint64_t key = typed<std::uint64_t>(seed, "seed");
+    std::vector<double> dist;
+    {
+        nb::gil_scoped_release release;
+        dist = ci::parcorr_bootstrap(values.data(), static_cast<std::int64_t>(values.shape(0)),
+                                     static_cast<int>(values.shape(1)), samples, blocklength, key);
+    }
+    const std::size_t n = dist.size();
+    return to_numpy(std::move(dist), {n});
+}
+
+/// ci::block_shuffle_order or ci::block_bootstrap_rows (`bootstrap`) as an index array.
+nb::object block_rows(std::int64_t t, std::int64_t blocklength, nb::handle seed, std::int64_t replicate,
+                      bool bootstrap) {
+    const std::uint64_t key = typed<std::uint64_t>(seed, "seed");
+    if (replicate < 0) throw InputError("replicate must be >= 0, got " + std::to_string(replicate));
+    std::vector<std::int64_t> rows = bootstrap ? ci::block_bootstrap_rows(t, blocklength, key, replicate)
+                                               : ci::block_shuffle_order(t, blocklength, key, replicate);
+    const std::size_t n = rows.size();
+    return to_numpy(std::move(rows), {n});
+}
+
 }  // namespace
 }  // namespace cudag::python
 
@@ -811,6 +871,17 @@ NB_MODULE(_cudag, m) {
     m.def("parcorr_p_value", &cudag::ci::parcorr_p_value, nb::arg("value"), nb::arg("t"), nb::arg("dim"));
     m.def("student_t_sf", &cudag::ci::student_t_sf, nb::arg("t"), nb::arg("df"),
           "P(T > t) for Student's t with df degrees of freedom (scipy.stats.t.sf)");
+    m.def("student_t_isf", &cudag::ci::student_t_isf, nb::arg("p"), nb::arg("df"),
+          "the t with P(T > t) = p for Student's t with df degrees of freedom (scipy.stats.t.isf)");
+    m.def("parcorr_residuals", &parcorr_residuals, nb::arg("values"), nb::arg("target"), nb::arg("standardize"));
+    m.def("parcorr_shuffle_null", &parcorr_shuffle_null, nb::arg("x"), nb::arg("y"), nb::arg("samples"),
+          nb::arg("blocklength"), nb::arg("seed"));
+    m.def("parcorr_bootstrap", &parcorr_bootstrap, nb::arg("values"), nb::arg("samples"), nb::arg("blocklength"),
+          nb::arg("seed"));
+    m.def("fdr_bh", &cudag::pcmci::fdr_bh, nb::arg("p"),
+          "Benjamini-Hochberg q-values (tigramite's get_corrected_pvalues, fdr_bh)");
+    m.def("block_rows", &block_rows, nb::arg("t"), nb::arg("blocklength"), nb::arg("seed"), nb::arg("replicate"),
+          nb::arg("bootstrap"));
     m.def("resample_rows", &resample_rows, nb::arg("n_samples"), nb::arg("replicate"), nb::arg("seed"),
           nb::arg("resample"));
     m.def("read_graph", &read_graph, nb::arg("path"));

@@ -11,11 +11,32 @@
 
 #include "ci/student_t.hpp"
 #include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace cudag::ci {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::uint64_t kShuffleStreamTag = 0x5AFF'1E00'0000'0000ull;    // block_shuffle_order's streams
+constexpr std::uint64_t kBootstrapStreamTag = 0xB10C'B007'0000'0000ull;  // block_bootstrap_rows's streams
+
+/// floor(u * k) for u in [0, 1) from `rng`: an index below k (the min guards k near 2^53).
+std::int64_t below(CounterRng& rng, std::int64_t k) {
+    const auto x = static_cast<std::int64_t>(rng.uniform() * static_cast<double>(k));
+    return std::min(x, k - 1);
+}
+
+void check_blocks(std::int64_t t, std::int64_t blocklength, const char* what) {
+    if (t < 1) throw InputError(std::string(what) + " needs at least 1 sample, got " + std::to_string(t));
+    if (blocklength < 1 || blocklength > t) {
+        std::string m = what;
+        m += ": the block length must be in [1, T = ";
+        m += std::to_string(t);
+        m += "], got ";
+        m += std::to_string(blocklength);
+        throw InputError(m);
+    }
+}
 
 double mean(const double* c, std::int64_t t) {
     double s = 0.0;
@@ -35,6 +56,15 @@ void standardise(double* c, std::int64_t t) {
     const double sd = std::sqrt(ss / static_cast<double>(t));
     if (sd != 0.0)
         for (std::int64_t i = 0; i < t; ++i) c[i] /= sd;
+}
+
+/// The generator of one replicate (stream tag + replicate under seed) of a block resampling
+/// of t rows, after checking the block length.
+CounterRng block_rng(std::int64_t t, std::int64_t blocklength, std::uint64_t seed, std::uint64_t tag,
+                     std::int64_t replicate, const char* what) {
+    check_blocks(t, blocklength, what);
+    CUDAG_EXPECTS(replicate >= 0, "block resampling: negative replicate");
+    return CounterRng(seed, tag + static_cast<std::uint64_t>(replicate));
 }
 
 bool all_equal(const double* values, std::int64_t t, int dim, int col) {
@@ -156,6 +186,102 @@ ParCorrResult parcorr(const double* values, std::int64_t t, int dim) {
     if (t == 2) res.value = std::round(res.value);  // pearsonr's exact ±1 for two samples
     res.p_value = parcorr_p_value(res.value, t, dim);
     return res;
+}
+
+ParCorrResiduals parcorr_residuals(const double* values, std::int64_t t, int dim, int target, bool standardize) {
+    if (dim < 2) throw InputError("ParCorr residuals need X and Y (at least 2 columns), got " + std::to_string(dim));
+    if (target != 0 && target != 1)
+        throw InputError("ParCorr residuals: target_var must be 0 or 1, got " + std::to_string(target));
+    if (t < 1) throw InputError("ParCorr residuals need at least 1 sample, got " + std::to_string(t));
+    for (std::int64_t i = 0; i < t * dim; ++i)
+        if (!std::isfinite(values[i]))
+            throw InputError("ParCorr residuals: the value at sample " + std::to_string(i / dim) + ", column " +
+                             std::to_string(i % dim) + " is not finite");
+    ParCorrResiduals r;
+    r.residual.resize(static_cast<std::size_t>(t));
+    std::vector<double> z(static_cast<std::size_t>((dim - 2) * t));
+    for (std::int64_t i = 0; i < t; ++i) {
+        r.residual[i] = values[i * dim + target];
+        for (int j = 2; j < dim; ++j) z[(j - 2) * t + i] = values[i * dim + j];
+    }
+    if (standardize) {
+        standardise(r.residual.data(), t);
+        for (int j = 0; j < dim - 2; ++j) standardise(z.data() + static_cast<std::int64_t>(j) * t, t);
+    }
+    if (dim == 2) return r;
+    const std::vector<double> y = r.residual;
+    residualise(z, t, dim - 2, {r.residual.data()});
+    r.fitted.resize(static_cast<std::size_t>(t));
+    for (std::int64_t i = 0; i < t; ++i) r.fitted[i] = y[i] - r.residual[i];
+    return r;
+}
+
+std::vector<std::int64_t> block_shuffle_order(std::int64_t t, std::int64_t blocklength, std::uint64_t seed,
+                                              std::int64_t replicate) {
+    CounterRng rng = block_rng(t, blocklength, seed, kShuffleStreamTag, replicate, "ParCorr's block shuffle");
+    const std::int64_t n_blocks = t / blocklength;
+    std::vector<std::int64_t> blocks(static_cast<std::size_t>(n_blocks));
+    for (std::int64_t k = 0; k < n_blocks; ++k) blocks[k] = k;
+    for (std::int64_t k = n_blocks - 1; k > 0; --k) std::swap(blocks[k], blocks[below(rng, k + 1)]);  // Fisher-Yates
+    const std::int64_t tail = t - n_blocks * blocklength;
+    const std::int64_t tail_at = tail > 0 ? below(rng, n_blocks) : n_blocks;
+    std::vector<std::int64_t> order;
+    order.reserve(static_cast<std::size_t>(t));
+    for (std::int64_t k = 0; k < n_blocks; ++k) {
+        if (k == tail_at)
+            for (std::int64_t i = n_blocks * blocklength; i < t; ++i) order.push_back(i);
+        for (std::int64_t b = 0; b < blocklength; ++b) order.push_back(blocks[k] * blocklength + b);
+    }
+    return order;
+}
+
+std::vector<std::int64_t> block_bootstrap_rows(std::int64_t t, std::int64_t blocklength, std::uint64_t seed,
+                                               std::int64_t replicate) {
+    CounterRng rng = block_rng(t, blocklength, seed, kBootstrapStreamTag, replicate, "ParCorr's block bootstrap");
+    const std::int64_t n_blocks = (t + blocklength - 1) / blocklength;
+    std::vector<std::int64_t> rows;
+    rows.reserve(static_cast<std::size_t>(n_blocks * blocklength));
+    for (std::int64_t k = 0; k < n_blocks; ++k) {
+        const std::int64_t start = below(rng, t - blocklength + 1);
+        for (std::int64_t b = 0; b < blocklength; ++b) rows.push_back(start + b);
+    }
+    rows.resize(static_cast<std::size_t>(t));
+    return rows;
+}
+
+std::vector<double> parcorr_shuffle_null(const double* x, const double* y, std::int64_t t, std::int64_t samples,
+                                         std::int64_t blocklength, std::uint64_t seed) {
+    check_blocks(t, blocklength, "ParCorr's shuffle test");
+    if (samples < 1) throw InputError("ParCorr's shuffle test needs sig_samples >= 1, got " + std::to_string(samples));
+    std::vector<double> null(static_cast<std::size_t>(samples));
+    std::vector<double> xs(static_cast<std::size_t>(t));
+    const bool constant = all_equal(x, t, 1, 0) || all_equal(y, t, 1, 0);
+    for (std::int64_t r = 0; r < samples; ++r) {
+        if (constant) {
+            null[r] = kNaN;
+            continue;
+        }
+        const std::vector<std::int64_t> order = block_shuffle_order(t, blocklength, seed, r);
+        for (std::int64_t i = 0; i < t; ++i) xs[i] = x[order[i]];
+        null[r] = pearson(xs.data(), y, t);
+    }
+    return null;
+}
+
+std::vector<double> parcorr_bootstrap(const double* values, std::int64_t t, int dim, std::int64_t samples,
+                                      std::int64_t blocklength, std::uint64_t seed) {
+    check_blocks(t, blocklength, "ParCorr's bootstrap");
+    if (samples < 1) throw InputError("ParCorr's bootstrap needs conf_samples >= 1, got " + std::to_string(samples));
+    if (dim < 2) throw InputError("ParCorr needs X and Y (at least 2 columns), got " + std::to_string(dim));
+    std::vector<double> dist(static_cast<std::size_t>(samples));
+    std::vector<double> boot(static_cast<std::size_t>(t * dim));
+    for (std::int64_t r = 0; r < samples; ++r) {
+        const std::vector<std::int64_t> rows = block_bootstrap_rows(t, blocklength, seed, r);
+        for (std::int64_t i = 0; i < t; ++i)
+            std::copy(values + rows[i] * dim, values + (rows[i] + 1) * dim, boot.data() + i * dim);
+        dist[r] = parcorr(boot.data(), t, dim).value;
+    }
+    return dist;
 }
 
 }  // namespace cudag::ci

@@ -146,4 +146,32 @@ inline double student_t_sf(double t, double df) {
 /// Two-sided p-value 2 P(T > |t|) (scipy.stats.t.sf(abs(t), df) * 2).
 inline double student_t_two_sided(double t, double df) { return 2.0 * student_t_sf(std::fabs(t), df); }
 
+/// The t with P(T > t) = p for Student's t with df > 0 degrees of freedom
+/// (scipy.stats.t.isf(p, df); tigramite's ParCorr.get_analytic_confidence takes
+/// t.ppf(q) = −isf(q)): bisection on the decreasing student_t_sf down to adjacent doubles,
+/// after doubling an upper bracket from 1. p > 1/2 is −isf(1 − p) (1 − p exact there).
+/// NaN where p is outside [0, 1] or NaN or df <= 0; +inf at p = 0, −inf at p = 1.
+inline double student_t_isf(double p, double df) {
+    if (!(p >= 0.0 && p <= 1.0) || !(df > 0.0)) return std::numeric_limits<double>::quiet_NaN();
+    if (p == 0.0) return std::numeric_limits<double>::infinity();
+    if (p == 1.0) return -std::numeric_limits<double>::infinity();
+    if (p == 0.5) return 0.0;
+    if (p > 0.5) return -student_t_isf(1.0 - p, df);
+    double lo = 0.0, hi = 1.0;
+    while (student_t_sf(hi, df) > p) {
+        lo = hi;
+        hi *= 2.0;
+        if (std::isinf(hi)) return hi;
+    }
+    for (int i = 0; i < 2200; ++i) {  // 2200 halvings reach adjacent doubles from any bracket
+        const double mid = 0.5 * (lo + hi);
+        if (!(mid > lo && mid < hi)) break;
+        if (student_t_sf(mid, df) > p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
 }  // namespace cudag::ci

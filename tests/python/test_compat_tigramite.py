@@ -132,9 +132,8 @@ def test_parcorr_bad_arguments():
     d = PC_VALUES
     with pytest.raises(TypeError, match="unexpected keyword"):
         ParCorr(knn=0.2)
-    for sig in ("shuffle_test", "fixed_thres"):
-        with pytest.raises(ValueError, match="'analytic' only"):
-            ParCorr(significance=sig)
+    with pytest.raises(ValueError, match="offers analytic, shuffle_test, fixed_thres"):
+        ParCorr(significance="bootstrap")
     with pytest.raises(ValueError, match="fixed_thres is replaced"):
         ParCorr(fixed_thres=0.1)
     with pytest.raises(ValueError, match="mask_type"):

@@ -113,10 +113,11 @@ def test_bad_settings_raise_in_one_line():
         cudag.pcmci(data, 1, reset_lagged_links=True)
     with pytest.raises(TypeError):
         cudag.pcmci(data, 1, no_such_keyword=3)
-    pcmci = tg.PCMCI(tg.DataFrame(data), tg.ParCorr())
-    with pytest.raises(ValueError, match="one pc_alpha"):
+    # Choosing among several pc_alpha needs the test's model selection criterion (ParCorr's).
+    pcmci = tg.PCMCI(tg.DataFrame(data), tg.CMIknn())
+    with pytest.raises(ValueError, match="get_model_selection_criterion"):
         pcmci.run_pcmci(tau_max=1, pc_alpha=None)
-    with pytest.raises(ValueError, match="one pc_alpha"):
+    with pytest.raises(ValueError, match="get_model_selection_criterion"):
         pcmci.run_pcmciplus(tau_max=1, pc_alpha=[0.01, 0.05])
 
 

@@ -18,9 +18,17 @@ every column standardised, x and y regressed on z by least squares, value = the 
 correlation of the two residuals, p-value two-sided from Student's t with T - dim degrees of
 freedom (dim: the columns of x, y and z). Both come from cudag's library (ci::parcorr,
 ci::student_t_sf); they equal tigramite 5.2.10.1's to ~1e-13 on tests/data/parcorr/. As
-tigramite's, x, y and z must be 2-d (samples x dimension); x and y one column each."""
+tigramite's, x, y and z must be 2-d (samples x dimension); x and y one column each.
+ParCorr is also tigramite's CondIndTest on a DataFrame (run_test, get_measure,
+get_confidence, the shuffle test and bootstrap from cudag's keyed generator; see the class),
+DataFrame has construct_array, and PCMCI has run_pc_stable, run_mci and tigramite's pc_alpha
+choice; tigramite 5.2.10.1's own ParCorr and PCMCI tests run against them through
+scripts/dev/run_tigramite_tests.py."""
 
 from __future__ import annotations
+
+import itertools
+from collections import defaultdict
 
 import numpy as np
 
@@ -90,13 +98,29 @@ def _check_degrees_of_freedom(p_value: float, samples: int, dim: int) -> None:
                          f"at least {dim + 1} samples (T - dim >= 1; tigramite gives NaN)")
 
 
-class ParCorr:
-    """tigramite's ``ParCorr`` for ``run_test_raw`` with ``significance="analytic"`` (see the
-    module's text). The keywords are tigramite's ``CondIndTest`` ones; those of the shuffle
-    test, masks and confidence intervals are kept as attributes and change nothing in
-    ``run_test_raw``, as in tigramite."""
+_SIGNIFICANCES = ("analytic", "shuffle_test", "fixed_thres")
+_CUT_OFFS = ("2xtau_max", "tau_max", "max_lag", "max_lag_or_tau_max", "2xtau_max_future")
 
-    measure = "par_corr"
+
+class ParCorr:
+    """tigramite's ``ParCorr`` (a ``CondIndTest``): ``run_test_raw``, and on a DataFrame
+    (``set_dataframe``) ``run_test``, ``get_measure``, ``get_confidence``, with the methods
+    they call (``get_dependence_measure``, ``get_analytic_significance``,
+    ``get_shuffle_significance``, ``get_analytic_confidence``, ``get_bootstrap_confidence``,
+    ``get_model_selection_criterion``, ``_get_single_residuals``, ``_get_array``,
+    ``_get_p_value``). Every value comes from cudag's library (ci::parcorr,
+    ci::parcorr_residuals, ci::student_t_sf / student_t_isf, ci::parcorr_shuffle_null,
+    ci::parcorr_bootstrap). Differences from tigramite 5.2.10.1:
+
+    * the shuffle test and the bootstrap draw from cudag's counter-based generator keyed by
+      ``seed`` (replicate r: stream r), not NumPy's: the same call gives the same p-value or
+      interval every time, and they agree with tigramite's in distribution, not draw for draw;
+    * ``sig_blocklength`` and ``conf_blocklength`` must be given for those (tigramite's
+      block length from the autocorrelation's decay is not offered);
+    * masks (``mask_type``) are kept but a DataFrame with a mask is refused by cudag's DataFrame;
+    * results are not cached by the array's hash (cudag's values are deterministic);
+    * a constant X or Y (after Z is regressed out) is a one-line error where tigramite gives NaN."""
+
     two_sided = True
     residual_based = True
 
@@ -104,17 +128,40 @@ class ParCorr:
                  sig_samples: int = 500, sig_blocklength=None, confidence=None, conf_lev: float = 0.9,
                  conf_samples: int = 100, conf_blocklength=None, recycle_residuals: bool = False,
                  verbosity: int = 0):
-        if significance != "analytic":
-            raise ValueError(f"significance={significance!r}: cudag's ParCorr offers 'analytic' only "
-                             "(Student's t on the partial correlation)")
+        if significance not in _SIGNIFICANCES:
+            raise ValueError(f"significance={significance!r}: cudag's ParCorr offers {', '.join(_SIGNIFICANCES)}")
         if fixed_thres is not None:
             raise ValueError("fixed_thres is replaced by providing alpha_or_thres in run_test")
-        if mask_type is not None and set(mask_type) - {"x", "y", "z"}:
-            raise ValueError(f"mask_type = {mask_type}, but must be list containing 'x','y','z', or any combination")
-        self.seed, self.mask_type, self.significance = seed, mask_type, significance
+        if confidence not in (None, False, "analytic", "bootstrap"):
+            raise ValueError(f"confidence={confidence!r}: cudag's ParCorr offers 'analytic', 'bootstrap' or None")
+        if seed is None or int(seed) < 0:
+            raise ValueError(f"seed={seed!r}: cudag's ParCorr keys its generator by a seed >= 0")
+        self.seed, self.significance = int(seed), significance
         self.sig_samples, self.sig_blocklength = sig_samples, sig_blocklength
         self.confidence, self.conf_lev, self.conf_samples = confidence, conf_lev, conf_samples
         self.conf_blocklength, self.recycle_residuals, self.verbosity = conf_blocklength, recycle_residuals, verbosity
+        self.dataframe = None
+        self.ci_results = {}
+        self.residuals = {}
+        self.conf = None
+        self.set_mask_type(mask_type)
+
+    @property
+    def measure(self) -> str:
+        return "par_corr"
+
+    def set_mask_type(self, mask_type):
+        if mask_type is not None and set(mask_type) - {"x", "y", "z"}:
+            raise ValueError(f"mask_type = {mask_type}, but must be list containing 'x','y','z', or any combination")
+        self.mask_type = mask_type
+
+    def set_dataframe(self, dataframe):
+        """tigramite's: the DataFrame the node-based methods read."""
+        if self.mask_type is not None and getattr(dataframe, "mask", None) is None:
+            raise ValueError("mask_type is not None, but no mask in dataframe.")
+        self.dataframe = dataframe
+
+    # ---- raw arrays (T x dim) ---------------------------------------------------------
 
     @staticmethod
     def _array(a, what: str, t: int | None, type_=None) -> np.ndarray:
@@ -134,28 +181,59 @@ class ParCorr:
 
     def run_test_raw(self, x, y, z=None, x_type=None, y_type=None, z_type=None, alpha_or_thres=None):
         """(value, p_value), or (value, p_value, dependent) with ``alpha_or_thres``
-        (dependent: p_value <= alpha_or_thres). x_type, y_type and z_type are accepted and,
-        as in tigramite's ParCorr, change nothing."""
+        (dependent: p_value <= alpha_or_thres; with ``significance="fixed_thres"``
+        |value| >= |alpha_or_thres| and p_value 0 or 1). x_type, y_type and z_type are
+        accepted and, as in tigramite's ParCorr, change nothing."""
         xs = self._array(x, "x", None, x_type)
         ys = self._array(y, "y", xs.shape[0], y_type)
         zs = None if z is None else self._array(z, "z", xs.shape[0], z_type)
         if xs.shape[1] != 1 or ys.shape[1] != 1:
             raise ValueError(f"ParCorr tests one X and one Y (T x 1 each), not x {xs.shape} and y {ys.shape} "
                              "(tigramite's ParCorrMult, for multivariate X and Y, is not offered)")
+        if self.significance == "fixed_thres" and alpha_or_thres is None:
+            raise ValueError("significance == 'fixed_thres' requires setting alpha_or_thres")
         array = np.column_stack([xs, ys] if zs is None else [xs, ys, zs])
         if np.isnan(array).sum() != 0:
             raise ValueError("nans in the array!")
-        value, p_value, _ = cudag._cudag.parcorr(np.ascontiguousarray(array))
-        # Where tigramite returns NaN, cudag refuses in one line (a non-finite statistic is
-        # never a result).
-        if np.isnan(value):
-            raise ValueError("ParCorr: x or y is constant (after z is regressed out): the partial correlation "
-                             "is not defined (tigramite gives NaN)")
-        _check_degrees_of_freedom(p_value, array.shape[0], array.shape[1])
-        value, p_value = np.float64(value), np.float64(p_value)
+        xyz = np.array([0, 1] + [2] * (array.shape[1] - 2))
+        value = self.get_dependence_measure(array.T, xyz)
+        p_value = self._get_p_value(value, array.T, xyz, array.shape[0], array.shape[1])
+        return self._decide(value, p_value, alpha_or_thres)
+
+    def _decide(self, value, p_value, alpha_or_thres):
+        if self.significance == "fixed_thres":
+            dependent = bool(np.abs(value) >= np.abs(alpha_or_thres))
+            return value, np.float64(0.0 if dependent else 1.0), dependent
         if alpha_or_thres is None:
             return value, p_value
         return value, p_value, bool(p_value <= alpha_or_thres)
+
+    # ---- arrays as tigramite lays them out: dim x T, xyz codes -------------------------
+
+    @staticmethod
+    def _rows(array, what: str = "array") -> np.ndarray:
+        a = np.asarray(array, dtype=float)
+        if a.ndim != 2 or a.shape[0] < 2:
+            raise ValueError(f"{what} must be dim x T with X and Y in its first two rows, not shape {a.shape}")
+        return np.ascontiguousarray(a.T)  # T x dim for cudag's library
+
+    def get_dependence_measure(self, array, xyz=None, data_type=None):
+        """The partial correlation of rows 0 and 1 of ``array`` (dim x T) given rows 2..:
+        ci::parcorr's value."""
+        values = self._rows(array)
+        value, _, _ = cudag._cudag.parcorr(values)
+        if np.isnan(value):
+            raise ValueError("ParCorr: x or y is constant (after z is regressed out): the partial correlation "
+                             "is not defined (tigramite gives NaN)")
+        return np.float64(value)
+
+    def _get_single_residuals(self, array, target_var, standardize: bool = True, return_means: bool = False):
+        """tigramite's: the residual of row ``target_var`` (0 or 1) of ``array`` (dim x T)
+        regressed on rows 2.. by least squares without intercept, every row standardised
+        first when ``standardize``; with ``return_means`` also the fitted values (None without
+        Z). ci::parcorr_residuals; ``array`` is not modified (tigramite standardises it in place)."""
+        resid, fitted = cudag._cudag.parcorr_residuals(self._rows(array), int(target_var), bool(standardize))
+        return (resid, fitted) if return_means else resid
 
     def get_analytic_significance(self, value, T, dim, xyz=None):
         """tigramite's: the two-sided Student-t p-value of ``value`` with T - dim degrees of
@@ -163,6 +241,186 @@ class ParCorr:
         p_value = cudag._cudag.parcorr_p_value(float(value), int(T), int(dim))
         _check_degrees_of_freedom(p_value, int(T), int(dim))
         return np.float64(p_value)
+
+    @staticmethod
+    def _blocklength(value, what: str) -> int:
+        if value is None:
+            raise ValueError(f"{what}=None (tigramite's block length from the autocorrelation's decay) is not "
+                             f"offered by cudag's ParCorr: give {what} (1 for no blocks)")
+        return int(value)
+
+    def get_shuffle_significance(self, array, xyz, value, return_null_dist: bool = False, data_type=None):
+        """tigramite's shuffle test: X's and Y's standardised residuals on Z, X's block-shuffled
+        ``sig_samples`` times (blocks of ``sig_blocklength``, the tail inserted at a random
+        block boundary), p = (1 + #{|null| >= |value|}) / (1 + sig_samples). The shuffles come
+        from cudag's generator keyed by ``seed`` (ci::parcorr_shuffle_null), not NumPy's."""
+        values = self._rows(array)
+        blocklength = self._blocklength(self.sig_blocklength, "sig_blocklength")
+        x = cudag._cudag.parcorr_residuals(values, 0, True)[0]
+        y = cudag._cudag.parcorr_residuals(values, 1, True)[0]
+        null = cudag._cudag.parcorr_shuffle_null(x, y, int(self.sig_samples), blocklength, self.seed)
+        p_value = float(np.sum(np.abs(null) >= np.abs(value)) + 1) / (self.sig_samples + 1)
+        return (p_value, null) if return_null_dist else p_value
+
+    def _get_p_value(self, val, array, xyz, T, dim, data_type=None, sig_override=None):
+        use = self.significance if sig_override is None else sig_override
+        if use == "analytic":
+            return self.get_analytic_significance(value=val, T=T, dim=dim, xyz=xyz)
+        if use == "shuffle_test":
+            return self.get_shuffle_significance(array=array, xyz=xyz, value=val)
+        if use == "fixed_thres":
+            return None
+        raise ValueError(f"{use} not known.")
+
+    def get_analytic_confidence(self, value, df, conf_lev):
+        """tigramite's: the interval of the correlation from Student's t with ``df`` degrees
+        of freedom centred at value·sqrt(df / (1 - value²)), mapped back by t / sqrt(df + t²)
+        (quantiles from ci::student_t_isf)."""
+        q = cudag._cudag.student_t_isf((1.0 - conf_lev) / 2.0, float(df))
+        if np.isnan(q):
+            raise ValueError(f"ParCorr: no confidence interval for df = {df}, conf_lev = {conf_lev}")
+        centre = value * np.sqrt(df) / np.sqrt(1.0 - value ** 2)
+        lower, upper = centre - q, centre + q
+        return (lower / np.sqrt(df + lower ** 2), upper / np.sqrt(df + upper ** 2))
+
+    def get_bootstrap_confidence(self, array, xyz, dependence_measure=None, conf_samples: int = 100,
+                                 conf_blocklength=None, conf_lev: float = 0.95, data_type=None, verbosity: int = 0):
+        """tigramite's block bootstrap interval: ``conf_samples`` resamples of whole columns
+        (blocks of ``conf_blocklength``), the (1 - conf_lev)/2 and (1 + conf_lev)/2 order
+        statistics of the measure, as tigramite indexes them. The resamples come from cudag's
+        generator keyed by ``seed`` (ci::parcorr_bootstrap for this test's own measure)."""
+        values = self._rows(array)
+        blocklength = self._blocklength(conf_blocklength, "conf_blocklength")
+        c_int = 1.0 - (1.0 - conf_lev) / 2.0
+        own = dependence_measure is None or getattr(dependence_measure, "__func__", None) is \
+            ParCorr.get_dependence_measure
+        if own:
+            dist = cudag._cudag.parcorr_bootstrap(values, int(conf_samples), blocklength, self.seed)
+        else:
+            t = values.shape[0]
+            dist = np.array([dependence_measure(values[cudag._cudag.block_rows(t, blocklength, self.seed, r, True)].T,
+                                                xyz) for r in range(int(conf_samples))])
+        dist = np.sort(dist)
+        return (dist[int((1.0 - c_int) * conf_samples)], dist[int(c_int * conf_samples)])
+
+    # ---- nodes of a DataFrame ----------------------------------------------------------
+
+    def _get_array(self, X, Y, Z, tau_max=0, cut_off="2xtau_max", remove_constant_data=False, verbosity=0):
+        """tigramite's: the DataFrame's construct_array (cleaned X, Y, Z); with
+        ``remove_constant_data`` also the array, xyz, nodes and types less constant rows."""
+        if len(X) > 1 or len(Y) > 1:
+            raise ValueError(f"X and Y for {self.measure} must be univariate.")
+        if self.dataframe is None:
+            raise ValueError("Call set_dataframe first when using CI test outside causal discovery classes.")
+        array, xyz, XYZ, type_array = self.dataframe.construct_array(
+            X=X, Y=Y, Z=Z, tau_max=tau_max, mask_type=self.mask_type, return_cleaned_xyz=True, do_checks=True,
+            remove_overlaps=True, cut_off=cut_off, verbosity=verbosity)
+        if not remove_constant_data:
+            return array, xyz, XYZ, type_array
+        constant = np.where(array.std(axis=1) == 0.0)[0]
+        kept = []
+        for code, nodes in enumerate(XYZ):
+            rows = np.where(xyz == code)[0]
+            kept.append([node for node, row in zip(nodes, rows) if row not in constant])
+        nonzero_array = np.delete(array, constant, axis=0)
+        nonzero_xyz = np.delete(xyz, constant, axis=0)
+        nonzero_type = None if type_array is None else np.delete(type_array, constant, axis=0)
+        return array, xyz, XYZ, type_array, nonzero_array, nonzero_xyz, tuple(kept), nonzero_type
+
+    def _measure_on(self, X, Y, Z, xyz, array):
+        if not self.recycle_residuals:
+            return self.get_dependence_measure(array, xyz)
+        resid = []
+        for target, nodes in ((0, X), (1, Y)):
+            key = (tuple(set(nodes)), tuple(set(Z)))
+            if key in self.residuals:
+                resid.append(self.residuals[key])
+            else:
+                r = self._get_single_residuals(array, target_var=target)
+                if Z:
+                    self.residuals[key] = r
+                resid.append(r)
+        return self.get_dependence_measure(np.array(resid), np.array([0, 1]))
+
+    def run_test(self, X, Y, Z=None, tau_max=0, cut_off="2xtau_max", alpha_or_thres=None):
+        """tigramite's: X _||_ Y | Z on nodes [(var, -lag)] of the DataFrame; (value, p_value)
+        or (value, p_value, dependent) with ``alpha_or_thres``. Constant rows are left out;
+        a constant X or Y gives value 0, p-value 1 (None for fixed_thres), not dependent."""
+        if self.significance == "fixed_thres" and alpha_or_thres is None:
+            raise ValueError("significance == 'fixed_thres' requires setting alpha_or_thres")
+        (array, xyz, XYZ, _, nz_array, nz_xyz, nz_XYZ, _) = self._get_array(
+            X=X, Y=Y, Z=Z, tau_max=tau_max, cut_off=cut_off, remove_constant_data=True, verbosity=self.verbosity)
+        if np.any(np.isnan(array)):
+            raise ValueError("nans in the array!")
+        nz_X, nz_Y, nz_Z = nz_XYZ
+        if len(nz_X) == 0 or len(nz_Y) == 0:
+            value = np.float64(0.0)
+            p_value = None if self.significance == "fixed_thres" else np.float64(1.0)
+            dependent = False
+            if self.significance == "fixed_thres":
+                p_value = np.float64(1.0)
+        else:
+            value = self._measure_on(nz_X, nz_Y, nz_Z, nz_xyz, nz_array)
+            dim, T = nz_array.shape
+            p_value = self._get_p_value(value, nz_array, nz_xyz, T, dim)
+            out = self._decide(value, p_value, alpha_or_thres)
+            p_value = out[1]
+            dependent = out[2] if len(out) == 3 else None
+        self.ci_results[(tuple(XYZ[0]), tuple(XYZ[1]), tuple(XYZ[2]))] = (value, p_value, dependent)
+        if alpha_or_thres is None:
+            return value, p_value
+        return value, p_value, dependent
+
+    def get_measure(self, X, Y, Z=None, tau_max=0, data_type=None):
+        """tigramite's: the partial correlation on nodes of the DataFrame (0 where X or Y is constant)."""
+        (array, xyz, XYZ, _, nz_array, nz_xyz, nz_XYZ, _) = self._get_array(
+            X=X, Y=Y, Z=Z, tau_max=tau_max, remove_constant_data=True, verbosity=self.verbosity)
+        if np.any(np.isnan(array)):
+            raise ValueError("nans in the array!")
+        if len(nz_XYZ[0]) == 0 or len(nz_XYZ[1]) == 0:
+            return np.float64(0.0)
+        return self._measure_on(nz_XYZ[0], nz_XYZ[1], nz_XYZ[2], nz_xyz, nz_array)
+
+    def get_confidence(self, X, Y, Z=None, tau_max=0, data_type=None):
+        """tigramite's: the ``confidence`` interval ('analytic' or 'bootstrap') of the
+        partial correlation on nodes of the DataFrame; None without ``confidence``."""
+        if not self.confidence:
+            return None
+        if self.conf_lev < 0.5 or self.conf_lev >= 1.0:
+            raise ValueError("conf_lev = %.2f, but must be between 0.5 and 1" % self.conf_lev)
+        half_conf = self.conf_samples * (1.0 - self.conf_lev) / 2.0
+        if self.confidence == "bootstrap" and half_conf < 1.0:
+            raise ValueError("conf_samples*(1.-conf_lev)/2 is %.2f, must be >> 1" % half_conf)
+        array, xyz, _, _ = self._get_array(X=X, Y=Y, Z=Z, tau_max=tau_max, remove_constant_data=False)
+        dim, T = array.shape
+        if np.isnan(array).sum() != 0:
+            raise ValueError("nans in the array!")
+        if self.confidence == "analytic":
+            value = self.get_dependence_measure(array, xyz)
+            self.conf = self.get_analytic_confidence(df=T - dim, value=value, conf_lev=self.conf_lev)
+        else:
+            self.conf = self.get_bootstrap_confidence(array, xyz, conf_samples=self.conf_samples,
+                                                      conf_blocklength=self.conf_blocklength, conf_lev=self.conf_lev)
+        return self.conf
+
+    def get_model_selection_criterion(self, j, parents, tau_max=0, criterion="aic"):
+        """tigramite's: variable j regressed on ``parents`` (standardised, least squares),
+        with RSS the residual sum of squares, T the samples and p = len(parents) + 1:
+        'aic' T log RSS + 2p, 'bic' T log(RSS/T) + p log T, 'corrected_aic'
+        T log RSS + 2p + (2p² + 2p)/(T - p - 1)."""
+        array, _, _ = self.dataframe.construct_array(X=[(j, 0)], Y=[(j, 0)], Z=parents, tau_max=tau_max,
+                                                     mask_type=self.mask_type, return_cleaned_xyz=False,
+                                                     do_checks=True, verbosity=self.verbosity)
+        dim, T = array.shape
+        rss = float((self._get_single_residuals(array, target_var=1) ** 2).sum())
+        p = dim - 1
+        if criterion == "corrected_aic":
+            return T * np.log(rss) + 2.0 * p + (2.0 * p ** 2 + 2.0 * p) / (T - p - 1)
+        if criterion == "bic":
+            return T * np.log(rss / float(T)) + p * np.log(T)
+        if criterion == "aic":
+            return T * np.log(rss) + 2.0 * p
+        raise ValueError("Unknown scoring criterion.")
 
     def __repr__(self) -> str:
         return f"cudag.compat.tigramite.ParCorr(significance={self.significance!r})"
@@ -192,6 +450,66 @@ class DataFrame:
         self.datatime = datatime
         self.missing_flag = None
         self.mask = None
+        self.data_type = None
+        self.vector_vars = None
+        self.bootstrap = None
+        self.analysis_mode = "single"
+        self.Ndata = self.N
+        self.largest_time_step = values.shape[0]
+        self.use_indices_dataset_dict = {}
+
+    def construct_array(self, X, Y, Z, tau_max, extraZ=None, mask=None, mask_type=None, data_type=None,
+                        return_cleaned_xyz=False, do_checks=True, remove_overlaps=True, cut_off="2xtau_max",
+                        verbosity=0):
+        """tigramite's: the dim x n array of the nodes X, Y, Z (and extraZ), each [(var, -lag)],
+        duplicates dropped and Z's nodes in X or Y left out (``remove_overlaps``); row r of node
+        (var, -lag) holds var's values at t - lag for the reference times t from the cut-off on
+        ('2xtau_max': 2 tau_max, 'tau_max', 'max_lag': the nodes' largest lag,
+        'max_lag_or_tau_max', '2xtau_max_future': 'max_lag' less the latest times down to the
+        count of '2xtau_max'). Returns (array, xyz, type_array None), with
+        ``return_cleaned_xyz`` (array, xyz, (X, Y, Z), None); xyz codes X 0, Y 1, Z 2, extraZ 3."""
+        if mask is not None or data_type is not None:
+            raise ValueError("cudag's DataFrame takes no mask or data_type in construct_array")
+        if cut_off not in _CUT_OFFS:
+            raise ValueError("max_lag must be in {'2xtau_max', 'tau_max', 'max_lag', 'max_lag_or_tau_max', "
+                             "'2xtau_max_future'}")
+
+        def unique(nodes):
+            return list(dict.fromkeys((int(v), int(lag)) for v, lag in (nodes or [])))
+
+        X, Y, Z, extraZ = unique(X), unique(Y), unique(Z), unique(extraZ)
+        if remove_overlaps:
+            Z = [n for n in Z if n not in X and n not in Y]
+            extraZ = [n for n in extraZ if n not in X and n not in Y and n not in Z]
+        XYZ = X + Y + Z + extraZ
+        if do_checks:
+            if any(lag > 0 for _, lag in XYZ):
+                raise ValueError(f"nodes are {XYZ}, but all lags must be non-positive")
+            if any(v < 0 or v >= self.N for v, _ in XYZ):
+                raise ValueError(f"var indices {[v for v, _ in XYZ]}, but must be in [0, {self.N - 1}]")
+        if not XYZ:
+            raise ValueError("X, Y, Z must be lists of tuples in format [(var, -lag),...], eg., [(2, -2), (1, 0), ...]")
+        max_node_lag = max(abs(lag) for _, lag in XYZ)
+        first = {"2xtau_max": 2 * tau_max, "tau_max": tau_max, "max_lag": max_node_lag,
+                 "max_lag_or_tau_max": max(max_node_lag, tau_max), "2xtau_max_future": max_node_lag}[cut_off]
+        data = self.values[0]
+        T = data.shape[0]
+        times = np.arange(max(first, 0), T)
+        if cut_off == "2xtau_max_future":
+            times = times[:max(0, T - max(2 * tau_max, 0))]
+        if times.size and max_node_lag > times[0]:
+            raise ValueError(f"a lag of {max_node_lag} reaches before the series' start at the cut-off "
+                             f"'{cut_off}' (tau_max = {tau_max})")
+        xyz = np.array([code for code, nodes in enumerate((X, Y, Z, extraZ)) for _ in nodes])
+        array = np.empty((len(XYZ), times.size), dtype=data.dtype)
+        for r, (var, lag) in enumerate(XYZ):
+            array[r] = data[times + lag, var]
+        if array.shape[1] == 0:
+            raise ValueError("No valid samples")
+        self.use_indices_dataset_dict = {0: times}
+        if return_cleaned_xyz:
+            return array, xyz, (X, Y, Z), None
+        return array, xyz, None
 
 
 def _series_of(dataframe):
@@ -211,15 +529,42 @@ def _series_of(dataframe):
     return data, names
 
 
+_PC_ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5]  # tigramite's pc_alpha=None choices for PCMCI
+_PCMCIPLUS_ALPHAS = [0.001, 0.005, 0.01, 0.025, 0.05]  # and for PCMCI+
+_REVERSE = {"-->": "<--", "<--": "-->", "-?>": "<?-", "<?-": "-?>", "o-o": "o-o", "o?o": "o?o", "x-x": "x-x",
+            "x?x": "x?x"}
+
+
+def _alphas(pc_alpha, default: list) -> list:
+    if pc_alpha is None:
+        return list(default)
+    if isinstance(pc_alpha, (list, tuple, np.ndarray)):
+        return [float(a) for a in pc_alpha]
+    return [float(pc_alpha)]
+
+
 class PCMCI:
-    """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci`` and ``run_pcmciplus``,
-    computed by ``cudag.pcmci``: the same ``graph``, ``val_matrix`` and ``p_matrix`` as
-    tigramite 5.2.10.1 (ParCorr: to ~1e-11 on tests/data/pcmci/ and tests/data/pcmciplus/;
-    CMIknn: the statistics equal, the p-values from cudag's shuffle stream). ``cond_ind_test``:
-    this module's ParCorr or CMIknn (tigramite's own objects are read for their settings too).
-    After ``run_pcmci``, ``all_parents`` and ``results`` are set as tigramite sets them; after
-    ``run_pcmciplus``, ``all_lagged_parents`` and ``results`` (graph, p_matrix, val_matrix,
-    conf_matrix None; tigramite's ``sepsets`` and ``ambiguous_triples`` are not returned)."""
+    """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci``, ``run_pcmciplus``,
+    ``run_pc_stable``, ``run_mci`` and ``return_parents_dict``. With one ``pc_alpha``,
+    ``run_pcmci``, ``run_pcmciplus`` and ``run_pc_stable`` are ``cudag.pcmci``: the same
+    ``graph``, ``val_matrix`` and ``p_matrix`` as tigramite 5.2.10.1 (ParCorr: to ~1e-11 on
+    tests/data/pcmci/ and tests/data/pcmciplus/; CMIknn: the statistics equal, the p-values
+    from cudag's shuffle stream). ``run_mci`` (given parents) runs tigramite's MCI tests one
+    by one through ``cond_ind_test.run_test`` (cudag's ParCorr: ci::parcorr). With
+    ``pc_alpha`` None or a list, the choice is tigramite's: ``run_pc_stable`` (and so
+    ``run_pcmci``) keeps, per variable, the parents of the pc_alpha (0.05, 0.1, 0.2, 0.3,
+    0.4, 0.5 for None) whose ``get_model_selection_criterion`` (AIC) is least, then
+    ``run_mci``; ``run_pcmciplus`` keeps the pc_alpha (0.001, 0.005, 0.01, 0.025, 0.05 for
+    None) whose graph, made a DAG (its o-o links oriented into simplicial variables, in
+    decreasing order of the variables' summed |val_matrix|), has the least mean criterion
+    over the variables; its results get ``optimal_alpha``. ``cond_ind_test``: this module's
+    ParCorr or CMIknn (tigramite's own objects are read for their settings too; the choices
+    among several pc_alpha need a test with ``get_model_selection_criterion`` and
+    ``run_test``, such as this module's ParCorr). After ``run_pcmci`` and ``run_pc_stable``,
+    ``all_parents`` is set; after ``run_pcmciplus``, ``all_lagged_parents``; ``results``
+    holds graph, p_matrix, val_matrix and conf_matrix (tigramite's ``sepsets`` and
+    ``ambiguous_triples`` are not returned). FDR correction is offered through ``cudag.pcmci``
+    (one pc_alpha) only."""
 
     def __init__(self, dataframe, cond_ind_test, verbosity: int = 0):
         self.dataframe = dataframe
@@ -229,6 +574,8 @@ class PCMCI:
         self.T, self.N = self._data.shape
         self.all_parents = None
         self.results = None
+        if hasattr(cond_ind_test, "set_dataframe"):
+            cond_ind_test.set_dataframe(dataframe)
 
     def _test_options(self) -> dict:
         t = self.cond_ind_test
@@ -245,26 +592,287 @@ class PCMCI:
                     "transform": "none" if transform in (False, None) else str(transform)}
         raise ValueError(f"cudag's PCMCI runs ParCorr or CMIknn, not {name}")
 
+    def _run(self, link_assumptions, tau_max, opts: dict) -> dict:
+        return cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
+                           link_assumptions=link_assumptions, **opts)
+
+    @staticmethod
+    def _limits(opts: dict, **limits) -> dict:
+        for key, value in limits.items():
+            if value is not None:
+                opts[key] = int(value)
+        return opts
+
+    def _selection_test(self, what: str):
+        t = self.cond_ind_test
+        if not hasattr(t, "get_model_selection_criterion") or not hasattr(t, "run_test"):
+            raise ValueError(f"{what} chooses among several pc_alpha with the test's get_model_selection_criterion "
+                             f"and run_test, which {type(t).__name__} lacks (cudag's ParCorr has them)")
+        return t
+
+    def _pc_stable_parents(self, link_assumptions, tau_min, tau_max, pc_alpha, max_conds_dim,
+                           max_combinations) -> dict:
+        opts = self._test_options()
+        opts.update(tau_min=int(tau_min), pc_alpha=float(pc_alpha), max_combinations=int(max_combinations))
+        self._limits(opts, max_conds_dim=max_conds_dim)
+        return self._run(link_assumptions, tau_max, opts)["parents"]
+
+    def run_pc_stable(self, selected_links=None, link_assumptions=None, tau_min=1, tau_max=1, save_iterations=False,
+                      pc_alpha=0.2, max_conds_dim=None, max_combinations=1):
+        """tigramite's condition selection: ``{j: [(i, -lag), ...]}`` (parents in decreasing
+        strength), also kept as ``all_parents``. tau_min is raised to 1 as in tigramite."""
+        if selected_links is not None:
+            raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
+        if max_combinations <= 0:
+            raise ValueError("max_combinations must be > 0")
+        alphas = _alphas(pc_alpha, _PC_ALPHAS)
+        tau_min = max(1, int(tau_min))
+        found = [self._pc_stable_parents(link_assumptions, tau_min, tau_max, a, max_conds_dim, max_combinations)
+                 for a in alphas]
+        if len(found) == 1:
+            self.all_parents = found[0]
+            return self.all_parents
+        test = self._selection_test("run_pc_stable")
+        self.all_parents = {}
+        for j in range(self.N):
+            scores = [test.get_model_selection_criterion(j, parents[j], tau_max) for parents in found]
+            self.all_parents[j] = found[int(np.argmin(scores))][j]
+        return self.all_parents
+
+    def _check_tau_limits(self, tau_min, tau_max):
+        if not 0 <= tau_min <= tau_max:
+            raise ValueError(f"tau_max = {tau_max}, tau_min = {tau_min}, but 0 <= tau_min <= tau_max")
+
+    def _set_max_condition_dim(self, max_conds_dim, tau_min, tau_max):
+        """tigramite's: None means N (tau_max - tau_min + 1); a negative one is refused."""
+        if max_conds_dim is None:
+            max_conds_dim = self.N * (tau_max - tau_min + 1)
+        if max_conds_dim < 0:
+            raise ValueError("maximum condition dimension must be >= 0")
+        return max_conds_dim
+
+    @staticmethod
+    def _get_int_parents(parents) -> dict:
+        return defaultdict(list, {} if parents is None else {j: list(p) for j, p in dict(parents).items()})
+
+    @staticmethod
+    def _sort_parents(parents_vals: dict) -> list:
+        """The parents in decreasing |value| (tigramite's order of a variable's parents)."""
+        absolute = {k: abs(v) for k, v in parents_vals.items()}
+        return sorted(absolute, key=absolute.get, reverse=True)
+
+    @staticmethod
+    def _iter_conditions(parent, conds_dim, all_parents):
+        """The condition sets of size conds_dim among all_parents less parent, in
+        itertools.combinations order (tigramite's PC1 iteration)."""
+        others = [p for p in all_parents if p != parent]
+        for cond in itertools.combinations(others, conds_dim):
+            yield list(cond)
+
+    def _set_link_assumptions(self, link_assumptions, tau_min, tau_max, remove_contemp=False) -> dict:
+        """tigramite's internal link assumptions: all links (o?o at lag 0, -?> lagged) when
+        None; else the given ones (lag-0 ones dropped with ``remove_contemp``), lagged ones
+        directed, lag-0 ones completed by their reverse."""
+        if link_assumptions is None:
+            return {j: {(i, -lag): ("o?o" if lag == 0 else "-?>") for i in range(self.N)
+                        for lag in range(tau_min, tau_max + 1) if not (i == j and lag == 0)} for j in range(self.N)}
+        out = {j: dict(link_assumptions.get(j, {})) for j in range(self.N)}
+        if remove_contemp:
+            out = {j: {link: kind for link, kind in links.items() if link[1] != 0} for j, links in out.items()}
+        for j in range(self.N):
+            for (i, lag), kind in list(out[j].items()):
+                if kind not in _REVERSE:
+                    raise ValueError(f"link_assumptions: link type {kind!r} of ({i}, {lag}) -> {j} is not one of "
+                                     f"{sorted(_REVERSE)}")
+                if lag == 0:
+                    other = out[i].get((j, 0))
+                    if other is None:
+                        out[i][(j, 0)] = _REVERSE[kind]
+                    elif other != _REVERSE[kind]:
+                        raise ValueError("Inconsistent link assumptions for indices %d - %d " % (i, j))
+                else:
+                    out[j][(i, lag)] = "-" + kind[1] + ">"
+        return out
+
+    def _iter_indep_conds(self, parents, link_assumptions, max_conds_py, max_conds_px):
+        """tigramite's MCI iteration: (j, i, tau, Z) for each link (i, tau) --> j of the
+        assumptions (not (j, 0), not '<--' / '<?-'), Z = j's first max_conds_py parents
+        less (i, tau), then i's first max_conds_px parents shifted by tau not among them."""
+        for j in range(self.N):
+            conds_y = parents[j][:max_conds_py]
+            for (i, tau), kind in link_assumptions[j].items():
+                if (i, tau) == (j, 0) or kind in ("<--", "<?-"):
+                    continue
+                conds_x = [(k, tau + k_tau) for k, k_tau in parents[i][:max_conds_px]]
+                Z = [node for node in conds_y if node != (i, tau)]
+                Z += [node for node in conds_x if node not in Z]
+                yield j, i, tau, Z
+
+    def get_corrected_pvalues(self, p_matrix, fdr_method="fdr_bh", exclude_contemporaneous=True, tau_min=0,
+                              tau_max=1, link_assumptions=None):
+        """tigramite's: Benjamini-Hochberg q-values (pcmci::fdr_bh) of the links of the
+        assumptions (all when None), lag-0 self links and, with ``exclude_contemporaneous``,
+        all lag-0 links left as they are; 'none' returns the p-values."""
+        p_matrix = np.asarray(p_matrix, dtype=float)
+        _, n, lags = p_matrix.shape
+        self._check_tau_limits(tau_min, tau_max)
+        if link_assumptions is not None:
+            mask = np.zeros((n, n, lags), dtype=bool)
+            for j, links in self._set_link_assumptions(link_assumptions, tau_min, tau_max).items():
+                for (i, lag), kind in links.items():
+                    if kind not in ("<--", "<?-"):
+                        mask[i, j, abs(lag)] = True
+        else:
+            mask = np.ones((n, n, lags), dtype=bool)
+        mask[range(n), range(n), 0] = False
+        if exclude_contemporaneous:
+            mask[:, :, 0] = False
+        q_matrix = np.array(p_matrix)
+        if fdr_method is None or fdr_method == "none":
+            return q_matrix
+        if fdr_method != "fdr_bh":
+            raise ValueError("Only FDR method fdr_bh implemented")
+        q_matrix[mask] = cudag._cudag.fdr_bh([float(v) for v in p_matrix[mask]])
+        return q_matrix
+
+    def get_graph_from_pmatrix(self, p_matrix, alpha_level, tau_min, tau_max, link_assumptions=None):
+        """tigramite's: the string graph of p_matrix <= alpha_level (convert_to_string_graph)."""
+        self._set_link_assumptions(link_assumptions, tau_min, tau_max)
+        return self.convert_to_string_graph(np.asarray(p_matrix) <= alpha_level)
+
+    def run_mci(self, selected_links=None, link_assumptions=None, tau_min=0, tau_max=1, parents=None,
+                max_conds_py=None, max_conds_px=None, val_only=False, alpha_level=0.05, fdr_method="none"):
+        """tigramite's MCI step on given ``parents``: each link (i, -tau) --> j tested given
+        j's parents (up to max_conds_py, less the link's node) and i's parents shifted by
+        tau (up to max_conds_px), through ``cond_ind_test.run_test``; links assumed certain
+        ('-->', 'o-o') get value 1, p-value 0. Returns graph, p_matrix, val_matrix,
+        conf_matrix, lag-0 entries symmetrised as tigramite's (the larger p-value)."""
+        if selected_links is not None:
+            raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
+        self._check_tau_limits(tau_min, tau_max)
+        test = self.cond_ind_test
+        if not hasattr(test, "run_test"):
+            raise ValueError(f"run_mci runs the test's run_test, which {type(test).__name__} lacks "
+                             "(cudag's ParCorr has it)")
+        links = self._set_link_assumptions(link_assumptions, int(tau_min), int(tau_max))
+        max_conds_py = self._set_max_condition_dim(max_conds_py, tau_min, tau_max)
+        max_conds_px = self._set_max_condition_dim(max_conds_px, tau_min, tau_max)
+        parents = self._get_int_parents(parents)
+        shape = (self.N, self.N, tau_max + 1)
+        val_matrix, p_matrix = np.zeros(shape), np.ones(shape)
+        confident = bool(getattr(test, "confidence", None))
+        conf_matrix = np.zeros(shape + (2,)) if confident else None
+        for j, i, tau, Z in self._iter_indep_conds(parents, links, max_conds_py, max_conds_px):
+            kind = links[j][(i, tau)]
+            X, Y = [(i, tau)], [(j, 0)]
+            if val_only:
+                val_matrix[i, j, abs(tau)] = test.get_measure(X, Y, Z=Z, tau_max=tau_max)
+            elif kind in ("-->", "o-o"):
+                val_matrix[i, j, abs(tau)], p_matrix[i, j, abs(tau)] = 1.0, 0.0
+            else:
+                val, pval, _ = test.run_test(X, Y, Z=Z, tau_max=tau_max, alpha_or_thres=alpha_level)
+                val_matrix[i, j, abs(tau)], p_matrix[i, j, abs(tau)] = val, pval
+            if confident:
+                conf_matrix[i, j, abs(tau)] = test.get_confidence(X, Y, Z=Z, tau_max=tau_max)
+        if val_only:
+            self.results = {"val_matrix": val_matrix, "conf_matrix": conf_matrix}
+            return self.results
+        if fdr_method != "none":
+            if getattr(test, "significance", "analytic") == "fixed_thres":
+                raise ValueError("FDR-correction not compatible with significance == 'fixed_thres'")
+            p_matrix = self.get_corrected_pvalues(p_matrix, fdr_method=fdr_method, tau_min=tau_min, tau_max=tau_max,
+                                                  link_assumptions=links)
+        if getattr(test, "significance", "analytic") == "fixed_thres":
+            final = np.abs(val_matrix) >= np.abs(alpha_level)
+        else:
+            final = p_matrix <= alpha_level
+        graph = self.convert_to_string_graph(final)
+        for i in range(self.N):
+            for j in range(self.N):
+                kind = links[j].get((i, 0))
+                symmetric = kind in ("o-o", "o?o") and p_matrix[i, j, 0] >= p_matrix[j, i, 0]
+                if symmetric or kind in ("-->", "-?>"):
+                    p_matrix[j, i, 0], val_matrix[j, i, 0] = p_matrix[i, j, 0], val_matrix[i, j, 0]
+                    if conf_matrix is not None:
+                        conf_matrix[j, i, 0] = conf_matrix[i, j, 0]
+        self.results = {"graph": graph, "p_matrix": p_matrix, "val_matrix": val_matrix, "conf_matrix": conf_matrix}
+        return self.results
+
+    @staticmethod
+    def convert_to_string_graph(final) -> np.ndarray:
+        """tigramite's string graph of a 0/1 link array: lagged '-->'; at lag 0 'o-o' where
+        both directions hold, '-->' / '<--' where one does."""
+        final = np.asarray(final)
+        graph = np.full(final.shape, "", dtype="<U3")
+        graph[:, :, 1:][final[:, :, 1:] == 1] = "-->"
+        now = final[:, :, 0]
+        graph[:, :, 0][np.logical_and(now == 1, now.T == 1)] = "o-o"
+        for i, j in zip(*np.where(np.logical_and(now == 1, now.T == 0))):
+            graph[i, j, 0], graph[j, i, 0] = "-->", "<--"
+        return graph
+
+    def return_parents_dict(self, graph, val_matrix, include_lagzero_parents=False):
+        """tigramite's: ``{j: [(i, -lag), ...]}`` of the '-->' links into j (lag >= 1, or
+        >= 0 with ``include_lagzero_parents``), in decreasing |val_matrix|."""
+        graph, val_matrix = np.asarray(graph), np.asarray(val_matrix)
+        first = 0 if include_lagzero_parents else 1
+        out = {}
+        for j in range(self.N):
+            links = {(int(i), -int(lag) - first): abs(val_matrix[i, j, lag + first])
+                     for i, lag in np.argwhere(graph[:, j, first:] == "-->")}
+            out[j] = sorted(links, key=links.get, reverse=True)
+        return out
+
     def run_pcmci(self, selected_links=None, link_assumptions=None, tau_min=0, tau_max=1, save_iterations=False,
                   pc_alpha=0.2, max_conds_dim=None, max_combinations=1, max_conds_py=None, max_conds_px=None,
                   alpha_level=0.05, fdr_method="none"):
         if selected_links is not None:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
-        if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
-            raise ValueError("cudag's PCMCI takes one pc_alpha (tigramite's selection among several is not "
-                             "built yet)")
+        if len(_alphas(pc_alpha, _PC_ALPHAS)) > 1:
+            self._selection_test("run_pcmci")
+            parents = self.run_pc_stable(link_assumptions=link_assumptions, tau_min=tau_min, tau_max=tau_max,
+                                         pc_alpha=pc_alpha, max_conds_dim=max_conds_dim,
+                                         max_combinations=max_combinations)
+            results = self.run_mci(link_assumptions=link_assumptions, tau_min=tau_min, tau_max=tau_max,
+                                   parents=parents, max_conds_py=max_conds_py, max_conds_px=max_conds_px,
+                                   alpha_level=alpha_level, fdr_method=fdr_method)
+            self.all_parents = parents
+            return results
         opts = self._test_options()
-        opts.update(tau_min=int(tau_min), pc_alpha=float(pc_alpha), max_combinations=int(max_combinations),
-                    alpha_level=float(alpha_level), fdr_method=str(fdr_method))
-        for key, value in (("max_conds_dim", max_conds_dim), ("max_conds_py", max_conds_py),
-                           ("max_conds_px", max_conds_px)):
-            if value is not None:
-                opts[key] = int(value)
-        res = cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
-                          link_assumptions=link_assumptions, **opts)
+        opts.update(tau_min=int(tau_min), pc_alpha=_alphas(pc_alpha, _PC_ALPHAS)[0],
+                    max_combinations=int(max_combinations), alpha_level=float(alpha_level),
+                    fdr_method=str(fdr_method))
+        self._limits(opts, max_conds_dim=max_conds_dim, max_conds_py=max_conds_py, max_conds_px=max_conds_px)
+        res = self._run(link_assumptions, tau_max, opts)
         self.all_parents = res["parents"]
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
         return self.results
+
+    @staticmethod
+    def _dag_of(cpdag: np.ndarray, order) -> np.ndarray:
+        """One DAG of a CPDAG's Markov class (tigramite's choice): the lag-0 o-o links
+        (conflicts x-x left out) oriented into a simplicial variable, the first in ``order``
+        whose o-o neighbours are pairwise adjacent, that variable then removed, until none
+        is left."""
+        dag = np.copy(cpdag)
+        circle = np.copy(cpdag)
+        circle[:, :, 1:] = ""
+        circle[circle == "x-x"] = ""
+        circle[:, :, 0][circle[:, :, 0] == "-->"] = ""
+        while True:
+            found = None
+            for j in order:
+                adj = np.where(np.isin(circle[:, j, 0], ("o-o", "o?o")))[0].tolist()
+                if len(adj) == 1 or (adj and all(circle[a, b, 0] != "" for k, a in enumerate(adj)
+                                                 for b in adj[k + 1:])):
+                    found = (j, adj)
+                    break
+            if found is None:
+                return dag
+            j, adj = found
+            for v in adj:
+                dag[v, j, 0], dag[j, v, 0] = "-->", "<--"
+                circle[v, j, 0] = circle[j, v, 0] = ""
 
     def run_pcmciplus(self, selected_links=None, link_assumptions=None, tau_min=0, tau_max=1, pc_alpha=0.01,
                       contemp_collider_rule="majority", conflict_resolution=True, reset_lagged_links=False,
@@ -272,21 +880,38 @@ class PCMCI:
                       max_conds_px_lagged=None, fdr_method="none"):
         if selected_links is not None:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
+        alphas = _alphas(pc_alpha, _PCMCIPLUS_ALPHAS)
         if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
-            raise ValueError("cudag's PCMCI+ takes one pc_alpha (tigramite's selection among several is not "
-                             "built yet)")
+            test = self._selection_test("run_pcmciplus")
+            runs, scores = [], []
+            for a in alphas:
+                res = self.run_pcmciplus(link_assumptions=link_assumptions, tau_min=tau_min, tau_max=tau_max,
+                                         pc_alpha=a, contemp_collider_rule=contemp_collider_rule,
+                                         conflict_resolution=conflict_resolution,
+                                         reset_lagged_links=reset_lagged_links, max_conds_dim=max_conds_dim,
+                                         max_combinations=max_combinations, max_conds_py=max_conds_py,
+                                         max_conds_px=max_conds_px, max_conds_px_lagged=max_conds_px_lagged,
+                                         fdr_method=fdr_method)
+                order = np.argsort(np.abs(res["val_matrix"]).sum(axis=(0, 2)))[::-1]
+                dag = self._dag_of(res["graph"], order)
+                score = sum(test.get_model_selection_criterion(
+                    j, [(int(i), -int(lag)) for i, lag in zip(*np.where(dag[:, j, :] == "-->"))], tau_max)
+                    for j in range(self.N))
+                runs.append((res, self.all_lagged_parents))
+                scores.append(score / float(self.N))
+            best = int(np.argmin(scores))
+            self.results, self.all_lagged_parents = runs[best]
+            self.results["optimal_alpha"] = alphas[best]
+            return self.results
         opts = self._test_options()
-        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=float(pc_alpha),
+        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=alphas[0],
                     contemp_collider_rule=str(contemp_collider_rule) if contemp_collider_rule is not None
                     else "none", conflict_resolution=bool(conflict_resolution),
                     reset_lagged_links=bool(reset_lagged_links), max_combinations=int(max_combinations),
                     fdr_method=str(fdr_method))
-        for key, value in (("max_conds_dim", max_conds_dim), ("max_conds_py", max_conds_py),
-                           ("max_conds_px", max_conds_px), ("max_conds_px_lagged", max_conds_px_lagged)):
-            if value is not None:
-                opts[key] = int(value)
-        res = cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
-                          link_assumptions=link_assumptions, **opts)
+        self._limits(opts, max_conds_dim=max_conds_dim, max_conds_py=max_conds_py, max_conds_px=max_conds_px,
+                     max_conds_px_lagged=max_conds_px_lagged)
+        res = self._run(link_assumptions, tau_max, opts)
         self.all_lagged_parents = res["parents"]
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
         return self.results

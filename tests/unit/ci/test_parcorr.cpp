@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -106,4 +107,62 @@ TEST(ParCorr, BadInputIsRefused) {
     EXPECT_THROW(parcorr(two, 1, 2), cudag::InputError);
     const double inf[] = {1.0, 2.0, INFINITY, 4.0, 5.0, 6.0};
     EXPECT_THROW(parcorr(inf, 3, 2), cudag::InputError);
+}
+
+// y regressed on z = (1, 2, 3, 4) without intercept: β = z·y / z·z = 33/30.
+TEST(ParCorr, ResidualsAreLeastSquares) {
+    const double v[] = {0, 1, 1, 0, 3, 2, 0, 2, 3, 0, 5, 4};  // rows (x, y, z)
+    const ParCorrResiduals r = parcorr_residuals(v, 4, 3, 1, false);
+    const double want[] = {-0.1, 0.8, -1.3, 0.6};
+    ASSERT_EQ(r.residual.size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_NEAR(r.residual[i], want[i], 1e-14);
+        EXPECT_NEAR(r.fitted[i], 1.1 * (i + 1), 1e-14);
+    }
+    const double xy[] = {3, 1, 1, 2, 2, 5};  // x, y only: no Z, the residual is x
+    const ParCorrResiduals none = parcorr_residuals(xy, 3, 2, 0, false);
+    EXPECT_TRUE(none.fitted.empty());
+    EXPECT_EQ(none.residual, (std::vector<double>{3, 1, 2}));
+    EXPECT_THROW(parcorr_residuals(v, 4, 3, 2, false), cudag::InputError);
+}
+
+TEST(ParCorr, BlockShuffleKeepsBlocksAndIsKeyed) {
+    const std::int64_t t = 23, length = 4;  // five blocks and a tail of three
+    for (std::int64_t r = 0; r < 20; ++r) {
+        const std::vector<std::int64_t> order = block_shuffle_order(t, length, 5, r);
+        EXPECT_EQ(order, block_shuffle_order(t, length, 5, r));
+        std::vector<std::int64_t> sorted = order;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::int64_t i = 0; i < t; ++i) EXPECT_EQ(sorted[i], i);
+        const auto at = std::find(order.begin(), order.end(), 20) - order.begin();
+        EXPECT_EQ(at % length, 0);
+        EXPECT_LT(at, 20);
+    }
+    EXPECT_NE(block_shuffle_order(t, length, 5, 0), block_shuffle_order(t, length, 6, 0));
+    EXPECT_THROW(block_shuffle_order(t, 0, 5, 0), cudag::InputError);
+    EXPECT_THROW(block_shuffle_order(t, 24, 5, 0), cudag::InputError);
+    const std::vector<std::int64_t> rows = block_bootstrap_rows(22, 5, 5, 3);
+    ASSERT_EQ(rows.size(), 22u);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (i % 5 == 0)
+            EXPECT_LE(rows[i], 17);
+        else
+            EXPECT_EQ(rows[i], rows[i - 1] + 1);
+    }
+}
+
+// One block holding every row: each "shuffle" is the identity, so the null is the value.
+TEST(ParCorr, ShuffleNullOfOneBlockIsTheValue) {
+    int cols = 0;
+    const std::vector<double> data = reference_data(cols);
+    const std::vector<double> v = take(data, cols, 250, {0, 1});
+    std::vector<double> x(250), y(250);
+    for (int i = 0; i < 250; ++i) x[i] = v[2 * i], y[i] = v[2 * i + 1];
+    const std::vector<double> null = parcorr_shuffle_null(x.data(), y.data(), 250, 5, 250, 42);
+    ASSERT_EQ(null.size(), 5u);
+    for (double n : null) EXPECT_NEAR(n, -0.5140967227056764, 1e-12);
+    const std::vector<double> boot = parcorr_bootstrap(v.data(), 250, 2, 3, 1, 42);
+    ASSERT_EQ(boot.size(), 3u);
+    for (double b : boot) EXPECT_LT(std::fabs(b + 0.514), 0.2);
+    EXPECT_THROW(parcorr_shuffle_null(x.data(), y.data(), 250, 0, 1, 42), cudag::InputError);
 }

@@ -67,3 +67,29 @@ TEST(StudentT, RegularizedIncompleteBetaMatchesScipy) {
     EXPECT_TRUE(std::isnan(regularized_incomplete_beta(0.0, 3.0, 0.5)));
     EXPECT_TRUE(std::isnan(regularized_incomplete_beta(2.0, 3.0, 1.5)));
 }
+
+// scipy.stats.t.isf(p, df), scipy 1.17.1; and the closed forms for 1 and 2 degrees of freedom
+// (Cauchy: tan(π (1/2 − p)); 2: (1 − 2p) √(2 / (1 − (1 − 2p)²))).
+TEST(StudentT, QuantileMatchesScipy) {
+    struct Case {
+        double p, df, t;
+    };
+    const Case cases[] = {{0.05, 10, 1.812461122811676},  {0.025, 3, 3.1824463052837086},
+                          {1e-08, 1, 31830988.61837906},  {0.3, 1e5, 0.5244021842335457},
+                          {0.999, 7, -4.785289628638333}, {1e-30, 40, 32.5929585484389}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(::testing::Message() << "p = " << c.p << ", df = " << c.df);
+        EXPECT_NEAR(student_t_isf(c.p, c.df), c.t, 1e-12 * std::fabs(c.t));
+    }
+    for (double p : {0.01, 0.2, 0.45}) {
+        EXPECT_NEAR(student_t_isf(p, 1), std::tan(M_PI * (0.5 - p)), 1e-12 * std::tan(M_PI * (0.5 - p)));
+        const double u = 1 - 2 * p;
+        EXPECT_NEAR(student_t_isf(p, 2), u * std::sqrt(2 / (1 - u * u)), 1e-12);
+    }
+    EXPECT_EQ(student_t_isf(0.5, 3), 0.0);
+    EXPECT_EQ(student_t_isf(0.0, 3), INFINITY);
+    EXPECT_EQ(student_t_isf(1.0, 3), -INFINITY);
+    EXPECT_TRUE(std::isnan(student_t_isf(-0.1, 3)));
+    EXPECT_TRUE(std::isnan(student_t_isf(0.1, 0)));
+    EXPECT_TRUE(std::isnan(student_t_isf(NAN, 3)));
+}

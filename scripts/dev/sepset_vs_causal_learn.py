@@ -53,6 +53,16 @@ for rule, prio in [(0, 2), (0, 0), (0, 1), (0, 3), (0, 4), (1, -1), (2, -1)]:
     ok &= compare(f"linear_10 fisherz uc_rule {rule} uc_priority {prio}", lin, 0.05, "fisherz", True, rule, prio)
 ok &= compare("linear_10 fisherz max_k 1", lin, 0.05, "fisherz", max_k=1)
 ok &= compare("linear_10 first 300 rows fisherz alpha 0.2", lin[:300], 0.2, "fisherz")
+try:  # background knowledge: a pair forbidden both ways is removed at level 0
+    from causallearn.graph.GraphNode import GraphNode
+    from causallearn.utils.PCUtils.BackgroundKnowledge import BackgroundKnowledge
+    nodes = [GraphNode(f"X{k + 1}") for k in range(lin.shape[1])]
+    bk = BackgroundKnowledge()
+    bk.add_forbidden_by_node(nodes[0], nodes[2])
+    bk.add_forbidden_by_node(nodes[2], nodes[0])
+    ok &= compare("linear_10 fisherz, X1-X3 forbidden both ways", lin, 0.05, "fisherz", background_knowledge=bk)
+except ImportError as e:
+    print("background knowledge run skipped:", e)
 for test in ("gsq", "chisq"):
     ok &= compare(f"discrete_10 {test}", dis, 0.05, test, True, 0, -1)
 bn = os.path.join(root, "bnlearn_discrete_10000")

@@ -569,21 +569,26 @@ class CausalGraph:
         return f"CausalGraph({self.G!r}) from cudag"
 
 
-def _level_adjacency(run, result: cudag.PcResult, levels: int):
-    """The adjacency at the start of each level 1..levels - 1 of ``result``'s search (from
-    runs stopped at the level before, ``run(max_level)``), and {level: pairs removed there}."""
+def _level_adjacency(run, result: cudag.PcResult):
+    """The adjacency at the start of each level of ``result``'s search that removed pairs
+    (from runs stopped at the level before, ``run(max_level)``; one run per such level but
+    the deepest), and {level: pairs removed there}."""
     n = len(result.names)
-    after = {levels - 1: np.asarray(result.skeleton, dtype=bool)}
-    for level in range(levels - 1):
-        after[level] = np.asarray(run(level).skeleton, dtype=bool)
     full = ~np.eye(n, dtype=bool)
-    removed = {}
-    for level in range(levels):
-        before = full if level == 0 else after[level - 1]
+    # level 0 always (pairs forbidden by background knowledge go there, tested or not)
+    levels = [0] + [int(v["level"]) for v in result.levels if v["level"] > 0 and v.get("removed", 1) > 0]
+    after = {levels[-1]: np.asarray(result.skeleton, dtype=bool)}
+    for level in levels[:-1]:
+        after[level] = np.asarray(run(level).skeleton, dtype=bool)
+    start, removed = {}, {}
+    before = full
+    for level in levels:
+        start[level] = before
         gone = np.argwhere(np.triu(before & ~after[level]))
         if len(gone):
             removed[level] = [(int(i), int(j)) for i, j in gone]
-    return (lambda level: full if level == 0 else after[level - 1]), removed
+        before = after[level]
+    return start.__getitem__, removed
 
 
 def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_rule: int = 0,
@@ -650,8 +655,7 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
         # the skeleton only: uc_rule 0's orientation is cheap where maxP's tests on a dense
         # early graph are not
         quiet = dict(progress=None, verbose=False, uc_rule=0, uc_priority=2)
-        adjacency_at, removed = _level_adjacency(lambda level: run(max_level=level, **quiet), result,
-                                                 len(result.levels))
+        adjacency_at, removed = _level_adjacency(lambda level: run(max_level=level, **quiet), result)
         return _sepsets(len(names), adjacency_at, removed, cit._test_all, alpha)
 
     return CausalGraph(result, cit, sepsets)

@@ -3,7 +3,8 @@
 cudag.compat.causallearn.CIT (a cudag.tester behind causal-learn's result cache), on three
 shapes (samples x variables): set-up, the first 3,000 random tests (|S| = 3; cudag's
 session moves to the correlation matrix among them), 3,000 more new ones, then the 6,000
-repeated; p-values compared. Needs causal-learn and cudag importable:
+repeated; p-values compared. Times are CPU times of this process (time.process_time: the
+machine may be shared), single-threaded but the set-up. Needs causal-learn and cudag importable:
 PYTHONPATH=python:build/python CUDAG_BINARY=build/cudag python scripts/bench/tester_vs_causal_learn.py
 """
 import time
@@ -24,16 +25,16 @@ for m, n in [(1000, 50), (5000, 500), (20000, 200)]:
                                                                      for _ in range(6000))]
     res, rows = {}, {}
     for name, make in [("causal-learn", lambda: ClCIT(x, "fisherz")), ("cudag", lambda: CudagCIT(x, "fisherz"))]:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         t = make()
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         ps = [t(a, b, s) for a, b, s in calls[:3000]]
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         ps += [t(a, b, s) for a, b, s in calls[3000:]]
-        t3 = time.perf_counter()
+        t3 = time.process_time()
         for a, b, s in calls:
             t(a, b, s)
-        t4 = time.perf_counter()
+        t4 = time.process_time()
         res[name] = ps
         rows[name] = (t1 - t0, 1e3 * (t2 - t1) / 3000, 1e3 * (t3 - t2) / 3000, 1e3 * (t4 - t3) / 6000)
         print(f"| {m} x {n} | {name} | {rows[name][0]:.3f} | {rows[name][1]:.4f} | {rows[name][2]:.4f} | "

@@ -114,7 +114,8 @@ bool CpuFisherEngine::singular(std::int32_t i, std::int32_t j, const std::vector
     for (int r = 0; r < k; ++r)
         for (int c = 0; c < k; ++c)
             a[static_cast<std::size_t>(r) * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)] =
-                corr_[static_cast<std::int64_t>(vars[static_cast<std::size_t>(r)]) * n_ + vars[static_cast<std::size_t>(c)]];
+                corr_[static_cast<std::int64_t>(vars[static_cast<std::size_t>(r)]) * n_ +
+                      vars[static_cast<std::size_t>(c)]];
     return !ci::cholesky(a.data(), k);
 }
 

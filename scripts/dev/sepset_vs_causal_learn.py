@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""cg.sepset of cudag.compat.causallearn.pc against causal-learn's own pc, pair by pair, on
+"""cg.sepset (and definite_UC / definite_non_UC) of cudag.compat.causallearn.pc against
+causal-learn's own pc, pair by pair, on
 causal-learn's test data (../shared/data/causal-learn; see its README): every uc_rule /
 test combination its TestPC.py runs, plus the d-separation oracle on the bnlearn truth
 graphs. Prints the pairs that differ (none expected) and a summary line per run. Needs
@@ -38,6 +39,8 @@ def compare(label, data, *args, **kw):
     # the exact Python objects: the tuples' order and their numpy integers
     exact = all(repr(cl.sepset[i, j]) == repr(s[i, j]) for i in range(s.shape[0]) for j in range(s.shape[0]))
     graph = bool(np.array_equal(cl.G.graph, cd.G.graph))
+    # definiteMaxP's triples (uc_rule 2; empty lists otherwise), the same Python objects
+    exact &= repr(cl.definite_UC) == repr(cd.definite_UC) and repr(cl.definite_non_UC) == repr(cd.definite_non_UC)
     pairs = sum(1 for i in range(s.shape[0]) for j in range(i + 1, s.shape[0]) if s[i, j] is not None)
     print(f"{label}: {pairs} separated pairs, {len(bad)} differ, repr identical {exact}, graph equal {graph}; "
           f"causal-learn {t1 - t0:.2f} s, cudag with sepset {t2 - t1:.2f} s")
@@ -51,6 +54,8 @@ lin = np.loadtxt(os.path.join(root, "data_linear_10.txt"), skiprows=1)
 dis = np.loadtxt(os.path.join(root, "data_discrete_10.txt"), skiprows=1)
 for rule, prio in [(0, 2), (0, 0), (0, 1), (0, 3), (0, 4), (1, -1), (2, -1)]:
     ok &= compare(f"linear_10 fisherz uc_rule {rule} uc_priority {prio}", lin, 0.05, "fisherz", True, rule, prio)
+ok &= compare("linear_10 first 300 rows fisherz alpha 0.1 uc_rule 2 uc_priority 3", lin[:300], 0.1, "fisherz",
+              True, 2, 3)
 ok &= compare("linear_10 fisherz max_k 1", lin, 0.05, "fisherz", max_k=1)
 ok &= compare("linear_10 first 300 rows fisherz alpha 0.2", lin[:300], 0.2, "fisherz")
 try:  # background knowledge: a pair forbidden both ways is removed at level 0
@@ -65,6 +70,7 @@ except ImportError as e:
     print("background knowledge run skipped:", e)
 for test in ("gsq", "chisq"):
     ok &= compare(f"discrete_10 {test}", dis, 0.05, test, True, 0, -1)
+    ok &= compare(f"discrete_10 {test} uc_rule 2", dis, 0.05, test, True, 2, -1)
 bn = os.path.join(root, "bnlearn_discrete_10000")
 for name in ("asia", "sachs", "child", "insurance", "alarm"):
     d = np.loadtxt(os.path.join(bn, "data", f"{name}.txt"), skiprows=1)

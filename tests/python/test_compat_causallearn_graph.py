@@ -195,6 +195,17 @@ def test_triangles_and_kites():
     assert sorted(set(kites)) == [(0, 1, 2, 3), (3, 1, 2, 0)]
 
 
+def test_definite_maxp_triples():
+    # X1 -> X3 <- X2, X3 -> X4 <- X5: definiteMaxP finds the colliders X1 -> X3 <- X2 and
+    # X3 -> X4 <- X5 and the non-colliders X1 - X3 - X4, X2 - X3 - X4 (x < z in each)
+    cg = cl.pc(collider_data(), 0.01, "fisherz", True, 2, -1, show_progress=False)
+    as_ints = lambda ts: {tuple(map(int, t)) for t in ts}  # noqa: E731
+    assert as_ints(cg.definite_UC) == {(0, 2, 1), (2, 3, 4)} and len(cg.definite_UC) == 2
+    assert as_ints(cg.definite_non_UC) == {(0, 2, 3), (1, 2, 3)} and len(cg.definite_non_UC) == 2
+    other = cl.pc(collider_data(), 0.01, "fisherz", True, 0, 2, show_progress=False)
+    assert other.definite_UC == [] and other.definite_non_UC == []
+
+
 def test_networkx_views():
     nx = pytest.importorskip("networkx")
     cg = cl.pc(collider_data(), 0.01, "fisherz", show_progress=False)
@@ -308,6 +319,9 @@ def test_against_causal_learn_itself():
     ours = cl.pc(x, 0.05, "fisherz", True, 0, 2, show_progress=False)
     assert np.array_equal(theirs.G.graph, ours.G.graph)
     assert all(repr(theirs.sepset[i, j]) == repr(ours.sepset[i, j]) for i in range(20) for j in range(20))
+    theirs, ours = (f(x, 0.1, "fisherz", True, 2, 3, show_progress=False) for f in (cl_pc, cl.pc))
+    assert repr(theirs.definite_UC) == repr(ours.definite_UC) and theirs.definite_UC
+    assert repr(theirs.definite_non_UC) == repr(ours.definite_non_UC) and theirs.definite_non_UC
     a, b = ClCIT(x, "fisherz"), cl.CIT(x, "fisherz")
     assert b(3, 1, [5, 2]) == pytest.approx(a(3, 1, [5, 2]), abs=1e-13)
     assert a.data_hash == b.data_hash

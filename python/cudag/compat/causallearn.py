@@ -307,7 +307,8 @@ class CausalGraph:
     nodes of that end's sets in causal-learn's order, ``[(), ()]`` at level 0; None for
     adjacent pairs; built on first use by re-running the removed pairs' tests of their
     level, see :func:`_sepsets`), ``test`` (the :class:`CIT`), ``PC_elapsed`` (seconds),
-    ``definite_UC``/``definite_non_UC`` (empty: cudag's definiteMaxP keeps them inside),
+    ``definite_UC``/``definite_non_UC`` (uc_rule=2: definiteMaxP's triples, built on first
+    use by its tests through ``test``; empty for other rules and with background knowledge),
     ``redundant_nodes``, ``prt_m``, ``labels``, ``nx_graph``/``nx_skel`` (networkx graphs,
     filled by ``to_nx_graph()``/``to_nx_skeleton()``), the queries of the matrix
     (``find_fully_directed()``, ``find_undirected()``, ``find_unshielded_triples()``,
@@ -316,15 +317,15 @@ class CausalGraph:
     full :class:`cudag.PcResult`. Node pairs and indices are numpy integers, as
     causal-learn's."""
 
-    def __init__(self, result: cudag.PcResult, test=None, sepsets=None):
+    def __init__(self, result: cudag.PcResult, test=None, sepsets=None, definite=None):
         self.result = result
         self.node_names = list(result.names)
         self.G = _general_graph(np.asarray(result.cl_matrix, dtype=int), self.node_names)
         self.test = test
         self._sepset = None
         self._sepset_maker = sepsets
-        self.definite_UC: list = []
-        self.definite_non_UC: list = []
+        self._definite = None
+        self._definite_maker = definite
         self.PC_elapsed = result.seconds  # causal-learn's run time attribute
         self.redundant_nodes: list = []
         self.labels: dict = {}
@@ -343,6 +344,33 @@ class CausalGraph:
     def sepset(self, value) -> None:
         self._sepset = value
         self._sepset_maker = None
+
+    # ---- definiteMaxP's triples (uc_rule=2), built on first use -------------------------
+    def _definite_triples(self) -> tuple:
+        if self._definite is None:
+            self._definite = self._definite_maker() if self._definite_maker is not None else ([], [])
+            self._definite_maker = None
+        return self._definite
+
+    @property
+    def definite_UC(self) -> list:
+        """uc_rule=2 (definiteMaxP): the unshielded colliders it oriented, (x, y, z) for
+        x --> y <-- z, in its order; else []."""
+        return self._definite_triples()[0]
+
+    @definite_UC.setter
+    def definite_UC(self, value) -> None:
+        self._definite = (value, self._definite_triples()[1])
+
+    @property
+    def definite_non_UC(self) -> list:
+        """uc_rule=2 (definiteMaxP): the unshielded triples it found definite non-colliders,
+        (x, y, z) with x < z, in its order; else []."""
+        return self._definite_triples()[1]
+
+    @definite_non_UC.setter
+    def definite_non_UC(self, value) -> None:
+        self._definite = (self._definite_triples()[0], value)
 
     # ---- networkx views (causal-learn's attributes; built by to_nx_graph/to_nx_skeleton) --
     def __getattr__(self, name):
@@ -569,6 +597,54 @@ class CausalGraph:
         return f"CausalGraph({self.G!r}) from cudag"
 
 
+def _definite_maxp(skeleton: np.ndarray, names: list[str], test, alpha: float, priority: int) -> tuple:
+    """causal-learn's definiteMaxP triples (uc_rule=2, no background knowledge) on the
+    skeleton: each unshielded triple x - y - z (x < z, in find_unshielded_triples' order) is
+    tested given the subsets of x's or z's neighbours (find_cond_sets' order) with y, until
+    one separates (p > alpha: not a collider), and without y (one separating: not a
+    non-collider; stopping once both are known false), keeping the largest p of each kind.
+    Definite non-colliders are listed as found; the colliders, by p (priority 2, 3: the
+    largest p with y; 4: without y; 3 ascending, 4 descending), are oriented x --> y <-- z
+    in turn unless y --> x or y --> z already, and listed as oriented."""
+    g = np.where(skeleton, -1, 0).astype(int)
+    view = CausalGraph.__new__(CausalGraph)
+    view.__dict__["G"] = _Graph(g, names)
+    non_uc, scores = [], {}
+    for x, y, z in view.find_unshielded_triples():
+        if not x < z:
+            continue
+        best_with = best_without = 0
+        collider = non_collider = True
+        for s in view.find_cond_sets_with_mid(x, z, y):
+            p = test(x, z, s)
+            if p > alpha:
+                collider = False
+                break
+            best_with = max(best_with, p)
+        for s in view.find_cond_sets_without_mid(x, z, y):
+            p = test(x, z, s)
+            if p > alpha:
+                non_collider = False
+                if not collider:
+                    break
+            best_without = max(best_without, p)
+        score = best_without if priority == 4 else best_with
+        if collider and not (non_collider and best_without <= best_with):
+            scores[(x, y, z)] = score
+        elif non_collider:
+            non_uc.append((x, y, z))
+    order = list(scores)
+    if priority in (3, 4):
+        order = sorted(order, key=scores.__getitem__, reverse=priority == 4)
+    uc = []
+    for x, y, z in order:
+        if not (g[y, x] == -1 and g[x, y] == 1) and not (g[y, z] == -1 and g[z, y] == 1):
+            g[x, y], g[y, x] = -1, 1
+            g[z, y], g[y, z] = -1, 1
+            uc.append((x, y, z))
+    return uc, non_uc
+
+
 def _level_adjacency(run, result: cudag.PcResult):
     """The adjacency at the start of each level of ``result``'s search that removed pairs
     (from runs stopped at the level before, ``run(max_level)``; one run per such level but
@@ -658,7 +734,13 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
         adjacency_at, removed = _level_adjacency(lambda level: run(max_level=level, **quiet), result)
         return _sepsets(len(names), adjacency_at, removed, cit._test_all, alpha)
 
-    return CausalGraph(result, cit, sepsets)
+    definite = None
+    if uc_rule == 2 and background_knowledge is None:
+        def definite():
+            return _definite_maxp(np.asarray(result.skeleton, dtype=bool), names, cit, alpha,
+                                  4 if uc_priority == -1 else uc_priority)
+
+    return CausalGraph(result, cit, sepsets, definite)
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:

@@ -227,6 +227,7 @@ def _general_graph(graph: np.ndarray, names: list[str]):
         return _Graph(graph, names)
     g = GeneralGraph([GraphNode(n) for n in names])
     g.graph = graph.copy()
+    g.reconstitute_dpath(g.get_graph_edges())  # its directed-path matrix (is_ancestor_of, ...)
     return g
 
 

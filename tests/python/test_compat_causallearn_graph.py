@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 
+import cudag
 from cudag.compat import causallearn as cl
 from conftest import shared_data
 
@@ -294,6 +295,11 @@ def test_cit_singular_data_raise_causal_learns_error():
             cit(*q)
         assert str(e.value) == msg
     assert 0.0 < cit(0, 1, [3]) <= 1.0  # a regular block still tests
+    # the session's one-line error under compat="causal-learn" (the command line's too);
+    # pcalg's arithmetic answers (its pseudo-inverse) as before
+    with pytest.raises(cudag.InputError, match=r"'X3', 'X4'.* is singular"):
+        cudag.citest(x, "X3", "X4", test="fisher-z", compat="causal-learn")
+    assert cudag.citest(x, "X3", "X4", test="fisher-z").p_value == 0.0
 
 
 def test_cit_d_separation():

@@ -302,6 +302,16 @@ def test_cit_singular_data_raise_causal_learns_error():
     assert cudag.citest(x, "X3", "X4", test="fisher-z").p_value == 0.0
 
 
+def test_pc_on_collinear_columns_raises_causal_learns_error():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(200, 5))
+    x[:, 4] = -3.0 * x[:, 1] + 2.0  # causal-learn's level-0 test of X2, X5 raises
+    with pytest.raises(ValueError, match="^Data correlation matrix is singular"):
+        cl.pc(x, 0.05, "fisherz", show_progress=False)
+    x[:, 4] += 1e-3 * rng.normal(size=200)  # nearly collinear: tested
+    assert cl.pc(x, 0.05, "fisherz", show_progress=False).G.graph[1, 4] != 0
+
+
 def test_cit_d_separation():
     # 0 -> 2 <- 1, 2 -> 3, 4 isolated: d-separations by hand
     dag = np.zeros((5, 5), dtype=int)

@@ -646,6 +646,28 @@ def _definite_maxp(skeleton: np.ndarray, names: list[str], test, alpha: float, p
     return uc, non_uc
 
 
+def _collinear_pair(x: np.ndarray):
+    """Two columns of x that are exact linear functions of each other (|r| = 1 to 1e-12),
+    or None: found by hashing the standardized columns (sign fixed) rounded to 8 digits."""
+    if x.ndim != 2 or x.shape[0] < 2 or x.dtype.kind not in "fiu":
+        return None
+    z = x - x.mean(axis=0)
+    norms = np.linalg.norm(z, axis=0)
+    seen = {}
+    for k in range(x.shape[1]):
+        if not norms[k] > 0 or not np.isfinite(norms[k]):
+            continue  # constant or not finite: cudag's own checks name it
+        c = z[:, k] / norms[k]
+        first = c[np.flatnonzero(np.abs(c) > 1e-6)[:1]]
+        if len(first) and first[0] < 0:
+            c = -c
+        key = np.round(c, 8).tobytes()
+        j = seen.setdefault(key, k)
+        if j != k and abs(float(np.dot(z[:, j], z[:, k])) / (norms[j] * norms[k])) > 1 - 1e-12:
+            return j, k
+    return None
+
+
 def _level_adjacency(run, result: cudag.PcResult):
     """The adjacency at the start of each level of ``result``'s search that removed pairs
     (from runs stopped at the level before, ``run(max_level)``; one run per such level but
@@ -685,7 +707,9 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     is not implemented).
     ``max_k`` (causal-learn's) or ``depth``: the largest conditioning set (None / -1: no
     cap). ``backend``/``threads``: cudag's. ``show_progress`` draws a progress bar when tqdm
-    is installed. ``cache_path``: causal-learn's p-value cache file (JSON) for the returned
+    is installed. fisherz on data with two exactly collinear columns raises causal-learn's
+    ValueError (its level-0 test of them raises); a singular block deeper in the search is
+    answered (cudag's search uses the pseudo-inverse there), where causal-learn may raise. ``cache_path``: causal-learn's p-value cache file (JSON) for the returned
     graph's ``test`` (:class:`CIT`): an existing one is checked against the data and test as
     causal-learn checks it; the file is written when the run ends (cudag's search does not
     need the cached p-values). Other keywords go to the test, as causal-learn passes them."""
@@ -713,6 +737,9 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     if threads is not None:
         opts["threads"] = threads
     opts.update(_knowledge(background_knowledge, names))
+    if test == "fisher-z" and not _missing(indep_test) and _collinear_pair(x) is not None:
+        # causal-learn's fisherz raises at its level 0 test of the pair
+        raise ValueError(_SINGULAR)
     if test == D_SEPARATION:
         source = _oracle(x, names, true_dag)
 

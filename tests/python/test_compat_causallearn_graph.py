@@ -148,6 +148,9 @@ def test_every_member_of_causal_learns_causal_graph():
     assert np.asarray(cg.G.graph).shape == (5, 5)
     assert [node.get_name() for node in cg.G.get_nodes()] == [f"X{k}" for k in range(1, 6)]
     assert cg.G.get_num_edges() == 4
+    own = cg.test
+    cg.set_ind_test(lambda i, j, s: 0.5)  # a test of the caller's: ci_test asks it
+    assert cg.ci_test(0, 1, ()) == 0.5 and cg.test is not own
 
 
 def test_graph_queries_on_a_known_cpdag():

@@ -322,7 +322,7 @@ class CausalGraph:
         self.result = result
         self.node_names = list(result.names)
         self.G = _general_graph(np.asarray(result.cl_matrix, dtype=int), self.node_names)
-        self.test = test
+        self._test = test  # a CIT, or a callable making it on first use
         self._sepset = None
         self._sepset_maker = sepsets
         self._definite = None
@@ -387,6 +387,17 @@ class CausalGraph:
         raise AttributeError(f"'CausalGraph' object has no attribute '{name}'")
 
     # ---- the test ---------------------------------------------------------------------
+    @property
+    def test(self):
+        """The :class:`CIT` of the run (made on first use: its set-up reads the data again)."""
+        if self._test is not None and not isinstance(self._test, CIT) and getattr(self._test, "_cit_maker", False):
+            self._test = self._test()
+        return self._test
+
+    @test.setter
+    def test(self, value) -> None:
+        self._test = value
+
     def set_ind_test(self, indep_test) -> None:
         """The conditional-independence test ``ci_test`` runs (a :class:`CIT`)."""
         self.test = indep_test
@@ -751,24 +762,34 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
         def run(**extra):
             return cudag.pc(x, test=test, names=names, **{**opts, **extra}, **missing)
     result = run()
-    cit = CIT(x, indep_test, cache_path=cache_path, true_dag=true_dag, **kwargs)
-    if cache_path is not None:
-        cit.save_to_local_cache(force=True)
+
+    made = []
+
+    def own_cit():  # the run's CIT, made once (cg.test until set_ind_test replaces it)
+        if not made:
+            made.append(CIT(x, indep_test, cache_path=cache_path, true_dag=true_dag, **kwargs))
+        return made[0]
+
+    own_cit._cit_maker = True
+    cg = CausalGraph(result, own_cit)
+    if cache_path is not None:  # read and checked now, as causal-learn does; written at once
+        cg.test.save_to_local_cache(force=True)
 
     def sepsets():
         # the skeleton only: uc_rule 0's orientation is cheap where maxP's tests on a dense
         # early graph are not
         quiet = dict(progress=None, verbose=False, uc_rule=0, uc_priority=2)
         adjacency_at, removed = _level_adjacency(lambda level: run(max_level=level, **quiet), result)
-        return _sepsets(len(names), adjacency_at, removed, cit._test_all, alpha)
+        return _sepsets(len(names), adjacency_at, removed, own_cit()._test_all, alpha)
 
-    definite = None
+    cg._sepset_maker = sepsets
     if uc_rule == 2 and background_knowledge is None:
         def definite():
-            return _definite_maxp(np.asarray(result.skeleton, dtype=bool), names, cit, alpha,
+            return _definite_maxp(np.asarray(result.skeleton, dtype=bool), names, own_cit(), alpha,
                                   4 if uc_priority == -1 else uc_priority)
 
-    return CausalGraph(result, cit, sepsets, definite)
+        cg._definite_maker = definite
+    return cg
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:

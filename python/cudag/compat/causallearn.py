@@ -6,6 +6,9 @@ causal-learn ``GeneralGraph`` when causal-learn is installed), computed by cudag
 ``compat="causal-learn"`` (causal-learn's p-value arithmetic, strict decisions, its
 orientation rules): the same matrices as causal-learn's own ``pc`` (tests/python). causal-learn
 is not a dependency; without it ``.G`` is a small stand-in with the same ``graph`` matrix.
+The ``CausalGraph`` has every public member of causal-learn 0.1.4.8's (``sepset`` exactly
+causal-learn's lists, definiteMaxP's triples, the queries of the matrix, networkx and pydot
+views); ``CIT`` is causal-learn's test object (its cache and JSON cache file, its errors).
 ``fci(dataset, independence_test_method, alpha, depth, ...)`` returns causal-learn's
 ``(graph, edges)``, the PAG computed by cudag as pcalg's fci (see :func:`fci`).
 

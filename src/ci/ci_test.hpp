@@ -19,6 +19,10 @@ struct CiOutcome {
     double statistic = 0.0;
     double p = 1.0;
     std::vector<std::pair<std::string, std::string>> extra;
+    /// Fisher-z: the correlation block of x, y and s is singular (to a Cholesky pivot of
+    /// ci::kPivotTolerance); causal-learn's CIT raises there (run::CitestSession does under
+    /// --compat causal-learn).
+    bool singular = false;
 };
 
 class CiTest {

@@ -124,6 +124,16 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
         for (const std::string& note : test_->notes(vars[0], vars[1], z))
             std::cerr << "cudag citest: note: " << note << '\n';
     ci::CiOutcome o = test_->test(vars[0], vars[1], z);
+    if (o.singular && compat_ == skeleton::Compat::CausalLearn) {  // causal-learn's fisherz raises here
+        std::string msg = data_.source;
+        msg += ": the correlation matrix of '";
+        msg += x;
+        msg += "', '";
+        msg += y;
+        msg += z.empty() ? "'" : "' and the conditioning set";
+        msg += " is singular: the fisher-z test cannot run (causal-learn's CIT raises here)";
+        throw InputError(msg);
+    }
     if (!std::isfinite(o.statistic) || !(o.p >= 0.0 && o.p <= 1.0))
         throw InputError(data_.source + ": the " + spec_->name() + " test of '" + x + "' and '" + y +
                          "' gave statistic " + exact_number(o.statistic) + ", p " + exact_number(o.p) +

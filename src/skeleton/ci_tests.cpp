@@ -72,6 +72,7 @@ public:
         given_.assign(s.begin(), s.end());
         o.statistic = engine_->partial_correlation(x, y, given_);
         o.p = ci::fisher_z_pvalue(o.statistic, data_.n_samples, l, causal_learn_);
+        if (causal_learn_) o.singular = engine_->singular(x, y, given_);
         if (details_) o.extra.push_back(fisher_z_detail(o.statistic, data_.n_samples, l));
         return o;
     }
@@ -95,8 +96,10 @@ public:
         const int l = static_cast<int>(s.size());
         const CpuFisherEngine engine(columns(data_, x, y, s), TestPolicy{}, 1);
         ci::CiOutcome o;
-        o.statistic = engine.partial_correlation(0, 1, given_positions(s.size()));
+        const std::vector<std::int32_t> z = given_positions(s.size());
+        o.statistic = engine.partial_correlation(0, 1, z);
         o.p = ci::fisher_z_pvalue(o.statistic, data_.n_samples, l, causal_learn_);
+        if (causal_learn_) o.singular = engine.singular(0, 1, z);
         o.extra.push_back(fisher_z_detail(o.statistic, data_.n_samples, l));
         return o;
     }

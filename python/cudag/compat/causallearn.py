@@ -6,6 +6,9 @@ causal-learn ``GeneralGraph`` when causal-learn is installed), computed by cudag
 ``compat="causal-learn"`` (causal-learn's p-value arithmetic, strict decisions, its
 orientation rules): the same matrices as causal-learn's own ``pc`` (tests/python). causal-learn
 is not a dependency; without it ``.G`` is a small stand-in with the same ``graph`` matrix.
+The ``CausalGraph`` has every public member of causal-learn 0.1.4.8's (``sepset`` exactly
+causal-learn's lists, definiteMaxP's triples, the queries of the matrix, networkx and pydot
+views); ``CIT`` is causal-learn's test object (its cache and JSON cache file, its errors).
 ``fci(dataset, independence_test_method, alpha, depth, ...)`` returns causal-learn's
 ``(graph, edges)``, the PAG computed by cudag as pcalg's fci (see :func:`fci`).
 
@@ -17,8 +20,12 @@ is not a dependency; without it ``.G`` is a small stand-in with the same ``graph
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
+import itertools
+import json
 import os
+import time
 
 import numpy as np
 
@@ -140,21 +147,79 @@ def _knowledge(bk, names: list[str]) -> dict:
     return out
 
 
+class _Node:
+    """The stand-in for causal-learn's GraphNode when causal-learn is not installed."""
+
+    def __init__(self, name: str):
+        self._name = str(name)
+
+    def get_name(self) -> str:
+        return self._name
+
+    def __str__(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return self._name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Node) and other._name == self._name
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+
 class _Graph:
-    """The stand-in for causal-learn's GeneralGraph when causal-learn is not installed."""
+    """The stand-in for causal-learn's GeneralGraph when causal-learn is not installed: its
+    endpoint matrix ``graph`` ([i, j] the mark at i's end of i - j: -1 tail, 1 arrowhead, 2
+    circle, 0 no edge), ``nodes`` and its queries of them by node."""
 
     def __init__(self, graph: np.ndarray, names: list[str]):
         self.graph = graph
-        self._names = list(names)
+        self.nodes = [_Node(n) for n in names]
+        self.node_map = {node: k for k, node in enumerate(self.nodes)}
+
+    def get_nodes(self) -> list:
+        return list(self.nodes)
+
+    def get_node(self, name: str):
+        return next((node for node in self.nodes if node.get_name() == name), None)
 
     def get_node_names(self) -> list[str]:
-        return list(self._names)
+        return [node.get_name() for node in self.nodes]
+
+    def get_num_nodes(self) -> int:
+        return len(self.nodes)
 
     def get_num_edges(self) -> int:
-        return int(np.count_nonzero(np.triu(self.graph != 0)))
+        return int(np.count_nonzero(np.triu((self.graph != 0) | (self.graph.T != 0))))
+
+    def _index(self, node) -> int:
+        return self.node_map[node]
+
+    def is_adjacent_to(self, a, b) -> bool:
+        return bool(self.graph[self._index(a), self._index(b)] != 0)
+
+    def get_adjacent_nodes(self, node) -> list:
+        i = self._index(node)
+        return [self.nodes[j] for j in np.flatnonzero(self.graph[i, :] != 0)]
+
+    def is_parent_of(self, a, b) -> bool:
+        """a --> b."""
+        i, j = self._index(a), self._index(b)
+        return bool(self.graph[i, j] == -1 and self.graph[j, i] == 1)
+
+    def is_child_of(self, a, b) -> bool:
+        return self.is_parent_of(b, a)
+
+    def get_parents(self, node) -> list:
+        return [v for v in self.get_adjacent_nodes(node) if self.is_parent_of(v, node)]
+
+    def get_children(self, node) -> list:
+        return [v for v in self.get_adjacent_nodes(node) if self.is_parent_of(node, v)]
 
     def __repr__(self) -> str:
-        return f"cudag GeneralGraph stand-in ({len(self._names)} nodes, {self.get_num_edges()} edges)"
+        return f"cudag GeneralGraph stand-in ({len(self.nodes)} nodes, {self.get_num_edges()} edges)"
 
 
 def _general_graph(graph: np.ndarray, names: list[str]):
@@ -165,52 +230,203 @@ def _general_graph(graph: np.ndarray, names: list[str]):
         return _Graph(graph, names)
     g = GeneralGraph([GraphNode(n) for n in names])
     g.graph = graph.copy()
+    g.reconstitute_dpath(g.get_graph_edges())  # its directed-path matrix (is_ancestor_of, ...)
     return g
 
 
-class CausalGraph:
-    """What causal-learn's ``pc`` returns, as far as cudag computes it: ``G`` (``G.graph`` the
-    endpoint matrix), ``sepset`` (n x n array; [i, j] ``[(), ()]`` for a pair removed at
-    level 0 as causal-learn lists it, a list holding the separating set as a tuple for a
-    later removal, None for adjacent pairs), ``node_names``, ``PC_elapsed`` (seconds), causal-learn's queries of the
-    matrix (``find_fully_directed()``, ``find_undirected()``, ``find_bi_directed()``,
-    ``find_arrow_heads()``, ``find_tails()``, ``find_adj()``, ``neighbors(i)``,
-    ``max_degree()``, ``is_undirected(i, j)``, ``is_fully_directed(i, j)``), and ``result``, the
-    full :class:`cudag.PcResult`."""
+def _networkx(what: str):
+    try:
+        import networkx
+    except ImportError:
+        raise ImportError(f"CausalGraph.{what} needs networkx (pip install networkx), as causal-learn's does") from None
+    return networkx
 
-    def __init__(self, result: cudag.PcResult):
+
+def _insertion_ordered(sets) -> tuple:
+    """The nodes of ``sets`` as causal-learn's skeleton search lists one side's separating
+    sets of a pair: a Python set filled node by node, set by set, read back as a tuple (so
+    CPython's set order, which for these integers depends on the order they came in)."""
+    seen = set()
+    for s in sets:
+        for v in s:
+            seen.add(np.int64(v))
+    return tuple(seen)
+
+
+def _sepsets(n: int, adjacency_at, removed_at, test_all, alpha: float) -> np.ndarray:
+    """causal-learn's ``cg.sepset`` of its stable skeleton search: an n x n object array
+    holding, for each pair removed at level l, the list its search appends to both [i, j]
+    and [j, i] and None elsewhere. Its level l tests each adjacent pair from each end a
+    (smaller index first), with every l-subset S of the other neighbours of a (increasing
+    order of a's neighbours, as itertools.combinations walks them), and appends, at the end
+    of that end's tests, the nodes of the sets with p > alpha (a union of that end's sets;
+    () at level 0) when one was found there or when the other end, tested before, found
+    one. An end whose node has fewer than l - 1 neighbours is skipped at level l.
+
+    ``adjacency_at(l)``: the n x n adjacency at the start of level l; ``removed_at``: {l:
+    pairs (i, j), i < j, removed at level l}; ``test_all(queries)``: p of each (a, b, S)."""
+    out = np.empty((n, n), dtype=object)
+    for level in sorted(removed_at):
+        pairs = sorted(removed_at[level])
+        if level == 0:
+            for i, j in pairs:
+                out[i, j] = [(), ()]
+                out[j, i] = [(), ()]
+            continue
+        adj = adjacency_at(level)
+        neighbours = [np.flatnonzero(adj[v]) for v in range(n)]
+        queries, slots = [], []
+        for i, j in pairs:
+            for a, b in ((i, j), (j, i)):
+                others = [int(v) for v in neighbours[a] if v != b]
+                for s in itertools.combinations(others, level):
+                    slots.append((i, j, a))
+                    queries.append((a, b, s))
+        ps = test_all(queries) if queries else []
+        found: dict = {}
+        for (i, j, a), (_, _, s), p in zip(slots, queries, ps):
+            if p > alpha:
+                found.setdefault((i, j, a), []).append(s)
+        for i, j in pairs:
+            entry = []
+            first, second = found.get((i, j, i)), found.get((i, j, j))
+            if first is not None:
+                entry.append(_insertion_ordered(first))
+            if second is not None:
+                entry.append(_insertion_ordered(second))
+            elif first is not None and len(neighbours[j]) >= level - 1:
+                entry.append(())
+            if entry:
+                out[i, j] = entry
+                out[j, i] = list(entry)
+    return out
+
+
+class CausalGraph:
+    """What causal-learn's ``pc`` returns (its ``CausalGraph``, every public member), computed
+    by cudag: ``G`` (causal-learn's ``GeneralGraph`` when causal-learn is installed, else a
+    stand-in with the same ``graph`` matrix, ``nodes`` and node queries), ``sepset`` (an
+    n x n object array: for a pair removed by the skeleton search, the list of what
+    causal-learn's stable search appends, one tuple per end that found separating sets, the
+    nodes of that end's sets in causal-learn's order, ``[(), ()]`` at level 0; None for
+    adjacent pairs; built on first use by re-running the removed pairs' tests of their
+    level, see :func:`_sepsets`), ``test`` (the :class:`CIT`), ``PC_elapsed`` (seconds),
+    ``definite_UC``/``definite_non_UC`` (uc_rule=2: definiteMaxP's triples, built on first
+    use by its tests through ``test``; empty for other rules and with background knowledge),
+    ``redundant_nodes``, ``prt_m``, ``labels``, ``nx_graph``/``nx_skel`` (networkx graphs,
+    filled by ``to_nx_graph()``/``to_nx_skeleton()``), the queries of the matrix
+    (``find_fully_directed()``, ``find_undirected()``, ``find_unshielded_triples()``,
+    ``find_kites()``, ``find_cond_sets(i, j)``, ...), ``ci_test(i, j, S)``,
+    ``draw_nx_graph()``, ``draw_pydot_graph()`` (pydot and matplotlib), and ``result``, the
+    full :class:`cudag.PcResult`. Node pairs and indices are numpy integers, as
+    causal-learn's."""
+
+    def __init__(self, result: cudag.PcResult, test=None, sepsets=None, definite=None):
         self.result = result
         self.node_names = list(result.names)
         self.G = _general_graph(np.asarray(result.cl_matrix, dtype=int), self.node_names)
-        n = len(self.node_names)
-        # causal-learn's sepset: [(), ()] for a pair removed at level 0 (its stable search
-        # tests the pair from both ends there and lists the empty set each time), a list
-        # holding the set for a later removal (causal-learn lists every set it found, from
-        # both ends: the union cudag keeps is not that list yet), None for adjacent pairs
-        # and the diagonal.
-        self.sepset = np.empty((n, n), dtype=object)
-        adjacent = np.asarray(result.skeleton, dtype=bool)
-        for i in range(n):
-            for j in range(n):
-                if i != j and not adjacent[i, j]:
-                    self.sepset[i, j] = [(), ()]
-        for (i, j), s in result.sepsets.items():
-            self.sepset[i, j] = self.sepset[j, i] = [tuple(s)]
+        self._test = test  # a CIT, or a callable making it on first use
+        self._sepset = None
+        self._sepset_maker = sepsets
+        self._definite = None
+        self._definite_maker = definite
         self.PC_elapsed = result.seconds  # causal-learn's run time attribute
+        self.redundant_nodes: list = []
+        self.labels: dict = {}
+        self.prt_m: dict = {}
 
-    # causal-learn's CausalGraph queries of the endpoint matrix G.graph ([i, j] the mark at
-    # i's end of i - j: -1 tail, 1 arrowhead), pairs listed in row-major order of the matrix.
+    # ---- sepset, built on first use ---------------------------------------------------
+    @property
+    def sepset(self) -> np.ndarray:
+        if self._sepset is None:
+            n = len(self.node_names)
+            self._sepset = self._sepset_maker() if self._sepset_maker is not None else np.empty((n, n), dtype=object)
+            self._sepset_maker = None
+        return self._sepset
+
+    @sepset.setter
+    def sepset(self, value) -> None:
+        self._sepset = value
+        self._sepset_maker = None
+
+    # ---- definiteMaxP's triples (uc_rule=2), built on first use -------------------------
+    def _definite_triples(self) -> tuple:
+        if self._definite is None:
+            self._definite = self._definite_maker() if self._definite_maker is not None else ([], [])
+            self._definite_maker = None
+        return self._definite
+
+    @property
+    def definite_UC(self) -> list:
+        """uc_rule=2 (definiteMaxP): the unshielded colliders it oriented, (x, y, z) for
+        x --> y <-- z, in its order; else []."""
+        return self._definite_triples()[0]
+
+    @definite_UC.setter
+    def definite_UC(self, value) -> None:
+        self._definite = (value, self._definite_triples()[1])
+
+    @property
+    def definite_non_UC(self) -> list:
+        """uc_rule=2 (definiteMaxP): the unshielded triples it found definite non-colliders,
+        (x, y, z) with x < z, in its order; else []."""
+        return self._definite_triples()[1]
+
+    @definite_non_UC.setter
+    def definite_non_UC(self, value) -> None:
+        self._definite = (self._definite_triples()[0], value)
+
+    # ---- networkx views (causal-learn's attributes; built by to_nx_graph/to_nx_skeleton) --
+    def __getattr__(self, name):
+        # nx_graph and nx_skel: networkx graphs made on first use (networkx is optional); an
+        # empty nx_graph is filled here as causal-learn's get_adjacancy_matrix expects it.
+        if name == "nx_graph":
+            self.__dict__["nx_graph"] = _networkx("nx_graph").DiGraph()
+            self.to_nx_graph()
+            return self.__dict__["nx_graph"]
+        if name == "nx_skel":
+            self.__dict__["nx_skel"] = _networkx("nx_skel").Graph()
+            return self.__dict__["nx_skel"]
+        raise AttributeError(f"'CausalGraph' object has no attribute '{name}'")
+
+    # ---- the test ---------------------------------------------------------------------
+    @property
+    def test(self):
+        """The :class:`CIT` of the run (made on first use: its set-up reads the data again)."""
+        if self._test is not None and not isinstance(self._test, CIT) and getattr(self._test, "_cit_maker", False):
+            self._test = self._test()
+        return self._test
+
+    @test.setter
+    def test(self, value) -> None:
+        self._test = value
+
+    def set_ind_test(self, indep_test) -> None:
+        """The conditional-independence test ``ci_test`` runs (a :class:`CIT`)."""
+        self.test = indep_test
+
+    def ci_test(self, i: int, j: int, S) -> float:
+        """The p-value of i _||_ j given S, by ``test``."""
+        if self.test is None:
+            raise ValueError("CausalGraph.ci_test: no test set (set_ind_test(CIT(data, 'fisherz')))")
+        return self.test(i, j, S)
+
+    # ---- causal-learn's queries of the endpoint matrix G.graph ------------------------
+    def _g(self) -> np.ndarray:
+        return np.asarray(self.G.graph)
+
     def _marks(self, mark: int) -> list:
-        """(j, i) for every [i, j] == mark: the edges i - j with that mark at i, as (j, i)."""
-        return [(j, i) for i, j in np.argwhere(np.asarray(self.G.graph) == mark)]
+        """(j, i) for every [i, j] == mark, in row-major order of the matrix."""
+        rows, cols = np.nonzero(self._g() == mark)
+        return list(zip(cols, rows))
 
     def neighbors(self, i: int):
-        """The nodes adjacent to node i."""
-        return np.flatnonzero(np.asarray(self.G.graph)[i, :] != 0)
+        """The nodes adjacent to node i (increasing)."""
+        return np.flatnonzero(self._g()[i, :] != 0)
 
-    def max_degree(self) -> int:
+    def max_degree(self):
         """The largest number of edges at one node."""
-        return max(np.sum(np.asarray(self.G.graph) != 0, axis=1))
+        return max(np.sum(self._g() != 0, axis=1))
 
     def find_arrow_heads(self) -> list:
         """(i, j) for each arrowhead at j's end of i - j (i o-> j, i --> j, i <-> j)."""
@@ -222,63 +438,277 @@ class CausalGraph:
 
     def find_undirected(self) -> list:
         """(i, j) for each i --- j, both ways."""
-        g = np.asarray(self.G.graph)
+        g = self._g()
         return [(a, b) for a, b in self.find_tails() if g[a, b] == -1]
 
     def find_fully_directed(self) -> list:
         """(i, j) for each i --> j."""
-        g = np.asarray(self.G.graph)
+        g = self._g()
         return [(a, b) for a, b in self.find_arrow_heads() if g[a, b] == -1]
 
     def find_bi_directed(self) -> list:
         """(i, j) for each i <-> j, both ways."""
-        g = np.asarray(self.G.graph)
+        g = self._g()
         return [(b, a) for a, b in self.find_arrow_heads() if g[b, a] == 1 and g[a, b] == 1]
-
-    def to_nx_graph(self):
-        """causal-learn's: ``nx_graph``, a networkx DiGraph of the nodes 0..n-1 with an edge per
-        undirected (both ways, color 'g'), directed ('b') and bidirected (both ways, 'r') edge,
-        and ``labels`` {index: name}. Needs networkx."""
-        import networkx as nx
-
-        self.nx_graph = nx.DiGraph()
-        nodes = range(len(self.node_names))
-        self.labels = {i: self.node_names[i] for i in nodes}
-        self.nx_graph.add_nodes_from(nodes)
-        for color, pairs in (("g", self.find_undirected()), ("b", self.find_fully_directed()),
-                             ("r", self.find_bi_directed())):
-            for i, j in pairs:
-                self.nx_graph.add_edge(i, j, color=color)
-
-    def __getattr__(self, name):
-        # causal-learn's pc returns its graph with nx_graph built (get_adjacancy_matrix reads
-        # it): built here on first use, networkx being optional.
-        if name in ("nx_graph", "labels"):
-            self.to_nx_graph()
-            return self.__dict__[name]
-        raise AttributeError(f"'CausalGraph' object has no attribute '{name}'")
 
     def find_adj(self) -> list:
         """(i, j) for each end of each edge: the tails' pairs, then the arrowheads'."""
         return self.find_tails() + self.find_arrow_heads()
 
-    def is_undirected(self, i: int, j: int) -> bool:
-        g = np.asarray(self.G.graph)
-        return bool(g[i, j] == -1 and g[j, i] == -1)
+    def is_undirected(self, i: int, j: int):
+        """Whether i --- j."""
+        g = self._g()
+        return g[i, j] == -1 and g[j, i] == -1
 
-    def is_fully_directed(self, i: int, j: int) -> bool:
+    def is_fully_directed(self, i: int, j: int):
         """Whether i --> j."""
-        g = np.asarray(self.G.graph)
-        return bool(g[i, j] == -1 and g[j, i] == 1)
+        g = self._g()
+        return g[i, j] == -1 and g[j, i] == 1
+
+    def _paths2(self, pairs: list) -> list:
+        """(a, b, c) for every two entries (a, b), (b, c) of ``pairs`` at different positions
+        with a != c, in the order itertools.permutations(pairs, 2) meets them."""
+        by_first: dict = {}
+        for k, (a, _) in enumerate(pairs):
+            by_first.setdefault(int(a), []).append(k)
+        out = []
+        for k, (a, b) in enumerate(pairs):
+            for m in by_first.get(int(b), ()):
+                c = pairs[m][1]
+                if m != k and a != c:
+                    out.append((a, b, c))
+        return out
+
+    def find_unshielded_triples(self) -> list:
+        """(i, j, k) for each i - j - k with i and k not adjacent (both ways)."""
+        g = self._g()
+        return [(a, b, c) for a, b, c in self._paths2(self.find_adj()) if g[a, c] == 0]
+
+    def find_triangles(self) -> list:
+        """(i, j, k) for each triangle i - j - k - i (every rotation and direction)."""
+        adj = self.find_adj()
+        present = {(int(a), int(b)) for a, b in adj}
+        return [(a, b, c) for a, b, c in self._paths2(adj) if (int(a), int(c)) in present]
+
+    def find_kites(self) -> list:
+        """(i, j, k, l) for each kite i - j - l - k - i with i - l, j and k not adjacent, j < k."""
+        g = self._g()
+        tri = self.find_triangles()
+        out = []
+        for p in tri:
+            for q in tri:
+                if p is not q and p[0] == q[0] and p[2] == q[2] and p[1] < q[1] and g[p[1], q[1]] == 0:
+                    out.append((p[0], p[1], q[1], p[2]))
+        return out
+
+    def find_cond_sets(self, i: int, j: int) -> list:
+        """Every subset (a tuple) of i's neighbours and every subset of j's, each once (in the
+        order of a Python set of them, as causal-learn lists them)."""
+        def subsets(nodes):
+            nodes = list(nodes)
+            return [s for r in range(len(nodes) + 1) for s in itertools.combinations(nodes, r)]
+
+        return list(set(subsets(self.neighbors(i)) + subsets(self.neighbors(j))))
+
+    def find_cond_sets_with_mid(self, i: int, j: int, k: int) -> list:
+        """find_cond_sets(i, j)'s sets holding k."""
+        return [s for s in self.find_cond_sets(i, j) if k in s]
+
+    def find_cond_sets_without_mid(self, i: int, j: int, k: int) -> list:
+        """find_cond_sets(i, j)'s sets without k."""
+        return [s for s in self.find_cond_sets(i, j) if k not in s]
+
+    def rearrange(self, PATH):
+        """causal-learn's: reorders ``adjmat`` (an attribute its CausalGraph no longer sets)
+        by the ``X<k>`` column names of the tab-separated file PATH."""
+        with open(PATH) as f:
+            header = f.readline().rstrip("\n").split("\t")
+        order = [int(name.split("X")[1]) - 1 for name in header]
+        index = np.zeros(len(order), dtype=int)
+        for k in range(1, len(order)):
+            index[order[k]] = k
+        adjmat = self.adjmat  # AttributeError, as in causal-learn, unless set by the caller
+        self.adjmat = adjmat[np.ix_(index, index)]
+
+    # ---- networkx and drawing ---------------------------------------------------------
+    def to_nx_graph(self) -> None:
+        """Fills ``nx_graph`` (a networkx DiGraph of the nodes 0..n-1 with an edge per
+        undirected edge, both ways, color 'g', per directed edge, 'b', and per bidirected
+        edge, both ways, 'r') and ``labels`` {index: name}. Needs networkx."""
+        graph = self.__dict__.get("nx_graph")
+        if graph is None:
+            graph = self.__dict__["nx_graph"] = _networkx("to_nx_graph").DiGraph()
+        nodes = range(len(self.node_names))
+        self.labels = {i: self.node_names[i] for i in nodes}
+        graph.add_nodes_from(nodes)
+        for color, pairs in (("g", self.find_undirected()), ("b", self.find_fully_directed()),
+                             ("r", self.find_bi_directed())):
+            for i, j in pairs:
+                graph.add_edge(i, j, color=color)
+
+    def to_nx_skeleton(self) -> None:
+        """Fills ``nx_skel`` (a networkx Graph: an edge per adjacency, color 'g'). Needs
+        networkx."""
+        skel = self.nx_skel
+        skel.add_nodes_from(range(len(self.node_names)))
+        for i, j in self.find_adj():
+            if i < j:
+                skel.add_edge(i, j, color="g")
+
+    def draw_nx_graph(self, skel: bool = False) -> None:
+        """Draws ``nx_graph`` (or ``nx_skel`` with skel=True) with networkx and matplotlib."""
+        nx = _networkx("draw_nx_graph")
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("CausalGraph.draw_nx_graph needs matplotlib (pip install matplotlib)") from None
+        if not skel:
+            print("Green: undirected; Blue: directed; Red: bi-directed\n")
+        g = self.nx_skel if skel else self.nx_graph
+        colors = [g[u][v]["color"] for u, v in g.edges()]
+        nx.draw(g, pos=nx.circular_layout(g), with_labels=True, labels=self.labels, edge_color=colors)
+        plt.draw()
+        plt.show()
+
+    def to_pydot(self, labels: list[str] | None = None):
+        """``G`` as a pydot graph (nodes labelled ``labels`` or their names; each edge with
+        its two endpoint marks). Needs pydot."""
+        try:
+            import pydot
+        except ImportError:
+            raise ImportError("CausalGraph.draw_pydot_graph needs pydot (pip install pydot) and Graphviz, as "
+                              "causal-learn's does") from None
+        names = self.node_names if labels is None else [str(v) for v in labels]
+        if len(names) != len(self.node_names):
+            raise ValueError(f"labels: {len(names)} labels for {len(self.node_names)} nodes")
+        g = self._g()
+        dot = pydot.Dot("", graph_type="digraph", fontsize=18)
+        dot.obj_dict["attributes"]["dpi"] = 200
+        for k, name in enumerate(names):
+            dot.add_node(pydot.Node(k, label=name))
+        style = {-1: "none", 1: "normal", 2: "odot"}
+        for i, j in zip(*np.nonzero(np.triu((g != 0) | (g.T != 0)))):
+            # the mark at j's end of i - j is G.graph[j, i]
+            dot.add_edge(pydot.Edge(int(i), int(j), dir="both", arrowtail=style.get(int(g[i, j]), "none"),
+                                    arrowhead=style.get(int(g[j, i]), "none")))
+        return dot
+
+    def draw_pydot_graph(self, labels: list[str] | None = None) -> None:
+        """Draws ``G`` through pydot (Graphviz) and matplotlib, as causal-learn's does."""
+        dot = self.to_pydot(labels)
+        try:
+            import matplotlib.image as mpimg
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("CausalGraph.draw_pydot_graph needs matplotlib (pip install matplotlib)") from None
+        img = mpimg.imread(io.BytesIO(dot.create_png(f="png")), format="png")
+        plt.rcParams["figure.figsize"] = [20, 12]
+        plt.rcParams["figure.autolayout"] = True
+        plt.axis("off")
+        plt.imshow(img)
+        plt.show()
 
     def __repr__(self) -> str:
         return f"CausalGraph({self.G!r}) from cudag"
 
 
+def _definite_maxp(skeleton: np.ndarray, names: list[str], test, alpha: float, priority: int) -> tuple:
+    """causal-learn's definiteMaxP triples (uc_rule=2, no background knowledge) on the
+    skeleton: each unshielded triple x - y - z (x < z, in find_unshielded_triples' order) is
+    tested given the subsets of x's or z's neighbours (find_cond_sets' order) with y, until
+    one separates (p > alpha: not a collider), and without y (one separating: not a
+    non-collider; stopping once both are known false), keeping the largest p of each kind.
+    Definite non-colliders are listed as found; the colliders, by p (priority 2, 3: the
+    largest p with y; 4: without y; 3 ascending, 4 descending), are oriented x --> y <-- z
+    in turn unless y --> x or y --> z already, and listed as oriented."""
+    g = np.where(skeleton, -1, 0).astype(int)
+    view = CausalGraph.__new__(CausalGraph)
+    view.__dict__["G"] = _Graph(g, names)
+    non_uc, scores = [], {}
+    for x, y, z in view.find_unshielded_triples():
+        if not x < z:
+            continue
+        best_with = best_without = 0
+        collider = non_collider = True
+        for s in view.find_cond_sets_with_mid(x, z, y):
+            p = test(x, z, s)
+            if p > alpha:
+                collider = False
+                break
+            best_with = max(best_with, p)
+        for s in view.find_cond_sets_without_mid(x, z, y):
+            p = test(x, z, s)
+            if p > alpha:
+                non_collider = False
+                if not collider:
+                    break
+            best_without = max(best_without, p)
+        score = best_without if priority == 4 else best_with
+        if collider and not (non_collider and best_without <= best_with):
+            scores[(x, y, z)] = score
+        elif non_collider:
+            non_uc.append((x, y, z))
+    order = list(scores)
+    if priority in (3, 4):
+        order = sorted(order, key=scores.__getitem__, reverse=priority == 4)
+    uc = []
+    for x, y, z in order:
+        if not (g[y, x] == -1 and g[x, y] == 1) and not (g[y, z] == -1 and g[z, y] == 1):
+            g[x, y], g[y, x] = -1, 1
+            g[z, y], g[y, z] = -1, 1
+            uc.append((x, y, z))
+    return uc, non_uc
+
+
+def _collinear_pair(x: np.ndarray):
+    """Two columns of x that are exact linear functions of each other (|r| = 1 to 1e-12),
+    or None: found by hashing the standardized columns (sign fixed) rounded to 8 digits."""
+    if x.ndim != 2 or x.shape[0] < 2 or x.dtype.kind not in "fiu":
+        return None
+    z = x - x.mean(axis=0)
+    norms = np.linalg.norm(z, axis=0)
+    seen = {}
+    for k in range(x.shape[1]):
+        if not norms[k] > 0 or not np.isfinite(norms[k]):
+            continue  # constant or not finite: cudag's own checks name it
+        c = z[:, k] / norms[k]
+        first = c[np.flatnonzero(np.abs(c) > 1e-6)[:1]]
+        if len(first) and first[0] < 0:
+            c = -c
+        key = np.round(c, 8).tobytes()
+        j = seen.setdefault(key, k)
+        if j != k and abs(float(np.dot(z[:, j], z[:, k])) / (norms[j] * norms[k])) > 1 - 1e-12:
+            return j, k
+    return None
+
+
+def _level_adjacency(run, result: cudag.PcResult):
+    """The adjacency at the start of each level of ``result``'s search that removed pairs
+    (from runs stopped at the level before, ``run(max_level)``; one run per such level but
+    the deepest), and {level: pairs removed there}."""
+    n = len(result.names)
+    full = ~np.eye(n, dtype=bool)
+    # level 0 always (pairs forbidden by background knowledge go there, tested or not)
+    levels = [0] + [int(v["level"]) for v in result.levels if v["level"] > 0 and v.get("removed", 1) > 0]
+    after = {levels[-1]: np.asarray(result.skeleton, dtype=bool)}
+    for level in levels[:-1]:
+        after[level] = np.asarray(run(level).skeleton, dtype=bool)
+    start, removed = {}, {}
+    before = full
+    for level in levels:
+        start[level] = before
+        gone = np.argwhere(np.triu(before & ~after[level]))
+        if len(gone):
+            removed[level] = [(int(i), int(j)) for i, j in gone]
+        before = after[level]
+    return start.__getitem__, removed
+
+
 def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_rule: int = 0,
        uc_priority: int = 2, mvpc: bool = False, correction_name: str = "MV_Crtn_Fisher_Z",
        background_knowledge=None, verbose: bool = False, show_progress: bool = True, node_names=None,
-       *, depth: int = -1, backend: str | None = None, threads: int | None = None, true_dag=None) -> CausalGraph:
+       max_k: int | None = None, *, depth: int = -1, backend: str | None = None, threads: int | None = None,
+       true_dag=None, cache_path: str | None = None, **kwargs) -> CausalGraph:
     """causal-learn's ``pc`` (same parameters, order and defaults), run by cudag.
 
     ``indep_test``: "fisherz", "chisq" or "gsq" (or causal-learn's constants of those names),
@@ -289,8 +719,14 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     "mv_fisherz": Fisher-z with test-wise deletion of missing values (NaN), as causal-learn's.
     ``stable=False`` and ``mvpc=True`` are refused (cudag runs PC-stable; MVPC's correction
     is not implemented).
-    ``depth``: the largest conditioning set (-1: no cap). ``backend``/``threads``: cudag's.
-    ``show_progress`` draws a progress bar when tqdm is installed."""
+    ``max_k`` (causal-learn's) or ``depth``: the largest conditioning set (None / -1: no
+    cap). ``backend``/``threads``: cudag's. ``show_progress`` draws a progress bar when tqdm
+    is installed. fisherz on data with two exactly collinear columns raises causal-learn's
+    ValueError (its level-0 test of them raises); a singular block deeper in the search is
+    answered (cudag's search uses the pseudo-inverse there), where causal-learn may raise. ``cache_path``: causal-learn's p-value cache file (JSON) for the returned
+    graph's ``test`` (:class:`CIT`): an existing one is checked against the data and test as
+    causal-learn checks it; the file is written when the run ends (cudag's search does not
+    need the cached p-values). Other keywords go to the test, as causal-learn passes them."""
     if not stable:
         raise ValueError("stable=False: cudag runs PC-stable only (causal-learn's default, stable=True)")
     if mvpc:
@@ -304,6 +740,10 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     test = _test_name(indep_test)
     opts = dict(alpha=alpha, compat="causal-learn", uc_rule=uc_rule, uc_priority=uc_priority, verbose=verbose,
                 progress=True if show_progress else None)
+    if max_k is not None:
+        if isinstance(max_k, bool) or not isinstance(max_k, (int, np.integer)):
+            raise TypeError(f"max_k must be an integer or None, not {type(max_k).__name__}")
+        depth = int(max_k)
     if depth is not None and depth >= 0:
         opts["max_level"] = depth
     if backend is not None:
@@ -311,9 +751,48 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     if threads is not None:
         opts["threads"] = threads
     opts.update(_knowledge(background_knowledge, names))
+    if test == "fisher-z" and not _missing(indep_test) and _collinear_pair(x) is not None:
+        # causal-learn's fisherz raises at its level 0 test of the pair
+        raise ValueError(_SINGULAR)
     if test == D_SEPARATION:
-        return CausalGraph(cudag.pc(**opts, **_oracle(x, names, true_dag)))
-    return CausalGraph(cudag.pc(x, test=test, names=names, **opts, **_missing(indep_test)))
+        source = _oracle(x, names, true_dag)
+
+        def run(**extra):
+            return cudag.pc(**{**opts, **extra}, **source)
+    else:
+        missing = _missing(indep_test)
+
+        def run(**extra):
+            return cudag.pc(x, test=test, names=names, **{**opts, **extra}, **missing)
+    result = run()
+
+    made = []
+
+    def own_cit():  # the run's CIT, made once (cg.test until set_ind_test replaces it)
+        if not made:
+            made.append(CIT(x, indep_test, cache_path=cache_path, true_dag=true_dag, **kwargs))
+        return made[0]
+
+    own_cit._cit_maker = True
+    cg = CausalGraph(result, own_cit)
+    if cache_path is not None:  # read and checked now, as causal-learn does; written at once
+        cg.test.save_to_local_cache(force=True)
+
+    def sepsets():
+        # the skeleton only: uc_rule 0's orientation is cheap where maxP's tests on a dense
+        # early graph are not
+        quiet = dict(progress=None, verbose=False, uc_rule=0, uc_priority=2)
+        adjacency_at, removed = _level_adjacency(lambda level: run(max_level=level, **quiet), result)
+        return _sepsets(len(names), adjacency_at, removed, own_cit()._test_all, alpha)
+
+    cg._sepset_maker = sepsets
+    if uc_rule == 2 and background_knowledge is None:
+        def definite():
+            return _definite_maxp(np.asarray(result.skeleton, dtype=bool), names, own_cit(), alpha,
+                                  4 if uc_priority == -1 else uc_priority)
+
+        cg._definite_maker = definite
+    return cg
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:
@@ -387,23 +866,200 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     return g, edges
 
 
+#: What causal-learn's cache holds as a test's parameters when it has none.
+_NO_PARAMETERS = "NO SPECIFIED PARAMETERS"
+#: causal-learn's fisherz message for a singular correlation block.
+_SINGULAR = "Data correlation matrix is singular. Cannot run fisherz test. Please check your data."
+
+
+def _dag_parents(true_dag, n: int):
+    """Parents and children of each node of ``true_dag`` (a networkx DiGraph whose nodes
+    0..n-1 are the data's columns, or an N x N 0/1 adjacency), by position: the columns
+    first, then the other nodes."""
+    if hasattr(true_dag, "nodes") and hasattr(true_dag, "edges"):
+        nodes = list(true_dag.nodes)
+        edges = list(true_dag.edges())
+    else:
+        a = np.asarray(true_dag)
+        if a.ndim != 2 or a.shape[0] != a.shape[1]:
+            raise ValueError("true_dag= takes a networkx DiGraph or a square 0/1 adjacency matrix")
+        nodes = list(range(a.shape[0]))
+        edges = [(int(i), int(j)) for i, j in np.argwhere(a != 0)]
+    missing = [k for k in range(n) if k not in set(nodes)]
+    if missing:
+        raise ValueError(f"true_dag has no node {missing[0]} for column {missing[0]} of the data")
+    order = list(range(n)) + [v for v in nodes if not (isinstance(v, (int, np.integer)) and 0 <= v < n)]
+    index = {v: k for k, v in enumerate(order)}
+    parents = [[] for _ in order]
+    children = [[] for _ in order]
+    for a, b in edges:
+        parents[index[b]].append(index[a])
+        children[index[a]].append(index[b])
+    return parents, children
+
+
+def _d_separated(parents, children, x: int, y: int, given) -> bool:
+    """Whether x and y are d-separated by ``given`` in the DAG (reachability of y from x by
+    active trails: a trail enters a node from a child, going up, or from a parent, going
+    down; a collider passes only when it or a descendant is given)."""
+    z = set(given)
+    ancestors_of_z, stack = set(), list(z)
+    while stack:
+        v = stack.pop()
+        if v not in ancestors_of_z:
+            ancestors_of_z.add(v)
+            stack.extend(parents[v])
+    seen, stack = set(), [(x, True)]  # (node, arrived going up)
+    while stack:
+        v, up = stack.pop()
+        if (v, up) in seen:
+            continue
+        seen.add((v, up))
+        if v == y:
+            return False
+        if up:
+            if v not in z:
+                stack.extend((p, True) for p in parents[v])
+                stack.extend((c, False) for c in children[v])
+        else:
+            if v not in z:
+                stack.extend((c, False) for c in children[v])
+            if v in ancestors_of_z:
+                stack.extend((p, True) for p in parents[v])
+    return True
+
+
 class CIT:
     """causal-learn's ``CIT(data, method, **kwargs)``: ``cit(X, Y, condition_set)`` is the
     p-value of column X _||_ column Y given the columns of condition_set (indices), with
-    causal-learn's arithmetic; the data are read once (a :class:`cudag.Tester`). ``method``:
-    "fisherz", "chisq", "gsq" or "mv_fisherz" (test-wise deletion of NaN values)."""
+    causal-learn's arithmetic, computed by a :class:`cudag.Tester` that reads the data once
+    (Fisher-z: from the correlation matrix, once its tests outweigh computing it).
+    ``method``: "fisherz", "chisq", "gsq", "mv_fisherz" (test-wise deletion of NaN values)
+    or "d_separation" (with ``true_dag=``: 1.0 where X and Y are d-separated by the set in
+    true_dag, else 0.0). Fisher-z on a singular correlation block (a column a linear function
+    of others among X, Y and the set) raises causal-learn's ValueError.
 
-    def __init__(self, data, method: str = "fisherz", **kwargs):
+    Results are kept in ``pvalue_cache`` as causal-learn keeps them (keys ``"X;Y|S1.S2"``,
+    X < Y, the set sorted; ``data_hash``, ``method_name``, ``parameters_hash``); with
+    ``cache_path`` (a ``.json`` file) an existing cache is read (refused when written for
+    other data or another test) and the cache is written every 30 s of calls, as causal-learn
+    writes it, and by ``save_to_local_cache(force=True)``."""
+
+    SAVE_CACHE_CYCLE_SECONDS = 30
+
+    def __init__(self, data, method: str = "fisherz", cache_path: str | None = None, **kwargs):
+        name = method if isinstance(method, str) else getattr(method, "__name__", str(method))
+        true_dag = kwargs.pop("true_dag", None)
         x = np.asarray(data)
-        self.method = method
-        self._tester = cudag.tester(x, _test_name(method), names=[f"X{k + 1}" for k in range(x.shape[1])],
-                                    compat="causal-learn", **_missing(method), **kwargs)
-        self._cache = {}  # (X, Y, condition set) -> p, as causal-learn's pvalue_cache
+        if x.ndim != 2:
+            raise ValueError(f"CIT: the data must be 2-D (samples x variables), not {x.ndim}-D")
+        if name in ("chisq", "gsq"):  # causal-learn keeps (and hashes) the columns' codes 0..k-1
+            x = np.apply_along_axis(lambda c: np.unique(c, return_inverse=True)[1], 0, x).astype(np.int64)
+        self.method = name
+        self.data = x
+        self.sample_size, self.num_features = x.shape
+        self.data_hash = hashlib.md5(str(x).encode("utf-8")).hexdigest()
+        self.cache_path = cache_path
+        self.last_time_cache_saved = time.time()
+        self.pvalue_cache = {"data_hash": self.data_hash}
+        self._memo = {}  # (X, Y, condition set) as called -> p
+        self._tester = None
+        self._dag = None
+        if name == D_SEPARATION:
+            if true_dag is None:
+                raise ValueError("CIT(..., 'd_separation') needs true_dag= (the DAG whose d-separations answer the "
+                                 "tests)")
+            self._dag = _dag_parents(true_dag, x.shape[1])
+        else:
+            test = _test_name(name)
+            self._tester = cudag.tester(x, test, names=[f"X{k + 1}" for k in range(x.shape[1])],
+                                        compat="causal-learn", **_missing(name), **kwargs)
+        if cache_path is not None:
+            cache_path = os.fspath(cache_path)
+            if not cache_path.endswith(".json"):
+                raise ValueError(f"cache_path={cache_path!r}: the cache is a .json file")
+            if os.path.exists(cache_path):
+                with open(cache_path) as f:
+                    try:
+                        cache = json.load(f)
+                    except ValueError as e:
+                        raise ValueError(f"{cache_path}: not a JSON p-value cache ({e})") from None
+                if not isinstance(cache, dict) or cache.get("data_hash") != self.data_hash:
+                    raise ValueError(f"{cache_path}: the cache was written for other data (its data_hash differs)")
+                if cache.get("method_name", name) != name:
+                    raise ValueError(f"{cache_path}: the cache holds {cache['method_name']!r} tests, not {name!r}")
+                self.pvalue_cache = cache
+            else:
+                folder = os.path.dirname(cache_path)
+                if folder:
+                    os.makedirs(folder, exist_ok=True)
+            self.cache_path = cache_path
+        self.pvalue_cache["method_name"] = name
+        self.pvalue_cache["parameters_hash"] = _NO_PARAMETERS
+
+    def save_to_local_cache(self, force: bool = False) -> None:
+        """Writes ``pvalue_cache`` to ``cache_path`` (if any) when 30 s have passed since the
+        last write (as causal-learn does at each call), or now with force=True."""
+        if self.cache_path is None:
+            return
+        if force or time.time() - self.last_time_cache_saved > self.SAVE_CACHE_CYCLE_SECONDS:
+            text = json.dumps(self.pvalue_cache, indent=2)
+            with open(self.cache_path, "w") as f:
+                f.write(text)
+            self.last_time_cache_saved = time.time()
+
+    def _key(self, X, Y, condition_set):
+        """X, Y (X < Y), the set (sorted, no repeats) and causal-learn's key "X;Y|S1.S2"."""
+        given = sorted({int(v) for v in condition_set}) if condition_set is not None else []
+        X, Y = int(X), int(Y)
+        if Y < X:
+            X, Y = Y, X
+        if X in given or Y in given:
+            raise ValueError(f"CIT: X and Y cannot be in condition_set (X={X}, Y={Y}, condition_set={given})")
+        key = f"{X};{Y}|{'.'.join(map(str, given))}" if given else f"{X};{Y}"
+        return X, Y, given, key
+
+    def _run(self, X: int, Y: int, given: list) -> float:
+        if self._dag is not None:
+            return float(_d_separated(*self._dag, X, Y, given))
+        try:
+            return self._tester(X, Y, given)
+        except cudag.InputError as e:
+            if "is singular" in str(e):
+                raise ValueError(_SINGULAR) from e
+            raise
 
     def __call__(self, X, Y, condition_set=None) -> float:
-        given = () if condition_set is None else tuple(int(c) for c in condition_set)
-        key = (int(X), int(Y), given)
-        p = self._cache.get(key)
+        try:  # a test asked before, as asked before: (X, Y, *condition_set)
+            return self._memo[(X, Y, *condition_set) if condition_set is not None else (X, Y)]
+        except (KeyError, TypeError):
+            pass
+        Xs, Ys, given, key = self._key(X, Y, condition_set)
+        p = self.pvalue_cache.get(key)
         if p is None:
-            p = self._cache[key] = self._tester(key[0], key[1], given)
+            p = self.pvalue_cache[key] = self._run(Xs, Ys, given)
+        self.save_to_local_cache()
+        try:
+            self._memo[(X, Y, *condition_set) if condition_set is not None else (X, Y)] = p
+        except TypeError:  # an unhashable index: not remembered as asked
+            pass
         return p
+
+    def _test_all(self, queries) -> list:
+        """The p-value of each (X, Y, S) of ``queries``, those not in the cache in one batch
+        (the cudag tester's test_batch: each the single test's p-value)."""
+        keys = [self._key(a, b, s) for a, b, s in queries]
+        todo = {}
+        for X, Y, given, key in keys:
+            if key not in self.pvalue_cache and key not in todo:
+                todo[key] = (X, Y, given)
+        if todo:
+            if self._dag is not None:
+                for key, (X, Y, given) in todo.items():
+                    self.pvalue_cache[key] = self._run(X, Y, given)
+            else:
+                batch = self._tester.test_batch(list(todo.values()))
+                for key, p in zip(todo, batch.p_value):
+                    self.pvalue_cache[key] = float(p)
+            self.save_to_local_cache()
+        return [self.pvalue_cache[k[3]] for k in keys]

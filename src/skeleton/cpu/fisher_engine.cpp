@@ -105,4 +105,18 @@ double CpuFisherEngine::partial_correlation(std::int32_t i, std::int32_t j, cons
     return ci::partial_correlation(block, corr_[static_cast<std::int64_t>(i) * n_ + j], yi.data(), yj.data());
 }
 
+bool CpuFisherEngine::singular(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const {
+    std::vector<std::int32_t> vars(s.begin(), s.end());
+    vars.push_back(i);
+    vars.push_back(j);
+    const int k = static_cast<int>(vars.size());
+    std::vector<double> a(static_cast<std::size_t>(k) * static_cast<std::size_t>(k));
+    for (int r = 0; r < k; ++r)
+        for (int c = 0; c < k; ++c)
+            a[static_cast<std::size_t>(r) * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)] =
+                corr_[static_cast<std::int64_t>(vars[static_cast<std::size_t>(r)]) * n_ +
+                      vars[static_cast<std::size_t>(c)]];
+    return !ci::cholesky(a.data(), k);
+}
+
 }  // namespace cudag::skeleton

@@ -28,6 +28,9 @@ public:
     double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override;
     /// Partial correlation of i and j given s (the r whose Fisher z p_value() tests).
     double partial_correlation(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;
+    /// Whether the correlation block of s, i and j is singular: a pivot of its Cholesky
+    /// factorisation at or below ci::kPivotTolerance.
+    bool singular(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;
 
     const std::vector<double>& correlation() const { return corr_; }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "run/pcmci_parts.hpp"
 
+#include <charconv>
 #include <fstream>
+#include <sstream>
 
 #include "core/digest.hpp"
 #include "core/error.hpp"
-#include "core/format.hpp"
 #include "io/writers.hpp"
 #include "pcmci/drawing.hpp"
 #include "pcmci/output.hpp"
@@ -18,6 +19,13 @@ std::string beside(const std::string& out, const std::string& suffix) {
     std::string stem = io::format_path(out, "dot");  // out's stem + ".dot"
     stem.resize(stem.size() - 4);
     return stem + suffix;
+}
+
+/// The shortest text that reads back as `v` (0.2, not 0.20000000000000001).
+std::string shortest(double v) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    return std::string(buf, end);
 }
 
 void write_text(const std::string& text, const std::string& path, const std::string& temp) {
@@ -97,8 +105,8 @@ io::CheckpointSettings pcmci_checkpoint_settings(const PcmciJob& a, const pcmci:
         {"--test and its options", test_text},
         {"--tau-min", std::to_string(s.tau_min)},
         {"--tau-max", std::to_string(s.tau_max)},
-        {"--pc-alpha", exact_number(s.pc_alpha)},
-        {"--alpha-level", exact_number(s.alpha_level)},
+        {"--pc-alpha", shortest(s.pc_alpha)},
+        {"--alpha-level", shortest(s.alpha_level)},
         {"--max-conds-dim", opt(s.max_conds_dim)},
         {"--max-combinations", std::to_string(s.max_combinations)},
         {"--max-conds-py", opt(s.max_conds_py)},

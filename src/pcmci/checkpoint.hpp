@@ -71,8 +71,8 @@ public:
         std::string path;
         std::string config_hash;
         io::CheckpointSettings settings;
-        bool resume = false;         ///< read `path` first and answer its tests from it
-        double every_seconds = 30;   ///< least time between two writes (0: after every call)
+        bool resume = false;        ///< read `path` first and answer its tests from it
+        double every_seconds = 30;  ///< least time between two writes (0: after every call)
         /// Called after each write with the tests the file holds (the interrupt note).
         std::function<void(std::int64_t tests)> on_write;
         /// Testing: once this many tests are answered, write the checkpoint and throw

@@ -102,8 +102,7 @@ std::int32_t strongest(const Result& r, std::int32_t i, std::int32_t j, const st
     return best;
 }
 
-constexpr const char* kLegend =
-    "colour: MCI value, blue -1, white 0, red +1 (nodes: auto-MCI); edge labels: lags";
+constexpr const char* kLegend = "colour: MCI value, blue -1, white 0, red +1 (nodes: auto-MCI); edge labels: lags";
 
 }  // namespace
 
@@ -172,8 +171,8 @@ std::string process_graph_dot(const Result& r, const std::vector<std::string>& n
                             r.val_matrix[r.at(i, j, best)]);
             }
             if (i < j && !r.graph[r.at(i, j, 0)].empty())
-                out += edge(node_id(i), node_id(j), mark_attributes(r.graph[r.at(i, j, 0)]),
-                            r.val_matrix[r.at(i, j, 0)]);
+                out +=
+                    edge(node_id(i), node_id(j), mark_attributes(r.graph[r.at(i, j, 0)]), r.val_matrix[r.at(i, j, 0)]);
         }
     return out + "}\n";
 }

@@ -197,7 +197,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     if (!to_stdout) {
         outputs_named.push_back({"--out", a.out});
         for (const std::string& f : formats)
-            for (const std::string& path : pcmci_format_paths(a.out, f)) outputs_named.push_back({"--format " + f, path});
+            for (const std::string& path : pcmci_format_paths(a.out, f))
+                outputs_named.push_back({"--format " + f, path});
     }
     outputs_named.push_back({"--checkpoint", a.checkpoint});
     io::check_distinct({{"--data", a.data}, {"--links", a.links}},
@@ -285,8 +286,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         checkpoint = wrapped.get();
         tests = std::move(wrapped);
         if (a.resume && lead && !a.quiet)
-            std::cerr << "cudag pcmci: resuming from checkpoint '" << a.checkpoint << "': "
-                      << checkpoint->resumed_tests() << " tests answered\n";
+            std::cerr << "cudag pcmci: resuming from checkpoint '" << a.checkpoint
+                      << "': " << checkpoint->resumed_tests() << " tests answered\n";
     }
 
     skeleton::Progress progress(a.quiet || !lead ? skeleton::Progress::Mode::Quiet

@@ -80,8 +80,8 @@ protected:
 }  // namespace
 
 TEST_F(CliPcmciOut, DrawsTheProcessAndTimeSeriesGraphs) {
-    const CliRun r = run("pcmci --data " + kData + "c00.csv --tau-max 2 -q --out " + path("r.h5") +
-                         " --format links,dot,png,svg");
+    const CliRun r =
+        run("pcmci --data " + kData + "c00.csv --tau-max 2 -q --out " + path("r.h5") + " --format links,dot,png,svg");
     ASSERT_EQ(r.code, 0) << r.err;
     // The edges the links table asks for: a lagged edge per ordered pair with a lagged link, a
     // lag-0 edge per unordered pair with a contemporaneous one; the time-series graph an edge
@@ -162,7 +162,8 @@ TEST_F(CliPcmciOut, RefusesLargeDrawingsWithoutForce) {
 }
 
 TEST_F(CliPcmciOut, AStoppedRunResumesToTheSameFiles) {
-    const std::string base = "pcmci --data " + kData + "c03.csv --tau-max 2 --method pcmciplus -q --format links,json,dot";
+    const std::string base =
+        "pcmci --data " + kData + "c03.csv --tau-max 2 --method pcmciplus -q --format links,json,dot";
     CliRun r = run(base + " --out " + path("ref.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
     const std::string ck = path("ck.h5");

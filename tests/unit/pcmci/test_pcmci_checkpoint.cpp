@@ -41,8 +41,8 @@ public:
         skeleton::TestSpec spec;
         spec.kind = skeleton::TestKind::FisherZ;
         inner_ = std::make_unique<ParCorrBatch>(
-            std::make_unique<ci::CpuBatchTest>(
-                skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, 2), 2, lagged.data.names),
+            std::make_unique<ci::CpuBatchTest>(skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, 2),
+                                               2, lagged.data.names),
             lagged.data.n_samples);
     }
     std::string name() const override { return inner_->name(); }

@@ -193,11 +193,10 @@ TEST(PcmciDrawing, TimeSeriesGraphAsTigramitePlotTimeSeriesGraph) {
     EXPECT_NE(edges(dot, "n0_0", "n1_2")[0].find("color=\"" + rdbu_r_colour(-0.8) + "\""), std::string::npos);
     EXPECT_EQ(edges(dot, "n0_0", "n0_1").size(), 1u);  // a's auto-link, lag 1
     EXPECT_EQ(edges(dot, "n2_0", "n2_2").size(), 1u);  // c's, lag 2
-    for (int c = 0; c < 3; ++c) {  // lag 0: in every column, from the lower index only
+    for (int c = 0; c < 3; ++c) {                      // lag 0: in every column, from the lower index only
         const std::string col = std::to_string(c);
         ASSERT_EQ(edges(dot, "n1_" + col, "n2_" + col).size(), 1u);
-        EXPECT_NE(edges(dot, "n1_" + col, "n2_" + col)[0].find("arrowtail=odot, arrowhead=odot"),
-                  std::string::npos);
+        EXPECT_NE(edges(dot, "n1_" + col, "n2_" + col)[0].find("arrowtail=odot, arrowhead=odot"), std::string::npos);
         EXPECT_TRUE(edges(dot, "n2_" + col, "n1_" + col).empty());
         EXPECT_EQ(edges(dot, "n0_" + col, "n2_" + col).size(), 1u);
     }
@@ -213,8 +212,8 @@ TEST(PcmciDrawing, TimeSeriesGraphAsTigramitePlotTimeSeriesGraph) {
 
 TEST(PcmciDrawing, GraphvizRendersBoth) {
     if (!has_dot()) GTEST_SKIP() << "Graphviz 'dot' is not on PATH";
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                      ("cudag_pcmci_drawing_" + std::to_string(::getpid()));
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("cudag_pcmci_drawing_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const Result r = small_result();
     for (const std::string& dot : {process_graph_dot(r, kNames), time_series_graph_dot(r, kNames)}) {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "support/cli_run.hpp"
+#include "support/cli_fixture.hpp"
 
 namespace fs = std::filesystem;
 
@@ -52,29 +52,20 @@ std::string without_command_line(std::string json) {
     return json.erase(at, end + 2 - at);
 }
 
-class CliPcmciOut : public ::testing::Test {
+class CliPcmciOut : public cudag::test::Cli {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("cudag_cli_pcmci_out_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                "_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    CliRun run(const std::string& args) { return cudag::test::run_cudag(args, dir_, {}); }
     std::string path(const std::string& name) const { return (dir_ / name).string(); }
     /// One line naming `what`, exit 1, no result written.
     void expect_error(const std::string& args, const std::string& what) {
         const bool formats = args.find("--format") != std::string::npos;
-        const CliRun r = run(args + " --out " + path("e.h5") + (formats ? "" : " --format links"));
+        const std::string full = args + " --out " + path("e.h5") + (formats ? "" : " --format links");
+        const CliRun r = run(full);
         EXPECT_EQ(r.code, 1) << args << "\n" << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_NE(r.err.find(what), std::string::npos) << r.err << " (wanted '" << what << "')";
         EXPECT_FALSE(fs::exists(path("e.h5"))) << args;
         EXPECT_FALSE(fs::exists(path("e.links.tsv"))) << args;
     }
-    fs::path dir_;
 };
 
 }  // namespace

@@ -26,6 +26,7 @@
 #include "io/output_set.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "pcmci/checkpoint.hpp"
 #include "run/context.hpp"
 #include "skeleton/skeleton.hpp"
 
@@ -142,6 +143,9 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         return 1;
     } catch (const skeleton::StoppedAfterLevel& e) {
         if (world_rank == 0 && !pa.job.quiet) std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
+        return 3;
+    } catch (const pcmci::StoppedAfterTests& e) {
+        if (world_rank == 0 && !pm.job.quiet) std::fprintf(stderr, "cudag: %s; continue with --resume\n", e.what());
         return 3;
     } catch (const std::bad_alloc&) {
         // An allocation the memory plan let through failed after all: the phase, not

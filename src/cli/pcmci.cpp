@@ -65,7 +65,22 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
                     "result HDF5 file (val_matrix, p_matrix, graph, parents, settings); default or '-': the links "
                     "table on stdout");
     cmd->add_option("--format", a.formats,
-                    "extra outputs beside --out, comma-separated: links (.links.tsv), json (.json)");
+                    "extra outputs beside --out, comma-separated: links (.links.tsv), json (.json), and the process "
+                    "graph and time-series graph as dot (.dot, .ts.dot), png or svg (.png/.ts.png; Graphviz's dot)");
+    cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 nodes (Graphviz takes minutes)");
+    cmd->add_option("--checkpoint", a.checkpoint,
+                    "HDF5 checkpoint of the answered tests (rewritten at most every --checkpoint-every seconds); "
+                    "with --resume a killed run continues without asking them again, to the same result");
+    cmd->add_option("--checkpoint-every", a.checkpoint_every,
+                    "least seconds between two checkpoint writes (0: after every batch of tests)")
+        ->capture_default_str();
+    cmd->add_flag("--resume", a.resume, "continue from --checkpoint (same data and options required)");
+    cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
+                  "keep --checkpoint after a successful run (default: removed)");
+    cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
+                  "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
+    // Testing only: simulate a kill after this many tests (their checkpoint written).
+    cmd->add_option("--stop-after-tests", a.stop_after_tests)->group("");
     auto* quiet = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet);

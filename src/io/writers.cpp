@@ -400,6 +400,11 @@ bool write_graphviz_image(const GraphView& r, const std::string& path, const std
                           std::string& message) {
     if (format != "png" && format != "svg") throw InputError("unknown image format '" + format + "' (valid: png, svg)");
     check_result(r);
+    return render_dot(dot_text(r), path, format, message);
+}
+
+bool render_dot(const std::string& dot, const std::string& path, const std::string& format, std::string& message) {
+    if (format != "png" && format != "svg") throw InputError("unknown image format '" + format + "' (valid: png, svg)");
     if (find_on_path("dot").empty()) {
         message = "graphviz 'dot' not found on PATH: skipped " + path;
         return false;
@@ -407,7 +412,11 @@ bool write_graphviz_image(const GraphView& r, const std::string& path, const std
     const std::string dot_file = path + ".dot.tmp";
     RemoveOnExit cleanup(dot_file);
     interrupt::add_temporary(dot_file);
-    write_dot(r, dot_file);
+    {
+        TextFile f(dot_file);
+        f.write(dot);
+        f.close();
+    }
     if (run_helper("dot", {"-T" + format, "-o", path, dot_file}, path, message)) return true;
     // Keep the messages the users know: "graphviz 'dot' ...".
     if (message.rfind("dot ", 0) == 0) message = "graphviz 'dot'" + message.substr(3);

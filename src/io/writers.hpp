@@ -121,6 +121,11 @@ void write_cl(const GraphView& r, const std::string& path);
 /// InputError.
 bool write_graphviz_image(const GraphView& r, const std::string& path, const std::string& format, std::string& message);
 
+/// Render DOT text with Graphviz, as write_graphviz_image does (a temporary DOT file beside
+/// `path`, `dot -T<format> -o <path>`, the same messages and return value): for drawings
+/// whose DOT text a command makes itself (cudag pcmci's graphs).
+bool render_dot(const std::string& dot, const std::string& path, const std::string& format, std::string& message);
+
 /// Run `program` (found on PATH) with `args` and wait for it; it is to write `output`.
 /// Returns false with a one-line `message` ("<program> not found on PATH: skipped
 /// <output>", or its failure, after which `output` is removed); true on exit status 0.

@@ -47,7 +47,7 @@ struct Batch {
         statistic.assign(queries.size(), 0.0);
         p.assign(queries.size(), 0.0);
         const ci::Queries all = queries.view();
-        std::size_t slice = 1024;
+        std::size_t slice = 16;  // small first: a slow test (CMIknn) shows progress within seconds
         for (std::size_t begin = 0; begin < all.size();) {
             const std::size_t end = std::min(all.size(), begin + slice);
             const auto t0 = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "run/pcmci.hpp"
+#include "run/pcmci_parts.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,9 @@
 #include "io/output_set.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
+#include "core/interrupt.hpp"
+#include "io/checkpoint_lock.hpp"
+#include "pcmci/checkpoint.hpp"
 #include "pcmci/lagged.hpp"
 #include "pcmci/output.hpp"
 #include "mpi/environment.hpp"
@@ -102,17 +106,20 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
     return c;
 }
 
-/// "<out without .h5>" + suffix.
-std::string beside(const std::string& out, const std::string& suffix) {
-    std::string stem = out;
-    for (const char* ext : {".h5", ".hdf5", ".H5", ".HDF5"}) {
-        const std::string e = ext;
-        if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0) {
-            stem.resize(stem.size() - e.size());
-            break;
-        }
+/// --checkpoint's options checked, its lock taken into `lock` and an existing checkpoint
+/// refused unless --resume or --overwrite-checkpoint (claim_outputs), before any work.
+void claim_checkpoint(const PcmciJob& a, mpi::Communicator* comm, io::CheckpointLock& lock) {
+    if (a.checkpoint.empty()) {
+        if (a.resume) throw InputError("--resume needs --checkpoint FILE");
+        if (a.keep_checkpoint) throw InputError("--keep-checkpoint needs --checkpoint FILE");
     }
-    return stem + suffix;
+    if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
+    if (!(a.checkpoint_every >= 0.0))
+        throw InputError("--checkpoint-every must be >= 0 seconds, got " + exact_number(a.checkpoint_every));
+    mpi::SerialCommunicator one;
+    io::OutputSet none;
+    claim_outputs(comm ? *comm : one, none, "", {},
+                  {a.checkpoint, a.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
 }
 
 }  // namespace
@@ -184,15 +191,20 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         for (std::string f; std::getline(fs, f, ',');)
             if (!f.empty() && std::find(formats.begin(), formats.end(), f) == formats.end()) formats.push_back(f);
     }
-    for (const std::string& f : formats)
-        if (f != "links" && f != "json") throw InputError("unknown --format '" + f + "' (available: links, json)");
+    for (const std::string& f : formats) pcmci_format_paths("", f);  // an unknown one refused
     if (!formats.empty() && to_stdout) throw InputError("--format writes files beside --out: give --out FILE.h5");
+    io::check_force(a.force, formats);
     if (!to_stdout) {
         outputs_named.push_back({"--out", a.out});
         for (const std::string& f : formats)
-            outputs_named.push_back({"--format " + f, beside(a.out, f == "links" ? ".links.tsv" : ".json")});
+            for (const std::string& path : pcmci_format_paths(a.out, f))
+                outputs_named.push_back({"--format " + f, path});
     }
-    io::check_distinct({{"--data", a.data}, {"--links", a.links}}, outputs_named);
+    outputs_named.push_back({"--checkpoint", a.checkpoint});
+    io::check_distinct({{"--data", a.data}, {"--links", a.links}},
+                       with_checkpoint_side_files(outputs_named, a.checkpoint, false));
+    io::CheckpointLock lock;  // held for the run's life (rank 0)
+    claim_checkpoint(a, comm, lock);
 
     // The series: numbers only, rows in time order, no missing cells, none constant.
     Dataset series = read_data(read, a.data, a.dataset, io::TableMode::Numeric);
@@ -212,6 +224,13 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     if (!a.links.empty()) s.link_assumptions = read_link_assumptions(a.links, series.names);
 
     const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max);
+    // Drawing many nodes takes Graphviz minutes: the time-series graph has N·(tau_max + 1).
+    if (io::draws(formats) && series.n_vars * (s.tau_max + 1) > kMaxDrawnNodes && !a.force)
+        throw InputError("--format png/svg: the time-series graph of " + std::to_string(series.n_vars) +
+                         " series at lags 0.." + std::to_string(s.tau_max) + " has " +
+                         std::to_string(series.n_vars * (s.tau_max + 1)) + " nodes, more than " +
+                         std::to_string(kMaxDrawnNodes) +
+                         " (Graphviz takes minutes); add --force to draw anyway, or write --format dot");
     // A series constant on the steps a lag of it covers has no dependence to measure (tigramite
     // would drop the column from the test; cudag refuses it, as a constant series).
     for (std::int64_t c = 0; c < lagged.data.n_vars; ++c) {
@@ -250,6 +269,26 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         a.test == "parcorr" ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data.n_samples)
                             : std::move(engine);
     if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
+    pcmci::CheckpointBatch* checkpoint = nullptr;
+    if (!a.checkpoint.empty()) {
+        pcmci::CheckpointBatch::Options co;
+        co.path = a.checkpoint;
+        co.settings = pcmci_checkpoint_settings(a, s, lagged.data, spec);
+        co.config_hash = pcmci_checkpoint_hash(co.settings);
+        co.resume = a.resume;
+        co.every_seconds = a.checkpoint_every;
+        co.stop_after_tests = a.stop_after_tests;
+        co.on_write = [path = a.checkpoint](std::int64_t answered) {
+            interrupt::set_note("the last checkpoint holds " + std::to_string(answered) + " answered tests in '" +
+                                path + "' (continue with --resume)");
+        };
+        auto wrapped = std::make_unique<pcmci::CheckpointBatch>(std::move(tests), std::move(co), comm);
+        checkpoint = wrapped.get();
+        tests = std::move(wrapped);
+        if (a.resume && lead && !a.quiet)
+            std::cerr << "cudag pcmci: resuming from checkpoint '" << a.checkpoint
+                      << "': " << checkpoint->resumed_tests() << " tests answered\n";
+    }
 
     skeleton::Progress progress(a.quiet || !lead ? skeleton::Progress::Mode::Quiet
                                 : a.verbose      ? skeleton::Progress::Mode::Always
@@ -271,6 +310,10 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     run.where = tests->where();
     run.result = plus ? pcmci::run_pcmciplus(lagged, s, *tests, report) : pcmci::run_pcmci(lagged, s, *tests, report);
     run.names = series.names;
+    if (checkpoint) {
+        run.resumed_tests = checkpoint->replayed_tests();
+        if (a.keep_checkpoint) checkpoint->flush();  // the finished run's every test
+    }
 
     if (!lead) return run;  // rank 0 writes
     const std::vector<std::pair<std::string, std::string>> config = config_of(a, s, run.result, command_line);
@@ -280,18 +323,10 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     } else {
         io::OutputSet outputs;
         pcmci::write_h5(run.result, run.names, config, outputs.temp_for(a.out));
-        for (const std::string& f : formats) {
-            const std::string path = beside(a.out, f == "links" ? ".links.tsv" : ".json");
-            std::ofstream os(outputs.temp_for(path));
-            if (f == "links")
-                pcmci::write_links(run.result, run.names, os);
-            else
-                pcmci::write_json(run.result, run.names, config, os);
-            os.close();
-            if (!os) throw InputError(path + ": cannot be written");
-        }
+        write_pcmci_formats(run.result, run.names, config, a.out, formats, outputs, std::cerr);
         outputs.commit();
     }
+    if (!a.checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(a.checkpoint);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!a.quiet) {
         std::int64_t links = 0;
@@ -302,7 +337,10 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         std::cerr << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max "
                   << s.tau_max << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
                   << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
-                  << ", " << run.where << "), " << skeleton::Progress::duration(run.seconds) << '\n';
+                  << ", " << run.where << ")"
+                  << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
+                                            : std::string())
+                  << ", " << skeleton::Progress::duration(run.seconds) << '\n';
     }
     return run;
 }

@@ -30,7 +30,15 @@ struct PcmciJob {
     std::string backend = "auto";
     int threads = 0;
     std::string out;      ///< result HDF5 file ("" or "-": the links table on stdout)
-    std::string formats;  ///< extra outputs beside --out: links, json
+    std::string formats;  ///< extra outputs beside --out: links, json, dot, png, svg
+    bool force = false;   ///< draw png/svg past 500 nodes
+    /// --checkpoint FILE: the answered tests (pcmci/checkpoint.hpp), rewritten at most every
+    /// checkpoint_every seconds; --resume continues it, --overwrite-checkpoint replaces it;
+    /// removed after a successful run unless keep_checkpoint.
+    std::string checkpoint;
+    double checkpoint_every = 30.0;
+    bool resume = false, overwrite_checkpoint = false, keep_checkpoint = false;
+    std::int64_t stop_after_tests = -1;  ///< testing: a simulated kill (pcmci::StoppedAfterTests)
     bool quiet = false, verbose = false;
     bool print_links = true;  ///< without --out, the links table on stdout (Python: no)
 };
@@ -39,6 +47,7 @@ struct PcmciRun {
     pcmci::Result result;
     std::vector<std::string> names;  ///< the series' names
     std::string where;               ///< where the tests ran
+    std::int64_t resumed_tests = 0;  ///< tests answered from --checkpoint (--resume)
     double seconds = 0.0;
 };
 

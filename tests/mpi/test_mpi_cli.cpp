@@ -134,6 +134,22 @@ TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
     }
 }
 
+TEST_F(MpiCli, PcmciResumesOnAnotherRankCount) {
+    // Issue 56: a PCMCI+ run stopped on 2 ranks after some tests (rank 0 writes the checkpoint)
+    // resumes on 3 ranks (rank 0 reads it and every rank replays it) to one process's links.
+    const std::string base = "pcmci --data " + std::string(CUDAG_SOURCE_DIR) +
+                             "/tests/data/pcmci/c03.csv --tau-max 2 --method pcmciplus -q --format links --out ";
+    auto r = cudag(0, base + path("serial.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = cudag(2, base + path("np.h5") + " --checkpoint " + path("ck.h5") + " --stop-after-tests 40");
+    EXPECT_NE(r.code, 0);
+    ASSERT_TRUE(fs::exists(path("ck.h5"))) << r.err;
+    r = cudag(3, base + path("np.h5") + " --checkpoint " + path("ck.h5") + " --resume");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(read_text(path("np.links.tsv")), read_text(path("serial.links.tsv")));
+    EXPECT_FALSE(fs::exists(path("ck.h5")));
+}
+
 TEST_F(MpiCli, BootstrapFrequenciesDoNotDependOnTheRankCount) {
     // Replicate r on rank r mod K: on 1..3 ranks the frequency table and the consensus
     // graph of one process, byte for byte (7 replicates: uneven over 2 and 3 ranks).

@@ -13,6 +13,12 @@ c00, c01, ...:
              "parents<TAB>j<TAB>i,lag;i,lag;..." lines (all_parents of run_pc_stable, in
              tigramite's order) and one line per (i, j, lag) for lag 0..tau_max:
              i<TAB>j<TAB>lag<TAB>val_matrix<TAB>p_matrix<TAB>graph (empty graph as '.')
+  sNN.csv, sNN.tsv  the same for tigramite's pc_alpha selection (SELECTION: pc_alpha a list
+             or None; the settings line "pc_alpha<TAB>0.05,0.1,0.2" or "pc_alpha<TAB>None"),
+             with "optimal_pc_alpha<TAB>j<TAB>alpha" lines (iterations[j]['optimal_pc_alpha'])
+             and "score<TAB>j<TAB>k<TAB>score<TAB>i,lag;..." lines: every call run_pc_stable
+             made to ParCorr.get_model_selection_criterion (variable j, the k-th pc_alpha, the
+             parents it scored, in tigramite's order), recorded by wrapping the method
   README     how the files were made
 
 Usage: /work/main/.peers/py/bin/python scripts/dev/pcmci_reference.py
@@ -71,10 +77,97 @@ CASES = [
     (12, 5, 150, 2, 0.20, {"max_conds_dim": 0}),
 ]
 
+# The pc_alpha selection (run_pc_stable's pc_alpha list or None), same fields as CASES.
+SELECTION = [
+    (21, 4, 300, 2, 0.15, {"pc_alpha": [0.05, 0.1, 0.2]}),
+    (22, 5, 400, 3, 0.12, {"pc_alpha": None}),
+    (23, 6, 250, 2, 0.12, {"pc_alpha": None, "max_combinations": 2, "fdr_method": "fdr_bh", "tau_min": 1}),
+    (24, 5, 300, 2, 0.15, {"pc_alpha": [0.5, 0.01, 0.3], "max_conds_dim": 1, "alpha_level": 0.01}),
+    (25, 7, 200, 1, 0.12, {"pc_alpha": [0.001, 0.4]}),
+]
+
+
+def alpha_text(v):
+    return "None" if v is None else ",".join(repr(float(a)) for a in v)
+
+
+def series(c, seed, n, t, density, stem):
+    rng = np.random.default_rng(seed)
+    for attempt in range(100):  # redraw the links until the process is stationary
+        links = random_links(rng, n, 3, density)
+        with np.errstate(over="ignore", invalid="ignore"):
+            data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
+        if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
+            break
+    else:
+        raise SystemExit(f"case {c}: no stationary process in 100 draws")
+    path = os.path.join(OUT, f"{stem}.csv")
+    np.savetxt(path, data, delimiter=",", fmt="%.10g", header=",".join(f"v{i}" for i in range(n)), comments="")
+    return np.loadtxt(path, delimiter=",", skiprows=1)
+
+
+def write_result(f, n, tau_max, res):
+    for i in range(n):
+        for j in range(n):
+            for lag in range(tau_max + 1):
+                g = res["graph"][i, j, lag] or "."
+                f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
+                        f"{fmt(res['p_matrix'][i, j, lag])}\t{g}\n")
+
+
+def record_scores(pcmci):
+    """Every call of pcmci's get_model_selection_criterion: (j, parents, score), in order."""
+    calls = []
+    test = pcmci.cond_ind_test  # PCMCI's own copy
+    scorer = test.get_model_selection_criterion
+
+    def recorded(j, parents, tau_max=0):
+        score = scorer(j, parents, tau_max)
+        calls.append((j, list(parents), score))
+        return score
+
+    test.get_model_selection_criterion = recorded
+    return calls
+
+
+def selection_cases():
+    for c, (seed, n, t, tau_max, density, kw) in enumerate(SELECTION):
+        stem = f"s{c:02d}"
+        data = series(c, seed, n, t, density, stem)
+        pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
+                      verbosity=0)
+        calls = record_scores(pcmci)
+        args = dict(tau_max=tau_max, **kw)
+        res = pcmci.run_pcmci(**args)
+        alphas = len(calls) // n
+        optimal = [pcmci.iterations[j]["optimal_pc_alpha"] for j in range(n)]
+        # The gap between each variable's best score and the next different one.
+        gaps = []
+        for j in range(n):
+            sc = sorted(set(s for jj, _, s in calls if jj == j))
+            if len(sc) > 1:
+                gaps.append(sc[1] - sc[0])
+        print(f"{stem}: {n} series x {t}, optimal pc_alpha {optimal}, smallest score gap "
+              f"{min(gaps) if gaps else None}")
+        with open(os.path.join(OUT, f"{stem}.tsv"), "w") as f:
+            f.write("# settings\n")
+            for k, v in args.items():
+                f.write(f"{k}\t{alpha_text(v) if k == 'pc_alpha' else v}\n")
+            for j in range(n):
+                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_parents[j])
+                f.write(f"parents\t{j}\t{parents}\n")
+            for j in range(n):
+                f.write(f"optimal_pc_alpha\t{j}\t{fmt(optimal[j])}\n")
+            for q, (j, parents, score) in enumerate(calls):
+                nodes = ";".join(f"{i},{-lag}" for i, lag in parents)
+                f.write(f"score\t{j}\t{q % alphas}\t{fmt(score)}\t{nodes}\n")
+            write_result(f, n, tau_max, res)
+
 
 def main():
     require_tigramite()
     os.makedirs(OUT, exist_ok=True)
+    selection_cases()
     for c, (seed, n, t, tau_max, density, kw) in enumerate(CASES):
         rng = np.random.default_rng(seed)
         for attempt in range(100):  # redraw the links until the process is stationary

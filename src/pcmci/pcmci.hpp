@@ -30,6 +30,11 @@
 // excluded). The graph: '-->' where p <= alpha_level at lag > 0; at lag 0 'o-o' where both
 // directions are significant, '-->'/'<--' where one is. Then the lag-0 entries are
 // symmetrised as tigramite's symmetrize_p_and_val_matrix (in its loop order).
+//
+// pc_alpha selection (Settings::pc_alpha_list; tigramite's pc_alpha list or None): PC1 runs
+// for every value, as lanes of the same batches, and each variable keeps the lane whose
+// parents score lowest by model_selection_criterion (tigramite's run_pc_stable); run_pcmciplus
+// runs per value and keeps the result whose DAG scores lowest (pcmciplus.hpp).
 #pragma once
 
 #include <cstdint>

@@ -211,6 +211,16 @@ def _series_of(dataframe):
     return data, names
 
 
+def _pc_alpha(pc_alpha):
+    """tigramite's pc_alpha for cudag.pcmci: one value, a list of values or None (the method's
+    default list), the last two tigramite's selection."""
+    if pc_alpha is None:
+        return "auto"
+    if isinstance(pc_alpha, (list, tuple, np.ndarray)):
+        return [float(a) for a in pc_alpha]
+    return float(pc_alpha)
+
+
 class PCMCI:
     """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci`` and ``run_pcmciplus``,
     computed by ``cudag.pcmci``: the same ``graph``, ``val_matrix`` and ``p_matrix`` as
@@ -219,7 +229,10 @@ class PCMCI:
     this module's ParCorr or CMIknn (tigramite's own objects are read for their settings too).
     After ``run_pcmci``, ``all_parents`` and ``results`` are set as tigramite sets them; after
     ``run_pcmciplus``, ``all_lagged_parents`` and ``results`` (graph, p_matrix, val_matrix,
-    conf_matrix None; tigramite's ``sepsets`` and ``ambiguous_triples`` are not returned)."""
+    conf_matrix None; tigramite's ``sepsets`` and ``ambiguous_triples`` are not returned).
+    ``pc_alpha`` a list or None is tigramite's selection (ParCorr only): after ``run_pcmci``,
+    ``iterations[j]['optimal_pc_alpha']``; after ``run_pcmciplus``, ``results['optimal_alpha']``
+    (and ``all_lagged_parents`` of that value, where tigramite leaves the last value's)."""
 
     def __init__(self, dataframe, cond_ind_test, verbosity: int = 0):
         self.dataframe = dataframe
@@ -250,11 +263,8 @@ class PCMCI:
                   alpha_level=0.05, fdr_method="none"):
         if selected_links is not None:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
-        if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
-            raise ValueError("cudag's PCMCI takes one pc_alpha (tigramite's selection among several is not "
-                             "built yet)")
         opts = self._test_options()
-        opts.update(tau_min=int(tau_min), pc_alpha=float(pc_alpha), max_combinations=int(max_combinations),
+        opts.update(tau_min=int(tau_min), pc_alpha=_pc_alpha(pc_alpha), max_combinations=int(max_combinations),
                     alpha_level=float(alpha_level), fdr_method=str(fdr_method))
         for key, value in (("max_conds_dim", max_conds_dim), ("max_conds_py", max_conds_py),
                            ("max_conds_px", max_conds_px)):
@@ -263,6 +273,9 @@ class PCMCI:
         res = cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
                           link_assumptions=link_assumptions, **opts)
         self.all_parents = res["parents"]
+        # tigramite's iterations: with a pc_alpha selection, each variable's optimal_pc_alpha.
+        chosen = res["optimal_pc_alpha"]
+        self.iterations = {j: ({} if chosen is None else {"optimal_pc_alpha": chosen[j]}) for j in range(self.N)}
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
         return self.results
 
@@ -272,11 +285,8 @@ class PCMCI:
                       max_conds_px_lagged=None, fdr_method="none"):
         if selected_links is not None:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
-        if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
-            raise ValueError("cudag's PCMCI+ takes one pc_alpha (tigramite's selection among several is not "
-                             "built yet)")
         opts = self._test_options()
-        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=float(pc_alpha),
+        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=_pc_alpha(pc_alpha),
                     contemp_collider_rule=str(contemp_collider_rule) if contemp_collider_rule is not None
                     else "none", conflict_resolution=bool(conflict_resolution),
                     reset_lagged_links=bool(reset_lagged_links), max_combinations=int(max_combinations),
@@ -289,4 +299,6 @@ class PCMCI:
                           link_assumptions=link_assumptions, **opts)
         self.all_lagged_parents = res["parents"]
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
+        if res["optimal_pc_alpha"] is not None:  # tigramite's pc_alpha selection
+            self.results["optimal_alpha"] = res["optimal_pc_alpha"]
         return self.results

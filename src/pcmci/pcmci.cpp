@@ -283,8 +283,8 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
         for (std::int32_t round = 0; round < s.max_combinations; ++round) {
             Batch batch;
             std::vector<std::size_t> answer(items.size(), 0);  // the query that answers each asked item
-            std::vector<char> asked(items.size(), 0);           // items with a test in this batch
-            std::vector<std::size_t> fixed;                     // items whose link is '-->' (no test)
+            std::vector<char> asked(items.size(), 0);          // items with a test in this batch
+            std::vector<std::size_t> fixed;                    // items whose link is '-->' (no test)
             // Lanes ask the same tests (all of them at level 0): each distinct query once.
             std::map<std::vector<std::int32_t>, std::size_t> seen;
             for (std::size_t q = 0; q < items.size(); ++q) {
@@ -347,10 +347,9 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                 else if (!(found->second < a))
                     found->second = a;
                 if (matrices) {
-                    const std::size_t cell = (static_cast<std::size_t>(parent.var) * un +
-                                              static_cast<std::size_t>(it.j)) *
-                                                 lags +
-                                             static_cast<std::size_t>(parent.lag);
+                    const std::size_t cell =
+                        (static_cast<std::size_t>(parent.var) * un + static_cast<std::size_t>(it.j)) * lags +
+                        static_cast<std::size_t>(parent.lag);
                     Pc1Matrices& m = lane_matrices[it.lane];
                     if (!tested[it.lane][cell] || pv[q] > m.p_matrix[cell]) {
                         tested[it.lane][cell] = 1;
@@ -402,8 +401,8 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                         same = k;
                         break;
                     }
-                sel.scores[uj * n_lanes + l] = same < l ? sel.scores[uj * n_lanes + same]
-                                                        : model_selection_criterion(lagged, j, parents);
+                sel.scores[uj * n_lanes + l] =
+                    same < l ? sel.scores[uj * n_lanes + same] : model_selection_criterion(lagged, j, parents);
                 // numpy's argmin takes the first NaN, else the first minimum.
                 const double score = sel.scores[uj * n_lanes + l], best = sel.scores[uj * n_lanes + chosen[uj]];
                 if (!std::isnan(best) && (std::isnan(score) || score < best)) chosen[uj] = l;

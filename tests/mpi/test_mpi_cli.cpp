@@ -124,12 +124,12 @@ TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
         const std::size_t at = json.find("\"pc_alpha_selection\"");
         return at == std::string::npos ? std::string() : json.substr(at, json.find("\"settings\"", at) - at);
     };
-    for (const std::string& opts :
-         {std::string("--tau-max 2 --pc-alpha 0.1"), std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1"),
-          std::string("--tau-max 2 --pc-alpha auto"),
-          std::string("--method pcmciplus --tau-max 1 --pc-alpha 0.01,0.05")}) {
-        auto r = cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") +
-                              " --format links,json");
+    for (const std::string& opts : {std::string("--tau-max 2 --pc-alpha 0.1"),
+                                    std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1"),
+                                    std::string("--tau-max 2 --pc-alpha auto"),
+                                    std::string("--method pcmciplus --tau-max 1 --pc-alpha 0.01,0.05")}) {
+        auto r =
+            cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") + " --format links,json");
         ASSERT_EQ(r.code, 0) << r.err;
         const std::string serial = read_text(path("serial.links.tsv"));
         const std::string chosen = selection(read_text(path("serial.json")));
@@ -137,8 +137,8 @@ TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
         EXPECT_EQ(chosen.empty(), opts.find(',') == std::string::npos && opts.find("auto") == std::string::npos);
         for (int k = 1; k <= 4; ++k) {
             const std::string stem = "np" + std::to_string(k);
-            r = cudag(k, "pcmci --data " + data + " " + opts + " -q --out " + path(stem + ".h5") +
-                             " --format links,json");
+            r = cudag(k,
+                      "pcmci --data " + data + " " + opts + " -q --out " + path(stem + ".h5") + " --format links,json");
             ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
             EXPECT_EQ(read_text(path(stem + ".links.tsv")), serial) << opts << " on " << k << " ranks";
             EXPECT_EQ(selection(read_text(path(stem + ".json"))), chosen) << opts << " on " << k << " ranks";

@@ -213,8 +213,8 @@ TEST(Pcmci, PcAlphaSelectionEqualsTigramite) {
     double worst[3] = {0.0, 0.0, 0.0};
     const int cases = check_cases("s", worst);
     EXPECT_GE(cases, 5);
-    std::printf("pcmci pc_alpha selection: %d cases, largest relative difference val %.2e, p %.2e, score %.2e\n",
-                cases, worst[0], worst[1], worst[2]);
+    std::printf("pcmci pc_alpha selection: %d cases, largest relative difference val %.2e, p %.2e, score %.2e\n", cases,
+                worst[0], worst[1], worst[2]);
 }
 
 TEST(Pcmci, PcAlphaSelectionKeepsTheChosenValuesOwnRun) {

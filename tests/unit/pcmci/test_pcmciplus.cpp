@@ -237,8 +237,7 @@ TEST(PcmciPlus, EqualsTigramiteRunPcmciplusOnEveryReferenceCase) {
     EXPECT_GT(t.conflicts, 0);
     EXPECT_GT(t.unoriented, 0);
     EXPECT_GT(t.oriented, 0);
-    std::printf("pcmciplus: %d cases, largest relative difference val %.2e, p %.2e\n", cases, t.worst[0],
-                t.worst[1]);
+    std::printf("pcmciplus: %d cases, largest relative difference val %.2e, p %.2e\n", cases, t.worst[0], t.worst[1]);
 }
 
 TEST(PcmciPlus, PcAlphaSelectionEqualsTigramite) {

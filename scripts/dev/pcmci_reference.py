@@ -29,7 +29,7 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, require_tigramite
+from reference_io import fmt, record_scores, require_tigramite, score_lines, write_pcmci_case
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
@@ -87,53 +87,30 @@ SELECTION = [
 ]
 
 
-def alpha_text(v):
-    return "None" if v is None else ",".join(repr(float(a)) for a in v)
-
-
-def series(c, seed, n, t, density, stem):
+def series(label, seed, n, t, density):
+    """A case's series from tigramite's generator, written to OUT/label.csv and read back."""
     rng = np.random.default_rng(seed)
     for attempt in range(100):  # redraw the links until the process is stationary
         links = random_links(rng, n, 3, density)
         with np.errstate(over="ignore", invalid="ignore"):
             data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
+        # tigramite's check looks at the transient; an explosive process can pass it, so the
+        # values are bounded too (correlations of an exploding series are ±1 to rounding).
         if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
             break
     else:
-        raise SystemExit(f"case {c}: no stationary process in 100 draws")
-    path = os.path.join(OUT, f"{stem}.csv")
-    np.savetxt(path, data, delimiter=",", fmt="%.10g", header=",".join(f"v{i}" for i in range(n)), comments="")
+        raise SystemExit(f"case {label}: no stationary process in 100 draws")
+    print(f"{label}: {n} series x {t}, |x| <= {np.abs(data).max():.3g}, {attempt + 1} draw(s)")
+    path = os.path.join(OUT, f"{label}.csv")
+    np.savetxt(path, data, delimiter=",", fmt="%.10g",
+               header=",".join(f"v{i}" for i in range(n)), comments="")
     return np.loadtxt(path, delimiter=",", skiprows=1)
-
-
-def write_result(f, n, tau_max, res):
-    for i in range(n):
-        for j in range(n):
-            for lag in range(tau_max + 1):
-                g = res["graph"][i, j, lag] or "."
-                f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                        f"{fmt(res['p_matrix'][i, j, lag])}\t{g}\n")
-
-
-def record_scores(pcmci):
-    """Every call of pcmci's get_model_selection_criterion: (j, parents, score), in order."""
-    calls = []
-    test = pcmci.cond_ind_test  # PCMCI's own copy
-    scorer = test.get_model_selection_criterion
-
-    def recorded(j, parents, tau_max=0):
-        score = scorer(j, parents, tau_max)
-        calls.append((j, list(parents), score))
-        return score
-
-    test.get_model_selection_criterion = recorded
-    return calls
 
 
 def selection_cases():
     for c, (seed, n, t, tau_max, density, kw) in enumerate(SELECTION):
-        stem = f"s{c:02d}"
-        data = series(c, seed, n, t, density, stem)
+        label = f"s{c:02d}"
+        data = series(label, seed, n, t, density)
         pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
                       verbosity=0)
         calls = record_scores(pcmci)
@@ -147,21 +124,10 @@ def selection_cases():
             sc = sorted(set(s for jj, _, s in calls if jj == j))
             if len(sc) > 1:
                 gaps.append(sc[1] - sc[0])
-        print(f"{stem}: {n} series x {t}, optimal pc_alpha {optimal}, smallest score gap "
-              f"{min(gaps) if gaps else None}")
-        with open(os.path.join(OUT, f"{stem}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{alpha_text(v) if k == 'pc_alpha' else v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            for j in range(n):
-                f.write(f"optimal_pc_alpha\t{j}\t{fmt(optimal[j])}\n")
-            for q, (j, parents, score) in enumerate(calls):
-                nodes = ";".join(f"{i},{-lag}" for i, lag in parents)
-                f.write(f"score\t{j}\t{q % alphas}\t{fmt(score)}\t{nodes}\n")
-            write_result(f, n, tau_max, res)
+        print(f"  optimal pc_alpha {optimal}, smallest score gap {min(gaps) if gaps else None}")
+        extra = [f"optimal_pc_alpha\t{j}\t{fmt(optimal[j])}" for j in range(n)]
+        extra += score_lines(calls, lambda q, j: (j, q % alphas))
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_parents, res, extra)
 
 
 def main():
@@ -169,39 +135,13 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     selection_cases()
     for c, (seed, n, t, tau_max, density, kw) in enumerate(CASES):
-        rng = np.random.default_rng(seed)
-        for attempt in range(100):  # redraw the links until the process is stationary
-            links = random_links(rng, n, 3, density)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
-            # tigramite's check looks at the transient; an explosive process can pass it, so the
-            # values are bounded too (correlations of an exploding series are ±1 to rounding).
-            if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
-                break
-        else:
-            raise SystemExit(f"case {c}: no stationary process in 100 draws")
-        print(f"c{c:02d}: {n} series x {t}, |x| <= {np.abs(data).max():.3g}, {attempt + 1} draw(s)")
-        path = os.path.join(OUT, f"c{c:02d}.csv")
-        np.savetxt(path, data, delimiter=",", fmt="%.10g",
-                   header=",".join(f"v{i}" for i in range(n)), comments="")
-        data = np.loadtxt(path, delimiter=",", skiprows=1)
+        label = f"c{c:02d}"
+        data = series(label, seed, n, t, density)
         pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
                       verbosity=0)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmci(**args)
-        with open(os.path.join(OUT, f"c{c:02d}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            for i in range(n):
-                for j in range(n):
-                    for lag in range(tau_max + 1):
-                        g = res["graph"][i, j, lag] or "."
-                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                                f"{fmt(res['p_matrix'][i, j, lag])}\t{g}\n")
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_parents, res)
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)
 

@@ -34,7 +34,7 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, require_tigramite
+from reference_io import fmt, record_scores, require_tigramite, score_lines, write_pcmci_case
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
@@ -99,50 +99,39 @@ SELECTION = [
 ]
 
 
-def alpha_text(v):
-    return "None" if v is None else ",".join(repr(float(a)) for a in v)
+def series(label, seed, n, t, density, contemp):
+    """A case's series from tigramite's generator, written to OUT/label.csv and read back;
+    and how many draws of links it took."""
+    rng = np.random.default_rng(seed)
+    for attempt in range(100):  # redraw the links until the process is stationary
+        links = random_links(rng, n, 3, density, contemp)
+        with np.errstate(over="ignore", invalid="ignore"):
+            data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
+        if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
+            break
+    else:
+        raise SystemExit(f"case {label}: no stationary process in 100 draws")
+    path = os.path.join(OUT, f"{label}.csv")
+    np.savetxt(path, data, delimiter=",", fmt="%.10g",
+               header=",".join(f"v{i}" for i in range(n)), comments="")
+    return np.loadtxt(path, delimiter=",", skiprows=1), attempt + 1
 
 
-def record_scores(pcmci):
-    """Every call of pcmci's get_model_selection_criterion: (j, parents, score), in order."""
-    calls = []
-    test = pcmci.cond_ind_test  # PCMCI's own copy
-    scorer = test.get_model_selection_criterion
-
-    def recorded(j, parents, tau_max=0):
-        score = scorer(j, parents, tau_max)
-        calls.append((j, [(int(i), int(lag)) for i, lag in parents], score))
-        return score
-
-    test.get_model_selection_criterion = recorded
-    return calls
+def new_pcmci(data):
+    return PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"), verbosity=0)
 
 
 def selection_cases():
     for c, (seed, n, t, tau_max, density, contemp, kw) in enumerate(SELECTION):
-        stem = f"s{c:02d}"
-        rng = np.random.default_rng(seed)
-        for attempt in range(100):  # redraw the links until the process is stationary
-            links = random_links(rng, n, 3, density, contemp)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
-            if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
-                break
-        else:
-            raise SystemExit(f"case {stem}: no stationary process in 100 draws")
-        path = os.path.join(OUT, f"{stem}.csv")
-        np.savetxt(path, data, delimiter=",", fmt="%.10g",
-                   header=",".join(f"v{i}" for i in range(n)), comments="")
-        data = np.loadtxt(path, delimiter=",", skiprows=1)
-        pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
-                      verbosity=0)
+        label = f"s{c:02d}"
+        data, _ = series(label, seed, n, t, density, contemp)
+        pcmci = new_pcmci(data)
         calls = record_scores(pcmci)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmciplus(**args)
         optimal = res["optimal_alpha"]
         # The chosen run alone, for its lagged parents (and as a check of the result).
-        alone = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
-                      verbosity=0)
+        alone = new_pcmci(data)
         one = alone.run_pcmciplus(**dict(args, pc_alpha=optimal))
         # (The same to rounding: tigramite's test cache answers the list's later runs.)
         assert (one["graph"] == res["graph"]).all() and np.allclose(one["p_matrix"], res["p_matrix"], 1e-12, 0)
@@ -150,27 +139,11 @@ def selection_cases():
         for q, (j, _, score) in enumerate(calls):
             sums[q // n] = sums.get(q // n, 0.0) + score
         ranked = sorted(set(sums.values()))
-        g = res["graph"]
-        print(f"{stem}: {n} series x {t}, optimal pc_alpha {optimal}, mean scores "
+        print(f"{label}: {n} series x {t}, optimal pc_alpha {optimal}, mean scores "
               f"{[v / n for v in sums.values()]}, gap {(ranked[1] - ranked[0]) / n if len(ranked) > 1 else None}, "
-              f"lag 0: {int(np.sum(g[:, :, 0] == 'o-o'))} o-o")
-        with open(os.path.join(OUT, f"{stem}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{alpha_text(v) if k == 'pc_alpha' else v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in alone.all_lagged_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            f.write(f"optimal_pc_alpha\t{fmt(optimal)}\n")
-            for q, (j, parents, score) in enumerate(calls):
-                nodes = ";".join(f"{i},{-lag}" for i, lag in parents)
-                f.write(f"score\t{q // n}\t{j}\t{fmt(score)}\t{nodes}\n")
-            for i in range(n):
-                for j in range(n):
-                    for lag in range(tau_max + 1):
-                        gs = g[i, j, lag] or "."
-                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                                f"{fmt(res['p_matrix'][i, j, lag])}\t{gs}\n")
+              f"lag 0: {int(np.sum(res['graph'][:, :, 0] == 'o-o'))} o-o")
+        extra = [f"optimal_pc_alpha\t{fmt(optimal)}"] + score_lines(calls, lambda q, j: (q // n, j))
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, alone.all_lagged_parents, res, extra)
 
 
 def main():
@@ -178,40 +151,16 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     selection_cases()
     for c, (seed, n, t, tau_max, density, contemp, kw) in enumerate(CASES):
-        rng = np.random.default_rng(seed)
-        for attempt in range(100):  # redraw the links until the process is stationary
-            links = random_links(rng, n, 3, density, contemp)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
-            if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
-                break
-        else:
-            raise SystemExit(f"case {c}: no stationary process in 100 draws")
-        path = os.path.join(OUT, f"c{c:02d}.csv")
-        np.savetxt(path, data, delimiter=",", fmt="%.10g",
-                   header=",".join(f"v{i}" for i in range(n)), comments="")
-        data = np.loadtxt(path, delimiter=",", skiprows=1)
-        pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
-                      verbosity=0)
+        label = f"c{c:02d}"
+        data, draws = series(label, seed, n, t, density, contemp)
+        pcmci = new_pcmci(data)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmciplus(**args)
         g = res["graph"]
         kinds = {k: int(np.sum(g[:, :, 0] == k)) for k in ("o-o", "-->", "x-x")}
-        print(f"c{c:02d}: {n} series x {t}, {attempt + 1} draw(s); lag 0: {kinds}, "
+        print(f"{label}: {n} series x {t}, {draws} draw(s); lag 0: {kinds}, "
               f"ambiguous {len(res['ambiguous_triples'])}, lagged {int(np.sum(g[:, :, 1:] != ''))}")
-        with open(os.path.join(OUT, f"c{c:02d}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_lagged_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            for i in range(n):
-                for j in range(n):
-                    for lag in range(tau_max + 1):
-                        gs = g[i, j, lag] or "."
-                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                                f"{fmt(res['p_matrix'][i, j, lag])}\t{gs}\n")
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_lagged_parents, res)
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)
 

@@ -137,15 +137,21 @@ def test_bad_settings_raise_in_one_line():
         pcmci.run_pcmci(tau_max=1, pc_alpha=None)
 
 
-@pytest.mark.parametrize("c", CASES_PLUS)
-def test_pcmciplus_equals_tigramite(c):
-    data, kw, parents, val, p, graph = read_case(c, DATA_PLUS)
-    tau_max = kw.pop("tau_max")
-    res = cudag.pcmci(data, tau_max, method="pcmciplus", threads=2, **kw)
+def run_case(c: int, folder: Path, prefix: str = "c", **method):
+    """cudag.pcmci on a reference case, its result checked (graph exactly, val and p to 1e-9
+    relative, the parents); returns the result, the data and the case's keywords."""
+    data, kw, parents, val, p, graph = read_case(c, folder, prefix)
+    res = cudag.pcmci(data, kw["tau_max"], threads=2, **method, **{k: v for k, v in kw.items() if k != "tau_max"})
     np.testing.assert_array_equal(res["graph"], graph)
     np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
     np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
     assert res["parents"] == parents
+    return res, data, kw
+
+
+@pytest.mark.parametrize("c", CASES_PLUS)
+def test_pcmciplus_equals_tigramite(c):
+    run_case(c, DATA_PLUS, method="pcmciplus")
 
 
 def test_pcmciplus_takes_tigramites_pc_alpha_by_default():
@@ -174,13 +180,7 @@ def test_compat_pcmciplus_equals_tigramite(c):
 
 @pytest.mark.parametrize("c", SELECTION)
 def test_pc_alpha_selection_equals_tigramite(c):
-    data, kw, parents, val, p, graph = read_case(c, DATA, "s")
-    tau_max = kw.pop("tau_max")
-    res = cudag.pcmci(data, tau_max, threads=2, **kw)
-    np.testing.assert_array_equal(res["graph"], graph)
-    np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
-    np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
-    assert res["parents"] == parents
+    res, data, kw = run_case(c, DATA, "s")
     assert res["optimal_pc_alpha"] == dict(enumerate(read_optimal(c, DATA)))
     tried = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] if kw["pc_alpha"] is None else kw["pc_alpha"]
     assert res["pc_alpha_candidates"] == tried
@@ -189,13 +189,7 @@ def test_pc_alpha_selection_equals_tigramite(c):
 
 @pytest.mark.parametrize("c", SELECTION_PLUS)
 def test_pcmciplus_pc_alpha_selection_equals_tigramite(c):
-    data, kw, parents, val, p, graph = read_case(c, DATA_PLUS, "s")
-    tau_max = kw.pop("tau_max")
-    res = cudag.pcmci(data, tau_max, method="pcmciplus", threads=2, **kw)
-    np.testing.assert_array_equal(res["graph"], graph)
-    np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
-    np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
-    assert res["parents"] == parents
+    res, _, _ = run_case(c, DATA_PLUS, "s", method="pcmciplus")
     assert [res["optimal_pc_alpha"]] == read_optimal(c, DATA_PLUS)
     assert res["pc_alpha_scores"].shape == (len(res["pc_alpha_candidates"]),)
 

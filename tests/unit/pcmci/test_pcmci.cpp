@@ -22,6 +22,7 @@
 #include "pcmci/pcmci.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/pcmci_reference.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -66,17 +67,6 @@ struct Expected {
     std::vector<double> optimal, scores;
 };
 
-/// A settings line's pc_alpha: "None" (tigramite's default list), "0.05,0.1" (a list) or one value.
-void set_pc_alpha(Settings& s, const std::string& text, bool pcmciplus) {
-    if (text == "None") {
-        s.pc_alpha_list = default_pc_alpha_list(pcmciplus);
-    } else if (text.find(',') != std::string::npos) {
-        for (const auto& a : split(text, ',')) s.pc_alpha_list.push_back(std::stod(a));
-    } else {
-        s.pc_alpha = std::stod(text);
-    }
-}
-
 Expected read_expected(const std::string& path, std::int32_t n) {
     Expected e;
     std::ifstream in(path);
@@ -113,7 +103,7 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     Settings& s = e.settings;
     s.tau_max = std::stoi(kv.at("tau_max"));
     if (kv.count("tau_min")) s.tau_min = std::stoi(kv["tau_min"]);
-    if (kv.count("pc_alpha")) set_pc_alpha(s, kv["pc_alpha"], false);
+    if (kv.count("pc_alpha")) test::set_reference_pc_alpha(s, kv["pc_alpha"], false);
     if (kv.count("alpha_level")) s.alpha_level = std::stod(kv["alpha_level"]);
     if (kv.count("max_conds_dim")) s.max_conds_dim = std::stoi(kv["max_conds_dim"]);
     if (kv.count("max_combinations")) s.max_combinations = std::stoi(kv["max_combinations"]);

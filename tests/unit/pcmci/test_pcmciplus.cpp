@@ -24,6 +24,7 @@
 #include "pcmci/pcmciplus.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/pcmci_reference.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -67,17 +68,6 @@ struct Expected {
     /// for run_pcmciplus) and tigramite's scores in Result::pc_alpha_scores' layout.
     std::vector<double> optimal, scores;
 };
-
-/// A settings line's pc_alpha: "None" (tigramite's default list), "0.05,0.1" (a list) or one value.
-void set_pc_alpha(Settings& s, const std::string& text, bool pcmciplus) {
-    if (text == "None") {
-        s.pc_alpha_list = default_pc_alpha_list(pcmciplus);
-    } else if (text.find(',') != std::string::npos) {
-        for (const auto& a : split(text, ',')) s.pc_alpha_list.push_back(std::stod(a));
-    } else {
-        s.pc_alpha = std::stod(text);
-    }
-}
 
 Expected read_expected(const std::string& path, std::int32_t n) {
     Expected e;
@@ -127,7 +117,7 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     if (kv.count("fdr_method")) s.fdr_bh = kv["fdr_method"] == "fdr_bh";
     // run_pcmciplus's own defaults and settings.
     s.pc_alpha = 0.01;
-    if (kv.count("pc_alpha")) set_pc_alpha(s, kv["pc_alpha"], true);
+    if (kv.count("pc_alpha")) test::set_reference_pc_alpha(s, kv["pc_alpha"], true);
     if (kv.count("contemp_collider_rule")) s.contemp_collider_rule = kv["contemp_collider_rule"];
     if (kv.count("conflict_resolution")) s.conflict_resolution = kv["conflict_resolution"] == "True";
     if (kv.count("reset_lagged_links")) s.reset_lagged_links = kv["reset_lagged_links"] == "True";

@@ -34,11 +34,10 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, record_scores, require_tigramite, score_lines, write_pcmci_case
+from reference_io import fmt, record_scores, require_tigramite, score_lines, toy_series, write_pcmci_case
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
-from tigramite.toymodels import structural_causal_processes as toys
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "pcmciplus")
@@ -100,21 +99,9 @@ SELECTION = [
 
 
 def series(label, seed, n, t, density, contemp):
-    """A case's series from tigramite's generator, written to OUT/label.csv and read back;
-    and how many draws of links it took."""
-    rng = np.random.default_rng(seed)
-    for attempt in range(100):  # redraw the links until the process is stationary
-        links = random_links(rng, n, 3, density, contemp)
-        with np.errstate(over="ignore", invalid="ignore"):
-            data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
-        if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
-            break
-    else:
-        raise SystemExit(f"case {label}: no stationary process in 100 draws")
-    path = os.path.join(OUT, f"{label}.csv")
-    np.savetxt(path, data, delimiter=",", fmt="%.10g",
-               header=",".join(f"v{i}" for i in range(n)), comments="")
-    return np.loadtxt(path, delimiter=",", skiprows=1), attempt + 1
+    """A case's series (reference_io.toy_series) in OUT/label.csv, and the draws it took."""
+    return toy_series(os.path.join(OUT, f"{label}.csv"), seed, t,
+                      lambda rng: random_links(rng, n, 3, density, contemp))
 
 
 def new_pcmci(data):

@@ -72,3 +72,25 @@ def score_lines(calls, key):
     """"score<TAB>a<TAB>b<TAB>score<TAB>i,lag;..." lines, (a, b) = key(call index, j)."""
     return [f"score\t{a}\t{b}\t{fmt(score)}\t" + ";".join(f"{i},{-lag}" for i, lag in parents)
             for q, (j, parents, score) in enumerate(calls) for a, b in [key(q, j)]]
+
+
+def toy_series(path, seed, t, draw_links):
+    """A series from tigramite's own generator (structural_causal_process, noise seeded by
+    `seed`) on links drawn by draw_links(rng), rng numpy's default_rng(seed), drawn again
+    until the process is stationary and bounded (tigramite's check looks at the transient; an
+    explosive process can pass it, and correlations of an exploding series are ±1 to
+    rounding); written to `path` (header v0..v{n-1}, 10 significant digits) and read back.
+    Returns the values read back and the number of draws."""
+    from tigramite.toymodels import structural_causal_processes as toys
+    rng = np.random.default_rng(seed)
+    for attempt in range(100):
+        links = draw_links(rng)
+        with np.errstate(over="ignore", invalid="ignore"):
+            data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
+        if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
+            break
+    else:
+        raise SystemExit(f"{path}: no stationary process in 100 draws")
+    np.savetxt(path, data, delimiter=",", fmt="%.10g",
+               header=",".join(f"v{i}" for i in range(data.shape[1])), comments="")
+    return np.loadtxt(path, delimiter=",", skiprows=1), attempt + 1

@@ -238,6 +238,8 @@ TEST(Pcmci, PcAlphaSelectionKeepsTheChosenValuesOwnRun) {
         }
     }
     EXPECT_LT(lanes_tests, alone_tests);
+    std::printf("pc_alpha lanes: %lld tests, each value alone %lld\n", static_cast<long long>(lanes_tests),
+                static_cast<long long>(alone_tests));
 }
 
 TEST(Pcmci, ModelSelectionCriterionIsTheClosedForm) {

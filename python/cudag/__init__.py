@@ -425,8 +425,18 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
     ``max_conds_py``, ``max_conds_px``, ``fdr_method``, CMIknn's ``knn``, ...; for PCMCI+ also
     ``contemp_collider_rule``, ``conflict_resolution``, ``reset_lagged_links``,
     ``max_conds_px_lagged``). Each method's defaults are tigramite's (``pc_alpha`` 0.2 for
-    PCMCI, 0.01 for PCMCI+)."""
+    PCMCI, 0.01 for PCMCI+). ``pc_alpha`` a list (or tuple, array), or None, is tigramite's
+    selection (ParCorr only): PCMCI keeps per variable the value whose condition-selection
+    parents score best (ParCorr's model selection criterion), PCMCI+ runs per value and keeps
+    the best-scoring result; None selects among tigramite's default list (PCMCI: 0.05, 0.1,
+    0.2, 0.3, 0.4, 0.5; PCMCI+: 0.001, 0.005, 0.01, 0.025, 0.05). The result then holds
+    ``pc_alpha_candidates`` (the values tried), ``optimal_pc_alpha`` (PCMCI: ``{j: value}``,
+    tigramite's ``iterations[j]['optimal_pc_alpha']``; PCMCI+: one value, its
+    ``results['optimal_alpha']``) and ``pc_alpha_scores`` (PCMCI: N x K, variable j's score
+    with each value; PCMCI+: K mean scores); all three None with one ``pc_alpha``."""
     values, names, text, source = _prepare(data, names)
+    if "pc_alpha" in options and options["pc_alpha"] is None:
+        options = dict(options, pc_alpha="auto")  # tigramite's None: the default list
     opts = {"test": test, "tau_max": tau_max}
     if link_assumptions is not None:
         rows = []
@@ -448,12 +458,26 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
         "p_matrix": np.array(raw["p_matrix"], dtype=float).reshape(shape),
         "conf_matrix": None,
         "parents": {j: list(p) for j, p in enumerate(raw["parents"])},
+        **_pc_alpha_selection(raw, options.get("method", "pcmci") == "pcmciplus"),
         "names": list(raw["names"]),
         "samples": raw["samples"],
         "condition_selection_tests": raw["condition_selection_tests"],
         "mci_tests": raw["mci_tests"],
         "where": raw["where"],
     }
+
+
+def _pc_alpha_selection(raw: dict, pcmciplus: bool) -> dict:
+    """cudag.pcmci's pc_alpha selection entries (None without a selection)."""
+    candidates = list(raw["pc_alpha_candidates"])
+    if not candidates:
+        return {"pc_alpha_candidates": None, "optimal_pc_alpha": None, "pc_alpha_scores": None}
+    optimal = list(raw["optimal_pc_alpha"])
+    scores = np.array(raw["pc_alpha_scores"], dtype=float).reshape(len(optimal), len(candidates))
+    if pcmciplus:
+        return {"pc_alpha_candidates": candidates, "optimal_pc_alpha": optimal[0], "pc_alpha_scores": scores[0]}
+    return {"pc_alpha_candidates": candidates, "optimal_pc_alpha": dict(enumerate(optimal)),
+            "pc_alpha_scores": scores}
 
 
 def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **options) -> CitestResult:

@@ -285,9 +285,30 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
             field("test", "--test", &J::test),
             kw<J>("tau_min", "--tau-min", [](J& j) -> std::int32_t& { return j.settings.tau_min; }),
             kw<J>("tau_max", "--tau-max", [](J& j) -> std::int32_t& { return j.settings.tau_max; }),
-            tracked<J>(
-                "pc_alpha", "--pc-alpha", [](J& j) -> double& { return j.settings.pc_alpha; },
-                [](J& j) -> bool& { return j.pc_alpha_given; }),
+            // pc_alpha: a number, a sequence of numbers (tigramite's list: the best chosen) or a
+            // str as --pc-alpha takes it ("auto": tigramite's None, which cudag.pcmci passes).
+            {"pc_alpha", "--pc-alpha",
+             [](J& job, nb::handle v, const Names&) {
+                 if (PyUnicode_Check(v.ptr())) {
+                     run::set_pc_alpha(job, nb::cast<std::string>(v), "pc_alpha");
+                 } else if (nb::isinstance<nb::sequence>(v) || nb::hasattr(v, "tolist")) {
+                     const nb::object items = nb::hasattr(v, "tolist") ? v.attr("tolist")() : nb::borrow(v);
+                     if (!nb::isinstance<nb::sequence>(items)) {  // a numpy scalar
+                         job.settings.pc_alpha = typed<double>(items, "pc_alpha");
+                         job.pc_alpha_given = true;
+                         return;
+                     }
+                     std::vector<double> values;
+                     for (nb::handle item : items) values.push_back(typed<double>(item, "pc_alpha"));
+                     if (values.empty()) throw InputError("pc_alpha: an empty list (give values, or None)");
+                     job.pc_alpha_given = true;
+                     job.pc_alpha_auto = false;
+                     job.settings.pc_alpha_list = std::move(values);
+                 } else {
+                     job.settings.pc_alpha = typed<double>(v, "pc_alpha");
+                     job.pc_alpha_given = true;
+                 }
+             }},
             kw<J>("alpha_level", "--alpha-level", [](J& j) -> double& { return j.settings.alpha_level; }),
             kw<J>("max_conds_dim", "--max-conds-dim", [](J& j) -> std::int32_t& { return j.settings.max_conds_dim; }),
             kw<J>("max_combinations", "--max-combinations",

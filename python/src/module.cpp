@@ -425,6 +425,10 @@ nb::dict run_pcmci(nb::object values, std::vector<std::string> names, std::strin
     }
     out["parents"] = parents;
     out["names"] = r.names;
+    // tigramite's pc_alpha selection (empty lists with one pc_alpha).
+    out["pc_alpha_candidates"] = r.result.pc_alpha_candidates;
+    out["optimal_pc_alpha"] = r.result.optimal_pc_alpha;
+    out["pc_alpha_scores"] = r.result.pc_alpha_scores;
     out["condition_selection_tests"] = r.result.pc1_tests;
     out["mci_tests"] = r.result.mci_tests;
     out["where"] = r.where;

@@ -13,6 +13,12 @@ c00, c01, ...:
              "parents<TAB>j<TAB>i,lag;i,lag;..." lines (all_parents of run_pc_stable, in
              tigramite's order) and one line per (i, j, lag) for lag 0..tau_max:
              i<TAB>j<TAB>lag<TAB>val_matrix<TAB>p_matrix<TAB>graph (empty graph as '.')
+  sNN.csv, sNN.tsv  the same for tigramite's pc_alpha selection (SELECTION: pc_alpha a list
+             or None; the settings line "pc_alpha<TAB>0.05,0.1,0.2" or "pc_alpha<TAB>None"),
+             with "optimal_pc_alpha<TAB>j<TAB>alpha" lines (iterations[j]['optimal_pc_alpha'])
+             and "score<TAB>j<TAB>k<TAB>score<TAB>i,lag;..." lines: every call run_pc_stable
+             made to ParCorr.get_model_selection_criterion (variable j, the k-th pc_alpha, the
+             parents it scored, in tigramite's order), recorded by wrapping the method
   README     how the files were made
 
 Usage: /work/main/.peers/py/bin/python scripts/dev/pcmci_reference.py
@@ -23,11 +29,10 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, require_tigramite
+from reference_io import fmt, record_scores, require_tigramite, score_lines, toy_series, write_pcmci_case
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
-from tigramite.toymodels import structural_causal_processes as toys
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "pcmci")
@@ -71,44 +76,59 @@ CASES = [
     (12, 5, 150, 2, 0.20, {"max_conds_dim": 0}),
 ]
 
+# The pc_alpha selection (run_pc_stable's pc_alpha list or None), same fields as CASES.
+SELECTION = [
+    (21, 4, 300, 2, 0.15, {"pc_alpha": [0.05, 0.1, 0.2]}),
+    (22, 5, 400, 3, 0.12, {"pc_alpha": None}),
+    (23, 6, 250, 2, 0.12, {"pc_alpha": None, "max_combinations": 2, "fdr_method": "fdr_bh", "tau_min": 1}),
+    (24, 5, 300, 2, 0.15, {"pc_alpha": [0.5, 0.01, 0.3], "max_conds_dim": 1, "alpha_level": 0.01}),
+    (25, 7, 200, 1, 0.12, {"pc_alpha": [0.001, 0.4]}),
+]
+
+
+def series(label, seed, n, t, density):
+    """A case's series (reference_io.toy_series) in OUT/label.csv."""
+    data, draws = toy_series(os.path.join(OUT, f"{label}.csv"), seed, t,
+                             lambda rng: random_links(rng, n, 3, density))
+    print(f"{label}: {n} series x {t}, |x| <= {np.abs(data).max():.3g}, {draws} draw(s)")
+    return data
+
+
+def selection_cases():
+    for c, (seed, n, t, tau_max, density, kw) in enumerate(SELECTION):
+        label = f"s{c:02d}"
+        data = series(label, seed, n, t, density)
+        pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
+                      verbosity=0)
+        calls = record_scores(pcmci)
+        args = dict(tau_max=tau_max, **kw)
+        res = pcmci.run_pcmci(**args)
+        alphas = len(calls) // n
+        optimal = [pcmci.iterations[j]["optimal_pc_alpha"] for j in range(n)]
+        # The gap between each variable's best score and the next different one.
+        gaps = []
+        for j in range(n):
+            sc = sorted(set(s for jj, _, s in calls if jj == j))
+            if len(sc) > 1:
+                gaps.append(sc[1] - sc[0])
+        print(f"  optimal pc_alpha {optimal}, smallest score gap {min(gaps) if gaps else None}")
+        extra = [f"optimal_pc_alpha\t{j}\t{fmt(optimal[j])}" for j in range(n)]
+        extra += score_lines(calls, lambda q, j: (j, q % alphas))
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_parents, res, extra)
+
 
 def main():
     require_tigramite()
     os.makedirs(OUT, exist_ok=True)
+    selection_cases()
     for c, (seed, n, t, tau_max, density, kw) in enumerate(CASES):
-        rng = np.random.default_rng(seed)
-        for attempt in range(100):  # redraw the links until the process is stationary
-            links = random_links(rng, n, 3, density)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
-            # tigramite's check looks at the transient; an explosive process can pass it, so the
-            # values are bounded too (correlations of an exploding series are ±1 to rounding).
-            if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
-                break
-        else:
-            raise SystemExit(f"case {c}: no stationary process in 100 draws")
-        print(f"c{c:02d}: {n} series x {t}, |x| <= {np.abs(data).max():.3g}, {attempt + 1} draw(s)")
-        path = os.path.join(OUT, f"c{c:02d}.csv")
-        np.savetxt(path, data, delimiter=",", fmt="%.10g",
-                   header=",".join(f"v{i}" for i in range(n)), comments="")
-        data = np.loadtxt(path, delimiter=",", skiprows=1)
+        label = f"c{c:02d}"
+        data = series(label, seed, n, t, density)
         pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
                       verbosity=0)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmci(**args)
-        with open(os.path.join(OUT, f"c{c:02d}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            for i in range(n):
-                for j in range(n):
-                    for lag in range(tau_max + 1):
-                        g = res["graph"][i, j, lag] or "."
-                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                                f"{fmt(res['p_matrix'][i, j, lag])}\t{g}\n")
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_parents, res)
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)
 

@@ -15,6 +15,15 @@ case c00, c01, ...:
              selection, all_lagged_parents, in tigramite's order), then one line per
              (i, j, lag) for lag 0..tau_max:
              i<TAB>j<TAB>lag<TAB>val_matrix<TAB>p_matrix<TAB>graph (empty graph as '.')
+  sNN.csv, sNN.tsv  the same for tigramite's pc_alpha selection (SELECTION: pc_alpha a list
+             or None, run_pcmciplus's _optimize_pcmciplus_alpha; the settings line
+             "pc_alpha<TAB>0.01,0.05" or "pc_alpha<TAB>None"), the parents those of a run with
+             the optimal pc_alpha alone (tigramite leaves the last value's in
+             all_lagged_parents), with an "optimal_pc_alpha<TAB>alpha" line
+             (results['optimal_alpha']) and "score<TAB>k<TAB>j<TAB>score<TAB>i,lag;..." lines:
+             every call to ParCorr.get_model_selection_criterion (the k-th pc_alpha, variable
+             j, the parents of j in the DAG it scored, in tigramite's order), recorded by
+             wrapping the method
   README     how the files were made
 
 Usage: /work/main/.peers/py/bin/python scripts/dev/pcmciplus_reference.py
@@ -25,11 +34,10 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, require_tigramite
+from reference_io import fmt, record_scores, require_tigramite, score_lines, toy_series, write_pcmci_case
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
-from tigramite.toymodels import structural_causal_processes as toys
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "pcmciplus")
@@ -79,45 +87,67 @@ CASES = [
                                   "conflict_resolution": True, "max_conds_px_lagged": 2}),
 ]
 
+# The pc_alpha selection (pc_alpha a list or None), same fields as CASES.
+SELECTION = [
+    (31, 4, 300, 1, 0.10, 0.4, {"pc_alpha": None}),
+    (32, 6, 400, 2, 0.08, 0.5, {"pc_alpha": [0.01, 0.05, 0.2]}),
+    (33, 6, 300, 1, 0.08, 0.5, {"pc_alpha": None, "contemp_collider_rule": "conservative",
+                                 "reset_lagged_links": True}),
+    (34, 7, 350, 2, 0.06, 0.6, {"pc_alpha": [0.3, 0.001, 0.1], "contemp_collider_rule": "none",
+                                 "fdr_method": "fdr_bh"}),
+]
+
+
+def series(label, seed, n, t, density, contemp):
+    """A case's series (reference_io.toy_series) in OUT/label.csv, and the draws it took."""
+    return toy_series(os.path.join(OUT, f"{label}.csv"), seed, t,
+                      lambda rng: random_links(rng, n, 3, density, contemp))
+
+
+def new_pcmci(data):
+    return PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"), verbosity=0)
+
+
+def selection_cases():
+    for c, (seed, n, t, tau_max, density, contemp, kw) in enumerate(SELECTION):
+        label = f"s{c:02d}"
+        data, _ = series(label, seed, n, t, density, contemp)
+        pcmci = new_pcmci(data)
+        calls = record_scores(pcmci)
+        args = dict(tau_max=tau_max, **kw)
+        res = pcmci.run_pcmciplus(**args)
+        optimal = res["optimal_alpha"]
+        # The chosen run alone, for its lagged parents (and as a check of the result).
+        alone = new_pcmci(data)
+        one = alone.run_pcmciplus(**dict(args, pc_alpha=optimal))
+        # (The same to rounding: tigramite's test cache answers the list's later runs.)
+        assert (one["graph"] == res["graph"]).all() and np.allclose(one["p_matrix"], res["p_matrix"], 1e-12, 0)
+        sums = {}
+        for q, (j, _, score) in enumerate(calls):
+            sums[q // n] = sums.get(q // n, 0.0) + score
+        ranked = sorted(set(sums.values()))
+        print(f"{label}: {n} series x {t}, optimal pc_alpha {optimal}, mean scores "
+              f"{[v / n for v in sums.values()]}, gap {(ranked[1] - ranked[0]) / n if len(ranked) > 1 else None}, "
+              f"lag 0: {int(np.sum(res['graph'][:, :, 0] == 'o-o'))} o-o")
+        extra = [f"optimal_pc_alpha\t{fmt(optimal)}"] + score_lines(calls, lambda q, j: (q // n, j))
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, alone.all_lagged_parents, res, extra)
+
 
 def main():
     require_tigramite()
     os.makedirs(OUT, exist_ok=True)
+    selection_cases()
     for c, (seed, n, t, tau_max, density, contemp, kw) in enumerate(CASES):
-        rng = np.random.default_rng(seed)
-        for attempt in range(100):  # redraw the links until the process is stationary
-            links = random_links(rng, n, 3, density, contemp)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data, nonstat = toys.structural_causal_process(links, T=t, seed=seed)
-            if not nonstat and np.all(np.isfinite(data)) and np.abs(data).max() < 100:
-                break
-        else:
-            raise SystemExit(f"case {c}: no stationary process in 100 draws")
-        path = os.path.join(OUT, f"c{c:02d}.csv")
-        np.savetxt(path, data, delimiter=",", fmt="%.10g",
-                   header=",".join(f"v{i}" for i in range(n)), comments="")
-        data = np.loadtxt(path, delimiter=",", skiprows=1)
-        pcmci = PCMCI(dataframe=pp.DataFrame(data), cond_ind_test=ParCorr(significance="analytic"),
-                      verbosity=0)
+        label = f"c{c:02d}"
+        data, draws = series(label, seed, n, t, density, contemp)
+        pcmci = new_pcmci(data)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmciplus(**args)
         g = res["graph"]
         kinds = {k: int(np.sum(g[:, :, 0] == k)) for k in ("o-o", "-->", "x-x")}
-        print(f"c{c:02d}: {n} series x {t}, {attempt + 1} draw(s); lag 0: {kinds}, "
+        print(f"{label}: {n} series x {t}, {draws} draw(s); lag 0: {kinds}, "
               f"ambiguous {len(res['ambiguous_triples'])}, lagged {int(np.sum(g[:, :, 1:] != ''))}")
-        with open(os.path.join(OUT, f"c{c:02d}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_lagged_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            for i in range(n):
-                for j in range(n):
-                    for lag in range(tau_max + 1):
-                        gs = g[i, j, lag] or "."
-                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                                f"{fmt(res['p_matrix'][i, j, lag])}\t{gs}\n")
+        write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_lagged_parents, res)
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)
 

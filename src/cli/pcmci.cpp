@@ -24,9 +24,13 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
         ->capture_default_str();
     cmd->add_option("--tau-max", s.tau_max, "largest lag; below T/2 (the tests use time steps 2*tau_max..T-1)")
         ->capture_default_str();
-    args.pc_alpha = cmd->add_option("--pc-alpha", s.pc_alpha,
-                                    "significance level of the condition selection (PC1) and, for pcmciplus, of "
-                                    "every test, in [0, 1] (default: 0.2 for pcmci, 0.01 for pcmciplus)");
+    args.pc_alpha = cmd->add_option(
+        "--pc-alpha", args.pc_alpha_text,
+        "significance level of the condition selection (PC1) and, for pcmciplus, of every test, in [0, 1] "
+        "(default: 0.2 for pcmci, 0.01 for pcmciplus); several, comma-separated, or auto (tigramite's "
+        "pc_alpha list or None; parcorr only): pcmci keeps per series the value whose parents score best "
+        "(ParCorr's AIC), pcmciplus runs per value and keeps the best-scoring result; auto: 0.05,0.1,0.2,0.3,"
+        "0.4,0.5 for pcmci, 0.001,0.005,0.01,0.025,0.05 for pcmciplus");
     cmd->add_option("--alpha-level", s.alpha_level, "significance level of the MCI tests for the graph, in [0, 1]")
         ->capture_default_str();
     cmd->add_option("--max-conds-dim", s.max_conds_dim,
@@ -90,7 +94,7 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
 int run_pcmci_command(const PcmciArgs& args, const std::string& command_line, mpi::Communicator& comm, int local_rank) {
     run::PcmciJob a = args.job;
     a.cmi.given = given_names(args.cmi_options);
-    a.pc_alpha_given = args.pc_alpha && args.pc_alpha->count() > 0;
+    if (args.pc_alpha && args.pc_alpha->count() > 0) run::set_pc_alpha(a, args.pc_alpha_text);
     run::run_pcmci(a, command_line, {}, &comm, local_rank);
     return 0;
 }

@@ -17,6 +17,7 @@ struct PcmciArgs {
     run::PcmciJob job;
     std::vector<const CLI::Option*> cmi_options;
     const CLI::Option* pc_alpha = nullptr;  ///< --pc-alpha, to know whether it was given
+    std::string pc_alpha_text;              ///< --pc-alpha as given (run::set_pc_alpha reads it)
 };
 
 /// Registers the `pcmci` subcommand on `app`, filling `a` when parsed.

@@ -62,7 +62,25 @@ void write_json(const Result& r, const std::vector<std::string>& names,
                << -r.parents[j][k].lag << ']';
         os << ']';
     }
-    os << "},\"settings\":{";
+    os << '}';
+    if (!r.pc_alpha_candidates.empty()) {
+        // tigramite's pc_alpha selection: the values tried, the chosen one per variable
+        // (pcmci) or for the run (pcmciplus), and each one's scores (a row per chosen value).
+        const std::size_t k = r.pc_alpha_candidates.size();
+        os << ",\"pc_alpha_selection\":{\"candidates\":[";
+        for (std::size_t a = 0; a < k; ++a) os << (a ? "," : "") << json_number(r.pc_alpha_candidates[a]);
+        os << "],\"optimal\":[";
+        for (std::size_t a = 0; a < r.optimal_pc_alpha.size(); ++a)
+            os << (a ? "," : "") << json_number(r.optimal_pc_alpha[a]);
+        os << "],\"scores\":[";
+        for (std::size_t row = 0; row < r.optimal_pc_alpha.size(); ++row) {
+            os << (row ? "," : "") << '[';
+            for (std::size_t a = 0; a < k; ++a) os << (a ? "," : "") << json_number(r.pc_alpha_scores[row * k + a]);
+            os << ']';
+        }
+        os << "]}";
+    }
+    os << ",\"settings\":{";
     for (std::size_t k = 0; k < config.size(); ++k)
         os << (k ? "," : "") << io::json_quote(config[k].first) << ':' << io::json_quote(config[k].second);
     os << "}}\n";
@@ -97,6 +115,15 @@ void write_h5(const Result& r, const std::vector<std::string>& names,
     h5::write_array(root, "parents_offsets", offsets, {static_cast<hsize_t>(offsets.size())}, path);
     h5::write_array(root, "parents_var", vars, {static_cast<hsize_t>(vars.size())}, path);
     h5::write_array(root, "parents_lag", lags, {static_cast<hsize_t>(lags.size())}, path);
+    if (!r.pc_alpha_candidates.empty()) {
+        // tigramite's pc_alpha selection: optimal_pc_alpha per variable (pcmci) or one (pcmciplus),
+        // pc_alpha_scores a row per entry of it, a column per candidate.
+        const auto k = static_cast<hsize_t>(r.pc_alpha_candidates.size());
+        const auto rows = static_cast<hsize_t>(r.optimal_pc_alpha.size());
+        h5::write_array(root, "pc_alpha_candidates", r.pc_alpha_candidates, {k}, path);
+        h5::write_array(root, "optimal_pc_alpha", r.optimal_pc_alpha, {rows}, path);
+        h5::write_array(root, "pc_alpha_scores", r.pc_alpha_scores, {rows, k}, path);
+    }
 }
 
 }  // namespace cudag::pcmci

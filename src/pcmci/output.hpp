@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // PCMCI's result files (issue 56): the HDF5 result (val_matrix, p_matrix and graph as
 // N × N × (tau_max + 1) arrays, [i][j][lag] the link (i, −lag) → j, tigramite's layout; the
-// condition selection's parents; the settings), the links table and JSON.
+// condition selection's parents; the settings; with a pc_alpha list, the values tried, the
+// chosen ones and their scores), the links table and JSON.
 #pragma once
 
 #include <ostream>

@@ -5,12 +5,16 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
 
+#include "ci/regression_core.hpp"
 #include "core/error.hpp"
+#include "core/exact_math.hpp"
+#include "core/format.hpp"
 
 namespace cudag::pcmci {
 namespace {
@@ -200,6 +204,11 @@ LinkAssumptions normalise_links(LinkAssumptions la, std::int32_t n_vars, std::in
     return la;
 }
 
+std::vector<double> default_pc_alpha_list(bool pcmciplus) {
+    if (pcmciplus) return {0.001, 0.005, 0.01, 0.025, 0.05};
+    return {0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
+}
+
 void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length) {
     if (!(0 <= s.tau_min && s.tau_min <= s.tau_max))
         throw InputError("tau_max = " + std::to_string(s.tau_max) + ", tau_min = " + std::to_string(s.tau_min) +
@@ -209,6 +218,9 @@ void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length)
                          "2*tau_max..T-1 and the series have T = " + std::to_string(length) +
                          " (tau_max must be below T/2)");
     if (!(s.pc_alpha >= 0.0 && s.pc_alpha <= 1.0)) throw InputError("pc_alpha must lie in [0, 1]");
+    for (const double a : s.pc_alpha_list)
+        if (!(a >= 0.0 && a <= 1.0))
+            throw InputError("pc_alpha must lie in [0, 1], and the list holds " + exact_number(a));
     if (!(s.alpha_level >= 0.0 && s.alpha_level <= 1.0)) throw InputError("alpha_level must lie in [0, 1]");
     if (s.max_combinations <= 0) throw InputError("max_combinations must be > 0");
     if (s.max_conds_dim < -1 || s.max_conds_py < -1 || s.max_conds_px < -1)
@@ -216,65 +228,106 @@ void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length)
     if (n_vars < 1) throw InputError("no series to analyse");
 }
 
+double model_selection_criterion(const LaggedData& lagged, std::int32_t j, const std::vector<Node>& parents) {
+    namespace core = ci::regression_core;
+    // construct_array's Z: duplicates kept once, (j, 0) (X and Y) left out; here in (var, lag) order.
+    std::vector<Node> z;
+    for (Node p : parents)
+        if (!(p == Node{j, 0}) && std::find(z.begin(), z.end(), p) == z.end()) z.push_back(p);
+    std::sort(z.begin(), z.end(), [](Node a, Node b) { return a.var != b.var ? a.var < b.var : a.lag < b.lag; });
+    const std::int64_t t = lagged.data.n_samples;
+    std::vector<core::DesignVar> vars(z.size());
+    for (std::size_t k = 0; k < z.size(); ++k) vars[k].col = lagged.data.column(lagged.column(z[k]));
+    core::Design design;
+    design.n = t;
+    design.vars = vars.data();
+    design.n_vars = static_cast<int>(vars.size());
+    design.p = static_cast<int>(vars.size());
+    const double* y = lagged.data.column(lagged.column(Node{j, 0}));
+    std::vector<double> work(static_cast<std::size_t>(core::linear_doubles(t, design.p)));
+    std::vector<std::int32_t> perm(std::max<std::size_t>(1, vars.size()));
+    const double rss_raw = core::residual_sum_of_squares(design, y, work.data(), perm.data());
+    std::vector<double> centred(y, y + t);
+    const double norm = core::centre(centred.data(), t);
+    // tigramite's RSS is that of y / sd(y), sd² = Σ(y − ȳ)² / T.
+    const double rss = static_cast<double>(t) * (rss_raw / (norm * norm));
+    return static_cast<double>(t) * xm::log(rss) + 2.0 * static_cast<double>(z.size() + 1);
+}
+
 std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests,
-                                             std::int64_t* n_tests, const ProgressFn& progress, Pc1Matrices* matrices) {
+                                             std::int64_t* n_tests, const ProgressFn& progress, Pc1Matrices* matrices,
+                                             Pc1Selection* selection) {
     const std::int32_t n = lagged.n_vars;
     const std::int32_t tau_min = std::max(1, s.tau_min);
     const LinkAssumptions la = s.link_assumptions ? normalise_links(*s.link_assumptions, n, tau_min, s.tau_max, true)
                                                   : default_links(n, tau_min, s.tau_max);
     const std::int64_t max_dim =
         s.max_conds_dim >= 0 ? s.max_conds_dim : static_cast<std::int64_t>(n) * (s.tau_max - tau_min + 1);
-    std::vector<Pc1> st(static_cast<std::size_t>(n));
-    for (std::int32_t j = 0; j < n; ++j) st[static_cast<std::size_t>(j)].parents = candidates(la, j);
+    // One lane per pc_alpha: lane a's PC1 of variable j is st[a·N + j].
+    const bool select = !s.pc_alpha_list.empty();
+    const std::vector<double> alphas = select ? s.pc_alpha_list : std::vector<double>{s.pc_alpha};
+    const std::size_t n_lanes = alphas.size();
+    const std::size_t un = static_cast<std::size_t>(n);
+    std::vector<Pc1> st(n_lanes * un);
+    for (std::size_t l = 0; l < n_lanes; ++l)
+        for (std::int32_t j = 0; j < n; ++j) st[l * un + static_cast<std::size_t>(j)].parents = candidates(la, j);
     std::int64_t done_tests = 0, planned = 0;
-    // PC1's matrices (for run_pcmciplus): pval_max starts as None, so the first test sets it.
+    // PC1's matrices (for run_pcmciplus), per lane: pval_max starts as None, so the first test sets it.
     const std::size_t lags = static_cast<std::size_t>(s.tau_max + 1);
-    // Where (j, node)'s entry is in st[j].val_min (−1: none): a flat table, as the lists grow long
-    // (N·tau_max candidates a variable) and every test looks its parent up.
-    const std::size_t per_j = static_cast<std::size_t>(n) * lags;
-    std::vector<std::int32_t> slot(static_cast<std::size_t>(n) * per_j, -1);
-    const auto slot_of = [&](std::int32_t j, Node node) -> std::int32_t& {
-        return slot[static_cast<std::size_t>(j) * per_j + static_cast<std::size_t>(node.var) * lags +
-                    static_cast<std::size_t>(node.lag)];
+    // Where (lane·N + j, node)'s entry is in its val_min (−1: none): a flat table, as the lists
+    // grow long (N·tau_max candidates a variable) and every test looks its parent up.
+    const std::size_t per_j = un * lags;
+    std::vector<std::int32_t> slot(n_lanes * un * per_j, -1);
+    const auto slot_of = [&](std::size_t lane_j, Node node) -> std::int32_t& {
+        return slot[lane_j * per_j + static_cast<std::size_t>(node.var) * lags + static_cast<std::size_t>(node.lag)];
     };
-    std::vector<char> tested;
+    const std::size_t cells = un * un * lags;
+    std::vector<Pc1Matrices> lane_matrices;
+    std::vector<std::vector<char>> tested;
     if (matrices) {
-        const std::size_t cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n) * lags;
-        matrices->val_matrix.assign(cells, 0.0);
-        matrices->p_matrix.assign(cells, 1.0);
-        tested.assign(cells, 0);
+        lane_matrices.resize(n_lanes);
+        tested.assign(n_lanes, std::vector<char>(cells, 0));
+        for (Pc1Matrices& m : lane_matrices) {
+            m.val_matrix.assign(cells, 0.0);
+            m.p_matrix.assign(cells, 1.0);
+        }
     }
     for (std::int64_t dim = 0; dim <= max_dim; ++dim) {
-        // One entry per (j, parent) of this level that still has subsets to test.
+        // One entry per (lane, j, parent) of this level that still has subsets to test.
         struct Item {
+            std::size_t lane;
             std::int32_t j;
             std::size_t parent;
             std::vector<int> comb;  // indices into the other parents
             bool nonsig = false, live = true;
         };
         std::vector<Item> items;
-        for (std::int32_t j = 0; j < n; ++j) {
-            Pc1& p = st[static_cast<std::size_t>(j)];
-            if (p.done) continue;
-            if (static_cast<std::int64_t>(p.parents.size()) - 1 < dim) {
-                p.done = true;
-                continue;
+        for (std::size_t l = 0; l < n_lanes; ++l)
+            for (std::int32_t j = 0; j < n; ++j) {
+                Pc1& p = st[l * un + static_cast<std::size_t>(j)];
+                if (p.done) continue;
+                if (static_cast<std::int64_t>(p.parents.size()) - 1 < dim) {
+                    p.done = true;
+                    continue;
+                }
+                for (std::size_t k = 0; k < p.parents.size(); ++k) {
+                    Item it{l, j, k, std::vector<int>(static_cast<std::size_t>(dim)), false, true};
+                    std::iota(it.comb.begin(), it.comb.end(), 0);
+                    items.push_back(std::move(it));
+                }
             }
-            for (std::size_t k = 0; k < p.parents.size(); ++k) {
-                Item it{j, k, std::vector<int>(static_cast<std::size_t>(dim)), false, true};
-                std::iota(it.comb.begin(), it.comb.end(), 0);
-                items.push_back(std::move(it));
-            }
-        }
         if (items.empty()) break;
         for (std::int32_t round = 0; round < s.max_combinations; ++round) {
             Batch batch;
-            std::vector<std::size_t> asked;  // items with a test in this batch
-            std::vector<std::size_t> fixed;  // items whose link is '-->' (no test)
+            std::vector<std::size_t> answer(items.size(), 0);  // the query that answers each asked item
+            std::vector<char> asked(items.size(), 0);          // items with a test in this batch
+            std::vector<std::size_t> fixed;                    // items whose link is '-->' (no test)
+            // Lanes ask the same tests (all of them at level 0): each distinct query once.
+            std::map<std::vector<std::int32_t>, std::size_t> seen;
             for (std::size_t q = 0; q < items.size(); ++q) {
                 Item& it = items[q];
                 if (!it.live) continue;
-                const Pc1& p = st[static_cast<std::size_t>(it.j)];
+                const Pc1& p = st[it.lane * un + static_cast<std::size_t>(it.j)];
                 const Node parent = p.parents[it.parent];
                 if (*la.find(it.j, parent) == "-->") {
                     fixed.push_back(q);
@@ -287,20 +340,31 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                         static_cast<std::size_t>(c) + (static_cast<std::size_t>(c) >= it.parent ? 1 : 0);
                     z.push_back(p.parents[k]);
                 }
+                asked[q] = 1;
+                if (n_lanes > 1) {
+                    std::vector<std::int32_t> key{lagged.column(parent), lagged.column(Node{it.j, 0})};
+                    for (Node c : z) key.push_back(lagged.column(c));
+                    const auto [where, added] = seen.emplace(std::move(key), batch.queries.size());
+                    answer[q] = where->second;
+                    if (!added) continue;
+                } else {
+                    answer[q] = batch.queries.size();
+                }
                 add_query(batch.queries, lagged, parent, {it.j, 0}, z);
-                asked.push_back(q);
             }
-            planned += static_cast<std::int64_t>(asked.size());
+            const auto n_asked = static_cast<std::int64_t>(batch.queries.size());
+            planned += n_asked;
             batch.run(tests, "condition selection", done_tests, planned, progress);
-            done_tests += static_cast<std::int64_t>(asked.size());
-            // Record in tigramite's order: items are in (j, parent) order, each its own state.
+            done_tests += n_asked;
+            // Record in tigramite's order: items are in (lane, j, parent) order, each its own state.
             std::vector<double> val(items.size(), 0.0), pv(items.size(), 0.0);
             std::vector<char> has(items.size(), 0);
-            for (std::size_t a = 0; a < asked.size(); ++a) {
-                val[asked[a]] = batch.statistic[a];
-                pv[asked[a]] = batch.p[a];
-                has[asked[a]] = 1;
-            }
+            for (std::size_t q = 0; q < items.size(); ++q)
+                if (asked[q]) {
+                    val[q] = batch.statistic[answer[q]];
+                    pv[q] = batch.p[answer[q]];
+                    has[q] = 1;
+                }
             for (std::size_t q : fixed) {
                 val[q] = 1.0;
                 pv[q] = 0.0;
@@ -309,10 +373,10 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
             for (std::size_t q = 0; q < items.size(); ++q) {
                 if (!has[q]) continue;
                 Item& it = items[q];
-                Pc1& p = st[static_cast<std::size_t>(it.j)];
+                Pc1& p = st[it.lane * un + static_cast<std::size_t>(it.j)];
                 const Node parent = p.parents[it.parent];
                 const double a = std::fabs(val[q]);
-                std::int32_t& at = slot_of(it.j, parent);
+                std::int32_t& at = slot_of(it.lane * un + static_cast<std::size_t>(it.j), parent);
                 // Python's min(|val|, old): the old value only where it is smaller.
                 if (at < 0) {
                     at = static_cast<std::int32_t>(p.val_min.size());
@@ -321,17 +385,17 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                     p.val_min[static_cast<std::size_t>(at)].second = a;
                 }
                 if (matrices) {
-                    const std::size_t cell = (static_cast<std::size_t>(parent.var) * static_cast<std::size_t>(n) +
-                                              static_cast<std::size_t>(it.j)) *
-                                                 lags +
-                                             static_cast<std::size_t>(parent.lag);
-                    if (!tested[cell] || pv[q] > matrices->p_matrix[cell]) {
-                        tested[cell] = 1;
-                        matrices->p_matrix[cell] = pv[q];
-                        matrices->val_matrix[cell] = val[q];
+                    const std::size_t cell =
+                        (static_cast<std::size_t>(parent.var) * un + static_cast<std::size_t>(it.j)) * lags +
+                        static_cast<std::size_t>(parent.lag);
+                    Pc1Matrices& m = lane_matrices[it.lane];
+                    if (!tested[it.lane][cell] || pv[q] > m.p_matrix[cell]) {
+                        tested[it.lane][cell] = 1;
+                        m.p_matrix[cell] = pv[q];
+                        m.val_matrix[cell] = val[q];
                     }
                 }
-                const bool dependent = pv[q] <= s.pc_alpha;
+                const bool dependent = pv[q] <= alphas[it.lane];
                 if (!dependent) {
                     it.nonsig = true;
                     it.live = false;
@@ -341,23 +405,23 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
             }
         }
         // Drop the non-significant parents, then sort the rest by val_min, largest first (stable).
-        std::vector<char> erased(static_cast<std::size_t>(n), 0);
+        std::vector<char> erased(st.size(), 0);
         for (const Item& it : items)
             if (it.nonsig) {
-                Pc1& p = st[static_cast<std::size_t>(it.j)];
-                std::int32_t& at = slot_of(it.j, p.parents[it.parent]);
+                const std::size_t lane_j = it.lane * un + static_cast<std::size_t>(it.j);
+                Pc1& p = st[lane_j];
+                std::int32_t& at = slot_of(lane_j, p.parents[it.parent]);
                 p.val_min[static_cast<std::size_t>(at)].first.var = -1;  // erased below, order kept
                 at = -1;
-                erased[static_cast<std::size_t>(it.j)] = 1;
+                erased[lane_j] = 1;
             }
-        for (std::int32_t j = 0; j < n; ++j) {
-            if (!erased[static_cast<std::size_t>(j)]) continue;
-            auto& vm = st[static_cast<std::size_t>(j)].val_min;
+        for (std::size_t lane_j = 0; lane_j < st.size(); ++lane_j) {
+            if (!erased[lane_j]) continue;
+            auto& vm = st[lane_j].val_min;
             vm.erase(std::remove_if(vm.begin(), vm.end(), [](const auto& e) { return e.first.var < 0; }), vm.end());
-            for (std::size_t k = 0; k < vm.size(); ++k) slot_of(j, vm[k].first) = static_cast<std::int32_t>(k);
+            for (std::size_t k = 0; k < vm.size(); ++k) slot_of(lane_j, vm[k].first) = static_cast<std::int32_t>(k);
         }
-        for (std::int32_t j = 0; j < n; ++j) {
-            Pc1& p = st[static_cast<std::size_t>(j)];
+        for (Pc1& p : st) {
             if (p.done) continue;
             std::vector<std::pair<Node, double>> sorted = p.val_min;
             std::stable_sort(sorted.begin(), sorted.end(),
@@ -367,8 +431,46 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
         }
     }
     if (n_tests) *n_tests = done_tests;
-    std::vector<std::vector<Node>> out(static_cast<std::size_t>(n));
-    for (std::int32_t j = 0; j < n; ++j) out[static_cast<std::size_t>(j)] = st[static_cast<std::size_t>(j)].parents;
+    // Each variable's lane: the only one, or the lowest score (numpy's argmin: the first of equal ones).
+    std::vector<std::size_t> chosen(un, 0);
+    if (select) {
+        Pc1Selection sel;
+        sel.candidates = alphas;
+        sel.scores.resize(un * n_lanes);
+        for (std::int32_t j = 0; j < n; ++j) {
+            const std::size_t uj = static_cast<std::size_t>(j);
+            for (std::size_t l = 0; l < n_lanes; ++l) {
+                const std::vector<Node>& parents = st[l * un + uj].parents;
+                // The same parents (as lanes often end) score the same: computed once.
+                std::size_t same = l;
+                for (std::size_t k = 0; k < l; ++k)
+                    if (st[k * un + uj].parents == parents) {
+                        same = k;
+                        break;
+                    }
+                sel.scores[uj * n_lanes + l] =
+                    same < l ? sel.scores[uj * n_lanes + same] : model_selection_criterion(lagged, j, parents);
+                // numpy's argmin takes the first NaN, else the first minimum.
+                const double score = sel.scores[uj * n_lanes + l], best = sel.scores[uj * n_lanes + chosen[uj]];
+                if (!std::isnan(best) && (std::isnan(score) || score < best)) chosen[uj] = l;
+            }
+            sel.optimal.push_back(alphas[chosen[uj]]);
+        }
+        if (selection) *selection = std::move(sel);
+    }
+    if (matrices) {
+        matrices->val_matrix.assign(cells, 0.0);
+        matrices->p_matrix.assign(cells, 1.0);
+        for (std::size_t i = 0; i < un; ++i)
+            for (std::size_t j = 0; j < un; ++j)
+                for (std::size_t lag = 0; lag < lags; ++lag) {
+                    const std::size_t cell = (i * un + j) * lags + lag;
+                    matrices->val_matrix[cell] = lane_matrices[chosen[j]].val_matrix[cell];
+                    matrices->p_matrix[cell] = lane_matrices[chosen[j]].p_matrix[cell];
+                }
+    }
+    std::vector<std::vector<Node>> out(un);
+    for (std::size_t j = 0; j < un; ++j) out[j] = std::move(st[chosen[j] * un + j].parents);
     return out;
 }
 
@@ -397,7 +499,11 @@ Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tes
     r.n_vars = lagged.n_vars;
     r.tau_max = s.tau_max;
     r.samples = lagged.data.n_samples;
-    r.parents = run_pc_stable(lagged, s, tests, &r.pc1_tests, progress);
+    Pc1Selection selection;
+    r.parents = run_pc_stable(lagged, s, tests, &r.pc1_tests, progress, nullptr, &selection);
+    r.pc_alpha_candidates = std::move(selection.candidates);
+    r.optimal_pc_alpha = std::move(selection.optimal);
+    r.pc_alpha_scores = std::move(selection.scores);
 
     const std::int32_t n = lagged.n_vars;
     const LinkAssumptions la = s.link_assumptions ? normalise_links(*s.link_assumptions, n, s.tau_min, s.tau_max, false)

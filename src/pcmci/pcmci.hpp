@@ -30,6 +30,11 @@
 // excluded). The graph: '-->' where p <= alpha_level at lag > 0; at lag 0 'o-o' where both
 // directions are significant, '-->'/'<--' where one is. Then the lag-0 entries are
 // symmetrised as tigramite's symmetrize_p_and_val_matrix (in its loop order).
+//
+// pc_alpha selection (Settings::pc_alpha_list; tigramite's pc_alpha list or None): PC1 runs
+// for every value, as lanes of the same batches, and each variable keeps the lane whose
+// parents score lowest by model_selection_criterion (tigramite's run_pc_stable); run_pcmciplus
+// runs per value and keeps the result whose DAG scores lowest (pcmciplus.hpp).
 #pragma once
 
 #include <cstdint>
@@ -79,6 +84,11 @@ struct Settings {
     std::int32_t tau_min = 0;
     std::int32_t tau_max = 1;
     double pc_alpha = 0.2;            ///< PC1's significance level
+    /// Non-empty: tigramite's pc_alpha as a list (pc_alpha unused). run_pcmci runs PC1 for
+    /// every value and keeps, per variable j, the one whose parents score lowest
+    /// (model_selection_criterion; the first of equal scores); run_pcmciplus runs the whole
+    /// method for every value and keeps the one whose DAG scores lowest on average.
+    std::vector<double> pc_alpha_list;
     double alpha_level = 0.05;        ///< MCI's, for the graph
     std::int32_t max_conds_dim = -1;  ///< -1: tigramite's None
     std::int32_t max_combinations = 1;
@@ -93,6 +103,10 @@ struct Settings {
     std::int32_t max_conds_px_lagged = -1;           ///< -1: None (max_conds_px when X is lagged)
 };
 
+/// tigramite's pc_alpha=None: the values run_pc_stable (run_pcmci) selects among, 0.05, 0.1,
+/// 0.2, 0.3, 0.4, 0.5, or with `pcmciplus` run_pcmciplus's, 0.001, 0.005, 0.01, 0.025, 0.05.
+std::vector<double> default_pc_alpha_list(bool pcmciplus);
+
 /// Throws InputError for settings tigramite refuses, and for tau_max >= T / 2 (no samples).
 void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length);
 
@@ -105,6 +119,12 @@ struct Result {
     std::vector<std::string> graph;          ///< same layout: "-->", "<--", "o-o", "x-x" or ""
     std::vector<std::vector<Node>> parents;  ///< PC1's parents of each j, in tigramite's order
     std::int64_t pc1_tests = 0, mci_tests = 0;
+    /// With Settings::pc_alpha_list (else empty): the values tried, in order; the chosen one
+    /// (run_pcmci: one per variable j, tigramite's iterations[j]['optimal_pc_alpha'];
+    /// run_pcmciplus: one, its results['optimal_alpha']); the scores (run_pcmci:
+    /// [j·K + k], variable j's score with the k-th value; run_pcmciplus: [k], the mean over
+    /// the variables).
+    std::vector<double> pc_alpha_candidates, optimal_pc_alpha, pc_alpha_scores;
     std::size_t at(std::int32_t i, std::int32_t j, std::int32_t lag) const {
         return (static_cast<std::size_t>(i) * static_cast<std::size_t>(n_vars) + static_cast<std::size_t>(j)) *
                    static_cast<std::size_t>(tau_max + 1) +
@@ -123,11 +143,30 @@ struct Pc1Matrices {
     std::vector<double> val_matrix, p_matrix;
 };
 
-/// PC1's parents of every variable (tigramite's run_pc_stable with one pc_alpha). `tests`
-/// answers over `lagged` (max_lag >= 2·tau_max). With `matrices`, also PC1's matrices.
+/// tigramite's pc_alpha selection: the values tried and the choice (Result's fields).
+struct Pc1Selection {
+    std::vector<double> candidates, optimal, scores;
+};
+
+/// PC1's parents of every variable (tigramite's run_pc_stable). `tests` answers over `lagged`
+/// (max_lag >= 2·tau_max). With `matrices`, also PC1's matrices. With s.pc_alpha_list, PC1
+/// runs for every value (the values as lanes of the same batches, a test asked by several
+/// lanes run once) and each variable keeps the parents (and matrices) of the value whose
+/// parents score lowest by model_selection_criterion, the first of equal scores; `selection`
+/// gets the values, the choices and the scores.
 std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests,
                                              std::int64_t* n_tests = nullptr, const ProgressFn& progress = {},
-                                             Pc1Matrices* matrices = nullptr);
+                                             Pc1Matrices* matrices = nullptr, Pc1Selection* selection = nullptr);
+
+/// tigramite's ParCorr.get_model_selection_criterion(j, parents, tau_max) (criterion 'aic'):
+/// (j, 0) regressed by least squares on the parents' columns (duplicates and (j, 0) left out)
+/// over the lagged table's rows, T of them; with RSS the residual sum of squares of the
+/// standardised (j, 0) (tigramite's _get_single_residuals), the score is T·log(RSS) + 2·p,
+/// p = 1 + the parents' count. Computed on the CPU (ci/regression_core.hpp's centred, scaled,
+/// pivoted Householder QR; RSS = T·RSS_raw / Σ(y − ȳ)²), the parents taken in (var, lag)
+/// order so that the same set always gives the same bits; the value equals tigramite's to
+/// rounding (its numpy lstsq is another factorisation).
+double model_selection_criterion(const LaggedData& lagged, std::int32_t j, const std::vector<Node>& parents);
 
 /// run_pcmci: run_pc_stable, then MCI with its parents.
 Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests, const ProgressFn& progress = {});

@@ -637,8 +637,10 @@ void check_pcmciplus_settings(const Settings& s, std::int32_t n_vars, std::int64
     if (s.max_conds_px_lagged < -1) throw InputError("max_conds_px_lagged must be >= 0 (or -1: as max_conds_px)");
 }
 
-Result run_pcmciplus(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests, const ProgressFn& progress) {
-    check_pcmciplus_settings(s, lagged.n_vars, lagged.length);
+namespace {
+
+/// run_pcmciplus with one pc_alpha.
+Result run_one(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests, const ProgressFn& progress) {
     if (lagged.max_lag != 2 * s.tau_max)
         throw std::logic_error("run_pcmciplus: the lagged table must hold lags 0..2*tau_max");
     const std::int32_t n = lagged.n_vars;
@@ -720,6 +722,108 @@ Result run_pcmciplus(const LaggedData& lagged, const Settings& s, ci::BatchTest&
     r.graph = orientation_rules(std::move(col.graph), col.ambiguous, s.conflict_resolution, c);
     r.mci_tests = sk.tests + col.tests;
     return r;
+}
+
+/// tigramite's _get_dag_from_cpdag: the lag-0 'o-o' links of the graph oriented into one
+/// simplicial node after another (the first in `order` whose 'o-o' neighbours, at least one,
+/// are pairwise linked at lag 0 in what is left: any mark but '-->' and 'x-x', which were
+/// removed, counts as linked, '<--' too, as tigramite's test reads it).
+Graph dag_from_cpdag(Graph dag, const Cells& c, const std::vector<std::int32_t>& order) {
+    const std::int32_t n = c.n;
+    std::vector<std::string> circle(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));  // lag 0 only
+    const auto at0 = [&](std::int32_t i, std::int32_t j) {
+        return static_cast<std::size_t>(i) * static_cast<std::size_t>(n) + static_cast<std::size_t>(j);
+    };
+    for (std::int32_t i = 0; i < n; ++i)
+        for (std::int32_t j = 0; j < n; ++j) {
+            const std::string& g = dag[c.at(i, j, 0)];
+            if (g != "x-x" && g != "-->") circle[at0(i, j)] = g;
+        }
+    for (;;) {
+        bool found = false;
+        for (const std::int32_t j : order) {
+            std::vector<std::int32_t> adj;
+            for (std::int32_t i = 0; i < n; ++i)
+                if (circle[at0(i, j)] == "o-o" || circle[at0(i, j)] == "o?o") adj.push_back(i);
+            bool simplicial = !adj.empty();
+            for (std::size_t a = 0; a < adj.size() && simplicial; ++a)
+                for (std::size_t b = a + 1; b < adj.size() && simplicial; ++b)
+                    simplicial = !circle[at0(adj[a], adj[b])].empty();
+            if (!simplicial) continue;
+            for (const std::int32_t v : adj) {
+                dag[c.at(v, j, 0)] = "-->";
+                dag[c.at(j, v, 0)] = "<--";
+                circle[at0(v, j)].clear();
+                circle[at0(j, v)].clear();
+            }
+            found = true;
+            break;
+        }
+        if (!found) return dag;
+    }
+}
+
+/// _optimize_pcmciplus_alpha's score of one result: the mean over j of
+/// model_selection_criterion(j, the parents of j in a DAG of the result's graph), the DAG's
+/// simplicial order by Σ_{i,lag} |val(i, −lag → j)|, largest first (numpy's argsort reversed:
+/// of equal sums the larger index first).
+double pcmciplus_score(const LaggedData& lagged, const Result& r, const Cells& c) {
+    const std::int32_t n = c.n;
+    std::vector<double> sums(static_cast<std::size_t>(n), 0.0);
+    for (std::int32_t i = 0; i < n; ++i)
+        for (std::int32_t j = 0; j < n; ++j)
+            for (std::int32_t lag = 0; lag < c.lags; ++lag)
+                sums[static_cast<std::size_t>(j)] += std::fabs(r.val_matrix[c.at(i, j, lag)]);
+    std::vector<std::int32_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+        return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)];
+    });
+    std::reverse(order.begin(), order.end());
+    const Graph dag = dag_from_cpdag(r.graph, c, order);
+    double score = 0.0;
+    for (std::int32_t j = 0; j < n; ++j) {
+        std::vector<Node> parents;
+        for (std::int32_t i = 0; i < n; ++i)
+            for (std::int32_t lag = 0; lag < c.lags; ++lag)
+                if (dag[c.at(i, j, lag)] == "-->") parents.push_back({i, lag});
+        score += model_selection_criterion(lagged, j, parents);
+    }
+    return score / static_cast<double>(n);
+}
+
+}  // namespace
+
+Result run_pcmciplus(const LaggedData& lagged, const Settings& s, ci::BatchTest& tests, const ProgressFn& progress) {
+    check_pcmciplus_settings(s, lagged.n_vars, lagged.length);
+    if (s.pc_alpha_list.empty()) return run_one(lagged, s, tests, progress);
+    // tigramite's _optimize_pcmciplus_alpha: the whole method per value, the lowest score kept
+    // (numpy's argmin: the first NaN, else the first of equal scores).
+    const Cells c{lagged.n_vars, s.tau_max + 1};
+    Result best;
+    std::vector<double> scores;
+    std::size_t chosen = 0;
+    std::int64_t pc1_tests = 0, mci_tests = 0;
+    for (std::size_t k = 0; k < s.pc_alpha_list.size(); ++k) {
+        Settings one = s;
+        one.pc_alpha_list.clear();
+        one.pc_alpha = s.pc_alpha_list[k];
+        Result r = run_one(lagged, one, tests, progress);
+        pc1_tests += r.pc1_tests;
+        mci_tests += r.mci_tests;
+        scores.push_back(pcmciplus_score(lagged, r, c));
+        const double score = scores.back(), best_score = scores[chosen];
+        if (k == 0 || (!std::isnan(best_score) && (std::isnan(score) || score < best_score))) {
+            chosen = k;
+            best = std::move(r);
+        }
+    }
+    best.pc1_tests = pc1_tests;
+    best.mci_tests = mci_tests;
+    best.pc_alpha_candidates = s.pc_alpha_list;
+    best.optimal_pc_alpha = {s.pc_alpha_list[chosen]};
+    best.pc_alpha_scores = std::move(scores);
+    return best;
 }
 
 }  // namespace cudag::pcmci

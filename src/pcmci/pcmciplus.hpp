@@ -39,6 +39,12 @@
 //    oriented in order; with conflict_resolution a link oriented both ways becomes 'x-x'.
 // 4. Orientation rules R1–R3 on unambiguous triples, repeated until none applies
 //    (tigramite's _pcalg_rules_timeseries), conflicts marked 'x-x' as in 3.
+//
+// With Settings::pc_alpha_list (tigramite's _optimize_pcmciplus_alpha): 1–4 for every value;
+// each result's score is the mean over j of model_selection_criterion(j, j's parents in one
+// DAG of its graph: tigramite's _get_dag_from_cpdag, the 'o-o' links oriented into simplicial
+// nodes searched in the order of Σ_{i,lag} |val(i, −lag → j)|, largest first), and the
+// lowest-scoring result is returned (the first of equal scores), with its values and scores.
 #pragma once
 
 #include "pcmci/pcmci.hpp"

@@ -65,6 +65,17 @@ std::int32_t series_index(const std::string& what, const std::vector<std::string
     throw InputError(where + ": no series named '" + what + "'");
 }
 
+/// The pc_alpha of the run: one number, or the list selected among (comma-separated).
+std::string pc_alpha_text(const pcmci::Settings& s) {
+    if (s.pc_alpha_list.empty()) return exact_number(s.pc_alpha);
+    std::string text;
+    for (const double a : s.pc_alpha_list) {
+        if (!text.empty()) text += ',';
+        text += exact_number(a);
+    }
+    return text;
+}
+
 /// The job's settings as the result's config entries (file order).
 /// `s`: the settings the run used (the job's, with the method's defaults applied).
 std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, const pcmci::Settings& s,
@@ -75,7 +86,7 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         {"test", a.test},
         {"tau_min", std::to_string(s.tau_min)},
         {"tau_max", std::to_string(s.tau_max)},
-        {"pc_alpha", exact_number(s.pc_alpha)},
+        {"pc_alpha", pc_alpha_text(s)},
         {"alpha_level", exact_number(s.alpha_level)},
         {"max_conds_dim", opt(s.max_conds_dim)},
         {"max_combinations", std::to_string(s.max_combinations)},
@@ -123,6 +134,39 @@ void claim_checkpoint(const PcmciJob& a, mpi::Communicator* comm, io::Checkpoint
 }
 
 }  // namespace
+
+void set_pc_alpha(PcmciJob& job, const std::string& text, const std::string& what) {
+    job.pc_alpha_given = true;
+    job.pc_alpha_auto = false;
+    job.settings.pc_alpha_list.clear();
+    if (text == "auto") {
+        job.pc_alpha_auto = true;
+        return;
+    }
+    std::vector<double> values;
+    std::stringstream in(text);
+    std::string item;
+    bool bad = text.empty() || text.back() == ',';
+    while (!bad && std::getline(in, item, ',')) {
+        std::size_t used = 0;
+        double v = 0.0;
+        try {
+            v = std::stod(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        bad = used == 0 || used != item.size();
+        values.push_back(v);
+    }
+    if (bad)
+        throw InputError(what + " '" + text +
+                         "': expected a number in [0, 1], numbers separated by commas (tigramite's pc_alpha "
+                         "list, the best chosen) or auto (tigramite's None)");
+    if (values.size() == 1)
+        job.settings.pc_alpha = values[0];
+    else
+        job.settings.pc_alpha_list = std::move(values);
+}
 
 pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std::vector<std::string>& names) {
     std::ifstream in(path);
@@ -217,6 +261,11 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     pcmci::Settings s = a.settings;
     s.fdr_bh = a.fdr == "fdr_bh";
     if (plus && !a.pc_alpha_given) s.pc_alpha = 0.01;  // run_pcmciplus's default
+    if (a.pc_alpha_auto) s.pc_alpha_list = pcmci::default_pc_alpha_list(plus);
+    if (!s.pc_alpha_list.empty() && a.test != "parcorr")
+        throw InputError(
+            "--pc-alpha with several values or auto selects by ParCorr's model selection criterion: it needs --test "
+            "parcorr (tigramite scores CMIknn by nearest-neighbour cross-validation, which cudag does not build)");
     if (plus)
         pcmci::check_pcmciplus_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
     else
@@ -341,6 +390,16 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                   << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
                                             : std::string())
                   << ", " << skeleton::Progress::duration(run.seconds) << '\n';
+        const pcmci::Result& r = run.result;
+        if (r.optimal_pc_alpha.size() == 1 && plus) {
+            std::cerr << "cudag pcmci: pc_alpha " << r.optimal_pc_alpha[0] << " chosen among "
+                      << r.pc_alpha_candidates.size() << '\n';
+        } else if (!r.optimal_pc_alpha.empty()) {
+            std::cerr << "cudag pcmci: pc_alpha chosen per series:";
+            for (std::size_t j = 0; j < r.optimal_pc_alpha.size(); ++j)
+                std::cerr << ' ' << run.names[j] << '=' << r.optimal_pc_alpha[j];
+            std::cerr << '\n';
+        }
     }
     return run;
 }

@@ -25,6 +25,9 @@ struct PcmciJob {
     /// Whether settings.pc_alpha was given: if not, each method takes tigramite's default
     /// (run_pcmci 0.2, which Settings holds; run_pcmciplus 0.01).
     bool pc_alpha_given = false;
+    /// --pc-alpha auto: tigramite's pc_alpha=None, the selection among the method's default
+    /// list (pcmci::default_pc_alpha_list). A list of values is settings.pc_alpha_list.
+    bool pc_alpha_auto = false;
     std::string fdr = "none";  ///< none or fdr_bh
     std::string links;         ///< link assumptions file (empty: tigramite's default)
     std::string backend = "auto";
@@ -50,6 +53,11 @@ struct PcmciRun {
     std::int64_t resumed_tests = 0;  ///< tests answered from --checkpoint (--resume)
     double seconds = 0.0;
 };
+
+/// --pc-alpha `text` into `job`: "auto" (pc_alpha_auto), one number (settings.pc_alpha) or
+/// numbers separated by commas (settings.pc_alpha_list: tigramite's selection). Throws
+/// InputError naming `what` for anything else; the values' range is checked by the run.
+void set_pc_alpha(PcmciJob& job, const std::string& text, const std::string& what = "--pc-alpha");
 
 /// Reads a link assumptions file: lines "cause<TAB>effect<TAB>lag<TAB>type" (names or
 /// 0-based indices; lag >= 0; tigramite's types), '#' comments; every variable not named as

@@ -4,8 +4,9 @@
 // (skeleton::make_gpu_batch_test) gives the same parents, test counts and graph, and val_matrix
 // and p_matrix bit for bit (EXPECT_EQ on doubles), on reference cases of tests/data/pcmciplus/
 // (every collider rule, conflicts, reset_lagged_links, fdr_bh) and on a larger series (N 12,
-// T 800, tau_max 3: about 900 tests). Skips when this build has no CUDA or no
-// device is visible.
+// T 800, tau_max 3: about 900 tests); tigramite's pc_alpha selection (a list or None) for
+// PCMCI+ and PCMCI's condition selection: the same chosen values, scores and results. Skips
+// when this build has no CUDA or no device is visible.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -84,9 +85,8 @@ Dataset var_series(std::int64_t n, std::int64_t t, std::uint64_t seed) {
     return d;
 }
 
-/// run_pcmciplus with ParCorrBatch over the Fisher-z engine of the CPU or the GPU.
-Result run(const Dataset& series, const Settings& s, bool gpu) {
-    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
+/// ParCorrBatch over the Fisher-z engine of the CPU or the GPU.
+std::unique_ptr<ci::BatchTest> parcorr(const LaggedData& lagged, bool gpu) {
     skeleton::TestSpec spec;
     spec.kind = skeleton::TestKind::FisherZ;
     const int max_cond = static_cast<int>(lagged.data.n_vars - 2);
@@ -98,16 +98,25 @@ Result run(const Dataset& series, const Settings& s, bool gpu) {
         mpi::SerialCommunicator self;
         engine = skeleton::make_gpu_batch_test(lagged.data, spec, skeleton::TestPolicy{}, max_cond, ctx, self);
         EXPECT_TRUE(engine) << "no GPU batch test for Fisher-z";
-        if (!engine) return {};
+        if (!engine) return nullptr;
     } else {
         engine = std::make_unique<ci::CpuBatchTest>(
             skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, 2), 2, lagged.data.names);
     }
-    ParCorrBatch tests(std::move(engine), lagged.data.n_samples);
-    return run_pcmciplus(lagged, s, tests);
+    return std::make_unique<ParCorrBatch>(std::move(engine), lagged.data.n_samples);
+}
+
+/// run_pcmciplus with ParCorrBatch over the Fisher-z engine of the CPU or the GPU.
+Result run(const Dataset& series, const Settings& s, bool gpu) {
+    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
+    const auto tests = parcorr(lagged, gpu);
+    if (!tests) return {};
+    return run_pcmciplus(lagged, s, *tests);
 }
 
 void expect_same(const Result& cpu, const Result& gpu) {
+    EXPECT_EQ(cpu.optimal_pc_alpha, gpu.optimal_pc_alpha);
+    EXPECT_EQ(cpu.pc_alpha_scores, gpu.pc_alpha_scores);
     EXPECT_EQ(cpu.graph, gpu.graph);
     EXPECT_EQ(cpu.val_matrix, gpu.val_matrix);
     EXPECT_EQ(cpu.p_matrix, gpu.p_matrix);
@@ -159,4 +168,33 @@ TEST(CudaPcmciPlus, LargerSeriesIsEquivalentToCpu) {
     const Result cpu = run(series, s, false), gpu = run(series, s, true);
     expect_same(cpu, gpu);
     EXPECT_GT(cpu.pc1_tests + cpu.mci_tests, 500);
+}
+
+TEST(CudaPcmciPlus, PcAlphaSelectionIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    // PCMCI+ with tigramite's default list (pc_alpha None) on s00 and a list on s01.
+    Settings s;
+    s.tau_max = 1;
+    s.pc_alpha_list = default_pc_alpha_list(true);
+    const Dataset s00 = read_series(kDir + "s00.csv");
+    expect_same(run(s00, s, false), run(s00, s, true));
+    s.tau_max = 2;
+    s.pc_alpha_list = {0.01, 0.05, 0.2};
+    const Dataset s01 = read_series(kDir + "s01.csv");
+    expect_same(run(s01, s, false), run(s01, s, true));
+    // PCMCI's condition selection with run_pc_stable's default list (lanes of one batch).
+    const Dataset p01 = read_series(std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/s01.csv");
+    s.tau_max = 3;
+    s.pc_alpha_list = default_pc_alpha_list(false);
+    const LaggedData lagged = make_lagged(p01, 2 * s.tau_max);
+    Pc1Selection on_cpu, on_gpu;
+    std::int64_t cpu_tests = 0, gpu_tests = 0;
+    const auto cpu = run_pc_stable(lagged, s, *parcorr(lagged, false), &cpu_tests, {}, nullptr, &on_cpu);
+    const auto gpu_batch = parcorr(lagged, true);
+    ASSERT_TRUE(gpu_batch);
+    const auto gpu = run_pc_stable(lagged, s, *gpu_batch, &gpu_tests, {}, nullptr, &on_gpu);
+    EXPECT_TRUE(cpu == gpu);
+    EXPECT_EQ(cpu_tests, gpu_tests);
+    EXPECT_EQ(on_cpu.optimal, on_gpu.optimal);
+    EXPECT_EQ(on_cpu.scores, on_gpu.scores);
 }

@@ -116,20 +116,32 @@ TEST_F(MpiCli, RankCountInvarianceWithCmiKnn) {
 TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
     // Issue 56: every batch of PCMCI's tests cut over the ranks (pcmci::RankSplitBatch) and
     // gathered: on 1..4 ranks the links table of one process, byte for byte (ParCorr, and
-    // CMIknn with its permutations keyed by the test).
+    // CMIknn with its permutations keyed by the test; the pc_alpha selection, its chosen
+    // values and scores as the JSON result holds them).
     const std::string data = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/c09.csv";
+    // The JSON's pc_alpha selection (empty without one): the values, the choices, the scores.
+    const auto selection = [](const std::string& json) {
+        const std::size_t at = json.find("\"pc_alpha_selection\"");
+        return at == std::string::npos ? std::string() : json.substr(at, json.find("\"settings\"", at) - at);
+    };
     for (const std::string& opts : {std::string("--tau-max 2 --pc-alpha 0.1"),
-                                    std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1")}) {
-        auto r = cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") + " --format links");
+                                    std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1"),
+                                    std::string("--tau-max 2 --pc-alpha auto"),
+                                    std::string("--method pcmciplus --tau-max 1 --pc-alpha 0.01,0.05")}) {
+        auto r =
+            cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") + " --format links,json");
         ASSERT_EQ(r.code, 0) << r.err;
         const std::string serial = read_text(path("serial.links.tsv"));
+        const std::string chosen = selection(read_text(path("serial.json")));
         ASSERT_GT(serial.size(), 100u);
+        EXPECT_EQ(chosen.empty(), opts.find(',') == std::string::npos && opts.find("auto") == std::string::npos);
         for (int k = 1; k <= 4; ++k) {
-            const std::string out = path("np" + std::to_string(k) + ".h5");
-            r = cudag(k, "pcmci --data " + data + " " + opts + " -q --out " + out + " --format links");
+            const std::string stem = "np" + std::to_string(k);
+            r = cudag(k,
+                      "pcmci --data " + data + " " + opts + " -q --out " + path(stem + ".h5") + " --format links,json");
             ASSERT_EQ(r.code, 0) << k << " ranks: " << r.err;
-            EXPECT_EQ(read_text(path("np" + std::to_string(k) + ".links.tsv")), serial)
-                << opts << " on " << k << " ranks";
+            EXPECT_EQ(read_text(path(stem + ".links.tsv")), serial) << opts << " on " << k << " ranks";
+            EXPECT_EQ(selection(read_text(path(stem + ".json"))), chosen) << opts << " on " << k << " ranks";
         }
     }
 }

@@ -4,7 +4,8 @@ tigramite 5.2.10.1's run_pcmci with ParCorr on the 12 reference cases of tests/d
 by scripts/dev/pcmci_reference.py, so tigramite is not needed here), and its run_pcmciplus on
 the 14 cases of tests/data/pcmciplus (scripts/dev/pcmciplus_reference.py): graph exactly,
 val_matrix and p_matrix to 1e-9 relative, the condition selection's parents in tigramite's
-order."""
+order. The pc_alpha selection (a list or None) on the sNN cases of both folders: the chosen
+values exactly, and the result as above."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "pcmci"
 DATA_PLUS = Path(__file__).resolve().parents[1] / "data" / "pcmciplus"
 
 
-def read_case(c: int, folder: Path = DATA):
-    data = np.loadtxt(folder / f"c{c:02d}.csv", delimiter=",", skiprows=1)
+def read_case(c: int, folder: Path = DATA, prefix: str = "c"):
+    data = np.loadtxt(folder / f"{prefix}{c:02d}.csv", delimiter=",", skiprows=1)
     settings, parents, cells = {}, {}, []
-    for line in (folder / f"c{c:02d}.tsv").read_text().splitlines():
-        if line.startswith("#"):
+    for line in (folder / f"{prefix}{c:02d}.tsv").read_text().splitlines():
+        if line.startswith("#") or line.startswith("score\t") or line.startswith("optimal_pc_alpha\t"):
             continue
         f = line.split("\t")
         if f[0] == "parents":
@@ -40,6 +41,8 @@ def read_case(c: int, folder: Path = DATA):
             kw[key] = value
         elif key in ("conflict_resolution", "reset_lagged_links"):
             kw[key] = value == "True"
+        elif key == "pc_alpha" and (value == "None" or "," in value):  # tigramite's selection
+            kw[key] = None if value == "None" else [float(a) for a in value.split(",")]
         else:
             kw[key] = float(value) if "alpha" in key else int(value)
     n, tau = data.shape[1], kw["tau_max"]
@@ -52,8 +55,16 @@ def read_case(c: int, folder: Path = DATA):
     return data, kw, parents, val, p, graph
 
 
+def read_optimal(c: int, folder: Path):
+    """A selection case's chosen pc_alpha values, in order (one per variable, or one)."""
+    lines = (folder / f"s{c:02d}.tsv").read_text().splitlines()
+    return [float(line.split("\t")[-1]) for line in lines if line.startswith("optimal_pc_alpha\t")]
+
+
 CASES = sorted(int(p.stem[1:]) for p in DATA.glob("c*.csv"))
 CASES_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("c*.csv"))
+SELECTION = sorted(int(p.stem[1:]) for p in DATA.glob("s*.csv"))
+SELECTION_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("s*.csv"))
 
 
 def test_there_are_reference_cases():
@@ -113,23 +124,34 @@ def test_bad_settings_raise_in_one_line():
         cudag.pcmci(data, 1, reset_lagged_links=True)
     with pytest.raises(TypeError):
         cudag.pcmci(data, 1, no_such_keyword=3)
-    # Choosing among several pc_alpha needs the test's model selection criterion (ParCorr's).
+    with pytest.raises(cudag.InputError, match="it needs test= parcorr"):
+        cudag.pcmci(data, 1, test="cmiknn", pc_alpha=[0.1, 0.2])
+    with pytest.raises(cudag.InputError, match="pc_alpha must lie in"):
+        cudag.pcmci(data, 1, pc_alpha=[0.1, 2.0])
+    with pytest.raises(cudag.InputError, match="an empty list"):
+        cudag.pcmci(data, 1, pc_alpha=[])
+    with pytest.raises(TypeError, match="pc_alpha= takes a number"):
+        cudag.pcmci(data, 1, pc_alpha=[0.1, "x"])
     pcmci = tg.PCMCI(tg.DataFrame(data), tg.CMIknn())
-    with pytest.raises(ValueError, match="get_model_selection_criterion"):
+    with pytest.raises(cudag.InputError, match="it needs test= parcorr"):
         pcmci.run_pcmci(tau_max=1, pc_alpha=None)
-    with pytest.raises(ValueError, match="get_model_selection_criterion"):
-        pcmci.run_pcmciplus(tau_max=1, pc_alpha=[0.01, 0.05])
 
 
-@pytest.mark.parametrize("c", CASES_PLUS)
-def test_pcmciplus_equals_tigramite(c):
-    data, kw, parents, val, p, graph = read_case(c, DATA_PLUS)
-    tau_max = kw.pop("tau_max")
-    res = cudag.pcmci(data, tau_max, method="pcmciplus", threads=2, **kw)
+def run_case(c: int, folder: Path, prefix: str = "c", **method):
+    """cudag.pcmci on a reference case, its result checked (graph exactly, val and p to 1e-9
+    relative, the parents); returns the result, the data and the case's keywords."""
+    data, kw, parents, val, p, graph = read_case(c, folder, prefix)
+    res = cudag.pcmci(data, kw["tau_max"], threads=2, **method, **{k: v for k, v in kw.items() if k != "tau_max"})
     np.testing.assert_array_equal(res["graph"], graph)
     np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
     np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
     assert res["parents"] == parents
+    return res, data, kw
+
+
+@pytest.mark.parametrize("c", CASES_PLUS)
+def test_pcmciplus_equals_tigramite(c):
+    run_case(c, DATA_PLUS, method="pcmciplus")
 
 
 def test_pcmciplus_takes_tigramites_pc_alpha_by_default():
@@ -153,4 +175,48 @@ def test_compat_pcmciplus_equals_tigramite(c):
     np.testing.assert_array_equal(results["graph"], graph)
     np.testing.assert_allclose(results["p_matrix"], p, rtol=1e-9, atol=1e-300)
     np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
+    assert pcmci.all_lagged_parents == parents
+
+
+@pytest.mark.parametrize("c", SELECTION)
+def test_pc_alpha_selection_equals_tigramite(c):
+    res, data, kw = run_case(c, DATA, "s")
+    assert res["optimal_pc_alpha"] == dict(enumerate(read_optimal(c, DATA)))
+    tried = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] if kw["pc_alpha"] is None else kw["pc_alpha"]
+    assert res["pc_alpha_candidates"] == tried
+    assert res["pc_alpha_scores"].shape == (data.shape[1], len(tried))
+
+
+@pytest.mark.parametrize("c", SELECTION_PLUS)
+def test_pcmciplus_pc_alpha_selection_equals_tigramite(c):
+    res, _, _ = run_case(c, DATA_PLUS, "s", method="pcmciplus")
+    assert [res["optimal_pc_alpha"]] == read_optimal(c, DATA_PLUS)
+    assert res["pc_alpha_scores"].shape == (len(res["pc_alpha_candidates"]),)
+
+
+def test_one_pc_alpha_has_no_selection():
+    data, kw, _, _, _, _ = read_case(0)
+    res = cudag.pcmci(data, kw["tau_max"])
+    assert res["optimal_pc_alpha"] is None and res["pc_alpha_candidates"] is None
+    assert res["pc_alpha_scores"] is None
+
+
+def test_compat_pc_alpha_selection_equals_tigramite():
+    # run_pcmci(pc_alpha=None) (s01) and run_pcmciplus(pc_alpha=[0.01, 0.05, 0.2]) (s01) as
+    # tigramite's: iterations[j]['optimal_pc_alpha'] and results['optimal_alpha'].
+    data, kw, parents, val, p, graph = read_case(1, DATA, "s")
+    assert kw["pc_alpha"] is None
+    pcmci = tg.PCMCI(dataframe=tg.DataFrame(data), cond_ind_test=tg.ParCorr(significance="analytic"))
+    results = pcmci.run_pcmci(**kw)
+    np.testing.assert_array_equal(results["graph"], graph)
+    np.testing.assert_allclose(results["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    assert pcmci.all_parents == parents
+    assert [pcmci.iterations[j]["optimal_pc_alpha"] for j in range(data.shape[1])] == read_optimal(1, DATA)
+    data, kw, parents, val, p, graph = read_case(1, DATA_PLUS, "s")
+    assert kw["pc_alpha"] == [0.01, 0.05, 0.2]
+    pcmci = tg.PCMCI(dataframe=tg.DataFrame(data), cond_ind_test=tg.ParCorr(significance="analytic"))
+    results = pcmci.run_pcmciplus(**kw)
+    np.testing.assert_array_equal(results["graph"], graph)
+    np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
+    assert [results["optimal_alpha"]] == read_optimal(1, DATA_PLUS)
     assert pcmci.all_lagged_parents == parents

@@ -162,6 +162,56 @@ TEST_F(CliPcmci, ResultFilesAndLinkAssumptions) {
     EXPECT_NE(json.find("\"samples\":296"), std::string::npos);  // T = 300 less 2·tau_max
 }
 
+/// The numbers of the JSON array after `key` (e.g. "\"optimal\":[").
+std::vector<double> json_numbers(const std::string& json, const std::string& key) {
+    std::vector<double> out;
+    const std::size_t at = json.find(key);
+    if (at == std::string::npos) return out;
+    std::stringstream list(json.substr(at + key.size(), json.find(']', at) - at - key.size()));
+    for (std::string v; std::getline(list, v, ',');) out.push_back(std::stod(v));
+    return out;
+}
+
+/// A reference's chosen pc_alpha values: "optimal_pc_alpha<TAB>[j<TAB>]alpha" lines, in order.
+std::vector<double> reference_optimal(const std::string& reference) {
+    std::vector<double> out;
+    std::ifstream ref(reference);
+    for (std::string line; std::getline(ref, line);) {
+        const auto f = fields(line);
+        if (f[0] == "optimal_pc_alpha") out.push_back(std::stod(f.back()));
+    }
+    return out;
+}
+
+TEST_F(CliPcmci, PcAlphaSelectionEqualsTigramite) {
+    // --pc-alpha auto: tigramite's run_pcmci(pc_alpha=None) (tests/data/pcmci/s01); a list:
+    // run_pcmciplus(pc_alpha=[0.01, 0.05, 0.2]) (tests/data/pcmciplus/s01). The links table, and
+    // the chosen values in the JSON result, as tigramite's.
+    const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
+    struct Case {
+        std::string args, reference;
+        int n, tau_max;
+        std::size_t chosen;
+    };
+    for (const Case& c : {Case{"--data " + kData + "s01.csv --tau-max 3 --pc-alpha auto", kData + "s01.tsv", 5, 3, 5},
+                          Case{"--method pcmciplus --data " + plus + "s01.csv --tau-max 2 --pc-alpha 0.01,0.05,0.2",
+                               plus + "s01.tsv", 6, 2, 1}}) {
+        SCOPED_TRACE(c.args);
+        const CliRun r = run("pcmci " + c.args + " -q");
+        ASSERT_EQ(r.code, 0) << r.err;
+        expect_links_table(r.out, c.reference, c.n, c.tau_max, 3);
+        const fs::path out = dir_ / "r.h5";
+        const CliRun f = run("pcmci " + c.args + " -q --out " + out.string() + " --format json");
+        ASSERT_EQ(f.code, 0) << f.err;
+        std::ifstream j(dir_ / "r.json");
+        const std::string json((std::istreambuf_iterator<char>(j)), std::istreambuf_iterator<char>());
+        const std::vector<double> optimal = json_numbers(json, "\"optimal\":[");
+        EXPECT_EQ(optimal.size(), c.chosen) << json;
+        EXPECT_EQ(optimal, reference_optimal(c.reference)) << json;
+        EXPECT_EQ(json_numbers(json, "\"candidates\":[").size(), c.chosen == 1 ? 3u : 6u) << json;
+    }
+}
+
 TEST_F(CliPcmci, PcmciplusRecordsTheSettingsItRanWith) {
     // Without --pc-alpha, PCMCI+ runs (and records) tigramite's 0.01, and its own settings.
     const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
@@ -196,6 +246,10 @@ TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
     expect_error("pcmci --data " + c + " --test fisher-z", "unknown --test 'fisher-z'");
     expect_error("pcmci --data " + c + " --fdr holm", "unknown --fdr 'holm'");
     expect_error("pcmci --data " + c + " --pc-alpha 1.5", "pc_alpha must lie in [0, 1]");
+    expect_error("pcmci --data " + c + " --pc-alpha 0.05,1.5", "pc_alpha must lie in [0, 1]");
+    expect_error("pcmci --data " + c + " --pc-alpha 0.1,x", "--pc-alpha '0.1,x': expected a number");
+    expect_error("pcmci --data " + c + " --pc-alpha 0.1,", "--pc-alpha '0.1,': expected a number");
+    expect_error("pcmci --data " + c + " --test cmiknn --pc-alpha auto", "it needs --test parcorr");
     expect_error("pcmci --data " + c + " --alpha-level -0.1", "alpha_level must lie in [0, 1]");
     expect_error("pcmci --data " + c + " --max-combinations 0", "max_combinations must be > 0");
     for (const char* opt : {"--max-conds-dim", "--max-conds-py", "--max-conds-px"})

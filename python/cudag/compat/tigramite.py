@@ -543,10 +543,20 @@ def _alphas(pc_alpha, default: list) -> list:
     return [float(pc_alpha)]
 
 
+def _pc_alpha(pc_alpha):
+    """tigramite's pc_alpha for cudag.pcmci: one value, a list of values or None (the method's
+    default list), the last two tigramite's selection."""
+    if pc_alpha is None:
+        return "auto"
+    if isinstance(pc_alpha, (list, tuple, np.ndarray)):
+        return [float(a) for a in pc_alpha]
+    return float(pc_alpha)
+
+
 class PCMCI:
     """tigramite's ``PCMCI(dataframe, cond_ind_test)`` with ``run_pcmci``, ``run_pcmciplus``,
-    ``run_pc_stable``, ``run_mci`` and ``return_parents_dict``. With one ``pc_alpha``,
-    ``run_pcmci``, ``run_pcmciplus`` and ``run_pc_stable`` are ``cudag.pcmci``: the same
+    ``run_pc_stable``, ``run_mci`` and ``return_parents_dict``. ``run_pcmci`` and
+    ``run_pcmciplus`` (any ``pc_alpha``) and ``run_pc_stable`` (one ``pc_alpha``) are ``cudag.pcmci``: the same
     ``graph``, ``val_matrix`` and ``p_matrix`` as tigramite 5.2.10.1 (ParCorr: to ~1e-11 on
     tests/data/pcmci/ and tests/data/pcmciplus/; CMIknn: the statistics equal, the p-values
     from cudag's shuffle stream). ``run_mci`` (given parents) runs tigramite's MCI tests one
@@ -828,23 +838,15 @@ class PCMCI:
                   alpha_level=0.05, fdr_method="none"):
         if selected_links is not None:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
-        if len(_alphas(pc_alpha, _PC_ALPHAS)) > 1:
-            self._selection_test("run_pcmci")
-            parents = self.run_pc_stable(link_assumptions=link_assumptions, tau_min=tau_min, tau_max=tau_max,
-                                         pc_alpha=pc_alpha, max_conds_dim=max_conds_dim,
-                                         max_combinations=max_combinations)
-            results = self.run_mci(link_assumptions=link_assumptions, tau_min=tau_min, tau_max=tau_max,
-                                   parents=parents, max_conds_py=max_conds_py, max_conds_px=max_conds_px,
-                                   alpha_level=alpha_level, fdr_method=fdr_method)
-            self.all_parents = parents
-            return results
         opts = self._test_options()
-        opts.update(tau_min=int(tau_min), pc_alpha=_alphas(pc_alpha, _PC_ALPHAS)[0],
-                    max_combinations=int(max_combinations), alpha_level=float(alpha_level),
-                    fdr_method=str(fdr_method))
+        opts.update(tau_min=int(tau_min), pc_alpha=_pc_alpha(pc_alpha), max_combinations=int(max_combinations),
+                    alpha_level=float(alpha_level), fdr_method=str(fdr_method))
         self._limits(opts, max_conds_dim=max_conds_dim, max_conds_py=max_conds_py, max_conds_px=max_conds_px)
         res = self._run(link_assumptions, tau_max, opts)
         self.all_parents = res["parents"]
+        # tigramite's iterations: with a pc_alpha selection, each variable's optimal_pc_alpha.
+        chosen = res["optimal_pc_alpha"]
+        self.iterations = {j: ({} if chosen is None else {"optimal_pc_alpha": chosen[j]}) for j in range(self.N)}
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
         return self.results
 
@@ -880,31 +882,8 @@ class PCMCI:
                       max_conds_px_lagged=None, fdr_method="none"):
         if selected_links is not None:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
-        alphas = _alphas(pc_alpha, _PCMCIPLUS_ALPHAS)
-        if pc_alpha is None or isinstance(pc_alpha, (list, tuple, np.ndarray)):
-            test = self._selection_test("run_pcmciplus")
-            runs, scores = [], []
-            for a in alphas:
-                res = self.run_pcmciplus(link_assumptions=link_assumptions, tau_min=tau_min, tau_max=tau_max,
-                                         pc_alpha=a, contemp_collider_rule=contemp_collider_rule,
-                                         conflict_resolution=conflict_resolution,
-                                         reset_lagged_links=reset_lagged_links, max_conds_dim=max_conds_dim,
-                                         max_combinations=max_combinations, max_conds_py=max_conds_py,
-                                         max_conds_px=max_conds_px, max_conds_px_lagged=max_conds_px_lagged,
-                                         fdr_method=fdr_method)
-                order = np.argsort(np.abs(res["val_matrix"]).sum(axis=(0, 2)))[::-1]
-                dag = self._dag_of(res["graph"], order)
-                score = sum(test.get_model_selection_criterion(
-                    j, [(int(i), -int(lag)) for i, lag in zip(*np.where(dag[:, j, :] == "-->"))], tau_max)
-                    for j in range(self.N))
-                runs.append((res, self.all_lagged_parents))
-                scores.append(score / float(self.N))
-            best = int(np.argmin(scores))
-            self.results, self.all_lagged_parents = runs[best]
-            self.results["optimal_alpha"] = alphas[best]
-            return self.results
         opts = self._test_options()
-        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=alphas[0],
+        opts.update(method="pcmciplus", tau_min=int(tau_min), pc_alpha=_pc_alpha(pc_alpha),
                     contemp_collider_rule=str(contemp_collider_rule) if contemp_collider_rule is not None
                     else "none", conflict_resolution=bool(conflict_resolution),
                     reset_lagged_links=bool(reset_lagged_links), max_combinations=int(max_combinations),
@@ -914,4 +893,6 @@ class PCMCI:
         res = self._run(link_assumptions, tau_max, opts)
         self.all_lagged_parents = res["parents"]
         self.results = {k: res[k] for k in ("graph", "p_matrix", "val_matrix", "conf_matrix")}
+        if res["optimal_pc_alpha"] is not None:  # tigramite's pc_alpha selection
+            self.results["optimal_alpha"] = res["optimal_pc_alpha"]
         return self.results

@@ -22,6 +22,7 @@
 #include "pcmci/pcmci.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/pcmci_reference.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -61,6 +62,9 @@ struct Expected {
     std::vector<std::vector<Node>> parents;
     std::vector<double> val, p;
     std::vector<std::string> graph;
+    /// pc_alpha selection cases (sNN): the chosen pc_alpha (per variable for run_pcmci, one
+    /// for run_pcmciplus) and tigramite's scores in Result::pc_alpha_scores' layout.
+    std::vector<double> optimal, scores;
 };
 
 Expected read_expected(const std::string& path, std::int32_t n) {
@@ -85,6 +89,10 @@ Expected read_expected(const std::string& path, std::int32_t n) {
                     const auto il = split(node, ',');
                     e.parents[static_cast<std::size_t>(j)].push_back({std::stoi(il[0]), std::stoi(il[1])});
                 }
+        } else if (f[0] == "optimal_pc_alpha") {
+            e.optimal.push_back(std::stod(f[2]));  // j = 0, 1, ... in order
+        } else if (f[0] == "score") {
+            e.scores.push_back(std::stod(f[3]));  // (j, k) in order: [j·K + k]
         } else if (f.size() == 2) {
             kv[f[0]] = f[1];
         } else {
@@ -95,7 +103,7 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     Settings& s = e.settings;
     s.tau_max = std::stoi(kv.at("tau_max"));
     if (kv.count("tau_min")) s.tau_min = std::stoi(kv["tau_min"]);
-    if (kv.count("pc_alpha")) s.pc_alpha = std::stod(kv["pc_alpha"]);
+    if (kv.count("pc_alpha")) test::set_reference_pc_alpha(s, kv["pc_alpha"], false);
     if (kv.count("alpha_level")) s.alpha_level = std::stod(kv["alpha_level"]);
     if (kv.count("max_conds_dim")) s.max_conds_dim = std::stoi(kv["max_conds_dim"]);
     if (kv.count("max_combinations")) s.max_combinations = std::stoi(kv["max_combinations"]);
@@ -135,14 +143,14 @@ bool near_rel(double a, double b, double rel) {
     return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) || std::fabs(a - b) <= 1e-300;
 }
 
-}  // namespace
-
-TEST(Pcmci, EqualsTigramiteRunPcmciOnEveryReferenceCase) {
+/// Runs every case `prefix`00, 01, ... against its reference: parents, graph, val and p within
+/// 1e-9 relative, and (pc_alpha selection) the chosen pc_alpha exactly and the scores within
+/// 1e-9 relative; the largest differences in `worst` (val, p, score). Returns the cases run.
+int check_cases(const char* prefix, double worst[3]) {
     int cases = 0;
-    double worst_val = 0.0, worst_p = 0.0;
     for (int c = 0;; ++c) {
         char stem[16];
-        std::snprintf(stem, sizeof stem, "c%02d", c);
+        std::snprintf(stem, sizeof stem, "%s%02d", prefix, c);
         if (!std::ifstream(kDir + stem + ".csv")) break;
         ++cases;
         SCOPED_TRACE(stem);
@@ -150,28 +158,102 @@ TEST(Pcmci, EqualsTigramiteRunPcmciOnEveryReferenceCase) {
         const auto n = static_cast<std::int32_t>(series.n_vars);
         const Expected e = read_expected(kDir + stem + ".tsv", n);
         const Result r = run(series, e.settings, 3);
-        ASSERT_EQ(r.parents.size(), e.parents.size());
-        for (std::int32_t j = 0; j < n; ++j) {
-            ASSERT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
-            for (std::size_t k = 0; k < e.parents[j].size(); ++k) {
+        EXPECT_EQ(r.parents.size(), e.parents.size());
+        for (std::int32_t j = 0; j < n && j < static_cast<std::int32_t>(r.parents.size()); ++j) {
+            EXPECT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
+            for (std::size_t k = 0; k < e.parents[j].size() && k < r.parents[j].size(); ++k) {
                 EXPECT_EQ(r.parents[j][k].var, e.parents[j][k].var) << "parent " << k << " of " << j;
                 EXPECT_EQ(r.parents[j][k].lag, e.parents[j][k].lag) << "parent " << k << " of " << j;
             }
         }
-        ASSERT_EQ(r.val_matrix.size(), e.val.size());
-        for (std::size_t at = 0; at < e.val.size(); ++at) {
+        EXPECT_EQ(r.val_matrix.size(), e.val.size());
+        for (std::size_t at = 0; at < e.val.size() && at < r.val_matrix.size(); ++at) {
             EXPECT_EQ(r.graph[at], e.graph[at]) << "cell " << at;
             EXPECT_PRED3(near_rel, r.val_matrix[at], e.val[at], 1e-9) << "val, cell " << at;
             // p-values below 1e-200 are compared absolutely (the Student-t tail's last bits).
             EXPECT_PRED3(near_rel, r.p_matrix[at], e.p[at], 1e-9) << "p, cell " << at;
             const double dv = std::fabs(r.val_matrix[at] - e.val[at]) / std::max(1e-300, std::fabs(e.val[at]));
             const double dp = std::fabs(r.p_matrix[at] - e.p[at]) / std::max(1e-300, std::fabs(e.p[at]));
-            worst_val = std::max(worst_val, e.val[at] == 0.0 ? 0.0 : dv);
-            worst_p = std::max(worst_p, e.p[at] == 0.0 ? 0.0 : dp);
+            worst[0] = std::max(worst[0], e.val[at] == 0.0 ? 0.0 : dv);
+            worst[1] = std::max(worst[1], e.p[at] == 0.0 ? 0.0 : dp);
+        }
+        EXPECT_EQ(r.optimal_pc_alpha, e.optimal);
+        EXPECT_EQ(r.pc_alpha_candidates, e.settings.pc_alpha_list);
+        EXPECT_EQ(r.pc_alpha_scores.size(), e.scores.size());
+        for (std::size_t k = 0; k < e.scores.size() && k < r.pc_alpha_scores.size(); ++k) {
+            EXPECT_PRED3(near_rel, r.pc_alpha_scores[k], e.scores[k], 1e-9) << "score " << k;
+            worst[2] = std::max(worst[2], std::fabs(r.pc_alpha_scores[k] - e.scores[k]) / std::fabs(e.scores[k]));
         }
     }
+    return cases;
+}
+
+}  // namespace
+
+TEST(Pcmci, EqualsTigramiteRunPcmciOnEveryReferenceCase) {
+    double worst[3] = {0.0, 0.0, 0.0};
+    const int cases = check_cases("c", worst);
     EXPECT_GE(cases, 12);
-    std::printf("pcmci: %d cases, largest relative difference val %.2e, p %.2e\n", cases, worst_val, worst_p);
+    std::printf("pcmci: %d cases, largest relative difference val %.2e, p %.2e\n", cases, worst[0], worst[1]);
+}
+
+TEST(Pcmci, PcAlphaSelectionEqualsTigramite) {
+    // run_pcmci with pc_alpha a list or None (tests/data/pcmci/sNN): the chosen pc_alpha of
+    // every variable, its scores, and the result as above.
+    double worst[3] = {0.0, 0.0, 0.0};
+    const int cases = check_cases("s", worst);
+    EXPECT_GE(cases, 5);
+    std::printf("pcmci pc_alpha selection: %d cases, largest relative difference val %.2e, p %.2e, score %.2e\n", cases,
+                worst[0], worst[1], worst[2]);
+}
+
+TEST(Pcmci, PcAlphaSelectionKeepsTheChosenValuesOwnRun) {
+    // The lanes of one run_pc_stable equal PC1 run alone with each value: every variable's
+    // parents are those of its chosen value; a test several lanes ask runs once.
+    const Dataset series = read_series(kDir + "s01.csv");
+    const auto n = static_cast<std::int32_t>(series.n_vars);
+    Settings s;
+    s.tau_max = 3;
+    s.pc_alpha_list = default_pc_alpha_list(false);
+    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
+    auto tests = parcorr_batch(lagged, 2);
+    std::int64_t lanes_tests = 0, alone_tests = 0;
+    Pc1Selection sel;
+    const auto parents = run_pc_stable(lagged, s, *tests, &lanes_tests, {}, nullptr, &sel);
+    ASSERT_EQ(sel.optimal.size(), static_cast<std::size_t>(n));
+    ASSERT_EQ(sel.scores.size(), static_cast<std::size_t>(n) * s.pc_alpha_list.size());
+    for (std::size_t k = 0; k < s.pc_alpha_list.size(); ++k) {
+        Settings one = s;
+        one.pc_alpha_list.clear();
+        one.pc_alpha = s.pc_alpha_list[k];
+        std::int64_t count = 0;
+        const auto alone = run_pc_stable(lagged, one, *tests, &count);
+        alone_tests += count;
+        for (std::int32_t j = 0; j < n; ++j) {
+            EXPECT_EQ(sel.scores[static_cast<std::size_t>(j) * s.pc_alpha_list.size() + k],
+                      model_selection_criterion(lagged, j, alone[static_cast<std::size_t>(j)]));
+            if (sel.optimal[static_cast<std::size_t>(j)] == one.pc_alpha) {
+                EXPECT_EQ(parents[static_cast<std::size_t>(j)], alone[static_cast<std::size_t>(j)]) << j;
+            }
+        }
+    }
+    EXPECT_LT(lanes_tests, alone_tests);
+    std::printf("pc_alpha lanes: %lld tests, each value alone %lld\n", static_cast<long long>(lanes_tests),
+                static_cast<long long>(alone_tests));
+}
+
+TEST(Pcmci, ModelSelectionCriterionIsTheClosedForm) {
+    // No parents: RSS of the standardised (j, 0) is T, the score T·log(T) + 2. A parent that
+    // is (j, 0) itself, or given twice, is left out as construct_array does.
+    const Dataset series = read_series(kDir + "c00.csv");
+    const LaggedData lagged = make_lagged(series, 4);
+    const double t = static_cast<double>(lagged.data.n_samples);
+    EXPECT_NEAR(model_selection_criterion(lagged, 1, {}), t * std::log(t) + 2.0, 1e-9 * t * std::log(t));
+    const double one = model_selection_criterion(lagged, 1, {{1, 1}});
+    EXPECT_EQ(model_selection_criterion(lagged, 1, {{1, 1}, {1, 0}, {1, 1}}), one);
+    // Order does not matter: the parents are taken in (var, lag) order.
+    EXPECT_EQ(model_selection_criterion(lagged, 2, {{3, 2}, {0, 1}, {2, 1}}),
+              model_selection_criterion(lagged, 2, {{0, 1}, {2, 1}, {3, 2}}));
 }
 
 TEST(Pcmci, TheSameBitsOnAnyThreadCount) {
@@ -187,6 +269,12 @@ TEST(Pcmci, TheSameBitsOnAnyThreadCount) {
     EXPECT_EQ(one.pc1_tests, four.pc1_tests);
     EXPECT_GT(one.pc1_tests, 0);
     EXPECT_GT(one.mci_tests, 0);
+    s.pc_alpha_list = {0.05, 0.2, 0.5};
+    const Result l1 = run(series, s, 1), l4 = run(series, s, 4);
+    EXPECT_EQ(l1.val_matrix, l4.val_matrix);
+    EXPECT_EQ(l1.p_matrix, l4.p_matrix);
+    EXPECT_EQ(l1.pc_alpha_scores, l4.pc_alpha_scores);
+    EXPECT_EQ(l1.optimal_pc_alpha, l4.optimal_pc_alpha);
 }
 
 TEST(Pcmci, LinkAssumptionsFixAndForbidLinks) {

@@ -24,6 +24,7 @@
 #include "pcmci/pcmciplus.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/pcmci_reference.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -63,6 +64,9 @@ struct Expected {
     std::vector<std::vector<Node>> parents;
     std::vector<double> val, p;
     std::vector<std::string> graph;
+    /// pc_alpha selection cases (sNN): the chosen pc_alpha (per variable for run_pcmci, one
+    /// for run_pcmciplus) and tigramite's scores in Result::pc_alpha_scores' layout.
+    std::vector<double> optimal, scores;
 };
 
 Expected read_expected(const std::string& path, std::int32_t n) {
@@ -87,6 +91,14 @@ Expected read_expected(const std::string& path, std::int32_t n) {
                     const auto il = split(node, ',');
                     e.parents[static_cast<std::size_t>(j)].push_back({std::stoi(il[0]), std::stoi(il[1])});
                 }
+        } else if (f[0] == "optimal_pc_alpha") {
+            e.optimal.push_back(std::stod(f[1]));
+        } else if (f[0] == "score") {
+            // (k, j) in order: the mean over j of the k-th value's scores, summed as numpy does.
+            const auto k = static_cast<std::size_t>(std::stoi(f[1]));
+            if (e.scores.size() <= k) e.scores.resize(k + 1, 0.0);
+            e.scores[k] += std::stod(f[3]);
+            if (std::stoi(f[2]) == n - 1) e.scores[k] /= static_cast<double>(n);
         } else if (f.size() == 2) {
             kv[f[0]] = f[1];
         } else {
@@ -97,7 +109,6 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     Settings& s = e.settings;
     s.tau_max = std::stoi(kv.at("tau_max"));
     if (kv.count("tau_min")) s.tau_min = std::stoi(kv["tau_min"]);
-    if (kv.count("pc_alpha")) s.pc_alpha = std::stod(kv["pc_alpha"]);
     if (kv.count("alpha_level")) s.alpha_level = std::stod(kv["alpha_level"]);
     if (kv.count("max_conds_dim")) s.max_conds_dim = std::stoi(kv["max_conds_dim"]);
     if (kv.count("max_combinations")) s.max_combinations = std::stoi(kv["max_combinations"]);
@@ -105,7 +116,8 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     if (kv.count("max_conds_py")) s.max_conds_py = std::stoi(kv["max_conds_py"]);
     if (kv.count("fdr_method")) s.fdr_bh = kv["fdr_method"] == "fdr_bh";
     // run_pcmciplus's own defaults and settings.
-    s.pc_alpha = kv.count("pc_alpha") ? std::stod(kv["pc_alpha"]) : 0.01;
+    s.pc_alpha = 0.01;
+    if (kv.count("pc_alpha")) test::set_reference_pc_alpha(s, kv["pc_alpha"], true);
     if (kv.count("contemp_collider_rule")) s.contemp_collider_rule = kv["contemp_collider_rule"];
     if (kv.count("conflict_resolution")) s.conflict_resolution = kv["conflict_resolution"] == "True";
     if (kv.count("reset_lagged_links")) s.reset_lagged_links = kv["reset_lagged_links"] == "True";
@@ -145,14 +157,21 @@ bool near_rel(double a, double b, double rel) {
     return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b)) || std::fabs(a - b) <= 1e-300;
 }
 
-}  // namespace
+/// What check_cases counts: the largest relative differences (val, p, score) and the lag-0
+/// marks of the references.
+struct Tally {
+    double worst[3] = {0.0, 0.0, 0.0};
+    int conflicts = 0, unoriented = 0, oriented = 0;
+};
 
-TEST(PcmciPlus, EqualsTigramiteRunPcmciplusOnEveryReferenceCase) {
-    int cases = 0, conflicts = 0, unoriented = 0, oriented = 0;
-    double worst_val = 0.0, worst_p = 0.0;
+/// Runs every case `prefix`00, 01, ... against its reference with both ParCorr forms:
+/// parents, graph, val and p within 1e-9 relative, and (pc_alpha selection) the chosen
+/// pc_alpha exactly and the mean scores within 1e-9 relative. Returns the cases run.
+int check_cases(const char* prefix, Tally& t) {
+    int cases = 0;
     for (int c = 0;; ++c) {
         char stem[16];
-        std::snprintf(stem, sizeof stem, "c%02d", c);
+        std::snprintf(stem, sizeof stem, "%s%02d", prefix, c);
         if (!std::ifstream(kDir + stem + ".csv")) break;
         ++cases;
         SCOPED_TRACE(stem);
@@ -162,37 +181,65 @@ TEST(PcmciPlus, EqualsTigramiteRunPcmciplusOnEveryReferenceCase) {
         for (const bool residuals : {false, true}) {
             SCOPED_TRACE(residuals ? "ParCorrTest (residuals)" : "ParCorrBatch (the job's)");
             const Result r = run(series, e.settings, 3, residuals);
-            ASSERT_EQ(r.parents.size(), e.parents.size());
-            for (std::int32_t j = 0; j < n; ++j) {
-                ASSERT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
-                for (std::size_t k = 0; k < e.parents[j].size(); ++k) {
+            EXPECT_EQ(r.parents.size(), e.parents.size());
+            for (std::int32_t j = 0; j < n && j < static_cast<std::int32_t>(r.parents.size()); ++j) {
+                EXPECT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
+                for (std::size_t k = 0; k < e.parents[j].size() && k < r.parents[j].size(); ++k) {
                     EXPECT_EQ(r.parents[j][k].var, e.parents[j][k].var) << "parent " << k << " of " << j;
                     EXPECT_EQ(r.parents[j][k].lag, e.parents[j][k].lag) << "parent " << k << " of " << j;
                 }
             }
-            ASSERT_EQ(r.val_matrix.size(), e.val.size());
-            ASSERT_EQ(r.graph.size(), e.graph.size());
-            for (std::size_t at = 0; at < e.val.size(); ++at) {
+            EXPECT_EQ(r.val_matrix.size(), e.val.size());
+            EXPECT_EQ(r.graph.size(), e.graph.size());
+            for (std::size_t at = 0; at < e.val.size() && at < r.val_matrix.size(); ++at) {
                 EXPECT_EQ(r.graph[at], e.graph[at]) << "cell " << at;
                 EXPECT_PRED3(near_rel, r.val_matrix[at], e.val[at], 1e-9) << "val, cell " << at;
                 EXPECT_PRED3(near_rel, r.p_matrix[at], e.p[at], 1e-9) << "p, cell " << at;
                 const double dv = std::fabs(r.val_matrix[at] - e.val[at]) / std::max(1e-300, std::fabs(e.val[at]));
                 const double dp = std::fabs(r.p_matrix[at] - e.p[at]) / std::max(1e-300, std::fabs(e.p[at]));
-                worst_val = std::max(worst_val, e.val[at] == 0.0 ? 0.0 : dv);
-                worst_p = std::max(worst_p, e.p[at] == 0.0 ? 0.0 : dp);
-                conflicts += e.graph[at] == "x-x";
-                unoriented += e.graph[at] == "o-o";
-                oriented += e.graph[at] == "<--";
+                t.worst[0] = std::max(t.worst[0], e.val[at] == 0.0 ? 0.0 : dv);
+                t.worst[1] = std::max(t.worst[1], e.p[at] == 0.0 ? 0.0 : dp);
+                t.conflicts += e.graph[at] == "x-x";
+                t.unoriented += e.graph[at] == "o-o";
+                t.oriented += e.graph[at] == "<--";
             }
             EXPECT_GT(r.mci_tests, 0);
+            EXPECT_EQ(r.optimal_pc_alpha, e.optimal);
+            EXPECT_EQ(r.pc_alpha_candidates, e.settings.pc_alpha_list);
+            EXPECT_EQ(r.pc_alpha_scores.size(), e.scores.size());
+            for (std::size_t k = 0; k < e.scores.size() && k < r.pc_alpha_scores.size(); ++k) {
+                EXPECT_PRED3(near_rel, r.pc_alpha_scores[k], e.scores[k], 1e-9) << "score " << k;
+                t.worst[2] =
+                    std::max(t.worst[2], std::fabs(r.pc_alpha_scores[k] - e.scores[k]) / std::fabs(e.scores[k]));
+            }
         }
     }
+    return cases;
+}
+
+}  // namespace
+
+TEST(PcmciPlus, EqualsTigramiteRunPcmciplusOnEveryReferenceCase) {
+    Tally t;
+    const int cases = check_cases("c", t);
     EXPECT_GE(cases, 12);
     // The cases exercise what they are there for: conflicts, unoriented and oriented lag-0 links.
-    EXPECT_GT(conflicts, 0);
-    EXPECT_GT(unoriented, 0);
-    EXPECT_GT(oriented, 0);
-    std::printf("pcmciplus: %d cases, largest relative difference val %.2e, p %.2e\n", cases, worst_val, worst_p);
+    EXPECT_GT(t.conflicts, 0);
+    EXPECT_GT(t.unoriented, 0);
+    EXPECT_GT(t.oriented, 0);
+    std::printf("pcmciplus: %d cases, largest relative difference val %.2e, p %.2e\n", cases, t.worst[0], t.worst[1]);
+}
+
+TEST(PcmciPlus, PcAlphaSelectionEqualsTigramite) {
+    // run_pcmciplus with pc_alpha a list or None (tests/data/pcmciplus/sNN): the whole method
+    // per value, the chosen one by the mean score of a DAG of its graph (unoriented lag-0
+    // links in s00, s02 oriented by the simplicial order).
+    Tally t;
+    const int cases = check_cases("s", t);
+    EXPECT_GE(cases, 4);
+    EXPECT_GT(t.unoriented, 0);
+    std::printf("pcmciplus pc_alpha selection: %d cases, largest relative difference val %.2e, p %.2e, score %.2e\n",
+                cases, t.worst[0], t.worst[1], t.worst[2]);
 }
 
 TEST(PcmciPlus, TheSameBitsOnAnyThreadCount) {

@@ -61,8 +61,8 @@ LaggedData make_lagged(const Dataset& series, std::int32_t max_lag, std::span<co
         }
     }
     if (series.missing > 0)
-        out.data.missing = std::count_if(out.data.values.begin(), out.data.values.end(),
-                                         [](double x) { return std::isnan(x); });
+        out.data.missing =
+            std::count_if(out.data.values.begin(), out.data.values.end(), [](double x) { return std::isnan(x); });
     return out;
 }
 

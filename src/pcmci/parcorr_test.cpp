@@ -54,21 +54,19 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
     if (data_) {
         rows.resize(queries.size());
         const Dataset& d = *data_;
-        parallel_for(0, static_cast<std::int64_t>(queries.size()), std::max(1, threads_), 64,
-                     [&](std::int64_t q, int) {
-                         const auto k = static_cast<std::size_t>(q);
-                         const std::span<const std::int32_t> s = queries.set(k);
-                         const double* x = d.column(queries.x[k]);
-                         const double* y = d.column(queries.y[k]);
-                         std::int64_t n = 0;
-                         for (std::int64_t r = 0; r < d.n_samples; ++r) {
-                             bool complete = !std::isnan(x[r]) && !std::isnan(y[r]);
-                             for (std::size_t c = 0; complete && c < s.size(); ++c)
-                                 complete = !std::isnan(d.column(s[c])[r]);
-                             n += complete ? 1 : 0;
-                         }
-                         rows[k] = n;
-                     });
+        parallel_for(0, static_cast<std::int64_t>(queries.size()), std::max(1, threads_), 64, [&](std::int64_t q, int) {
+            const auto k = static_cast<std::size_t>(q);
+            const std::span<const std::int32_t> s = queries.set(k);
+            const double* x = d.column(queries.x[k]);
+            const double* y = d.column(queries.y[k]);
+            std::int64_t n = 0;
+            for (std::int64_t r = 0; r < d.n_samples; ++r) {
+                bool complete = !std::isnan(x[r]) && !std::isnan(y[r]);
+                for (std::size_t c = 0; complete && c < s.size(); ++c) complete = !std::isnan(d.column(s[c])[r]);
+                n += complete ? 1 : 0;
+            }
+            rows[k] = n;
+        });
     }
     for (std::size_t q = 0; q < queries.size(); ++q) {
         const int dim = static_cast<int>(queries.set(q).size()) + 2;

@@ -58,7 +58,9 @@ public:
     /// Over `data` (referenced; it must outlive the batch): its row count, or, when it has
     /// missing cells, each query's complete rows, counted on `threads` CPU threads.
     ParCorrBatch(std::unique_ptr<ci::BatchTest> fisher, const Dataset& data, int threads = 1)
-        : fisher_(std::move(fisher)), n_(data.n_samples), data_(data.missing > 0 ? &data : nullptr),
+        : fisher_(std::move(fisher)),
+          n_(data.n_samples),
+          data_(data.missing > 0 ? &data : nullptr),
           threads_(threads) {}
     std::string name() const override { return "parcorr"; }
     std::string where() const override { return fisher_->where(); }

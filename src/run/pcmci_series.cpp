@@ -60,8 +60,9 @@ bool parse_missing_flag(const std::string& text, std::optional<double>& number) 
     if (ec != std::errc() || ptr != end || !std::isfinite(v)) {
         std::string msg = "--missing-flag '";
         msg += text;
-        msg += "': give a number (cells equal to it are missing values, tigramite's missing_flag) or nan (empty, "
-               "NA and NaN cells are)";
+        msg +=
+            "': give a number (cells equal to it are missing values, tigramite's missing_flag) or nan (empty, "
+            "NA and NaN cells are)";
         throw InputError(msg);
     }
     number = v;
@@ -75,7 +76,8 @@ PcmciSeries read_pcmci_series(const SeriesOptions& o, const DataReader& read) {
     ro.keep_missing = parse_missing_flag(o.missing_flag, out.flag);
 
     // The tables: the file's, or one per dataset of the HDF5 group --dataset names.
-    const std::vector<std::string> members = read ? std::vector<std::string>{} : io::hdf5_group_datasets(o.data, o.dataset);
+    const std::vector<std::string> members =
+        read ? std::vector<std::string>{} : io::hdf5_group_datasets(o.data, o.dataset);
     std::vector<Dataset> tables;
     if (members.empty()) {
         tables.push_back(read_data(read, o.data, o.dataset, ro));
@@ -116,8 +118,9 @@ PcmciSeries read_pcmci_series(const SeriesOptions& o, const DataReader& read) {
             const double* x = d.column(c);
             for (std::int64_t r = 0; r < d.n_samples; ++r)
                 if (std::isnan(x[r]))
-                    row_error(d, r, "the " + std::string(c == time_col ? "time" : "series") + " column '" +
-                                        d.names[static_cast<std::size_t>(c)] + "' has a missing cell");
+                    row_error(d, r,
+                              "the " + std::string(c == time_col ? "time" : "series") + " column '" +
+                                  d.names[static_cast<std::size_t>(c)] + "' has a missing cell");
         }
         if (series_col < 0) {
             Part p{&d, {}, members.empty() ? std::string("the series") : members[t]};

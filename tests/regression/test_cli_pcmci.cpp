@@ -281,7 +281,8 @@ TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
                 }
             const std::string name(1, static_cast<char>('a' + m));
             cudag::io::h5::write_array(group.get(), name, values, {n, 4}, h5.string());
-            cudag::io::h5::Handle ds = cudag::io::h5::check_id(H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT), "open");
+            cudag::io::h5::Handle ds =
+                cudag::io::h5::check_id(H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT), "open");
             cudag::io::h5::write_string_array_attr(ds.get(), "names", {"v0", "v1", "v2", "v3"}, h5.string());
         }
     }
@@ -293,8 +294,9 @@ TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
     EXPECT_EQ(c.out, g.out);
     // The settings are recorded.
     const fs::path out = dir_ / "r.h5";
-    const CliRun j = run("pcmci --data " + kData + "s01.csv --series-column series --time-column t --missing-flag 999 " +
-                         "--tau-max 2 --out " + out.string() + " --format json -q");
+    const CliRun j =
+        run("pcmci --data " + kData + "s01.csv --series-column series --time-column t --missing-flag 999 " +
+            "--tau-max 2 --out " + out.string() + " --format json -q");
     ASSERT_EQ(j.code, 0) << j.err;
     std::ifstream js(dir_ / "r.json");
     const std::string json((std::istreambuf_iterator<char>(js)), std::istreambuf_iterator<char>());
@@ -330,9 +332,10 @@ TEST_F(CliPcmci, BadSeriesInputIsOneLineAndWritesNothing) {
     {
         cudag::io::h5::Handle file = cudag::io::h5::create_file(h5.string());
         cudag::io::h5::Handle group = cudag::io::h5::create_group(file.get(), "g", h5.string());
-        cudag::io::h5::write_array(group.get(), "one", std::vector<double>{1, 2, 2, 1, 3, 5, 4, 4}, {4, 2}, h5.string());
+        cudag::io::h5::write_array(group.get(), "one", std::vector<double>{1, 2, 2, 1, 3, 5, 4, 4}, {4, 2},
+                                   h5.string());
         cudag::io::h5::write_array(group.get(), "two", std::vector<double>{1, 2, 3, 2, 1, 3, 4, 4, 5, 6, 7, 7}, {4, 3},
-                               h5.string());
+                                   h5.string());
     }
     expect_error("pcmci --data " + h5.string() + " --dataset g", "g/two: its columns are not those of");
     expect_error("pcmci --data " + h5.string() + " --dataset g --series-column X1", "give one");

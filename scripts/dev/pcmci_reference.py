@@ -33,7 +33,7 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, require_tigramite
+from reference_io import require_tigramite, write_pcmci_result
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
@@ -115,22 +115,6 @@ def stationary(rng, n, t, density, seed, what):
     raise SystemExit(f"{what}: no stationary process in 100 draws")
 
 
-def write_result(path, pcmci, res, args, n, tau_max):
-    with open(path, "w") as f:
-        f.write("# settings\n")
-        for k, v in args.items():
-            f.write(f"{k}\t{v}\n")
-        for j in range(n):
-            parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_parents[j])
-            f.write(f"parents\t{j}\t{parents}\n")
-        for i in range(n):
-            for j in range(n):
-                for lag in range(tau_max + 1):
-                    g = res["graph"][i, j, lag] or "."
-                    f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                            f"{fmt(res['p_matrix'][i, j, lag])}\t{g}\n")
-
-
 def flag_cells(rng, data, share):
     """Cells set to FLAG at random, and a run of 5 steps of series 0 (one series' gap)."""
     if share <= 0:
@@ -158,7 +142,7 @@ def main():
                       verbosity=0)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmci(**args)
-        write_result(os.path.join(OUT, f"c{c:02d}.tsv"), pcmci, res, args, n, tau_max)
+        write_pcmci_result(os.path.join(OUT, f"c{c:02d}.tsv"), pcmci.all_parents, res, args, n, tau_max)
 
     for c, (seed, n, t, tau_max, density, share, kw) in enumerate(MISSING_CASES):
         rng = np.random.default_rng(seed)
@@ -173,8 +157,8 @@ def main():
                       cond_ind_test=ParCorr(significance="analytic"), verbosity=0)
         args = dict(tau_max=tau_max, **kw)
         res = pcmci.run_pcmci(**args)
-        write_result(os.path.join(OUT, f"m{c:02d}.tsv"), pcmci, res, dict(missing_flag=FLAG, **args), n,
-                     tau_max)
+        write_pcmci_result(os.path.join(OUT, f"m{c:02d}.tsv"), pcmci.all_parents, res,
+                           dict(missing_flag=FLAG, **args), n, tau_max)
 
     for c, (seed, n, lengths, tau_max, density, share, kw) in enumerate(MULTIPLE_CASES):
         rng = np.random.default_rng(seed)
@@ -199,7 +183,8 @@ def main():
         given = dict(series_column="series", time_column="t")
         if share > 0:
             given["missing_flag"] = FLAG
-        write_result(os.path.join(OUT, f"s{c:02d}.tsv"), pcmci, res, dict(**given, **args), n, tau_max)
+        write_pcmci_result(os.path.join(OUT, f"s{c:02d}.tsv"), pcmci.all_parents, res, dict(**given, **args),
+                           n, tau_max)
 
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)

@@ -25,7 +25,7 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, require_tigramite
+from reference_io import require_tigramite, write_pcmci_result
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
@@ -105,19 +105,7 @@ def main():
         kinds = {k: int(np.sum(g[:, :, 0] == k)) for k in ("o-o", "-->", "x-x")}
         print(f"c{c:02d}: {n} series x {t}, {attempt + 1} draw(s); lag 0: {kinds}, "
               f"ambiguous {len(res['ambiguous_triples'])}, lagged {int(np.sum(g[:, :, 1:] != ''))}")
-        with open(os.path.join(OUT, f"c{c:02d}.tsv"), "w") as f:
-            f.write("# settings\n")
-            for k, v in args.items():
-                f.write(f"{k}\t{v}\n")
-            for j in range(n):
-                parents = ";".join(f"{i},{-lag}" for i, lag in pcmci.all_lagged_parents[j])
-                f.write(f"parents\t{j}\t{parents}\n")
-            for i in range(n):
-                for j in range(n):
-                    for lag in range(tau_max + 1):
-                        gs = g[i, j, lag] or "."
-                        f.write(f"{i}\t{j}\t{lag}\t{fmt(res['val_matrix'][i, j, lag])}\t"
-                                f"{fmt(res['p_matrix'][i, j, lag])}\t{gs}\n")
+        write_pcmci_result(os.path.join(OUT, f"c{c:02d}.tsv"), pcmci.all_lagged_parents, res, args, n, tau_max)
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)
 

@@ -11,9 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +25,7 @@
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
 #include "support/gpu.hpp"
+#include "support/pcmci_series.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -38,39 +37,21 @@ const std::string kDir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/";
 /// A reference csv with the cells equal to 999 missing; with `series_column`, the first two
 /// columns (series, time) left out and the series' first rows in `starts`.
 Dataset read_series(const std::string& path, bool series_column, std::vector<std::int64_t>& starts) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    Dataset d;
-    {
-        std::stringstream s(line);
-        for (std::string cell; std::getline(s, cell, ',');) d.names.push_back(cell);
-    }
-    std::vector<std::vector<double>> cols(d.names.size());
-    while (std::getline(in, line)) {
-        std::stringstream s(line);
-        std::string cell;
-        for (std::size_t j = 0; j < cols.size() && std::getline(s, cell, ','); ++j) cols[j].push_back(std::stod(cell));
-    }
+    Dataset d = test::read_pcmci_csv(path);
     starts.clear();
-    std::size_t first = 0;
     if (series_column) {
-        for (std::size_t r = 0; r < cols[0].size(); ++r)
-            if (r == 0 || cols[0][r] != cols[0][r - 1]) starts.push_back(static_cast<std::int64_t>(r));
-        first = 2;
+        const double* id = d.column(0);
+        for (std::int64_t r = 0; r < d.n_samples; ++r)
+            if (r == 0 || id[r] != id[r - 1]) starts.push_back(r);
+        d.values.erase(d.values.begin(), d.values.begin() + 2 * d.n_samples);
         d.names.erase(d.names.begin(), d.names.begin() + 2);
+        d.n_vars -= 2;
     }
-    d.n_vars = static_cast<std::int64_t>(d.names.size());
-    d.n_samples = static_cast<std::int64_t>(cols[0].size());
-    for (std::size_t c = first; c < cols.size(); ++c)
-        for (double x : cols[c]) {
-            if (x == 999.0) {
-                x = std::nan("");
-                ++d.missing;
-            }
-            d.values.push_back(x);
+    for (double& x : d.values)
+        if (x == 999.0) {
+            x = std::nan("");
+            ++d.missing;
         }
-    d.source = path;
     return d;
 }
 
@@ -105,17 +86,6 @@ Result run(const Dataset& series, const std::vector<std::int64_t>& starts, const
     return run_pcmci(lagged, s, tests);
 }
 
-void expect_same(const Result& cpu, const Result& gpu) {
-    EXPECT_EQ(cpu.graph, gpu.graph);
-    EXPECT_EQ(cpu.val_matrix, gpu.val_matrix);
-    EXPECT_EQ(cpu.p_matrix, gpu.p_matrix);
-    EXPECT_EQ(cpu.pc1_tests, gpu.pc1_tests);
-    EXPECT_EQ(cpu.mci_tests, gpu.mci_tests);
-    ASSERT_EQ(cpu.parents.size(), gpu.parents.size());
-    for (std::size_t j = 0; j < cpu.parents.size(); ++j)
-        EXPECT_TRUE(cpu.parents[j] == gpu.parents[j]) << "parents of " << j;
-}
-
 }  // namespace
 
 TEST(CudaPcmciMissing, ParCorrRunIsEquivalentToCpu) {
@@ -134,7 +104,7 @@ TEST(CudaPcmciMissing, ParCorrRunIsEquivalentToCpu) {
         Settings s;
         s.tau_max = c.tau_max;
         s.pc_alpha = c.pc_alpha;
-        expect_same(run(series, starts, s, false, false), run(series, starts, s, true, false));
+        test::expect_same_pcmci(run(series, starts, s, false, false), run(series, starts, s, true, false));
     }
 }
 
@@ -144,5 +114,5 @@ TEST(CudaPcmciMissing, CmiKnnRunIsEquivalentToCpu) {
     const Dataset series = read_series(kDir + "m02.csv", false, starts);
     Settings s;
     s.tau_max = 1;
-    expect_same(run(series, starts, s, false, true), run(series, starts, s, true, true));
+    test::expect_same_pcmci(run(series, starts, s, false, true), run(series, starts, s, true, true));
 }

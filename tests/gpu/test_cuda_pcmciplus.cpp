@@ -26,6 +26,7 @@
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
 #include "support/gpu.hpp"
+#include "support/pcmci_series.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -34,27 +35,7 @@ namespace {
 
 const std::string kDir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
 
-Dataset read_series(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    Dataset d;
-    {
-        std::stringstream s(line);
-        for (std::string cell; std::getline(s, cell, ',');) d.names.push_back(cell);
-    }
-    d.n_vars = static_cast<std::int64_t>(d.names.size());
-    std::vector<std::vector<double>> cols(d.names.size());
-    while (std::getline(in, line)) {
-        std::stringstream s(line);
-        std::string cell;
-        for (std::size_t j = 0; j < cols.size() && std::getline(s, cell, ','); ++j) cols[j].push_back(std::stod(cell));
-    }
-    d.n_samples = static_cast<std::int64_t>(cols[0].size());
-    for (const auto& c : cols) d.values.insert(d.values.end(), c.begin(), c.end());
-    d.source = path;
-    return d;
-}
+Dataset read_series(const std::string& path) { return test::read_pcmci_csv(path); }
 
 /// A linear VAR with contemporaneous links: x_t[v] = 0.5 x_{t-1}[v] + 0.4 x_t[v-1] (v % 3 == 1)
 /// + 0.3 x_{t-2}[v+1] (v % 4 == 0) + noise.
@@ -107,16 +88,7 @@ Result run(const Dataset& series, const Settings& s, bool gpu) {
     return run_pcmciplus(lagged, s, tests);
 }
 
-void expect_same(const Result& cpu, const Result& gpu) {
-    EXPECT_EQ(cpu.graph, gpu.graph);
-    EXPECT_EQ(cpu.val_matrix, gpu.val_matrix);
-    EXPECT_EQ(cpu.p_matrix, gpu.p_matrix);
-    EXPECT_EQ(cpu.pc1_tests, gpu.pc1_tests);
-    EXPECT_EQ(cpu.mci_tests, gpu.mci_tests);
-    ASSERT_EQ(cpu.parents.size(), gpu.parents.size());
-    for (std::size_t j = 0; j < cpu.parents.size(); ++j)
-        EXPECT_TRUE(cpu.parents[j] == gpu.parents[j]) << "parents of " << j;
-}
+void expect_same(const Result& cpu, const Result& gpu) { test::expect_same_pcmci(cpu, gpu); }
 
 }  // namespace
 

@@ -51,6 +51,13 @@ protected:
         std::ofstream(p) << text;
         return p.string();
     }
+    /// The JSON result of `cudag args --out r.h5 --format json -q` (empty when it fails).
+    std::string json_of(const std::string& args) {
+        const CliRun r = run(args + " --out " + (dir_ / "r.h5").string() + " --format json -q");
+        EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+        std::ifstream j(dir_ / "r.json");
+        return r.code == 0 ? std::string(std::istreambuf_iterator<char>(j), std::istreambuf_iterator<char>()) : "";
+    }
     void expect_error(const std::string& args, const std::string& what) {
         const fs::path out = dir_ / "r.h5";
         const CliRun r = run(args + " --out " + out.string() + " --format links,json");
@@ -293,13 +300,8 @@ TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
     ASSERT_EQ(c.code, 0) << c.err;
     EXPECT_EQ(c.out, g.out);
     // The settings are recorded.
-    const fs::path out = dir_ / "r.h5";
-    const CliRun j =
-        run("pcmci --data " + kData + "s01.csv --series-column series --time-column t --missing-flag 999 " +
-            "--tau-max 2 --out " + out.string() + " --format json -q");
-    ASSERT_EQ(j.code, 0) << j.err;
-    std::ifstream js(dir_ / "r.json");
-    const std::string json((std::istreambuf_iterator<char>(js)), std::istreambuf_iterator<char>());
+    const std::string json = json_of("pcmci --data " + kData +
+                                     "s01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2");
     EXPECT_NE(json.find("\"missing_flag\":\"999\""), std::string::npos) << json;
     EXPECT_NE(json.find("\"series_column\":\"series\""), std::string::npos) << json;
     EXPECT_NE(json.find("\"time_column\":\"t\""), std::string::npos) << json;

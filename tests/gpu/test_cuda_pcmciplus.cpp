@@ -70,20 +70,8 @@ Result run(const Dataset& series, const Settings& s, bool gpu) {
     const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
     skeleton::TestSpec spec;
     spec.kind = skeleton::TestKind::FisherZ;
-    const int max_cond = static_cast<int>(lagged.data.n_vars - 2);
-    std::unique_ptr<ci::BatchTest> engine;
-    if (gpu) {
-        BackendContext ctx;
-        ctx.kind = BackendKind::Cuda;
-        ctx.threads = 2;
-        mpi::SerialCommunicator self;
-        engine = skeleton::make_gpu_batch_test(lagged.data, spec, skeleton::TestPolicy{}, max_cond, ctx, self);
-        EXPECT_TRUE(engine) << "no GPU batch test for Fisher-z";
-        if (!engine) return {};
-    } else {
-        engine = std::make_unique<ci::CpuBatchTest>(
-            skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, 2), 2, lagged.data.names);
-    }
+    std::unique_ptr<ci::BatchTest> engine = test::pcmci_engine(lagged.data, spec, gpu);
+    if (!engine) return {};
     ParCorrBatch tests(std::move(engine), lagged.data.n_samples);
     return run_pcmciplus(lagged, s, tests);
 }

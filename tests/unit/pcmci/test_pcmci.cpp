@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "pcmci/pcmci.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/pcmci_series.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -130,37 +132,19 @@ Result run(const Dataset& series, const Settings& s, int threads, const std::vec
     return run_pcmci(lagged, s, *parcorr_batch(lagged, threads));
 }
 
-/// A reference case's input as tigramite's DataFrame reads it: the cells equal to the
-/// settings' missing_flag made NaN; with a series_column (the first column, rows grouped by
-/// series) the series' first rows in `starts` and that column and the time column left out.
+/// A reference case's input as tigramite's DataFrame reads it: its settings' missing_flag
+/// and series_column (scripts/dev/pcmci_reference.py).
 Dataset case_input(const std::string& stem, std::vector<std::int64_t>& starts) {
-    Dataset d = read_series(kDir + stem + ".csv");
     std::ifstream in(kDir + stem + ".tsv");
     std::map<std::string, std::string> kv;
     for (std::string line; std::getline(in, line);) {
         const auto f = split(line, '\t');
         if (f.size() == 2) kv[f[0]] = f[1];
     }
-    starts.clear();
-    if (kv.count("series_column")) {
-        EXPECT_EQ(d.names[0], kv["series_column"]);
-        EXPECT_EQ(d.names[1], kv["time_column"]);
-        const double* id = d.column(0);
-        for (std::int64_t r = 0; r < d.n_samples; ++r)
-            if (r == 0 || id[r] != id[r - 1]) starts.push_back(r);
-        d.values.erase(d.values.begin(), d.values.begin() + 2 * d.n_samples);
-        d.names.erase(d.names.begin(), d.names.begin() + 2);
-        d.n_vars -= 2;
-    }
-    if (kv.count("missing_flag")) {
-        const double flag = std::stod(kv["missing_flag"]);
-        for (double& x : d.values)
-            if (x == flag) {
-                x = std::nan("");
-                ++d.missing;
-            }
-        EXPECT_GT(d.missing, 0);
-    }
+    std::optional<double> flag;
+    if (kv.count("missing_flag")) flag = std::stod(kv["missing_flag"]);
+    const Dataset d = test::read_pcmci_case(kDir + stem + ".csv", flag, kv.count("series_column") > 0, starts);
+    EXPECT_EQ(d.missing > 0, flag.has_value());
     return d;
 }
 

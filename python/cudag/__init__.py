@@ -444,7 +444,8 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
     time order. Returns tigramite's result dictionary:
     ``graph`` (N x N x (tau_max + 1) link strings), ``val_matrix``, ``p_matrix`` (``[i, j, lag]``:
     the link (i, -lag) --> j), ``conf_matrix`` (None), and cudag's ``parents`` (the condition
-    selection's, ``{j: [(i, -lag), ...]}``), ``names``, ``samples`` (T - 2 tau_max) and the test
+    selection's, ``{j: [(i, -lag), ...]}``), ``names``, ``samples`` (T - 2 tau_max, summed over
+    the series; a test leaves out those missing a value) and the test
     counts. ``link_assumptions``: tigramite's ``{j: {(i, -lag): type}}``. Options as ``cudag
     pcmci``'s (``tau_min``, ``pc_alpha``, ``alpha_level``, ``max_conds_dim``, ``max_combinations``,
     ``max_conds_py``, ``max_conds_px``, ``fdr_method``, CMIknn's ``knn``, ...; for PCMCI+ also

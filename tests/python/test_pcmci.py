@@ -225,3 +225,13 @@ def test_series_and_time_columns_of_a_dataframe():
     swapped.iloc[[5, 6]] = swapped.iloc[[6, 5]].to_numpy()
     with pytest.raises(cudag.InputError, match=r"row 7 \(data rows counted from 1\): time 5"):
         cudag.pcmci(swapped, 2, series_column="series", time_column="t")
+
+
+@pytest.mark.parametrize("stem", ["m00", "s00"])
+def test_pcmciplus_with_missing_flag_and_several_series_equals_tigramite(stem):
+    table, kw, parents, val, p, graph = read_case(int(stem[1:]), DATA_PLUS, prefix=stem[0])
+    tau_max = kw.pop("tau_max")
+    if kw.pop("series_column", None):
+        kw.pop("time_column")
+        table = {m: table[table[:, 0] == m, 2:] for m in np.unique(table[:, 0])}
+    expect_result(cudag.pcmci(table, tau_max, method="pcmciplus", **kw), val, p, graph, parents)

@@ -307,6 +307,21 @@ TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
     EXPECT_NE(json.find("\"time_column\":\"t\""), std::string::npos) << json;
 }
 
+TEST_F(CliPcmci, PcmciplusWithMissingFlagAndSeveralSeriesEqualsTigramite) {
+    // run_pcmciplus on DataFrame(missing_flag=999.) and on DataFrame(dict, 'multiple') with
+    // missing cells (one series of 5 steps: no sample at tau_max 2).
+    const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
+    const CliRun m = run("pcmci --method pcmciplus --data " + plus +
+                         "m00.csv --missing-flag 999 --tau-max 2 --pc-alpha 0.05 -q");
+    ASSERT_EQ(m.code, 0) << m.err;
+    expect_links_table(m.out, plus + "m00.tsv", 5, 2, 4);
+    const CliRun s = run("pcmci --method pcmciplus --data " + plus +
+                         "s00.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
+                         "--pc-alpha 0.1 -q");
+    ASSERT_EQ(s.code, 0) << s.err;
+    expect_links_table(s.out, plus + "s00.tsv", 4, 2, 4);
+}
+
 TEST_F(CliPcmci, BadSeriesInputIsOneLineAndWritesNothing) {
     std::string rows = "t,a,b\n";
     for (int t = 0; t < 12; ++t)

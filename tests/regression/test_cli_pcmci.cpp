@@ -311,8 +311,8 @@ TEST_F(CliPcmci, PcmciplusWithMissingFlagAndSeveralSeriesEqualsTigramite) {
     // run_pcmciplus on DataFrame(missing_flag=999.) and on DataFrame(dict, 'multiple') with
     // missing cells (one series of 5 steps: no sample at tau_max 2).
     const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
-    const CliRun m = run("pcmci --method pcmciplus --data " + plus +
-                         "m00.csv --missing-flag 999 --tau-max 2 --pc-alpha 0.05 -q");
+    const CliRun m =
+        run("pcmci --method pcmciplus --data " + plus + "m00.csv --missing-flag 999 --tau-max 2 --pc-alpha 0.05 -q");
     ASSERT_EQ(m.code, 0) << m.err;
     expect_links_table(m.out, plus + "m00.tsv", 5, 2, 4);
     const CliRun s = run("pcmci --method pcmciplus --data " + plus +

@@ -170,8 +170,8 @@ def main():
             at += t + 20
         rows = [np.column_stack([np.full(len(p), m), np.arange(len(p)), p]) for m, p in enumerate(pieces)]
         table = np.vstack(rows)
-        print(f"s{c:02d}: {n} series, lengths {lengths}, {int((table[:, 2:] == FLAG).sum())} cells missing")
-        path = os.path.join(OUT, f"s{c:02d}.csv")
+        print(f"g{c:02d}: {n} series, lengths {lengths}, {int((table[:, 2:] == FLAG).sum())} cells missing")
+        path = os.path.join(OUT, f"g{c:02d}.csv")
         np.savetxt(path, table, delimiter=",", fmt="%.10g",
                    header=",".join(["series", "t"] + [f"v{i}" for i in range(n)]), comments="")
         table = np.loadtxt(path, delimiter=",", skiprows=1)
@@ -183,7 +183,7 @@ def main():
         given = dict(series_column="series", time_column="t")
         if share > 0:
             given["missing_flag"] = FLAG
-        write_pcmci_result(os.path.join(OUT, f"s{c:02d}.tsv"), pcmci.all_parents, res, dict(**given, **args),
+        write_pcmci_result(os.path.join(OUT, f"g{c:02d}.tsv"), pcmci.all_parents, res, dict(**given, **args),
                            n, tau_max)
 
     with open(os.path.join(OUT, "README"), "w") as f:

@@ -15,7 +15,7 @@ case c00, c01, ...:
              selection, all_lagged_parents, in tigramite's order), then one line per
              (i, j, lag) for lag 0..tau_max:
              i<TAB>j<TAB>lag<TAB>val_matrix<TAB>p_matrix<TAB>graph (empty graph as '.')
-  m00.csv/.tsv, s00.csv/.tsv
+  m00.csv/.tsv, g00.csv/.tsv
              with tigramite's missing_flag (999, cells at random and a gap) and several series
              (DataFrame(dict, analysis_mode='multiple'); the csv's columns 'series' and 't'
              name each row's series and time), as scripts/dev/pcmci_reference.py's m and s
@@ -116,7 +116,7 @@ def main():
     # contemporaneous density, run_pcmciplus keywords).
     for stem, (seed, n, lengths, tau_max, density, contemp, kw) in (
             ("m00", (41, 5, [400], 2, 0.10, 0.5, {"pc_alpha": 0.05})),
-            ("s00", (42, 4, [160, 5, 220, 120], 2, 0.10, 0.5, {"pc_alpha": 0.1}))):
+            ("g00", (42, 4, [160, 5, 220, 120], 2, 0.10, 0.5, {"pc_alpha": 0.1}))):
         rng = np.random.default_rng(seed)
         for attempt in range(100):
             links = random_links(rng, n, 3, density, contemp)

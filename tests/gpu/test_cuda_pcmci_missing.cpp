@@ -4,7 +4,7 @@
 // on the rows complete in its columns), on the CPU skeleton::ci_test_factory's TestwiseTest, on
 // the GPU skeleton::make_gpu_batch_test's test-wise batch (kernels/fisher_testwise_batch.cu,
 // kernels/cmi_knn_testwise_batch.cu). ParCorr (ParCorrBatch with each test's row count) on the
-// missing-flag reference cases of tests/data/pcmci/ (m00-m03, s01: several series with missing
+// missing-flag reference cases of tests/data/pcmci/ (m00-m03, g01: several series with missing
 // cells) and CMIknn on m02 give the same parents, test counts and graph, and val_matrix and
 // p_matrix bit for bit. Skips when this build has no CUDA or no device is visible.
 #include <gtest/gtest.h>
@@ -61,7 +61,7 @@ TEST(CudaPcmciMissing, ParCorrRunIsEquivalentToCpu) {
         bool several;
     };
     for (const Case& c : {Case{"m00", 2, 0.2, false}, Case{"m01", 3, 0.05, false}, Case{"m02", 1, 0.2, false},
-                          Case{"m03", 2, 0.2, false}, Case{"s01", 2, 0.1, true}}) {
+                          Case{"m03", 2, 0.2, false}, Case{"g01", 2, 0.1, true}}) {
         SCOPED_TRACE(c.stem);
         std::vector<std::int64_t> starts;
         const Dataset series = test::read_pcmci_case(kDir + c.stem + ".csv", 999.0, c.several, starts);

@@ -123,7 +123,7 @@ TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
     const std::pair<std::string, std::string> runs[] = {
         {"c09.csv", "--tau-max 2 --pc-alpha 0.1"},
         {"c09.csv", "--tau-max 1 --test cmiknn --permutations 19 --knn 0.1"},
-        {"s01.csv", "--series-column series --time-column t --missing-flag 999 --tau-max 2 --pc-alpha 0.1"},
+        {"g01.csv", "--series-column series --time-column t --missing-flag 999 --tau-max 2 --pc-alpha 0.1"},
         {"m02.csv", "--missing-flag 999 --tau-max 1 --test cmiknn --permutations 19 --knn 0.1"},
     };
     for (const auto& [file, opts] : runs) {

@@ -56,7 +56,7 @@ def read_case(c: int, folder: Path = DATA, prefix: str = "c"):
 
 CASES = sorted(int(p.stem[1:]) for p in DATA.glob("c*.csv"))
 MISSING = sorted(int(p.stem[1:]) for p in DATA.glob("m*.csv"))
-SEVERAL = sorted(int(p.stem[1:]) for p in DATA.glob("s*.csv"))
+SEVERAL = sorted(int(p.stem[1:]) for p in DATA.glob("g*.csv"))
 CASES_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("c*.csv"))
 
 
@@ -198,7 +198,7 @@ def test_compat_missing_flag_equals_tigramite():
 @pytest.mark.parametrize("c", SEVERAL)
 def test_several_series_equal_tigramite(c):
     # DataFrame(dict of arrays, analysis_mode='multiple'): the series' lagged rows stacked.
-    table, kw, parents, val, p, graph = read_case(c, prefix="s")
+    table, kw, parents, val, p, graph = read_case(c, prefix="g")
     tau_max = kw.pop("tau_max")
     assert kw.pop("series_column") == "series" and kw.pop("time_column") == "t"
     series = {m: table[table[:, 0] == m, 2:] for m in np.unique(table[:, 0])}
@@ -215,7 +215,7 @@ def test_several_series_equal_tigramite(c):
 
 def test_series_and_time_columns_of_a_dataframe():
     pd = pytest.importorskip("pandas")
-    table, kw, parents, val, p, graph = read_case(0, prefix="s")
+    table, kw, parents, val, p, graph = read_case(0, prefix="g")
     frame = pd.DataFrame(table, columns=["series", "t"] + [f"v{i}" for i in range(table.shape[1] - 2)])
     res = cudag.pcmci(frame, kw.pop("tau_max"), **kw)
     expect_result(res, val, p, graph, parents)
@@ -227,7 +227,7 @@ def test_series_and_time_columns_of_a_dataframe():
         cudag.pcmci(swapped, 2, series_column="series", time_column="t")
 
 
-@pytest.mark.parametrize("stem", ["m00", "s00"])
+@pytest.mark.parametrize("stem", ["m00", "g00"])
 def test_pcmciplus_with_missing_flag_and_several_series_equals_tigramite(stem):
     table, kw, parents, val, p, graph = read_case(int(stem[1:]), DATA_PLUS, prefix=stem[0])
     tau_max = kw.pop("tau_max")

@@ -266,14 +266,14 @@ TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
     ASSERT_EQ(e.code, 0) << e.err;
     EXPECT_EQ(e.out, m0.out);
     // Several series (analysis_mode 'multiple') by a series column, a time column dropped:
-    // s01 has a series of 4 steps (no sample at tau_max 2) and missing cells.
+    // g01 has a series of 4 steps (no sample at tau_max 2) and missing cells.
     const CliRun s1 = run("pcmci --data " + kData +
-                          "s01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
+                          "g01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
                           "--pc-alpha 0.1 -q");
     ASSERT_EQ(s1.code, 0) << s1.err;
-    expect_links_table(s1.out, kData + "s01.tsv", 3, 2, 2);
+    expect_links_table(s1.out, kData + "g01.tsv", 3, 2, 2);
     // The same series as the datasets of an HDF5 group (in the order of their names).
-    const std::vector<std::vector<double>> rows = csv_rows(kData + "s00.csv");
+    const std::vector<std::vector<double>> rows = csv_rows(kData + "g00.csv");
     const fs::path h5 = dir_ / "runs.h5";
     {
         cudag::io::h5::Handle file = cudag::io::h5::create_file(h5.string());
@@ -295,13 +295,13 @@ TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
     }
     const CliRun g = run("pcmci --data " + h5.string() + " --dataset runs --tau-max 2 -q");
     ASSERT_EQ(g.code, 0) << g.err;
-    expect_links_table(g.out, kData + "s00.tsv", 4, 2, 4);
-    const CliRun c = run("pcmci --data " + kData + "s00.csv --series-column series --time-column t --tau-max 2 -q");
+    expect_links_table(g.out, kData + "g00.tsv", 4, 2, 4);
+    const CliRun c = run("pcmci --data " + kData + "g00.csv --series-column series --time-column t --tau-max 2 -q");
     ASSERT_EQ(c.code, 0) << c.err;
     EXPECT_EQ(c.out, g.out);
     // The settings are recorded.
     const std::string json = json_of("pcmci --data " + kData +
-                                     "s01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2");
+                                     "g01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2");
     EXPECT_NE(json.find("\"missing_flag\":\"999\""), std::string::npos) << json;
     EXPECT_NE(json.find("\"series_column\":\"series\""), std::string::npos) << json;
     EXPECT_NE(json.find("\"time_column\":\"t\""), std::string::npos) << json;
@@ -316,10 +316,10 @@ TEST_F(CliPcmci, PcmciplusWithMissingFlagAndSeveralSeriesEqualsTigramite) {
     ASSERT_EQ(m.code, 0) << m.err;
     expect_links_table(m.out, plus + "m00.tsv", 5, 2, 4);
     const CliRun s = run("pcmci --method pcmciplus --data " + plus +
-                         "s00.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
+                         "g00.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
                          "--pc-alpha 0.1 -q");
     ASSERT_EQ(s.code, 0) << s.err;
-    expect_links_table(s.out, plus + "s00.tsv", 4, 2, 4);
+    expect_links_table(s.out, plus + "g00.tsv", 4, 2, 4);
 }
 
 TEST_F(CliPcmci, BadSeriesInputIsOneLineAndWritesNothing) {

@@ -412,14 +412,40 @@ def fci(data=None, test: str | None = None, alpha: float | None = None, backend:
     return FciBootstrapResult(raw) if "bootstrap" in raw else FciResult(raw)
 
 
+def _stacked_series(data, names):
+    """Several series (tigramite's analysis_mode 'multiple': a dict of T_m x N arrays, in the
+    dict's order, or an M x T x N array) as one table whose first column names each row's
+    series (0, 1, ...): (table, names with that column's name first, the column's name)."""
+    parts = list(data.values()) if isinstance(data, dict) else list(np.asarray(data))
+    if not parts:
+        raise InputError("cudag.pcmci: no series in the dict")
+    arrays = []
+    for m, part in enumerate(parts):
+        a = np.asarray(part, dtype=np.float64)
+        if a.ndim != 2 or (arrays and a.shape[1] != arrays[0].shape[1]):
+            raise InputError(f"cudag.pcmci: series {m} is of shape {a.shape}; every series must be T_m x N "
+                             "with the same N")
+        arrays.append(a)
+    n_vars = arrays[0].shape[1]
+    names = [f"X{v + 1}" for v in range(n_vars)] if names is None else [str(s) for s in names]
+    if len(names) != n_vars:
+        raise InputError(f"<array>: {len(names)} names for {n_vars} columns")
+    column = "series"
+    while column in names:
+        column = "_" + column
+    table = np.vstack([np.column_stack([np.full(len(a), float(m)), a]) for m, a in enumerate(arrays)])
+    return np.ascontiguousarray(table), [column] + names, column
+
+
 def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_assumptions=None,
-          **options) -> dict:
+          missing_flag=None, **options) -> dict:
     """PCMCI on time series (``cudag pcmci``; tigramite's ``PCMCI.run_pcmci``, or with
     ``method="pcmciplus"`` its ``run_pcmciplus``): ``data`` a T x N array or DataFrame, rows in
     time order. Returns tigramite's result dictionary:
     ``graph`` (N x N x (tau_max + 1) link strings), ``val_matrix``, ``p_matrix`` (``[i, j, lag]``:
     the link (i, -lag) --> j), ``conf_matrix`` (None), and cudag's ``parents`` (the condition
-    selection's, ``{j: [(i, -lag), ...]}``), ``names``, ``samples`` (T - 2 tau_max) and the test
+    selection's, ``{j: [(i, -lag), ...]}``), ``names``, ``samples`` (T - 2 tau_max, summed over
+    the series; a test leaves out those missing a value) and the test
     counts. ``link_assumptions``: tigramite's ``{j: {(i, -lag): type}}``. Options as ``cudag
     pcmci``'s (``tau_min``, ``pc_alpha``, ``alpha_level``, ``max_conds_dim``, ``max_combinations``,
     ``max_conds_py``, ``max_conds_px``, ``fdr_method``, CMIknn's ``knn``, ...; for PCMCI+ also
@@ -433,11 +459,23 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
     ``pc_alpha_candidates`` (the values tried), ``optimal_pc_alpha`` (PCMCI: ``{j: value}``,
     tigramite's ``iterations[j]['optimal_pc_alpha']``; PCMCI+: one value, its
     ``results['optimal_alpha']``) and ``pc_alpha_scores`` (PCMCI: N x K, variable j's score
-    with each value; PCMCI+: K mean scores); all three None with one ``pc_alpha``."""
+    with each value; PCMCI+: K mean scores); all three None with one ``pc_alpha``.
+
+    ``missing_flag``: tigramite's: cells equal to it are missing (NaN: the NaN cells are), and
+    each test leaves out the time steps where one of its lagged variables is missing. Several
+    independent series (tigramite's analysis_mode 'multiple'): ``data`` a dict of T_m x N
+    arrays (in its order) or an M x T x N array, or a DataFrame with ``series_column=``
+    naming each row's series; ``time_column=`` names a column of times (each series' rows
+    must increase in it; not a variable)."""
+    if isinstance(data, dict) or (not _is_frame(data) and np.ndim(data) == 3):
+        data, names, options["series_column"] = _stacked_series(data, names)
     values, names, text, source = _prepare(data, names)
     if "pc_alpha" in options and options["pc_alpha"] is None:
         options = dict(options, pc_alpha="auto")  # tigramite's None: the default list
     opts = {"test": test, "tau_max": tau_max}
+    if missing_flag is not None:
+        flag = float(missing_flag)
+        opts["missing_flag"] = "nan" if np.isnan(flag) else repr(flag)
     if link_assumptions is not None:
         rows = []
         for j, links in dict(link_assumptions).items():

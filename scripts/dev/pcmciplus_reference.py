@@ -24,6 +24,11 @@ case c00, c01, ...:
              every call to ParCorr.get_model_selection_criterion (the k-th pc_alpha, variable
              j, the parents of j in the DAG it scored, in tigramite's order), recorded by
              wrapping the method
+  m00.csv/.tsv, g00.csv/.tsv
+             with tigramite's missing_flag (999, cells at random and a gap) and several series
+             (DataFrame(dict, analysis_mode='multiple'); the csv's columns 'series' and 't'
+             name each row's series and time), as scripts/dev/pcmci_reference.py's m and s
+             cases; the settings add missing_flag, series_column, time_column
   README     how the files were made
 
 Usage: /work/main/.peers/py/bin/python scripts/dev/pcmciplus_reference.py
@@ -34,10 +39,12 @@ import os
 import sys
 
 import numpy as np
-from reference_io import fmt, record_scores, require_tigramite, score_lines, toy_series, write_pcmci_case
+from pcmci_reference import FLAG, flag_cells
+from reference_io import fmt, record_scores, require_tigramite, score_lines, toy_series, write_pcmci_case, write_pcmci_result
 from tigramite import data_processing as pp
 from tigramite.independence_tests.parcorr import ParCorr
 from tigramite.pcmci import PCMCI
+from tigramite.toymodels import structural_causal_processes as toys
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "pcmciplus")
@@ -148,6 +155,43 @@ def main():
         print(f"{label}: {n} series x {t}, {draws} draw(s); lag 0: {kinds}, "
               f"ambiguous {len(res['ambiguous_triples'])}, lagged {int(np.sum(g[:, :, 1:] != ''))}")
         write_pcmci_case(os.path.join(OUT, f"{label}.tsv"), args, pcmci.all_lagged_parents, res)
+    # Missing values and several series: (seed, N, lengths, tau_max, lagged density,
+    # contemporaneous density, run_pcmciplus keywords).
+    for stem, (seed, n, lengths, tau_max, density, contemp, kw) in (
+            ("m00", (41, 5, [400], 2, 0.10, 0.5, {"pc_alpha": 0.05})),
+            ("g00", (42, 4, [160, 5, 220, 120], 2, 0.10, 0.5, {"pc_alpha": 0.1}))):
+        rng = np.random.default_rng(seed)
+        for attempt in range(100):
+            links = random_links(rng, n, 3, density, contemp)
+            with np.errstate(over="ignore", invalid="ignore"):
+                whole, nonstat = toys.structural_causal_process(links, T=sum(lengths) + 100, seed=seed)
+            if not nonstat and np.all(np.isfinite(whole)) and np.abs(whole).max() < 100:
+                break
+        pieces, at = [], 0
+        for t in lengths:
+            pieces.append(flag_cells(rng, whole[at:at + t], 0.02))
+            at += t + 20
+        several = len(lengths) > 1
+        header = (["series", "t"] if several else []) + [f"v{i}" for i in range(n)]
+        table = np.vstack([np.column_stack(([np.full(len(p), m), np.arange(len(p))] if several else []) + [p])
+                           for m, p in enumerate(pieces)])
+        path = os.path.join(OUT, f"{stem}.csv")
+        np.savetxt(path, table, delimiter=",", fmt="%.10g", header=",".join(header), comments="")
+        table = np.loadtxt(path, delimiter=",", skiprows=1)
+        if several:
+            frame = pp.DataFrame({m: table[table[:, 0] == m, 2:] for m in range(len(lengths))},
+                                 analysis_mode="multiple", missing_flag=FLAG)
+            given = dict(series_column="series", time_column="t", missing_flag=FLAG)
+        else:
+            frame, given = pp.DataFrame(table, missing_flag=FLAG), dict(missing_flag=FLAG)
+        pcmci = PCMCI(dataframe=frame, cond_ind_test=ParCorr(significance="analytic"), verbosity=0)
+        args = dict(tau_max=tau_max, **kw)
+        res = pcmci.run_pcmciplus(**args)
+        g = res["graph"]
+        print(f"{stem}: {n} series, lengths {lengths}, {int((table == FLAG).sum())} cells missing; "
+              f"lag 0: {int(np.sum(g[:, :, 0] != ''))} marks, lagged {int(np.sum(g[:, :, 1:] != ''))}")
+        write_pcmci_result(os.path.join(OUT, f"{stem}.tsv"), pcmci.all_lagged_parents, res, dict(**given, **args),
+                           n, tau_max)
     with open(os.path.join(OUT, "README"), "w") as f:
         f.write(__doc__)
 

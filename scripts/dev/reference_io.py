@@ -44,6 +44,18 @@ def write_pcmci_case(path, args, parents, res, extra=()):
             f.write(f"parents\t{j}\t" + ";".join(f"{i},{-lag}" for i, lag in parents[j]) + "\n")
         for line in extra:
             f.write(line + "\n")
+
+
+def write_pcmci_result(path, parents, res, settings, n, tau_max):
+    """A PCMCI/PCMCI+ reference file: "# settings", key<TAB>value lines, then
+    "parents<TAB>j<TAB>i,lag;..." (tigramite's order) and one line per (i, j, lag):
+    i<TAB>j<TAB>lag<TAB>val_matrix<TAB>p_matrix<TAB>graph (empty graph as '.')."""
+    with open(path, "w") as f:
+        f.write("# settings\n")
+        for k, v in settings.items():
+            f.write(f"{k}\t{v}\n")
+        for j in range(n):
+            f.write(f"parents\t{j}\t" + ";".join(f"{i},{-lag}" for i, lag in parents[j]) + "\n")
         for i in range(n):
             for j in range(n):
                 for lag in range(tau_max + 1):

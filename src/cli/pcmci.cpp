@@ -16,7 +16,19 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
                     "time series: CSV/TSV/whitespace text with a header row, one column a series, rows in time "
                     "order; or HDF5; '-' reads text from standard input")
         ->required();
-    cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
+    cmd->add_option("--dataset", a.dataset,
+                    "HDF5 dataset path (default: the only 2-D dataset); a group: each of its datasets one "
+                    "independent series (tigramite's multiple datasets), in the order of their names");
+    cmd->add_option("--missing-flag", a.missing_flag,
+                    "missing values as tigramite's missing_flag: cells equal to this number (or, with nan, the "
+                    "empty, NA and NaN cells) are missing, and each test leaves out the time steps where one of "
+                    "its lagged variables is missing");
+    cmd->add_option("--series-column", a.series_column,
+                    "column naming each row's series: the rows of each value are one independent series "
+                    "(tigramite's multiple datasets), in the order the values first appear; not a variable");
+    cmd->add_option("--time-column", a.time_column,
+                    "column of each row's time: the rows (of each series) must be in increasing time order; "
+                    "not a variable");
     cmd->add_option("--method", a.method, "pcmci (tigramite's run_pcmci) or pcmciplus (run_pcmciplus)")
         ->capture_default_str();
     cmd->add_option("--test", a.test, "parcorr (tigramite's ParCorr, analytic) or cmiknn")->capture_default_str();

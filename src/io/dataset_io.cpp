@@ -300,6 +300,58 @@ Dataset read_hdf5(const std::string& path, const std::string& dataset_path, bool
     return d;
 }
 
+namespace {
+
+herr_t collect_dataset(hid_t group, const char* name, const H5L_info_t* info, void* client) {
+    if (info->type != H5L_TYPE_HARD) return 0;
+    const hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
+    if (obj < 0) {
+        h5::take_error();
+        return 0;
+    }
+    if (H5Iget_type(obj) == H5I_DATASET) static_cast<std::vector<std::string>*>(client)->push_back(name);
+    H5Oclose(obj);
+    return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> hdf5_group_datasets(const std::string& path, const std::string& group) {
+    if (group.empty() || path == "-") return {};
+    check_readable(path);
+    if (!h5::has_hdf5_signature(path)) return {};
+    h5::Handle file = h5::open_file(path);
+    std::string gpath = group;
+    if (gpath.front() != '/') gpath.insert(0, 1, '/');
+    std::string where = path;
+    where += ':';
+    where += gpath;
+    h5::silence_errors();
+    if (gpath != "/" && H5Lexists(file.get(), gpath.c_str(), H5P_DEFAULT) <= 0) {
+        h5::take_error();
+        std::string msg = "'";
+        msg += path;
+        msg += "' has no dataset or group '";
+        msg += gpath;
+        msg += "'";
+        throw InputError(msg);
+    }
+    std::string what = "cannot open '";
+    what += where;
+    what += "'";
+    h5::Handle obj = h5::check_id(H5Oopen(file.get(), gpath.c_str(), H5P_DEFAULT), what);
+    if (H5Iget_type(obj.get()) != H5I_GROUP) return {};
+    std::vector<std::string> names;
+    hsize_t at = 0;
+    what = "cannot list the group '";
+    what += where;
+    what += "'";
+    h5::check(H5Literate(obj.get(), H5_INDEX_NAME, H5_ITER_INC, &at, collect_dataset, &names), what);
+    if (gpath.back() != '/') gpath += '/';
+    for (std::string& n : names) n.insert(0, gpath);
+    return names;
+}
+
 Dataset read_hdf5_collective(const std::string& path, const std::string& dataset_path, mpi::Communicator& comm,
                              bool keep_missing) {
     check_readable(path);

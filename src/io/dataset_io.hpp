@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/dataset.hpp"
 #include "mpi/communicator.hpp"
@@ -42,6 +43,12 @@ Dataset read_dataset(const std::string& path, const std::string& dataset_path, c
 /// With `keep_missing`, NaN values are missing cells (Dataset::missing counts them); ±Inf
 /// stay errors.
 Dataset read_hdf5(const std::string& path, const std::string& dataset_path, bool keep_missing = false);
+
+/// When `group` names a group of the HDF5 file `path` (a path inside it, with or without the
+/// leading '/'), the datasets directly in it, as paths from the root, in increasing order of
+/// their names (HDF5's name index, h5py's order); else (a dataset, a text file, "-", an
+/// empty `group`) none. Throws InputError for a group that does not exist.
+std::vector<std::string> hdf5_group_datasets(const std::string& path, const std::string& group);
 
 /// The collective form of read_hdf5 (parallel HDF5 only; NotCompiled otherwise): every
 /// rank of `comm` (spanning the job) opens `path` through the MPI-IO driver and reads its

@@ -2,9 +2,11 @@
 #include "pcmci/parcorr_test.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ci/parcorr.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace cudag::pcmci {
 
@@ -47,12 +49,32 @@ ci::CiOutcome ParCorrTest::test(std::int32_t x, std::int32_t y, std::span<const 
 
 void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) {
     fisher_->run(queries, statistic, p);
+    // With missing cells, each query's rows: those complete in x, y and every condition.
+    std::vector<std::int64_t> rows;
+    if (data_) {
+        rows.resize(queries.size());
+        const Dataset& d = *data_;
+        parallel_for(0, static_cast<std::int64_t>(queries.size()), std::max(1, threads_), 64, [&](std::int64_t q, int) {
+            const auto k = static_cast<std::size_t>(q);
+            const std::span<const std::int32_t> s = queries.set(k);
+            const double* x = d.column(queries.x[k]);
+            const double* y = d.column(queries.y[k]);
+            std::int64_t n = 0;
+            for (std::int64_t r = 0; r < d.n_samples; ++r) {
+                bool complete = !std::isnan(x[r]) && !std::isnan(y[r]);
+                for (std::size_t c = 0; complete && c < s.size(); ++c) complete = !std::isnan(d.column(s[c])[r]);
+                n += complete ? 1 : 0;
+            }
+            rows[k] = n;
+        });
+    }
     for (std::size_t q = 0; q < queries.size(); ++q) {
         const int dim = static_cast<int>(queries.set(q).size()) + 2;
-        if (n_ - dim < 1)
+        const std::int64_t n = data_ ? rows[q] : n_;
+        if (n - dim < 1)
             throw InputError("parcorr given " + std::to_string(dim - 2) + " conditions needs more than " +
-                             std::to_string(dim) + " samples; there are " + std::to_string(n_));
-        p[q] = ci::parcorr_p_value(statistic[q], n_, dim);
+                             std::to_string(dim) + " samples; there are " + std::to_string(n));
+        p[q] = ci::parcorr_p_value(statistic[q], n, dim);
         if (!ci::is_result(statistic[q], p[q]))
             throw InputError("parcorr: not a result for query " + std::to_string(q + 1) + " (r " +
                              std::to_string(statistic[q]) + ")");

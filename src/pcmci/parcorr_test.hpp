@@ -47,10 +47,21 @@ private:
 /// ci::parcorr_p_value(r, n, |S| + 2). The value equals ParCorrTest's (least squares on
 /// residuals) to rounding: a few 1e-13 on the reference cases. Columns constant over the rows
 /// must not be asked (the job refuses them: tigramite would drop them).
+///
+/// With missing values (tigramite's missing_flag) the Fisher-z engine is the test-wise one: each
+/// query's partial correlation on the rows complete in its columns; the p-value then takes that
+/// query's row count, as tigramite's ParCorr takes its array's (ParCorrBatch(fisher, data)).
 class ParCorrBatch final : public ci::BatchTest {
 public:
     ParCorrBatch(std::unique_ptr<ci::BatchTest> fisher, std::int64_t n_samples)
         : fisher_(std::move(fisher)), n_(n_samples) {}
+    /// Over `data` (referenced; it must outlive the batch): its row count, or, when it has
+    /// missing cells, each query's complete rows, counted on `threads` CPU threads.
+    ParCorrBatch(std::unique_ptr<ci::BatchTest> fisher, const Dataset& data, int threads = 1)
+        : fisher_(std::move(fisher)),
+          n_(data.n_samples),
+          data_(data.missing > 0 ? &data : nullptr),
+          threads_(threads) {}
     std::string name() const override { return "parcorr"; }
     std::string where() const override { return fisher_->where(); }
     void run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) override;
@@ -58,6 +69,8 @@ public:
 private:
     std::unique_ptr<ci::BatchTest> fisher_;
     std::int64_t n_;
+    const Dataset* data_ = nullptr;  ///< with missing cells: the rows are counted per query
+    int threads_ = 1;
 };
 
 }  // namespace cudag::pcmci

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "pcmci/parcorr_test.hpp"
 #include "pcmci/pcmciplus.hpp"
 #include "pcmci/rank_split.hpp"
+#include "run/pcmci_series.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/progress.hpp"
 #include "skeleton/test_spec.hpp"
@@ -114,6 +116,10 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         c.emplace_back("cmiknn_seed", std::to_string(spec.seed));
         c.emplace_back("cmiknn_transform", ci::to_string(spec.transform));
     }
+    // The input's options (run/pcmci_series.hpp), when given.
+    if (!a.missing_flag.empty()) c.emplace_back("missing_flag", a.missing_flag);
+    if (!a.series_column.empty()) c.emplace_back("series_column", a.series_column);
+    if (!a.time_column.empty()) c.emplace_back("time_column", a.time_column);
     return c;
 }
 
@@ -250,14 +256,11 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     io::CheckpointLock lock;  // held for the run's life (rank 0)
     claim_checkpoint(a, comm, lock);
 
-    // The series: numbers only, rows in time order, no missing cells, none constant.
-    Dataset series = read_data(read, a.data, a.dataset, io::TableMode::Numeric);
-    for (std::int64_t v = 0; v < series.n_vars; ++v) {
-        const double* c = series.column(v);
-        if (std::all_of(c, c + series.n_samples, [&](double x) { return x == c[0]; }))
-            throw InputError(series.source + ": series '" + series.names[static_cast<std::size_t>(v)] +
-                             "' is constant (no dependence can be measured on it)");
-    }
+    // The series: numbers only, rows in time order, missing cells only with --missing-flag,
+    // none constant; one or several (run/pcmci_series.hpp).
+    const PcmciSeries input =
+        read_pcmci_series({a.data, a.dataset, a.missing_flag, a.series_column, a.time_column}, read);
+    const Dataset& series = input.data;
     pcmci::Settings s = a.settings;
     s.fdr_bh = a.fdr == "fdr_bh";
     if (plus && !a.pc_alpha_given) s.pc_alpha = 0.01;  // run_pcmciplus's default
@@ -267,12 +270,12 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
             "--pc-alpha with several values or auto selects by ParCorr's model selection criterion: it needs --test "
             "parcorr (tigramite scores CMIknn by nearest-neighbour cross-validation, which cudag does not build)");
     if (plus)
-        pcmci::check_pcmciplus_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+        pcmci::check_pcmciplus_settings(s, static_cast<std::int32_t>(series.n_vars), input.longest());
     else
-        pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), series.n_samples);
+        pcmci::check_settings(s, static_cast<std::int32_t>(series.n_vars), input.longest());
     if (!a.links.empty()) s.link_assumptions = read_link_assumptions(a.links, series.names);
 
-    const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max);
+    const pcmci::LaggedData lagged = pcmci::make_lagged(series, 2 * s.tau_max, input.starts);
     // Drawing many nodes takes Graphviz minutes: the time-series graph has N·(tau_max + 1).
     if (io::draws(formats) && series.n_vars * (s.tau_max + 1) > kMaxDrawnNodes && !a.force)
         throw InputError("--format png/svg: the time-series graph of " + std::to_string(series.n_vars) +
@@ -281,12 +284,16 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                          std::to_string(kMaxDrawnNodes) +
                          " (Graphviz takes minutes); add --force to draw anyway, or write --format dot");
     // A series constant on the steps a lag of it covers has no dependence to measure (tigramite
-    // would drop the column from the test; cudag refuses it, as a constant series).
+    // would drop the column from the test; cudag refuses it, as a constant series). Missing
+    // cells are left out (each test drops the rows missing one of its nodes).
     for (std::int64_t c = 0; c < lagged.data.n_vars; ++c) {
         const double* v = lagged.data.column(c);
-        if (std::all_of(v, v + lagged.data.n_samples, [&](double x) { return x == v[0]; }))
-            throw InputError(series.source + ": '" + lagged.data.names[static_cast<std::size_t>(c)] +
-                             "' is constant on the time steps the tests use (2*tau_max..T-1)");
+        const double* end = v + lagged.data.n_samples;
+        const double* seen = std::find_if(v, end, [](double x) { return !std::isnan(x); });
+        if (seen == end || std::all_of(seen, end, [&](double x) { return std::isnan(x) || x == *seen; }))
+            throw InputError(series.source + ": '" + lagged.data.names[static_cast<std::size_t>(c)] + "' is " +
+                             (seen == end ? "missing" : "constant") +
+                             " on the time steps the tests use (2*tau_max..T-1 of each series)");
     }
     // The largest conditioning set any test can have: PC1's N·(lags) − 1, MCI's two parent lists
     // (and PCMCI+'s contemporaneous set, up to N − 2 more).
@@ -315,7 +322,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         engine = std::make_unique<ci::CpuBatchTest>(
             skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
     std::unique_ptr<ci::BatchTest> tests =
-        a.test == "parcorr" ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data.n_samples)
+        a.test == "parcorr" ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data, threads)
                             : std::move(engine);
     if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
     pcmci::CheckpointBatch* checkpoint = nullptr;

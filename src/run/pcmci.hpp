@@ -30,6 +30,10 @@ struct PcmciJob {
     bool pc_alpha_auto = false;
     std::string fdr = "none";  ///< none or fdr_bh
     std::string links;         ///< link assumptions file (empty: tigramite's default)
+    /// --missing-flag: "" none, a number (tigramite's missing_flag), "nan" (empty/NA/NaN cells).
+    std::string missing_flag;
+    std::string series_column;  ///< --series-column: the column naming each row's series
+    std::string time_column;    ///< --time-column: the rows' times (checked in order, not a variable)
     std::string backend = "auto";
     int threads = 0;
     std::string out;      ///< result HDF5 file ("" or "-": the links table on stdout)

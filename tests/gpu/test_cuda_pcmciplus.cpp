@@ -27,6 +27,7 @@
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
 #include "support/gpu.hpp"
+#include "support/pcmci_series.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -35,27 +36,7 @@ namespace {
 
 const std::string kDir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
 
-Dataset read_series(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    Dataset d;
-    {
-        std::stringstream s(line);
-        for (std::string cell; std::getline(s, cell, ',');) d.names.push_back(cell);
-    }
-    d.n_vars = static_cast<std::int64_t>(d.names.size());
-    std::vector<std::vector<double>> cols(d.names.size());
-    while (std::getline(in, line)) {
-        std::stringstream s(line);
-        std::string cell;
-        for (std::size_t j = 0; j < cols.size() && std::getline(s, cell, ','); ++j) cols[j].push_back(std::stod(cell));
-    }
-    d.n_samples = static_cast<std::int64_t>(cols[0].size());
-    for (const auto& c : cols) d.values.insert(d.values.end(), c.begin(), c.end());
-    d.source = path;
-    return d;
-}
+Dataset read_series(const std::string& path) { return test::read_pcmci_csv(path); }
 
 /// A linear VAR with contemporaneous links: x_t[v] = 0.5 x_{t-1}[v] + 0.4 x_t[v-1] (v % 3 == 1)
 /// + 0.3 x_{t-2}[v+1] (v % 4 == 0) + noise.
@@ -89,42 +70,16 @@ Dataset var_series(std::int64_t n, std::int64_t t, std::uint64_t seed) {
 std::unique_ptr<ci::BatchTest> parcorr(const LaggedData& lagged, bool gpu) {
     skeleton::TestSpec spec;
     spec.kind = skeleton::TestKind::FisherZ;
-    const int max_cond = static_cast<int>(lagged.data.n_vars - 2);
-    std::unique_ptr<ci::BatchTest> engine;
-    if (gpu) {
-        BackendContext ctx;
-        ctx.kind = BackendKind::Cuda;
-        ctx.threads = 2;
-        mpi::SerialCommunicator self;
-        engine = skeleton::make_gpu_batch_test(lagged.data, spec, skeleton::TestPolicy{}, max_cond, ctx, self);
-        EXPECT_TRUE(engine) << "no GPU batch test for Fisher-z";
-        if (!engine) return nullptr;
-    } else {
-        engine = std::make_unique<ci::CpuBatchTest>(
-            skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, 2), 2, lagged.data.names);
-    }
-    return std::make_unique<ParCorrBatch>(std::move(engine), lagged.data.n_samples);
-}
-
-/// run_pcmciplus with ParCorrBatch over the Fisher-z engine of the CPU or the GPU.
-Result run(const Dataset& series, const Settings& s, bool gpu) {
-    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
-    const auto tests = parcorr(lagged, gpu);
-    if (!tests) return {};
-    return run_pcmciplus(lagged, s, *tests);
+    std::unique_ptr<ci::BatchTest> engine = test::pcmci_engine(lagged.data, spec, gpu);
+    if (!engine) return {};
+    ParCorrBatch tests(std::move(engine), lagged.data.n_samples);
+    return run_pcmciplus(lagged, s, tests);
 }
 
 void expect_same(const Result& cpu, const Result& gpu) {
+    test::expect_same_pcmci(cpu, gpu);
     EXPECT_EQ(cpu.optimal_pc_alpha, gpu.optimal_pc_alpha);
     EXPECT_EQ(cpu.pc_alpha_scores, gpu.pc_alpha_scores);
-    EXPECT_EQ(cpu.graph, gpu.graph);
-    EXPECT_EQ(cpu.val_matrix, gpu.val_matrix);
-    EXPECT_EQ(cpu.p_matrix, gpu.p_matrix);
-    EXPECT_EQ(cpu.pc1_tests, gpu.pc1_tests);
-    EXPECT_EQ(cpu.mci_tests, gpu.mci_tests);
-    ASSERT_EQ(cpu.parents.size(), gpu.parents.size());
-    for (std::size_t j = 0; j < cpu.parents.size(); ++j)
-        EXPECT_TRUE(cpu.parents[j] == gpu.parents[j]) << "parents of " << j;
 }
 
 }  // namespace

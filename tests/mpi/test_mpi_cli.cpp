@@ -13,6 +13,7 @@
 #include <iterator>
 #include <regex>
 #include <string>
+#include <utility>
 
 #include "io/checkpoint_lock.hpp"
 #include "io/hdf5_file.hpp"
@@ -117,17 +118,24 @@ TEST_F(MpiCli, PcmciDoesNotDependOnTheRankCount) {
     // Issue 56: every batch of PCMCI's tests cut over the ranks (pcmci::RankSplitBatch) and
     // gathered: on 1..4 ranks the links table of one process, byte for byte (ParCorr, and
     // CMIknn with its permutations keyed by the test; the pc_alpha selection, its chosen
-    // values and scores as the JSON result holds them).
-    const std::string data = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/c09.csv";
+    // values and scores as the JSON result holds them; tigramite's missing values and several
+    // series: test-wise rows, ParCorr's dof per test).
+    const std::string dir = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmci/";
     // The JSON's pc_alpha selection (empty without one): the values, the choices, the scores.
     const auto selection = [](const std::string& json) {
         const std::size_t at = json.find("\"pc_alpha_selection\"");
         return at == std::string::npos ? std::string() : json.substr(at, json.find("\"settings\"", at) - at);
     };
-    for (const std::string& opts : {std::string("--tau-max 2 --pc-alpha 0.1"),
-                                    std::string("--tau-max 1 --test cmiknn --permutations 19 --knn 0.1"),
-                                    std::string("--tau-max 2 --pc-alpha auto"),
-                                    std::string("--method pcmciplus --tau-max 1 --pc-alpha 0.01,0.05")}) {
+    const std::pair<std::string, std::string> runs[] = {
+        {"c09.csv", "--tau-max 2 --pc-alpha 0.1"},
+        {"c09.csv", "--tau-max 1 --test cmiknn --permutations 19 --knn 0.1"},
+        {"c09.csv", "--tau-max 2 --pc-alpha auto"},
+        {"c09.csv", "--method pcmciplus --tau-max 1 --pc-alpha 0.01,0.05"},
+        {"g01.csv", "--series-column series --time-column t --missing-flag 999 --tau-max 2 --pc-alpha 0.1"},
+        {"m02.csv", "--missing-flag 999 --tau-max 1 --test cmiknn --permutations 19 --knn 0.1"},
+    };
+    for (const auto& [file, opts] : runs) {
+        const std::string data = dir + file;
         auto r =
             cudag(0, "pcmci --data " + data + " " + opts + " -q --out " + path("serial.h5") + " --format links,json");
         ASSERT_EQ(r.code, 0) << r.err;

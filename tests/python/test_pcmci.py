@@ -37,15 +37,17 @@ def read_case(c: int, folder: Path = DATA, prefix: str = "c"):
             cells.append(f)
     kw = {}
     for key, value in settings.items():
-        if key in ("fdr_method", "contemp_collider_rule"):
+        if key in ("fdr_method", "contemp_collider_rule", "series_column", "time_column"):
             kw[key] = value
+        elif key == "missing_flag":
+            kw[key] = float(value)
         elif key in ("conflict_resolution", "reset_lagged_links"):
             kw[key] = value == "True"
         elif key == "pc_alpha" and (value == "None" or "," in value):  # tigramite's selection
             kw[key] = None if value == "None" else [float(a) for a in value.split(",")]
         else:
             kw[key] = float(value) if "alpha" in key else int(value)
-    n, tau = data.shape[1], kw["tau_max"]
+    n, tau = data.shape[1] - (2 if "series_column" in kw else 0), kw["tau_max"]
     val, p = np.zeros((n, n, tau + 1)), np.zeros((n, n, tau + 1))
     graph = np.zeros((n, n, tau + 1), dtype="<U3")
     for i, j, lag, v, pv, g in cells:
@@ -62,6 +64,8 @@ def read_optimal(c: int, folder: Path):
 
 
 CASES = sorted(int(p.stem[1:]) for p in DATA.glob("c*.csv"))
+MISSING = sorted(int(p.stem[1:]) for p in DATA.glob("m*.csv"))
+SEVERAL = sorted(int(p.stem[1:]) for p in DATA.glob("g*.csv"))
 CASES_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("c*.csv"))
 SELECTION = sorted(int(p.stem[1:]) for p in DATA.glob("s*.csv"))
 SELECTION_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("s*.csv"))
@@ -69,6 +73,7 @@ SELECTION_PLUS = sorted(int(p.stem[1:]) for p in DATA_PLUS.glob("s*.csv"))
 
 def test_there_are_reference_cases():
     assert len(CASES) >= 12
+    assert len(MISSING) >= 4 and len(SEVERAL) >= 3
     assert len(CASES_PLUS) >= 12
 
 
@@ -220,3 +225,80 @@ def test_compat_pc_alpha_selection_equals_tigramite():
     np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
     assert [results["optimal_alpha"]] == read_optimal(1, DATA_PLUS)
     assert pcmci.all_lagged_parents == parents
+
+
+def expect_result(res, val, p, graph, parents):
+    np.testing.assert_array_equal(res["graph"], graph)
+    np.testing.assert_allclose(res["val_matrix"], val, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(res["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    assert res["parents"] == parents
+
+
+@pytest.mark.parametrize("c", MISSING)
+def test_missing_flag_equals_tigramite(c):
+    # tigramite's DataFrame(missing_flag=999.): each test leaves out the time steps where one of
+    # its lagged variables is missing; ParCorr's dof are the test's own.
+    data, kw, parents, val, p, graph = read_case(c, prefix="m")
+    tau_max = kw.pop("tau_max")
+    expect_result(cudag.pcmci(data, tau_max, threads=2, **kw), val, p, graph, parents)
+    # The same cells as NaN, missing_flag NaN.
+    holes = np.where(data == kw["missing_flag"], np.nan, data)
+    expect_result(cudag.pcmci(holes, tau_max, **dict(kw, missing_flag=np.nan)), val, p, graph, parents)
+
+
+def test_compat_missing_flag_equals_tigramite():
+    data, kw, parents, val, p, graph = read_case(0, prefix="m")
+    flag = kw.pop("missing_flag")
+    pcmci = tg.PCMCI(dataframe=tg.DataFrame(data, missing_flag=flag), cond_ind_test=tg.ParCorr(), verbosity=0)
+    results = pcmci.run_pcmci(**kw)
+    np.testing.assert_array_equal(results["graph"], graph)
+    np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(results["p_matrix"], p, rtol=1e-9, atol=1e-300)
+    assert pcmci.all_parents == parents
+    # A NaN cell without a missing flag is refused, naming its row and column.
+    with pytest.raises(cudag.InputError, match=r"missing value \(NaN\) at row 3, column 2"):
+        cudag.pcmci(np.where(np.arange(data.size).reshape(data.shape) == 2 * data.shape[1] + 1, np.nan, data), 1)
+    with pytest.raises(ValueError, match="NaNs in the data"):
+        tg.DataFrame(np.full((10, 2), np.nan))
+
+
+@pytest.mark.parametrize("c", SEVERAL)
+def test_several_series_equal_tigramite(c):
+    # DataFrame(dict of arrays, analysis_mode='multiple'): the series' lagged rows stacked.
+    table, kw, parents, val, p, graph = read_case(c, prefix="g")
+    tau_max = kw.pop("tau_max")
+    assert kw.pop("series_column") == "series" and kw.pop("time_column") == "t"
+    series = {m: table[table[:, 0] == m, 2:] for m in np.unique(table[:, 0])}
+    expect_result(cudag.pcmci(series, tau_max, threads=2, **kw), val, p, graph, parents)
+    flag = kw.pop("missing_flag", None)
+    frame = tg.DataFrame(series, analysis_mode="multiple", missing_flag=flag)
+    pcmci = tg.PCMCI(dataframe=frame, cond_ind_test=tg.ParCorr(), verbosity=0)
+    results = pcmci.run_pcmci(tau_max=tau_max, **kw)
+    np.testing.assert_array_equal(results["graph"], graph)
+    np.testing.assert_allclose(results["val_matrix"], val, rtol=1e-9, atol=0)
+    assert pcmci.all_parents == parents
+    assert pcmci.T == {m: len(v) for m, v in series.items()}
+
+
+def test_series_and_time_columns_of_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    table, kw, parents, val, p, graph = read_case(0, prefix="g")
+    frame = pd.DataFrame(table, columns=["series", "t"] + [f"v{i}" for i in range(table.shape[1] - 2)])
+    res = cudag.pcmci(frame, kw.pop("tau_max"), **kw)
+    expect_result(res, val, p, graph, parents)
+    assert res["names"] == ["v0", "v1", "v2", "v3"]
+    # Rows out of order: the row is named.
+    swapped = frame.copy()
+    swapped.iloc[[5, 6]] = swapped.iloc[[6, 5]].to_numpy()
+    with pytest.raises(cudag.InputError, match=r"row 7 \(data rows counted from 1\): time 5"):
+        cudag.pcmci(swapped, 2, series_column="series", time_column="t")
+
+
+@pytest.mark.parametrize("stem", ["m00", "g00"])
+def test_pcmciplus_with_missing_flag_and_several_series_equals_tigramite(stem):
+    table, kw, parents, val, p, graph = read_case(int(stem[1:]), DATA_PLUS, prefix=stem[0])
+    tau_max = kw.pop("tau_max")
+    if kw.pop("series_column", None):
+        kw.pop("time_column")
+        table = {m: table[table[:, 0] == m, 2:] for m in np.unique(table[:, 0])}
+    expect_result(cudag.pcmci(table, tau_max, method="pcmciplus", **kw), val, p, graph, parents)

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "io/hdf5_file.hpp"
 #include "support/cli_run.hpp"
 
 namespace fs = std::filesystem;
@@ -49,6 +50,13 @@ protected:
         const fs::path p = dir_ / name;
         std::ofstream(p) << text;
         return p.string();
+    }
+    /// The JSON result of `cudag args --out r.h5 --format json -q` (empty when it fails).
+    std::string json_of(const std::string& args) {
+        const CliRun r = run(args + " --out " + (dir_ / "r.h5").string() + " --format json -q");
+        EXPECT_EQ(r.code, 0) << args << "\n" << r.err;
+        std::ifstream j(dir_ / "r.json");
+        return r.code == 0 ? std::string(std::istreambuf_iterator<char>(j), std::istreambuf_iterator<char>()) : "";
     }
     void expect_error(const std::string& args, const std::string& what) {
         const fs::path out = dir_ / "r.h5";
@@ -258,6 +266,8 @@ TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
                      " --tau-max 1",
                  "series 'a' is constant");
     expect_error("pcmci --data " + write("hole.csv", "a,b\n1,2\n2,3\n,5\n4,4\n2,8\n") + " --tau-max 1", "hole.csv");
+    // A NaN cell is refused with a numeric --missing-flag too (tigramite: "NaNs in the data").
+    expect_error("pcmci --data " + dir_.string() + "/hole.csv --tau-max 1 --missing-flag 999", "hole.csv:4:1");
     expect_error("pcmci --data " + write("text.csv", "a,b\n1,2\n2,x\n3,5\n4,4\n2,8\n") + " --tau-max 1", "text.csv");
     expect_error("pcmci --data " + c + " --links " + write("l1.tsv", "v0\tv9\t1\t-->\n"), "no series named 'v9'");
     expect_error("pcmci --data " + c + " --links " + write("l2.tsv", "v0\tv1\t1\t->\n"), "type '->'");
@@ -268,6 +278,144 @@ TEST_F(CliPcmci, BadInputIsOneLineAndWritesNothing) {
     EXPECT_NE(png.err.find("unknown --format 'gif' (available: links, json, dot, png, svg)"), std::string::npos)
         << png.err;
     EXPECT_FALSE(fs::exists(dir_ / "r.h5"));
+}
+
+/// The rows of a reference csv (header skipped), cells as numbers.
+std::vector<std::vector<double>> csv_rows(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<double>> rows;
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        std::stringstream cells(line);
+        for (std::string c; std::getline(cells, c, ',');) row.push_back(std::stod(c));
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+TEST_F(CliPcmci, MissingFlagAndSeveralSeriesEqualTigramite) {
+    // tigramite's DataFrame(missing_flag=999.): m00 (tau_max 2), m01 (tau_max 3, pc_alpha 0.05, fdr_bh).
+    const CliRun m0 = run("pcmci --data " + kData + "m00.csv --tau-max 2 --missing-flag 999 -q");
+    ASSERT_EQ(m0.code, 0) << m0.err;
+    expect_links_table(m0.out, kData + "m00.tsv", 4, 2, 4);
+    const CliRun m1 =
+        run("pcmci --data " + kData + "m01.csv --tau-max 3 --pc-alpha 0.05 --fdr fdr_bh --missing-flag 999.0 -q");
+    ASSERT_EQ(m1.code, 0) << m1.err;
+    expect_links_table(m1.out, kData + "m01.tsv", 5, 3, 4);
+    // The same missing cells as empty cells: --missing-flag nan.
+    std::ifstream src(kData + "m00.csv");
+    std::string text;
+    for (std::string line; std::getline(src, line);) {
+        std::stringstream cells(line);
+        bool first = true;
+        for (std::string c; std::getline(cells, c, ',');) {
+            if (!first) text += ',';
+            first = false;
+            if (c != "999") text += c;  // a flagged cell becomes empty
+        }
+        text += '\n';
+    }
+    const CliRun e = run("pcmci --data " + write("empty.csv", text) + " --tau-max 2 --missing-flag nan -q");
+    ASSERT_EQ(e.code, 0) << e.err;
+    EXPECT_EQ(e.out, m0.out);
+    // Several series (analysis_mode 'multiple') by a series column, a time column dropped:
+    // g01 has a series of 4 steps (no sample at tau_max 2) and missing cells.
+    const CliRun s1 = run("pcmci --data " + kData +
+                          "g01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
+                          "--pc-alpha 0.1 -q");
+    ASSERT_EQ(s1.code, 0) << s1.err;
+    expect_links_table(s1.out, kData + "g01.tsv", 3, 2, 2);
+    // The same series as the datasets of an HDF5 group (in the order of their names).
+    const std::vector<std::vector<double>> rows = csv_rows(kData + "g00.csv");
+    const fs::path h5 = dir_ / "runs.h5";
+    {
+        cudag::io::h5::Handle file = cudag::io::h5::create_file(h5.string());
+        cudag::io::h5::Handle group = cudag::io::h5::create_group(file.get(), "runs", h5.string());
+        for (int m = 0; m < 3; ++m) {
+            std::vector<double> values;
+            hsize_t n = 0;
+            for (const auto& r : rows)
+                if (r[0] == m) {
+                    values.insert(values.end(), r.begin() + 2, r.end());
+                    ++n;
+                }
+            const std::string name(1, static_cast<char>('a' + m));
+            cudag::io::h5::write_array(group.get(), name, values, {n, 4}, h5.string());
+            cudag::io::h5::Handle ds =
+                cudag::io::h5::check_id(H5Dopen2(group.get(), name.c_str(), H5P_DEFAULT), "open");
+            cudag::io::h5::write_string_array_attr(ds.get(), "names", {"v0", "v1", "v2", "v3"}, h5.string());
+        }
+    }
+    const CliRun g = run("pcmci --data " + h5.string() + " --dataset runs --tau-max 2 -q");
+    ASSERT_EQ(g.code, 0) << g.err;
+    expect_links_table(g.out, kData + "g00.tsv", 4, 2, 4);
+    const CliRun c = run("pcmci --data " + kData + "g00.csv --series-column series --time-column t --tau-max 2 -q");
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_EQ(c.out, g.out);
+    // The settings are recorded.
+    const std::string json = json_of("pcmci --data " + kData +
+                                     "g01.csv --series-column series --time-column t --missing-flag 999 --tau-max 2");
+    EXPECT_NE(json.find("\"missing_flag\":\"999\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"series_column\":\"series\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"time_column\":\"t\""), std::string::npos) << json;
+}
+
+TEST_F(CliPcmci, PcmciplusWithMissingFlagAndSeveralSeriesEqualsTigramite) {
+    // run_pcmciplus on DataFrame(missing_flag=999.) and on DataFrame(dict, 'multiple') with
+    // missing cells (one series of 5 steps: no sample at tau_max 2).
+    const std::string plus = std::string(CUDAG_SOURCE_DIR) + "/tests/data/pcmciplus/";
+    const CliRun m =
+        run("pcmci --method pcmciplus --data " + plus + "m00.csv --missing-flag 999 --tau-max 2 --pc-alpha 0.05 -q");
+    ASSERT_EQ(m.code, 0) << m.err;
+    expect_links_table(m.out, plus + "m00.tsv", 5, 2, 4);
+    const CliRun s = run("pcmci --method pcmciplus --data " + plus +
+                         "g00.csv --series-column series --time-column t --missing-flag 999 --tau-max 2 "
+                         "--pc-alpha 0.1 -q");
+    ASSERT_EQ(s.code, 0) << s.err;
+    expect_links_table(s.out, plus + "g00.tsv", 4, 2, 4);
+}
+
+TEST_F(CliPcmci, BadSeriesInputIsOneLineAndWritesNothing) {
+    std::string rows = "t,a,b\n";
+    for (int t = 0; t < 12; ++t)
+        rows += std::to_string(t == 7 ? 5 : t) + "," + std::to_string((t * 7) % 5) + "," + std::to_string((t * 3) % 4) +
+                "\n";
+    const std::string order = write("order.csv", rows);
+    // Row 8 (t = 5 after t = 6): rows out of order, named.
+    expect_error("pcmci --data " + order + " --time-column t", "row 8 (data rows counted from 1): time 5");
+    expect_error("pcmci --data " + order + " --time-column t", "not after the 6 of row 7");
+    expect_error("pcmci --data " + order + " --time-column time", "--time-column 'time'");
+    expect_error("pcmci --data " + order + " --series-column s", "--series-column 's'");
+    expect_error("pcmci --data " + order + " --series-column t --time-column t", "name the same column");
+    expect_error("pcmci --data " + order + " --missing-flag abc", "--missing-flag 'abc'");
+    // Within each series: series 1's rows in order, series 2's times go back (row 5).
+    const std::string two = write("two.csv", "s,t,a\n1,0,3\n2,0,1\n1,1,4\n2,2,2\n2,1,5\n1,2,1\n");
+    expect_error("pcmci --data " + two + " --series-column s --time-column t", "row 5 (data rows counted from 1)");
+    expect_error("pcmci --data " + two + " --series-column s --time-column t", "(series 2)");
+    // A series constant on the steps the tests use (2*tau_max..T-1), though not before.
+    expect_error("pcmci --data " + write("late.csv", "a,b\n5,2\n1,3\n2,5\n2,4\n2,8\n2,1\n2,0\n2,2\n") +
+                     " --tau-max 1",
+                 "'a' is constant on the time steps the tests use");
+    // A series missing in every row; tau_max leaving every series no sample.
+    expect_error("pcmci --data " + write("gone.csv", "a,b\n1,9\n2,9\n3,9\n4,9\n5,9\n") + " --missing-flag 9",
+                 "series 'b' is missing in every row");
+    const std::string sh = write("short.csv", "s,a,b\n1,1,2\n1,2,1\n1,3,3\n2,1,2\n2,5,1\n2,3,3\n");
+    expect_error("pcmci --data " + sh + " --series-column s --tau-max 2", "tau_max 2 leaves no samples");
+    // Group datasets with different columns; a group and a series column at once.
+    const fs::path h5 = dir_ / "g.h5";
+    {
+        cudag::io::h5::Handle file = cudag::io::h5::create_file(h5.string());
+        cudag::io::h5::Handle group = cudag::io::h5::create_group(file.get(), "g", h5.string());
+        cudag::io::h5::write_array(group.get(), "one", std::vector<double>{1, 2, 2, 1, 3, 5, 4, 4}, {4, 2},
+                                   h5.string());
+        cudag::io::h5::write_array(group.get(), "two", std::vector<double>{1, 2, 3, 2, 1, 3, 4, 4, 5, 6, 7, 7}, {4, 3},
+                                   h5.string());
+    }
+    expect_error("pcmci --data " + h5.string() + " --dataset g", "g/two: its columns are not those of");
+    expect_error("pcmci --data " + h5.string() + " --dataset g --series-column X1", "give one");
+    expect_error("pcmci --data " + h5.string() + " --dataset nothere", "no dataset or group '/nothere'");
 }
 
 }  // namespace

@@ -427,28 +427,56 @@ class ParCorr:
 
 
 class DataFrame:
-    """tigramite's ``DataFrame`` for :class:`PCMCI`: one T x N array (rows in time order) and
-    its variable names. tigramite's masks, missing flags, several data sets and vector
-    variables are not offered (cudag's PCMCI takes one series without missing values)."""
+    """tigramite's ``DataFrame`` for :class:`PCMCI`: a T x N array (rows in time order) or, with
+    ``analysis_mode='multiple'``, several independent series (a dict of T_m x N arrays or an
+    M x T x N array), its variable names and tigramite's ``missing_flag`` (cells equal to it
+    become NaN, as tigramite makes them; each test leaves out the time steps where one of its
+    lagged variables is missing). Masks, vector variables, data types, reference points, time
+    offsets and remove_missing_upto_maxlag=True are not offered."""
 
     def __init__(self, data, mask=None, missing_flag=None, vector_vars=None, var_names=None, data_type=None,
                  datatime=None, analysis_mode="single", reference_points=None, time_offsets=None,
                  remove_missing_upto_maxlag=False):
-        if mask is not None or missing_flag is not None or vector_vars is not None or data_type is not None:
-            raise ValueError("cudag's DataFrame takes data and var_names only (no mask, missing_flag, "
+        if mask is not None or vector_vars is not None or data_type is not None:
+            raise ValueError("cudag's DataFrame takes data, var_names, missing_flag and analysis_mode (no mask, "
                              "vector_vars or data_type)")
-        if isinstance(data, dict) or analysis_mode != "single":
-            raise ValueError("cudag's DataFrame takes one series (T x N), not several data sets")
-        values = np.asarray(data, dtype=float)
-        if values.ndim != 2:
-            raise ValueError(f"data must be T x N, not shape {values.shape}")
-        self.values = {0: values}
-        self.T = {0: values.shape[0]}
-        self.N = values.shape[1]
+        if reference_points is not None or time_offsets is not None or remove_missing_upto_maxlag:
+            raise ValueError("cudag's DataFrame takes no reference_points, time_offsets or "
+                             "remove_missing_upto_maxlag=True")
+        if analysis_mode not in ("single", "multiple"):
+            raise ValueError(f"'analysis_mode' is '{analysis_mode}', must be 'single' or 'multiple'.")
+        if isinstance(data, dict):
+            if analysis_mode == "single" and len(data) != 1:
+                raise ValueError("In analysis mode 'single', 'data' given as dictionary. There are "
+                                 f"{len(data)} entries in 'data', there must be exactly one entry.")
+            values = {k: np.array(v, dtype=float) for k, v in data.items()}
+        else:
+            array = np.array(data, dtype=float)
+            if array.ndim == 3 and (analysis_mode == "multiple" or array.shape[0] == 1):
+                values = {m: array[m] for m in range(array.shape[0])}
+            else:
+                values = {0: array}
+        for key, v in values.items():
+            if v.ndim != 2:
+                raise ValueError(f"data[{key}] must be T x N, not shape {v.shape}")
+            if np.isnan(v).sum() != 0:
+                raise ValueError("NaNs in the data.")
+        if len({v.shape[1] for v in values.values()}) != 1:
+            raise ValueError("All entries must be np.ndarrays of shape (T_i, N), where T_i may vary across the "
+                             "entries while N must not vary.")
+        if missing_flag is not None:
+            for v in values.values():
+                v[v == missing_flag] = np.nan
+        self.values = values
+        self.analysis_mode = analysis_mode
+        self.datasets = list(values.keys())
+        self.M = len(values)
+        self.T = {k: v.shape[0] for k, v in values.items()}
+        self.N = next(iter(values.values())).shape[1]
         self.var_names = ({i: f"$X^{{{i}}}$" for i in range(self.N)} if var_names is None
                           else {i: str(n) for i, n in enumerate(var_names)})
         self.datatime = datatime
-        self.missing_flag = None
+        self.missing_flag = missing_flag
         self.mask = None
         self.data_type = None
         self.vector_vars = None
@@ -513,20 +541,27 @@ class DataFrame:
 
 
 def _series_of(dataframe):
-    """The T x N array and the names of a DataFrame (cudag's, or tigramite's own with one
-    data set and no mask or missing flag)."""
+    """(data, names, input options) of a DataFrame (cudag's, or tigramite's own without a mask):
+    one T x N array, or a dict of them for several series; the input options hold
+    missing_flag NaN where the DataFrame has a missing flag (both DataFrames hold the flagged
+    cells as NaN)."""
     values = getattr(dataframe, "values", None)
-    if not isinstance(values, dict) or len(values) != 1:
-        raise ValueError("PCMCI takes a DataFrame of one series (tigramite's or cudag.compat.tigramite's)")
-    if getattr(dataframe, "missing_flag", None) is not None or getattr(dataframe, "mask", None) is not None:
-        raise ValueError("cudag's PCMCI takes no missing_flag or mask yet")
-    data = np.asarray(next(iter(values.values())), dtype=float)
+    if not isinstance(values, dict) or len(values) == 0:
+        raise ValueError("PCMCI takes a DataFrame (tigramite's or cudag.compat.tigramite's)")
+    if getattr(dataframe, "mask", None) is not None:
+        raise ValueError("cudag's PCMCI takes no mask")
+    if getattr(dataframe, "remove_missing_upto_maxlag", False):
+        raise ValueError("cudag's PCMCI takes no remove_missing_upto_maxlag=True")
+    arrays = {k: np.asarray(v, dtype=float) for k, v in values.items()}
+    first = next(iter(arrays.values()))
+    data = first if len(arrays) == 1 else arrays
     names = getattr(dataframe, "var_names", None)
     if isinstance(names, dict):
-        names = [names[i] for i in range(data.shape[1])]
-    names = [str(n) for n in names] if names is not None else [f"$X^{{{i}}}$" for i in range(data.shape[1])]
+        names = [names[i] for i in range(first.shape[1])]
+    names = [str(n) for n in names] if names is not None else [f"$X^{{{i}}}$" for i in range(first.shape[1])]
     # Names must be unique for cudag's table; tigramite's default LaTeX names are.
-    return data, names
+    options = {} if getattr(dataframe, "missing_flag", None) is None else {"missing_flag": float("nan")}
+    return data, names, options
 
 
 _PC_ALPHAS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5]  # tigramite's pc_alpha=None choices for PCMCI
@@ -580,8 +615,12 @@ class PCMCI:
         self.dataframe = dataframe
         self.cond_ind_test = cond_ind_test
         self.verbosity = verbosity
-        self._data, self.var_names = _series_of(dataframe)
-        self.T, self.N = self._data.shape
+        self._data, self.var_names, self._input = _series_of(dataframe)
+        if isinstance(self._data, dict):  # several series: tigramite's T is a dict too
+            self.T = {k: v.shape[0] for k, v in self._data.items()}
+            self.N = len(self.var_names)
+        else:
+            self.T, self.N = self._data.shape
         self.all_parents = None
         self.results = None
         if hasattr(cond_ind_test, "set_dataframe"):
@@ -604,7 +643,7 @@ class PCMCI:
 
     def _run(self, link_assumptions, tau_max, opts: dict) -> dict:
         return cudag.pcmci(self._data, tau_max=int(tau_max), names=list(self.var_names),
-                           link_assumptions=link_assumptions, **opts)
+                           link_assumptions=link_assumptions, **self._input, **opts)
 
     @staticmethod
     def _limits(opts: dict, **limits) -> dict:

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
 #include "support/pcmci_reference.hpp"
+#include "support/pcmci_series.hpp"
 
 using namespace cudag;
 using namespace cudag::pcmci;
@@ -124,18 +126,34 @@ Expected read_expected(const std::string& path, std::int32_t n) {
 }
 
 /// ParCorr as `cudag pcmci` runs it on the CPU: the Fisher-z engine's partial correlations
-/// with ParCorr's p-value.
+/// with ParCorr's p-value (test-wise, each query on its complete rows, when cells are missing).
 std::unique_ptr<ci::BatchTest> parcorr_batch(const LaggedData& lagged, int threads) {
     skeleton::TestSpec spec;
     spec.kind = skeleton::TestKind::FisherZ;
     auto fisher = std::make_unique<ci::CpuBatchTest>(
         skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
-    return std::make_unique<ParCorrBatch>(std::move(fisher), lagged.data.n_samples);
+    return std::make_unique<ParCorrBatch>(std::move(fisher), lagged.data, threads);
 }
 
-Result run(const Dataset& series, const Settings& s, int threads) {
-    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
+Result run(const Dataset& series, const Settings& s, int threads, const std::vector<std::int64_t>& starts = {}) {
+    const LaggedData lagged = make_lagged(series, 2 * s.tau_max, starts);
     return run_pcmci(lagged, s, *parcorr_batch(lagged, threads));
+}
+
+/// A reference case's input as tigramite's DataFrame reads it: its settings' missing_flag
+/// and series_column (scripts/dev/pcmci_reference.py).
+Dataset case_input(const std::string& stem, std::vector<std::int64_t>& starts) {
+    std::ifstream in(kDir + stem + ".tsv");
+    std::map<std::string, std::string> kv;
+    for (std::string line; std::getline(in, line);) {
+        const auto f = split(line, '\t');
+        if (f.size() == 2) kv[f[0]] = f[1];
+    }
+    std::optional<double> flag;
+    if (kv.count("missing_flag")) flag = std::stod(kv["missing_flag"]);
+    const Dataset d = test::read_pcmci_case(kDir + stem + ".csv", flag, kv.count("series_column") > 0, starts);
+    EXPECT_EQ(d.missing > 0, flag.has_value());
+    return d;
 }
 
 bool near_rel(double a, double b, double rel) {
@@ -154,10 +172,11 @@ int check_cases(const char* prefix, double worst[3]) {
         if (!std::ifstream(kDir + stem + ".csv")) break;
         ++cases;
         SCOPED_TRACE(stem);
-        const Dataset series = read_series(kDir + stem + ".csv");
+        std::vector<std::int64_t> starts;
+        const Dataset series = case_input(stem, starts);
         const auto n = static_cast<std::int32_t>(series.n_vars);
         const Expected e = read_expected(kDir + stem + ".tsv", n);
-        const Result r = run(series, e.settings, 3);
+        const Result r = run(series, e.settings, 3, starts);
         EXPECT_EQ(r.parents.size(), e.parents.size());
         for (std::int32_t j = 0; j < n && j < static_cast<std::int32_t>(r.parents.size()); ++j) {
             EXPECT_EQ(r.parents[j].size(), e.parents[j].size()) << "parents of " << j;
@@ -254,6 +273,20 @@ TEST(Pcmci, ModelSelectionCriterionIsTheClosedForm) {
     // Order does not matter: the parents are taken in (var, lag) order.
     EXPECT_EQ(model_selection_criterion(lagged, 2, {{3, 2}, {0, 1}, {2, 1}}),
               model_selection_criterion(lagged, 2, {{0, 1}, {2, 1}, {3, 2}}));
+}
+
+TEST(Pcmci, EqualsTigramiteWithMissingFlag) {
+    // tigramite's DataFrame(missing_flag=999.): each test drops the time steps where one of its
+    // lagged variables is missing; ParCorr's degrees of freedom are each test's.
+    double worst[3] = {0.0, 0.0, 0.0};
+    EXPECT_GE(check_cases("m", worst), 4);
+}
+
+TEST(Pcmci, EqualsTigramiteOnSeveralSeries) {
+    // DataFrame(dict of arrays, analysis_mode='multiple'): each series' lagged rows stacked; a
+    // series of no more than 2 tau_max steps gives none (g01); g01 has missing values too.
+    double worst[3] = {0.0, 0.0, 0.0};
+    EXPECT_GE(check_cases("g", worst), 3);
 }
 
 TEST(Pcmci, TheSameBitsOnAnyThreadCount) {

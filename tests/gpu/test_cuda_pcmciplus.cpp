@@ -66,14 +66,21 @@ Dataset var_series(std::int64_t n, std::int64_t t, std::uint64_t seed) {
     return d;
 }
 
-/// ParCorrBatch over the Fisher-z engine of the CPU or the GPU.
+/// ParCorrBatch over the Fisher-z engine of the CPU or the GPU (null without a GPU engine).
 std::unique_ptr<ci::BatchTest> parcorr(const LaggedData& lagged, bool gpu) {
     skeleton::TestSpec spec;
     spec.kind = skeleton::TestKind::FisherZ;
     std::unique_ptr<ci::BatchTest> engine = test::pcmci_engine(lagged.data, spec, gpu);
-    if (!engine) return {};
-    ParCorrBatch tests(std::move(engine), lagged.data.n_samples);
-    return run_pcmciplus(lagged, s, tests);
+    if (!engine) return nullptr;
+    return std::make_unique<ParCorrBatch>(std::move(engine), lagged.data.n_samples);
+}
+
+/// run_pcmciplus with ParCorrBatch over the Fisher-z engine of the CPU or the GPU.
+Result run(const Dataset& series, const Settings& s, bool gpu) {
+    const LaggedData lagged = make_lagged(series, 2 * s.tau_max);
+    const auto tests = parcorr(lagged, gpu);
+    if (!tests) return {};
+    return run_pcmciplus(lagged, s, *tests);
 }
 
 void expect_same(const Result& cpu, const Result& gpu) {

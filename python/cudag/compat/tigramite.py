@@ -481,9 +481,8 @@ class DataFrame:
         self.data_type = None
         self.vector_vars = None
         self.bootstrap = None
-        self.analysis_mode = "single"
         self.Ndata = self.N
-        self.largest_time_step = values.shape[0]
+        self.largest_time_step = max(self.T.values())
         self.use_indices_dataset_dict = {}
 
     def construct_array(self, X, Y, Z, tau_max, extraZ=None, mask=None, mask_type=None, data_type=None,
@@ -520,7 +519,10 @@ class DataFrame:
         max_node_lag = max(abs(lag) for _, lag in XYZ)
         first = {"2xtau_max": 2 * tau_max, "tau_max": tau_max, "max_lag": max_node_lag,
                  "max_lag_or_tau_max": max(max_node_lag, tau_max), "2xtau_max_future": max_node_lag}[cut_off]
-        data = self.values[0]
+        if self.M != 1 or self.missing_flag is not None:
+            raise ValueError("cudag's DataFrame.construct_array takes one series without a missing_flag "
+                             "(cudag.pcmci runs several series and missing values)")
+        data = next(iter(self.values.values()))
         T = data.shape[0]
         times = np.arange(max(first, 0), T)
         if cut_off == "2xtau_max_future":

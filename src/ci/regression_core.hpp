@@ -2,7 +2,9 @@
 // The arithmetic of the regression test (ci/regression_ci.hpp) that the CPU (ci/regression_ci.cpp)
 // and the GPU batch (kernels/regression_batch.cu) share, so that both round alike: numpy's
 // pairwise sum as a stream of values, the moments of scipy's normaltest, the least-squares
-// residual (centred, scaled columns, Householder QR with column pivoting) and the logistic fits
+// residual (centred, scaled columns, Householder QR with column pivoting; its sums of squares and
+// dot products over rows in the order a warp of 32 lanes forms them, lane_sum, so that the GPU
+// runs a query's rows on a warp's lanes with the same bits) and the logistic fits
 // (scikit-learn 1.9.1's newton-cholesky, step for step, and its deviance). Everything here is
 // +, −, ×, ÷ and sqrt (each correctly rounded on both sides; callers compile without FMA
 // contraction: the library with -ffp-contract=off, the kernel file with --fmad=false) and
@@ -153,6 +155,29 @@ CUDAG_HD inline double pairwise_sum(const double* a, std::int64_t n) {
     return ret;
 }
 
+/// The lanes of the warp that runs one query on the GPU (kernels/regression_batch.cu).
+inline constexpr int kLanes = 32;
+
+/// The sum of kLanes partial sums part[0 .. 32) in halves, part[j] + part[j + 16], then + 8,
+/// 4, 2, 1: the value every lane holds after a butterfly of shuffles (xor 16, 8, 4, 2, 1; a + b
+/// and b + a are the same double). Overwrites part.
+CUDAG_HD inline double combine_lanes(double* part) {
+    for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) part[j] = part[j] + part[j + w];
+    return part[0];
+}
+
+/// Σ f(i) over lo <= i < hi in the order a warp forms it with row i on lane i mod 32: each
+/// lane's values in increasing i from 0.0, then combine_lanes. Not numpy's order: used where
+/// tigramite's own arithmetic (LAPACK's) differs anyway (the least-squares fit's sums).
+template <class F>
+CUDAG_HD double lane_sum(std::int64_t lo, std::int64_t hi, F&& f) {
+    double part[kLanes];
+    for (int j = 0; j < kLanes; ++j) part[j] = 0.0;
+    for (std::int64_t i = lo; i < hi; ++i) part[i & (kLanes - 1)] += f(i);
+    return combine_lanes(part);
+}
+
 /// log(1 + x) for x > −1 from xm::log (Goldberg's correction: u = 1 + x rounded, then
 /// log u · x / (u − 1)); within a few ulps, the same bits on host and device.
 CUDAG_HD inline double log1p(double x) {
@@ -262,15 +287,11 @@ CUDAG_HD inline Moments moments(const double* col, const std::int32_t* rows, std
 CUDAG_HD inline std::int64_t linear_doubles(std::int64_t n, int p) { return (static_cast<std::int64_t>(p) + 1) * n; }
 
 /// Centres c (n values; its mean, numpy's sum over n, subtracted) and returns the Euclidean
-/// norm of the result (squares summed in order).
+/// norm of the result (squares summed by lane_sum).
 CUDAG_HD inline double centre(double* c, std::int64_t n) {
     const double m = pairwise_sum(c, n) / static_cast<double>(n);
-    double ss = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        c[i] -= m;
-        ss += c[i] * c[i];
-    }
-    return sqrt(ss);
+    for (std::int64_t i = 0; i < n; ++i) c[i] -= m;
+    return sqrt(lane_sum(0, n, [c](std::int64_t i) { return c[i] * c[i]; }));
 }
 
 /// The residual sum of squares of the dependent column `dep` after least squares on an
@@ -309,8 +330,7 @@ CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* de
         double best = -1.0;
         for (std::int64_t j = r; j < k; ++j) {
             const double* c = a + static_cast<std::int64_t>(perm[j]) * n;
-            double s = 0.0;
-            for (std::int64_t i = r; i < n; ++i) s += c[i] * c[i];
+            const double s = lane_sum(r, n, [c](std::int64_t i) { return c[i] * c[i]; });
             if (s > best) best = s, pivot = j;
         }
         const double norm = sqrt(best);
@@ -322,14 +342,10 @@ CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* de
         const double* v = a + static_cast<std::int64_t>(perm[r]) * n;
         const double alpha = v[r] >= 0.0 ? -norm : norm;
         const double v0 = v[r] - alpha;
-        double vv = 0.0;
-        vv += v0 * v0;
-        for (std::int64_t i = r + 1; i < n; ++i) vv += v[i] * v[i];
+        const double vv = lane_sum(r, n, [v, v0, r](std::int64_t i) { return i == r ? v0 * v0 : v[i] * v[i]; });
         const double beta = 2.0 / vv;  // vv >= norm² > 0
         const auto reflect = [&](double* x) {
-            double s = 0.0;
-            s += v0 * x[r];
-            for (std::int64_t i = r + 1; i < n; ++i) s += v[i] * x[i];
+            double s = lane_sum(r, n, [v, v0, r, x](std::int64_t i) { return i == r ? v0 * x[r] : v[i] * x[i]; });
             s *= beta;
             x[r] -= s * v0;
             for (std::int64_t i = r + 1; i < n; ++i) x[i] -= s * v[i];
@@ -339,9 +355,7 @@ CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* de
         rank = r + 1;
     }
     // Qᵀy: its first `rank` entries lie in the columns' span, the rest is the residual.
-    double rss = 0.0;
-    for (std::int64_t i = rank; i < n; ++i) rss += y[i] * y[i];
-    return rss;
+    return lane_sum(rank, n, [y](std::int64_t i) { return y[i] * y[i]; });
 }
 
 // ---- penalised logistic regression ------------------------------------------------------

@@ -358,8 +358,6 @@ private:
 
     __device__ int label(std::int64_t t) const { return core::code_position(dep_, core::data_row(x_, t)); }
     __device__ int at(int c, int j) const { return j * m_ + c; }
-    /// Regressor j of row t (j = p: the intercept's 1).
-    __device__ double xv(int j, std::int64_t t) const { return j == p_ ? 1.0 : design_[j * n_ + t]; }
 
     /// η of row t under coef (core::Logistic::eta_of).
     __device__ void eta_of(const double* coef, std::int64_t t, double* out) const {
@@ -488,23 +486,39 @@ private:
         // The filled entries: (at(c, j), at(l, q)) for q <= j, numbered (j (j + 1) / 2 + q) m² + c m + l.
         const int mm = m_ * m_;
         const int entries = (p_ + 1) * (p_ + 2) / 2 * mm;
-        for (int e = lane_; e < entries; e += kWarp) {
+        struct Entry {
+            int c, l, a, b;  // classes, H's row and column
+            const double *xj, *xq;  // the features' columns (null: the intercept's 1)
+        };
+        const auto entry = [&](int e) {
             const int pq = e / mm, cl = e % mm, c = cl / m_, l = cl % m_;
             int j = 0;
             while ((j + 1) * (j + 2) / 2 <= pq) ++j;
             const int q = pq - j * (j + 1) / 2;
-            double h = 0.0;
-            for (std::int64_t t = 0; t < n_; ++t) {
-                double w;
-                if (m_ == 1) {
-                    w = row_h_[t];
-                } else {
-                    const double* prob = row_h_ + t * m_;
-                    w = c == l ? prob[c] * (1 - prob[c]) * inv_n : -prob[c] * prob[l] * inv_n;
-                }
-                h += xv(j, t) * w * xv(q, t);
+            return Entry{c, l, at(c, j), at(l, q), j == p_ ? nullptr : design_ + j * n_,
+                         q == p_ ? nullptr : design_ + q * n_};
+        };
+        const auto term = [&](const Entry& u, std::int64_t t) {
+            double w;
+            if (m_ == 1) {
+                w = row_h_[t];
+            } else {
+                const double* prob = row_h_ + t * m_;
+                w = u.c == u.l ? prob[u.c] * (1 - prob[u.c]) * inv_n : -prob[u.c] * prob[u.l] * inv_n;
             }
-            hess[static_cast<std::int64_t>(at(c, j)) * d_ + at(l, q)] = h;
+            return (u.xj ? u.xj[t] : 1.0) * w * (u.xq ? u.xq[t] : 1.0);
+        };
+        // Two entries a lane at a time (two independent sums in flight), each over the rows in order.
+        for (int e = lane_; e < entries; e += 2 * kWarp) {
+            const bool two = e + kWarp < entries;
+            const Entry u = entry(e), v = entry(two ? e + kWarp : e);
+            double hu = 0.0, hv = 0.0;
+            for (std::int64_t t = 0; t < n_; ++t) {
+                hu += term(u, t);
+                hv += term(v, t);
+            }
+            hess[static_cast<std::int64_t>(u.a) * d_ + u.b] = hu;
+            if (two) hess[static_cast<std::int64_t>(v.a) * d_ + v.b] = hv;
         }
         gradient_from_rows(coef_, grad);
         __syncwarp();

@@ -456,11 +456,11 @@ private:
         const double dm = static_cast<double>(m_);
         // (the warp's logistic workspace, warp::logistic_doubles, holds more than core's)
         const double doubles =
-            logistic ? (thread_ ? 3.0 * dm * mo + 2.0 * mp * mp + 8.0 * mp + static_cast<double>(p + 1) + 2.0 * mo +
-                                      mo * mo
-                                : 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
-                                      static_cast<double>(warp::kWarp) * mp)
-                     : (static_cast<double>(p) + 1.0) * dm;
+            logistic
+                ? (thread_ ? 3.0 * dm * mo + 2.0 * mp * mp + 8.0 * mp + static_cast<double>(p + 1) + 2.0 * mo + mo * mo
+                           : 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
+                                 static_cast<double>(warp::kWarp) * mp)
+                : (static_cast<double>(p) + 1.0) * dm;
         const double work = 8.0 * doubles + 4.0 * static_cast<double>(p);
         if (work > kMaxQueryBytes) return false;
         c.bytes = work + (testwise_ ? 4.0 * dm : 0.0) + 8.0 * static_cast<double>(p + 64);
@@ -621,10 +621,9 @@ private:
             f.logistic = dx && dy;
             f.k = dep.width;
             const std::int64_t m = core::logistic_outputs(f.k);
-            const std::int64_t doubles =
-                f.logistic ? (thread_ ? core::logistic_doubles(rows, f.p_rest, f.k)
-                                      : warp::logistic_doubles(rows, f.p_rest, f.k))
-                           : core::linear_doubles(rows, f.p_rest);
+            const std::int64_t doubles = f.logistic ? (thread_ ? core::logistic_doubles(rows, f.p_rest, f.k)
+                                                               : warp::logistic_doubles(rows, f.p_rest, f.k))
+                                                    : core::linear_doubles(rows, f.p_rest);
             if (f.p_rest > kMaxColumns || (f.logistic && m * (f.p_rest + 1) > kMaxParams) ||
                 8.0 * static_cast<double>(doubles) > kMaxQueryBytes) {
                 on_cpu[c.index] = 1;  // beyond the kernel's limits

@@ -487,7 +487,7 @@ private:
         const int mm = m_ * m_;
         const int entries = (p_ + 1) * (p_ + 2) / 2 * mm;
         struct Entry {
-            int c, l, a, b;  // classes, H's row and column
+            int c, l, a, b;         // classes, H's row and column
             const double *xj, *xq;  // the features' columns (null: the intercept's 1)
         };
         const auto entry = [&](int e) {
@@ -495,8 +495,8 @@ private:
             int j = 0;
             while ((j + 1) * (j + 2) / 2 <= pq) ++j;
             const int q = pq - j * (j + 1) / 2;
-            return Entry{c, l, at(c, j), at(l, q), j == p_ ? nullptr : design_ + j * n_,
-                         q == p_ ? nullptr : design_ + q * n_};
+            return Entry{
+                c, l, at(c, j), at(l, q), j == p_ ? nullptr : design_ + j * n_, q == p_ ? nullptr : design_ + q * n_};
         };
         const auto term = [&](const Entry& u, std::int64_t t) {
             double w;

@@ -104,6 +104,15 @@ struct StatArgs {
     double* moments = nullptr;       ///< per query: x's mean, m2, m3, m4, then y's
 };
 
+/// Query q's moments of x (i = 0) or y (1) into a.moments.
+__device__ inline void store_moments(const StatArgs& a, int q, int i, const core::Moments& mm) {
+    double* o = a.moments + 8 * static_cast<std::int64_t>(q) + 4 * i;
+    o[0] = mm.mean;
+    o[1] = mm.m2;
+    o[2] = mm.m3;
+    o[3] = mm.m4;
+}
+
 /// Thread q: query q's rows, level counts and moments (step 1 at the top of the file).
 __global__ void regression_stats_kernel(StatArgs a) {
     const int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -133,14 +142,8 @@ __global__ void regression_stats_kernel(StatArgs a) {
         counts += levels;
     }
     if (Q.moments && n >= 8)
-        for (int i = 0; i < 2; ++i) {
-            const core::Moments mm = core::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n);
-            double* o = a.moments + 8 * static_cast<std::int64_t>(q) + 4 * i;
-            o[0] = mm.mean;
-            o[1] = mm.m2;
-            o[2] = mm.m3;
-            o[3] = mm.m4;
-        }
+        for (int i = 0; i < 2; ++i)
+            store_moments(a, q, i, core::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n));
 }
 
 /// One query for the fit kernel: the design variables at designs[design_at ..] ([other of x,
@@ -259,13 +262,7 @@ __global__ void __launch_bounds__(kWarpBlock) regression_stats_warp_kernel(StatA
     if (Q.moments && n >= 8)
         for (int i = 0; i < 2; ++i) {
             const core::Moments mm = warp::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n);
-            if (lane == 0) {
-                double* o = a.moments + 8 * static_cast<std::int64_t>(q) + 4 * i;
-                o[0] = mm.mean;
-                o[1] = mm.m2;
-                o[2] = mm.m3;
-                o[3] = mm.m4;
-            }
+            if (lane == 0) store_moments(a, q, i, mm);
         }
 }
 

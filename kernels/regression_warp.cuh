@@ -138,26 +138,19 @@ __device__ inline core::Moments moments(const double* col, const std::int32_t* r
     core::Moments m;
     m.mean = pairwise_sum(n, value) / dn;
     const double mean = m.mean;
-    m.m2 = pairwise_sum(n,
-                        [&](std::int64_t t) {
-                            const double d = value(t) - mean;
-                            return d * d;
-                        }) /
-           dn;
-    m.m3 = pairwise_sum(n,
-                        [&](std::int64_t t) {
-                            const double d = value(t) - mean;
-                            const double d2 = d * d;
-                            return d2 * d;
-                        }) /
-           dn;
-    m.m4 = pairwise_sum(n,
-                        [&](std::int64_t t) {
-                            const double d = value(t) - mean;
-                            const double d2 = d * d;
-                            return d2 * d2;
-                        }) /
-           dn;
+    // Σ dᵏ / n for k = 2, 3, 4 (d² · d and d² · d², as core::moments forms them).
+    const auto central = [&](int k) {
+        return pairwise_sum(n,
+                            [&](std::int64_t t) {
+                                const double d = value(t) - mean;
+                                const double d2 = d * d;
+                                return k == 2 ? d2 : (k == 3 ? d2 * d : d2 * d2);
+                            }) /
+               dn;
+    };
+    m.m2 = central(2);
+    m.m3 = central(3);
+    m.m4 = central(4);
     return m;
 }
 
@@ -244,8 +237,10 @@ __host__ __device__ inline std::int64_t logistic_doubles(std::int64_t n, int p, 
 }
 
 /// core::Logistic by one warp, step for step and bit for bit (see core::Logistic for what
-/// each step is; only the work's distribution differs).
-class Logistic {
+/// each step is; only the work's distribution differs), the same core::NewtonSteps.
+class Logistic : public core::NewtonSteps<Logistic> {
+    friend class core::NewtonSteps<Logistic>;
+
 public:
     __device__ Logistic(const core::Design& x, const core::DesignVar& dep, int k, double* work)
         : x_(x),
@@ -282,45 +277,6 @@ public:
             for (int j = 0; j < p_; ++j) design_[j * n_ + t] = core::column_value(x_, r, j);
         }
         __syncwarp();
-    }
-
-    __device__ bool fit_sklearn() {
-        constexpr double kTol = 1e-4;
-        constexpr int kMaxIter = 100;
-        raw_of(coef_, raw_);
-        double f = loss_gradient(coef_, raw_, scratch_g_);
-        for (int iteration = 1; iteration <= kMaxIter; ++iteration) {
-            if (!gradient_hessian(g_, h_)) return false;
-            if (!newton_step(g_, h_, s_, true)) return false;
-            if (!line_search(f, g_, s_, f)) return false;
-            double g_max = 0.0;
-            for (int a = 0; a < d_; ++a) g_max = max_of(g_max, fabs(trial_g_[a]));
-            if (g_max <= kTol && 0.5 * quadratic_form(h_, s_) <= kTol) break;
-        }
-        finalize();
-        return true;
-    }
-
-    __device__ void fit_optimum() {
-        raw_of(coef_, raw_);
-        double f = loss_gradient(coef_, raw_, g_);
-        constexpr int kMaxIterations = 200;
-        for (int it = 0; it < kMaxIterations; ++it) {
-            gradient_hessian(g_, h_);
-            if (!newton_step(g_, h_, s_, false)) break;
-            const double half_decrement = 0.5 * quadratic_form(h_, s_);
-            const double scale = 1.0 / static_cast<double>(n_) + fabs(f);
-            if (half_decrement <= 1e-8 * scale) {
-                for (int a = lane_; a < d_; a += kWarp) coef_[a] += s_[a];
-                __syncwarp();
-                raw_of(coef_, raw_);
-                f = loss_gradient(coef_, raw_, g_);
-                if (half_decrement <= 1e-20 * scale) break;
-                continue;
-            }
-            if (!line_search(f, g_, s_, f)) break;
-        }
-        finalize();
     }
 
     __device__ double deviance() {
@@ -683,6 +639,13 @@ private:
         }
         __syncwarp();
         return false;
+    }
+
+    /// θ += s.
+    __device__ void add_step() {
+        __syncwarp();
+        for (int a = lane_; a < d_; a += kWarp) coef_[a] += s_[a];
+        __syncwarp();
     }
 
     __device__ void finalize() {

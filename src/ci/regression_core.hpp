@@ -369,6 +369,87 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
     return 3 * n * m + 2 * d * d + 8 * d + (p + 1) + 2 * m + m * m;
 }
 
+/// Before a member of NewtonSteps: nvcc's execution-space check off for it (its GPU-only
+/// instantiation calls __device__ steps).
+#if defined(__CUDACC__)
+#define CUDAG_HD_TEMPLATE _Pragma("nv_exec_check_disable")
+#else
+#define CUDAG_HD_TEMPLATE
+#endif
+
+/// The order of scikit-learn's Newton steps over a logistic fit's arithmetic, shared by
+/// Logistic below (one thread) and the GPU's warp (kernels/regression_warp.cuh): Fit (derived
+/// from NewtonSteps<Fit>, which it befriends) has raw_of, loss_gradient, gradient_hessian,
+/// newton_step, line_search, quadratic_form, add_step (θ += s), finalize and max_of, on its
+/// arrays coef_, raw_, g_, trial_g_, scratch_g_, h_, s_ (d_ parameters, n_ rows).
+template <class Fit>
+class NewtonSteps {
+public:
+    /// sklearn 1.9.1's NewtonCholeskySolver(tol = 1e-4, max_iter = 100) from θ = 0, step for
+    /// step (NewtonSolver.solve):
+    ///   1. gradient g and Hessian H at θ (the raw predictions the line search left behind);
+    ///      multinomial: the last class's intercept is held at 0 (its entry of g and its row
+    ///      and column of H are zeroed, and the system solved without them);
+    ///   2. the Newton step s = −H⁻¹g (scipy.linalg.solve; a Hessian that is singular or
+    ///      ill-conditioned (rcond < ε/2), or g·s > 0, sends sklearn to L-BFGS);
+    ///   3. backtracking from t = 1, halving up to 20 times, accepting t when
+    ///      f(θ + ts) − f(θ) <= t·2⁻¹¹·g·s, or, where |f(θ + ts) − f(θ)| <= 16ε|f(θ)|, when
+    ///      the new gradient's L1 norm is below the old one's (L-BFGS when no t passes);
+    ///   4. converged when max|g(θ + ts)| <= tol and ½ sᵀHs <= tol (H and s of step 1, 2).
+    /// Multinomial: the intercepts are centred at the end (sklearn's finalize). Returns false
+    /// where sklearn falls back to L-BFGS-B (not reproduced; the caller then solves to the
+    /// optimum from where sklearn stopped).
+    CUDAG_HD_TEMPLATE
+    CUDAG_HD bool fit_sklearn() {
+        Fit& x = static_cast<Fit&>(*this);
+        constexpr double kTol = 1e-4;
+        constexpr int kMaxIter = 100;
+        x.raw_of(x.coef_, x.raw_);
+        double f = x.loss_gradient(x.coef_, x.raw_, x.scratch_g_);
+        for (int iteration = 1; iteration <= kMaxIter; ++iteration) {
+            if (!x.gradient_hessian(x.g_, x.h_)) return false;
+            if (!x.newton_step(x.g_, x.h_, x.s_, true)) return false;
+            if (!x.line_search(f, x.g_, x.s_, f)) return false;
+            double g_max = 0.0;
+            for (int a = 0; a < x.d_; ++a) g_max = Fit::max_of(g_max, fabs(x.trial_g_[a]));
+            if (g_max <= kTol && 0.5 * x.quadratic_form(x.h_, x.s_) <= kTol) break;
+        }
+        // (max_iter reached without convergence: sklearn warns and keeps θ; so does this.)
+        x.finalize();
+        return true;
+    }
+
+    /// The optimum of f, by the same Newton steps, from the current θ: backtracking as
+    /// sklearn's far from it; near it (½ sᵀHs <= 1e-8 (1/n + |f|)) full steps, because there
+    /// the decrease drops below f's rounding and could not be seen while the coefficients, on
+    /// which the deviance depends to first order, still move. Ends after the full step whose
+    /// ½ sᵀHs is at most 1e-20 (1/n + |f|) (the gradient's rounding level), or where rounding
+    /// leaves no descent direction.
+    CUDAG_HD_TEMPLATE
+    CUDAG_HD void fit_optimum() {
+        Fit& x = static_cast<Fit&>(*this);
+        x.raw_of(x.coef_, x.raw_);
+        double f = x.loss_gradient(x.coef_, x.raw_, x.g_);
+        constexpr int kMaxIterations = 200;
+        for (int it = 0; it < kMaxIterations; ++it) {
+            x.gradient_hessian(x.g_, x.h_);
+            if (!x.newton_step(x.g_, x.h_, x.s_, false)) break;
+            const double half_decrement = 0.5 * x.quadratic_form(x.h_, x.s_);
+            const double scale = 1.0 / static_cast<double>(x.n_) + fabs(f);
+            if (half_decrement <= 1e-8 * scale) {
+                x.add_step();
+                x.raw_of(x.coef_, x.raw_);
+                f = x.loss_gradient(x.coef_, x.raw_, x.g_);
+                if (half_decrement <= 1e-20 * scale) break;
+                continue;
+            }
+            if (!x.line_search(f, x.g_, x.s_, f)) break;
+        }
+        x.finalize();
+    }
+
+};
+
 /// sklearn's LogisticRegression(C = 1) with an intercept on the design's rows for the classes
 /// `label(r)` = dep.map[code of data row r] (0..k−1, k >= 2, each occurring), in sklearn's
 /// parameterisation and scaling (LinearModelLoss): it minimises the mean loss plus the L2
@@ -379,7 +460,9 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
 /// symmetric multinomial): θ holds W (k × (p + 1), the last column the intercepts) ravelled
 /// in Fortran order, θ[j·k + c] = W[c, j], ηᵢc = xᵢ·W_c + b_c, ℓ = log Σ_c e^ηᵢc − ηᵢ,yᵢ.
 /// Every array lives in `work` (logistic_doubles(n, p, k) doubles).
-class Logistic {
+class Logistic : public NewtonSteps<Logistic> {
+    friend class NewtonSteps<Logistic>;
+
 public:
     CUDAG_HD Logistic(const Design& x, const DesignVar& dep, int k, double* work)
         : x_(x),
@@ -408,65 +491,6 @@ public:
         gi_ = prob_ + m_;
         w_ = gi_ + m_;
         for (int a = 0; a < d_; ++a) coef_[a] = 0.0;
-    }
-
-    /// sklearn 1.9.1's NewtonCholeskySolver(tol = 1e-4, max_iter = 100) from θ = 0, step for
-    /// step (NewtonSolver.solve):
-    ///   1. gradient g and Hessian H at θ (the raw predictions the line search left behind);
-    ///      multinomial: the last class's intercept is held at 0 (its entry of g and its row
-    ///      and column of H are zeroed, and the system solved without them);
-    ///   2. the Newton step s = −H⁻¹g (scipy.linalg.solve; a Hessian that is singular or
-    ///      ill-conditioned (rcond < ε/2), or g·s > 0, sends sklearn to L-BFGS);
-    ///   3. backtracking from t = 1, halving up to 20 times, accepting t when
-    ///      f(θ + ts) − f(θ) <= t·2⁻¹¹·g·s, or, where |f(θ + ts) − f(θ)| <= 16ε|f(θ)|, when
-    ///      the new gradient's L1 norm is below the old one's (L-BFGS when no t passes);
-    ///   4. converged when max|g(θ + ts)| <= tol and ½ sᵀHs <= tol (H and s of step 1, 2).
-    /// Multinomial: the intercepts are centred at the end (sklearn's finalize). Returns false
-    /// where sklearn falls back to L-BFGS-B (not reproduced; the caller then solves to the
-    /// optimum from where sklearn stopped).
-    CUDAG_HD bool fit_sklearn() {
-        constexpr double kTol = 1e-4;
-        constexpr int kMaxIter = 100;
-        raw_of(coef_, raw_);
-        double f = loss_gradient(coef_, raw_, scratch_g_);
-        for (int iteration = 1; iteration <= kMaxIter; ++iteration) {
-            if (!gradient_hessian(g_, h_)) return false;
-            if (!newton_step(g_, h_, s_, true)) return false;
-            if (!line_search(f, g_, s_, f)) return false;
-            double g_max = 0.0;
-            for (int a = 0; a < d_; ++a) g_max = max_of(g_max, fabs(trial_g_[a]));
-            if (g_max <= kTol && 0.5 * quadratic_form(h_, s_) <= kTol) break;
-        }
-        // (max_iter reached without convergence: sklearn warns and keeps θ; so does this.)
-        finalize();
-        return true;
-    }
-
-    /// The optimum of f, by the same Newton steps, from the current θ: backtracking as
-    /// sklearn's far from it; near it (½ sᵀHs <= 1e-8 (1/n + |f|)) full steps, because there
-    /// the decrease drops below f's rounding and could not be seen while the coefficients, on
-    /// which the deviance depends to first order, still move. Ends after the full step whose
-    /// ½ sᵀHs is at most 1e-20 (1/n + |f|) (the gradient's rounding level), or where rounding
-    /// leaves no descent direction.
-    CUDAG_HD void fit_optimum() {
-        raw_of(coef_, raw_);
-        double f = loss_gradient(coef_, raw_, g_);
-        constexpr int kMaxIterations = 200;
-        for (int it = 0; it < kMaxIterations; ++it) {
-            gradient_hessian(g_, h_);
-            if (!newton_step(g_, h_, s_, false)) break;
-            const double half_decrement = 0.5 * quadratic_form(h_, s_);
-            const double scale = 1.0 / static_cast<double>(n_) + fabs(f);
-            if (half_decrement <= 1e-8 * scale) {
-                for (int a = 0; a < d_; ++a) coef_[a] += s_[a];
-                raw_of(coef_, raw_);
-                f = loss_gradient(coef_, raw_, g_);
-                if (half_decrement <= 1e-20 * scale) break;
-                continue;
-            }
-            if (!line_search(f, g_, s_, f)) break;
-        }
-        finalize();
     }
 
     /// tigramite's deviance at the fitted θ: 2 Σᵢ −log clip(pᵢ,yᵢ, ε, 1 − ε) (numpy's sum),
@@ -783,6 +807,11 @@ private:
             }
         }
         return false;
+    }
+
+    /// θ += s (fit_optimum's full step).
+    CUDAG_HD void add_step() {
+        for (int a = 0; a < d_; ++a) coef_[a] += s_[a];
     }
 
     /// sklearn's finalize: a multinomial's intercepts centred (no probability changes).

@@ -240,7 +240,7 @@ ci::QueryList answered(const Dataset& data, const ci::QueryList& b) {
 // The warp kernels' edges: rows fewer than a warp's lanes, fewer than numpy's 8 accumulators
 // (normaltest NaN), one pairwise leaf (<= 128), two and more; conditioning sets of 0 to 16
 // variables (up to 16 of kMaxVars' 18: dozens of one-hot columns, logistic fits of up to
-// ~170 parameters); with and without missing cells.
+// ~170 parameters); a discrete variable of 9 levels; with and without missing cells.
 TEST(CudaRegression, FewRowsAndLargeSetsAreCpus) {
     CUDAG_REQUIRE_GPU();
     struct Case {
@@ -253,6 +253,17 @@ TEST(CudaRegression, FewRowsAndLargeSetsAreCpus) {
                          Case{260, 0, 16, 0.1}, Case{70, 0, 3, 0.2}}) {
         const auto seed = static_cast<std::uint64_t>(c.m * 7 + c.kind + c.max_l);
         Dataset data = make_data(20, c.m, seed, c.kind);
+        if (c.kind == 2) {
+            // Variable 3 with 9 levels (multinomial fits of 9 classes), partly following variable 0.
+            auto& lv = data.levels[3];
+            while (lv.size() < 9) {
+                std::string label = "more";
+                label += std::to_string(lv.size());
+                lv.push_back(label);
+            }
+            for (std::int64_t r = 0; r < data.n_samples; ++r)
+                data.column(3)[r] = static_cast<double>((r * 7 + 2 * static_cast<std::int64_t>(data.column(0)[r])) % 9);
+        }
         if (c.share > 0) data = with_holes(std::move(data), c.share, seed + 1);
         const auto gpu = gpu_batch(data, 2);
         const ci::QueryList b = answered(data, random_queries(20, 120, c.max_l, seed + 2));

@@ -447,7 +447,6 @@ public:
         }
         x.finalize();
     }
-
 };
 
 /// sklearn's LogisticRegression(C = 1) with an intercept on the design's rows for the classes

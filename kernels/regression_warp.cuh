@@ -331,24 +331,6 @@ private:
         __syncwarp();
     }
 
-    /// core::Logistic::softmax_row: probabilities into prob, the log-sum-exp returned.
-    __device__ double softmax_row(const double* r, double* prob) const {
-        double mx = r[0];
-        for (int c = 1; c < m_; ++c)
-            if (mx < r[c]) mx = r[c];
-        double sum = 0.0;
-        for (int c = 0; c < m_; ++c) sum += (prob[c] = xm::exp(r[c] - mx));
-        for (int c = 0; c < m_; ++c) prob[c] /= sum;
-        return xm::log(sum) + mx;
-    }
-
-    __device__ double penalty(const double* coef) const {
-        double w2 = 0.0;
-        for (int j = 0; j < p_; ++j)
-            for (int c = 0; c < m_; ++c) w2 += coef[at(c, j)] * coef[at(c, j)];
-        return 0.5 * l2_ * w2;
-    }
-
     /// grad[a] for a = at(c, j): Σ over the rows in order of row_g_[t m + c] xᵢⱼ, plus the
     /// penalty's l2 W[c, j] (core::Logistic's add_gradient_row per row, add_penalty_gradient).
     __device__ void gradient_from_rows(const double* coef, double* grad) const {
@@ -598,47 +580,12 @@ private:
         return q;
     }
 
-    /// core::Logistic::line_search.
-    __device__ bool line_search(double f, const double* g, const double* s, double& f_out) {
-        constexpr double kBeta = 0.5, kSigma = 0.00048828125;
-        const double eps16 = 16 * core::kEps;
-        double gs = 0.0;
-        for (int a = 0; a < d_; ++a) gs += g[a] * s[a];
-        const double armijo = kSigma * gs;
-        raw_of(s, raw_step_);
+    /// core::Logistic::trial_step.
+    __device__ void trial_step(double t, const double* s) {
+        __syncwarp();  // the last trial's readers done
+        for (int a = lane_; a < d_; a += kWarp) trial_coef_[a] = coef_[a] + t * s[a];
         const std::int64_t nm = n_ * m_;
-        double l1_old = -1.0;
-        double t = 1.0;
-        for (int i = 0; i < 21; ++i, t *= kBeta) {
-            __syncwarp();
-            for (int a = lane_; a < d_; a += kWarp) trial_coef_[a] = coef_[a] + t * s[a];
-            for (std::int64_t q = lane_; q < nm; q += kWarp) trial_raw_[q] = raw_[q] + t * raw_step_[q];
-            const double f_new = loss_gradient(trial_coef_, trial_raw_, trial_g_);
-            const double improvement = f_new - f;
-            bool ok = improvement <= t * armijo;
-            if (!ok && fabs(improvement) <= fabs(f * eps16)) {
-                if (l1_old < 0) {
-                    l1_old = 0.0;
-                    for (int a = 0; a < d_; ++a) l1_old += fabs(g[a]);
-                }
-                double l1 = 0.0;
-                for (int a = 0; a < d_; ++a) l1 += fabs(trial_g_[a]);
-                ok = l1 < l1_old;
-            }
-            if (ok) {
-                double* c = coef_;
-                coef_ = trial_coef_;
-                trial_coef_ = c;
-                double* r = raw_;
-                raw_ = trial_raw_;
-                trial_raw_ = r;
-                f_out = f_new;
-                __syncwarp();
-                return true;
-            }
-        }
-        __syncwarp();
-        return false;
+        for (std::int64_t q = lane_; q < nm; q += kWarp) trial_raw_[q] = raw_[q] + t * raw_step_[q];
     }
 
     /// θ += s.

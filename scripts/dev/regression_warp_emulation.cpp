@@ -7,7 +7,7 @@
 // warp kernels' arithmetic and lane bookkeeping where no GPU is at hand (the GPU's own check is
 // tests/gpu/test_cuda_regression.cpp); a mismatched __syncwarp shows as a hang. Not part of
 // the build; a few minutes on two cores:
-//   g++ -std=c++20 -O1 -ffp-contract=off -I src -I . -o /tmp/regression_warp_emulation \
+//   g++ -std=c++20 -O1 -ffp-contract=off -I src -I . -o /tmp/regression_warp_emulation
 //       scripts/dev/regression_warp_emulation.cpp -lpthread && /tmp/regression_warp_emulation
 #include <barrier>
 #include <cmath>

@@ -380,8 +380,9 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
 /// The order of scikit-learn's Newton steps over a logistic fit's arithmetic, shared by
 /// Logistic below (one thread) and the GPU's warp (kernels/regression_warp.cuh): Fit (derived
 /// from NewtonSteps<Fit>, which it befriends) has raw_of, loss_gradient, gradient_hessian,
-/// newton_step, line_search, quadratic_form, add_step (θ += s), finalize and max_of, on its
-/// arrays coef_, raw_, g_, trial_g_, scratch_g_, h_, s_ (d_ parameters, n_ rows).
+/// newton_step, quadratic_form, trial_step (line_search's trial point), add_step (θ += s),
+/// finalize and max_of, on its arrays coef_, trial_coef_, raw_, trial_raw_, raw_step_, g_,
+/// trial_g_, scratch_g_, h_, s_ (d_ parameters, n_ rows).
 template <class Fit>
 class NewtonSteps {
 public:
@@ -446,6 +447,71 @@ public:
             if (!x.line_search(f, x.g_, x.s_, f)) break;
         }
         x.finalize();
+    }
+
+    /// sklearn's NewtonSolver.line_search from coef_ (f its loss, g the gradient of step 1,
+    /// s the step): θ + ts with the raw predictions updated as η + t·η(s); on success coef_
+    /// and raw_ move there, the new loss goes to f_out and the new gradient is trial_g_.
+    CUDAG_HD_TEMPLATE
+    CUDAG_HD bool line_search(double f, const double* g, const double* s, double& f_out) {
+        Fit& x = static_cast<Fit&>(*this);
+        constexpr double kBeta = 0.5, kSigma = 0.00048828125;  // 1/2, 2⁻¹¹
+        const double eps16 = 16 * kEps;
+        double gs = 0.0;
+        for (int a = 0; a < x.d_; ++a) gs += g[a] * s[a];
+        const double armijo = kSigma * gs;
+        x.raw_of(s, x.raw_step_);
+        double l1_old = -1.0;
+        double t = 1.0;
+        for (int i = 0; i < 21; ++i, t *= kBeta) {
+            x.trial_step(t, s);
+            const double f_new = x.loss_gradient(x.trial_coef_, x.trial_raw_, x.trial_g_);
+            const double improvement = f_new - f;
+            bool ok = improvement <= t * armijo;
+            if (!ok && fabs(improvement) <= fabs(f * eps16)) {
+                if (l1_old < 0) {
+                    l1_old = 0.0;
+                    for (int a = 0; a < x.d_; ++a) l1_old += fabs(g[a]);
+                }
+                double l1 = 0.0;
+                for (int a = 0; a < x.d_; ++a) l1 += fabs(x.trial_g_[a]);
+                ok = l1 < l1_old;
+            }
+            if (ok) {
+                double* c = x.coef_;
+                x.coef_ = x.trial_coef_;
+                x.trial_coef_ = c;
+                double* r = x.raw_;
+                x.raw_ = x.trial_raw_;
+                x.trial_raw_ = r;
+                f_out = f_new;
+                return true;
+            }
+        }
+        return false;
+    }
+
+protected:
+    /// Row r's class probabilities (multinomial) as sklearn's sum_exp_minus_max, the log of
+    /// the sum of exponentials returned.
+    CUDAG_HD double softmax_row(const double* r, double* prob) const {
+        const int m = static_cast<const Fit&>(*this).m_;
+        double mx = r[0];
+        for (int c = 1; c < m; ++c)
+            if (mx < r[c]) mx = r[c];
+        double sum = 0.0;
+        for (int c = 0; c < m; ++c) sum += (prob[c] = xm::exp(r[c] - mx));
+        for (int c = 0; c < m; ++c) prob[c] /= sum;
+        return xm::log(sum) + mx;
+    }
+
+    /// The L2 penalty ½ l2 Σ W[c, j]² (j < p) of coef.
+    CUDAG_HD double penalty(const double* coef) const {
+        const Fit& x = static_cast<const Fit&>(*this);
+        double w2 = 0.0;
+        for (int j = 0; j < x.p_; ++j)
+            for (int c = 0; c < x.m_; ++c) w2 += coef[x.at(c, j)] * coef[x.at(c, j)];
+        return 0.5 * x.l2_ * w2;
     }
 };
 
@@ -551,25 +617,6 @@ private:
     /// η = xWᵀ + b (n × m, row-major) of `coef`.
     CUDAG_HD void raw_of(const double* coef, double* raw) {
         for (std::int64_t t = 0; t < n_; ++t) row_raw(data_row(x_, t), coef, raw + t * m_);
-    }
-
-    /// Row r's class probabilities (multinomial) as sklearn's sum_exp_minus_max, the log of
-    /// the sum of exponentials returned.
-    CUDAG_HD double softmax_row(const double* r, double* prob) const {
-        double mx = r[0];
-        for (int c = 1; c < m_; ++c)
-            if (mx < r[c]) mx = r[c];
-        double sum = 0.0;
-        for (int c = 0; c < m_; ++c) sum += (prob[c] = xm::exp(r[c] - mx));
-        for (int c = 0; c < m_; ++c) prob[c] /= sum;
-        return xm::log(sum) + mx;
-    }
-
-    CUDAG_HD double penalty(const double* coef) const {
-        double w2 = 0.0;
-        for (int j = 0; j < p_; ++j)
-            for (int c = 0; c < m_; ++c) w2 += coef[at(c, j)] * coef[at(c, j)];
-        return 0.5 * l2_ * w2;
     }
 
     /// grad[c, j] += gi[c] xᵢj for row i (regressors in ui_): accumulate_gradient's row.
@@ -766,46 +813,11 @@ private:
         return q;
     }
 
-    /// sklearn's NewtonSolver.line_search from coef_ (f its loss, g the gradient of step 1,
-    /// s the step): θ + ts with the raw predictions updated as η + t·η(s); on success coef_
-    /// and raw_ move there, the new loss goes to f_out and the new gradient is trial_g_.
-    CUDAG_HD bool line_search(double f, const double* g, const double* s, double& f_out) {
-        constexpr double kBeta = 0.5, kSigma = 0.00048828125;  // 1/2, 2⁻¹¹
-        const double eps16 = 16 * kEps;
-        double gs = 0.0;
-        for (int a = 0; a < d_; ++a) gs += g[a] * s[a];
-        const double armijo = kSigma * gs;
-        raw_of(s, raw_step_);
+    /// line_search's trial point θ + ts and its raw predictions η + t·η(s).
+    CUDAG_HD void trial_step(double t, const double* s) {
+        for (int a = 0; a < d_; ++a) trial_coef_[a] = coef_[a] + t * s[a];
         const std::int64_t nm = n_ * m_;
-        double l1_old = -1.0;
-        double t = 1.0;
-        for (int i = 0; i < 21; ++i, t *= kBeta) {
-            for (int a = 0; a < d_; ++a) trial_coef_[a] = coef_[a] + t * s[a];
-            for (std::int64_t q = 0; q < nm; ++q) trial_raw_[q] = raw_[q] + t * raw_step_[q];
-            const double f_new = loss_gradient(trial_coef_, trial_raw_, trial_g_);
-            const double improvement = f_new - f;
-            bool ok = improvement <= t * armijo;
-            if (!ok && fabs(improvement) <= fabs(f * eps16)) {
-                if (l1_old < 0) {
-                    l1_old = 0.0;
-                    for (int a = 0; a < d_; ++a) l1_old += fabs(g[a]);
-                }
-                double l1 = 0.0;
-                for (int a = 0; a < d_; ++a) l1 += fabs(trial_g_[a]);
-                ok = l1 < l1_old;
-            }
-            if (ok) {
-                double* c = coef_;
-                coef_ = trial_coef_;
-                trial_coef_ = c;
-                double* r = raw_;
-                raw_ = trial_raw_;
-                trial_raw_ = r;
-                f_out = f_new;
-                return true;
-            }
-        }
-        return false;
+        for (std::int64_t q = 0; q < nm; ++q) trial_raw_[q] = raw_[q] + t * raw_step_[q];
     }
 
     /// θ += s (fit_optimum's full step).

@@ -45,52 +45,6 @@ __device__ double lane_sum(std::int64_t lo, std::int64_t hi, F f) {
     return lanes_total(s);
 }
 
-/// numpy's pairwise recursion over n > 128 values (halves split at n/2 rounded down to a
-/// multiple of 8), leaf by leaf: `leaf` is the current leaf's length; finish(its sum) adds it
-/// as numpy does and moves to the next leaf, or, after the last, sets `done` and `total`.
-struct PairwiseTree {
-    static constexpr int kDepth = 32;  ///< halvings down to 128 (n < 2³⁹)
-    std::int64_t right[kDepth];
-    double left[kDepth];
-    bool has_left[kDepth];
-    int depth = 0;
-    std::int64_t leaf = 0;
-    bool done = false;
-    double total = 0.0;
-
-    __device__ void start(std::int64_t n) {
-        depth = 0;
-        done = false;
-        descend(n);
-    }
-    __device__ void descend(std::int64_t n) {
-        while (n > 128) {
-            std::int64_t half = n / 2;
-            half -= half % 8;
-            right[depth] = n - half;
-            has_left[depth] = false;
-            ++depth;
-            n = half;
-        }
-        leaf = n;
-    }
-    __device__ void finish(double val) {
-        while (depth > 0) {
-            const int t = depth - 1;
-            if (!has_left[t]) {
-                left[t] = val;
-                has_left[t] = true;
-                descend(right[t]);
-                return;
-            }
-            val = left[t] + val;
-            --depth;
-        }
-        total = val;
-        done = true;
-    }
-};
-
 /// numpy's sum of f(0), ..., f(n − 1) (core::pairwise_sum's bits); every lane gets it. f(i) is
 /// called once per i (below 8 values: by every lane), on any lane.
 template <class F>
@@ -101,7 +55,7 @@ __device__ double pairwise_sum(std::int64_t n, F f) {
         return s;
     }
     const int lane = lane_id(), group = lane / 8, j = lane % 8;
-    PairwiseTree walk, sums;  // walk runs ahead, listing the leaves; sums adds their sums
+    core::PairwiseTree walk, sums;  // walk runs ahead, listing the leaves; sums adds their sums
     walk.start(n);
     sums.start(n);
     std::int64_t at = 0;  // the first value of walk's leaf

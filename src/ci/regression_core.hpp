@@ -28,6 +28,54 @@ namespace cudag::ci::regression_core {
 
 inline constexpr double kEps = 0x1p-52;  ///< double's machine epsilon
 
+/// numpy's pairwise recursion over n values (an array above 128 values summed as its halves,
+/// split at n/2 rounded down to a multiple of 8; below, one leaf), walked leaf by leaf: `leaf`
+/// is the current leaf's length; finish(its sum) adds it as numpy does and moves to the next
+/// leaf, or, after the last, sets `done` and `total`.
+struct PairwiseTree {
+    static constexpr int kDepth = 32;  ///< halvings of n down to 128 (n < 2³⁹)
+    std::int64_t right[kDepth];
+    double left[kDepth];
+    bool has_left[kDepth];
+    int depth = 0;
+    std::int64_t leaf = 0;
+    bool done = false;
+    double total = 0.0;
+
+    CUDAG_HD void start(std::int64_t n) {
+        depth = 0;
+        done = false;
+        descend(n);
+    }
+    /// Splits n down to its first leaf, pushing the right halves.
+    CUDAG_HD void descend(std::int64_t n) {
+        while (n > 128) {
+            std::int64_t half = n / 2;
+            half -= half % 8;
+            right[depth] = n - half;
+            has_left[depth] = false;
+            ++depth;
+            n = half;
+        }
+        leaf = n;
+    }
+    CUDAG_HD void finish(double val) {
+        while (depth > 0) {
+            const int t = depth - 1;
+            if (!has_left[t]) {
+                left[t] = val;
+                has_left[t] = true;
+                descend(right[t]);
+                return;
+            }
+            val = left[t] + val;
+            --depth;
+        }
+        total = val;
+        done = true;
+    }
+};
+
 /// numpy's sum of a contiguous double array (pairwise: blocks of at most 128 summed with eight
 /// accumulators, halves of a longer array summed apart, the split at n/2 rounded down to a
 /// multiple of 8), fed one value at a time in array order: start(n), n × add(v), then value().
@@ -35,9 +83,8 @@ inline constexpr double kEps = 0x1p-52;  ///< double's machine epsilon
 class PairwiseSum {
 public:
     CUDAG_HD void start(std::int64_t n) {
-        depth_ = 0;
-        total_ = 0.0;
-        descend(n);
+        tree_.start(n);
+        begin_leaf();
     }
     CUDAG_HD void add(double v) {
         if (leaf_n_ < 8) {
@@ -50,53 +97,27 @@ public:
             if (leaf_c_ == leaf_m_) s_ = tree();
             s_ += v;
         }
-        if (++leaf_c_ == leaf_n_) finish_leaf(leaf_n_ >= 8 && leaf_m_ == leaf_n_ ? tree() : s_);
+        if (++leaf_c_ == leaf_n_) {
+            tree_.finish(leaf_n_ >= 8 && leaf_m_ == leaf_n_ ? tree() : s_);
+            if (!tree_.done) begin_leaf();
+        }
     }
-    /// The sum, once the n values are in.
-    CUDAG_HD double value() const { return total_; }
+    /// The sum, once the n values are in (0 for none).
+    CUDAG_HD double value() const { return tree_.done ? tree_.total : 0.0; }
 
 private:
     CUDAG_HD double tree() const { return ((r_[0] + r_[1]) + (r_[2] + r_[3])) + ((r_[4] + r_[5]) + (r_[6] + r_[7])); }
-    /// Splits n down to its first leaf, pushing the right halves.
-    CUDAG_HD void descend(std::int64_t n) {
-        while (n > 128) {
-            std::int64_t half = n / 2;
-            half -= half % 8;
-            right_[depth_] = n - half;
-            left_done_[depth_] = false;
-            ++depth_;
-            n = half;
-        }
-        leaf_n_ = n;
-        leaf_m_ = n - n % 8;
+    CUDAG_HD void begin_leaf() {
+        leaf_n_ = tree_.leaf;
+        leaf_m_ = leaf_n_ - leaf_n_ % 8;
         leaf_c_ = 0;
         s_ = 0.0;
-        if (n == 0) total_ = 0.0;  // only an empty array (halves hold 64 or more)
-    }
-    CUDAG_HD void finish_leaf(double val) {
-        while (depth_ > 0) {
-            const int t = depth_ - 1;
-            if (!left_done_[t]) {
-                left_[t] = val;
-                left_done_[t] = true;
-                descend(right_[t]);
-                return;
-            }
-            val = left_[t] + val;
-            --depth_;
-        }
-        total_ = val;
     }
 
-    static constexpr int kDepth = 32;  ///< halvings of n down to 128 (n < 2³⁹)
-    double left_[kDepth];
-    std::int64_t right_[kDepth];
-    bool left_done_[kDepth];
-    int depth_ = 0;
+    PairwiseTree tree_;
     std::int64_t leaf_n_ = 0, leaf_m_ = 0, leaf_c_ = 0;
     double r_[8];
     double s_ = 0.0;
-    double total_ = 0.0;
 };
 
 /// numpy's sum of the leaf of n <= 128 values at a: below 8 a plain loop from 0, else eight

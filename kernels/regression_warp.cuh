@@ -238,25 +238,7 @@ public:
         for (std::int64_t t = lane_; t < n_; t += kWarp) {
             double* eta = raw_step_ + t * m_;  // free by now
             eta_of(coef_, t, eta);
-            const int yi = label(t);
-            double prob;
-            if (m_ == 1) {
-                const double p1 = 1.0 / (1.0 + xm::exp(-eta[0]));
-                prob = yi == 1 ? p1 : 1.0 - p1;
-            } else {
-                double mx = eta[0];
-                for (int c = 1; c < m_; ++c) mx = max_of(mx, eta[c]);
-                double sum = 0.0;
-                double e_yi = 0.0;
-                for (int c = 0; c < m_; ++c) {
-                    const double e = xm::exp(eta[c] - mx);
-                    sum += e;
-                    if (c == yi) e_yi = e;
-                }
-                prob = e_yi / sum;
-            }
-            prob = prob < core::kEps ? core::kEps : (1.0 - core::kEps < prob ? 1.0 - core::kEps : prob);
-            row_loss_[t] = -xm::log(prob);
+            row_loss_[t] = core::deviance_term(eta, m_, label(t), row_h_ + t * m_);
         }
         __syncwarp();
         const double* terms = row_loss_;
@@ -264,8 +246,6 @@ public:
     }
 
 private:
-    __device__ static double max_of(double a, double b) { return a < b ? b : a; }
-
     __device__ int label(std::int64_t t) const { return core::code_position(dep_, core::data_row(x_, t)); }
     __device__ int at(int c, int j) const { return j * m_ + c; }
 
@@ -311,20 +291,7 @@ private:
             double* gi = row_g_ + t * m_;
             const int yi = label(t);
             if (m_ == 1) {
-                const double y = yi, e = r[0];
-                if (e <= -37) {
-                    const double q = xm::exp(e);
-                    row_loss_[t] = q - y * e;
-                    gi[0] = q - y;
-                } else if (e <= -2) {
-                    const double q = xm::exp(e);
-                    row_loss_[t] = core::log1p(q) - y * e;
-                    gi[0] = ((1 - y) * q - y) / (1 + q);
-                } else {
-                    const double q = xm::exp(-e);
-                    row_loss_[t] = (e <= 18 ? core::log1p(q) : q) + (1 - y) * e;
-                    gi[0] = ((1 - y) - y * q) / (1 + q);
-                }
+                gi[0] = core::binomial_loss_gradient(r[0], yi, row_loss_[t]);
             } else {
                 const double lse = softmax_row(r, gi);
                 row_loss_[t] = lse - r[yi];
@@ -352,16 +319,8 @@ private:
             double* gi = row_g_ + t * m_;
             const int yi = label(t);
             if (m_ == 1) {
-                const double y = yi;
                 double w;
-                if (r[0] > -37) {
-                    const double q = xm::exp(-r[0]);
-                    gi[0] = ((1 - y) - y * q) / (1 + q);
-                    w = q / ((1 + q) * (1 + q));
-                } else {
-                    w = xm::exp(r[0]);
-                    gi[0] = w - y;
-                }
+                gi[0] = core::binomial_gradient_hessian(r[0], yi, w);
                 if (!(w > 0.0)) ++not_positive;
                 row_h_[t] = fabs(w) * inv_n;
             } else {
@@ -447,7 +406,7 @@ private:
         }
         __syncwarp();
         double norm1 = 0.0;
-        for (int j = 0; j < d; ++j) norm1 = max_of(norm1, col_[j]);
+        for (int j = 0; j < d; ++j) norm1 = core::max_of(norm1, col_[j]);
         __syncwarp();
         if (!cholesky(l, d)) return false;
         if (sklearn) {
@@ -461,7 +420,7 @@ private:
             }
             __syncwarp();
             double inv_norm1 = 0.0;
-            for (int j = 0; j < d; ++j) inv_norm1 = max_of(inv_norm1, col_[j]);
+            for (int j = 0; j < d; ++j) inv_norm1 = core::max_of(inv_norm1, col_[j]);
             if (!(1.0 / (norm1 * inv_norm1) >= 0.5 * core::kEps)) return false;
         }
         if (lane_ == 0) {

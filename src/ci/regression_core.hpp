@@ -398,11 +398,63 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
 #define CUDAG_HD_TEMPLATE
 #endif
 
+/// std::max's choice: b where a < b, else a.
+CUDAG_HD inline double max_of(double a, double b) { return a < b ? b : a; }
+
+/// HalfBinomialLoss at raw prediction e for label y (0 or 1), in sklearn's branches: the loss
+/// into `loss`, ∂ℓ/∂η returned.
+CUDAG_HD inline double binomial_loss_gradient(double e, double y, double& loss) {
+    if (e <= -37) {
+        const double q = xm::exp(e);
+        loss = q - y * e;
+        return q - y;
+    }
+    if (e <= -2) {
+        const double q = xm::exp(e);
+        loss = log1p(q) - y * e;
+        return ((1 - y) * q - y) / (1 + q);
+    }
+    const double q = xm::exp(-e);
+    loss = (e <= 18 ? log1p(q) : q) + (1 - y) * e;
+    return ((1 - y) - y * q) / (1 + q);
+}
+
+/// HalfBinomialLoss's gradient_hessian at e for label y: the pointwise Hessian into `w`, ∂ℓ/∂η
+/// returned.
+CUDAG_HD inline double binomial_gradient_hessian(double e, double y, double& w) {
+    if (e > -37) {
+        const double q = xm::exp(-e);
+        w = q / ((1 + q) * (1 + q));
+        return ((1 - y) - y * q) / (1 + q);
+    }
+    w = xm::exp(e);
+    return w - y;
+}
+
+/// A row's deviance term −log clip(p_y, ε, 1 − ε), p as predict_proba forms it from the raw
+/// predictions eta (m values; m = 1: binary, expit and one minus it; else the softmax after
+/// subtracting the largest, its exponentials in scratch).
+CUDAG_HD inline double deviance_term(const double* eta, int m, int yi, double* scratch) {
+    double prob;
+    if (m == 1) {
+        const double p1 = 1.0 / (1.0 + xm::exp(-eta[0]));
+        prob = yi == 1 ? p1 : 1.0 - p1;
+    } else {
+        double mx = eta[0];
+        for (int c = 1; c < m; ++c) mx = max_of(mx, eta[c]);
+        double sum = 0.0;
+        for (int c = 0; c < m; ++c) sum += (scratch[c] = xm::exp(eta[c] - mx));
+        prob = scratch[yi] / sum;
+    }
+    prob = prob < kEps ? kEps : (1.0 - kEps < prob ? 1.0 - kEps : prob);
+    return -xm::log(prob);
+}
+
 /// The order of scikit-learn's Newton steps over a logistic fit's arithmetic, shared by
 /// Logistic below (one thread) and the GPU's warp (kernels/regression_warp.cuh): Fit (derived
 /// from NewtonSteps<Fit>, which it befriends) has raw_of, loss_gradient, gradient_hessian,
 /// newton_step, quadratic_form, trial_step (line_search's trial point), add_step (θ += s),
-/// finalize and max_of, on its arrays coef_, trial_coef_, raw_, trial_raw_, raw_step_, g_,
+/// and finalize, on its arrays coef_, trial_coef_, raw_, trial_raw_, raw_step_, g_,
 /// trial_g_, scratch_g_, h_, s_ (d_ parameters, n_ rows).
 template <class Fit>
 class NewtonSteps {
@@ -433,7 +485,7 @@ public:
             if (!x.newton_step(x.g_, x.h_, x.s_, true)) return false;
             if (!x.line_search(f, x.g_, x.s_, f)) return false;
             double g_max = 0.0;
-            for (int a = 0; a < x.d_; ++a) g_max = Fit::max_of(g_max, fabs(x.trial_g_[a]));
+            for (int a = 0; a < x.d_; ++a) g_max = max_of(g_max, fabs(x.trial_g_[a]));
             if (g_max <= kTol && 0.5 * x.quadratic_form(x.h_, x.s_) <= kTol) break;
         }
         // (max_iter reached without convergence: sklearn warns and keeps θ; so does this.)
@@ -590,28 +642,12 @@ public:
         for (std::int64_t t = 0; t < n_; ++t) {
             const std::int64_t r = data_row(x_, t);
             row_raw(r, coef_, eta);
-            const int yi = label(r);
-            double prob;
-            if (m_ == 1) {
-                const double p1 = 1.0 / (1.0 + xm::exp(-eta[0]));
-                prob = yi == 1 ? p1 : 1.0 - p1;
-            } else {
-                double mx = eta[0];
-                for (int c = 1; c < m_; ++c) mx = max_of(mx, eta[c]);
-                double sum = 0.0;
-                for (int c = 0; c < m_; ++c) sum += (prob_[c] = xm::exp(eta[c] - mx));
-                prob = prob_[yi] / sum;
-            }
-            prob = prob < kEps ? kEps : (1.0 - kEps < prob ? 1.0 - kEps : prob);
-            terms.add(-xm::log(prob));
+            terms.add(deviance_term(eta, m_, label(r), prob_));
         }
         return 2.0 * terms.value();
     }
 
 private:
-    /// std::max's choice: b where a < b, else a.
-    CUDAG_HD static double max_of(double a, double b) { return a < b ? b : a; }
-
     CUDAG_HD int label(std::int64_t r) const { return code_position(dep_, r); }
     /// θ's entry of class (column of W) c, feature j (p: the intercept).
     CUDAG_HD int at(int c, int j) const { return j * m_ + c; }
@@ -666,20 +702,9 @@ private:
             const double* r = raw + t * m_;
             const int yi = label(row);
             if (m_ == 1) {
-                const double y = yi, e = r[0];
-                if (e <= -37) {
-                    const double q = xm::exp(e);
-                    loss.add(q - y * e);
-                    gi_[0] = q - y;
-                } else if (e <= -2) {
-                    const double q = xm::exp(e);
-                    loss.add(log1p(q) - y * e);
-                    gi_[0] = ((1 - y) * q - y) / (1 + q);
-                } else {
-                    const double q = xm::exp(-e);
-                    loss.add((e <= 18 ? log1p(q) : q) + (1 - y) * e);
-                    gi_[0] = ((1 - y) - y * q) / (1 + q);
-                }
+                double term;
+                gi_[0] = binomial_loss_gradient(r[0], yi, term);
+                loss.add(term);
             } else {
                 const double lse = softmax_row(r, prob_);
                 loss.add(lse - r[yi]);
@@ -709,15 +734,7 @@ private:
             const double* r = raw_ + t * m_;
             const int yi = label(row);
             if (m_ == 1) {
-                const double y = yi;
-                if (r[0] > -37) {
-                    const double q = xm::exp(-r[0]);
-                    gi_[0] = ((1 - y) - y * q) / (1 + q);
-                    w_[0] = q / ((1 + q) * (1 + q));
-                } else {
-                    w_[0] = xm::exp(r[0]);
-                    gi_[0] = w_[0] - y;
-                }
+                gi_[0] = binomial_gradient_hessian(r[0], yi, w_[0]);
                 if (!(w_[0] > 0.0)) ++not_positive;
                 w_[0] = fabs(w_[0]) * inv_n;
             } else {

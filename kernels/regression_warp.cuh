@@ -108,75 +108,27 @@ __device__ inline core::Moments moments(const double* col, const std::int32_t* r
     return m;
 }
 
-/// core::centre by the warp (c's n values written by any lane before).
-__device__ inline double centre(double* c, std::int64_t n) {
-    __syncwarp();
-    const double m = pairwise_sum(n, [c](std::int64_t i) { return c[i]; }) / static_cast<double>(n);
-    __syncwarp();
-    double s = 0.0;
-    for (std::int64_t i = lane_id(); i < n; i += kWarp) {
-        c[i] -= m;
-        s += c[i] * c[i];
+/// core::SerialRows' interface on a warp: row i on lane i mod 32.
+struct WarpRows {
+    template <class F>
+    __device__ void each(std::int64_t lo, std::int64_t hi, F&& f) const {
+        for (std::int64_t i = lo + ((lane_id() - lo) & (kWarp - 1)); i < hi; i += kWarp) f(i);
     }
-    return sqrt(lanes_total(s));
-}
+    template <class F>
+    __device__ double sum(std::int64_t lo, std::int64_t hi, F&& f) const {
+        return lane_sum(lo, hi, f);
+    }
+    __device__ bool all(bool b) const { return __all_sync(kFull, b); }
+    __device__ void sync() const { __syncwarp(); }
+    __device__ double mean(const double* c, std::int64_t n) const {
+        return pairwise_sum(n, [c](std::int64_t i) { return c[i]; }) / static_cast<double>(n);
+    }
+};
 
 /// core::residual_sum_of_squares by the warp (work: core::linear_doubles(n, p); p <= 64).
 __device__ inline double residual_sum_of_squares(const core::Design& d, const double* dep, double* work) {
-    const int lane = lane_id();
-    const std::int64_t n = d.n;
-    double* y = work;
-    double* a = work + n;
     std::int32_t perm[kMaxColumns];  // the same on every lane
-    int k = 0;
-    for (int j = 0; j < d.p; ++j) {
-        double* c = a + static_cast<std::int64_t>(k) * n;
-        const double first = core::column_value(d, core::data_row(d, 0), j);
-        bool constant = true;
-        for (std::int64_t t = lane; t < n; t += kWarp) {
-            c[t] = core::column_value(d, core::data_row(d, t), j);
-            constant = constant && c[t] == first;
-        }
-        if (__all_sync(kFull, constant)) continue;
-        const double norm = centre(c, n);
-        for (std::int64_t t = lane; t < n; t += kWarp) c[t] /= norm;
-        perm[k] = k;
-        ++k;
-    }
-    for (std::int64_t t = lane; t < n; t += kWarp) y[t] = dep[core::data_row(d, t)];
-    centre(y, n);
-    const double tol = core::kEps * static_cast<double>(n > k ? n : k);
-    std::int64_t rank = 0;
-    for (std::int64_t r = 0; r < k && r < n; ++r) {
-        __syncwarp();  // v[r] below is another lane's
-        std::int64_t pivot = r;
-        double best = -1.0;
-        for (std::int64_t j = r; j < k; ++j) {
-            const double* c = a + static_cast<std::int64_t>(perm[j]) * n;
-            const double s = lane_sum(r, n, [c](std::int64_t i) { return c[i] * c[i]; });
-            if (s > best) best = s, pivot = j;
-        }
-        const double norm = sqrt(best);
-        if (!(norm > tol)) break;
-        const std::int32_t swap = perm[r];
-        perm[r] = perm[pivot];
-        perm[pivot] = swap;
-        const double* v = a + static_cast<std::int64_t>(perm[r]) * n;
-        const double alpha = v[r] >= 0.0 ? -norm : norm;
-        const double v0 = v[r] - alpha;
-        const double vv = lane_sum(r, n, [v, v0, r](std::int64_t i) { return i == r ? v0 * v0 : v[i] * v[i]; });
-        const double beta = 2.0 / vv;
-        // Each lane reads and writes its own rows of x (and only reads v).
-        const auto reflect = [&](double* x) {
-            double s = lane_sum(r, n, [v, v0, r, x](std::int64_t i) { return i == r ? v0 * x[r] : v[i] * x[i]; });
-            s *= beta;
-            for (std::int64_t i = r + ((lane - r) & (kWarp - 1)); i < n; i += kWarp) x[i] -= s * (i == r ? v0 : v[i]);
-        };
-        for (std::int64_t j = r + 1; j < k; ++j) reflect(a + static_cast<std::int64_t>(perm[j]) * n);
-        reflect(y);
-        rank = r + 1;
-    }
-    return lane_sum(rank, n, [y](std::int64_t i) { return y[i] * y[i]; });
+    return core::residual_sum_of_squares(WarpRows{}, d, dep, work, perm);
 }
 
 // ---- the logistic fit -------------------------------------------------------------------

@@ -24,6 +24,14 @@
 #include "core/exact_math.hpp"
 #include "core/hd.hpp"
 
+/// Before a CUDAG_HD template whose GPU-only instantiations call __device__ functions (the
+/// warp's, kernels/regression_warp.cuh): nvcc's execution-space check off for it.
+#if defined(__CUDACC__)
+#define CUDAG_HD_TEMPLATE _Pragma("nv_exec_check_disable")
+#else
+#define CUDAG_HD_TEMPLATE
+#endif
+
 namespace cudag::ci::regression_core {
 
 inline constexpr double kEps = 0x1p-52;  ///< double's machine epsilon
@@ -307,12 +315,34 @@ CUDAG_HD inline Moments moments(const double* col, const std::int32_t* rows, std
 /// Doubles of workspace residual_sum_of_squares needs for n rows and p columns (and p ints).
 CUDAG_HD inline std::int64_t linear_doubles(std::int64_t n, int p) { return (static_cast<std::int64_t>(p) + 1) * n; }
 
+/// One thread's rows for the least-squares fit below (every row, in order): a Rows gives
+/// each(lo, hi, f) (f(i) on its rows i in [lo, hi)), sum(lo, hi, f) (lane_sum's value, on
+/// every thread), all(b), sync() (its threads' writes seen by all) and mean(c, n) (numpy's sum
+/// / n). The GPU's warp (kernels/regression_warp.cuh) has row i on lane i mod 32.
+struct SerialRows {
+    template <class F>
+    CUDAG_HD void each(std::int64_t lo, std::int64_t hi, F&& f) const {
+        for (std::int64_t i = lo; i < hi; ++i) f(i);
+    }
+    template <class F>
+    CUDAG_HD double sum(std::int64_t lo, std::int64_t hi, F&& f) const {
+        return lane_sum(lo, hi, f);
+    }
+    CUDAG_HD bool all(bool b) const { return b; }
+    CUDAG_HD void sync() const {}
+    CUDAG_HD double mean(const double* c, std::int64_t n) const { return pairwise_sum(c, n) / static_cast<double>(n); }
+};
+
 /// Centres c (n values; its mean, numpy's sum over n, subtracted) and returns the Euclidean
 /// norm of the result (squares summed by lane_sum).
-CUDAG_HD inline double centre(double* c, std::int64_t n) {
-    const double m = pairwise_sum(c, n) / static_cast<double>(n);
-    for (std::int64_t i = 0; i < n; ++i) c[i] -= m;
-    return sqrt(lane_sum(0, n, [c](std::int64_t i) { return c[i] * c[i]; }));
+CUDAG_HD_TEMPLATE
+template <class Rows>
+CUDAG_HD double centre(const Rows& rows, double* c, std::int64_t n) {
+    rows.sync();
+    const double m = rows.mean(c, n);
+    rows.sync();
+    rows.each(0, n, [c, m](std::int64_t i) { c[i] -= m; });
+    return sqrt(rows.sum(0, n, [c](std::int64_t i) { return c[i] * c[i]; }));
 }
 
 /// The residual sum of squares of the dependent column `dep` after least squares on an
@@ -323,35 +353,41 @@ CUDAG_HD inline double centre(double* c, std::int64_t n) {
 /// (the largest remaining norm first, the first of equal ones). A column whose remaining norm
 /// is within ε·max(n, k) of the first pivot's (1) is linearly dependent on those before it (a
 /// full one-hot set against the intercept) and left out: the residual, a projection, is the
-/// same. `work`: linear_doubles(n, p) doubles; `perm`: p ints.
-CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* dep, double* work, std::int32_t* perm) {
+/// same. `work`: linear_doubles(n, p) doubles; `perm`: p ints. `rows`: SerialRows, or the
+/// GPU's warp.
+CUDAG_HD_TEMPLATE
+template <class Rows>
+CUDAG_HD double residual_sum_of_squares(const Rows& rows, const Design& d, const double* dep, double* work,
+                                        std::int32_t* perm) {
     const std::int64_t n = d.n;
     double* y = work;
     double* a = work + n;  // column c at a + c·n
     int k = 0;
     for (int j = 0; j < d.p; ++j) {
         double* c = a + static_cast<std::int64_t>(k) * n;
+        const double first = column_value(d, data_row(d, 0), j);
         bool constant = true;
-        for (std::int64_t t = 0; t < n; ++t) {
+        rows.each(0, n, [&](std::int64_t t) {
             c[t] = column_value(d, data_row(d, t), j);
-            constant = constant && c[t] == c[0];
-        }
-        if (constant) continue;
-        const double norm = centre(c, n);
-        for (std::int64_t t = 0; t < n; ++t) c[t] /= norm;
+            constant = constant && c[t] == first;
+        });
+        if (rows.all(constant)) continue;
+        const double norm = centre(rows, c, n);
+        rows.each(0, n, [c, norm](std::int64_t t) { c[t] /= norm; });
         perm[k] = k;
         ++k;
     }
-    for (std::int64_t t = 0; t < n; ++t) y[t] = dep[data_row(d, t)];
-    centre(y, n);
+    rows.each(0, n, [&](std::int64_t t) { y[t] = dep[data_row(d, t)]; });
+    centre(rows, y, n);
     const double tol = kEps * static_cast<double>(n > k ? n : k);
     std::int64_t rank = 0;
     for (std::int64_t r = 0; r < k && r < n; ++r) {
+        rows.sync();  // v[r] below may be another thread's
         std::int64_t pivot = r;
         double best = -1.0;
         for (std::int64_t j = r; j < k; ++j) {
             const double* c = a + static_cast<std::int64_t>(perm[j]) * n;
-            const double s = lane_sum(r, n, [c](std::int64_t i) { return c[i] * c[i]; });
+            const double s = rows.sum(r, n, [c](std::int64_t i) { return c[i] * c[i]; });
             if (s > best) best = s, pivot = j;
         }
         const double norm = sqrt(best);
@@ -363,20 +399,25 @@ CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* de
         const double* v = a + static_cast<std::int64_t>(perm[r]) * n;
         const double alpha = v[r] >= 0.0 ? -norm : norm;
         const double v0 = v[r] - alpha;
-        const double vv = lane_sum(r, n, [v, v0, r](std::int64_t i) { return i == r ? v0 * v0 : v[i] * v[i]; });
+        const double vv = rows.sum(r, n, [v, v0, r](std::int64_t i) { return i == r ? v0 * v0 : v[i] * v[i]; });
         const double beta = 2.0 / vv;  // vv >= norm² > 0
+        // Each thread reads and writes its own rows of x (and only reads v).
         const auto reflect = [&](double* x) {
-            double s = lane_sum(r, n, [v, v0, r, x](std::int64_t i) { return i == r ? v0 * x[r] : v[i] * x[i]; });
+            double s = rows.sum(r, n, [v, v0, r, x](std::int64_t i) { return i == r ? v0 * x[r] : v[i] * x[i]; });
             s *= beta;
-            x[r] -= s * v0;
-            for (std::int64_t i = r + 1; i < n; ++i) x[i] -= s * v[i];
+            rows.each(r, n, [x, s, v, v0, r](std::int64_t i) { x[i] -= s * (i == r ? v0 : v[i]); });
         };
         for (std::int64_t j = r + 1; j < k; ++j) reflect(a + static_cast<std::int64_t>(perm[j]) * n);
         reflect(y);
         rank = r + 1;
     }
     // Qᵀy: its first `rank` entries lie in the columns' span, the rest is the residual.
-    return lane_sum(rank, n, [y](std::int64_t i) { return y[i] * y[i]; });
+    return rows.sum(rank, n, [y](std::int64_t i) { return y[i] * y[i]; });
+}
+
+/// residual_sum_of_squares on one thread.
+CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* dep, double* work, std::int32_t* perm) {
+    return residual_sum_of_squares(SerialRows{}, d, dep, work, perm);
 }
 
 // ---- penalised logistic regression ------------------------------------------------------
@@ -389,14 +430,6 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
     const std::int64_t m = logistic_outputs(k), d = m * (p + 1);
     return 3 * n * m + 2 * d * d + 8 * d + (p + 1) + 2 * m + m * m;
 }
-
-/// Before a member of NewtonSteps: nvcc's execution-space check off for it (its GPU-only
-/// instantiation calls __device__ steps).
-#if defined(__CUDACC__)
-#define CUDAG_HD_TEMPLATE _Pragma("nv_exec_check_disable")
-#else
-#define CUDAG_HD_TEMPLATE
-#endif
 
 /// std::max's choice: b where a < b, else a.
 CUDAG_HD inline double max_of(double a, double b) { return a < b ? b : a; }

@@ -116,7 +116,7 @@ struct WarpRows {
     }
     template <class F>
     __device__ double sum(std::int64_t lo, std::int64_t hi, F&& f) const {
-        return lane_sum(lo, hi, f);
+        return regression_warp::lane_sum(lo, hi, f);
     }
     __device__ bool all(bool b) const { return __all_sync(kFull, b); }
     __device__ void sync() const { __syncwarp(); }

@@ -326,7 +326,7 @@ struct SerialRows {
     }
     template <class F>
     CUDAG_HD double sum(std::int64_t lo, std::int64_t hi, F&& f) const {
-        return lane_sum(lo, hi, f);
+        return regression_core::lane_sum(lo, hi, f);
     }
     CUDAG_HD bool all(bool b) const { return b; }
     CUDAG_HD void sync() const {}

@@ -7,8 +7,9 @@
 //
 // The columns are uploaded once as the Dataset holds them (doubles, codes for discrete ones,
 // NaN where missing), and, where cells are missing, one bitmap per column (bit r of word r / 64:
-// row r present). Each chunk of queries takes two kernels, one thread per query:
-//  1. regression_stats_kernel: the query's rows (all, or the AND of its variables' bitmaps,
+// row r present). Each chunk of queries takes these steps, one warp per query on the device
+// (regression_warp.cuh: the rows spread over the lanes, every sum in the CPU's order):
+//  1. regression_stats_warp_kernel: the query's rows (all, or the AND of its variables' bitmaps,
 //     walked from the lowest bit: the CPU's increasing order, written as a row list), each
 //     discrete variable's level counts on them, and, where x and y are both continuous, their
 //     mean and central moments (regression_core::moments: numpy's pairwise sums).
@@ -17,17 +18,20 @@
 //     (normaltest's K² from the moments, or the entropy from the counts, with the CPU's own
 //     functions: glibc's pow and log), the regressors [other of x, y; S or tigramite's column
 //     of ones], dof, and each query's workspace;
-//  3. regression_fit_kernel: the two fits of the query (on S, then on S and the other
-//     variable) by regression_core, the very code ci::regression_ci runs: least squares
-//     (centred, scaled columns, pivoted Householder QR: the residual sums of squares) or the
-//     logistic fits (scikit-learn's newton-cholesky step for step, then the deviances), every
-//     array in the query's slice of a device workspace.
+//  3. regression_linear_warp_kernel, then regression_logistic_warp_kernel: the two fits of each
+//     query (on S, then on S and the other variable) as regression_core computes them for
+//     ci::regression_ci: least squares (centred, scaled columns, pivoted Householder QR: the
+//     residual sums of squares) or the logistic fits (scikit-learn's newton-cholesky step for
+//     step, then the deviances), every array in the query's slice of a device workspace.
 //  4. on the host, as ci::regression_ci: n log(RSS_Z / RSS_ZX) (glibc's log) or the deviances'
 //     difference, chi2_sf.
 // regression_core uses +, −, ×, ÷, sqrt (correctly rounded on both sides; this file is
 // compiled with --fmad=false and its host code with -ffp-contract=off, as the library) and
 // xm::exp / xm::log (core/exact_math.hpp: the same bits on host and device), so every value
-// is the CPU's.
+// is the CPU's. The first version's kernels, one thread per query running regression_core's
+// functions as they are (regression_stats_kernel, regression_fit_kernel: slower, a query's
+// work on one thread), stay behind the internal switch CUDAG_REGRESSION_KERNEL=thread for
+// scripts/bench/regression_gpu.sh's comparison.
 //
 // The CPU's test answers, inside the same batch: queries naming a variable out of range or
 // twice, more than kMaxVars variables, a column holding a value the test refuses (not finite,
@@ -38,6 +42,8 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -55,6 +61,7 @@
 #include "device_handles.hpp"
 #include "device_memory.hpp"
 #include "regression_batch.hpp"
+#include "regression_warp.cuh"
 #include "skeleton/ci_tests.hpp"
 
 namespace cudag::cuda {
@@ -66,9 +73,10 @@ using u64 = unsigned long long;
 constexpr int kMaxVars = 18;                                      ///< x, y and up to 16 in S
 constexpr int kMaxColumns = 64;                                   ///< regressor columns of a fit
 constexpr int kMaxParams = 256;                                   ///< logistic parameters m (p + 1)
+static_assert(regression_warp::kMaxColumns >= kMaxColumns, "the warp's pivot order holds every column");
 constexpr double kMaxQueryBytes = double(std::int64_t{1} << 28);  ///< one query's workspace
 /// A chunk's row lists and workspaces: half the device's free memory after the columns, within
-/// [256 MiB, 8 GiB] (one thread a query: the more queries a launch, the fuller the device).
+/// [256 MiB, 8 GiB] (the more queries a launch, the fuller the device).
 constexpr double kMinChunkBytes = double(std::int64_t{1} << 28), kMaxChunkBytes = double(std::int64_t{8} << 30);
 constexpr std::size_t kChunkQueries = std::size_t{1} << 18;
 constexpr int kBlock = 64;
@@ -95,6 +103,15 @@ struct StatArgs {
     std::int64_t* n_rows = nullptr;  ///< per query
     double* moments = nullptr;       ///< per query: x's mean, m2, m3, m4, then y's
 };
+
+/// Query q's moments of x (i = 0) or y (1) into a.moments.
+__device__ inline void store_moments(const StatArgs& a, int q, int i, const core::Moments& mm) {
+    double* o = a.moments + 8 * static_cast<std::int64_t>(q) + 4 * i;
+    o[0] = mm.mean;
+    o[1] = mm.m2;
+    o[2] = mm.m3;
+    o[3] = mm.m4;
+}
 
 /// Thread q: query q's rows, level counts and moments (step 1 at the top of the file).
 __global__ void regression_stats_kernel(StatArgs a) {
@@ -125,14 +142,8 @@ __global__ void regression_stats_kernel(StatArgs a) {
         counts += levels;
     }
     if (Q.moments && n >= 8)
-        for (int i = 0; i < 2; ++i) {
-            const core::Moments mm = core::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n);
-            double* o = a.moments + 8 * static_cast<std::int64_t>(q) + 4 * i;
-            o[0] = mm.mean;
-            o[1] = mm.m2;
-            o[2] = mm.m3;
-            o[3] = mm.m4;
-        }
+        for (int i = 0; i < 2; ++i)
+            store_moments(a, q, i, core::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n));
 }
 
 /// One query for the fit kernel: the design variables at designs[design_at ..] ([other of x,
@@ -159,6 +170,7 @@ struct FitArgs {
     double* work = nullptr;
     std::int32_t* perm = nullptr;
     double* out = nullptr;  ///< per query: RSS_Z, RSS_ZX, or the deviances on Z, on Z and X
+    const std::int32_t* order = nullptr;  ///< the warp kernels': the queries they run
 };
 
 /// Thread q: query q's two fits by regression_core (step 3 at the top of the file).
@@ -185,6 +197,130 @@ __global__ void regression_fit_kernel(FitArgs a) {
 
 unsigned grid_for(std::size_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
 
+// ---- one warp per query (regression_warp.cuh; the default) --------------------------------
+
+namespace warp = regression_warp;
+constexpr int kWarpBlock = 128;  ///< four queries a block
+
+unsigned warp_grid_for(std::size_t queries) {
+    return static_cast<unsigned>((queries * warp::kWarp + kWarpBlock - 1) / kWarpBlock);
+}
+
+__device__ inline int warp_query() { return static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) / warp::kWarp); }
+
+/// Warp q: query q's rows, level counts and moments, as regression_stats_kernel.
+__global__ void __launch_bounds__(kWarpBlock) regression_stats_warp_kernel(StatArgs a) {
+    const int q = warp_query();
+    if (q >= a.n_queries) return;  // the whole warp
+    const int lane = warp::lane_id();
+    const StatQuery Q = a.queries[q];
+    const std::int32_t* qv = a.vars + 2 * Q.vars_at;
+    std::int32_t* rows = nullptr;
+    std::int64_t n = a.m;
+    if (Q.rows_at >= 0) {
+        // The complete rows in increasing order: 32 words at a time, each lane's word's rows
+        // after those of the lanes before it.
+        rows = a.rows + Q.rows_at;
+        n = 0;
+        for (std::int64_t w0 = 0; w0 < a.words; w0 += warp::kWarp) {
+            const std::int64_t w = w0 + lane;
+            u64 mask = 0;
+            if (w < a.words) {
+                mask = ~0ull;
+                for (int i = 0; i < Q.n_vars; ++i) mask &= a.bits[static_cast<std::int64_t>(qv[2 * i]) * a.words + w];
+            }
+            const int c = __popcll(mask);
+            int before = c;  // inclusive prefix sum over the lanes
+            for (int d = 1; d < warp::kWarp; d *= 2) {
+                const int o = __shfl_up_sync(warp::kFull, before, d);
+                if (lane >= d) before += o;
+            }
+            std::int64_t at = n + before - c;
+            for (; mask != 0; mask &= mask - 1)
+                rows[at++] = static_cast<std::int32_t>(w * 64 + (__ffsll(static_cast<long long>(mask)) - 1));
+            n += __shfl_sync(warp::kFull, before, warp::kWarp - 1);
+        }
+        __syncwarp();
+    }
+    if (lane == 0) a.n_rows[q] = n;
+    std::int32_t* counts = a.counts + Q.counts_at;
+    for (int i = 0; i < Q.n_vars; ++i) {
+        const std::int32_t levels = qv[2 * i + 1];
+        if (levels == 0) continue;
+        const double* col = a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m;
+        for (std::int32_t l = lane; l < levels; l += warp::kWarp) counts[l] = 0;
+        __syncwarp();
+        for (std::int64_t t0 = 0; t0 < n; t0 += warp::kWarp) {
+            const std::int64_t t = t0 + lane;
+            const std::int32_t code = t < n ? static_cast<std::int32_t>(col[rows ? rows[t] : t]) : -1;
+            const unsigned peers = __match_any_sync(warp::kFull, code);
+            if (code >= 0 && lane == __ffs(static_cast<int>(peers)) - 1)
+                atomicAdd(counts + code, __popc(static_cast<int>(peers)));
+        }
+        counts += levels;
+    }
+    if (Q.moments && n >= 8)
+        for (int i = 0; i < 2; ++i) {
+            const core::Moments mm = warp::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n);
+            if (lane == 0) store_moments(a, q, i, mm);
+        }
+}
+
+/// Query q's designs (as regression_fit_kernel builds them).
+struct FitDesigns {
+    core::Design rest, given;
+    core::DesignVar dep;
+};
+
+__device__ inline FitDesigns fit_designs(const FitArgs& a, const FitQuery& Q) {
+    const std::int32_t* rows = Q.rows_at >= 0 ? a.rows + Q.rows_at : nullptr;
+    const core::DesignVar* dv = a.designs + Q.design_at;
+    return FitDesigns{core::Design{rows, Q.n, dv, Q.n_design, Q.p_rest},
+                      core::Design{rows, Q.n, dv + 1, Q.n_design - 1, Q.p_given}, a.designs[Q.dep_at]};
+}
+
+/// Warp i: the two least-squares fits of query a.order[i].
+__global__ void __launch_bounds__(kWarpBlock) regression_linear_warp_kernel(FitArgs a) {
+    const int i = warp_query();
+    if (i >= a.n_queries) return;
+    const int q = a.order[i];
+    const FitQuery Q = a.queries[q];
+    const FitDesigns f = fit_designs(a, Q);
+    double* work = a.work + Q.work_at;
+    const double rss_z = warp::residual_sum_of_squares(f.given, f.dep.col, work);
+    __syncwarp();  // the second fit reuses the work
+    const double rss_zx = warp::residual_sum_of_squares(f.rest, f.dep.col, work);
+    if (warp::lane_id() == 0) {
+        a.out[2 * static_cast<std::int64_t>(q)] = rss_z;
+        a.out[2 * static_cast<std::int64_t>(q) + 1] = rss_zx;
+    }
+}
+
+/// Warp i: the two logistic fits of query a.order[i].
+__global__ void __launch_bounds__(kWarpBlock) regression_logistic_warp_kernel(FitArgs a) {
+    const int i = warp_query();
+    if (i >= a.n_queries) return;
+    const int q = a.order[i];
+    const FitQuery Q = a.queries[q];
+    const FitDesigns f = fit_designs(a, Q);
+    double* work = a.work + Q.work_at;
+    const double dev_z = warp::logistic_deviance(f.given, f.dep, Q.k, work);
+    __syncwarp();
+    const double dev_zx = warp::logistic_deviance(f.rest, f.dep, Q.k, work);
+    if (warp::lane_id() == 0) {
+        a.out[2 * static_cast<std::int64_t>(q)] = dev_z;
+        a.out[2 * static_cast<std::int64_t>(q) + 1] = dev_zx;
+    }
+}
+
+/// Which kernels run: one warp per query (default), or, where the environment variable
+/// CUDAG_REGRESSION_KERNEL is "thread", the first version's one thread per query (an internal
+/// switch kept for scripts/bench/regression_gpu.sh's comparison; no option names it).
+bool thread_per_query() {
+    const char* v = std::getenv("CUDAG_REGRESSION_KERNEL");
+    return v != nullptr && std::strcmp(v, "thread") == 0;
+}
+
 class CudaRegressionBatch final : public ci::BatchTest {
 public:
     CudaRegressionBatch(const Dataset& data, const skeleton::TestSpec& spec, skeleton::Compat compat, int host_threads,
@@ -197,6 +333,7 @@ public:
           m_(data.n_samples),
           words_((data.n_samples + 63) / 64),
           testwise_(data.missing > 0),
+          thread_(thread_per_query()),
           cpu_([&data, spec, compat] { return skeleton::make_ci_test(data, spec, compat, 1); }, threads_, data.names),
           ctx_(DeviceContext::for_device(device)) {
         CUDAG_EXPECTS(spec.kind == ci::TestKind::Regression, "the GPU's regression batch runs --test regression only");
@@ -314,9 +451,13 @@ private:
         const double mo = logistic ? static_cast<double>(core::logistic_outputs(k)) : 1.0;
         const double mp = mo * static_cast<double>(p + 1);
         const double dm = static_cast<double>(m_);
+        // (the warp's logistic workspace, warp::logistic_doubles, holds more than core's)
         const double doubles =
-            logistic ? 3.0 * dm * mo + 2.0 * mp * mp + 8.0 * mp + static_cast<double>(p + 1) + 2.0 * mo + mo * mo
-                     : (static_cast<double>(p) + 1.0) * dm;
+            logistic
+                ? (thread_ ? 3.0 * dm * mo + 2.0 * mp * mp + 8.0 * mp + static_cast<double>(p + 1) + 2.0 * mo + mo * mo
+                           : 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
+                                 static_cast<double>(warp::kWarp) * mp)
+                : (static_cast<double>(p) + 1.0) * dm;
         const double work = 8.0 * doubles + 4.0 * static_cast<double>(p);
         if (work > kMaxQueryBytes) return false;
         c.bytes = work + (testwise_ ? 4.0 * dm : 0.0) + 8.0 * static_cast<double>(p + 64);
@@ -381,7 +522,10 @@ private:
             a.counts = d_counts_.data();
             a.n_rows = d_n_rows_.data();
             a.moments = d_moments_.data();
-            regression_stats_kernel<<<grid_for(n), kBlock, 0, stream()>>>(a);
+            if (thread_)
+                regression_stats_kernel<<<grid_for(n), kBlock, 0, stream()>>>(a);
+            else
+                regression_stats_warp_kernel<<<warp_grid_for(n), kWarpBlock, 0, stream()>>>(a);
             CUDAG_CHECK_LAUNCH();
             d_n_rows_.download(n_rows.data(), n, stream());
             d_counts_.download(counts.data(), counts.size(), stream());
@@ -474,8 +618,9 @@ private:
             f.logistic = dx && dy;
             f.k = dep.width;
             const std::int64_t m = core::logistic_outputs(f.k);
-            const std::int64_t doubles =
-                f.logistic ? core::logistic_doubles(rows, f.p_rest, f.k) : core::linear_doubles(rows, f.p_rest);
+            const std::int64_t doubles = f.logistic ? (thread_ ? core::logistic_doubles(rows, f.p_rest, f.k)
+                                                               : warp::logistic_doubles(rows, f.p_rest, f.k))
+                                                    : core::linear_doubles(rows, f.p_rest);
             if (f.p_rest > kMaxColumns || (f.logistic && m * (f.p_rest + 1) > kMaxParams) ||
                 8.0 * static_cast<double>(doubles) > kMaxQueryBytes) {
                 on_cpu[c.index] = 1;  // beyond the kernel's limits
@@ -487,7 +632,7 @@ private:
             f.work_at = work_size;
             work_size += doubles;
             f.perm_at = perm_size;
-            perm_size += f.logistic ? 0 : f.p_rest;
+            perm_size += f.logistic || !thread_ ? 0 : f.p_rest;
             fits.push_back(f);
             fit_of.push_back(j);
             dof.push_back(other.width);
@@ -501,6 +646,17 @@ private:
         // Step 3: the fits.
         const std::size_t nf = fits.size();
         std::vector<double> out(2 * nf);
+        // The warp kernels' queries: the least-squares ones, then the logistic ones.
+        std::vector<std::int32_t> order;
+        std::size_t n_linear = 0;
+        if (!thread_) {
+            order.reserve(nf);
+            for (std::size_t i = 0; i < nf; ++i)
+                if (!fits[i].logistic) order.push_back(static_cast<std::int32_t>(i));
+            n_linear = order.size();
+            for (std::size_t i = 0; i < nf; ++i)
+                if (fits[i].logistic) order.push_back(static_cast<std::int32_t>(i));
+        }
         {
             d_maps_.upload(maps.data(), maps.size(), stream());
             d_designs_.resize_discard(designs.size());
@@ -518,8 +674,25 @@ private:
             a.work = d_work_.data();
             a.perm = d_perm_.data();
             a.out = d_out_.data();
-            regression_fit_kernel<<<grid_for(nf), kBlock, 0, stream()>>>(a);
-            CUDAG_CHECK_LAUNCH();
+            if (thread_) {
+                regression_fit_kernel<<<grid_for(nf), kBlock, 0, stream()>>>(a);
+                CUDAG_CHECK_LAUNCH();
+            } else {
+                d_order_.resize_discard(nf);
+                d_order_.upload(order.data(), nf, stream());
+                if (n_linear > 0) {
+                    a.order = d_order_.data();
+                    a.n_queries = static_cast<int>(n_linear);
+                    regression_linear_warp_kernel<<<warp_grid_for(n_linear), kWarpBlock, 0, stream()>>>(a);
+                    CUDAG_CHECK_LAUNCH();
+                }
+                if (n_linear < nf) {
+                    a.order = d_order_.data() + n_linear;
+                    a.n_queries = static_cast<int>(nf - n_linear);
+                    regression_logistic_warp_kernel<<<warp_grid_for(nf - n_linear), kWarpBlock, 0, stream()>>>(a);
+                    CUDAG_CHECK_LAUNCH();
+                }
+            }
             d_out_.download(out.data(), out.size(), stream());
             CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream()));
         }
@@ -549,6 +722,7 @@ private:
     int device_;
     std::int64_t m_, words_;
     bool testwise_;
+    bool thread_;  ///< the one-thread-per-query kernels (thread_per_query)
     double chunk_bytes_ = kMinChunkBytes;
     ci::CpuBatchTest cpu_;  // the CPU's test, for the queries the device leaves
     DeviceContext& ctx_;
@@ -559,7 +733,7 @@ private:
     DeviceBuffer<StatQuery> d_stat_;
     DeviceBuffer<FitQuery> d_fits_;
     DeviceBuffer<core::DesignVar> d_designs_;
-    DeviceBuffer<std::int32_t> d_vars_, d_rows_, d_counts_, d_maps_, d_perm_;
+    DeviceBuffer<std::int32_t> d_vars_, d_rows_, d_counts_, d_maps_, d_perm_, d_order_;
     DeviceBuffer<std::int64_t> d_n_rows_;
     DeviceBuffer<double> d_moments_, d_work_, d_out_;
 };

@@ -46,7 +46,9 @@
 // ½ sᵀHs <= 1e-8 (1/n + |f|), until it is <= 1e-20 (1/n + |f|)). Least squares: centred
 // columns scaled to unit norm, Householder QR with column pivoting (columns dependent within
 // ε·max(n, k), as a full one-hot set is on the intercept, are left out: the residual is the
-// same). The logistic fits' exponentials and logarithms (and log1p, built from them) are
+// same); the sums over rows of the QR (norms, dot products, the residual's squares) are
+// regression_core::lane_sum's (row i on lane i mod 32, as the GPU's warp adds them). The
+// logistic fits' exponentials and logarithms (and log1p, built from them) are
 // xm::exp and xm::log (core/exact_math.hpp: within 1 ulp of glibc's, and the same bits on a
 // GPU); least squares needs none; the entropy, normaltest's K² from its moments,
 // n log(RSS_Z / RSS_ZX) and chi2.sf use glibc's functions, on the host in both paths.
@@ -54,7 +56,8 @@
 // Compared with tigramite 5.2.10.1 and scikit-learn 1.9.1 (numpy 2.4.6, scipy 1.17.1) on the
 // 40 cases of tests/data/regression_ci/ (scripts/dev/regression_reference.py), the largest
 // relative differences:
-//   linear fits (18 cases), against tigramite:        statistic 8.8e-11, p-value 2.3e-12
+//   linear fits (18 cases), against tigramite:        statistic 2.9e-11, p-value 7.4e-13
+//     (8.8e-11 and 2.3e-12 with the QR's sums in row order, before lane_sum)
 //     (tigramite subtracts two deviances of ~1e3 for a statistic of 0.0037; numpy's lstsq in
 //     the form n log(RSS_Z / RSS_ZX) differs from tigramite's value by as much, 5.8e-11)
 //   logistic fits (22 cases, 44 fits of 2 to 4 Newton steps), against tigramite as it is:
@@ -81,7 +84,10 @@
 // double-precision method (a few ε / |log(RSS_Z / RSS_ZX)| relative: 1.8e-7 per ε here); a
 // residual Σ (y − Xb)² with b from the same QR (first-order insensitive to b's rounding, as
 // sklearn's is) would gain about two digits on such cases; not done. Reproduced by
-// scripts/dev/regression_small_statistic.py.
+// scripts/dev/regression_small_statistic.py. (All of this measured with the QR's sums in row
+// order; with lane_sum's order the same query is still the farthest from tigramite, by 1.2e-7,
+// tigramite's own error: cudag's statistic is 5.8e-9 from the exact value, the very double
+// n log(RSS_Z / RSS_ZX) from sklearn's residuals gives.)
 // tests/unit/ci/test_regression_ci.cpp asserts 1e-9 (linear), 1e-6 (logistic, against
 // tigramite as it is) and 1e-10 (LogisticStop::Optimum against the tol 1e-12 run).
 #pragma once

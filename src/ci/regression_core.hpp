@@ -2,7 +2,9 @@
 // The arithmetic of the regression test (ci/regression_ci.hpp) that the CPU (ci/regression_ci.cpp)
 // and the GPU batch (kernels/regression_batch.cu) share, so that both round alike: numpy's
 // pairwise sum as a stream of values, the moments of scipy's normaltest, the least-squares
-// residual (centred, scaled columns, Householder QR with column pivoting) and the logistic fits
+// residual (centred, scaled columns, Householder QR with column pivoting; its sums of squares and
+// dot products over rows in the order a warp of 32 lanes forms them, lane_sum, so that the GPU
+// runs a query's rows on a warp's lanes with the same bits) and the logistic fits
 // (scikit-learn 1.9.1's newton-cholesky, step for step, and its deviance). Everything here is
 // +, −, ×, ÷ and sqrt (each correctly rounded on both sides; callers compile without FMA
 // contraction: the library with -ffp-contract=off, the kernel file with --fmad=false) and
@@ -22,9 +24,65 @@
 #include "core/exact_math.hpp"
 #include "core/hd.hpp"
 
+/// Before a CUDAG_HD template whose GPU-only instantiations call __device__ functions (the
+/// warp's, kernels/regression_warp.cuh): nvcc's execution-space check off for it.
+#if defined(__CUDACC__)
+#define CUDAG_HD_TEMPLATE _Pragma("nv_exec_check_disable")
+#else
+#define CUDAG_HD_TEMPLATE
+#endif
+
 namespace cudag::ci::regression_core {
 
 inline constexpr double kEps = 0x1p-52;  ///< double's machine epsilon
+
+/// numpy's pairwise recursion over n values (an array above 128 values summed as its halves,
+/// split at n/2 rounded down to a multiple of 8; below, one leaf), walked leaf by leaf: `leaf`
+/// is the current leaf's length; finish(its sum) adds it as numpy does and moves to the next
+/// leaf, or, after the last, sets `done` and `total`.
+struct PairwiseTree {
+    static constexpr int kDepth = 32;  ///< halvings of n down to 128 (n < 2³⁹)
+    std::int64_t right[kDepth];
+    double left[kDepth];
+    bool has_left[kDepth];
+    int depth = 0;
+    std::int64_t leaf = 0;
+    bool done = false;
+    double total = 0.0;
+
+    CUDAG_HD void start(std::int64_t n) {
+        depth = 0;
+        done = false;
+        descend(n);
+    }
+    /// Splits n down to its first leaf, pushing the right halves.
+    CUDAG_HD void descend(std::int64_t n) {
+        while (n > 128) {
+            std::int64_t half = n / 2;
+            half -= half % 8;
+            right[depth] = n - half;
+            has_left[depth] = false;
+            ++depth;
+            n = half;
+        }
+        leaf = n;
+    }
+    CUDAG_HD void finish(double val) {
+        while (depth > 0) {
+            const int t = depth - 1;
+            if (!has_left[t]) {
+                left[t] = val;
+                has_left[t] = true;
+                descend(right[t]);
+                return;
+            }
+            val = left[t] + val;
+            --depth;
+        }
+        total = val;
+        done = true;
+    }
+};
 
 /// numpy's sum of a contiguous double array (pairwise: blocks of at most 128 summed with eight
 /// accumulators, halves of a longer array summed apart, the split at n/2 rounded down to a
@@ -33,9 +91,8 @@ inline constexpr double kEps = 0x1p-52;  ///< double's machine epsilon
 class PairwiseSum {
 public:
     CUDAG_HD void start(std::int64_t n) {
-        depth_ = 0;
-        total_ = 0.0;
-        descend(n);
+        tree_.start(n);
+        begin_leaf();
     }
     CUDAG_HD void add(double v) {
         if (leaf_n_ < 8) {
@@ -48,53 +105,27 @@ public:
             if (leaf_c_ == leaf_m_) s_ = tree();
             s_ += v;
         }
-        if (++leaf_c_ == leaf_n_) finish_leaf(leaf_n_ >= 8 && leaf_m_ == leaf_n_ ? tree() : s_);
+        if (++leaf_c_ == leaf_n_) {
+            tree_.finish(leaf_n_ >= 8 && leaf_m_ == leaf_n_ ? tree() : s_);
+            if (!tree_.done) begin_leaf();
+        }
     }
-    /// The sum, once the n values are in.
-    CUDAG_HD double value() const { return total_; }
+    /// The sum, once the n values are in (0 for none).
+    CUDAG_HD double value() const { return tree_.done ? tree_.total : 0.0; }
 
 private:
     CUDAG_HD double tree() const { return ((r_[0] + r_[1]) + (r_[2] + r_[3])) + ((r_[4] + r_[5]) + (r_[6] + r_[7])); }
-    /// Splits n down to its first leaf, pushing the right halves.
-    CUDAG_HD void descend(std::int64_t n) {
-        while (n > 128) {
-            std::int64_t half = n / 2;
-            half -= half % 8;
-            right_[depth_] = n - half;
-            left_done_[depth_] = false;
-            ++depth_;
-            n = half;
-        }
-        leaf_n_ = n;
-        leaf_m_ = n - n % 8;
+    CUDAG_HD void begin_leaf() {
+        leaf_n_ = tree_.leaf;
+        leaf_m_ = leaf_n_ - leaf_n_ % 8;
         leaf_c_ = 0;
         s_ = 0.0;
-        if (n == 0) total_ = 0.0;  // only an empty array (halves hold 64 or more)
-    }
-    CUDAG_HD void finish_leaf(double val) {
-        while (depth_ > 0) {
-            const int t = depth_ - 1;
-            if (!left_done_[t]) {
-                left_[t] = val;
-                left_done_[t] = true;
-                descend(right_[t]);
-                return;
-            }
-            val = left_[t] + val;
-            --depth_;
-        }
-        total_ = val;
     }
 
-    static constexpr int kDepth = 32;  ///< halvings of n down to 128 (n < 2³⁹)
-    double left_[kDepth];
-    std::int64_t right_[kDepth];
-    bool left_done_[kDepth];
-    int depth_ = 0;
+    PairwiseTree tree_;
     std::int64_t leaf_n_ = 0, leaf_m_ = 0, leaf_c_ = 0;
     double r_[8];
     double s_ = 0.0;
-    double total_ = 0.0;
 };
 
 /// numpy's sum of the leaf of n <= 128 values at a: below 8 a plain loop from 0, else eight
@@ -151,6 +182,29 @@ CUDAG_HD inline double pairwise_sum(const double* a, std::int64_t n) {
         }
     }
     return ret;
+}
+
+/// The lanes of the warp that runs one query on the GPU (kernels/regression_batch.cu).
+inline constexpr int kLanes = 32;
+
+/// The sum of kLanes partial sums part[0 .. 32) in halves, part[j] + part[j + 16], then + 8,
+/// 4, 2, 1: the value every lane holds after a butterfly of shuffles (xor 16, 8, 4, 2, 1; a + b
+/// and b + a are the same double). Overwrites part.
+CUDAG_HD inline double combine_lanes(double* part) {
+    for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) part[j] = part[j] + part[j + w];
+    return part[0];
+}
+
+/// Σ f(i) over lo <= i < hi in the order a warp forms it with row i on lane i mod 32: each
+/// lane's values in increasing i from 0.0, then combine_lanes. Not numpy's order: used where
+/// tigramite's own arithmetic (LAPACK's) differs anyway (the least-squares fit's sums).
+template <class F>
+CUDAG_HD double lane_sum(std::int64_t lo, std::int64_t hi, F&& f) {
+    double part[kLanes];
+    for (int j = 0; j < kLanes; ++j) part[j] = 0.0;
+    for (std::int64_t i = lo; i < hi; ++i) part[i & (kLanes - 1)] += f(i);
+    return combine_lanes(part);
 }
 
 /// log(1 + x) for x > −1 from xm::log (Goldberg's correction: u = 1 + x rounded, then
@@ -261,16 +315,34 @@ CUDAG_HD inline Moments moments(const double* col, const std::int32_t* rows, std
 /// Doubles of workspace residual_sum_of_squares needs for n rows and p columns (and p ints).
 CUDAG_HD inline std::int64_t linear_doubles(std::int64_t n, int p) { return (static_cast<std::int64_t>(p) + 1) * n; }
 
-/// Centres c (n values; its mean, numpy's sum over n, subtracted) and returns the Euclidean
-/// norm of the result (squares summed in order).
-CUDAG_HD inline double centre(double* c, std::int64_t n) {
-    const double m = pairwise_sum(c, n) / static_cast<double>(n);
-    double ss = 0.0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        c[i] -= m;
-        ss += c[i] * c[i];
+/// One thread's rows for the least-squares fit below (every row, in order): a Rows gives
+/// each(lo, hi, f) (f(i) on its rows i in [lo, hi)), sum(lo, hi, f) (lane_sum's value, on
+/// every thread), all(b), sync() (its threads' writes seen by all) and mean(c, n) (numpy's sum
+/// / n). The GPU's warp (kernels/regression_warp.cuh) has row i on lane i mod 32.
+struct SerialRows {
+    template <class F>
+    CUDAG_HD void each(std::int64_t lo, std::int64_t hi, F&& f) const {
+        for (std::int64_t i = lo; i < hi; ++i) f(i);
     }
-    return sqrt(ss);
+    template <class F>
+    CUDAG_HD double sum(std::int64_t lo, std::int64_t hi, F&& f) const {
+        return regression_core::lane_sum(lo, hi, f);
+    }
+    CUDAG_HD bool all(bool b) const { return b; }
+    CUDAG_HD void sync() const {}
+    CUDAG_HD double mean(const double* c, std::int64_t n) const { return pairwise_sum(c, n) / static_cast<double>(n); }
+};
+
+/// Centres c (n values; its mean, numpy's sum over n, subtracted) and returns the Euclidean
+/// norm of the result (squares summed by lane_sum).
+CUDAG_HD_TEMPLATE
+template <class Rows>
+CUDAG_HD double centre(const Rows& rows, double* c, std::int64_t n) {
+    rows.sync();
+    const double m = rows.mean(c, n);
+    rows.sync();
+    rows.each(0, n, [c, m](std::int64_t i) { c[i] -= m; });
+    return sqrt(rows.sum(0, n, [c](std::int64_t i) { return c[i] * c[i]; }));
 }
 
 /// The residual sum of squares of the dependent column `dep` after least squares on an
@@ -281,36 +353,41 @@ CUDAG_HD inline double centre(double* c, std::int64_t n) {
 /// (the largest remaining norm first, the first of equal ones). A column whose remaining norm
 /// is within ε·max(n, k) of the first pivot's (1) is linearly dependent on those before it (a
 /// full one-hot set against the intercept) and left out: the residual, a projection, is the
-/// same. `work`: linear_doubles(n, p) doubles; `perm`: p ints.
-CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* dep, double* work, std::int32_t* perm) {
+/// same. `work`: linear_doubles(n, p) doubles; `perm`: p ints. `rows`: SerialRows, or the
+/// GPU's warp.
+CUDAG_HD_TEMPLATE
+template <class Rows>
+CUDAG_HD double residual_sum_of_squares(const Rows& rows, const Design& d, const double* dep, double* work,
+                                        std::int32_t* perm) {
     const std::int64_t n = d.n;
     double* y = work;
     double* a = work + n;  // column c at a + c·n
     int k = 0;
     for (int j = 0; j < d.p; ++j) {
         double* c = a + static_cast<std::int64_t>(k) * n;
+        const double first = column_value(d, data_row(d, 0), j);
         bool constant = true;
-        for (std::int64_t t = 0; t < n; ++t) {
+        rows.each(0, n, [&](std::int64_t t) {
             c[t] = column_value(d, data_row(d, t), j);
-            constant = constant && c[t] == c[0];
-        }
-        if (constant) continue;
-        const double norm = centre(c, n);
-        for (std::int64_t t = 0; t < n; ++t) c[t] /= norm;
+            constant = constant && c[t] == first;
+        });
+        if (rows.all(constant)) continue;
+        const double norm = centre(rows, c, n);
+        rows.each(0, n, [c, norm](std::int64_t t) { c[t] /= norm; });
         perm[k] = k;
         ++k;
     }
-    for (std::int64_t t = 0; t < n; ++t) y[t] = dep[data_row(d, t)];
-    centre(y, n);
+    rows.each(0, n, [&](std::int64_t t) { y[t] = dep[data_row(d, t)]; });
+    centre(rows, y, n);
     const double tol = kEps * static_cast<double>(n > k ? n : k);
     std::int64_t rank = 0;
     for (std::int64_t r = 0; r < k && r < n; ++r) {
+        rows.sync();  // v[r] below may be another thread's
         std::int64_t pivot = r;
         double best = -1.0;
         for (std::int64_t j = r; j < k; ++j) {
             const double* c = a + static_cast<std::int64_t>(perm[j]) * n;
-            double s = 0.0;
-            for (std::int64_t i = r; i < n; ++i) s += c[i] * c[i];
+            const double s = rows.sum(r, n, [c](std::int64_t i) { return c[i] * c[i]; });
             if (s > best) best = s, pivot = j;
         }
         const double norm = sqrt(best);
@@ -322,26 +399,25 @@ CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* de
         const double* v = a + static_cast<std::int64_t>(perm[r]) * n;
         const double alpha = v[r] >= 0.0 ? -norm : norm;
         const double v0 = v[r] - alpha;
-        double vv = 0.0;
-        vv += v0 * v0;
-        for (std::int64_t i = r + 1; i < n; ++i) vv += v[i] * v[i];
+        const double vv = rows.sum(r, n, [v, v0, r](std::int64_t i) { return i == r ? v0 * v0 : v[i] * v[i]; });
         const double beta = 2.0 / vv;  // vv >= norm² > 0
+        // Each thread reads and writes its own rows of x (and only reads v).
         const auto reflect = [&](double* x) {
-            double s = 0.0;
-            s += v0 * x[r];
-            for (std::int64_t i = r + 1; i < n; ++i) s += v[i] * x[i];
+            double s = rows.sum(r, n, [v, v0, r, x](std::int64_t i) { return i == r ? v0 * x[r] : v[i] * x[i]; });
             s *= beta;
-            x[r] -= s * v0;
-            for (std::int64_t i = r + 1; i < n; ++i) x[i] -= s * v[i];
+            rows.each(r, n, [x, s, v, v0, r](std::int64_t i) { x[i] -= s * (i == r ? v0 : v[i]); });
         };
         for (std::int64_t j = r + 1; j < k; ++j) reflect(a + static_cast<std::int64_t>(perm[j]) * n);
         reflect(y);
         rank = r + 1;
     }
     // Qᵀy: its first `rank` entries lie in the columns' span, the rest is the residual.
-    double rss = 0.0;
-    for (std::int64_t i = rank; i < n; ++i) rss += y[i] * y[i];
-    return rss;
+    return rows.sum(rank, n, [y](std::int64_t i) { return y[i] * y[i]; });
+}
+
+/// residual_sum_of_squares on one thread.
+CUDAG_HD inline double residual_sum_of_squares(const Design& d, const double* dep, double* work, std::int32_t* perm) {
+    return residual_sum_of_squares(SerialRows{}, d, dep, work, perm);
 }
 
 // ---- penalised logistic regression ------------------------------------------------------
@@ -355,6 +431,196 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
     return 3 * n * m + 2 * d * d + 8 * d + (p + 1) + 2 * m + m * m;
 }
 
+/// std::max's choice: b where a < b, else a.
+CUDAG_HD inline double max_of(double a, double b) { return a < b ? b : a; }
+
+/// HalfBinomialLoss at raw prediction e for label y (0 or 1), in sklearn's branches: the loss
+/// into `loss`, ∂ℓ/∂η returned.
+CUDAG_HD inline double binomial_loss_gradient(double e, double y, double& loss) {
+    if (e <= -37) {
+        const double q = xm::exp(e);
+        loss = q - y * e;
+        return q - y;
+    }
+    if (e <= -2) {
+        const double q = xm::exp(e);
+        loss = log1p(q) - y * e;
+        return ((1 - y) * q - y) / (1 + q);
+    }
+    const double q = xm::exp(-e);
+    loss = (e <= 18 ? log1p(q) : q) + (1 - y) * e;
+    return ((1 - y) - y * q) / (1 + q);
+}
+
+/// HalfBinomialLoss's gradient_hessian at e for label y: the pointwise Hessian into `w`, ∂ℓ/∂η
+/// returned.
+CUDAG_HD inline double binomial_gradient_hessian(double e, double y, double& w) {
+    if (e > -37) {
+        const double q = xm::exp(-e);
+        w = q / ((1 + q) * (1 + q));
+        return ((1 - y) - y * q) / (1 + q);
+    }
+    w = xm::exp(e);
+    return w - y;
+}
+
+/// A row's deviance term −log clip(p_y, ε, 1 − ε), p as predict_proba forms it from the raw
+/// predictions eta (m values; m = 1: binary, expit and one minus it; else the softmax after
+/// subtracting the largest, its exponentials in scratch).
+CUDAG_HD inline double deviance_term(const double* eta, int m, int yi, double* scratch) {
+    double prob;
+    if (m == 1) {
+        const double p1 = 1.0 / (1.0 + xm::exp(-eta[0]));
+        prob = yi == 1 ? p1 : 1.0 - p1;
+    } else {
+        double mx = eta[0];
+        for (int c = 1; c < m; ++c) mx = max_of(mx, eta[c]);
+        double sum = 0.0;
+        for (int c = 0; c < m; ++c) sum += (scratch[c] = xm::exp(eta[c] - mx));
+        prob = scratch[yi] / sum;
+    }
+    prob = prob < kEps ? kEps : (1.0 - kEps < prob ? 1.0 - kEps : prob);
+    return -xm::log(prob);
+}
+
+/// The order of scikit-learn's Newton steps over a logistic fit's arithmetic, shared by
+/// Logistic below (one thread) and the GPU's warp (kernels/regression_warp.cuh): Fit (derived
+/// from NewtonSteps<Fit>, which it befriends) has raw_of, loss_gradient, gradient_hessian,
+/// newton_step, quadratic_form, trial_step (line_search's trial point), add_step (θ += s),
+/// and finalize, on its arrays coef_, trial_coef_, raw_, trial_raw_, raw_step_, g_,
+/// trial_g_, scratch_g_, h_, s_ (d_ parameters, n_ rows).
+template <class Fit>
+class NewtonSteps {
+public:
+    /// sklearn 1.9.1's NewtonCholeskySolver(tol = 1e-4, max_iter = 100) from θ = 0, step for
+    /// step (NewtonSolver.solve):
+    ///   1. gradient g and Hessian H at θ (the raw predictions the line search left behind);
+    ///      multinomial: the last class's intercept is held at 0 (its entry of g and its row
+    ///      and column of H are zeroed, and the system solved without them);
+    ///   2. the Newton step s = −H⁻¹g (scipy.linalg.solve; a Hessian that is singular or
+    ///      ill-conditioned (rcond < ε/2), or g·s > 0, sends sklearn to L-BFGS);
+    ///   3. backtracking from t = 1, halving up to 20 times, accepting t when
+    ///      f(θ + ts) − f(θ) <= t·2⁻¹¹·g·s, or, where |f(θ + ts) − f(θ)| <= 16ε|f(θ)|, when
+    ///      the new gradient's L1 norm is below the old one's (L-BFGS when no t passes);
+    ///   4. converged when max|g(θ + ts)| <= tol and ½ sᵀHs <= tol (H and s of step 1, 2).
+    /// Multinomial: the intercepts are centred at the end (sklearn's finalize). Returns false
+    /// where sklearn falls back to L-BFGS-B (not reproduced; the caller then solves to the
+    /// optimum from where sklearn stopped).
+    CUDAG_HD_TEMPLATE
+    CUDAG_HD bool fit_sklearn() {
+        Fit& x = static_cast<Fit&>(*this);
+        constexpr double kTol = 1e-4;
+        constexpr int kMaxIter = 100;
+        x.raw_of(x.coef_, x.raw_);
+        double f = x.loss_gradient(x.coef_, x.raw_, x.scratch_g_);
+        for (int iteration = 1; iteration <= kMaxIter; ++iteration) {
+            if (!x.gradient_hessian(x.g_, x.h_)) return false;
+            if (!x.newton_step(x.g_, x.h_, x.s_, true)) return false;
+            if (!x.line_search(f, x.g_, x.s_, f)) return false;
+            double g_max = 0.0;
+            for (int a = 0; a < x.d_; ++a) g_max = max_of(g_max, fabs(x.trial_g_[a]));
+            if (g_max <= kTol && 0.5 * x.quadratic_form(x.h_, x.s_) <= kTol) break;
+        }
+        // (max_iter reached without convergence: sklearn warns and keeps θ; so does this.)
+        x.finalize();
+        return true;
+    }
+
+    /// The optimum of f, by the same Newton steps, from the current θ: backtracking as
+    /// sklearn's far from it; near it (½ sᵀHs <= 1e-8 (1/n + |f|)) full steps, because there
+    /// the decrease drops below f's rounding and could not be seen while the coefficients, on
+    /// which the deviance depends to first order, still move. Ends after the full step whose
+    /// ½ sᵀHs is at most 1e-20 (1/n + |f|) (the gradient's rounding level), or where rounding
+    /// leaves no descent direction.
+    CUDAG_HD_TEMPLATE
+    CUDAG_HD void fit_optimum() {
+        Fit& x = static_cast<Fit&>(*this);
+        x.raw_of(x.coef_, x.raw_);
+        double f = x.loss_gradient(x.coef_, x.raw_, x.g_);
+        constexpr int kMaxIterations = 200;
+        for (int it = 0; it < kMaxIterations; ++it) {
+            x.gradient_hessian(x.g_, x.h_);
+            if (!x.newton_step(x.g_, x.h_, x.s_, false)) break;
+            const double half_decrement = 0.5 * x.quadratic_form(x.h_, x.s_);
+            const double scale = 1.0 / static_cast<double>(x.n_) + fabs(f);
+            if (half_decrement <= 1e-8 * scale) {
+                x.add_step();
+                x.raw_of(x.coef_, x.raw_);
+                f = x.loss_gradient(x.coef_, x.raw_, x.g_);
+                if (half_decrement <= 1e-20 * scale) break;
+                continue;
+            }
+            if (!x.line_search(f, x.g_, x.s_, f)) break;
+        }
+        x.finalize();
+    }
+
+    /// sklearn's NewtonSolver.line_search from coef_ (f its loss, g the gradient of step 1,
+    /// s the step): θ + ts with the raw predictions updated as η + t·η(s); on success coef_
+    /// and raw_ move there, the new loss goes to f_out and the new gradient is trial_g_.
+    CUDAG_HD_TEMPLATE
+    CUDAG_HD bool line_search(double f, const double* g, const double* s, double& f_out) {
+        Fit& x = static_cast<Fit&>(*this);
+        constexpr double kBeta = 0.5, kSigma = 0.00048828125;  // 1/2, 2⁻¹¹
+        const double eps16 = 16 * kEps;
+        double gs = 0.0;
+        for (int a = 0; a < x.d_; ++a) gs += g[a] * s[a];
+        const double armijo = kSigma * gs;
+        x.raw_of(s, x.raw_step_);
+        double l1_old = -1.0;
+        double t = 1.0;
+        for (int i = 0; i < 21; ++i, t *= kBeta) {
+            x.trial_step(t, s);
+            const double f_new = x.loss_gradient(x.trial_coef_, x.trial_raw_, x.trial_g_);
+            const double improvement = f_new - f;
+            bool ok = improvement <= t * armijo;
+            if (!ok && fabs(improvement) <= fabs(f * eps16)) {
+                if (l1_old < 0) {
+                    l1_old = 0.0;
+                    for (int a = 0; a < x.d_; ++a) l1_old += fabs(g[a]);
+                }
+                double l1 = 0.0;
+                for (int a = 0; a < x.d_; ++a) l1 += fabs(x.trial_g_[a]);
+                ok = l1 < l1_old;
+            }
+            if (ok) {
+                double* c = x.coef_;
+                x.coef_ = x.trial_coef_;
+                x.trial_coef_ = c;
+                double* r = x.raw_;
+                x.raw_ = x.trial_raw_;
+                x.trial_raw_ = r;
+                f_out = f_new;
+                return true;
+            }
+        }
+        return false;
+    }
+
+protected:
+    /// Row r's class probabilities (multinomial) as sklearn's sum_exp_minus_max, the log of
+    /// the sum of exponentials returned.
+    CUDAG_HD double softmax_row(const double* r, double* prob) const {
+        const int m = static_cast<const Fit&>(*this).m_;
+        double mx = r[0];
+        for (int c = 1; c < m; ++c)
+            if (mx < r[c]) mx = r[c];
+        double sum = 0.0;
+        for (int c = 0; c < m; ++c) sum += (prob[c] = xm::exp(r[c] - mx));
+        for (int c = 0; c < m; ++c) prob[c] /= sum;
+        return xm::log(sum) + mx;
+    }
+
+    /// The L2 penalty ½ l2 Σ W[c, j]² (j < p) of coef.
+    CUDAG_HD double penalty(const double* coef) const {
+        const Fit& x = static_cast<const Fit&>(*this);
+        double w2 = 0.0;
+        for (int j = 0; j < x.p_; ++j)
+            for (int c = 0; c < x.m_; ++c) w2 += coef[x.at(c, j)] * coef[x.at(c, j)];
+        return 0.5 * x.l2_ * w2;
+    }
+};
+
 /// sklearn's LogisticRegression(C = 1) with an intercept on the design's rows for the classes
 /// `label(r)` = dep.map[code of data row r] (0..k−1, k >= 2, each occurring), in sklearn's
 /// parameterisation and scaling (LinearModelLoss): it minimises the mean loss plus the L2
@@ -365,7 +631,9 @@ CUDAG_HD inline std::int64_t logistic_doubles(std::int64_t n, int p, int k) {
 /// symmetric multinomial): θ holds W (k × (p + 1), the last column the intercepts) ravelled
 /// in Fortran order, θ[j·k + c] = W[c, j], ηᵢc = xᵢ·W_c + b_c, ℓ = log Σ_c e^ηᵢc − ηᵢ,yᵢ.
 /// Every array lives in `work` (logistic_doubles(n, p, k) doubles).
-class Logistic {
+class Logistic : public NewtonSteps<Logistic> {
+    friend class NewtonSteps<Logistic>;
+
 public:
     CUDAG_HD Logistic(const Design& x, const DesignVar& dep, int k, double* work)
         : x_(x),
@@ -396,65 +664,6 @@ public:
         for (int a = 0; a < d_; ++a) coef_[a] = 0.0;
     }
 
-    /// sklearn 1.9.1's NewtonCholeskySolver(tol = 1e-4, max_iter = 100) from θ = 0, step for
-    /// step (NewtonSolver.solve):
-    ///   1. gradient g and Hessian H at θ (the raw predictions the line search left behind);
-    ///      multinomial: the last class's intercept is held at 0 (its entry of g and its row
-    ///      and column of H are zeroed, and the system solved without them);
-    ///   2. the Newton step s = −H⁻¹g (scipy.linalg.solve; a Hessian that is singular or
-    ///      ill-conditioned (rcond < ε/2), or g·s > 0, sends sklearn to L-BFGS);
-    ///   3. backtracking from t = 1, halving up to 20 times, accepting t when
-    ///      f(θ + ts) − f(θ) <= t·2⁻¹¹·g·s, or, where |f(θ + ts) − f(θ)| <= 16ε|f(θ)|, when
-    ///      the new gradient's L1 norm is below the old one's (L-BFGS when no t passes);
-    ///   4. converged when max|g(θ + ts)| <= tol and ½ sᵀHs <= tol (H and s of step 1, 2).
-    /// Multinomial: the intercepts are centred at the end (sklearn's finalize). Returns false
-    /// where sklearn falls back to L-BFGS-B (not reproduced; the caller then solves to the
-    /// optimum from where sklearn stopped).
-    CUDAG_HD bool fit_sklearn() {
-        constexpr double kTol = 1e-4;
-        constexpr int kMaxIter = 100;
-        raw_of(coef_, raw_);
-        double f = loss_gradient(coef_, raw_, scratch_g_);
-        for (int iteration = 1; iteration <= kMaxIter; ++iteration) {
-            if (!gradient_hessian(g_, h_)) return false;
-            if (!newton_step(g_, h_, s_, true)) return false;
-            if (!line_search(f, g_, s_, f)) return false;
-            double g_max = 0.0;
-            for (int a = 0; a < d_; ++a) g_max = max_of(g_max, fabs(trial_g_[a]));
-            if (g_max <= kTol && 0.5 * quadratic_form(h_, s_) <= kTol) break;
-        }
-        // (max_iter reached without convergence: sklearn warns and keeps θ; so does this.)
-        finalize();
-        return true;
-    }
-
-    /// The optimum of f, by the same Newton steps, from the current θ: backtracking as
-    /// sklearn's far from it; near it (½ sᵀHs <= 1e-8 (1/n + |f|)) full steps, because there
-    /// the decrease drops below f's rounding and could not be seen while the coefficients, on
-    /// which the deviance depends to first order, still move. Ends after the full step whose
-    /// ½ sᵀHs is at most 1e-20 (1/n + |f|) (the gradient's rounding level), or where rounding
-    /// leaves no descent direction.
-    CUDAG_HD void fit_optimum() {
-        raw_of(coef_, raw_);
-        double f = loss_gradient(coef_, raw_, g_);
-        constexpr int kMaxIterations = 200;
-        for (int it = 0; it < kMaxIterations; ++it) {
-            gradient_hessian(g_, h_);
-            if (!newton_step(g_, h_, s_, false)) break;
-            const double half_decrement = 0.5 * quadratic_form(h_, s_);
-            const double scale = 1.0 / static_cast<double>(n_) + fabs(f);
-            if (half_decrement <= 1e-8 * scale) {
-                for (int a = 0; a < d_; ++a) coef_[a] += s_[a];
-                raw_of(coef_, raw_);
-                f = loss_gradient(coef_, raw_, g_);
-                if (half_decrement <= 1e-20 * scale) break;
-                continue;
-            }
-            if (!line_search(f, g_, s_, f)) break;
-        }
-        finalize();
-    }
-
     /// tigramite's deviance at the fitted θ: 2 Σᵢ −log clip(pᵢ,yᵢ, ε, 1 − ε) (numpy's sum),
     /// the probabilities as sklearn's predict_proba forms them from the decision function
     /// xW + b (binary: expit and one minus it; multinomial: softmax after subtracting each
@@ -466,28 +675,12 @@ public:
         for (std::int64_t t = 0; t < n_; ++t) {
             const std::int64_t r = data_row(x_, t);
             row_raw(r, coef_, eta);
-            const int yi = label(r);
-            double prob;
-            if (m_ == 1) {
-                const double p1 = 1.0 / (1.0 + xm::exp(-eta[0]));
-                prob = yi == 1 ? p1 : 1.0 - p1;
-            } else {
-                double mx = eta[0];
-                for (int c = 1; c < m_; ++c) mx = max_of(mx, eta[c]);
-                double sum = 0.0;
-                for (int c = 0; c < m_; ++c) sum += (prob_[c] = xm::exp(eta[c] - mx));
-                prob = prob_[yi] / sum;
-            }
-            prob = prob < kEps ? kEps : (1.0 - kEps < prob ? 1.0 - kEps : prob);
-            terms.add(-xm::log(prob));
+            terms.add(deviance_term(eta, m_, label(r), prob_));
         }
         return 2.0 * terms.value();
     }
 
 private:
-    /// std::max's choice: b where a < b, else a.
-    CUDAG_HD static double max_of(double a, double b) { return a < b ? b : a; }
-
     CUDAG_HD int label(std::int64_t r) const { return code_position(dep_, r); }
     /// θ's entry of class (column of W) c, feature j (p: the intercept).
     CUDAG_HD int at(int c, int j) const { return j * m_ + c; }
@@ -516,25 +709,6 @@ private:
         for (std::int64_t t = 0; t < n_; ++t) row_raw(data_row(x_, t), coef, raw + t * m_);
     }
 
-    /// Row r's class probabilities (multinomial) as sklearn's sum_exp_minus_max, the log of
-    /// the sum of exponentials returned.
-    CUDAG_HD double softmax_row(const double* r, double* prob) const {
-        double mx = r[0];
-        for (int c = 1; c < m_; ++c)
-            if (mx < r[c]) mx = r[c];
-        double sum = 0.0;
-        for (int c = 0; c < m_; ++c) sum += (prob[c] = xm::exp(r[c] - mx));
-        for (int c = 0; c < m_; ++c) prob[c] /= sum;
-        return xm::log(sum) + mx;
-    }
-
-    CUDAG_HD double penalty(const double* coef) const {
-        double w2 = 0.0;
-        for (int j = 0; j < p_; ++j)
-            for (int c = 0; c < m_; ++c) w2 += coef[at(c, j)] * coef[at(c, j)];
-        return 0.5 * l2_ * w2;
-    }
-
     /// grad[c, j] += gi[c] xᵢj for row i (regressors in ui_): accumulate_gradient's row.
     CUDAG_HD void add_gradient_row(double* grad) const {
         for (int j = 0; j <= p_; ++j) {
@@ -561,20 +735,9 @@ private:
             const double* r = raw + t * m_;
             const int yi = label(row);
             if (m_ == 1) {
-                const double y = yi, e = r[0];
-                if (e <= -37) {
-                    const double q = xm::exp(e);
-                    loss.add(q - y * e);
-                    gi_[0] = q - y;
-                } else if (e <= -2) {
-                    const double q = xm::exp(e);
-                    loss.add(log1p(q) - y * e);
-                    gi_[0] = ((1 - y) * q - y) / (1 + q);
-                } else {
-                    const double q = xm::exp(-e);
-                    loss.add((e <= 18 ? log1p(q) : q) + (1 - y) * e);
-                    gi_[0] = ((1 - y) - y * q) / (1 + q);
-                }
+                double term;
+                gi_[0] = binomial_loss_gradient(r[0], yi, term);
+                loss.add(term);
             } else {
                 const double lse = softmax_row(r, prob_);
                 loss.add(lse - r[yi]);
@@ -604,15 +767,7 @@ private:
             const double* r = raw_ + t * m_;
             const int yi = label(row);
             if (m_ == 1) {
-                const double y = yi;
-                if (r[0] > -37) {
-                    const double q = xm::exp(-r[0]);
-                    gi_[0] = ((1 - y) - y * q) / (1 + q);
-                    w_[0] = q / ((1 + q) * (1 + q));
-                } else {
-                    w_[0] = xm::exp(r[0]);
-                    gi_[0] = w_[0] - y;
-                }
+                gi_[0] = binomial_gradient_hessian(r[0], yi, w_[0]);
                 if (!(w_[0] > 0.0)) ++not_positive;
                 w_[0] = fabs(w_[0]) * inv_n;
             } else {
@@ -729,46 +884,16 @@ private:
         return q;
     }
 
-    /// sklearn's NewtonSolver.line_search from coef_ (f its loss, g the gradient of step 1,
-    /// s the step): θ + ts with the raw predictions updated as η + t·η(s); on success coef_
-    /// and raw_ move there, the new loss goes to f_out and the new gradient is trial_g_.
-    CUDAG_HD bool line_search(double f, const double* g, const double* s, double& f_out) {
-        constexpr double kBeta = 0.5, kSigma = 0.00048828125;  // 1/2, 2⁻¹¹
-        const double eps16 = 16 * kEps;
-        double gs = 0.0;
-        for (int a = 0; a < d_; ++a) gs += g[a] * s[a];
-        const double armijo = kSigma * gs;
-        raw_of(s, raw_step_);
+    /// line_search's trial point θ + ts and its raw predictions η + t·η(s).
+    CUDAG_HD void trial_step(double t, const double* s) {
+        for (int a = 0; a < d_; ++a) trial_coef_[a] = coef_[a] + t * s[a];
         const std::int64_t nm = n_ * m_;
-        double l1_old = -1.0;
-        double t = 1.0;
-        for (int i = 0; i < 21; ++i, t *= kBeta) {
-            for (int a = 0; a < d_; ++a) trial_coef_[a] = coef_[a] + t * s[a];
-            for (std::int64_t q = 0; q < nm; ++q) trial_raw_[q] = raw_[q] + t * raw_step_[q];
-            const double f_new = loss_gradient(trial_coef_, trial_raw_, trial_g_);
-            const double improvement = f_new - f;
-            bool ok = improvement <= t * armijo;
-            if (!ok && fabs(improvement) <= fabs(f * eps16)) {
-                if (l1_old < 0) {
-                    l1_old = 0.0;
-                    for (int a = 0; a < d_; ++a) l1_old += fabs(g[a]);
-                }
-                double l1 = 0.0;
-                for (int a = 0; a < d_; ++a) l1 += fabs(trial_g_[a]);
-                ok = l1 < l1_old;
-            }
-            if (ok) {
-                double* c = coef_;
-                coef_ = trial_coef_;
-                trial_coef_ = c;
-                double* r = raw_;
-                raw_ = trial_raw_;
-                trial_raw_ = r;
-                f_out = f_new;
-                return true;
-            }
-        }
-        return false;
+        for (std::int64_t q = 0; q < nm; ++q) trial_raw_[q] = raw_[q] + t * raw_step_[q];
+    }
+
+    /// θ += s (fit_optimum's full step).
+    CUDAG_HD void add_step() {
+        for (int a = 0; a < d_; ++a) coef_[a] += s_[a];
     }
 
     /// sklearn's finalize: a multinomial's intercepts centred (no probability changes).

@@ -9,6 +9,9 @@
 // level sets and normaltest per query); queries beyond the kernel's limits (answered by the CPU
 // in the same call); the CPU's one-line errors (a constant dependent variable, no complete
 // row); the batch as make_gpu_batch_test gives it for --backend cuda, and PC's search on it.
+// The warp kernels' edges (5 to 300 rows: fewer than 8, than 32, one pairwise leaf or more;
+// conditioning sets up to 16 variables), and the one-thread-per-query kernels behind the
+// internal switch CUDAG_REGRESSION_KERNEL=thread.
 // Every test skips when this build has no CUDA or no device is visible.
 #include <gtest/gtest.h>
 
@@ -16,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -221,6 +225,74 @@ TEST(CudaRegression, TestwiseIsEquivalentToCpu) {
             const std::string what = "testwise " + std::to_string(share) + ", kind " + std::to_string(kind);
             EXPECT_GT(expect_batch_is_cpus(*gpu, data, b, what), 0) << what;
         }
+    }
+}
+
+/// Of b's queries, those the CPU's test answers (no InputError), in order.
+ci::QueryList answered(const Dataset& data, const ci::QueryList& b) {
+    const auto cpu = skeleton::make_ci_test(data, regression_spec(), skeleton::Compat::Pcalg, 1);
+    ci::QueryList out;
+    for (std::size_t q = 0; q < b.size(); ++q)
+        if (error_of([&] { (void)cpu->test(b.x[q], b.y[q], b.set(q)); }).empty()) out.add(b.x[q], b.y[q], b.set(q));
+    return out;
+}
+
+// The warp kernels' edges: rows fewer than a warp's lanes, fewer than numpy's 8 accumulators
+// (normaltest NaN), one pairwise leaf (<= 128), two and more; conditioning sets of 0 to 16
+// variables (up to 16 of kMaxVars' 18: dozens of one-hot columns, logistic fits of up to
+// ~170 parameters); a discrete variable of 9 levels; with and without missing cells.
+TEST(CudaRegression, FewRowsAndLargeSetsAreCpus) {
+    CUDAG_REQUIRE_GPU();
+    struct Case {
+        std::int64_t m;
+        int kind, max_l;
+        double share;
+    };
+    for (const Case c : {Case{5, 1, 1, 0.0}, Case{9, 1, 3, 0.0}, Case{31, 0, 2, 0.0}, Case{33, 0, 3, 0.0},
+                         Case{129, 0, 4, 0.0}, Case{200, 0, 16, 0.0}, Case{200, 2, 6, 0.0}, Case{300, 1, 16, 0.0},
+                         Case{260, 0, 16, 0.1}, Case{70, 0, 3, 0.2}}) {
+        const auto seed = static_cast<std::uint64_t>(c.m * 7 + c.kind + c.max_l);
+        Dataset data = make_data(20, c.m, seed, c.kind);
+        if (c.kind == 2) {
+            // Variable 3 with 9 levels (multinomial fits of 9 classes), partly following variable 0.
+            auto& lv = data.levels[3];
+            while (lv.size() < 9) {
+                std::string label = "more";
+                label += std::to_string(lv.size());
+                lv.push_back(label);
+            }
+            for (std::int64_t r = 0; r < data.n_samples; ++r)
+                data.column(3)[r] = static_cast<double>((r * 7 + 2 * static_cast<std::int64_t>(data.column(0)[r])) % 9);
+        }
+        if (c.share > 0) data = with_holes(std::move(data), c.share, seed + 1);
+        const auto gpu = gpu_batch(data, 2);
+        const ci::QueryList b = answered(data, random_queries(20, 120, c.max_l, seed + 2));
+        ASSERT_GT(b.size(), 20u);
+        std::string what = "rows ";
+        what += std::to_string(c.m);
+        what += ", kind ";
+        what += std::to_string(c.kind);
+        what += ", sets up to ";
+        what += std::to_string(c.max_l);
+        what += ", missing ";
+        what += std::to_string(c.share);
+        expect_batch_is_cpus(*gpu, data, b, what);
+    }
+}
+
+// The first version's kernels (one thread per query), kept behind the internal switch
+// CUDAG_REGRESSION_KERNEL=thread for scripts/bench/regression_gpu.sh: the same bits.
+TEST(CudaRegression, ThreadPerQueryKernelsAreCpus) {
+    CUDAG_REQUIRE_GPU();
+    struct Switch {
+        Switch() { setenv("CUDAG_REGRESSION_KERNEL", "thread", 1); }
+        ~Switch() { unsetenv("CUDAG_REGRESSION_KERNEL"); }
+    } thread_kernels;
+    for (const double share : {0.0, 0.1}) {
+        const Dataset data = share > 0 ? with_holes(make_data(12, 700, 51), share, 53) : make_data(12, 700, 51);
+        const auto gpu = gpu_batch(data, 2);
+        const ci::QueryList b = random_queries(12, 150, 3, 52);
+        EXPECT_GT(expect_batch_is_cpus(*gpu, data, b, share > 0 ? "thread kernels, testwise" : "thread kernels"), 0);
     }
 }
 

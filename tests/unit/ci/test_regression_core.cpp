@@ -70,6 +70,34 @@ TEST(RegressionCore, PairwiseSumsAreNumpys) {
     }
 }
 
+// lane_sum, the least-squares fit's order (row i on lane i mod 32, then lane j + lane j + 16,
+// + 8, 4, 2, 1), on values whose order shows (2⁵³ + 1 rounds to 2⁵³, ties to even). a: lane 0
+// holds rows 0 and 32, 2⁵³ + 1 → 2⁵³, lane 1 −2⁵³: 0, where row order gives 1. b: lanes 0 and
+// 16 meet first, 1 + 2⁵³ → 2⁵³, then lane 1's −2⁵³: 0, where row order gives (1 − 2⁵³) + 2⁵³ = 1.
+TEST(RegressionCore, LaneSumAddsAsAWarp) {
+    const double big = std::ldexp(1.0, 53);
+    std::vector<double> a(40, 0.0);
+    a[0] = big;
+    a[1] = -big;
+    a[32] = 1.0;
+    const auto sum = [&a](std::int64_t lo) {
+        return core::lane_sum(lo, static_cast<std::int64_t>(a.size()), [&a](std::int64_t i) { return a[i]; });
+    };
+    EXPECT_EQ(sum(0), 0.0);
+    EXPECT_EQ(sum(1), 1.0 - big);  // from row 1: −2⁵³ + 1, exact
+    std::vector<double> b(40, 0.0);
+    b[0] = 1.0;
+    b[16] = big;
+    b[1] = -big;
+    EXPECT_EQ(core::lane_sum(0, 40, [&b](std::int64_t i) { return b[i]; }), 0.0);  // (1 + 2⁵³) − 2⁵³
+    double sequential = 0.0;
+    for (const double v : b) sequential += v;
+    EXPECT_EQ(sequential, 1.0);  // (1 − 2⁵³) + 2⁵³
+    // Integers add exactly in any order: the count of rows [lo, hi).
+    for (const std::int64_t n : {0, 1, 31, 32, 33, 1000})
+        EXPECT_EQ(core::lane_sum(n / 3, n, [](std::int64_t) { return 1.0; }), static_cast<double>(n - n / 3));
+}
+
 TEST(RegressionCore, Log1pIsWithinAFewUlps) {
     for (double x = -0.999; x < 40.0; x = x < 0 ? x * 0.93 + 1e-3 : x * 1.07 + 1e-9) {
         const double want = std::log1p(x);

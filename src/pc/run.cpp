@@ -51,6 +51,15 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                              " variables, the data have " + std::to_string(data.n_vars));
         cfg.knowledge.check(data.names);
     }
+    if (cfg.correlation) {
+        if (test.kind != skeleton::TestKind::FisherZ)
+            throw InputError("a given correlation matrix takes the fisher-z test, not " + test.name());
+        if (cfg.backend.kind == BackendKind::Cuda)
+            throw InputError("a given correlation matrix runs on the CPU: use backend cpu or auto");
+        if (static_cast<std::int64_t>(cfg.correlation->size()) != data.n_vars * data.n_vars)
+            throw InputError("the correlation matrix is not " + std::to_string(data.n_vars) + " x " +
+                             std::to_string(data.n_vars));
+    }
     if (test.traits().data != ci::TestData::Continuous) return;
     if (test.traits().permutation) {  // CMIknn's surrogates
         const ci::CmiKnnSpec& spec = test.cmi;
@@ -346,8 +355,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const skeleton::SkeletonOptions sk = skeleton_options(cfg, data, test, threads, comm);
     BackendContext backend = cfg.backend;
     backend.threads = threads;
-    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr =
-        skeleton::make_engine(skeleton::EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm});
+    if (cfg.correlation) backend.kind = BackendKind::Cpu;  // validate() refused the others
+    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr = skeleton::make_engine(
+        skeleton::EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm, cfg.correlation.get()});
     skeleton::SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

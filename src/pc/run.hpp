@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include <optional>
 #include <string>
@@ -66,6 +68,10 @@ struct PcConfig {
     /// False: the result has no pMax (PcResult::pmax empty), which then is not collected
     /// (a bootstrap replicate's run: only its graph counts). One process only.
     bool keep_pmax = true;
+    /// Fisher-z on this n_vars x n_vars correlation matrix (row-major) as given, instead of
+    /// the one of the data's values (pcalg's gaussCItest suffStat list(C, n): the Dataset
+    /// then carries only n_samples, n_vars and the names). CPU, one process; null: none.
+    std::shared_ptr<const std::vector<double>> correlation;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

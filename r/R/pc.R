@@ -102,7 +102,7 @@ cmiknnCItest <- function(x, y, S, suffStat)
 
 # Runs the search; returns the raw result with the labels.
 .run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
-                 backend, threads, verbose, skeleton_only) {
+                 backend, threads, verbose, skeleton_only, triple_rule = 0L) {
   test <- .test_name(indepTest)
   if (!is.numeric(alpha) || length(alpha) != 1 || !(alpha > 0 && alpha < 1))
     stop("alpha must be one number in (0, 1)", call. = FALSE)
@@ -148,7 +148,8 @@ cmiknnCItest <- function(x, y, S, suffStat)
   }
   raw <- .cudag_pc(data, corr, as.numeric(n), labels, unname(.cudag_tests[test]), alpha, max_level,
                    fixed(fixedGaps, "fixedGaps"), fixed(fixedEdges, "fixedEdges"), backend,
-                   as.integer(threads), isTRUE(verbose), cmi, skeleton_only)
+                   as.integer(threads), isTRUE(verbose), cmi, skeleton_only,
+                   as.integer(triple_rule))
   for (w in raw$warnings) warning(w, call. = FALSE)
   raw$labels <- labels
   raw$fixed_gaps <- fixed(fixedGaps, "fixedGaps")
@@ -244,10 +245,9 @@ pc <- function(suffStat, indepTest, alpha, labels, p, fixedGaps = NULL, fixedEdg
     stop("solve.confl = TRUE is not supported: cudag orients as pcalg with solve.confl = FALSE", call. = FALSE)
   if (isTRUE(conservative) && isTRUE(maj.rule)) stop("Choose either conservative PC or majority rule PC!",
                                                      call. = FALSE)
-  if (isTRUE(conservative) || isTRUE(maj.rule))
-    stop("conservative / maj.rule are not supported yet by cudag::pc", call. = FALSE)
   raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
-              m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, FALSE)
+              m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, FALSE,
+              if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L)
   parts <- .parts(raw)
   p <- length(raw$labels)
   amat <- matrix(0, p, p)

@@ -11,8 +11,8 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cudag_pc
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose, Rcpp::List cmi, bool skeleton_only);
-RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP labelsSEXP, SEXP testSEXP, SEXP alphaSEXP, SEXP max_levelSEXP, SEXP fixed_gapsSEXP, SEXP fixed_edgesSEXP, SEXP backendSEXP, SEXP threadsSEXP, SEXP verboseSEXP, SEXP cmiSEXP, SEXP skeleton_onlySEXP) {
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose, Rcpp::List cmi, bool skeleton_only, int triple_rule);
+RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP labelsSEXP, SEXP testSEXP, SEXP alphaSEXP, SEXP max_levelSEXP, SEXP fixed_gapsSEXP, SEXP fixed_edgesSEXP, SEXP backendSEXP, SEXP threadsSEXP, SEXP verboseSEXP, SEXP cmiSEXP, SEXP skeleton_onlySEXP, SEXP triple_ruleSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -30,13 +30,14 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type cmi(cmiSEXP);
     Rcpp::traits::input_parameter< bool >::type skeleton_only(skeleton_onlySEXP);
-    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose, cmi, skeleton_only));
+    Rcpp::traits::input_parameter< int >::type triple_rule(triple_ruleSEXP);
+    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose, cmi, skeleton_only, triple_rule));
     return rcpp_result_gen;
 END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_cudag_cudag_pc", (DL_FUNC) &_cudag_cudag_pc, 14},
+    {"_cudag_cudag_pc", (DL_FUNC) &_cudag_cudag_pc, 15},
     {NULL, NULL, 0}
 };
 

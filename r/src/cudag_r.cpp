@@ -158,7 +158,7 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
 // [[Rcpp::export(.cudag_pc)]]
 Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha,
                     int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads,
-                    bool verbose, Rcpp::List cmi, bool skeleton_only) {
+                    bool verbose, Rcpp::List cmi, bool skeleton_only, int triple_rule) {
     const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(labels);
     KnowledgeValues knowledge;
     knowledge.forbid = pairs_of(fixed_gaps, names, "fixedGaps");
@@ -193,6 +193,8 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
         cfg.backend.threads = threads;
         cfg.correlation = rowmajor;
         cfg.orient = !skeleton_only;
+        cfg.conservative = triple_rule == 1;
+        cfg.majority = triple_rule == 2;
         cfg.knowledge = read_knowledge({}, knowledge, names);
         cfg.on_level = level_hook;
         if (verbose)
@@ -218,6 +220,8 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
     job.verbose = verbose;
     job.knowledge.values = knowledge;
     job.cfg.orient = !skeleton_only;
+    job.cfg.conservative = triple_rule == 1;
+    job.cfg.majority = triple_rule == 2;
     if (test == "cmiknn") {
         const auto given = [&](const char* key) { return cmi.containsElementNamed(key); };
         if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);

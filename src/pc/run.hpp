@@ -72,6 +72,12 @@ struct PcConfig {
     /// the one of the data's values (pcalg's gaussCItest suffStat list(C, n): the Dataset
     /// then carries only n_samples, n_vars and the names). CPU, one process; null: none.
     std::shared_ptr<const std::vector<double>> correlation;
+    /// pcalg's pc(conservative = TRUE) / pc(maj.rule = TRUE): before the orientation every
+    /// unshielded triple is checked (pc.cons.intern, version.unf = c(2, 1); fci/triples.hpp),
+    /// the separating sets revised, and the ambiguous triples left alone by the collider
+    /// step and Meek's rules 1 and 3. pcalg orientation only (not with --compat
+    /// causal-learn, uc_rule or directed knowledge); one process.
+    bool conservative = false, majority = false;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

@@ -72,3 +72,34 @@ test_that("20 generated Gaussian sets (randomDAG + rmvDAG)", {
                    pcalg::pc(ss, pcalg::gaussCItest, alpha = alpha, p = p))
   }
 })
+
+test_that("conservative and maj.rule: gmG8, gmD and 20 generated sets", {
+  skip_without_pcalg()
+  env <- new.env()
+  utils::data("gmG", package = "pcalg", envir = env)
+  utils::data("gmD", package = "pcalg", envir = env)
+  x <- env$gmG8$x
+  ss <- list(C = cor(x), n = nrow(x))
+  for (rule in c("conservative", "maj.rule")) {
+    args <- list(alpha = 0.01, labels = colnames(x))
+    args[[rule]] <- TRUE
+    expect_same_pc(do.call(cudag::pc, c(list(ss, pcalg::gaussCItest), args)),
+                   do.call(pcalg::pc, c(list(ss, pcalg::gaussCItest), args)))
+    d <- list(dm = env$gmD$x, nlev = c(3, 2, 3, 4, 2), adaptDF = FALSE)
+    args <- list(alpha = 0.01, labels = colnames(env$gmD$x))
+    args[[rule]] <- TRUE
+    expect_same_pc(do.call(cudag::pc, c(list(d, pcalg::disCItest), args)),
+                   do.call(pcalg::pc, c(list(d, pcalg::disCItest), args)))
+    for (k in 1:20) {
+      set.seed(500 + k)
+      p <- 8 + 2 * (k %% 8)
+      dag <- pcalg::randomDAG(p, prob = 0.3)
+      y <- pcalg::rmvDAG(100 + 40 * k, dag)
+      s2 <- list(C = cor(y), n = nrow(y))
+      args <- list(alpha = c(0.01, 0.05)[1 + k %% 2], p = p)
+      args[[rule]] <- TRUE
+      expect_same_pc(do.call(cudag::pc, c(list(s2, pcalg::gaussCItest), args)),
+                     do.call(pcalg::pc, c(list(s2, pcalg::gaussCItest), args)))
+    }
+  }
+})

@@ -195,6 +195,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
         cfg.orient = !skeleton_only;
         cfg.conservative = triple_rule == 1;
         cfg.majority = triple_rule == 2;
+        run::set_triple_check(cfg);
         cfg.knowledge = read_knowledge({}, knowledge, names);
         cfg.on_level = level_hook;
         if (verbose)

@@ -6,8 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <memory>
-#include <span>
 #include <sstream>
 
 #include "ci/correlation.hpp"
@@ -16,8 +14,6 @@
 #include "core/magnitude.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
-#include "fci/tester.hpp"
-#include "fci/triples.hpp"
 #include "pc/orient.hpp"
 #include "skeleton/checkpoint.hpp"
 #include "skeleton/engines.hpp"
@@ -246,29 +242,6 @@ SepSets triple_sepsets(const Graph& skeleton, const SepSets& mine, mpi::Communic
 
 }  // namespace
 
-namespace {
-
-/// The engine's own single tests as a ci::CiTest (the triple checks of the conservative
-/// and majority rules: the skeleton's arithmetic, a given correlation matrix included).
-class EngineTest final : public ci::CiTest {
-public:
-    explicit EngineTest(skeleton::SkeletonEngine& engine) : engine_(engine) {}
-    std::string name() const override { return engine_.name(); }
-    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
-        std::vector<std::int32_t> set(s.begin(), s.end());
-        std::sort(set.begin(), set.end());
-        ci::CiOutcome out;
-        out.p = engine_.p_value(std::min(x, y), std::max(x, y), set);
-        return out;
-    }
-    std::vector<std::string> digest() const override { return {engine_.name()}; }
-
-private:
-    skeleton::SkeletonEngine& engine_;
-};
-
-}  // namespace
-
 PcResult run_pc(const Dataset& data, const PcConfig& cfg) {
     mpi::SerialCommunicator serial;
     return run_pc(data, cfg, serial);
@@ -421,26 +394,15 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         return engine.p_value(x, y, s);
     };
 
-    // pcalg's pc.cons.intern: the unshielded triples checked on rank 0 (with the engine's
-    // tests), the separating sets revised and the ambiguous triples kept for orientation.
-    fci::TripleSet ambiguous;
-    std::int64_t triple_tests = 0;
+    // pcalg's pc.cons.intern (cfg.triple_check): on rank 0, the separating sets revised and
+    // the ambiguous triples kept for orientation.
+    OrientOptions oo_cons = oo;
     mpi::run_agreed(comm, [&] {
         if (!(cfg.conservative || cfg.majority)) return;
         if (comm.size() > 1) throw InputError("the conservative and majority rules run on one process");
-        fci::Tester tester([&engine] { return std::make_unique<EngineTest>(engine); }, 1,
-                           ci::Decision{cfg.alpha, sk.policy.strict});
-        fci::ConsOptions co;
-        co.unseparated_ambiguous = true;  // pc(): version.unf = c(2, 1)
-        co.majority = cfg.majority;
-        ambiguous = fci::conservative_triples(skel.skeleton, tester, co, skel.sepsets);
-        triple_tests = tester.tests();
+        if (!cfg.triple_check) throw InputError("the conservative and majority rules need PcConfig::triple_check");
+        oo_cons.ambiguous = cfg.triple_check(skel.skeleton, skel.sepsets, engine);
     });
-    OrientOptions oo_cons = oo;
-    if (!ambiguous.empty())
-        oo_cons.ambiguous = [&ambiguous](std::int32_t a, std::int32_t b, std::int32_t c) {
-            return ambiguous.contains_either(a, b, c);
-        };
 
     PcResult r;
     r.names = data.names;
@@ -470,8 +432,6 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     add_run_config(r, cfg, data, test, sk, oo, engine.name(), threads, comm);
     if (cfg.conservative || cfg.majority) {
         r.config.emplace_back("triple_rule", cfg.majority ? "majority (pcalg maj.rule)" : "conservative (pcalg)");
-        r.config.emplace_back("triple_tests", std::to_string(triple_tests));
-        r.config.emplace_back("ambiguous_triples", std::to_string(ambiguous.size()));
     }
     return r;
 }

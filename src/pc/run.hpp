@@ -13,7 +13,9 @@
 #include "core/dataset.hpp"
 #include "core/knowledge.hpp"
 #include "io/checkpoint_file.hpp"
+#include "pc/orient.hpp"
 #include "pc/result.hpp"
+#include "skeleton/skeleton_engine.hpp"
 #include "skeleton/skeleton.hpp"
 #include "skeleton/test_spec.hpp"
 
@@ -78,6 +80,10 @@ struct PcConfig {
     /// step and Meek's rules 1 and 3. pcalg orientation only (not with --compat
     /// causal-learn, uc_rule or directed knowledge); one process.
     bool conservative = false, majority = false;
+    /// The triple checks of `conservative` / `majority` (run::triple_check: they live with
+    /// FCI's, which pc/ does not include): given the skeleton, its separating sets (revised
+    /// in place) and the engine's tests, the ambiguous triples.
+    std::function<TripleFn(const Graph&, SepSets&, skeleton::SkeletonEngine&)> triple_check;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

@@ -5,7 +5,8 @@
 # its testthat tests (r/tests/testthat; the comparisons with pcalg skip where pcalg is absent:
 # /work/shared/peers/install_r_peers.sh or R_PEERS=<that script> installs it).
 #   scripts/r-check.sh [--check]     --check: also R CMD check on the built package
-# Environment: BUILD (default build-r), JOBS (ninja -j, default 2), CUDA=ON for the CUDA engines.
+# Environment: BUILD (default build-r; an existing build folder is reused), JOBS (default 2),
+# CUDA=ON for the CUDA engines (a new build folder), R_PEERS (a script installing pcalg).
 # Exits 0 without doing anything when R (Rscript) or Rcpp/testthat are missing, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +21,16 @@ if ! Rscript -e 'quit(status = !all(sapply(c("Rcpp", "testthat"), requireNamespa
 fi
 if [ -n "${R_PEERS:-}" ]; then bash "$R_PEERS" --no-bnlearn; fi
 t0=$(date +%s)
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAG_BUILD_TESTS=OFF -DCUDAG_BUILD_R=ON \
-    -DCUDAG_ENABLE_CUDA="${CUDA:-OFF}" ${CMAKE_ARGS:-} >/dev/null
-ninja -C "$build" -j"${JOBS:-2}" cudag_r_libs
+if [ -f "$build/CMakeCache.txt" ]; then
+    # A build folder configured already (scripts/test.sh's `build`, say): its settings kept,
+    # the R flags added (no rebuild when its libraries are position-independent already:
+    # CUDAG_BUILD_PYTHON=ON or CUDAG_BUILD_R=ON from the start).
+    cmake -S . -B "$build" -DCUDAG_BUILD_R=ON >/dev/null
+else
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDAG_BUILD_TESTS=OFF -DCUDAG_BUILD_R=ON \
+        -DCUDAG_ENABLE_CUDA="${CUDA:-OFF}" ${CMAKE_ARGS:-} >/dev/null
+fi
+cmake --build "$build" --target cudag_r_libs -j"${JOBS:-2}"
 t1=$(date +%s)
 lib="$build/Rlib"
 mkdir -p "$lib"

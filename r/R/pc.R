@@ -199,7 +199,11 @@ cmiknnCItest <- function(x, y, S, suffStat)
   as(m, "graphNEL")
 }
 
-.pcalg_ready <- function() requireNamespace("pcalg", quietly = TRUE) && requireNamespace("graph", quietly = TRUE)
+# pcalg's objects when pcalg and graph are installed, unless options(cudag.pcAlgo = FALSE).
+.pcalg_ready <- function() {
+  !identical(getOption("cudag.pcAlgo"), FALSE) && requireNamespace("pcalg", quietly = TRUE) &&
+    requireNamespace("graph", quietly = TRUE)
+}
 
 .result <- function(raw, parts, amat, cl, cpdag) {
   if (.pcalg_ready()) {

@@ -103,3 +103,33 @@ test_that("conservative and maj.rule: gmG8, gmD and 20 generated sets", {
     }
   }
 })
+
+test_that("without pcalg's classes: a plain list with the same contents", {
+  skip_without_pcalg()
+  env <- new.env()
+  utils::data("gmG", package = "pcalg", envir = env)
+  x <- env$gmG8$x
+  ss <- list(C = cor(x), n = nrow(x))
+  theirs <- pcalg::pc(ss, pcalg::gaussCItest, alpha = 0.01, labels = colnames(x))
+  old <- options(cudag.pcAlgo = FALSE)
+  on.exit(options(old))
+  ours <- cudag::pc(ss, "gaussCItest", alpha = 0.01, labels = colnames(x))
+  expect_s3_class(ours, "cudag_pc")
+  expect_equal(unname(ours$amat != 0), unname(as(theirs@graph, "matrix") != 0))
+  expect_equal(sym_sepsets(ours$sepset), sym_sepsets(theirs@sepset))
+  expect_equal(ours$pMax, theirs@pMax, tolerance = 1e-9)
+})
+
+test_that("cmiknnCItest runs from the data and gives a pcAlgo over the same nodes", {
+  skip_without_pcalg()
+  set.seed(3)
+  x <- matrix(rnorm(600), 200, 3)
+  x[, 2] <- x[, 1]^2 + 0.3 * rnorm(200)
+  x[, 3] <- x[, 2] + 0.3 * rnorm(200)
+  fit <- cudag::pc(list(data = x, permutations = 99, seed = 7), cudag::cmiknnCItest, alpha = 0.05, p = 3,
+                   threads = 1)
+  expect_s4_class(fit, "pcAlgo")
+  # The generating DAG's skeleton 1 - 2 - 3 (1 -> 2 through x^2, which Fisher-z cannot see).
+  skel <- as(fit@graph, "matrix") != 0
+  expect_equal(unname(skel | t(skel)), matrix(c(FALSE, TRUE, FALSE, TRUE, FALSE, TRUE, FALSE, TRUE, FALSE), 3))
+})

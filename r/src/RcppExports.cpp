@@ -6,42 +6,45 @@
 using namespace Rcpp;
 
 #ifdef RCPP_USE_GLOBAL_ROSTREAM
-Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
+Rcpp::Rostream<true>& Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cudag_pc
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose, Rcpp::List cmi, bool skeleton_only, int triple_rule);
-RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP labelsSEXP, SEXP testSEXP, SEXP alphaSEXP, SEXP max_levelSEXP, SEXP fixed_gapsSEXP, SEXP fixed_edgesSEXP, SEXP backendSEXP, SEXP threadsSEXP, SEXP verboseSEXP, SEXP cmiSEXP, SEXP skeleton_onlySEXP, SEXP triple_ruleSEXP) {
-BEGIN_RCPP
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha,
+                    int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose,
+                    Rcpp::List cmi, bool skeleton_only, int triple_rule);
+RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP labelsSEXP, SEXP testSEXP,
+                                SEXP alphaSEXP, SEXP max_levelSEXP, SEXP fixed_gapsSEXP, SEXP fixed_edgesSEXP,
+                                SEXP backendSEXP, SEXP threadsSEXP, SEXP verboseSEXP, SEXP cmiSEXP,
+                                SEXP skeleton_onlySEXP, SEXP triple_ruleSEXP) {
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type corr(corrSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< Rcpp::CharacterVector >::type labels(labelsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type test(testSEXP);
-    Rcpp::traits::input_parameter< double >::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter< int >::type max_level(max_levelSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type fixed_gaps(fixed_gapsSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type fixed_edges(fixed_edgesSEXP);
-    Rcpp::traits::input_parameter< std::string >::type backend(backendSEXP);
-    Rcpp::traits::input_parameter< int >::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter< bool >::type verbose(verboseSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type cmi(cmiSEXP);
-    Rcpp::traits::input_parameter< bool >::type skeleton_only(skeleton_onlySEXP);
-    Rcpp::traits::input_parameter< int >::type triple_rule(triple_ruleSEXP);
-    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose, cmi, skeleton_only, triple_rule));
+    Rcpp::traits::input_parameter<SEXP>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type corr(corrSEXP);
+    Rcpp::traits::input_parameter<double>::type n(nSEXP);
+    Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type labels(labelsSEXP);
+    Rcpp::traits::input_parameter<std::string>::type test(testSEXP);
+    Rcpp::traits::input_parameter<double>::type alpha(alphaSEXP);
+    Rcpp::traits::input_parameter<int>::type max_level(max_levelSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type fixed_gaps(fixed_gapsSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type fixed_edges(fixed_edgesSEXP);
+    Rcpp::traits::input_parameter<std::string>::type backend(backendSEXP);
+    Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
+    Rcpp::traits::input_parameter<bool>::type verbose(verboseSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type cmi(cmiSEXP);
+    Rcpp::traits::input_parameter<bool>::type skeleton_only(skeleton_onlySEXP);
+    Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
+    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, labels, test, alpha, max_level, fixed_gaps, fixed_edges,
+                                          backend, threads, verbose, cmi, skeleton_only, triple_rule));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 
-static const R_CallMethodDef CallEntries[] = {
-    {"_cudag_cudag_pc", (DL_FUNC) &_cudag_cudag_pc, 15},
-    {NULL, NULL, 0}
-};
+static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 15}, {NULL, NULL, 0}};
 
-RcppExport void R_init_cudag(DllInfo *dll) {
+RcppExport void R_init_cudag(DllInfo* dll) {
     R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
 }

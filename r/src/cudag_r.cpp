@@ -51,8 +51,7 @@ void throw_if_interrupted() {
 
 /// A data matrix from R (samples x variables, column-major: cudag's variable-major layout)
 /// as a Dataset. NA / NaN / Inf are refused with the cell named.
-Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names,
-                       const std::string& source) {
+Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names, const std::string& source) {
     Dataset d;
     d.n_samples = x.nrow();
     d.n_vars = x.ncol();
@@ -90,10 +89,10 @@ std::vector<KnowledgeLine> pairs_of(SEXP m, const std::vector<std::string>& name
             const int aij = a(i, j), aji = a(j, i);
             if (aij == NA_LOGICAL || aji == NA_LOGICAL) throw InputError(what + " holds NA");
             if (aij != aji)
-                throw InputError(what + " must be symmetric: [" + std::to_string(i + 1) + ", " +
-                                 std::to_string(j + 1) + "] differs from [" + std::to_string(j + 1) + ", " +
-                                 std::to_string(i + 1) + "]");
-            if (aij) out.push_back({what, {names[static_cast<std::size_t>(i)], "--", names[static_cast<std::size_t>(j)]}});
+                throw InputError(what + " must be symmetric: [" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                                 "] differs from [" + std::to_string(j + 1) + ", " + std::to_string(i + 1) + "]");
+            if (aij)
+                out.push_back({what, {names[static_cast<std::size_t>(i)], "--", names[static_cast<std::size_t>(j)]}});
         }
     return out;
 }
@@ -144,21 +143,21 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
     }
     Rcpp::CharacterVector config = Rcpp::wrap(cv);
     config.attr("names") = Rcpp::wrap(ck);
-    return Rcpp::List::create(
-        Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
-        Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
-        Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
-        Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl, Rcpp::Named("sepset_nodes") = nodes,
-        Rcpp::Named("levels") = levels, Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
-        Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+    return Rcpp::List::create(Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
+                              Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
+                              Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
+                              Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl,
+                              Rcpp::Named("sepset_nodes") = nodes, Rcpp::Named("levels") = levels,
+                              Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
+                              Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
 }
 
 }  // namespace
 
 // [[Rcpp::export(.cudag_pc)]]
 Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha,
-                    int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads,
-                    bool verbose, Rcpp::List cmi, bool skeleton_only, int triple_rule) {
+                    int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose,
+                    Rcpp::List cmi, bool skeleton_only, int triple_rule) {
     const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(labels);
     KnowledgeValues knowledge;
     knowledge.forbid = pairs_of(fixed_gaps, names, "fixedGaps");

@@ -256,8 +256,7 @@ bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, s
     if (!skel.dense() || ambiguous) {  // a skeleton held sparse (large n): a search of a's row per z
         for (std::int64_t s = p.begin(y); s < p.end(y); ++s) {
             const std::int32_t z = p.nbr(s);
-            if (z != a && !skel.has(a, z) && !sep.contains(a, z, y) && !(ambiguous && ambiguous(a, y, z)))
-                return true;
+            if (z != a && !skel.has(a, z) && !sep.contains(a, z, y) && !(ambiguous && ambiguous(a, y, z))) return true;
         }
         return false;
     }
@@ -307,8 +306,8 @@ void pcalg_colliders(SparsePdag& p, const Graph& skel, const SepIndex& sep, std:
 /// edges (a, b) once, by b then a, and for each orients every b - c still
 /// undirected. Only rows b and c write to b - c, so the smaller of the two that
 /// has a qualifying parent decides it; that parent is looked for on threads.
-bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, std::vector<std::uint8_t>& flag,
-                 int threads, const TripleFn& ambiguous) {
+bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, std::vector<std::uint8_t>& flag, int threads,
+                 const TripleFn& ambiguous) {
     // flag[s], s = b - c undirected: some parent a of b is not adjacent to c
     // (a != c: c is no parent of b), a - b - c not ambiguous.
     parallel_for(0, p.n(), threads, 16, [&](std::int64_t b, int) {

@@ -30,3 +30,32 @@ skip_without_pcalg <- function() {
   skip_if_not_installed("graph")
   suppressPackageStartupMessages(requireNamespace("pcalg"))
 }
+
+# pcalg's example data set `name` (gmG, gmD, gmB, gmI) in an environment of its own.
+pcalg_example <- function(name) {
+  env <- new.env()
+  utils::data(list = name, package = "pcalg", envir = env)
+  env
+}
+
+# gmG8 with pcalg's suffStat list(C, n) and pcalg's pc on it at alpha 0.01.
+gmg8_case <- function() {
+  x <- pcalg_example("gmG")$gmG8$x
+  ss <- list(C = cor(x), n = nrow(x))
+  list(x = x, ss = ss, theirs = pcalg::pc(ss, pcalg::gaussCItest, alpha = 0.01, labels = colnames(x)))
+}
+
+# Generated set k: a random DAG (pcalg::randomDAG, edge probability `prob`) over 8 to 22
+# nodes and Gaussian data from it (pcalg::rmvDAG, n0 + dn * k samples) as list(C, n), with
+# its p and an alpha of 0.01 or 0.05.
+generated_set <- function(k, seed, prob, n0, dn) {
+  set.seed(seed + k)
+  p <- 8 + 2 * (k %% 8)
+  x <- pcalg::rmvDAG(n0 + dn * k, pcalg::randomDAG(p, prob = prob))
+  list(ss = list(C = cor(x), n = nrow(x)), p = p, alpha = c(0.01, 0.05)[1 + k %% 2])
+}
+
+# cudag::pc against pcalg::pc with the same arguments.
+expect_pc_as_pcalg <- function(suffStat, indepTest, ...) {
+  expect_same_pc(cudag::pc(suffStat, indepTest, ...), pcalg::pc(suffStat, indepTest, ...))
+}

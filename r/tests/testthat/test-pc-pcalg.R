@@ -3,11 +3,10 @@
 
 test_that("gmG8: gaussCItest on pcalg's list(C, n) and on the data", {
   skip_without_pcalg()
-  env <- new.env()
-  utils::data("gmG", package = "pcalg", envir = env)
-  x <- env$gmG8$x
-  ss <- list(C = cor(x), n = nrow(x))
-  theirs <- pcalg::pc(ss, pcalg::gaussCItest, alpha = 0.01, labels = colnames(x))
+  case <- gmg8_case()
+  x <- case$x
+  ss <- case$ss
+  theirs <- case$theirs
   expect_same_pc(cudag::pc(ss, pcalg::gaussCItest, alpha = 0.01, labels = colnames(x)), theirs)
   expect_same_pc(cudag::pc(ss, cudag::gaussCItest, alpha = 0.01, labels = colnames(x), threads = 1), theirs)
   expect_same_pc(cudag::pc(list(data = x), "gaussCItest", alpha = 0.01, labels = colnames(x)), theirs)
@@ -21,9 +20,7 @@ test_that("gmG8: gaussCItest on pcalg's list(C, n) and on the data", {
 
 test_that("gmI: gaussCItest, m.max and fixedGaps / fixedEdges", {
   skip_without_pcalg()
-  env <- new.env()
-  utils::data("gmI", package = "pcalg", envir = env)
-  x <- env$gmI$x
+  x <- pcalg_example("gmI")$gmI$x
   ss <- list(C = cor(x), n = nrow(x))
   v <- as.character(seq_len(ncol(x)))
   expect_same_pc(cudag::pc(ss, pcalg::gaussCItest, alpha = 0.01, labels = v),
@@ -41,20 +38,18 @@ test_that("gmI: gaussCItest, m.max and fixedGaps / fixedEdges", {
 
 test_that("gmD: disCItest", {
   skip_without_pcalg()
-  env <- new.env()
-  utils::data("gmD", package = "pcalg", envir = env)
-  ss <- list(dm = env$gmD$x, nlev = c(3, 2, 3, 4, 2), adaptDF = FALSE)
-  v <- colnames(env$gmD$x)
+  gmD <- pcalg_example("gmD")$gmD
+  ss <- list(dm = gmD$x, nlev = c(3, 2, 3, 4, 2), adaptDF = FALSE)
+  v <- colnames(gmD$x)
   expect_same_pc(cudag::pc(ss, pcalg::disCItest, alpha = 0.01, labels = v),
                  pcalg::pc(ss, pcalg::disCItest, alpha = 0.01, labels = v))
 })
 
 test_that("gmB: binCItest", {
   skip_without_pcalg()
-  env <- new.env()
-  utils::data("gmB", package = "pcalg", envir = env)
-  ss <- list(dm = env$gmB$x, adaptDF = FALSE)
-  v <- colnames(env$gmB$x)
+  gmB <- pcalg_example("gmB")$gmB
+  ss <- list(dm = gmB$x, adaptDF = FALSE)
+  v <- colnames(gmB$x)
   expect_same_pc(cudag::pc(ss, pcalg::binCItest, alpha = 0.01, labels = v),
                  pcalg::pc(ss, pcalg::binCItest, alpha = 0.01, labels = v))
 })
@@ -62,55 +57,35 @@ test_that("gmB: binCItest", {
 test_that("20 generated Gaussian sets (randomDAG + rmvDAG)", {
   skip_without_pcalg()
   for (k in 1:20) {
-    set.seed(100 + k)
-    p <- 8 + 2 * (k %% 8)
-    dag <- pcalg::randomDAG(p, prob = 0.25)
-    x <- pcalg::rmvDAG(200 + 50 * k, dag)
-    ss <- list(C = cor(x), n = nrow(x))
-    alpha <- c(0.01, 0.05)[1 + k %% 2]
-    expect_same_pc(cudag::pc(ss, pcalg::gaussCItest, alpha = alpha, p = p),
-                   pcalg::pc(ss, pcalg::gaussCItest, alpha = alpha, p = p))
+    g <- generated_set(k, 100, 0.25, 200, 50)
+    expect_pc_as_pcalg(g$ss, pcalg::gaussCItest, alpha = g$alpha, p = g$p)
   }
 })
 
 test_that("conservative and maj.rule: gmG8, gmD and 20 generated sets", {
   skip_without_pcalg()
-  env <- new.env()
-  utils::data("gmG", package = "pcalg", envir = env)
-  utils::data("gmD", package = "pcalg", envir = env)
-  x <- env$gmG8$x
+  x <- pcalg_example("gmG")$gmG8$x
   ss <- list(C = cor(x), n = nrow(x))
+  gmD <- pcalg_example("gmD")$gmD
   for (rule in c("conservative", "maj.rule")) {
-    args <- list(alpha = 0.01, labels = colnames(x))
-    args[[rule]] <- TRUE
-    expect_same_pc(do.call(cudag::pc, c(list(ss, pcalg::gaussCItest), args)),
-                   do.call(pcalg::pc, c(list(ss, pcalg::gaussCItest), args)))
-    d <- list(dm = env$gmD$x, nlev = c(3, 2, 3, 4, 2), adaptDF = FALSE)
-    args <- list(alpha = 0.01, labels = colnames(env$gmD$x))
-    args[[rule]] <- TRUE
-    expect_same_pc(do.call(cudag::pc, c(list(d, pcalg::disCItest), args)),
-                   do.call(pcalg::pc, c(list(d, pcalg::disCItest), args)))
-    for (k in 1:20) {
-      set.seed(500 + k)
-      p <- 8 + 2 * (k %% 8)
-      dag <- pcalg::randomDAG(p, prob = 0.3)
-      y <- pcalg::rmvDAG(100 + 40 * k, dag)
-      s2 <- list(C = cor(y), n = nrow(y))
-      args <- list(alpha = c(0.01, 0.05)[1 + k %% 2], p = p)
-      args[[rule]] <- TRUE
-      expect_same_pc(do.call(cudag::pc, c(list(s2, pcalg::gaussCItest), args)),
-                     do.call(pcalg::pc, c(list(s2, pcalg::gaussCItest), args)))
+    on <- list(TRUE)
+    names(on) <- rule
+    do.call(expect_pc_as_pcalg, c(list(ss, pcalg::gaussCItest, alpha = 0.01, labels = colnames(x)), on))
+    d <- list(dm = gmD$x, nlev = c(3, 2, 3, 4, 2), adaptDF = FALSE)
+    do.call(expect_pc_as_pcalg, c(list(d, pcalg::disCItest, alpha = 0.01, labels = colnames(gmD$x)), on))
+    for (k in 1:20) {  # in 16-17 of them ambiguous triples change pcalg's CPDAG
+      g <- generated_set(k, 500, 0.3, 100, 40)
+      do.call(expect_pc_as_pcalg, c(list(g$ss, pcalg::gaussCItest, alpha = g$alpha, p = g$p), on))
     }
   }
 })
 
 test_that("without pcalg's classes: a plain list with the same contents", {
   skip_without_pcalg()
-  env <- new.env()
-  utils::data("gmG", package = "pcalg", envir = env)
-  x <- env$gmG8$x
-  ss <- list(C = cor(x), n = nrow(x))
-  theirs <- pcalg::pc(ss, pcalg::gaussCItest, alpha = 0.01, labels = colnames(x))
+  case <- gmg8_case()
+  x <- case$x
+  ss <- case$ss
+  theirs <- case$theirs
   old <- options(cudag.pcAlgo = FALSE)
   on.exit(options(old))
   ours <- cudag::pc(ss, "gaussCItest", alpha = 0.01, labels = colnames(x))

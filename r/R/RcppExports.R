@@ -5,3 +5,7 @@
     .Call(`_cudag_cudag_pc`, data, corr, n, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose, cmi, skeleton_only, triple_rule)
 }
 
+.cudag_fci <- function(data, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose, cmi, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias) {
+    .Call(`_cudag_cudag_fci`, data, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose, cmi, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias)
+}
+

@@ -100,9 +100,9 @@ cmiknnCItest <- function(x, y, S, suffStat)
   labels
 }
 
-# Runs the search; returns the raw result with the labels.
-.run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
-                 backend, threads, verbose, skeleton_only, triple_rule = 0L) {
+# The common arguments checked and the input read from suffStat: the test, the data or C
+# and n, CMIknn's settings, the labels, m.max as cudag's max level, fixedGaps / fixedEdges.
+.inputs <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend) {
   test <- .test_name(indepTest)
   if (!is.numeric(alpha) || length(alpha) != 1 || !(alpha > 0 && alpha < 1))
     stop("alpha must be one number in (0, 1)", call. = FALSE)
@@ -139,21 +139,31 @@ cmiknnCItest <- function(x, y, S, suffStat)
     data <- .discrete_data(suffStat, test)
   }
   n_cols <- if (!is.null(data)) ncol(data) else ncol(corr)
-  labels <- .labels(labels, p, n_cols)
   fixed <- function(m, what) {
     if (is.null(m)) return(NULL)
     if (!is.matrix(m)) stop(what, " must be a logical matrix", call. = FALSE)
     storage.mode(m) <- "logical"
     m
   }
-  raw <- .cudag_pc(data, corr, as.numeric(n), labels, unname(.cudag_tests[test]), alpha, max_level,
-                   fixed(fixedGaps, "fixedGaps"), fixed(fixedEdges, "fixedEdges"), backend,
-                   as.integer(threads), isTRUE(verbose), cmi, skeleton_only,
-                   as.integer(triple_rule))
+  list(test = unname(.cudag_tests[test]), data = data, corr = corr, n = as.numeric(n), cmi = cmi,
+       labels = .labels(labels, p, n_cols), max_level = max_level, backend = backend,
+       gaps = fixed(fixedGaps, "fixedGaps"), edges = fixed(fixedEdges, "fixedEdges"))
+}
+
+# The raw result with the labels and fixedGaps, R's warnings given.
+.finish <- function(raw, a) {
   for (w in raw$warnings) warning(w, call. = FALSE)
-  raw$labels <- labels
-  raw$fixed_gaps <- fixed(fixedGaps, "fixedGaps")
+  raw$labels <- a$labels
+  raw$fixed_gaps <- a$gaps
   raw
+}
+
+# Runs PC's search; returns the raw result with the labels.
+.run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
+                 backend, threads, verbose, skeleton_only, triple_rule = 0L) {
+  a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend)
+  .finish(.cudag_pc(a$data, a$corr, a$n, a$labels, a$test, alpha, a$max_level, a$gaps, a$edges, a$backend,
+                    as.integer(threads), isTRUE(verbose), a$cmi, skeleton_only, as.integer(triple_rule)), a)
 }
 
 # pcalg's slots from the raw result.

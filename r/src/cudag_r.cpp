@@ -22,6 +22,7 @@
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "pc/run.hpp"
+#include "run/fci.hpp"
 #include "run/pc.hpp"
 
 namespace {
@@ -152,6 +153,47 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
                               Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
 }
 
+/// A PC job on data held in R: the test and its settings as cudag pc's options.
+run::PcJob data_job(const std::string& test, double alpha, int max_level, const KnowledgeValues& knowledge,
+                    const std::string& backend, int threads, bool verbose, const Rcpp::List& cmi) {
+    run::PcJob job;
+    job.data = "suffStat$data";
+    job.test = test;
+    job.dof = test == "fisher-z" || test == "cmiknn" ? "" : "pcalg";
+    job.cfg.alpha = alpha;
+    job.cfg.max_level = max_level;
+    job.cfg.backend.threads = threads;
+    job.backend = backend;
+    job.quiet = !verbose;
+    job.verbose = verbose;
+    job.knowledge.values = knowledge;
+    if (test == "cmiknn") {
+        const auto given = [&](const char* key) { return cmi.containsElementNamed(key); };
+        if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);
+        if (given("shuffle.neighbors")) job.cmi.spec.shuffle_neighbors = Rcpp::as<int>(cmi["shuffle.neighbors"]);
+        if (given("permutations")) job.cmi.spec.permutations = Rcpp::as<int>(cmi["permutations"]);
+        if (given("transform")) job.cmi.transform = Rcpp::as<std::string>(cmi["transform"]);
+        if (given("seed")) job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(cmi["seed"]));
+    }
+    return job;
+}
+
+/// The hooks of a job on `numbers` (discretised by value for a discrete test), Ctrl-C looked
+/// at between levels, the library's notes collected in `warnings` for R's warning().
+run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnings) {
+    run::PcHooks hooks;
+    hooks.in_process = true;
+    hooks.whole_result = true;
+    hooks.read = [&numbers](const io::ReadOptions& options) {
+        Dataset d = numbers;
+        if (options.mode == io::TableMode::Labels) io::discretize(d, d.source);
+        return d;
+    };
+    hooks.level = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
+    hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
+    return hooks;
+}
+
 }  // namespace
 
 // [[Rcpp::export(.cudag_pc)]]
@@ -207,45 +249,62 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
         return result_list(pc::run_pc(d, cfg), {});
     }
 
-    const Rcpp::NumericMatrix x(data);
-    run::PcJob job;
-    job.data = "suffStat$data";
-    job.test = test;
-    job.dof = test == "fisher-z" || test == "cmiknn" ? "" : "pcalg";
-    job.cfg.alpha = alpha;
-    job.cfg.max_level = max_level;
-    job.cfg.backend.threads = threads;
-    job.backend = backend;
-    job.quiet = !verbose;
-    job.verbose = verbose;
-    job.knowledge.values = knowledge;
+    run::PcJob job = data_job(test, alpha, max_level, knowledge, backend, threads, verbose, cmi);
     job.cfg.orient = !skeleton_only;
     job.cfg.conservative = triple_rule == 1;
     job.cfg.majority = triple_rule == 2;
-    if (test == "cmiknn") {
-        const auto given = [&](const char* key) { return cmi.containsElementNamed(key); };
-        if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);
-        if (given("shuffle.neighbors")) job.cmi.spec.shuffle_neighbors = Rcpp::as<int>(cmi["shuffle.neighbors"]);
-        if (given("permutations")) job.cmi.spec.permutations = Rcpp::as<int>(cmi["permutations"]);
-        if (given("transform")) job.cmi.transform = Rcpp::as<std::string>(cmi["transform"]);
-        if (given("seed")) job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(cmi["seed"]));
-    }
-    const Dataset numbers = matrix_dataset(x, names, job.data);
-    run::PcHooks hooks;
-    hooks.in_process = true;
-    hooks.whole_result = true;
-    hooks.read = [&numbers](const io::ReadOptions& options) {
-        Dataset d = numbers;
-        if (options.mode == io::TableMode::Labels) io::discretize(d, d.source);
-        return d;
-    };
-    hooks.level = level_hook;
-    std::vector<std::string> warnings;  // given to R's warning() by R/pc.R
-    hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
-    std::optional<pc::PcResult> result;
+    const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), names, job.data);
+    std::vector<std::string> warnings;
+    run::PcHooks hooks = data_hooks(numbers, warnings);
     mpi::Environment& env = environment();
     std::unique_ptr<mpi::Communicator> comm = env.world();
-    result = std::move(run::run_pc(job, "cudag::pc", env, comm, hooks).result);
+    std::optional<pc::PcResult> result = std::move(run::run_pc(job, "cudag::pc", env, comm, hooks).result);
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
     return result_list(*result, warnings);
+}
+
+// [[Rcpp::export(.cudag_fci)]]
+Rcpp::List cudag_fci(SEXP data, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level,
+                     SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose,
+                     Rcpp::List cmi, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
+                     int triple_rule, bool selection_bias) {
+    const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(labels);
+    KnowledgeValues knowledge;
+    knowledge.forbid = pairs_of(fixed_gaps, names, "fixedGaps");
+    knowledge.require = pairs_of(fixed_edges, names, "fixedEdges");
+    run::FciJob job;
+    job.pc = data_job(test, alpha, max_level, knowledge, backend, threads, verbose, cmi);
+    job.variant = variant;
+    job.type = type;
+    job.fci.pdsep = do_pdsep;
+    job.fci.pdsep_max = pdsep_max;
+    job.fci.conservative = triple_rule == 1;
+    job.fci.majority = triple_rule == 2;
+    job.no_selection_bias = !selection_bias;
+    const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), names, job.pc.data);
+    std::vector<std::string> warnings;
+    run::PcHooks hooks = data_hooks(numbers, warnings);
+    mpi::Environment& env = environment();
+    std::unique_ptr<mpi::Communicator> comm = env.world();
+    std::optional<pc::PcResult> result =
+        std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
+    if (!result) return Rcpp::List();  // a rank other than 0 under MPI
+    Rcpp::List out = result_list(*result, warnings);
+    std::vector<int> pa, pb, ma, mb;  // the PAG's edges a < b with the marks at a and at b
+    if (result->pag) {
+        const Pag& g = *result->pag;
+        for (std::int32_t a = 0; a < g.n(); ++a)
+            for (const std::int32_t b : g.neighbours(a))
+                if (a < b) {
+                    pa.push_back(a);
+                    pb.push_back(b);
+                    ma.push_back(g(b, a));
+                    mb.push_back(g(a, b));
+                }
+    }
+    out["pag_a"] = pa;
+    out["pag_b"] = pb;
+    out["mark_a"] = ma;
+    out["mark_b"] = mb;
+    return out;
 }

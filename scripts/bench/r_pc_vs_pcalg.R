@@ -4,7 +4,7 @@
 # the seconds of each and whether the CPDAG, pMax and separating sets agree.
 #   R_LIBS=build-r/Rlib Rscript scripts/bench/r_pc_vs_pcalg.R [p ...]   (default 100 500 1000)
 # Environment: N (samples, default 1000), THREADS (cudag's, default 0: every core),
-# BACKEND (auto, cpu, cuda; default cpu), ALPHA (default 0.01).
+# BACKEND (auto, cpu, cuda; default cpu: cudag takes pcalg's C, else the data), ALPHA (default 0.01).
 suppressPackageStartupMessages({ library(pcalg); library(cudag) })
 ps <- as.integer(commandArgs(trailingOnly = TRUE))
 if (!length(ps)) ps <- c(100L, 500L, 1000L)
@@ -19,7 +19,8 @@ for (p in ps) {
   ss <- list(C = cor(x), n = n)
   t_pcalg <- system.time(a <- pcalg::pc(ss, pcalg::gaussCItest, alpha = alpha, p = p,
                                         skel.method = "stable.fast"))[["elapsed"]]
-  t_cudag <- system.time(b <- cudag::pc(ss, pcalg::gaussCItest, alpha = alpha, p = p, threads = threads,
+  mine <- if (backend == "cpu") ss else list(data = x)  # a given C runs on the CPU only
+  t_cudag <- system.time(b <- cudag::pc(mine, pcalg::gaussCItest, alpha = alpha, p = p, threads = threads,
                                         backend = backend))[["elapsed"]]
   same <- identical(as(a@graph, "matrix") != 0, as(b@graph, "matrix") != 0) &&
     isTRUE(all.equal(a@pMax, b@pMax, tolerance = 1e-9))

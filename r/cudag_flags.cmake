@@ -31,11 +31,14 @@ if(CUDAG_ENABLE_MPI OR HDF5_IS_PARALLEL)
         string(APPEND _r_libs " ${_l}")
     endforeach()
 endif()
+# The CUDA runtime and NCCL by path, found again at load time through an rpath (they are
+# seldom in the loader's default folders).
 if(CUDAG_ENABLE_CUDA)
-    string(APPEND _r_libs " $<TARGET_FILE:CUDA::cudart>")
+    string(APPEND _r_libs " $<TARGET_FILE:CUDA::cudart> -Wl,-rpath,$<TARGET_FILE_DIR:CUDA::cudart>")
 endif()
 if(CUDAG_ENABLE_NCCL)
-    string(APPEND _r_libs " ${NCCL_LIBRARY}")
+    get_filename_component(_r_nccl_dir "${NCCL_LIBRARY}" DIRECTORY)
+    string(APPEND _r_libs " ${NCCL_LIBRARY} -Wl,-rpath,${_r_nccl_dir}")
 endif()
 string(APPEND _r_libs " -pthread")
 

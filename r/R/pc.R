@@ -183,10 +183,10 @@ cmiknnCItest <- function(x, y, S, suffStat)
   gap <- !skel
   diag(gap) <- FALSE
   if (!is.null(raw$fixed_gaps)) gap <- gap & !raw$fixed_gaps
-  for (k in which(gap & upper.tri(gap))) {
-    i <- (k - 1L) %% p + 1L
-    j <- (k - 1L) %/% p + 1L
-    sepset[[i]][j] <- list(integer(0))
+  gap <- gap & upper.tri(gap)
+  for (i in which(rowSums(gap) > 0)) {
+    js <- which(gap[i, ])
+    sepset[[i]][js] <- rep(list(integer(0)), length(js))
   }
   ends <- cumsum(raw$sepset_len)
   for (k in seq_along(raw$sepset_i)) {

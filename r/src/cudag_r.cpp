@@ -265,9 +265,9 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
 
 // [[Rcpp::export(.cudag_fci)]]
 Rcpp::List cudag_fci(SEXP data, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level,
-                     SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose,
-                     Rcpp::List cmi, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
-                     int triple_rule, bool selection_bias) {
+                     SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose, Rcpp::List cmi,
+                     std::string variant, std::string type, int pdsep_max, bool do_pdsep, int triple_rule,
+                     bool selection_bias) {
     const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(labels);
     KnowledgeValues knowledge;
     knowledge.forbid = pairs_of(fixed_gaps, names, "fixedGaps");
@@ -286,8 +286,7 @@ Rcpp::List cudag_fci(SEXP data, Rcpp::CharacterVector labels, std::string test, 
     run::PcHooks hooks = data_hooks(numbers, warnings);
     mpi::Environment& env = environment();
     std::unique_ptr<mpi::Communicator> comm = env.world();
-    std::optional<pc::PcResult> result =
-        std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
+    std::optional<pc::PcResult> result = std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
     Rcpp::List out = result_list(*result, warnings);
     std::vector<int> pa, pb, ma, mb;  // the PAG's edges a < b with the marks at a and at b

@@ -10,13 +10,13 @@
   if (!all(rules)) stop("rules: cudag applies all ten of pcalg's rules (rules = rep(TRUE, 10))", call. = FALSE)
   if (isTRUE(biCC)) stop("biCC = TRUE is not supported by cudag", call. = FALSE)
   if (isTRUE(conservative) && isTRUE(maj.rule)) stop("Choose either conservative or majority rule", call. = FALSE)
-  a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend)
+  a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
+               verbose)
   if (is.null(a$data))
     stop("cudag::", variant, " takes the data (suffStat list(data = X)), not list(C, n)", call. = FALSE)
   pdsep_max <- if (is.infinite(pdsep.max)) -1L else as.integer(pdsep.max)
-  raw <- .finish(.cudag_fci(a$data, a$labels, a$test, alpha, a$max_level, a$gaps, a$edges, a$backend,
-                            as.integer(threads), isTRUE(verbose), a$cmi, variant, type, pdsep_max,
-                            isTRUE(doPdsep), if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L,
+  raw <- .finish(.cudag_fci(a$data, a$args, variant, type, pdsep_max, isTRUE(doPdsep),
+                            if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L,
                             isTRUE(selectionBias)), a)
   parts <- .parts(raw)
   np <- length(raw$labels)

@@ -102,7 +102,8 @@ cmiknnCItest <- function(x, y, S, suffStat)
 
 # The common arguments checked and the input read from suffStat: the test, the data or C
 # and n, CMIknn's settings, the labels, m.max as cudag's max level, fixedGaps / fixedEdges.
-.inputs <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend) {
+.inputs <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend,
+                    threads, verbose) {
   test <- .test_name(indepTest)
   if (!is.numeric(alpha) || length(alpha) != 1 || !(alpha > 0 && alpha < 1))
     stop("alpha must be one number in (0, 1)", call. = FALSE)
@@ -145,25 +146,27 @@ cmiknnCItest <- function(x, y, S, suffStat)
     storage.mode(m) <- "logical"
     m
   }
-  list(test = unname(.cudag_tests[test]), data = data, corr = corr, n = as.numeric(n), cmi = cmi,
-       labels = .labels(labels, p, n_cols), max_level = max_level, backend = backend,
-       gaps = fixed(fixedGaps, "fixedGaps"), edges = fixed(fixedEdges, "fixedEdges"))
+  list(data = data, corr = corr, n = as.numeric(n),
+       args = list(labels = .labels(labels, p, n_cols), test = unname(.cudag_tests[test]), alpha = alpha,
+                   max_level = max_level, gaps = fixed(fixedGaps, "fixedGaps"),
+                   edges = fixed(fixedEdges, "fixedEdges"), backend = backend, threads = as.integer(threads),
+                   verbose = isTRUE(verbose), cmi = cmi))
 }
 
 # The raw result with the labels and fixedGaps, R's warnings given.
 .finish <- function(raw, a) {
   for (w in raw$warnings) warning(w, call. = FALSE)
-  raw$labels <- a$labels
-  raw$fixed_gaps <- a$gaps
+  raw$labels <- a$args$labels
+  raw$fixed_gaps <- a$args$gaps
   raw
 }
 
 # Runs PC's search; returns the raw result with the labels.
 .run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
                  backend, threads, verbose, skeleton_only, triple_rule = 0L) {
-  a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend)
-  .finish(.cudag_pc(a$data, a$corr, a$n, a$labels, a$test, alpha, a$max_level, a$gaps, a$edges, a$backend,
-                    as.integer(threads), isTRUE(verbose), a$cmi, skeleton_only, as.integer(triple_rule)), a)
+  a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
+               verbose)
+  .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule)), a)
 }
 
 # pcalg's slots from the raw result.

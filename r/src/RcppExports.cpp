@@ -11,59 +11,32 @@ Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cudag_pc
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha,
-                    int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose,
-                    Rcpp::List cmi, bool skeleton_only, int triple_rule);
-RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP labelsSEXP, SEXP testSEXP,
-                                SEXP alphaSEXP, SEXP max_levelSEXP, SEXP fixed_gapsSEXP, SEXP fixed_edgesSEXP,
-                                SEXP backendSEXP, SEXP threadsSEXP, SEXP verboseSEXP, SEXP cmiSEXP,
-                                SEXP skeleton_onlySEXP, SEXP triple_ruleSEXP) {
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule);
+RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP skeleton_onlySEXP,
+                                SEXP triple_ruleSEXP) {
     BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter<SEXP>::type data(dataSEXP);
     Rcpp::traits::input_parameter<SEXP>::type corr(corrSEXP);
     Rcpp::traits::input_parameter<double>::type n(nSEXP);
-    Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type labels(labelsSEXP);
-    Rcpp::traits::input_parameter<std::string>::type test(testSEXP);
-    Rcpp::traits::input_parameter<double>::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter<int>::type max_level(max_levelSEXP);
-    Rcpp::traits::input_parameter<SEXP>::type fixed_gaps(fixed_gapsSEXP);
-    Rcpp::traits::input_parameter<SEXP>::type fixed_edges(fixed_edgesSEXP);
-    Rcpp::traits::input_parameter<std::string>::type backend(backendSEXP);
-    Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter<bool>::type verbose(verboseSEXP);
-    Rcpp::traits::input_parameter<Rcpp::List>::type cmi(cmiSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
     Rcpp::traits::input_parameter<bool>::type skeleton_only(skeleton_onlySEXP);
     Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
-    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, labels, test, alpha, max_level, fixed_gaps, fixed_edges,
-                                          backend, threads, verbose, cmi, skeleton_only, triple_rule));
+    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, args, skeleton_only, triple_rule));
     return rcpp_result_gen;
     END_RCPP
 }
 // cudag_fci
-Rcpp::List cudag_fci(SEXP data, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level,
-                     SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose, Rcpp::List cmi,
-                     std::string variant, std::string type, int pdsep_max, bool do_pdsep, int triple_rule,
-                     bool selection_bias);
-RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP labelsSEXP, SEXP testSEXP, SEXP alphaSEXP, SEXP max_levelSEXP,
-                                 SEXP fixed_gapsSEXP, SEXP fixed_edgesSEXP, SEXP backendSEXP, SEXP threadsSEXP,
-                                 SEXP verboseSEXP, SEXP cmiSEXP, SEXP variantSEXP, SEXP typeSEXP, SEXP pdsep_maxSEXP,
+Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
+                     int triple_rule, bool selection_bias);
+RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP argsSEXP, SEXP variantSEXP, SEXP typeSEXP, SEXP pdsep_maxSEXP,
                                  SEXP do_pdsepSEXP, SEXP triple_ruleSEXP, SEXP selection_biasSEXP) {
     BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter<SEXP>::type data(dataSEXP);
-    Rcpp::traits::input_parameter<Rcpp::CharacterVector>::type labels(labelsSEXP);
-    Rcpp::traits::input_parameter<std::string>::type test(testSEXP);
-    Rcpp::traits::input_parameter<double>::type alpha(alphaSEXP);
-    Rcpp::traits::input_parameter<int>::type max_level(max_levelSEXP);
-    Rcpp::traits::input_parameter<SEXP>::type fixed_gaps(fixed_gapsSEXP);
-    Rcpp::traits::input_parameter<SEXP>::type fixed_edges(fixed_edgesSEXP);
-    Rcpp::traits::input_parameter<std::string>::type backend(backendSEXP);
-    Rcpp::traits::input_parameter<int>::type threads(threadsSEXP);
-    Rcpp::traits::input_parameter<bool>::type verbose(verboseSEXP);
-    Rcpp::traits::input_parameter<Rcpp::List>::type cmi(cmiSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
     Rcpp::traits::input_parameter<std::string>::type variant(variantSEXP);
     Rcpp::traits::input_parameter<std::string>::type type(typeSEXP);
     Rcpp::traits::input_parameter<int>::type pdsep_max(pdsep_maxSEXP);
@@ -71,14 +44,13 @@ RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP labelsSEXP, SEXP testSEXP, 
     Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
     Rcpp::traits::input_parameter<bool>::type selection_bias(selection_biasSEXP);
     rcpp_result_gen =
-        Rcpp::wrap(cudag_fci(data, labels, test, alpha, max_level, fixed_gaps, fixed_edges, backend, threads, verbose,
-                             cmi, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias));
+        Rcpp::wrap(cudag_fci(data, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias));
     return rcpp_result_gen;
     END_RCPP
 }
 
-static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 15},
-                                              {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 17},
+static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 6},
+                                              {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 8},
                                               {NULL, NULL, 0}};
 
 RcppExport void R_init_cudag(DllInfo* dll) {

@@ -153,20 +153,46 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
                               Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
 }
 
+/// The settings every search takes, from R/pc.R's list (.inputs): labels, test, alpha,
+/// max_level, fixedGaps / fixedEdges (as knowledge), backend, threads, verbose, CMIknn's.
+struct RunArgs {
+    std::vector<std::string> names;
+    std::string test, backend;
+    double alpha = 0.01;
+    int max_level = -1, threads = 0;
+    bool verbose = false;
+    KnowledgeValues knowledge;
+    Rcpp::List cmi;
+
+    explicit RunArgs(const Rcpp::List& a)
+        : names(Rcpp::as<std::vector<std::string>>(a["labels"])),
+          test(Rcpp::as<std::string>(a["test"])),
+          backend(Rcpp::as<std::string>(a["backend"])),
+          alpha(Rcpp::as<double>(a["alpha"])),
+          max_level(Rcpp::as<int>(a["max_level"])),
+          threads(Rcpp::as<int>(a["threads"])),
+          verbose(Rcpp::as<bool>(a["verbose"])),
+          cmi(Rcpp::as<Rcpp::List>(a["cmi"])) {
+        knowledge.forbid = pairs_of(a["gaps"], names, "fixedGaps");
+        knowledge.require = pairs_of(a["edges"], names, "fixedEdges");
+    }
+};
+
 /// A PC job on data held in R: the test and its settings as cudag pc's options.
-run::PcJob data_job(const std::string& test, double alpha, int max_level, const KnowledgeValues& knowledge,
-                    const std::string& backend, int threads, bool verbose, const Rcpp::List& cmi) {
+run::PcJob data_job(const RunArgs& a) {
+    const std::string& test = a.test;
+    const Rcpp::List& cmi = a.cmi;
     run::PcJob job;
     job.data = "suffStat$data";
     job.test = test;
     job.dof = test == "fisher-z" || test == "cmiknn" ? "" : "pcalg";
-    job.cfg.alpha = alpha;
-    job.cfg.max_level = max_level;
-    job.cfg.backend.threads = threads;
-    job.backend = backend;
-    job.quiet = !verbose;
-    job.verbose = verbose;
-    job.knowledge.values = knowledge;
+    job.cfg.alpha = a.alpha;
+    job.cfg.max_level = a.max_level;
+    job.cfg.backend.threads = a.threads;
+    job.backend = a.backend;
+    job.quiet = !a.verbose;
+    job.verbose = a.verbose;
+    job.knowledge.values = a.knowledge;
     if (test == "cmiknn") {
         const auto given = [&](const char* key) { return cmi.containsElementNamed(key); };
         if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);
@@ -197,13 +223,9 @@ run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnin
 }  // namespace
 
 // [[Rcpp::export(.cudag_pc)]]
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels, std::string test, double alpha,
-                    int max_level, SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose,
-                    Rcpp::List cmi, bool skeleton_only, int triple_rule) {
-    const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(labels);
-    KnowledgeValues knowledge;
-    knowledge.forbid = pairs_of(fixed_gaps, names, "fixedGaps");
-    knowledge.require = pairs_of(fixed_edges, names, "fixedEdges");
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule) {
+    const RunArgs a(args);
+    const std::vector<std::string>& names = a.names;
     const auto level_hook = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
 
     if (!Rf_isNull(corr)) {  // pcalg's suffStat list(C, n): C used as given
@@ -228,18 +250,18 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
         d.source = "suffStat";
         pc::PcConfig cfg;
         cfg.test.kind = skeleton::TestKind::FisherZ;
-        cfg.alpha = alpha;
-        cfg.max_level = max_level;
-        cfg.backend.kind = parse_backend(backend);
-        cfg.backend.threads = threads;
+        cfg.alpha = a.alpha;
+        cfg.max_level = a.max_level;
+        cfg.backend.kind = parse_backend(a.backend);
+        cfg.backend.threads = a.threads;
         cfg.correlation = rowmajor;
         cfg.orient = !skeleton_only;
         cfg.conservative = triple_rule == 1;
         cfg.majority = triple_rule == 2;
         run::set_triple_check(cfg);
-        cfg.knowledge = read_knowledge({}, knowledge, names);
+        cfg.knowledge = read_knowledge({}, a.knowledge, names);
         cfg.on_level = level_hook;
-        if (verbose)
+        if (a.verbose)
             cfg.on_level = [](const skeleton::LevelStats& s) {
                 Rprintf("cudag: level %d: %lld tests, %lld edges removed, %lld left (%.3f s)\n", s.level,
                         static_cast<long long>(s.tests), static_cast<long long>(s.removed),
@@ -249,7 +271,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
         return result_list(pc::run_pc(d, cfg), {});
     }
 
-    run::PcJob job = data_job(test, alpha, max_level, knowledge, backend, threads, verbose, cmi);
+    run::PcJob job = data_job(a);
     job.cfg.orient = !skeleton_only;
     job.cfg.conservative = triple_rule == 1;
     job.cfg.majority = triple_rule == 2;
@@ -264,16 +286,11 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::CharacterVector labels
 }
 
 // [[Rcpp::export(.cudag_fci)]]
-Rcpp::List cudag_fci(SEXP data, Rcpp::CharacterVector labels, std::string test, double alpha, int max_level,
-                     SEXP fixed_gaps, SEXP fixed_edges, std::string backend, int threads, bool verbose, Rcpp::List cmi,
-                     std::string variant, std::string type, int pdsep_max, bool do_pdsep, int triple_rule,
-                     bool selection_bias) {
-    const std::vector<std::string> names = Rcpp::as<std::vector<std::string>>(labels);
-    KnowledgeValues knowledge;
-    knowledge.forbid = pairs_of(fixed_gaps, names, "fixedGaps");
-    knowledge.require = pairs_of(fixed_edges, names, "fixedEdges");
+Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
+                     int triple_rule, bool selection_bias) {
+    const RunArgs a(args);
     run::FciJob job;
-    job.pc = data_job(test, alpha, max_level, knowledge, backend, threads, verbose, cmi);
+    job.pc = data_job(a);
     job.variant = variant;
     job.type = type;
     job.fci.pdsep = do_pdsep;
@@ -281,7 +298,7 @@ Rcpp::List cudag_fci(SEXP data, Rcpp::CharacterVector labels, std::string test, 
     job.fci.conservative = triple_rule == 1;
     job.fci.majority = triple_rule == 2;
     job.no_selection_bias = !selection_bias;
-    const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), names, job.pc.data);
+    const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), a.names, job.pc.data);
     std::vector<std::string> warnings;
     run::PcHooks hooks = data_hooks(numbers, warnings);
     mpi::Environment& env = environment();

@@ -13,6 +13,18 @@ else
     pkgs+=(libhdf5-dev)
 fi
 
+# R for the R package (r/: scripts/r-check.sh) and what pcalg 2.7-12 needs to build beside it
+# (/work/shared/peers/install_r_peers.sh, never part of the project; r-base-dev: the compilers,
+# BLAS and LAPACK that R CMD INSTALL links), where the distribution
+# has them (Debian 12, Ubuntu 24.04); SKIP_R=1 leaves R out.
+if [ -z "${SKIP_R:-}" ] && apt-cache show r-base-core >/dev/null 2>&1; then
+    for p in r-base-core r-base-dev r-cran-rcpp r-cran-testthat r-bioc-graph r-bioc-rbgl r-cran-igraph r-cran-abind \
+             r-cran-corpcor r-cran-robustbase r-cran-vcd r-cran-rcpparmadillo r-cran-bh r-cran-sfsmisc \
+             r-cran-fastica r-cran-clue r-cran-bdsmatrix r-cran-ggm r-cran-mass r-cran-mvtnorm; do
+        apt-cache show "$p" >/dev/null 2>&1 && pkgs+=("$p")
+    done
+fi
+
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

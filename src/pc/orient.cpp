@@ -25,7 +25,7 @@ Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& 
         case UcRule::Pcalg:
             if (opt.knowledge && opt.knowledge->has_directions())
                 return detail::orient_with_knowledge(skeleton, sepsets, *opt.knowledge);
-            return detail::orient_pcalg(skeleton, sepsets, resolve_threads(opt.threads));
+            return detail::orient_pcalg(skeleton, sepsets, resolve_threads(opt.threads), opt.ambiguous);
         case UcRule::Sepset:
         case UcRule::MaxP:
         case UcRule::DefiniteMaxP:

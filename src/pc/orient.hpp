@@ -19,6 +19,10 @@ namespace cudag::pc {
 /// p-value of X ⟂ Y | S (S sorted), used by the maxP-type rules.
 using PValueFn = std::function<double(std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s)>;
 
+/// Whether the triple a - b - c (or c - b - a) is ambiguous: pcalg's unfVect of the
+/// conservative / majority-rule PC (fci::conservative_triples).
+using TripleFn = std::function<bool(std::int32_t a, std::int32_t b, std::int32_t c)>;
+
 /// How unshielded colliders are found and how conflicts between them are settled.
 /// Pcalg: pcalg's pc() orientation (udag2pdagRelaxed, solve.confl = FALSE) then
 /// its Meek rules 1-3. The others are causal-learn's uc_rule 0, 1, 2 followed by
@@ -47,6 +51,10 @@ struct OrientOptions {
     /// Meek's rules 1-4 close the graph (see orient_knowledge.cpp). The causal-learn rules
     /// use it as causal-learn's pc(background_knowledge=...) does.
     const Knowledge* knowledge = nullptr;
+    /// UcRule::Pcalg: the ambiguous triples (pcalg's udag2pdagRelaxed(unfVect = ...)): no
+    /// collider is oriented on one, and Meek's rules 1 and 3 do not fire through one. Empty:
+    /// none. Must be safe to call from several threads.
+    TripleFn ambiguous;
 };
 
 /// Orient `skeleton` into a CPDAG (or, with uc_priority 1, a PDAG that may hold

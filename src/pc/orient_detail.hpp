@@ -6,8 +6,9 @@
 
 namespace cudag::pc::detail {
 
-/// pcalg's udag2pdagRelaxed on the skeleton and separating sets, with `threads` threads.
-Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads);
+/// pcalg's udag2pdagRelaxed on the skeleton and separating sets, with `threads` threads;
+/// `ambiguous` (may be empty): its unfVect.
+Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads, const TripleFn& ambiguous = {});
 
 /// pcalg's colliders and Meek's rules 1-4 under background knowledge with directions.
 Pdag orient_with_knowledge(const Graph& skel, const SepSets& sepsets, const Knowledge& knowledge);

@@ -239,22 +239,24 @@ bool find_common(const NodeSet& x, const NodeSet& y, std::int64_t words, F f) {
     return false;
 }
 
-/// Whether two of `cs` are not adjacent.
-bool has_nonadjacent_pair(const Graph& skel, const std::vector<std::int32_t>& cs) {
+/// Whether two of `cs` are not adjacent, their triple through `a` not ambiguous.
+bool has_nonadjacent_pair(const Graph& skel, const std::vector<std::int32_t>& cs, std::int32_t a,
+                          const TripleFn& ambiguous) {
     for (std::size_t u = 0; u < cs.size(); ++u)
         for (std::size_t v = u + 1; v < cs.size(); ++v)
-            if (!skel.has(cs[u], cs[v])) return true;
+            if (!skel.has(cs[u], cs[v]) && !(ambiguous && ambiguous(cs[u], a, cs[v]))) return true;
     return false;
 }
 
 /// Whether some z makes a - y - z an unshielded triple with y in neither
 /// separating set of a and z. Scans adj(y) \ adj(a) as a list or, for a node of
 /// high degree, as bit words.
-bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, std::int32_t y, std::int32_t a) {
-    if (!skel.dense()) {  // a skeleton held sparse (large n): a search of a's row per z
+bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, std::int32_t y, std::int32_t a,
+                  const TripleFn& ambiguous) {
+    if (!skel.dense() || ambiguous) {  // a skeleton held sparse (large n): a search of a's row per z
         for (std::int64_t s = p.begin(y); s < p.end(y); ++s) {
             const std::int32_t z = p.nbr(s);
-            if (z != a && !skel.has(a, z) && !sep.contains(a, z, y)) return true;
+            if (z != a && !skel.has(a, z) && !sep.contains(a, z, y) && !(ambiguous && ambiguous(a, y, z))) return true;
         }
         return false;
     }
@@ -284,11 +286,11 @@ bool has_collider(const Graph& skel, const SparsePdag& p, const SepIndex& sep, s
 /// edge ends as a -> b if some collider has b in the middle and a at an end,
 /// else as b -> a if some collider is the other way round, else undirected.
 void pcalg_colliders(SparsePdag& p, const Graph& skel, const SepIndex& sep, std::vector<std::uint8_t>& flag,
-                     int threads) {
+                     int threads, const TripleFn& ambiguous) {
     // flag[s], s a slot of row y: some collider has y in the middle and nbr(s) at an end.
     parallel_for(0, p.n(), threads, 8, [&](std::int64_t y, int) {
         for (std::int64_t s = p.begin(y); s < p.end(y); ++s)
-            flag[s] = has_collider(skel, p, sep, static_cast<std::int32_t>(y), p.nbr(s));
+            flag[s] = has_collider(skel, p, sep, static_cast<std::int32_t>(y), p.nbr(s), ambiguous);
     });
     parallel_for(0, p.n(), threads, 64, [&](std::int64_t b, int) {
         for (std::int64_t s = p.begin(b); s < p.end(b) && p.nbr(s) < b; ++s) {
@@ -304,15 +306,22 @@ void pcalg_colliders(SparsePdag& p, const Graph& skel, const SepIndex& sep, std:
 /// edges (a, b) once, by b then a, and for each orients every b - c still
 /// undirected. Only rows b and c write to b - c, so the smaller of the two that
 /// has a qualifying parent decides it; that parent is looked for on threads.
-bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, std::vector<std::uint8_t>& flag,
-                 int threads) {
+bool pcalg_rule1(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, std::vector<std::uint8_t>& flag, int threads,
+                 const TripleFn& ambiguous) {
     // flag[s], s = b - c undirected: some parent a of b is not adjacent to c
-    // (a != c: c is no parent of b).
+    // (a != c: c is no parent of b), a - b - c not ambiguous.
     parallel_for(0, p.n(), threads, 16, [&](std::int64_t b, int) {
         const NodeSet pa = cls.get(b, EdgeClasses::kParent);
         const NodeSet un = cls.get(b, EdgeClasses::kUndirected);
         for (std::int64_t k = 0; k < un.size; ++k) {
             bool found = false;
+            if (ambiguous) {
+                const std::int32_t c = un.node(k), bb = static_cast<std::int32_t>(b);
+                for (std::int64_t q = 0; q < pa.size && !found; ++q)
+                    found = !skel.has(c, pa.node(q)) && !ambiguous(pa.node(q), bb, c);
+                flag[un.slot(k)] = found;
+                continue;
+            }
             if (!skel.dense()) {
                 for (std::int64_t q = 0; q < pa.size && !found; ++q) found = !skel.has(un.node(k), pa.node(q));
                 flag[un.slot(k)] = found;
@@ -548,7 +557,7 @@ bool pcalg_rule2(SparsePdag& p, const EdgeClasses& cls, RuleWrites& writes, std:
 /// rule writes at a or b, the c's are the undirected neighbours of a that were
 /// parents of b at the start.
 bool pcalg_rule3(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, RuleWrites& writes,
-                 std::vector<std::uint8_t>& flag, int threads) {
+                 std::vector<std::uint8_t>& flag, int threads, const TripleFn& ambiguous) {
     std::vector<std::vector<std::int32_t>> scratch(static_cast<std::size_t>(std::max(1, threads)));
     parallel_for(0, p.n(), threads, 16, [&](std::int64_t b, int worker) {
         auto& cs = scratch[static_cast<std::size_t>(worker)];
@@ -560,7 +569,7 @@ bool pcalg_rule3(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, RuleW
                 cs.push_back(c);
                 return false;
             });
-            flag[un.slot(k)] = has_nonadjacent_pair(skel, cs);
+            flag[un.slot(k)] = has_nonadjacent_pair(skel, cs, un.node(k), ambiguous);
         }
     });
     std::vector<std::int32_t> cs;
@@ -570,7 +579,7 @@ bool pcalg_rule3(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, RuleW
         const NodeSet un_a = cls.get(a, EdgeClasses::kUndirected);
         for (std::int64_t q = 0; q < un_a.size; ++q)
             if (p.undirected(un_a.slot(q)) && writes.parent_now(p, un_a.node(q))) cs.push_back(un_a.node(q));
-        return has_nonadjacent_pair(skel, cs);
+        return has_nonadjacent_pair(skel, cs, a, ambiguous);
     });
 }
 
@@ -578,10 +587,10 @@ bool pcalg_rule3(SparsePdag& p, const Graph& skel, const EdgeClasses& cls, RuleW
 
 namespace detail {
 
-Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads) {
+Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads, const TripleFn& ambiguous) {
     SparsePdag p(skel, threads);
     std::vector<std::uint8_t> flag(static_cast<std::size_t>(p.slots()));
-    pcalg_colliders(p, skel, SepIndex(sepsets, p.n(), threads), flag, threads);
+    pcalg_colliders(p, skel, SepIndex(sepsets, p.n(), threads), flag, threads, ambiguous);
     // Meek rules 1-3 in pcalg's repeat loop: stop after a full pass that leaves
     // the matrix equal to what it was before the pass. Each rule reads the edge
     // classes as they are at its start, rebuilt only after a rule that wrote.
@@ -595,9 +604,9 @@ Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads) {
     };
     while (true) {
         before = p.states();
-        run([&] { return pcalg_rule1(p, skel, cls, flag, threads); });
+        run([&] { return pcalg_rule1(p, skel, cls, flag, threads, ambiguous); });
         run([&] { return pcalg_rule2(p, cls, writes, flag, threads); });
-        run([&] { return pcalg_rule3(p, skel, cls, writes, flag, threads); });
+        run([&] { return pcalg_rule3(p, skel, cls, writes, flag, threads, ambiguous); });
         if (p.states() == before) break;
     }
     std::vector<Mark> marks(static_cast<std::size_t>(p.slots()));

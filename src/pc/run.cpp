@@ -51,6 +51,21 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                              " variables, the data have " + std::to_string(data.n_vars));
         cfg.knowledge.check(data.names);
     }
+    if (cfg.conservative && cfg.majority) throw InputError("choose either the conservative or the majority rule");
+    if ((cfg.conservative || cfg.majority) &&
+        (cfg.compat != skeleton::Compat::Pcalg || cfg.uc_rule || cfg.knowledge.has_directions()))
+        throw InputError(
+            "the conservative and majority rules orient as pcalg (not with causal-learn's rules or directed "
+            "knowledge)");
+    if (cfg.correlation) {
+        if (test.kind != skeleton::TestKind::FisherZ)
+            throw InputError("a given correlation matrix takes the fisher-z test, not " + test.name());
+        if (cfg.backend.kind == BackendKind::Cuda)
+            throw InputError("a given correlation matrix runs on the CPU: use backend cpu or auto");
+        if (static_cast<std::int64_t>(cfg.correlation->size()) != data.n_vars * data.n_vars)
+            throw InputError("the correlation matrix is not " + std::to_string(data.n_vars) + " x " +
+                             std::to_string(data.n_vars));
+    }
     if (test.traits().data != ci::TestData::Continuous) return;
     if (test.traits().permutation) {  // CMIknn's surrogates
         const ci::CmiKnnSpec& spec = test.cmi;
@@ -346,8 +361,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const skeleton::SkeletonOptions sk = skeleton_options(cfg, data, test, threads, comm);
     BackendContext backend = cfg.backend;
     backend.threads = threads;
-    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr =
-        skeleton::make_engine(skeleton::EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm});
+    if (cfg.correlation) backend.kind = BackendKind::Cpu;  // validate() refused the others
+    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr = skeleton::make_engine(
+        skeleton::EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm, cfg.correlation.get()});
     skeleton::SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -378,6 +394,16 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         return engine.p_value(x, y, s);
     };
 
+    // pcalg's pc.cons.intern (cfg.triple_check): on rank 0, the separating sets revised and
+    // the ambiguous triples kept for orientation.
+    OrientOptions oo_cons = oo;
+    mpi::run_agreed(comm, [&] {
+        if (!(cfg.conservative || cfg.majority)) return;
+        if (comm.size() > 1) throw InputError("the conservative and majority rules run on one process");
+        if (!cfg.triple_check) throw InputError("the conservative and majority rules need PcConfig::triple_check");
+        oo_cons.ambiguous = cfg.triple_check(skel.skeleton, skel.sepsets, engine);
+    });
+
     PcResult r;
     r.names = data.names;
     r.level_labels = data.levels;
@@ -392,7 +418,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
         if (comm.rank() == 0 && !cfg.orient)
             r.cpdag = Pdag(Graph(data.n_vars));
         else if (comm.rank() == 0)
-            r.cpdag = orient(skel.skeleton, sk.distributed_records ? for_orientation : skel.sepsets, oo, pfn);
+            r.cpdag = orient(skel.skeleton, sk.distributed_records ? for_orientation : skel.sepsets, oo_cons, pfn);
     });
     for_orientation = SepSets();
     note("orientation:", seconds_since(t_orient));
@@ -404,6 +430,9 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     r.seconds_total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     add_run_config(r, cfg, data, test, sk, oo, engine.name(), threads, comm);
+    if (cfg.conservative || cfg.majority) {
+        r.config.emplace_back("triple_rule", cfg.majority ? "majority (pcalg maj.rule)" : "conservative (pcalg)");
+    }
     return r;
 }
 

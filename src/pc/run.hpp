@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <vector>
 
 #include <optional>
 #include <string>
@@ -11,7 +13,9 @@
 #include "core/dataset.hpp"
 #include "core/knowledge.hpp"
 #include "io/checkpoint_file.hpp"
+#include "pc/orient.hpp"
 #include "pc/result.hpp"
+#include "skeleton/skeleton_engine.hpp"
 #include "skeleton/skeleton.hpp"
 #include "skeleton/test_spec.hpp"
 
@@ -66,6 +70,20 @@ struct PcConfig {
     /// False: the result has no pMax (PcResult::pmax empty), which then is not collected
     /// (a bootstrap replicate's run: only its graph counts). One process only.
     bool keep_pmax = true;
+    /// Fisher-z on this n_vars x n_vars correlation matrix (row-major) as given, instead of
+    /// the one of the data's values (pcalg's gaussCItest suffStat list(C, n): the Dataset
+    /// then carries only n_samples, n_vars and the names). CPU, one process; null: none.
+    std::shared_ptr<const std::vector<double>> correlation;
+    /// pcalg's pc(conservative = TRUE) / pc(maj.rule = TRUE): before the orientation every
+    /// unshielded triple is checked (pc.cons.intern, version.unf = c(2, 1); fci/triples.hpp),
+    /// the separating sets revised, and the ambiguous triples left alone by the collider
+    /// step and Meek's rules 1 and 3. pcalg orientation only (not with --compat
+    /// causal-learn, uc_rule or directed knowledge); one process.
+    bool conservative = false, majority = false;
+    /// The triple checks of `conservative` / `majority` (run::triple_check: they live with
+    /// FCI's, which pc/ does not include): given the skeleton, its separating sets (revised
+    /// in place) and the engine's tests, the ambiguous triples.
+    std::function<TripleFn(const Graph&, SepSets&, skeleton::SkeletonEngine&)> triple_check;
 };
 
 /// Validate a configuration against a data set; throws InputError on the first problem.

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "ci/cmi_knn.hpp"
@@ -23,6 +24,8 @@
 #include "core/parallel.hpp"
 #include "core/trace.hpp"
 #include "cudag/config.hpp"
+#include "fci/tester.hpp"
+#include "fci/triples.hpp"
 #include "io/dataset_io.hpp"
 #include "io/graph_reader.hpp"
 #include "io/hdf5_file.hpp"
@@ -704,11 +707,52 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
 
 }  // namespace
 
+namespace {
+
+/// The skeleton engine's own single tests as a ci::CiTest (the conservative and majority
+/// rules' triple checks: the skeleton's arithmetic).
+class EngineTest final : public ci::CiTest {
+public:
+    explicit EngineTest(skeleton::SkeletonEngine& engine) : engine_(engine) {}
+    std::string name() const override { return engine_.name(); }
+    ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
+        std::vector<std::int32_t> set(s.begin(), s.end());
+        std::sort(set.begin(), set.end());
+        ci::CiOutcome out;
+        out.p = engine_.p_value(std::min(x, y), std::max(x, y), set);
+        return out;
+    }
+    std::vector<std::string> digest() const override { return {engine_.name()}; }
+
+private:
+    skeleton::SkeletonEngine& engine_;
+};
+
+}  // namespace
+
+void set_triple_check(pc::PcConfig& cfg) {
+    if (!(cfg.conservative || cfg.majority)) return;
+    const ci::Decision decision{cfg.alpha, cfg.compat == skeleton::Compat::CausalLearn};
+    const bool majority = cfg.majority;
+    cfg.triple_check = [decision, majority](const Graph& skel, SepSets& sepsets, skeleton::SkeletonEngine& engine) {
+        fci::Tester tester([&engine] { return std::make_unique<EngineTest>(engine); }, 1, decision);
+        fci::ConsOptions co;
+        co.unseparated_ambiguous = true;  // pcalg's pc(): version.unf = c(2, 1)
+        co.majority = majority;
+        auto ambiguous = std::make_shared<const fci::TripleSet>(fci::conservative_triples(skel, tester, co, sepsets));
+        if (ambiguous->empty()) return pc::TripleFn();
+        return pc::TripleFn([ambiguous](std::int32_t a, std::int32_t b, std::int32_t c) {
+            return ambiguous->contains_either(a, b, c);
+        });
+    };
+}
+
 PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,
              std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
     PcJob a = job;
     std::vector<std::string> formats;
     pc::PcConfig cfg = plan_pc(a, env, formats);
+    set_triple_check(cfg);
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     skeleton::TestPolicy policy;
     policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;

@@ -95,6 +95,11 @@ struct PcRun {
     std::string summary;
 };
 
+/// pc::PcConfig::triple_check for `cfg`'s conservative / majority rule: pcalg's
+/// pc.cons.intern (version.unf = c(2, 1)) with fci/triples.hpp's checks, on the skeleton
+/// engine's own tests (a given correlation matrix included).
+void set_triple_check(pc::PcConfig& cfg);
+
 /// Runs the job on every rank of `comm` (replaced by the communicator the run uses);
 /// rank 0 writes `out` and the formats beside it when asked. `command_line` is recorded in
 /// the result file's provenance.

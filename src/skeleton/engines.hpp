@@ -26,6 +26,9 @@ struct EngineArgs {
     int max_level = -1;             ///< -1: no cap (CMIknn sizes its scratch from it)
     const BackendContext& backend;  ///< device, threads (resolved: >= 1), tunables
     mpi::Communicator& comm;
+    /// Fisher-z on the CPU: this correlation matrix (n_vars x n_vars, row-major) as given
+    /// instead of the data's (pc::PcConfig::correlation); null: the data's.
+    const std::vector<double>* correlation = nullptr;
 };
 
 /// The engine `make()` returns, its errors agreed on over `comm` (for factories whose

@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: Apache-2.0
+# cudag::pc and cudag::skeleton: pcalg's interface on the cudag library (src/cudag_r.cpp).
+
+# The tests cudag runs, by the names a user gives: pcalg's functions (cudag's markers below
+# or pcalg's own), or a name.
+.cudag_tests <- c(gaussCItest = "fisher-z", disCItest = "g-square", binCItest = "g-square",
+                  cmiknnCItest = "cmiknn")
+
+.pcalg_fun <- function(name) {
+  if (requireNamespace("pcalg", quietly = TRUE) && name %in% getNamespaceExports("pcalg"))
+    getExportedValue("pcalg", name)
+  else NULL
+}
+
+#' Conditional independence tests as cudag::pc knows them. Called directly (by pcalg's own
+#' functions, say), each runs pcalg's test of that name when pcalg is installed.
+gaussCItest <- function(x, y, S, suffStat) .marker_call("gaussCItest", x, y, S, suffStat)
+disCItest <- function(x, y, S, suffStat) .marker_call("disCItest", x, y, S, suffStat)
+binCItest <- function(x, y, S, suffStat) .marker_call("binCItest", x, y, S, suffStat)
+cmiknnCItest <- function(x, y, S, suffStat)
+  stop("cudag::cmiknnCItest runs inside cudag::pc and cudag::skeleton only (indepTest = cmiknnCItest)",
+       call. = FALSE)
+
+.marker_call <- function(name, x, y, S, suffStat) {
+  f <- .pcalg_fun(name)
+  if (is.null(f))
+    stop("cudag::", name, " runs inside cudag::pc and cudag::skeleton; called alone it needs pcalg",
+         call. = FALSE)
+  f(x, y, S, suffStat)
+}
+
+# The cudag test of `indepTest` (a function or a name), or one error naming what is known.
+.test_name <- function(indepTest) {
+  if (is.character(indepTest) && length(indepTest) == 1) {
+    if (indepTest %in% names(.cudag_tests)) return(indepTest)
+    if (indepTest %in% .cudag_tests) return(names(.cudag_tests)[match(indepTest, .cudag_tests)])
+  } else if (is.function(indepTest)) {
+    for (name in names(.cudag_tests)) {
+      if (identical(indepTest, get(name, envir = asNamespace("cudag")))) return(name)
+      f <- .pcalg_fun(name)
+      if (!is.null(f) && identical(indepTest, f)) return(name)
+    }
+  }
+  stop("indepTest: cudag runs gaussCItest, disCItest, binCItest (pcalg's or cudag's) and cmiknnCItest ",
+       "(or their names); an R function of your own cannot run inside cudag: use pcalg::pc for it",
+       call. = FALSE)
+}
+
+# A data matrix from suffStat (a matrix or a data frame), numeric, with the column named.
+.numeric_data <- function(d, what, test) {
+  if (is.data.frame(d)) {
+    bad <- !vapply(d, is.numeric, logical(1))
+    if (any(bad))
+      stop(what, ": column '", names(d)[which(bad)[1]], "' is ", class(d[[which(bad)[1]]])[1],
+           ", not numeric: ", test, " needs numbers",
+           if (test == "gaussCItest") " (discrete data: disCItest)" else "", call. = FALSE)
+    d <- as.matrix(d)
+  }
+  if (!is.matrix(d) || !is.numeric(d)) stop(what, " must be a numeric matrix or data frame", call. = FALSE)
+  storage.mode(d) <- "double"
+  d
+}
+
+# Discrete data (pcalg's dm: codes 0..nlev-1, or a data frame of factors) as numbers.
+.discrete_data <- function(suffStat, test) {
+  dm <- suffStat$dm
+  if (is.null(dm)) stop("suffStat$dm: ", test, " needs list(dm = <discrete data>, nlev, adaptDF)", call. = FALSE)
+  if (is.data.frame(dm)) dm <- data.matrix(dm)
+  dm <- .numeric_data(dm, "suffStat$dm", test)
+  if (isTRUE(suffStat$adaptDF))
+    stop("suffStat$adaptDF = TRUE is not supported by cudag (degrees of freedom as pcalg's adaptDF = FALSE)",
+         call. = FALSE)
+  if (!is.null(suffStat$nlev)) {
+    seen <- apply(dm, 2, function(v) length(unique(v)))
+    if (length(suffStat$nlev) != ncol(dm) || any(suffStat$nlev != seen)) {
+      j <- if (length(suffStat$nlev) != ncol(dm)) 1 else which(suffStat$nlev != seen)[1]
+      stop("suffStat$nlev[", j, "] = ", suffStat$nlev[j], " but column ", j, " of dm holds ", seen[j],
+           " distinct values: cudag counts the levels present in the data", call. = FALSE)
+    }
+  }
+  if (test == "binCItest" && any(dm != 0 & dm != 1))
+    stop("suffStat$dm: binCItest needs 0/1 data", call. = FALSE)
+  dm
+}
+
+.labels <- function(labels, p, n_cols) {
+  if (missing(labels) || is.null(labels)) {
+    if (missing(p) || is.null(p)) {
+      if (is.null(n_cols)) stop("need to specify 'labels' or 'p'", call. = FALSE)
+      p <- n_cols
+    }
+    labels <- as.character(seq_len(p))
+  } else if (!is.character(labels)) {
+    stop("labels must be a character vector", call. = FALSE)
+  } else if (!missing(p) && !is.null(p) && p != length(labels)) {
+    stop("'p' is not needed when 'labels' is specified, and must match length(labels)", call. = FALSE)
+  }
+  if (!is.null(n_cols) && length(labels) != n_cols)
+    stop(length(labels), " labels for ", n_cols, " variables", call. = FALSE)
+  labels
+}
+
+# The common arguments checked and the input read from suffStat: the test, the data or C
+# and n, CMIknn's settings, the labels, m.max as cudag's max level, fixedGaps / fixedEdges.
+.inputs <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend,
+                    threads, verbose) {
+  test <- .test_name(indepTest)
+  if (!is.numeric(alpha) || length(alpha) != 1 || !(alpha > 0 && alpha < 1))
+    stop("alpha must be one number in (0, 1)", call. = FALSE)
+  if (!isTRUE(NAdelete))
+    stop("NAdelete = FALSE is not supported: cudag's tests never return NA (NA data are refused)", call. = FALSE)
+  backend <- match.arg(backend, c("auto", "cpu", "cuda"))
+  max_level <- if (is.infinite(m.max)) -1L else as.integer(m.max)
+  if (is.na(max_level) || max_level < -1L) stop("m.max must be Inf or a whole number >= 0", call. = FALSE)
+  data <- NULL
+  corr <- NULL
+  n <- 0
+  cmi <- list()
+  if (test == "gaussCItest") {
+    if (is.list(suffStat) && !is.data.frame(suffStat) && !is.null(suffStat$C)) {
+      corr <- suffStat$C
+      if (is.data.frame(corr)) corr <- as.matrix(corr)
+      if (!is.matrix(corr) || !is.numeric(corr)) stop("suffStat$C must be a numeric matrix", call. = FALSE)
+      storage.mode(corr) <- "double"
+      n <- suffStat$n
+      if (!is.numeric(n) || length(n) != 1) stop("suffStat$n must be the sample size", call. = FALSE)
+    } else {
+      d <- if (is.list(suffStat) && !is.data.frame(suffStat)) suffStat$data else suffStat
+      if (is.null(d)) stop("suffStat: gaussCItest needs list(C, n) or the data (list(data = X) or X)", call. = FALSE)
+      data <- .numeric_data(d, "suffStat$data", test)
+    }
+  } else if (test == "cmiknnCItest") {
+    d <- if (is.list(suffStat) && !is.data.frame(suffStat)) suffStat$data else suffStat
+    if (is.null(d)) stop("suffStat: cmiknnCItest needs the data (list(data = X, knn, permutations, seed))",
+                         call. = FALSE)
+    data <- .numeric_data(d, "suffStat$data", test)
+    if (is.list(suffStat) && !is.data.frame(suffStat))
+      cmi <- suffStat[intersect(names(suffStat), c("knn", "shuffle.neighbors", "permutations", "transform", "seed"))]
+  } else {
+    data <- .discrete_data(suffStat, test)
+  }
+  n_cols <- if (!is.null(data)) ncol(data) else ncol(corr)
+  fixed <- function(m, what) {
+    if (is.null(m)) return(NULL)
+    if (!is.matrix(m)) stop(what, " must be a logical matrix", call. = FALSE)
+    storage.mode(m) <- "logical"
+    m
+  }
+  list(data = data, corr = corr, n = as.numeric(n),
+       args = list(labels = .labels(labels, p, n_cols), test = unname(.cudag_tests[test]), alpha = alpha,
+                   max_level = max_level, gaps = fixed(fixedGaps, "fixedGaps"),
+                   edges = fixed(fixedEdges, "fixedEdges"), backend = backend, threads = as.integer(threads),
+                   verbose = isTRUE(verbose), cmi = cmi))
+}
+
+# The raw result with the labels and fixedGaps, R's warnings given.
+.finish <- function(raw, a) {
+  for (w in raw$warnings) warning(w, call. = FALSE)
+  raw$labels <- a$args$labels
+  raw$fixed_gaps <- a$args$gaps
+  raw
+}
+
+# Runs PC's search; returns the raw result with the labels.
+.run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
+                 backend, threads, verbose, skeleton_only, triple_rule = 0L) {
+  a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
+               verbose)
+  .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule)), a)
+}
+
+# pcalg's slots from the raw result.
+.parts <- function(raw) {
+  p <- length(raw$labels)
+  skel <- matrix(FALSE, p, p, dimnames = list(raw$labels, raw$labels))
+  skel[cbind(raw$skel_i + 1L, raw$skel_j + 1L)] <- TRUE
+  skel[cbind(raw$skel_j + 1L, raw$skel_i + 1L)] <- TRUE
+  pmax <- matrix(-Inf, p, p)
+  diag(pmax) <- 1
+  pmax[cbind(raw$pmax_i + 1L, raw$pmax_j + 1L)] <- raw$pmax_p
+  pmax[cbind(raw$pmax_j + 1L, raw$pmax_i + 1L)] <- raw$pmax_p
+  sepset <- lapply(seq_len(p), function(i) vector("list", p))
+  # Removed at level 0 (no record): the empty set at [[i]][[j]], i < j, as pcalg stores it;
+  # fixedGaps pairs were never tested and have none. A set found at level >= 1 is stored
+  # at both [[i]][[j]] and [[j]][[i]] (pcalg: at the end it was found from).
+  gap <- !skel
+  diag(gap) <- FALSE
+  if (!is.null(raw$fixed_gaps)) gap <- gap & !raw$fixed_gaps
+  gap <- gap & upper.tri(gap)
+  for (i in which(rowSums(gap) > 0)) {
+    js <- which(gap[i, ])
+    sepset[[i]][js] <- rep(list(integer(0)), length(js))
+  }
+  ends <- cumsum(raw$sepset_len)
+  for (k in seq_along(raw$sepset_i)) {
+    set <- raw$sepset_nodes[seq_len(raw$sepset_len[k]) + ends[k] - raw$sepset_len[k]] + 1L
+    i <- raw$sepset_i[k] + 1L
+    j <- raw$sepset_j[k] + 1L
+    sepset[[i]][j] <- list(as.integer(set))
+    sepset[[j]][i] <- list(as.integer(set))
+  }
+  levels <- raw$levels
+  n.edgetests <- numeric(if (length(levels)) max(levels) + 1L else 1L)
+  n.edgetests[levels + 1L] <- raw$tests
+  list(skel = skel, pmax = pmax, sepset = sepset, n.edgetests = n.edgetests,
+       max.ord = as.integer(length(n.edgetests) - 1L))
+}
+
+.graph <- function(m, labels) {
+  if (sum(m) == 0) return(new(methods::getClass("graphNEL", where = asNamespace("graph")), nodes = labels))
+  dimnames(m) <- list(labels, labels)
+  as(m, "graphNEL")
+}
+
+# pcalg's objects when pcalg and graph are installed, unless options(cudag.pcAlgo = FALSE).
+.pcalg_ready <- function() {
+  !identical(getOption("cudag.pcAlgo"), FALSE) && requireNamespace("pcalg", quietly = TRUE) &&
+    requireNamespace("graph", quietly = TRUE)
+}
+
+.result <- function(raw, parts, amat, cl, cpdag) {
+  if (.pcalg_ready()) {
+    return(new(methods::getClass("pcAlgo", where = asNamespace("pcalg")), graph = .graph(amat, raw$labels), call = cl, n = integer(0),
+               max.ord = parts$max.ord, n.edgetests = parts$n.edgetests, sepset = parts$sepset,
+               pMax = parts$pmax, zMin = matrix(NA, 1, 1)))
+  }
+  structure(list(amat = amat, sepset = parts$sepset, pMax = parts$pmax, n.edgetests = parts$n.edgetests,
+                 max.ord = parts$max.ord, call = cl, labels = raw$labels, config = raw$config,
+                 kind = if (cpdag) "cpdag" else "skeleton"),
+            class = "cudag_pc")
+}
+
+#' PC-stable's skeleton with pcalg's interface (pcalg::skeleton(method = "stable")).
+skeleton <- function(suffStat, indepTest, alpha, labels, p, method = "stable", m.max = Inf,
+                     fixedGaps = NULL, fixedEdges = NULL, NAdelete = TRUE, numCores = 1, verbose = FALSE,
+                     backend = "auto", threads = 0L) {
+  cl <- match.call()
+  if (!method %in% c("stable", "stable.fast"))
+    stop("method = \"", method, "\": cudag runs PC-stable (\"stable\", or \"stable.fast\": the same result)",
+         call. = FALSE)
+  raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
+              m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, TRUE)
+  parts <- .parts(raw)
+  .result(raw, parts, parts$skel, cl, FALSE)
+}
+
+#' PC-stable with pcalg's interface (pcalg::pc(skel.method = "stable", u2pd = "relaxed")).
+pc <- function(suffStat, indepTest, alpha, labels, p, fixedGaps = NULL, fixedEdges = NULL, NAdelete = TRUE,
+               m.max = Inf, u2pd = c("relaxed", "rand", "retry"), skel.method = c("stable", "original", "stable.fast"),
+               conservative = FALSE, maj.rule = FALSE, solve.confl = FALSE, numCores = 1, verbose = FALSE,
+               backend = "auto", threads = 0L) {
+  cl <- match.call()
+  u2pd <- match.arg(u2pd)
+  skel.method <- match.arg(skel.method)
+  if (u2pd != "relaxed")
+    stop("u2pd = \"", u2pd, "\" is not supported: cudag orients as pcalg's udag2pdagRelaxed (u2pd = \"relaxed\"); ",
+         "\"rand\" draws from R's random numbers", call. = FALSE)
+  if (skel.method == "original")
+    stop("skel.method = \"original\" is not supported: cudag runs PC-stable (\"stable\", \"stable.fast\")",
+         call. = FALSE)
+  if (isTRUE(solve.confl))
+    stop("solve.confl = TRUE is not supported: cudag orients as pcalg with solve.confl = FALSE", call. = FALSE)
+  if (isTRUE(conservative) && isTRUE(maj.rule)) stop("Choose either conservative PC or majority rule PC!",
+                                                     call. = FALSE)
+  raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
+              m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, FALSE,
+              if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L)
+  parts <- .parts(raw)
+  p <- length(raw$labels)
+  amat <- matrix(0, p, p)
+  amat[cbind(raw$arc_from + 1L, raw$arc_to + 1L)] <- 1
+  .result(raw, parts, amat, cl, TRUE)
+}

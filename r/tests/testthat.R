@@ -1,0 +1,3 @@
+library(testthat)
+library(cudag)
+test_check("cudag")

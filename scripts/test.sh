@@ -23,6 +23,12 @@ if grep -n -i -E "warning[: #]" build/build.log; then
     exit 1
 fi
 ctest --test-dir build --output-on-failure -j"$jobs"
+# The R package (r/) and its testthat tests where scripts/setup.sh installed R (skipped with a
+# line otherwise); the comparisons with pcalg 2.7-12 where the peers' install script lies beside
+# the project (../shared/peers, never part of it).
+peers=$PWD/../shared/peers/install_r_peers.sh
+[ -f "$peers" ] || peers=
+BUILD=build JOBS="$jobs" R_PEERS="$peers" bash scripts/r-check.sh
 # The wheel a user installs: built CPU-only from a clean clone, installed into a fresh
 # venv, its `cudag` console script and cudag.pc run (README "Python" gives its build time).
 if [ "${python_args[0]}" = "-DCUDAG_BUILD_PYTHON=ON" ] && .venv/bin/python -c "import scikit_build_core" 2>/dev/null; then

@@ -248,7 +248,7 @@ double model_selection_criterion(const LaggedData& lagged, std::int32_t j, const
     std::vector<std::int32_t> perm(std::max<std::size_t>(1, vars.size()));
     const double rss_raw = core::residual_sum_of_squares(design, y, work.data(), perm.data());
     std::vector<double> centred(y, y + t);
-    const double norm = core::centre(centred.data(), t);
+    const double norm = core::centre(core::SerialRows{}, centred.data(), t);
     // tigramite's RSS is that of y / sd(y), sd² = Σ(y − ȳ)² / T.
     const double rss = static_cast<double>(t) * (rss_raw / (norm * norm));
     return static_cast<double>(t) * xm::log(rss) + 2.0 * static_cast<double>(z.size() + 1);

@@ -68,17 +68,29 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
             rows[k] = n;
         });
     }
-    for (std::size_t q = 0; q < queries.size(); ++q) {
+    // The p-values on the threads (a batch holds millions of tests); the first bad query in
+    // batch order is the error, whatever thread met it.
+    std::vector<char> bad(queries.size(), 0);
+    parallel_for(0, static_cast<std::int64_t>(queries.size()), std::max(1, threads_), 1024, [&](std::int64_t i, int) {
+        const auto q = static_cast<std::size_t>(i);
         const int dim = static_cast<int>(queries.set(q).size()) + 2;
         const std::int64_t n = data_ ? rows[q] : n_;
-        if (n - dim < 1)
-            throw InputError("parcorr given " + std::to_string(dim - 2) + " conditions needs more than " +
-                             std::to_string(dim) + " samples; there are " + std::to_string(n));
+        if (n - dim < 1) {
+            bad[q] = 1;
+            return;
+        }
         p[q] = ci::parcorr_p_value(statistic[q], n, dim);
-        if (!ci::is_result(statistic[q], p[q]))
-            throw InputError("parcorr: not a result for query " + std::to_string(q + 1) + " (r " +
-                             std::to_string(statistic[q]) + ")");
-    }
+        if (!ci::is_result(statistic[q], p[q])) bad[q] = 2;
+    });
+    const auto first = std::find_if(bad.begin(), bad.end(), [](char b) { return b != 0; });
+    if (first == bad.end()) return;
+    const auto q = static_cast<std::size_t>(first - bad.begin());
+    const int dim = static_cast<int>(queries.set(q).size()) + 2;
+    if (*first == 1)
+        throw InputError("parcorr given " + std::to_string(dim - 2) + " conditions needs more than " +
+                         std::to_string(dim) + " samples; there are " + std::to_string(data_ ? rows[q] : n_));
+    throw InputError("parcorr: not a result for query " + std::to_string(q + 1) + " (r " +
+                     std::to_string(statistic[q]) + ")");
 }
 
 }  // namespace cudag::pcmci

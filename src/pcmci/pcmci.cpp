@@ -103,7 +103,8 @@ const std::string* LinkAssumptions::find(std::int32_t j, Node node) const {
     const auto& list = links[static_cast<std::size_t>(j)];
     if (static_cast<std::size_t>(j) < at_.size() && indexed_size_[static_cast<std::size_t>(j)] == list.size() &&
         node.lag >= 0 && node.lag < lags_ && node.var >= 0 &&
-        static_cast<std::size_t>(node.var) < at_[static_cast<std::size_t>(j)].size() / static_cast<std::size_t>(lags_)) {
+        static_cast<std::size_t>(node.var) <
+            at_[static_cast<std::size_t>(j)].size() / static_cast<std::size_t>(lags_)) {
         const std::int32_t k =
             at_[static_cast<std::size_t>(j)][static_cast<std::size_t>(node.var) * static_cast<std::size_t>(lags_) +
                                              static_cast<std::size_t>(node.lag)];

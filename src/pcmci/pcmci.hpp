@@ -63,9 +63,9 @@ struct LinkAssumptions {
     void index(std::int32_t max_lag);
 
 private:
-    std::int32_t lags_ = 0;                     ///< max_lag + 1 of the table; 0: none
-    std::vector<std::size_t> indexed_size_;     ///< links[j].size() when the table was built
-    std::vector<std::vector<std::int32_t>> at_; ///< at_[j][var·lags_ + lag]: position in links[j], −1 none
+    std::int32_t lags_ = 0;                      ///< max_lag + 1 of the table; 0: none
+    std::vector<std::size_t> indexed_size_;      ///< links[j].size() when the table was built
+    std::vector<std::vector<std::int32_t>> at_;  ///< at_[j][var·lags_ + lag]: position in links[j], −1 none
 };
 
 /// tigramite's default assumptions: every (i, −lag), lag = tau_min..tau_max, i outer, lag inner,

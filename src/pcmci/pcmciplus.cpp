@@ -495,7 +495,9 @@ Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton&
                     if (!listed) add(sub);
                 }
             }
-            if (static_cast<std::int64_t>(batch.queries.size()) != std::accumulate(counts.begin() + static_cast<std::ptrdiff_t>(first), counts.begin() + static_cast<std::ptrdiff_t>(last), std::int64_t{0}))
+            if (static_cast<std::int64_t>(batch.queries.size()) !=
+                std::accumulate(counts.begin() + static_cast<std::ptrdiff_t>(first),
+                                counts.begin() + static_cast<std::ptrdiff_t>(last), std::int64_t{0}))
                 throw std::logic_error("pcmciplus colliders: subsets out of count");
             batch.run(tests, "collider tests", done, planned, progress);
             done += static_cast<std::int64_t>(batch.queries.size());

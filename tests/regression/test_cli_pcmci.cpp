@@ -395,8 +395,7 @@ TEST_F(CliPcmci, BadSeriesInputIsOneLineAndWritesNothing) {
     expect_error("pcmci --data " + two + " --series-column s --time-column t", "row 5 (data rows counted from 1)");
     expect_error("pcmci --data " + two + " --series-column s --time-column t", "(series 2)");
     // A series constant on the steps the tests use (2*tau_max..T-1), though not before.
-    expect_error("pcmci --data " + write("late.csv", "a,b\n5,2\n1,3\n2,5\n2,4\n2,8\n2,1\n2,0\n2,2\n") +
-                     " --tau-max 1",
+    expect_error("pcmci --data " + write("late.csv", "a,b\n5,2\n1,3\n2,5\n2,4\n2,8\n2,1\n2,0\n2,2\n") + " --tau-max 1",
                  "'a' is constant on the time steps the tests use");
     // A series missing in every row; tau_max leaving every series no sample.
     expect_error("pcmci --data " + write("gone.csv", "a,b\n1,9\n2,9\n3,9\n4,9\n5,9\n") + " --missing-flag 9",

@@ -188,7 +188,7 @@ def main():
             tests = list(mci_tests(res))
             total = len(tests)
             cmi = CMIknn()
-            PCMCI(pp.DataFrame(x), cond_ind_test=cmi, verbosity=0)  # sets cmi's data frame
+            cmi.set_dataframe(pp.DataFrame(x))  # (PCMCI would set it on a copy of the test)
             rng = np.random.default_rng(3)
             pick = rng.choice(len(tests), size=min(a.tigramite_tests, len(tests)), replace=False)
             t0 = time.perf_counter()

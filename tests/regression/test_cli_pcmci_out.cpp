@@ -210,4 +210,8 @@ TEST_F(CliPcmciOut, RefusesOtherOptionsAndCorruptCheckpoints) {
     expect_error(data + " --resume", "--resume needs --checkpoint FILE");
     expect_error(data + " --keep-checkpoint", "--keep-checkpoint needs --checkpoint FILE");
     expect_error(data + " --checkpoint " + ck + " --resume --overwrite-checkpoint", "give one");
+    expect_error(data + " --checkpoint " + path("n.h5") + " --checkpoint-every -1",
+                 "--checkpoint-every must be >= 0 seconds, got -1");
+    expect_error(data + " --checkpoint -", "--checkpoint needs a file name, not '-'");
+    EXPECT_FALSE(fs::exists(path("n.h5")));
 }

@@ -2,7 +2,6 @@
 #include "pcmci/pcmci.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -15,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/exact_math.hpp"
 #include "core/format.hpp"
+#include "pcmci/batch.hpp"
 
 namespace cudag::pcmci {
 namespace {
@@ -37,41 +37,6 @@ std::vector<Node> candidates(const LinkAssumptions& la, std::int32_t j) {
     for (const auto& [node, type] : la.links[static_cast<std::size_t>(j)])
         if (!(node == Node{j, 0}) && !lagged_out(type)) out.push_back(node);
     return out;
-}
-
-/// Queries of one batch, with where each answer goes.
-struct Batch {
-    ci::QueryList queries;
-    std::vector<double> statistic, p;
-    /// Every query, in slices whose size doubles while a slice takes under half a second (a
-    /// GPU gets large slices, a slow test small ones), `progress` told after each slice: the
-    /// answers do not depend on the slicing (each test is a function of its query alone).
-    void run(ci::BatchTest& tests, const char* phase, std::int64_t done_before, std::int64_t planned,
-             const ProgressFn& progress) {
-        statistic.assign(queries.size(), 0.0);
-        p.assign(queries.size(), 0.0);
-        const ci::Queries all = queries.view();
-        std::size_t slice = 16;  // small first: a slow test (CMIknn) shows progress within seconds
-        for (std::size_t begin = 0; begin < all.size();) {
-            const std::size_t end = std::min(all.size(), begin + slice);
-            const auto t0 = std::chrono::steady_clock::now();
-            tests.run(all.slice(begin, end), std::span<double>(statistic).subspan(begin, end - begin),
-                      std::span<double>(p).subspan(begin, end - begin));
-            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 0.5 &&
-                slice < (std::size_t{1} << 22))
-                slice *= 2;
-            begin = end;
-            if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
-        }
-    }
-};
-
-/// The lagged table's columns of a node list.
-void add_query(ci::QueryList& q, const LaggedData& lagged, Node x, Node y, const std::vector<Node>& z) {
-    std::vector<std::int32_t> s;
-    s.reserve(z.size());
-    for (Node n : z) s.push_back(lagged.column(n));
-    q.add(lagged.column(x), lagged.column(y), s);
 }
 
 /// PC1's state for one variable.
@@ -273,6 +238,7 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
     for (std::size_t l = 0; l < n_lanes; ++l)
         for (std::int32_t j = 0; j < n; ++j) st[l * un + static_cast<std::size_t>(j)].parents = candidates(la, j);
     std::int64_t done_tests = 0, planned = 0;
+    SliceSize slice;
     // PC1's matrices (for run_pcmciplus), per lane: pval_max starts as None, so the first test sets it.
     const std::size_t lags = static_cast<std::size_t>(s.tau_max + 1);
     // Where (lane·N + j, node)'s entry is in its val_min (−1: none): a flat table, as the lists
@@ -351,11 +317,11 @@ std::vector<std::vector<Node>> run_pc_stable(const LaggedData& lagged, const Set
                 } else {
                     answer[q] = batch.queries.size();
                 }
-                add_query(batch.queries, lagged, parent, {it.j, 0}, z);
+                batch.add(lagged, parent, {it.j, 0}, z);
             }
             const auto n_asked = static_cast<std::int64_t>(batch.queries.size());
             planned += n_asked;
-            batch.run(tests, "condition selection", done_tests, planned, progress);
+            batch.run(tests, slice, "condition selection", done_tests, planned, progress);
             done_tests += n_asked;
             // Record in tigramite's order: items are in (lane, j, parent) order, each its own state.
             std::vector<double> val(items.size(), 0.0), pv(items.size(), 0.0);
@@ -547,12 +513,13 @@ Result run_pcmci(const LaggedData& lagged, const Settings& s, ci::BatchTest& tes
             for (Node c : z)
                 if (!(c == x) && !(c == Node{j, 0}) && std::find(clean.begin(), clean.end(), c) == clean.end())
                     clean.push_back(c);
-            add_query(batch.queries, lagged, x, {j, 0}, clean);
+            batch.add(lagged, x, {j, 0}, clean);
             where.push_back(cell);
         }
     }
     r.mci_tests = static_cast<std::int64_t>(where.size());
-    batch.run(tests, "MCI", 0, r.mci_tests, progress);
+    SliceSize slice;
+    batch.run(tests, slice, "MCI", 0, r.mci_tests, progress);
     for (std::size_t q = 0; q < where.size(); ++q) {
         r.val_matrix[where[q]] = batch.statistic[q];
         r.p_matrix[where[q]] = batch.p[q];

@@ -101,6 +101,8 @@ struct Settings {
     bool conflict_resolution = true;                 ///< mark conflicting orientations 'x-x'
     bool reset_lagged_links = false;                 ///< skeleton on every lagged link, not only PC1's parents
     std::int32_t max_conds_px_lagged = -1;           ///< -1: None (max_conds_px when X is lagged)
+    /// Host threads that lay out the batches (PCMCI+'s collider tests); no result depends on it.
+    int threads = 1;
 };
 
 /// tigramite's pc_alpha=None: the values run_pc_stable (run_pcmci) selects among, 0.05, 0.1,

@@ -2,9 +2,9 @@
 #include "pcmci/pcmciplus.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 #include <span>
@@ -14,6 +14,8 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "pcmci/batch.hpp"
 
 namespace cudag::pcmci {
 namespace {
@@ -78,39 +80,33 @@ struct MciConditions {
             if (!(c == x) && !(c == y) && std::find(clean.begin(), clean.end(), c) == clean.end()) clean.push_back(c);
         return clean;
     }
+
+    /// The lagged table's columns of the conditions that follow S (the parents' part) when
+    /// every parent is lagged, as PCMCI+'s lagged parents are: S's nodes (k, 0) are then never
+    /// a parent's, nor X's or Y's (S holds neither), so operator()(i, lag, j, S) is S followed by
+    /// operator()(i, lag, j, {}) whatever S. Throws std::logic_error for a contemporaneous parent.
+    std::vector<std::int32_t> tail_columns(const LaggedData& lagged, std::int32_t i, std::int32_t lag,
+                                           std::int32_t j) const {
+        for (const std::int32_t v : {i, j})
+            for (const Node n : parents[static_cast<std::size_t>(v)])
+                if (n.lag < 1) throw std::logic_error("pcmciplus: a contemporaneous parent in the MCI conditions");
+        std::vector<std::int32_t> out;
+        for (const Node n : (*this)(i, lag, j, {})) out.push_back(lagged.column(n));
+        return out;
+    }
 };
 
-/// Queries of one batch with their answers, run in slices as run_pcmci's (pcmci.cpp): the size
-/// doubles while a slice takes under half a second, progress is told after each; the answers do
-/// not depend on the slicing.
-struct Batch {
-    ci::QueryList queries;
-    std::vector<double> statistic, p;
-    void add(const LaggedData& lagged, Node x, Node y, const std::vector<Node>& z) {
-        std::vector<std::int32_t> s;
-        s.reserve(z.size());
-        for (Node c : z) s.push_back(lagged.column(c));
-        queries.add(lagged.column(x), lagged.column(y), s);
-    }
-    void run(ci::BatchTest& tests, const char* phase, std::int64_t done_before, std::int64_t planned,
-             const ProgressFn& progress) {
-        statistic.assign(queries.size(), 0.0);
-        p.assign(queries.size(), 0.0);
-        const ci::Queries all = queries.view();
-        std::size_t slice = 16;  // small first: a slow test (CMIknn) shows progress within seconds
-        for (std::size_t begin = 0; begin < all.size();) {
-            const std::size_t end = std::min(all.size(), begin + slice);
-            const auto t0 = std::chrono::steady_clock::now();
-            tests.run(all.slice(begin, end), std::span<double>(statistic).subspan(begin, end - begin),
-                      std::span<double>(p).subspan(begin, end - begin));
-            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 0.5 &&
-                slice < (std::size_t{1} << 22))
-                slice *= 2;
-            begin = end;
-            if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
-        }
-    }
-};
+/// S's columns (nodes (k, 0) for k in `vars`) then `tail` as one query of `batch`.
+void add_mci_query(Batch& batch, const LaggedData& lagged, std::int32_t i, std::int32_t lag, std::int32_t j,
+                   std::span<const std::int32_t> vars, const std::vector<std::int32_t>& tail) {
+    ci::QueryList& q = batch.queries;
+    q.x.push_back(lagged.column(i, lag));
+    q.y.push_back(lagged.column(j, 0));
+    for (const std::int32_t k : vars) q.nodes.push_back(lagged.column(k, 0));
+    q.nodes.insert(q.nodes.end(), tail.begin(), tail.end());
+    q.offsets.push_back(static_cast<std::int64_t>(q.nodes.size()));
+}
+
 
 /// The contemporaneous adjacencies of every j in variable order (graph[i, j, 0] non-empty).
 std::vector<std::vector<std::int32_t>> contemp_adjacencies(const Graph& g, const Cells& c, bool include_conflicts) {
@@ -177,6 +173,8 @@ struct Pair {
     bool removed = false;
     std::vector<std::int32_t> sepset;
     std::ptrdiff_t waiter = -1;  ///< the reverse lag-0 pair later in the level, waiting for this one
+    std::vector<std::int32_t> tail;  ///< the conditions' columns after S (MciConditions::tail_columns)
+    bool tail_ready = false;
     std::vector<std::int32_t> subset(const std::vector<std::int32_t>& adj_j) const {
         std::vector<std::int32_t> s;
         for (int k : comb) s.push_back(adj_j[static_cast<std::size_t>(k + (skip >= 0 && k >= skip ? 1 : 0))]);
@@ -200,6 +198,7 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
     sk.sepsets.assign(cells, {});
     std::vector<std::vector<std::int32_t>> adj = contemp_adjacencies(sk.graph, c, true);
     std::int64_t planned = 0, run_tests = 0;  // the progress line counts the tests run, sk.tests those recorded
+    SliceSize slice;
 
     for (std::int64_t dim = 0; dim <= max_dim; ++dim) {
         // The level's pairs in tigramite's order (_remaining_pairs), against adj at its start.
@@ -275,22 +274,27 @@ Skeleton mci_skeleton(const LaggedData& lagged, const Settings& s, const Graph& 
             Batch batch;
             std::vector<std::size_t> asked;  // per live pair: the subsets it has in the batch
             std::vector<int> comb;
+            std::vector<std::int32_t> sub;
             for (const std::size_t q : live) {
-                const Pair& pr = pairs[q];
+                Pair& pr = pairs[q];
                 const auto& adj_j = adj[static_cast<std::size_t>(pr.j)];
+                if (!pr.tail_ready) {
+                    pr.tail = conditions.tail_columns(lagged, pr.i, pr.lag, pr.j);
+                    pr.tail_ready = true;
+                }
                 comb = pr.comb;
                 std::size_t k = 0;
                 do {
-                    std::vector<std::int32_t> sub;
+                    sub.clear();
                     for (int e : comb)
                         sub.push_back(adj_j[static_cast<std::size_t>(e + (pr.skip >= 0 && e >= pr.skip ? 1 : 0))]);
-                    batch.add(lagged, {pr.i, pr.lag}, {pr.j, 0}, conditions(pr.i, pr.lag, pr.j, sub));
+                    add_mci_query(batch, lagged, pr.i, pr.lag, pr.j, sub, pr.tail);
                     ++k;
                 } while (k < ahead && next_combination(comb, pr.n_conds));
                 asked.push_back(k);
             }
             planned += static_cast<std::int64_t>(batch.queries.size());
-            batch.run(tests, "MCI skeleton", run_tests, planned, progress);
+            batch.run(tests, slice, "MCI skeleton", run_tests, planned, progress);
             run_tests += static_cast<std::int64_t>(batch.queries.size());
             std::size_t a = 0;
             std::vector<std::size_t> next;
@@ -374,21 +378,40 @@ struct Triple {
     bool operator==(const Triple& o) const { return key() == o.key(); }
 };
 
-/// Every subset of `s` (sizes 0..|s|, each in the order of s); none for an empty s, as tigramite's.
-std::vector<std::vector<std::int32_t>> subsets(const std::vector<std::int32_t>& s) {
-    std::vector<std::vector<std::int32_t>> out;
-    if (s.empty()) return out;
+/// Calls fn(subset) for every subset of `s` (sizes 0..|s|, each in the order of s; none for an
+/// empty s, as tigramite's) for which keep(subset) holds.
+template <class Keep, class Fn>
+void for_each_subset(const std::vector<std::int32_t>& s, std::vector<std::int32_t>& sub, Keep&& keep, Fn&& fn) {
+    if (s.empty()) return;
     const int m = static_cast<int>(s.size());
+    std::vector<int> comb;
     for (int size = 0; size <= m; ++size) {
-        std::vector<int> comb(static_cast<std::size_t>(size));
+        comb.resize(static_cast<std::size_t>(size));
         std::iota(comb.begin(), comb.end(), 0);
         do {
-            std::vector<std::int32_t> sub;
+            sub.clear();
             for (int k : comb) sub.push_back(s[static_cast<std::size_t>(k)]);
-            out.push_back(std::move(sub));
+            if (keep(sub)) fn(std::span<const std::int32_t>(sub));
         } while (next_combination(comb, m));
     }
-    return out;
+}
+
+/// The collider phase's subsets of a triple, in tigramite's order: every subset of nj (adj(j)
+/// without (i, 0)), then those of ni (adj(i) without j; lag-0 triples) not already listed. The
+/// lists are in variable order, so a subset of ni's is already listed exactly when nj is not
+/// empty and all its members are in nj.
+template <class Fn>
+void for_each_collider_subset(const std::vector<std::int32_t>& nj, const std::vector<std::int32_t>& ni, Fn&& fn) {
+    std::vector<std::int32_t> sub;
+    for_each_subset(nj, sub, [](const std::vector<std::int32_t>&) { return true; }, fn);
+    for_each_subset(
+        ni, sub,
+        [&](const std::vector<std::int32_t>& v) {
+            return nj.empty() || !std::all_of(v.begin(), v.end(), [&](std::int32_t l) {
+                return std::find(nj.begin(), nj.end(), l) != nj.end();
+            });
+        },
+        fn);
 }
 
 struct Colliders {
@@ -435,96 +458,132 @@ Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton&
         }
     } else {
         // Every subset of the neighbours, tested as in the skeleton: subsets of adj(j) without
-        // (i, 0), then for a lag-0 triple those of adj(i) without j not already listed. The lists
-        // are in variable order, so a subset of adj(i)'s is already listed exactly when adj(j)'s
-        // list is not empty and all its members are in it. The triples go in chunks of about
-        // kChunk tests (memory bounded); the tallies do not depend on the chunking.
-        constexpr std::size_t kChunk = std::size_t{1} << 22;
+        // (i, 0), then for a lag-0 triple those of adj(i) without j not already listed
+        // (for_each_collider_subset). A triple's tests depend on (i, −lag) and j alone (k only
+        // decides which of them hold k), so the triples that share them share one group of
+        // tests, asked once. The groups go in chunks of about kChunk tests (memory bounded),
+        // their queries laid out on the threads; the tallies depend on neither.
+        constexpr std::int64_t kChunk = std::int64_t{1} << 22;
         const auto adj = contemp_adjacencies(g, c, true);
-        const auto neighbours = [&](const Triple& t, std::vector<std::int32_t>& nj, std::vector<std::int32_t>& ni) {
-            nj.clear();
-            ni.clear();
-            for (std::int32_t l : adj[static_cast<std::size_t>(t.j)])
-                if (!(l == t.i && t.lag == 0)) nj.push_back(l);
-            if (t.lag == 0)
-                for (std::int32_t l : adj[static_cast<std::size_t>(t.i)])
-                    if (l != t.j) ni.push_back(l);
-            if (nj.size() >= 40 || ni.size() >= 40)
-                throw InputError("the collider phase of PCMCI+ would test every subset of " +
-                                 std::to_string(std::max(nj.size(), ni.size())) +
-                                 " contemporaneous neighbours of one triple: too many (lower pc_alpha)");
+        struct Group {
+            std::int32_t i = 0, lag = 0, j = 0;
+            std::vector<std::int32_t> nj, ni, tail;
+            std::int64_t tests = 0, nodes = 0;
+            std::vector<std::size_t> triples;  ///< in order
         };
-        // The tests of each triple, counted first for the progress line.
-        std::vector<std::int64_t> counts(triples.size(), 0);
-        std::vector<std::int32_t> nj, ni;
-        std::int64_t planned = 0;
+        std::vector<Group> groups;
+        std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t>, std::size_t> group_of;
         for (std::size_t q = 0; q < triples.size(); ++q) {
-            neighbours(triples[q], nj, ni);
-            std::int64_t n = nj.empty() ? 0 : std::int64_t{1} << nj.size();
-            if (!ni.empty()) {
-                std::size_t common = 0;
-                for (std::int32_t l : ni)
-                    if (std::find(nj.begin(), nj.end(), l) != nj.end()) ++common;
-                n += (std::int64_t{1} << ni.size()) - (nj.empty() ? 0 : std::int64_t{1} << common);
+            const Triple& t = triples[q];
+            const auto [at, added] = group_of.emplace(std::make_tuple(t.i, t.lag, t.j), groups.size());
+            if (added) {
+                Group gr;
+                gr.i = t.i;
+                gr.lag = t.lag;
+                gr.j = t.j;
+                for (std::int32_t l : adj[static_cast<std::size_t>(t.j)])
+                    if (!(l == t.i && t.lag == 0)) gr.nj.push_back(l);
+                if (t.lag == 0)
+                    for (std::int32_t l : adj[static_cast<std::size_t>(t.i)])
+                        if (l != t.j) gr.ni.push_back(l);
+                if (gr.nj.size() >= 40 || gr.ni.size() >= 40)
+                    throw InputError("the collider phase of PCMCI+ would test every subset of " +
+                                     std::to_string(std::max(gr.nj.size(), gr.ni.size())) +
+                                     " contemporaneous neighbours of one triple: too many (lower pc_alpha)");
+                std::int64_t n = gr.nj.empty() ? 0 : std::int64_t{1} << gr.nj.size();
+                if (!gr.ni.empty()) {
+                    std::size_t common = 0;
+                    for (std::int32_t l : gr.ni)
+                        if (std::find(gr.nj.begin(), gr.nj.end(), l) != gr.nj.end()) ++common;
+                    n += (std::int64_t{1} << gr.ni.size()) - (gr.nj.empty() ? 0 : std::int64_t{1} << common);
+                }
+                gr.tests = n;
+                groups.push_back(std::move(gr));
             }
-            counts[q] = n;
-            planned += n;
+            groups[at->second].triples.push_back(q);
         }
+        std::int64_t planned = 0;
+        for (const Group& gr : groups) planned += gr.tests;
         out.tests = planned;
         const bool conservative = s.contemp_collider_rule == "conservative";
+        enum : char { kNone = 0, kCollider = 1, kAmbiguous = 2 };
+        std::vector<char> decision(triples.size(), kNone);
+        const int threads = std::max(1, s.threads);
+        SliceSize slice;
         std::int64_t done = 0;
-        for (std::size_t first = 0; first < triples.size();) {
+        for (std::size_t first = 0; first < groups.size();) {
             std::size_t last = first;
-            std::size_t size = 0;
-            while (last < triples.size() && (last == first || size + static_cast<std::size_t>(counts[last]) <= kChunk))
-                size += static_cast<std::size_t>(counts[last++]);
+            std::int64_t size = 0;
+            while (last < groups.size() && (last == first || size + groups[last].tests <= kChunk))
+                size += groups[last++].tests;
+            const auto n_groups = static_cast<std::int64_t>(last - first);
+            // Each group's conditions after S, and its node count: the first pass of the layout.
+            parallel_for(0, n_groups, threads, 16, [&](std::int64_t e, int) {
+                Group& gr = groups[first + static_cast<std::size_t>(e)];
+                gr.tail = conditions.tail_columns(lagged, gr.i, gr.lag, gr.j);
+                std::int64_t nodes = 0;
+                for_each_collider_subset(gr.nj, gr.ni, [&](std::span<const std::int32_t> sub) {
+                    nodes += static_cast<std::int64_t>(sub.size() + gr.tail.size());
+                });
+                gr.nodes = nodes;
+            });
+            std::vector<std::int64_t> query_at(last - first + 1, 0), node_at(last - first + 1, 0);
+            for (std::size_t e = 0; e < last - first; ++e) {
+                query_at[e + 1] = query_at[e] + groups[first + e].tests;
+                node_at[e + 1] = node_at[e] + groups[first + e].nodes;
+            }
             Batch batch;
-            std::vector<char> with_k_of;  // per query: the subset holds k
-            for (std::size_t q = first; q < last; ++q) {
-                const Triple& t = triples[q];
-                neighbours(t, nj, ni);
-                const auto add = [&](const std::vector<std::int32_t>& sub) {
-                    batch.add(lagged, {t.i, t.lag}, {t.j, 0}, conditions(t.i, t.lag, t.j, sub));
-                    with_k_of.push_back(std::find(sub.begin(), sub.end(), t.k) != sub.end() ? 1 : 0);
-                };
-                for (const auto& sub : subsets(nj)) add(sub);
-                for (const auto& sub : subsets(ni)) {
-                    const bool listed = !nj.empty() && std::all_of(sub.begin(), sub.end(), [&](std::int32_t l) {
-                        return std::find(nj.begin(), nj.end(), l) != nj.end();
+            ci::QueryList& ql = batch.queries;
+            ql.x.resize(static_cast<std::size_t>(size));
+            ql.y.resize(static_cast<std::size_t>(size));
+            ql.offsets.resize(static_cast<std::size_t>(size) + 1);
+            ql.nodes.resize(static_cast<std::size_t>(node_at.back()));
+            parallel_for(0, n_groups, threads, 16, [&](std::int64_t e, int) {
+                const Group& gr = groups[first + static_cast<std::size_t>(e)];
+                const std::int32_t x = lagged.column(gr.i, gr.lag), y = lagged.column(gr.j, 0);
+                auto q = static_cast<std::size_t>(query_at[static_cast<std::size_t>(e)]);
+                auto at = node_at[static_cast<std::size_t>(e)];
+                for_each_collider_subset(gr.nj, gr.ni, [&](std::span<const std::int32_t> sub) {
+                    ql.x[q] = x;
+                    ql.y[q] = y;
+                    for (const std::int32_t k : sub) ql.nodes[static_cast<std::size_t>(at++)] = lagged.column(k, 0);
+                    for (const std::int32_t v : gr.tail) ql.nodes[static_cast<std::size_t>(at++)] = v;
+                    ql.offsets[++q] = at;
+                });
+                if (static_cast<std::int64_t>(q) != query_at[static_cast<std::size_t>(e) + 1] ||
+                    at != node_at[static_cast<std::size_t>(e) + 1])
+                    throw std::logic_error("pcmciplus colliders: subsets out of count");
+            });
+            batch.run(tests, slice, "collider tests", done, planned, progress);
+            done += size;
+            // Each triple's tally over its group's tests.
+            parallel_for(0, n_groups, threads, 16, [&](std::int64_t e, int) {
+                Group& gr = groups[first + static_cast<std::size_t>(e)];
+                const auto q0 = static_cast<std::size_t>(query_at[static_cast<std::size_t>(e)]);
+                for (const std::size_t tq : gr.triples) {
+                    const std::int32_t k = triples[tq].k;
+                    std::size_t separating = 0, with_k = 0, a = q0;
+                    for_each_collider_subset(gr.nj, gr.ni, [&](std::span<const std::int32_t> sub) {
+                        if (!(batch.p[a++] <= s.pc_alpha)) {
+                            ++separating;
+                            if (std::find(sub.begin(), sub.end(), k) != sub.end()) ++with_k;
+                        }
                     });
-                    if (!listed) add(sub);
+                    char& d = decision[tq];
+                    if (separating == 0)
+                        d = kAmbiguous;
+                    else if (conservative)
+                        d = with_k == 0 ? kCollider : (with_k != separating ? kAmbiguous : kNone);
+                    else
+                        d = 2 * with_k == separating ? kAmbiguous : (2 * with_k < separating ? kCollider : kNone);
                 }
-            }
-            if (static_cast<std::int64_t>(batch.queries.size()) !=
-                std::accumulate(counts.begin() + static_cast<std::ptrdiff_t>(first),
-                                counts.begin() + static_cast<std::ptrdiff_t>(last), std::int64_t{0}))
-                throw std::logic_error("pcmciplus colliders: subsets out of count");
-            batch.run(tests, "collider tests", done, planned, progress);
-            done += static_cast<std::int64_t>(batch.queries.size());
-            std::size_t a = 0;
-            for (std::size_t q = first; q < last; ++q) {
-                std::size_t separating = 0, with_k = 0;
-                for (std::int64_t e = 0; e < counts[q]; ++e, ++a) {
-                    if (!(batch.p[a] <= s.pc_alpha)) {
-                        ++separating;
-                        if (with_k_of[a]) ++with_k;
-                    }
-                }
-                if (separating == 0) {
-                    out.ambiguous.insert(triples[q]);
-                } else if (conservative) {
-                    if (with_k == 0)
-                        v_structures.push_back(triples[q]);
-                    else if (with_k != separating)
-                        out.ambiguous.insert(triples[q]);
-                } else {
-                    if (2 * with_k == separating)
-                        out.ambiguous.insert(triples[q]);
-                    else if (2 * with_k < separating)
-                        v_structures.push_back(triples[q]);
-                }
-            }
+                gr.tail = {};
+            });
             first = last;
+        }
+        for (std::size_t q = 0; q < triples.size(); ++q) {
+            if (decision[q] == kAmbiguous) out.ambiguous.insert(triples[q]);
+            if (decision[q] == kCollider) v_structures.push_back(triples[q]);
         }
     }
 

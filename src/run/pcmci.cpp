@@ -263,6 +263,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     const Dataset& series = input.data;
     pcmci::Settings s = a.settings;
     s.fdr_bh = a.fdr == "fdr_bh";
+    s.threads = threads;
     if (plus && !a.pc_alpha_given) s.pc_alpha = 0.01;  // run_pcmciplus's default
     if (a.pc_alpha_auto) s.pc_alpha_list = pcmci::default_pc_alpha_list(plus);
     if (!s.pc_alpha_list.empty() && a.test != "parcorr")

@@ -21,14 +21,16 @@ __host__ __device__ constexpr std::int64_t scratch_doubles(int l) {
     return 3 * static_cast<std::int64_t>(l) * l + 2 * l;
 }
 
+/// One thread a query (grid-stride). A thread's scratch is interleaved with the other
+/// threads' (ci::StridedDoubles: element k of slot s at ws[k·slots + s]), so that a warp's
+/// threads, stepping through the same algebra, read and write their k-th elements together.
 __global__ void batch_r_kernel(const double* __restrict__ c, std::int64_t n, std::int64_t nq,
                                const std::int32_t* __restrict__ x, const std::int32_t* __restrict__ y,
-                               const std::int64_t* __restrict__ off, const std::int32_t* __restrict__ nodes, int lmax,
-                               double* ws, int* iws, double* __restrict__ r) {
+                               const std::int64_t* __restrict__ off, const std::int32_t* __restrict__ nodes,
+                               double* ws, double* __restrict__ r) {
     const std::int64_t slot = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t slots = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-    double* lmat = ws + slot * scratch_doubles(lmax);
-    int* sn = iws + slot * lmax;
+    const ci::StridedDoubles lmat{ws + slot, slots};
     const std::int64_t base = off[0];
     for (std::int64_t q = slot; q < nq; q += slots) {
         const std::int32_t i = x[q], j = y[q];
@@ -39,12 +41,12 @@ __global__ void batch_r_kernel(const double* __restrict__ c, std::int64_t n, std
             r[q] = cij;
             continue;
         }
-        for (int t = 0; t < l; ++t) sn[t] = nodes[b + t];
+        const int* sn = nodes + b;
         // As CpuFisherEngine::partial_correlation, with the same scratch layout per set.
-        double* scratch = lmat + l * l;
-        double* yi = scratch + 2 * l * l;
-        double* yj = yi + l;
-        ci::ConditioningBlock block;
+        const ci::StridedDoubles scratch = lmat + l * l;
+        const ci::StridedDoubles yi = scratch + 2 * l * l;
+        const ci::StridedDoubles yj = yi + l;
+        ci::BasicConditioningBlock<ci::StridedDoubles> block;
         block.lmat = lmat;
         block.factorise(c, n, sn, l, scratch);
         block.project(c, n, sn, i, yi);
@@ -63,8 +65,7 @@ void batch_partial_correlations(const double* c, std::int64_t n, const skeleton:
     for (std::int64_t k = 0; k < nq; ++k)
         lmax = std::max(lmax, static_cast<int>(q.offsets[static_cast<std::size_t>(k) + 1] -
                                                q.offsets[static_cast<std::size_t>(k)]));
-    const std::int64_t per_slot = scratch_doubles(lmax) * static_cast<std::int64_t>(sizeof(double)) +
-                                  static_cast<std::int64_t>(lmax) * static_cast<std::int64_t>(sizeof(int));
+    const std::int64_t per_slot = scratch_doubles(lmax) * static_cast<std::int64_t>(sizeof(double));
     constexpr int kBlock = 128;
     std::int64_t slots = std::min<std::int64_t>(nq, std::int64_t{1} << 17);
     slots =
@@ -75,13 +76,12 @@ void batch_partial_correlations(const double* c, std::int64_t n, const skeleton:
     DeviceBuffer<std::int64_t> doff(q.offsets.size());
     DeviceBuffer<double> dr(static_cast<std::size_t>(nq));
     DeviceBuffer<double> ws(static_cast<std::size_t>(slots * scratch_doubles(lmax)));
-    DeviceBuffer<int> iws(static_cast<std::size_t>(slots * lmax));
     dx.upload(q.x.data(), q.x.size(), stream);
     dy.upload(q.y.data(), q.y.size(), stream);
     doff.upload(q.offsets.data(), q.offsets.size(), stream);
     dn.upload(q.nodes.data(), q.nodes.size(), stream);
     batch_r_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
-        c, n, nq, dx.data(), dy.data(), doff.data(), dn.data(), lmax, ws.data(), iws.data(), dr.data());
+        c, n, nq, dx.data(), dy.data(), doff.data(), dn.data(), ws.data(), dr.data());
     CUDAG_CHECK_LAUNCH();
     dr.download(r.data(), static_cast<std::size_t>(nq), stream);
     CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -53,10 +53,22 @@ CUDAG_HD inline double partial_from_residual(double h11, double h12, double h22)
     return r > 1.0 ? 1.0 : (r < -1.0 ? -1.0 : r);  // rounding in near-singular blocks
 }
 
+/// A thread's scratch in the GPU batch kernels, interleaved with its neighbours' (element k
+/// at p[k·stride]) so that a warp's threads reach their k-th elements in one transaction.
+/// The algebra below takes it wherever it takes a double*: the same operations in the same
+/// order, so the same bits.
+struct StridedDoubles {
+    double* p = nullptr;
+    std::int64_t stride = 1;
+    CUDAG_HD double& operator[](std::int64_t k) const { return p[k * stride]; }
+    CUDAG_HD StridedDoubles operator+(std::int64_t k) const { return {p + k * stride, stride}; }
+};
+
 /// In-place Cholesky factorisation of the symmetric l×l block A (row-major,
 /// lower triangle used and overwritten with L). Returns false when a pivot is
-/// <= kPivotTolerance (the block is singular or nearly so).
-CUDAG_HD inline bool cholesky(double* a, int l) {
+/// <= kPivotTolerance (the block is singular or nearly so). P: double* or StridedDoubles.
+template <class P>
+CUDAG_HD inline bool cholesky(P a, int l) {
     for (int c = 0; c < l; ++c) {
         double d = a[c * l + c];
         for (int k = 0; k < c; ++k) d -= a[c * l + k] * a[c * l + k];
@@ -73,7 +85,8 @@ CUDAG_HD inline bool cholesky(double* a, int l) {
 }
 
 /// Solve L y = b in place (L lower-triangular from cholesky()).
-CUDAG_HD inline void forward_solve(const double* lmat, int l, double* y) {
+template <class L, class Y>
+CUDAG_HD inline void forward_solve(L lmat, int l, Y y) {
     for (int r = 0; r < l; ++r) {
         double s = y[r];
         for (int k = 0; k < r; ++k) s -= lmat[r * l + k] * y[k];
@@ -84,7 +97,8 @@ CUDAG_HD inline void forward_solve(const double* lmat, int l, double* y) {
 /// Moore–Penrose pseudo-inverse of the symmetric l×l matrix a (row-major), by
 /// cyclic Jacobi eigen-decomposition: a⁺ = V diag(1/λ, λ > tol·max|λ|) Vᵀ.
 /// `a` is destroyed; `v` (l×l) is scratch; the result is written to `out` (l×l).
-CUDAG_HD inline void pseudo_inverse_sym(double* a, int l, double* v, double* out) {
+template <class P>
+CUDAG_HD inline void pseudo_inverse_sym(P a, int l, P v, P out) {
     for (int r = 0; r < l; ++r)
         for (int c = 0; c < l; ++c) v[r * l + c] = (r == c) ? 1.0 : 0.0;
     for (int sweep = 0; sweep < 100; ++sweep) {
@@ -142,21 +156,23 @@ struct DenseCorrelation {
 
 /// The conditioning block of one set S, factorised once and shared by every
 /// test (i, j | S) of a row (cuPC-S). Holds either L (Cholesky) or M2⁺.
-/// Storage is caller-provided: `lmat` and `pinv` need l*l doubles, `scratch` 2*l*l.
-struct ConditioningBlock {
+/// Storage is caller-provided: `lmat` and `pinv` need l*l doubles, `scratch` 2*l*l;
+/// P: double* (ConditioningBlock) or StridedDoubles.
+template <class P>
+struct BasicConditioningBlock {
     int l = 0;
     bool chol = true;
-    double* lmat = nullptr;  ///< L when chol, else M2⁺ (row-major l×l)
+    P lmat{};  ///< L when chol, else M2⁺ (row-major l×l)
 
     /// Factorise M2 = C[S,S] (C row-major n×n with leading dimension ld).
-    CUDAG_HD void factorise(const double* c, std::int64_t ld, const int* s, int l_, double* scratch) {
+    CUDAG_HD void factorise(const double* c, std::int64_t ld, const int* s, int l_, P scratch) {
         factorise_with(DenseCorrelation{c, ld}, s, l_, scratch);
     }
 
     /// As factorise, reading C's entries through corr(a, b) (e.g. entries recomputed
     /// from the data where C is not held whole).
     template <class Corr>
-    CUDAG_HD void factorise_with(const Corr& corr, const int* s, int l_, double* scratch) {
+    CUDAG_HD void factorise_with(const Corr& corr, const int* s, int l_, P scratch) {
         l = l_;
         for (int r = 0; r < l; ++r)
             for (int q = 0; q < l; ++q) lmat[r * l + q] = corr(s[r], s[q]);
@@ -169,19 +185,20 @@ struct ConditioningBlock {
 
     /// Project variable x onto S: y = L⁻¹ C[x,S] (Cholesky) or y = C[x,S] (pinv;
     /// the quadratic form then uses M2⁺ directly). Writes l values into y.
-    CUDAG_HD void project(const double* c, std::int64_t ld, const int* s, int x, double* y) const {
+    CUDAG_HD void project(const double* c, std::int64_t ld, const int* s, int x, P y) const {
         project_with(DenseCorrelation{c, ld}, s, x, y);
     }
 
     /// As project, reading C[x, s] through corr(x, s).
     template <class Corr>
-    CUDAG_HD void project_with(const Corr& corr, const int* s, int x, double* y) const {
+    CUDAG_HD void project_with(const Corr& corr, const int* s, int x, P y) const {
         for (int r = 0; r < l; ++r) y[r] = corr(x, s[r]);
         if (chol) forward_solve(lmat, l, y);
     }
 
     /// uᵀ M2⁻¹ w from two projections.
-    CUDAG_HD double form(const double* u, const double* w) const {
+    template <class U>
+    CUDAG_HD double form(U u, U w) const {
         double s = 0.0;
         if (chol) {
             for (int r = 0; r < l; ++r) s += u[r] * w[r];
@@ -198,11 +215,14 @@ struct ConditioningBlock {
 
 /// Partial correlation of (i, j) given the block of S: H = M0 − M1 M2⁺ M1ᵀ.
 /// yi, yj are the projections of i and j (ConditioningBlock::project).
-CUDAG_HD inline double partial_correlation(const ConditioningBlock& b, double cij, const double* yi, const double* yj) {
+template <class P, class Y>
+CUDAG_HD inline double partial_correlation(const BasicConditioningBlock<P>& b, double cij, Y yi, Y yj) {
     const double h11 = 1.0 - b.form(yi, yi);
     const double h22 = 1.0 - b.form(yj, yj);
     const double h12 = cij - b.form(yi, yj);
     return partial_from_residual(h11, h12, h22);
 }
+
+using ConditioningBlock = BasicConditioningBlock<double*>;
 
 }  // namespace cudag::ci

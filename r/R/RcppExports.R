@@ -13,6 +13,10 @@
     .Call(`_cudag_cudag_bn_pc`, data, args)
 }
 
+.cudag_resample_rows <- function(n_samples, replicate, seed, resample) {
+    .Call(`_cudag_cudag_resample_rows`, n_samples, replicate, seed, resample)
+}
+
 .cudag_pc <- function(data, corr, n, args, skeleton_only, triple_rule) {
     .Call(`_cudag_cudag_pc`, data, corr, n, args, skeleton_only, triple_rule)
 }

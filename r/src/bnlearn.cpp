@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bn/mcmc_run.hpp"
+#include "bootstrap/resample.hpp"
 #include "bn/score.hpp"
 #include "core/error.hpp"
 #include "io/table_reader.hpp"
@@ -90,12 +91,14 @@ void add_table(Rcpp::List& out, const bootstrap::Table& t) {
     out["replicates"] = static_cast<double>(t.replicates);
 }
 
-/// A graph's marks as (from, to) rows, 0-based: a --> b once, a --- b both ways.
+/// A graph's marks as (from, to) rows, 0-based: a --> b once, a --- b both ways, and a <-> b
+/// (conflicting v-structures under pcalg's relaxed orientation) both ways too: a bn has no
+/// bidirected arc, and bnlearn counts an undirected one half each way as the table does.
 void add_arcs(Rcpp::List& out, const Pdag& g) {
     std::vector<int> ea, eb;
     for (std::int32_t a = 0; a < g.n(); ++a)
         for (const std::int32_t b : g.neighbours(a))
-            if (g.is_directed(a, b) || g.is_undirected(a, b)) {
+            if (g.is_directed(a, b) || g.is_undirected(a, b) || g.is_bidirected(a, b)) {
                 ea.push_back(a);
                 eb.push_back(b);
             }
@@ -228,5 +231,21 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     for (const auto& s : r->levels) tests += static_cast<double>(s.tests);
     out["tests"] = tests;
     out["warnings"] = warnings;
+    return out;
+}
+
+/// The rows (1-based, increasing) that replicate `replicate` of a bootstrap keyed by `seed`
+/// draws (bootstrap::resample_rows): the tests run bnlearn on the very resamples.
+// [[Rcpp::export(.cudag_resample_rows)]]
+Rcpp::NumericVector cudag_resample_rows(double n_samples, double replicate, double seed, std::string resample) {
+    bootstrap::Options b;
+    b.replicates = 1;
+    b.resample = bootstrap::parse_resample(resample);
+    b.seed = static_cast<std::uint64_t>(seed);
+    const auto n = static_cast<std::int64_t>(n_samples);
+    bootstrap::validate(b, n);
+    const std::vector<std::int64_t> rows = bootstrap::resample_rows(n, b, static_cast<std::int64_t>(replicate));
+    Rcpp::NumericVector out(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) out[static_cast<R_xlen_t>(k)] = static_cast<double>(rows[k] + 1);
     return out;
 }

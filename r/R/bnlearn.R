@@ -355,6 +355,9 @@ boot.strength <- function(data, cluster = NULL, R = 200, m = nrow(data), algorit
   } else {
     if (isTRUE(cpdag))
       stop("algorithm = \"mcmc\" counts each replicate's MAP DAG: give cpdag = FALSE", call. = FALSE)
+    if (!is.null(algorithm.args$seed))
+      stop("algorithm.args$seed: give boot.strength's seed (it keys both the resamples and the chains)",
+           call. = FALSE)
     f <- formals(mcmc)
     known <- setdiff(names(f), c("data", "..."))
     score_args <- c("iss", "iss.mu", "iss.w", "nu", "prior")

@@ -184,7 +184,7 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     run::PcJob job;
     job.data = "data";
     job.test = Rcpp::as<std::string>(args["test"]);
-    job.dof = job.test == "fisher-z" ? "" : "pcalg";
+    job.dof = job.test == "fisher-z" ? "" : "gpupc";  // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
     job.cfg.max_level = Rcpp::as<int>(args["max_level"]);
     job.cfg.orient = !Rcpp::as<bool>(args["undirected"]);

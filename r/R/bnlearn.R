@@ -247,6 +247,7 @@ mcmc <- function(data, score = c("bde", "k2", "bge", "bic", "bic-g", "bic-cg"), 
   d <- .bn_data(data)
   score <- match.arg(score)
   s <- .score_settings(score, d, list(...), "mcmc")
+  blacklist <- .clg_blacklist(score, d, blacklist)
   raw <- .mcmc_raw(d, s, max.parents, chains, iterations, burn.in, thin, seed, match.arg(space), alpha,
                    match.arg(order.score), match.arg(moves), edge.penalty, whitelist, blacklist,
                    match.arg(backend), threads, verbose, 0)
@@ -257,8 +258,23 @@ mcmc <- function(data, score = c("bde", "k2", "bge", "bic", "bic-g", "bic-cg"), 
                         blacklist = blacklist))
   prob <- raw$edge_prob
   strength <- if (anyNA(prob)) NULL else .bn_strength(labels, prob)
-  structure(list(dag = dag, strength = strength, score = raw$best_score, seconds = raw$seconds, call = cl),
+  # The BIC family: the chains rank DAGs by cudag's cg-bic (maximum-likelihood variances);
+  # the DAG's score is given as bnlearn's (unbiased variances, see score()).
+  best <- if (startsWith(score, "bic")) score(dag, data, type = score) else raw$best_score
+  structure(list(dag = dag, strength = strength, score = best, seconds = raw$seconds, call = cl),
             class = "cudag_mcmc")
+}
+
+# bic-cg: bnlearn's conditional linear Gaussian networks give no discrete node a continuous
+# parent (cudag's cg-bic would score one): those arcs added to the blacklist, as bnlearn's
+# learners add them.
+.clg_blacklist <- function(score, d, blacklist) {
+  if (score != "bic-cg") return(blacklist)
+  cont <- setdiff(d$labels, d$discrete)
+  illegal <- as.matrix(expand.grid(from = cont, to = d$discrete, stringsAsFactors = FALSE))
+  if (is.null(blacklist)) return(illegal)
+  if (is.data.frame(blacklist)) blacklist <- as.matrix(blacklist)
+  rbind(blacklist, unname(illegal))
 }
 
 .mcmc_raw <- function(d, s, max.parents, chains, iterations, burn.in, thin, seed, space, alpha, order.score, moves,
@@ -287,7 +303,9 @@ print.cudag_mcmc <- function(x, ...) {
 
 #' print() of a network when bnlearn is not installed.
 print.cudag_bn <- function(x, ...) {
-  cat("cudag network over", length(x$nodes), "nodes,", nrow(x$arcs), "arcs (install bnlearn for its bn class)\n")
+  both <- paste(x$arcs[, 1], x$arcs[, 2]) %in% paste(x$arcs[, 2], x$arcs[, 1])
+  cat("cudag network over ", length(x$nodes), " nodes: ", sum(!both), " directed arcs, ", sum(both) / 2,
+      " undirected (install bnlearn for its bn class)\n", sep = "")
   invisible(x)
 }
 
@@ -310,7 +328,7 @@ print.cudag_bn <- function(x, ...) {
   white <- .arc_list(whitelist, d$labels, "whitelist")
   black <- .arc_list(blacklist, d$labels, "blacklist")
   a <- list(labels = d$labels, test = unname(.bn_tests[test]), alpha = .number(alpha, "alpha", 0, 1),
-            max_level = max_level, undirected = isTRUE(undirected), backend = backend, threads = as.integer(threads),
+            max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
             verbose = isTRUE(verbose), white_from = white$from, white_to = white$to, black_from = black$from,
             black_to = black$to, bootstrap = bootstrap, seed = .whole(seed, "seed"))
   raw <- .cudag_bn_pc(d$x, a)
@@ -352,6 +370,8 @@ boot.strength <- function(data, cluster = NULL, R = 200, m = nrow(data), algorit
     raw <- .pc_raw(d, algorithm.args$whitelist, algorithm.args$blacklist, algorithm.args$test, g("alpha", 0.05),
                    algorithm.args$B, algorithm.args$max.sx, g("undirected", FALSE), backend, g("threads", 0L), debug,
                    R, seed)
+    # the skeletons (cudag's bootstrap counts the CPDAGs): each adjacency half each way
+    if (isTRUE(g("undirected", FALSE))) raw$undirected <- TRUE
   } else {
     if (isTRUE(cpdag))
       stop("algorithm = \"mcmc\" counts each replicate's MAP DAG: give cpdag = FALSE", call. = FALSE)
@@ -365,11 +385,14 @@ boot.strength <- function(data, cluster = NULL, R = 200, m = nrow(data), algorit
     if (length(unknown)) stop("algorithm.args: '", unknown[1], "' is not an argument of cudag::mcmc", call. = FALSE)
     score <- match.arg(g("score", "bde"), eval(f$score))
     s <- .score_settings(score, d, algorithm.args[intersect(names(algorithm.args), score_args)], "boot.strength")
+    algorithm.args$blacklist <- .clg_blacklist(score, d, algorithm.args$blacklist)
     raw <- .mcmc_raw(d, s, g("max.parents", 4L), g("chains", 4L), g("iterations", 10000), algorithm.args$burn.in,
                      g("thin", 1), seed, match.arg(g("space", "all"), eval(f$space)), g("alpha", 0.05),
                      match.arg(g("order.score", "max"), eval(f$order.score)),
                      match.arg(g("moves", "swap"), eval(f$moves)), g("edge.penalty", 1), algorithm.args$whitelist,
                      algorithm.args$blacklist, backend, g("threads", 0L), debug, R)
   }
-  .bn_strength(raw$names, .table_prob(raw, length(raw$names)))
+  prob <- .table_prob(raw, length(raw$names))
+  if (isTRUE(raw$undirected)) prob <- (prob + t(prob)) / 2
+  .bn_strength(raw$names, prob)
 }

@@ -138,6 +138,8 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.thin = static_cast<std::int64_t>(Rcpp::as<double>(args["thin"]));
     job.seed = static_cast<std::uint64_t>(Rcpp::as<double>(args["seed"]));
     job.space = Rcpp::as<std::string>(args["space"]);
+    job.alpha = Rcpp::as<double>(args["alpha"]);
+    job.alpha_given = job.space != "all";  // --alpha applies to the PC skeleton of --space pc / iterative
     job.order_score = Rcpp::as<std::string>(args["order_score"]);
     job.moves = Rcpp::as<std::string>(args["moves"]);
     job.edge_penalty = Rcpp::as<double>(args["edge_penalty"]);

@@ -23,6 +23,13 @@ test_that("pc.stable: the strengths of bnlearn's networks on cudag's resamples",
                  tolerance = 1e-12)
     expect_equal(attr(ours, "threshold"), attr(theirs, "threshold"))
   }
+  # undirected = TRUE: the skeletons' strengths, every adjacency half each way
+  d <- bnlearn_data("learning.test")
+  skel <- cudag::boot.strength(d, R = 10, algorithm.args = list(undirected = TRUE), seed = 3)
+  nets <- lapply(resamples(nrow(d), 10, 3), function(rows) bnlearn_pc(d[rows, ], test = "mi", undirected = TRUE))
+  theirs <- bnlearn::custom.strength(nets, names(d), cpdag = FALSE)
+  expect_equal(skel$strength, theirs$strength, tolerance = 1e-12)
+  expect_equal(skel$direction, theirs$direction, tolerance = 1e-12)
 })
 
 test_that("mcmc: each replicate is cudag::mcmc on its resample, counted as bnlearn counts", {

@@ -22,6 +22,12 @@ test_that("the MAP DAG is a bn whose bnlearn score is the reported one (bde, k2,
     # bnlearn's averaging takes the posteriors
     expect_s3_class(bnlearn::averaged.network(r$strength), "bn")
   }
+  # the BIC family (cudag's cg-bic), the score as bnlearn's; --space pc with its alpha
+  cg <- bnlearn_data("clgaussian.test")[1:2000, ]
+  for (case in list(list(lt, "bic"), list(gt, "bic-g"), list(cg, "bic-cg"))) {
+    r <- cudag::mcmc(case[[1]], case[[2]], iterations = 1000, threads = 2, space = "pc", alpha = 0.01)
+    expect_equal(r$score, bnlearn::score(r$dag, case[[1]], type = case[[2]]), tolerance = 1e-9)
+  }
   # learning.test comes from [A][C][F][B|A][D|A:C][E|B:F] (bnlearn's documentation): its skeleton
   r <- cudag::mcmc(lt, "bde", iterations = 2000, threads = 2)
   expect_identical(skeleton_pairs(r$dag), c("A~B", "A~D", "B~E", "C~D", "E~F"))

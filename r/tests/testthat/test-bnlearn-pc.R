@@ -31,6 +31,13 @@ test_that("learning.test (mi, x2) and gaussian.test (zf, cor): skeleton and arcs
   expect_equal(bnlearn::shd(ours, bnlearn::pc.stable(lt)), 0)
   expect_identical(ours$learning$algo, "pc.stable")
   expect_output(print(ours), "PC \\(Stable\\)")
+  # without bnlearn's classes: a plain list with the same arcs
+  old <- options(cudag.bnlearn = FALSE)
+  on.exit(options(old))
+  plain <- cudag::pc.stable(lt)
+  expect_s3_class(plain, "cudag_bn")
+  expect_identical(arc_set(plain), arc_set(ours))
+  expect_output(print(plain), "4 directed arcs, 1 undirected")
 })
 
 test_that("whitelist and blacklist as bnlearn's", {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bn/mcmc_run.hpp"
@@ -28,6 +29,12 @@ namespace {
 
 using namespace cudag;
 using namespace cudag::rpkg;
+
+/// Ctrl-C looked at from a library callback: on R's own thread only (a bootstrap replicate's
+/// callbacks may come from a worker thread, where R must not be called).
+void check_interrupt_on(std::thread::id r_thread) {
+    if (std::this_thread::get_id() == r_thread) throw_if_interrupted();
+}
 
 /// A reader handing over `numbers` (discretised by value when the job reads labels).
 run::DataReader numbers_reader(const Dataset& numbers) {
@@ -153,8 +160,9 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     const Dataset numbers = matrix_dataset(data, names, job.data);
     run::McmcHooks hooks;
     hooks.read = numbers_reader(numbers);
-    hooks.progress = [](const bn::McmcProgress&) { throw_if_interrupted(); };
-    hooks.table_progress = [](const char*, std::int64_t, std::int64_t) { throw_if_interrupted(); };
+    const std::thread::id r_thread = std::this_thread::get_id();
+    hooks.progress = [r_thread](const bn::McmcProgress&) { check_interrupt_on(r_thread); };
+    hooks.table_progress = [r_thread](const char*, std::int64_t, std::int64_t) { check_interrupt_on(r_thread); };
     mpi::Environment& env = environment();
     std::unique_ptr<mpi::Communicator> comm = env.world();
     const run::McmcRun done = run::run_mcmc(job, "cudag::mcmc", env, comm, hooks);
@@ -204,7 +212,8 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     hooks.in_process = true;
     hooks.whole_result = true;
     hooks.read = numbers_reader(numbers);
-    hooks.level = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
+    const std::thread::id r_thread = std::this_thread::get_id();
+    hooks.level = [r_thread](const skeleton::LevelStats&) { check_interrupt_on(r_thread); };
     hooks.warn = [&warnings](const std::string& w) { warnings.push_back(w); };
     mpi::Environment& env = environment();
     std::unique_ptr<mpi::Communicator> comm = env.world();

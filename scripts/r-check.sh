@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds the cudag library for the R package (build-r/, -DCUDAG_BUILD_R=ON: position-independent
 # static libraries and build-r/r/cudag.mk), installs the package (r/) into build-r/Rlib and runs
-# its testthat tests (r/tests/testthat; the comparisons with pcalg skip where pcalg is absent:
-# /work/shared/peers/install_r_peers.sh or R_PEERS=<that script> installs it).
+# its testthat tests (r/tests/testthat; the comparisons with pcalg and bnlearn skip where they are
+# absent: /work/shared/peers/install_r_peers.sh or R_PEERS=<that script> installs them).
 #   scripts/r-check.sh [--check]     --check: also R CMD check on the built package
 # Environment: BUILD (default build-r; an existing build folder is reused), JOBS (default 2),
-# CUDA=ON for the CUDA engines (a new build folder), R_PEERS (a script installing pcalg).
+# CUDA=ON for the CUDA engines (a new build folder), R_PEERS (a script installing pcalg and bnlearn).
 # Exits 0 without doing anything when R (Rscript) or Rcpp/testthat are missing, saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ if ! Rscript -e 'quit(status = !all(sapply(c("Rcpp", "testthat"), requireNamespa
     echo "r-check: R lacks Rcpp or testthat: skipped (scripts/setup.sh installs them)"
     exit 0
 fi
-if [ -n "${R_PEERS:-}" ]; then bash "$R_PEERS" --no-bnlearn; fi
+if [ -n "${R_PEERS:-}" ]; then bash "$R_PEERS"; fi
 t0=$(date +%s)
 if [ -f "$build/CMakeCache.txt" ]; then
     # A build folder configured already (scripts/test.sh's `build`, say): its settings kept,

@@ -24,7 +24,7 @@ if grep -n -i -E "warning[: #]" build/build.log; then
 fi
 ctest --test-dir build --output-on-failure -j"$jobs"
 # The R package (r/) and its testthat tests where scripts/setup.sh installed R (skipped with a
-# line otherwise); the comparisons with pcalg 2.7-12 where the peers' install script lies beside
+# line otherwise); the comparisons with pcalg 2.7-12 and bnlearn 4.9 where the peers' install script lies beside
 # the project (../shared/peers, never part of it).
 peers=$PWD/../shared/peers/install_r_peers.sh
 [ -f "$peers" ] || peers=

@@ -25,12 +25,10 @@
 #include "run/fci.hpp"
 #include "run/pc.hpp"
 
-namespace {
+#include "cudag_r.hpp"
 
-using namespace cudag;
+namespace cudag::rpkg {
 
-/// The process's MPI environment (a single process unless R was started by an MPI
-/// launcher), made on first use and kept until exit.
 mpi::Environment& environment() {
     static std::unique_ptr<mpi::Environment> env = [] {
         H5dont_atexit();  // cudag closes every HDF5 handle itself
@@ -42,16 +40,12 @@ mpi::Environment& environment() {
     return *env;
 }
 
-void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
+static void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
 
-/// Throws (unwinding the C++ frames) when the user pressed Ctrl-C; R's own check would
-/// jump over them.
 void throw_if_interrupted() {
     if (R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE) throw InputError("interrupted by the user");
 }
 
-/// A data matrix from R (samples x variables, column-major: cudag's variable-major layout)
-/// as a Dataset. NA / NaN / Inf are refused with the cell named.
 Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names, const std::string& source) {
     Dataset d;
     d.n_samples = x.nrow();
@@ -75,6 +69,13 @@ Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::stri
     }
     return d;
 }
+
+}  // namespace cudag::rpkg
+
+namespace {
+
+using namespace cudag;
+using namespace cudag::rpkg;
 
 /// pcalg's fixedGaps / fixedEdges (p x p logical, symmetric) as cudag's forbidden /
 /// required pairs.

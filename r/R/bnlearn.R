@@ -1,0 +1,398 @@
+# SPDX-License-Identifier: Apache-2.0
+# bnlearn 4.9's face on the cudag library (src/bnlearn.cpp): score(), mcmc(), pc.stable() and
+# boot.strength() with bnlearn's argument names, returning bnlearn's `bn` and `bn.strength`
+# objects when bnlearn is installed (plain lists and data frames otherwise).
+
+# bnlearn's objects when bnlearn is installed, unless options(cudag.bnlearn = FALSE).
+.bnlearn_ready <- function() {
+  !identical(getOption("cudag.bnlearn"), FALSE) && requireNamespace("bnlearn", quietly = TRUE)
+}
+
+# A bnlearn-style data frame read for cudag: its type ("discrete": all factors, "continuous":
+# all numeric, "mixed"), the values as a numeric matrix (factors as their codes 1..r), the
+# names of the factor columns. NA, unused factor levels (cudag counts the levels that occur;
+# bnlearn counts every declared one) and other column types are refused.
+.bn_data <- function(data, what = "data") {
+  if (is.matrix(data)) data <- as.data.frame(data)
+  if (!is.data.frame(data)) stop(what, " must be a data frame (bnlearn's data)", call. = FALSE)
+  if (ncol(data) < 2) stop(what, " must have at least two columns (variables)", call. = FALSE)
+  if (nrow(data) == 0) stop(what, " has no rows (samples)", call. = FALSE)
+  labels <- names(data)
+  if (is.null(labels) || anyDuplicated(labels) || any(labels == ""))
+    stop(what, ": the columns need distinct, non-empty names", call. = FALSE)
+  is_factor <- vapply(data, is.factor, logical(1))
+  is_number <- vapply(data, function(v) is.numeric(v) && !is.factor(v), logical(1))
+  bad <- which(!is_factor & !is_number)
+  if (length(bad))
+    stop(what, ": column '", labels[bad[1]], "' is ", class(data[[bad[1]]])[1],
+         ", not a factor or numeric", call. = FALSE)
+  for (j in which(is_factor)) {
+    used <- tabulate(as.integer(data[[j]]), nlevels(data[[j]]))
+    if (any(used == 0))
+      stop(what, ": factor '", labels[j], "' has levels no row takes (",
+           paste(levels(data[[j]])[used == 0], collapse = ", "),
+           "): cudag counts the levels that occur; drop them first (droplevels)", call. = FALSE)
+  }
+  x <- matrix(0, nrow(data), ncol(data), dimnames = list(NULL, labels))
+  for (j in seq_along(data)) x[, j] <- if (is_factor[j]) as.integer(data[[j]]) else as.double(data[[j]])
+  na <- which(is.na(x), arr.ind = TRUE)
+  if (nrow(na))
+    stop(what, ": NA at row ", na[1, 1], ", column '", labels[na[1, 2]],
+         "' (cudag scores and tests complete data)", call. = FALSE)
+  type <- if (all(is_factor)) "discrete" else if (all(is_number)) "continuous" else "mixed"
+  list(x = x, labels = labels, type = type, discrete = labels[is_factor],
+       nlev = vapply(data, function(v) if (is.factor(v)) nlevels(v) else 0L, integer(1)))
+}
+
+# Arcs given bnlearn's way (a two-column matrix or data frame from, to; NULL) as two
+# character vectors, each name checked.
+.arc_list <- function(arcs, labels, what) {
+  if (is.null(arcs)) return(list(from = character(0), to = character(0)))
+  if (is.data.frame(arcs)) arcs <- as.matrix(arcs)
+  if (is.character(arcs) && !is.matrix(arcs) && length(arcs) == 2) arcs <- matrix(arcs, 1, 2)
+  if (!is.matrix(arcs) || ncol(arcs) != 2 || !is.character(arcs))
+    stop(what, " must be a two-column matrix or data frame of node names (from, to)", call. = FALSE)
+  unknown <- setdiff(c(arcs), labels)
+  if (length(unknown)) stop(what, ": no variable '", unknown[1], "' in the data", call. = FALSE)
+  list(from = unname(arcs[, 1]), to = unname(arcs[, 2]))
+}
+
+# A graph over `labels` from 0-based (from, to) rows (a --- b listed both ways): bnlearn's
+# `bn` with `learning` set, or a plain list of class cudag_bn.
+.bn_graph <- function(labels, from, to, learning) {
+  p <- length(labels)
+  m <- matrix(0L, p, p, dimnames = list(labels, labels))
+  m[cbind(from + 1L, to + 1L)] <- 1L
+  if (!.bnlearn_ready()) {
+    arcs <- cbind(from = labels[from + 1L], to = labels[to + 1L])
+    return(structure(list(nodes = labels, arcs = arcs, amat = m, learning = learning), class = "cudag_bn"))
+  }
+  g <- bnlearn::empty.graph(labels)
+  bnlearn::amat(g) <- m
+  g$learning[names(learning)] <- learning
+  g
+}
+
+# bnlearn's bn.strength from prob[i, j], the frequency of i --> j (an undirected i --- j
+# counted half each way): one row per ordered pair, `from` running slowest, strength the
+# frequency of the adjacency and direction that of from --> to given it (0 when never
+# adjacent), as bnlearn's boot.strength builds it; attributes nodes, method ("bootstrap") and
+# bnlearn's threshold.
+.bn_strength <- function(labels, prob) {
+  p <- length(labels)
+  i <- rep(seq_len(p), each = p)
+  j <- rep(seq_len(p), times = p)
+  keep <- i != j
+  i <- i[keep]
+  j <- j[keep]
+  s <- prob[cbind(i, j)] + prob[cbind(j, i)]
+  d <- ifelse(s == 0, 0, prob[cbind(i, j)] / ifelse(s == 0, 1, s))
+  tol <- sqrt(.Machine$double.eps)  # bnlearn's clamping of rounding errors
+  s[s < tol] <- 0
+  s[s > 1 - tol] <- 1
+  d[d < tol] <- 0
+  d[d > 1 - tol] <- 1
+  res <- data.frame(from = labels[i], to = labels[j], strength = s, direction = d, stringsAsFactors = FALSE)
+  if (!.bnlearn_ready()) return(structure(res, nodes = labels, method = "bootstrap"))
+  res <- structure(res, nodes = labels, method = "bootstrap", threshold = 0.5, class = c("bn.strength", "data.frame"))
+  attr(res, "threshold") <- bnlearn::inclusion.threshold(res)
+  res
+}
+
+# A bootstrap table (the raw list's boot_* columns, pairs i < j) as prob[i, j].
+.table_prob <- function(raw, p) {
+  prob <- matrix(0, p, p)
+  b <- raw$replicates
+  i <- raw$boot_i + 1L
+  j <- raw$boot_j + 1L
+  half <- 0.5 * (raw$boot_undirected + raw$boot_bidirected)
+  prob[cbind(i, j)] <- (raw$boot_forward + half) / b
+  prob[cbind(j, i)] <- (raw$boot_backward + half) / b
+  prob
+}
+
+.number <- function(v, what, lo = -Inf, hi = Inf) {
+  if (!is.numeric(v) || length(v) != 1 || is.na(v) || v < lo || v > hi)
+    stop(what, " must be one number in [", lo, ", ", hi, "]", call. = FALSE)
+  as.double(v)
+}
+
+.whole <- function(v, what, lo = 0) {
+  if (!is.numeric(v) || length(v) != 1 || is.na(v) || v != floor(v) || v < lo)
+    stop(what, " must be a whole number >= ", lo, call. = FALSE)
+  as.double(v)
+}
+
+# The score settings cudag's scorers take for bnlearn's score `type` on data `d`, with the
+# data as given to them (BGe: centred at nu, cudag's prior mean being 0).
+.score_settings <- function(type, d, extra, context) {
+  allowed <- switch(type, bde = "iss", k2 = character(0), bge = c("iss.mu", "iss.w", "nu"),
+                    bic = , "bic-g" = , "bic-cg" = , aic = , "aic-g" = , "aic-cg" = "k", character(0))
+  extra <- extra[!vapply(extra, is.null, logical(1))]
+  if (!is.null(extra$prior) && !identical(extra$prior, "uniform"))
+    stop(context, ": prior = \"", extra$prior, "\" is not supported: cudag scores under the uniform graph prior",
+         call. = FALSE)
+  extra$prior <- NULL
+  unused <- setdiff(names(extra), allowed)
+  if (length(unused)) stop(context, ": '", unused[1], "' does not apply to score \"", type, "\" in cudag",
+                           call. = FALSE)
+  family <- if (type %in% c("bde", "k2", "bic", "aic", "loglik")) "discrete"
+            else if (type %in% c("bge", "bic-g", "aic-g", "loglik-g")) "continuous" else "mixed"
+  if (family != d$type)
+    stop(context, ": score \"", type, "\" needs ", family, " data", if (family == "discrete") " (factors)" else "",
+         ", these are ", d$type, call. = FALSE)
+  x <- d$x
+  a <- list(labels = d$labels, iss = 1, am = 1, aw = NA_real_, discrete = d$discrete)
+  if (type == "bde") {
+    a$score <- "bdeu"
+    if (!is.null(extra$iss)) a$iss <- .number(extra$iss, "iss", 1e-6, 1e6)
+  } else if (type == "k2") {
+    a$score <- "k2"
+  } else if (type == "bge") {
+    a$score <- "bge"
+    if (!is.null(extra$iss.mu)) a$am <- .number(extra$iss.mu, "iss.mu", 1e-6, 1e6)
+    p <- ncol(x)
+    a$aw <- if (is.null(extra$iss.w)) p + 2 else .number(extra$iss.w, "iss.w")
+    if (!(a$aw > p + 1)) stop(context, ": iss.w must be above ncol(data) + 1 = ", p + 1, call. = FALSE)
+    nu <- if (is.null(extra$nu)) colMeans(x) else extra$nu
+    if (!is.numeric(nu) || length(nu) != p || anyNA(nu))
+      stop(context, ": nu must be a numeric vector of ", p, " prior means", call. = FALSE)
+    if (!is.null(names(nu))) nu <- nu[d$labels]
+    x <- sweep(x, 2, nu)
+  } else {
+    a$score <- "cg-bic"
+  }
+  list(x = x, args = a)
+}
+
+# Each node's parameter count under the BIC family's models (bnlearn's nparams): a discrete
+# node (r - 1) times its discrete parents' configurations, a continuous one an intercept, a
+# slope per continuous parent and a variance per configuration.
+.node_params <- function(parents, d) {
+  vapply(seq_along(parents), function(v) {
+    pa <- parents[[v]] + 1L
+    disc <- pa[d$nlev[pa] > 0]
+    configs <- prod(d$nlev[disc])
+    if (d$nlev[v] > 0) configs * (d$nlev[v] - 1) else configs * (length(pa) - length(disc) + 2)
+  }, numeric(1))
+}
+
+# bnlearn's Gaussian log-likelihood less cudag's, per node: cudag (Andrews et al.) plugs in
+# the maximum-likelihood residual variance RSS / n_s of each configuration s of the discrete
+# parents, bnlearn the unbiased RSS / (n_s - q), q = the continuous parents + 1 (intercept);
+# with the same residuals the difference is q / 2 - (n_s / 2) log(n_s / (n_s - q)) per
+# configuration that occurs. Discrete nodes: 0.
+.unbiased_shift <- function(parents, d) {
+  vapply(seq_along(parents), function(v) {
+    if (d$nlev[v] > 0) return(0)
+    pa <- parents[[v]] + 1L
+    disc <- pa[d$nlev[pa] > 0]
+    q <- length(pa) - length(disc) + 1
+    ns <- if (length(disc)) as.vector(table(do.call(paste, as.data.frame(d$x[, disc, drop = FALSE])))) else nrow(d$x)
+    sum(q / 2 - ns / 2 * log(ns / (ns - q)))
+  }, numeric(1))
+}
+
+# The cudag scores bnlearn's score() takes from here: bnlearn's name and cudag's scorer.
+.score_types <- c("bde", "k2", "bge", "loglik", "bic", "aic", "loglik-g", "bic-g", "aic-g", "loglik-cg", "bic-cg",
+                  "aic-cg")
+
+#' The score of a network (bnlearn::score) by cudag's scorers.
+score <- function(x, data, type = NULL, ..., by.node = FALSE, debug = FALSE) {
+  d <- .bn_data(data)
+  nodes <- if (inherits(x, "bn")) names(x$nodes) else if (inherits(x, "cudag_bn")) x$nodes else NULL
+  if (is.null(nodes)) stop("x must be a bnlearn network (class bn)", call. = FALSE)
+  if (!setequal(nodes, d$labels) || length(nodes) != length(d$labels))
+    stop("the network's nodes and the data's columns differ", call. = FALSE)
+  d <- .bn_data(data[nodes])
+  if (is.null(type)) type <- c(discrete = "bic", continuous = "bic-g", mixed = "bic-cg")[[d$type]]
+  if (!is.character(type) || length(type) != 1 || !type %in% .score_types)
+    stop("type = \"", paste(type, collapse = ","), "\" is not one of cudag's scores: ",
+         paste(.score_types, collapse = ", "), " (bnlearn's names)", call. = FALSE)
+  arcs <- if (inherits(x, "bn")) x$arcs else x$arcs
+  from <- match(arcs[, 1], nodes)
+  to <- match(arcs[, 2], nodes)
+  if (any(paste(from, to) %in% paste(to, from)))
+    stop("the network has undirected arcs: only a DAG can be scored", call. = FALSE)
+  parents <- lapply(seq_along(nodes), function(v) as.integer(sort(from[to == v]) - 1L))
+  for (v in which(d$nlev > 0)) {
+    pa <- parents[[v]] + 1L
+    if (any(d$nlev[pa] == 0))
+      stop("discrete node '", nodes[v], "' has the continuous parent '", nodes[pa[d$nlev[pa] == 0][1]],
+           "': not a conditional linear Gaussian network", call. = FALSE)
+  }
+  s <- .score_settings(type, d, list(...), "score")
+  local <- .cudag_bn_score(s$x, s$args, parents)
+  base <- sub("-.*", "", type)
+  if (base %in% c("loglik", "bic", "aic")) {
+    k <- .node_params(parents, d)
+    loglik <- local + log(nrow(d$x)) / 2 * k + .unbiased_shift(parents, d)
+    pen <- list(...)$k
+    pen <- if (base == "loglik") 0 else if (!is.null(pen)) .number(pen, "k", 0) else if (base == "bic")
+      log(nrow(d$x)) / 2 else 1
+    local <- loglik - pen * k
+  }
+  names(local) <- nodes
+  if (isTRUE(by.node)) local else sum(local)
+}
+
+#' Order MCMC (cudag mcmc) with bnlearn's score names: the MAP DAG as a bn and the edge
+#' posteriors as a bn.strength.
+mcmc <- function(data, score = c("bde", "k2", "bge", "bic", "bic-g", "bic-cg"), ..., max.parents = 4L, chains = 4L,
+                 iterations = 10000, burn.in = NULL, thin = 1, seed = 1, space = c("all", "pc", "iterative"),
+                 alpha = 0.05, order.score = c("max", "sum"), moves = c("swap", "bidag"), edge.penalty = 1,
+                 whitelist = NULL, blacklist = NULL, backend = c("auto", "cpu", "cuda"), threads = 0L,
+                 verbose = FALSE) {
+  cl <- match.call()
+  d <- .bn_data(data)
+  score <- match.arg(score)
+  s <- .score_settings(score, d, list(...), "mcmc")
+  blacklist <- .clg_blacklist(score, d, blacklist)
+  raw <- .mcmc_raw(d, s, max.parents, chains, iterations, burn.in, thin, seed, match.arg(space), alpha,
+                   match.arg(order.score), match.arg(moves), edge.penalty, whitelist, blacklist,
+                   match.arg(backend), threads, verbose, 0)
+  labels <- raw$names
+  args <- c(list(...), list(max.parents = max.parents, chains = chains, iterations = iterations, seed = seed))
+  dag <- .bn_graph(labels, raw$arc_from, raw$arc_to,
+                   list(cudag = list(algo = "order MCMC", score = score, args = args), whitelist = whitelist,
+                        blacklist = blacklist))
+  prob <- raw$edge_prob
+  strength <- if (anyNA(prob)) NULL else .bn_strength(labels, prob)
+  # The BIC family: the chains rank DAGs by cudag's cg-bic (maximum-likelihood variances);
+  # the DAG's score is given as bnlearn's (unbiased variances, see score()).
+  best <- if (startsWith(score, "bic")) score(dag, data, type = score) else raw$best_score
+  structure(list(dag = dag, strength = strength, score = best, seconds = raw$seconds, call = cl),
+            class = "cudag_mcmc")
+}
+
+# bic-cg: bnlearn's conditional linear Gaussian networks give no discrete node a continuous
+# parent (cudag's cg-bic would score one): those arcs added to the blacklist, as bnlearn's
+# learners add them.
+.clg_blacklist <- function(score, d, blacklist) {
+  if (score != "bic-cg") return(blacklist)
+  cont <- setdiff(d$labels, d$discrete)
+  illegal <- as.matrix(expand.grid(from = cont, to = d$discrete, stringsAsFactors = FALSE))
+  if (is.null(blacklist)) return(illegal)
+  if (is.data.frame(blacklist)) blacklist <- as.matrix(blacklist)
+  rbind(blacklist, unname(illegal))
+}
+
+.mcmc_raw <- function(d, s, max.parents, chains, iterations, burn.in, thin, seed, space, alpha, order.score, moves,
+                      edge.penalty, whitelist, blacklist, backend, threads, verbose, bootstrap) {
+  white <- .arc_list(whitelist, d$labels, "whitelist")
+  black <- .arc_list(blacklist, d$labels, "blacklist")
+  a <- c(s$args, list(max_parents = as.integer(.whole(max.parents, "max.parents")),
+                      chains = as.integer(.whole(chains, "chains", 1)),
+                      iterations = .whole(iterations, "iterations", 1),
+                      burn_in = if (is.null(burn.in)) NA_real_ else .whole(burn.in, "burn.in"),
+                      thin = .whole(thin, "thin", 1), seed = .whole(seed, "seed"), space = space,
+                      alpha = .number(alpha, "alpha", 0, 1), order_score = order.score, moves = moves,
+                      edge_penalty = .number(edge.penalty, "edge.penalty"), backend = backend,
+                      threads = as.integer(threads), verbose = isTRUE(verbose), white_from = white$from,
+                      white_to = white$to, black_from = black$from, black_to = black$to, bootstrap = bootstrap))
+  .cudag_bn_mcmc(s$x, a)
+}
+
+#' print() of mcmc()'s result.
+print.cudag_mcmc <- function(x, ...) {
+  cat("cudag order MCMC: the MAP DAG (score ", format(x$score), ") and ",
+      if (is.null(x$strength)) "no edge posteriors" else "the edge posteriors ($strength)", "\n", sep = "")
+  print(x$dag)
+  invisible(x)
+}
+
+#' print() of a network when bnlearn is not installed.
+print.cudag_bn <- function(x, ...) {
+  both <- paste(x$arcs[, 1], x$arcs[, 2]) %in% paste(x$arcs[, 2], x$arcs[, 1])
+  cat("cudag network over ", length(x$nodes), " nodes: ", sum(!both), " directed arcs, ", sum(both) / 2,
+      " undirected (install bnlearn for its bn class)\n", sep = "")
+  invisible(x)
+}
+
+# bnlearn's test names and cudag's tests.
+.bn_tests <- c(mi = "g-square", x2 = "chi-square", zf = "fisher-z", cor = "fisher-z")
+
+.pc_raw <- function(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, backend, threads, verbose,
+                    bootstrap, seed) {
+  if (d$type == "mixed") stop("pc.stable: mixed data are not supported by cudag's bnlearn face", call. = FALSE)
+  if (is.null(test)) test <- if (d$type == "discrete") "mi" else "zf"
+  if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), zf, cor ",
+         "(Gaussian; both run Fisher's z)", call. = FALSE)
+  if (test %in% c("mi", "x2") && d$type != "discrete")
+    stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
+  if (test %in% c("zf", "cor") && d$type != "continuous")
+    stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
+  if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
+  max_level <- if (is.null(max.sx) || is.infinite(max.sx)) -1L else as.integer(.whole(max.sx, "max.sx"))
+  white <- .arc_list(whitelist, d$labels, "whitelist")
+  black <- .arc_list(blacklist, d$labels, "blacklist")
+  a <- list(labels = d$labels, test = unname(.bn_tests[test]), alpha = .number(alpha, "alpha", 0, 1),
+            max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
+            verbose = isTRUE(verbose), white_from = white$from, white_to = white$to, black_from = black$from,
+            black_to = black$to, bootstrap = bootstrap, seed = .whole(seed, "seed"))
+  raw <- .cudag_bn_pc(d$x, a)
+  for (w in raw$warnings) warning(w, call. = FALSE)
+  raw$test <- test
+  raw$max_level <- max_level
+  raw
+}
+
+#' PC-stable with bnlearn's interface (bnlearn::pc.stable).
+pc.stable <- function(x, cluster = NULL, whitelist = NULL, blacklist = NULL, test = NULL, alpha = 0.05, B = NULL,
+                      max.sx = NULL, debug = FALSE, undirected = FALSE, backend = c("auto", "cpu", "cuda"),
+                      threads = 0L) {
+  d <- .bn_data(x, "x")
+  raw <- .pc_raw(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, match.arg(backend), threads, debug, 0,
+                 1)
+  .bn_graph(raw$names, raw$arc_from, raw$arc_to,
+            list(whitelist = whitelist, blacklist = blacklist, test = raw$test, args = list(alpha = alpha),
+                 ntests = raw$tests, algo = "pc.stable", undirected = isTRUE(undirected),
+                 max.sx = if (raw$max_level < 0) Inf else raw$max_level))
+}
+
+#' Edge confidence by cudag's bootstrap (bnlearn::boot.strength).
+boot.strength <- function(data, cluster = NULL, R = 200, m = nrow(data), algorithm = c("pc.stable", "mcmc"),
+                          algorithm.args = list(), cpdag = TRUE, shuffle = TRUE, debug = FALSE, seed = 1) {
+  algorithm <- match.arg(algorithm)
+  d <- .bn_data(data)
+  R <- .whole(R, "R", 1)
+  if (!identical(as.double(m), as.double(nrow(d$x))))
+    stop("m = ", m, ": cudag's bootstrap draws nrow(data) = ", nrow(d$x), " rows with replacement", call. = FALSE)
+  if (!is.list(algorithm.args)) stop("algorithm.args must be a list", call. = FALSE)
+  g <- function(name, default) if (is.null(algorithm.args[[name]])) default else algorithm.args[[name]]
+  backend <- match.arg(g("backend", "auto"), c("auto", "cpu", "cuda"))
+  if (algorithm == "pc.stable") {
+    known <- c("whitelist", "blacklist", "test", "alpha", "B", "max.sx", "undirected", "backend", "threads")
+    unknown <- setdiff(names(algorithm.args), known)
+    if (length(unknown)) stop("algorithm.args: '", unknown[1], "' is not an argument of cudag::pc.stable",
+                              call. = FALSE)
+    raw <- .pc_raw(d, algorithm.args$whitelist, algorithm.args$blacklist, algorithm.args$test, g("alpha", 0.05),
+                   algorithm.args$B, algorithm.args$max.sx, g("undirected", FALSE), backend, g("threads", 0L), debug,
+                   R, seed)
+    # the skeletons (cudag's bootstrap counts the CPDAGs): each adjacency half each way
+    if (isTRUE(g("undirected", FALSE))) raw$undirected <- TRUE
+  } else {
+    if (isTRUE(cpdag))
+      stop("algorithm = \"mcmc\" counts each replicate's MAP DAG: give cpdag = FALSE", call. = FALSE)
+    if (!is.null(algorithm.args$seed))
+      stop("algorithm.args$seed: give boot.strength's seed (it keys both the resamples and the chains)",
+           call. = FALSE)
+    f <- formals(mcmc)
+    known <- setdiff(names(f), c("data", "..."))
+    score_args <- c("iss", "iss.mu", "iss.w", "nu", "prior")
+    unknown <- setdiff(names(algorithm.args), c(known, score_args))
+    if (length(unknown)) stop("algorithm.args: '", unknown[1], "' is not an argument of cudag::mcmc", call. = FALSE)
+    score <- match.arg(g("score", "bde"), eval(f$score))
+    s <- .score_settings(score, d, algorithm.args[intersect(names(algorithm.args), score_args)], "boot.strength")
+    algorithm.args$blacklist <- .clg_blacklist(score, d, algorithm.args$blacklist)
+    raw <- .mcmc_raw(d, s, g("max.parents", 4L), g("chains", 4L), g("iterations", 10000), algorithm.args$burn.in,
+                     g("thin", 1), seed, match.arg(g("space", "all"), eval(f$space)), g("alpha", 0.05),
+                     match.arg(g("order.score", "max"), eval(f$order.score)),
+                     match.arg(g("moves", "swap"), eval(f$moves)), g("edge.penalty", 1), algorithm.args$whitelist,
+                     algorithm.args$blacklist, backend, g("threads", 0L), debug, R)
+  }
+  prob <- .table_prob(raw, length(raw$names))
+  if (isTRUE(raw$undirected)) prob <- (prob + t(prob)) / 2
+  .bn_strength(raw$names, prob)
+}

@@ -1,0 +1,75 @@
+# cudag::pc.stable against bnlearn 4.9's pc.stable: the skeleton exactly on learning.test,
+# gaussian.test, alarm and generated sets; the arcs too where bnlearn reports no conflicting
+# v-structures (bnlearn then drops the weaker of two conflicting v-structures, cudag orients
+# as pcalg's udag2pdagRelaxed, which keeps both: the two differ only there).
+
+expect_pc_as_bnlearn <- function(x, ..., arcs = NA) {
+  ours <- cudag::pc.stable(x, ...)
+  theirs <- bnlearn_pc(x, ...)
+  expect_s3_class(ours, "bn")
+  expect_identical(skeleton_pairs(ours), skeleton_pairs(theirs))
+  if (isTRUE(arcs) || (is.na(arcs) && attr(theirs, "conflicts") == 0)) expect_identical(arc_set(ours), arc_set(theirs))
+  invisible(attr(theirs, "conflicts"))
+}
+
+test_that("learning.test (mi, x2) and gaussian.test (zf, cor): skeleton and arcs", {
+  skip_without_bnlearn()
+  lt <- bnlearn_data("learning.test")
+  gt <- bnlearn_data("gaussian.test")
+  for (alpha in c(0.01, 0.05)) {
+    expect_pc_as_bnlearn(lt, test = "mi", alpha = alpha, arcs = TRUE)
+    expect_pc_as_bnlearn(lt, test = "x2", alpha = alpha, arcs = TRUE)
+    expect_pc_as_bnlearn(gt, test = "zf", alpha = alpha, arcs = TRUE)
+    # bnlearn's cor is the t test of the partial correlation, cudag runs Fisher's z: the same
+    # decisions here
+    expect_pc_as_bnlearn(gt, test = "cor", alpha = alpha, arcs = TRUE)
+  }
+  expect_pc_as_bnlearn(lt, test = "mi", max.sx = 1, arcs = TRUE)
+  expect_pc_as_bnlearn(gt, test = "zf", undirected = TRUE, arcs = TRUE)
+  # bnlearn's own functions take the result
+  ours <- cudag::pc.stable(lt)
+  expect_equal(bnlearn::shd(ours, bnlearn::pc.stable(lt)), 0)
+  expect_identical(ours$learning$algo, "pc.stable")
+  expect_output(print(ours), "PC \\(Stable\\)")
+  # without bnlearn's classes: a plain list with the same arcs
+  old <- options(cudag.bnlearn = FALSE)
+  on.exit(options(old))
+  plain <- cudag::pc.stable(lt)
+  expect_s3_class(plain, "cudag_bn")
+  expect_identical(arc_set(plain), arc_set(ours))
+  expect_output(print(plain), "4 directed arcs, 1 undirected")
+})
+
+test_that("whitelist and blacklist as bnlearn's", {
+  skip_without_bnlearn()
+  lt <- bnlearn_data("learning.test")
+  wl <- matrix(c("A", "F"), 1, 2, dimnames = list(NULL, c("from", "to")))
+  bl <- matrix(c("A", "B", "B", "A"), 2, 2, byrow = TRUE, dimnames = list(NULL, c("from", "to")))
+  expect_pc_as_bnlearn(lt, test = "mi", whitelist = wl)
+  expect_pc_as_bnlearn(lt, test = "mi", blacklist = bl)
+})
+
+test_that("alarm and 12 generated sets (Gaussian zf, discrete mi / x2): skeletons", {
+  skip_without_bnlearn()
+  expect_pc_as_bnlearn(bnlearn_data("alarm")[1:5000, ], test = "mi")
+  conflict_free <- 0
+  for (k in 1:12) {
+    set.seed(100 + k)
+    dag <- random_dag(paste0("V", seq_len(8 + k)), c(0.25, 0.12)[1 + k %% 2])
+    disc <- k %% 3 == 0
+    x <- if (disc) discrete_data(dag, 300 + 100 * k) else sem_data(dag, 200 + 50 * k)
+    test <- if (disc) c("mi", "x2")[1 + k %% 2] else "zf"
+    conflict_free <- conflict_free + (expect_pc_as_bnlearn(x, test = test, alpha = c(0.01, 0.05)[1 + k %% 2]) == 0)
+  }
+  expect_gte(conflict_free, 3)
+})
+
+test_that("tests and arguments cudag lacks are refused", {
+  skip_without_bnlearn()
+  lt <- bnlearn_data("learning.test")
+  expect_error(cudag::pc.stable(lt, test = "mc-mi"), "not one of cudag's tests")
+  expect_error(cudag::pc.stable(lt, test = "zf"), "needs continuous data")
+  expect_error(cudag::pc.stable(lt, B = 100), "not permutation tests")
+  expect_error(cudag::pc.stable(bnlearn_data("clgaussian.test")), "mixed data")
+  expect_error(cudag::pc.stable(lt, whitelist = matrix(c("A", "Q"), 1)), "no variable 'Q'")
+})

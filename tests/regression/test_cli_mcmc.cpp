@@ -316,7 +316,7 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--moves jump" + out, "unknown --moves 'jump'");
     expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in must lie in [0, --iterations - 1 = 9]");
     expect_error(base + "--resume" + out, "--resume needs --checkpoint");
-    expect_error(base + "--alpha 0.1" + out, "apply to --space pc and iterative only");
+    expect_error(base + "--space all --alpha 0.1" + out, "apply to --space pc and iterative only");
     expect_error(base + "--checkpoint " + f("c.h5") + " --checkpoint-every 5x" + out, "--checkpoint-every takes");
     expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
     expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");

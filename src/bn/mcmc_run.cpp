@@ -452,7 +452,8 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
             const double took = std::chrono::duration<double>(clock::now() - segment_start).count();
             std::int64_t next = segment;
             if (took > 0.25)
-                next = std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(advanced) * 0.25 / took));
+                next =
+                    std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(advanced) * 0.25 / took));
             else if (took < 0.1 && advanced == segment)
                 next = std::min(longest, 2 * segment);
             comm.bcast(std::span<std::int64_t>(&next, 1), 0);

@@ -95,8 +95,8 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     return s;
 }
 
-TableEstimate estimate_table(const ScoreTable& table, const LocalScorer& scorer, int threads, double share,
-                            bool gpu, bool bounded) {
+TableEstimate estimate_table(const ScoreTable& table, const LocalScorer& scorer, int threads, double share, bool gpu,
+                             bool bounded) {
     TableEstimate e;
     e.entries = static_cast<std::int64_t>(static_cast<double>(table.total_entries()) * share);
     std::vector<std::int64_t> counts, extras;
@@ -166,11 +166,11 @@ void report_estimate(const TableEstimate& e, bool max_mode, const Note& note, co
     std::snprintf(per, sizeof per, "%.3g", e.per_call * 1e6);
     const std::string time = "about " + fixed1(e.seconds) + " s" + (max_mode ? " at most" : "") + " on " +
                              std::to_string(e.threads) + (e.threads == 1 ? " thread" : " threads");
-    note("local-score table estimate: " + std::to_string(e.entries) + " entries, " + memory + ", " + time + " (" +
-         per + " us a set, timed on " + std::to_string(e.calls) + " sets of the data)");
+    note("local-score table estimate: " + std::to_string(e.entries) + " entries, " + memory + ", " + time + " (" + per +
+         " us a set, timed on " + std::to_string(e.calls) + " sets of the data)");
     if (e.seconds > kSlowTableSeconds && warn)
-        warn("the local-score table (" + std::to_string(e.entries) + " parent sets, " + memory + ") will take " +
-             time + "; a smaller space (--space pc, or lower --max-parents) takes seconds");
+        warn("the local-score table (" + std::to_string(e.entries) + " parent sets, " + memory + ") will take " + time +
+             "; a smaller space (--space pc, or lower --max-parents) takes seconds");
 }
 
 /// The table over `space` for `mode`, on every rank: laid out alike, each rank computing

@@ -100,7 +100,7 @@ struct TableEstimate {
 /// timed with its superset bound, LocalScorer::local_bounded). Scores at most 65 sets and
 /// about 20 ms; changes nothing.
 TableEstimate estimate_table(const ScoreTable& table, const LocalScorer& scorer, int threads, double share, bool gpu,
-                            bool bounded);
+                             bool bounded);
 
 /// A finished run (the result on rank 0; the other ranks' is empty).
 struct McmcOutcome {

@@ -76,8 +76,8 @@ ScoreInputs read_mcmc_inputs(McmcJob& a, McmcPlan& plan, bn::StructurePrior& pri
         resolve_space(a, plan, n);
         progress.note("--space auto: " + a.space + " (the whole space's table holds " +
                       skeleton::Progress::count(full_table_entries(n, a.max_parents)) + " parent sets, " +
-                      (a.space == "all" ? "at most " : "more than ") +
-                      skeleton::Progress::count(kAutoAllEntries) + ")");
+                      (a.space == "all" ? "at most " : "more than ") + skeleton::Progress::count(kAutoAllEntries) +
+                      ")");
     }
     cfg.space_name = a.space;
     // The run's memory plan, before any work: --space pc's skeleton search, then the table

@@ -180,8 +180,7 @@ TEST_F(Mcmc, OldCheckpointWithoutARecordedSpaceResumesWithTheOldDefault) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(cudag::test::same_mcmc_results(p("res.h5"), p("all.h5")));
     // The default on a fresh run is pc here; given with --resume, it is refused (another space).
-    expect_error(opts + "--space auto --checkpoint " + f("ck.h5") + " --resume --out " + f("x.h5"),
-                 "the search space");
+    expect_error(opts + "--space auto --checkpoint " + f("ck.h5") + " --resume --out " + f("x.h5"), "the search space");
 }
 
 TEST_F(Mcmc, SlurmTemplateRequeuesAndResumesToTheSameChains) {

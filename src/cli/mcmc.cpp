@@ -25,10 +25,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     CLI::Option* space_option = cmd->add_option(
         "--space", a.space,
         "parent sets: auto (all when its table holds at most 100,000 parent sets, else pc; pc when --alpha "
-        "or --hard-limit is given; --resume: the checkpoint's), all (every set of --max-parents others), pc (each "
-        "node's PC-skeleton "
-        "neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown by rounds of "
-        "max-mode chains until their MAP DAG adds no edge, BiDAG's iterativeMCMC) or a graph FILE "
+        "or --hard-limit is given; --resume: the checkpoint's), all (every set of --max-parents others), pc "
+        "(each node's PC-skeleton neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown "
+        "by rounds of max-mode chains until their MAP DAG adds no edge, BiDAG's iterativeMCMC) or a graph FILE "
         "(a --> b lets a be a parent of b, a --- b either way)");
     space_option->capture_default_str();
     args.space_option = space_option;

@@ -599,8 +599,15 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
     """Order MCMC (``cudag mcmc``): ``score`` bdeu or k2 (discrete data: integer codes or
     labels), bge (continuous) or cg-bic (mixed: label or pandas categorical columns discrete,
     numeric ones continuous; ``discrete_columns=``/``continuous_columns=`` name others). Options as ``cudag mcmc``'s: ``chains``, ``iterations``,
-    ``seed``, ``max_parents``, ``order_score="sum"``, ``space="pc"``, ``backend``, ...
-    ``progress``: a callable given a dict per update, or True for a tqdm bar.
+    ``seed``, ``max_parents``, ``order_score="sum"``, ``space``, ``backend``, ...
+    ``space``: "auto" (the default: "all" when the whole space's table holds at most 100,000
+    parent sets, else "pc"; with ``resume=True`` the checkpoint's), "all", "pc", "iterative"
+    or a graph file. Before the table a :class:`CudagWarning` says when its estimate is above
+    a minute.
+    ``progress``: a callable given a dict per update ({"phase", "done", "total", ...}; the
+    phases "pc skeleton", "local-score table", "score-sorted lists", "search space chains",
+    "chains", "result"), or True for a tqdm bar. Ctrl-C raises KeyboardInterrupt within about
+    a second in every phase.
     ``bootstrap=B``: the best DAG of B resamples (``resample=``, ``seed=``), counted as
     ``cudag mcmc --bootstrap`` counts them, returned as a :class:`BootstrapResult`."""
     values, names, text, source = _prepare(data, names)

@@ -413,7 +413,8 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
     static const std::vector<Keyword<J>> table = [&given] {
         std::vector<Keyword<J>> t = with_score_options<J>({
             field("max_parents", "--max-parents", &J::max_parents),
-            field("space", "--space", &J::space),
+            tracked<J>(
+                "space", "--space", [](J& j) -> std::string& { return j.space; }, given(&J::space_given)),
             tracked<J>(
                 "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
             tracked<J>(

@@ -554,6 +554,14 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
             return fields({{"phase", nb::cast(std::string(what))}, {"done", nb::cast(done)}, {"total", nb::cast(total)}});
         });
     };
+    // The score table's estimate above a minute: a cudag.CudagWarning (Python's warnings
+    // filters decide; one turned into an error ends the call).
+    hooks.warning = [](const std::string& line) {
+        nb::gil_scoped_acquire gil;
+        nb::object category = nb::module_::import_("cudag").attr("CudagWarning");
+        const std::string text = "cudag.mcmc: " + line;
+        if (PyErr_WarnEx(category.ptr(), text.c_str(), 1) != 0) throw nb::python_error();
+    };
     const std::string call = call_text("cudag.mcmc", kwargs);
     run::McmcRun done;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {

@@ -174,7 +174,7 @@ if [[ -f $mcmc_data && ${MCMC:-1} != 0 ]]; then
         gpus) [[ $GPUS -ge 2 ]] || continue ;;
         esac
         t0=$(now)
-        if timeout "$cpu_limit" ${launch[@]+"${launch[@]}"} "$cudag" mcmc --data "$mcmc_data" --score bdeu \
+        if timeout "$cpu_limit" ${launch[@]+"${launch[@]}"} "$cudag" mcmc --data "$mcmc_data" --score bdeu --space all \
             --backend "$backend" --bootstrap "${MCMC_B:-20}" --seed 1 -q --out "$out/$net.mcmc.$config.h5" \
             --format freq; then
             s=$(since "$t0")

@@ -59,7 +59,7 @@ for f in "$data"/*; do
     case $name in
         disc*|data_discrete*) opts="--discrete --alpha 0.05" ;;
         nl*) opts="--test cmiknn --alpha 0.05 --permutations 199 --seed 3" ;;
-        mcmc*) cmd=mcmc opts="--score bdeu --chains 8 --iterations 20000 --seed 3" ;;
+        mcmc*) cmd=mcmc opts="--score bdeu --space all --chains 8 --iterations 20000 --seed 3" ;;
         *) opts="--alpha 0.01" ;;
     esac
     for be in $backends; do

@@ -62,7 +62,7 @@ printf '%-5s %12s %9s %9s %9s %9s %10s %9s %6s\n' n entries gpu_total table sort
 for n in ${SIZES:-25 50 75 100 125}; do
     simulate "$n" 600 2 "$(python3 -c "print(min(0.5, 3.0 / $n))")" 4 "$work/d$n.csv"
     entries=$(python3 -c "from math import comb; print($n * sum(comb($n - 1, k) for k in range(5)))")
-    opts=(--data "$work/d$n.csv" --score bdeu --max-parents 4 --chains 1 --iterations "$iter" --seed "$seed")
+    opts=(--data "$work/d$n.csv" --score bdeu --max-parents 4 --space all --chains 1 --iterations "$iter" --seed "$seed")
     read -r gt gtab gsort gch gbest < <(run "$work/g$n.h5" "${opts[@]}" --backend cuda)
     ct="-"; ratio="-"; eq="-"
     if (( n <= cpu_max )); then
@@ -77,7 +77,7 @@ done
 if (( ${CHAINS64:-64} > 0 )); then
     echo
     echo "${CHAINS64:-64} chains x $iter iterations at n = $last (max mode, BDeu, s = 4)"
-    read -r t tab so ch best < <(run "$work/m.h5" --data "$work/d$last.csv" --score bdeu --max-parents 4 \
+    read -r t tab so ch best < <(run "$work/m.h5" --data "$work/d$last.csv" --score bdeu --max-parents 4 --space all \
         --chains "${CHAINS64:-64}" --iterations "$iter" --seed "$seed" --backend cuda)
     printf 'total %s s: table %s s, sort %s s, chains %s s; best DAG score %s\n' "$t" "$tab" "$so" "$ch" "$best"
 fi

@@ -106,7 +106,7 @@ echo "1. the paper's setting: binary, 600 samples, s = 4, 10,000 iterations, 1 c
 printf "$hdr" run wall_s space+table_s sort_s chains_s scored kept best same
 for m in "$cpu_n" "$n"; do
     binary "$m" "$work/b$m.csv"
-    opts=(--data "$work/b$m.csv" --score bdeu --max-parents 4 --chains 1 --iterations 10000 --seed "$seed")
+    opts=(--data "$work/b$m.csv" --score bdeu --max-parents 4 --space all --chains 1 --iterations 10000 --seed "$seed")
     read -r w t so ch sc ke be < <(run "$work/g$m.h5" "${opts[@]}" --backend "$backend")
     printf "$hdr" "n=$m $backend" "$w" "$t" "$so" "$ch" "$sc" "$ke" "$be" "-"
     if [[ $m == "$n" && -n ${OLD:-} ]]; then  # the same run by another build, side by side

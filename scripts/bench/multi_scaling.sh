@@ -217,7 +217,7 @@ prepare() {
             data=$work/mcmc$n.csv
             [[ -f $data ]] || simulate_discrete "$n" 600 2 "$(awk -v n="$n" 'BEGIN { v = 3 / n; printf "%.6g", v < 0.5 ? v : 0.5 }')" 4 "$data"
             echo "$wl: binary data, $n variables x 600 samples; $chains chains x $iter iterations"
-            args=(--score bdeu --max-parents 4 --chains "$chains" --iterations "$iter" --seed "$seed")
+            args=(--score bdeu --max-parents 4 --space all --chains "$chains" --iterations "$iter" --seed "$seed")
             nv=$n
             ;;
         mcmc1000pc)

@@ -51,9 +51,9 @@ phase() {
 echo "| phase | runs | exit codes | SIGINT to exit (min / median / max) | start to the marker | files left |"
 echo "| --- | --- | --- | --- | --- | --- |"
 phase "mcmc score table (progress line)" "local-score table: .* of .* left" \
-    mcmc -v --score bge --max-parents 4 --chains 1 --iterations 10 --threads 1 --data t.csv \
+    mcmc -v --score bge --max-parents 4 --space all --chains 1 --iterations 10 --threads 1 --data t.csv \
     --out out/r.h5 --format edges --checkpoint out/ck.h5
 phase "mcmc chains" "iteration [0-9]+ of" \
-    mcmc -v --score bge --max-parents 2 --chains 2 --iterations 100000000 --data c.csv --out out/r.h5
+    mcmc -v --score bge --max-parents 2 --space all --chains 2 --iterations 100000000 --data c.csv --out out/r.h5
 phase "pc cmiknn level 0" "level 0: up to" \
     pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data n.csv --out out/r.h5

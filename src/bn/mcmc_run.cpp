@@ -428,11 +428,16 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
     done = comm.allreduce(done, mpi::ReduceOp::Max);
     if (cfg.resume && cfg.on_resume) cfg.on_resume(done);
 
-    // Segments: about 64 per run for progress, cut at the checkpoint grid too.
-    const std::int64_t segment = std::max<std::int64_t>(1, (opts.iterations + 63) / 64);
+    // Segments: about 64 per run for progress, cut at the checkpoint grid too, and shorter
+    // when one takes more than a quarter of a second (rank 0's clock, so that every rank cuts
+    // alike), so that progress and an interrupt are heard within about a second. The chains
+    // are the same however they are cut (as a resumed checkpoint's are).
+    const std::int64_t longest = std::max<std::int64_t>(1, (opts.iterations + 63) / 64);
+    std::int64_t segment = std::min<std::int64_t>(longest, 16);  // doubled while quick
     using clock = std::chrono::steady_clock;
     auto last_checkpoint = clock::now();
     while (done < opts.iterations) {
+        const auto segment_start = clock::now();
         std::int64_t until = std::min(opts.iterations, done + segment);
         if (cfg.checkpoint_every > 0) until = std::min(until, (done / cfg.checkpoint_every + 1) * cfg.checkpoint_every);
         if (cfg.stop_after > done) until = std::min(until, cfg.stop_after);
@@ -440,8 +445,19 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
             cfg.advance(states, until);
         else
             advance_chains(table, opts, states, until);
+        const std::int64_t advanced = until - done;
         done = until;
         if (cfg.on_progress) {
+            // The next segment: about 0.25 s at this one's pace, never longer than `longest`.
+            const double took = std::chrono::duration<double>(clock::now() - segment_start).count();
+            std::int64_t next = segment;
+            if (took > 0.25)
+                next =
+                    std::max<std::int64_t>(1, static_cast<std::int64_t>(static_cast<double>(advanced) * 0.25 / took));
+            else if (took < 0.1 && advanced == segment)
+                next = std::min(longest, 2 * segment);
+            comm.bcast(std::span<std::int64_t>(&next, 1), 0);
+            segment = next;
             std::int64_t accepted = 0;
             double best = -std::numeric_limits<double>::infinity();
             for (const ChainState& s : states) accepted += s.accepted, best = std::max(best, s.best_score);

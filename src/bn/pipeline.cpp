@@ -3,8 +3,10 @@
 
 #include <chrono>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -13,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "core/memory.hpp"
+#include "core/parallel.hpp"
 
 namespace cudag::bn {
 
@@ -79,6 +82,7 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     s.push_back({"--edge-penalty", exact_number(prior.edge_penalty)});
     s.push_back({"the prior (--prior)", prior_digest.hex()});
     s.push_back({"the search space (--space, --forbid, --require, --tiers)", space_digest.hex()});
+    if (!space_name.empty()) s.push_back({"--space", space_name});
     s.push_back({"--order-score", opts.mode == OrderScoreMode::Sum ? "sum" : "max"});
     s.push_back({"--moves", opts.moves == MoveSet::Bidag ? "bidag" : "swap"});
     s.push_back({"--chains", std::to_string(opts.chains)});
@@ -91,9 +95,83 @@ io::CheckpointSettings McmcConfig::settings(const ScoreTable& table, const Struc
     return s;
 }
 
+TableEstimate estimate_table(const ScoreTable& table, const LocalScorer& scorer, int threads, double share, bool gpu,
+                             bool bounded) {
+    TableEstimate e;
+    e.entries = static_cast<std::int64_t>(static_cast<double>(table.total_entries()) * share);
+    std::vector<std::int64_t> counts, extras;
+    bool any_extra = false;
+    for (std::int32_t v = 0; v < table.n_nodes(); ++v) {
+        counts.push_back(static_cast<std::int64_t>(table.candidates(v).size()));
+        extras.push_back(static_cast<std::int64_t>(table.extras(v).size()));
+        any_extra = any_extra || !table.extras(v).empty();
+    }
+    if (!any_extra) extras.clear();
+    e.bytes = ScoreTable::estimate_bytes(counts, table.max_parents(), extras) * share;
+    e.threads = resolve_threads(threads);
+    e.gpu = gpu;
+    const std::int64_t n = table.n_nodes();
+    if (gpu || n == 0 || e.entries == 0) return e;
+    // The largest sets of a few nodes spread over the table (the bulk of its entries are
+    // the largest): the first call warms the scorer and is not counted.
+    using clock = std::chrono::steady_clock;
+    std::vector<std::int32_t> parents;
+    double spent = 0.0;
+    for (int i = 0; i <= 64 && (i < 2 || spent < 0.02); ++i) {
+        const auto v = static_cast<std::int32_t>((static_cast<std::int64_t>(i) * 7919) % n);
+        const auto c = table.candidates(v);
+        const auto x = table.extras(v);
+        const std::size_t room = static_cast<std::size_t>(std::max(table.max_parents(), 0));
+        parents.clear();
+        for (std::size_t k = 0; k < c.size() && parents.size() < room; ++k)
+            parents.push_back(c[(k + static_cast<std::size_t>(i)) % c.size()]);
+        if (parents.size() < room && !x.empty()) parents.push_back(x[static_cast<std::size_t>(i) % x.size()]);
+        const auto t0 = clock::now();
+        // The pruned fill also bounds each set's supersets (local_bounded): timed with it.
+        double bound = 0.0;
+        const double value = bounded ? scorer.local_bounded(v, parents, table.max_parents(),
+                                                            std::numeric_limits<double>::infinity(), &bound)
+                                     : scorer.local(v, parents);
+        const double dt = std::chrono::duration<double>(clock::now() - t0).count();
+        if (std::isnan(value)) break;  // a NaN: the fill reports it, not the estimate
+        if (i == 0) continue;
+        spent += dt;
+        ++e.calls;
+    }
+    if (e.calls == 0) return e;
+    e.per_call = spent / e.calls;
+    e.seconds = static_cast<double>(e.entries) * e.per_call / e.threads;
+    return e;
+}
+
 namespace {
 
 using Note = std::function<void(const std::string&)>;
+
+std::string fixed1(double v) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
+/// The table's estimate as a -v line, and the warning when it is above kSlowTableSeconds.
+void report_estimate(const TableEstimate& e, bool max_mode, const Note& note, const Note& warn) {
+    const std::string memory = fixed3(e.bytes / (1ull << 30)) + " GiB";
+    if (e.gpu) {
+        note("local-score table estimate: " + std::to_string(e.entries) + " entries, " + memory +
+             " (a GPU fills it: no time estimate)");
+        return;
+    }
+    char per[48];
+    std::snprintf(per, sizeof per, "%.3g", e.per_call * 1e6);
+    const std::string time = "about " + fixed1(e.seconds) + " s" + (max_mode ? " at most" : "") + " on " +
+                             std::to_string(e.threads) + (e.threads == 1 ? " thread" : " threads");
+    note("local-score table estimate: " + std::to_string(e.entries) + " entries, " + memory + ", " + time + " (" + per +
+         " us a set, timed on " + std::to_string(e.calls) + " sets of the data)");
+    if (e.seconds > kSlowTableSeconds && warn)
+        warn("the local-score table (" + std::to_string(e.entries) + " parent sets, " + memory + ") will take " + time +
+             "; a smaller space (--space pc, or lower --max-parents) takes seconds");
+}
 
 /// The table over `space` for `mode`, on every rank: laid out alike, each rank computing
 /// its block of nodes (balanced by entries; sum mode makes it whole everywhere, max mode
@@ -105,7 +183,7 @@ using Note = std::function<void(const std::string&)>;
 ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const PriorScorer& scorer,
                          const McmcConfig& cfg, const McmcEngines& engines, mpi::Communicator& comm, McmcOutcome& out,
                          const Note& note, const ScoreTable::Progress& progress, const ScoreTable* prev = nullptr,
-                         bool keep = false) {
+                         bool keep = false, const Note& warn = {}) {
     const std::int64_t n = scorer.n_vars();
     const int threads = cfg.opts.threads;
     const auto t_table = std::chrono::steady_clock::now();
@@ -122,6 +200,14 @@ ScoreTable prepare_table(const ParentSpace& space, OrderScoreMode mode, const Pr
     table.set_progress(progress);
     const bool max_mode = mode == OrderScoreMode::Max;
     table.set_pruning(max_mode && cfg.table_prune);
+    // Before the fill: its time and memory (the first table of a run; an iterative round's
+    // takes most of its entries from the round before). Scores a few sets, changes nothing.
+    if (prev == nullptr) {
+        const double share = 1.0 / comm.size();  // each rank fills its block of nodes
+        const bool pruned = max_mode && cfg.table_prune;
+        report_estimate(estimate_table(table, scorer, threads, share, static_cast<bool>(engines.filler), pruned),
+                        pruned, note, warn);
+    }
     // Max mode needs only the sorted lists (the chains, the MAP DAG and the result read
     // nothing else; a split table keeps only its own block already): when they will be built
     // (the same checks as build_sorted's, the budget the least of any rank's, taken now) and
@@ -258,7 +344,7 @@ void pick_chain_engine(McmcRunConfig& run, const ScoreTable& table, const McmcEn
 ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const McmcConfig& cfg,
                           const McmcEngines& engines, mpi::Communicator& comm, const Note& note,
                           const ScoreTable::Progress& progress, std::optional<ScoreTable>& last,
-                          std::vector<std::int32_t>& best_order) {
+                          std::vector<std::int32_t>& best_order, const Note& warn) {
     CUDAG_EXPECTS(!space.all && space.extras.size() == space.candidates.size(),
                   "the iterative search space starts from a plus1 space (--space pc)");
     const std::int64_t n = scorer.n_vars();
@@ -277,11 +363,16 @@ ParentSpace iterate_space(ParentSpace space, const PriorScorer& scorer, const Mc
         }
         ScoreTable table = prepare_table(
             space, OrderScoreMode::Max, scorer, cfg, engines, comm, scratch,
-            [&](const std::string& line) { note(head + line); }, progress, last ? &*last : nullptr, true);
+            [&](const std::string& line) { note(head + line); }, progress, last ? &*last : nullptr, true, warn);
         McmcRunConfig search;
         search.opts = cfg.opts;
         search.opts.mode = OrderScoreMode::Max;
         search.opts.start_order = best_order;
+        // The round's chains report as a phase of their own (in Python: progress and Ctrl-C).
+        if (progress)
+            search.on_progress = [&progress](const McmcProgress& p) {
+                progress("search space chains", p.done, p.total);
+            };
         pick_chain_engine(search, table, engines, comm);
         const OrderMcmcResult r = run_mcmc(table, search, comm);
         // The MAP DAG as (parent count, parents...) per node, from rank 0 to every rank.
@@ -354,13 +445,17 @@ McmcOutcome run_order_mcmc(const LocalScorer& base, const StructurePrior& prior,
     std::optional<ScoreTable> last;       // the iterative search's last table, over the same space
     std::vector<std::int32_t> map_order;  // and its MAP order
     const ScoreTable::Progress& progress = observer.on_table_progress;
-    out.space = cfg.iterative ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, progress, last, map_order)
-                              : cfg.space;
+    const Note warn = [&](const std::string& line) {
+        if (observer.warning) observer.warning(line);
+    };
+    out.space = cfg.iterative
+                    ? iterate_space(cfg.space, scorer, cfg, engines, comm, note, progress, last, map_order, warn)
+                    : cfg.space;
     out.seconds_space = seconds_since(t_space);
     if (cfg.iterative)
         note("search space sampled: " + out.space.description + " in " + fixed3(out.seconds_space) + " s");
-    ScoreTable table =
-        prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note, progress, last ? &*last : nullptr);
+    ScoreTable table = prepare_table(out.space, opts.mode, scorer, cfg, engines, comm, out, note, progress,
+                                     last ? &*last : nullptr, false, warn);
     last.reset();
 
     McmcRunConfig run;

@@ -36,6 +36,10 @@ struct McmcConfig {
     /// candidates.
     bool iterative = false;
     int hard_limit = 14;
+    /// The space's name as the command gives it (all, pc, iterative, a file; --space auto as
+    /// it resolved), recorded in a checkpoint's settings (not its digest: the space itself
+    /// is) so that a resume without --space takes it; empty: not recorded.
+    std::string space_name;
     /// Sum mode's pruning (--tune sum-prune, ScoreTable::prune_sum; experimental: the chains
     /// still walk every entry, a pruned one weighing 0); < 0: off.
     double sum_prune = -1.0;
@@ -67,6 +71,8 @@ struct McmcConfig {
 /// decides who prints).
 struct McmcObserver {
     std::function<void(const std::string&)> note;          ///< a phase's one-line report
+    /// A one-line warning (the score table's estimate above kSlowTableSeconds), before it.
+    std::function<void(const std::string&)> warning;
     std::function<void()> on_chains_start;                 ///< the table and lists are ready
     std::function<void(const McmcProgress&)> on_progress;  ///< after each segment of the chains
     /// While the table is filled and its lists sorted (ScoreTable::Progress; may throw).
@@ -74,6 +80,27 @@ struct McmcObserver {
     std::function<void(std::int64_t done)> on_checkpoint;
     std::function<void(std::int64_t done)> on_resume;
 };
+
+/// The score table's estimate above this many seconds warns before the table is built.
+inline constexpr double kSlowTableSeconds = 60.0;
+
+/// The score table's estimate, before its fill (estimate_table): the entries this rank
+/// fills, the table's bytes, and the seconds: a timed calibration of the scorer on the run's
+/// own data (`calls` local scores of sets of the table's largest size, each `per_call`
+/// seconds) times the entries over the threads. An upper estimate in max mode, whose pruning
+/// skips the sets it proves dominated; 0 seconds when a GPU fills the table (not calibrated).
+struct TableEstimate {
+    std::int64_t entries = 0;
+    double bytes = 0.0, seconds = 0.0, per_call = 0.0;
+    int calls = 0, threads = 1;
+    bool gpu = false;
+};
+/// The estimate of `table` (laid out, not filled) over `scorer` on `threads` threads (<= 0:
+/// all), `share` of its entries on this rank (1: all); `bounded`: the fill prunes (each set
+/// timed with its superset bound, LocalScorer::local_bounded). Scores at most 65 sets and
+/// about 20 ms; changes nothing.
+TableEstimate estimate_table(const ScoreTable& table, const LocalScorer& scorer, int threads, double share, bool gpu,
+                             bool bounded);
 
 /// A finished run (the result on rank 0; the other ranks' is empty).
 struct McmcOutcome {

@@ -22,12 +22,15 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     add_na_values_option(*cmd, a.na_values);
     add_score_options(*cmd, a.score, args.score_options);
     cmd->add_option("--max-parents", a.max_parents, "largest parent set (the paper's s)")->capture_default_str();
-    cmd->add_option("--space", a.space,
-                    "parent sets: all (every set of --max-parents others), pc (each node's PC-skeleton "
-                    "neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown by rounds of "
-                    "max-mode chains until their MAP DAG adds no edge, BiDAG's iterativeMCMC) or a graph FILE "
-                    "(a --> b lets a be a parent of b, a --- b either way)")
-        ->capture_default_str();
+    CLI::Option* space_option = cmd->add_option(
+        "--space", a.space,
+        "parent sets: auto (all when its table holds at most 100,000 parent sets, else pc; pc when --alpha "
+        "or --hard-limit is given; --resume: the checkpoint's), all (every set of --max-parents others), pc "
+        "(each node's PC-skeleton neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown "
+        "by rounds of max-mode chains until their MAP DAG adds no edge, BiDAG's iterativeMCMC) or a graph FILE "
+        "(a --> b lets a be a parent of b, a --- b either way)");
+    space_option->capture_default_str();
+    args.space_option = space_option;
     args.alpha_option =
         cmd->add_option("--alpha", a.alpha, "significance level of the PC skeleton of --space pc/iterative")
             ->capture_default_str();
@@ -99,6 +102,7 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     const auto given = [](const CLI::Option* o) { return o && o->count() > 0; };
     job.alpha_given = given(args.alpha_option);
     job.hard_limit_given = given(args.hard_limit_option);
+    job.space_given = given(args.space_option);
     args.score_options.mark_given(job.score);
     check_bootstrap_use(args.bootstrap, job.bootstrap);
     const run::McmcRun done = run::run_mcmc(job, command_line, env, comm);

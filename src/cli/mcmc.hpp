@@ -23,6 +23,7 @@ struct McmcArgs {
     run::McmcJob job;
     const CLI::Option* alpha_option = nullptr;
     const CLI::Option* hard_limit_option = nullptr;
+    const CLI::Option* space_option = nullptr;
     BootstrapOptionRefs bootstrap;  ///< --bootstrap, --resample, --consensus
     ScoreOptionRefs score_options;
 };

@@ -37,11 +37,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// --resume without --space: the space the checkpoint was written for (recorded_space), so
+/// that a checkpoint of an earlier default continues as it began.
+void resume_space(McmcJob& a) {
+    if (!a.resume || a.space_given || a.checkpoint.empty()) return;
+    if (const std::optional<std::string> recorded = recorded_space(a.checkpoint)) a.space = *recorded;
+}
+
 /// Every input against every output and each other, before any work.
 void check_mcmc_paths(const McmcJob& a, const McmcPlan& plan, const mpi::Communicator& comm) {
     std::vector<io::NamedPath> inputs{{"--data", a.data}};
     if (!a.prior.empty()) inputs.push_back({"--prior", a.prior});
-    if (!plan.space_pc && !plan.space_all) inputs.push_back({"--space", a.space});
+    if (space_names_file(a.space)) inputs.push_back({"--space", a.space});
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.checkpoint}};
     for (const std::string& f : plan.formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
@@ -53,7 +60,7 @@ void check_mcmc_paths(const McmcJob& a, const McmcPlan& plan, const mpi::Communi
 
 /// Data, prior, space and knowledge, on every rank (each computes its share of the table);
 /// the chains' memory and the drawing size checked before the table's minutes are spent.
-ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrior& prior, bn::ScoreKind kind,
+ScoreInputs read_mcmc_inputs(McmcJob& a, McmcPlan& plan, bn::StructurePrior& prior, bn::ScoreKind kind,
                              mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader,
                              const McmcHooks& hooks) {
     bn::McmcConfig& cfg = plan.cfg;
@@ -65,6 +72,14 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
                    : kind == bn::ScoreKind::CgBic ? " (cg-bic: discrete and continuous)"
                                                   : " discrete") +
                   " variables");
+    if (a.space == "auto") {
+        resolve_space(a, plan, n);
+        progress.note("--space auto: " + a.space + " (the whole space's table holds " +
+                      skeleton::Progress::count(full_table_entries(n, a.max_parents)) + " parent sets, " +
+                      (a.space == "all" ? "at most " : "more than ") + skeleton::Progress::count(kAutoAllEntries) +
+                      ")");
+    }
+    cfg.space_name = a.space;
     // The run's memory plan, before any work: --space pc's skeleton search, then the table
     // (as far as it is known yet) and this rank's chains (agreed: the first failing rank's
     // line).
@@ -92,7 +107,7 @@ ScoreInputs read_mcmc_inputs(const McmcJob& a, McmcPlan& plan, bn::StructurePrio
     if (plan.space_pc) {
         set_memory_phase("cudag mcmc, --space " + a.space + "'s skeleton search");
         set_memory_plan(skeleton_memory_plan(a, kind, n, in.n_samples));
-        cfg.space = pc_space(a, kind, in.names, comm, progress, reader);
+        cfg.space = pc_space(a, kind, in.names, comm, progress, reader, hooks.table_progress);
     } else if (!plan.space_all) {
         mpi::run_agreed(comm, [&] {
             cfg.space = hooks.space ? bn::space_from_graph(*hooks.space, "file " + a.space)
@@ -235,6 +250,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
                            std::unique_ptr<mpi::Communicator>& comm, const McmcHooks& hooks) {
     const auto t0 = std::chrono::steady_clock::now();
     McmcJob a = job;
+    resume_space(a);
     if (a.out == "-") a.out.clear();
     bootstrap::Options b;
     b.replicates = a.bootstrap;
@@ -319,8 +335,9 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     // table and chains, as one run plans them (agreed: the first failing rank's line).
     mpi::run_agreed(*comm, [&] {
         McmcJob j = one;
-        const McmcPlan p = plan_mcmc(j, env);
+        McmcPlan p = plan_mcmc(j, env);
         const std::int64_t n = data.n_vars, m = data.n_samples;
+        resolve_space(j, p, n);  // a replicate's own (its constant columns left out) is no larger
         const auto at_once = static_cast<double>(std::max<std::size_t>(1, devices.size()));
         const std::string each = at_once > 1 ? " (" + std::to_string(static_cast<int>(at_once)) + " at once)" : "";
         MemoryPlan plan;
@@ -419,6 +436,7 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
     if (job.bootstrap != 0) return run_mcmc_bootstrap(job, command_line, env, comm, hooks);
     const auto t0 = std::chrono::steady_clock::now();
     McmcJob a = job;
+    resume_space(a);
     const bn::ScoreKind kind = check_score_options(a.score);
     McmcPlan plan = plan_mcmc(a, env);
     bn::McmcConfig& cfg = plan.cfg;
@@ -470,13 +488,21 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
     }
     set_memory_phase("cudag mcmc, the diagnostics and the result");
 
+    // The result phase reports its steps too (in Python: Ctrl-C between them, before the
+    // outputs are committed).
+    const auto result_step = [&](std::int64_t done) {
+        if (hooks.table_progress) hooks.table_progress("result", done, 2);
+    };
     mpi::run_agreed(*comm, [&] {
         if (!root) return;
+        result_step(0);
         bn::McmcOutput o = mcmc_output(a, command_line, in, cfg, run, comm->size());
         o.seconds_total = seconds_since(t0);
+        result_step(1);
         if (!a.out.empty()) write_mcmc_outputs(a, plan.formats, o, run.best_local, outputs, tmp_h5);
         done.summary = mcmc_summary(a, cfg, o, run, in.n_samples, outputs);
         done.output = std::move(o);
+        result_step(2);
     });
     if (root && !a.checkpoint.empty() && !a.keep_checkpoint) {
         bn::remove_checkpoint(a.checkpoint);

@@ -29,7 +29,9 @@ namespace cudag::run {
 /// Every setting of an MCMC job, named as `cudag mcmc`'s options; the command line binds
 /// its options to these members.
 struct McmcJob {
-    std::string data, dataset, space = "all", prior, order_score = "max", moves = "swap", out, formats,
+    /// --space: auto (the default: all when its table is small, else pc; resolve_space),
+    /// all, pc, iterative or a graph file.
+    std::string data, dataset, space = "auto", prior, order_score = "max", moves = "swap", out, formats,
                                backend = "auto";
     std::vector<std::string> na_values;  ///< --na-values
     std::vector<std::string> tunes;      ///< hidden --tune key=value items (table-prune=on|off)
@@ -45,6 +47,9 @@ struct McmcJob {
     bool resume = false, keep_checkpoint = false, quiet = false, verbose = false, force = false;
     bool overwrite_checkpoint = false;                   ///< replace an existing checkpoint
     bool alpha_given = false, hard_limit_given = false;  ///< refused without space "pc"
+    /// --space given (else a --resume takes the checkpoint's recorded space, "all" when it
+    /// records none: the default before "auto")
+    bool space_given = false;
     KnowledgeJob knowledge;                              ///< --forbid, --require, --tiers
     // Edge confidence (bootstrap/): the best DAG of B resamples, keyed by --seed.
     std::int64_t bootstrap = 0;          ///< --bootstrap B (0: one run on the data)
@@ -69,6 +74,9 @@ struct McmcHooks {
     std::optional<Knowledge> knowledge;
     /// The GPU to run on (a bootstrap replicate's, from its worker); -1: the rank's.
     int device = -1;
+    /// A one-line warning for the caller (the score table's estimate above a minute); empty:
+    /// the command line's, on stderr unless --quiet.
+    std::function<void(const std::string&)> warning;
 };
 
 /// A finished (or stopped) MCMC job: on rank 0 the result and the summary line.

@@ -6,6 +6,7 @@
 #include <memory>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -19,6 +20,7 @@
 #include "cudag/config.hpp"
 #include "io/dataset_io.hpp"
 #include "io/graph_reader.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/writers.hpp"
 #include "pc/metrics.hpp"
 #include "pc/run.hpp"
@@ -56,6 +58,55 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
 }
 
 }  // namespace
+
+void set_space_flags(const McmcJob& a, McmcPlan& plan) {
+    // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
+    plan.space_pc = a.space == "pc" || a.space == "iterative";
+    plan.cfg.iterative = a.space == "iterative";
+    plan.space_all = a.space == "all";
+    plan.space_auto = a.space == "auto";
+}
+
+double full_table_entries(std::int64_t n, int max_parents) {
+    // n nodes, each with the sets of at most max_parents of its n - 1 others.
+    double each = 0.0, binom = 1.0;
+    for (std::int64_t k = 0; k <= std::min<std::int64_t>(max_parents, n - 1); ++k) {
+        each += binom;
+        binom = binom * static_cast<double>(n - 1 - k) / static_cast<double>(k + 1);
+    }
+    return static_cast<double>(n) * each;
+}
+
+void resolve_space(McmcJob& a, McmcPlan& plan, std::int64_t n) {
+    if (a.space != "auto") return;
+    a.space = full_table_entries(n, a.max_parents) <= kAutoAllEntries ? "all" : "pc";
+    set_space_flags(a, plan);
+}
+
+std::optional<std::string> recorded_space(const std::string& checkpoint) {
+    try {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(checkpoint, ec)) return std::nullopt;
+        const io::h5::Handle file = io::h5::open_file(checkpoint);
+        const hid_t root = file.get();
+        const std::string where = "checkpoint '" + checkpoint + "'";
+        if (!io::h5::has_attr(root, "format")) return std::nullopt;
+        const auto format = io::h5::read_string_attr(root, "format", where);
+        if (format.size() != 1) return std::nullopt;
+        // An mcmc --bootstrap checkpoint (a PC bootstrap's format) records its --space always.
+        if (io::h5::has_attr(root, "setting_names") && io::h5::has_attr(root, "setting_values")) {
+            const auto names = io::h5::read_string_attr(root, "setting_names", where);
+            const auto values = io::h5::read_string_attr(root, "setting_values", where);
+            for (std::size_t k = 0; k < names.size() && k < values.size(); ++k)
+                if (names[k] == "--space") return values[k];
+        }
+        // A run's checkpoint written before the space was recorded: the default then.
+        if (format[0] == "cudag-mcmc-checkpoint-1") return std::string("all");
+        return std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt;  // not a checkpoint cudag reads: the resume says why
+    }
+}
 
 McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     McmcPlan plan;
@@ -137,9 +188,11 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (a.max_parents < 0) throw InputError("--max-parents must be >= 0, got " + std::to_string(a.max_parents));
     if (!(a.edge_penalty > 0.0) || !std::isfinite(a.edge_penalty))
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
-    // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
-    const bool space_pc = plan.space_pc = a.space == "pc" || a.space == "iterative";
-    plan.cfg.iterative = a.space == "iterative";
+    // --space auto with --alpha or --hard-limit: the pc space they set; else decided once the
+    // data's variables are known (resolve_space).
+    if (a.space == "auto" && (a.alpha_given || a.hard_limit_given)) a.space = "pc";
+    set_space_flags(a, plan);
+    const bool space_pc = plan.space_pc || plan.space_auto;
     if (a.sum_prune) {
         if (a.order_score != "sum") throw InputError("--tune sum-prune applies to --order-score sum only");
         plan.cfg.sum_prune = *a.sum_prune;
@@ -149,7 +202,6 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         plan.cfg.sum_rows_bytes = *a.sum_rows_gib * static_cast<double>(1ull << 30);
     }
     plan.cfg.hard_limit = a.hard_limit;
-    plan.space_all = a.space == "all";
     if (!space_pc && (a.alpha_given || a.hard_limit_given))
         throw InputError("--alpha and --hard-limit apply to --space pc and iterative only");
     if (space_pc && !(a.alpha > 0.0 && a.alpha < 1.0))
@@ -313,13 +365,20 @@ bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::
 }
 
 bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector<std::string>& names,
-                         mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader) {
+                         mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader,
+                         const bn::ScoreTable::Progress& phase) {
     Dataset data = read_scored_data(reader, a.data, a.dataset, score_table_mode(kind, a.score.discrete), a.score);
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
     cfg.test.kind = space_test(kind);
     cfg.backend.kind = parse_backend(a.backend);
     cfg.backend.threads = a.threads;
+    // The caller hears each level's start and end (levels done of those begun): its progress
+    // and, in Python, Ctrl-C between levels.
+    if (phase) {
+        cfg.on_level_start = [&phase](const skeleton::LevelPlan& p) { phase("pc skeleton", p.level, p.level + 1); };
+        cfg.on_level = [&phase](const skeleton::LevelStats& s) { phase("pc skeleton", s.level + 1, s.level + 1); };
+    }
     const pc::PcResult r = pc::run_pc(data, cfg, comm);
     // Each skeleton edge once (a < b, sorted), with its pMax (0 when it has none): each pMax
     // pair of an edge found by binary search, not by a scan of the edges.
@@ -369,6 +428,11 @@ bn::McmcObserver mcmc_observer(const McmcJob& a, skeleton::Progress& progress, c
     const auto at = std::make_shared<Clock>();
     bn::McmcObserver observer;
     observer.note = [&progress](const std::string& line) { progress.note(line); };
+    // The estimate's warning: the caller's (Python's warnings), else one line on stderr.
+    if (root && hooks.warning)
+        observer.warning = hooks.warning;
+    else if (root && !a.quiet)
+        observer.warning = [](const std::string& line) { std::cerr << "cudag mcmc: warning: " << line << '\n'; };
     observer.on_chains_start = [at] { at->chains = clock::now(); };
     observer.on_progress = [at, &progress, &hooks](const bn::McmcProgress& p) {
         if (at->first_done < 0) at->first_done = 0;

@@ -4,6 +4,7 @@
 // --space), and the outputs (the result HDF5, the formats beside it, the summary line).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,27 @@ struct McmcPlan {
     std::vector<std::string> formats;  ///< --format, each once
     bool space_pc = false;             ///< --space pc
     bool space_all = true;             ///< --space all
+    bool space_auto = false;           ///< --space auto, until resolve_space
     BackendKind backend = BackendKind::Auto;
 };
 McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env);
+
+/// --space auto's rule: the whole space when its table holds at most this many parent sets
+/// (n x the sets of at most --max-parents of n - 1 others: 19 variables at --max-parents 4,
+/// 58 at 2), else pc. A count, never a timing: the same data and options pick the same space
+/// on every machine.
+inline constexpr double kAutoAllEntries = 100000.0;
+/// The entries of the whole space's table: n x sum over k <= max_parents of C(n - 1, k).
+double full_table_entries(std::int64_t n, int max_parents);
+/// plan's space flags (space_pc, space_all, space_auto, cfg.iterative) from a.space.
+void set_space_flags(const McmcJob& a, McmcPlan& plan);
+/// --space auto for `n` variables: a.space becomes "all" or "pc" (kAutoAllEntries) and the
+/// plan's flags follow; any other space is left as it is.
+void resolve_space(McmcJob& a, McmcPlan& plan, std::int64_t n);
+/// The --space an mcmc checkpoint (or mcmc --bootstrap checkpoint) at `path` was written
+/// for: its recorded "--space" setting, or "all" (the default before auto) when it records
+/// none; nullopt when `path` is not a readable mcmc checkpoint (the resume then says why).
+std::optional<std::string> recorded_space(const std::string& path);
 
 /// --space pc and iterative: the skeleton search's host memory on this rank (the data read
 /// again, the engine's standardised data and, on the CPU engine, its n x n correlation
@@ -57,16 +76,18 @@ std::vector<double> read_prior(const std::string& path, const std::vector<std::s
 bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& names);
 /// The graph of a --space FILE over the data's variables (read_space_file's graph).
 Pdag read_space_graph(const std::string& path, const std::vector<std::string>& names);
-/// --space names a file (not all, pc or iterative).
+/// --space names a file (not auto, all, pc or iterative).
 inline bool space_names_file(const std::string& space) {
-    return space != "all" && space != "pc" && space != "iterative";
+    return space != "all" && space != "pc" && space != "iterative" && space != "auto";
 }
 
 /// --space pc: the PC skeleton (space_test(kind): chi-square, Fisher-z or cg-lrt) of the data
 /// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)
-/// its candidates, every other node an extra (plus1).
+/// its candidates, every other node an extra (plus1). `phase` (may be empty) hears each
+/// level's start and end as ("pc skeleton", levels done, levels begun).
 bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector<std::string>& names,
-                         mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader);
+                         mpi::Communicator& comm, skeleton::Progress& progress, const DataReader& reader,
+                         const bn::ScoreTable::Progress& phase = {});
 
 /// What a checkpoint must have been written for, as far as the scores go: the data as
 /// scored and the score's parameters (bn::McmcConfig::scored and scored_settings).

@@ -357,7 +357,8 @@ TEST_F(MpiCli, McmcMemoryPlanCountsEachRanksOwnChainsBeforeTheTable) {
     // three ranks does.
     auto r = cudag(0, "simulate gaussian -q --vars 1000 --samples 200 --density 0.003 --seed 5 --out " + path("d.h5"));
     ASSERT_EQ(r.code, 0) << r.err;
-    const std::string args = "mcmc --score bge --max-parents 1 --chains 3 --iterations 20 --data " + path("d.h5");
+    const std::string args =
+        "mcmc --score bge --space all --max-parents 1 --chains 3 --iterations 20 --data " + path("d.h5");
     const std::string avail = "CUDAG_TEST_AVAILABLE_BYTES=94371840";
     r = cudag(1, args + " -v --out " + path("r1.h5"), avail);
     EXPECT_NE(r.code, 0) << r.err;

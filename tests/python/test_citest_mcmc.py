@@ -76,11 +76,15 @@ def test_mcmc_as_cli(tmp_path, discrete_csv, order_score):
         dag[names.index(a), names.index(b)] = 1
     np.testing.assert_array_equal(r.best_dag, dag)
     assert r.traces.shape == (3, 600 - 600 // 5) and r.acceptance.shape == (3,)
-    assert seen and seen[-1]["done"] == 600 and seen[-1]["total"] == 600 and seen[-1]["phase"] == "chains"
-    # The score table's phases report first, each from done <= total to its end.
+    chains = [d for d in seen if d["phase"] == "chains"]
+    assert chains and chains[-1]["done"] == 600 and chains[-1]["total"] == 600
+    # The score table's phases report first, each from done <= total to its end, then the
+    # chains, then the result's steps.
     phases = [d["phase"] for d in seen]
     assert phases[0] == "local-score table" and "chains" in phases
-    assert phases.index("chains") > 0 and all(p == "chains" for p in phases[phases.index("chains"):])
+    first, last = phases.index("chains"), len(phases) - phases[::-1].index("chains")
+    assert first > 0 and all(p == "chains" for p in phases[first:last])
+    assert phases[last:] == ["result"] * 3 and [d["done"] for d in seen[last:]] == [0, 1, 2]
     for d in seen:
         assert 0 <= d["done"] <= d["total"]
     table = [d for d in seen if d["phase"] == "local-score table"]

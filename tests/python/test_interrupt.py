@@ -16,7 +16,8 @@ x = np.random.default_rng(3).standard_normal((500, 55))
 print("start", flush=True)
 try:
     # 19 million local scores on one thread: seconds on any CPU.
-    cudag.mcmc(x, "bge", max_parents=4, chains=1, iterations=10, threads=1, backend="cpu", verbose=True)
+    cudag.mcmc(x, "bge", max_parents=4, chains=1, iterations=10, threads=1, backend="cpu", verbose=True,
+               space="all")
 except KeyboardInterrupt:
     print("interrupted", flush=True)
     sys.exit(7)

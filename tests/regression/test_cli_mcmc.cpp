@@ -149,6 +149,40 @@ TEST_F(Mcmc, SameChainsOnAnyThreadCountAndAfterAStopAndResume) {
     EXPECT_FALSE(cudag::test::same_mcmc_results(p("other.h5"), p("one.h5")));
 }
 
+TEST_F(Mcmc, OldCheckpointWithoutARecordedSpaceResumesWithTheOldDefault) {
+    // 25 variables at --max-parents 4: the default (auto) picks pc; before it, the default
+    // was all, and a checkpoint recorded no space.
+    ASSERT_EQ(run("simulate gaussian --vars 25 --samples 200 --seed 4 --out " + f("g.csv")).code, 0);
+    const std::string opts = "mcmc --data " + f("g.csv") + " --score bge --chains 2 --iterations 400 -q ";
+    CliRun r = run(opts + "--space all --out " + f("all.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    r = run(opts + "--space all --checkpoint " + f("ck.h5") + " --checkpoint-every 100 --stop-after 200");
+    ASSERT_EQ(r.code, 3) << r.err;
+    {
+        // The checkpoint as an earlier cudag wrote it: its settings without "--space".
+        h5::Handle file(H5Fopen(p("ck.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT));
+        ASSERT_GE(file.get(), 0);
+        std::vector<std::string> names = h5::read_string_attr(file.get(), "setting_names", "ck");
+        std::vector<std::string> values = h5::read_string_attr(file.get(), "setting_values", "ck");
+        const auto at = std::find(names.begin(), names.end(), "--space");
+        ASSERT_NE(at, names.end());
+        EXPECT_EQ(values[static_cast<std::size_t>(at - names.begin())], "all");
+        values.erase(values.begin() + (at - names.begin()));
+        names.erase(at);
+        ASSERT_GE(H5Adelete(file.get(), "setting_names"), 0);
+        ASSERT_GE(H5Adelete(file.get(), "setting_values"), 0);
+        h5::write_string_array_attr(file.get(), "setting_names", names, "ck");
+        h5::write_string_array_attr(file.get(), "setting_values", values, "ck");
+    }
+    // No --space: the checkpoint's day's default (all), the chains of an uninterrupted run.
+    r = run(opts + "--checkpoint " + f("ck.h5") + " --checkpoint-every 100 --resume --keep-checkpoint --out " +
+            f("res.h5"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(cudag::test::same_mcmc_results(p("res.h5"), p("all.h5")));
+    // The default on a fresh run is pc here; given with --resume, it is refused (another space).
+    expect_error(opts + "--space auto --checkpoint " + f("ck.h5") + " --resume --out " + f("x.h5"), "the search space");
+}
+
 TEST_F(Mcmc, SlurmTemplateRequeuesAndResumesToTheSameChains) {
     // slurm/mcmc_resume.sbatch run by bash with a stand-in srun (runs its command here):
     // the first attempt stops after a checkpoint, the second resumes from it.
@@ -281,7 +315,7 @@ TEST_F(Mcmc, BadInputGetsOneLineAndNoFiles) {
     expect_error(base + "--moves jump" + out, "unknown --moves 'jump'");
     expect_error(base + "--burn-in 50 --iterations 10" + out, "--burn-in must lie in [0, --iterations - 1 = 9]");
     expect_error(base + "--resume" + out, "--resume needs --checkpoint");
-    expect_error(base + "--alpha 0.1" + out, "apply to --space pc and iterative only");
+    expect_error(base + "--space all --alpha 0.1" + out, "apply to --space pc and iterative only");
     expect_error(base + "--checkpoint " + f("c.h5") + " --checkpoint-every 5x" + out, "--checkpoint-every takes");
     expect_error(base + "--checkpoint " + f("missing.h5") + " --resume" + out, "missing.h5");
     expect_error(base + "--edge-penalty 0" + out, "--edge-penalty must be a positive number");

@@ -175,7 +175,7 @@ TEST_F(MemoryPlan, McmcTableAndChainsAreRefusedTogetherBeforeTheTable) {
     // depend on --iterations. Refused before the table, advising fewer chains per rank.
     simulate("d.csv", 1500, 200);
     const std::string args =
-        "mcmc --score bge --max-parents 1 --chains 2 --iterations 20 --threads 2 --backend cpu -v --data ";
+        "mcmc --score bge --space all --max-parents 1 --chains 2 --iterations 20 --threads 2 --backend cpu -v --data ";
     const Limited r = planned(160000000, args + path("d.csv") + " --out " + path("r.h5"));
     ASSERT_TRUE(WIFEXITED(r.status)) << r.err;
     EXPECT_EQ(WEXITSTATUS(r.status), 1) << r.err;
@@ -214,7 +214,7 @@ TEST_F(MemoryPlan, ScoreTablePhaseReportsProgressAndEndsOnASignal) {
     ASSERT_EQ(run("simulate gaussian -q --vars 55 --samples 500 --seed 3 --out " + path("d.csv")).code, 0);
     for (const int sig : {SIGINT, SIGTERM}) {
         const pid_t pid = cudag::test::spawn_cudag(
-            "mcmc -v --score bge --max-parents 4 --chains 1 --iterations 10 --threads 1 "
+            "mcmc -v --score bge --space all --max-parents 4 --chains 1 --iterations 10 --threads 1 "
             "--backend cpu --data " +
                 path("d.csv") + " --out " + path("r.h5") + " --format edges --checkpoint " + path("ck.h5"),
             dir_ / "o.txt", dir_ / "e.txt");
@@ -236,7 +236,7 @@ TEST_F(MemoryPlan, ScoreTablePhaseReportsProgressAndEndsOnASignal) {
             if (line.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
         }
         const std::string err_before = slurp(dir_ / "e.txt");
-        const bool table_ended = err_before.find("18839755 entries") != std::string::npos;
+        const bool table_ended = err_before.find("18839755 entries (55 nodes") != std::string::npos;
         if (line.empty() || table_ended) {
             ::kill(pid, SIGKILL);
             ::waitpid(pid, nullptr, 0);

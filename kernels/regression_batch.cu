@@ -28,10 +28,7 @@
 // regression_core uses +, −, ×, ÷, sqrt (correctly rounded on both sides; this file is
 // compiled with --fmad=false and its host code with -ffp-contract=off, as the library) and
 // xm::exp / xm::log (core/exact_math.hpp: the same bits on host and device), so every value
-// is the CPU's. The first version's kernels, one thread per query running regression_core's
-// functions as they are (regression_stats_kernel, regression_fit_kernel: slower, a query's
-// work on one thread), stay behind the internal switch CUDAG_REGRESSION_KERNEL=thread for
-// scripts/bench/regression_gpu.sh's comparison.
+// is the CPU's.
 //
 // The CPU's test answers, inside the same batch: queries naming a variable out of range or
 // twice, more than kMaxVars variables, a column holding a value the test refuses (not finite,
@@ -42,8 +39,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,7 +74,6 @@ constexpr double kMaxQueryBytes = double(std::int64_t{1} << 28);  ///< one query
 /// [256 MiB, 8 GiB] (the more queries a launch, the fuller the device).
 constexpr double kMinChunkBytes = double(std::int64_t{1} << 28), kMaxChunkBytes = double(std::int64_t{8} << 30);
 constexpr std::size_t kChunkQueries = std::size_t{1} << 18;
-constexpr int kBlock = 64;
 
 /// One query for the statistics kernel: its variables at vars[2 vars_at ..] as pairs (data
 /// variable, levels; 0: continuous), x, y, then S.
@@ -113,46 +107,12 @@ __device__ inline void store_moments(const StatArgs& a, int q, int i, const core
     o[3] = mm.m4;
 }
 
-/// Thread q: query q's rows, level counts and moments (step 1 at the top of the file).
-__global__ void regression_stats_kernel(StatArgs a) {
-    const int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= a.n_queries) return;
-    const StatQuery Q = a.queries[q];
-    const std::int32_t* qv = a.vars + 2 * Q.vars_at;
-    std::int32_t* rows = nullptr;
-    std::int64_t n = a.m;
-    if (Q.rows_at >= 0) {
-        rows = a.rows + Q.rows_at;
-        n = 0;
-        for (std::int64_t w = 0; w < a.words; ++w) {
-            u64 mask = ~0ull;
-            for (int i = 0; i < Q.n_vars; ++i) mask &= a.bits[static_cast<std::int64_t>(qv[2 * i]) * a.words + w];
-            for (; mask != 0; mask &= mask - 1)
-                rows[n++] = static_cast<std::int32_t>(w * 64 + (__ffsll(static_cast<long long>(mask)) - 1));
-        }
-    }
-    a.n_rows[q] = n;
-    std::int32_t* counts = a.counts + Q.counts_at;
-    for (int i = 0; i < Q.n_vars; ++i) {
-        const std::int32_t levels = qv[2 * i + 1];
-        if (levels == 0) continue;
-        const double* col = a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m;
-        for (std::int32_t l = 0; l < levels; ++l) counts[l] = 0;
-        for (std::int64_t t = 0; t < n; ++t) ++counts[static_cast<std::int32_t>(col[rows ? rows[t] : t])];
-        counts += levels;
-    }
-    if (Q.moments && n >= 8)
-        for (int i = 0; i < 2; ++i)
-            store_moments(a, q, i, core::moments(a.values + static_cast<std::int64_t>(qv[2 * i]) * a.m, rows, n));
-}
-
 /// One query for the fit kernel: the design variables at designs[design_at ..] ([other of x,
 /// y], then S's or the ones column), the dependent one at designs[dep_at].
 struct FitQuery {
     std::int64_t rows_at = -1;  ///< as StatQuery's
     std::int64_t n = 0;
     std::int64_t work_at = 0;  ///< doubles
-    std::int64_t perm_at = 0;  ///< ints (least squares)
     std::int32_t design_at = 0;
     std::int32_t n_design = 0;
     std::int32_t p_rest = 0;   ///< columns of [other, S]
@@ -168,36 +128,11 @@ struct FitArgs {
     const core::DesignVar* designs = nullptr;
     const std::int32_t* rows = nullptr;
     double* work = nullptr;
-    std::int32_t* perm = nullptr;
     double* out = nullptr;  ///< per query: RSS_Z, RSS_ZX, or the deviances on Z, on Z and X
     const std::int32_t* order = nullptr;  ///< the warp kernels': the queries they run
 };
 
-/// Thread q: query q's two fits by regression_core (step 3 at the top of the file).
-__global__ void regression_fit_kernel(FitArgs a) {
-    const int q = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= a.n_queries) return;
-    const FitQuery Q = a.queries[q];
-    const std::int32_t* rows = Q.rows_at >= 0 ? a.rows + Q.rows_at : nullptr;
-    const core::DesignVar* dv = a.designs + Q.design_at;
-    const core::Design rest{rows, Q.n, dv, Q.n_design, Q.p_rest};
-    const core::Design given{rows, Q.n, dv + 1, Q.n_design - 1, Q.p_given};
-    const core::DesignVar dep = a.designs[Q.dep_at];
-    double* work = a.work + Q.work_at;
-    double* out = a.out + 2 * static_cast<std::int64_t>(q);
-    if (Q.logistic) {
-        out[0] = core::logistic_deviance(given, dep, Q.k, false, work);
-        out[1] = core::logistic_deviance(rest, dep, Q.k, false, work);
-    } else {
-        std::int32_t* perm = a.perm + Q.perm_at;
-        out[0] = core::residual_sum_of_squares(given, dep.col, work, perm);
-        out[1] = core::residual_sum_of_squares(rest, dep.col, work, perm);
-    }
-}
-
-unsigned grid_for(std::size_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
-
-// ---- one warp per query (regression_warp.cuh; the default) --------------------------------
+// ---- one warp per query (regression_warp.cuh) --------------------------------
 
 namespace warp = regression_warp;
 constexpr int kWarpBlock = 128;  ///< four queries a block
@@ -313,14 +248,6 @@ __global__ void __launch_bounds__(kWarpBlock) regression_logistic_warp_kernel(Fi
     }
 }
 
-/// Which kernels run: one warp per query (default), or, where the environment variable
-/// CUDAG_REGRESSION_KERNEL is "thread", the first version's one thread per query (an internal
-/// switch kept for scripts/bench/regression_gpu.sh's comparison; no option names it).
-bool thread_per_query() {
-    const char* v = std::getenv("CUDAG_REGRESSION_KERNEL");
-    return v != nullptr && std::strcmp(v, "thread") == 0;
-}
-
 class CudaRegressionBatch final : public ci::BatchTest {
 public:
     CudaRegressionBatch(const Dataset& data, const skeleton::TestSpec& spec, skeleton::Compat compat, int host_threads,
@@ -333,7 +260,6 @@ public:
           m_(data.n_samples),
           words_((data.n_samples + 63) / 64),
           testwise_(data.missing > 0),
-          thread_(thread_per_query()),
           cpu_([&data, spec, compat] { return skeleton::make_ci_test(data, spec, compat, 1); }, threads_, data.names),
           ctx_(DeviceContext::for_device(device)) {
         CUDAG_EXPECTS(spec.kind == ci::TestKind::Regression, "the GPU's regression batch runs --test regression only");
@@ -454,9 +380,8 @@ private:
         // (the warp's logistic workspace, warp::logistic_doubles, holds more than core's)
         const double doubles =
             logistic
-                ? (thread_ ? 3.0 * dm * mo + 2.0 * mp * mp + 8.0 * mp + static_cast<double>(p + 1) + 2.0 * mo + mo * mo
-                           : 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
-                                 static_cast<double>(warp::kWarp) * mp)
+                ? 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
+                      static_cast<double>(warp::kWarp) * mp
                 : (static_cast<double>(p) + 1.0) * dm;
         const double work = 8.0 * doubles + 4.0 * static_cast<double>(p);
         if (work > kMaxQueryBytes) return false;
@@ -522,10 +447,7 @@ private:
             a.counts = d_counts_.data();
             a.n_rows = d_n_rows_.data();
             a.moments = d_moments_.data();
-            if (thread_)
-                regression_stats_kernel<<<grid_for(n), kBlock, 0, stream()>>>(a);
-            else
-                regression_stats_warp_kernel<<<warp_grid_for(n), kWarpBlock, 0, stream()>>>(a);
+            regression_stats_warp_kernel<<<warp_grid_for(n), kWarpBlock, 0, stream()>>>(a);
             CUDAG_CHECK_LAUNCH();
             d_n_rows_.download(n_rows.data(), n, stream());
             d_counts_.download(counts.data(), counts.size(), stream());
@@ -540,7 +462,7 @@ private:
         std::vector<std::int32_t> maps;
         std::vector<std::int64_t> map_at;  // per design variable: its map's offset in maps (−1: none)
         std::vector<std::int64_t> dof;
-        std::int64_t work_size = 0, perm_size = 0;
+        std::int64_t work_size = 0;
         for (std::size_t j = 0; j < n; ++j) {
             const Query& c = device[at + j];
             const StatQuery& s = stat[j];
@@ -618,8 +540,7 @@ private:
             f.logistic = dx && dy;
             f.k = dep.width;
             const std::int64_t m = core::logistic_outputs(f.k);
-            const std::int64_t doubles = f.logistic ? (thread_ ? core::logistic_doubles(rows, f.p_rest, f.k)
-                                                               : warp::logistic_doubles(rows, f.p_rest, f.k))
+            const std::int64_t doubles = f.logistic ? warp::logistic_doubles(rows, f.p_rest, f.k)
                                                     : core::linear_doubles(rows, f.p_rest);
             if (f.p_rest > kMaxColumns || (f.logistic && m * (f.p_rest + 1) > kMaxParams) ||
                 8.0 * static_cast<double>(doubles) > kMaxQueryBytes) {
@@ -631,8 +552,6 @@ private:
             }
             f.work_at = work_size;
             work_size += doubles;
-            f.perm_at = perm_size;
-            perm_size += f.logistic || !thread_ ? 0 : f.p_rest;
             fits.push_back(f);
             fit_of.push_back(j);
             dof.push_back(other.width);
@@ -649,14 +568,12 @@ private:
         // The warp kernels' queries: the least-squares ones, then the logistic ones.
         std::vector<std::int32_t> order;
         std::size_t n_linear = 0;
-        if (!thread_) {
-            order.reserve(nf);
-            for (std::size_t i = 0; i < nf; ++i)
-                if (!fits[i].logistic) order.push_back(static_cast<std::int32_t>(i));
-            n_linear = order.size();
-            for (std::size_t i = 0; i < nf; ++i)
-                if (fits[i].logistic) order.push_back(static_cast<std::int32_t>(i));
-        }
+        order.reserve(nf);
+        for (std::size_t i = 0; i < nf; ++i)
+            if (!fits[i].logistic) order.push_back(static_cast<std::int32_t>(i));
+        n_linear = order.size();
+        for (std::size_t i = 0; i < nf; ++i)
+            if (fits[i].logistic) order.push_back(static_cast<std::int32_t>(i));
         {
             d_maps_.upload(maps.data(), maps.size(), stream());
             d_designs_.resize_discard(designs.size());
@@ -664,7 +581,6 @@ private:
             d_fits_.resize_discard(nf);
             d_fits_.upload(fits.data(), nf, stream());
             d_work_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(1, work_size)));
-            d_perm_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(1, perm_size)));
             d_out_.resize_discard(2 * nf);
             FitArgs a;
             a.n_queries = static_cast<int>(nf);
@@ -672,26 +588,20 @@ private:
             a.designs = d_designs_.data();
             a.rows = d_rows_.data();
             a.work = d_work_.data();
-            a.perm = d_perm_.data();
             a.out = d_out_.data();
-            if (thread_) {
-                regression_fit_kernel<<<grid_for(nf), kBlock, 0, stream()>>>(a);
+            d_order_.resize_discard(nf);
+            d_order_.upload(order.data(), nf, stream());
+            if (n_linear > 0) {
+                a.order = d_order_.data();
+                a.n_queries = static_cast<int>(n_linear);
+                regression_linear_warp_kernel<<<warp_grid_for(n_linear), kWarpBlock, 0, stream()>>>(a);
                 CUDAG_CHECK_LAUNCH();
-            } else {
-                d_order_.resize_discard(nf);
-                d_order_.upload(order.data(), nf, stream());
-                if (n_linear > 0) {
-                    a.order = d_order_.data();
-                    a.n_queries = static_cast<int>(n_linear);
-                    regression_linear_warp_kernel<<<warp_grid_for(n_linear), kWarpBlock, 0, stream()>>>(a);
-                    CUDAG_CHECK_LAUNCH();
-                }
-                if (n_linear < nf) {
-                    a.order = d_order_.data() + n_linear;
-                    a.n_queries = static_cast<int>(nf - n_linear);
-                    regression_logistic_warp_kernel<<<warp_grid_for(nf - n_linear), kWarpBlock, 0, stream()>>>(a);
-                    CUDAG_CHECK_LAUNCH();
-                }
+            }
+            if (n_linear < nf) {
+                a.order = d_order_.data() + n_linear;
+                a.n_queries = static_cast<int>(nf - n_linear);
+                regression_logistic_warp_kernel<<<warp_grid_for(nf - n_linear), kWarpBlock, 0, stream()>>>(a);
+                CUDAG_CHECK_LAUNCH();
             }
             d_out_.download(out.data(), out.size(), stream());
             CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -722,7 +632,6 @@ private:
     int device_;
     std::int64_t m_, words_;
     bool testwise_;
-    bool thread_;  ///< the one-thread-per-query kernels (thread_per_query)
     double chunk_bytes_ = kMinChunkBytes;
     ci::CpuBatchTest cpu_;  // the CPU's test, for the queries the device leaves
     DeviceContext& ctx_;
@@ -733,7 +642,7 @@ private:
     DeviceBuffer<StatQuery> d_stat_;
     DeviceBuffer<FitQuery> d_fits_;
     DeviceBuffer<core::DesignVar> d_designs_;
-    DeviceBuffer<std::int32_t> d_vars_, d_rows_, d_counts_, d_maps_, d_perm_, d_order_;
+    DeviceBuffer<std::int32_t> d_vars_, d_rows_, d_counts_, d_maps_, d_order_;
     DeviceBuffer<std::int64_t> d_n_rows_;
     DeviceBuffer<double> d_moments_, d_work_, d_out_;
 };

@@ -9,13 +9,10 @@
 #     its first parent; the others linear-Gaussian in up to two parents among the 50 before),
 #     PC_SAMPLES rows.
 # With MISSING=0.1 (a share), that share of the cells is left empty and both run with
-# --missing testwise. Prints one table line per run. With THREAD=1 (the default) the GPU also
-# runs the first version's kernels, one thread per query (the internal switch
-# CUDAG_REGRESSION_KERNEL=thread), for the last columns: its seconds, and whether its output is
-# the CPU's too.
+# --missing testwise. Prints one table line per run.
 # Usage: scripts/bench/regression_gpu.sh [build-dir] [out-dir]
 #   env: VARS=200 SAMPLES="1000 5000" QUERIES=20000 MAXSET=2 PC_VARS=100 PC_SAMPLES=2000
-#        MISSING=0 SEED=1 RUN_TIMEOUT=900 THREAD=1
+#        MISSING=0 SEED=1 RUN_TIMEOUT=900
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -30,7 +27,6 @@ pcm=${PC_SAMPLES:-2000}
 hole=${MISSING:-0}
 seed=${SEED:-1}
 tmo=${RUN_TIMEOUT:-900}
-old=${THREAD:-1}
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 missing=()
 [[ $hole != 0 ]] && missing=(--missing testwise)
@@ -62,21 +58,7 @@ ratio() { awk -v c="$1" -v g="$2" 'BEGIN { if (c + 0 > 0 && g + 0 > 0) printf "%
 
 echo "cudag --test regression, CPU ($(nproc) threads) vs ${gpu:-GPU}; missing cells: $hole"
 echo "(seconds end to end: reading the data, the tests, writing; identical = byte-identical outputs)"
-printf 'run\tvars\tsamples\tqueries\tcpu_s\tgpu_s\tcpu/gpu\tidentical\tgpu_thread_s\tthread/warp\tthread_identical\n'
-# thread_run NAME ARGS...: with THREAD=1, the GPU run on the one-thread-per-query kernels
-# ($out/NAME-thread.out); prints its seconds, the ratio to $2's seconds, and whether its output
-# equals $out/NAME-cpu.out (tab-separated; "-" columns without THREAD).
-thread_run() {
-    local name=$1 warp_s=$2 t same=no
-    shift 2
-    if [[ $old != 1 ]]; then
-        printf -- '-\t-\t-'
-        return
-    fi
-    t=$(CUDAG_REGRESSION_KERNEL=thread timed "$name-thread" "$@")
-    cmp -s "$out/$name-cpu.out" "$out/$name-thread.out" && same=yes
-    printf '%s\t%s\t%s' "$t" "$(ratio "$t" "$warp_s")" "$same"
-}
+printf 'run\tvars\tsamples\tqueries\tcpu_s\tgpu_s\tcpu/gpu\tidentical\n'
 for m in ${SAMPLES:-1000 5000}; do
     data=$out/mixed-$n-$m-$seed-$hole.csv
     if [[ ! -f $data ]]; then
@@ -117,8 +99,7 @@ for m in ${SAMPLES:-1000 5000}; do
     g=$(timed "citest-$m-cuda" citest -q --data "$data" --test regression --queries "$queries" "${missing[@]}" --backend cuda)
     same=no
     cmp -s "$out/citest-$m-cpu.out" "$out/citest-$m-cuda.out" && same=yes
-    th=$(thread_run "citest-$m" "$g" citest -q --data "$data" --test regression --queries "$queries" "${missing[@]}" --backend cuda)
-    printf 'citest\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$m" "$q" "$c" "$g" "$(ratio "$c" "$g")" "$same" "$th"
+    printf 'citest\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$m" "$q" "$c" "$g" "$(ratio "$c" "$g")" "$same"
 done
 
 data=$out/pc-$pcn-$pcm-$seed-$hole.csv
@@ -154,5 +135,4 @@ c=$(timed pc-cpu pc -q --data "$data" --test regression "${missing[@]}" --backen
 g=$(timed pc-cuda pc -q --data "$data" --test regression "${missing[@]}" --backend cuda)
 same=no
 cmp -s "$out/pc-cpu.out" "$out/pc-cuda.out" && same=yes
-th=$(thread_run pc "$g" pc -q --data "$data" --test regression "${missing[@]}" --backend cuda)
-printf 'pc\t%s\t%s\t-\t%s\t%s\t%s\t%s\t%s\n' "$pcn" "$pcm" "$c" "$g" "$(ratio "$c" "$g")" "$same" "$th"
+printf 'pc\t%s\t%s\t-\t%s\t%s\t%s\t%s\n' "$pcn" "$pcm" "$c" "$g" "$(ratio "$c" "$g")" "$same"

@@ -10,8 +10,7 @@
 // in the same call); the CPU's one-line errors (a constant dependent variable, no complete
 // row); the batch as make_gpu_batch_test gives it for --backend cuda, and PC's search on it.
 // The warp kernels' edges (5 to 300 rows: fewer than 8, than 32, one pairwise leaf or more;
-// conditioning sets up to 16 variables), and the one-thread-per-query kernels behind the
-// internal switch CUDAG_REGRESSION_KERNEL=thread.
+// conditioning sets up to 16 variables).
 // Every test skips when this build has no CUDA or no device is visible.
 #include <gtest/gtest.h>
 
@@ -19,7 +18,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -277,22 +275,6 @@ TEST(CudaRegression, FewRowsAndLargeSetsAreCpus) {
         what += ", missing ";
         what += std::to_string(c.share);
         expect_batch_is_cpus(*gpu, data, b, what);
-    }
-}
-
-// The first version's kernels (one thread per query), kept behind the internal switch
-// CUDAG_REGRESSION_KERNEL=thread for scripts/bench/regression_gpu.sh: the same bits.
-TEST(CudaRegression, ThreadPerQueryKernelsAreCpus) {
-    CUDAG_REQUIRE_GPU();
-    struct Switch {
-        Switch() { setenv("CUDAG_REGRESSION_KERNEL", "thread", 1); }
-        ~Switch() { unsetenv("CUDAG_REGRESSION_KERNEL"); }
-    } thread_kernels;
-    for (const double share : {0.0, 0.1}) {
-        const Dataset data = share > 0 ? with_holes(make_data(12, 700, 51), share, 53) : make_data(12, 700, 51);
-        const auto gpu = gpu_batch(data, 2);
-        const ci::QueryList b = random_queries(12, 150, 3, 52);
-        EXPECT_GT(expect_batch_is_cpus(*gpu, data, b, share > 0 ? "thread kernels, testwise" : "thread kernels"), 0);
     }
 }
 

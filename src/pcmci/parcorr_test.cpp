@@ -10,43 +10,6 @@
 
 namespace cudag::pcmci {
 
-ParCorrTest::ParCorrTest(const Dataset& data) : data_(data), constant_(static_cast<std::size_t>(data.n_vars), 0) {
-    for (std::int64_t v = 0; v < data.n_vars; ++v) {
-        const double* c = data.column(v);
-        constant_[static_cast<std::size_t>(v)] =
-            static_cast<char>(std::all_of(c, c + data.n_samples, [&](double a) { return a == c[0]; }));
-    }
-}
-
-ci::CiOutcome ParCorrTest::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
-    ci::CiOutcome o;
-    if (constant_[static_cast<std::size_t>(x)] || constant_[static_cast<std::size_t>(y)]) {
-        o.statistic = 0.0;
-        o.p = 1.0;
-        return o;
-    }
-    std::vector<std::int32_t> cols{x, y};
-    for (std::int32_t v : s)
-        if (!constant_[static_cast<std::size_t>(v)]) cols.push_back(v);
-    const int dim = static_cast<int>(cols.size());
-    const std::int64_t t = data_.n_samples;
-    if (t - dim < 1)
-        throw InputError("parcorr of '" + data_.names[static_cast<std::size_t>(x)] + "' and '" +
-                         data_.names[static_cast<std::size_t>(y)] + "' given " + std::to_string(dim - 2) +
-                         " conditions needs more than " + std::to_string(dim) + " samples; there are " +
-                         std::to_string(t));
-    rows_.resize(static_cast<std::size_t>(t * dim));
-    for (int k = 0; k < dim; ++k) {
-        const double* c = data_.column(cols[static_cast<std::size_t>(k)]);
-        for (std::int64_t r = 0; r < t; ++r) rows_[static_cast<std::size_t>(r * dim + k)] = c[r];
-    }
-    const ci::ParCorrResult r = ci::parcorr(rows_.data(), t, dim);
-    o.statistic = r.value;
-    o.p = r.p_value;
-    o.extra.emplace_back("dof", std::to_string(r.degrees_of_freedom));
-    return o;
-}
-
 void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) {
     fisher_->run(queries, statistic, p);
     // With missing cells, each query's rows: those complete in x, y and every condition.

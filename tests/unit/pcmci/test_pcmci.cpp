@@ -23,6 +23,7 @@
 #include "pcmci/pcmci.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/parcorr_residuals.hpp"
 #include "support/pcmci_reference.hpp"
 #include "support/pcmci_series.hpp"
 

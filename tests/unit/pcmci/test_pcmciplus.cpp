@@ -24,6 +24,7 @@
 #include "pcmci/pcmciplus.hpp"
 #include "skeleton/ci_tests.hpp"
 #include "skeleton/test_spec.hpp"
+#include "support/parcorr_residuals.hpp"
 #include "support/pcmci_reference.hpp"
 
 using namespace cudag;

@@ -26,8 +26,8 @@ __host__ __device__ constexpr std::int64_t scratch_doubles(int l) {
 /// threads, stepping through the same algebra, read and write their k-th elements together.
 __global__ void batch_r_kernel(const double* __restrict__ c, std::int64_t n, std::int64_t nq,
                                const std::int32_t* __restrict__ x, const std::int32_t* __restrict__ y,
-                               const std::int64_t* __restrict__ off, const std::int32_t* __restrict__ nodes,
-                               double* ws, double* __restrict__ r) {
+                               const std::int64_t* __restrict__ off, const std::int32_t* __restrict__ nodes, double* ws,
+                               double* __restrict__ r) {
     const std::int64_t slot = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const std::int64_t slots = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     const ci::StridedDoubles lmat{ws + slot, slots};
@@ -80,8 +80,8 @@ void batch_partial_correlations(const double* c, std::int64_t n, const skeleton:
     dy.upload(q.y.data(), q.y.size(), stream);
     doff.upload(q.offsets.data(), q.offsets.size(), stream);
     dn.upload(q.nodes.data(), q.nodes.size(), stream);
-    batch_r_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(
-        c, n, nq, dx.data(), dy.data(), doff.data(), dn.data(), ws.data(), dr.data());
+    batch_r_kernel<<<static_cast<unsigned>(blocks), kBlock, 0, stream>>>(c, n, nq, dx.data(), dy.data(), doff.data(),
+                                                                         dn.data(), ws.data(), dr.data());
     CUDAG_CHECK_LAUNCH();
     dr.download(r.data(), static_cast<std::size_t>(nq), stream);
     CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));

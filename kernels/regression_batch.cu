@@ -378,11 +378,9 @@ private:
         const double mp = mo * static_cast<double>(p + 1);
         const double dm = static_cast<double>(m_);
         // (the warp's logistic workspace, warp::logistic_doubles, holds more than core's)
-        const double doubles =
-            logistic
-                ? 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
-                      static_cast<double>(warp::kWarp) * mp
-                : (static_cast<double>(p) + 1.0) * dm;
+        const double doubles = logistic ? 5.0 * dm * mo + dm * static_cast<double>(p + 1) + 8.0 * mp + 2.0 * mp * mp +
+                                              static_cast<double>(warp::kWarp) * mp
+                                        : (static_cast<double>(p) + 1.0) * dm;
         const double work = 8.0 * doubles + 4.0 * static_cast<double>(p);
         if (work > kMaxQueryBytes) return false;
         c.bytes = work + (testwise_ ? 4.0 * dm : 0.0) + 8.0 * static_cast<double>(p + 64);
@@ -540,8 +538,8 @@ private:
             f.logistic = dx && dy;
             f.k = dep.width;
             const std::int64_t m = core::logistic_outputs(f.k);
-            const std::int64_t doubles = f.logistic ? warp::logistic_doubles(rows, f.p_rest, f.k)
-                                                    : core::linear_doubles(rows, f.p_rest);
+            const std::int64_t doubles =
+                f.logistic ? warp::logistic_doubles(rows, f.p_rest, f.k) : core::linear_doubles(rows, f.p_rest);
             if (f.p_rest > kMaxColumns || (f.logistic && m * (f.p_rest + 1) > kMaxParams) ||
                 8.0 * static_cast<double>(doubles) > kMaxQueryBytes) {
                 on_cpu[c.index] = 1;  // beyond the kernel's limits

@@ -42,8 +42,8 @@ struct Batch {
 
     /// Every query, in slices of `slice` (adapted as it goes); `progress` told after each
     /// slice with done_before + the queries answered so far.
-    void run(ci::BatchTest& tests, SliceSize& slice, const char* phase, std::int64_t done_before,
-             std::int64_t planned, const ProgressFn& progress) {
+    void run(ci::BatchTest& tests, SliceSize& slice, const char* phase, std::int64_t done_before, std::int64_t planned,
+             const ProgressFn& progress) {
         statistic.assign(queries.size(), 0.0);
         p.assign(queries.size(), 0.0);
         const ci::Queries all = queries.view();

@@ -18,8 +18,8 @@ namespace cudag::pcmci {
 /// Fisher-z BatchTest (`fisher`: the project's Fisher-z engines, whose statistic is the partial
 /// correlation from the correlation matrix, CPU and GPU bit for bit) with ParCorr's p-value,
 /// ci::parcorr_p_value(r, n, |S| + 2). The value equals tigramite's (least squares on
-/// residuals; tests/support/parcorr_residuals.hpp) to rounding: a few 1e-13 on the reference cases. Columns constant over the rows
-/// must not be asked (the job refuses them: tigramite would drop them).
+/// residuals; tests/support/parcorr_residuals.hpp) to rounding: a few 1e-13 on the reference cases. Columns constant
+/// over the rows must not be asked (the job refuses them: tigramite would drop them).
 ///
 /// With missing values (tigramite's missing_flag) the Fisher-z engine is the test-wise one: each
 /// query's partial correlation on the rows complete in its columns; the p-value then takes that

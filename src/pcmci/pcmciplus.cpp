@@ -107,7 +107,6 @@ void add_mci_query(Batch& batch, const LaggedData& lagged, std::int32_t i, std::
     q.offsets.push_back(static_cast<std::int64_t>(q.nodes.size()));
 }
 
-
 /// The contemporaneous adjacencies of every j in variable order (graph[i, j, 0] non-empty).
 std::vector<std::vector<std::int32_t>> contemp_adjacencies(const Graph& g, const Cells& c, bool include_conflicts) {
     std::vector<std::vector<std::int32_t>> adj(static_cast<std::size_t>(c.n));
@@ -403,13 +402,14 @@ void for_each_subset(const std::vector<std::int32_t>& s, std::vector<std::int32_
 template <class Fn>
 void for_each_collider_subset(const std::vector<std::int32_t>& nj, const std::vector<std::int32_t>& ni, Fn&& fn) {
     std::vector<std::int32_t> sub;
-    for_each_subset(nj, sub, [](const std::vector<std::int32_t>&) { return true; }, fn);
+    for_each_subset(
+        nj, sub, [](const std::vector<std::int32_t>&) { return true; }, fn);
     for_each_subset(
         ni, sub,
         [&](const std::vector<std::int32_t>& v) {
             return nj.empty() || !std::all_of(v.begin(), v.end(), [&](std::int32_t l) {
-                return std::find(nj.begin(), nj.end(), l) != nj.end();
-            });
+                       return std::find(nj.begin(), nj.end(), l) != nj.end();
+                   });
         },
         fn);
 }

@@ -42,7 +42,8 @@ private:
     std::vector<double> rows_;    ///< the test's array, row-major (scratch)
 };
 
-inline ParCorrTest::ParCorrTest(const Dataset& data) : data_(data), constant_(static_cast<std::size_t>(data.n_vars), 0) {
+inline ParCorrTest::ParCorrTest(const Dataset& data)
+    : data_(data), constant_(static_cast<std::size_t>(data.n_vars), 0) {
     for (std::int64_t v = 0; v < data.n_vars; ++v) {
         const double* c = data.column(v);
         constant_[static_cast<std::size_t>(v)] =

@@ -663,8 +663,11 @@ class PCMCI:
 
     def _pc_stable_parents(self, link_assumptions, tau_min, tau_max, pc_alpha, max_conds_dim,
                            max_combinations) -> dict:
+        """PC1's parents (cudag.pcmci's condition selection); with several pc_alpha (a list, or
+        None for tigramite's default list) each variable keeps the value whose parents score
+        lowest by ParCorr's model selection criterion, as tigramite's run_pc_stable."""
         opts = self._test_options()
-        opts.update(tau_min=int(tau_min), pc_alpha=float(pc_alpha), max_combinations=int(max_combinations))
+        opts.update(tau_min=int(tau_min), pc_alpha=pc_alpha, max_combinations=int(max_combinations))
         self._limits(opts, max_conds_dim=max_conds_dim)
         return self._run(link_assumptions, tau_max, opts)["parents"]
 
@@ -676,18 +679,10 @@ class PCMCI:
             raise ValueError("selected_links is DEPRECATED, use link_assumptions instead.")
         if max_combinations <= 0:
             raise ValueError("max_combinations must be > 0")
-        alphas = _alphas(pc_alpha, _PC_ALPHAS)
-        tau_min = max(1, int(tau_min))
-        found = [self._pc_stable_parents(link_assumptions, tau_min, tau_max, a, max_conds_dim, max_combinations)
-                 for a in alphas]
-        if len(found) == 1:
-            self.all_parents = found[0]
-            return self.all_parents
-        test = self._selection_test("run_pc_stable")
-        self.all_parents = {}
-        for j in range(self.N):
-            scores = [test.get_model_selection_criterion(j, parents[j], tau_max) for parents in found]
-            self.all_parents[j] = found[int(np.argmin(scores))][j]
+        if len(_alphas(pc_alpha, _PC_ALPHAS)) > 1:
+            self._selection_test("run_pc_stable")
+        self.all_parents = self._pc_stable_parents(link_assumptions, max(1, int(tau_min)), tau_max,
+                                                   _pc_alpha(pc_alpha), max_conds_dim, max_combinations)
         return self.all_parents
 
     def _check_tau_limits(self, tau_min, tau_max):

@@ -66,6 +66,14 @@ target_link_options(cudag PRIVATE "LINKER:--disable-new-dtags")
 target_link_options(_cudag PRIVATE -static-libstdc++ -static-libgcc)
 target_link_options(cudag PRIVATE -static-libstdc++ -static-libgcc)
 
+# The static GCC runtime, built against the build machine's glibc, calls arc4random (2.36) and
+# _dl_find_object (2.35): defined here from older functions (python/src/glibc_compat.cpp), so
+# that they do not raise the wheel's glibc floor above what cudag and its libraries need.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_sources(_cudag PRIVATE ${PROJECT_SOURCE_DIR}/python/src/glibc_compat.cpp)
+    target_sources(cudag PRIVATE ${PROJECT_SOURCE_DIR}/python/src/glibc_compat.cpp)
+endif()
+
 # The manylinux allow-list (PEP 599/600; auditwheel's policy): what every Linux has.
 set(_cudag_system_libs
     "^linux-vdso\\\\.so" "^ld-linux" "^lib(c|m|dl|rt|pthread|util|nsl|resolv|gcc_s|stdc\\\\+\\\\+)\\\\.so"

@@ -26,12 +26,38 @@ if(NOT CUDAG_WHEEL_BUNDLE)
     return()
 endif()
 
+# The CUDA runtime: "bundle" (the default) copies the toolkit's libcudart into the wheel like
+# any other library; "cu13" (the cudag-learn-cu13 wheel, -Ccudag.variant=cu13:
+# python/pep517/cudag_build.py) leaves it out and finds the libcudart.so.13 of NVIDIA's
+# nvidia-cuda-runtime wheel, a dependency, in <platlib>/nvidia/cu13/lib (searched after
+# cudag_learn.libs; where that wheel is absent, the system's libcudart.so.13 serves).
+set(CUDAG_WHEEL_CUDA_RUNTIME "bundle" CACHE STRING "The wheel's CUDA runtime: bundle, or cu<major> (NVIDIA's nvidia-cuda-runtime wheel)")
 set(_cudag_libs_dir cudag_learn.libs)
 set(_cudag_py python${Python_VERSION_MAJOR}.${Python_VERSION_MINOR})
-set_target_properties(_cudag PROPERTIES INSTALL_RPATH "$ORIGIN/../${_cudag_libs_dir}" BUILD_WITH_INSTALL_RPATH ON)
-set_target_properties(cudag PROPERTIES
-    INSTALL_RPATH "$ORIGIN/../lib/${_cudag_py}/site-packages/${_cudag_libs_dir}:$ORIGIN/../lib/${_cudag_py}/dist-packages/${_cudag_libs_dir}"
-    BUILD_WITH_INSTALL_RPATH ON)
+set(_cudag_module_dirs "${_cudag_libs_dir}")
+set(_cudag_exclude_libs)
+if(NOT CUDAG_WHEEL_CUDA_RUNTIME STREQUAL "bundle")
+    if(NOT CUDAG_ENABLE_CUDA)
+        message(FATAL_ERROR "CUDAG_WHEEL_CUDA_RUNTIME=${CUDAG_WHEEL_CUDA_RUNTIME} needs CUDAG_ENABLE_CUDA=ON (nvcc)")
+    endif()
+    if(NOT CUDAG_WHEEL_CUDA_RUNTIME STREQUAL "cu${CUDAToolkit_VERSION_MAJOR}")
+        message(FATAL_ERROR "CUDAG_WHEEL_CUDA_RUNTIME=${CUDAG_WHEEL_CUDA_RUNTIME}, but the CUDA toolkit is "
+                            "${CUDAToolkit_VERSION} (cu${CUDAToolkit_VERSION_MAJOR})")
+    endif()
+    list(APPEND _cudag_module_dirs "nvidia/${CUDAG_WHEEL_CUDA_RUNTIME}/lib")
+    list(APPEND _cudag_exclude_libs "^libcudart\\\\.so")
+endif()
+set(_cudag_module_rpath)
+set(_cudag_exe_rpath)
+foreach(_dir IN LISTS _cudag_module_dirs)
+    list(APPEND _cudag_module_rpath "$ORIGIN/../${_dir}")
+    list(APPEND _cudag_exe_rpath "$ORIGIN/../lib/${_cudag_py}/site-packages/${_dir}"
+                                 "$ORIGIN/../lib/${_cudag_py}/dist-packages/${_dir}")
+endforeach()
+list(JOIN _cudag_module_rpath ":" _cudag_module_rpath)
+list(JOIN _cudag_exe_rpath ":" _cudag_exe_rpath)
+set_target_properties(_cudag PROPERTIES INSTALL_RPATH "${_cudag_module_rpath}" BUILD_WITH_INSTALL_RPATH ON)
+set_target_properties(cudag PROPERTIES INSTALL_RPATH "${_cudag_exe_rpath}" BUILD_WITH_INSTALL_RPATH ON)
 target_link_options(_cudag PRIVATE "LINKER:--disable-new-dtags")
 target_link_options(cudag PRIVATE "LINKER:--disable-new-dtags")
 # libstdc++ and libgcc linked in (the module keeps them to itself: --exclude-libs,ALL), so
@@ -40,10 +66,19 @@ target_link_options(cudag PRIVATE "LINKER:--disable-new-dtags")
 target_link_options(_cudag PRIVATE -static-libstdc++ -static-libgcc)
 target_link_options(cudag PRIVATE -static-libstdc++ -static-libgcc)
 
+# The static GCC runtime, built against the build machine's glibc, calls arc4random (2.36) and
+# _dl_find_object (2.35): defined here from older functions (python/src/glibc_compat.cpp), so
+# that they do not raise the wheel's glibc floor above what cudag and its libraries need.
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_sources(_cudag PRIVATE ${PROJECT_SOURCE_DIR}/python/src/glibc_compat.cpp)
+    target_sources(cudag PRIVATE ${PROJECT_SOURCE_DIR}/python/src/glibc_compat.cpp)
+endif()
+
 # The manylinux allow-list (PEP 599/600; auditwheel's policy): what every Linux has.
 set(_cudag_system_libs
     "^linux-vdso\\\\.so" "^ld-linux" "^lib(c|m|dl|rt|pthread|util|nsl|resolv|gcc_s|stdc\\\\+\\\\+)\\\\.so"
-    "^lib(X11|Xext|Xrender|ICE|SM|GL|gobject-2\\\\.0|gthread-2\\\\.0|glib-2\\\\.0)\\\\.so")
+    "^lib(X11|Xext|Xrender|ICE|SM|GL|gobject-2\\\\.0|gthread-2\\\\.0|glib-2\\\\.0)\\\\.so"
+    ${_cudag_exclude_libs})
 install(CODE "
 set(_system \"${_cudag_system_libs}\")
 set(_dest \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${_cudag_libs_dir}\")

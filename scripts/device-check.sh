@@ -23,6 +23,7 @@
 #        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
 #        to GENOME_MAX_LEVEL=2, mcmc_scale.sh step 1 and bootstrap.sh (DREAM5-sized set) with OLD,
 #        both builds on the same data),
+#        WHEEL_CU13=1 (also build and run the cudag-learn-cu13 wheel: scripts/wheel_cuda_check.sh),
 #        TEST_LABELS= (a ctest -L regex for the tests step, e.g. 'gpu|mpi'; all tests without),
 #        CUDA_ARCH=native (CMAKE_CUDA_ARCHITECTURES), CUDAG_SHARED_DATA=dir holding causal-learn/ (reference-data tests; skipped without),
 #        gpu_pc.sh's ALPHA, SETS, CPU_LIMIT, VARIANT, discrete_pc.sh's ALARM.. MUNIN and
@@ -257,6 +258,14 @@ if has sidebyside; then
     else
         echo "no $old_build/cudag (set OLD_SRC=tree for the build step): skipped"
     fi
+fi
+
+# Optional: the cudag-learn-cu13 wheel built, installed without its dependencies into a
+# fresh venv and run on this GPU (WHEEL_CU13=1; WHEEL=path takes a built one).
+if [[ -n ${WHEEL_CU13:-} ]]; then
+    echo "== the cudag-learn-cu13 wheel (scripts/wheel_cuda_check.sh)"
+    bench "cu13 wheel (scripts/wheel_cuda_check.sh)" '/^wheel_cuda_check:/p' \
+        env CUDA_ARCH="${CUDA_ARCH:-90}" bash "$root/scripts/wheel_cuda_check.sh"
 fi
 
 echo

@@ -6,11 +6,13 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config libcli11-dev libgtest-dev
       libopenmpi-dev openmpi-bin hdf5-tools graphviz python3-venv python3-dev)
-# The openmpi flavour of HDF5 where the distribution has it, else the serial one.
+# The serial flavour of HDF5 (libhdf5-dev: the Python wheel's, built without MPI, so that
+# it carries no Open MPI libraries: pyproject.toml, scripts/wheel_check.sh) and the openmpi
+# flavour where the distribution has it (the command line's MPI-IO; CMakeLists.txt takes it
+# when MPI is on, the serial one when MPI is off). Both install side by side.
+pkgs+=(libhdf5-dev)
 if apt-cache show libhdf5-openmpi-dev >/dev/null 2>&1; then
     pkgs+=(libhdf5-openmpi-dev)
-else
-    pkgs+=(libhdf5-dev)
 fi
 
 # R for the R package (r/: scripts/r-check.sh) and what pcalg 2.7-12 needs to build beside it

@@ -3,7 +3,8 @@
 # The Python wheel as a user gets it: built CPU-only from a clean clone of the committed
 # tree (no build folder, no ccache), installed into a fresh venv, then `cudag --help`, one
 # `cudag pc` run through the console script and one cudag.pc call. Prints the wheel's
-# build time and size and the shared libraries it bundles (python/bundle_libs.cmake), and
+# build time, name (its manylinux tag, given by pip wheel itself) and size and the shared
+# libraries it bundles (python/bundle_libs.cmake), checks that none is Open MPI's, and
 # checks with ldd that the module and the executable find every library outside the
 # manylinux allow-list, libhdf5 first, inside the wheel (cudag_learn.libs/), not in /usr.
 # Where it may (root, unshare), it then hides the system's copies of the bundled libraries
@@ -24,10 +25,10 @@ CCACHE_DISABLE=1 "$py" -m pip wheel -q --no-build-isolation --no-deps -w "$work/
     -Ccmake.define.CUDAG_ENABLE_CUDA=OFF -Cbuild-dir="$work/build" "$work/src"
 echo "wheel_check: built $(basename "$work"/dist/*.whl) in $(( $(date +%s) - start )) s," \
      "$(( $(stat -c %s "$work"/dist/*.whl) / 1024 )) KiB"
-# The manylinux tag the wheel has earned (its ELF files' needs: glibc alone, or bundled).
-tagged=$("$py" scripts/wheel_tag.py "$work"/dist/*.whl)
-echo "wheel_check: tagged $(basename "$tagged")"
-case "$tagged" in *-manylinux_2_*.whl) ;; *) echo "wheel_check: no manylinux tag"; exit 1;; esac
+# pip wheel itself gives the manylinux tag the wheel has earned (the build backend,
+# python/pep517/cudag_build.py: its ELF files' needs, glibc alone or bundled).
+tagged=$(ls "$work"/dist/*.whl)
+case "$tagged" in *-manylinux_2_*.whl) ;; *) echo "wheel_check: $(basename "$tagged") has no manylinux tag"; exit 1;; esac
 if [ -n "${CUDAG_WHEEL_DIR:-}" ]; then mkdir -p "$CUDAG_WHEEL_DIR" && cp "$work"/dist/*.whl "$CUDAG_WHEEL_DIR"/; fi
 "$py" -m venv "$work/venv"
 if ! "$work/venv/bin/pip" install -q "$work"/dist/*.whl 2>/dev/null; then
@@ -47,6 +48,13 @@ system='^(linux-vdso\.so|ld-linux|lib(c|m|dl|rt|pthread|util|nsl|resolv|gcc_s|st
 if [ -d "$libs" ]; then
     echo "wheel_check: the wheel bundles $(ls "$libs" | wc -l) libraries ($(du -sk "$libs" | cut -f1) KiB):" \
          $(ls "$libs")
+    # Built without MPI (pyproject.toml) against serial HDF5 (scripts/setup.sh installs it).
+    for lib in "$libs"/lib{mpi,open-rte,open-pal,hdf5_openmpi}*; do
+        if [ -e "$lib" ]; then
+            echo "wheel_check: the wheel carries Open MPI's $(basename "$lib") (parallel HDF5: is libhdf5-dev installed?)"
+            exit 1
+        fi
+    done
     for f in "$module" venv/bin/cudag; do
         ldd "$f" > ldd.txt
         if grep -q "not found" ldd.txt; then cat ldd.txt; echo "wheel_check: $f misses libraries"; exit 1; fi

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""scripts/wheel_tag.py: the manylinux tag from a wheel's ELF files (issue 36), on small
-wheels holding system executables: /usr/bin/true needs glibc alone, /bin/ls also
-libselinux, which a wheel must carry to be tagged."""
+"""python/pep517/cudag_wheel.py: the manylinux tag from a wheel's ELF files (issue 36), on
+small wheels holding system executables: /usr/bin/true needs glibc alone, /bin/ls also
+libselinux, which a wheel must carry (or another wheel bring: --exclude) to be tagged; the
+cu13 variant's renaming (issue 57); the build backend's own settings (cudag_build.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "wheel_tag.py"
+SCRIPT = ROOT / "python" / "pep517" / "cudag_wheel.py"
 
 
 def elf_needing(lib: str | None) -> Path:
@@ -31,6 +32,10 @@ def elf_needing(lib: str | None) -> Path:
     pytest.skip(f"no system executable needing libc{' and ' + lib if lib else ''} alone")
 
 
+METADATA = ("Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nRequires-Dist: numpy\nProvides-Extra: x\n"
+            "Requires-Dist: tqdm; extra == \"x\"\nDescription-Content-Type: text/markdown\n\n# demo\n\nName: body\n")
+
+
 def make_wheel(tmp: Path, files: dict[str, bytes]) -> Path:
     w = tmp / "demo-1.0-cp311-cp311-linux_x86_64.whl"
     with zipfile.ZipFile(w, "w") as z:
@@ -38,12 +43,26 @@ def make_wheel(tmp: Path, files: dict[str, bytes]) -> Path:
             z.writestr(name, data)
         z.writestr("demo-1.0.dist-info/WHEEL",
                    "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n")
+        z.writestr("demo-1.0.dist-info/METADATA", METADATA)
         z.writestr("demo-1.0.dist-info/RECORD", "")
     return w
 
 
-def tag(wheel: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), str(wheel)], capture_output=True, text=True)
+def tag(wheel: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args, str(wheel)], capture_output=True, text=True)
+
+
+def load(name: str):
+    import importlib.util
+
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(name, SCRIPT.parent / f"{name}.py")
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    return m
 
 
 needs_readelf = pytest.mark.skipif(shutil.which("readelf") is None, reason="binutils' readelf not installed")
@@ -83,14 +102,57 @@ def test_a_library_outside_the_allow_list_must_be_carried(tmp_path):
     r = tag(w)
     assert r.returncode == 0, r.stderr
     assert "-manylinux_2_" in r.stdout
+    # Brought by another wheel (as libcudart.so.13 by nvidia-cuda-runtime), it is excluded.
+    Path(r.stdout.strip()).unlink()
+    w = make_wheel(tmp_path, {"demo/tool": exe.read_bytes()})
+    r = tag(w, "--exclude", "libselinux.so.1")
+    assert r.returncode == 0, r.stderr
+    assert "-manylinux_2_" in r.stdout
+
+
+@needs_readelf
+def test_the_cu13_variant_renames_the_distribution(tmp_path):
+    m = load("cudag_wheel")
+    exe = elf_needing(None)
+    w = make_wheel(tmp_path, {"demo/tool": exe.read_bytes(), "demo-1.0.data/scripts/tool": exe.read_bytes()})
+    target = Path(m.retag(str(w), (), "demo-cu13", ("nvidia-cuda-runtime<14,>=13.0",)))
+    assert re.fullmatch(r"demo_cu13-1\.0-cp311-cp311-manylinux_2_\d+_x86_64\.whl", target.name)
+    with zipfile.ZipFile(target) as z:
+        names = set(z.namelist())
+        assert {"demo/tool", "demo_cu13-1.0.data/scripts/tool", "demo_cu13-1.0.dist-info/WHEEL",
+                "demo_cu13-1.0.dist-info/METADATA", "demo_cu13-1.0.dist-info/RECORD"} == names
+        meta = z.read("demo_cu13-1.0.dist-info/METADATA").decode()
+        assert meta.startswith("Metadata-Version: 2.4\nName: demo-cu13\nVersion: 1.0\nRequires-Dist: numpy\n"
+                               "Requires-Dist: nvidia-cuda-runtime<14,>=13.0\nProvides-Extra: x\n")
+        assert meta.endswith("\n\n# demo\n\nName: body\n"), "the description is left as it was"
+        record = z.read("demo_cu13-1.0.dist-info/RECORD").decode().splitlines()
+        assert sorted(line.split(",")[0] for line in record) == sorted(names)
+        # A renamed entry keeps its attributes (the console script its mode bits).
+        assert z.getinfo("demo_cu13-1.0.data/scripts/tool").external_attr == z.getinfo("demo/tool").external_attr
+
+
+def test_backend_settings(monkeypatch):
+    pytest.importorskip("scikit_build_core")
+    monkeypatch.delenv("CUDAG_WHEEL_VARIANT", raising=False)
+    b = load("cudag_build")
+    assert b._own(None) == ("cpu", "manylinux", {})
+    variant, tag_, settings = b._own({"cudag.variant": "cu13", "cmake.define.CMAKE_CUDA_ARCHITECTURES": "90"})
+    assert (variant, tag_) == ("cu13", "manylinux")
+    assert settings == {"cmake.define.CMAKE_CUDA_ARCHITECTURES": "90", "cmake.define.CUDAG_ENABLE_CUDA": "ON",
+                        "cmake.define.CUDAG_WHEEL_CUDA_RUNTIME": "cu13"}
+    assert b._own({"cmake.define.CUDAG_WHEEL_BUNDLE": "OFF"})[1] == "linux"
+    for bad, message in (({"cudag.variant": "cu12"}, "cudag.variant=cu12: one of cpu, cu13"),
+                         ({"cudag.tags": "x"}, "unknown setting cudag.tags"),
+                         ({"cudag.variant": "cu13", "cmake.define.CUDAG_ENABLE_CUDA": "OFF"},
+                          "cudag.variant=cu13 needs cmake.define.CUDAG_ENABLE_CUDA=ON")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            b._own(bad)
+    monkeypatch.setenv("CUDAG_WHEEL_VARIANT", "cu13")
+    assert b._own({})[0] == "cu13"
 
 
 def test_gcc_runtime_versions_raise_the_glibc_floor():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("wheel_tag", SCRIPT)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
+    m = load("cudag_wheel")
     assert m.runtime_glibc("GLIBCXX_3.4") == (2, 17)
     assert m.runtime_glibc("GLIBCXX_3.4.30") == (2, 35)  # GCC 12: Ubuntu 22.04
     assert m.runtime_glibc("CXXABI_1.3.9") == (2, 24)

@@ -66,7 +66,9 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
         ->capture_default_str();
     add_cmi_knn_options(*cmd, a.cmi, cmi_options, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
-    cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
+    cmd->add_option("--stop-after-level", a.cfg.stop_after_level,
+                    "testing: end the run after this level as a kill would, its checkpoint written")
+        ->group("");
     auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet_flag);

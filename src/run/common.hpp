@@ -26,6 +26,7 @@
 #include "io/trace_log.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
+#include "skeleton/progress.hpp"
 
 namespace cudag::run {
 
@@ -114,7 +115,7 @@ inline void report_peak_memory(mpi::Communicator& comm, const std::string& label
         std::string out = label + ": " + what + ":";
         for (std::size_t r = 0; r < peaks.size(); ++r)
             out += (r ? ", " : " ") + std::to_string(r) + " " + std::to_string(peaks[r] >> 20) + " MiB";
-        std::cerr << out << '\n';
+        skeleton::print_line(out);
     };
     line("peak memory per rank", whole);
     if (earlier > 0) line(since, recent);

@@ -644,7 +644,8 @@ class Tester:
         self.test_name = test
         opts = {"test": test}
         opts.update(_options(options, data))
-        with _python_words("citest"):
+        self._verbose = {"verbose": opts.get("verbose")}
+        with _python_words("citest"), _logged(opts):
             self._engine = _cudag.CiTester(values, names, text, source, **opts)
 
     def test(self, x, y, given=()) -> CitestResult:
@@ -652,7 +653,7 @@ class Tester:
             given = (given,)
         xs, ys = _name_of(x, self.names), _name_of(y, self.names)
         gs = [_name_of(g, self.names) for g in given]
-        with _python_words("citest"):
+        with _python_words("citest"), _logged(self._verbose):
             raw = self._engine.test(xs, ys, gs)
         return CitestResult(raw, xs, ys, gs, self.test_name)
 

@@ -183,3 +183,17 @@ def test_dataframe_label_column_is_named_with_its_row():
     with pytest.raises(cudag.InputError) as e:
         cudag.citest(df, "a", "b")
     assert str(e.value) == "<DataFrame> row 0: non-numeric value 'u' in column 'c'"
+
+
+def test_verbose_notes_of_citest_and_pcmci_are_logged(caplog, capfd):
+    x = np.random.default_rng(6).normal(size=(200, 3))
+    x[:, 2] *= 1e200  # a column of extreme magnitude: citest's verbose note
+    capfd.readouterr()
+    with caplog.at_level(logging.INFO, logger="cudag"):
+        cudag.citest(x, 0, 1, [2], verbose=True)
+        cudag.pcmci(np.random.default_rng(7).normal(size=(100, 2)), tau_max=1, verbose=True)
+    lines = [r.getMessage() for r in caplog.records if r.name == "cudag"]
+    assert "cudag citest: note: 1 column of extreme magnitude rescaled by a power of two (exact)" in lines
+    assert any(line.startswith("cudag pcmci: 2 series x 100 steps, tau_max 1:") for line in lines), lines
+    err = capfd.readouterr().err
+    assert "cudag citest" not in err and "cudag pcmci" not in err

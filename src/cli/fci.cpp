@@ -20,7 +20,7 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "
                          "matrix), png, svg, and freq (--bootstrap's edge-kind frequencies)");
-    cmd->add_option("--compat", j.pc.compat,
+    cmd->add_option("--compat", args.compat,
                     "semantics: pcalg (default: pcalg's fci / rfci) or causal-learn (causal-learn 0.1.4.8's fci)")
         ->capture_default_str();
     cmd->add_option("--max-path-length", j.fci.max_path_length,
@@ -57,6 +57,7 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     if (job.pc.data.empty() && job.pc.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.pc.cmi.given = given_names(args.cmi_options);
+    job.pc.compat = run::parse_compat(args.compat);
     check_resampling_use(args, job.pc);
     const run::PcRun done = run::run_fci(job, command_line, env, comm);
     if (!done.result) {

@@ -18,6 +18,7 @@ namespace cudag::cli {
 
 struct FciArgs : ResamplingOptions {
     run::FciJob job;
+    std::string compat = "pcalg";  ///< --compat as given (run::parse_compat sets job.pc.compat)
     std::vector<const CLI::Option*> cmi_options;
 };
 

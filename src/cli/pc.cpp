@@ -105,7 +105,7 @@ CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
     add_skeleton_options(cmd, a, args.cmi_options,
                          "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg, and "
                          "freq (--bootstrap's edge frequencies)");
-    cmd->add_option("--compat", a.compat,
+    cmd->add_option("--compat", args.compat,
                     "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
         ->capture_default_str();
     cmd->add_option("--uc-rule", a.uc_rule,
@@ -124,6 +124,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if (job.data.empty() && job.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.cmi.given = given_names(args.cmi_options);
+    job.compat = run::parse_compat(args.compat);
     check_resampling_use(args, job);
     const run::PcRun done = run::run_pc(job, command_line, env, comm);
     if (!done.result) {

@@ -30,6 +30,7 @@ struct ResamplingOptions {
 
 struct PcArgs : ResamplingOptions {
     run::PcJob job;
+    std::string compat = "pcalg";  ///< --compat as given (run::parse_compat sets job.compat)
     std::vector<const CLI::Option*> cmi_options;
 };
 

@@ -129,8 +129,7 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     if (!matrix_) column_work_ += static_cast<double>(l + 2) * static_cast<double>(l + 2);
     const std::span<const std::int32_t> z(vars.data() + 2, vars.size() - 2);
     if (job_.verbose)
-        for (const std::string& note : test_->notes(vars[0], vars[1], z))
-            print_note(note);
+        for (const std::string& note : test_->notes(vars[0], vars[1], z)) print_note(note);
     ci::CiOutcome o = test_->test(vars[0], vars[1], z);
     if (o.singular && compat_ == skeleton::Compat::CausalLearn) {  // causal-learn's fisherz raises here
         std::string msg = data_.source;

@@ -391,13 +391,13 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                 for (std::int32_t lag = 0; lag <= run.result.tau_max; ++lag)
                     if (!run.result.graph[run.result.at(i, j, lag)].empty() && !(lag == 0 && i > j)) ++links;
         std::ostringstream line;
-        line << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max "
-                  << s.tau_max << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
-                  << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
-                  << ", " << run.where << ")"
-                  << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
-                                            : std::string())
-                  << ", " << skeleton::Progress::duration(run.seconds);
+        line << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max " << s.tau_max
+             << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
+             << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
+             << ", " << run.where << ")"
+             << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
+                                       : std::string())
+             << ", " << skeleton::Progress::duration(run.seconds);
         skeleton::print_line(line.str());
         const pcmci::Result& r = run.result;
         std::ostringstream chosen;

@@ -178,6 +178,10 @@ Keyword<Job> knowledge(const std::string& name) {
                               "or lines 'a -- b' / 'a -> b', or a file of such lines"};
 }
 
+/// resample=: the text where the job keeps it (McmcJob), else parsed here (PcJob).
+void set_resample(std::string& out, const std::string& s) { out = s; }
+void set_resample(bootstrap::Resample& out, const std::string& s) { out = bootstrap::parse_resample(s); }
+
 /// bootstrap= / resample= / consensus=: the edge-confidence keywords of pc and mcmc (the
 /// resamples keyed by seed=). bootstrap= given must be a count, as --bootstrap given: 0
 /// would silently run once.
@@ -191,7 +195,10 @@ void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
                      job.bootstrap = b.replicates;
                  },
                  "int"});
-    t.push_back(field("resample", "--resample", &Job::resample));
+    t.push_back(
+        {"resample", "--resample",
+         [](Job& job, nb::handle v, const Names&) { set_resample(job.resample, typed<std::string>(v, "resample")); },
+         "str"});
     t.push_back(field("consensus", "--consensus", &Job::consensus));
 }
 

@@ -7,6 +7,7 @@
 #include "cli/pc.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/table.hpp"
 
 namespace cudag::cli {
@@ -59,6 +60,7 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     job.pc.cmi.given = given_names(args.cmi_options);
     job.pc.compat = run::parse_compat(args.compat);
     check_resampling_use(args, job.pc);
+    job.pc.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_fci(job, command_line, env, comm);
     if (!done.result) {
         if (!job.pc.quiet && !done.summary.empty()) std::cerr << done.summary << '\n';

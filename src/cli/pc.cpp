@@ -6,6 +6,7 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/table.hpp"
 
 namespace cudag::cli {
@@ -76,7 +77,7 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
 
 void add_resampling_options(CLI::App* cmd, run::PcJob& a, ResamplingOptions& args, const std::string& what,
                             const std::string& command) {
-    args.bootstrap = add_bootstrap_options(*cmd, a, what);
+    args.bootstrap = add_bootstrap_options(*cmd, a, args.resample, what);
     const std::string boot = "Edge confidence (--bootstrap)";
     args.write_resample_option =
         cmd->add_option("--write-resample", a.write_resample,
@@ -126,6 +127,7 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     job.cmi.given = given_names(args.cmi_options);
     job.compat = run::parse_compat(args.compat);
     check_resampling_use(args, job);
+    job.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_pc(job, command_line, env, comm);
     if (!done.result) {
         // A rank other than 0, or --write-resample (rank 0 says what it wrote).

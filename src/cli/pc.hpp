@@ -26,6 +26,7 @@ struct ResamplingOptions {
     BootstrapOptionRefs bootstrap;                       ///< --bootstrap, --resample, --consensus
     const CLI::Option* write_resample_option = nullptr;  ///< --write-resample
     const CLI::Option* replicate_option = nullptr;       ///< --replicate
+    std::string resample = "bootstrap";                  ///< --resample as given (parsed into the job's)
 };
 
 struct PcArgs : ResamplingOptions {

@@ -206,7 +206,7 @@ std::vector<std::string> without_freq(std::vector<std::string> formats) { return
 bootstrap::Options bootstrap_options(const PcJob& a) {
     bootstrap::Options b;
     b.replicates = a.bootstrap;
-    b.resample = bootstrap::parse_resample(a.resample);
+    b.resample = a.resample;
     b.consensus = a.consensus;
     b.seed = a.cmi.spec.seed;
     return b;

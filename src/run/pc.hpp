@@ -13,6 +13,7 @@
 #include "core/dsep.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "bootstrap/resample.hpp"
 #include "pc/bootstrap.hpp"
 #include "pc/run.hpp"
 #include "run/cmi_knn.hpp"
@@ -46,7 +47,7 @@ struct PcJob {
     KnowledgeJob knowledge;             ///< --forbid, --require, --tiers (files or values)
     // Edge confidence (pc/bootstrap.hpp); the resamples are keyed by --seed (cmi.spec.seed).
     std::int64_t bootstrap = 0;          ///< --bootstrap B: replicates (0: one run on the data)
-    std::string resample = "bootstrap";  ///< --resample: bootstrap or half
+    bootstrap::Resample resample = bootstrap::Resample::Bootstrap;  ///< --resample, parsed by the front end
     double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
     std::string write_resample;          ///< --write-resample FILE: write replicate --replicate's rows, run nothing
     std::int64_t replicate = 0;          ///< --replicate r (with --write-resample)

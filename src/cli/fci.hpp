@@ -18,7 +18,7 @@ namespace cudag::cli {
 
 struct FciArgs : ResamplingOptions {
     run::FciJob job;
-    std::string compat = "pcalg";  ///< --compat as given (run::parse_compat sets job.pc.compat)
+    SkeletonText text;  ///< --compat, --missing, --comm as given
     std::vector<const CLI::Option*> cmi_options;
 };
 

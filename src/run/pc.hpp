@@ -18,6 +18,7 @@
 #include "pc/run.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
+#include "run/context.hpp"
 
 namespace cudag::run {
 
@@ -28,11 +29,12 @@ struct PcJob {
     std::string dataset;  ///< --dataset: HDF5 dataset path
     std::string out;      ///< --out: result HDF5 ("" or "-": none)
     std::string formats;  ///< --format: comma-separated files beside `out`
-    std::string backend = "auto", comm = "auto";
+    std::string backend = "auto";
+    CommChoice comm = CommChoice::Auto;  ///< --comm, parsed by the front end (parse_comm)
     /// --compat, parsed by the front end (parse_compat): pcalg's or causal-learn's semantics.
     skeleton::Compat compat = skeleton::Compat::Pcalg;
     std::vector<std::string> na_values;  ///< --na-values
-    std::string missing = "error";       ///< --missing: error, testwise or listwise
+    MissingPolicy missing = MissingPolicy::Error;  ///< --missing, parsed by the front end (parse_missing)
     std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
     std::string test, dof;                                          ///< --test and --dof as given ("": the default)
     pc::PcConfig cfg;                    ///< alpha, max_level, threads, checkpoint, resume, ...

@@ -8,26 +8,31 @@ Options are the command line's, named with underscores: ``max_level=3`` is
 ``None`` leaves the option at its default. They fill the library's job structs (src/run/),
 whose defaults and checks the command line shares, so defaults and error messages are the
 same: errors raise :class:`cudag.InputError` (bad input, also a ``ValueError``) or
-:class:`cudag.Error` with the line the command line prints after ``cudag: error:``; an
-unknown keyword or a value of the wrong type raises ``TypeError``.
+:class:`cudag.Error` with the line the command line prints after ``cudag: error:``, its
+options named as keywords (``iterations= must be at least 1``); an unknown keyword or a
+value of the wrong type raises ``TypeError``. Each keyword's type, default and meaning come
+from the command line's own option declarations: ``print(cudag.options("pc"))``,
+``help(cudag.pc)``. ``verbose=True`` logs the progress lines to the ``logging`` logger
+"cudag".
 Under an MPI launcher every rank calls the learner; rank 0 gets the result, the others None.
 """
 
 from __future__ import annotations
 
 import contextlib as _contextlib
-import csv
+import csv as _csv
 import functools as _functools
 import inspect as _inspect
 import io as _io
-import math
+import logging as _logging
+import math as _math
 import os as _os
 import re as _re
-import sys
+import sys as _sys
 import tempfile as _tempfile
 import warnings as _warnings
 
-import numpy as np
+import numpy as _np
 
 try:
     from . import _cudag
@@ -67,11 +72,57 @@ def __dir__() -> list[str]:
     return sorted(set(__all__) | {"compat", "__version__"})
 
 
+#: The commands whose keywords options() describes.
+_COMMANDS = ("pc", "fci", "pcmci", "citest", "mcmc", "score", "simulate")
+
+#: The command line's option types as Python annotations.
+_CLI_TYPES = {"flag": "bool", "int": "int", "float": "float", "text": "str", "list": "str | list[str]"}
+
+
+@_functools.lru_cache(maxsize=None)
+def _option_rows(command: str) -> tuple:
+    """The keywords of ``command`` as dicts {name, option, type, default, meaning}: each
+    keyword bound in the module (its Python type) joined with its command-line option's
+    declaration (default and meaning: the line ``cudag <command> --help`` prints), the one
+    table both front ends read."""
+    if command not in _COMMANDS:
+        raise InputError(f"options: no command '{command}' (available: {', '.join(_COMMANDS)})")
+    clis = [f"simulate {k}" for k in ("gaussian", "nonlinear", "discrete", "bif")] if command == "simulate" \
+        else [command]
+    declared = {}
+    for cli in clis:
+        for option, kind, default, meaning, _hidden in _cudag.option_table(cli):
+            declared.setdefault(option, (kind, default, meaning))
+    rows = []
+    for name, option, annotation, meaning in _cudag.keywords(command):
+        kind, default, cli_meaning = declared.get(option, ("", "", ""))
+        if option.startswith("--no-") and not name.startswith("no_"):
+            default = "True"  # the keyword is the flag's opposite (conflict_resolution=)
+        elif kind == "flag":
+            default = "False"
+        rows.append({"name": name, "option": option if option != "-" else "",
+                     "type": annotation or _CLI_TYPES.get(kind, "str"), "default": default,
+                     "meaning": meaning or cli_meaning, "cli_meaning": cli_meaning})
+    return tuple(rows)
+
+
 def options(command: str = "pc") -> str:
-    """The keyword arguments of ``cudag.pc``/``fci``/``citest``/``mcmc``/``score``, each with the command line's
-    option it stands for (``max_level=`` is ``--max-level``; ``cudag <command> --help`` gives
-    their meaning and defaults); ``print(cudag.options("pc"))``."""
-    return "\n".join(f"{name:24} {option}" for name, option in _cudag.keywords(command))
+    """The keyword arguments of ``cudag.<command>`` (pc, fci, pcmci, citest, mcmc, score,
+    simulate), each with its type, default, meaning and the command line's option it stands
+    for (one table: the command line's ``--help`` prints the same meanings and defaults);
+    ``print(cudag.options("pc"))``."""
+    return "\n".join(_option_text(row, command) for row in _option_rows(command))
+
+
+def _option_text(row: dict, command: str, indent: str = "") -> str:
+    """One keyword as options() and the docstrings list it (the meaning's options in
+    Python's words)."""
+    head = f"{indent}{row['name']}: {row['type']}"
+    if row["default"] not in ("", None):
+        quoted = row["type"].startswith("str") and row["default"] not in ("True", "False")
+        head += f' = "{row["default"]}"' if quoted else f" = {row['default']}"
+    tail = f" [{row['option']}]" if row["option"] else ""
+    return f"{head}\n{indent}    {_in_python_words(row['meaning'], command)}{tail}"
 
 
 def cuda_compiled() -> bool:
@@ -130,7 +181,7 @@ def _is_frame(data) -> bool:
 
 def _numeric_dtype(dtype) -> bool:
     try:
-        dt = np.dtype(dtype)
+        dt = _np.dtype(dtype)
     except TypeError:  # pandas extension types (category, string)
         return False
     return dt.kind in "biuf"
@@ -138,10 +189,10 @@ def _numeric_dtype(dtype) -> bool:
 
 def _table_text(names: list[str], rows) -> str:
     out = _io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = _csv.writer(out, lineterminator="\n")
     w.writerow(names)
     for row in rows:
-        w.writerow(["" if v is None or (isinstance(v, float) and math.isnan(v)) else v for v in row])
+        w.writerow(["" if v is None or (isinstance(v, float) and _math.isnan(v)) else v for v in row])
     return out.getvalue()
 
 
@@ -153,10 +204,10 @@ def _prepare(data, names=None):
         if names is not None:
             raise TypeError("names= is for numpy arrays: a DataFrame's column names are used")
         if all(_numeric_dtype(t) for t in data.dtypes):
-            values = np.ascontiguousarray(data.to_numpy(dtype=np.float64))
+            values = _np.ascontiguousarray(data.to_numpy(dtype=_np.float64))
             return values, cols, "", "<DataFrame>"
         return None, cols, _table_text(cols, data.itertuples(index=False, name=None)), "<DataFrame>"
-    arr = np.asarray(data)
+    arr = _np.asarray(data)
     if arr.ndim != 2:
         raise InputError(f"<array>: the data must be 2-D (samples x variables), not {arr.ndim}-D")
     n_vars = arr.shape[1]
@@ -166,12 +217,12 @@ def _prepare(data, names=None):
     if len(names) != n_vars:
         raise InputError(f"<array>: {len(names)} names for {n_vars} columns")
     if arr.dtype.kind in "biuf":
-        return np.ascontiguousarray(arr, dtype=np.float64), names, "", "<array>"
+        return _np.ascontiguousarray(arr, dtype=_np.float64), names, "", "<array>"
     return None, names, _table_text(names, arr.tolist()), "<array>"
 
 
 def _name_of(key, names: list[str]) -> str:
-    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+    if isinstance(key, (int, _np.integer)) and not isinstance(key, (bool, _np.bool_)):
         if not 0 <= key < len(names):
             raise InputError(f"variable index {key} is out of range (0..{len(names) - 1})")
         return names[int(key)]
@@ -212,7 +263,7 @@ class _Progress:
                 self.bar.update(1)
                 self.bar.set_postfix(edges=info["edges_after"])
         elif self.lines:
-            print(f"{self.what}: " + ", ".join(f"{k} {v}" for k, v in info.items()), file=sys.stderr)
+            print(f"{self.what}: " + ", ".join(f"{k} {v}" for k, v in info.items()), file=_sys.stderr)
 
     def callback(self):
         return self if (self.fn or self.bar is not None or self.lines) else None
@@ -224,33 +275,54 @@ class _Progress:
 
 @_functools.lru_cache(maxsize=None)
 def _keywords_of(command: str) -> dict:
-    """{"--max-level": "max_level", ...}: the command line's options of `command` that
-    cudag's functions take as keywords (:func:`options`)."""
-    table = {}
-    for line in options(command).splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[1].startswith("--"):
-            table[parts[1]] = parts[0]
-    return table
+    """{"--max-level": (name, type, meaning), ...}: the command line's options of `command`
+    that cudag's functions take as keywords."""
+    return {row["option"]: (row["name"], row["type"], row["cli_meaning"]) for row in _option_rows(command)
+            if row["option"]}
 
 
-_OPTION_WORD = _re.compile(r"--([a-z][a-z0-9-]*)( '[^']*')?")
+_OPTION_WORD = _re.compile(r"--([a-z][a-z0-9-]*)(?:( '[^']*')|( [^\s,;:()]+))?")
+#: A cell of the CSV text a DataFrame (or an array of labels) is read through: line 1 is its
+#: header, so line L is row L - 2 of the data.
+_FRAME_CELL = _re.compile(r"<(DataFrame|array)>:(\d+):\d+: ")
+_NUMBER = _re.compile(r"-?\d+(\.\d*)?([eE][-+]?\d+)?$")
 
 
 def _in_python_words(message: str, command: str) -> str:
     """`message` with the command line's options that are keywords here written as the
     keywords: "--iterations must be at least 1" -> "iterations= must be at least 1",
-    "unknown --backend 'tpu'" -> "unknown backend='tpu'". Options without a keyword (--out,
-    ...) stay."""
+    "unknown --backend 'tpu'" -> "unknown backend='tpu'", "give --discrete" -> "give
+    discrete=True", "--score bdeu only" -> 'score="bdeu" only'. Whether a word after an
+    option is its value is read from the option table: a number for a numeric keyword, one
+    of the alternatives the option's meaning lists ("bdeu or k2 (...)", "auto (...), cpu or
+    cuda") or a placeholder such as FILE for a text one. Options
+    without a keyword (--data, ...) stay."""
     table = _keywords_of(command)
 
     def word(m):
         option = "--" + m.group(1)
         if option not in table:
             return m.group(0)
-        return table[option] + "=" + (m.group(2)[1:] if m.group(2) else "")
+        name, kind, meaning = table[option]
+        if kind == "bool":
+            value = "False" if option.startswith("--no-") and not name.startswith("no_") else "True"
+            return f"{name}={value}" + (m.group(3) or "") + (m.group(2) or "")
+        if m.group(2):
+            return f"{name}={m.group(2)[1:]}"
+        after = m.group(3)
+        if after:
+            token = after[1:]
+            if kind in ("int", "float") and _NUMBER.match(token):
+                return f"{name}={token}"
+            if kind not in ("int", "float"):
+                if token.isupper():
+                    return f"{name}={token}"
+                if _re.search(r"(?:^|: |, | or |\()" + _re.escape(token) + r"(?:$|[,)]| or | \()", meaning):
+                    return f'{name}="{token}"'
+        return f"{name}=" + (after or "")
 
-    return _OPTION_WORD.sub(word, message)
+    message = _FRAME_CELL.sub(lambda m: f"<{m[1]}> row {int(m[2]) - 2}: ", message)
+    return _OPTION_WORD.sub(word, message).replace(" (see --help)", "")
 
 
 @_contextlib.contextmanager
@@ -265,12 +337,36 @@ def _python_words(command: str):
         raise type(e)(message) from None
 
 
+_log = _logging.getLogger("cudag")
+
+
+@_contextlib.contextmanager
+def _logged(opts: dict):
+    """verbose=True: the call's progress lines and notes as INFO records of the logger
+    "cudag" (times counted from the call); a handler on stderr is added when logging is not
+    configured (no handler anywhere), so that verbose=True shows them as it asks."""
+    if not opts.get("verbose"):
+        yield
+        return
+    if not _log.hasHandlers():
+        handler = _logging.StreamHandler()
+        handler.setFormatter(_logging.Formatter("%(message)s"))
+        _log.addHandler(handler)
+        if _log.getEffectiveLevel() > _logging.INFO:
+            _log.setLevel(_logging.INFO)
+    _cudag.set_line_sink(_log.info)
+    try:
+        yield
+    finally:
+        _cudag.set_line_sink(None)
+
+
 def _run_learner(fn, opts: dict, values, names, text, source, bar, *extra):
     """`fn` (_cudag.pc, _cudag.fci or _cudag.mcmc) on the options with `bar`'s callback (and
     `extra` arguments: pc's and fci's oracle DAG); the bar is closed either way."""
     command = {"pc": "pc", "fci": "fci", "mcmc": "mcmc"}.get(getattr(fn, "__name__", ""), "pc")
     try:
-        with _python_words(command):
+        with _python_words(command), _logged(opts):
             return fn(values, names, text, source, bar.callback(), *extra, **opts)
     finally:
         bar.close()
@@ -296,8 +392,8 @@ def _oracle_dag(dag, names, function: str):
     if isinstance(dag, SimulateResult):
         if names is not None:
             raise TypeError(f"{function}: names= names an adjacency matrix's nodes, not a SimulateResult's")
-        edges = np.asarray(dag.truth_edge_array, dtype=np.int32).reshape(-1, 3)[:, :2]
-        return (list(dag.names), np.ascontiguousarray(edges), "<SimulateResult truth>"), None
+        edges = _np.asarray(dag.truth_edge_array, dtype=_np.int32).reshape(-1, 3)[:, :2]
+        return (list(dag.names), _np.ascontiguousarray(edges), "<SimulateResult truth>"), None
     if _is_digraph(dag):
         if names is not None:
             raise TypeError(f"{function}: names= names an adjacency matrix's nodes; a DiGraph's nodes are its names")
@@ -307,21 +403,21 @@ def _oracle_dag(dag, names, function: str):
         nodes = list(dag.nodes)
         index = {v: k for k, v in enumerate(nodes)}
         rows = [(index[a], index[b]) for a, b in dag.edges()]
-        return ([str(v) for v in nodes], np.array(rows, dtype=np.int32).reshape(-1, 2),
+        return ([str(v) for v in nodes], _np.array(rows, dtype=_np.int32).reshape(-1, 2),
                 f"<{type(dag).__module__.split('.')[0]}.{type(dag).__name__}>"), None
-    a = np.asarray(dag)
+    a = _np.asarray(dag)
     if a.ndim != 2 or a.shape[0] != a.shape[1] or a.dtype.kind not in "biuf":
         raise InputError(f"{function}: oracle= takes a networkx DiGraph, an n x n 0/1 adjacency matrix or a DAG "
                          f"file, not {type(dag).__name__}" + (f" of shape {a.shape}" if a.ndim else ""))
-    if not np.isin(a, (0, 1)).all():
+    if not _np.isin(a, (0, 1)).all():
         raise InputError(f"{function}: the oracle's adjacency matrix holds values other than 0 and 1 "
                          "([i, j] = 1 for i --> j)")
     n = a.shape[0]
     names = [f"X{k + 1}" for k in range(n)] if names is None else [str(v) for v in names]
     if len(names) != n:
         raise InputError(f"{function}: {len(names)} names for the {n} nodes of the oracle's adjacency matrix")
-    rows = np.argwhere(a != 0).astype(np.int32)
-    return (names, np.ascontiguousarray(rows), "<adjacency>"), None
+    rows = _np.argwhere(a != 0).astype(_np.int32)
+    return (names, _np.ascontiguousarray(rows), "<adjacency>"), None
 
 
 def _with_oracle(function: str, data, names, oracle, latent, opts: dict):
@@ -376,7 +472,7 @@ def pc(data=None, test: str | None = None, alpha: float | None = None, backend: 
     if not raw:
         return None  # an MPI rank other than 0
     for note in raw.get("warnings", ()):
-        _warnings.warn(f"cudag.pc: {note}", CudagWarning, stacklevel=2)
+        _warnings.warn(f"cudag.pc: {_in_python_words(note, 'pc')}", CudagWarning, stacklevel=2)
     return BootstrapResult(raw) if "bootstrap" in raw else PcResult(raw)
 
 
@@ -408,7 +504,7 @@ def fci(data=None, test: str | None = None, alpha: float | None = None, backend:
     if not raw:
         return None  # an MPI rank other than 0
     for note in raw.get("warnings", ()):
-        _warnings.warn(f"cudag.fci: {note}", CudagWarning, stacklevel=2)
+        _warnings.warn(f"cudag.fci: {_in_python_words(note, 'fci')}", CudagWarning, stacklevel=2)
     return FciBootstrapResult(raw) if "bootstrap" in raw else FciResult(raw)
 
 
@@ -416,12 +512,12 @@ def _stacked_series(data, names):
     """Several series (tigramite's analysis_mode 'multiple': a dict of T_m x N arrays, in the
     dict's order, or an M x T x N array) as one table whose first column names each row's
     series (0, 1, ...): (table, names with that column's name first, the column's name)."""
-    parts = list(data.values()) if isinstance(data, dict) else list(np.asarray(data))
+    parts = list(data.values()) if isinstance(data, dict) else list(_np.asarray(data))
     if not parts:
         raise InputError("cudag.pcmci: no series in the dict")
     arrays = []
     for m, part in enumerate(parts):
-        a = np.asarray(part, dtype=np.float64)
+        a = _np.asarray(part, dtype=_np.float64)
         if a.ndim != 2 or (arrays and a.shape[1] != arrays[0].shape[1]):
             raise InputError(f"cudag.pcmci: series {m} is of shape {a.shape}; every series must be T_m x N "
                              "with the same N")
@@ -433,8 +529,8 @@ def _stacked_series(data, names):
     column = "series"
     while column in names:
         column = "_" + column
-    table = np.vstack([np.column_stack([np.full(len(a), float(m)), a]) for m, a in enumerate(arrays)])
-    return np.ascontiguousarray(table), [column] + names, column
+    table = _np.vstack([_np.column_stack([_np.full(len(a), float(m)), a]) for m, a in enumerate(arrays)])
+    return _np.ascontiguousarray(table), [column] + names, column
 
 
 def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_assumptions=None,
@@ -467,7 +563,7 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
     arrays (in its order) or an M x T x N array, or a DataFrame with ``series_column=``
     naming each row's series; ``time_column=`` names a column of times (each series' rows
     must increase in it; not a variable)."""
-    if isinstance(data, dict) or (not _is_frame(data) and np.ndim(data) == 3):
+    if isinstance(data, dict) or (not _is_frame(data) and _np.ndim(data) == 3):
         data, names, options["series_column"] = _stacked_series(data, names)
     values, names, text, source = _prepare(data, names)
     if "pc_alpha" in options and options["pc_alpha"] is None:
@@ -475,7 +571,7 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
     opts = {"test": test, "tau_max": tau_max}
     if missing_flag is not None:
         flag = float(missing_flag)
-        opts["missing_flag"] = "nan" if np.isnan(flag) else repr(flag)
+        opts["missing_flag"] = "nan" if _np.isnan(flag) else repr(flag)
     if link_assumptions is not None:
         rows = []
         for j, links in dict(link_assumptions).items():
@@ -486,14 +582,14 @@ def pcmci(data, tau_max: int = 1, test: str = "parcorr", *, names=None, link_ass
                 rows.append((int(i), int(j), int(-lag), str(kind)))
         opts["link_rows"] = rows
     opts.update(_options(options))
-    with _python_words("pcmci"):
+    with _python_words("pcmci"), _logged(opts):
         raw = _cudag.pcmci(values, names, text, source, **opts)
     n, tau = raw["n_vars"], raw["tau_max"]
     shape = (n, n, tau + 1)
     return {
-        "graph": np.array(raw["graph"], dtype="<U3").reshape(shape),
-        "val_matrix": np.array(raw["val_matrix"], dtype=float).reshape(shape),
-        "p_matrix": np.array(raw["p_matrix"], dtype=float).reshape(shape),
+        "graph": _np.array(raw["graph"], dtype="<U3").reshape(shape),
+        "val_matrix": _np.array(raw["val_matrix"], dtype=float).reshape(shape),
+        "p_matrix": _np.array(raw["p_matrix"], dtype=float).reshape(shape),
         "conf_matrix": None,
         "parents": {j: list(p) for j, p in enumerate(raw["parents"])},
         **_pc_alpha_selection(raw, options.get("method", "pcmci") == "pcmciplus"),
@@ -511,7 +607,7 @@ def _pc_alpha_selection(raw: dict, pcmciplus: bool) -> dict:
     if not candidates:
         return {"pc_alpha_candidates": None, "optimal_pc_alpha": None, "pc_alpha_scores": None}
     optimal = list(raw["optimal_pc_alpha"])
-    scores = np.array(raw["pc_alpha_scores"], dtype=float).reshape(len(optimal), len(candidates))
+    scores = _np.array(raw["pc_alpha_scores"], dtype=float).reshape(len(optimal), len(candidates))
     if pcmciplus:
         return {"pc_alpha_candidates": candidates, "optimal_pc_alpha": optimal[0], "pc_alpha_scores": scores[0]}
     return {"pc_alpha_candidates": candidates, "optimal_pc_alpha": dict(enumerate(optimal)),
@@ -523,14 +619,14 @@ def citest(data, x, y, given=(), test: str = "fisher-z", *, names=None, **option
     name or column index. Options as ``cudag citest``'s (``knn``, ``permutations``, ``seed``,
     ``dof``, ``compat``, ...)."""
     values, names, text, source = _prepare(data, names)
-    if isinstance(given, (str, int, np.integer)):
+    if isinstance(given, (str, int, _np.integer)):
         given = (given,)
     opts = {"test": test, "x": _name_of(x, names), "y": _name_of(y, names)}
     given_names = [_name_of(g, names) for g in given]
     if given_names:
         opts["given"] = given_names
     opts.update(_options(options, data))
-    with _python_words("citest"):
+    with _python_words("citest"), _logged(opts):
         raw = _cudag.citest(values, names, text, source, **opts)
     return CitestResult(raw, opts["x"], opts["y"], given_names,
                         test)
@@ -548,15 +644,16 @@ class Tester:
         self.test_name = test
         opts = {"test": test}
         opts.update(_options(options, data))
-        with _python_words("citest"):
+        self._verbose = {"verbose": opts.get("verbose")}
+        with _python_words("citest"), _logged(opts):
             self._engine = _cudag.CiTester(values, names, text, source, **opts)
 
     def test(self, x, y, given=()) -> CitestResult:
-        if isinstance(given, (str, int, np.integer)):
+        if isinstance(given, (str, int, _np.integer)):
             given = (given,)
         xs, ys = _name_of(x, self.names), _name_of(y, self.names)
         gs = [_name_of(g, self.names) for g in given]
-        with _python_words("citest"):
+        with _python_words("citest"), _logged(self._verbose):
             raw = self._engine.test(xs, ys, gs)
         return CitestResult(raw, xs, ys, gs, self.test_name)
 
@@ -574,7 +671,7 @@ class Tester:
             if len(q) not in (2, 3):
                 raise ValueError(f"query {k + 1}: give (x, y) or (x, y, given), got {len(q)} items")
             given = q[2] if len(q) == 3 else ()
-            if isinstance(given, (str, int, np.integer)):
+            if isinstance(given, (str, int, _np.integer)):
                 given = (given,)
             named.append((_name_of(q[0], self.names), _name_of(q[1], self.names),
                           [_name_of(g, self.names) for g in given]))
@@ -627,10 +724,10 @@ def mcmc(data, score: str, *, names=None, progress=None, **options) -> McmcResul
 def _warn_convergence(res: McmcResult) -> None:
     """CudagWarning when the chains disagree: a score PSRF above PSRF_WARN, or an edge whose
     PSRF is infinite (a chain that always has the edge and one that never does)."""
-    if math.isfinite(res.score_psrf) and res.score_psrf > PSRF_WARN:
+    if _math.isfinite(res.score_psrf) and res.score_psrf > PSRF_WARN:
         _warnings.warn(f"cudag.mcmc: the chains have not converged: score PSRF {res.score_psrf:.3g} > {PSRF_WARN} "
                        "(run more iterations or chains, or check the traces)", CudagWarning, stacklevel=3)
-    if math.isinf(res.edge_max_psrf):
+    if _math.isinf(res.edge_max_psrf):
         _warnings.warn("cudag.mcmc: an edge's PSRF is infinite: some chains always hold it and others never do "
                        "(run more iterations)", CudagWarning, stacklevel=3)
 
@@ -653,7 +750,7 @@ def load(path) -> PcResult | FciResult | McmcResult:
     return McmcResult(raw)
 
 
-def resample_rows(n_samples: int, replicate: int = 0, *, seed: int = 42, resample: str = "bootstrap") -> np.ndarray:
+def resample_rows(n_samples: int, replicate: int = 0, *, seed: int = 42, resample: str = "bootstrap") -> _np.ndarray:
     """The row indices (int64, increasing, repeats adjacent) replicate ``replicate`` of a
     bootstrap draws from data of ``n_samples`` rows: the rows ``cudag pc --bootstrap B
     --seed S --resample R`` (and ``cudag.pc(..., bootstrap=B, seed=S, resample=R)``) runs
@@ -670,9 +767,9 @@ def resample(data, replicate: int = 0, *, seed: int = 42, resample: str = "boots
     of bootstrap replicate ``replicate`` (:func:`resample_rows`): what ``cudag pc
     --write-resample FILE --replicate r`` writes, all columns kept (the command line also
     leaves out the columns constant in the resample, as the replicate's run does)."""
-    n = len(data) if _is_frame(data) else np.asarray(data).shape[0]
+    n = len(data) if _is_frame(data) else _np.asarray(data).shape[0]
     rows = resample_rows(n, replicate, seed=seed, resample=resample)
-    return data.iloc[rows] if _is_frame(data) else np.asarray(data)[rows]
+    return data.iloc[rows] if _is_frame(data) else _np.asarray(data)[rows]
 
 
 def _graph(g, role: str) -> dict:
@@ -680,7 +777,7 @@ def _graph(g, role: str) -> dict:
     format ``cudag compare`` reads, or an n x n adjacency with ``names``."""
     if isinstance(g, (str, _os.PathLike)):
         return _cudag.read_graph(_os.fspath(g))
-    pag = np.zeros((0, 4), dtype=np.int32)
+    pag = _np.zeros((0, 4), dtype=_np.int32)
     if isinstance(g, McmcResult):  # its best DAG, as the command line reads an MCMC result file
         edges, what = g._graph_edges(), "cudag.mcmc result (its best DAG)"
     elif isinstance(g, PcResult):
@@ -688,14 +785,14 @@ def _graph(g, role: str) -> dict:
     elif isinstance(g, SimulateResult):
         edges, what = g.truth_edge_array, "cudag.simulate's true DAG"
     elif isinstance(g, FciResult):  # its PAG: /pag/edges rows
-        edges, what, pag = np.zeros((0, 3)), "cudag.fci result", g.edge_array
+        edges, what, pag = _np.zeros((0, 3)), "cudag.fci result", g.edge_array
     else:
         raise TypeError(f"{role}= takes a cudag result, a cudag.SimulateResult or a graph file's path, "
                         f"not {type(g).__name__}")
     return {"path": f"<{role}>", "format": what, "graph_name": "", "names": list(g.names),
-            "edges": np.ascontiguousarray(edges, dtype=np.int32).reshape(-1, 3), "lists_every_variable": True,
+            "edges": _np.ascontiguousarray(edges, dtype=_np.int32).reshape(-1, 3), "lists_every_variable": True,
             "names_by_position": False, "pag": isinstance(g, FciResult),
-            "pag_edges": np.ascontiguousarray(pag, dtype=np.int32).reshape(-1, 4)}
+            "pag_edges": _np.ascontiguousarray(pag, dtype=_np.int32).reshape(-1, 4)}
 
 
 def compare(truth, estimate) -> dict:
@@ -734,7 +831,7 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
     index = {s: k for k, s in enumerate(names)}
 
     def node(v) -> int:
-        if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        if isinstance(v, (int, _np.integer)) and not isinstance(v, (bool, _np.bool_)):
             if not 0 <= v < n:
                 raise InputError(f"dag: variable index {v} is out of range (0..{n - 1})")
             return int(v)
@@ -742,10 +839,10 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
             raise InputError(f"dag: the variable '{v}' is not a column of the data")
         return index[str(v)]
 
-    if isinstance(dag, np.ndarray) and dag.ndim == 2:
+    if isinstance(dag, _np.ndarray) and dag.ndim == 2:
         if dag.shape != (n, n):
             raise InputError(f"dag: a {dag.shape[0]} x {dag.shape[1]} matrix for {n} variables")
-        for p, v in np.argwhere(dag != 0).tolist():
+        for p, v in _np.argwhere(dag != 0).tolist():
             parents[v].append(p)
     elif isinstance(dag, (list, tuple)):
         for pair in dag:
@@ -756,7 +853,7 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
         if g["pag"]:
             raise InputError(f"{g['path']}: a PAG (cudag fci's output: circle marks) is not a DAG to score; "
                              "a DAG to score has only --> edges")
-        for a, b, kind in np.asarray(g["edges"]).reshape(-1, 3).tolist():
+        for a, b, kind in _np.asarray(g["edges"]).reshape(-1, 3).tolist():
             na, nb = g["names"][a], g["names"][b]
             if kind != 1:
                 raise InputError(f"{g['path']}: the edge {na} {'---' if kind == 0 else '<->'} {nb} is not directed; "
@@ -775,18 +872,33 @@ def score(data, dag, score: str, *, names=None, iss: float | None = None, am: fl
             "score": raw["score"], "n_samples": raw["n_samples"]}
 
 
-#: The options of each kind of cudag.simulate (its command line's).
-_SIMULATE_OPTIONS = {
-    "gaussian": ("vars", "samples", "density", "seed", "threads", "graph", "degree", "hub_exponent"),
-    "nonlinear": ("vars", "samples", "density", "seed", "threads"),
-    "discrete": ("vars", "samples", "density", "states", "max_parents", "seed", "threads"),
-    "bif": ("bif", "samples", "seed", "threads"),
-}
+#: The kinds of cudag.simulate (the subcommands of ``cudag simulate``).
+_SIMULATE_KINDS = ("gaussian", "nonlinear", "discrete", "bif")
 
 
-#: simulate's options that take an int, and those that take text (the rest take numbers).
-_SIMULATE_INTS = ("vars", "samples", "seed", "states", "max_parents", "threads")
-_SIMULATE_TEXT = ("graph", "bif")
+@_functools.lru_cache(maxsize=None)
+def _simulate_options(kind: str) -> tuple:
+    """The keywords ``cudag.simulate(kind)`` takes: those of simulate's keywords that are
+    options of ``cudag simulate <kind>``."""
+    declared = {row[0] for row in _cudag.option_table(f"simulate {kind}")}
+    return tuple(row["name"] for row in _option_rows("simulate") if row["option"] in declared)
+
+
+def _check_type(function: str, key: str, value, annotation: str) -> None:
+    """TypeError naming `key` unless `value` fits the option table's type (int: an integer,
+    float: a number, str: a str or path)."""
+    if annotation == "int":
+        ok = isinstance(value, (int, _np.integer)) and not isinstance(value, (bool, _np.bool_))
+        wanted = "an integer"
+    elif annotation == "float":
+        ok = isinstance(value, (int, float, _np.integer, _np.floating)) and not isinstance(value, (bool, _np.bool_))
+        wanted = "a number"
+    elif annotation == "bool":
+        ok, wanted = isinstance(value, (bool, _np.bool_)), "True or False"
+    else:
+        ok, wanted = isinstance(value, (str, _os.PathLike)), "a str"
+    if not ok:
+        raise TypeError(f"{function}: {key}= takes {wanted}, not {type(value).__name__}")
 
 
 def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, density: float | None = None,
@@ -797,20 +909,25 @@ def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, d
     command line's for the same options. ``kind``: gaussian (linear Gaussian DAG; ``graph``
     cupc, er or scale-free, ``density`` or ``degree``, ``hub_exponent``), nonlinear
     (additive-noise DAG), discrete (random Bayesian network: ``states``, ``max_parents``)
-    or bif (forward samples of the BIF network file ``bif``). ``vars``, ``samples``,
-    ``seed``, ``threads`` as the command line's. None: the command line's default.
-    Returns a :class:`SimulateResult` (data, names, true DAG). Runs the ``cudag``
+    or bif (forward samples of the BIF network file ``bif``). None: the command line's
+    default. Returns a :class:`SimulateResult` (data, names, true DAG). Runs the ``cudag``
     executable installed beside the module (``cudag simulate``) into a temporary folder."""
     given = {"vars": vars, "samples": samples, "density": density, "seed": seed, "graph": graph, "degree": degree,
              "hub_exponent": hub_exponent, "states": states, "max_parents": max_parents, "bif": bif,
              "threads": threads}
-    if kind not in _SIMULATE_OPTIONS:
-        raise InputError(f"simulate: no kind '{kind}' (available: {', '.join(_SIMULATE_OPTIONS)})")
-    allowed = _SIMULATE_OPTIONS[kind]
+    if not isinstance(kind, str):
+        raise TypeError(f"cudag.simulate: kind takes a str, not {type(kind).__name__}")
+    if kind not in _SIMULATE_KINDS:
+        raise InputError(f"cudag.simulate: no kind '{kind}' (available: {', '.join(_SIMULATE_KINDS)})")
+    allowed = _simulate_options(kind)
+    types = {row["name"]: row["type"] for row in _option_rows("simulate")}
     for key, value in given.items():
-        if value is not None and key not in allowed:
+        if value is None:
+            continue
+        if key not in allowed:
             raise TypeError(f"cudag.simulate('{kind}') got an unexpected keyword argument '{key}' "
                             f"(it takes {', '.join(allowed)})")
+        _check_type("cudag.simulate", key, value, types[key])
     if kind != "bif" and vars is None:
         raise TypeError(f"cudag.simulate('{kind}') needs vars=")
     if kind == "bif" and bif is None:
@@ -819,46 +936,40 @@ def simulate(kind: str = "gaussian", *, samples: int, vars: int | None = None, d
         out, truth = _os.path.join(d, "data.csv"), _os.path.join(d, "truth.tsv")
         argv = ["cudag", "simulate", kind, "-q", "--out", out, "--truth", truth]
         for key, value in given.items():
-            if value is None:
-                continue
-            if key in _SIMULATE_TEXT:
-                if not isinstance(value, (str, _os.PathLike)):
-                    raise TypeError(f"{key}= takes a str, not {type(value).__name__}")
-            elif key in _SIMULATE_INTS:
-                if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                    raise TypeError(f"{key}= takes an int, not {type(value).__name__}")
-            elif isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{key}= takes a number, not {type(value).__name__}")
-            argv += ["--" + key.replace("_", "-"), _os.fspath(value) if isinstance(value, _os.PathLike)
-                     else str(value)]
+            if value is not None:
+                argv += ["--" + key.replace("_", "-"), _os.fspath(value) if isinstance(value, _os.PathLike)
+                         else str(value)]
         done = _cli.run(argv[1:])
         if done.returncode != 0:
             lines = [line for line in done.stderr.splitlines() if line.startswith("cudag: error: ")]
             text = lines[-1][len("cudag: error: "):] if lines else done.stderr.strip()
-            raise InputError(f"cudag.simulate: {text.replace(' (see --help)', '')}")
+            raise InputError(f"cudag.simulate: {_in_python_words(text, 'simulate')}")
         return SimulateResult.from_files(out, truth, kind)
 
 
 def _with_options(fn, command: str):
-    """Show the command's options on ``fn``: its signature gains each option as a keyword-only
-    parameter (default None: the command line's default) in place of ``**options``, and its
-    docstring a list of them with their command-line names, so that ``help()``, ``inspect``
-    and editors list them. The call itself is unchanged (an unknown keyword is a TypeError)."""
+    """Show the command's options on ``fn``: its signature gains each keyword (annotated with
+    its type; default None: the command line's default) in place of ``**options``, and its
+    docstring each keyword's type, default and meaning from the option table, so that
+    ``help()``, ``inspect`` and editors list them. The call itself is unchanged (an unknown
+    keyword is a TypeError)."""
     sig = _inspect.signature(fn)
     params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
     have = {p.name for p in params}
-    table = list(_cudag.keywords(command))
-    for name, _ in table:
-        if name not in have:
-            params.append(_inspect.Parameter(name, _inspect.Parameter.KEYWORD_ONLY, default=None))
-            have.add(name)
+    rows = _option_rows(command)
+    for row in rows:
+        if row["name"] not in have:
+            params.append(_inspect.Parameter(row["name"], _inspect.Parameter.KEYWORD_ONLY, default=None,
+                                             annotation=f"{row['type']} | None"))
+            have.add(row["name"])
     fn.__signature__ = sig.replace(parameters=params)
-    lines = [f"    {name} ({option})" if option != "-" else f"    {name}" for name, option in table]
-    fn.__doc__ = (fn.__doc__ or "") + (f"\n\n    Keyword options (None: the command line's default; "
-                                       f"``cudag {command} --help`` gives their meaning):\n" + "\n".join(lines))
+    fn.__doc__ = (fn.__doc__ or "") + ("\n\n    Keyword options (None: the default shown, the command line's):\n"
+                                       + "\n".join(_option_text(row, command, "    ") for row in rows))
     return fn
 
 
-for _fn, _command in ((pc, "pc"), (fci, "fci"), (pcmci, "pcmci"), (citest, "citest"), (mcmc, "mcmc"), (tester, "citest")):
+for _fn, _command in ((pc, "pc"), (fci, "fci"), (pcmci, "pcmci"), (citest, "citest"), (mcmc, "mcmc"),
+                      (tester, "citest"), (score, "score"), (simulate, "simulate")):
     _with_options(_fn, _command)
 del _fn, _command
+del annotations  # the __future__ import's name: not part of the API

@@ -81,10 +81,13 @@ using Names = std::vector<std::string>;
 /// A keyword setting the member `get(job)` to a value of its type.
 template <class Job, class Get>
 Keyword<Job> kw(std::string name, std::string option, Get get) {
-    return {name, option, [get, name](Job& job, nb::handle v, const Names&) {
+    using T = std::remove_reference_t<decltype(get(std::declval<Job&>()))>;
+    return {name, option,
+            [get, name](Job& job, nb::handle v, const Names&) {
                 auto& member = get(job);
-                member = typed<std::remove_reference_t<decltype(member)>>(v, name);
-            }};
+                member = typed<T>(v, name);
+            },
+            annotation<T>()};
 }
 
 /// A keyword setting a member of the job directly.
@@ -107,12 +110,14 @@ Keyword<Job> tracked(std::string name, std::string option, Get get, Given given)
 /// A comma-separated list (--format): a str as it stands, or a list joined with commas.
 template <class Job>
 Keyword<Job> comma_list(std::string name, std::string option, std::string Job::*member) {
-    return {name, option, [member, name](Job& job, nb::handle v, const Names&) {
+    return {name, option,
+            [member, name](Job& job, nb::handle v, const Names&) {
                 std::string joined;
                 for (const std::string& s : typed<std::vector<std::string>>(v, name))
                     joined += (joined.empty() ? "" : ",") + s;
                 job.*member = joined;
-            }};
+            },
+            "str | list[str]"};
 }
 
 /// A variable of a knowledge item: its name, or its 0-based column index.
@@ -135,7 +140,8 @@ std::string variable(nb::handle v, const Names& names, const std::string& key) {
 template <class Job>
 Keyword<Job> knowledge(const std::string& name) {
     return {
-        name, "--" + name, [name](Job& job, nb::handle v, const Names& names) {
+        name, "--" + name,
+        [name](Job& job, nb::handle v, const Names& names) {
             run::KnowledgeJob& k = job.knowledge;
             std::string& file = name == "forbid" ? k.files.forbid : name == "require" ? k.files.require : k.files.tiers;
             std::vector<KnowledgeLine>& lines = name == "forbid"    ? k.values.forbid
@@ -163,21 +169,36 @@ Keyword<Job> knowledge(const std::string& name) {
                 }
                 lines.push_back(std::move(line));
             }
-        }};
+        },
+        "str | os.PathLike | list",
+        name == "tiers" ? "tiers of variables, earliest first: a list of tiers (each a list of variable names or "
+                          "column indices, or one), or a tiers file in the command line's format"
+                        : std::string("pairs ") + (name == "forbid" ? "forbidden" : "required") +
+                              ": a list of pairs (a, b) (the direction a -> b, as causal-learn's BackgroundKnowledge) "
+                              "or lines 'a -- b' / 'a -> b', or a file of such lines"};
 }
+
+/// resample=: the text where the job keeps it (McmcJob), else parsed here (PcJob).
+void set_resample(std::string& out, const std::string& s) { out = s; }
+void set_resample(bootstrap::Resample& out, const std::string& s) { out = bootstrap::parse_resample(s); }
 
 /// bootstrap= / resample= / consensus=: the edge-confidence keywords of pc and mcmc (the
 /// resamples keyed by seed=). bootstrap= given must be a count, as --bootstrap given: 0
 /// would silently run once.
 template <class Job>
 void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
-    t.push_back({"bootstrap", "--bootstrap", [](Job& job, nb::handle v, const Names&) {
+    t.push_back({"bootstrap", "--bootstrap",
+                 [](Job& job, nb::handle v, const Names&) {
                      bootstrap::Options b;
                      b.replicates = typed<std::int64_t>(v, "bootstrap");
                      bootstrap::validate(b, std::numeric_limits<std::int64_t>::max());
                      job.bootstrap = b.replicates;
-                 }});
-    t.push_back(field("resample", "--resample", &Job::resample));
+                 },
+                 "int"});
+    t.push_back(
+        {"resample", "--resample",
+         [](Job& job, nb::handle v, const Names&) { set_resample(job.resample, typed<std::string>(v, "resample")); },
+         "str"});
     t.push_back(field("consensus", "--consensus", &Job::consensus));
 }
 
@@ -209,7 +230,9 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
         std::vector<Keyword<J>> t = {
             field("test", "--test", &J::test),
             field("discrete", "--discrete", &J::discrete),
-            field("missing", "--missing", &J::missing),
+            {"missing", "--missing",
+             [](J& j, nb::handle v, const Names&) { j.missing = parse_missing(typed<std::string>(v, "missing")); },
+             "str"},
             field("discrete_columns", "--discrete-columns", &J::discrete_columns),
             field("continuous_columns", "--continuous-columns", &J::continuous_columns),
             field("dof", "--dof", &J::dof),
@@ -219,9 +242,13 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
             field("out", "--out", &J::out),
             comma_list("format", "--format", &J::formats),
             field("force", "--force", &J::force),
-            field("compat", "--compat", &J::compat),
-            field("uc_rule", "--uc-rule", &J::uc_rule),
-            field("uc_priority", "--uc-priority", &J::uc_priority),
+            {"compat", "--compat",
+             [](J& j, nb::handle v, const Names&) { j.compat = run::parse_compat(typed<std::string>(v, "compat")); },
+             "str"},
+            {"uc_rule", "--uc-rule", [](J& j, nb::handle v, const Names&) { j.uc_rule = typed<int>(v, "uc_rule"); },
+             "int"},
+            {"uc_priority", "--uc-priority",
+             [](J& j, nb::handle v, const Names&) { j.uc_priority = typed<int>(v, "uc_priority"); }, "int"},
             knowledge<J>("forbid"),
             knowledge<J>("require"),
             knowledge<J>("tiers"),
@@ -231,7 +258,8 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
             kw<J>("resume", "--resume", [](J& j) -> bool& { return j.cfg.resume; }),
             field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
             field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
-            field("comm", "--comm", &J::comm),
+            {"comm", "--comm",
+             [](J& j, nb::handle v, const Names&) { j.comm = run::parse_comm(typed<std::string>(v, "comm")); }, "str"},
             field("comm_timeout", "--comm-timeout", &J::comm_timeout),
             kw<J>("stop_after_level", "--stop-after-level", [](J& j) -> int& { return j.cfg.stop_after_level; }),
             field("quiet", "--quiet", &J::quiet),
@@ -255,14 +283,15 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
         std::vector<Keyword<J>> t;
         for (const Keyword<run::PcJob>& k : pc_keywords()) {
             if (std::find(std::begin(pc_only), std::end(pc_only), k.name) != std::end(pc_only)) continue;
-            t.push_back(
-                {k.name, k.option, [set = k.set](J& job, nb::handle v, const Names& names) { set(job.pc, v, names); }});
+            t.push_back({k.name, k.option,
+                         [set = k.set](J& job, nb::handle v, const Names& names) { set(job.pc, v, names); }, k.type,
+                         k.meaning});
         }
         const std::vector<Keyword<J>> own = {
             field("variant", "--variant", &J::variant),
             kw<J>("pdsep_max", "--pdsep-max", [](J& j) -> int& { return j.fci.pdsep_max; }),
             {"no_pdsep", "--no-pdsep",
-             [](J& j, nb::handle v, const Names&) { j.fci.pdsep = !typed<bool>(v, "no_pdsep"); }},
+             [](J& j, nb::handle v, const Names&) { j.fci.pdsep = !typed<bool>(v, "no_pdsep"); }, "bool"},
             kw<J>("conservative", "--conservative", [](J& j) -> bool& { return j.fci.conservative; }),
             kw<J>("majority_rule", "--majority-rule", [](J& j) -> bool& { return j.fci.majority; }),
             field("no_selection_bias", "--no-selection-bias", &J::no_selection_bias),
@@ -308,7 +337,10 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
                      job.settings.pc_alpha = typed<double>(v, "pc_alpha");
                      job.pc_alpha_given = true;
                  }
-             }},
+             },
+             "float | list[float] | None",
+             "significance level of the condition selection; a list: tigramite's selection among the values "
+             "(ParCorr), None: among tigramite's default list (default: 0.2 for PCMCI, 0.01 for PCMCI+)"},
             kw<J>("alpha_level", "--alpha-level", [](J& j) -> double& { return j.settings.alpha_level; }),
             kw<J>("max_conds_dim", "--max-conds-dim", [](J& j) -> std::int32_t& { return j.settings.max_conds_dim; }),
             kw<J>("max_combinations", "--max-combinations",
@@ -347,7 +379,10 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
                      la.links[static_cast<std::size_t>(effect)].push_back({{cause, lag}, nb::cast<std::string>(r[3])});
                  }
                  job.settings.link_assumptions = std::move(la);
-             }},
+             },
+             "list[tuple[int, int, int, str]]",
+             "tigramite's link_assumptions as rows (cause, effect, lag, type), 0-based (cudag.pcmci fills it from "
+             "link_assumptions=)"},
         };
         add_cmi_keywords(t, false);
         return t;
@@ -424,7 +459,7 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
             field("chains", "--chains", &J::chains),
             field("iterations", "--iterations", &J::iterations),
             {"burn_in", "--burn-in",
-             [](J& j, nb::handle v, const Names&) { j.burn_in = typed<std::int64_t>(v, "burn_in"); }},
+             [](J& j, nb::handle v, const Names&) { j.burn_in = typed<std::int64_t>(v, "burn_in"); }, "int"},
             field("thin", "--thin", &J::thin),
             field("seed", "--seed", &J::seed),
             field("prior", "--prior", &J::prior),
@@ -455,8 +490,113 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
 
 const std::vector<Keyword<ScoreCall>>& score_keywords() {
     using J = ScoreCall;
-    static const std::vector<Keyword<J>> table = with_score_options<J>({field("threads", "-", &J::threads)});
+    static const std::vector<Keyword<J>> table = [] {
+        // Python's own: `cudag score` reads its file on one thread.
+        Keyword<J> threads = field("threads", "-", &J::threads);
+        threads.meaning = "CPU threads converting the data (0 or None: all hardware threads)";
+        return with_score_options<J>({threads});
+    }();
     return table;
+}
+
+const std::vector<OptionWord>& simulate_keywords() {
+    static const std::vector<OptionWord> table = {
+        {"vars", "--vars"},       {"samples", "--samples"},
+        {"density", "--density"}, {"seed", "--seed"},
+        {"threads", "--threads"}, {"graph", "--graph"},
+        {"degree", "--degree"},   {"hub_exponent", "--hub-exponent"},
+        {"states", "--states"},   {"max_parents", "--max-parents"},
+        {"bif", "--bif"},
+    };
+    return table;
+}
+
+namespace {
+
+/// Options every data-reading command has and Python does not take: the data come as the
+/// first argument (a numpy array or a DataFrame), not as a file.
+const std::vector<OptionWord> kDataOptions = {
+    {"the data are the first argument (a numpy array or a DataFrame)", "--data"},
+    {"the data are the first argument (a numpy array or a DataFrame)", "--dataset"},
+    {"NaN cells (a numpy array's or DataFrame's missing values) are what --na-values marks", "--na-values"},
+};
+
+/// `more` after the data options.
+std::vector<OptionWord> with_data_options(std::vector<OptionWord> more) {
+    std::vector<OptionWord> out = kDataOptions;
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+}
+
+/// pcmci's: the data options but --na-values (missing_flag= marks missing cells), then `more`.
+std::vector<OptionWord> with_series_options(std::vector<OptionWord> more) {
+    std::vector<OptionWord> out(kDataOptions.begin(), kDataOptions.begin() + 2);
+    out.insert(out.end(), more.begin(), more.end());
+    return out;
+}
+
+/// The bootstrap's file tools of pc and fci: cudag.resample / cudag.resample_rows.
+const std::vector<OptionWord> kResampleOptions = {
+    {"cudag.resample(data, replicate) gives replicate r's rows", "--write-resample"},
+    {"cudag.resample(data, replicate) gives replicate r's rows", "--replicate"},
+    {"cudag.resample(data, replicate) gives replicate r's rows", "--overwrite"},
+};
+
+/// A simulate kind's outputs: cudag.simulate returns the data and the true DAG.
+std::vector<OptionWord> simulate_cli_only() {
+    const std::string why = "cudag.simulate returns the data and the true DAG (SimulateResult)";
+    return {{why, "--out"}, {why, "--truth"}, {why, "--overwrite"}, {"cudag.simulate is always quiet", "--quiet"}};
+}
+
+}  // namespace
+
+const std::vector<OptionWord>& cli_only_options(const std::string& command) {
+    static const std::vector<OptionWord> none;
+    static const std::vector<OptionWord> pc = [] {
+        std::vector<OptionWord> out = with_data_options({});
+        out.insert(out.end(), kResampleOptions.begin(), kResampleOptions.end());
+        return out;
+    }();
+    static const std::vector<OptionWord> data = with_data_options({});
+    static const std::vector<OptionWord> pcmci = with_series_options({
+        {"cudag.pcmci returns the result dictionary (no file)", "--out"},
+        {"cudag.pcmci returns the result dictionary (no file)", "--format"},
+        {"cudag.pcmci returns the result dictionary (no file)", "--force"},
+        {"cudag.pcmci runs without checkpoints", "--checkpoint"},
+        {"cudag.pcmci runs without checkpoints", "--checkpoint-every"},
+        {"cudag.pcmci runs without checkpoints", "--resume"},
+        {"cudag.pcmci runs without checkpoints", "--keep-checkpoint"},
+        {"cudag.pcmci runs without checkpoints", "--overwrite-checkpoint"},
+        {"cudag.pcmci runs without checkpoints", "--stop-after-tests"},
+    });
+    static const std::vector<OptionWord> citest = with_data_options({
+        {"Tester.test_batch(queries) (cudag.tester) runs many tests at once", "--queries"},
+        {"cudag.citest returns a CitestResult (its fields)", "--json"},
+    });
+    static const std::vector<OptionWord> score = with_data_options({
+        {"the DAG is cudag.score's second argument", "--dag"},
+        {"cudag.score returns a dict", "--json"},
+    });
+    static const std::vector<OptionWord> simulate = simulate_cli_only();
+    if (command == "pc" || command == "fci") return pc;
+    if (command == "mcmc") return data;
+    if (command == "pcmci") return pcmci;
+    if (command == "citest") return citest;
+    if (command == "score") return score;
+    if (command.rfind("simulate", 0) == 0) return simulate;
+    return none;
+}
+
+std::string common_meaning(const std::string& name) {
+    if (name == "verbose")
+        return "progress lines and notes as records of the logging logger 'cudag' (INFO), times counted from the call";
+    if (name == "quiet") return "no notes (the default unless verbose=True; quiet=False: notes on stderr)";
+    if (name == "out") return "also write the result to this HDF5 file, as the command line writes it";
+    if (name == "conflict_resolution")
+        return "PCMCI+: tigramite's conflict_resolution (False: the command line's --no-conflict-resolution)";
+    if (name == "format")
+        return "extra outputs beside out=: a list (or a comma-separated str) of edges, dot, json, ...";
+    return {};
 }
 
 std::string call_text(const std::string& function, const nb::kwargs& kwargs) {

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.hpp"
@@ -26,12 +27,33 @@ namespace cudag::python {
 namespace nb = nanobind;
 
 /// One keyword: its Python name, the command line's option of the same member (for
-/// messages and cudag.options()), and what it does to the job given the data's names.
+/// messages and cudag.options(); its type, default and meaning come from the command
+/// line's declaration, cli::option_table), and what it does to the job given the data's
+/// names. `type` is the Python annotation ("int", "float", "bool", "str", ...; empty: the
+/// option's), `meaning` what Python takes where it differs from the option's --help line
+/// (empty: that line).
 template <class Job>
 struct Keyword {
     std::string name, option;
     std::function<void(Job&, nb::handle, const std::vector<std::string>&)> set;
+    std::string type = {};
+    std::string meaning = {};
 };
+
+/// The Python annotation of a keyword setting a member of type T (the types typed() takes).
+template <class T>
+std::string annotation() {
+    if constexpr (std::is_same_v<T, bool>)
+        return "bool";
+    else if constexpr (std::is_integral_v<T>)
+        return "int";
+    else if constexpr (std::is_floating_point_v<T>)
+        return "float";
+    else if constexpr (std::is_same_v<T, std::string>)
+        return "str";
+    else
+        return "str | list[str]";
+}
 
 /// `v` as a T, or a TypeError naming the keyword: bool takes True/False only, integers take
 /// Python (and numpy) integers, double takes integers and floats, strings take str and
@@ -55,6 +77,23 @@ struct ScoreCall {
     int threads = 0;
 };
 const std::vector<Keyword<ScoreCall>>& score_keywords();
+
+/// What a keyword shared by the learners means in Python where that differs from its
+/// option's --help line (verbose=, quiet=, out=, conflict_resolution=); empty otherwise.
+std::string common_meaning(const std::string& name);
+
+/// A keyword of `cudag.simulate` (run through the command line: no job to set), or one
+/// `cudag <command>` option that Python does not take, with why.
+struct OptionWord {
+    std::string name, option;
+};
+
+/// cudag.simulate's keywords (each kind's options among them: option_table("simulate <kind>")).
+const std::vector<OptionWord>& simulate_keywords();
+
+/// The options of `command` ("pc", "simulate gaussian", ...) that have no keyword, each
+/// with what Python has instead (`name`: the reason).
+const std::vector<OptionWord>& cli_only_options(const std::string& command);
 
 /// `kwargs` applied to `job` (None leaves a member at its default); an unknown keyword is a
 /// TypeError as Python words it ("cudag.pc() got an unexpected keyword argument 'x'").

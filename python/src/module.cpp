@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -23,12 +24,14 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "bn/mcmc_result.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/score.hpp"
+#include "cli/option_table.hpp"
 #include "ci/parcorr.hpp"
 #include "ci/student_t.hpp"
 #include "core/backend.hpp"
@@ -48,6 +51,7 @@
 #include "pc/graph_compare.hpp"
 #include "pc/metrics.hpp"
 #include "pcmci/pcmci.hpp"
+#include "skeleton/progress.hpp"
 #include "run/fci.hpp"
 #include "run/pc.hpp"
 #include "run/load.hpp"
@@ -905,9 +909,11 @@ NB_MODULE(_cudag, m) {
     m.def(
         "keywords",
         [](const std::string& command) {
-            std::vector<std::pair<std::string, std::string>> out;
+            // (name, option, Python type, Python's meaning where it differs from the option's).
+            std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
             const auto list = [&out](const auto& table) {
-                for (const auto& k : table) out.emplace_back(k.name, k.option);
+                for (const auto& k : table)
+                    out.emplace_back(k.name, k.option, k.type, k.meaning.empty() ? common_meaning(k.name) : k.meaning);
             };
             if (command == "pc")
                 list(pc_keywords());
@@ -921,11 +927,57 @@ NB_MODULE(_cudag, m) {
                 list(mcmc_keywords());
             else if (command == "score")
                 list(score_keywords());
+            else if (command == "simulate")
+                for (const OptionWord& k : simulate_keywords()) out.emplace_back(k.name, k.option, "", "");
             else
-                throw cudag::InputError("no command '" + command + "' (available: pc, fci, citest, mcmc, score)");
+                throw cudag::InputError("no command '" + command +
+                                        "' (available: pc, fci, citest, pcmci, mcmc, score, simulate)");
             return out;
         },
-        nb::arg("command"), "the keywords of `command` with the command line's option of each");
+        nb::arg("command"),
+        "the keywords of `command`: (name, the command line's option, Python type, meaning where it differs "
+        "from the option's)");
+    m.def(
+        "set_line_sink",
+        [](nb::object write) {
+            // The progress lines of the calls until the next set_line_sink(None) go to
+            // `write` (cudag's logging), their times counted from now.
+            static std::unique_ptr<cudag::skeleton::ScopedLineSink> sink;
+            sink.reset();
+            if (write.is_none()) return;
+            auto fn = std::make_shared<nb::object>(std::move(write));
+            cudag::skeleton::LineSink to{[fn](const std::string& line) {
+                                             nb::gil_scoped_acquire gil;
+                                             try {
+                                                 (*fn)(line);
+                                             } catch (nb::python_error& e) {
+                                                 e.discard_as_unraisable("cudag's log line");
+                                             }
+                                         },
+                                         std::chrono::steady_clock::now()};
+            sink = std::make_unique<cudag::skeleton::ScopedLineSink>(std::move(to));
+        },
+        nb::arg("write").none(), "send the progress lines to `write(line)` (None: back to stderr)");
+    m.def(
+        "option_table",
+        [](const std::string& command) {
+            // (option, type, default, meaning, hidden): the command line's declarations.
+            std::vector<std::tuple<std::string, std::string, std::string, std::string, bool>> out;
+            for (const cudag::cli::OptionInfo& o : cudag::cli::option_table(command))
+                out.emplace_back(o.option, o.type, o.default_value, o.meaning, o.hidden);
+            return out;
+        },
+        nb::arg("command"),
+        "the options of `cudag <command>` as --help lists them: (option, type, default, meaning, hidden)");
+    m.def("table_commands", &cudag::cli::table_commands, "the commands option_table takes");
+    m.def(
+        "cli_only",
+        [](const std::string& command) {
+            std::vector<std::pair<std::string, std::string>> out;
+            for (const OptionWord& k : cli_only_options(command)) out.emplace_back(k.option, k.name);
+            return out;
+        },
+        nb::arg("command"), "the options of `cudag <command>` Python does not take: (option, what Python has instead)");
     m.def("cuda_compiled", &cudag::cuda_compiled, "whether this build has the CUDA engines");
     m.def(
         "release_gpu_memory",

@@ -10,15 +10,8 @@
 #include <string>
 #include <system_error>
 
-#include "cli/citest.hpp"
-#include "cli/compare.hpp"
 #include "cli/info.hpp"
-#include "cli/mcmc.hpp"
-#include "cli/fci.hpp"
-#include "cli/pcmci.hpp"
-#include "cli/pc.hpp"
-#include "cli/score.hpp"
-#include "cli/simulate.hpp"
+#include "cli/option_table.hpp"
 #include "core/interrupt.hpp"
 #include "core/memory.hpp"
 #include "core/trace.hpp"
@@ -92,23 +85,10 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     app.require_subcommand(1);
     app.set_version_flag("--version", CUDAG_VERSION);
 
-    PcArgs pa;
-    auto* pc_cmd = add_pc_command(app, pa);
-    FciArgs fa;
-    auto* fci_cmd = add_fci_command(app, fa);
-    SimulateArgs sa;
-    auto* sim_cmd = add_simulate_command(app, sa);
-    CompareArgs ma;
-    auto* cmp = add_compare_command(app, ma);
-    CitestArgs ca;
-    auto* citest = add_citest_command(app, ca);
-    ScoreArgs sc;
-    auto* score = add_score_command(app, sc);
-    McmcArgs mc;
-    auto* mcmc = add_mcmc_command(app, mc);
-    PcmciArgs pm;
-    auto* pcmci_cmd = add_pcmci_command(app, pm);
-    auto* info = add_info_command(app);
+    Commands commands;
+    add_commands(app, commands);
+    const PcArgs& pa = commands.pc;
+    const PcmciArgs& pm = commands.pcmci;
 
     try {
         app.parse(argc, argv);
@@ -126,16 +106,17 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     try {
         comm = env->world();
         if (decorate) comm = decorate(std::move(comm));
-        if (pc_cmd->parsed()) return run_pc_command(pa, join_args(argc, argv), *env, comm);
-        if (fci_cmd->parsed()) return run_fci_command(fa, join_args(argc, argv), *env, comm);
-        if (mcmc->parsed()) return run_mcmc_command(mc, join_args(argc, argv), *env, comm);
-        if (pcmci_cmd->parsed()) return run_pcmci_command(pm, join_args(argc, argv), *comm, env->local_rank());
+        Commands& c = commands;
+        if (c.pc_cmd->parsed()) return run_pc_command(c.pc, join_args(argc, argv), *env, comm);
+        if (c.fci_cmd->parsed()) return run_fci_command(c.fci, join_args(argc, argv), *env, comm);
+        if (c.mcmc_cmd->parsed()) return run_mcmc_command(c.mcmc, join_args(argc, argv), *env, comm);
+        if (c.pcmci_cmd->parsed()) return run_pcmci_command(c.pcmci, join_args(argc, argv), *comm, env->local_rank());
         if (world_rank != 0) return 0;  // the other subcommands run on rank 0 only
-        if (sim_cmd->parsed()) return run_simulate(*sim_cmd, sa);
-        if (citest->parsed()) return run_citest(ca);
-        if (cmp->parsed()) return run_compare(ma);
-        if (score->parsed()) return run_score(sc);
-        if (info->parsed()) return run_info();
+        if (c.simulate_cmd->parsed()) return run_simulate(*c.simulate_cmd, c.simulate);
+        if (c.citest_cmd->parsed()) return run_citest(c.citest);
+        if (c.compare_cmd->parsed()) return run_compare(c.compare);
+        if (c.score_cmd->parsed()) return run_score(c.score);
+        if (c.info_cmd->parsed()) return run_info();
     } catch (const mpi::PeerFailed&) {
         return 1;  // the failing rank reports
     } catch (const mpi::AgreedFailure& e) {

@@ -18,10 +18,11 @@ struct BootstrapOptionRefs {
     const CLI::Option* consensus = nullptr;
 };
 
-/// Registers the three options on `cmd`, bound to the job's members of the same names;
-/// `what` names the search a replicate runs ("PC", "order MCMC").
+/// Registers the three options on `cmd`, bound to the job's members of the same names but
+/// --resample, bound to `resample` (the text the front end parses where the job holds the
+/// parsed value); `what` names the search a replicate runs ("PC", "order MCMC").
 template <class Job>
-BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::string& what) {
+BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, std::string& resample, const std::string& what) {
     const std::string group = "Edge confidence (--bootstrap)";
     BootstrapOptionRefs r;
     r.bootstrap =
@@ -31,7 +32,7 @@ BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::stri
                            "frequencies and their consensus graph; on GPUs, every GPU the process sees (limit "
                            "them with CUDA_VISIBLE_DEVICES)")
             ->group(group);
-    r.resample = cmd.add_option("--resample", a.resample,
+    r.resample = cmd.add_option("--resample", resample,
                                 "rows of a replicate: bootstrap (m with replacement) or half (m/2 without)")
                      ->capture_default_str()
                      ->group(group);
@@ -40,6 +41,12 @@ BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::stri
                       ->capture_default_str()
                       ->group(group);
     return r;
+}
+
+/// add_bootstrap_options with --resample bound to the job's own text member.
+template <class Job>
+BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::string& what) {
+    return add_bootstrap_options(cmd, a, a.resample, what);
 }
 
 /// One line for a use the run would otherwise ignore: --bootstrap given below 1 (0 would run

@@ -7,6 +7,7 @@
 #include "cli/pc.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/table.hpp"
 
 namespace cudag::cli {
@@ -16,11 +17,11 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
     auto* cmd = app.add_subcommand(
         "fci", "FCI / RFCI: learn a PAG (edges with tail, arrowhead and circle marks) allowing hidden common causes");
     cmd->add_option("--variant", j.variant, "fci (default; pcalg's fci) or rfci (pcalg's rfci)")->capture_default_str();
-    add_skeleton_options(cmd, j.pc, args.cmi_options,
+    add_skeleton_options(cmd, j.pc, args.text, args.cmi_options,
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "
                          "matrix), png, svg, and freq (--bootstrap's edge-kind frequencies)");
-    cmd->add_option("--compat", j.pc.compat,
+    cmd->add_option("--compat", args.text.compat,
                     "semantics: pcalg (default: pcalg's fci / rfci) or causal-learn (causal-learn 0.1.4.8's fci)")
         ->capture_default_str();
     cmd->add_option("--max-path-length", j.fci.max_path_length,
@@ -57,7 +58,9 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     if (job.pc.data.empty() && job.pc.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.pc.cmi.given = given_names(args.cmi_options);
+    parse_skeleton_text(args.text, job.pc);
     check_resampling_use(args, job.pc);
+    job.pc.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_fci(job, command_line, env, comm);
     if (!done.result) {
         if (!job.pc.quiet && !done.summary.empty()) std::cerr << done.summary << '\n';

@@ -18,6 +18,7 @@ namespace cudag::cli {
 
 struct FciArgs : ResamplingOptions {
     run::FciJob job;
+    SkeletonText text;  ///< --compat, --missing, --comm as given
     std::vector<const CLI::Option*> cmi_options;
 };
 

@@ -89,7 +89,9 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
         "and edges,dot,json,amat,cl,png,svg (the best DAG; with --bootstrap the consensus graph, and freq)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
     args.bootstrap = add_bootstrap_options(*cmd, a, "order MCMC");
-    cmd->add_option("--stop-after", a.stop_after)->group("");  // testing: a kill after a checkpoint
+    cmd->add_option("--stop-after", a.stop_after,
+                    "testing: end the run after the checkpoint at this iteration, as a kill would")
+        ->group("");
     auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet_flag);

@@ -6,12 +6,19 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/table.hpp"
 
 namespace cudag::cli {
 
-void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::Option*>& cmi_options,
-                          const std::string& formats_help) {
+void parse_skeleton_text(const SkeletonText& text, run::PcJob& job) {
+    job.compat = run::parse_compat(text.compat);
+    job.missing = parse_missing(text.missing);
+    job.comm = run::parse_comm(text.comm);
+}
+
+void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text,
+                          std::vector<const CLI::Option*>& cmi_options, const std::string& formats_help) {
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
                     "text from standard input (required unless --oracle)");
@@ -23,7 +30,7 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
     cmd->add_option("--latent", a.latent, "with --oracle: comma-separated nodes of the DAG that are hidden");
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
-    add_table_options(*cmd, a.missing, a.discrete_columns, a.continuous_columns);
+    add_table_options(*cmd, text.missing, a.discrete_columns, a.continuous_columns);
     cmd->add_option("--test", a.test,
                     "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete), cg-lrt or "
                     "regression (mixed); default: chi-square for discrete data, cg-lrt for mixed, else fisher-z");
@@ -59,14 +66,16 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
                   "keep --checkpoint after a successful run (default: removed)");
     cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
                   "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
-    cmd->add_option("--comm", a.comm,
+    cmd->add_option("--comm", text.comm,
                     "communicator under MPI: auto (NCCL for GPU runs when built with it), mpi or nccl")
         ->capture_default_str();
     cmd->add_option("--comm-timeout", a.comm_timeout, "seconds an NCCL collective may wait before the job is ended")
         ->capture_default_str();
     add_cmi_knn_options(*cmd, a.cmi, cmi_options, true);
     // Testing only: simulate a kill after a level (its checkpoint written).
-    cmd->add_option("--stop-after-level", a.cfg.stop_after_level)->group("");
+    cmd->add_option("--stop-after-level", a.cfg.stop_after_level,
+                    "testing: end the run after this level as a kill would, its checkpoint written")
+        ->group("");
     auto* quiet_flag = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet_flag);
@@ -74,7 +83,7 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::O
 
 void add_resampling_options(CLI::App* cmd, run::PcJob& a, ResamplingOptions& args, const std::string& what,
                             const std::string& command) {
-    args.bootstrap = add_bootstrap_options(*cmd, a, what);
+    args.bootstrap = add_bootstrap_options(*cmd, a, args.resample, what);
     const std::string boot = "Edge confidence (--bootstrap)";
     args.write_resample_option =
         cmd->add_option("--write-resample", a.write_resample,
@@ -100,10 +109,10 @@ void check_resampling_use(const ResamplingOptions& args, const run::PcJob& a) {
 CLI::App* add_pc_command(CLI::App& app, PcArgs& args) {
     run::PcJob& a = args.job;
     auto* cmd = app.add_subcommand("pc", "PC-stable: learn a CPDAG and separating sets from data");
-    add_skeleton_options(cmd, a, args.cmi_options,
+    add_skeleton_options(cmd, a, args.text, args.cmi_options,
                          "extra outputs beside --out, comma-separated: edges,dot,json,amat,cl,png,svg, and "
                          "freq (--bootstrap's edge frequencies)");
-    cmd->add_option("--compat", a.compat,
+    cmd->add_option("--compat", args.text.compat,
                     "semantics: pcalg (default) or causal-learn (its sepsets, p > alpha, orientation)")
         ->capture_default_str();
     cmd->add_option("--uc-rule", a.uc_rule,
@@ -122,7 +131,9 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     if (job.data.empty() && job.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
     job.cmi.given = given_names(args.cmi_options);
+    parse_skeleton_text(args.text, job);
     check_resampling_use(args, job);
+    job.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_pc(job, command_line, env, comm);
     if (!done.result) {
         // A rank other than 0, or --write-resample (rank 0 says what it wrote).

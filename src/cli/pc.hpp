@@ -26,18 +26,31 @@ struct ResamplingOptions {
     BootstrapOptionRefs bootstrap;                       ///< --bootstrap, --resample, --consensus
     const CLI::Option* write_resample_option = nullptr;  ///< --write-resample
     const CLI::Option* replicate_option = nullptr;       ///< --replicate
+    std::string resample = "bootstrap";                  ///< --resample as given (parsed into the job's)
 };
+
+/// The skeleton search's options as given, where the job holds the parsed value
+/// (parse_skeleton_text sets them).
+struct SkeletonText {
+    std::string compat = "pcalg";   ///< --compat
+    std::string missing = "error";  ///< --missing
+    std::string comm = "auto";      ///< --comm
+};
+
+/// `text` parsed into `job` (an unknown value is the InputError naming the option).
+void parse_skeleton_text(const SkeletonText& text, run::PcJob& job);
 
 struct PcArgs : ResamplingOptions {
     run::PcJob job;
+    SkeletonText text;
     std::vector<const CLI::Option*> cmi_options;
 };
 
 /// The options of the skeleton search every constraint-based command shares (`cudag pc`,
 /// `cudag fci`): data, test, alpha, levels, threads, outputs, knowledge, backend,
 /// checkpoints, communicator, CMIknn's, progress. `formats_help` is --format's help.
-void add_skeleton_options(CLI::App* cmd, run::PcJob& a, std::vector<const CLI::Option*>& cmi_options,
-                          const std::string& formats_help);
+void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text,
+                          std::vector<const CLI::Option*>& cmi_options, const std::string& formats_help);
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.
 /// The bootstrap's options (--bootstrap, --resample, --consensus, --write-resample,

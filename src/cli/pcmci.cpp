@@ -96,7 +96,9 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
                   "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
     // Testing only: simulate a kill after this many tests (their checkpoint written).
-    cmd->add_option("--stop-after-tests", a.stop_after_tests)->group("");
+    cmd->add_option("--stop-after-tests", a.stop_after_tests,
+                    "testing: end the run after this many tests as a kill would, its checkpoint written")
+        ->group("");
     auto* quiet = cmd->add_flag("-q,--quiet", a.quiet, "no progress or summary on stderr");
     cmd->add_flag("-v,--verbose", a.verbose, "progress lines on stderr even when it is not a terminal")
         ->excludes(quiet);

@@ -16,12 +16,20 @@
 #include "io/dataset_io.hpp"
 #include "pc/run.hpp"
 #include "skeleton/ci_tests.hpp"
+#include "skeleton/progress.hpp"
 #include "core/backend.hpp"
 #include "mpi/communicator.hpp"
 
 namespace cudag::run {
 
 namespace {
+
+/// A note on stderr (or where the caller's LineSink sends the progress lines).
+void print_note(const std::string& note) {
+    std::string line = "cudag citest: note: ";
+    line += note;
+    skeleton::print_line(line);
+}
 
 /// Index of each name (`index`: the data's names and columns), checking that the variables
 /// are distinct.
@@ -71,7 +79,7 @@ CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(
     data_ = read_data(with_na_values(read, a.data, a.dataset, a.na_values), a.data, a.dataset,
                       read_options(mode, data_options));
     prepare_data(data_, data_options, [&a](const std::string& note) {
-        if (!a.quiet) std::cerr << "cudag citest: note: " << note << '\n';
+        if (!a.quiet) print_note(note);
     });
     index_.reserve(data_.names.size());
     for (std::size_t v = 0; v < data_.names.size(); ++v) index_.emplace(data_.names[v], static_cast<std::int32_t>(v));
@@ -121,8 +129,7 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     if (!matrix_) column_work_ += static_cast<double>(l + 2) * static_cast<double>(l + 2);
     const std::span<const std::int32_t> z(vars.data() + 2, vars.size() - 2);
     if (job_.verbose)
-        for (const std::string& note : test_->notes(vars[0], vars[1], z))
-            std::cerr << "cudag citest: note: " << note << '\n';
+        for (const std::string& note : test_->notes(vars[0], vars[1], z)) print_note(note);
     ci::CiOutcome o = test_->test(vars[0], vars[1], z);
     if (o.singular && compat_ == skeleton::Compat::CausalLearn) {  // causal-learn's fisherz raises here
         std::string msg = data_.source;
@@ -139,8 +146,8 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
                          "' gave statistic " + exact_number(o.statistic) + ", p " + exact_number(o.p) +
                          ": not a result (a column without variance among them?)");
     if (job_.verbose && rescaled_ > 0)
-        std::cerr << "cudag citest: note: " << rescaled_ << " column" << (rescaled_ == 1 ? "" : "s")
-                  << " of extreme magnitude rescaled by a power of two (exact)\n";
+        print_note(std::to_string(rescaled_) + (rescaled_ == 1 ? " column" : " columns") +
+                   " of extreme magnitude rescaled by a power of two (exact)");
     CitestOutput out{o.statistic, o.p, data_.n_samples, {}};
     for (auto& e : o.extra) {
         if (e.first == "n_samples")  // --missing testwise: the rows the test used

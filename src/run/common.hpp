@@ -26,6 +26,7 @@
 #include "io/trace_log.hpp"
 #include "io/writers.hpp"
 #include "mpi/communicator.hpp"
+#include "skeleton/progress.hpp"
 
 namespace cudag::run {
 
@@ -65,14 +66,20 @@ struct DataOptions {
     io::ColumnTypes columns;
 };
 
-/// The options as a command gives them (--missing's word, column names).
-inline DataOptions data_options(const std::string& missing, const std::vector<std::string>& discrete_columns,
+/// The options as a command holds them (--missing parsed, column names).
+inline DataOptions data_options(MissingPolicy missing, const std::vector<std::string>& discrete_columns,
                                 const std::vector<std::string>& continuous_columns) {
     DataOptions o;
-    o.missing = parse_missing(missing);
+    o.missing = missing;
     o.columns.discrete = discrete_columns;
     o.columns.continuous = continuous_columns;
     return o;
+}
+
+/// The options as a command gives them (--missing's word, column names).
+inline DataOptions data_options(const std::string& missing, const std::vector<std::string>& discrete_columns,
+                                const std::vector<std::string>& continuous_columns) {
+    return data_options(parse_missing(missing), discrete_columns, continuous_columns);
 }
 
 /// The reading options of `mode` under `o`: missing cells kept unless --missing error.
@@ -114,7 +121,7 @@ inline void report_peak_memory(mpi::Communicator& comm, const std::string& label
         std::string out = label + ": " + what + ":";
         for (std::size_t r = 0; r < peaks.size(); ++r)
             out += (r ? ", " : " ") + std::to_string(r) + " " + std::to_string(peaks[r] >> 20) + " MiB";
-        std::cerr << out << '\n';
+        skeleton::print_line(out);
     };
     line("peak memory per rank", whole);
     if (earlier > 0) line(since, recent);

@@ -162,7 +162,14 @@ RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Env
     return place;
 }
 
-std::unique_ptr<mpi::Communicator> choose_communicator(const std::string& comm, double timeout,
+CommChoice parse_comm(const std::string& name) {
+    if (name == "auto") return CommChoice::Auto;
+    if (name == "mpi") return CommChoice::Mpi;
+    if (name == "nccl") return CommChoice::Nccl;
+    throw InputError("unknown --comm '" + name + "' (available: auto, mpi, nccl)");
+}
+
+std::unique_ptr<mpi::Communicator> choose_communicator(CommChoice comm, double timeout,
                                                        std::unique_ptr<mpi::Communicator> world,
                                                        const mpi::Environment& env, const RankPlace& place, int device,
                                                        bool nccl_by_default) {
@@ -171,15 +178,14 @@ std::unique_ptr<mpi::Communicator> choose_communicator(const std::string& comm, 
     const bool own_gpu = world->size() > 1 && mpi::gpu_per_rank(*world, env, gpus);
     // The same checks on every rank: agree, so that one line is printed.
     mpi::run_agreed(*world, [&] {
-        if (comm != "auto" && comm != "mpi" && comm != "nccl")
-            throw InputError("unknown --comm '" + comm + "' (available: auto, mpi, nccl)");
-        if (comm == "nccl" && !gpu) throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
-        if (comm == "nccl" && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
-        if (comm == "nccl" && world->size() > 1 && !own_gpu)
+        if (comm == CommChoice::Nccl && !gpu) throw InputError("--comm nccl needs the CUDA backend and a visible GPU");
+        if (comm == CommChoice::Nccl && !mpi::nccl_compiled()) throw NotCompiled("NCCL");
+        if (comm == CommChoice::Nccl && world->size() > 1 && !own_gpu)
             throw InputError("--comm nccl needs one GPU per rank (" + std::to_string(env.local_size()) +
                              " ranks on this node share " + std::to_string(gpus) + " GPUs)");
     });
-    const bool nccl = comm == "nccl" || (comm == "auto" && gpu && nccl_by_default && own_gpu && mpi::nccl_compiled());
+    const bool nccl = comm == CommChoice::Nccl ||
+                      (comm == CommChoice::Auto && gpu && nccl_by_default && own_gpu && mpi::nccl_compiled());
     if (!nccl) return world;
     return mpi::strict_if_asked(mpi::make_nccl_communicator(std::move(world), device, timeout));
 }

@@ -52,7 +52,12 @@ RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Env
 /// (`comm` "auto" picks it when `nccl_by_default`: the engine keeps its level results on
 /// the GPU). NCCL needs a GPU per rank; ranks sharing a GPU stay on MPI. `comm` is the
 /// --comm choice (auto, mpi, nccl), refused on every rank alike when unknown.
-std::unique_ptr<mpi::Communicator> choose_communicator(const std::string& comm, double timeout,
+/// --comm's choices: auto (NCCL for GPU runs when built with it), mpi or nccl.
+enum class CommChoice { Auto, Mpi, Nccl };
+/// --comm's value; anything else is an InputError naming --comm and the choices.
+CommChoice parse_comm(const std::string& name);
+
+std::unique_ptr<mpi::Communicator> choose_communicator(CommChoice comm, double timeout,
                                                        std::unique_ptr<mpi::Communicator> world,
                                                        const mpi::Environment& env, const RankPlace& place, int device,
                                                        bool nccl_by_default);

@@ -39,7 +39,7 @@ fci::FciOptions fci_options(const FciJob& job) {
     else
         throw InputError("unknown --type '" + job.type + "' (available: normal, anytime, adaptive)");
     o.max_level = job.pc.cfg.max_level;
-    o.causal_learn = job.pc.compat == "causal-learn";
+    o.causal_learn = job.pc.compat == skeleton::Compat::CausalLearn;
     if (job.no_selection_bias) o.rules.no_selection_bias();
     fci::validate(o);
     return o;
@@ -47,9 +47,10 @@ fci::FciOptions fci_options(const FciJob& job) {
 
 void check_fci_job(const FciJob& job) {
     const PcJob& a = job.pc;
-    if (a.uc_rule != -2 || a.uc_priority != -2)
+    if (a.uc_rule || a.uc_priority)
         throw InputError("--uc-rule / --uc-priority are PC's collider rules; FCI orients with R0-R10");
-    if (a.compat != "causal-learn" && (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty()))
+    if (a.compat != skeleton::Compat::CausalLearn &&
+        (!a.knowledge.files.tiers.empty() || !a.knowledge.values.tiers.empty()))
         throw InputError(
             "--tiers orients edges; cudag fci --compat pcalg takes adjacency knowledge only (--forbid / "
             "--require pairs, pcalg's fixedGaps / fixedEdges; --compat causal-learn takes tiers)");

@@ -206,7 +206,7 @@ std::vector<std::string> without_freq(std::vector<std::string> formats) { return
 bootstrap::Options bootstrap_options(const PcJob& a) {
     bootstrap::Options b;
     b.replicates = a.bootstrap;
-    b.resample = bootstrap::parse_resample(a.resample);
+    b.resample = a.resample;
     b.consensus = a.consensus;
     b.seed = a.cmi.spec.seed;
     return b;
@@ -287,10 +287,7 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     cfg.keep_checkpoint = a.keep_checkpoint;
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
-    if (a.compat == "causal-learn")
-        cfg.compat = skeleton::Compat::CausalLearn;
-    else if (a.compat != "pcalg")
-        throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
+    cfg.compat = a.compat;
     backend.kind = a.oracle.empty() ? parse_backend(a.backend) : BackendKind::Cpu;  // the oracle: CPU only
     cfg.test.cmi = cmi_knn_spec(a.cmi, a.test);
     cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
@@ -300,8 +297,8 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     const bool cmiknn = cfg.test.kind == skeleton::TestKind::CmiKnn;
     if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
     apply_tunes(a.tunes, backend.tunables);
-    if (a.uc_rule != -2) cfg.uc_rule = a.uc_rule;
-    if (a.uc_priority != -2) cfg.uc_priority = a.uc_priority;
+    if (a.uc_rule) cfg.uc_rule = *a.uc_rule;
+    if (a.uc_priority) cfg.uc_priority = *a.uc_priority;
     return cfg;
 }
 
@@ -745,6 +742,12 @@ void set_triple_check(pc::PcConfig& cfg) {
             return ambiguous->contains_either(a, b, c);
         });
     };
+}
+
+skeleton::Compat parse_compat(const std::string& name) {
+    if (name == "causal-learn") return skeleton::Compat::CausalLearn;
+    if (name != "pcalg") throw InputError("unknown --compat '" + name + "' (available: pcalg, causal-learn)");
+    return skeleton::Compat::Pcalg;
 }
 
 PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,

@@ -13,10 +13,12 @@
 #include "core/dsep.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
+#include "bootstrap/resample.hpp"
 #include "pc/bootstrap.hpp"
 #include "pc/run.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
+#include "run/context.hpp"
 
 namespace cudag::run {
 
@@ -27,14 +29,18 @@ struct PcJob {
     std::string dataset;  ///< --dataset: HDF5 dataset path
     std::string out;      ///< --out: result HDF5 ("" or "-": none)
     std::string formats;  ///< --format: comma-separated files beside `out`
-    std::string compat = "pcalg", backend = "auto", comm = "auto";
+    std::string backend = "auto";
+    CommChoice comm = CommChoice::Auto;  ///< --comm, parsed by the front end (parse_comm)
+    /// --compat, parsed by the front end (parse_compat): pcalg's or causal-learn's semantics.
+    skeleton::Compat compat = skeleton::Compat::Pcalg;
     std::vector<std::string> na_values;  ///< --na-values
-    std::string missing = "error";       ///< --missing: error, testwise or listwise
+    MissingPolicy missing = MissingPolicy::Error;  ///< --missing, parsed by the front end (parse_missing)
     std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
     std::string test, dof;                                          ///< --test and --dof as given ("": the default)
     pc::PcConfig cfg;                    ///< alpha, max_level, threads, checkpoint, resume, ...
     CmiKnnJob cmi;
-    int uc_rule = -2, uc_priority = -2;  ///< -2: unset
+    /// --uc-rule / --uc-priority: causal-learn's collider rule and priority (unset: the compat's own).
+    std::optional<int> uc_rule, uc_priority;
     bool quiet = false, verbose = false, discrete = false, keep_checkpoint = false, force = false;
     bool overwrite_checkpoint = false;  ///< replace an existing checkpoint
     bool overwrite = false;             ///< --overwrite: replace an existing --write-resample FILE
@@ -43,7 +49,7 @@ struct PcJob {
     KnowledgeJob knowledge;             ///< --forbid, --require, --tiers (files or values)
     // Edge confidence (pc/bootstrap.hpp); the resamples are keyed by --seed (cmi.spec.seed).
     std::int64_t bootstrap = 0;          ///< --bootstrap B: replicates (0: one run on the data)
-    std::string resample = "bootstrap";  ///< --resample: bootstrap or half
+    bootstrap::Resample resample = bootstrap::Resample::Bootstrap;  ///< --resample, parsed by the front end
     double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
     std::string write_resample;          ///< --write-resample FILE: write replicate --replicate's rows, run nothing
     std::int64_t replicate = 0;          ///< --replicate r (with --write-resample)
@@ -99,6 +105,10 @@ struct PcRun {
 /// pc.cons.intern (version.unf = c(2, 1)) with fci/triples.hpp's checks, on the skeleton
 /// engine's own tests (a given correlation matrix included).
 void set_triple_check(pc::PcConfig& cfg);
+
+/// --compat's value: "pcalg" or "causal-learn"; anything else is an InputError naming
+/// --compat and the choices (the front ends, the command line and the Python module, parse it).
+skeleton::Compat parse_compat(const std::string& name);
 
 /// Runs the job on every rank of `comm` (replaced by the communicator the run uses);
 /// rank 0 writes `out` and the formats beside it when asked. `command_line` is recorded in

@@ -391,23 +391,26 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
             for (std::int32_t j = 0; j < run.result.n_vars; ++j)
                 for (std::int32_t lag = 0; lag <= run.result.tau_max; ++lag)
                     if (!run.result.graph[run.result.at(i, j, lag)].empty() && !(lag == 0 && i > j)) ++links;
-        std::cerr << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max "
-                  << s.tau_max << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
-                  << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
-                  << ", " << run.where << ")"
-                  << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
-                                            : std::string())
-                  << ", " << skeleton::Progress::duration(run.seconds) << '\n';
+        std::ostringstream line;
+        line << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max " << s.tau_max
+             << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
+             << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
+             << ", " << run.where << ")"
+             << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
+                                       : std::string())
+             << ", " << skeleton::Progress::duration(run.seconds);
+        skeleton::print_line(line.str());
         const pcmci::Result& r = run.result;
+        std::ostringstream chosen;
         if (r.optimal_pc_alpha.size() == 1 && plus) {
-            std::cerr << "cudag pcmci: pc_alpha " << r.optimal_pc_alpha[0] << " chosen among "
-                      << r.pc_alpha_candidates.size() << '\n';
+            chosen << "cudag pcmci: pc_alpha " << r.optimal_pc_alpha[0] << " chosen among "
+                   << r.pc_alpha_candidates.size();
         } else if (!r.optimal_pc_alpha.empty()) {
-            std::cerr << "cudag pcmci: pc_alpha chosen per series:";
+            chosen << "cudag pcmci: pc_alpha chosen per series:";
             for (std::size_t j = 0; j < r.optimal_pc_alpha.size(); ++j)
-                std::cerr << ' ' << run.names[j] << '=' << r.optimal_pc_alpha[j];
-            std::cerr << '\n';
+                chosen << ' ' << run.names[j] << '=' << r.optimal_pc_alpha[j];
         }
+        if (!chosen.str().empty()) skeleton::print_line(chosen.str());
     }
     return run;
 }

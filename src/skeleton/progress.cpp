@@ -3,7 +3,35 @@
 
 #include <unistd.h>
 
+#include <memory>
+#include <mutex>
+
 namespace cudag::skeleton {
+
+namespace {
+
+std::mutex sink_mutex;
+std::shared_ptr<const LineSink> current_sink;  // guarded by sink_mutex
+
+std::shared_ptr<const LineSink> installed_sink() {
+    const std::lock_guard<std::mutex> lock(sink_mutex);
+    return current_sink;
+}
+
+/// One line to the installed sink, else to stderr. The sink is called without the mutex
+/// held: it may block (Python's GIL) while another thread installs or removes one.
+void emit(const std::string& line) {
+    if (const std::shared_ptr<const LineSink> sink = installed_sink()) {
+        sink->write(line);
+        return;
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+}
+
+}  // namespace
+
+void print_line(const std::string& line) { emit(line); }
 
 namespace {
 
@@ -15,6 +43,21 @@ std::string format_count(double x) {
 
 }  // namespace
 
+ScopedLineSink::ScopedLineSink(LineSink sink) {
+    const std::lock_guard<std::mutex> lock(sink_mutex);
+    current_sink = std::make_shared<const LineSink>(std::move(sink));
+}
+
+ScopedLineSink::~ScopedLineSink() {
+    const std::lock_guard<std::mutex> lock(sink_mutex);
+    current_sink.reset();
+}
+
+double Progress::elapsed() const {
+    const std::shared_ptr<const LineSink> sink = installed_sink();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - (sink ? sink->start : start_)).count();
+}
+
 Progress::Progress(Mode mode, std::string label) : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
     enabled_ = mode == Mode::Always || (mode == Mode::Auto && isatty(STDERR_FILENO));
 }
@@ -22,16 +65,23 @@ Progress::Progress(Mode mode, std::string label) : label_(std::move(label)), sta
 void Progress::level(const LevelStats& s) {
     if (s.seconds > 0.0 && s.tests > 0) last_rate_ = static_cast<double>(s.tests) / s.seconds;
     if (!enabled_) return;
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double t = elapsed();
     // Work imbalance over ranks: only worth a word when there are several ranks.
     char balance[96] = "";
     if (s.imbalance != 1.0 || s.tests_imbalance != 1.0 || s.merge_seconds > 0)
         std::snprintf(balance, sizeof balance, ", imbalance %.2f est. %.2f run, merge %.3f s", s.imbalance,
                       s.tests_imbalance, s.merge_seconds);
-    std::fprintf(stderr, "%s: level %d: %lld tests, %lld removed, %lld edges left%s, %.3f s (%.3f s total)\n",
-                 label_.c_str(), s.level, static_cast<long long>(s.tests), static_cast<long long>(s.removed),
-                 static_cast<long long>(s.edges_after), balance, s.seconds, t);
-    std::fflush(stderr);
+    char line[160];
+    std::snprintf(line, sizeof line, ": level %d: %lld tests, %lld removed, %lld edges left", s.level,
+                  static_cast<long long>(s.tests), static_cast<long long>(s.removed),
+                  static_cast<long long>(s.edges_after));
+    char times[64];
+    std::snprintf(times, sizeof times, ", %.3f s (%.3f s total)", s.seconds, t);
+    std::string text = label_;
+    text += line;
+    text += balance;
+    text += times;
+    emit(text);
 }
 
 std::string Progress::duration(double s) {
@@ -61,9 +111,13 @@ void Progress::level_start(const LevelPlan& plan) {
 
 void Progress::note(const std::string& line) {
     if (!enabled_) return;
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "%s: %s (%.3f s total)\n", label_.c_str(), line.c_str(), t);
-    std::fflush(stderr);
+    char times[48];
+    std::snprintf(times, sizeof times, " (%.3f s total)", elapsed());
+    std::string text = label_;
+    text += ": ";
+    text += line;
+    text += times;
+    emit(text);
 }
 
 void Progress::replicates(std::int64_t done, std::int64_t total, double seconds) {

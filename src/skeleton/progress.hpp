@@ -4,13 +4,37 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "skeleton/types.hpp"
 
 namespace cudag::skeleton {
 
-/// Progress lines on stderr: one per finished level with tests done, edges left
+/// Where progress lines go instead of stderr, process-wide (an in-process caller: the
+/// Python module hands them to Python's logging): `write` gets each line without its
+/// newline, with "(… s total)" counted from `start` (the caller's call) rather than from
+/// the run's stages. May be called from any thread.
+struct LineSink {
+    std::function<void(const std::string&)> write;
+    std::chrono::steady_clock::time_point start;
+};
+
+/// Installs `sink` for the lines of every Progress until the returned guard ends (the
+/// previous sink back then). One caller at a time (the module runs one command at a time).
+class ScopedLineSink {
+public:
+    explicit ScopedLineSink(LineSink sink);
+    ~ScopedLineSink();
+    ScopedLineSink(const ScopedLineSink&) = delete;
+    ScopedLineSink& operator=(const ScopedLineSink&) = delete;
+};
+
+/// One line (without its newline) to the installed LineSink, else to stderr: for the
+/// verbose lines written outside a Progress.
+void print_line(const std::string& line);
+
+/// Progress lines on stderr (or the installed LineSink): one per finished level with tests done, edges left
 /// and time. Auto mode prints only when stderr is a terminal; Quiet never; Always
 /// prints for batch logs too.
 class Progress {
@@ -36,6 +60,8 @@ public:
     /// A count in three significant digits ("1.23e+06").
     static std::string count(double x);
     void note(const std::string& line);
+    /// Seconds since the run's start (the LineSink's start when one is installed).
+    double elapsed() const;
     /// After a round of bootstrap replicates, `seconds` after the first began: "bootstrap:
     /// 40 of 100 replicates, 3.1/s, about 19 s left"; at most one line a second, and the last.
     void replicates(std::int64_t done, std::int64_t total, double seconds);

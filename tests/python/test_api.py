@@ -14,9 +14,9 @@ def test_dir_lists_the_api_not_the_imports():
         assert name not in listed
 
 
-@pytest.mark.parametrize("kwargs, match", [({"vars": "5"}, "vars= takes an int, not str"),
-                                           ({"vars": 5.0}, "vars= takes an int, not float"),
-                                           ({"vars": 5, "seed": True}, "seed= takes an int, not bool"),
+@pytest.mark.parametrize("kwargs, match", [({"vars": "5"}, "vars= takes an integer, not str"),
+                                           ({"vars": 5.0}, "vars= takes an integer, not float"),
+                                           ({"vars": 5, "seed": True}, "seed= takes an integer, not bool"),
                                            ({"vars": 5, "density": "0.2"}, "density= takes a number, not str"),
                                            ({"vars": 5, "graph": 3}, "graph= takes a str, not int")])
 def test_simulate_refuses_values_of_the_wrong_type(kwargs, match):
@@ -38,10 +38,13 @@ def test_errors_name_keywords_not_command_line_options():
     assert cudag._in_python_words("unknown --test 'kci'", "pc") == "unknown test='kci'"
 
 
-def test_verbose_lines_count_from_the_call_not_the_process(capfd):
+def test_verbose_lines_count_from_the_call_not_the_process(caplog):
+    import logging
+
     import numpy as np
     x = np.random.default_rng(0).normal(size=(200, 5))
-    cudag.pc(x, verbose=True)
-    err = capfd.readouterr().err
+    with caplog.at_level(logging.INFO, logger="cudag"):
+        cudag.pc(x, verbose=True)
+    err = "\n".join(r.getMessage() for r in caplog.records)
     assert "cudag pc: read <array>: 200 samples x 5 variables" in err
     assert "start-up before the data" not in err  # the Python process's age is not the call's

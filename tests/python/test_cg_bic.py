@@ -87,5 +87,5 @@ def test_cg_bic_column_types_and_listwise():
     want = cudag.score(np.delete(x, 4, axis=0), [("d0", "c2")], "cg-bic", names=names)
     assert r["n_samples"] == want["n_samples"] == len(x) - 1
     assert r["nodes"] == want["nodes"]
-    with pytest.raises(cudag.InputError, match="apply to score= cg-bic"):
+    with pytest.raises(cudag.InputError, match='apply to score="cg-bic"'):
         cudag.score(codes, [("d0", "c2")], "bge", names=names, discrete_columns=["d0"])

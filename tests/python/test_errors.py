@@ -108,4 +108,7 @@ def test_options_are_in_the_signature_and_the_help(fn, command, option):
     assert params[option].kind is inspect.Parameter.KEYWORD_ONLY and params[option].default is None
     assert not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
     assert "--" + option.replace("_", "-") in fn.__doc__
-    assert f"cudag {command} --help" in fn.__doc__
+    meaning = next(row["meaning"] for row in cudag._option_rows(command) if row["name"] == option)
+    assert meaning in cudag._cudag.option_table(command)[[r[0] for r in cudag._cudag.option_table(command)].index(
+        "--" + option.replace("_", "-"))][3]  # the command line's own line
+    assert cudag._in_python_words(meaning, command) in fn.__doc__

@@ -147,7 +147,7 @@ def test_keywords_are_the_commands_options():
     ones) and every option of it (but the data's, and --write-resample's, which writes a
     file and runs nothing: cudag.resample gives its rows) a keyword (--oracle and --latent
     too: oracle= and latent=); PC's collider rules are not; its bootstrap is (issue 54)."""
-    table = dict((o, k) for k, o in cudag._cudag.keywords("fci"))
+    table = dict((o, k) for k, o, *_ in cudag._cudag.keywords("fci"))
     help_text = run_cli("fci", "--help").stdout
     options = set(re.findall(r"(?m)^\s+(?:-\w,)?(--[a-z][a-z0-9-]*)", help_text))
     data_only = {"--data", "--dataset", "--na-values", "--help", "--write-resample",

@@ -129,7 +129,7 @@ def test_bad_settings_raise_in_one_line():
         cudag.pcmci(data, 1, reset_lagged_links=True)
     with pytest.raises(TypeError):
         cudag.pcmci(data, 1, no_such_keyword=3)
-    with pytest.raises(cudag.InputError, match="it needs test= parcorr"):
+    with pytest.raises(cudag.InputError, match='it needs test="parcorr"'):
         cudag.pcmci(data, 1, test="cmiknn", pc_alpha=[0.1, 0.2])
     with pytest.raises(cudag.InputError, match="pc_alpha must lie in"):
         cudag.pcmci(data, 1, pc_alpha=[0.1, 2.0])
@@ -138,7 +138,7 @@ def test_bad_settings_raise_in_one_line():
     with pytest.raises(TypeError, match="pc_alpha= takes a number"):
         cudag.pcmci(data, 1, pc_alpha=[0.1, "x"])
     pcmci = tg.PCMCI(tg.DataFrame(data), tg.CMIknn())
-    with pytest.raises(cudag.InputError, match="it needs test= parcorr"):
+    with pytest.raises(cudag.InputError, match='it needs test="parcorr"'):
         pcmci.run_pcmci(tau_max=1, pc_alpha=None)
 
 

@@ -36,6 +36,7 @@
 #include "core/combinations.hpp"
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
+#include "kernel_preload.cuh"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 #include "ci/decision.hpp"
@@ -645,6 +646,27 @@ void launch_settle_records(const SettleArgs& a, cudaStream_t stream) {
     if (a.n_sel <= 0) return;
     settle_records_kernel<<<grid_for(a.n_sel, 256), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
+}
+
+int preload_level_kernels(int max_level) {
+    int n = detail::preload(mirror_kernel, finish_level_kernel, mark_tested_kernel, scatter_winners_kernel,
+                            untested_pmax_kernel, pack_level_kernel, settle_pmax_kernel, settle_keep_kernel,
+                            settle_records_kernel, table_flags_kernel, table_pairs_kernel);
+    const auto level = [&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        // L = 0: the runtime-l kernels, for levels above the templates (or generic_from_level).
+        if (L == 0 ? max_level < 0 || max_level >= 1 : max_level < 0 || L <= max_level)
+            n += detail::preload(cupc_s_kernel<L>, cupc_e_kernel<L>, winners_kernel<L>);
+    };
+    level(std::integral_constant<int, 0>{});
+    level(std::integral_constant<int, 1>{});
+    level(std::integral_constant<int, 2>{});
+    level(std::integral_constant<int, 3>{});
+    level(std::integral_constant<int, 4>{});
+    level(std::integral_constant<int, 5>{});
+    level(std::integral_constant<int, 6>{});
+    static_assert(kMaxTemplateLevel == 6, "preload_level_kernels lists the compiled levels");
+    return n;
 }
 
 }  // namespace cudag::cuda

@@ -35,6 +35,7 @@
 #include "core/combinations.hpp"
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
+#include "kernel_preload.cuh"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 
@@ -596,6 +597,22 @@ void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_
         if constexpr (L > 0) entry_scan_kernel<L><<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(a, s);
     });
     CUDAG_CHECK_LAUNCH();
+}
+
+int preload_scan_kernels(int max_level) {
+    int n = detail::preload(scan_survivors_kernel);
+    const auto level = [&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        if (max_level < 0 || L <= max_level) n += detail::preload(entry_scan_kernel<L>);
+    };
+    level(std::integral_constant<int, 1>{});
+    level(std::integral_constant<int, 2>{});
+    level(std::integral_constant<int, 3>{});
+    level(std::integral_constant<int, 4>{});
+    level(std::integral_constant<int, 5>{});
+    level(std::integral_constant<int, 6>{});
+    static_assert(kMaxTemplateLevel == 6, "preload_scan_kernels lists the compiled levels");
+    return n;
 }
 
 }  // namespace cudag::cuda

@@ -206,7 +206,8 @@ int preload_compact_kernels() {
     // (on a stream of its own, so that nothing else waits for it).
     void* arena = nullptr;
     cudaStream_t stream = nullptr;
-    if (cudaMalloc(&arena, 256) != cudaSuccess || cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    if (cudaMalloc(&arena, 256) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
         cudaGetLastError();
         if (arena != nullptr) cudaFree(arena);
         return n;

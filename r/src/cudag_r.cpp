@@ -147,8 +147,9 @@ void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
     for (const auto& e : r.pmax) pmax(e.j, e.i) = e.p;
     Rcpp::List sepset(p);
     for (std::int32_t i = 0; i < p; ++i) sepset[i] = Rcpp::List(p);
-    const int* gaps =
-        Rf_isLogical(fixed_gaps) && Rf_xlength(fixed_gaps) == static_cast<R_xlen_t>(p) * p ? LOGICAL(fixed_gaps) : nullptr;
+    const int* gaps = Rf_isLogical(fixed_gaps) && Rf_xlength(fixed_gaps) == static_cast<R_xlen_t>(p) * p
+                          ? LOGICAL(fixed_gaps)
+                          : nullptr;
     const Rcpp::IntegerVector none(0);
     for (std::int32_t i = 0; i < p; ++i) {
         SEXP row = VECTOR_ELT(sepset, i);
@@ -221,13 +222,13 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
     }
     Rcpp::CharacterVector config = Rcpp::wrap(cv);
     config.attr("names") = Rcpp::wrap(ck);
-    Rcpp::List list = Rcpp::List::create(Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
-                              Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
-                              Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
-                              Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl,
-                              Rcpp::Named("sepset_nodes") = nodes, Rcpp::Named("levels") = levels,
-                              Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
-                              Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+    Rcpp::List list = Rcpp::List::create(
+        Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
+        Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
+        Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
+        Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl, Rcpp::Named("sepset_nodes") = nodes,
+        Rcpp::Named("levels") = levels, Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
+        Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
     pcalg_tables(r, fixed_gaps, list);
     if (graph != GraphSlot::None) {
         std::vector<std::vector<int>> to(static_cast<std::size_t>(r.skeleton.n()));

@@ -39,6 +39,10 @@ namespace {
 /// L = 1..6); entry scans 1 + 6; the deep scan 1; the discrete level kernel 1.
 constexpr int kCompact = 4 + 3, kCorrelation = 9, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6, kDeep = 1;
 constexpr int kFisherAll = kCompact + kCorrelation + kLevel0 + kLevels + kScan + kDeep;
+/// m.max = 1: levels 0 and 1 only (the runtime-l and L = 1 level kernels, L = 1's entry scan,
+/// no deep scan).
+constexpr int kFisherLevel1 = kCompact + kCorrelation + kLevel0 + (11 + 3 * 2) + (1 + 1);
+constexpr int kFisherLevel0 = kCompact + kCorrelation + kLevel0;
 
 /// The process's MPI environment (one process), made once: MPI starts once a process.
 mpi::Environment& environment() {
@@ -105,18 +109,17 @@ TEST(CudaWarmUp, EveryKernelOfEachPlanLoads) {
     GpuKernelPlan fisher;
     fisher.fisher = true;
     EXPECT_EQ(load_gpu_kernels(0, fisher), kFisherAll);
-    GpuKernelPlan level1 = fisher;  // m.max = 1: levels 0 and 1 (no deep scan, L = 1 only)
+    GpuKernelPlan level1 = fisher;
     level1.max_level = 1;
-    EXPECT_EQ(load_gpu_kernels(0, level1), kCompact + kCorrelation + kLevel0 + 11 + 3 * 2 + 1 + 1);
+    EXPECT_EQ(load_gpu_kernels(0, level1), kFisherLevel1);
     GpuKernelPlan level0 = fisher;
     level0.max_level = 0;
-    EXPECT_EQ(load_gpu_kernels(0, level0), kCompact + kCorrelation + kLevel0);
+    EXPECT_EQ(load_gpu_kernels(0, level0), kFisherLevel0);
     GpuKernelPlan discrete;
     discrete.discrete = true;
     EXPECT_EQ(load_gpu_kernels(0, discrete), kCompact + 1);
     EXPECT_EQ(load_gpu_kernels(0, GpuKernelPlan{}), 0);
-    EXPECT_EQ(gpu_kernels_loaded() - before,
-              kFisherAll + (kCompact + kCorrelation + kLevel0 + 18) + (kCompact + kCorrelation + kLevel0) + kCompact + 1);
+    EXPECT_EQ(gpu_kernels_loaded() - before, kFisherAll + kFisherLevel1 + kFisherLevel0 + kCompact + 1);
     const int visible = visible_gpus();
     EXPECT_EQ(load_gpu_kernels(visible, fisher), 0) << "a device that is not there: nothing, no throw";
 }

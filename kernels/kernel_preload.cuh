@@ -6,6 +6,9 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+#include <utility>
+
 namespace cudag::cuda::detail {
 
 /// Loads each kernel into the current device's context now (its attributes read, as its first
@@ -18,6 +21,17 @@ int preload(Kernel*... kernels) {
     ((loaded += cudaFuncGetAttributes(&attributes, kernels) == cudaSuccess ? 1 : 0), ...);
     cudaGetLastError();
     return loaded;
+}
+
+template <int First, class F, int... L>
+void for_each_level_impl(F& f, std::integer_sequence<int, L...>) {
+    (f(std::integral_constant<int, First + L>{}), ...);
+}
+
+/// f(std::integral_constant<int, L>{}) for L = First..Last: the template kernels of each level.
+template <int First, int Last, class F>
+void for_each_level(F&& f) {
+    for_each_level_impl<First>(f, std::make_integer_sequence<int, Last - First + 1>{});
 }
 
 }  // namespace cudag::cuda::detail

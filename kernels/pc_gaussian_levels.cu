@@ -652,20 +652,12 @@ int preload_level_kernels(int max_level) {
     int n = detail::preload(mirror_kernel, finish_level_kernel, mark_tested_kernel, scatter_winners_kernel,
                             untested_pmax_kernel, pack_level_kernel, settle_pmax_kernel, settle_keep_kernel,
                             settle_records_kernel, table_flags_kernel, table_pairs_kernel);
-    const auto level = [&](auto tag) {
+    // L = 0: the runtime-l kernels, for levels above the templates (or generic_from_level).
+    detail::for_each_level<0, kMaxTemplateLevel>([&](auto tag) {
         constexpr int L = decltype(tag)::value;
-        // L = 0: the runtime-l kernels, for levels above the templates (or generic_from_level).
         if (L == 0 ? max_level < 0 || max_level >= 1 : max_level < 0 || L <= max_level)
             n += detail::preload(cupc_s_kernel<L>, cupc_e_kernel<L>, winners_kernel<L>);
-    };
-    level(std::integral_constant<int, 0>{});
-    level(std::integral_constant<int, 1>{});
-    level(std::integral_constant<int, 2>{});
-    level(std::integral_constant<int, 3>{});
-    level(std::integral_constant<int, 4>{});
-    level(std::integral_constant<int, 5>{});
-    level(std::integral_constant<int, 6>{});
-    static_assert(kMaxTemplateLevel == 6, "preload_level_kernels lists the compiled levels");
+    });
     return n;
 }
 

@@ -601,17 +601,10 @@ void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_
 
 int preload_scan_kernels(int max_level) {
     int n = detail::preload(scan_survivors_kernel);
-    const auto level = [&](auto tag) {
+    detail::for_each_level<1, kMaxTemplateLevel>([&](auto tag) {
         constexpr int L = decltype(tag)::value;
         if (max_level < 0 || L <= max_level) n += detail::preload(entry_scan_kernel<L>);
-    };
-    level(std::integral_constant<int, 1>{});
-    level(std::integral_constant<int, 2>{});
-    level(std::integral_constant<int, 3>{});
-    level(std::integral_constant<int, 4>{});
-    level(std::integral_constant<int, 5>{});
-    level(std::integral_constant<int, 6>{});
-    static_assert(kMaxTemplateLevel == 6, "preload_scan_kernels lists the compiled levels");
+    });
     return n;
 }
 

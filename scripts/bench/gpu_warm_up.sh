@@ -12,7 +12,7 @@
 # Usage: scripts/bench/gpu_warm_up.sh [build-dir] [data file]
 #   default data: 30 variables x 1000 samples (`cudag simulate gaussian --graph er --degree 3`);
 #   cuPC's own example: scripts/bench/gpu_warm_up.sh build /path/to/cuPC/data/dataset.csv
-#   (cuPC's file has no header: give it as --header none with EXTRA="--header none" if needed)
+#   (cudag reads a header row: a file without one needs a line of column names put first)
 #   env: REPS=5, EXTRA="" (more `cudag pc` options)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -4,6 +4,7 @@
 // offsets, then one warp per row writes its neighbours in order (warp scan of the
 // per-word popcounts). Also the selection of separated entries after a level.
 #include "compact.cuh"
+#include "kernel_preload.cuh"
 
 #include <algorithm>
 
@@ -197,6 +198,41 @@ void launch_next_gather(const std::int64_t* offsets, const std::int32_t* nbrs, s
     const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(n + 1, 1 << 16));
     next_gather_kernel<<<grid, 128, 0, stream>>>(offsets, nbrs, n, keep, pos, next_offsets, next_nbrs);
     CUDAG_CHECK_LAUNCH();
+}
+
+int preload_compact_kernels() {
+    int n = detail::preload(row_degrees_kernel, row_neighbours_kernel, next_keep_kernel, next_gather_kernel);
+    // CUB's routines: their kernels load when they first run, so each runs once on one element
+    // (on a stream of its own, so that nothing else waits for it).
+    void* arena = nullptr;
+    cudaStream_t stream = nullptr;
+    if (cudaMalloc(&arena, 256) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+        cudaGetLastError();
+        if (arena != nullptr) cudaFree(arena);
+        return n;
+    }
+    auto* words = static_cast<std::int64_t*>(arena);  // [0, 2) in, [2, 4) out, [4] count
+    auto* best = reinterpret_cast<unsigned long long*>(words + 8);
+    auto* keep = reinterpret_cast<std::uint8_t*>(words + 12);
+    CubScratch scratch;
+    try {
+        CUDAG_CUDA_CHECK(cudaMemsetAsync(arena, 0, 256, stream));
+        exclusive_sum(words, words + 2, 1, scratch, stream);
+        ++n;
+        select_separated(best, 0, 1, words + 2, words + 4, scratch, stream);
+        ++n;
+        exclusive_sum_flags(keep, words + 2, 1, scratch, stream);
+        ++n;
+        CUDAG_CUDA_CHECK(cudaStreamSynchronize(stream));
+    } catch (...) {
+        cudaStreamSynchronize(stream);  // scratch is freed below
+        cudaGetLastError();             // the engine meets the error again and reports it
+    }
+    cudaStreamDestroy(stream);
+    cudaFree(arena);
+    cudaGetLastError();
+    return n;
 }
 
 }  // namespace cudag::cuda

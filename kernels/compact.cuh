@@ -74,4 +74,9 @@ void launch_next_gather(const std::int64_t* offsets, const std::int32_t* nbrs, s
                         const std::int64_t* pos, std::int64_t* next_offsets, std::int32_t* next_nbrs,
                         cudaStream_t stream);
 
+/// Loads this file's kernels and those of the CUB routines above (each run once on one
+/// element: CUB's kernels load at their first launch) and returns how many kernels and
+/// routines; see kernel_preload.cuh.
+int preload_compact_kernels();
+
 }  // namespace cudag::cuda

@@ -14,6 +14,7 @@
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
+#include "kernel_preload.cuh"
 
 namespace cudag::cuda {
 namespace {
@@ -394,6 +395,12 @@ void launch_gather_block(const CorrSource& corr, const std::int32_t* d_nodes, in
                          cudaStream_t stream) {
     gather_block_kernel<<<1, 128, 0, stream>>>(corr, d_nodes, k, d_out);
     CUDAG_CHECK_LAUNCH();
+}
+
+int preload_correlation_kernels() {
+    return detail::preload(standardise_kernel, correlation_rows_kernel, correlation_wide_kernel<4, false>,
+                           correlation_wide_kernel<2, false>, correlation_wide_kernel<4, true>,
+                           correlation_wide_kernel<2, true>, mirror_kernel, gather_block_kernel, row_blocks_kernel);
 }
 
 }  // namespace cudag::cuda

@@ -49,4 +49,7 @@ void launch_mirror_lower(double* d_c, std::int64_t n, cudaStream_t stream);
 void launch_gather_block(const CorrSource& corr, const std::int32_t* d_nodes, int k, double* d_out,
                          cudaStream_t stream);
 
+/// Loads this file's kernels (kernel_preload.cuh) and returns how many.
+int preload_correlation_kernels();
+
 }  // namespace cudag::cuda

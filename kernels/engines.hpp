@@ -28,6 +28,9 @@ int device_count();
 /// Create the CUDA context of `device` (the slow part of the first CUDA call), so that a
 /// thread can do it while the input is read. Errors are left for the engine to report.
 void warm_up(int device) noexcept;
+/// Loads the kernels of `plan` on `device` (core/backend.hpp's load_gpu_kernels, which
+/// counts them) and returns how many. Never throws.
+int load_kernels(int device, const GpuKernelPlan& plan) noexcept;
 /// Destroys `device`'s primary context of this process (cudaDeviceReset) and makes the
 /// previous device current again. Never throws.
 void drop_context(int device) noexcept;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GPU queries of core/backend.hpp in a CUDA build (src/core/gpu_nocuda.cpp otherwise; the build
 // picks one by CUDAG_ENABLE_CUDA).
+#include <atomic>
+
 #include "core/backend.hpp"
 #include "kernels/engines.hpp"
 
@@ -13,9 +15,25 @@ std::optional<DeviceInfo> gpu_device(int device) { return cuda::device_info(devi
 std::string gpu_report() { return cuda::device_report(); }
 void release_gpu_memory() { cuda::release_kept_memory(); }
 
-std::thread warm_up_gpu(BackendKind kind, int device) {
-    if (kind != BackendKind::Cpu) return std::thread([device] { cuda::warm_up(device); });
-    return {};
+namespace {
+std::atomic<long long> kernels_loaded{0};
+}  // namespace
+
+int load_gpu_kernels(int device, const GpuKernelPlan& plan) noexcept {
+    const int n = cuda::load_kernels(device, plan);
+    kernels_loaded += n;
+    return n;
+}
+
+long long gpu_kernels_loaded() noexcept { return kernels_loaded.load(); }
+
+std::thread warm_up_gpu(BackendKind kind, int device, GpuKernelPlan kernels, int* loaded) {
+    if (kind == BackendKind::Cpu) return {};
+    return std::thread([device, kernels, loaded] {
+        cuda::warm_up(device);
+        const int n = kernels.any() ? load_gpu_kernels(device, kernels) : 0;
+        if (loaded != nullptr) *loaded = n;
+    });
 }
 
 void make_gpu_context(int device) noexcept { cuda::warm_up(device); }

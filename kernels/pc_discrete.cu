@@ -18,6 +18,7 @@
 #include "ci/discrete_test.hpp"
 #include "core/combinations.hpp"
 #include "cuda_check.hpp"
+#include "kernel_preload.cuh"
 #include "pc_discrete.cuh"
 #include "ci/decision.hpp"
 
@@ -190,5 +191,7 @@ void launch_discrete_level(const DiscreteLevelArgs& a, const DiscreteLaunch& s, 
     discrete_level_kernel<<<grid, block, discrete_shared_bytes(a, s), stream>>>(a);
     CUDAG_CHECK_LAUNCH();
 }
+
+int preload_discrete_level_kernels() { return detail::preload(discrete_level_kernel); }
 
 }  // namespace cudag::cuda

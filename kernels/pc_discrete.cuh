@@ -51,4 +51,7 @@ std::size_t discrete_shared_bytes(const DiscreteLevelArgs& a, const DiscreteLaun
 
 void launch_discrete_level(const DiscreteLevelArgs& a, const DiscreteLaunch& s, cudaStream_t stream);
 
+/// Loads this file's kernel (kernel_preload.cuh); returns 1 when it did.
+int preload_discrete_level_kernels();
+
 }  // namespace cudag::cuda

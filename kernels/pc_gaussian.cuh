@@ -302,6 +302,14 @@ void launch_settle_keep(const SettleArgs& a, cudaStream_t stream);
 /// The kept records at pos[k]: the pair and the set.
 void launch_settle_records(const SettleArgs& a, cudaStream_t stream);
 
+/// Load the kernels of pc_gaussian_level0.cu, pc_gaussian_levels.cu, pc_gaussian_scan.cu and
+/// pc_gaussian_deep.cu (kernel_preload.cuh); each returns how many. `max_level` (-1: all):
+/// the template kernels of deeper levels are left (and the runtime-l ones at max_level 0).
+int preload_level0_kernels();
+int preload_level_kernels(int max_level);
+int preload_scan_kernels(int max_level);
+int preload_deep_kernels();
+
 /// A pMax table's pairs with a value (>= 0) in slot order, i.e. sorted by (i, j): the
 /// layout of skeleton::PairP.
 struct TablePair {

@@ -26,6 +26,7 @@
 #include "combination_walk.hpp"
 #include "cuda_check.hpp"
 #include "device_handles.hpp"
+#include "kernel_preload.cuh"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 
@@ -314,5 +315,7 @@ void launch_deep_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_t
     deep_scan_kernel<<<static_cast<unsigned>(grid), 32 * wpb, bytes, stream>>>(a, s);
     CUDAG_CHECK_LAUNCH();
 }
+
+int preload_deep_kernels() { return detail::preload(deep_scan_kernel); }
 
 }  // namespace cudag::cuda

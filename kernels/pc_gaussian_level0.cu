@@ -6,6 +6,7 @@
 #include "ci/fisher_z.hpp"
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
+#include "kernel_preload.cuh"
 #include "pc_gaussian.cuh"
 #include "ci/decision.hpp"
 
@@ -63,5 +64,7 @@ void launch_pair_pvalues(const PairPArgs& a, cudaStream_t stream) {
     pair_pvalues_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
 }
+
+int preload_level0_kernels() { return detail::preload(level0_kernel, pair_pvalues_kernel); }
 
 }  // namespace cudag::cuda

@@ -36,6 +36,7 @@
 #include "core/combinations.hpp"
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
+#include "kernel_preload.cuh"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 #include "ci/decision.hpp"
@@ -645,6 +646,19 @@ void launch_settle_records(const SettleArgs& a, cudaStream_t stream) {
     if (a.n_sel <= 0) return;
     settle_records_kernel<<<grid_for(a.n_sel, 256), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
+}
+
+int preload_level_kernels(int max_level) {
+    int n = detail::preload(mirror_kernel, finish_level_kernel, mark_tested_kernel, scatter_winners_kernel,
+                            untested_pmax_kernel, pack_level_kernel, settle_pmax_kernel, settle_keep_kernel,
+                            settle_records_kernel, table_flags_kernel, table_pairs_kernel);
+    // L = 0: the runtime-l kernels, for levels above the templates (or generic_from_level).
+    detail::for_each_level<0, kMaxTemplateLevel>([&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        if (L == 0 ? max_level < 0 || max_level >= 1 : max_level < 0 || L <= max_level)
+            n += detail::preload(cupc_s_kernel<L>, cupc_e_kernel<L>, winners_kernel<L>);
+    });
+    return n;
 }
 
 }  // namespace cudag::cuda

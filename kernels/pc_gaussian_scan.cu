@@ -35,6 +35,7 @@
 #include "core/combinations.hpp"
 #include "correlation_entry.cuh"
 #include "cuda_check.hpp"
+#include "kernel_preload.cuh"
 #include "pc_gaussian.cuh"
 #include "pc_gaussian_device.cuh"
 
@@ -596,6 +597,15 @@ void launch_entry_scan(const LevelArgs& a, const EntryScanLaunch& s, cudaStream_
         if constexpr (L > 0) entry_scan_kernel<L><<<static_cast<unsigned>(blocks), kScanThreads, 0, stream>>>(a, s);
     });
     CUDAG_CHECK_LAUNCH();
+}
+
+int preload_scan_kernels(int max_level) {
+    int n = detail::preload(scan_survivors_kernel);
+    detail::for_each_level<1, kMaxTemplateLevel>([&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        if (max_level < 0 || L <= max_level) n += detail::preload(entry_scan_kernel<L>);
+    });
+    return n;
 }
 
 }  // namespace cudag::cuda

@@ -136,8 +136,9 @@ def visible_gpus() -> int:
 
 
 def warm_up(device: int = 0) -> None:
-    """Create the CUDA context of ``device`` now, so that the first learner call does not
-    pay for it (a no-op without CUDA or a GPU). Later calls reuse it in any case."""
+    """Create the CUDA context of ``device`` now and load the PC skeleton engines' kernels, so
+    that the first learner call does not pay for them (a no-op without CUDA or a GPU). Later
+    calls reuse them in any case."""
     _cudag.warm_up(device)
 
 

@@ -991,8 +991,11 @@ NB_MODULE(_cudag, m) {
         "warm_up",
         [](int device) {
             nb::gil_scoped_release release;
-            std::thread t = cudag::warm_up_gpu(cudag::BackendKind::Auto, device);
+            cudag::GpuKernelPlan kernels;  // the skeleton engines' (a run loads its own while reading)
+            kernels.fisher = kernels.discrete = true;
+            std::thread t = cudag::warm_up_gpu(cudag::BackendKind::Auto, device, kernels);
             if (t.joinable()) t.join();
         },
-        nb::arg("device") = 0, "create the CUDA context of `device` now (a no-op without CUDA)");
+        nb::arg("device") = 0,
+        "create the CUDA context of `device` now and load the skeleton engines' kernels (a no-op without CUDA)");
 }

@@ -169,47 +169,41 @@ cmiknnCItest <- function(x, y, S, suffStat)
   .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule)), a)
 }
 
-# pcalg's slots from the raw result.
+# pcalg's slots from the raw result: pMax and sepset come built from src/cudag_r.cpp
+# (result_list); the skeleton's matrix only for the plain list (without pcalg).
 .parts <- function(raw) {
+  levels <- raw$levels
+  n.edgetests <- numeric(if (length(levels)) max(levels) + 1L else 1L)
+  n.edgetests[levels + 1L] <- raw$tests
+  list(pmax = raw$pMax, sepset = raw$sepset, n.edgetests = n.edgetests,
+       max.ord = as.integer(length(n.edgetests) - 1L))
+}
+
+# The skeleton as a logical matrix with the labels as dimnames.
+.skel_matrix <- function(raw) {
   p <- length(raw$labels)
   skel <- matrix(FALSE, p, p, dimnames = list(raw$labels, raw$labels))
   skel[cbind(raw$skel_i + 1L, raw$skel_j + 1L)] <- TRUE
   skel[cbind(raw$skel_j + 1L, raw$skel_i + 1L)] <- TRUE
-  pmax <- matrix(-Inf, p, p)
-  diag(pmax) <- 1
-  pmax[cbind(raw$pmax_i + 1L, raw$pmax_j + 1L)] <- raw$pmax_p
-  pmax[cbind(raw$pmax_j + 1L, raw$pmax_i + 1L)] <- raw$pmax_p
-  sepset <- lapply(seq_len(p), function(i) vector("list", p))
-  # Removed at level 0 (no record): the empty set at [[i]][[j]], i < j, as pcalg stores it;
-  # fixedGaps pairs were never tested and have none. A set found at level >= 1 is stored
-  # at both [[i]][[j]] and [[j]][[i]] (pcalg: at the end it was found from).
-  gap <- !skel
-  diag(gap) <- FALSE
-  if (!is.null(raw$fixed_gaps)) gap <- gap & !raw$fixed_gaps
-  gap <- gap & upper.tri(gap)
-  for (i in which(rowSums(gap) > 0)) {
-    js <- which(gap[i, ])
-    sepset[[i]][js] <- rep(list(integer(0)), length(js))
-  }
-  ends <- cumsum(raw$sepset_len)
-  for (k in seq_along(raw$sepset_i)) {
-    set <- raw$sepset_nodes[seq_len(raw$sepset_len[k]) + ends[k] - raw$sepset_len[k]] + 1L
-    i <- raw$sepset_i[k] + 1L
-    j <- raw$sepset_j[k] + 1L
-    sepset[[i]][j] <- list(as.integer(set))
-    sepset[[j]][i] <- list(as.integer(set))
-  }
-  levels <- raw$levels
-  n.edgetests <- numeric(if (length(levels)) max(levels) + 1L else 1L)
-  n.edgetests[levels + 1L] <- raw$tests
-  list(skel = skel, pmax = pmax, sepset = sepset, n.edgetests = n.edgetests,
-       max.ord = as.integer(length(n.edgetests) - 1L))
+  skel
 }
 
-.graph <- function(m, labels) {
-  if (sum(m) == 0) return(new(methods::getClass("graphNEL", where = asNamespace("graph")), nodes = labels))
-  dimnames(m) <- list(labels, labels)
-  as(m, "graphNEL")
+# The graphNEL of the graph's edge list built in C++ (raw$edgeL, raw$edge_keys, raw$edgemode):
+# the object graph's as(<adjacency matrix>, "graphNEL") makes of the same graph (pc: a numeric
+# matrix; skeleton, `logical`: a logical one, whose edge weights are integers), its slots set
+# directly (graph's initialize checks every edge again: most of a call at 1,000 variables).
+# tests/testthat/test-pc-objects.R holds the two identical().
+.graph <- function(raw, logical = FALSE) {
+  g <- new(methods::getClass("graphNEL", where = asNamespace("graph")), nodes = raw$labels)
+  if (!length(raw$edge_keys)) return(g)
+  g@edgeL <- raw$edgeL
+  g@graphData$edgemode <- raw$edgemode
+  w <- if (logical) 1L else 1
+  d <- rep(list(list(weight = w)), length(raw$edge_keys))
+  names(d) <- raw$edge_keys
+  g@edgeData@data <- d
+  g@edgeData@defaults <- list(weight = w)
+  g
 }
 
 # pcalg's objects when pcalg and graph are installed, unless options(cudag.pcAlgo = FALSE).
@@ -218,16 +212,25 @@ cmiknnCItest <- function(x, y, S, suffStat)
     requireNamespace("graph", quietly = TRUE)
 }
 
-.result <- function(raw, parts, amat, cl, cpdag) {
+.result <- function(raw, parts, cl, cpdag) {
   if (.pcalg_ready()) {
-    return(new(methods::getClass("pcAlgo", where = asNamespace("pcalg")), graph = .graph(amat, raw$labels), call = cl, n = integer(0),
+    return(new(methods::getClass("pcAlgo", where = asNamespace("pcalg")), graph = .graph(raw, !cpdag), call = cl, n = integer(0),
                max.ord = parts$max.ord, n.edgetests = parts$n.edgetests, sepset = parts$sepset,
                pMax = parts$pmax, zMin = matrix(NA, 1, 1)))
   }
+  amat <- if (cpdag) .cpdag_matrix(raw) else .skel_matrix(raw)
   structure(list(amat = amat, sepset = parts$sepset, pMax = parts$pmax, n.edgetests = parts$n.edgetests,
                  max.ord = parts$max.ord, call = cl, labels = raw$labels, config = raw$config,
                  kind = if (cpdag) "cpdag" else "skeleton"),
             class = "cudag_pc")
+}
+
+# The CPDAG as pcalg's amat of a graph (amat[a, b] = 1: a mark a -> b).
+.cpdag_matrix <- function(raw) {
+  p <- length(raw$labels)
+  amat <- matrix(0, p, p)
+  amat[cbind(raw$arc_from + 1L, raw$arc_to + 1L)] <- 1
+  amat
 }
 
 #' PC-stable's skeleton with pcalg's interface (pcalg::skeleton(method = "stable")).
@@ -240,8 +243,7 @@ skeleton <- function(suffStat, indepTest, alpha, labels, p, method = "stable", m
          call. = FALSE)
   raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
               m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, TRUE)
-  parts <- .parts(raw)
-  .result(raw, parts, parts$skel, cl, FALSE)
+  .result(raw, .parts(raw), cl, FALSE)
 }
 
 #' PC-stable with pcalg's interface (pcalg::pc(skel.method = "stable", u2pd = "relaxed")).
@@ -265,9 +267,5 @@ pc <- function(suffStat, indepTest, alpha, labels, p, fixedGaps = NULL, fixedEdg
   raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
               m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, FALSE,
               if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L)
-  parts <- .parts(raw)
-  p <- length(raw$labels)
-  amat <- matrix(0, p, p)
-  amat[cbind(raw$arc_from + 1L, raw$arc_to + 1L)] <- 1
-  .result(raw, parts, amat, cl, TRUE)
+  .result(raw, .parts(raw), cl, TRUE)
 }

@@ -9,6 +9,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -99,8 +100,85 @@ std::vector<KnowledgeLine> pairs_of(SEXP m, const std::vector<std::string>& name
     return out;
 }
 
-/// The result as plain R vectors (0-based indices); R/pc.R builds pcalg's objects.
-Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& warnings) {
+/// What of pcalg's objects result_list builds beside the plain vectors.
+enum class GraphSlot {
+    None,      ///< no graph (FCI: R/fci.R builds the PAG's amat)
+    Cpdag,     ///< pc(): the CPDAG, as graph's as(<numeric amat>, "graphNEL")
+    Skeleton,  ///< skeleton(): the skeleton (R/pc.R makes its weights integers, as as(<logical amat>) does)
+};
+
+/// graph's graphNEL edge list (edgeL: per node list(edges = increasing 1-based targets)), its
+/// edges' keys ("from|to", in edgeL's order: graph's edgeData names), and whether every edge
+/// goes both ways (as() then makes an undirected graph). `out[a]`: a's targets, increasing.
+Rcpp::List edge_list(const std::vector<std::vector<int>>& out, const std::vector<std::string>& names,
+                     Rcpp::CharacterVector& keys, bool& symmetric) {
+    const auto p = static_cast<std::int32_t>(out.size());
+    Rcpp::List edge_l(p);
+    std::vector<std::string> key;
+    symmetric = true;
+    for (std::int32_t a = 0; a < p; ++a) {
+        const std::vector<int>& to = out[static_cast<std::size_t>(a)];
+        Rcpp::IntegerVector edges(to.size());
+        for (std::size_t k = 0; k < to.size(); ++k) {
+            edges[static_cast<R_xlen_t>(k)] = to[k] + 1;
+            const std::vector<int>& back = out[static_cast<std::size_t>(to[k])];
+            symmetric = symmetric && std::binary_search(back.begin(), back.end(), a);
+            std::string name = names[static_cast<std::size_t>(a)];
+            name += '|';
+            name += names[static_cast<std::size_t>(to[k])];
+            key.push_back(std::move(name));
+        }
+        edge_l[a] = Rcpp::List::create(Rcpp::Named("edges") = edges);
+    }
+    edge_l.attr("names") = Rcpp::wrap(names);
+    keys = Rcpp::wrap(key);
+    return edge_l;
+}
+
+/// pcalg's pMax (p x p: -Inf where untested, 1 on the diagonal, each pair's largest p-value
+/// both ways) and sepset (a list of p lists of p: NULL where none; the empty set at [[i]][[j]],
+/// i < j, for a pair removed without a record (level 0), as pcalg stores it, but not for a
+/// fixedGaps pair, never tested; a recorded set at both [[i]][[j]] and [[j]][[i]], 1-based).
+void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
+    const std::int32_t p = r.skeleton.n();
+    Rcpp::NumericMatrix pmax(p, p);
+    std::fill(pmax.begin(), pmax.end(), R_NegInf);
+    for (std::int32_t i = 0; i < p; ++i) pmax(i, i) = 1.0;
+    for (const auto& e : r.pmax) pmax(e.i, e.j) = e.p;  // as R's two assignments: [i, j] first, then [j, i]
+    for (const auto& e : r.pmax) pmax(e.j, e.i) = e.p;
+    Rcpp::List sepset(p);
+    for (std::int32_t i = 0; i < p; ++i) sepset[i] = Rcpp::List(p);
+    const int* gaps = Rf_isLogical(fixed_gaps) && Rf_xlength(fixed_gaps) == static_cast<R_xlen_t>(p) * p
+                          ? LOGICAL(fixed_gaps)
+                          : nullptr;
+    const Rcpp::IntegerVector none(0);
+    for (std::int32_t i = 0; i < p; ++i) {
+        SEXP row = VECTOR_ELT(sepset, i);
+        const std::vector<std::int32_t> nb = r.skeleton.neighbours(i);
+        auto it = std::upper_bound(nb.begin(), nb.end(), i);
+        for (std::int32_t j = i + 1; j < p; ++j) {
+            if (it != nb.end() && *it == j) {
+                ++it;
+                continue;
+            }
+            if (gaps != nullptr && gaps[static_cast<std::size_t>(j) * static_cast<std::size_t>(p) + i] != 0) continue;
+            SET_VECTOR_ELT(row, j, none);
+        }
+    }
+    for (const auto& [key, set] : r.sepsets.all()) {
+        Rcpp::IntegerVector s(set.size());
+        for (std::size_t k = 0; k < set.size(); ++k) s[static_cast<R_xlen_t>(k)] = set[k] + 1;
+        SET_VECTOR_ELT(VECTOR_ELT(sepset, key.first), key.second, s);
+        SET_VECTOR_ELT(VECTOR_ELT(sepset, key.second), key.first, s);
+    }
+    out["pMax"] = pmax;
+    out["sepset"] = sepset;
+}
+
+/// The result as plain R vectors (0-based indices), and, for pcalg's objects (R/pc.R), its
+/// pMax, sepset and graph edge list (`graph`) built here: in R they took most of a call.
+Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& warnings, SEXP fixed_gaps,
+                       GraphSlot graph) {
     std::vector<int> si, sj;
     for (std::int32_t i = 0; i < r.skeleton.n(); ++i)
         for (const std::int32_t j : r.skeleton.neighbours(i))
@@ -145,13 +223,32 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
     }
     Rcpp::CharacterVector config = Rcpp::wrap(cv);
     config.attr("names") = Rcpp::wrap(ck);
-    return Rcpp::List::create(Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
-                              Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
-                              Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
-                              Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl,
-                              Rcpp::Named("sepset_nodes") = nodes, Rcpp::Named("levels") = levels,
-                              Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
-                              Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+    Rcpp::List list = Rcpp::List::create(
+        Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
+        Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
+        Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
+        Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl, Rcpp::Named("sepset_nodes") = nodes,
+        Rcpp::Named("levels") = levels, Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
+        Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+    pcalg_tables(r, fixed_gaps, list);
+    if (graph != GraphSlot::None) {
+        std::vector<std::vector<int>> to(static_cast<std::size_t>(r.skeleton.n()));
+        if (graph == GraphSlot::Skeleton) {
+            for (std::int32_t i = 0; i < r.skeleton.n(); ++i) {
+                const std::vector<std::int32_t> nb = r.skeleton.neighbours(i);
+                to[static_cast<std::size_t>(i)].assign(nb.begin(), nb.end());
+            }
+        } else {
+            for (std::size_t k = 0; k < ea.size(); ++k) to[static_cast<std::size_t>(ea[k])].push_back(eb[k]);
+            for (std::vector<int>& t : to) std::sort(t.begin(), t.end());
+        }
+        bool symmetric = true;
+        Rcpp::CharacterVector keys;
+        list["edgeL"] = edge_list(to, r.names, keys, symmetric);
+        list["edge_keys"] = keys;
+        list["edgemode"] = symmetric ? "undirected" : "directed";
+    }
+    return list;
 }
 
 /// The settings every search takes, from R/pc.R's list (.inputs): labels, test, alpha,
@@ -228,6 +325,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
     const RunArgs a(args);
     const std::vector<std::string>& names = a.names;
     const auto level_hook = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
+    const GraphSlot graph = skeleton_only ? GraphSlot::Skeleton : GraphSlot::Cpdag;
 
     if (!Rf_isNull(corr)) {  // pcalg's suffStat list(C, n): C used as given
         const Rcpp::NumericMatrix c(corr);
@@ -269,7 +367,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
                         static_cast<long long>(s.edges_after), s.seconds);
                 throw_if_interrupted();
             };
-        return result_list(pc::run_pc(d, cfg), {});
+        return result_list(pc::run_pc(d, cfg), {}, args["gaps"], graph);
     }
 
     run::PcJob job = data_job(a);
@@ -283,7 +381,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
     std::unique_ptr<mpi::Communicator> comm = env.world();
     std::optional<pc::PcResult> result = std::move(run::run_pc(job, "cudag::pc", env, comm, hooks).result);
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
-    return result_list(*result, warnings);
+    return result_list(*result, warnings, args["gaps"], graph);
 }
 
 // [[Rcpp::export(.cudag_fci)]]
@@ -306,7 +404,7 @@ Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::strin
     std::unique_ptr<mpi::Communicator> comm = env.world();
     std::optional<pc::PcResult> result = std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
-    Rcpp::List out = result_list(*result, warnings);
+    Rcpp::List out = result_list(*result, warnings, args["gaps"], GraphSlot::None);
     std::vector<int> pa, pb, ma, mb;  // the PAG's edges a < b with the marks at a and at b
     if (result->pag) {
         const Pag& g = *result->pag;

@@ -62,10 +62,34 @@ std::vector<DeviceInfo> gpu_devices();
 std::optional<DeviceInfo> gpu_device(int device);
 /// One line per visible GPU (id, name, memory), or a sentence saying why there are none.
 std::string gpu_report();
+/// The GPU kernels a run will launch, which its warm-up loads: CUDA (12.2 and later) loads a
+/// kernel lazily, at its first launch, which then waits for it (a skeleton's level 1: some
+/// ms); loaded on the warm-up thread, they are ready when the levels start.
+struct GpuKernelPlan {
+    /// The Fisher-z skeleton engine's: correlation, level 0, levels 1.. (set-, edge-parallel,
+    /// scans, deep levels), compaction (with CUB's), results.
+    bool fisher = false;
+    bool discrete = false;  ///< the χ² / G² skeleton engine's: its level kernel and the compaction
+    int max_level = -1;     ///< the deepest level that will run (-1: no limit): deeper levels' kernels are left
+    bool any() const { return fisher || discrete; }
+};
+
+/// Loads the kernels of `plan` on `device` (its context made first) on the calling thread
+/// and returns how many: each kernel's attributes read (cudaFuncGetAttributes, which loads
+/// it), and CUB's routines (scans, selection) run once on a few bytes, counted one a
+/// routine. 0 without CUDA or without the device; errors are left for
+/// the engine to report; 0 for a plan of none. Adds the count to gpu_kernels_loaded(). Never
+/// throws.
+int load_gpu_kernels(int device, const GpuKernelPlan& plan) noexcept;
+/// The kernels load_gpu_kernels loaded in this process so far (tests, verbose notes).
+long long gpu_kernels_loaded() noexcept;
+
 /// Start creating the CUDA context of `device` on a background thread when `kind` may
-/// use the GPU (a no-op otherwise); the returned thread must be joined before the engine
-/// is built. Overlaps the context's creation with reading the input.
-std::thread warm_up_gpu(BackendKind kind, int device);
+/// use the GPU (a no-op otherwise), then loading the kernels of `kernels`; the returned
+/// thread must be joined before the engine is built. Overlaps the context's creation and
+/// the kernels' loading with reading the input. `loaded` (when given): set to the number of
+/// kernels loaded before the thread ends.
+std::thread warm_up_gpu(BackendKind kind, int device, GpuKernelPlan kernels = {}, int* loaded = nullptr);
 /// Make `device`'s CUDA context now, on the calling thread (nothing without CUDA or when the
 /// device is not there). Never throws.
 void make_gpu_context(int device) noexcept;

@@ -112,14 +112,21 @@ std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int
     return out;
 }
 
-GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_size) {
+GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_size, GpuKernelPlan kernels) {
+    if (kind == BackendKind::Cpu || !cuda_compiled()) return;
     if (local_size <= 0) {
-        thread_ = warm_up_gpu(kind, device);
+        const auto t0 = std::chrono::steady_clock::now();
+        thread_ = std::thread([this, device, kernels, t0] {
+            make_gpu_context(device);
+            kernels_loaded_ = load_gpu_kernels(device, kernels);
+            seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        });
         return;
     }
-    if (kind == BackendKind::Cpu) return;
-    // The bound GPU's context first (join() waits for it alone), then the others'.
-    thread_ = std::thread([this, device, local_rank, local_size] {
+    // The bound GPU's context first (join() waits for it alone), then the others', then the
+    // bound GPU's kernels.
+    thread_ = std::thread([this, device, local_rank, local_size, kernels] {
+        const auto t0 = std::chrono::steady_clock::now();
         make_gpu_context(device);
         try {
             for (int d : replicate_gpus(visible_gpus(), local_rank, local_size, device))
@@ -127,7 +134,20 @@ GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_siz
         } catch (...) {
             // No thread to spare: the replicates make those contexts themselves.
         }
+        kernels_loaded_ = load_gpu_kernels(device, kernels);
+        seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     });
+}
+
+GpuKernelPlan skeleton_kernels(std::optional<skeleton::TestKind> test, int max_level) {
+    GpuKernelPlan plan;
+    plan.max_level = max_level;
+    const char* env = std::getenv("CUDAG_WARM_UP_KERNELS");
+    if (env != nullptr && std::strcmp(env, "0") == 0) return plan;
+    using skeleton::TestKind;
+    plan.fisher = !test || *test == TestKind::FisherZ;  // unset: Fisher-z, or χ² on discrete data
+    plan.discrete = !test || *test == TestKind::ChiSquare || *test == TestKind::GSquare;
+    return plan;
 }
 
 GpuWarmUp::~GpuWarmUp() {

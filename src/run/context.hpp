@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
 #include "skeleton/progress.hpp"
+#include "skeleton/test_spec.hpp"
 
 namespace cudag::run {
 
@@ -82,26 +84,39 @@ std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int
 std::string replicates_placement(int ranks, const std::vector<int>& devices);
 
 /// The CUDA context of `device` made on a thread of its own (nothing for the CPU backend)
-/// while the caller reads the data; with `local_size` > 0 (a bootstrap), also those of the
-/// rank's other replicate GPUs (replicate_gpus of the visible ones for `local_rank` of
-/// `local_size`), each on a thread of its own once `device`'s is made. join() waits for
-/// `device`'s context only: the driver makes a process's contexts one after the other
-/// (about 0.3 s each), so the replicates start on the first GPU while the others' come;
-/// the destructor waits for all.
+/// while the caller reads the data, then the kernels of `kernels` loaded on it (CUDA loads a
+/// kernel at its first launch otherwise: core/backend.hpp's GpuKernelPlan; environment
+/// CUDAG_WARM_UP_KERNELS=0 leaves them to load lazily); with `local_size` > 0 (a bootstrap),
+/// also the contexts of the rank's other replicate GPUs (replicate_gpus of the visible ones
+/// for `local_rank` of `local_size`), each on a thread of its own once `device`'s is made.
+/// join() waits for `device`'s context and kernels only: the driver makes a process's
+/// contexts one after the other (about 0.3 s each), so the replicates start on the first GPU
+/// while the others' come; the destructor waits for all.
 class GpuWarmUp {
 public:
-    GpuWarmUp(BackendKind kind, int device, int local_rank = 0, int local_size = 0);
+    GpuWarmUp(BackendKind kind, int device, int local_rank = 0, int local_size = 0, GpuKernelPlan kernels = {});
     GpuWarmUp(const GpuWarmUp&) = delete;
     GpuWarmUp& operator=(const GpuWarmUp&) = delete;
     ~GpuWarmUp();
     void join() {
         if (thread_.joinable()) thread_.join();
     }
+    /// The kernels loaded (after join()): 0 when none were asked for or CUDA is absent.
+    int kernels_loaded() const { return kernels_loaded_; }
+    /// The seconds from the start to the kernels loaded (after join(); 0 for none).
+    double seconds() const { return seconds_; }
 
 private:
     std::thread thread_;
     std::vector<std::thread> others_;  ///< the other replicate GPUs' (started by thread_)
+    int kernels_loaded_ = 0;           ///< written by thread_
+    double seconds_ = 0.0;             ///< written by thread_
 };
+
+/// The kernels a PC or FCI run's warm-up loads: its test's GPU skeleton engine (Fisher-z,
+/// χ² / G²; none for the others; both where the data will choose, `test` unset) up to
+/// `max_level` (-1: every level); none when the environment sets CUDAG_WARM_UP_KERNELS=0.
+GpuKernelPlan skeleton_kernels(std::optional<skeleton::TestKind> test, int max_level);
 
 /// " 1.234 s", for the verbose phase timings.
 std::string seconds_text(double s);

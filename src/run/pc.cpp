@@ -498,6 +498,14 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
         if (a.knowledge.any()) cfg.knowledge = a.knowledge.read(data.names);
     });
     warm_up.join();
+    if (warm_up.kernels_loaded() > 0) {
+        std::string note = "GPU warm-up: the context and ";
+        note += std::to_string(warm_up.kernels_loaded());
+        note += " kernels loaded while the data were read, done";
+        note += run::seconds_text(warm_up.seconds());
+        note += " after the start (CUDAG_WARM_UP_KERNELS=0: loaded at their first launch)";
+        progress.note(note);
+    }
     if (!oracle)
         progress.note(
             "read " + data.source + ": " + std::to_string(data.n_samples) + " samples x " +
@@ -776,8 +784,9 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     // A bootstrap's replicates run on every GPU of the rank's share of its node (one
     // process: every visible GPU): their contexts made while the data are read.
     const int local_rank = env.mpi() ? env.local_rank() : 0, local_size = env.mpi() ? env.local_size() : 1;
+    // The kernels the engine will launch load there too (lazily, the first level would wait).
     GpuWarmUp warm_up(place.gpu ? backend.kind : BackendKind::Cpu, backend.device, local_rank,
-                      a.bootstrap > 0 ? local_size : 0);
+                      a.bootstrap > 0 ? local_size : 0, skeleton_kernels(cfg.test.kind, cfg.max_level));
     // HDF5 I/O: collective (MPI-IO) with parallel HDF5 on several ranks, else gathered on
     // rank 0; the input read once either way.
     io::Hdf5IoPlan io_plan;

@@ -257,6 +257,45 @@ def test_cit_values_and_causal_learns_cache_keys(tmp_path):
         cit(0, 1, [1])
 
 
+def test_cit_repeated_calls_come_from_the_native_table():
+    # A call asked before, in any order of X, Y and the set, with numpy or Python integers,
+    # is answered from the native table keyed as causal-learn's cache; new keys and calls the
+    # table does not cover (X in the set, float indices, sets of 9) go through _compute.
+    x = collider_data(m=400)
+    corr = np.corrcoef(x.T)
+    cit = cl.CIT(x, "fisherz")
+    assert cit._memo_size() == 0
+    p = cit(0, 3, [2, 4])
+    assert p == pytest.approx(fisher_p(corr, 400, 0, 3, [2, 4]), rel=1e-12, abs=1e-14)
+    calls = []
+    compute = cit._compute
+    cit._compute = lambda *a: calls.append(a) or compute(*a)
+    for q in [(3, 0, [4, 2]), (np.int64(0), np.int32(3), (np.int64(4), 2)), (0, 3, np.array([2, 4, 4])),
+              (3, 0, {2, 4})]:
+        assert cit(*q) == p
+    assert cit(0, 3, condition_set=[4, 2]) == p and cit(X=3, Y=0, condition_set=(2, 4)) == p
+    assert calls == [] and cit._memo_size() == 1
+    assert cit(0, 1) == cit(1, 0, None) == cit(0, 1, []) == pytest.approx(fisher_p(corr, 400, 0, 1, []), rel=1e-12)
+    assert len(calls) == 1 and cit._memo_size() == 2  # (0, 1) once; None and [] one key
+    assert cit(0.0, 3, [2, 4]) == p and len(calls) == 2  # a float index: causal-learn's int(X)
+    with pytest.raises(ValueError, match="cannot be in condition_set"):
+        cit(0, 3, [3])
+    with pytest.raises(TypeError):
+        cit(0)
+    assert sorted(k for k in cit.pvalue_cache if ";" in k) == ["0;1", "0;3|2.4"]
+
+
+def test_tester_p_value_by_column_index():
+    x = collider_data(m=400)
+    t = cudag.tester(x, "fisher-z", compat="causal-learn")
+    for a, b, s in [(0, 3, [2, 4]), (4, 0, []), (1, 3, [2])]:
+        assert t._engine.p_value(a, b, s) == t(a, b, s)  # bit for bit, the same session and cache
+    with pytest.raises(cudag.InputError, match="column 5 .* out of range"):
+        t._engine.p_value(0, 5, [])
+    with pytest.raises(cudag.InputError, match="column 2 .* given twice"):
+        t._engine.p_value(0, 2, [2])
+
+
 def test_cit_cache_file_round_trip(tmp_path):
     x = collider_data(m=500)
     path = tmp_path / "sub" / "cache.json"

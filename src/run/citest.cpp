@@ -151,12 +151,12 @@ CitestOutput CitestSession::run_columns(const std::vector<std::int32_t>& vars) {
     for (const std::int32_t v : vars) key.append(reinterpret_cast<const char*>(&v), sizeof v);
     if (const auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
     // The test through ci::CiTest (skeleton/ci_tests.hpp): the statistic, p and the other numbers.
-    // Fisher-z reads its columns test by test until that work reaches a quarter of the
-    // correlation matrix's (n²·m/2), then the matrix, computed once (the same outcome bit
-    // for bit; a single `cudag citest` never pays for the matrix).
+    // Fisher-z reads its columns test by test until that work, weighed by kColumnCost,
+    // reaches the correlation matrix's (n²·m/2), then the matrix, computed once (the same
+    // outcome bit for bit; a single `cudag citest` never pays for the matrix).
     const auto n = static_cast<double>(data_.n_vars);
     const bool to_matrix = spec_->traits().shared_matrix && !matrix_ && data_.n_vars <= 16384 && data_.missing == 0 &&
-                           column_work_ * 4.0 >= n * n / 2.0;
+                           column_work_ * kColumnCost >= n * n / 2.0;
     if (to_matrix) {
         test_ = skeleton::make_matrix_fisher_z(data_, *spec_, compat_, resolve_threads(threads_));
         matrix_ = true;

@@ -383,3 +383,57 @@ def test_against_causal_learn_itself():
     a, b = ClCIT(x, "fisherz"), cl.CIT(x, "fisherz")
     assert b(3, 1, [5, 2]) == pytest.approx(a(3, 1, [5, 2]), abs=1e-13)
     assert a.data_hash == b.data_hash
+
+
+def _chi2_p(stat: float, dof: int) -> float:
+    """The chi-square survival function for dof 1 or 2 (closed forms)."""
+    return math.erfc(math.sqrt(stat / 2)) if dof == 1 else math.exp(-stat / 2)
+
+
+def test_cit_discrete_and_testwise_tests_closed_forms():
+    # chisq / gsq of two binary columns, unconditionally (dof 1) and given a binary third
+    # (two strata, dof 2): Pearson's and the likelihood-ratio statistic from the counts;
+    # mv_fisherz: Fisher-z on the rows complete in X, Y and the set.
+    rng = np.random.default_rng(5)
+    z = rng.integers(0, 2, 3000)
+    a = (z ^ (rng.random(3000) < 0.3)).astype(int)
+    b = (z ^ (rng.random(3000) < 0.3)).astype(int)
+    d = np.column_stack([a, b, z])
+
+    def stats(rows):
+        o = np.array([[np.sum((a[rows] == i) & (b[rows] == j)) for j in (0, 1)] for i in (0, 1)], dtype=float)
+        e = o.sum(1, keepdims=True) * o.sum(0, keepdims=True) / o.sum()
+        return float(((o - e) ** 2 / e).sum()), float(2 * (o * np.log(o / e)).sum())
+
+    everything = np.ones(3000, dtype=bool)
+    chi0, g0 = stats(everything)
+    chi1, g1 = (sum(v) for v in zip(*(stats(z == k) for k in (0, 1))))
+    for method, (s0, s1) in (("chisq", (chi0, chi1)), ("gsq", (g0, g1))):
+        cit = cl.CIT(d, method)
+        assert cit(0, 1) == pytest.approx(_chi2_p(s0, 1), rel=1e-9, abs=1e-300)
+        assert cit(1, 0, [2]) == pytest.approx(_chi2_p(s1, 2), rel=1e-9)
+    x = collider_data(m=600)
+    x[rng.random((600, 5)) < 0.1] = np.nan
+    cit = cl.CIT(x, "mv_fisherz")
+    for i, j, s in [(0, 1, []), (0, 3, [2]), (1, 4, [3, 2])]:
+        rows = ~np.isnan(x[:, [i, j, *s]]).any(axis=1)
+        want = fisher_p(np.corrcoef(x[rows][:, [i, j, *s]].T), int(rows.sum()), 0, 1, list(range(2, 2 + len(s))))
+        assert cit(i, j, s) == pytest.approx(want, rel=1e-10, abs=1e-14)
+
+
+def test_cit_against_causal_learn_itself_on_every_test():
+    pytest.importorskip("causallearn")
+    from causallearn.utils.cit import CIT as ClCIT
+
+    rng = np.random.default_rng(8)
+    discrete = rng.integers(0, 3, (2000, 5))
+    discrete[:, 2] = (discrete[:, 0] + discrete[:, 1] + rng.integers(0, 2, 2000)) % 3
+    missing = collider_data(m=800)
+    missing[rng.random((800, 5)) < 0.1] = np.nan
+    queries = [(0, 1, []), (0, 1, [2]), (3, 1, [2, 4]), (4, 0, [1, 2, 3])]
+    for data, method in ((discrete, "chisq"), (discrete, "gsq"), (missing, "mv_fisherz"),
+                         (collider_data(m=800), "fisherz")):
+        theirs, ours = ClCIT(data, method), cl.CIT(data, method)
+        for q in queries:
+            assert ours(*q) == pytest.approx(theirs(*q), rel=1e-9, abs=1e-14), (method, q)
+        assert ours.data_hash == theirs.data_hash

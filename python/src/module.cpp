@@ -510,8 +510,8 @@ private:
 class CitMemo {
 public:
     static constexpr int kMax = 10;  ///< X, Y and up to 8 conditioning variables
-    struct Key {
-        std::array<std::int64_t, kMax> v{};
+    struct Key {  // column indices: int32, as the tester takes them (a small node to hash)
+        std::array<std::int32_t, kMax> v{};
         int n = 0;
         bool operator==(const Key& o) const {
             return n == o.n && std::equal(v.begin(), v.begin() + n, o.v.begin());
@@ -521,8 +521,8 @@ public:
         std::size_t operator()(const Key& k) const noexcept {
             std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(k.n);
             for (int i = 0; i < k.n; ++i) {
-                h ^= static_cast<std::uint64_t>(k.v[static_cast<std::size_t>(i)]) + 0x9e3779b97f4a7c15ULL + (h << 6) +
-                     (h >> 2);
+                h ^= static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.v[static_cast<std::size_t>(i)])) +
+                     0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
             }
             return static_cast<std::size_t>(h);
         }
@@ -562,12 +562,12 @@ public:
 
 private:
     /// An integer as causal-learn's int(X) takes it (Python or numpy integers), or false.
-    static bool as_index(PyObject* o, std::int64_t& out) {
+    static bool as_index(PyObject* o, std::int32_t& out) {
         if (PyLong_CheckExact(o)) {  // the common case: no new reference
             int overflow = 0;
-            const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-            out = static_cast<std::int64_t>(v);
-            return overflow == 0;  // an exact int cannot fail otherwise
+            const long v = PyLong_AsLongAndOverflow(o, &overflow);
+            out = static_cast<std::int32_t>(v);
+            return overflow == 0 && v == out;  // an exact int cannot fail otherwise
         }
         PyObject* i = PyNumber_Index(o);
         if (!i) {
@@ -575,17 +575,17 @@ private:
             return false;
         }
         int overflow = 0;
-        const long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+        const long v = PyLong_AsLongAndOverflow(i, &overflow);
         Py_DECREF(i);
         if (overflow || (v == -1 && PyErr_Occurred())) {
             PyErr_Clear();
             return false;
         }
-        out = static_cast<std::int64_t>(v);
-        return true;
+        out = static_cast<std::int32_t>(v);
+        return v == out;
     }
     static bool key_of(PyObject* x, PyObject* y, PyObject* s, Key& k) {
-        std::int64_t a = 0, b = 0;
+        std::int32_t a = 0, b = 0;
         if (!as_index(x, a) || !as_index(y, b) || a == b) return false;
         k.v[0] = std::min(a, b);
         k.v[1] = std::max(a, b);
@@ -599,7 +599,7 @@ private:
         const Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
         bool ok = len <= kMax - 2;
         for (Py_ssize_t i = 0; ok && i < len; ++i) {
-            std::int64_t v = 0;
+            std::int32_t v = 0;
             ok = as_index(PySequence_Fast_GET_ITEM(seq, i), v) && v != a && v != b;
             k.v[static_cast<std::size_t>(k.n++)] = v;
         }

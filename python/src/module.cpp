@@ -510,12 +510,11 @@ private:
 class CitMemo {
 public:
     static constexpr int kMax = 10;  ///< X, Y and up to 8 conditioning variables
-    struct Key {  // column indices: int32, as the tester takes them (a small node to hash)
+    /// Column indices: int32, as the tester takes them (a small node to hash).
+    struct Key {
         std::array<std::int32_t, kMax> v{};
         int n = 0;
-        bool operator==(const Key& o) const {
-            return n == o.n && std::equal(v.begin(), v.begin() + n, o.v.begin());
-        }
+        bool operator==(const Key& o) const { return n == o.n && std::equal(v.begin(), v.begin() + n, o.v.begin()); }
     };
     struct KeyHash {
         std::size_t operator()(const Key& k) const noexcept {

@@ -120,7 +120,8 @@ TEST_F(CitestBatch, ColumnIndicesAnswerAsNames) {
             std::vector<std::int32_t> given;
             for (const std::string& v : t.given) given.push_back(std::stoi(v.substr(1)));
             const run::CitestOutput a = by_name.test(t.x, t.y, t.given);
-            const run::CitestOutput b = by_index.test_columns(std::stoi(t.x.substr(1)), std::stoi(t.y.substr(1)), given);
+            const run::CitestOutput b =
+                by_index.test_columns(std::stoi(t.x.substr(1)), std::stoi(t.y.substr(1)), given);
             EXPECT_EQ(a.statistic, b.statistic) << t.x << " " << t.y;
             EXPECT_EQ(a.p, b.p) << t.x << " " << t.y;
         }

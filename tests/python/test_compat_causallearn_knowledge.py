@@ -133,3 +133,13 @@ def test_against_causal_learn_itself():
                                      show_progress=False)
         np.testing.assert_array_equal(ours.G.graph, theirs.G.graph)
         assert all(repr(theirs.sepset[i, j]) == repr(ours.sepset[i, j]) for i in range(4) for j in range(4))
+
+
+def test_fci_reads_pattern_rules_as_the_node_rules_they_match():
+    x = collider_chain()
+    by_pattern = knowledge(forbid_patterns={("X[12]", "X3")}, require_patterns={("X3$", "X4")})
+    by_node = knowledge(forbid={("X1", "X3"), ("X2", "X3")}, require={("X3", "X4")})
+    a, _ = cl.fci(x, "fisherz", 0.05, background_knowledge=by_pattern, show_progress=False)
+    b, _ = cl.fci(x, "fisherz", 0.05, background_knowledge=by_node, show_progress=False)
+    np.testing.assert_array_equal(a.graph, b.graph)
+    assert a.graph[3, 2] == 1 and a.graph[2, 3] == -1  # X3 --> X4 required

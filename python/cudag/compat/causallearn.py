@@ -769,7 +769,13 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     answered (cudag's search uses the pseudo-inverse there), where causal-learn may raise. ``cache_path``: causal-learn's p-value cache file (JSON) for the returned
     graph's ``test`` (:class:`CIT`): an existing one is checked against the data and test as
     causal-learn checks it; the file is written when the run ends (cudag's search does not
-    need the cached p-values). Other keywords go to the test, as causal-learn passes them."""
+    need the cached p-values). ``background_knowledge``: causal-learn's BackgroundKnowledge
+    (node rules, pattern rules resolved on the node names with ``re.match``, tiers,
+    ``forbid_within_tier``), as causal-learn's pc uses it: a pair forbidden both ways leaves
+    the skeleton at level 0, required edges are tested as any other pair and oriented if
+    they stay (cudag.pc's require= keeps them: the search runs once without them first), the
+    collider and Meek rules respect it. Other keywords go to the test, as causal-learn passes
+    them."""
     if not stable:
         raise ValueError("stable=False: cudag runs PC-stable only (causal-learn's default, stable=True)")
     if mvpc:
@@ -913,11 +919,12 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     nodes in hash order: with ``PYTHONHASHSEED`` set to a number, cudag walks them as CPython
     does under it (``python_hash_seed``, which may also be given), else in node order (the
     same PAG on all reference runs). ``background_knowledge``: causal-learn's
-    BackgroundKnowledge (forbidden and required node pairs, tiers; not patterns or
-    forbid_within_tier), used as causal-learn's fci uses it (a pair forbidden both ways
-    is absent; rule0 orients the knowledge's edges; R0-R4 leave forbidden arrowheads out);
-    cudag keeps required edges in the skeleton, as cudag.pc does. ``show_progress`` draws a progress bar when tqdm is
-    installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
+    BackgroundKnowledge (forbidden and required node pairs, pattern rules resolved on the
+    node names, tiers; not forbid_within_tier), used as causal-learn's fci uses it (a pair
+    forbidden both ways is absent; rule0 orients the knowledge's edges; R0-R4 leave
+    forbidden arrowheads out); cudag.fci keeps required edges in the skeleton, where
+    causal-learn's fas may remove them (:func:`pc` drops those as causal-learn does).
+    ``show_progress`` draws a progress bar when tqdm is installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
     :class:`cudag.FciResult` holds more (separating sets, pMax, levels)."""
     if max_path_length is None or not isinstance(max_path_length, (int, np.integer)):
         raise TypeError("'max_path_length' must be 'int' type!")  # causal-learn's check

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <unordered_map>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "ci/ci_test.hpp"
@@ -88,6 +89,7 @@ CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(
 CitestSession::~CitestSession() = default;
 
 void CitestSession::prepare(int l) {
+    if (l <= prepared_) return;  // checked for as large a set before (every check grows with l)
     const int spare = ci::traits(*options_.kind).spare_samples;
     if (spare >= 0 && data_.n_samples <= l + spare)
         throw InputError(data_.source + ": " + std::to_string(data_.n_samples) + " samples are too few for " +
@@ -100,11 +102,56 @@ void CitestSession::prepare(int l) {
         // The rule pc follows (core/magnitude.hpp): extreme columns rescaled, exactly.
         if (pc::scale_free(*spec_)) rescaled_ = cudag::rescale_extreme_columns(data_);
     }
+    prepared_ = l;
 }
 
 CitestOutput CitestSession::test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
-    const std::vector<std::int32_t> vars = resolve_names(data_, index_, x, y, given);
-    const int l = static_cast<int>(given.size());
+    return run_columns(resolve_names(data_, index_, x, y, given));
+}
+
+CitestOutput CitestSession::test_columns(std::int32_t x, std::int32_t y, std::span<const std::int32_t> given) {
+    std::vector<std::int32_t> vars;
+    vars.reserve(given.size() + 2);
+    vars.push_back(x);
+    vars.push_back(y);
+    vars.insert(vars.end(), given.begin(), given.end());
+    for (std::size_t k = 0; k < vars.size(); ++k) {
+        const std::int32_t v = vars[k];
+        const char* what = k == 0 ? "x" : k == 1 ? "y" : "a conditioning variable";
+        if (v < 0 || v >= data_.n_vars) {
+            std::string msg = data_.source;
+            msg += ": column ";
+            msg += std::to_string(v);
+            msg += " (";
+            msg += what;
+            msg += ") is out of range (the data have ";
+            msg += std::to_string(data_.n_vars);
+            msg += " columns, 0 to ";
+            msg += std::to_string(data_.n_vars - 1);
+            msg += ")";
+            throw InputError(msg);
+        }
+        for (std::size_t j = 0; j < k; ++j)
+            if (vars[j] == v) {
+                std::string msg = "column ";
+                msg += std::to_string(v);
+                msg += " ('";
+                msg += data_.names[static_cast<std::size_t>(v)];
+                msg += "') is given twice (as ";
+                msg += j == 0 ? "x" : j == 1 ? "y" : "a conditioning variable";
+                msg += " and as ";
+                msg += what;
+                msg += ")";
+                throw InputError(msg);
+            }
+    }
+    return run_columns(vars);
+}
+
+CitestOutput CitestSession::run_columns(const std::vector<std::int32_t>& vars) {
+    const std::string& x = data_.names[static_cast<std::size_t>(vars[0])];
+    const std::string& y = data_.names[static_cast<std::size_t>(vars[1])];
+    const int l = static_cast<int>(vars.size()) - 2;
     prepare(l);
     // A test asked before: its outcome again (every test is a deterministic function of x,
     // y and S as given).
@@ -112,12 +159,12 @@ CitestOutput CitestSession::test(const std::string& x, const std::string& y, con
     for (const std::int32_t v : vars) key.append(reinterpret_cast<const char*>(&v), sizeof v);
     if (const auto hit = cache_.find(key); hit != cache_.end()) return hit->second;
     // The test through ci::CiTest (skeleton/ci_tests.hpp): the statistic, p and the other numbers.
-    // Fisher-z reads its columns test by test until that work reaches a quarter of the
-    // correlation matrix's (n²·m/2), then the matrix, computed once (the same outcome bit
-    // for bit; a single `cudag citest` never pays for the matrix).
+    // Fisher-z reads its columns test by test until that work, weighed by kColumnCost,
+    // reaches the correlation matrix's (n²·m/2), then the matrix, computed once (the same
+    // outcome bit for bit; a single `cudag citest` never pays for the matrix).
     const auto n = static_cast<double>(data_.n_vars);
     const bool to_matrix = spec_->traits().shared_matrix && !matrix_ && data_.n_vars <= 16384 && data_.missing == 0 &&
-                           column_work_ * 4.0 >= n * n / 2.0;
+                           column_work_ * kColumnCost >= n * n / 2.0;
     if (to_matrix) {
         test_ = skeleton::make_matrix_fisher_z(data_, *spec_, compat_, resolve_threads(threads_));
         matrix_ = true;

@@ -32,6 +32,8 @@ Dataset columns(const Dataset& data, std::int32_t x, std::int32_t y, std::span<c
     d.n_samples = data.n_samples;
     d.n_vars = static_cast<std::int64_t>(vars.size());
     d.source = data.source;
+    d.names.reserve(vars.size());
+    d.values.reserve(vars.size() * static_cast<std::size_t>(data.n_samples));
     for (const std::int32_t v : vars) {
         d.names.push_back(data.names[v]);
         d.values.insert(d.values.end(), data.column(v), data.column(v) + data.n_samples);

@@ -70,11 +70,17 @@ def test_background_knowledge_by_node_name():
     bk = SimpleNamespace(forbidden_rules_specs={(n["X2"], n["X3"])}, required_rules_specs={(n["X1"], n["X5"])},
                          tier_map={})
     cg = cl.pc(x, background_knowledge=bk, show_progress=False)
+    # X1 --> X5 is required, but the chain separates X1 and X5: causal-learn's skeleton search
+    # removes the pair (it orients required edges after the search), cudag.pc would keep it
     want = cudag.pc(x, test="fisher-z", alpha=0.05, compat="causal-learn", uc_rule=0, uc_priority=2,
-                    forbid=[("X2", "X3")], require=[("X1", "X5")])
+                    forbid=[("X2", "X3")])
     np.testing.assert_array_equal(cg.G.graph, want.cl_matrix)
     assert not (cg.G.graph[1, 2] == -1 and cg.G.graph[2, 1] == 1)  # X2 --> X3 forbidden (a direction)
-    assert cg.G.graph[0, 4] == -1 and cg.G.graph[4, 0] == 1  # X1 --> X5 required
+    assert cg.G.graph[0, 4] == 0 and cg.G.graph[4, 0] == 0
+    # a required edge the search keeps is oriented: X3 --> X2 against the forbidden X2 --> X3
+    bk.required_rules_specs = {(n["X3"], n["X2"])}
+    cg = cl.pc(x, background_knowledge=bk, show_progress=False)
+    assert cg.G.graph[2, 1] == -1 and cg.G.graph[1, 2] == 1
     with pytest.raises(ValueError, match="not in node_names"):
         cl.pc(x, background_knowledge=SimpleNamespace(forbidden_rules_specs={(n["X1"], Node("Q"))}),
               show_progress=False)

@@ -257,6 +257,45 @@ def test_cit_values_and_causal_learns_cache_keys(tmp_path):
         cit(0, 1, [1])
 
 
+def test_cit_repeated_calls_come_from_the_native_table():
+    # A call asked before, in any order of X, Y and the set, with numpy or Python integers,
+    # is answered from the native table keyed as causal-learn's cache; new keys and calls the
+    # table does not cover (X in the set, float indices, sets of 9) go through _compute.
+    x = collider_data(m=400)
+    corr = np.corrcoef(x.T)
+    cit = cl.CIT(x, "fisherz")
+    assert cit._memo_size() == 0
+    p = cit(0, 3, [2, 4])
+    assert p == pytest.approx(fisher_p(corr, 400, 0, 3, [2, 4]), rel=1e-12, abs=1e-14)
+    calls = []
+    compute = cit._compute
+    cit._compute = lambda *a: calls.append(a) or compute(*a)
+    for q in [(3, 0, [4, 2]), (np.int64(0), np.int32(3), (np.int64(4), 2)), (0, 3, np.array([2, 4, 4])),
+              (3, 0, {2, 4})]:
+        assert cit(*q) == p
+    assert cit(0, 3, condition_set=[4, 2]) == p and cit(X=3, Y=0, condition_set=(2, 4)) == p
+    assert calls == [] and cit._memo_size() == 1
+    assert cit(0, 1) == cit(1, 0, None) == cit(0, 1, []) == pytest.approx(fisher_p(corr, 400, 0, 1, []), rel=1e-12)
+    assert len(calls) == 1 and cit._memo_size() == 2  # (0, 1) once; None and [] one key
+    assert cit(0.0, 3, [2, 4]) == p and len(calls) == 2  # a float index: causal-learn's int(X)
+    with pytest.raises(ValueError, match="cannot be in condition_set"):
+        cit(0, 3, [3])
+    with pytest.raises(TypeError):
+        cit(0)
+    assert sorted(k for k in cit.pvalue_cache if ";" in k) == ["0;1", "0;3|2.4"]
+
+
+def test_tester_p_value_by_column_index():
+    x = collider_data(m=400)
+    t = cudag.tester(x, "fisher-z", compat="causal-learn")
+    for a, b, s in [(0, 3, [2, 4]), (4, 0, []), (1, 3, [2])]:
+        assert t._engine.p_value(a, b, s) == t(a, b, s)  # bit for bit, the same session and cache
+    with pytest.raises(cudag.InputError, match="column 5 .* out of range"):
+        t._engine.p_value(0, 5, [])
+    with pytest.raises(cudag.InputError, match="column 2 .* given twice"):
+        t._engine.p_value(0, 2, [2])
+
+
 def test_cit_cache_file_round_trip(tmp_path):
     x = collider_data(m=500)
     path = tmp_path / "sub" / "cache.json"
@@ -344,3 +383,57 @@ def test_against_causal_learn_itself():
     a, b = ClCIT(x, "fisherz"), cl.CIT(x, "fisherz")
     assert b(3, 1, [5, 2]) == pytest.approx(a(3, 1, [5, 2]), abs=1e-13)
     assert a.data_hash == b.data_hash
+
+
+def _chi2_p(stat: float, dof: int) -> float:
+    """The chi-square survival function for dof 1 or 2 (closed forms)."""
+    return math.erfc(math.sqrt(stat / 2)) if dof == 1 else math.exp(-stat / 2)
+
+
+def test_cit_discrete_and_testwise_tests_closed_forms():
+    # chisq / gsq of two binary columns, unconditionally (dof 1) and given a binary third
+    # (two strata, dof 2): Pearson's and the likelihood-ratio statistic from the counts;
+    # mv_fisherz: Fisher-z on the rows complete in X, Y and the set.
+    rng = np.random.default_rng(5)
+    z = rng.integers(0, 2, 3000)
+    a = (z ^ (rng.random(3000) < 0.3)).astype(int)
+    b = (z ^ (rng.random(3000) < 0.3)).astype(int)
+    d = np.column_stack([a, b, z])
+
+    def stats(rows):
+        o = np.array([[np.sum((a[rows] == i) & (b[rows] == j)) for j in (0, 1)] for i in (0, 1)], dtype=float)
+        e = o.sum(1, keepdims=True) * o.sum(0, keepdims=True) / o.sum()
+        return float(((o - e) ** 2 / e).sum()), float(2 * (o * np.log(o / e)).sum())
+
+    everything = np.ones(3000, dtype=bool)
+    chi0, g0 = stats(everything)
+    chi1, g1 = (sum(v) for v in zip(*(stats(z == k) for k in (0, 1))))
+    for method, (s0, s1) in (("chisq", (chi0, chi1)), ("gsq", (g0, g1))):
+        cit = cl.CIT(d, method)
+        assert cit(0, 1) == pytest.approx(_chi2_p(s0, 1), rel=1e-9, abs=1e-300)
+        assert cit(1, 0, [2]) == pytest.approx(_chi2_p(s1, 2), rel=1e-9)
+    x = collider_data(m=600)
+    x[rng.random((600, 5)) < 0.1] = np.nan
+    cit = cl.CIT(x, "mv_fisherz")
+    for i, j, s in [(0, 1, []), (0, 3, [2]), (1, 4, [3, 2])]:
+        rows = ~np.isnan(x[:, [i, j, *s]]).any(axis=1)
+        want = fisher_p(np.corrcoef(x[rows][:, [i, j, *s]].T), int(rows.sum()), 0, 1, list(range(2, 2 + len(s))))
+        assert cit(i, j, s) == pytest.approx(want, rel=1e-10, abs=1e-14)
+
+
+def test_cit_against_causal_learn_itself_on_every_test():
+    pytest.importorskip("causallearn")
+    from causallearn.utils.cit import CIT as ClCIT
+
+    rng = np.random.default_rng(8)
+    discrete = rng.integers(0, 3, (2000, 5))
+    discrete[:, 2] = (discrete[:, 0] + discrete[:, 1] + rng.integers(0, 2, 2000)) % 3
+    missing = collider_data(m=800)
+    missing[rng.random((800, 5)) < 0.1] = np.nan
+    queries = [(0, 1, []), (0, 1, [2]), (3, 1, [2, 4]), (4, 0, [1, 2, 3])]
+    for data, method in ((discrete, "chisq"), (discrete, "gsq"), (missing, "mv_fisherz"),
+                         (collider_data(m=800), "fisherz")):
+        theirs, ours = ClCIT(data, method), cl.CIT(data, method)
+        for q in queries:
+            assert ours(*q) == pytest.approx(theirs(*q), rel=1e-9, abs=1e-14), (method, q)
+        assert ours.data_hash == theirs.data_hash

@@ -25,13 +25,14 @@ import io
 import itertools
 import json
 import os
+import re
 import time
 
 import numpy as np
 
 import cudag
 
-__all__ = ["pc", "fci", "CausalGraph", "CIT", "D_SEPARATION"]
+__all__ = ["pc", "skeleton_discovery", "fci", "CausalGraph", "CIT", "D_SEPARATION"]
 
 #: causal-learn's test names (and its CIT constants' values) and cudag's.
 TESTS = {"fisherz": "fisher-z", "chisq": "chi-square", "gsq": "g-square"}
@@ -44,14 +45,23 @@ MISSING_TESTS = {"mv_fisherz": "fisher-z"}
 D_SEPARATION = "d_separation"
 
 
+def _method_name(indep_test) -> str:
+    """causal-learn's name of a test given as its name, a function of that name (older
+    causal-learn) or a test object (its ``method``, as skeleton_discovery takes a CIT)."""
+    if isinstance(indep_test, str):
+        return indep_test
+    method = getattr(indep_test, "method", None)
+    return method if isinstance(method, str) else getattr(indep_test, "__name__", str(indep_test))
+
+
 def _missing(indep_test) -> dict:
     """``missing="testwise"`` for causal-learn's test-wise deletion tests (mv_fisherz), else {}."""
-    name = indep_test if isinstance(indep_test, str) else getattr(indep_test, "__name__", str(indep_test))
+    name = _method_name(indep_test)
     return {"missing": "testwise"} if name in MISSING_TESTS else {}
 
 
 def _test_name(indep_test) -> str:
-    name = indep_test if isinstance(indep_test, str) else getattr(indep_test, "__name__", str(indep_test))
+    name = _method_name(indep_test)
     if name in TESTS:
         return TESTS[name]
     if name in MISSING_TESTS:
@@ -116,35 +126,68 @@ def _oracle(x: np.ndarray, names: list[str], true_dag) -> dict:
     return out
 
 
-def _knowledge(bk, names: list[str]) -> dict:
-    """causal-learn's BackgroundKnowledge (forbidden and required rules between nodes, tiers)
-    as cudag.pc's forbid=/require=/tiers= values, by node name."""
-    if bk is None:
-        return {}
-
+def _knowledge_rules(bk, names: list[str]) -> tuple:
+    """causal-learn's BackgroundKnowledge as (forbidden directions, required directions, tiers)
+    between the names: its node rules, its pattern rules resolved on the names as its
+    is_forbidden/is_required match them (``re.match`` of the first pattern on the tail's name
+    and of the second on the head's), the pairs of each tier with edges forbidden within it
+    (``forbid_within_tier``) both ways, and its tiers in increasing tier number."""
     def name(node) -> str:
         return node.get_name() if hasattr(node, "get_name") else str(node)
 
-    out = {}
     forbid = [(name(a), name(b)) for a, b in getattr(bk, "forbidden_rules_specs", ())]
     require = [(name(a), name(b)) for a, b in getattr(bk, "required_rules_specs", ())]
-    if getattr(bk, "forbidden_pattern_rules_specs", None) or getattr(bk, "required_pattern_rules_specs", None):
-        raise ValueError("background_knowledge: pattern rules (regular expressions) are not supported; "
-                         "give the node pairs")
+    unknown = {a for pair in forbid + require for a in pair} - set(names)
+    if unknown:
+        raise ValueError(f"background_knowledge names nodes that are not in node_names: {sorted(unknown)}")
+    for rules, out in ((getattr(bk, "forbidden_pattern_rules_specs", None) or (), forbid),
+                       (getattr(bk, "required_pattern_rules_specs", None) or (), require)):
+        for first, second in rules:
+            try:
+                tails = [a for a in names if re.match(first, a) is not None]
+                heads = [b for b in names if re.match(second, b) is not None]
+            except (re.error, TypeError) as e:
+                raise ValueError(f"background_knowledge: pattern rule ({first!r}, {second!r}) is not a regular "
+                                 f"expression ({e})") from None
+            out.extend((a, b) for a in tails for b in heads if a != b)
     tier_map = getattr(bk, "tier_map", None) or {}
-    if tier_map:
-        tiers = []
-        for t in sorted(tier_map):
-            tiers.append(sorted(name(node) for node in tier_map[t]))
+    tiers = [sorted(name(node) for node in tier_map[t]) for t in sorted(tier_map)]
+    unknown = {a for tier in tiers for a in tier} - set(names)
+    if unknown:
+        raise ValueError(f"background_knowledge puts nodes in tiers that are not in node_names: {sorted(unknown)}")
+    for t in sorted(getattr(bk, "forbidden_within_tiers", None) or ()):
+        members = sorted(name(node) for node in tier_map.get(t, ()))
+        forbid.extend((a, b) for a in members for b in members if a != b)
+    return list(dict.fromkeys(forbid)), list(dict.fromkeys(require)), [t for t in tiers if t]
+
+
+def _knowledge(bk, names: list[str]) -> dict:
+    """causal-learn's BackgroundKnowledge (forbidden and required rules between nodes or name
+    patterns, tiers, edges forbidden within tiers) as cudag.pc's forbid=/require=/tiers=
+    values, by node name (see :func:`_knowledge_rules`)."""
+    if bk is None:
+        return {}
+    forbid, require, tiers = _knowledge_rules(bk, names)
+    out = {}
+    if tiers:
         out["tiers"] = tiers
     if forbid:
         out["forbid"] = forbid
     if require:
         out["require"] = require
-    unknown = {a for pair in forbid + require for a in pair} - set(names)
-    if unknown:
-        raise ValueError(f"background_knowledge names nodes that are not in node_names: {sorted(unknown)}")
     return out
+
+
+def _banned_pairs(bk, names: list[str]) -> list:
+    """The pairs causal-learn's skeleton search removes by background knowledge (both
+    directions forbidden, by rules, patterns or tiers), each as both directions."""
+    if bk is None:
+        return []
+    forbid, _, tiers = _knowledge_rules(bk, names)
+    rank = {a: k for k, tier in enumerate(tiers) for a in tier}
+    banned = set(forbid)
+    banned |= {(a, b) for a in rank for b in rank if rank[a] > rank[b]}
+    return sorted((a, b) for a, b in banned if (b, a) in banned)
 
 
 class _Node:
@@ -726,7 +769,13 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     answered (cudag's search uses the pseudo-inverse there), where causal-learn may raise. ``cache_path``: causal-learn's p-value cache file (JSON) for the returned
     graph's ``test`` (:class:`CIT`): an existing one is checked against the data and test as
     causal-learn checks it; the file is written when the run ends (cudag's search does not
-    need the cached p-values). Other keywords go to the test, as causal-learn passes them."""
+    need the cached p-values). ``background_knowledge``: causal-learn's BackgroundKnowledge
+    (node rules, pattern rules resolved on the node names with ``re.match``, tiers,
+    ``forbid_within_tier``), as causal-learn's pc uses it: a pair forbidden both ways leaves
+    the skeleton at level 0, required edges are tested as any other pair and oriented if
+    they stay (cudag.pc's require= keeps them: the search runs once without them first), the
+    collider and Meek rules respect it. Other keywords go to the test, as causal-learn passes
+    them."""
     if not stable:
         raise ValueError("stable=False: cudag runs PC-stable only (causal-learn's default, stable=True)")
     if mvpc:
@@ -764,6 +813,15 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
 
         def run(**extra):
             return cudag.pc(x, test=test, names=names, **{**opts, **extra}, **missing)
+    if opts.get("require"):
+        # causal-learn's skeleton search tests required edges as any other (orienting them
+        # after it), cudag's keeps them: the search without them first (the same tests on
+        # every other pair while a required pair survives), then only the survivors required.
+        free = np.asarray(run(require=[], progress=None, uc_rule=0, uc_priority=2).skeleton, dtype=bool)
+        at = {v: k for k, v in enumerate(names)}
+        opts["require"] = [(a, b) for a, b in opts["require"] if free[at[a], at[b]]]
+        if not opts["require"]:
+            del opts["require"]
     result = run()
 
     made = []
@@ -793,6 +851,39 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
 
         cg._definite_maker = definite
     return cg
+
+
+def skeleton_discovery(data, alpha: float, indep_test, stable: bool = True, background_knowledge=None,
+                       verbose: bool = False, show_progress: bool = True, node_names=None, max_k: int | None = None,
+                       **kwargs) -> CausalGraph:
+    """causal-learn's ``SkeletonDiscovery.skeleton_discovery`` (same parameters, order and
+    defaults), run by cudag: the :class:`CausalGraph` of PC-stable's skeleton search, ``G``
+    with an undirected edge (``[i, j] = [j, i] = -1``) per adjacent pair, ``sepset`` and
+    ``test`` as :func:`pc` makes them. ``background_knowledge`` removes, as causal-learn's
+    skeleton search does, only the pairs whose both directions it forbids (by node rules,
+    patterns or tiers); required edges are tested as any other (causal-learn orients them
+    after the search). ``indep_test``: a test's name, as :func:`pc` takes it, or a test
+    object (a :class:`CIT`, kept as ``test``, or causal-learn's: its ``method``). Other
+    keywords as :func:`pc` takes them."""
+    x = np.asarray(data)
+    names = list(node_names) if node_names is not None else [f"X{k + 1}" for k in range(x.shape[1])]
+    banned = _banned_pairs(background_knowledge, names)
+    bk = _PairKnowledge(banned) if banned else None
+    cg = pc(x, alpha, indep_test, stable, 0, 2, background_knowledge=bk, verbose=verbose,
+            show_progress=show_progress, node_names=names, max_k=max_k, **kwargs)
+    cg.G = _general_graph(np.where(np.asarray(cg.result.skeleton, dtype=bool), -1, 0).astype(int), names)
+    if isinstance(indep_test, CIT):  # causal-learn's search keeps the test it was given
+        cg.test = indep_test
+    return cg
+
+
+class _PairKnowledge:
+    """Forbidden directions by name, read as a causal-learn BackgroundKnowledge by _knowledge."""
+
+    def __init__(self, forbidden):
+        self.forbidden_rules_specs = list(forbidden)
+        self.required_rules_specs: list = []
+        self.tier_map: dict = {}
 
 
 def _fci_knowledge(bk, names: list[str]) -> dict:
@@ -828,11 +919,12 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     nodes in hash order: with ``PYTHONHASHSEED`` set to a number, cudag walks them as CPython
     does under it (``python_hash_seed``, which may also be given), else in node order (the
     same PAG on all reference runs). ``background_knowledge``: causal-learn's
-    BackgroundKnowledge (forbidden and required node pairs, tiers; not patterns or
-    forbid_within_tier), used as causal-learn's fci uses it (a pair forbidden both ways
-    is absent; rule0 orients the knowledge's edges; R0-R4 leave forbidden arrowheads out);
-    cudag keeps required edges in the skeleton, as cudag.pc does. ``show_progress`` draws a progress bar when tqdm is
-    installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
+    BackgroundKnowledge (forbidden and required node pairs, pattern rules resolved on the
+    node names, tiers; not forbid_within_tier), used as causal-learn's fci uses it (a pair
+    forbidden both ways is absent; rule0 orients the knowledge's edges; R0-R4 leave
+    forbidden arrowheads out); cudag.fci keeps required edges in the skeleton, where
+    causal-learn's fas may remove them (:func:`pc` drops those as causal-learn does).
+    ``show_progress`` draws a progress bar when tqdm is installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
     :class:`cudag.FciResult` holds more (separating sets, pMax, levels)."""
     if max_path_length is None or not isinstance(max_path_length, (int, np.integer)):
         raise TypeError("'max_path_length' must be 'int' type!")  # causal-learn's check
@@ -929,7 +1021,12 @@ def _d_separated(parents, children, x: int, y: int, given) -> bool:
     return True
 
 
-class CIT:
+#: cudag's native base of CIT: its call answered from the p-values computed so far (keyed as
+#: causal-learn keys them) without a Python frame; None with a module built without it.
+_CitBase = getattr(getattr(cudag, "_cudag", None), "CitMemo", None)
+
+
+class CIT(_CitBase or object):
     """causal-learn's ``CIT(data, method, **kwargs)``: ``cit(X, Y, condition_set)`` is the
     p-value of column X _||_ column Y given the columns of condition_set (indices), with
     causal-learn's arithmetic, computed by a :class:`cudag.Tester` that reads the data once
@@ -943,12 +1040,19 @@ class CIT:
     X < Y, the set sorted; ``data_hash``, ``method_name``, ``parameters_hash``); with
     ``cache_path`` (a ``.json`` file) an existing cache is read (refused when written for
     other data or another test) and the cache is written every 30 s of calls, as causal-learn
-    writes it, and by ``save_to_local_cache(force=True)``."""
+    writes it, and by ``save_to_local_cache(force=True)``.
+
+    A test asked before is answered from a table of the p-values computed (in cudag's
+    native base class, keyed as causal-learn's cache: X < Y, the set sorted without
+    repeats), without reading ``pvalue_cache`` again; with ``cache_path`` every call goes
+    through ``pvalue_cache``, as causal-learn's, so that the file is written on its cycle."""
 
     SAVE_CACHE_CYCLE_SECONDS = 30
 
     def __init__(self, data, method: str = "fisherz", cache_path: str | None = None, **kwargs):
-        name = method if isinstance(method, str) else getattr(method, "__name__", str(method))
+        if _CitBase is not None:
+            super().__init__()
+        name = _method_name(method)
         true_dag = kwargs.pop("true_dag", None)
         x = np.asarray(data)
         if x.ndim != 2:
@@ -962,7 +1066,6 @@ class CIT:
         self.cache_path = cache_path
         self.last_time_cache_saved = time.time()
         self.pvalue_cache = {"data_hash": self.data_hash}
-        self._memo = {}  # (X, Y, condition set) as called -> p
         self._tester = None
         self._dag = None
         if name == D_SEPARATION:
@@ -994,6 +1097,8 @@ class CIT:
                 if folder:
                     os.makedirs(folder, exist_ok=True)
             self.cache_path = cache_path
+            if _CitBase is not None:
+                self._memo_enabled = False
         self.pvalue_cache["method_name"] = name
         self.pvalue_cache["parameters_hash"] = _NO_PARAMETERS
 
@@ -1022,27 +1127,24 @@ class CIT:
     def _run(self, X: int, Y: int, given: list) -> float:
         if self._dag is not None:
             return float(_d_separated(*self._dag, X, Y, given))
-        try:
-            return self._tester(X, Y, given)
+        try:  # the tester's engine by column index (no names, no result object)
+            return self._tester._engine.p_value(X, Y, given)
         except cudag.InputError as e:
             if "is singular" in str(e):
                 raise ValueError(_SINGULAR) from e
             raise
 
-    def __call__(self, X, Y, condition_set=None) -> float:
-        try:  # a test asked before, as asked before: (X, Y, *condition_set)
-            return self._memo[(X, Y, *condition_set) if condition_set is not None else (X, Y)]
-        except (KeyError, TypeError):
-            pass
+    if _CitBase is None:
+        def __call__(self, X, Y, condition_set=None) -> float:
+            return self._compute(X, Y, condition_set)
+
+    def _compute(self, X, Y, condition_set=None) -> float:
+        """A call not answered by the native table: causal-learn's ``pvalue_cache``, else the test."""
         Xs, Ys, given, key = self._key(X, Y, condition_set)
         p = self.pvalue_cache.get(key)
         if p is None:
             p = self.pvalue_cache[key] = self._run(Xs, Ys, given)
         self.save_to_local_cache()
-        try:
-            self._memo[(X, Y, *condition_set) if condition_set is not None else (X, Y)] = p
-        except TypeError:  # an unhashable index: not remembered as asked
-            pass
         return p
 
     def _test_all(self, queries) -> list:

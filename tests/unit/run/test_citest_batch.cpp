@@ -103,6 +103,41 @@ TEST_F(CitestBatch, EveryTestsBatchIsItsSingleTests) {
     expect_batch_is_singles(nl, "cmiknn", 5);
 }
 
+// test_columns (the Python face's path, by column index) answers as test() by name, bit for
+// bit, on either side of the session's move to the correlation matrix (one session each,
+// so that each moves on its own); bad indices are refused in one line.
+TEST_F(CitestBatch, ColumnIndicesAnswerAsNames) {
+    const std::string g = write_csv(sim::simulate_gaussian({7, 300, 0.4, 3}).data, "g.csv");
+    run::CitestJob job;
+    job.data = g;
+    job.test = "fisher-z";
+    job.compat = "causal-learn";
+    job.quiet = true;
+    run::CitestSession by_name(job), by_index(job);
+    const std::vector<run::CitestQuery> q = some_queries(7);
+    for (int round = 0; round < 2; ++round)  // the second round from the sessions' caches
+        for (const run::CitestQuery& t : q) {
+            std::vector<std::int32_t> given;
+            for (const std::string& v : t.given) given.push_back(std::stoi(v.substr(1)));
+            const run::CitestOutput a = by_name.test(t.x, t.y, t.given);
+            const run::CitestOutput b =
+                by_index.test_columns(std::stoi(t.x.substr(1)), std::stoi(t.y.substr(1)), given);
+            EXPECT_EQ(a.statistic, b.statistic) << t.x << " " << t.y;
+            EXPECT_EQ(a.p, b.p) << t.x << " " << t.y;
+        }
+    const std::vector<std::int32_t> none, twice{2};
+    EXPECT_THROW(by_index.test_columns(0, 7, none), InputError);
+    EXPECT_THROW(by_index.test_columns(-1, 2, none), InputError);
+    try {
+        by_index.test_columns(0, 2, twice);
+        FAIL() << "column 2 twice was tested";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("column 2 ('V2') is given twice (as y and as a conditioning variable)"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST_F(CitestBatch, QueriesFilesReadTabsAndCommas) {
     const auto tab = run::read_citest_queries(write("q.tsv", "x\ty\tgiven\na\tb\t\nc\td\te,f\n"));
     ASSERT_EQ(tab.size(), 2u);

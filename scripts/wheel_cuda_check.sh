@@ -57,6 +57,12 @@ if [[ -f ${runtime[0]} ]]; then
     "$work/venv/bin/python" -m pip install -q --no-deps --no-index "${runtime[0]}"
     echo "wheel_cuda_check: $(basename "${runtime[0]}") installed beside it"
 fi
+# numpy installed in the user's site (~/.local), which no venv sees: its folder on PYTHONPATH.
+if ! "$work/venv/bin/python" -c "import numpy" 2>/dev/null; then
+    numpy_dir=$(python3 -c "import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))")
+    export PYTHONPATH=$numpy_dir${PYTHONPATH:+:$PYTHONPATH}
+    echo "wheel_cuda_check: numpy from $numpy_dir"
+fi
 cd "$work"
 module=$(ls venv/lib/python3*/site-packages/cudag/_cudag*.so)
 for f in "$module" venv/bin/cudag; do

@@ -73,6 +73,10 @@ public:
     /// test asked alone. A non-finite statistic or p-value is an InputError naming the
     /// query's variables.
     virtual void run(const Queries& queries, std::span<double> statistic, std::span<double> p) = 0;
+    /// `v` agreed by every process that answers these batches together (the largest of theirs),
+    /// for a decision they must all take alike, such as the next batch's size from the time the
+    /// last one took; on one process, v.
+    virtual double agreed_max(double v) { return v; }
 };
 
 /// The CPU's batches: the queries dealt over `threads` workers, each with its own CiTest

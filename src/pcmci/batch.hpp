@@ -7,7 +7,9 @@
 // to 2^22) and halves when one takes over two seconds. The size is kept from one batch to the
 // next of a phase (SliceSize), so a phase of many small batches (the MCI skeleton's rounds)
 // does not start each of them at 16 queries. Each test is a function of its query alone: the
-// answers do not depend on the slicing.
+// answers do not depend on the slicing. Under MPI every rank runs the same phase and each call
+// is a collective (pcmci::RankSplitBatch): the time that sizes the next slice is agreed
+// (BatchTest::agreed_max), so the ranks cut their batches alike.
 #pragma once
 
 #include <algorithm>
@@ -52,9 +54,11 @@ struct Batch {
             const auto t0 = std::chrono::steady_clock::now();
             tests.run(all.slice(begin, end), std::span<double>(statistic).subspan(begin, end - begin),
                       std::span<double>(p).subspan(begin, end - begin));
-            const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            // Only a full slice says how fast the test is (a batch's short tail does not).
+            // Only a full slice says how fast the test is (a batch's short tail does not). The
+            // ranks of an MPI run must cut alike: the time is the slowest rank's.
             if (end - begin == slice.queries) {
+                const double took = tests.agreed_max(
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
                 if (took < 0.5 && slice.queries < (std::size_t{1} << 22))
                     slice.queries *= 2;
                 else if (took > 2.0 && slice.queries > 16)

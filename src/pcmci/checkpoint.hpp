@@ -86,6 +86,7 @@ public:
     std::string name() const override { return inner_->name(); }
     std::string where() const override { return inner_->where(); }
     void run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) override;
+    double agreed_max(double v) override { return inner_->agreed_max(v); }
 
     /// Writes the checkpoint now when it lacks answered tests (rank 0; agreed).
     void flush();

@@ -23,6 +23,8 @@ public:
     /// Every rank calls it with the same queries. A rank's error (its slice's InputError) is
     /// agreed: that rank reports it, the others stop (mpi::PeerFailed).
     void run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) override;
+    /// The largest `v` over the ranks.
+    double agreed_max(double v) override { return comm_.allreduce(v, mpi::ReduceOp::Max); }
 
 private:
     std::unique_ptr<ci::BatchTest> local_;

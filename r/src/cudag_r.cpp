@@ -195,12 +195,19 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
                 ea.push_back(a);
                 eb.push_back(b);
             }
+    // pMax as plain vectors only when asked (options(cudag.raw_pmax = TRUE): the tests'
+    // reference); pcalg's matrix is built below (pcalg_tables) from the same list.
     std::vector<int> pi, pj;
     std::vector<double> pv;
-    for (const auto& e : r.pmax) {
-        pi.push_back(e.i);
-        pj.push_back(e.j);
-        pv.push_back(e.p);
+    if (Rf_asLogical(Rf_GetOption1(Rf_install("cudag.raw_pmax"))) == TRUE) {
+        pi.reserve(r.pmax.size());
+        pj.reserve(r.pmax.size());
+        pv.reserve(r.pmax.size());
+        for (const auto& e : r.pmax) {
+            pi.push_back(e.i);
+            pj.push_back(e.j);
+            pv.push_back(e.p);
+        }
     }
     std::vector<int> ki, kj, kl;
     std::vector<int> nodes;

@@ -19,6 +19,9 @@ public:
     /// Use a given n×n correlation matrix (row-major, unit diagonal).
     CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::int64_t n_samples, const TestPolicy& policy,
                     int threads);
+    /// The same, sharing the matrix (pc::PcConfig::correlation: no copy of n² doubles).
+    CpuFisherEngine(std::shared_ptr<const std::vector<double>> corr, std::int64_t n, std::int64_t n_samples,
+                    const TestPolicy& policy, int threads);
 
     std::string name() const override { return "cpu"; }
     std::int64_t n_vars() const override { return n_; }
@@ -32,10 +35,11 @@ public:
     /// factorisation at or below ci::kPivotTolerance.
     bool singular(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;
 
-    const std::vector<double>& correlation() const { return corr_; }
+    const std::vector<double>& correlation() const { return *corr_; }
 
 private:
-    std::vector<double> corr_;
+    std::shared_ptr<const std::vector<double>> corr_;
+    const double* c_ = nullptr;  ///< corr_->data()
     std::int64_t n_ = 0;
     std::int64_t m_ = 0;
     TestPolicy policy_;

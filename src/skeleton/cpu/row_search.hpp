@@ -22,7 +22,10 @@ namespace cudag::skeleton {
 /// the neighbours j ∉ S in increasing order. `tester` provides
 ///   void prepare(const std::int32_t* s, int l)  — called once per S, lazily, before the
 ///        first test with that S (work shared by all j: a factorisation, strata, ...);
-///   double test(std::int32_t j)                 — p-value of i ⟂ j | S.
+///   double test(std::int32_t j)                 — p-value of i ⟂ j | S; or
+///   double test(std::int32_t j, std::int64_t q) — the same, j at row position q; it may
+///        return -1 for a test whose p can change neither pMax nor the outcome (counted
+///        and marked tested all the same: FisherRowTester).
 /// Without policy.exhaustive an entry stops at its first separating set and the row
 /// stops once every entry is separated (cuPC §4.1 early termination); with it every S is
 /// tested and the union of the separating sets is kept. Only the entries at positions
@@ -59,7 +62,11 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
                 tester.prepare(s.data(), l);
                 prepared = true;
             }
-            const double p = tester.test(nb[q]);
+            double p;  // a tester may take the row position too (FisherRowTester's bound)
+            if constexpr (requires { tester.test(nb[q], q); })
+                p = tester.test(nb[q], q);
+            else
+                p = tester.test(nb[q]);
             ++tests;
             out.flags[e] |= kTested;
             out.pmax[e] = std::max(out.pmax[e], p);

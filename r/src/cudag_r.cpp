@@ -4,7 +4,7 @@
 // in memory), or on a correlation matrix given as pcalg's suffStat list(C, n) (pc::run_pc
 // with PcConfig::correlation). The R side (R/pc.R) builds pcalg's objects from the lists
 // returned here. Errors come back as R errors (Rcpp's exception translation); Ctrl-C is
-// looked at between levels.
+// looked at between levels and, every ~50 ms, inside them (core/interrupt.hpp's PollScope).
 #include <Rcpp.h>
 
 #include <hdf5.h>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/knowledge.hpp"
 #include "io/table_reader.hpp"
 #include "mpi/communicator.hpp"
@@ -142,10 +143,23 @@ Rcpp::List edge_list(const std::vector<std::vector<int>>& out, const std::vector
 void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
     const std::int32_t p = r.skeleton.n();
     Rcpp::NumericMatrix pmax(p, p);
+    double* m = pmax.begin();  // column-major: [a, b] at b * p + a
+    const auto at = [p](std::int64_t a, std::int64_t b) { return static_cast<std::size_t>(b * p + a); };
     std::fill(pmax.begin(), pmax.end(), R_NegInf);
-    for (std::int32_t i = 0; i < p; ++i) pmax(i, i) = 1.0;
-    for (const auto& e : r.pmax) pmax(e.i, e.j) = e.p;  // as R's two assignments: [i, j] first, then [j, i]
-    for (const auto& e : r.pmax) pmax(e.j, e.i) = e.p;
+    for (std::int32_t i = 0; i < p; ++i) m[at(i, i)] = 1.0;
+    if (std::all_of(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& e) { return e.i < e.j; })) {
+        // [j, i] (column i, rows j > i: in the list's order, contiguous), then the upper
+        // triangle [i, j] as its transpose, in blocks (a row-wise [i, j] pass strides p).
+        for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;
+        constexpr std::int64_t kBlock = 64;
+        for (std::int64_t cb = 0; cb < p; cb += kBlock)
+            for (std::int64_t rb = 0; rb <= cb; rb += kBlock)
+                for (std::int64_t c = cb; c < std::min<std::int64_t>(cb + kBlock, p); ++c)
+                    for (std::int64_t a = rb; a < std::min(rb + kBlock, c); ++a) m[at(a, c)] = m[at(c, a)];
+    } else {
+        for (const auto& e : r.pmax) m[at(e.i, e.j)] = e.p;  // as R's two assignments: [i, j] first, then [j, i]
+        for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;
+    }
     Rcpp::List sepset(p);
     for (std::int32_t i = 0; i < p; ++i) sepset[i] = Rcpp::List(p);
     const int* gaps = Rf_isLogical(fixed_gaps) && Rf_xlength(fixed_gaps) == static_cast<R_xlen_t>(p) * p
@@ -330,6 +344,7 @@ run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnin
 // [[Rcpp::export(.cudag_pc)]]
 Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule) {
     const RunArgs a(args);
+    const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     const std::vector<std::string>& names = a.names;
     const auto level_hook = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
     const GraphSlot graph = skeleton_only ? GraphSlot::Skeleton : GraphSlot::Cpdag;
@@ -395,6 +410,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
 Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
                      int triple_rule, bool selection_bias) {
     const RunArgs a(args);
+    const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     run::FciJob job;
     job.pc = data_job(a);
     job.variant = variant;

@@ -10,6 +10,7 @@
 
 #include "core/combinations.hpp"
 #include "core/graph.hpp"
+#include "core/interrupt.hpp"
 #include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 #include "skeleton/skeleton_engine.hpp"
@@ -49,6 +50,10 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
     std::int64_t tests = 0;
     for (int t = 0; t < l; ++t) c[t] = t;
     do {
+        // Ctrl-C in a binding (core/interrupt.hpp): looked at on the caller's thread; the
+        // other workers drop the row once the run is ending (its results are never used).
+        interrupt::poll();
+        if (interrupt::stop_requested()) return tests;
         for (int t = 0; t < l; ++t) {
             s[t] = nb[c[t]];
             in_set[c[t]] = 1;
@@ -102,6 +107,8 @@ void level0_rows(std::int64_t n, std::int64_t row_begin, std::int64_t row_end, b
     std::vector<std::vector<PairP>> kept(static_cast<std::size_t>(threads));
     // Rows near the top have the most pairs: small chunks keep threads balanced.
     parallel_for(row_begin, row_end, threads, 8, [&](std::int64_t i, int w) {
+        interrupt::poll();  // as in search_row
+        if (interrupt::stop_requested()) return;
         const std::int64_t base = pair_row_begin(i, n) - i - 1;  // + j: pair_index(i, j, n)
         for (std::int64_t j = i + 1; j < n; ++j) {
             const double p = pfn(i, j, w);

@@ -356,14 +356,24 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
             throw InputError("suffStat$C must be a " + std::to_string(p) + " x " + std::to_string(p) + " matrix");
         if (!(n >= 1) || n != std::floor(n)) throw InputError("suffStat$n must be a positive whole number");
         auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
-        for (std::int64_t i = 0; i < p; ++i)
-            for (std::int64_t j = 0; j < p; ++j) {
-                const double v = c(static_cast<int>(i), static_cast<int>(j));
-                if (!std::isfinite(v))
-                    throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(i + 1) + ", " +
-                                     std::to_string(j + 1) + "]");
-                (*rowmajor)[static_cast<std::size_t>(i * p + j)] = v;
-            }
+        const double* col = c.begin();  // column-major: [i, j] at j * p + i
+        double* row = rowmajor->data();
+        // The transpose in blocks (element by element, C's columns are p doubles apart), then
+        // the first non-finite value in (row, column) order named.
+        constexpr std::int64_t kBlock = 64;
+        bool finite = true;
+        for (std::int64_t ib = 0; ib < p; ib += kBlock)
+            for (std::int64_t jb = 0; jb < p; jb += kBlock)
+                for (std::int64_t i = ib; i < std::min(ib + kBlock, p); ++i)
+                    for (std::int64_t j = jb; j < std::min(jb + kBlock, p); ++j) {
+                        const double v = col[j * p + i];
+                        finite = finite && std::isfinite(v);
+                        row[i * p + j] = v;
+                    }
+        for (std::int64_t k = 0; !finite && k < p * p; ++k)
+            if (!std::isfinite(row[k]))
+                throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(k / p + 1) + ", " +
+                                 std::to_string(k % p + 1) + "]");
         Dataset d;
         d.n_samples = static_cast<std::int64_t>(n);
         d.n_vars = p;

@@ -2,6 +2,8 @@
 #include "skeleton/cpu/fisher_engine.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -33,6 +35,24 @@ CpuFisherEngine::CpuFisherEngine(std::shared_ptr<const std::vector<double>> corr
     : corr_(std::move(corr)), n_(n), m_(n_samples), policy_(policy), threads_(resolve_threads(threads)) {
     CUDAG_ASSERT(corr_ && static_cast<std::int64_t>(corr_->size()) == n_ * n_);
     c_ = corr_->data();
+    symmetric_ = bitwise_symmetric(c_, n_, threads_);
+}
+
+bool CpuFisherEngine::bitwise_symmetric(const double* c, std::int64_t n, int threads) {
+    // Blocks of rows against the mirrored blocks of columns (an element-wise pass strides n).
+    constexpr std::int64_t kBlock = 64;
+    const std::int64_t blocks = (n + kBlock - 1) / kBlock;
+    std::atomic<bool> same{true};
+    parallel_for(0, blocks, threads, 1, [&](std::int64_t ib, int) {
+        for (std::int64_t jb = ib; jb < blocks && same.load(std::memory_order_relaxed); ++jb)
+            for (std::int64_t i = ib * kBlock; i < std::min(n, (ib + 1) * kBlock); ++i)
+                for (std::int64_t j = std::max(i + 1, jb * kBlock); j < std::min(n, (jb + 1) * kBlock); ++j)
+                    if (std::bit_cast<std::uint64_t>(c[i * n + j]) != std::bit_cast<std::uint64_t>(c[j * n + i])) {
+                        same.store(false, std::memory_order_relaxed);
+                        return;
+                    }
+    });
+    return same.load();
 }
 
 void CpuFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) {
@@ -60,7 +80,9 @@ struct FisherRowTester {
     const double* corr;
     std::int64_t n, m;
     std::int32_t i;
-    bool causal_learn;
+    const std::int32_t* nb;  ///< the row's neighbours (snapshot)
+    std::int64_t degree;
+    bool causal_learn, symmetric;
     ci::Decision decision;
     int l = 0;
     std::vector<int> s;
@@ -69,12 +91,15 @@ struct FisherRowTester {
     ConditioningBlock block;
 
     FisherRowTester(const double* c, std::int64_t n_vars, std::int64_t m_samples, std::int32_t row, int level,
-                    const TestPolicy& policy, std::int64_t degree)
+                    const TestPolicy& policy, const std::int32_t* neighbours, std::int64_t d, bool sym)
         : corr(c),
           n(n_vars),
           m(m_samples),
           i(row),
+          nb(neighbours),
+          degree(d),
           causal_learn(policy.causal_learn_pvalue),
+          symmetric(sym),
           decision(policy.decision()),
           l(level),
           s(static_cast<std::size_t>(level)),
@@ -82,17 +107,29 @@ struct FisherRowTester {
           scratch(2 * static_cast<std::size_t>(level) * level),
           yi(level),
           yj(level),
-          bound(static_cast<std::size_t>(degree), std::numeric_limits<double>::infinity()) {
+          bound(static_cast<std::size_t>(d), std::numeric_limits<double>::infinity()) {
         block.lmat = lmat.data();
     }
     void prepare(const std::int32_t* set, int) {
         std::copy(set, set + l, s.begin());
+        // The set's tests read C[S, j] for the row's neighbours j: their cache lines asked
+        // for now, while the set is factorised (one miss per test otherwise, in turn).
+        if (symmetric)
+            for (int r = 0; r < l; ++r)
+                for (std::int64_t q = 0; q < degree; ++q)
+                    __builtin_prefetch(corr + static_cast<std::int64_t>(set[r]) * n + nb[q]);
         block.factorise(corr, n, s.data(), l, scratch.data());
         block.project(corr, n, s.data(), i, yi.data());
     }
     /// The p-value of i ⟂ j | S, or -1 where it is at most the p_ref of row position q.
     double test(std::int32_t j, std::int64_t q) {
-        block.project(corr, n, s.data(), j, yj.data());
+        // C[j, S] of a bitwise symmetric C read as C[S, j]: the same values, from the rows of
+        // S (shared by every j of the set) rather than a row of C per j.
+        if (symmetric)
+            block.project_with([this](int x, int k) { return corr[static_cast<std::int64_t>(k) * n + x]; }, s.data(),
+                               j, yj.data());
+        else
+            block.project(corr, n, s.data(), j, yj.data());
         const double r = partial_correlation(block, corr[i * n + j], yi.data(), yj.data());
         double& b = bound[static_cast<std::size_t>(q)];
         if (std::fabs(r) > b) return -1.0;
@@ -109,7 +146,8 @@ void CpuFisherEngine::run_level(int level, const Adjacency& snap, const LevelBlo
     parallel_for(block.row_begin, block.row_end, threads_, 1, [&](std::int64_t i, int w) {
         const auto [qb, qe] = block.positions(snap, i);
         if (snap.degree(i) - 1 < level) return;
-        FisherRowTester tester(c_, n_, m_, static_cast<std::int32_t>(i), level, policy_, snap.degree(i));
+        FisherRowTester tester(c_, n_, m_, static_cast<std::int32_t>(i), level, policy_, snap.row(i), snap.degree(i),
+                               symmetric_);
         tests[w] += search_row(level, snap, i, policy_, out, tester, qb, qe);
     });
     for (std::int64_t t : tests) out.tests += t;

@@ -36,10 +36,14 @@ public:
     bool singular(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;
 
     const std::vector<double>& correlation() const { return *corr_; }
+    /// Whether C[a, b] and C[b, a] have the same bits for every pair (then a level reads
+    /// C[j, S] from the rows of S).
+    static bool bitwise_symmetric(const double* c, std::int64_t n, int threads);
 
 private:
     std::shared_ptr<const std::vector<double>> corr_;
     const double* c_ = nullptr;  ///< corr_->data()
+    bool symmetric_ = false;     ///< bitwise_symmetric(c_)
     std::int64_t n_ = 0;
     std::int64_t m_ = 0;
     TestPolicy policy_;

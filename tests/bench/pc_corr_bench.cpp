@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
             std::uint64_t h = 1469598103934665603ull;
             const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
             for (std::int32_t i = 0; i < res.skeleton.n(); ++i)
-                for (const std::int32_t j : res.skeleton.neighbours(i)) mix(static_cast<std::uint64_t>(i) << 32 | static_cast<std::uint32_t>(j));
+                for (const std::int32_t j : res.skeleton.neighbours(i))
+                    mix(static_cast<std::uint64_t>(i) << 32 | static_cast<std::uint32_t>(j));
             for (const auto& e : res.pmax) {
                 std::uint64_t bits = 0;
                 std::memcpy(&bits, &e.p, sizeof bits);
@@ -81,8 +82,9 @@ int main(int argc, char** argv) {
     }
     std::sort(ms.begin(), ms.end());
     std::sort(level_ms.begin(), level_ms.end());
-    std::printf("p %lld n %lld threads %d reps %d: run_pc median %.2f ms (min %.2f), levels median %.2f ms, %lld edges\n",
-                static_cast<long long>(p), static_cast<long long>(n), threads, reps, ms[ms.size() / 2], ms[0],
-                level_ms[level_ms.size() / 2], static_cast<long long>(edges));
+    std::printf(
+        "p %lld n %lld threads %d reps %d: run_pc median %.2f ms (min %.2f), levels median %.2f ms, %lld edges\n",
+        static_cast<long long>(p), static_cast<long long>(n), threads, reps, ms[ms.size() / 2], ms[0],
+        level_ms[level_ms.size() / 2], static_cast<long long>(edges));
     return 0;
 }

@@ -126,8 +126,8 @@ struct FisherRowTester {
         // C[j, S] of a bitwise symmetric C read as C[S, j]: the same values, from the rows of
         // S (shared by every j of the set) rather than a row of C per j.
         if (symmetric)
-            block.project_with([this](int x, int k) { return corr[static_cast<std::int64_t>(k) * n + x]; }, s.data(),
-                               j, yj.data());
+            block.project_with([this](int x, int k) { return corr[static_cast<std::int64_t>(k) * n + x]; }, s.data(), j,
+                               yj.data());
         else
             block.project(corr, n, s.data(), j, yj.data());
         const double r = partial_correlation(block, corr[i * n + j], yi.data(), yj.data());
@@ -181,7 +181,7 @@ bool CpuFisherEngine::singular(std::int32_t i, std::int32_t j, const std::vector
         for (int c = 0; c < k; ++c)
             a[static_cast<std::size_t>(r) * static_cast<std::size_t>(k) + static_cast<std::size_t>(c)] =
                 c_[static_cast<std::int64_t>(vars[static_cast<std::size_t>(r)]) * n_ +
-                      vars[static_cast<std::size_t>(c)]];
+                   vars[static_cast<std::size_t>(c)]];
     return !ci::cholesky(a.data(), k);
 }
 

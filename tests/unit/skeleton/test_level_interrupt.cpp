@@ -41,8 +41,7 @@ TEST(LevelInterrupt, PollRunsTheCheckOnTheScopesThreadOnly) {
 TEST(LevelInterrupt, AThrowingCheckStopsEveryThreadUntilTheScopeEnds) {
     {
         const interrupt::PollScope scope([] { throw Stop(); }, 0);
-        EXPECT_THROW(
-            for (int k = 0; k < 16; ++k) interrupt::poll(), Stop);
+        EXPECT_THROW(for (int k = 0; k < 16; ++k) interrupt::poll(), Stop);
         EXPECT_TRUE(interrupt::stop_requested());
         bool seen = false;
         std::thread([&seen] { seen = interrupt::stop_requested(); }).join();

@@ -55,6 +55,10 @@ public:
         }
     };
 
+    /// The instance's vectorcall (CPython's call protocol without an argument tuple), read
+    /// at the type's tp_vectorcall_offset once enable_vectorcall has set it.
+    vectorcallfunc vectorcall = &CitMemo::vector_call;
+
     /// The type's tp_call (inherited by the Python subclass): the result for (X, Y,
     /// condition_set=None), remembered, else self._compute(X, Y, condition_set).
     static PyObject* call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
@@ -69,21 +73,57 @@ public:
             if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O:__call__", const_cast<char**>(words), &x, &y, &s))
                 return nullptr;
         }
-        try {
-            CitMemo& m = *nb::inst_ptr<CitMemo>(self);
-            Key k;
-            k.n = 0;
-            const bool keyed = m.enabled && key_of(x, y, s, k);
-            const std::uint64_t h = keyed ? k.hash() : 0;
-            if (keyed)
-                if (const Entry* hit = m.find(k, h)) return PyFloat_FromDouble(hit->p);
-            static PyObject* const compute = PyUnicode_InternFromString("_compute");
-            PyObject* p = PyObject_CallMethodObjArgs(self, compute, x, y, s, nullptr);
-            if (p && keyed && PyFloat_CheckExact(p)) m.insert(k, h, PyFloat_AS_DOUBLE(p));
-            return p;
-        } catch (const std::bad_alloc&) {
-            return PyErr_NoMemory();
+        return answer(self, x, y, s);
+    }
+
+    /// The same call made by CPython's vectorcall: (X, Y) or (X, Y, condition_set) by
+    /// position straight from the caller's stack; keywords or another count go through
+    /// call's parsing (its messages).
+    static PyObject* vector_call(PyObject* self, PyObject* const* args, std::size_t nargsf,
+                                 PyObject* kwnames) noexcept {
+        const Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+        if (!kwnames && (n == 2 || n == 3)) return answer(self, args[0], args[1], n == 3 ? args[2] : Py_None);
+        PyObject* tuple = PyTuple_New(n);
+        if (!tuple) return nullptr;
+        for (Py_ssize_t i = 0; i < n; ++i) {
+            Py_INCREF(args[i]);
+            PyTuple_SET_ITEM(tuple, i, args[i]);
         }
+        PyObject* kwargs = nullptr;
+        const Py_ssize_t words = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+        if (words > 0) {
+            kwargs = PyDict_New();
+            for (Py_ssize_t i = 0; kwargs && i < words; ++i) {
+                if (PyDict_SetItem(kwargs, PyTuple_GET_ITEM(kwnames, i), args[n + i]) < 0) Py_CLEAR(kwargs);
+            }
+            if (!kwargs) {
+                Py_DECREF(tuple);
+                return nullptr;
+            }
+        }
+        PyObject* result = call(self, tuple, kwargs);
+        Py_DECREF(tuple);
+        Py_XDECREF(kwargs);
+        return result;
+    }
+
+    /// Has the instance's type (a Python subclass, which CPython before 3.12 does not let
+    /// inherit a vectorcall) call instances by `vectorcall`: when the type's call is still
+    /// CitMemo's and the member lies inside the instance, at the same place in each instance
+    /// of the type. True when the type calls by vectorcall.
+    static bool enable_vectorcall(nb::handle self) {
+        PyTypeObject* type = Py_TYPE(self.ptr());
+        const CitMemo* m = nb::inst_ptr<CitMemo>(self);
+        const char* base = reinterpret_cast<const char*>(self.ptr());
+        const Py_ssize_t offset = reinterpret_cast<const char*>(&m->vectorcall) - base;
+        if (type->tp_call != &CitMemo::call || offset <= 0 ||
+            offset + static_cast<Py_ssize_t>(sizeof(vectorcallfunc)) > type->tp_basicsize)
+            return false;
+        if (PyType_HasFeature(type, Py_TPFLAGS_HAVE_VECTORCALL)) return type->tp_vectorcall_offset == offset;
+        type->tp_vectorcall_offset = offset;
+        type->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+        PyType_Modified(type);
+        return true;
     }
 
     std::size_t size() const noexcept { return entries_.size(); }
@@ -138,6 +178,26 @@ private:
             place(bigger, slot(h, e), h);
         }
         index_.swap(bigger);
+    }
+
+    /// The result for (x, y, s): the table's, else self._compute(x, y, s) (remembered when
+    /// a float and the arguments make a key).
+    static PyObject* answer(PyObject* self, PyObject* x, PyObject* y, PyObject* s) noexcept {
+        try {
+            CitMemo& m = *nb::inst_ptr<CitMemo>(self);
+            Key k;
+            k.n = 0;
+            const bool keyed = m.enabled && key_of(x, y, s, k);
+            const std::uint64_t h = keyed ? k.hash() : 0;
+            if (keyed)
+                if (const Entry* hit = m.find(k, h)) return PyFloat_FromDouble(hit->p);
+            static PyObject* const compute = PyUnicode_InternFromString("_compute");
+            PyObject* p = PyObject_CallMethodObjArgs(self, compute, x, y, s, nullptr);
+            if (p && keyed && PyFloat_CheckExact(p)) m.insert(k, h, PyFloat_AS_DOUBLE(p));
+            return p;
+        } catch (const std::bad_alloc&) {
+            return PyErr_NoMemory();
+        }
     }
 
     /// An integer as causal-learn's int(X) takes it (Python or numpy integers), or false.
@@ -208,7 +268,8 @@ void bind_cit_memo(nb::module_& m) {
         .def(nb::init<>())
         .def_rw("_memo_enabled", &CitMemo::enabled)
         .def("_memo_size", &CitMemo::size)
-        .def("_memo_clear", &CitMemo::clear);
+        .def("_memo_clear", &CitMemo::clear)
+        .def("_enable_vectorcall", &CitMemo::enable_vectorcall);
 }
 
 }  // namespace cudag::python

@@ -4,7 +4,7 @@ cudag.compat.causallearn.CIT (cudag's tester by column index behind a native tab
 causal-learn's result cache), on three shapes (samples x variables): set-up, the first 3,000
 random tests (|S| = 3; cudag's session moves to the correlation matrix among them, which
 causal-learn computes in its set-up), 3,000 more new ones, then the 6,000 repeated (five
-passes), and set-up plus the 6,000 new ones per test; p-values compared, and each repeated
+passes back to back), and set-up plus the 6,000 new ones per test; p-values compared, and each repeated
 answer checked to be the first bit for bit.
 
 Each column is the median of --repeats runs (a fresh CIT each, the two libraries taking turns;
@@ -44,12 +44,13 @@ def one_run(make, calls) -> tuple:
     t2 = clock()
     ps += ask(t, calls[3000:])
     t3 = clock()
-    repeated = []
-    for _ in range(PASSES):
+    repeated, answers = [], []
+    for _ in range(PASSES):  # back to back, checked after
         r0 = clock()
-        again = ask(t, calls)
+        answers.append(ask(t, calls))
         repeated.append(1e3 * (clock() - r0) / len(calls))
-        if any(p.hex() != q.hex() for p, q in zip(ps, map(float, again))):
+    for again in answers:
+        if any(p.hex() != q.hex() for p, q in zip(map(float, ps), map(float, again))):
             raise SystemExit("tester_vs_causal_learn: a repeated key answered another p-value")
     times = (t1 - t0, 1e3 * (t2 - t1) / 3000, 1e3 * (t3 - t2) / 3000, 1e3 * (t3 - t0) / 6000)
     return times, repeated, ps

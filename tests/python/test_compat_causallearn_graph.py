@@ -283,6 +283,20 @@ def test_cit_repeated_calls_come_from_the_native_table():
     with pytest.raises(TypeError):
         cit(0)
     assert sorted(k for k in cit.pvalue_cache if ";" in k) == ["0;1", "0;3|2.4"]
+    # the same table behind a subclass; a subclass's own __call__ is the one called
+    seen = []
+
+    class Logged(cl.CIT):
+        def __call__(self, X, Y, condition_set=None):
+            seen.append((X, Y))
+            return super().__call__(X, Y, condition_set)
+
+    class Plain(cl.CIT):
+        pass
+
+    logged, plain = Logged(x, "fisherz"), Plain(x, "fisherz")
+    assert logged(0, 3, [2, 4]) == logged(3, 0, [4, 2]) == plain(3, 0, [4, 2]) == plain(0, 3, [2, 4]) == p
+    assert seen == [(0, 3), (3, 0)] and logged._memo_size() == plain._memo_size() == 1
 
 
 def test_cit_repeated_keys_answer_the_first_value_bit_for_bit():

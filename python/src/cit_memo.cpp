@@ -21,7 +21,9 @@ namespace {
 /// (X and Y in increasing order, the set sorted without repeats), without a Python frame.
 /// Any other call (a key not in the table; arguments the key does not cover: not integers,
 /// more than kMax variables, X or Y in the set) goes to the subclass's
-/// _compute(X, Y, condition_set), whose float result is remembered under the key.
+/// _compute(X, Y, condition_set), whose float result is remembered under the key. Calls
+/// come by CPython's vectorcall (enable_vectorcall; no tuple of the arguments), else by
+/// the type's tp_call.
 ///
 /// The table (issue 57) is the keys and their p-values in the order remembered, behind an
 /// open-addressing index (linear probing, a power of two of 8-byte slots, at most half

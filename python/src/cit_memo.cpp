@@ -195,7 +195,8 @@ private:
                 if (const Entry* hit = m.find(k, h)) return PyFloat_FromDouble(hit->p);
             static PyObject* const compute = PyUnicode_InternFromString("_compute");
             PyObject* p = PyObject_CallMethodObjArgs(self, compute, x, y, s, nullptr);
-            if (p && keyed && PyFloat_CheckExact(p)) m.insert(k, h, PyFloat_AS_DOUBLE(p));
+            // (looked up again: _compute may have called self with the same key)
+            if (p && keyed && PyFloat_CheckExact(p) && !m.find(k, h)) m.insert(k, h, PyFloat_AS_DOUBLE(p));
             return p;
         } catch (const std::bad_alloc&) {
             return PyErr_NoMemory();

@@ -12,7 +12,7 @@
   if (isTRUE(biCC)) stop("biCC = TRUE is not supported by cudag", call. = FALSE)
   if (isTRUE(conservative) && isTRUE(maj.rule)) stop("Choose either conservative or majority rule", call. = FALSE)
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
-               verbose)
+               verbose, variant)
   pdsep_max <- if (is.infinite(pdsep.max)) -1L else as.integer(pdsep.max)
   raw <- .finish(.cudag_fci(a$data, a$corr, a$n, a$args, variant, type, pdsep_max, isTRUE(doPdsep),
                             if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L,

@@ -6,109 +6,112 @@
 using namespace Rcpp;
 
 #ifdef RCPP_USE_GLOBAL_ROSTREAM
-Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
+Rcpp::Rostream<true>& Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
 // cudag_bn_score
 Rcpp::NumericVector cudag_bn_score(Rcpp::NumericMatrix data, Rcpp::List args, Rcpp::List parents);
 RcppExport SEXP _cudag_cudag_bn_score(SEXP dataSEXP, SEXP argsSEXP, SEXP parentsSEXP) {
-BEGIN_RCPP
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type args(argsSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type parents(parentsSEXP);
+    Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type parents(parentsSEXP);
     rcpp_result_gen = Rcpp::wrap(cudag_bn_score(data, args, parents));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 // cudag_bn_mcmc
 Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args);
 RcppExport SEXP _cudag_cudag_bn_mcmc(SEXP dataSEXP, SEXP argsSEXP) {
-BEGIN_RCPP
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type args(argsSEXP);
+    Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
     rcpp_result_gen = Rcpp::wrap(cudag_bn_mcmc(data, args));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 // cudag_bn_pc
 Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args);
 RcppExport SEXP _cudag_cudag_bn_pc(SEXP dataSEXP, SEXP argsSEXP) {
-BEGIN_RCPP
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type args(argsSEXP);
+    Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
     rcpp_result_gen = Rcpp::wrap(cudag_bn_pc(data, args));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 // cudag_resample_rows
 Rcpp::NumericVector cudag_resample_rows(double n_samples, double replicate, double seed, std::string resample);
 RcppExport SEXP _cudag_cudag_resample_rows(SEXP n_samplesSEXP, SEXP replicateSEXP, SEXP seedSEXP, SEXP resampleSEXP) {
-BEGIN_RCPP
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< double >::type n_samples(n_samplesSEXP);
-    Rcpp::traits::input_parameter< double >::type replicate(replicateSEXP);
-    Rcpp::traits::input_parameter< double >::type seed(seedSEXP);
-    Rcpp::traits::input_parameter< std::string >::type resample(resampleSEXP);
+    Rcpp::traits::input_parameter<double>::type n_samples(n_samplesSEXP);
+    Rcpp::traits::input_parameter<double>::type replicate(replicateSEXP);
+    Rcpp::traits::input_parameter<double>::type seed(seedSEXP);
+    Rcpp::traits::input_parameter<std::string>::type resample(resampleSEXP);
     rcpp_result_gen = Rcpp::wrap(cudag_resample_rows(n_samples, replicate, seed, resample));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 // cudag_pc
 Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule);
-RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP skeleton_onlySEXP, SEXP triple_ruleSEXP) {
-BEGIN_RCPP
+RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP skeleton_onlySEXP,
+                                SEXP triple_ruleSEXP) {
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type corr(corrSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type args(argsSEXP);
-    Rcpp::traits::input_parameter< bool >::type skeleton_only(skeleton_onlySEXP);
-    Rcpp::traits::input_parameter< int >::type triple_rule(triple_ruleSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type corr(corrSEXP);
+    Rcpp::traits::input_parameter<double>::type n(nSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
+    Rcpp::traits::input_parameter<bool>::type skeleton_only(skeleton_onlySEXP);
+    Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
     rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, args, skeleton_only, triple_rule));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 // cudag_fci
-Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep, int triple_rule, bool selection_bias);
-RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP variantSEXP, SEXP typeSEXP, SEXP pdsep_maxSEXP, SEXP do_pdsepSEXP, SEXP triple_ruleSEXP, SEXP selection_biasSEXP) {
-BEGIN_RCPP
+Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::string variant, std::string type,
+                     int pdsep_max, bool do_pdsep, int triple_rule, bool selection_bias);
+RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP variantSEXP,
+                                 SEXP typeSEXP, SEXP pdsep_maxSEXP, SEXP do_pdsepSEXP, SEXP triple_ruleSEXP,
+                                 SEXP selection_biasSEXP) {
+    BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< SEXP >::type data(dataSEXP);
-    Rcpp::traits::input_parameter< SEXP >::type corr(corrSEXP);
-    Rcpp::traits::input_parameter< double >::type n(nSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type args(argsSEXP);
-    Rcpp::traits::input_parameter< std::string >::type variant(variantSEXP);
-    Rcpp::traits::input_parameter< std::string >::type type(typeSEXP);
-    Rcpp::traits::input_parameter< int >::type pdsep_max(pdsep_maxSEXP);
-    Rcpp::traits::input_parameter< bool >::type do_pdsep(do_pdsepSEXP);
-    Rcpp::traits::input_parameter< int >::type triple_rule(triple_ruleSEXP);
-    Rcpp::traits::input_parameter< bool >::type selection_bias(selection_biasSEXP);
-    rcpp_result_gen = Rcpp::wrap(cudag_fci(data, corr, n, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias));
+    Rcpp::traits::input_parameter<SEXP>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type corr(corrSEXP);
+    Rcpp::traits::input_parameter<double>::type n(nSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
+    Rcpp::traits::input_parameter<std::string>::type variant(variantSEXP);
+    Rcpp::traits::input_parameter<std::string>::type type(typeSEXP);
+    Rcpp::traits::input_parameter<int>::type pdsep_max(pdsep_maxSEXP);
+    Rcpp::traits::input_parameter<bool>::type do_pdsep(do_pdsepSEXP);
+    Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
+    Rcpp::traits::input_parameter<bool>::type selection_bias(selection_biasSEXP);
+    rcpp_result_gen =
+        Rcpp::wrap(cudag_fci(data, corr, n, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias));
     return rcpp_result_gen;
-END_RCPP
+    END_RCPP
 }
 
-static const R_CallMethodDef CallEntries[] = {
-    {"_cudag_cudag_bn_score", (DL_FUNC) &_cudag_cudag_bn_score, 3},
-    {"_cudag_cudag_bn_mcmc", (DL_FUNC) &_cudag_cudag_bn_mcmc, 2},
-    {"_cudag_cudag_bn_pc", (DL_FUNC) &_cudag_cudag_bn_pc, 2},
-    {"_cudag_cudag_resample_rows", (DL_FUNC) &_cudag_cudag_resample_rows, 4},
-    {"_cudag_cudag_pc", (DL_FUNC) &_cudag_cudag_pc, 6},
-    {"_cudag_cudag_fci", (DL_FUNC) &_cudag_cudag_fci, 10},
-    {NULL, NULL, 0}
-};
+static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_bn_score", (DL_FUNC)&_cudag_cudag_bn_score, 3},
+                                              {"_cudag_cudag_bn_mcmc", (DL_FUNC)&_cudag_cudag_bn_mcmc, 2},
+                                              {"_cudag_cudag_bn_pc", (DL_FUNC)&_cudag_cudag_bn_pc, 2},
+                                              {"_cudag_cudag_resample_rows", (DL_FUNC)&_cudag_cudag_resample_rows, 4},
+                                              {"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 6},
+                                              {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 10},
+                                              {NULL, NULL, 0}};
 
-RcppExport void R_init_cudag(DllInfo *dll) {
+RcppExport void R_init_cudag(DllInfo* dll) {
     R_registerRoutines(dll, NULL, CallEntries, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
 }

@@ -11,6 +11,10 @@
   if (!all(rules)) stop("rules: cudag applies all ten of pcalg's rules (rules = rep(TRUE, 10))", call. = FALSE)
   if (isTRUE(biCC)) stop("biCC = TRUE is not supported by cudag", call. = FALSE)
   if (isTRUE(conservative) && isTRUE(maj.rule)) stop("Choose either conservative or majority rule", call. = FALSE)
+  if (type == "anytime" && is.infinite(m.max))
+    stop("type = \"anytime\" needs a finite m.max (pcalg's Anytime FCI)", call. = FALSE)
+  if (type == "adaptive" && !is.infinite(m.max))
+    stop("type = \"adaptive\" takes no m.max (pcalg's Adaptive Anytime FCI)", call. = FALSE)
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
                verbose, variant)
   pdsep_max <- if (is.infinite(pdsep.max)) -1L else as.integer(pdsep.max)

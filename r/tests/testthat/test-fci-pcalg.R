@@ -80,6 +80,26 @@ test_that("list(C, n): gmL, gmG8 and 6 generated sets with hidden variables, fci
   expect_gt(raised, 0)  # Possible-D-SEP raised some pMax entry (one end's, in pcalg)
 })
 
+test_that("list(C, n): fci's type, pdsep.max, doPdsep, selectionBias, fixedGaps / fixedEdges as pcalg's", {
+  skip_without_pcalg()
+  set.seed(5)
+  x <- pcalg::rmvDAG(400, pcalg::randomDAG(14, prob = 0.3))[, -c(2, 9)]
+  ss <- list(C = cor(x), n = nrow(x))
+  run <- function(...) expect_fci_on_c_as_pcalg("fci", ss, alpha = 0.05, p = ncol(x), ...)
+  run(type = "anytime", m.max = 1)
+  run(type = "adaptive")
+  run(pdsep.max = 2)
+  run(doPdsep = FALSE)
+  run(selectionBias = FALSE)
+  pair <- matrix(FALSE, 12, 12)
+  pair[1, 2] <- pair[2, 1] <- TRUE
+  run(fixedGaps = pair)
+  run(fixedEdges = pair)
+  expect_fci_on_c_as_pcalg("rfci", ss, alpha = 0.05, p = ncol(x), fixedEdges = pair)
+  expect_error(cudag::fci(ss, "gaussCItest", alpha = 0.05, p = 12, type = "anytime"), "needs a finite m.max")
+  expect_error(cudag::fci(ss, "gaussCItest", alpha = 0.05, p = 12, type = "adaptive", m.max = 2), "takes no m.max")
+})
+
 test_that("list(C, n): pcalg's population PAG (Zhang 2006, Fig. 5.2; true C, n = 1e9)", {
   skip_without_pcalg()
   # A -> D, B -> D, B -> E, C -> D, D -> E, F -> C, F -> D; F hidden.

@@ -276,6 +276,51 @@ struct RunArgs {
     }
 };
 
+/// pcalg's suffStat list(C, n) for gaussCItest (R/pc.R's .inputs): the Dataset of its shape
+/// (n samples, the labels, no values) and the skeleton search's settings with C as given
+/// (pc::PcConfig::correlation), for PC (cudag_pc) and FCI / RFCI (cudag_fci) alike.
+struct CorrelationInput {
+    Dataset data;
+    pc::PcConfig cfg;
+
+    CorrelationInput(SEXP corr, double n, const RunArgs& a) {
+        const std::vector<std::string>& names = a.names;
+        const Rcpp::NumericMatrix c(corr);
+        const auto p = static_cast<std::int64_t>(names.size());
+        if (c.nrow() != p || c.ncol() != p)
+            throw InputError("suffStat$C must be a " + std::to_string(p) + " x " + std::to_string(p) + " matrix");
+        if (!(n >= 1) || n != std::floor(n)) throw InputError("suffStat$n must be a positive whole number");
+        auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
+        for (std::int64_t i = 0; i < p; ++i)
+            for (std::int64_t j = 0; j < p; ++j) {
+                const double v = c(static_cast<int>(i), static_cast<int>(j));
+                if (!std::isfinite(v))
+                    throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(i + 1) + ", " +
+                                     std::to_string(j + 1) + "]");
+                (*rowmajor)[static_cast<std::size_t>(i * p + j)] = v;
+            }
+        data.n_samples = static_cast<std::int64_t>(n);
+        data.n_vars = p;
+        data.names = names;
+        data.source = "suffStat";
+        cfg.test.kind = skeleton::TestKind::FisherZ;
+        cfg.alpha = a.alpha;
+        cfg.max_level = a.max_level;
+        cfg.backend.kind = parse_backend(a.backend);
+        cfg.backend.threads = a.threads;
+        cfg.correlation = rowmajor;
+        cfg.knowledge = read_knowledge({}, a.knowledge, names);
+        cfg.on_level = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
+        if (a.verbose)
+            cfg.on_level = [](const skeleton::LevelStats& s) {
+                Rprintf("cudag: level %d: %lld tests, %lld edges removed, %lld left (%.3f s)\n", s.level,
+                        static_cast<long long>(s.tests), static_cast<long long>(s.removed),
+                        static_cast<long long>(s.edges_after), s.seconds);
+                throw_if_interrupted();
+            };
+    }
+};
+
 /// A PC job on data held in R: the test and its settings as cudag pc's options.
 run::PcJob data_job(const RunArgs& a) {
     const std::string& test = a.test;
@@ -324,50 +369,16 @@ run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnin
 Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule) {
     const RunArgs a(args);
     const std::vector<std::string>& names = a.names;
-    const auto level_hook = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
     const GraphSlot graph = skeleton_only ? GraphSlot::Skeleton : GraphSlot::Cpdag;
 
     if (!Rf_isNull(corr)) {  // pcalg's suffStat list(C, n): C used as given
-        const Rcpp::NumericMatrix c(corr);
-        const auto p = static_cast<std::int64_t>(names.size());
-        if (c.nrow() != p || c.ncol() != p)
-            throw InputError("suffStat$C must be a " + std::to_string(p) + " x " + std::to_string(p) + " matrix");
-        if (!(n >= 1) || n != std::floor(n)) throw InputError("suffStat$n must be a positive whole number");
-        auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
-        for (std::int64_t i = 0; i < p; ++i)
-            for (std::int64_t j = 0; j < p; ++j) {
-                const double v = c(static_cast<int>(i), static_cast<int>(j));
-                if (!std::isfinite(v))
-                    throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(i + 1) + ", " +
-                                     std::to_string(j + 1) + "]");
-                (*rowmajor)[static_cast<std::size_t>(i * p + j)] = v;
-            }
-        Dataset d;
-        d.n_samples = static_cast<std::int64_t>(n);
-        d.n_vars = p;
-        d.names = names;
-        d.source = "suffStat";
-        pc::PcConfig cfg;
-        cfg.test.kind = skeleton::TestKind::FisherZ;
-        cfg.alpha = a.alpha;
-        cfg.max_level = a.max_level;
-        cfg.backend.kind = parse_backend(a.backend);
-        cfg.backend.threads = a.threads;
-        cfg.correlation = rowmajor;
+        CorrelationInput in(corr, n, a);
+        pc::PcConfig& cfg = in.cfg;
         cfg.orient = !skeleton_only;
         cfg.conservative = triple_rule == 1;
         cfg.majority = triple_rule == 2;
         run::set_triple_check(cfg);
-        cfg.knowledge = read_knowledge({}, a.knowledge, names);
-        cfg.on_level = level_hook;
-        if (a.verbose)
-            cfg.on_level = [](const skeleton::LevelStats& s) {
-                Rprintf("cudag: level %d: %lld tests, %lld edges removed, %lld left (%.3f s)\n", s.level,
-                        static_cast<long long>(s.tests), static_cast<long long>(s.removed),
-                        static_cast<long long>(s.edges_after), s.seconds);
-                throw_if_interrupted();
-            };
-        return result_list(pc::run_pc(d, cfg), {}, args["gaps"], graph);
+        return result_list(pc::run_pc(in.data, cfg), {}, args["gaps"], graph);
     }
 
     run::PcJob job = data_job(a);
@@ -385,8 +396,8 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
 }
 
 // [[Rcpp::export(.cudag_fci)]]
-Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
-                     int triple_rule, bool selection_bias) {
+Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::string variant, std::string type,
+                     int pdsep_max, bool do_pdsep, int triple_rule, bool selection_bias) {
     const RunArgs a(args);
     run::FciJob job;
     job.pc = data_job(a);
@@ -397,12 +408,18 @@ Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::strin
     job.fci.conservative = triple_rule == 1;
     job.fci.majority = triple_rule == 2;
     job.no_selection_bias = !selection_bias;
-    const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), a.names, job.pc.data);
     std::vector<std::string> warnings;
-    run::PcHooks hooks = data_hooks(numbers, warnings);
-    mpi::Environment& env = environment();
-    std::unique_ptr<mpi::Communicator> comm = env.world();
-    std::optional<pc::PcResult> result = std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
+    std::optional<pc::PcResult> result;
+    if (!Rf_isNull(corr)) {  // pcalg's suffStat list(C, n): C used as given, as cudag_pc uses it
+        const CorrelationInput in(corr, n, a);
+        result = run::run_fci(in.data, in.cfg, job);
+    } else {
+        const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), a.names, job.pc.data);
+        run::PcHooks hooks = data_hooks(numbers, warnings);
+        mpi::Environment& env = environment();
+        std::unique_ptr<mpi::Communicator> comm = env.world();
+        result = std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
+    }
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
     Rcpp::List out = result_list(*result, warnings, args["gaps"], GraphSlot::None);
     std::vector<int> pa, pb, ma, mb;  // the PAG's edges a < b with the marks at a and at b

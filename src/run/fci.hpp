@@ -28,4 +28,11 @@ struct FciJob {
 PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Environment& env,
               std::unique_ptr<mpi::Communicator>& comm, PcHooks hooks = {});
 
+/// The job's FCI / RFCI on one process where the caller builds the skeleton search's
+/// settings itself (`cfg` in place of job.pc's: a given correlation matrix, pcalg's suffStat
+/// list(C, n) as pc::PcConfig::correlation, in the R package): pc::run_pc on `data` without
+/// orientation, then the FCI stages of job's variant, type and options (m.max: cfg's max
+/// level), quiet unless job.pc says otherwise. The result holds the PAG (PcResult::pag).
+pc::PcResult run_fci(const Dataset& data, const pc::PcConfig& cfg, const FciJob& job);
+
 }  // namespace cudag::run

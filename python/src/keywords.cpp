@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "bootstrap/resample.hpp"
@@ -94,6 +95,34 @@ Keyword<Job> kw(std::string name, std::string option, Get get) {
 template <class Job, class T>
 Keyword<Job> field(std::string name, std::string option, T Job::*member) {
     return kw<Job>(std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; });
+}
+
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+/// A keyword of a setting the job holds parsed (an enum): `parse` is the setting's one parse
+/// function, the command line's too, so the words and the errors are the same; "" leaves an
+/// optional setting unset (its default), as the command line's empty word does.
+template <class Job, class Get, class Parse>
+Keyword<Job> choice(std::string name, std::string option, Get get, Parse parse) {
+    return {name, option,
+            [get, parse, name](Job& job, nb::handle v, const Names&) {
+                auto& member = get(job);
+                const std::string word = typed<std::string>(v, name);
+                if constexpr (is_optional<std::remove_reference_t<decltype(member)>>::value)
+                    member = run::parse_unless_empty(word, parse);
+                else
+                    member = parse(word);
+            },
+            "str"};
+}
+
+/// choice() of a member of the job.
+template <class Job, class T, class Parse>
+Keyword<Job> choice(std::string name, std::string option, T Job::*member, Parse parse) {
+    return choice<Job>(std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; }, parse);
 }
 
 /// kw, and `option` recorded among `given(job)` (an option refused with another test).
@@ -205,8 +234,13 @@ void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
 /// The CMIknn keywords of pc and citest, each recorded as given.
 template <class Job>
 void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
-    const auto cmi_kw = [&t](const std::string& name, const std::string& option, auto get) {
-        Keyword<Job> k = kw<Job>(name, option, get);
+    // A keyword set by kw(), or by choice() when a parse function follows.
+    const auto cmi_kw = [&t](const std::string& name, const std::string& option, auto get, auto... parse) {
+        Keyword<Job> k;
+        if constexpr (sizeof...(parse) == 0)
+            k = kw<Job>(name, option, get);
+        else
+            k = choice<Job>(name, option, get, parse...);
         k.set = [inner = k.set, option](Job& job, nb::handle v, const Names& names) {
             inner(job, v, names);
             job.cmi.given.push_back(option);
@@ -216,8 +250,9 @@ void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
     cmi_kw("knn", "--knn", [](Job& j) -> double& { return j.cmi.spec.knn; });
     cmi_kw("shuffle_neighbors", "--shuffle-neighbors", [](Job& j) -> int& { return j.cmi.spec.shuffle_neighbors; });
     cmi_kw("permutations", "--permutations", [](Job& j) -> int& { return j.cmi.spec.permutations; });
-    cmi_kw("transform", "--transform", [](Job& j) -> std::string& { return j.cmi.transform; });
-    cmi_kw("permute", "--permute", [](Job& j) -> std::string& { return j.cmi.permute; });
+    cmi_kw("transform", "--transform", [](Job& j) -> ci::CmiTransform& { return j.cmi.spec.transform; },
+           ci::parse_cmi_transform);
+    cmi_kw("permute", "--permute", [](Job& j) -> ci::CmiPermute& { return j.cmi.spec.permute; }, ci::parse_cmi_permute);
     cmi_kw("seed", "--seed", [](Job& j) -> std::uint64_t& { return j.cmi.spec.seed; });
     if (early_stop) cmi_kw("no_early_stop", "--no-early-stop", [](Job& j) -> bool& { return j.cmi.no_early_stop; });
 }
@@ -228,23 +263,19 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
     using J = run::PcJob;
     static const std::vector<Keyword<J>> table = [] {
         std::vector<Keyword<J>> t = {
-            field("test", "--test", &J::test),
+            choice("test", "--test", &J::test, skeleton::parse_test),
             field("discrete", "--discrete", &J::discrete),
-            {"missing", "--missing",
-             [](J& j, nb::handle v, const Names&) { j.missing = parse_missing(typed<std::string>(v, "missing")); },
-             "str"},
+            choice("missing", "--missing", &J::missing, parse_missing),
             field("discrete_columns", "--discrete-columns", &J::discrete_columns),
             field("continuous_columns", "--continuous-columns", &J::continuous_columns),
-            field("dof", "--dof", &J::dof),
+            choice("dof", "--dof", &J::dof, skeleton::parse_dof),
             kw<J>("alpha", "--alpha", [](J& j) -> double& { return j.cfg.alpha; }),
             kw<J>("max_level", "--max-level", [](J& j) -> int& { return j.cfg.max_level; }),
             kw<J>("threads", "--threads", [](J& j) -> int& { return j.cfg.backend.threads; }),
             field("out", "--out", &J::out),
             comma_list("format", "--format", &J::formats),
             field("force", "--force", &J::force),
-            {"compat", "--compat",
-             [](J& j, nb::handle v, const Names&) { j.compat = run::parse_compat(typed<std::string>(v, "compat")); },
-             "str"},
+            choice("compat", "--compat", &J::compat, skeleton::parse_compat),
             {"uc_rule", "--uc-rule", [](J& j, nb::handle v, const Names&) { j.uc_rule = typed<int>(v, "uc_rule"); },
              "int"},
             {"uc_priority", "--uc-priority",
@@ -252,14 +283,13 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
             knowledge<J>("forbid"),
             knowledge<J>("require"),
             knowledge<J>("tiers"),
-            field("backend", "--backend", &J::backend),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("tune", "--tune", &J::tunes),
             kw<J>("checkpoint", "--checkpoint", [](J& j) -> std::string& { return j.cfg.checkpoint; }),
             kw<J>("resume", "--resume", [](J& j) -> bool& { return j.cfg.resume; }),
             field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
             field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
-            {"comm", "--comm",
-             [](J& j, nb::handle v, const Names&) { j.comm = run::parse_comm(typed<std::string>(v, "comm")); }, "str"},
+            choice("comm", "--comm", &J::comm, run::parse_comm),
             field("comm_timeout", "--comm-timeout", &J::comm_timeout),
             kw<J>("stop_after_level", "--stop-after-level", [](J& j) -> int& { return j.cfg.stop_after_level; }),
             field("quiet", "--quiet", &J::quiet),
@@ -310,8 +340,8 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
     using J = run::PcmciJob;
     static const std::vector<Keyword<J>> table = [] {
         std::vector<Keyword<J>> t = {
-            field("method", "--method", &J::method),
-            field("test", "--test", &J::test),
+            choice("method", "--method", &J::method, run::parse_pcmci_method),
+            choice("test", "--test", &J::test, run::parse_pcmci_test),
             kw<J>("tau_min", "--tau-min", [](J& j) -> std::int32_t& { return j.settings.tau_min; }),
             kw<J>("tau_max", "--tau-max", [](J& j) -> std::int32_t& { return j.settings.tau_max; }),
             // pc_alpha: a number, a sequence of numbers (tigramite's list: the best chosen) or a
@@ -349,17 +379,19 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
             kw<J>("max_conds_px", "--max-conds-px", [](J& j) -> std::int32_t& { return j.settings.max_conds_px; }),
             kw<J>("max_conds_px_lagged", "--max-conds-px-lagged",
                   [](J& j) -> std::int32_t& { return j.settings.max_conds_px_lagged; }),
-            kw<J>("contemp_collider_rule", "--contemp-collider-rule",
-                  [](J& j) -> std::string& { return j.settings.contemp_collider_rule; }),
+            choice<J>(
+                "contemp_collider_rule", "--contemp-collider-rule",
+                [](J& j) -> pcmci::ColliderRule& { return j.settings.contemp_collider_rule; },
+                pcmci::parse_collider_rule),
             kw<J>("conflict_resolution", "--no-conflict-resolution",
                   [](J& j) -> bool& { return j.settings.conflict_resolution; }),
             kw<J>("reset_lagged_links", "--reset-lagged-links",
                   [](J& j) -> bool& { return j.settings.reset_lagged_links; }),
-            field("fdr_method", "--fdr", &J::fdr),
+            choice("fdr_method", "--fdr", &J::fdr, run::parse_fdr),
             field("missing_flag", "--missing-flag", &J::missing_flag),
             field("series_column", "--series-column", &J::series_column),
             field("time_column", "--time-column", &J::time_column),
-            field("backend", "--backend", &J::backend),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("threads", "--threads", &J::threads),
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),
@@ -394,16 +426,16 @@ const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
     using J = run::CitestJob;
     static const std::vector<Keyword<J>> table = [] {
         std::vector<Keyword<J>> t = {
-            field("test", "--test", &J::test),
+            choice("test", "--test", &J::test, skeleton::parse_test),
             field("x", "--x", &J::x),
             field("y", "--y", &J::y),
             field("given", "--given", &J::given),
-            field("missing", "--missing", &J::missing),
+            choice("missing", "--missing", &J::missing, parse_missing),
             field("discrete_columns", "--discrete-columns", &J::discrete_columns),
             field("continuous_columns", "--continuous-columns", &J::continuous_columns),
-            field("dof", "--dof", &J::dof),
-            field("compat", "--compat", &J::compat),
-            field("backend", "--backend", &J::backend),
+            choice("dof", "--dof", &J::dof, skeleton::parse_dof),
+            choice("compat", "--compat", &J::compat, skeleton::parse_compat),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("threads", "--threads", &J::threads),
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),

@@ -193,13 +193,14 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::PcJob job;
     job.data = "data";
-    job.test = Rcpp::as<std::string>(args["test"]);
-    job.dof = job.test == "fisher-z" ? "" : "gpupc";  // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
+    job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
+    // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
+    if (job.test != skeleton::TestKind::FisherZ) job.dof = ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
     job.cfg.max_level = Rcpp::as<int>(args["max_level"]);
     job.cfg.orient = !Rcpp::as<bool>(args["undirected"]);
     job.cfg.backend.threads = Rcpp::as<int>(args["threads"]);
-    job.backend = Rcpp::as<std::string>(args["backend"]);
+    job.backend = parse_backend(Rcpp::as<std::string>(args["backend"]));
     job.quiet = !Rcpp::as<bool>(args["verbose"]);
     job.verbose = !job.quiet;
     job.knowledge.values.forbid = arc_lines(args, "black_from", "black_to", "blacklist");

@@ -57,8 +57,8 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     run::FciJob job = args.job;
     if (job.pc.data.empty() && job.pc.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
-    job.pc.cmi.given = given_names(args.cmi_options);
     parse_skeleton_text(args.text, job.pc);
+    apply_cmi_options(args.cmi_options, job.pc.cmi);
     check_resampling_use(args, job.pc);
     job.pc.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_fci(job, command_line, env, comm);

@@ -19,7 +19,7 @@ namespace cudag::cli {
 struct FciArgs : ResamplingOptions {
     run::FciJob job;
     SkeletonText text;  ///< --compat, --missing, --comm as given
-    std::vector<const CLI::Option*> cmi_options;
+    CmiOptions cmi_options;
 };
 
 CLI::App* add_fci_command(CLI::App& app, FciArgs& a);

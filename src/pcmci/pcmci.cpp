@@ -175,6 +175,25 @@ std::vector<double> default_pc_alpha_list(bool pcmciplus) {
     return {0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
 }
 
+ColliderRule parse_collider_rule(const std::string& name) {
+    if (name == "majority") return ColliderRule::Majority;
+    if (name == "conservative") return ColliderRule::Conservative;
+    if (name == "none") return ColliderRule::None;
+    throw InputError("contemp_collider_rule '" + name + "': the rules are majority, conservative and none");
+}
+
+std::string to_string(ColliderRule r) {
+    switch (r) {
+        case ColliderRule::Majority:
+            return "majority";
+        case ColliderRule::Conservative:
+            return "conservative";
+        case ColliderRule::None:
+            return "none";
+    }
+    return "?";
+}
+
 void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length) {
     if (!(0 <= s.tau_min && s.tau_min <= s.tau_max))
         throw InputError("tau_max = " + std::to_string(s.tau_max) + ", tau_min = " + std::to_string(s.tau_min) +

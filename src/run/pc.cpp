@@ -253,12 +253,12 @@ void check_oracle(const PcJob& a) {
     if (!a.dataset.empty()) refuse("--dataset");
     if (!a.na_values.empty()) refuse("--na-values");
     if (a.discrete) refuse("--discrete");
-    if (!a.dof.empty()) refuse("--dof");
+    if (a.dof) refuse("--dof");
     if (a.bootstrap != 0) refuse("--bootstrap (resampling needs data)");
     if (!a.write_resample.empty()) refuse("--write-resample (resampling needs data)");
-    if (!a.test.empty()) refuse("--test " + a.test + " (the oracle's test is d-separation)");
+    if (a.test) refuse("--test " + skeleton::to_string(*a.test) + " (the oracle's test is d-separation)");
     if (a.oracle == "-") throw InputError("--oracle needs a file name, not '-'");
-    if (parse_backend(a.backend) == BackendKind::Cuda)
+    if (a.backend == BackendKind::Cuda)
         throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
 }
 
@@ -288,11 +288,11 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
     cfg.compat = a.compat;
-    backend.kind = a.oracle.empty() ? parse_backend(a.backend) : BackendKind::Cpu;  // the oracle: CPU only
+    backend.kind = a.oracle.empty() ? a.backend : BackendKind::Cpu;  // the oracle: CPU only
     cfg.test.cmi = cmi_knn_spec(a.cmi, a.test);
     cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
-    if (!a.test.empty()) cfg.test.kind = skeleton::parse_test(a.test);
-    if (!a.dof.empty()) cfg.test.dof = skeleton::parse_dof(a.dof);
+    if (a.test) cfg.test.kind = a.test;
+    if (a.dof) cfg.test.dof = a.dof;
     if (!a.oracle.empty()) cfg.test.kind = skeleton::TestKind::DSep;
     const bool cmiknn = cfg.test.kind == skeleton::TestKind::CmiKnn;
     if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
@@ -750,12 +750,6 @@ void set_triple_check(pc::PcConfig& cfg) {
             return ambiguous->contains_either(a, b, c);
         });
     };
-}
-
-skeleton::Compat parse_compat(const std::string& name) {
-    if (name == "causal-learn") return skeleton::Compat::CausalLearn;
-    if (name != "pcalg") throw InputError("unknown --compat '" + name + "' (available: pcalg, causal-learn)");
-    return skeleton::Compat::Pcalg;
 }
 
 PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,

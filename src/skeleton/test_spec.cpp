@@ -10,6 +10,12 @@ namespace cudag::skeleton {
 
 std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-learn" : "pcalg"; }
 
+Compat parse_compat(const std::string& name) {
+    if (name == "causal-learn") return Compat::CausalLearn;
+    if (name != "pcalg") throw InputError("unknown --compat '" + name + "' (available: pcalg, causal-learn)");
+    return Compat::Pcalg;
+}
+
 ci::DofRule parse_dof(const std::string& name) {
     if (name == "gpupc") return ci::DofRule::Gpupc;
     if (name == "pcalg") return ci::DofRule::Pcalg;

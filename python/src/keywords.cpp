@@ -207,10 +207,6 @@ Keyword<Job> knowledge(const std::string& name) {
                               "or lines 'a -- b' / 'a -> b', or a file of such lines"};
 }
 
-/// resample=: the text where the job keeps it (McmcJob), else parsed here (PcJob).
-void set_resample(std::string& out, const std::string& s) { out = s; }
-void set_resample(bootstrap::Resample& out, const std::string& s) { out = bootstrap::parse_resample(s); }
-
 /// bootstrap= / resample= / consensus=: the edge-confidence keywords of pc and mcmc (the
 /// resamples keyed by seed=). bootstrap= given must be a count, as --bootstrap given: 0
 /// would silently run once.
@@ -224,10 +220,7 @@ void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
                      job.bootstrap = b.replicates;
                  },
                  "int"});
-    t.push_back(
-        {"resample", "--resample",
-         [](Job& job, nb::handle v, const Names&) { set_resample(job.resample, typed<std::string>(v, "resample")); },
-         "str"});
+    t.push_back(choice("resample", "--resample", &Job::resample, bootstrap::parse_resample));
     t.push_back(field("consensus", "--consensus", &Job::consensus));
 }
 
@@ -318,14 +311,14 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
                          k.meaning});
         }
         const std::vector<Keyword<J>> own = {
-            field("variant", "--variant", &J::variant),
+            choice<J>("variant", "--variant", [](J& j) -> fci::Variant& { return j.fci.variant; }, fci::parse_variant),
             kw<J>("pdsep_max", "--pdsep-max", [](J& j) -> int& { return j.fci.pdsep_max; }),
             {"no_pdsep", "--no-pdsep",
              [](J& j, nb::handle v, const Names&) { j.fci.pdsep = !typed<bool>(v, "no_pdsep"); }, "bool"},
             kw<J>("conservative", "--conservative", [](J& j) -> bool& { return j.fci.conservative; }),
             kw<J>("majority_rule", "--majority-rule", [](J& j) -> bool& { return j.fci.majority; }),
             field("no_selection_bias", "--no-selection-bias", &J::no_selection_bias),
-            field("type", "--type", &J::type),
+            choice<J>("type", "--type", [](J& j) -> fci::FciType& { return j.fci.type; }, fci::parse_fci_type),
             kw<J>("max_path_length", "--max-path-length", [](J& j) -> int& { return j.fci.max_path_length; }),
             kw<J>("python_hash_seed", "--python-hash-seed",
                   [](J& j) -> std::int64_t& { return j.fci.python_hash_seed; }),
@@ -453,7 +446,7 @@ namespace {
 template <class J>
 std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
     std::vector<Keyword<J>> out = {
-        kw<J>("score", "--score", [](J& j) -> std::string& { return j.score.score; }),
+        choice<J>("score", "--score", [](J& j) -> bn::ScoreKind& { return j.score.score; }, bn::parse_score),
         tracked<J>(
             "iss", "--iss", [](J& j) -> double& { return j.score.iss; },
             [](J& j) -> bool& { return j.score.iss_given; }),
@@ -462,7 +455,7 @@ std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
         tracked<J>(
             "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
         kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
-        kw<J>("missing", "--missing", [](J& j) -> std::string& { return j.score.missing; }),
+        choice<J>("missing", "--missing", [](J& j) -> MissingPolicy& { return j.score.missing; }, parse_missing),
         kw<J>("discrete_columns", "--discrete-columns",
               [](J& j) -> std::vector<std::string>& { return j.score.discrete_columns; }),
         kw<J>("continuous_columns", "--continuous-columns",
@@ -486,8 +479,8 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
                 "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
             tracked<J>(
                 "hard_limit", "--hard-limit", [](J& j) -> int& { return j.hard_limit; }, given(&J::hard_limit_given)),
-            field("order_score", "--order-score", &J::order_score),
-            field("moves", "--moves", &J::moves),
+            choice("order_score", "--order-score", &J::order_score, bn::parse_order_score),
+            choice("moves", "--moves", &J::moves, bn::parse_moves),
             field("chains", "--chains", &J::chains),
             field("iterations", "--iterations", &J::iterations),
             {"burn_in", "--burn-in",
@@ -504,13 +497,14 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
             field("resume", "--resume", &J::resume),
             field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
             field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
-            field("backend", "--backend", &J::backend),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("tune", "--tune", &J::tunes),
             field("threads", "--threads", &J::threads),
             field("out", "--out", &J::out),
             comma_list("format", "--format", &J::formats),
             field("force", "--force", &J::force),
-            field("stop_after", "--stop-after", &J::stop_after),
+            {"stop_after", "--stop-after",
+             [](J& j, nb::handle v, const Names&) { j.stop_after = typed<std::int64_t>(v, "stop_after"); }, "int"},
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),
         });

@@ -390,8 +390,8 @@ Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::strin
     const RunArgs a(args);
     run::FciJob job;
     job.pc = data_job(a);
-    job.variant = variant;
-    job.type = type;
+    job.fci.variant = fci::parse_variant(variant);
+    job.fci.type = fci::parse_fci_type(type);
     job.fci.pdsep = do_pdsep;
     job.fci.pdsep_max = pdsep_max;
     job.fci.conservative = triple_rule == 1;

@@ -154,6 +154,22 @@ std::vector<std::int32_t> respect_required(const ScoreTable& table, const std::v
 
 }  // namespace
 
+OrderScoreMode parse_order_score(const std::string& name) {
+    if (name == "max") return OrderScoreMode::Max;
+    if (name == "sum") return OrderScoreMode::Sum;
+    throw InputError("unknown --order-score '" + name + "' (available: max, sum)");
+}
+
+std::string to_string(OrderScoreMode m) { return m == OrderScoreMode::Sum ? "sum" : "max"; }
+
+MoveSet parse_moves(const std::string& name) {
+    if (name == "swap") return MoveSet::Swap;
+    if (name == "bidag") return MoveSet::Bidag;
+    throw InputError("unknown --moves '" + name + "' (available: swap, bidag)");
+}
+
+std::string to_string(MoveSet m) { return m == MoveSet::Bidag ? "bidag" : "swap"; }
+
 void check_options(const OrderMcmcOptions& opts) {
     CUDAG_EXPECTS(opts.chains >= 1, "order MCMC needs at least one chain, not " + std::to_string(opts.chains));
     CUDAG_EXPECTS(opts.iterations >= 0, "order MCMC iterations must be >= 0, not " + std::to_string(opts.iterations));

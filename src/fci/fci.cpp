@@ -24,6 +24,19 @@ std::string to_string(FciType t) {
     }
 }
 
+Variant parse_variant(const std::string& name) {
+    if (name == "fci") return Variant::Fci;
+    if (name == "rfci") return Variant::Rfci;
+    throw InputError("unknown --variant '" + name + "' (available: fci, rfci)");
+}
+
+FciType parse_fci_type(const std::string& name) {
+    if (name == "normal") return FciType::Normal;
+    if (name == "anytime") return FciType::Anytime;
+    if (name == "adaptive") return FciType::Adaptive;
+    throw InputError("unknown --type '" + name + "' (available: normal, anytime, adaptive)");
+}
+
 void validate(const FciOptions& opt) {
     if (opt.conservative && opt.majority)
         throw InputError("--conservative and --majority-rule exclude each other (pcalg: choose one)");

@@ -24,20 +24,6 @@ namespace {
 
 fci::FciOptions fci_options(const FciJob& job) {
     fci::FciOptions o = job.fci;
-    if (job.variant == "fci")
-        o.variant = fci::Variant::Fci;
-    else if (job.variant == "rfci")
-        o.variant = fci::Variant::Rfci;
-    else
-        throw InputError("unknown --variant '" + job.variant + "' (available: fci, rfci)");
-    if (job.type == "normal")
-        o.type = fci::FciType::Normal;
-    else if (job.type == "anytime")
-        o.type = fci::FciType::Anytime;
-    else if (job.type == "adaptive")
-        o.type = fci::FciType::Adaptive;
-    else
-        throw InputError("unknown --type '" + job.type + "' (available: normal, anytime, adaptive)");
     o.max_level = job.pc.cfg.max_level;
     o.causal_learn = job.pc.compat == skeleton::Compat::CausalLearn;
     if (job.no_selection_bias) o.rules.no_selection_bias();

@@ -156,8 +156,8 @@ bootstrap::Checkpoint bootstrap_checkpoint(const McmcJob& a, const bootstrap::Op
                                          {"--space", a.space},
                                          {"--alpha", exact_number(a.alpha)},
                                          {"--hard-limit", std::to_string(a.hard_limit)},
-                                         {"--order-score", a.order_score},
-                                         {"--moves", a.moves},
+                                         {"--order-score", bn::to_string(a.order_score)},
+                                         {"--moves", bn::to_string(a.moves)},
                                          {"--chains", std::to_string(a.chains)},
                                          {"--iterations", std::to_string(a.iterations)},
                                          {"--burn-in", a.burn_in ? std::to_string(*a.burn_in) : "default"},
@@ -254,7 +254,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     if (a.out == "-") a.out.clear();
     bootstrap::Options b;
     b.replicates = a.bootstrap;
-    b.resample = bootstrap::parse_resample(a.resample);
+    b.resample = a.resample;
     b.consensus = a.consensus;
     b.seed = a.seed;
     bootstrap::validate(b, std::numeric_limits<std::int64_t>::max());
@@ -312,7 +312,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     // visible GPU; as cudag pc --bootstrap), one at a time on each; one at a time on the CPU.
     std::vector<int> devices;
     mpi::run_agreed(*comm, [&] {
-        if (parse_backend(a.backend) == BackendKind::Cpu) return;
+        if (a.backend == BackendKind::Cpu) return;
         const int visible = visible_gpus();
         if (visible <= 0) return;
         const int bound = env.mpi() ? mpi::bind_device(env.local_rank(), visible) : 0;
@@ -327,7 +327,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     one.formats.clear();
     one.checkpoint.clear();
     one.resume = one.keep_checkpoint = one.overwrite_checkpoint = false;
-    one.stop_after = -1;
+    one.stop_after.reset();
     one.quiet = true;
     one.verbose = false;
     // The run's memory plan before the first replicate: the replicates this rank runs at
@@ -402,7 +402,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         r.n_samples = data.n_samples;
         r.consensus = bootstrap::consensus_graph(t, data.n_vars);
         r.config = {{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"},
-                    {"score", a.score.score},
+                    {"score", bn::score_name(a.score.score)},
                     {"command_line", command_line},
                     {"bootstrap_replicates", std::to_string(b.replicates)},
                     {"bootstrap_resample", bootstrap::to_string(b.resample)},

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "bn/mcmc_result.hpp"
+#include "bn/order_mcmc.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/result.hpp"
+#include "core/backend.hpp"
 #include "core/knowledge.hpp"
 #include "core/pdag.hpp"
 #include "mpi/communicator.hpp"
@@ -31,15 +34,20 @@ namespace cudag::run {
 struct McmcJob {
     /// --space: auto (the default: all when its table is small, else pc; resolve_space),
     /// all, pc, iterative or a graph file.
-    std::string data, dataset, space = "auto", prior, order_score = "max", moves = "swap", out, formats,
-                               backend = "auto";
+    std::string data, dataset, space = "auto", prior, out, formats;
+    /// --order-score, --moves, --backend: parsed by the front end (bn::parse_order_score,
+    /// bn::parse_moves, parse_backend).
+    bn::OrderScoreMode order_score = bn::OrderScoreMode::Max;
+    bn::MoveSet moves = bn::MoveSet::Swap;
+    BackendKind backend = BackendKind::Auto;
     std::vector<std::string> na_values;  ///< --na-values
     std::vector<std::string> tunes;      ///< hidden --tune key=value items (table-prune=on|off)
     std::string checkpoint, checkpoint_every;
     ScoreJob score;
     double edge_penalty = 1.0, alpha = 0.05;
     int max_parents = 4, chains = 4, threads = 0, hard_limit = 14;
-    std::int64_t iterations = 10000, thin = 1, stop_after = -1;
+    std::int64_t iterations = 10000, thin = 1;
+    std::optional<std::int64_t> stop_after;  ///< testing: stop after the checkpoint at this iteration
     std::optional<std::int64_t> burn_in;  ///< unset: a fifth of iterations
     std::optional<double> sum_prune;      ///< --tune sum-prune=DELTA: sum mode's pruning (experimental)
     std::optional<double> sum_rows_gib;   ///< --tune sum-rows=GiB: sum mode's subset-row budget
@@ -53,7 +61,7 @@ struct McmcJob {
     KnowledgeJob knowledge;                              ///< --forbid, --require, --tiers
     // Edge confidence (bootstrap/): the best DAG of B resamples, keyed by --seed.
     std::int64_t bootstrap = 0;          ///< --bootstrap B (0: one run on the data)
-    std::string resample = "bootstrap";  ///< --resample: bootstrap or half
+    bootstrap::Resample resample = bootstrap::Resample::Bootstrap;  ///< --resample, parsed by the front end
     double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
 };
 

@@ -159,18 +159,8 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
     bn::OrderMcmcOptions& opts = plan.cfg.opts;
-    if (a.order_score == "sum")
-        opts.mode = bn::OrderScoreMode::Sum;
-    else if (a.order_score == "max")
-        opts.mode = bn::OrderScoreMode::Max;
-    else
-        throw InputError("unknown --order-score '" + a.order_score + "' (available: max, sum)");
-    if (a.moves == "swap")
-        opts.moves = bn::MoveSet::Swap;
-    else if (a.moves == "bidag")
-        opts.moves = bn::MoveSet::Bidag;
-    else
-        throw InputError("unknown --moves '" + a.moves + "' (available: swap, bidag)");
+    opts.mode = a.order_score;
+    opts.moves = a.moves;
     if (a.chains < 1) throw InputError("--chains must be at least 1, got " + std::to_string(a.chains));
     // A run must keep at least one iteration: the outputs and diagnostics are over the kept
     // ones (iterations t with burn_in < t <= iterations and (t - burn_in) % thin == 0).
@@ -194,11 +184,11 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     set_space_flags(a, plan);
     const bool space_pc = plan.space_pc || plan.space_auto;
     if (a.sum_prune) {
-        if (a.order_score != "sum") throw InputError("--tune sum-prune applies to --order-score sum only");
+        if (a.order_score != bn::OrderScoreMode::Sum) throw InputError("--tune sum-prune applies to --order-score sum only");
         plan.cfg.sum_prune = *a.sum_prune;
     }
     if (a.sum_rows_gib) {
-        if (a.order_score != "sum") throw InputError("--tune sum-rows applies to --order-score sum only");
+        if (a.order_score != bn::OrderScoreMode::Sum) throw InputError("--tune sum-rows applies to --order-score sum only");
         plan.cfg.sum_rows_bytes = *a.sum_rows_gib * static_cast<double>(1ull << 30);
     }
     plan.cfg.hard_limit = a.hard_limit;
@@ -213,7 +203,7 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (!a.checkpoint_every.empty() && a.checkpoint.empty())
         throw InputError("--checkpoint-every needs --checkpoint FILE");
     parse_checkpoint_every(a.checkpoint_every, plan.cfg);
-    plan.backend = parse_backend(a.backend);
+    plan.backend = a.backend;
     a.threads = checked_threads(a.threads, a.quiet || env.rank() != 0);
     opts.chains = a.chains;
     opts.iterations = a.iterations;
@@ -242,7 +232,7 @@ MemoryPlan skeleton_memory_plan(const McmcJob& a, bn::ScoreKind kind, std::int64
     pc::PcConfig cfg;
     cfg.test.kind = space_test(kind);
     // The skeleton's engine as run_pc picks it (auto resolved: the CPU's without a GPU).
-    const bool gpu = picks_gpu(parse_backend(a.backend));
+    const bool gpu = picks_gpu(a.backend);
     cfg.backend.kind = gpu ? BackendKind::Cuda : BackendKind::Cpu;
     cfg.backend.threads = a.threads;
     const pc::HostMemoryPlan p = pc::host_memory_plan(shape, cfg, gpu);
@@ -371,7 +361,7 @@ bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
     cfg.test.kind = space_test(kind);
-    cfg.backend.kind = parse_backend(a.backend);
+    cfg.backend.kind = a.backend;
     cfg.backend.threads = a.threads;
     // The caller hears each level's start and end (levels done of those begun): its progress
     // and, in Python, Ctrl-C between levels.
@@ -405,12 +395,12 @@ bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector
 
 void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in) {
     // Then the prior, the space and every option that changes a chain (McmcConfig::digest).
-    cfg.scored.add_value(in.data_digest).add_string(a.score.score).add_value(a.score.iss).add_value(a.score.am);
+    cfg.scored.add_value(in.data_digest).add_string(bn::score_name(a.score.score)).add_value(a.score.iss).add_value(a.score.am);
     cfg.scored.add_value(a.score.aw_given ? a.score.aw : -1.0);
     Digest data;
     data.add_value(in.data_digest);
     cfg.scored_settings = {{"the data (--data)", data.hex()},
-                           {"--score", a.score.score},
+                           {"--score", bn::score_name(a.score.score)},
                            {"--iss", exact_number(a.score.iss)},
                            {"--am", exact_number(a.score.am)},
                            {"--aw", a.score.aw_given ? exact_number(a.score.aw) : "default"}};
@@ -520,13 +510,13 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
     o.burn_in = opts.burn_in;
     o.thin = opts.thin;
     o.config = {{"learner", "order-mcmc"},
-                {"score", a.score.score},
+                {"score", bn::score_name(a.score.score)},
                 {"iss", exact_number(a.score.iss)},
                 {"max_parents", std::to_string(a.max_parents)},
                 {"space", run.space.description},
-                {"order_score", a.order_score},
+                {"order_score", bn::to_string(a.order_score)},
                 {"sum_prune", a.sum_prune ? exact_number(*a.sum_prune) : "off"},  // --tune sum-prune
-                {"moves", a.moves},
+                {"moves", bn::to_string(a.moves)},
                 {"chains", std::to_string(opts.chains)},
                 {"iterations", std::to_string(opts.iterations)},
                 {"burn_in", std::to_string(opts.burn_in)},
@@ -591,8 +581,8 @@ std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::
     for (const auto& c : o.result.chains) acceptance += c.acceptance_rate;
     acceptance /= static_cast<double>(o.result.chains.size());
     std::ostringstream os;
-    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, " << a.score.score << ", "
-       << cfg.opts.chains << " chains x " << cfg.opts.iterations << " iterations (" << a.order_score
+    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, " << bn::score_name(a.score.score) << ", "
+       << cfg.opts.chains << " chains x " << cfg.opts.iterations << " iterations (" << bn::to_string(a.order_score)
        << "): best DAG score " << fixed(o.best_dag_score, 4) << " with " << io::cpdag_edges(o.best_dag).size()
        << " edges, acceptance " << fixed(acceptance, 3);
     if (cfg.opts.chains > 1)

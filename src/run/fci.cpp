@@ -219,7 +219,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     check_fci_job(job);
     const fci::FciOptions opt = fci_options(job);
     PcJob a = job.pc;
-    a.learner = "fci";
+    a.learner = Learner::Fci;
     a.cfg.orient = false;
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;

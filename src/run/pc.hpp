@@ -22,6 +22,11 @@
 
 namespace cudag::run {
 
+/// The learner of a skeleton search's job: `cudag pc` or `cudag fci`.
+enum class Learner { Pc, Fci };
+/// The command that runs it, as messages name it: "cudag pc" or "cudag fci".
+std::string command_name(Learner l);
+
 /// Every setting of a PC job, named as `cudag pc`'s options (--max-level is
 /// cfg.max_level); the command line binds its options to these members.
 struct PcJob {
@@ -60,9 +65,9 @@ struct PcJob {
     /// its nodes not in `latent`, in the DAG file's order (CPU only).
     std::string oracle;
     std::string latent;  ///< --latent: comma-separated node names of `oracle` that are hidden
-    /// The learner that runs on the skeleton: "pc" (orientation to a CPDAG) or "fci" (set by
+    /// The learner that runs on the skeleton: PC (orientation to a CPDAG) or FCI (set by
     /// run::run_fci: no CPDAG; the PAG's formats, `amat` as `<stem>.pag.amat.csv`).
-    std::string learner = "pc";
+    Learner learner = Learner::Pc;
 };
 
 /// A DAG handed over in memory for the d-separation oracle: node v is named names[v].

@@ -13,6 +13,7 @@
 
 #include "ci/batch.hpp"
 #include "core/backend.hpp"
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "cudag/config.hpp"
@@ -209,29 +210,18 @@ pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std:
     return la;
 }
 
-PcmciMethod parse_pcmci_method(const std::string& name) {
-    if (name == "pcmci") return PcmciMethod::Pcmci;
-    if (name == "pcmciplus") return PcmciMethod::PcmciPlus;
-    throw InputError("unknown --method '" + name + "' (available: pcmci, pcmciplus)");
-}
+namespace {
+constexpr Choice<PcmciMethod> kMethods[] = {{"pcmci", PcmciMethod::Pcmci}, {"pcmciplus", PcmciMethod::PcmciPlus}};
+constexpr Choice<PcmciTest> kTests[] = {{"parcorr", PcmciTest::ParCorr}, {"cmiknn", PcmciTest::CmiKnn}};
+constexpr Choice<FdrMethod> kFdrMethods[] = {{"none", FdrMethod::None}, {"fdr_bh", FdrMethod::FdrBh}};
+}  // namespace
 
-std::string to_string(PcmciMethod m) { return m == PcmciMethod::PcmciPlus ? "pcmciplus" : "pcmci"; }
-
-PcmciTest parse_pcmci_test(const std::string& name) {
-    if (name == "parcorr") return PcmciTest::ParCorr;
-    if (name == "cmiknn") return PcmciTest::CmiKnn;
-    throw InputError("unknown --test '" + name + "' (available: parcorr, cmiknn)");
-}
-
-std::string to_string(PcmciTest t) { return t == PcmciTest::CmiKnn ? "cmiknn" : "parcorr"; }
-
-FdrMethod parse_fdr(const std::string& name) {
-    if (name == "none") return FdrMethod::None;
-    if (name == "fdr_bh") return FdrMethod::FdrBh;
-    throw InputError("unknown --fdr '" + name + "' (available: none, fdr_bh)");
-}
-
-std::string to_string(FdrMethod f) { return f == FdrMethod::FdrBh ? "fdr_bh" : "none"; }
+PcmciMethod parse_pcmci_method(const std::string& name) { return parse_choice(kMethods, "--method", name); }
+std::string to_string(PcmciMethod m) { return choice_word(kMethods, m); }
+PcmciTest parse_pcmci_test(const std::string& name) { return parse_choice(kTests, "--test", name); }
+std::string to_string(PcmciTest t) { return choice_word(kTests, t); }
+FdrMethod parse_fdr(const std::string& name) { return parse_choice(kFdrMethods, "--fdr", name); }
+std::string to_string(FdrMethod f) { return choice_word(kFdrMethods, f); }
 
 PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read, mpi::Communicator* comm,
                    int local_rank) {

@@ -473,8 +473,12 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
     static const std::vector<Keyword<J>> table = [&given] {
         std::vector<Keyword<J>> t = with_score_options<J>({
             field("max_parents", "--max-parents", &J::max_parents),
-            tracked<J>(
-                "space", "--space", [](J& j) -> std::string& { return j.space; }, given(&J::space_given)),
+            {"space", "--space",
+             [](J& j, nb::handle v, const Names&) {
+                 j.space = run::parse_space(typed<std::string>(v, "space"));
+                 j.space_given = true;
+             },
+             "str"},
             tracked<J>(
                 "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
             tracked<J>(
@@ -493,7 +497,7 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
             knowledge<J>("require"),
             knowledge<J>("tiers"),
             field("checkpoint", "--checkpoint", &J::checkpoint),
-            field("checkpoint_every", "--checkpoint-every", &J::checkpoint_every),
+            choice("checkpoint_every", "--checkpoint-every", &J::checkpoint_every, run::parse_checkpoint_every),
             field("resume", "--resume", &J::resume),
             field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
             field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),

@@ -144,9 +144,9 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     if (!std::isnan(burn_in)) job.burn_in = static_cast<std::int64_t>(burn_in);
     job.thin = static_cast<std::int64_t>(Rcpp::as<double>(args["thin"]));
     job.seed = static_cast<std::uint64_t>(Rcpp::as<double>(args["seed"]));
-    job.space = Rcpp::as<std::string>(args["space"]);
+    job.space = run::parse_space(Rcpp::as<std::string>(args["space"]));
     job.alpha = Rcpp::as<double>(args["alpha"]);
-    job.alpha_given = job.space != "all";  // --alpha applies to the PC skeleton of --space pc / iterative
+    job.alpha_given = job.space.kind != run::SpaceKind::All;  // --alpha applies to the PC skeleton of --space pc / iterative
     job.order_score = bn::parse_order_score(Rcpp::as<std::string>(args["order_score"]));
     job.moves = bn::parse_moves(Rcpp::as<std::string>(args["moves"]));
     job.edge_penalty = Rcpp::as<double>(args["edge_penalty"]);

@@ -24,7 +24,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     add_score_options(*cmd, a.score, args.score_options);
     cmd->add_option("--max-parents", a.max_parents, "largest parent set (the paper's s)")->capture_default_str();
     CLI::Option* space_option = cmd->add_option(
-        "--space", a.space,
+        "--space", args.space,
         "parent sets: auto (all when its table holds at most 100,000 parent sets, else pc; pc when --alpha "
         "or --hard-limit is given; --resume: the checkpoint's), all (every set of --max-parents others), pc "
         "(each node's PC-skeleton neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown "
@@ -67,7 +67,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
            "--checkpoint", a.checkpoint,
            "HDF5 checkpoint of every chain (with --bootstrap: of the replicates' counts), rewritten as it runs")
         ->check(not_empty_file_name, "FILE");
-    cmd->add_option("--checkpoint-every", a.checkpoint_every,
+    cmd->add_option("--checkpoint-every", args.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
     cmd->add_flag("--resume", a.resume, "continue from --checkpoint (same data and options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
@@ -106,6 +106,8 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     job.alpha_given = given(args.alpha_option);
     job.hard_limit_given = given(args.hard_limit_option);
     job.space_given = given(args.space_option);
+    job.space = run::parse_space(args.space);
+    job.checkpoint_every = run::parse_unless_empty(args.checkpoint_every, run::parse_checkpoint_every);
     args.score_options.apply(job.score);
     job.order_score = bn::parse_order_score(args.order_score);
     job.moves = bn::parse_moves(args.moves);

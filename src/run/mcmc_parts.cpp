@@ -13,6 +13,7 @@
 #include "bn/diagnostics.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/score_table.hpp"
+#include "core/choice.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -59,12 +60,28 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
 
 }  // namespace
 
+namespace {
+constexpr Choice<SpaceKind> kSpaces[] = {{"auto", SpaceKind::Auto},
+                                         {"all", SpaceKind::All},
+                                         {"pc", SpaceKind::Pc},
+                                         {"iterative", SpaceKind::Iterative}};
+}  // namespace
+
+Space parse_space(const std::string& word) {
+    for (const Choice<SpaceKind>& c : kSpaces)
+        if (word == c.word) return {c.value, {}};
+    return {SpaceKind::File, word};
+}
+
+std::string to_string(const Space& s) { return s.kind == SpaceKind::File ? s.file : choice_word(kSpaces, s.kind); }
+
 void set_space_flags(const McmcJob& a, McmcPlan& plan) {
     // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
-    plan.space_pc = a.space == "pc" || a.space == "iterative";
-    plan.cfg.iterative = a.space == "iterative";
-    plan.space_all = a.space == "all";
-    plan.space_auto = a.space == "auto";
+    const SpaceKind k = a.space.kind;
+    plan.space_pc = k == SpaceKind::Pc || k == SpaceKind::Iterative;
+    plan.cfg.iterative = k == SpaceKind::Iterative;
+    plan.space_all = k == SpaceKind::All;
+    plan.space_auto = k == SpaceKind::Auto;
 }
 
 double full_table_entries(std::int64_t n, int max_parents) {
@@ -78,8 +95,8 @@ double full_table_entries(std::int64_t n, int max_parents) {
 }
 
 void resolve_space(McmcJob& a, McmcPlan& plan, std::int64_t n) {
-    if (a.space != "auto") return;
-    a.space = full_table_entries(n, a.max_parents) <= kAutoAllEntries ? "all" : "pc";
+    if (a.space.kind != SpaceKind::Auto) return;
+    a.space.kind = full_table_entries(n, a.max_parents) <= kAutoAllEntries ? SpaceKind::All : SpaceKind::Pc;
     set_space_flags(a, plan);
 }
 
@@ -180,7 +197,7 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
     // --space auto with --alpha or --hard-limit: the pc space they set; else decided once the
     // data's variables are known (resolve_space).
-    if (a.space == "auto" && (a.alpha_given || a.hard_limit_given)) a.space = "pc";
+    if (a.space.kind == SpaceKind::Auto && (a.alpha_given || a.hard_limit_given)) a.space.kind = SpaceKind::Pc;
     set_space_flags(a, plan);
     const bool space_pc = plan.space_pc || plan.space_auto;
     if (a.sum_prune) {
@@ -200,9 +217,10 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         throw InputError("--hard-limit must be at least 1, got " + std::to_string(a.hard_limit));
     if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
     if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
-    if (!a.checkpoint_every.empty() && a.checkpoint.empty())
-        throw InputError("--checkpoint-every needs --checkpoint FILE");
-    parse_checkpoint_every(a.checkpoint_every, plan.cfg);
+    if (a.checkpoint_every && a.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    const CheckpointInterval every = a.checkpoint_every.value_or(CheckpointInterval{0, 300.0});  // 5 minutes
+    plan.cfg.checkpoint_every = every.iterations;
+    plan.cfg.checkpoint_seconds = every.seconds;
     plan.backend = a.backend;
     a.threads = checked_threads(a.threads, a.quiet || env.rank() != 0);
     opts.chains = a.chains;
@@ -292,11 +310,7 @@ MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int
     return m;
 }
 
-void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {
-    if (text.empty()) {
-        cfg.checkpoint_seconds = 300.0;
-        return;
-    }
+CheckpointInterval parse_checkpoint_every(const std::string& text) {
     std::size_t used = 0;
     double v = 0.0;
     try {
@@ -308,10 +322,12 @@ void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {
     const double scale = unit.empty() ? 0.0 : unit == "s" ? 1.0 : unit == "m" ? 60.0 : unit == "h" ? 3600.0 : -1.0;
     if (used == 0 || scale < 0.0 || !(v > 0.0) || !std::isfinite(v) || (unit.empty() && v != std::floor(v)))
         throw InputError("--checkpoint-every takes N iterations or a time such as 90s, 10m, 1h; got '" + text + "'");
+    CheckpointInterval every;
     if (unit.empty())
-        cfg.checkpoint_every = static_cast<std::int64_t>(v);
+        every.iterations = static_cast<std::int64_t>(v);
     else
-        cfg.checkpoint_seconds = v * scale;
+        every.seconds = v * scale;
+    return every;
 }
 
 std::vector<double> read_prior(const std::string& path, const std::vector<std::string>& names) {

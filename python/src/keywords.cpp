@@ -122,7 +122,8 @@ Keyword<Job> choice(std::string name, std::string option, Get get, Parse parse) 
 /// choice() of a member of the job.
 template <class Job, class T, class Parse>
 Keyword<Job> choice(std::string name, std::string option, T Job::*member, Parse parse) {
-    return choice<Job>(std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; }, parse);
+    return choice<Job>(
+        std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; }, parse);
 }
 
 /// kw, and `option` recorded among `given(job)` (an option refused with another test).
@@ -243,9 +244,11 @@ void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
     cmi_kw("knn", "--knn", [](Job& j) -> double& { return j.cmi.spec.knn; });
     cmi_kw("shuffle_neighbors", "--shuffle-neighbors", [](Job& j) -> int& { return j.cmi.spec.shuffle_neighbors; });
     cmi_kw("permutations", "--permutations", [](Job& j) -> int& { return j.cmi.spec.permutations; });
-    cmi_kw("transform", "--transform", [](Job& j) -> ci::CmiTransform& { return j.cmi.spec.transform; },
-           ci::parse_cmi_transform);
-    cmi_kw("permute", "--permute", [](Job& j) -> ci::CmiPermute& { return j.cmi.spec.permute; }, ci::parse_cmi_permute);
+    cmi_kw(
+        "transform", "--transform", [](Job& j) -> ci::CmiTransform& { return j.cmi.spec.transform; },
+        ci::parse_cmi_transform);
+    cmi_kw(
+        "permute", "--permute", [](Job& j) -> ci::CmiPermute& { return j.cmi.spec.permute; }, ci::parse_cmi_permute);
     cmi_kw("seed", "--seed", [](Job& j) -> std::uint64_t& { return j.cmi.spec.seed; });
     if (early_stop) cmi_kw("no_early_stop", "--no-early-stop", [](Job& j) -> bool& { return j.cmi.no_early_stop; });
 }
@@ -311,14 +314,16 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
                          k.meaning});
         }
         const std::vector<Keyword<J>> own = {
-            choice<J>("variant", "--variant", [](J& j) -> fci::Variant& { return j.fci.variant; }, fci::parse_variant),
+            choice<J>(
+                "variant", "--variant", [](J& j) -> fci::Variant& { return j.fci.variant; }, fci::parse_variant),
             kw<J>("pdsep_max", "--pdsep-max", [](J& j) -> int& { return j.fci.pdsep_max; }),
             {"no_pdsep", "--no-pdsep",
              [](J& j, nb::handle v, const Names&) { j.fci.pdsep = !typed<bool>(v, "no_pdsep"); }, "bool"},
             kw<J>("conservative", "--conservative", [](J& j) -> bool& { return j.fci.conservative; }),
             kw<J>("majority_rule", "--majority-rule", [](J& j) -> bool& { return j.fci.majority; }),
             field("no_selection_bias", "--no-selection-bias", &J::no_selection_bias),
-            choice<J>("type", "--type", [](J& j) -> fci::FciType& { return j.fci.type; }, fci::parse_fci_type),
+            choice<J>(
+                "type", "--type", [](J& j) -> fci::FciType& { return j.fci.type; }, fci::parse_fci_type),
             kw<J>("max_path_length", "--max-path-length", [](J& j) -> int& { return j.fci.max_path_length; }),
             kw<J>("python_hash_seed", "--python-hash-seed",
                   [](J& j) -> std::int64_t& { return j.fci.python_hash_seed; }),
@@ -446,7 +451,8 @@ namespace {
 template <class J>
 std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
     std::vector<Keyword<J>> out = {
-        choice<J>("score", "--score", [](J& j) -> bn::ScoreKind& { return j.score.score; }, bn::parse_score),
+        choice<J>(
+            "score", "--score", [](J& j) -> bn::ScoreKind& { return j.score.score; }, bn::parse_score),
         tracked<J>(
             "iss", "--iss", [](J& j) -> double& { return j.score.iss; },
             [](J& j) -> bool& { return j.score.iss_given; }),
@@ -455,7 +461,8 @@ std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
         tracked<J>(
             "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
         kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
-        choice<J>("missing", "--missing", [](J& j) -> MissingPolicy& { return j.score.missing; }, parse_missing),
+        choice<J>(
+            "missing", "--missing", [](J& j) -> MissingPolicy& { return j.score.missing; }, parse_missing),
         kw<J>("discrete_columns", "--discrete-columns",
               [](J& j) -> std::vector<std::string>& { return j.score.discrete_columns; }),
         kw<J>("continuous_columns", "--continuous-columns",

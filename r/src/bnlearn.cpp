@@ -146,7 +146,8 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.seed = static_cast<std::uint64_t>(Rcpp::as<double>(args["seed"]));
     job.space = run::parse_space(Rcpp::as<std::string>(args["space"]));
     job.alpha = Rcpp::as<double>(args["alpha"]);
-    job.alpha_given = job.space.kind != run::SpaceKind::All;  // --alpha applies to the PC skeleton of --space pc / iterative
+    // --alpha applies to the PC skeleton of --space pc / iterative
+    job.alpha_given = job.space.kind != run::SpaceKind::All;
     job.order_score = bn::parse_order_score(Rcpp::as<std::string>(args["order_score"]));
     job.moves = bn::parse_moves(Rcpp::as<std::string>(args["moves"]));
     job.edge_penalty = Rcpp::as<double>(args["edge_penalty"]);

@@ -296,7 +296,8 @@ run::PcJob data_job(const RunArgs& a) {
         if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);
         if (given("shuffle.neighbors")) job.cmi.spec.shuffle_neighbors = Rcpp::as<int>(cmi["shuffle.neighbors"]);
         if (given("permutations")) job.cmi.spec.permutations = Rcpp::as<int>(cmi["permutations"]);
-        if (given("transform")) job.cmi.spec.transform = ci::parse_cmi_transform(Rcpp::as<std::string>(cmi["transform"]));
+        if (given("transform"))
+            job.cmi.spec.transform = ci::parse_cmi_transform(Rcpp::as<std::string>(cmi["transform"]));
         if (given("seed")) job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(cmi["seed"]));
     }
     return job;

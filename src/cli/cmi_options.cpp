@@ -22,9 +22,10 @@ void add_cmi_knn_options(CLI::App& cmd, run::CmiKnnJob& o, CmiOptions& text, boo
                                    "surrogates B of the permutation p-value (1 + #>=)/(1 + B)")
                         ->capture_default_str()
                         ->group(g));
-    added.push_back(cmd.add_option("--transform", text.transform, "column transform: ranks, standardize, uniform or none")
-                        ->capture_default_str()
-                        ->group(g));
+    added.push_back(
+        cmd.add_option("--transform", text.transform, "column transform: ranks, standardize, uniform or none")
+            ->capture_default_str()
+            ->group(g));
     added.push_back(cmd.add_option("--permute", text.permute, "the variable the surrogates permute: x or y")
                         ->capture_default_str()
                         ->group(g));

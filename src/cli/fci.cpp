@@ -16,7 +16,8 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
     run::FciJob& j = args.job;
     auto* cmd = app.add_subcommand(
         "fci", "FCI / RFCI: learn a PAG (edges with tail, arrowhead and circle marks) allowing hidden common causes");
-    cmd->add_option("--variant", args.variant, "fci (default; pcalg's fci) or rfci (pcalg's rfci)")->capture_default_str();
+    cmd->add_option("--variant", args.variant, "fci (default; pcalg's fci) or rfci (pcalg's rfci)")
+        ->capture_default_str();
     add_skeleton_options(cmd, j.pc, args.text, args.cmi_options,
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "

@@ -18,7 +18,7 @@ namespace cudag::cli {
 
 struct FciArgs : ResamplingOptions {
     run::FciJob job;
-    SkeletonText text;  ///< --compat, --missing, --comm, ... as given
+    SkeletonText text;                             ///< --compat, --missing, --comm, ... as given
     std::string variant = "fci", type = "normal";  ///< --variant, --type as given
     CmiOptions cmi_options;
 };

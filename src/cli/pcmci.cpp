@@ -72,8 +72,7 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
                     "link assumptions (tigramite's link_assumptions): lines cause<TAB>effect<TAB>lag<TAB>type, "
                     "types o-o, o?o, -->, -?>, <--, <?-; links not listed are absent");
     add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, false);
-    cmd->add_option("--backend", args.backend, "auto (a GPU when one is visible), cpu or cuda")
-        ->capture_default_str();
+    cmd->add_option("--backend", args.backend, "auto (a GPU when one is visible), cpu or cuda")->capture_default_str();
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out,
                     "result HDF5 file (val_matrix, p_matrix, graph, parents, settings); default or '-': the links "

@@ -86,8 +86,8 @@ void CitestSession::prepare(int l) {
     const int spare = ci::traits(*options_.kind).spare_samples;
     if (spare >= 0 && data_.n_samples <= l + spare)
         throw InputError(data_.source + ": " + std::to_string(data_.n_samples) + " samples are too few for " +
-                         skeleton::to_string(job_.test) + " given " + std::to_string(l) + " variables (it needs more than " +
-                         std::to_string(l + spare) + ")");
+                         skeleton::to_string(job_.test) + " given " + std::to_string(l) +
+                         " variables (it needs more than " + std::to_string(l + spare) + ")");
     skeleton::validate_test(options_, data_, l);
     // alpha decides only the CMIknn early stop, which citest turns off.
     if (!spec_) {
@@ -232,8 +232,8 @@ CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& quer
             throw InputError("--test " + spec_->name() + " runs on the CPU only (use --backend cpu or auto)");
         if (!batch_)  // the CPU's threads, a query each; Fisher-z's tests share one correlation matrix
             batch_ = std::make_unique<ci::CpuBatchTest>(
-                skeleton::ci_test_factory(data_, *spec_, job_.compat, resolve_threads(threads_)), resolve_threads(threads_),
-                data_.names);
+                skeleton::ci_test_factory(data_, *spec_, job_.compat, resolve_threads(threads_)),
+                resolve_threads(threads_), data_.names);
         batch_cond_ = l;
     }
     out.where = batch_->where();

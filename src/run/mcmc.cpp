@@ -88,7 +88,8 @@ ScoreInputs read_mcmc_inputs(McmcJob& a, McmcPlan& plan, bn::StructurePrior& pri
     const std::string run_name = "cudag mcmc on " + std::to_string(n) + " variables";
     mpi::run_agreed(comm, [&] {
         if (plan.space_pc)
-            skeleton_memory_plan(a, kind, n, in.n_samples).require(run_name + ": --space " + to_string(a.space) + "'s skeleton");
+            skeleton_memory_plan(a, kind, n, in.n_samples)
+                .require(run_name + ": --space " + to_string(a.space) + "'s skeleton");
         const MemoryPlan m = sampling_memory_plan(a, plan, n, nullptr, comm.rank(), comm.size());
         m.require(run_name);
         set_memory_plan(m);

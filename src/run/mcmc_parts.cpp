@@ -58,13 +58,8 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
     return d;
 }
 
-}  // namespace
-
-namespace {
-constexpr Choice<SpaceKind> kSpaces[] = {{"auto", SpaceKind::Auto},
-                                         {"all", SpaceKind::All},
-                                         {"pc", SpaceKind::Pc},
-                                         {"iterative", SpaceKind::Iterative}};
+constexpr Choice<SpaceKind> kSpaces[] = {
+    {"auto", SpaceKind::Auto}, {"all", SpaceKind::All}, {"pc", SpaceKind::Pc}, {"iterative", SpaceKind::Iterative}};
 }  // namespace
 
 Space parse_space(const std::string& word) {
@@ -201,11 +196,13 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     set_space_flags(a, plan);
     const bool space_pc = plan.space_pc || plan.space_auto;
     if (a.sum_prune) {
-        if (a.order_score != bn::OrderScoreMode::Sum) throw InputError("--tune sum-prune applies to --order-score sum only");
+        if (a.order_score != bn::OrderScoreMode::Sum)
+            throw InputError("--tune sum-prune applies to --order-score sum only");
         plan.cfg.sum_prune = *a.sum_prune;
     }
     if (a.sum_rows_gib) {
-        if (a.order_score != bn::OrderScoreMode::Sum) throw InputError("--tune sum-rows applies to --order-score sum only");
+        if (a.order_score != bn::OrderScoreMode::Sum)
+            throw InputError("--tune sum-rows applies to --order-score sum only");
         plan.cfg.sum_rows_bytes = *a.sum_rows_gib * static_cast<double>(1ull << 30);
     }
     plan.cfg.hard_limit = a.hard_limit;
@@ -411,7 +408,10 @@ bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector
 
 void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in) {
     // Then the prior, the space and every option that changes a chain (McmcConfig::digest).
-    cfg.scored.add_value(in.data_digest).add_string(bn::score_name(a.score.score)).add_value(a.score.iss).add_value(a.score.am);
+    cfg.scored.add_value(in.data_digest)
+        .add_string(bn::score_name(a.score.score))
+        .add_value(a.score.iss)
+        .add_value(a.score.am);
     cfg.scored.add_value(a.score.aw_given ? a.score.aw : -1.0);
     Digest data;
     data.add_value(in.data_digest);
@@ -597,10 +597,10 @@ std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::
     for (const auto& c : o.result.chains) acceptance += c.acceptance_rate;
     acceptance /= static_cast<double>(o.result.chains.size());
     std::ostringstream os;
-    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, " << bn::score_name(a.score.score) << ", "
-       << cfg.opts.chains << " chains x " << cfg.opts.iterations << " iterations (" << bn::to_string(a.order_score)
-       << "): best DAG score " << fixed(o.best_dag_score, 4) << " with " << io::cpdag_edges(o.best_dag).size()
-       << " edges, acceptance " << fixed(acceptance, 3);
+    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, "
+       << bn::score_name(a.score.score) << ", " << cfg.opts.chains << " chains x " << cfg.opts.iterations
+       << " iterations (" << bn::to_string(a.order_score) << "): best DAG score " << fixed(o.best_dag_score, 4)
+       << " with " << io::cpdag_edges(o.best_dag).size() << " edges, acceptance " << fixed(acceptance, 3);
     if (cfg.opts.chains > 1)
         os << ", score PSRF " << fixed(d.score_psrf, 3)
            << ", edges with PSRF > 1.1: " << fixed(100.0 * d.edges.fraction_above, 1) << "% of "

@@ -65,7 +65,6 @@ skeleton::TestKind space_test(bn::ScoreKind kind);
 MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int64_t n, const bn::ParentSpace* space,
                                 int rank, int ranks);
 
-
 /// The --prior table by data index, belief[p * n + v] (header = the variable names in any
 /// order, one row per variable in header order).
 std::vector<double> read_prior(const std::string& path, const std::vector<std::string>& names);

@@ -262,8 +262,7 @@ void check_oracle(const PcJob& a) {
         refuse(option + " (the oracle's test is d-separation)");
     }
     if (a.oracle == "-") throw InputError("--oracle needs a file name, not '-'");
-    if (a.backend == BackendKind::Cuda)
-        throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
+    if (a.backend == BackendKind::Cuda) throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
 }
 
 /// The checked options of `cudag pc` (`a` normalised: --out "-"), every output checked
@@ -655,7 +654,8 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + checkpoint +
                             "' (continue with --resume)");
     };
-    run.on_resume = [checkpoint, learner = command_name(a.learner), quiet = a.quiet, root = comm.rank() == 0](int done) {
+    run.on_resume = [checkpoint, learner = command_name(a.learner), quiet = a.quiet,
+                     root = comm.rank() == 0](int done) {
         if (!quiet && root)
             std::cerr << learner << ": resuming from checkpoint '" << checkpoint << "' after " << done
                       << " replicates\n";

@@ -332,7 +332,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
             skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
     std::unique_ptr<ci::BatchTest> tests =
         a.test == PcmciTest::ParCorr ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data, threads)
-                            : std::move(engine);
+                                     : std::move(engine);
     if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
     pcmci::CheckpointBatch* checkpoint = nullptr;
     if (!a.checkpoint.empty()) {
@@ -402,8 +402,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         std::ostringstream line;
         line << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max " << s.tau_max
              << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
-             << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << to_string(a.test)
-             << ", " << run.where << ")"
+             << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (")
+             << to_string(a.test) << ", " << run.where << ")"
              << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
                                        : std::string())
              << ", " << skeleton::Progress::duration(run.seconds);

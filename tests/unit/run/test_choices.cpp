@@ -68,10 +68,9 @@ TEST(Choices, SkeletonSearchWordsRoundTrip) {
     expect_round_trip<BackendKind>(
         {{"auto", BackendKind::Auto}, {"cpu", BackendKind::Cpu}, {"cuda", BackendKind::Cuda}}, parse_backend,
         [](BackendKind k) { return to_string(k); });
-    expect_round_trip<MissingPolicy>({{"error", MissingPolicy::Error},
-                                      {"testwise", MissingPolicy::Testwise},
-                                      {"listwise", MissingPolicy::Listwise}},
-                                     parse_missing, [](MissingPolicy p) { return to_string(p); });
+    expect_round_trip<MissingPolicy>(
+        {{"error", MissingPolicy::Error}, {"testwise", MissingPolicy::Testwise}, {"listwise", MissingPolicy::Listwise}},
+        parse_missing, [](MissingPolicy p) { return to_string(p); });
     expect_parses<run::CommChoice>(
         {{"auto", run::CommChoice::Auto}, {"mpi", run::CommChoice::Mpi}, {"nccl", run::CommChoice::Nccl}},
         run::parse_comm);
@@ -109,9 +108,8 @@ TEST(Choices, PcmciAndMcmcWordsRoundTrip) {
                                       {"bge", bn::ScoreKind::BGe},
                                       {"cg-bic", bn::ScoreKind::CgBic}},
                                      bn::parse_score, bn::score_name);
-    expect_round_trip<bn::OrderScoreMode>(
-        {{"max", bn::OrderScoreMode::Max}, {"sum", bn::OrderScoreMode::Sum}}, bn::parse_order_score,
-        [](bn::OrderScoreMode m) { return bn::to_string(m); });
+    expect_round_trip<bn::OrderScoreMode>({{"max", bn::OrderScoreMode::Max}, {"sum", bn::OrderScoreMode::Sum}},
+                                          bn::parse_order_score, [](bn::OrderScoreMode m) { return bn::to_string(m); });
     expect_round_trip<bn::MoveSet>({{"swap", bn::MoveSet::Swap}, {"bidag", bn::MoveSet::Bidag}}, bn::parse_moves,
                                    [](bn::MoveSet m) { return bn::to_string(m); });
 }
@@ -124,7 +122,8 @@ TEST(Choices, AnUnknownWordNamesTheOptionAndTheChoices) {
     expect_refused(parse_backend, "tpu", "unknown --backend 'tpu' (available: auto, cpu, cuda)");
     expect_refused(parse_missing, "pairwise", "--missing must be error, testwise or listwise, got 'pairwise'");
     expect_refused(run::parse_comm, "gloo", "unknown --comm 'gloo' (available: auto, mpi, nccl)");
-    expect_refused(bootstrap::parse_resample, "jackknife", "unknown --resample 'jackknife' (available: bootstrap, half)");
+    expect_refused(bootstrap::parse_resample, "jackknife",
+                   "unknown --resample 'jackknife' (available: bootstrap, half)");
     expect_refused(ci::parse_cmi_transform, "log",
                    "cmiknn: unknown transform 'log' (expected ranks, standardize, uniform or none)");
     expect_refused(ci::parse_cmi_permute, "z", "cmiknn: unknown permuted variable 'z' (expected x or y)");

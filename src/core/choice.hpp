@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "core/error.hpp"
@@ -18,12 +19,19 @@ struct Choice {
     E value;
 };
 
+/// The value of `word` among `choices`, or none.
+template <class E, std::size_t N>
+std::optional<E> find_choice(const Choice<E> (&choices)[N], const std::string& word) {
+    for (const Choice<E>& c : choices)
+        if (word == c.word) return c.value;
+    return std::nullopt;
+}
+
 /// The value of `word` among `choices`; anything else is the InputError
 /// "unknown <option> '<word>' (available: <the words, in table order>)".
 template <class E, std::size_t N>
 E parse_choice(const Choice<E> (&choices)[N], const std::string& option, const std::string& word) {
-    for (const Choice<E>& c : choices)
-        if (word == c.word) return c.value;
+    if (const std::optional<E> value = find_choice(choices, word)) return *value;
     std::string message = "unknown ";
     message += option;
     message += " '";

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "ci/regression_core.hpp"
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/exact_math.hpp"
 #include "core/format.hpp"
@@ -175,24 +176,18 @@ std::vector<double> default_pc_alpha_list(bool pcmciplus) {
     return {0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
 }
 
+namespace {
+constexpr Choice<ColliderRule> kColliderRules[] = {
+    {"majority", ColliderRule::Majority}, {"conservative", ColliderRule::Conservative}, {"none", ColliderRule::None}};
+}  // namespace
+
 ColliderRule parse_collider_rule(const std::string& name) {
-    if (name == "majority") return ColliderRule::Majority;
-    if (name == "conservative") return ColliderRule::Conservative;
-    if (name == "none") return ColliderRule::None;
+    // tigramite's keyword and words (cudag.pcmci's and --contemp-collider-rule's alike).
+    if (const std::optional<ColliderRule> rule = find_choice(kColliderRules, name)) return *rule;
     throw InputError("contemp_collider_rule '" + name + "': the rules are majority, conservative and none");
 }
 
-std::string to_string(ColliderRule r) {
-    switch (r) {
-        case ColliderRule::Majority:
-            return "majority";
-        case ColliderRule::Conservative:
-            return "conservative";
-        case ColliderRule::None:
-            return "none";
-    }
-    return "?";
-}
+std::string to_string(ColliderRule r) { return choice_word(kColliderRules, r); }
 
 void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length) {
     if (!(0 <= s.tau_min && s.tau_min <= s.tau_max))

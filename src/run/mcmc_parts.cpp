@@ -63,8 +63,7 @@ constexpr Choice<SpaceKind> kSpaces[] = {
 }  // namespace
 
 Space parse_space(const std::string& word) {
-    for (const Choice<SpaceKind>& c : kSpaces)
-        if (word == c.word) return {c.value, {}};
+    if (const std::optional<SpaceKind> kind = find_choice(kSpaces, word)) return {*kind, {}};
     return {SpaceKind::File, word};
 }
 

@@ -323,25 +323,26 @@ struct CorrelationInput {
 
 /// A PC job on data held in R: the test and its settings as cudag pc's options.
 run::PcJob data_job(const RunArgs& a) {
-    const std::string& test = a.test;
+    const skeleton::TestKind test = skeleton::parse_test(a.test);
     const Rcpp::List& cmi = a.cmi;
     run::PcJob job;
     job.data = "suffStat$data";
     job.test = test;
-    job.dof = test == "fisher-z" || test == "cmiknn" ? "" : "pcalg";
+    if (test != skeleton::TestKind::FisherZ && test != skeleton::TestKind::CmiKnn) job.dof = ci::DofRule::Pcalg;
     job.cfg.alpha = a.alpha;
     job.cfg.max_level = a.max_level;
     job.cfg.backend.threads = a.threads;
-    job.backend = a.backend;
+    job.backend = parse_backend(a.backend);
     job.quiet = !a.verbose;
     job.verbose = a.verbose;
     job.knowledge.values = a.knowledge;
-    if (test == "cmiknn") {
+    if (test == skeleton::TestKind::CmiKnn) {
         const auto given = [&](const char* key) { return cmi.containsElementNamed(key); };
         if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);
         if (given("shuffle.neighbors")) job.cmi.spec.shuffle_neighbors = Rcpp::as<int>(cmi["shuffle.neighbors"]);
         if (given("permutations")) job.cmi.spec.permutations = Rcpp::as<int>(cmi["permutations"]);
-        if (given("transform")) job.cmi.transform = Rcpp::as<std::string>(cmi["transform"]);
+        if (given("transform"))
+            job.cmi.spec.transform = ci::parse_cmi_transform(Rcpp::as<std::string>(cmi["transform"]));
         if (given("seed")) job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(cmi["seed"]));
     }
     return job;
@@ -401,8 +402,8 @@ Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::strin
     const RunArgs a(args);
     run::FciJob job;
     job.pc = data_job(a);
-    job.variant = variant;
-    job.type = type;
+    job.fci.variant = fci::parse_variant(variant);
+    job.fci.type = fci::parse_fci_type(type);
     job.fci.pdsep = do_pdsep;
     job.fci.pdsep_max = pdsep_max;
     job.fci.conservative = triple_rule == 1;

@@ -24,20 +24,6 @@ namespace {
 
 fci::FciOptions fci_options(const FciJob& job) {
     fci::FciOptions o = job.fci;
-    if (job.variant == "fci")
-        o.variant = fci::Variant::Fci;
-    else if (job.variant == "rfci")
-        o.variant = fci::Variant::Rfci;
-    else
-        throw InputError("unknown --variant '" + job.variant + "' (available: fci, rfci)");
-    if (job.type == "normal")
-        o.type = fci::FciType::Normal;
-    else if (job.type == "anytime")
-        o.type = fci::FciType::Anytime;
-    else if (job.type == "adaptive")
-        o.type = fci::FciType::Adaptive;
-    else
-        throw InputError("unknown --type '" + job.type + "' (available: normal, anytime, adaptive)");
     o.max_level = job.pc.cfg.max_level;
     o.causal_learn = job.pc.compat == skeleton::Compat::CausalLearn;
     if (job.no_selection_bias) o.rules.no_selection_bias();
@@ -254,7 +240,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     check_fci_job(job);
     const fci::FciOptions opt = fci_options(job);
     PcJob a = job.pc;
-    a.learner = "fci";
+    a.learner = Learner::Fci;
     a.cfg.orient = false;
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;

@@ -18,9 +18,9 @@ struct FciJob {
     /// The skeleton search's settings, as `cudag pc`'s (data, test, alpha, max level,
     /// knowledge, backend, checkpoints, outputs, ...).
     PcJob pc;
-    std::string variant = "fci";  ///< --variant fci|rfci
-    std::string type = "normal";  ///< --type normal|anytime|adaptive (pcalg's)
-    fci::FciOptions fci;          ///< pdsep, pdsep_max, conservative, majority, rules
+    /// variant (--variant), type (--type; both parsed by the front end: fci::parse_variant,
+    /// fci::parse_fci_type), pdsep, pdsep_max, conservative, majority, rules
+    fci::FciOptions fci;
     bool no_selection_bias = false;
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "bootstrap/resample.hpp"
@@ -96,6 +97,35 @@ Keyword<Job> field(std::string name, std::string option, T Job::*member) {
     return kw<Job>(std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; });
 }
 
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+/// A keyword of a setting the job holds parsed (an enum): `parse` is the setting's one parse
+/// function, the command line's too, so the words and the errors are the same; "" leaves an
+/// optional setting unset (its default), as the command line's empty word does.
+template <class Job, class Get, class Parse>
+Keyword<Job> choice(std::string name, std::string option, Get get, Parse parse) {
+    return {name, option,
+            [get, parse, name](Job& job, nb::handle v, const Names&) {
+                auto& member = get(job);
+                const std::string word = typed<std::string>(v, name);
+                if constexpr (is_optional<std::remove_reference_t<decltype(member)>>::value)
+                    member = run::parse_unless_empty(word, parse);
+                else
+                    member = parse(word);
+            },
+            "str"};
+}
+
+/// choice() of a member of the job.
+template <class Job, class T, class Parse>
+Keyword<Job> choice(std::string name, std::string option, T Job::*member, Parse parse) {
+    return choice<Job>(
+        std::move(name), std::move(option), [member](Job& job) -> T& { return job.*member; }, parse);
+}
+
 /// kw, and `option` recorded among `given(job)` (an option refused with another test).
 template <class Job, class Get, class Given>
 Keyword<Job> tracked(std::string name, std::string option, Get get, Given given) {
@@ -178,10 +208,6 @@ Keyword<Job> knowledge(const std::string& name) {
                               "or lines 'a -- b' / 'a -> b', or a file of such lines"};
 }
 
-/// resample=: the text where the job keeps it (McmcJob), else parsed here (PcJob).
-void set_resample(std::string& out, const std::string& s) { out = s; }
-void set_resample(bootstrap::Resample& out, const std::string& s) { out = bootstrap::parse_resample(s); }
-
 /// bootstrap= / resample= / consensus=: the edge-confidence keywords of pc and mcmc (the
 /// resamples keyed by seed=). bootstrap= given must be a count, as --bootstrap given: 0
 /// would silently run once.
@@ -195,18 +221,20 @@ void add_bootstrap_keywords(std::vector<Keyword<Job>>& t) {
                      job.bootstrap = b.replicates;
                  },
                  "int"});
-    t.push_back(
-        {"resample", "--resample",
-         [](Job& job, nb::handle v, const Names&) { set_resample(job.resample, typed<std::string>(v, "resample")); },
-         "str"});
+    t.push_back(choice("resample", "--resample", &Job::resample, bootstrap::parse_resample));
     t.push_back(field("consensus", "--consensus", &Job::consensus));
 }
 
 /// The CMIknn keywords of pc and citest, each recorded as given.
 template <class Job>
 void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
-    const auto cmi_kw = [&t](const std::string& name, const std::string& option, auto get) {
-        Keyword<Job> k = kw<Job>(name, option, get);
+    // A keyword set by kw(), or by choice() when a parse function follows.
+    const auto cmi_kw = [&t](const std::string& name, const std::string& option, auto get, auto... parse) {
+        Keyword<Job> k;
+        if constexpr (sizeof...(parse) == 0)
+            k = kw<Job>(name, option, get);
+        else
+            k = choice<Job>(name, option, get, parse...);
         k.set = [inner = k.set, option](Job& job, nb::handle v, const Names& names) {
             inner(job, v, names);
             job.cmi.given.push_back(option);
@@ -216,8 +244,11 @@ void add_cmi_keywords(std::vector<Keyword<Job>>& t, bool early_stop) {
     cmi_kw("knn", "--knn", [](Job& j) -> double& { return j.cmi.spec.knn; });
     cmi_kw("shuffle_neighbors", "--shuffle-neighbors", [](Job& j) -> int& { return j.cmi.spec.shuffle_neighbors; });
     cmi_kw("permutations", "--permutations", [](Job& j) -> int& { return j.cmi.spec.permutations; });
-    cmi_kw("transform", "--transform", [](Job& j) -> std::string& { return j.cmi.transform; });
-    cmi_kw("permute", "--permute", [](Job& j) -> std::string& { return j.cmi.permute; });
+    cmi_kw(
+        "transform", "--transform", [](Job& j) -> ci::CmiTransform& { return j.cmi.spec.transform; },
+        ci::parse_cmi_transform);
+    cmi_kw(
+        "permute", "--permute", [](Job& j) -> ci::CmiPermute& { return j.cmi.spec.permute; }, ci::parse_cmi_permute);
     cmi_kw("seed", "--seed", [](Job& j) -> std::uint64_t& { return j.cmi.spec.seed; });
     if (early_stop) cmi_kw("no_early_stop", "--no-early-stop", [](Job& j) -> bool& { return j.cmi.no_early_stop; });
 }
@@ -228,23 +259,19 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
     using J = run::PcJob;
     static const std::vector<Keyword<J>> table = [] {
         std::vector<Keyword<J>> t = {
-            field("test", "--test", &J::test),
+            choice("test", "--test", &J::test, skeleton::parse_test),
             field("discrete", "--discrete", &J::discrete),
-            {"missing", "--missing",
-             [](J& j, nb::handle v, const Names&) { j.missing = parse_missing(typed<std::string>(v, "missing")); },
-             "str"},
+            choice("missing", "--missing", &J::missing, parse_missing),
             field("discrete_columns", "--discrete-columns", &J::discrete_columns),
             field("continuous_columns", "--continuous-columns", &J::continuous_columns),
-            field("dof", "--dof", &J::dof),
+            choice("dof", "--dof", &J::dof, skeleton::parse_dof),
             kw<J>("alpha", "--alpha", [](J& j) -> double& { return j.cfg.alpha; }),
             kw<J>("max_level", "--max-level", [](J& j) -> int& { return j.cfg.max_level; }),
             kw<J>("threads", "--threads", [](J& j) -> int& { return j.cfg.backend.threads; }),
             field("out", "--out", &J::out),
             comma_list("format", "--format", &J::formats),
             field("force", "--force", &J::force),
-            {"compat", "--compat",
-             [](J& j, nb::handle v, const Names&) { j.compat = run::parse_compat(typed<std::string>(v, "compat")); },
-             "str"},
+            choice("compat", "--compat", &J::compat, skeleton::parse_compat),
             {"uc_rule", "--uc-rule", [](J& j, nb::handle v, const Names&) { j.uc_rule = typed<int>(v, "uc_rule"); },
              "int"},
             {"uc_priority", "--uc-priority",
@@ -252,14 +279,13 @@ const std::vector<Keyword<run::PcJob>>& pc_keywords() {
             knowledge<J>("forbid"),
             knowledge<J>("require"),
             knowledge<J>("tiers"),
-            field("backend", "--backend", &J::backend),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("tune", "--tune", &J::tunes),
             kw<J>("checkpoint", "--checkpoint", [](J& j) -> std::string& { return j.cfg.checkpoint; }),
             kw<J>("resume", "--resume", [](J& j) -> bool& { return j.cfg.resume; }),
             field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
             field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
-            {"comm", "--comm",
-             [](J& j, nb::handle v, const Names&) { j.comm = run::parse_comm(typed<std::string>(v, "comm")); }, "str"},
+            choice("comm", "--comm", &J::comm, run::parse_comm),
             field("comm_timeout", "--comm-timeout", &J::comm_timeout),
             kw<J>("stop_after_level", "--stop-after-level", [](J& j) -> int& { return j.cfg.stop_after_level; }),
             field("quiet", "--quiet", &J::quiet),
@@ -288,14 +314,16 @@ const std::vector<Keyword<run::FciJob>>& fci_keywords() {
                          k.meaning});
         }
         const std::vector<Keyword<J>> own = {
-            field("variant", "--variant", &J::variant),
+            choice<J>(
+                "variant", "--variant", [](J& j) -> fci::Variant& { return j.fci.variant; }, fci::parse_variant),
             kw<J>("pdsep_max", "--pdsep-max", [](J& j) -> int& { return j.fci.pdsep_max; }),
             {"no_pdsep", "--no-pdsep",
              [](J& j, nb::handle v, const Names&) { j.fci.pdsep = !typed<bool>(v, "no_pdsep"); }, "bool"},
             kw<J>("conservative", "--conservative", [](J& j) -> bool& { return j.fci.conservative; }),
             kw<J>("majority_rule", "--majority-rule", [](J& j) -> bool& { return j.fci.majority; }),
             field("no_selection_bias", "--no-selection-bias", &J::no_selection_bias),
-            field("type", "--type", &J::type),
+            choice<J>(
+                "type", "--type", [](J& j) -> fci::FciType& { return j.fci.type; }, fci::parse_fci_type),
             kw<J>("max_path_length", "--max-path-length", [](J& j) -> int& { return j.fci.max_path_length; }),
             kw<J>("python_hash_seed", "--python-hash-seed",
                   [](J& j) -> std::int64_t& { return j.fci.python_hash_seed; }),
@@ -310,8 +338,8 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
     using J = run::PcmciJob;
     static const std::vector<Keyword<J>> table = [] {
         std::vector<Keyword<J>> t = {
-            field("method", "--method", &J::method),
-            field("test", "--test", &J::test),
+            choice("method", "--method", &J::method, run::parse_pcmci_method),
+            choice("test", "--test", &J::test, run::parse_pcmci_test),
             kw<J>("tau_min", "--tau-min", [](J& j) -> std::int32_t& { return j.settings.tau_min; }),
             kw<J>("tau_max", "--tau-max", [](J& j) -> std::int32_t& { return j.settings.tau_max; }),
             // pc_alpha: a number, a sequence of numbers (tigramite's list: the best chosen) or a
@@ -349,17 +377,19 @@ const std::vector<Keyword<run::PcmciJob>>& pcmci_keywords() {
             kw<J>("max_conds_px", "--max-conds-px", [](J& j) -> std::int32_t& { return j.settings.max_conds_px; }),
             kw<J>("max_conds_px_lagged", "--max-conds-px-lagged",
                   [](J& j) -> std::int32_t& { return j.settings.max_conds_px_lagged; }),
-            kw<J>("contemp_collider_rule", "--contemp-collider-rule",
-                  [](J& j) -> std::string& { return j.settings.contemp_collider_rule; }),
+            choice<J>(
+                "contemp_collider_rule", "--contemp-collider-rule",
+                [](J& j) -> pcmci::ColliderRule& { return j.settings.contemp_collider_rule; },
+                pcmci::parse_collider_rule),
             kw<J>("conflict_resolution", "--no-conflict-resolution",
                   [](J& j) -> bool& { return j.settings.conflict_resolution; }),
             kw<J>("reset_lagged_links", "--reset-lagged-links",
                   [](J& j) -> bool& { return j.settings.reset_lagged_links; }),
-            field("fdr_method", "--fdr", &J::fdr),
+            choice("fdr_method", "--fdr", &J::fdr, run::parse_fdr),
             field("missing_flag", "--missing-flag", &J::missing_flag),
             field("series_column", "--series-column", &J::series_column),
             field("time_column", "--time-column", &J::time_column),
-            field("backend", "--backend", &J::backend),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("threads", "--threads", &J::threads),
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),
@@ -394,16 +424,16 @@ const std::vector<Keyword<run::CitestJob>>& citest_keywords() {
     using J = run::CitestJob;
     static const std::vector<Keyword<J>> table = [] {
         std::vector<Keyword<J>> t = {
-            field("test", "--test", &J::test),
+            choice("test", "--test", &J::test, skeleton::parse_test),
             field("x", "--x", &J::x),
             field("y", "--y", &J::y),
             field("given", "--given", &J::given),
-            field("missing", "--missing", &J::missing),
+            choice("missing", "--missing", &J::missing, parse_missing),
             field("discrete_columns", "--discrete-columns", &J::discrete_columns),
             field("continuous_columns", "--continuous-columns", &J::continuous_columns),
-            field("dof", "--dof", &J::dof),
-            field("compat", "--compat", &J::compat),
-            field("backend", "--backend", &J::backend),
+            choice("dof", "--dof", &J::dof, skeleton::parse_dof),
+            choice("compat", "--compat", &J::compat, skeleton::parse_compat),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("threads", "--threads", &J::threads),
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),
@@ -421,7 +451,8 @@ namespace {
 template <class J>
 std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
     std::vector<Keyword<J>> out = {
-        kw<J>("score", "--score", [](J& j) -> std::string& { return j.score.score; }),
+        choice<J>(
+            "score", "--score", [](J& j) -> bn::ScoreKind& { return j.score.score; }, bn::parse_score),
         tracked<J>(
             "iss", "--iss", [](J& j) -> double& { return j.score.iss; },
             [](J& j) -> bool& { return j.score.iss_given; }),
@@ -430,7 +461,8 @@ std::vector<Keyword<J>> with_score_options(std::vector<Keyword<J>> rest) {
         tracked<J>(
             "aw", "--aw", [](J& j) -> double& { return j.score.aw; }, [](J& j) -> bool& { return j.score.aw_given; }),
         kw<J>("discrete", "--discrete", [](J& j) -> bool& { return j.score.discrete; }),
-        kw<J>("missing", "--missing", [](J& j) -> std::string& { return j.score.missing; }),
+        choice<J>(
+            "missing", "--missing", [](J& j) -> MissingPolicy& { return j.score.missing; }, parse_missing),
         kw<J>("discrete_columns", "--discrete-columns",
               [](J& j) -> std::vector<std::string>& { return j.score.discrete_columns; }),
         kw<J>("continuous_columns", "--continuous-columns",
@@ -448,14 +480,18 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
     static const std::vector<Keyword<J>> table = [&given] {
         std::vector<Keyword<J>> t = with_score_options<J>({
             field("max_parents", "--max-parents", &J::max_parents),
-            tracked<J>(
-                "space", "--space", [](J& j) -> std::string& { return j.space; }, given(&J::space_given)),
+            {"space", "--space",
+             [](J& j, nb::handle v, const Names&) {
+                 j.space = run::parse_space(typed<std::string>(v, "space"));
+                 j.space_given = true;
+             },
+             "str"},
             tracked<J>(
                 "alpha", "--alpha", [](J& j) -> double& { return j.alpha; }, given(&J::alpha_given)),
             tracked<J>(
                 "hard_limit", "--hard-limit", [](J& j) -> int& { return j.hard_limit; }, given(&J::hard_limit_given)),
-            field("order_score", "--order-score", &J::order_score),
-            field("moves", "--moves", &J::moves),
+            choice("order_score", "--order-score", &J::order_score, bn::parse_order_score),
+            choice("moves", "--moves", &J::moves, bn::parse_moves),
             field("chains", "--chains", &J::chains),
             field("iterations", "--iterations", &J::iterations),
             {"burn_in", "--burn-in",
@@ -468,17 +504,18 @@ const std::vector<Keyword<run::McmcJob>>& mcmc_keywords() {
             knowledge<J>("require"),
             knowledge<J>("tiers"),
             field("checkpoint", "--checkpoint", &J::checkpoint),
-            field("checkpoint_every", "--checkpoint-every", &J::checkpoint_every),
+            choice("checkpoint_every", "--checkpoint-every", &J::checkpoint_every, run::parse_checkpoint_every),
             field("resume", "--resume", &J::resume),
             field("keep_checkpoint", "--keep-checkpoint", &J::keep_checkpoint),
             field("overwrite_checkpoint", "--overwrite-checkpoint", &J::overwrite_checkpoint),
-            field("backend", "--backend", &J::backend),
+            choice("backend", "--backend", &J::backend, parse_backend),
             field("tune", "--tune", &J::tunes),
             field("threads", "--threads", &J::threads),
             field("out", "--out", &J::out),
             comma_list("format", "--format", &J::formats),
             field("force", "--force", &J::force),
-            field("stop_after", "--stop-after", &J::stop_after),
+            {"stop_after", "--stop-after",
+             [](J& j, nb::handle v, const Names&) { j.stop_after = typed<std::int64_t>(v, "stop_after"); }, "int"},
             field("quiet", "--quiet", &J::quiet),
             field("verbose", "--verbose", &J::verbose),
         });

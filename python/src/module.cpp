@@ -44,6 +44,7 @@
 #include "io/graph_reader.hpp"
 #include "io/table_reader.hpp"
 #include "io/writers.hpp"
+#include "cit_memo.hpp"
 #include "keywords.hpp"
 #include "mpi/communicator.hpp"
 #include "mpi/environment.hpp"
@@ -512,115 +513,6 @@ private:
     std::unique_ptr<run::CitestSession> session_;
 };
 
-/// compat.causallearn.CIT's base class: causal-learn's call cit(X, Y, condition_set)
-/// answered from the p-values computed so far, keyed as causal-learn keys its pvalue_cache
-/// (X and Y in increasing order, the set sorted without repeats), without a Python frame.
-/// Any other call (a key not in the table; arguments the key does not cover: not integers,
-/// more than kMax variables, X or Y in the set) goes to the subclass's
-/// _compute(X, Y, condition_set), whose float result is remembered under the key.
-class CitMemo {
-public:
-    static constexpr int kMax = 10;  ///< X, Y and up to 8 conditioning variables
-    /// Column indices: int32, as the tester takes them (a small node to hash).
-    struct Key {
-        std::array<std::int32_t, kMax> v{};
-        int n = 0;
-        bool operator==(const Key& o) const { return n == o.n && std::equal(v.begin(), v.begin() + n, o.v.begin()); }
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const noexcept {
-            std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(k.n);
-            for (int i = 0; i < k.n; ++i) {
-                h ^= static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.v[static_cast<std::size_t>(i)])) +
-                     0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-            }
-            return static_cast<std::size_t>(h);
-        }
-    };
-
-    /// The type's tp_call (inherited by the Python subclass): the result for (X, Y,
-    /// condition_set=None), remembered, else self._compute(X, Y, condition_set).
-    static PyObject* call(PyObject* self, PyObject* args, PyObject* kwargs) noexcept {
-        PyObject *x = nullptr, *y = nullptr, *s = Py_None;
-        const Py_ssize_t n = PyTuple_GET_SIZE(args);
-        if (!kwargs && (n == 2 || n == 3)) {
-            x = PyTuple_GET_ITEM(args, 0);
-            y = PyTuple_GET_ITEM(args, 1);
-            if (n == 3) s = PyTuple_GET_ITEM(args, 2);
-        } else {
-            static const char* words[] = {"X", "Y", "condition_set", nullptr};
-            if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O:__call__", const_cast<char**>(words), &x, &y, &s))
-                return nullptr;
-        }
-        try {
-            CitMemo& m = *nb::inst_ptr<CitMemo>(self);
-            Key k;
-            const bool keyed = m.enabled && key_of(x, y, s, k);
-            if (keyed)
-                if (const auto hit = m.table.find(k); hit != m.table.end()) return hit->second.inc_ref().ptr();
-            static PyObject* const compute = PyUnicode_InternFromString("_compute");
-            PyObject* p = PyObject_CallMethodObjArgs(self, compute, x, y, s, nullptr);
-            if (p && keyed && PyFloat_CheckExact(p)) m.table.emplace(k, nb::borrow<nb::object>(p));
-            return p;
-        } catch (const std::bad_alloc&) {
-            return PyErr_NoMemory();
-        }
-    }
-
-    bool enabled = true;
-    std::unordered_map<Key, nb::object, KeyHash> table;  ///< the key's float, as _compute returned it
-
-private:
-    /// An integer as causal-learn's int(X) takes it (Python or numpy integers), or false.
-    static bool as_index(PyObject* o, std::int32_t& out) {
-        if (PyLong_CheckExact(o)) {  // the common case: no new reference
-            int overflow = 0;
-            const long v = PyLong_AsLongAndOverflow(o, &overflow);
-            out = static_cast<std::int32_t>(v);
-            return overflow == 0 && v == out;  // an exact int cannot fail otherwise
-        }
-        PyObject* i = PyNumber_Index(o);
-        if (!i) {
-            PyErr_Clear();
-            return false;
-        }
-        int overflow = 0;
-        const long v = PyLong_AsLongAndOverflow(i, &overflow);
-        Py_DECREF(i);
-        if (overflow || (v == -1 && PyErr_Occurred())) {
-            PyErr_Clear();
-            return false;
-        }
-        out = static_cast<std::int32_t>(v);
-        return v == out;
-    }
-    static bool key_of(PyObject* x, PyObject* y, PyObject* s, Key& k) {
-        std::int32_t a = 0, b = 0;
-        if (!as_index(x, a) || !as_index(y, b) || a == b) return false;
-        k.v[0] = std::min(a, b);
-        k.v[1] = std::max(a, b);
-        k.n = 2;
-        if (s == Py_None) return true;
-        PyObject* seq = PySequence_Fast(s, "");
-        if (!seq) {
-            PyErr_Clear();
-            return false;
-        }
-        const Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-        bool ok = len <= kMax - 2;
-        for (Py_ssize_t i = 0; ok && i < len; ++i) {
-            std::int32_t v = 0;
-            ok = as_index(PySequence_Fast_GET_ITEM(seq, i), v) && v != a && v != b;
-            k.v[static_cast<std::size_t>(k.n++)] = v;
-        }
-        Py_DECREF(seq);
-        if (!ok) return false;
-        std::sort(k.v.begin() + 2, k.v.begin() + k.n);
-        k.n = static_cast<int>(std::unique(k.v.begin() + 2, k.v.begin() + k.n) - k.v.begin());
-        return true;
-    }
-};
-
 /// An order-MCMC result for McmcResult: the best DAG's arcs (parent, child) and the
 /// CPDAG's edge list as in the HDF5 result; edge_prob and traces as they are.
 nb::dict mcmc_dict(const bn::McmcOutput& o) {
@@ -1004,12 +896,7 @@ NB_MODULE(_cudag, m) {
         .def("test", &CiTester::test, nb::arg("x"), nb::arg("y"), nb::arg("given"))
         .def("test_batch", &CiTester::test_batch, nb::arg("queries"))
         .def("p_value", &CiTester::p_value, nb::arg("x"), nb::arg("y"), nb::arg("given"));
-    static PyType_Slot cit_memo_slots[] = {{Py_tp_call, reinterpret_cast<void*>(&CitMemo::call)}, {0, nullptr}};
-    nb::class_<CitMemo>(m, "CitMemo", nb::type_slots(cit_memo_slots))
-        .def(nb::init<>())
-        .def_rw("_memo_enabled", &CitMemo::enabled)
-        .def("_memo_size", [](const CitMemo& m) { return m.table.size(); })
-        .def("_memo_clear", [](CitMemo& m) { m.table.clear(); });
+    bind_cit_memo(m);
     m.def("mcmc", &run_mcmc, nb::arg("values").none(), nb::arg("names"), nb::arg("text"), nb::arg("source"),
           nb::arg("on_progress").none(), nb::arg("kwargs"));
     m.def("load", &load, nb::arg("path"));

@@ -21,7 +21,7 @@
     .Call(`_cudag_cudag_pc`, data, corr, n, args, skeleton_only, triple_rule)
 }
 
-.cudag_fci <- function(data, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias) {
-    .Call(`_cudag_cudag_fci`, data, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias)
+.cudag_fci <- function(data, corr, n, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias) {
+    .Call(`_cudag_cudag_fci`, data, corr, n, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias)
 }
 

@@ -68,7 +68,13 @@
     return(structure(list(nodes = labels, arcs = arcs, amat = m, learning = learning), class = "cudag_bn"))
   }
   g <- bnlearn::empty.graph(labels)
-  bnlearn::amat(g) <- m
+  # PC's orientation (pcalg's udag2pdagRelaxed) may leave a directed cycle where the data
+  # hold conflicting v-structures (pcalg::pc gives the same graph): the network is returned
+  # as learned, with a warning, where bnlearn's amat<- would refuse it.
+  bnlearn::amat(g, check.cycles = FALSE) <- m
+  if (!bnlearn::acyclic(g, directed = TRUE))
+    warning("the network's directed arcs form a cycle (PC's orientation of conflicting v-structures, as pcalg's): ",
+            "bnlearn's functions that need an acyclic graph refuse it", call. = FALSE)
   g$learning[names(learning)] <- learning
   g
 }
@@ -354,7 +360,10 @@ pc.stable <- function(x, cluster = NULL, whitelist = NULL, blacklist = NULL, tes
 #' Edge confidence by cudag's bootstrap (bnlearn::boot.strength).
 boot.strength <- function(data, cluster = NULL, R = 200, m = nrow(data), algorithm = c("pc.stable", "mcmc"),
                           algorithm.args = list(), cpdag = TRUE, shuffle = TRUE, debug = FALSE, seed = 1) {
-  algorithm <- match.arg(algorithm)
+  if (!is.character(algorithm) || !length(algorithm) || !algorithm[1] %in% c("pc.stable", "mcmc"))
+    stop("algorithm = \"", paste(algorithm, collapse = ","), "\" is not supported: cudag's boot.strength runs ",
+         "\"pc.stable\" and \"mcmc\"", call. = FALSE)
+  algorithm <- algorithm[1]
   d <- .bn_data(data)
   R <- .whole(R, "R", 1)
   if (!identical(as.double(m), as.double(nrow(d$x))))

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# cudag::fci and cudag::rfci: pcalg's interface, pcalg's fciAlgo (src/cudag_r.cpp's .cudag_fci).
+# cudag::fci and cudag::rfci: pcalg's interface, pcalg's fciAlgo (src/cudag_r.cpp's .cudag_fci), on the
+# data or on pcalg's suffStat list(C, n) for gaussCItest (C used as given, as cudag::pc uses it).
 
 .fci <- function(variant, cl, suffStat, indepTest, alpha, labels, p, skel.method, type, fixedGaps, fixedEdges,
                  NAdelete, m.max, pdsep.max, rules, doPdsep, biCC, conservative, maj.rule, selectionBias,
@@ -10,12 +11,14 @@
   if (!all(rules)) stop("rules: cudag applies all ten of pcalg's rules (rules = rep(TRUE, 10))", call. = FALSE)
   if (isTRUE(biCC)) stop("biCC = TRUE is not supported by cudag", call. = FALSE)
   if (isTRUE(conservative) && isTRUE(maj.rule)) stop("Choose either conservative or majority rule", call. = FALSE)
+  if (type == "anytime" && is.infinite(m.max))
+    stop("type = \"anytime\" needs a finite m.max (pcalg's Anytime FCI)", call. = FALSE)
+  if (type == "adaptive" && !is.infinite(m.max))
+    stop("type = \"adaptive\" takes no m.max (pcalg's Adaptive Anytime FCI)", call. = FALSE)
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
-               verbose)
-  if (is.null(a$data))
-    stop("cudag::", variant, " takes the data (suffStat list(data = X)), not list(C, n)", call. = FALSE)
+               verbose, variant)
   pdsep_max <- if (is.infinite(pdsep.max)) -1L else as.integer(pdsep.max)
-  raw <- .finish(.cudag_fci(a$data, a$args, variant, type, pdsep_max, isTRUE(doPdsep),
+  raw <- .finish(.cudag_fci(a$data, a$corr, a$n, a$args, variant, type, pdsep_max, isTRUE(doPdsep),
                             if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L,
                             isTRUE(selectionBias)), a)
   parts <- .parts(raw)
@@ -33,7 +36,7 @@
             class = "cudag_fci")
 }
 
-#' FCI with pcalg's interface (pcalg::fci), on the data.
+#' FCI with pcalg's interface (pcalg::fci), on the data or list(C, n).
 fci <- function(suffStat, indepTest, alpha, labels, p, skel.method = c("stable", "original", "stable.fast"),
                 type = c("normal", "anytime", "adaptive"), fixedGaps = NULL, fixedEdges = NULL, NAdelete = TRUE,
                 m.max = Inf, pdsep.max = Inf, rules = rep(TRUE, 10), doPdsep = TRUE, biCC = FALSE,
@@ -44,7 +47,7 @@ fci <- function(suffStat, indepTest, alpha, labels, p, skel.method = c("stable",
        m.max, pdsep.max, rules, doPdsep, biCC, conservative, maj.rule, selectionBias, verbose, backend, threads)
 }
 
-#' RFCI with pcalg's interface (pcalg::rfci), on the data.
+#' RFCI with pcalg's interface (pcalg::rfci), on the data or list(C, n).
 rfci <- function(suffStat, indepTest, alpha, labels, p, skel.method = c("stable", "original", "stable.fast"),
                  fixedGaps = NULL, fixedEdges = NULL, NAdelete = TRUE, m.max = Inf, rules = rep(TRUE, 10),
                  conservative = FALSE, maj.rule = FALSE, numCores = 1, verbose = FALSE, backend = "auto",

@@ -29,31 +29,44 @@ cmiknnCItest <- function(x, y, S, suffStat)
   f(x, y, S, suffStat)
 }
 
-# The cudag test of `indepTest` (a function or a name), or one error naming what is known.
-.test_name <- function(indepTest) {
+# The cudag test of `indepTest` (a function or a name), or one error naming what was given
+# and what is known; `caller`: the learner (pc, skeleton, fci, rfci) whose pcalg form runs it.
+.test_name <- function(indepTest, caller = "pc") {
+  given <- NULL
   if (is.character(indepTest) && length(indepTest) == 1) {
     if (indepTest %in% names(.cudag_tests)) return(indepTest)
     if (indepTest %in% .cudag_tests) return(names(.cudag_tests)[match(indepTest, .cudag_tests)])
+    given <- paste0("\"", indepTest, "\" is not a test cudag knows")
   } else if (is.function(indepTest)) {
     for (name in names(.cudag_tests)) {
       if (identical(indepTest, get(name, envir = asNamespace("cudag")))) return(name)
       f <- .pcalg_fun(name)
       if (!is.null(f) && identical(indepTest, f)) return(name)
     }
+    if (requireNamespace("pcalg", quietly = TRUE)) {
+      for (name in getNamespaceExports("pcalg"))
+        if (identical(indepTest, getExportedValue("pcalg", name))) {
+          given <- paste0("pcalg::", name, " is not one of them")
+          break
+        }
+    }
+    if (is.null(given)) given <- "an R function of your own cannot run inside cudag"
+  } else {
+    given <- paste0("a ", class(indepTest)[1], " is neither a test function nor a test's name")
   }
   stop("indepTest: cudag runs gaussCItest, disCItest, binCItest (pcalg's or cudag's) and cmiknnCItest ",
-       "(or their names); an R function of your own cannot run inside cudag: use pcalg::pc for it",
-       call. = FALSE)
+       "(or their names); ", given, ": use pcalg::", caller, " for it", call. = FALSE)
 }
 
-# A data matrix from suffStat (a matrix or a data frame), numeric, with the column named.
-.numeric_data <- function(d, what, test) {
+# A data matrix from suffStat (a matrix or a data frame), numeric, with the column named
+# (`hint`: name the discrete test where gaussCItest meets a factor in the data).
+.numeric_data <- function(d, what, test, hint = test == "gaussCItest") {
   if (is.data.frame(d)) {
     bad <- !vapply(d, is.numeric, logical(1))
     if (any(bad))
       stop(what, ": column '", names(d)[which(bad)[1]], "' is ", class(d[[which(bad)[1]]])[1],
            ", not numeric: ", test, " needs numbers",
-           if (test == "gaussCItest") " (discrete data: disCItest)" else "", call. = FALSE)
+           if (hint) " (discrete data: disCItest)" else "", call. = FALSE)
     d <- as.matrix(d)
   }
   if (!is.matrix(d) || !is.numeric(d)) stop(what, " must be a numeric matrix or data frame", call. = FALSE)
@@ -103,8 +116,8 @@ cmiknnCItest <- function(x, y, S, suffStat)
 # The common arguments checked and the input read from suffStat: the test, the data or C
 # and n, CMIknn's settings, the labels, m.max as cudag's max level, fixedGaps / fixedEdges.
 .inputs <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend,
-                    threads, verbose) {
-  test <- .test_name(indepTest)
+                    threads, verbose, caller) {
+  test <- .test_name(indepTest, caller)
   if (!is.numeric(alpha) || length(alpha) != 1 || !(alpha > 0 && alpha < 1))
     stop("alpha must be one number in (0, 1)", call. = FALSE)
   if (!isTRUE(NAdelete))
@@ -118,12 +131,9 @@ cmiknnCItest <- function(x, y, S, suffStat)
   cmi <- list()
   if (test == "gaussCItest") {
     if (is.list(suffStat) && !is.data.frame(suffStat) && !is.null(suffStat$C)) {
-      corr <- suffStat$C
-      if (is.data.frame(corr)) corr <- as.matrix(corr)
-      if (!is.matrix(corr) || !is.numeric(corr)) stop("suffStat$C must be a numeric matrix", call. = FALSE)
-      storage.mode(corr) <- "double"
+      corr <- .numeric_data(suffStat$C, "suffStat$C", test, hint = FALSE)
       n <- suffStat$n
-      if (!is.numeric(n) || length(n) != 1) stop("suffStat$n must be the sample size", call. = FALSE)
+      if (!is.numeric(n) || length(n) != 1) stop("suffStat$n must be the sample size (one number)", call. = FALSE)
     } else {
       d <- if (is.list(suffStat) && !is.data.frame(suffStat)) suffStat$data else suffStat
       if (is.null(d)) stop("suffStat: gaussCItest needs list(C, n) or the data (list(data = X) or X)", call. = FALSE)
@@ -165,7 +175,7 @@ cmiknnCItest <- function(x, y, S, suffStat)
 .run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
                  backend, threads, verbose, skeleton_only, triple_rule = 0L) {
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
-               verbose)
+               verbose, if (skeleton_only) "skeleton" else "pc")
   .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule)), a)
 }
 

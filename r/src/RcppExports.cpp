@@ -79,14 +79,17 @@ RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP a
     END_RCPP
 }
 // cudag_fci
-Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
-                     int triple_rule, bool selection_bias);
-RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP argsSEXP, SEXP variantSEXP, SEXP typeSEXP, SEXP pdsep_maxSEXP,
-                                 SEXP do_pdsepSEXP, SEXP triple_ruleSEXP, SEXP selection_biasSEXP) {
+Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::string variant, std::string type,
+                     int pdsep_max, bool do_pdsep, int triple_rule, bool selection_bias);
+RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP variantSEXP,
+                                 SEXP typeSEXP, SEXP pdsep_maxSEXP, SEXP do_pdsepSEXP, SEXP triple_ruleSEXP,
+                                 SEXP selection_biasSEXP) {
     BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter<SEXP>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<SEXP>::type corr(corrSEXP);
+    Rcpp::traits::input_parameter<double>::type n(nSEXP);
     Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
     Rcpp::traits::input_parameter<std::string>::type variant(variantSEXP);
     Rcpp::traits::input_parameter<std::string>::type type(typeSEXP);
@@ -95,7 +98,7 @@ RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP argsSEXP, SEXP variantSEXP,
     Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
     Rcpp::traits::input_parameter<bool>::type selection_bias(selection_biasSEXP);
     rcpp_result_gen =
-        Rcpp::wrap(cudag_fci(data, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias));
+        Rcpp::wrap(cudag_fci(data, corr, n, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias));
     return rcpp_result_gen;
     END_RCPP
 }
@@ -105,7 +108,7 @@ static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_bn_score", (DL_FUNC
                                               {"_cudag_cudag_bn_pc", (DL_FUNC)&_cudag_cudag_bn_pc, 2},
                                               {"_cudag_cudag_resample_rows", (DL_FUNC)&_cudag_cudag_resample_rows, 4},
                                               {"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 6},
-                                              {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 8},
+                                              {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 10},
                                               {NULL, NULL, 0}};
 
 RcppExport void R_init_cudag(DllInfo* dll) {

@@ -49,12 +49,12 @@ run::DataReader numbers_reader(const Dataset& numbers) {
 /// default), the discrete columns of cg-bic.
 run::ScoreJob score_job(const Rcpp::List& a) {
     run::ScoreJob s;
-    s.score = Rcpp::as<std::string>(a["score"]);
-    if (s.score == "bdeu") {
+    s.score = bn::parse_score(Rcpp::as<std::string>(a["score"]));
+    if (s.score == bn::ScoreKind::BDeu) {
         s.iss = Rcpp::as<double>(a["iss"]);
         s.iss_given = true;
     }
-    if (s.score == "bge") {
+    if (s.score == bn::ScoreKind::BGe) {
         s.am = Rcpp::as<double>(a["am"]);
         s.am_given = true;
         const double aw = Rcpp::as<double>(a["aw"]);
@@ -63,7 +63,7 @@ run::ScoreJob score_job(const Rcpp::List& a) {
             s.aw_given = true;
         }
     }
-    if (s.score == "cg-bic") s.discrete_columns = Rcpp::as<std::vector<std::string>>(a["discrete"]);
+    if (s.score == bn::ScoreKind::CgBic) s.discrete_columns = Rcpp::as<std::vector<std::string>>(a["discrete"]);
     return s;
 }
 
@@ -144,13 +144,14 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     if (!std::isnan(burn_in)) job.burn_in = static_cast<std::int64_t>(burn_in);
     job.thin = static_cast<std::int64_t>(Rcpp::as<double>(args["thin"]));
     job.seed = static_cast<std::uint64_t>(Rcpp::as<double>(args["seed"]));
-    job.space = Rcpp::as<std::string>(args["space"]);
+    job.space = run::parse_space(Rcpp::as<std::string>(args["space"]));
     job.alpha = Rcpp::as<double>(args["alpha"]);
-    job.alpha_given = job.space != "all";  // --alpha applies to the PC skeleton of --space pc / iterative
-    job.order_score = Rcpp::as<std::string>(args["order_score"]);
-    job.moves = Rcpp::as<std::string>(args["moves"]);
+    // --alpha applies to the PC skeleton of --space pc / iterative
+    job.alpha_given = job.space.kind != run::SpaceKind::All;
+    job.order_score = bn::parse_order_score(Rcpp::as<std::string>(args["order_score"]));
+    job.moves = bn::parse_moves(Rcpp::as<std::string>(args["moves"]));
     job.edge_penalty = Rcpp::as<double>(args["edge_penalty"]);
-    job.backend = Rcpp::as<std::string>(args["backend"]);
+    job.backend = parse_backend(Rcpp::as<std::string>(args["backend"]));
     job.threads = Rcpp::as<int>(args["threads"]);
     job.quiet = !Rcpp::as<bool>(args["verbose"]);
     job.verbose = !job.quiet;
@@ -193,13 +194,14 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::PcJob job;
     job.data = "data";
-    job.test = Rcpp::as<std::string>(args["test"]);
-    job.dof = job.test == "fisher-z" ? "" : "gpupc";  // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
+    job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
+    // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
+    if (job.test != skeleton::TestKind::FisherZ) job.dof = ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
     job.cfg.max_level = Rcpp::as<int>(args["max_level"]);
     job.cfg.orient = !Rcpp::as<bool>(args["undirected"]);
     job.cfg.backend.threads = Rcpp::as<int>(args["threads"]);
-    job.backend = Rcpp::as<std::string>(args["backend"]);
+    job.backend = parse_backend(Rcpp::as<std::string>(args["backend"]));
     job.quiet = !Rcpp::as<bool>(args["verbose"]);
     job.verbose = !job.quiet;
     job.knowledge.values.forbid = arc_lines(args, "black_from", "black_to", "blacklist");

@@ -297,27 +297,83 @@ struct RunArgs {
     }
 };
 
+/// pcalg's suffStat list(C, n) for gaussCItest (R/pc.R's .inputs): the Dataset of its shape
+/// (n samples, the labels, no values) and the skeleton search's settings with C as given
+/// (pc::PcConfig::correlation), for PC (cudag_pc) and FCI / RFCI (cudag_fci) alike.
+struct CorrelationInput {
+    Dataset data;
+    pc::PcConfig cfg;
+
+    CorrelationInput(SEXP corr, double n, const RunArgs& a) {
+        const std::vector<std::string>& names = a.names;
+        const Rcpp::NumericMatrix c(corr);
+        const auto p = static_cast<std::int64_t>(names.size());
+        if (c.nrow() != p || c.ncol() != p)
+            throw InputError("suffStat$C must be a " + std::to_string(p) + " x " + std::to_string(p) + " matrix");
+        if (!(n >= 1) || n != std::floor(n)) throw InputError("suffStat$n must be a positive whole number");
+        auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
+        const double* col = c.begin();  // column-major: [i, j] at j * p + i
+        double* row = rowmajor->data();
+        // The transpose in blocks (element by element, C's columns are p doubles apart), then
+        // the first non-finite value in (row, column) order named.
+        constexpr std::int64_t kBlock = 64;
+        bool finite = true;
+        for (std::int64_t ib = 0; ib < p; ib += kBlock)
+            for (std::int64_t jb = 0; jb < p; jb += kBlock)
+                for (std::int64_t i = ib; i < std::min(ib + kBlock, p); ++i)
+                    for (std::int64_t j = jb; j < std::min(jb + kBlock, p); ++j) {
+                        const double v = col[j * p + i];
+                        finite = finite && std::isfinite(v);
+                        row[i * p + j] = v;
+                    }
+        for (std::int64_t k = 0; !finite && k < p * p; ++k)
+            if (!std::isfinite(row[k]))
+                throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(k / p + 1) + ", " +
+                                 std::to_string(k % p + 1) + "]");
+        data.n_samples = static_cast<std::int64_t>(n);
+        data.n_vars = p;
+        data.names = names;
+        data.source = "suffStat";
+        cfg.test.kind = skeleton::TestKind::FisherZ;
+        cfg.alpha = a.alpha;
+        cfg.max_level = a.max_level;
+        cfg.backend.kind = parse_backend(a.backend);
+        cfg.backend.threads = a.threads;
+        cfg.correlation = rowmajor;
+        cfg.knowledge = read_knowledge({}, a.knowledge, names);
+        cfg.on_level = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
+        if (a.verbose)
+            cfg.on_level = [](const skeleton::LevelStats& s) {
+                Rprintf("cudag: level %d: %lld tests, %lld edges removed, %lld left (%.3f s)\n", s.level,
+                        static_cast<long long>(s.tests), static_cast<long long>(s.removed),
+                        static_cast<long long>(s.edges_after), s.seconds);
+                throw_if_interrupted();
+            };
+    }
+};
+
 /// A PC job on data held in R: the test and its settings as cudag pc's options.
 run::PcJob data_job(const RunArgs& a) {
-    const std::string& test = a.test;
+    const skeleton::TestKind test = skeleton::parse_test(a.test);
     const Rcpp::List& cmi = a.cmi;
     run::PcJob job;
     job.data = "suffStat$data";
     job.test = test;
-    job.dof = test == "fisher-z" || test == "cmiknn" ? "" : "pcalg";
+    if (test != skeleton::TestKind::FisherZ && test != skeleton::TestKind::CmiKnn) job.dof = ci::DofRule::Pcalg;
     job.cfg.alpha = a.alpha;
     job.cfg.max_level = a.max_level;
     job.cfg.backend.threads = a.threads;
-    job.backend = a.backend;
+    job.backend = parse_backend(a.backend);
     job.quiet = !a.verbose;
     job.verbose = a.verbose;
     job.knowledge.values = a.knowledge;
-    if (test == "cmiknn") {
+    if (test == skeleton::TestKind::CmiKnn) {
         const auto given = [&](const char* key) { return cmi.containsElementNamed(key); };
         if (given("knn")) job.cmi.spec.knn = Rcpp::as<double>(cmi["knn"]);
         if (given("shuffle.neighbors")) job.cmi.spec.shuffle_neighbors = Rcpp::as<int>(cmi["shuffle.neighbors"]);
         if (given("permutations")) job.cmi.spec.permutations = Rcpp::as<int>(cmi["permutations"]);
-        if (given("transform")) job.cmi.transform = Rcpp::as<std::string>(cmi["transform"]);
+        if (given("transform"))
+            job.cmi.spec.transform = ci::parse_cmi_transform(Rcpp::as<std::string>(cmi["transform"]));
         if (given("seed")) job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(cmi["seed"]));
     }
     return job;
@@ -346,60 +402,16 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
     const RunArgs a(args);
     const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     const std::vector<std::string>& names = a.names;
-    const auto level_hook = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
     const GraphSlot graph = skeleton_only ? GraphSlot::Skeleton : GraphSlot::Cpdag;
 
     if (!Rf_isNull(corr)) {  // pcalg's suffStat list(C, n): C used as given
-        const Rcpp::NumericMatrix c(corr);
-        const auto p = static_cast<std::int64_t>(names.size());
-        if (c.nrow() != p || c.ncol() != p)
-            throw InputError("suffStat$C must be a " + std::to_string(p) + " x " + std::to_string(p) + " matrix");
-        if (!(n >= 1) || n != std::floor(n)) throw InputError("suffStat$n must be a positive whole number");
-        auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
-        const double* col = c.begin();  // column-major: [i, j] at j * p + i
-        double* row = rowmajor->data();
-        // The transpose in blocks (element by element, C's columns are p doubles apart), then
-        // the first non-finite value in (row, column) order named.
-        constexpr std::int64_t kBlock = 64;
-        bool finite = true;
-        for (std::int64_t ib = 0; ib < p; ib += kBlock)
-            for (std::int64_t jb = 0; jb < p; jb += kBlock)
-                for (std::int64_t i = ib; i < std::min(ib + kBlock, p); ++i)
-                    for (std::int64_t j = jb; j < std::min(jb + kBlock, p); ++j) {
-                        const double v = col[j * p + i];
-                        finite = finite && std::isfinite(v);
-                        row[i * p + j] = v;
-                    }
-        for (std::int64_t k = 0; !finite && k < p * p; ++k)
-            if (!std::isfinite(row[k]))
-                throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(k / p + 1) + ", " +
-                                 std::to_string(k % p + 1) + "]");
-        Dataset d;
-        d.n_samples = static_cast<std::int64_t>(n);
-        d.n_vars = p;
-        d.names = names;
-        d.source = "suffStat";
-        pc::PcConfig cfg;
-        cfg.test.kind = skeleton::TestKind::FisherZ;
-        cfg.alpha = a.alpha;
-        cfg.max_level = a.max_level;
-        cfg.backend.kind = parse_backend(a.backend);
-        cfg.backend.threads = a.threads;
-        cfg.correlation = rowmajor;
+        CorrelationInput in(corr, n, a);
+        pc::PcConfig& cfg = in.cfg;
         cfg.orient = !skeleton_only;
         cfg.conservative = triple_rule == 1;
         cfg.majority = triple_rule == 2;
         run::set_triple_check(cfg);
-        cfg.knowledge = read_knowledge({}, a.knowledge, names);
-        cfg.on_level = level_hook;
-        if (a.verbose)
-            cfg.on_level = [](const skeleton::LevelStats& s) {
-                Rprintf("cudag: level %d: %lld tests, %lld edges removed, %lld left (%.3f s)\n", s.level,
-                        static_cast<long long>(s.tests), static_cast<long long>(s.removed),
-                        static_cast<long long>(s.edges_after), s.seconds);
-                throw_if_interrupted();
-            };
-        return result_list(pc::run_pc(d, cfg), {}, args["gaps"], graph);
+        return result_list(pc::run_pc(in.data, cfg), {}, args["gaps"], graph);
     }
 
     run::PcJob job = data_job(a);
@@ -417,25 +429,31 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
 }
 
 // [[Rcpp::export(.cudag_fci)]]
-Rcpp::List cudag_fci(SEXP data, Rcpp::List args, std::string variant, std::string type, int pdsep_max, bool do_pdsep,
-                     int triple_rule, bool selection_bias) {
+Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::string variant, std::string type,
+                     int pdsep_max, bool do_pdsep, int triple_rule, bool selection_bias) {
     const RunArgs a(args);
     const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     run::FciJob job;
     job.pc = data_job(a);
-    job.variant = variant;
-    job.type = type;
+    job.fci.variant = fci::parse_variant(variant);
+    job.fci.type = fci::parse_fci_type(type);
     job.fci.pdsep = do_pdsep;
     job.fci.pdsep_max = pdsep_max;
     job.fci.conservative = triple_rule == 1;
     job.fci.majority = triple_rule == 2;
     job.no_selection_bias = !selection_bias;
-    const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), a.names, job.pc.data);
     std::vector<std::string> warnings;
-    run::PcHooks hooks = data_hooks(numbers, warnings);
-    mpi::Environment& env = environment();
-    std::unique_ptr<mpi::Communicator> comm = env.world();
-    std::optional<pc::PcResult> result = std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
+    std::optional<pc::PcResult> result;
+    if (!Rf_isNull(corr)) {  // pcalg's suffStat list(C, n): C used as given, as cudag_pc uses it
+        const CorrelationInput in(corr, n, a);
+        result = run::run_fci(in.data, in.cfg, job);
+    } else {
+        const Dataset numbers = matrix_dataset(Rcpp::NumericMatrix(data), a.names, job.pc.data);
+        run::PcHooks hooks = data_hooks(numbers, warnings);
+        mpi::Environment& env = environment();
+        std::unique_ptr<mpi::Communicator> comm = env.world();
+        result = std::move(run::run_fci(job, "cudag::" + variant, env, comm, hooks).result);
+    }
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
     Rcpp::List out = result_list(*result, warnings, args["gaps"], GraphSlot::None);
     std::vector<int> pa, pb, ma, mb;  // the PAG's edges a < b with the marks at a and at b

@@ -440,7 +440,7 @@ OrderMcmcResult run_mcmc(const ScoreTable& table, const McmcRunConfig& cfg, mpi:
         const auto segment_start = clock::now();
         std::int64_t until = std::min(opts.iterations, done + segment);
         if (cfg.checkpoint_every > 0) until = std::min(until, (done / cfg.checkpoint_every + 1) * cfg.checkpoint_every);
-        if (cfg.stop_after > done) until = std::min(until, cfg.stop_after);
+        if (cfg.stop_after && *cfg.stop_after > done) until = std::min(until, *cfg.stop_after);
         if (cfg.advance)
             cfg.advance(states, until);
         else

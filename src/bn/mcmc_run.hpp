@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -41,7 +42,7 @@ struct McmcRunConfig {
     /// The values config_hash covers, by option, so that a refused resume names the one
     /// that differs (io::CheckpointFile::open).
     io::CheckpointSettings settings;
-    std::int64_t stop_after = -1;  ///< testing: stop after the checkpoint at this iteration
+    std::optional<std::int64_t> stop_after;  ///< testing: stop after the checkpoint at this iteration
     /// Several ranks: every rank writes its own chains' states into the checkpoint
     /// (parallel HDF5, io::write_checkpoint_in_parts) instead of gathering them on rank 0.
     /// The same file either way.

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "bn/proposal.hpp"
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/exact_math.hpp"
 #include "core/parallel.hpp"
@@ -153,6 +154,16 @@ std::vector<std::int32_t> respect_required(const ScoreTable& table, const std::v
 }
 
 }  // namespace
+
+namespace {
+constexpr Choice<OrderScoreMode> kOrderScores[] = {{"max", OrderScoreMode::Max}, {"sum", OrderScoreMode::Sum}};
+constexpr Choice<MoveSet> kMoveSets[] = {{"swap", MoveSet::Swap}, {"bidag", MoveSet::Bidag}};
+}  // namespace
+
+OrderScoreMode parse_order_score(const std::string& name) { return parse_choice(kOrderScores, "--order-score", name); }
+std::string to_string(OrderScoreMode m) { return choice_word(kOrderScores, m); }
+MoveSet parse_moves(const std::string& name) { return parse_choice(kMoveSets, "--moves", name); }
+std::string to_string(MoveSet m) { return choice_word(kMoveSets, m); }
 
 void check_options(const OrderMcmcOptions& opts) {
     CUDAG_EXPECTS(opts.chains >= 1, "order MCMC needs at least one chain, not " + std::to_string(opts.chains));

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "bn/proposal.hpp"
@@ -28,6 +29,13 @@
 namespace cudag::bn {
 
 enum class OrderScoreMode : int { Sum, Max };
+
+/// --order-score: "max" or "sum"; anything else is an InputError naming the option and the choices.
+OrderScoreMode parse_order_score(const std::string& name);
+std::string to_string(OrderScoreMode m);
+/// --moves: "swap" or "bidag"; anything else is an InputError naming the option and the choices.
+MoveSet parse_moves(const std::string& name);
+std::string to_string(MoveSet m);
 
 struct OrderMcmcOptions {
     int chains = 4;

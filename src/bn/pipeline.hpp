@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ struct McmcConfig {
     bool resume = false;
     std::int64_t checkpoint_every = 0;
     double checkpoint_seconds = 0.0;
-    std::int64_t stop_after = -1;
+    std::optional<std::int64_t> stop_after;
     bool collective_checkpoints = false;
     /// What the scores were computed from (the data as scored, the score and its
     /// parameters), by digest and by name: a checkpoint holds them with the rest of this

@@ -23,6 +23,11 @@ std::optional<ScoreKind> parse_score_kind(const std::string& name) {
     return std::nullopt;
 }
 
+ScoreKind parse_score(const std::string& name) {
+    if (const std::optional<ScoreKind> kind = parse_score_kind(name)) return *kind;
+    throw InputError("unknown --score '" + name + "' (available: bdeu, k2, bge, cg-bic)");
+}
+
 const char* score_name(ScoreKind kind) {
     switch (kind) {
         case ScoreKind::BDeu:

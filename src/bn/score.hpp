@@ -33,6 +33,8 @@ struct ScoreSpec {
 
 /// "bdeu", "k2", "bge" or "cg-bic" (as `--score` spells them); nullopt for anything else.
 std::optional<ScoreKind> parse_score_kind(const std::string& name);
+/// As parse_score_kind; an unknown name is an InputError naming --score and the choices.
+ScoreKind parse_score(const std::string& name);
 /// The name parse_score_kind reads.
 const char* score_name(ScoreKind kind);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
@@ -60,13 +61,12 @@ Knowledge knowledge_on(const Knowledge& k, const std::vector<std::int32_t>& kept
     return out;
 }
 
-const char* to_string(Resample r) { return r == Resample::Half ? "half" : "bootstrap"; }
+namespace {
+constexpr Choice<Resample> kResamples[] = {{"bootstrap", Resample::Bootstrap}, {"half", Resample::Half}};
+}  // namespace
 
-Resample parse_resample(const std::string& s) {
-    if (s == "bootstrap") return Resample::Bootstrap;
-    if (s == "half") return Resample::Half;
-    throw InputError("unknown --resample '" + s + "' (available: bootstrap, half)");
-}
+const char* to_string(Resample r) { return choice_word(kResamples, r); }
+Resample parse_resample(const std::string& s) { return parse_choice(kResamples, "--resample", s); }
 
 void validate(const Options& b, std::int64_t n_samples) {
     if (b.replicates < 1) throw InputError("--bootstrap must be at least 1, got " + std::to_string(b.replicates));

@@ -219,7 +219,8 @@ Table count_rounds(const Options& b, TableKind kind, const Schedule& rb, mpi::Co
         if (!ckpt) continue;
         // A checkpoint at this round's boundary: every kCheckpointSeconds, and before a
         // stop asked for testing (--stop-after-level N: after N replicates or more).
-        const bool stop = ckpt->stop_after >= 0 && done >= ckpt->stop_after && done < b.replicates;
+        const std::optional<std::int64_t> after = ckpt->stop_after;
+        const bool stop = after && *after >= 0 && done >= *after && done < b.replicates;
         const double since = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count();
         // The same decision on every rank: rank 0's clock.
         std::int64_t write = !ckpt->path.empty() && done < b.replicates && (stop || since >= kCheckpointSeconds);

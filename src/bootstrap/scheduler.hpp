@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,8 +56,8 @@ struct Checkpoint {
     bool keep = false;        ///< --keep-checkpoint: the finished run's totals saved too (done = B)
     std::int64_t n_vars = 0;  ///< the data's variables (the checkpoint's pairs are checked)
     /// Testing: stop (skeleton::StoppedAfterLevel, its level the replicates done) after a
-    /// checkpoint of this many replicates or more; -1: never.
-    std::int64_t stop_after = -1;
+    /// checkpoint of this many replicates or more; unset (or negative): never.
+    std::optional<std::int64_t> stop_after;
     /// Rank 0, at each write: the provenance the file keeps.
     std::function<Provenance()> provenance;
     /// Every rank, after each checkpoint: the replicates it holds.

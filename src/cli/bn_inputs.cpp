@@ -4,7 +4,7 @@
 namespace cudag::cli {
 
 void add_score_options(CLI::App& cmd, run::ScoreJob& o, ScoreOptionRefs& refs) {
-    cmd.add_option("--score", o.score,
+    cmd.add_option("--score", refs.score,
                    "bdeu or k2 (discrete data, as bnlearn), bge (continuous, as BiDAG) or cg-bic (mixed "
                    "discrete-continuous data: the conditional-Gaussian BIC of Andrews et al. 2018; label columns "
                    "discrete, numeric ones continuous)")
@@ -26,7 +26,7 @@ void add_score_options(CLI::App& cmd, run::ScoreJob& o, ScoreOptionRefs& refs) {
                    "cg-bic: read these columns (comma separated names) as continuous numbers")
         ->delimiter(',')
         ->type_name("COL[,COL...]");
-    cmd.add_option("--missing", o.missing,
+    cmd.add_option("--missing", refs.missing,
                    "missing cells (empty, NA, NaN, --na-values): error (refuse them) or listwise (drop every "
                    "incomplete row first); a score sums over one table's rows, so testwise is refused")
         ->capture_default_str();

@@ -43,12 +43,6 @@ BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, std::string& re
     return r;
 }
 
-/// add_bootstrap_options with --resample bound to the job's own text member.
-template <class Job>
-BootstrapOptionRefs add_bootstrap_options(CLI::App& cmd, Job& a, const std::string& what) {
-    return add_bootstrap_options(cmd, a, a.resample, what);
-}
-
 /// One line for a use the run would otherwise ignore: --bootstrap given below 1 (0 would run
 /// the search once), --consensus without --bootstrap, --resample without --bootstrap (or
 /// `other_resampler`, an option of the command that resamples too, when it is given).

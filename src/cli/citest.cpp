@@ -21,8 +21,8 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
         ->required();
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
-    add_table_options(*cmd, a.missing, a.discrete_columns, a.continuous_columns);
-    cmd->add_option("--test", a.test,
+    add_table_options(*cmd, args.missing, a.discrete_columns, a.continuous_columns);
+    cmd->add_option("--test", args.test,
                     "cmiknn, fisher-z (continuous), chi-square or g-square (discrete), cg-lrt or regression (mixed)")
         ->required();
     auto* x = cmd->add_option("--x", a.x, "name of X (a column of --data)");
@@ -35,12 +35,12 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
         ->excludes(x)
         ->excludes(y)
         ->excludes(given);
-    cmd->add_option("--backend", a.backend,
+    cmd->add_option("--backend", args.backend,
                     "where --queries' batch runs: auto (a GPU when one is visible and the test has a GPU "
                     "engine), cpu or cuda; single tests run on the CPU")
         ->capture_default_str();
-    cmd->add_option("--dof", a.dof, "chi-square/g-square degrees of freedom: gpupc, pcalg or causal-learn");
-    cmd->add_option("--compat", a.compat,
+    cmd->add_option("--dof", args.dof, "chi-square/g-square degrees of freedom: gpupc, pcalg or causal-learn");
+    cmd->add_option("--compat", args.compat,
                     "pcalg (default) or causal-learn: fisher-z p arithmetic and the default --dof")
         ->capture_default_str();
     add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, false);
@@ -71,7 +71,7 @@ int run_batch(const CitestArgs& args, run::CitestJob a) {
     for (std::size_t q = 0; q < queries.size(); ++q) {
         const run::CitestQuery& t = queries[q];
         if (args.json) {
-            os << "{\"test\": " << io::json_quote(a.test) << ", \"x\": " << io::json_quote(t.x)
+            os << "{\"test\": " << io::json_quote(skeleton::to_string(a.test)) << ", \"x\": " << io::json_quote(t.x)
                << ", \"y\": " << io::json_quote(t.y) << ", \"given\": " << json_names(t.given)
                << ", \"n_samples\": " << r.n_samples << ", \"statistic\": " << exact_number(r.statistic[q])
                << ", \"p_value\": " << exact_number(r.p[q]) << "}\n";
@@ -89,12 +89,17 @@ int run_batch(const CitestArgs& args, run::CitestJob a) {
 
 int run_citest(const CitestArgs& args) {
     run::CitestJob a = args.job;
+    a.test = skeleton::parse_test(args.test);
+    a.compat = skeleton::parse_compat(args.compat);
+    a.dof = run::parse_unless_empty(args.dof, skeleton::parse_dof);
+    a.backend = parse_backend(args.backend);
+    a.missing = parse_missing(args.missing);
     a.given = split_commas(args.given);
-    a.cmi.given = given_names(args.cmi_options);
+    apply_cmi_options(args.cmi_options, a.cmi);
     if (!args.queries.empty()) return run_batch(args, a);
     if (a.x.empty() || a.y.empty()) throw InputError("citest needs --x and --y (or --queries FILE)");
     const run::CitestOutput r = run::run_citest(a);
-    const std::string& test = a.test;
+    const std::string test = skeleton::to_string(a.test);
     const std::vector<std::string>& given = a.given;
     const int l = static_cast<int>(given.size());
     if (args.json) {

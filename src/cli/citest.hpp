@@ -23,7 +23,10 @@ struct CitestArgs {
     std::string given;
     std::string queries;  ///< --queries FILE: a batch instead of --x/--y/--given
     bool json = false;
-    std::vector<const CLI::Option*> cmi_options;
+    CmiOptions cmi_options;
+    /// --test, --dof ("": the compat's), --compat, --backend, --missing as given (parsed into
+    /// the job's by run_citest).
+    std::string test, dof, compat = "pcalg", backend = "auto", missing = "error";
 };
 
 /// Registers the `citest` subcommand on `app`, filling `a` when parsed.

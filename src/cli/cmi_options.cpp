@@ -5,8 +5,8 @@
 
 namespace cudag::cli {
 
-void add_cmi_knn_options(CLI::App& cmd, run::CmiKnnJob& o, std::vector<const CLI::Option*>& added,
-                         bool early_stop_flag) {
+void add_cmi_knn_options(CLI::App& cmd, run::CmiKnnJob& o, CmiOptions& text, bool early_stop_flag) {
+    std::vector<const CLI::Option*>& added = text.added;
     const std::string g = "CMIknn (--test cmiknn)";
     added.push_back(cmd.add_option("--knn", o.spec.knn,
                                    "k of the CMI estimator: below 1 a fraction of the samples "
@@ -22,10 +22,11 @@ void add_cmi_knn_options(CLI::App& cmd, run::CmiKnnJob& o, std::vector<const CLI
                                    "surrogates B of the permutation p-value (1 + #>=)/(1 + B)")
                         ->capture_default_str()
                         ->group(g));
-    added.push_back(cmd.add_option("--transform", o.transform, "column transform: ranks, standardize, uniform or none")
-                        ->capture_default_str()
-                        ->group(g));
-    added.push_back(cmd.add_option("--permute", o.permute, "the variable the surrogates permute: x or y")
+    added.push_back(
+        cmd.add_option("--transform", text.transform, "column transform: ranks, standardize, uniform or none")
+            ->capture_default_str()
+            ->group(g));
+    added.push_back(cmd.add_option("--permute", text.permute, "the variable the surrogates permute: x or y")
                         ->capture_default_str()
                         ->group(g));
     added.push_back(
@@ -47,6 +48,12 @@ std::vector<std::string> given_names(const std::vector<const CLI::Option*>& adde
     for (const CLI::Option* opt : added)
         if (opt->count() > 0) out.push_back(opt->get_name());
     return out;
+}
+
+void apply_cmi_options(const CmiOptions& text, run::CmiKnnJob& o) {
+    o.given = given_names(text.added);
+    o.spec.transform = ci::parse_cmi_transform(text.transform);
+    o.spec.permute = ci::parse_cmi_permute(text.permute);
 }
 
 }  // namespace cudag::cli

@@ -16,7 +16,8 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
     run::FciJob& j = args.job;
     auto* cmd = app.add_subcommand(
         "fci", "FCI / RFCI: learn a PAG (edges with tail, arrowhead and circle marks) allowing hidden common causes");
-    cmd->add_option("--variant", j.variant, "fci (default; pcalg's fci) or rfci (pcalg's rfci)")->capture_default_str();
+    cmd->add_option("--variant", args.variant, "fci (default; pcalg's fci) or rfci (pcalg's rfci)")
+        ->capture_default_str();
     add_skeleton_options(cmd, j.pc, args.text, args.cmi_options,
                          "extra outputs beside --out, comma-separated: edges (mark strings o->, <->, -->, ...), "
                          "dot, json, amat (pcalg's amat.pag, written as .pag.amat.csv), cl (causal-learn's "
@@ -44,7 +45,7 @@ CLI::App* add_fci_command(CLI::App& app, FciArgs& args) {
     cmd->add_flag("--majority-rule", j.fci.majority,
                   "decide unshielded triples by majority over all separating subsets (pcalg's maj.rule)");
     cmd->add_flag("--no-selection-bias", j.no_selection_bias, "skip rules R5-R7 (pcalg's selectionBias = FALSE)");
-    cmd->add_option("--type", j.type,
+    cmd->add_option("--type", args.type,
                     "fci: normal, anytime (needs --max-level, which then caps Possible-D-SEP too) or adaptive "
                     "(Possible-D-SEP capped by the skeleton's last level); pcalg's type")
         ->capture_default_str();
@@ -57,8 +58,10 @@ int run_fci_command(const FciArgs& args, const std::string& command_line, const 
     run::FciJob job = args.job;
     if (job.pc.data.empty() && job.pc.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
-    job.pc.cmi.given = given_names(args.cmi_options);
     parse_skeleton_text(args.text, job.pc);
+    apply_cmi_options(args.cmi_options, job.pc.cmi);
+    job.fci.variant = fci::parse_variant(args.variant);
+    job.fci.type = fci::parse_fci_type(args.type);
     check_resampling_use(args, job.pc);
     job.pc.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_fci(job, command_line, env, comm);

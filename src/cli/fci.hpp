@@ -18,8 +18,9 @@ namespace cudag::cli {
 
 struct FciArgs : ResamplingOptions {
     run::FciJob job;
-    SkeletonText text;  ///< --compat, --missing, --comm as given
-    std::vector<const CLI::Option*> cmi_options;
+    SkeletonText text;                             ///< --compat, --missing, --comm, ... as given
+    std::string variant = "fci", type = "normal";  ///< --variant, --type as given
+    CmiOptions cmi_options;
 };
 
 CLI::App* add_fci_command(CLI::App& app, FciArgs& a);

@@ -6,6 +6,7 @@
 #include "cli/common.hpp"
 #include "core/error.hpp"
 #include "io/writers.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/table.hpp"
 
 namespace cudag::cli {
@@ -23,7 +24,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
     add_score_options(*cmd, a.score, args.score_options);
     cmd->add_option("--max-parents", a.max_parents, "largest parent set (the paper's s)")->capture_default_str();
     CLI::Option* space_option = cmd->add_option(
-        "--space", a.space,
+        "--space", args.space,
         "parent sets: auto (all when its table holds at most 100,000 parent sets, else pc; pc when --alpha "
         "or --hard-limit is given; --resume: the checkpoint's), all (every set of --max-parents others), pc "
         "(each node's PC-skeleton neighbours plus one other node, BiDAG's plus1), iterative (pc's space grown "
@@ -39,11 +40,11 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
                                              "(the strongest, by pMax) and most candidates the iterative "
                                              "search gives a node, as BiDAG's hardlimit")
                                  ->capture_default_str();
-    cmd->add_option("--order-score", a.order_score,
+    cmd->add_option("--order-score", args.order_score,
                     "max (an order scores its best DAG, as the paper and BiDAG's MAP) or sum (all its "
                     "DAGs, Friedman-Koller: exact edge posteriors)")
         ->capture_default_str();
-    cmd->add_option("--moves", a.moves,
+    cmd->add_option("--moves", args.moves,
                     "swap (two positions, the paper's) or bidag (any two, adjacent or stay, BiDAG's mixture)")
         ->capture_default_str();
     cmd->add_option("--chains", a.chains, "independent chains (split over threads and ranks)")->capture_default_str();
@@ -66,14 +67,14 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
            "--checkpoint", a.checkpoint,
            "HDF5 checkpoint of every chain (with --bootstrap: of the replicates' counts), rewritten as it runs")
         ->check(not_empty_file_name, "FILE");
-    cmd->add_option("--checkpoint-every", a.checkpoint_every,
+    cmd->add_option("--checkpoint-every", args.checkpoint_every,
                     "checkpoint interval: N iterations, or Ns / Nm / Nh (default 5m)");
     cmd->add_flag("--resume", a.resume, "continue from --checkpoint (same data and options required)");
     cmd->add_flag("--keep-checkpoint", a.keep_checkpoint,
                   "keep --checkpoint after a successful run, holding the finished chains");
     cmd->add_flag("--overwrite-checkpoint", a.overwrite_checkpoint,
                   "start afresh over an existing --checkpoint (without it or --resume, one is refused)");
-    cmd->add_option("--backend", a.backend,
+    cmd->add_option("--backend", args.backend,
                     "auto (GPU when available), cpu or cuda: the BDeu/K2 table and max-mode chains run on the GPU")
         ->capture_default_str();
     cmd->add_option("--tune", a.tunes,
@@ -88,7 +89,7 @@ CLI::App* add_mcmc_command(CLI::App& app, McmcArgs& args) {
         "best DAG's class), "
         "and edges,dot,json,amat,cl,png,svg (the best DAG; with --bootstrap the consensus graph, and freq)");
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables");
-    args.bootstrap = add_bootstrap_options(*cmd, a, "order MCMC");
+    args.bootstrap = add_bootstrap_options(*cmd, a, args.resample, "order MCMC");
     cmd->add_option("--stop-after", a.stop_after,
                     "testing: end the run after the checkpoint at this iteration, as a kill would")
         ->group("");
@@ -105,8 +106,14 @@ int run_mcmc_command(const McmcArgs& args, const std::string& command_line, cons
     job.alpha_given = given(args.alpha_option);
     job.hard_limit_given = given(args.hard_limit_option);
     job.space_given = given(args.space_option);
-    args.score_options.mark_given(job.score);
+    job.space = run::parse_space(args.space);
+    job.checkpoint_every = run::parse_unless_empty(args.checkpoint_every, run::parse_checkpoint_every);
+    args.score_options.apply(job.score);
+    job.order_score = bn::parse_order_score(args.order_score);
+    job.moves = bn::parse_moves(args.moves);
+    job.backend = parse_backend(args.backend);
     check_bootstrap_use(args.bootstrap, job.bootstrap);
+    job.resample = bootstrap::parse_resample(args.resample);
     const run::McmcRun done = run::run_mcmc(job, command_line, env, comm);
     const bool root = comm->rank() == 0;
     if (done.bootstrap) {

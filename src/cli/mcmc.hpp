@@ -26,6 +26,10 @@ struct McmcArgs {
     const CLI::Option* space_option = nullptr;
     BootstrapOptionRefs bootstrap;  ///< --bootstrap, --resample, --consensus
     ScoreOptionRefs score_options;
+    /// --space, --order-score, --moves, --backend, --resample as given (parsed into the job's
+    /// by run_mcmc_command).
+    std::string space = "auto", order_score = "max", moves = "swap", backend = "auto", resample = "bootstrap";
+    std::string checkpoint_every;  ///< --checkpoint-every as given ("": the default)
 };
 
 /// Registers the `mcmc` subcommand on `app`, filling `a` when parsed.

@@ -12,13 +12,16 @@
 namespace cudag::cli {
 
 void parse_skeleton_text(const SkeletonText& text, run::PcJob& job) {
-    job.compat = run::parse_compat(text.compat);
+    job.compat = skeleton::parse_compat(text.compat);
     job.missing = parse_missing(text.missing);
     job.comm = run::parse_comm(text.comm);
+    job.test = run::parse_unless_empty(text.test, skeleton::parse_test);
+    job.dof = run::parse_unless_empty(text.dof, skeleton::parse_dof);
+    job.backend = parse_backend(text.backend);
 }
 
-void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text,
-                          std::vector<const CLI::Option*>& cmi_options, const std::string& formats_help) {
+void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text, CmiOptions& cmi_options,
+                          const std::string& formats_help) {
     cmd->add_option("--data", a.data,
                     "input data: CSV/TSV/whitespace text with a header row, or HDF5; '-' reads "
                     "text from standard input (required unless --oracle)");
@@ -31,13 +34,13 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text,
     cmd->add_option("--dataset", a.dataset, "HDF5 dataset path (default: the only 2-D dataset)");
     add_na_values_option(*cmd, a.na_values);
     add_table_options(*cmd, text.missing, a.discrete_columns, a.continuous_columns);
-    cmd->add_option("--test", a.test,
+    cmd->add_option("--test", text.test,
                     "CI test: fisher-z or cmiknn (continuous), chi-square or g-square (discrete), cg-lrt or "
                     "regression (mixed); default: chi-square for discrete data, cg-lrt for mixed, else fisher-z");
     cmd->add_flag("--discrete", a.discrete,
                   "read the data as discrete (integer codes or labels); implied by a discrete "
                   "--test or a column of labels");
-    cmd->add_option("--dof", a.dof,
+    cmd->add_option("--dof", text.dof,
                     "degrees of freedom of chi-square/g-square: gpupc, pcalg or causal-learn "
                     "(default: pcalg; causal-learn with --compat causal-learn)");
     cmd->add_option("--alpha", a.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
@@ -50,7 +53,7 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text,
     cmd->add_option("--format", a.formats, formats_help);
     cmd->add_flag("--force", a.force, "draw png/svg even for more than 500 variables (Graphviz takes minutes)");
     add_knowledge_options(cmd, a.knowledge.files);
-    cmd->add_option("--backend", a.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
+    cmd->add_option("--backend", text.backend, "auto (GPU when available), cpu or cuda")->capture_default_str();
     cmd->add_option("--tune", a.tunes,
                     "GPU kernel tuning, key=value (repeatable or comma-separated): variant=s|e, "
                     "beta, gamma, theta, delta, scan-levels, scan-round-levels, corr-limit "
@@ -130,8 +133,8 @@ int run_pc_command(const PcArgs& args, const std::string& command_line, const mp
     run::PcJob job = args.job;
     if (job.data.empty() && job.oracle.empty())
         throw InputError("--data is required (or --oracle DAG for the d-separation oracle)");
-    job.cmi.given = given_names(args.cmi_options);
     parse_skeleton_text(args.text, job);
+    apply_cmi_options(args.cmi_options, job.cmi);
     check_resampling_use(args, job);
     job.resample = bootstrap::parse_resample(args.resample);
     const run::PcRun done = run::run_pc(job, command_line, env, comm);

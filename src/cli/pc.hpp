@@ -35,6 +35,8 @@ struct SkeletonText {
     std::string compat = "pcalg";   ///< --compat
     std::string missing = "error";  ///< --missing
     std::string comm = "auto";      ///< --comm
+    std::string test, dof;          ///< --test, --dof ("": the default)
+    std::string backend = "auto";   ///< --backend
 };
 
 /// `text` parsed into `job` (an unknown value is the InputError naming the option).
@@ -43,14 +45,14 @@ void parse_skeleton_text(const SkeletonText& text, run::PcJob& job);
 struct PcArgs : ResamplingOptions {
     run::PcJob job;
     SkeletonText text;
-    std::vector<const CLI::Option*> cmi_options;
+    CmiOptions cmi_options;
 };
 
 /// The options of the skeleton search every constraint-based command shares (`cudag pc`,
 /// `cudag fci`): data, test, alpha, levels, threads, outputs, knowledge, backend,
 /// checkpoints, communicator, CMIknn's, progress. `formats_help` is --format's help.
-void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text,
-                          std::vector<const CLI::Option*>& cmi_options, const std::string& formats_help);
+void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text, CmiOptions& cmi_options,
+                          const std::string& formats_help);
 
 /// Registers the `pc` subcommand on `app`, filling `a` when parsed.
 /// The bootstrap's options (--bootstrap, --resample, --consensus, --write-resample,

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/pcmci.hpp"
 
-#include "cli/cmi_options.hpp"
-
 namespace cudag::cli {
 
 CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
@@ -29,9 +27,9 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     cmd->add_option("--time-column", a.time_column,
                     "column of each row's time: the rows (of each series) must be in increasing time order; "
                     "not a variable");
-    cmd->add_option("--method", a.method, "pcmci (tigramite's run_pcmci) or pcmciplus (run_pcmciplus)")
+    cmd->add_option("--method", args.method, "pcmci (tigramite's run_pcmci) or pcmciplus (run_pcmciplus)")
         ->capture_default_str();
-    cmd->add_option("--test", a.test, "parcorr (tigramite's ParCorr, analytic) or cmiknn")->capture_default_str();
+    cmd->add_option("--test", args.test, "parcorr (tigramite's ParCorr, analytic) or cmiknn")->capture_default_str();
     cmd->add_option("--tau-min", s.tau_min, "smallest lag of the links tested (0: contemporaneous links too)")
         ->capture_default_str();
     cmd->add_option("--tau-max", s.tau_max, "largest lag; below T/2 (the tests use time steps 2*tau_max..T-1)")
@@ -58,7 +56,7 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     cmd->add_option("--max-conds-px-lagged", s.max_conds_px_lagged,
                     "pcmciplus: parents of X in a test's conditions when X is lagged (-1: as --max-conds-px)")
         ->capture_default_str();
-    cmd->add_option("--contemp-collider-rule", s.contemp_collider_rule,
+    cmd->add_option("--contemp-collider-rule", args.collider_rule,
                     "pcmciplus: majority, conservative (both test every subset of the neighbours) or none (the "
                     "separating set of the skeleton)")
         ->capture_default_str();
@@ -68,14 +66,13 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
     cmd->add_flag("--reset-lagged-links", s.reset_lagged_links,
                   "pcmciplus: the skeleton phase tests every lagged link again, not only the condition "
                   "selection's parents");
-    cmd->add_option("--fdr", a.fdr, "none or fdr_bh (Benjamini-Hochberg q-values of the lagged links)")
+    cmd->add_option("--fdr", args.fdr, "none or fdr_bh (Benjamini-Hochberg q-values of the lagged links)")
         ->capture_default_str();
     cmd->add_option("--links", a.links,
                     "link assumptions (tigramite's link_assumptions): lines cause<TAB>effect<TAB>lag<TAB>type, "
                     "types o-o, o?o, -->, -?>, <--, <?-; links not listed are absent");
     add_cmi_knn_options(*cmd, a.cmi, args.cmi_options, false);
-    cmd->add_option("--backend", a.backend, "auto (a GPU when one is visible), cpu or cuda")
-        ->capture_default_str();
+    cmd->add_option("--backend", args.backend, "auto (a GPU when one is visible), cpu or cuda")->capture_default_str();
     cmd->add_option("--threads", a.threads, "CPU threads (0: all hardware threads)")->capture_default_str();
     cmd->add_option("--out", a.out,
                     "result HDF5 file (val_matrix, p_matrix, graph, parents, settings); default or '-': the links "
@@ -107,7 +104,12 @@ CLI::App* add_pcmci_command(CLI::App& app, PcmciArgs& args) {
 
 int run_pcmci_command(const PcmciArgs& args, const std::string& command_line, mpi::Communicator& comm, int local_rank) {
     run::PcmciJob a = args.job;
-    a.cmi.given = given_names(args.cmi_options);
+    a.method = run::parse_pcmci_method(args.method);
+    a.test = run::parse_pcmci_test(args.test);
+    a.settings.contemp_collider_rule = pcmci::parse_collider_rule(args.collider_rule);
+    a.fdr = run::parse_fdr(args.fdr);
+    a.backend = parse_backend(args.backend);
+    apply_cmi_options(args.cmi_options, a.cmi);
     if (args.pc_alpha && args.pc_alpha->count() > 0) run::set_pc_alpha(a, args.pc_alpha_text);
     run::run_pcmci(a, command_line, {}, &comm, local_rank);
     return 0;

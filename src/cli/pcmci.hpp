@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cmi_options.hpp"
 #include "mpi/communicator.hpp"
 #include "run/pcmci.hpp"
 
@@ -15,9 +16,12 @@ namespace cudag::cli {
 
 struct PcmciArgs {
     run::PcmciJob job;
-    std::vector<const CLI::Option*> cmi_options;
+    CmiOptions cmi_options;
     const CLI::Option* pc_alpha = nullptr;  ///< --pc-alpha, to know whether it was given
     std::string pc_alpha_text;              ///< --pc-alpha as given (run::set_pc_alpha reads it)
+    /// --method, --test, --fdr, --backend, --contemp-collider-rule as given (parsed into the
+    /// job's by run_pcmci_command).
+    std::string method = "pcmci", test = "parcorr", fdr = "none", backend = "auto", collider_rule = "majority";
 };
 
 /// Registers the `pcmci` subcommand on `app`, filling `a` when parsed.

@@ -69,7 +69,7 @@ bn::Dag read_dag(const std::string& path, const std::vector<std::string>& data_n
 
 int run_score(const ScoreArgs& a) {
     run::ScoreJob score = a.score;
-    a.score_options.mark_given(score);
+    a.score_options.apply(score);
     const bn::ScoreKind kind = run::check_score_options(score);
     run::ScoreInputs in =
         run::read_score_inputs(a.data, a.dataset, kind, score, with_na_values({}, a.data, a.dataset, a.na_values));

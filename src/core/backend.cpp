@@ -1,28 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/backend.hpp"
 
+#include "core/choice.hpp"
 #include "core/error.hpp"
 
 namespace cudag {
 
-BackendKind parse_backend(const std::string& name) {
-    if (name == "auto") return BackendKind::Auto;
-    if (name == "cpu") return BackendKind::Cpu;
-    if (name == "cuda") return BackendKind::Cuda;
-    throw InputError("unknown --backend '" + name + "' (available: auto, cpu, cuda)");
-}
+namespace {
+constexpr Choice<BackendKind> kBackends[] = {
+    {"auto", BackendKind::Auto}, {"cpu", BackendKind::Cpu}, {"cuda", BackendKind::Cuda}};
+}  // namespace
 
-std::string to_string(BackendKind k) {
-    switch (k) {
-        case BackendKind::Auto:
-            return "auto";
-        case BackendKind::Cpu:
-            return "cpu";
-        case BackendKind::Cuda:
-            return "cuda";
-    }
-    return "?";
-}
+BackendKind parse_backend(const std::string& name) { return parse_choice(kBackends, "--backend", name); }
+std::string to_string(BackendKind k) { return choice_word(kBackends, k); }
 
 bool picks_gpu(BackendKind kind) {
     if (!cuda_compiled()) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "fci/cl_fci.hpp"
 #include "fci/rfci.hpp"
@@ -11,18 +12,16 @@
 
 namespace cudag::fci {
 
-std::string to_string(Variant v) { return v == Variant::Rfci ? "rfci" : "fci"; }
+namespace {
+constexpr Choice<Variant> kVariants[] = {{"fci", Variant::Fci}, {"rfci", Variant::Rfci}};
+constexpr Choice<FciType> kTypes[] = {
+    {"normal", FciType::Normal}, {"anytime", FciType::Anytime}, {"adaptive", FciType::Adaptive}};
+}  // namespace
 
-std::string to_string(FciType t) {
-    switch (t) {
-        case FciType::Anytime:
-            return "anytime";
-        case FciType::Adaptive:
-            return "adaptive";
-        default:
-            return "normal";
-    }
-}
+std::string to_string(Variant v) { return choice_word(kVariants, v); }
+std::string to_string(FciType t) { return choice_word(kTypes, t); }
+Variant parse_variant(const std::string& name) { return parse_choice(kVariants, "--variant", name); }
+FciType parse_fci_type(const std::string& name) { return parse_choice(kTypes, "--type", name); }
 
 void validate(const FciOptions& opt) {
     if (opt.conservative && opt.majority)

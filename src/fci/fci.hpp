@@ -31,6 +31,10 @@ enum class FciType { Normal, Anytime, Adaptive };
 
 std::string to_string(Variant v);
 std::string to_string(FciType t);
+/// "fci" or "rfci"; anything else is an InputError naming --variant and the choices.
+Variant parse_variant(const std::string& name);
+/// "normal", "anytime" or "adaptive"; anything else is an InputError naming --type and the choices.
+FciType parse_fci_type(const std::string& name);
 
 struct FciOptions {
     Variant variant = Variant::Fci;

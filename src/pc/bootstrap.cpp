@@ -288,7 +288,7 @@ bootstrap::Table count_replicates(const Dataset& data, const PcConfig& cfg, cons
         ckpt.resume = cfg.resume;
         ckpt.keep = cfg.keep_checkpoint;
         ckpt.n_vars = data.n_vars;
-        ckpt.stop_after = cfg.stop_after_level;
+        if (cfg.stop_after_level >= 0) ckpt.stop_after = cfg.stop_after_level;
         // Replicate 0's provenance (or, resumed, the checkpoint's: replicate 0 is not run again).
         ckpt.provenance = [&first] { return first.config; };
         ckpt.on_checkpoint = cfg.on_checkpoint;

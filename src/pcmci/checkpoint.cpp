@@ -150,7 +150,8 @@ void CheckpointBatch::run(const ci::Queries& queries, std::span<double> statisti
     }
     cursor_ += m;
     if (replay == m) return;
-    const bool stop = options_.stop_after_tests >= 0 && cursor_ >= static_cast<std::size_t>(options_.stop_after_tests);
+    const std::optional<std::int64_t> after = options_.stop_after_tests;
+    const bool stop = after && *after >= 0 && cursor_ >= static_cast<std::size_t>(*after);
     write_due(stop);
     if (stop) throw StoppedAfterTests(static_cast<std::int64_t>(cursor_));
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -76,8 +77,8 @@ public:
         /// Called after each write with the tests the file holds (the interrupt note).
         std::function<void(std::int64_t tests)> on_write;
         /// Testing: once this many tests are answered, write the checkpoint and throw
-        /// StoppedAfterTests on every rank (a simulated kill); -1: never.
-        std::int64_t stop_after_tests = -1;
+        /// StoppedAfterTests on every rank (a simulated kill); unset (or negative): never.
+        std::optional<std::int64_t> stop_after_tests;
     };
 
     /// `comm` (null: one process): with several ranks every rank makes it alike.

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "ci/regression_core.hpp"
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/exact_math.hpp"
 #include "core/format.hpp"
@@ -174,6 +175,19 @@ std::vector<double> default_pc_alpha_list(bool pcmciplus) {
     if (pcmciplus) return {0.001, 0.005, 0.01, 0.025, 0.05};
     return {0.05, 0.1, 0.2, 0.3, 0.4, 0.5};
 }
+
+namespace {
+constexpr Choice<ColliderRule> kColliderRules[] = {
+    {"majority", ColliderRule::Majority}, {"conservative", ColliderRule::Conservative}, {"none", ColliderRule::None}};
+}  // namespace
+
+ColliderRule parse_collider_rule(const std::string& name) {
+    // tigramite's keyword and words (cudag.pcmci's and --contemp-collider-rule's alike).
+    if (const std::optional<ColliderRule> rule = find_choice(kColliderRules, name)) return *rule;
+    throw InputError("contemp_collider_rule '" + name + "': the rules are majority, conservative and none");
+}
+
+std::string to_string(ColliderRule r) { return choice_word(kColliderRules, r); }
 
 void check_settings(const Settings& s, std::int32_t n_vars, std::int64_t length) {
     if (!(0 <= s.tau_min && s.tau_min <= s.tau_max))

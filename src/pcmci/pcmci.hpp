@@ -80,6 +80,15 @@ LinkAssumptions default_links(std::int32_t n_vars, std::int32_t tau_min, std::in
 LinkAssumptions normalise_links(LinkAssumptions given, std::int32_t n_vars, std::int32_t tau_min, std::int32_t tau_max,
                                 bool remove_contemp);
 
+/// PCMCI+'s rule for contemporaneous colliders (tigramite's contemp_collider_rule):
+/// majority or conservative (both test every subset of the neighbours), or none (the
+/// separating set of the skeleton).
+enum class ColliderRule { Majority, Conservative, None };
+/// "majority", "conservative" or "none"; anything else is an InputError naming
+/// contemp_collider_rule and the rules (the front ends parse --contemp-collider-rule with it).
+ColliderRule parse_collider_rule(const std::string& name);
+std::string to_string(ColliderRule r);
+
 struct Settings {
     std::int32_t tau_min = 0;
     std::int32_t tau_max = 1;
@@ -97,7 +106,7 @@ struct Settings {
     bool fdr_bh = false;             ///< fdr_method 'fdr_bh' (else 'none')
     std::optional<LinkAssumptions> link_assumptions;
     // run_pcmciplus only (pcmci/pcmciplus.hpp); tigramite's defaults.
-    std::string contemp_collider_rule = "majority";  ///< "majority", "conservative" or "none"
+    ColliderRule contemp_collider_rule = ColliderRule::Majority;
     bool conflict_resolution = true;                 ///< mark conflicting orientations 'x-x'
     bool reset_lagged_links = false;                 ///< skeleton on every lagged link, not only PC1's parents
     std::int32_t max_conds_px_lagged = -1;           ///< -1: None (max_conds_px when X is lagged)

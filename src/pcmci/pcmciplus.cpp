@@ -451,7 +451,7 @@ Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton&
     }
 
     std::vector<Triple> v_structures;
-    if (s.contemp_collider_rule == "none") {
+    if (s.contemp_collider_rule == ColliderRule::None) {
         for (const Triple& t : triples) {
             const auto& sep = sk.sepsets[c.at(t.i, t.j, t.lag)];
             if (std::find(sep.begin(), sep.end(), t.k) == sep.end()) v_structures.push_back(t);
@@ -505,7 +505,7 @@ Colliders colliders(const LaggedData& lagged, const Settings& s, const Skeleton&
         std::int64_t planned = 0;
         for (const Group& gr : groups) planned += gr.tests;
         out.tests = planned;
-        const bool conservative = s.contemp_collider_rule == "conservative";
+        const bool conservative = s.contemp_collider_rule == ColliderRule::Conservative;
         enum : char { kNone = 0, kCollider = 1, kAmbiguous = 2 };
         std::vector<char> decision(triples.size(), kNone);
         const int threads = std::max(1, s.threads);
@@ -691,10 +691,6 @@ Graph orientation_rules(Graph g, const std::set<Triple>& ambiguous, bool conflic
 
 void check_pcmciplus_settings(const Settings& s, std::int32_t n_vars, std::int64_t length) {
     check_settings(s, n_vars, length);
-    if (s.contemp_collider_rule != "majority" && s.contemp_collider_rule != "conservative" &&
-        s.contemp_collider_rule != "none")
-        throw InputError("contemp_collider_rule '" + s.contemp_collider_rule +
-                         "': the rules are majority, conservative and none");
     if (s.max_conds_px_lagged < -1) throw InputError("max_conds_px_lagged must be >= 0 (or -1: as max_conds_px)");
 }
 

@@ -51,8 +51,8 @@
 
 namespace cudag::pcmci {
 
-/// Throws InputError for settings run_pcmciplus refuses (besides check_settings): an unknown
-/// contemp_collider_rule, max_conds_px_lagged below -1.
+/// Throws InputError for settings run_pcmciplus refuses (besides check_settings):
+/// max_conds_px_lagged below -1.
 void check_pcmciplus_settings(const Settings& s, std::int32_t n_vars, std::int64_t length);
 
 /// run_pcmciplus: the result's graph holds '-->' (lagged and oriented contemporaneous links),

@@ -60,20 +60,13 @@ std::vector<std::int32_t> resolve_names(const Dataset& data, const std::unordere
 }  // namespace
 
 CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(a) {
-    const std::string& test = a.test;
-    const std::optional<skeleton::TestKind> kind = skeleton::parse_test_kind(test);
-    if (!kind) throw InputError("unknown --test '" + test + "' (available: " + ci::selectable_test_names() + ")");
-    options_.kind = kind;
-    options_.cmi = cmi_knn_spec(a.cmi, test);
+    options_.kind = a.test;
+    options_.cmi = cmi_knn_spec(a.cmi, a.test);
     options_.cmi_early_stop = false;  // citest reports the exact permutation p-value
-    if (a.compat == "causal-learn")
-        compat_ = skeleton::Compat::CausalLearn;
-    else if (a.compat != "pcalg")
-        throw InputError("unknown --compat '" + a.compat + "' (available: pcalg, causal-learn)");
-    if (!a.dof.empty()) options_.dof = skeleton::parse_dof(a.dof);
+    options_.dof = a.dof;
     threads_ = checked_threads(a.threads, a.quiet);
     const DataOptions data_options = run::data_options(a.missing, a.discrete_columns, a.continuous_columns);
-    const ci::TestData reads = ci::traits(*kind).data;
+    const ci::TestData reads = ci::traits(a.test).data;
     const io::TableMode mode = reads == ci::TestData::Discrete     ? io::TableMode::Labels
                                : reads == ci::TestData::Continuous ? io::TableMode::Numeric
                                                                    : io::TableMode::Auto;
@@ -93,12 +86,12 @@ void CitestSession::prepare(int l) {
     const int spare = ci::traits(*options_.kind).spare_samples;
     if (spare >= 0 && data_.n_samples <= l + spare)
         throw InputError(data_.source + ": " + std::to_string(data_.n_samples) + " samples are too few for " +
-                         job_.test + " given " + std::to_string(l) + " variables (it needs more than " +
-                         std::to_string(l + spare) + ")");
+                         skeleton::to_string(job_.test) + " given " + std::to_string(l) +
+                         " variables (it needs more than " + std::to_string(l + spare) + ")");
     skeleton::validate_test(options_, data_, l);
     // alpha decides only the CMIknn early stop, which citest turns off.
     if (!spec_) {
-        spec_ = skeleton::resolve_test(options_, data_, pc::PcConfig{}.alpha, compat_);
+        spec_ = skeleton::resolve_test(options_, data_, pc::PcConfig{}.alpha, job_.compat);
         // The rule pc follows (core/magnitude.hpp): extreme columns rescaled, exactly.
         if (pc::scale_free(*spec_)) rescaled_ = cudag::rescale_extreme_columns(data_);
     }
@@ -166,11 +159,11 @@ CitestOutput CitestSession::run_columns(const std::vector<std::int32_t>& vars) {
     const bool to_matrix = spec_->traits().shared_matrix && !matrix_ && data_.n_vars <= 16384 && data_.missing == 0 &&
                            column_work_ * kColumnCost >= n * n / 2.0;
     if (to_matrix) {
-        test_ = skeleton::make_matrix_fisher_z(data_, *spec_, compat_, resolve_threads(threads_));
+        test_ = skeleton::make_matrix_fisher_z(data_, *spec_, job_.compat, resolve_threads(threads_));
         matrix_ = true;
         max_cond_ = static_cast<int>(data_.n_vars);
     } else if (!test_ || l > max_cond_) {
-        test_ = skeleton::make_ci_test(data_, *spec_, compat_, threads_, l);
+        test_ = skeleton::make_ci_test(data_, *spec_, job_.compat, threads_, l);
         max_cond_ = l;
     }
     if (!matrix_) column_work_ += static_cast<double>(l + 2) * static_cast<double>(l + 2);
@@ -178,7 +171,7 @@ CitestOutput CitestSession::run_columns(const std::vector<std::int32_t>& vars) {
     if (job_.verbose)
         for (const std::string& note : test_->notes(vars[0], vars[1], z)) print_note(note);
     ci::CiOutcome o = test_->test(vars[0], vars[1], z);
-    if (o.singular && compat_ == skeleton::Compat::CausalLearn) {  // causal-learn's fisherz raises here
+    if (o.singular && job_.compat == skeleton::Compat::CausalLearn) {  // causal-learn's fisherz raises here
         std::string msg = data_.source;
         msg += ": the correlation matrix of '";
         msg += x;
@@ -228,9 +221,9 @@ CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& quer
     if (!batch_ || l > batch_cond_) {
         batch_.reset();
         skeleton::TestPolicy policy;
-        policy.causal_learn_pvalue = compat_ == skeleton::Compat::CausalLearn;
+        policy.causal_learn_pvalue = job_.compat == skeleton::Compat::CausalLearn;
         BackendContext backend;
-        backend.kind = parse_backend(job_.backend);
+        backend.kind = job_.backend;
         backend.threads = resolve_threads(threads_);
         mpi::SerialCommunicator self;
         if (ci::traits(spec_->kind).gpu)
@@ -239,8 +232,8 @@ CitestBatchOutput CitestSession::test_batch(const std::vector<CitestQuery>& quer
             throw InputError("--test " + spec_->name() + " runs on the CPU only (use --backend cpu or auto)");
         if (!batch_)  // the CPU's threads, a query each; Fisher-z's tests share one correlation matrix
             batch_ = std::make_unique<ci::CpuBatchTest>(
-                skeleton::ci_test_factory(data_, *spec_, compat_, resolve_threads(threads_)), resolve_threads(threads_),
-                data_.names);
+                skeleton::ci_test_factory(data_, *spec_, job_.compat, resolve_threads(threads_)),
+                resolve_threads(threads_), data_.names);
         batch_cond_ = l;
     }
     out.where = batch_->where();

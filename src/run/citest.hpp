@@ -14,7 +14,9 @@
 
 #include "ci/batch.hpp"
 #include "ci/ci_test.hpp"
+#include "core/backend.hpp"
 #include "core/dataset.hpp"
+#include "core/missing.hpp"
 #include "run/cmi_knn.hpp"
 #include "run/common.hpp"
 #include "skeleton/test_spec.hpp"
@@ -22,14 +24,20 @@
 namespace cudag::run {
 
 /// Every setting of a citest job, named as `cudag citest`'s options.
+/// The choices (--test, --dof, --compat, --backend, --missing) are parsed by the front end
+/// (skeleton::parse_test, skeleton::parse_dof, skeleton::parse_compat, parse_backend,
+/// parse_missing).
 struct CitestJob {
-    std::string data, dataset, test, x, y, dof, compat = "pcalg";
+    std::string data, dataset, x, y;
+    skeleton::TestKind test = skeleton::TestKind::FisherZ;
+    std::optional<ci::DofRule> dof;  ///< unset: the compat's rule
+    skeleton::Compat compat = skeleton::Compat::Pcalg;
     /// Where batches run (test_batch, `--queries`): auto, cpu or cuda; single tests run on
     /// the CPU.
-    std::string backend = "auto";
+    BackendKind backend = BackendKind::Auto;
     std::vector<std::string> given;      ///< the conditioning set Z, by name
     std::vector<std::string> na_values;  ///< --na-values
-    std::string missing = "error";       ///< --missing: error, testwise or listwise
+    MissingPolicy missing = MissingPolicy::Error;
     std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
     CmiKnnJob cmi;
     int threads = 0;
@@ -84,7 +92,6 @@ private:
     CitestOutput run_columns(const std::vector<std::int32_t>& vars);
     CitestJob job_;
     skeleton::TestOptions options_;
-    skeleton::Compat compat_ = skeleton::Compat::Pcalg;
     int threads_ = 1;
     Dataset data_;
     std::unordered_map<std::string, std::int32_t> index_;  ///< the data's names -> columns

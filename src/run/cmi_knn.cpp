@@ -5,13 +5,19 @@
 
 namespace cudag::run {
 
-ci::CmiKnnSpec cmi_knn_spec(const CmiKnnJob& o, const std::string& test) {
-    if (test != "cmiknn" && !o.given.empty())
-        throw InputError(o.given.front() + " applies to --test cmiknn only" +
-                         (test.empty() ? std::string(" (give --test cmiknn)") : " (the test is " + test + ")"));
+ci::CmiKnnSpec cmi_knn_spec(const CmiKnnJob& o, std::optional<ci::TestKind> test) {
+    if (test != ci::TestKind::CmiKnn && !o.given.empty()) {
+        std::string why = o.given.front() + " applies to --test cmiknn only";
+        if (test) {
+            why += " (the test is ";
+            why += ci::to_string(*test);
+            why += ")";
+        } else {
+            why += " (give --test cmiknn)";
+        }
+        throw InputError(why);
+    }
     ci::CmiKnnSpec spec = o.spec;
-    spec.transform = ci::parse_cmi_transform(o.transform);
-    spec.permute = ci::parse_cmi_permute(o.permute);
     spec.early_stop.reset();
     return spec;
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,6 +30,15 @@
 #include "skeleton/progress.hpp"
 
 namespace cudag::run {
+
+/// A setting that a front end may leave at its default as it parses it: "" stays unset,
+/// any other word is `parse(word)` (the setting's one parse function, whose InputError
+/// names the option and its choices).
+template <class Parse>
+auto parse_unless_empty(const std::string& word, Parse parse) -> std::optional<decltype(parse(word))> {
+    if (word.empty()) return std::nullopt;
+    return parse(word);
+}
 
 /// The data set for the reading options the job asks for (labels for a discrete test,
 /// numbers for Fisher-z, missing cells kept or not, ...); empty: read the job's data file.
@@ -74,12 +84,6 @@ inline DataOptions data_options(MissingPolicy missing, const std::vector<std::st
     o.columns.discrete = discrete_columns;
     o.columns.continuous = continuous_columns;
     return o;
-}
-
-/// The options as a command gives them (--missing's word, column names).
-inline DataOptions data_options(const std::string& missing, const std::vector<std::string>& discrete_columns,
-                                const std::vector<std::string>& continuous_columns) {
-    return data_options(parse_missing(missing), discrete_columns, continuous_columns);
 }
 
 /// The reading options of `mode` under `o`: missing cells kept unless --missing error.

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <system_error>
 
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "mpi/mpi_communicator.hpp"
@@ -183,10 +184,9 @@ RankPlace place_rank(BackendContext& backend, bool gpu_candidate, const mpi::Env
 }
 
 CommChoice parse_comm(const std::string& name) {
-    if (name == "auto") return CommChoice::Auto;
-    if (name == "mpi") return CommChoice::Mpi;
-    if (name == "nccl") return CommChoice::Nccl;
-    throw InputError("unknown --comm '" + name + "' (available: auto, mpi, nccl)");
+    static constexpr Choice<CommChoice> kComms[] = {
+        {"auto", CommChoice::Auto}, {"mpi", CommChoice::Mpi}, {"nccl", CommChoice::Nccl}};
+    return parse_choice(kComms, "--comm", name);
 }
 
 std::unique_ptr<mpi::Communicator> choose_communicator(CommChoice comm, double timeout,

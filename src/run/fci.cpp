@@ -24,20 +24,6 @@ namespace {
 
 fci::FciOptions fci_options(const FciJob& job) {
     fci::FciOptions o = job.fci;
-    if (job.variant == "fci")
-        o.variant = fci::Variant::Fci;
-    else if (job.variant == "rfci")
-        o.variant = fci::Variant::Rfci;
-    else
-        throw InputError("unknown --variant '" + job.variant + "' (available: fci, rfci)");
-    if (job.type == "normal")
-        o.type = fci::FciType::Normal;
-    else if (job.type == "anytime")
-        o.type = fci::FciType::Anytime;
-    else if (job.type == "adaptive")
-        o.type = fci::FciType::Adaptive;
-    else
-        throw InputError("unknown --type '" + job.type + "' (available: normal, anytime, adaptive)");
     o.max_level = job.pc.cfg.max_level;
     o.causal_learn = job.pc.compat == skeleton::Compat::CausalLearn;
     if (job.no_selection_bias) o.rules.no_selection_bias();
@@ -153,10 +139,12 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
         policy.exhaustive = policy.strict = policy.causal_learn_pvalue = compat == skeleton::Compat::CausalLearn;
         BackendContext backend = cfg.backend;
         backend.threads = threads;
+        // A given correlation matrix (pcalg's suffStat list(C, n)): its tests on the CPU.
         std::unique_ptr<ci::BatchTest> gpu =
-            skeleton::make_gpu_batch_test(data, spec, policy, cfg.max_level, backend, c);
-        fci::Tester tester(gpu ? skeleton::ci_test_factory(data, spec, compat, threads, 0)
-                               : skeleton::ci_test_factory(data, spec, compat, threads, 16384, &c),
+            cfg.correlation ? nullptr : skeleton::make_gpu_batch_test(data, spec, policy, cfg.max_level, backend, c);
+        fci::Tester tester(cfg.correlation ? skeleton::ci_test_factory(*cfg.correlation, data, spec, compat, threads)
+                           : gpu           ? skeleton::ci_test_factory(data, spec, compat, threads, 0)
+                                           : skeleton::ci_test_factory(data, spec, compat, threads, 16384, &c),
                            threads, ci::Decision{cfg.alpha, compat == skeleton::Compat::CausalLearn}, &c, data.names);
         if (gpu) tester.set_batch(std::move(gpu));
         // Rounds of Possible-D-SEP's tests: large for cheap tests, about one set an
@@ -225,7 +213,26 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
     });
 }
 
+/// The skeleton search of `cfg` and the FCI stages of `opt` on one process.
+pc::PcResult fci_one_process(const Dataset& data, pc::PcConfig cfg, const fci::FciOptions& opt, bool quiet,
+                             bool verbose) {
+    const auto start = std::chrono::steady_clock::now();
+    cfg.orient = false;
+    mpi::SerialCommunicator serial;
+    pc::PcResult r = pc::run_pc(data, cfg, serial);
+    fci_stages(data, cfg, opt, r, serial, quiet, verbose, start);
+    return r;
+}
+
 }  // namespace
+
+pc::PcResult run_fci(const Dataset& data, const pc::PcConfig& cfg, const FciJob& job) {
+    FciJob j = job;
+    j.pc.cfg.max_level = cfg.max_level;
+    j.pc.compat = cfg.compat;
+    check_fci_job(j);
+    return fci_one_process(data, cfg, fci_options(j), j.pc.quiet, j.pc.verbose);
+}
 
 PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Environment& env,
               std::unique_ptr<mpi::Communicator>& comm, PcHooks hooks) {
@@ -233,7 +240,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     check_fci_job(job);
     const fci::FciOptions opt = fci_options(job);
     PcJob a = job.pc;
-    a.learner = "fci";
+    a.learner = Learner::Fci;
     a.cfg.orient = false;
     hooks.whole_result = true;  // the FCI stages need every separating set on rank 0
     const bool quiet = a.quiet, verbose = a.verbose;
@@ -242,10 +249,7 @@ PcRun run_fci(const FciJob& job, const std::string& command_line, const mpi::Env
     };
     // --bootstrap: a replicate is a whole run on one process, quiet.
     hooks.replicate.learn = [opt](const Dataset& d, const pc::PcConfig& cfg) {
-        mpi::SerialCommunicator serial;
-        pc::PcResult r = pc::run_pc(d, cfg, serial);
-        fci_stages(d, cfg, opt, r, serial, true, false, std::chrono::steady_clock::now());
-        return r;
+        return fci_one_process(d, cfg, opt, true, false);
     };
     // Its checkpoints (--bootstrap --checkpoint) name the command and cover FCI's options.
     hooks.replicate.command = "cudag fci --bootstrap";

@@ -41,14 +41,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 /// that a checkpoint of an earlier default continues as it began.
 void resume_space(McmcJob& a) {
     if (!a.resume || a.space_given || a.checkpoint.empty()) return;
-    if (const std::optional<std::string> recorded = recorded_space(a.checkpoint)) a.space = *recorded;
+    if (const std::optional<std::string> recorded = recorded_space(a.checkpoint)) a.space = parse_space(*recorded);
 }
 
 /// Every input against every output and each other, before any work.
 void check_mcmc_paths(const McmcJob& a, const McmcPlan& plan, const mpi::Communicator& comm) {
     std::vector<io::NamedPath> inputs{{"--data", a.data}};
     if (!a.prior.empty()) inputs.push_back({"--prior", a.prior});
-    if (space_names_file(a.space)) inputs.push_back({"--space", a.space});
+    if (a.space.kind == SpaceKind::File) inputs.push_back({"--space", a.space.file});
     std::vector<io::NamedPath> out_paths{{"--out", a.out}, {"--checkpoint", a.checkpoint}};
     for (const std::string& f : plan.formats)
         if (!a.out.empty()) out_paths.push_back({"--format " + f, io::format_path(a.out, f)});
@@ -72,21 +72,24 @@ ScoreInputs read_mcmc_inputs(McmcJob& a, McmcPlan& plan, bn::StructurePrior& pri
                    : kind == bn::ScoreKind::CgBic ? " (cg-bic: discrete and continuous)"
                                                   : " discrete") +
                   " variables");
-    if (a.space == "auto") {
+    if (a.space.kind == SpaceKind::Auto) {
         resolve_space(a, plan, n);
-        progress.note("--space auto: " + a.space + " (the whole space's table holds " +
+        std::string note = "--space auto: ";
+        note += to_string(a.space);
+        progress.note(note + " (the whole space's table holds " +
                       skeleton::Progress::count(full_table_entries(n, a.max_parents)) + " parent sets, " +
-                      (a.space == "all" ? "at most " : "more than ") + skeleton::Progress::count(kAutoAllEntries) +
-                      ")");
+                      (a.space.kind == SpaceKind::All ? "at most " : "more than ") +
+                      skeleton::Progress::count(kAutoAllEntries) + ")");
     }
-    cfg.space_name = a.space;
+    cfg.space_name = to_string(a.space);
     // The run's memory plan, before any work: --space pc's skeleton search, then the table
     // (as far as it is known yet) and this rank's chains (agreed: the first failing rank's
     // line).
     const std::string run_name = "cudag mcmc on " + std::to_string(n) + " variables";
     mpi::run_agreed(comm, [&] {
         if (plan.space_pc)
-            skeleton_memory_plan(a, kind, n, in.n_samples).require(run_name + ": --space " + a.space + "'s skeleton");
+            skeleton_memory_plan(a, kind, n, in.n_samples)
+                .require(run_name + ": --space " + to_string(a.space) + "'s skeleton");
         const MemoryPlan m = sampling_memory_plan(a, plan, n, nullptr, comm.rank(), comm.size());
         m.require(run_name);
         set_memory_plan(m);
@@ -105,13 +108,15 @@ ScoreInputs read_mcmc_inputs(McmcJob& a, McmcPlan& plan, bn::StructurePrior& pri
         }
     });
     if (plan.space_pc) {
-        set_memory_phase("cudag mcmc, --space " + a.space + "'s skeleton search");
+        std::string phase = "cudag mcmc, --space ";
+        phase += to_string(a.space);
+        set_memory_phase(phase + "'s skeleton search");
         set_memory_plan(skeleton_memory_plan(a, kind, n, in.n_samples));
         cfg.space = pc_space(a, kind, in.names, comm, progress, reader, hooks.table_progress);
     } else if (!plan.space_all) {
         mpi::run_agreed(comm, [&] {
-            cfg.space = hooks.space ? bn::space_from_graph(*hooks.space, "file " + a.space)
-                                    : read_space_file(a.space, in.names);
+            cfg.space = hooks.space ? bn::space_from_graph(*hooks.space, "file " + a.space.file)
+                                    : read_space_file(a.space.file, in.names);
         });
     }
     if (a.knowledge.any() || hooks.knowledge) {
@@ -153,11 +158,11 @@ bootstrap::Checkpoint bootstrap_checkpoint(const McmcJob& a, const bootstrap::Op
     c.settings.insert(c.settings.end(), scored.scored_settings.begin(), scored.scored_settings.end());
     c.settings.insert(c.settings.end(), {{"--max-parents", std::to_string(a.max_parents)},
                                          {"--edge-penalty", exact_number(a.edge_penalty)},
-                                         {"--space", a.space},
+                                         {"--space", to_string(a.space)},
                                          {"--alpha", exact_number(a.alpha)},
                                          {"--hard-limit", std::to_string(a.hard_limit)},
-                                         {"--order-score", a.order_score},
-                                         {"--moves", a.moves},
+                                         {"--order-score", bn::to_string(a.order_score)},
+                                         {"--moves", bn::to_string(a.moves)},
                                          {"--chains", std::to_string(a.chains)},
                                          {"--iterations", std::to_string(a.iterations)},
                                          {"--burn-in", a.burn_in ? std::to_string(*a.burn_in) : "default"},
@@ -254,13 +259,13 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     if (a.out == "-") a.out.clear();
     bootstrap::Options b;
     b.replicates = a.bootstrap;
-    b.resample = bootstrap::parse_resample(a.resample);
+    b.resample = a.resample;
     b.consensus = a.consensus;
     b.seed = a.seed;
     bootstrap::validate(b, std::numeric_limits<std::int64_t>::max());
     if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
     if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
-    if (!a.checkpoint_every.empty())
+    if (a.checkpoint_every)
         throw InputError("--checkpoint-every does not apply to mcmc --bootstrap: it checkpoints between replicates");
     const std::vector<std::string> formats = unique_items(split_commas(a.formats));
     for (const char* chains_only : {"edgeprob", "traces", "trace-png"})
@@ -278,8 +283,8 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     out_paths.push_back({"--checkpoint", a.checkpoint});
     std::vector<io::NamedPath> in_paths{{"--data", a.data}};
     if (!a.prior.empty()) in_paths.push_back({"--prior", a.prior});
-    const bool space_is_file = space_names_file(a.space);
-    if (space_is_file) in_paths.push_back({"--space", a.space});
+    const bool space_is_file = a.space.kind == SpaceKind::File;
+    if (space_is_file) in_paths.push_back({"--space", a.space.file});
     io::check_distinct(with_knowledge_inputs(in_paths, a.knowledge.files),
                        with_checkpoint_side_files(out_paths, a.checkpoint, false));
     const bn::ScoreKind kind = check_score_options(a.score);
@@ -305,14 +310,14 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     McmcHooks inputs;
     mpi::run_agreed(*comm, [&] {
         if (!a.prior.empty()) inputs.prior = read_prior(a.prior, data.names);
-        if (space_is_file) inputs.space = read_space_graph(a.space, data.names);
+        if (space_is_file) inputs.space = read_space_graph(a.space.file, data.names);
         if (a.knowledge.any()) inputs.knowledge = a.knowledge.read(data.names);
     });
     // A rank's replicates run on every GPU of its share of the node (one process: every
     // visible GPU; as cudag pc --bootstrap), one at a time on each; one at a time on the CPU.
     std::vector<int> devices;
     mpi::run_agreed(*comm, [&] {
-        if (parse_backend(a.backend) == BackendKind::Cpu) return;
+        if (a.backend == BackendKind::Cpu) return;
         const int visible = visible_gpus();
         if (visible <= 0) return;
         const int bound = env.mpi() ? mpi::bind_device(env.local_rank(), visible) : 0;
@@ -327,7 +332,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     one.formats.clear();
     one.checkpoint.clear();
     one.resume = one.keep_checkpoint = one.overwrite_checkpoint = false;
-    one.stop_after = -1;
+    one.stop_after.reset();
     one.quiet = true;
     one.verbose = false;
     // The run's memory plan before the first replicate: the replicates this rank runs at
@@ -402,7 +407,7 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
         r.n_samples = data.n_samples;
         r.consensus = bootstrap::consensus_graph(t, data.n_vars);
         r.config = {{"algorithm", "order MCMC bootstrap (the best DAG of each replicate)"},
-                    {"score", a.score.score},
+                    {"score", bn::score_name(a.score.score)},
                     {"command_line", command_line},
                     {"bootstrap_replicates", std::to_string(b.replicates)},
                     {"bootstrap_resample", bootstrap::to_string(b.resample)},
@@ -444,8 +449,8 @@ McmcRun run_mcmc(const McmcJob& job, const std::string& command_line, const mpi:
 
     // GPUs: one per rank (node-local rank mod the visible devices).
     cfg.gpu = picks_gpu(plan.backend);
-    if (hooks.device >= 0) {
-        cfg.device = hooks.device;  // a bootstrap replicate's GPU (its early context settled)
+    if (hooks.device) {
+        cfg.device = *hooks.device;  // a bootstrap replicate's GPU (its early context settled)
     } else {
         cfg.device = cfg.gpu && env.mpi() ? mpi::bind_device(env.local_rank(), visible_gpus()) : 0;
         end_early_gpu_context(cfg.gpu && env.mpi() ? cfg.device : -1);

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "bn/mcmc_result.hpp"
+#include "bn/order_mcmc.hpp"
+#include "bootstrap/resample.hpp"
 #include "bootstrap/result.hpp"
+#include "core/backend.hpp"
 #include "core/knowledge.hpp"
 #include "core/pdag.hpp"
 #include "mpi/communicator.hpp"
@@ -26,20 +29,51 @@ struct McmcProgress;
 
 namespace cudag::run {
 
+/// --space's kinds: auto (all when its table is small, else pc; resolve_space), all, pc,
+/// iterative, or a graph file.
+enum class SpaceKind { Auto, All, Pc, Iterative, File };
+
+/// --space as a job holds it: its kind and, for a file, the file.
+struct Space {
+    SpaceKind kind = SpaceKind::Auto;
+    std::string file;  ///< SpaceKind::File: the graph file
+};
+
+/// --space's word: "auto", "all", "pc", "iterative", or any other word the graph file it
+/// names (the front ends, and a resume that takes a checkpoint's space, parse it once).
+Space parse_space(const std::string& word);
+/// The word parse_space reads (a file's name for a file).
+std::string to_string(const Space& s);
+
+/// --checkpoint-every: a checkpoint every `iterations` iterations, or every `seconds`.
+struct CheckpointInterval {
+    std::int64_t iterations = 0;
+    double seconds = 0.0;
+};
+/// --checkpoint-every's word: "N" iterations or "N" followed by s, m or h; anything else is
+/// an InputError naming the option.
+CheckpointInterval parse_checkpoint_every(const std::string& text);
+
 /// Every setting of an MCMC job, named as `cudag mcmc`'s options; the command line binds
 /// its options to these members.
 struct McmcJob {
-    /// --space: auto (the default: all when its table is small, else pc; resolve_space),
-    /// all, pc, iterative or a graph file.
-    std::string data, dataset, space = "auto", prior, order_score = "max", moves = "swap", out, formats,
-                               backend = "auto";
+    std::string data, dataset, prior, out, formats;
+    Space space;  ///< --space, parsed by the front end (parse_space)
+    /// --order-score, --moves, --backend: parsed by the front end (bn::parse_order_score,
+    /// bn::parse_moves, parse_backend).
+    bn::OrderScoreMode order_score = bn::OrderScoreMode::Max;
+    bn::MoveSet moves = bn::MoveSet::Swap;
+    BackendKind backend = BackendKind::Auto;
     std::vector<std::string> na_values;  ///< --na-values
     std::vector<std::string> tunes;      ///< hidden --tune key=value items (table-prune=on|off)
-    std::string checkpoint, checkpoint_every;
+    std::string checkpoint;
+    /// --checkpoint-every, parsed by the front end (parse_checkpoint_every); unset: 5 minutes.
+    std::optional<CheckpointInterval> checkpoint_every;
     ScoreJob score;
     double edge_penalty = 1.0, alpha = 0.05;
     int max_parents = 4, chains = 4, threads = 0, hard_limit = 14;
-    std::int64_t iterations = 10000, thin = 1, stop_after = -1;
+    std::int64_t iterations = 10000, thin = 1;
+    std::optional<std::int64_t> stop_after;  ///< testing: stop after the checkpoint at this iteration
     std::optional<std::int64_t> burn_in;  ///< unset: a fifth of iterations
     std::optional<double> sum_prune;      ///< --tune sum-prune=DELTA: sum mode's pruning (experimental)
     std::optional<double> sum_rows_gib;   ///< --tune sum-rows=GiB: sum mode's subset-row budget
@@ -53,7 +87,7 @@ struct McmcJob {
     KnowledgeJob knowledge;                              ///< --forbid, --require, --tiers
     // Edge confidence (bootstrap/): the best DAG of B resamples, keyed by --seed.
     std::int64_t bootstrap = 0;          ///< --bootstrap B (0: one run on the data)
-    std::string resample = "bootstrap";  ///< --resample: bootstrap or half
+    bootstrap::Resample resample = bootstrap::Resample::Bootstrap;  ///< --resample, parsed by the front end
     double consensus = 0.5;              ///< --consensus: the consensus graph's adjacency threshold
 };
 
@@ -72,8 +106,8 @@ struct McmcHooks {
     std::optional<std::vector<double>> prior;  ///< read_prior's beliefs
     std::optional<Pdag> space;                 ///< --space FILE's graph
     std::optional<Knowledge> knowledge;
-    /// The GPU to run on (a bootstrap replicate's, from its worker); -1: the rank's.
-    int device = -1;
+    /// The GPU to run on (a bootstrap replicate's, from its worker); unset: the rank's.
+    std::optional<int> device;
     /// A one-line warning for the caller (the score table's estimate above a minute); empty:
     /// the command line's, on stderr unless --quiet.
     std::function<void(const std::string&)> warning;

@@ -13,6 +13,7 @@
 #include "bn/diagnostics.hpp"
 #include "bn/mcmc_run.hpp"
 #include "bn/score_table.hpp"
+#include "core/choice.hpp"
 #include "core/digest.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
@@ -57,14 +58,24 @@ bn::McmcDiagnostics diagnose(const bn::OrderMcmcResult& r, std::int64_t n) {
     return d;
 }
 
+constexpr Choice<SpaceKind> kSpaces[] = {
+    {"auto", SpaceKind::Auto}, {"all", SpaceKind::All}, {"pc", SpaceKind::Pc}, {"iterative", SpaceKind::Iterative}};
 }  // namespace
+
+Space parse_space(const std::string& word) {
+    if (const std::optional<SpaceKind> kind = find_choice(kSpaces, word)) return {*kind, {}};
+    return {SpaceKind::File, word};
+}
+
+std::string to_string(const Space& s) { return s.kind == SpaceKind::File ? s.file : choice_word(kSpaces, s.kind); }
 
 void set_space_flags(const McmcJob& a, McmcPlan& plan) {
     // --space iterative starts from --space pc's space and grows it (bn::McmcConfig::iterative).
-    plan.space_pc = a.space == "pc" || a.space == "iterative";
-    plan.cfg.iterative = a.space == "iterative";
-    plan.space_all = a.space == "all";
-    plan.space_auto = a.space == "auto";
+    const SpaceKind k = a.space.kind;
+    plan.space_pc = k == SpaceKind::Pc || k == SpaceKind::Iterative;
+    plan.cfg.iterative = k == SpaceKind::Iterative;
+    plan.space_all = k == SpaceKind::All;
+    plan.space_auto = k == SpaceKind::Auto;
 }
 
 double full_table_entries(std::int64_t n, int max_parents) {
@@ -78,8 +89,8 @@ double full_table_entries(std::int64_t n, int max_parents) {
 }
 
 void resolve_space(McmcJob& a, McmcPlan& plan, std::int64_t n) {
-    if (a.space != "auto") return;
-    a.space = full_table_entries(n, a.max_parents) <= kAutoAllEntries ? "all" : "pc";
+    if (a.space.kind != SpaceKind::Auto) return;
+    a.space.kind = full_table_entries(n, a.max_parents) <= kAutoAllEntries ? SpaceKind::All : SpaceKind::Pc;
     set_space_flags(a, plan);
 }
 
@@ -159,18 +170,8 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
     bn::OrderMcmcOptions& opts = plan.cfg.opts;
-    if (a.order_score == "sum")
-        opts.mode = bn::OrderScoreMode::Sum;
-    else if (a.order_score == "max")
-        opts.mode = bn::OrderScoreMode::Max;
-    else
-        throw InputError("unknown --order-score '" + a.order_score + "' (available: max, sum)");
-    if (a.moves == "swap")
-        opts.moves = bn::MoveSet::Swap;
-    else if (a.moves == "bidag")
-        opts.moves = bn::MoveSet::Bidag;
-    else
-        throw InputError("unknown --moves '" + a.moves + "' (available: swap, bidag)");
+    opts.mode = a.order_score;
+    opts.moves = a.moves;
     if (a.chains < 1) throw InputError("--chains must be at least 1, got " + std::to_string(a.chains));
     // A run must keep at least one iteration: the outputs and diagnostics are over the kept
     // ones (iterations t with burn_in < t <= iterations and (t - burn_in) % thin == 0).
@@ -190,15 +191,17 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         throw InputError("--edge-penalty must be a positive number, got " + exact_number(a.edge_penalty));
     // --space auto with --alpha or --hard-limit: the pc space they set; else decided once the
     // data's variables are known (resolve_space).
-    if (a.space == "auto" && (a.alpha_given || a.hard_limit_given)) a.space = "pc";
+    if (a.space.kind == SpaceKind::Auto && (a.alpha_given || a.hard_limit_given)) a.space.kind = SpaceKind::Pc;
     set_space_flags(a, plan);
     const bool space_pc = plan.space_pc || plan.space_auto;
     if (a.sum_prune) {
-        if (a.order_score != "sum") throw InputError("--tune sum-prune applies to --order-score sum only");
+        if (a.order_score != bn::OrderScoreMode::Sum)
+            throw InputError("--tune sum-prune applies to --order-score sum only");
         plan.cfg.sum_prune = *a.sum_prune;
     }
     if (a.sum_rows_gib) {
-        if (a.order_score != "sum") throw InputError("--tune sum-rows applies to --order-score sum only");
+        if (a.order_score != bn::OrderScoreMode::Sum)
+            throw InputError("--tune sum-rows applies to --order-score sum only");
         plan.cfg.sum_rows_bytes = *a.sum_rows_gib * static_cast<double>(1ull << 30);
     }
     plan.cfg.hard_limit = a.hard_limit;
@@ -210,10 +213,11 @@ McmcPlan plan_mcmc(McmcJob& a, const mpi::Environment& env) {
         throw InputError("--hard-limit must be at least 1, got " + std::to_string(a.hard_limit));
     if (a.checkpoint == "-") throw InputError("--checkpoint needs a file name, not '-'");
     if (a.resume && a.checkpoint.empty()) throw InputError("--resume needs --checkpoint FILE");
-    if (!a.checkpoint_every.empty() && a.checkpoint.empty())
-        throw InputError("--checkpoint-every needs --checkpoint FILE");
-    parse_checkpoint_every(a.checkpoint_every, plan.cfg);
-    plan.backend = parse_backend(a.backend);
+    if (a.checkpoint_every && a.checkpoint.empty()) throw InputError("--checkpoint-every needs --checkpoint FILE");
+    const CheckpointInterval every = a.checkpoint_every.value_or(CheckpointInterval{0, 300.0});  // 5 minutes
+    plan.cfg.checkpoint_every = every.iterations;
+    plan.cfg.checkpoint_seconds = every.seconds;
+    plan.backend = a.backend;
     a.threads = checked_threads(a.threads, a.quiet || env.rank() != 0);
     opts.chains = a.chains;
     opts.iterations = a.iterations;
@@ -242,7 +246,7 @@ MemoryPlan skeleton_memory_plan(const McmcJob& a, bn::ScoreKind kind, std::int64
     pc::PcConfig cfg;
     cfg.test.kind = space_test(kind);
     // The skeleton's engine as run_pc picks it (auto resolved: the CPU's without a GPU).
-    const bool gpu = picks_gpu(parse_backend(a.backend));
+    const bool gpu = picks_gpu(a.backend);
     cfg.backend.kind = gpu ? BackendKind::Cuda : BackendKind::Cpu;
     cfg.backend.threads = a.threads;
     const pc::HostMemoryPlan p = pc::host_memory_plan(shape, cfg, gpu);
@@ -302,11 +306,7 @@ MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int
     return m;
 }
 
-void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {
-    if (text.empty()) {
-        cfg.checkpoint_seconds = 300.0;
-        return;
-    }
+CheckpointInterval parse_checkpoint_every(const std::string& text) {
     std::size_t used = 0;
     double v = 0.0;
     try {
@@ -318,10 +318,12 @@ void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg) {
     const double scale = unit.empty() ? 0.0 : unit == "s" ? 1.0 : unit == "m" ? 60.0 : unit == "h" ? 3600.0 : -1.0;
     if (used == 0 || scale < 0.0 || !(v > 0.0) || !std::isfinite(v) || (unit.empty() && v != std::floor(v)))
         throw InputError("--checkpoint-every takes N iterations or a time such as 90s, 10m, 1h; got '" + text + "'");
+    CheckpointInterval every;
     if (unit.empty())
-        cfg.checkpoint_every = static_cast<std::int64_t>(v);
+        every.iterations = static_cast<std::int64_t>(v);
     else
-        cfg.checkpoint_seconds = v * scale;
+        every.seconds = v * scale;
+    return every;
 }
 
 std::vector<double> read_prior(const std::string& path, const std::vector<std::string>& names) {
@@ -371,7 +373,7 @@ bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector
     pc::PcConfig cfg;
     cfg.alpha = a.alpha;
     cfg.test.kind = space_test(kind);
-    cfg.backend.kind = parse_backend(a.backend);
+    cfg.backend.kind = a.backend;
     cfg.backend.threads = a.threads;
     // The caller hears each level's start and end (levels done of those begun): its progress
     // and, in Python, Ctrl-C between levels.
@@ -405,12 +407,15 @@ bn::ParentSpace pc_space(const McmcJob& a, bn::ScoreKind kind, const std::vector
 
 void set_scored(bn::McmcConfig& cfg, const McmcJob& a, const ScoreInputs& in) {
     // Then the prior, the space and every option that changes a chain (McmcConfig::digest).
-    cfg.scored.add_value(in.data_digest).add_string(a.score.score).add_value(a.score.iss).add_value(a.score.am);
+    cfg.scored.add_value(in.data_digest)
+        .add_string(bn::score_name(a.score.score))
+        .add_value(a.score.iss)
+        .add_value(a.score.am);
     cfg.scored.add_value(a.score.aw_given ? a.score.aw : -1.0);
     Digest data;
     data.add_value(in.data_digest);
     cfg.scored_settings = {{"the data (--data)", data.hex()},
-                           {"--score", a.score.score},
+                           {"--score", bn::score_name(a.score.score)},
                            {"--iss", exact_number(a.score.iss)},
                            {"--am", exact_number(a.score.am)},
                            {"--aw", a.score.aw_given ? exact_number(a.score.aw) : "default"}};
@@ -520,13 +525,13 @@ bn::McmcOutput mcmc_output(const McmcJob& a, const std::string& command_line, co
     o.burn_in = opts.burn_in;
     o.thin = opts.thin;
     o.config = {{"learner", "order-mcmc"},
-                {"score", a.score.score},
+                {"score", bn::score_name(a.score.score)},
                 {"iss", exact_number(a.score.iss)},
                 {"max_parents", std::to_string(a.max_parents)},
                 {"space", run.space.description},
-                {"order_score", a.order_score},
+                {"order_score", bn::to_string(a.order_score)},
                 {"sum_prune", a.sum_prune ? exact_number(*a.sum_prune) : "off"},  // --tune sum-prune
-                {"moves", a.moves},
+                {"moves", bn::to_string(a.moves)},
                 {"chains", std::to_string(opts.chains)},
                 {"iterations", std::to_string(opts.iterations)},
                 {"burn_in", std::to_string(opts.burn_in)},
@@ -591,10 +596,10 @@ std::string mcmc_summary(const McmcJob& a, const bn::McmcConfig& cfg, const bn::
     for (const auto& c : o.result.chains) acceptance += c.acceptance_rate;
     acceptance /= static_cast<double>(o.result.chains.size());
     std::ostringstream os;
-    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, " << a.score.score << ", "
-       << cfg.opts.chains << " chains x " << cfg.opts.iterations << " iterations (" << a.order_score
-       << "): best DAG score " << fixed(o.best_dag_score, 4) << " with " << io::cpdag_edges(o.best_dag).size()
-       << " edges, acceptance " << fixed(acceptance, 3);
+    os << "cudag mcmc: " << o.names.size() << " variables, " << n_samples << " samples, "
+       << bn::score_name(a.score.score) << ", " << cfg.opts.chains << " chains x " << cfg.opts.iterations
+       << " iterations (" << bn::to_string(a.order_score) << "): best DAG score " << fixed(o.best_dag_score, 4)
+       << " with " << io::cpdag_edges(o.best_dag).size() << " edges, acceptance " << fixed(acceptance, 3);
     if (cfg.opts.chains > 1)
         os << ", score PSRF " << fixed(d.score_psrf, 3)
            << ", edges with PSRF > 1.1: " << fixed(100.0 * d.edges.fraction_above, 1) << "% of "

@@ -43,7 +43,7 @@ inline constexpr double kAutoAllEntries = 100000.0;
 double full_table_entries(std::int64_t n, int max_parents);
 /// plan's space flags (space_pc, space_all, space_auto, cfg.iterative) from a.space.
 void set_space_flags(const McmcJob& a, McmcPlan& plan);
-/// --space auto for `n` variables: a.space becomes "all" or "pc" (kAutoAllEntries) and the
+/// --space auto for `n` variables: a.space becomes all or pc (kAutoAllEntries) and the
 /// plan's flags follow; any other space is left as it is.
 void resolve_space(McmcJob& a, McmcPlan& plan, std::int64_t n);
 /// The --space an mcmc checkpoint (or mcmc --bootstrap checkpoint) at `path` was written
@@ -65,9 +65,6 @@ skeleton::TestKind space_test(bn::ScoreKind kind);
 MemoryPlan sampling_memory_plan(const McmcJob& a, const McmcPlan& plan, std::int64_t n, const bn::ParentSpace* space,
                                 int rank, int ranks);
 
-/// --checkpoint-every: "N" iterations or "N" followed by s, m or h (default 5 minutes).
-void parse_checkpoint_every(const std::string& text, bn::McmcConfig& cfg);
-
 /// The --prior table by data index, belief[p * n + v] (header = the variable names in any
 /// order, one row per variable in header order).
 std::vector<double> read_prior(const std::string& path, const std::vector<std::string>& names);
@@ -76,10 +73,6 @@ std::vector<double> read_prior(const std::string& path, const std::vector<std::s
 bn::ParentSpace read_space_file(const std::string& path, const std::vector<std::string>& names);
 /// The graph of a --space FILE over the data's variables (read_space_file's graph).
 Pdag read_space_graph(const std::string& path, const std::vector<std::string>& names);
-/// --space names a file (not auto, all, pc or iterative).
-inline bool space_names_file(const std::string& space) {
-    return space != "all" && space != "pc" && space != "iterative" && space != "auto";
-}
 
 /// --space pc: the PC skeleton (space_test(kind): chi-square, Fisher-z or cg-lrt) of the data
 /// `reader` gives; each node's neighbours (at most --hard-limit, the smallest pMax first)

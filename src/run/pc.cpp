@@ -155,7 +155,7 @@ Dataset read_pc_data(const PcJob& a, std::optional<skeleton::TestKind> test, ske
         if (warn)
             warn(text);
         else
-            std::cerr << "cudag " << a.learner << ": note: " << text << '\n';
+            std::cerr << command_name(a.learner) << ": note: " << text << '\n';
     };
     io::TableMode mode = io::TableMode::Auto;
     if (a.discrete || (test && skeleton::is_discrete(*test)))
@@ -253,13 +253,16 @@ void check_oracle(const PcJob& a) {
     if (!a.dataset.empty()) refuse("--dataset");
     if (!a.na_values.empty()) refuse("--na-values");
     if (a.discrete) refuse("--discrete");
-    if (!a.dof.empty()) refuse("--dof");
+    if (a.dof) refuse("--dof");
     if (a.bootstrap != 0) refuse("--bootstrap (resampling needs data)");
     if (!a.write_resample.empty()) refuse("--write-resample (resampling needs data)");
-    if (!a.test.empty()) refuse("--test " + a.test + " (the oracle's test is d-separation)");
+    if (a.test) {
+        std::string option = "--test ";
+        option += skeleton::to_string(*a.test);
+        refuse(option + " (the oracle's test is d-separation)");
+    }
     if (a.oracle == "-") throw InputError("--oracle needs a file name, not '-'");
-    if (parse_backend(a.backend) == BackendKind::Cuda)
-        throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
+    if (a.backend == BackendKind::Cuda) throw InputError("--oracle runs on the CPU only (use --backend cpu or auto)");
 }
 
 /// The checked options of `cudag pc` (`a` normalised: --out "-"), every output checked
@@ -270,7 +273,7 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     formats = unique_items(split_commas(a.formats));
     check_resampling(a, formats);
     io::validate_formats(without_freq(formats));
-    if (a.learner == "fci")
+    if (a.learner == Learner::Fci)
         for (std::string& f : formats) f = io::pag_format(f);
     if (!formats.empty() && a.out.empty())
         throw InputError("--format needs --out FILE.h5 (the files are written beside it)");
@@ -288,11 +291,11 @@ pc::PcConfig plan_pc(PcJob& a, const mpi::Environment& env, std::vector<std::str
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     backend.threads = checked_threads(backend.threads, a.quiet || env.rank() != 0);
     cfg.compat = a.compat;
-    backend.kind = a.oracle.empty() ? parse_backend(a.backend) : BackendKind::Cpu;  // the oracle: CPU only
+    backend.kind = a.oracle.empty() ? a.backend : BackendKind::Cpu;  // the oracle: CPU only
     cfg.test.cmi = cmi_knn_spec(a.cmi, a.test);
     cfg.test.cmi_early_stop = !a.cmi.no_early_stop;
-    if (!a.test.empty()) cfg.test.kind = skeleton::parse_test(a.test);
-    if (!a.dof.empty()) cfg.test.dof = skeleton::parse_dof(a.dof);
+    if (a.test) cfg.test.kind = a.test;
+    if (a.dof) cfg.test.dof = a.dof;
     if (!a.oracle.empty()) cfg.test.kind = skeleton::TestKind::DSep;
     const bool cmiknn = cfg.test.kind == skeleton::TestKind::CmiKnn;
     if (cmiknn) picks_gpu(backend.kind);  // --backend cuda without a GPU: say so before reading
@@ -391,7 +394,7 @@ void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, co
                      skeleton::Progress& progress, mpi::Communicator& comm) {
     const bool root = comm.rank() == 0;
     const auto t_write = std::chrono::steady_clock::now();
-    if (io_plan.collective && a.learner == "pc" && !a.out.empty()) {
+    if (io_plan.collective && a.learner == Learner::Pc && !a.out.empty()) {
         mpi::run_agreed(comm, [&] {
             if (root) add_provenance(a, command_line, r);
         });
@@ -427,7 +430,7 @@ void write_pc_result(const PcJob& a, const std::vector<std::string>& formats, co
 std::string pc_summary(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data, const pc::PcResult& r,
                        const io::OutputSet& outputs) {
     std::ostringstream os;
-    os << "cudag " << a.learner << ": " << data.n_vars
+    os << command_name(a.learner) << ": " << data.n_vars
        << (data.discrete() ? " discrete"
            : data.mixed()  ? " mixed"
                            : "")
@@ -628,7 +631,7 @@ PcRun write_resample(const PcJob& a, const pc::PcConfig& cfg, skeleton::Progress
         io::write_dataset(d, a.write_resample, outputs);
         outputs.commit();
         done.summary =
-            "cudag " + a.learner + ": wrote replicate " + std::to_string(a.replicate) + " (--resample " +
+            command_name(a.learner) + ": wrote replicate " + std::to_string(a.replicate) + " (--resample " +
             bootstrap::to_string(b.resample) + ", --seed " + std::to_string(b.seed) + ") of " + data.source + ": " +
             std::to_string(d.n_samples) + " samples x " + std::to_string(d.n_vars) + " variables to " +
             a.write_resample +
@@ -651,16 +654,17 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         interrupt::set_note("the last checkpoint holds " + std::to_string(done) + " replicates in '" + checkpoint +
                             "' (continue with --resume)");
     };
-    run.on_resume = [checkpoint, learner = a.learner, quiet = a.quiet, root = comm.rank() == 0](int done) {
+    run.on_resume = [checkpoint, learner = command_name(a.learner), quiet = a.quiet,
+                     root = comm.rank() == 0](int done) {
         if (!quiet && root)
-            std::cerr << "cudag " << learner << ": resuming from checkpoint '" << checkpoint << "' after " << done
+            std::cerr << learner << ": resuming from checkpoint '" << checkpoint << "' after " << done
                       << " replicates\n";
     };
     const auto t0 = std::chrono::steady_clock::now();
     progress.note("bootstrap: " + std::to_string(b.replicates) + " replicates (--resample " +
                   bootstrap::to_string(b.resample) + ")" +
                   replicates_placement(comm.size(), cfg.backend.replicate_devices));
-    set_memory_phase("cudag " + a.learner + " --bootstrap, the replicates");
+    set_memory_phase(command_name(a.learner) + " --bootstrap, the replicates");
     const bootstrap::RoundCallback on_round = [&](std::int64_t done, std::int64_t total) {
         progress.replicates(done, total, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     };
@@ -693,7 +697,7 @@ PcRun run_bootstrap_job(const PcJob& a, const pc::PcConfig& cfg, const Dataset& 
         for (const auto& e : edges) directed += e.kind == io::EdgeKind::Directed;
     }
     std::ostringstream os;
-    os << "cudag " << a.learner << ": " << data.n_vars
+    os << command_name(a.learner) << ": " << data.n_vars
        << (data.discrete() ? " discrete"
            : data.mixed()  ? " mixed"
                            : "")
@@ -752,11 +756,7 @@ void set_triple_check(pc::PcConfig& cfg) {
     };
 }
 
-skeleton::Compat parse_compat(const std::string& name) {
-    if (name == "causal-learn") return skeleton::Compat::CausalLearn;
-    if (name != "pcalg") throw InputError("unknown --compat '" + name + "' (available: pcalg, causal-learn)");
-    return skeleton::Compat::Pcalg;
-}
+std::string command_name(Learner l) { return l == Learner::Fci ? "cudag fci" : "cudag pc"; }
 
 PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,
              std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
@@ -780,7 +780,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     io::OutputSet outputs;
     const std::string tmp_h5 = claim_outputs(
         *comm, outputs, a.out, formats, {cfg.checkpoint, cfg.resume, a.overwrite_checkpoint, false, &lock, a.quiet});
-    skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), "cudag " + a.learner);
+    skeleton::Progress progress(progress_mode(a.quiet, a.verbose, root), command_name(a.learner));
     // A bootstrap's replicates run on every GPU of the rank's share of its node (one
     // process: every visible GPU): their contexts made while the data are read.
     const int local_rank = env.mpi() ? env.local_rank() : 0, local_size = env.mpi() ? env.local_size() : 1;
@@ -821,10 +821,10 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     set_memory_phase("cudag pc, the skeleton search and orientation");
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
     if (hooks.after_skeleton) hooks.after_skeleton(data, cfg, r, *comm);
-    set_memory_phase("cudag " + a.learner + ", writing the result");
+    set_memory_phase(command_name(a.learner) + ", writing the result");
     write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm);
     if (a.verbose)
-        report_peak_memory(*comm, "cudag " + a.learner, levels_peak,
+        report_peak_memory(*comm, command_name(a.learner), levels_peak,
                            "peak memory per rank after the levels (records, output)");
     PcRun done;
     if (!root) return done;

@@ -22,6 +22,11 @@
 
 namespace cudag::run {
 
+/// The learner of a skeleton search's job: `cudag pc` or `cudag fci`.
+enum class Learner { Pc, Fci };
+/// The command that runs it, as messages name it: "cudag pc" or "cudag fci".
+std::string command_name(Learner l);
+
 /// Every setting of a PC job, named as `cudag pc`'s options (--max-level is
 /// cfg.max_level); the command line binds its options to these members.
 struct PcJob {
@@ -29,14 +34,17 @@ struct PcJob {
     std::string dataset;  ///< --dataset: HDF5 dataset path
     std::string out;      ///< --out: result HDF5 ("" or "-": none)
     std::string formats;  ///< --format: comma-separated files beside `out`
-    std::string backend = "auto";
+    BackendKind backend = BackendKind::Auto;  ///< --backend, parsed by the front end (parse_backend)
     CommChoice comm = CommChoice::Auto;  ///< --comm, parsed by the front end (parse_comm)
-    /// --compat, parsed by the front end (parse_compat): pcalg's or causal-learn's semantics.
+    /// --compat, parsed by the front end (skeleton::parse_compat): pcalg's or causal-learn's semantics.
     skeleton::Compat compat = skeleton::Compat::Pcalg;
     std::vector<std::string> na_values;  ///< --na-values
     MissingPolicy missing = MissingPolicy::Error;  ///< --missing, parsed by the front end (parse_missing)
     std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
-    std::string test, dof;                                          ///< --test and --dof as given ("": the default)
+    /// --test and --dof, parsed by the front end (skeleton::parse_test, skeleton::parse_dof);
+    /// unset: the default.
+    std::optional<skeleton::TestKind> test;
+    std::optional<ci::DofRule> dof;
     pc::PcConfig cfg;                    ///< alpha, max_level, threads, checkpoint, resume, ...
     CmiKnnJob cmi;
     /// --uc-rule / --uc-priority: causal-learn's collider rule and priority (unset: the compat's own).
@@ -57,9 +65,9 @@ struct PcJob {
     /// its nodes not in `latent`, in the DAG file's order (CPU only).
     std::string oracle;
     std::string latent;  ///< --latent: comma-separated node names of `oracle` that are hidden
-    /// The learner that runs on the skeleton: "pc" (orientation to a CPDAG) or "fci" (set by
+    /// The learner that runs on the skeleton: PC (orientation to a CPDAG) or FCI (set by
     /// run::run_fci: no CPDAG; the PAG's formats, `amat` as `<stem>.pag.amat.csv`).
-    std::string learner = "pc";
+    Learner learner = Learner::Pc;
 };
 
 /// A DAG handed over in memory for the d-separation oracle: node v is named names[v].
@@ -105,10 +113,6 @@ struct PcRun {
 /// pc.cons.intern (version.unf = c(2, 1)) with fci/triples.hpp's checks, on the skeleton
 /// engine's own tests (a given correlation matrix included).
 void set_triple_check(pc::PcConfig& cfg);
-
-/// --compat's value: "pcalg" or "causal-learn"; anything else is an InputError naming
-/// --compat and the choices (the front ends, the command line and the Python module, parse it).
-skeleton::Compat parse_compat(const std::string& name);
 
 /// Runs the job on every rank of `comm` (replaced by the communicator the run uses);
 /// rank 0 writes `out` and the formats beside it when asked. `command_line` is recorded in

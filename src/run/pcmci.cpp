@@ -13,6 +13,7 @@
 
 #include "ci/batch.hpp"
 #include "core/backend.hpp"
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 #include "cudag/config.hpp"
@@ -84,8 +85,8 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
                                                            const pcmci::Result& r, const std::string& command_line) {
     const auto opt = [](std::int32_t v) { return v < 0 ? std::string("none") : std::to_string(v); };
     std::vector<std::pair<std::string, std::string>> c = {
-        {"method", a.method},
-        {"test", a.test},
+        {"method", to_string(a.method)},
+        {"test", to_string(a.test)},
         {"tau_min", std::to_string(s.tau_min)},
         {"tau_max", std::to_string(s.tau_max)},
         {"pc_alpha", pc_alpha_text(s)},
@@ -94,7 +95,7 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         {"max_combinations", std::to_string(s.max_combinations)},
         {"max_conds_py", opt(s.max_conds_py)},
         {"max_conds_px", opt(s.max_conds_px)},
-        {"fdr_method", a.fdr},
+        {"fdr_method", to_string(a.fdr)},
         {"link_assumptions", a.links.empty() ? "default" : a.links},
         {"samples", std::to_string(r.samples)},
         {"input", a.data},
@@ -102,14 +103,14 @@ std::vector<std::pair<std::string, std::string>> config_of(const PcmciJob& a, co
         {"command_line", command_line},
         {"cudag_version", CUDAG_VERSION},
     };
-    if (a.method == "pcmciplus") {
-        c.emplace_back("contemp_collider_rule", s.contemp_collider_rule);
+    if (a.method == PcmciMethod::PcmciPlus) {
+        c.emplace_back("contemp_collider_rule", pcmci::to_string(s.contemp_collider_rule));
         c.emplace_back("conflict_resolution", s.conflict_resolution ? "true" : "false");
         c.emplace_back("reset_lagged_links", s.reset_lagged_links ? "true" : "false");
         c.emplace_back("max_conds_px_lagged", opt(s.max_conds_px_lagged));
     }
-    if (a.test == "cmiknn") {
-        const ci::CmiKnnSpec spec = cmi_knn_spec(a.cmi, "cmiknn");
+    if (a.test == PcmciTest::CmiKnn) {
+        const ci::CmiKnnSpec spec = cmi_knn_spec(a.cmi, ci::TestKind::CmiKnn);
         c.emplace_back("cmiknn_knn", exact_number(spec.knn));
         c.emplace_back("cmiknn_shuffle_neighbors", std::to_string(spec.shuffle_neighbors));
         c.emplace_back("cmiknn_permutations", std::to_string(spec.permutations));
@@ -209,14 +210,25 @@ pcmci::LinkAssumptions read_link_assumptions(const std::string& path, const std:
     return la;
 }
 
+namespace {
+constexpr Choice<PcmciMethod> kMethods[] = {{"pcmci", PcmciMethod::Pcmci}, {"pcmciplus", PcmciMethod::PcmciPlus}};
+constexpr Choice<PcmciTest> kTests[] = {{"parcorr", PcmciTest::ParCorr}, {"cmiknn", PcmciTest::CmiKnn}};
+constexpr Choice<FdrMethod> kFdrMethods[] = {{"none", FdrMethod::None}, {"fdr_bh", FdrMethod::FdrBh}};
+}  // namespace
+
+PcmciMethod parse_pcmci_method(const std::string& name) { return parse_choice(kMethods, "--method", name); }
+std::string to_string(PcmciMethod m) { return choice_word(kMethods, m); }
+PcmciTest parse_pcmci_test(const std::string& name) { return parse_choice(kTests, "--test", name); }
+std::string to_string(PcmciTest t) { return choice_word(kTests, t); }
+FdrMethod parse_fdr(const std::string& name) { return parse_choice(kFdrMethods, "--fdr", name); }
+std::string to_string(FdrMethod f) { return choice_word(kFdrMethods, f); }
+
 PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const DataReader& read, mpi::Communicator* comm,
                    int local_rank) {
     const auto start = std::chrono::steady_clock::now();
     const bool ranks = comm && comm->size() > 1;
     const bool lead = !comm || comm->rank() == 0;
-    if (a.method != "pcmci" && a.method != "pcmciplus")
-        throw InputError("unknown --method '" + a.method + "' (available: pcmci, pcmciplus)");
-    const bool plus = a.method == "pcmciplus";
+    const bool plus = a.method == PcmciMethod::PcmciPlus;
     if (!plus) {
         const pcmci::Settings d;
         if (a.settings.contemp_collider_rule != d.contemp_collider_rule ||
@@ -227,11 +239,7 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                 "--contemp-collider-rule, --no-conflict-resolution, --reset-lagged-links and "
                 "--max-conds-px-lagged are settings of PCMCI+ (pcmciplus) only");
     }
-    if (a.test != "parcorr" && a.test != "cmiknn")
-        throw InputError("unknown --test '" + a.test + "' (available: parcorr, cmiknn)");
-    if (a.fdr != "none" && a.fdr != "fdr_bh")
-        throw InputError("unknown --fdr '" + a.fdr + "' (available: none, fdr_bh)");
-    const BackendKind backend = parse_backend(a.backend);
+    const BackendKind backend = a.backend;
     const int threads = resolve_threads(checked_threads(a.threads, a.quiet));
     std::vector<io::NamedPath> outputs_named;
     const bool to_stdout = a.out.empty() || a.out == "-";
@@ -262,11 +270,11 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         read_pcmci_series({a.data, a.dataset, a.missing_flag, a.series_column, a.time_column}, read);
     const Dataset& series = input.data;
     pcmci::Settings s = a.settings;
-    s.fdr_bh = a.fdr == "fdr_bh";
+    s.fdr_bh = a.fdr == FdrMethod::FdrBh;
     s.threads = threads;
     if (plus && !a.pc_alpha_given) s.pc_alpha = 0.01;  // run_pcmciplus's default
     if (a.pc_alpha_auto) s.pc_alpha_list = pcmci::default_pc_alpha_list(plus);
-    if (!s.pc_alpha_list.empty() && a.test != "parcorr")
+    if (!s.pc_alpha_list.empty() && a.test != PcmciTest::ParCorr)
         throw InputError(
             "--pc-alpha with several values or auto selects by ParCorr's model selection criterion: it needs --test "
             "parcorr (tigramite scores CMIknn by nearest-neighbour cross-validation, which cudag does not build)");
@@ -307,9 +315,9 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     if (const int gpus = visible_gpus(); gpus > 0) ctx.device = mpi::bind_device(local_rank, gpus);
     mpi::SerialCommunicator self;  // each rank's own tests: the ranks split the batches, not the engine
     skeleton::TestOptions options;
-    options.kind = a.test == "parcorr" ? skeleton::TestKind::FisherZ : skeleton::TestKind::CmiKnn;
-    if (a.test == "cmiknn") {
-        options.cmi = cmi_knn_spec(a.cmi, "cmiknn");
+    options.kind = a.test == PcmciTest::ParCorr ? skeleton::TestKind::FisherZ : skeleton::TestKind::CmiKnn;
+    if (a.test == PcmciTest::CmiKnn) {
+        options.cmi = cmi_knn_spec(a.cmi, ci::TestKind::CmiKnn);
         options.cmi_early_stop = false;  // every p-value exact: PC1 keeps the largest
     }
     skeleton::validate_test(options, lagged.data, max_cond);
@@ -323,8 +331,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         engine = std::make_unique<ci::CpuBatchTest>(
             skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
     std::unique_ptr<ci::BatchTest> tests =
-        a.test == "parcorr" ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data, threads)
-                            : std::move(engine);
+        a.test == PcmciTest::ParCorr ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data, threads)
+                                     : std::move(engine);
     if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
     pcmci::CheckpointBatch* checkpoint = nullptr;
     if (!a.checkpoint.empty()) {
@@ -394,8 +402,8 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
         std::ostringstream line;
         line << "cudag pcmci: " << series.n_vars << " series x " << series.n_samples << " steps, tau_max " << s.tau_max
              << ": " << links << " links; " << run.result.pc1_tests << " condition-selection and "
-             << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (") << a.test
-             << ", " << run.where << ")"
+             << run.result.mci_tests << (plus ? " MCI (skeleton and collider) tests (" : " MCI tests (")
+             << to_string(a.test) << ", " << run.where << ")"
              << (run.resumed_tests > 0 ? ", " + std::to_string(run.resumed_tests) + " of them from the checkpoint"
                                        : std::string())
              << ", " << skeleton::Progress::duration(run.seconds);

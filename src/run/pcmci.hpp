@@ -5,9 +5,12 @@
 // (pcmci/output.hpp).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "mpi/communicator.hpp"
 #include "pcmci/pcmci.hpp"
 #include "run/cmi_knn.hpp"
@@ -15,11 +18,30 @@
 
 namespace cudag::run {
 
-/// Every setting of a pcmci job, named as `cudag pcmci`'s options.
+/// --method: tigramite's run_pcmci or run_pcmciplus.
+enum class PcmciMethod { Pcmci, PcmciPlus };
+/// --test: tigramite's ParCorr (analytic) or CMIknn.
+enum class PcmciTest { ParCorr, CmiKnn };
+/// --fdr: tigramite's fdr_method, none or fdr_bh (Benjamini-Hochberg q-values).
+enum class FdrMethod { None, FdrBh };
+
+/// "pcmci" or "pcmciplus"; anything else is an InputError naming --method and the choices.
+PcmciMethod parse_pcmci_method(const std::string& name);
+std::string to_string(PcmciMethod m);
+/// "parcorr" or "cmiknn"; anything else is an InputError naming --test and the choices.
+PcmciTest parse_pcmci_test(const std::string& name);
+std::string to_string(PcmciTest t);
+/// "none" or "fdr_bh"; anything else is an InputError naming --fdr and the choices.
+FdrMethod parse_fdr(const std::string& name);
+std::string to_string(FdrMethod f);
+
+/// Every setting of a pcmci job, named as `cudag pcmci`'s options; the choices are parsed
+/// by the front end (parse_pcmci_method, parse_pcmci_test, parse_fdr, parse_backend,
+/// pcmci::parse_collider_rule).
 struct PcmciJob {
     std::string data, dataset;
-    std::string method = "pcmci";  ///< pcmci (run_pcmci) or pcmciplus (run_pcmciplus)
-    std::string test = "parcorr";  ///< parcorr or cmiknn
+    PcmciMethod method = PcmciMethod::Pcmci;
+    PcmciTest test = PcmciTest::ParCorr;
     CmiKnnJob cmi;
     pcmci::Settings settings;  ///< tau_min, tau_max, pc_alpha, ... (tigramite's defaults)
     /// Whether settings.pc_alpha was given: if not, each method takes tigramite's default
@@ -28,13 +50,13 @@ struct PcmciJob {
     /// --pc-alpha auto: tigramite's pc_alpha=None, the selection among the method's default
     /// list (pcmci::default_pc_alpha_list). A list of values is settings.pc_alpha_list.
     bool pc_alpha_auto = false;
-    std::string fdr = "none";  ///< none or fdr_bh
+    FdrMethod fdr = FdrMethod::None;
     std::string links;         ///< link assumptions file (empty: tigramite's default)
     /// --missing-flag: "" none, a number (tigramite's missing_flag), "nan" (empty/NA/NaN cells).
     std::string missing_flag;
     std::string series_column;  ///< --series-column: the column naming each row's series
     std::string time_column;    ///< --time-column: the rows' times (checked in order, not a variable)
-    std::string backend = "auto";
+    BackendKind backend = BackendKind::Auto;
     int threads = 0;
     std::string out;      ///< result HDF5 file ("" or "-": the links table on stdout)
     std::string formats;  ///< extra outputs beside --out: links, json, dot, png, svg
@@ -45,7 +67,7 @@ struct PcmciJob {
     std::string checkpoint;
     double checkpoint_every = 30.0;
     bool resume = false, overwrite_checkpoint = false, keep_checkpoint = false;
-    std::int64_t stop_after_tests = -1;  ///< testing: a simulated kill (pcmci::StoppedAfterTests)
+    std::optional<std::int64_t> stop_after_tests;  ///< testing: a simulated kill (pcmci::StoppedAfterTests)
     bool quiet = false, verbose = false;
     bool print_links = true;  ///< without --out, the links table on stdout (Python: no)
 };

@@ -95,13 +95,13 @@ io::CheckpointSettings pcmci_checkpoint_settings(const PcmciJob& a, const pcmci:
         for (std::size_t j = 0; j < s.link_assumptions->links.size(); ++j)
             for (const auto& [node, type] : s.link_assumptions->links[j])
                 links.add_value(static_cast<std::int64_t>(j)).add_value(node.var).add_value(node.lag).add_string(type);
-    std::string test_text = a.test;
+    std::string test_text = to_string(a.test);
     for (const std::string& entry : spec.digest_entries(lagged.n_samples)) {
         test_text += ' ';
         test_text += entry;
     }
     io::CheckpointSettings c = {
-        {"--method", a.method},
+        {"--method", to_string(a.method)},
         {"--test and its options", test_text},
         {"--tau-min", std::to_string(s.tau_min)},
         {"--tau-max", std::to_string(s.tau_max)},
@@ -114,8 +114,8 @@ io::CheckpointSettings pcmci_checkpoint_settings(const PcmciJob& a, const pcmci:
         {"--fdr", s.fdr_bh ? "fdr_bh" : "none"},
         {"the link assumptions (--links)", s.link_assumptions ? links.hex() : "default"},
     };
-    if (a.method == "pcmciplus") {
-        c.push_back({"--contemp-collider-rule", s.contemp_collider_rule});
+    if (a.method == PcmciMethod::PcmciPlus) {
+        c.push_back({"--contemp-collider-rule", pcmci::to_string(s.contemp_collider_rule)});
         c.push_back({"--no-conflict-resolution", s.conflict_resolution ? "no" : "yes"});
         c.push_back({"--reset-lagged-links", s.reset_lagged_links ? "yes" : "no"});
         c.push_back({"--max-conds-px-lagged", opt(s.max_conds_px_lagged)});

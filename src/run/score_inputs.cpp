@@ -15,18 +15,17 @@
 namespace cudag::run {
 
 bn::ScoreKind check_score_options(const ScoreJob& o) {
-    const std::optional<bn::ScoreKind> kind = bn::parse_score_kind(o.score);
-    if (!kind) throw InputError("unknown --score '" + o.score + "' (available: bdeu, k2, bge, cg-bic)");
-    if (*kind != bn::ScoreKind::BDeu && o.iss_given) throw InputError("--iss applies to --score bdeu only");
-    if (*kind != bn::ScoreKind::BGe && (o.am_given || o.aw_given))
+    const bn::ScoreKind kind = o.score;
+    if (kind != bn::ScoreKind::BDeu && o.iss_given) throw InputError("--iss applies to --score bdeu only");
+    if (kind != bn::ScoreKind::BGe && (o.am_given || o.aw_given))
         throw InputError("--am and --aw apply to --score bge only");
-    if (*kind != bn::ScoreKind::CgBic && (!o.discrete_columns.empty() || !o.continuous_columns.empty()))
+    if (kind != bn::ScoreKind::CgBic && (!o.discrete_columns.empty() || !o.continuous_columns.empty()))
         throw InputError("--discrete-columns and --continuous-columns apply to --score cg-bic (mixed data) only");
     if (!(o.iss >= bn::kIssMin && o.iss <= bn::kIssMax))
         throw InputError("--iss must lie in [1e-6, 1e6] (got " + exact_number(o.iss) + ")");
     if (!(o.am >= bn::kAmMin && o.am <= bn::kAmMax))
         throw InputError("--am must lie in [1e-6, 1e6] (got " + exact_number(o.am) + ")");
-    return *kind;
+    return kind;
 }
 
 io::TableMode score_table_mode(bn::ScoreKind kind, bool discrete) {
@@ -37,7 +36,7 @@ io::TableMode score_table_mode(bn::ScoreKind kind, bool discrete) {
 
 Dataset read_scored_data(const DataReader& reader, const std::string& path, const std::string& dataset,
                          io::TableMode mode, const ScoreJob& o) {
-    const MissingPolicy missing = parse_missing(o.missing);
+    const MissingPolicy missing = o.missing;
     if (missing == MissingPolicy::Testwise)
         throw InputError(
             "--missing testwise deletes rows test by test (pc, fci, citest); a score sums over one "

@@ -15,12 +15,14 @@
 
 namespace cudag::run {
 
-/// The score settings of a job (`cudag score`, `cudag mcmc`), with which were given.
+/// The score settings of a job (`cudag score`, `cudag mcmc`), with which were given; --score
+/// (which every front end requires) and --missing are parsed by the front end
+/// (bn::parse_score, parse_missing).
 struct ScoreJob {
-    std::string score;  ///< bdeu, k2, bge or cg-bic
+    bn::ScoreKind score = bn::ScoreKind::BDeu;
     double iss = 1.0, am = 1.0, aw = 0.0;
-    bool discrete = false;          ///< every cell a label (bdeu, k2)
-    std::string missing = "error";  ///< --missing: error or listwise
+    bool discrete = false;                         ///< every cell a label (bdeu, k2)
+    MissingPolicy missing = MissingPolicy::Error;  ///< error or listwise (testwise is refused)
     /// --discrete-columns, --continuous-columns: the named columns' types (cg-bic's mixed data).
     std::vector<std::string> discrete_columns, continuous_columns;
     bool iss_given = false, am_given = false, aw_given = false;

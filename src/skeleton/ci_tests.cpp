@@ -292,6 +292,18 @@ std::unique_ptr<ci::CiTest> make_matrix_fisher_z(const Dataset& data, const Test
     return std::make_unique<SharedFisherZTest>(std::move(engine), data, spec, compat, true);
 }
 
+namespace {
+
+/// Tests that share `engine`'s correlation matrix (SharedFisherZTest).
+CiTestFactory shared_fisher_z(std::shared_ptr<const CpuFisherEngine> engine, const Dataset& data, const TestSpec& spec,
+                              Compat compat) {
+    return [engine = std::move(engine), &data, spec, compat] {
+        return std::unique_ptr<ci::CiTest>(std::make_unique<SharedFisherZTest>(engine, data, spec, compat));
+    };
+}
+
+}  // namespace
+
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                               std::int64_t shared_limit, mpi::Communicator* comm) {
     if (spec.traits().shared_matrix && data.n_vars <= shared_limit && data.missing == 0) {
@@ -300,11 +312,18 @@ CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat 
                           ? std::make_shared<const CpuFisherEngine>(ci::correlation_matrix(data, threads, *comm),
                                                                     data.n_vars, data.n_samples, TestPolicy{}, threads)
                           : std::make_shared<const CpuFisherEngine>(data, TestPolicy{}, threads);
-        return [engine, &data, spec, compat] {
-            return std::unique_ptr<ci::CiTest>(std::make_unique<SharedFisherZTest>(engine, data, spec, compat));
-        };
+        return shared_fisher_z(std::move(engine), data, spec, compat);
     }
     return [&data, spec, compat] { return make_ci_test(data, spec, compat, 1); };
+}
+
+CiTestFactory ci_test_factory(std::vector<double> corr, const Dataset& data, const TestSpec& spec, Compat compat,
+                              int threads) {
+    if (spec.kind != TestKind::FisherZ)
+        throw InputError("a given correlation matrix takes the fisher-z test, not " + spec.name());
+    auto engine = std::make_shared<const CpuFisherEngine>(std::move(corr), data.n_vars, data.n_samples, TestPolicy{},
+                                                          std::max(1, threads));
+    return shared_fisher_z(std::move(engine), data, spec, compat);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "ci/batch.hpp"
 #include "ci/ci_test.hpp"
@@ -43,6 +44,11 @@ using CiTestFactory = std::function<std::unique_ptr<ci::CiTest>()>;
 /// matrix together (ci::correlation_matrix(data, threads, comm): the same matrix, bit for bit).
 CiTestFactory ci_test_factory(const Dataset& data, const TestSpec& spec, Compat compat, int threads,
                               std::int64_t shared_limit = 16384, mpi::Communicator* comm = nullptr);
+/// ci_test_factory's Fisher-z tests on a given correlation matrix `corr` (data.n_vars squared,
+/// row-major: pc::PcConfig::correlation, pcalg's suffStat list(C, n)) instead of the data's;
+/// `data` gives the sample size only (its values may be absent).
+CiTestFactory ci_test_factory(std::vector<double> corr, const Dataset& data, const TestSpec& spec, Compat compat,
+                              int threads);
 
 /// The batch path of a GPU engine (SkeletonEngine::test_batch) for the tests of `spec` on
 /// `data`, where `backend` picks a GPU for them under `policy` and every rank's engine has

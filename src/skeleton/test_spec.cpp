@@ -3,19 +3,21 @@
 
 #include <sstream>
 
+#include "core/choice.hpp"
 #include "core/error.hpp"
 #include "io/table_reader.hpp"
 
 namespace cudag::skeleton {
 
-std::string to_string(Compat c) { return c == Compat::CausalLearn ? "causal-learn" : "pcalg"; }
+namespace {
+constexpr Choice<Compat> kCompats[] = {{"pcalg", Compat::Pcalg}, {"causal-learn", Compat::CausalLearn}};
+constexpr Choice<ci::DofRule> kDofRules[] = {
+    {"gpupc", ci::DofRule::Gpupc}, {"pcalg", ci::DofRule::Pcalg}, {"causal-learn", ci::DofRule::CausalLearn}};
+}  // namespace
 
-ci::DofRule parse_dof(const std::string& name) {
-    if (name == "gpupc") return ci::DofRule::Gpupc;
-    if (name == "pcalg") return ci::DofRule::Pcalg;
-    if (name == "causal-learn") return ci::DofRule::CausalLearn;
-    throw InputError("unknown --dof '" + name + "' (available: gpupc, pcalg, causal-learn)");
-}
+std::string to_string(Compat c) { return choice_word(kCompats, c); }
+Compat parse_compat(const std::string& name) { return parse_choice(kCompats, "--compat", name); }
+ci::DofRule parse_dof(const std::string& name) { return parse_choice(kDofRules, "--dof", name); }
 
 namespace {
 

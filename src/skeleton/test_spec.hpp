@@ -24,6 +24,9 @@ namespace cudag::skeleton {
 enum class Compat { Pcalg, CausalLearn };
 
 std::string to_string(Compat c);
+/// --compat's value: "pcalg" or "causal-learn"; anything else is an InputError naming
+/// --compat and the choices (the front ends parse it).
+Compat parse_compat(const std::string& name);
 
 /// The tests and their traits live in ci/ (ci/test_kind.hpp); the skeleton's code names
 /// them here as before.

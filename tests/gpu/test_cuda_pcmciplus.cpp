@@ -101,7 +101,7 @@ TEST(CudaPcmciPlus, ParCorrRunIsEquivalentToCpu) {
     cases[0] = {"c02", {}};  // conservative rule
     cases[0].s.tau_max = 1;
     cases[0].s.pc_alpha = 0.1;
-    cases[0].s.contemp_collider_rule = "conservative";
+    cases[0].s.contemp_collider_rule = ColliderRule::Conservative;
     cases[1] = {"c05", {}};  // reset_lagged_links
     cases[1].s.tau_max = 2;
     cases[1].s.pc_alpha = 0.05;

@@ -64,8 +64,8 @@ struct PcOutcome {
 PcOutcome run_pc(const Dataset& data, const std::string& backend) {
     run::PcJob job;
     job.data = "warm-up test data";
-    job.test = "fisher-z";
-    job.backend = backend;
+    job.test = skeleton::TestKind::FisherZ;
+    job.backend = parse_backend(backend);
     job.quiet = true;
     job.cfg.alpha = 0.01;
     run::PcHooks hooks;

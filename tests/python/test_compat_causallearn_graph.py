@@ -283,6 +283,45 @@ def test_cit_repeated_calls_come_from_the_native_table():
     with pytest.raises(TypeError):
         cit(0)
     assert sorted(k for k in cit.pvalue_cache if ";" in k) == ["0;1", "0;3|2.4"]
+    # the same table behind a subclass; a subclass's own __call__ is the one called
+    seen = []
+
+    class Logged(cl.CIT):
+        def __call__(self, X, Y, condition_set=None):
+            seen.append((X, Y))
+            return super().__call__(X, Y, condition_set)
+
+    class Plain(cl.CIT):
+        pass
+
+    logged, plain = Logged(x, "fisherz"), Plain(x, "fisherz")
+    assert logged(0, 3, [2, 4]) == logged(3, 0, [4, 2]) == plain(3, 0, [4, 2]) == plain(0, 3, [2, 4]) == p
+    assert seen == [(0, 3), (3, 0)] and logged._memo_size() == plain._memo_size() == 1
+
+
+def test_cit_repeated_keys_answer_the_first_value_bit_for_bit():
+    # 3,000 keys (the native table grows from 64 slots several times): each asked again in
+    # another form of the same key (X and Y swapped, the set reversed with a repeat, numpy
+    # integers) answers the first call's float bit for bit, and the value causal-learn's
+    # pvalue_cache holds under the key; Fisher-z from numpy on a sample of them.
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(300, 40))
+    x[:, 1:] += 0.4 * x[:, :-1]
+    corr = np.corrcoef(x.T)
+    cit = cl.CIT(x, "fisherz")
+    queries = [(int(a), int(b), [int(v) for v in s]) for a, b, *s in
+               (rng.choice(40, 2 + k % 5, replace=False) for k in range(3000))]
+    first = [cit(a, b, s) for a, b, s in queries]
+    assert cit._memo_size() == len({(min(a, b), max(a, b), tuple(sorted(s))) for a, b, s in queries})
+    again = [cit(np.int64(b), a, [*s[::-1], *s[:1]]) for a, b, s in queries]
+    assert [p.hex() for p in again] == [p.hex() for p in first]
+    for (a, b, s), p in zip(queries, first):
+        key = f"{min(a, b)};{max(a, b)}" + (f"|{'.'.join(map(str, sorted(s)))}" if s else "")
+        assert cit.pvalue_cache[key].hex() == p.hex()
+    for a, b, s in queries[:50]:
+        assert cit(a, b, s) == pytest.approx(fisher_p(corr, 300, a, b, s), rel=1e-10, abs=1e-14)
+    cit._memo_clear()
+    assert cit._memo_size() == 0 and [cit(a, b, s).hex() for a, b, s in queries[:20]] == [p.hex() for p in first[:20]]
 
 
 def test_tester_p_value_by_column_index():
@@ -437,3 +476,12 @@ def test_cit_against_causal_learn_itself_on_every_test():
         for q in queries:
             assert ours(*q) == pytest.approx(theirs(*q), rel=1e-9, abs=1e-14), (method, q)
         assert ours.data_hash == theirs.data_hash
+        # asked again (X and Y swapped, the set reversed): each side's first value, bit for
+        # bit, under the same cache keys
+        for (a, b, s) in queries:
+            key = f"{min(a, b)};{max(a, b)}" + (f"|{'.'.join(map(str, sorted(s)))}" if s else "")
+            assert ours(b, a, s[::-1]).hex() == float(ours.pvalue_cache[key]).hex()
+            assert theirs(b, a, s[::-1]) == theirs.pvalue_cache[key]
+            assert ours(b, a, s[::-1]) == pytest.approx(theirs(a, b, s), rel=1e-9, abs=1e-14), (method, key)
+        assert sorted(ours.pvalue_cache) == sorted(theirs.pvalue_cache)
+        assert ours.pvalue_cache["method_name"] == theirs.pvalue_cache["method_name"]

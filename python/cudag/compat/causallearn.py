@@ -1044,14 +1044,16 @@ class CIT(_CitBase or object):
 
     A test asked before is answered from a table of the p-values computed (in cudag's
     native base class, keyed as causal-learn's cache: X < Y, the set sorted without
-    repeats), without reading ``pvalue_cache`` again; with ``cache_path`` every call goes
-    through ``pvalue_cache``, as causal-learn's, so that the file is written on its cycle."""
+    repeats), without a Python frame or reading ``pvalue_cache`` again: a new float of the
+    same bits as the first answer; with ``cache_path`` every call goes through
+    ``pvalue_cache``, as causal-learn's, so that the file is written on its cycle."""
 
     SAVE_CACHE_CYCLE_SECONDS = 30
 
     def __init__(self, data, method: str = "fisherz", cache_path: str | None = None, **kwargs):
         if _CitBase is not None:
             super().__init__()
+            self._enable_vectorcall()  # calls without an argument tuple (once per class)
         name = _method_name(method)
         true_dag = kwargs.pop("true_dag", None)
         x = np.asarray(data)

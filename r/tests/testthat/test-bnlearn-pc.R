@@ -73,3 +73,18 @@ test_that("tests and arguments cudag lacks are refused", {
   expect_error(cudag::pc.stable(bnlearn_data("clgaussian.test")), "mixed data")
   expect_error(cudag::pc.stable(lt, whitelist = matrix(c("A", "Q"), 1)), "no variable 'Q'")
 })
+
+test_that("a directed cycle from conflicting v-structures: pcalg's graph, returned with a warning", {
+  skip_without_bnlearn()
+  skip_without_pcalg()
+  lt <- bnlearn_data("learning.test")
+  set.seed(40)  # a bootstrap resample of learning.test whose PC orientation has a directed cycle
+  d <- lt[sample(nrow(lt), replace = TRUE), ]
+  expect_warning(ours <- cudag::pc.stable(d, test = "mi", alpha = 0.05), "directed arcs form a cycle")
+  expect_s3_class(ours, "bn")
+  expect_false(bnlearn::acyclic(ours, directed = TRUE))
+  ss <- list(dm = data.matrix(d) - 1L, nlev = vapply(d, nlevels, 1L), adaptDF = FALSE)
+  theirs <- pcalg::pc(ss, pcalg::disCItest, alpha = 0.05, labels = names(d), skel.method = "stable")
+  m <- bnlearn::amat(ours)
+  expect_equal(unname(m), unname(as(theirs@graph, "matrix") != 0) * 1L)
+})

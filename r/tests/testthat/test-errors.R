@@ -29,3 +29,47 @@ test_that("a factor column under gaussCItest and NA in the data are R errors", {
                "suffStat\\$C holds a non-finite value at \\[3, 69\\]")
   expect_error(cudag::pc(list(data = x), "gaussCItest", alpha = 2, p = 2), "alpha")
 })
+
+test_that("fci and rfci: bad list(C, n), data and indepTest are one-line R errors naming what", {
+  C <- cor(cbind(x, x[, 1] + rev(x[, 2])))
+  cn <- list(C = C, n = 10)
+  for (f in c("fci", "rfci")) {
+    learner <- getExportedValue("cudag", f)
+    run <- function(suffStat, indepTest = "gaussCItest", ...) learner(suffStat, indepTest, alpha = 0.01, p = 3, ...)
+    expect_one_line <- function(expr, pattern) {
+      err <- expect_error(expr, pattern)
+      expect_false(grepl("\n", conditionMessage(err)))
+    }
+    df <- as.data.frame(C)
+    df[[2]] <- factor(df[[2]])
+    expect_one_line(run(list(C = df, n = 10)), "suffStat\\$C: column 'V2' is factor, not numeric")
+    expect_one_line(run(list(data = data.frame(a = x[, 1], b = factor(x[, 2]), c = x[, 1]))),
+                    "suffStat\\$data: column 'b' is factor, not numeric: gaussCItest needs numbers")
+    bad <- C
+    bad[2, 3] <- NA
+    expect_one_line(run(list(C = bad, n = 10)), "suffStat\\$C holds a non-finite value at \\[2, 3\\]")
+    y <- cbind(x, x[, 1])
+    y[4, 3] <- NA
+    expect_one_line(run(list(data = y)), "NA at row 4, column 3")
+    expect_one_line(run(list(C = C, n = NA)), "suffStat\\$n must be the sample size")
+    expect_one_line(run(list(C = C, n = NA_real_)), "suffStat\\$n must be a positive whole number")
+    expect_one_line(run(list(C = C)), "suffStat\\$n must be the sample size")
+    expect_one_line(run(list(C = C[1:2, ], n = 10)), "suffStat\\$C must be a 3 x 3 matrix")
+    expect_one_line(run(list(C = matrix("a", 3, 3), n = 10)), "suffStat\\$C must be a numeric matrix")
+    expect_one_line(run(cn, function(x, y, S, suffStat) 0.5),
+                    paste0("an R function of your own cannot run inside cudag: use pcalg::", f, " for it"))
+    expect_one_line(run(cn, "partialCorTest"), "indepTest: .*\"partialCorTest\" is not a test cudag knows")
+    expect_one_line(run(cn, 3), "indepTest: .*a numeric is neither a test function nor a test's name")
+    expect_one_line(run(cn, "disCItest"), "suffStat\\$dm: disCItest needs list\\(dm = ")
+    expect_one_line(run(cn, "cmiknnCItest"), "suffStat: cmiknnCItest needs the data")
+    expect_one_line(run(cn, backend = "cuda"), "a given correlation matrix runs on the CPU")
+    expect_one_line(run(list(C = C, n = 3)), "suffStat: 3 samples; Fisher-z needs at least 4")
+  }
+})
+
+test_that("another of pcalg's functions as indepTest is named in the error", {
+  skip_if_not_installed("pcalg")
+  for (f in c("pc", "fci", "rfci"))
+    expect_error(getExportedValue("cudag", f)(list(C = diag(3), n = 10), pcalg::dsepTest, alpha = 0.01, p = 3),
+                 paste0("pcalg::dsepTest is not one of them: use pcalg::", f, " for it"))
+})

@@ -119,7 +119,7 @@ Expected read_expected(const std::string& path, std::int32_t n) {
     // run_pcmciplus's own defaults and settings.
     s.pc_alpha = 0.01;
     if (kv.count("pc_alpha")) test::set_reference_pc_alpha(s, kv["pc_alpha"], true);
-    if (kv.count("contemp_collider_rule")) s.contemp_collider_rule = kv["contemp_collider_rule"];
+    if (kv.count("contemp_collider_rule")) s.contemp_collider_rule = parse_collider_rule(kv["contemp_collider_rule"]);
     if (kv.count("conflict_resolution")) s.conflict_resolution = kv["conflict_resolution"] == "True";
     if (kv.count("reset_lagged_links")) s.reset_lagged_links = kv["reset_lagged_links"] == "True";
     if (kv.count("max_conds_px_lagged")) s.max_conds_px_lagged = std::stoi(kv["max_conds_px_lagged"]);
@@ -290,9 +290,7 @@ TEST(PcmciPlus, BadSettingsAreOneLineErrors) {
     Settings s;
     s.tau_max = 2;
     EXPECT_NO_THROW(check_pcmciplus_settings(s, 3, 300));
-    s.contemp_collider_rule = "minority";
-    EXPECT_THROW(check_pcmciplus_settings(s, 3, 300), InputError);
-    s.contemp_collider_rule = "none";
+    s.contemp_collider_rule = ColliderRule::None;
     s.max_conds_px_lagged = -2;
     EXPECT_THROW(check_pcmciplus_settings(s, 3, 300), InputError);
     s.max_conds_px_lagged = 0;

@@ -72,8 +72,8 @@ std::vector<run::CitestQuery> some_queries(int n) {
 void expect_batch_is_singles(const std::string& file, const std::string& test, int n) {
     run::CitestJob job;
     job.data = file;
-    job.test = test;
-    job.backend = "cpu";
+    job.test = skeleton::parse_test(test);
+    job.backend = BackendKind::Cpu;
     job.quiet = true;
     if (test == "cmiknn") {
         job.cmi.spec.permutations = 39;
@@ -110,8 +110,8 @@ TEST_F(CitestBatch, ColumnIndicesAnswerAsNames) {
     const std::string g = write_csv(sim::simulate_gaussian({7, 300, 0.4, 3}).data, "g.csv");
     run::CitestJob job;
     job.data = g;
-    job.test = "fisher-z";
-    job.compat = "causal-learn";
+    job.test = skeleton::TestKind::FisherZ;
+    job.compat = skeleton::Compat::CausalLearn;
     job.quiet = true;
     run::CitestSession by_name(job), by_index(job);
     const std::vector<run::CitestQuery> q = some_queries(7);
@@ -184,7 +184,7 @@ TEST_F(CitestBatch, AnUnknownNameIsAnErrorNamingTheQuery) {
     const std::string g = write_csv(sim::simulate_gaussian({4, 100, 0.4, 3}).data, "g.csv");
     run::CitestJob job;
     job.data = g;
-    job.test = "fisher-z";
+    job.test = skeleton::TestKind::FisherZ;
     job.quiet = true;
     run::CitestSession session(job);
     try {
@@ -211,7 +211,7 @@ TEST_F(CitestBatch, ASessionsSingleTestsAreEachTestAlone) {
     const std::string g = write_csv(sim::simulate_gaussian({12, 200, 0.4, 3}).data, "g.csv");
     run::CitestJob job;
     job.data = g;
-    job.test = "fisher-z";
+    job.test = skeleton::TestKind::FisherZ;
     job.quiet = true;
     run::CitestSession session(job);
     const std::vector<run::CitestQuery> q = some_queries(12);

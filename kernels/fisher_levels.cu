@@ -10,6 +10,7 @@
 
 #include "compact.cuh"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "correlation.cuh"
 #include "core/parallel.hpp"
 
@@ -557,6 +558,7 @@ void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const 
                                   survivors_.data(), survivor_counts_.data(), s);
             survivor_counts_.download(counts.data(), counts.size(), s);
             ctx_.synchronize();
+            interrupt::poll();  // Ctrl-C in a binding, between rounds (core/interrupt.hpp)
             live = FisherLevelPlanner::surviving_runs(next, counts);
             range = FisherLevelPlanner::next_scan_range(range);
             on_survivors = true;

@@ -37,6 +37,7 @@
 #include "ci/student_t.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/pag.hpp"
 #include "core/parallel.hpp"
 #include "cudag/config.hpp"
@@ -292,12 +293,18 @@ nb::dict pc_dict(const pc::PcResult& r) {
 /// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
 /// communicator (the command may replace it). One command at a time: calls from several
 /// Python threads queue (the ranks of an MPI job must meet in the same collectives).
+/// Ctrl-C is looked at inside long loops too (a skeleton level's rows and sets, every
+/// ~50 ms on this thread: core/interrupt.hpp's poll), not only between levels.
 template <class Run>
 int run_released(Run&& run) {
     static std::mutex one_at_a_time;
     mpi::Environment& env = environment();
     nb::gil_scoped_release release;
     const std::lock_guard<std::mutex> lock(one_at_a_time);
+    const interrupt::PollScope poll([] {
+        nb::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    });
     std::unique_ptr<mpi::Communicator> comm = env.world();
     return run(env, comm);
 }

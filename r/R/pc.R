@@ -201,11 +201,21 @@ cmiknnCItest <- function(x, y, S, suffStat)
 # The graphNEL of the graph's edge list built in C++ (raw$edgeL, raw$edge_keys, raw$edgemode):
 # the object graph's as(<adjacency matrix>, "graphNEL") makes of the same graph (pc: a numeric
 # matrix; skeleton, `logical`: a logical one, whose edge weights are integers), its slots set
-# directly (graph's initialize checks every edge again: most of a call at 1,000 variables).
+# directly on graph's prototype (graph's initialize runs validGraph over every node and edge:
+# most of a call at 500 variables); the node names checked as graph checks them.
 # tests/testthat/test-pc-objects.R holds the two identical().
 .graph <- function(raw, logical = FALSE) {
-  g <- new(methods::getClass("graphNEL", where = asNamespace("graph")), nodes = raw$labels)
-  if (!length(raw$edge_keys)) return(g)
+  labels <- raw$labels
+  if (anyNA(labels) || any(!nzchar(labels))) stop("labels: empty or NA names cannot name graph nodes", call. = FALSE)
+  if (any(grepl("|", labels, fixed = TRUE)))
+    stop("labels: graph's node names cannot hold '|' (its edge key separator)", call. = FALSE)
+  g <- new(methods::getClass("graphNEL", where = asNamespace("graph")))
+  g@nodes <- labels
+  g@graphData$edgemode <- "undirected"
+  if (!length(raw$edge_keys)) {
+    g@edgeL <- stats::setNames(vector("list", length(labels)), labels)
+    return(g)
+  }
   g@edgeL <- raw$edgeL
   g@graphData$edgemode <- raw$edgemode
   w <- if (logical) 1L else 1
@@ -224,9 +234,17 @@ cmiknnCItest <- function(x, y, S, suffStat)
 
 .result <- function(raw, parts, cl, cpdag) {
   if (.pcalg_ready()) {
-    return(new(methods::getClass("pcAlgo", where = asNamespace("pcalg")), graph = .graph(raw, !cpdag), call = cl, n = integer(0),
-               max.ord = parts$max.ord, n.edgetests = parts$n.edgetests, sepset = parts$sepset,
-               pMax = parts$pmax, zMin = matrix(NA, 1, 1)))
+    # The slots set on the prototype: new(<pcAlgo>, ...)'s validObject took a millisecond.
+    r <- new(methods::getClass("pcAlgo", where = asNamespace("pcalg")))
+    r@graph <- .graph(raw, !cpdag)
+    r@call <- cl
+    r@n <- integer(0)
+    r@max.ord <- parts$max.ord
+    r@n.edgetests <- parts$n.edgetests
+    r@sepset <- parts$sepset
+    r@pMax <- parts$pmax
+    r@zMin <- matrix(NA, 1, 1)
+    return(r)
   }
   amat <- if (cpdag) .cpdag_matrix(raw) else .skel_matrix(raw)
   structure(list(amat = amat, sepset = parts$sepset, pMax = parts$pmax, n.edgetests = parts$n.edgetests,

@@ -4,7 +4,7 @@
 // in memory), or on a correlation matrix given as pcalg's suffStat list(C, n) (pc::run_pc
 // with PcConfig::correlation). The R side (R/pc.R) builds pcalg's objects from the lists
 // returned here. Errors come back as R errors (Rcpp's exception translation); Ctrl-C is
-// looked at between levels.
+// looked at between levels and, every ~50 ms, inside them (core/interrupt.hpp's PollScope).
 #include <Rcpp.h>
 
 #include <hdf5.h>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/knowledge.hpp"
 #include "io/table_reader.hpp"
 #include "mpi/communicator.hpp"
@@ -142,10 +143,23 @@ Rcpp::List edge_list(const std::vector<std::vector<int>>& out, const std::vector
 void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
     const std::int32_t p = r.skeleton.n();
     Rcpp::NumericMatrix pmax(p, p);
+    double* m = pmax.begin();  // column-major: [a, b] at b * p + a
+    const auto at = [p](std::int64_t a, std::int64_t b) { return static_cast<std::size_t>(b * p + a); };
     std::fill(pmax.begin(), pmax.end(), R_NegInf);
-    for (std::int32_t i = 0; i < p; ++i) pmax(i, i) = 1.0;
-    for (const auto& e : r.pmax) pmax(e.i, e.j) = e.p;  // as R's two assignments: [i, j] first, then [j, i]
-    for (const auto& e : r.pmax) pmax(e.j, e.i) = e.p;
+    for (std::int32_t i = 0; i < p; ++i) m[at(i, i)] = 1.0;
+    if (std::all_of(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& e) { return e.i < e.j; })) {
+        // [j, i] (column i, rows j > i: in the list's order, contiguous), then the upper
+        // triangle [i, j] as its transpose, in blocks (a row-wise [i, j] pass strides p).
+        for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;
+        constexpr std::int64_t kBlock = 64;
+        for (std::int64_t cb = 0; cb < p; cb += kBlock)
+            for (std::int64_t rb = 0; rb <= cb; rb += kBlock)
+                for (std::int64_t c = cb; c < std::min<std::int64_t>(cb + kBlock, p); ++c)
+                    for (std::int64_t a = rb; a < std::min(rb + kBlock, c); ++a) m[at(a, c)] = m[at(c, a)];
+    } else {
+        for (const auto& e : r.pmax) m[at(e.i, e.j)] = e.p;  // as R's two assignments: [i, j] first, then [j, i]
+        for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;
+    }
     Rcpp::List sepset(p);
     for (std::int32_t i = 0; i < p; ++i) sepset[i] = Rcpp::List(p);
     const int* gaps = Rf_isLogical(fixed_gaps) && Rf_xlength(fixed_gaps) == static_cast<R_xlen_t>(p) * p
@@ -195,12 +209,19 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
                 ea.push_back(a);
                 eb.push_back(b);
             }
+    // pMax as plain vectors only when asked (options(cudag.raw_pmax = TRUE): the tests'
+    // reference); pcalg's matrix is built below (pcalg_tables) from the same list.
     std::vector<int> pi, pj;
     std::vector<double> pv;
-    for (const auto& e : r.pmax) {
-        pi.push_back(e.i);
-        pj.push_back(e.j);
-        pv.push_back(e.p);
+    if (Rf_asLogical(Rf_GetOption1(Rf_install("cudag.raw_pmax"))) == TRUE) {
+        pi.reserve(r.pmax.size());
+        pj.reserve(r.pmax.size());
+        pv.reserve(r.pmax.size());
+        for (const auto& e : r.pmax) {
+            pi.push_back(e.i);
+            pj.push_back(e.j);
+            pv.push_back(e.p);
+        }
     }
     std::vector<int> ki, kj, kl;
     std::vector<int> nodes;
@@ -291,14 +312,24 @@ struct CorrelationInput {
             throw InputError("suffStat$C must be a " + std::to_string(p) + " x " + std::to_string(p) + " matrix");
         if (!(n >= 1) || n != std::floor(n)) throw InputError("suffStat$n must be a positive whole number");
         auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
-        for (std::int64_t i = 0; i < p; ++i)
-            for (std::int64_t j = 0; j < p; ++j) {
-                const double v = c(static_cast<int>(i), static_cast<int>(j));
-                if (!std::isfinite(v))
-                    throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(i + 1) + ", " +
-                                     std::to_string(j + 1) + "]");
-                (*rowmajor)[static_cast<std::size_t>(i * p + j)] = v;
-            }
+        const double* col = c.begin();  // column-major: [i, j] at j * p + i
+        double* row = rowmajor->data();
+        // The transpose in blocks (element by element, C's columns are p doubles apart), then
+        // the first non-finite value in (row, column) order named.
+        constexpr std::int64_t kBlock = 64;
+        bool finite = true;
+        for (std::int64_t ib = 0; ib < p; ib += kBlock)
+            for (std::int64_t jb = 0; jb < p; jb += kBlock)
+                for (std::int64_t i = ib; i < std::min(ib + kBlock, p); ++i)
+                    for (std::int64_t j = jb; j < std::min(jb + kBlock, p); ++j) {
+                        const double v = col[j * p + i];
+                        finite = finite && std::isfinite(v);
+                        row[i * p + j] = v;
+                    }
+        for (std::int64_t k = 0; !finite && k < p * p; ++k)
+            if (!std::isfinite(row[k]))
+                throw InputError("suffStat$C holds a non-finite value at [" + std::to_string(k / p + 1) + ", " +
+                                 std::to_string(k % p + 1) + "]");
         data.n_samples = static_cast<std::int64_t>(n);
         data.n_vars = p;
         data.names = names;
@@ -369,6 +400,7 @@ run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnin
 // [[Rcpp::export(.cudag_pc)]]
 Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule) {
     const RunArgs a(args);
+    const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     const std::vector<std::string>& names = a.names;
     const GraphSlot graph = skeleton_only ? GraphSlot::Skeleton : GraphSlot::Cpdag;
 
@@ -400,6 +432,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
 Rcpp::List cudag_fci(SEXP data, SEXP corr, double n, Rcpp::List args, std::string variant, std::string type,
                      int pdsep_max, bool do_pdsep, int triple_rule, bool selection_bias) {
     const RunArgs a(args);
+    const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     run::FciJob job;
     job.pc = data_job(a);
     job.fci.variant = fci::parse_variant(variant);

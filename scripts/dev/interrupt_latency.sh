@@ -4,8 +4,13 @@
 # score table, its chains; pc's CMIknn level 0), and the first progress line's delay in the
 # table phase. Each phase is entered as its -v line shows, then the signal is sent; prints a
 # Markdown table (phase | runs | exit codes | latency min / median / max | files left).
-# Tests check the exit status only (tests/regression/test_cli_memory.cpp); the times are
-# measured here:  scripts/dev/interrupt_latency.sh path/to/cudag [runs]
+# Issue 57: with PYTHON set (an interpreter that imports cudag), also the in-process case:
+# cudag.pc on PATHFINDER's χ² (bnlearn's network, 20,000 forward samples; BIF=path overrides
+# /work/shared/data/bnlearn/pathfinder.bif.gz) gets SIGINT 0.3 s into level 1 (seconds long),
+# and the time to its KeyboardInterrupt is printed (exit code 7: raised inside the level).
+# Tests check the exit status only (tests/regression/test_cli_memory.cpp,
+# tests/python/test_pc_interrupt.py); the times are measured here:
+#   [PYTHON=python3] scripts/dev/interrupt_latency.sh path/to/cudag [runs]
 set -uo pipefail
 B=$(readlink -f "${1:?usage: interrupt_latency.sh CUDAG_BINARY [RUNS]}")
 RUNS=${2:-5}
@@ -57,3 +62,39 @@ phase "mcmc chains" "iteration [0-9]+ of" \
     mcmc -v --score bge --max-parents 2 --space all --chains 2 --iterations 100000000 --data c.csv --out out/r.h5
 phase "pc cmiknn level 0" "level 0: up to" \
     pc -v --test cmiknn --permutations 200 --backend cpu --threads 1 --data n.csv --out out/r.h5
+
+# In-process (issue 57): Python's KeyboardInterrupt inside a χ² skeleton level.
+if [ -n "${PYTHON:-}" ]; then
+    bif=${BIF:-/work/shared/data/bnlearn/pathfinder.bif.gz}
+    case "$bif" in *.gz) zcat "$bif" >pf.bif ;; *) cp "$bif" pf.bif ;; esac
+    "$B" simulate bif -q --bif pf.bif --samples 20000 --seed 1 --out pf.csv
+    codes="" lat=()
+    for ((k = 0; k < RUNS; k++)); do
+        out=$("$PYTHON" - pf.csv <<'PY'
+import os, signal, sys, threading, time
+import numpy as np
+import cudag
+raw = np.genfromtxt(sys.argv[1], delimiter=",", dtype=str, skip_header=1)
+codes = np.stack([np.unique(c, return_inverse=True)[1] for c in raw.T], axis=1)
+sent = []
+def progress(d):
+    if d["level"] == 0:
+        def fire():
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+        threading.Timer(0.3, fire).start()
+try:
+    cudag.pc(codes, "chi-square", threads=2, progress=progress)
+except KeyboardInterrupt:
+    print(int(1000 * (time.monotonic() - sent[0])))
+    sys.exit(7)
+sys.exit(0)
+PY
+)
+        codes+="$? "
+        [ -n "$out" ] && lat+=("$out")
+    done
+    stats() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END{if(NR) printf "%d / %d / %d ms", v[1], v[int((NR+1)/2)], v[NR]; else printf "-"}'; }
+    printf '| %s | %d | %s| %s | %s | %s |\n' "python cudag.pc pathfinder chi-square level 1 (in-process)" "$RUNS" "$codes" \
+        "$(stats "${lat[@]}")" "-" "-"
+fi

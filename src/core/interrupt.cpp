@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <mutex>
 #include <thread>
@@ -102,6 +104,59 @@ void set_note(const std::string& note) {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     r.note = note;
+}
+
+namespace detail {
+
+struct PollState {
+    std::function<void()> check;
+    std::chrono::steady_clock::duration interval;
+    std::chrono::steady_clock::time_point next;
+    unsigned calls = 0;
+    bool threw = false;  ///< the check threw: counted in g_stopping until the scope ends
+    PollState* outer = nullptr;
+};
+
+thread_local PollState* t_poll = nullptr;
+
+namespace {
+std::atomic<int> g_stopping{0};  ///< scopes whose check threw, until they end
+}  // namespace
+
+void poll_slow(PollState& s) {
+    if ((++s.calls & 15u) != 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < s.next) return;
+    s.next = now + s.interval;
+    try {
+        s.check();
+    } catch (...) {
+        // Stop the workers, then end this loop with the check's exception (it reaches the
+        // caller of the run first: parallel_for keeps the first error, and a worker that
+        // sees the flag drops its work without throwing).
+        if (!s.threw) g_stopping.fetch_add(1, std::memory_order_relaxed);
+        s.threw = true;
+        throw;
+    }
+}
+
+bool stop_flag() { return g_stopping.load(std::memory_order_relaxed) != 0; }
+
+}  // namespace detail
+
+PollScope::PollScope(std::function<void()> check, int interval_ms) {
+    state_ = new detail::PollState;
+    state_->check = std::move(check);
+    state_->interval = std::chrono::milliseconds(interval_ms);
+    state_->next = std::chrono::steady_clock::now() + state_->interval;
+    state_->outer = detail::t_poll;
+    detail::t_poll = state_;
+}
+
+PollScope::~PollScope() {
+    detail::t_poll = state_->outer;
+    if (state_->threw) detail::g_stopping.fetch_sub(1, std::memory_order_relaxed);
+    delete state_;
 }
 
 std::size_t temporaries() {

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 
 namespace cudag::interrupt {
@@ -36,5 +37,46 @@ void set_note(const std::string& note);
 
 /// Number of temporaries registered now (tests).
 std::size_t temporaries();
+
+// ---- in-process runs (the Python and R bindings): Ctrl-C inside long loops ------------
+// There the signal is the host language's (Python's KeyboardInterrupt, R's interrupt) and
+// can only be looked at on the thread that called in. A PollScope on that thread names the
+// look (`check`, which throws to end the run); the long loops (a skeleton level's rows and
+// conditioning sets, level 0's rows, a batch engine's rounds) call poll(), which runs the
+// check on that thread at most every `interval`, and nothing elsewhere (a CLI run, a
+// worker thread: one thread-local load). Once the check has thrown, stop_requested() is
+// true on every thread until the scope ends: workers drop what they hold and the run ends
+// with the check's exception.
+
+namespace detail {
+struct PollState;
+extern thread_local PollState* t_poll;
+void poll_slow(PollState& s);
+bool stop_flag();
+}  // namespace detail
+
+/// While it lives, poll() on this thread runs `check` about every `interval_ms`.
+/// Nested scopes: the innermost serves.
+using PollState_ = detail::PollState;
+
+class PollScope {
+public:
+    explicit PollScope(std::function<void()> check, int interval_ms = 50);
+    ~PollScope();
+    PollScope(const PollScope&) = delete;
+    PollScope& operator=(const PollScope&) = delete;
+
+private:
+    PollState_* state_ = nullptr;
+};
+
+/// Called often from long loops (costs a thread-local load off a PollScope's thread; on it,
+/// a counter, and a clock read every 16 calls). May throw what the scope's check throws.
+inline void poll() {
+    if (detail::t_poll != nullptr) detail::poll_slow(*detail::t_poll);
+}
+
+/// Whether a PollScope's check threw (the run is ending): loops on other threads give up.
+inline bool stop_requested() { return detail::stop_flag(); }
 
 }  // namespace cudag::interrupt

@@ -8,6 +8,7 @@
 
 #include "core/combinations.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 
@@ -140,6 +141,7 @@ void BatchTestEngine::run_level(int level, const Adjacency& snap, const LevelBlo
     };
 
     while (!active.empty()) {
+        interrupt::poll();  // Ctrl-C in a binding, between rounds (core/interrupt.hpp)
         // Plan the round: the active rows from the front (the list rotates, so every row
         // gets its turn), each a chunk of consecutive sets, until the batch is full. A row's
         // share is the batch over the active rows; unless exhaustive, also at most 4 times

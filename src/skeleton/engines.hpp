@@ -28,7 +28,8 @@ struct EngineArgs {
     mpi::Communicator& comm;
     /// Fisher-z on the CPU: this correlation matrix (n_vars x n_vars, row-major) as given
     /// instead of the data's (pc::PcConfig::correlation); null: the data's.
-    const std::vector<double>* correlation = nullptr;
+    /// Shared, not copied: the engine reads it for the run.
+    std::shared_ptr<const std::vector<double>> correlation = nullptr;
 };
 
 /// The engine `make()` returns, its errors agreed on over `comm` (for factories whose

@@ -21,6 +21,12 @@ test_that("a factor column under gaussCItest and NA in the data are R errors", {
   y[3, 2] <- NA
   expect_error(cudag::pc(list(data = y), "gaussCItest", alpha = 0.01, p = 2), "NA at row 3, column 2")
   expect_error(cudag::pc(list(C = diag(3), n = 10), "gaussCItest", alpha = 0.01, p = 2), "labels for 3 variables")
+  # A non-finite entry of a given C: the first in (row, column) order named, 1-based.
+  cm <- diag(70)
+  cm[66, 2] <- NaN
+  cm[3, 69] <- Inf
+  expect_error(cudag::pc(list(C = cm, n = 10), "gaussCItest", alpha = 0.01, p = 70),
+               "suffStat\\$C holds a non-finite value at \\[3, 69\\]")
   expect_error(cudag::pc(list(data = x), "gaussCItest", alpha = 2, p = 2), "alpha")
 })
 

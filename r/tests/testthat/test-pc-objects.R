@@ -42,6 +42,8 @@ old_graph <- function(m, labels) {
 # Both paths on one call's raw result; `cpdag`: pc's graph, else skeleton's.
 expect_same_objects <- function(suffStat, test, alpha, p, cpdag = TRUE, fixedGaps = NULL, fixedEdges = NULL,
                                 m.max = Inf) {
+  old_opt <- options(cudag.raw_pmax = TRUE)  # pMax as plain vectors too (this reference's input)
+  on.exit(options(old_opt))
   raw <- cudag:::.run(suffStat, test, alpha, NULL, p, m.max, fixedGaps, fixedEdges, TRUE, "cpu", 1L, FALSE,
                       !cpdag)
   old <- old_parts(raw)

@@ -53,6 +53,8 @@ void CpuCmiKnnEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
     const std::int64_t pairs = first.back();
     std::vector<double> p(static_cast<std::size_t>(pairs));
     parallel_for(0, pairs, threads_, 1, [&](std::int64_t k, int w) {
+        interrupt::poll();  // Ctrl-C in a binding (row_search.hpp's search_row)
+        if (interrupt::stop_requested()) return;
         const auto at = std::upper_bound(first.begin(), first.end(), k) - first.begin() - 1;
         auto x = static_cast<std::int32_t>(row_begin + at);
         auto y = static_cast<std::int32_t>(x + 1 + (k - first[static_cast<std::size_t>(at)]));

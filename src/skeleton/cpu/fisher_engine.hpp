@@ -19,6 +19,9 @@ public:
     /// Use a given n×n correlation matrix (row-major, unit diagonal).
     CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::int64_t n_samples, const TestPolicy& policy,
                     int threads);
+    /// The same, sharing the matrix (pc::PcConfig::correlation: no copy of n² doubles).
+    CpuFisherEngine(std::shared_ptr<const std::vector<double>> corr, std::int64_t n, std::int64_t n_samples,
+                    const TestPolicy& policy, int threads);
 
     std::string name() const override { return "cpu"; }
     std::int64_t n_vars() const override { return n_; }
@@ -32,10 +35,15 @@ public:
     /// factorisation at or below ci::kPivotTolerance.
     bool singular(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const;
 
-    const std::vector<double>& correlation() const { return corr_; }
+    const std::vector<double>& correlation() const { return *corr_; }
+    /// Whether C[a, b] and C[b, a] have the same bits for every pair (then a level reads
+    /// C[j, S] from the rows of S).
+    static bool bitwise_symmetric(const double* c, std::int64_t n, int threads);
 
 private:
-    std::vector<double> corr_;
+    std::shared_ptr<const std::vector<double>> corr_;
+    const double* c_ = nullptr;  ///< corr_->data()
+    bool symmetric_ = false;     ///< bitwise_symmetric(c_)
     std::int64_t n_ = 0;
     std::int64_t m_ = 0;
     TestPolicy policy_;

@@ -10,6 +10,7 @@
 
 #include "core/combinations.hpp"
 #include "core/graph.hpp"
+#include "core/interrupt.hpp"
 #include "core/pair_index.hpp"
 #include "core/parallel.hpp"
 #include "skeleton/skeleton_engine.hpp"
@@ -22,7 +23,10 @@ namespace cudag::skeleton {
 /// the neighbours j ∉ S in increasing order. `tester` provides
 ///   void prepare(const std::int32_t* s, int l)  — called once per S, lazily, before the
 ///        first test with that S (work shared by all j: a factorisation, strata, ...);
-///   double test(std::int32_t j)                 — p-value of i ⟂ j | S.
+///   double test(std::int32_t j)                 — p-value of i ⟂ j | S; or
+///   double test(std::int32_t j, std::int64_t q) — the same, j at row position q; it may
+///        return -1 for a test whose p can change neither pMax nor the outcome (counted
+///        and marked tested all the same: FisherRowTester).
 /// Without policy.exhaustive an entry stops at its first separating set and the row
 /// stops once every entry is separated (cuPC §4.1 early termination); with it every S is
 /// tested and the union of the separating sets is kept. Only the entries at positions
@@ -46,6 +50,10 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
     std::int64_t tests = 0;
     for (int t = 0; t < l; ++t) c[t] = t;
     do {
+        // Ctrl-C in a binding (core/interrupt.hpp): looked at on the caller's thread; the
+        // other workers drop the row once the run is ending (its results are never used).
+        interrupt::poll();
+        if (interrupt::stop_requested()) return tests;
         for (int t = 0; t < l; ++t) {
             s[t] = nb[c[t]];
             in_set[c[t]] = 1;
@@ -59,7 +67,11 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
                 tester.prepare(s.data(), l);
                 prepared = true;
             }
-            const double p = tester.test(nb[q]);
+            double p;  // a tester may take the row position too (FisherRowTester's bound)
+            if constexpr (requires { tester.test(nb[q], q); })
+                p = tester.test(nb[q], q);
+            else
+                p = tester.test(nb[q]);
             ++tests;
             out.flags[e] |= kTested;
             out.pmax[e] = std::max(out.pmax[e], p);
@@ -95,6 +107,8 @@ void level0_rows(std::int64_t n, std::int64_t row_begin, std::int64_t row_end, b
     std::vector<std::vector<PairP>> kept(static_cast<std::size_t>(threads));
     // Rows near the top have the most pairs: small chunks keep threads balanced.
     parallel_for(row_begin, row_end, threads, 8, [&](std::int64_t i, int w) {
+        interrupt::poll();  // as in search_row
+        if (interrupt::stop_requested()) return;
         const std::int64_t base = pair_row_begin(i, n) - i - 1;  // + j: pair_index(i, j, n)
         for (std::int64_t j = i + 1; j < n; ++j) {
             const double p = pfn(i, j, w);

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <new>
 #include <string>
@@ -68,6 +69,8 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
     // itself (RAII), so the handler has nothing to do: do not register it.
     H5dont_atexit();
     trace_moment("process start");
+    // Registered before CUDA's runtime registers its own: runs after the context is torn down.
+    if (trace_enabled()) std::atexit([] { trace_moment("exit handlers done"); });
     // The rank's CUDA context made while MPI starts (a launcher's rank of `cudag pc`/`mcmc`).
     const run::EarlyGpuContext early_gpu(argc, argv);
     std::unique_ptr<mpi::Environment> env;
@@ -107,7 +110,11 @@ int run(int argc, char** argv, const CommunicatorDecorator& decorate) {
         comm = env->world();
         if (decorate) comm = decorate(std::move(comm));
         Commands& c = commands;
-        if (c.pc_cmd->parsed()) return run_pc_command(c.pc, join_args(argc, argv), *env, comm);
+        if (c.pc_cmd->parsed()) {
+            const int rc = run_pc_command(c.pc, join_args(argc, argv), *env, comm);
+            trace_moment("command done");
+            return rc;
+        }
         if (c.fci_cmd->parsed()) return run_fci_command(c.fci, join_args(argc, argv), *env, comm);
         if (c.mcmc_cmd->parsed()) return run_mcmc_command(c.mcmc, join_args(argc, argv), *env, comm);
         if (c.pcmci_cmd->parsed()) return run_pcmci_command(c.pcmci, join_args(argc, argv), *comm, env->local_rank());

@@ -221,7 +221,7 @@ nb::dict config_dict(const std::vector<std::pair<std::string, std::string>>& con
 // ~50 ms inside a level; a level's callback), else when the call's work ends.
 
 std::mutex g_stop_mutex;
-std::exception_ptr g_stop;          ///< the first kept stop (guarded by g_stop_mutex)
+std::exception_ptr g_stop;             ///< the first kept stop (guarded by g_stop_mutex)
 std::atomic<bool> g_stop_kept{false};  ///< g_stop is set (a lock-free look)
 
 /// Keeps `e` unless a stop is kept already. A python_error is released (GIL taken) only

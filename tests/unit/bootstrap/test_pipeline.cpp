@@ -156,7 +156,7 @@ TEST(ReplicatePipeline, AThrowingCheckEndsTheWaitForARound) {
             },
             10, 2, 2, 1, 2);
         EXPECT_THROW(pipe.take(0), Stop);
-        EXPECT_EQ(checks.load(), 3);      // one look per slice, until the check threw
+        EXPECT_EQ(checks.load(), 3);  // one look per slice, until the check threw
         EXPECT_TRUE(interrupt::stop_requested());
     }  // the workers joined: each replicate that ran gave up when the check threw
     EXPECT_FALSE(interrupt::stop_requested());

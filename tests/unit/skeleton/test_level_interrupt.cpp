@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Ctrl-C inside a skeleton level for the bindings (issue 57; core/interrupt.hpp): poll() runs
 // a PollScope's check on the scope's thread only, every 16th call past the interval
-// (poll_waiting: every call past it); a check
-// that throws ends the level it runs in with its exception (every engine thread stopping), the
-// flag workers read lasting until the scope ends; a check that never throws leaves the answer
-// as it is without a scope.
+// (poll_waiting: every call past it); a check that throws ends the level it runs in with its
+// exception (every engine thread stopping), the flag workers read lasting until the scope
+// ends; a check that never throws leaves the answer as it is without a scope.
 #include <gtest/gtest.h>
 
 #include <stdexcept>

@@ -13,7 +13,8 @@ options named as keywords (``iterations= must be at least 1``); an unknown keywo
 value of the wrong type raises ``TypeError``. Each keyword's type, default and meaning come
 from the command line's own option declarations: ``print(cudag.options("pc"))``,
 ``help(cudag.pc)``. ``verbose=True`` logs the progress lines to the ``logging`` logger
-"cudag".
+"cudag". Ctrl-C ends a search with ``KeyboardInterrupt``, also when it comes while a
+handler of that logger runs.
 Under an MPI launcher every rank calls the learner; rank 0 gets the result, the others None.
 """
 

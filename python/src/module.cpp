@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -27,6 +28,7 @@
 #include <thread>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "bn/mcmc_result.hpp"
@@ -207,13 +209,90 @@ nb::dict config_dict(const std::vector<std::pair<std::string, std::string>>& con
     return d;
 }
 
+// ---- a stop raised inside a log line's writer ------------------------------------------
+// The progress lines of verbose=True go to a Python writer (set_line_sink: cudag's logging),
+// called from wherever the library writes a line, on any thread. What the writer raises
+// cannot be thrown through the library from there, and an Exception (a broken handler) must
+// not end an hour's search; but Ctrl-C while the writer runs becomes a KeyboardInterrupt
+// raised inside it (Python runs its signal handler there, on the main thread), and dropped
+// with the rest it was lost: the search went on to its end. So a writer's BaseException
+// that is not an Exception (KeyboardInterrupt, SystemExit) is kept here, and the thread
+// that called in raises it: at its next look at Ctrl-C (run_released's poll check, every
+// ~50 ms inside a level; a level's callback), else when the call's work ends.
+
+std::mutex g_stop_mutex;
+std::exception_ptr g_stop;             ///< the first kept stop (guarded by g_stop_mutex)
+std::atomic<bool> g_stop_kept{false};  ///< g_stop is set (a lock-free look)
+
+/// Keeps `e` unless a stop is kept already. A python_error is released (GIL taken) only
+/// after the mutex is: never wait for the GIL while holding it.
+void keep_stop(std::exception_ptr e) {
+    {
+        const std::lock_guard<std::mutex> lock(g_stop_mutex);
+        if (g_stop) return;
+        g_stop = std::move(e);
+    }
+    g_stop_kept.store(true, std::memory_order_release);
+}
+
+/// The kept stop, cleared (null: none).
+std::exception_ptr take_stop() {
+    if (!g_stop_kept.load(std::memory_order_acquire)) return nullptr;
+    const std::lock_guard<std::mutex> lock(g_stop_mutex);
+    g_stop_kept.store(false, std::memory_order_relaxed);
+    return std::exchange(g_stop, nullptr);
+}
+
+/// Raises the kept stop, if any.
+void raise_kept_stop() {
+    if (std::exception_ptr e = take_stop()) std::rethrow_exception(e);
+}
+
+/// With the GIL held on the calling thread: the kept stop, then Ctrl-C (Python's handler;
+/// KeyboardInterrupt by default). What either raises ends the call.
+void raise_if_stopped() {
+    raise_kept_stop();
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+}
+
+/// A progress line to Python's `write` (set_line_sink), on any thread: an Exception it
+/// raises is reported as unraisable and the run goes on; another BaseException is kept for
+/// the calling thread (above).
+void write_line(const nb::object& write, const std::string& line) {
+    nb::gil_scoped_acquire gil;
+    try {
+        write(line);
+    } catch (nb::python_error& e) {
+        if (e.matches(PyExc_Exception))
+            e.discard_as_unraisable("cudag's log line");
+        else
+            keep_stop(std::current_exception());
+    }
+}
+
+/// `work()` with the GIL released, as one call whose log lines may carry a stop: one kept
+/// while `work` ran is raised when it ends, in place of its result or its error. (The
+/// writer is the process's, as the line sink is: with calls from several Python threads at
+/// once, a stop ends whichever call looks first.)
+template <class Work>
+void released_work(Work&& work) {
+    try {
+        const nb::gil_scoped_release release;
+        work();
+    } catch (...) {
+        raise_kept_stop();
+        throw;
+    }
+    raise_kept_stop();
+}
+
 /// Between levels (updates): the Python callback given `make()`'s dict, with the GIL held,
-/// then Ctrl-C as KeyboardInterrupt. What either raises ends the command.
+/// then a kept stop and Ctrl-C as above. What either raises ends the command.
 template <class Make>
 void call_back(const nb::object& fn, Make&& make) {
     nb::gil_scoped_acquire gil;
     if (!fn.is_none()) fn(make());
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    raise_if_stopped();
 }
 
 nb::dict fields(std::initializer_list<std::pair<const char*, nb::object>> items) {
@@ -293,20 +372,22 @@ nb::dict pc_dict(const pc::PcResult& r) {
 /// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
 /// communicator (the command may replace it). One command at a time: calls from several
 /// Python threads queue (the ranks of an MPI job must meet in the same collectives).
-/// Ctrl-C is looked at inside long loops too (a skeleton level's rows and sets, every
-/// ~50 ms on this thread: core/interrupt.hpp's poll), not only between levels.
+/// Ctrl-C, and a stop kept from a log line's writer, are looked at inside long loops too (a
+/// skeleton level's rows and sets, every ~50 ms on this thread: core/interrupt.hpp's poll),
+/// not only between levels.
 template <class Run>
-int run_released(Run&& run) {
+void run_released(Run&& run) {
     static std::mutex one_at_a_time;
     mpi::Environment& env = environment();
-    nb::gil_scoped_release release;
-    const std::lock_guard<std::mutex> lock(one_at_a_time);
-    const interrupt::PollScope poll([] {
-        nb::gil_scoped_acquire gil;
-        if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    released_work([&] {
+        const std::lock_guard<std::mutex> lock(one_at_a_time);
+        const interrupt::PollScope poll([] {
+            nb::gil_scoped_acquire gil;
+            raise_if_stopped();
+        });
+        std::unique_ptr<mpi::Communicator> comm = env.world();
+        run(env, comm);
     });
-    std::unique_ptr<mpi::Communicator> comm = env.world();
-    return run(env, comm);
 }
 
 /// The oracle's DAG handed over in memory: `dag` None, or (node names, edges as int32 rows
@@ -369,7 +450,6 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     std::optional<pc::PcResult> result;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
         result = std::move(run::run_pc(job, call, env, comm, hooks).result);
-        return 0;
     });
     if (!result) return nb::dict();  // a rank other than 0 under MPI
     nb::dict out = pc_dict(*result);
@@ -391,7 +471,6 @@ nb::dict run_fci(nb::object values, std::vector<std::string> names, std::string 
     std::optional<pc::PcResult> result;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
         result = std::move(run::run_fci(job, call, env, comm, hooks).result);
-        return 0;
     });
     if (!result) return nb::dict();  // a rank other than 0 under MPI
     nb::dict out = pc_dict(*result);
@@ -419,10 +498,7 @@ nb::dict run_pcmci(nb::object values, std::vector<std::string> names, std::strin
     apply_keywords(job, pcmci_keywords(), kwargs, in.names, "cudag.pcmci");
     const std::string call = call_text("cudag.pcmci", kwargs);
     run::PcmciRun r;
-    {
-        nb::gil_scoped_release release;
-        r = run::run_pcmci(job, call, reader(in, job.threads));
-    }
+    released_work([&] { r = run::run_pcmci(job, call, reader(in, job.threads)); });
     nb::dict out;
     out["n_vars"] = r.result.n_vars;
     out["tau_max"] = r.result.tau_max;
@@ -456,10 +532,7 @@ nb::dict run_citest(nb::object values, std::vector<std::string> names, std::stri
     job.data = in.source;
     apply_keywords(job, citest_keywords(), kwargs, in.names, "cudag.citest");
     run::CitestOutput result;
-    {
-        nb::gil_scoped_release release;
-        result = run::run_citest(job, reader(in, job.threads));
-    }
+    released_work([&] { result = run::run_citest(job, reader(in, job.threads)); });
     return citest_dict(result);
 }
 
@@ -473,22 +546,20 @@ public:
         run::CitestJob job;
         job.data = in.source;
         apply_keywords(job, citest_keywords(), kwargs, in.names, "cudag.tester");
-        nb::gil_scoped_release release;
-        session_ = std::make_unique<run::CitestSession>(job, reader(in, job.threads));
+        released_work([&] { session_ = std::make_unique<run::CitestSession>(job, reader(in, job.threads)); });
     }
     nb::dict test(const std::string& x, const std::string& y, const std::vector<std::string>& given) {
         run::CitestOutput result;
-        {
-            nb::gil_scoped_release release;
-            result = session_->test(x, y, given);
-        }
+        released_work([&] { result = session_->test(x, y, given); });
         return citest_dict(result);
     }
     /// The p-value of columns x and y given the columns `given` (indices): test()'s, without
     /// the names or the result dict (compat.causallearn.CIT's path; the GIL stays held for
     /// these microseconds).
     double p_value(std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& given) {
-        return session_->test_columns(x, y, given).p;
+        const double p = session_->test_columns(x, y, given).p;
+        raise_kept_stop();
+        return p;
     }
     /// Every query at once (run::CitestSession::test_batch: a GPU where the backend picks
     /// one): statistic and p_value lists in query order, n_samples, where they ran.
@@ -497,10 +568,7 @@ public:
         q.reserve(queries.size());
         for (const auto& [x, y, given] : queries) q.push_back({x, y, given});
         run::CitestBatchOutput result;
-        {
-            nb::gil_scoped_release release;
-            result = session_->test_batch(q);
-        }
+        released_work([&] { result = session_->test_batch(q); });
         nb::dict out;
         out["statistic"] = result.statistic;
         out["p_value"] = result.p;
@@ -585,7 +653,6 @@ nb::dict run_mcmc(nb::object values, std::vector<std::string> names, std::string
     run::McmcRun done;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
         done = run::run_mcmc(job, call, env, comm, hooks);
-        return 0;
     });
     if (!done.stopped.empty()) throw Error("mcmc stopped after a checkpoint (--stop-after); continue with resume=True");
     if (done.bootstrap) return pc_dict(pc::as_pc_result(*done.bootstrap));  // a BootstrapResult
@@ -963,14 +1030,8 @@ NB_MODULE(_cudag, m) {
             sink.reset();
             if (write.is_none()) return;
             auto fn = std::make_shared<nb::object>(std::move(write));
-            cudag::skeleton::LineSink to{[fn](const std::string& line) {
-                                             nb::gil_scoped_acquire gil;
-                                             try {
-                                                 (*fn)(line);
-                                             } catch (nb::python_error& e) {
-                                                 e.discard_as_unraisable("cudag's log line");
-                                             }
-                                         },
+            // (write_line: a KeyboardInterrupt raised inside `write` ends the call.)
+            cudag::skeleton::LineSink to{[fn](const std::string& line) { write_line(*fn, line); },
                                          std::chrono::steady_clock::now()};
             sink = std::make_unique<cudag::skeleton::ScopedLineSink>(std::move(to));
         },

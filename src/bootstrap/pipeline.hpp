@@ -6,6 +6,7 @@
 // slowest replicate, nor idles while its replicates orient their graphs in step.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -17,6 +18,7 @@
 
 #include "bootstrap/table.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag::bootstrap {
@@ -43,7 +45,9 @@ public:
 
     /// Round k's graphs in replicate order, once they are done; the rounds are taken in
     /// order (k = 0, 1, ...). Rethrows the first error of a replicate (of this round or a
-    /// later one) once no worker is running.
+    /// later one) once no worker is running. While it waits, Ctrl-C in a binding is looked
+    /// at (core/interrupt.hpp's poll_waiting; what its check throws ends the wait, and the
+    /// workers, seeing stop_requested(), give up their replicates).
     std::vector<G> take(std::int64_t k);
 
 private:
@@ -151,7 +155,12 @@ std::vector<G> BasicReplicatePipeline<G>::take(std::int64_t k) {
     std::unique_lock<std::mutex> lk(m_);
     CUDAG_EXPECTS(k == taken_ && k < rounds_, "ReplicatePipeline: rounds are taken in order");
     const auto slot = static_cast<std::size_t>(k % window_);
-    done_cv_.wait(lk, [&] { return error_ ? running_ == 0 : done_[slot] == batch_; });
+    const auto ready = [&] { return error_ ? running_ == 0 : done_[slot] == batch_; };
+    while (!done_cv_.wait_for(lk, std::chrono::milliseconds(10), ready)) {
+        lk.unlock();
+        interrupt::poll_waiting();
+        lk.lock();
+    }
     if (error_) std::rethrow_exception(error_);
     std::vector<G> out = std::move(slots_[slot]);
     slots_[slot] = std::vector<G>(static_cast<std::size_t>(batch_));

@@ -123,8 +123,8 @@ namespace {
 std::atomic<int> g_stopping{0};  ///< scopes whose check threw, until they end
 }  // namespace
 
-void poll_slow(PollState& s) {
-    if ((++s.calls & 15u) != 0) return;
+void poll_slow(PollState& s, bool counted) {
+    if (counted && (++s.calls & 15u) != 0) return;
     const auto now = std::chrono::steady_clock::now();
     if (now < s.next) return;
     s.next = now + s.interval;

@@ -44,21 +44,21 @@ std::size_t temporaries();
 // look (`check`, which throws to end the run); the long loops (a skeleton level's rows and
 // conditioning sets, level 0's rows, a batch engine's rounds) call poll(), which runs the
 // check on that thread at most every `interval`, and nothing elsewhere (a CLI run, a
-// worker thread: one thread-local load). Once the check has thrown, stop_requested() is
-// true on every thread until the scope ends: workers drop what they hold and the run ends
-// with the check's exception.
+// worker thread: one thread-local load). A thread that waits for workers (a bootstrap's
+// rounds) calls poll_waiting() between slices of its wait. Once the check has thrown,
+// stop_requested() is true on every thread until the scope ends: workers drop what they
+// hold and the run ends with the check's exception.
 
 namespace detail {
 struct PollState;
 extern thread_local PollState* t_poll;
-void poll_slow(PollState& s);
+/// `counted`: poll()'s way (the clock read on every 16th call only); else every call.
+void poll_slow(PollState& s, bool counted);
 bool stop_flag();
 }  // namespace detail
 
 /// While it lives, poll() on this thread runs `check` about every `interval_ms`.
 /// Nested scopes: the innermost serves.
-using PollState_ = detail::PollState;
-
 class PollScope {
 public:
     explicit PollScope(std::function<void()> check, int interval_ms = 50);
@@ -67,13 +67,19 @@ public:
     PollScope& operator=(const PollScope&) = delete;
 
 private:
-    PollState_* state_ = nullptr;
+    detail::PollState* state_ = nullptr;
 };
 
 /// Called often from long loops (costs a thread-local load off a PollScope's thread; on it,
 /// a counter, and a clock read every 16 calls). May throw what the scope's check throws.
 inline void poll() {
-    if (detail::t_poll != nullptr) detail::poll_slow(*detail::t_poll);
+    if (detail::t_poll != nullptr) detail::poll_slow(*detail::t_poll, true);
+}
+
+/// poll() for a thread that waits on others' work a slice at a time (a few per interval):
+/// the clock is read on every call, so the check runs once `interval` has passed.
+inline void poll_waiting() {
+    if (detail::t_poll != nullptr) detail::poll_slow(*detail::t_poll, false);
 }
 
 /// Whether a PollScope's check threw (the run is ending): loops on other threads give up.

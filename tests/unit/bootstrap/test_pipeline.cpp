@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // bootstrap/pipeline.hpp: rounds come back whole and in replicate order however many
 // workers run ahead; a replicate's error is rethrown once no worker runs, and the
-// workers stop taking replicates after it; a pipeline dropped early stops its workers.
+// workers stop taking replicates after it; a pipeline dropped early stops its workers; a
+// binding's Ctrl-C check that throws while the caller waits ends the wait and the workers.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "bootstrap/pipeline.hpp"
 #include "core/pdag.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace cudag {
 namespace {
@@ -125,6 +127,41 @@ TEST(ReplicatePipeline, DroppedEarlyItStopsItsWorkers) {
         pipe.take(0);
     }  // no more rounds taken: the workers wait, then stop
     EXPECT_LE(calls.load(), 3 * 2 + 4);
+}
+
+// Ctrl-C in a binding while the caller waits for a round (core/interrupt.hpp): take() looks
+// at the PollScope's check between slices of its wait and ends with what it throws; the
+// workers, seeing stop_requested(), give up their replicates, and the pipeline ends.
+TEST(ReplicatePipeline, AThrowingCheckEndsTheWaitForARound) {
+    struct Stop {};
+    std::atomic<int> checks{0}, gave_up{0}, calls{0};
+    {
+        const interrupt::PollScope scope(
+            [&checks] {
+                if (++checks == 3) throw Stop();
+            },
+            0);
+        ReplicatePipeline pipe(
+            [&](std::int64_t r, int, int) {
+                ++calls;
+                // Until the run is stopped (a minute at most: the test then fails below).
+                const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+                while (!interrupt::stop_requested() && std::chrono::steady_clock::now() < until)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                if (interrupt::stop_requested()) ++gave_up;
+                return graph_of(r);
+            },
+            [](std::int64_t k) {
+                return std::pair<std::int64_t, std::int64_t>{2 * k, 2 * k + 2};
+            },
+            10, 2, 2, 1, 2);
+        EXPECT_THROW(pipe.take(0), Stop);
+        EXPECT_EQ(checks.load(), 3);  // one look per slice, until the check threw
+        EXPECT_TRUE(interrupt::stop_requested());
+    }  // the workers joined: each replicate that ran gave up when the check threw
+    EXPECT_FALSE(interrupt::stop_requested());
+    EXPECT_GE(calls.load(), 1);
+    EXPECT_EQ(gave_up.load(), calls.load());
 }
 
 TEST(ReplicatePipeline, RoundsAreTakenInOrder) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Ctrl-C inside a skeleton level for the bindings (issue 57; core/interrupt.hpp): poll() runs
-// a PollScope's check on the scope's thread only, every 16th call past the interval; a check
-// that throws ends the level it runs in with its exception (every engine thread stopping), the
-// flag workers read lasting until the scope ends; a check that never throws leaves the answer
-// as it is without a scope.
+// a PollScope's check on the scope's thread only, every 16th call past the interval
+// (poll_waiting: every call past it); a check that throws ends the level it runs in with its
+// exception (every engine thread stopping), the flag workers read lasting until the scope
+// ends; a check that never throws leaves the answer as it is without a scope.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -48,6 +48,23 @@ TEST(LevelInterrupt, AThrowingCheckStopsEveryThreadUntilTheScopeEnds) {
         EXPECT_TRUE(seen);
     }
     EXPECT_FALSE(interrupt::stop_requested());
+}
+
+TEST(LevelInterrupt, PollWaitingRunsTheCheckOnEveryCallPastTheInterval) {
+    interrupt::poll_waiting();  // no scope: nothing
+    int calls = 0;
+    {
+        const interrupt::PollScope scope([&calls] { ++calls; }, 0);
+        for (int k = 0; k < 5; ++k) interrupt::poll_waiting();
+        EXPECT_EQ(calls, 5);
+        std::thread([] { interrupt::poll_waiting(); }).join();
+        EXPECT_EQ(calls, 5);
+    }
+    {
+        const interrupt::PollScope scope([&calls] { ++calls; }, 60000);  // not yet a minute
+        for (int k = 0; k < 5; ++k) interrupt::poll_waiting();
+        EXPECT_EQ(calls, 5);
+    }
 }
 
 pc::PcConfig fisher_config(int threads) {

@@ -40,7 +40,7 @@ for way in warm-up lazy eager; do
         l0=$(sed -n 's/.*level 0: .*, \([0-9.]*\) s (.*/\1/p' "$tmp/$way.$r.err")
         l1=$(sed -n 's/.*level 1: .*, \([0-9.]*\) s (.*/\1/p' "$tmp/$way.$r.err")
         sk=$(sed -n 's/.*skeleton: \([0-9.]*\) s.*/\1/p' "$tmp/$way.$r.err")
-        note=$(grep -o "GPU warm-up: .*kernels loaded while the data were read, done [0-9.]* s" "$tmp/$way.$r.err" || true)
+        note=$(grep -o "GPU warm-up: .* loaded while the data were read, done [0-9.]* s" "$tmp/$way.$r.err" || true)
         printf '%-8s run %d: level 0 %s s, level 1 %s s, skeleton %s s, command %.3f s%s\n' "$way" "$r" "${l0:-?}" \
             "${l1:-?}" "${sk:-?}" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "${note:+ ($note)}"
         if ! cmp -s "$tmp/$way.$r.out" "$tmp/warm-up.1.out"; then

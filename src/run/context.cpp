@@ -119,6 +119,7 @@ GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_siz
         const auto t0 = std::chrono::steady_clock::now();
         thread_ = std::thread([this, device, kernels, t0] {
             make_gpu_context(device);
+            context_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             kernels_loaded_ = load_gpu_kernels(device, kernels);
             seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         });
@@ -129,6 +130,7 @@ GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_siz
     thread_ = std::thread([this, device, local_rank, local_size, kernels] {
         const auto t0 = std::chrono::steady_clock::now();
         make_gpu_context(device);
+        context_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         try {
             for (int d : replicate_gpus(visible_gpus(), local_rank, local_size, device))
                 if (d != device) others_.emplace_back([d] { make_gpu_context(d); });

@@ -105,12 +105,15 @@ public:
     int kernels_loaded() const { return kernels_loaded_; }
     /// The seconds from the start to the kernels loaded (after join(); 0 for none).
     double seconds() const { return seconds_; }
+    /// The seconds from the start to the context made (after join()).
+    double context_seconds() const { return context_seconds_; }
 
 private:
     std::thread thread_;
     std::vector<std::thread> others_;  ///< the other replicate GPUs' (started by thread_)
     int kernels_loaded_ = 0;           ///< written by thread_
     double seconds_ = 0.0;             ///< written by thread_
+    double context_seconds_ = 0.0;     ///< written by thread_
 };
 
 /// The kernels a PC or FCI run's warm-up loads: its test's GPU skeleton engine (Fisher-z,

@@ -502,9 +502,13 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
     });
     warm_up.join();
     if (warm_up.kernels_loaded() > 0) {
-        std::string note = "GPU warm-up: the context and ";
+        std::string note = "GPU warm-up: the context (";
+        note += run::seconds_text(warm_up.context_seconds()).substr(1);
+        note += ") and ";
         note += std::to_string(warm_up.kernels_loaded());
-        note += " kernels loaded while the data were read, done";
+        note += " kernels (";
+        note += run::seconds_text(warm_up.seconds() - warm_up.context_seconds()).substr(1);
+        note += ") loaded while the data were read, done";
         note += run::seconds_text(warm_up.seconds());
         note += " after the start (CUDAG_WARM_UP_KERNELS=0: loaded at their first launch)";
         progress.note(note);

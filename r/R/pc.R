@@ -211,8 +211,20 @@ cmiknnCItest <- function(x, y, S, suffStat)
   if (anyNA(labels) || any(!nzchar(labels))) stop("labels: empty or NA names cannot name graph nodes", call. = FALSE)
   if (any(grepl("|", labels, fixed = TRUE)))
     stop("labels: graph's node names cannot hold '|' (its edge key separator)", call. = FALSE)
-  list(pcAlgo = new(methods::getClass("pcAlgo", where = asNamespace("pcalg"))),
-       graphNEL = new(methods::getClass("graphNEL", where = asNamespace("graph"))), call = cl)
+  c(.prototypes(), list(call = cl))
+}
+
+# new(<pcAlgo>) and new(<graphNEL>) (graph's initialize: most of a millisecond), made once
+# per loaded pcalg and graph (the C++ side copies them before setting a slot).
+.prototype_cache <- new.env(parent = emptyenv())
+.prototypes <- function() {
+  key <- list(asNamespace("pcalg"), asNamespace("graph"))  # environments: identical() compares them as pointers
+  if (!identical(.prototype_cache$key, key)) {
+    .prototype_cache$value <- list(pcAlgo = new(methods::getClass("pcAlgo", where = asNamespace("pcalg"))),
+                                   graphNEL = new(methods::getClass("graphNEL", where = asNamespace("graph"))))
+    .prototype_cache$key <- key
+  }
+  .prototype_cache$value
 }
 
 # pcalg's objects when pcalg and graph are installed, unless options(cudag.pcAlgo = FALSE).

@@ -10,6 +10,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -487,17 +488,21 @@ struct CorrelationInput {
         auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
         const double* col = c.begin();  // column-major: [i, j] at j * p + i
         double* row = rowmajor->data();
-        // The transpose in blocks (element by element, C's columns are p doubles apart), then
-        // the first non-finite value in (row, column) order named.
+        // The transpose in blocks (element by element, C's columns are p doubles apart), a
+        // block and its mirror together: whether C is bitwise symmetric comes with it (the
+        // engine then skips its own pass). Then the first non-finite value in (row, column)
+        // order named.
         constexpr std::int64_t kBlock = 64;
-        bool finite = true;
+        bool finite = true, symmetric = true;
         for (std::int64_t ib = 0; ib < p; ib += kBlock)
-            for (std::int64_t jb = 0; jb < p; jb += kBlock)
+            for (std::int64_t jb = ib; jb < p; jb += kBlock)
                 for (std::int64_t i = ib; i < std::min(ib + kBlock, p); ++i)
                     for (std::int64_t j = jb; j < std::min(jb + kBlock, p); ++j) {
-                        const double v = col[j * p + i];
-                        finite = finite && std::isfinite(v);
+                        const double v = col[j * p + i], w = col[i * p + j];  // C[i, j], C[j, i]
+                        finite = finite & std::isfinite(v) & std::isfinite(w);
+                        symmetric = symmetric & (std::bit_cast<std::uint64_t>(v) == std::bit_cast<std::uint64_t>(w));
                         row[i * p + j] = v;
+                        row[j * p + i] = w;
                     }
         for (std::int64_t k = 0; !finite && k < p * p; ++k)
             if (!std::isfinite(row[k]))
@@ -513,6 +518,7 @@ struct CorrelationInput {
         cfg.backend.kind = parse_backend(a.backend);
         cfg.backend.threads = a.threads;
         cfg.correlation = rowmajor;
+        cfg.correlation_symmetric = symmetric;
         cfg.knowledge = read_knowledge({}, a.knowledge, names);
         cfg.on_level = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
         if (a.verbose)

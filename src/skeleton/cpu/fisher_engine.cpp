@@ -31,11 +31,11 @@ CpuFisherEngine::CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::
     : CpuFisherEngine(std::make_shared<const std::vector<double>>(std::move(corr)), n, n_samples, policy, threads) {}
 
 CpuFisherEngine::CpuFisherEngine(std::shared_ptr<const std::vector<double>> corr, std::int64_t n,
-                                 std::int64_t n_samples, const TestPolicy& policy, int threads)
+                                 std::int64_t n_samples, const TestPolicy& policy, int threads, bool symmetric)
     : corr_(std::move(corr)), n_(n), m_(n_samples), policy_(policy), threads_(resolve_threads(threads)) {
     CUDAG_ASSERT(corr_ && static_cast<std::int64_t>(corr_->size()) == n_ * n_);
     c_ = corr_->data();
-    symmetric_ = bitwise_symmetric(c_, n_, threads_);
+    symmetric_ = symmetric || bitwise_symmetric(c_, n_, threads_);
 }
 
 bool CpuFisherEngine::bitwise_symmetric(const double* c, std::int64_t n, int threads) {

@@ -181,9 +181,17 @@ SEXP pmax_matrix(const pc::PcResult& r) {
     SEXP pmax = Rf_allocMatrix(REALSXP, p, p);
     double* m = REAL(pmax);  // column-major: [a, b] at b * p + a
     const auto at = [p](std::int64_t a, std::int64_t b) { return static_cast<std::size_t>(b * p + a); };
-    std::fill(m, m + static_cast<std::size_t>(p) * static_cast<std::size_t>(p), R_NegInf);
+    const bool upper = std::all_of(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& e) { return e.i < e.j; });
+    // Every pair listed once (pairs i < j in increasing order, p(p-1)/2 of them: a dense
+    // table's) writes every entry off the diagonal: no -Inf first.
+    const bool every_pair =
+        upper && r.pmax.size() == static_cast<std::size_t>(p) * static_cast<std::size_t>(p - 1) / 2 &&
+        std::adjacent_find(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& a, const skeleton::PairP& b) {
+            return !(a.i < b.i || (a.i == b.i && a.j < b.j));
+        }) == r.pmax.end();
+    if (!every_pair) std::fill(m, m + static_cast<std::size_t>(p) * static_cast<std::size_t>(p), R_NegInf);
     for (std::int32_t i = 0; i < p; ++i) m[at(i, i)] = 1.0;
-    if (std::all_of(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& e) { return e.i < e.j; })) {
+    if (upper) {
         // [j, i] (column i, rows j > i: in the list's order, contiguous), then the upper
         // triangle [i, j] as its transpose, in blocks (a row-wise [i, j] pass strides p).
         for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;

@@ -62,8 +62,7 @@ RcppExport SEXP _cudag_cudag_resample_rows(SEXP n_samplesSEXP, SEXP replicateSEX
     END_RCPP
 }
 // cudag_pc
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule,
-                    SEXP shapes);
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule, SEXP shapes);
 RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP skeleton_onlySEXP,
                                 SEXP triple_ruleSEXP, SEXP shapesSEXP) {
     BEGIN_RCPP

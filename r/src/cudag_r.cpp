@@ -143,8 +143,8 @@ std::size_t edge_count(const std::vector<std::vector<int>>& out) {
 /// named by `names`), unprotected; its edges' keys ("from|to", in edgeL's order: graph's
 /// edgeData names) written to `keys` (edge_count(out) strings), and whether every edge goes
 /// both ways (as() then makes an undirected graph).
-SEXP edge_list(const std::vector<std::vector<int>>& out, const std::vector<std::string>& labels, SEXP names,
-               SEXP keys, bool& symmetric) {
+SEXP edge_list(const std::vector<std::vector<int>>& out, const std::vector<std::string>& labels, SEXP names, SEXP keys,
+               bool& symmetric) {
     const auto p = static_cast<std::int32_t>(out.size());
     SEXP edge_l = PROTECT(Rf_allocVector(VECSXP, p));
     SEXP edges_name = PROTECT(Rf_mkString("edges"));
@@ -304,8 +304,8 @@ SEXP graph_object(const pc::PcResult& r, GraphSlot graph, const std::vector<std:
         SEXP edge_l = PROTECT(Rf_allocVector(VECSXP, static_cast<R_xlen_t>(labels.size())));
         Rf_setAttrib(edge_l, R_NamesSymbol, names);
         set_slot(g, "edgeL", edge_l);
-        set_slot(g, "graphData", with_element(R_do_slot(g, Rf_install("graphData")), "edgemode",
-                                              Rf_mkString("undirected")));
+        set_slot(g, "graphData",
+                 with_element(R_do_slot(g, Rf_install("graphData")), "edgemode", Rf_mkString("undirected")));
         UNPROTECT(2);
         return g;
     }
@@ -313,8 +313,9 @@ SEXP graph_object(const pc::PcResult& r, GraphSlot graph, const std::vector<std:
     SEXP keys = PROTECT(Rf_allocVector(STRSXP, static_cast<R_xlen_t>(n_edges)));
     SEXP edge_l = PROTECT(edge_list(to, labels, names, keys, symmetric));
     set_slot(g, "edgeL", edge_l);
-    set_slot(g, "graphData", with_element(R_do_slot(g, Rf_install("graphData")), "edgemode",
-                                          Rf_mkString(symmetric ? "undirected" : "directed")));
+    set_slot(g, "graphData",
+             with_element(R_do_slot(g, Rf_install("graphData")), "edgemode",
+                          Rf_mkString(symmetric ? "undirected" : "directed")));
     // list(weight = w) for every edge (one object, as R's rep(list(list(weight = w)), k)).
     SEXP weight = PROTECT(graph == GraphSlot::Skeleton ? Rf_ScalarInteger(1) : Rf_ScalarReal(1.0));
     SEXP one = PROTECT(Rf_allocVector(VECSXP, 1));
@@ -416,13 +417,13 @@ Rcpp::List plain_list(const pc::PcResult& r, const std::vector<std::string>& war
     }
     Rcpp::CharacterVector config = Rcpp::wrap(cv);
     config.attr("names") = Rcpp::wrap(ck);
-    return Rcpp::List::create(
-        Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
-        Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
-        Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
-        Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl, Rcpp::Named("sepset_nodes") = nodes,
-        Rcpp::Named("levels") = levels, Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
-        Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+    return Rcpp::List::create(Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
+                              Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
+                              Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
+                              Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl,
+                              Rcpp::Named("sepset_nodes") = nodes, Rcpp::Named("levels") = levels,
+                              Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
+                              Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
 }
 
 /// The result for R/pc.R: with pcalg's prototypes (`shapes`, R/pc.R's .shapes) the pcAlgo
@@ -585,8 +586,7 @@ run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnin
 }  // namespace
 
 // [[Rcpp::export(.cudag_pc)]]
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule,
-                    SEXP shapes) {
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule, SEXP shapes) {
     const RunArgs a(args);
     const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     const std::vector<std::string>& names = a.names;

@@ -50,7 +50,7 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
     std::vector<int> c(static_cast<std::size_t>(l));
     std::vector<std::int32_t> s(static_cast<std::size_t>(l));
     std::vector<char> in_set(static_cast<std::size_t>(d), 0);
-    std::vector<std::int64_t> todo;  // a batching tester's row positions of one set
+    std::vector<std::int64_t> todo;       // a batching tester's row positions of one set
     std::int64_t open = q_end - q_begin;  // entries not yet separated from this side
     std::int64_t tests = 0;
     for (int t = 0; t < l; ++t) c[t] = t;

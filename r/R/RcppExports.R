@@ -17,8 +17,8 @@
     .Call(`_cudag_cudag_resample_rows`, n_samples, replicate, seed, resample)
 }
 
-.cudag_pc <- function(data, corr, n, args, skeleton_only, triple_rule) {
-    .Call(`_cudag_cudag_pc`, data, corr, n, args, skeleton_only, triple_rule)
+.cudag_pc <- function(data, corr, n, args, skeleton_only, triple_rule, shapes) {
+    .Call(`_cudag_cudag_pc`, data, corr, n, args, skeleton_only, triple_rule, shapes)
 }
 
 .cudag_fci <- function(data, corr, n, args, variant, type, pdsep_max, do_pdsep, triple_rule, selection_bias) {

@@ -171,12 +171,14 @@ cmiknnCItest <- function(x, y, S, suffStat)
   raw
 }
 
-# Runs PC's search; returns the raw result with the labels.
+# Runs PC's search; returns the raw result with the labels and, given the call `cl` and
+# pcalg (.shapes), pcalg's object as `object`.
 .run <- function(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete,
-                 backend, threads, verbose, skeleton_only, triple_rule = 0L) {
+                 backend, threads, verbose, skeleton_only, triple_rule = 0L, cl = NULL) {
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
                verbose, if (skeleton_only) "skeleton" else "pc")
-  .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule)), a)
+  shapes <- if (is.null(cl)) NULL else .shapes(a$args$labels, cl)
+  .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule), shapes), a)
 }
 
 # pcalg's slots from the raw result: pMax and sepset come built from src/cudag_r.cpp
@@ -198,32 +200,31 @@ cmiknnCItest <- function(x, y, S, suffStat)
   skel
 }
 
-# The graphNEL of the graph's edge list built in C++ (raw$edgeL, raw$edge_keys, raw$edgemode):
-# the object graph's as(<adjacency matrix>, "graphNEL") makes of the same graph (pc: a numeric
-# matrix; skeleton, `logical`: a logical one, whose edge weights are integers), its slots set
-# directly on graph's prototype (graph's initialize runs validGraph over every node and edge:
-# most of a call at 500 variables); the node names checked as graph checks them.
-# tests/testthat/test-pc-objects.R holds the two identical().
-.graph <- function(raw, logical = FALSE) {
-  labels <- raw$labels
+# The prototypes of pcalg's objects (new(<pcAlgo>), new(<graphNEL>)) and the call, whose
+# slots src/cudag_r.cpp (pcalg_object) fills as graph's as(<adjacency matrix>, "graphNEL")
+# and pcalg's pc() make them (R's `@<-` walks the p x p sepset looking for a cycle, and
+# graph's initialize runs validGraph over every node and edge: most of a call at 500
+# variables); NULL without pcalg (options(cudag.pcAlgo = FALSE) too). The node names are
+# checked as graph checks them. tests/testthat/test-pc-objects.R holds the identical().
+.shapes <- function(labels, cl) {
+  if (!.pcalg_ready()) return(NULL)
   if (anyNA(labels) || any(!nzchar(labels))) stop("labels: empty or NA names cannot name graph nodes", call. = FALSE)
   if (any(grepl("|", labels, fixed = TRUE)))
     stop("labels: graph's node names cannot hold '|' (its edge key separator)", call. = FALSE)
-  g <- new(methods::getClass("graphNEL", where = asNamespace("graph")))
-  g@nodes <- labels
-  g@graphData$edgemode <- "undirected"
-  if (!length(raw$edge_keys)) {
-    g@edgeL <- stats::setNames(vector("list", length(labels)), labels)
-    return(g)
+  c(.prototypes(), list(call = cl))
+}
+
+# new(<pcAlgo>) and new(<graphNEL>) (graph's initialize: most of a millisecond), made once
+# per loaded pcalg and graph (the C++ side copies them before setting a slot).
+.prototype_cache <- new.env(parent = emptyenv())
+.prototypes <- function() {
+  key <- list(asNamespace("pcalg"), asNamespace("graph"))  # environments: identical() compares them as pointers
+  if (!identical(.prototype_cache$key, key)) {
+    .prototype_cache$value <- list(pcAlgo = new(methods::getClass("pcAlgo", where = asNamespace("pcalg"))),
+                                   graphNEL = new(methods::getClass("graphNEL", where = asNamespace("graph"))))
+    .prototype_cache$key <- key
   }
-  g@edgeL <- raw$edgeL
-  g@graphData$edgemode <- raw$edgemode
-  w <- if (logical) 1L else 1
-  d <- rep(list(list(weight = w)), length(raw$edge_keys))
-  names(d) <- raw$edge_keys
-  g@edgeData@data <- d
-  g@edgeData@defaults <- list(weight = w)
-  g
+  .prototype_cache$value
 }
 
 # pcalg's objects when pcalg and graph are installed, unless options(cudag.pcAlgo = FALSE).
@@ -232,20 +233,10 @@ cmiknnCItest <- function(x, y, S, suffStat)
     requireNamespace("graph", quietly = TRUE)
 }
 
-.result <- function(raw, parts, cl, cpdag) {
-  if (.pcalg_ready()) {
-    # The slots set on the prototype: new(<pcAlgo>, ...)'s validObject took a millisecond.
-    r <- new(methods::getClass("pcAlgo", where = asNamespace("pcalg")))
-    r@graph <- .graph(raw, !cpdag)
-    r@call <- cl
-    r@n <- integer(0)
-    r@max.ord <- parts$max.ord
-    r@n.edgetests <- parts$n.edgetests
-    r@sepset <- parts$sepset
-    r@pMax <- parts$pmax
-    r@zMin <- matrix(NA, 1, 1)
-    return(r)
-  }
+# pcalg's object built in C++ (.shapes), else the plain list.
+.result <- function(raw, cl, cpdag) {
+  if (!is.null(raw$object)) return(raw$object)
+  parts <- .parts(raw)
   amat <- if (cpdag) .cpdag_matrix(raw) else .skel_matrix(raw)
   structure(list(amat = amat, sepset = parts$sepset, pMax = parts$pmax, n.edgetests = parts$n.edgetests,
                  max.ord = parts$max.ord, call = cl, labels = raw$labels, config = raw$config,
@@ -270,8 +261,8 @@ skeleton <- function(suffStat, indepTest, alpha, labels, p, method = "stable", m
     stop("method = \"", method, "\": cudag runs PC-stable (\"stable\", or \"stable.fast\": the same result)",
          call. = FALSE)
   raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
-              m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, TRUE)
-  .result(raw, .parts(raw), cl, FALSE)
+              m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, TRUE, cl = cl)
+  .result(raw, cl, FALSE)
 }
 
 #' PC-stable with pcalg's interface (pcalg::pc(skel.method = "stable", u2pd = "relaxed")).
@@ -294,6 +285,6 @@ pc <- function(suffStat, indepTest, alpha, labels, p, fixedGaps = NULL, fixedEdg
                                                      call. = FALSE)
   raw <- .run(suffStat, indepTest, alpha, if (missing(labels)) NULL else labels, if (missing(p)) NULL else p,
               m.max, fixedGaps, fixedEdges, NAdelete, backend, threads, verbose, FALSE,
-              if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L)
-  .result(raw, .parts(raw), cl, TRUE)
+              if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L, cl)
+  .result(raw, cl, TRUE)
 }

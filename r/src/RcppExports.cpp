@@ -62,9 +62,9 @@ RcppExport SEXP _cudag_cudag_resample_rows(SEXP n_samplesSEXP, SEXP replicateSEX
     END_RCPP
 }
 // cudag_pc
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule);
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule, SEXP shapes);
 RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP argsSEXP, SEXP skeleton_onlySEXP,
-                                SEXP triple_ruleSEXP) {
+                                SEXP triple_ruleSEXP, SEXP shapesSEXP) {
     BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -74,7 +74,8 @@ RcppExport SEXP _cudag_cudag_pc(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP a
     Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
     Rcpp::traits::input_parameter<bool>::type skeleton_only(skeleton_onlySEXP);
     Rcpp::traits::input_parameter<int>::type triple_rule(triple_ruleSEXP);
-    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, args, skeleton_only, triple_rule));
+    Rcpp::traits::input_parameter<SEXP>::type shapes(shapesSEXP);
+    rcpp_result_gen = Rcpp::wrap(cudag_pc(data, corr, n, args, skeleton_only, triple_rule, shapes));
     return rcpp_result_gen;
     END_RCPP
 }
@@ -107,7 +108,7 @@ static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_bn_score", (DL_FUNC
                                               {"_cudag_cudag_bn_mcmc", (DL_FUNC)&_cudag_cudag_bn_mcmc, 2},
                                               {"_cudag_cudag_bn_pc", (DL_FUNC)&_cudag_cudag_bn_pc, 2},
                                               {"_cudag_cudag_resample_rows", (DL_FUNC)&_cudag_cudag_resample_rows, 4},
-                                              {"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 6},
+                                              {"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 7},
                                               {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 10},
                                               {NULL, NULL, 0}};
 

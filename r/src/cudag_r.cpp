@@ -10,6 +10,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -108,46 +109,89 @@ enum class GraphSlot {
     Skeleton,  ///< skeleton(): the skeleton (R/pc.R makes its weights integers, as as(<logical amat>) does)
 };
 
-/// graph's graphNEL edge list (edgeL: per node list(edges = increasing 1-based targets)), its
-/// edges' keys ("from|to", in edgeL's order: graph's edgeData names), and whether every edge
-/// goes both ways (as() then makes an undirected graph). `out[a]`: a's targets, increasing.
-Rcpp::List edge_list(const std::vector<std::vector<int>>& out, const std::vector<std::string>& names,
-                     Rcpp::CharacterVector& keys, bool& symmetric) {
+/// Whether the plain vectors of the result are wanted beside pcalg's objects, pMax's too
+/// (options(cudag.raw_pmax = TRUE): the tests' reference).
+bool raw_wanted() { return Rf_asLogical(Rf_GetOption1(Rf_install("cudag.raw_pmax"))) == TRUE; }
+
+/// The targets of every node, increasing (`out[a]`: a's targets): the skeleton both ways
+/// (GraphSlot::Skeleton) or the CPDAG's marks (a --> b as (a, b), a --- b both ways).
+std::vector<std::vector<int>> graph_targets(const pc::PcResult& r, GraphSlot graph) {
+    std::vector<std::vector<int>> to(static_cast<std::size_t>(r.skeleton.n()));
+    if (graph == GraphSlot::Skeleton) {
+        for (std::int32_t i = 0; i < r.skeleton.n(); ++i) {
+            const std::vector<std::int32_t> nb = r.skeleton.neighbours(i);
+            to[static_cast<std::size_t>(i)].assign(nb.begin(), nb.end());
+        }
+        return to;
+    }
+    const Pdag& g = r.cpdag;
+    for (std::int32_t a = 0; a < g.n(); ++a)
+        for (const std::int32_t b : g.neighbours(a))
+            if (g.is_directed(a, b) || g.is_undirected(a, b)) to[static_cast<std::size_t>(a)].push_back(b);
+    for (std::vector<int>& t : to) std::sort(t.begin(), t.end());
+    return to;
+}
+
+/// The number of edges of `out` (graph_targets).
+std::size_t edge_count(const std::vector<std::vector<int>>& out) {
+    std::size_t n = 0;
+    for (const std::vector<int>& t : out) n += t.size();
+    return n;
+}
+
+/// graph's graphNEL edge list (edgeL: per node list(edges = increasing 1-based targets),
+/// named by `names`), unprotected; its edges' keys ("from|to", in edgeL's order: graph's
+/// edgeData names) written to `keys` (edge_count(out) strings), and whether every edge goes
+/// both ways (as() then makes an undirected graph).
+SEXP edge_list(const std::vector<std::vector<int>>& out, const std::vector<std::string>& labels, SEXP names, SEXP keys,
+               bool& symmetric) {
     const auto p = static_cast<std::int32_t>(out.size());
-    Rcpp::List edge_l(p);
-    std::vector<std::string> key;
+    SEXP edge_l = PROTECT(Rf_allocVector(VECSXP, p));
+    SEXP edges_name = PROTECT(Rf_mkString("edges"));
     symmetric = true;
+    R_xlen_t k = 0;
+    std::string key;
     for (std::int32_t a = 0; a < p; ++a) {
         const std::vector<int>& to = out[static_cast<std::size_t>(a)];
-        Rcpp::IntegerVector edges(to.size());
-        for (std::size_t k = 0; k < to.size(); ++k) {
-            edges[static_cast<R_xlen_t>(k)] = to[k] + 1;
-            const std::vector<int>& back = out[static_cast<std::size_t>(to[k])];
+        SEXP node = Rf_allocVector(VECSXP, 1);
+        SET_VECTOR_ELT(edge_l, a, node);
+        Rf_setAttrib(node, R_NamesSymbol, edges_name);
+        SEXP edges = Rf_allocVector(INTSXP, static_cast<R_xlen_t>(to.size()));
+        SET_VECTOR_ELT(node, 0, edges);
+        int* e = INTEGER(edges);
+        for (std::size_t q = 0; q < to.size(); ++q) {
+            e[q] = to[q] + 1;
+            const std::vector<int>& back = out[static_cast<std::size_t>(to[q])];
             symmetric = symmetric && std::binary_search(back.begin(), back.end(), a);
-            std::string name = names[static_cast<std::size_t>(a)];
-            name += '|';
-            name += names[static_cast<std::size_t>(to[k])];
-            key.push_back(std::move(name));
+            key = labels[static_cast<std::size_t>(a)];
+            key += '|';
+            key += labels[static_cast<std::size_t>(to[q])];
+            SET_STRING_ELT(keys, k++, Rf_mkCharLen(key.data(), static_cast<int>(key.size())));
         }
-        edge_l[a] = Rcpp::List::create(Rcpp::Named("edges") = edges);
     }
-    edge_l.attr("names") = Rcpp::wrap(names);
-    keys = Rcpp::wrap(key);
+    Rf_setAttrib(edge_l, R_NamesSymbol, names);
+    UNPROTECT(2);
     return edge_l;
 }
 
 /// pcalg's pMax (p x p: -Inf where untested, 1 on the diagonal, each pair's largest p-value
-/// both ways) and sepset (a list of p lists of p: NULL where none; the empty set at [[i]][[j]],
-/// i < j, for a pair removed without a record (level 0), as pcalg stores it, but not for a
-/// fixedGaps pair, never tested; a recorded set at both [[i]][[j]] and [[j]][[i]], 1-based).
-void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
+/// both ways), unprotected.
+SEXP pmax_matrix(const pc::PcResult& r) {
     const std::int32_t p = r.skeleton.n();
-    Rcpp::NumericMatrix pmax(p, p);
-    double* m = pmax.begin();  // column-major: [a, b] at b * p + a
+    SEXP pmax = Rf_allocMatrix(REALSXP, p, p);
+    double* m = REAL(pmax);  // column-major: [a, b] at b * p + a
     const auto at = [p](std::int64_t a, std::int64_t b) { return static_cast<std::size_t>(b * p + a); };
-    std::fill(pmax.begin(), pmax.end(), R_NegInf);
+    const bool upper = std::all_of(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& e) { return e.i < e.j; });
+    // Every pair listed once (pairs i < j in increasing order, p(p-1)/2 of them: a dense
+    // table's) writes every entry off the diagonal: no -Inf first.
+    const bool every_pair =
+        upper && r.pmax.size() == static_cast<std::size_t>(p) * static_cast<std::size_t>(p - 1) / 2 &&
+        std::adjacent_find(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& a, const skeleton::PairP& b) {
+            return !(a.i < b.i || (a.i == b.i && a.j < b.j));
+        }) == r.pmax.end();
+    if (!every_pair) std::fill(m, m + static_cast<std::size_t>(p) * static_cast<std::size_t>(p), R_NegInf);
     for (std::int32_t i = 0; i < p; ++i) m[at(i, i)] = 1.0;
-    if (std::all_of(r.pmax.begin(), r.pmax.end(), [](const skeleton::PairP& e) { return e.i < e.j; })) {
+    if (upper) {
         // [j, i] (column i, rows j > i: in the list's order, contiguous), then the upper
         // triangle [i, j] as its transpose, in blocks (a row-wise [i, j] pass strides p).
         for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;
@@ -160,15 +204,25 @@ void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
         for (const auto& e : r.pmax) m[at(e.i, e.j)] = e.p;  // as R's two assignments: [i, j] first, then [j, i]
         for (const auto& e : r.pmax) m[at(e.j, e.i)] = e.p;
     }
-    Rcpp::List sepset(p);
-    for (std::int32_t i = 0; i < p; ++i) sepset[i] = Rcpp::List(p);
+    return pmax;
+}
+
+/// pcalg's sepset (a list of p lists of p: NULL where none; the empty set at [[i]][[j]],
+/// i < j, for a pair removed without a record (level 0), as pcalg stores it, but not for a
+/// fixedGaps pair, never tested; a recorded set at both [[i]][[j]] and [[j]][[i]], 1-based),
+/// unprotected. One integer(0) serves every empty set, as R's rep(list(integer(0)), k).
+SEXP sepset_list(const pc::PcResult& r, SEXP fixed_gaps) {
+    const std::int32_t p = r.skeleton.n();
+    SEXP sepset = PROTECT(Rf_allocVector(VECSXP, p));
     const int* gaps = Rf_isLogical(fixed_gaps) && Rf_xlength(fixed_gaps) == static_cast<R_xlen_t>(p) * p
                           ? LOGICAL(fixed_gaps)
                           : nullptr;
-    const Rcpp::IntegerVector none(0);
+    SEXP none = PROTECT(Rf_allocVector(INTSXP, 0));
+    std::vector<std::int32_t> nb;
     for (std::int32_t i = 0; i < p; ++i) {
-        SEXP row = VECTOR_ELT(sepset, i);
-        const std::vector<std::int32_t> nb = r.skeleton.neighbours(i);
+        SEXP row = Rf_allocVector(VECSXP, p);
+        SET_VECTOR_ELT(sepset, i, row);
+        nb = r.skeleton.neighbours(i);
         auto it = std::upper_bound(nb.begin(), nb.end(), i);
         for (std::int32_t j = i + 1; j < p; ++j) {
             if (it != nb.end() && *it == j) {
@@ -180,19 +234,140 @@ void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
         }
     }
     for (const auto& [key, set] : r.sepsets.all()) {
-        Rcpp::IntegerVector s(set.size());
-        for (std::size_t k = 0; k < set.size(); ++k) s[static_cast<R_xlen_t>(k)] = set[k] + 1;
+        SEXP s = Rf_allocVector(INTSXP, static_cast<R_xlen_t>(set.size()));
+        int* v = INTEGER(s);
+        for (std::size_t k = 0; k < set.size(); ++k) v[k] = set[k] + 1;
         SET_VECTOR_ELT(VECTOR_ELT(sepset, key.first), key.second, s);
         SET_VECTOR_ELT(VECTOR_ELT(sepset, key.second), key.first, s);
     }
-    out["pMax"] = pmax;
-    out["sepset"] = sepset;
+    UNPROTECT(2);
+    return sepset;
 }
 
-/// The result as plain R vectors (0-based indices), and, for pcalg's objects (R/pc.R), its
-/// pMax, sepset and graph edge list (`graph`) built here: in R they took most of a call.
-Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& warnings, SEXP fixed_gaps,
-                       GraphSlot graph) {
+/// pMax and sepset added to `out` (FCI and the plain list without pcalg).
+void pcalg_tables(const pc::PcResult& r, SEXP fixed_gaps, Rcpp::List& out) {
+    out["pMax"] = Rcpp::RObject(pmax_matrix(r));
+    out["sepset"] = Rcpp::RObject(sepset_list(r, fixed_gaps));
+}
+
+/// pcalg's n.edgetests (tests per level 0..max) as R/pc.R's .parts forms it; max.ord is
+/// its length - 1.
+std::vector<double> edge_tests(const pc::PcResult& r) {
+    int top = 0;
+    for (const auto& s : r.levels) top = std::max(top, s.level);
+    std::vector<double> out(static_cast<std::size_t>(top) + 1, 0.0);
+    for (const auto& s : r.levels) out[static_cast<std::size_t>(s.level)] = static_cast<double>(s.tests);
+    return out;
+}
+
+/// One slot of an S4 object set from C++: a value made here (not yet referenced) skips R's
+/// check for a cycle through it, which walks every element of a list (the p x p sepset).
+void set_slot(SEXP obj, const char* name, SEXP value) {
+    PROTECT(value);
+    R_do_slot_assign(obj, Rf_install(name), value);
+    UNPROTECT(1);
+}
+
+/// The list `x` with its element `name` set to `value` (appended where absent), a copy.
+SEXP with_element(SEXP x, const char* name, SEXP value) {
+    PROTECT(value);
+    const R_xlen_t n = Rf_xlength(x);
+    SEXP names = Rf_getAttrib(x, R_NamesSymbol);
+    R_xlen_t at = n;
+    for (R_xlen_t k = 0; k < n && !Rf_isNull(names); ++k)
+        if (std::string(CHAR(STRING_ELT(names, k))) == name) at = k;
+    SEXP out = PROTECT(Rf_allocVector(VECSXP, at == n ? n + 1 : n));
+    SEXP out_names = PROTECT(Rf_allocVector(STRSXP, Rf_xlength(out)));
+    for (R_xlen_t k = 0; k < n; ++k) {
+        SET_VECTOR_ELT(out, k, VECTOR_ELT(x, k));
+        SET_STRING_ELT(out_names, k, Rf_isNull(names) ? R_BlankString : STRING_ELT(names, k));
+    }
+    SET_VECTOR_ELT(out, at, value);
+    SET_STRING_ELT(out_names, at, Rf_mkChar(name));
+    Rf_setAttrib(out, R_NamesSymbol, out_names);
+    UNPROTECT(3);
+    return out;
+}
+
+/// The graphNEL of `graph` on the prototype `proto` (R/pc.R's .shapes: new(<graphNEL>)), as
+/// graph's as(<adjacency matrix>, "graphNEL") makes it of the same graph (pc: a numeric
+/// matrix; skeleton: a logical one, whose edge weights are integers): nodes, edgeL,
+/// graphData's edgemode and edgeData's weights set (graph's initialize would run validGraph
+/// over every node and edge). Unprotected.
+SEXP graph_object(const pc::PcResult& r, GraphSlot graph, const std::vector<std::string>& labels, SEXP names,
+                  SEXP proto) {
+    SEXP g = PROTECT(Rf_shallow_duplicate(proto));
+    set_slot(g, "nodes", names);
+    const std::vector<std::vector<int>> to = graph_targets(r, graph);
+    const std::size_t n_edges = edge_count(to);
+    if (n_edges == 0) {
+        SEXP edge_l = PROTECT(Rf_allocVector(VECSXP, static_cast<R_xlen_t>(labels.size())));
+        Rf_setAttrib(edge_l, R_NamesSymbol, names);
+        set_slot(g, "edgeL", edge_l);
+        set_slot(g, "graphData",
+                 with_element(R_do_slot(g, Rf_install("graphData")), "edgemode", Rf_mkString("undirected")));
+        UNPROTECT(2);
+        return g;
+    }
+    bool symmetric = true;
+    SEXP keys = PROTECT(Rf_allocVector(STRSXP, static_cast<R_xlen_t>(n_edges)));
+    SEXP edge_l = PROTECT(edge_list(to, labels, names, keys, symmetric));
+    set_slot(g, "edgeL", edge_l);
+    set_slot(g, "graphData",
+             with_element(R_do_slot(g, Rf_install("graphData")), "edgemode",
+                          Rf_mkString(symmetric ? "undirected" : "directed")));
+    // list(weight = w) for every edge (one object, as R's rep(list(list(weight = w)), k)).
+    SEXP weight = PROTECT(graph == GraphSlot::Skeleton ? Rf_ScalarInteger(1) : Rf_ScalarReal(1.0));
+    SEXP one = PROTECT(Rf_allocVector(VECSXP, 1));
+    SET_VECTOR_ELT(one, 0, weight);
+    Rf_setAttrib(one, R_NamesSymbol, Rf_mkString("weight"));
+    SEXP data = PROTECT(Rf_allocVector(VECSXP, static_cast<R_xlen_t>(n_edges)));
+    for (R_xlen_t k = 0; k < static_cast<R_xlen_t>(n_edges); ++k) SET_VECTOR_ELT(data, k, one);
+    Rf_setAttrib(data, R_NamesSymbol, keys);
+    SEXP defaults = PROTECT(Rf_allocVector(VECSXP, 1));
+    SET_VECTOR_ELT(defaults, 0, weight);
+    Rf_setAttrib(defaults, R_NamesSymbol, Rf_mkString("weight"));
+    SEXP edge_data = PROTECT(Rf_shallow_duplicate(R_do_slot(g, Rf_install("edgeData"))));
+    set_slot(edge_data, "data", data);
+    set_slot(edge_data, "defaults", defaults);
+    set_slot(g, "edgeData", edge_data);
+    UNPROTECT(8);
+    return g;
+}
+
+/// pcalg's pcAlgo of the result on the prototypes of R/pc.R's .shapes (list(pcAlgo, graphNEL,
+/// call)): its slots set here, each value made for it (R's `@<-` walked the sepset's p²
+/// elements looking for a cycle). Unprotected.
+SEXP pcalg_object(const pc::PcResult& r, SEXP fixed_gaps, GraphSlot graph, const std::vector<std::string>& labels,
+                  SEXP names, SEXP shapes) {
+    const auto shape = [shapes](const char* what) {
+        SEXP n = Rf_getAttrib(shapes, R_NamesSymbol);
+        for (R_xlen_t k = 0; k < Rf_xlength(shapes); ++k)
+            if (std::string(CHAR(STRING_ELT(n, k))) == what) return VECTOR_ELT(shapes, k);
+        throw InputError(std::string("cudag: the prototypes lack ") + what);
+    };
+    SEXP obj = PROTECT(Rf_shallow_duplicate(shape("pcAlgo")));
+    set_slot(obj, "graph", graph_object(r, graph, labels, names, shape("graphNEL")));
+    R_do_slot_assign(obj, Rf_install("call"), shape("call"));
+    set_slot(obj, "n", Rf_allocVector(INTSXP, 0));
+    const std::vector<double> tests = edge_tests(r);
+    set_slot(obj, "max.ord", Rf_ScalarInteger(static_cast<int>(tests.size()) - 1));
+    SEXP n_tests = PROTECT(Rf_allocVector(REALSXP, static_cast<R_xlen_t>(tests.size())));
+    std::copy(tests.begin(), tests.end(), REAL(n_tests));
+    set_slot(obj, "n.edgetests", n_tests);
+    set_slot(obj, "sepset", sepset_list(r, fixed_gaps));
+    set_slot(obj, "pMax", pmax_matrix(r));
+    SEXP z = PROTECT(Rf_allocMatrix(LGLSXP, 1, 1));
+    LOGICAL(z)[0] = NA_LOGICAL;
+    set_slot(obj, "zMin", z);
+    UNPROTECT(3);
+    return obj;
+}
+
+/// The result as plain R vectors (0-based indices): the skeleton, the CPDAG's marks, the
+/// separating sets, the tests per level, the settings; pMax's only when asked
+/// (options(cudag.raw_pmax = TRUE): the tests' reference).
+Rcpp::List plain_list(const pc::PcResult& r, const std::vector<std::string>& warnings) {
     std::vector<int> si, sj;
     for (std::int32_t i = 0; i < r.skeleton.n(); ++i)
         for (const std::int32_t j : r.skeleton.neighbours(i))
@@ -209,11 +384,9 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
                 ea.push_back(a);
                 eb.push_back(b);
             }
-    // pMax as plain vectors only when asked (options(cudag.raw_pmax = TRUE): the tests'
-    // reference); pcalg's matrix is built below (pcalg_tables) from the same list.
     std::vector<int> pi, pj;
     std::vector<double> pv;
-    if (Rf_asLogical(Rf_GetOption1(Rf_install("cudag.raw_pmax"))) == TRUE) {
+    if (raw_wanted()) {
         pi.reserve(r.pmax.size());
         pj.reserve(r.pmax.size());
         pv.reserve(r.pmax.size());
@@ -244,30 +417,40 @@ Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& wa
     }
     Rcpp::CharacterVector config = Rcpp::wrap(cv);
     config.attr("names") = Rcpp::wrap(ck);
-    Rcpp::List list = Rcpp::List::create(
-        Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
-        Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
-        Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
-        Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl, Rcpp::Named("sepset_nodes") = nodes,
-        Rcpp::Named("levels") = levels, Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
-        Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+    return Rcpp::List::create(Rcpp::Named("names") = r.names, Rcpp::Named("skel_i") = si, Rcpp::Named("skel_j") = sj,
+                              Rcpp::Named("arc_from") = ea, Rcpp::Named("arc_to") = eb, Rcpp::Named("pmax_i") = pi,
+                              Rcpp::Named("pmax_j") = pj, Rcpp::Named("pmax_p") = pv, Rcpp::Named("sepset_i") = ki,
+                              Rcpp::Named("sepset_j") = kj, Rcpp::Named("sepset_len") = kl,
+                              Rcpp::Named("sepset_nodes") = nodes, Rcpp::Named("levels") = levels,
+                              Rcpp::Named("tests") = tests, Rcpp::Named("config") = config,
+                              Rcpp::Named("seconds") = r.seconds_total, Rcpp::Named("warnings") = warnings);
+}
+
+/// The result for R/pc.R: with pcalg's prototypes (`shapes`, R/pc.R's .shapes) the pcAlgo
+/// built here (`object`) beside the warnings and the search's seconds, the plain vectors
+/// only when asked (options(cudag.raw_pmax = TRUE): the tests' reference); without them
+/// the plain vectors, pMax and sepset, and the graph's edge list unless `graph` is None.
+Rcpp::List result_list(const pc::PcResult& r, const std::vector<std::string>& warnings, SEXP fixed_gaps,
+                       GraphSlot graph, SEXP shapes = R_NilValue, SEXP names = R_NilValue) {
+    if (!Rf_isNull(shapes)) {
+        Rcpp::List list = raw_wanted() ? plain_list(r, warnings)
+                                       : Rcpp::List::create(Rcpp::Named("seconds") = r.seconds_total,
+                                                            Rcpp::Named("warnings") = warnings);
+        list["object"] = Rcpp::RObject(pcalg_object(r, fixed_gaps, graph, r.names, names, shapes));
+        return list;
+    }
+    Rcpp::List list = plain_list(r, warnings);
     pcalg_tables(r, fixed_gaps, list);
     if (graph != GraphSlot::None) {
-        std::vector<std::vector<int>> to(static_cast<std::size_t>(r.skeleton.n()));
-        if (graph == GraphSlot::Skeleton) {
-            for (std::int32_t i = 0; i < r.skeleton.n(); ++i) {
-                const std::vector<std::int32_t> nb = r.skeleton.neighbours(i);
-                to[static_cast<std::size_t>(i)].assign(nb.begin(), nb.end());
-            }
-        } else {
-            for (std::size_t k = 0; k < ea.size(); ++k) to[static_cast<std::size_t>(ea[k])].push_back(eb[k]);
-            for (std::vector<int>& t : to) std::sort(t.begin(), t.end());
-        }
         bool symmetric = true;
-        Rcpp::CharacterVector keys;
-        list["edgeL"] = edge_list(to, r.names, keys, symmetric);
-        list["edge_keys"] = keys;
+        const std::vector<std::vector<int>> to = graph_targets(r, graph);
+        SEXP keys = PROTECT(Rf_allocVector(STRSXP, static_cast<R_xlen_t>(edge_count(to))));
+        SEXP names_sexp = PROTECT(Rcpp::wrap(r.names));
+        SEXP edge_l = PROTECT(edge_list(to, r.names, names_sexp, keys, symmetric));
+        list["edgeL"] = Rcpp::RObject(edge_l);
+        list["edge_keys"] = Rcpp::RObject(keys);
         list["edgemode"] = symmetric ? "undirected" : "directed";
+        UNPROTECT(3);
     }
     return list;
 }
@@ -314,17 +497,21 @@ struct CorrelationInput {
         auto rowmajor = std::make_shared<std::vector<double>>(static_cast<std::size_t>(p * p));
         const double* col = c.begin();  // column-major: [i, j] at j * p + i
         double* row = rowmajor->data();
-        // The transpose in blocks (element by element, C's columns are p doubles apart), then
-        // the first non-finite value in (row, column) order named.
+        // The transpose in blocks (element by element, C's columns are p doubles apart), a
+        // block and its mirror together: whether C is bitwise symmetric comes with it (the
+        // engine then skips its own pass). Then the first non-finite value in (row, column)
+        // order named.
         constexpr std::int64_t kBlock = 64;
-        bool finite = true;
+        bool finite = true, symmetric = true;
         for (std::int64_t ib = 0; ib < p; ib += kBlock)
-            for (std::int64_t jb = 0; jb < p; jb += kBlock)
+            for (std::int64_t jb = ib; jb < p; jb += kBlock)
                 for (std::int64_t i = ib; i < std::min(ib + kBlock, p); ++i)
                     for (std::int64_t j = jb; j < std::min(jb + kBlock, p); ++j) {
-                        const double v = col[j * p + i];
-                        finite = finite && std::isfinite(v);
+                        const double v = col[j * p + i], w = col[i * p + j];  // C[i, j], C[j, i]
+                        finite = finite & std::isfinite(v) & std::isfinite(w);
+                        symmetric = symmetric & (std::bit_cast<std::uint64_t>(v) == std::bit_cast<std::uint64_t>(w));
                         row[i * p + j] = v;
+                        row[j * p + i] = w;
                     }
         for (std::int64_t k = 0; !finite && k < p * p; ++k)
             if (!std::isfinite(row[k]))
@@ -340,6 +527,7 @@ struct CorrelationInput {
         cfg.backend.kind = parse_backend(a.backend);
         cfg.backend.threads = a.threads;
         cfg.correlation = rowmajor;
+        cfg.correlation_symmetric = symmetric;
         cfg.knowledge = read_knowledge({}, a.knowledge, names);
         cfg.on_level = [](const skeleton::LevelStats&) { throw_if_interrupted(); };
         if (a.verbose)
@@ -398,7 +586,7 @@ run::PcHooks data_hooks(const Dataset& numbers, std::vector<std::string>& warnin
 }  // namespace
 
 // [[Rcpp::export(.cudag_pc)]]
-Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule) {
+Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skeleton_only, int triple_rule, SEXP shapes) {
     const RunArgs a(args);
     const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level too
     const std::vector<std::string>& names = a.names;
@@ -411,7 +599,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
         cfg.conservative = triple_rule == 1;
         cfg.majority = triple_rule == 2;
         run::set_triple_check(cfg);
-        return result_list(pc::run_pc(in.data, cfg), {}, args["gaps"], graph);
+        return result_list(pc::run_pc(in.data, cfg), {}, args["gaps"], graph, shapes, args["labels"]);
     }
 
     run::PcJob job = data_job(a);
@@ -425,7 +613,7 @@ Rcpp::List cudag_pc(SEXP data, SEXP corr, double n, Rcpp::List args, bool skelet
     std::unique_ptr<mpi::Communicator> comm = env.world();
     std::optional<pc::PcResult> result = std::move(run::run_pc(job, "cudag::pc", env, comm, hooks).result);
     if (!result) return Rcpp::List();  // a rank other than 0 under MPI
-    return result_list(*result, warnings, args["gaps"], graph);
+    return result_list(*result, warnings, args["gaps"], graph, shapes, args["labels"]);
 }
 
 // [[Rcpp::export(.cudag_fci)]]

@@ -18,6 +18,29 @@ constexpr double kPivotTolerance = 1e-10;
 /// Relative cut-off below which eigenvalues count as zero in the pseudo-inverse.
 constexpr double kEigenTolerance = 1e-12;
 
+/// √(m − l − 3): the factor of |z| in fisher_z_pvalue (fisher_z_pvalue_root takes it
+/// computed once for the many tests of a level).
+CUDAG_HD inline double fisher_z_root(std::int64_t m, int l) { return sqrt(static_cast<double>(m - l - 3)); }
+
+/// fisher_z_pvalue with its √(m − l − 3) given (fisher_z_root): the same bits.
+CUDAG_HD inline double fisher_z_pvalue_root(double r, double root, bool causal_learn = false) {
+    if (!(r == r)) r = 0.0;  // NaN (degenerate residual) counts as r = 0, as in pcalg
+    if (causal_learn) {
+        const double one_minus_eps = 1.0 - 2.220446049250313e-16;
+        if (r >= 1.0) r = one_minus_eps;
+        if (r <= -1.0) r = -one_minus_eps;
+        const double z = 0.5 * log((1.0 + r) / (1.0 - r));
+        const double x = root * fabs(z);
+        const double cdf = 1.0 - 0.5 * erfc(x * 0.70710678118654752440);
+        return 2.0 * (1.0 - cdf);
+    }
+    if (r > kMaxAbsCorrelation) r = kMaxAbsCorrelation;
+    if (r < -kMaxAbsCorrelation) r = -kMaxAbsCorrelation;
+    const double z = 0.5 * log1p(2.0 * r / (1.0 - r));
+    const double stat = root * fabs(z);
+    return erfc(stat * 0.70710678118654752440);  // 2(1 − Φ(x)) = erfc(x/√2)
+}
+
 /// Two-sided p-value of the Fisher z-statistic of partial correlation r, with
 /// m samples and a conditioning set of size l: 2(1 − Φ(√(m−l−3)·|atanh r|)).
 /// Requires m − l − 3 > 0 (the caller checks up front).
@@ -27,21 +50,7 @@ constexpr double kEigenTolerance = 1e-12;
 /// scipy's ndtr forms it, so p underflows to exactly 0 for x ≳ 8.3 as it does there.
 /// Its maxP orientation rules compare such p-values, and ties at 0 decide them.
 CUDAG_HD inline double fisher_z_pvalue(double r, std::int64_t m, int l, bool causal_learn = false) {
-    if (!(r == r)) r = 0.0;  // NaN (degenerate residual) counts as r = 0, as in pcalg
-    if (causal_learn) {
-        const double one_minus_eps = 1.0 - 2.220446049250313e-16;
-        if (r >= 1.0) r = one_minus_eps;
-        if (r <= -1.0) r = -one_minus_eps;
-        const double z = 0.5 * log((1.0 + r) / (1.0 - r));
-        const double x = sqrt(static_cast<double>(m - l - 3)) * fabs(z);
-        const double cdf = 1.0 - 0.5 * erfc(x * 0.70710678118654752440);
-        return 2.0 * (1.0 - cdf);
-    }
-    if (r > kMaxAbsCorrelation) r = kMaxAbsCorrelation;
-    if (r < -kMaxAbsCorrelation) r = -kMaxAbsCorrelation;
-    const double z = 0.5 * log1p(2.0 * r / (1.0 - r));
-    const double stat = sqrt(static_cast<double>(m - l - 3)) * fabs(z);
-    return erfc(stat * 0.70710678118654752440);  // 2(1 − Φ(x)) = erfc(x/√2)
+    return fisher_z_pvalue_root(r, fisher_z_root(m, l), causal_learn);
 }
 
 /// Partial correlation from the 2×2 residual block H (H11, H22 residual variances,

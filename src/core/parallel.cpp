@@ -16,8 +16,9 @@ namespace {
 
 thread_local bool t_pool_worker = false;
 
-/// One team at a time: the caller runs worker 0, `wanted_` parked threads take the ids
-/// 1..wanted_ of the current generation, and the caller waits until they are all done.
+/// One team at a time: the caller runs worker 0, up to `wanted_` parked threads take the
+/// ids 1..wanted_ of the current generation, and the caller, once its own share is done,
+/// waits for those that took one (the others are not waited for).
 class Pool {
 public:
     Pool() = default;
@@ -58,6 +59,11 @@ public:
         work(context, 0);
         t_pool_worker = false;
         std::unique_lock<std::mutex> lock(m_);
+        // The caller is done: every item has been handed out (parallel_for's work returns
+        // only then). A helper that has not taken an id yet (not woken, or woken but not
+        // scheduled: a loaded machine) would find nothing left, so the team closes without
+        // it; the caller waits for those that took one only.
+        wanted_ = taken_;
         done_.wait(lock, [&] { return finished_ == wanted_; });
         work_ = nullptr;
         context_ = nullptr;

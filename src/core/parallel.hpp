@@ -19,8 +19,8 @@ inline int resolve_threads(int requested) {
 
 namespace detail {
 
-/// `work(worker)` for worker 0 (the caller) .. threads - 1, the others on the process's
-/// pool of parked threads (made on first use, grown to the largest team asked for).
+/// `work(worker)` for worker 0 (the caller) and for those of ids 1 .. threads - 1 that the process's parked
+/// pool (made on first use) takes up before the caller's call returns: that call hands out every item.
 /// False, having run nothing, where the pool cannot serve: it is running another team,
 /// or the caller is itself one of its workers (a nested parallel_for).
 bool run_team(int threads, void (*work)(void*, int), void* context);

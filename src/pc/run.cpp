@@ -362,8 +362,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     BackendContext backend = cfg.backend;
     backend.threads = threads;
     if (cfg.correlation) backend.kind = BackendKind::Cpu;  // validate() refused the others
-    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr = skeleton::make_engine(
-        skeleton::EngineArgs{data, test, sk.policy, cfg.max_level, backend, comm, cfg.correlation});
+    const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr = skeleton::make_engine(skeleton::EngineArgs{
+        data, test, sk.policy, cfg.max_level, backend, comm, cfg.correlation, cfg.correlation_symmetric});
     skeleton::SkeletonEngine& engine = *engine_ptr;
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();

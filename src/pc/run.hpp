@@ -74,6 +74,10 @@ struct PcConfig {
     /// the one of the data's values (pcalg's gaussCItest suffStat list(C, n): the Dataset
     /// then carries only n_samples, n_vars and the names). CPU, one process; null: none.
     std::shared_ptr<const std::vector<double>> correlation;
+    /// The caller found `correlation` bitwise symmetric (C[a, b] and C[b, a] the same bits
+    /// for every pair: the R package, while it transposes pcalg's C): the engine's own pass
+    /// over C is skipped. False: the engine looks.
+    bool correlation_symmetric = false;
     /// pcalg's pc(conservative = TRUE) / pc(maj.rule = TRUE): before the orientation every
     /// unshielded triple is checked (pc.cons.intern, version.unf = c(2, 1); fci/triples.hpp),
     /// the separating sets revised, and the ambiguous triples left alone by the collider

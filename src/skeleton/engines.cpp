@@ -21,7 +21,8 @@ std::unique_ptr<SkeletonEngine> cpu_fisher(const EngineArgs& a) {
     const int threads = a.backend.threads;
     if (a.correlation) {
         if (a.comm.size() != 1) throw InputError("a given correlation matrix runs on one process");
-        return std::make_unique<CpuFisherEngine>(a.correlation, a.data.n_vars, a.data.n_samples, a.policy, threads);
+        return std::make_unique<CpuFisherEngine>(a.correlation, a.data.n_vars, a.data.n_samples, a.policy, threads,
+                                                 a.correlation_symmetric);
     }
     if (a.comm.size() == 1) return std::make_unique<CpuFisherEngine>(a.data, a.policy, threads);
     // CPU ranks compute the correlation matrix together (bit-identical to one rank's).

@@ -30,6 +30,8 @@ struct EngineArgs {
     /// instead of the data's (pc::PcConfig::correlation); null: the data's.
     /// Shared, not copied: the engine reads it for the run.
     std::shared_ptr<const std::vector<double>> correlation = nullptr;
+    /// `correlation` is known to be bitwise symmetric (pc::PcConfig::correlation_symmetric).
+    bool correlation_symmetric = false;
 };
 
 /// The engine `make()` returns, its errors agreed on over `comm` (for factories whose

@@ -1,4 +1,4 @@
-# pcalg's objects as src/cudag_r.cpp builds them (pMax, sepset, the graphNEL's edge list)
+# pcalg's objects as src/cudag_r.cpp builds them (the pcAlgo: pMax, sepset, the graphNEL)
 # against the objects of the same raw result built as R/pc.R built them before (graph's
 # as(<matrix>, "graphNEL"), the sepset filled in R): identical(), on several sets, for pc,
 # skeleton (logical matrix: integer weights), fixedGaps, all-undirected and empty graphs.
@@ -44,19 +44,29 @@ expect_same_objects <- function(suffStat, test, alpha, p, cpdag = TRUE, fixedGap
                                 m.max = Inf) {
   old_opt <- options(cudag.raw_pmax = TRUE)  # pMax as plain vectors too (this reference's input)
   on.exit(options(old_opt))
+  cl <- quote(cudag::pc(suffStat, indepTest, alpha))
   raw <- cudag:::.run(suffStat, test, alpha, NULL, p, m.max, fixedGaps, fixedEdges, TRUE, "cpu", 1L, FALSE,
-                      !cpdag)
+                      !cpdag, cl = cl)
   old <- old_parts(raw)
-  new <- cudag:::.parts(raw)
-  expect_identical(new$pmax, old$pmax)
-  expect_identical(new$sepset, old$sepset)
+  obj <- raw$object
+  expect_s4_class(obj, "pcAlgo")
+  expect_identical(obj@pMax, old$pmax)
+  expect_identical(obj@sepset, old$sepset)
+  n.edgetests <- numeric(max(raw$levels) + 1L)
+  n.edgetests[raw$levels + 1L] <- raw$tests
+  expect_identical(obj@n.edgetests, n.edgetests)
+  expect_identical(obj@max.ord, as.integer(max(raw$levels)))
+  expect_identical(obj@call, cl)
+  expect_identical(obj@n, integer(0))
+  expect_identical(obj@zMin, matrix(NA, 1, 1))
+  expect_true(validObject(obj))
   if (cpdag) {
     amat <- matrix(0, p, p)
     amat[cbind(raw$arc_from + 1L, raw$arc_to + 1L)] <- 1
   } else {
     amat <- old$skel
   }
-  expect_identical(cudag:::.graph(raw, !cpdag), old_graph(amat, raw$labels))
+  expect_identical(obj@graph, old_graph(amat, raw$labels))
   invisible(raw)
 }
 
@@ -84,9 +94,9 @@ test_that("pcalg's objects built in C++ equal the R-built ones (identical)", {
   x[, 2] <- x[, 2] + x[, 1]
   x[, 3] <- x[, 3] + x[, 2]
   raw <- expect_same_objects(list(C = cor(x), n = 400), pcalg::gaussCItest, 0.01, 3)
-  expect_identical(raw$edgemode, "undirected")
+  expect_identical(raw$object@graph@graphData$edgemode, "undirected")
   raw <- expect_same_objects(list(C = diag(4), n = 100), pcalg::gaussCItest, 0.01, 4)
-  expect_length(raw$edge_keys, 0)
+  expect_length(raw$object@graph@edgeData@data, 0)
   # Discrete data (disCItest): level-0 removals without a record, sets at level >= 1.
   dm <- pcalg_example("gmD")$gmD$x
   expect_same_objects(list(dm = dm, adaptDF = FALSE), pcalg::disCItest, 0.01, ncol(dm))

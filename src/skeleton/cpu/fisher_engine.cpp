@@ -31,11 +31,11 @@ CpuFisherEngine::CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::
     : CpuFisherEngine(std::make_shared<const std::vector<double>>(std::move(corr)), n, n_samples, policy, threads) {}
 
 CpuFisherEngine::CpuFisherEngine(std::shared_ptr<const std::vector<double>> corr, std::int64_t n,
-                                 std::int64_t n_samples, const TestPolicy& policy, int threads)
+                                 std::int64_t n_samples, const TestPolicy& policy, int threads, bool symmetric)
     : corr_(std::move(corr)), n_(n), m_(n_samples), policy_(policy), threads_(resolve_threads(threads)) {
     CUDAG_ASSERT(corr_ && static_cast<std::int64_t>(corr_->size()) == n_ * n_);
     c_ = corr_->data();
-    symmetric_ = bitwise_symmetric(c_, n_, threads_);
+    symmetric_ = symmetric || bitwise_symmetric(c_, n_, threads_);
 }
 
 bool CpuFisherEngine::bitwise_symmetric(const double* c, std::int64_t n, int threads) {
@@ -56,8 +56,12 @@ bool CpuFisherEngine::bitwise_symmetric(const double* c, std::int64_t n, int thr
 }
 
 void CpuFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) {
-    level0_rows(n_, row_begin, row_end, dense, policy_, threads_, g, out, [this](std::int64_t i, std::int64_t j, int) {
-        return fisher_z_pvalue(c_[i * n_ + j], m_, 0, policy_.causal_learn_pvalue);
+    const double* c = c_;
+    const std::int64_t n = n_;
+    const double root = ci::fisher_z_root(m_, 0);
+    const bool causal_learn = policy_.causal_learn_pvalue;
+    level0_rows(n_, row_begin, row_end, dense, policy_, threads_, g, out, [=](std::int64_t i, std::int64_t j, int) {
+        return ci::fisher_z_pvalue_root(c[i * n + j], root, causal_learn);
     });
 }
 
@@ -79,6 +83,7 @@ struct FisherRowTester {
     static constexpr double kMaxRef = 0.99, kMaxRefP = 0.3;
     const double* corr;
     std::int64_t n, m;
+    double root;  ///< ci::fisher_z_root(m, l)
     std::int32_t i;
     const std::int32_t* nb;  ///< the row's neighbours (snapshot)
     std::int64_t degree;
@@ -88,6 +93,8 @@ struct FisherRowTester {
     std::vector<int> s;
     std::vector<double> lmat, scratch, yi, yj;
     std::vector<double> bound;  ///< per row position: |r| above which p <= the entry's p_ref (+inf: none)
+    std::vector<double> rs, ys, acc22, acc12;  ///< batch(): r per test, y_j (l rows of tests), the forms
+    std::vector<std::int32_t> cols;            ///< batch(): j per test
     ConditioningBlock block;
 
     FisherRowTester(const double* c, std::int64_t n_vars, std::int64_t m_samples, std::int32_t row, int level,
@@ -95,6 +102,7 @@ struct FisherRowTester {
         : corr(c),
           n(n_vars),
           m(m_samples),
+          root(ci::fisher_z_root(m_samples, level)),
           i(row),
           nb(neighbours),
           degree(d),
@@ -130,10 +138,74 @@ struct FisherRowTester {
                                yj.data());
         else
             block.project(corr, n, s.data(), j, yj.data());
-        const double r = partial_correlation(block, corr[i * n + j], yi.data(), yj.data());
+        return p_of(partial_correlation(block, corr[i * n + j], yi.data(), yj.data()), q);
+    }
+
+    /// The partial correlations of the set's tests at row positions q[0..count), computed
+    /// test by test as test() computes one (the same operations in the same order: the same
+    /// bits) but each step across all of them, without a branch between them: the divisions
+    /// and square roots of different tests overlap instead of waiting on each other.
+    void batch(const std::int64_t* q, std::int64_t count) {
+        const auto cn = static_cast<std::size_t>(count);
+        rs.resize(cn);
+        if (!block.chol) {  // the pseudo-inverse's form: test by test
+            for (std::size_t t = 0; t < cn; ++t) {
+                const std::int32_t j = nb[q[t]];
+                block.project(corr, n, s.data(), j, yj.data());
+                rs[t] = partial_correlation(block, corr[i * n + j], yi.data(), yj.data());
+            }
+            return;
+        }
+        ys.resize(static_cast<std::size_t>(l) * cn);
+        acc22.resize(cn);
+        acc12.resize(cn);
+        cols.resize(cn);
+        for (std::size_t t = 0; t < cn; ++t) cols[t] = nb[q[t]];
+        const double* lm = lmat.data();
+        // forward_solve of every y_j = C[j, S]: row r of L for all j at once.
+        for (int r = 0; r < l; ++r) {
+            double* yr = ys.data() + static_cast<std::size_t>(r) * cn;
+            const std::int64_t sr = s[static_cast<std::size_t>(r)];
+            if (symmetric) {
+                const double* crow = corr + sr * n;
+                for (std::size_t t = 0; t < cn; ++t) yr[t] = crow[cols[t]];
+            } else {
+                for (std::size_t t = 0; t < cn; ++t) yr[t] = corr[static_cast<std::int64_t>(cols[t]) * n + sr];
+            }
+            for (int k = 0; k < r; ++k) {
+                const double lk = lm[r * l + k];
+                const double* yk = ys.data() + static_cast<std::size_t>(k) * cn;
+                for (std::size_t t = 0; t < cn; ++t) yr[t] -= lk * yk[t];
+            }
+            const double diag = lm[r * l + r];
+            for (std::size_t t = 0; t < cn; ++t) yr[t] = yr[t] / diag;
+        }
+        // form(yj, yj) and form(yi, yj), term by term as ConditioningBlock::form sums them.
+        std::fill(acc22.begin(), acc22.end(), 0.0);
+        std::fill(acc12.begin(), acc12.end(), 0.0);
+        for (int r = 0; r < l; ++r) {
+            const double* yr = ys.data() + static_cast<std::size_t>(r) * cn;
+            const double yir = yi[static_cast<std::size_t>(r)];
+            for (std::size_t t = 0; t < cn; ++t) acc22[t] += yr[t] * yr[t];
+            for (std::size_t t = 0; t < cn; ++t) acc12[t] += yir * yr[t];
+        }
+        const double h11 = 1.0 - block.form(yi.data(), yi.data());
+        const double* ci = corr + i * n;
+        for (std::size_t t = 0; t < cn; ++t) {
+            const double h22 = 1.0 - acc22[t];
+            const double h12 = ci[cols[t]] - acc12[t];
+            rs[t] = ci::partial_from_residual(h11, h12, h22);
+        }
+    }
+
+    /// The p-value of the t-th test of batch() (row position q), or -1 as test() gives it.
+    double batched(std::int64_t t, std::int64_t q) { return p_of(rs[static_cast<std::size_t>(t)], q); }
+
+    /// The p-value of partial correlation r at row position q, or -1 (the bound).
+    double p_of(double r, std::int64_t q) {
         double& b = bound[static_cast<std::size_t>(q)];
         if (std::fabs(r) > b) return -1.0;
-        const double p = fisher_z_pvalue(r, m, l, causal_learn);
+        const double p = ci::fisher_z_pvalue_root(r, root, causal_learn);
         const double a = std::fabs(r);
         if (a < kMaxRef && p <= kMaxRefP && !decision.independent(p)) b = std::min(b, a * kMargin);
         return p;

@@ -19,9 +19,10 @@ public:
     /// Use a given n×n correlation matrix (row-major, unit diagonal).
     CpuFisherEngine(std::vector<double> corr, std::int64_t n, std::int64_t n_samples, const TestPolicy& policy,
                     int threads);
-    /// The same, sharing the matrix (pc::PcConfig::correlation: no copy of n² doubles).
+    /// The same, sharing the matrix (pc::PcConfig::correlation: no copy of n² doubles);
+    /// `symmetric`: the caller found it bitwise symmetric (no pass over it here).
     CpuFisherEngine(std::shared_ptr<const std::vector<double>> corr, std::int64_t n, std::int64_t n_samples,
-                    const TestPolicy& policy, int threads);
+                    const TestPolicy& policy, int threads, bool symmetric = false);
 
     std::string name() const override { return "cpu"; }
     std::int64_t n_vars() const override { return n_; }

@@ -26,7 +26,11 @@ namespace cudag::skeleton {
 ///   double test(std::int32_t j)                 — p-value of i ⟂ j | S; or
 ///   double test(std::int32_t j, std::int64_t q) — the same, j at row position q; it may
 ///        return -1 for a test whose p can change neither pMax nor the outcome (counted
-///        and marked tested all the same: FisherRowTester).
+///        and marked tested all the same: FisherRowTester); or
+///   void batch(const std::int64_t* q, std::int64_t count) and
+///   double batched(std::int64_t t, std::int64_t q) — the tests of one set at the row
+///        positions q[0..count) computed together, then their p-values (or -1 as above)
+///        asked for in that order (FisherRowTester: its arithmetic across the tests).
 /// Without policy.exhaustive an entry stops at its first separating set and the row
 /// stops once every entry is separated (cuPC §4.1 early termination); with it every S is
 /// tested and the union of the separating sets is kept. Only the entries at positions
@@ -46,6 +50,7 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
     std::vector<int> c(static_cast<std::size_t>(l));
     std::vector<std::int32_t> s(static_cast<std::size_t>(l));
     std::vector<char> in_set(static_cast<std::size_t>(d), 0);
+    std::vector<std::int64_t> todo;       // a batching tester's row positions of one set
     std::int64_t open = q_end - q_begin;  // entries not yet separated from this side
     std::int64_t tests = 0;
     for (int t = 0; t < l; ++t) c[t] = t;
@@ -58,24 +63,13 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
             s[t] = nb[c[t]];
             in_set[c[t]] = 1;
         }
-        bool prepared = false;
-        for (std::int64_t q = q_begin; q < q_end; ++q) {
-            if (in_set[q]) continue;
+        // One test's outcome recorded: entry e (row position q) tested with p.
+        const auto record = [&](std::int64_t q, double p) {
             const std::int64_t e = e0 + q;
-            if (!exhaustive && (out.flags[e] & kSeparated)) continue;
-            if (!prepared) {
-                tester.prepare(s.data(), l);
-                prepared = true;
-            }
-            double p;  // a tester may take the row position too (FisherRowTester's bound)
-            if constexpr (requires { tester.test(nb[q], q); })
-                p = tester.test(nb[q], q);
-            else
-                p = tester.test(nb[q]);
             ++tests;
             out.flags[e] |= kTested;
             out.pmax[e] = std::max(out.pmax[e], p);
-            if (!policy.independent(p)) continue;
+            if (!policy.independent(p)) return;
             out.flags[e] |= kSeparated;
             if (!exhaustive) {
                 std::copy(s.begin(), s.end(), out.set_slot(static_cast<std::size_t>(e)));
@@ -85,6 +79,35 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
                 auto& un = out.unions[static_cast<std::size_t>(e)];
                 std::set_union(un.begin(), un.end(), s.begin(), s.end(), std::back_inserter(u));
                 un.swap(u);
+            }
+        };
+        if constexpr (requires { tester.batch(todo.data(), std::int64_t{0}); }) {
+            // The set's tests all at once (a test's outcome changes only its own entry, so
+            // the entries to test are known up front), then recorded in the same order.
+            todo.clear();
+            for (std::int64_t q = q_begin; q < q_end; ++q)
+                if (!in_set[q] && (exhaustive || !(out.flags[e0 + q] & kSeparated))) todo.push_back(q);
+            if (!todo.empty()) {
+                tester.prepare(s.data(), l);
+                const auto count = static_cast<std::int64_t>(todo.size());
+                tester.batch(todo.data(), count);
+                for (std::int64_t t = 0; t < count; ++t) record(todo[t], tester.batched(t, todo[t]));
+            }
+        } else {
+            bool prepared = false;
+            for (std::int64_t q = q_begin; q < q_end; ++q) {
+                if (in_set[q]) continue;
+                if (!exhaustive && (out.flags[e0 + q] & kSeparated)) continue;
+                if (!prepared) {
+                    tester.prepare(s.data(), l);
+                    prepared = true;
+                }
+                double p;  // a tester may take the row position too (FisherRowTester's bound)
+                if constexpr (requires { tester.test(nb[q], q); })
+                    p = tester.test(nb[q], q);
+                else
+                    p = tester.test(nb[q]);
+                record(q, p);
             }
         }
         for (int t = 0; t < l; ++t) in_set[c[t]] = 0;

@@ -64,8 +64,7 @@ public:
           plan_(t, resident_threads(device)),
           corr_(ctx_, plan_),
           results_(ctx_),
-          levels_(ctx_, plan_, policy, corr_, results_),
-          host_results_(n <= t.small_vars) {}
+          levels_(ctx_, plan_, policy, corr_, results_) {}
 
     ~CudaFisherEngine() override {
         // The parts free their buffers and events after this body, with the engine's device
@@ -110,13 +109,7 @@ public:
                        ctx_.stream(), ctx_.host_threads);
         return true;
     }
-    /// A small search (n <= FisherTunables::small_vars, one rank) keeps its results on the
-    /// host: its levels then cost a kernel and a few copies each (FisherLevels' small
-    /// levels), where the device results' settling, snapshots and pMax pairs would cost
-    /// more launches and waits than the host's O(entries) work on a few thousand entries.
-    skeleton::DeviceResults* device_results() override { return host_results_ ? nullptr : &results_; }
-    /// Results stay on the device whatever n (several ranks: their merges run there).
-    void keep_results_on_device() { host_results_ = false; }
+    skeleton::DeviceResults* device_results() override { return &results_; }
     /// The variables' names for error messages (empty: by number).
     void set_names(std::vector<std::string> names) { names_ = std::move(names); }
 
@@ -129,7 +122,6 @@ private:
     CorrelationStore corr_;
     FisherResults results_;
     FisherLevels levels_;
-    bool host_results_ = false;
 };
 
 double CudaFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
@@ -201,7 +193,6 @@ std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine(const Dataset& data
     int fits = 0;
     try {
         eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
-        eng->keep_results_on_device();
         eng->set_names(data.names);
         fits = eng->correlation().fits(data) ? 1 : 0;
     } catch (...) {

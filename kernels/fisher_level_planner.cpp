@@ -305,17 +305,4 @@ std::vector<ScanRun> FisherLevelPlanner::surviving_runs(const std::vector<ScanRu
     return live;
 }
 
-bool FisherLevelPlanner::small_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block, bool whole) {
-    if (!whole || l < 1 || l > kSmallMaxLevel || !block.whole_rows(snap)) return false;
-    for (std::int64_t i = block.row_begin; i < block.row_end; ++i) {
-        const std::int64_t d = snap.degree(i);
-        if (d - 1 < l) continue;
-        double sets = 1.0;  // C(d, l), stopped once past the bound
-        for (int t = 0; t < l && sets <= kSmallMaxSteps; ++t)
-            sets = sets * static_cast<double>(d - t) / static_cast<double>(t + 1);
-        if (sets * static_cast<double>((d + 31) / 32) > kSmallMaxSteps) return false;
-    }
-    return true;
-}
-
 }  // namespace cudag::cuda

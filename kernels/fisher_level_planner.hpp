@@ -105,12 +105,6 @@ public:
     /// `symmetric` C, and rows of C directly from level 2 on, so only on C held `whole`.
     /// Otherwise the variant.
     LevelPath path(int l, bool symmetric, bool whole) const;
-    /// Whether level l over `block` of `snap` runs on the small-level kernel
-    /// (pc_gaussian_small.cu, a warp per row): C held `whole`, whole rows, l <= kSmallMaxLevel
-    /// and no row walking more than kSmallMaxSteps steps (C(d, l) sets, each ceil(d / 32)
-    /// tests a lane), so that no warp walks for long what the entry scan would spread.
-    static bool small_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block, bool whole);
-    static constexpr double kSmallMaxSteps = 4096;
     /// Whether a scan level runs the deep scan (kernels/pc_gaussian_deep.cu) rather than
     /// the template scan kernels.
     bool deep(int l) const;

@@ -261,11 +261,6 @@ void FisherLevels::run_level(int l, const Adjacency& snap, const skeleton::Level
     const std::int64_t n_entries = static_cast<std::int64_t>(snap.nbrs.size());
     results_.forget_snapshot();
     results_.set_level({});
-    if (!out.packed && n <= plan_.tunables().small_vars &&
-        FisherLevelPlanner::small_level(l, snap, block, corr_.whole())) {
-        run_small_level(l, snap, block, out);
-        return;
-    }
     // C not whole: levels >= 2 read each row's neighbourhood block of C (use_row_blocks)
     // as the entry scan reads C held whole, unless the blocks do not fit.
     const bool try_blocks = !corr_.whole() && l >= 2 && corr_.symmetric() && plan_.tunables().row_blocks;
@@ -362,56 +357,6 @@ void FisherLevels::run_level(int l, const Adjacency& snap, const skeleton::Level
     run_.t_start = t_start;
     run_.t_launch = t_launch;
     finish_run(snap, out);
-}
-
-void FisherLevels::run_small_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block,
-                                   skeleton::LevelOutput& out) {
-    DeviceGuard guard(ctx_.device);
-    cudaStream_t s = ctx_.stream();
-    const std::int64_t n = ctx_.n, eb = block.entry_begin, ee = block.entry_end;
-    const auto entries = static_cast<std::size_t>(ee - eb);
-    if (entries == 0) return;
-    const auto t_start = std::chrono::steady_clock::now();
-    small_offsets_.resize_discard(snap.offsets.size());
-    small_offsets_.upload(snap.offsets.data(), snap.offsets.size(), s);
-    small_nbrs_.resize_discard(snap.nbrs.size());
-    small_nbrs_.upload(snap.nbrs.data(), snap.nbrs.size(), s);
-    small_flags_.resize_discard(entries);
-    small_pmax_.resize_discard(entries);
-    small_nodes_.resize_discard(entries * static_cast<std::size_t>(l));
-    tests_.resize_discard(1);
-    tests_.fill_bytes(0, s);
-    SmallLevelArgs a;
-    a.corr = corr_.source().rows;
-    a.n = n;
-    a.m = ctx_.m;
-    a.l = l;
-    a.alpha = policy_.alpha;
-    a.strict = policy_.strict;
-    a.causal_learn = policy_.causal_learn_pvalue;
-    a.offsets = small_offsets_.data();
-    a.nbrs = small_nbrs_.data();
-    a.row_begin = block.row_begin;
-    a.row_end = block.row_end;
-    a.e_begin = eb;
-    a.flags = small_flags_.data();
-    a.pmax = small_pmax_.data();
-    a.nodes = small_nodes_.data();
-    a.tests = tests_.data();
-    a.tested = skeleton::kTested;
-    a.separated = skeleton::kSeparated;
-    launch_small_level(a, s);
-    u64 tests = 0;
-    small_flags_.download(out.flags.data() + eb, entries, s);
-    small_pmax_.download(out.pmax.data() + eb, entries, s);
-    small_nodes_.download(out.set_slot(static_cast<std::size_t>(eb)), entries * static_cast<std::size_t>(l), s);
-    tests_.download(&tests, 1, s);
-    ctx_.synchronize();
-    out.tests += static_cast<std::int64_t>(tests);
-    if (trace_)
-        std::fprintf(stderr, "cuda level %d: small, %lld rows, %lld entries: %.2f ms\n", l,
-                     static_cast<long long>(block.row_end - block.row_begin), static_cast<long long>(entries),
-                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count());
 }
 
 bool FisherLevels::use_row_blocks(LevelArgs& a, const Adjacency& snap, const std::vector<std::int32_t>& rows) {

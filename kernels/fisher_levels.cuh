@@ -78,9 +78,6 @@ private:
     /// A level's end once its kernels are queued: separated entries, winners, and the
     /// results packed for the search or unpacked into `out`.
     void finish_run(const Adjacency& snap, skeleton::LevelOutput& out);
-    /// A small search's level (FisherLevelPlanner::small_level): the small-level kernel
-    /// over the block's rows, its entries' flags, pMax and sets copied into `out`.
-    void run_small_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block, skeleton::LevelOutput& out);
     /// The runtime-l kernels' workspace for `threads` threads, allocated and handed to `a`.
     void use_scratch(LevelArgs& a, std::int64_t threads) {
         a.slots = threads;
@@ -113,12 +110,6 @@ private:
     DeviceBuffer<int> iscratch_;
     DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
     DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
-    // small levels
-    DeviceBuffer<std::int64_t> small_offsets_;
-    DeviceBuffer<std::int32_t> small_nbrs_;
-    DeviceBuffer<std::uint8_t> small_flags_;
-    DeviceBuffer<double> small_pmax_;
-    DeviceBuffer<std::int32_t> small_nodes_;
     DeviceBuffer<std::uint8_t> rbits_;   ///< a level's removal bits (packed)
     // C not whole, levels >= 2: the listed rows' neighbourhood blocks (use_row_blocks)
     DeviceBuffer<double> blocks_;

@@ -23,7 +23,6 @@ int load_kernels(int device, const GpuKernelPlan& plan) noexcept {
     int n = preload_compact_kernels();
     if (plan.fisher) {
         n += preload_correlation_kernels() + preload_level0_kernels();
-        if (max_level != 0) n += preload_small_kernels();
         if (max_level != 0) {
             n += preload_level_kernels(max_level) + preload_scan_kernels(max_level);
             if (max_level < 0 || max_level >= 2) n += preload_deep_kernels();  // Tunables::scan_deep_from >= 2

@@ -302,32 +302,6 @@ void launch_settle_keep(const SettleArgs& a, cudaStream_t stream);
 /// The kept records at pos[k]: the pair and the set.
 void launch_settle_records(const SettleArgs& a, cudaStream_t stream);
 
-/// A small search's level l >= 1 on the CPU engine's walk (pc_gaussian_small.cu): rows
-/// [row_begin, row_end) of the snapshot (offsets, nbrs on the device), every entry of those
-/// rows written at e - e_begin: flags (0, `tested`, `separated`), pMax (-1 untested, else the
-/// largest p of its tests) and, where separated, its first separating set (l nodes at
-/// (e - e_begin) * l); `tests` (one counter, zeroed by the caller) gains the tests run. C
-/// held whole (n x n); l <= kSmallMaxLevel.
-struct SmallLevelArgs {
-    const double* corr = nullptr;
-    std::int64_t n = 0, m = 0;
-    int l = 1;
-    double alpha = 0.01;
-    bool strict = false;
-    bool causal_learn = false;  ///< ci::fisher_z_pvalue's flag, as the CPU engine's policy has it
-    const std::int64_t* offsets = nullptr;
-    const std::int32_t* nbrs = nullptr;
-    std::int64_t row_begin = 0, row_end = 0, e_begin = 0;
-    std::uint8_t* flags = nullptr;
-    double* pmax = nullptr;
-    std::int32_t* nodes = nullptr;
-    unsigned long long* tests = nullptr;
-    std::uint8_t tested = 1, separated = 2;
-};
-void launch_small_level(const SmallLevelArgs& a, cudaStream_t stream);
-/// Loads pc_gaussian_small.cu's kernel (kernel_preload.cuh); returns 1 when it did.
-int preload_small_kernels();
-
 /// Load the kernels of pc_gaussian_level0.cu, pc_gaussian_levels.cu, pc_gaussian_scan.cu and
 /// pc_gaussian_deep.cu (kernel_preload.cuh); each returns how many. `max_level` (-1: all):
 /// the template kernels of deeper levels are left (and the runtime-l ones at max_level 0).

@@ -18,10 +18,6 @@ constexpr int kMaxTemplateLevel = 6;
 /// must fit a block); above it the variant runs.
 constexpr int kDeepMaxLevel = 100;
 
-/// Largest level the small-level kernel runs (pc_gaussian_small.cu; its workspace in
-/// local memory); above it a small search's levels run the entry scan.
-constexpr int kSmallMaxLevel = 12;
-
 /// The launch shape and kernel choices (core/tunables.hpp), as the kernels name them.
 using cudag::FisherTunables;
 

@@ -87,12 +87,6 @@ struct FisherTunables {
     /// (wide tiles; no dense p-values), instead of writing row blocks of C for the level-0
     /// kernel to read. `--tune level0-fused=0` turns it off (to compare).
     bool level0_fused = true;
-    /// A search of at most this many variables on one rank keeps its results on the host
-    /// and runs its levels (up to kSmallMaxLevel, where a row's sets are few) with a warp
-    /// per row walking the CPU engine's order (pc_gaussian_small.cu): a kernel and a few
-    /// copies a level instead of the entry scan's rounds, settling and snapshots on the
-    /// device. The same results either way. `--tune small-vars=N`; 0 turns it off.
-    std::int64_t small_vars = 256;
 };
 
 /// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,

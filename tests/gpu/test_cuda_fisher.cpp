@@ -127,14 +127,10 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 /// template entry scan at every level it covers (the deep scan above), 'r' that scan in
 /// rounds at every template level from a first round of 2 sets (so that most rows reach
 /// the later rounds, where rows with few entries left split each entry's sets over a
-/// warp's lanes), 'D' the deep scan at every level from 2, 'd' the defaults (a search of
-/// at most FisherTunables::small_vars variables: results on the host, the small-level
-/// kernel where a level fits it, the scan elsewhere). Every other choice turns the small
-/// levels off, so that its kernels run whatever n.
+/// warp's lanes), 'D' the deep scan at every level from 2, 'd' the defaults.
 cuda::FisherTunables tunables_for(char kernel) {
     cuda::FisherTunables t;
     if (kernel == 'd') return t;
-    t.small_vars = 0;
     t.variant = kernel == 'e' ? 'e' : 's';
     t.scan_levels = kernel == 'x' || kernel == 'r' || kernel == 'D' ? kScanAllLevels : 0;
     t.scan_deep_from = kernel == 'D' ? 2 : cuda::kMaxTemplateLevel + 1;
@@ -209,12 +205,6 @@ std::vector<ParityCase> parity_cases() {
     v.push_back({2000, 800, 8, 7, 'r', 0.01});
     v.push_back({500, 500, 10, 5, 'd', 0.05});
     v.push_back({2000, 800, 8, 7, 'd', 0.01});
-    // Small searches (n <= small_vars): the small-level kernel at the levels it takes.
-    v.push_back({100, 500, 3, 1, 'd', 0.01});
-    v.push_back({100, 300, 8, 2, 'd', 0.05});
-    v.push_back({100, 2000, 12, 3, 'd', 0.01});
-    v.push_back({60, 1000, 6, 11, 'd', 0.05});
-    v.push_back({250, 400, 10, 12, 'd', 0.05});
     return v;
 }
 
@@ -309,55 +299,6 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
 }
 
 // ---- level 0 ---------------------------------------------------------------------------------
-
-// ---- small searches: results on the host, a warp per row (pc_gaussian_small.cu) --------
-
-/// The small-level kernel against the CPU engine on searches that mix it with the scan
-/// (levels above kSmallMaxLevel, or rows with too many sets, alpha 0.2 keeping many edges),
-/// on strict and pcalg decisions, and with small levels off (the device-results path): the
-/// same skeleton, separating sets and pMax every time; the tests counted as the CPU counts
-/// them where every level ran small.
-TEST(CudaFisher, SmallLevelsAreTheCpuEnginesWalk) {
-    CUDAG_REQUIRE_GPU();
-    struct Case {
-        std::int64_t n, m;
-        double degree;
-        std::uint64_t seed;
-        double alpha;
-        bool strict;
-    };
-    for (const Case& c :
-         {Case{20, 200, 3, 31, 0.05, false}, Case{60, 3000, 20, 8, 0.2, false}, Case{80, 500, 6, 32, 0.01, true},
-          Case{150, 1000, 12, 33, 0.1, false}, Case{256, 600, 5, 34, 0.05, false}}) {
-        const Dataset data = simulate(c.n, c.m, c.degree, c.seed);
-        skeleton::SkeletonOptions opt;
-        opt.policy.alpha = c.alpha;
-        opt.policy.strict = c.strict;
-        skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
-        const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
-        cuda::FisherTunables small, off;
-        off.small_vars = 0;
-        auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), c.n, c.m, opt.policy, small);
-        EXPECT_EQ(gpu->device_results(), nullptr) << "n " << c.n << " <= small_vars keeps results on the host";
-        const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
-        EXPECT_TRUE(same_result(got, want, 0.0)) << "n " << c.n;
-        auto scan = cuda::make_fisher_engine_from_corr(cpu.correlation(), c.n, c.m, opt.policy, off);
-        EXPECT_NE(scan->device_results(), nullptr);
-        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*scan, opt), want, 0.0)) << "n " << c.n << ", small off";
-        // Levels 1 .. kSmallMaxLevel, rows of few sets: every level ran small.
-        const bool all_small = want.levels.size() <= cuda::kSmallMaxLevel + 1 && c.degree <= 6;
-        std::int64_t cpu_tests = 0, gpu_tests = 0;
-        for (const auto& st : want.levels) cpu_tests += st.tests;
-        for (const auto& st : got.levels) gpu_tests += st.tests;
-        if (all_small) {
-            EXPECT_EQ(gpu_tests, cpu_tests) << "n " << c.n;
-        }
-        std::printf("[small] n=%lld alpha=%g: %zu levels, %lld edges, cpu %lld tests, gpu %lld\n",
-                    static_cast<long long>(c.n), c.alpha, want.levels.size(),
-                    static_cast<long long>(want.skeleton.n_edges()), static_cast<long long>(cpu_tests),
-                    static_cast<long long>(gpu_tests));
-    }
-}
 
 TEST(CudaFisher, Level0IsEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();

@@ -369,39 +369,3 @@ TEST(LevelPlanner, DeepScanCutsSmallLevelsIntoShortRanges) {
     }
     EXPECT_EQ(covered, 10000);
 }
-
-namespace {
-
-/// A star: node 0 joined to nodes 1..d (degree d), the leaves of degree 1.
-Adjacency star(std::int64_t d) {
-    Graph g(d + 1);
-    for (std::int64_t j = 1; j <= d; ++j) g.add(0, j);
-    return Adjacency::from_graph(g);
-}
-
-}  // namespace
-
-TEST(LevelPlanner, SmallLevelsTakeWholeRowsOfFewSetsOnAWholeC) {
-    const Adjacency snap = small_snapshot();
-    const auto all = skeleton::LevelBlock::rows(snap, 0, snap.n);
-    EXPECT_TRUE(FisherLevelPlanner::small_level(1, snap, all, true));
-    EXPECT_TRUE(FisherLevelPlanner::small_level(3, snap, all, true));
-    EXPECT_FALSE(FisherLevelPlanner::small_level(1, snap, all, false)) << "C not held whole";
-    EXPECT_FALSE(FisherLevelPlanner::small_level(0, snap, all, true));
-    // A block of whole rows is taken, a block cutting row 3 (entries 7..10) is not.
-    EXPECT_TRUE(FisherLevelPlanner::small_level(1, snap, skeleton::LevelBlock::rows(snap, 2, 4), true));
-    skeleton::LevelBlock cut = skeleton::LevelBlock::rows(snap, 3, 4);
-    ++cut.entry_begin;
-    EXPECT_FALSE(FisherLevelPlanner::small_level(1, snap, cut, true));
-    // Levels above the kernel's workspace go to the scan, however few their sets.
-    const Adjacency wide = star(kSmallMaxLevel + 2);
-    const auto wide_all = skeleton::LevelBlock::rows(wide, 0, wide.n);
-    EXPECT_TRUE(FisherLevelPlanner::small_level(kSmallMaxLevel, wide, wide_all, true));
-    EXPECT_FALSE(FisherLevelPlanner::small_level(kSmallMaxLevel + 1, wide, wide_all, true));
-    // The step bound: C(d, l) sets of ceil(d / 32) tests a lane. d = 64, l = 2: 2016 x 2 =
-    // 4032 steps; d = 65: 2080 x 3 = 6240; d = 32, l = 3: 4960 x 1.
-    EXPECT_TRUE(FisherLevelPlanner::small_level(2, star(64), skeleton::LevelBlock::rows(star(64), 0, 65), true));
-    EXPECT_FALSE(FisherLevelPlanner::small_level(2, star(65), skeleton::LevelBlock::rows(star(65), 0, 66), true));
-    EXPECT_FALSE(FisherLevelPlanner::small_level(3, star(32), skeleton::LevelBlock::rows(star(32), 0, 33), true));
-    EXPECT_TRUE(FisherLevelPlanner::small_level(2, star(32), skeleton::LevelBlock::rows(star(32), 0, 33), true));
-}

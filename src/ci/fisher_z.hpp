@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fisher-z conditional-independence test on a correlation matrix (cuPC §4.3–4.4,
-// pcalg gaussCItest). Shared by the CPU engine and the CUDA kernels.
+// pcalg gaussCItest). Shared by the CPU engine and the CUDA kernels; its log1p, log and erfc
+// are core/exact_math.hpp's, so the CPU's and the GPU's p-values are the same bits.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
+#include "core/exact_math.hpp"
 #include "core/hd.hpp"
 
 namespace cudag::ci {
@@ -25,20 +27,21 @@ CUDAG_HD inline double fisher_z_root(std::int64_t m, int l) { return sqrt(static
 /// fisher_z_pvalue with its √(m − l − 3) given (fisher_z_root): the same bits.
 CUDAG_HD inline double fisher_z_pvalue_root(double r, double root, bool causal_learn = false) {
     if (!(r == r)) r = 0.0;  // NaN (degenerate residual) counts as r = 0, as in pcalg
+    // |r|: the p-value is even in r, and taken on |r| it is so to the bit (the GPU keeps an
+    // entry's smallest |r|, and its p must be the CPU's largest p of the same tests).
+    r = fabs(r);
     if (causal_learn) {
         const double one_minus_eps = 1.0 - 2.220446049250313e-16;
         if (r >= 1.0) r = one_minus_eps;
-        if (r <= -1.0) r = -one_minus_eps;
-        const double z = 0.5 * log((1.0 + r) / (1.0 - r));
-        const double x = root * fabs(z);
-        const double cdf = 1.0 - 0.5 * erfc(x * 0.70710678118654752440);
+        const double z = 0.5 * xm::log((1.0 + r) / (1.0 - r));
+        const double x = root * z;
+        const double cdf = 1.0 - 0.5 * xm::erfc(x * 0.70710678118654752440);
         return 2.0 * (1.0 - cdf);
     }
     if (r > kMaxAbsCorrelation) r = kMaxAbsCorrelation;
-    if (r < -kMaxAbsCorrelation) r = -kMaxAbsCorrelation;
-    const double z = 0.5 * log1p(2.0 * r / (1.0 - r));
-    const double stat = root * fabs(z);
-    return erfc(stat * 0.70710678118654752440);  // 2(1 − Φ(x)) = erfc(x/√2)
+    const double z = 0.5 * xm::log1p(2.0 * r / (1.0 - r));
+    const double stat = root * z;
+    return xm::erfc(stat * 0.70710678118654752440);  // 2(1 − Φ(x)) = erfc(x/√2)
 }
 
 /// Two-sided p-value of the Fisher z-statistic of partial correlation r, with

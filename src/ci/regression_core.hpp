@@ -9,7 +9,7 @@
 // +, −, ×, ÷ and sqrt (each correctly rounded on both sides; callers compile without FMA
 // contraction: the library with -ffp-contract=off, the kernel file with --fmad=false) and
 // xm::exp / xm::log (core/exact_math.hpp: the same bits on the host and the device, where
-// glibc's and CUDA's exp and log differ in the last bit), with log1p built from them. The
+// glibc's and CUDA's exp and log differ in the last bit), with log1p built from them (xm::log1p). The
 // functions read the regressors through a Design (row list, column pointers, level maps), so
 // the same code walks a Dataset's columns on the host and the uploaded columns on the device,
 // and keep every array in a caller's workspace (host vectors, or a slice of device memory).
@@ -205,14 +205,6 @@ CUDAG_HD double lane_sum(std::int64_t lo, std::int64_t hi, F&& f) {
     for (int j = 0; j < kLanes; ++j) part[j] = 0.0;
     for (std::int64_t i = lo; i < hi; ++i) part[i & (kLanes - 1)] += f(i);
     return combine_lanes(part);
-}
-
-/// log(1 + x) for x > −1 from xm::log (Goldberg's correction: u = 1 + x rounded, then
-/// log u · x / (u − 1)); within a few ulps, the same bits on host and device.
-CUDAG_HD inline double log1p(double x) {
-    const double u = 1.0 + x;
-    if (u == 1.0) return x;
-    return xm::log(u) * (x / (u - 1.0));
 }
 
 // ---- the regressors ---------------------------------------------------------------------
@@ -444,11 +436,11 @@ CUDAG_HD inline double binomial_loss_gradient(double e, double y, double& loss) 
     }
     if (e <= -2) {
         const double q = xm::exp(e);
-        loss = log1p(q) - y * e;
+        loss = xm::log1p(q) - y * e;
         return ((1 - y) * q - y) / (1 + q);
     }
     const double q = xm::exp(-e);
-    loss = (e <= 18 ? log1p(q) : q) + (1 - y) * e;
+    loss = (e <= 18 ? xm::log1p(q) : q) + (1 - y) * e;
     return ((1 - y) - y * q) / (1 + q);
 }
 

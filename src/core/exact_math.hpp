@@ -2,7 +2,7 @@
 #pragma once
 
 /// \file
-/// Reproducible log, exp and lgamma for host and device.
+/// Reproducible log, log1p, exp, erfc and lgamma for host and device.
 ///
 /// Why this file exists: Bayesian-network scores (lgamma sums) and MCMC acceptance
 /// decisions (exp of a score difference) must be bit-identical whether computed by the
@@ -179,6 +179,99 @@ CUDAG_HD inline double exp(double x) {
         return (y * 2.0) * pow2(k - 1);  // may overflow to +inf
     }
     return (y * pow2(k + 1000)) * 0x1p-1000;  // first product exact, second rounds once
+}
+
+/// log(1 + x) for x > -1 (Goldberg's correction: u = 1 + x rounded, then
+/// log u * x / (u - 1)); within a few ulps, the same bits on host and device.
+CUDAG_HD inline double log1p(double x) {
+    const double u = 1.0 + x;
+    if (u == 1.0) return x;
+    return xm::log(u) * (x / (u - 1.0));
+}
+
+namespace detail {
+
+/// exp(-x^2) for x >= 0 without the rounding of x^2: x = xh + d with xh holding x's top 26
+/// significant bits, so xh^2 is exact and x^2 = xh^2 + d (x + xh); two exps, their product.
+CUDAG_HD inline double exp_minus_square(double x) {
+    const double xh = from_bits(to_bits(x) & 0xfffffffff8000000ULL);
+    const double d = x - xh;  // exact
+    return xm::exp(-(xh * xh)) * xm::exp(-(d * (x + xh)));
+}
+
+}  // namespace detail
+
+/// Complementary error function, within a few ulps (relative) where the result is normal;
+/// the same bits on host and device (the Fisher-z p-value, ci/fisher_z.hpp, is erfc of the
+/// statistic over sqrt 2, and CPU and GPU p-values must agree to the bit).
+///
+/// Pieces, each a polynomial written for this project: Chebyshev interpolants (60-digit
+/// arithmetic) of the function named at each array, turned into powers of t and rounded to
+/// double (scripts/dev/erfc_coefficients.py); the interpolation error of each is below 1e-17
+/// relative. For x in [0, 1/2),
+/// 1 - x h(x^2) with h = erf(x)/x; on [1/2, 2) erfc itself in three pieces; on [2, 4)
+/// exp(-x^2) times erfcx = exp(x^2) erfc(x) in two pieces; above 4, exp(-x^2) g(1/x^2) / x
+/// with g = x erfcx(x) (smooth in 1/x^2, g(0) = 1/sqrt(pi)); 0 above 27.3 (underflow).
+/// erfc(-x) = 2 - erfc(x). Measured against glibc's long-double erfcl in
+/// tests/unit/core/test_exact_math.cpp.
+CUDAG_HD inline double erfc(double x) {
+    using namespace detail;
+    // erf(x)/x in s = x^2 on [0, 1/4], t = s - 1/8
+    constexpr double kErfSmall[] = {0x1.15446b34ed348p+0,   -0x1.658407f4c04c0p-2,  0x1.a6db683de1276p-4,
+                                    -0x1.8f7e682c96cd8p-6,  0x1.35219bf04bdf6p-8,   -0x1.93403af733005p-11,
+                                    0x1.c5c5703cf6dd2p-14,  -0x1.c08f4c11bbea1p-17, 0x1.8b2b73c6a8ddap-20,
+                                    -0x1.39fdacc3f61efp-23, 0x1.c60ae6747e9bcp-27};
+    // erfc(x) on [1/2, 1), t = x - 3/4
+    constexpr double kErfc05[] = {0x1.27c6d14c5e341p-2,  -0x1.492e42d78d2c5p-1,  0x1.edc5644353c27p-2,
+                                  -0x1.b6e8591f65e30p-6, -0x1.349b5eaa14681p-3,  0x1.b42a189076e8ap-5,
+                                  0x1.b847796701a6dp-6,  -0x1.2e0afad7b4ac3p-6,  -0x1.2db333b4ce61bp-9,
+                                  0x1.04103d05ade71p-8,  -0x1.862185356d484p-13, -0x1.4710d00f25d6ep-11,
+                                  0x1.bd13d8e7a2e3cp-14, 0x1.36b989ccff556p-14,  -0x1.667fa58b0070ap-16};
+    // erfc(x) on [1, 3/2), t = x - 5/4
+    constexpr double kErfc10[] = {0x1.3bcd133aa0ffcp-4,   -0x1.e4652fadcb6b1p-3,  0x1.2ebf3dcc9f22fp-2,
+                                  -0x1.571d01c5c588cp-3,  0x1.93a9a7bb7f98dp-8,   0x1.8281ce0b82f08p-5,
+                                  -0x1.5d0003af90ad9p-6,  -0x1.db43cae5db126p-9,  0x1.75672d12391f6p-8,
+                                  -0x1.cc2172222da51p-11, -0x1.a0077eba0fde4p-11, 0x1.538c382602086p-12,
+                                  0x1.baa412d8caf14p-15,  -0x1.c7dbbabc9602cp-15, 0x1.6b00eb2cb6fdap-19};
+    // erfc(x) on [3/2, 2), t = x - 7/4
+    constexpr double kErfc15[] = {0x1.b4be201caa4b4p-7,   -0x1.b055303221017p-5, 0x1.7a4a8a2bdce13p-4,
+                                  -0x1.7148c3d57c13dp-4,  0x1.8a0da54306125p-5,  -0x1.b22257de3e309p-8,
+                                  -0x1.25b378c922971p-7,  0x1.8d10fbc9edc40p-8,  -0x1.7ec1d1fe41acfp-11,
+                                  -0x1.d4cf7e6170c7fp-11, 0x1.d041fa2455146p-12, 0x1.722db27883de3p-18,
+                                  -0x1.200b75b2a369cp-14, 0x1.1c9c05c8566aap-16, 0x1.39018723e6d46p-18};
+    // exp(x^2) erfc(x) on [2, 3), t = x - 5/2
+    constexpr double kErfcx2[] = {0x1.afbb3f3b7343bp-3,   -0x1.3086d7f01ac89p-4,  0x1.98958a7a8e4a6p-6,
+                                  -0x1.0632076808c92p-7,  0x1.435c04e206cd2p-9,   -0x1.809ce8ae42cf9p-11,
+                                  0x1.ba8a67d269207p-13,  -0x1.edd4201bab49dp-15, 0x1.0bcba18a8f4b3p-16,
+                                  -0x1.1ad21df850abdp-18, 0x1.2350e5ea264dfp-20,  -0x1.24bbed0b3392dp-22,
+                                  0x1.200cd85731b89p-24,  -0x1.247092d91b604p-26, 0x1.1395650bd6106p-28};
+    // exp(x^2) erfc(x) on [3, 4), t = x - 7/2
+    constexpr double kErfcx3[] = {0x1.3e0a99a0ee914p-3,   -0x1.5285d2eb1ef74p-5,  0x1.5d581133378edp-7,
+                                  -0x1.5e5d7e9898f22p-9,  0x1.5632136d8cb0ap-11,  -0x1.460abd6b8c152p-13,
+                                  0x1.2f839e548ec82p-15,  -0x1.146bc38cc902cp-17, 0x1.ed2a95b68e70ep-20,
+                                  -0x1.af5df988867aep-22, 0x1.7250072180c46p-24,  -0x1.3814aee81380fp-26,
+                                  0x1.02b7d2a1c8c2ap-28,  -0x1.b641ccba9012cp-31, 0x1.5f71a00a79932p-33};
+    // x exp(x^2) erfc(x) in v = 1/x^2 on (0, 1/16], t = v - 1/32
+    constexpr double kErfcxTail[] = {0x1.1c8c55ad08099p-1,   -0x1.088ffc939719bp-2, 0x1.5dcd442df6328p-2,
+                                     -0x1.6ec49a0d3f50bp-1,  0x1.00fd05e0612bdp+1,  -0x1.bb48265839bc6p+2,
+                                     0x1.c070b1672ffcfp+4,   -0x1.01deb0ab668e3p+7, 0x1.49bd12903345fp+9,
+                                     -0x1.c90d9682e974bp+11, 0x1.5898b57b25303p+14, -0x1.4c72d1bf9ecd3p+17,
+                                     0x1.22c1eea0a9b93p+20};
+    if (x != x) return x;
+    const double a = x < 0.0 ? -x : x;
+    double r;
+    if (a < 0.5) {
+        r = 1.0 - a * horner(a * a - 0.125, kErfSmall);
+    } else if (a < 2.0) {
+        r = a < 1.0 ? horner(a - 0.75, kErfc05) : a < 1.5 ? horner(a - 1.25, kErfc10) : horner(a - 1.75, kErfc15);
+    } else if (a < 4.0) {
+        r = exp_minus_square(a) * (a < 3.0 ? horner(a - 2.5, kErfcx2) : horner(a - 3.5, kErfcx3));
+    } else if (a < 27.3) {
+        r = exp_minus_square(a) * horner(1.0 / (a * a) - 0.03125, kErfcxTail) / a;
+    } else {
+        r = 0.0;  // erfc(27.3) < 5e-325, below the least subnormal
+    }
+    return x < 0.0 ? 2.0 - r : r;
 }
 
 /// log Gamma(x) for x > 0; NaN for x <= 0 and NaN, +inf for +inf.

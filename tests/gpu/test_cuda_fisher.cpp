@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA Gaussian skeleton engine (kernels/) against the CPU reference engine: the same
-// skeleton, the same separating sets (exactly) and pMax (within 1e-9 relative) on
+// skeleton, the same separating sets and pMax (all exactly: bit for bit) on
 // random linear-Gaussian data, for cuPC-S and cuPC-E, levels 0..l, row blocks, the
 // template<int L> and the runtime-l kernels. Every test skips when this build has no
 // CUDA or no device is visible.
@@ -175,7 +175,7 @@ TEST_P(CudaSkeletonParity, SkeletonIsEquivalentToCpu) {
     t0 = std::chrono::steady_clock::now();
     const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
     const double gpu_s = seconds_since(t0);
-    EXPECT_TRUE(same_result(got, want, 1e-9));
+    EXPECT_TRUE(same_result(got, want, 0.0));
 
     std::int64_t cpu_tests = 0, gpu_tests = 0;
     for (const auto& s : want.levels) cpu_tests += s.tests;
@@ -237,13 +237,13 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         got.reset(snap.nbrs.size(), l, false);
         cpu.run_level(l, snap, skeleton::LevelBlock::rows(snap, 0, n), want);
         gpu->run_level(l, snap, skeleton::LevelBlock::rows(snap, 0, n), got);
-        EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 1e-9)) << "level " << l;
+        EXPECT_TRUE(same_level(got, want, snap, 0, static_cast<std::int64_t>(snap.nbrs.size()), 0.0)) << "level " << l;
         // A block of rows: only its entries are written.
         const std::int64_t rb = n / 3, re = 2 * n / 3;
         skeleton::LevelOutput part;
         part.reset(snap.nbrs.size(), l, false);
         gpu->run_level(l, snap, skeleton::LevelBlock::rows(snap, rb, re), part);
-        EXPECT_TRUE(same_level(part, want, snap, snap.offsets[rb], snap.offsets[re], 1e-9))
+        EXPECT_TRUE(same_level(part, want, snap, snap.offsets[rb], snap.offsets[re], 0.0))
             << "level " << l << " rows [" << rb << ", " << re << ")";
         for (std::int64_t e = 0; e < snap.offsets[rb]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
         for (std::int64_t e = snap.offsets[re]; e < snap.offsets[n]; ++e) ASSERT_EQ(part.flags[e], 0) << e;
@@ -261,7 +261,7 @@ TEST_P(CudaLevelParity, RunLevelIsEquivalentToCpu) {
         skeleton::LevelOutput piece;
         piece.reset(snap.nbrs.size(), l, false);
         gpu->run_level(l, snap, cut, piece);
-        EXPECT_TRUE(same_level(piece, want, snap, cut.entry_begin, cut.entry_end, 1e-9))
+        EXPECT_TRUE(same_level(piece, want, snap, cut.entry_begin, cut.entry_end, 0.0))
             << "level " << l << " entries [" << cut.entry_begin << ", " << cut.entry_end << ") cutting row " << hub;
         for (std::int64_t e = 0; e < cut.entry_begin; ++e) ASSERT_EQ(piece.flags[e], 0) << e;
         for (std::int64_t e = cut.entry_end; e < snap.offsets[n]; ++e) ASSERT_EQ(piece.flags[e], 0) << e;
@@ -293,7 +293,7 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
         cuda::FisherTunables t = tunables_for(variant);
         t.generic_from_level = 1;  // 'x': the scan up to its last level, runtime-l kernels after
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
-        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0)) << variant;
     }
     std::printf("[deep] n=%lld: %zu levels\n", static_cast<long long>(n), want.levels.size());
 }
@@ -472,7 +472,7 @@ TEST(CudaFisher, SingularBlocksAreEquivalentToCpu) {
         cuda::FisherTunables t;
         t.variant = variant;
         auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, t);
-        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << variant;
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0)) << variant;
     }
 }
 
@@ -488,7 +488,7 @@ TEST(CudaFisher, StrictPolicyIsEquivalentToCpu) {
     skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
     const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
     auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), n, m, opt.policy, {});
-    EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9));
+    EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0));
 }
 
 // ---- pMax and separating sets kept on the device (DeviceResults) ------------------------------
@@ -507,7 +507,7 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
         ASSERT_NE(gpu->device_results(), nullptr);
         const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
         ASSERT_GE(want.levels.size(), 4u);
-        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9));
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0));
         // Checkpoints take the table back from the device after every level.
         std::vector<skeleton::PairPList> want_p, got_p;
         skeleton::SkeletonHooks hw, hg;
@@ -521,7 +521,7 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
             ASSERT_EQ(want_p[k].size(), got_p[k].size()) << "checkpoint " << k;
             for (std::size_t q = 0; q < want_p[k].size(); ++q) {
                 ASSERT_TRUE(want_p[k][q].i == got_p[k][q].i && want_p[k][q].j == got_p[k][q].j) << k << "/" << q;
-                ASSERT_TRUE(close(want_p[k][q].p, got_p[k][q].p, 1e-9)) << k << "/" << q;
+                ASSERT_TRUE(close(want_p[k][q].p, got_p[k][q].p, 0.0)) << k << "/" << q;
             }
         }
         // Stopped after level 1 and resumed: the engine adopts the checkpoint's table.
@@ -532,7 +532,7 @@ TEST(CudaFisher, KeptResultsMatchCpuWithSparsePmaxCheckpointsAndResume) {
         EXPECT_THROW(skeleton::learn_skeleton(*gpu, opt, serial, {}, stop), skeleton::StoppedAfterLevel);
         skeleton::SkeletonHooks resume;
         resume.resume = std::move(saved);
-        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt, serial, {}, resume), want, 1e-9));
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt, serial, {}, resume), want, 0.0));
     }
 }
 
@@ -559,7 +559,7 @@ TEST(CudaFisher, FullGpuPathIsEquivalentToCpu) {
             t.variant = variant;
             auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
             // Same C: the same decisions and sets; p differs by the ulps of erfc/log1p only.
-            EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << "n=" << n << " " << variant;
+            EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0)) << "n=" << n << " " << variant;
         }
     }
 }
@@ -590,7 +590,7 @@ TEST(CudaFisher, CorrelationNotHeldWholeGivesTheSameResult) {
                 t.corr_limit_bytes = std::max<std::int64_t>(rows * n * 8, 1);
                 auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
                 EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
-                EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9))
+                EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0))
                     << "n=" << n << " " << variant << " rows " << rows << " row blocks " << blocks;
                 // Orientation's p-values read C through the same path.
                 const std::vector<std::int32_t> s{3, 7};
@@ -622,7 +622,7 @@ TEST(CudaFisher, RowBlocksRunHubLevelsAsTheCpuDoes) {
         auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
         EXPECT_NE(gpu->setup_note().find("does not fit"), std::string::npos) << gpu->setup_note();
         const skeleton::SkeletonResult got = skeleton::learn_skeleton(*gpu, opt);
-        EXPECT_TRUE(same_result(got, want, 1e-9)) << "held rows " << rows;
+        EXPECT_TRUE(same_result(got, want, 0.0)) << "held rows " << rows;
         EXPECT_EQ(got.levels.size(), want.levels.size()) << "held rows " << rows;
     }
 }
@@ -769,7 +769,7 @@ TEST(CudaFisher, Level0InBlocksGivesTheSameSearch) {
         t.level0_bits_bytes = 5 * ((n + 63) / 64) * 8;
         if (!whole) t.corr_limit_bytes = 64 * n * 8;
         auto gpu = cuda::make_fisher_engine(data, opt.policy, t);
-        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 1e-9)) << "C whole " << whole;
+        EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0)) << "C whole " << whole;
     }
 }
 

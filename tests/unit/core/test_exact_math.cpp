@@ -225,3 +225,91 @@ TEST(ExactMath, LgammaOfIntegersIsLogFactorial) {
         EXPECT_LE(static_cast<double>(fabsl((mine - log_fact) / log_fact)), 1e-15) << "n = " << n;
     }
 }
+
+namespace {
+
+/// x rounded from long double: the reference of the erfc and log1p sweeps (glibc's erfcl and
+/// log1pl carry 11 bits more than a double).
+double ref_erfc(double x) { return static_cast<double>(erfcl(static_cast<long double>(x))); }
+double ref_log1p(double x) { return static_cast<double>(log1pl(static_cast<long double>(x))); }
+
+}  // namespace
+
+TEST(ExactMath, ErfcWithinFewUlpsWhereNormal) {
+    // Dense over every piece and its edges (0.5, 1, 1.5, 2, 3, 4, 27.3), where the Fisher-z
+    // p-value lives (x = statistic / sqrt 2); the result relative to erfcl.
+    UlpStats st, glibc;
+    const auto add = [&](double x) {
+        const double ref = ref_erfc(x);
+        if (!(std::fabs(ref) >= std::numeric_limits<double>::min())) return;  // subnormal: absolute below
+        st.add(x, xm::erfc(x), ref);
+        glibc.add(x, std::erfc(x), ref);
+    };
+    for (double x = 0.0; x < 26.5; x += 1.0 / 4096.0) add(x);
+    for (double x = 1e-300; x < 1.0; x *= 1.01) add(x);
+    for (double e : {0.5, 1.0, 1.5, 2.0, 3.0, 4.0}) {
+        double lo = e, hi = e;
+        for (int k = 0; k < 64; ++k) {
+            add(lo = std::nextafter(lo, 0.0));
+            add(hi = std::nextafter(hi, kInf));
+        }
+    }
+    for (double x = -6.0; x < 0.0; x += 1.0 / 1024.0) add(x);
+    st.print("erfc (vs erfcl)");
+    glibc.print("glibc erfc (vs erfcl)");
+    EXPECT_LE(st.max_ulp, 6) << "at x = " << st.worst_x;
+    EXPECT_GT(st.count, 100000);
+}
+
+TEST(ExactMath, ErfcSpecialValuesAndTail) {
+    EXPECT_EQ(xm::erfc(0.0), 1.0);
+    EXPECT_EQ(xm::erfc(-0.0), 1.0);
+    EXPECT_EQ(xm::erfc(kInf), 0.0);
+    EXPECT_EQ(xm::erfc(-kInf), 2.0);
+    EXPECT_EQ(xm::erfc(30.0), 0.0);
+    EXPECT_EQ(xm::erfc(1e300), 0.0);
+    EXPECT_TRUE(std::isnan(xm::erfc(std::nan(""))));
+    EXPECT_EQ(xm::erfc(1e-20), 1.0);
+    // The subnormal tail (26.55 < x < 27.3): absolute error within a few least subnormals,
+    // and never increasing.
+    double prev = xm::erfc(26.5);
+    for (double x = 26.5; x < 27.4; x += 1e-4) {
+        const double v = xm::erfc(x), ref = ref_erfc(x);
+        EXPECT_LE(std::fabs(v - ref), 8 * std::numeric_limits<double>::denorm_min() + 1e-15 * ref) << x;
+        EXPECT_LE(v, prev) << x;
+        prev = v;
+    }
+    // The p-value's use: 2(1 - Phi(1.959963984540054)) = 0.05 to the precision of Phi^-1.
+    EXPECT_NEAR(xm::erfc(1.959963984540054 / std::sqrt(2.0)), 0.05, 1e-15);
+}
+
+TEST(ExactMath, ErfcHasNoStepWhereAPieceHandsOver) {
+    // p-values compare against alpha and each other: no step where one piece hands over to the
+    // next; adjacent arguments may differ by the rounding (a rise of at most 2 ulps), no more.
+    for (double e : {0.5, 1.0, 1.5, 2.0, 3.0, 4.0}) {
+        double x = e;
+        for (int k = 0; k < 64; ++k) x = std::nextafter(x, 0.0);
+        double prev = xm::erfc(x);
+        for (int k = 0; k < 128; ++k) {
+            x = std::nextafter(x, kInf);
+            const double v = xm::erfc(x);
+            EXPECT_LE(v, prev + 4.5e-16 * prev) << "at x = " << x;
+            EXPECT_LE(ulps(v, ref_erfc(x)), 4) << "at x = " << x;
+            prev = v;
+        }
+    }
+}
+
+TEST(ExactMath, Log1pWithinFewUlps) {
+    UlpStats st;
+    for (double x = 1e-300; x < 1e300; x *= 1.0007) st.add(x, xm::log1p(x), ref_log1p(x));
+    for (double x = -1e-300; x > -1.0; x *= 1.0007) st.add(x, xm::log1p(x), ref_log1p(x));
+    for (int i = -100000; i <= 100000; ++i) {
+        const double x = i * 1e-5;  // (-1, 1], where the Fisher-z transform of |r| < 1 lands
+        if (x > -1.0) st.add(x, xm::log1p(x), ref_log1p(x));
+    }
+    st.print("log1p (vs log1pl)");
+    EXPECT_LE(st.max_ulp, 3) << "at x = " << st.worst_x;
+    EXPECT_EQ(xm::log1p(0.0), 0.0);
+    EXPECT_EQ(xm::log1p(1e-20), 1e-20);
+}

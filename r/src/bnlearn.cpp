@@ -18,6 +18,7 @@
 #include "bootstrap/resample.hpp"
 #include "bn/score.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "io/table_reader.hpp"
 #include "run/mcmc.hpp"
 #include "run/pc.hpp"
@@ -133,6 +134,7 @@ Rcpp::NumericVector cudag_bn_score(Rcpp::NumericMatrix data, Rcpp::List args, Rc
 
 // [[Rcpp::export(.cudag_bn_mcmc)]]
 Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
+    const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a phase, and a bootstrap's waits
     const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::McmcJob job;
     job.data = "data";
@@ -191,6 +193,7 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
 
 // [[Rcpp::export(.cudag_bn_pc)]]
 Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
+    const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level, and boot.strength's waits
     const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::PcJob job;
     job.data = "data";

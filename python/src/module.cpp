@@ -369,6 +369,19 @@ nb::dict pc_dict(const pc::PcResult& r) {
     return out;
 }
 
+/// Work with the GIL released and Ctrl-C looked at inside its long loops (a PollScope on this
+/// thread, as run_released has): PCMCI's and citest's batches of tests.
+template <class Work>
+void released_polled(Work&& work) {
+    released_work([&] {
+        const interrupt::PollScope poll([] {
+            nb::gil_scoped_acquire gil;
+            raise_if_stopped();
+        });
+        work();
+    });
+}
+
 /// `run(env, comm)` with the GIL released, on the process's environment and a fresh world
 /// communicator (the command may replace it). One command at a time: calls from several
 /// Python threads queue (the ranks of an MPI job must meet in the same collectives).
@@ -498,7 +511,7 @@ nb::dict run_pcmci(nb::object values, std::vector<std::string> names, std::strin
     apply_keywords(job, pcmci_keywords(), kwargs, in.names, "cudag.pcmci");
     const std::string call = call_text("cudag.pcmci", kwargs);
     run::PcmciRun r;
-    released_work([&] { r = run::run_pcmci(job, call, reader(in, job.threads)); });
+    released_polled([&] { r = run::run_pcmci(job, call, reader(in, job.threads)); });
     nb::dict out;
     out["n_vars"] = r.result.n_vars;
     out["tau_max"] = r.result.tau_max;
@@ -532,7 +545,7 @@ nb::dict run_citest(nb::object values, std::vector<std::string> names, std::stri
     job.data = in.source;
     apply_keywords(job, citest_keywords(), kwargs, in.names, "cudag.citest");
     run::CitestOutput result;
-    released_work([&] { result = run::run_citest(job, reader(in, job.threads)); });
+    released_polled([&] { result = run::run_citest(job, reader(in, job.threads)); });
     return citest_dict(result);
 }
 
@@ -568,7 +581,7 @@ public:
         q.reserve(queries.size());
         for (const auto& [x, y, given] : queries) q.push_back({x, y, given});
         run::CitestBatchOutput result;
-        released_work([&] { result = session_->test_batch(q); });
+        released_polled([&] { result = session_->test_batch(q); });
         nb::dict out;
         out["statistic"] = result.statistic;
         out["p_value"] = result.p;

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/format.hpp"
+#include "core/interrupt.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag::ci {
@@ -54,6 +55,10 @@ void CpuBatchTest::run(const Queries& q, std::span<double> statistic, std::span<
     const int used = static_cast<int>(std::min<std::int64_t>(threads_, n));
     make_workers(used);
     parallel_for(0, n, used, 16, [&](std::int64_t i, int w) {
+        // Ctrl-C in a binding (core/interrupt.hpp): looked at on the caller's thread; the other
+        // workers skip what is left once the run is ending (its answers are never used).
+        interrupt::poll();
+        if (interrupt::stop_requested()) return;
         const auto k = static_cast<std::size_t>(i);
         const CiOutcome o = workers_[static_cast<std::size_t>(w)]->test(q.x[k], q.y[k], q.set(k));
         if (!is_result(o.statistic, o.p)) throw_not_finite(worker(0).name(), q.x[k], q.y[k], o.statistic, o.p, names_);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 #include "core/parallel.hpp"
 
 namespace cudag::ci {
@@ -364,6 +365,8 @@ CmiKnnResult CmiKnn::test(std::int32_t x, std::int32_t y, std::span<const std::i
     for (std::int64_t b0 = 0; b0 < b_total; b0 += batch) {
         const std::int64_t b1 = std::min(b_total, b0 + batch);
         parallel_for(b0, b1, threads, 1, [&](std::int64_t s, int w) {
+            interrupt::poll();  // Ctrl-C in a binding, between surrogates (as in batch.cpp)
+            if (interrupt::stop_requested()) return;
             main.null[static_cast<std::size_t>(s)] =
                 surrogate(s, p, f, z, test_id, main, w == 0 ? main : workspaces[w]);
         });

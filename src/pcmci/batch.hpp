@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ci/batch.hpp"
+#include "core/interrupt.hpp"
 #include "pcmci/lagged.hpp"
 #include "pcmci/pcmci.hpp"
 
@@ -66,6 +67,9 @@ struct Batch {
             }
             begin = end;
             if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
+            // Ctrl-C in a binding (a PollScope on this thread): looked at after every slice,
+            // so a long phase ends within a slice (at most ~2 s of tests) instead of at its end.
+            interrupt::poll_waiting();
         }
     }
 };

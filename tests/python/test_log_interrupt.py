@@ -7,7 +7,7 @@ it at its next look at Ctrl-C (core/interrupt.hpp's poll, every ~50 ms, or the n
 callback), leaves no thread running, and the module works afterwards. An Exception raised by
 the writer still only warns (unraisable) and the run goes on. Also: Ctrl-C while a
 bootstrap's replicates run on workers (the caller waiting for them) ends the call, where it
-used to be seen only at the end.
+used to be seen only at the end; so does Ctrl-C while PCMCI's tests run.
 
 Each case runs in a subprocess: on a chosen line the writer prints a marker and sleeps, the
 parent sends SIGINT on the marker (so the signal arrives inside the writer), and the child
@@ -50,6 +50,14 @@ elif case.startswith("pc-bootstrap"):  # replicates run by two workers, the call
     # the first "bootstrap: k of 24 replicates" line (k: the first round's)
     trigger, last = " of 24 replicates,", "bootstrap: 24 of 24 replicates"
     answer = lambda r: (r.pairs.tolist(), r.counts.tolist(), r.edge_array.tolist())
+elif case.startswith("pcmci"):  # CMIknn's tests in slices; the caller runs them (one thread)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((200, 5))
+    for t in range(1, 200):
+        x[t] += 0.5 * x[t - 1]
+    run = lambda **kw: cudag.pcmci(x, test="cmiknn", tau_max=1, threads=1, seed=1, permutations=20, **kw)
+    trigger, last = "condition selection: 16 of", ": MCI: "
+    answer = lambda r: (r["p_matrix"].tolist(), r["graph"].tolist())
 else:  # mcmc: lines from inside the local-score table phase
     x = np.random.default_rng(3).standard_normal((500, 40))
     run = lambda **kw: cudag.mcmc(x, "bge", max_parents=4, chains=1, iterations=200, threads=1, backend="cpu",
@@ -138,6 +146,13 @@ def test_sigint_while_bootstrap_workers_run_ends_the_call():
     # Not inside the writer: the caller waits for the replicates' workers, and looks at
     # Ctrl-C while it waits (bootstrap/pipeline.hpp's take).
     check(run_case("pc-bootstrap-outside"))
+
+
+def test_sigint_while_pcmci_tests_run_ends_the_call():
+    # Not inside the writer: CMIknn's tests of a slice run on the caller's thread, which looks
+    # at Ctrl-C between queries and surrogates (ci/batch.cpp, ci/cmi_knn.cpp); it used to be
+    # seen only when the call ended.
+    check(run_case("pcmci-outside"))
 
 
 def test_an_exception_in_the_log_writer_does_not_end_the_run(monkeypatch, caplog):

@@ -67,8 +67,9 @@ struct Batch {
             }
             begin = end;
             if (progress) progress(phase, done_before + static_cast<std::int64_t>(end), planned);
-            // Ctrl-C in a binding (a PollScope on this thread): looked at after every slice,
-            // so a long phase ends within a slice (at most ~2 s of tests) instead of at its end.
+            // Ctrl-C in a binding (a PollScope on this thread): looked at after every slice too
+            // (a GPU batch test does not look inside a slice; the CPU's looks between queries,
+            // ci/batch.cpp, and CMIknn between surrogates).
             interrupt::poll_waiting();
         }
     }

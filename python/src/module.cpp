@@ -392,12 +392,8 @@ template <class Run>
 void run_released(Run&& run) {
     static std::mutex one_at_a_time;
     mpi::Environment& env = environment();
-    released_work([&] {
+    released_polled([&] {
         const std::lock_guard<std::mutex> lock(one_at_a_time);
-        const interrupt::PollScope poll([] {
-            nb::gil_scoped_acquire gil;
-            raise_if_stopped();
-        });
         std::unique_ptr<mpi::Communicator> comm = env.world();
         run(env, comm);
     });

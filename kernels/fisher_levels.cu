@@ -452,8 +452,8 @@ void FisherLevels::finish_run(const Adjacency& snap, skeleton::LevelOutput& out)
         if (!trace_) return;
         const auto ms = [](auto a0, auto b0) { return std::chrono::duration<double, std::milli>(b0 - a0).count(); };
         std::fprintf(stderr,
-                     "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.1f ms, "
-                     "kernels %.1f ms, until selected %.1f ms, winners+%s %.1f ms\n",
+                     "cuda level %d: %s, %zu rows, %lld entries, %lld separated: host before launch %.3f ms, "
+                     "kernels %.3f ms, until selected %.3f ms, winners+%s %.3f ms\n",
                      l, scan ? "scan" : (edge_parallel ? "E" : "S"), rows.size(), static_cast<long long>(n_entries),
                      static_cast<long long>(n_sel), ms(t_start, t_launch),
                      static_cast<double>(run_.ev_end->elapsed_ms_since(*run_.ev_start)), ms(t_launch, t_selected),

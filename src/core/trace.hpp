@@ -32,7 +32,7 @@ public:
         if (!on_) return;
         const auto now = std::chrono::steady_clock::now();
         char buf[96];
-        std::snprintf(buf, sizeof buf, " %s %.1f ms,", step,
+        std::snprintf(buf, sizeof buf, " %s %.3f ms,", step,
                       std::chrono::duration<double, std::milli>(now - last_).count());
         line_ += buf;
         last_ = now;

@@ -14,6 +14,7 @@
 #include "core/magnitude.hpp"
 #include "core/memory.hpp"
 #include "core/parallel.hpp"
+#include "core/trace.hpp"
 #include "pc/orient.hpp"
 #include "skeleton/checkpoint.hpp"
 #include "skeleton/engines.hpp"
@@ -355,6 +356,8 @@ void add_run_config(PcResult& r, const PcConfig& cfg, const Dataset& data, const
 PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& comm) {
     mpi::run_agreed(comm, [&] { validate(cfg, data); });
     const auto t0 = std::chrono::steady_clock::now();
+    StepTrace trace;  // CUDAG_TRACE: the run's phases, host time
+    trace.start();
     const int threads = resolve_threads(cfg.backend.threads);
 
     const skeleton::TestSpec test = resolve_test(cfg, data);
@@ -365,6 +368,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const std::unique_ptr<skeleton::SkeletonEngine> engine_ptr = skeleton::make_engine(skeleton::EngineArgs{
         data, test, sk.policy, cfg.max_level, backend, comm, cfg.correlation, cfg.correlation_symmetric});
     skeleton::SkeletonEngine& engine = *engine_ptr;
+    trace.mark("engine set up");
     const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     };
@@ -388,6 +392,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     const auto t_skel = std::chrono::steady_clock::now();
     hooks.on_level_start = cfg.on_level_start;
     skeleton::SkeletonResult skel = skeleton::learn_skeleton(engine, sk, comm, cfg.on_level, hooks);
+    trace.mark("skeleton");
 
     const OrientOptions oo = orient_options(cfg, sk, threads);
     PValueFn pfn = [&engine](std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& s) {
@@ -422,6 +427,7 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     });
     for_orientation = SepSets();
     note("orientation:", seconds_since(t_orient));
+    trace.mark("triples+orientation");
     r.skeleton = std::move(skel.skeleton);
     r.sepsets = std::move(skel.sepsets);
     r.pmax = std::move(skel.pmax);
@@ -433,6 +439,8 @@ PcResult run_pc(const Dataset& data, const PcConfig& cfg, mpi::Communicator& com
     if (cfg.conservative || cfg.majority) {
         r.config.emplace_back("triple_rule", cfg.majority ? "majority (pcalg maj.rule)" : "conservative (pcalg)");
     }
+    trace.mark("result");
+    trace.print("pc run");
     return r;
 }
 

@@ -10,12 +10,8 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
-#include <mutex>
-#include <tuple>
 #include <utility>
-#include <vector>
 
 #include "cuda_check.hpp"
 #include "device_context.hpp"
@@ -183,94 +179,5 @@ public:
 /// Page-locked host array (PinnedMemory): the staging buffers of asynchronous copies.
 template <typename T>
 using PinnedBuffer = OwnedArray<T, PinnedMemory>;
-
-/// Page-locked room for small device-to-host copies that one stream synchronisation brings
-/// home together. A copy into pageable memory waits for its stream by itself, so a level's
-/// few counts and short lists, copied one by one, cost a round trip to the GPU each (10-20
-/// us apiece, most of a small search's time); staged here they cost one. The room comes
-/// from a process-wide list of page-locked blocks that stages give back when they end, so
-/// that a search of a few milliseconds does not pin and unpin memory each time.
-class HostStage {
-public:
-    /// Copies up to this many bytes in all go through the stage; larger ones straight to
-    /// their destination (pinned room of that size is not worth holding).
-    static constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
-
-    HostStage() = default;
-    HostStage(const HostStage&) = delete;
-    HostStage& operator=(const HostStage&) = delete;
-    ~HostStage() { give_back(); }
-
-    /// Start a batch of up to `bytes` (the copies' room(), summed): earlier copies' contents
-    /// are gone. Call while nothing queued is in flight.
-    void begin(std::size_t bytes) {
-        used_ = 0;
-        if (bytes <= capacity_) return;
-        give_back();
-        take(bytes);
-    }
-    /// Room a copy of `count` elements of T takes in a batch.
-    template <typename T>
-    static constexpr std::size_t room(std::size_t count) {
-        return (count * sizeof(T) + 63) / 64 * 64;
-    }
-    /// Queue the copy of src[offset, offset + count); what it returns may be read once the
-    /// stream has been synchronised, until the next begin().
-    template <typename T>
-    const T* copy(const DeviceBuffer<T>& src, std::size_t count, cudaStream_t stream, std::size_t offset = 0) {
-        const std::size_t need = room<T>(count);
-        CUDAG_ASSERT(used_ + need <= capacity_);
-        T* dst = reinterpret_cast<T*>(static_cast<unsigned char*>(block_) + used_);
-        src.download(dst, count, stream, offset);
-        used_ += need;
-        return dst;
-    }
-
-private:
-    struct Pool {
-        std::mutex mutex;
-        std::vector<std::pair<void*, std::size_t>> blocks;  // (block, bytes)
-    };
-    static constexpr std::size_t kMinBlock = std::size_t{64} << 10;
-    static constexpr std::size_t kPoolBlocks = 16;
-    /// Never destroyed: blocks outlive the stages that end at exit, when the CUDA context may
-    /// be gone (the process's end unpins them).
-    static Pool& pool() {
-        static Pool* p = new Pool;
-        return *p;
-    }
-    void take(std::size_t bytes) {
-        {
-            Pool& p = pool();
-            std::lock_guard<std::mutex> lock(p.mutex);
-            for (std::size_t k = 0; k < p.blocks.size(); ++k)
-                if (p.blocks[k].second >= bytes) {
-                    std::tie(block_, capacity_) = p.blocks[k];
-                    p.blocks.erase(p.blocks.begin() + static_cast<std::ptrdiff_t>(k));
-                    return;
-                }
-        }
-        capacity_ = std::max(bytes, kMinBlock);
-        block_ = PinnedMemory::allocate(capacity_);
-    }
-    void give_back() {
-        if (block_ == nullptr) return;
-        Pool& p = pool();
-        {
-            std::lock_guard<std::mutex> lock(p.mutex);
-            if (p.blocks.size() < kPoolBlocks) {
-                p.blocks.emplace_back(block_, capacity_);
-                block_ = nullptr;
-            }
-        }
-        if (block_ != nullptr) PinnedMemory::release(block_);
-        block_ = nullptr;
-        capacity_ = 0;
-    }
-
-    void* block_ = nullptr;
-    std::size_t capacity_ = 0;
-    std::size_t used_ = 0;
-};
 
 }  // namespace cudag::cuda

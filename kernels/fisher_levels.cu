@@ -426,12 +426,11 @@ void FisherLevels::finish_run(const Adjacency& snap, skeleton::LevelOutput& out)
     count_.resize_discard(1);
     launch_finish_level(a, eb, ee, s);
     select_separated(best_.data(), eb, ee, sel_.data(), count_.data(), ctx_.cub, s);
-    stage_.begin(HostStage::room<std::int64_t>(1) + HostStage::room<u64>(1));
-    const std::int64_t* staged_sel = stage_.copy(count_, 1, s);
-    const u64* staged_tests = stage_.copy(tests_, 1, s);
+    std::int64_t n_sel = 0;
+    u64 tests = 0;
+    count_.download(&n_sel, 1, s);
+    tests_.download(&tests, 1, s);
     ctx_.synchronize();
-    const std::int64_t n_sel = *staged_sel;
-    const u64 tests = *staged_tests;
     const auto t_selected = std::chrono::steady_clock::now();
 
     if (n_sel > 0) {

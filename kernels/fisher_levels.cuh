@@ -111,7 +111,6 @@ private:
     DeviceBuffer<std::uint8_t> eflags_;  ///< a level's per-entry flags, laid out like LevelOutput
     DeviceBuffer<std::int32_t> enodes_;  ///< a level's per-entry winning sets
     DeviceBuffer<std::uint8_t> rbits_;   ///< a level's removal bits (packed)
-    HostStage stage_;                    ///< a level's counts, home in one round trip
     // C not whole, levels >= 2: the listed rows' neighbourhood blocks (use_row_blocks)
     DeviceBuffer<double> blocks_;
     DeviceBuffer<std::int64_t> block_at_, row_block_;

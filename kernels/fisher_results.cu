@@ -62,35 +62,12 @@ std::int64_t FisherResults::next_snapshot(const Adjacency& snap, std::span<const
     removed_.fill_bytes(0, s);
     launch_next_keep(offsets_.data(), nbrs_.data(), n, removal_.data(), bit0_.data(), keep_.data(), removed_.data(), s);
     exclusive_sum_flags(keep_.data(), pos_.data(), entries, ctx_.cub, s);
-    next_offsets_.resize_discard(static_cast<std::size_t>(n + 1));
-    const std::size_t small = HostStage::room<std::int64_t>(1) + HostStage::room<unsigned long long>(1) +
-                              HostStage::room<std::int64_t>(static_cast<std::size_t>(n + 1)) +
-                              HostStage::room<std::int32_t>(static_cast<std::size_t>(entries));
-    if (small <= HostStage::kMaxBytes) {
-        // A small snapshot: gathered into room for every entry and brought home with its
-        // counts in one round trip (the gather writes at the kept entries' positions, so it
-        // needs no count from the host).
-        next_nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(entries, 1)));
-        launch_next_gather(offsets_.data(), nbrs_.data(), n, keep_.data(), pos_.data(), next_offsets_.data(),
-                           next_nbrs_.data(), s);
-        stage_.begin(small);
-        const std::int64_t* total = stage_.copy(pos_, 1, s, static_cast<std::size_t>(entries));
-        const unsigned long long* removed = stage_.copy(removed_, 1, s);
-        const std::int64_t* offsets = stage_.copy(next_offsets_, static_cast<std::size_t>(n + 1), s);
-        const std::int32_t* nbrs = stage_.copy(next_nbrs_, static_cast<std::size_t>(entries), s);
-        ctx_.synchronize();
-        next.n = n;
-        next.offsets.assign(offsets, offsets + n + 1);
-        next.nbrs.assign(nbrs, nbrs + *total);
-        next_nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(*total, 1)));  // no new room
-        keep_pending(next_offsets_, next_nbrs_, next.offsets, next.nbrs.size());
-        return static_cast<std::int64_t>(*removed);
-    }
     std::int64_t total = 0;
     unsigned long long removed = 0;
     pos_.download(&total, 1, s, static_cast<std::size_t>(entries));
     removed_.download(&removed, 1, s);
     ctx_.synchronize();
+    next_offsets_.resize_discard(static_cast<std::size_t>(n + 1));
     next_nbrs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(total, 1)));
     launch_next_gather(offsets_.data(), nbrs_.data(), n, keep_.data(), pos_.data(), next_offsets_.data(),
                        next_nbrs_.data(), s);
@@ -179,37 +156,12 @@ void FisherResults::settle_level(const Adjacency& snap, std::span<const std::byt
     a.pos = wpos_.data();
     launch_settle_keep(a, s);
     exclusive_sum_flags(wkeep_.data(), wpos_.data(), level_.n_sel, ctx_.cub, s);
-    const auto l = static_cast<std::size_t>(level_.l);
-    const auto n_sel = static_cast<std::size_t>(level_.n_sel);
-    const std::size_t small = HostStage::room<std::int64_t>(1) + HostStage::room<std::int32_t>(2 * n_sel) +
-                              HostStage::room<std::int32_t>(n_sel * l);
-    if (small <= HostStage::kMaxBytes) {
-        // Few winners: the records listed into room for all of them (each is written at its
-        // position, no count needed) and brought home with the count in one round trip.
-        wpairs_.resize_discard(2 * n_sel);
-        wnodes_.resize_discard(n_sel * l);
-        a.pairs_out = wpairs_.data();
-        a.nodes_out = wnodes_.data();
-        launch_settle_records(a, s);
-        stage_.begin(small);
-        const std::int64_t* count = stage_.copy(wpos_, 1, s, n_sel);
-        const std::int32_t* pairs = stage_.copy(wpairs_, 2 * n_sel, s);
-        const std::int32_t* nodes = stage_.copy(wnodes_, n_sel * l, s);
-        ctx_.synchronize();
-        tr.mark("pmax raised, winners counted and listed");
-        if (*count == 0) return;
-        const auto c = static_cast<std::size_t>(*count);
-        const skeleton::SepSetLog::Slots room = log.append_uniform(c, level_.l, ctx_.host_threads);
-        std::copy_n(pairs, 2 * c, room.pairs);
-        std::copy_n(nodes, c * l, room.nodes);
-        tr.mark("records logged");
-        return;
-    }
     std::int64_t count = 0;
     wpos_.download(&count, 1, s, static_cast<std::size_t>(level_.n_sel));
     ctx_.synchronize();
     tr.mark("pmax raised, winners counted");
     if (count == 0) return;
+    const auto l = static_cast<std::size_t>(level_.l);
     wpairs_.resize_discard(static_cast<std::size_t>(2 * count));
     wnodes_.resize_discard(static_cast<std::size_t>(count) * l);
     a.pairs_out = wpairs_.data();
@@ -279,24 +231,6 @@ skeleton::PairPList FisherResults::pmax_pairs() {
     a.pos = wpos_.data();
     launch_table_flags(a, s);
     exclusive_sum_flags(wkeep_.data(), wpos_.data(), count, ctx_.cub, s);
-    const std::size_t small =
-        HostStage::room<std::int64_t>(1) + HostStage::room<TablePair>(static_cast<std::size_t>(count));
-    if (small <= HostStage::kMaxBytes) {
-        // A small table: its pairs listed into room for every slot (each written at its
-        // position) and brought home with the count in one round trip.
-        table_pairs_.resize_discard(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)));
-        a.out = table_pairs_.data();
-        launch_table_pairs(a, s);
-        stage_.begin(small);
-        const std::int64_t* total = stage_.copy(wpos_, 1, s, static_cast<std::size_t>(count));
-        const TablePair* pairs = stage_.copy(table_pairs_, static_cast<std::size_t>(count), s);
-        ctx_.synchronize();
-        skeleton::PairPList out(static_cast<std::size_t>(*total));
-        std::copy_n(pairs, out.size(), reinterpret_cast<TablePair*>(out.data()));
-        tr.mark("counted+listed+downloaded");
-        tr.print("cuda pmax pairs");
-        return out;
-    }
     std::int64_t total = 0;
     wpos_.download(&total, 1, s, static_cast<std::size_t>(count));
     ctx_.synchronize();

@@ -127,7 +127,6 @@ private:
     DeviceBuffer<std::int64_t> wpos_;
     DeviceBuffer<std::int32_t> wpairs_, wnodes_;
     DeviceBuffer<TablePair> table_pairs_;
-    HostStage stage_;  ///< a step's counts and short lists, home in one round trip
 };
 
 }  // namespace cudag::cuda

@@ -59,6 +59,7 @@ void set_device_back(int previous) noexcept {
 }
 
 void drop_context(int device) noexcept {
+    forget_kernels(device);
     int previous = -1;
     if (cudaGetDevice(&previous) != cudaSuccess) cudaGetLastError();
     if (cudaSetDevice(device) != cudaSuccess || cudaDeviceReset() != cudaSuccess) cudaGetLastError();

@@ -29,8 +29,14 @@ int device_count();
 /// thread can do it while the input is read. Errors are left for the engine to report.
 void warm_up(int device) noexcept;
 /// Loads the kernels of `plan` on `device` (core/backend.hpp's load_gpu_kernels, which
-/// counts them) and returns how many. Never throws.
+/// counts them) that this process has not loaded there yet, and returns how many. Never
+/// throws.
 int load_kernels(int device, const GpuKernelPlan& plan) noexcept;
+/// Whether load_kernels loaded every kernel of `plan` on `device` in this process and the
+/// device's context is still the one they were loaded in. Never throws.
+bool kernels_loaded(int device, const GpuKernelPlan& plan) noexcept;
+/// Forget what load_kernels loaded on `device` (its context is being destroyed). Never throws.
+void forget_kernels(int device) noexcept;
 /// Destroys `device`'s primary context of this process (cudaDeviceReset) and makes the
 /// previous device current again. Never throws.
 void drop_context(int device) noexcept;

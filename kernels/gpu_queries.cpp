@@ -27,6 +27,10 @@ int load_gpu_kernels(int device, const GpuKernelPlan& plan) noexcept {
 
 long long gpu_kernels_loaded() noexcept { return kernels_loaded.load(); }
 
+bool gpu_kernels_ready(int device, const GpuKernelPlan& plan) noexcept {
+    return plan.any() && cuda::kernels_loaded(device, plan);
+}
+
 std::thread warm_up_gpu(BackendKind kind, int device, GpuKernelPlan kernels, int* loaded) {
     if (kind == BackendKind::Cpu) return {};
     return std::thread([device, kernels, loaded] {

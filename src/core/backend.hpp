@@ -77,10 +77,15 @@ struct GpuKernelPlan {
 /// Loads the kernels of `plan` on `device` (its context made first) on the calling thread
 /// and returns how many: each kernel's attributes read (cudaFuncGetAttributes, which loads
 /// it), and CUB's routines (scans, selection) run once on a few bytes, counted one a
-/// routine. 0 without CUDA or without the device; errors are left for
-/// the engine to report; 0 for a plan of none. Adds the count to gpu_kernels_loaded(). Never
-/// throws.
+/// routine. Kernels this process already loaded on the device (an earlier run's warm-up in
+/// the same context) are not loaded or counted again. 0 without CUDA or without the device;
+/// errors are left for the engine to report; 0 for a plan of none. Adds the count to
+/// gpu_kernels_loaded(). Never throws.
 int load_gpu_kernels(int device, const GpuKernelPlan& plan) noexcept;
+/// Whether every kernel of `plan` (a plan of some) is loaded on `device` in its current
+/// context by an earlier load_gpu_kernels of this process: a warm-up would do nothing (a
+/// Python or R session's later call). false without CUDA. Never throws.
+bool gpu_kernels_ready(int device, const GpuKernelPlan& plan) noexcept;
 /// The kernels load_gpu_kernels loaded in this process so far (tests, verbose notes).
 long long gpu_kernels_loaded() noexcept;
 

@@ -11,6 +11,7 @@ std::optional<DeviceInfo> gpu_device(int) { return std::nullopt; }
 std::string gpu_report() { return "none (this build has no CUDA engines)"; }
 std::thread warm_up_gpu(BackendKind, int, GpuKernelPlan, int*) { return {}; }
 int load_gpu_kernels(int, const GpuKernelPlan&) noexcept { return 0; }
+bool gpu_kernels_ready(int, const GpuKernelPlan&) noexcept { return false; }
 long long gpu_kernels_loaded() noexcept { return 0; }
 void make_gpu_context(int) noexcept {}
 void drop_gpu_context(int) noexcept {}

@@ -115,6 +115,9 @@ std::vector<int> replicate_gpus(int visible, int local_rank, int local_size, int
 
 GpuWarmUp::GpuWarmUp(BackendKind kind, int device, int local_rank, int local_size, GpuKernelPlan kernels) {
     if (kind == BackendKind::Cpu || !cuda_compiled()) return;
+    // A later run of the process (Python, R) on a GPU whose context and kernels an earlier
+    // run's warm-up made: nothing to do, no thread.
+    if (local_size <= 0 && gpu_kernels_ready(device, kernels)) return;
     if (local_size <= 0) {
         const auto t0 = std::chrono::steady_clock::now();
         thread_ = std::thread([this, device, kernels, t0] {

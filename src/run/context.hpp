@@ -89,6 +89,8 @@ std::string replicates_placement(int ranks, const std::vector<int>& devices);
 /// CUDAG_WARM_UP_KERNELS=0 leaves them to load lazily); with `local_size` > 0 (a bootstrap),
 /// also the contexts of the rank's other replicate GPUs (replicate_gpus of the visible ones
 /// for `local_rank` of `local_size`), each on a thread of its own once `device`'s is made.
+/// Nothing (no thread) when an earlier warm-up of the process loaded every kernel of `kernels`
+/// on `device` in its current context (gpu_kernels_ready: a Python or R session's later call).
 /// join() waits for `device`'s context and kernels only: the driver makes a process's
 /// contexts one after the other (about 0.3 s each), so the replicates start on the first GPU
 /// while the others' come; the destructor waits for all.

@@ -3,7 +3,8 @@
 // load_gpu_kernels): CUDA loads a kernel at its first launch (lazy loading, the default since
 // 12.2), so a run loads its engine's kernels on the warm-up thread while the data are read.
 // Checked: every kernel of each plan loads (the count of the kernels and CUB routines listed
-// in kernels/*.cu's preload functions), a PC run through run::run_pc (as the command line,
+// in kernels/*.cu's preload functions), once a context (a later load or run of the process
+// loads none again, until the context is destroyed), a PC run through run::run_pc (as the command line,
 // Python and R run it) loads them before its first level, and its result equals, bit for bit,
 // the same run's without the warm-up (CUDAG_WARM_UP_KERNELS=0) made first in the same
 // process (each test runs in a process of its own: the first run's kernels are cold), and the
@@ -103,25 +104,45 @@ void expect_same_pmax(const pc::PcResult& a, const pc::PcResult& b, double rel) 
     }
 }
 
-TEST(CudaWarmUp, EveryKernelOfEachPlanLoads) {
+TEST(CudaWarmUp, EveryKernelOfEachPlanLoadsOnceAContext) {
     CUDAG_REQUIRE_GPU();
     const long long before = gpu_kernels_loaded();
     GpuKernelPlan fisher;
     fisher.fisher = true;
-    EXPECT_EQ(load_gpu_kernels(0, fisher), kFisherAll);
     GpuKernelPlan level1 = fisher;
     level1.max_level = 1;
-    EXPECT_EQ(load_gpu_kernels(0, level1), kFisherLevel1);
     GpuKernelPlan level0 = fisher;
     level0.max_level = 0;
-    EXPECT_EQ(load_gpu_kernels(0, level0), kFisherLevel0);
     GpuKernelPlan discrete;
     discrete.discrete = true;
-    EXPECT_EQ(load_gpu_kernels(0, discrete), kCompact + 1);
+    EXPECT_FALSE(gpu_kernels_ready(0, level0));
+    EXPECT_EQ(load_gpu_kernels(0, level0), kFisherLevel0);
+    EXPECT_TRUE(gpu_kernels_ready(0, level0));
+    EXPECT_FALSE(gpu_kernels_ready(0, level1));
+    // Level 1 on top of level 0: its level kernels and scan only.
+    EXPECT_EQ(load_gpu_kernels(0, level1), kFisherLevel1 - kFisherLevel0);
+    EXPECT_FALSE(gpu_kernels_ready(0, fisher));
+    // Every level: the compiled levels and scans again (loaded once more, counted), the deep scan.
+    EXPECT_EQ(load_gpu_kernels(0, fisher), kLevels + kScan + kDeep);
+    EXPECT_TRUE(gpu_kernels_ready(0, fisher));
+    EXPECT_TRUE(gpu_kernels_ready(0, level1));
+    // Loaded already: nothing again.
+    EXPECT_EQ(load_gpu_kernels(0, fisher), 0);
+    EXPECT_EQ(load_gpu_kernels(0, level1), 0);
+    EXPECT_FALSE(gpu_kernels_ready(0, discrete));
+    EXPECT_EQ(load_gpu_kernels(0, discrete), 1) << "the compaction is loaded: the discrete level kernel alone";
+    EXPECT_TRUE(gpu_kernels_ready(0, discrete));
     EXPECT_EQ(load_gpu_kernels(0, GpuKernelPlan{}), 0);
-    EXPECT_EQ(gpu_kernels_loaded() - before, kFisherAll + kFisherLevel1 + kFisherLevel0 + kCompact + 1);
+    EXPECT_FALSE(gpu_kernels_ready(0, GpuKernelPlan{})) << "a plan of none says nothing of the context";
+    EXPECT_EQ(gpu_kernels_loaded() - before, kFisherLevel1 + kLevels + kScan + kDeep + 1);
     const int visible = visible_gpus();
     EXPECT_EQ(load_gpu_kernels(visible, fisher), 0) << "a device that is not there: nothing, no throw";
+    EXPECT_FALSE(gpu_kernels_ready(visible, fisher));
+    // A context destroyed takes its kernels: the next load loads them all again.
+    drop_gpu_context(0);
+    EXPECT_FALSE(gpu_kernels_ready(0, level0));
+    EXPECT_EQ(load_gpu_kernels(0, fisher), kFisherAll);
+    EXPECT_TRUE(gpu_kernels_ready(0, fisher));
 }
 
 TEST(CudaWarmUp, RunLoadsItsKernelsBeforeTheLevelsAndGivesTheColdRunsResult) {
@@ -135,6 +156,12 @@ TEST(CudaWarmUp, RunLoadsItsKernelsBeforeTheLevelsAndGivesTheColdRunsResult) {
     ASSERT_EQ(unsetenv("CUDAG_WARM_UP_KERNELS"), 0);
     const PcOutcome warm = run_pc(data, "cuda");
     EXPECT_EQ(gpu_kernels_loaded() - start, kFisherAll) << "the warm-up loaded the Fisher-z engine's kernels";
+    // A second warm run in the process (a Python or R session's next call): nothing loaded again.
+    const PcOutcome again = run_pc(data, "cuda");
+    EXPECT_EQ(gpu_kernels_loaded() - start, kFisherAll) << "kernels loaded once a context";
+    EXPECT_TRUE(again.result.skeleton == warm.result.skeleton);
+    EXPECT_TRUE(again.result.sepsets == warm.result.sepsets);
+    expect_same_pmax(again.result, warm.result, 0.0);
     std::printf("level 1: %.6f s cold (kernels loaded at their first launch), %.6f s after the warm-up\n",
                 cold.level1_seconds, warm.level1_seconds);
     EXPECT_TRUE(warm.result.skeleton == cold.result.skeleton);

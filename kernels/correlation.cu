@@ -29,25 +29,56 @@ constexpr int kPatch = 8;
 constexpr int kSide = kTile / kPatch;  // threads along a side
 constexpr int kTileThreads = kSide * kSide;
 
+/// Samples a thread of standardise_kernel loads at a time, before it sums them in order.
+constexpr int kStdChunk = 16;
+
 /// One thread per column v, in the order of ci::correlation_matrix's `standardised`:
 /// mean = Σ x / m, z = x - mean, ss = Σ z·z, z *= 1 / sqrt(ss); every sum in sample order
 /// and every operation rounded on its own (no FMA), so z equals the CPU's bit for bit.
-__global__ void standardise_kernel(const double* x, double* z, std::int64_t n, std::int64_t m) {
+/// The samples are loaded kStdChunk at a time (one 128-byte line, all loads in flight
+/// together) and then added in order: the sums wait on the adds, not on a load each.
+__global__ void standardise_kernel(const double* __restrict__ x, double* __restrict__ z, std::int64_t n,
+                                   std::int64_t m) {
     const std::int64_t v = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (v >= n) return;
-    const double* xv = x + v * m;
-    double* zv = z + v * m;
+    const double* __restrict__ xv = x + v * m;
+    double* __restrict__ zv = z + v * m;
+    const std::int64_t whole = m / kStdChunk * kStdChunk;
     double mean = 0.0;
-    for (std::int64_t s = 0; s < m; ++s) mean = __dadd_rn(mean, xv[s]);
+    for (std::int64_t s0 = 0; s0 < whole; s0 += kStdChunk) {
+        double c[kStdChunk];
+#pragma unroll
+        for (int k = 0; k < kStdChunk; ++k) c[k] = xv[s0 + k];
+#pragma unroll
+        for (int k = 0; k < kStdChunk; ++k) mean = __dadd_rn(mean, c[k]);
+    }
+    for (std::int64_t s = whole; s < m; ++s) mean = __dadd_rn(mean, xv[s]);
     mean = __ddiv_rn(mean, static_cast<double>(m));
     double ss = 0.0;
-    for (std::int64_t s = 0; s < m; ++s) {
+    for (std::int64_t s0 = 0; s0 < whole; s0 += kStdChunk) {
+        double c[kStdChunk];
+#pragma unroll
+        for (int k = 0; k < kStdChunk; ++k) c[k] = __dsub_rn(xv[s0 + k], mean);
+#pragma unroll
+        for (int k = 0; k < kStdChunk; ++k) {
+            zv[s0 + k] = c[k];
+            ss = __dadd_rn(ss, __dmul_rn(c[k], c[k]));
+        }
+    }
+    for (std::int64_t s = whole; s < m; ++s) {
         const double c = __dsub_rn(xv[s], mean);
         zv[s] = c;
         ss = __dadd_rn(ss, __dmul_rn(c, c));
     }
     const double inv = __ddiv_rn(1.0, __dsqrt_rn(ss));
-    for (std::int64_t s = 0; s < m; ++s) zv[s] = __dmul_rn(zv[s], inv);
+    for (std::int64_t s0 = 0; s0 < whole; s0 += kStdChunk) {
+        double c[kStdChunk];
+#pragma unroll
+        for (int k = 0; k < kStdChunk; ++k) c[k] = zv[s0 + k];
+#pragma unroll
+        for (int k = 0; k < kStdChunk; ++k) zv[s0 + k] = __dmul_rn(c[k], inv);
+    }
+    for (std::int64_t s = whole; s < m; ++s) zv[s] = __dmul_rn(zv[s], inv);
 }
 
 /// Entries (i, j) of the rows i in [row_begin, row_end): j >= i (upper) or every j.

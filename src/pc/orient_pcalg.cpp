@@ -589,6 +589,12 @@ namespace detail {
 
 Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads, const TripleFn& ambiguous) {
     SparsePdag p(skel, threads);
+    // Threads by the graph's size: the rules below are a dozen or more parallel loops, and on
+    // a small graph (cuPC's example: 60 nodes, 180 entries) each would cost a team's wake-up
+    // for microseconds of work. The outcome does not depend on the count.
+    constexpr std::int64_t kItemsPerThread = 2048;
+    threads =
+        static_cast<int>(std::clamp<std::int64_t>((p.n() + p.slots()) / kItemsPerThread, 1, std::max(1, threads)));
     std::vector<std::uint8_t> flag(static_cast<std::size_t>(p.slots()));
     pcalg_colliders(p, skel, SepIndex(sepsets, p.n(), threads), flag, threads, ambiguous);
     // Meek rules 1-3 in pcalg's repeat loop: stop after a full pass that leaves

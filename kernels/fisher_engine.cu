@@ -23,6 +23,7 @@
 
 #include "ci/fisher_z.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "correlation.cuh"
 #include "cuda_check.hpp"
 #include "device_context.hpp"
@@ -179,11 +180,17 @@ std::unique_ptr<skeleton::SkeletonEngine> make_fisher_engine(const Dataset& data
                                                              const FisherTunables& t, int device,
                                                              mpi::Communicator* comm) {
     if (comm == nullptr || comm->size() == 1) {
+        StepTrace tr;  // CUDAG_TRACE
+        tr.start();
         auto eng = make_engine(data.n_vars, data.n_samples, policy, t, device);
         eng->set_names(data.names);
+        tr.mark("made");
         CorrelationStore& c = eng->correlation();
         c.choose_mode(c.fits(data));
+        tr.mark("C placed");
         c.compute(data);
+        tr.mark("C computed");
+        tr.print("cuda fisher engine");
         return eng;
     }
     // Collective: a failure on any rank ends every rank at the same point (mpi::agree),

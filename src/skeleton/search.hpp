@@ -186,6 +186,9 @@ private:
     const int threads_;                 ///< host threads for a level's bookkeeping
     int lt_ = 1;                        ///< the threads the current level uses
     static constexpr std::int64_t kEntriesPerThread = 1 << 15;
+    /// Pairs of variables up to which finish() lists the engine's pMax table on the calling
+    /// thread, after the separating sets, rather than on a second thread beside them.
+    static constexpr std::int64_t kPairsListedInline = std::int64_t{1} << 18;
     std::vector<std::byte> removal_;  ///< levels >= 1: the removal map over adjacency entries
     LevelOutput out_;
     StepTrace trace_;             ///< CUDAG_TRACE: where a level's host time goes

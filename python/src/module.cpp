@@ -39,6 +39,7 @@
 #include "ci/student_t.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
+#include "core/trace.hpp"
 #include "core/interrupt.hpp"
 #include "core/pag.hpp"
 #include "core/parallel.hpp"
@@ -446,9 +447,12 @@ void set_input(run::PcJob& job, run::PcHooks& hooks, const DataInput& in, nb::ha
 
 nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string text, std::string source,
                 nb::object on_level, nb::object dag, const nb::kwargs& kwargs) {
+    StepTrace trace;  // CUDAG_TRACE: the binding's steps, host time
+    trace.start();
     const DataInput in = make_input(values, std::move(names), std::move(text), std::move(source));
     run::PcJob job;
     apply_keywords(job, pc_keywords(), kwargs, in.names, "cudag.pc");
+    trace.mark("input, keywords");
     run::PcHooks hooks;
     set_input(job, hooks, in, dag);
     hooks.level = [&on_level](const skeleton::LevelStats& s) { call_back(on_level, [&] { return level_dict(s); }); };
@@ -458,11 +462,15 @@ nb::dict run_pc(nb::object values, std::vector<std::string> names, std::string t
     const std::string call = call_text("cudag.pc", kwargs);
     std::optional<pc::PcResult> result;
     run_released([&](mpi::Environment& env, std::unique_ptr<mpi::Communicator>& comm) {
+        trace.mark("released, communicator");
         result = std::move(run::run_pc(job, call, env, comm, hooks).result);
+        trace.mark("run::run_pc");
     });
     if (!result) return nb::dict();  // a rank other than 0 under MPI
     nb::dict out = pc_dict(*result);
     out["warnings"] = warnings;
+    trace.mark("result dict");
+    trace.print("cudag.pc binding");
     return out;
 }
 

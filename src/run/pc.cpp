@@ -494,13 +494,18 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
                         const RankPlace& place, const mpi::Environment& env, skeleton::Progress& progress,
                         mpi::Communicator& comm, const io::Hdf5IoPlan& io_plan, const PcHooks& hooks,
                         GpuWarmUp& warm_up) {
+    StepTrace trace;  // CUDAG_TRACE
+    trace.start();
     const bool oracle = !a.oracle.empty();
     Dataset data = oracle ? read_oracle_input(a, cfg, progress, comm, hooks)
                           : read_pc_input(a, cfg, progress, comm, io_plan, hooks);
+    trace.mark("read");
     mpi::run_agreed(comm, [&] {
         if (a.knowledge.any()) cfg.knowledge = a.knowledge.read(data.names);
     });
+    trace.mark("knowledge");
     warm_up.join();
+    trace.mark("warm-up joined");
     if (warm_up.kernels_loaded() > 0) {
         std::string note = "GPU warm-up: the context (";
         note += run::seconds_text(warm_up.context_seconds()).substr(1);
@@ -525,11 +530,15 @@ Dataset prepare_pc_data(const PcJob& a, pc::PcConfig& cfg, const std::vector<std
     // Values of huge or tiny magnitude (1e±150 and beyond) scaled exactly (powers of two)
     // for the scale-invariant tests; every rank alike.
     std::int64_t rescaled = 0;
+    trace.mark("notes");
     mpi::run_agreed(comm, [&] { rescaled = pc::rescale_extreme_columns(data, cfg); });
+    trace.mark("rescaled");
     if (rescaled > 0)
         progress.note(std::to_string(rescaled) + " column" + (rescaled == 1 ? "" : "s") +
                       " of magnitude beyond 1e+-150 scaled by powers of two (exact; the test is scale-invariant)");
     check_pc_fits(a, cfg, data, formats, place, env, comm);
+    trace.mark("fits");
+    trace.print("prepare_pc_data");
     if (a.verbose) {
         progress.note(
             "host memory plan per rank: " + pc::host_memory_plan(data, cfg, gpu_engine(place, env)).describe() +
@@ -764,10 +773,13 @@ std::string command_name(Learner l) { return l == Learner::Fci ? "cudag fci" : "
 
 PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Environment& env,
              std::unique_ptr<mpi::Communicator>& comm, const PcHooks& hooks) {
+    StepTrace trace;  // CUDAG_TRACE: the steps around the run, host time
+    trace.start();
     PcJob a = job;
     std::vector<std::string> formats;
     pc::PcConfig cfg = plan_pc(a, env, formats);
     set_triple_check(cfg);
+    trace.mark("planned");
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     skeleton::TestPolicy policy;
     policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
@@ -778,6 +790,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
                                cfg.test.kind != skeleton::TestKind::CmiKnn && a.bootstrap == 0);
     const bool root = comm->rank() == 0;
     report_startup(*comm, env, place.me, a.quiet);
+    trace.mark("rank placed, communicator");
 
     // Check every output location (writable, not a FIFO or device) before reading the data.
     io::CheckpointLock lock;  // held for the run's life
@@ -791,6 +804,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     // The kernels the engine will launch load there too (lazily, the first level would wait).
     GpuWarmUp warm_up(place.gpu ? backend.kind : BackendKind::Cpu, backend.device, local_rank,
                       a.bootstrap > 0 ? local_size : 0, skeleton_kernels(cfg.test.kind, cfg.max_level));
+    trace.mark("outputs claimed, warm-up started");
     // HDF5 I/O: collective (MPI-IO) with parallel HDF5 on several ranks, else gathered on
     // rank 0; the input read once either way.
     io::Hdf5IoPlan io_plan;
@@ -809,6 +823,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     if (!a.write_resample.empty()) return write_resample(a, cfg, progress, *comm, io_plan, hooks);
     set_memory_phase("cudag pc, reading the data");
     Dataset data = prepare_pc_data(a, cfg, formats, place, env, progress, *comm, io_plan, hooks, warm_up);
+    trace.mark("data read, warm-up joined");
     if (a.bootstrap > 0) {
         if (gpu_engine(place, env))
             cfg.backend.replicate_devices = replicate_gpus(place.gpus >= 0 ? place.gpus : visible_gpus(), local_rank,
@@ -823,7 +838,9 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     cfg.distributed_records = io_plan.collective && !hooks.whole_result;
     announce_cmi(cfg, data, place, comm->size(), root, progress);
     set_memory_phase("cudag pc, the skeleton search and orientation");
+    trace.mark("memory checked");
     pc::PcResult r = pc::run_pc(data, cfg, *comm);
+    trace.mark("pc::run_pc");
     if (hooks.after_skeleton) hooks.after_skeleton(data, cfg, r, *comm);
     set_memory_phase(command_name(a.learner) + ", writing the result");
     write_pc_result(a, formats, command_line, r, outputs, tmp_h5, io_plan, progress, *comm);
@@ -835,6 +852,8 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     if (!cfg.checkpoint.empty() && !a.keep_checkpoint) remove_served_checkpoint(cfg.checkpoint);
     done.summary = pc_summary(a, cfg, data, r, outputs);
     done.result = std::move(r);
+    trace.mark("result written, summary");
+    trace.print("run_pc");
     return done;
 }
 

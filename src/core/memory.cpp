@@ -167,9 +167,10 @@ void MemoryPlan::require(const std::string& run, double available) const {
     throw OutOfMemory(os.str());
 }
 
-void set_memory_plan(const MemoryPlan& plan) {
+void set_memory_plan(const MemoryPlan& plan, double available) {
+    if (available < 0.0) available = static_cast<double>(available_host_bytes());
     set_memory_plan_note("the run's memory plan: about " + format_bytes(plan.needed()) + ", with " +
-                         format_bytes(static_cast<double>(available_host_bytes())) + " available when it began");
+                         format_bytes(available) + " available when it began");
 }
 
 std::int64_t peak_resident_bytes() {

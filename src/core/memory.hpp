@@ -76,9 +76,10 @@ private:
     std::vector<Part> parts_;
 };
 
-/// Record `plan` (its needed bytes, and what is available now) as the note of
-/// out_of_memory_message() (core/memory_phase.hpp).
-void set_memory_plan(const MemoryPlan& plan);
+/// Record `plan` (its needed bytes, and what is available now: `available`, or
+/// available_host_bytes() when < 0) as the note of out_of_memory_message()
+/// (core/memory_phase.hpp).
+void set_memory_plan(const MemoryPlan& plan, double available = -1.0);
 
 /// Seconds since this process started (exec, library loading, MPI, GPU set-up included),
 /// from /proc (clock-tick resolution); -1 where it cannot be read.

@@ -382,9 +382,12 @@ void check_pc_fits(const PcJob& a, const pc::PcConfig& cfg, const Dataset& data,
                              " variables takes Graphviz minutes (about 2 min at 3,000); add --force "
                              "to draw anyway, or write --format dot and draw a part of it");
         const MemoryPlan plan = pc_memory_plan(a, cfg, data, gpu_engine(place, env));
+        // One probe of /proc and the cgroups (~0.06 ms) for the check and the note.
+        const auto available = static_cast<double>(available_host_bytes());
         plan.require("cudag pc" + std::string(a.bootstrap > 0 ? " --bootstrap" : "") + " on " +
-                     std::to_string(data.n_vars) + " variables");
-        set_memory_plan(plan);
+                         std::to_string(data.n_vars) + " variables",
+                     available);
+        set_memory_plan(plan, available);
     });
 }
 

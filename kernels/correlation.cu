@@ -139,6 +139,45 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
+/// One thread per entry (i, j) of rows [row_begin, row_end) (j >= i when `upper`): Σ_s
+/// z_i[s]·z_j[s] in sample order, one __fma_rn a sample from 0.0 (corr_entry's sum, so the
+/// tiles' value bit for bit), the samples loaded kStdChunk at a time before they are added.
+/// For a small block of C: a 128 x 128 tile on a 60-variable matrix is one block on one SM
+/// with three quarters of its entries outside the matrix; here every entry's sum runs at
+/// once. Row i lands at c[(i - c_row0) · n].
+__global__ void correlation_entries_kernel(const double* __restrict__ z, std::int64_t n, std::int64_t m,
+                                           std::int64_t row_begin, std::int64_t row_end, bool upper,
+                                           double* __restrict__ c, std::int64_t c_row0) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= (row_end - row_begin) * n) return;
+    const std::int64_t i = row_begin + t / n, j = t % n;
+    if (upper && j < i) return;
+    double v = 1.0;
+    if (i != j) {
+        const double* __restrict__ zi = z + i * m;
+        const double* __restrict__ zj = z + j * m;
+        const std::int64_t whole = m / kStdChunk * kStdChunk;
+        double acc = 0.0;
+        for (std::int64_t s0 = 0; s0 < whole; s0 += kStdChunk) {
+            double a[kStdChunk], b[kStdChunk];
+#pragma unroll
+            for (int k = 0; k < kStdChunk; ++k) {
+                a[k] = zi[s0 + k];
+                b[k] = zj[s0 + k];
+            }
+#pragma unroll
+            for (int k = 0; k < kStdChunk; ++k) acc = __fma_rn(a[k], b[k], acc);
+        }
+        for (std::int64_t s = whole; s < m; ++s) acc = __fma_rn(zi[s], zj[s], acc);
+        v = detail::clamp_unit(acc);
+    }
+    c[(i - c_row0) * n + j] = v;
+}
+
+/// Entries of C up to which kCorrTilesAuto takes correlation_entries_kernel (a block of rows
+/// times n): past it the tiles' reuse of each staged sample wins.
+constexpr std::int64_t kEntriesKernelMax = std::int64_t{1} << 16;
+
 /// The wide tiles (the default): kWide × kWide entries per block of kWideThreads threads,
 /// an 8×8 patch each, samples staged kWideChunk at a time through two shared-memory stages
 /// (the next chunk's loads in flight while this one's FMAs run), blocks ordered in groups
@@ -387,7 +426,18 @@ void launch_correlation_rows(const double* d_z, std::int64_t n, std::int64_t m, 
                              std::int64_t row_end, bool upper, double* d_c, std::int64_t c_row0, cudaStream_t stream,
                              int tile) {
     if (row_end <= row_begin) return;
-    if (tile == kCorrTilesAuto) tile = kCorrTiles128;  // automatic: 128 x 128 where C is written
+    if (tile == kCorrTilesAuto)  // automatic: a small block an entry a thread, else 128 x 128 where C is written
+        tile = (row_end - row_begin) * n <= kEntriesKernelMax ? kCorrEntries : kCorrTiles128;
+    if (tile == kCorrEntries) {
+        constexpr int kThreads = 128;
+        const std::int64_t entries = (row_end - row_begin) * n;
+        CUDAG_EXPECTS((entries + kThreads - 1) / kThreads <= INT_MAX,
+                      "cuda: too many correlation entries for one launch");
+        correlation_entries_kernel<<<static_cast<unsigned>((entries + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+            d_z, n, m, row_begin, row_end, upper, d_c, c_row0);
+        CUDAG_CHECK_LAUNCH();
+        return;
+    }
     if (tile == kCorrTiles128 || tile == kCorrTiles128x64) {
         launch_wide<false>(d_z, n, m, row_begin, row_end, upper, d_c, c_row0, tile, Level0Args{}, stream);
         return;
@@ -429,9 +479,10 @@ void launch_gather_block(const CorrSource& corr, const std::int32_t* d_nodes, in
 }
 
 int preload_correlation_kernels() {
-    return detail::preload(standardise_kernel, correlation_rows_kernel, correlation_wide_kernel<4, false>,
-                           correlation_wide_kernel<2, false>, correlation_wide_kernel<4, true>,
-                           correlation_wide_kernel<2, true>, mirror_kernel, gather_block_kernel, row_blocks_kernel);
+    return detail::preload(standardise_kernel, correlation_entries_kernel, correlation_rows_kernel,
+                           correlation_wide_kernel<4, false>, correlation_wide_kernel<2, false>,
+                           correlation_wide_kernel<4, true>, correlation_wide_kernel<2, true>, mirror_kernel,
+                           gather_block_kernel, row_blocks_kernel);
 }
 
 }  // namespace cudag::cuda

@@ -16,7 +16,9 @@ constexpr int kScanAllLevels = 1 << 30;
 
 /// FisherTunables::corr_tile's values: the correlation kernel's tiles.
 enum CorrTiles : int {
-    kCorrTilesAuto = 0,     ///< 128 x 128 where C is written, 128 x 64 where level 0 tests in the kernel
+    kCorrTilesAuto = 0,     ///< one thread an entry for a small block of C (kCorrEntries), else 128 x 128 where
+                            ///< C is written, 128 x 64 where level 0 tests in the kernel
+    kCorrEntries = 1,       ///< one thread an entry (its samples summed in order by the thread)
     kCorrTiles64 = 64,      ///< 64 x 64, the first kernel
     kCorrTiles128x64 = 65,  ///< 128 x 64 of the wide kernel, two blocks an SM
     kCorrTiles128 = 128,    ///< 128 x 128 of the wide kernel

@@ -646,14 +646,16 @@ TEST(CudaFisher, CorrelationRowBlocksEqualTheWholeMatrix) {
 
 TEST(CudaFisher, CorrelationTilesGiveTheCpuEntriesBitForBit) {
     CUDAG_REQUIRE_GPU();
-    // Each tile kernel (64 x 64; 128 x 128 and 128 x 64 staged 8 samples at a time) on shapes
-    // that cut its tiles, chunks and block groups: m below one chunk, not a multiple of 8 or
-    // 16; n not a multiple of 64 or 128, and above 16 row tiles of 128 (a second group).
+    // Each tile kernel (64 x 64; 128 x 128 and 128 x 64 staged 8 samples at a time) and the
+    // entry-a-thread kernel (automatic below 2^16 entries: n = 131 and 203 here, and each block
+    // of rows) on shapes that cut its tiles, chunks and block groups: m below one chunk, not a
+    // multiple of 8 or 16; n not a multiple of 64 or 128, and above 16 row tiles of 128 (a
+    // second group).
     for (auto [n, m, seed] :
          {std::tuple<std::int64_t, std::int64_t, std::uint64_t>{203, 77, 21}, {131, 5, 22}, {2100, 41, 23}}) {
         const Dataset data = simulate(n, m, 4, seed);
         const std::vector<double> whole = ci::correlation_matrix(data, 3);
-        for (const int tile : {kCorrTilesAuto, kCorrTiles64, kCorrTiles128x64, kCorrTiles128}) {
+        for (const int tile : {kCorrTilesAuto, kCorrEntries, kCorrTiles64, kCorrTiles128x64, kCorrTiles128}) {
             const std::vector<double> c = cuda::gpu_correlation(data, 0, tile);
             ASSERT_EQ(c.size(), whole.size());
             std::size_t differ = 0;

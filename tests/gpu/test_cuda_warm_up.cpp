@@ -36,9 +36,9 @@ using namespace cudag;
 namespace {
 
 /// Kernels (and CUB routines) the preload functions list: compaction 4 + 3 CUB routines;
-/// correlation 9; level 0: 2; levels: 11 + 3 per compiled level (the runtime-l ones and
+/// correlation 10; level 0: 2; levels: 11 + 3 per compiled level (the runtime-l ones and
 /// L = 1..6); entry scans 1 + 6; the deep scan 1; the discrete level kernel 1.
-constexpr int kCompact = 4 + 3, kCorrelation = 9, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6, kDeep = 1;
+constexpr int kCompact = 4 + 3, kCorrelation = 10, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6, kDeep = 1;
 constexpr int kFisherAll = kCompact + kCorrelation + kLevel0 + kLevels + kScan + kDeep;
 /// m.max = 1: levels 0 and 1 only (the runtime-l and L = 1 level kernels, L = 1's entry scan,
 /// no deep scan).

@@ -60,6 +60,7 @@ void FisherLevelPlanner::check(const skeleton::TestPolicy& policy, const FisherT
     if (t.deep_min_span < 1) throw InputError("--tune deep-span must be >= 1");
     if (t.scan_first_round < 1) throw InputError("the entry scan's first round must cover >= 1 set");
     if (t.scan_round_levels < 0) throw InputError("--tune scan-round-levels must be >= 0");
+    if (t.scan_one_round_tests < 0) throw InputError("the entry scan's one-round bound must be >= 0");
     if (t.level0_bits_bytes < 8) throw InputError("--tune level0-bits must hold one 64-bit word (>= 8 bytes)");
 }
 
@@ -245,6 +246,14 @@ ScanRange FisherLevelPlanner::first_scan_range(int l) const {
     // The deep scan's lanes share each test's arithmetic, so it never splits an entry's
     // ranks over lanes (kItemLanes, the later rounds' items): one round.
     return {0, l <= t_.scan_round_levels && !deep(l) ? t_.scan_first_round : std::numeric_limits<std::int64_t>::max()};
+}
+
+ScanRange FisherLevelPlanner::first_scan_range(int l, const std::vector<ScanRun>& live) const {
+    double walk = 0.0;  // tests of every entry over all its row's sets (in double: C(d, l) sums pass 2^63)
+    for (const ScanRun& r : live) walk += static_cast<double>(r.count) * static_cast<double>(r.sets);
+    if (walk <= static_cast<double>(t_.scan_one_round_tests) * static_cast<double>(resident_threads_))
+        return {0, std::numeric_limits<std::int64_t>::max()};
+    return first_scan_range(l);
 }
 
 ScanRange FisherLevelPlanner::next_scan_range(ScanRange r) {

@@ -134,6 +134,10 @@ public:
     /// The first round's ranks: [0, scan_first_round) at levels <= scan_round_levels, all
     /// ranks above (one round).
     ScanRange first_scan_range(int l) const;
+    /// The first round's ranks for the runs `live` of a level l: all ranks (one round) when
+    /// their whole walk is at most FisherTunables::scan_one_round_tests tests per resident
+    /// thread, else first_scan_range(l).
+    ScanRange first_scan_range(int l, const std::vector<ScanRun>& live) const;
     /// The round after `r`: [hi, hi × growth), saturating.
     static ScanRange next_scan_range(ScanRange r);
     /// A round's warp items over the runs `live` and ranks `r`: 32 entries of a row per

@@ -530,7 +530,7 @@ void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const 
     survivors_.resize_discard(std::max<std::size_t>(snap.nbrs.size(), 1));
     for (int upper = 0; upper < 2; ++upper) {
         std::vector<ScanRun> live = FisherLevelPlanner::scan_runs(snap, rows, l, upper != 0, a.e_begin, a.e_end);
-        ScanRange range = plan_.first_scan_range(l);
+        ScanRange range = plan_.first_scan_range(l, live);
         bool on_survivors = false;
         while (!live.empty()) {
             const std::vector<ScanItem> items = plan_.scan_items(live, range, on_survivors, deep);

@@ -55,6 +55,12 @@ struct FisherTunables {
     /// Testing knob: set ranks [0, scan_first_round) form the first round (64: most entries
     /// that a level separates do so within their first sets).
     std::int64_t scan_first_round = 64;
+    /// A level whose whole walk (the entries to scan times their rows' sets) is at most this
+    /// many tests per resident GPU thread runs its scan in one round at any level: its
+    /// speculative tests (past an entry's first separating set, in later rank ranges) cost
+    /// less than a round's host sync and launches (cuPC's 60-variable example: level 2's two
+    /// rounds a side). Testing knob: 0 keeps the rounds of scan_round_levels everywhere.
+    std::int64_t scan_one_round_tests = 16;
     /// Testing knob: run levels >= this value on the runtime-l kernels (scratch in
     /// global memory) instead of the template<int L> ones. 0: only above the
     /// largest compiled L (kMaxTemplateLevel).

@@ -137,6 +137,7 @@ cuda::FisherTunables tunables_for(char kernel) {
     if (kernel == 'r') {
         t.scan_round_levels = cuda::kMaxTemplateLevel;
         t.scan_first_round = 2;
+        t.scan_one_round_tests = 0;  // rounds however small the level
     }
     return t;
 }

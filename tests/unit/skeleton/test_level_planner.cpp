@@ -222,6 +222,25 @@ TEST(LevelPlanner, ScanRoundsGrowFromTheFirstRound) {
     EXPECT_EQ(survivors[0].sets, 2000);
 }
 
+TEST(LevelPlanner, ASmallLevelScansInOneRound) {
+    const FisherLevelPlanner plan({}, kBigGpu);
+    const std::int64_t bound = FisherTunables{}.scan_one_round_tests * kBigGpu;  // tests of the whole walk
+    constexpr std::int64_t kAll = std::numeric_limits<std::int64_t>::max();
+    // cuPC's example at level 2: ~600 entries over rows of ~100 sets: one round.
+    EXPECT_EQ(plan.first_scan_range(2, {{5, 0, 600, 100}}).hi, kAll);
+    // At the bound one round, past it the rounds of first_scan_range(l).
+    EXPECT_EQ(plan.first_scan_range(1, {{0, 0, 1, bound}}).hi, kAll);
+    EXPECT_EQ(plan.first_scan_range(1, {{0, 0, 1, bound}, {1, 0, 1, 1}}).hi, 64);
+    EXPECT_EQ(plan.first_scan_range(3, {{0, 0, 2, bound}}).hi, kAll);  // level 3: one round anyway
+    EXPECT_EQ(plan.first_scan_range(1, {}).hi, kAll);
+    FisherTunables t;
+    t.scan_one_round_tests = 0;  // rounds however small
+    const FisherLevelPlanner rounds(t, kBigGpu);
+    EXPECT_EQ(rounds.first_scan_range(2, {{5, 0, 600, 100}}).hi, 64);
+    t.scan_one_round_tests = -1;
+    EXPECT_THROW(FisherLevelPlanner::check({}, t), InputError);
+}
+
 TEST(LevelPlanner, ScanItemsAreWarpsOfEntriesOrLanesOfOneEntry) {
     const FisherLevelPlanner plan({}, kBigGpu);
     // First round: 40 entries of a row with 100 sets, ranks [0, 64): two warps (32 + 8).

@@ -2,6 +2,7 @@
 #include "kernels/fisher_level_planner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/combinations.hpp"
@@ -26,8 +27,15 @@ constexpr std::int64_t kOversubscribe = 4;
 /// Largest θ and β·γ: the level kernels use up to ~160 registers per thread at L = 6,
 /// so 256 threads per block stay within the 64K registers of an SM.
 constexpr int kMaxBlockThreads = 256;
-/// Entry scan: a row is cut into rank ranges of at least this many sets.
+/// Entry scan: a row is cut into rank ranges of at least this many sets, unless the level
+/// would leave most of the GPU idle (kScanSmallSpan).
 constexpr std::int64_t kScanMinSpan = 1024;
+/// Entry scan of a whole level in one round whose items of kScanMinSpan ranks would fill
+/// less than a quarter of the resident warps (a small level: cuPC's 60-variable example at
+/// levels 3-5, one row of 2,002 sets taking ~1,000 tests a lane in a row): ranges of about
+/// one item a resident warp instead, never shorter than this (each item unranks its first set
+/// and factorises the walk's prefix: a few tests' worth).
+constexpr std::int64_t kScanSmallSpan = 16;
 /// Entry scan rounds: the first covers ranks [0, FisherTunables::scan_first_round), each
 /// later one kScanRoundGrowth times the ranks of the one before.
 constexpr std::int64_t kScanRoundGrowth = 16;
@@ -273,9 +281,13 @@ std::vector<ScanItem> FisherLevelPlanner::scan_items(const std::vector<ScanRun>&
         const double range = static_cast<double>(std::min(hi, r.sets) - lo);
         work += lane_split(r) ? r.count * range / 32.0 : static_cast<double>((r.count + 31) / 32) * range;
     }
+    std::int64_t min_span = deep ? t_.deep_min_span : kScanMinSpan;
+    if (!deep && !on_survivors && lo == 0 && hi == std::numeric_limits<std::int64_t>::max() &&
+        work < static_cast<double>(kScanMinSpan) * warps / 4.0)
+        min_span =
+            std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(work / warps)), kScanSmallSpan, kScanMinSpan);
     const std::int64_t span =
-        std::max<std::int64_t>(deep ? t_.deep_min_span : kScanMinSpan,
-                               static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
+        std::max<std::int64_t>(min_span, static_cast<std::int64_t>(std::min(work / (kOversubscribe * warps), 1e18)));
     std::vector<ScanItem> items;
     for (const ScanRun& r : live) {
         const std::int64_t r1 = std::min(hi, r.sets), range = r1 - lo;

@@ -286,8 +286,20 @@ TEST(LevelPlanner, ScanCutsALongRowIntoRankRanges) {
             EXPECT_EQ(items[k].r0, items[k - 1].r1) << k;
         }
     }
-    // A short row is never cut below 1024 ranks.
-    EXPECT_EQ(plan.scan_items({{9, 0, 32, 2000}}, {0, std::numeric_limits<std::int64_t>::max()}, false).size(), 2u);
+    // A level too small to fill a quarter of the warps in items of 1024 ranks (2,000 sets on 32
+    // warps: 2 items) is cut into about one item a warp: spans of 2000 / 32 -> 63 ranks, 32 items.
+    const std::vector<ScanItem> small =
+        plan.scan_items({{9, 0, 32, 2000}}, {0, std::numeric_limits<std::int64_t>::max()}, false);
+    ASSERT_EQ(small.size(), 32u);
+    EXPECT_EQ(small.front().r1 - small.front().r0, 62);
+    EXPECT_EQ(small.back().r1, 2000);
+    // Never shorter than 16 ranks: 200 sets on a big GPU, 13 items (ranges of 15-16).
+    EXPECT_EQ(plan.scan_items({{9, 0, 32, 200}}, {0, std::numeric_limits<std::int64_t>::max()}, false).size(), 13u);
+    // Not in a round over part of the ranks (the rounds of a big level), nor on survivors.
+    EXPECT_EQ(plan.scan_items({{9, 0, 32, 2000}}, {0, 1024}, false).size(), 1u);
+    // The deep scan keeps its own rule: spans of 2000 / (4 x 32 warps) -> 15 ranks, 134 items.
+    EXPECT_EQ(plan.scan_items({{9, 0, 32, 2000}}, {0, std::numeric_limits<std::int64_t>::max()}, false, true).size(),
+              134u);
 }
 
 // ---- how C is held ----------------------------------------------------------------------
@@ -373,7 +385,7 @@ TEST(LevelPlanner, DeepScanCutsSmallLevelsIntoShortRanges) {
     const ScanRange all{0, std::numeric_limits<std::int64_t>::max()};
     const std::vector<ScanItem> scan = plan.scan_items(live, all, false);
     const std::vector<ScanItem> deep = plan.scan_items(live, all, false, true);
-    EXPECT_EQ(scan.size(), 10u);  // ranges of at least 1,024 sets
+    EXPECT_EQ(scan.size(), 625u);  // a level this small: ranges of 16 sets (kScanSmallSpan)
     const std::int64_t span = FisherTunables{}.deep_min_span;
     EXPECT_EQ(static_cast<std::int64_t>(deep.size()), (10000 + span - 1) / span);  // of at least deep_min_span
     FisherTunables t;

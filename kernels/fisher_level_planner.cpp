@@ -32,7 +32,7 @@ constexpr int kMaxBlockThreads = 256;
 constexpr std::int64_t kScanMinSpan = 1024;
 /// Entry scan of a whole level in one round whose items of kScanMinSpan ranks would fill
 /// less than a quarter of the resident warps (a small level: cuPC's 60-variable example at
-/// levels 3-5, one row of 2,002 sets taking ~1,000 tests a lane in a row): ranges of about
+/// levels 3-5, a few rows whose lanes walked up to 1,024 sets each in a row): ranges of about
 /// one item a resident warp instead, never shorter than this (each item unranks its first set
 /// and factorises the walk's prefix: a few tests' worth).
 constexpr std::int64_t kScanSmallSpan = 16;

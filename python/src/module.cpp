@@ -116,8 +116,12 @@ Dataset read_input(const DataInput& in, const io::ReadOptions& options, int thre
     // one read; the block's output columns fill in step); a non-finite value is then
     // looked for again in file order, to name the first.
     constexpr std::int64_t kColumns = 32;
+    // Threads by the table's size: a small one is copied before a team would wake.
+    constexpr std::int64_t kValuesPerThread = std::int64_t{1} << 18;
+    const int team = static_cast<int>(
+        std::clamp<std::int64_t>(d.n_samples * d.n_vars / kValuesPerThread, 1, resolve_threads(threads)));
     std::atomic<bool> finite{true};
-    parallel_for(0, (d.n_vars + kColumns - 1) / kColumns, resolve_threads(threads), 1, [&](std::int64_t b, int) {
+    parallel_for(0, (d.n_vars + kColumns - 1) / kColumns, team, 1, [&](std::int64_t b, int) {
         const std::int64_t v0 = b * kColumns, v1 = std::min(d.n_vars, v0 + kColumns);
         bool ok = true;
         for (std::int64_t r = 0; r < d.n_samples; ++r) {

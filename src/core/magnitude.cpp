@@ -12,11 +12,18 @@ namespace cudag {
 namespace {
 
 /// The binary exponent e of column v's largest magnitude (largest = f 2^e, f in [0.5, 1));
-/// 0 for a column of zeros.
+/// 0 for a column of zeros. The maximum over eight running maxima (exact, so the same value
+/// in any order; a NaN is passed over by each), not one chain of dependent comparisons.
 int largest_exponent(const Dataset& data, std::int64_t v, double& largest) {
     const double* x = data.column(v);
+    constexpr int kLanes = 8;
+    double lane[kLanes] = {};
+    const std::int64_t m = data.n_samples, whole = m / kLanes * kLanes;
+    for (std::int64_t s = 0; s < whole; s += kLanes)
+        for (int k = 0; k < kLanes; ++k) lane[k] = std::max(lane[k], std::fabs(x[s + k]));
     largest = 0.0;
-    for (std::int64_t s = 0; s < data.n_samples; ++s) largest = std::max(largest, std::fabs(x[s]));
+    for (std::int64_t s = whole; s < m; ++s) largest = std::max(largest, std::fabs(x[s]));
+    for (int k = 0; k < kLanes; ++k) largest = std::max(largest, lane[k]);
     if (!(largest > 0.0) || !std::isfinite(largest)) return 0;
     int e = 0;
     std::frexp(largest, &e);

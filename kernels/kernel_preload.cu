@@ -37,13 +37,17 @@ std::map<int, Loaded>& loaded_on() {
 
 int levels_of(int max_level) { return max_level < 0 ? INT_MAX : max_level; }
 
+/// Whether a run to `max_level` (-1: every level) can reach the deep scan
+/// (Tunables::scan_deep_from >= 2).
+bool reaches_deep(int max_level) { return max_level < 0 || max_level >= 2; }
+
 bool covers(const Loaded& have, const GpuKernelPlan& plan) {
     if (!plan.any()) return true;
     if (!have.compact) return false;
     if (plan.discrete && !have.discrete) return false;
     if (plan.fisher) {
         if (!have.fisher || have.levels < levels_of(plan.max_level)) return false;
-        if ((plan.max_level < 0 || plan.max_level >= 2) && !have.deep) return false;
+        if (reaches_deep(plan.max_level) && !have.deep) return false;
     }
     return true;
 }
@@ -86,8 +90,7 @@ int load_kernels(int device, const GpuKernelPlan& plan) noexcept {
         if (!have.fisher) n += preload_correlation_kernels() + preload_level0_kernels();
         if (max_level != 0 && have.levels < levels_of(max_level))
             n += preload_level_kernels(max_level) + preload_scan_kernels(max_level);
-        if ((max_level < 0 || max_level >= 2) && !have.deep)  // Tunables::scan_deep_from >= 2
-            n += preload_deep_kernels();
+        if (reaches_deep(max_level) && !have.deep) n += preload_deep_kernels();
     }
     if (plan.discrete && !have.discrete) n += preload_discrete_level_kernels();
     cudaGetLastError();  // a kernel that would not load reports at its launch
@@ -95,7 +98,7 @@ int load_kernels(int device, const GpuKernelPlan& plan) noexcept {
     if (plan.fisher) {
         have.fisher = true;
         have.levels = std::max(have.levels, levels_of(max_level));
-        have.deep = have.deep || max_level < 0 || max_level >= 2;
+        have.deep = have.deep || reaches_deep(max_level);
     }
     have.discrete = have.discrete || plan.discrete;
     return n;

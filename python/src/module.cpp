@@ -118,8 +118,7 @@ Dataset read_input(const DataInput& in, const io::ReadOptions& options, int thre
     constexpr std::int64_t kColumns = 32;
     // Threads by the table's size: a small one is copied before a team would wake.
     constexpr std::int64_t kValuesPerThread = std::int64_t{1} << 18;
-    const int team = static_cast<int>(
-        std::clamp<std::int64_t>(d.n_samples * d.n_vars / kValuesPerThread, 1, resolve_threads(threads)));
+    const int team = threads_for(d.n_samples * d.n_vars, kValuesPerThread, threads);
     std::atomic<bool> finite{true};
     parallel_for(0, (d.n_vars + kColumns - 1) / kColumns, team, 1, [&](std::int64_t b, int) {
         const std::int64_t v0 = b * kColumns, v1 = std::min(d.n_vars, v0 + kColumns);

@@ -17,6 +17,13 @@ inline int resolve_threads(int requested) {
     return hw ? static_cast<int>(hw) : 1;
 }
 
+/// Workers for `work` items of which each worker should take at least `per_worker`: between
+/// 1 and `threads` (a request, resolve_threads's). A small job then runs on the caller
+/// before a team would wake.
+inline int threads_for(std::int64_t work, std::int64_t per_worker, int threads) {
+    return static_cast<int>(std::clamp<std::int64_t>(work / per_worker, 1, resolve_threads(threads)));
+}
+
 namespace detail {
 
 /// `work(worker)` for worker 0 (the caller) and for those of ids 1 .. threads - 1 that the process's parked

@@ -593,8 +593,7 @@ Pdag orient_pcalg(const Graph& skel, const SepSets& sepsets, int threads, const 
     // a small graph (cuPC's example: 60 nodes, 180 entries) each would cost a team's wake-up
     // for microseconds of work. The outcome does not depend on the count.
     constexpr std::int64_t kItemsPerThread = 2048;
-    threads =
-        static_cast<int>(std::clamp<std::int64_t>((p.n() + p.slots()) / kItemsPerThread, 1, std::max(1, threads)));
+    threads = threads_for(p.n() + p.slots(), kItemsPerThread, threads);
     std::vector<std::uint8_t> flag(static_cast<std::size_t>(p.slots()));
     pcalg_colliders(p, skel, SepIndex(sepsets, p.n(), threads), flag, threads, ambiguous);
     // Meek rules 1-3 in pcalg's repeat loop: stop after a full pass that leaves

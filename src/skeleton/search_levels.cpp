@@ -38,8 +38,7 @@ void Search::level(int l) {
     const Adjacency snap = have_next_ ? std::move(next_) : Adjacency::from_graph(g_, threads_);
     have_next_ = false;
     // Threads by the level's size: a small level is done before threads would start.
-    lt_ = static_cast<int>(
-        std::clamp<std::int64_t>(static_cast<std::int64_t>(snap.nbrs.size()) / kEntriesPerThread, 1, threads_));
+    lt_ = threads_for(static_cast<std::int64_t>(snap.nbrs.size()), kEntriesPerThread, threads_);
     const std::vector<double> work = row_work(snap, l);
     if (hooks_.on_level_start && comm_.rank() == 0) {
         LevelPlan plan;

@@ -138,3 +138,11 @@ TEST(ParallelFor, ConcurrentCallersWithPrivatePoolsReuseTheirOwnThreads) {
 
 }  // namespace
 }  // namespace cudag
+
+TEST(Parallel, ThreadsForWorkGrowWithTheWorkUpToTheRequest) {
+    EXPECT_EQ(cudag::threads_for(100, 2048, 16), 1);  // a small job: the caller alone
+    EXPECT_EQ(cudag::threads_for(0, 2048, 16), 1);
+    EXPECT_EQ(cudag::threads_for(3 * 2048 + 5, 2048, 8), 3);
+    EXPECT_EQ(cudag::threads_for(10 * 2048, 2048, 4), 4);                                   // never past the request
+    EXPECT_EQ(cudag::threads_for(std::int64_t{1} << 40, 1, 0), cudag::resolve_threads(0));  // 0: every hardware thread
+}

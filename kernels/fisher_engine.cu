@@ -111,6 +111,10 @@ public:
         return true;
     }
     skeleton::DeviceResults* device_results() override { return &results_; }
+    int run_levels(int first, int last, const Adjacency& snap, skeleton::SepSetLog& log,
+                   std::vector<ResidentLevel>& levels, Adjacency& next) override {
+        return levels_.run_resident(first, last, snap, log, levels, next);
+    }
     /// The variables' names for error messages (empty: by number).
     void set_names(std::vector<std::string> names) { names_ = std::move(names); }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compact.cuh"
+#include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "correlation.cuh"
@@ -564,6 +565,131 @@ void FisherLevels::launch_scan(const LevelArgs& a, const Adjacency& snap, const 
             on_survivors = true;
         }
     }
+}
+
+}  // namespace cudag::cuda
+
+namespace cudag::cuda {
+
+int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skeleton::SepSetLog& log,
+                               std::vector<skeleton::SkeletonEngine::ResidentLevel>& levels, Adjacency& next) {
+    const std::int64_t n = ctx_.n;
+    const auto entries = static_cast<std::int64_t>(snap.nbrs.size());
+    const FisherResults::TableView table = results_.table();
+    if (entries == 0 || entries > plan_.tunables().resident_entries || n > kResidentMaxRows || !corr_.whole() ||
+        !table.held || policy_.exhaustive || policy_.causal_learn_pvalue || snap.n != n)
+        return 0;
+    const std::int64_t max_degree = snap.max_degree();
+    last = static_cast<int>(std::min<std::int64_t>({last, kResidentMaxLevel, max_degree - 1}));
+    if (first < 1 || first > last || binomial(max_degree - 1, first) > kResidentMaxSets) return 0;
+    StepTrace tr;
+    tr.start();
+    DeviceGuard guard(ctx_.device);
+    cudaStream_t s = ctx_.stream();
+    results_.forget_snapshot();
+    results_.set_level({});
+    results_.hold_snapshot(snap);
+    Resident& r = res_;
+    const auto cap = static_cast<std::size_t>(entries);
+    for (int b = 0; b < 2; ++b) {
+        r.off[b].resize_discard(static_cast<std::size_t>(n + 1));
+        r.nbrs[b].resize_discard(cap);
+        r.row[b].resize_discard(cap);
+        r.rev[b].resize_discard(cap);
+    }
+    r.row0.resize_discard(cap);
+    r.rev0.resize_discard(cap);
+    r.newpos.resize_discard(cap);
+    r.best.resize_discard(cap);
+    r.minr.resize_discard(cap);
+    r.sep.resize_discard(cap);
+    r.counts.resize_discard(static_cast<std::size_t>(n));
+    // Each pair is removed once: at most entries / 2 records, of at most `last` nodes.
+    r.pairs.resize_discard(cap);
+    r.nodes.resize_discard(std::max<std::size_t>(cap / 2 * static_cast<std::size_t>(last), 1));
+    r.state.resize_discard(1);
+    r.info.resize_discard(kResidentMaxLevel + 1);
+    ResidentArgs a;
+    a.corr = corr_.source();
+    a.n = n;
+    a.m = ctx_.m;
+    a.alpha = policy_.alpha;
+    a.strict = policy_.strict;
+    a.first = first;
+    a.last = last;
+    for (int l = first; l <= last; ++l) std::tie(a.r_lo[l], a.r_hi[l]) = decision_band(ctx_.m, l, a.alpha, a.strict);
+    a.off0 = results_.offsets();
+    a.nbrs0 = results_.nbrs();
+    a.row0 = r.row0.data();
+    a.rev0 = r.rev0.data();
+    for (int b = 0; b < 2; ++b) {
+        a.off[b] = r.off[b].data();
+        a.nbrs[b] = r.nbrs[b].data();
+        a.row[b] = r.row[b].data();
+        a.rev[b] = r.rev[b].data();
+    }
+    a.capacity = entries;
+    a.newpos = r.newpos.data();
+    a.best = r.best.data();
+    a.minr = r.minr.data();
+    a.sep = r.sep.data();
+    a.counts = r.counts.data();
+    a.dense = table.dense;
+    a.poff = table.poff;
+    a.pcol = table.pcol;
+    a.table = table.values;
+    a.pairs = r.pairs.data();
+    a.nodes = r.nodes.data();
+    a.max_sets = kResidentMaxSets;
+    a.state = r.state.data();
+    a.info = r.info.data();
+    launch_resident_levels(a, s);
+    ResidentState st;
+    ResidentLevelInfo info[kResidentMaxLevel + 1];
+    r.state.download(&st, 1, s);
+    r.info.download(info, kResidentMaxLevel + 1, s);
+    ctx_.synchronize();
+    tr.mark("levels");
+    CUDAG_ASSERT(st.levels_run >= 1 && st.final_buf >= 0);
+    // The records, a uniform block per level, and the snapshot after the last level.
+    for (int l = first; l < first + st.levels_run; ++l) {
+        const ResidentLevelInfo& li = info[l];
+        if (li.records == 0) continue;
+        const skeleton::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(li.records), l);
+        r.pairs.download(room.pairs, static_cast<std::size_t>(2 * li.records), s,
+                         static_cast<std::size_t>(2 * li.record_begin));
+        r.nodes.download(room.nodes, static_cast<std::size_t>(li.records * l), s,
+                         static_cast<std::size_t>(li.node_begin));
+    }
+    next.n = n;
+    next.offsets.resize(static_cast<std::size_t>(n + 1));
+    next.nbrs.resize(static_cast<std::size_t>(st.entries));
+    r.off[st.final_buf].download(next.offsets.data(), next.offsets.size(), s);
+    if (st.entries > 0) r.nbrs[st.final_buf].download(next.nbrs.data(), next.nbrs.size(), s);
+    ctx_.synchronize();
+    tr.mark("records+snapshot");
+    unsigned long long before = st.start_ns;
+    for (int l = first; l < first + st.levels_run; ++l) {
+        const ResidentLevelInfo& li = info[l];
+        skeleton::SkeletonEngine::ResidentLevel out;
+        out.plan.level = l;
+        out.plan.planned_tests = li.planned;
+        out.plan.rows = li.rows;
+        out.plan.max_degree = li.max_degree;
+        out.tests = static_cast<std::int64_t>(li.tests);
+        out.removed = li.removed;
+        out.edges_after = li.entries / 2 - li.removed;
+        out.seconds = static_cast<double>(li.end_ns - before) * 1e-9;
+        before = li.end_ns;
+        levels.push_back(out);
+        if (trace_)
+            std::fprintf(stderr, "cuda resident level %d: %lld entries, %lld rows, %llu tests, %lld removed, %.3f ms\n",
+                         l, li.entries, li.rows, li.tests, li.removed, out.seconds * 1e3);
+    }
+    results_.forget_snapshot();  // the search's next snapshot is another
+    tr.print("cuda resident levels");
+    interrupt::poll();  // Ctrl-C in a binding (core/interrupt.hpp)
+    return st.levels_run;
 }
 
 }  // namespace cudag::cuda

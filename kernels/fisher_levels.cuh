@@ -34,6 +34,7 @@
 #include "fisher_context.cuh"
 #include "fisher_correlation.cuh"
 #include "fisher_level_planner.hpp"
+#include "fisher_resident.cuh"
 #include "fisher_results.cuh"
 #include "pc_gaussian.cuh"
 #include "skeleton/skeleton_engine.hpp"
@@ -53,6 +54,11 @@ public:
     /// skeleton::SkeletonEngine::run_level: a packed `out` gets the removal bits (the rest stays
     /// with FisherResults for settle_level), any other the per-entry results.
     void run_level(int l, const Adjacency& snap, const skeleton::LevelBlock& block, skeleton::LevelOutput& out);
+    /// skeleton::SkeletonEngine::run_levels on the resident kernels (fisher_resident.cuh): C held
+    /// whole, the snapshot within FisherTunables::resident_entries entries and kResidentMaxRows
+    /// rows, levels up to kResidentMaxLevel, each entry's walk within kResidentMaxSets sets.
+    int run_resident(int first, int last, const Adjacency& snap, skeleton::SepSetLog& log,
+                     std::vector<skeleton::SkeletonEngine::ResidentLevel>& levels, Adjacency& next);
 
 private:
     /// Level 0 of the rows [row_begin, row_end) in blocks of `block_rows` rows, each
@@ -115,6 +121,15 @@ private:
     DeviceBuffer<double> blocks_;
     DeviceBuffer<std::int64_t> block_at_, row_block_;
     DeviceBuffer<std::int32_t> iota_;
+    // resident levels (run_resident)
+    struct Resident {
+        DeviceBuffer<std::int64_t> off[2], rev0, rev[2], newpos, counts;
+        DeviceBuffer<std::int32_t> nbrs[2], row0, row[2], pairs, nodes;
+        DeviceBuffer<unsigned long long> best, minr;
+        DeviceBuffer<std::uint8_t> sep;
+        DeviceBuffer<ResidentState> state;
+        DeviceBuffer<ResidentLevelInfo> info;
+    } res_;
     /// The level in flight (run_level to finish_run).
     struct LevelRun {
         LevelArgs a;

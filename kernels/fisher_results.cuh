@@ -81,6 +81,16 @@ public:
     const std::int32_t* nbrs() const { return nbrs_.data(); }        ///< device
     /// The level run for the device-results strategy, to settle (LevelOnDevice{}: none).
     void set_level(const LevelOnDevice& level) { level_ = level; }
+    /// The adopted pMax table where kernels raise it (held false: none adopted).
+    struct TableView {
+        bool held = false, dense = true;
+        const std::int64_t* poff = nullptr;
+        const std::int32_t* pcol = nullptr;
+        unsigned long long* values = nullptr;
+    };
+    TableView table() {
+        return {dp_held_, dp_dense_, dpoff_.data(), dpcol_.data(), reinterpret_cast<unsigned long long*>(dpmax_.data())};
+    }
 
 private:
     /// Keep a CSR just built on the device (in `off`/`nbrs`, with host offsets

@@ -12,6 +12,7 @@
 #include "correlation.cuh"
 #include "device_handles.hpp"
 #include "engines.hpp"
+#include "fisher_resident.cuh"
 #include "pc_discrete.cuh"
 #include "pc_gaussian.cuh"
 
@@ -89,7 +90,8 @@ int load_kernels(int device, const GpuKernelPlan& plan) noexcept {
     if (plan.fisher) {
         if (!have.fisher) n += preload_correlation_kernels() + preload_level0_kernels();
         if (max_level != 0 && have.levels < levels_of(max_level))
-            n += preload_level_kernels(max_level) + preload_scan_kernels(max_level);
+            n += preload_level_kernels(max_level) + preload_scan_kernels(max_level) +
+                 preload_resident_kernels(max_level);
         if (reaches_deep(max_level) && !have.deep) n += preload_deep_kernels();
     }
     if (plan.discrete && !have.discrete) n += preload_discrete_level_kernels();

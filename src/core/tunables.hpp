@@ -95,6 +95,10 @@ struct FisherTunables {
     /// (wide tiles; no dense p-values), instead of writing row blocks of C for the level-0
     /// kernel to read. `--tune level0-fused=0` turns it off (to compare).
     bool level0_fused = true;
+    /// Levels l >= 1 whose snapshot has at most this many entries run as resident levels
+    /// (kernels/fisher_resident.cuh: no host step between them) on one rank with C held
+    /// whole. Testing knob: 0 runs every level through the level loop's kernels.
+    std::int64_t resident_entries = std::int64_t{1} << 16;
 };
 
 /// gpuPC launch shape for the discrete tests (Hagedorn & Huegle, SDM'21 §3.5: δ = 64,

@@ -194,12 +194,17 @@ void DeviceResidentResults::level0_done(bool from_level0, bool p_stayed) {
 }
 
 void DeviceResidentResults::prepare(const LevelFrame& f, LevelOutput& out) {
+    hand_table_to_engine();
+    out.reset_packed(f.ee - f.eb, f.level);
+}
+
+bool DeviceResidentResults::hand_table_to_engine() {
     if (!adopted_) {
         dev_.adopt_pmax(pmax_, from_level0_);
         adopted_ = true;
         changed_ = false;
     }
-    out.reset_packed(f.ee - f.eb, f.level);
+    return true;
 }
 
 void DeviceResidentResults::merge_removals(const LevelFrame& f, const LevelOutput& out,

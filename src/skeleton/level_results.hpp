@@ -82,6 +82,10 @@ public:
     /// take = false and rank 0 lists it with engine_pairs(), on a worker thread).
     virtual bool engine_lists_pairs() = 0;
     virtual PairPList engine_pairs() = 0;
+    /// Before levels the engine runs by itself (SkeletonEngine::run_levels): the engine holds
+    /// the pMax table (adopted now if not yet). False: results kept on the host, which
+    /// such levels cannot raise.
+    virtual bool hand_table_to_engine() { return false; }
 };
 
 /// The host-results strategy: the engine fills the per-entry LevelOutput; this rank packs
@@ -131,6 +135,7 @@ public:
     std::int64_t next_snapshot(const LevelFrame& f, std::span<const std::byte> removal, Adjacency& next) override;
     void gather_pmax(bool take, bool every_rank = false) override;
     bool engine_lists_pairs() override;
+    bool hand_table_to_engine() override;
     PairPList engine_pairs() override { return dev_.pmax_pairs(); }
 
 private:

@@ -105,6 +105,12 @@ private:
     /// settled, the next snapshot, end_level.
     void level(int l);
 
+    /// Levels from l run by the engine by itself (SkeletonEngine::run_levels) where the search
+    /// allows it (one rank, results with the engine, no knowledge, checkpoint or stop): their
+    /// records logged, their statistics ended as level() ends a level, the snapshot after
+    /// them next. Returns the levels run (0: the engine declined; level(l) runs it).
+    int engine_levels(int l);
+
     /// Apply a level's removals to the graph (both bits of a pair; every rank alike) and
     /// build the next snapshot from `snap` less them; returns the pairs removed.
     template <class Separated>

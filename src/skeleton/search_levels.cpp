@@ -7,10 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "skeleton/partition.hpp"
 #include "skeleton/row_work.hpp"
@@ -95,6 +97,45 @@ void Search::level(int l) {
     st.seconds = seconds_since(t0);
     if (comm_.size() > 1) st.merge_seconds = seconds_since(t_merge);
     end_level(st);
+}
+
+int Search::engine_levels(int l) {
+    if (comm_.size() != 1 || pol_.exhaustive || has_knowledge() || hooks_.on_checkpoint || hooks_.stop_after_level >= 0)
+        return 0;
+    int last = opt_.max_level >= 0 ? opt_.max_level : std::numeric_limits<int>::max();
+    if (opt_.max_supported_level >= 0) last = std::min(last, opt_.max_supported_level);
+    if (!results_->hand_table_to_engine()) return 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!have_next_) {  // level() takes it from next_ when the engine declines
+        next_ = Adjacency::from_graph(g_, threads_);
+        have_next_ = true;
+        next_max_degree_ = next_.max_degree();
+    }
+    std::vector<SkeletonEngine::ResidentLevel> ran;
+    Adjacency after;
+    const int count = engine_.run_levels(l, last, next_, log_, ran, after);
+    if (count == 0) return 0;
+    CUDAG_ASSERT(static_cast<int>(ran.size()) == count && after.n == n_);
+    next_ = std::move(after);
+    next_max_degree_ = next_.max_degree();
+    graph_stale_ = true;  // the graph catches up from next_ when needed
+    // The levels' wall time as the device measured it, the host's part added to the first.
+    double device_s = 0.0;
+    for (const auto& r : ran) device_s += r.seconds;
+    const double host_s = std::max(0.0, seconds_since(t0) - device_s);
+    for (std::size_t k = 0; k < ran.size(); ++k) {
+        const SkeletonEngine::ResidentLevel& r = ran[k];
+        if (hooks_.on_level_start) hooks_.on_level_start(r.plan);
+        LevelStats st;
+        st.level = r.plan.level;
+        st.tests = r.tests;
+        st.removed = r.removed;
+        st.edges_after = r.edges_after;
+        st.seconds = r.seconds + (k == 0 ? host_s : 0.0);
+        end_level(st);
+    }
+    sort_early();
+    return count;
 }
 
 template <class Separated>

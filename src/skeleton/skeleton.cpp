@@ -58,6 +58,10 @@ SkeletonResult Search::run() {
                                  " samples (" + opt_.supported_level_reason + "); rerun with --max-level " +
                                  std::to_string(l - 1));
         });
+        if (const int ran = engine_levels(l); ran > 0) {
+            l += ran - 1;
+            continue;
+        }
         level(l);
     }
     return finish();

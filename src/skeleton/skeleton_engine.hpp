@@ -293,6 +293,26 @@ public:
     /// The optional extension that keeps results with the engine; nullptr: the search
     /// keeps them on the host.
     virtual DeviceResults* device_results() { return nullptr; }
+
+    /// One level run by run_levels().
+    struct ResidentLevel {
+        LevelPlan plan;  ///< what the level loop's on_level_start would have been told
+        std::int64_t tests = 0, removed = 0, edges_after = 0;
+        double seconds = 0.0;
+    };
+    /// Optional, for an engine with DeviceResults whose table the search has adopted, on one
+    /// rank, in a search that stops at each edge's first separating set, with no background
+    /// knowledge, checkpoint or stop: levels first, first + 1, ... up to `last`, run one after
+    /// another by the engine with no host step between them, from `snap`, level first's
+    /// snapshot. Each level's pMax raises the adopted table and its separating sets are
+    /// appended to `log`, as the level loop's settle_level() does; `levels` gets each level
+    /// run and `next` the snapshot after the last. The engine stops before a level whose rows
+    /// have too few neighbours, or that the level loop would run faster. Returns the levels
+    /// run; 0 (nothing changed): the engine declines, and the loop runs level `first`.
+    virtual int run_levels(int /*first*/, int /*last*/, const Adjacency& /*snap*/, SepSetLog& /*log*/,
+                           std::vector<ResidentLevel>& /*levels*/, Adjacency& /*next*/) {
+        return 0;
+    }
 };
 
 }  // namespace cudag::skeleton

@@ -127,10 +127,13 @@ TEST(CombinationWalk, FastUnrankMatchesCombinationUnrank) {
 /// template entry scan at every level it covers (the deep scan above), 'r' that scan in
 /// rounds at every template level from a first round of 2 sets (so that most rows reach
 /// the later rounds, where rows with few entries left split each entry's sets over a
-/// warp's lanes), 'D' the deep scan at every level from 2, 'd' the defaults.
+/// warp's lanes), 'D' the deep scan at every level from 2, 'd' the defaults (resident
+/// levels where the search is small enough). Every choice but 'd' runs each level through
+/// the level loop.
 cuda::FisherTunables tunables_for(char kernel) {
     cuda::FisherTunables t;
     if (kernel == 'd') return t;
+    t.resident_entries = 0;
     t.variant = kernel == 'e' ? 'e' : 's';
     t.scan_levels = kernel == 'x' || kernel == 'r' || kernel == 'D' ? kScanAllLevels : 0;
     t.scan_deep_from = kernel == 'D' ? 2 : cuda::kMaxTemplateLevel + 1;
@@ -204,6 +207,10 @@ std::vector<ParityCase> parity_cases() {
     v.push_back({100, 2000, 12, 3, 'r', 0.01});
     v.push_back({500, 500, 10, 5, 'r', 0.05});
     v.push_back({2000, 800, 8, 7, 'r', 0.01});
+    v.push_back({100, 500, 3, 1, 'd', 0.01});
+    v.push_back({100, 300, 8, 2, 'd', 0.05});
+    v.push_back({100, 2000, 12, 3, 'd', 0.01});
+    v.push_back({500, 1000, 4, 4, 'd', 0.01});
     v.push_back({500, 500, 10, 5, 'd', 0.05});
     v.push_back({2000, 800, 8, 7, 'd', 0.01});
     return v;
@@ -297,6 +304,123 @@ TEST(CudaFisher, RuntimeLevelKernelsAreEquivalentToCpu) {
         EXPECT_TRUE(same_result(skeleton::learn_skeleton(*gpu, opt), want, 0.0)) << variant;
     }
     std::printf("[deep] n=%lld: %zu levels\n", static_cast<long long>(n), want.levels.size());
+}
+
+// ---- resident levels (kernels/fisher_resident.cuh) -------------------------------------------
+
+/// The GPU engine behind a wrapper that counts the levels its run_levels() ran.
+class CountingEngine final : public skeleton::SkeletonEngine {
+public:
+    explicit CountingEngine(skeleton::SkeletonEngine& e) : e_(e) {}
+    std::string name() const override { return e_.name(); }
+    std::int64_t n_vars() const override { return e_.n_vars(); }
+    void level0(std::int64_t rb, std::int64_t re, bool dense, Graph& g, skeleton::Level0Output& out) override {
+        e_.level0(rb, re, dense, g, out);
+    }
+    bool level0_on_every_rank() const override { return e_.level0_on_every_rank(); }
+    void run_level(int l, const Adjacency& snap, const skeleton::LevelBlock& b, skeleton::LevelOutput& out) override {
+        ++loop_levels;
+        e_.run_level(l, snap, b, out);
+    }
+    bool splits_rows() const override { return e_.splits_rows(); }
+    double p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) override {
+        return e_.p_value(i, j, s);
+    }
+    skeleton::DeviceResults* device_results() override { return e_.device_results(); }
+    int run_levels(int first, int last, const Adjacency& snap, skeleton::SepSetLog& log,
+                   std::vector<ResidentLevel>& levels, Adjacency& next) override {
+        const int ran = e_.run_levels(first, last, snap, log, levels, next);
+        resident_levels += ran;
+        return ran;
+    }
+    int resident_levels = 0, loop_levels = 0;
+
+private:
+    skeleton::SkeletonEngine& e_;
+};
+
+struct ResidentCase {
+    std::int64_t n, m;
+    double degree;
+    std::uint64_t seed;
+    double alpha;
+    int max_level;
+    std::int64_t dense_pmax_limit;  ///< below n: the sparse pMax table
+    bool strict;
+};
+
+TEST(CudaFisher, ResidentLevelsAreEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+    const std::vector<ResidentCase> cases = {
+        {60, 1000, 6, 11, 0.05, -1, 4096, false},   // cuPC's example's shape
+        {100, 500, 3, 1, 0.01, -1, 4096, false},
+        {100, 300, 8, 2, 0.05, -1, 10, false},      // sparse pMax table
+        {150, 400, 9, 21, 0.05, 2, 4096, false},    // stopped by max_level
+        {200, 2000, 12, 3, 0.01, -1, 4096, true},   // independent iff p > alpha
+        {60, 3000, 20, 8, 0.2, -1, 4096, false},    // dense: walks beyond kResidentMaxSets, the loop takes over
+        {400, 600, 5, 9, 0.1, -1, 100, false},
+    };
+    int handed_back = 0;
+    for (const ResidentCase& c : cases) {
+        const Dataset data = simulate(c.n, c.m, c.degree, c.seed);
+        skeleton::SkeletonOptions opt;
+        opt.policy.alpha = c.alpha;
+        opt.policy.strict = c.strict;
+        opt.max_level = c.max_level;
+        opt.dense_pmax_limit = c.dense_pmax_limit;
+        skeleton::CpuFisherEngine cpu(data, opt.policy, 0);
+        const skeleton::SkeletonResult want = skeleton::learn_skeleton(cpu, opt);
+        auto gpu = cuda::make_fisher_engine_from_corr(cpu.correlation(), c.n, c.m, opt.policy, cuda::FisherTunables{});
+        CountingEngine counted(*gpu);
+        std::vector<skeleton::LevelStats> seen;
+        const skeleton::SkeletonResult got =
+            skeleton::learn_skeleton(counted, opt, [&](const skeleton::LevelStats& st) { seen.push_back(st); });
+        const std::string label = "n " + std::to_string(c.n) + " seed " + std::to_string(c.seed);
+        EXPECT_TRUE(same_result(got, want, 0.0)) << label;
+        EXPECT_GE(counted.resident_levels, 1) << label;
+        handed_back += counted.loop_levels > 0;
+        // Per level: what was removed and what is left as on the CPU.
+        ASSERT_EQ(got.levels.size(), want.levels.size()) << label;
+        ASSERT_EQ(seen.size(), want.levels.size()) << label;
+        for (std::size_t k = 1; k < want.levels.size(); ++k) {
+            EXPECT_EQ(got.levels[k].level, want.levels[k].level) << label;
+            EXPECT_EQ(got.levels[k].removed, want.levels[k].removed) << label << " level " << k;
+            EXPECT_EQ(got.levels[k].edges_after, want.levels[k].edges_after) << label << " level " << k;
+            EXPECT_GT(got.levels[k].tests, 0) << label << " level " << k;
+            EXPECT_GE(got.levels[k].seconds, 0.0) << label << " level " << k;
+        }
+        // Level 1's tests are the walk's count: each lower entry (i, j > i) up to its first
+        // separating set, each upper one whose lower entry kept the edge likewise.
+        skeleton::SkeletonOptions upto = opt;
+        upto.max_level = 0;
+        const Adjacency snap = Adjacency::from_graph(skeleton::learn_skeleton(cpu, upto).skeleton);
+        std::vector<char> separated(snap.nbrs.size(), 0);
+        std::int64_t walk = 0;
+        for (int upper = 0; upper < 2; ++upper)
+            for (std::int64_t i = 0; i < c.n; ++i) {
+                if (snap.degree(i) < 2) continue;
+                for (std::int64_t e = snap.offsets[i]; e < snap.offsets[i + 1]; ++e) {
+                    const std::int32_t j = snap.nbrs[e];
+                    if ((j < i) != (upper == 1)) continue;
+                    if (upper && separated[snap.find(j, static_cast<std::int32_t>(i))]) continue;
+                    for (std::int64_t f = snap.offsets[i]; f < snap.offsets[i + 1]; ++f) {
+                        if (f == e) continue;
+                        ++walk;
+                        if (opt.policy.independent(cpu.p_value(static_cast<std::int32_t>(i), j, {snap.nbrs[f]}))) {
+                            separated[e] = 1;
+                            break;
+                        }
+                    }
+                }
+            }
+        if (want.levels.size() > 1) {
+            EXPECT_EQ(got.levels[1].tests, walk) << label;
+        }
+        std::printf("[resident] %s: %zu levels, %d resident, %d by the loop, %lld edges\n", label.c_str(),
+                    want.levels.size(), counted.resident_levels, counted.loop_levels,
+                    static_cast<long long>(want.skeleton.n_edges()));
+    }
+    EXPECT_GE(handed_back, 1) << "a case should hand its deeper levels back to the loop";
 }
 
 // ---- level 0 ---------------------------------------------------------------------------------

@@ -37,12 +37,14 @@ namespace {
 
 /// Kernels (and CUB routines) the preload functions list: compaction 4 + 3 CUB routines;
 /// correlation 10; level 0: 2; levels: 11 + 3 per compiled level (the runtime-l ones and
-/// L = 1..6); entry scans 1 + 6; the deep scan 1; the discrete level kernel 1.
-constexpr int kCompact = 4 + 3, kCorrelation = 10, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6, kDeep = 1;
-constexpr int kFisherAll = kCompact + kCorrelation + kLevel0 + kLevels + kScan + kDeep;
-/// m.max = 1: levels 0 and 1 only (the runtime-l and L = 1 level kernels, L = 1's entry scan,
-/// no deep scan).
-constexpr int kFisherLevel1 = kCompact + kCorrelation + kLevel0 + (11 + 3 * 2) + (1 + 1);
+/// L = 1..6); entry scans 1 + 6; resident levels 1 + 2 per level (L = 1..6); the deep scan 1;
+/// the discrete level kernel 1.
+constexpr int kCompact = 4 + 3, kCorrelation = 10, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6,
+              kResident = 1 + 2 * 6, kDeep = 1;
+constexpr int kFisherAll = kCompact + kCorrelation + kLevel0 + kLevels + kScan + kResident + kDeep;
+/// m.max = 1: levels 0 and 1 only (the runtime-l and L = 1 level kernels, L = 1's entry scan
+/// and resident level, no deep scan).
+constexpr int kFisherLevel1 = kCompact + kCorrelation + kLevel0 + (11 + 3 * 2) + (1 + 1) + (1 + 2);
 constexpr int kFisherLevel0 = kCompact + kCorrelation + kLevel0;
 
 /// The process's MPI environment (one process), made once: MPI starts once a process.
@@ -123,7 +125,7 @@ TEST(CudaWarmUp, EveryKernelOfEachPlanLoadsOnceAContext) {
     EXPECT_EQ(load_gpu_kernels(0, level1), kFisherLevel1 - kFisherLevel0);
     EXPECT_FALSE(gpu_kernels_ready(0, fisher));
     // Every level: the compiled levels and scans again (loaded once more, counted), the deep scan.
-    EXPECT_EQ(load_gpu_kernels(0, fisher), kLevels + kScan + kDeep);
+    EXPECT_EQ(load_gpu_kernels(0, fisher), kLevels + kScan + kResident + kDeep);
     EXPECT_TRUE(gpu_kernels_ready(0, fisher));
     EXPECT_TRUE(gpu_kernels_ready(0, level1));
     // Loaded already: nothing again.
@@ -134,7 +136,7 @@ TEST(CudaWarmUp, EveryKernelOfEachPlanLoadsOnceAContext) {
     EXPECT_TRUE(gpu_kernels_ready(0, discrete));
     EXPECT_EQ(load_gpu_kernels(0, GpuKernelPlan{}), 0);
     EXPECT_FALSE(gpu_kernels_ready(0, GpuKernelPlan{})) << "a plan of none says nothing of the context";
-    EXPECT_EQ(gpu_kernels_loaded() - before, kFisherLevel1 + kLevels + kScan + kDeep + 1);
+    EXPECT_EQ(gpu_kernels_loaded() - before, kFisherLevel1 + kLevels + kScan + kResident + kDeep + 1);
     const int visible = visible_gpus();
     EXPECT_EQ(load_gpu_kernels(visible, fisher), 0) << "a device that is not there: nothing, no throw";
     EXPECT_FALSE(gpu_kernels_ready(visible, fisher));

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: Apache-2.0
+// Resident levels (fisher_resident.cuh): per level, the lower entries' scan, the upper
+// entries' scan and one settling block, queued for every level of the run at once; each
+// kernel returns at once when an earlier level stopped the run.
+#include "fisher_resident.cuh"
+
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+
+#include "ci/fisher_z.hpp"
+#include "combination_walk.hpp"
+#include "core/combinations.hpp"
+#include "correlation_entry.cuh"
+#include "cuda_check.hpp"
+#include "kernel_preload.cuh"
+#include "pc_gaussian_device.cuh"
+
+namespace cudag::cuda {
+namespace {
+
+using u64 = unsigned long long;
+
+constexpr int kScanThreads = 128;
+constexpr int kSettleThreads = 1024;
+
+__device__ __forceinline__ u64 global_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/// The last row r with off[r] <= e.
+__device__ __forceinline__ std::int32_t row_of(const std::int64_t* off, std::int64_t n, std::int64_t e) {
+    std::int64_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const std::int64_t mid = (lo + hi) / 2;
+        if (off[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return static_cast<std::int32_t>(lo);
+}
+
+/// The entry (j, i) in row j of the snapshot (-1: none).
+__device__ __forceinline__ std::int64_t reverse_entry(const std::int64_t* off, const std::int32_t* nb, std::int32_t i,
+                                                      std::int32_t j) {
+    std::int64_t lo = off[j], hi = off[j + 1];
+    while (lo < hi) {
+        const std::int64_t mid = (lo + hi) / 2;
+        if (nb[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < off[j + 1] && nb[lo] == i ? lo : -1;
+}
+
+/// Whether entry e (-1: none; the snapshots are symmetric) was separated from its row's side.
+__device__ __forceinline__ bool separated(const ResidentArgs& a, std::int64_t e) { return e >= 0 && a.sep[e] != 0; }
+
+/// Level l's snapshot (`in`) and the next one (`out`), with their entries' rows and reverses.
+struct Snapshots {
+    const std::int64_t* in_off;
+    const std::int32_t* in_nb;
+    const std::int32_t* in_row;
+    const std::int64_t* in_rev;
+    std::int64_t* out_off;
+    std::int32_t* out_nb;
+    std::int32_t* out_row;
+    std::int64_t* out_rev;
+    int out_buf;
+};
+
+__device__ __forceinline__ Snapshots snapshots(const ResidentArgs& a, int l) {
+    const int k = l - a.first, b = (k - 1) & 1;
+    Snapshots s;
+    s.in_off = k == 0 ? a.off0 : a.off[b];
+    s.in_nb = k == 0 ? a.nbrs0 : a.nbrs[b];
+    s.in_row = k == 0 ? a.row0 : a.row[b];
+    s.in_rev = k == 0 ? a.rev0 : a.rev[b];
+    s.out_off = a.off[k & 1];
+    s.out_nb = a.nbrs[k & 1];
+    s.out_row = a.row[k & 1];
+    s.out_rev = a.rev[k & 1];
+    s.out_buf = k & 1;
+    return s;
+}
+
+/// The decision's arguments as the level kernels take them.
+__device__ __forceinline__ LevelArgs decision_args(const ResidentArgs& a, int l) {
+    LevelArgs la;
+    la.corr = a.corr;
+    la.n = a.n;
+    la.m = a.m;
+    la.l = l;
+    la.alpha = a.alpha;
+    la.strict = a.strict;
+    la.r_lo = a.r_lo[l];
+    la.r_hi = a.r_hi[l];
+    return la;
+}
+
+/// The test of (i, j | S) for the set of rank `rank` among the C(d - 1, L) sets of positions
+/// other than q (nodes into s): the CPU engine's exact sequence; returns r.
+template <int L>
+__device__ __forceinline__ double exact_test(const ResidentArgs& a, std::int32_t i, const std::int32_t* nb, int d, int q,
+                                             std::int64_t rank, int* s) {
+    int c[L];
+    combination_unrank_fast(rank, L, d - 1, c);
+#pragma unroll
+    for (int t = 0; t < L; ++t) s[t] = nb[c[t] + (c[t] >= q ? 1 : 0)];
+    double lmat[L * L], work[2 * L * L], yi[L], yj[L];
+    ci::ConditioningBlock blk;
+    blk.lmat = lmat;
+    const detail::CorrReader corr{a.corr};
+    blk.factorise_with(corr, s, L, work);
+    blk.project_with(corr, s, i, yi);
+    blk.project_with(corr, s, nb[q], yj);
+    return ci::partial_correlation(blk, detail::corr_entry(a.corr, i, nb[q]), yi, yj);
+}
+
+/// The reverse entry of every entry of level `first`'s snapshot, the per-entry results
+/// cleared, the state and the levels' records started.
+__global__ void resident_start_kernel(ResidentArgs a) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    const std::int64_t gtid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (std::int64_t e = gtid; e < a.capacity; e += stride) {
+        const std::int32_t i = row_of(a.off0, a.n, e);
+        a.row0[e] = i;
+        a.rev0[e] = reverse_entry(a.off0, a.nbrs0, i, a.nbrs0[e]);
+        a.best[e] = kNoRank;
+        a.minr[e] = kNoCorrelation;
+    }
+    if (gtid == 0) {
+        ResidentState s;
+        s.start_ns = global_ns();
+        s.entries = a.capacity;
+        *a.state = s;
+        for (int l = a.first; l <= a.last; ++l) a.info[l] = ResidentLevelInfo{};
+    }
+}
+
+/// A warp per entry of one side (upper: j < i, after the lower side's launch): the walk in
+/// rounds of 32 ranks, a lane a rank; the first independent rank wins.
+template <int L>
+__global__ void __launch_bounds__(kScanThreads) resident_scan_kernel(ResidentArgs a, bool upper) {
+    if (a.state->stop) return;
+    const Snapshots sn = snapshots(a, L);
+    const LevelArgs la = decision_args(a, L);
+    const std::int64_t entries = a.state->entries;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    u64 tests = 0;
+    for (std::int64_t e = warp; e < entries; e += warps) {
+        const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
+        if (upper != (j < i)) continue;
+        const std::int64_t e0 = sn.in_off[i];
+        const int d = static_cast<int>(sn.in_off[i + 1] - e0);
+        bool skip = d - 1 < L;  // not tested at this level
+        if (upper && !skip) {   // skipped where the lower endpoint separated
+            const std::int64_t m = sn.in_rev[e];
+            skip = m >= 0 && a.best[m] != kNoRank;
+        }
+        if (skip) {
+            if (lane == 0) a.sep[e] = 0;
+            continue;
+        }
+        const int q = static_cast<int>(e - e0);
+        const std::int64_t total = binomial(d - 1, L);
+        u64 found = kNoRank, smallest = kNoCorrelation;
+        for (std::int64_t base = 0; base < total; base += 32) {
+            const std::int64_t rank = base + lane;
+            const bool live = rank < total;
+            bool indep = false;
+            u64 bits = ~0ull;
+            if (live) {
+                int s[L];
+                const double r = exact_test<L>(a, i, sn.in_nb + e0, d, q, rank, s);
+                indep = detail::independent_r(la, r, L);
+                bits = static_cast<u64>(__double_as_longlong(fabs(r)));
+            }
+            const unsigned hit = __ballot_sync(0xffffffffu, live && indep);
+            if (hit != 0u) {
+                const int w = __ffs(static_cast<int>(hit)) - 1;
+                found = static_cast<u64>(base + w);
+                tests += static_cast<u64>(w + 1);
+                break;
+            }
+            tests += static_cast<u64>(total - base < 32 ? total - base : 32);
+            for (int off = 16; off > 0; off >>= 1) bits = min(bits, __shfl_xor_sync(0xffffffffu, bits, off));
+            smallest = min(smallest, bits);
+        }
+        if (lane == 0) {
+            a.best[e] = found;
+            a.minr[e] = smallest;
+            a.sep[e] = found != kNoRank;
+        }
+    }
+    // The walk's count is the same on every lane: lane 0's, one atomic a warp.
+    if (lane == 0 && tests) atomicAdd(&a.info[L].tests, tests);
+}
+
+/// One block: level L settled (pMax raised, the separating sets recorded, the next snapshot
+/// compacted with its entries' rows and reverses, the next level planned or the run stopped).
+template <int L>
+__global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(ResidentArgs a) {
+    if (a.state->stop) return;
+    using Scan = cub::BlockScan<long long, kSettleThreads>;
+    __shared__ typename Scan::TempStorage scan_storage;
+    __shared__ u64 s_rows, s_removed, s_records;
+    __shared__ long long s_maxdeg, s_next_maxdeg, s_carry;
+    __shared__ double s_planned[kSettleThreads];
+    const Snapshots sn = snapshots(a, L);
+    const std::int64_t n = a.n, entries = a.state->entries;
+    const long long record0 = a.state->records, node0 = a.state->nodes;
+    const int t = static_cast<int>(threadIdx.x);
+    const int lane = t & 31, warp = t >> 5, warps = kSettleThreads / 32;
+    if (t == 0) {
+        s_rows = s_removed = s_records = 0;
+        s_maxdeg = s_next_maxdeg = s_carry = 0;
+    }
+    __syncthreads();
+    // The level's rows, and per row the entries the next snapshot keeps (a pair goes when
+    // either of its entries separated: the scans' flags).
+    double planned = 0.0;
+    u64 rows = 0;
+    long long maxdeg = 0;
+    for (std::int64_t r = t; r < n; r += kSettleThreads) {
+        const long long d = sn.in_off[r + 1] - sn.in_off[r];
+        maxdeg = max(maxdeg, d);
+        if (d - 1 < L) continue;
+        ++rows;
+        planned += static_cast<double>(d) * static_cast<double>(binomial(d - 1, L));
+    }
+    s_planned[t] = planned;
+    if (rows) atomicAdd(&s_rows, rows);
+    if (maxdeg) atomicMax(&s_maxdeg, maxdeg);
+    for (std::int64_t r = warp; r < n; r += warps) {
+        long long kept = 0;
+        for (std::int64_t e = sn.in_off[r] + lane; e < sn.in_off[r + 1]; e += 32)
+            kept += !(a.sep[e] || separated(a, sn.in_rev[e]));
+        for (int off = 16; off > 0; off >>= 1) kept += __shfl_xor_sync(0xffffffffu, kept, off);
+        if (lane == 0) a.counts[r] = kept;
+    }
+    // pMax raised, the records written, the removed pairs counted.
+    for (std::int64_t e = t; e < entries; e += kSettleThreads) {
+        const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
+        const std::int64_t e0 = sn.in_off[i];
+        const int d = static_cast<int>(sn.in_off[i + 1] - e0);
+        const bool lower = j > i, partner = separated(a, sn.in_rev[e]), mine = a.sep[e] != 0;
+        if (lower && (mine || partner)) atomicAdd(&s_removed, 1ull);
+        if (d - 1 < L || (!lower && partner)) continue;  // untested, or the lower endpoint's set decides
+        double p;
+        int s[L];
+        if (mine) {
+            const double r = exact_test<L>(a, i, sn.in_nb + e0, d, static_cast<int>(e - e0),
+                                           static_cast<std::int64_t>(a.best[e]), s);
+            p = ci::fisher_z_pvalue(r, a.m, L);
+            const long long k = static_cast<long long>(atomicAdd(&s_records, 1ull));
+            a.pairs[2 * (record0 + k)] = min(i, j);
+            a.pairs[2 * (record0 + k) + 1] = max(i, j);
+#pragma unroll
+            for (int u = 0; u < L; ++u) a.nodes[node0 + k * L + u] = s[u];
+        } else {
+            const u64 bits = a.minr[e];
+            p = bits == kNoCorrelation ? 0.0
+                                       : ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, L);
+        }
+        if (isnan(p)) continue;  // never raises, as on the host
+        const std::int64_t lo = min(i, j), hi = max(i, j);
+        std::int64_t slot;
+        if (a.dense) {
+            slot = lo * n - lo * (lo + 1) / 2 + hi - lo - 1;
+        } else {
+            std::int64_t b = a.poff[lo], f = a.poff[lo + 1];
+            while (b < f) {
+                const std::int64_t mid = (b + f) / 2;
+                if (a.pcol[mid] < hi)
+                    b = mid + 1;
+                else
+                    f = mid;
+            }
+            if (b >= a.poff[lo + 1] || a.pcol[b] != hi) continue;  // not held (cannot happen)
+            slot = b;
+        }
+        atomicMax(reinterpret_cast<long long*>(a.table + slot), static_cast<long long>(__double_as_longlong(p)));
+    }
+    __syncthreads();
+    // The planned tests summed in a fixed order (the same value on every run).
+    for (int half = kSettleThreads / 2; half > 0; half >>= 1) {
+        if (t < half) s_planned[t] += s_planned[t + half];
+        __syncthreads();
+    }
+    // The next snapshot's row starts: the exclusive sum of the counts, a chunk of rows a pass.
+    for (std::int64_t r0 = 0; r0 < n; r0 += kSettleThreads) {
+        const std::int64_t r = r0 + t;
+        const long long c = r < n ? a.counts[r] : 0;
+        long long before = 0, chunk = 0;
+        Scan(scan_storage).ExclusiveSum(c, before, chunk);
+        if (r < n) {
+            sn.out_off[r] = s_carry + before;
+            if (c > s_next_maxdeg) atomicMax(&s_next_maxdeg, c);
+        }
+        __syncthreads();
+        if (t == 0) s_carry += chunk;
+        __syncthreads();
+    }
+    if (t == 0) sn.out_off[n] = s_carry;
+    // The kept entries compacted in order, a warp per row: their neighbours, rows and places.
+    for (std::int64_t r = warp; r < n; r += warps) {
+        std::int64_t at = sn.out_off[r];
+        for (std::int64_t q0 = sn.in_off[r]; q0 < sn.in_off[r + 1]; q0 += 32) {
+            const std::int64_t e = q0 + lane;
+            const bool live = e < sn.in_off[r + 1];
+            const bool keep = live && !(a.sep[e] || separated(a, sn.in_rev[e]));
+            const unsigned mask = __ballot_sync(0xffffffffu, keep);
+            if (keep) {
+                const std::int64_t to = at + __popc(mask & ((1u << lane) - 1u));
+                sn.out_nb[to] = sn.in_nb[e];
+                sn.out_row[to] = static_cast<std::int32_t>(r);
+                a.newpos[e] = to;
+            } else if (live) {
+                a.newpos[e] = -1;
+            }
+            at += __popc(mask);
+        }
+    }
+    __syncthreads();
+    // The next snapshot's reverse entries (a kept entry's partner is kept), its entries'
+    // results cleared.
+    const std::int64_t next_entries = s_carry;
+    for (std::int64_t e = t; e < entries; e += kSettleThreads) {
+        const std::int64_t to = a.newpos[e];
+        if (to < 0) continue;
+        const std::int64_t m = sn.in_rev[e];
+        sn.out_rev[to] = m >= 0 ? a.newpos[m] : -1;
+        a.best[to] = kNoRank;
+        a.minr[to] = kNoCorrelation;
+    }
+    if (t == 0) {
+        ResidentLevelInfo& info = a.info[L];
+        info.entries = entries;
+        info.rows = static_cast<long long>(s_rows);
+        info.max_degree = s_maxdeg;
+        info.planned = s_planned[0];
+        info.removed = static_cast<long long>(s_removed);
+        info.records = static_cast<long long>(s_records);
+        info.record_begin = record0;
+        info.node_begin = node0;
+        info.ran = 1;
+        ResidentState& st = *a.state;
+        st.records = record0 + info.records;
+        st.nodes = node0 + info.records * L;
+        st.entries = next_entries;
+        st.levels_run += 1;
+        st.final_buf = sn.out_buf;
+        const long long next = L + 1, d = s_next_maxdeg;
+        st.stop = next > a.last || d - 1 < next ||
+                  (next <= kResidentMaxLevel && binomial(d - 1, static_cast<int>(next)) > a.max_sets);
+        info.end_ns = global_ns();
+    }
+}
+
+}  // namespace
+
+void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream) {
+    CUDAG_ASSERT(a.first >= 1 && a.first <= a.last && a.last <= kResidentMaxLevel && a.capacity > 0);
+    const std::int64_t start_blocks = std::min<std::int64_t>((a.capacity + 255) / 256, 1024);
+    resident_start_kernel<<<static_cast<unsigned>(start_blocks), 256, 0, stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
+    const std::int64_t scan_blocks =
+        std::min<std::int64_t>((a.capacity + kScanThreads / 32 - 1) / (kScanThreads / 32), std::int64_t{1} << 16);
+    for (int l = a.first; l <= a.last; ++l) {
+        detail::dispatch_level(l, false, [&](auto tag) {
+            constexpr int L = decltype(tag)::value;
+            if constexpr (L > 0) {
+                for (bool upper : {false, true})
+                    resident_scan_kernel<L><<<static_cast<unsigned>(scan_blocks), kScanThreads, 0, stream>>>(a, upper);
+                resident_settle_kernel<L><<<1, kSettleThreads, 0, stream>>>(a);
+            }
+        });
+        CUDAG_CHECK_LAUNCH();
+    }
+}
+
+int preload_resident_kernels(int max_level) {
+    int n = detail::preload(resident_start_kernel);
+    detail::for_each_level<1, kResidentMaxLevel>([&](auto tag) {
+        constexpr int L = decltype(tag)::value;
+        if (max_level < 0 || L <= max_level) n += detail::preload(resident_scan_kernel<L>, resident_settle_kernel<L>);
+    });
+    return n;
+}
+
+}  // namespace cudag::cuda

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// Resident levels of the Gaussian (Fisher-z) skeleton search (fisher_resident.cu): levels
+// l >= 1 run one after another on the device with no host step between them. A level is
+// three launches queued up front (the lower entries' scan, the upper entries' scan, one block
+// that settles the level: pMax raised, the separating sets recorded, the next snapshot
+// compacted, the next level planned), and the host reads the outcome of all of them once.
+// For searches whose levels are small (cuPC's 60-variable example: ~0.2 ms of host steps and
+// CUDA calls a level against 0.06-0.1 ms of kernels); the level loop takes the path through
+// SkeletonEngine::run_levels (skeleton/skeleton_engine.hpp).
+//
+// The same results as the level kernels and the CPU engine: an entry (i, j) walks the sets
+// S of adj(i) \ {j} in lexicographic order (the ranks of C(d - 1, l), cuPC-E's convention),
+// the 32 lanes of a warp on 32 consecutive ranks at a time; the first rank whose test is
+// independent wins, an entry with none reports the p of its smallest |r|; every test is the
+// CPU's exact sequence (ci::ConditioningBlock), decided as independent_r decides. Upper
+// entries (j < i) run after the lower ones and are skipped where the lower entry separated
+// (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk runs them
+// (up to an entry's first separating set), not as the warps ran them.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "pc_gaussian.cuh"
+
+namespace cudag::cuda {
+
+/// Levels a resident run covers at most (the template levels of the exact test).
+constexpr int kResidentMaxLevel = kMaxTemplateLevel;
+/// The most rows a resident run takes (its settling block's passes over the rows).
+constexpr std::int64_t kResidentMaxRows = std::int64_t{1} << 15;
+/// The longest walk of one entry a resident level runs (a warp walks it alone, 32 sets a
+/// round): beyond, the level loop's kernels split the walk over many warps.
+constexpr std::int64_t kResidentMaxSets = 1024;
+
+/// One level's outcome, written by its settle block.
+struct ResidentLevelInfo {
+    unsigned long long tests = 0;    ///< the CPU walk's count
+    long long entries = 0;           ///< of the level's snapshot
+    long long rows = 0;              ///< rows tested (degree - 1 >= l)
+    long long max_degree = 0;        ///< of the level's snapshot
+    double planned = 0.0;            ///< sum over tested rows of d C(d - 1, l)
+    long long removed = 0;           ///< pairs
+    long long records = 0;           ///< separating sets recorded at this level
+    long long record_begin = 0;      ///< its first record
+    long long node_begin = 0;        ///< its first record's first node
+    unsigned long long end_ns = 0;   ///< %globaltimer when the level was settled
+    int ran = 0;
+};
+
+/// The run's state on the device.
+struct ResidentState {
+    unsigned long long start_ns = 0;  ///< %globaltimer at the start
+    long long entries = 0;            ///< the current snapshot's entries
+    long long records = 0, nodes = 0;  ///< recorded so far
+    int levels_run = 0;
+    int stop = 0;       ///< no further level runs (its kernels return at once)
+    int final_buf = -1;  ///< the snapshot after the last level run: -1 the initial one, else 0/1
+};
+
+struct ResidentArgs {
+    CorrSource corr;  ///< held whole
+    std::int64_t n = 0, m = 0;
+    double alpha = 0.01;
+    bool strict = false;
+    int first = 1, last = 1;  ///< the levels queued
+    /// decision_band of each level l (index l).
+    double r_lo[kResidentMaxLevel + 1] = {};
+    double r_hi[kResidentMaxLevel + 1] = {};
+    /// The snapshot of level `first` (device), then two buffers the levels alternate
+    /// between: level first + k writes buffer k % 2 and reads buffer (k - 1) % 2.
+    const std::int64_t* off0 = nullptr;
+    const std::int32_t* nbrs0 = nullptr;
+    std::int64_t* off[2] = {nullptr, nullptr};
+    std::int32_t* nbrs[2] = {nullptr, nullptr};
+    std::int64_t capacity = 0;  ///< entries of level first's snapshot (every buffer holds them)
+    /// Per entry of each snapshot (capacity), alongside off/nbrs: its row and its reverse
+    /// entry (row0/rev0 for level first's snapshot, made by the start kernel; row[b]/rev[b]
+    /// beside off[b]/nbrs[b], made as the snapshot is compacted).
+    std::int32_t* row0 = nullptr;
+    std::int64_t* rev0 = nullptr;
+    std::int32_t* row[2] = {nullptr, nullptr};
+    std::int64_t* rev[2] = {nullptr, nullptr};
+    /// Per entry of the level (capacity): its place in the next snapshot (-1: removed), the
+    /// separating rank (kNoRank: none), the smallest dependent |r| (bits; kNoCorrelation:
+    /// none), whether it separated (written by the scans); per row (n): kept entries.
+    std::int64_t* newpos = nullptr;
+    unsigned long long* best = nullptr;
+    unsigned long long* minr = nullptr;
+    std::uint8_t* sep = nullptr;
+    std::int64_t* counts = nullptr;
+    /// The pMax table (FisherResults): dense, or sparse rows poff/pcol; double bits.
+    bool dense = true;
+    const std::int64_t* poff = nullptr;
+    const std::int32_t* pcol = nullptr;
+    unsigned long long* table = nullptr;
+    /// Records: pair (min, max) at 2r, a level-l record's l nodes from its level's node_begin.
+    std::int32_t* pairs = nullptr;
+    std::int32_t* nodes = nullptr;
+    /// A level runs only while its largest entry walk is at most this many sets; beyond,
+    /// the run stops and the host's level loop takes over (the level kernels split a hub
+    /// row's sets over many warps; a warp here walks an entry alone).
+    std::int64_t max_sets = 0;
+    ResidentState* state = nullptr;
+    ResidentLevelInfo* info = nullptr;  ///< index l
+};
+
+/// Queue levels a.first .. a.last on `stream` (nothing is read back).
+void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream);
+
+/// The resident kernels, loaded ahead (kernel_preload.cuh); returns how many.
+int preload_resident_kernels(int max_level);
+
+}  // namespace cudag::cuda

@@ -607,8 +607,7 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     // Each pair is removed once: at most entries / 2 records, of at most `last` nodes.
     r.pairs.resize_discard(cap);
     r.nodes.resize_discard(std::max<std::size_t>(cap / 2 * static_cast<std::size_t>(last), 1));
-    r.state.resize_discard(1);
-    r.info.resize_discard(kResidentMaxLevel + 1);
+    r.outcome.resize_discard(1);
     ResidentArgs a;
     a.corr = corr_.source();
     a.n = n;
@@ -641,32 +640,34 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     a.pairs = r.pairs.data();
     a.nodes = r.nodes.data();
     a.max_sets = kResidentMaxSets;
-    a.state = r.state.data();
-    a.info = r.info.data();
+    ResidentOutcome* dev = r.outcome.data();
+    a.state = reinterpret_cast<ResidentState*>(reinterpret_cast<char*>(dev) + offsetof(ResidentOutcome, state));
+    a.info = reinterpret_cast<ResidentLevelInfo*>(reinterpret_cast<char*>(dev) + offsetof(ResidentOutcome, info));
     launch_resident_levels(a, s);
-    ResidentState st;
-    ResidentLevelInfo info[kResidentMaxLevel + 1];
-    r.state.download(&st, 1, s);
-    r.info.download(info, kResidentMaxLevel + 1, s);
+    ResidentOutcome got;
+    r.outcome.download(&got, 1, s);
     ctx_.synchronize();
     tr.mark("levels");
+    const ResidentState& st = got.state;
+    const ResidentLevelInfo* info = got.info;
     CUDAG_ASSERT(st.levels_run >= 1 && st.final_buf >= 0);
-    // The records, a uniform block per level, and the snapshot after the last level.
-    for (int l = first; l < first + st.levels_run; ++l) {
-        const ResidentLevelInfo& li = info[l];
-        if (li.records == 0) continue;
-        const skeleton::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(li.records), l);
-        r.pairs.download(room.pairs, static_cast<std::size_t>(2 * li.records), s,
-                         static_cast<std::size_t>(2 * li.record_begin));
-        r.nodes.download(room.nodes, static_cast<std::size_t>(li.records * l), s,
-                         static_cast<std::size_t>(li.node_begin));
-    }
+    // The records (each level's a uniform block of the log) and the snapshot after the last level.
+    std::vector<std::int32_t> pairs(static_cast<std::size_t>(2 * st.records)), nodes(static_cast<std::size_t>(st.nodes));
+    r.pairs.download(pairs.data(), pairs.size(), s);
+    r.nodes.download(nodes.data(), nodes.size(), s);
     next.n = n;
     next.offsets.resize(static_cast<std::size_t>(n + 1));
     next.nbrs.resize(static_cast<std::size_t>(st.entries));
     r.off[st.final_buf].download(next.offsets.data(), next.offsets.size(), s);
-    if (st.entries > 0) r.nbrs[st.final_buf].download(next.nbrs.data(), next.nbrs.size(), s);
+    r.nbrs[st.final_buf].download(next.nbrs.data(), next.nbrs.size(), s);
     ctx_.synchronize();
+    for (int l = first; l < first + st.levels_run; ++l) {
+        const ResidentLevelInfo& li = info[l];
+        if (li.records == 0) continue;
+        const skeleton::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(li.records), l);
+        std::copy_n(pairs.data() + 2 * li.record_begin, 2 * li.records, room.pairs);
+        std::copy_n(nodes.data() + li.node_begin, li.records * l, room.nodes);
+    }
     tr.mark("records+snapshot");
     unsigned long long before = st.start_ns;
     for (int l = first; l < first + st.levels_run; ++l) {

@@ -127,8 +127,7 @@ private:
         DeviceBuffer<std::int32_t> nbrs[2], row0, row[2], pairs, nodes;
         DeviceBuffer<unsigned long long> best, minr;
         DeviceBuffer<std::uint8_t> sep;
-        DeviceBuffer<ResidentState> state;
-        DeviceBuffer<ResidentLevelInfo> info;
+        DeviceBuffer<ResidentOutcome> outcome;
     } res_;
     /// The level in flight (run_level to finish_run).
     struct LevelRun {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Resident levels (fisher_resident.cuh): per level, the lower entries' scan, the upper
-// entries' scan and one settling block, queued for every level of the run at once; each
-// kernel returns at once when an earlier level stopped the run.
+// Resident levels (fisher_resident.cuh): one kernel a level, queued for every level of the run
+// at once (each returns at once when an earlier level stopped the run): its warps walk the
+// level's pairs and its last block to finish settles the level.
 #include "fisher_resident.cuh"
 
 #include <cub/block/block_scan.cuh>
@@ -21,8 +21,7 @@ namespace {
 
 using u64 = unsigned long long;
 
-constexpr int kScanThreads = 128;
-constexpr int kSettleThreads = 1024;
+constexpr int kSettleThreads = 1024;  ///< a level kernel's block (32 warps); the last one settles
 
 __device__ __forceinline__ u64 global_ns() {
     u64 t;
@@ -57,8 +56,9 @@ __device__ __forceinline__ std::int64_t reverse_entry(const std::int64_t* off, c
     return lo < off[j + 1] && nb[lo] == i ? lo : -1;
 }
 
-/// Whether entry e (-1: none; the snapshots are symmetric) was separated from its row's side.
-__device__ __forceinline__ bool separated(const ResidentArgs& a, std::int64_t e) { return e >= 0 && a.sep[e] != 0; }
+/// Whether entry e (-1: none; the snapshots are symmetric) was separated from its row's side,
+/// as another block's walk wrote it (read past L1).
+__device__ __forceinline__ bool separated(const ResidentArgs& a, std::int64_t e) { return e >= 0 && __ldcg(a.sep + e) != 0; }
 
 /// Level l's snapshot (`in`) and the next one (`out`), with their entries' rows and reverses.
 struct Snapshots {
@@ -142,78 +142,56 @@ __global__ void resident_start_kernel(ResidentArgs a) {
     }
 }
 
-/// A warp per entry of one side (upper: j < i, after the lower side's launch): the walk in
-/// rounds of 32 ranks, a lane a rank; the first independent rank wins.
+/// A warp walks entry e (row i of degree d) in rounds of 32 ranks, a lane a rank; the first
+/// independent rank wins. Writes the entry's results; returns whether it separated.
 template <int L>
-__global__ void __launch_bounds__(kScanThreads) resident_scan_kernel(ResidentArgs a, bool upper) {
-    if (a.state->stop) return;
-    const Snapshots sn = snapshots(a, L);
-    const LevelArgs la = decision_args(a, L);
-    const std::int64_t entries = a.state->entries;
-    const int lane = static_cast<int>(threadIdx.x & 31);
-    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
-    u64 tests = 0;
-    for (std::int64_t e = warp; e < entries; e += warps) {
-        const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
-        if (upper != (j < i)) continue;
-        const std::int64_t e0 = sn.in_off[i];
-        const int d = static_cast<int>(sn.in_off[i + 1] - e0);
-        bool skip = d - 1 < L;  // not tested at this level
-        if (upper && !skip) {   // skipped where the lower endpoint separated
-            const std::int64_t m = sn.in_rev[e];
-            skip = m >= 0 && a.best[m] != kNoRank;
+__device__ __forceinline__ bool walk_entry(const ResidentArgs& a, const LevelArgs& la, const Snapshots& sn, int lane,
+                                           std::int64_t e, std::int32_t i, int d, u64& tests) {
+    const std::int64_t e0 = sn.in_off[i];
+    const int q = static_cast<int>(e - e0);
+    const std::int64_t total = binomial(d - 1, L);
+    u64 found = kNoRank, smallest = kNoCorrelation;
+    for (std::int64_t base = 0; base < total; base += 32) {
+        const std::int64_t rank = base + lane;
+        const bool live = rank < total;
+        bool indep = false;
+        u64 bits = ~0ull;
+        if (live) {
+            int s[L];
+            const double r = exact_test<L>(a, i, sn.in_nb + e0, d, q, rank, s);
+            indep = detail::independent_r(la, r, L);
+            bits = static_cast<u64>(__double_as_longlong(fabs(r)));
         }
-        if (skip) {
-            if (lane == 0) a.sep[e] = 0;
-            continue;
+        const unsigned hit = __ballot_sync(0xffffffffu, live && indep);
+        if (hit != 0u) {
+            const int w = __ffs(static_cast<int>(hit)) - 1;
+            found = static_cast<u64>(base + w);
+            tests += static_cast<u64>(w + 1);
+            break;
         }
-        const int q = static_cast<int>(e - e0);
-        const std::int64_t total = binomial(d - 1, L);
-        u64 found = kNoRank, smallest = kNoCorrelation;
-        for (std::int64_t base = 0; base < total; base += 32) {
-            const std::int64_t rank = base + lane;
-            const bool live = rank < total;
-            bool indep = false;
-            u64 bits = ~0ull;
-            if (live) {
-                int s[L];
-                const double r = exact_test<L>(a, i, sn.in_nb + e0, d, q, rank, s);
-                indep = detail::independent_r(la, r, L);
-                bits = static_cast<u64>(__double_as_longlong(fabs(r)));
-            }
-            const unsigned hit = __ballot_sync(0xffffffffu, live && indep);
-            if (hit != 0u) {
-                const int w = __ffs(static_cast<int>(hit)) - 1;
-                found = static_cast<u64>(base + w);
-                tests += static_cast<u64>(w + 1);
-                break;
-            }
-            tests += static_cast<u64>(total - base < 32 ? total - base : 32);
-            for (int off = 16; off > 0; off >>= 1) bits = min(bits, __shfl_xor_sync(0xffffffffu, bits, off));
-            smallest = min(smallest, bits);
-        }
-        if (lane == 0) {
-            a.best[e] = found;
-            a.minr[e] = smallest;
-            a.sep[e] = found != kNoRank;
-        }
+        tests += static_cast<u64>(total - base < 32 ? total - base : 32);
+        for (int off = 16; off > 0; off >>= 1) bits = min(bits, __shfl_xor_sync(0xffffffffu, bits, off));
+        smallest = min(smallest, bits);
     }
-    // The walk's count is the same on every lane: lane 0's, one atomic a warp.
-    if (lane == 0 && tests) atomicAdd(&a.info[L].tests, tests);
+    if (lane == 0) {
+        a.best[e] = found;
+        a.minr[e] = smallest;
+        a.sep[e] = found != kNoRank;
+    }
+    return found != kNoRank;
 }
 
-/// One block: level L settled (pMax raised, the separating sets recorded, the next snapshot
-/// compacted with its entries' rows and reverses, the next level planned or the run stopped).
+/// Level L settled by one block (pMax raised, the separating sets recorded, the next snapshot
+/// compacted with its entries' rows and reverses, the next level planned or the run stopped),
+/// once every warp's walk is done. The walks' results (sep, best, minr: other blocks') are
+/// read past L1 (__ldcg).
 template <int L>
-__global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(ResidentArgs a) {
-    if (a.state->stop) return;
+__device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapshots& sn) {
     using Scan = cub::BlockScan<long long, kSettleThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     __shared__ u64 s_rows, s_removed, s_records;
     __shared__ long long s_maxdeg, s_next_maxdeg, s_carry;
     __shared__ double s_planned[kSettleThreads];
-    const Snapshots sn = snapshots(a, L);
     const std::int64_t n = a.n, entries = a.state->entries;
     const long long record0 = a.state->records, node0 = a.state->nodes;
     const int t = static_cast<int>(threadIdx.x);
@@ -241,7 +219,7 @@ __global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(Residen
     for (std::int64_t r = warp; r < n; r += warps) {
         long long kept = 0;
         for (std::int64_t e = sn.in_off[r] + lane; e < sn.in_off[r + 1]; e += 32)
-            kept += !(a.sep[e] || separated(a, sn.in_rev[e]));
+            kept += !(separated(a, e) || separated(a, sn.in_rev[e]));
         for (int off = 16; off > 0; off >>= 1) kept += __shfl_xor_sync(0xffffffffu, kept, off);
         if (lane == 0) a.counts[r] = kept;
     }
@@ -250,14 +228,14 @@ __global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(Residen
         const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
         const std::int64_t e0 = sn.in_off[i];
         const int d = static_cast<int>(sn.in_off[i + 1] - e0);
-        const bool lower = j > i, partner = separated(a, sn.in_rev[e]), mine = a.sep[e] != 0;
+        const bool lower = j > i, partner = separated(a, sn.in_rev[e]), mine = separated(a, e);
         if (lower && (mine || partner)) atomicAdd(&s_removed, 1ull);
         if (d - 1 < L || (!lower && partner)) continue;  // untested, or the lower endpoint's set decides
         double p;
         int s[L];
         if (mine) {
             const double r = exact_test<L>(a, i, sn.in_nb + e0, d, static_cast<int>(e - e0),
-                                           static_cast<std::int64_t>(a.best[e]), s);
+                                           static_cast<std::int64_t>(__ldcg(a.best + e)), s);
             p = ci::fisher_z_pvalue(r, a.m, L);
             const long long k = static_cast<long long>(atomicAdd(&s_records, 1ull));
             a.pairs[2 * (record0 + k)] = min(i, j);
@@ -265,7 +243,7 @@ __global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(Residen
 #pragma unroll
             for (int u = 0; u < L; ++u) a.nodes[node0 + k * L + u] = s[u];
         } else {
-            const u64 bits = a.minr[e];
+            const u64 bits = __ldcg(a.minr + e);
             p = bits == kNoCorrelation ? 0.0
                                        : ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, L);
         }
@@ -315,7 +293,7 @@ __global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(Residen
         for (std::int64_t q0 = sn.in_off[r]; q0 < sn.in_off[r + 1]; q0 += 32) {
             const std::int64_t e = q0 + lane;
             const bool live = e < sn.in_off[r + 1];
-            const bool keep = live && !(a.sep[e] || separated(a, sn.in_rev[e]));
+            const bool keep = live && !(separated(a, e) || separated(a, sn.in_rev[e]));
             const unsigned mask = __ballot_sync(0xffffffffu, keep);
             if (keep) {
                 const std::int64_t to = at + __popc(mask & ((1u << lane) - 1u));
@@ -360,8 +338,51 @@ __global__ void __launch_bounds__(kSettleThreads) resident_settle_kernel(Residen
         const long long next = L + 1, d = s_next_maxdeg;
         st.stop = next > a.last || d - 1 < next ||
                   (next <= kResidentMaxLevel && binomial(d - 1, static_cast<int>(next)) > a.max_sets);
+        st.blocks_done = 0;  // for the next level's kernel
         info.end_ns = global_ns();
     }
+}
+
+/// Level L: a warp per pair, walking its lower entry (i, j > i) and then, where that found no
+/// separating set, its upper entry (j, i) (the lower endpoint's set wins: DESIGN.md); the last
+/// block to finish settles the level (the other blocks' writes fenced before it counts them).
+template <int L>
+__global__ void __launch_bounds__(kSettleThreads) resident_level_kernel(ResidentArgs a) {
+    __shared__ bool s_last;
+    if (a.state->stop) return;
+    const Snapshots sn = snapshots(a, L);
+    const LevelArgs la = decision_args(a, L);
+    const std::int64_t entries = a.state->entries;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
+    u64 tests = 0;
+    for (std::int64_t e = warp; e < entries; e += warps) {
+        const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
+        if (j < i) continue;  // an upper entry: its lower entry's warp walks it
+        const int di = static_cast<int>(sn.in_off[i + 1] - sn.in_off[i]);
+        bool lower_separated = false;
+        if (di - 1 >= L)
+            lower_separated = walk_entry<L>(a, la, sn, lane, e, i, di, tests);
+        else if (lane == 0)
+            a.sep[e] = 0;
+        const std::int64_t m = sn.in_rev[e];
+        if (m < 0) continue;
+        const int dj = static_cast<int>(sn.in_off[j + 1] - sn.in_off[j]);
+        if (!lower_separated && dj - 1 >= L)
+            walk_entry<L>(a, la, sn, lane, m, j, dj, tests);
+        else if (lane == 0)
+            a.sep[m] = 0;
+    }
+    // The walk's count is the same on every lane: lane 0's, one atomic a warp.
+    if (lane == 0 && tests) atomicAdd(&a.info[L].tests, tests);
+    __threadfence();  // every thread's writes visible to the block that settles
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(&a.state->blocks_done, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    settle_level<L>(a, sn);
 }
 
 }  // namespace
@@ -371,16 +392,12 @@ void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream) {
     const std::int64_t start_blocks = std::min<std::int64_t>((a.capacity + 255) / 256, 1024);
     resident_start_kernel<<<static_cast<unsigned>(start_blocks), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
-    const std::int64_t scan_blocks =
-        std::min<std::int64_t>((a.capacity + kScanThreads / 32 - 1) / (kScanThreads / 32), std::int64_t{1} << 16);
+    const std::int64_t blocks = std::min<std::int64_t>((a.capacity + kSettleThreads / 32 - 1) / (kSettleThreads / 32),
+                                                       std::int64_t{1} << 12);
     for (int l = a.first; l <= a.last; ++l) {
         detail::dispatch_level(l, false, [&](auto tag) {
             constexpr int L = decltype(tag)::value;
-            if constexpr (L > 0) {
-                for (bool upper : {false, true})
-                    resident_scan_kernel<L><<<static_cast<unsigned>(scan_blocks), kScanThreads, 0, stream>>>(a, upper);
-                resident_settle_kernel<L><<<1, kSettleThreads, 0, stream>>>(a);
-            }
+            if constexpr (L > 0) resident_level_kernel<L><<<static_cast<unsigned>(blocks), kSettleThreads, 0, stream>>>(a);
         });
         CUDAG_CHECK_LAUNCH();
     }
@@ -390,7 +407,7 @@ int preload_resident_kernels(int max_level) {
     int n = detail::preload(resident_start_kernel);
     detail::for_each_level<1, kResidentMaxLevel>([&](auto tag) {
         constexpr int L = decltype(tag)::value;
-        if (max_level < 0 || L <= max_level) n += detail::preload(resident_scan_kernel<L>, resident_settle_kernel<L>);
+        if (max_level < 0 || L <= max_level) n += detail::preload(resident_level_kernel<L>);
     });
     return n;
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Resident levels of the Gaussian (Fisher-z) skeleton search (fisher_resident.cu): levels
-// l >= 1 run one after another on the device with no host step between them. A level is
-// three launches queued up front (the lower entries' scan, the upper entries' scan, one block
-// that settles the level: pMax raised, the separating sets recorded, the next snapshot
-// compacted, the next level planned), and the host reads the outcome of all of them once.
+// l >= 1 run one after another on the device with no host step between them. A level is one
+// launch, queued up front for every level: its warps walk the level's pairs, and the last of
+// its blocks to finish settles the level (pMax raised, the separating sets recorded, the next
+// snapshot compacted, the next level planned); the host reads the outcome of all of them once.
 // For searches whose levels are small (cuPC's 60-variable example: ~0.2 ms of host steps and
 // CUDA calls a level against 0.06-0.1 ms of kernels); the level loop takes the path through
 // SkeletonEngine::run_levels (skeleton/skeleton_engine.hpp).
@@ -12,9 +12,9 @@
 // S of adj(i) \ {j} in lexicographic order (the ranks of C(d - 1, l), cuPC-E's convention),
 // the 32 lanes of a warp on 32 consecutive ranks at a time; the first rank whose test is
 // independent wins, an entry with none reports the p of its smallest |r|; every test is the
-// CPU's exact sequence (ci::ConditioningBlock), decided as independent_r decides. Upper
-// entries (j < i) run after the lower ones and are skipped where the lower entry separated
-// (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk runs them
+// CPU's exact sequence (ci::ConditioningBlock), decided as independent_r decides. A pair's
+// upper entry (j, i), j < i, is walked by its lower entry's warp after it, and only where the
+// lower entry found no separating set (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk runs them
 // (up to an entry's first separating set), not as the warps ran them.
 #pragma once
 
@@ -55,8 +55,15 @@ struct ResidentState {
     long long entries = 0;            ///< the current snapshot's entries
     long long records = 0, nodes = 0;  ///< recorded so far
     int levels_run = 0;
+    unsigned blocks_done = 0;  ///< the level kernel's blocks that finished their walks
     int stop = 0;       ///< no further level runs (its kernels return at once)
     int final_buf = -1;  ///< the snapshot after the last level run: -1 the initial one, else 0/1
+};
+
+/// What the host reads after the run, in one copy.
+struct ResidentOutcome {
+    ResidentState state;
+    ResidentLevelInfo info[kResidentMaxLevel + 1];
 };
 
 struct ResidentArgs {

@@ -652,7 +652,8 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     const ResidentLevelInfo* info = got.info;
     CUDAG_ASSERT(st.levels_run >= 1 && st.final_buf >= 0);
     // The records (each level's a uniform block of the log) and the snapshot after the last level.
-    std::vector<std::int32_t> pairs(static_cast<std::size_t>(2 * st.records)), nodes(static_cast<std::size_t>(st.nodes));
+    std::vector<std::int32_t> pairs(static_cast<std::size_t>(2 * st.records)),
+        nodes(static_cast<std::size_t>(st.nodes));
     r.pairs.download(pairs.data(), pairs.size(), s);
     r.nodes.download(nodes.data(), nodes.size(), s);
     next.n = n;

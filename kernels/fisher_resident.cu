@@ -58,7 +58,9 @@ __device__ __forceinline__ std::int64_t reverse_entry(const std::int64_t* off, c
 
 /// Whether entry e (-1: none; the snapshots are symmetric) was separated from its row's side,
 /// as another block's walk wrote it (read past L1).
-__device__ __forceinline__ bool separated(const ResidentArgs& a, std::int64_t e) { return e >= 0 && __ldcg(a.sep + e) != 0; }
+__device__ __forceinline__ bool separated(const ResidentArgs& a, std::int64_t e) {
+    return e >= 0 && __ldcg(a.sep + e) != 0;
+}
 
 /// Level l's snapshot (`in`) and the next one (`out`), with their entries' rows and reverses.
 struct Snapshots {
@@ -105,8 +107,8 @@ __device__ __forceinline__ LevelArgs decision_args(const ResidentArgs& a, int l)
 /// The test of (i, j | S) for the set of rank `rank` among the C(d - 1, L) sets of positions
 /// other than q (nodes into s): the CPU engine's exact sequence; returns r.
 template <int L>
-__device__ __forceinline__ double exact_test(const ResidentArgs& a, std::int32_t i, const std::int32_t* nb, int d, int q,
-                                             std::int64_t rank, int* s) {
+__device__ __forceinline__ double exact_test(const ResidentArgs& a, std::int32_t i, const std::int32_t* nb, int d,
+                                             int q, std::int64_t rank, int* s) {
     int c[L];
     combination_unrank_fast(rank, L, d - 1, c);
 #pragma unroll
@@ -244,8 +246,9 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
             for (int u = 0; u < L; ++u) a.nodes[node0 + k * L + u] = s[u];
         } else {
             const u64 bits = __ldcg(a.minr + e);
-            p = bits == kNoCorrelation ? 0.0
-                                       : ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, L);
+            p = bits == kNoCorrelation
+                    ? 0.0
+                    : ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, L);
         }
         if (isnan(p)) continue;  // never raises, as on the host
         const std::int64_t lo = min(i, j), hi = max(i, j);
@@ -392,12 +395,13 @@ void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream) {
     const std::int64_t start_blocks = std::min<std::int64_t>((a.capacity + 255) / 256, 1024);
     resident_start_kernel<<<static_cast<unsigned>(start_blocks), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
-    const std::int64_t blocks = std::min<std::int64_t>((a.capacity + kSettleThreads / 32 - 1) / (kSettleThreads / 32),
-                                                       std::int64_t{1} << 12);
+    const std::int64_t blocks =
+        std::min<std::int64_t>((a.capacity + kSettleThreads / 32 - 1) / (kSettleThreads / 32), std::int64_t{1} << 12);
     for (int l = a.first; l <= a.last; ++l) {
         detail::dispatch_level(l, false, [&](auto tag) {
             constexpr int L = decltype(tag)::value;
-            if constexpr (L > 0) resident_level_kernel<L><<<static_cast<unsigned>(blocks), kSettleThreads, 0, stream>>>(a);
+            if constexpr (L > 0)
+                resident_level_kernel<L><<<static_cast<unsigned>(blocks), kSettleThreads, 0, stream>>>(a);
         });
         CUDAG_CHECK_LAUNCH();
     }

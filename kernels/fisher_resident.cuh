@@ -14,8 +14,8 @@
 // independent wins, an entry with none reports the p of its smallest |r|; every test is the
 // CPU's exact sequence (ci::ConditioningBlock), decided as independent_r decides. A pair's
 // upper entry (j, i), j < i, is walked by its lower entry's warp after it, and only where the
-// lower entry found no separating set (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk runs them
-// (up to an entry's first separating set), not as the warps ran them.
+// lower entry found no separating set (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk
+// runs them (up to an entry's first separating set), not as the warps ran them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,28 +36,28 @@ constexpr std::int64_t kResidentMaxSets = 1024;
 
 /// One level's outcome, written by its settle block.
 struct ResidentLevelInfo {
-    unsigned long long tests = 0;    ///< the CPU walk's count
-    long long entries = 0;           ///< of the level's snapshot
-    long long rows = 0;              ///< rows tested (degree - 1 >= l)
-    long long max_degree = 0;        ///< of the level's snapshot
-    double planned = 0.0;            ///< sum over tested rows of d C(d - 1, l)
-    long long removed = 0;           ///< pairs
-    long long records = 0;           ///< separating sets recorded at this level
-    long long record_begin = 0;      ///< its first record
-    long long node_begin = 0;        ///< its first record's first node
-    unsigned long long end_ns = 0;   ///< %globaltimer when the level was settled
+    unsigned long long tests = 0;   ///< the CPU walk's count
+    long long entries = 0;          ///< of the level's snapshot
+    long long rows = 0;             ///< rows tested (degree - 1 >= l)
+    long long max_degree = 0;       ///< of the level's snapshot
+    double planned = 0.0;           ///< sum over tested rows of d C(d - 1, l)
+    long long removed = 0;          ///< pairs
+    long long records = 0;          ///< separating sets recorded at this level
+    long long record_begin = 0;     ///< its first record
+    long long node_begin = 0;       ///< its first record's first node
+    unsigned long long end_ns = 0;  ///< %globaltimer when the level was settled
     int ran = 0;
 };
 
 /// The run's state on the device.
 struct ResidentState {
-    unsigned long long start_ns = 0;  ///< %globaltimer at the start
-    long long entries = 0;            ///< the current snapshot's entries
+    unsigned long long start_ns = 0;   ///< %globaltimer at the start
+    long long entries = 0;             ///< the current snapshot's entries
     long long records = 0, nodes = 0;  ///< recorded so far
     int levels_run = 0;
     unsigned blocks_done = 0;  ///< the level kernel's blocks that finished their walks
-    int stop = 0;       ///< no further level runs (its kernels return at once)
-    int final_buf = -1;  ///< the snapshot after the last level run: -1 the initial one, else 0/1
+    int stop = 0;              ///< no further level runs (its kernels return at once)
+    int final_buf = -1;        ///< the snapshot after the last level run: -1 the initial one, else 0/1
 };
 
 /// What the host reads after the run, in one copy.

@@ -89,7 +89,8 @@ public:
         unsigned long long* values = nullptr;
     };
     TableView table() {
-        return {dp_held_, dp_dense_, dpoff_.data(), dpcol_.data(), reinterpret_cast<unsigned long long*>(dpmax_.data())};
+        return {dp_held_, dp_dense_, dpoff_.data(), dpcol_.data(),
+                reinterpret_cast<unsigned long long*>(dpmax_.data())};
     }
 
 private:

@@ -352,13 +352,13 @@ struct ResidentCase {
 TEST(CudaFisher, ResidentLevelsAreEquivalentToCpu) {
     CUDAG_REQUIRE_GPU();
     const std::vector<ResidentCase> cases = {
-        {60, 1000, 6, 11, 0.05, -1, 4096, false},   // cuPC's example's shape
-        {100, 500, 3, 1, 0.01, -1, 4096, false},
-        {100, 300, 8, 2, 0.05, -1, 10, false},      // sparse pMax table
-        {150, 400, 9, 21, 0.05, 2, 4096, false},    // stopped by max_level
-        {200, 2000, 12, 3, 0.01, -1, 4096, true},   // independent iff p > alpha
-        {60, 3000, 20, 8, 0.2, -1, 4096, false},    // dense: walks beyond kResidentMaxSets, the loop takes over
-        {400, 600, 5, 9, 0.1, -1, 100, false},
+        {60, 1000, 6, 11, 0.05, -1, 4096, false},  // cuPC's example's shape
+        {100, 500, 3, 1, 0.01, -1, 4096, false},   // a sparse graph
+        {100, 300, 8, 2, 0.05, -1, 10, false},     // sparse pMax table
+        {150, 400, 9, 21, 0.05, 2, 4096, false},   // stopped by max_level
+        {200, 2000, 12, 3, 0.01, -1, 4096, true},  // independent iff p > alpha; level 7 by the loop
+        {60, 3000, 20, 8, 0.2, -1, 4096, false},   // dense
+        {400, 600, 5, 9, 0.1, -1, 100, false},     // level 6's walks beyond kResidentMaxSets: the loop's
     };
     int handed_back = 0;
     for (const ResidentCase& c : cases) {

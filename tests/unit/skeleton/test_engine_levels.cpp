@@ -129,8 +129,7 @@ private:
     skeleton::PmaxTable pmax_copy(const skeleton::PmaxTable& pmax) const {
         Graph g(n_vars());
         for (std::int64_t i = 0; i < n_vars(); ++i)
-            for (std::int64_t k = pmax.row_offsets()[i]; k < pmax.row_offsets()[i + 1]; ++k)
-                g.add(i, pmax.cols()[k]);
+            for (std::int64_t k = pmax.row_offsets()[i]; k < pmax.row_offsets()[i + 1]; ++k) g.add(i, pmax.cols()[k]);
         skeleton::PmaxTable t = skeleton::PmaxTable::sparse(g);
         std::copy(pmax.values().begin(), pmax.values().end(), t.values().begin());
         return t;

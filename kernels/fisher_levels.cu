@@ -661,7 +661,9 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     next.nbrs.resize(static_cast<std::size_t>(st.entries));
     r.off[st.final_buf].download(next.offsets.data(), next.offsets.size(), s);
     r.nbrs[st.final_buf].download(next.nbrs.data(), next.nbrs.size(), s);
+    results_.read_table_to_host(s);  // a small table: listed at the end without the device
     ctx_.synchronize();
+    results_.host_table_read();
     for (int l = first; l < first + st.levels_run; ++l) {
         const ResidentLevelInfo& li = info[l];
         if (li.records == 0) continue;

@@ -13,6 +13,7 @@
 namespace cudag::cuda {
 
 void FisherResults::begin_search() {
+    host_valid_ = false;
     pending_offsets_.clear();  // a new search: nothing built for it yet
     level0_whole_ = false;
     dp_held_ = false;
@@ -82,6 +83,7 @@ std::int64_t FisherResults::next_snapshot(const Adjacency& snap, std::span<const
 }
 
 void FisherResults::adopt_pmax(const skeleton::PmaxTable& pmax, bool from_level0) {
+    host_valid_ = false;
     const std::int64_t n = ctx_.n;
     DeviceGuard guard(ctx_.device);
     cudaStream_t s = ctx_.stream();
@@ -116,6 +118,7 @@ void FisherResults::settle_level(const Adjacency& snap, std::span<const std::byt
     const std::int64_t n = ctx_.n;
     CUDAG_EXPECTS(snap.n == n && static_cast<std::int64_t>(bit0.size()) == n,
                   "cuda settle_level: sizes differ from the engine's");
+    host_valid_ = false;  // the level raises the table
     DeviceGuard guard(ctx_.device);
     cudaStream_t s = ctx_.stream();
     hold_removal(removal, bit0);
@@ -204,6 +207,7 @@ void FisherResults::return_pmax(skeleton::PmaxTable& pmax, bool overwrite) {
 
 FisherResults::PmaxBuffer FisherResults::pmax_buffer() {
     if (!dp_held_ || dp_count_ == 0) return {};
+    host_valid_ = false;  // the ranks reduce it in place
     DeviceGuard guard(ctx_.device);
     ctx_.synchronize();  // the settle kernels that raised it have finished
     return {std::span<double>(dpmax_.data(), dp_count_), true};
@@ -213,6 +217,19 @@ skeleton::PairPList FisherResults::pmax_pairs() {
     CUDAG_EXPECTS(dp_held_, "cuda pmax_pairs: no table adopted");
     static_assert(sizeof(skeleton::PairP) == sizeof(TablePair) &&
                   offsetof(skeleton::PairP, p) == offsetof(TablePair, p));
+    if (host_valid_) {  // read with the resident levels' results, unchanged since: listed here
+        CUDAG_ASSERT(dp_dense_ && host_values_.size() == dp_count_);
+        const std::int64_t n = ctx_.n;
+        std::size_t have = 0;
+        for (const double v : host_values_) have += v >= 0.0;
+        skeleton::PairPList out(have);
+        std::size_t slot = 0, k = 0;
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = i + 1; j < n; ++j, ++slot)
+                if (const double v = host_values_[slot]; v >= 0.0)
+                    out[k++] = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(j), v};
+        return out;
+    }
     DeviceGuard guard(ctx_.device);
     cudaStream_t s = ctx_.stream();
     StepTrace tr;

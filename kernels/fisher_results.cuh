@@ -88,6 +88,18 @@ public:
         const std::int32_t* pcol = nullptr;
         unsigned long long* values = nullptr;
     };
+    /// A dense table of at most kHostTableSlots slots is read to the host with the resident
+    /// levels' results (read_table_to_host, then host_table_read after the wait), so that
+    /// pmax_pairs() lists it without the device; anything that changes the table drops it.
+    static constexpr std::size_t kHostTableSlots = std::size_t{1} << 16;
+    void read_table_to_host(cudaStream_t s) {
+        host_valid_ = false;
+        host_reading_ = dp_held_ && dp_dense_ && dp_count_ > 0 && dp_count_ <= kHostTableSlots;
+        if (!host_reading_) return;
+        host_values_.resize(dp_count_);
+        dpmax_.download(host_values_.data(), dp_count_, s);
+    }
+    void host_table_read() { host_valid_ = host_reading_; }
     TableView table() {
         return {dp_held_, dp_dense_, dpoff_.data(), dpcol_.data(),
                 reinterpret_cast<unsigned long long*>(dpmax_.data())};
@@ -113,6 +125,8 @@ private:
     // The pMax table.
     bool dp_held_ = false, dp_dense_ = true;
     std::size_t dp_count_ = 0;          ///< the table's slots
+    std::vector<double> host_values_;   ///< the table's values as last read (read_table_to_host)
+    bool host_reading_ = false, host_valid_ = false;  ///< host_values_ in flight / equal to the table
     DeviceBuffer<double> dpmax_;        ///< the pMax table's values by slot
     DeviceBuffer<std::int64_t> dpoff_;  ///< sparse: row starts
     DeviceBuffer<std::int32_t> dpcol_;  ///< sparse: columns

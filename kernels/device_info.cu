@@ -62,7 +62,15 @@ void drop_context(int device) noexcept {
     forget_kernels(device);
     int previous = -1;
     if (cudaGetDevice(&previous) != cudaSuccess) cudaGetLastError();
-    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceReset() != cudaSuccess) cudaGetLastError();
+    if (cudaSetDevice(device) != cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
+    // The blocks the device's cache keeps belong to the context about to go: handed back
+    // first, so that no later allocation takes a pointer of the destroyed context.
+    for (DeviceContext* c : DeviceContext::all())
+        if (c->device() == device) c->blocks().release();
+    if (cudaDeviceReset() != cudaSuccess) cudaGetLastError();
     if (previous >= 0 && previous != device) set_device_back(previous);
 }
 

@@ -100,8 +100,8 @@ void Search::level(int l) {
 }
 
 int Search::engine_levels(int l) {
-    if (comm_.size() != 1 || pol_.exhaustive || has_knowledge() || hooks_.on_checkpoint || hooks_.stop_after_level >= 0)
-        return 0;
+    // Exhaustive searches keep their results on the host: hand_table_to_engine() declines.
+    if (comm_.size() != 1 || has_knowledge() || hooks_.on_checkpoint || hooks_.stop_after_level >= 0) return 0;
     int last = opt_.max_level >= 0 ? opt_.max_level : std::numeric_limits<int>::max();
     if (opt_.max_supported_level >= 0) last = std::min(last, opt_.max_supported_level);
     if (!results_->hand_table_to_engine()) return 0;

@@ -21,12 +21,17 @@
   if (is.null(labels) || anyDuplicated(labels) || any(labels == ""))
     stop(what, ": the columns need distinct, non-empty names", call. = FALSE)
   is_factor <- vapply(data, is.factor, logical(1))
-  is_number <- vapply(data, function(v) is.numeric(v) && !is.factor(v), logical(1))
+  is_number <- vapply(data, function(v) is.double(v) && !is.factor(v), logical(1))
   bad <- which(!is_factor & !is_number)
   if (length(bad))
     stop(what, ": column '", labels[bad[1]], "' is ", class(data[[bad[1]]])[1],
-         ", not a factor or numeric", call. = FALSE)
+         if (is.integer(data[[bad[1]]])) ": give a factor (discrete) or a double (continuous), as bnlearn needs"
+         else ", not a factor or numeric (double)", call. = FALSE)
   for (j in which(is_factor)) {
+    if (nlevels(data[[j]]) < 2)
+      stop(what, ": factor '", labels[j], "' has ", if (nlevels(data[[j]]) == 1)
+           paste0("a single level ('", levels(data[[j]]), "')") else "no level",
+           ": every discrete variable needs at least two levels (as in bnlearn)", call. = FALSE)
     used <- tabulate(as.integer(data[[j]]), nlevels(data[[j]]))
     if (any(used == 0))
       stop(what, ": factor '", labels[j], "' has levels no row takes (",
@@ -55,6 +60,28 @@
   unknown <- setdiff(c(arcs), labels)
   if (length(unknown)) stop(what, ": no variable '", unknown[1], "' in the data", call. = FALSE)
   list(from = unname(arcs[, 1]), to = unname(arcs[, 2]))
+}
+
+# The whitelist and blacklist as cudag's knowledge, bnlearn's way (its build.whitelist and
+# build.blacklist): an arc whitelisted in both directions is a pair that must be adjacent,
+# its direction left to the learner (constraint-based learners; score-based ones refuse
+# it); an arc both whitelisted and blacklisted is whitelisted.
+.bn_arcs <- function(whitelist, blacklist, labels, score_based) {
+  white <- .arc_list(whitelist, labels, "whitelist")
+  black <- .arc_list(blacklist, labels, "blacklist")
+  key <- function(a, b) paste(a, b, sep = "\r")
+  wkey <- key(white$from, white$to)
+  both <- wkey %in% key(white$to, white$from)
+  if (score_based && any(both))
+    stop("whitelist: '", white$from[both][1], "' -> '", white$to[both][1], "' is listed in both directions: ",
+         "score-based learning needs a direction for each whitelisted arc (as bnlearn's score-based algorithms)",
+         call. = FALSE)
+  # each pair listed both ways once, as an undirected requirement
+  lo <- match(white$from, labels) < match(white$to, labels)
+  pair <- both & lo
+  keep_black <- !key(black$from, black$to) %in% wkey
+  list(white_from = white$from[!both], white_to = white$to[!both], pair_from = white$from[pair],
+       pair_to = white$to[pair], black_from = black$from[keep_black], black_to = black$to[keep_black])
 }
 
 # A graph over `labels` from 0-based (from, to) rows (a --- b listed both ways): bnlearn's
@@ -123,6 +150,12 @@
   as.double(v)
 }
 
+.open_unit <- function(v, what) {
+  if (!is.numeric(v) || length(v) != 1 || is.na(v) || !(v > 0 && v < 1))
+    stop(what, " must be one number in (0, 1)", call. = FALSE)
+  as.double(v)
+}
+
 .whole <- function(v, what, lo = 0) {
   if (!is.numeric(v) || length(v) != 1 || is.na(v) || v != floor(v) || v < lo)
     stop(what, " must be a whole number >= ", lo, call. = FALSE)
@@ -149,9 +182,11 @@
          ", these are ", d$type, call. = FALSE)
   x <- d$x
   a <- list(labels = d$labels, iss = 1, am = 1, aw = NA_real_, discrete = d$discrete)
+  stored <- list()  # the settings as bnlearn's learners keep them in learning$args
   if (type == "bde") {
     a$score <- "bdeu"
     if (!is.null(extra$iss)) a$iss <- .number(extra$iss, "iss", 1e-6, 1e6)
+    stored$iss <- a$iss
   } else if (type == "k2") {
     a$score <- "k2"
   } else if (type == "bge") {
@@ -165,10 +200,12 @@
       stop(context, ": nu must be a numeric vector of ", p, " prior means", call. = FALSE)
     if (!is.null(names(nu))) nu <- nu[d$labels]
     x <- sweep(x, 2, nu)
+    stored <- list(nu = structure(as.double(nu), names = d$labels), iss.mu = a$am, iss.w = a$aw)
   } else {
     a$score <- "cg-bic"
+    if (grepl("^bic", type)) stored$k <- log(nrow(x)) / 2
   }
-  list(x = x, args = a)
+  list(x = x, args = a, stored = stored)
 }
 
 # Each node's parameter count under the BIC family's models (bnlearn's nparams): a discrete
@@ -188,15 +225,35 @@
 # parents, bnlearn the unbiased RSS / (n_s - q), q = the continuous parents + 1 (intercept);
 # with the same residuals the difference is q / 2 - (n_s / 2) log(n_s / (n_s - q)) per
 # configuration that occurs. Discrete nodes: 0.
-.unbiased_shift <- function(parents, d) {
+# A configuration with no more rows than coefficients has no unbiased variance (bnlearn's
+# score is -Inf there): an error naming the node, as cudag treats a score that is not finite.
+.unbiased_shift <- function(parents, d, type) {
   vapply(seq_along(parents), function(v) {
     if (d$nlev[v] > 0) return(0)
     pa <- parents[[v]] + 1L
     disc <- pa[d$nlev[pa] > 0]
     q <- length(pa) - length(disc) + 1
     ns <- if (length(disc)) as.vector(table(do.call(paste, as.data.frame(d$x[, disc, drop = FALSE])))) else nrow(d$x)
+    if (any(ns <= q))
+      stop("score \"", type, "\": node '", d$labels[v], "' has ", min(ns), " row", if (min(ns) != 1) "s",
+           if (length(disc)) " in a configuration of its discrete parents" else "", " for ", q,
+           " regression coefficients: its residual variance cannot be estimated (bnlearn's score is -Inf)",
+           call. = FALSE)
     sum(q / 2 - ns / 2 * log(ns / (ns - q)))
   }, numeric(1))
+}
+
+# bnlearn's score() takes the settings not given from the network's learning$args (iss,
+# iss.mu, iss.w, nu; k only when the network was learned with the same score), as its
+# check.iss / check.nu / check.penalty do.
+.stored_score_args <- function(x, type, extra) {
+  stored <- x$learning$args
+  if (!is.list(stored)) return(extra)
+  takes <- switch(type, bde = "iss", bge = c("iss.mu", "iss.w", "nu"), character(0))
+  for (a in takes) if (is.null(extra[[a]]) && !is.null(stored[[a]])) extra[[a]] <- stored[[a]]
+  if (grepl("^(bic|aic)", type) && is.null(extra$k) && !is.null(stored$k) && identical(x$learning$test, type))
+    extra$k <- stored$k
+  extra
 }
 
 # The cudag scores bnlearn's score() takes from here: bnlearn's name and cudag's scorer.
@@ -227,16 +284,24 @@ score <- function(x, data, type = NULL, ..., by.node = FALSE, debug = FALSE) {
       stop("discrete node '", nodes[v], "' has the continuous parent '", nodes[pa[d$nlev[pa] == 0][1]],
            "': not a conditional linear Gaussian network", call. = FALSE)
   }
-  s <- .score_settings(type, d, list(...), "score")
-  local <- .cudag_bn_score(s$x, s$args, parents)
+  extra <- .stored_score_args(x, type, list(...))
+  s <- .score_settings(type, d, extra, "score")
+  local <- tryCatch(.cudag_bn_score(s$x, s$args, parents), error = function(e)
+    stop(sub("^cg-bic: ", paste0("score \"", type, "\": "), conditionMessage(e)), call. = FALSE))
   base <- sub("-.*", "", type)
   if (base %in% c("loglik", "bic", "aic")) {
     k <- .node_params(parents, d)
-    loglik <- local + log(nrow(d$x)) / 2 * k + .unbiased_shift(parents, d)
-    pen <- list(...)$k
-    pen <- if (base == "loglik") 0 else if (!is.null(pen)) .number(pen, "k", 0) else if (base == "bic")
+    loglik <- local + log(nrow(d$x)) / 2 * k + .unbiased_shift(parents, d, type)
+    pen <- extra$k
+    if (!is.null(pen) && !(is.numeric(pen) && length(pen) == 1 && !is.na(pen) && pen > 0))
+      stop("k must be one positive number (the penalty weight)", call. = FALSE)
+    pen <- if (base == "loglik") 0 else if (!is.null(pen)) as.double(pen) else if (base == "bic")
       log(nrow(d$x)) / 2 else 1
     local <- loglik - pen * k
+  }
+  if (any(!is.finite(local))) {
+    v <- which(!is.finite(local))[1]
+    stop("score \"", type, "\": the score of node '", nodes[v], "' is not finite (", local[v], ")", call. = FALSE)
   }
   names(local) <- nodes
   if (isTRUE(by.node)) local else sum(local)
@@ -261,7 +326,7 @@ mcmc <- function(data, score = c("bde", "k2", "bge", "bic", "bic-g", "bic-cg"), 
   args <- c(list(...), list(max.parents = max.parents, chains = chains, iterations = iterations, seed = seed))
   dag <- .bn_graph(labels, raw$arc_from, raw$arc_to,
                    list(cudag = list(algo = "order MCMC", score = score, args = args), whitelist = whitelist,
-                        blacklist = blacklist))
+                        blacklist = blacklist, test = score, args = s$stored))
   prob <- raw$edge_prob
   strength <- if (anyNA(prob)) NULL else .bn_strength(labels, prob)
   # The BIC family: the chains rank DAGs by cudag's cg-bic (maximum-likelihood variances);
@@ -285,17 +350,17 @@ mcmc <- function(data, score = c("bde", "k2", "bge", "bic", "bic-g", "bic-cg"), 
 
 .mcmc_raw <- function(d, s, max.parents, chains, iterations, burn.in, thin, seed, space, alpha, order.score, moves,
                       edge.penalty, whitelist, blacklist, backend, threads, verbose, bootstrap) {
-  white <- .arc_list(whitelist, d$labels, "whitelist")
-  black <- .arc_list(blacklist, d$labels, "blacklist")
+  arcs <- .bn_arcs(whitelist, blacklist, d$labels, score_based = TRUE)
   a <- c(s$args, list(max_parents = as.integer(.whole(max.parents, "max.parents")),
                       chains = as.integer(.whole(chains, "chains", 1)),
                       iterations = .whole(iterations, "iterations", 1),
                       burn_in = if (is.null(burn.in)) NA_real_ else .whole(burn.in, "burn.in"),
                       thin = .whole(thin, "thin", 1), seed = .whole(seed, "seed"), space = space,
-                      alpha = .number(alpha, "alpha", 0, 1), order_score = order.score, moves = moves,
+                      alpha = .open_unit(alpha, "alpha"), order_score = order.score, moves = moves,
                       edge_penalty = .number(edge.penalty, "edge.penalty"), backend = backend,
-                      threads = as.integer(threads), verbose = isTRUE(verbose), white_from = white$from,
-                      white_to = white$to, black_from = black$from, black_to = black$to, bootstrap = bootstrap))
+                      threads = as.integer(threads), verbose = isTRUE(verbose), white_from = arcs$white_from,
+                      white_to = arcs$white_to, black_from = arcs$black_from, black_to = arcs$black_to,
+                      bootstrap = bootstrap))
   .cudag_bn_mcmc(s$x, a)
 }
 
@@ -331,12 +396,12 @@ print.cudag_bn <- function(x, ...) {
     stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
   if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
   max_level <- if (is.null(max.sx) || is.infinite(max.sx)) -1L else as.integer(.whole(max.sx, "max.sx"))
-  white <- .arc_list(whitelist, d$labels, "whitelist")
-  black <- .arc_list(blacklist, d$labels, "blacklist")
-  a <- list(labels = d$labels, test = unname(.bn_tests[test]), alpha = .number(alpha, "alpha", 0, 1),
+  arcs <- .bn_arcs(whitelist, blacklist, d$labels, score_based = FALSE)
+  a <- list(labels = d$labels, test = unname(.bn_tests[test]), alpha = .open_unit(alpha, "alpha"),
             max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
-            verbose = isTRUE(verbose), white_from = white$from, white_to = white$to, black_from = black$from,
-            black_to = black$to, bootstrap = bootstrap, seed = .whole(seed, "seed"))
+            verbose = isTRUE(verbose), white_from = arcs$white_from, white_to = arcs$white_to,
+            pair_from = arcs$pair_from, pair_to = arcs$pair_to, black_from = arcs$black_from,
+            black_to = arcs$black_to, bootstrap = bootstrap, seed = .whole(seed, "seed"))
   raw <- .cudag_bn_pc(d$x, a)
   for (w in raw$warnings) warning(w, call. = FALSE)
   raw$test <- test

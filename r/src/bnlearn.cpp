@@ -69,11 +69,12 @@ run::ScoreJob score_job(const Rcpp::List& a) {
 }
 
 /// Background knowledge lines ("a -> b") from two character vectors (from, to).
-std::vector<KnowledgeLine> arc_lines(const Rcpp::List& a, const char* from, const char* to, const std::string& what) {
+std::vector<KnowledgeLine> arc_lines(const Rcpp::List& a, const char* from, const char* to, const std::string& what,
+                                     const char* link = "->") {
     const auto f = Rcpp::as<std::vector<std::string>>(a[from]);
     const auto t = Rcpp::as<std::vector<std::string>>(a[to]);
     std::vector<KnowledgeLine> out;
-    for (std::size_t k = 0; k < f.size() && k < t.size(); ++k) out.push_back({what, {f[k], "->", t[k]}});
+    for (std::size_t k = 0; k < f.size() && k < t.size(); ++k) out.push_back({what, {f[k], link, t[k]}});
     return out;
 }
 
@@ -209,6 +210,9 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.verbose = !job.quiet;
     job.knowledge.values.forbid = arc_lines(args, "black_from", "black_to", "blacklist");
     job.knowledge.values.require = arc_lines(args, "white_from", "white_to", "whitelist");
+    // an arc whitelisted both ways: the pair adjacent, its direction learned (bnlearn's)
+    for (KnowledgeLine& l : arc_lines(args, "pair_from", "pair_to", "whitelist", "--"))
+        job.knowledge.values.require.push_back(std::move(l));
     job.bootstrap = static_cast<std::int64_t>(Rcpp::as<double>(args["bootstrap"]));
     job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(args["seed"]));
     const Dataset numbers = matrix_dataset(data, names, job.data);

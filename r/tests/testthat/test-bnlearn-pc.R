@@ -88,3 +88,20 @@ test_that("a directed cycle from conflicting v-structures: pcalg's graph, return
   m <- bnlearn::amat(ours)
   expect_equal(unname(m), unname(as(theirs@graph, "matrix") != 0) * 1L)
 })
+
+test_that("an arc whitelisted both ways is an adjacency; whitelisted and blacklisted, whitelisted", {
+  skip_without_bnlearn()
+  lt <- bnlearn_data("learning.test")
+  gt <- bnlearn_data("gaussian.test")
+  both <- matrix(c("A", "C", "C", "A"), 2, 2, byrow = TRUE, dimnames = list(NULL, c("from", "to")))
+  expect_pc_as_bnlearn(lt, test = "mi", whitelist = both, arcs = TRUE)
+  expect_true("A~C" %in% skeleton_pairs(cudag::pc.stable(lt, whitelist = both)))
+  far <- matrix(c("A", "G", "G", "A"), 2, 2, byrow = TRUE)
+  expect_pc_as_bnlearn(gt, test = "zf", whitelist = far)
+  one <- both[1, , drop = FALSE]
+  expect_pc_as_bnlearn(lt, test = "mi", whitelist = one, blacklist = one, arcs = TRUE)
+  expect_pc_as_bnlearn(lt, test = "mi", whitelist = one, blacklist = both, arcs = TRUE)
+  # score-based learning refuses it, as bnlearn's hc
+  expect_error(cudag::mcmc(lt, "bde", whitelist = both, iterations = 100), "listed in both directions")
+  expect_error(bnlearn::hc(lt, whitelist = both), "both directions")
+})

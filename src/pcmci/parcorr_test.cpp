@@ -11,7 +11,6 @@
 namespace cudag::pcmci {
 
 void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) {
-    fisher_->run(queries, statistic, p);
     // With missing cells, each query's rows: those complete in x, y and every condition.
     std::vector<std::int64_t> rows;
     if (data_) {
@@ -31,6 +30,18 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
             rows[k] = n;
         });
     }
+    // Too few rows for a query's conditions is its error, before the Fisher-z engine (whose
+    // statistic needs more rows still) meets it.
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+        const int dim = static_cast<int>(queries.set(q).size()) + 2;
+        const std::int64_t n = data_ ? rows[q] : n_;
+        if (n - dim < 1)
+            throw InputError("parcorr given " + std::to_string(dim - 2) + " conditions needs more than " +
+                             std::to_string(dim) + " samples; there are " + std::to_string(n) +
+                             (data_ ? " complete rows for query " + std::to_string(q + 1)
+                                    : " rows after the lags (fewer lags or a longer series)"));
+    }
+    fisher_->run(queries, statistic, p);
     // The p-values on the threads (a batch holds millions of tests); the first bad query in
     // batch order is the error, whatever thread met it.
     std::vector<char> bad(queries.size(), 0);
@@ -38,20 +49,12 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
         const auto q = static_cast<std::size_t>(i);
         const int dim = static_cast<int>(queries.set(q).size()) + 2;
         const std::int64_t n = data_ ? rows[q] : n_;
-        if (n - dim < 1) {
-            bad[q] = 1;
-            return;
-        }
         p[q] = ci::parcorr_p_value(statistic[q], n, dim);
-        if (!ci::is_result(statistic[q], p[q])) bad[q] = 2;
+        if (!ci::is_result(statistic[q], p[q])) bad[q] = 1;
     });
     const auto first = std::find_if(bad.begin(), bad.end(), [](char b) { return b != 0; });
     if (first == bad.end()) return;
     const auto q = static_cast<std::size_t>(first - bad.begin());
-    const int dim = static_cast<int>(queries.set(q).size()) + 2;
-    if (*first == 1)
-        throw InputError("parcorr given " + std::to_string(dim - 2) + " conditions needs more than " +
-                         std::to_string(dim) + " samples; there are " + std::to_string(data_ ? rows[q] : n_));
     throw InputError("parcorr: not a result for query " + std::to_string(q + 1) + " (r " +
                      std::to_string(statistic[q]) + ")");
 }

@@ -30,7 +30,9 @@ std::string reverse_link(const std::string& t) {
     return std::string{left, t[1], right};
 }
 
-std::string node_text(Node n) { return "(" + std::to_string(n.var) + ", -" + std::to_string(n.lag) + ")"; }
+std::string node_text(Node n) {
+    return "(" + std::to_string(n.var) + ", " + std::to_string(-static_cast<std::int64_t>(n.lag)) + ")";  // tigramite's
+}
 
 /// The candidate parents of j: its links of a type other than '<--'/'<?-', but (j, 0).
 std::vector<Node> candidates(const LinkAssumptions& la, std::int32_t j) {

@@ -140,6 +140,30 @@ def test_bad_settings_raise_in_one_line():
     pcmci = tg.PCMCI(tg.DataFrame(data), tg.CMIknn())
     with pytest.raises(cudag.InputError, match='it needs test="parcorr"'):
         pcmci.run_pcmci(tau_max=1, pc_alpha=None)
+    # too few rows after the lags for a test's conditions: said so (not a Fisher-z NaN)
+    with pytest.raises(cudag.InputError, match="parcorr given 0 conditions needs more than 2 samples; there are 2 rows"):
+        cudag.pcmci(data[:12], 5)
+    # negative condition limits, as tigramite's _set_max_condition_dim
+    for key in ("max_conds_dim", "max_conds_py", "max_conds_px"):
+        with pytest.raises(ValueError, match="maximum condition dimension must be >= 0"):
+            tg.PCMCI(tg.DataFrame(data), tg.ParCorr()).run_pcmci(tau_max=1, **{key: -1})
+    contemp = {j: {} for j in range(data.shape[1])}
+    contemp[0][(1, 0)], contemp[1][(0, 0)] = "o?o", "o?o"
+    with pytest.raises(cudag.InputError, match=r"link assumption \(1, 0\) -> 0 is outside .* lags 1\.\.1"):
+        cudag.pcmci(data, 1, tau_min=1, link_assumptions=contemp)
+
+
+def test_run_pc_stable_drops_lag_zero_link_assumptions():
+    """tigramite's run_pc_stable removes the lag-0 links (remove_contemp=True) and runs."""
+    data, _, _, _, _, _ = read_case(0)
+    n = data.shape[1]
+    with_contemp = {j: {(i, -lag): ("o?o" if lag == 0 else "-?>") for i in range(n) for lag in (0, 1)
+                        if not (i == j and lag == 0)} for j in range(n)}
+    lagged = {j: {(i, -1): "-?>" for i in range(n)} for j in range(n)}
+    got = tg.PCMCI(tg.DataFrame(data), tg.ParCorr()).run_pc_stable(link_assumptions=with_contemp, tau_max=1)
+    want = tg.PCMCI(tg.DataFrame(data), tg.ParCorr()).run_pc_stable(link_assumptions=lagged, tau_max=1)
+    assert got == want
+    assert any(got[j] for j in got)
 
 
 def run_case(c: int, folder: Path, prefix: str = "c", **method):

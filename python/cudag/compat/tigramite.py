@@ -651,6 +651,8 @@ class PCMCI:
     def _limits(opts: dict, **limits) -> dict:
         for key, value in limits.items():
             if value is not None:
+                if int(value) < 0:  # tigramite's _set_max_condition_dim
+                    raise ValueError("maximum condition dimension must be >= 0")
                 opts[key] = int(value)
         return opts
 
@@ -681,6 +683,9 @@ class PCMCI:
             raise ValueError("max_combinations must be > 0")
         if len(_alphas(pc_alpha, _PC_ALPHAS)) > 1:
             self._selection_test("run_pc_stable")
+        if link_assumptions is not None:  # tigramite drops the lag-0 links (remove_contemp=True)
+            link_assumptions = self._set_link_assumptions(link_assumptions, max(1, int(tau_min)), tau_max,
+                                                          remove_contemp=True)
         self.all_parents = self._pc_stable_parents(link_assumptions, max(1, int(tau_min)), tau_max,
                                                    _pc_alpha(pc_alpha), max_conds_dim, max_combinations)
         return self.all_parents

@@ -10,6 +10,122 @@
 
 namespace cudag::pcmci {
 
+namespace {
+
+/// The smallest eigenvalue of the symmetric k x k matrix `a` (row-major, destroyed), by
+/// cyclic Jacobi rotations (accurate to the small eigenvalues of a correlation matrix).
+double smallest_eigenvalue(std::vector<double>& a, int k) {
+    const auto at = [&](int r, int c) -> double& { return a[static_cast<std::size_t>(r) * k + c]; };
+    for (int sweep = 0; sweep < 64; ++sweep) {
+        double off = 0.0, diag = 0.0;
+        for (int r = 0; r < k; ++r) {
+            diag += at(r, r) * at(r, r);
+            for (int c = r + 1; c < k; ++c) off += at(r, c) * at(r, c);
+        }
+        if (off <= 1e-34 * diag) break;
+        for (int r = 0; r < k; ++r)
+            for (int c = r + 1; c < k; ++c) {
+                const double arc = at(r, c);
+                if (arc == 0.0) continue;
+                const double theta = (at(c, c) - at(r, r)) / (2.0 * arc);
+                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
+                const double cs = 1.0 / std::sqrt(t * t + 1.0), sn = t * cs;
+                for (int m = 0; m < k; ++m) {  // columns r and c
+                    const double mr = at(m, r), mc = at(m, c);
+                    at(m, r) = cs * mr - sn * mc;
+                    at(m, c) = sn * mr + cs * mc;
+                }
+                for (int m = 0; m < k; ++m) {  // rows r and c
+                    const double rm = at(r, m), cm = at(c, m);
+                    at(r, m) = cs * rm - sn * cm;
+                    at(c, m) = sn * rm + cs * cm;
+                }
+            }
+    }
+    double least = at(0, 0);
+    for (int r = 1; r < k; ++r) least = std::min(least, at(r, r));
+    return least;
+}
+
+}  // namespace
+
+std::vector<char> ill_conditioned_columns(const LaggedData& lagged, double min_eigenvalue, int threads) {
+    const Dataset& d = lagged.data;
+    const int k = lagged.max_lag + 1;
+    std::vector<char> out(static_cast<std::size_t>(d.n_vars), 0);
+    if (k < 2) return out;
+    parallel_for(0, lagged.n_vars, std::max(1, threads), 1, [&](std::int64_t v, int) {
+        std::vector<const double*> col(static_cast<std::size_t>(k));
+        for (int lag = 0; lag < k; ++lag)
+            col[static_cast<std::size_t>(lag)] = d.column(lagged.column(static_cast<std::int32_t>(v), lag));
+        // The rows complete in the block, each column standardised on them.
+        std::vector<std::int64_t> rows;
+        for (std::int64_t r = 0; r < d.n_samples; ++r) {
+            bool complete = true;
+            for (int lag = 0; lag < k && complete; ++lag) complete = !std::isnan(col[static_cast<std::size_t>(lag)][r]);
+            if (complete) rows.push_back(r);
+        }
+        const auto m = static_cast<std::int64_t>(rows.size());
+        if (m < 2) return;
+        std::vector<double> z(static_cast<std::size_t>(m * k));
+        for (int lag = 0; lag < k; ++lag) {
+            const double* c = col[static_cast<std::size_t>(lag)];
+            double mean = 0.0;
+            for (const std::int64_t r : rows) mean += c[r];
+            mean /= static_cast<double>(m);
+            double ss = 0.0;
+            for (const std::int64_t r : rows) ss += (c[r] - mean) * (c[r] - mean);
+            const double sd = std::sqrt(ss / static_cast<double>(m));
+            if (!(sd > 0.0)) return;  // constant on these rows: no block to judge
+            for (std::int64_t q = 0; q < m; ++q) z[static_cast<std::size_t>(lag * m + q)] = (c[rows[q]] - mean) / sd;
+        }
+        std::vector<double> corr(static_cast<std::size_t>(k * k));
+        for (int a = 0; a < k; ++a)
+            for (int b = a; b < k; ++b) {
+                double s = 0.0;
+                for (std::int64_t q = 0; q < m; ++q)
+                    s += z[static_cast<std::size_t>(a * m + q)] * z[static_cast<std::size_t>(b * m + q)];
+                corr[static_cast<std::size_t>(a * k + b)] = corr[static_cast<std::size_t>(b * k + a)] =
+                    s / static_cast<double>(m);
+            }
+        if (smallest_eigenvalue(corr, k) < min_eigenvalue)
+            for (int lag = 0; lag < k; ++lag)
+                out[static_cast<std::size_t>(lagged.column(static_cast<std::int32_t>(v), lag))] = 1;
+    });
+    return out;
+}
+
+ParCorrBatch::ParCorrBatch(std::unique_ptr<ci::BatchTest> fisher, const LaggedData& lagged, int threads)
+    : ParCorrBatch(std::move(fisher), lagged.data, threads) {
+    table_ = &lagged.data;
+    exact_ = ill_conditioned_columns(lagged, kLeastSquaresEigenvalue, threads);
+    if (std::find(exact_.begin(), exact_.end(), 1) == exact_.end()) exact_.clear();
+}
+
+void ParCorrBatch::run_least_squares(const ci::Queries& queries, std::span<const std::size_t> which,
+                                     std::span<double> statistic, std::span<double> p) {
+    const Dataset& d = *table_;
+    parallel_for(0, static_cast<std::int64_t>(which.size()), std::max(1, threads_), 1, [&](std::int64_t w, int) {
+        const std::size_t q = which[static_cast<std::size_t>(w)];
+        std::vector<const double*> cols{d.column(queries.x[q]), d.column(queries.y[q])};
+        for (const std::int32_t c : queries.set(q)) cols.push_back(d.column(c));
+        const auto dim = static_cast<int>(cols.size());
+        std::vector<double> values;
+        values.reserve(static_cast<std::size_t>(d.n_samples) * cols.size());
+        std::int64_t t = 0;
+        for (std::int64_t r = 0; r < d.n_samples; ++r) {
+            bool complete = true;
+            for (std::size_t c = 0; complete && c < cols.size(); ++c) complete = !std::isnan(cols[c][r]);
+            if (!complete) continue;
+            for (const double* c : cols) values.push_back(c[r]);
+            ++t;
+        }
+        const ci::ParCorrResult res = ci::parcorr(values.data(), t, dim);
+        statistic[q] = res.value;
+        p[q] = res.p_value;
+    });
+}
+
 void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, std::span<double> p) {
     // With missing cells, each query's rows: those complete in x, y and every condition.
     std::vector<std::int64_t> rows;
@@ -41,7 +157,33 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
                              (data_ ? " complete rows for query " + std::to_string(q + 1)
                                     : " rows after the lags (fewer lags or a longer series)"));
     }
-    fisher_->run(queries, statistic, p);
+    // Queries touching an ill-conditioned series go to least squares, the others to the engine.
+    std::vector<std::size_t> exact, rest;
+    if (!exact_.empty()) {
+        const auto touches = [&](std::size_t q) {
+            if (exact_[static_cast<std::size_t>(queries.x[q])] || exact_[static_cast<std::size_t>(queries.y[q])])
+                return true;
+            for (const std::int32_t c : queries.set(q))
+                if (exact_[static_cast<std::size_t>(c)]) return true;
+            return false;
+        };
+        for (std::size_t q = 0; q < queries.size(); ++q) (touches(q) ? exact : rest).push_back(q);
+    }
+    if (exact.empty()) {
+        fisher_->run(queries, statistic, p);
+    } else {
+        least_squares_tests_ += static_cast<std::int64_t>(exact.size());
+        if (!rest.empty()) {
+            ci::QueryList sub;
+            for (const std::size_t q : rest) sub.add(queries.x[q], queries.y[q], queries.set(q));
+            std::vector<double> st(rest.size()), pp(rest.size());
+            fisher_->run(sub.view(), st, pp);
+            for (std::size_t k = 0; k < rest.size(); ++k) statistic[rest[k]] = st[k];
+        }
+        run_least_squares(queries, exact, statistic, p);
+    }
+    std::vector<char> answered(exact.empty() ? 0 : queries.size(), 0);
+    for (const std::size_t q : exact) answered[q] = 1;
     // The p-values on the threads (a batch holds millions of tests); the first bad query in
     // batch order is the error, whatever thread met it.
     std::vector<char> bad(queries.size(), 0);
@@ -49,7 +191,7 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
         const auto q = static_cast<std::size_t>(i);
         const int dim = static_cast<int>(queries.set(q).size()) + 2;
         const std::int64_t n = data_ ? rows[q] : n_;
-        p[q] = ci::parcorr_p_value(statistic[q], n, dim);
+        if (answered.empty() || !answered[q]) p[q] = ci::parcorr_p_value(statistic[q], n, dim);
         if (!ci::is_result(statistic[q], p[q])) bad[q] = 1;
     });
     const auto first = std::find_if(bad.begin(), bad.end(), [](char b) { return b != 0; });

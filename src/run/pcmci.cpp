@@ -330,9 +330,15 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
     if (!engine)
         engine = std::make_unique<ci::CpuBatchTest>(
             skeleton::ci_test_factory(lagged.data, spec, skeleton::Compat::Pcalg, threads), threads, lagged.data.names);
-    std::unique_ptr<ci::BatchTest> tests =
-        a.test == PcmciTest::ParCorr ? std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged.data, threads)
-                                     : std::move(engine);
+    std::unique_ptr<ci::BatchTest> tests;
+    pcmci::ParCorrBatch* parcorr = nullptr;
+    if (a.test == PcmciTest::ParCorr) {
+        auto batch = std::make_unique<pcmci::ParCorrBatch>(std::move(engine), lagged, threads);
+        parcorr = batch.get();
+        tests = std::move(batch);
+    } else {
+        tests = std::move(engine);
+    }
     if (ranks) tests = std::make_unique<pcmci::RankSplitBatch>(std::move(tests), *comm);
     pcmci::CheckpointBatch* checkpoint = nullptr;
     if (!a.checkpoint.empty()) {
@@ -408,6 +414,16 @@ PcmciRun run_pcmci(const PcmciJob& a, const std::string& command_line, const Dat
                                        : std::string())
              << ", " << skeleton::Progress::duration(run.seconds);
         skeleton::print_line(line.str());
+        if (parcorr && parcorr->least_squares_tests() > 0) {
+            std::string names;
+            const std::vector<char>& ls = parcorr->least_squares_columns();
+            for (std::int32_t v = 0; v < lagged.n_vars; ++v)
+                if (ls[static_cast<std::size_t>(lagged.column(v, 0))])
+                    names += (names.empty() ? "" : ", ") + series.names[static_cast<std::size_t>(v)];
+            skeleton::print_line("cudag pcmci: the tests touching series whose lags are nearly collinear (" + names +
+                                 ": a trend or a unit root?) ran by least squares on the rows, as tigramite's "
+                                 "(the correlation matrix would lose digits there)");
+        }
         const pcmci::Result& r = run.result;
         std::ostringstream chosen;
         if (r.optimal_pc_alpha.size() == 1 && plus) {

@@ -4,7 +4,12 @@
 
 .fci <- function(variant, cl, suffStat, indepTest, alpha, labels, p, skel.method, type, fixedGaps, fixedEdges,
                  NAdelete, m.max, pdsep.max, rules, doPdsep, biCC, conservative, maj.rule, selectionBias,
-                 verbose, backend, threads) {
+                 verbose, backend, threads, jci = "0", contextVars = NULL) {
+  if (!identical(jci, "0"))
+    stop("jci = \"", jci, "\" is not supported: cudag runs FCI without JCI background knowledge (jci = \"0\")",
+         call. = FALSE)
+  if (!is.null(contextVars))
+    stop("contextVars is not supported: cudag runs FCI without JCI context variables", call. = FALSE)
   if (!skel.method %in% c("stable", "stable.fast"))
     stop("skel.method = \"", skel.method, "\" is not supported: cudag runs PC-stable (\"stable\", \"stable.fast\")",
          call. = FALSE)
@@ -17,10 +22,11 @@
     stop("type = \"adaptive\" takes no m.max (pcalg's Adaptive Anytime FCI)", call. = FALSE)
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
                verbose, variant)
-  pdsep_max <- if (is.infinite(pdsep.max)) -1L else as.integer(pdsep.max)
-  raw <- .finish(.cudag_fci(a$data, a$corr, a$n, a$args, variant, type, pdsep_max, isTRUE(doPdsep),
-                            if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L,
-                            isTRUE(selectionBias)), a)
+  pdsep_max <- .level_cap(pdsep.max, "pdsep.max")
+  raw <- .finish(tryCatch(.cudag_fci(a$data, a$corr, a$n, a$args, variant, type, pdsep_max, isTRUE(doPdsep),
+                                     if (isTRUE(conservative)) 1L else if (isTRUE(maj.rule)) 2L else 0L,
+                                     isTRUE(selectionBias)),
+                          error = function(e) .r_terms(e, toupper(variant))), a)
   parts <- .parts(raw)
   np <- length(raw$labels)
   amat <- matrix(0, np, np, dimnames = list(raw$labels, raw$labels))
@@ -40,11 +46,13 @@
 fci <- function(suffStat, indepTest, alpha, labels, p, skel.method = c("stable", "original", "stable.fast"),
                 type = c("normal", "anytime", "adaptive"), fixedGaps = NULL, fixedEdges = NULL, NAdelete = TRUE,
                 m.max = Inf, pdsep.max = Inf, rules = rep(TRUE, 10), doPdsep = TRUE, biCC = FALSE,
-                conservative = FALSE, maj.rule = FALSE, numCores = 1, selectionBias = TRUE, verbose = FALSE,
-                backend = "auto", threads = 0L) {
+                conservative = FALSE, maj.rule = FALSE, numCores = 1, selectionBias = TRUE,
+                jci = c("0", "1", "12", "123"), contextVars = NULL, verbose = FALSE, backend = "auto",
+                threads = 0L) {
   .fci("fci", match.call(), suffStat, indepTest, alpha, if (missing(labels)) NULL else labels,
        if (missing(p)) NULL else p, match.arg(skel.method), match.arg(type), fixedGaps, fixedEdges, NAdelete,
-       m.max, pdsep.max, rules, doPdsep, biCC, conservative, maj.rule, selectionBias, verbose, backend, threads)
+       m.max, pdsep.max, rules, doPdsep, biCC, conservative, maj.rule, selectionBias, verbose, backend, threads,
+       match.arg(jci), contextVars)
 }
 
 #' RFCI with pcalg's interface (pcalg::rfci), on the data or list(C, n).

@@ -110,7 +110,29 @@ cmiknnCItest <- function(x, y, S, suffStat)
   }
   if (!is.null(n_cols) && length(labels) != n_cols)
     stop(length(labels), " labels for ", n_cols, " variables", call. = FALSE)
+  if (anyDuplicated(labels))
+    stop("labels must be distinct: '", labels[anyDuplicated(labels)], "' is given twice", call. = FALSE)
   labels
+}
+
+# m.max / pdsep.max as cudag's level cap (-1: none): Inf or a whole number >= 0 (pcalg runs no
+# level at all for a negative one and rounds a fraction up: both refused here).
+.level_cap <- function(v, what) {
+  if (!is.numeric(v) || length(v) != 1 || is.na(v) || (is.finite(v) && (v < 0 || v != floor(v))) || v == -Inf)
+    stop(what, " must be Inf or a whole number >= 0", call. = FALSE)
+  if (is.infinite(v)) -1L else as.integer(v)
+}
+
+# The library's errors in R's terms: its command-line options named as pcalg's arguments.
+.r_terms <- function(e, caller) {
+  m <- conditionMessage(e)
+  m <- gsub("rerun with --max-level ([0-9]+)", "give m.max = \\1 or less", m)
+  m <- gsub("use --max-level ([0-9]+) or less", "give m.max = \\1 or less", m)
+  m <- gsub("--max-level ([0-9]+)", "m.max = \\1", m)
+  m <- sub(" (drop the column, or use --dof causal-learn, which tests it with df = 0, p = 1)", " (drop the column)", m,
+           fixed = TRUE)
+  m <- sub("PC needs at least", paste(caller, "needs at least"), m, fixed = TRUE)
+  stop(m, call. = FALSE)
 }
 
 # The common arguments checked and the input read from suffStat: the test, the data or C
@@ -123,8 +145,7 @@ cmiknnCItest <- function(x, y, S, suffStat)
   if (!isTRUE(NAdelete))
     stop("NAdelete = FALSE is not supported: cudag's tests never return NA (NA data are refused)", call. = FALSE)
   backend <- match.arg(backend, c("auto", "cpu", "cuda"))
-  max_level <- if (is.infinite(m.max)) -1L else as.integer(m.max)
-  if (is.na(max_level) || max_level < -1L) stop("m.max must be Inf or a whole number >= 0", call. = FALSE)
+  max_level <- .level_cap(m.max, "m.max")
   data <- NULL
   corr <- NULL
   n <- 0
@@ -156,11 +177,14 @@ cmiknnCItest <- function(x, y, S, suffStat)
     storage.mode(m) <- "logical"
     m
   }
+  gaps <- fixed(fixedGaps, "fixedGaps")
+  edges <- fixed(fixedEdges, "fixedEdges")
+  # a pair in both: the gap wins, as in pcalg (its edge is gone before any test)
+  if (!is.null(gaps) && !is.null(edges) && identical(dim(gaps), dim(edges))) edges[gaps %in% TRUE] <- FALSE
   list(data = data, corr = corr, n = as.numeric(n),
        args = list(labels = .labels(labels, p, n_cols), test = unname(.cudag_tests[test]), alpha = alpha,
-                   max_level = max_level, gaps = fixed(fixedGaps, "fixedGaps"),
-                   edges = fixed(fixedEdges, "fixedEdges"), backend = backend, threads = as.integer(threads),
-                   verbose = isTRUE(verbose), cmi = cmi))
+                   max_level = max_level, gaps = gaps, edges = edges, backend = backend,
+                   threads = as.integer(threads), verbose = isTRUE(verbose), cmi = cmi))
 }
 
 # The raw result with the labels and fixedGaps, R's warnings given.
@@ -178,7 +202,9 @@ cmiknnCItest <- function(x, y, S, suffStat)
   a <- .inputs(suffStat, indepTest, alpha, labels, p, m.max, fixedGaps, fixedEdges, NAdelete, backend, threads,
                verbose, if (skeleton_only) "skeleton" else "pc")
   shapes <- if (is.null(cl)) NULL else .shapes(a$args$labels, cl)
-  .finish(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule), shapes), a)
+  raw <- tryCatch(.cudag_pc(a$data, a$corr, a$n, a$args, skeleton_only, as.integer(triple_rule), shapes),
+                  error = function(e) .r_terms(e, if (skeleton_only) "skeleton" else "PC"))
+  .finish(raw, a)
 }
 
 # pcalg's slots from the raw result: pMax and sepset come built from src/cudag_r.cpp

@@ -545,7 +545,9 @@ run::PcJob data_job(const RunArgs& a) {
     const skeleton::TestKind test = skeleton::parse_test(a.test);
     const Rcpp::List& cmi = a.cmi;
     run::PcJob job;
-    job.data = "suffStat$data";
+    // what the messages name: disCItest / binCItest read suffStat$dm
+    job.data =
+        test == skeleton::TestKind::FisherZ || test == skeleton::TestKind::CmiKnn ? "suffStat$data" : "suffStat$dm";
     job.test = test;
     if (test != skeleton::TestKind::FisherZ && test != skeleton::TestKind::CmiKnn) job.dof = ci::DofRule::Pcalg;
     job.cfg.alpha = a.alpha;

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fci/fci.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/choice.hpp"
 #include "core/error.hpp"
@@ -54,6 +58,44 @@ double since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 }  // namespace
+
+int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level) {
+    if (last_level < 0 || (max_level >= 0 && last_level + 1 > max_level)) return std::max(last_level, 0);
+    const std::int64_t n = skeleton.n();
+    bool edges = false;
+    for (std::int64_t v = 0; v < n && !edges; ++v) edges = skeleton.degree(v) > 0;
+    if (!edges) return last_level;  // pcalg: while (... any(G))
+    // The last level's snapshot: the edges left and the pairs that level removed.
+    std::vector<std::vector<std::int32_t>> adj(static_cast<std::size_t>(n));
+    for (std::int64_t v = 0; v < n; ++v) adj[static_cast<std::size_t>(v)] = skeleton.neighbours(v);
+    std::vector<std::pair<SepSets::Key, std::span<const std::int32_t>>> removed;
+    for (const auto& [key, set] : sepsets.all())
+        if (static_cast<int>(set.size()) == last_level) {
+            removed.emplace_back(key, set);
+            adj[static_cast<std::size_t>(key.first)].push_back(key.second);
+            adj[static_cast<std::size_t>(key.second)].push_back(key.first);
+        }
+    for (auto& a : adj) std::sort(a.begin(), a.end());
+    const auto many = [&](std::int32_t v) {
+        return static_cast<std::int64_t>(adj[static_cast<std::size_t>(v)].size()) - 1 > last_level;
+    };
+    // Every edge of the snapshot, visited from its lower end first (pcalg's order by row).
+    for (std::int64_t a = 0; a < n; ++a)
+        for (const std::int32_t b : skeleton.neighbours(a))
+            if (a < b && (many(static_cast<std::int32_t>(a)) || many(b))) return last_level + 1;
+    for (const auto& [key, set] : removed) {
+        const auto [a, b] = key;
+        if (many(a)) return last_level + 1;
+        // the upper end is visited only when the lower end's sets did not separate the pair:
+        // the set is then not within adj(a) \ {b}
+        const auto& na = adj[static_cast<std::size_t>(a)];
+        const bool from_a = std::all_of(set.begin(), set.end(), [&](std::int32_t s) {
+            return s != b && std::binary_search(na.begin(), na.end(), s);
+        });
+        if (!from_a && many(b)) return last_level + 1;
+    }
+    return last_level;
+}
 
 FciOutcome learn_pag(Graph skeleton, SepSets sepsets, Tester& tester, const FciOptions& opt) {
     if (opt.causal_learn) return learn_pag_causal_learn(std::move(skeleton), std::move(sepsets), tester, opt);

@@ -90,6 +90,14 @@ struct FciOutcome {
     FciStats stats;
 };
 
+/// pcalg's skeleton()'s max.ord, which Adaptive Anytime FCI caps Possible-D-SEP with, from a
+/// PC-stable skeleton whose last level with tests was `last_level` (its separating sets in
+/// `sepsets`, a level-l set of size l): pcalg enters one more level, which finds nothing to
+/// test, when an edge of the last level's snapshot was visited with more than `last_level`
+/// other neighbours at its end (its lower end's; its upper end's unless the lower end
+/// separated it), edges remain and `max_level` (-1: none) allows it. Then last_level + 1.
+int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level);
+
 /// Check the options (InputError naming the option).
 void validate(const FciOptions& opt);
 

@@ -73,3 +73,41 @@ test_that("another of pcalg's functions as indepTest is named in the error", {
     expect_error(getExportedValue("cudag", f)(list(C = diag(3), n = 10), pcalg::dsepTest, alpha = 0.01, p = 3),
                  paste0("pcalg::dsepTest is not one of them: use pcalg::", f, " for it"))
 })
+
+test_that("m.max and pdsep.max: Inf or a whole number >= 0; labels distinct; jci and contextVars", {
+  skip_without_pcalg()
+  ss <- gmg8_case()$ss
+  for (bad in list(-1, -Inf, 1.5, NA_real_, "2"))
+    expect_error(cudag::pc(ss, "gaussCItest", alpha = 0.01, p = 8, m.max = bad), "m.max must be Inf or a whole number")
+  expect_error(cudag::fci(ss, "gaussCItest", alpha = 0.01, p = 8, pdsep.max = -1),
+               "pdsep.max must be Inf or a whole number")
+  expect_error(cudag::pc(ss, "gaussCItest", alpha = 0.01, labels = c("a", "b", "a", letters[4:8])),
+               "labels must be distinct: 'a' is given twice")
+  expect_error(cudag::fci(ss, "gaussCItest", alpha = 0.01, p = 8, jci = "12"), "jci = \"12\" is not supported")
+  expect_error(cudag::fci(ss, "gaussCItest", alpha = 0.01, p = 8, contextVars = 1), "contextVars is not supported")
+  expect_s4_class(cudag::fci(ss, "gaussCItest", alpha = 0.01, p = 8, jci = "0"), "fciAlgo")
+})
+
+test_that("a pair in both fixedGaps and fixedEdges is a gap, as in pcalg", {
+  skip_without_pcalg()
+  ss <- gmg8_case()$ss
+  gaps <- edges <- matrix(FALSE, 8, 8)
+  gaps[1, 2] <- gaps[2, 1] <- edges[1, 2] <- edges[2, 1] <- TRUE
+  edges[3, 7] <- edges[7, 3] <- TRUE
+  expect_pc_as_pcalg(ss, pcalg::gaussCItest, alpha = 0.01, p = 8, fixedGaps = gaps, fixedEdges = edges)
+})
+
+test_that("the library's messages name pcalg's arguments, not command-line options", {
+  skip_without_pcalg()
+  set.seed(3)
+  x <- matrix(stats::rnorm(5 * 6), 5, 6)
+  e <- tryCatch(cudag::pc(list(data = x), "gaussCItest", alpha = 0.9, p = 6), error = conditionMessage)
+  expect_match(e, "m.max = [0-9]")
+  expect_false(grepl("--", e, fixed = TRUE))
+  b <- pcalg_example("gmB")$gmB$x[1:200, ]
+  b[, 2] <- 0
+  e <- tryCatch(cudag::pc(list(dm = b, adaptDF = FALSE), pcalg::binCItest, alpha = 0.01, p = ncol(b)),
+                error = conditionMessage)
+  expect_match(e, "^suffStat\\$dm: variable '2'")
+  expect_false(grepl("--dof", e, fixed = TRUE))
+})

@@ -386,10 +386,10 @@ print.cudag_bn <- function(x, ...) {
 .pc_raw <- function(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, backend, threads, verbose,
                     bootstrap, seed) {
   if (d$type == "mixed") stop("pc.stable: mixed data are not supported by cudag's bnlearn face", call. = FALSE)
-  if (is.null(test)) test <- if (d$type == "discrete") "mi" else "zf"
+  if (is.null(test)) test <- if (d$type == "discrete") "mi" else "cor"  # bnlearn's defaults
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
-    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), zf, cor ",
-         "(Gaussian; both run Fisher's z)", call. = FALSE)
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf ",
+         "(Gaussian: the exact t test and Fisher's z of the partial correlation)", call. = FALSE)
   if (test %in% c("mi", "x2") && d$type != "discrete")
     stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
   if (test %in% c("zf", "cor") && d$type != "continuous")
@@ -397,7 +397,8 @@ print.cudag_bn <- function(x, ...) {
   if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
   max_level <- if (is.null(max.sx) || is.infinite(max.sx)) -1L else as.integer(.whole(max.sx, "max.sx"))
   arcs <- .bn_arcs(whitelist, blacklist, d$labels, score_based = FALSE)
-  a <- list(labels = d$labels, test = unname(.bn_tests[test]), alpha = .open_unit(alpha, "alpha"),
+  a <- list(labels = d$labels, test = unname(.bn_tests[test]), student_t = test == "cor",
+            alpha = .open_unit(alpha, "alpha"),
             max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
             verbose = isTRUE(verbose), white_from = arcs$white_from, white_to = arcs$white_to,
             pair_from = arcs$pair_from, pair_to = arcs$pair_to, black_from = arcs$black_from,

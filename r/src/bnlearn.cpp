@@ -202,6 +202,7 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
     if (job.test != skeleton::TestKind::FisherZ) job.dof = ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
+    job.cfg.student_t = Rcpp::as<bool>(args["student_t"]);  // bnlearn's cor: the exact t test
     job.cfg.max_level = Rcpp::as<int>(args["max_level"]);
     job.cfg.orient = !Rcpp::as<bool>(args["undirected"]);
     job.cfg.backend.threads = Rcpp::as<int>(args["threads"]);

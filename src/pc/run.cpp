@@ -258,6 +258,7 @@ skeleton::SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& d
     sk.policy.strict = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.causal_learn_pvalue = cfg.compat == skeleton::Compat::CausalLearn;
+    sk.policy.student_t = cfg.student_t;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
     sk.distributed_records = cfg.distributed_records && comm.size() > 1;

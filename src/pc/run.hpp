@@ -28,6 +28,9 @@ struct PcConfig {
     double alpha = 0.01;
     int max_level = -1;  ///< -1: no cap
     skeleton::Compat compat = skeleton::Compat::Pcalg;
+    /// Fisher-z's partial correlations by the exact Student-t test (bnlearn's "cor";
+    /// skeleton::TestPolicy::student_t): the CPU engine.
+    bool student_t = false;
     /// causal-learn's uc_rule (0 sepset, 1 maxP, 2 definiteMaxP). Unset: pcalg's
     /// orientation (udag2pdagRelaxed), or 0 under --compat causal-learn.
     std::optional<int> uc_rule;

@@ -90,12 +90,15 @@ const std::vector<EngineEntry>& engine_registry() {
 bool picks_gpu(BackendKind kind, const TestPolicy& policy) {
     if (policy.exhaustive && kind == BackendKind::Cuda && cuda_compiled())
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
-    if (policy.exhaustive && kind == BackendKind::Auto) return false;
+    if (policy.student_t && kind == BackendKind::Cuda && cuda_compiled())
+        throw InputError("the Student-t test of the partial correlation (bnlearn's cor) runs on the CPU engine only "
+                         "(use the cpu or auto backend)");
+    if ((policy.exhaustive || policy.student_t) && kind == BackendKind::Auto) return false;
     return cudag::picks_gpu(kind);
 }
 
 bool gpu_candidate(BackendKind kind, const TestPolicy& policy) {
-    return kind != BackendKind::Cpu && !policy.exhaustive;
+    return kind != BackendKind::Cpu && !policy.exhaustive && !policy.student_t;
 }
 
 bool testwise_on_gpu(TestKind kind) {

@@ -34,6 +34,10 @@ struct TestPolicy {
     bool exhaustive = false;
     /// Compute p-values with causal-learn's arithmetic (see ci::fisher_z_pvalue).
     bool causal_learn_pvalue = false;
+    /// Fisher-z's partial correlations tested by the exact Student-t test instead (bnlearn's
+    /// "cor": t = r √(df / (1 − r²)), df = m − l − 2, p two-sided; ci::parcorr_p_value). The
+    /// CPU engine only.
+    bool student_t = false;
 
     bool independent(double p) const { return decision().independent(p); }
     ci::Decision decision() const { return {alpha, strict}; }

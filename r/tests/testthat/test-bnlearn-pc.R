@@ -105,3 +105,22 @@ test_that("an arc whitelisted both ways is an adjacency; whitelisted and blackli
   expect_error(cudag::mcmc(lt, "bde", whitelist = both, iterations = 100), "listed in both directions")
   expect_error(bnlearn::hc(lt, whitelist = both), "both directions")
 })
+
+test_that("cor is bnlearn's exact t test (its default on Gaussian data), zf Fisher's z", {
+  skip_without_bnlearn()
+  differs <- 0
+  for (k in 1:30) {
+    set.seed(500 + k)
+    dag <- random_dag(paste0("V", 1:10), 0.3)
+    x <- sem_data(dag, 25 + k)
+    alpha <- c(0.01, 0.05)[1 + k %% 2]
+    expect_pc_as_bnlearn(x, test = "cor", alpha = alpha)
+    expect_pc_as_bnlearn(x, test = "zf", alpha = alpha)
+    differs <- differs + !identical(skeleton_pairs(bnlearn_pc(x, test = "cor", alpha = alpha)),
+                                    skeleton_pairs(bnlearn_pc(x, test = "zf", alpha = alpha)))
+    if (k <= 3) expect_identical(skeleton_pairs(suppressWarnings(cudag::pc.stable(x, alpha = alpha))),
+                                 skeleton_pairs(bnlearn_pc(x, alpha = alpha)))
+  }
+  expect_gt(differs, 0)  # small samples where the two tests decide differently
+  expect_identical(cudag::pc.stable(sem_data(random_dag(paste0("V", 1:5), 0.4), 100))$learning$test, "cor")
+})

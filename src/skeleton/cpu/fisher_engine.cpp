@@ -10,6 +10,7 @@
 
 #include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
+#include "ci/parcorr.hpp"
 #include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -21,6 +22,19 @@ using ci::ConditioningBlock;
 using ci::correlation_matrix;
 using ci::fisher_z_pvalue;
 using ci::partial_correlation;
+
+namespace {
+
+/// The p-value of partial correlation r given l conditions from m samples under `policy`:
+/// Fisher's z (root = ci::fisher_z_root(m, l); pcalg's or causal-learn's arithmetic) or the
+/// exact Student-t test (bnlearn's cor: tigramite's ParCorr p-value, df = m − l − 2).
+double policy_pvalue(double r, std::int64_t m, int l, double root, const TestPolicy& policy) {
+    if (!policy.student_t) return ci::fisher_z_pvalue_root(r, root, policy.causal_learn_pvalue);
+    if (!(r == r)) r = 0.0;  // NaN (degenerate residual) counts as r = 0, as Fisher-z's
+    return ci::parcorr_p_value(r, m, l + 2);
+}
+
+}  // namespace
 
 CpuFisherEngine::CpuFisherEngine(const Dataset& data, const TestPolicy& policy, int threads)
     : CpuFisherEngine(correlation_matrix(data, resolve_threads(threads)), data.n_vars, data.n_samples, policy,
@@ -59,9 +73,10 @@ void CpuFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
     const double* c = c_;
     const std::int64_t n = n_;
     const double root = ci::fisher_z_root(m_, 0);
-    const bool causal_learn = policy_.causal_learn_pvalue;
+    const TestPolicy policy = policy_;
+    const std::int64_t m = m_;
     level0_rows(n_, row_begin, row_end, dense, policy_, threads_, g, out, [=](std::int64_t i, std::int64_t j, int) {
-        return ci::fisher_z_pvalue_root(c[i * n + j], root, causal_learn);
+        return policy_pvalue(c[i * n + j], m, 0, root, policy);
     });
 }
 
@@ -87,7 +102,8 @@ struct FisherRowTester {
     std::int32_t i;
     const std::int32_t* nb;  ///< the row's neighbours (snapshot)
     std::int64_t degree;
-    bool causal_learn, symmetric;
+    TestPolicy policy;
+    bool symmetric;
     ci::Decision decision;
     int l = 0;
     std::vector<int> s;
@@ -106,7 +122,7 @@ struct FisherRowTester {
           i(row),
           nb(neighbours),
           degree(d),
-          causal_learn(policy.causal_learn_pvalue),
+          policy(policy),
           symmetric(sym),
           decision(policy.decision()),
           l(level),
@@ -205,7 +221,7 @@ struct FisherRowTester {
     double p_of(double r, std::int64_t q) {
         double& b = bound[static_cast<std::size_t>(q)];
         if (std::fabs(r) > b) return -1.0;
-        const double p = ci::fisher_z_pvalue_root(r, root, causal_learn);
+        const double p = policy_pvalue(r, m, l, root, policy);
         const double a = std::fabs(r);
         if (a < kMaxRef && p <= kMaxRefP && !decision.independent(p)) b = std::min(b, a * kMargin);
         return p;
@@ -226,7 +242,8 @@ void CpuFisherEngine::run_level(int level, const Adjacency& snap, const LevelBlo
 }
 
 double CpuFisherEngine::p_value(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) {
-    return fisher_z_pvalue(partial_correlation(i, j, s), m_, static_cast<int>(s.size()), policy_.causal_learn_pvalue);
+    const int l = static_cast<int>(s.size());
+    return policy_pvalue(partial_correlation(i, j, s), m_, l, ci::fisher_z_root(m_, l), policy_);
 }
 
 double CpuFisherEngine::partial_correlation(std::int32_t i, std::int32_t j, const std::vector<std::int32_t>& s) const {

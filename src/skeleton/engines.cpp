@@ -91,8 +91,9 @@ bool picks_gpu(BackendKind kind, const TestPolicy& policy) {
     if (policy.exhaustive && kind == BackendKind::Cuda && cuda_compiled())
         throw InputError("--compat causal-learn runs on the CPU engine only (use --backend cpu or auto)");
     if (policy.student_t && kind == BackendKind::Cuda && cuda_compiled())
-        throw InputError("the Student-t test of the partial correlation (bnlearn's cor) runs on the CPU engine only "
-                         "(use the cpu or auto backend)");
+        throw InputError(
+            "the Student-t test of the partial correlation (bnlearn's cor) runs on the CPU engine only "
+            "(use the cpu or auto backend)");
     if ((policy.exhaustive || policy.student_t) && kind == BackendKind::Auto) return false;
     return cudag::picks_gpu(kind);
 }

@@ -75,9 +75,8 @@ void CpuFisherEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool 
     const double root = ci::fisher_z_root(m_, 0);
     const TestPolicy policy = policy_;
     const std::int64_t m = m_;
-    level0_rows(n_, row_begin, row_end, dense, policy_, threads_, g, out, [=](std::int64_t i, std::int64_t j, int) {
-        return policy_pvalue(c[i * n + j], m, 0, root, policy);
-    });
+    level0_rows(n_, row_begin, row_end, dense, policy_, threads_, g, out,
+                [=](std::int64_t i, std::int64_t j, int) { return policy_pvalue(c[i * n + j], m, 0, root, policy); });
 }
 
 namespace {

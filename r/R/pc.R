@@ -83,6 +83,9 @@ cmiknnCItest <- function(x, y, S, suffStat)
   if (isTRUE(suffStat$adaptDF))
     stop("suffStat$adaptDF = TRUE is not supported by cudag (degrees of freedom as pcalg's adaptDF = FALSE)",
          call. = FALSE)
+  na <- which(is.na(dm), arr.ind = TRUE)
+  if (nrow(na))
+    stop("suffStat$dm: NA at row ", na[1, 1], ", column ", na[1, 2], " (cudag tests complete data)", call. = FALSE)
   if (!is.null(suffStat$nlev)) {
     seen <- apply(dm, 2, function(v) length(unique(v)))
     if (length(suffStat$nlev) != ncol(dm) || any(suffStat$nlev != seen)) {

@@ -59,7 +59,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level) {
+int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level,
+                    const std::vector<std::pair<std::int32_t, std::int32_t>>& fixed_edges) {
     if (last_level < 0 || (max_level >= 0 && last_level + 1 > max_level)) return std::max(last_level, 0);
     const std::int64_t n = skeleton.n();
     bool edges = false;
@@ -81,8 +82,12 @@ int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_leve
     };
     // Every edge of the snapshot, visited from its lower end first (pcalg's order by row).
     for (std::int64_t a = 0; a < n; ++a)
-        for (const std::int32_t b : skeleton.neighbours(a))
-            if (a < b && (many(static_cast<std::int32_t>(a)) || many(b))) return last_level + 1;
+        for (const std::int32_t b : skeleton.neighbours(a)) {
+            const std::pair<std::int32_t, std::int32_t> pair{static_cast<std::int32_t>(a), b};
+            if (a < b && !std::binary_search(fixed_edges.begin(), fixed_edges.end(), pair) &&
+                (many(static_cast<std::int32_t>(a)) || many(b)))
+                return last_level + 1;
+        }
     for (const auto& [key, set] : removed) {
         const auto [a, b] = key;
         if (many(a)) return last_level + 1;

@@ -96,7 +96,9 @@ struct FciOutcome {
 /// test, when an edge of the last level's snapshot was visited with more than `last_level`
 /// other neighbours at its end (its lower end's; its upper end's unless the lower end
 /// separated it), edges remain and `max_level` (-1: none) allows it. Then last_level + 1.
-int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level);
+/// `fixed_edges` (i < j, sorted): pairs pcalg never visits (its fixedEdges).
+int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level,
+                    const std::vector<std::pair<std::int32_t, std::int32_t>>& fixed_edges = {});
 
 /// Check the options (InputError naming the option).
 void validate(const FciOptions& opt);

@@ -161,13 +161,14 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - unit_start).count();
             progress.counted("Possible-D-SEP", unit, done, total, secs);
         };
-        o.skeleton_max_level = c.allreduce(r.levels.empty() ? 0 : r.levels.back().level, mpi::ReduceOp::Max);
-        if (o.type == fci::FciType::Adaptive)  // pcalg's max.ord counts a last level that found nothing to test
-            o.skeleton_max_level = fci::pcalg_max_order(skel, seps, o.skeleton_max_level, cfg.max_level);
         for (const auto& [i, j] : cfg.knowledge.required_pairs()) o.fixed_edges.emplace_back(i, j);
         if (o.causal_learn) o.names = data.names;
         if (o.causal_learn && !cfg.knowledge.empty()) o.knowledge = &cfg.knowledge;
         std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
+        o.skeleton_max_level = c.allreduce(r.levels.empty() ? 0 : r.levels.back().level, mpi::ReduceOp::Max);
+        if (o.type == fci::FciType::Adaptive)  // pcalg's max.ord counts a last level that found nothing to test
+            o.skeleton_max_level =
+                fci::pcalg_max_order(skel, seps, o.skeleton_max_level, cfg.max_level, o.fixed_edges);
         fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
         if (!root) return;
         r.skeleton = std::move(out.skeleton);

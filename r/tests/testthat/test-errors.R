@@ -28,6 +28,11 @@ test_that("a factor column under gaussCItest and NA in the data are R errors", {
   expect_error(cudag::pc(list(C = cm, n = 10), "gaussCItest", alpha = 0.01, p = 70),
                "suffStat\\$C holds a non-finite value at \\[3, 69\\]")
   expect_error(cudag::pc(list(data = x), "gaussCItest", alpha = 2, p = 2), "alpha")
+  # discrete data: the NA named before nlev is checked against the levels
+  dm <- matrix(c(0, 1, 0, 1, 1, 0, 0, 1), 4, 2)
+  dm[2, 2] <- NA
+  expect_error(cudag::pc(list(dm = dm, nlev = c(2, 2), adaptDF = FALSE), "disCItest", alpha = 0.01, p = 2),
+               "suffStat\\$dm: NA at row 2, column 2")
 })
 
 test_that("fci and rfci: bad list(C, n), data and indepTest are one-line R errors naming what", {

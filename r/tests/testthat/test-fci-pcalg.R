@@ -136,6 +136,10 @@ test_that("adaptive: Possible-D-SEP capped at pcalg's max.ord (which counts a la
     theirs <- expect_fci_on_c_as_pcalg("fci", ss, alpha = alpha, p = ncol(x), type = "adaptive")
     skel <- pcalg::skeleton(ss, pcalg::gaussCItest, alpha = alpha, p = ncol(x))
     extra <- extra + (tail(skel@n.edgetests, 1) == 0)
+    # fixed edges are never visited by pcalg's level loop
+    fe <- matrix(FALSE, ncol(x), ncol(x))
+    fe[1, 2] <- fe[2, 1] <- fe[2, 3] <- fe[3, 2] <- TRUE
+    expect_fci_on_c_as_pcalg("fci", ss, alpha = alpha, p = ncol(x), type = "adaptive", fixedEdges = fe)
   }
   expect_gt(extra, 0)  # some sets end on a level pcalg enters without a test (seed 86 does)
 })

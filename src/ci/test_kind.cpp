@@ -20,7 +20,7 @@ constexpr std::array<TestTraits, 7> kTable{{
      .gpu = true,
      .constant_columns = false,
      .scale_free = true,
-     .spare_samples = 3,
+     .spare_samples = 2,  // n - |S| - 3 >= 0: at n = |S| + 3, z = 0 and p = 1 (pcalg's, causal-learn's)
      .cost = TestCost::Matrix},
     {.kind = TestKind::ChiSquare,
      .name = "chi-square",

@@ -54,7 +54,8 @@ struct TestTraits {
     /// power of two: core/magnitude.hpp rescales extreme columns, exactly, before it runs.
     bool scale_free;
     /// Samples it needs for a conditioning set of `l` variables: more than l + this
-    /// (Fisher-z's n - |S| - 3 degrees of freedom); -1 when the count does not limit it.
+    /// (Fisher-z: 2, √(n - |S| - 3) real; at n = |S| + 3 the statistic is 0 and p = 1, as
+    /// pcalg's and causal-learn's); -1 when the count does not limit it.
     int spare_samples;
     TestCost cost;
 };

@@ -86,15 +86,15 @@ void validate(const PcConfig& cfg, const Dataset& data) {
         }
         return;
     }
-    // Fisher-z at level l needs m - l - 3 > 0.
-    if (data.n_samples < 4)
+    // Fisher-z at level l needs m - l - 3 >= 0 (at 0 every p is 1, as pcalg's and causal-learn's).
+    if (data.n_samples < 3)
         throw InputError(data.source + ": " + std::to_string(data.n_samples) +
-                         " samples; Fisher-z needs at least 4 (more than l+3 at level l)");
-    if (cfg.max_level >= 0 && data.n_samples <= cfg.max_level + 3)
+                         " samples; Fisher-z needs at least 3 (l+3 at level l)");
+    if (cfg.max_level >= 0 && data.n_samples < cfg.max_level + 3)
         throw InputError(data.source + ": " + std::to_string(data.n_samples) + " samples are too few for --max-level " +
-                         std::to_string(cfg.max_level) +
-                         " (Fisher-z needs more than l+3 = " + std::to_string(cfg.max_level + 3) +
-                         "); use --max-level " + std::to_string(data.n_samples - 4) + " or less");
+                         std::to_string(cfg.max_level) + " (Fisher-z needs at least l+3 = " +
+                         std::to_string(cfg.max_level + 3) + "); use --max-level " +
+                         std::to_string(data.n_samples - 3) + " or less");
 }
 
 bool scale_free(const skeleton::TestSpec& test) { return test.traits().scale_free; }

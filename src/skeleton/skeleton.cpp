@@ -54,7 +54,7 @@ SkeletonResult Search::run() {
         if ((have_next_ ? next_max_degree_ : g_.max_degree()) - 1 < l) break;
         mpi::run_agreed(comm_, [&] {
             if (opt_.max_supported_level >= 0 && l > opt_.max_supported_level)
-                throw InputError("level " + std::to_string(l) + " needs more than " + std::to_string(l + 3) +
+                throw InputError("level " + std::to_string(l) + " needs at least " + std::to_string(l + 3) +
                                  " samples (" + opt_.supported_level_reason + "); rerun with --max-level " +
                                  std::to_string(l - 1));
         });

@@ -130,12 +130,17 @@ TEST_F(Cli, ConstantColumn) {
 }
 
 TEST_F(Cli, TooFewSamples) {
-    const auto p = write("few.csv", "a,b,c\n1,2,3\n4,5,6\n7,8,0\n");
-    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "3 samples");
+    const auto p = write("few.csv", "a,b,c\n1,2,3\n4,5,7\n");
+    expect_error("pc --data " + p.string() + " --out " + (dir_ / "r.h5").string(), "2 samples");
     const auto q = write("some.csv", chain_csv());
-    expect_error("pc --data " + q.string() + " --max-level 57 --out " + (dir_ / "r.h5").string(),
-                 "too few for --max-level 57");
+    expect_error("pc --data " + q.string() + " --max-level 58 --out " + (dir_ / "r.h5").string(),
+                 "too few for --max-level 58");
     expect_no_outputs({"few.csv", "some.csv"});
+    // n = l + 3 samples: the statistic is 0 and p = 1 (pcalg's, causal-learn's), not an error
+    const auto t = write("three.csv", "a,b,c\n1,2,3\n4,5,7\n7,9,0\n");
+    const CliRun r = run("citest --data " + t.string() + " --test fisher-z --x a --y b --json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"p_value\": 1"), std::string::npos) << r.out;
 }
 
 // Kernel tuning sits behind one hidden --tune key=value: not in --help, checked, and

@@ -128,7 +128,7 @@ TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
     const std::string f = write("f.csv", few);
     expect_error("citest --data " + f + " --test fisher-z --x a --y b --given c --missing testwise",
                  "--missing testwise leaves 3 complete rows for the test of 'a' and 'b' given {'c'}: fisher-z needs "
-                 "more than 4");
+                 "more than 3");
     // Unknown choices and what the scores refuse.
     expect_error("pc --data " + d + " --missing pairwise", "--missing must be error, testwise or listwise");
     expect_error("mcmc --data " + d + " --score bge --missing testwise",

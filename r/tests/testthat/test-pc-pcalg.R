@@ -108,3 +108,19 @@ test_that("cmiknnCItest runs from the data and gives a pcAlgo over the same node
   skel <- as(fit@graph, "matrix") != 0
   expect_equal(unname(skel | t(skel)), matrix(c(FALSE, TRUE, FALSE, TRUE, FALSE, TRUE, FALSE, TRUE, FALSE), 3))
 })
+
+test_that("a test with n = |S| + 3 samples has p = 1 (z = 0), as pcalg's", {
+  skip_without_pcalg()
+  hits <- 0
+  for (seed in 1:10) {
+    set.seed(seed)
+    x <- matrix(stats::rnorm(5 * 6), 5, 6)
+    x[, 2] <- x[, 1] + 0.1 * x[, 2]
+    ss <- list(C = cor(x), n = 5)
+    theirs <- pcalg::pc(ss, pcalg::gaussCItest, alpha = 0.5, p = 6, m.max = 2)
+    expect_same_pc(cudag::pc(ss, pcalg::gaussCItest, alpha = 0.5, p = 6, m.max = 2), theirs)
+    expect_same_pc(cudag::pc(list(data = x), pcalg::gaussCItest, alpha = 0.5, p = 6, m.max = 2), theirs)
+    hits <- hits + (length(theirs@n.edgetests) >= 3 && theirs@n.edgetests[3] > 0)
+  }
+  expect_gt(hits, 0)  # level 2 ran (n = 5 = 2 + 3) somewhere
+})

@@ -59,7 +59,7 @@ TEST(TestKind, TraitsSayWhatEachTestIs) {
     EXPECT_TRUE(traits(TestKind::CmiKnn).constant_columns);
     EXPECT_FALSE(traits(TestKind::FisherZ).constant_columns);
     EXPECT_TRUE(traits(TestKind::FisherZ).shared_matrix);
-    EXPECT_EQ(traits(TestKind::FisherZ).spare_samples, 3);
+    EXPECT_EQ(traits(TestKind::FisherZ).spare_samples, 2);  // n = |S| + 3: z = 0, p = 1
     EXPECT_EQ(traits(TestKind::CmiKnn).spare_samples, -1);
     for (const TestKind k : kAll) EXPECT_EQ(traits(k).dof_rule, is_discrete(k));
 }

@@ -28,8 +28,13 @@ bool is_bool(nb::handle v) { return PyBool_Check(v.ptr()) != 0 || python_type(v)
 template <class Int>
 Int integer(nb::handle v, const std::string& key) {
     Int out{};
-    if (is_bool(v) || PyFloat_Check(v.ptr()) || !nb::try_cast<Int>(v, out)) wrong_type(v, key, "an integer");
-    return out;
+    if (is_bool(v) || PyFloat_Check(v.ptr())) wrong_type(v, key, "an integer");
+    if (nb::try_cast<Int>(v, out)) return out;
+    if (PyLong_Check(v.ptr()))  // an integer too large for the setting
+        throw InputError(key + "=" + nb::cast<std::string>(nb::str(v)) + " is out of range (" +
+                         std::to_string(std::numeric_limits<Int>::min()) + " .. " +
+                         std::to_string(std::numeric_limits<Int>::max()) + ")");
+    wrong_type(v, key, "an integer");
 }
 
 }  // namespace
@@ -70,6 +75,14 @@ std::vector<std::string> typed<std::vector<std::string>>(nb::handle v, const std
 }
 template <>
 std::uint64_t typed<std::uint64_t>(nb::handle v, const std::string& key) {
+    std::uint64_t big = 0;  // a key of 2^63 or more
+    if (!is_bool(v) && PyLong_Check(v.ptr())) {
+        if (nb::try_cast<std::uint64_t>(v, big)) return big;
+        const nb::int_ zero(0);
+        if (PyObject_RichCompareBool(v.ptr(), zero.ptr(), Py_GT) == 1)
+            throw InputError(key + "=" + nb::cast<std::string>(nb::str(v)) + " is out of range (0 .. " +
+                             std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+    }
     const std::int64_t s = integer<std::int64_t>(v, key);
     if (s < 0) throw InputError("--seed: must be 0 or more (an unsigned 64-bit key), got " + std::to_string(s));
     return static_cast<std::uint64_t>(s);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "core/error.hpp"
@@ -112,6 +113,12 @@ void validate(const CmiKnnSpec& spec, std::int64_t n_samples, int max_cond) {
     CUDAG_EXPECTS(n_samples < (std::int64_t{1} << 31), "cmiknn: too many samples (" + t + "; at most 2^31 - 1)");
     CUDAG_EXPECTS(std::isfinite(spec.knn) && spec.knn > 0.0,
                   "cmiknn: --knn must be positive (a fraction of the samples below 1, else a count)");
+    if (spec.knn >= 1.0 && spec.knn >= static_cast<double>(n_samples)) {  // a count (before it is cast)
+        char knn[32];
+        std::snprintf(knn, sizeof knn, "%.15g", spec.knn);
+        throw InputError(std::string("cmiknn: --knn gives k = ") + knn + " neighbours, which needs more than " + knn +
+                         " samples (the data have " + t + ")");
+    }
     const std::int64_t k = cmi_k(spec.knn, n_samples);
     CUDAG_EXPECTS(k < n_samples, "cmiknn: --knn gives k = " + std::to_string(k) +
                                      " neighbours, which needs more than " + std::to_string(k) +

@@ -71,6 +71,38 @@ def test_bad_arguments():
         test.run_test_raw(VALUES[:, 0], VALUES[:100, 1])
     with pytest.raises(ValueError, match="mixed data"):
         test.run_test_raw(VALUES[:, 0], VALUES[:, 1], x_type=np.zeros(len(VALUES)))
+    # tigramite compares the transform's name as spelt (anything else: untransformed there)
+    for bad in ("RANKS", "Standardize", "rank", True, 0):
+        with pytest.raises(ValueError, match="transforms are 'ranks', 'standardize' and 'uniform'"):
+            CMIknn(transform=bad)
+    assert CMIknn(transform=False).transform == "none" and CMIknn(transform="uniform").transform == "uniform"
+    # a seed beyond 64 bits and a count of neighbours beyond the samples: one line each
+    with pytest.raises(cudag.InputError, match=r"seed=18446744073709551616 is out of range \(0 \.\. 18446744073709551615\)"):
+        CMIknn(seed=2**64).run_test_raw(VALUES[:, 0], VALUES[:, 1])
+    with pytest.raises(cudag.InputError, match="knn= gives k = 1.18059162071741e\\+21 neighbours"):
+        CMIknn(knn=2.0**70).run_test_raw(VALUES[:, 0], VALUES[:, 1])
+
+
+def test_pcmci_face_takes_tigramites_cmiknn_settings_or_refuses_them():
+    """The PCMCI face reads a CMIknn's settings; seed 0 is seed 0 (not the default 42), and
+    the settings of tigramite's own CMIknn that cudag does not run are refused, not ignored."""
+    from cudag.compat.tigramite import PCMCI, DataFrame
+
+    series = np.random.default_rng(0).normal(size=(120, 2))
+    assert PCMCI(DataFrame(series), CMIknn(seed=0))._test_options()["seed"] == 0
+    assert PCMCI(DataFrame(series), CMIknn())._test_options()["seed"] == 42
+
+    class TigramiteLike:  # the attributes tigramite's CMIknn carries
+        measure, knn, shuffle_neighbors, sig_samples, transform, seed = "cmi_knn", 0.2, 5, 50, "ranks", 7
+        significance, null_fit, permute, sig_blocklength = "shuffle_test", None, "Y", None
+
+    assert PCMCI(DataFrame(series), TigramiteLike())._test_options()["seed"] == 7
+    for attr, value in (("significance", "fixed_thres"), ("null_fit", "normal"), ("permute", "X"),
+                        ("sig_blocklength", 3)):
+        t = TigramiteLike()
+        setattr(t, attr, value)
+        with pytest.raises(ValueError, match=attr):
+            PCMCI(DataFrame(series), t)._test_options()
 
 
 # ---- ParCorr -----------------------------------------------------------------------------

@@ -37,6 +37,18 @@ import cudag
 _IGNORED = {"verbosity", "workers"}  # tigramite's, without effect on the values
 
 
+def _cmi_transform(transform) -> str:
+    """tigramite's transform names, spelled as it compares them ('ranks', 'standardize',
+    'uniform'; False, None or 'none': none). tigramite reads any other value as no transform; cudag
+    refuses it rather than run a misspelt one untransformed."""
+    if transform is False or transform is None:
+        return "none"
+    if isinstance(transform, str) and transform in ("ranks", "standardize", "uniform", "none"):
+        return transform
+    raise ValueError(f"transform={transform!r}: tigramite's CMIknn transforms are 'ranks', 'standardize' and "
+                     "'uniform' (as spelt; tigramite runs anything else untransformed), or False / 'none' for none")
+
+
 class CMIknn:
     """tigramite's ``CMIknn`` for ``run_test_raw`` (see the module's text)."""
 
@@ -48,9 +60,8 @@ class CMIknn:
                             "shuffle_neighbors, significance, transform, sig_samples, seed)")
         if significance != "shuffle_test":
             raise ValueError(f"significance={significance!r}: cudag's CMIknn offers 'shuffle_test' only")
-        if transform is False or transform is None:
-            transform = "none"
-        self.knn, self.shuffle_neighbors, self.transform = knn, shuffle_neighbors, str(transform)
+        transform = _cmi_transform(transform)
+        self.knn, self.shuffle_neighbors, self.transform = knn, shuffle_neighbors, transform
         self.sig_samples, self.seed, self.significance = sig_samples, seed, significance
 
     @staticmethod
@@ -637,10 +648,20 @@ class PCMCI:
                 raise ValueError("cudag's PCMCI runs ParCorr with significance='analytic' only")
             return {"test": "parcorr"}
         if measure == "cmi_knn" or name == "CMIknn":
-            transform = getattr(t, "transform", "ranks")
+            # settings of tigramite's own CMIknn that change its result and cudag does not run:
+            # refused (as ParCorr's other significance modes), never silently replaced
+            significance = getattr(t, "significance", "shuffle_test")
+            if significance != "shuffle_test":
+                raise ValueError(f"cudag's PCMCI runs CMIknn with significance='shuffle_test' only, not "
+                                 f"{significance!r}")
+            for attr, default in (("null_fit", None), ("permute", "Y"), ("sig_blocklength", None)):
+                if getattr(t, attr, default) != default:
+                    raise ValueError(f"cudag's PCMCI runs CMIknn with {attr}={default!r} (tigramite's default), "
+                                     f"not {getattr(t, attr)!r}")
+            seed = getattr(t, "seed", 42)
             return {"test": "cmiknn", "knn": float(t.knn), "shuffle_neighbors": int(t.shuffle_neighbors),
-                    "permutations": int(t.sig_samples), "seed": int(getattr(t, "seed", 42) or 42),
-                    "transform": "none" if transform in (False, None) else str(transform)}
+                    "permutations": int(t.sig_samples), "seed": 42 if seed is None else int(seed),
+                    "transform": _cmi_transform(getattr(t, "transform", "ranks"))}
         raise ValueError(f"cudag's PCMCI runs ParCorr or CMIknn, not {name}")
 
     def _run(self, link_assumptions, tau_max, opts: dict) -> dict:

@@ -98,3 +98,21 @@ def test_sepset_of_a_level_zero_removal_is_causal_learns():
         assert cg.sepset[i, j] == [(), ()] and cg.sepset[j, i] == [(), ()], (i, j)
     assert cg.sepset[0, 2] is None and cg.sepset[1, 2] is None  # adjacent
     assert all(cg.sepset[k, k] is None for k in range(4))
+
+
+def test_discrete_values_of_any_number_are_levels_as_in_causal_learn():
+    """chisq / gsq read each column's distinct values as its levels (causal-learn's np.unique),
+    whatever numbers code them: pc and fci on codes 0.25, 1.75, 3.25 as on 0, 1, 2."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 3, 500)
+    b = (a + rng.integers(0, 2, 500)) % 3
+    c = (b + rng.integers(0, 2, 500)) % 3
+    codes = np.column_stack([a, b, c])
+    odd = codes * 1.5 + 0.25
+    for test in ("chisq", "gsq"):
+        want = cl.pc(codes, 0.05, test, show_progress=False).G.graph
+        np.testing.assert_array_equal(cl.pc(odd, 0.05, test, show_progress=False).G.graph, want)
+        assert (want != 0).sum() == 4  # a - b - c
+        g_want = cl.fci(codes, test, 0.05, show_progress=False)[0].graph
+        np.testing.assert_array_equal(cl.fci(odd, test, 0.05, show_progress=False)[0].graph, g_want)
+        assert cl.CIT(odd, test)(0, 2, [1]) == cl.CIT(codes, test)(0, 2, [1])

@@ -811,8 +811,10 @@ def pc(data, alpha: float = 0.05, indep_test="fisherz", stable: bool = True, uc_
     else:
         missing = _missing(indep_test)
 
+        codes = _level_codes(x, test)
+
         def run(**extra):
-            return cudag.pc(x, test=test, names=names, **{**opts, **extra}, **missing)
+            return cudag.pc(codes, test=test, names=names, **{**opts, **extra}, **missing)
     if opts.get("require"):
         # causal-learn's skeleton search tests required edges as any other (orienting them
         # after it), cudag's keeps them: the search without them first (the same tests on
@@ -946,7 +948,7 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     if test == D_SEPARATION:
         res = cudag.fci(**opts, **_oracle(x, names, true_dag))
     else:
-        res = cudag.fci(x, test=test, names=names, **opts, **_missing(independence_test_method))
+        res = cudag.fci(_level_codes(x, test), test=test, names=names, **opts, **_missing(independence_test_method))
     try:
         from causallearn.search.ConstraintBased.FCI import get_color_edges
     except ImportError:
@@ -1024,6 +1026,16 @@ def _d_separated(parents, children, x: int, y: int, given) -> bool:
 #: cudag's native base of CIT: its call answered from the p-values computed so far (keyed as
 #: causal-learn keys them) without a Python frame; None with a module built without it.
 _CitBase = getattr(getattr(cudag, "_cudag", None), "CitMemo", None)
+
+
+def _level_codes(x: np.ndarray, test: str) -> np.ndarray:
+    """Discrete data for chisq / gsq as causal-learn reads them: each column's distinct values
+    (any numbers) as its levels, coded 0..k-1 in increasing order (CIT does the same)."""
+    if test not in ("chi-square", "g-square") or x.ndim != 2 or not np.issubdtype(x.dtype, np.number):
+        return x
+    if np.isnan(x.astype(float)).any():
+        return x
+    return np.apply_along_axis(lambda c: np.unique(c, return_inverse=True)[1], 0, x).astype(np.int64)
 
 
 class CIT(_CitBase or object):

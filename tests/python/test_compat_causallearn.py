@@ -86,6 +86,24 @@ def test_background_knowledge_by_node_name():
               show_progress=False)
 
 
+def test_fci_drops_a_required_edge_the_data_separate_as_causal_learn():
+    """causal-learn's fas tests required edges as any other pair (fci orients them after):
+    X1 --> X2 required, X1 independent of X2 and X3, X2 - X3 dependent: no X1 - X2 edge, and
+    the PAG of the run without the requirement; a required edge that stays keeps its tail."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, (500, 3))
+    x[:, 2] = (x[:, 1] + (rng.random(500) < 0.2)) % 2
+    n = {s: Node(s) for s in ("X1", "X2", "X3")}
+    bk = SimpleNamespace(forbidden_rules_specs=set(), required_rules_specs={(n["X1"], n["X2"])}, tier_map={})
+    g, _ = cl.fci(x, "chisq", 0.05, background_knowledge=bk, show_progress=False)
+    free, _ = cl.fci(x, "chisq", 0.05, show_progress=False)
+    np.testing.assert_array_equal(g.graph, free.graph)
+    assert g.graph[0, 1] == 0 and g.graph[1, 2] != 0
+    bk.required_rules_specs = {(n["X2"], n["X3"])}
+    g, _ = cl.fci(x, "chisq", 0.05, background_knowledge=bk, show_progress=False)
+    assert g.graph[1, 2] == -1 and g.graph[2, 1] == 1  # X2 --> X3 as required
+
+
 def test_sepset_of_a_level_zero_removal_is_causal_learns():
     # X1, X2 independent, X3 their collider, X4 independent of all: X1-X2 and every pair with
     # X4 are removed at level 0, where causal-learn's cg.sepset holds [(), ()] (causal-learn

@@ -924,8 +924,9 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     BackgroundKnowledge (forbidden and required node pairs, pattern rules resolved on the
     node names, tiers; not forbid_within_tier), used as causal-learn's fci uses it (a pair
     forbidden both ways is absent; rule0 orients the knowledge's edges; R0-R4 leave
-    forbidden arrowheads out); cudag.fci keeps required edges in the skeleton, where
-    causal-learn's fas may remove them (:func:`pc` drops those as causal-learn does).
+    forbidden arrowheads out); a required edge the data separate is removed, as causal-learn's
+    fas removes it (cudag.fci keeps required edges: the search runs once without them first,
+    as :func:`pc` does).
     ``show_progress`` draws a progress bar when tqdm is installed. ``kwargs`` go to :func:`cudag.fci` (``backend``, ``threads``, ...);
     :class:`cudag.FciResult` holds more (separating sets, pMax, levels)."""
     if max_path_length is None or not isinstance(max_path_length, (int, np.integer)):
@@ -946,9 +947,23 @@ def fci(dataset, independence_test_method="fisherz", alpha: float = 0.05, depth:
     opts.update(_fci_knowledge(background_knowledge, names))
     opts.update(kwargs)
     if test == D_SEPARATION:
-        res = cudag.fci(**opts, **_oracle(x, names, true_dag))
+        source = _oracle(x, names, true_dag)
     else:
-        res = cudag.fci(_level_codes(x, test), test=test, names=names, **opts, **_missing(independence_test_method))
+        source = dict(data=_level_codes(x, test), test=test, names=names, **_missing(independence_test_method))
+
+    def run(**extra):
+        return cudag.fci(**{**opts, **extra}, **source)
+
+    if opts.get("require"):
+        # causal-learn's fas (and Possible-D-SEP) test required edges as any other pair, cudag
+        # keeps them: the search without them first (the same tests on every other pair while a
+        # required pair survives), then only the survivors required, as pc does.
+        free = np.asarray(run(require=[]).cl_matrix) != 0
+        at = {v: k for k, v in enumerate(names)}
+        opts["require"] = [(a, b) for a, b in opts["require"] if free[at[a], at[b]]]
+        if not opts["require"]:
+            del opts["require"]
+    res = run()
     try:
         from causallearn.search.ConstraintBased.FCI import get_color_edges
     except ImportError:

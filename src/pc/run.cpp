@@ -92,9 +92,9 @@ void validate(const PcConfig& cfg, const Dataset& data) {
                          " samples; Fisher-z needs at least 3 (l+3 at level l)");
     if (cfg.max_level >= 0 && data.n_samples < cfg.max_level + 3)
         throw InputError(data.source + ": " + std::to_string(data.n_samples) + " samples are too few for --max-level " +
-                         std::to_string(cfg.max_level) + " (Fisher-z needs at least l+3 = " +
-                         std::to_string(cfg.max_level + 3) + "); use --max-level " +
-                         std::to_string(data.n_samples - 3) + " or less");
+                         std::to_string(cfg.max_level) +
+                         " (Fisher-z needs at least l+3 = " + std::to_string(cfg.max_level + 3) +
+                         "); use --max-level " + std::to_string(data.n_samples - 3) + " or less");
 }
 
 bool scale_free(const skeleton::TestSpec& test) { return test.traits().scale_free; }

@@ -167,8 +167,7 @@ void fci_stages(const Dataset& data, const pc::PcConfig& cfg, const fci::FciOpti
         std::sort(o.fixed_edges.begin(), o.fixed_edges.end());
         o.skeleton_max_level = c.allreduce(r.levels.empty() ? 0 : r.levels.back().level, mpi::ReduceOp::Max);
         if (o.type == fci::FciType::Adaptive)  // pcalg's max.ord counts a last level that found nothing to test
-            o.skeleton_max_level =
-                fci::pcalg_max_order(skel, seps, o.skeleton_max_level, cfg.max_level, o.fixed_edges);
+            o.skeleton_max_level = fci::pcalg_max_order(skel, seps, o.skeleton_max_level, cfg.max_level, o.fixed_edges);
         fci::FciOutcome out = fci::learn_pag(std::move(skel), std::move(seps), tester, o);
         if (!root) return;
         r.skeleton = std::move(out.skeleton);

@@ -106,11 +106,11 @@ CUDAG_HD inline void forward_solve(L lmat, int l, Y y) {
     }
 }
 
-/// Moore–Penrose pseudo-inverse of the symmetric l×l matrix a (row-major), by
-/// cyclic Jacobi eigen-decomposition: a⁺ = V diag(1/λ, λ > tol·max|λ|) Vᵀ.
-/// `a` is destroyed; `v` (l×l) is scratch; the result is written to `out` (l×l).
+/// Cyclic Jacobi eigen-decomposition of the symmetric l×l matrix a (row-major): a is
+/// rotated to diagonal form (its diagonal the eigenvalues), v (l×l) set to the eigenvectors
+/// (columns).
 template <class P>
-CUDAG_HD inline void pseudo_inverse_sym(P a, int l, P v, P out) {
+CUDAG_HD inline void jacobi_eigen_sym(P a, int l, P v) {
     for (int r = 0; r < l; ++r)
         for (int c = 0; c < l; ++c) v[r * l + c] = (r == c) ? 1.0 : 0.0;
     for (int sweep = 0; sweep < 100; ++sweep) {
@@ -144,6 +144,14 @@ CUDAG_HD inline void pseudo_inverse_sym(P a, int l, P v, P out) {
             }
         }
     }
+}
+
+/// Moore–Penrose pseudo-inverse of the symmetric l×l matrix a (row-major), by
+/// jacobi_eigen_sym: a⁺ = V diag(1/λ, λ > tol·max|λ|) Vᵀ.
+/// `a` is destroyed; `v` (l×l) is scratch; the result is written to `out` (l×l).
+template <class P>
+CUDAG_HD inline void pseudo_inverse_sym(P a, int l, P v, P out) {
+    jacobi_eigen_sym(a, l, v);
     double lmax = 0.0;
     for (int k = 0; k < l; ++k) lmax = fmax(lmax, fabs(a[k * l + k]));
     const double cut = kEigenTolerance * lmax;

@@ -62,10 +62,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 int pcalg_max_order(const Graph& skeleton, const SepSets& sepsets, int last_level, int max_level,
                     const std::vector<std::pair<std::int32_t, std::int32_t>>& fixed_edges) {
     if (last_level < 0 || (max_level >= 0 && last_level + 1 > max_level)) return std::max(last_level, 0);
+    if (skeleton.n_edges() == 0) return last_level;  // pcalg: while (... any(G))
     const std::int64_t n = skeleton.n();
-    bool edges = false;
-    for (std::int64_t v = 0; v < n && !edges; ++v) edges = skeleton.degree(v) > 0;
-    if (!edges) return last_level;  // pcalg: while (... any(G))
     // The last level's snapshot: the edges left and the pairs that level removed.
     std::vector<std::vector<std::int32_t>> adj(static_cast<std::size_t>(n));
     for (std::int64_t v = 0; v < n; ++v) adj[static_cast<std::size_t>(v)] = skeleton.neighbours(v);

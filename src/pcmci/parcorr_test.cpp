@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ci/fisher_z.hpp"
 #include "ci/parcorr.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -12,38 +13,12 @@ namespace cudag::pcmci {
 
 namespace {
 
-/// The smallest eigenvalue of the symmetric k x k matrix `a` (row-major, destroyed), by
-/// cyclic Jacobi rotations (accurate to the small eigenvalues of a correlation matrix).
+/// The smallest eigenvalue of the symmetric k x k matrix `a` (row-major, destroyed).
 double smallest_eigenvalue(std::vector<double>& a, int k) {
-    const auto at = [&](int r, int c) -> double& { return a[static_cast<std::size_t>(r) * k + c]; };
-    for (int sweep = 0; sweep < 64; ++sweep) {
-        double off = 0.0, diag = 0.0;
-        for (int r = 0; r < k; ++r) {
-            diag += at(r, r) * at(r, r);
-            for (int c = r + 1; c < k; ++c) off += at(r, c) * at(r, c);
-        }
-        if (off <= 1e-34 * diag) break;
-        for (int r = 0; r < k; ++r)
-            for (int c = r + 1; c < k; ++c) {
-                const double arc = at(r, c);
-                if (arc == 0.0) continue;
-                const double theta = (at(c, c) - at(r, r)) / (2.0 * arc);
-                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
-                const double cs = 1.0 / std::sqrt(t * t + 1.0), sn = t * cs;
-                for (int m = 0; m < k; ++m) {  // columns r and c
-                    const double mr = at(m, r), mc = at(m, c);
-                    at(m, r) = cs * mr - sn * mc;
-                    at(m, c) = sn * mr + cs * mc;
-                }
-                for (int m = 0; m < k; ++m) {  // rows r and c
-                    const double rm = at(r, m), cm = at(c, m);
-                    at(r, m) = cs * rm - sn * cm;
-                    at(c, m) = sn * rm + cs * cm;
-                }
-            }
-    }
-    double least = at(0, 0);
-    for (int r = 1; r < k; ++r) least = std::min(least, at(r, r));
+    std::vector<double> v(a.size());
+    ci::jacobi_eigen_sym(a.data(), k, v.data());
+    double least = a[0];
+    for (int r = 1; r < k; ++r) least = std::min(least, a[static_cast<std::size_t>(r) * k + r]);
     return least;
 }
 
@@ -103,26 +78,28 @@ ParCorrBatch::ParCorrBatch(std::unique_ptr<ci::BatchTest> fisher, const LaggedDa
 }
 
 void ParCorrBatch::run_least_squares(const ci::Queries& queries, std::span<const std::size_t> which,
-                                     std::span<double> statistic, std::span<double> p) {
+                                     std::span<double> statistic) {
     const Dataset& d = *table_;
-    parallel_for(0, static_cast<std::int64_t>(which.size()), std::max(1, threads_), 1, [&](std::int64_t w, int) {
+    const int workers = std::max(1, threads_);
+    std::vector<std::vector<const double*>> cols(static_cast<std::size_t>(workers));  // per worker, reused
+    std::vector<std::vector<double>> values(static_cast<std::size_t>(workers));
+    parallel_for(0, static_cast<std::int64_t>(which.size()), workers, 1, [&](std::int64_t w, int worker) {
         const std::size_t q = which[static_cast<std::size_t>(w)];
-        std::vector<const double*> cols{d.column(queries.x[q]), d.column(queries.y[q])};
-        for (const std::int32_t c : queries.set(q)) cols.push_back(d.column(c));
-        const auto dim = static_cast<int>(cols.size());
-        std::vector<double> values;
-        values.reserve(static_cast<std::size_t>(d.n_samples) * cols.size());
+        std::vector<const double*>& c = cols[static_cast<std::size_t>(worker)];
+        std::vector<double>& v = values[static_cast<std::size_t>(worker)];
+        c.assign({d.column(queries.x[q]), d.column(queries.y[q])});
+        for (const std::int32_t s : queries.set(q)) c.push_back(d.column(s));
+        v.clear();
         std::int64_t t = 0;
         for (std::int64_t r = 0; r < d.n_samples; ++r) {
             bool complete = true;
-            for (std::size_t c = 0; complete && c < cols.size(); ++c) complete = !std::isnan(cols[c][r]);
+            for (std::size_t k = 0; complete && k < c.size(); ++k) complete = !std::isnan(c[k][r]);
             if (!complete) continue;
-            for (const double* c : cols) values.push_back(c[r]);
+            for (const double* col : c) v.push_back(col[r]);
             ++t;
         }
-        const ci::ParCorrResult res = ci::parcorr(values.data(), t, dim);
-        statistic[q] = res.value;
-        p[q] = res.p_value;
+        // its p-value is parcorr_p_value(value, t, dim), as run() forms every query's
+        statistic[q] = ci::parcorr(v.data(), t, static_cast<int>(c.size())).value;
     });
 }
 
@@ -180,10 +157,8 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
             fisher_->run(sub.view(), st, pp);
             for (std::size_t k = 0; k < rest.size(); ++k) statistic[rest[k]] = st[k];
         }
-        run_least_squares(queries, exact, statistic, p);
+        run_least_squares(queries, exact, statistic);
     }
-    std::vector<char> answered(exact.empty() ? 0 : queries.size(), 0);
-    for (const std::size_t q : exact) answered[q] = 1;
     // The p-values on the threads (a batch holds millions of tests); the first bad query in
     // batch order is the error, whatever thread met it.
     std::vector<char> bad(queries.size(), 0);
@@ -191,7 +166,7 @@ void ParCorrBatch::run(const ci::Queries& queries, std::span<double> statistic, 
         const auto q = static_cast<std::size_t>(i);
         const int dim = static_cast<int>(queries.set(q).size()) + 2;
         const std::int64_t n = data_ ? rows[q] : n_;
-        if (answered.empty() || !answered[q]) p[q] = ci::parcorr_p_value(statistic[q], n, dim);
+        p[q] = ci::parcorr_p_value(statistic[q], n, dim);
         if (!ci::is_result(statistic[q], p[q])) bad[q] = 1;
     });
     const auto first = std::find_if(bad.begin(), bad.end(), [](char b) { return b != 0; });

@@ -64,9 +64,9 @@ public:
     const std::vector<char>& least_squares_columns() const { return exact_; }
 
 private:
-    /// Queries touching an ill-conditioned column: ci::parcorr on their rows.
-    void run_least_squares(const ci::Queries& queries, std::span<const std::size_t> which, std::span<double> statistic,
-                           std::span<double> p);
+    /// Queries touching an ill-conditioned column: ci::parcorr's value on their rows.
+    void run_least_squares(const ci::Queries& queries, std::span<const std::size_t> which,
+                           std::span<double> statistic);
 
     std::unique_ptr<ci::BatchTest> fisher_;
     std::int64_t n_;

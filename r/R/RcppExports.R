@@ -13,6 +13,10 @@
     .Call(`_cudag_cudag_bn_pc`, data, args)
 }
 
+.cudag_bn_citest <- function(data, args) {
+    .Call(`_cudag_cudag_bn_citest`, data, args)
+}
+
 .cudag_resample_rows <- function(n_samples, replicate, seed, resample) {
     .Call(`_cudag_cudag_resample_rows`, n_samples, replicate, seed, resample)
 }

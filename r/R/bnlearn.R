@@ -381,19 +381,23 @@ print.cudag_bn <- function(x, ...) {
 }
 
 # bnlearn's test names and cudag's tests.
-.bn_tests <- c(mi = "g-square", x2 = "chi-square", zf = "fisher-z", cor = "fisher-z")
+.bn_tests <- c(mi = "g-square", x2 = "chi-square", zf = "fisher-z", cor = "fisher-z", "mi-cg" = "mi-cg")
 
 .pc_raw <- function(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, backend, threads, verbose,
                     bootstrap, seed) {
-  if (d$type == "mixed") stop("pc.stable: mixed data are not supported by cudag's bnlearn face", call. = FALSE)
-  if (is.null(test)) test <- if (d$type == "discrete") "mi" else "cor"  # bnlearn's defaults
+  if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's defaults
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
     stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf ",
-         "(Gaussian: the exact t test and Fisher's z of the partial correlation)", call. = FALSE)
+         "(Gaussian: the exact t test and Fisher's z of the partial correlation), mi-cg (mixed)", call. = FALSE)
   if (test %in% c("mi", "x2") && d$type != "discrete")
     stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
   if (test %in% c("zf", "cor") && d$type != "continuous")
     stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
+  if (test == "mi-cg" && d$type != "mixed")
+    stop("test \"mi-cg\" needs mixed data (factors and numeric columns), as bnlearn's", call. = FALSE)
+  # mi-cg: conditional linear Gaussian networks, no arc from a continuous node to a discrete one
+  # (bnlearn adds them to the blacklist)
+  if (test == "mi-cg") blacklist <- .clg_blacklist("bic-cg", d, blacklist)
   if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
   max_level <- if (is.null(max.sx) || is.infinite(max.sx)) -1L else as.integer(.whole(max.sx, "max.sx"))
   arcs <- .bn_arcs(whitelist, blacklist, d$labels, score_based = FALSE)
@@ -402,12 +406,61 @@ print.cudag_bn <- function(x, ...) {
             max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
             verbose = isTRUE(verbose), white_from = arcs$white_from, white_to = arcs$white_to,
             pair_from = arcs$pair_from, pair_to = arcs$pair_to, black_from = arcs$black_from,
-            black_to = arcs$black_to, bootstrap = bootstrap, seed = .whole(seed, "seed"))
+            black_to = arcs$black_to, bootstrap = bootstrap, seed = .whole(seed, "seed"), discrete = d$discrete)
   raw <- .cudag_bn_pc(d$x, a)
   for (w in raw$warnings) warning(w, call. = FALSE)
   raw$test <- test
   raw$max_level <- max_level
   raw
+}
+
+# bnlearn's names of its tests (htest$method).
+.bn_test_labels <- c(mi = "Mutual Information (disc.)", x2 = "Pearson's X^2", cor = "Pearson's Correlation",
+                     zf = "Fisher's Z", "mi-cg" = "Mutual Information (cond. Gauss.)")
+
+#' One conditional independence test with bnlearn's interface (bnlearn::ci.test, its
+#' character form): an htest with bnlearn's statistic, p-value and degrees of freedom.
+ci.test <- function(x, y, z = character(0), data, test = NULL, B = NULL, debug = FALSE) {
+  if (!is.data.frame(data)) stop("data must be a data frame (bnlearn's data)", call. = FALSE)
+  if (!is.character(x) || length(x) != 1 || !x %in% names(data))
+    stop("'x' must be a character string, the name of one of the columns of 'data'", call. = FALSE)
+  if (!is.character(y) || length(y) != 1 || !y %in% names(data))
+    stop("'y' must be a character string, the name of one of the columns of 'data'", call. = FALSE)
+  if (x == y) stop("'x' must be different from 'y'", call. = FALSE)
+  if (is.null(z)) z <- character(0)
+  if (!is.character(z) || anyNA(z) || any(!z %in% names(data)))
+    stop("'z' must be a vector of character strings, the names of columns of 'data'", call. = FALSE)
+  if (any(c(x, y) %in% z) || anyDuplicated(z)) stop("'z' must be distinct and differ from 'x' and 'y'", call. = FALSE)
+  if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
+  d <- .bn_data(data[c(x, y, z)], "data")
+  if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's
+  if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf ",
+         "(Gaussian), mi-cg (mixed)", call. = FALSE)
+  need <- c(mi = "discrete", x2 = "discrete", cor = "continuous", zf = "continuous", "mi-cg" = "mixed")[[test]]
+  if (d$type != need)
+    stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
+         mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)
+  raw <- .cudag_bn_citest(d$x, list(labels = d$labels, test = unname(.bn_tests[test]), discrete = d$discrete,
+                                    x = x, y = y, z = z))
+  n <- nrow(d$x)
+  if (test %in% c("cor", "zf")) {
+    # cudag's fisher-z gives the partial correlation r: bnlearn's statistics from it
+    r <- raw$statistic
+    df <- n - length(z) - if (test == "cor") 2 else 3
+    # cor: r itself, p from t = r √(df / (1 − r²)); zf: Fisher's z with r's sign
+    stat <- if (test == "cor") r else sign(r) * as.numeric(raw$extra[["z"]])
+    p <- if (test == "cor") 2 * stats::pt(abs(r) * sqrt(df / (1 - r^2)), df, lower.tail = FALSE) else raw$p
+    param <- c(df = df)
+  } else {
+    stat <- raw$statistic
+    p <- raw$p
+    param <- c(df = as.numeric(raw$extra[["dof"]]))
+  }
+  structure(list(statistic = structure(stat, names = test), p.value = p, method = .bn_test_labels[test],
+                 null.value = c(value = 0), alternative = if (test %in% c("cor", "zf")) "two.sided" else "greater",
+                 data.name = paste(x, "~", y, if (length(z)) "|" else "", paste(z, collapse = " + ")),
+                 parameter = param), class = "htest")
 }
 
 #' PC-stable with bnlearn's interface (bnlearn::pc.stable).

@@ -47,6 +47,18 @@ RcppExport SEXP _cudag_cudag_bn_pc(SEXP dataSEXP, SEXP argsSEXP) {
     return rcpp_result_gen;
     END_RCPP
 }
+// cudag_bn_citest
+Rcpp::List cudag_bn_citest(Rcpp::NumericMatrix data, Rcpp::List args);
+RcppExport SEXP _cudag_cudag_bn_citest(SEXP dataSEXP, SEXP argsSEXP) {
+    BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter<Rcpp::NumericMatrix>::type data(dataSEXP);
+    Rcpp::traits::input_parameter<Rcpp::List>::type args(argsSEXP);
+    rcpp_result_gen = Rcpp::wrap(cudag_bn_citest(data, args));
+    return rcpp_result_gen;
+    END_RCPP
+}
 // cudag_resample_rows
 Rcpp::NumericVector cudag_resample_rows(double n_samples, double replicate, double seed, std::string resample);
 RcppExport SEXP _cudag_cudag_resample_rows(SEXP n_samplesSEXP, SEXP replicateSEXP, SEXP seedSEXP, SEXP resampleSEXP) {
@@ -107,6 +119,7 @@ RcppExport SEXP _cudag_cudag_fci(SEXP dataSEXP, SEXP corrSEXP, SEXP nSEXP, SEXP 
 static const R_CallMethodDef CallEntries[] = {{"_cudag_cudag_bn_score", (DL_FUNC)&_cudag_cudag_bn_score, 3},
                                               {"_cudag_cudag_bn_mcmc", (DL_FUNC)&_cudag_cudag_bn_mcmc, 2},
                                               {"_cudag_cudag_bn_pc", (DL_FUNC)&_cudag_cudag_bn_pc, 2},
+                                              {"_cudag_cudag_bn_citest", (DL_FUNC)&_cudag_cudag_bn_citest, 2},
                                               {"_cudag_cudag_resample_rows", (DL_FUNC)&_cudag_cudag_resample_rows, 4},
                                               {"_cudag_cudag_pc", (DL_FUNC)&_cudag_cudag_pc, 7},
                                               {"_cudag_cudag_fci", (DL_FUNC)&_cudag_cudag_fci, 10},

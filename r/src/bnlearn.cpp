@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/interrupt.hpp"
 #include "io/table_reader.hpp"
+#include "run/citest.hpp"
 #include "run/mcmc.hpp"
 #include "run/pc.hpp"
 #include "run/score_inputs.hpp"
@@ -200,9 +201,14 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.data = "data";
     job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
     // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
-    if (job.test != skeleton::TestKind::FisherZ) job.dof = ci::DofRule::Gpupc;
+    if (ci::is_discrete(*job.test)) job.dof = ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
     job.cfg.student_t = Rcpp::as<bool>(args["student_t"]);  // bnlearn's cor: the exact t test
+    // bnlearn's pc.heuristic: which pairs each level examines
+    job.cfg.bnlearn_search = true;
+    // mi-cg: the factors' columns (codes) are discrete, the others continuous
+    if (job.test == skeleton::TestKind::MiCg)
+        job.discrete_columns = Rcpp::as<std::vector<std::string>>(args["discrete"]);
     job.cfg.max_level = Rcpp::as<int>(args["max_level"]);
     job.cfg.orient = !Rcpp::as<bool>(args["undirected"]);
     job.cfg.backend.threads = Rcpp::as<int>(args["threads"]);
@@ -253,6 +259,34 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     out["tests"] = tests;
     out["warnings"] = warnings;
     return out;
+}
+
+/// One test x ⟂ y | z (bnlearn's ci.test): a run::CitestJob on the data in memory; the
+/// statistic, the p-value and the test's other numbers (name, text) as `cudag citest` gives them.
+// [[Rcpp::export(.cudag_bn_citest)]]
+Rcpp::List cudag_bn_citest(Rcpp::NumericMatrix data, Rcpp::List args) {
+    const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
+    run::CitestJob job;
+    job.data = "data";
+    job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
+    if (ci::is_discrete(job.test)) job.dof = ci::DofRule::Gpupc;  // bnlearn's (rx - 1)(ry - 1)|S|
+    if (job.test == skeleton::TestKind::MiCg)
+        job.discrete_columns = Rcpp::as<std::vector<std::string>>(args["discrete"]);
+    job.x = Rcpp::as<std::string>(args["x"]);
+    job.y = Rcpp::as<std::string>(args["y"]);
+    job.given = Rcpp::as<std::vector<std::string>>(args["z"]);
+    job.backend = BackendKind::Cpu;
+    job.quiet = true;
+    const Dataset numbers = matrix_dataset(data, names, job.data);
+    const run::CitestOutput o = run::run_citest(job, numbers_reader(numbers));
+    Rcpp::CharacterVector extra_names, extra_values;
+    for (const auto& [k, v] : o.extra) {
+        extra_names.push_back(k);
+        extra_values.push_back(v);
+    }
+    extra_values.attr("names") = extra_names;
+    return Rcpp::List::create(Rcpp::Named("statistic") = o.statistic, Rcpp::Named("p") = o.p,
+                              Rcpp::Named("n") = static_cast<double>(o.n_samples), Rcpp::Named("extra") = extra_values);
 }
 
 /// The rows (1-based, increasing) that replicate `replicate` of a bootstrap keyed by `seed`

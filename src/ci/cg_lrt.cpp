@@ -13,26 +13,12 @@
 #include "ci/batch.hpp"
 #include "ci/cg_lrt_core.hpp"
 #include "ci/discrete_test.hpp"
+#include "ci/test_inputs.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
 
 namespace cudag::ci {
 namespace {
-
-std::string var_name(const Dataset& d, std::int32_t v) {
-    return static_cast<std::size_t>(v) < d.names.size() ? "'" + d.names[static_cast<std::size_t>(v)] + "'"
-                                                        : "variable " + std::to_string(v);
-}
-
-std::string test_label(const Dataset& d, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
-    std::string t = "the cg-lrt test of " + var_name(d, x) + " and " + var_name(d, y);
-    if (!s.empty()) {
-        t += " given {";
-        for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + var_name(d, s[i]);
-        t += "}";
-    }
-    return t;
-}
 
 /// Strata of `rows` by the configuration of the discrete variables `vars`, numbered by first
 /// occurrence (row order): id[i] is row rows[i]'s stratum; returns the number of strata.
@@ -91,11 +77,11 @@ SetTerms set_terms(const Dataset& d, std::span<const std::int32_t> cont, std::sp
         if (cg_lrt_core::cholesky_roots(n, sum.data() + s * pz, cross.data() + s * tri, p, l.data(), roots.data()) >=
             0) {
             std::string vars;
-            for (std::size_t a = 0; a < pz; ++a) vars += (a ? ", " : "") + var_name(d, cont[a]);
+            for (std::size_t a = 0; a < pz; ++a) vars += (a ? ", " : "") + quoted_variable(d, cont[a]);
             std::string where;
             for (std::int32_t v : disc) {
                 const auto code = static_cast<std::size_t>(d.column(v)[first[s]]);
-                where += (where.empty() ? " where " : ", ") + var_name(d, v) + " = " +
+                where += (where.empty() ? " where " : ", ") + quoted_variable(d, v) + " = " +
                          d.levels[static_cast<std::size_t>(v)][code];
             }
             throw InputError(label + ": the covariance of " + vars + " among the " + std::to_string(count[s]) +
@@ -122,29 +108,14 @@ double observed_levels(const Dataset& d, std::int32_t v, const std::vector<std::
 }  // namespace
 
 CgLrtResult cg_lrt(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
-    const std::string label = test_label(data, x, y, s);
+    const std::string label = test_label("cg-lrt", data, x, y, s);
     if (x > y) std::swap(x, y);
     std::vector<std::int32_t> given(s.begin(), s.end());
     std::sort(given.begin(), given.end());
     std::vector<std::int32_t> all = given;
     all.push_back(x);
     all.push_back(y);
-    for (std::int32_t v : all)
-        if (v < 0 || v >= data.n_vars)
-            throw InputError(label + ": variable index " + std::to_string(v) + " out of range");
-    // Every value checked once: continuous finite, discrete a code of one of its levels.
-    for (std::int32_t v : all) {
-        const double* col = data.column(v);
-        const bool discrete = data.is_discrete(v);
-        const auto levels = discrete ? static_cast<double>(data.levels[static_cast<std::size_t>(v)].size()) : 0.0;
-        for (std::int64_t r = 0; r < data.n_samples; ++r) {
-            const double c = col[r];
-            if (discrete ? !(c >= 0.0 && c < levels && c == std::floor(c)) : !std::isfinite(c))
-                throw InputError(label + ": " + var_name(data, v) + " has " + (discrete ? "the code " : "the value ") +
-                                 exact_number(c) + " at row " + std::to_string(r) +
-                                 (discrete ? ", not one of its levels" : ", not a finite number"));
-        }
-    }
+    check_test_values(data, all, label);  // every value once: continuous finite, discrete a level's code
     // The four sets' variables: continuous and discrete, S's in ascending order, then x, y.
     std::vector<std::int32_t> cont_s, disc_s;
     for (std::int32_t v : given) (data.is_discrete(v) ? disc_s : cont_s).push_back(v);

@@ -9,7 +9,7 @@ namespace cudag::ci {
 
 namespace {
 
-constexpr std::array<TestTraits, 7> kTable{{
+constexpr std::array<TestTraits, 8> kTable{{
     {.kind = TestKind::FisherZ,
      .name = "fisher-z",
      .data = TestData::Continuous,
@@ -84,6 +84,21 @@ constexpr std::array<TestTraits, 7> kTable{{
      .gpu = true,
      .constant_columns = false,
      .scale_free = false,
+     .spare_samples = -1,
+     .cost = TestCost::Table},
+    // bnlearn's mi-cg (ci/mi_cg.hpp): the CPU only; a constant column is its own answer
+    // (bnlearn's singular models), and x, y are not interchangeable.
+    {.kind = TestKind::MiCg,
+     .name = "mi-cg",
+     .data = TestData::Mixed,
+     .selectable = true,
+     .dof_rule = false,
+     .permutation = false,
+     .shared_matrix = false,
+     .gpu = false,
+     .constant_columns = true,
+     .scale_free = false,
+     .asymmetric = true,
      .spare_samples = -1,
      .cost = TestCost::Table},
     {.kind = TestKind::DSep,

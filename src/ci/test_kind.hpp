@@ -13,13 +13,14 @@ namespace cudag::ci {
 
 /// The conditional-independence tests. DSep is the d-separation oracle (`--oracle`,
 /// pcalg's dsepTest): its answers come from a DAG, not from data.
-enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep };
+/// MiCg (bnlearn's mi-cg) comes last so that the others keep their values.
+enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep, MiCg };
 
 /// What a test reads.
 enum class TestData {
     Continuous,  ///< numbers (Fisher-z, CMIknn)
     Discrete,    ///< labels or integer codes (χ², G²)
-    Mixed,       ///< discrete and continuous columns, or either alone (cg-lrt, regression)
+    Mixed,       ///< discrete and continuous columns, or either alone (cg-lrt, regression, mi-cg)
     Dag,         ///< no data: a DAG's d-separation (the oracle)
 };
 
@@ -53,6 +54,9 @@ struct TestTraits {
     /// It reads numbers whose answer does not change when a column is multiplied by a
     /// power of two: core/magnitude.hpp rescales extreme columns, exactly, before it runs.
     bool scale_free;
+    /// Its answer for (x, y) and (y, x) may differ (bnlearn's mi-cg): PC's search then leaves
+    /// out the reverse tests bnlearn's pc.stable leaves out (TestPolicy::bnlearn_pairs).
+    bool asymmetric = false;
     /// Samples it needs for a conditioning set of `l` variables: more than l + this
     /// (Fisher-z: 2, √(n - |S| - 3) real; at n = |S| + 3 the statistic is 0 and p = 1, as
     /// pcalg's and causal-learn's); -1 when the count does not limit it.
@@ -64,7 +68,7 @@ struct TestTraits {
 const TestTraits& traits(TestKind k);
 
 /// The command-line name: "fisher-z", "chi-square", "g-square", "cmiknn", "cg-lrt",
-/// "regression" or "d-separation".
+/// "regression", "mi-cg" or "d-separation".
 std::string to_string(TestKind k);
 /// The selectable kind named `name` (as to_string writes it), or none; never DSep, which
 /// `--oracle` asks for (it needs a DAG, not data).

@@ -259,6 +259,8 @@ skeleton::SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& d
     sk.policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.causal_learn_pvalue = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.student_t = cfg.student_t;
+    sk.policy.bnlearn_pairs = test.traits().asymmetric;
+    sk.bnlearn_pairs = cfg.bnlearn_search || test.traits().asymmetric;
     sk.max_level = cfg.max_level;
     sk.threads = threads;
     sk.distributed_records = cfg.distributed_records && comm.size() > 1;
@@ -280,6 +282,13 @@ skeleton::SkeletonHooks checkpoint_hooks(const PcConfig& cfg, const Dataset& dat
     skeleton::SkeletonHooks hooks;
     hooks.stop_after_level = cfg.stop_after_level;
     if (!cfg.checkpoint.empty()) {
+        // bnlearn's search keeps pairs after level 1 by level 1's graph, which a checkpoint
+        // does not hold
+        if (sk.bnlearn_pairs)
+            mpi::run_agreed(comm, [&] {
+                throw InputError(
+                    "--checkpoint: a search in bnlearn's order (mi-cg) cannot be resumed; run it without --checkpoint");
+            });
         const std::string hash = config_hash(data, cfg);
         const io::CheckpointSettings settings = config_settings(data, cfg);
         mpi::run_agreed(comm, [&] {

@@ -31,6 +31,10 @@ struct PcConfig {
     /// Fisher-z's partial correlations by the exact Student-t test (bnlearn's "cor";
     /// skeleton::TestPolicy::student_t): the CPU engine.
     bool student_t = false;
+    /// bnlearn's pc.stable search (its pc.heuristic; skeleton::SkeletonOptions::bnlearn_pairs):
+    /// the R face's pc.stable sets it; a test whose x and y are not interchangeable (mi-cg)
+    /// implies it.
+    bool bnlearn_search = false;
     /// causal-learn's uc_rule (0 sepset, 1 maxP, 2 definiteMaxP). Unset: pcalg's
     /// orientation (udag2pdagRelaxed), or 0 under --compat causal-learn.
     std::optional<int> uc_rule;

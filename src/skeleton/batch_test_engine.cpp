@@ -23,6 +23,7 @@ BatchTestEngine::BatchTestEngine(std::int64_t n_vars, std::unique_ptr<ci::BatchT
       batch_queries_(batch_queries) {
     CUDAG_EXPECTS(batch_ != nullptr, "BatchTestEngine: no batch test");
     CUDAG_EXPECTS(batch_queries_ >= 1, "BatchTestEngine: a batch holds at least one query");
+    CUDAG_EXPECTS(!policy_.bnlearn_pairs, "BatchTestEngine: bnlearn's pair order is the CPU row search's (search_row)");
 }
 
 std::string BatchTestEngine::setup_note() const { return batch_->name() + " tests in batches on " + batch_->where(); }

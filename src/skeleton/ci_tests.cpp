@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ci/cg_lrt.hpp"
+#include "ci/mi_cg.hpp"
 #include "ci/cmi_knn.hpp"
 #include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
@@ -280,6 +281,8 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<ci::CgLrtTest>(data);
         case TestKind::Regression:
             return std::make_unique<ci::RegressionCiTest>(data);
+        case TestKind::MiCg:
+            return std::make_unique<ci::MiCgTest>(data);
         case TestKind::DSep:
             return std::make_unique<DsepTest>(spec);
     }

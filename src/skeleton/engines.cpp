@@ -74,6 +74,7 @@ std::vector<EngineEntry> cpu_engines() {
         {TestKind::CmiKnn, BackendKind::Cpu, cpu_cmiknn},
         {TestKind::CgLrt, BackendKind::Cpu, cpu_single_tests},
         {TestKind::Regression, BackendKind::Cpu, cpu_single_tests},
+        {TestKind::MiCg, BackendKind::Cpu, cpu_single_tests},
         {TestKind::DSep, BackendKind::Cpu, cpu_dsep},
     };
 }

@@ -72,6 +72,8 @@ private:
 
     // ---- background knowledge (search_level0.cpp) -------------------------------------
     bool has_knowledge() const { return !opt_.forbidden_pairs.empty() || !opt_.required_pairs.empty(); }
+    /// Pairs kept adjacent whatever a level finds: required pairs, and bnlearn's frozen ones.
+    bool has_kept_pairs() const { return has_knowledge() || opt_.bnlearn_pairs; }
     static bool listed(const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs, std::int32_t i, std::int32_t j);
     bool knowledge_pair(std::int32_t i, std::int32_t j) const;
 
@@ -84,6 +86,10 @@ private:
     /// A level's outcome on this rank's rows, before the merge: no entry of a required
     /// pair counts as separated (nor, with host results, as tested).
     void keep_required(const LevelFrame& f);
+    /// After level 1 with SkeletonOptions::bnlearn_pairs: the pairs bnlearn examines no more
+    /// (from level 1's snapshot `snap` and the next one), kept adjacent from now on.
+    void freeze_bnlearn_pairs(const Adjacency& snap);
+    std::vector<std::pair<std::int32_t, std::int32_t>> frozen_;
 
     /// The final tables without the knowledge pairs (an engine that keeps its own results
     /// may have logged or raised them).

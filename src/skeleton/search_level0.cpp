@@ -185,18 +185,38 @@ std::int64_t Search::apply_knowledge_level0() {
 
 void Search::keep_required(const LevelFrame& f) {
     const Adjacency& snap = *f.snap;
-    for (const auto& [i, j] : opt_.required_pairs)
-        for (const auto& [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
-            const std::int64_t e = snap.find(a, b);
-            CUDAG_ASSERT(e >= 0);
-            if (e < f.eb || e >= f.ee) continue;  // another rank's entry
-            if (out_.packed) {
-                const std::int64_t k = e - f.eb;
-                out_.removal_bits[static_cast<std::size_t>(k >> 3)] &= ~(std::byte{1} << (k & 7));
-            } else {
-                out_.flags[static_cast<std::size_t>(e)] = 0;
+    using Pairs = std::vector<std::pair<std::int32_t, std::int32_t>>;
+    const Pairs& frozen = frozen_;
+    for (const Pairs* pairs : {&opt_.required_pairs, &frozen})
+        for (const auto& [i, j] : *pairs)
+            for (const auto& [a, b] : {std::pair{i, j}, std::pair{j, i}}) {
+                const std::int64_t e = snap.find(a, b);
+                CUDAG_ASSERT(e >= 0);
+                if (e < f.eb || e >= f.ee) continue;  // another rank's entry
+                if (out_.packed) {
+                    const std::int64_t k = e - f.eb;
+                    out_.removal_bits[static_cast<std::size_t>(k >> 3)] &= ~(std::byte{1} << (k & 7));
+                } else {
+                    out_.flags[static_cast<std::size_t>(e)] = 0;
+                }
             }
+}
+
+void Search::freeze_bnlearn_pairs(const Adjacency& snap) {
+    for (std::int64_t a = 0; a < n_; ++a) {
+        const std::int32_t* ra = snap.row(a);
+        const std::int64_t da = snap.degree(a);
+        if (da - 1 >= 2) continue;  // a's side holds two nodes: examined at level 2
+        for (std::int64_t k = 0; k < da; ++k) {
+            const std::int32_t b = ra[k];
+            if (b < a || next_.find(a, b) < 0) continue;  // the other's row, or removed at level 1
+            std::int64_t others = 0;                      // adj(b) \ {a} \ adj(a)
+            const std::int32_t* rb = snap.row(b);
+            for (std::int64_t m = 0; m < snap.degree(b); ++m)
+                if (rb[m] != a && !std::binary_search(ra, ra + da, rb[m])) ++others;
+            if (others < 2) frozen_.emplace_back(static_cast<std::int32_t>(a), b);
         }
+    }
 }
 
 void Search::drop_knowledge_pairs(SkeletonResult& res) const {

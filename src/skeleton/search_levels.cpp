@@ -86,6 +86,7 @@ void Search::level(int l) {
     }
     have_next_ = true;
     next_max_degree_ = next_.max_degree();
+    if (opt_.bnlearn_pairs && l == 1) freeze_bnlearn_pairs(snap);
     trace_.print(("host level " + std::to_string(l)).c_str());
     LevelStats st;
     st.level = l;
@@ -101,7 +102,7 @@ void Search::level(int l) {
 
 int Search::engine_levels(int l) {
     // Exhaustive searches keep their results on the host: hand_table_to_engine() declines.
-    if (comm_.size() != 1 || has_knowledge() || hooks_.on_checkpoint || hooks_.stop_after_level >= 0) return 0;
+    if (comm_.size() != 1 || has_kept_pairs() || hooks_.on_checkpoint || hooks_.stop_after_level >= 0) return 0;
     int last = opt_.max_level >= 0 ? opt_.max_level : std::numeric_limits<int>::max();
     if (opt_.max_supported_level >= 0) last = std::min(last, opt_.max_supported_level);
     if (!results_->hand_table_to_engine()) return 0;

@@ -49,6 +49,13 @@ struct SkeletonOptions {
     /// from the host table nor from the engine's (a bootstrap replicate, whose graph alone
     /// counts). The skeleton and separating sets do not change.
     bool keep_pmax = true;
+    /// bnlearn's pc.stable (its pc.heuristic) examines a pair a < b at level 2 only when, in
+    /// the graph level 1 started from, adj(a) \ {b} or adj(b) \ {a} \ adj(a) holds two nodes
+    /// (it sizes the pair's next level after dropping from b's side the nodes a's side tested
+    /// at level 1); the others it never tests again. With this set, those pairs stay adjacent
+    /// after level 1 (no separating set), as bnlearn's; every later level is what it would be
+    /// (a pair too small for level 2 by that count is too small for any later level by both).
+    bool bnlearn_pairs = false;
     /// Background knowledge (pcalg's fixedGaps / fixedEdges), pairs (i < j) sorted and
     /// unique. Forbidden pairs are absent from level 1 on (whatever level 0 found: never
     /// separated, no pMax); required pairs stay adjacent at every level (added after level 0

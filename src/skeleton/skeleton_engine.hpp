@@ -38,6 +38,12 @@ struct TestPolicy {
     /// "cor": t = r √(df / (1 − r²)), df = m − l − 2, p two-sided; ci::parcorr_p_value). The
     /// CPU engine only.
     bool student_t = false;
+    /// Run a pair's tests as bnlearn's pc.stable does (its pc.heuristic), for a test whose
+    /// answer for (x, y) and (y, x) may differ (ci::TestTraits::asymmetric, bnlearn's mi-cg):
+    /// row i > j skips, at level 1, the set {c} with c adjacent to j, and at level >= 2 every
+    /// set when adj(i) \ {j} = adj(j) \ {i} (bnlearn tests those from j's side only). The CPU
+    /// row search (search_row); a symmetric test's answers are the same without it.
+    bool bnlearn_pairs = false;
 
     bool independent(double p) const { return decision().independent(p); }
     ci::Decision decision() const { return {alpha, strict}; }

@@ -134,7 +134,7 @@ void validate_test(const TestOptions& options, const Dataset& data, int max_leve
                     if (data.is_discrete(v))
                         throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
                                          "' is discrete (labels or --discrete-columns): " + test +
-                                         " needs continuous data (mixed data: --test cg-lrt or regression)");
+                                         " needs continuous data (mixed data: --test cg-lrt, regression or mi-cg)");
             break;
         case ci::TestData::Mixed:  // any columns: mixed, continuous or discrete
             break;
@@ -144,7 +144,7 @@ void validate_test(const TestOptions& options, const Dataset& data, int max_leve
                     if (!data.is_discrete(v))
                         throw InputError(data.source + ": column '" + data.names[static_cast<std::size_t>(v)] +
                                          "' is continuous (--continuous-columns): --test " + test +
-                                         " needs discrete data (mixed data: --test cg-lrt or regression)");
+                                         " needs discrete data (mixed data: --test cg-lrt, regression or mi-cg)");
             if (!data.discrete())
                 throw InputError(data.source + ": --test " + test +
                                  " needs discrete data (read the file with --discrete)");

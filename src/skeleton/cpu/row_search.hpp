@@ -17,6 +17,25 @@
 
 namespace cudag::skeleton {
 
+/// Whether c is a neighbour of j in `snap` (rows increasing).
+inline bool adjacent(const Adjacency& snap, std::int64_t j, std::int32_t c) {
+    const std::int32_t* row = snap.row(j);
+    return std::binary_search(row, row + snap.degree(j), c);
+}
+
+/// Whether adj(i) \ {j} = adj(j) \ {i} in `snap` (rows increasing).
+inline bool same_neighbours(const Adjacency& snap, std::int64_t i, std::int64_t j) {
+    if (snap.degree(i) != snap.degree(j)) return false;
+    const std::int32_t *a = snap.row(i), *a_end = a + snap.degree(i);
+    const std::int32_t *b = snap.row(j), *b_end = b + snap.degree(j);
+    for (;;) {
+        while (a != a_end && *a == j) ++a;
+        while (b != b_end && *b == i) ++b;
+        if (a == a_end || b == b_end) return a == a_end && b == b_end;
+        if (*a++ != *b++) return false;
+    }
+}
+
 /// Tests every entry (i, j) of row i of `snap` at level l from row i's side, walking
 /// the l-subsets S of adj(i) in lexicographic order (so the first separating set found
 /// is the lexicographically smallest, DESIGN.md's determinism rule) and, for each S,
@@ -36,6 +55,8 @@ namespace cudag::skeleton {
 /// tested and the union of the separating sets is kept. Only the entries at positions
 /// [q_begin, q_end) of the row are tested (a row cut between ranks, LevelBlock): each
 /// still walks every set of the row, so its outcome is the one of a whole-row search.
+/// policy.bnlearn_pairs leaves out the tests bnlearn's pc.stable runs from the other
+/// endpoint's side only (TestPolicy::bnlearn_pairs).
 /// Returns the number of tests.
 template <class Tester>
 std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const TestPolicy& policy, LevelOutput& out,
@@ -53,6 +74,22 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
     std::vector<std::int64_t> todo;       // a batching tester's row positions of one set
     std::int64_t open = q_end - q_begin;  // entries not yet separated from this side
     std::int64_t tests = 0;
+    // policy.bnlearn_pairs: the tests bnlearn's pc.stable runs from j's side only (j < i)
+    const bool pairs = policy.bnlearn_pairs && l >= 1;
+    std::vector<char> from_j_only;  // level >= 2: every set of the entry
+    if (pairs && l >= 2) {
+        from_j_only.assign(static_cast<std::size_t>(q_end - q_begin), 0);
+        for (std::int64_t q = q_begin; q < q_end; ++q)
+            if (nb[q] < i && same_neighbours(snap, i, nb[q])) {
+                from_j_only[static_cast<std::size_t>(q - q_begin)] = 1;
+                --open;
+            }
+        if (open == 0) return 0;
+    }
+    const auto skipped = [&](std::int64_t q) {
+        if (!pairs || nb[q] > i) return false;
+        return l == 1 ? adjacent(snap, nb[q], s[0]) : from_j_only[static_cast<std::size_t>(q - q_begin)] != 0;
+    };
     for (int t = 0; t < l; ++t) c[t] = t;
     do {
         // Ctrl-C in a binding (core/interrupt.hpp): looked at on the caller's thread; the
@@ -86,7 +123,7 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
             // the entries to test are known up front), then recorded in the same order.
             todo.clear();
             for (std::int64_t q = q_begin; q < q_end; ++q)
-                if (!in_set[q] && (exhaustive || !(out.flags[e0 + q] & kSeparated))) todo.push_back(q);
+                if (!in_set[q] && (exhaustive || !(out.flags[e0 + q] & kSeparated)) && !skipped(q)) todo.push_back(q);
             if (!todo.empty()) {
                 tester.prepare(s.data(), l);
                 const auto count = static_cast<std::int64_t>(todo.size());
@@ -98,6 +135,7 @@ std::int64_t search_row(int l, const Adjacency& snap, std::int64_t i, const Test
             for (std::int64_t q = q_begin; q < q_end; ++q) {
                 if (in_set[q]) continue;
                 if (!exhaustive && (out.flags[e0 + q] & kSeparated)) continue;
+                if (skipped(q)) continue;
                 if (!prepared) {
                     tester.prepare(s.data(), l);
                     prepared = true;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/mixed_dataset.hpp"
 #include "ci/cg_lrt.hpp"
 #include "core/error.hpp"
 
@@ -19,26 +20,7 @@ using namespace cudag::ci;
 
 namespace {
 
-/// A Dataset from columns; levels[v] == 0 marks a continuous column, else its declared number
-/// of levels (labels "0".."L-1").
-Dataset make_dataset(const std::vector<std::vector<double>>& cols, const std::vector<int>& levels) {
-    Dataset d;
-    d.n_vars = static_cast<std::int64_t>(cols.size());
-    d.n_samples = static_cast<std::int64_t>(cols[0].size());
-    bool any_discrete = false;
-    for (std::size_t v = 0; v < cols.size(); ++v) {
-        d.values.insert(d.values.end(), cols[v].begin(), cols[v].end());
-        d.names.push_back("v" + std::to_string(v));
-        any_discrete = any_discrete || levels[v] > 0;
-    }
-    if (any_discrete)
-        for (int l : levels) {
-            std::vector<std::string> labels;
-            for (int i = 0; i < l; ++i) labels.push_back(std::to_string(i));
-            d.levels.push_back(labels);
-        }
-    return d;
-}
+using test::make_dataset;
 
 /// Correlated Gaussian columns: v_j = Σ_{i<j} b_ij v_i + noise, with offsets and scales.
 std::vector<std::vector<double>> gaussian_columns(int n, int p, unsigned seed) {

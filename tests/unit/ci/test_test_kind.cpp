@@ -13,7 +13,7 @@ namespace cudag::ci {
 namespace {
 
 constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare,  TestKind::GSquare, TestKind::CmiKnn,
-                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep};
+                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep,    TestKind::MiCg};
 
 TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
     std::set<std::string> names;
@@ -22,7 +22,7 @@ TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
         EXPECT_EQ(to_string(k), traits(k).name);
         names.insert(to_string(k));
     }
-    EXPECT_EQ(names.size(), 7u);
+    EXPECT_EQ(names.size(), 8u);
     EXPECT_EQ(to_string(TestKind::FisherZ), "fisher-z");
     EXPECT_EQ(to_string(TestKind::DSep), "d-separation");
 }
@@ -36,13 +36,14 @@ TEST(TestKind, ParsingTakesTheSelectableNamesOnly) {
             EXPECT_THROW(parse_test(to_string(k)), InputError);
         }
     }
-    EXPECT_EQ(selectable_test_names(), "fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression");
+    EXPECT_EQ(selectable_test_names(), "fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg");
     try {
         parse_test("kci");
         FAIL() << "kci parsed";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression)");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg)");
     }
 }
 

@@ -115,8 +115,9 @@ TEST(Choices, PcmciAndMcmcWordsRoundTrip) {
 }
 
 TEST(Choices, AnUnknownWordNamesTheOptionAndTheChoices) {
-    expect_refused(skeleton::parse_test, "kci",
-                   "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression)");
+    expect_refused(
+        skeleton::parse_test, "kci",
+        "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg)");
     expect_refused(skeleton::parse_dof, "bnlearn", "unknown --dof 'bnlearn' (available: gpupc, pcalg, causal-learn)");
     expect_refused(skeleton::parse_compat, "tetrad", "unknown --compat 'tetrad' (available: pcalg, causal-learn)");
     expect_refused(parse_backend, "tpu", "unknown --backend 'tpu' (available: auto, cpu, cuda)");

@@ -381,17 +381,19 @@ print.cudag_bn <- function(x, ...) {
 }
 
 # bnlearn's test names and cudag's tests.
-.bn_tests <- c(mi = "g-square", x2 = "chi-square", zf = "fisher-z", cor = "fisher-z", "mi-cg" = "mi-cg")
+.bn_tests <- c(mi = "g-square", x2 = "chi-square", zf = "fisher-z", cor = "fisher-z", "mi-g" = "cg-lrt",
+               "mi-cg" = "mi-cg")
 
 .pc_raw <- function(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, backend, threads, verbose,
                     bootstrap, seed) {
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's defaults
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
     stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf ",
-         "(Gaussian: the exact t test and Fisher's z of the partial correlation), mi-cg (mixed)", call. = FALSE)
+         "(Gaussian: the exact t test and Fisher's z of the partial correlation), mi-g (Gaussian: -n log(1 - r^2)), ",
+         "mi-cg (mixed)", call. = FALSE)
   if (test %in% c("mi", "x2") && d$type != "discrete")
     stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
-  if (test %in% c("zf", "cor") && d$type != "continuous")
+  if (test %in% c("zf", "cor", "mi-g") && d$type != "continuous")
     stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
   if (test == "mi-cg" && d$type != "mixed")
     stop("test \"mi-cg\" needs mixed data (factors and numeric columns), as bnlearn's", call. = FALSE)
@@ -416,7 +418,8 @@ print.cudag_bn <- function(x, ...) {
 
 # bnlearn's names of its tests (htest$method).
 .bn_test_labels <- c(mi = "Mutual Information (disc.)", x2 = "Pearson's X^2", cor = "Pearson's Correlation",
-                     zf = "Fisher's Z", "mi-cg" = "Mutual Information (cond. Gauss.)")
+                     zf = "Fisher's Z", "mi-g" = "Mutual Information (Gauss.)",
+                     "mi-cg" = "Mutual Information (cond. Gauss.)")
 
 #' One conditional independence test with bnlearn's interface (bnlearn::ci.test, its
 #' character form): an htest with bnlearn's statistic, p-value and degrees of freedom.
@@ -435,9 +438,10 @@ ci.test <- function(x, y, z = character(0), data, test = NULL, B = NULL, debug =
   d <- .bn_data(data[c(x, y, z)], "data")
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
-    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf ",
-         "(Gaussian), mi-cg (mixed)", call. = FALSE)
-  need <- c(mi = "discrete", x2 = "discrete", cor = "continuous", zf = "continuous", "mi-cg" = "mixed")[[test]]
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf, ",
+         "mi-g (Gaussian), mi-cg (mixed)", call. = FALSE)
+  need <- c(mi = "discrete", x2 = "discrete", cor = "continuous", zf = "continuous", "mi-g" = "continuous",
+            "mi-cg" = "mixed")[[test]]
   if (d$type != need)
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
          mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)

@@ -62,7 +62,7 @@ test_that("ci.test: mi-cg's statistic, p-value and df are bnlearn's on every kin
   lt <- bnlearn_data("learning.test")
   gt <- bnlearn_data("gaussian.test")[1:200, ]
   for (test in c("mi", "x2")) expect_ci_as_bnlearn("A", "B", c("C", "E"), lt, test)
-  for (test in c("cor", "zf")) {
+  for (test in c("cor", "zf", "mi-g")) {
     expect_ci_as_bnlearn("A", "F", c("C", "D"), gt, test)
     expect_ci_as_bnlearn("B", "G", character(0), gt, test)
   }

@@ -14,6 +14,8 @@ test_that("learning.test (mi, x2) and gaussian.test (zf, cor): skeleton and arcs
     # bnlearn's cor is the t test of the partial correlation, cudag runs Fisher's z: the same
     # decisions here
     expect_pc_as_bnlearn(gt, test = "cor", alpha = alpha, arcs = TRUE)
+    # mi-g: -n log(1 - r^2), cudag's cg-lrt on continuous data
+    expect_pc_as_bnlearn(gt, test = "mi-g", alpha = alpha, arcs = TRUE)
   }
   expect_pc_as_bnlearn(lt, test = "mi", max.sx = 1, arcs = TRUE)
   expect_pc_as_bnlearn(gt, test = "zf", undirected = TRUE, arcs = TRUE)

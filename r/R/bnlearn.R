@@ -421,9 +421,33 @@ print.cudag_bn <- function(x, ...) {
                      zf = "Fisher's Z", "mi-g" = "Mutual Information (Gauss.)",
                      "mi-cg" = "Mutual Information (cond. Gauss.)")
 
-#' One conditional independence test with bnlearn's interface (bnlearn::ci.test, its
-#' character form): an htest with bnlearn's statistic, p-value and degrees of freedom.
-ci.test <- function(x, y, z = character(0), data, test = NULL, B = NULL, debug = FALSE) {
+#' One conditional independence test with bnlearn's interface (bnlearn::ci.test): x, y (and z)
+#' as column names of `data`, as a data frame (its first two columns given the rest), or as
+#' vectors (z a vector or data frame); an htest with bnlearn's statistic, p-value and df.
+ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
+  if (missing(x)) stop("one or both of the variables to test are missing", call. = FALSE)
+  if (is.data.frame(x) || is.matrix(x)) {
+    if (!missing(y) || !missing(z)) warning("'y' and 'z' will be ignored.", call. = FALSE)
+    if (!missing(data)) warning("'data' will be ignored.", call. = FALSE)
+    x <- as.data.frame(x)
+    if (ncol(x) < 2) stop("'x' must have at least two columns", call. = FALSE)
+    return(.ci_test(names(x)[1], names(x)[2], names(x)[-(1:2)], x, test, B))
+  }
+  if ((is.vector(x) || is.factor(x)) && !(is.character(x) && length(x) == 1)) {
+    if (!missing(data)) warning("'data' will be ignored.", call. = FALSE)
+    labels <- c(deparse(substitute(x)), deparse(substitute(y)), if (!missing(z)) deparse(substitute(z)))
+    if (missing(y) || length(y) != length(x)) stop("'x' and 'y' must have the same length", call. = FALSE)
+    d <- if (missing(z)) data.frame(x = x, y = y) else data.frame(x = x, y = y, z = z)
+    if (nrow(d) != length(x)) stop("'x', 'y', and 'z' must have the same length", call. = FALSE)
+    res <- .ci_test("x", "y", names(d)[-(1:2)], d, test, B)
+    res$data.name <- paste(labels[1], "~", labels[2], if (missing(z)) "" else paste("|", labels[3]))
+    return(res)
+  }
+  if (missing(data)) stop("'data' is missing: give the data frame the columns x, y and z name", call. = FALSE)
+  .ci_test(x, y, if (missing(z)) character(0) else z, data, test, B)
+}
+
+.ci_test <- function(x, y, z, data, test, B) {
   if (!is.data.frame(data)) stop("data must be a data frame (bnlearn's data)", call. = FALSE)
   if (!is.character(x) || length(x) != 1 || !x %in% names(data))
     stop("'x' must be a character string, the name of one of the columns of 'data'", call. = FALSE)

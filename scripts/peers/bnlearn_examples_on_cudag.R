@@ -18,7 +18,7 @@ args <- commandArgs(trailingOnly = TRUE)
 dontrun <- !"--no-dontrun" %in% args
 quiet <- "--quiet" %in% args
 suppressPackageStartupMessages({ library(bnlearn); requireNamespace("cudag") })
-faced <- c("score", "pc.stable", "boot.strength")
+faced <- c("score", "pc.stable", "boot.strength", "ci.test")
 seed <- 42
 
 # The examples of Rd page `rd` as parsed expressions (NULL when it has none).

@@ -68,6 +68,25 @@ test_that("ci.test: mi-cg's statistic, p-value and df are bnlearn's on every kin
   }
 })
 
+test_that("ci.test's other forms: a data frame, and vectors", {
+  skip_without_bnlearn()
+  gt <- bnlearn_data("gaussian.test")[1:300, ]
+  cg <- bnlearn_data("clgaussian.test")[1:300, ]
+  same <- function(a, b) {
+    expect_equal(unname(a$statistic), unname(b$statistic), tolerance = 1e-9)
+    expect_lt(abs(a$p.value - b$p.value), 1e-10)
+    expect_identical(a$data.name, b$data.name)
+    expect_identical(a$method, b$method)
+  }
+  same(cudag::ci.test(gt[c("F", "B", "C", "D")]), bnlearn::ci.test(gt[c("F", "B", "C", "D")]))
+  same(cudag::ci.test(cg[c("A", "D", "G")]), bnlearn::ci.test(cg[c("A", "D", "G")]))
+  same(with(gt, cudag::ci.test(x = F, y = B, z = data.frame(C, D))), with(gt, bnlearn::ci.test(x = F, y = B, z = data.frame(C, D))))
+  same(with(gt, cudag::ci.test(x = F, y = B, z = C, test = "zf")), with(gt, bnlearn::ci.test(x = F, y = B, z = C, test = "zf")))
+  same(with(gt, cudag::ci.test(F, B)), with(gt, bnlearn::ci.test(F, B)))
+  expect_error(cudag::ci.test(gt["A"]), "at least two columns")
+  expect_error(cudag::ci.test("A", "B"), "'data' is missing")
+})
+
 test_that("ci.test refuses what bnlearn refuses, and a statistic that is not finite", {
   skip_without_bnlearn()
   cg <- bnlearn_data("clgaussian.test")[1:300, ]

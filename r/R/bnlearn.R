@@ -95,9 +95,9 @@
     return(structure(list(nodes = labels, arcs = arcs, amat = m, learning = learning), class = "cudag_bn"))
   }
   g <- bnlearn::empty.graph(labels)
-  # PC's orientation (pcalg's udag2pdagRelaxed) may leave a directed cycle where the data
-  # hold conflicting v-structures (pcalg::pc gives the same graph): the network is returned
-  # as learned, with a warning, where bnlearn's amat<- would refuse it.
+  # pc.stable orients as bnlearn's learn.arc.directions, which keeps the directed arcs
+  # acyclic; should a graph hold a directed cycle all the same, it is returned as learned,
+  # with a warning, where bnlearn's amat<- would refuse it.
   bnlearn::amat(g, check.cycles = FALSE) <- m
   if (!bnlearn::acyclic(g, directed = TRUE))
     warning("the network's directed arcs form a cycle (PC's orientation of conflicting v-structures, as pcalg's): ",

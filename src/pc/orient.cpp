@@ -6,7 +6,8 @@
 // for pcalg. Comments name the peer function each part reproduces;
 // tests/support/orient_reference.hpp is the plain version both are tested against.
 //
-// The families live in orient_pcalg.cpp and orient_causal_learn.cpp; this file dispatches.
+// The families live in orient_pcalg.cpp, orient_causal_learn.cpp and orient_bnlearn.cpp;
+// this file dispatches.
 #include "pc/orient.hpp"
 
 #include <limits>
@@ -26,6 +27,8 @@ Pdag orient(const Graph& skeleton, const SepSets& sepsets, const OrientOptions& 
             if (opt.knowledge && opt.knowledge->has_directions())
                 return detail::orient_with_knowledge(skeleton, sepsets, *opt.knowledge);
             return detail::orient_pcalg(skeleton, sepsets, resolve_threads(opt.threads), opt.ambiguous);
+        case UcRule::Bnlearn:
+            return detail::orient_bnlearn(skeleton, sepsets, opt, pvalue);
         case UcRule::Sepset:
         case UcRule::MaxP:
         case UcRule::DefiniteMaxP:

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Orientation phase of PC: skeleton + separating sets -> CPDAG. Two families,
+// Orientation phase of PC: skeleton + separating sets -> CPDAG. Three families,
 // each reproducing one peer exactly, conflicts and iteration order included:
-// pcalg's udag2pdagRelaxed and causal-learn's uc_sepset / maxp / definite_maxp
-// followed by its Meek rules.
+// pcalg's udag2pdagRelaxed, causal-learn's uc_sepset / maxp / definite_maxp
+// followed by its Meek rules, and bnlearn's learn.arc.directions (the R face's pc.stable).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,9 @@ using TripleFn = std::function<bool(std::int32_t a, std::int32_t b, std::int32_t
 /// Pcalg: pcalg's pc() orientation (udag2pdagRelaxed, solve.confl = FALSE) then
 /// its Meek rules 1-3. The others are causal-learn's uc_rule 0, 1, 2 followed by
 /// causal-learn's meek() (rule 2: definite_meek() then meek()).
-enum class UcRule { Pcalg = -1, Sepset = 0, MaxP = 1, DefiniteMaxP = 2 };
+/// Bnlearn: bnlearn 4.9's learn.arc.directions (its pc.stable's orientation; the R face):
+/// v-structures by the separating tests' p-values, then its CPDAG step (orient_bnlearn.cpp).
+enum class UcRule { Bnlearn = -2, Pcalg = -1, Sepset = 0, MaxP = 1, DefiniteMaxP = 2 };
 
 /// Options of orient().
 struct OrientOptions {

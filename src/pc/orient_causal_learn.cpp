@@ -625,6 +625,7 @@ Pdag orient_causal_learn(const Graph& skel, const SepSets& sepsets, const Orient
             break;
         }
         case UcRule::Pcalg:
+        case UcRule::Bnlearn:
             break;
     }
     return g.to_pdag();

@@ -320,7 +320,9 @@ OrientOptions orient_options(const PcConfig& cfg, const skeleton::SkeletonOption
     oo.independence_strict = sk.policy.strict;
     oo.threads = threads;
     if (!cfg.knowledge.empty()) oo.knowledge = &cfg.knowledge;
-    if (cfg.uc_rule || cfg.compat == skeleton::Compat::CausalLearn) {
+    if (cfg.bnlearn_search) {
+        oo.rule = UcRule::Bnlearn;
+    } else if (cfg.uc_rule || cfg.compat == skeleton::Compat::CausalLearn) {
         oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
         oo.uc_priority = cfg.uc_priority.value_or(2);
     } else {
@@ -347,7 +349,8 @@ void add_run_config(PcResult& r, const PcConfig& cfg, const Dataset& data, const
     c.emplace_back("sepset_rule", sk.policy.exhaustive ? "union of all separating sets (causal-learn)"
                                                        : "lexicographically smallest, lower endpoint first");
     const bool knowledge_orients = oo.knowledge && oo.knowledge->has_directions();
-    c.emplace_back("orientation", oo.rule == UcRule::Pcalg
+    c.emplace_back("orientation", oo.rule == UcRule::Bnlearn ? "bnlearn learn.arc.directions"
+                                  : oo.rule == UcRule::Pcalg
                                       ? (knowledge_orients ? "background knowledge, pcalg colliders, Meek rules 1-4"
                                                            : "pcalg udag2pdagRelaxed")
                                       : "causal-learn uc_rule " + std::to_string(static_cast<int>(oo.rule)) +

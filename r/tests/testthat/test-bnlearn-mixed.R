@@ -106,11 +106,11 @@ test_that("pc.stable on mixed data: mi-cg by default, bnlearn's skeleton and arc
   skip_without_bnlearn()
   cg <- bnlearn_data("clgaussian.test")
   expect_identical(cudag::pc.stable(cg[1:500, ])$learning$test, "mi-cg")
-  conflict_free <- 0
+  conflicts <- 0
   cases <- list(list(cg, 0.01), list(cg[1:400, ], 0.05), list(mixed_data(400), 0.05), list(mixed_data(60, seed = 4), 0.05),
                 list(mixed_data(150, p = 9, round = TRUE, seed = 6), 0.01), list(mixed_data(800, p = 8, seed = 8), 0.01))
-  for (case in cases) conflict_free <- conflict_free + (expect_pc_as_bnlearn(case[[1]], alpha = case[[2]]) == 0)
-  expect_gte(conflict_free, 3)
+  for (case in cases) conflicts <- conflicts + (expect_pc_as_bnlearn(case[[1]], alpha = case[[2]]) > 0)
+  expect_gte(conflicts, 1)  # conflicting v-structures (the blacklist makes them common), as bnlearn settles them
   # no arc from a numeric column into a factor (bnlearn's conditional linear Gaussian networks)
   g <- cudag::pc.stable(cg)
   directed <- g$arcs[!paste(g$arcs[, 1], g$arcs[, 2]) %in% paste(g$arcs[, 2], g$arcs[, 1]), , drop = FALSE]
@@ -127,4 +127,5 @@ test_that("boot.strength on mixed data: bnlearn's pc.stable networks on the same
   nets <- lapply(rows, function(r) bnlearn_pc(d[r, ]))
   theirs <- bnlearn::custom.strength(nets, names(d), cpdag = FALSE)
   expect_equal(ours$strength, theirs$strength, tolerance = 1e-12)
+  expect_equal(ours$direction, theirs$direction, tolerance = 1e-12)
 })

@@ -111,19 +111,29 @@ bool undirected_present(const ArcMatrix& a, std::int32_t i, std::int32_t j) {
     return a(i, j) == kPresent && a(j, i) == kPresent;
 }
 
+/// i -> j, fixed.
+void fix_direction(ArcMatrix& a, std::int32_t i, std::int32_t j) {
+    a(i, j) = kFixed;
+    a(j, i) = kAbsent;
+}
+
+/// i - j, fixed undirected.
+void fix_undirected(ArcMatrix& a, std::int32_t i, std::int32_t j) {
+    a(i, j) = kFixed;
+    a(j, i) = kFixed;
+}
+
 /// Rule 2: an undirected arc i - j with a directed path i ~> j.
 bool prevent_cycles(ArcMatrix& a) {
     bool changed = false;
     for (std::int32_t j = 0; j < a.n(); ++j)
         for (const std::int32_t i : a.nbrs(j)) {
             if (!undirected_present(a, i, j) || !a.directed_path(i, j)) continue;
-            if (unshielded_into(a, i, j)) {  // i -> j would make a v-structure at j: fixed undirected
-                a(i, j) = kFixed;
-                a(j, i) = kFixed;
-            } else {
-                a(i, j) = kFixed;
-                a(j, i) = kAbsent;
-            }
+            // i -> j would make a v-structure at j: fixed undirected
+            if (unshielded_into(a, i, j))
+                fix_undirected(a, i, j);
+            else
+                fix_direction(a, i, j);
             changed = true;
         }
     return changed;
@@ -149,22 +159,17 @@ bool prevent_additional_vstructures(ArcMatrix& a) {
                 const bool at_j = unshielded_into(a, i, j);  // i -> j: a collider at j
                 const bool path_to_j = a.directed_path(i, j);
                 if (at_j && !at_i && !path_to_j) {
-                    a(i, j) = kAbsent;
-                    a(j, i) = kFixed;
+                    fix_direction(a, j, i);
                     changed = true;
                 } else if ((at_j && !at_i) || (at_i && at_j)) {
-                    a(i, j) = kFixed;
-                    a(j, i) = kFixed;
+                    fix_undirected(a, i, j);
                     changed = true;
                 }
             } else if (unshielded_into(a, i, j)) {
-                if (a.directed_path(i, j)) {
-                    a(i, j) = kFixed;
-                    a(j, i) = kFixed;
-                } else {
-                    a(i, j) = kAbsent;
-                    a(j, i) = kFixed;
-                }
+                if (a.directed_path(i, j))
+                    fix_undirected(a, i, j);
+                else
+                    fix_direction(a, j, i);
                 changed = true;
             }
         }
@@ -188,8 +193,7 @@ bool prevent_conflicts(ArcMatrix& a) {
                 for (std::size_t q = p + 1; q < mid.size() && !found; ++q)
                     found = a(mid[p], mid[q]) == kAbsent && a(mid[q], mid[p]) == kAbsent;
             if (found) {
-                a(i, j) = kFixed;
-                a(j, i) = kAbsent;
+                fix_direction(a, i, j);
                 changed = true;
                 break;
             }
@@ -215,8 +219,7 @@ bool prevent_chains(ArcMatrix& a) {
                 if (found) break;
             }
             if (found) {
-                a(i, j) = kFixed;
-                a(j, i) = kAbsent;
+                fix_direction(a, i, j);
                 changed = true;
                 break;
             }

@@ -17,12 +17,7 @@ n <- as.integer(Sys.getenv("N", "2000"))
 threads <- as.integer(Sys.getenv("THREADS", "0"))
 alpha <- as.numeric(Sys.getenv("ALPHA", "0.01"))
 reps <- max(1L, as.integer(Sys.getenv("REPS", "3")))
-load_avg <- function() if (file.exists("/proc/loadavg")) scan("/proc/loadavg", n = 1, quiet = TRUE) else NA
-timed <- function(expr) {
-  e <- substitute(expr)
-  f <- parent.frame()
-  median(vapply(seq_len(reps), function(i) system.time(eval(e, f))[["elapsed"]], numeric(1)))
-}
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "r_bench_common.R"))
 mixed_network_data <- function(p, n) {
   d <- data.frame(row.names = seq_len(n))
   for (j in seq_len(p)) {

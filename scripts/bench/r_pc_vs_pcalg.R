@@ -16,14 +16,7 @@ threads <- as.integer(Sys.getenv("THREADS", "0"))
 backend <- Sys.getenv("BACKEND", "cpu")
 alpha <- as.numeric(Sys.getenv("ALPHA", "0.01"))
 reps <- max(1L, as.integer(Sys.getenv("REPS", "3")))
-load_avg <- function() if (file.exists("/proc/loadavg")) scan("/proc/loadavg", n = 1, quiet = TRUE) else NA
-# The median seconds of `reps` evaluations of `expr` (in the caller's frame, so that its
-# assignments stay there).
-timed <- function(expr) {
-  e <- substitute(expr)
-  f <- parent.frame()
-  median(vapply(seq_len(reps), function(i) system.time(eval(e, f))[["elapsed"]], numeric(1)))
-}
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)[1])), "r_bench_common.R"))
 cat(sprintf("%6s %6s %12s %12s %8s %6s %s\n", "p", "n", "pcalg s", "cudag s", "speed-up", "load", "same CPDAG/pMax"))
 for (p in ps) {
   set.seed(p)

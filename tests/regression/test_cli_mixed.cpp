@@ -149,6 +149,20 @@ TEST_F(CliMixed, BadInputIsOneLineNamingWhatAndWhere) {
                  "column 'c' is discrete (labels or --discrete-columns): fisher-z needs continuous data");
 }
 
+TEST_F(CliMixed, MiCgRunsOnTheCpuAndRefusesWhatItCannotDo) {
+    const std::string d = write("m.csv", mixed(300));
+    const CliRun r = run("pc -q --data " + d + " --test mi-cg");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("x\ty\t"), std::string::npos) << r.out;  // y depends on x
+    const CliRun one = run("pc -q --data " + d + " --test mi-cg --threads 1");
+    EXPECT_EQ(one.out, r.out);
+    expect_error("pc --data " + d + " --test mi-cg --backend cuda",
+                 "--test mi-cg runs on the CPU only (use --backend cpu or auto)");
+    expect_error("pc --data " + d + " --test mi-cg --checkpoint " + (dir_ / "ck.h5").string(),
+                 "--checkpoint: a search in bnlearn's order (mi-cg) cannot be resumed");
+    EXPECT_FALSE(fs::exists(dir_ / "ck.h5"));
+}
+
 TEST_F(CliMixed, ASingularStratumIsAnErrorNamingTheTest) {
     // x constant among the rows where g = a: its covariance there is singular.
     std::string t = "g,x,y\n";

@@ -94,6 +94,8 @@ test_that("ci.test refuses what bnlearn refuses, and a statistic that is not fin
   expect_error(bnlearn::ci.test("D", "E", "G", cg, test = "mi-cg"), "mixture")
   expect_error(cudag::ci.test("A", "D", "A", cg), "differ from 'x' and 'y'")
   expect_error(cudag::ci.test("A", "Q", character(0), cg), "'y' must be")
+  expect_error(cudag::ci.test("A", "D", "B", cg, B = 100), "not permutation tests")
+  expect_error(cudag::ci.test("A", "D", "B", cg, test = "mc-mi"), "not one of cudag's tests")
   expect_identical(names(cudag::ci.test("A", "D", "B", cg)$statistic), "mi-cg")  # the default on mixed columns
   # a level with a single row: bnlearn's density at that row is infinite (p = 0); cudag: an error
   one <- cg

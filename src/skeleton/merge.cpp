@@ -296,11 +296,28 @@ SepSets SepSetLog::to_sepsets(int threads) const {
         start[nn] = at;
     }
     BulkVector<std::size_t> order(k);
-    parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
-        std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
-        for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r)
-            order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
-    });
+    if (chunks == 1 && k > 1) {
+        // One chunk (up to ~10^5 records): a counting sort on j first, so that the stable one
+        // on i leaves each i's records sorted by j (a run's levels append their records row
+        // by row, so an i's records are one sorted run a level and would each be sorted).
+        std::int32_t nj = 0;
+        for (std::size_t r = 0; r < k; ++r) nj = std::max(nj, pairs_[2 * r + 1] + 1);
+        std::vector<std::size_t> at_j(static_cast<std::size_t>(nj) + 1, 0);
+        for (std::size_t r = 0; r < k; ++r) ++at_j[static_cast<std::size_t>(pairs_[2 * r + 1]) + 1];
+        std::partial_sum(at_j.begin(), at_j.end(), at_j.begin());
+        BulkVector<std::size_t> by_j(k);
+        for (std::size_t r = 0; r < k; ++r) by_j[at_j[static_cast<std::size_t>(pairs_[2 * r + 1])]++] = r;
+        for (std::size_t x = 0; x < k; ++x) {
+            const std::size_t r = by_j[x];
+            order[hist[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+        }
+    } else {
+        parallel_for(0, chunks, threads, 1, [&](std::int64_t c, int) {
+            std::size_t* h = hist.data() + static_cast<std::size_t>(c) * nn;
+            for (std::size_t r = chunk_begin(c); r < chunk_begin(c + 1); ++r)
+                order[h[static_cast<std::size_t>(pairs_[2 * r])]++] = r;
+        });
+    }
     std::atomic<bool> repeated{false};
     const auto j_of = [&](std::size_t r) { return pairs_[2 * r + 1]; };
     parallel_for(0, n, threads, 256, [&](std::int64_t i, int) {

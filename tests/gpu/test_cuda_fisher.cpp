@@ -772,12 +772,14 @@ TEST(CudaFisher, CorrelationRowBlocksEqualTheWholeMatrix) {
 TEST(CudaFisher, CorrelationTilesGiveTheCpuEntriesBitForBit) {
     CUDAG_REQUIRE_GPU();
     // Each tile kernel (64 x 64; 128 x 128 and 128 x 64 staged 8 samples at a time) and the
-    // entry-a-thread kernel (automatic below 2^16 entries: n = 131 and 203 here, and each block
-    // of rows) on shapes that cut its tiles, chunks and block groups: m below one chunk, not a
-    // multiple of 8 or 16; n not a multiple of 64 or 128, and above 16 row tiles of 128 (a
-    // second group).
-    for (auto [n, m, seed] :
-         {std::tuple<std::int64_t, std::int64_t, std::uint64_t>{203, 77, 21}, {131, 5, 22}, {2100, 41, 23}}) {
+    // entry-a-thread kernel (automatic below 2^16 entries: n = 70, 131 and 203 here, and each
+    // block of rows) on shapes that cut its tiles, chunks and block groups: m below one chunk,
+    // not a multiple of 8, 16 or 128 and above several chunks (the standardisation's too);
+    // n not a multiple of 16, 64 or 128, and above 16 row tiles of 128 (a second group).
+    for (auto [n, m, seed] : {std::tuple<std::int64_t, std::int64_t, std::uint64_t>{203, 77, 21},
+                              {131, 5, 22},
+                              {2100, 41, 23},
+                              {70, 1037, 24}}) {
         const Dataset data = simulate(n, m, 4, seed);
         const std::vector<double> whole = ci::correlation_matrix(data, 3);
         for (const int tile : {kCorrTilesAuto, kCorrEntries, kCorrTiles64, kCorrTiles128x64, kCorrTiles128}) {
@@ -786,7 +788,8 @@ TEST(CudaFisher, CorrelationTilesGiveTheCpuEntriesBitForBit) {
             std::size_t differ = 0;
             for (std::size_t k = 0; k < c.size(); ++k) differ += std::memcmp(&c[k], &whole[k], sizeof(double)) != 0;
             EXPECT_EQ(differ, 0u) << "n=" << n << " m=" << m << " tile " << tile;
-            for (auto [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, 1}, {3, 130}, {n - 7, n}}) {
+            for (auto [r0, r1] :
+                 {std::pair<std::int64_t, std::int64_t>{0, 1}, {3, std::min<std::int64_t>(130, n)}, {n - 7, n}}) {
                 const std::vector<double> rows = cuda::gpu_correlation_rows(data, r0, r1, 0, tile);
                 ASSERT_EQ(static_cast<std::int64_t>(rows.size()), (r1 - r0) * n);
                 differ = 0;

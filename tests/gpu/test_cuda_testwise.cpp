@@ -371,10 +371,12 @@ TEST(CudaTestwise, RefusesAsTheCpu) {
     CUDAG_REQUIRE_GPU();
 #if CUDAG_HAVE_CUDA
     Dataset d = missing_data(6, 200, 0.5, 0.05, 3);
-    // Column 0 present in rows 0..3 at most; column 4 present in odd rows only, where column 5
-    // is constant (2.5; 0, 2, 4, .. elsewhere).
+    // Column 0 present in rows 0..2 only (columns 1 and 3 there too); column 4 present in odd
+    // rows only, where column 5 is constant (2.5; 0, 2, 4, .. elsewhere).
     for (std::int64_t s = 0; s < d.n_samples; ++s) {
-        if (s >= 4) d.column(0)[s] = std::nan("");
+        if (s >= 3) d.column(0)[s] = std::nan("");
+        if (s < 3 && std::isnan(d.column(1)[s])) d.column(1)[s] = 0.25 * static_cast<double>(s) - 0.4;
+        if (s < 3 && std::isnan(d.column(3)[s])) d.column(3)[s] = 0.5 - 0.3 * static_cast<double>(s);
         if (s % 2 == 0) d.column(4)[s] = std::nan("");
         d.column(5)[s] = s % 2 == 0 ? static_cast<double>(s) : 2.5;
     }
@@ -394,6 +396,16 @@ TEST(CudaTestwise, RefusesAsTheCpu) {
         EXPECT_FALSE(want.empty()) << "case " << t;
         EXPECT_EQ(message([&] { gpu->run(q.view(), stat, p); }), want) << "case " << t;
     }
+    // Exactly |S| + 3 complete rows (x = 0, y = 3, S = {}: rows 0..2): no error but pcalg's
+    // p = 1 (its statistic is 0 there), the same on both.
+    ci::QueryList q;
+    q.add(0, 3, std::vector<std::int32_t>{});
+    std::vector<double> stat(1), p(1);
+    const ci::CiOutcome o = cpu->test(0, 3, {});
+    gpu->run(q.view(), stat, p);
+    EXPECT_EQ(o.p, 1.0);
+    EXPECT_EQ(stat[0], o.statistic);
+    EXPECT_EQ(p[0], o.p);
 #endif
 }
 

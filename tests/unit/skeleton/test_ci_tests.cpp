@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ci/cmi_knn.hpp"
 #include "ci/discrete_codes.hpp"
+#include "core/error.hpp"
 #include "core/missing.hpp"
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
@@ -133,6 +135,30 @@ TEST(CiTests, CmiKnnTestwiseIsCmiKnnOnTheCompleteRows) {
         const ci::CiOutcome o2 = skeleton::make_ci_test(more, spec, skeleton::Compat::Pcalg, 1)->test(c.x, c.y, c.s);
         EXPECT_EQ(o2.statistic, o.statistic);
         EXPECT_EQ(o2.p, o.p);
+    }
+}
+
+TEST(CiTests, FisherTestwiseAtAndBelowSPlusThreeCompleteRows) {
+    // Column 0 present in rows 0..2 only: (0, 1 | {}) has |S| + 3 complete rows and pcalg's
+    // p = 1 (its z is 0); (0, 1 | {2}) has fewer and is refused, naming the test (as the GPU batch
+    // must: tests/gpu/test_cuda_testwise.cpp RefusesAsTheCpu).
+    Dataset data = sim::simulate_gaussian({4, 50, 0.5, 3}).data;
+    for (std::int64_t s = 3; s < data.n_samples; ++s) {
+        data.column(0)[s] = std::nan("");
+        ++data.missing;
+    }
+    const skeleton::TestSpec spec = spec_for(skeleton::TestKind::FisherZ, data);
+    const auto t = skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1);
+    const ci::CiOutcome o = t->test(0, 1, {});
+    EXPECT_EQ(o.p, 1.0);
+    EXPECT_TRUE(std::isfinite(o.statistic));
+    try {
+        t->test(0, 1, std::vector<std::int32_t>{2});
+        FAIL() << "no error below |S| + 3 complete rows";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "--missing testwise leaves 3 complete rows for the test of 'X1' and 'X2' given {'X3'}: fisher-z "
+                  "needs more than 3");
     }
 }
 

@@ -42,6 +42,9 @@ struct OrientOptions {
     double alpha = 0.01;  ///< used by DefiniteMaxP
     /// true: independent iff p > alpha (causal-learn); false: p >= alpha (pcalg)
     bool independence_strict = false;
+    /// UcRule::Bnlearn: the largest conditioning set beside the centre that the tests of a
+    /// pair blacklisted both ways may take (bnlearn's max.sx; -1: no cap).
+    int max_sx = -1;
     /// Worker threads of UcRule::Pcalg (0: all hardware threads). The result does
     /// not depend on it.
     int threads = 1;

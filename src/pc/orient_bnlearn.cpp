@@ -20,15 +20,20 @@
 //     makes an unshielded collider or a cycle, an undirected i - j with two non-adjacent
 //     i - k -> j is directed i -> j, and i - j with i - k -> l -> j, i - l and k, j not
 //     adjacent is directed i -> j (Meek's rules 2, 1, 3 and 4 as bnlearn words them).
-// Not reproduced: a pair blacklisted both ways, whose v-structures bnlearn decides by further
-// tests given x, never forms one here.
+//  A pair y, z blacklisted both ways was never tested (no separating set): as bnlearn's
+//  vstruct.detect, y -> x <- z is a v-structure when y and z stay dependent given x and
+//  given x with each subset of the smaller of adj(y) \ {x, z} and adj(z) \ {x, y} (z's on
+//  a tie; subsets by size, then in order; at most max.sx of them), the tests stopping at the
+//  first p > alpha (bnlearn's allsubs.test); it is weighted by the largest p of its tests.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/combinations.hpp"
 #include "core/error.hpp"
 #include "pc/orient_detail.hpp"
 
@@ -265,6 +270,35 @@ Pdag orient_bnlearn(const Graph& skel, const SepSets& sepsets, const OrientOptio
         separating_p.emplace(key, p);
         return p;
     };
+    // bnlearn's allsubs.test(y, z, fixed = x, sx) for a pair blacklisted both ways: the
+    // largest p of its tests when every one is dependent (a v-structure), else none.
+    const auto dependent_given_x = [&](std::int32_t y, std::int32_t x, std::int32_t z) -> std::optional<double> {
+        CUDAG_EXPECTS(pvalue != nullptr, "bnlearn's orientation needs the test's p-values");
+        std::vector<std::int32_t> sy, sz;
+        for (const std::int32_t v : nbrs[static_cast<std::size_t>(y)])
+            if (v != x && v != z) sy.push_back(v);
+        for (const std::int32_t v : nbrs[static_cast<std::size_t>(z)])
+            if (v != x && v != y) sz.push_back(v);
+        const std::vector<std::int32_t>& sx = sy.size() < sz.size() ? sy : sz;
+        const auto k = static_cast<int>(sx.size());
+        const int most = opt.max_sx < 0 ? k : std::min(opt.max_sx, k);
+        std::vector<std::int32_t> set{x};
+        double largest = pvalue(y, z, set);
+        if (!(largest <= opt.alpha)) return std::nullopt;
+        std::vector<int> c;
+        for (int size = 1; size <= most; ++size) {
+            c.resize(static_cast<std::size_t>(size));
+            for (int u = 0; u < size; ++u) c[static_cast<std::size_t>(u)] = u;
+            do {
+                set.assign(1, x);
+                for (const int u : c) set.push_back(sx[static_cast<std::size_t>(u)]);
+                const double p = pvalue(y, z, set);
+                largest = std::max(largest, p);
+                if (!(p <= opt.alpha)) return std::nullopt;
+            } while (next_combination(c.data(), size, k));  // lexicographic order
+        }
+        return largest;
+    };
     std::vector<std::int32_t> into;
     for (std::int32_t x = 0; x < n; ++x) {
         into.clear();
@@ -274,7 +308,10 @@ Pdag orient_bnlearn(const Graph& skel, const SepSets& sepsets, const OrientOptio
             for (std::size_t q = p + 1; q < into.size(); ++q) {
                 const std::int32_t y = into[p], z = into[q];
                 if (a(y, z) != kAbsent || a(z, y) != kAbsent || skel.has(y, z)) continue;
-                if (black(y, z) && black(z, y)) continue;  // bnlearn tests these given x: not reproduced
+                if (black(y, z) && black(z, y)) {  // never tested: bnlearn tests them given x
+                    if (const std::optional<double> p = dependent_given_x(y, x, z)) vs.push_back({*p, y, x, z});
+                    continue;
+                }
                 if (sepsets.contains(y, z, x)) continue;
                 vs.push_back({weight(y, z, sepsets.get(y, z)), y, x, z});
             }

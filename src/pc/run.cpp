@@ -322,6 +322,7 @@ OrientOptions orient_options(const PcConfig& cfg, const skeleton::SkeletonOption
     if (!cfg.knowledge.empty()) oo.knowledge = &cfg.knowledge;
     if (cfg.bnlearn_search) {
         oo.rule = UcRule::Bnlearn;
+        oo.max_sx = cfg.max_level;
     } else if (cfg.uc_rule || cfg.compat == skeleton::Compat::CausalLearn) {
         oo.rule = static_cast<UcRule>(cfg.uc_rule.value_or(0));
         oo.uc_priority = cfg.uc_priority.value_or(2);

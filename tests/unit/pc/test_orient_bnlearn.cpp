@@ -2,7 +2,8 @@
 // pc::orient with UcRule::Bnlearn (bnlearn 4.9's learn.arc.directions, orient_bnlearn.cpp) on
 // hand-made graphs: conflicting v-structures settled by the separating tests' p-values (the
 // weaker one dropped, not a bidirected edge), a v-structure that would close a directed cycle
-// skipped, blacklisted directions fixed first, and bnlearn's CPDAG rules. Its agreement with
+// skipped, blacklisted directions fixed first, a pair blacklisted both ways tested given the
+// centre, and bnlearn's CPDAG rules. Its agreement with
 // bnlearn itself on learned graphs is tested in r/tests/testthat (test-bnlearn-pc.R,
 // test-bnlearn-mixed.R, test-bnlearn-boot.R).
 #include <gtest/gtest.h>
@@ -131,3 +132,67 @@ TEST(OrientBnlearn, BlacklistedDirectionsAreFixedFirst) {
 }
 
 }  // namespace
+
+/// 0 - 2 - 1 with 0, 1 blacklisted both ways (never tested, no separating set), 0 - 3, 0 - 4
+/// and 1 - 5 (and 1 - 6 with `tie`); every other unshielded triple separated through its centre.
+struct BlacklistedPair {
+    Graph g;
+    SepSets s;
+    Knowledge k;
+    explicit BlacklistedPair(bool tie) : g(7), k(7) {
+        for (auto [a, b] : std::vector<std::pair<int, int>>{{0, 2}, {1, 2}, {0, 3}, {0, 4}, {1, 5}}) g.add(a, b);
+        if (tie) g.add(1, 6);
+        s.set(2, 3, {0});
+        s.set(2, 4, {0});
+        s.set(3, 4, {0});
+        s.set(2, 5, {1});
+        s.set(2, 6, {1});
+        s.set(5, 6, {1});
+        k.forbid_direction(0, 1);
+        k.forbid_direction(1, 0);
+    }
+};
+
+TEST(OrientBnlearn, APairBlacklistedBothWaysIsTestedGivenTheCentreAndTheSmallerNeighbourhood) {
+    // bnlearn's vstruct.detect: allsubs.test(0, 1, fixed = 2, sx) with sx the smaller of
+    // adj(0) \ {2, 1} = {3, 4} and adj(1) \ {2, 0} = {5}: the tests given {2}, then {2, 5}, in
+    // that order, 0 first; a v-structure when all are dependent (p <= alpha).
+    for (const bool independent_last : {false, true}) {
+        BlacklistedPair c(false);
+        std::vector<std::vector<std::int32_t>> asked;
+        const PValueFn p = [&](std::int32_t x, std::int32_t y, const std::vector<std::int32_t>& set) {
+            EXPECT_EQ(x, 0);
+            EXPECT_EQ(y, 1);
+            asked.push_back(set);
+            return set.size() == 1 ? 0.01 : independent_last ? 0.2 : 0.03;
+        };
+        const Pdag out = cudag::pc::orient(c.g, c.s, bnlearn(&c.k), p);
+        EXPECT_EQ(asked, (std::vector<std::vector<std::int32_t>>{{2}, {2, 5}}));
+        EXPECT_EQ(out.is_directed(0, 2) && out.is_directed(1, 2), !independent_last);
+        EXPECT_EQ(out.is_undirected(0, 2) && out.is_undirected(1, 2), independent_last);
+    }
+    // Equal sizes: the second endpoint's neighbourhood (bnlearn's `smaller` keeps b on a tie).
+    BlacklistedPair tie(true);
+    std::vector<std::vector<std::int32_t>> asked;
+    const PValueFn p = [&](std::int32_t, std::int32_t, const std::vector<std::int32_t>& set) {
+        asked.push_back(set);
+        return 0.001;
+    };
+    cudag::pc::orient(tie.g, tie.s, bnlearn(&tie.k), p);
+    EXPECT_EQ(asked, (std::vector<std::vector<std::int32_t>>{{2}, {2, 5}, {2, 6}, {2, 5, 6}}));
+    // max.sx caps the subsets beside the centre; independent given the centre alone: none.
+    OrientOptions capped = bnlearn(&tie.k);
+    capped.max_sx = 1;
+    asked.clear();
+    cudag::pc::orient(tie.g, tie.s, capped, p);
+    EXPECT_EQ(asked, (std::vector<std::vector<std::int32_t>>{{2}, {2, 5}, {2, 6}}));
+    capped.max_sx = 0;
+    asked.clear();
+    const Pdag none =
+        cudag::pc::orient(tie.g, tie.s, capped, [&](std::int32_t, std::int32_t, const std::vector<std::int32_t>& set) {
+            asked.push_back(set);
+            return 0.5;
+        });
+    EXPECT_EQ(asked, (std::vector<std::vector<std::int32_t>>{{2}}));
+    EXPECT_TRUE(none.is_undirected(0, 2));
+}

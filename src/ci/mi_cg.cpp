@@ -38,8 +38,6 @@ double log_normal(double v, double mu, double sigma, double log_sigma) {
     return -(kLogSqrt2Pi + 0.5 * z * z + log_sigma);
 }
 
-double log_normal(double v, double mu, double sigma) { return log_normal(v, mu, sigma, std::log(sigma)); }
-
 /// Configurations of the discrete variables `vars` over the rows: id[r] numbered by first
 /// occurrence; returns how many occur. No variables: every row configuration 0.
 std::int32_t configurations(const Dataset& d, std::span<const std::int32_t> vars, std::vector<std::int32_t>& id) {
@@ -336,11 +334,14 @@ double marginal_mixed(const Dataset& d, std::int32_t v, std::int32_t disc) {
     }
     for (std::size_t k = 0; k < r; ++k)
         ss[k] = count[k] <= 1 ? 0.0 : std::sqrt(ss[k] / static_cast<double>(count[k] - 1));
+    std::vector<double> log_ss(r);
+    for (std::size_t k = 0; k < r; ++k) log_ss[k] = std::log(ss[k]);
+    const double log_sd = std::log(sd);
     double l0 = 0.0, l1 = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(c[i]);
-        l0 += log_normal(y[i], mean, sd);
-        l1 += log_normal(y[i], mu[k], ss[k]);
+        l0 += log_normal(y[i], mean, sd, log_sd);
+        l1 += log_normal(y[i], mu[k], ss[k], log_ss[k]);
     }
     return 2.0 * static_cast<double>(n) * ((l1 - l0) / static_cast<double>(n));
 }

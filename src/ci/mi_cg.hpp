@@ -12,11 +12,12 @@
 // deviation σ_k = √(RSS_k / (n_k − q)), q = |C| + 1 (the unbiased estimate, not the maximum
 // likelihood one), σ_k = 0 where n_k <= q; L = Σ_rows log φ((v − fitted) / σ_k) / σ_k. A model
 // with some σ_k below √ε (2⁻²⁶, absolute) is singular: L = −∞. The fits are bnlearn's closed
-// forms (0, 1 or 2 continuous regressors: means, variances and covariances; a regressor of variance below √ε left out,
-// two regressors correlated beyond 1 − √ε the second left out) and, for more, a Householder QR whose columns (intercept
-// first, then C in order) are left out where their remaining norm falls below √ε times their initial one (LINPACK's
-// dqrdc2 rule, which R's lm and bnlearn use). Sums are in double (bnlearn's accumulators are long double) and in row
-// order; each configuration's sums of one pass over all rows.
+// forms (0, 1 or 2 continuous regressors: means, variances and covariances; a regressor of
+// variance below √ε left out, two regressors correlated beyond 1 − √ε the second left out)
+// and, for more, a Householder QR whose columns (intercept first, then C in order) are left
+// out where their remaining norm falls below √ε times their initial one (LINPACK's dqrdc2
+// rule, which R's lm and bnlearn use). Sums are in double (bnlearn's accumulators are long
+// double) and in row order; each configuration's sums of one pass over all rows.
 //
 // The statistic, for n rows, discrete S_d (F_S configurations, counting every level a
 // variable has, 0 when S_d is empty) and continuous S_c:

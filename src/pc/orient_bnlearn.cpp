@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -288,7 +289,7 @@ Pdag orient_bnlearn(const Graph& skel, const SepSets& sepsets, const OrientOptio
         std::vector<int> c;
         for (int size = 1; size <= most; ++size) {
             c.resize(static_cast<std::size_t>(size));
-            for (int u = 0; u < size; ++u) c[static_cast<std::size_t>(u)] = u;
+            std::iota(c.begin(), c.end(), 0);  // the first subset
             do {
                 set.assign(1, x);
                 for (const int u : c) set.push_back(sx[static_cast<std::size_t>(u)]);

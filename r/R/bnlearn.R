@@ -10,9 +10,11 @@
 
 # A bnlearn-style data frame read for cudag: its type ("discrete": all factors, "continuous":
 # all numeric, "mixed"), the values as a numeric matrix (factors as their codes 1..r), the
-# names of the factor columns. NA, unused factor levels (cudag counts the levels that occur;
-# bnlearn counts every declared one) and other column types are refused.
-.bn_data <- function(data, what = "data") {
+# names of the factor columns, whether cells are missing. Unused factor levels (cudag counts the
+# levels that occur; bnlearn counts every declared one) and other column types are refused, and
+# NA too unless `allow_missing` (the constraint-based faces: each test on its locally complete
+# rows, as bnlearn's), where a column without an observed value is refused.
+.bn_data <- function(data, what = "data", allow_missing = FALSE) {
   if (is.matrix(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) stop(what, " must be a data frame (bnlearn's data)", call. = FALSE)
   if (ncol(data) < 2) stop(what, " must have at least two columns (variables)", call. = FALSE)
@@ -41,11 +43,16 @@
   x <- matrix(0, nrow(data), ncol(data), dimnames = list(NULL, labels))
   for (j in seq_along(data)) x[, j] <- if (is_factor[j]) as.integer(data[[j]]) else as.double(data[[j]])
   na <- which(is.na(x), arr.ind = TRUE)
-  if (nrow(na))
+  if (nrow(na) && !allow_missing)
     stop(what, ": NA at row ", na[1, 1], ", column '", labels[na[1, 2]],
-         "' (cudag scores and tests complete data)", call. = FALSE)
+         "' (cudag's scores need complete data; pc.stable, ci.test and boot.strength test each pair on ",
+         "its complete rows, as bnlearn's)", call. = FALSE)
+  empty <- which(colSums(!is.na(x)) == 0)
+  if (length(empty))
+    stop(what, ": column '", labels[empty[1]], "' has no observed value (every row NA): nothing can test it",
+         call. = FALSE)
   type <- if (all(is_factor)) "discrete" else if (all(is_number)) "continuous" else "mixed"
-  list(x = x, labels = labels, type = type, discrete = labels[is_factor],
+  list(x = x, labels = labels, type = type, discrete = labels[is_factor], missing = nrow(na) > 0,
        nlev = vapply(data, function(v) if (is.factor(v)) nlevels(v) else 0L, integer(1)))
 }
 
@@ -459,7 +466,7 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
     stop("'z' must be a vector of character strings, the names of columns of 'data'", call. = FALSE)
   if (any(c(x, y) %in% z) || anyDuplicated(z)) stop("'z' must be distinct and differ from 'x' and 'y'", call. = FALSE)
   if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
-  d <- .bn_data(data[c(x, y, z)], "data")
+  d <- .bn_data(data[c(x, y, z)], "data", allow_missing = TRUE)
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
     stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf, ",
@@ -470,20 +477,29 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
          mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)
   raw <- .cudag_bn_citest(d$x, list(labels = d$labels, test = unname(.bn_tests[test]), discrete = d$discrete,
-                                    x = x, y = y, z = z))
-  n <- nrow(d$x)
+                                    x = x, y = y, z = z, student_t = test == "cor"))
+  n <- raw$n  # the rows complete in x, y and z (bnlearn's locally complete observations)
   if (test %in% c("cor", "zf")) {
     # cudag's fisher-z gives the partial correlation r: bnlearn's statistics from it
     r <- raw$statistic
     df <- n - length(z) - if (test == "cor") 2 else 3
-    # cor: r itself, p from t = r √(df / (1 − r²)); zf: Fisher's z with r's sign
-    stat <- if (test == "cor") r else sign(r) * as.numeric(raw$extra[["z"]])
-    p <- if (test == "cor") 2 * stats::pt(abs(r) * sqrt(df / (1 - r^2)), df, lower.tail = FALSE) else raw$p
+    if (df < 1) {  # bnlearn: no degrees of freedom left, independence
+      stat <- 0
+      p <- 1
+      df <- 0
+    } else {
+      # cor: r itself, p from t = r √(df / (1 − r²)); zf: Fisher's z with r's sign
+      stat <- if (test == "cor") r else sign(r) * as.numeric(raw$extra[["z"]])
+      p <- if (test == "cor") 2 * stats::pt(abs(r) * sqrt(df / (1 - r^2)), df, lower.tail = FALSE) else raw$p
+    }
     param <- c(df = df)
   } else {
     stat <- raw$statistic
     p <- raw$p
-    param <- c(df = as.numeric(raw$extra[["dof"]]))
+    # no complete row: bnlearn's discrete tests still count the levels' df, its others none
+    df <- if (n > 0) as.numeric(raw$extra[["dof"]]) else if (test %in% c("mi", "x2"))
+      prod(d$nlev[c(x, y)] - 1) * prod(d$nlev[z]) else 0
+    param <- c(df = df)
   }
   structure(list(statistic = structure(stat, names = test), p.value = p, method = .bn_test_labels[test],
                  null.value = c(value = 0), alternative = if (test %in% c("cor", "zf")) "two.sided" else "greater",
@@ -495,7 +511,7 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
 pc.stable <- function(x, cluster = NULL, whitelist = NULL, blacklist = NULL, test = NULL, alpha = 0.05, B = NULL,
                       max.sx = NULL, debug = FALSE, undirected = FALSE, backend = c("auto", "cpu", "cuda"),
                       threads = 0L) {
-  d <- .bn_data(x, "x")
+  d <- .bn_data(x, "x", allow_missing = TRUE)
   raw <- .pc_raw(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, match.arg(backend), threads, debug, 0,
                  1)
   .bn_graph(raw$names, raw$arc_from, raw$arc_to,
@@ -511,7 +527,7 @@ boot.strength <- function(data, cluster = NULL, R = 200, m = nrow(data), algorit
     stop("algorithm = \"", paste(algorithm, collapse = ","), "\" is not supported: cudag's boot.strength runs ",
          "\"pc.stable\" and \"mcmc\"", call. = FALSE)
   algorithm <- algorithm[1]
-  d <- .bn_data(data)
+  d <- .bn_data(data, allow_missing = algorithm == "pc.stable")
   R <- .whole(R, "R", 1)
   if (!identical(as.double(m), as.double(nrow(d$x))))
     stop("m = ", m, ": cudag's bootstrap draws nrow(data) = ", nrow(d$x), " rows with replacement", call. = FALSE)

@@ -203,7 +203,7 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule
     if (ci::is_discrete(*job.test)) job.dof = ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
-    job.cfg.student_t = Rcpp::as<bool>(args["student_t"]);  // bnlearn's cor: the exact t test
+    job.cfg.test.student_t = Rcpp::as<bool>(args["student_t"]);  // bnlearn's cor: the exact t test
     // bnlearn's pc.heuristic: which pairs each level examines
     job.cfg.bnlearn_search = true;
     // mi-cg: the factors' columns (codes) are discrete, the others continuous
@@ -222,7 +222,10 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
         job.knowledge.values.require.push_back(std::move(l));
     job.bootstrap = static_cast<std::int64_t>(Rcpp::as<double>(args["bootstrap"]));
     job.cmi.spec.seed = static_cast<std::uint64_t>(Rcpp::as<double>(args["seed"]));
-    const Dataset numbers = matrix_dataset(data, names, job.data);
+    // NA: each test on its locally complete rows, as bnlearn's (skeleton::TestSpec::bnlearn_missing)
+    job.missing = MissingPolicy::Testwise;
+    job.cfg.test.bnlearn_missing = true;
+    const Dataset numbers = matrix_dataset(data, names, job.data, true);
     std::vector<std::string> warnings;
     run::PcHooks hooks;
     hooks.in_process = true;
@@ -277,7 +280,10 @@ Rcpp::List cudag_bn_citest(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.given = Rcpp::as<std::vector<std::string>>(args["z"]);
     job.backend = BackendKind::Cpu;
     job.quiet = true;
-    const Dataset numbers = matrix_dataset(data, names, job.data);
+    job.missing = MissingPolicy::Testwise;  // NA: bnlearn's locally complete rows
+    job.bnlearn_missing = true;
+    job.student_t = Rcpp::as<bool>(args["student_t"]);
+    const Dataset numbers = matrix_dataset(data, names, job.data, true);
     const run::CitestOutput o = run::run_citest(job, numbers_reader(numbers));
     Rcpp::CharacterVector extra_names, extra_values;
     for (const auto& [k, v] : o.extra) {

@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,7 +50,8 @@ void throw_if_interrupted() {
     if (R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE) throw InputError("interrupted by the user");
 }
 
-Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names, const std::string& source) {
+Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names, const std::string& source,
+                       bool keep_missing) {
     Dataset d;
     d.n_samples = x.nrow();
     d.n_vars = x.ncol();
@@ -61,7 +63,13 @@ Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::stri
                          " columns");
     d.values.assign(x.begin(), x.end());
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(d.values.size()); ++k) {
-        if (std::isfinite(d.values[static_cast<std::size_t>(k)])) continue;
+        double& value = d.values[static_cast<std::size_t>(k)];
+        if (std::isfinite(value)) continue;
+        if (keep_missing && std::isnan(value)) {
+            value = std::numeric_limits<double>::quiet_NaN();  // R's NA is a NaN with a payload
+            ++d.missing;
+            continue;
+        }
         const std::int64_t v = k / d.n_samples, r = k % d.n_samples;
         std::string msg = source;
         msg += ": ";

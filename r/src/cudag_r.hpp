@@ -22,7 +22,9 @@ mpi::Environment& environment();
 void throw_if_interrupted();
 
 /// A data matrix from R (samples x variables, column-major: cudag's variable-major layout)
-/// as a Dataset. NA / NaN / Inf are refused with the cell named.
-Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names, const std::string& source);
+/// as a Dataset. NA / NaN / Inf are refused with the cell named; with `keep_missing`, NA and
+/// NaN are missing cells instead (NaN in the values, counted in Dataset::missing).
+Dataset matrix_dataset(const Rcpp::NumericMatrix& x, const std::vector<std::string>& names, const std::string& source,
+                       bool keep_missing = false);
 
 }  // namespace cudag::rpkg

@@ -109,7 +109,7 @@ std::vector<std::int64_t> resample_rows(std::int64_t n_samples, const Options& b
 }
 
 void resample_into(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source, Dataset& d,
-                   int threads) {
+                   int threads, bool keep_levels) {
     d.n_vars = data.n_vars;
     d.n_samples = static_cast<std::int64_t>(rows.size());
     d.names = data.names;
@@ -137,6 +137,10 @@ void resample_into(const Dataset& data, std::span<const std::int64_t> rows, cons
         // the written labels).
         const auto& levels = data.levels[static_cast<std::size_t>(v)];
         auto& kept_levels = d.levels[static_cast<std::size_t>(v)];
+        if (keep_levels) {
+            kept_levels = levels;
+            return;
+        }
         kept_levels.clear();
         std::vector<std::int64_t> code(levels.size(), -1);
         for (std::int64_t s = 0; s < d.n_samples; ++s)

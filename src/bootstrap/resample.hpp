@@ -56,9 +56,10 @@ Dataset resample_data(const Dataset& data, std::span<const std::int64_t> rows, c
 
 /// resample_data into `d`, whose memory is reused where it has the size already (a
 /// worker's replicates one after another), copying the columns on `threads` threads (the
-/// same values on any number).
+/// same values on any number). `keep_levels`: discrete variables keep every level of `data`
+/// (bnlearn resamples a data frame, whose factors keep their declared levels).
 void resample_into(const Dataset& data, std::span<const std::int64_t> rows, const std::string& source, Dataset& d,
-                   int threads);
+                   int threads, bool keep_levels = false);
 
 /// The name of replicate `replicate`'s data set: "<source> (bootstrap replicate r)".
 std::string replicate_source(const std::string& source, std::int64_t replicate);

@@ -102,7 +102,8 @@ std::vector<std::int64_t> complete_rows(const Dataset& d, std::span<const std::i
     return rows;
 }
 
-Dataset subset(const Dataset& d, std::span<const std::int32_t> vars, std::span<const std::int64_t> rows) {
+Dataset subset(const Dataset& d, std::span<const std::int32_t> vars, std::span<const std::int64_t> rows,
+               bool keep_levels) {
     Dataset s;
     s.n_samples = static_cast<std::int64_t>(rows.size());
     s.n_vars = static_cast<std::int64_t>(vars.size());
@@ -121,7 +122,7 @@ Dataset subset(const Dataset& d, std::span<const std::int32_t> vars, std::span<c
         for (std::size_t r = 0; r < rows.size(); ++r) out[r] = col[rows[r]];
         if (d.is_discrete(vars[k])) {
             s.levels[k] = d.levels[static_cast<std::size_t>(vars[k])];
-            compact_levels(s, static_cast<std::int64_t>(k));
+            if (!keep_levels) compact_levels(s, static_cast<std::int64_t>(k));
         }
         for (std::size_t r = 0; r < rows.size(); ++r) s.missing += std::isnan(out[r]) ? 1 : 0;
     }

@@ -35,7 +35,9 @@ std::vector<std::int64_t> complete_rows(const Dataset& d, std::span<const std::i
 
 /// The data set of the variables `vars` (in that order: variable k of the result is vars[k])
 /// on the rows `rows` of `d`; discrete variables keep only the levels those rows hold, as
-/// drop_incomplete_rows. Names and source as in `d`.
-Dataset subset(const Dataset& d, std::span<const std::int32_t> vars, std::span<const std::int64_t> rows);
+/// drop_incomplete_rows, or with `keep_levels` every level of `d` (bnlearn's declared
+/// levels). Names and source as in `d`.
+Dataset subset(const Dataset& d, std::span<const std::int32_t> vars, std::span<const std::int64_t> rows,
+               bool keep_levels = false);
 
 }  // namespace cudag

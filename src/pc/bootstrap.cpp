@@ -111,7 +111,9 @@ bootstrap::Provenance bootstrap_config(bootstrap::Provenance c, const Dataset& d
 void replicate_data_into(const Dataset& data, const PcConfig& cfg, const bootstrap::Options& b, std::int64_t replicate,
                          std::vector<std::int32_t>& kept, Dataset& d, int threads) {
     const std::vector<std::int64_t> rows = bootstrap::resample_rows(data.n_samples, b, replicate);
-    bootstrap::resample_into(data, rows, bootstrap::replicate_source(data.source, replicate), d, threads);
+    // bnlearn's pc.stable (the R face) resamples a data frame: every factor keeps its levels
+    bootstrap::resample_into(data, rows, bootstrap::replicate_source(data.source, replicate), d, threads,
+                             cfg.bnlearn_search);
     // CMIknn tests a constant column itself (p = 1), and its tie-break noise is keyed by the
     // column's index: its columns all stay. (Where none is dropped, d's memory moves out and
     // back.)

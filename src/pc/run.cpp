@@ -258,7 +258,7 @@ skeleton::SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& d
     sk.policy.strict = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.causal_learn_pvalue = cfg.compat == skeleton::Compat::CausalLearn;
-    sk.policy.student_t = cfg.student_t;
+    sk.policy.student_t = cfg.test.student_t;
     sk.policy.bnlearn_pairs = test.traits().asymmetric;
     sk.bnlearn_pairs = cfg.bnlearn_search || test.traits().asymmetric;
     sk.max_level = cfg.max_level;

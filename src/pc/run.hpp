@@ -28,9 +28,6 @@ struct PcConfig {
     double alpha = 0.01;
     int max_level = -1;  ///< -1: no cap
     skeleton::Compat compat = skeleton::Compat::Pcalg;
-    /// Fisher-z's partial correlations by the exact Student-t test (bnlearn's "cor";
-    /// skeleton::TestPolicy::student_t): the CPU engine.
-    bool student_t = false;
     /// bnlearn's pc.stable search (its pc.heuristic; skeleton::SkeletonOptions::bnlearn_pairs):
     /// the R face's pc.stable sets it; a test whose x and y are not interchangeable (mi-cg)
     /// implies it.

@@ -64,6 +64,8 @@ CitestSession::CitestSession(const CitestJob& a, const DataReader& read) : job_(
     options_.cmi = cmi_knn_spec(a.cmi, a.test);
     options_.cmi_early_stop = false;  // citest reports the exact permutation p-value
     options_.dof = a.dof;
+    options_.bnlearn_missing = a.bnlearn_missing;
+    options_.student_t = a.student_t;
     threads_ = checked_threads(a.threads, a.quiet);
     const DataOptions data_options = run::data_options(a.missing, a.discrete_columns, a.continuous_columns);
     const ci::TestData reads = ci::traits(a.test).data;
@@ -84,7 +86,9 @@ CitestSession::~CitestSession() = default;
 void CitestSession::prepare(int l) {
     if (l <= prepared_) return;  // checked for as large a set before (every check grows with l)
     const int spare = ci::traits(*options_.kind).spare_samples;
-    if (spare >= 0 && data_.n_samples <= l + spare)
+    // bnlearn's rule for missing data decides test by test (a test too small is independent)
+    const bool bnlearn_rows = options_.bnlearn_missing && data_.missing > 0;
+    if (spare >= 0 && data_.n_samples <= l + spare && !bnlearn_rows)
         throw InputError(data_.source + ": " + std::to_string(data_.n_samples) + " samples are too few for " +
                          skeleton::to_string(job_.test) + " given " + std::to_string(l) +
                          " variables (it needs more than " + std::to_string(l + spare) + ")");

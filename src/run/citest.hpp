@@ -39,6 +39,9 @@ struct CitestJob {
     std::vector<std::string> na_values;  ///< --na-values
     MissingPolicy missing = MissingPolicy::Error;
     std::vector<std::string> discrete_columns, continuous_columns;  ///< --discrete-columns, --continuous-columns
+    /// bnlearn's ci.test (the R face): missing cells under its rule (skeleton::TestSpec::
+    /// bnlearn_missing; `missing` then testwise), Fisher-z by the exact t test (its cor).
+    bool bnlearn_missing = false, student_t = false;
     CmiKnnJob cmi;
     int threads = 0;
     bool verbose = false, quiet = false;

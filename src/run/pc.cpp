@@ -786,7 +786,7 @@ PcRun run_pc(const PcJob& job, const std::string& command_line, const mpi::Envir
     BackendContext& backend = cfg.backend;  // the run's backend context, built here once
     skeleton::TestPolicy policy;
     policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
-    policy.student_t = cfg.student_t;
+    policy.student_t = cfg.test.student_t;
     const RankPlace place = place_rank(backend, skeleton::gpu_candidate(backend.kind, policy), env);
     // NCCL where level results stay on the GPUs (Fisher-z, discrete); the CMIknn engine
     // hands its results to the host, where MPI merges them without a staging copy.

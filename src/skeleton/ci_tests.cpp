@@ -13,6 +13,7 @@
 #include "ci/cmi_knn.hpp"
 #include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
+#include "ci/parcorr.hpp"
 #include "ci/regression_ci.hpp"
 #include "core/error.hpp"
 #include "core/format.hpp"
@@ -205,6 +206,8 @@ private:
 /// those rows and of the columns x, y, S (S in increasing order; discrete variables keep the
 /// levels those rows hold). CMIknn draws its surrogates keyed by the variables' indices in
 /// the whole data, as without missing values. The outcome adds "n_samples": the rows used.
+/// TestSpec::bnlearn_missing: bnlearn's locally complete observations instead (every level
+/// kept; a test without the rows it needs independent, see bnlearn_independent).
 class TestwiseTest final : public ci::CiTest {
 public:
     TestwiseTest(const Dataset& data, const TestSpec& spec, Compat compat, int threads)
@@ -223,13 +226,19 @@ public:
         const auto n = static_cast<std::int64_t>(rows.size());
         const int l = static_cast<int>(s.size());
         const int spare = spec_.traits().spare_samples;
-        if (n == 0 || (spare >= 0 && n <= l + spare))
+        ci::CiOutcome o;
+        if (spec_.bnlearn_missing) {
+            if (bnlearn_independent(n, l)) {  // bnlearn: statistic 0, p = 1
+                o.extra.emplace_back("n_samples", std::to_string(n));
+                return o;
+            }
+        } else if (n == 0 || (spare >= 0 && n <= l + spare)) {
             throw InputError("--missing testwise leaves " + std::to_string(n) + " complete rows for the test of " +
                              described(vars) + ": " + spec_.name() +
                              (spare >= 0 ? " needs more than " + std::to_string(l + spare) : " needs one or more"));
-        const Dataset sub = subset(data_, vars, rows);
+        }
+        const Dataset sub = subset(data_, vars, rows, spec_.bnlearn_missing);
         const std::vector<std::int32_t> z = given_positions(s.size());
-        ci::CiOutcome o;
         try {
             if (spec_.kind == TestKind::CmiKnn) {
                 CmiKnnTest cmi(sub, spec_, threads_, l);
@@ -241,11 +250,24 @@ public:
             throw InputError("the test of " + described(vars) + " on its " + std::to_string(n) +
                              " complete rows (--missing testwise): " + e.what());
         }
+        if (spec_.student_t) {  // bnlearn's cor: the exact t test of r, df = n - |S| - 2
+            const double r = o.statistic == o.statistic ? o.statistic : 0.0;
+            o.p = ci::parcorr_p_value(r, n, l + 2);
+            o.extra.clear();
+        }
         o.extra.emplace_back("n_samples", std::to_string(n));
         return o;
     }
 
 private:
+    /// bnlearn's rule for a test on n locally complete rows given l variables: independent
+    /// when n = 0 or, for its Gaussian tests, when their degrees of freedom fall below 1
+    /// (cor n - l - 2, zf n - l - 3; mi-g has 1).
+    bool bnlearn_independent(std::int64_t n, int l) const {
+        if (n == 0) return true;
+        if (spec_.kind != TestKind::FisherZ) return false;
+        return n - l - (spec_.student_t ? 2 : 3) < 1;
+    }
     /// "'x' and 'y' given {'a', 'b'}".
     std::string described(const std::vector<std::int32_t>& vars) const {
         const auto name = [&](std::int32_t v) { return "'" + data_.names[static_cast<std::size_t>(v)] + "'"; };

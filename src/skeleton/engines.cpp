@@ -115,7 +115,12 @@ std::unique_ptr<SkeletonEngine> make_engine(const EngineArgs& args) {
         // on a GPU where the backend picks one, single tests on the CPU otherwise.
         bool gpu = false;
         mpi::run_agreed(args.comm, [&] {
-            if (testwise_on_gpu(args.test.kind)) {
+            if (args.test.bnlearn_missing) {  // bnlearn's rule: the CPU's single tests
+                if (args.backend.kind == BackendKind::Cuda && cuda_compiled())
+                    throw InputError(
+                        "bnlearn's tests of data with missing values run on the CPU only "
+                        "(use the cpu or auto backend)");
+            } else if (testwise_on_gpu(args.test.kind)) {
                 gpu = picks_gpu(args.backend.kind, args.policy);
             } else if (args.backend.kind == BackendKind::Cuda) {
                 throw InputError("--missing testwise runs --test " + args.test.name() +

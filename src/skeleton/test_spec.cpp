@@ -94,6 +94,8 @@ std::vector<std::string> TestSpec::digest_entries(std::int64_t n_samples) const 
         }
     if (traits().data == ci::TestData::Dag && oracle)
         for (std::string& entry : oracle->digest()) out.push_back(std::move(entry));
+    if (bnlearn_missing) out.emplace_back("missing=bnlearn");
+    if (student_t) out.emplace_back("student-t");
     return out;
 }
 
@@ -107,6 +109,8 @@ TestSpec resolve_test(const TestOptions& options, const Dataset& data, double al
     spec.cmi = options.cmi;
     spec.cmi.early_stop.reset();
     if (options.cmi_early_stop) spec.cmi.early_stop = ci::CmiEarlyStop{alpha, compat == Compat::CausalLearn};
+    spec.bnlearn_missing = options.bnlearn_missing;
+    spec.student_t = options.student_t && spec.kind == TestKind::FisherZ;
     return spec;
 }
 

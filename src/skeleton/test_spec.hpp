@@ -56,6 +56,12 @@ struct TestOptions {
     /// The d-separation oracle (`--oracle`): kind unset or DSep; the data are then its
     /// variables (names, no samples: DsepOracle::var_names()).
     std::shared_ptr<const DsepOracle> oracle;
+    /// Missing cells as bnlearn 4.9 treats them (TestSpec::bnlearn_missing).
+    bool bnlearn_missing = false;
+    /// Fisher-z's partial correlations by the exact Student-t test (bnlearn's "cor"): the
+    /// CPU engine (TestPolicy::student_t) and the single tests of missing data
+    /// (TestSpec::student_t).
+    bool student_t = false;
 };
 
 /// The test a run uses, every default resolved.
@@ -68,6 +74,18 @@ struct TestSpec {
     ci::CmiKnnSpec cmi;
     /// DSep: the oracle (shared, immutable).
     std::shared_ptr<const DsepOracle> oracle;
+    /// Data with missing cells tested as bnlearn 4.9's tests do (its R face: pc.stable,
+    /// ci.test, boot.strength): each test on its locally complete rows, discrete variables
+    /// keeping every level of the whole column (bnlearn's degrees of freedom count the
+    /// declared levels), and a test without complete rows, or whose Gaussian degrees of
+    /// freedom fall below 1 (cor: m - |S| - 2, zf: m - |S| - 3), independent: statistic 0,
+    /// p = 1, as bnlearn's. False: cudag's test-wise deletion, where such a test is an error
+    /// and each test's variables keep the levels its rows hold. The CPU only.
+    bool bnlearn_missing = false;
+    /// FisherZ: the single tests of missing data give the exact Student-t p-value of the
+    /// partial correlation (bnlearn's cor), as the CPU engine does under
+    /// TestPolicy::student_t for complete data.
+    bool student_t = false;
 
     std::string name() const { return to_string(kind); }
     const ci::TestTraits& traits() const { return ci::traits(kind); }
@@ -80,7 +98,8 @@ struct TestSpec {
 
     /// The strings the checkpoint digest hashes for the test, in order: its name, then what
     /// decides its results (the discrete dof rule; CMIknn's parameters with k resolved; the
-    /// oracle's DAG and latent nodes).
+    /// oracle's DAG and latent nodes; bnlearn's missing-value rule and the Student-t test
+    /// when set).
     std::vector<std::string> digest_entries(std::int64_t n_samples) const;
 };
 

@@ -81,6 +81,11 @@ TEST(BootstrapData, DiscreteResamplesKeepOnlyTheirLevels) {
     EXPECT_EQ(back.levels, r.levels);
     EXPECT_EQ(back.values, r.values);
     fs::remove_all(path.parent_path());
+    // bnlearn's resamples of a data frame: every level kept, the codes as they were
+    Dataset kept;
+    bootstrap::resample_into(d, rows, "x", kept, 1, true);
+    EXPECT_EQ(kept.levels[0], (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(kept.values, (std::vector<double>{2, 2, 1, 1}));
 }
 
 TEST(BootstrapOptions, BadValuesAreOneLineErrors) {

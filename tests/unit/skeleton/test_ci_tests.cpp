@@ -12,7 +12,9 @@
 
 #include "ci/cmi_knn.hpp"
 #include "ci/discrete_codes.hpp"
+#include "ci/parcorr.hpp"
 #include "core/error.hpp"
+#include "core/format.hpp"
 #include "core/missing.hpp"
 #include "sim/discrete.hpp"
 #include "sim/gaussian.hpp"
@@ -160,6 +162,102 @@ TEST(CiTests, FisherTestwiseAtAndBelowSPlusThreeCompleteRows) {
                   "--missing testwise leaves 3 complete rows for the test of 'X1' and 'X2' given {'X3'}: fisher-z "
                   "needs more than 3");
     }
+}
+
+/// `spec` under bnlearn's rule for missing cells (TestSpec::bnlearn_missing).
+skeleton::TestSpec bnlearn_spec(skeleton::TestKind kind, const Dataset& data, bool student_t = false) {
+    skeleton::TestSpec spec = spec_for(kind, data);
+    spec.bnlearn_missing = true;
+    spec.student_t = student_t;
+    return spec;
+}
+
+/// The value of an outcome's extra entry `key` ("" when absent).
+std::string extra(const ci::CiOutcome& o, const std::string& key) {
+    for (const auto& [k, v] : o.extra)
+        if (k == key) return v;
+    return "";
+}
+
+TEST(CiTests, BnlearnMissingGaussianTestsIndependentBelowOneDegreeOfFreedom) {
+    // Column 0 present in rows 0..5 only: 6 complete rows for any test of it. bnlearn's zf has
+    // n - |S| - 3 degrees of freedom and cor n - |S| - 2; below 1 the test is independent
+    // (statistic 0, p = 1), where cudag's own test-wise rule refuses.
+    Dataset data = sim::simulate_gaussian({6, 60, 0.6, 7}).data;
+    for (std::int64_t s = 6; s < data.n_samples; ++s) {
+        data.column(0)[s] = std::nan("");
+        ++data.missing;
+    }
+    const std::vector<std::int32_t> s2{2, 3}, s3{2, 3, 4};
+    const auto zf =
+        skeleton::make_ci_test(data, bnlearn_spec(skeleton::TestKind::FisherZ, data), skeleton::Compat::Pcalg, 1);
+    const auto cor =
+        skeleton::make_ci_test(data, bnlearn_spec(skeleton::TestKind::FisherZ, data, true), skeleton::Compat::Pcalg, 1);
+    // zf given 3: df = 6 - 3 - 3 = 0; cor given 3: df = 1, a real test
+    const ci::CiOutcome z3 = zf->test(0, 1, s3);
+    EXPECT_EQ(z3.statistic, 0.0);
+    EXPECT_EQ(z3.p, 1.0);
+    EXPECT_EQ(extra(z3, "n_samples"), "6");
+    const ci::CiOutcome c3 = cor->test(0, 1, s3);
+    EXPECT_NE(c3.statistic, 0.0);
+    EXPECT_EQ(c3.p, ci::parcorr_p_value(c3.statistic, 6, 5));
+    EXPECT_LT(c3.p, 1.0);
+    // zf given 2: df = 1: Fisher's z on the 6 rows, as the plain test of those rows
+    const std::vector<std::int32_t> vars{0, 1, 2, 3};
+    const Dataset sub = subset(data, vars, complete_rows(data, vars));
+    const ci::CiOutcome want =
+        skeleton::make_ci_test(sub, spec_for(skeleton::TestKind::FisherZ, sub), skeleton::Compat::Pcalg, 1)
+            ->test(0, 1, std::vector<std::int32_t>{2, 3});
+    const ci::CiOutcome z2 = zf->test(0, 1, s2);
+    EXPECT_EQ(z2.statistic, want.statistic);
+    EXPECT_EQ(z2.p, want.p);
+    // cor given 4: df = 0, independent; cudag's own rule refuses the same test (6 rows)
+    const std::vector<std::int32_t> s4{2, 3, 4, 5};
+    EXPECT_EQ(cor->test(0, 1, s4).p, 1.0);
+    EXPECT_EQ(cor->test(0, 1, s4).statistic, 0.0);
+    EXPECT_THROW(skeleton::make_ci_test(data, spec_for(skeleton::TestKind::FisherZ, data), skeleton::Compat::Pcalg, 1)
+                     ->test(0, 1, s4),
+                 InputError);
+}
+
+TEST(CiTests, BnlearnMissingDiscreteTestsCountEveryLevel) {
+    // Variable 0 has 3 levels; its rows with level 2 are the rows where variable 1 is
+    // missing, so no complete row of (0, 1) holds level 2. bnlearn counts the declared
+    // levels: df = (3 - 1)(r1 - 1)·r2; cudag's own rule counts the 2 levels the rows hold.
+    Dataset data = sim::forward_sample(sim::random_network({4, 600, 0.5, 3, 11}), 600, 3, 1);
+    for (std::int64_t s = 0; s < data.n_samples; ++s) data.column(0)[s] = static_cast<double>(s % 3);
+    data.levels[0] = {"a", "b", "c"};
+    for (std::int64_t s = 0; s < data.n_samples; ++s)
+        if (s % 3 == 2) {
+            data.column(1)[s] = std::nan("");
+            ++data.missing;
+        }
+    const double r1 = static_cast<double>(data.levels[1].size()), r2 = static_cast<double>(data.levels[2].size());
+    for (const auto kind : {skeleton::TestKind::ChiSquare, skeleton::TestKind::GSquare}) {
+        skeleton::TestSpec spec = bnlearn_spec(kind, data);
+        spec.discrete.dof = ci::DofRule::Gpupc;
+        const ci::CiOutcome o =
+            skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1)->test(0, 1, std::vector<std::int32_t>{2});
+        EXPECT_EQ(extra(o, "dof"), exact_number(2.0 * (r1 - 1.0) * r2));
+        EXPECT_EQ(extra(o, "n_samples"), "400");
+        spec.bnlearn_missing = false;
+        const ci::CiOutcome own =
+            skeleton::make_ci_test(data, spec, skeleton::Compat::Pcalg, 1)->test(0, 1, std::vector<std::int32_t>{2});
+        EXPECT_EQ(extra(own, "dof"), exact_number(1.0 * (r1 - 1.0) * r2));
+        EXPECT_EQ(own.statistic, o.statistic);  // the same table; only the df differ
+    }
+    // No complete row at all: independent (p = 1) where cudag's own rule refuses.
+    for (std::int64_t s = 0; s < data.n_samples; ++s)
+        if (s % 3 != 2 && !std::isnan(data.column(3)[s])) {
+            data.column(3)[s] = std::nan("");
+            ++data.missing;
+        }
+    const ci::CiOutcome none =
+        skeleton::make_ci_test(data, bnlearn_spec(skeleton::TestKind::GSquare, data), skeleton::Compat::Pcalg, 1)
+            ->test(1, 3, {});
+    EXPECT_EQ(none.p, 1.0);
+    EXPECT_EQ(none.statistic, 0.0);
+    EXPECT_EQ(extra(none, "n_samples"), "0");
 }
 
 }  // namespace

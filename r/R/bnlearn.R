@@ -10,10 +10,10 @@
 
 # A bnlearn-style data frame read for cudag: its type ("discrete": all factors, "continuous":
 # all numeric, "mixed"), the values as a numeric matrix (factors as their codes 1..r), the
-# names of the factor columns, whether cells are missing. Unused factor levels (cudag counts the
-# levels that occur; bnlearn counts every declared one) and other column types are refused, and
-# NA too unless `allow_missing` (the constraint-based faces: each test on its locally complete
-# rows, as bnlearn's), where a column without an observed value is refused.
+# names of the factor columns, each column's declared levels (every one counts, as in bnlearn,
+# used or not), whether cells are missing. Other column types are refused, and NA too unless
+# `allow_missing` (the constraint-based faces: each test on its locally complete rows, as
+# bnlearn's), where a column without an observed value is refused.
 .bn_data <- function(data, what = "data", allow_missing = FALSE) {
   if (is.matrix(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) stop(what, " must be a data frame (bnlearn's data)", call. = FALSE)
@@ -34,11 +34,9 @@
       stop(what, ": factor '", labels[j], "' has ", if (nlevels(data[[j]]) == 1)
            paste0("a single level ('", levels(data[[j]]), "')") else "no level",
            ": every discrete variable needs at least two levels (as in bnlearn)", call. = FALSE)
-    used <- tabulate(as.integer(data[[j]]), nlevels(data[[j]]))
-    if (any(used == 0))
-      stop(what, ": factor '", labels[j], "' has levels no row takes (",
-           paste(levels(data[[j]])[used == 0], collapse = ", "),
-           "): cudag counts the levels that occur; drop them first (droplevels)", call. = FALSE)
+    # bnlearn's note; the levels count as declared all the same (degrees of freedom, scores)
+    if (any(tabulate(as.integer(data[[j]]), nlevels(data[[j]])) == 0))
+      warning("variable ", labels[j], " in the data has levels that are not observed in the data.", call. = FALSE)
   }
   x <- matrix(0, nrow(data), ncol(data), dimnames = list(NULL, labels))
   for (j in seq_along(data)) x[, j] <- if (is_factor[j]) as.integer(data[[j]]) else as.double(data[[j]])
@@ -53,6 +51,7 @@
          call. = FALSE)
   type <- if (all(is_factor)) "discrete" else if (all(is_number)) "continuous" else "mixed"
   list(x = x, labels = labels, type = type, discrete = labels[is_factor], missing = nrow(na) > 0,
+       levels = unname(lapply(data, function(v) if (is.factor(v)) levels(v) else character(0))),
        nlev = vapply(data, function(v) if (is.factor(v)) nlevels(v) else 0L, integer(1)))
 }
 
@@ -188,7 +187,7 @@
     stop(context, ": score \"", type, "\" needs ", family, " data", if (family == "discrete") " (factors)" else "",
          ", these are ", d$type, call. = FALSE)
   x <- d$x
-  a <- list(labels = d$labels, iss = 1, am = 1, aw = NA_real_, discrete = d$discrete)
+  a <- list(labels = d$labels, levels = d$levels, iss = 1, am = 1, aw = NA_real_, discrete = d$discrete)
   stored <- list()  # the settings as bnlearn's learners keep them in learning$args
   if (type == "bde") {
     a$score <- "bdeu"
@@ -217,7 +216,8 @@
 
 # Each node's parameter count under the BIC family's models (bnlearn's nparams): a discrete
 # node (r - 1) times its discrete parents' configurations, a continuous one an intercept, a
-# slope per continuous parent and a variance per configuration.
+# slope per continuous parent and a variance per configuration; r counts a factor's declared
+# levels, as bnlearn's (and cudag's cg-bic under the R face).
 .node_params <- function(parents, d) {
   vapply(seq_along(parents), function(v) {
     pa <- parents[[v]] + 1L
@@ -274,7 +274,7 @@ score <- function(x, data, type = NULL, ..., by.node = FALSE, debug = FALSE) {
   if (is.null(nodes)) stop("x must be a bnlearn network (class bn)", call. = FALSE)
   if (!setequal(nodes, d$labels) || length(nodes) != length(d$labels))
     stop("the network's nodes and the data's columns differ", call. = FALSE)
-  d <- .bn_data(data[nodes])
+  d <- suppressWarnings(.bn_data(data[nodes]))  # the same columns: warned once above
   if (is.null(type)) type <- c(discrete = "bic", continuous = "bic-g", mixed = "bic-cg")[[d$type]]
   if (!is.character(type) || length(type) != 1 || !type %in% .score_types)
     stop("type = \"", paste(type, collapse = ","), "\" is not one of cudag's scores: ",
@@ -410,7 +410,7 @@ print.cudag_bn <- function(x, ...) {
   if (!is.null(B)) stop("B: cudag runs asymptotic tests, not permutation tests", call. = FALSE)
   max_level <- if (is.null(max.sx) || is.infinite(max.sx)) -1L else as.integer(.whole(max.sx, "max.sx"))
   arcs <- .bn_arcs(whitelist, blacklist, d$labels, score_based = FALSE)
-  a <- list(labels = d$labels, test = unname(.bn_tests[test]), student_t = test == "cor",
+  a <- list(labels = d$labels, levels = d$levels, test = unname(.bn_tests[test]), student_t = test == "cor",
             alpha = .open_unit(alpha, "alpha"),
             max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
             verbose = isTRUE(verbose), white_from = arcs$white_from, white_to = arcs$white_to,
@@ -476,7 +476,8 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
   if (d$type != need)
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
          mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)
-  raw <- .cudag_bn_citest(d$x, list(labels = d$labels, test = unname(.bn_tests[test]), discrete = d$discrete,
+  raw <- .cudag_bn_citest(d$x, list(labels = d$labels, levels = d$levels, test = unname(.bn_tests[test]),
+                                    discrete = d$discrete,
                                     x = x, y = y, z = z, student_t = test == "cor"))
   n <- raw$n  # the rows complete in x, y and z (bnlearn's locally complete observations)
   if (test %in% c("cor", "zf")) {

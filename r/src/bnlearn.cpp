@@ -38,7 +38,33 @@ void check_interrupt_on(std::thread::id r_thread) {
     if (std::this_thread::get_id() == r_thread) throw_if_interrupted();
 }
 
-/// A reader handing over `numbers` (discretised by value when the job reads labels).
+/// R/bnlearn.R's data matrix as a Dataset: a factor's column holds its codes 1..r, and
+/// `args$levels` (one entry a column: a factor's levels, none for a number) makes it a
+/// discrete variable with every declared level (codes 0..r-1), used or not, as bnlearn counts
+/// them. With `keep_missing`, NA cells are missing (Dataset::missing) instead of refused.
+Dataset bn_dataset(const Rcpp::NumericMatrix& data, const Rcpp::List& args, const std::string& source,
+                   bool keep_missing = false) {
+    const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
+    Dataset d = matrix_dataset(data, names, source, keep_missing);
+    const Rcpp::List levels = args["levels"];
+    if (levels.size() != d.n_vars) throw LogicError("bn_dataset: one entry of levels a column expected");
+    for (std::int64_t v = 0; v < d.n_vars; ++v) {
+        auto declared = Rcpp::as<std::vector<std::string>>(levels[static_cast<R_xlen_t>(v)]);
+        if (declared.empty()) continue;
+        if (static_cast<std::int64_t>(declared.size()) > io::kMaxLevels)
+            throw InputError(source + ": factor '" + names[static_cast<std::size_t>(v)] + "' has " +
+                             std::to_string(declared.size()) + " levels; a discrete variable may have at most " +
+                             std::to_string(io::kMaxLevels));
+        if (d.levels.empty()) d.levels.resize(static_cast<std::size_t>(d.n_vars));
+        d.levels[static_cast<std::size_t>(v)] = std::move(declared);
+        double* col = d.column(v);
+        for (std::int64_t k = 0; k < d.n_samples; ++k) col[k] -= 1.0;  // NaN stays NaN
+    }
+    return d;
+}
+
+/// A reader handing over `numbers` (a column without levels discretised by value when the job
+/// reads labels).
 run::DataReader numbers_reader(const Dataset& numbers) {
     return [&numbers](const io::ReadOptions& options) {
         Dataset d = numbers;
@@ -51,6 +77,7 @@ run::DataReader numbers_reader(const Dataset& numbers) {
 /// default), the discrete columns of cg-bic.
 run::ScoreJob score_job(const Rcpp::List& a) {
     run::ScoreJob s;
+    s.declared_levels = true;  // bnlearn's bic counts a factor's declared levels
     s.score = bn::parse_score(Rcpp::as<std::string>(a["score"]));
     if (s.score == bn::ScoreKind::BDeu) {
         s.iss = Rcpp::as<double>(a["iss"]);
@@ -120,10 +147,9 @@ void add_arcs(Rcpp::List& out, const Pdag& g) {
 
 // [[Rcpp::export(.cudag_bn_score)]]
 Rcpp::NumericVector cudag_bn_score(Rcpp::NumericMatrix data, Rcpp::List args, Rcpp::List parents) {
-    const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     const run::ScoreJob s = score_job(args);
     const bn::ScoreKind kind = run::check_score_options(s);
-    const Dataset numbers = matrix_dataset(data, names, "data");
+    const Dataset numbers = bn_dataset(data, args, "data");
     const run::ScoreInputs inputs = run::read_score_inputs("data", "", kind, s, numbers_reader(numbers));
     bn::Dag dag;
     for (R_xlen_t v = 0; v < parents.size(); ++v)
@@ -137,7 +163,6 @@ Rcpp::NumericVector cudag_bn_score(Rcpp::NumericMatrix data, Rcpp::List args, Rc
 // [[Rcpp::export(.cudag_bn_mcmc)]]
 Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a phase, and a bootstrap's waits
-    const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::McmcJob job;
     job.data = "data";
     job.score = score_job(args);
@@ -162,7 +187,7 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.knowledge.values.forbid = arc_lines(args, "black_from", "black_to", "blacklist");
     job.knowledge.values.require = arc_lines(args, "white_from", "white_to", "whitelist");
     job.bootstrap = static_cast<std::int64_t>(Rcpp::as<double>(args["bootstrap"]));
-    const Dataset numbers = matrix_dataset(data, names, job.data);
+    const Dataset numbers = bn_dataset(data, args, job.data);
     run::McmcHooks hooks;
     hooks.read = numbers_reader(numbers);
     const std::thread::id r_thread = std::this_thread::get_id();
@@ -196,7 +221,6 @@ Rcpp::List cudag_bn_mcmc(Rcpp::NumericMatrix data, Rcpp::List args) {
 // [[Rcpp::export(.cudag_bn_pc)]]
 Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     const interrupt::PollScope poll(throw_if_interrupted);  // Ctrl-C inside a level, and boot.strength's waits
-    const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::PcJob job;
     job.data = "data";
     job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
@@ -225,7 +249,7 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     // NA: each test on its locally complete rows, as bnlearn's (skeleton::TestSpec::bnlearn_missing)
     job.missing = MissingPolicy::Testwise;
     job.cfg.test.bnlearn_missing = true;
-    const Dataset numbers = matrix_dataset(data, names, job.data, true);
+    const Dataset numbers = bn_dataset(data, args, job.data, true);
     std::vector<std::string> warnings;
     run::PcHooks hooks;
     hooks.in_process = true;
@@ -268,7 +292,6 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
 /// statistic, the p-value and the test's other numbers (name, text) as `cudag citest` gives them.
 // [[Rcpp::export(.cudag_bn_citest)]]
 Rcpp::List cudag_bn_citest(Rcpp::NumericMatrix data, Rcpp::List args) {
-    const auto names = Rcpp::as<std::vector<std::string>>(args["labels"]);
     run::CitestJob job;
     job.data = "data";
     job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
@@ -283,7 +306,7 @@ Rcpp::List cudag_bn_citest(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.missing = MissingPolicy::Testwise;  // NA: bnlearn's locally complete rows
     job.bnlearn_missing = true;
     job.student_t = Rcpp::as<bool>(args["student_t"]);
-    const Dataset numbers = matrix_dataset(data, names, job.data, true);
+    const Dataset numbers = bn_dataset(data, args, job.data, true);
     const run::CitestOutput o = run::run_citest(job, numbers_reader(numbers));
     Rcpp::CharacterVector extra_names, extra_values;
     for (const auto& [k, v] : o.extra) {

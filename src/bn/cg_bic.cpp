@@ -72,7 +72,7 @@ struct Scratch {
 
 }  // namespace
 
-CgBicScorer::CgBicScorer(Dataset data) : data_(std::move(data)) {
+CgBicScorer::CgBicScorer(Dataset data, bool declared_levels) : data_(std::move(data)) {
     const std::string what = data_.source.empty() ? std::string("the data") : data_.source;
     if (data_.n_samples < kCgMinSamples)
         throw InputError(what + ": " + std::to_string(data_.n_samples) + " sample" + (data_.n_samples == 1 ? "" : "s") +
@@ -96,7 +96,7 @@ CgBicScorer::CgBicScorer(Dataset data) : data_(std::move(data)) {
         }
         if (discrete) {
             radix_[static_cast<std::size_t>(v)] = static_cast<std::int32_t>(levels);
-            observed_[static_cast<std::size_t>(v)] = observed;
+            observed_[static_cast<std::size_t>(v)] = declared_levels ? static_cast<double>(levels) : observed;
         }
     }
     half_log_n_ = 0.5 * xm::log(static_cast<double>(data_.n_samples));

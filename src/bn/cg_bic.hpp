@@ -29,8 +29,9 @@
 // counts whether or not each configuration occurs: bnlearn's `bic` (and pgmpy's BIC).
 //
 // Level counts: a discrete variable's levels that occur in the data (all rows), as pgmpy's
-// BICCondGauss and bnlearn count them (a level no row has, e.g. after --missing listwise,
-// does not count).
+// BICCondGauss counts them (a level no row has, e.g. after --missing listwise, does not
+// count); or its declared levels (CgBicScorer's declared_levels: bnlearn's count for a
+// factor's levels, used or not; the R face).
 //
 // Too-small strata (the cg-lrt test's rule, ci/cg_lrt.hpp): a stratum of n rows has a
 // singular maximum-likelihood covariance of p variables whenever n <= p, and an unbounded
@@ -129,8 +130,10 @@ CUDAG_HD inline double cg_bic_k_diff(double f_p, double r, int p_p, bool cont_ch
 class CgBicScorer final : public LocalScorer {
 public:
     /// Throws InputError for fewer than kCgMinSamples rows or a value that is not finite (a
-    /// continuous variable) or not one of its levels' codes (a discrete one).
-    explicit CgBicScorer(Dataset data);
+    /// continuous variable) or not one of its levels' codes (a discrete one). With
+    /// `declared_levels` a discrete variable's level count is its declared one (every entry of
+    /// Dataset::levels, bnlearn's count for a factor) instead of the levels that occur.
+    explicit CgBicScorer(Dataset data, bool declared_levels = false);
 
     std::int64_t n_vars() const override { return data_.n_vars; }
     /// Throws InputError for a singular stratum covariance (naming v, its parents and the
@@ -141,7 +144,8 @@ public:
     const Dataset& data() const { return data_; }
     /// Each variable's declared level count (0 for a continuous one): the keys' radices.
     const std::vector<std::int32_t>& radix() const { return radix_; }
-    /// Each variable's observed level count as a double (1 for a continuous one): F's factors.
+    /// Each variable's observed level count as a double (1 for a continuous one; the declared
+    /// count under declared_levels): F's factors.
     const std::vector<double>& observed() const { return observed_; }
     double half_log_n() const { return half_log_n_; }
     double one_log_2pi() const { return one_log_2pi_; }

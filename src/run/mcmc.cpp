@@ -362,9 +362,12 @@ McmcRun run_mcmc_bootstrap(const McmcJob& job, const std::string& command_line, 
     const bootstrap::ReplicateFn replicate = [&](std::int64_t r, int threads, int worker) {
         const std::string name = a.data + " (bootstrap replicate " + std::to_string(r) + ")";
         std::vector<std::int32_t> kept;
-        // A column constant in the resample is left out (isolated), as cudag pc does.
-        const Dataset d = bootstrap::drop_constant_columns(
-            bootstrap::resample_data(data, bootstrap::resample_rows(data.n_samples, b, r), name), kept);
+        // A column constant in the resample is left out (isolated), as cudag pc does; under
+        // declared levels (the R face) each factor keeps every level, as a data frame's resample.
+        Dataset resampled;
+        bootstrap::resample_into(data, bootstrap::resample_rows(data.n_samples, b, r), name, resampled, 1,
+                                 one.score.declared_levels);
+        const Dataset d = bootstrap::drop_constant_columns(std::move(resampled), kept);
         if (d.n_vars < 2) return bootstrap::ReplicateEdges{};
         McmcJob j = one;
         j.threads = threads;

@@ -92,7 +92,8 @@ ScoreInputs read_score_inputs(const std::string& path, const std::string& datase
         digest.add_bytes(data.values.data(), data.values.size() * sizeof(double));
         for (std::int64_t v = 0; v < data.n_vars; ++v)
             digest.add_value(data.is_discrete(v) ? static_cast<std::int64_t>(data.levels[v].size()) : -1);
-        in.scorer = std::make_unique<bn::CgBicScorer>(std::move(data));
+        digest.add_value(static_cast<std::int64_t>(o.declared_levels));
+        in.scorer = std::make_unique<bn::CgBicScorer>(std::move(data), o.declared_levels);
     } else {
         auto scorer = std::make_unique<bn::DiscreteScorer>(bn::discrete_codes_for_scoring(std::move(data)),
                                                            bn::ScoreSpec{kind, o.iss});

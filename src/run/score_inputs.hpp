@@ -26,6 +26,9 @@ struct ScoreJob {
     /// --discrete-columns, --continuous-columns: the named columns' types (cg-bic's mixed data).
     std::vector<std::string> discrete_columns, continuous_columns;
     bool iss_given = false, am_given = false, aw_given = false;
+    /// cg-bic counts each discrete variable's declared levels (Dataset::levels), used or not,
+    /// as bnlearn's bic does for a factor (the R face); false: the levels that occur.
+    bool declared_levels = false;
 };
 
 /// The mode a score reads its data in: Numeric (bge), Labels (bdeu, k2) or Auto (cg-bic: a

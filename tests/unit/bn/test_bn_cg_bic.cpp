@@ -243,6 +243,15 @@ TEST(CgBic, LevelsThatDoNotOccurDoNotCount) {
     for (const auto& [v, ps] :
          std::vector<std::pair<int, std::vector<std::int32_t>>>{{2, {0}}, {0, {2}}, {0, {}}, {3, {0, 1, 2}}})
         EXPECT_EQ(a.local(v, ps), b.local(v, ps)) << v;
+    // Declared levels counted (bnlearn's bic, the R face): the same likelihood, a penalty of
+    // (log n / 2) times the parameters the unused level adds. v0 as the child of nothing:
+    // (4 - 1) - (3 - 1) = 1 more; v2 (continuous) given v0: one more stratum of an intercept
+    // and a variance, 2 more.
+    const CgBicScorer declared(declared4, true);
+    const double half_log_n = 0.5 * std::log(200.0);
+    EXPECT_NEAR(declared.local(0, {}), b.local(0, {}) - half_log_n, 1e-9);
+    EXPECT_NEAR(declared.local(2, std::vector<std::int32_t>{0}),
+                b.local(2, std::vector<std::int32_t>{0}) - 2 * half_log_n, 1e-9);
 }
 
 TEST(CgBic, MixedEqualsTheDefinition) {

@@ -92,13 +92,16 @@ std::int64_t drop_incomplete_rows(Dataset& d) {
 }
 
 std::vector<std::int64_t> complete_rows(const Dataset& d, std::span<const std::int32_t> vars) {
+    // A mask column by column (each a contiguous pass), then the rows it keeps.
+    std::vector<std::uint8_t> missing(static_cast<std::size_t>(d.n_samples), 0);
+    for (const std::int32_t v : vars) {
+        const double* col = d.column(v);
+        for (std::int64_t k = 0; k < d.n_samples; ++k) missing[static_cast<std::size_t>(k)] |= std::isnan(col[k]);
+    }
     std::vector<std::int64_t> rows;
     rows.reserve(static_cast<std::size_t>(d.n_samples));
-    for (std::int64_t k = 0; k < d.n_samples; ++k) {
-        bool ok = true;
-        for (const std::int32_t v : vars) ok = ok && !std::isnan(d.column(v)[k]);
-        if (ok) rows.push_back(k);
-    }
+    for (std::int64_t k = 0; k < d.n_samples; ++k)
+        if (!missing[static_cast<std::size_t>(k)]) rows.push_back(k);
     return rows;
 }
 

@@ -259,7 +259,9 @@ skeleton::SkeletonOptions skeleton_options(const PcConfig& cfg, const Dataset& d
     sk.policy.exhaustive = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.causal_learn_pvalue = cfg.compat == skeleton::Compat::CausalLearn;
     sk.policy.student_t = cfg.test.student_t;
-    sk.policy.bnlearn_pairs = test.traits().asymmetric;
+    // bnlearn's face: its pairs' tests for every test (a symmetric one's answers are the same
+    // either way, with fewer tests: a set both endpoints' neighbourhoods hold is tested once)
+    sk.policy.bnlearn_pairs = cfg.bnlearn_search || test.traits().asymmetric;
     sk.bnlearn_pairs = cfg.bnlearn_search || test.traits().asymmetric;
     sk.max_level = cfg.max_level;
     sk.threads = threads;

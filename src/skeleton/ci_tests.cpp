@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,15 @@ Dataset columns(const Dataset& data, std::int32_t x, std::int32_t y, std::span<c
         if (!data.levels.empty()) d.levels.push_back(data.levels[v]);
     }
     return d;
+}
+
+/// Whether x, y, s are the columns 0, 1, 2, ... of `data` and no others (a columns() set, as
+/// a test-wise deletion's table is): the test then reads `data` itself.
+bool in_column_order(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
+    if (x != 0 || y != 1 || data.n_vars != static_cast<std::int64_t>(s.size()) + 2) return false;
+    for (std::size_t t = 0; t < s.size(); ++t)
+        if (s[t] != static_cast<std::int32_t>(t + 2)) return false;
+    return true;
 }
 
 /// Positions 2 .. 1 + |s| of a columns() set: the conditioning variables.
@@ -98,7 +108,8 @@ public:
     std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
     ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
         const int l = static_cast<int>(s.size());
-        const CpuFisherEngine engine(columns(data_, x, y, s), TestPolicy{}, 1);
+        const Dataset picked = in_column_order(data_, x, y, s) ? Dataset{} : columns(data_, x, y, s);
+        const CpuFisherEngine engine(picked.n_vars ? picked : data_, TestPolicy{}, 1);
         ci::CiOutcome o;
         const std::vector<std::int32_t> z = given_positions(s.size());
         o.statistic = engine.partial_correlation(0, 1, z);
@@ -120,7 +131,8 @@ public:
     std::string name() const override { return spec_.name(); }
     std::vector<std::string> digest() const override { return spec_.digest_entries(data_.n_samples); }
     ci::CiOutcome test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) override {
-        CpuDiscreteEngine engine(columns(data_, x, y, s), TestPolicy{}, spec_.discrete, 1);
+        const Dataset picked = in_column_order(data_, x, y, s) ? Dataset{} : columns(data_, x, y, s);
+        CpuDiscreteEngine engine(picked.n_vars ? picked : data_, TestPolicy{}, spec_.discrete, 1);
         const CpuDiscreteEngine::TestResult r = engine.test(0, 1, given_positions(s.size()));
         ci::CiOutcome o;
         o.statistic = r.statistic;
@@ -237,8 +249,17 @@ public:
                              described(vars) + ": " + spec_.name() +
                              (spare >= 0 ? " needs more than " + std::to_string(l + spare) : " needs one or more"));
         }
-        const Dataset sub = subset(data_, vars, rows, spec_.bnlearn_missing);
         const std::vector<std::int32_t> z = given_positions(s.size());
+        if (spec_.bnlearn_missing && spec_.is_discrete()) {
+            if (const auto r = discrete_on_rows(vars, rows, z)) {
+                o.statistic = r->statistic;
+                o.p = r->p;
+                o.extra.emplace_back("dof", exact_number(r->dof));
+                o.extra.emplace_back("n_samples", std::to_string(n));
+                return o;
+            }
+        }
+        const Dataset sub = subset(data_, vars, rows, spec_.bnlearn_missing);
         try {
             if (spec_.kind == TestKind::CmiKnn) {
                 CmiKnnTest cmi(sub, spec_, threads_, l);
@@ -260,6 +281,29 @@ public:
     }
 
 private:
+    /// χ² / G² of vars[0], vars[1] given the others on `rows`, their codes gathered straight
+    /// into the engine's form with every declared level (bnlearn's rule; what the subset's
+    /// table gives, without a Dataset of doubles between). Nothing for a variable of fewer
+    /// than 2 levels, which the general path refuses in its words.
+    std::optional<CpuDiscreteEngine::TestResult> discrete_on_rows(const std::vector<std::int32_t>& vars,
+                                                                  const std::vector<std::int64_t>& rows,
+                                                                  const std::vector<std::int32_t>& z) const {
+        ci::DiscreteCodes c;
+        c.n_vars = static_cast<std::int64_t>(vars.size());
+        c.n_samples = static_cast<std::int64_t>(rows.size());
+        c.codes.resize(vars.size() * rows.size());
+        for (std::size_t k = 0; k < vars.size(); ++k) {
+            const auto r = static_cast<std::int32_t>(data_.levels[static_cast<std::size_t>(vars[k])].size());
+            if (r < 2) return std::nullopt;
+            c.cards.push_back(r);
+            const double* col = data_.column(vars[k]);
+            std::uint8_t* out = c.codes.data() + k * rows.size();
+            for (const std::int64_t row : rows) *out++ = static_cast<std::uint8_t>(col[row]);
+        }
+        CpuDiscreteEngine engine(std::move(c), TestPolicy{}, spec_.discrete, 1);
+        return engine.test(0, 1, z);
+    }
+
     /// bnlearn's rule for a test on n locally complete rows given l variables: independent
     /// when n = 0 or, for its Gaussian tests, when their degrees of freedom fall below 1
     /// (cor n - l - 2, zf n - l - 3; mi-g has 1).

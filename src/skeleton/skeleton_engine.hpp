@@ -42,7 +42,8 @@ struct TestPolicy {
     /// answer for (x, y) and (y, x) may differ (ci::TestTraits::asymmetric, bnlearn's mi-cg):
     /// row i > j skips, at level 1, the set {c} with c adjacent to j, and at level >= 2 every
     /// set when adj(i) \ {j} = adj(j) \ {i} (bnlearn tests those from j's side only). The CPU
-    /// row search (search_row); a symmetric test's answers are the same without it.
+    /// row search (search_row); a symmetric test's answers are the same without it (bnlearn's
+    /// face sets it for every test: fewer tests, each set of a pair tested once).
     bool bnlearn_pairs = false;
 
     bool independent(double p) const { return decision().independent(p); }

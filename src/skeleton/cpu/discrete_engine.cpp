@@ -23,8 +23,10 @@ using ci::expected_count;
 /// tables of the current test. Sized once; reused by every test the thread runs.
 class CpuDiscreteEngine::Scratch {
 public:
-    explicit Scratch(std::int64_t m) : m_(m), table_(256 * 256, 0), nx_(256, 0), ny_(256, 0) {
-        touched_.reserve(256 * 256);
+    /// `cells`: the most cells a test's table has (rx·ry; 256² serves every pair).
+    explicit Scratch(std::int64_t m, std::size_t cells = 256 * 256)
+        : m_(m), table_(cells, 0), nx_(256, 0), ny_(256, 0) {
+        touched_.reserve(cells);
     }
 
     /// Strata of S (l variables) and the row variable x's codes in stratum order.
@@ -150,12 +152,18 @@ CpuDiscreteEngine::CpuDiscreteEngine(DiscreteCodes codes, const TestPolicy& poli
                                      int threads)
     : data_(std::move(codes)), policy_(policy), test_(test), threads_(resolve_threads(threads)) {
     CUDAG_EXPECTS(data_.n_samples < (std::int64_t{1} << 31), "discrete data: at most 2^31 - 1 samples are supported");
-    for (int w = 0; w < threads_; ++w) scratch_.emplace_back(data_.n_samples);
+}
+
+void CpuDiscreteEngine::make_scratch() {
+    // on the first level: a single test (test(), p_value()) builds a scratch of its own size
+    if (scratch_.empty())
+        for (int w = 0; w < threads_; ++w) scratch_.emplace_back(data_.n_samples);
 }
 
 CpuDiscreteEngine::~CpuDiscreteEngine() = default;
 
 void CpuDiscreteEngine::level0(std::int64_t row_begin, std::int64_t row_end, bool dense, Graph& g, Level0Output& out) {
+    make_scratch();
     std::vector<std::int64_t> built(static_cast<std::size_t>(threads_), -1);
     level0_rows(data_.n_vars, row_begin, row_end, dense, policy_, threads_, g, out,
                 [&](std::int64_t i, std::int64_t j, int w) {
@@ -184,6 +192,7 @@ struct DiscreteRowTester {
 }  // namespace
 
 void CpuDiscreteEngine::run_level(int level, const Adjacency& snap, const LevelBlock& block, LevelOutput& out) {
+    make_scratch();
     std::vector<std::int64_t> tests(static_cast<std::size_t>(threads_), 0);
     parallel_for(block.row_begin, block.row_end, threads_, 1, [&](std::int64_t i, int w) {
         const auto [qb, qe] = block.positions(snap, i);
@@ -195,7 +204,8 @@ void CpuDiscreteEngine::run_level(int level, const Adjacency& snap, const LevelB
 
 CpuDiscreteEngine::TestResult CpuDiscreteEngine::test(std::int32_t i, std::int32_t j,
                                                       const std::vector<std::int32_t>& s) {
-    Scratch sc(data_.n_samples);
+    // one test: a table of its own pair's cells only (zeroing 256² cells would dominate)
+    Scratch sc(data_.n_samples, static_cast<std::size_t>(data_.cards[i]) * static_cast<std::size_t>(data_.cards[j]));
     sc.build(data_, s.data(), static_cast<int>(s.size()), data_.column(i));
     return sc.test(test_, data_.cards[i], data_.column(j), data_.cards[j]);
 }

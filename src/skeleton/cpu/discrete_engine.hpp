@@ -39,6 +39,9 @@ public:
     class Scratch;  ///< one thread's strata and counting tables
 
 private:
+    /// Each worker's scratch, made on the first level0 / run_level.
+    void make_scratch();
+
     ci::DiscreteCodes data_;
     TestPolicy policy_;
     ci::DiscreteTestSpec test_;

@@ -312,6 +312,7 @@ private:
         if (spec_.kind != TestKind::FisherZ) return false;
         return n - l - (spec_.student_t ? 2 : 3) < 1;
     }
+
     /// "'x' and 'y' given {'a', 'b'}".
     std::string described(const std::vector<std::int32_t>& vars) const {
         const auto name = [&](std::int32_t v) { return "'" + data_.names[static_cast<std::size_t>(v)] + "'"; };

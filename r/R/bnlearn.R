@@ -11,9 +11,9 @@
 # A bnlearn-style data frame read for cudag: its type ("discrete": all factors, "continuous":
 # all numeric, "mixed"), the values as a numeric matrix (factors as their codes 1..r), the
 # names of the factor columns, each column's declared levels (every one counts, as in bnlearn,
-# used or not), whether cells are missing. Other column types are refused, and NA too unless
-# `allow_missing` (the constraint-based faces: each test on its locally complete rows, as
-# bnlearn's), where a column without an observed value is refused.
+# used or not). Other column types are refused, and NA too unless `allow_missing` (the
+# constraint-based faces: each test on its locally complete rows, as bnlearn's), where a column
+# without an observed value is refused.
 .bn_data <- function(data, what = "data", allow_missing = FALSE) {
   if (is.matrix(data)) data <- as.data.frame(data)
   if (!is.data.frame(data)) stop(what, " must be a data frame (bnlearn's data)", call. = FALSE)
@@ -50,7 +50,7 @@
     stop(what, ": column '", labels[empty[1]], "' has no observed value (every row NA): nothing can test it",
          call. = FALSE)
   type <- if (all(is_factor)) "discrete" else if (all(is_number)) "continuous" else "mixed"
-  list(x = x, labels = labels, type = type, discrete = labels[is_factor], missing = nrow(na) > 0,
+  list(x = x, labels = labels, type = type, discrete = labels[is_factor],
        levels = unname(lapply(data, function(v) if (is.factor(v)) levels(v) else character(0))),
        nlev = vapply(data, function(v) if (is.factor(v)) nlevels(v) else 0L, integer(1)))
 }

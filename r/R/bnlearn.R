@@ -497,10 +497,8 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
   } else {
     stat <- raw$statistic
     p <- raw$p
-    # no complete row: bnlearn's discrete tests still count the levels' df, its others none
-    df <- if (n > 0) as.numeric(raw$extra[["dof"]]) else if (test %in% c("mi", "x2"))
-      prod(d$nlev[c(x, y)] - 1) * prod(d$nlev[z]) else 0
-    param <- c(df = df)
+    # none where too few rows left the test independent: bnlearn reports 0, or none for mi-cg
+    param <- if (!is.na(raw$extra["dof"])) c(df = as.numeric(raw$extra[["dof"]])) else if (test != "mi-cg") c(df = 0)
   }
   structure(list(statistic = structure(stat, names = test), p.value = p, method = .bn_test_labels[test],
                  null.value = c(value = 0), alternative = if (test %in% c("cor", "zf")) "two.sided" else "greater",

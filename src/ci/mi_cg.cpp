@@ -373,6 +373,29 @@ double marginal_gaussian(const Dataset& d, std::int32_t x, std::int32_t y) {
 
 }  // namespace
 
+double mi_cg_dof(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
+    const bool dx = data.is_discrete(x), dy = data.is_discrete(y);
+    const auto levels = [&](std::int32_t v) {
+        return static_cast<double>(data.levels[static_cast<std::size_t>(v)].size());
+    };
+    if (s.empty()) {
+        if (dx && dy) return (levels(x) - 1.0) * (levels(y) - 1.0);
+        if (!dx && !dy) return 1.0;
+        return 2.0 * (levels(dx ? x : y) - 1.0);
+    }
+    std::vector<std::int32_t> sd;  // S's discrete variables
+    for (std::int32_t v : s)
+        if (data.is_discrete(v)) sd.push_back(v);
+    const double f_s = level_product(data, sd);  // 0 without a discrete variable, as bnlearn's
+    const double f_s1 = std::max(f_s, 1.0);
+    const auto k = static_cast<double>(s.size() - sd.size());  // S's continuous variables
+    if (!dx && !dy) return f_s1;
+    if (dx != dy) return (levels(dx ? x : y) - 1.0) * f_s1 * (k + 2.0);
+    // two factors: bnlearn's chain rule adds its regressions' parameters over S's continuous ones
+    return (levels(x) - 1.0) * (levels(y) - 1.0) * f_s1 +
+           (k > 0 ? f_s * (k * (k + 3.0) / 2.0) * (levels(y) - 1.0) : 0.0);
+}
+
 MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {
     const std::string label = test_label("mi-cg", data, x, y, s);
     std::vector<std::int32_t> all(s.begin(), s.end());
@@ -381,9 +404,6 @@ MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<
     check_test_values(data, all, label);
     if (data.n_samples < 2) throw InputError(label + ": it needs at least 2 rows");
     const bool dx = data.is_discrete(x), dy = data.is_discrete(y);
-    const auto levels = [&](std::int32_t v) {
-        return static_cast<double>(data.levels[static_cast<std::size_t>(v)].size());
-    };
     const auto n = static_cast<double>(data.n_samples);
     MiCgResult res;
     if (s.empty()) {
@@ -391,20 +411,15 @@ MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<
             std::vector<std::int32_t> one;
             configurations(data, {}, one);
             res.statistic = 2.0 * n * (mi_kernel(data, x, y, one, 1) / n);
-            res.dof = (levels(x) - 1.0) * (levels(y) - 1.0);
         } else if (!dx && !dy) {
             res.statistic = marginal_gaussian(data, x, y);
-            res.dof = 1.0;
         } else {
             const std::int32_t disc = dx ? x : y;
             res.statistic = marginal_mixed(data, dx ? y : x, disc);
-            res.dof = 2.0 * (levels(disc) - 1.0);
         }
     } else {
         std::vector<std::int32_t> sd, sc;  // S's discrete and continuous variables, in S's order
         for (std::int32_t v : s) (data.is_discrete(v) ? sd : sc).push_back(v);
-        const double f_s = level_product(data, sd);
-        const double f_s1 = std::max(f_s, 1.0);
         std::vector<std::int32_t> z;
         const std::int32_t nz = configurations(data, sd, z);
         const std::vector<std::int32_t>* z0 = sd.empty() ? nullptr : &z;
@@ -416,7 +431,6 @@ MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<
             const double l0 = clg_loglik(data, data.column(y), gz, z0, nz);
             const double l1 = clg_loglik(data, data.column(y), with_x, z0, nz);
             res.statistic = 2.0 * n * (std::isfinite(l0) && std::isfinite(l1) ? (l1 - l0) / n : 0.0);
-            res.dof = f_s1;
         } else if (dx != dy) {
             const std::int32_t disc = dx ? x : y, cont = dx ? y : x;
             std::vector<std::int32_t> with_d{disc};
@@ -424,10 +438,8 @@ MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<
             std::vector<std::int32_t> z1;
             const std::int32_t n1 = configurations(data, with_d, z1);
             res.statistic = 2.0 * n * clg_gain(data, data.column(cont), gz, z0, nz, &z1, n1);
-            res.dof = (levels(disc) - 1.0) * f_s1 * (static_cast<double>(sc.size()) + 2.0);
         } else {
             const double mi = mi_kernel(data, x, y, z, nz) / n;
-            res.dof = (levels(x) - 1.0) * (levels(y) - 1.0) * f_s1;
             if (sc.empty()) {
                 res.statistic = 2.0 * n * mi;
             } else {
@@ -447,12 +459,11 @@ MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<
                     const std::vector<const double*> rest(gz.begin() + static_cast<std::ptrdiff_t>(i + 1), gz.end());
                     den += clg_gain(data, gz[i], rest, &zy, ny, &zx, nx);
                 }
-                const double k = static_cast<double>(sc.size());
-                res.dof += f_s * (k * (k + 3.0) / 2.0) * (levels(y) - 1.0);
                 res.statistic = 2.0 * n * n * (std::isfinite(num) && std::isfinite(den) ? (num - den) / n : 0.0);
             }
         }
     }
+    res.dof = mi_cg_dof(data, x, y, s);
     res.p = res.dof > 0.0 ? chi2_sf(res.statistic, res.dof) : 1.0;
     if (!is_result(res.statistic, res.p))
         throw InputError(label + ": the statistic is not finite (" + exact_number(res.statistic) +

@@ -65,6 +65,11 @@ struct MiCgResult {
     double p = 1.0;
 };
 
+/// The degrees of freedom of mi_cg's test of x ⟂ y | s: a function of the variables' kinds and
+/// declared levels only (bnlearn's; what it reports where too few rows leave the test
+/// independent).
+double mi_cg_dof(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s);
+
 /// bnlearn's mi-cg test of x ⟂ y | s on all the rows of `data` (no NaN). Throws InputError for
 /// a value that is not finite or not a level's code, or a statistic that is not finite.
 MiCgResult mi_cg(const Dataset& data, std::int32_t x, std::int32_t y, std::span<const std::int32_t> s);

@@ -241,6 +241,17 @@ public:
         ci::CiOutcome o;
         if (spec_.bnlearn_missing) {
             if (bnlearn_independent(n, l)) {  // bnlearn: statistic 0, p = 1
+                // the degrees of freedom bnlearn still reports: its discrete tests' and, on one
+                // row, mi-cg's (its Gaussian tests' are 0)
+                if (spec_.is_discrete()) {
+                    double dof = 1.0;
+                    for (std::size_t k = 0; k < vars.size(); ++k)
+                        dof *= static_cast<double>(data_.levels[static_cast<std::size_t>(vars[k])].size()) -
+                               (k < 2 ? 1.0 : 0.0);
+                    o.extra.emplace_back("dof", exact_number(dof));
+                } else if (spec_.kind == TestKind::MiCg && n == 1) {
+                    o.extra.emplace_back("dof", exact_number(ci::mi_cg_dof(data_, x, y, s)));
+                }
                 o.extra.emplace_back("n_samples", std::to_string(n));
                 return o;
             }
@@ -305,10 +316,12 @@ private:
     }
 
     /// bnlearn's rule for a test on n locally complete rows given l variables: independent
-    /// when n = 0 or, for its Gaussian tests, when their degrees of freedom fall below 1
-    /// (cor n - l - 2, zf n - l - 3; mi-g has 1).
+    /// when n = 0, for mi-cg when n = 1 (its pc.stable's rule; one row fits no model), and for
+    /// its Gaussian tests when their degrees of freedom fall below 1 (cor n - l - 2, zf
+    /// n - l - 3; mi-g has 1).
     bool bnlearn_independent(std::int64_t n, int l) const {
         if (n == 0) return true;
+        if (spec_.kind == TestKind::MiCg) return n == 1;
         if (spec_.kind != TestKind::FisherZ) return false;
         return n - l - (spec_.student_t ? 2 : 3) < 1;
     }

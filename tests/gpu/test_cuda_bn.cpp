@@ -97,6 +97,27 @@ TEST(CudaBn, TableEqualsTheCpuTableBitForBit) {
     }
 }
 
+// Factors declaring levels no row takes (bnlearn's face keeps them): wider tables whose empty
+// cells count in BDeu's prior, on both filers alike.
+TEST(CudaBn, UnusedDeclaredLevelsTableEqualsTheCpuTableBitForBit) {
+    CUDAG_REQUIRE_GPU();
+    cudag::sim::DiscreteSimSpec s{};
+    s.n_vars = 9;
+    s.n_samples = 600;
+    s.density = 0.4;
+    s.max_states = 3;
+    s.seed = 17;
+    cudag::Dataset data = cudag::sim::forward_sample(cudag::sim::random_network(s), 600, 18, 1);
+    for (std::size_t v = 0; v < data.levels.size(); v += 2) data.levels[v].push_back("unused");
+    for (const auto kind : {cudag::bn::ScoreKind::BDeu, cudag::bn::ScoreKind::K2}) {
+        const cudag::bn::DiscreteScorer scorer(cudag::ci::encode_discrete(data, true), {kind, 2.0});
+        const cudag::bn::PriorScorer prior(scorer, {});
+        const ScoreTable cpu = ScoreTable::build(prior, 3, 2);
+        const ScoreTable gpu = ScoreTable::build(prior, 3, 2, cudag::bn::cuda_table_filler(scorer, prior, 0));
+        expect_same_entries(cpu, gpu);
+    }
+}
+
 /// The lists of every node, bit for bit.
 void expect_same_lists(const ScoreTable& a, const ScoreTable& b) {
     ASSERT_EQ(a.n_nodes(), b.n_nodes());

@@ -3,7 +3,8 @@
 // bn::cuda_table_filler) against the CPU's table, bit for bit: mixed, all-continuous and
 // all-discrete data of several sizes, with a prior, in the plus1 space, and families with more
 // strata than a GPU thread holds (NaN there, scored by the CPU); a singular stratum gives the
-// CPU's InputError. Skipped without a GPU.
+// CPU's InputError; factors declaring levels no row takes, counted (bnlearn's face) or not.
+// Skipped without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -129,6 +130,26 @@ TEST(CudaCgBic, TableEqualsTheCpuTableBitForBit) {
         const ScoreTable gpu1 =
             ScoreTable::build(scorer, cands, c.s, 2, extras, cudag::bn::cuda_table_filler(base, scorer, 0));
         expect_same_entries(cpu1, gpu1);
+    }
+}
+
+// bnlearn's face counts a factor's declared levels, used or not (CgBicScorer's
+// declared_levels): the penalties the GPU forms from observed() follow them.
+TEST(CudaCgBic, DeclaredLevelsTableEqualsTheCpuTableBitForBit) {
+    CUDAG_REQUIRE_GPU();
+    cudag::Dataset d = mixed_data({3, 0, 2, 0, 0, 4, 0, 2}, 900, 91);
+    d.levels[0].push_back("unused");
+    d.levels[5].push_back("unused_a");
+    d.levels[5].push_back("unused_b");
+    for (const bool declared : {false, true}) {
+        SCOPED_TRACE(declared ? "declared levels" : "observed levels");
+        const cudag::bn::CgBicScorer scorer(d, declared);
+        EXPECT_EQ(scorer.observed()[5], declared ? 6.0 : 4.0);
+        const cudag::bn::PriorScorer prior(scorer, {});
+        const ScoreTable cpu = ScoreTable::build(prior, 3, 2);
+        const ScoreTable gpu = ScoreTable::build(prior, 3, 2, cudag::bn::cuda_table_filler(scorer, prior, 0));
+        expect_same_entries(cpu, gpu);
+        EXPECT_EQ(gpu.fill_times().host_nodes, 0);
     }
 }
 

@@ -2,7 +2,8 @@
 // CUDA discrete engine (kernels/pc_discrete.cu) against the CPU reference engine: the same
 // skeleton, the same separating sets (exactly) and pMax (within 1e-9 relative) on
 // causal-learn's data_discrete_10, its 13 bnlearn network samples and simulated data with up to
-// 20 states, for χ² and G² and each dof rule. Every test skips when this build has no CUDA
+// 20 states, for χ² and G² and each dof rule, and on factors declaring levels no row takes
+// (bnlearn's face counts them). Every test skips when this build has no CUDA
 // or no device is visible (or, for the reference data, when ../shared is absent).
 #include <gtest/gtest.h>
 
@@ -103,5 +104,21 @@ TEST(CudaDiscrete, SimulatedManyStatesIsEquivalentToCpu) {
         // Another launch shape: δ = 32 threads per table, γ = 1 test per block.
         expect_parity(d, kSpecs[0], 0.01, what + " gamma=1", cuda::DiscreteTunables{32, 1});
     }
+#endif
+}
+
+// bnlearn's face keeps a factor's declared levels though no row takes them (a subset of a data
+// frame, rbn samples of rare states): codes beyond every row's, which widen the tables and the
+// Gpupc df on both engines alike.
+TEST(CudaDiscrete, UnusedDeclaredLevelsIsEquivalentToCpu) {
+    CUDAG_REQUIRE_GPU();
+#if CUDAG_HAVE_CUDA
+    const sim::BayesNet net = sim::random_network({30, 2000, 0.08, 4, 7});
+    Dataset d = sim::forward_sample(net, 2000, 7, 0);
+    for (std::size_t v = 0; v < d.levels.size(); v += 3) {
+        d.levels[v].push_back("unused_a");
+        if (v % 2 == 0) d.levels[v].push_back("unused_b");
+    }
+    for (const auto& spec : kSpecs) expect_parity(d, spec, 0.01, "declared levels");
 #endif
 }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ci/cmi_knn.hpp"
 #include "cmi_knn_stat_kernels.cuh"
 #include "cuda_check.hpp"
 #include "device_handles.hpp"
@@ -27,6 +28,9 @@ struct DistTraits<int> {
     static __device__ int big() { return INT_MAX; }
     static __device__ u64 bits(int d) { return static_cast<u64>(d); }
     static __device__ int from_bits(u64 b) { return static_cast<int>(b); }
+    static __device__ int radius(int eps) { return eps; }
+    /// ci::cmi_counts_point on integer distances (ε < 10^9): closer than ε, or at 0.
+    static __device__ bool counts(int d, int eps) { return d < eps || d == 0; }
 };
 template <>
 struct DistTraits<double> {
@@ -34,6 +38,9 @@ struct DistTraits<double> {
     static __device__ double big() { return __longlong_as_double(0x7ff0000000000000ll); }
     static __device__ u64 bits(double d) { return static_cast<u64>(__double_as_longlong(d)); }
     static __device__ double from_bits(u64 b) { return __longlong_as_double(static_cast<long long>(b)); }
+    /// ci::cmi_counts_point: within tigramite's radius ε·0.999999999 (`eps` passed shrunk).
+    static __device__ bool counts(double d, double radius) { return d <= radius; }
+    static __device__ double radius(double eps) { return ci::cmi_count_radius(eps); }
 };
 
 /// Statistic kernel: one block = kStatThreads samples i of one unit; the j samples stream
@@ -153,15 +160,16 @@ __global__ void __launch_bounds__(kStatThreads)
         eps = DT::from_bits(prefix);
     }
 
-    // Counts strictly closer than ε (or at distance 0) in (P,Z), (F,Z) and Z.
+    // Counts in (P,Z), (F,Z) and Z by ci::cmi_counts_point.
     long long kp = 0, kf = 0, kz = 0;
+    const V r = DT::radius(eps);
     sweep([&](int jj) {
         const V dz = zdist(jj);
         const V dp = max(dz, DT::dist(pi, sp[jj]));
         const V df = max(dz, DT::dist(fi, sf[jj]));
-        kp += (dp < eps) | (dp == V(0));
-        kf += (df < eps) | (df == V(0));
-        kz += (dz < eps) | (dz == V(0));
+        kp += DT::counts(dp, r);
+        kf += DT::counts(df, r);
+        kz += DT::counts(dz, r);
     });
     if (nz == 0) kz = n;
     u64 term = live ? static_cast<u64>(psi_fixed[kp] + psi_fixed[kf] - psi_fixed[kz]) : 0ull;

@@ -267,10 +267,10 @@ double CmiKnn::statistic_with(const double* pcol, std::int32_t f, std::span<cons
         q[0] = qp[0] = pcol[i];
         q[1] = fcol[i];
         for (int a = 0; a < nz; ++a) q[a + 2] = qp[a + 1] = c[a + 2][i];
-        const double eps = ws.joint.kth_distance(q, k_ + 1, ws.heap);
-        const std::int64_t kp = ws.perm_z.count_closer(qp, eps);
-        const std::int64_t kf = fixed.fixed_z.count_closer(q + 1, eps);
-        const std::int64_t kz = nz > 0 ? fixed.z.count_closer(q + 2, eps) : n_;
+        const double r = cmi_count_radius(ws.joint.kth_distance(q, k_ + 1, ws.heap));
+        const std::int64_t kp = ws.perm_z.count_within(qp, r);
+        const std::int64_t kf = fixed.fixed_z.count_within(q + 1, r);
+        const std::int64_t kz = nz > 0 ? fixed.z.count_within(q + 2, r) : n_;
         term_sum += static_cast<std::uint64_t>(pf[kp] + pf[kf] - pf[kz]);
     }
     return statistic_from_sum(static_cast<std::int64_t>(term_sum));

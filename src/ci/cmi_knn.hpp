@@ -10,11 +10,11 @@
 //   k = max(1, ⌊knn·T⌋) when knn < 1, else ⌊knn⌋;
 //   ε_i = max-norm distance from sample i to its (k+1)-th nearest sample in the joint
 //         (X, Y, Z) space, i itself counted as the first;
-//   k_xz,i, k_yz,i, k_z,i = number of samples j (i included) with distance(i, j) < ε_i in
-//         the (X,Z), (Y,Z) and Z subspaces (strictly closer; a sample at distance 0 counts
-//         even when ε_i = 0, as tigramite's query_ball_point(r = 0) does); k_z = T when Z
-//         is empty. tigramite counts d ≤ ε·(1 − 1e-9); strict `<` is the same up to
-//         distances within 1e-9 relative of ε, and exact for ranks (integer distances).
+//   k_xz,i, k_yz,i, k_z,i = number of samples j (i included) with distance(i, j) ≤
+//         ε_i·0.999999999 in the (X,Z), (Y,Z) and Z subspaces: tigramite's rule (its radius
+//         shrunk by 1e-9 to count "closer than ε"; a sample at distance 0 counts even when
+//         ε_i = 0); k_z = T when Z is empty. On integer distances (ranks, uniform) it is
+//         strict `<` (or distance 0), which the integer kernels use.
 //
 // Transforms (applied to every column before the statistic, as tigramite does):
 //   ranks       column → 0..T−1 (argsort of argsort), the default;
@@ -152,9 +152,14 @@ CUDAG_HD inline std::int64_t cmi_k(double knn, std::int64_t n_samples) {
     return static_cast<std::int64_t>(knn);
 }
 
+/// The counting radius of sample i's ball of radius eps: tigramite's eps·0.999999999 (one
+/// IEEE product, the same bits as NumPy's), so that "closer than eps" leaves out distances
+/// within 1e-9 relative of eps, as tigramite does after its tie-breaking noise.
+CUDAG_HD inline double cmi_count_radius(double eps) { return eps * 0.999999999; }
+
 /// The counting rule: a sample at max-norm distance d from sample i counts in a subspace
-/// of i's ball of radius eps when d < eps (strictly closer), or d == 0.
-CUDAG_HD inline bool cmi_counts_point(double d, double eps) { return d < eps || d == 0.0; }
+/// of i's ball of radius eps when d ≤ cmi_count_radius(eps) (so at d = 0 even when eps = 0).
+CUDAG_HD inline bool cmi_counts_point(double d, double eps) { return d <= cmi_count_radius(eps); }
 
 /// Fixed-point sum of the estimator (how every engine adds up the T sample terms): each
 /// ψ(c), c = 1..T, is rounded once to a multiple of 2^-b, b = cmi_fixed_bits(T), and the

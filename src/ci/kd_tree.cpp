@@ -159,8 +159,7 @@ double MaxNormKdTree::kth_distance(const double* q, std::int64_t k, std::vector<
     return heap.front();
 }
 
-std::int64_t MaxNormKdTree::count_closer(const double* q, double r) const {
-    // A point counts when d < r or d == 0 (a copy of q counts even at radius 0).
+std::int64_t MaxNormKdTree::count_within(const double* q, double r) const {
     std::int64_t count = 0;
     std::int32_t stack[kMaxStack];
     int top = 0;
@@ -168,17 +167,17 @@ std::int64_t MaxNormKdTree::count_closer(const double* q, double r) const {
     while (top > 0) {
         const std::int32_t id = stack[--top];
         const double lo = min_dist(id, q);
-        if (lo >= r && lo > 0.0) continue;
+        if (lo > r) continue;
         const Node& nd = nodes_[id];
         const double hi = max_dist(id, q);
-        if (hi < r || hi == 0.0) {
+        if (hi <= r) {
             count += nd.end - nd.begin;
             continue;
         }
         if (nd.left < 0) {
             for (std::int64_t s = nd.begin; s < nd.end; ++s) {
                 const double dd = dist(s, q);
-                count += (dd < r || dd == 0.0) ? 1 : 0;
+                count += dd <= r ? 1 : 0;
             }
             continue;
         }

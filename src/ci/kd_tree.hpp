@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A kd-tree under the maximum norm for the CMIknn test (ci/cmi_knn.hpp): the distance to
-// the k-th nearest point, the number of points strictly closer than a radius, and the
+// the k-th nearest point, the number of points within a radius, and the
 // k nearest points (ties ordered by L1 distance, then a per-query hash). Host only.
 #pragma once
 
@@ -39,9 +39,9 @@ public:
     /// the first. `heap` is caller scratch (capacity k kept between calls).
     double kth_distance(const double* q, std::int64_t k, std::vector<double>& heap) const;
 
-    /// Number of points p with distance(q, p) < r or distance(q, p) == 0: strictly closer
-    /// than r, and a copy of q counts even at r = 0 (the rule of ci::cmi_counts_point).
-    std::int64_t count_closer(const double* q, double r) const;
+    /// Number of points p with distance(q, p) ≤ r (scipy's query_ball_point; CMIknn passes
+    /// ci::cmi_count_radius(ε), the rule of ci::cmi_counts_point).
+    std::int64_t count_within(const double* q, double r) const;
 
     /// One candidate of nearest(): distance, tie key, index; ordered lexicographically.
     struct Near {

@@ -226,9 +226,13 @@ TEST(CmiKnn, KdTreeQueriesEqualBruteForceWithTies) {
             for (const double* c : cols) q.push_back(c[i]);
             ASSERT_EQ(tree.kth_distance(q.data(), k, heap), all[k - 1].d) << d << " " << i << " " << k;
             for (double r : {all[k - 1].d, all[k - 1].d + 0.5, 0.0}) {
-                std::int64_t brute = 0;
-                for (const auto& e : all) brute += ci::cmi_counts_point(e.d, r);
-                ASSERT_EQ(tree.count_closer(q.data(), r), brute) << d << " " << i << " r " << r;
+                std::int64_t brute = 0, at_most = 0;
+                for (const auto& e : all) {
+                    brute += ci::cmi_counts_point(e.d, r);
+                    at_most += e.d <= r;
+                }
+                ASSERT_EQ(tree.count_within(q.data(), ci::cmi_count_radius(r)), brute) << d << " " << i << " r " << r;
+                ASSERT_EQ(tree.count_within(q.data(), r), at_most) << d << " " << i << " r " << r;
             }
             const int kn = static_cast<int>(std::min<std::int64_t>(k, 40));
             std::vector<std::int32_t> got(static_cast<std::size_t>(kn));

@@ -10,6 +10,10 @@ Writes, under tests/data/cmiknn/ (or the folder given as the first argument):
                   a data set with heavy ties and the mean and sd of tigramite's statistic
                   over 40 seeds of its tie-breaking noise (cudag's tie rule is checked
                   against this distribution; see docs/cmiknn.md)
+  ties_wide.csv / ties_wide.tsv
+                  the same for T = 1,000 integer columns and large k, where many samples
+                  sit within 1e-9 of ε after the noise: tigramite's counting rule
+                  (d ≤ ε·0.999999999) against strict `d < ε` moves the statistic by many sd
 
 Usage: python3 -m venv /tmp/tgvenv && /tmp/tgvenv/bin/pip install tigramite==5.2.10.1
        /tmp/tgvenv/bin/python scripts/dev/cmiknn_reference.py
@@ -143,6 +147,27 @@ def main():
             f.write(f"{x}\t{y}\t{zs}\t{knn}\t{tr}\t{fmt(vals.mean())}\t{fmt(vals.std(ddof=1))}"
                     f"\t{len(vals)}\n")
             print("ties", x, y, z, knn, tr, vals.mean(), vals.std(ddof=1))
+
+    # Wide tied data: x and y depend on z1 (and z2), every column a few integers, T = 1,000.
+    wrng = np.random.default_rng(2024)
+    tw = 1000
+    z1 = wrng.integers(0, 5, size=tw).astype(float)
+    z2 = wrng.integers(0, 4, size=tw).astype(float)
+    wx = np.clip(np.round(0.6 * z1 + wrng.normal(size=tw)), -2, 6)
+    wy = np.clip(np.round(0.5 * z1 - 0.4 * z2 + wrng.normal(size=tw)), -3, 5)
+    wide = np.column_stack([wx, wy, z1, z2])
+    np.savetxt(os.path.join(OUT, "ties_wide.csv"), wide, delimiter=",", fmt="%.17g",
+               header="w0,w1,w2,w3", comments="")
+    with open(os.path.join(OUT, "ties_wide.tsv"), "w") as f:
+        f.write("# tigramite 5.2.10.1 statistic on ties_wide.csv over noise seeds 0..39\n")
+        f.write("x\ty\tz\tknn\ttransform\tmean\tsd\tseeds\n")
+        for (x, y, z, knn, tr) in [(0, 1, [2, 3], 0.9, "standardize"), (0, 1, [2], 0.5, "none"),
+                                   (0, 1, [2, 3], 20, "standardize"), (0, 1, [], 0.2, "none")]:
+            vals = np.array([statistic(wide, x, y, z, knn, tr, s) for s in range(40)])
+            zs = ";".join(str(v) for v in z) if z else "-"
+            f.write(f"{x}\t{y}\t{zs}\t{knn}\t{tr}\t{fmt(vals.mean())}\t{fmt(vals.std(ddof=1))}"
+                    f"\t{len(vals)}\n")
+            print("ties_wide", x, y, z, knn, tr, vals.mean(), vals.std(ddof=1))
 
 
 if __name__ == "__main__":

@@ -411,8 +411,9 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
         }
         // As CpuDiscreteEngine::Scratch::test forms df and p (n: its samples).
         const double df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s;
-        statistic[w] = sum;
-        p[w] = ci::discrete_pvalue(dof, sum, df_full, hdf[static_cast<std::size_t>(k)], n);
+        const double cells = static_cast<double>(rx) * ry * prod_s;
+        statistic[w] = ci::discrete_statistic(dof, sum, cells, n);
+        p[w] = ci::discrete_pvalue(dof, sum, df_full, hdf[static_cast<std::size_t>(k)], cells, n);
     }
 }
 

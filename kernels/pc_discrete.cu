@@ -98,7 +98,7 @@ __device__ double group_test(const DiscreteLevelArgs& a, bool active, std::int32
             df += partial[delta + t];
         }
         const double df_full = static_cast<double>(rx - 1) * (ry - 1) * static_cast<double>(prod_s);
-        p = ci::discrete_pvalue(static_cast<ci::DofRule>(a.dof), total, df_full, df, a.m);
+        p = ci::discrete_pvalue(static_cast<ci::DofRule>(a.dof), total, df_full, df, static_cast<double>(cells), a.m);
     }
     __syncthreads();
     return p;

@@ -388,17 +388,21 @@ print.cudag_bn <- function(x, ...) {
 }
 
 # bnlearn's test names and cudag's tests.
-.bn_tests <- c(mi = "g-square", x2 = "chi-square", zf = "fisher-z", cor = "fisher-z", "mi-g" = "cg-lrt",
-               "mi-cg" = "mi-cg")
+.bn_tests <- c(mi = "g-square", x2 = "chi-square", "mi-adf" = "g-square", "x2-adf" = "chi-square",
+               zf = "fisher-z", cor = "fisher-z", "mi-g" = "cg-lrt", "mi-cg" = "mi-cg")
+# bnlearn's discrete tests with adjusted degrees of freedom (the levels each stratum holds) and
+# its rule of 5 observations a cell
+.bn_adf <- c("mi-adf", "x2-adf")
+.bn_discrete_tests <- c("mi", "x2", .bn_adf)
 
 .pc_raw <- function(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, backend, threads, verbose,
                     bootstrap, seed) {
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's defaults
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
-    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf ",
-         "(Gaussian: the exact t test and Fisher's z of the partial correlation), mi-g (Gaussian: -n log(1 - r^2)), ",
-         "mi-cg (mixed)", call. = FALSE)
-  if (test %in% c("mi", "x2") && d$type != "discrete")
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf ",
+         "(discrete), cor, zf (Gaussian: the exact t test and Fisher's z of the partial correlation), mi-g ",
+         "(Gaussian: -n log(1 - r^2)), mi-cg (mixed)", call. = FALSE)
+  if (test %in% .bn_discrete_tests && d$type != "discrete")
     stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
   if (test %in% c("zf", "cor", "mi-g") && d$type != "continuous")
     stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
@@ -411,6 +415,7 @@ print.cudag_bn <- function(x, ...) {
   max_level <- if (is.null(max.sx) || is.infinite(max.sx)) -1L else as.integer(.whole(max.sx, "max.sx"))
   arcs <- .bn_arcs(whitelist, blacklist, d$labels, score_based = FALSE)
   a <- list(labels = d$labels, levels = d$levels, test = unname(.bn_tests[test]), student_t = test == "cor",
+            adf = test %in% .bn_adf,
             alpha = .open_unit(alpha, "alpha"),
             max_level = max_level, undirected = isTRUE(undirected) && bootstrap == 0, backend = backend, threads = as.integer(threads),
             verbose = isTRUE(verbose), white_from = arcs$white_from, white_to = arcs$white_to,
@@ -424,7 +429,9 @@ print.cudag_bn <- function(x, ...) {
 }
 
 # bnlearn's names of its tests (htest$method).
-.bn_test_labels <- c(mi = "Mutual Information (disc.)", x2 = "Pearson's X^2", cor = "Pearson's Correlation",
+.bn_test_labels <- c(mi = "Mutual Information (disc.)", x2 = "Pearson's X^2",
+                     "mi-adf" = "Mutual Information (disc., adj. d.f.)", "x2-adf" = "Pearson's X^2 (adj. d.f.)",
+                     cor = "Pearson's Correlation",
                      zf = "Fisher's Z", "mi-g" = "Mutual Information (Gauss.)",
                      "mi-cg" = "Mutual Information (cond. Gauss.)")
 
@@ -469,16 +476,16 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
   d <- .bn_data(data[c(x, y, z)], "data", allow_missing = TRUE)
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
-    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2 (discrete), cor, zf, ",
-         "mi-g (Gaussian), mi-cg (mixed)", call. = FALSE)
-  need <- c(mi = "discrete", x2 = "discrete", cor = "continuous", zf = "continuous", "mi-g" = "continuous",
-            "mi-cg" = "mixed")[[test]]
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf ",
+         "(discrete), cor, zf, mi-g (Gaussian), mi-cg (mixed)", call. = FALSE)
+  need <- c(mi = "discrete", x2 = "discrete", "mi-adf" = "discrete", "x2-adf" = "discrete", cor = "continuous",
+            zf = "continuous", "mi-g" = "continuous", "mi-cg" = "mixed")[[test]]
   if (d$type != need)
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
          mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)
   raw <- .cudag_bn_citest(d$x, list(labels = d$labels, levels = d$levels, test = unname(.bn_tests[test]),
                                     discrete = d$discrete,
-                                    x = x, y = y, z = z, student_t = test == "cor"))
+                                    x = x, y = y, z = z, student_t = test == "cor", adf = test %in% .bn_adf))
   n <- raw$n  # the rows complete in x, y and z (bnlearn's locally complete observations)
   if (test %in% c("cor", "zf")) {
     # cudag's fisher-z gives the partial correlation r: bnlearn's statistics from it

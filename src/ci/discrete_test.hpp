@@ -29,6 +29,10 @@ enum class DofRule : int {
     /// causal-learn: Σ over strata s with N₊₊s > 0 of (r_x,s − 1)(r_y,s − 1), where
     /// r_x,s and r_y,s count the levels of X and Y seen in stratum s; df = 0 gives p = 1.
     CausalLearn = 2,
+    /// bnlearn's mi-adf / x2-adf: causal-learn's df over the strata (bnlearn counts the levels
+    /// of X and Y with a non-zero margin in each stratum), and fewer than 5 samples per cell
+    /// (n < 5·rx·ry·|S|, declared levels) leave the test independent with statistic 0.
+    BnlearnAdf = 3,
 };
 
 /// Expected count of a cell: E = N_x+s · N_+ys / N_++s (DIGEST.md §3.3, file 004).
@@ -86,10 +90,27 @@ CUDAG_HD inline double gamma_q(double a, double x) {
 /// P(χ²_df > stat) = Q(df / 2, stat / 2).
 CUDAG_HD inline double chi2_sf(double stat, double df) { return gamma_q(0.5 * df, 0.5 * stat); }
 
+/// bnlearn's small-sample rule of mi-adf / x2-adf: fewer than 5 samples per cell of the
+/// rx·ry·|S| table (`cells`, declared levels) make the test independent, statistic 0.
+CUDAG_HD inline bool discrete_too_few(DofRule rule, double cells, std::int64_t n) {
+    return rule == DofRule::BnlearnAdf && static_cast<double>(n) < 5.0 * cells;
+}
+
+/// The statistic a test reports: its sum, or 0 where discrete_too_few (bnlearn's).
+CUDAG_HD inline double discrete_statistic(DofRule rule, double sum, double cells, std::int64_t n) {
+    return discrete_too_few(rule, cells, n) ? 0.0 : sum;
+}
+
+/// The df a test reports: df_seen under the rules that count observed levels, else df_full.
+CUDAG_HD inline double discrete_dof(DofRule rule, double df_full, double df_seen) {
+    return rule == DofRule::CausalLearn || rule == DofRule::BnlearnAdf ? df_seen : df_full;
+}
+
 /// p-value of a test from its statistic and the rule's inputs: df_full is
-/// (rx − 1)(ry − 1)|S|, df_seen the causal-learn sum over non-empty strata, n the
-/// sample size. See DofRule.
-CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, double df_full, double df_seen, std::int64_t n) {
+/// (rx − 1)(ry − 1)|S|, df_seen the causal-learn sum over non-empty strata, cells
+/// rx·ry·|S|, n the sample size. See DofRule.
+CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, double df_full, double df_seen, double cells,
+                                       std::int64_t n) {
     switch (rule) {
         case DofRule::Gpupc:
             return chi2_sf(stat, df_full);
@@ -97,6 +118,10 @@ CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, double df_full
             return static_cast<double>(n) < 10.0 * df_full ? 1.0 : chi2_sf(stat, df_full);
         case DofRule::CausalLearn:
             return df_seen <= 0.0 ? 1.0 : chi2_sf(stat, df_seen);
+        case DofRule::BnlearnAdf:
+            // df 0: every stratum holds one level of X or of Y, so the statistic is 0 and
+            // R's pchisq(0, 0, lower.tail = FALSE) is 1.
+            return discrete_too_few(rule, cells, n) || df_seen <= 0.0 ? 1.0 : chi2_sf(stat, df_seen);
     }
     return 1.0;
 }

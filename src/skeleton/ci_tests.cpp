@@ -241,9 +241,11 @@ public:
         ci::CiOutcome o;
         if (spec_.bnlearn_missing) {
             if (bnlearn_independent(n, l)) {  // bnlearn: statistic 0, p = 1
-                // the degrees of freedom bnlearn still reports: its discrete tests' and, on one
-                // row, mi-cg's (its Gaussian tests' are 0)
-                if (spec_.is_discrete()) {
+                // the degrees of freedom bnlearn still reports: its discrete tests' (mi-adf's,
+                // x2-adf's: 0, no level observed) and, on one row, mi-cg's (its Gaussian tests' are 0)
+                if (spec_.is_discrete() && spec_.discrete.dof == ci::DofRule::BnlearnAdf) {
+                    o.extra.emplace_back("dof", "0");
+                } else if (spec_.is_discrete()) {
                     double dof = 1.0;
                     for (std::size_t k = 0; k < vars.size(); ++k)
                         dof *= static_cast<double>(data_.levels[static_cast<std::size_t>(vars[k])].size()) -

@@ -49,6 +49,7 @@ const ci::DiscreteTestSpec kSpecs[] = {
     {ci::DiscreteStat::ChiSquare, ci::DofRule::Gpupc},
     {ci::DiscreteStat::GSquare, ci::DofRule::Pcalg},
     {ci::DiscreteStat::ChiSquare, ci::DofRule::CausalLearn},
+    {ci::DiscreteStat::GSquare, ci::DofRule::BnlearnAdf},
 };
 
 }  // namespace

@@ -105,10 +105,11 @@ public:
             }
         }
         TestResult r;
-        r.statistic = sum;
         const double df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s_;
-        r.dof = spec.dof == DofRule::CausalLearn ? df_seen : df_full;
-        r.p = discrete_pvalue(spec.dof, sum, df_full, df_seen, m_);
+        const double cells = static_cast<double>(rx) * ry * prod_s_;
+        r.statistic = ci::discrete_statistic(spec.dof, sum, cells, m_);
+        r.dof = ci::discrete_dof(spec.dof, df_full, df_seen);
+        r.p = discrete_pvalue(spec.dof, sum, df_full, df_seen, cells, m_);
         return r;
     }
 

@@ -147,6 +147,30 @@ TEST(DiscreteTest, CausalLearnZeroDofGivesPOne) {
     EXPECT_EQ(r.p, 1.0);
 }
 
+TEST(DiscreteTest, BnlearnAdfCountsObservedLevelsAndFiveSamplesACell) {
+    // two_strata: 110 samples, 2·2·2 = 8 cells (>= 40: tested), df as causal-learn's.
+    const Dataset d = two_strata();
+    const double chi2 = 200.0 / 252.0;
+    auto r = engine(d, DiscreteStat::ChiSquare, DofRule::BnlearnAdf).test(0, 1, {2});
+    EXPECT_NEAR(r.statistic, chi2, 1e-12);
+    EXPECT_EQ(r.dof, 1.0);
+    EXPECT_NEAR(r.p, std::erfc(std::sqrt(chi2 / 2)), 1e-13);
+    // 150 samples of X = Y, and Y declares 6 levels of which rows take 2: X ⟂ Y has 2·6 = 12
+    // cells (150 >= 60: tested), X ⟂ Y | S 2·6·3 = 36 (150 < 180: independent, statistic 0).
+    std::vector<std::vector<int>> c(3);
+    for (int k = 0; k < 110; ++k) add(c, k % 2, k % 2, k % 2, 1);  // X = Y = S
+    for (int k = 0; k < 40; ++k) add(c, k % 2, k % 2, 2, 1);
+    const Dataset wide = make_data(c, {2, 6, 3});
+    r = engine(wide, DiscreteStat::GSquare, DofRule::BnlearnAdf).test(0, 1, {});
+    EXPECT_EQ(r.dof, 1.0);  // observed levels: 2 and 2
+    EXPECT_LT(r.p, 1e-10);
+    r = engine(wide, DiscreteStat::GSquare, DofRule::BnlearnAdf).test(0, 1, {2});
+    EXPECT_EQ(r.statistic, 0.0);
+    EXPECT_EQ(r.p, 1.0);
+    EXPECT_EQ(r.dof, 1.0);  // S = 0 and 1: X, Y one level each; S = 2: 1·1
+    EXPECT_GT(engine(wide, DiscreteStat::GSquare, DofRule::Gpupc).test(0, 1, {2}).statistic, 0.0);
+}
+
 TEST(DiscreteTest, SparseThreeByThreeMatchesNaiveTable) {
     // Cells with N = 0 and E > 0 count in χ² (E) but not in G².
     const int n[3][3] = {{5, 0, 1}, {0, 4, 2}, {3, 3, 0}};

@@ -226,7 +226,8 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
     // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule; mi-adf / x2-adf: the
     // observed levels' df and 5 samples a cell
-    if (ci::is_discrete(*job.test)) job.dof = Rcpp::as<bool>(args["adf"]) ? ci::DofRule::BnlearnAdf : ci::DofRule::Gpupc;
+    if (ci::is_discrete(*job.test))
+        job.dof = Rcpp::as<bool>(args["adf"]) ? ci::DofRule::BnlearnAdf : ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
     job.cfg.test.student_t = Rcpp::as<bool>(args["student_t"]);  // bnlearn's cor: the exact t test
     // bnlearn's pc.heuristic: which pairs each level examines

@@ -40,7 +40,8 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
                     "where --queries' batch runs: auto (a GPU when one is visible and the test has a GPU "
                     "engine), cpu or cuda; single tests run on the CPU")
         ->capture_default_str();
-    cmd->add_option("--dof", args.dof, "chi-square/g-square degrees of freedom: gpupc, pcalg, causal-learn or bnlearn-adf");
+    cmd->add_option("--dof", args.dof,
+                    "chi-square/g-square degrees of freedom: gpupc, pcalg, causal-learn or bnlearn-adf");
     cmd->add_option("--compat", args.compat,
                     "pcalg (default) or causal-learn: fisher-z p arithmetic and the default --dof")
         ->capture_default_str();

@@ -11,11 +11,10 @@ namespace cudag::skeleton {
 
 namespace {
 constexpr Choice<Compat> kCompats[] = {{"pcalg", Compat::Pcalg}, {"causal-learn", Compat::CausalLearn}};
-constexpr Choice<ci::DofRule> kDofRules[] = {
-    {"gpupc", ci::DofRule::Gpupc},
-    {"pcalg", ci::DofRule::Pcalg},
-    {"causal-learn", ci::DofRule::CausalLearn},
-    {"bnlearn-adf", ci::DofRule::BnlearnAdf}};
+constexpr Choice<ci::DofRule> kDofRules[] = {{"gpupc", ci::DofRule::Gpupc},
+                                             {"pcalg", ci::DofRule::Pcalg},
+                                             {"causal-learn", ci::DofRule::CausalLearn},
+                                             {"bnlearn-adf", ci::DofRule::BnlearnAdf}};
 }  // namespace
 
 std::string to_string(Compat c) { return choice_word(kCompats, c); }

@@ -59,10 +59,11 @@ TEST(Choices, SkeletonSearchWordsRoundTrip) {
                                  {"cg-lrt", TestKind::CgLrt},
                                  {"regression", TestKind::Regression}},
                                 skeleton::parse_test, [](TestKind k) { return skeleton::to_string(k); });
-    expect_parses<ci::DofRule>(
-        {{"gpupc", ci::DofRule::Gpupc}, {"pcalg", ci::DofRule::Pcalg}, {"causal-learn", ci::DofRule::CausalLearn},
-         {"bnlearn-adf", ci::DofRule::BnlearnAdf}},
-        skeleton::parse_dof);
+    expect_parses<ci::DofRule>({{"gpupc", ci::DofRule::Gpupc},
+                                {"pcalg", ci::DofRule::Pcalg},
+                                {"causal-learn", ci::DofRule::CausalLearn},
+                                {"bnlearn-adf", ci::DofRule::BnlearnAdf}},
+                               skeleton::parse_dof);
     expect_round_trip<skeleton::Compat>(
         {{"pcalg", skeleton::Compat::Pcalg}, {"causal-learn", skeleton::Compat::CausalLearn}}, skeleton::parse_compat,
         [](skeleton::Compat c) { return skeleton::to_string(c); });
@@ -119,7 +120,8 @@ TEST(Choices, AnUnknownWordNamesTheOptionAndTheChoices) {
     expect_refused(
         skeleton::parse_test, "kci",
         "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg)");
-    expect_refused(skeleton::parse_dof, "bnlearn", "unknown --dof 'bnlearn' (available: gpupc, pcalg, causal-learn, bnlearn-adf)");
+    expect_refused(skeleton::parse_dof, "bnlearn",
+                   "unknown --dof 'bnlearn' (available: gpupc, pcalg, causal-learn, bnlearn-adf)");
     expect_refused(skeleton::parse_compat, "tetrad", "unknown --compat 'tetrad' (available: pcalg, causal-learn)");
     expect_refused(parse_backend, "tpu", "unknown --backend 'tpu' (available: auto, cpu, cuda)");
     expect_refused(parse_missing, "pairwise", "--missing must be error, testwise or listwise, got 'pairwise'");

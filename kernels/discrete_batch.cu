@@ -59,7 +59,7 @@ struct BatchArgs {
     bool chi = true;
     double* statistic = nullptr;     ///< χ²: the statistic
     double* df_seen = nullptr;       ///< causal-learn's dof (observed levels per stratum)
-    std::int64_t* listed = nullptr;  ///< G²: cells listed
+    std::int64_t* listed = nullptr;  ///< cells with a sample (G²: those listed)
     std::uint32_t* cell_n = nullptr;
     double* cell_e = nullptr;
     std::int64_t* rows = nullptr;  ///< test-wise: rows used per query
@@ -177,8 +177,8 @@ __global__ void discrete_stat_kernel(BatchArgs a, const u64* __restrict__ keys, 
                 a.cell_n[at + t] = __ldcg(table + c);
                 a.cell_e[at + t] = ci::expected_count(__ldcg(nx + c / ry), __ldcg(ny + c % ry), ns);
             }
-            listed += n_touched;
         }
+        listed += n_touched;
         __syncwarp();
         for (int t = lane; t < n_touched; t += 32) {
             const int c = touched[t];
@@ -192,10 +192,8 @@ __global__ void discrete_stat_kernel(BatchArgs a, const u64* __restrict__ keys, 
     if (lane == 0) {
         if (a.rows) a.rows[q] = b;
         a.df_seen[q] = df_seen;
-        if (a.chi)
-            a.statistic[q] = sum;
-        else
-            a.listed[q] = listed;
+        if (a.chi) a.statistic[q] = sum;
+        a.listed[q] = listed;
     }
 }
 
@@ -372,10 +370,10 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
     std::vector<std::uint32_t> hn;
     std::vector<double> he;
     ddf.download(hdf.data(), hdf.size(), stream);
+    dlisted.download(hlisted.data(), hlisted.size(), stream);  // the cells with a sample
     if (chi) {
         dstat.download(hstat.data(), hstat.size(), stream);
     } else {
-        dlisted.download(hlisted.data(), hlisted.size(), stream);
         hn.resize(static_cast<std::size_t>(cell_slots));
         he.resize(static_cast<std::size_t>(cell_slots));
         cell_n.download(hn.data(), hn.size(), stream);
@@ -410,10 +408,16 @@ void run_chunk(const DiscreteBatchData& data, ci::DiscreteStat stat, ci::DofRule
             testwise.fewest_levels[w] = *std::min_element(lv, lv + count);
         }
         // As CpuDiscreteEngine::Scratch::test forms df and p (n: its samples).
-        const double df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s;
-        const double cells = static_cast<double>(rx) * ry * prod_s;
-        statistic[w] = ci::discrete_statistic(dof, sum, cells, n);
-        p[w] = ci::discrete_pvalue(dof, sum, df_full, hdf[static_cast<std::size_t>(k)], cells, n);
+        ci::DiscreteTable t;
+        t.df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s;
+        t.df_seen = hdf[static_cast<std::size_t>(k)];
+        t.cells = static_cast<double>(rx) * ry * prod_s;
+        t.nonzero = static_cast<double>(hlisted[static_cast<std::size_t>(k)]);
+        t.prod_s = prod_s;
+        t.l = static_cast<int>(set_of(q, w).size());
+        t.n = n;
+        statistic[w] = ci::discrete_statistic(dof, sum, t);
+        p[w] = ci::discrete_pvalue(dof, sum, t);
     }
 }
 

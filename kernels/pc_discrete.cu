@@ -97,8 +97,17 @@ __device__ double group_test(const DiscreteLevelArgs& a, bool active, std::int32
             total += partial[t];
             df += partial[delta + t];
         }
-        const double df_full = static_cast<double>(rx - 1) * (ry - 1) * static_cast<double>(prod_s);
-        p = ci::discrete_pvalue(static_cast<ci::DofRule>(a.dof), total, df_full, df, static_cast<double>(cells), a.m);
+        const auto rule = static_cast<ci::DofRule>(a.dof);
+        ci::DiscreteTable t;
+        t.df_full = static_cast<double>(rx - 1) * (ry - 1) * static_cast<double>(prod_s);
+        t.df_seen = df;
+        t.cells = static_cast<double>(cells);
+        t.prod_s = static_cast<double>(prod_s);
+        t.l = l;
+        t.n = a.m;
+        if (rule == ci::DofRule::PcalgAdaptDf)  // pcalg's zero counts: the cells no sample falls in
+            for (std::int64_t c = 0; c < cells; ++c) t.nonzero += table[c] != 0;
+        p = ci::discrete_pvalue(rule, total, t);
     }
     __syncthreads();
     return p;

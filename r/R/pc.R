@@ -80,9 +80,6 @@ cmiknnCItest <- function(x, y, S, suffStat)
   if (is.null(dm)) stop("suffStat$dm: ", test, " needs list(dm = <discrete data>, nlev, adaptDF)", call. = FALSE)
   if (is.data.frame(dm)) dm <- data.matrix(dm)
   dm <- .numeric_data(dm, "suffStat$dm", test)
-  if (isTRUE(suffStat$adaptDF))
-    stop("suffStat$adaptDF = TRUE is not supported by cudag (degrees of freedom as pcalg's adaptDF = FALSE)",
-         call. = FALSE)
   na <- which(is.na(dm), arr.ind = TRUE)
   if (nrow(na))
     stop("suffStat$dm: NA at row ", na[1, 1], ", column ", na[1, 2], " (cudag tests complete data)", call. = FALSE)
@@ -153,6 +150,7 @@ cmiknnCItest <- function(x, y, S, suffStat)
   corr <- NULL
   n <- 0
   cmi <- list()
+  adapt_df <- FALSE
   if (test == "gaussCItest") {
     if (is.list(suffStat) && !is.data.frame(suffStat) && !is.null(suffStat$C)) {
       corr <- .numeric_data(suffStat$C, "suffStat$C", test, hint = FALSE)
@@ -172,6 +170,7 @@ cmiknnCItest <- function(x, y, S, suffStat)
       cmi <- suffStat[intersect(names(suffStat), c("knn", "shuffle.neighbors", "permutations", "transform", "seed"))]
   } else {
     data <- .discrete_data(suffStat, test)
+    adapt_df <- isTRUE(suffStat$adaptDF)  # pcalg's df lowered by the zero counts
   }
   n_cols <- if (!is.null(data)) ncol(data) else ncol(corr)
   fixed <- function(m, what) {
@@ -187,7 +186,7 @@ cmiknnCItest <- function(x, y, S, suffStat)
   list(data = data, corr = corr, n = as.numeric(n),
        args = list(labels = .labels(labels, p, n_cols), test = unname(.cudag_tests[test]), alpha = alpha,
                    max_level = max_level, gaps = gaps, edges = edges, backend = backend,
-                   threads = as.integer(threads), verbose = isTRUE(verbose), cmi = cmi))
+                   threads = as.integer(threads), verbose = isTRUE(verbose), cmi = cmi, adapt_df = adapt_df))
 }
 
 # The raw result with the labels and fixedGaps, R's warnings given.

@@ -471,6 +471,7 @@ struct RunArgs {
     double alpha = 0.01;
     int max_level = -1, threads = 0;
     bool verbose = false;
+    bool adapt_df = false;  ///< disCItest / binCItest's adaptDF = TRUE
     KnowledgeValues knowledge;
     Rcpp::List cmi;
 
@@ -482,6 +483,7 @@ struct RunArgs {
           max_level(Rcpp::as<int>(a["max_level"])),
           threads(Rcpp::as<int>(a["threads"])),
           verbose(Rcpp::as<bool>(a["verbose"])),
+          adapt_df(Rcpp::as<bool>(a["adapt_df"])),
           cmi(Rcpp::as<Rcpp::List>(a["cmi"])) {
         knowledge.forbid = pairs_of(a["gaps"], names, "fixedGaps");
         knowledge.require = pairs_of(a["edges"], names, "fixedEdges");
@@ -557,7 +559,8 @@ run::PcJob data_job(const RunArgs& a) {
     job.data =
         test == skeleton::TestKind::FisherZ || test == skeleton::TestKind::CmiKnn ? "suffStat$data" : "suffStat$dm";
     job.test = test;
-    if (test != skeleton::TestKind::FisherZ && test != skeleton::TestKind::CmiKnn) job.dof = ci::DofRule::Pcalg;
+    if (test != skeleton::TestKind::FisherZ && test != skeleton::TestKind::CmiKnn)
+        job.dof = a.adapt_df ? ci::DofRule::PcalgAdaptDf : ci::DofRule::Pcalg;
     job.cfg.alpha = a.alpha;
     job.cfg.max_level = a.max_level;
     job.cfg.backend.threads = a.threads;

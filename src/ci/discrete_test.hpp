@@ -33,6 +33,11 @@ enum class DofRule : int {
     /// of X and Y with a non-zero margin in each stratum), and fewer than 5 samples per cell
     /// (n < 5·rx·ry·|S|, declared levels) leave the test independent with statistic 0.
     BnlearnAdf = 3,
+    /// pcalg's gSquareDis / gSquareBin with adaptDF = TRUE: pcalg's rule (n < 10·df, df
+    /// unadjusted, gives p = 1), and for |S| > 0 the df lowered by one for each zero count:
+    /// max(1, df − zeros), zeros = the table's empty cells (rx·ry·|S| − cells with a row)
+    /// + 4·(2^|S| − |S| levels), pcalg's count (its second term is 0 for binary S).
+    PcalgAdaptDf = 4,
 };
 
 /// Expected count of a cell: E = N_x+s · N_+ys / N_++s (DIGEST.md §3.3, file 004).
@@ -90,38 +95,58 @@ CUDAG_HD inline double gamma_q(double a, double x) {
 /// P(χ²_df > stat) = Q(df / 2, stat / 2).
 CUDAG_HD inline double chi2_sf(double stat, double df) { return gamma_q(0.5 * df, 0.5 * stat); }
 
+/// What a test's p-value needs besides its statistic (a test of X ⟂ Y | S on n samples).
+struct DiscreteTable {
+    double df_full = 0.0;  ///< (rx − 1)(ry − 1)|S|
+    double df_seen = 0.0;  ///< the causal-learn sum over non-empty strata
+    double cells = 0.0;    ///< rx·ry·|S| (declared levels)
+    double nonzero = 0.0;  ///< the cells some sample falls in
+    double prod_s = 1.0;   ///< |S|: the product of S's levels
+    int l = 0;             ///< the number of variables in S
+    std::int64_t n = 0;    ///< samples
+};
+
 /// bnlearn's small-sample rule of mi-adf / x2-adf: fewer than 5 samples per cell of the
-/// rx·ry·|S| table (`cells`, declared levels) make the test independent, statistic 0.
-CUDAG_HD inline bool discrete_too_few(DofRule rule, double cells, std::int64_t n) {
-    return rule == DofRule::BnlearnAdf && static_cast<double>(n) < 5.0 * cells;
+/// rx·ry·|S| table (declared levels) make the test independent, statistic 0.
+CUDAG_HD inline bool discrete_too_few(DofRule rule, const DiscreteTable& t) {
+    return rule == DofRule::BnlearnAdf && static_cast<double>(t.n) < 5.0 * t.cells;
 }
 
 /// The statistic a test reports: its sum, or 0 where discrete_too_few (bnlearn's).
-CUDAG_HD inline double discrete_statistic(DofRule rule, double sum, double cells, std::int64_t n) {
-    return discrete_too_few(rule, cells, n) ? 0.0 : sum;
+CUDAG_HD inline double discrete_statistic(DofRule rule, double sum, const DiscreteTable& t) {
+    return discrete_too_few(rule, t) ? 0.0 : sum;
 }
 
-/// The df a test reports: df_seen under the rules that count observed levels, else df_full.
-CUDAG_HD inline double discrete_dof(DofRule rule, double df_full, double df_seen) {
-    return rule == DofRule::CausalLearn || rule == DofRule::BnlearnAdf ? df_seen : df_full;
+/// The degrees of freedom of a test under `rule` (see DofRule).
+CUDAG_HD inline double discrete_dof(DofRule rule, const DiscreteTable& t) {
+    switch (rule) {
+        case DofRule::CausalLearn:
+        case DofRule::BnlearnAdf:
+            return t.df_seen;
+        case DofRule::PcalgAdaptDf: {
+            if (t.l == 0) return t.df_full;
+            const double zeros = (t.cells - t.nonzero) + 4.0 * (ldexp(1.0, t.l) - t.prod_s);
+            return fmax(t.df_full - zeros, 1.0);
+        }
+        default:
+            return t.df_full;
+    }
 }
 
-/// p-value of a test from its statistic and the rule's inputs: df_full is
-/// (rx − 1)(ry − 1)|S|, df_seen the causal-learn sum over non-empty strata, cells
-/// rx·ry·|S|, n the sample size. See DofRule.
-CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, double df_full, double df_seen, double cells,
-                                       std::int64_t n) {
+/// p-value of a test from its statistic and its table's summary. See DofRule.
+CUDAG_HD inline double discrete_pvalue(DofRule rule, double stat, const DiscreteTable& t) {
     switch (rule) {
         case DofRule::Gpupc:
-            return chi2_sf(stat, df_full);
+            return chi2_sf(stat, t.df_full);
         case DofRule::Pcalg:
-            return static_cast<double>(n) < 10.0 * df_full ? 1.0 : chi2_sf(stat, df_full);
+        case DofRule::PcalgAdaptDf:
+            return static_cast<double>(t.n) < 10.0 * t.df_full ? 1.0 : chi2_sf(stat, discrete_dof(rule, t));
         case DofRule::CausalLearn:
-            return df_seen <= 0.0 ? 1.0 : chi2_sf(stat, df_seen);
+            return t.df_seen <= 0.0 ? 1.0 : chi2_sf(stat, t.df_seen);
         case DofRule::BnlearnAdf:
             // df 0: every stratum holds one level of X or of Y, so the statistic is 0 and
             // R's pchisq(0, 0, lower.tail = FALSE) is 1.
-            return discrete_too_few(rule, cells, n) || df_seen <= 0.0 ? 1.0 : chi2_sf(stat, df_seen);
+            return discrete_too_few(rule, t) || t.df_seen <= 0.0 ? 1.0 : chi2_sf(stat, t.df_seen);
     }
     return 1.0;
 }

@@ -41,7 +41,7 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
                     "engine), cpu or cuda; single tests run on the CPU")
         ->capture_default_str();
     cmd->add_option("--dof", args.dof,
-                    "chi-square/g-square degrees of freedom: gpupc, pcalg, causal-learn or bnlearn-adf");
+                    "chi-square/g-square degrees of freedom: gpupc, pcalg, causal-learn, bnlearn-adf or pcalg-adapt");
     cmd->add_option("--compat", args.compat,
                     "pcalg (default) or causal-learn: fisher-z p arithmetic and the default --dof")
         ->capture_default_str();

@@ -42,7 +42,7 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text, CmiO
                   "read the data as discrete (integer codes or labels); implied by a discrete "
                   "--test or a column of labels");
     cmd->add_option("--dof", text.dof,
-                    "degrees of freedom of chi-square/g-square: gpupc, pcalg, causal-learn or bnlearn-adf "
+                    "degrees of freedom of chi-square/g-square: gpupc, pcalg, causal-learn, bnlearn-adf or pcalg-adapt "
                     "(default: pcalg; causal-learn with --compat causal-learn)");
     cmd->add_option("--alpha", a.cfg.alpha, "significance level, in (0, 1)")->capture_default_str();
     cmd->add_option("--max-level", a.cfg.max_level, "largest conditioning-set size (-1: no cap)")

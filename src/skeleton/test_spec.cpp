@@ -14,7 +14,8 @@ constexpr Choice<Compat> kCompats[] = {{"pcalg", Compat::Pcalg}, {"causal-learn"
 constexpr Choice<ci::DofRule> kDofRules[] = {{"gpupc", ci::DofRule::Gpupc},
                                              {"pcalg", ci::DofRule::Pcalg},
                                              {"causal-learn", ci::DofRule::CausalLearn},
-                                             {"bnlearn-adf", ci::DofRule::BnlearnAdf}};
+                                             {"bnlearn-adf", ci::DofRule::BnlearnAdf},
+                                               {"pcalg-adapt", ci::DofRule::PcalgAdaptDf}};
 }  // namespace
 
 std::string to_string(Compat c) { return choice_word(kCompats, c); }
@@ -32,6 +33,8 @@ const char* dof_name(ci::DofRule r) {
         case ci::DofRule::CausalLearn:
             return "causal-learn: sum over non-empty strata of (seen rx - 1)(seen ry - 1), p = 1 "
                    "when df = 0";
+        case ci::DofRule::PcalgAdaptDf:
+            return "pcalg-adapt: pcalg's, the df lowered by the zero counts (adaptDF = TRUE)";
         case ci::DofRule::BnlearnAdf:
             return "bnlearn-adf: causal-learn's df, p = 1 (statistic 0) when n < 5 rx ry |S|";
     }

@@ -50,6 +50,7 @@ const ci::DiscreteTestSpec kSpecs[] = {
     {ci::DiscreteStat::GSquare, ci::DofRule::Pcalg},
     {ci::DiscreteStat::ChiSquare, ci::DofRule::CausalLearn},
     {ci::DiscreteStat::GSquare, ci::DofRule::BnlearnAdf},
+    {ci::DiscreteStat::ChiSquare, ci::DofRule::PcalgAdaptDf},
 };
 
 }  // namespace

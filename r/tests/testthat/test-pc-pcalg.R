@@ -54,6 +54,40 @@ test_that("gmB: binCItest", {
                  pcalg::pc(ss, pcalg::binCItest, alpha = 0.01, labels = v))
 })
 
+test_that("adaptDF = TRUE: pcalg's degrees of freedom lowered by the zero counts", {
+  skip_without_pcalg()
+  gmD <- pcalg_example("gmD")$gmD
+  gmB <- pcalg_example("gmB")$gmB
+  expect_pc_as_pcalg(list(dm = gmD$x, nlev = c(3, 2, 3, 4, 2), adaptDF = TRUE), pcalg::disCItest, alpha = 0.01,
+                     labels = colnames(gmD$x))
+  expect_pc_as_pcalg(list(dm = gmB$x, adaptDF = TRUE), pcalg::binCItest, alpha = 0.01, labels = colnames(gmB$x))
+  # 30 generated discrete sets (chains of noisy copies, 2 to 4 levels, 200 to 5,000 rows)
+  set.seed(3)
+  changed <- 0
+  for (rep in 1:30) {
+    p <- sample(5:9, 1)
+    n <- sample(c(200, 500, 2000, 5000), 1)
+    lv <- if (rep %% 3 == 0) rep(2L, p) else sample(2:4, p, TRUE)
+    m <- matrix(0L, n, p, dimnames = list(NULL, paste0("V", 1:p)))
+    for (j in 1:p) {
+      base <- if (j > 1) m[, sample(j - 1, 1)] else 0L
+      noise <- sample(0:(lv[j] - 1), n, TRUE, prob = rev(seq_len(lv[j]))^2)
+      m[, j] <- as.integer((base + noise * (stats::runif(n) < 0.6)) %% lv[j])
+    }
+    nl <- apply(m, 2, function(v) length(unique(v)))
+    if (any(nl < 2)) next
+    bin <- all(lv == 2) && rep %% 2 == 0
+    test <- if (bin) pcalg::binCItest else pcalg::disCItest
+    ss <- if (bin) list(dm = m, adaptDF = TRUE) else list(dm = m, nlev = nl, adaptDF = TRUE)
+    ours <- suppressWarnings(cudag::pc(ss, test, alpha = 0.05, labels = colnames(m)))
+    expect_same_pc(ours, suppressWarnings(pcalg::pc(ss, test, alpha = 0.05, labels = colnames(m))))
+    ss$adaptDF <- FALSE
+    changed <- changed + !isTRUE(all.equal(ours@pMax, suppressWarnings(cudag::pc(ss, test, alpha = 0.05,
+                                                                                 labels = colnames(m)))@pMax))
+  }
+  expect_gt(changed, 10)  # the rule moved pMax in most sets
+})
+
 test_that("20 generated Gaussian sets (randomDAG + rmvDAG)", {
   skip_without_pcalg()
   for (k in 1:20) {

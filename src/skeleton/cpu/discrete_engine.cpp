@@ -32,6 +32,7 @@ public:
     /// Strata of S (l variables) and the row variable x's codes in stratum order.
     void build(const DiscreteCodes& d, const std::int32_t* s, int l, const std::uint8_t* x) {
         prod_s_ = 1.0;
+        l_ = l;
         if (l == 0) {
             k_ = 1;
             offsets_.assign({0, static_cast<std::int32_t>(m_)});
@@ -71,6 +72,7 @@ public:
     TestResult test(const DiscreteTestSpec& spec, int rx, const std::uint8_t* y, int ry) {
         double sum = 0.0;
         double df_seen = 0.0;
+        double nonzero = 0.0;
         const bool chi = spec.stat == DiscreteStat::ChiSquare;
         for (std::int64_t t = 0; t < k_; ++t) {
             const std::int32_t b = offsets_[t];
@@ -88,6 +90,7 @@ public:
                 if (ny_[yv]++ == 0) ++seen_y;
             }
             df_seen += static_cast<double>(seen_x - 1) * (seen_y - 1);
+            nonzero += static_cast<double>(touched_.size());
             // Only the observed cells are visited: O(samples) per test whatever rx·ry·|S|.
             // A χ² cell with N = 0 contributes E; those E sum to N++s − Σ_observed E.
             const double ns = e - b;
@@ -105,11 +108,17 @@ public:
             }
         }
         TestResult r;
-        const double df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s_;
-        const double cells = static_cast<double>(rx) * ry * prod_s_;
-        r.statistic = ci::discrete_statistic(spec.dof, sum, cells, m_);
-        r.dof = ci::discrete_dof(spec.dof, df_full, df_seen);
-        r.p = discrete_pvalue(spec.dof, sum, df_full, df_seen, cells, m_);
+        ci::DiscreteTable t;
+        t.df_full = static_cast<double>(rx - 1) * (ry - 1) * prod_s_;
+        t.df_seen = df_seen;
+        t.cells = static_cast<double>(rx) * ry * prod_s_;
+        t.nonzero = nonzero;
+        t.prod_s = prod_s_;
+        t.l = l_;
+        t.n = m_;
+        r.statistic = ci::discrete_statistic(spec.dof, sum, t);
+        r.dof = ci::discrete_dof(spec.dof, t);
+        r.p = discrete_pvalue(spec.dof, sum, t);
         return r;
     }
 
@@ -137,6 +146,7 @@ private:
     std::int64_t m_;
     std::int64_t k_ = 1;
     double prod_s_ = 1.0;
+    int l_ = 0;  ///< variables in S
     std::vector<std::int64_t> key_, sorted_;
     std::vector<std::int32_t> lookup_, offsets_, cursor_, perm_;
     std::vector<std::uint8_t> xs_buf_;

@@ -62,7 +62,8 @@ TEST(Choices, SkeletonSearchWordsRoundTrip) {
     expect_parses<ci::DofRule>({{"gpupc", ci::DofRule::Gpupc},
                                 {"pcalg", ci::DofRule::Pcalg},
                                 {"causal-learn", ci::DofRule::CausalLearn},
-                                {"bnlearn-adf", ci::DofRule::BnlearnAdf}},
+                                {"bnlearn-adf", ci::DofRule::BnlearnAdf},
+                                {"pcalg-adapt", ci::DofRule::PcalgAdaptDf}},
                                skeleton::parse_dof);
     expect_round_trip<skeleton::Compat>(
         {{"pcalg", skeleton::Compat::Pcalg}, {"causal-learn", skeleton::Compat::CausalLearn}}, skeleton::parse_compat,
@@ -121,7 +122,7 @@ TEST(Choices, AnUnknownWordNamesTheOptionAndTheChoices) {
         skeleton::parse_test, "kci",
         "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg)");
     expect_refused(skeleton::parse_dof, "bnlearn",
-                   "unknown --dof 'bnlearn' (available: gpupc, pcalg, causal-learn, bnlearn-adf)");
+                   "unknown --dof 'bnlearn' (available: gpupc, pcalg, causal-learn, bnlearn-adf, pcalg-adapt)");
     expect_refused(skeleton::parse_compat, "tetrad", "unknown --compat 'tetrad' (available: pcalg, causal-learn)");
     expect_refused(parse_backend, "tpu", "unknown --backend 'tpu' (available: auto, cpu, cuda)");
     expect_refused(parse_missing, "pairwise", "--missing must be error, testwise or listwise, got 'pairwise'");
@@ -148,7 +149,7 @@ TEST(Choices, AnEmptyWordLeavesAnOptionalChoiceUnset) {
     EXPECT_EQ(run::parse_unless_empty("g-square", skeleton::parse_test), skeleton::TestKind::GSquare);
     EXPECT_EQ(run::parse_unless_empty("causal-learn", skeleton::parse_dof), ci::DofRule::CausalLearn);
     expect_refused([](const std::string& w) { return run::parse_unless_empty(w, skeleton::parse_dof); }, "x",
-                   "unknown --dof 'x' (available: gpupc, pcalg, causal-learn, bnlearn-adf)");
+                   "unknown --dof 'x' (available: gpupc, pcalg, causal-learn, bnlearn-adf, pcalg-adapt)");
 }
 
 }  // namespace

@@ -171,6 +171,29 @@ TEST(DiscreteTest, BnlearnAdfCountsObservedLevelsAndFiveSamplesACell) {
     EXPECT_GT(engine(wide, DiscreteStat::GSquare, DofRule::Gpupc).test(0, 1, {2}).statistic, 0.0);
 }
 
+TEST(DiscreteTest, PcalgAdaptDfLowersTheDfByTheZeroCounts) {
+    // two_strata: 8 cells, 6 with samples: zeros 2 + 4·(2^1 − 2) = 2, df max(2 − 2, 1) = 1.
+    const double chi2 = 200.0 / 252.0;
+    auto r = engine(two_strata(), DiscreteStat::ChiSquare, DofRule::PcalgAdaptDf).test(0, 1, {2});
+    EXPECT_EQ(r.dof, 1.0);
+    EXPECT_NEAR(r.p, std::erfc(std::sqrt(chi2 / 2)), 1e-13);
+    EXPECT_EQ(engine(two_strata(), DiscreteStat::ChiSquare, DofRule::PcalgAdaptDf).test(0, 1, {}).dof, 1.0);
+    // S of 3 levels, every cell taken: pcalg's count 0 + 4·(2 − 3) = −4 raises df 3 to 7.
+    std::vector<std::vector<int>> c(3);
+    for (int k = 0; k < 120; ++k) add(c, k % 2, (k / 2) % 2, (k / 4) % 3, 1);
+    const Dataset d = make_data(c, {2, 2, 3});
+    r = engine(d, DiscreteStat::GSquare, DofRule::PcalgAdaptDf).test(0, 1, {2});
+    EXPECT_EQ(r.dof, 7.0);
+    EXPECT_EQ(r.p, 1.0);  // balanced: G² = 0
+    // n < 10·df (the unadjusted df 3, as pcalg's n.min) gives p = 1 however dependent; at 30
+    // samples the test runs.
+    std::vector<std::vector<int>> few(3);
+    for (int k = 0; k < 29; ++k) add(few, k % 2, k % 2, k % 3, 1);
+    EXPECT_EQ(engine(make_data(few, {2, 2, 3}), DiscreteStat::GSquare, DofRule::PcalgAdaptDf).test(0, 1, {2}).p, 1.0);
+    add(few, 1, 1, 2, 1);
+    EXPECT_LT(engine(make_data(few, {2, 2, 3}), DiscreteStat::GSquare, DofRule::PcalgAdaptDf).test(0, 1, {2}).p, 1e-6);
+}
+
 TEST(DiscreteTest, SparseThreeByThreeMatchesNaiveTable) {
     // Cells with N = 0 and E > 0 count in χ² (E) but not in G².
     const int n[3][3] = {{5, 0, 1}, {0, 4, 2}, {3, 3, 0}};

@@ -15,7 +15,7 @@ constexpr Choice<ci::DofRule> kDofRules[] = {{"gpupc", ci::DofRule::Gpupc},
                                              {"pcalg", ci::DofRule::Pcalg},
                                              {"causal-learn", ci::DofRule::CausalLearn},
                                              {"bnlearn-adf", ci::DofRule::BnlearnAdf},
-                                               {"pcalg-adapt", ci::DofRule::PcalgAdaptDf}};
+                                             {"pcalg-adapt", ci::DofRule::PcalgAdaptDf}};
 }  // namespace
 
 std::string to_string(Compat c) { return choice_word(kCompats, c); }

@@ -46,10 +46,8 @@ void expect_parity(const Dataset& data, const ci::DiscreteTestSpec& spec, double
 #endif
 
 const ci::DiscreteTestSpec kSpecs[] = {
-    {ci::DiscreteStat::ChiSquare, ci::DofRule::Gpupc},
-    {ci::DiscreteStat::GSquare, ci::DofRule::Pcalg},
-    {ci::DiscreteStat::ChiSquare, ci::DofRule::CausalLearn},
-    {ci::DiscreteStat::GSquare, ci::DofRule::BnlearnAdf},
+    {ci::DiscreteStat::ChiSquare, ci::DofRule::Gpupc},        {ci::DiscreteStat::GSquare, ci::DofRule::Pcalg},
+    {ci::DiscreteStat::ChiSquare, ci::DofRule::CausalLearn},  {ci::DiscreteStat::GSquare, ci::DofRule::BnlearnAdf},
     {ci::DiscreteStat::ChiSquare, ci::DofRule::PcalgAdaptDf},
 };
 

@@ -388,18 +388,18 @@ print.cudag_bn <- function(x, ...) {
 }
 
 # bnlearn's test names and cudag's tests.
-.bn_tests <- c(mi = "g-square", x2 = "chi-square", "mi-adf" = "g-square", "x2-adf" = "chi-square",
+.bn_tests <- c(mi = "g-square", x2 = "chi-square", "mi-adf" = "g-square", "x2-adf" = "chi-square", "mi-sh" = "mi-sh",
                zf = "fisher-z", cor = "fisher-z", "mi-g" = "cg-lrt", "mi-cg" = "mi-cg")
 # bnlearn's discrete tests with adjusted degrees of freedom (the levels each stratum holds) and
 # its rule of 5 observations a cell
 .bn_adf <- c("mi-adf", "x2-adf")
-.bn_discrete_tests <- c("mi", "x2", .bn_adf)
+.bn_discrete_tests <- c("mi", "x2", .bn_adf, "mi-sh")
 
 .pc_raw <- function(d, whitelist, blacklist, test, alpha, B, max.sx, undirected, backend, threads, verbose,
                     bootstrap, seed) {
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's defaults
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
-    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf ",
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf, mi-sh ",
          "(discrete), cor, zf (Gaussian: the exact t test and Fisher's z of the partial correlation), mi-g ",
          "(Gaussian: -n log(1 - r^2)), mi-cg (mixed)", call. = FALSE)
   if (test %in% .bn_discrete_tests && d$type != "discrete")
@@ -431,6 +431,7 @@ print.cudag_bn <- function(x, ...) {
 # bnlearn's names of its tests (htest$method).
 .bn_test_labels <- c(mi = "Mutual Information (disc.)", x2 = "Pearson's X^2",
                      "mi-adf" = "Mutual Information (disc., adj. d.f.)", "x2-adf" = "Pearson's X^2 (adj. d.f.)",
+                     "mi-sh" = "Mutual Information (disc., shrink.)",
                      cor = "Pearson's Correlation",
                      zf = "Fisher's Z", "mi-g" = "Mutual Information (Gauss.)",
                      "mi-cg" = "Mutual Information (cond. Gauss.)")
@@ -476,9 +477,10 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
   d <- .bn_data(data[c(x, y, z)], "data", allow_missing = TRUE)
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
-    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf ",
+    stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf, mi-sh ",
          "(discrete), cor, zf, mi-g (Gaussian), mi-cg (mixed)", call. = FALSE)
-  need <- c(mi = "discrete", x2 = "discrete", "mi-adf" = "discrete", "x2-adf" = "discrete", cor = "continuous",
+  need <- c(mi = "discrete", x2 = "discrete", "mi-adf" = "discrete", "x2-adf" = "discrete", "mi-sh" = "discrete",
+            cor = "continuous",
             zf = "continuous", "mi-g" = "continuous", "mi-cg" = "mixed")[[test]]
   if (d$type != need)
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",

@@ -226,7 +226,7 @@ Rcpp::List cudag_bn_pc(Rcpp::NumericMatrix data, Rcpp::List args) {
     job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
     // bnlearn's mi / x2: (rx - 1)(ry - 1)|S|, no small-sample rule; mi-adf / x2-adf: the
     // observed levels' df and 5 samples a cell
-    if (ci::is_discrete(*job.test))
+    if (ci::traits(*job.test).dof_rule)
         job.dof = Rcpp::as<bool>(args["adf"]) ? ci::DofRule::BnlearnAdf : ci::DofRule::Gpupc;
     job.cfg.alpha = Rcpp::as<double>(args["alpha"]);
     job.cfg.test.student_t = Rcpp::as<bool>(args["student_t"]);  // bnlearn's cor: the exact t test
@@ -297,7 +297,7 @@ Rcpp::List cudag_bn_citest(Rcpp::NumericMatrix data, Rcpp::List args) {
     run::CitestJob job;
     job.data = "data";
     job.test = skeleton::parse_test(Rcpp::as<std::string>(args["test"]));
-    if (ci::is_discrete(job.test))  // bnlearn's (rx - 1)(ry - 1)|S|, or mi-adf / x2-adf's rule
+    if (ci::traits(job.test).dof_rule)  // bnlearn's (rx - 1)(ry - 1)|S|, or mi-adf / x2-adf's rule
         job.dof = Rcpp::as<bool>(args["adf"]) ? ci::DofRule::BnlearnAdf : ci::DofRule::Gpupc;
     if (job.test == skeleton::TestKind::MiCg)
         job.discrete_columns = Rcpp::as<std::vector<std::string>>(args["discrete"]);

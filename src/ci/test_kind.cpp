@@ -9,7 +9,7 @@ namespace cudag::ci {
 
 namespace {
 
-constexpr std::array<TestTraits, 8> kTable{{
+constexpr std::array<TestTraits, 9> kTable{{
     {.kind = TestKind::FisherZ,
      .name = "fisher-z",
      .data = TestData::Continuous,
@@ -99,6 +99,19 @@ constexpr std::array<TestTraits, 8> kTable{{
      .constant_columns = true,
      .scale_free = false,
      .asymmetric = true,
+     .spare_samples = -1,
+     .cost = TestCost::Table},
+    // bnlearn's mi-sh (ci/mi_sh.hpp): the CPU only, on the dense table of declared levels.
+    {.kind = TestKind::MiSh,
+     .name = "mi-sh",
+     .data = TestData::Discrete,
+     .selectable = true,
+     .dof_rule = false,
+     .permutation = false,
+     .shared_matrix = false,
+     .gpu = false,
+     .constant_columns = false,
+     .scale_free = false,
      .spare_samples = -1,
      .cost = TestCost::Table},
     {.kind = TestKind::DSep,

@@ -13,8 +13,8 @@ namespace cudag::ci {
 
 /// The conditional-independence tests. DSep is the d-separation oracle (`--oracle`,
 /// pcalg's dsepTest): its answers come from a DAG, not from data.
-/// MiCg (bnlearn's mi-cg) comes last so that the others keep their values.
-enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep, MiCg };
+/// MiCg and MiSh (bnlearn's mi-cg and mi-sh) come last so that the others keep their values.
+enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep, MiCg, MiSh };
 
 /// What a test reads.
 enum class TestData {

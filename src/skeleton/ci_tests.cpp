@@ -11,6 +11,7 @@
 
 #include "ci/cg_lrt.hpp"
 #include "ci/mi_cg.hpp"
+#include "ci/mi_sh.hpp"
 #include "ci/cmi_knn.hpp"
 #include "ci/correlation.hpp"
 #include "ci/fisher_z.hpp"
@@ -263,7 +264,7 @@ public:
                              (spare >= 0 ? " needs more than " + std::to_string(l + spare) : " needs one or more"));
         }
         const std::vector<std::int32_t> z = given_positions(s.size());
-        if (spec_.bnlearn_missing && spec_.is_discrete()) {
+        if (spec_.bnlearn_missing && (spec_.kind == TestKind::ChiSquare || spec_.kind == TestKind::GSquare)) {
             if (const auto r = discrete_on_rows(vars, rows, z)) {
                 o.statistic = r->statistic;
                 o.p = r->p;
@@ -365,6 +366,8 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<ci::RegressionCiTest>(data);
         case TestKind::MiCg:
             return std::make_unique<ci::MiCgTest>(data);
+        case TestKind::MiSh:
+            return std::make_unique<ci::MiShTest>(data);
         case TestKind::DSep:
             return std::make_unique<DsepTest>(spec);
     }

@@ -1,7 +1,7 @@
-# bnlearn's discrete tests with adjusted degrees of freedom, mi-adf and x2-adf: the levels of
+# bnlearn's discrete tests with adjusted degrees of freedom, mi-adf and x2-adf (the levels of
 # x and y each stratum holds count, and fewer than 5 rows a cell of the declared table leave
-# a test independent with statistic 0. Against bnlearn 4.9 on the same data frames, complete,
-# with NA and with levels no row takes.
+# a test independent with statistic 0), and its shrinkage test mi-sh. Against bnlearn 4.9 on
+# the same data frames, complete, with NA and with levels no row takes.
 
 adf_cases <- function() {
   lt <- bnlearn_data("learning.test")
@@ -67,4 +67,29 @@ test_that("mi-adf and x2-adf refuse numeric data in R terms", {
   d <- data.frame(a = stats::rnorm(50), b = stats::rnorm(50))
   expect_error(cudag::ci.test("a", "b", data = d, test = "mi-adf"), "needs discrete data")
   expect_error(cudag::pc.stable(d, test = "x2-adf"), "needs discrete data")
+})
+
+test_that("mi-sh: bnlearn's shrinkage statistic, df, p-value and networks", {
+  skip_without_bnlearn()
+  for (name in names(adf_cases())) {
+    d <- adf_cases()[[name]]
+    v <- names(d)
+    for (q in list(v[1:2], v[1:3], v[c(2, 4, 1, 3)], v[c(5, 6, 1)])) {
+      theirs <- suppressWarnings(bnlearn::ci.test(q[1], q[2], q[-(1:2)], data = d, test = "mi-sh"))
+      ours <- suppressWarnings(cudag::ci.test(q[1], q[2], q[-(1:2)], data = d, test = "mi-sh"))
+      info <- paste(name, paste(q, collapse = " "))
+      expect_equal(unname(ours$statistic), unname(theirs$statistic), tolerance = 1e-9, info = info)
+      expect_equal(ours$p.value, theirs$p.value, tolerance = 1e-9, info = info)
+      expect_equal(unname(ours$parameter), unname(theirs$parameter), info = info)
+      expect_identical(ours$method, theirs$method)
+    }
+    theirs <- suppressWarnings(bnlearn::pc.stable(d, test = "mi-sh", alpha = 0.05))
+    ours <- suppressWarnings(cudag::pc.stable(d, test = "mi-sh", alpha = 0.05))
+    expect_equal(bnlearn::arcs(ours), bnlearn::arcs(theirs), info = name)
+  }
+  # shrinkage moves the statistic away from mi's G² on few rows
+  d <- adf_cases()$small
+  expect_false(isTRUE(all.equal(cudag::ci.test("A", "B", "C", data = d, test = "mi-sh")$statistic,
+                                cudag::ci.test("A", "B", "C", data = d, test = "mi")$statistic, check.attributes = FALSE)))
+  expect_error(cudag::pc.stable(d, test = "mi-sh", backend = "cuda"), "CPU only")
 })

@@ -13,7 +13,8 @@ namespace cudag::ci {
 namespace {
 
 constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare,  TestKind::GSquare, TestKind::CmiKnn,
-                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep,    TestKind::MiCg};
+                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep,    TestKind::MiCg,
+                             TestKind::MiSh};
 
 TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
     std::set<std::string> names;
@@ -22,7 +23,7 @@ TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
         EXPECT_EQ(to_string(k), traits(k).name);
         names.insert(to_string(k));
     }
-    EXPECT_EQ(names.size(), 8u);
+    EXPECT_EQ(names.size(), 9u);
     EXPECT_EQ(to_string(TestKind::FisherZ), "fisher-z");
     EXPECT_EQ(to_string(TestKind::DSep), "d-separation");
 }
@@ -36,14 +37,14 @@ TEST(TestKind, ParsingTakesTheSelectableNamesOnly) {
             EXPECT_THROW(parse_test(to_string(k)), InputError);
         }
     }
-    EXPECT_EQ(selectable_test_names(), "fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg");
+    EXPECT_EQ(selectable_test_names(), "fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, mi-sh");
     try {
         parse_test("kci");
         FAIL() << "kci parsed";
     } catch (const InputError& e) {
         EXPECT_EQ(
             std::string(e.what()),
-            "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg)");
+            "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, mi-sh)");
     }
 }
 
@@ -62,7 +63,10 @@ TEST(TestKind, TraitsSayWhatEachTestIs) {
     EXPECT_TRUE(traits(TestKind::FisherZ).shared_matrix);
     EXPECT_EQ(traits(TestKind::FisherZ).spare_samples, 2);  // n = |S| + 3: z = 0, p = 1
     EXPECT_EQ(traits(TestKind::CmiKnn).spare_samples, -1);
-    for (const TestKind k : kAll) EXPECT_EQ(traits(k).dof_rule, is_discrete(k));
+    // bnlearn's mi-sh reads discrete data but has its own df (bnlearn's, unadjusted), and no GPU path
+    EXPECT_TRUE(is_discrete(TestKind::MiSh));
+    EXPECT_FALSE(traits(TestKind::MiSh).gpu);
+    for (const TestKind k : kAll) EXPECT_EQ(traits(k).dof_rule, is_discrete(k) && k != TestKind::MiSh);
 }
 
 TEST(TestKind, RoundsFollowTheCostOfATest) {

@@ -60,7 +60,8 @@ MiShResult mi_sh(std::span<const std::int32_t> x, int rx, std::span<const std::i
         for (int i = 0; i < rx; ++i)
             for (int j = 0; j < ry; ++j) {
                 const double c = n[static_cast<std::size_t>(i) * ry + j];
-                if (c != 0.0) res += c * std::log(c / (ni[static_cast<std::size_t>(i)] * nj[static_cast<std::size_t>(j)]));
+                if (c != 0.0)
+                    res += c * std::log(c / (ni[static_cast<std::size_t>(i)] * nj[static_cast<std::size_t>(j)]));
             }
     } else {
         for (std::size_t k = 0; k < nz; ++k) {

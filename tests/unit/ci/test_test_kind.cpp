@@ -12,9 +12,9 @@
 namespace cudag::ci {
 namespace {
 
-constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare,  TestKind::GSquare, TestKind::CmiKnn,
-                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep,    TestKind::MiCg,
-                             TestKind::MiSh};
+constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare, TestKind::GSquare,
+                             TestKind::CmiKnn,  TestKind::CgLrt,     TestKind::Regression,
+                             TestKind::DSep,    TestKind::MiCg,      TestKind::MiSh};
 
 TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
     std::set<std::string> names;
@@ -42,9 +42,9 @@ TEST(TestKind, ParsingTakesTheSelectableNamesOnly) {
         parse_test("kci");
         FAIL() << "kci parsed";
     } catch (const InputError& e) {
-        EXPECT_EQ(
-            std::string(e.what()),
-            "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, mi-sh)");
+        EXPECT_EQ(std::string(e.what()),
+                  "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, "
+                  "mi-sh)");
     }
 }
 

@@ -389,7 +389,7 @@ print.cudag_bn <- function(x, ...) {
 
 # bnlearn's test names and cudag's tests.
 .bn_tests <- c(mi = "g-square", x2 = "chi-square", "mi-adf" = "g-square", "x2-adf" = "chi-square", "mi-sh" = "mi-sh",
-               zf = "fisher-z", cor = "fisher-z", "mi-g" = "cg-lrt", "mi-cg" = "mi-cg")
+               zf = "fisher-z", cor = "fisher-z", "mi-g" = "cg-lrt", "mi-g-sh" = "mi-g-sh", "mi-cg" = "mi-cg")
 # bnlearn's discrete tests with adjusted degrees of freedom (the levels each stratum holds) and
 # its rule of 5 observations a cell
 .bn_adf <- c("mi-adf", "x2-adf")
@@ -401,11 +401,13 @@ print.cudag_bn <- function(x, ...) {
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
     stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf, mi-sh ",
          "(discrete), cor, zf (Gaussian: the exact t test and Fisher's z of the partial correlation), mi-g ",
-         "(Gaussian: -n log(1 - r^2)), mi-cg (mixed)", call. = FALSE)
+         "(Gaussian: -n log(1 - r^2)), mi-g-sh (its shrinkage form), mi-cg (mixed)", call. = FALSE)
   if (test %in% .bn_discrete_tests && d$type != "discrete")
     stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
-  if (test %in% c("zf", "cor", "mi-g") && d$type != "continuous")
+  if (test %in% c("zf", "cor", "mi-g", "mi-g-sh") && d$type != "continuous")
     stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
+  if (test == "mi-g-sh" && anyNA(d$x))
+    stop("test \"mi-g-sh\" takes complete data in cudag (NA found)", call. = FALSE)
   if (test == "mi-cg" && d$type != "mixed")
     stop("test \"mi-cg\" needs mixed data (factors and numeric columns), as bnlearn's", call. = FALSE)
   # mi-cg: conditional linear Gaussian networks, no arc from a continuous node to a discrete one
@@ -434,6 +436,7 @@ print.cudag_bn <- function(x, ...) {
                      "mi-sh" = "Mutual Information (disc., shrink.)",
                      cor = "Pearson's Correlation",
                      zf = "Fisher's Z", "mi-g" = "Mutual Information (Gauss.)",
+                     "mi-g-sh" = "Mutual Information (Gauss., shrink.)",
                      "mi-cg" = "Mutual Information (cond. Gauss.)")
 
 #' One conditional independence test with bnlearn's interface (bnlearn::ci.test): x, y (and z)
@@ -478,13 +481,15 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
   if (is.null(test)) test <- c(discrete = "mi", continuous = "cor", mixed = "mi-cg")[[d$type]]  # bnlearn's
   if (!is.character(test) || length(test) != 1 || !test %in% names(.bn_tests))
     stop("test = \"", paste(test, collapse = ","), "\" is not one of cudag's tests: mi, x2, mi-adf, x2-adf, mi-sh ",
-         "(discrete), cor, zf, mi-g (Gaussian), mi-cg (mixed)", call. = FALSE)
+         "(discrete), cor, zf, mi-g, mi-g-sh (Gaussian), mi-cg (mixed)", call. = FALSE)
   need <- c(mi = "discrete", x2 = "discrete", "mi-adf" = "discrete", "x2-adf" = "discrete", "mi-sh" = "discrete",
             cor = "continuous",
-            zf = "continuous", "mi-g" = "continuous", "mi-cg" = "mixed")[[test]]
+            zf = "continuous", "mi-g" = "continuous", "mi-g-sh" = "continuous", "mi-cg" = "mixed")[[test]]
   if (d$type != need)
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
          mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)
+  if (test == "mi-g-sh" && anyNA(d$x))
+    stop("test \"mi-g-sh\" takes complete data in cudag (NA found)", call. = FALSE)
   raw <- .cudag_bn_citest(d$x, list(labels = d$labels, levels = d$levels, test = unname(.bn_tests[test]),
                                     discrete = d$discrete,
                                     x = x, y = y, z = z, student_t = test == "cor", adf = test %in% .bn_adf))

@@ -9,7 +9,7 @@ namespace cudag::ci {
 
 namespace {
 
-constexpr std::array<TestTraits, 9> kTable{{
+constexpr std::array<TestTraits, 10> kTable{{
     {.kind = TestKind::FisherZ,
      .name = "fisher-z",
      .data = TestData::Continuous,
@@ -105,6 +105,19 @@ constexpr std::array<TestTraits, 9> kTable{{
     {.kind = TestKind::MiSh,
      .name = "mi-sh",
      .data = TestData::Discrete,
+     .selectable = true,
+     .dof_rule = false,
+     .permutation = false,
+     .shared_matrix = false,
+     .gpu = false,
+     .constant_columns = false,
+     .scale_free = false,
+     .spare_samples = -1,
+     .cost = TestCost::Table},
+    // bnlearn's mi-g-sh (ci/mi_g_sh.hpp): the CPU only, the shrunk covariance of x, y and S.
+    {.kind = TestKind::MiGSh,
+     .name = "mi-g-sh",
+     .data = TestData::Continuous,
      .selectable = true,
      .dof_rule = false,
      .permutation = false,

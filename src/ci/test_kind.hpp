@@ -13,8 +13,9 @@ namespace cudag::ci {
 
 /// The conditional-independence tests. DSep is the d-separation oracle (`--oracle`,
 /// pcalg's dsepTest): its answers come from a DAG, not from data.
-/// MiCg and MiSh (bnlearn's mi-cg and mi-sh) come last so that the others keep their values.
-enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep, MiCg, MiSh };
+/// MiCg, MiSh and MiGSh (bnlearn's mi-cg, mi-sh and mi-g-sh) come last so that the others keep
+/// their values.
+enum class TestKind { FisherZ, ChiSquare, GSquare, CmiKnn, CgLrt, Regression, DSep, MiCg, MiSh, MiGSh };
 
 /// What a test reads.
 enum class TestData {

@@ -23,7 +23,8 @@ CLI::App* add_citest_command(CLI::App& app, CitestArgs& args) {
     add_na_values_option(*cmd, a.na_values);
     add_table_options(*cmd, args.missing, a.discrete_columns, a.continuous_columns);
     cmd->add_option("--test", args.test,
-                    "cmiknn, fisher-z (continuous), chi-square, g-square or mi-sh (discrete; mi-sh: bnlearn's "
+                    "cmiknn, fisher-z, mi-g-sh (continuous; mi-g-sh: bnlearn's shrinkage), chi-square, g-square or "
+                    "mi-sh (discrete; mi-sh: bnlearn's "
                     "shrinkage), cg-lrt, regression or mi-cg (mixed: bnlearn's)")
         ->required();
     auto* x = cmd->add_option("--x", a.x, "name of X (a column of --data)");

@@ -35,7 +35,8 @@ void add_skeleton_options(CLI::App* cmd, run::PcJob& a, SkeletonText& text, CmiO
     add_na_values_option(*cmd, a.na_values);
     add_table_options(*cmd, text.missing, a.discrete_columns, a.continuous_columns);
     cmd->add_option("--test", text.test,
-                    "CI test: fisher-z or cmiknn (continuous), chi-square, g-square or mi-sh (discrete; mi-sh: "
+                    "CI test: fisher-z, cmiknn or mi-g-sh (continuous; mi-g-sh: bnlearn's shrinkage, CPU only), "
+                    "chi-square, g-square or mi-sh (discrete; mi-sh: "
                     "bnlearn's shrinkage, CPU only), cg-lrt, regression or mi-cg (mixed; mi-cg: bnlearn's, CPU "
                     "only); default: chi-square for discrete "
                     "data, cg-lrt for mixed, else fisher-z");

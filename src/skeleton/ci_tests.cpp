@@ -11,6 +11,7 @@
 
 #include "ci/cg_lrt.hpp"
 #include "ci/mi_cg.hpp"
+#include "ci/mi_g_sh.hpp"
 #include "ci/mi_sh.hpp"
 #include "ci/cmi_knn.hpp"
 #include "ci/correlation.hpp"
@@ -368,6 +369,8 @@ std::unique_ptr<ci::CiTest> make_ci_test(const Dataset& data, const TestSpec& sp
             return std::make_unique<ci::MiCgTest>(data);
         case TestKind::MiSh:
             return std::make_unique<ci::MiShTest>(data);
+        case TestKind::MiGSh:
+            return std::make_unique<ci::MiGShTest>(data);
         case TestKind::DSep:
             return std::make_unique<DsepTest>(spec);
     }

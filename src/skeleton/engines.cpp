@@ -76,6 +76,7 @@ std::vector<EngineEntry> cpu_engines() {
         {TestKind::Regression, BackendKind::Cpu, cpu_single_tests},
         {TestKind::MiCg, BackendKind::Cpu, cpu_single_tests},
         {TestKind::MiSh, BackendKind::Cpu, cpu_single_tests},
+        {TestKind::MiGSh, BackendKind::Cpu, cpu_single_tests},
         {TestKind::DSep, BackendKind::Cpu, cpu_dsep},
     };
 }

@@ -93,3 +93,28 @@ test_that("mi-sh: bnlearn's shrinkage statistic, df, p-value and networks", {
                                 cudag::ci.test("A", "B", "C", data = d, test = "mi")$statistic, check.attributes = FALSE)))
   expect_error(cudag::pc.stable(d, test = "mi-sh", backend = "cuda"), "CPU only")
 })
+
+test_that("mi-g-sh: bnlearn's shrinkage Gaussian test, statistic, p-value and networks", {
+  skip_without_bnlearn()
+  g <- bnlearn_data("gaussian.test")
+  for (n in c(12, 60, 2000)) {
+    d <- g[seq_len(n), ]
+    v <- names(d)
+    for (q in list(v[1:2], v[c(1, 2, 3)], v[c(2, 5, 1, 3, 4)], v[c(6, 7, 2)])) {
+      theirs <- suppressWarnings(bnlearn::ci.test(q[1], q[2], q[-(1:2)], data = d, test = "mi-g-sh"))
+      ours <- suppressWarnings(cudag::ci.test(q[1], q[2], q[-(1:2)], data = d, test = "mi-g-sh"))
+      info <- paste(n, paste(q, collapse = " "))
+      expect_equal(unname(ours$statistic), unname(theirs$statistic), tolerance = 1e-9, info = info)
+      expect_equal(ours$p.value, theirs$p.value, tolerance = 1e-9, info = info)
+      expect_equal(unname(ours$parameter), unname(theirs$parameter), info = info)
+      expect_identical(ours$method, theirs$method)
+    }
+    theirs <- suppressWarnings(bnlearn::pc.stable(d, test = "mi-g-sh"))
+    expect_equal(bnlearn::arcs(suppressWarnings(cudag::pc.stable(d, test = "mi-g-sh"))), bnlearn::arcs(theirs),
+                 info = n)
+  }
+  d <- g[1:50, ]
+  d$A[3] <- NA
+  expect_error(cudag::pc.stable(d, test = "mi-g-sh"), "complete data")
+  expect_error(cudag::pc.stable(bnlearn_data("learning.test"), test = "mi-g-sh"), "needs continuous data")
+})

@@ -12,9 +12,9 @@
 namespace cudag::ci {
 namespace {
 
-constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare, TestKind::GSquare,
-                             TestKind::CmiKnn,  TestKind::CgLrt,     TestKind::Regression,
-                             TestKind::DSep,    TestKind::MiCg,      TestKind::MiSh};
+constexpr TestKind kAll[] = {TestKind::FisherZ, TestKind::ChiSquare,  TestKind::GSquare, TestKind::CmiKnn,
+                             TestKind::CgLrt,   TestKind::Regression, TestKind::DSep,    TestKind::MiCg,
+                             TestKind::MiSh,    TestKind::MiGSh};
 
 TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
     std::set<std::string> names;
@@ -23,7 +23,7 @@ TEST(TestKind, EveryKindHasOneRowAndADistinctName) {
         EXPECT_EQ(to_string(k), traits(k).name);
         names.insert(to_string(k));
     }
-    EXPECT_EQ(names.size(), 9u);
+    EXPECT_EQ(names.size(), 10u);
     EXPECT_EQ(to_string(TestKind::FisherZ), "fisher-z");
     EXPECT_EQ(to_string(TestKind::DSep), "d-separation");
 }
@@ -37,14 +37,15 @@ TEST(TestKind, ParsingTakesTheSelectableNamesOnly) {
             EXPECT_THROW(parse_test(to_string(k)), InputError);
         }
     }
-    EXPECT_EQ(selectable_test_names(), "fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, mi-sh");
+    EXPECT_EQ(selectable_test_names(),
+              "fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, mi-sh, mi-g-sh");
     try {
         parse_test("kci");
         FAIL() << "kci parsed";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),
                   "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, "
-                  "mi-sh)");
+                  "mi-sh, mi-g-sh)");
     }
 }
 

@@ -118,9 +118,9 @@ TEST(Choices, PcmciAndMcmcWordsRoundTrip) {
 }
 
 TEST(Choices, AnUnknownWordNamesTheOptionAndTheChoices) {
-    expect_refused(
-        skeleton::parse_test, "kci",
-        "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, mi-cg, mi-sh)");
+    expect_refused(skeleton::parse_test, "kci",
+                   "unknown --test 'kci' (available: fisher-z, chi-square, g-square, cmiknn, cg-lrt, regression, "
+                   "mi-cg, mi-sh, mi-g-sh)");
     expect_refused(skeleton::parse_dof, "bnlearn",
                    "unknown --dof 'bnlearn' (available: gpupc, pcalg, causal-learn, bnlearn-adf, pcalg-adapt)");
     expect_refused(skeleton::parse_compat, "tetrad", "unknown --compat 'tetrad' (available: pcalg, causal-learn)");

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <numeric>
 
 #include "ci/discrete_test.hpp"
+#include "ci/fisher_z.hpp"
 #include "core/error.hpp"
 
 namespace cudag::ci {
@@ -87,35 +89,30 @@ double mi_g_sh_correlation(std::span<const double* const> cols, std::int64_t n) 
     for (int i = 0; i < d; ++i)
         for (int j = 0; j < d; ++j)
             if (i != j) cov[static_cast<std::size_t>(i) * d + j] *= 1.0 - static_cast<double>(lambda);
-    // K = C^-1's entries for x (0) and y (1): Gauss-Jordan with partial pivoting in long double.
-    std::vector<long double> a(static_cast<std::size_t>(d) * 2 * d, 0.0L);
-    const int w = 2 * d;
+    // The partial correlation of x (0) and y (1) given the rest from the shrunk matrix
+    // scaled to unit diagonal (a partial correlation is scale free), by the Fisher-z
+    // engine's conditioning block: Cholesky of C[S,S], its pseudo-inverse where that fails.
+    std::vector<double> sd(static_cast<std::size_t>(d));
     for (int i = 0; i < d; ++i) {
-        for (int j = 0; j < d; ++j) a[static_cast<std::size_t>(i) * w + j] = cov[static_cast<std::size_t>(i) * d + j];
-        a[static_cast<std::size_t>(i) * w + d + i] = 1.0L;
+        sd[static_cast<std::size_t>(i)] = std::sqrt(cov[static_cast<std::size_t>(i) * d + i]);
+        if (!(sd[static_cast<std::size_t>(i)] > 0.0)) return 0.0;  // a constant column: bnlearn's 0
     }
-    for (int c = 0; c < d; ++c) {
-        int piv = c;
-        for (int r = c + 1; r < d; ++r)
-            if (std::fabs(a[static_cast<std::size_t>(r) * w + c]) > std::fabs(a[static_cast<std::size_t>(piv) * w + c]))
-                piv = r;
-        if (std::fabs(a[static_cast<std::size_t>(piv) * w + c]) < 1e-300L) return 0.0;  // singular: bnlearn's 0
-        if (piv != c)
-            for (int j = 0; j < w; ++j)
-                std::swap(a[static_cast<std::size_t>(c) * w + j], a[static_cast<std::size_t>(piv) * w + j]);
-        const long double inv = 1.0L / a[static_cast<std::size_t>(c) * w + c];
-        for (int j = 0; j < w; ++j) a[static_cast<std::size_t>(c) * w + j] *= inv;
-        for (int r = 0; r < d; ++r) {
-            if (r == c) continue;
-            const long double f = a[static_cast<std::size_t>(r) * w + c];
-            if (f == 0.0L) continue;
-            for (int j = 0; j < w; ++j)
-                a[static_cast<std::size_t>(r) * w + j] -= f * a[static_cast<std::size_t>(c) * w + j];
-        }
-    }
-    const long double k11 = a[static_cast<std::size_t>(0) * w + d], k12 = a[static_cast<std::size_t>(0) * w + d + 1],
-                      k22 = a[static_cast<std::size_t>(1) * w + d + 1];
-    return safe_cor(-k12, k11, k22);
+    for (int i = 0; i < d; ++i)
+        for (int j = 0; j < d; ++j)
+            cov[static_cast<std::size_t>(i) * d + j] =
+                i == j ? 1.0 : cov[static_cast<std::size_t>(i) * d + j] / (sd[static_cast<std::size_t>(i)] * sd[static_cast<std::size_t>(j)]);
+    const int l = d - 2;
+    std::vector<int> given(static_cast<std::size_t>(l));
+    std::iota(given.begin(), given.end(), 2);
+    std::vector<double> lmat(static_cast<std::size_t>(l) * l), work(2 * static_cast<std::size_t>(l) * l),
+        yx(static_cast<std::size_t>(l)), yy(static_cast<std::size_t>(l));
+    ConditioningBlock block;
+    block.lmat = lmat.data();
+    const DenseCorrelation corr{cov.data(), d};
+    block.factorise_with(corr, given.data(), l, work.data());
+    block.project_with(corr, given.data(), 0, yx.data());
+    block.project_with(corr, given.data(), 1, yy.data());
+    return partial_correlation(block, cov[1], yx.data(), yy.data());
 }
 
 CiOutcome MiGShTest::test(std::int32_t x, std::int32_t y, std::span<const std::int32_t> s) {

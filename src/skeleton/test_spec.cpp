@@ -127,7 +127,8 @@ void validate_test(const TestOptions& options, const Dataset& data, int max_leve
     const std::string test = t.name;
     if (options.oracle && t.data != ci::TestData::Dag)
         throw InputError("--oracle answers every test by d-separation: drop --test " + test);
-    if (options.dof && !t.dof_rule) throw InputError("--dof applies to the discrete tests (chi-square, g-square) only");
+    if (options.dof && !t.dof_rule)
+        throw InputError("--dof applies to chi-square and g-square only: " + test + " has no degrees-of-freedom rule");
     switch (t.data) {
         case ci::TestData::Dag:
             if (!options.oracle) throw InputError("the d-separation test needs a DAG (--oracle DAG.tsv)");

@@ -327,3 +327,28 @@ TEST(DiscreteData, TooManyLevelsIsAnError) {
 TEST(DiscreteData, NumericReaderFlagsNonNumericCells) {
     EXPECT_THROW(io::parse_table("a,b\n1,x\n", "t.csv"), io::NonNumericCell);
 }
+
+// --dof picks the chi-square and g-square tests' degrees of freedom; a test without such a
+// rule (the shrinkage tests, the continuous ones) refuses it by name, in one line.
+TEST(DiscreteData, DofIsRefusedByTestsWithoutADofRule) {
+    const Dataset labels = io::parse_table("a,b\n1,x\n2,y\n1,x\n2,x\n", "t.csv", io::TableMode::Labels);
+    const auto refusal = [&](skeleton::TestKind kind) -> std::string {
+        skeleton::TestOptions options;
+        options.kind = kind;
+        options.dof = ci::DofRule::BnlearnAdf;
+        try {
+            skeleton::validate_test(options, labels, -1);
+        } catch (const InputError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    EXPECT_EQ(refusal(skeleton::TestKind::MiSh),
+              "--dof applies to chi-square and g-square only: mi-sh has no degrees-of-freedom rule");
+    EXPECT_EQ(refusal(skeleton::TestKind::MiGSh),
+              "--dof applies to chi-square and g-square only: mi-g-sh has no degrees-of-freedom rule");
+    EXPECT_EQ(refusal(skeleton::TestKind::FisherZ),
+              "--dof applies to chi-square and g-square only: fisher-z has no degrees-of-freedom rule");
+    EXPECT_EQ(refusal(skeleton::TestKind::ChiSquare), "");
+    EXPECT_EQ(refusal(skeleton::TestKind::GSquare), "");
+}

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <tuple>
 #include <vector>
 
@@ -600,14 +601,17 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     r.row0.resize_discard(cap);
     r.rev0.resize_discard(cap);
     r.newpos.resize_discard(cap);
-    r.best.resize_discard(cap);
-    r.minr.resize_discard(cap);
     r.sep.resize_discard(cap);
     r.counts.resize_discard(static_cast<std::size_t>(n));
     // Each pair is removed once: at most entries / 2 records, of at most `last` nodes.
     r.pairs.resize_discard(cap);
     r.nodes.resize_discard(std::max<std::size_t>(cap / 2 * static_cast<std::size_t>(last), 1));
     r.outcome.resize_discard(1);
+    const auto table_slots = static_cast<std::int64_t>(results_.host_table_slots());
+    // The packed read-back at its largest: every pair removed, each with `last` nodes.
+    const ResidentPack most = resident_pack(entries / 2, entries / 2 * last, n, entries, table_slots);
+    r.pack.resize_discard(most.end);
+    r.host.resize_discard(most.end);
     ResidentArgs a;
     a.corr = corr_.source();
     a.n = n;
@@ -629,8 +633,6 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     }
     a.capacity = entries;
     a.newpos = r.newpos.data();
-    a.best = r.best.data();
-    a.minr = r.minr.data();
     a.sep = r.sep.data();
     a.counts = r.counts.data();
     a.dense = table.dense;
@@ -643,33 +645,50 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     ResidentOutcome* dev = r.outcome.data();
     a.state = reinterpret_cast<ResidentState*>(reinterpret_cast<char*>(dev) + offsetof(ResidentOutcome, state));
     a.info = reinterpret_cast<ResidentLevelInfo*>(reinterpret_cast<char*>(dev) + offsetof(ResidentOutcome, info));
+    a.outcome = dev;
+    a.pack = r.pack.data();
+    a.table_slots = table_slots;
     launch_resident_levels(a, s);
-    ResidentOutcome got;
-    r.outcome.download(&got, 1, s);
+    // One copy of what a small run produced (the packed results up to kPackFirstCopy bytes),
+    // a second for the rest of a larger one.
+    constexpr std::size_t kPackFirstCopy = std::size_t{1} << 17;
+    const std::size_t first_copy = std::min(most.end, kPackFirstCopy);
+    CUDAG_CUDA_CHECK(cudaMemcpyAsync(r.host.data(), r.pack.data(), first_copy, cudaMemcpyDeviceToHost, s));
     ctx_.synchronize();
-    tr.mark("levels");
+    ResidentOutcome got;
+    std::memcpy(&got, r.host.data(), sizeof got);
     const ResidentState& st = got.state;
     const ResidentLevelInfo* info = got.info;
     CUDAG_ASSERT(st.levels_run >= 1 && st.final_buf >= 0);
+    const ResidentPack at = resident_pack(st.records, st.nodes, n, st.entries, table_slots);
+    CUDAG_ASSERT(at.end <= most.end);
+    if (at.end > first_copy) {
+        CUDAG_CUDA_CHECK(cudaMemcpyAsync(r.host.data() + first_copy, r.pack.data() + first_copy, at.end - first_copy,
+                                         cudaMemcpyDeviceToHost, s));
+        ctx_.synchronize();
+    }
+    tr.mark("levels");
     // The records (each level's a uniform block of the log) and the snapshot after the last level.
-    std::vector<std::int32_t> pairs(static_cast<std::size_t>(2 * st.records)),
-        nodes(static_cast<std::size_t>(st.nodes));
-    r.pairs.download(pairs.data(), pairs.size(), s);
-    r.nodes.download(nodes.data(), nodes.size(), s);
+    const unsigned char* h = r.host.data();
+    const auto* pairs = reinterpret_cast<const std::int32_t*>(h + at.pairs);
+    const auto* nodes = reinterpret_cast<const std::int32_t*>(h + at.nodes);
     next.n = n;
-    next.offsets.resize(static_cast<std::size_t>(n + 1));
-    next.nbrs.resize(static_cast<std::size_t>(st.entries));
-    r.off[st.final_buf].download(next.offsets.data(), next.offsets.size(), s);
-    r.nbrs[st.final_buf].download(next.nbrs.data(), next.nbrs.size(), s);
-    results_.read_table_to_host(s);  // a small table: listed at the end without the device
-    ctx_.synchronize();
-    results_.host_table_read();
+    next.offsets.assign(reinterpret_cast<const std::int64_t*>(h + at.off),
+                        reinterpret_cast<const std::int64_t*>(h + at.off) + n + 1);
+    next.nbrs.assign(reinterpret_cast<const std::int32_t*>(h + at.nbrs),
+                     reinterpret_cast<const std::int32_t*>(h + at.nbrs) + st.entries);
+    if (table_slots > 0) {  // a small table: listed at the end without the device
+        results_.take_host_table(reinterpret_cast<const double*>(h + at.table), static_cast<std::size_t>(table_slots));
+    } else {  // none held on the host (read_table_to_host copies nothing here)
+        results_.read_table_to_host(s);
+        results_.host_table_read();
+    }
     for (int l = first; l < first + st.levels_run; ++l) {
         const ResidentLevelInfo& li = info[l];
         if (li.records == 0) continue;
         const skeleton::SepSetLog::Slots room = log.append_uniform(static_cast<std::size_t>(li.records), l);
-        std::copy_n(pairs.data() + 2 * li.record_begin, 2 * li.records, room.pairs);
-        std::copy_n(nodes.data() + li.node_begin, li.records * l, room.nodes);
+        std::copy_n(pairs + 2 * li.record_begin, 2 * li.records, room.pairs);
+        std::copy_n(nodes + li.node_begin, li.records * l, room.nodes);
     }
     tr.mark("records+snapshot");
     unsigned long long before = st.start_ns;

@@ -125,9 +125,9 @@ private:
     struct Resident {
         DeviceBuffer<std::int64_t> off[2], rev0, rev[2], newpos, counts;
         DeviceBuffer<std::int32_t> nbrs[2], row0, row[2], pairs, nodes;
-        DeviceBuffer<unsigned long long> best, minr;
-        DeviceBuffer<std::uint8_t> sep;
+        DeviceBuffer<std::uint8_t> sep, pack;
         DeviceBuffer<ResidentOutcome> outcome;
+        PinnedBuffer<unsigned char> host;  ///< the packed results as read back
     } res_;
     /// The level in flight (run_level to finish_run).
     struct LevelRun {

@@ -21,7 +21,10 @@ namespace {
 
 using u64 = unsigned long long;
 
-constexpr int kSettleThreads = 1024;  ///< a level kernel's block (32 warps); the last one settles
+/// A level kernel's block (8 warps); the last one to finish settles. Small enough that the
+/// exact tests' arrays of the deeper levels stay in registers (at 1,024 threads a level
+/// kernel had 64 registers a thread and spilled kilobytes).
+constexpr int kSettleThreads = 256;
 
 __device__ __forceinline__ u64 global_ns() {
     u64 t;
@@ -54,12 +57,6 @@ __device__ __forceinline__ std::int64_t reverse_entry(const std::int64_t* off, c
             hi = mid;
     }
     return lo < off[j + 1] && nb[lo] == i ? lo : -1;
-}
-
-/// Whether entry e (-1: none; the snapshots are symmetric) was separated from its row's side,
-/// as another block's walk wrote it (read past L1).
-__device__ __forceinline__ bool separated(const ResidentArgs& a, std::int64_t e) {
-    return e >= 0 && __ldcg(a.sep + e) != 0;
 }
 
 /// Level l's snapshot (`in`) and the next one (`out`), with their entries' rows and reverses.
@@ -123,8 +120,8 @@ __device__ __forceinline__ double exact_test(const ResidentArgs& a, std::int32_t
     return ci::partial_correlation(blk, detail::corr_entry(a.corr, i, nb[q]), yi, yj);
 }
 
-/// The reverse entry of every entry of level `first`'s snapshot, the per-entry results
-/// cleared, the state and the levels' records started.
+/// The reverse entry of every entry of level `first`'s snapshot, the state and the levels'
+/// records started.
 __global__ void resident_start_kernel(ResidentArgs a) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     const std::int64_t gtid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -132,8 +129,6 @@ __global__ void resident_start_kernel(ResidentArgs a) {
         const std::int32_t i = row_of(a.off0, a.n, e);
         a.row0[e] = i;
         a.rev0[e] = reverse_entry(a.off0, a.nbrs0, i, a.nbrs0[e]);
-        a.best[e] = kNoRank;
-        a.minr[e] = kNoCorrelation;
     }
     if (gtid == 0) {
         ResidentState s;
@@ -144,54 +139,95 @@ __global__ void resident_start_kernel(ResidentArgs a) {
     }
 }
 
+/// Pair (i, j)'s pMax raised to p (a NaN never raises, as on the host).
+__device__ __forceinline__ void raise_pmax(const ResidentArgs& a, std::int32_t i, std::int32_t j, double p) {
+    if (isnan(p)) return;
+    const std::int64_t lo = min(i, j), hi = max(i, j);
+    std::int64_t slot;
+    if (a.dense) {
+        slot = lo * a.n - lo * (lo + 1) / 2 + hi - lo - 1;
+    } else {
+        std::int64_t b = a.poff[lo], f = a.poff[lo + 1];
+        while (b < f) {
+            const std::int64_t mid = (b + f) / 2;
+            if (a.pcol[mid] < hi)
+                b = mid + 1;
+            else
+                f = mid;
+        }
+        if (b >= a.poff[lo + 1] || a.pcol[b] != hi) return;  // not held (cannot happen)
+        slot = b;
+    }
+    atomicMax(reinterpret_cast<long long*>(a.table + slot), static_cast<long long>(__double_as_longlong(p)));
+}
+
+/// Where a level's records go: its first record and node (the run's totals before it) and
+/// its count (info[L].records, raised by the walking warps).
+struct RecordSink {
+    long long record0, node0;
+    unsigned long long* count;
+};
+
 /// A warp walks entry e (row i of degree d) in rounds of 32 ranks, a lane a rank; the first
-/// independent rank wins. Writes the entry's results; returns whether it separated.
+/// independent rank wins: its lane raises the pair's pMax by its test's p and writes the
+/// record; an entry with none raises it by the p of its smallest |r|. Returns whether it
+/// separated.
 template <int L>
 __device__ __forceinline__ bool walk_entry(const ResidentArgs& a, const LevelArgs& la, const Snapshots& sn, int lane,
-                                           std::int64_t e, std::int32_t i, int d, u64& tests) {
+                                           std::int64_t e, std::int32_t i, int d, const RecordSink& sink,
+                                           u64& tests) {
     const std::int64_t e0 = sn.in_off[i];
     const int q = static_cast<int>(e - e0);
+    const std::int32_t j = sn.in_nb[e];
     const std::int64_t total = binomial(d - 1, L);
-    u64 found = kNoRank, smallest = kNoCorrelation;
+    u64 smallest = kNoCorrelation;
     for (std::int64_t base = 0; base < total; base += 32) {
         const std::int64_t rank = base + lane;
         const bool live = rank < total;
         bool indep = false;
         u64 bits = ~0ull;
+        double r = 0.0;
+        int s[L];
         if (live) {
-            int s[L];
-            const double r = exact_test<L>(a, i, sn.in_nb + e0, d, q, rank, s);
+            r = exact_test<L>(a, i, sn.in_nb + e0, d, q, rank, s);
             indep = detail::independent_r(la, r, L);
             bits = static_cast<u64>(__double_as_longlong(fabs(r)));
         }
         const unsigned hit = __ballot_sync(0xffffffffu, live && indep);
         if (hit != 0u) {
             const int w = __ffs(static_cast<int>(hit)) - 1;
-            found = static_cast<u64>(base + w);
             tests += static_cast<u64>(w + 1);
-            break;
+            if (lane == w) {
+                const long long k = static_cast<long long>(atomicAdd(sink.count, 1ull));
+                a.pairs[2 * (sink.record0 + k)] = min(i, j);
+                a.pairs[2 * (sink.record0 + k) + 1] = max(i, j);
+#pragma unroll
+                for (int u = 0; u < L; ++u) a.nodes[sink.node0 + k * L + u] = s[u];
+                raise_pmax(a, i, j, ci::fisher_z_pvalue(r, a.m, L));
+            }
+            return true;
         }
         tests += static_cast<u64>(total - base < 32 ? total - base : 32);
         for (int off = 16; off > 0; off >>= 1) bits = min(bits, __shfl_xor_sync(0xffffffffu, bits, off));
         smallest = min(smallest, bits);
     }
-    if (lane == 0) {
-        a.best[e] = found;
-        a.minr[e] = smallest;
-        a.sep[e] = found != kNoRank;
-    }
-    return found != kNoRank;
+    if (lane == 0)
+        raise_pmax(a, i, j,
+                   smallest == kNoCorrelation
+                       ? 0.0
+                       : ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(smallest)), a.m, L));
+    return false;
 }
 
-/// Level L settled by one block (pMax raised, the separating sets recorded, the next snapshot
-/// compacted with its entries' rows and reverses, the next level planned or the run stopped),
-/// once every warp's walk is done. The walks' results (sep, best, minr: other blocks') are
-/// read past L1 (__ldcg).
+/// Level L settled by one block (the next snapshot compacted with its entries' rows and
+/// reverses, the level's counts written, the next level planned or the run stopped), once
+/// every warp's walk is done (pMax and the records are the walking warps'). The walks' flags
+/// and counts (other blocks') are read past L1 (__ldcg).
 template <int L>
 __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapshots& sn) {
     using Scan = cub::BlockScan<long long, kSettleThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
-    __shared__ u64 s_rows, s_removed, s_records;
+    __shared__ u64 s_rows;
     __shared__ long long s_maxdeg, s_next_maxdeg, s_carry;
     __shared__ double s_planned[kSettleThreads];
     const std::int64_t n = a.n, entries = a.state->entries;
@@ -199,12 +235,12 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
     const int t = static_cast<int>(threadIdx.x);
     const int lane = t & 31, warp = t >> 5, warps = kSettleThreads / 32;
     if (t == 0) {
-        s_rows = s_removed = s_records = 0;
+        s_rows = 0;
         s_maxdeg = s_next_maxdeg = s_carry = 0;
     }
     __syncthreads();
     // The level's rows, and per row the entries the next snapshot keeps (a pair goes when
-    // either of its entries separated: the scans' flags).
+    // either of its entries separated: the flag its warp wrote on both).
     double planned = 0.0;
     u64 rows = 0;
     long long maxdeg = 0;
@@ -220,54 +256,9 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
     if (maxdeg) atomicMax(&s_maxdeg, maxdeg);
     for (std::int64_t r = warp; r < n; r += warps) {
         long long kept = 0;
-        for (std::int64_t e = sn.in_off[r] + lane; e < sn.in_off[r + 1]; e += 32)
-            kept += !(separated(a, e) || separated(a, sn.in_rev[e]));
+        for (std::int64_t e = sn.in_off[r] + lane; e < sn.in_off[r + 1]; e += 32) kept += __ldcg(a.sep + e) == 0;
         for (int off = 16; off > 0; off >>= 1) kept += __shfl_xor_sync(0xffffffffu, kept, off);
         if (lane == 0) a.counts[r] = kept;
-    }
-    // pMax raised, the records written, the removed pairs counted.
-    for (std::int64_t e = t; e < entries; e += kSettleThreads) {
-        const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
-        const std::int64_t e0 = sn.in_off[i];
-        const int d = static_cast<int>(sn.in_off[i + 1] - e0);
-        const bool lower = j > i, partner = separated(a, sn.in_rev[e]), mine = separated(a, e);
-        if (lower && (mine || partner)) atomicAdd(&s_removed, 1ull);
-        if (d - 1 < L || (!lower && partner)) continue;  // untested, or the lower endpoint's set decides
-        double p;
-        int s[L];
-        if (mine) {
-            const double r = exact_test<L>(a, i, sn.in_nb + e0, d, static_cast<int>(e - e0),
-                                           static_cast<std::int64_t>(__ldcg(a.best + e)), s);
-            p = ci::fisher_z_pvalue(r, a.m, L);
-            const long long k = static_cast<long long>(atomicAdd(&s_records, 1ull));
-            a.pairs[2 * (record0 + k)] = min(i, j);
-            a.pairs[2 * (record0 + k) + 1] = max(i, j);
-#pragma unroll
-            for (int u = 0; u < L; ++u) a.nodes[node0 + k * L + u] = s[u];
-        } else {
-            const u64 bits = __ldcg(a.minr + e);
-            p = bits == kNoCorrelation
-                    ? 0.0
-                    : ci::fisher_z_pvalue(__longlong_as_double(static_cast<long long>(bits)), a.m, L);
-        }
-        if (isnan(p)) continue;  // never raises, as on the host
-        const std::int64_t lo = min(i, j), hi = max(i, j);
-        std::int64_t slot;
-        if (a.dense) {
-            slot = lo * n - lo * (lo + 1) / 2 + hi - lo - 1;
-        } else {
-            std::int64_t b = a.poff[lo], f = a.poff[lo + 1];
-            while (b < f) {
-                const std::int64_t mid = (b + f) / 2;
-                if (a.pcol[mid] < hi)
-                    b = mid + 1;
-                else
-                    f = mid;
-            }
-            if (b >= a.poff[lo + 1] || a.pcol[b] != hi) continue;  // not held (cannot happen)
-            slot = b;
-        }
-        atomicMax(reinterpret_cast<long long*>(a.table + slot), static_cast<long long>(__double_as_longlong(p)));
     }
     __syncthreads();
     // The planned tests summed in a fixed order (the same value on every run).
@@ -296,7 +287,7 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
         for (std::int64_t q0 = sn.in_off[r]; q0 < sn.in_off[r + 1]; q0 += 32) {
             const std::int64_t e = q0 + lane;
             const bool live = e < sn.in_off[r + 1];
-            const bool keep = live && !(separated(a, e) || separated(a, sn.in_rev[e]));
+            const bool keep = live && __ldcg(a.sep + e) == 0;
             const unsigned mask = __ballot_sync(0xffffffffu, keep);
             if (keep) {
                 const std::int64_t to = at + __popc(mask & ((1u << lane) - 1u));
@@ -310,31 +301,30 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
         }
     }
     __syncthreads();
-    // The next snapshot's reverse entries (a kept entry's partner is kept), its entries'
-    // results cleared.
+    // The next snapshot's reverse entries (a kept entry's partner is kept).
     const std::int64_t next_entries = s_carry;
     for (std::int64_t e = t; e < entries; e += kSettleThreads) {
         const std::int64_t to = a.newpos[e];
         if (to < 0) continue;
         const std::int64_t m = sn.in_rev[e];
         sn.out_rev[to] = m >= 0 ? a.newpos[m] : -1;
-        a.best[to] = kNoRank;
-        a.minr[to] = kNoCorrelation;
     }
     if (t == 0) {
         ResidentLevelInfo& info = a.info[L];
+        const long long records = static_cast<long long>(__ldcg(reinterpret_cast<const u64*>(&info.records)));
+        info.removed = static_cast<long long>(__ldcg(reinterpret_cast<const u64*>(&info.removed)));
+        info.tests = __ldcg(&info.tests);
         info.entries = entries;
         info.rows = static_cast<long long>(s_rows);
         info.max_degree = s_maxdeg;
         info.planned = s_planned[0];
-        info.removed = static_cast<long long>(s_removed);
-        info.records = static_cast<long long>(s_records);
+        info.records = records;
         info.record_begin = record0;
         info.node_begin = node0;
         info.ran = 1;
         ResidentState& st = *a.state;
-        st.records = record0 + info.records;
-        st.nodes = node0 + info.records * L;
+        st.records = record0 + records;
+        st.nodes = node0 + records * L;
         st.entries = next_entries;
         st.levels_run += 1;
         st.final_buf = sn.out_buf;
@@ -347,8 +337,9 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
 }
 
 /// Level L: a warp per pair, walking its lower entry (i, j > i) and then, where that found no
-/// separating set, its upper entry (j, i) (the lower endpoint's set wins: DESIGN.md); the last
-/// block to finish settles the level (the other blocks' writes fenced before it counts them).
+/// separating set, its upper entry (j, i) (the lower endpoint's set wins: DESIGN.md), and
+/// flagging both entries when either separated; the last block to finish settles the level
+/// (the other blocks' writes fenced before it counts them).
 template <int L>
 __global__ void __launch_bounds__(kSettleThreads) resident_level_kernel(ResidentArgs a) {
     __shared__ bool s_last;
@@ -356,29 +347,36 @@ __global__ void __launch_bounds__(kSettleThreads) resident_level_kernel(Resident
     const Snapshots sn = snapshots(a, L);
     const LevelArgs la = decision_args(a, L);
     const std::int64_t entries = a.state->entries;
+    const RecordSink sink{a.state->records, a.state->nodes, reinterpret_cast<u64*>(&a.info[L].records)};
     const int lane = static_cast<int>(threadIdx.x & 31);
     const std::int64_t warp = (static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::int64_t warps = (static_cast<std::int64_t>(gridDim.x) * blockDim.x) >> 5;
-    u64 tests = 0;
+    u64 tests = 0, removed = 0;
     for (std::int64_t e = warp; e < entries; e += warps) {
         const std::int32_t i = sn.in_row[e], j = sn.in_nb[e];
-        if (j < i) continue;  // an upper entry: its lower entry's warp walks it
-        const int di = static_cast<int>(sn.in_off[i + 1] - sn.in_off[i]);
-        bool lower_separated = false;
-        if (di - 1 >= L)
-            lower_separated = walk_entry<L>(a, la, sn, lane, e, i, di, tests);
-        else if (lane == 0)
-            a.sep[e] = 0;
         const std::int64_t m = sn.in_rev[e];
-        if (m < 0) continue;
-        const int dj = static_cast<int>(sn.in_off[j + 1] - sn.in_off[j]);
-        if (!lower_separated && dj - 1 >= L)
-            walk_entry<L>(a, la, sn, lane, m, j, dj, tests);
-        else if (lane == 0)
-            a.sep[m] = 0;
+        if (j < i) {  // an upper entry: its lower entry's warp walks it
+            if (m < 0 && lane == 0) a.sep[e] = 0;
+            continue;
+        }
+        bool gone = false;
+#pragma unroll 1
+        for (int side = 0; side < 2 && !gone; ++side) {
+            const std::int64_t x = side == 0 ? e : m;
+            if (x < 0) break;
+            const std::int32_t row = side == 0 ? i : j;
+            const int d = static_cast<int>(sn.in_off[row + 1] - sn.in_off[row]);
+            if (d - 1 >= L) gone = walk_entry<L>(a, la, sn, lane, x, row, d, sink, tests);
+        }
+        if (lane == 0) {
+            a.sep[e] = gone;
+            if (m >= 0) a.sep[m] = gone;
+            removed += gone;
+        }
     }
     // The walk's count is the same on every lane: lane 0's, one atomic a warp.
     if (lane == 0 && tests) atomicAdd(&a.info[L].tests, tests);
+    if (lane == 0 && removed) atomicAdd(reinterpret_cast<u64*>(&a.info[L].removed), removed);
     __threadfence();  // every thread's writes visible to the block that settles
     __syncthreads();
     if (threadIdx.x == 0) s_last = atomicAdd(&a.state->blocks_done, 1u) == gridDim.x - 1;
@@ -386,6 +384,30 @@ __global__ void __launch_bounds__(kSettleThreads) resident_level_kernel(Resident
     if (!s_last) return;
     __threadfence();
     settle_level<L>(a, sn);
+}
+
+/// The run's results packed for one read-back (ResidentArgs::pack, resident_pack's layout).
+__global__ void resident_pack_kernel(ResidentArgs a) {
+    const ResidentState& st = a.outcome->state;
+    const ResidentPack p = resident_pack(st.records, st.nodes, a.n, st.entries, a.table_slots);
+    const std::int64_t* off = st.final_buf < 0 ? a.off0 : a.off[st.final_buf];
+    const std::int32_t* nb = st.final_buf < 0 ? a.nbrs0 : a.nbrs[st.final_buf];
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    const std::int64_t gtid = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const auto words = static_cast<std::int64_t>(sizeof(ResidentOutcome) / sizeof(std::uint32_t));
+    static_assert(sizeof(ResidentOutcome) % sizeof(std::uint32_t) == 0);
+    const auto* out = reinterpret_cast<const std::uint32_t*>(a.outcome);
+    for (std::int64_t k = gtid; k < words; k += stride) reinterpret_cast<std::uint32_t*>(a.pack)[k] = out[k];
+    auto* pairs = reinterpret_cast<std::int32_t*>(a.pack + p.pairs);
+    for (std::int64_t k = gtid; k < 2 * st.records; k += stride) pairs[k] = a.pairs[k];
+    auto* nodes = reinterpret_cast<std::int32_t*>(a.pack + p.nodes);
+    for (std::int64_t k = gtid; k < st.nodes; k += stride) nodes[k] = a.nodes[k];
+    auto* o = reinterpret_cast<std::int64_t*>(a.pack + p.off);
+    for (std::int64_t k = gtid; k <= a.n; k += stride) o[k] = off[k];
+    auto* b = reinterpret_cast<std::int32_t*>(a.pack + p.nbrs);
+    for (std::int64_t k = gtid; k < st.entries; k += stride) b[k] = nb[k];
+    auto* t = reinterpret_cast<unsigned long long*>(a.pack + p.table);
+    for (std::int64_t k = gtid; k < a.table_slots; k += stride) t[k] = a.table[k];
 }
 
 }  // namespace
@@ -396,7 +418,7 @@ void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream) {
     resident_start_kernel<<<static_cast<unsigned>(start_blocks), 256, 0, stream>>>(a);
     CUDAG_CHECK_LAUNCH();
     const std::int64_t blocks =
-        std::min<std::int64_t>((a.capacity + kSettleThreads / 32 - 1) / (kSettleThreads / 32), std::int64_t{1} << 12);
+        std::min<std::int64_t>((a.capacity + kSettleThreads / 32 - 1) / (kSettleThreads / 32), std::int64_t{1} << 14);
     for (int l = a.first; l <= a.last; ++l) {
         detail::dispatch_level(l, false, [&](auto tag) {
             constexpr int L = decltype(tag)::value;
@@ -405,10 +427,13 @@ void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream) {
         });
         CUDAG_CHECK_LAUNCH();
     }
+    resident_pack_kernel<<<static_cast<unsigned>(std::min<std::int64_t>((a.capacity + 255) / 256, 256) + 1), 256, 0,
+                           stream>>>(a);
+    CUDAG_CHECK_LAUNCH();
 }
 
 int preload_resident_kernels(int max_level) {
-    int n = detail::preload(resident_start_kernel);
+    int n = detail::preload(resident_start_kernel) + detail::preload(resident_pack_kernel);
     detail::for_each_level<1, kResidentMaxLevel>([&](auto tag) {
         constexpr int L = decltype(tag)::value;
         if (max_level < 0 || L <= max_level) n += detail::preload(resident_level_kernel<L>);

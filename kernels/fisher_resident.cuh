@@ -3,7 +3,8 @@
 // l >= 1 run one after another on the device with no host step between them. A level is one
 // launch, queued up front for every level: its warps walk the level's pairs, and the last of
 // its blocks to finish settles the level (pMax raised, the separating sets recorded, the next
-// snapshot compacted, the next level planned); the host reads the outcome of all of them once.
+// snapshot compacted, the next level planned); a last kernel packs the outcome of all of them,
+// and the host reads it in one copy.
 // For searches whose levels are small (cuPC's 60-variable example: ~0.2 ms of host steps and
 // CUDA calls a level against 0.06-0.1 ms of kernels); the level loop takes the path through
 // SkeletonEngine::run_levels (skeleton/skeleton_engine.hpp).
@@ -15,7 +16,9 @@
 // CPU's exact sequence (ci::ConditioningBlock), decided as independent_r decides. A pair's
 // upper entry (j, i), j < i, is walked by its lower entry's warp after it, and only where the
 // lower entry found no separating set (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk
-// runs them (up to an entry's first separating set), not as the warps ran them.
+// runs them (up to an entry's first separating set), not as the warps ran them. The warp that
+// walks a pair also raises its pMax (from the r of the test it decided on) and writes its record,
+// so that the settling block passes over flags and rows only.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -89,12 +92,10 @@ struct ResidentArgs {
     std::int64_t* rev0 = nullptr;
     std::int32_t* row[2] = {nullptr, nullptr};
     std::int64_t* rev[2] = {nullptr, nullptr};
-    /// Per entry of the level (capacity): its place in the next snapshot (-1: removed), the
-    /// separating rank (kNoRank: none), the smallest dependent |r| (bits; kNoCorrelation:
-    /// none), whether it separated (written by the scans); per row (n): kept entries.
+    /// Per entry of the level (capacity): its place in the next snapshot (-1: removed) and
+    /// whether its pair was removed (written on both entries by the warp that walked the
+    /// pair); per row (n): kept entries.
     std::int64_t* newpos = nullptr;
-    unsigned long long* best = nullptr;
-    unsigned long long* minr = nullptr;
     std::uint8_t* sep = nullptr;
     std::int64_t* counts = nullptr;
     /// The pMax table (FisherResults): dense, or sparse rows poff/pcol; double bits.
@@ -111,9 +112,35 @@ struct ResidentArgs {
     std::int64_t max_sets = 0;
     ResidentState* state = nullptr;
     ResidentLevelInfo* info = nullptr;  ///< index l
+    /// The run's results packed for one read-back (resident_pack's layout): the outcome
+    /// (state and info, which `outcome` holds), the records, the snapshot after the last
+    /// level and, with table_slots > 0, the dense pMax table's first table_slots values.
+    const ResidentOutcome* outcome = nullptr;
+    unsigned char* pack = nullptr;
+    std::int64_t table_slots = 0;
 };
 
-/// Queue levels a.first .. a.last on `stream` (nothing is read back).
+/// Byte offsets of the packed read-back (ResidentArgs::pack): the outcome at 0, then the
+/// records' pairs (2 int32 a record) and nodes (int32), the last snapshot's offsets (int64,
+/// n + 1) and neighbours (int32), the pMax table's values (double); `end` its size.
+struct ResidentPack {
+    std::size_t pairs = 0, nodes = 0, off = 0, nbrs = 0, table = 0, end = 0;
+};
+__host__ __device__ inline std::size_t resident_align8(std::size_t b) { return (b + 7) & ~std::size_t{7}; }
+__host__ __device__ inline ResidentPack resident_pack(std::int64_t records, std::int64_t nodes, std::int64_t n,
+                                                      std::int64_t entries, std::int64_t table_slots) {
+    ResidentPack p;
+    p.pairs = resident_align8(sizeof(ResidentOutcome));
+    p.nodes = p.pairs + static_cast<std::size_t>(2 * records) * sizeof(std::int32_t);
+    p.off = resident_align8(p.nodes + static_cast<std::size_t>(nodes) * sizeof(std::int32_t));
+    p.nbrs = p.off + static_cast<std::size_t>(n + 1) * sizeof(std::int64_t);
+    p.table = resident_align8(p.nbrs + static_cast<std::size_t>(entries) * sizeof(std::int32_t));
+    p.end = p.table + static_cast<std::size_t>(table_slots) * sizeof(double);
+    return p;
+}
+
+/// Queue levels a.first .. a.last on `stream`, then the packing of their results into a.pack
+/// (nothing is read back).
 void launch_resident_levels(const ResidentArgs& a, cudaStream_t stream);
 
 /// The resident kernels, loaded ahead (kernel_preload.cuh); returns how many.

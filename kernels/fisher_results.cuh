@@ -100,6 +100,17 @@ public:
         dpmax_.download(host_values_.data(), dp_count_, s);
     }
     void host_table_read() { host_valid_ = host_reading_; }
+    /// The dense table's slot count when it is small enough to be read to the host with
+    /// other results (0: not so): the caller copies its values and hands them over with
+    /// take_host_table.
+    std::size_t host_table_slots() const {
+        return dp_held_ && dp_dense_ && dp_count_ > 0 && dp_count_ <= kHostTableSlots ? dp_count_ : 0;
+    }
+    void take_host_table(const double* values, std::size_t count) {
+        host_values_.assign(values, values + count);
+        host_reading_ = false;
+        host_valid_ = true;
+    }
     TableView table() {
         return {dp_held_, dp_dense_, dpoff_.data(), dpcol_.data(),
                 reinterpret_cast<unsigned long long*>(dpmax_.data())};

@@ -37,14 +37,14 @@ namespace {
 
 /// Kernels (and CUB routines) the preload functions list: compaction 4 + 3 CUB routines;
 /// correlation 10; level 0: 2; levels: 11 + 3 per compiled level (the runtime-l ones and
-/// L = 1..6); entry scans 1 + 6; resident levels 1 + 6 (L = 1..6); the deep scan 1;
+/// L = 1..6); entry scans 1 + 6; resident levels 2 + 6 (start, pack, L = 1..6); the deep scan 1;
 /// the discrete level kernel 1.
-constexpr int kCompact = 4 + 3, kCorrelation = 10, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6, kResident = 1 + 6,
+constexpr int kCompact = 4 + 3, kCorrelation = 10, kLevel0 = 2, kLevels = 11 + 3 * 7, kScan = 1 + 6, kResident = 2 + 6,
               kDeep = 1;
 constexpr int kFisherAll = kCompact + kCorrelation + kLevel0 + kLevels + kScan + kResident + kDeep;
 /// m.max = 1: levels 0 and 1 only (the runtime-l and L = 1 level kernels, L = 1's entry scan
 /// and resident level, no deep scan).
-constexpr int kFisherLevel1 = kCompact + kCorrelation + kLevel0 + (11 + 3 * 2) + (1 + 1) + (1 + 1);
+constexpr int kFisherLevel1 = kCompact + kCorrelation + kLevel0 + (11 + 3 * 2) + (1 + 1) + (2 + 1);
 constexpr int kFisherLevel0 = kCompact + kCorrelation + kLevel0;
 
 /// The process's MPI environment (one process), made once: MPI starts once a process.

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # One command for a bare GPU machine (Ubuntu 24.04, CUDA 13, OpenMPI, NCCL, serial HDF5,
 # CLI11, GoogleTest; no package registry needed): configure and build with CUDA, run
-# the whole test suite (GPU and MPI tests included), then the Gaussian GPU benchmark
+# the whole test suite (GPU and MPI tests included), then small calls in process
+# (scripts/bench/small_gpu_calls.sh, beside cuPC-S when CUPC_DRIVER and CUPC_DATA are set), the Gaussian GPU benchmark
 # (scripts/bench/gpu_pc.sh), the discrete one (scripts/bench/discrete_pc.sh, without
 # causal-learn unless it is importable) and the CMIknn one against the GPU-CMIknn paper
 # (scripts/bench/cmiknn_gpu.sh, with tigramite when importable) and the order-MCMC one
@@ -17,7 +18,7 @@
 #
 # Usage: scripts/device-check.sh
 #   env: OUT=dir (logs and summary.txt go there when set), BUILD=build-device,
-#        STEPS="build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed pcmci sidebyside" (any subset, in that order; a later call on
+#        STEPS="build tests small gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed pcmci sidebyside" (any subset, in that order; a later call on
 #        the same machine can skip the build), SKIP_BENCH=1 (= STEPS="build tests"),
 #        OLD_SRC=dir (another source tree, e.g. `git archive` of an earlier commit: its cudag is built
 #        beside, in OLD_BUILD=build-old, for the sidebyside step: genome_side_by_side.sh on GENOME_SETS
@@ -50,7 +51,7 @@ if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
 fi
 
 export NCCL_NVLS_ENABLE=0
-steps=${STEPS:-"build tests gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed pcmci sidebyside"}
+steps=${STEPS:-"build tests small gaussian deep discrete cmiknn mcmc python multi bootstrap mcmcscale fci batch mixed pcmci sidebyside"}
 [[ -n ${SKIP_BENCH:-} ]] && steps="build tests"
 has() { [[ " $steps " == *" $1 "* ]]; }
 # The summary grows step by step; with OUT it is $OUT/summary.txt, so that a run cut off by
@@ -122,6 +123,12 @@ if has tests; then
         grep -h ' - .*(Failed\|Timeout\|Exception)' "$ctest_log" | sed 's/^/  /' || true
     } >>"$summary"
     rm -f "$ctest_log"
+fi
+
+if has small; then
+    echo "== small calls in process (scripts/bench/small_gpu_calls.sh)"
+    bench "Small calls in process, GPU and CPU paths (and cuPC-S with CUPC_DRIVER, CUPC_DATA)" '/^set /,$p' \
+        env BUILD="$build" "$root/scripts/bench/small_gpu_calls.sh"
 fi
 
 if has gaussian; then

@@ -39,7 +39,7 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
     static const char* keys =
         "variant, beta, gamma, theta, delta, scan-levels, deep-from, deep-span, scan-round-levels, corr-limit, "
-        "level0-bits, row-blocks, corr-tile, level0-fused, discrete-delta, discrete-gamma, replicates-at-once";
+        "level0-bits, row-blocks, corr-tile, level0-fused, discrete-delta, discrete-gamma, replicates-at-once, resident-entries";
     for (const std::string& list : items) {
         for (const std::string& item : comma_items(list)) {
             const std::size_t eq = item.find('=');
@@ -89,6 +89,8 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
                 t.corr_limit_bytes = static_cast<std::int64_t>(gib_value(key, value, 0.0) * 1073741824.0);
             } else if (key == "row-blocks") {
                 t.row_blocks = integer(0, 1) == 1;
+            } else if (key == "resident-entries") {
+                t.resident_entries = integer(0, 1 << 30);
             } else if (key == "replicates-at-once") {
                 tunables.replicates_at_once = integer(1, 64);
             } else if (key == "level0-fused") {

@@ -97,7 +97,8 @@ struct FisherTunables {
     bool level0_fused = true;
     /// Levels l >= 1 whose snapshot has at most this many entries run as resident levels
     /// (kernels/fisher_resident.cuh: no host step between them) on one rank with C held
-    /// whole. Testing knob: 0 runs every level through the level loop's kernels.
+    /// whole. Testing knob (`--tune resident-entries=0`): 0 runs every level through the
+    /// level loop's kernels.
     std::int64_t resident_entries = std::int64_t{1} << 16;
 };
 

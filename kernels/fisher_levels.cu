@@ -602,7 +602,6 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     r.rev0.resize_discard(cap);
     r.newpos.resize_discard(cap);
     r.sep.resize_discard(cap);
-    r.counts.resize_discard(static_cast<std::size_t>(n));
     // Each pair is removed once: at most entries / 2 records, of at most `last` nodes.
     r.pairs.resize_discard(cap);
     r.nodes.resize_discard(std::max<std::size_t>(cap / 2 * static_cast<std::size_t>(last), 1));
@@ -611,7 +610,7 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     // The packed read-back at its largest: every pair removed, each with `last` nodes.
     const ResidentPack most = resident_pack(entries / 2, entries / 2 * last, n, entries, table_slots);
     r.pack.resize_discard(most.end);
-    r.host.resize_discard(most.end);
+    if (r.host.size() < most.end) r.host.resize(most.end);
     ResidentArgs a;
     a.corr = corr_.source();
     a.n = n;
@@ -634,7 +633,6 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
     a.capacity = entries;
     a.newpos = r.newpos.data();
     a.sep = r.sep.data();
-    a.counts = r.counts.data();
     a.dense = table.dense;
     a.poff = table.poff;
     a.pcol = table.pcol;

@@ -123,11 +123,13 @@ private:
     DeviceBuffer<std::int32_t> iota_;
     // resident levels (run_resident)
     struct Resident {
-        DeviceBuffer<std::int64_t> off[2], rev0, rev[2], newpos, counts;
+        DeviceBuffer<std::int64_t> off[2], rev0, rev[2], newpos;
         DeviceBuffer<std::int32_t> nbrs[2], row0, row[2], pairs, nodes;
         DeviceBuffer<std::uint8_t> sep, pack;
         DeviceBuffer<ResidentOutcome> outcome;
-        PinnedBuffer<unsigned char> host;  ///< the packed results as read back
+        /// The packed results as read back: pageable (a page-locked buffer would be made and
+        /// freed with each engine, ~0.5 ms of a small call).
+        std::vector<unsigned char> host;
     } res_;
     /// The level in flight (run_level to finish_run).
     struct LevelRun {

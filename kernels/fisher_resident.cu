@@ -142,22 +142,8 @@ __global__ void resident_start_kernel(ResidentArgs a) {
 /// Pair (i, j)'s pMax raised to p (a NaN never raises, as on the host).
 __device__ __forceinline__ void raise_pmax(const ResidentArgs& a, std::int32_t i, std::int32_t j, double p) {
     if (isnan(p)) return;
-    const std::int64_t lo = min(i, j), hi = max(i, j);
-    std::int64_t slot;
-    if (a.dense) {
-        slot = lo * a.n - lo * (lo + 1) / 2 + hi - lo - 1;
-    } else {
-        std::int64_t b = a.poff[lo], f = a.poff[lo + 1];
-        while (b < f) {
-            const std::int64_t mid = (b + f) / 2;
-            if (a.pcol[mid] < hi)
-                b = mid + 1;
-            else
-                f = mid;
-        }
-        if (b >= a.poff[lo + 1] || a.pcol[b] != hi) return;  // not held (cannot happen)
-        slot = b;
-    }
+    const std::int64_t slot = detail::pmax_slot(a.dense, a.n, a.poff, a.pcol, min(i, j), max(i, j));
+    if (slot < 0) return;  // not held (cannot happen)
     atomicMax(reinterpret_cast<long long*>(a.table + slot), static_cast<long long>(__double_as_longlong(p)));
 }
 
@@ -219,97 +205,100 @@ __device__ __forceinline__ bool walk_entry(const ResidentArgs& a, const LevelArg
     return false;
 }
 
+/// Entries a settling thread takes at a time in the compaction's scan.
+constexpr int kSettleRun = 8;
+
 /// Level L settled by one block (the next snapshot compacted with its entries' rows and
 /// reverses, the level's counts written, the next level planned or the run stopped), once
 /// every warp's walk is done (pMax and the records are the walking warps'). The walks' flags
-/// and counts (other blocks') are read past L1 (__ldcg).
+/// (other blocks' writes) are read past L1 (__ldcg). The compaction is one scan over the
+/// entries, kSettleRun consecutive ones a thread: an entry's place in the next snapshot is the
+/// count of kept entries before it (newpos; a removed one holds -1 - that count), so a row's
+/// start is its first entry's count and no step walks a row.
 template <int L>
 __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapshots& sn) {
     using Scan = cub::BlockScan<long long, kSettleThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     __shared__ u64 s_rows;
     __shared__ long long s_maxdeg, s_next_maxdeg, s_carry;
-    __shared__ double s_planned[kSettleThreads];
+    __shared__ double s_planned[kSettleThreads / 32];
     const std::int64_t n = a.n, entries = a.state->entries;
     const long long record0 = a.state->records, node0 = a.state->nodes;
     const int t = static_cast<int>(threadIdx.x);
-    const int lane = t & 31, warp = t >> 5, warps = kSettleThreads / 32;
     if (t == 0) {
         s_rows = 0;
         s_maxdeg = s_next_maxdeg = s_carry = 0;
     }
     __syncthreads();
-    // The level's rows, and per row the entries the next snapshot keeps (a pair goes when
-    // either of its entries separated: the flag its warp wrote on both).
-    double planned = 0.0;
-    u64 rows = 0;
-    long long maxdeg = 0;
-    for (std::int64_t r = t; r < n; r += kSettleThreads) {
-        const long long d = sn.in_off[r + 1] - sn.in_off[r];
-        maxdeg = max(maxdeg, d);
-        if (d - 1 < L) continue;
-        ++rows;
-        planned += static_cast<double>(d) * static_cast<double>(binomial(d - 1, L));
-    }
-    s_planned[t] = planned;
-    if (rows) atomicAdd(&s_rows, rows);
-    if (maxdeg) atomicMax(&s_maxdeg, maxdeg);
-    for (std::int64_t r = warp; r < n; r += warps) {
-        long long kept = 0;
-        for (std::int64_t e = sn.in_off[r] + lane; e < sn.in_off[r + 1]; e += 32) kept += __ldcg(a.sep + e) == 0;
-        for (int off = 16; off > 0; off >>= 1) kept += __shfl_xor_sync(0xffffffffu, kept, off);
-        if (lane == 0) a.counts[r] = kept;
-    }
-    __syncthreads();
-    // The planned tests summed in a fixed order (the same value on every run).
-    for (int half = kSettleThreads / 2; half > 0; half >>= 1) {
-        if (t < half) s_planned[t] += s_planned[t + half];
-        __syncthreads();
-    }
-    // The next snapshot's row starts: the exclusive sum of the counts, a chunk of rows a pass.
-    for (std::int64_t r0 = 0; r0 < n; r0 += kSettleThreads) {
-        const std::int64_t r = r0 + t;
-        const long long c = r < n ? a.counts[r] : 0;
+    // The kept entries (a pair goes when either of its entries separated: the flag its warp
+    // wrote on both) moved to their places in order.
+    constexpr std::int64_t kPass = static_cast<std::int64_t>(kSettleThreads) * kSettleRun;
+    for (std::int64_t e0 = 0; e0 < entries; e0 += kPass) {
+        const std::int64_t first = e0 + static_cast<std::int64_t>(t) * kSettleRun;
+        bool keep[kSettleRun];
+        long long mine = 0;
+#pragma unroll
+        for (int k = 0; k < kSettleRun; ++k) {
+            keep[k] = first + k < entries && __ldcg(a.sep + first + k) == 0;
+            mine += keep[k];
+        }
         long long before = 0, chunk = 0;
-        Scan(scan_storage).ExclusiveSum(c, before, chunk);
-        if (r < n) {
-            sn.out_off[r] = s_carry + before;
-            if (c > s_next_maxdeg) atomicMax(&s_next_maxdeg, c);
+        Scan(scan_storage).ExclusiveSum(mine, before, chunk);
+        long long at = s_carry + before;
+#pragma unroll
+        for (int k = 0; k < kSettleRun; ++k) {
+            const std::int64_t e = first + k;
+            if (e >= entries) break;
+            if (keep[k]) {
+                sn.out_nb[at] = sn.in_nb[e];
+                sn.out_row[at] = sn.in_row[e];
+                a.newpos[e] = at++;
+            } else {
+                a.newpos[e] = -1 - at;
+            }
         }
         __syncthreads();
         if (t == 0) s_carry += chunk;
         __syncthreads();
     }
-    if (t == 0) sn.out_off[n] = s_carry;
-    // The kept entries compacted in order, a warp per row: their neighbours, rows and places.
-    for (std::int64_t r = warp; r < n; r += warps) {
-        std::int64_t at = sn.out_off[r];
-        for (std::int64_t q0 = sn.in_off[r]; q0 < sn.in_off[r + 1]; q0 += 32) {
-            const std::int64_t e = q0 + lane;
-            const bool live = e < sn.in_off[r + 1];
-            const bool keep = live && __ldcg(a.sep + e) == 0;
-            const unsigned mask = __ballot_sync(0xffffffffu, keep);
-            if (keep) {
-                const std::int64_t to = at + __popc(mask & ((1u << lane) - 1u));
-                sn.out_nb[to] = sn.in_nb[e];
-                sn.out_row[to] = static_cast<std::int32_t>(r);
-                a.newpos[e] = to;
-            } else if (live) {
-                a.newpos[e] = -1;
-            }
-            at += __popc(mask);
-        }
-    }
-    __syncthreads();
-    // The next snapshot's reverse entries (a kept entry's partner is kept).
     const std::int64_t next_entries = s_carry;
+    // Per row: its start in the next snapshot, the level's rows and planned tests, the
+    // degrees; per entry: the next snapshot's reverse entries (a kept entry's partner is kept).
+    double planned = 0.0;
+    u64 rows = 0;
+    long long maxdeg = 0, next_maxdeg = 0;
+    for (std::int64_t r = t; r < n; r += kSettleThreads) {
+        const std::int64_t b = sn.in_off[r], f = sn.in_off[r + 1];
+        const long long d = f - b;
+        maxdeg = max(maxdeg, d);
+        if (d - 1 >= L) {
+            ++rows;
+            planned += static_cast<double>(d) * static_cast<double>(binomial(d - 1, L));
+        }
+        const std::int64_t pb = b < entries ? a.newpos[b] : next_entries;
+        const std::int64_t pf = f < entries ? a.newpos[f] : next_entries;
+        const std::int64_t start = pb >= 0 ? pb : -1 - pb, end = pf >= 0 ? pf : -1 - pf;
+        sn.out_off[r] = start;
+        next_maxdeg = max(next_maxdeg, static_cast<long long>(end - start));
+    }
+    if (t == 0) sn.out_off[n] = next_entries;
     for (std::int64_t e = t; e < entries; e += kSettleThreads) {
         const std::int64_t to = a.newpos[e];
         if (to < 0) continue;
         const std::int64_t m = sn.in_rev[e];
         sn.out_rev[to] = m >= 0 ? a.newpos[m] : -1;
     }
+    // The planned tests summed in a fixed order (the same value on every run): a warp's
+    // lanes by shuffles, then the warps' sums in order.
+    for (int off = 16; off > 0; off >>= 1) planned += __shfl_down_sync(0xffffffffu, planned, off);
+    if ((t & 31) == 0) s_planned[t >> 5] = planned;
+    if (rows) atomicAdd(&s_rows, rows);
+    if (maxdeg) atomicMax(&s_maxdeg, maxdeg);
+    if (next_maxdeg) atomicMax(&s_next_maxdeg, next_maxdeg);
+    __syncthreads();
     if (t == 0) {
+        double planned_sum = 0.0;
+        for (int w = 0; w < kSettleThreads / 32; ++w) planned_sum += s_planned[w];
         ResidentLevelInfo& info = a.info[L];
         const long long records = static_cast<long long>(__ldcg(reinterpret_cast<const u64*>(&info.records)));
         info.removed = static_cast<long long>(__ldcg(reinterpret_cast<const u64*>(&info.removed)));
@@ -317,7 +306,7 @@ __device__ __forceinline__ void settle_level(const ResidentArgs& a, const Snapsh
         info.entries = entries;
         info.rows = static_cast<long long>(s_rows);
         info.max_degree = s_maxdeg;
-        info.planned = s_planned[0];
+        info.planned = planned_sum;
         info.records = records;
         info.record_begin = record0;
         info.node_begin = node0;

@@ -92,12 +92,11 @@ struct ResidentArgs {
     std::int64_t* rev0 = nullptr;
     std::int32_t* row[2] = {nullptr, nullptr};
     std::int64_t* rev[2] = {nullptr, nullptr};
-    /// Per entry of the level (capacity): its place in the next snapshot (-1: removed) and
-    /// whether its pair was removed (written on both entries by the warp that walked the
-    /// pair); per row (n): kept entries.
+    /// Per entry of the level (capacity): its place in the next snapshot (a removed entry:
+    /// -1 - the count of kept entries before it) and whether its pair was removed (written on
+    /// both entries by the warp that walked the pair).
     std::int64_t* newpos = nullptr;
     std::uint8_t* sep = nullptr;
-    std::int64_t* counts = nullptr;
     /// The pMax table (FisherResults): dense, or sparse rows poff/pcol; double bits.
     bool dense = true;
     const std::int64_t* poff = nullptr;

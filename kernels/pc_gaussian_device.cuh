@@ -102,4 +102,20 @@ void dispatch_level(int l, bool generic, F&& f) {
 }
 static_assert(kMaxTemplateLevel == 6, "dispatch_level lists the compiled levels");
 
+/// The pMax table's slot of pair (lo, hi), lo < hi: the dense table's (n variables) or the
+/// sparse one's (rows poff, columns pcol); -1 where a sparse table does not hold the pair.
+__device__ __forceinline__ std::int64_t pmax_slot(bool dense, std::int64_t n, const std::int64_t* poff,
+                                                  const std::int32_t* pcol, std::int64_t lo, std::int64_t hi) {
+    if (dense) return lo * n - lo * (lo + 1) / 2 + hi - lo - 1;
+    std::int64_t b = poff[lo], f = poff[lo + 1];
+    while (b < f) {
+        const std::int64_t mid = (b + f) / 2;
+        if (pcol[mid] < hi)
+            b = mid + 1;
+        else
+            f = mid;
+    }
+    return b < poff[lo + 1] && pcol[b] == hi ? b : -1;
+}
+
 }  // namespace cudag::cuda::detail

@@ -534,21 +534,8 @@ __global__ void settle_pmax_kernel(SettleArgs a) {
             }
             const unsigned long long bits = a.p[e];
             if (isnan(__longlong_as_double(static_cast<long long>(bits)))) continue;  // never raises, as on the host
-            std::int64_t slot;
-            if (a.dense) {
-                slot = i * a.n - i * (i + 1) / 2 + j - i - 1;
-            } else {
-                std::int64_t lo = a.poff[i], hi = a.poff[i + 1];
-                while (lo < hi) {
-                    const std::int64_t mid = (lo + hi) / 2;
-                    if (a.pcol[mid] < j)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo >= a.poff[i + 1] || a.pcol[lo] != j) continue;  // not held (cannot happen)
-                slot = lo;
-            }
+            const std::int64_t slot = detail::pmax_slot(a.dense, a.n, a.poff, a.pcol, i, j);
+            if (slot < 0) continue;  // not held (cannot happen)
             // p >= 0 and the table's -1: the signed order of the bits is the numeric order.
             atomicMax(reinterpret_cast<long long*>(a.table + slot), static_cast<long long>(bits));
         }

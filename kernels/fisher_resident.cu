@@ -160,8 +160,7 @@ struct RecordSink {
 /// separated.
 template <int L>
 __device__ __forceinline__ bool walk_entry(const ResidentArgs& a, const LevelArgs& la, const Snapshots& sn, int lane,
-                                           std::int64_t e, std::int32_t i, int d, const RecordSink& sink,
-                                           u64& tests) {
+                                           std::int64_t e, std::int32_t i, int d, const RecordSink& sink, u64& tests) {
     const std::int64_t e0 = sn.in_off[i];
     const int q = static_cast<int>(e - e0);
     const std::int32_t j = sn.in_nb[e];

@@ -100,7 +100,9 @@ double mi_g_sh_correlation(std::span<const double* const> cols, std::int64_t n) 
     for (int i = 0; i < d; ++i)
         for (int j = 0; j < d; ++j)
             cov[static_cast<std::size_t>(i) * d + j] =
-                i == j ? 1.0 : cov[static_cast<std::size_t>(i) * d + j] / (sd[static_cast<std::size_t>(i)] * sd[static_cast<std::size_t>(j)]);
+                i == j ? 1.0
+                       : cov[static_cast<std::size_t>(i) * d + j] /
+                             (sd[static_cast<std::size_t>(i)] * sd[static_cast<std::size_t>(j)]);
     const int l = d - 2;
     std::vector<int> given(static_cast<std::size_t>(l));
     std::iota(given.begin(), given.end(), 2);

@@ -39,7 +39,8 @@ void apply_tunes(const std::vector<std::string>& items, Tunables& tunables) {
     FisherTunables& t = tunables.fisher;
     static const char* keys =
         "variant, beta, gamma, theta, delta, scan-levels, deep-from, deep-span, scan-round-levels, corr-limit, "
-        "level0-bits, row-blocks, corr-tile, level0-fused, discrete-delta, discrete-gamma, replicates-at-once, resident-entries";
+        "level0-bits, row-blocks, corr-tile, level0-fused, discrete-delta, discrete-gamma, replicates-at-once, "
+        "resident-entries";
     for (const std::string& list : items) {
         for (const std::string& item : comma_items(list)) {
             const std::size_t eq = item.find('=');

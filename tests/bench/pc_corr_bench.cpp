@@ -63,7 +63,7 @@ static int run(int argc, char** argv) {
     cfg.test.kind = cudag::skeleton::TestKind::FisherZ;
     cfg.alpha = argc > 5 ? std::stod(argv[5]) : 0.01;
     cfg.max_level = argc > 6 ? std::stoi(argv[6]) : -1;
-    cfg.backend.kind = backend == "cuda"  ? cudag::BackendKind::Cuda
+    cfg.backend.kind = backend == "cuda"   ? cudag::BackendKind::Cuda
                        : backend == "auto" ? cudag::BackendKind::Auto
                                            : cudag::BackendKind::Cpu;
     cfg.backend.threads = threads;

@@ -150,6 +150,9 @@ TEST(CudaWarmUp, EveryKernelOfEachPlanLoadsOnceAContext) {
 TEST(CudaWarmUp, RunLoadsItsKernelsBeforeTheLevelsAndGivesTheColdRunsResult) {
     CUDAG_REQUIRE_GPU();
     const Dataset data = simulated();
+    // A fresh context, whatever ran before in this process (the binary run whole: the test
+    // above leaves every kernel loaded, and the warm run below would load none).
+    drop_gpu_context(0);
     // Cold: the kernels load at their first launch, inside the levels.
     ASSERT_EQ(setenv("CUDAG_WARM_UP_KERNELS", "0", 1), 0);
     const long long start = gpu_kernels_loaded();

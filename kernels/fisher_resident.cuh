@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Resident levels of the Gaussian (Fisher-z) skeleton search (fisher_resident.cu): levels
 // l >= 1 run one after another on the device with no host step between them. A level is one
-// launch, queued up front for every level: its warps walk the level's pairs, and the last of
-// its blocks to finish settles the level (pMax raised, the separating sets recorded, the next
-// snapshot compacted, the next level planned); a last kernel packs the outcome of all of them,
-// and the host reads it in one copy.
+// launch, queued up front for every level: its warps walk the level's pairs (each raising its
+// pair's pMax and recording its separating set), and the last of its blocks to finish settles
+// the level (the next snapshot compacted, the next level planned); a last kernel packs the
+// outcome of all of them, and the host reads it in one copy.
 // For searches whose levels are small (cuPC's 60-variable example: ~0.2 ms of host steps and
 // CUDA calls a level against 0.06-0.1 ms of kernels); the level loop takes the path through
 // SkeletonEngine::run_levels (skeleton/skeleton_engine.hpp).
@@ -18,7 +18,7 @@
 // lower entry found no separating set (the lower endpoint's set wins: DESIGN.md). Tests are counted as the CPU's walk
 // runs them (up to an entry's first separating set), not as the warps ran them. The warp that
 // walks a pair also raises its pMax (from the r of the test it decided on) and writes its record,
-// so that the settling block passes over flags and rows only.
+// so that the settling block passes over flags and rows only (one scan over the entries).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -406,8 +406,6 @@ print.cudag_bn <- function(x, ...) {
     stop("test \"", test, "\" needs discrete data (factors)", call. = FALSE)
   if (test %in% c("zf", "cor", "mi-g", "mi-g-sh") && d$type != "continuous")
     stop("test \"", test, "\" needs continuous data (numeric columns)", call. = FALSE)
-  if (test == "mi-g-sh" && anyNA(d$x))
-    stop("test \"mi-g-sh\" takes complete data in cudag (NA found)", call. = FALSE)
   if (test == "mi-cg" && d$type != "mixed")
     stop("test \"mi-cg\" needs mixed data (factors and numeric columns), as bnlearn's", call. = FALSE)
   # mi-cg: conditional linear Gaussian networks, no arc from a continuous node to a discrete one
@@ -488,8 +486,6 @@ ci.test <- function(x, y, z, data, test = NULL, B = NULL, debug = FALSE) {
   if (d$type != need)
     stop("test \"", test, "\" needs ", need, " data (", c(discrete = "factors", continuous = "numeric columns",
          mixed = "factors and numeric columns")[[need]], ") among x, y and z, as bnlearn's", call. = FALSE)
-  if (test == "mi-g-sh" && anyNA(d$x))
-    stop("test \"mi-g-sh\" takes complete data in cudag (NA found)", call. = FALSE)
   raw <- .cudag_bn_citest(d$x, list(labels = d$labels, levels = d$levels, test = unname(.bn_tests[test]),
                                     discrete = d$discrete,
                                     x = x, y = y, z = z, student_t = test == "cor", adf = test %in% .bn_adf))

@@ -121,7 +121,13 @@ CiOutcome MiGShTest::test(std::int32_t x, std::int32_t y, std::span<const std::i
     std::vector<const double*> cols{data_.column(x), data_.column(y)};
     for (const std::int32_t v : s) cols.push_back(data_.column(v));
     const std::int64_t n = data_.n_samples;
-    if (n < 3) throw InputError("mi-g-sh needs at least 3 samples (" + std::to_string(n) + " given)");
+    if (n < 2) throw InputError("mi-g-sh needs at least 2 samples (" + std::to_string(n) + " given)");
+    // Two rows given any S: x's and y's residuals on S vanish, the partial correlation is 0/0
+    // (bnlearn's pseudo-inverse answers with an infinite or near-infinite statistic).
+    if (n == 2 && !s.empty())
+        throw InputError("mi-g-sh of '" + data_.names[static_cast<std::size_t>(x)] + "' and '" +
+                         data_.names[static_cast<std::size_t>(y)] + "' given " + std::to_string(s.size()) +
+                         " variable(s) on 2 rows: the partial correlation is undefined (0/0)");
     const double r = mi_g_sh_correlation(cols, n);
     CiOutcome o;
     o.statistic = -static_cast<double>(n) * std::log(1.0 - r * r);

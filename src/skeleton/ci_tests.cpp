@@ -320,12 +320,12 @@ private:
     }
 
     /// bnlearn's rule for a test on n locally complete rows given l variables: independent
-    /// when n = 0, for mi-cg when n = 1 (its pc.stable's rule; one row fits no model), and for
-    /// its Gaussian tests when their degrees of freedom fall below 1 (cor n - l - 2, zf
-    /// n - l - 3; mi-g has 1).
+    /// when n = 0, for mi-cg and mi-g-sh when n = 1 (one row fits no model; bnlearn's
+    /// statistic 0, p 1), and for its Gaussian tests when their degrees of freedom fall below
+    /// 1 (cor n - l - 2, zf n - l - 3; mi-g has 1).
     bool bnlearn_independent(std::int64_t n, int l) const {
         if (n == 0) return true;
-        if (spec_.kind == TestKind::MiCg) return n == 1;
+        if (spec_.kind == TestKind::MiCg || spec_.kind == TestKind::MiGSh) return n == 1;
         if (spec_.kind != TestKind::FisherZ) return false;
         return n - l - (spec_.student_t ? 2 : 3) < 1;
     }

@@ -104,10 +104,25 @@ TEST(MiGSh, TestGivesMinusNLogOneMinusRSquaredWithOneDf) {
     EXPECT_NEAR(o.statistic, -n * std::log(1 - r * r), 1e-12);
     EXPECT_NEAR(o.p, chi2_sf(o.statistic, 1.0), 1e-15);
     EXPECT_EQ(o.extra.at(0).second, "1");
+    // Two rows: the marginal correlation is shrunk all the way (intensity 1: bnlearn's -0 and
+    // p = 1); given S the partial correlation is 0/0, refused by name; one row refused.
     Dataset two = d;
     two.n_samples = 2;
-    two.values = {1, 2, 3, 4, 5, 6};
-    EXPECT_THROW(MiGShTest(two).test(0, 1, {}), InputError);
+    two.values = {1, 2, 3, 5, 5, 7};
+    const CiOutcome o2 = MiGShTest(two).test(0, 1, {});
+    EXPECT_EQ(o2.statistic, 0.0);
+    EXPECT_EQ(o2.p, 1.0);
+    try {
+        MiGShTest(two).test(0, 1, s);
+        ADD_FAILURE() << "two rows given S should be refused";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "mi-g-sh of 'a' and 'b' given 1 variable(s) on 2 rows: the partial correlation is undefined (0/0)");
+    }
+    Dataset one = d;
+    one.n_samples = 1;
+    one.values = {1, 2, 3};
+    EXPECT_THROW(MiGShTest(one).test(0, 1, {}), InputError);
 }
 
 }  // namespace

@@ -677,9 +677,8 @@ int FisherLevels::run_resident(int first, int last, const Adjacency& snap, skele
                      reinterpret_cast<const std::int32_t*>(h + at.nbrs) + st.entries);
     if (table_slots > 0) {  // a small table: listed at the end without the device
         results_.take_host_table(reinterpret_cast<const double*>(h + at.table), static_cast<std::size_t>(table_slots));
-    } else {  // none held on the host (read_table_to_host copies nothing here)
-        results_.read_table_to_host(s);
-        results_.host_table_read();
+    } else {  // the levels raised it on the device: no copy on the host is current
+        results_.drop_host_table();
     }
     for (int l = first; l < first + st.levels_run; ++l) {
         const ResidentLevelInfo& li = info[l];

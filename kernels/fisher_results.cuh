@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "core/error.hpp"
 #include "device_memory.hpp"
 #include "fisher_context.cuh"
 #include "pc_gaussian.cuh"
@@ -89,28 +90,20 @@ public:
         unsigned long long* values = nullptr;
     };
     /// A dense table of at most kHostTableSlots slots is read to the host with the resident
-    /// levels' results (read_table_to_host, then host_table_read after the wait), so that
-    /// pmax_pairs() lists it without the device; anything that changes the table drops it.
+    /// levels' results (their packed read-back: host_table_slots() values, handed over by
+    /// take_host_table), so that pmax_pairs() lists it without the device; anything that
+    /// changes the table drops it (drop_host_table).
     static constexpr std::size_t kHostTableSlots = std::size_t{1} << 16;
-    void read_table_to_host(cudaStream_t s) {
-        host_valid_ = false;
-        host_reading_ = dp_held_ && dp_dense_ && dp_count_ > 0 && dp_count_ <= kHostTableSlots;
-        if (!host_reading_) return;
-        host_values_.resize(dp_count_);
-        dpmax_.download(host_values_.data(), dp_count_, s);
-    }
-    void host_table_read() { host_valid_ = host_reading_; }
-    /// The dense table's slot count when it is small enough to be read to the host with
-    /// other results (0: not so): the caller copies its values and hands them over with
-    /// take_host_table.
+    /// The dense table's slot count when it is small enough to be read to the host (0: not so).
     std::size_t host_table_slots() const {
         return dp_held_ && dp_dense_ && dp_count_ > 0 && dp_count_ <= kHostTableSlots ? dp_count_ : 0;
     }
     void take_host_table(const double* values, std::size_t count) {
+        CUDAG_ASSERT(count == host_table_slots());
         host_values_.assign(values, values + count);
-        host_reading_ = false;
         host_valid_ = true;
     }
+    void drop_host_table() { host_valid_ = false; }
     TableView table() {
         return {dp_held_, dp_dense_, dpoff_.data(), dpcol_.data(),
                 reinterpret_cast<unsigned long long*>(dpmax_.data())};
@@ -136,8 +129,8 @@ private:
     // The pMax table.
     bool dp_held_ = false, dp_dense_ = true;
     std::size_t dp_count_ = 0;          ///< the table's slots
-    std::vector<double> host_values_;   ///< the table's values as last read (read_table_to_host)
-    bool host_reading_ = false, host_valid_ = false;  ///< host_values_ in flight / equal to the table
+    std::vector<double> host_values_;  ///< the table's values as last read (take_host_table)
+    bool host_valid_ = false;          ///< host_values_ equal to the table
     DeviceBuffer<double> dpmax_;        ///< the pMax table's values by slot
     DeviceBuffer<std::int64_t> dpoff_;  ///< sparse: row starts
     DeviceBuffer<std::int32_t> dpcol_;  ///< sparse: columns

@@ -168,6 +168,8 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
         {"--tune corr-tile=96", "--tune corr-tile must be 64, 128 or 128x64"},
         {"--tune level0-fused=2", "--tune level0-fused must be an integer in [0, 1]"},
         {"--tune replicates-at-once=0", "--tune replicates-at-once must be an integer in [1, 64]"},
+        {"--tune resident-entries=-1", "--tune resident-entries must be an integer in [0, 1073741824]"},
+        {"--tune resident-entries=x", "--tune resident-entries must be an integer"},
     };
     for (const auto& [tune, message] : bad_tunes) expect_error("pc --data " + p.string() + " " + tune, message);
     expect_error("pc --data " + p.string() + " --variant e", "--variant");
@@ -175,7 +177,7 @@ TEST_F(Cli, KernelTuningIsHiddenBehindTune) {
     const CliRun tuned = run("pc -q --data " + p.string() +
                              " --tune variant=e,beta=4 --tune scan-levels=0 --tune corr-limit=0.5 --tune deep-span=1"
                              " --tune level0-bits=0.001 --tune row-blocks=0 --tune corr-tile=128x64"
-                             " --tune level0-fused=0 --tune replicates-at-once=3");
+                             " --tune level0-fused=0 --tune replicates-at-once=3 --tune resident-entries=0");
     ASSERT_EQ(plain.code, 0) << plain.err;
     ASSERT_EQ(tuned.code, 0) << tuned.err;
     EXPECT_EQ(plain.out, tuned.out);

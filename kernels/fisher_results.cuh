@@ -129,8 +129,8 @@ private:
     // The pMax table.
     bool dp_held_ = false, dp_dense_ = true;
     std::size_t dp_count_ = 0;          ///< the table's slots
-    std::vector<double> host_values_;  ///< the table's values as last read (take_host_table)
-    bool host_valid_ = false;          ///< host_values_ equal to the table
+    std::vector<double> host_values_;   ///< the table's values as last read (take_host_table)
+    bool host_valid_ = false;           ///< host_values_ equal to the table
     DeviceBuffer<double> dpmax_;        ///< the pMax table's values by slot
     DeviceBuffer<std::int64_t> dpoff_;  ///< sparse: row starts
     DeviceBuffer<std::int32_t> dpcol_;  ///< sparse: columns
